@@ -1,0 +1,107 @@
+#pragma once
+// models::ScenarioSpec: everything a run needs, as plain data. The scenario loader (scenarios/)
+// fills it from TOML; tests build it directly. Field names follow the scenario contract in
+// ../shared/design.md: NCCL variables verbatim, DeepSpeed zero_optimization keys verbatim.
+// Sizes are bytes, bandwidths bytes/s, times seconds (double) at this edge.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace models {
+
+// A node described in the scenario instead of taken from the catalog ([cluster.node]).
+struct CustomNodeSpec {
+  std::string gpu;                 // catalog GPU name, e.g. "H200"
+  int gpus = 0;
+  std::string nvlink;              // "" (none), "nvlink4", ... see models/hw
+  int nvlink_links = 0;            // links per GPU
+  bool nvswitch = false;
+  std::string pcie = "gen5";       // PCIe generation of the GPU slots
+  int pcie_lanes = 16;
+  int numa_nodes = 1;
+  int nics = 0;
+  double nic_bytes_per_s = 0;      // per NIC
+  std::string nic_kind = "efa";    // efa | ib | roce | eth
+  double eth_bytes_per_s = 0;      // the host's ordinary (ENA/virtio) interface, for Socket
+  double host_mem_bytes_per_s = 0; // 0: catalog default
+  std::string topo_file;           // nvidia-smi topo -m output to import (optional)
+};
+
+struct ClusterSpec {
+  std::string instance;            // catalog name; empty when `node` is given
+  int nodes = 1;
+  std::optional<CustomNodeSpec> node;
+  std::string profile;             // calibration profile path (TOML written by `commsim calibrate`)
+  // Physical parameters by name, e.g. {"nvlink.hop_latency.simple", 3.1e-6}: the loader puts the
+  // profile's values here first, then the scenario's own [cluster.params], which win.
+  // Names are listed by models/nccl/link_params.hpp; an unknown name is a SpecError.
+  std::map<std::string, double> params;
+};
+
+struct PlacementSpec {
+  int pods_per_node = 1;
+  int gpus_per_pod = 0;            // 0: all GPUs of the node divided among its pods
+  bool host_ipc = true;            // pods share the host IPC namespace (/dev/shm)
+  bool host_network = false;
+  bool efa_plugin_ok = true;       // false: aws-ofi-nccl finds no provider and NCCL falls back to Socket
+};
+
+struct ModelSpec {
+  std::string preset;              // llama-3-8b, llama-3-70b, llama-2-7b, ... or empty
+  int layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn = 0, vocab = 0;
+  int seq = 2048;
+  bool tied_embeddings = false;
+};
+
+struct TrainingSpec {
+  int micro_batch = 1;
+  int grad_accum = 1;
+  int steps = 1;
+  bool grad_checkpointing = false;
+  std::string dtype = "bf16";
+  std::string param_dtype = "";    // "" = dtype; "fp32" for FSDP mixed precision
+  double compute_efficiency = 0;   // 0: model default (fraction of peak)
+};
+
+struct ParallelSpec {
+  std::string strategy = "zero3";  // zero3 | fsdp | ddp | megatron
+  int tp = 1, pp = 1, dp = 0;      // dp 0: derived from the GPU count
+  int micro_batches = 0;           // pipeline micro-batches per step (0: grad_accum)
+};
+
+struct ZeroSpec {
+  int stage = 3;
+  bool overlap_comm = true;
+  bool contiguous_gradients = true;
+  std::string offload_optimizer = "none";  // none | cpu
+  std::string offload_param = "none";      // none | cpu
+  double stage3_prefetch_bucket_size = 5e7;
+  double reduce_bucket_size = 5e8;
+  double stage3_max_live_parameters = 1e9;
+  double stage3_param_persistence_threshold = 1e5;
+  double sub_group_size = 1e9;
+};
+
+// An engine-level job: one collective, repeated (scenarios without a model, and nccl-tests).
+struct CollectiveSpec {
+  std::string op = "all_reduce";   // all_reduce | all_gather | reduce_scatter | broadcast | reduce | alltoall | sendrecv
+  int64_t bytes = 0;               // nccl-tests "size" convention (total for all_gather/reduce_scatter)
+  int iterations = 1;
+};
+
+struct ScenarioSpec {
+  std::string name;
+  std::string source_file;         // for messages
+  ClusterSpec cluster;
+  PlacementSpec placement;
+  std::map<std::string, std::string> nccl_env;
+  std::optional<ModelSpec> model;
+  TrainingSpec training;
+  ParallelSpec parallel;
+  ZeroSpec zero;
+  std::optional<CollectiveSpec> collective;
+};
+
+}  // namespace models

@@ -1,0 +1,11 @@
+// commsim compare: not implemented yet (placeholder until its issue lands).
+#include <cstdio>
+
+#include "scenarios/command.hpp"
+
+namespace scenarios {
+int cmd_compare(int, char**) {
+  std::fprintf(stderr, "commsim compare: not available in this build yet\n");
+  return 3;
+}
+}  // namespace scenarios

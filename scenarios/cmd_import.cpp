@@ -1,0 +1,11 @@
+// commsim import: not implemented yet (placeholder until its issue lands).
+#include <cstdio>
+
+#include "scenarios/command.hpp"
+
+namespace scenarios {
+int cmd_import(int, char**) {
+  std::fprintf(stderr, "commsim import: not available in this build yet\n");
+  return 3;
+}
+}  // namespace scenarios

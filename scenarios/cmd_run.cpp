@@ -1,0 +1,11 @@
+// commsim run: not implemented yet (placeholder until its issue lands).
+#include <cstdio>
+
+#include "scenarios/command.hpp"
+
+namespace scenarios {
+int cmd_run(int, char**) {
+  std::fprintf(stderr, "commsim run: not available in this build yet\n");
+  return 3;
+}
+}  // namespace scenarios

@@ -1,0 +1,322 @@
+#include "sim/flow_network.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/check.hpp"
+
+namespace sim {
+
+namespace {
+// Rates are compared with a relative tolerance: a change smaller than this does not reschedule
+// a completion (it would move it by less than a picosecond on any realistic transfer).
+constexpr double kRateEpsilon = 1e-12;
+bool same_rate(double a, double b) {
+  return std::fabs(a - b) <= kRateEpsilon * std::max(std::fabs(a), std::fabs(b));
+}
+}  // namespace
+
+LinkId FlowNetwork::add_link(std::string name, std::string kind, double capacity, Time latency) {
+  SIM_CHECK(std::isfinite(capacity) && capacity > 0, "link capacity must be positive and finite");
+  SIM_CHECK(latency >= Time::zero(), "link latency must not be negative");
+  SIM_CHECK(links_.size() < UINT32_MAX - 1, "too many links");
+  Link l;
+  l.name = std::move(name);
+  l.kind = std::move(kind);
+  l.capacity = capacity;
+  l.latency = latency;
+  links_.push_back(std::move(l));
+  return LinkId{static_cast<uint32_t>(links_.size() - 1)};
+}
+
+FlowId FlowNetwork::start(std::span<const LinkId> path, int64_t bytes, Completion on_done,
+                          double rate_cap, Time extra_latency) {
+  SIM_CHECK(bytes >= 0, "a flow cannot carry a negative number of bytes");
+  SIM_CHECK(rate_cap > 0, "a flow's rate cap must be positive");
+  uint32_t slot;
+  if (!free_flows_.empty()) {
+    slot = free_flows_.back();
+    free_flows_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(flows_.size());
+    flows_.emplace_back();
+  }
+  Flow& f = flows_[slot];
+  f.path.assign(path.begin(), path.end());
+  f.on_done = std::move(on_done);
+  f.total = static_cast<double>(bytes);
+  f.remaining = f.total;
+  f.rate = 0;
+  f.cap = rate_cap;
+  f.last_update = sim_.now();
+  f.latency = extra_latency;
+  f.state = State::Flowing;
+  for (LinkId l : f.path) {
+    SIM_CHECK(l.index < links_.size(), "flow path names an unknown link");
+    f.latency += links_[l.index].latency;
+  }
+  ++active_flows_;
+  const FlowId id{slot, f.generation};
+  if (f.remaining <= 0) {
+    f.state = State::Draining;  // nothing to move: only the latency is left
+    sim_.schedule_in(f.latency, [this, slot] { on_finished(slot); });
+    return id;
+  }
+  if (f.path.empty()) {
+    // No shared resource: the flow runs at its own cap, or arrives after its latency.
+    const Time t = std::isfinite(f.cap) ? transfer_time(f.remaining, f.cap) : Time::zero();
+    f.rate = std::isfinite(f.cap) ? f.cap : 0;
+    f.drain_event = sim_.schedule_in(t, [this, slot] { on_drained(slot); });
+    return id;
+  }
+  attach(slot);
+  return id;
+}
+
+void FlowNetwork::attach(uint32_t slot) {
+  Flow& f = flows_[slot];
+  f.position.resize(f.path.size());
+  for (std::size_t i = 0; i < f.path.size(); ++i) {
+    Link& l = links_[f.path[i].index];
+    for (std::size_t j = 0; j < i; ++j)
+      SIM_CHECK(!(f.path[j] == f.path[i]), "a flow path must not use a link twice");
+    if (l.flows.empty()) l.busy_since = sim_.now();
+    f.position[i] = static_cast<uint32_t>(l.flows.size());
+    l.flows.push_back(slot);
+    mark_dirty(f.path[i]);
+  }
+}
+
+void FlowNetwork::detach(uint32_t slot) {
+  Flow& f = flows_[slot];
+  for (std::size_t i = 0; i < f.path.size(); ++i) {
+    Link& l = links_[f.path[i].index];
+    const uint32_t pos = f.position[i];
+    const uint32_t moved = l.flows.back();
+    l.flows[pos] = moved;
+    l.flows.pop_back();
+    if (moved != slot) {
+      Flow& m = flows_[moved];
+      for (std::size_t k = 0; k < m.path.size(); ++k)
+        if (m.path[k] == f.path[i]) { m.position[k] = pos; break; }
+    }
+    l.bytes_done += f.total - f.remaining;
+    if (l.flows.empty()) l.busy_total += sim_.now() - l.busy_since;
+    mark_dirty(f.path[i]);
+  }
+}
+
+void FlowNetwork::settle(Flow& f) {
+  const Time now = sim_.now();
+  if (now > f.last_update && f.rate > 0) {
+    f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.last_update).seconds());
+  }
+  f.last_update = now;
+}
+
+void FlowNetwork::mark_dirty(LinkId l) {
+  dirty_links_.push_back(l.index);
+  schedule_recompute();
+}
+
+void FlowNetwork::schedule_recompute() {
+  if (recompute_scheduled_) return;
+  recompute_scheduled_ = true;
+  sim_.schedule_in(Time::zero(), [this] { recompute(); });
+}
+
+void FlowNetwork::recompute() {
+  recompute_scheduled_ = false;
+  ++recomputes_;
+  ++epoch_;
+  // Each dirty link seeds a component, unless an earlier seed's component already covered it.
+  seeds_.swap(dirty_links_);  // dirty_links_ takes seeds_' empty buffer: no allocation
+  for (uint32_t seed : seeds_)
+    if (links_[seed].mark != epoch_) rate_component(seed);
+  seeds_.clear();
+}
+
+void FlowNetwork::rate_component(uint32_t seed) {
+  comp_links_.clear();
+  comp_flows_.clear();
+  stack_.clear();
+  links_[seed].mark = epoch_;
+  stack_.push_back(seed);
+  while (!stack_.empty()) {
+    const uint32_t li = stack_.back();
+    stack_.pop_back();
+    comp_links_.push_back(li);
+    for (uint32_t fs : links_[li].flows) {
+      Flow& f = flows_[fs];
+      if (f.mark == epoch_) continue;
+      f.mark = epoch_;
+      comp_flows_.push_back(fs);
+      for (LinkId l : f.path)
+        if (links_[l.index].mark != epoch_) {
+          links_[l.index].mark = epoch_;
+          stack_.push_back(l.index);
+        }
+    }
+  }
+  flows_rated_ += comp_flows_.size();
+  if (comp_flows_.empty()) return;
+
+  // Progressive filling: raise every unfixed flow's rate together; the first constraint to
+  // saturate (a link's equal share, or a flow's own cap) fixes its flows; repeat.
+  auto heap_less = [](const Share& a, const Share& b) { return a.share > b.share; };
+  heap_.clear();
+  for (uint32_t li : comp_links_) {
+    Link& l = links_[li];
+    l.remaining = l.capacity;
+    l.unfixed = static_cast<uint32_t>(l.flows.size());
+    ++l.version;
+    heap_.push_back({l.remaining / l.unfixed, li, l.version});
+  }
+  std::make_heap(heap_.begin(), heap_.end(), heap_less);
+  capped_.clear();
+  for (uint32_t fs : comp_flows_) {
+    flows_[fs].new_rate = -1;  // unfixed
+    if (std::isfinite(flows_[fs].cap)) capped_.push_back(fs);
+  }
+  std::sort(capped_.begin(), capped_.end(), [this](uint32_t a, uint32_t b) {
+    return flows_[a].cap != flows_[b].cap ? flows_[a].cap < flows_[b].cap : a < b;
+  });
+  std::size_t next_cap = 0;
+  std::size_t fixed = 0;
+
+  auto fix = [&](uint32_t fs, double rate) {
+    Flow& f = flows_[fs];
+    f.new_rate = rate;
+    ++fixed;
+    for (LinkId lid : f.path) {
+      Link& l = links_[lid.index];
+      l.remaining = std::max(0.0, l.remaining - rate);
+      --l.unfixed;
+      ++l.version;
+      if (l.unfixed > 0) {
+        heap_.push_back({l.remaining / l.unfixed, lid.index, l.version});
+        std::push_heap(heap_.begin(), heap_.end(), heap_less);
+      }
+    }
+  };
+
+  while (fixed < comp_flows_.size()) {
+    while (!heap_.empty() && (links_[heap_.front().link].version != heap_.front().version ||
+                              links_[heap_.front().link].unfixed == 0)) {
+      std::pop_heap(heap_.begin(), heap_.end(), heap_less);
+      heap_.pop_back();
+    }
+    while (next_cap < capped_.size() && flows_[capped_[next_cap]].new_rate >= 0) ++next_cap;
+    const double link_share = heap_.empty() ? kUnlimitedRate : heap_.front().share;
+    const double cap_share = next_cap < capped_.size() ? flows_[capped_[next_cap]].cap : kUnlimitedRate;
+    SIM_CHECK(std::isfinite(link_share) || std::isfinite(cap_share),
+              "progressive filling found no constraint for an unfixed flow");
+    if (cap_share <= link_share) {
+      fix(capped_[next_cap], cap_share);
+      continue;
+    }
+    const uint32_t li = heap_.front().link;
+    std::pop_heap(heap_.begin(), heap_.end(), heap_less);
+    heap_.pop_back();
+    // Fix every unfixed flow on the bottleneck link at its share. Copy first: fix() edits links.
+    stack_.clear();
+    for (uint32_t fs : links_[li].flows)
+      if (flows_[fs].new_rate < 0) stack_.push_back(fs);
+    for (uint32_t fs : stack_) fix(fs, link_share);
+  }
+
+  for (uint32_t fs : comp_flows_) apply_rate(fs, flows_[fs].new_rate);
+
+  if (audit_) {
+    for (uint32_t li : comp_links_) {
+      double load = 0;
+      for (uint32_t fs : links_[li].flows) load += flows_[fs].rate;
+      SIM_CHECK(load <= links_[li].capacity * (1 + 1e-9), "a link carries more than its capacity");
+    }
+  }
+}
+
+void FlowNetwork::apply_rate(uint32_t slot, double rate) {
+  Flow& f = flows_[slot];
+  if (f.drain_event.valid() && same_rate(f.rate, rate)) return;
+  settle(f);
+  f.rate = rate;
+  sim_.cancel(f.drain_event);
+  SIM_CHECK(rate > 0, "max-min filling gave a flow a zero rate");
+  f.drain_event = sim_.schedule_in(transfer_time(f.remaining, rate), [this, slot] { on_drained(slot); });
+}
+
+void FlowNetwork::on_drained(uint32_t slot) {
+  Flow& f = flows_[slot];
+  f.remaining = 0;
+  f.drain_event = EventId{};
+  if (!f.path.empty()) detach(slot);
+  f.rate = 0;
+  f.state = State::Draining;
+  sim_.schedule_in(f.latency, [this, slot] { on_finished(slot); });
+}
+
+void FlowNetwork::on_finished(uint32_t slot) {
+  Completion done = std::move(flows_[slot].on_done);
+  free_slot(slot);
+  if (done) done();
+}
+
+void FlowNetwork::free_slot(uint32_t slot) {
+  Flow& f = flows_[slot];
+  f.state = State::Free;
+  f.on_done.reset();
+  ++f.generation;
+  --active_flows_;
+  free_flows_.push_back(slot);
+}
+
+bool FlowNetwork::active(FlowId id) const {
+  return id.valid() && id.slot < flows_.size() && flows_[id.slot].generation == id.generation &&
+         flows_[id.slot].state != State::Free;
+}
+
+bool FlowNetwork::cancel(FlowId id) {
+  if (!active(id)) return false;
+  Flow& f = flows_[id.slot];
+  if (f.state == State::Flowing) {
+    settle(f);
+    sim_.cancel(f.drain_event);
+    f.drain_event = EventId{};
+    if (!f.path.empty()) detach(id.slot);
+  }
+  // A draining flow's arrival event still fires; freeing the slot bumps the generation, so
+  // on_finished must not run its handler: mark it by clearing the handler first.
+  if (f.state == State::Draining) {
+    f.on_done.reset();
+    return true;
+  }
+  free_slot(id.slot);
+  return true;
+}
+
+double FlowNetwork::rate(FlowId id) const { return active(id) ? flows_[id.slot].rate : 0.0; }
+
+double FlowNetwork::link_bytes(LinkId l) const {
+  const Link& link = links_[l.index];
+  double b = link.bytes_done;
+  const Time now = sim_.now();
+  for (uint32_t fs : link.flows) {
+    const Flow& f = flows_[fs];
+    b += f.total - std::max(0.0, f.remaining - f.rate * (now - f.last_update).seconds());
+  }
+  return b;
+}
+
+Time FlowNetwork::link_busy(LinkId l) const {
+  const Link& link = links_[l.index];
+  return link.flows.empty() ? link.busy_total : link.busy_total + (sim_.now() - link.busy_since);
+}
+
+double FlowNetwork::link_load(LinkId l) const {
+  double load = 0;
+  for (uint32_t fs : links_[l.index].flows) load += flows_[fs].rate;
+  return load;
+}
+
+}  // namespace sim

@@ -1,0 +1,66 @@
+#pragma once
+// A move-only callable stored inline (no heap): event handlers run millions of times, so the hot
+// path must not allocate. Captures larger than the buffer fail to compile instead of allocating.
+#include <cstddef>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+namespace sim {
+
+template <typename Signature, std::size_t Capacity = 48>
+class InplaceFunction;
+
+template <typename R, typename... Args, std::size_t Capacity>
+class InplaceFunction<R(Args...), Capacity> {
+ public:
+  InplaceFunction() = default;
+  InplaceFunction(std::nullptr_t) {}
+
+  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, InplaceFunction>>>
+  InplaceFunction(F&& f) {  // NOLINT(google-explicit-constructor): used like std::function
+    using Fn = std::decay_t<F>;
+    static_assert(sizeof(Fn) <= Capacity, "callable too large for InplaceFunction: capture less");
+    static_assert(alignof(Fn) <= alignof(std::max_align_t), "over-aligned callable");
+    new (&storage_) Fn(std::forward<F>(f));
+    invoke_ = [](void* s, Args... args) -> R { return (*static_cast<Fn*>(s))(std::forward<Args>(args)...); };
+    manage_ = [](void* dst, void* src) {
+      if (dst) new (dst) Fn(std::move(*static_cast<Fn*>(src)));
+      static_cast<Fn*>(src)->~Fn();
+    };
+  }
+
+  InplaceFunction(InplaceFunction&& o) noexcept { take(o); }
+  InplaceFunction& operator=(InplaceFunction&& o) noexcept {
+    if (this != &o) { reset(); take(o); }
+    return *this;
+  }
+  InplaceFunction(const InplaceFunction&) = delete;
+  InplaceFunction& operator=(const InplaceFunction&) = delete;
+  ~InplaceFunction() { reset(); }
+
+  explicit operator bool() const { return invoke_ != nullptr; }
+  R operator()(Args... args) { return invoke_(&storage_, std::forward<Args>(args)...); }
+
+  void reset() {
+    if (manage_) manage_(nullptr, &storage_);
+    invoke_ = nullptr;
+    manage_ = nullptr;
+  }
+
+ private:
+  void take(InplaceFunction& o) {
+    if (o.manage_) {
+      o.manage_(&storage_, &o.storage_);
+      invoke_ = o.invoke_;
+      manage_ = o.manage_;
+      o.invoke_ = nullptr;
+      o.manage_ = nullptr;
+    }
+  }
+  alignas(std::max_align_t) unsigned char storage_[Capacity];
+  R (*invoke_)(void*, Args...) = nullptr;
+  void (*manage_)(void*, void*) = nullptr;
+};
+
+}  // namespace sim

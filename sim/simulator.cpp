@@ -1,0 +1,123 @@
+#include "sim/simulator.hpp"
+
+#include <algorithm>
+
+#include "sim/check.hpp"
+
+namespace sim {
+
+EventId Simulator::schedule_at(Time when, Handler handler) {
+  SIM_CHECK(when >= now_, "an event was scheduled in the past: time must never go backwards");
+  uint32_t slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(slots_.size());
+    slots_.emplace_back();
+  }
+  Slot& s = slots_[slot];
+  s.handler = std::move(handler);
+  s.live = true;
+  ++live_;
+  push(Entry{when.ps(), next_sequence_++, slot, s.generation});
+  return EventId{slot, s.generation};
+}
+
+bool Simulator::pending(EventId id) const {
+  return id.valid() && id.slot < slots_.size() && slots_[id.slot].live &&
+         slots_[id.slot].generation == id.generation;
+}
+
+bool Simulator::cancel(EventId id) {
+  if (!pending(id)) return false;
+  Slot& s = slots_[id.slot];
+  s.handler.reset();
+  s.live = false;
+  ++s.generation;  // the heap entry still points here; its old generation makes it a tombstone
+  free_slots_.push_back(id.slot);
+  --live_;
+  return true;
+}
+
+// A 4-ary heap: shallower than a binary heap, and its children share a cache line.
+void Simulator::push(Entry e) {
+  heap_.push_back(e);
+  std::size_t i = heap_.size() - 1;
+  while (i > 0) {
+    std::size_t parent = (i - 1) / 4;
+    if (!later(heap_[parent], e)) break;
+    heap_[i] = heap_[parent];
+    i = parent;
+  }
+  heap_[i] = e;
+}
+
+Simulator::Entry Simulator::pop() {
+  Entry top = heap_.front();
+  Entry last = heap_.back();
+  heap_.pop_back();
+  const std::size_t n = heap_.size();
+  if (n > 0) {
+    std::size_t i = 0;
+    for (;;) {
+      std::size_t first = 4 * i + 1;
+      if (first >= n) break;
+      std::size_t best = first;
+      const std::size_t end = std::min(first + 4, n);
+      for (std::size_t c = first + 1; c < end; ++c)
+        if (later(heap_[best], heap_[c])) best = c;
+      if (!later(last, heap_[best])) break;
+      heap_[i] = heap_[best];
+      i = best;
+    }
+    heap_[i] = last;
+  }
+  return top;
+}
+
+bool Simulator::pop_next_live(Entry& out) {
+  while (!heap_.empty()) {
+    const Entry& top = heap_.front();
+    const Slot& s = slots_[top.slot];
+    if (s.live && s.generation == top.generation) {
+      out = top;
+      return true;
+    }
+    pop();  // tombstone of a cancelled event
+  }
+  return false;
+}
+
+bool Simulator::step() {
+  Entry e;
+  if (!pop_next_live(e)) return false;
+  pop();
+  SIM_CHECK(e.time_ps >= now_.ps(), "time went backwards");
+  now_ = Time::from_ps(e.time_ps);
+  Slot& s = slots_[e.slot];
+  Handler h = std::move(s.handler);
+  s.live = false;
+  ++s.generation;
+  free_slots_.push_back(e.slot);
+  --live_;
+  ++events_run_;
+  h();
+  return true;
+}
+
+uint64_t Simulator::run(std::optional<Time> until) {
+  stopped_ = false;
+  const uint64_t before = events_run_;
+  Entry e;
+  while (!stopped_ && pop_next_live(e)) {
+    if (until && e.time_ps > until->ps()) {
+      now_ = std::max(now_, *until);
+      break;
+    }
+    step();
+  }
+  return events_run_ - before;
+}
+
+}  // namespace sim
