@@ -40,6 +40,15 @@ struct TimelineEvent {
 struct TransportCount {
   std::string label;           // "P2P/CUMEM/read", "NET/Socket/0"...
   int pairs = 0;               // ordered rank pairs connected this way (ring/tree neighbours used)
+  std::string link_class;      // optional: models::link_class_name ("NVLink", "PCIe", "SHM", "EFA",
+                               // "IB", "Socket"); the label alone cannot tell NVLink from PCIe P2P
+};
+
+// Optional, for pictures: one connected rank pair (ring/tree neighbours), as NCCL would log it.
+struct PairTransport {
+  int a = 0, b = 0;
+  std::string label;           // "P2P/CUMEM/read", "NET/Libfabric/0/GDRDMA", ...
+  std::string link_class;      // as in TransportCount
 };
 
 struct RunResult {
@@ -50,6 +59,7 @@ struct RunResult {
   std::vector<RankResult> ranks;
   std::vector<LinkResult> links;       // busiest first
   std::vector<TransportCount> transports;
+  std::vector<PairTransport> pair_transports;  // optional (viz draws the topology from it)
   std::vector<TimelineEvent> timeline; // one step
   std::map<std::string, double> breakdown;  // named totals for the summary, e.g. "compute_s"
   std::vector<std::string> notes;      // what the model assumed, in plain words
