@@ -46,6 +46,7 @@ struct PlacementSpec {
   bool host_ipc = true;            // pods share the host IPC namespace (/dev/shm)
   bool host_network = false;
   bool efa_plugin_ok = true;       // false: aws-ofi-nccl finds no provider and NCCL falls back to Socket
+  bool single_process = false;     // one process drives all GPUs of a pod (nccl-tests -g N): P2P/direct pointer
 };
 
 struct ModelSpec {
