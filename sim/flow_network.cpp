@@ -59,14 +59,14 @@ FlowId FlowNetwork::start(std::span<const LinkId> path, int64_t bytes, Completio
   const FlowId id{slot, f.generation};
   if (f.remaining <= 0) {
     f.state = State::Draining;  // nothing to move: only the latency is left
-    sim_.schedule_in(f.latency, [this, slot] { on_finished(slot); });
+    f.event = sim_.schedule_in(f.latency, [this, slot] { on_finished(slot); });
     return id;
   }
   if (f.path.empty()) {
     // No shared resource: the flow runs at its own cap, or arrives after its latency.
     const Time t = std::isfinite(f.cap) ? transfer_time(f.remaining, f.cap) : Time::zero();
     f.rate = std::isfinite(f.cap) ? f.cap : 0;
-    f.drain_event = sim_.schedule_in(t, [this, slot] { on_drained(slot); });
+    f.event = sim_.schedule_in(t, [this, slot] { on_drained(slot); });
     return id;
   }
   attach(slot);
@@ -122,7 +122,7 @@ void FlowNetwork::mark_dirty(LinkId l) {
 void FlowNetwork::schedule_recompute() {
   if (recompute_scheduled_) return;
   recompute_scheduled_ = true;
-  sim_.schedule_in(Time::zero(), [this] { recompute(); });
+  sim_.schedule_end_of_instant([this] { recompute(); });
 }
 
 void FlowNetwork::recompute() {
@@ -183,6 +183,9 @@ void FlowNetwork::rate_component(uint32_t seed) {
   });
   std::size_t next_cap = 0;
   std::size_t fixed = 0;
+  // The fill level only rises. Rounding can leave a link's computed share a hair under the level
+  // already reached (or its remaining capacity clamped to 0); such a link saturates at the level.
+  double level = 0;
 
   auto fix = [&](uint32_t fs, double rate) {
     Flow& f = flows_[fs];
@@ -207,14 +210,16 @@ void FlowNetwork::rate_component(uint32_t seed) {
       heap_.pop_back();
     }
     while (next_cap < capped_.size() && flows_[capped_[next_cap]].new_rate >= 0) ++next_cap;
-    const double link_share = heap_.empty() ? kUnlimitedRate : heap_.front().share;
+    const double link_share = heap_.empty() ? kUnlimitedRate : std::max(level, heap_.front().share);
     const double cap_share = next_cap < capped_.size() ? flows_[capped_[next_cap]].cap : kUnlimitedRate;
     SIM_CHECK(std::isfinite(link_share) || std::isfinite(cap_share),
               "progressive filling found no constraint for an unfixed flow");
     if (cap_share <= link_share) {
+      level = std::max(level, cap_share);
       fix(capped_[next_cap], cap_share);
       continue;
     }
+    level = link_share;
     const uint32_t li = heap_.front().link;
     std::pop_heap(heap_.begin(), heap_.end(), heap_less);
     heap_.pop_back();
@@ -227,33 +232,58 @@ void FlowNetwork::rate_component(uint32_t seed) {
 
   for (uint32_t fs : comp_flows_) apply_rate(fs, flows_[fs].new_rate);
 
-  if (audit_) {
-    for (uint32_t li : comp_links_) {
-      double load = 0;
-      for (uint32_t fs : links_[li].flows) load += flows_[fs].rate;
-      SIM_CHECK(load <= links_[li].capacity * (1 + 1e-9), "a link carries more than its capacity");
+  if (audit_) audit_component();
+}
+
+void FlowNetwork::audit_component() const {
+  constexpr double kTolerance = 1e-9;  // relative: rates are doubles summed along links
+  for (uint32_t li : comp_links_) {
+    const Link& l = links_[li];
+    double load = 0;
+    for (uint32_t fs : l.flows) load += flows_[fs].rate;
+    SIM_CHECK(load <= l.capacity * (1 + kTolerance), "a link carries more than its capacity");
+  }
+  // Max-min optimality (Bertsekas & Gallager, prop. 6.5.2): a flow's rate can only be raised by
+  // lowering a flow with an equal or smaller rate, i.e. it is at its cap or it has a bottleneck:
+  // a saturated link on its path where no flow has a larger rate.
+  for (uint32_t fs : comp_flows_) {
+    const Flow& f = flows_[fs];
+    SIM_CHECK(f.rate > 0 && f.rate <= f.cap * (1 + kTolerance), "a flow's rate is outside (0, cap]");
+    if (f.rate >= f.cap * (1 - kTolerance)) continue;
+    bool bottlenecked = false;
+    for (LinkId lid : f.path) {
+      const Link& l = links_[lid.index];
+      double load = 0, top = 0;
+      for (uint32_t other : l.flows) {
+        load += flows_[other].rate;
+        top = std::max(top, flows_[other].rate);
+      }
+      if (load >= l.capacity * (1 - kTolerance) && f.rate >= top * (1 - kTolerance)) {
+        bottlenecked = true;
+        break;
+      }
     }
+    SIM_CHECK(bottlenecked, "a flow could go faster: the rates are not max-min fair");
   }
 }
 
 void FlowNetwork::apply_rate(uint32_t slot, double rate) {
   Flow& f = flows_[slot];
-  if (f.drain_event.valid() && same_rate(f.rate, rate)) return;
+  if (f.event.valid() && same_rate(f.rate, rate)) return;
   settle(f);
   f.rate = rate;
-  sim_.cancel(f.drain_event);
+  sim_.cancel(f.event);
   SIM_CHECK(rate > 0, "max-min filling gave a flow a zero rate");
-  f.drain_event = sim_.schedule_in(transfer_time(f.remaining, rate), [this, slot] { on_drained(slot); });
+  f.event = sim_.schedule_in(transfer_time(f.remaining, rate), [this, slot] { on_drained(slot); });
 }
 
 void FlowNetwork::on_drained(uint32_t slot) {
   Flow& f = flows_[slot];
   f.remaining = 0;
-  f.drain_event = EventId{};
   if (!f.path.empty()) detach(slot);
   f.rate = 0;
   f.state = State::Draining;
-  sim_.schedule_in(f.latency, [this, slot] { on_finished(slot); });
+  f.event = sim_.schedule_in(f.latency, [this, slot] { on_finished(slot); });
 }
 
 void FlowNetwork::on_finished(uint32_t slot) {
@@ -266,6 +296,7 @@ void FlowNetwork::free_slot(uint32_t slot) {
   Flow& f = flows_[slot];
   f.state = State::Free;
   f.on_done.reset();
+  f.event = EventId{};
   ++f.generation;
   --active_flows_;
   free_flows_.push_back(slot);
@@ -279,17 +310,12 @@ bool FlowNetwork::active(FlowId id) const {
 bool FlowNetwork::cancel(FlowId id) {
   if (!active(id)) return false;
   Flow& f = flows_[id.slot];
+  // Its pending event (drain or arrival) must go too: left queued, it would later run on the
+  // slot after the slot has been reused by another flow.
+  sim_.cancel(f.event);
   if (f.state == State::Flowing) {
-    settle(f);
-    sim_.cancel(f.drain_event);
-    f.drain_event = EventId{};
+    settle(f);  // the bytes it moved so far count in the links' accounting
     if (!f.path.empty()) detach(id.slot);
-  }
-  // A draining flow's arrival event still fires; freeing the slot bumps the generation, so
-  // on_finished must not run its handler: mark it by clearing the handler first.
-  if (f.state == State::Draining) {
-    f.on_done.reset();
-    return true;
   }
   free_slot(id.slot);
   return true;

@@ -4,8 +4,7 @@
 // (progressive filling, Bertsekas & Gallager, "Data Networks", sec. 6.5.2).
 //
 // Incremental by design: an arrival or departure marks its links dirty, and one recompute per
-// instant (an event scheduled at the current time, after everything else already queued for it)
-// re-runs progressive filling only on the connected component of links and flows those links
+// instant (Simulator::schedule_end_of_instant: after every other event of that instant) re-runs progressive filling only on the connected component of links and flows those links
 // touch. Flows whose rate did not change keep their completion event. Cost per change is
 // O(component · log component), independent of the flows elsewhere in the network.
 //
@@ -70,7 +69,9 @@ class FlowNetwork {
   double link_load(LinkId l) const;    // sum of the current rates of its flows
   std::size_t link_flow_count(LinkId l) const { return links_[l.index].flows.size(); }
 
-  // Audit mode: after every recompute, check that no link carries more than its capacity.
+  // Audit mode: after every recompute, check (SIM_CHECK) that no link carries more than its
+  // capacity and that the rates are max-min fair: every flow is at its cap or crosses a saturated
+  // link on which no other flow gets more.
   void set_audit(bool on) { audit_ = on; }
   uint64_t recomputes() const { return recomputes_; }
   uint64_t flows_rated() const { return flows_rated_; }  // sum of component sizes, for benches
@@ -102,7 +103,7 @@ class FlowNetwork {
     double new_rate = 0;
     Time last_update;
     Time latency;
-    EventId drain_event;
+    EventId event;  // Flowing: when it drains; Draining: when its last byte arrives
     uint32_t generation = 0;
     uint64_t mark = 0;
     State state = State::Free;
@@ -119,13 +120,13 @@ class FlowNetwork {
   void on_drained(uint32_t slot);
   void on_finished(uint32_t slot);
   void free_slot(uint32_t slot);
+  void audit_component() const;
 
   Simulator& sim_;
   std::vector<Link> links_;
   std::vector<Flow> flows_;
   std::vector<uint32_t> free_flows_;
   std::vector<uint32_t> dirty_links_;
-  std::vector<uint32_t> zero_path_flows_;
   bool recompute_scheduled_ = false;
   bool audit_ = false;
   std::size_t active_flows_ = 0;

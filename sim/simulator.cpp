@@ -8,6 +8,14 @@ namespace sim {
 
 EventId Simulator::schedule_at(Time when, Handler handler) {
   SIM_CHECK(when >= now_, "an event was scheduled in the past: time must never go backwards");
+  return insert(when, next_sequence_++, std::move(handler));
+}
+
+EventId Simulator::schedule_end_of_instant(Handler handler) {
+  return insert(now_, (next_sequence_++) | kEndOfInstant, std::move(handler));
+}
+
+EventId Simulator::insert(Time when, uint64_t sequence, Handler handler) {
   uint32_t slot;
   if (!free_slots_.empty()) {
     slot = free_slots_.back();
@@ -20,7 +28,7 @@ EventId Simulator::schedule_at(Time when, Handler handler) {
   s.handler = std::move(handler);
   s.live = true;
   ++live_;
-  push(Entry{when.ps(), next_sequence_++, slot, s.generation});
+  push(Entry{when.ps(), sequence, slot, s.generation});
   return EventId{slot, s.generation};
 }
 
@@ -111,12 +119,10 @@ uint64_t Simulator::run(std::optional<Time> until) {
   const uint64_t before = events_run_;
   Entry e;
   while (!stopped_ && pop_next_live(e)) {
-    if (until && e.time_ps > until->ps()) {
-      now_ = std::max(now_, *until);
-      break;
-    }
+    if (until && e.time_ps > until->ps()) break;
     step();
   }
+  if (until && !stopped_) now_ = std::max(now_, *until);
   return events_run_ - before;
 }
 

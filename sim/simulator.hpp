@@ -25,12 +25,17 @@ class Simulator {
   Time now() const { return now_; }
   EventId schedule_at(Time when, Handler handler);
   EventId schedule_in(Time delay, Handler handler) { return schedule_at(now_ + delay, std::move(handler)); }
+  // Schedules at now(), after every event of this instant, including those scheduled later
+  // during it (several of these run in scheduling order). For work that should see the whole
+  // instant at once, such as re-rating the flow network once after many arrivals and departures.
+  EventId schedule_end_of_instant(Handler handler);
   // Returns true if the event was pending and will now never run.
   bool cancel(EventId id);
   bool pending(EventId id) const;
 
-  // Runs events until the queue is empty, stop() is called, or the next event is after `until`
-  // (then now() becomes `until`). Returns the number of events run.
+  // Runs events until the queue is empty, stop() is called, or the next event is after `until`.
+  // Unless stopped, now() is `until` afterwards (time passes even when nothing happens), so
+  // run(t1); run(t2); simulates exactly up to t2. Returns the number of events run.
   uint64_t run(std::optional<Time> until = std::nullopt);
   // Runs exactly one event if there is one; returns false when the queue is empty.
   bool step();
@@ -52,6 +57,9 @@ class Simulator {
     uint32_t generation = 0;
     bool live = false;
   };
+  // End-of-instant events carry this bit in their sequence: same time, ordered after all others.
+  static constexpr uint64_t kEndOfInstant = uint64_t{1} << 63;
+  EventId insert(Time when, uint64_t sequence, Handler handler);
   static bool later(const Entry& a, const Entry& b) {
     return a.time_ps != b.time_ps ? a.time_ps > b.time_ps : a.sequence > b.sequence;
   }

@@ -23,6 +23,11 @@ inline int64_t checked_add(int64_t a, int64_t b, const char* what = "value") {
   if (__builtin_add_overflow(a, b, &r)) throw Overflow(std::string(what) + " overflows int64");
   return r;
 }
+inline int64_t checked_sub(int64_t a, int64_t b, const char* what = "value") {
+  int64_t r;
+  if (__builtin_sub_overflow(a, b, &r)) throw Overflow(std::string(what) + " overflows int64");
+  return r;
+}
 inline int64_t checked_mul(int64_t a, int64_t b, const char* what = "value") {
   int64_t r;
   if (__builtin_mul_overflow(a, b, &r)) throw Overflow(std::string(what) + " overflows int64");
@@ -52,7 +57,8 @@ class Time {
   constexpr double us() const { return static_cast<double>(ps_) * 1e-6; }
 
   Time operator+(Time o) const { return Time(checked_add(ps_, o.ps_, "time")); }
-  Time operator-(Time o) const { return Time(checked_add(ps_, -o.ps_, "time")); }
+  // checked_sub, not add(-o): negating INT64_MIN would itself overflow.
+  Time operator-(Time o) const { return Time(checked_sub(ps_, o.ps_, "time")); }
   Time& operator+=(Time o) { return *this = *this + o; }
   Time& operator-=(Time o) { return *this = *this - o; }
   Time operator*(int64_t k) const { return Time(checked_mul(ps_, k, "time")); }
@@ -64,21 +70,40 @@ class Time {
 };
 
 // Time needed to move `bytes` at `bytes_per_s`, rounded up so a transfer never ends early.
+// A quotient that is an integer number of picoseconds up to floating-point noise (1e9 B at
+// 1e9 B/s computes as 1000000000000.0001 ps) is taken as that integer, not rounded up by one.
 inline Time transfer_time(double bytes, double bytes_per_s) {
   if (bytes <= 0) return Time::zero();
-  const double ps = std::ceil(bytes / bytes_per_s * 1e12);
-  if (!(ps < 9.2e18)) throw Overflow("transfer time overflows the picosecond clock");
+  const double exact = bytes / bytes_per_s * 1e12;
+  if (!(exact < 9.2e18)) throw Overflow("transfer time overflows the picosecond clock");
+  const double nearest = std::nearbyint(exact);
+  const double noise = 8 * std::numeric_limits<double>::epsilon() * nearest;
+  const double ps = std::fabs(exact - nearest) <= noise ? nearest : std::ceil(exact);
   return Time::from_ps(static_cast<int64_t>(ps));
 }
 
+namespace detail {
+// Literals are checked too: 200000000_s does not fit in int64 picoseconds. In a constant
+// expression the throw is a compile error; at run time it is sim::Overflow.
+constexpr Time literal(unsigned long long v, int64_t ps_per_unit) {
+  int64_t r = 0;
+  if (v > static_cast<unsigned long long>(std::numeric_limits<int64_t>::max()) ||
+      __builtin_mul_overflow(static_cast<int64_t>(v), ps_per_unit, &r))
+    throw Overflow("time literal overflows the picosecond clock");
+  return Time::from_ps(r);
+}
+}  // namespace detail
+
 namespace literals {
-constexpr Time operator""_ps(unsigned long long v) { return Time::from_ps(static_cast<int64_t>(v)); }
-constexpr Time operator""_ns(unsigned long long v) { return Time::from_ps(static_cast<int64_t>(v) * 1000); }
-constexpr Time operator""_us(unsigned long long v) { return Time::from_ps(static_cast<int64_t>(v) * 1000000); }
-constexpr Time operator""_ms(unsigned long long v) { return Time::from_ps(static_cast<int64_t>(v) * 1000000000); }
-constexpr Time operator""_s(unsigned long long v) { return Time::from_ps(static_cast<int64_t>(v) * 1000000000000); }
+constexpr Time operator""_ps(unsigned long long v) { return detail::literal(v, 1); }
+constexpr Time operator""_ns(unsigned long long v) { return detail::literal(v, 1000); }
+constexpr Time operator""_us(unsigned long long v) { return detail::literal(v, 1000000); }
+constexpr Time operator""_ms(unsigned long long v) { return detail::literal(v, 1000000000); }
+constexpr Time operator""_s(unsigned long long v) { return detail::literal(v, 1000000000000); }
+inline Time operator""_ns(long double v) { return Time::from_ns(static_cast<double>(v)); }
 inline Time operator""_us(long double v) { return Time::from_us(static_cast<double>(v)); }
 inline Time operator""_ms(long double v) { return Time::from_ms(static_cast<double>(v)); }
+inline Time operator""_s(long double v) { return Time::from_seconds(static_cast<double>(v)); }
 }  // namespace literals
 
 }  // namespace sim
