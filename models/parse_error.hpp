@@ -1,0 +1,28 @@
+#pragma once
+// models::ParseError: a user's file (an NCCL log, nccl-tests output, a job YAML) does not parse.
+// It carries the place (file, 1-based line and column) so the command prints the one line
+// "FILE:LINE:COL: message" the error contract asks for (../shared/design.md, "Errors").
+#include <stdexcept>
+#include <string>
+
+namespace models {
+
+class ParseError : public std::runtime_error {
+ public:
+  ParseError(std::string file, int line, int col, const std::string& message)
+      : std::runtime_error(file + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " +
+                           message),
+        file_(std::move(file)), line_(line), col_(col), message_(message) {}
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  int col() const { return col_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string file_;
+  int line_;
+  int col_;
+  std::string message_;
+};
+
+}  // namespace models
