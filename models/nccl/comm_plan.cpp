@@ -1,0 +1,186 @@
+// Builds a communicator's plan: NCCL nodes, ring order, tree edges, and the view NCCL's graph
+// search would have produced (channels and per-channel bandwidth), from the World's links.
+#include "models/nccl/comm_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace models::nccl {
+
+int sm_of_gpu(const std::string& name) {
+  auto has = [&](const char* s) { return name.find(s) != std::string::npos; };
+  if (has("B200") || has("B100") || has("GB200")) return 100;
+  if (has("H100") || has("H200") || has("H800") || has("GH200")) return 90;
+  if (has("L40") || has("L4")) return 89;
+  if (has("A10")) return 86;
+  if (has("A100") || has("A800")) return 80;
+  if (has("V100")) return 70;
+  return 80;
+}
+
+Edge make_edge(const World& world, const sim::FlowNetwork& net, int from, int to) {
+  Edge e;
+  e.from = from;
+  e.to = to;
+  world.path(from, to, e.path);
+  e.link_class = world.transport(from, to).link_class;
+  e.raw_bandwidth = 0;
+  for (sim::LinkId l : e.path) {
+    const double c = net.link_capacity(l);
+    if (e.raw_bandwidth == 0 || c < e.raw_bandwidth) e.raw_bandwidth = c;
+  }
+  if (e.raw_bandwidth == 0) e.raw_bandwidth = 1e12;  // no shared link: same GPU
+  return e;
+}
+
+namespace {
+// NCCL's graph search (src/graph/search.cc) tries per-channel speeds from a list, highest first.
+constexpr double kSpeedsSm90[] = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3, 2.4, 1.2, 0.24, 0.12};
+constexpr double kSpeedsSm80[] = {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4, 1.2, 0.24, 0.12};
+
+// Per-link bandwidth NCCL assumes for NVLink (src/graph/topo.h) and the raw one (datasheets).
+double nccl_nvlink_per_link(int sm) { return sm >= 100 ? 40.1 : sm >= 90 ? 20.6 : 20.0; }
+double raw_nvlink_per_link(int sm) { return sm >= 100 ? 50.0 : sm >= 90 ? 26.5625 : 25.0; }
+
+// Channels x speed for an intra-node graph whose paths allow `max_bw` GB/s per GPU. Observed:
+// 12 x 30 GB/s on 4xH200 NVSwitch (../shared/calibration/h200x4/nccl-tests/ar_g4_info.txt), so
+// the search settles on the fastest speed that still gives 12 channels on NVLink; on PCI
+// paths it keeps 2 channels (the PCI graphs of the seeds' logs run 2-4 coll channels).
+void intra_graph(double max_bw, int sm, bool nvlink, double& speed, int& channels) {
+  const double* list = sm >= 90 ? kSpeedsSm90 : kSpeedsSm80;
+  const int count = sm >= 90 ? std::size(kSpeedsSm90) : std::size(kSpeedsSm80);
+  const int want = nvlink ? 12 : 2;
+  for (int i = 0; i < count; ++i) {
+    if (std::floor(max_bw / list[i] + 1e-9) >= want) {
+      speed = list[i];
+      channels = std::min(16, static_cast<int>(std::floor(max_bw / list[i] + 1e-9)));
+      if (!nvlink) channels = want;
+      return;
+    }
+  }
+  speed = list[count - 1];
+  channels = 1;
+}
+}  // namespace
+
+CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::vector<int>& ranks) {
+  CommPlan plan;
+  const int n = static_cast<int>(ranks.size());
+  // NCCL nodes: ranks of one pod share a host hash; pods of one host merge when NCCL can reach
+  // across them without the network (shared IPC namespace), else each pod is its own "node".
+  std::vector<int> order(ranks);
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    const RankInfo &ra = world.rank(a), &rb = world.rank(b);
+    if (ra.node != rb.node) return ra.node < rb.node;
+    if (ra.pod != rb.pod) return ra.pod < rb.pod;
+    return ra.local_gpu < rb.local_gpu;
+  });
+  std::map<std::pair<int, int>, int> pod_to_nccl_node;  // (node, pod) -> NCCL node
+  std::map<int, std::pair<int, int>> first_of_node;     // physical node -> (pod, first rank)
+  std::vector<int> node_first_rank;
+  plan.node_of.resize(n);
+  for (int i = 0; i < n; ++i) {
+    const RankInfo& r = world.rank(order[i]);
+    const auto key = std::make_pair(r.node, r.pod);
+    auto it = pod_to_nccl_node.find(key);
+    if (it == pod_to_nccl_node.end()) {
+      int nccl_node = -1;
+      for (const auto& [k, v] : pod_to_nccl_node)
+        if (k.first == r.node && world.transport(node_first_rank[v], order[i]).kind != TransportKind::NET) {
+          nccl_node = v;
+          break;
+        }
+      if (nccl_node < 0) {
+        nccl_node = static_cast<int>(node_first_rank.size());
+        node_first_rank.push_back(order[i]);
+      }
+      it = pod_to_nccl_node.emplace(key, nccl_node).first;
+    }
+    plan.node_of[i] = it->second;
+  }
+  // Ring order: by NCCL node, then local GPU (stable sort keeps the GPU order within a node).
+  std::vector<int> pos(n);
+  for (int i = 0; i < n; ++i) pos[i] = i;
+  std::stable_sort(pos.begin(), pos.end(), [&](int a, int b) { return plan.node_of[a] < plan.node_of[b]; });
+  plan.ring.resize(n);
+  std::vector<int> node_of_sorted(n);
+  for (int i = 0; i < n; ++i) {
+    plan.ring[i] = order[pos[i]];
+    node_of_sorted[i] = plan.node_of[pos[i]];
+  }
+  plan.node_of = node_of_sorted;
+  const int nnodes = static_cast<int>(node_first_rank.size());
+
+  if (n > 1)
+    for (int i = 0; i < n; ++i) plan.ring_edges.push_back(make_edge(world, net, plan.ring[i], plan.ring[(i + 1) % n]));
+
+  // Tree: a chain inside each NCCL node (child -> parent), a double binary tree over node leaders.
+  std::vector<std::vector<int>> members(nnodes);
+  for (int i = 0; i < n; ++i) members[plan.node_of[i]].push_back(plan.ring[i]);
+  for (const auto& m : members)
+    for (std::size_t k = 1; k < m.size(); ++k) plan.chain_edges.push_back(make_edge(world, net, m[k], m[k - 1]));
+  for (int t = 0; t < 2; ++t)
+    for (int i = 1; i < nnodes; ++i) {
+      // Tree 0 is a heap-ordered binary tree; tree 1 mirrors it (NCCL's ncclGetDtree).
+      const int child = t == 0 ? i : nnodes - 1 - i;
+      const int parent = t == 0 ? (i - 1) / 2 : nnodes - 1 - (i - 1) / 2;
+      plan.tree_edges[t].push_back(make_edge(world, net, members[child][0], members[parent][0]));
+    }
+
+  // What NCCL's tuner sees.
+  CommView& v = plan.view;
+  v.nranks = n;
+  v.nnodes = std::max(1, nnodes);
+  v.sm = sm_of_gpu(world.gpu_name());
+  int max_ppn = 0;
+  for (const auto& m : members) max_ppn = std::max<int>(max_ppn, static_cast<int>(m.size()));
+  v.intra_nvlink = false;
+  v.bw_intra_gbs = 0;
+  v.graph_channels = 1;
+  for (const auto& m : members) {
+    if (m.size() < 2) continue;
+    const Edge e = make_edge(world, net, m[0], m[1]);
+    const Transport t = world.transport(m[0], m[1]);
+    double max_bw;
+    if (t.kind == TransportKind::P2P && t.link_class == LinkClass::NVLink) {
+      v.intra_nvlink = true;
+      const double links = std::round(e.raw_bandwidth / 1e9 / raw_nvlink_per_link(v.sm));
+      max_bw = std::max(1.0, links) * nccl_nvlink_per_link(v.sm);
+    } else if (t.kind == TransportKind::NET) {
+      max_bw = e.raw_bandwidth / 1e9;  // loopback through the NIC: the graph runs at NIC speed
+    } else {
+      max_bw = std::min(48.0, e.raw_bandwidth / 1e9 * 0.76);  // PCIe as NCCL rates it (topo.h)
+    }
+    intra_graph(max_bw, v.sm, v.intra_nvlink, v.bw_intra_gbs, v.graph_channels);
+    if (t.kind == TransportKind::NET) v.graph_channels = 1;
+    break;
+  }
+  if (nnodes > 1) {
+    const Edge e = make_edge(world, net, members[0][0], members[1][0]);
+    const Transport t = world.transport(members[0][0], members[1][0]);
+    v.bw_inter_gbs = e.raw_bandwidth / 1e9;
+    v.inter_gdr_near = t.gdr;
+    // One graph channel per NIC the node's ranks use to leave it.
+    std::set<uint32_t> nics;
+    for (int r : members[0]) {
+      std::vector<sim::LinkId> p;
+      world.path(r, members[1][0], p);
+      for (sim::LinkId l : p) {
+        const std::string& kind = net.link_kind(l);
+        if (kind == "efa" || kind == "ib" || kind == "roce" || kind == "eth" || kind == "nic") {
+          nics.insert(l.index);
+          break;
+        }
+      }
+    }
+    v.graph_channels = std::max<int>(1, static_cast<int>(nics.size()));
+    if (v.bw_intra_gbs == 0) v.bw_intra_gbs = v.bw_inter_gbs;
+  }
+  if (v.bw_intra_gbs == 0) v.bw_intra_gbs = 1;
+  plan.channels_ref = coll_channels(v, TuningEnv{});
+  return plan;
+}
+
+}  // namespace models::nccl

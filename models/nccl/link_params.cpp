@@ -1,0 +1,99 @@
+#include "models/nccl/link_params.hpp"
+
+#include <cmath>
+
+#include "models/error.hpp"
+
+namespace models::nccl {
+
+namespace {
+constexpr const char* kProtoKeys[kNumProtos] = {"ll", "ll128", "simple"};
+constexpr LinkClass kClasses[kNumLinkClasses] = {LinkClass::NVLink, LinkClass::PCIe, LinkClass::SHM,
+                                                 LinkClass::EFA,    LinkClass::IB,   LinkClass::Socket};
+
+}  // namespace
+
+bool LinkParams::owns(const std::string& name) {
+  if (name.rfind("nccl.", 0) == 0) return true;
+  for (LinkClass c : kClasses) {
+    const std::string prefix = std::string(link_class_name(c)) + ".";
+    if (name.rfind(prefix + "hop_latency.", 0) == 0 || name.rfind(prefix + "efficiency.", 0) == 0)
+      return true;
+  }
+  return false;
+}
+
+LinkParams LinkParams::defaults() {
+  LinkParams p;
+  // Hop latencies: NCCL's tuning model (src/graph/tuning.cc, hwLat[] for Ring), in seconds:
+  // NVLink .6/1.9/3.4 us, PCI 1.0/2.5/5.7 us, NET 2.7/4.0/14.0 us. SHM crosses PCI twice.
+  auto set = [&](LinkClass c, std::array<double, 3> lat_us, std::array<double, 3> eta) {
+    for (int i = 0; i < kNumProtos; ++i) {
+      p.of(c).hop_latency_s[i] = lat_us[i] * 1e-6;
+      p.of(c).efficiency[i] = eta[i];
+    }
+  };
+  // Efficiencies: Simple reaches ~74 % of raw NVLink (4xH200: 354 GB/s busbw of 478 GB/s raw,
+  // ../shared/calibration/h200x4/nccl-tests/ar_g4.txt); LL moves 8-byte lines with 4 bytes of
+  // data (x0.5), LL128 120 of 128 bytes (x0.94) -- NCCL's own ratios (tuning.cc).
+  set(LinkClass::NVLink, {0.6, 1.9, 3.4}, {0.37, 0.69, 0.74});
+  set(LinkClass::PCIe, {1.0, 2.5, 5.7}, {0.35, 0.65, 0.75});
+  set(LinkClass::SHM, {2.0, 5.0, 11.4}, {0.2, 0.4, 0.5});
+  set(LinkClass::EFA, {2.7, 4.0, 14.0}, {0.4, 0.75, 0.8});
+  set(LinkClass::IB, {2.7, 4.0, 14.0}, {0.45, 0.85, 0.9});
+  set(LinkClass::Socket, {10.0, 20.0, 30.0}, {0.2, 0.3, 0.4});
+  p.kernel_latency_s = 5e-6;    // launch-to-start of a NCCL kernel on the device
+  p.launch_overhead_s = 25e-6;  // host issue cost per op in nccl-tests' loop (4 GPUs, 1 thread)
+  return p;
+}
+
+std::vector<std::string> LinkParams::names() {
+  std::vector<std::string> out = {"nccl.kernel_latency", "nccl.launch_overhead"};
+  for (LinkClass c : kClasses)
+    for (const char* what : {"hop_latency", "efficiency"})
+      for (const char* proto : kProtoKeys)
+        out.push_back(std::string(link_class_name(c)) + "." + what + "." + proto);
+  return out;
+}
+
+namespace {
+double* find(LinkParams& p, const std::string& name) {
+  if (name == "nccl.kernel_latency") return &p.kernel_latency_s;
+  if (name == "nccl.launch_overhead") return &p.launch_overhead_s;
+  for (LinkClass c : kClasses) {
+    const std::string prefix = std::string(link_class_name(c)) + ".";
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    for (int i = 0; i < kNumProtos; ++i) {
+      if (name == prefix + "hop_latency." + kProtoKeys[i]) return &p.of(c).hop_latency_s[i];
+      if (name == prefix + "efficiency." + kProtoKeys[i]) return &p.of(c).efficiency[i];
+    }
+  }
+  return nullptr;
+}
+}  // namespace
+
+double LinkParams::get(const std::string& name) const {
+  double* v = find(const_cast<LinkParams&>(*this), name);
+  if (!v) throw SpecError("cluster.params." + name, "unknown parameter '" + name + "'");
+  return *v;
+}
+
+void LinkParams::set(const std::string& name, double value) {
+  double* v = find(*this, name);
+  if (!v) throw SpecError("cluster.params." + name, "unknown parameter '" + name + "'");
+  const bool is_eff = name.find(".efficiency.") != std::string::npos;
+  if (!std::isfinite(value) || value < 0 || (is_eff && (value <= 0 || value > 1)))
+    throw SpecError("cluster.params." + name,
+                    "parameter '" + name + "' must be " +
+                        (is_eff ? "in (0, 1]" : "a finite non-negative number of seconds"));
+  *v = value;
+}
+
+void LinkParams::apply(const std::map<std::string, double>& params) {
+  for (const auto& [name, value] : params) {
+    if (!owns(name)) continue;  // another model's parameter (raw bandwidths: World; compute: workload)
+    set(name, value);
+  }
+}
+
+}  // namespace models::nccl

@@ -1,0 +1,52 @@
+#pragma once
+// Physical parameters of NCCL transfers, per link class, that the collective engine applies on
+// top of the World's raw link capacities. One flow's rate cap and a collective's fixed latency:
+//
+//   cap(edge)   = eta[class][proto] * B_path * channels / channels_ref
+//   latency     = kernel_latency + sum over pipeline steps of hop_latency[class][proto]
+//   nccl-tests  = max(launch_overhead, device time)    (back-to-back loop: host-issue bound or not)
+//
+// B_path is the raw bandwidth of the path's narrowest link (catalog), channels_ref the channel
+// count NCCL builds by default for that transport (so NCCL_MAX_NCHANNELS=4 gets 4/ref of it).
+// eta says "with its default channels, protocol P reaches this fraction of the raw bandwidth".
+// Defaults are priors (NCCL's own tuning latencies, src/graph/tuning.cc, and efficiencies
+// measured on the 4xH200 machine); `commsim calibrate` fits them to nccl-tests output.
+#include <array>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/world.hpp"
+
+namespace models::nccl {
+
+inline constexpr int kNumLinkClasses = 6;
+inline constexpr int kNumProtos = 3;  // LL, LL128, Simple (same order as nccl::Proto)
+
+struct ClassParams {
+  std::array<double, kNumProtos> hop_latency_s{};  // per pipeline step
+  std::array<double, kNumProtos> efficiency{};     // fraction of raw path bandwidth
+};
+
+struct LinkParams {
+  std::array<ClassParams, kNumLinkClasses> by_class{};
+  double kernel_latency_s = 0;   // device-side fixed cost of one collective
+  double launch_overhead_s = 0;  // host-side issue cost per operation in a back-to-back loop
+
+  const ClassParams& of(LinkClass c) const { return by_class[static_cast<int>(c)]; }
+  ClassParams& of(LinkClass c) { return by_class[static_cast<int>(c)]; }
+
+  static LinkParams defaults();
+  // Applies the named parameters this table owns ("nvlink.efficiency.simple",
+  // "socket.hop_latency.ll", "nccl.kernel_latency", ...); others (raw bandwidths: World; compute:
+  // workload) are skipped. An unknown "nccl.*" name or a non-physical value throws SpecError
+  // naming "cluster.params.<name>".
+  static bool owns(const std::string& name);
+  void apply(const std::map<std::string, double>& params);
+  // Every name this table understands, for help and for `calibrate` output.
+  static std::vector<std::string> names();
+  double get(const std::string& name) const;
+  void set(const std::string& name, double value);
+};
+
+}  // namespace models::nccl

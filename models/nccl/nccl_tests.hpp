@@ -1,0 +1,52 @@
+#pragma once
+// nccl-tests emulation: predicts what `<op>_perf -b MIN -e MAX -f FACTOR` would print on the
+// scenario's machine, by replaying each size on the flow network (idle links) and timing it as
+// nccl-tests does: a back-to-back loop, so an iteration costs max(host issue, device time).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/nccl/collective.hpp"
+#include "models/spec.hpp"
+
+namespace models::nccl {
+
+struct NcclTestsOptions {
+  CollOp op = CollOp::AllReduce;
+  int64_t min_bytes = 8;
+  int64_t max_bytes = 1 << 30;
+  double factor = 2;          // -f
+  int64_t step_bytes = 0;     // -i (used when factor <= 1)
+  int type_size = 4;          // float
+  std::string type = "float";
+  std::string redop = "sum";
+  int root = 0;
+  int iters = 20;
+};
+
+struct NcclTestsRow {
+  int64_t size = 0;           // bytes, nccl-tests convention
+  int64_t count = 0;          // elements
+  double time_us = 0;         // predicted per-iteration time
+  double device_us = 0;       // device time alone (without host issue bound)
+  double algbw_gbs = 0, busbw_gbs = 0;
+  std::string algo, proto;
+  int channels = 0;
+};
+
+struct NcclTestsResult {
+  std::vector<NcclTestsRow> rows;
+  int nranks = 0;
+  std::string gpu_name;
+  std::vector<std::string> rank_lines;  // "#  Rank  0 Group  0 Pid ... device  0 [...] NVIDIA H200"
+  double avg_busbw_gbs = 0;
+};
+
+double bus_factor(CollOp op, int n);
+std::vector<int64_t> nccl_tests_sizes(const NcclTestsOptions& o);
+// Runs the sweep; throws SpecError for a scenario the models cannot build.
+NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions& options);
+// The table exactly as nccl-tests prints it (same header lines, columns, units, footer).
+std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& o);
+
+}  // namespace models::nccl

@@ -1,0 +1,225 @@
+// NCCL's tuning model, reproduced to make NCCL's choice of algorithm, protocol and channels.
+// Source: NVIDIA/nccl src/graph/tuning.cc (ncclTopoTuneModel) and src/enqueue.cc
+// (topoGetAlgoInfo), 2.2x series. Only Ring, Tree and PAT are modelled: CollNet needs SHARP
+// switches and NVLS NVLink multicast, both absent (NCCL_NVLS_ENABLE=0) on what we calibrate.
+#include "models/nccl/tuning.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "models/error.hpp"
+
+namespace models::nccl {
+
+namespace {
+constexpr int kTree = 0, kRing = 1, kPat = 2;
+// baseLat[algo][proto] in us: Tree, Ring, PAT.
+constexpr double kBaseLat[3][3] = {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {8.0, 8.0, 8.0}};
+// hwLat[hw][algo][proto] in us; hw: NVLINK, PCI, NET.
+constexpr double kHwLat[3][3][3] = {
+    {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 4.0}},
+    {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 4.0}},
+    {{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0, 0, 14.0}},
+};
+// [compcap: Volta, Ampere, Hopper, Blackwell][scale: 1 node, 2 nodes, >2 nodes], GB/s.
+constexpr double kLlMaxBw[4][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}};
+constexpr double kPerChMaxRingLL128Bw[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40}};
+constexpr double kPerChMaxTreeLL128Bw[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
+constexpr double kPerChMaxTreeBw[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
+// Default thread thresholds (bytes per thread below which channels are dropped), enqueue.cc.
+constexpr int kThreadThreshold[3] = {8, 8, 64};
+constexpr int kMaxThreads[3] = {512, 640, 512};
+
+int compcap_index(int sm) { return sm >= 100 ? 3 : sm >= 90 ? 2 : sm >= 80 ? 1 : 0; }
+int algo_index(Algo a) { return a == Algo::Tree ? kTree : a == Algo::Ring ? kRing : kPat; }
+
+int nsteps_of(CollOp op, int n) {
+  switch (op) {
+    case CollOp::AllReduce: return 2 * (n - 1);
+    case CollOp::AllGather:
+    case CollOp::ReduceScatter: return n - 1;
+    default: return n;
+  }
+}
+
+bool parse_list(const std::string& value, const char* const* names, std::size_t count,
+                std::vector<bool>& enabled, const std::string& key) {
+  std::string v = value;
+  bool negate = !v.empty() && v[0] == '^';
+  if (negate) v.erase(0, 1);
+  std::vector<bool> listed(count, false);
+  std::stringstream ss(v);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    bool found = false;
+    for (std::size_t i = 0; i < count; ++i) {
+      std::string n = names[i];
+      if (item.size() == n.size() && std::equal(item.begin(), item.end(), n.begin(), [](char a, char b) {
+            return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+          })) {
+        listed[i] = found = true;
+      }
+    }
+    if (!found) {
+      std::string all;
+      for (std::size_t i = 0; i < count; ++i) all += std::string(i ? ", " : "") + names[i];
+      throw SpecError(key, "unknown value '" + item + "' in " + key.substr(key.rfind('.') + 1) +
+                               " (expected a comma-separated list of " + all + ", optionally starting with ^)");
+    }
+  }
+  for (std::size_t i = 0; i < count; ++i) enabled[i] = negate ? !listed[i] : listed[i];
+  return true;
+}
+
+int parse_int(const std::string& value, const std::string& key, int lo, int hi) {
+  try {
+    std::size_t pos = 0;
+    long v = std::stol(value, &pos);
+    if (pos == value.size() && v >= lo && v <= hi) return static_cast<int>(v);
+  } catch (...) {
+  }
+  throw SpecError(key, "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                           ", got '" + value + "'");
+}
+}  // namespace
+
+TuningEnv TuningEnv::from(const std::map<std::string, std::string>& env) {
+  TuningEnv t;
+  if (auto it = env.find("NCCL_ALGO"); it != env.end()) {
+    static const char* const kNames[] = {"Tree", "Ring", "PAT", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree"};
+    std::vector<bool> en(7);
+    parse_list(it->second, kNames, 7, en, "nccl.env.NCCL_ALGO");
+    for (int i = 0; i < 7; ++i) t.algo_enabled[i] = en[i];
+  }
+  if (auto it = env.find("NCCL_PROTO"); it != env.end()) {
+    static const char* const kNames[] = {"LL", "LL128", "Simple"};
+    std::vector<bool> en(3);
+    parse_list(it->second, kNames, 3, en, "nccl.env.NCCL_PROTO");
+    for (int i = 0; i < 3; ++i) t.proto_enabled[i] = en[i];
+    t.proto_forced = true;
+  }
+  if (auto it = env.find("NCCL_MIN_NCHANNELS"); it != env.end())
+    t.min_channels = parse_int(it->second, "nccl.env.NCCL_MIN_NCHANNELS", 1, 64);
+  if (auto it = env.find("NCCL_MAX_NCHANNELS"); it != env.end())
+    t.max_channels = parse_int(it->second, "nccl.env.NCCL_MAX_NCHANNELS", 1, 64);
+  if (auto it = env.find("NCCL_MIN_CTAS"); it != env.end())
+    t.min_channels = parse_int(it->second, "nccl.env.NCCL_MIN_CTAS", 1, 64);
+  if (auto it = env.find("NCCL_MAX_CTAS"); it != env.end())
+    t.max_channels = parse_int(it->second, "nccl.env.NCCL_MAX_CTAS", 1, 64);
+  return t;
+}
+
+int coll_channels(const CommView& v, const TuningEnv& env) {
+  int c = std::min(32, 2 * v.graph_channels);
+  if (env.max_channels) c = std::min(c, *env.max_channels);
+  if (env.min_channels) c = std::max(c, std::min(32, *env.min_channels));
+  return std::max(1, c);
+}
+
+bool protocol_enabled(const CommView& v, const TuningEnv& env, Algo a, Proto p) {
+  const int pi = static_cast<int>(p);
+  if (!env.proto_enabled[pi]) return false;
+  if (p == Proto::LL128 && !env.proto_forced) {
+    // tuning.cc: LL128 by default only on NVLink within nodes, a near NIC across nodes, SM70+.
+    if (!v.intra_nvlink || v.sm < 70) return false;
+    if (v.nnodes > 1 && !v.inter_gdr_near) return false;
+  }
+  if (a == Algo::PAT && p != Proto::Simple) return false;
+  return true;
+}
+
+AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
+  const int n = v.nranks;
+  const int nn = std::max(1, v.nnodes);
+  const int cc = compcap_index(v.sm);
+  const int scale = nn <= 2 ? nn - 1 : 2;
+  const int pi = static_cast<int>(p);
+  const int ai = algo_index(a);
+  AlgoCost cost;
+  if (n <= 1) return cost;
+  const bool is_ar = op == CollOp::AllReduce;
+  // Which algorithms exist for which collective (tuning.cc / enqueue.cc).
+  if (a == Algo::Tree && !is_ar) return cost;
+  if (a == Algo::PAT && !((op == CollOp::AllGather || op == CollOp::ReduceScatter) && nn == n)) return cost;
+  if (a != Algo::Tree && a != Algo::Ring && a != Algo::PAT) return cost;
+
+  const int nsteps = nsteps_of(op, n);
+  const int ninter = nn > 1 ? (is_ar ? 2 * (nn - 1) : nn - 1) : 0;
+  const double ppn = static_cast<double>(n) / nn;
+  const double bw = nn == 1 ? v.bw_intra_gbs : v.bw_inter_gbs;
+  double bus = v.graph_channels * bw;
+  const int llidx = nn == 1 ? cc : (v.cpu_amd ? 1 : 0);
+  const double ll_max = kLlMaxBw[std::min(llidx, 3)][scale];
+  if (a == Algo::Ring && p == Proto::LL) bus = std::min(ll_max, bus * 0.5);
+  if (a == Algo::Ring && p == Proto::LL128)
+    bus = std::min(bus * (ppn < 2 ? 0.7 : 0.92), v.graph_channels * kPerChMaxRingLL128Bw[cc][scale]);
+  if (a == Algo::Tree && is_ar) bus = std::min(bus * 0.92, v.graph_channels * kPerChMaxTreeBw[cc][scale]);
+  if (a == Algo::Tree && p == Proto::LL) bus = std::min(bus / 3.8, ll_max);
+  if (a == Algo::Tree && p == Proto::LL128)
+    bus = std::min(bus * (nn == 1 ? 7.0 / 9.0 : 120.0 / 128.0), v.graph_channels * kPerChMaxTreeLL128Bw[cc][scale]);
+  if (a == Algo::Tree && nn > 1) bus *= 0.85;  // the inter-node tree pattern
+  if (a == Algo::PAT) bus *= 0.75;
+  // busBw -> algBw.
+  const double ratio = a == Algo::Ring ? static_cast<double>(n) / nsteps : 0.5;
+  cost.algbw_gbs = (a == Algo::PAT) ? bus * n / nsteps : bus * ratio;
+
+  const int intra_hw = v.intra_nvlink ? 0 : 1;
+  const int hw = nn == 1 ? intra_hw : 2;
+  double lat = kBaseLat[ai][pi];
+  const double intra_lat = kHwLat[intra_hw][ai][pi];
+  const double inter_lat = kHwLat[2][ai][pi];
+  if (a == Algo::Ring) {
+    if (op == CollOp::Broadcast || op == CollOp::Reduce) {
+      lat += kHwLat[hw][ai][pi];  // sameChannels: pipelined, one hop of latency counted
+    } else {
+      lat += (nsteps - ninter) * intra_lat + ninter * inter_lat;
+    }
+  } else if (a == Algo::Tree) {
+    lat += 2 * ((ppn - 1) * intra_lat + std::log2(static_cast<double>(nn)) * inter_lat);
+  } else if (a == Algo::PAT) {
+    lat += std::log2(static_cast<double>(nn)) * inter_lat;
+  }
+  cost.latency_us = lat;
+  return cost;
+}
+
+Choice choose(const CommView& v, const TuningEnv& env, CollOp op, int64_t bytes) {
+  Choice best;
+  best.nccl_predicted_us = -1;
+  const Algo algos[] = {Algo::Tree, Algo::Ring, Algo::PAT};
+  const Proto protos[] = {Proto::LL, Proto::LL128, Proto::Simple};
+  for (Algo a : algos) {
+    if (!env.algo_enabled[static_cast<int>(a)]) continue;
+    for (Proto p : protos) {
+      if (!protocol_enabled(v, env, a, p)) continue;
+      const AlgoCost c = nccl_cost(v, op, a, p);
+      if (c.algbw_gbs <= 0) continue;
+      const double t = c.time_us(bytes);
+      if (best.nccl_predicted_us < 0 || t < best.nccl_predicted_us) {
+        best.algo = a;
+        best.proto = p;
+        best.nccl_predicted_us = t;
+      }
+    }
+  }
+  if (best.nccl_predicted_us < 0) {  // everything disabled: NCCL falls back to Ring/Simple
+    best.algo = Algo::Ring;
+    best.proto = Proto::Simple;
+    best.nccl_predicted_us = nccl_cost(v, op, Algo::Ring, Proto::Simple).time_us(bytes);
+  }
+  // enqueue.cc: fewer channels for small messages (bytes < channels x threads x threshold).
+  int nc = coll_channels(v, env);
+  const int pi = static_cast<int>(best.proto);
+  int64_t threshold = kThreadThreshold[pi];
+  if (best.algo == Algo::Ring && best.proto == Proto::LL) threshold *= v.nranks;
+  const int nt = kMaxThreads[pi];
+  while (nc > 1 && bytes < static_cast<int64_t>(nc) * nt * threshold) --nc;
+  if (env.min_channels) nc = std::max(nc, std::min(*env.min_channels, coll_channels(v, env)));
+  best.channels = nc;
+  return best;
+}
+
+}  // namespace models::nccl

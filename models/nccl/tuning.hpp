@@ -1,0 +1,60 @@
+#pragma once
+// NCCL's own cost model (src/graph/tuning.cc, src/enqueue.cc; tables of NCCL 2.2x, the version
+// family of the calibration machine, 2.28.9): NCCL predicts time = latency + bytes/bandwidth for
+// every algorithm and protocol and takes the smallest. We reproduce that prediction only to make
+// the same CHOICE NCCL makes; the time we report comes from the flow simulation, not from here.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "models/nccl/collective.hpp"
+
+namespace models::nccl {
+
+// What NCCL's tuner sees of a communicator (its graphs are summarised by their channel count,
+// per-channel bandwidth and link types).
+struct CommView {
+  int nranks = 1;
+  int nnodes = 1;            // NCCL's nodes: distinct host hashes (a pod without shared IPC is one)
+  int sm = 90;               // compute capability x10 of the GPUs (70, 80, 90, 100)
+  bool intra_nvlink = true;  // graph typeIntra is NVLink (else PCI: PCIe P2P, SHM, loopback NET)
+  bool inter_gdr_near = true;  // NIC within PXB/PXN of the GPU (LL128 allowed across nodes)
+  bool cpu_amd = false;
+  double bw_intra_gbs = 30;  // per-channel bandwidth the graph search settled on, GB/s
+  double bw_inter_gbs = 0;   // per-channel network bandwidth, GB/s (0 on one node)
+  int graph_channels = 12;   // channels of the ring graph; NCCL runs twice as many
+};
+
+// Environment overrides with NCCL's syntax: NCCL_ALGO="Ring,Tree" or "^Tree"; NCCL_PROTO likewise.
+struct TuningEnv {
+  std::array<bool, 7> algo_enabled{true, true, false, false, false, false, true};  // Algo order
+  std::array<bool, 3> proto_enabled{true, true, true};                              // Proto order
+  std::optional<int> min_channels, max_channels;
+  bool proto_forced = false;  // NCCL_PROTO given: LL128 even where NCCL would not enable it
+  static TuningEnv from(const std::map<std::string, std::string>& env);  // throws SpecError
+};
+
+struct AlgoCost {
+  double latency_us = 0;
+  double algbw_gbs = 0;  // 0: not available
+  double time_us(int64_t bytes) const { return latency_us + bytes / (1000.0 * algbw_gbs); }
+};
+
+// NCCL's table entry for (op, algo, proto) — the numbers NCCL prints under NCCL_DEBUG_SUBSYS=TUNING.
+AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p);
+bool protocol_enabled(const CommView& v, const TuningEnv& env, Algo a, Proto p);
+
+struct Choice {
+  Algo algo = Algo::Ring;
+  Proto proto = Proto::Simple;
+  int channels = 1;           // after NCCL's reduction for small messages and the env limits
+  double nccl_predicted_us = 0;
+};
+Choice choose(const CommView& v, const TuningEnv& env, CollOp op, int64_t bytes);
+
+// Channels NCCL runs collectives on for this view (2 x graph channels, within env limits, <= 32).
+int coll_channels(const CommView& v, const TuningEnv& env);
+
+}  // namespace models::nccl
