@@ -187,6 +187,11 @@ void FlowNetwork::rate_component(uint32_t seed) {
   // already reached (or its remaining capacity clamped to 0); such a link saturates at the level.
   double level = 0;
 
+  // Fixing a flow at the current level r <= share(l) can only raise share(l) = remaining/unfixed:
+  // (rem - r) / (n - 1) >= rem / n. So a link's heap entry is never above its true share, and
+  // the heap is updated lazily: one entry per link, refreshed only when a stale one reaches the
+  // top. A fresh entry on top is then the true minimum. This keeps the heap at the component's
+  // link count instead of pushing once per (flow, link) pair.
   auto fix = [&](uint32_t fs, double rate) {
     Flow& f = flows_[fs];
     f.new_rate = rate;
@@ -196,18 +201,24 @@ void FlowNetwork::rate_component(uint32_t seed) {
       l.remaining = std::max(0.0, l.remaining - rate);
       --l.unfixed;
       ++l.version;
-      if (l.unfixed > 0) {
-        heap_.push_back({l.remaining / l.unfixed, lid.index, l.version});
-        std::push_heap(heap_.begin(), heap_.end(), heap_less);
-      }
     }
   };
 
   while (fixed < comp_flows_.size()) {
-    while (!heap_.empty() && (links_[heap_.front().link].version != heap_.front().version ||
-                              links_[heap_.front().link].unfixed == 0)) {
-      std::pop_heap(heap_.begin(), heap_.end(), heap_less);
-      heap_.pop_back();
+    while (!heap_.empty()) {
+      Share& top = heap_.front();
+      const Link& l = links_[top.link];
+      if (l.unfixed == 0) {
+        std::pop_heap(heap_.begin(), heap_.end(), heap_less);
+        heap_.pop_back();
+      } else if (l.version != top.version) {
+        const Share fresh{l.remaining / l.unfixed, top.link, l.version};
+        std::pop_heap(heap_.begin(), heap_.end(), heap_less);
+        heap_.back() = fresh;
+        std::push_heap(heap_.begin(), heap_.end(), heap_less);
+      } else {
+        break;
+      }
     }
     while (next_cap < capped_.size() && flows_[capped_[next_cap]].new_rate >= 0) ++next_cap;
     const double link_share = heap_.empty() ? kUnlimitedRate : std::max(level, heap_.front().share);

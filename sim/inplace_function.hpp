@@ -2,6 +2,7 @@
 // A move-only callable stored inline (no heap): event handlers run millions of times, so the hot
 // path must not allocate. Captures larger than the buffer fail to compile instead of allocating.
 #include <cstddef>
+#include <cstring>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -24,10 +25,14 @@ class InplaceFunction<R(Args...), Capacity> {
     static_assert(alignof(Fn) <= alignof(std::max_align_t), "over-aligned callable");
     new (&storage_) Fn(std::forward<F>(f));
     invoke_ = [](void* s, Args... args) -> R { return (*static_cast<Fn*>(s))(std::forward<Args>(args)...); };
-    manage_ = [](void* dst, void* src) {
-      if (dst) new (dst) Fn(std::move(*static_cast<Fn*>(src)));
-      static_cast<Fn*>(src)->~Fn();
-    };
+    // Most handlers capture a few pointers and numbers: those move as plain bytes, with no
+    // indirect call (manage_ stays null). Others get a function that moves and destroys them.
+    if constexpr (!(std::is_trivially_copyable_v<Fn> && std::is_trivially_destructible_v<Fn>)) {
+      manage_ = [](void* dst, void* src) {
+        if (dst) new (dst) Fn(std::move(*static_cast<Fn*>(src)));
+        static_cast<Fn*>(src)->~Fn();
+      };
+    }
   }
 
   InplaceFunction(InplaceFunction&& o) noexcept { take(o); }
@@ -43,20 +48,22 @@ class InplaceFunction<R(Args...), Capacity> {
   R operator()(Args... args) { return invoke_(&storage_, std::forward<Args>(args)...); }
 
   void reset() {
-    if (manage_) manage_(nullptr, &storage_);
+    if (manage_) manage_(nullptr, &storage_);  // null for trivially destructible callables
     invoke_ = nullptr;
     manage_ = nullptr;
   }
 
  private:
   void take(InplaceFunction& o) {
-    if (o.manage_) {
+    if (!o.invoke_) return;
+    if (o.manage_)
       o.manage_(&storage_, &o.storage_);
-      invoke_ = o.invoke_;
-      manage_ = o.manage_;
-      o.invoke_ = nullptr;
-      o.manage_ = nullptr;
-    }
+    else
+      std::memcpy(&storage_, &o.storage_, Capacity);
+    invoke_ = o.invoke_;
+    manage_ = o.manage_;
+    o.invoke_ = nullptr;
+    o.manage_ = nullptr;
   }
   alignas(std::max_align_t) unsigned char storage_[Capacity];
   R (*invoke_)(void*, Args...) = nullptr;

@@ -11,11 +11,16 @@ EventId Simulator::schedule_at(Time when, Handler handler) {
   return insert(when, next_sequence_++, std::move(handler));
 }
 
+EventId Simulator::schedule_in(Time delay, Handler handler) {
+  SIM_CHECK(delay >= Time::zero(), "an event was scheduled in the past: time must never go backwards");
+  return insert(now_ + delay, next_sequence_++, std::move(handler));
+}
+
 EventId Simulator::schedule_end_of_instant(Handler handler) {
   return insert(now_, (next_sequence_++) | kEndOfInstant, std::move(handler));
 }
 
-EventId Simulator::insert(Time when, uint64_t sequence, Handler handler) {
+EventId Simulator::insert(Time when, uint64_t sequence, Handler&& handler) {
   uint32_t slot;
   if (!free_slots_.empty()) {
     slot = free_slots_.back();
@@ -45,7 +50,57 @@ bool Simulator::cancel(EventId id) {
   ++s.generation;  // the heap entry still points here; its old generation makes it a tombstone
   free_slots_.push_back(id.slot);
   --live_;
+  // Tombstones leave the heap only when they reach its top. A flow network that re-rates
+  // thousands of flows per change cancels far-future events at that pace, so sweep them out
+  // once they outnumber the live events (amortized O(1) per cancel).
+  if (heap_.size() > 2 * live_ + 1024) compact();
   return true;
+}
+
+void Simulator::compact() {
+  std::size_t kept = 0;
+  for (const Entry& e : heap_) {
+    const Slot& s = slots_[e.slot];
+    if (s.live && s.generation == e.generation) heap_[kept++] = e;
+  }
+  heap_.resize(kept);
+  for (std::size_t i = kept / 4 + 1; i-- > 0;) sift_down(i);
+}
+
+// Bottom-up sift-down (Floyd): walk the hole to a leaf along the smallest children without
+// comparing against the moved entry (it came from the bottom and usually belongs near there),
+// then sift the entry up from that leaf. Half the comparisons of the textbook loop, and the
+// child comparisons are branch-free (they are unpredictable by nature).
+void Simulator::sift_down(std::size_t i) {
+  const std::size_t n = heap_.size();
+  if (i >= n) return;
+  const Entry e = heap_[i];
+  const std::size_t top = i;
+  Entry* h = heap_.data();
+  for (;;) {
+    const std::size_t first = 4 * i + 1;
+    std::size_t best;
+    if (first + 4 <= n) {
+      const std::size_t a = first + static_cast<std::size_t>(later(h[first], h[first + 1]));
+      const std::size_t b = first + 2 + static_cast<std::size_t>(later(h[first + 2], h[first + 3]));
+      best = later(h[a], h[b]) ? b : a;
+    } else if (first < n) {
+      best = first;
+      for (std::size_t c = first + 1; c < n; ++c)
+        if (later(h[best], h[c])) best = c;
+    } else {
+      break;
+    }
+    h[i] = h[best];
+    i = best;
+  }
+  while (i > top) {
+    const std::size_t parent = (i - 1) / 4;
+    if (!later(h[parent], e)) break;
+    h[i] = h[parent];
+    i = parent;
+  }
+  h[i] = e;
 }
 
 // A 4-ary heap: shallower than a binary heap, and its children share a cache line.
@@ -62,25 +117,10 @@ void Simulator::push(Entry e) {
 }
 
 Simulator::Entry Simulator::pop() {
-  Entry top = heap_.front();
-  Entry last = heap_.back();
+  const Entry top = heap_.front();
+  heap_.front() = heap_.back();
   heap_.pop_back();
-  const std::size_t n = heap_.size();
-  if (n > 0) {
-    std::size_t i = 0;
-    for (;;) {
-      std::size_t first = 4 * i + 1;
-      if (first >= n) break;
-      std::size_t best = first;
-      const std::size_t end = std::min(first + 4, n);
-      for (std::size_t c = first + 1; c < end; ++c)
-        if (later(heap_[best], heap_[c])) best = c;
-      if (!later(last, heap_[best])) break;
-      heap_[i] = heap_[best];
-      i = best;
-    }
-    heap_[i] = last;
-  }
+  sift_down(0);
   return top;
 }
 

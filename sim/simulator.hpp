@@ -24,7 +24,7 @@ class Simulator {
 
   Time now() const { return now_; }
   EventId schedule_at(Time when, Handler handler);
-  EventId schedule_in(Time delay, Handler handler) { return schedule_at(now_ + delay, std::move(handler)); }
+  EventId schedule_in(Time delay, Handler handler);
   // Schedules at now(), after every event of this instant, including those scheduled later
   // during it (several of these run in scheduling order). For work that should see the whole
   // instant at once, such as re-rating the flow network once after many arrivals and departures.
@@ -59,12 +59,15 @@ class Simulator {
   };
   // End-of-instant events carry this bit in their sequence: same time, ordered after all others.
   static constexpr uint64_t kEndOfInstant = uint64_t{1} << 63;
-  EventId insert(Time when, uint64_t sequence, Handler handler);
+  EventId insert(Time when, uint64_t sequence, Handler&& handler);
+  // Bitwise, not short-circuit: compiles to flag arithmetic without branches.
   static bool later(const Entry& a, const Entry& b) {
-    return a.time_ps != b.time_ps ? a.time_ps > b.time_ps : a.sequence > b.sequence;
+    return (a.time_ps > b.time_ps) | ((a.time_ps == b.time_ps) & (a.sequence > b.sequence));
   }
   void push(Entry e);
   Entry pop();
+  void sift_down(std::size_t i);
+  void compact();
   bool pop_next_live(Entry& out);
 
   Time now_;
