@@ -1,0 +1,46 @@
+#pragma once
+// Least-squares fit of the collective engine's physical parameters (models/nccl/link_params.hpp)
+// to nccl-tests measurements. Each measured point is classified with NCCL's own tuner (which
+// algorithm/protocol/channels NCCL ran at that size); then, per link class:
+//
+//   t_device = kernel + steps * hop[proto] + x / (B * share) * u[proto],   u = 1 / efficiency
+//   t_measured = max(launch_overhead, t_device)                            (nccl-tests' loop)
+//
+// which is linear in (hop, u) for a fixed launch_overhead: we scan launch_overhead on a grid and
+// solve the rest with Eigen (relative-error weighting, weak priors toward the defaults so that
+// parameters a file does not exercise stay physical, bounds hop >= 0 and efficiency <= 1).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/calibrate/nccl_tests_parser.hpp"
+#include "models/spec.hpp"
+
+namespace models::calibrate {
+
+struct Measurement {
+  ScenarioSpec spec;      // the machine and the NCCL variables the run used
+  NcclTestsRun run;
+};
+
+struct PointFit {
+  std::string source;
+  int64_t size_bytes = 0;
+  double measured_us = 0, predicted_us = 0;
+  std::string algo, proto;
+  double rel_error() const { return (predicted_us - measured_us) / measured_us; }
+};
+
+struct FitResult {
+  std::map<std::string, double> params;  // name -> value, ready for a profile's [params]
+  std::vector<PointFit> points;
+  std::map<std::string, std::string> classes;  // source -> link class it exercised
+  double median_abs_error = 0, max_abs_error = 0;
+};
+
+FitResult fit_link_params(const std::vector<Measurement>& measurements);
+
+// Profile text (TOML) with a comment header naming the sources and fit quality.
+std::string profile_toml(const FitResult& fit, const std::vector<std::string>& sources);
+
+}  // namespace models::calibrate
