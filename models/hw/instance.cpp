@@ -1,0 +1,191 @@
+// Instance catalog entries. Layout facts (switches, NUMA, NICs per GPU) follow the topology AWS
+// ships for aws-ofi-nccl (aws-ofi-nccl share/aws-ofi-nccl/xml/*-topo.xml, e.g. p4d-24xl-topo.xml
+// named in seeds/000's log) and `nvidia-smi topo -m` samples (seeds/000, calibration topo.txt).
+#include "models/hw/instance.hpp"
+
+#include "models/error.hpp"
+#include "models/hw/links.hpp"
+#include "models/hw/suggest.hpp"
+
+namespace models::hw {
+
+namespace {
+constexpr double kGbit = 1e9 / 8;
+
+NodeSpec base(const char* name, const char* gpu, int gpus, const char* citation) {
+  NodeSpec n;
+  n.name = name;
+  n.gpu = find_gpu(gpu);
+  n.gpus = gpus;
+  n.nvlink_gen = n.gpu.nvlink_gen;
+  n.nvlink_links = n.gpu.nvlink_links;
+  n.pcie_gen = n.gpu.pcie_gen;
+  n.citation = citation;
+  return n;
+}
+
+void efa_nics(NodeSpec& n, int count, int per_switch, int generation, double gbit) {
+  n.nics = count;
+  n.nics_per_switch = per_switch;
+  n.nic_kind = NicKind::Efa;
+  n.efa_generation = generation;
+  n.nic_bytes_per_s = gbit * kGbit;
+}
+
+std::vector<NodeSpec> make_catalog() {
+  std::vector<NodeSpec> c;
+  {
+    // p4d.24xlarge: 8 x A100 40GB, NVSwitch (NV12), 2 x Xeon 8275CL (Cascade Lake, 6 x DDR4-2933
+    // per socket), 4 PCIe Gen4 switches each with 2 GPUs and 1 EFA (4 x 100 Gb/s EFA v1), 400 Gbps.
+    NodeSpec n = base("p4d.24xlarge", "A100-40GB", 8, "AWS EC2 P4 instance page; aws-ofi-nccl p4d-24xl-topo.xml");
+    n.nvswitch = true;
+    n.numa_nodes = 2;
+    n.gpus_per_switch = 2;
+    n.gpus_per_host_bridge = 2;
+    n.cpu = CpuVendor::Intel;
+    n.cpu_family = "cascadelake";
+    efa_nics(n, 4, 1, 1, 100);
+    n.eth_bytes_per_s = 100 * kGbit;
+    n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(6, 2933);
+    c.push_back(n);
+    // p4de.24xlarge: the same host with A100 80GB (AWS EC2 P4 instance page).
+    n.name = "p4de.24xlarge";
+    n.gpu = find_gpu("A100-80GB");
+    n.citation = "AWS EC2 P4 instance page (p4de)";
+    c.push_back(n);
+  }
+  {
+    // p5.48xlarge: 8 x H100, NVSwitch (NV18), 2 x AMD EPYC 7R13 (8 x DDR4-3200 per socket), one
+    // PCIe Gen5 switch per GPU with 4 EFA v2 NICs: 32 x 100 Gb/s = 3200 Gbps.
+    NodeSpec n = base("p5.48xlarge", "H100", 8, "AWS EC2 P5 instance page; aws-ofi-nccl p5.48xl-topo.xml");
+    n.nvswitch = true;
+    n.numa_nodes = 2;
+    n.gpus_per_switch = 1;
+    n.gpus_per_host_bridge = 1;
+    n.cpu = CpuVendor::Amd;
+    n.cpu_family = "milan";
+    efa_nics(n, 32, 4, 2, 100);
+    n.eth_bytes_per_s = 100 * kGbit;
+    n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 3200);
+    c.push_back(n);
+    // p5e.48xlarge: the same host with H200 (AWS EC2 P5 instance page, p5e).
+    n.name = "p5e.48xlarge";
+    n.gpu = find_gpu("H200");
+    n.citation = "AWS EC2 P5 instance page (p5e)";
+    c.push_back(n);
+    // p5en.48xlarge: 8 x H200, 2 x Xeon 8488C (Sapphire Rapids, 8 x DDR5-4800 per socket), 16 x
+    // 200 Gb/s EFA v3 (2 per GPU switch), 3200 Gbps.
+    n.name = "p5en.48xlarge";
+    n.citation = "AWS EC2 P5 instance page (p5en)";
+    n.cpu = CpuVendor::Intel;
+    n.cpu_family = "sapphirerapids";
+    efa_nics(n, 16, 2, 3, 200);
+    n.eth_bytes_per_s = 200 * kGbit;
+    n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 4800);
+    c.push_back(n);
+  }
+  {
+    // p6-b200.48xlarge: 8 x B200, NVSwitch (NVLink 5 x18), 2 x Xeon (Emerald Rapids, 8 x
+    // DDR5-5600 per socket), 8 x 400 Gb/s EFA v4 (one per GPU switch). Host PCIe is Gen5, so the
+    // B200's Gen6 ports train at Gen5.
+    NodeSpec n = base("p6-b200.48xlarge", "B200", 8, "AWS EC2 P6 instance page");
+    n.nvswitch = true;
+    n.numa_nodes = 2;
+    n.pcie_gen = 5;
+    n.gpus_per_switch = 1;
+    n.gpus_per_host_bridge = 1;
+    n.cpu = CpuVendor::Intel;
+    n.cpu_family = "emeraldrapids";
+    efa_nics(n, 8, 1, 4, 400);
+    n.eth_bytes_per_s = 100 * kGbit;
+    n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 5600);
+    c.push_back(n);
+  }
+  {
+    // g5.48xlarge: 8 x A10G on PCIe Gen4, no NVLink, 2 x AMD EPYC 7R32 (8 x DDR4-3200 per
+    // socket), each GPU on its own root port, 1 EFA (100 Gbps).
+    NodeSpec n = base("g5.48xlarge", "A10G", 8, "AWS EC2 G5 instance page");
+    n.numa_nodes = 2;
+    n.gpus_per_switch = 0;
+    n.gpus_per_host_bridge = 1;
+    n.cpu = CpuVendor::Amd;
+    n.cpu_family = "rome";
+    efa_nics(n, 1, 0, 1, 100);
+    n.eth_bytes_per_s = 100 * kGbit;
+    n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 3200);
+    c.push_back(n);
+  }
+  {
+    // g6e.12xlarge: 4 x L40S on PCIe Gen4, 1 NUMA node, every GPU pair NODE (seeds/000's
+    // `nvidia-smi topo -m`), AMD EPYC 7R13, 1 EFA (100 Gbps).
+    NodeSpec n = base("g6e.12xlarge", "L40S", 4, "AWS EC2 G6e instance page; topo -m in seeds/000");
+    n.numa_nodes = 1;
+    n.gpus_per_switch = 0;
+    n.gpus_per_host_bridge = 1;
+    n.cpu = CpuVendor::Amd;
+    n.cpu_family = "milan";
+    efa_nics(n, 1, 0, 1, 100);
+    n.eth_bytes_per_s = 100 * kGbit;
+    n.host_mem_bytes_per_s = ddr_bytes_per_s(8, 3200);
+    c.push_back(n);
+    // g6e.48xlarge: 8 x L40S, 2 NUMA nodes, 4 EFA NICs (400 Gbps).
+    n.name = "g6e.48xlarge";
+    n.citation = "AWS EC2 G6e instance page";
+    n.gpus = 8;
+    n.numa_nodes = 2;
+    efa_nics(n, 4, 0, 1, 100);
+    n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 3200);
+    c.push_back(n);
+    // g6e.8xlarge: 1 x L40S, 1 EFA at 25 Gbps (seeds/004 ran 4 of these: EFA plugin failed ->
+    // NET/Socket/0).
+    n.name = "g6e.8xlarge";
+    n.citation = "AWS EC2 G6e instance page; seeds/004 log";
+    n.gpus = 1;
+    n.numa_nodes = 1;
+    efa_nics(n, 1, 0, 1, 25);
+    n.eth_bytes_per_s = 25 * kGbit;
+    n.host_mem_bytes_per_s = ddr_bytes_per_s(8, 3200);
+    c.push_back(n);
+  }
+  {
+    // h200x4: the calibration VM (../shared/calibration/h200x4/): 4 x H200 SXM, NV18 to every
+    // peer through NVSwitch, PCIe Gen5 x16, one NUMA node; NCCL's topology (logs/p2p_n4.rank0.log)
+    // hangs every GPU directly off the one CPU (PHB), Intel x86. No EFA: a virtio NIC that NCCL
+    // rates at 10 Gb/s. Host memory: not published; pinned host->GPU on all 4 GPUs at once
+    // reached 195 GB/s (copy_bench.jsonl), so it sustains at least that: 200 GB/s assumed.
+    NodeSpec n = base("h200x4", "H200", 4, "../shared/calibration/h200x4 (topo.txt, logs, copy_bench.jsonl)");
+    n.nvswitch = true;
+    n.numa_nodes = 1;
+    n.gpus_per_switch = 0;
+    n.gpus_per_host_bridge = 4;
+    n.cpu = CpuVendor::Intel;
+    n.cpu_family = "sapphirerapids";
+    n.nics = 0;
+    n.nic_kind = NicKind::None;
+    n.eth_bytes_per_s = 10 * kGbit;
+    n.eth_driver = "virtio";
+    n.host_mem_bytes_per_s = 200e9;
+    c.push_back(n);
+  }
+  return c;
+}
+}  // namespace
+
+const std::vector<NodeSpec>& instance_catalog() {
+  static const std::vector<NodeSpec> catalog = make_catalog();  // immutable after first use
+  return catalog;
+}
+
+std::vector<std::string> instance_names() {
+  std::vector<std::string> names;
+  for (const auto& n : instance_catalog()) names.push_back(n.name);
+  return names;
+}
+
+const NodeSpec& find_instance(std::string_view name) {
+  for (const auto& n : instance_catalog())
+    if (n.name == name) return n;
+  throw SpecError("cluster.instance", unknown_name_message("instance", name, instance_names()));
+}
+
+}  // namespace models::hw

@@ -1,0 +1,150 @@
+// Link technology numbers and where they come from.
+#include "models/hw/links.hpp"
+
+#include <cctype>
+#include <string>
+
+#include "models/error.hpp"
+
+namespace models::hw {
+
+namespace {
+constexpr double kGB = 1e9;
+// PCIe payload efficiency: 256-byte max payload in ~280-290 bytes on the wire after TLP header,
+// DLLP and encoding overhead ~= 0.87 (PCI-SIG base spec framing; measured 55.3 GB/s pinned
+// host->GPU on the Gen5 x16 calibration machine, ../shared/calibration/h200x4/copy_bench.jsonl,
+// vs 63.0 GB/s raw = 0.88).
+constexpr double kPcieEfficiency = 0.87;
+
+std::string lower(std::string_view s) {
+  std::string r(s);
+  for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return r;
+}
+}  // namespace
+
+LinkTech nvlink(int gen, const std::string& key) {
+  switch (gen) {
+    // NVLink 2 (V100): 25 GB/s per link per direction, 6 links = 300 GB/s bidirectional
+    // (V100 datasheet). NCCL's graph: 20 GB/s per SM70 link (src/graph/topo.h SM70_NVLINK_BW).
+    case 2: return {"nvlink2", 25 * kGB, 0.7e-6, 20 * kGB, "NVIDIA V100 datasheet; NCCL topo.h"};
+    // NVLink 3 (A100): 25 GB/s per link per direction, 12 links = 600 GB/s bidirectional
+    // (A100 datasheet). NCCL: SM80_NVLINK_BW 20.
+    case 3: return {"nvlink3", 25 * kGB, 0.7e-6, 20 * kGB, "NVIDIA A100 datasheet; NCCL topo.h"};
+    // NVLink 4 (H100/H200): 18 links = 900 GB/s bidirectional (25 GB/s per link per direction
+    // payload); nvidia-smi reports 26.562 GB/s per link (calibration topo.txt) and a one-way
+    // H200 peer copy reaches 395 GB/s of 478 (copy_bench.jsonl). NCCL: SM90_NVLINK_BW 20.6.
+    case 4: return {"nvlink4", 25 * kGB, 0.7e-6, 20.6 * kGB,
+                    "NVIDIA H100 datasheet; nvidia-smi nvlink -s (calibration); NCCL topo.h"};
+    // NVLink 5 (B200): 18 links = 1.8 TB/s bidirectional, 50 GB/s per link per direction.
+    // NCCL: SM100_NVLINK_BW 40.1.
+    case 5: return {"nvlink5", 50 * kGB, 0.7e-6, 40.1 * kGB, "NVIDIA HGX B200 datasheet; NCCL topo.h"};
+    default: break;
+  }
+  throw SpecError(key, "unknown NVLink generation " + std::to_string(gen) + " (expected 2, 3, 4 or 5)");
+}
+
+int parse_nvlink_gen(std::string_view text, const std::string& key) {
+  std::string s = lower(text);
+  if (s.empty() || s == "none") return 0;
+  if (s.rfind("nvlink", 0) == 0) s = s.substr(6);
+  if (s.size() == 1 && s[0] >= '2' && s[0] <= '5') return s[0] - '0';
+  throw SpecError(key, "unknown NVLink generation '" + std::string(text) +
+                           "' (expected \"\", \"nvlink2\", \"nvlink3\", \"nvlink4\" or \"nvlink5\")");
+}
+
+LinkTech nvswitch(int nvlink_gen) {
+  // NVSwitch is a non-blocking crossbar (NVIDIA NVSwitch technical overview / HGX datasheets):
+  // it adds a hop of latency, no bandwidth limit below the GPUs' own links.
+  return {"nvswitch" + std::to_string(nvlink_gen), 0, 0.3e-6, 0, "NVIDIA NVSwitch technical overview"};
+}
+
+LinkTech pcie(int gen, int lanes, const std::string& key) {
+  // Raw per-lane per-direction rates (PCI-SIG): Gen3 8 GT/s 128b/130b = 0.985 GB/s, Gen4 1.969,
+  // Gen5 3.938, Gen6 64 GT/s PAM4 FLIT = 7.563 GB/s. NCCL's graph: width x GT/s x 0.8 / 8 ...
+  // Gen3 x16 12, Gen4 x16 24, Gen5 x16 48 GB/s (src/graph/topo.h, xml.cc kvDictPciGen).
+  double lane = 0, nccl16 = 0;
+  switch (gen) {
+    case 3: lane = 0.985 * kGB; nccl16 = 12 * kGB; break;
+    case 4: lane = 1.969 * kGB; nccl16 = 24 * kGB; break;
+    case 5: lane = 3.938 * kGB; nccl16 = 48 * kGB; break;
+    case 6: lane = 7.563 * kGB; nccl16 = 96 * kGB; break;
+    default:
+      throw SpecError(key, "unknown PCIe generation " + std::to_string(gen) + " (expected gen3, gen4, gen5 or gen6)");
+  }
+  if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16)
+    throw SpecError(key, "PCIe width x" + std::to_string(lanes) + " is not a PCIe width (expected 1, 2, 4, 8 or 16)");
+  // PCIe switch/root port traversal ~ 0.1-0.2 us each way; a GPU DMA round trip ~1 us.
+  return {"pcie" + std::to_string(gen) + "x" + std::to_string(lanes), lane * lanes * kPcieEfficiency, 1.0e-6,
+          nccl16 * lanes / 16, "PCI-SIG base specification rates; NCCL topo.h"};
+}
+
+int parse_pcie_gen(std::string_view text, const std::string& key) {
+  std::string s = lower(text);
+  if (s.rfind("gen", 0) == 0) s = s.substr(3);
+  if (s.size() == 1 && s[0] >= '3' && s[0] <= '6') return s[0] - '0';
+  throw SpecError(key, "unknown PCIe generation '" + std::string(text) + "' (expected gen3, gen4, gen5 or gen6)");
+}
+
+LinkTech inter_socket(std::string_view cpu_family) {
+  std::string f = lower(cpu_family);
+  // Cascade Lake: 3 UPI links at 10.4 GT/s = 20.8 GB/s each per direction (Intel Xeon Scalable
+  // 2nd gen product brief). NCCL's graph: 10 GB/s for Skylake-class QPI/UPI (topo.h SKL_QPI_BW).
+  if (f == "cascadelake") return {"upi", 62.4 * kGB, 0.15e-6, 10 * kGB, "Intel Xeon 2nd gen brief; NCCL topo.h"};
+  // Sapphire/Emerald Rapids: 4 UPI 2.0 links at 16 GT/s = 32 GB/s each per direction.
+  if (f == "sapphirerapids" || f == "emeraldrapids")
+    return {"upi2", 128 * kGB, 0.15e-6, 10 * kGB, "Intel Xeon 4th/5th gen product brief; NCCL topo.h"};
+  // AMD EPYC Rome/Milan: 4 xGMI-2 links x16 at 16 GT/s = 32 GB/s each per direction. NCCL's graph:
+  // AMD_BW 16 GB/s (topo.h).
+  return {"xgmi", 128 * kGB, 0.2e-6, 16 * kGB, "AMD EPYC 7003 architecture overview; NCCL topo.h"};
+}
+
+double ddr_bytes_per_s(int channels, double mt_per_s) { return channels * mt_per_s * 1e6 * 8; }
+
+LinkTech ena(double gbit) {
+  // AWS ENA: instance network bandwidth (EC2 instance type pages); TCP one-way small-message
+  // latency in a cluster placement group ~ 25-30 us (AWS ENA best-practices guide).
+  return {"ena", gbit * 1e9 / 8, 30e-6, gbit * 1e9 / 8000 * 1e3, "AWS EC2 instance type network specifications"};
+}
+
+LinkTech efa(int generation, double gbit) {
+  // EFA v1 (p4d: 4 x 100 Gb/s), v2 (p5: 32 x 100), v3 (p5en: 16 x 200), v4 (p6-b200: 8 x 400)
+  // (AWS EFA documentation and instance pages). SRD one-way latency ~ 10-15 us through
+  // aws-ofi-nccl (aws-ofi-nccl's tuner sets "Internode latency 75 us" per collective step,
+  // seeds/000 log; that is a per-step protocol figure, applied by the collective engine).
+  return {"efa" + std::to_string(generation), gbit * 1e9 / 8, 12e-6, gbit * 1e9 / 8,
+          "AWS EFA documentation; EC2 accelerated instance pages"};
+}
+
+LinkTech infiniband(std::string_view rate) {
+  std::string r = lower(rate);
+  // InfiniBand Trade Association roadmap: HDR 4x = 200 Gb/s, NDR 4x = 400 Gb/s; switch-to-HCA
+  // latency ~1-2 us (NVIDIA ConnectX-6/7 product briefs).
+  if (r == "ndr") return {"ib-ndr", 400e9 / 8, 1.5e-6, 400e9 / 8, "IBTA roadmap; NVIDIA ConnectX-7 brief"};
+  return {"ib-hdr", 200e9 / 8, 1.5e-6, 200e9 / 8, "IBTA roadmap; NVIDIA ConnectX-6 brief"};
+}
+
+LinkTech virtio_nic(double gbit) {
+  // virtio-net reports no link speed; NCCL then assumes 10 Gb/s (NET/0 1.2 GB/s in the
+  // calibration log logs/p2p_n4.rank0.log).
+  return {"virtio", gbit * 1e9 / 8, 40e-6, 1.25 * kGB, "calibration logs/p2p_n4.rank0.log"};
+}
+
+LinkTech tcp_loopback() {
+  // Kernel loopback TCP: two memory copies per byte in the kernel; single-stream iperf3 over lo
+  // on current x86 servers reaches ~40 Gb/s. Assumed (no direct source); override with
+  // cluster.params "loopback.bandwidth", or fit it from nccl-tests NET/Socket runs over lo.
+  return {"loopback", 5 * kGB, 15e-6, 5 * kGB, "assumed: single-stream TCP over lo ~40 Gb/s"};
+}
+
+P2pReadModel p2p_read_model() {
+  // NCCL enables read mode only for NVLink between SM80 GPUs, because there it is faster
+  // (src/graph/paths.cc ncclTopoCheckP2p comment "Enable P2P Read for Ampere/NVLink only").
+  // So on NVLink read costs no bandwidth; it adds one handshake (the receiver's read request
+  // after the ready flag) ~ one NVLink round trip, 1.5 us. The seeds claim read mode loses
+  // 30-50 % of bandwidth on Nitro virtualised hosts (seeds/002); no measurement backs that, so
+  // it is not the default: set cluster.params "p2p.read.bandwidth_factor" to test that claim.
+  return {1.0, 1.5e-6, "NCCL src/graph/paths.cc; seeds/002 claim (unverified) for Nitro"};
+}
+
+}  // namespace models::hw

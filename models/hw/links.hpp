@@ -1,0 +1,58 @@
+#pragma once
+// Link technology catalog: physical bandwidth (bytes/s, per direction, what a long transfer
+// reaches) and one-way latency of each interconnect, plus the bandwidth NCCL's own topology
+// code assumes for it (src/graph/topo.h), which is what NCCL's decisions (GDR, NET vs SHM,
+// channels) compare. Sources in links.cpp. The collective engine applies NCCL's per-channel and
+// protocol limits on top of the physical numbers (models/nccl/link_params.hpp).
+#include <string>
+#include <string_view>
+
+namespace models::hw {
+
+struct LinkTech {
+  std::string name;
+  double bytes_per_s = 0;       // physical, per direction
+  double latency_s = 0;         // one-way, small message, hardware only
+  double nccl_bytes_per_s = 0;  // what NCCL's topology graph assumes (decisions only)
+  std::string citation;
+};
+
+// NVLink generation 2..5, one link. Throws SpecError(key) for another generation.
+LinkTech nvlink(int gen, const std::string& key = "cluster.node.nvlink");
+// "nvlink4" / "NVLink4" / "4" -> 4; "" -> 0. Throws SpecError(key) otherwise.
+int parse_nvlink_gen(std::string_view text, const std::string& key);
+// The NVSwitch hop a GPU-to-GPU NVLink transfer adds (NVSwitch is non-blocking: no bandwidth
+// limit of its own beyond the GPU's links).
+LinkTech nvswitch(int nvlink_gen);
+// PCIe generation 3..6 with `lanes` (x16, x8, ...). Throws SpecError(key) otherwise.
+LinkTech pcie(int gen, int lanes, const std::string& key = "cluster.node.pcie");
+// "gen5" / "Gen5" / "5" -> 5. Throws SpecError(key) otherwise.
+int parse_pcie_gen(std::string_view text, const std::string& key);
+
+// Between CPU sockets (NUMA nodes): Intel UPI or AMD xGMI.
+LinkTech inter_socket(std::string_view cpu_family);
+// Host memory bandwidth of one socket's DDR channels: `channels` x `mt_per_s` x 8 bytes.
+double ddr_bytes_per_s(int channels, double mt_per_s);
+
+// Network interfaces. `gbit` is the line rate in Gb/s.
+LinkTech ena(double gbit);       // AWS ENA (ordinary Ethernet, TCP sockets)
+LinkTech efa(int generation, double gbit);  // AWS Elastic Fabric Adapter v1..v4
+LinkTech infiniband(std::string_view rate);  // "HDR" (200 Gb/s) or "NDR" (400 Gb/s)
+LinkTech virtio_nic(double gbit);  // a VM's paravirtual NIC
+// TCP between two processes of one host (kernel loopback): bounded by the kernel's copies.
+LinkTech tcp_loopback();
+
+// Software cost per message of NCCL's Socket transport (a send/recv system call pair and the
+// proxy thread's hand-off), added per chunk by the collective engine.
+inline constexpr double kSocketMessageCostS = 5e-6;
+
+// P2P read vs write (NCCL_P2P_READ_ENABLE): read mode makes the receiver pull. Parameters of the
+// model: bandwidth factor of read relative to write and the extra handshake latency per chunk.
+struct P2pReadModel {
+  double bandwidth_factor = 1.0;
+  double extra_latency_s = 0;
+  std::string citation;
+};
+P2pReadModel p2p_read_model();
+
+}  // namespace models::hw

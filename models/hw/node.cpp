@@ -1,0 +1,73 @@
+// Custom node descriptions ([cluster.node]) turned into a NodeSpec, with checks.
+#include "models/hw/node.hpp"
+
+#include "models/error.hpp"
+#include "models/hw/links.hpp"
+
+namespace models::hw {
+
+const char* nic_kind_name(NicKind k) {
+  switch (k) {
+    case NicKind::None: return "none";
+    case NicKind::Efa: return "efa";
+    case NicKind::Ib: return "ib";
+    case NicKind::Roce: return "roce";
+    case NicKind::Eth: return "eth";
+  }
+  return "?";
+}
+
+NicKind parse_nic_kind(const std::string& text, const std::string& key) {
+  if (text == "efa") return NicKind::Efa;
+  if (text == "ib") return NicKind::Ib;
+  if (text == "roce") return NicKind::Roce;
+  if (text == "eth") return NicKind::Eth;
+  if (text == "none" || text.empty()) return NicKind::None;
+  throw SpecError(key, "unknown NIC kind '" + text + "' (expected efa, ib, roce or eth)");
+}
+
+NodeSpec custom_node(const CustomNodeSpec& spec) {
+  NodeSpec n;
+  n.name = "custom";
+  n.citation = "scenario [cluster.node]";
+  if (spec.gpu.empty()) throw SpecError("cluster.node.gpu", "a custom node needs a GPU model (e.g. gpu = \"H200\")");
+  n.gpu = find_gpu(spec.gpu, "cluster.node.gpu");
+  if (spec.gpus <= 0 && spec.topo_file.empty())
+    throw SpecError("cluster.node.gpus", "a custom node needs gpus >= 1, got " + std::to_string(spec.gpus));
+  n.gpus = spec.gpus;
+  n.nvlink_gen = parse_nvlink_gen(spec.nvlink, "cluster.node.nvlink");
+  n.nvlink_links = n.nvlink_gen ? (spec.nvlink_links > 0 ? spec.nvlink_links : n.gpu.nvlink_links) : 0;
+  if (n.nvlink_gen && n.nvlink_links <= 0)
+    throw SpecError("cluster.node.nvlink_links", "NVLink is set but the number of links per GPU is not");
+  n.nvswitch = spec.nvswitch && n.nvlink_gen > 0;
+  if (spec.nvswitch && !n.nvlink_gen)
+    throw SpecError("cluster.node.nvswitch", "nvswitch = true needs an NVLink generation (nvlink = \"nvlink4\")");
+  n.pcie_gen = parse_pcie_gen(spec.pcie, "cluster.node.pcie");
+  pcie(n.pcie_gen, spec.pcie_lanes, "cluster.node.pcie_lanes");  // validates the width
+  n.pcie_lanes = spec.pcie_lanes;
+  if (spec.numa_nodes < 1) throw SpecError("cluster.node.numa_nodes", "numa_nodes must be >= 1");
+  n.numa_nodes = spec.numa_nodes;
+  // Without more detail, each GPU sits on its own root port (nvidia-smi: NODE within a NUMA
+  // node, SYS across), the common layout of PCIe-only servers.
+  n.gpus_per_switch = 0;
+  n.gpus_per_host_bridge = 1;
+  n.nic_kind = parse_nic_kind(spec.nic_kind, "cluster.node.nic_kind");
+  if (spec.nics < 0) throw SpecError("cluster.node.nics", "nics must be >= 0");
+  n.nics = spec.nics;
+  if (n.nics == 0) n.nic_kind = NicKind::None;
+  if (n.nics > 0 && n.nic_kind != NicKind::Eth && spec.nic_bytes_per_s <= 0)
+    throw SpecError("cluster.node.nic_bandwidth", std::to_string(n.nics) + " NICs but no NIC bandwidth");
+  n.nic_bytes_per_s = spec.nic_bytes_per_s;
+  if (n.nic_kind == NicKind::Efa) n.efa_generation = 1;
+  // NCCL assumes 10 Gb/s for an interface that reports no speed (src/misc/socket.cc); use that
+  // when the scenario gives no Ethernet bandwidth.
+  n.eth_bytes_per_s = spec.eth_bytes_per_s > 0 ? spec.eth_bytes_per_s : 10e9 / 8;
+  n.eth_driver = "unknown";
+  // Default host memory: 8 x DDR4-3200 channels per NUMA node (204.8 GB/s), a common server.
+  n.host_mem_bytes_per_s =
+      spec.host_mem_bytes_per_s > 0 ? spec.host_mem_bytes_per_s : n.numa_nodes * ddr_bytes_per_s(8, 3200);
+  n.cpu_family = "generic";
+  return n;
+}
+
+}  // namespace models::hw

@@ -1,0 +1,68 @@
+#pragma once
+// models::hw::NodeSpec: one host, resolved to numbers and a layout the topology graph is built
+// from. Catalog instances (instance.cpp) and custom nodes ([cluster.node], optionally with an
+// imported `nvidia-smi topo -m`) both end up here.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/hw/gpu.hpp"
+#include "models/world.hpp"
+
+namespace models::hw {
+
+enum class NicKind { None, Efa, Ib, Roce, Eth };
+const char* nic_kind_name(NicKind k);
+enum class CpuVendor { Intel, Amd, Arm };
+
+// A GPU-to-GPU matrix as `nvidia-smi topo -m` prints it (imported or computed).
+struct SmiMatrix {
+  int gpus = 0;
+  int nics = 0;
+  // gpu_gpu[i][j]: path type; nv_links[i][j]: the # of NV# (0 when not NVLink).
+  std::vector<std::vector<PathType>> gpu_gpu;
+  std::vector<std::vector<int>> nv_links;
+  std::vector<std::vector<PathType>> gpu_nic;  // [gpu][nic]
+  std::vector<std::vector<PathType>> nic_nic;  // [nic][nic] (empty when not printed)
+  std::vector<int> gpu_numa;                   // NUMA affinity per GPU (-1 unknown)
+  std::vector<std::string> cpu_affinity;       // per GPU, as printed
+  std::vector<std::string> nic_names;          // "mlx5_0", from the NIC legend
+};
+
+struct NodeSpec {
+  std::string name;        // instance name, or "custom"
+  std::string citation;
+  GpuSpec gpu;
+  int gpus = 0;
+  // NVLink
+  int nvlink_gen = 0;      // 0: none
+  int nvlink_links = 0;    // per GPU
+  bool nvswitch = false;
+  // PCIe layout (see topology/node_graph.hpp for how it becomes a graph)
+  int pcie_gen = 4;
+  int pcie_lanes = 16;
+  int numa_nodes = 1;
+  int gpus_per_switch = 0;       // GPUs under one PCIe switch; 0: each GPU on a root port
+  int gpus_per_host_bridge = 1;  // GPUs (with their switches) under one host bridge
+  bool pcie_p2p_ok = true;       // NVML P2P status over PCIe (false on many virtualised hosts)
+  CpuVendor cpu = CpuVendor::Intel;
+  std::string cpu_family = "cascadelake";  // for the inter-socket link
+  // Network
+  int nics = 0;
+  int nics_per_switch = 0;       // NICs under each GPU PCIe switch; 0: NICs on their own host bridges
+  NicKind nic_kind = NicKind::None;
+  int efa_generation = 0;
+  double nic_bytes_per_s = 0;    // per NIC, line rate
+  double eth_bytes_per_s = 0;    // ordinary interface (ENA/virtio) used by NET/Socket
+  std::string eth_driver = "ena";  // "ena" (NCCL: 2 threads x 8 sockets), "virtio", ...
+  double host_mem_bytes_per_s = 0; // whole node (all sockets)
+  // When built from `nvidia-smi topo -m`, the matrix it came from (the graph must reproduce it).
+  std::optional<SmiMatrix> imported;
+};
+
+// A custom node ([cluster.node]) without its topo file (models/topology/resolve.hpp imports
+// that). Throws SpecError naming "cluster.node.<field>".
+NodeSpec custom_node(const CustomNodeSpec& spec);
+NicKind parse_nic_kind(const std::string& text, const std::string& key);
+
+}  // namespace models::hw

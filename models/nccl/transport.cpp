@@ -1,0 +1,240 @@
+// Placement of ranks and NCCL's P2P -> SHM -> NET decision per rank pair.
+#include "models/nccl/transport.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/error.hpp"
+#include "models/hw/links.hpp"
+
+namespace models::nccl {
+
+namespace {
+// NCCL has no NODE: nvidia-smi's NODE is NCCL's PHB (crossing host bridges of one CPU).
+PathType nccl_type(PathType t) { return t == PathType::NODE ? PathType::PHB : t; }
+bool is_nvlink(PathType t) { return t == PathType::NVL || t == PathType::NVB; }
+int pow2_up(int n) {
+  int p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+}  // namespace
+
+RankInfo Placement::rank(int r) const {
+  const int per_node = pods_per_node * gpus_per_pod;
+  RankInfo info;
+  info.rank = r;
+  info.node = r / per_node;
+  int within = r % per_node;
+  info.pod = info.node * pods_per_node + within / gpus_per_pod;
+  info.pod_rank = within % gpus_per_pod;
+  info.local_gpu = within;
+  return info;
+}
+
+Placement make_placement(const ClusterSpec& cluster, const PlacementSpec& placement, int gpus_per_node) {
+  if (cluster.nodes < 1) throw SpecError("cluster.nodes", "nodes must be >= 1, got " + std::to_string(cluster.nodes));
+  if (placement.pods_per_node < 1)
+    throw SpecError("placement.pods_per_node", "pods_per_node must be >= 1, got " + std::to_string(placement.pods_per_node));
+  if (placement.gpus_per_pod < 0)
+    throw SpecError("placement.gpus_per_pod", "gpus_per_pod must be >= 1 (or 0: the node's GPUs divided among its pods)");
+  Placement p;
+  p.nodes = cluster.nodes;
+  p.pods_per_node = placement.pods_per_node;
+  p.gpus_per_pod = placement.gpus_per_pod;
+  const std::string node_gpus = std::to_string(gpus_per_node);
+  if (p.gpus_per_pod == 0) {
+    if (gpus_per_node % p.pods_per_node != 0)
+      throw SpecError("placement.pods_per_node", std::to_string(p.pods_per_node) + " pods do not tile the node's " +
+                                                     node_gpus + " GPUs (pods x gpus_per_pod must fit the node)");
+    p.gpus_per_pod = gpus_per_node / p.pods_per_node;
+  }
+  if (p.gpus_per_pod > gpus_per_node)
+    throw SpecError("placement.gpus_per_pod", "gpus_per_pod = " + std::to_string(p.gpus_per_pod) +
+                                                  " but the node has " + node_gpus + " GPUs");
+  if (p.pods_per_node * p.gpus_per_pod > gpus_per_node)
+    throw SpecError("placement.pods_per_node",
+                    std::to_string(p.pods_per_node) + " pods x " + std::to_string(p.gpus_per_pod) + " GPUs = " +
+                        std::to_string(p.pods_per_node * p.gpus_per_pod) + " do not fit the node's " + node_gpus +
+                        " GPUs");
+  if (static_cast<int64_t>(p.nodes) * p.pods_per_node * p.gpus_per_pod > (int64_t{1} << 24))
+    throw SpecError("cluster.nodes", "more than 16M ranks");
+  return p;
+}
+
+TransportModel::TransportModel(const hw::NodeSpec& node, const topology::NodeGraph& graph,
+                               const PlacementSpec& placement, const Placement& layout, const NcclEnv& env)
+    : node_(node), graph_(graph), placement_(placement), layout_(layout), env_(env) {
+  const int ng = graph_.gpus();
+  gpu_group_.assign(ng, -1);
+  gpu_nic_label_.assign(ng, 0);
+  for (int pod = 0; pod < layout_.pods_per_node; ++pod) {
+    const int first = pod * layout_.gpus_per_pod, last = first + layout_.gpus_per_pod;
+    // NICs the pod sees: all of them for a single pod, else the ones closest to its GPUs (the
+    // device plugin hands a pod the EFA next to its GPU; seeds/000: "1 GPU / 1 EFA" per pod).
+    std::vector<int> visible;
+    std::vector<int> all(graph_.nics());
+    for (int n = 0; n < graph_.nics(); ++n) all[n] = n;
+    for (int g = first; g < last; ++g) {
+      int best = graph_.closest_nic(g, all);
+      for (int n : all) {
+        bool closest = best >= 0 && graph_.gpu_nic(g, n).type == graph_.gpu_nic(g, best).type;
+        if ((layout_.pods_per_node == 1 || closest) && std::find(visible.begin(), visible.end(), n) == visible.end())
+          visible.push_back(n);
+      }
+    }
+    std::sort(visible.begin(), visible.end());
+    for (int g = first; g < last; ++g) {
+      int best = graph_.closest_nic(g, visible);
+      if (best < 0) continue;
+      NicGroup group;
+      for (int n : visible)
+        if (graph_.gpu_nic(g, n).type == graph_.gpu_nic(g, best).type) group.nics.push_back(n);
+      group.pcie_switch = graph_.nic_switch(group.nics.front());
+      for (int n : group.nics)
+        if (graph_.nic_switch(n) != group.pcie_switch) group.pcie_switch = -1;
+      auto it = std::find_if(groups_.begin(), groups_.end(), [&](const NicGroup& x) { return x.nics == group.nics; });
+      gpu_group_[g] = static_cast<int>(it - groups_.begin());
+      if (it == groups_.end()) groups_.push_back(group);
+      gpu_nic_label_[g] = static_cast<int>(std::find(visible.begin(), visible.end(), group.nics.front()) - visible.begin());
+    }
+    // The network plugin this pod's NCCL ends up with.
+    const std::string& forced = env_.net;
+    std::string plugin = "Socket";
+    const std::string key = "nccl.env.NCCL_NET";
+    switch (node_.nic_kind) {
+      case hw::NicKind::Efa: {
+        bool ok = placement_.efa_plugin_ok && !visible.empty();
+        if (forced == "IB") throw SpecError(key, "NCCL_NET=IB but the node's NICs are EFA (no InfiniBand device)");
+        if (forced == "Libfabric" && !ok)
+          throw SpecError(key, "NCCL_NET=Libfabric but aws-ofi-nccl cannot initialise (no EFA for the pod, or "
+                               "placement.efa_plugin_ok = false)");
+        if (ok && forced != "Socket") plugin = "Libfabric";
+        break;
+      }
+      case hw::NicKind::Ib:
+      case hw::NicKind::Roce:
+        if (forced == "Libfabric") throw SpecError(key, "NCCL_NET=Libfabric but the node has no EFA");
+        if (forced == "IB" && env_.ib_disable) throw SpecError(key, "NCCL_NET=IB together with NCCL_IB_DISABLE=1");
+        if (!env_.ib_disable && !visible.empty() && forced != "Socket") plugin = "IB";
+        break;
+      default:
+        if (forced == "IB" || forced == "Libfabric")
+          throw SpecError(key, "NCCL_NET=" + forced + " but the node has no " + (forced == "IB" ? "InfiniBand" : "EFA") + " NIC");
+        break;
+    }
+    pod_plugin_.push_back(plugin);
+  }
+}
+
+bool TransportModel::same_host_hash(const RankInfo& a, const RankInfo& b) const {
+  return a.node == b.node && (a.pod == b.pod || placement_.host_network || !env_.hostid.empty());
+}
+
+int TransportModel::nccl_nodes() const {
+  bool shared = placement_.host_network || !env_.hostid.empty();
+  return layout_.nodes * (shared ? 1 : layout_.pods_per_node);
+}
+
+PathType TransportModel::p2p_level(const RankInfo& a) const {
+  if (env_.p2p_disable) return PathType::LOC;
+  if (env_.p2p_level) return *env_.p2p_level;
+  // GPUs in this rank's NCCL topology: its pod's, or the node's used GPUs when pods share a host hash.
+  int gpus = (placement_.host_network || !env_.hostid.empty()) ? layout_.pods_per_node * layout_.gpus_per_pod
+                                                                : layout_.gpus_per_pod;
+  (void)a;
+  // paths.cc: PXB by default; SYS between pairs of GPUs on AMD hosts.
+  if (node_.cpu == hw::CpuVendor::Amd && gpus <= 2) return PathType::SYS;
+  return PathType::PXB;
+}
+
+bool TransportModel::net_faster(int ga, int gb, bool p2p) const {
+  // paths.cc ncclTopoCheckNet: use NET inside a host when both GPUs reach a NIC at PXB or closer
+  // faster than they reach each other.
+  if (env_.net_disable_intra) return false;
+  double speed = p2p ? graph_.gpu_gpu(ga, gb).nccl_bytes_per_s : graph_.nccl_via_cpu_bytes_per_s(ga, gb);
+  auto net_speed = [&](int g) {
+    double s = 0;
+    if (gpu_group_[g] < 0) return s;
+    for (int n : groups_[gpu_group_[g]].nics) {
+      const auto& p = graph_.gpu_nic(g, n);
+      if (nccl_type(p.type) <= PathType::PXB) s = std::max(s, p.nccl_bytes_per_s);
+    }
+    return s;
+  };
+  return net_speed(ga) > speed && net_speed(gb) > speed;
+}
+
+Transport TransportModel::choose(const RankInfo& a, const RankInfo& b) const {
+  const int ga = a.local_gpu, gb = b.local_gpu;
+  const bool same_host = same_host_hash(a, b);
+  const bool same_shm = a.pod == b.pod || (a.node == b.node && placement_.host_ipc);
+  Transport t;
+  if (same_host && same_shm && a.pod == b.pod && ga != gb) {
+    const topology::PathInfo& path = graph_.gpu_gpu(ga, gb);
+    bool ok = nccl_type(path.type) <= p2p_level(a);
+    if (ok && !is_nvlink(path.type) && !node_.pcie_p2p_ok) ok = false;  // NVML P2P status not OK
+    if (ok && net_faster(ga, gb, true)) ok = false;
+    if (ok) {
+      t.kind = TransportKind::P2P;
+      t.path = path.type;
+      t.link_class = is_nvlink(path.type) ? LinkClass::NVLink : LinkClass::PCIe;
+      // paths.cc: read only for NVLink between SM80 GPUs; p2p.cc: NCCL_P2P_READ_ENABLE overrides.
+      t.p2p_read = path.type == PathType::NVL && node_.gpu.sm == 80;
+      if (env_.p2p_read_enable) t.p2p_read = *env_.p2p_read_enable;
+      if (placement_.single_process && !env_.p2p_use_cuda_memcpy) t.label = "P2P/direct pointer";
+      else t.label = env_.cumem_enable ? "P2P/CUMEM" : "P2P/IPC";
+      if (t.p2p_read) t.label += "/read";
+      if (env_.p2p_use_cuda_memcpy) t.label += "/CE";
+      return t;
+    }
+  }
+  if (!env_.shm_disable && same_host && same_shm && ga != gb && !net_faster(ga, gb, false)) {
+    t.kind = TransportKind::SHM;
+    t.link_class = LinkClass::SHM;
+    t.path = graph_.gpu_gpu(ga, gb).type;
+    t.label = "SHM/direct/direct";
+    return t;
+  }
+  t.kind = TransportKind::NET;
+  t.path = PathType::NET;
+  const int pod_in_node = a.pod - a.node * layout_.pods_per_node;
+  t.net_plugin = pod_plugin_[pod_in_node];
+  int dev = 0;
+  if (t.net_plugin == "Socket") {
+    t.link_class = LinkClass::Socket;
+  } else {
+    t.link_class = t.net_plugin == "IB" ? LinkClass::IB : LinkClass::EFA;
+    int group = gpu_group_[ga];
+    PathType level = env_.net_gdr_level.value_or(PathType::PXB);
+    t.gdr = group >= 0 && nccl_type(graph_.gpu_nic(ga, groups_[group].nics.front()).type) <= level;
+    dev = gpu_nic_label_[ga];
+  }
+  t.label = "NET/" + t.net_plugin + "/" + std::to_string(dev) + (t.gdr ? "/GDRDMA" : "");
+  return t;
+}
+
+int TransportModel::p2p_channels(const RankInfo& a, const RankInfo& b) const {
+  Transport t = choose(a, b);
+  int n = 2;
+  if (t.kind == TransportKind::P2P && t.path == PathType::NVL) {
+    // 2 x (path bandwidth / one NVLink's bandwidth), NCCL's own per-link figures.
+    double per_link = hw::nvlink(node_.nvlink_gen).nccl_bytes_per_s;
+    n = 2 * std::max(1, static_cast<int>(graph_.gpu_gpu(a.local_gpu, b.local_gpu).nccl_bytes_per_s / per_link));
+  } else if (t.kind == TransportKind::NET && !same_host_hash(a, b)) {
+    // At least one channel per NIC, more to reach the NICs' bandwidth at 14 GB/s per channel
+    // (NCCL_P2P_PER_CHANNEL_NET_BW).
+    int group = gpu_group_[a.local_gpu];
+    if (group >= 0 && t.net_plugin != "Socket") {
+      int count = static_cast<int>(groups_[group].nics.size());
+      double gbs = count * node_.nic_bytes_per_s / 1e9;
+      n = std::max(count, static_cast<int>(std::ceil(gbs / 14.0)));
+    }
+  }
+  n = pow2_up(n);
+  if (env_.max_nchannels) n = std::min(n, env_.max_nchannels);
+  if (env_.min_nchannels) n = std::max(n, env_.min_nchannels);
+  return std::min(n, kMaxChannels);
+}
+
+}  // namespace models::nccl

@@ -1,0 +1,81 @@
+#pragma once
+// Rank placement (nodes x pods per node x GPUs per pod) and NCCL's choice of transport between
+// two ranks, computed on demand from per-node tables (nothing per rank pair is stored).
+//
+// NCCL tries P2P, then SHM, then NET (src/transport.cc) and takes the first that connects:
+//  - P2P (src/transport/p2p.cc, src/graph/paths.cc ncclTopoCheckP2p): same host hash, same
+//    /dev/shm, the peer GPU visible (here: same pod; a pod sees only its own GPUs), path type <=
+//    NCCL_P2P_LEVEL (default PXB; SYS on AMD hosts with <= 2 GPUs; NCCL_P2P_DISABLE=1 -> LOC),
+//    NVML P2P OK, and the network not faster (ncclTopoCheckNet). Read mode: NVLink between two
+//    SM80 GPUs, or NCCL_P2P_READ_ENABLE. Label: "P2P/direct pointer" (one process), "P2P/CUMEM"
+//    (cuMem, default), "P2P/IPC" (NCCL_CUMEM_ENABLE=0), then "/read", "/CE".
+//  - SHM (src/transport/shm.cc): NCCL_SHM_DISABLE not 1, same host hash and /dev/shm (same pod,
+//    or pods sharing the host IPC namespace), network not faster: "SHM/direct/direct".
+//  - NET (src/transport/net.cc): "NET/<plugin>/<dev>[/GDRDMA]". Plugin: aws-ofi-nccl
+//    ("Libfabric") on EFA when it initialises (placement.efa_plugin_ok and the pod has an EFA),
+//    IB verbs on IB/RoCE unless NCCL_IB_DISABLE=1, else Socket; NCCL_NET forces one. GDRDMA when
+//    the plugin supports it and the GPU-NIC path is <= NCCL_NET_GDR_LEVEL (default PXB).
+// Host hash (src/misc/utils.cc getHostHash): hostname + boot id, or NCCL_HOSTID. Pods have their
+// own hostname unless placement.host_network, so pods of one host count as separate nodes
+// (seeds/000: 4 pods x 1 GPU on one p4d -> nNodes 4, NET/Libfabric/0/GDRDMA). NCCL_HOSTID is
+// taken as set per node (pods of a node share it), the only way it is useful.
+#include <memory>
+#include <vector>
+
+#include "models/hw/node.hpp"
+#include "models/nccl/nccl_env.hpp"
+#include "models/spec.hpp"
+#include "models/topology/node_graph.hpp"
+#include "models/world.hpp"
+
+namespace models::nccl {
+
+struct Placement {
+  int nodes = 1, pods_per_node = 1, gpus_per_pod = 1;
+  int size() const { return nodes * pods_per_node * gpus_per_pod; }
+  RankInfo rank(int r) const;
+};
+// Checks the layout against the node: SpecError("placement.gpus_per_pod" / "placement.pods_per_node"
+// / "cluster.nodes").
+Placement make_placement(const ClusterSpec& cluster, const PlacementSpec& placement, int gpus_per_node);
+
+// The NICs a GPU sends through: the set at the shortest path from it (p4d: one EFA shared by
+// two GPUs; p5: four EFAs per GPU). Traffic is spread over the group.
+struct NicGroup {
+  std::vector<int> nics;   // physical NIC indices on the node
+  int pcie_switch = -1;    // the switch they sit under (-1: own root ports)
+};
+
+class TransportModel {
+ public:
+  TransportModel(const hw::NodeSpec& node, const topology::NodeGraph& graph, const PlacementSpec& placement,
+                 const Placement& layout, const NcclEnv& env);
+
+  Transport choose(const RankInfo& a, const RankInfo& b) const;
+  // P2P channels NCCL opens to a peer (src/graph/paths.cc ncclTopoGetNchannels, clamped by
+  // NCCL_MIN/MAX_NCHANNELS and rounded up to a power of two as ncclTopoComputeP2pChannels does).
+  int p2p_channels(const RankInfo& a, const RankInfo& b) const;
+  // Ranks NCCL counts as separate hosts (nNodes).
+  int nccl_nodes() const;
+  bool same_host_hash(const RankInfo& a, const RankInfo& b) const;
+  // NIC group of a local GPU (index into nic_groups()), -1 when its pod has no NIC.
+  int nic_group_of(int local_gpu) const { return gpu_group_[local_gpu]; }
+  const std::vector<NicGroup>& nic_groups() const { return groups_; }
+  // Plugin of a pod (index within its node): "Libfabric", "IB" or "Socket".
+  const std::string& plugin_of_pod(int pod_in_node) const { return pod_plugin_[pod_in_node]; }
+  PathType p2p_level(const RankInfo& a) const;
+
+ private:
+  bool net_faster(int ga, int gb, bool p2p) const;
+  const hw::NodeSpec& node_;
+  const topology::NodeGraph& graph_;
+  PlacementSpec placement_;
+  Placement layout_;
+  NcclEnv env_;
+  std::vector<NicGroup> groups_;
+  std::vector<int> gpu_group_;         // per local GPU
+  std::vector<int> gpu_nic_label_;     // NIC index as the pod sees it (NET/<plugin>/<dev>)
+  std::vector<std::string> pod_plugin_;
+};
+
+}  // namespace models::nccl
