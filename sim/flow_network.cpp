@@ -21,8 +21,8 @@ LinkId FlowNetwork::add_link(std::string name, std::string kind, double capacity
   SIM_CHECK(latency >= Time::zero(), "link latency must not be negative");
   SIM_CHECK(links_.size() < UINT32_MAX - 1, "too many links");
   Link l;
-  l.name = std::move(name);
-  l.kind = std::move(kind);
+  link_names_.push_back(std::move(name));
+  link_kinds_.push_back(std::move(kind));
   l.capacity = capacity;
   l.latency = latency;
   links_.push_back(std::move(l));
@@ -40,6 +40,8 @@ FlowId FlowNetwork::start(std::span<const LinkId> path, int64_t bytes, Completio
   } else {
     slot = static_cast<uint32_t>(flows_.size());
     flows_.emplace_back();
+    flow_mark_.push_back(0);
+    new_rate_.push_back(0);
   }
   Flow& f = flows_[slot];
   f.path.assign(path.begin(), path.end());
@@ -147,11 +149,10 @@ void FlowNetwork::rate_component(uint32_t seed) {
     stack_.pop_back();
     comp_links_.push_back(li);
     for (uint32_t fs : links_[li].flows) {
-      Flow& f = flows_[fs];
-      if (f.mark == epoch_) continue;
-      f.mark = epoch_;
+      if (flow_mark_[fs] == epoch_) continue;
+      flow_mark_[fs] = epoch_;
       comp_flows_.push_back(fs);
-      for (LinkId l : f.path)
+      for (LinkId l : flows_[fs].path)
         if (links_[l.index].mark != epoch_) {
           links_[l.index].mark = epoch_;
           stack_.push_back(l.index);
@@ -175,7 +176,7 @@ void FlowNetwork::rate_component(uint32_t seed) {
   std::make_heap(heap_.begin(), heap_.end(), heap_less);
   capped_.clear();
   for (uint32_t fs : comp_flows_) {
-    flows_[fs].new_rate = -1;  // unfixed
+    new_rate_[fs] = -1;  // unfixed
     if (std::isfinite(flows_[fs].cap)) capped_.push_back(fs);
   }
   std::sort(capped_.begin(), capped_.end(), [this](uint32_t a, uint32_t b) {
@@ -194,7 +195,7 @@ void FlowNetwork::rate_component(uint32_t seed) {
   // link count instead of pushing once per (flow, link) pair.
   auto fix = [&](uint32_t fs, double rate) {
     Flow& f = flows_[fs];
-    f.new_rate = rate;
+    new_rate_[fs] = rate;
     ++fixed;
     for (LinkId lid : f.path) {
       Link& l = links_[lid.index];
@@ -220,7 +221,7 @@ void FlowNetwork::rate_component(uint32_t seed) {
         break;
       }
     }
-    while (next_cap < capped_.size() && flows_[capped_[next_cap]].new_rate >= 0) ++next_cap;
+    while (next_cap < capped_.size() && new_rate_[capped_[next_cap]] >= 0) ++next_cap;
     const double link_share = heap_.empty() ? kUnlimitedRate : std::max(level, heap_.front().share);
     const double cap_share = next_cap < capped_.size() ? flows_[capped_[next_cap]].cap : kUnlimitedRate;
     SIM_CHECK(std::isfinite(link_share) || std::isfinite(cap_share),
@@ -237,11 +238,11 @@ void FlowNetwork::rate_component(uint32_t seed) {
     // Fix every unfixed flow on the bottleneck link at its share. Copy first: fix() edits links.
     stack_.clear();
     for (uint32_t fs : links_[li].flows)
-      if (flows_[fs].new_rate < 0) stack_.push_back(fs);
+      if (new_rate_[fs] < 0) stack_.push_back(fs);
     for (uint32_t fs : stack_) fix(fs, link_share);
   }
 
-  for (uint32_t fs : comp_flows_) apply_rate(fs, flows_[fs].new_rate);
+  for (uint32_t fs : comp_flows_) apply_rate(fs, new_rate_[fs]);
 
   if (audit_) audit_component();
 }

@@ -60,8 +60,8 @@ class FlowNetwork {
 
   // Per-link accounting for reports.
   std::size_t link_count() const { return links_.size(); }
-  const std::string& link_name(LinkId l) const { return links_[l.index].name; }
-  const std::string& link_kind(LinkId l) const { return links_[l.index].kind; }
+  const std::string& link_name(LinkId l) const { return link_names_[l.index]; }
+  const std::string& link_kind(LinkId l) const { return link_kinds_[l.index]; }
   double link_capacity(LinkId l) const { return links_[l.index].capacity; }
   Time link_latency(LinkId l) const { return links_[l.index].latency; }
   double link_bytes(LinkId l) const;   // bytes carried so far, including flows in progress
@@ -78,7 +78,6 @@ class FlowNetwork {
 
  private:
   struct Link {
-    std::string name, kind;
     double capacity = 0;
     Time latency;
     std::vector<uint32_t> flows;  // active flow slots
@@ -100,12 +99,10 @@ class FlowNetwork {
     double total = 0;
     double rate = 0;
     double cap = kUnlimitedRate;
-    double new_rate = 0;
     Time last_update;
     Time latency;
     EventId event;  // Flowing: when it drains; Draining: when its last byte arrives
     uint32_t generation = 0;
-    uint64_t mark = 0;
     State state = State::Free;
   };
 
@@ -125,6 +122,11 @@ class FlowNetwork {
   Simulator& sim_;
   std::vector<Link> links_;
   std::vector<Flow> flows_;
+  // Hot per-flow scratch of progressive filling, apart from the big Flow records so the
+  // component walk and the bottleneck scans touch dense memory (8 bytes per flow).
+  std::vector<uint64_t> flow_mark_;
+  std::vector<double> new_rate_;  // < 0: not fixed yet in the current filling
+  std::vector<std::string> link_names_, link_kinds_;  // cold: reports only
   std::vector<uint32_t> free_flows_;
   std::vector<uint32_t> dirty_links_;
   bool recompute_scheduled_ = false;
