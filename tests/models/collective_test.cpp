@@ -1,0 +1,213 @@
+// The collective engine against its closed forms on idle links, and contention made real.
+// A small fake World (n GPUs on one NVSwitch, or one GPU per node on a NIC) keeps these tests
+// independent of the catalogs: B is the raw per-direction bandwidth of each GPU's links.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "models/nccl/collective.hpp"
+#include "models/nccl/link_params.hpp"
+
+using namespace models;
+using namespace models::nccl;
+
+namespace {
+class FakeWorld final : public World {
+ public:
+  // nodes x gpus_per_node; inside a node P2P over NVLink (B), across nodes NET/IB (B_net).
+  FakeWorld(sim::FlowNetwork& net, int nodes, int gpus_per_node, double B, double B_net)
+      : nodes_(nodes), gpn_(gpus_per_node) {
+    for (int r = 0; r < nodes * gpus_per_node; ++r) {
+      RankInfo info;
+      info.rank = r;
+      info.node = r / gpus_per_node;
+      info.pod = info.node;
+      info.local_gpu = r % gpus_per_node;
+      info.pod_rank = info.local_gpu;
+      ranks_.push_back(info);
+      tx_.push_back(net.add_link("gpu" + std::to_string(r) + ".tx", "nvlink", B, sim::Time::zero()));
+      rx_.push_back(net.add_link("gpu" + std::to_string(r) + ".rx", "nvlink", B, sim::Time::zero()));
+    }
+    for (int n = 0; n < nodes; ++n) {
+      nic_tx_.push_back(net.add_link("nic" + std::to_string(n) + ".tx", "ib", B_net, sim::Time::zero()));
+      nic_rx_.push_back(net.add_link("nic" + std::to_string(n) + ".rx", "ib", B_net, sim::Time::zero()));
+    }
+  }
+  int size() const override { return static_cast<int>(ranks_.size()); }
+  int nodes() const override { return nodes_; }
+  const RankInfo& rank(int r) const override { return ranks_[r]; }
+  Transport transport(int a, int b) const override {
+    Transport t;
+    if (ranks_[a].node == ranks_[b].node) {
+      t.kind = TransportKind::P2P;
+      t.link_class = LinkClass::NVLink;
+      t.label = "P2P/CUMEM";
+    } else {
+      t.kind = TransportKind::NET;
+      t.link_class = LinkClass::IB;
+      t.label = "NET/IB/0/GDRDMA";
+      t.gdr = true;
+    }
+    return t;
+  }
+  void path(int a, int b, std::vector<sim::LinkId>& out) const override {
+    if (ranks_[a].node == ranks_[b].node) {
+      out.push_back(tx_[a]);
+      out.push_back(rx_[b]);
+    } else {
+      out.push_back(nic_tx_[ranks_[a].node]);
+      out.push_back(nic_rx_[ranks_[b].node]);
+    }
+  }
+  void host_to_gpu(int, std::vector<sim::LinkId>&) const override {}
+  void gpu_to_host(int, std::vector<sim::LinkId>&) const override {}
+  const std::string& gpu_name() const override { return gpu_; }
+  std::string describe() const override { return "fake"; }
+
+ private:
+  int nodes_, gpn_;
+  std::vector<RankInfo> ranks_;
+  std::vector<sim::LinkId> tx_, rx_, nic_tx_, nic_rx_;
+  std::string gpu_ = "H200";
+};
+
+struct Rig {
+  sim::Simulator sim;
+  sim::FlowNetwork net{sim};
+  FakeWorld world;
+  ScenarioSpec spec;
+  std::unique_ptr<CollectiveEngine> engine;
+  Rig(int nodes, int gpn, double B, double B_net, std::map<std::string, std::string> env = {})
+      : world(net, nodes, gpn, B, B_net) {
+    spec.nccl_env = std::move(env);
+    net.set_audit(true);
+    engine = make_collective_engine(sim, net, world, spec);
+  }
+  Group all() const {
+    Group g;
+    for (int r = 0; r < world.size(); ++r) g.ranks.push_back(r);
+    return g;
+  }
+  // Runs one collective alone; returns its duration in seconds and the record.
+  double run(CollOp op, int64_t bytes, CollectiveRecord* out = nullptr) {
+    const double t0 = sim.now().seconds();
+    double t1 = -1;
+    engine->launch(all(), op, bytes, [&](const CollectiveRecord& r) {
+      t1 = sim.now().seconds();
+      if (out) *out = r;
+    });
+    sim.run();
+    REQUIRE(t1 >= 0);
+    return t1 - t0;
+  }
+};
+
+const LinkParams P = LinkParams::defaults();
+double hop(LinkClass c, Proto p) { return P.of(c).hop_latency_s[static_cast<int>(p)]; }
+double eta(LinkClass c, Proto p) { return P.of(c).efficiency[static_cast<int>(p)]; }
+}  // namespace
+
+TEST_CASE("collectives: ring all-reduce on idle NVLink equals its closed form", "[nccl]") {
+  const double B = 478e9;
+  Rig rig(1, 4, B, 50e9);
+  CollectiveRecord rec;
+  const int64_t S = 1LL << 30;
+  const double t = rig.run(CollOp::AllReduce, S, &rec);
+  REQUIRE(rec.algo == Algo::Ring);
+  REQUIRE(rec.proto == Proto::Simple);
+  REQUIRE(rec.channels == 24);
+  // T = kernel + 2(n-1) hop + 2(n-1)/n S / (eta B): n = 4, all 24 channels (share 1).
+  const double expected = P.kernel_latency_s + 6 * hop(LinkClass::NVLink, Proto::Simple) +
+                          1.5 * S / (eta(LinkClass::NVLink, Proto::Simple) * B);
+  CHECK(t == Approx(expected).epsilon(1e-6));
+}
+
+TEST_CASE("collectives: all-gather, reduce-scatter and broadcast closed forms", "[nccl]") {
+  const double B = 478e9;
+  const int64_t S = 256LL << 20;
+  const double e = eta(LinkClass::NVLink, Proto::Simple), h = hop(LinkClass::NVLink, Proto::Simple);
+  SECTION("all-gather: (n-1) steps of S/n") {
+    Rig rig(1, 8, B, 50e9);
+    // T = kernel + (n-1) hop + (n-1)/n S / (eta B)
+    CHECK(rig.run(CollOp::AllGather, S) == Approx(P.kernel_latency_s + 7 * h + 7.0 / 8 * S / (e * B)).epsilon(1e-6));
+  }
+  SECTION("reduce-scatter is the same on the wire") {
+    Rig rig(1, 8, B, 50e9);
+    CHECK(rig.run(CollOp::ReduceScatter, S) == Approx(P.kernel_latency_s + 7 * h + 7.0 / 8 * S / (e * B)).epsilon(1e-6));
+  }
+  SECTION("broadcast: a pipelined chain of n-1 hops carrying S") {
+    Rig rig(1, 8, B, 50e9);
+    CHECK(rig.run(CollOp::Broadcast, S) == Approx(P.kernel_latency_s + 7 * h + S / (e * B)).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("collectives: tree all-reduce when forced, and its closed form", "[nccl]") {
+  const double B = 478e9;
+  Rig rig(1, 4, B, 50e9, {{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "Simple"}});
+  CollectiveRecord rec;
+  const int64_t S = 64LL << 20;
+  const double t = rig.run(CollOp::AllReduce, S, &rec);
+  REQUIRE(rec.algo == Algo::Tree);
+  // One node: a chain 0-1-2-3; every chain edge carries S up and S down. An interior GPU sends
+  // S up and S down through its one NVLink tx, so each flow gets B/2 (< eta B):
+  // T = kernel + 2 (ppn-1) hop + 2 S / B.
+  REQUIRE(B / 2 < eta(LinkClass::NVLink, Proto::Simple) * B);
+  CHECK(t == Approx(P.kernel_latency_s + 2 * 3 * hop(LinkClass::NVLink, Proto::Simple) + 2.0 * S / B).epsilon(1e-6));
+}
+
+TEST_CASE("collectives: a ring across nodes is paced by the network edge", "[nccl]") {
+  // 2 nodes x 4 GPUs; NVLink 478 GB/s, NIC 12.5 GB/s: the two NET edges of the ring bound it.
+  Rig rig(2, 4, 478e9, 12.5e9);
+  CollectiveRecord rec;
+  const int64_t S = 1LL << 30;
+  const double t = rig.run(CollOp::AllReduce, S, &rec);
+  REQUIRE(rec.algo == Algo::Ring);
+  const int n = 8;
+  const double edge_bytes = 2.0 * (n - 1) / n * S;
+  const double share = static_cast<double>(rec.channels) / 2;  // channels_ref = 2 x 1 NIC
+  const double net_rate = std::min(12.5e9, eta(LinkClass::IB, Proto::Simple) * 12.5e9 * share);
+  CHECK(t > edge_bytes / net_rate);
+  CHECK(t < edge_bytes / net_rate * 1.01 + 1e-3);
+}
+
+TEST_CASE("collectives: two all-reduces on the same links share them (contention is real)", "[nccl]") {
+  const double B = 478e9;
+  Rig rig(1, 4, B, 50e9);
+  const int64_t S = 1LL << 30;
+  const double alone = rig.run(CollOp::AllReduce, S);
+  // Two at once: each flow is capped at eta B = 354 GB/s, two share 478 GB/s -> 239 each.
+  double t_a = -1, t_b = -1;
+  const double t0 = rig.sim.now().seconds();
+  rig.engine->launch(rig.all(), CollOp::AllReduce, S, [&](const CollectiveRecord&) { t_a = rig.sim.now().seconds() - t0; });
+  rig.engine->launch(rig.all(), CollOp::AllReduce, S, [&](const CollectiveRecord&) { t_b = rig.sim.now().seconds() - t0; });
+  rig.sim.run();
+  const double expected = P.kernel_latency_s + 6 * hop(LinkClass::NVLink, Proto::Simple) + 1.5 * S / (B / 2);
+  CHECK(t_a == Approx(expected).epsilon(1e-6));
+  CHECK(t_b == Approx(expected).epsilon(1e-6));
+  CHECK(t_a > alone * 1.4);
+}
+
+TEST_CASE("collectives: send/recv and all-to-all deliver over the pair's path", "[nccl]") {
+  const double B = 478e9;
+  Rig rig(1, 4, B, 50e9);
+  double t = -1;
+  rig.engine->send_recv(0, 1, 1 << 30, [&](const CollectiveRecord&) { t = rig.sim.now().seconds(); });
+  rig.sim.run();
+  // T = kernel + hop + S / (eta B)
+  CHECK(t == Approx(P.kernel_latency_s + hop(LinkClass::NVLink, Proto::Simple) +
+                    (1 << 30) / (eta(LinkClass::NVLink, Proto::Simple) * B)).epsilon(1e-6));
+  // All-to-all of S per rank: each GPU sends 3 x S/4 through its own tx link (shared by 3 flows).
+  const int64_t S = 1LL << 30;
+  const double t_a2a = rig.run(CollOp::AllToAll, S);
+  CHECK(t_a2a == Approx(P.kernel_latency_s + hop(LinkClass::NVLink, Proto::Simple) + 0.75 * S / B).epsilon(1e-6));
+}
+
+TEST_CASE("collectives: fewer channels (NCCL_MAX_NCHANNELS) lower the per-ring bandwidth", "[nccl]") {
+  const double B = 478e9;
+  Rig full(1, 4, B, 50e9);
+  Rig limited(1, 4, B, 50e9, {{"NCCL_MAX_NCHANNELS", "6"}});
+  const int64_t S = 1LL << 30;
+  const double t_full = full.run(CollOp::AllReduce, S);
+  const double t_lim = limited.run(CollOp::AllReduce, S);
+  // 6 of 24 channels: a quarter of the bandwidth, so about 4x the bandwidth term.
+  CHECK(t_lim / t_full == Approx(4.0).epsilon(0.02));
+}
