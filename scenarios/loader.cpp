@@ -157,7 +157,7 @@ class Loader {
       const std::string k = key + "." + name;
       if (v.is_integer()) out_.spec.nccl_env[name] = std::to_string(v.as_integer()->get());
       else if (v.is_string()) out_.spec.nccl_env[name] = v.as_string()->get();
-      else r_.fail(v, k + ": got a " + detail::type_name(v) + " (expected a string, as in the environment)");
+      else r_.fail(v, k + ": got " + detail::article_type(v) + " (expected a string, as in the environment)");
     });
   }
 
@@ -186,7 +186,7 @@ class Loader {
         {"compute_efficiency", [&](auto& v, auto& k) {
            t.compute_efficiency = r_.number(v, k);
            if (t.compute_efficiency <= 0 || t.compute_efficiency > 1)
-             r_.fail(v, k + ": " + std::to_string(t.compute_efficiency) + " is out of range (expected a fraction of peak in (0, 1])");
+             r_.fail(v, k + ": " + detail::shortest(t.compute_efficiency) + " is out of range (expected a fraction of peak in (0, 1])");
          }},
     });
   }
@@ -229,7 +229,7 @@ class Loader {
     } else if (v.is_integer() || v.is_floating_point() || v.is_string()) {
       e.number = r_.count(v, k);
     } else {
-      r_.fail(v, k + ": got a " + detail::type_name(v) + " (expected a number, a boolean or \"auto\")");
+      r_.fail(v, k + ": got " + detail::article_type(v) + " (expected a number, a boolean or \"auto\")");
     }
     return e;
   }

@@ -1,6 +1,7 @@
 // Typed, positioned reads of TOML nodes against the closed scenario schema.
 #include "scenarios/toml_reader.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -11,15 +12,14 @@
 namespace scenarios::detail {
 namespace {
 
-std::string article_type(const toml::node& n) {
-  const std::string t = type_name(n);
-  const bool vowel = !t.empty() && std::string("aeiou").find(t[0]) != std::string::npos;
-  return std::string(vowel ? "an " : "a ") + t;
-}
-
 // The node as TOML would print it, shortened, for "got a string \"4\"".
 std::string shown(const toml::node& n) {
   if (n.is_table() || n.is_array()) return "";
+  if (n.is_string()) {
+    std::string r = one_line(n.as_string()->get());
+    if (r.size() > 40) r = r.substr(0, 37) + "...";
+    return " \"" + r + "\"";
+  }
   std::ostringstream s;
   n.visit([&](auto&& v) { s << v; });
   std::string r = one_line(s.str());
@@ -61,6 +61,18 @@ std::string type_name(const toml::node& n) {
     case toml::node_type::date_time: return "date-time";
     default: return "value";
   }
+}
+
+std::string article_type(const toml::node& n) {
+  const std::string t = type_name(n);
+  const bool vowel = !t.empty() && std::string("aeiou").find(t[0]) != std::string::npos;
+  return std::string(vowel ? "an " : "a ") + t;
+}
+
+std::string shortest(double v) {
+  char buf[64];
+  auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, ptr) : std::to_string(v);
 }
 
 std::string one_line(std::string s) {
@@ -128,7 +140,8 @@ void TomlReader::apply_override(toml::table& root, const std::string& arg, int o
     tbl = next->as_table();
   }
   auto [it, inserted] = tbl->insert_or_assign(parts.back(), std::move(*node));
-  overrides_[&it->second] = {at_start, value_pos};
+  const SourcePos last_key{"--set", ordinal, static_cast<int>(key.size() - parts.back().size()) + 1};
+  overrides_[&it->second] = {last_key, value_pos};
 }
 
 std::string TomlReader::string(const toml::node& n, const std::string& key) const {
@@ -176,7 +189,7 @@ double TomlReader::number(const toml::node& n, const std::string& key) const {
   if (n.is_integer()) v = static_cast<double>(n.as_integer()->get());
   else if (n.is_floating_point()) v = n.as_floating_point()->get();
   else fail(n, key + ": got " + article_type(n) + shown(n) + " (expected a number)");
-  if (!std::isfinite(v)) fail(n, key + ": " + std::to_string(v) + " is not a finite number (expected a finite number)");
+  if (!std::isfinite(v)) fail(n, key + ": " + shortest(v) + " is not a finite number (expected a finite number)");
   return v;
 }
 

@@ -71,6 +71,8 @@ class TomlReader {
 };
 
 std::string type_name(const toml::node& n);
+std::string article_type(const toml::node& n);  // "an integer", "a string"
+std::string shortest(double v);                 // shortest round-trip decimal
 std::string one_line(std::string s);
 
 }  // namespace scenarios::detail

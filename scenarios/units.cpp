@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "sim/time.hpp"
@@ -55,7 +56,12 @@ Split split_number_unit(std::string_view text, const char* what, const char* exa
   const char* first = text.data() + start;
   if (*first == '+') ++first;  // from_chars does not accept a leading '+'
   auto [ptr, ec] = std::from_chars(first, text.data() + i, out.number);
-  if (ec == std::errc::result_out_of_range) out.number = HUGE_VAL * ((text[start] == '-') ? -1 : 1);
+  if (ec == std::errc::result_out_of_range) {
+    // Past double's range: a huge value overflows later checks with a clear message; a tiny one is 0.
+    const std::string_view digits_text = text.substr(start, i - start);
+    const bool tiny = digits_text.find("e-") != std::string_view::npos || digits_text.find("E-") != std::string_view::npos;
+    out.number = tiny ? 0.0 : std::numeric_limits<double>::max() * ((text[start] == '-') ? -1 : 1);
+  }
   else if (ec != std::errc() || ptr != text.data() + i)
     throw UnitError(quoted(text) + " is not a " + what + " (expected a number with a unit, such as " +
                     example + ")");

@@ -1,0 +1,58 @@
+#pragma once
+// Runs the real `commsim` binary (COMMSIM_BINARY) for command-line tests: exit code, stdout and
+// stderr captured separately through temporary files.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace scenarios_test {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+inline std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A fresh empty folder under the system temp dir, removed by the caller.
+inline std::filesystem::path fresh_temp_dir(const std::string& tag) {
+  static int counter = 0;  // tests in one process run one at a time
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("commsim-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+inline CommandResult run_commsim(const std::vector<std::string>& args) {
+  const auto dir = fresh_temp_dir("cmd");
+  std::string cmd = shell_quote(COMMSIM_BINARY);
+  for (const auto& a : args) cmd += " " + shell_quote(a);
+  cmd += " >" + shell_quote((dir / "out").string()) + " 2>" + shell_quote((dir / "err").string());
+  const int status = std::system(cmd.c_str());
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(dir / "out");
+  r.err = slurp(dir / "err");
+  std::filesystem::remove_all(dir);
+  return r;
+}
+
+}  // namespace scenarios_test
