@@ -20,7 +20,8 @@ struct EventId {
 
 class Simulator {
  public:
-  using Handler = InplaceFunction<void(), 48>;
+  // 96 bytes: room for a handler that captures another callback (a CollectiveEngine::Done).
+  using Handler = InplaceFunction<void(), 96>;
 
   Time now() const { return now_; }
   EventId schedule_at(Time when, Handler handler);
