@@ -1,0 +1,322 @@
+// StepExecutor: stream semantics, collective arrival matching and per-rank accounting (see
+// executor.hpp for the definitions of each account).
+#include "models/workload/executor.hpp"
+
+#include <algorithm>
+
+#include "sim/check.hpp"
+
+namespace models::workload {
+
+StepExecutor::StepExecutor(sim::Simulator& sim, sim::FlowNetwork& net, nccl::CollectiveEngine& engine,
+                           const World* world, std::vector<Program> programs,
+                           std::vector<nccl::Group> groups, std::vector<RankSetup> ranks)
+    : sim_(sim), net_(net), engine_(engine), world_(world), programs_(std::move(programs)),
+      groups_(std::move(groups)), ranks_(std::move(ranks)) {
+  const int n = int(ranks_.size());
+  state_.resize(n);
+  acct_.resize(n);
+  gstate_.resize(groups_.size());
+  for (std::size_t g = 0; g < groups_.size(); ++g) gstate_[g].member_seq.assign(groups_[g].ranks.size(), 0);
+  slot_pos_.assign(std::size_t(n) * kMaxSlots, -1);
+  for (std::size_t g = 0; g < groups_.size(); ++g) {
+    const auto& members = groups_[g].ranks;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      const int r = members[i];
+      SIM_CHECK(r >= 0 && r < n, "group member out of range");
+      for (int s = 0; s < kMaxSlots; ++s)
+        if (ranks_[r].group[s] == int(g)) slot_pos_[std::size_t(r) * kMaxSlots + s] = int(i);
+    }
+  }
+  for (int r = 0; r < n; ++r) {
+    SIM_CHECK(ranks_[r].program >= 0 && ranks_[r].program < int(programs_.size()), "rank without program");
+    const Program& p = programs_[ranks_[r].program];
+    state_[r].streams.resize(p.streams());
+    state_[r].events.assign(p.events, 0);
+  }
+  timeline_mask_.assign(n, 0);
+}
+
+void StepExecutor::record_timeline(std::vector<int> ranks) {
+  timeline_ranks_ = std::move(ranks);
+  for (int r : timeline_ranks_)
+    if (r >= 0 && r < int(timeline_mask_.size())) timeline_mask_[r] = 1;
+}
+
+sim::Time StepExecutor::end() const {
+  sim::Time t = start_;
+  for (const auto& a : acct_) t = std::max(t, a.finish);
+  return t;
+}
+
+void StepExecutor::run() {
+  start_ = sim_.now();
+  wall_start_ = std::chrono::steady_clock::now();
+  for (auto& s : state_) s.last = start_;
+  for (int r = 0; r < int(ranks_.size()); ++r) advance(r);
+  sim_.run();
+}
+
+const Op& StepExecutor::current(int r, int s) const {
+  return programs_[ranks_[r].program].ops[s][state_[r].streams[s].pc];
+}
+
+void StepExecutor::settle(int r) {
+  RankState& st = state_[r];
+  RankAccount& a = acct_[r];
+  const sim::Time now = sim_.now();
+  if (a.done) return;
+  const sim::Time dt = now - st.last;
+  if (dt > sim::Time::zero()) {
+    if (st.comm_inflight > 0) a.comm += dt;
+    if (!st.computing) {
+      if (st.comm_inflight > 0) a.exposed += dt;
+      else if (st.offload_inflight > 0) a.offload += dt;
+    }
+  }
+  st.last = now;
+}
+
+void StepExecutor::advance(int r) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (int s = 0; s < int(state_[r].streams.size()); ++s) changed |= step_stream(r, s);
+  }
+}
+
+bool StepExecutor::step_stream(int r, int s) {
+  RankState& rs = state_[r];
+  StreamState& st = rs.streams[s];
+  const auto& ops = programs_[ranks_[r].program].ops[s];
+  bool any = false;
+  while (!st.busy && st.pc < ops.size()) {
+    const Op& op = ops[st.pc];
+    switch (op.kind) {
+      case OpKind::Record:
+        rs.events[op.arg] = 1;
+        ++st.pc;
+        any = true;
+        continue;
+      case OpKind::Wait:
+        if (!rs.events[op.arg]) return any;
+        ++st.pc;
+        any = true;
+        continue;
+      case OpKind::Compute: {
+        settle(r);
+        st.busy = true;
+        st.op_start = sim_.now();
+        const Work w = Work(op.slot);
+        sim::Time d = op.duration;
+        if (w == Work::Host) {
+          ++rs.offload_inflight;
+        } else {
+          if (s == 0) rs.computing = true;
+          if (ranks_[r].compute_scale != 1.0) d = sim::Time::from_seconds(d.seconds() * ranks_[r].compute_scale);
+        }
+        sim_.schedule_in(d, [this, r, s] { finish_op(r, s); });
+        return true;
+      }
+      case OpKind::Collective:
+        st.busy = true;
+        st.op_start = sim_.now();
+        arrive_collective(r, s, op);
+        return true;
+      case OpKind::Send:
+      case OpKind::Recv:
+        st.busy = true;
+        st.op_start = sim_.now();
+        arrive_p2p(r, s, op, op.kind == OpKind::Send);
+        return true;
+      case OpKind::Copy: {
+        settle(r);
+        st.busy = true;
+        st.op_start = sim_.now();
+        ++rs.offload_inflight;
+        path_scratch_.clear();
+        if (world_) {
+          if (CopyDir(op.slot) == CopyDir::HostToGpu) world_->host_to_gpu(r, path_scratch_);
+          else world_->gpu_to_host(r, path_scratch_);
+        }
+        if (path_scratch_.empty())
+          sim_.schedule_in(sim::transfer_time(double(op.bytes), fallback_copy_bytes_per_s), [this, r, s] { finish_op(r, s); });
+        else
+          net_.start(path_scratch_, op.bytes, [this, r, s] { finish_op(r, s); });
+        return true;
+      }
+    }
+  }
+  if (!st.busy && st.pc >= ops.size() && !st.ended) {
+    st.ended = true;
+    if (++rs.streams_done == int(rs.streams.size())) {
+      settle(r);
+      acct_[r].finish = sim_.now();
+      acct_[r].done = true;
+      ++done_ranks_;
+    }
+    return true;
+  }
+  return any;
+}
+
+void StepExecutor::finish_op(int r, int s) {
+  settle(r);
+  RankState& rs = state_[r];
+  StreamState& st = rs.streams[s];
+  const Op& op = current(r, s);
+  const Program& prog = programs_[ranks_[r].program];
+  switch (op.kind) {
+    case OpKind::Compute:
+      if (Work(op.slot) == Work::Host) {
+        --rs.offload_inflight;
+        acct_[r].busy_host += sim_.now() - st.op_start;
+      } else {
+        if (s == 0) rs.computing = false;
+        acct_[r].compute += sim_.now() - st.op_start;
+      }
+      if (recording(r)) note(r, s, prog.stream_names[s], op.arg, {}, false, 0, st.op_start, nullptr);
+      break;
+    case OpKind::Copy:
+      --rs.offload_inflight;
+      if (recording(r)) note(r, s, "offload", op.arg, {}, false, op.bytes, st.op_start, nullptr);
+      break;
+    default:
+      --rs.comm_inflight;
+      break;
+  }
+  st.busy = false;
+  ++st.pc;
+  if ((++ops_done_ & 1023) == 0) check_wall();
+  advance(r);
+}
+
+void StepExecutor::check_wall() {
+  if (!wall_limit_s_ || stopped_) return;
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
+  if (elapsed > *wall_limit_s_) {
+    stopped_ = true;
+    sim_.stop();
+  }
+}
+
+void StepExecutor::arrive_collective(int r, int s, const Op& op) {
+  const int g = ranks_[r].group[op.slot];
+  SIM_CHECK(g >= 0, "collective on a group slot this rank does not have");
+  const int pos = slot_pos_[std::size_t(r) * kMaxSlots + op.slot];
+  GroupState& gs = gstate_[g];
+  const uint64_t seq = gs.member_seq[pos]++;
+  while (gs.base + gs.pending.size() <= seq) gs.pending.emplace_back();
+  Instance& inst = gs.pending[seq - gs.base];
+  if (inst.arrived == 0) {
+    inst.stream = uint8_t(s);
+    inst.op = op.coll;
+    inst.bytes = op.bytes;
+    inst.name = op.arg;
+  } else {
+    SIM_CHECK(inst.op == op.coll && inst.bytes == op.bytes, "group members disagree on a collective");
+  }
+  if (++inst.arrived == groups_[g].ranks.size()) launch(g, seq);
+}
+
+void StepExecutor::launch(int g, uint64_t seq) {
+  GroupState& gs = gstate_[g];
+  Instance& inst = gs.pending[seq - gs.base];
+  const sim::Time now = sim_.now();
+  inst.launch = now;
+  const auto& members = groups_[g].ranks;
+  for (int m : members) {
+    settle(m);
+    // Barrier wait: the collective starts when its last member arrives.
+    acct_[m].barrier += now - state_[m].streams[inst.stream].op_start;
+    ++state_[m].comm_inflight;
+  }
+  ++launched_;
+  if (members.size() == 1) {  // a one-rank communicator moves nothing (copies are modelled as Memory ops)
+    sim_.schedule_in(sim::Time::zero(), [this, g, seq] {
+      nccl::CollectiveRecord rec{};
+      collective_done(g, seq, rec);
+    });
+    return;
+  }
+  engine_.launch(groups_[g], inst.op, inst.bytes,
+                 [this, g, seq](const nccl::CollectiveRecord& rec) { collective_done(g, seq, rec); });
+}
+
+void StepExecutor::collective_done(int g, uint64_t seq, const nccl::CollectiveRecord& rec) {
+  GroupState& gs = gstate_[g];
+  Instance& inst = gs.pending[seq - gs.base];
+  const uint8_t s = inst.stream;
+  inst.done = true;
+  for (int m : groups_[g].ranks) {
+    if (recording(m))
+      note(m, s, programs_[ranks_[m].program].stream_names[s], inst.name, inst.op, true, inst.bytes,
+           inst.launch, &rec);
+    finish_op(m, s);
+  }
+  while (!gs.pending.empty() && gs.pending.front().done) {
+    gs.pending.pop_front();
+    ++gs.base;
+  }
+}
+
+void StepExecutor::arrive_p2p(int r, int s, const Op& op, bool is_send) {
+  const int peer = ranks_[r].peer[op.slot];
+  SIM_CHECK(peer >= 0 && peer != r, "send/recv without a peer");
+  if (is_send) {
+    Channel& ch = channels_[(uint64_t(uint32_t(r)) << 32) | uint32_t(peer)];
+    if (!ch.recvs.empty()) {
+      const Pending p = ch.recvs.front();
+      ch.recvs.pop_front();
+      start_transfer(r, uint8_t(s), p.rank, p.stream, op.bytes);
+    } else {
+      ch.sends.push_back(Pending{r, uint8_t(s), op.bytes});
+    }
+  } else {
+    Channel& ch = channels_[(uint64_t(uint32_t(peer)) << 32) | uint32_t(r)];
+    if (!ch.sends.empty()) {
+      const Pending p = ch.sends.front();
+      ch.sends.pop_front();
+      start_transfer(p.rank, p.stream, r, uint8_t(s), p.bytes);
+    } else {
+      ch.recvs.push_back(Pending{r, uint8_t(s), op.bytes});
+    }
+  }
+}
+
+void StepExecutor::start_transfer(int src, uint8_t ss, int dst, uint8_t ds, int64_t bytes) {
+  settle(src);
+  settle(dst);
+  ++state_[src].comm_inflight;
+  ++state_[dst].comm_inflight;
+  const uint64_t key = (uint64_t(uint32_t(src)) << 32) | uint32_t(dst);
+  if (p2p_seen_.insert(key).second) p2p_pairs_.emplace_back(src, dst);
+  const sim::Time started = sim_.now();
+  engine_.send_recv(src, dst, bytes, [this, src, ss, dst, ds, bytes, started](const nccl::CollectiveRecord& rec) {
+    for (auto [r, s] : {std::pair<int, int>{src, ss}, std::pair<int, int>{dst, ds}}) {
+      if (recording(r))
+        note(r, s, programs_[ranks_[r].program].stream_names[s], current(r, s).arg, nccl::CollOp::SendRecv,
+             true, bytes, started, &rec);
+      finish_op(r, s);
+    }
+  });
+}
+
+void StepExecutor::note(int r, int s, const std::string& stream, uint32_t name, nccl::CollOp op,
+                        bool is_coll, int64_t bytes, sim::Time start, const nccl::CollectiveRecord* rec) {
+  TimelineEvent e;
+  e.rank = r;
+  e.stream = stream;
+  e.name = programs_[ranks_[r].program].names[name];
+  if (is_coll) e.op = nccl::coll_op_name(op);
+  e.start_s = (start - start_).seconds();
+  e.end_s = (sim_.now() - start_).seconds();
+  e.bytes = bytes;
+  if (rec && rec->channels > 0) {
+    e.algo = nccl::algo_name(rec->algo);
+    e.proto = nccl::proto_name(rec->proto);
+  }
+  timeline_.push_back(std::move(e));
+}
+
+}  // namespace models::workload

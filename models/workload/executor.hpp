@@ -1,0 +1,144 @@
+#pragma once
+// models::workload::StepExecutor: runs every rank's Program on the simulator, matching collectives
+// across group members and sends with receives, and keeps per-rank accounts:
+//   compute   = time the compute stream ran Math/Memory ops
+//   comm      = time at least one collective or transfer of the rank was moving data
+//   exposed   = time the compute stream was idle while such communication was in flight
+//   barrier   = per collective, (last member's arrival - own arrival): waiting for slower ranks
+//   offload   = time the compute stream was idle while only host work or PCIe copies ran
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "models/nccl/collective.hpp"
+#include "models/result.hpp"
+#include "models/workload/program.hpp"
+#include "models/world.hpp"
+#include "sim/flow_network.hpp"
+#include "sim/simulator.hpp"
+
+namespace models::workload {
+
+struct RankAccount {
+  sim::Time compute, comm, exposed, barrier, offload, finish;
+  sim::Time busy_host;
+  bool done = false;
+};
+
+class StepExecutor {
+ public:
+  // `world` may be null (tests): PCIe copies then take bytes / fallback_copy_bytes_per_s.
+  StepExecutor(sim::Simulator& sim, sim::FlowNetwork& net, nccl::CollectiveEngine& engine,
+               const World* world, std::vector<Program> programs, std::vector<nccl::Group> groups,
+               std::vector<RankSetup> ranks);
+  StepExecutor(const StepExecutor&) = delete;
+  StepExecutor& operator=(const StepExecutor&) = delete;
+
+  // Ranks whose ops are recorded on the timeline (default: none).
+  void record_timeline(std::vector<int> ranks);
+  void set_wall_limit(std::optional<double> seconds) { wall_limit_s_ = seconds; }
+  double fallback_copy_bytes_per_s = 25e9;
+
+  // Starts every rank now and runs the simulator until all programs end (or the wall-clock
+  // limit stops it: then stopped() is true).
+  void run();
+  bool stopped() const { return stopped_; }
+  bool all_done() const { return done_ranks_ == int(ranks_.size()); }
+  sim::Time start() const { return start_; }
+  sim::Time end() const;  // latest finish
+
+  const RankAccount& account(int r) const { return acct_[r]; }
+  const std::vector<TimelineEvent>& timeline() const { return timeline_; }
+  const std::vector<nccl::Group>& groups() const { return groups_; }
+  const std::vector<RankSetup>& ranks() const { return ranks_; }
+  // Ordered rank pairs that exchanged point-to-point data.
+  const std::vector<std::pair<int, int>>& p2p_pairs() const { return p2p_pairs_; }
+  uint64_t collectives_launched() const { return launched_; }
+
+ private:
+  struct StreamState {
+    uint32_t pc = 0;
+    bool busy = false;
+    sim::Time op_start;  // arrival (collective, send/recv) or start (others)
+    bool ended = false;
+  };
+  struct RankState {
+    std::vector<StreamState> streams;
+    std::vector<uint8_t> events;
+    sim::Time last;           // last accounting update
+    int comm_inflight = 0;
+    int offload_inflight = 0;
+    bool computing = false;
+    int streams_done = 0;
+  };
+  struct Instance {
+    uint32_t arrived = 0;
+    uint8_t stream = 0;
+    nccl::CollOp op{};
+    int64_t bytes = 0;
+    uint32_t name = 0;
+    bool done = false;
+    sim::Time launch;
+  };
+  struct GroupState {
+    std::deque<Instance> pending;
+    uint64_t base = 0;                 // sequence number of pending.front()
+    std::vector<uint64_t> member_seq;  // next sequence per member position
+  };
+  struct Pending {
+    int rank;
+    uint8_t stream;
+    int64_t bytes;
+  };
+  struct Channel {
+    std::deque<Pending> sends, recvs;
+  };
+
+  const Op& current(int r, int s) const;
+  void advance(int r);
+  bool step_stream(int r, int s);  // runs instantaneous ops; true if something changed
+  void finish_op(int r, int s);
+  void settle(int r);              // accounting up to now
+  void arrive_collective(int r, int s, const Op& op);
+  void launch(int g, uint64_t seq);
+  void collective_done(int g, uint64_t seq, const nccl::CollectiveRecord& rec);
+  void arrive_p2p(int r, int s, const Op& op, bool is_send);
+  void start_transfer(int src, uint8_t src_stream, int dst, uint8_t dst_stream, int64_t bytes);
+  void note(int r, int s, const std::string& stream, uint32_t name, nccl::CollOp op, bool is_coll,
+            int64_t bytes, sim::Time start, const nccl::CollectiveRecord* rec);
+  bool recording(int r) const { return !timeline_ranks_.empty() && timeline_mask_[r]; }
+  void check_wall();
+
+  sim::Simulator& sim_;
+  sim::FlowNetwork& net_;
+  nccl::CollectiveEngine& engine_;
+  const World* world_;
+  std::vector<Program> programs_;
+  std::vector<nccl::Group> groups_;
+  std::vector<RankSetup> ranks_;
+  std::vector<RankState> state_;
+  std::vector<RankAccount> acct_;
+  std::vector<GroupState> gstate_;
+  std::vector<int> slot_pos_;  // [rank * kMaxSlots + slot]: position of the rank in that group
+  std::unordered_map<uint64_t, Channel> channels_;
+  std::vector<std::pair<int, int>> p2p_pairs_;
+  std::unordered_set<uint64_t> p2p_seen_;
+  std::vector<int> timeline_ranks_;
+  std::vector<uint8_t> timeline_mask_;
+  std::vector<TimelineEvent> timeline_;
+  std::vector<sim::LinkId> path_scratch_;
+  sim::Time start_;
+  int done_ranks_ = 0;
+  uint64_t launched_ = 0;
+  uint64_t ops_done_ = 0;
+  bool stopped_ = false;
+  std::optional<double> wall_limit_s_;
+  std::chrono::steady_clock::time_point wall_start_;
+};
+
+}  // namespace models::workload

@@ -1,0 +1,37 @@
+#pragma once
+// models::workload::ModelShape: a Llama-style decoder resolved to numbers (preset, then the
+// scenario's explicit fields on top), with its parameter counts. Parameter counting follows the
+// Llama architecture: per block q/o (h x h), k/v (h x kv_heads*head_dim), SwiGLU gate/up/down
+// (3 x h x ffn), two RMSNorms (2h); then embedding (V x h), final norm (h), head (V x h, none
+// when tied).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/spec.hpp"
+
+namespace models::workload {
+
+struct ModelShape {
+  std::string name;
+  int layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn = 0, vocab = 0, seq = 2048;
+  bool tied_embeddings = false;
+
+  int64_t head_dim() const { return hidden / heads; }
+  int64_t kv_dim() const { return head_dim() * kv_heads; }
+  // Parameters of the matrix products of one block (q, k, v, o, gate, up, down).
+  int64_t block_matmul_params() const;
+  int64_t block_norm_params() const { return 2LL * hidden; }
+  int64_t block_params() const { return block_matmul_params() + block_norm_params(); }
+  int64_t embedding_params() const { return int64_t(vocab) * hidden; }
+  int64_t head_params() const { return tied_embeddings ? 0 : int64_t(vocab) * hidden; }
+  int64_t total_params() const;
+};
+
+// Names of the presets, for messages.
+const std::vector<std::string>& preset_names();
+// Resolves a ModelSpec: its preset (if any), then every non-zero explicit field. Throws
+// SpecError("model.preset" / "model.<field>") for an unknown preset or an incomplete shape.
+ModelShape resolve_model(const ModelSpec& spec);
+
+}  // namespace models::workload
