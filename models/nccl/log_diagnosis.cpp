@@ -75,10 +75,14 @@ std::vector<Finding> diagnose_log(const NcclLogReport& r) {
       f.message += " NCCL fell back to TCP sockets (Using network Socket): every byte between ranks goes "
                    "through the kernel TCP stack of the ordinary interface instead of EFA, typically an "
                    "order of magnitude slower and with far higher latency.";
-    f.advice = "make the EFA devices visible to the pod (resources.limits vpc.amazonaws.com/efa, the EFA device "
-               "plugin), use an instance type that has EFA";
-    if (!r.platform.empty() && instance_gpus(r.platform) > 0) f.advice += " (this one is " + r.platform + ")";
-    f.advice += ", and check FI_PROVIDER=efa; simulate the difference with placement.efa_plugin_ok = true/false";
+    int nics = -1;  // EFA interfaces of the instance, from the catalog (-1: unknown instance)
+    if (instance_gpus(r.platform) > 0) nics = models::hw::find_instance(r.platform).nics;
+    if (nics == 0)
+      f.advice = r.platform + " has no EFA interface in the catalog: use an instance type with EFA, ";
+    else
+      f.advice = (nics > 0 ? r.platform + " has " + std::to_string(nics) + " EFA interface(s): " : std::string()) +
+                 "make the EFA devices visible to the pod (resources.limits vpc.amazonaws.com/efa, the EFA device plugin), ";
+    f.advice += "check FI_PROVIDER=efa; simulate the difference with placement.efa_plugin_ok = true/false";
     out.push_back(f);
   }
 

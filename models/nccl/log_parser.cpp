@@ -200,7 +200,9 @@ class LogParser {
     else if (auto v = number_after("Gradient Accumulation steps =")) rep_.grad_accum = static_cast<int>(*v);
     else if (auto v = number_after("Total optimization steps =")) rep_.total_steps = static_cast<int>(*v);
     else if (starts_with(t, "Stage 3 initialize")) rep_.deepspeed_zero3 = true;
-    else if (starts_with(t, "DeepSpeedZeRoOffload") || contains(t, "ZeRO Offload")) rep_.deepspeed_offload = true;
+    // "Detected ZeRO Offload and non-DeepSpeed optimizers" (DeepSpeed's optimizer offload);
+    // "DeepSpeedZeRoOffload initialize" is printed by every stage-3 run and says nothing.
+    else if (starts_with(t, "Detected ZeRO Offload")) rep_.deepspeed_offload = true;
   }
 
   void add_env(std::string name, std::string value, std::string source, int line) {

@@ -140,7 +140,7 @@ struct NcclLogReport {
   std::optional<long long> trainable_parameters;
   std::optional<int> micro_batch, grad_accum, total_steps;
   bool deepspeed_zero3 = false;
-  bool deepspeed_offload = false;
+  bool deepspeed_offload = false;    // optimizer states offloaded to the CPU
 
   const LogEnvVar* find_env(std::string_view name) const {
     for (const auto& e : env)
