@@ -1,19 +1,54 @@
-// CSV export: one row per rank, then one per timeline event, units in the header names.
-#include <sstream>
+// CSV export: one row per rank, then one per timeline event (collectives and compute spans), with
+// units in the header names and RFC 4180 quoting, so spreadsheets and pandas read it unchanged.
+#include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "viz/viz.hpp"
 
 namespace viz {
-std::string to_csv(const models::RunResult& r) {
-  std::ostringstream out;
-  out << "kind,rank,node,pod,gpu,compute_s,comm_s,exposed_comm_s,barrier_wait_s,stream,name,op,"
-         "start_s,end_s,bytes_B,algo,proto\n";
-  for (const auto& k : r.ranks)
-    out << "rank," << k.rank << ',' << k.node << ',' << k.pod << ',' << k.gpu << ',' << k.compute_s
-        << ',' << k.comm_s << ',' << k.exposed_comm_s << ',' << k.barrier_wait_s << ",,,,,,,,\n";
-  for (const auto& e : r.timeline)
-    out << "event," << e.rank << ",,,,,,,," << e.stream << ",\"" << e.name << "\"," << e.op << ','
-        << e.start_s << ',' << e.end_s << ',' << e.bytes << ',' << e.algo << ',' << e.proto << '\n';
-  return out.str();
+namespace {
+
+// RFC 4180: quote a field holding a comma, quote, CR or LF; double the quotes inside. A leading
+// = + - @ is prefixed with ' so a spreadsheet does not evaluate a scenario name as a formula.
+std::string field(const std::string& s) {
+  std::string v = s;
+  if (!v.empty() && (v[0] == '=' || v[0] == '+' || v[0] == '-' || v[0] == '@')) v = "'" + v;
+  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
+  std::string out = "\"";
+  for (char c : v) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + '"';
 }
+
+// Full precision (round-trips a double), empty for a value that is not finite.
+std::string number(double v) {
+  if (!std::isfinite(v)) return "";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string to_csv(const models::RunResult& r) {
+  std::string out =
+      "kind,rank,node,pod,gpu,compute_s,comm_s,exposed_comm_s,barrier_wait_s,offload_s,stream,name,op,"
+      "start_s,end_s,duration_s,bytes_B,algo,proto\r\n";
+  for (const auto& k : r.ranks) {
+    out += "rank," + std::to_string(k.rank) + ',' + std::to_string(k.node) + ',' + std::to_string(k.pod) + ',' +
+           std::to_string(k.gpu) + ',' + number(k.compute_s) + ',' + number(k.comm_s) + ',' +
+           number(k.exposed_comm_s) + ',' + number(k.barrier_wait_s) + ',' + number(k.offload_s) + ",,,,,,,,,\r\n";
+  }
+  for (const auto& e : r.timeline) {
+    out += (e.op.empty() ? field(e.stream.empty() ? std::string("span") : e.stream) : std::string("collective")) + ',' + std::to_string(e.rank) + ",,,,,,,,," +
+           field(e.stream) + ',' + field(e.name) + ',' + field(e.op) + ',' + number(e.start_s) + ',' +
+           number(e.end_s) + ',' + number(e.end_s - e.start_s) + ',' + std::to_string(e.bytes) + ',' +
+           field(e.algo) + ',' + field(e.proto) + "\r\n";
+  }
+  return out;
+}
+
 }  // namespace viz

@@ -1,10 +1,48 @@
 #pragma once
 // viz: what people look at. Reads models::RunResult only; never runs the simulator itself.
+// Everything produced here is self-contained: the HTML has inline CSS and SVG, no script and
+// nothing fetched, so a report opens offline and can be mailed or attached to a design review.
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "models/result.hpp"
 
 namespace viz {
-// CSV with one row per rank and one per collective, units in the header.
+
+// One point of an nccl-tests style curve: bus bandwidth of `op` at message `size_bytes`.
+// `measured_bytes_per_s` <= 0 means "not measured" (the chart draws the prediction only).
+struct BusBwPoint {
+  std::string op;                    // "all_reduce", "all_gather", ...
+  int64_t size_bytes = 0;            // nccl-tests "size" convention
+  double predicted_bytes_per_s = 0;  // busbw predicted by the collective engine
+  double measured_bytes_per_s = 0;   // busbw from a calibration file, if any
+};
+
+// What a report needs besides the result: the scenario in words (the caller formats it from the
+// spec, so viz depends on results only) and the bandwidth curves.
+struct ReportInputs {
+  std::string title;                                          // "" -> RunResult::scenario
+  std::string source_file;                                    // the scenario file, shown as given
+  std::vector<std::pair<std::string, std::string>> summary;   // ("cluster", "p4d.24xlarge x 1"), ...
+  std::vector<BusBwPoint> busbw;                              // may be empty: chart says so
+};
+
+// One HTML page for one run: scenario, topology, per-rank bars, timeline, links, bus bandwidth.
+std::string report_html(const models::RunResult& result, const ReportInputs& inputs);
+
+// Several runs side by side; the first is the baseline, ratios of step and run time on top.
+// `inputs` may be shorter than `results` (missing entries are empty).
+std::string compare_html(const std::vector<models::RunResult>& results,
+                         const std::vector<ReportInputs>& inputs);
+
+// Chrome trace event JSON (Perfetto, chrome://tracing): a process per node, a thread per rank
+// and stream, "X" events for compute and collectives, counter tracks of link utilisation.
+std::string chrome_trace(const models::RunResult& result);
+
+// CSV with one row per rank and one per timeline event (collectives and compute), units in the
+// header, RFC 4180 quoting.
 std::string to_csv(const models::RunResult& result);
+
 }  // namespace viz

@@ -1,0 +1,193 @@
+// viz charts and pages, checked on their SVG/HTML text with hand-made results of 4, 8 and 1,024
+// ranks (tests/viz/fixtures.hpp): one bar per rank, timeline rows, legends, no NaN, escaping,
+// nothing fetched from the network.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <regex>
+#include <string>
+
+#include "tests/viz/fixtures.hpp"
+#include "viz/charts.hpp"
+#include "viz/format.hpp"
+#include "viz/svg.hpp"
+#include "viz/viz.hpp"
+
+namespace {
+size_t count(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + needle.size())) ++n;
+  return n;
+}
+// Any attribute or text holding nan/inf means a non-finite number leaked into the drawing.
+bool has_non_finite(const std::string& s) {
+  static const std::regex kBad(R"((="[^"]*\b(nan|inf)\b)|(>\s*-?(nan|inf)\s*<))", std::regex::icase);
+  return std::regex_search(s, kBad);
+}
+}  // namespace
+
+TEST_CASE("viz: svg primitives escape text and never print non-finite numbers", "[viz]") {
+  CHECK(viz::svg::esc("<a href='x'>&\"") == "&lt;a href=&#39;x&#39;&gt;&amp;&quot;");
+  CHECK(viz::svg::num(NAN) == "0");
+  CHECK(viz::svg::num(INFINITY) == "0");
+  CHECK(viz::svg::num(12.5) == "12.5");
+  CHECK(viz::svg::num(-0.001) == "0");
+  CHECK(viz::svg::num(3) == "3");
+  // Log scale: the decade midpoint of [1, 100] is 10.
+  const viz::svg::Scale s{1, 100, 0, 200, true};
+  CHECK(s(10) == Approx(100));
+  // Nice ticks cover the interval with 1/2/5 steps.
+  const auto t = viz::svg::linear_ticks(0, 47, 5);
+  REQUIRE(t.size() >= 3);
+  CHECK(t.front() == 0);
+  CHECK(t.back() <= 47);
+  CHECK(viz::svg::log_ticks(8, 1024, 2).size() == 8);  // 8,16,...,1024
+}
+
+TEST_CASE("viz: quantities read the way engineers write them", "[viz]") {
+  CHECK(viz::fmt::seconds(0.0123) == "12.3 ms");
+  CHECK(viz::fmt::bytes(218e6) == "218 MB");
+  CHECK(viz::fmt::rate(172e9) == "172 GB/s");
+  CHECK(viz::fmt::duration_hms(981) == "0:16:21");  // the seed's 1 pod x 4 GPUs run time
+  CHECK(viz::fmt::count(1024) == "1,024");
+  CHECK(viz::fmt::bytes_binary_axis(1 << 20) == "1 MiB");
+}
+
+TEST_CASE("viz: rank bars draw one stacked bar per rank, and groups at 1,024 ranks", "[viz]") {
+  for (auto L : {viz_test::one_pod_four_gpus(), viz_test::eight_ranks()}) {
+    const auto r = viz_test::make_run(L);
+    const std::string svg = viz::charts::rank_bars(r);
+    const size_t n = r.ranks.size();
+    CHECK(count(svg, "class=\"bar-rank\"") == n);
+    // Every rank has compute; the legend names each colour used.
+    CHECK(count(svg, "class=\"seg seg-compute\"") == n);
+    CHECK(svg.find(">compute</text>") != std::string::npos);
+    CHECK(svg.find(">exposed communication</text>") != std::string::npos);
+    CHECK(svg.find(">barrier wait</text>") != std::string::npos);
+    CHECK(svg.find("time per step (") != std::string::npos);  // axis title with unit
+    CHECK_FALSE(has_non_finite(svg));
+  }
+  const auto big = viz_test::make_run(viz_test::ranks_1024());
+  const std::string svg = viz::charts::rank_bars(big);
+  // 128 nodes exceed kMaxRankBars (64), so ranges of ceil(1024/64) = 16 ranks: 64 bars.
+  CHECK(count(svg, "class=\"bar-group\"") == 64);
+  CHECK(count(svg, "class=\"bar-rank\"") == 0);
+  CHECK(svg.find("slowest rank of the group") != std::string::npos);
+  CHECK(svg.size() < 200'000);
+}
+
+TEST_CASE("viz: timeline has a row per rank and stream, and three representative ranks at 1,024", "[viz]") {
+  const auto r8 = viz_test::make_run(viz_test::eight_ranks());
+  const std::string svg = viz::charts::timeline(r8);
+  // 8 ranks x (compute, comm, offload) streams.
+  CHECK(count(svg, "class=\"timeline-row\"") == 24);
+  for (int k = 0; k < 8; ++k) CHECK(svg.find(">rank " + std::to_string(k) + "</text>") != std::string::npos);
+  // Collectives labelled with op and size where they fit, legend per op.
+  CHECK(svg.find(">all_gather<") != std::string::npos);
+  CHECK(svg.find(">reduce_scatter<") != std::string::npos);
+  CHECK(svg.find("all_gather 4000 MB") != std::string::npos);
+  CHECK(svg.find("time since step start (s)") != std::string::npos);
+  CHECK_FALSE(has_non_finite(svg));
+
+  const auto big = viz_test::make_run(viz_test::ranks_1024());
+  const auto shown = viz::charts::timeline_ranks(big);
+  REQUIRE(shown.size() == 3);
+  // The representative rows are the ranks with least, median and most exposed + barrier wait.
+  auto wait = [&](int k) { return big.ranks[k].exposed_comm_s + big.ranks[k].barrier_wait_s; };
+  for (const auto& k : big.ranks) {
+    CHECK(wait(shown.front().rank) <= wait(k.rank));
+    CHECK(wait(shown.back().rank) >= wait(k.rank));
+  }
+  const std::string bsvg = viz::charts::timeline(big);
+  CHECK(count(bsvg, "class=\"timeline-row\"") == 9);
+  CHECK(bsvg.find("most wait") != std::string::npos);
+  CHECK(bsvg.find("showing 3 of 1,024 ranks") != std::string::npos);
+  CHECK(bsvg.size() < 200'000);
+}
+
+TEST_CASE("viz: topology shows the transport at each level, in the legend too", "[viz]") {
+  const std::string one = viz::charts::topology(viz_test::make_run(viz_test::one_pod_four_gpus()));
+  CHECK(count(one, "class=\"topo-gpu\"") == 4);
+  CHECK(count(one, "class=\"topo-pod\"") == 1);
+  CHECK(one.find("data-transport=\"P2P NVLink\"") != std::string::npos);
+  CHECK(one.find("P2P NVLink: P2P/CUMEM/read (within a pod)") != std::string::npos);
+  CHECK(one.find("topo-network") == std::string::npos);  // nothing goes over the network
+
+  const std::string four = viz::charts::topology(viz_test::make_run(viz_test::four_pods_one_gpu()));
+  CHECK(count(four, "class=\"topo-pod\"") == 4);
+  CHECK(count(four, "class=\"topo-nic\"") == 4);  // each pod leaves the host through its NIC
+  CHECK(four.find("data-transport=\"NET EFA\"") != std::string::npos);
+  CHECK(four.find("NET EFA: NET/Libfabric/0/GDRDMA (between pods of a node)") != std::string::npos);
+
+  const std::string big = viz::charts::topology(viz_test::make_run(viz_test::ranks_1024()));
+  CHECK(count(big, "class=\"topo-node\"") == 3);  // 3 drawn + "125 more"
+  CHECK(big.find("125 more") != std::string::npos);
+  CHECK(big.find("NET EFA: NET/Libfabric/0/GDRDMA (between nodes)") != std::string::npos);
+}
+
+TEST_CASE("viz: link chart lists the busiest links with their share of the step", "[viz]") {
+  const auto r = viz_test::make_run(viz_test::four_pods_one_gpu());
+  const std::string svg = viz::charts::links(r);
+  CHECK(count(svg, "class=\"link-row\"") == std::min<size_t>(r.links.size(), viz::charts::kMaxLinks));
+  CHECK(svg.find("share of the step (%)") != std::string::npos);
+  CHECK(svg.find("NET EFA link") != std::string::npos);
+  // The busiest link comes first: utilisation = bytes / (capacity x step).
+  const auto& top = r.links.front();
+  CHECK(top.utilization == Approx(top.bytes / (top.capacity_bytes_per_s * r.step_time_s)));
+  CHECK(svg.find(top.name) < svg.find(r.links.back().name + " ("));
+}
+
+TEST_CASE("viz: bus bandwidth chart has log axes, predicted lines and measured points", "[viz]") {
+  const auto pts = viz_test::busbw_curve(130e9, 25e-6, true);
+  const std::string svg = viz::charts::busbw(pts);
+  CHECK(count(svg, "class=\"busbw-predicted\"") == 2);
+  CHECK(count(svg, "class=\"busbw-measured\"") > 20);
+  CHECK(svg.find("bus bandwidth (GB/s, log scale)") != std::string::npos);
+  CHECK(svg.find("message size (bytes, log scale") != std::string::npos);
+  CHECK(svg.find(">all_gather measured</text>") != std::string::npos);
+  CHECK(svg.find(">1 GiB</text>") != std::string::npos);
+  const std::string none = viz::charts::busbw({});
+  CHECK(none.find("no bus bandwidth data") != std::string::npos);
+}
+
+TEST_CASE("viz: report page is self-contained, escaped and free of NaN", "[viz]") {
+  auto r = viz_test::make_run(viz_test::one_pod_four_gpus());
+  r.scenario = "<script>alert(\"x\")</script> & \"co\"";
+  r.ranks[1].compute_s = NAN;
+  r.ranks[2].barrier_wait_s = INFINITY;
+  r.timeline[3].end_s = NAN;
+  r.links[0].utilization = NAN;
+  viz::ReportInputs in;
+  in.summary = {{"cluster", "a<b>"}};
+  in.busbw = {{"all_reduce", 1024, NAN, 0}, {"all_reduce", 2048, 1e9, INFINITY}};
+  const std::string html = viz::report_html(r, in);
+  CHECK(html.find("<script") == std::string::npos);
+  CHECK(html.find("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &quot;co&quot;") != std::string::npos);
+  CHECK(html.find("a&lt;b&gt;") != std::string::npos);
+  CHECK_FALSE(has_non_finite(html));
+  // Offline: the only URL is the SVG namespace; no fonts, no imports, no external images.
+  const std::string stripped = std::regex_replace(html, std::regex("http://www\\.w3\\.org/2000/svg"), "");
+  CHECK(stripped.find("http") == std::string::npos);
+  CHECK(stripped.find("url(") == std::string::npos);
+  CHECK(stripped.find("@import") == std::string::npos);
+  // Five charts, every <svg> closed.
+  CHECK(count(html, "<svg ") == 5);
+  CHECK(count(html, "</svg>") == 5);
+  for (const char* c : {"chart-topology", "chart-ranks", "chart-timeline", "chart-links", "chart-busbw"})
+    CHECK(html.find(c) != std::string::npos);
+}
+
+TEST_CASE("viz: comparison page puts the step and run time ratios on top", "[viz]") {
+  const auto a = viz_test::make_run(viz_test::one_pod_four_gpus());
+  const auto b = viz_test::make_run(viz_test::four_pods_one_gpu());
+  const std::string html = viz::compare_html(
+      {a, b}, {viz_test::inputs_for(viz_test::one_pod_four_gpus(), true), viz_test::inputs_for(viz_test::four_pods_one_gpu(), false)});
+  // Ratio = step(B) / step(A), printed with two decimals before the charts.
+  const std::string ratio = viz::fmt::fixed(b.step_time_s / a.step_time_s, 2) + "×";
+  const size_t at = html.find("class=\"ratio step-ratio\">" + ratio);
+  REQUIRE(at != std::string::npos);
+  CHECK(at < html.find("<svg"));
+  CHECK(html.find("class=\"ratio small run-ratio\">" + viz::fmt::fixed(b.run_time_s / a.run_time_s, 2) + "×") != std::string::npos);
+  CHECK(count(html, "<svg ") == 10);  // five charts per column
+  CHECK(b.step_time_s > a.step_time_s);  // EFA between pods is slower than NVLink inside one
+  CHECK_FALSE(has_non_finite(html));
+}

@@ -1,0 +1,104 @@
+// Files for other tools: the Chrome trace (JSON that Perfetto and chrome://tracing open) and the
+// CSV (RFC 4180, units in the header), checked by parsing them back.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "tests/viz/fixtures.hpp"
+#include "viz/viz.hpp"
+
+namespace {
+// Minimal RFC 4180 reader for the test: fields of one record, quotes undone.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows(1);
+  std::string f;
+  bool quoted = false;
+  rows.back().clear();
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') f += '"', ++i;
+      else if (c == '"') quoted = false;
+      else f += c;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      rows.back().push_back(f), f.clear();
+    } else if (c == '\r') {
+    } else if (c == '\n') {
+      rows.back().push_back(f), f.clear();
+      rows.emplace_back();
+    } else {
+      f += c;
+    }
+  }
+  if (rows.back().empty()) rows.pop_back();
+  return rows;
+}
+}  // namespace
+
+TEST_CASE("viz: chrome trace has a process per node, a thread per rank and stream, counters per link", "[viz]") {
+  const auto r = viz_test::make_run(viz_test::eight_ranks());
+  const auto doc = nlohmann::json::parse(viz::chrome_trace(r));
+  REQUIRE(doc.contains("traceEvents"));
+  std::set<int> node_pids, link_pids;
+  std::set<std::pair<int, int>> threads;
+  std::set<std::string> counters;
+  size_t complete = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    const std::string ph = e["ph"];
+    if (ph == "M" && e["name"] == "process_name" && std::string(e["args"]["name"]).rfind("node ", 0) == 0)
+      node_pids.insert(e["pid"].get<int>());
+    if (ph == "M" && e["name"] == "thread_name") threads.insert({e["pid"].get<int>(), e["tid"].get<int>()});
+    if (ph == "X") {
+      ++complete;
+      const double ts = e["ts"], dur = e["dur"];
+      CHECK(std::isfinite(ts));
+      CHECK(ts >= 0);
+      CHECK(dur >= 0);
+      CHECK(threads.count({e["pid"].get<int>(), e["tid"].get<int>()}) == 1);  // every span sits on a named thread
+      if (e["cat"] == "collective") CHECK(e["args"].contains("bytes"));
+    }
+    if (ph == "C") {
+      counters.insert(e["name"]);
+      link_pids.insert(e["pid"].get<int>());
+    }
+  }
+  CHECK(node_pids.size() == 2);
+  CHECK(threads.size() == 8 * 3);  // ranks x (compute, comm, offload)
+  CHECK(complete == r.timeline.size());
+  CHECK(counters.size() == r.links.size());
+  REQUIRE(link_pids.size() == 1);
+  CHECK(node_pids.count(*link_pids.begin()) == 0);  // counters live in their own "links" process
+  // Durations are microseconds: the trace's longest span equals the timeline's, times 1e6.
+  double longest = 0;
+  for (const auto& e : r.timeline) longest = std::max(longest, e.end_s - e.start_s);
+  double longest_trace = 0;
+  for (const auto& e : doc["traceEvents"])
+    if (e["ph"] == "X") longest_trace = std::max(longest_trace, e["dur"].get<double>());
+  CHECK(longest_trace == Approx(longest * 1e6));
+}
+
+TEST_CASE("viz: CSV has a row per rank and per event, units in the header, quoting that round-trips", "[viz]") {
+  auto r = viz_test::make_run(viz_test::one_pod_four_gpus());
+  r.timeline[0].name = "fwd, \"L0\"\nline two";
+  r.timeline[1].name = "=SUM(A1)";
+  const auto rows = parse_csv(viz::to_csv(r));
+  REQUIRE(rows.size() == 1 + r.ranks.size() + r.timeline.size());
+  const auto& h = rows[0];
+  for (const char* col : {"compute_s", "exposed_comm_s", "barrier_wait_s", "start_s", "end_s", "bytes_B"})
+    CHECK(std::find(h.begin(), h.end(), col) != h.end());
+  for (const auto& row : rows) CHECK(row.size() == h.size());
+  const size_t name_col = std::find(h.begin(), h.end(), "name") - h.begin();
+  const size_t first_event = 1 + r.ranks.size();
+  CHECK(rows[first_event][name_col] == "fwd, \"L0\"\nline two");
+  CHECK(rows[first_event + 1][name_col] == "'=SUM(A1)");  // not a spreadsheet formula
+  // Numbers round-trip at full precision.
+  const size_t comp_col = std::find(h.begin(), h.end(), "compute_s") - h.begin();
+  CHECK(std::stod(rows[1][comp_col]) == r.ranks[0].compute_s);
+  CHECK(rows[1][0] == "rank");
+}

@@ -1,0 +1,199 @@
+// Gantt timeline of one step: a row per rank and stream (compute, comm, offload), collectives
+// labelled with op and size. Beyond kMaxTimelineRanks ranks, only the ranks with the least,
+// median and most waiting are drawn (the straggler and the ones waiting on it are what a reader
+// looks for), and spans narrower than a pixel are merged so the SVG stays small.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "viz/charts.hpp"
+#include "viz/format.hpp"
+#include "viz/palette.hpp"
+#include "viz/svg.hpp"
+
+namespace viz::charts {
+namespace {
+
+double wait_of(const models::RankResult& k) {
+  const double v = k.exposed_comm_s + k.barrier_wait_s;
+  return std::isfinite(v) ? v : 0;
+}
+
+int stream_order(const std::string& s) {
+  if (s == "compute") return 0;
+  if (s == "comm") return 1;
+  if (s == "offload") return 2;
+  return 3;
+}
+
+const char* event_color(const models::TimelineEvent& e) {
+  if (!e.op.empty()) return op_color(e.op);
+  if (e.stream == "compute") return kComputeColor;
+  if (e.stream == "offload") return kOffloadColor;
+  return okabe_ito::kGrey;
+}
+
+// Dark fills get white text; light ones (sky blue, yellow, orange, grey) get near-black text.
+const char* text_on(const char* fill) {
+  const std::string f = fill;
+  return (f == okabe_ito::kBlue || f == okabe_ito::kVermillion || f == okabe_ito::kBlack ||
+          f == okabe_ito::kGreen || f == okabe_ito::kPurple)
+             ? "#fff"
+             : "#111";
+}
+
+std::string event_label(const models::TimelineEvent& e) {
+  if (!e.name.empty()) return e.name;
+  if (!e.op.empty()) return e.op + (e.bytes > 0 ? " " + fmt::bytes(static_cast<double>(e.bytes)) : "");
+  return e.stream;
+}
+
+std::string short_label(const models::TimelineEvent& e) {
+  static const std::map<std::string, std::string> kShort = {
+      {"all_gather", "AG"}, {"reduce_scatter", "RS"}, {"all_reduce", "AR"}, {"broadcast", "BC"},
+      {"reduce", "RD"},     {"alltoall", "A2A"},      {"sendrecv", "SR"}};
+  auto it = kShort.find(e.op);
+  return it == kShort.end() ? std::string() : it->second;
+}
+
+std::string tooltip(const models::TimelineEvent& e, double t0) {
+  std::string t = "rank " + std::to_string(e.rank) + " · " + e.stream + "\n" + event_label(e);
+  if (!e.op.empty()) {
+    t += "\nop: " + e.op + ", " + fmt::bytes(static_cast<double>(e.bytes));
+    if (!e.algo.empty()) t += ", " + e.algo + "/" + e.proto;
+  }
+  t += "\nstart " + fmt::seconds(e.start_s - t0) + ", duration " + fmt::seconds(e.end_s - e.start_s);
+  return t;
+}
+
+}  // namespace
+
+std::vector<TimelineRank> timeline_ranks(const models::RunResult& r) {
+  std::vector<TimelineRank> out;
+  if (r.ranks.empty()) {
+    std::set<int> seen;
+    for (const auto& e : r.timeline) seen.insert(e.rank);
+    for (int k : seen) {
+      if (static_cast<int>(out.size()) >= kMaxTimelineRanks) break;
+      out.push_back({k, "rank " + std::to_string(k)});
+    }
+    return out;
+  }
+  if (static_cast<int>(r.ranks.size()) <= kMaxTimelineRanks) {
+    for (const auto& k : r.ranks) out.push_back({k.rank, "rank " + std::to_string(k.rank)});
+    return out;
+  }
+  std::vector<const models::RankResult*> order;
+  for (const auto& k : r.ranks) order.push_back(&k);
+  std::stable_sort(order.begin(), order.end(),
+                   [](auto* a, auto* b) { return wait_of(*a) < wait_of(*b); });
+  const struct {
+    const models::RankResult* k;
+    const char* what;
+  } picks[] = {{order.front(), "least wait"}, {order[order.size() / 2], "median wait"}, {order.back(), "most wait"}};
+  std::set<int> used;
+  for (const auto& p : picks)
+    if (used.insert(p.k->rank).second) out.push_back({p.k->rank, "rank " + std::to_string(p.k->rank) + " · " + p.what});
+  return out;
+}
+
+std::string timeline(const models::RunResult& r, const Shared& shared) {
+  const std::vector<TimelineRank> shown = timeline_ranks(r);
+  std::map<int, std::map<std::string, std::vector<const models::TimelineEvent*>>> rows;  // rank -> stream
+  double t0 = INFINITY, t1 = -INFINITY;
+  for (const auto& e : r.timeline) {
+    if (!std::isfinite(e.start_s) || !std::isfinite(e.end_s)) continue;
+    t0 = std::min(t0, e.start_s);
+    t1 = std::max(t1, e.end_s);
+  }
+  if (!std::isfinite(t0)) t0 = 0, t1 = 0;
+  std::set<int> shown_set;
+  for (const auto& s : shown) shown_set.insert(s.rank);
+  for (const auto& e : r.timeline)
+    if (shown_set.count(e.rank) && std::isfinite(e.start_s) && std::isfinite(e.end_s))
+      rows[e.rank][e.stream].push_back(&e);
+  double span = std::max({t1 - t0, r.step_time_s, shared.step_time_max_s, 1e-9});
+  const fmt::TimeUnit unit = fmt::time_unit(span);
+  const std::vector<double> ticks = svg::linear_ticks(0, span * unit.per_s, 8);
+
+  const double W = 900, left = 170, right = 20, top_pad = 10, row_h = 20, rank_gap = 8;
+  const double plot_w = W - left - right;
+  int nrows = 0;
+  for (const auto& s : shown) nrows += std::max<size_t>(1, rows[s.rank].size());
+  const double plot_h = nrows * row_h + static_cast<double>(shown.size()) * rank_gap;
+  // Legend: every colour that appears.
+  std::vector<svg::LegendItem> legend;
+  std::set<std::string> seen;
+  for (const auto& e : r.timeline) {
+    if (!shown_set.count(e.rank)) continue;
+    const std::string key = e.op.empty() ? e.stream : e.op;
+    if (seen.insert(key).second)
+      legend.push_back({e.op.empty() ? (e.stream == "compute" ? std::string("compute") : e.stream) : e.op, event_color(e)});
+  }
+  std::stable_sort(legend.begin(), legend.end(), [](const auto& a, const auto& b) {
+    return (a.label == "compute") > (b.label == "compute");
+  });
+  const double legend_y = top_pad + plot_h + 46;
+  if (legend.empty()) legend.push_back({"no timeline recorded", okabe_ito::kGrey});
+  const double H = legend_y + svg::legend_height(plot_w, legend) + 8;
+  svg::Writer w(W, H, "chart chart-timeline", "Timeline of one step, a row per rank and stream");
+  const svg::Scale x{0, span, left, left + plot_w};
+  for (double t : ticks) {
+    const double px = x(t / unit.per_s);
+    w.line(px, top_pad, px, top_pad + plot_h, "#ececec", 1);
+    w.text(px, top_pad + plot_h + 15, fmt::fixed(t, t != std::floor(t) ? 1 : 0), {.size = 11, .anchor = "middle"});
+  }
+  w.text(left + plot_w / 2, top_pad + plot_h + 32, std::string("time since step start (") + unit.name + ")",
+         {.size = 12, .anchor = "middle", .css_class = "axis-title"});
+
+  double y = top_pad;
+  for (const auto& s : shown) {
+    auto& streams = rows[s.rank];
+    std::vector<std::string> names;
+    for (const auto& [name, _] : streams) names.push_back(name);
+    std::stable_sort(names.begin(), names.end(),
+                     [](const auto& a, const auto& b) { return stream_order(a) < stream_order(b); });
+    if (names.empty()) names.push_back("compute");
+    w.text(8, y + 14, s.label, {.size = 12, .weight = "bold"});
+    for (const auto& stream : names) {
+      w.open_group("timeline-row", "data-rank=\"" + std::to_string(s.rank) + "\" data-stream=\"" + svg::esc(stream) + "\"");
+      w.rect(left, y + 1, plot_w, row_h - 2, "#f6f6f6");
+      w.text(left - 6, y + 14, stream, {.size = 11, .anchor = "end", .fill = "#555"});
+      auto events = streams[stream];
+      std::stable_sort(events.begin(), events.end(), [](auto* a, auto* b) { return a->start_s < b->start_s; });
+      // Merge runs of sub-2-pixel spans of one colour: at 1,024 ranks a row may hold thousands.
+      for (size_t i = 0; i < events.size();) {
+        const auto* e = events[i];
+        double x0 = x(e->start_s - t0), x1 = x(e->end_s - t0);
+        const char* color = event_color(*e);
+        size_t j = i + 1;
+        while (j < events.size() && x1 - x0 < 2 && event_color(*events[j]) == std::string(color) &&
+               x(events[j]->start_s - t0) <= x1 + 0.5 && x(events[j]->end_s - t0) - x(events[j]->start_s - t0) < 2)
+          x1 = std::max(x1, x(events[j++]->end_s - t0));
+        const std::string tip = j - i == 1 ? tooltip(*e, t0)
+                                           : std::to_string(j - i) + " short spans, " + fmt::seconds(events[j - 1]->end_s - e->start_s);
+        w.rect(x0, y + 2, std::max(0.6, x1 - x0), row_h - 4, color, e->op.empty() ? "ev ev-compute" : "ev ev-coll", tip);
+        if (j - i == 1) {
+          const std::string full = event_label(*e), brief = short_label(*e);
+          const double room = x1 - x0 - 6;
+          std::string label = room >= 6.2 * full.size() ? full : (!brief.empty() && room >= 6.5 * brief.size()) ? brief : "";
+          if (!label.empty())
+            w.text(x0 + 3, y + 14, label, {.size = 10.5, .fill = text_on(color), .css_class = "ev-label"});
+        }
+        i = j;
+      }
+      w.close_group();
+      y += row_h;
+    }
+    y += rank_gap;
+  }
+  w.line(left, top_pad + plot_h, left + plot_w, top_pad + plot_h, "#444", 1);
+  if (static_cast<int>(r.ranks.size()) > kMaxTimelineRanks)
+    w.text(8, top_pad + plot_h + 15, "showing " + std::to_string(shown.size()) + " of " + fmt::count(static_cast<long long>(r.ranks.size())) + " ranks",
+           {.size = 11, .fill = "#555"});
+  svg::legend(w, left, legend_y, plot_w, legend);
+  return w.finish();
+}
+
+}  // namespace viz::charts

@@ -1,0 +1,40 @@
+#pragma once
+// The report's charts, one function per chart (one file each), each returning one <svg> element.
+// Used by the HTML page (report.cpp); exposed for tests, which check the SVG content.
+#include <string>
+#include <vector>
+
+#include "models/result.hpp"
+#include "viz/viz.hpp"
+
+namespace viz::charts {
+
+// Shared axes for side-by-side comparisons: 0 means "fit this run's own data".
+struct Shared {
+  double step_time_max_s = 0;   // rank bars' and timeline's time axis
+  double busbw_max_bytes_per_s = 0;
+};
+
+// Ranks drawn one bar each up to this count; beyond it, bars per group of ranks (per node when
+// nodes fit, else consecutive ranges) with the group's mean components and a max marker.
+inline constexpr int kMaxRankBars = 64;
+// Timeline rows per rank up to this many ranks; beyond it, the ranks with the least, median and
+// most waiting (exposed communication + barrier wait), labelled as such.
+inline constexpr int kMaxTimelineRanks = 16;
+// Busiest links drawn.
+inline constexpr int kMaxLinks = 12;
+
+std::string topology(const models::RunResult& r);
+std::string rank_bars(const models::RunResult& r, const Shared& shared = {});
+std::string timeline(const models::RunResult& r, const Shared& shared = {});
+std::string links(const models::RunResult& r);
+std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared = {});
+
+// The ranks a timeline shows, with a row label ("rank 3", "rank 17 · most wait"). Exposed for tests.
+struct TimelineRank {
+  int rank = 0;
+  std::string label;
+};
+std::vector<TimelineRank> timeline_ranks(const models::RunResult& r);
+
+}  // namespace viz::charts

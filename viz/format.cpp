@@ -1,0 +1,96 @@
+// Human-readable quantities (see format.hpp).
+#include "viz/format.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace viz::fmt {
+
+std::string fixed(double v, int decimals) {
+  if (!std::isfinite(v)) return "n/a";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+namespace {
+// Three significant digits, the precision a design review reads.
+std::string sig3(double v) {
+  const double a = std::abs(v);
+  return fixed(v, a >= 100 ? 0 : a >= 10 ? 1 : 2);
+}
+}  // namespace
+
+std::string seconds(double s) {
+  if (!std::isfinite(s)) return "n/a";
+  const double a = std::abs(s);
+  if (a == 0) return "0 s";
+  if (a < 1e-6) return sig3(s * 1e9) + " ns";
+  if (a < 1e-3) return sig3(s * 1e6) + " us";
+  if (a < 1) return sig3(s * 1e3) + " ms";
+  if (a < 120) return sig3(s) + " s";
+  if (a < 7200) return sig3(s / 60) + " min";
+  return sig3(s / 3600) + " h";
+}
+
+std::string duration_hms(double s) {
+  if (!std::isfinite(s) || s < 0) return "n/a";
+  const long long t = std::llround(s);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", t / 3600, (t / 60) % 60, t % 60);
+  return buf;
+}
+
+std::string bytes(double b) {
+  if (!std::isfinite(b)) return "n/a";
+  const char* units[] = {"B", "KB", "MB", "GB", "TB", "PB"};
+  int u = 0;
+  while (std::abs(b) >= 1000 && u < 5) {
+    b /= 1000;
+    ++u;
+  }
+  return (u == 0 ? fixed(b, 0) : sig3(b)) + " " + units[u];
+}
+
+std::string bytes_binary_axis(double b) {
+  if (!std::isfinite(b)) return "n/a";
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (std::abs(b) >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  return fixed(b, std::abs(b - std::round(b)) < 1e-9 ? 0 : 1) + " " + units[u];
+}
+
+std::string rate(double bps) {
+  if (!std::isfinite(bps)) return "n/a";
+  if (std::abs(bps) >= 1e9) return sig3(bps / 1e9) + " GB/s";
+  if (std::abs(bps) >= 1e6) return sig3(bps / 1e6) + " MB/s";
+  return sig3(bps / 1e3) + " KB/s";
+}
+
+std::string percent(double f) {
+  if (!std::isfinite(f)) return "n/a";
+  const double p = f * 100;
+  return fixed(p, std::abs(p) < 10 && p != 0 ? 1 : 0) + "%";
+}
+
+std::string count(long long n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
+TimeUnit time_unit(double max_s) {
+  if (!(max_s > 0) || !std::isfinite(max_s)) return {1e3, "ms"};
+  if (max_s < 2e-6) return {1e9, "ns"};
+  if (max_s < 2e-3) return {1e6, "us"};
+  if (max_s < 2) return {1e3, "ms"};
+  return {1, "s"};
+}
+
+}  // namespace viz::fmt

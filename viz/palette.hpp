@@ -1,0 +1,43 @@
+#pragma once
+// Colours: the Okabe-Ito palette (Okabe & Ito 2008, "Color Universal Design"), distinguishable
+// under the common colour-vision deficiencies, and the mapping from things drawn to colours.
+#include <string>
+#include <string_view>
+
+namespace viz {
+
+namespace okabe_ito {
+inline constexpr const char* kBlack = "#000000";
+inline constexpr const char* kOrange = "#E69F00";
+inline constexpr const char* kSkyBlue = "#56B4E9";
+inline constexpr const char* kGreen = "#009E73";  // bluish green
+inline constexpr const char* kYellow = "#F0E442";
+inline constexpr const char* kBlue = "#0072B2";
+inline constexpr const char* kVermillion = "#D55E00";
+inline constexpr const char* kPurple = "#CC79A7";  // reddish purple
+inline constexpr const char* kGrey = "#999999";    // not Okabe-Ito: "other / unknown"
+}  // namespace okabe_ito
+
+// The transports a picture distinguishes (issue 5): P2P over NVLink or PCIe, SHM, NET over EFA,
+// InfiniBand or TCP sockets.
+enum class TransportClass { NVLink, PCIe, SHM, EFA, IB, Socket, Unknown };
+
+// From NCCL's log label ("P2P/CUMEM/read", "NET/Libfabric/0/GDRDMA") and, when known, the model's
+// link class name ("NVLink", "PCIe", ...), which wins: the label cannot tell NVLink from PCIe P2P.
+TransportClass classify_transport(std::string_view label, std::string_view link_class);
+// Also used for links: a LinkResult kind such as "nvlink", "pcie", "efa", "host_mem".
+TransportClass classify_link_kind(std::string_view kind);
+const char* transport_class_name(TransportClass c);  // "P2P NVLink", "NET EFA", ...
+const char* transport_color(TransportClass c);
+bool transport_is_net(TransportClass c);
+
+// Rank-bar components and timeline streams.
+inline constexpr const char* kComputeColor = okabe_ito::kSkyBlue;
+inline constexpr const char* kExposedCommColor = okabe_ito::kVermillion;
+inline constexpr const char* kBarrierColor = okabe_ito::kYellow;
+inline constexpr const char* kOffloadColor = okabe_ito::kPurple;
+
+// Collectives by op, stable across charts (timeline, bus bandwidth).
+const char* op_color(std::string_view op);
+
+}  // namespace viz
