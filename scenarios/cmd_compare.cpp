@@ -18,7 +18,8 @@ namespace {
 
 std::string ratio_text(double value, double base) {
   if (base == 0) return value == 0 ? "x1.00" : "n/a";
-  return fmt::format("x{:.2f}", value / base);
+  const double r = value / base;
+  return r >= 0.01 ? fmt::format("x{:.2f}", r) : fmt::format("x{:.2g}", r);
 }
 
 std::string fit(std::string s, size_t width) {
@@ -82,9 +83,12 @@ int cmd_compare(int argc, char** argv) {
       j["scenarios"] = std::move(list);
       out = j.dump(2) + "\n";
     } else {
+      // Columns are numbered; the legend above names them in full.
       constexpr size_t kCol = 26;
-      out += fmt::format("{:<24}", "");
-      for (const auto& r : results) out += fmt::format(" {:>{}}", fit(r.scenario, kCol), kCol);
+      for (size_t i = 0; i < results.size(); ++i)
+        out += fmt::format("[{}] {}  ({}){}\n", i + 1, results[i].scenario, paths[i], i == 0 ? "  baseline" : "");
+      out += fmt::format("\n{:<24}", "");
+      for (size_t i = 0; i < results.size(); ++i) out += fmt::format(" {:>{}}", fmt::format("[{}]", i + 1), kCol);
       out += "\n";
       for (const auto& row : rows) {
         out += fmt::format("{:<24}", row.label);

@@ -56,7 +56,7 @@ int cmd_sweep(int argc, char** argv) {
   CLI::App app{"Run a scenario over every combination of --vary values; CSV out.", "commsim sweep"};
   std::string path, shard_text, csv;
   std::vector<std::string> sets, varies;
-  unsigned jobs = 1;
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   app.add_option("scenario", path, "scenario file (TOML)")->required()->type_name("SCENARIO.toml");
   app.add_option("--vary", varies, "KEY=V1,V2,...: values of one key (repeatable; the first varies slowest)")
       ->required()
@@ -64,7 +64,7 @@ int cmd_sweep(int argc, char** argv) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   add_set_option(app, sets);
-  app.add_option("--jobs,-j", jobs, "threads running points at once")->check(CLI::Range(1u, 1024u))->type_name("N");
+  app.add_option("--jobs,-j", jobs, "threads running points at once (default: one per core)")->check(CLI::Range(1u, 1024u))->type_name("N");
   app.add_option("--shard", shard_text, "run only shard i of N (0 <= i < N), contiguous in sweep order")->type_name("i/N");
   app.add_option("--csv", csv, "write the rows to FILE instead of standard output")->type_name("FILE");
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
@@ -109,7 +109,7 @@ int cmd_sweep(int argc, char** argv) {
         try {
           rows[i].result = run_loaded(loaded[i], options);
         } catch (const UserError& e) {
-          rows[i].error = e.what();
+          rows[i].error = at_vary(e, sets.size(), axes, points[i]).what();
         } catch (const std::exception& e) {
           rows[i].error = std::string("internal error: ") + e.what();
         }
