@@ -249,7 +249,7 @@ class LogParser {
       }
       return;
     }
-    if (starts_with(t, "comm 0x") && contains(t, " nRanks ")) {
+    if (starts_with(t, "comm 0x") && contains(t, " nRanks")) {
       if (!std::regex_search(text, m, r.comm))
         bad(l, "'comm 0x... rank R nRanks N nNodes M localRanks L localRank K'");
       LogComm c{l.host, l.pid, m[1], to_int(m[2]), to_int(m[3]), to_int(m[4]), to_int(m[5]), to_int(m[6]), l.line};
