@@ -26,7 +26,16 @@ int cmd_run(int argc, char** argv) {
   app.add_flag("--check", check, "audit mode: verify conservation and capacity invariants while running");
   auto* limit = app.add_option("--time-limit", time_limit, "stop after this many wall-clock seconds; partial results")
                     ->type_name("SECONDS")
-                    ->check(CLI::PositiveNumber);
+                    ->check(CLI::Validator(
+                        [](std::string& v) {
+                          try {
+                            const double s = std::stod(v);
+                            if (s > 0 && s < 1e9) return std::string();
+                          } catch (const std::exception&) {
+                          }
+                          return "'" + v + "' is not a positive number of seconds";
+                        },
+                        "SECONDS > 0"));
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
