@@ -13,11 +13,6 @@ namespace {
 // NCCL has no NODE: nvidia-smi's NODE is NCCL's PHB (crossing host bridges of one CPU).
 PathType nccl_type(PathType t) { return t == PathType::NODE ? PathType::PHB : t; }
 bool is_nvlink(PathType t) { return t == PathType::NVL || t == PathType::NVB; }
-int pow2_up(int n) {
-  int p = 1;
-  while (p < n) p *= 2;
-  return p;
-}
 }  // namespace
 
 RankInfo Placement::rank(int r) const {
@@ -231,7 +226,9 @@ int TransportModel::p2p_channels(const RankInfo& a, const RankInfo& b) const {
       n = std::max(count, static_cast<int>(std::ceil(gbs / 14.0)));
     }
   }
-  n = pow2_up(n);
+  // seeds/000 (1 EFA per pod) and seeds/004 (Socket) both log "2 p2p channels per peer": NCCL
+  // never goes below the 2 a communicator starts with.
+  n = std::max(n, 2);
   if (env_.max_nchannels) n = std::min(n, env_.max_nchannels);
   if (env_.min_nchannels) n = std::max(n, env_.min_nchannels);
   return std::min(n, kMaxChannels);

@@ -52,8 +52,10 @@ class TransportModel {
                  const Placement& layout, const NcclEnv& env);
 
   Transport choose(const RankInfo& a, const RankInfo& b) const;
-  // P2P channels NCCL opens to a peer (src/graph/paths.cc ncclTopoGetNchannels, clamped by
-  // NCCL_MIN/MAX_NCHANNELS and rounded up to a power of two as ncclTopoComputeP2pChannels does).
+  // P2P channels NCCL wants to a peer (src/graph/paths.cc ncclTopoGetNchannels: NVLink 2 x links,
+  // other local peers 2, network peers max(NICs, NIC GB/s / 14)), clamped by NCCL_MIN/MAX_NCHANNELS.
+  // NCCL then rounds to a power of two and caps by the communicator's channel count
+  // (ncclTopoComputeP2pChannels), which the collective engine owns.
   int p2p_channels(const RankInfo& a, const RankInfo& b) const;
   // Ranks NCCL counts as separate hosts (nNodes).
   int nccl_nodes() const;
