@@ -51,6 +51,7 @@ class StepExecutor {
   bool all_done() const { return done_ranks_ == int(ranks_.size()); }
   sim::Time start() const { return start_; }
   sim::Time end() const;  // latest finish
+  sim::Time now() const { return sim_.now(); }  // where a stopped run got to
 
   const RankAccount& account(int r) const { return acct_[r]; }
   const std::vector<TimelineEvent>& timeline() const { return timeline_; }

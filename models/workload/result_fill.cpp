@@ -60,7 +60,8 @@ RunResult fill_result(const StepExecutor& exec, const sim::FlowNetwork& net, con
                       const ScenarioSpec& spec, const RunOptions& options) {
   RunResult res;
   res.scenario = spec.name;
-  const double step = (exec.end() - exec.start()).seconds();
+  // A run stopped by --time-limit reports how far it got (a lower bound of the step).
+  const double step = ((exec.stopped() ? std::max(exec.end(), exec.now()) : exec.end()) - exec.start()).seconds();
   res.step_time_s = step;
   res.steps = std::max(1, spec.training.steps);
   res.run_time_s = step * res.steps;
