@@ -3,7 +3,9 @@
 // channels, rings and trees, transports per peer, network plugin, GDR, variables, init timings,
 // tuning) and a diagnosis in plain words; --scenario writes a scenario that reproduces it.
 #include <cstdio>
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -147,16 +149,63 @@ std::string report_text(const NcclLogReport& r, const std::vector<Finding>& find
   return o;
 }
 
+// What the same job would gain with one pod per host (issue 6): when the log shows ranks alone
+// on their NCCL nodes on a multi-GPU instance, simulate the layout the log shows and the one-pod
+// layout. Empty when it does not apply or cannot run (the report is still useful without it).
+struct OnePodComparison {
+  double logged_step_s = 0, one_pod_step_s = 0;
+  int gpus_per_pod = 0, nodes = 0;
+  std::string error;
+};
+
+std::optional<OnePodComparison> compare_one_pod(const NcclLogReport& r, const std::vector<Finding>& findings,
+                                                const std::string& instance_opt) {
+  bool isolated = false;
+  for (const auto& f : findings)
+    isolated = isolated || (f.id == "ranks-isolated" && f.severity == models::nccl::Severity::Warning);
+  const std::string instance = instance_opt.empty() ? r.platform : instance_opt;
+  const int host_gpus = models::nccl::instance_gpus(instance);
+  // With P2P disabled by the environment one pod would not help: the finding says so instead.
+  const auto* p2p_off = r.find_env("NCCL_P2P_DISABLE");
+  if (!isolated || host_gpus < 2 || (p2p_off && p2p_off->value == "1")) return std::nullopt;
+  OnePodComparison c;
+  c.gpus_per_pod = std::min(host_gpus, r.nranks);
+  c.nodes = (r.nranks + c.gpus_per_pod - 1) / c.gpus_per_pod;
+  try {
+    const std::string toml = scenario_from_nccl_log(r, {instance});
+    models::RunOptions options;
+    options.timeline = false;
+    c.logged_step_s = run_loaded(load_scenario_text(toml, "logged.toml"), options).step_time_s;
+    const std::vector<std::string> one_pod = {
+        "placement.pods_per_node=1", "placement.gpus_per_pod=" + std::to_string(c.gpus_per_pod),
+        "placement.host_ipc=true", "cluster.nodes=" + std::to_string(c.nodes)};
+    c.one_pod_step_s = run_loaded(load_scenario_text(toml, "one_pod.toml", one_pod), options).step_time_s;
+  } catch (const std::exception& e) {
+    c.error = e.what();
+  }
+  return c;
+}
+
+std::string comparison_text(const OnePodComparison& c, int nranks) {
+  if (!c.error.empty()) return fmt::format("\n(simulation of the one-pod layout not available: {})\n", c.error);
+  const std::string logged = fmt::format("as logged, {} ranks on {} NCCL nodes", nranks, nranks);
+  const std::string one_pod = fmt::format("one pod of {} GPUs per host ({} host{})", c.gpus_per_pod, c.nodes, c.nodes == 1 ? "" : "s");
+  return fmt::format("\nSimulated (commsim run on the scenario the log gives):\n  {:<40} step {:.3f} s\n  {:<40} step {:.3f} s  ({:.2f}x faster)\n",
+                     logged, c.logged_step_s, one_pod, c.one_pod_step_s,
+                     c.one_pod_step_s > 0 ? c.logged_step_s / c.one_pod_step_s : 0.0);
+}
+
 }  // namespace
 
 int cmd_nccl_log(int argc, char** argv) {
   CLI::App app{"Read a real NCCL INFO log: what it shows, and what it means.", "commsim nccl-log"};
   std::string path, scenario_out, instance;
-  bool json = false;
+  bool json = false, no_simulate = false;
   app.add_option("log", path, "NCCL log (NCCL_DEBUG=INFO output, any launcher)")->required()->type_name("LOGFILE");
   app.add_option("--scenario", scenario_out, "write a scenario reproducing the log to this file")->type_name("OUT.toml");
   app.add_option("--instance", instance, "catalog instance, when the log does not name it")->type_name("NAME");
   app.add_flag("--json", json, "print one JSON object instead of the report");
+  app.add_flag("--no-simulate", no_simulate, "do not simulate the one-pod-per-host layout when ranks look isolated");
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
@@ -169,7 +218,18 @@ int cmd_nccl_log(int argc, char** argv) {
     const auto findings = models::nccl::diagnose_log(report);
     // The scenario first: if it cannot be written, nothing is printed as if all went well.
     if (!scenario_out.empty()) write_file_atomically(scenario_out, scenario_from_nccl_log(report, {instance}));
-    const std::string out = json ? report_json(report, findings).dump(2) + "\n" : report_text(report, findings);
+    const auto cmp = no_simulate ? std::nullopt : compare_one_pod(report, findings, instance);
+    std::string out;
+    if (json) {
+      nlohmann::json j = report_json(report, findings);
+      if (cmp && cmp->error.empty())
+        j["one_pod_comparison"] = {{"logged_step_s", cmp->logged_step_s}, {"one_pod_step_s", cmp->one_pod_step_s},
+                                   {"gpus_per_pod", cmp->gpus_per_pod}, {"nodes", cmp->nodes}};
+      out = j.dump(2) + "\n";
+    } else {
+      out = report_text(report, findings);
+      if (cmp) out += comparison_text(*cmp, report.nranks);
+    }
     std::fputs(out.c_str(), stdout);
     if (!scenario_out.empty() && !json) std::printf("\nscenario written to %s\n", scenario_out.c_str());
     return 0;
