@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "models/calibrate/fit.hpp"
+#include "models/nccl/link_params.hpp"
 #include "scenarios/cli_support.hpp"
 #include "scenarios/command.hpp"
 #include "scenarios/nccl_tests_support.hpp"
@@ -27,9 +28,10 @@ int cmd_calibrate(int argc, char** argv) {
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
-    std::vector<std::string> sets_without_profile = sets;
-    sets_without_profile.push_back("cluster.profile=\"\"");  // fit from the defaults, not an old profile
-    const LoadedScenario base = load_scenario(scenario_path, sets_without_profile);
+    LoadedScenario base = load_scenario(scenario_path, sets);
+    // Fit from the defaults, not from an earlier profile of the machine: drop the parameters
+    // this fit owns (the World's raw bandwidths and the compute model's stay).
+    std::erase_if(base.spec.cluster.params, [](const auto& kv) { return models::nccl::LinkParams::owns(kv.first); });
     std::vector<models::calibrate::Measurement> measurements;
     std::vector<std::string> sources;
     for (const std::string& arg : files) {

@@ -15,6 +15,7 @@ struct Edge {
   std::vector<sim::LinkId> path;    // links a flow from -> to crosses
   LinkClass link_class = LinkClass::NVLink;
   double raw_bandwidth = 0;         // bytes/s of the narrowest link on the path
+  double wire_latency_s = 0;        // sum of the path's link latencies (the World's physics)
 };
 
 struct CommPlan {

@@ -1,5 +1,6 @@
 #include "models/nccl/link_params.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "models/error.hpp"
@@ -47,8 +48,15 @@ LinkParams LinkParams::defaults() {
   return p;
 }
 
+double LinkParams::loop_time(double device_s) const {
+  const double p = launch_sharpness;
+  const double hi = std::max(launch_overhead_s, device_s), lo = std::min(launch_overhead_s, device_s);
+  if (hi <= 0) return 0;
+  return hi * std::pow(1.0 + std::pow(lo / hi, p), 1.0 / p);  // (L^p + D^p)^(1/p), overflow-safe
+}
+
 std::vector<std::string> LinkParams::names() {
-  std::vector<std::string> out = {"nccl.kernel_latency", "nccl.launch_overhead"};
+  std::vector<std::string> out = {"nccl.kernel_latency", "nccl.launch_overhead", "nccl.launch_sharpness"};
   for (LinkClass c : kClasses)
     for (const char* what : {"hop_latency", "efficiency"})
       for (const char* proto : kProtoKeys)
@@ -60,6 +68,7 @@ namespace {
 double* find(LinkParams& p, const std::string& name) {
   if (name == "nccl.kernel_latency") return &p.kernel_latency_s;
   if (name == "nccl.launch_overhead") return &p.launch_overhead_s;
+  if (name == "nccl.launch_sharpness") return &p.launch_sharpness;
   for (LinkClass c : kClasses) {
     const std::string prefix = std::string(link_class_name(c)) + ".";
     if (name.compare(0, prefix.size(), prefix) != 0) continue;
@@ -82,10 +91,11 @@ void LinkParams::set(const std::string& name, double value) {
   double* v = find(*this, name);
   if (!v) throw SpecError("cluster.params." + name, "unknown parameter '" + name + "'");
   const bool is_eff = name.find(".efficiency.") != std::string::npos;
-  if (!std::isfinite(value) || value < 0 || (is_eff && (value <= 0 || value > 1)))
+  const bool is_sharpness = name == "nccl.launch_sharpness";
+  if (!std::isfinite(value) || value < 0 || (is_eff && (value <= 0 || value > 1)) || (is_sharpness && value < 1))
     throw SpecError("cluster.params." + name,
                     "parameter '" + name + "' must be " +
-                        (is_eff ? "in (0, 1]" : "a finite non-negative number of seconds"));
+                        (is_eff ? "in (0, 1]" : is_sharpness ? "a number >= 1" : "a finite non-negative number of seconds"));
   *v = value;
 }
 

@@ -4,7 +4,8 @@
 //
 //   cap(edge)   = eta[class][proto] * B_path * channels / channels_ref
 //   latency     = kernel_latency + sum over pipeline steps of hop_latency[class][proto]
-//   nccl-tests  = max(launch_overhead, device time)    (back-to-back loop: host-issue bound or not)
+//   nccl-tests  = (launch^p + device^p)^(1/p)          (back-to-back loop: host issue and device
+//                                                       work overlap; p -> inf is a hard max)
 //
 // B_path is the raw bandwidth of the path's narrowest link (catalog), channels_ref the channel
 // count NCCL builds by default for that transport (so NCCL_MAX_NCHANNELS=4 gets 4/ref of it).
@@ -32,6 +33,10 @@ struct LinkParams {
   std::array<ClassParams, kNumLinkClasses> by_class{};
   double kernel_latency_s = 0;   // device-side fixed cost of one collective
   double launch_overhead_s = 0;  // host-side issue cost per operation in a back-to-back loop
+  double launch_sharpness = 4;   // p above: how sharply host-bound and device-bound regimes meet
+
+  // Time per iteration of a back-to-back loop of operations taking `device_s` each on the GPU.
+  double loop_time(double device_s) const;
 
   const ClassParams& of(LinkClass c) const { return by_class[static_cast<int>(c)]; }
   ClassParams& of(LinkClass c) { return by_class[static_cast<int>(c)]; }

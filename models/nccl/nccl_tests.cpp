@@ -85,7 +85,7 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
     sim.run();
     const double device_s = sim.now().seconds() - t0;
     row.device_us = device_s * 1e6;
-    row.time_us = std::max(params.launch_overhead_s, device_s) * 1e6;
+    row.time_us = params.loop_time(device_s) * 1e6;
     row.algo = algo_name(rec.algo);
     row.proto = proto_name(rec.proto);
     row.channels = rec.channels;

@@ -1,7 +1,8 @@
 #pragma once
 // nccl-tests emulation: predicts what `<op>_perf -b MIN -e MAX -f FACTOR` would print on the
 // scenario's machine, by replaying each size on the flow network (idle links) and timing it as
-// nccl-tests does: a back-to-back loop, so an iteration costs max(host issue, device time).
+// nccl-tests does: a back-to-back loop, where host issue and device work overlap
+// (LinkParams::loop_time).
 #include <cstdint>
 #include <string>
 #include <vector>

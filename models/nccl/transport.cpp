@@ -63,21 +63,34 @@ TransportModel::TransportModel(const hw::NodeSpec& node, const topology::NodeGra
   const int ng = graph_.gpus();
   gpu_group_.assign(ng, -1);
   gpu_nic_label_.assign(ng, 0);
+  std::vector<bool> taken(graph_.nics(), false);
   for (int pod = 0; pod < layout_.pods_per_node; ++pod) {
     const int first = pod * layout_.gpus_per_pod, last = first + layout_.gpus_per_pod;
-    // NICs the pod sees: all of them for a single pod, else the ones closest to its GPUs (the
-    // device plugin hands a pod the EFA next to its GPU; seeds/000: "1 GPU / 1 EFA" per pod).
+    // NICs the pod sees: all of them for a single pod, else the ones closest to its GPUs among
+    // those no earlier pod holds (the device plugin hands each pod its own EFA, as the seeds'
+    // pods ask: "vpc.amazonaws.com/efa: 1" each); pods share only when NICs run out.
     std::vector<int> visible;
-    std::vector<int> all(graph_.nics());
-    for (int n = 0; n < graph_.nics(); ++n) all[n] = n;
+    // With fewer NICs than pods no pod can hold one alone: each uses the one next to its GPU.
+    const bool exclusive = layout_.pods_per_node <= graph_.nics();
+    std::vector<int> candidates;
+    for (int n = 0; n < graph_.nics(); ++n)
+      if (!exclusive || !taken[n]) candidates.push_back(n);
+    // A pod's fair share of NICs per GPU (p5: 32 EFAs for 8 GPUs -> 4; p4d: 4 for 8 -> 1).
+    const int total_gpus = layout_.pods_per_node * layout_.gpus_per_pod;
+    const int per_gpu = std::max(1, (graph_.nics() + total_gpus - 1) / std::max(1, total_gpus));
     for (int g = first; g < last; ++g) {
-      int best = graph_.closest_nic(g, all);
-      for (int n : all) {
+      int best = graph_.closest_nic(g, candidates);
+      int took = 0;
+      for (int n : candidates) {
         bool closest = best >= 0 && graph_.gpu_nic(g, n).type == graph_.gpu_nic(g, best).type;
-        if ((layout_.pods_per_node == 1 || closest) && std::find(visible.begin(), visible.end(), n) == visible.end())
-          visible.push_back(n);
+        if (layout_.pods_per_node == 1 ||
+            (closest && took < per_gpu && std::find(visible.begin(), visible.end(), n) == visible.end())) {
+          if (std::find(visible.begin(), visible.end(), n) == visible.end()) visible.push_back(n);
+          ++took;
+        }
       }
     }
+    for (int n : visible) taken[n] = true;
     std::sort(visible.begin(), visible.end());
     for (int g = first; g < last; ++g) {
       int best = graph_.closest_nic(g, visible);
