@@ -32,7 +32,7 @@ std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared) {
   const double y_hi = std::pow(10, std::ceil(std::log10(ymax / 1e9) + 1e-9)) * 1e9;
   const double x_lo = std::pow(2, std::floor(std::log2(xmin))), x_hi = std::pow(2, std::ceil(std::log2(xmax)));
 
-  const double W = 900, left = 80, right = 20, top_pad = 14, plot_h = 280;
+  const double W = shared.width, left = 80, right = 20, top_pad = 14, plot_h = 280;
   const double plot_w = W - left - right;
   std::vector<svg::LegendItem> legend;
   for (const auto& [op, _] : by_op) {

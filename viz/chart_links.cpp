@@ -16,7 +16,7 @@ namespace {
 double fin(double v) { return std::isfinite(v) && v > 0 ? v : 0; }
 }  // namespace
 
-std::string links(const models::RunResult& r) {
+std::string links(const models::RunResult& r, const Shared& shared) {
   std::vector<const models::LinkResult*> order;
   for (const auto& l : r.links) order.push_back(&l);
   std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) {
@@ -25,15 +25,14 @@ std::string links(const models::RunResult& r) {
   });
   if (order.size() > static_cast<size_t>(kMaxLinks)) order.resize(kMaxLinks);
 
-  const double W = 900, left = 250, right = 210, top_pad = 10, row_h = 24;
+  const double W = shared.width, left = W * 0.28, right = 190, top_pad = 10, row_h = 24;
   const double plot_w = W - left - right;
   const double plot_h = std::max<size_t>(1, order.size()) * row_h;
   std::vector<svg::LegendItem> legend;
   std::set<TransportClass> classes;
   for (const auto* l : order) classes.insert(classify_link_kind(l->kind));
   for (TransportClass c : classes)
-    legend.push_back({std::string(c == TransportClass::Unknown ? "other link" : transport_class_name(c)) + " link",
-                      transport_color(c)});
+    legend.push_back({std::string(link_class_label(c)) + " link", transport_color(c)});
   legend.push_back({"busy share of the step (outline)", "#444", true});
   const double legend_y = top_pad + plot_h + 42;
   const double H = legend_y + svg::legend_height(W - 20, legend) + 8;
@@ -54,9 +53,12 @@ std::string links(const models::RunResult& r) {
     const double util = std::min(1.0, fin(l->utilization));
     const double busy = r.step_time_s > 0 ? std::min(1.0, fin(l->busy_s) / r.step_time_s) : 0;
     w.open_group("link-row");
+    // Fit the label to the space left of the bars (~6.4 px per character at 11.5 px).
+    const std::string kind = l->kind.empty() ? "" : " (" + l->kind + ")";
+    const size_t room = static_cast<size_t>(std::max(8.0, (left - 14) / 6.4));
     std::string name = l->name;
-    if (name.size() > 34) name = name.substr(0, 33) + "…";
-    w.text(left - 8, y + 15, name + (l->kind.empty() ? "" : " (" + l->kind + ")"), {.size = 11.5, .anchor = "end"});
+    if (name.size() + kind.size() > room) name = "…" + name.substr(name.size() - std::min(name.size(), room > kind.size() + 2 ? room - kind.size() - 1 : 1));
+    w.text(left - 8, y + 15, name + kind, {.size = 11.5, .anchor = "end"});
     const std::string tip = l->name + " (" + l->kind + ")\nutilisation " + fmt::percent(fin(l->utilization)) +
                             " of " + fmt::rate(fin(l->capacity_bytes_per_s)) + "\n" + fmt::bytes(fin(l->bytes)) +
                             " moved, busy " + fmt::seconds(fin(l->busy_s));

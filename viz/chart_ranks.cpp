@@ -89,7 +89,7 @@ std::string rank_bars(const models::RunResult& r, const Shared& shared) {
   const std::vector<double> ticks = svg::linear_ticks(0, vmax * unit.per_s, 5);
   const double top = ticks.empty() ? vmax : std::max(vmax, ticks.back() / unit.per_s);
 
-  const double W = 900, left = 70, right = 20, top_pad = 16, plot_h = 240;
+  const double W = shared.width, left = 70, right = 20, top_pad = 16, plot_h = 240;
   const double plot_w = W - left - right;
   const double legend_y = top_pad + plot_h + 44;
   std::vector<svg::LegendItem> legend = {{"compute", kComputeColor},

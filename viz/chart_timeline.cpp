@@ -84,8 +84,17 @@ std::vector<TimelineRank> timeline_ranks(const models::RunResult& r) {
     for (const auto& k : r.ranks) out.push_back({k.rank, "rank " + std::to_string(k.rank)});
     return out;
   }
+  // A run may record the timeline of a few ranks only (one per distinct program): choose among those.
+  std::set<int> recorded;
+  for (const auto& e : r.timeline) recorded.insert(e.rank);
   std::vector<const models::RankResult*> order;
-  for (const auto& k : r.ranks) order.push_back(&k);
+  for (const auto& k : r.ranks)
+    if (recorded.empty() || recorded.count(k.rank)) order.push_back(&k);
+  if (order.empty()) return out;
+  if (order.size() <= 3) {
+    for (const auto* k : order) out.push_back({k->rank, "rank " + std::to_string(k->rank)});
+    return out;
+  }
   std::stable_sort(order.begin(), order.end(),
                    [](auto* a, auto* b) { return wait_of(*a) < wait_of(*b); });
   const struct {
@@ -117,7 +126,7 @@ std::string timeline(const models::RunResult& r, const Shared& shared) {
   const fmt::TimeUnit unit = fmt::time_unit(span);
   const std::vector<double> ticks = svg::linear_ticks(0, span * unit.per_s, 8);
 
-  const double W = 900, left = 170, right = 20, top_pad = 10, row_h = 20, rank_gap = 8;
+  const double W = shared.width, left = 165, right = 20, top_pad = 10, row_h = 20, rank_gap = 8;
   const double plot_w = W - left - right;
   int nrows = 0;
   for (const auto& s : shown) nrows += std::max<size_t>(1, rows[s.rank].size());

@@ -13,6 +13,7 @@ namespace viz::charts {
 struct Shared {
   double step_time_max_s = 0;   // rank bars' and timeline's time axis
   double busbw_max_bytes_per_s = 0;
+  double width = 900;           // viewBox width: narrower in columns so text stays ~12 px on screen
 };
 
 // Ranks drawn one bar each up to this count; beyond it, bars per group of ranks (per node when
@@ -27,7 +28,7 @@ inline constexpr int kMaxLinks = 12;
 std::string topology(const models::RunResult& r);
 std::string rank_bars(const models::RunResult& r, const Shared& shared = {});
 std::string timeline(const models::RunResult& r, const Shared& shared = {});
-std::string links(const models::RunResult& r);
+std::string links(const models::RunResult& r, const Shared& shared = {});
 std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared = {});
 
 // The ranks a timeline shows, with a row label ("rank 3", "rank 17 · most wait"). Exposed for tests.

@@ -57,6 +57,19 @@ const char* transport_class_name(TransportClass c) {
   return "other";
 }
 
+const char* link_class_label(TransportClass c) {
+  switch (c) {
+    case TransportClass::NVLink: return "NVLink";
+    case TransportClass::PCIe: return "PCIe";
+    case TransportClass::SHM: return "host memory";
+    case TransportClass::EFA: return "EFA";
+    case TransportClass::IB: return "InfiniBand";
+    case TransportClass::Socket: return "Ethernet";
+    case TransportClass::Unknown: break;
+  }
+  return "other";
+}
+
 const char* transport_color(TransportClass c) {
   switch (c) {
     case TransportClass::NVLink: return okabe_ito::kBlue;

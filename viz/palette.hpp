@@ -29,6 +29,7 @@ TransportClass classify_transport(std::string_view label, std::string_view link_
 TransportClass classify_link_kind(std::string_view kind);
 const char* transport_class_name(TransportClass c);  // "P2P NVLink", "NET EFA", ...
 const char* transport_color(TransportClass c);
+const char* link_class_label(TransportClass c);      // for physical links: "NVLink", "PCIe", "EFA", ...
 bool transport_is_net(TransportClass c);
 
 // Rank-bar components and timeline streams.

@@ -6,6 +6,7 @@
 
 #include "viz/charts.hpp"
 #include "viz/format.hpp"
+#include "viz/palette.hpp"
 #include "viz/svg.hpp"
 #include "viz/viz.hpp"
 
@@ -31,9 +32,9 @@ svg text{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Deja
 table.summary{border-collapse:collapse;font-size:14px}
 table.summary th{text-align:left;color:var(--muted);font-weight:500;padding:2px 18px 2px 0;vertical-align:top;white-space:nowrap}
 table.summary td{padding:2px 0;font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:13px}
-.stats{display:flex;flex-wrap:wrap;gap:12px;margin:12px 0 0}
-.stat{border:1px solid var(--line);border-radius:8px;padding:8px 14px;min-width:140px}
-.stat .v{font-size:22px;font-weight:700}
+.stats{display:flex;flex-wrap:wrap;gap:10px;margin:12px 0 0}
+.stat{border:1px solid var(--line);border-radius:8px;padding:6px 12px}
+.stat .v{font-size:20px;font-weight:700}
 .stat .k{font-size:12.5px;color:var(--muted)}
 .grid{display:grid;gap:18px}
 .grid>div{min-width:0}
@@ -45,6 +46,8 @@ table.summary td{padding:2px 0;font-family:ui-monospace,"DejaVu Sans Mono",monos
 .headline .lbl{font-size:14px;color:#d7e3ee;max-width:34em}
 .headline .vs{font-size:19px;margin:0 0 14px}
 .headline b{color:#fff}
+.headline .hbars{margin-top:18px;max-width:1000px}
+.headline .hbars svg{width:100%;height:auto;display:block}
 ul.notes{margin:4px 0 0 18px;padding:0;color:var(--muted);font-size:13.5px}
 footer{color:var(--muted);font-size:12px;margin-top:8px}
 @media print{body{background:#fff}section{break-inside:avoid}}
@@ -93,7 +96,7 @@ std::string scenario_block(const models::RunResult& r, const ReportInputs& in) {
   const double step = r.step_time_s;
   o << "<div class=\"stats\">" << stat(fmt::seconds(step), "step time")
     << stat(fmt::duration_hms(r.run_time_s), "run time (" + std::to_string(r.steps) + " steps)")
-    << stat(fmt::percent(step > 0 ? mean_of(r, &models::RankResult::exposed_comm_s) / step : 0), "exposed communication (mean rank)")
+    << stat(fmt::percent(step > 0 ? mean_of(r, &models::RankResult::exposed_comm_s) / step : 0), "exposed comm (mean rank)")
     << stat(fmt::percent(step > 0 ? mean_of(r, &models::RankResult::barrier_wait_s) / step : 0), "barrier wait (mean rank)")
     << stat(fmt::count(static_cast<long long>(r.ranks.size())), "ranks") << "</div>";
   if (r.partial) o << "<p class=\"what\"><b>Partial result:</b> the run stopped at its time limit.</p>";
@@ -130,8 +133,60 @@ std::string chart_svg(const char* id, const models::RunResult& r, const ReportIn
   if (c == "topology") return charts::topology(r);
   if (c == "ranks") return charts::rank_bars(r, sh);
   if (c == "timeline") return charts::timeline(r, sh);
-  if (c == "links") return charts::links(r);
+  if (c == "links") return charts::links(r, sh);
   return charts::busbw(in.busbw, sh);
+}
+
+// "(NET/Libfabric/0/GDRDMA instead of P2P/CUMEM/read)": the most used transport of each run.
+std::string transports_line(const models::RunResult& r, const models::RunResult& base) {
+  auto top = [](const models::RunResult& x) {
+    const models::TransportCount* best = nullptr;
+    for (const auto& t : x.transports)
+      if (!best || t.pairs > best->pairs) best = &t;
+    return best ? best->label : std::string();
+  };
+  const std::string a = top(r), b = top(base);
+  if (a.empty() || b.empty() || a == b) return "";
+  return " — " + a + " instead of " + b;
+}
+
+// The headline's picture: one stacked bar per run (mean rank: compute, exposed communication,
+// barrier wait, offload) on one scale, so the ratio above it is seen as well as read.
+std::string headline_bars(const std::vector<models::RunResult>& results, const std::vector<std::string>& titles) {
+  const double W = 1000, left = 260, right = 90, row = 34;
+  double vmax = 0;
+  for (const auto& r : results) vmax = std::max(vmax, std::isfinite(r.step_time_s) ? r.step_time_s : 0);
+  if (vmax <= 0) vmax = 1;
+  const std::vector<svg::LegendItem> legend = {{"compute", kComputeColor},
+                                               {"exposed communication", kExposedCommColor},
+                                               {"barrier wait", kBarrierColor},
+                                               {"CPU offload", kOffloadColor}};
+  const double H = row * static_cast<double>(results.size()) + 30;
+  svg::Writer w(W, H, "headline-bars", "Step time of each layout, mean rank, on one scale");
+  const svg::Scale x{0, vmax, left, W - right};
+  for (size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    const double y = 4 + row * static_cast<double>(i);
+    std::string t = titles[i];
+    if (t.size() > 38) t = t.substr(0, 37) + "…";
+    w.text(left - 10, y + 18, t, {.size = 14, .anchor = "end", .fill = "#fff"});
+    const double parts[] = {mean_of(r, &models::RankResult::compute_s), mean_of(r, &models::RankResult::exposed_comm_s),
+                            mean_of(r, &models::RankResult::barrier_wait_s), mean_of(r, &models::RankResult::offload_s)};
+    double acc = 0;
+    for (size_t k = 0; k < 4; ++k) {
+      if (!(parts[k] > 0)) continue;
+      w.rect(x(acc), y + 4, x(acc + parts[k]) - x(acc), row - 10, legend[k].color, "", legend[k].label + ": " + fmt::seconds(parts[k]));
+      acc += parts[k];
+    }
+    w.text(x(std::max(acc, r.step_time_s)) + 8, y + 19, fmt::seconds(r.step_time_s), {.size = 14, .fill = "#fff", .weight = "bold"});
+  }
+  double lx = left;
+  for (const auto& it : legend) {
+    w.rect(lx, H - 18, 11, 11, it.color);
+    w.text(lx + 16, H - 8.5, it.label, {.size = 12, .fill = "#d7e3ee"});
+    lx += 30 + 7 * static_cast<double>(it.label.size());
+  }
+  return w.finish();
 }
 
 }  // namespace
@@ -165,6 +220,8 @@ std::string compare_html(const std::vector<models::RunResult>& results, const st
     for (const auto& p : in_of(i).busbw)
       sh.busbw_max_bytes_per_s = std::max({sh.busbw_max_bytes_per_s, p.predicted_bytes_per_s, p.measured_bytes_per_s});
 
+  // Columns of about 720 px on a 1,600 px screen: draw at that width so text is not shrunk.
+  sh.width = results.size() <= 1 ? 900 : std::max(560.0, 1440.0 / static_cast<double>(results.size()));
   std::ostringstream o;
   std::string page_title = "commsim compare";
   for (size_t i = 0; i < titles.size(); ++i) page_title += (i ? " vs " : ": ") + titles[i];
@@ -177,7 +234,8 @@ std::string compare_html(const std::vector<models::RunResult>& results, const st
       const auto& r = results[i];
       const double step_ratio = base.step_time_s > 0 ? r.step_time_s / base.step_time_s : NAN;
       const double run_ratio = base.run_time_s > 0 ? r.run_time_s / base.run_time_s : NAN;
-      o << "<p class=\"vs\"><b>" << esc(titles[i]) << "</b> vs <b>" << esc(titles[0]) << "</b></p><div class=\"cards\">"
+      o << "<p class=\"vs\"><b>" << esc(titles[i]) << "</b> takes " << esc(fmt::fixed(step_ratio, 2)) << "× the step time of <b>"
+        << esc(titles[0]) << "</b>" << esc(transports_line(r, base)) << "</p><div class=\"cards\">"
         << "<div><div class=\"ratio step-ratio\">" << esc(fmt::fixed(step_ratio, 2)) << "×</div><div class=\"lbl\">step time: "
         << esc(fmt::seconds(r.step_time_s)) << " vs " << esc(fmt::seconds(base.step_time_s))
         << (step_ratio >= 1 ? " (slower)" : " (faster)") << "</div></div>"
@@ -185,7 +243,7 @@ std::string compare_html(const std::vector<models::RunResult>& results, const st
         << esc(fmt::duration_hms(r.run_time_s)) << " vs " << esc(fmt::duration_hms(base.run_time_s)) << "</div></div>"
         << "</div>";
     }
-    o << "</section>";
+    o << "<div class=\"hbars\">" << headline_bars(results, titles) << "</div></section>";
   }
   const std::string cols = "style=\"grid-template-columns:repeat(" + std::to_string(std::max<size_t>(1, results.size())) + ",minmax(0,1fr))\"";
   o << "<section id=\"scenario\"><h2>Scenarios</h2><div class=\"grid\" " << cols << ">";

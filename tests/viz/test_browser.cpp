@@ -119,7 +119,8 @@ TEST_CASE("viz: reports render in headless Chromium with every chart and no cons
   SECTION("the comparison: ratios on top, charts side by side, and a screenshot") {
     const std::string dom = b.run(compare, "--dump-dom", err);
     check_no_console_errors(err);
-    CHECK(count(dom, "<svg") == 10);
+    CHECK(count(dom, "class=\"chart chart-") == 10);  // five charts per column
+    CHECK(count(dom, "class=\"headline-bars\"") == 1);
     CHECK(dom.find("class=\"ratio step-ratio\"") != std::string::npos);
     const fs::path png = b.dir / "compare.png";
     b.run(compare, "--window-size=1600,3900 --screenshot='" + png.string() + "'", err);

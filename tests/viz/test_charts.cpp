@@ -129,7 +129,8 @@ TEST_CASE("viz: link chart lists the busiest links with their share of the step"
   const std::string svg = viz::charts::links(r);
   CHECK(count(svg, "class=\"link-row\"") == std::min<size_t>(r.links.size(), viz::charts::kMaxLinks));
   CHECK(svg.find("share of the step (%)") != std::string::npos);
-  CHECK(svg.find("NET EFA link") != std::string::npos);
+  CHECK(svg.find(">EFA link</text>") != std::string::npos);
+  CHECK(svg.find(">PCIe link</text>") != std::string::npos);
   // The busiest link comes first: utilisation = bytes / (capacity x step).
   const auto& top = r.links.front();
   CHECK(top.utilization == Approx(top.bytes / (top.capacity_bytes_per_s * r.step_time_s)));
@@ -187,7 +188,8 @@ TEST_CASE("viz: comparison page puts the step and run time ratios on top", "[viz
   REQUIRE(at != std::string::npos);
   CHECK(at < html.find("<svg"));
   CHECK(html.find("class=\"ratio small run-ratio\">" + viz::fmt::fixed(b.run_time_s / a.run_time_s, 2) + "×") != std::string::npos);
-  CHECK(count(html, "<svg ") == 10);  // five charts per column
+  CHECK(count(html, "class=\"chart chart-") == 10);  // five charts per column
+  CHECK(count(html, "class=\"headline-bars\"") == 1);
   CHECK(b.step_time_s > a.step_time_s);  // EFA between pods is slower than NVLink inside one
   CHECK_FALSE(has_non_finite(html));
 }
