@@ -31,6 +31,17 @@ LinkId FlowNetwork::add_link(std::string name, std::string kind, double capacity
 
 FlowId FlowNetwork::start(std::span<const LinkId> path, int64_t bytes, Completion on_done,
                           double rate_cap, Time extra_latency) {
+  return start_impl(path, bytes, std::move(on_done), rate_cap, extra_latency, true);
+}
+
+FlowId FlowNetwork::start_with_latency(std::span<const LinkId> path, int64_t bytes, Completion on_done,
+                                       double rate_cap, Time latency) {
+  SIM_CHECK(latency >= Time::zero(), "a flow's latency must not be negative");
+  return start_impl(path, bytes, std::move(on_done), rate_cap, latency, false);
+}
+
+FlowId FlowNetwork::start_impl(std::span<const LinkId> path, int64_t bytes, Completion on_done,
+                               double rate_cap, Time latency, bool add_path_latency) {
   SIM_CHECK(bytes >= 0, "a flow cannot carry a negative number of bytes");
   SIM_CHECK(rate_cap > 0, "a flow's rate cap must be positive");
   uint32_t slot;
@@ -51,11 +62,11 @@ FlowId FlowNetwork::start(std::span<const LinkId> path, int64_t bytes, Completio
   f.rate = 0;
   f.cap = rate_cap;
   f.last_update = sim_.now();
-  f.latency = extra_latency;
+  f.latency = latency;
   f.state = State::Flowing;
   for (LinkId l : f.path) {
     SIM_CHECK(l.index < links_.size(), "flow path names an unknown link");
-    f.latency += links_[l.index].latency;
+    if (add_path_latency) f.latency += links_[l.index].latency;
   }
   ++active_flows_;
   const FlowId id{slot, f.generation};

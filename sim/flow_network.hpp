@@ -51,6 +51,10 @@ class FlowNetwork {
   // arrived: drain time + path latency + extra_latency.
   FlowId start(std::span<const LinkId> path, int64_t bytes, Completion on_done,
                double rate_cap = kUnlimitedRate, Time extra_latency = Time::zero());
+  // The same, but the flow's latency is `latency` exactly, not the path's: for models that
+  // account for latency themselves (a collective's pipeline latency is calibrated as a whole).
+  FlowId start_with_latency(std::span<const LinkId> path, int64_t bytes, Completion on_done,
+                            double rate_cap, Time latency);
   // Removes a flow that has not finished; its handler never runs. Returns false if not active.
   bool cancel(FlowId id);
 
@@ -106,6 +110,8 @@ class FlowNetwork {
     State state = State::Free;
   };
 
+  FlowId start_impl(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap,
+                    Time latency, bool add_path_latency);
   void attach(uint32_t slot);
   void detach(uint32_t slot);
   void settle(Flow& f);

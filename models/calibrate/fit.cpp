@@ -57,7 +57,7 @@ Sample make_sample(const nccl::CommPlan& plan, const nccl::TuningEnv& env, CollO
     }
   }
   s.x = edge_bytes / (e.raw_bandwidth * share);
-  s.fixed_s = kernel_s + s.steps * e.wire_latency_s;
+  s.fixed_s = kernel_s;  // hop latencies include the wire (the engine does not add link latencies)
   s.measured_s = measured_us * 1e-6;
   out->algo = nccl::algo_name(c.algo);
   out->proto = nccl::proto_name(c.proto);

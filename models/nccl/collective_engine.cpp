@@ -1,7 +1,8 @@
 // The collective engine: NCCL's choice (tuning.cpp) + its replay as flows on the network.
 //
 // Physics of one collective on idle links (tested in tests/models/collective_*.cpp):
-// where hop = the protocol's per-step cost (LinkParams) + the edge's wire latency (World links);
+// where hop = the calibrated per-step latency of the edge's link class and protocol (wire included:
+// the World's link latencies are not added again);
 //   ring all-reduce:  T = kernel + 2(n-1) * hop + (2(n-1)/n * S) / cap,  cap = eta * B * C / Cref
 //   ring all-gather / reduce-scatter (S = total): T = kernel + (n-1) * hop + ((n-1)/n * S) / cap
 //   ring broadcast / reduce: T = kernel + (n-1) * hop + S / cap
@@ -45,10 +46,8 @@ class Engine final : public CollectiveEngine {
   void add_flow(uint32_t pending, const Edge& e, double bytes, Proto proto, double channel_share,
                 sim::Time latency);
   void flow_done(uint32_t pending);
-  // One pipeline step over edge e: the protocol's cost plus the wire.
-  double hop(const Edge& e, Proto p) const {
-    return params_.of(e.link_class).hop_latency_s[static_cast<int>(p)] + e.wire_latency_s;
-  }
+  // One pipeline step over edge e (wire included).
+  double hop(const Edge& e, Proto p) const { return params_.of(e.link_class).hop_latency_s[static_cast<int>(p)]; }
 
   sim::Simulator& sim_;
   sim::FlowNetwork& net_;
@@ -108,10 +107,10 @@ void Engine::add_flow(uint32_t pending, const Edge& e, double bytes, Proto proto
   const double eta = params_.of(e.link_class).efficiency[static_cast<int>(proto)];
   const double cap = eta * e.raw_bandwidth * channel_share;
   ++pending_[pending].flows_left;
-  // `latency` is the whole pipeline's; the network adds this edge's own wire latency once.
-  const sim::Time own = sim::Time::from_seconds(e.wire_latency_s);
-  const sim::Time extra = latency > own ? latency - own : sim::Time::zero();
-  net_.start(e.path, static_cast<int64_t>(std::ceil(bytes)), [this, pending] { flow_done(pending); }, cap, extra);
+  // `latency` is the whole pipeline's, calibrated as a whole (LinkParams hop latencies include
+  // the wire), so it replaces the path's link latencies instead of adding to them.
+  net_.start_with_latency(e.path, static_cast<int64_t>(std::ceil(bytes)), [this, pending] { flow_done(pending); }, cap,
+                          latency);
 }
 
 void Engine::flow_done(uint32_t idx) {
