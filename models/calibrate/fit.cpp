@@ -153,14 +153,15 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements) {
     const std::size_t first = samples.size();
     for (const auto& row : m.run.rows) {
       if (row.size_bytes <= 0) continue;
-      const double t = row.ip ? 0.5 * (row.oop.time_us + row.ip->time_us) : row.oop.time_us;
+      // The faster of out-of-place and in-place: timing noise only ever adds time.
+      const double t = row.ip ? std::min(row.oop.time_us, row.ip->time_us) : row.oop.time_us;
       fit.points.push_back(PointFit{m.run.source, row.size_bytes, t, 0, "", ""});
       samples.push_back(make_sample(plan, env, op, row.size_bytes, t, defaults.kernel_latency_s, &fit.points.back()));
       classes.insert(samples.back().cls);
     }
     // Device time grows with size. A point slower than a larger size of the same run measured
     // host noise (a sweep's slow start, a scheduler hiccup), not the device: it still counts in
-    // the reported error, but does not steer the device parameters.
+    // the reported error, but does not steer the fit.
     double later_min = 1e300;
     for (std::size_t i = samples.size(); i-- > first;) {
       samples[i].on_envelope = samples[i].measured_s <= later_min;
@@ -198,7 +199,7 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements) {
       }
       double cost = 0;
       for (const Sample& s : samples)
-        cost += std::fabs(std::log(loop.loop_time(device_time(s, theta[s.cls], kernel_s)) / s.measured_s));
+        if (s.on_envelope) cost += std::fabs(std::log(loop.loop_time(device_time(s, theta[s.cls], kernel_s)) / s.measured_s));
       if (best_cost < 0 || cost < best_cost) {
         best_cost = cost;
         best_launch = launch;
