@@ -73,6 +73,7 @@ std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared) {
   if (empty)
     w.text(left + plot_w / 2, top_pad + plot_h / 2, "no bus bandwidth data given for this report",
            {.size = 13, .anchor = "middle", .fill = "#555"});
+  int series = 0;
   for (auto& [op, pts] : by_op) {
     std::stable_sort(pts.begin(), pts.end(), [](auto* a, auto* b) { return a->size_bytes < b->size_bytes; });
     std::vector<std::pair<double, double>> line;
@@ -80,7 +81,10 @@ std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared) {
       if (std::isfinite(p->predicted_bytes_per_s) && p->predicted_bytes_per_s > 0)
         line.push_back({x(static_cast<double>(p->size_bytes)), y(p->predicted_bytes_per_s)});
     w.open_group("busbw-series", "data-op=\"" + svg::esc(op) + "\"");
-    w.polyline(line, op_color(op), 2.5, "class=\"busbw-predicted\"");
+    // Later series dashed and thinner, so a curve lying on another still shows both colours.
+    const std::string style = series == 0 ? "" : " stroke-dasharray=\"" + std::string(series % 2 ? "8 5" : "3 3") + "\"";
+    w.polyline(line, op_color(op), series == 0 ? 3 : 2, "class=\"busbw-predicted\"" + style);
+    ++series;
     for (const auto* p : pts)
       if (std::isfinite(p->measured_bytes_per_s) && p->measured_bytes_per_s > 0)
         w.circle(x(static_cast<double>(p->size_bytes)), y(p->measured_bytes_per_s), 4, "#fff", op_color(op),

@@ -177,11 +177,18 @@ std::string timeline(const models::RunResult& r, const Shared& shared) {
         double x0 = x(e->start_s - t0), x1 = x(e->end_s - t0);
         const char* color = event_color(*e);
         size_t j = i + 1;
-        while (j < events.size() && x1 - x0 < 2 && event_color(*events[j]) == std::string(color) &&
-               x(events[j]->start_s - t0) <= x1 + 0.5 && x(events[j]->end_s - t0) - x(events[j]->start_s - t0) < 2)
+        // Back-to-back spans of one colour, each too narrow for a label (< 24 px), read as one block.
+        auto narrow = [&](const models::TimelineEvent* ev) { return x(ev->end_s - t0) - x(ev->start_s - t0) < 24; };
+        while (j < events.size() && narrow(e) && narrow(events[j]) && event_color(*events[j]) == std::string(color) &&
+               x(events[j]->start_s - t0) <= x1 + 0.75)
           x1 = std::max(x1, x(events[j++]->end_s - t0));
-        const std::string tip = j - i == 1 ? tooltip(*e, t0)
-                                           : std::to_string(j - i) + " short spans, " + fmt::seconds(events[j - 1]->end_s - e->start_s);
+        std::string tip = tooltip(*e, t0);
+        if (j - i > 1) {
+          double busy = 0;
+          for (size_t k = i; k < j; ++k) busy += events[k]->end_s - events[k]->start_s;
+          tip = std::to_string(j - i) + " back-to-back spans (" + (e->op.empty() ? e->stream : e->op) + "), " +
+                fmt::seconds(busy) + " busy over " + fmt::seconds(events[j - 1]->end_s - e->start_s) + "\nfirst: " + tip;
+        }
         w.rect(x0, y + 2, std::max(0.6, x1 - x0), row_h - 4, color, e->op.empty() ? "ev ev-compute" : "ev ev-coll", tip);
         if (j - i == 1) {
           const std::string full = event_label(*e), brief = short_label(*e);

@@ -161,13 +161,23 @@ std::string headline_bars(const std::vector<models::RunResult>& results, const s
                                                {"exposed communication", kExposedCommColor},
                                                {"barrier wait", kBarrierColor},
                                                {"CPU offload", kOffloadColor}};
+  // Titles often share a long prefix ("p4d: Llama-3-8B ZeRO-3 offload, "): label by what differs.
+  size_t common = titles.empty() ? 0 : titles[0].size();
+  for (const auto& t : titles) {
+    size_t k = 0;
+    while (k < common && k < t.size() && t[k] == titles[0][k]) ++k;
+    common = k;
+  }
+  while (common > 0 && titles[0][common - 1] != ' ') --common;  // back to a word boundary
+  std::vector<std::string> distinct;
+  for (const auto& t : titles) distinct.push_back(common > 0 && common < t.size() && titles.size() > 1 ? t.substr(common) : t);
   const double H = row * static_cast<double>(results.size()) + 30;
   svg::Writer w(W, H, "headline-bars", "Step time of each layout, mean rank, on one scale");
   const svg::Scale x{0, vmax, left, W - right};
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     const double y = 4 + row * static_cast<double>(i);
-    std::string t = titles[i];
+    std::string t = distinct[i];
     if (t.size() > 38) t = t.substr(0, 37) + "…";
     w.text(left - 10, y + 18, t, {.size = 14, .anchor = "end", .fill = "#fff"});
     const double parts[] = {mean_of(r, &models::RankResult::compute_s), mean_of(r, &models::RankResult::exposed_comm_s),

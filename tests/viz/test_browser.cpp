@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <vector>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -128,6 +130,25 @@ TEST_CASE("viz: reports render in headless Chromium with every chart and no cons
     REQUIRE(bytes.size() > 50'000);  // a blank page compresses to a few KB
     CHECK(bytes.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
     if (const char* keep = std::getenv("COMMSIM_SCREENSHOT"); keep && *keep) fs::copy_file(png, keep, fs::copy_options::overwrite_existing);
+  }
+  SECTION("the shipped scenarios, simulated by commsim report, compared on one page") {
+    std::vector<std::string> scenarios;
+    for (const char* dir : {"scenarios/seeds", "scenarios/examples"})
+      for (const auto& f : fs::directory_iterator(fs::path(COMMSIM_SOURCE_DIR) / dir))
+        if (f.path().extension() == ".toml") scenarios.push_back(f.path().string());
+    std::sort(scenarios.begin(), scenarios.end());
+    REQUIRE(scenarios.size() >= 2);
+    const fs::path page = b.dir / "shipped.html";
+    std::string cmd = std::string("'") + COMMSIM_BINARY + "' report";
+    for (const auto& sc : scenarios) cmd += " '" + sc + "'";
+    cmd += " --html '" + page.string() + "' >'" + (b.dir / "report.out").string() + "' 2>&1";
+    INFO(cmd << "\n" << slurp(b.dir / "report.out"));
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    const std::string dom = b.run(page, "--dump-dom", err);
+    check_no_console_errors(err);
+    CHECK(count(dom, "class=\"chart chart-") == 5 * scenarios.size());
+    CHECK(count(dom, "class=\"ratio step-ratio\"") == scenarios.size() - 1);
+    CHECK(dom.find("NaN") == std::string::npos);
   }
   if (const char* keep = std::getenv("COMMSIM_VIZ_KEEP"); keep && *keep) {
     std::cerr << "viz browser test: pages kept in " << b.dir << "\n";
