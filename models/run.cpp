@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "models/error.hpp"
+#include "models/memory_estimate.hpp"
 #include "models/topology/resolve.hpp"
 #include "models/nccl/collective.hpp"
 #include "models/workload/data_parallel.hpp"
@@ -62,6 +63,7 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   sim::FlowNetwork net(sim);
   if (options.audit) net.set_audit(true);
   auto world = World::build(spec, net);
+  check_memory_budget(spec, world->size());  // refuse what would not fit before building flows
   auto engine = nccl::make_collective_engine(sim, net, *world, spec);
   const int n = world->size();
 
@@ -144,6 +146,9 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   exec.set_wall_limit(options.time_limit_s);
   exec.run();
   SIM_CHECK(exec.all_done() || exec.stopped(), "step programs deadlocked: a rank waits for a peer that never comes");
+  // Audit: every flow ends (a run stopped by --time-limit leaves its flows in flight on purpose).
+  if (options.audit && !exec.stopped())
+    SIM_CHECK(net.active_flows() == 0, "flows still in flight after every rank finished its program");
 
   RunResult result = workload::fill_result(exec, net, *world, spec, options);
   result.notes.insert(result.notes.begin(), notes.begin(), notes.end());

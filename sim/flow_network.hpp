@@ -77,6 +77,7 @@ class FlowNetwork {
   // capacity and that the rates are max-min fair: every flow is at its cap or crosses a saturated
   // link on which no other flow gets more.
   void set_audit(bool on) { audit_ = on; }
+  bool audit() const { return audit_; }  // models add their own checks when on
   uint64_t recomputes() const { return recomputes_; }
   uint64_t flows_rated() const { return flows_rated_; }  // sum of component sizes, for benches
 

@@ -22,6 +22,34 @@ namespace models::nccl {
 
 namespace {
 
+// What a collective must deliver, from the op's definition alone (not from the replay): the
+// bytes all ranks receive together, and per rank (`per_rank` < 0: any positive amount, as on a
+// tree whose ranks receive S times their degree). nccl-tests' size convention (collective.hpp).
+//   all_reduce: each rank ends with the reduction of n buffers of S: 2(n-1)S in all (ring:
+//     2(n-1)/n S per rank; tree: reduce up + broadcast down a spanning tree, 2 S per edge);
+//   all_gather / reduce_scatter: each rank receives the (n-1)/n S it lacks: (n-1) S in all;
+//   broadcast / reduce: n-1 ranks receive S (the chain's head receives nothing);
+//   alltoall: each rank receives S/n from each of n-1 peers; send/recv: the peer receives S.
+struct Delivery {
+  double total = 0;
+  double per_rank = 0;
+  bool rooted = false;  // one rank (the chain's head) receives nothing
+};
+
+Delivery expected_delivery(CollOp op, int n, double S, bool tree) {
+  if (n <= 1 || S == 0) return {};
+  switch (op) {
+    case CollOp::AllReduce: return {2.0 * (n - 1) * S, tree ? -1.0 : 2.0 * (n - 1) * S / n, false};
+    case CollOp::AllGather:
+    case CollOp::ReduceScatter: return {(n - 1) * S, (n - 1) * S / n, false};
+    case CollOp::Broadcast:
+    case CollOp::Reduce: return {(n - 1) * S, S, true};
+    case CollOp::AllToAll: return {(n - 1) * S, (n - 1) * S / n, false};
+    case CollOp::SendRecv: return {S, S, true};
+  }
+  return {};
+}
+
 class Engine final : public CollectiveEngine {
  public:
   Engine(sim::Simulator& sim, sim::FlowNetwork& net, const World& world, const ScenarioSpec& spec)
@@ -39,6 +67,12 @@ class Engine final : public CollectiveEngine {
     int flows_left = 0;
     CollectiveRecord record;
     Done done;
+    // Audit mode (FlowNetwork::audit): what the op must deliver and what its flows delivered.
+    Delivery expected;
+    int64_t delivered = 0;
+    int flows = 0;
+    std::map<int, int64_t> received;  // World rank -> bytes its incoming flows delivered
+    int group_size = 0;
   };
 
   const CommPlan& plan_for(const std::vector<int>& ranks) const;
@@ -46,6 +80,7 @@ class Engine final : public CollectiveEngine {
   void add_flow(uint32_t pending, const Edge& e, double bytes, Proto proto, double channel_share,
                 sim::Time latency);
   void flow_done(uint32_t pending);
+  void audit_delivery(const Pending& p) const;
   // One pipeline step over edge e (wire included).
   double hop(const Edge& e, Proto p) const { return params_.of(e.link_class).hop_latency_s[static_cast<int>(p)]; }
 
@@ -99,6 +134,10 @@ uint32_t Engine::open(const CollectiveRecord& rec, Done done) {
   p.record = rec;
   p.record.start_s = sim_.now().seconds();
   p.done = std::move(done);
+  p.expected = {};
+  p.delivered = 0;
+  p.flows = 0;
+  p.received.clear();
   return idx;
 }
 
@@ -107,16 +146,47 @@ void Engine::add_flow(uint32_t pending, const Edge& e, double bytes, Proto proto
   const double eta = params_.of(e.link_class).efficiency[static_cast<int>(proto)];
   const double cap = eta * e.raw_bandwidth * channel_share;
   ++pending_[pending].flows_left;
+  ++pending_[pending].flows;
+  const int64_t b = static_cast<int64_t>(std::ceil(bytes));
+  const int to = e.to;
   // `latency` is the whole pipeline's, calibrated as a whole (LinkParams hop latencies include
   // the wire), so it replaces the path's link latencies instead of adding to them.
-  net_.start_with_latency(e.path, static_cast<int64_t>(std::ceil(bytes)), [this, pending] { flow_done(pending); }, cap,
-                          latency);
+  net_.start_with_latency(e.path, b,
+                          [this, pending, b, to] {
+                            if (net_.audit()) {
+                              pending_[pending].delivered += b;
+                              pending_[pending].received[to] += b;
+                            }
+                            flow_done(pending);
+                          },
+                          cap, latency);
+}
+
+// Byte conservation (audit mode): the flows of a finished collective delivered exactly what the
+// op defines, in all and to every rank. Flow sizes are rounded up to whole bytes: tolerance of
+// one byte per flow.
+void Engine::audit_delivery(const Pending& p) const {
+  const Delivery& x = p.expected;
+  const double tol = p.flows + 1e-9 * x.total;
+  SIM_CHECK(std::abs(static_cast<double>(p.delivered) - x.total) <= tol,
+            "collective delivered a different number of bytes than its op defines");
+  if (x.total == 0) return;
+  int empty = 0;
+  for (const auto& [rank, bytes] : p.received) {
+    if (bytes == 0) ++empty;
+    if (x.per_rank >= 0)
+      SIM_CHECK(std::abs(static_cast<double>(bytes) - x.per_rank) <= tol,
+                "collective delivered a rank a different number of bytes than its op defines");
+  }
+  const int receivers = static_cast<int>(p.received.size()) - empty;
+  SIM_CHECK(receivers == p.group_size - (x.rooted ? 1 : 0), "collective left a rank without its data");
 }
 
 void Engine::flow_done(uint32_t idx) {
   Pending& p = pending_[idx];
   SIM_CHECK(p.flows_left > 0, "a collective finished more flows than it started");
   if (--p.flows_left > 0) return;
+  if (net_.audit()) audit_delivery(p);
   p.record.end_s = sim_.now().seconds();
   Done done = std::move(p.done);
   const CollectiveRecord rec = p.record;
@@ -130,6 +200,8 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done) 
   const uint32_t idx = open(rec, std::move(on_done));
   const sim::Time kernel = sim::Time::from_seconds(params_.kernel_latency_s);
   const int n = static_cast<int>(group.ranks.size());
+  pending_[idx].expected = expected_delivery(op, n, static_cast<double>(bytes), rec.algo == Algo::Tree && op == CollOp::AllReduce);
+  pending_[idx].group_size = n;
   if (n <= 1 || bytes == 0) {
     ++pending_[idx].flows_left;
     sim_.schedule_in(kernel, [this, idx] { flow_done(idx); });
@@ -206,6 +278,10 @@ void Engine::send_recv(int src, int dst, int64_t bytes, Done on_done) {
   rec.proto = bytes <= 16384 ? Proto::LL : Proto::Simple;  // NCCL_P2P_LL_THRESHOLD default
   const uint32_t idx = open(rec, std::move(on_done));
   const sim::Time kernel = sim::Time::from_seconds(params_.kernel_latency_s);
+  if (src != dst) {
+    pending_[idx].expected = expected_delivery(CollOp::SendRecv, 2, static_cast<double>(bytes), false);
+    pending_[idx].group_size = 2;
+  }
   if (src == dst || bytes == 0) {
     ++pending_[idx].flows_left;
     sim_.schedule_in(kernel, [this, idx] { flow_done(idx); });

@@ -1,0 +1,155 @@
+// Inputs the fuzzers found (tests/fuzz/regressions/<target>/) and the fuzzers' seed corpora
+// (tests/fuzz/corpus/<target>/), replayed through each parser in the normal test suite, so a
+// crash found once stays fixed without a clang build. Each input must either parse or be
+// rejected with the parser's user error carrying a place; any other exception fails, and a
+// SIM_CHECK abort or a sanitizer report (under scripts/test-sanitize.sh) stops the program.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "command_runner.hpp"
+#include "models/calibrate/nccl_tests_parser.hpp"
+#include "models/error.hpp"
+#include "models/nccl/log_diagnosis.hpp"
+#include "models/nccl/log_report.hpp"
+#include "models/parse_error.hpp"
+#include "models/topology/smi_import.hpp"
+#include "scenarios/deepspeed_config.hpp"
+#include "scenarios/import_k8s.hpp"
+#include "scenarios/loader.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kFuzzDir = fs::path(COMMSIM_SOURCE_DIR) / "tests" / "fuzz";
+
+// Outcome of one input: "" when it parsed or was rejected properly, else what went wrong.
+using Replay = std::function<std::string(const std::string& text)>;
+
+std::string placed(int line, int col, const std::string& what) {
+  return line >= 1 && col >= 1 ? "" : "error without a place: " + what;
+}
+
+// The same drivers as tests/fuzz/fuzz_<target>.cpp (parsers only; flow_network is structural).
+const std::map<std::string, Replay>& replays() {
+  static const std::map<std::string, Replay> table = {
+      {"scenario_loader",
+       [](const std::string& text) {
+         try {
+           (void)scenarios::load_scenario_text(text, "fuzz.toml", {}, "/nonexistent-fuzz-dir");
+         } catch (const scenarios::UserError& e) {
+           return placed(e.pos().line, e.pos().col, e.what());
+         }
+         return std::string();
+       }},
+      {"nccl_tests",
+       [](const std::string& text) {
+         try {
+           (void)models::calibrate::parse_nccl_tests(text, "fuzz.txt");
+         } catch (const models::ParseError& e) {
+           return placed(e.line(), e.col(), e.what());
+         }
+         return std::string();
+       }},
+      {"nccl_log",
+       [](const std::string& text) {
+         try {
+           (void)models::nccl::diagnose_log(models::nccl::parse_nccl_log(text, "fuzz.log"));
+         } catch (const models::ParseError& e) {
+           return placed(e.line(), e.col(), e.what());
+         }
+         return std::string();
+       }},
+      {"smi_topo",
+       [](const std::string& text) {
+         try {
+           (void)models::topology::parse_smi_topo(text, "fuzz.txt");
+         } catch (const models::ParseError& e) {
+           return placed(e.line(), e.col(), e.what());
+         }
+         return std::string();
+       }},
+      {"k8s_job",
+       [](const std::string& text) {
+         try {
+           scenarios::ImportOptions opt;
+           opt.instance = "p4d.24xlarge";
+           (void)scenarios::scenario_from_k8s(scenarios::parse_k8s_job(text, "fuzz.yaml"), opt);
+         } catch (const scenarios::UserError& e) {
+           return placed(e.pos().line, e.pos().col, e.what());
+         }
+         try {
+           (void)scenarios::parse_trainer_args(text, "fuzz.txt");
+         } catch (const scenarios::UserError& e) {
+           return placed(e.pos().line, e.pos().col, e.what());
+         }
+         return std::string();
+       }},
+      {"deepspeed_json",
+       [](const std::string& text) {
+         const fs::path dir = scenarios_test::fresh_temp_dir("ds");
+         const fs::path path = dir / "ds.json";
+         std::ofstream(path, std::ios::binary) << text;
+         std::string outcome;
+         try {
+           const auto settings = scenarios::read_deepspeed_json(path.string(), "ds.json", {"fuzz.toml", 3, 20});
+           models::ScenarioSpec spec;
+           std::map<std::string, scenarios::SourcePos> positions;
+           scenarios::apply_deepspeed(settings, spec, positions);
+         } catch (const scenarios::UserError& e) {
+           outcome = placed(e.pos().line, e.pos().col, e.what());
+         } catch (const models::SpecError&) {
+         }
+         fs::remove_all(dir);
+         return outcome;
+       }},
+  };
+  return table;
+}
+
+// Replays every file of `folder`/<target>/ through its parser; returns the number of inputs.
+int replay_folder(const fs::path& folder) {
+  int inputs = 0;
+  if (!fs::exists(folder)) return 0;
+  for (const auto& target : fs::directory_iterator(folder)) {
+    if (!target.is_directory()) continue;
+    const std::string name = target.path().filename().string();
+    if (name == "flow_network") continue;  // replayed by its fuzzer's CTest (structured input)
+    const auto it = replays().find(name);
+    INFO("folder " << target.path());
+    REQUIRE(it != replays().end());  // a new fuzz target needs its replay here
+    for (const auto& f : fs::directory_iterator(target.path())) {
+      if (!f.is_regular_file() || f.path().filename().string().front() == '.') continue;
+      std::string outcome;
+      try {
+        outcome = it->second(scenarios_test::slurp(f.path()));
+      } catch (const std::exception& e) {
+        outcome = std::string("unexpected exception: ") + e.what();
+      }
+      INFO(f.path().string());
+      CHECK(outcome == "");
+      ++inputs;
+    }
+  }
+  return inputs;
+}
+
+}  // namespace
+
+TEST_CASE("scenarios: inputs the fuzzers found stay fixed (tests/fuzz/regressions)", "[scenarios]") {
+  // Each file there once crashed a parser or let a wrong exception escape; it must now be
+  // parsed or rejected with a placed user error.
+  replay_folder(kFuzzDir / "regressions");
+}
+
+TEST_CASE("scenarios: the fuzzers' seed corpora parse or fail with a placed error", "[scenarios]") {
+  // The seeds are real files (shipped scenarios, ../shared calibration and seeds' inputs).
+  CHECK(replay_folder(kFuzzDir / "corpus") >= 80);
+}
