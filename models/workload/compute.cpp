@@ -11,7 +11,7 @@ namespace models::workload {
 ComputeRates make_rates(double peak_flops, double hbm_bytes_per_s, double host_bytes_per_s,
                         double training_efficiency, const std::map<std::string, double>& params) {
   ComputeRates r{peak_flops, kDefaultEfficiency, hbm_bytes_per_s, kDefaultHbmEfficiency,
-                 host_bytes_per_s, kDefaultHostEfficiency};
+                 host_bytes_per_s, kDefaultHostEfficiency, kDefaultCoreBytesPerS};
   auto take = [&](const char* name, double& into) {
     auto it = params.find(name);
     if (it == params.end()) return;
@@ -22,6 +22,10 @@ ComputeRates make_rates(double peak_flops, double hbm_bytes_per_s, double host_b
   take("compute.efficiency", r.efficiency);
   take("compute.hbm_efficiency", r.hbm_efficiency);
   take("host.adam_efficiency", r.host_efficiency);
+  if (auto it = params.find("host.core_bytes_per_s"); it != params.end()) {
+    if (!(it->second > 0)) throw SpecError("cluster.params.host.core_bytes_per_s", "must be a bandwidth > 0");
+    r.core_bytes_per_s = it->second;
+  }
   if (training_efficiency != 0) {
     if (!(training_efficiency > 0 && training_efficiency <= 1))
       throw SpecError("training.compute_efficiency", "must be a fraction in (0, 1]");

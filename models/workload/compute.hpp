@@ -29,6 +29,7 @@ struct ComputeRates {
   double hbm_efficiency = 0;      // achieved fraction in memory-bound kernels
   double host_bytes_per_s = 0;    // host memory bandwidth of the whole node
   double host_efficiency = 0;     // achieved fraction by DeepSpeed CPU-Adam
+  double core_bytes_per_s = 0;    // one CPU thread's achieved DRAM bandwidth (kDefaultCoreBytesPerS)
   double flops_per_s() const { return peak_flops * efficiency; }
   double hbm_rate() const { return hbm_bytes_per_s * hbm_efficiency; }
   double host_rate() const { return host_bytes_per_s * host_efficiency; }
@@ -41,16 +42,33 @@ struct ComputeRates {
 inline constexpr double kDefaultEfficiency = 0.5661;
 inline constexpr double kDefaultHbmEfficiency = 0.8394;
 // DeepSpeed CPU-Adam is memory-bound (30 B per parameter: read p, g, m, v fp32, write p, m, v
-// fp32 and the bf16 copy). ZeRO-Offload (Ren et al., USENIX ATC 2021) measures CPU-Adam at a few
-// billion parameters per second on a 2-socket Xeon host, ~100 GB/s of DRAM traffic: about 0.4 of
-// that host's peak. A prior, not fitted here (no CPU-Adam measurement in ../shared).
+// fp32 and the bf16 copy). ZeRO-Offload (Ren et al., USENIX ATC 2021, Table 3) measures CPU-Adam
+// at 2.41 s for 8B parameters on a 2 x 24-core Xeon 8168 host: 8e9 x 30 B / 2.41 s = 100 GB/s of
+// DRAM traffic, about 0.4 of that host's 256 GB/s peak. A prior, not fitted here.
 inline constexpr double kDefaultHostEfficiency = 0.4;
 inline constexpr double kCpuAdamBytesPerParam = 30;
+// Host work of DeepSpeed ZeRO-3's step() per fp32 partition element with offload_optimizer=cpu
+// (deepspeed/runtime/zero/stage3.py, step -> unscale_and_clip_grads -> _optimizer_step ->
+// _reassign_or_swap_out_partitioned_parameters):
+//   unscale_and_clip_grads: fp32 grad.mul_(1/combined_scale), applied every step: read 4 + write 4
+//   CPU-Adam (csrc/adam/cpu_adam_impl.cpp): read p, g, m, v and write p, m, v, all fp32: 28 B
+//   fp16 partition refresh: fp16_partitioned_groups_flat.copy_(fp32 partition): read 4 + write 2
+// 42 B per element, all DRAM traffic (the partition, 2e9 elements per rank here, dwarfs caches).
+inline constexpr double kZero3HostStepBytesPerParam = 8 + 28 + 6;
+// One core's achieved DRAM bandwidth on a Skylake-SP/Cascade Lake Xeon: ~12 GB/s, limited by
+// the outstanding L1/L2 misses one core can hold (Little's law), far below the socket's share.
+// Source: J. D. McCalpin, "Memory Bandwidth and System Balance in HPC Systems" (SC16 invited
+// talk) and his STREAM single-thread results on Xeon Platinum 8160 (~12-14 GB/s). CPU-Adam with
+// AVX512 does ~1.5e9 elements/s of arithmetic per core (sqrt + div per element), so one thread is
+// bandwidth-bound: 12 GB/s / 28 B = 0.43e9 elements/s. Override: cluster.params
+// "host.core_bytes_per_s".
+inline constexpr double kDefaultCoreBytesPerS = 12e9;
 inline constexpr double kLossBytesPerLogit = 16;
 inline constexpr double kAdamwTensorPasses = 20;
 
 // Rates from catalog values and the scenario's overrides: training.compute_efficiency, and
-// cluster.params "compute.efficiency", "compute.hbm_efficiency", "host.adam_efficiency".
+// cluster.params "compute.efficiency", "compute.hbm_efficiency", "host.adam_efficiency",
+// "host.core_bytes_per_s" (bytes/s).
 ComputeRates make_rates(double peak_flops, double hbm_bytes_per_s, double host_bytes_per_s,
                         double training_efficiency, const std::map<std::string, double>& params);
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "models/error.hpp"
 
@@ -27,7 +28,8 @@ std::string mb(double bytes) {
 }  // namespace
 
 std::vector<Unit> decoder_units(const ModelShape& m, int64_t tokens, const ComputeRates& rates,
-                                bool checkpointing, double persistence_threshold, int tp) {
+                                bool checkpointing, double persistence_threshold, int tp,
+                                double max_reuse_distance) {
   std::vector<Unit> units;
   const double rate = rates.flops_per_s();
   const double hbm = rates.hbm_rate();
@@ -40,10 +42,30 @@ std::vector<Unit> decoder_units(const ModelShape& m, int64_t tokens, const Compu
   int64_t gathered = 0;
   for (int64_t p : modules)
     if (double(p) >= persistence_threshold) gathered += p;
+  // Checkpointed backward of a block: the recompute runs q, k, v, o, gate, up, down (forward
+  // order), then the backward runs them in reverse. After module i's recompute, DeepSpeed's
+  // __params_to_release (partitioned_param_coordinator.py) walks the trace ahead and keeps the
+  // params of every module met before max_reuse_distance parameters have been traversed: module i
+  // comes back after 2 x (params of the modules after it), so it is released (and gathered again
+  // for its backward) when 2 x after >= max_reuse_distance. Llama-3-8B with 1e8: only down_proj
+  // (0 after it) is kept; 1e9 (DeepSpeed's default) keeps all.
+  const int64_t fwd_order[] = {h * h, h * m.kv_dim(), h * m.kv_dim(), h * h, h * m.ffn, h * m.ffn, h * m.ffn};
+  int64_t regathered = 0;
+  if (checkpointing) {
+    constexpr int kModules = int(std::size(fwd_order));
+    for (int i = 0; i < kModules; ++i) {
+      if (double(fwd_order[i]) < persistence_threshold) continue;
+      int64_t after = 0;
+      for (int j = i + 1; j < kModules; ++j)
+        if (double(fwd_order[j]) >= persistence_threshold) after += fwd_order[j];
+      if (2.0 * double(after) >= max_reuse_distance) regathered += fwd_order[i];
+    }
+    regathered /= tp;
+  }
   const double fwd = block_forward_flops(m, tokens, tp) / rate;
   for (int l = 0; l < m.layers; ++l) {
     Unit u{"L" + std::to_string(l), m.block_params(), gathered, secs(fwd), secs(2 * fwd),
-           checkpointing ? secs(fwd) : Time::zero(), true};
+           checkpointing ? secs(fwd) : Time::zero(), true, regathered};
     units.push_back(u);
   }
   // Final norm + head + loss. The loss is memory-bound (kLossBytesPerLogit per logit).
@@ -54,6 +76,12 @@ std::vector<Unit> decoder_units(const ModelShape& m, int64_t tokens, const Compu
           secs(head + loss / 2), secs(2 * head + loss / 2), Time::zero(), false};
   units.push_back(hd);
   return units;
+}
+
+double zero3_host_step_seconds(double shard_params, int launcher_procs, int node_ranks, const ComputeRates& rates) {
+  const double share = rates.host_rate() / std::max(1, node_ranks);
+  const double rate = launcher_procs > 1 ? std::min(rates.core_bytes_per_s, share) : share;
+  return shard_params * kZero3HostStepBytesPerParam / rate;
 }
 
 int zero3_prefetch_depth(const ZeroSpec& z, int64_t unit_params) {
@@ -72,7 +100,8 @@ class ShardedBuilder {
       : c_(c), p_({"compute", "comm", "offload"}), fsdp_(c.strategy == "fsdp"), n_(c.dp) {
     const int64_t tokens = int64_t(c.training.micro_batch) * c.model.seq;
     const double threshold = fsdp_ ? 0 : c.zero.stage3_param_persistence_threshold;
-    units_ = decoder_units(c.model, tokens, c.rates, c.training.grad_checkpointing, threshold);
+    units_ = decoder_units(c.model, tokens, c.rates, c.training.grad_checkpointing, threshold, 1,
+                           c.zero.stage3_max_reuse_distance);
     compute_bytes_ = dtype_bytes(c.training.dtype);
     param_bytes_ = c.training.param_dtype.empty() ? compute_bytes_ : dtype_bytes(c.training.param_dtype);
     overlap_ = fsdp_ || c.zero.overlap_comm;
@@ -83,7 +112,11 @@ class ShardedBuilder {
 
   Program build() {
     const int accum = std::max(1, c_.training.grad_accum);
-    for (int m = 0; m < accum; ++m) micro_step(m);
+    accum_ = accum;
+    for (int m = 0; m < accum; ++m) {
+      micro_ = m;
+      micro_step(m);
+    }
     optimizer();
     return std::move(p_);
   }
@@ -103,9 +136,17 @@ class ShardedBuilder {
     } else if (after && s != kCompute) {
       p_.wait(s, *after);
     }
-    if (offload_param_)
-      p_.copy(s, CopyDir::HostToGpu, int64_t(double(unit.gathered) / n_ * compute_bytes_), "h2d params " + unit.name);
-    const int64_t bytes = unit.gathered * compute_bytes_;
+    // Backward of a checkpointed block: the recompute's gather plus the modules released after it.
+    const int64_t params = unit.gathered + (phase == "bwd" ? unit.regathered : 0);
+    if (offload_param_) {
+      // all_gather_coalesced (partition_parameters.py): torch.cat([p.ds_tensor.to(device) ...]) with
+      // no non_blocking: cudaMemcpyAsync on the allgather stream, then the host waits for that stream
+      // (every gather queued before it, then the copy). The hook's thread issues no compute
+      // kernel meanwhile: the compute stream waits for the copy from this point of the program.
+      p_.copy(s, CopyDir::HostToGpu, int64_t(double(params) / n_ * compute_bytes_), "h2d params " + unit.name);
+      if (s != kCompute) p_.join(s, kCompute);
+    }
+    const int64_t bytes = params * compute_bytes_;
     p_.collective(s, kDp, CollOp::AllGather, bytes, "all_gather " + phase + " " + unit.name + " " + mb(double(bytes)));
     const uint32_t e = p_.new_event();
     p_.record(s, e);
@@ -203,9 +244,22 @@ class ShardedBuilder {
     }
     uint32_t e = p_.new_event();
     p_.record(s, e);
-    if (offload_opt_) {  // reduced fp32 gradient shard to the host
+    if (offload_opt_) {
+      // stage3.py partition_grads, grad buffer in pinned host memory (gradient accumulation dtype
+      // = the bf16 model dtype, assumed): micro-batch 0 copies the reduced shard D2H and back H2D
+      // (grad_buffer.to(device)); later micro-batches copy the host buffer H2D, add on the GPU and
+      // copy it back D2H. At the accumulation boundary the fp32 cast goes D2H into the fp32 grad.
+      const int64_t shard16 = int64_t(double(params) / n_ * compute_bytes_);
       p_.wait(kOffload, e);
-      p_.copy(kOffload, CopyDir::GpuToHost, int64_t(double(params) / n_ * 4), "d2h grads " + name);
+      if (micro_ == 0) {
+        p_.copy(kOffload, CopyDir::GpuToHost, shard16, "d2h grad buffer " + name);
+        p_.copy(kOffload, CopyDir::HostToGpu, shard16, "h2d grad buffer " + name);
+      } else {
+        p_.copy(kOffload, CopyDir::HostToGpu, shard16, "h2d grad buffer " + name);
+        p_.copy(kOffload, CopyDir::GpuToHost, shard16, "d2h grad buffer " + name);
+      }
+      if (micro_ == accum_ - 1)
+        p_.copy(kOffload, CopyDir::GpuToHost, int64_t(double(params) / n_ * 4), "d2h fp32 grads " + name);
       e = p_.new_event();
       p_.record(kOffload, e);
     }
@@ -217,9 +271,9 @@ class ShardedBuilder {
     for (const auto& u : units_) total += u.params;
     const double shard = double(total) / n_;
     if (offload_opt_) {
-      // CPU-Adam over every rank's shard of this host, at the host's achieved memory bandwidth.
-      const double t = double(c_.node_ranks) * shard * kCpuAdamBytesPerParam / c_.rates.host_rate();
-      p_.compute(kCompute, secs(t), Work::Host, "cpu adam " + mb(shard * 4) + " fp32 shard");
+      // Unscale/clip, CPU-Adam and the bf16 partition refresh on the host (see compute.hpp).
+      const double t = zero3_host_step_seconds(shard, c_.launcher_procs, c_.node_ranks, c_.rates);
+      p_.compute(kCompute, secs(t), Work::Host, "cpu step " + mb(shard * 4) + " fp32 shard");
       if (!offload_param_) {
         p_.copy(kCompute, CopyDir::HostToGpu, int64_t(shard * compute_bytes_), "h2d updated params");
       }
@@ -240,6 +294,7 @@ class ShardedBuilder {
   bool overlap_ = true;
   int depth_ = 1;
   bool offload_param_ = false, offload_opt_ = false;
+  int micro_ = 0, accum_ = 1;
 };
 
 // DDP: every rank holds every parameter; gradients all-reduced in 25 MB buckets as the backward

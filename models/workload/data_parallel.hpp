@@ -31,6 +31,10 @@ struct DataParallelConfig {
   std::string strategy = "zero3";  // zero3 | fsdp | ddp
   int dp = 1;
   int node_ranks = 1;              // ranks sharing one host (CPU-Adam shares its memory bandwidth)
+  // Processes one launcher started (ranks per pod). torchrun sets OMP_NUM_THREADS=1 for each
+  // process when it starts more than one (torch/distributed/run.py), so DeepSpeed's OpenMP
+  // CPU-Adam then runs on one thread per rank; a lone process keeps every core of the host.
+  int launcher_procs = 1;
   ComputeRates rates;
 };
 
@@ -41,9 +45,20 @@ struct Unit {
   int64_t gathered = 0;         // parameters above stage3_param_persistence_threshold
   sim::Time fwd, bwd, recompute;
   bool block = false;
+  // Under gradient checkpointing: parameters the recompute's post-forward hooks release and the
+  // backward gathers once more (DeepSpeed keeps a module only if it is reused within
+  // stage3_max_reuse_distance parameters of the trace).
+  int64_t regathered = 0;
 };
 std::vector<Unit> decoder_units(const ModelShape& m, int64_t tokens, const ComputeRates& rates,
-                                bool checkpointing, double persistence_threshold, int tp = 1);
+                                bool checkpointing, double persistence_threshold, int tp = 1,
+                                double max_reuse_distance = 1e9);
+
+// Host seconds of DeepSpeed ZeRO-3's offloaded step() for one rank's fp32 partition of
+// `shard_params` elements: kZero3HostStepBytesPerParam of DRAM traffic at
+//   rate = min(threads x core_bytes_per_s, host_rate / node_ranks)
+// threads = 1 under torchrun with several processes (OMP_NUM_THREADS=1), else all cores.
+double zero3_host_step_seconds(double shard_params, int launcher_procs, int node_ranks, const ComputeRates& rates);
 
 // Prefetch depth in units: 1 + whole units that fit in stage3_prefetch_bucket_size, capped by
 // stage3_max_live_parameters (never below 1: the next unit is always fetched during this one).
