@@ -116,7 +116,10 @@ std::string rank_bars(const models::RunResult& r, const Shared& shared) {
   // Bars.
   const double slot = plot_w / std::max<size_t>(1, bars.size());
   const double bw = std::max(1.0, std::min(48.0, slot * 0.72));
-  const int label_every = std::max(1, static_cast<int>(std::ceil(28.0 / slot)));
+  size_t longest = 1;
+  for (const auto& b : bars) longest = std::max(longest, b.label.size());
+  // Every k-th label, so labels (~6.5 px per character at 11 px) never touch.
+  const int label_every = std::max(1, static_cast<int>(std::ceil((6.5 * static_cast<double>(longest) + 8) / slot)));
   for (size_t i = 0; i < bars.size(); ++i) {
     const Bar& b = bars[i];
     const double x = left + slot * i + (slot - bw) / 2;

@@ -17,7 +17,7 @@ namespace {
 
 constexpr int kMaxNodesDrawn = 4, kMaxPodsDrawn = 8, kMaxGpusDrawn = 8;
 constexpr double kGpuW = 42, kGpuH = 36, kGpuGap = 10, kPodPad = 10, kPodLabel = 18, kPodGap = 18;
-constexpr double kNodePad = 12, kNodeLabel = 22, kNodeGap = 36, kMaxRowWidth = 900;
+constexpr double kNodePad = 12, kNodeLabel = 22, kNodeGap = 36, kMaxRowWidth = 1120;
 
 struct Scope {
   bool present = false;
@@ -86,11 +86,6 @@ std::string topology(const models::RunResult& r) {
   const bool shm_bracket = max_pods > 1 && cross_pod.present && !pods_use_net;
 
   // Layout: which nodes are drawn, their widths, rows.
-  std::vector<int> drawn;
-  for (const auto& [id, _] : nodes) {
-    if (static_cast<int>(drawn.size()) == (nodes.size() > kMaxNodesDrawn ? kMaxNodesDrawn - 1 : kMaxNodesDrawn)) break;
-    drawn.push_back(id);
-  }
   auto pod_width = [](size_t gpus) {
     const double g = static_cast<double>(std::min<size_t>(gpus, kMaxGpusDrawn));
     return g * kGpuW + (g - 1) * kGpuGap + 2 * kPodPad + (gpus > kMaxGpusDrawn ? 34 : 0);
@@ -107,6 +102,17 @@ std::string topology(const models::RunResult& r) {
     }
     return std::max(w, 150.0);
   };
+  // Nodes are drawn on one row (the network bar runs under them): as many as fit, at most
+  // kMaxNodesDrawn, and a "N more" box for the rest.
+  std::vector<int> drawn;
+  double used = 10;
+  for (const auto& [id, pods] : nodes) {
+    const bool last_slot = static_cast<int>(drawn.size()) == kMaxNodesDrawn - 1 && nodes.size() > kMaxNodesDrawn;
+    const double more_box = nodes.size() > drawn.size() + 1 ? 166 : 0;
+    if (last_slot || (!drawn.empty() && used + node_width(pods) + more_box > kMaxRowWidth)) break;
+    drawn.push_back(id);
+    used += node_width(pods) + kNodeGap;
+  }
   const double pod_h = kPodLabel + kGpuH + 22;
   const double node_h = kNodeLabel + pod_h + kNodePad + (shm_bracket ? 26 : 0);
   struct Placed {
@@ -117,7 +123,6 @@ std::string topology(const models::RunResult& r) {
   double cx = 10, cy = 30, row_w = 0;
   for (int id : drawn) {
     const double w = node_width(nodes[id]);
-    if (cx > 10 && cx + w > kMaxRowWidth) cx = 10, cy += node_h + (any_net ? 40 : 24);
     placed.push_back({id, cx, cy, w});
     cx += w + kNodeGap;
     row_w = std::max(row_w, cx - kNodeGap);

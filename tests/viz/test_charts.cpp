@@ -119,8 +119,11 @@ TEST_CASE("viz: topology shows the transport at each level, in the legend too", 
   CHECK(four.find("NET EFA: NET/Libfabric/0/GDRDMA (between pods of a node)") != std::string::npos);
 
   const std::string big = viz::charts::topology(viz_test::make_run(viz_test::ranks_1024()));
-  CHECK(count(big, "class=\"topo-node\"") == 3);  // 3 drawn + "125 more"
-  CHECK(big.find("125 more") != std::string::npos);
+  // One row of nodes (8 GPUs each: two fit in 1,120 px) and a box for the others.
+  const size_t drawn = count(big, "class=\"topo-node\"");
+  CHECK(drawn == 2);
+  CHECK(big.find(std::to_string(128 - drawn) + " more") != std::string::npos);
+  CHECK(count(big, "class=\"topo-gpu\"") == 8 * drawn);
   CHECK(big.find("NET EFA: NET/Libfabric/0/GDRDMA (between nodes)") != std::string::npos);
 }
 
