@@ -131,10 +131,13 @@ LinkTech virtio_nic(double gbit) {
 }
 
 LinkTech tcp_loopback() {
-  // Kernel loopback TCP: two memory copies per byte in the kernel; single-stream iperf3 over lo
-  // on current x86 servers reaches ~40 Gb/s. Assumed (no direct source); override with
-  // cluster.params "loopback.bandwidth", or fit it from nccl-tests NET/Socket runs over lo.
-  return {"loopback", 5 * kGB, 15e-6, 5 * kGB, "assumed: single-stream TCP over lo ~40 Gb/s"};
+  // Kernel loopback TCP: two memory copies per byte in the kernel. This link is the host's
+  // AGGREGATE over all connections (each on its own cores): ~40 GB/s on a many-core server,
+  // assumed (no direct source). A single connection's ~5 GB/s (single-stream iperf3 over lo,
+  // ~40 Gb/s) is a per-flow limit: the collective engine's socket efficiency, which
+  // `commsim calibrate` fits (4xH200: 3.5 GB/s per ring edge, ar_g4_sock.txt). Override with
+  // cluster.params "loopback.bandwidth".
+  return {"loopback", 40 * kGB, 15e-6, 5 * kGB, "assumed: ~40 GB/s aggregate TCP over lo, many cores"};
 }
 
 P2pReadModel p2p_read_model() {
