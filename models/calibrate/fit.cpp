@@ -41,7 +41,7 @@ Sample make_sample(const nccl::CommPlan& plan, const nccl::TuningEnv& env, CollO
   Sample s;
   const nccl::Choice c = nccl::choose(plan.view, env, op, bytes);
   const int n = plan.view.nranks;
-  const nccl::Edge& e = plan.ring_edges.front();
+  const nccl::Edge& e = plan.rings.front().front();
   s.cls = static_cast<int>(e.link_class);
   s.proto = static_cast<int>(c.proto);
   const double share = static_cast<double>(c.channels) / plan.channels_ref;
@@ -149,7 +149,7 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements) {
     CollOp op;
     if (!nccl::parse_coll_op(m.run.op.empty() ? "all_reduce" : m.run.op, op))
       throw SpecError("", "unsupported collective '" + m.run.op + "' in " + m.run.source);
-    fit.classes[m.run.source] = link_class_name(plan.ring_edges.front().link_class);
+    fit.classes[m.run.source] = link_class_name(plan.rings.front().front().link_class);
     const std::size_t first = samples.size();
     for (const auto& row : m.run.rows) {
       if (row.size_bytes <= 0) continue;

@@ -227,22 +227,22 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done) 
   if (rec.algo == Algo::Tree && op == CollOp::AllReduce) {
     // Reduce up the tree and broadcast down it, pipelined: every edge carries S each way; the
     // two inter-node trees each carry half the data on half the channels.
+    // Several tree sets (one per NIC group, like the rings) each carry 1/sets of the data.
     double intra_hop = 0, inter_hop = 0;
-    for (const Edge& e : plan.chain_edges) intra_hop = std::max(intra_hop, hop(e, rec.proto));
-    for (const Edge& e : plan.tree_edges[0]) inter_hop = std::max(inter_hop, hop(e, rec.proto));
+    for (const Edge& e : plan.trees.front().chain_up) intra_hop = std::max(intra_hop, hop(e, rec.proto));
+    for (const Edge& e : plan.trees.front().up[0]) inter_hop = std::max(inter_hop, hop(e, rec.proto));
     const int ppn = plan.view.nranks / plan.view.nnodes;
     const double lat_s = params_.kernel_latency_s +
                          2 * ((ppn - 1) * intra_hop + std::log2(static_cast<double>(plan.view.nnodes)) * inter_hop);
     const sim::Time lat = sim::Time::from_seconds(lat_s);
-    for (const Edge& e : plan.chain_edges) {
-      add_flow(idx, e, S, rec.proto, share, lat);
-      add_flow(idx, make_edge(world_, net_, e.to, e.from), S, rec.proto, share, lat);
+    const double sets = static_cast<double>(plan.trees.size());
+    for (const auto& ts : plan.trees) {
+      for (const auto* chain : {&ts.chain_up, &ts.chain_down})
+        for (const Edge& e : *chain) add_flow(idx, e, S / sets, rec.proto, share / e.rings_sharing, lat);
+      for (int t = 0; t < 2; ++t)
+        for (const auto* list : {&ts.up[t], &ts.down[t]})
+          for (const Edge& e : *list) add_flow(idx, e, S / sets / 2, rec.proto, share / e.rings_sharing / 2, lat);
     }
-    for (int t = 0; t < 2; ++t)
-      for (const Edge& e : plan.tree_edges[t]) {
-        add_flow(idx, e, S / 2, rec.proto, share / 2, lat);
-        add_flow(idx, make_edge(world_, net_, e.to, e.from), S / 2, rec.proto, share / 2, lat);
-      }
     if (pending_[idx].flows_left == 0) {  // a single rank per node and one node: nothing to move
       ++pending_[idx].flows_left;
       sim_.schedule_in(lat, [this, idx] { flow_done(idx); });
@@ -260,15 +260,19 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done) 
     default: edge_bytes = S; steps = n - 1; break;  // broadcast, reduce: pipelined chain from the root
   }
   double hop_sum = 0;
-  for (const Edge& e : plan.ring_edges) hop_sum += hop(e, rec.proto);
+  for (const Edge& e : plan.rings.front()) hop_sum += hop(e, rec.proto);
   double lat_s = params_.kernel_latency_s + steps * hop_sum / n;
   if (rec.algo == Algo::PAT) lat_s = params_.kernel_latency_s + std::ceil(std::log2(n)) * hop_sum / n;
   const sim::Time lat = sim::Time::from_seconds(lat_s);
   const bool rooted = op == CollOp::Broadcast || op == CollOp::Reduce;
-  for (int i = 0; i < n; ++i) {
-    if (rooted && i == n - 1) continue;  // the ring is cut before the root: n-1 edges
-    add_flow(idx, plan.ring_edges[i], edge_bytes, rec.proto, share, lat);
-  }
+  // Each ring moves 1/rings of the data; an edge gets the channels of its bottleneck link that
+  // its ring holds (a NIC: all of them; a GPU's NVLink: 1/rings, every ring crosses it).
+  const double rings = static_cast<double>(plan.rings.size());
+  for (const auto& ring : plan.rings)
+    for (int i = 0; i < n; ++i) {
+      if (rooted && i == n - 1) continue;  // the ring is cut before the root: n-1 edges
+      add_flow(idx, ring[i], edge_bytes / rings, rec.proto, share / ring[i].rings_sharing, lat);
+    }
 }
 
 void Engine::send_recv(int src, int dst, int64_t bytes, Done on_done) {

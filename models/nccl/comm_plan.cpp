@@ -30,7 +30,10 @@ Edge make_edge(const World& world, const sim::FlowNetwork& net, int from, int to
   for (sim::LinkId l : e.path) {
     e.wire_latency_s += net.link_latency(l).seconds();
     const double c = net.link_capacity(l);
-    if (e.raw_bandwidth == 0 || c < e.raw_bandwidth) e.raw_bandwidth = c;
+    if (e.raw_bandwidth == 0 || c < e.raw_bandwidth) {
+      e.raw_bandwidth = c;
+      e.bottleneck = l;
+    }
   }
   if (e.raw_bandwidth == 0) e.raw_bandwidth = 1e12;  // no shared link: same GPU
   return e;
@@ -114,21 +117,8 @@ CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::
   plan.node_of = node_of_sorted;
   const int nnodes = static_cast<int>(node_first_rank.size());
 
-  if (n > 1)
-    for (int i = 0; i < n; ++i) plan.ring_edges.push_back(make_edge(world, net, plan.ring[i], plan.ring[(i + 1) % n]));
-
-  // Tree: a chain inside each NCCL node (child -> parent), a double binary tree over node leaders.
   std::vector<std::vector<int>> members(nnodes);
   for (int i = 0; i < n; ++i) members[plan.node_of[i]].push_back(plan.ring[i]);
-  for (const auto& m : members)
-    for (std::size_t k = 1; k < m.size(); ++k) plan.chain_edges.push_back(make_edge(world, net, m[k], m[k - 1]));
-  for (int t = 0; t < 2; ++t)
-    for (int i = 1; i < nnodes; ++i) {
-      // Tree 0 is a heap-ordered binary tree; tree 1 mirrors it (NCCL's ncclGetDtree).
-      const int child = t == 0 ? i : nnodes - 1 - i;
-      const int parent = t == 0 ? (i - 1) / 2 : nnodes - 1 - (i - 1) / 2;
-      plan.tree_edges[t].push_back(make_edge(world, net, members[child][0], members[parent][0]));
-    }
 
   // What NCCL's tuner sees.
   CommView& v = plan.view;
@@ -181,6 +171,69 @@ CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::
   }
   if (v.bw_intra_gbs == 0) v.bw_intra_gbs = 1;
   plan.channels_ref = coll_channels(v, TuningEnv{});
+
+  // Rings: one per NIC group across nodes, each rotating every node's GPU order so that it
+  // leaves the node through a different GPU (and so a different NIC).
+  if (n > 1) {
+    int rings = 1;
+    if (nnodes > 1) rings = std::max(1, std::min({v.graph_channels, max_ppn, plan.channels_ref}));
+    for (int r = 0; r < rings; ++r) {
+      std::vector<int> order_r;
+      order_r.reserve(n);
+      for (const auto& m : members) {
+        const int k = static_cast<int>(m.size());
+        const int offset = rings > 1 ? (r * k) / rings : 0;
+        for (int j = 0; j < k; ++j) order_r.push_back(m[(offset + j) % k]);
+      }
+      std::vector<Edge> edges;
+      edges.reserve(n);
+      for (int i = 0; i < n; ++i) edges.push_back(make_edge(world, net, order_r[i], order_r[(i + 1) % n]));
+      plan.rings.push_back(std::move(edges));
+    }
+    // Tree sets: each rotates the nodes' GPU order like its ring, so its node leader (and the
+    // NIC the leader uses) differs from the other sets'.
+    for (int r = 0; r < rings; ++r) {
+      CommPlan::TreeSet ts;
+      std::vector<int> leader(nnodes);
+      for (int k = 0; k < nnodes; ++k) {
+        const auto& m = members[k];
+        const int size = static_cast<int>(m.size());
+        const int offset = rings > 1 ? (r * size) / rings : 0;
+        leader[k] = m[offset % size];
+        for (int j = 1; j < size; ++j) {
+          const int child = m[(offset + j) % size], parent = m[(offset + j - 1) % size];
+          ts.chain_up.push_back(make_edge(world, net, child, parent));
+          ts.chain_down.push_back(make_edge(world, net, parent, child));
+        }
+      }
+      for (int t = 0; t < 2; ++t)
+        for (int i = 1; i < nnodes; ++i) {
+          // Tree 0 is a heap-ordered binary tree; tree 1 mirrors it (NCCL's ncclGetDtree).
+          const int child = t == 0 ? i : nnodes - 1 - i;
+          const int parent = t == 0 ? (i - 1) / 2 : nnodes - 1 - (i - 1) / 2;
+          ts.up[t].push_back(make_edge(world, net, leader[child], leader[parent]));
+          ts.down[t].push_back(make_edge(world, net, leader[parent], leader[child]));
+        }
+      plan.trees.push_back(std::move(ts));
+    }
+    // A GPU's NVLink carries every ring (tree set) through it; a NIC only the one leaving by it.
+    std::map<uint32_t, std::set<int>> on;
+    for (int r = 0; r < static_cast<int>(plan.rings.size()); ++r)
+      for (const Edge& e : plan.rings[r]) on[e.bottleneck.index].insert(r);
+    for (auto& ring : plan.rings)
+      for (Edge& e : ring) e.rings_sharing = static_cast<int>(on[e.bottleneck.index].size());
+    on.clear();
+    auto tree_edges = [](CommPlan::TreeSet& ts) {
+      std::vector<Edge*> all;
+      for (auto* list : {&ts.chain_up, &ts.chain_down, &ts.up[0], &ts.up[1], &ts.down[0], &ts.down[1]})
+        for (Edge& e : *list) all.push_back(&e);
+      return all;
+    };
+    for (int r = 0; r < static_cast<int>(plan.trees.size()); ++r)
+      for (Edge* e : tree_edges(plan.trees[r])) on[e->bottleneck.index].insert(r);
+    for (auto& ts : plan.trees)
+      for (Edge* e : tree_edges(ts)) e->rings_sharing = static_cast<int>(on[e->bottleneck.index].size());
+  }
   return plan;
 }
 

@@ -16,15 +16,26 @@ struct Edge {
   LinkClass link_class = LinkClass::NVLink;
   double raw_bandwidth = 0;         // bytes/s of the narrowest link on the path
   double wire_latency_s = 0;        // sum of the path's link latencies (the World's physics)
+  sim::LinkId bottleneck;           // the narrowest link
+  int rings_sharing = 1;            // rings whose edges cross `bottleneck` (they split its channels)
 };
 
 struct CommPlan {
   CommView view;
   int channels_ref = 1;             // NCCL's default coll channels (before env limits)
   std::vector<int> ring;            // World ranks in ring order (by NCCL node, then local GPU)
-  std::vector<Edge> ring_edges;     // ring[i] -> ring[i+1 mod n]
-  std::vector<Edge> chain_edges;    // tree: child -> parent inside each NCCL node
-  std::vector<Edge> tree_edges[2];  // double binary tree across nodes: child leader -> parent leader
+  // NCCL's channels do not all follow one ring: across nodes, each ring leaves a node through a
+  // different GPU and its NIC (src/graph/search.cc), so all the node's NICs carry traffic. One
+  // ring per NIC group of a node (1 on a single node); each carries 1/rings of the data.
+  // rings[r][i] is the edge from the i-th rank of ring r to the next.
+  std::vector<std::vector<Edge>> rings;
+  // Trees, one set per ring (the same NIC spreading): a chain inside each NCCL node and NCCL's
+  // double binary tree across node leaders; `up` edges go child -> parent, `down` the reverse.
+  struct TreeSet {
+    std::vector<Edge> chain_up, chain_down;
+    std::vector<Edge> up[2], down[2];
+  };
+  std::vector<TreeSet> trees;
   std::vector<int> node_of;         // per position in `ring`: NCCL node index
 };
 
