@@ -196,8 +196,11 @@ void find_torchrun(K8sJob& job) {
   static const std::regex kNproc(R"(--nproc[_-]per[_-]node[= ]+(\d+))");
   static const std::regex kNnodes(R"(--nnodes[= ]+(\d+))");
   std::smatch m;
-  if (!job.procs_per_pod && std::regex_search(job.command, m, kNproc)) job.procs_per_pod = std::stoi(m[1]);
-  if (std::regex_search(job.command, m, kNnodes) && std::stoi(m[1]) != job.pods)
+  // Bounded input for std::regex (recursive matcher); torchrun options come first anyway.
+  const std::string cmd = job.command.substr(0, 16384);
+  auto small = [](const std::string& digits) { return digits.size() <= 6; };
+  if (!job.procs_per_pod && std::regex_search(cmd, m, kNproc) && small(m[1])) job.procs_per_pod = std::stoi(m[1]);
+  if (std::regex_search(cmd, m, kNnodes) && small(m[1]) && std::stoi(m[1]) != job.pods)
     job.notes.push_back("torchrun --nnodes=" + m[1].str() + " but the job has " + std::to_string(job.pods) + " pods");
 }
 
@@ -210,6 +213,42 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name) {
       throw UserError({file_name, line, col}, "binary data in a YAML file (expected text)");
     if (c == '\n') ++line, col = 1;
     else ++col;
+  }
+  // yaml-cpp parses nesting recursively: refuse depths no job has before it overflows the stack
+  // on "[[[[...", "- - - - ..." or thousands of indentation levels.
+  if (text.size() > (4u << 20)) throw UserError({file_name, 1, 1}, "YAML file larger than 4 MiB (expected a Kubernetes job)");
+  {
+    int l = 1;
+    size_t start = 0;
+    while (start < text.size()) {
+      size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      size_t i = start;
+      int levels = 0;
+      for (;;) {
+        while (i < end && text[i] == ' ') ++i;
+        if (i + 1 < end && (text[i] == '-' || text[i] == '?') && text[i + 1] == ' ') ++levels, i += 2;
+        else break;
+      }
+      if (levels > 32 || i - start > 512)
+        throw UserError({file_name, l, static_cast<int>(i - start) + 1}, "YAML nested too deep (expected a Kubernetes job)");
+      start = end + 1;
+      ++l;
+    }
+  }
+  {
+    constexpr int kMaxDepth = 64;
+    int depth = 0, l = 1, c = 1;
+    for (char ch : text) {
+      if (ch == '[' || ch == '{') {
+        if (++depth > kMaxDepth)
+          throw UserError({file_name, l, c}, "YAML nested more than 64 levels deep (expected a Kubernetes job)");
+      } else if ((ch == ']' || ch == '}') && depth > 0) {
+        --depth;
+      }
+      if (ch == '\n') ++l, c = 1;
+      else ++c;
+    }
   }
   std::vector<YAML::Node> docs;
   try {

@@ -30,7 +30,18 @@ TrainerArgs parse_trainer_args(const std::string& text, const std::string& file_
   static const std::regex kArg(R"((--)?\b([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|(?=\s)\s+(?=[^-\s]))\s*("[^"\n]*"|'[^'\n]*'|[^\s,()]+))");
   TrainerArgs out;
   bool any = false;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), kArg); it != std::sregex_iterator(); ++it) {
+  // Line by line, each bounded: std::regex recurses per character, so a huge token must not reach it.
+  constexpr size_t kMaxLine = 4096;
+  size_t line_start = 0;
+  while (line_start < text.size()) {
+    size_t line_end = text.find('\n', line_start);
+    if (line_end == std::string::npos) line_end = text.size();
+    if (line_end - line_start > kMaxLine)
+      throw UserError(pos_of(file_name, text, line_start), "line longer than 4096 characters (expected key=value Trainer arguments)");
+    const std::string line = text.substr(line_start, line_end - line_start);
+    const size_t base = line_start;
+    line_start = line_end + 1;
+  for (auto it = std::sregex_iterator(line.begin(), line.end(), kArg); it != std::sregex_iterator(); ++it) {
     const auto& m = *it;
     const bool dashed = m[1].matched;
     const std::string key = m[2];
@@ -39,7 +50,7 @@ TrainerArgs parse_trainer_args(const std::string& text, const std::string& file_
     const std::string whole = m[0];
     if (!dashed && whole.find('=') == std::string::npos) continue;
     if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'')) value = value.substr(1, value.size() - 2);
-    const SourcePos at = pos_of(file_name, text, static_cast<size_t>(m.position(3)));
+    const SourcePos at = pos_of(file_name, text, base + static_cast<size_t>(m.position(3)));
     auto integer = [&](std::optional<int>& field) {
       try {
         size_t used = 0;
@@ -68,6 +79,7 @@ TrainerArgs parse_trainer_args(const std::string& text, const std::string& file_
       out.deepspeed = value;
       any = true;
     }
+  }
   }
   if (!any)
     throw UserError({file_name, 1, 1},

@@ -87,11 +87,15 @@ std::optional<LogLine> split_nccl_line(std::string_view line, int line_no) {
   out.text_col = static_cast<int>(text_start) + 1;
 
   std::string_view head = line.substr(0, pos);
-  std::string head_s(head);
+  // The prefix sits right before "NCCL": look at the last kPrefixWindow bytes only. This bounds
+  // the regex's work (libstdc++'s matcher recurses per character) on arbitrarily long lines.
+  constexpr size_t kPrefixWindow = 512;
+  const size_t skip = head.size() > kPrefixWindow ? head.size() - kPrefixWindow : 0;
+  std::string head_s(head.substr(skip));
   std::smatch m;
   if (std::regex_search(head_s, m, prefix_regex())) {
     std::string host = m[1].str();
-    size_t before_len = static_cast<size_t>(m.position(0));
+    size_t before_len = skip + static_cast<size_t>(m.position(0));
     std::smatch g;
     if (std::regex_match(host, g, glued_value_regex())) {
       before_len += g[1].length();
@@ -102,7 +106,7 @@ std::optional<LogLine> split_nccl_line(std::string_view line, int line_no) {
     out.pid = to_int_or(m[2].str(), -1);
     out.tid = to_int_or(m[3].str(), -1);
     out.dev = m[4].str();
-    size_t where_pos = static_cast<size_t>(m.position(5));
+    size_t where_pos = skip + static_cast<size_t>(m.position(5));
     out.where = head.substr(where_pos, static_cast<size_t>(m.length(5)));
   } else {
     out.before = head;

@@ -212,6 +212,10 @@ class LogParser {
   }
 
   void message(const LogLine& l) {
+    // No NCCL message we read is longer than a few KB (a Trees line of 64 channels is ~1.5 KB);
+    // longer ones are not interpreted, which also bounds the recursive std::regex matcher.
+    constexpr size_t kMaxMessage = 8192;
+    if (l.text.size() > kMaxMessage) return;
     const std::string text(trim(l.text));
     std::string_view t = text;
     std::smatch m;
