@@ -36,6 +36,10 @@ Edge make_edge(const World& world, const sim::FlowNetwork& net, int from, int to
     }
   }
   if (e.raw_bandwidth == 0) e.raw_bandwidth = 1e12;  // no shared link: same GPU
+  // TCP is CPU-bound: one connection moves ~5 GB/s whatever the link (single-stream iperf3 over
+  // lo or a 100G NIC on current x86, ~40 Gb/s; models/hw/links.cpp tcp_loopback). The socket
+  // efficiency is relative to that, so it carries from a loopback VM to a 100G ENA host.
+  if (e.link_class == LinkClass::Socket) e.raw_bandwidth = std::min(e.raw_bandwidth, kTcpStreamBytesPerS);
   return e;
 }
 

@@ -10,6 +10,9 @@
 
 namespace models::nccl {
 
+// What one TCP connection moves (single-stream iperf3, ~40 Gb/s on current x86 servers).
+inline constexpr double kTcpStreamBytesPerS = 5e9;
+
 struct Edge {
   int from = 0, to = 0;             // World ranks
   std::vector<sim::LinkId> path;    // links a flow from -> to crosses

@@ -42,7 +42,9 @@ LinkParams LinkParams::defaults() {
   set(LinkClass::SHM, {2.0, 5.0, 11.4}, {0.2, 0.4, 0.5});
   set(LinkClass::EFA, {2.7, 4.0, 14.0}, {0.4, 0.75, 0.8});
   set(LinkClass::IB, {2.7, 4.0, 14.0}, {0.45, 0.85, 0.9});
-  set(LinkClass::Socket, {10.0, 20.0, 30.0}, {0.2, 0.3, 0.4});
+  // Socket: relative to one TCP stream (kTcpStreamBytesPerS); fitted on the 4xH200 machine's
+  // loopback (ar_g4_sock.txt: 3.3 GB/s per ring edge with Simple, LL ~0.1 of the stream).
+  set(LinkClass::Socket, {8.0, 20.0, 42.0}, {0.1, 0.3, 0.67});
   p.kernel_latency_s = 5e-6;    // launch-to-start of a NCCL kernel on the device
   p.launch_overhead_s = 25e-6;  // host issue cost per op in nccl-tests' loop (4 GPUs, 1 thread)
   return p;
