@@ -151,6 +151,17 @@ DeepSpeedSettings read_deepspeed_json(const std::string& path, const std::string
       if (c == '\n' || c == '\r') c = ' ';
     const size_t offset = e.byte == 0 ? 0 : e.byte - 1;
     throw UserError(pos_at(shown_path, text, offset), "invalid JSON: " + what);
+  } catch (const Json::out_of_range& e) {
+    // A number beyond double (found by fuzzing: "5e7777..."): nlohmann throws out_of_range.406
+    // "number overflow parsing '<token>'" with no offset, so place it at the token.
+    const std::string what = e.what();
+    const size_t q1 = what.find('\'');
+    const size_t q2 = q1 == std::string::npos ? q1 : what.find('\'', q1 + 1);
+    const std::string token = q2 == std::string::npos ? "" : what.substr(q1 + 1, q2 - q1 - 1);
+    const size_t at = token.empty() ? std::string::npos : text.find(token);
+    throw UserError(pos_at(shown_path, text, at == std::string::npos ? 0 : at),
+                    "invalid JSON: number " + (token.empty() ? std::string("out of range") : token) +
+                        " is too large (expected a finite number)");
   }
   if (!doc.is_object()) throw UserError({shown_path, 1, 1}, "DeepSpeed config is " + json_type(doc) + " (expected a JSON object)");
 

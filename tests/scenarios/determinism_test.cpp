@@ -1,0 +1,100 @@
+// Determinism, audit and scale limits through the real binary (issue 7): every shipped scenario
+// runs in audit mode (--check: byte conservation per collective, link capacity, every flow ends)
+// and gives byte-identical JSON twice; sweeps of a training scenario do not depend on --jobs or
+// on sharding; --time-limit stops cleanly with "partial": true; a question too big for 4 GB is
+// refused up front (exit 2, one positioned line, a suggestion).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "command_runner.hpp"
+
+namespace fs = std::filesystem;
+using scenarios_test::run_commsim;
+
+namespace {
+const fs::path kSource = COMMSIM_SOURCE_DIR;
+
+std::vector<fs::path> shipped_scenarios() {
+  std::vector<fs::path> out;
+  for (const char* dir : {"scenarios/examples", "scenarios/seeds"})
+    for (const auto& e : fs::directory_iterator(kSource / dir))
+      if (e.path().extension() == ".toml") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+}  // namespace
+
+TEST_CASE("scenarios: every shipped scenario passes the audit and gives byte-identical JSON twice", "[scenarios]") {
+  const auto paths = shipped_scenarios();
+  REQUIRE(paths.size() >= 5);
+  for (const auto& p : paths) {
+    INFO(p.string());
+    const auto a = run_commsim({"run", p.string(), "--check", "--json"});
+    // --check aborts (SIM_CHECK) on any broken invariant, so exit 0 means all held.
+    REQUIRE(a.exit_code == 0);
+    CHECK(a.err.empty());
+    const auto b = run_commsim({"run", p.string(), "--check", "--json"});
+    CHECK(b.out == a.out);
+    const auto j = nlohmann::json::parse(a.out);
+    CHECK(j["partial"] == false);
+    CHECK(j["step_time_s"].get<double>() > 0);
+  }
+}
+
+TEST_CASE("scenarios: a training sweep is identical across --jobs 1/2 and across shards merged back", "[scenarios]") {
+  const std::string seed = (kSource / "scenarios/seeds/p4d_1pod_4gpu.toml").string();
+  const std::vector<std::string> base = {"sweep", seed, "--vary", "zero.reduce_bucket_size=1e7,5e7,2e8",
+                                         "--vary", "placement.pods_per_node=1,4"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_commsim(args);
+  };
+  const auto serial = with({"--jobs", "1"});
+  REQUIRE(serial.exit_code == 0);
+  CHECK(std::count(serial.out.begin(), serial.out.end(), '\n') == 7);  // header + 3 x 2 rows
+  CHECK(with({"--jobs", "2"}).out == serial.out);
+  std::string merged;
+  for (int i = 0; i < 3; ++i) {
+    const auto s = with({"--jobs", "2", "--shard", std::to_string(i) + "/3"});
+    REQUIRE(s.exit_code == 0);
+    merged += i == 0 ? s.out : s.out.substr(s.out.find('\n') + 1);
+  }
+  CHECK(merged == serial.out);
+}
+
+TEST_CASE("scenarios: --time-limit stops a large run cleanly and marks the result partial", "[scenarios]") {
+  // ZeRO-3 Llama-3-70B on 256 x p5en.48xlarge (2,048 GPUs): millions of events, far more than
+  // 0.2 s of work; the limit is checked every 1,024 finished operations.
+  const std::string z3 = (kSource / "tests/scenarios/scale/zero3_70b_16k_p5en.toml").string();
+  const auto r = run_commsim({"run", z3, "--set", "cluster.nodes=256", "--time-limit", "0.2", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["partial"] == true);
+  CHECK(j["step_time_s"].get<double>() >= 0);  // how far it got: a lower bound of the step
+  CHECK(j["ranks"].size() == 2048);
+}
+
+TEST_CASE("scenarios: 16384 GPUs run a 1 GiB all-reduce; an alltoall that would not fit is refused up front",
+          "[scenarios]") {
+  const std::string ar = (kSource / "tests/scenarios/scale/allreduce_16k_p5en.toml").string();
+  const auto ok = run_commsim({"run", ar, "--json"});
+  REQUIRE(ok.exit_code == 0);
+  const auto j = nlohmann::json::parse(ok.out);
+  CHECK(j["ranks"].size() == 16384);
+  CHECK(j["partial"] == false);
+  // alltoall opens n(n-1) = 268 million flows at 16,384 ranks: ~128 GiB at 512 B each.
+  const auto no = run_commsim({"run", ar, "--set", "collective.op=alltoall", "--json"});
+  CHECK(no.exit_code == 2);
+  CHECK(no.out.empty());
+  CHECK(no.err.find("--set:1:") == 0);  // positioned at the override that chose alltoall
+  CHECK(no.err.find("GiB") != std::string::npos);
+  CHECK(no.err.find("try at most") != std::string::npos);
+  CHECK(std::count(no.err.begin(), no.err.end(), '\n') == 1);
+}
