@@ -39,7 +39,12 @@ std::vector<BadCase> bad_cases() {
     std::string line;
     while (std::getline(in, line) && line.rfind("# ", 0) == 0) {
       auto value = [&](const char* tag) { return line.substr(std::string(tag).size()); };
-      if (line.rfind("# expect: ", 0) == 0) c.expect = value("# expect: ");
+      if (line.rfind("# expect: ", 0) == 0) {
+        c.expect = value("# expect: ");
+        // {dir} stands for this corpus folder, wherever the checkout lives.
+        for (auto at = c.expect.find("{dir}"); at != std::string::npos; at = c.expect.find("{dir}"))
+          c.expect.replace(at, 5, dir.string());
+      }
       else if (line.rfind("# at: ", 0) == 0) c.at = value("# at: ");
       else if (line.rfind("# from: models", 0) == 0) c.from_models = true;
       else if (line.rfind("# file: ", 0) == 0) c.file = value("# file: ") == "--set" ? "--set" : (dir / value("# file: ")).string();
