@@ -15,6 +15,7 @@
 #include "scenarios/deepspeed_config.hpp"
 #include "scenarios/import_writer.hpp"
 #include "scenarios/loader.hpp"
+#include "scenarios/yaml_guard.hpp"
 
 namespace fs = std::filesystem;
 
@@ -251,6 +252,7 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name) {
     }
   }
   std::vector<YAML::Node> docs;
+  check_yaml_terminates(text, file_name);  // yaml-cpp 0.7 loops forever on some inputs (fuzzing)
   try {
     docs = YAML::LoadAll(text);
   } catch (const YAML::ParserException& e) {
