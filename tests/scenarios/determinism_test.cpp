@@ -81,7 +81,7 @@ TEST_CASE("scenarios: --time-limit stops a large run cleanly and marks the resul
   CHECK(j["ranks"].size() == 2048);
 }
 
-TEST_CASE("scenarios: 16384 GPUs run a 1 GiB all-reduce; an alltoall that would not fit is refused up front",
+TEST_CASE("scenarios: 16384 GPUs run a 1 GiB all-reduce and an alltoall that would not fit is refused up front",
           "[scenarios]") {
   const std::string ar = (kSource / "tests/scenarios/scale/allreduce_16k_p5en.toml").string();
   const auto ok = run_commsim({"run", ar, "--json"});

@@ -7,7 +7,7 @@
 #include "scenarios/import_k8s.hpp"
 #include "scenarios/yaml_guard.hpp"
 
-TEST_CASE("scenarios: a line starting with ',' is refused where yaml-cpp would loop forever", "[scenarios]") {
+TEST_CASE("scenarios: a value starting with a comma is refused where yaml-cpp would loop forever", "[scenarios]") {
   // jbeder/yaml-cpp#1040/#1319: LoadAll pushes a null document per turn without consuming the
   // ','; their reproducer. (The fuzzers' own inputs are replayed from tests/fuzz/regressions.)
   const std::string text = "\n,\n";
