@@ -11,7 +11,8 @@ namespace {
 
 // host:pid:tid [dev] <optional function:line>   (the host may have program output glued before it)
 const std::regex& prefix_regex() {
-  static const std::regex re(R"(([^\s]+):(\d+):(\d+) \[([^\]\s]*)\]\s*(.*?)\s*$)");
+  // A host name has no ':' or brackets, which keeps launcher tags ("[default0]:") out of it.
+  static const std::regex re(R"(([^\s:\[\]]+):(\d+):(\d+) \[([^\]\s]*)\]\s*(.*?)\s*$)");
   return re;
 }
 // The leading part of a glued host token that is a table value, e.g. "-1" in "-1vm".

@@ -205,6 +205,20 @@ TEST_CASE("nccl log: prefixes optional, P2P read mode, SHM, bad input", "[models
     CHECK(r.other_lines == 1);
     CHECK(find(diagnose_log(r), "p2p-read"));
   }
+  SECTION("two hosts interleaved, torchrun's [defaultN]: tags") {
+    const std::string text =
+        "[default0]:node-a:10:11 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+        "[default1]:node-b:20:21 [0] NCCL INFO comm 0x2 rank 1 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0\n"
+        "[default0]:node-a:10:11 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0\n"
+        "[default0]:node-a:10:12 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/0/GDRDMA\n"
+        "[default1]:node-b:20:22 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [send] via NET/IB/0/GDRDMA\n";
+    auto r = parse_nccl_log(text, "two.log");
+    CHECK(r.hosts == std::vector<std::string>{"node-a", "node-b"});
+    CHECK(r.processes == 2);
+    CHECK(r.comms.size() == 2);
+    CHECK(r.nnodes == 2);
+    CHECK(r.transport_kinds.at("NET/IB/GDRDMA") == 2);  // the send and the receive side
+  }
   SECTION("a transport line cut short") {
     const std::string text =
         "h:1:2 [0] NCCL INFO NCCL version 2.21.5\n"
