@@ -235,14 +235,7 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done) 
     const double lat_s = params_.kernel_latency_s +
                          2 * ((ppn - 1) * intra_hop + std::log2(static_cast<double>(plan.view.nnodes)) * inter_hop);
     const sim::Time lat = sim::Time::from_seconds(lat_s);
-    const double sets = static_cast<double>(plan.trees.size());
-    for (const auto& ts : plan.trees) {
-      for (const auto* chain : {&ts.chain_up, &ts.chain_down})
-        for (const Edge& e : *chain) add_flow(idx, e, S / sets, rec.proto, share / e.rings_sharing, lat);
-      for (int t = 0; t < 2; ++t)
-        for (const auto* list : {&ts.up[t], &ts.down[t]})
-          for (const Edge& e : *list) add_flow(idx, e, S / sets / 2, rec.proto, share / e.rings_sharing / 2, lat);
-    }
+    for (const auto& m : plan.tree_merged) add_flow(idx, m.edge, S * m.bytes_frac, rec.proto, share * m.share_frac, lat);
     if (pending_[idx].flows_left == 0) {  // a single rank per node and one node: nothing to move
       ++pending_[idx].flows_left;
       sim_.schedule_in(lat, [this, idx] { flow_done(idx); });
@@ -267,12 +260,15 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done) 
   const bool rooted = op == CollOp::Broadcast || op == CollOp::Reduce;
   // Each ring moves 1/rings of the data; an edge gets the channels of its bottleneck link that
   // its ring holds (a NIC: all of them; a GPU's NVLink: 1/rings, every ring crosses it).
+  if (!rooted) {
+    for (const auto& m : plan.ring_merged)
+      add_flow(idx, m.edge, edge_bytes * m.bytes_frac, rec.proto, share * m.share_frac, lat);
+    return;
+  }
   const double rings = static_cast<double>(plan.rings.size());
   for (const auto& ring : plan.rings)
-    for (int i = 0; i < n; ++i) {
-      if (rooted && i == n - 1) continue;  // the ring is cut before the root: n-1 edges
+    for (int i = 0; i + 1 < n; ++i)  // the ring is cut before the root: n-1 edges
       add_flow(idx, ring[i], edge_bytes / rings, rec.proto, share / ring[i].rings_sharing, lat);
-    }
 }
 
 void Engine::send_recv(int src, int dst, int64_t bytes, Done on_done) {

@@ -237,6 +237,31 @@ CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::
       for (Edge* e : tree_edges(plan.trees[r])) on[e->bottleneck.index].insert(r);
     for (auto& ts : plan.trees)
       for (Edge* e : tree_edges(ts)) e->rings_sharing = static_cast<int>(on[e->bottleneck.index].size());
+
+    // Merge identical pairs (kept in first-seen order, so runs stay deterministic).
+    auto merge = [](std::vector<CommPlan::MergedEdge>& out, std::map<std::pair<int, int>, std::size_t>& index,
+                    const Edge& e, double bytes_frac, double share_frac) {
+      const auto key = std::make_pair(e.from, e.to);
+      auto it = index.find(key);
+      if (it == index.end()) {
+        index.emplace(key, out.size());
+        out.push_back({e, bytes_frac, share_frac});
+      } else {
+        out[it->second].bytes_frac += bytes_frac;
+        out[it->second].share_frac += share_frac;
+      }
+    };
+    std::map<std::pair<int, int>, std::size_t> ring_index, tree_index;
+    const double nr = static_cast<double>(plan.rings.size()), nt = static_cast<double>(plan.trees.size());
+    for (const auto& ring : plan.rings)
+      for (const Edge& e : ring) merge(plan.ring_merged, ring_index, e, 1.0 / nr, 1.0 / e.rings_sharing);
+    for (const auto& ts : plan.trees) {
+      for (const auto* chain : {&ts.chain_up, &ts.chain_down})
+        for (const Edge& e : *chain) merge(plan.tree_merged, tree_index, e, 1.0 / nt, 1.0 / e.rings_sharing);
+      for (int t = 0; t < 2; ++t)
+        for (const auto* list : {&ts.up[t], &ts.down[t]})
+          for (const Edge& e : *list) merge(plan.tree_merged, tree_index, e, 0.5 / nt, 0.5 / e.rings_sharing);
+    }
   }
   return plan;
 }

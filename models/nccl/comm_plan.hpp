@@ -39,6 +39,17 @@ struct CommPlan {
     std::vector<Edge> up[2], down[2];
   };
   std::vector<TreeSet> trees;
+
+  // The same edges with identical (from, to) pairs merged: rotated rings share all intra-node
+  // pairs but one, so R rings cost about one ring's flows. A merged edge moves `bytes_frac` of
+  // an edge's bytes with `share_frac` of the channels -- the same granularity as merging a
+  // ring's channels into one flow (contention weights a merged flow as one).
+  struct MergedEdge {
+    Edge edge;
+    double bytes_frac = 0;   // of the per-edge bytes of one full ring (tree: of S)
+    double share_frac = 0;   // of the collective's channel share
+  };
+  std::vector<MergedEdge> ring_merged, tree_merged;
   std::vector<int> node_of;         // per position in `ring`: NCCL node index
 };
 
