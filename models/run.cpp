@@ -1,6 +1,7 @@
 // models::run_scenario: scenario -> World -> collective engine -> step programs -> StepExecutor ->
 // RunResult. One training step is simulated (steps are identical in steady state, each ends
 // with the optimizer); run_time = step_time x training.steps.
+#include "models/param_names.hpp"
 #include "models/run.hpp"
 
 #include <algorithm>
@@ -62,6 +63,7 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   if (options.audit) net.set_audit(true);
+  check_param_names(spec.cluster);
   auto world = World::build(spec, net);
   check_memory_budget(spec, world->size());  // refuse what would not fit before building flows
   auto engine = nccl::make_collective_engine(sim, net, *world, spec);

@@ -1,3 +1,4 @@
+#include "models/param_names.hpp"
 #include "models/calibrate/fit.hpp"
 
 #include <Eigen/Dense>
@@ -140,6 +141,7 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements) {
     p.apply(m.spec.cluster.params);
     sim::Simulator sim;
     sim::FlowNetwork net(sim);
+    check_param_names(m.spec.cluster);
     auto world = World::build(m.spec, net);
     std::vector<int> ranks(world->size());
     for (int i = 0; i < world->size(); ++i) ranks[i] = i;

@@ -1,3 +1,4 @@
+#include "models/param_names.hpp"
 #include "models/nccl/nccl_tests.hpp"
 
 #include <cmath>
@@ -35,6 +36,7 @@ std::vector<int64_t> nccl_tests_sizes(const NcclTestsOptions& o) {
 NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions& o) {
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
+  check_param_names(spec.cluster);
   auto world = World::build(spec, net);
   auto engine = make_collective_engine(sim, net, *world, spec);
   LinkParams params = LinkParams::defaults();
