@@ -30,14 +30,22 @@ std::vector<int> timeline_ranks(const StepExecutor& exec) {
   return out;
 }
 
-std::vector<TransportCount> count_transports(const StepExecutor& exec, const World& world) {
+// Pairs listed one by one for the topology picture; beyond this, reports aggregate anyway.
+constexpr std::size_t kMaxListedPairs = 4096;
+
+std::vector<TransportCount> count_transports(const StepExecutor& exec, const World& world,
+                                             std::vector<PairTransport>& pairs) {
   std::unordered_set<uint64_t> seen;
   std::map<std::string, int> counts;
+  std::map<std::string, std::string> classes;
   auto add = [&](int a, int b) {
     if (a == b) return;
     const uint64_t key = (uint64_t(uint32_t(a)) << 32) | uint32_t(b);
     if (!seen.insert(key).second) return;
-    ++counts[world.transport(a, b).label];
+    const Transport t = world.transport(a, b);
+    ++counts[t.label];
+    classes[t.label] = link_class_name(t.link_class);  // the label alone cannot tell NVLink from PCIe P2P
+    if (pairs.size() < kMaxListedPairs) pairs.push_back({a, b, t.label, link_class_name(t.link_class)});
   };
   for (const auto& g : exec.groups()) {
     const auto& m = g.ranks;
@@ -50,6 +58,7 @@ std::vector<TransportCount> count_transports(const StepExecutor& exec, const Wor
     TransportCount t;
     t.label = label;
     t.pairs = n;
+    t.link_class = classes[label];
     out.push_back(t);
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.pairs > b.pairs; });
@@ -126,7 +135,7 @@ RunResult fill_result(const StepExecutor& exec, const sim::FlowNetwork& net, con
     return a.utilization != b.utilization ? a.utilization > b.utilization : a.name < b.name;
   });
   if (res.links.size() > 32) res.links.resize(32);
-  res.transports = count_transports(exec, world);
+  res.transports = count_transports(exec, world, res.pair_transports);
   res.timeline = exec.timeline();
   return res;
 }
