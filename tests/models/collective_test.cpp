@@ -211,3 +211,31 @@ TEST_CASE("collectives: fewer channels (NCCL_MAX_NCHANNELS) lower the per-ring b
   // 6 of 24 channels: a quarter of the bandwidth, so about 4x the bandwidth term.
   CHECK(t_lim / t_full == Approx(4.0).epsilon(0.02));
 }
+
+TEST_CASE("collectives: across nodes every NIC group carries its share of a ring (p5, 2 nodes)", "[nccl]") {
+  // NCCL's channels leave a node through different GPUs and so different NICs: on p5 (8 GPUs, 4
+  // EFA each) the 1 GiB ring all-reduce must load all 8 NIC groups of a node equally, not one.
+  ScenarioSpec spec;
+  spec.cluster.instance = "p5.48xlarge";
+  spec.cluster.nodes = 2;
+  spec.nccl_env = {{"NCCL_ALGO", "Ring"}};
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  net.set_audit(true);
+  auto world = World::build(spec, net);
+  auto engine = make_collective_engine(sim, net, *world, spec);
+  Group g;
+  for (int r = 0; r < world->size(); ++r) g.ranks.push_back(r);
+  engine->launch(g, CollOp::AllReduce, 1LL << 30, [](const CollectiveRecord&) {});
+  sim.run();
+  std::vector<double> nic_tx;
+  for (uint32_t l = 0; l < net.link_count(); ++l) {
+    const std::string& name = net.link_name(sim::LinkId{l});
+    if (name.rfind("node0/nic", 0) == 0 && name.size() > 3 && name.compare(name.size() - 3, 3, ".tx") == 0)
+      nic_tx.push_back(net.link_bytes(sim::LinkId{l}));
+  }
+  REQUIRE(nic_tx.size() == 8);
+  // Each of the 8 rings crosses the node boundary once each way: 2(n-1)/n x S / 8 per NIC group.
+  const double expected = 2.0 * 15 / 16 * (1LL << 30) / 8;
+  for (double b : nic_tx) CHECK(b == Approx(expected).epsilon(0.01));
+}
