@@ -48,24 +48,13 @@ TEST_CASE("scenarios: run --out writes result.json and summary.txt", "[scenarios
 TEST_CASE("scenarios: sweep rows do not depend on --jobs, and shards concatenate to the whole", "[scenarios]") {
   const std::vector<std::string> base = {"sweep", kAllReduce, "--vary", "collective.bytes=1 MiB,16 MiB,64 MiB",
                                          "--vary", "collective.op=all_reduce,all_gather"};
-  auto with = [&](std::vector<std::string> extra) {
-    auto args = base;
-    args.insert(args.end(), extra.begin(), extra.end());
-    return run_commsim(args);
-  };
-  const auto serial = with({"--jobs", "1"});
-  REQUIRE(serial.exit_code == 0);
-  CHECK(with({"--jobs", "3"}).out == serial.out);
+  const auto runs = scenarios_test::sweep_three_ways(base, 3, 4);
+  REQUIRE(runs.serial.exit_code == 0);
+  CHECK(runs.threaded == runs.serial.out);
   // Header + 3 x 2 rows.
-  CHECK(std::count(serial.out.begin(), serial.out.end(), '\n') == 7);
-  CHECK(serial.out.rfind("index,collective.bytes,collective.op,step_time_s,", 0) == 0);
-  std::string merged;
-  for (int i = 0; i < 4; ++i) {
-    const auto s = with({"--shard", std::to_string(i) + "/4"});
-    REQUIRE(s.exit_code == 0);
-    merged += i == 0 ? s.out : s.out.substr(s.out.find('\n') + 1);
-  }
-  CHECK(merged == serial.out);
+  CHECK(std::count(runs.serial.out.begin(), runs.serial.out.end(), '\n') == 7);
+  CHECK(runs.serial.out.rfind("index,collective.bytes,collective.op,step_time_s,", 0) == 0);
+  CHECK(runs.merged == runs.serial.out);
 }
 
 TEST_CASE("scenarios: a typo in --vary stops the sweep before it runs, pointing at the value", "[scenarios]") {

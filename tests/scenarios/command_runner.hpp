@@ -55,4 +55,26 @@ inline CommandResult run_commsim(const std::vector<std::string>& args) {
   return r;
 }
 
+// Runs `commsim sweep` with `base` arguments serially, with `jobs` threads, and as `shards`
+// shards merged back (header once); returns the three CSV outputs for the caller to compare.
+struct SweepRuns {
+  CommandResult serial;
+  std::string threaded, merged;
+};
+inline SweepRuns sweep_three_ways(const std::vector<std::string>& base, int jobs, int shards) {
+  auto with = [&](std::vector<std::string> extra) {
+    auto args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_commsim(args);
+  };
+  SweepRuns r;
+  r.serial = with({"--jobs", "1"});
+  r.threaded = with({"--jobs", std::to_string(jobs)}).out;
+  for (int i = 0; i < shards; ++i) {
+    const auto s = with({"--jobs", std::to_string(jobs), "--shard", std::to_string(i) + "/" + std::to_string(shards)});
+    r.merged += i == 0 ? s.out : s.out.substr(s.out.find('\n') + 1);
+  }
+  return r;
+}
+
 }  // namespace scenarios_test

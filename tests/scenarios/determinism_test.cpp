@@ -51,22 +51,11 @@ TEST_CASE("scenarios: a training sweep is identical across --jobs 1/2 and across
   const std::string seed = (kSource / "scenarios/seeds/p4d_1pod_4gpu.toml").string();
   const std::vector<std::string> base = {"sweep", seed, "--vary", "zero.reduce_bucket_size=1e7,5e7,2e8",
                                          "--vary", "placement.pods_per_node=1,4"};
-  auto with = [&](std::vector<std::string> extra) {
-    auto args = base;
-    args.insert(args.end(), extra.begin(), extra.end());
-    return run_commsim(args);
-  };
-  const auto serial = with({"--jobs", "1"});
-  REQUIRE(serial.exit_code == 0);
-  CHECK(std::count(serial.out.begin(), serial.out.end(), '\n') == 7);  // header + 3 x 2 rows
-  CHECK(with({"--jobs", "2"}).out == serial.out);
-  std::string merged;
-  for (int i = 0; i < 3; ++i) {
-    const auto s = with({"--jobs", "2", "--shard", std::to_string(i) + "/3"});
-    REQUIRE(s.exit_code == 0);
-    merged += i == 0 ? s.out : s.out.substr(s.out.find('\n') + 1);
-  }
-  CHECK(merged == serial.out);
+  const auto runs = scenarios_test::sweep_three_ways(base, 2, 3);
+  REQUIRE(runs.serial.exit_code == 0);
+  CHECK(std::count(runs.serial.out.begin(), runs.serial.out.end(), '\n') == 7);  // header + 3 x 2 rows
+  CHECK(runs.threaded == runs.serial.out);
+  CHECK(runs.merged == runs.serial.out);
 }
 
 TEST_CASE("scenarios: --time-limit stops a large run cleanly and marks the result partial", "[scenarios]") {
