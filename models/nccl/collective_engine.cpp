@@ -82,7 +82,10 @@ class Engine final : public CollectiveEngine {
   void flow_done(uint32_t pending);
   void audit_delivery(const Pending& p) const;
   // One pipeline step over edge e (wire included).
-  double hop(const Edge& e, Proto p) const { return params_.of(e.link_class).hop_latency_s[static_cast<int>(p)]; }
+  double hop(const Edge& e, Proto p) const {
+    return params_.of(e.link_class).hop_latency_s[static_cast<int>(p)] +
+           (e.p2p_read ? params_.p2p_read_extra_latency_s : 0.0);
+  }
 
   sim::Simulator& sim_;
   sim::FlowNetwork& net_;
@@ -143,7 +146,8 @@ uint32_t Engine::open(const CollectiveRecord& rec, Done done) {
 
 void Engine::add_flow(uint32_t pending, const Edge& e, double bytes, Proto proto, double channel_share,
                       sim::Time latency) {
-  const double eta = params_.of(e.link_class).efficiency[static_cast<int>(proto)];
+  const double eta = params_.of(e.link_class).efficiency[static_cast<int>(proto)] *
+                     (e.p2p_read ? params_.p2p_read_bandwidth_factor : 1.0);
   const double cap = eta * e.raw_bandwidth * channel_share;
   ++pending_[pending].flows_left;
   ++pending_[pending].flows;

@@ -25,7 +25,9 @@ Edge make_edge(const World& world, const sim::FlowNetwork& net, int from, int to
   e.from = from;
   e.to = to;
   world.path(from, to, e.path);
-  e.link_class = world.transport(from, to).link_class;
+  const Transport t = world.transport(from, to);
+  e.link_class = t.link_class;
+  e.p2p_read = t.kind == TransportKind::P2P && t.p2p_read;
   e.raw_bandwidth = 0;
   for (sim::LinkId l : e.path) {
     e.wire_latency_s += net.link_latency(l).seconds();

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "models/error.hpp"
+#include "models/hw/links.hpp"
 
 namespace models::nccl {
 
@@ -15,7 +16,7 @@ constexpr LinkClass kClasses[kNumLinkClasses] = {LinkClass::NVLink, LinkClass::P
 }  // namespace
 
 bool LinkParams::owns(const std::string& name) {
-  if (name.rfind("nccl.", 0) == 0) return true;
+  if (name.rfind("nccl.", 0) == 0 || name.rfind("p2p.read.", 0) == 0) return true;
   for (LinkClass c : kClasses) {
     const std::string prefix = std::string(link_class_name(c)) + ".";
     if (name.rfind(prefix + "hop_latency.", 0) == 0 || name.rfind(prefix + "efficiency.", 0) == 0)
@@ -47,6 +48,9 @@ LinkParams LinkParams::defaults() {
   set(LinkClass::Socket, {8.0, 20.0, 42.0}, {0.1, 0.3, 0.67});
   p.kernel_latency_s = 5e-6;    // launch-to-start of a NCCL kernel on the device
   p.launch_overhead_s = 25e-6;  // host issue cost per op in nccl-tests' loop (4 GPUs, 1 thread)
+  const hw::P2pReadModel read = hw::p2p_read_model();
+  p.p2p_read_bandwidth_factor = read.bandwidth_factor;
+  p.p2p_read_extra_latency_s = read.extra_latency_s;
   return p;
 }
 
@@ -58,7 +62,8 @@ double LinkParams::loop_time(double device_s) const {
 }
 
 std::vector<std::string> LinkParams::names() {
-  std::vector<std::string> out = {"nccl.kernel_latency", "nccl.launch_overhead", "nccl.launch_sharpness"};
+  std::vector<std::string> out = {"nccl.kernel_latency", "nccl.launch_overhead", "nccl.launch_sharpness",
+                                  "p2p.read.bandwidth_factor", "p2p.read.extra_latency"};
   for (LinkClass c : kClasses)
     for (const char* what : {"hop_latency", "efficiency"})
       for (const char* proto : kProtoKeys)
@@ -71,6 +76,8 @@ double* find(LinkParams& p, const std::string& name) {
   if (name == "nccl.kernel_latency") return &p.kernel_latency_s;
   if (name == "nccl.launch_overhead") return &p.launch_overhead_s;
   if (name == "nccl.launch_sharpness") return &p.launch_sharpness;
+  if (name == "p2p.read.bandwidth_factor") return &p.p2p_read_bandwidth_factor;
+  if (name == "p2p.read.extra_latency") return &p.p2p_read_extra_latency_s;
   for (LinkClass c : kClasses) {
     const std::string prefix = std::string(link_class_name(c)) + ".";
     if (name.compare(0, prefix.size(), prefix) != 0) continue;
@@ -92,7 +99,7 @@ double LinkParams::get(const std::string& name) const {
 void LinkParams::set(const std::string& name, double value) {
   double* v = find(*this, name);
   if (!v) throw SpecError("cluster.params." + name, "unknown parameter '" + name + "'");
-  const bool is_eff = name.find(".efficiency.") != std::string::npos;
+  const bool is_eff = name.find(".efficiency.") != std::string::npos || name == "p2p.read.bandwidth_factor";
   const bool is_sharpness = name == "nccl.launch_sharpness";
   if (!std::isfinite(value) || value < 0 || (is_eff && (value <= 0 || value > 1)) || (is_sharpness && value < 1))
     throw SpecError("cluster.params." + name,

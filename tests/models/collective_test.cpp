@@ -239,3 +239,27 @@ TEST_CASE("collectives: across nodes every NIC group carries its share of a ring
   const double expected = 2.0 * 15 / 16 * (1LL << 30) / 8;
   for (double b : nic_tx) CHECK(b == Approx(expected).epsilon(0.01));
 }
+
+TEST_CASE("collectives: P2P read mode applies its bandwidth factor and handshake latency", "[nccl]") {
+  // p4d: A100 NVLink pairs run P2P/CUMEM/read. With read factor f, the ring's bandwidth term
+  // scales by 1/f: T(f) - L = (T(1) - L) / f, with L = kernel + 2(n-1) (hop + read handshake).
+  auto run = [](double factor) {
+    ScenarioSpec spec;
+    spec.cluster.instance = "p4d.24xlarge";
+    spec.cluster.params["p2p.read.bandwidth_factor"] = factor;
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    auto world = World::build(spec, net);
+    REQUIRE(world->transport(0, 1).p2p_read);
+    auto engine = make_collective_engine(sim, net, *world, spec);
+    Group g;
+    for (int r = 0; r < world->size(); ++r) g.ranks.push_back(r);
+    engine->launch(g, CollOp::AllReduce, 1LL << 30, [](const CollectiveRecord&) {});
+    sim.run();
+    return sim.now().seconds();
+  };
+  const LinkParams d = LinkParams::defaults();
+  const double L = d.kernel_latency_s + 14 * (hop(LinkClass::NVLink, Proto::Simple) + d.p2p_read_extra_latency_s);
+  const double full = run(1.0), half = run(0.5);
+  CHECK(half - L == Approx(2 * (full - L)).epsilon(1e-4));
+}
