@@ -10,6 +10,7 @@
 
 #include "scenarios/cli_support.hpp"
 #include "scenarios/command.hpp"
+#include "scenarios/report_inputs.hpp"
 #include "scenarios/result_format.hpp"
 #include "viz/viz.hpp"
 
@@ -110,13 +111,9 @@ int cmd_compare(int argc, char** argv) {
         if (results[i].partial) out += "note: " + paths[i] + " stopped early (partial result)\n";
     }
     if (!html.empty()) {
+      // The same page as `commsim report A B --html`: summaries and bus-bandwidth curves too.
       std::vector<viz::ReportInputs> inputs;
-      for (size_t i = 0; i < results.size(); ++i) {
-        viz::ReportInputs in;
-        in.title = results[i].scenario;
-        in.source_file = paths[i];
-        inputs.push_back(std::move(in));
-      }
+      for (size_t i = 0; i < results.size(); ++i) inputs.push_back(report_inputs_for(loaded[i], results[i], paths[i], {}));
       write_file_atomically(html, viz::compare_html(results, inputs));
     }
     std::fputs(out.c_str(), stdout);

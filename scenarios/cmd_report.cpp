@@ -54,18 +54,7 @@ int cmd_report(int argc, char** argv) {
     for (size_t i = 0; i < loaded.size(); ++i) {
       results.push_back(run_loaded(loaded[i], options));
       if (html.empty()) continue;
-      viz::ReportInputs in;
-      in.title = results.back().scenario;
-      in.source_file = paths[i];
-      in.summary = scenario_summary(loaded[i].spec);
-      if (!no_busbw) {
-        try {
-          in.busbw = busbw_curves(loaded[i].spec, results.back(), measured);
-        } catch (const models::SpecError& e) {
-          throw loaded[i].to_user_error(e);
-        }
-      }
-      inputs.push_back(std::move(in));
+      inputs.push_back(report_inputs_for(loaded[i], results.back(), paths[i], measured, !no_busbw));
     }
 
     std::vector<std::pair<std::string, std::string>> files;  // (path, content), all built first

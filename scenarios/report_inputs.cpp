@@ -90,4 +90,21 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
   return out;
 }
 
+viz::ReportInputs report_inputs_for(const LoadedScenario& scenario, const models::RunResult& result,
+                                    const std::string& source_file, const std::vector<std::string>& measured_files,
+                                    bool with_busbw) {
+  viz::ReportInputs in;
+  in.title = result.scenario;
+  in.source_file = source_file;
+  in.summary = scenario_summary(scenario.spec);
+  if (with_busbw) {
+    try {
+      in.busbw = busbw_curves(scenario.spec, result, measured_files);
+    } catch (const models::SpecError& e) {
+      throw scenario.to_user_error(e);
+    }
+  }
+  return in;
+}
+
 }  // namespace scenarios
