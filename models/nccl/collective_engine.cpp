@@ -1,9 +1,9 @@
 // The collective engine: NCCL's choice (tuning.cpp) + its replay as flows on the network.
 //
-// Physics of one collective on idle links (tested in tests/models/collective_*.cpp):
-// where hop = the calibrated per-step latency of the edge's link class and protocol (wire included:
-// the World's link latencies are not added again);
-//   ring all-reduce:  T = kernel + 2(n-1) * hop + (2(n-1)/n * S) / cap,  cap = eta * B * C / Cref
+// Physics of one collective on idle links (tested in tests/models/collective_test.cpp), with
+// hop = the calibrated per-step latency of the edge's link class and protocol (wire included: the
+// World's link latencies are not added again) and cap = eta * B * C / Cref (link_params.hpp):
+//   ring all-reduce:  T = kernel + 2(n-1) * hop + (2(n-1)/n * S) / cap
 //   ring all-gather / reduce-scatter (S = total): T = kernel + (n-1) * hop + ((n-1)/n * S) / cap
 //   ring broadcast / reduce: T = kernel + (n-1) * hop + S / cap
 //   tree all-reduce: T = kernel + 2((ppn-1) hop_intra + log2(nodes) hop_inter) + S / cap
