@@ -9,6 +9,7 @@
 //   tree all-reduce: T = kernel + 2((ppn-1) hop_intra + log2(nodes) hop_inter) + S / cap
 //   send/recv: T = kernel + hop + S / cap;   all-to-all: every pair at once, S/n each.
 // With contention the flows' max-min rates replace cap, so the slowest edge paces the ring.
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -77,8 +78,10 @@ class Engine final : public CollectiveEngine {
 
   const CommPlan& plan_for(const std::vector<int>& ranks) const;
   uint32_t open(const CollectiveRecord& rec, Done done);
-  void add_flow(uint32_t pending, const Edge& e, double bytes, Proto proto, double channel_share,
-                sim::Time latency);
+  // link_fraction: the flow's part of its bottleneck link (1/rings sharing it); coll_share: the
+  // collective's channels / default channels; channels: the channels this flow carries.
+  void add_flow(uint32_t pending, const Edge& e, double bytes, Proto proto, double link_fraction, double coll_share,
+                double channels, sim::Time latency);
   void flow_done(uint32_t pending);
   void audit_delivery(const Pending& p) const;
   // One pipeline step over edge e (wire included).
@@ -144,11 +147,18 @@ uint32_t Engine::open(const CollectiveRecord& rec, Done done) {
   return idx;
 }
 
-void Engine::add_flow(uint32_t pending, const Edge& e, double bytes, Proto proto, double channel_share,
-                      sim::Time latency) {
-  const double eta = params_.of(e.link_class).efficiency[static_cast<int>(proto)] *
-                     (e.p2p_read ? params_.p2p_read_bandwidth_factor : 1.0);
-  const double cap = eta * e.raw_bandwidth * channel_share;
+void Engine::add_flow(uint32_t pending, const Edge& e, double bytes, Proto proto, double link_fraction,
+                      double coll_share, double channels, sim::Time latency) {
+  const ClassParams& cp = params_.of(e.link_class);
+  const double read = e.p2p_read ? params_.p2p_read_bandwidth_factor : 1.0;
+  const double eta = cp.efficiency[static_cast<int>(proto)] * read;
+  // With a known per-channel rate the link's efficiency caps the total and channels cap each
+  // flow; without it, bandwidth scales with the share of the default channels.
+  const double cap = cp.channel_bandwidth > 0
+                         ? std::min(eta * e.raw_bandwidth * link_fraction,
+                                    channels * cp.channel_bandwidth * read *
+                                        cp.efficiency[static_cast<int>(proto)] / cp.efficiency[2])
+                         : eta * e.raw_bandwidth * link_fraction * coll_share;
   ++pending_[pending].flows_left;
   ++pending_[pending].flows;
   const int64_t b = static_cast<int64_t>(std::ceil(bytes));
@@ -224,7 +234,7 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done) 
         if (a != b) edges.push_back(make_edge(world_, net_, a, b));
     for (const Edge& e : edges) max_hop = std::max(max_hop, hop(e, rec.proto));
     const sim::Time lat = kernel + sim::Time::from_seconds(max_hop);
-    for (const Edge& e : edges) add_flow(idx, e, S / n, rec.proto, 1.0, lat);
+    for (const Edge& e : edges) add_flow(idx, e, S / n, rec.proto, 1.0, 1.0, plan.channels_ref, lat);
     return;
   }
 
@@ -239,7 +249,8 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done) 
     const double lat_s = params_.kernel_latency_s +
                          2 * ((ppn - 1) * intra_hop + std::log2(static_cast<double>(plan.view.nnodes)) * inter_hop);
     const sim::Time lat = sim::Time::from_seconds(lat_s);
-    for (const auto& m : plan.tree_merged) add_flow(idx, m.edge, S * m.bytes_frac, rec.proto, share * m.share_frac, lat);
+    for (const auto& m : plan.tree_merged)
+      add_flow(idx, m.edge, S * m.bytes_frac, rec.proto, m.share_frac, share, rec.channels * m.bytes_frac, lat);
     if (pending_[idx].flows_left == 0) {  // a single rank per node and one node: nothing to move
       ++pending_[idx].flows_left;
       sim_.schedule_in(lat, [this, idx] { flow_done(idx); });
@@ -266,13 +277,13 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done) 
   // its ring holds (a NIC: all of them; a GPU's NVLink: 1/rings, every ring crosses it).
   if (!rooted) {
     for (const auto& m : plan.ring_merged)
-      add_flow(idx, m.edge, edge_bytes * m.bytes_frac, rec.proto, share * m.share_frac, lat);
+      add_flow(idx, m.edge, edge_bytes * m.bytes_frac, rec.proto, m.share_frac, share, rec.channels * m.bytes_frac, lat);
     return;
   }
   const double rings = static_cast<double>(plan.rings.size());
   for (const auto& ring : plan.rings)
     for (int i = 0; i + 1 < n; ++i)  // the ring is cut before the root: n-1 edges
-      add_flow(idx, ring[i], edge_bytes / rings, rec.proto, share / ring[i].rings_sharing, lat);
+      add_flow(idx, ring[i], edge_bytes / rings, rec.proto, 1.0 / ring[i].rings_sharing, share, rec.channels / rings, lat);
 }
 
 void Engine::send_recv(int src, int dst, int64_t bytes, Done on_done) {
@@ -292,7 +303,8 @@ void Engine::send_recv(int src, int dst, int64_t bytes, Done on_done) {
     return;
   }
   const Edge e = make_edge(world_, net_, src, dst);
-  add_flow(idx, e, static_cast<double>(bytes), rec.proto, 1.0, kernel + sim::Time::from_seconds(hop(e, rec.proto)));
+  // Point to point: NCCL gives a peer many p2p channels; the link's efficiency is the limit.
+  add_flow(idx, e, static_cast<double>(bytes), rec.proto, 1.0, 1.0, 1e9, kernel + sim::Time::from_seconds(hop(e, rec.proto)));
 }
 
 }  // namespace

@@ -19,7 +19,8 @@ bool LinkParams::owns(const std::string& name) {
   if (name.rfind("nccl.", 0) == 0 || name.rfind("p2p.read.", 0) == 0) return true;
   for (LinkClass c : kClasses) {
     const std::string prefix = std::string(link_class_name(c)) + ".";
-    if (name.rfind(prefix + "hop_latency.", 0) == 0 || name.rfind(prefix + "efficiency.", 0) == 0)
+    if (name.rfind(prefix + "hop_latency.", 0) == 0 || name.rfind(prefix + "efficiency.", 0) == 0 ||
+        name == prefix + "channel_bandwidth")
       return true;
   }
   return false;
@@ -46,6 +47,10 @@ LinkParams LinkParams::defaults() {
   // Socket: relative to one TCP stream (kTcpStreamBytesPerS); fitted on the 4xH200 machine's
   // loopback (ar_g4_sock.txt: 3.3 GB/s per ring edge with Simple, LL ~0.1 of the stream).
   set(LinkClass::Socket, {8.0, 20.0, 42.0}, {0.1, 0.3, 0.67});
+  // One NVLink channel (CTA) on H200 with Simple: 2 x H200 (NV18), one process per GPU,
+  // NCCL_MAX_NCHANNELS=4, 1 GiB all-reduce in 13.0 ms = 82.5 GB/s per ring edge over 4 channels
+  // (tools/torch_nccl_bench.py on the device machine, 2026-11-22; README "Out-of-sample checks").
+  p.of(LinkClass::NVLink).channel_bandwidth = 20.6e9;
   p.kernel_latency_s = 5e-6;    // launch-to-start of a NCCL kernel on the device
   p.launch_overhead_s = 25e-6;  // host issue cost per op in nccl-tests' loop (4 GPUs, 1 thread)
   const hw::P2pReadModel read = hw::p2p_read_model();
@@ -65,9 +70,12 @@ std::vector<std::string> LinkParams::names() {
   std::vector<std::string> out = {"nccl.kernel_latency", "nccl.launch_overhead", "nccl.launch_sharpness",
                                   "p2p.read.bandwidth_factor", "p2p.read.extra_latency"};
   for (LinkClass c : kClasses)
+  {
     for (const char* what : {"hop_latency", "efficiency"})
       for (const char* proto : kProtoKeys)
         out.push_back(std::string(link_class_name(c)) + "." + what + "." + proto);
+    out.push_back(std::string(link_class_name(c)) + ".channel_bandwidth");
+  }
   return out;
 }
 
@@ -81,6 +89,7 @@ double* find(LinkParams& p, const std::string& name) {
   for (LinkClass c : kClasses) {
     const std::string prefix = std::string(link_class_name(c)) + ".";
     if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    if (name == prefix + "channel_bandwidth") return &p.of(c).channel_bandwidth;
     for (int i = 0; i < kNumProtos; ++i) {
       if (name == prefix + "hop_latency." + kProtoKeys[i]) return &p.of(c).hop_latency_s[i];
       if (name == prefix + "efficiency." + kProtoKeys[i]) return &p.of(c).efficiency[i];

@@ -27,6 +27,10 @@ inline constexpr int kNumProtos = 3;  // LL, LL128, Simple (same order as nccl::
 struct ClassParams {
   std::array<double, kNumProtos> hop_latency_s{};  // per pipeline step
   std::array<double, kNumProtos> efficiency{};     // fraction of raw path bandwidth
+  // What one channel (one CTA) moves with Simple, bytes/s; other protocols scale by their
+  // efficiency. 0: unknown, then bandwidth scales with channels / default channels. With it:
+  //   cap = min(eta * B * link_fraction, channels * channel_bandwidth * eta / eta_simple).
+  double channel_bandwidth = 0;
 };
 
 struct LinkParams {

@@ -1,0 +1,53 @@
+// Out-of-sample check on hardware the calibration never saw: 2 H200 GPUs (NV18) of another
+// host, one process per GPU, NCCL 2.28 through PyTorch (scenarios/validation/h200x2/n2_*.json,
+// measured with tools/torch_nccl_bench.py on the device machine, 2026-11-22). Predictions use the
+// 4xH200 profile. PyTorch's host loop is slower than nccl-tests', so only sizes >= 1 MiB (where
+// the device time dominates) are held to a bound. Exception to "out of sample": the NVLink
+// per-channel rate (20.6 GB/s) was read off the 1 GiB point of n2_ch4.json.
+// Measured truth (README): all_reduce median 14.4 %; all_gather / reduce_scatter 25.5 % (the
+// model predicts them 23 % too fast at 1 GiB: 2-rank gathers reach 269 GB/s, all-reduce 330);
+// broadcast 1.4 %; SHM 4.0 %; NCCL_MAX_NCHANNELS=4 0.9 %; NCCL_ALGO=Tree 16.3 %.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "models/nccl/nccl_tests.hpp"
+#include "scenarios/loader.hpp"
+
+namespace {
+double median_error_at_least_1mib(const std::string& file, const std::string& op, const std::vector<std::string>& sets) {
+  const std::string dir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x2/";
+  std::ifstream in(dir + file);
+  REQUIRE(in.good());
+  const auto measured = nlohmann::json::parse(in);
+  auto loaded = scenarios::load_scenario(dir + "n2.toml", sets);
+  models::nccl::NcclTestsOptions o;
+  REQUIRE(models::nccl::parse_coll_op(op, o.op));
+  o.min_bytes = 1 << 20;
+  o.max_bytes = 1 << 30;
+  const auto predicted = models::nccl::run_nccl_tests(loaded.spec, o);
+  std::vector<double> errs;
+  for (const auto& row : measured["rows"]) {
+    if (row["op"] != op || row["size"].get<int64_t>() < (1 << 20)) continue;
+    auto it = std::find_if(predicted.rows.begin(), predicted.rows.end(),
+                           [&](const auto& r) { return r.size == row["size"].get<int64_t>(); });
+    REQUIRE(it != predicted.rows.end());
+    errs.push_back(std::fabs(it->time_us / row["time_us"].get<double>() - 1));
+  }
+  REQUIRE(errs.size() == 11);  // 1 MiB .. 1 GiB
+  std::sort(errs.begin(), errs.end());
+  return errs[errs.size() / 2];
+}
+}  // namespace
+
+TEST_CASE("validation: 2 x H200 out of sample, >= 1 MiB", "[validation][nccl]") {
+  CHECK(median_error_at_least_1mib("n2_default.json", "all_reduce", {}) <= 0.15);
+  CHECK(median_error_at_least_1mib("n2_default.json", "broadcast", {}) <= 0.05);
+  CHECK(median_error_at_least_1mib("n2_default.json", "all_gather", {}) <= 0.30);  // see the header
+  CHECK(median_error_at_least_1mib("n2_shm.json", "all_reduce", {"nccl.env.NCCL_P2P_DISABLE=\"1\""}) <= 0.05);
+  CHECK(median_error_at_least_1mib("n2_ch4.json", "all_reduce", {"nccl.env.NCCL_MAX_NCHANNELS=\"4\""}) <= 0.05);
+  CHECK(median_error_at_least_1mib("n2_tree.json", "all_reduce", {"nccl.env.NCCL_ALGO=\"Tree\""}) <= 0.20);
+}

@@ -1,0 +1,50 @@
+# Measures NCCL collectives through PyTorch the way nccl-tests times them: a back-to-back loop of
+# the same op, CUDA events around it, time per iteration; sizes in nccl-tests' convention (total
+# bytes for all_gather / reduce_scatter). Used to check commsim's predictions on hardware it was
+# not calibrated on (here: 2 GPUs, one process each, P2P/CUMEM). Run with torchrun:
+#   torchrun --nproc_per_node=2 tools/torch_nccl_bench.py OUT.json all_reduce,all_gather,...
+import json, os, sys
+import torch
+import torch.distributed as dist
+
+def main():
+    dist.init_process_group("nccl")
+    rank, n = dist.get_rank(), dist.get_world_size()
+    torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", rank)))
+    out_path, ops = sys.argv[1], sys.argv[2].split(",")
+    rows = []
+    for op in ops:
+        for k in range(3, 31):
+            size = 1 << k
+            count = size // 4
+            if op in ("all_gather", "reduce_scatter"):
+                count = (count // n) * n
+            if count == 0:
+                continue
+            big = torch.ones(count, dtype=torch.float32, device="cuda")
+            part = torch.ones(count // n, dtype=torch.float32, device="cuda")
+            def run():
+                if op == "all_reduce": dist.all_reduce(big)
+                elif op == "all_gather": dist.all_gather_into_tensor(big, part)
+                elif op == "reduce_scatter": dist.reduce_scatter_tensor(part, big)
+                elif op == "broadcast": dist.broadcast(big, 0)
+                else: raise SystemExit("unknown op " + op)
+            for _ in range(3): run()
+            torch.cuda.synchronize(); dist.barrier()
+            iters = 20 if size <= (64 << 20) else 8
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            for _ in range(iters): run()
+            b.record(); torch.cuda.synchronize()
+            t_us = a.elapsed_time(b) * 1000 / iters
+            if rank == 0:
+                rows.append({"op": op, "size": count * 4, "time_us": t_us})
+            del big, part
+    if rank == 0:
+        with open(out_path, "w") as f:
+            json.dump({"ranks": n, "env": {k: v for k, v in os.environ.items() if k.startswith("NCCL_")},
+                       "torch": torch.__version__, "nccl": ".".join(map(str, torch.cuda.nccl.version())),
+                       "gpu": torch.cuda.get_device_name(0), "rows": rows}, f, indent=1)
+    dist.destroy_process_group()
+
+main()
