@@ -18,12 +18,14 @@ namespace scenarios {
 int cmd_calibrate(int argc, char** argv) {
   CLI::App app{"Fit link parameters to nccl-tests output and write a calibration profile.", "commsim calibrate"};
   std::string scenario_path, out;
-  std::vector<std::string> files, sets;
+  std::vector<std::string> files, sets, fixes;
   app.add_option("files", files, "nccl-tests outputs, each optionally followed by :VAR=VAL,VAR=VAL")
       ->required()
       ->type_name("FILE[:VAR=VAL,...]");
   app.add_option("--scenario", scenario_path, "the machine the measurements ran on")->required()->type_name("MACHINE.toml");
   app.add_option("--out", out, "profile to write (TOML)")->required()->type_name("PROFILE.toml");
+  app.add_option("--fix", fixes, "hold a parameter measured elsewhere fixed, e.g. nvlink.efficiency.ll=0.26")
+      ->type_name("NAME=VALUE");
   add_set_option(app, sets);
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
@@ -59,9 +61,23 @@ int cmd_calibrate(int argc, char** argv) {
       }
       sources.push_back(file);
     }
+    std::map<std::string, double> pinned;
+    for (std::size_t i = 0; i < fixes.size(); ++i) {
+      const auto eq = fixes[i].find('=');
+      double value = 0;
+      try {
+        std::size_t used = 0;
+        if (eq == std::string::npos) throw std::invalid_argument("");
+        value = std::stod(fixes[i].substr(eq + 1), &used);
+        if (used != fixes[i].size() - eq - 1) throw std::invalid_argument("");
+      } catch (const std::exception&) {
+        throw UserError({"--fix", static_cast<int>(i + 1), 1}, "expected NAME=NUMBER, got '" + fixes[i] + "'");
+      }
+      pinned[fixes[i].substr(0, eq)] = value;
+    }
     models::calibrate::FitResult fit;
     try {
-      fit = models::calibrate::fit_link_params(measurements);
+      fit = models::calibrate::fit_link_params(measurements, pinned);
     } catch (const models::SpecError& e) {
       throw base.to_user_error(e);
     }

@@ -75,11 +75,11 @@ double device_time(const Sample& s, const Eigen::VectorXd& theta, double /*kerne
 // carry run-to-run outliers (a 2x spike at one size of a socket run, a slow start of a sweep)
 // that squares would chase.
 Eigen::VectorXd solve_class(const std::vector<const Sample*>& samples, double kernel_s,
-                            const Eigen::VectorXd& prior) {
-  Eigen::VectorXd theta = prior;
+                            const Eigen::VectorXd& prior, const std::vector<bool>& pinned) {
+  Eigen::VectorXd theta = prior;  // pinned parameters hold their (prior) value throughout
   std::vector<double> robust(samples.size(), 1.0);
   for (int irls = 0; irls < 8; ++irls) {
-  std::vector<bool> fixed(kParamsPerClass, false);
+  std::vector<bool> fixed = pinned;
   for (int iter = 0; iter < kParamsPerClass + 1; ++iter) {
     const int rows = static_cast<int>(samples.size()) + kParamsPerClass;
     Eigen::MatrixXd A = Eigen::MatrixXd::Zero(rows, kParamsPerClass);
@@ -127,7 +127,7 @@ Eigen::VectorXd solve_class(const std::vector<const Sample*>& samples, double ke
 }
 }  // namespace
 
-FitResult fit_link_params(const std::vector<Measurement>& measurements) {
+FitResult fit_link_params(const std::vector<Measurement>& measurements, const std::map<std::string, double>& pinned) {
   FitResult fit;
   nccl::LinkParams defaults = nccl::LinkParams::defaults();
   std::vector<Sample> samples;
@@ -175,14 +175,27 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements) {
   const double kernel_s = defaults.kernel_latency_s;
   double best_cost = -1, best_launch = defaults.launch_overhead_s, best_p = defaults.launch_sharpness;
   std::map<int, Eigen::VectorXd> best_theta;
+  // Parameters measured elsewhere are pinned: they start at their value and are not fitted.
+  nccl::LinkParams pinned_params = defaults;
+  pinned_params.apply(pinned);
+  static const char* const kProtoNames[3] = {"ll", "ll128", "simple"};
+  auto param_name = [](int cls, int j) {
+    return std::string(link_class_name(static_cast<LinkClass>(cls))) + (j < 3 ? ".hop_latency." : ".efficiency.") +
+           kProtoNames[j % 3];
+  };
   auto prior_of = [&](int cls) {
     Eigen::VectorXd pr(kParamsPerClass);
-    const auto& cp = defaults.by_class[cls];
+    const auto& cp = pinned_params.by_class[cls];
     for (int j = 0; j < 3; ++j) {
       pr(j) = cp.hop_latency_s[j];
       pr(3 + j) = 1.0 / cp.efficiency[j];
     }
     return pr;
+  };
+  auto pinned_of = [&](int cls) {
+    std::vector<bool> mask(kParamsPerClass);
+    for (int j = 0; j < kParamsPerClass; ++j) mask[j] = pinned.count(param_name(cls, j)) > 0;
+    return mask;
   };
   nccl::LinkParams loop = defaults;
   for (double p : {1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, 64.0}) {
@@ -197,7 +210,7 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements) {
             s.target_s = std::pow(std::pow(s.measured_s, p) - std::pow(launch, p), 1.0 / p);
             bound.push_back(&s);
           }
-        theta[cls] = solve_class(bound, kernel_s, prior_of(cls));
+        theta[cls] = solve_class(bound, kernel_s, prior_of(cls), pinned_of(cls));
       }
       double cost = 0;
       for (const Sample& s : samples)
@@ -224,6 +237,7 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements) {
   fit.max_abs_error = errs.back();
 
   static const char* const kProto[3] = {"ll", "ll128", "simple"};
+  fit.pinned = pinned;
   fit.params["nccl.launch_overhead"] = best_launch;
   fit.params["nccl.launch_sharpness"] = best_p;
   fit.params["nccl.kernel_latency"] = kernel_s;
@@ -247,6 +261,10 @@ std::string profile_toml(const FitResult& fit, const std::vector<std::string>& s
   std::snprintf(buf, sizeof buf, "# Fit quality: median |error| %.1f %%, max |error| %.1f %% over %zu points.\n",
                 fit.median_abs_error * 100, fit.max_abs_error * 100, fit.points.size());
   out += buf;
+  for (const auto& [name, value] : fit.pinned) {
+    std::snprintf(buf, sizeof buf, "# Held fixed (measured elsewhere, --fix): %s = %g\n", name.c_str(), value);
+    out += buf;
+  }
   out += "# Units: seconds for latencies and overheads, fractions of raw link bandwidth for efficiencies.\n";
   out += "[params]\n";
   for (const auto& [name, value] : fit.params) {

@@ -33,12 +33,15 @@ struct PointFit {
 
 struct FitResult {
   std::map<std::string, double> params;  // name -> value, ready for a profile's [params]
+  std::map<std::string, double> pinned;  // the ones held fixed (--fix), not fitted
   std::vector<PointFit> points;
   std::map<std::string, std::string> classes;  // source -> link class it exercised
   double median_abs_error = 0, max_abs_error = 0;
 };
 
-FitResult fit_link_params(const std::vector<Measurement>& measurements);
+// `pinned`: parameters measured elsewhere (e.g. {"nvlink.efficiency.ll", 0.26}), held fixed.
+FitResult fit_link_params(const std::vector<Measurement>& measurements,
+                          const std::map<std::string, double>& pinned = {});
 
 // Profile text (TOML) with a comment header naming the sources and fit quality.
 std::string profile_toml(const FitResult& fit, const std::vector<std::string>& sources);
