@@ -1,0 +1,66 @@
+# One training step of the calibration decoder (../shared/calibration/h200x4/README.md: 8 blocks,
+# hidden 4096, 32 heads, SwiGLU 14336, vocab 32000, no rotary, untied) with FSDP2 full sharding
+# per block, fp32 parameters, bf16 compute and collectives, AdamW fp32 on the GPU; micro-batch 2
+# x 2048 tokens per GPU. Prints the mean step time over timed steps, to check commsim's
+# scenarios/validation/h200x4/z3_p2p_n2.toml prediction out of sample. Run with torchrun.
+import json, os, sys, time
+import torch, torch.nn as nn, torch.nn.functional as F
+import torch.distributed as dist
+from torch.distributed.fsdp import fully_shard, MixedPrecisionPolicy
+
+H, HEADS, FFN, V, L, SEQ, MB = 4096, 32, 14336, 32000, 8, 2048, 2
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.n1, self.n2 = nn.RMSNorm(H), nn.RMSNorm(H)
+        self.qkv, self.o = nn.Linear(H, 3 * H, bias=False), nn.Linear(H, H, bias=False)
+        self.gate, self.up = nn.Linear(H, FFN, bias=False), nn.Linear(H, FFN, bias=False)
+        self.down = nn.Linear(FFN, H, bias=False)
+    def forward(self, x):
+        b, s, _ = x.shape
+        q, k, v = self.qkv(self.n1(x)).view(b, s, 3, HEADS, H // HEADS).permute(2, 0, 3, 1, 4)
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(b, s, H)
+        x = x + self.o(a)
+        h = self.n2(x)
+        return x + self.down(F.silu(self.gate(h)) * self.up(h))
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(V, H)
+        self.blocks = nn.ModuleList(Block() for _ in range(L))
+        self.norm, self.head = nn.RMSNorm(H), nn.Linear(H, V, bias=False)
+    def forward(self, t):
+        x = self.emb(t)
+        for b in self.blocks: x = b(x)
+        return self.head(self.norm(x))
+
+def main():
+    dist.init_process_group("nccl")
+    rank = dist.get_rank()
+    torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", rank)))
+    torch.manual_seed(0)
+    model = Model().cuda()
+    mp = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.bfloat16)
+    for b in model.blocks: fully_shard(b, mp_policy=mp)
+    fully_shard(model, mp_policy=mp)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    tokens = torch.randint(0, V, (MB, SEQ + 1), device="cuda")
+    def step():
+        logits = model(tokens[:, :-1])
+        loss = F.cross_entropy(logits.float().view(-1, V), tokens[:, 1:].reshape(-1))
+        loss.backward(); opt.step(); opt.zero_grad(set_to_none=True)
+    for _ in range(3): step()
+    torch.cuda.synchronize(); dist.barrier()
+    times = []
+    for _ in range(6):
+        t0 = time.perf_counter(); step(); torch.cuda.synchronize(); times.append(time.perf_counter() - t0)
+    if rank == 0:
+        out = {"ranks": dist.get_world_size(), "step_s": times, "mean_step_s": sum(times) / len(times),
+               "params": sum(p.numel() for p in model.parameters())}
+        print(json.dumps(out))
+        with open(sys.argv[1], "w") as f: json.dump(out, f, indent=1)
+    dist.destroy_process_group()
+
+main()
