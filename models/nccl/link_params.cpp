@@ -49,7 +49,7 @@ LinkParams LinkParams::defaults() {
   set(LinkClass::Socket, {8.0, 20.0, 42.0}, {0.1, 0.3, 0.67});
   // One NVLink channel (CTA) on H200 with Simple: 2 x H200 (NV18), one process per GPU,
   // NCCL_MAX_NCHANNELS=4, 1 GiB all-reduce in 13.0 ms = 82.5 GB/s per ring edge over 4 channels
-  // (tools/torch_nccl_bench.py on the device machine, 2026-11-22; README "Out-of-sample checks").
+  // (bench/device/torch_nccl_bench.py on the device machine, 2026-11-22; README "Out-of-sample checks").
   p.of(LinkClass::NVLink).channel_bandwidth = 20.6e9;
   p.kernel_latency_s = 5e-6;    // launch-to-start of a NCCL kernel on the device
   p.launch_overhead_s = 25e-6;  // host issue cost per op in nccl-tests' loop (4 GPUs, 1 thread)

@@ -1,6 +1,6 @@
 // Out-of-sample check on hardware the calibration never saw: 2 H200 GPUs (NV18) of another
 // host, one process per GPU, NCCL 2.28 through PyTorch (scenarios/validation/h200x2/n2_*.json,
-// measured with tools/torch_nccl_bench.py on the device machine, 2026-11-22). Predictions use the
+// measured with bench/device/torch_nccl_bench.py on the device machine, 2026-11-22). Predictions use the
 // 4xH200 profile. PyTorch's host loop is slower than nccl-tests', so only sizes >= 1 MiB (where
 // the device time dominates) are held to a bound. Exception to "out of sample": the NVLink
 // per-channel rate (20.6 GB/s) was read off the 1 GiB point of n2_ch4.json.

@@ -2,7 +2,7 @@
 # the same op, CUDA events around it, time per iteration; sizes in nccl-tests' convention (total
 # bytes for all_gather / reduce_scatter). Used to check commsim's predictions on hardware it was
 # not calibrated on (here: 2 GPUs, one process each, P2P/CUMEM). Run with torchrun:
-#   torchrun --nproc_per_node=2 tools/torch_nccl_bench.py OUT.json all_reduce,all_gather,...
+#   torchrun --nproc_per_node=2 bench/device/torch_nccl_bench.py OUT.json all_reduce,all_gather,...
 import json, os, sys
 import torch
 import torch.distributed as dist
