@@ -20,9 +20,8 @@ models::ScenarioSpec llama70b_on_p5(int nodes) {
   return s;
 }
 
-void BM_Zero3_Llama70B_1024(benchmark::State& state) {
-  auto spec = llama70b_on_p5(128);
-  spec.parallel.strategy = "zero3";
+// Runs one step of `spec` per iteration and reports the simulated step and the events it took.
+void run_steps(benchmark::State& state, const models::ScenarioSpec& spec) {
   models::RunOptions opt;
   opt.timeline = false;
   double step = 0, events = 0;
@@ -35,22 +34,19 @@ void BM_Zero3_Llama70B_1024(benchmark::State& state) {
   state.counters["events"] = events;
 }
 
+void BM_Zero3_Llama70B_1024(benchmark::State& state) {
+  auto spec = llama70b_on_p5(128);
+  spec.parallel.strategy = "zero3";
+  run_steps(state, spec);
+}
+
 void BM_Megatron_TP8_PP8_DP16_Llama70B(benchmark::State& state) {
   auto spec = llama70b_on_p5(128);
   spec.parallel.strategy = "megatron";
   spec.parallel.tp = 8;
   spec.parallel.pp = 8;
   spec.parallel.micro_batches = 16;
-  models::RunOptions opt;
-  opt.timeline = false;
-  double step = 0, events = 0;
-  for (auto _ : state) {
-    auto r = models::run_scenario(spec, opt);
-    step = r.step_time_s;
-    events = double(r.events);
-  }
-  state.counters["sim_step_s"] = step;
-  state.counters["events"] = events;
+  run_steps(state, spec);
 }
 }  // namespace
 
