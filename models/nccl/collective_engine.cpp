@@ -96,6 +96,7 @@ class Engine final : public CollectiveEngine {
   TuningEnv env_;
   LinkParams params_;
   mutable std::map<std::vector<int>, CommPlan> plans_;
+  std::map<std::vector<int>, std::vector<Edge>> all_pairs_;  // all-to-all paths per group
   std::vector<Pending> pending_;
   std::vector<uint32_t> free_pending_;
 };
@@ -227,11 +228,17 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done) 
 
   if (op == CollOp::AllToAll) {
     // Every rank sends S/n to every other rank at once, as NCCL's grouped send/recv does.
+    // The n(n-1) pair paths are built once per group, on its first all-to-all.
+    auto it = all_pairs_.find(group.ranks);
+    if (it == all_pairs_.end()) {
+      std::vector<Edge> built;
+      for (int a : group.ranks)
+        for (int b : group.ranks)
+          if (a != b) built.push_back(make_edge(world_, net_, a, b));
+      it = all_pairs_.emplace(group.ranks, std::move(built)).first;
+    }
+    const std::vector<Edge>& edges = it->second;
     double max_hop = 0;
-    std::vector<Edge> edges;
-    for (int a : group.ranks)
-      for (int b : group.ranks)
-        if (a != b) edges.push_back(make_edge(world_, net_, a, b));
     for (const Edge& e : edges) max_hop = std::max(max_hop, hop(e, rec.proto));
     const sim::Time lat = kernel + sim::Time::from_seconds(max_hop);
     for (const Edge& e : edges) add_flow(idx, e, S / n, rec.proto, 1.0, 1.0, plan.channels_ref, lat);
