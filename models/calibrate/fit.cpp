@@ -66,7 +66,7 @@ Sample make_sample(const nccl::CommPlan& plan, const nccl::TuningEnv& env, CollO
   return s;
 }
 
-double device_time(const Sample& s, const Eigen::VectorXd& theta, double /*kernel_s*/) {
+double device_time(const Sample& s, const Eigen::VectorXd& theta) {
   return s.fixed_s + s.steps * theta(s.proto) + s.x * theta(3 + s.proto);
 }
 
@@ -74,8 +74,7 @@ double device_time(const Sample& s, const Eigen::VectorXd& theta, double /*kerne
 // the absolute relative error (L1, by iteratively reweighted least squares): nccl-tests curves
 // carry run-to-run outliers (a 2x spike at one size of a socket run, a slow start of a sweep)
 // that squares would chase.
-Eigen::VectorXd solve_class(const std::vector<const Sample*>& samples, double kernel_s,
-                            const Eigen::VectorXd& prior, const std::vector<bool>& pinned) {
+Eigen::VectorXd solve_class(const std::vector<const Sample*>& samples, const Eigen::VectorXd& prior, const std::vector<bool>& pinned) {
   Eigen::VectorXd theta = prior;  // pinned parameters hold their (prior) value throughout
   std::vector<double> robust(samples.size(), 1.0);
   for (int irls = 0; irls < 8; ++irls) {
@@ -119,7 +118,7 @@ Eigen::VectorXd solve_class(const std::vector<const Sample*>& samples, double ke
     if (!changed) break;
   }
   for (std::size_t i = 0; i < samples.size(); ++i) {
-    const double r = std::fabs(device_time(*samples[i], theta, kernel_s) / samples[i]->target_s - 1);
+    const double r = std::fabs(device_time(*samples[i], theta) / samples[i]->target_s - 1);
     robust[i] = 1.0 / std::sqrt(std::max(r, 0.01));  // squared weight 1/|r|: an L1 fit
   }
   }
@@ -210,11 +209,11 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
             s.target_s = std::pow(std::pow(s.measured_s, p) - std::pow(launch, p), 1.0 / p);
             bound.push_back(&s);
           }
-        theta[cls] = solve_class(bound, kernel_s, prior_of(cls), pinned_of(cls));
+        theta[cls] = solve_class(bound, prior_of(cls), pinned_of(cls));
       }
       double cost = 0;
       for (const Sample& s : samples)
-        if (s.on_envelope) cost += std::fabs(std::log(loop.loop_time(device_time(s, theta[s.cls], kernel_s)) / s.measured_s));
+        if (s.on_envelope) cost += std::fabs(std::log(loop.loop_time(device_time(s, theta[s.cls])) / s.measured_s));
       if (best_cost < 0 || cost < best_cost) {
         best_cost = cost;
         best_launch = launch;
@@ -228,7 +227,7 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
 
   std::vector<double> errs;
   for (Sample& s : samples) {
-    s.out->predicted_us = loop.loop_time(device_time(s, best_theta[s.cls], kernel_s)) * 1e6;
+    s.out->predicted_us = loop.loop_time(device_time(s, best_theta[s.cls])) * 1e6;
     errs.push_back(std::fabs(s.out->rel_error()));
   }
   std::sort(errs.begin(), errs.end());

@@ -19,7 +19,6 @@ struct Edge {
   LinkClass link_class = LinkClass::NVLink;
   bool p2p_read = false;            // P2P in read mode (the receiver pulls)
   double raw_bandwidth = 0;         // bytes/s of the narrowest link on the path
-  double wire_latency_s = 0;        // sum of the path's link latencies (the World's physics)
   sim::LinkId bottleneck;           // the narrowest link
   int rings_sharing = 1;            // rings whose edges cross `bottleneck` (they split its channels)
 };

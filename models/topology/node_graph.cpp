@@ -186,26 +186,19 @@ void NodeGraph::build_from_matrix(const hw::NodeSpec& node, const hw::SmiMatrix&
     Vertex parent = hb_v[hb[d]];
     int sw = -1;
     bool parent_switch = count_distinct(pix, pxb, pxb[d]) > 1;
-    if (parent_switch) {
-      if (!pxb_v.count(pxb[d])) {
+    // The switch keyed `key` in `switches` (made under `parent` the first time) becomes the parent.
+    auto descend_into = [&](auto& switches, auto key) {
+      if (!switches.count(key)) {
         Vertex v = add_vertex(VertexKind::PcieSwitch, switch_count_, numa[d], "PCIsw" + std::to_string(switch_count_));
         ++switch_count_;
         add_edge(v, parent, EdgeKind::Pcie, pci.bytes_per_s, pci.nccl_bytes_per_s);
-        pxb_v[pxb[d]] = v;
+        switches[key] = v;
       }
-      parent = pxb_v[pxb[d]];
+      parent = switches[key];
       sw = graph_[parent].index;
-    }
-    if (parent_switch || members(pix, pix[d]) > 1) {
-      if (!pix_v.count(pix[d])) {
-        Vertex v = add_vertex(VertexKind::PcieSwitch, switch_count_, numa[d], "PCIsw" + std::to_string(switch_count_));
-        ++switch_count_;
-        add_edge(v, parent, EdgeKind::Pcie, pci.bytes_per_s, pci.nccl_bytes_per_s);
-        pix_v[pix[d]] = v;
-      }
-      parent = pix_v[pix[d]];
-      sw = graph_[parent].index;
-    }
+    };
+    if (parent_switch) descend_into(pxb_v, pxb[d]);
+    if (parent_switch || members(pix, pix[d]) > 1) descend_into(pix_v, pix[d]);
     if (d < ng) {
       gpu_v_.push_back(add_vertex(VertexKind::Gpu, d, numa[d], "GPU" + std::to_string(d)));
       add_edge(gpu_v_.back(), parent, EdgeKind::Pcie, pci.bytes_per_s, pci.nccl_bytes_per_s);
