@@ -45,7 +45,9 @@ def main():
     mp = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.bfloat16)
     for b in model.blocks: fully_shard(b, mp_policy=mp)
     fully_shard(model, mp_policy=mp)
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    # ADAMW=foreach (PyTorch's default on CUDA, many passes over the states) or fused (one kernel).
+    impl = os.environ.get("ADAMW", "foreach")
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, **({"fused": True} if impl == "fused" else {"foreach": True}))
     tokens = torch.randint(0, V, (MB, SEQ + 1), device="cuda")
     def step():
         logits = model(tokens[:, :-1])
@@ -58,7 +60,8 @@ def main():
         t0 = time.perf_counter(); step(); torch.cuda.synchronize(); times.append(time.perf_counter() - t0)
     if rank == 0:
         out = {"ranks": dist.get_world_size(), "step_s": times, "mean_step_s": sum(times) / len(times),
-               "params": sum(p.numel() for p in model.parameters())}
+               "params": sum(p.numel() for p in model.parameters()), "adamw": impl,
+               "env": {k: v for k, v in os.environ.items() if k.startswith("NCCL_")}}
         print(json.dumps(out))
         with open(sys.argv[1], "w") as f: json.dump(out, f, indent=1)
     dist.destroy_process_group()

@@ -17,7 +17,7 @@ def main():
         for k in range(3, 31):
             size = 1 << k
             count = size // 4
-            if op in ("all_gather", "reduce_scatter"):
+            if op in ("all_gather", "all_gather_inplace", "reduce_scatter"):
                 count = (count // n) * n
             if count == 0:
                 continue
@@ -26,6 +26,7 @@ def main():
             def run():
                 if op == "all_reduce": dist.all_reduce(big)
                 elif op == "all_gather": dist.all_gather_into_tensor(big, part)
+                elif op == "all_gather_inplace": dist.all_gather_into_tensor(big, big[rank * (count // n):(rank + 1) * (count // n)])
                 elif op == "reduce_scatter": dist.reduce_scatter_tensor(part, big)
                 elif op == "broadcast": dist.broadcast(big, 0)
                 else: raise SystemExit("unknown op " + op)
