@@ -58,6 +58,14 @@ def main():
     times = []
     for _ in range(6):
         t0 = time.perf_counter(); step(); torch.cuda.synchronize(); times.append(time.perf_counter() - t0)
+    if os.environ.get("PROFILE"):  # kernel-time table of 3 steps, to see what overlap costs compute
+        from torch.profiler import profile, ProfilerActivity
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            for _ in range(3): step()
+            torch.cuda.synchronize()
+        if rank == 0:
+            with open(os.environ["PROFILE"], "w") as f:
+                f.write(prof.key_averages().table(sort_by="cuda_time_total", row_limit=40, max_name_column_width=70))
     if rank == 0:
         out = {"ranks": dist.get_world_size(), "step_s": times, "mean_step_s": sum(times) / len(times),
                "params": sum(p.numel() for p in model.parameters()), "adamw": impl,
