@@ -13,7 +13,8 @@ std::vector<std::string> known_param_names() {
   std::vector<std::string> names = nccl::LinkParams::names();
   for (std::string_view w : hw::kWorldParams) names.emplace_back(w);
   // models/workload/compute.cpp
-  for (const char* w : {"compute.efficiency", "compute.hbm_efficiency", "host.adam_efficiency", "host.core_bytes_per_s"})
+  for (const char* w : {"compute.efficiency", "compute.hbm_efficiency", "host.adam_efficiency", "host.core_bytes_per_s",
+                        "compute.overlap_slowdown"})
     names.emplace_back(w);
   std::sort(names.begin(), names.end());
   return names;

@@ -67,6 +67,7 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   auto world = World::build(spec, net);
   check_memory_budget(spec, world->size());  // refuse what would not fit before building flows
   auto engine = nccl::make_collective_engine(sim, net, *world, spec);
+  double overlap_slowdown = 0;  // compute.overlap_slowdown, for training steps
   const int n = world->size();
 
   std::vector<Program> programs;
@@ -88,6 +89,7 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
         workload::make_rates(node.gpu.bf16_flops, node.gpu.hbm_bytes_per_s,
                              node.host_mem_bytes_per_s > 0 ? node.host_mem_bytes_per_s : 200e9,
                              spec.training.compute_efficiency, spec.cluster.params);
+    overlap_slowdown = rates.overlap_slowdown;
     const auto& par = spec.parallel;
     if (par.strategy == "megatron") {
       workload::MegatronConfig c;
@@ -147,6 +149,7 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   }
 
   workload::StepExecutor exec(sim, net, *engine, world.get(), std::move(programs), std::move(groups), std::move(ranks));
+  exec.overlap_slowdown = overlap_slowdown;
   if (options.timeline) exec.record_timeline(workload::timeline_ranks(exec));
   exec.set_wall_limit(options.time_limit_s);
   exec.run();

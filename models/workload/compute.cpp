@@ -11,7 +11,7 @@ namespace models::workload {
 ComputeRates make_rates(double peak_flops, double hbm_bytes_per_s, double host_bytes_per_s,
                         double training_efficiency, const std::map<std::string, double>& params) {
   ComputeRates r{peak_flops, kDefaultEfficiency, hbm_bytes_per_s, kDefaultHbmEfficiency,
-                 host_bytes_per_s, kDefaultHostEfficiency, kDefaultCoreBytesPerS};
+                 host_bytes_per_s, kDefaultHostEfficiency, kDefaultCoreBytesPerS, kDefaultOverlapSlowdown};
   auto take = [&](const char* name, double& into) {
     auto it = params.find(name);
     if (it == params.end()) return;
@@ -25,6 +25,11 @@ ComputeRates make_rates(double peak_flops, double hbm_bytes_per_s, double host_b
   if (auto it = params.find("host.core_bytes_per_s"); it != params.end()) {
     if (!(it->second > 0)) throw SpecError("cluster.params.host.core_bytes_per_s", "must be a bandwidth > 0");
     r.core_bytes_per_s = it->second;
+  }
+  if (auto it = params.find("compute.overlap_slowdown"); it != params.end()) {
+    if (!(it->second >= 0 && it->second <= 10))
+      throw SpecError("cluster.params.compute.overlap_slowdown", "must be a stretch factor in [0, 10]");
+    r.overlap_slowdown = it->second;
   }
   if (training_efficiency != 0) {
     if (!(training_efficiency > 0 && training_efficiency <= 1))

@@ -30,6 +30,7 @@ struct ComputeRates {
   double host_bytes_per_s = 0;    // host memory bandwidth of the whole node
   double host_efficiency = 0;     // achieved fraction by DeepSpeed CPU-Adam
   double core_bytes_per_s = 0;    // one CPU thread's achieved DRAM bandwidth (kDefaultCoreBytesPerS)
+  double overlap_slowdown = 0;    // compute time stretch while comm is in flight (kDefaultOverlapSlowdown)
   double flops_per_s() const { return peak_flops * efficiency; }
   double hbm_rate() const { return hbm_bytes_per_s * hbm_efficiency; }
   double host_rate() const { return host_bytes_per_s * host_efficiency; }
@@ -63,6 +64,15 @@ inline constexpr double kZero3HostStepBytesPerParam = 8 + 28 + 6;
 // bandwidth-bound: 12 GB/s / 28 B = 0.43e9 elements/s. Override: cluster.params
 // "host.core_bytes_per_s".
 inline constexpr double kDefaultCoreBytesPerS = 12e9;
+// Compute-communication interference, measured with the PyTorch profiler on 2 x H200 (NV18) during
+// FSDP2 steps of the calibration decoder (bench/device/torch_fsdp_step.py PROFILE=..., tables in
+// scenarios/validation/h200x2/profile_fsdp_n{1,2}.txt): the same GEMMs take 64.5 ms per step on
+// one GPU and 77.0 ms with 2 GPUs, whose all-gather/reduce-scatter kernels (24 channels = 24 of
+// 132 SMs) ran 38 ms per step beside them. Compute work W overlapped for 38 ms at rate 1/(1+s)
+// with W*s = 12.5 ms gives s = 12.5 / (38 - 12.5) = 0.49: while a collective's CTAs hold SMs, the
+// GEMMs (one persistent CTA per SM) lose whole waves. One measurement on one GPU type; override
+// with cluster.params "compute.overlap_slowdown" (0 = perfect overlap).
+inline constexpr double kDefaultOverlapSlowdown = 0.49;
 inline constexpr double kLossBytesPerLogit = 16;
 inline constexpr double kAdamwTensorPasses = 20;
 

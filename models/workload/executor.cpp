@@ -77,6 +77,32 @@ void StepExecutor::settle(int r) {
   st.last = now;
 }
 
+double StepExecutor::compute_rate(int r) const {
+  return state_[r].comm_inflight > 0 && overlap_slowdown > 0 ? 1.0 / (1.0 + overlap_slowdown) : 1.0;
+}
+
+void StepExecutor::retime_compute(int r) {
+  const double rate = compute_rate(r);
+  const sim::Time now = sim_.now();
+  for (int s = 0; s < int(state_[r].streams.size()); ++s) {
+    StreamState& st = state_[r].streams[s];
+    if (!st.gpu_op || st.rate == rate) continue;
+    st.left_s = std::max(0.0, st.left_s - (now - st.mark).seconds() * st.rate);
+    st.rate = rate;
+    st.mark = now;
+    sim_.cancel(st.finish_ev);
+    st.finish_ev = sim_.schedule_in(sim::Time::from_seconds(st.left_s / rate), [this, r, s] { finish_op(r, s); });
+  }
+}
+
+void StepExecutor::comm_begin(int r) {
+  if (state_[r].comm_inflight++ == 0 && overlap_slowdown > 0) retime_compute(r);
+}
+
+void StepExecutor::comm_end(int r) {
+  if (--state_[r].comm_inflight == 0 && overlap_slowdown > 0) retime_compute(r);
+}
+
 void StepExecutor::advance(int r) {
   bool changed = true;
   while (changed) {
@@ -111,11 +137,17 @@ bool StepExecutor::step_stream(int r, int s) {
         sim::Time d = op.duration;
         if (w == Work::Host) {
           ++rs.offload_inflight;
-        } else {
-          if (s == 0) rs.computing = true;
-          if (ranks_[r].compute_scale != 1.0) d = sim::Time::from_seconds(d.seconds() * ranks_[r].compute_scale);
+          sim_.schedule_in(d, [this, r, s] { finish_op(r, s); });
+          return true;
         }
-        sim_.schedule_in(d, [this, r, s] { finish_op(r, s); });
+        if (s == 0) rs.computing = true;
+        if (ranks_[r].compute_scale != 1.0) d = sim::Time::from_seconds(d.seconds() * ranks_[r].compute_scale);
+        st.gpu_op = true;
+        st.left_s = d.seconds();
+        st.rate = compute_rate(r);
+        st.mark = sim_.now();
+        st.finish_ev = sim_.schedule_in(st.rate == 1 ? d : sim::Time::from_seconds(st.left_s / st.rate),
+                                        [this, r, s] { finish_op(r, s); });
         return true;
       }
       case OpKind::Collective:
@@ -168,6 +200,7 @@ void StepExecutor::finish_op(int r, int s) {
   const Program& prog = programs_[ranks_[r].program];
   switch (op.kind) {
     case OpKind::Compute:
+      st.gpu_op = false;
       if (Work(op.slot) == Work::Host) {
         --rs.offload_inflight;
         acct_[r].busy_host += sim_.now() - st.op_start;
@@ -182,7 +215,7 @@ void StepExecutor::finish_op(int r, int s) {
       if (recording(r)) note(r, s, "offload", op.arg, {}, false, op.bytes, st.op_start, nullptr);
       break;
     default:
-      --rs.comm_inflight;
+      comm_end(r);
       break;
   }
   st.busy = false;
@@ -229,7 +262,7 @@ void StepExecutor::launch(int g, uint64_t seq) {
     settle(m);
     // Barrier wait: the collective starts when its last member arrives.
     acct_[m].barrier += now - state_[m].streams[inst.stream].op_start;
-    ++state_[m].comm_inflight;
+    comm_begin(m);
   }
   ++launched_;
   if (members.size() == 1) {  // a one-rank communicator moves nothing (copies are modelled as Memory ops)
@@ -287,8 +320,8 @@ void StepExecutor::arrive_p2p(int r, int s, const Op& op, bool is_send) {
 void StepExecutor::start_transfer(int src, uint8_t ss, int dst, uint8_t ds, int64_t bytes) {
   settle(src);
   settle(dst);
-  ++state_[src].comm_inflight;
-  ++state_[dst].comm_inflight;
+  comm_begin(src);
+  comm_begin(dst);
   const uint64_t key = (uint64_t(uint32_t(src)) << 32) | uint32_t(dst);
   if (p2p_seen_.insert(key).second) p2p_pairs_.emplace_back(src, dst);
   const sim::Time started = sim_.now();

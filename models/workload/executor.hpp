@@ -43,6 +43,10 @@ class StepExecutor {
   void record_timeline(std::vector<int> ranks);
   void set_wall_limit(std::optional<double> seconds) { wall_limit_s_ = seconds; }
   double fallback_copy_bytes_per_s = 25e9;
+  // Compute-communication interference: while a collective or send/recv is in flight on a rank,
+  // its GPU compute runs at 1 / (1 + overlap_slowdown) of its rate (NCCL's CTAs hold SMs and
+  // the compute kernels lose whole waves; see compute.hpp kDefaultOverlapSlowdown).
+  double overlap_slowdown = 0;
 
   // Starts every rank now and runs the simulator until all programs end (or the wall-clock
   // limit stops it: then stopped() is true).
@@ -67,6 +71,13 @@ class StepExecutor {
     bool busy = false;
     sim::Time op_start;  // arrival (collective, send/recv) or start (others)
     bool ended = false;
+    // A running GPU compute op: its finish event, the work left (seconds at full rate) at
+    // `mark`, and the rate it has run at since then.
+    bool gpu_op = false;
+    sim::EventId finish_ev{};
+    double left_s = 0;
+    double rate = 1;
+    sim::Time mark;
   };
   struct RankState {
     std::vector<StreamState> streams;
@@ -105,6 +116,10 @@ class StepExecutor {
   bool step_stream(int r, int s);  // runs instantaneous ops; true if something changed
   void finish_op(int r, int s);
   void settle(int r);              // accounting up to now
+  double compute_rate(int r) const;  // 1, or 1 / (1 + overlap_slowdown) while comm is in flight
+  void retime_compute(int r);      // re-plans running GPU compute ops after the rate changed
+  void comm_begin(int r);
+  void comm_end(int r);
   void arrive_collective(int r, int s, const Op& op);
   void launch(int g, uint64_t seq);
   void collective_done(int g, uint64_t seq, const nccl::CollectiveRecord& rec);

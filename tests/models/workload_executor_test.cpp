@@ -70,6 +70,29 @@ TEST_CASE("workload: events order streams and overlap hides communication", "[wo
   CHECK(ex.account(0).comm.seconds() == Approx(0.5e-3));
 }
 
+TEST_CASE("workload: compute overlapped with a collective runs at 1/(1+s) while it is in flight", "[workload]") {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  workload_test::FakeEngine engine(sim, 0, 1e9);
+  Program p;
+  p.collective(1, 0, CollOp::AllGather, 1'000'000, "ag");  // C = 0.5 ms
+  const uint32_t e = p.new_event();
+  p.record(1, e);
+  p.compute(0, Time::from_ms(2), Work::Math, "independent");  // D = 2 ms of work
+  p.wait(0, e);
+  p.compute(0, Time::from_ms(1), Work::Math, "dependent");
+  StepExecutor ex(sim, net, engine, nullptr, {p}, one_group(2), in_group(2));
+  ex.overlap_slowdown = 0.5;
+  ex.run();
+  REQUIRE(ex.all_done());
+  // During C the compute does C/(1+s) of work; the rest runs at full rate after it:
+  // independent ends at C + (D - C/(1+s)) = 0.5 + 2 - 1/3 ms, then 1 ms more.
+  const double s = 0.5, c = 0.5e-3, d = 2e-3;
+  CHECK((ex.end() - ex.start()).seconds() == Approx(c + (d - c / (1 + s)) + 1e-3).epsilon(1e-9));
+  CHECK(ex.account(0).compute.seconds() == Approx(c + (d - c / (1 + s)) + 1e-3).epsilon(1e-9));
+  CHECK(ex.account(0).exposed.seconds() == Approx(0).margin(1e-12));
+}
+
 TEST_CASE("workload: ZeRO-3 without overlap is compute plus the sum of its collectives", "[workload]") {
   const int n = 4;
   DataParallelConfig c;
