@@ -12,9 +12,9 @@ run() {  # tag nproc script env...
     || { echo "$tag failed"; tail -5 /tmp/log_$tag.txt; }
   rm -f /tmp/r.json
 }
-for which in ${STEPS:-fsdp tp}; do
+for which in ${STEPS:-fsdp tp pp}; do
   script=torch_${which}_step.py
-  run ${which}_n1 1 $script X=1
+  [ "$which" = pp ] || run ${which}_n1 1 $script X=1
   run ${which}_p2p_n2 2 $script X=1
   run ${which}_shm_n2 2 $script NCCL_P2P_DISABLE=1
   run ${which}_sock_n2 2 $script $SOCK
