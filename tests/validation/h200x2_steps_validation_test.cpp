@@ -34,7 +34,7 @@ TEST_CASE("validation: 2 x H200 training steps out of sample (FSDP2, TP 2, PP 2;
   std::vector<double> errs;
   for (const char* kind : {"z3", "tp", "pp"}) {
     for (const char* transport : {"p2p", "shm", "sock"}) {
-      const std::string tag = std::string(kind == std::string("z3") ? "fsdp" : "tp") + "_" + transport + "_n2";
+      const std::string tag = std::string(kind == std::string("z3") ? "fsdp" : kind) + "_" + transport + "_n2";
       REQUIRE(measured.count(tag));
       const auto loaded = scenarios::load_scenario(dir + "step_" + kind + "_" + transport + "_n2.toml");
       const double predicted = models::run_scenario(loaded.spec).step_time_s;
