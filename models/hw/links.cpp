@@ -140,14 +140,21 @@ LinkTech tcp_loopback() {
   return {"loopback", 40 * kGB, 15e-6, 5 * kGB, "assumed: ~40 GB/s aggregate TCP over lo, many cores"};
 }
 
-P2pReadModel p2p_read_model() {
-  // NCCL enables read mode only for NVLink between SM80 GPUs, because there it is faster
-  // (src/graph/paths.cc ncclTopoCheckP2p comment "Enable P2P Read for Ampere/NVLink only").
-  // So on NVLink read costs no bandwidth; it adds one handshake (the receiver's read request
-  // after the ready flag) ~ one NVLink round trip, 1.5 us. The seeds claim read mode loses
-  // 30-50 % of bandwidth on Nitro virtualised hosts (seeds/002); no measurement backs that, so
-  // it is not the default: set cluster.params "p2p.read.bandwidth_factor" to test that claim.
-  return {1.0, 1.5e-6, "NCCL src/graph/paths.cc; seeds/002 claim (unverified) for Nitro"};
+P2pReadModel p2p_read_model(int sm) {
+  // NCCL enables read mode by default only for NVLink between SM80 GPUs, because there it is
+  // faster (src/graph/paths.cc ncclTopoCheckP2p: "Enable P2P Read for Ampere/NVLink only"): on
+  // A100 read costs no bandwidth. On Hopper it does: 2 x H200 (NV18), one process per GPU,
+  // NCCL_P2P_READ_ENABLE=1 (bench/device/torch_nccl_bench.py, scenarios/validation/h200x2/
+  // n2_read.json, 2026-11-22): 1 GiB all-reduce 3937 us vs 3256 us in write mode (0.83),
+  // all-gather 2490 vs 2017 (0.81), but broadcast 3015 vs 2908 (0.96). The loss appears when the
+  // reader's port also carries data the other way (all-reduce, all-gather: every rank sends and
+  // receives; a 2-rank broadcast only one way): the read requests share that direction. So the
+  // factor, 0.82, applies to edges whose receiver also sends in the same collective. Either way
+  // read adds one handshake per step (the read request after the ready flag), ~ one NVLink round
+  // trip, 1.5 us. The seeds' claim of a 30-50 % loss on Nitro hosts (seeds/002) is about A100s,
+  // where NCCL turns read on because it is faster; no measurement backs it there.
+  const double factor = sm >= 90 ? 0.82 : 1.0;
+  return {factor, 1.5e-6, "NCCL src/graph/paths.cc; 2 x H200 measurement (scenarios/validation/h200x2/n2_read.json)"};
 }
 
 }  // namespace models::hw

@@ -53,6 +53,7 @@ struct P2pReadModel {
   double extra_latency_s = 0;
   std::string citation;
 };
-P2pReadModel p2p_read_model();
+// Read-mode cost on NVLink for GPUs of compute capability `sm` (80 = A100, 90 = H100/H200).
+P2pReadModel p2p_read_model(int sm);
 
 }  // namespace models::hw

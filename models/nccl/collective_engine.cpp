@@ -13,6 +13,7 @@
 #include <cmath>
 #include <map>
 
+#include "models/hw/links.hpp"
 #include "models/nccl/collective.hpp"
 #include "models/nccl/comm_plan.hpp"
 #include "models/nccl/link_params.hpp"
@@ -57,6 +58,9 @@ class Engine final : public CollectiveEngine {
       : sim_(sim), net_(net), world_(world), env_(TuningEnv::from(spec.nccl_env)) {
     params_ = LinkParams::defaults();
     params_.apply(spec.cluster.params);
+    // Read mode's bandwidth cost depends on the GPU generation unless the scenario sets it.
+    if (params_.p2p_read_bandwidth_factor < 0)
+      params_.p2p_read_bandwidth_factor = hw::p2p_read_model(sm_of_gpu(world.gpu_name())).bandwidth_factor;
   }
 
   void launch(const Group& group, CollOp op, int64_t bytes, Done on_done) override;
@@ -79,9 +83,10 @@ class Engine final : public CollectiveEngine {
   const CommPlan& plan_for(const std::vector<int>& ranks) const;
   uint32_t open(const CollectiveRecord& rec, Done done);
   // link_fraction: the flow's part of its bottleneck link (1/rings sharing it); coll_share: the
-  // collective's channels / default channels; channels: the channels this flow carries.
+  // collective's channels / default channels; channels: the channels this flow carries;
+  // duplex: the edge's receiver also sends in this collective (P2P read mode pays only then).
   void add_flow(uint32_t pending, const Edge& e, double bytes, Proto proto, double link_fraction, double coll_share,
-                double channels, sim::Time latency);
+                double channels, sim::Time latency, bool duplex = true);
   void flow_done(uint32_t pending);
   void audit_delivery(const Pending& p) const;
   // One pipeline step over edge e (wire included).
@@ -149,9 +154,9 @@ uint32_t Engine::open(const CollectiveRecord& rec, Done done) {
 }
 
 void Engine::add_flow(uint32_t pending, const Edge& e, double bytes, Proto proto, double link_fraction,
-                      double coll_share, double channels, sim::Time latency) {
+                      double coll_share, double channels, sim::Time latency, bool duplex) {
   const ClassParams& cp = params_.of(e.link_class);
-  const double read = e.p2p_read ? params_.p2p_read_bandwidth_factor : 1.0;
+  const double read = e.p2p_read && duplex ? params_.p2p_read_bandwidth_factor : 1.0;
   const double eta = cp.efficiency[static_cast<int>(proto)] * read;
   // With a known per-channel rate the link's efficiency caps the total and channels cap each
   // flow; without it, bandwidth scales with the share of the default channels.
@@ -289,8 +294,9 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done) 
   }
   const double rings = static_cast<double>(plan.rings.size());
   for (const auto& ring : plan.rings)
-    for (int i = 0; i + 1 < n; ++i)  // the ring is cut before the root: n-1 edges
-      add_flow(idx, ring[i], edge_bytes / rings, rec.proto, 1.0 / ring[i].rings_sharing, share, rec.channels / rings, lat);
+    for (int i = 0; i + 1 < n; ++i)  // the ring is cut before the root: n-1 edges; the last only receives
+      add_flow(idx, ring[i], edge_bytes / rings, rec.proto, 1.0 / ring[i].rings_sharing, share, rec.channels / rings, lat,
+               i + 2 < n);
 }
 
 void Engine::send_recv(int src, int dst, int64_t bytes, Done on_done) {
@@ -311,7 +317,8 @@ void Engine::send_recv(int src, int dst, int64_t bytes, Done on_done) {
   }
   const Edge e = make_edge(world_, net_, src, dst);
   // Point to point: NCCL gives a peer many p2p channels; the link's efficiency is the limit.
-  add_flow(idx, e, static_cast<double>(bytes), rec.proto, 1.0, 1.0, 1e9, kernel + sim::Time::from_seconds(hop(e, rec.proto)));
+  add_flow(idx, e, static_cast<double>(bytes), rec.proto, 1.0, 1.0, 1e9, kernel + sim::Time::from_seconds(hop(e, rec.proto)),
+           false);
 }
 
 }  // namespace

@@ -53,8 +53,8 @@ LinkParams LinkParams::defaults() {
   p.of(LinkClass::NVLink).channel_bandwidth = 20.6e9;
   p.kernel_latency_s = 5e-6;    // launch-to-start of a NCCL kernel on the device
   p.launch_overhead_s = 25e-6;  // host issue cost per op in nccl-tests' loop (4 GPUs, 1 thread)
-  const hw::P2pReadModel read = hw::p2p_read_model();
-  p.p2p_read_bandwidth_factor = read.bandwidth_factor;
+  const hw::P2pReadModel read = hw::p2p_read_model(90);
+  p.p2p_read_bandwidth_factor = -1;  // by GPU generation: the engine asks hw::p2p_read_model(sm)
   p.p2p_read_extra_latency_s = read.extra_latency_s;
   return p;
 }

@@ -40,7 +40,7 @@ struct LinkParams {
   double launch_sharpness = 4;   // p above: how sharply host-bound and device-bound regimes meet
   // P2P in read mode (receiver pulls; "P2P/CUMEM/read"): bandwidth relative to write mode and
   // the extra handshake per pipeline step (models/hw/links.cpp p2p_read_model, cited there).
-  double p2p_read_bandwidth_factor = 1;
+  double p2p_read_bandwidth_factor = 1;  // < 0: by GPU generation (hw::p2p_read_model(sm))
   double p2p_read_extra_latency_s = 0;
 
   // Time per iteration of a back-to-back loop of operations taking `device_s` each on the GPU.
