@@ -81,7 +81,7 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
       viz::BusBwPoint p;
       p.op = op;
       p.size_bytes = row.size;
-      p.predicted_bytes_per_s = row.busbw_gbs * 1e9;
+      p.predicted_bytes_per_s = std::max(row.busbw_gbs, row.ip_busbw_gbs) * 1e9;  // as the measured side: the faster column
       if (it != measured.end())
         if (auto m = it->second.find(row.size); m != it->second.end()) p.measured_bytes_per_s = m->second;
       out.push_back(p);

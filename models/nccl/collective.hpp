@@ -61,8 +61,9 @@ class CollectiveEngine {
   // arrival and barrier waits). `bytes` follows nccl-tests' size convention: the buffer each
   // rank reduces (all_reduce), the total gathered (all_gather/reduce_scatter), the root's
   // buffer (broadcast/reduce), the total each rank sends (alltoall). `on_done` runs when the
-  // last rank has its data.
-  virtual void launch(const Group& group, CollOp op, int64_t bytes, Done on_done) = 0;
+  // last rank has its data. `in_place`: the send buffer is the rank's slice of the receive
+  // buffer (all_gather), which spares the local copy of the first step.
+  virtual void launch(const Group& group, CollOp op, int64_t bytes, Done on_done, bool in_place = false) = 0;
   // Point to point: `bytes` from rank `src` to rank `dst` (World ranks), as ncclSend/ncclRecv.
   virtual void send_recv(int src, int dst, int64_t bytes, Done on_done) = 0;
   // The algorithm, protocol and channels NCCL's tuner would pick (no simulation).

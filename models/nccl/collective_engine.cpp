@@ -16,6 +16,7 @@
 #include "models/hw/links.hpp"
 #include "models/nccl/collective.hpp"
 #include "models/nccl/comm_plan.hpp"
+#include "models/nccl/copy_work.hpp"
 #include "models/nccl/link_params.hpp"
 #include "models/nccl/tuning.hpp"
 #include "sim/check.hpp"
@@ -63,7 +64,7 @@ class Engine final : public CollectiveEngine {
       params_.p2p_read_bandwidth_factor = hw::p2p_read_model(sm_of_gpu(world.gpu_name())).bandwidth_factor;
   }
 
-  void launch(const Group& group, CollOp op, int64_t bytes, Done on_done) override;
+  void launch(const Group& group, CollOp op, int64_t bytes, Done on_done, bool in_place = false) override;
   void send_recv(int src, int dst, int64_t bytes, Done on_done) override;
   CollectiveRecord choose(const Group& group, CollOp op, int64_t bytes) const override;
 
@@ -86,7 +87,7 @@ class Engine final : public CollectiveEngine {
   // collective's channels / default channels; channels: the channels this flow carries;
   // duplex: the edge's receiver also sends in this collective (P2P read mode pays only then).
   void add_flow(uint32_t pending, const Edge& e, double bytes, Proto proto, double link_fraction, double coll_share,
-                double channels, sim::Time latency, bool duplex = true);
+                double channels, sim::Time latency, bool duplex = true, double work = 1.0);
   void flow_done(uint32_t pending);
   void audit_delivery(const Pending& p) const;
   // One pipeline step over edge e (wire included).
@@ -154,15 +155,21 @@ uint32_t Engine::open(const CollectiveRecord& rec, Done done) {
 }
 
 void Engine::add_flow(uint32_t pending, const Edge& e, double bytes, Proto proto, double link_fraction,
-                      double coll_share, double channels, sim::Time latency, bool duplex) {
+                      double coll_share, double channels, sim::Time latency, bool duplex, double work) {
   const ClassParams& cp = params_.of(e.link_class);
   const double read = e.p2p_read && duplex ? params_.p2p_read_bandwidth_factor : 1.0;
-  const double eta = cp.efficiency[static_cast<int>(proto)] * read;
+  // Copy work per byte sent, relative to all-reduce (copy_work_vs_all_reduce): over NVLink the
+  // CTAs' loads and stores are the limit, per channel and in total (a link never runs above
+  // its efficiency, hence min(1, 1/work) on the link side).
+  const bool sm_bound = e.link_class == LinkClass::NVLink;
+  const double link_work = sm_bound ? std::min(1.0, 1.0 / work) : 1.0;
+  const double channel_work = sm_bound ? 1.0 / work : 1.0;
+  const double eta = cp.efficiency[static_cast<int>(proto)] * read * link_work;
   // With a known per-channel rate the link's efficiency caps the total and channels cap each
   // flow; without it, bandwidth scales with the share of the default channels.
   const double cap = cp.channel_bandwidth > 0
                          ? std::min(eta * e.raw_bandwidth * link_fraction,
-                                    channels * cp.channel_bandwidth * read *
+                                    channels * cp.channel_bandwidth * read * channel_work *
                                         cp.efficiency[static_cast<int>(proto)] / cp.efficiency[2])
                          : eta * e.raw_bandwidth * link_fraction * coll_share;
   ++pending_[pending].flows_left;
@@ -214,7 +221,7 @@ void Engine::flow_done(uint32_t idx) {
   if (done) done(rec);
 }
 
-void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done) {
+void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, bool in_place) {
   SIM_CHECK(bytes >= 0, "a collective of negative size");
   const CollectiveRecord rec = choose(group, op, bytes);
   const uint32_t idx = open(rec, std::move(on_done));
@@ -287,16 +294,18 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done) 
   const bool rooted = op == CollOp::Broadcast || op == CollOp::Reduce;
   // Each ring moves 1/rings of the data; an edge gets the channels of its bottleneck link that
   // its ring holds (a NIC: all of them; a GPU's NVLink: 1/rings, every ring crosses it).
+  const double work = copy_work_vs_all_reduce(op, n, in_place);
   if (!rooted) {
     for (const auto& m : plan.ring_merged)
-      add_flow(idx, m.edge, edge_bytes * m.bytes_frac, rec.proto, m.share_frac, share, rec.channels * m.bytes_frac, lat);
+      add_flow(idx, m.edge, edge_bytes * m.bytes_frac, rec.proto, m.share_frac, share, rec.channels * m.bytes_frac, lat,
+               true, work);
     return;
   }
   const double rings = static_cast<double>(plan.rings.size());
   for (const auto& ring : plan.rings)
     for (int i = 0; i + 1 < n; ++i)  // the ring is cut before the root: n-1 edges; the last only receives
       add_flow(idx, ring[i], edge_bytes / rings, rec.proto, 1.0 / ring[i].rings_sharing, share, rec.channels / rings, lat,
-               i + 2 < n);
+               i + 2 < n, work);
 }
 
 void Engine::send_recv(int src, int dst, int64_t bytes, Done on_done) {

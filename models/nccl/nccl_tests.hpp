@@ -28,9 +28,13 @@ struct NcclTestsOptions {
 struct NcclTestsRow {
   int64_t size = 0;           // bytes, nccl-tests convention
   int64_t count = 0;          // elements
-  double time_us = 0;         // predicted per-iteration time
-  double device_us = 0;       // device time alone (without host issue bound)
+  double time_us = 0;         // predicted per-iteration time, out of place
+  double device_us = 0;       // device time alone (without host issue bound), out of place
   double algbw_gbs = 0, busbw_gbs = 0;
+  double ip_time_us = 0;      // in place (differs for all_gather: no local copy; see copy_work.hpp)
+  double ip_algbw_gbs = 0, ip_busbw_gbs = 0;
+  // The faster of the two columns, as a measured row is compared (noise only adds time).
+  double best_time_us() const { return ip_time_us > 0 && ip_time_us < time_us ? ip_time_us : time_us; }
   std::string algo, proto;
   int channels = 0;
 };

@@ -2,9 +2,11 @@
 // A small fake World (n GPUs on one NVSwitch, or one GPU per node on a NIC) keeps these tests
 // independent of the catalogs: B is the raw per-direction bandwidth of each GPU's links.
 #include <catch2/catch.hpp>
+
 #include <cmath>
 
 #include "models/nccl/collective.hpp"
+#include "models/nccl/copy_work.hpp"
 #include "models/nccl/link_params.hpp"
 
 using namespace models;
@@ -121,21 +123,40 @@ TEST_CASE("collectives: ring all-reduce on idle NVLink equals its closed form", 
   CHECK(t == Approx(expected).epsilon(1e-6));
 }
 
+TEST_CASE("collectives: copy work per byte sent, relative to all-reduce (NCCL's ring primitives)", "[nccl]") {
+  // all-reduce (6n-4)/(2n-2), all-gather out of place and reduce-scatter (3n-1)/(n-1), in place
+  // (3n-2)/(n-1), broadcast 3 (2 with two ranks): at n = 2, 4 : 5 : 5 : 4 : 2.
+  CHECK(copy_work_vs_all_reduce(CollOp::AllReduce, 2, false) == Approx(1.0));
+  CHECK(copy_work_vs_all_reduce(CollOp::AllGather, 2, false) == Approx(5.0 / 4));
+  CHECK(copy_work_vs_all_reduce(CollOp::ReduceScatter, 2, false) == Approx(5.0 / 4));
+  CHECK(copy_work_vs_all_reduce(CollOp::AllGather, 2, true) == Approx(1.0));
+  CHECK(copy_work_vs_all_reduce(CollOp::Broadcast, 2, false) == Approx(0.5));
+  // n = 8: all-reduce 44/14, all-gather 23/7, broadcast 3.
+  CHECK(copy_work_vs_all_reduce(CollOp::AllGather, 8, false) == Approx((23.0 / 7) / (44.0 / 14)));
+  CHECK(copy_work_vs_all_reduce(CollOp::Broadcast, 8, false) == Approx(3 / (44.0 / 14)));
+  CHECK(copy_work_vs_all_reduce(CollOp::AllToAll, 8, false) == Approx(1.0));
+}
+
 TEST_CASE("collectives: all-gather, reduce-scatter and broadcast closed forms", "[nccl]") {
   const double B = 478e9;
   const int64_t S = 256LL << 20;
   const double e = eta(LinkClass::NVLink, Proto::Simple), h = hop(LinkClass::NVLink, Proto::Simple);
+  // Over NVLink the rate scales with 1/w, w = copy_work_vs_all_reduce (never above eta B).
   SECTION("all-gather: (n-1) steps of S/n") {
     Rig rig(1, 8, B, 50e9);
-    // T = kernel + (n-1) hop + (n-1)/n S / (eta B)
-    CHECK(rig.run(CollOp::AllGather, S) == Approx(P.kernel_latency_s + 7 * h + 7.0 / 8 * S / (e * B)).epsilon(1e-6));
+    const double w = copy_work_vs_all_reduce(CollOp::AllGather, 8, false);
+    REQUIRE(w > 1);
+    // T = kernel + (n-1) hop + (n-1)/n S / (eta B / w)
+    CHECK(rig.run(CollOp::AllGather, S) == Approx(P.kernel_latency_s + 7 * h + 7.0 / 8 * S * w / (e * B)).epsilon(1e-6));
   }
   SECTION("reduce-scatter is the same on the wire") {
     Rig rig(1, 8, B, 50e9);
-    CHECK(rig.run(CollOp::ReduceScatter, S) == Approx(P.kernel_latency_s + 7 * h + 7.0 / 8 * S / (e * B)).epsilon(1e-6));
+    const double w = copy_work_vs_all_reduce(CollOp::ReduceScatter, 8, false);
+    CHECK(rig.run(CollOp::ReduceScatter, S) == Approx(P.kernel_latency_s + 7 * h + 7.0 / 8 * S * w / (e * B)).epsilon(1e-6));
   }
-  SECTION("broadcast: a pipelined chain of n-1 hops carrying S") {
+  SECTION("broadcast: a pipelined chain of n-1 hops carrying S (less work than all-reduce: capped at eta B)") {
     Rig rig(1, 8, B, 50e9);
+    REQUIRE(copy_work_vs_all_reduce(CollOp::Broadcast, 8, false) < 1);
     CHECK(rig.run(CollOp::Broadcast, S) == Approx(P.kernel_latency_s + 7 * h + S / (e * B)).epsilon(1e-6));
   }
 }

@@ -22,7 +22,7 @@ class FakeEngine : public models::nccl::CollectiveEngine {
     return double(n - 1) / n;
   }
   double time(models::nccl::CollOp op, int n, int64_t bytes) const { return alpha_ + factor(op, n) * double(bytes) / bw_; }
-  void launch(const models::nccl::Group& g, models::nccl::CollOp op, int64_t bytes, Done done) override {
+  void launch(const models::nccl::Group& g, models::nccl::CollOp op, int64_t bytes, Done done, bool = false) override {
     ++launched;
     total_s += time(op, int(g.ranks.size()), bytes);
     defer(time(op, int(g.ranks.size()), bytes), std::move(done), choose(g, op, bytes));
