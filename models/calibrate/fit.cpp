@@ -48,7 +48,9 @@ Sample make_sample(const nccl::CommPlan& plan, const nccl::TuningEnv& env, CollO
   const double share = static_cast<double>(c.channels) / plan.channels_ref;
   double edge_bytes = bytes;
   if (c.algo == nccl::Algo::Tree) {
-    s.steps = 2.0 * (n / plan.view.nnodes - 1);
+    // Up and down: the chain inside a node and log2(nodes) levels of the binary trees (the
+    // engine's tree latency; every hop here is of the file's one link class).
+    s.steps = 2.0 * (n / plan.view.nnodes - 1 + std::log2(static_cast<double>(plan.view.nnodes)));
   } else {
     switch (op) {
       case CollOp::AllReduce: edge_bytes = 2.0 * (n - 1) / n * bytes; s.steps = 2.0 * (n - 1); break;
@@ -57,6 +59,7 @@ Sample make_sample(const nccl::CommPlan& plan, const nccl::TuningEnv& env, CollO
       default: s.steps = n - 1; break;
     }
   }
+  s.steps *= nccl::serial_channels(e.link_class, c.channels);
   s.x = edge_bytes / (e.raw_bandwidth * share);
   s.fixed_s = kernel_s;  // hop latencies include the wire (the engine does not add link latencies)
   s.measured_s = measured_us * 1e-6;

@@ -91,8 +91,8 @@ class Engine final : public CollectiveEngine {
   void flow_done(uint32_t pending);
   void audit_delivery(const Pending& p) const;
   // One pipeline step over edge e (wire included).
-  double hop(const Edge& e, Proto p) const {
-    return params_.of(e.link_class).hop_latency_s[static_cast<int>(p)] +
+  double hop(const Edge& e, Proto p, int channels = 1) const {
+    return params_.of(e.link_class).hop_latency_s[static_cast<int>(p)] * serial_channels(e.link_class, channels) +
            (e.p2p_read ? params_.p2p_read_extra_latency_s : 0.0);
   }
 
@@ -262,8 +262,8 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
     // two inter-node trees each carry half the data on half the channels.
     // Several tree sets (one per NIC group, like the rings) each carry 1/sets of the data.
     double intra_hop = 0, inter_hop = 0;
-    for (const Edge& e : plan.trees.front().chain_up) intra_hop = std::max(intra_hop, hop(e, rec.proto));
-    for (const Edge& e : plan.trees.front().up[0]) inter_hop = std::max(inter_hop, hop(e, rec.proto));
+    for (const Edge& e : plan.trees.front().chain_up) intra_hop = std::max(intra_hop, hop(e, rec.proto, rec.channels));
+    for (const Edge& e : plan.trees.front().up[0]) inter_hop = std::max(inter_hop, hop(e, rec.proto, rec.channels));
     const int ppn = plan.view.nranks / plan.view.nnodes;
     const double lat_s = params_.kernel_latency_s +
                          2 * ((ppn - 1) * intra_hop + std::log2(static_cast<double>(plan.view.nnodes)) * inter_hop);
@@ -287,7 +287,7 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
     default: edge_bytes = S; steps = n - 1; break;  // broadcast, reduce: pipelined chain from the root
   }
   double hop_sum = 0;
-  for (const Edge& e : plan.rings.front()) hop_sum += hop(e, rec.proto);
+  for (const Edge& e : plan.rings.front()) hop_sum += hop(e, rec.proto, rec.channels);
   double lat_s = params_.kernel_latency_s + steps * hop_sum / n;
   if (rec.algo == Algo::PAT) lat_s = params_.kernel_latency_s + std::ceil(std::log2(n)) * hop_sum / n;
   const sim::Time lat = sim::Time::from_seconds(lat_s);

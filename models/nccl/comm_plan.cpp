@@ -77,8 +77,11 @@ void intra_graph(double max_bw, int sm, bool nvlink, double& speed, int& channel
 CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::vector<int>& ranks) {
   CommPlan plan;
   const int n = static_cast<int>(ranks.size());
-  // NCCL nodes: ranks of one pod share a host hash; pods of one host merge when NCCL can reach
-  // across them without the network (shared IPC namespace), else each pod is its own "node".
+  // NCCL nodes: ranks that reach each other without the network. A host's GPUs split into
+  // separate nodes where only NET joins them (ncclTopoTrimSystem keeps, per rank, the GPUs its
+  // GPU reaches below PATH_NET): pods without a shared IPC namespace, and also GPUs of one process
+  // or pod with NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 (the 4xH200 Socket runs log inter-node
+  // double binary trees "2/-1/-1->0->-1" and a one-GPU graph "Pattern 4, nChannels 1").
   std::vector<int> order(ranks);
   std::sort(order.begin(), order.end(), [&](int a, int b) {
     const RankInfo &ra = world.rank(a), &rb = world.rank(b);
@@ -86,28 +89,23 @@ CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::
     if (ra.pod != rb.pod) return ra.pod < rb.pod;
     return ra.local_gpu < rb.local_gpu;
   });
-  std::map<std::pair<int, int>, int> pod_to_nccl_node;  // (node, pod) -> NCCL node
-  std::map<int, std::pair<int, int>> first_of_node;     // physical node -> (pod, first rank)
   std::vector<int> node_first_rank;
+  std::map<int, std::vector<int>> nccl_nodes_of_host;  // physical node -> its NCCL nodes
   plan.node_of.resize(n);
   for (int i = 0; i < n; ++i) {
-    const RankInfo& r = world.rank(order[i]);
-    const auto key = std::make_pair(r.node, r.pod);
-    auto it = pod_to_nccl_node.find(key);
-    if (it == pod_to_nccl_node.end()) {
-      int nccl_node = -1;
-      for (const auto& [k, v] : pod_to_nccl_node)
-        if (k.first == r.node && world.transport(node_first_rank[v], order[i]).kind != TransportKind::NET) {
-          nccl_node = v;
-          break;
-        }
-      if (nccl_node < 0) {
-        nccl_node = static_cast<int>(node_first_rank.size());
-        node_first_rank.push_back(order[i]);
+    std::vector<int>& here = nccl_nodes_of_host[world.rank(order[i]).node];
+    int nccl_node = -1;
+    for (int v : here)
+      if (world.transport(node_first_rank[v], order[i]).kind != TransportKind::NET) {
+        nccl_node = v;
+        break;
       }
-      it = pod_to_nccl_node.emplace(key, nccl_node).first;
+    if (nccl_node < 0) {
+      nccl_node = static_cast<int>(node_first_rank.size());
+      node_first_rank.push_back(order[i]);
+      here.push_back(nccl_node);
     }
-    plan.node_of[i] = it->second;
+    plan.node_of[i] = nccl_node;
   }
   // Ring order: by NCCL node, then local GPU (stable sort keeps the GPU order within a node).
   std::vector<int> pos(n);
@@ -145,7 +143,7 @@ CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::
       const double links = std::round(e.raw_bandwidth / 1e9 / raw_nvlink_per_link(v.sm));
       max_bw = std::max(1.0, links) * nccl_nvlink_per_link(v.sm);
     } else if (t.kind == TransportKind::NET) {
-      max_bw = e.raw_bandwidth / 1e9;  // loopback through the NIC: the graph runs at NIC speed
+      max_bw = t.link_class == LinkClass::Socket ? kSocketReportedGbs : e.raw_bandwidth / 1e9;  // the graph runs at NIC speed
     } else {
       max_bw = std::min(48.0, e.raw_bandwidth / 1e9 * 0.76);  // PCIe as NCCL rates it (topo.h)
     }
@@ -156,7 +154,12 @@ CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::
   if (nnodes > 1) {
     const Edge e = make_edge(world, net, members[0][0], members[1][0]);
     const Transport t = world.transport(members[0][0], members[1][0]);
-    v.bw_inter_gbs = e.raw_bandwidth / 1e9;
+    // What NCCL's graph search rates the network at: the speed its net plugin reports. The
+    // Socket plugin reads /sys/class/net/IF/speed and, where it cannot (lo, most virtual NICs:
+    // "Could not get speed from /sys/class/net/lo/speed. Defaulting to 10 Gbps", sock_n4 log),
+    // takes 10 Gb/s, whatever TCP really moves.
+    v.bw_inter_gbs = t.kind == TransportKind::NET && t.link_class == LinkClass::Socket ? kSocketReportedGbs
+                                                                                       : e.raw_bandwidth / 1e9;
     v.inter_gdr_near = t.gdr;
     // One graph channel per NIC the node's ranks use to leave it.
     std::set<uint32_t> nics;

@@ -55,6 +55,8 @@ struct CommPlan {
 
 // GPU compute capability x10 from a catalog GPU name (H200 -> 90); 80 when unknown.
 int sm_of_gpu(const std::string& gpu_name);
+// NCCL's Socket plugin: 10 Gb/s when the interface's speed cannot be read (ncclTopo keeps 1.25 GB/s).
+inline constexpr double kSocketReportedGbs = 1.25;
 
 CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::vector<int>& ranks);
 Edge make_edge(const World& world, const sim::FlowNetwork& net, int from, int to);

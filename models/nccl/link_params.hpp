@@ -12,6 +12,7 @@
 // eta says "with its default channels, protocol P reaches this fraction of the raw bandwidth".
 // Defaults are priors (NCCL's own tuning latencies, src/graph/tuning.cc, and efficiencies
 // measured on the 4xH200 machine); `commsim calibrate` fits them to nccl-tests output.
+#include <algorithm>
 #include <array>
 #include <map>
 #include <string>
@@ -32,6 +33,14 @@ struct ClassParams {
   //   cap = min(eta * B * link_fraction, channels * channel_bandwidth * eta / eta_simple).
   double channel_bandwidth = 0;
 };
+
+// How many channels' messages one pipeline step pays for, in sequence. NCCL's Socket transport
+// moves every channel's data through the rank's one proxy thread (and its socket helper
+// threads), so a step costs its per-message latency once per channel: on 4xH200 over TCP
+// (ar_g4_sock.txt) Ring/LL all-reduce takes ~105 us at 2-16 KiB on 1 channel and ~220 us at
+// 32 KiB, where NCCL's log shows it switching to 2 channels (sock_n4.rank0.log). Other
+// transports' channels run in parallel on their own CTAs.
+inline int serial_channels(LinkClass c, int channels) { return c == LinkClass::Socket ? std::max(1, channels) : 1; }
 
 struct LinkParams {
   std::array<ClassParams, kNumLinkClasses> by_class{};

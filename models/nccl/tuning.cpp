@@ -20,8 +20,11 @@ constexpr double kBaseLat[3][3] = {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {8.0, 8.0
 constexpr double kHwLat[3][3][3] = {
     {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 4.0}},
     {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 4.0}},
-    {{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0, 0, 14.0}},
+    {{5.0, 8.5, 14.0}, {5.0, 8.5, 14.0}, {0, 0, 14.0}},
 };
+// NET row, Ring: {5.0, 8.5, 14.0} as NCCL 2.28.9 printed for a Socket communicator of 4 nodes
+// (../shared/calibration/h200x4/logs/sock_n4.rank0.log: Ring LL 36.6 = 6.6 + 6 x 5.0, LL128
+// 65.0 = 14 + 6 x 8.5, Simple 92.4 = 8.4 + 6 x 14); older NCCL had {2.7, 4.0, 14.0}.
 // [compcap: Volta, Ampere, Hopper, Blackwell][scale: 1 node, 2 nodes, >2 nodes], GB/s.
 constexpr double kLlMaxBw[4][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}};
 constexpr double kPerChMaxRingLL128Bw[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40}};
@@ -30,6 +33,27 @@ constexpr double kPerChMaxTreeBw[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}
 // Default thread thresholds (bytes per thread below which channels are dropped), enqueue.cc.
 constexpr int kThreadThreshold[3] = {8, 8, 64};
 constexpr int kMaxThreads[3] = {512, 640, 512};
+
+// ncclTopoGetAlgoTime (src/graph/tuning.cc, 2.2x): trees do not follow the model at medium
+// sizes, so NCCL scales their all-reduce bandwidth by a static factor per power of two from 64 B;
+// Ring/Simple all-reduce across nodes pays a "plateau" factor on its latency.
+constexpr double kTreeCorrection[3][23] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
+
+// NCCL's estimate for one operation of `bytes` (numPipeOps = 1).
+double nccl_time_us(const CommView& v, int coll_channels, CollOp op, Algo a, Proto p, const AlgoCost& c, int64_t bytes) {
+  double bw = c.algbw_gbs, lat = c.latency_us;
+  int log_size = -1;  // log2i(bytes >> 6)
+  for (int64_t b = bytes >> 6; b > 0; b >>= 1) ++log_size;
+  if (a == Algo::Tree && op == CollOp::AllReduce && log_size >= 0 && log_size < 23)
+    bw *= kTreeCorrection[static_cast<int>(p)][log_size];
+  if (a == Algo::Ring && p == Proto::Simple && v.nnodes > 1 && op == CollOp::AllReduce &&
+      bytes / (static_cast<int64_t>(coll_channels) * v.nranks) >= 64)
+    lat *= v.sm < 80 ? 1.9 : 1.4;
+  return lat + bytes / (1000.0 * bw);
+}
 
 int compcap_index(int sm) { return sm >= 100 ? 3 : sm >= 90 ? 2 : sm >= 80 ? 1 : 0; }
 int algo_index(Algo a) { return a == Algo::Tree ? kTree : a == Algo::Ring ? kRing : kPat; }
@@ -197,7 +221,7 @@ Choice choose(const CommView& v, const TuningEnv& env, CollOp op, int64_t bytes)
       if (!protocol_enabled(v, env, a, p)) continue;
       const AlgoCost c = nccl_cost(v, op, a, p);
       if (c.algbw_gbs <= 0) continue;
-      const double t = c.time_us(bytes);
+      const double t = nccl_time_us(v, coll_channels(v, env), op, a, p, c, bytes);
       if (best.nccl_predicted_us < 0 || t < best.nccl_predicted_us) {
         best.algo = a;
         best.proto = p;

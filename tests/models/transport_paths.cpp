@@ -58,7 +58,7 @@ TEST_CASE("transport: SHM and Socket paths go through host memory", "[models][nc
   CHECK(names(net2, p) == V{"node0/gpu0/pcie.up", "node0/hostmem", "node0/loopback", "node0/gpu2/pcie.down"});
 }
 
-TEST_CASE("transport: NET with GDR uses the GPU's closest NIC; p4d shares one EFA per two GPUs", "[models][nccl]") {
+TEST_CASE("transport: NET with GDR uses the GPU's closest NIC, p4d shares one EFA per two GPUs", "[models][nccl]") {
   sim::Simulator simulator;
   sim::FlowNetwork net(simulator);
   auto w = models::World::build(scenario("p4d.24xlarge", 1, 8, 2), net);
@@ -78,7 +78,7 @@ TEST_CASE("transport: NET with GDR uses the GPU's closest NIC; p4d shares one EF
                             "node1/nic1.rx", "node1/hostmem", "node1/pcisw1/pcie.down", "node1/gpu3/pcie.down"});
 }
 
-TEST_CASE("transport: p5 spreads a GPU over its four EFAs; params override raw capacities", "[models][nccl]") {
+TEST_CASE("transport: p5 spreads a GPU over its four EFAs, params override raw capacities", "[models][nccl]") {
   sim::Simulator simulator;
   sim::FlowNetwork net(simulator);
   auto s = scenario("p5.48xlarge", 1, 8, 2);

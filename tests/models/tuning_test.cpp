@@ -76,14 +76,46 @@ TEST_CASE("tuning: NCCL_ALGO, NCCL_PROTO and channel limits use NCCL's syntax", 
                     Catch::Contains("expected an integer"));
 }
 
-TEST_CASE("tuning: multi-node rings pay network hops; LL128 needs NVLink inside the node", "[nccl]") {
+TEST_CASE("tuning: multi-node rings pay network hops, LL128 needs NVLink inside the node", "[nccl]") {
   CommView v = h200x4();
   v.nranks = 16;
   v.nnodes = 4;
   v.bw_inter_gbs = 12.5;
   v.graph_channels = 4;
-  // Ring all-reduce LL latency: 6.6 + (30 - 6) x .6 + 6 x 2.7 = 37.2 us (nInter = 2 (nodes-1)).
-  CHECK(nccl_cost(v, CollOp::AllReduce, Algo::Ring, Proto::LL).latency_us == Approx(37.2));
+  // Ring all-reduce LL latency: 6.6 + (30 - 6) x .6 + 6 x 5.0 = 51.0 us (nInter = 2 (nodes-1);
+  // the network hop of 2.28.9, see the Socket table below).
+  CHECK(nccl_cost(v, CollOp::AllReduce, Algo::Ring, Proto::LL).latency_us == Approx(51.0));
   v.intra_nvlink = false;
   CHECK_FALSE(protocol_enabled(v, TuningEnv{}, Algo::Ring, Proto::LL128));
+}
+
+TEST_CASE("tuning: the Socket table NCCL printed for 4 processes over lo is reproduced", "[nccl]") {
+  // ../shared/calibration/h200x4/logs/sock_n4.rank0.log: P2P and SHM disabled, NET/Socket over
+  // lo, whose speed NCCL cannot read ("Defaulting to 10 Gbps"): every GPU is its own NCCL node,
+  // graph "Pattern 4, nChannels 1, bw 1.2/1.2". Printed: Tree LL 26.8/0.1, LL128 48.0/0.0,
+  // Simple 64.4/0.5; Ring LL 36.6/0.4, LL128 65.0/0.0, Simple 92.4/0.8.
+  CommView v;
+  v.nranks = 4;
+  v.nnodes = 4;
+  v.sm = 90;
+  v.intra_nvlink = false;
+  v.inter_gdr_near = false;
+  v.bw_intra_gbs = 1.2;
+  v.bw_inter_gbs = 1.2;
+  v.graph_channels = 1;
+  auto c = [&](Algo a, Proto p) { return nccl_cost(v, CollOp::AllReduce, a, p); };
+  CHECK(c(Algo::Tree, Proto::LL).latency_us == Approx(26.8).margin(0.05));
+  CHECK(c(Algo::Tree, Proto::Simple).latency_us == Approx(64.4).margin(0.05));
+  CHECK(c(Algo::Ring, Proto::LL).latency_us == Approx(36.6).margin(0.05));
+  CHECK(c(Algo::Ring, Proto::Simple).latency_us == Approx(92.4).margin(0.05));
+  CHECK(c(Algo::Tree, Proto::LL).algbw_gbs == Approx(0.1).margin(0.05));
+  CHECK(c(Algo::Tree, Proto::Simple).algbw_gbs == Approx(0.5).margin(0.05));
+  CHECK(c(Algo::Ring, Proto::LL).algbw_gbs == Approx(0.4).margin(0.05));
+  CHECK(c(Algo::Ring, Proto::Simple).algbw_gbs == Approx(0.8).margin(0.05));
+  // And the choices the same log shows per size: Tree LL to 1 KiB, Ring LL to 64 KiB, then Simple.
+  TuningEnv env;
+  CHECK(choose(v, env, CollOp::AllReduce, 1024).algo == Algo::Tree);
+  CHECK(choose(v, env, CollOp::AllReduce, 2048).algo == Algo::Ring);
+  CHECK(choose(v, env, CollOp::AllReduce, 65536).proto == Proto::LL);
+  CHECK(choose(v, env, CollOp::AllReduce, 131072).proto == Proto::Simple);
 }

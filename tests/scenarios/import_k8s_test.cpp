@@ -103,7 +103,7 @@ TEST_CASE("import k8s: Hugging Face Trainer arguments (seed 002 and command-line
   }
 }
 
-TEST_CASE("commsim import k8s: scenarios that load and run; nothing written on error", "[scenarios]") {
+TEST_CASE("commsim import k8s: scenarios that load and run, nothing written on error", "[scenarios]") {
   const auto dir = scenarios_test::fresh_temp_dir("import");
   const std::string out = (dir / "s002.toml").string();
   auto r = run_commsim({"import", "k8s", kInputs + "seed002_pod_spec.yaml", "--deepspeed", kInputs + "llama-3-8b-stage3.json",

@@ -52,7 +52,7 @@ TEST_CASE("nccl-log scenario: seed 004 (plugin failure on g6e.8xlarge)", "[scena
   CHECK(s.nccl_env.count("NCCL_PROTO") == 0);
 }
 
-TEST_CASE("nccl-log scenario: calibration logs need --instance; env-disabled P2P keeps one pod",
+TEST_CASE("nccl-log scenario: calibration logs need --instance, env-disabled P2P keeps one pod",
           "[scenarios]") {
   const auto report = models::nccl::parse_nccl_log_file(kCal + "logs/p2p_n4.rank0.log");
   CHECK_THROWS_AS(scenarios::scenario_from_nccl_log(report, {}), scenarios::UserError);

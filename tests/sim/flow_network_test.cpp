@@ -53,7 +53,7 @@ TEST_CASE("flow network: latency adds up along the path, plus the flow's extra l
   CHECK(*done == 104'500_ns);
 }
 
-TEST_CASE("flow network: two flows share a link equally; the survivor speeds up", "[sim]") {
+TEST_CASE("flow network: two flows share a link equally, the survivor speeds up", "[sim]") {
   Net n;
   const LinkId l = n.net.add_link("l", "NVLink", 1 * kGBps, Time::zero());
   const LinkId path[] = {l};
@@ -192,7 +192,7 @@ TEST_CASE("flow network: a cancelled flow never completes and frees its share", 
   CHECK(n.net.link_bytes(l) == Approx(2'500'000));
 }
 
-TEST_CASE("flow network: cancelling a flow in its latency tail stops its handler; the slot is reused safely",
+TEST_CASE("flow network: cancelling a flow in its latency tail stops its handler, the slot is reused safely",
           "[sim]") {
   Net n;
   const LinkId l = n.net.add_link("l", "x", 1 * kGBps, 10_us);

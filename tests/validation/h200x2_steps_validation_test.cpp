@@ -20,7 +20,7 @@
 #include "models/run.hpp"
 #include "scenarios/loader.hpp"
 
-TEST_CASE("validation: 2 x H200 training steps out of sample (FSDP2, TP 2, PP 2; P2P, SHM, Socket)",
+TEST_CASE("validation: 2 x H200 training steps out of sample (FSDP2, TP 2, PP 2, P2P, SHM, Socket)",
           "[validation][workload]") {
   const std::string dir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x2/";
   std::ifstream in(dir + "steps_foreach.jsonl");

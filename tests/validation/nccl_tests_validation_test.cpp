@@ -6,8 +6,11 @@
 // Targets (issue 8): median |error| <= 5 %, none worse than 25 %. Measured truth, asserted
 // below as it stands: P2P and SHM meet the median; P2P's first ten sizes of ar_g4.txt (8 B -
 // 4 KiB) ran ~30 % slower than the same sizes in ar_g4_info.txt (a sweep's slow start), so
-// their error reaches 32 %; the Socket curve has 2x steps at 2 KiB, 32 KiB and 512 KiB that a
-// latency + bandwidth model does not reproduce (median 12.7 %, max 45 %: misses both targets).
+// their error reaches 32 %. Socket: median 6.9 % (12.7 % before the tuner saw what NCCL sees --
+// one NCCL node per GPU, the Socket plugin's 10 Gb/s, 2.28's network latencies, the tree
+// correction and ring plateau -- and before a step paid its per-message latency once per
+// channel); max 42.6 % on the smallest sizes (8-64 B ran 42 us, 128 B-1 KiB 60-66 us, all
+// Tree/LL on one channel per NCCL's log, and 32 B 103 us): misses both targets.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -67,11 +70,11 @@ TEST_CASE("validation: all-reduce through host memory (ar_g4_shm.txt, NCCL_P2P_D
   CHECK(a.max <= 0.25);
 }
 
-TEST_CASE("validation: all-reduce over TCP sockets (ar_g4_sock.txt) within 15 % median", "[validation][nccl]") {
+TEST_CASE("validation: all-reduce over TCP sockets (ar_g4_sock.txt) within 8 % median", "[validation][nccl]") {
   const Accuracy a = compare("ar_g4_sock.txt", {"nccl.env.NCCL_P2P_DISABLE=\"1\"", "nccl.env.NCCL_SHM_DISABLE=\"1\""});
   CHECK(a.points == 24);
-  CHECK(a.median <= 0.15);  // misses the 5 % target: see the header
-  CHECK(a.max <= 0.50);
+  CHECK(a.median <= 0.08);  // misses the 5 % target: see the header
+  CHECK(a.max <= 0.45);
 }
 
 TEST_CASE("validation: the profile in the repository is what calibrate fits today", "[validation][nccl]") {
