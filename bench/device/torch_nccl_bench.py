@@ -17,18 +17,24 @@ def main():
         for k in range(3, 31):
             size = 1 << k
             count = size // 4
-            if op in ("all_gather", "all_gather_inplace", "reduce_scatter"):
+            if op in ("all_gather", "all_gather_inplace", "reduce_scatter", "alltoall"):
                 count = (count // n) * n
             if count == 0:
                 continue
             big = torch.ones(count, dtype=torch.float32, device="cuda")
             part = torch.ones(count // n, dtype=torch.float32, device="cuda")
+            other = torch.empty_like(big) if op in ("alltoall", "sendrecv") else None
             def run():
                 if op == "all_reduce": dist.all_reduce(big)
                 elif op == "all_gather": dist.all_gather_into_tensor(big, part)
                 elif op == "all_gather_inplace": dist.all_gather_into_tensor(big, big[rank * (count // n):(rank + 1) * (count // n)])
                 elif op == "reduce_scatter": dist.reduce_scatter_tensor(part, big)
                 elif op == "broadcast": dist.broadcast(big, 0)
+                elif op == "alltoall": dist.all_to_all_single(other, big)  # S per rank, S/n to each peer
+                elif op == "sendrecv":  # sendrecv_perf: S to the next rank, S from the previous, at once
+                    for req in dist.batch_isend_irecv([dist.P2POp(dist.isend, big, (rank + 1) % n),
+                                                      dist.P2POp(dist.irecv, other, (rank - 1) % n)]):
+                        req.wait()
                 else: raise SystemExit("unknown op " + op)
             for _ in range(3): run()
             torch.cuda.synchronize(); dist.barrier()
@@ -40,7 +46,7 @@ def main():
             t_us = a.elapsed_time(b) * 1000 / iters
             if rank == 0:
                 rows.append({"op": op, "size": count * 4, "time_us": t_us})
-            del big, part
+            del big, part, other
     if rank == 0:
         with open(out_path, "w") as f:
             json.dump({"ranks": n, "env": {k: v for k, v in os.environ.items() if k.startswith("NCCL_")},
