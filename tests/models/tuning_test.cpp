@@ -118,4 +118,24 @@ TEST_CASE("tuning: the Socket table NCCL printed for 4 processes over lo is repr
   CHECK(choose(v, env, CollOp::AllReduce, 2048).algo == Algo::Ring);
   CHECK(choose(v, env, CollOp::AllReduce, 65536).proto == Proto::LL);
   CHECK(choose(v, env, CollOp::AllReduce, 131072).proto == Proto::Simple);
+  // Channels: {0..0} up to 16 KiB, {0..1} from 32 KiB.
+  CHECK(choose(v, env, CollOp::AllReduce, 16384).channels == 1);
+  CHECK(choose(v, env, CollOp::AllReduce, 32768).channels == 2);
+}
+
+TEST_CASE("tuning: algorithm, protocol and channels NCCL logged per size on 4xH200 over NVLink", "[nccl]") {
+  // ../shared/calibration/h200x4/logs/p2p_n4.rank0.log (NCCL 2.28.9, 4 processes, P2P/CUMEM):
+  // "AllReduce: N Bytes -> Algo RING proto LL channel{Lo..Hi}={0..k}" lines, one per size.
+  struct Row { int64_t bytes; Proto proto; int channels; };
+  const Row rows[] = {{4, Proto::LL, 1},          {16384, Proto::LL, 1},       {32768, Proto::LL, 2},
+                      {65536, Proto::LL, 4},      {131072, Proto::LL, 8},      {262144, Proto::LL, 16},
+                      {524288, Proto::LL, 24},    {2097152, Proto::LL, 24},    {4194304, Proto::LL128, 24},
+                      {8388608, Proto::LL128, 24}, {16777216, Proto::Simple, 24}, {1073741824, Proto::Simple, 24}};
+  for (const Row& r : rows) {
+    const Choice c = choose(h200x4(), TuningEnv{}, CollOp::AllReduce, r.bytes);
+    INFO(r.bytes << " bytes");
+    CHECK(c.algo == Algo::Ring);
+    CHECK(c.proto == r.proto);
+    CHECK(c.channels == r.channels);
+  }
 }
