@@ -239,7 +239,9 @@ Choice choose(const CommView& v, const TuningEnv& env, CollOp op, int64_t bytes)
   const int pi = static_cast<int>(best.proto);
   int64_t threshold = kThreadThreshold[pi];
   if (best.algo == Algo::Ring && best.proto == Proto::LL) threshold *= v.nranks;
-  const int nt = kMaxThreads[pi];
+  // tuning.cc: Simple runs 256 threads when the ring graph is no faster than PCIe
+  // (bwIntra x nChannels <= PCI_BW = 12 GB/s), else NCCL_SIMPLE_MAX_NTHREADS.
+  const int nt = best.proto == Proto::Simple && v.bw_intra_gbs * v.graph_channels <= 12.0 ? 256 : kMaxThreads[pi];
   while (nc > 1 && bytes < static_cast<int64_t>(nc) * nt * threshold) --nc;
   if (env.min_channels) nc = std::max(nc, std::min(*env.min_channels, coll_channels(v, env)));
   best.channels = nc;
