@@ -37,6 +37,10 @@ class Model(nn.Module):
         return self.head(self.norm(x))
 
 def main():
+    # HOSTID_PER_RANK=1: every process its own NCCL host (pods on one node without shared IPC,
+    # as scenarios/validation/h200x4/z3_pod1_n4.toml models with NCCL_HOSTID).
+    if os.environ.get("HOSTID_PER_RANK"):
+        os.environ["NCCL_HOSTID"] = "pod" + os.environ.get("RANK", "0")
     dist.init_process_group("nccl")
     rank = dist.get_rank()
     torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", rank)))
