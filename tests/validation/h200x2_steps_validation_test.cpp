@@ -8,7 +8,7 @@
 // 0.117 s), which is left in the error, not corrected.
 // Measured truth (README): FSDP2 p2p -0.4 %, shm -11.2 %, sock +5.8 %; TP p2p -2.6 %, shm +4.4 %,
 // sock +21.7 % (2-rank TCP over loopback runs faster on that host than the 4-rank fit predicts);
-// PP p2p +2.8 %, shm +5.0 %, sock +2.2 %.
+// PP p2p +2.8 %, shm +5.0 %, sock +2.2 %; 2 pods x 1 GPU (NCCL_HOSTID, Socket over eth0) -8.7 %.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -44,7 +44,16 @@ TEST_CASE("validation: 2 x H200 training steps out of sample (FSDP2, TP 2, PP 2,
       errs.push_back(std::fabs(err));
     }
   }
+  // Pods: NCCL_HOSTID per process, NET/Socket over eth0 (steps varied 1.78-2.61 s).
+  {
+    const auto loaded = scenarios::load_scenario(dir + "step_z3_pod1_n2.toml");
+    const double predicted = models::run_scenario(loaded.spec).step_time_s;
+    const double err = predicted / measured.at("fsdp_pod1_n2") - 1;
+    INFO("fsdp_pod1_n2: predicted " << predicted << " s, measured " << measured.at("fsdp_pod1_n2") << " s");
+    CHECK(std::fabs(err) < 0.25);
+    errs.push_back(std::fabs(err));
+  }
   std::sort(errs.begin(), errs.end());
-  REQUIRE(errs.size() == 9);
-  CHECK(errs[4] < 0.10);  // median of 9
+  REQUIRE(errs.size() == 10);
+  CHECK((errs[4] + errs[5]) / 2 < 0.10);  // median of 10
 }
