@@ -164,7 +164,12 @@ void Engine::add_flow(uint32_t pending, const Edge& e, double bytes, Proto proto
   const bool sm_bound = e.link_class == LinkClass::NVLink;
   const double link_work = sm_bound ? std::min(1.0, 1.0 / work) : 1.0;
   const double channel_work = sm_bound ? 1.0 / work : 1.0;
-  const double eta = cp.efficiency[static_cast<int>(proto)] * read * link_work;
+  // SHM: the GPU's copies to and from host memory share one throughput, so the fitted efficiency
+  // (all-reduce: every GPU sends and receives) doubles where the receiver only receives
+  // (2 x H200, NCCL_P2P_DISABLE=1: 1 GiB all-reduce 27.7 GB/s per direction, all-gather 25.2,
+  // broadcast 49.8; scenarios/validation/h200x2/n2_shm_gather.json), never above the raw path.
+  const double simplex = e.link_class == LinkClass::SHM && !duplex ? 2.0 : 1.0;
+  const double eta = std::min(1.0, cp.efficiency[static_cast<int>(proto)] * simplex) * read * link_work;
   // With a known per-channel rate the link's efficiency caps the total and channels cap each
   // flow; without it, bandwidth scales with the share of the default channels.
   const double cap = cp.channel_bandwidth > 0

@@ -8,7 +8,7 @@
 // 0.117 s), which is left in the error, not corrected.
 // Measured truth (README): FSDP2 p2p -0.4 %, shm -11.2 %, sock +5.8 %; TP p2p -2.6 %, shm +4.4 %,
 // sock +21.7 % (2-rank TCP over loopback runs faster on that host than the 4-rank fit predicts);
-// PP p2p +2.8 %, shm +5.0 %, sock +2.2 %; 2 pods x 1 GPU (NCCL_HOSTID, Socket over eth0) -8.7 %.
+// PP p2p +2.8 %, shm +4.1 %, sock +2.1 %; 2 pods x 1 GPU (NCCL_HOSTID, Socket over eth0) -8.7 %.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
