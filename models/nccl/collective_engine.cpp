@@ -18,6 +18,7 @@
 #include "models/nccl/comm_plan.hpp"
 #include "models/nccl/copy_work.hpp"
 #include "models/nccl/link_params.hpp"
+#include "models/nccl/nccl_env.hpp"
 #include "models/nccl/tuning.hpp"
 #include "sim/check.hpp"
 
@@ -59,6 +60,7 @@ class Engine final : public CollectiveEngine {
       : sim_(sim), net_(net), world_(world), env_(TuningEnv::from(spec.nccl_env)) {
     params_ = LinkParams::defaults();
     params_.apply(spec.cluster.params);
+    buffsize_ = parse_nccl_env(spec.nccl_env).buffsize;
     // Read mode's bandwidth cost depends on the GPU generation unless the scenario sets it.
     if (params_.p2p_read_bandwidth_factor < 0)
       params_.p2p_read_bandwidth_factor = hw::p2p_read_model(sm_of_gpu(world.gpu_name())).bandwidth_factor;
@@ -101,6 +103,7 @@ class Engine final : public CollectiveEngine {
   const World& world_;
   TuningEnv env_;
   LinkParams params_;
+  int64_t buffsize_ = int64_t{1} << 22;  // NCCL_BUFFSIZE: Simple's FIFO per channel and peer
   mutable std::map<std::vector<int>, CommPlan> plans_;
   std::map<std::vector<int>, std::vector<Edge>> all_pairs_;  // all-to-all paths per group
   std::vector<Pending> pending_;
@@ -172,11 +175,15 @@ void Engine::add_flow(uint32_t pending, const Edge& e, double bytes, Proto proto
   const double eta = std::min(1.0, cp.efficiency[static_cast<int>(proto)] * simplex) * read * link_work;
   // With a known per-channel rate the link's efficiency caps the total and channels cap each
   // flow; without it, bandwidth scales with the share of the default channels.
-  const double cap = cp.channel_bandwidth > 0
-                         ? std::min(eta * e.raw_bandwidth * link_fraction,
-                                    channels * cp.channel_bandwidth * read * channel_work *
-                                        cp.efficiency[static_cast<int>(proto)] / cp.efficiency[2])
-                         : eta * e.raw_bandwidth * link_fraction * coll_share;
+  double per_channel = cp.channel_bandwidth * read * channel_work;
+  if (proto == Proto::Simple && cp.flow_control_rtt_s > 0 && per_channel > 0)  // NCCL_BUFFSIZE's window
+    per_channel = 1.0 / (1.0 / per_channel + cp.flow_control_rtt_s / static_cast<double>(buffsize_));
+  double cap = cp.channel_bandwidth > 0
+                   ? std::min(eta * e.raw_bandwidth * link_fraction,
+                              channels * per_channel * cp.efficiency[static_cast<int>(proto)] / cp.efficiency[2])
+                   : eta * e.raw_bandwidth * link_fraction * coll_share;
+  if (cp.channel_bandwidth <= 0 && proto == Proto::Simple && cp.flow_control_rtt_s > 0)
+    cap = std::min(cap, channels * static_cast<double>(buffsize_) / cp.flow_control_rtt_s);
   ++pending_[pending].flows_left;
   ++pending_[pending].flows;
   const int64_t b = static_cast<int64_t>(std::ceil(bytes));

@@ -49,9 +49,12 @@ namespace {
 constexpr double kSpeedsSm90[] = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3, 2.4, 1.2, 0.24, 0.12};
 constexpr double kSpeedsSm80[] = {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4, 1.2, 0.24, 0.12};
 
-// Per-link bandwidth NCCL assumes for NVLink (src/graph/topo.h) and the raw one (datasheets).
+// Per-link bandwidth NCCL assumes for NVLink (src/graph/topo.h) and the raw one the catalog
+// uses (models/hw/links.cpp: 25 GB/s per NVLink 3/4 link, 50 for NVLink 5), to count links.
+// (nvidia-smi's 26.562 GB/s per NVLink-4 link would count 17 of an H200's 18 links, and the
+// graph would settle on 14 x 24 GB/s instead of the 12 x 30 that NCCL logged on 4xH200.)
 double nccl_nvlink_per_link(int sm) { return sm >= 100 ? 40.1 : sm >= 90 ? 20.6 : 20.0; }
-double raw_nvlink_per_link(int sm) { return sm >= 100 ? 50.0 : sm >= 90 ? 26.5625 : 25.0; }
+double raw_nvlink_per_link(int sm) { return sm >= 100 ? 50.0 : 25.0; }
 
 // Channels x speed for an intra-node graph whose paths allow `max_bw` GB/s per GPU. Observed:
 // 12 x 30 GB/s on 4xH200 NVSwitch (../shared/calibration/h200x4/nccl-tests/ar_g4_info.txt), so

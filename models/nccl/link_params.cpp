@@ -20,7 +20,7 @@ bool LinkParams::owns(const std::string& name) {
   for (LinkClass c : kClasses) {
     const std::string prefix = std::string(link_class_name(c)) + ".";
     if (name.rfind(prefix + "hop_latency.", 0) == 0 || name.rfind(prefix + "efficiency.", 0) == 0 ||
-        name == prefix + "channel_bandwidth")
+        name == prefix + "channel_bandwidth" || name == prefix + "flow_control_rtt")
       return true;
   }
   return false;
@@ -50,7 +50,13 @@ LinkParams LinkParams::defaults() {
   // One NVLink channel (CTA) on H200 with Simple: 2 x H200 (NV18), one process per GPU,
   // NCCL_MAX_NCHANNELS=4, 1 GiB all-reduce in 13.0 ms = 82.5 GB/s per ring edge over 4 channels
   // (bench/device/torch_nccl_bench.py on the device machine, 2026-11-22; README "Out-of-sample checks").
-  p.of(LinkClass::NVLink).channel_bandwidth = 20.6e9;
+  // With the flow-control window below, 22.0 GB/s per channel gives those 20.6 at the default
+  // 4 MiB NCCL_BUFFSIZE: 1 / (1/22.0e9 + 13e-6/4 MiB) = 20.6e9.
+  p.of(LinkClass::NVLink).channel_bandwidth = 22.0e9;
+  // Round trip of a FIFO credit over NVLink, from 2 x H200 all-reduce with NCCL_BUFFSIZE=64 KiB
+  // and 256 KiB (24 channels: 1 GiB in 10.26 ms and 4.37 ms; per channel 1/r = 1/22e9 + T/W
+  // gives T = 12.0 and 13.7 us; scenarios/validation/h200x2/n2_buff*.json).
+  p.of(LinkClass::NVLink).flow_control_rtt_s = 13e-6;
   p.kernel_latency_s = 5e-6;    // launch-to-start of a NCCL kernel on the device
   p.launch_overhead_s = 25e-6;  // host issue cost per op in nccl-tests' loop (4 GPUs, 1 thread)
   const hw::P2pReadModel read = hw::p2p_read_model(90);
@@ -75,6 +81,7 @@ std::vector<std::string> LinkParams::names() {
       for (const char* proto : kProtoKeys)
         out.push_back(std::string(link_class_name(c)) + "." + what + "." + proto);
     out.push_back(std::string(link_class_name(c)) + ".channel_bandwidth");
+    out.push_back(std::string(link_class_name(c)) + ".flow_control_rtt");
   }
   return out;
 }
@@ -90,6 +97,7 @@ double* find(LinkParams& p, const std::string& name) {
     const std::string prefix = std::string(link_class_name(c)) + ".";
     if (name.compare(0, prefix.size(), prefix) != 0) continue;
     if (name == prefix + "channel_bandwidth") return &p.of(c).channel_bandwidth;
+    if (name == prefix + "flow_control_rtt") return &p.of(c).flow_control_rtt_s;
     for (int i = 0; i < kNumProtos; ++i) {
       if (name == prefix + "hop_latency." + kProtoKeys[i]) return &p.of(c).hop_latency_s[i];
       if (name == prefix + "efficiency." + kProtoKeys[i]) return &p.of(c).efficiency[i];

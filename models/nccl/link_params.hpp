@@ -32,6 +32,10 @@ struct ClassParams {
   // efficiency. 0: unknown, then bandwidth scales with channels / default channels. With it:
   //   cap = min(eta * B * link_fraction, channels * channel_bandwidth * eta / eta_simple).
   double channel_bandwidth = 0;
+  // Simple's flow control: a channel has NCCL_BUFFSIZE of its peer's FIFO in flight and waits
+  // a round trip for credits, so one channel moves at most
+  //   1 / (1 / channel_bandwidth + flow_control_rtt / NCCL_BUFFSIZE)       (0: no window limit).
+  double flow_control_rtt_s = 0;
 };
 
 // How many channels' messages one pipeline step pays for, in sequence. NCCL's Socket transport

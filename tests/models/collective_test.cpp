@@ -109,7 +109,7 @@ double eta(LinkClass c, Proto p) { return P.of(c).efficiency[static_cast<int>(p)
 }  // namespace
 
 TEST_CASE("collectives: ring all-reduce on idle NVLink equals its closed form", "[nccl]") {
-  const double B = 478e9;
+  const double B = 450e9;
   Rig rig(1, 4, B, 50e9);
   CollectiveRecord rec;
   const int64_t S = 1LL << 30;
@@ -138,7 +138,7 @@ TEST_CASE("collectives: copy work per byte sent, relative to all-reduce (NCCL's 
 }
 
 TEST_CASE("collectives: all-gather, reduce-scatter and broadcast closed forms", "[nccl]") {
-  const double B = 478e9;
+  const double B = 450e9;
   const int64_t S = 256LL << 20;
   const double e = eta(LinkClass::NVLink, Proto::Simple), h = hop(LinkClass::NVLink, Proto::Simple);
   // Over NVLink the rate scales with 1/w, w = copy_work_vs_all_reduce (never above eta B).
@@ -162,7 +162,7 @@ TEST_CASE("collectives: all-gather, reduce-scatter and broadcast closed forms", 
 }
 
 TEST_CASE("collectives: tree all-reduce when forced, and its closed form", "[nccl]") {
-  const double B = 478e9;
+  const double B = 450e9;
   Rig rig(1, 4, B, 50e9, {{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "Simple"}});
   CollectiveRecord rec;
   const int64_t S = 64LL << 20;
@@ -176,8 +176,8 @@ TEST_CASE("collectives: tree all-reduce when forced, and its closed form", "[ncc
 }
 
 TEST_CASE("collectives: a ring across nodes is paced by the network edge", "[nccl]") {
-  // 2 nodes x 4 GPUs; NVLink 478 GB/s, NIC 12.5 GB/s: the two NET edges of the ring bound it.
-  Rig rig(2, 4, 478e9, 12.5e9);
+  // 2 nodes x 4 GPUs; NVLink 450 GB/s, NIC 12.5 GB/s: the two NET edges of the ring bound it.
+  Rig rig(2, 4, 450e9, 12.5e9);
   CollectiveRecord rec;
   const int64_t S = 1LL << 30;
   const double t = rig.run(CollOp::AllReduce, S, &rec);
@@ -191,11 +191,11 @@ TEST_CASE("collectives: a ring across nodes is paced by the network edge", "[ncc
 }
 
 TEST_CASE("collectives: two all-reduces on the same links share them (contention is real)", "[nccl]") {
-  const double B = 478e9;
+  const double B = 450e9;
   Rig rig(1, 4, B, 50e9);
   const int64_t S = 1LL << 30;
   const double alone = rig.run(CollOp::AllReduce, S);
-  // Two at once: each flow is capped at eta B = 354 GB/s, two share 478 GB/s -> 239 each.
+  // Two at once: each flow is capped at eta B = 350 GB/s, two share 450 GB/s -> 225 each.
   double t_a = -1, t_b = -1;
   const double t0 = rig.sim.now().seconds();
   rig.engine->launch(rig.all(), CollOp::AllReduce, S, [&](const CollectiveRecord&) { t_a = rig.sim.now().seconds() - t0; });
@@ -208,7 +208,7 @@ TEST_CASE("collectives: two all-reduces on the same links share them (contention
 }
 
 TEST_CASE("collectives: send/recv and all-to-all deliver over the pair's path", "[nccl]") {
-  const double B = 478e9;
+  const double B = 450e9;
   Rig rig(1, 4, B, 50e9);
   double t = -1;
   rig.engine->send_recv(0, 1, 1 << 30, [&](const CollectiveRecord&) { t = rig.sim.now().seconds(); });
@@ -223,16 +223,19 @@ TEST_CASE("collectives: send/recv and all-to-all deliver over the pair's path", 
 }
 
 TEST_CASE("collectives: fewer channels (NCCL_MAX_NCHANNELS) cap a ring at channels x per-channel rate", "[nccl]") {
-  const double B = 478e9;
+  const double B = 450e9;
   Rig full(1, 4, B, 50e9);
   Rig limited(1, 4, B, 50e9, {{"NCCL_MAX_NCHANNELS", "6"}});
   const int64_t S = 1LL << 30;
   const double t_full = full.run(CollOp::AllReduce, S);
   const double t_lim = limited.run(CollOp::AllReduce, S);
-  // Full: cap = eta B. Limited: cap = min(eta B, 6 x channel_bandwidth) (one channel moves
+  // Full: cap = eta B. Limited: cap = min(eta B, 6 x per-channel rate) (one channel moves
   // ~20.6 GB/s on H200, measured with NCCL_MAX_NCHANNELS=4): the bandwidth terms scale by
   // eta B / (6 x 20.6 GB/s), not by 24/6 -- channels are not a fixed slice of the link.
-  const double ratio = eta(LinkClass::NVLink, Proto::Simple) * B / (6 * P.of(LinkClass::NVLink).channel_bandwidth);
+  // One channel at the default 4 MiB NCCL_BUFFSIZE: 1 / (1/channel_bandwidth + rtt/buffsize).
+  const auto& nv = P.of(LinkClass::NVLink);
+  const double per_channel = 1.0 / (1.0 / nv.channel_bandwidth + nv.flow_control_rtt_s / double(1 << 22));
+  const double ratio = eta(LinkClass::NVLink, Proto::Simple) * B / (6 * per_channel);
   CHECK(t_lim / t_full == Approx(ratio).epsilon(0.02));
   CHECK(ratio < 4.0);
 }
