@@ -6,7 +6,7 @@
 // Targets (issue 8): median |error| <= 5 %, none worse than 25 %. Measured truth, asserted
 // below as it stands: P2P and SHM meet the median; P2P's first ten sizes of ar_g4.txt (8 B -
 // 4 KiB) ran ~30 % slower than the same sizes in ar_g4_info.txt (a sweep's slow start), so
-// their error reaches 32 %. Socket: median 6.9 % (12.7 % before the tuner saw what NCCL sees --
+// their error reaches 32 %. Socket: median 7.0 % (12.7 % before the tuner saw what NCCL sees --
 // one NCCL node per GPU, the Socket plugin's 10 Gb/s, 2.28's network latencies, the tree
 // correction and ring plateau -- and before a step paid its per-message latency once per
 // channel); max 42.6 % on the smallest sizes (8-64 B ran 42 us, 128 B-1 KiB 60-66 us, all
