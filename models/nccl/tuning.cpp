@@ -180,6 +180,10 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
   if (a == Algo::Ring && p == Proto::LL) bus = std::min(ll_max, bus * 0.5);
   if (a == Algo::Ring && p == Proto::LL128)
     bus = std::min(bus * (ppn < 2 ? 0.7 : 0.92), v.graph_channels * kPerChMaxRingLL128Bw[cc][scale]);
+  // Two GPUs of one node: the tree graph is a single pair, each direction carrying one stream,
+  // and NCCL's search settles at twice the ring's speed (2 x H200: Tree Simple 232.2 =
+  // min(720 x .92, 12 x 38.7) / 2, LL 61.1; scenarios/validation/h200x2/n2_tuning.log).
+  if (a == Algo::Tree && nn == 1 && n == 2) bus *= 2;
   if (a == Algo::Tree && is_ar) bus = std::min(bus * 0.92, v.graph_channels * kPerChMaxTreeBw[cc][scale]);
   if (a == Algo::Tree && p == Proto::LL) bus = std::min(bus / 3.8, ll_max);
   if (a == Algo::Tree && p == Proto::LL128)
