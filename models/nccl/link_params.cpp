@@ -42,7 +42,12 @@ LinkParams LinkParams::defaults() {
   set(LinkClass::NVLink, {0.6, 1.9, 3.4}, {0.37, 0.69, 0.74});
   set(LinkClass::PCIe, {1.0, 2.5, 5.7}, {0.35, 0.65, 0.75});
   set(LinkClass::SHM, {2.0, 5.0, 11.4}, {0.2, 0.4, 0.5});
-  set(LinkClass::EFA, {2.7, 4.0, 14.0}, {0.4, 0.75, 0.8});
+  // EFA (first generation, 100 Gb/s per NIC, aws-ofi-nccl): p4dn.24xlarge nccl-tests all_reduce
+  // 1 GiB, 8 GPUs and 4 EFA per node (github.com/NVIDIA/nccl/issues/527): 3 and 4 nodes (ring)
+  // 31.8 and 29.6 GB/s bus bandwidth = 0.64 and 0.59 of the 4 x 12.5 GB/s; 2 nodes 30.5 GB/s
+  // algorithm bandwidth (tree: each node moves S each way) = 0.61. Simple 0.6; LL and LL128 keep
+  // NCCL's ratios to it (aws-ofi-nccl forces Simple on p4d anyway).
+  set(LinkClass::EFA, {2.7, 4.0, 14.0}, {0.3, 0.56, 0.6});
   set(LinkClass::IB, {2.7, 4.0, 14.0}, {0.45, 0.85, 0.9});
   // Socket: relative to one TCP stream (kTcpStreamBytesPerS); fitted on the 4xH200 machine's
   // loopback (ar_g4_sock.txt: 3.3 GB/s per ring edge with Simple, LL ~0.1 of the stream).
