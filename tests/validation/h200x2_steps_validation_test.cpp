@@ -8,7 +8,8 @@
 // 0.117 s), which is left in the error, not corrected.
 // Measured truth (README): FSDP2 p2p -0.4 %, shm -11.2 %, sock +5.8 %; TP p2p -2.6 %, shm +4.4 %,
 // sock +21.7 % (2-rank TCP over loopback runs faster on that host than the 4-rank fit predicts);
-// PP p2p +2.8 %, shm +4.1 %, sock +2.1 %; 2 pods x 1 GPU (NCCL_HOSTID, Socket over eth0) -8.7 %.
+// PP p2p +2.8 %, shm +4.1 %, sock +2.1 %; 2 pods x 1 GPU (NCCL_HOSTID, Socket over eth0) -8.9 %;
+// FSDP2 P2P with NCCL_MAX_NCHANNELS=4 +7.5 %.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -53,7 +54,18 @@ TEST_CASE("validation: 2 x H200 training steps out of sample (FSDP2, TP 2, PP 2,
     CHECK(std::fabs(err) < 0.25);
     errs.push_back(std::fabs(err));
   }
+  // Interference with fewer channels: NCCL_MAX_NCHANNELS=4 (the GEMMs still lose 10.4 ms per
+  // step beside 116 ms of NCCL kernels on 4 SMs, profile_fsdp_n2_ch4.txt; the model's constant
+  // slowdown while comm is in flight over-charges this case).
+  {
+    const auto loaded = scenarios::load_scenario(dir + "step_z3_p2p_n2.toml", {"nccl.env.NCCL_MAX_NCHANNELS=\"4\""});
+    const double predicted = models::run_scenario(loaded.spec).step_time_s;
+    const double err = predicted / measured.at("fsdp_p2p_n2_ch4") - 1;
+    INFO("fsdp_p2p_n2_ch4: predicted " << predicted << " s, measured " << measured.at("fsdp_p2p_n2_ch4") << " s");
+    CHECK(std::fabs(err) < 0.10);
+    errs.push_back(std::fabs(err));
+  }
   std::sort(errs.begin(), errs.end());
-  REQUIRE(errs.size() == 10);
-  CHECK((errs[4] + errs[5]) / 2 < 0.10);  // median of 10
+  REQUIRE(errs.size() == 11);
+  CHECK(errs[5] < 0.10);  // median of 11
 }
