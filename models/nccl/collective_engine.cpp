@@ -17,6 +17,7 @@
 #include "models/nccl/collective.hpp"
 #include "models/nccl/comm_plan.hpp"
 #include "models/nccl/copy_work.hpp"
+#include "models/nccl/flow_cap.hpp"
 #include "models/nccl/link_params.hpp"
 #include "models/nccl/nccl_env.hpp"
 #include "models/nccl/tuning.hpp"
@@ -159,31 +160,18 @@ uint32_t Engine::open(const CollectiveRecord& rec, Done done) {
 
 void Engine::add_flow(uint32_t pending, const Edge& e, double bytes, Proto proto, double link_fraction,
                       double coll_share, double channels, sim::Time latency, bool duplex, double work) {
-  const ClassParams& cp = params_.of(e.link_class);
-  const double read = e.p2p_read && duplex ? params_.p2p_read_bandwidth_factor : 1.0;
-  // Copy work per byte sent, relative to all-reduce (copy_work_vs_all_reduce): over NVLink the
-  // CTAs' loads and stores are the limit, per channel and in total (a link never runs above
-  // its efficiency, hence min(1, 1/work) on the link side).
-  const bool sm_bound = e.link_class == LinkClass::NVLink;
-  const double link_work = sm_bound ? std::min(1.0, 1.0 / work) : 1.0;
-  const double channel_work = sm_bound ? 1.0 / work : 1.0;
-  // SHM: the GPU's copies to and from host memory share one throughput, so the fitted efficiency
-  // (all-reduce: every GPU sends and receives) doubles where the receiver only receives
-  // (2 x H200, NCCL_P2P_DISABLE=1: 1 GiB all-reduce 27.7 GB/s per direction, all-gather 25.2,
-  // broadcast 49.8; scenarios/validation/h200x2/n2_shm_gather.json), never above the raw path.
-  const double simplex = e.link_class == LinkClass::SHM && !duplex ? 2.0 : 1.0;
-  const double eta = std::min(1.0, cp.efficiency[static_cast<int>(proto)] * simplex) * read * link_work;
-  // With a known per-channel rate the link's efficiency caps the total and channels cap each
-  // flow; without it, bandwidth scales with the share of the default channels.
-  double per_channel = cp.channel_bandwidth * read * channel_work;
-  if (proto == Proto::Simple && cp.flow_control_rtt_s > 0 && per_channel > 0)  // NCCL_BUFFSIZE's window
-    per_channel = 1.0 / (1.0 / per_channel + cp.flow_control_rtt_s / static_cast<double>(buffsize_));
-  double cap = cp.channel_bandwidth > 0
-                   ? std::min(eta * e.raw_bandwidth * link_fraction,
-                              channels * per_channel * cp.efficiency[static_cast<int>(proto)] / cp.efficiency[2])
-                   : eta * e.raw_bandwidth * link_fraction * coll_share;
-  if (cp.channel_bandwidth <= 0 && proto == Proto::Simple && cp.flow_control_rtt_s > 0)
-    cap = std::min(cap, channels * static_cast<double>(buffsize_) / cp.flow_control_rtt_s);
+  FlowCapInputs in;
+  in.link_class = e.link_class;
+  in.proto = proto;
+  in.raw_bandwidth = e.raw_bandwidth;
+  in.link_fraction = link_fraction;
+  in.coll_share = coll_share;
+  in.channels = channels;
+  in.p2p_read = e.p2p_read;
+  in.duplex = duplex;
+  in.work = work;
+  in.buffsize = buffsize_;
+  const double cap = flow_rate_cap(params_, in);
   ++pending_[pending].flows_left;
   ++pending_[pending].flows;
   const int64_t b = static_cast<int64_t>(std::ceil(bytes));
