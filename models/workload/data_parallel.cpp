@@ -147,7 +147,11 @@ class ShardedBuilder {
       if (s != kCompute) p_.join(s, kCompute);
     }
     const int64_t bytes = params * compute_bytes_;
-    p_.collective(s, kDp, CollOp::AllGather, bytes, "all_gather " + phase + " " + unit.name + " " + mb(double(bytes)));
+    // In place, in both frameworks: DeepSpeed copies the shard into its slice of the flat output
+    // and gathers from that slice (partition_parameters.py _all_gather_dtype); FSDP2 does the same
+    // with its all-gather input (_fsdp_collectives.py foreach_all_gather).
+    p_.collective(s, kDp, CollOp::AllGather, bytes, "all_gather " + phase + " " + unit.name + " " + mb(double(bytes)),
+                  /*in_place=*/true);
     const uint32_t e = p_.new_event();
     p_.record(s, e);
     return e;

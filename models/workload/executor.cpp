@@ -246,6 +246,7 @@ void StepExecutor::arrive_collective(int r, int s, const Op& op) {
     inst.op = op.coll;
     inst.bytes = op.bytes;
     inst.name = op.arg;
+    inst.in_place = op.in_place;
   } else {
     SIM_CHECK(inst.op == op.coll && inst.bytes == op.bytes, "group members disagree on a collective");
   }
@@ -273,7 +274,7 @@ void StepExecutor::launch(int g, uint64_t seq) {
     return;
   }
   engine_.launch(groups_[g], inst.op, inst.bytes,
-                 [this, g, seq](const nccl::CollectiveRecord& rec) { collective_done(g, seq, rec); });
+                 [this, g, seq](const nccl::CollectiveRecord& rec) { collective_done(g, seq, rec); }, inst.in_place);
 }
 
 void StepExecutor::collective_done(int g, uint64_t seq, const nccl::CollectiveRecord& rec) {

@@ -94,6 +94,7 @@ class StepExecutor {
     nccl::CollOp op{};
     int64_t bytes = 0;
     uint32_t name = 0;
+    bool in_place = false;
     bool done = false;
     sim::Time launch;
   };

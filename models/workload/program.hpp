@@ -28,6 +28,7 @@ struct Op {
   uint32_t arg = 0;        // Record/Wait: event; others: index into Program::names
   int64_t bytes = 0;       // Collective (nccl-tests size convention), Send/Recv, Copy
   sim::Time duration;      // Compute
+  bool in_place = false;   // Collective: the send buffer is the rank's slice of the receive buffer
 };
 
 struct Program {
@@ -49,8 +50,8 @@ struct Program {
     Op op{OpKind::Compute, uint8_t(w), {}, name(std::move(n)), 0, d};
     ops[s].push_back(op);
   }
-  void collective(int s, int group_slot, nccl::CollOp c, int64_t bytes, std::string n) {
-    ops[s].push_back(Op{OpKind::Collective, uint8_t(group_slot), c, name(std::move(n)), bytes, {}});
+  void collective(int s, int group_slot, nccl::CollOp c, int64_t bytes, std::string n, bool in_place = false) {
+    ops[s].push_back(Op{OpKind::Collective, uint8_t(group_slot), c, name(std::move(n)), bytes, {}, in_place});
   }
   void send(int s, int peer_slot, int64_t bytes, std::string n) {
     ops[s].push_back(Op{OpKind::Send, uint8_t(peer_slot), {}, name(std::move(n)), bytes, {}});
