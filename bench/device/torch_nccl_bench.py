@@ -30,6 +30,7 @@ def main():
                 elif op == "all_gather_inplace": dist.all_gather_into_tensor(big, big[rank * (count // n):(rank + 1) * (count // n)])
                 elif op == "reduce_scatter": dist.reduce_scatter_tensor(part, big)
                 elif op == "broadcast": dist.broadcast(big, 0)
+                elif op == "reduce": dist.reduce(big, 0)
                 elif op == "alltoall": dist.all_to_all_single(other, big)  # S per rank, S/n to each peer
                 elif op == "sendrecv":  # sendrecv_perf: S to the next rank, S from the previous, at once
                     for req in dist.batch_isend_irecv([dist.P2POp(dist.isend, big, (rank + 1) % n),
