@@ -1,31 +1,35 @@
 // How much copy work NCCL's ring kernels do per byte they send, per collective.
 //
-// Over NVLink a channel's throughput is set by its CTA's loads and stores, not by the wire: on
-// 2 x H200 with 4 channels (scenarios/validation/h200x2/n2_ch4*.json) one channel moves 20.6 GB/s
-// of all-reduce, 15.0 of out-of-place all-gather, 19.6 of in-place all-gather, 17.9 of
-// reduce-scatter and 34.5 of broadcast, per byte it sends. Counting the memory operations of the
+// Over NVLink a channel's throughput is set by its CTA's loads and stores, not by the wire. The
 // primitives each ring step runs (NCCL src/device/prims_simple.h, all_reduce.h, all_gather.h,
-// reduce_scatter.h, broadcast.h; non-direct P2P: data lands in the receiver's FIFO):
-//   send                 load input, store remote                      2
-//   recvReduceSend       load FIFO + input, store remote               3
-//   recvReduceCopySend   load FIFO + input, store output + remote      4
-//   recvCopySend         load FIFO, store output + remote              3
-//   copySend             load input, store output + remote             3
-//   recv / recvReduceCopy                                              2 / 3 (send nothing)
-// ring all-reduce: (6n-4) operations per 2(n-1) chunks sent; all-gather out of place and
-// reduce-scatter: (3n-1) per (n-1); all-gather in place: (3n-2) per (n-1); broadcast chain: the
-// busiest rank does 3 per chunk (2 when n = 2). At n = 2 that is 4 : 5 : 4 : 5 : 2, i.e. rates
-// 20.6 : 16.5 : 20.6 : 16.5 : 41 GB/s per channel against the measured 20.6 : 15.0 : 19.6 : 17.9
-// : 34.5. With all 24 channels the measured ratios to all-reduce are 0.82 (all-gather, out of
-// place) and 0.84 (reduce-scatter), against 0.80 from the count.
+// reduce_scatter.h, broadcast.h, reduce.h; data lands in the receiver's FIFO) cost, counting a
+// local load or store as L and a store across NVLink into the peer's FIFO as R:
+//   send                 load input, store remote                      L + R
+//   recvReduceSend       load FIFO + input, store remote               2L + R
+//   recvReduceCopySend   load FIFO + input, store output + remote      3L + R
+//   recvCopySend / copySend   load, store output + remote              2L + R
+//   recv                 load FIFO, store output                       2L
+//   recvReduceCopy       load FIFO + input, store output               3L
+// per chunk sent, on an n-rank ring:
+//   all-reduce                 (L(4n-2) + R(2n-2)) / (2n-2)
+//   all-gather out of place,   (2nL + (n-1)R) / (n-1)
+//   reduce-scatter
+//   all-gather in place        ((2n-1)L + (n-1)R) / (n-1)      (= all-reduce's)
+//   broadcast (chain)          busiest rank: L + R at n = 2, else 2L + R
+//   reduce (chain)             max(L + R, 3L) at n = 2, else 2L + R
+// R = 2L, from 2 x H200 with 4 channels (scenarios/validation/h200x2/n2_ch4*.json): one channel
+// moves 20.6 GB/s of all-reduce (3L + R per byte) and 34.5 of broadcast (L + R), so R/L = 1.96.
+// The rest are predictions: all-gather 17.2 (measured 15.0), in place 20.6 (19.6),
+// reduce-scatter 17.2 (17.9), reduce 34.3 (33.6); with all 24 channels all-gather and
+// reduce-scatter run at 0.82 and 0.84 of all-reduce's rate, against 0.83.
 #pragma once
 
 #include "models/nccl/collective.hpp"
 
 namespace models::nccl {
 
-// Memory operations per byte sent for `op` on an n-rank ring, divided by all-reduce's (1 for
-// all-reduce itself and for ops the count does not cover: tree, all-to-all, send/recv).
+// Copy cost per byte sent for `op` on an n-rank ring, divided by all-reduce's (1 for all-reduce
+// itself and for ops the count does not cover: tree, all-to-all, send/recv).
 double copy_work_vs_all_reduce(CollOp op, int n, bool in_place);
 
 }  // namespace models::nccl

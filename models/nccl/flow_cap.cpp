@@ -11,7 +11,7 @@ double flow_rate_cap(const LinkParams& params, const FlowCapInputs& in) {
   // Over NVLink the CTAs' loads and stores are the limit (copy_work.hpp): per channel, and in
   // total where a collective does more of them than all-reduce (a link never runs above its
   // efficiency, hence min(1, 1/work) on the link side). 2 x H200: 1 GiB all-gather and
-  // reduce-scatter at 0.82 and 0.84 of all-reduce's rate, against 0.80 from the count.
+  // reduce-scatter at 0.82 and 0.84 of all-reduce's rate, against 0.83 from the count.
   const bool sm_bound = in.link_class == LinkClass::NVLink;
   const double link_work = sm_bound ? std::min(1.0, 1.0 / in.work) : 1.0;
   const double channel_work = sm_bound ? 1.0 / in.work : 1.0;

@@ -124,16 +124,20 @@ TEST_CASE("collectives: ring all-reduce on idle NVLink equals its closed form", 
 }
 
 TEST_CASE("collectives: copy work per byte sent, relative to all-reduce (NCCL's ring primitives)", "[nccl]") {
-  // all-reduce (6n-4)/(2n-2), all-gather out of place and reduce-scatter (3n-1)/(n-1), in place
-  // (3n-2)/(n-1), broadcast 3 (2 with two ranks): at n = 2, 4 : 5 : 5 : 4 : 2.
+  // Local load/store L = 1, store across NVLink R = 2. n = 2: all-reduce 3L + R = 5, all-gather
+  // out of place and reduce-scatter 4L + R = 6, in place 5, broadcast L + R = 3, reduce
+  // max(L + R, 3L) = 3.
   CHECK(copy_work_vs_all_reduce(CollOp::AllReduce, 2, false) == Approx(1.0));
-  CHECK(copy_work_vs_all_reduce(CollOp::AllGather, 2, false) == Approx(5.0 / 4));
-  CHECK(copy_work_vs_all_reduce(CollOp::ReduceScatter, 2, false) == Approx(5.0 / 4));
+  CHECK(copy_work_vs_all_reduce(CollOp::AllGather, 2, false) == Approx(6.0 / 5));
+  CHECK(copy_work_vs_all_reduce(CollOp::ReduceScatter, 2, false) == Approx(6.0 / 5));
   CHECK(copy_work_vs_all_reduce(CollOp::AllGather, 2, true) == Approx(1.0));
-  CHECK(copy_work_vs_all_reduce(CollOp::Broadcast, 2, false) == Approx(0.5));
-  // n = 8: all-reduce 44/14, all-gather 23/7, broadcast 3.
-  CHECK(copy_work_vs_all_reduce(CollOp::AllGather, 8, false) == Approx((23.0 / 7) / (44.0 / 14)));
-  CHECK(copy_work_vs_all_reduce(CollOp::Broadcast, 8, false) == Approx(3 / (44.0 / 14)));
+  CHECK(copy_work_vs_all_reduce(CollOp::Broadcast, 2, false) == Approx(3.0 / 5));
+  CHECK(copy_work_vs_all_reduce(CollOp::Reduce, 2, false) == Approx(3.0 / 5));
+  // n = 8: all-reduce (30 + 28)/14, all-gather (16 + 14)/7, in place (15 + 14)/7, broadcast 4.
+  const double ar8 = 58.0 / 14;
+  CHECK(copy_work_vs_all_reduce(CollOp::AllGather, 8, false) == Approx(30.0 / 7 / ar8));
+  CHECK(copy_work_vs_all_reduce(CollOp::AllGather, 8, true) == Approx(1.0));
+  CHECK(copy_work_vs_all_reduce(CollOp::Broadcast, 8, false) == Approx(4 / ar8));
   CHECK(copy_work_vs_all_reduce(CollOp::AllToAll, 8, false) == Approx(1.0));
 }
 
