@@ -126,6 +126,7 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
       c.dp = n;
       for (int r = 0; r < n; ++r) c.node_ranks += world->rank(r).node == world->rank(0).node ? 1 : 0;
       c.node_ranks -= 1;
+      c.cpu_threads = spec.training.cpu_threads;
       c.launcher_procs = 0;  // ranks of rank 0's pod: one launcher (torchrun) per pod
       for (int r = 0; r < n; ++r)
         c.launcher_procs += world->rank(r).node == world->rank(0).node && world->rank(r).pod == world->rank(0).pod ? 1 : 0;

@@ -64,6 +64,8 @@ struct TrainingSpec {
   std::string dtype = "bf16";
   std::string param_dtype = "";    // "" = dtype; "fp32" for FSDP mixed precision
   double compute_efficiency = 0;   // 0: model default (fraction of peak)
+  int cpu_threads = 0;             // OMP_NUM_THREADS per rank for host work (CPU-Adam); 0: as
+                                   // torchrun sets it (1 with several processes per pod, else all)
 };
 
 struct ParallelSpec {

@@ -183,6 +183,7 @@ class Loader {
         {"grad_checkpointing", [&](auto& v, auto& k) { t.grad_checkpointing = r_.boolean(v, k); }},
         {"dtype", [&](auto& v, auto& k) { t.dtype = r_.one_of(v, k, {"bf16", "fp16", "fp32"}); }},
         {"param_dtype", [&](auto& v, auto& k) { t.param_dtype = r_.one_of(v, k, {"bf16", "fp16", "fp32"}); }},
+        {"cpu_threads", [&](auto& v, auto& k) { t.cpu_threads = static_cast<int>(r_.integer(v, k, 1, 4096)); }},
         {"compute_efficiency", [&](auto& v, auto& k) {
            t.compute_efficiency = r_.number(v, k);
            if (t.compute_efficiency <= 0 || t.compute_efficiency > 1)

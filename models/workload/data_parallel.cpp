@@ -78,9 +78,11 @@ std::vector<Unit> decoder_units(const ModelShape& m, int64_t tokens, const Compu
   return units;
 }
 
-double zero3_host_step_seconds(double shard_params, int launcher_procs, int node_ranks, const ComputeRates& rates) {
+double zero3_host_step_seconds(double shard_params, int launcher_procs, int node_ranks, const ComputeRates& rates,
+                               int cpu_threads) {
   const double share = rates.host_rate() / std::max(1, node_ranks);
-  const double rate = launcher_procs > 1 ? std::min(rates.core_bytes_per_s, share) : share;
+  const int threads = cpu_threads > 0 ? cpu_threads : launcher_procs > 1 ? 1 : 0;  // 0: every core
+  const double rate = threads > 0 ? std::min(threads * rates.core_bytes_per_s, share) : share;
   return shard_params * kZero3HostStepBytesPerParam / rate;
 }
 
@@ -276,7 +278,7 @@ class ShardedBuilder {
     const double shard = double(total) / n_;
     if (offload_opt_) {
       // Unscale/clip, CPU-Adam and the bf16 partition refresh on the host (see compute.hpp).
-      const double t = zero3_host_step_seconds(shard, c_.launcher_procs, c_.node_ranks, c_.rates);
+      const double t = zero3_host_step_seconds(shard, c_.launcher_procs, c_.node_ranks, c_.rates, c_.cpu_threads);
       p_.compute(kCompute, secs(t), Work::Host, "cpu step " + mb(shard * 4) + " fp32 shard");
       if (!offload_param_) {
         p_.copy(kCompute, CopyDir::HostToGpu, int64_t(shard * compute_bytes_), "h2d updated params");

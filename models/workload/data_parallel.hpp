@@ -35,6 +35,7 @@ struct DataParallelConfig {
   // process when it starts more than one (torch/distributed/run.py), so DeepSpeed's OpenMP
   // CPU-Adam then runs on one thread per rank; a lone process keeps every core of the host.
   int launcher_procs = 1;
+  int cpu_threads = 0;  // OMP_NUM_THREADS set by the user (0: torchrun's rule above)
   ComputeRates rates;
 };
 
@@ -57,8 +58,10 @@ std::vector<Unit> decoder_units(const ModelShape& m, int64_t tokens, const Compu
 // Host seconds of DeepSpeed ZeRO-3's offloaded step() for one rank's fp32 partition of
 // `shard_params` elements: kZero3HostStepBytesPerParam of DRAM traffic at
 //   rate = min(threads x core_bytes_per_s, host_rate / node_ranks)
-// threads = 1 under torchrun with several processes (OMP_NUM_THREADS=1), else all cores.
-double zero3_host_step_seconds(double shard_params, int launcher_procs, int node_ranks, const ComputeRates& rates);
+// threads = cpu_threads when set, else 1 under torchrun with several processes
+// (OMP_NUM_THREADS=1), else all cores.
+double zero3_host_step_seconds(double shard_params, int launcher_procs, int node_ranks, const ComputeRates& rates,
+                               int cpu_threads = 0);
 
 // Prefetch depth in units: 1 + whole units that fit in stage3_prefetch_bucket_size, capped by
 // stage3_max_live_parameters (never below 1: the next unit is always fetched during this one).

@@ -30,6 +30,12 @@ TEST_CASE("workload: offloaded ZeRO-3 step is one thread per rank under torchrun
   CHECK(zero3_host_step_seconds(shard, 1, 4, r) == Approx(shard * 42 / (281.6e9 * 0.4 / 4)).epsilon(1e-9));
   // A lone rank on its host (ZeRO-Offload's setting): 8e9 x 42 / 112.6e9 = 3.0 s for 8B params.
   CHECK(zero3_host_step_seconds(8e9, 1, 1, r) == Approx(8e9 * 42 / (281.6e9 * 0.4)).epsilon(1e-9));
+  // training.cpu_threads (OMP_NUM_THREADS set by the user) overrides torchrun's rule:
+  // 1 thread in a single-process pod = the torchrun case; 2 threads per rank under torchrun
+  // = min(2 x 12 GB/s, 28.2 GB/s) = 24 GB/s.
+  CHECK(zero3_host_step_seconds(shard, 1, 4, r, 1) == Approx(shard * 42 / 12e9).epsilon(1e-9));
+  CHECK(zero3_host_step_seconds(shard, 4, 4, r, 2) == Approx(shard * 42 / 24e9).epsilon(1e-9));
+  CHECK(zero3_host_step_seconds(shard, 4, 4, r, 64) == Approx(shard * 42 / (281.6e9 * 0.4 / 4)).epsilon(1e-9));
 }
 
 TEST_CASE("workload: checkpointed blocks re-gather what stage3_max_reuse_distance releases",
