@@ -2,6 +2,7 @@
 #include "scenarios/import_k8s.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -81,6 +82,15 @@ class JobReader {
     for (const auto& item : list) {
       if (!item.IsMap() || !item["name"]) fail(item, key + ": expected an item with name and value");
       const std::string name = scalar(item["name"], key + ".name");
+      if (name == "OMP_NUM_THREADS" && item["value"]) {
+        const std::string v = scalar(item["value"], key + "." + name);
+        char* end = nullptr;
+        const long n = std::strtol(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || n < 1 || n > 4096)
+          fail(item["value"], key + "." + name + ": '" + v + "' is not a thread count (expected an integer from 1 to 4096)");
+        job.omp_threads = static_cast<int>(n);
+        continue;
+      }
       if (name.rfind("NCCL_", 0) != 0 && name.rfind("FI_", 0) != 0) continue;
       if (!item["value"]) {
         job.notes.push_back(name + " comes from valueFrom: not known here (line " + std::to_string(at(item).line) + ")");
@@ -359,6 +369,7 @@ std::string scenario_from_k8s(const K8sJob& job, const ImportOptions& opt) {
   if (job.procs_per_pod && *job.procs_per_pod != gpus)
     w.note("placement", "numProcPerNode " + std::to_string(*job.procs_per_pod) + " differs from the GPU limit " + std::to_string(gpus));
   for (const auto& [k, v] : job.env) w.set("nccl.env", k, v, "container env");
+  if (job.omp_threads) w.set("training", "cpu_threads", static_cast<long long>(*job.omp_threads), "container env OMP_NUM_THREADS");
 
   // Model: --model, else a preset named in the command or the job name (llama-3-8b.py).
   std::string preset = opt.model;

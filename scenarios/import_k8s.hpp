@@ -21,6 +21,7 @@ struct K8sJob {
   bool host_network = false;
   std::string instance_type;         // nodeSelector node.kubernetes.io/instance-type
   std::vector<std::pair<std::string, std::string>> env;  // NCCL_* and FI_* of the containers
+  std::optional<int> omp_threads;    // container env OMP_NUM_THREADS (CPU-Adam threads per rank)
   std::string command;               // command and args, joined (to find the model)
   std::vector<std::string> notes;    // what was assumed or ignored, for the scenario's comments
 };

@@ -143,3 +143,21 @@ TEST_CASE("commsim import k8s: scenarios that load and run, nothing written on e
   CHECK_FALSE(std::filesystem::exists(bad));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("import k8s: OMP_NUM_THREADS in the container env becomes training.cpu_threads", "[scenarios]") {
+  const std::string pod =
+      "kind: Pod\nspec:\n  containers:\n  - env:\n    - name: OMP_NUM_THREADS\n      value: \"1\"\n"
+      "    - name: NCCL_P2P_LEVEL\n      value: NVL\n    resources:\n      limits:\n        nvidia.com/gpu: 1\n";
+  const auto job = scenarios::parse_k8s_job(pod, "p.yaml");
+  REQUIRE(job.omp_threads.has_value());
+  CHECK(*job.omp_threads == 1);
+  REQUIRE(job.env.size() == 1);
+  CHECK(job.env[0].first == "NCCL_P2P_LEVEL");
+  try {
+    scenarios::parse_k8s_job("kind: Pod\nspec:\n  containers:\n  - env:\n    - name: OMP_NUM_THREADS\n      value: many\n", "q.yaml");
+    FAIL("no error");
+  } catch (const UserError& e) {
+    CHECK(e.pos().line == 6);
+    CHECK(e.message().find("'many' is not a thread count") != std::string::npos);
+  }
+}
