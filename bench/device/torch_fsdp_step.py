@@ -3,27 +3,11 @@
 # per block, fp32 parameters, bf16 compute and collectives, AdamW fp32 on the GPU; micro-batch 2
 # x 2048 tokens per GPU. Prints the mean step time over timed steps, to check commsim's
 # scenarios/validation/h200x4/z3_p2p_n2.toml prediction out of sample. Run with torchrun.
-import json, os, sys, time
-import torch, torch.nn as nn, torch.nn.functional as F
+import json, os, sys
+import torch, torch.nn as nn
 import torch.distributed as dist
 from torch.distributed.fsdp import fully_shard, MixedPrecisionPolicy
-
-H, HEADS, FFN, V, L, SEQ, MB = 4096, 32, 14336, 32000, 8, 2048, 2
-
-class Block(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.n1, self.n2 = nn.RMSNorm(H), nn.RMSNorm(H)
-        self.qkv, self.o = nn.Linear(H, 3 * H, bias=False), nn.Linear(H, H, bias=False)
-        self.gate, self.up = nn.Linear(H, FFN, bias=False), nn.Linear(H, FFN, bias=False)
-        self.down = nn.Linear(FFN, H, bias=False)
-    def forward(self, x):
-        b, s, _ = x.shape
-        q, k, v = self.qkv(self.n1(x)).view(b, s, 3, HEADS, H // HEADS).permute(2, 0, 3, 1, 4)
-        a = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(b, s, H)
-        x = x + self.o(a)
-        h = self.n2(x)
-        return x + self.down(F.silu(self.gate(h)) * self.up(h))
+from decoder import H, V, L, SEQ, MB, Block, loss_of, time_steps
 
 class Model(nn.Module):
     def __init__(self):
@@ -55,13 +39,8 @@ def main():
     tokens = torch.randint(0, V, (MB, SEQ + 1), device="cuda")
     def step():
         logits = model(tokens[:, :-1])
-        loss = F.cross_entropy(logits.float().view(-1, V), tokens[:, 1:].reshape(-1))
-        loss.backward(); opt.step(); opt.zero_grad(set_to_none=True)
-    for _ in range(3): step()
-    torch.cuda.synchronize(); dist.barrier()
-    times = []
-    for _ in range(6):
-        t0 = time.perf_counter(); step(); torch.cuda.synchronize(); times.append(time.perf_counter() - t0)
+        loss_of(logits, tokens).backward(); opt.step(); opt.zero_grad(set_to_none=True)
+    times = time_steps(step)
     if os.environ.get("PROFILE"):  # kernel-time table of 3 steps, to see what overlap costs compute
         from torch.profiler import profile, ProfilerActivity
         with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:

@@ -4,26 +4,10 @@
 # (M from the environment, default 8), activations and their gradients sent with
 # batch_isend_irecv as Megatron pairs them (send_forward_recv_backward, send_backward_recv_forward),
 # bf16 parameters, AdamW (foreach) per stage. Checks scenarios/validation/h200x2/step_pp_*_n2.toml.
-import json, os, sys, time
-import torch, torch.nn as nn, torch.nn.functional as F
+import json, os, sys
+import torch, torch.nn as nn
 import torch.distributed as dist
-
-H, HEADS, FFN, V, L, SEQ, MB = 4096, 32, 14336, 32000, 8, 2048, 2
-
-class Block(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.n1, self.n2 = nn.RMSNorm(H), nn.RMSNorm(H)
-        self.qkv, self.o = nn.Linear(H, 3 * H, bias=False), nn.Linear(H, H, bias=False)
-        self.gate, self.up = nn.Linear(H, FFN, bias=False), nn.Linear(H, FFN, bias=False)
-        self.down = nn.Linear(FFN, H, bias=False)
-    def forward(self, x):
-        b, s, _ = x.shape
-        q, k, v = self.qkv(self.n1(x)).view(b, s, 3, HEADS, H // HEADS).permute(2, 0, 3, 1, 4)
-        a = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(b, s, H)
-        x = x + self.o(a)
-        h = self.n2(x)
-        return x + self.down(F.silu(self.gate(h)) * self.up(h))
+from decoder import H, V, L, SEQ, MB, Block, loss_of, time_steps
 
 class Stage(nn.Module):
     def __init__(self, rank, p):
@@ -65,7 +49,7 @@ def main():
         if x is None: x = tokens[:, :-1]
         else: x.requires_grad_()
         y = stage(x)
-        if stage.last: y = F.cross_entropy(y.float().view(-1, V), tokens[:, 1:].reshape(-1))
+        if stage.last: y = loss_of(y, tokens)
         return x, y
 
     def backward(x, y, g):
@@ -99,12 +83,7 @@ def main():
             p2p(send=gin, send_to=prev if gin is not None else None)
         opt.step(); opt.zero_grad(set_to_none=True)
 
-    for _ in range(3): step()
-    torch.cuda.synchronize(); dist.barrier()
-    times = []
-    for _ in range(6):
-        dist.barrier(); torch.cuda.synchronize()
-        t0 = time.perf_counter(); step(); torch.cuda.synchronize(); times.append(time.perf_counter() - t0)
+    times = time_steps(step, barrier_each=True)
     t = torch.tensor(times, device="cuda")
     dist.all_reduce(t, op=dist.ReduceOp.MAX)  # the step ends when the slowest stage does
     if rank == 0:

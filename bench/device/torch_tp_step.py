@@ -5,11 +5,10 @@
 # and head replicated (their gradients are equal on every rank, so no reduction), bf16 parameters,
 # AdamW on bf16 tensors, micro-batch 2 x 2048 tokens. Prints the mean step time; checks
 # scenarios/validation/h200x2/tp_*_n2.toml. Run with torchrun; NCCL variables from the environment.
-import json, os, sys, time
-import torch, torch.nn as nn, torch.nn.functional as F
+import json, os, sys
+import torch, torch.nn as nn
 import torch.distributed as dist
-
-H, HEADS, FFN, V, L, SEQ, MB = 4096, 32, 14336, 32000, 8, 2048, 2
+from decoder import H, V, L, SEQ, MB, Block, loss_of, time_steps
 
 class ReduceForward(torch.autograd.Function):   # Megatron's g: all-reduce forward, identity backward
     @staticmethod
@@ -28,27 +27,11 @@ class ReduceBackward(torch.autograd.Function):  # Megatron's f: identity forward
         if dist.get_world_size() > 1: dist.all_reduce(g)
         return g
 
-class Block(nn.Module):
-    def __init__(self, tp):
-        super().__init__()
-        self.h = HEADS // tp
-        self.n1, self.n2 = nn.RMSNorm(H), nn.RMSNorm(H)
-        self.qkv, self.o = nn.Linear(H, 3 * H // tp, bias=False), nn.Linear(H // tp, H, bias=False)
-        self.gate, self.up = nn.Linear(H, FFN // tp, bias=False), nn.Linear(H, FFN // tp, bias=False)
-        self.down = nn.Linear(FFN // tp, H, bias=False)
-    def forward(self, x):
-        b, s, _ = x.shape
-        q, k, v = self.qkv(ReduceBackward.apply(self.n1(x))).view(b, s, 3, self.h, H // HEADS).permute(2, 0, 3, 1, 4)
-        a = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(b, s, -1)
-        x = x + ReduceForward.apply(self.o(a))
-        h = ReduceBackward.apply(self.n2(x))
-        return x + ReduceForward.apply(self.down(F.silu(self.gate(h)) * self.up(h)))
-
 class Model(nn.Module):
     def __init__(self, tp):
         super().__init__()
         self.emb = nn.Embedding(V, H)
-        self.blocks = nn.ModuleList(Block(tp) for _ in range(L))
+        self.blocks = nn.ModuleList(Block(tp, ReduceBackward.apply, ReduceForward.apply) for _ in range(L))
         self.norm, self.head = nn.RMSNorm(H), nn.Linear(H, V, bias=False)
     def forward(self, t):
         x = self.emb(t)
@@ -65,13 +48,8 @@ def main():
     tokens = torch.randint(0, V, (MB, SEQ + 1), device="cuda")
     def step():
         logits = model(tokens[:, :-1])
-        loss = F.cross_entropy(logits.float().view(-1, V), tokens[:, 1:].reshape(-1))
-        loss.backward(); opt.step(); opt.zero_grad(set_to_none=True)
-    for _ in range(3): step()
-    torch.cuda.synchronize(); dist.barrier()
-    times = []
-    for _ in range(6):
-        t0 = time.perf_counter(); step(); torch.cuda.synchronize(); times.append(time.perf_counter() - t0)
+        loss_of(logits, tokens).backward(); opt.step(); opt.zero_grad(set_to_none=True)
+    times = time_steps(step)
     if rank == 0:
         out = {"ranks": tp, "mode": "tp", "step_s": times, "mean_step_s": sum(times) / len(times),
                "params_per_rank": sum(p.numel() for p in model.parameters()),

@@ -215,6 +215,7 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
 }
 
 Choice choose(const CommView& v, const TuningEnv& env, CollOp op, int64_t bytes) {
+  const int all_channels = coll_channels(v, env);
   Choice best;
   best.nccl_predicted_us = -1;
   const Algo algos[] = {Algo::Tree, Algo::Ring, Algo::PAT};
@@ -225,7 +226,7 @@ Choice choose(const CommView& v, const TuningEnv& env, CollOp op, int64_t bytes)
       if (!protocol_enabled(v, env, a, p)) continue;
       const AlgoCost c = nccl_cost(v, op, a, p);
       if (c.algbw_gbs <= 0) continue;
-      const double t = nccl_time_us(v, coll_channels(v, env), op, a, p, c, bytes);
+      const double t = nccl_time_us(v, all_channels, op, a, p, c, bytes);
       if (best.nccl_predicted_us < 0 || t < best.nccl_predicted_us) {
         best.algo = a;
         best.proto = p;
@@ -239,7 +240,7 @@ Choice choose(const CommView& v, const TuningEnv& env, CollOp op, int64_t bytes)
     best.nccl_predicted_us = nccl_cost(v, op, Algo::Ring, Proto::Simple).time_us(bytes);
   }
   // enqueue.cc: fewer channels for small messages (bytes < channels x threads x threshold).
-  int nc = coll_channels(v, env);
+  int nc = all_channels;
   const int pi = static_cast<int>(best.proto);
   int64_t threshold = kThreadThreshold[pi];
   if (best.algo == Algo::Ring && best.proto == Proto::LL) threshold *= v.nranks;
@@ -247,7 +248,7 @@ Choice choose(const CommView& v, const TuningEnv& env, CollOp op, int64_t bytes)
   // (bwIntra x nChannels <= PCI_BW = 12 GB/s), else NCCL_SIMPLE_MAX_NTHREADS.
   const int nt = best.proto == Proto::Simple && v.bw_intra_gbs * v.graph_channels <= 12.0 ? 256 : kMaxThreads[pi];
   while (nc > 1 && bytes < static_cast<int64_t>(nc) * nt * threshold) --nc;
-  if (env.min_channels) nc = std::max(nc, std::min(*env.min_channels, coll_channels(v, env)));
+  if (env.min_channels) nc = std::max(nc, std::min(*env.min_channels, all_channels));
   best.channels = nc;
   return best;
 }
