@@ -20,19 +20,29 @@ using Json = nlohmann::json;
 const std::vector<std::string> kZeroKeys = {
     "stage", "overlap_comm", "contiguous_gradients", "offload_optimizer", "offload_param",
     "stage3_prefetch_bucket_size", "reduce_bucket_size", "stage3_max_live_parameters",
-    "stage3_param_persistence_threshold", "sub_group_size",
+    "stage3_param_persistence_threshold", "stage3_max_reuse_distance", "sub_group_size",
+    // DeepSpeedZeroConfig's field names for the four stage3_* aliases above (both are accepted):
+    "prefetch_bucket_size", "param_persistence_threshold", "max_live_parameters", "max_reuse_distance",
     // accepted, not modelled:
     "allgather_partitions", "allgather_bucket_size", "reduce_scatter", "round_robin_gradients",
-    "stage3_max_reuse_distance", "stage3_gather_16bit_weights_on_model_save",
+    "stage3_gather_16bit_weights_on_model_save",
     "stage3_gather_fp16_weights_on_model_save", "gather_16bit_weights_on_model_save",
     "elastic_checkpoint", "ignore_unused_parameters", "legacy_stage1", "load_from_fp32_weights",
     "cpu_offload", "cpu_offload_params", "cpu_offload_use_pin_memory", "memory_efficient_linear",
     "zero_hpz_partition_size", "zero_quantized_weights", "zero_quantized_nontrainable_weights",
     "zero_quantized_gradients", "mics_shard_size", "mics_hierarchical_params_gather",
     "use_multi_rank_bucket_allreduce", "pipeline_loading_checkpoint", "override_module_apply",
-    "stage3_module_granularity_threshold", "log_trace_cache_warnings", "prefetch_bucket_size",
-    "param_persistence_threshold", "max_live_parameters", "max_reuse_distance",
+    "stage3_module_granularity_threshold", "module_granularity_threshold", "log_trace_cache_warnings",
 };
+
+// DeepSpeed names a field and accepts its alias too (config.py: Field(..., alias="stage3_...")):
+// the timing code reads the stage3_* spelling.
+std::string canonical_zero_key(const std::string& key) {
+  for (const char* field : {"prefetch_bucket_size", "param_persistence_threshold", "max_live_parameters",
+                            "max_reuse_distance"})
+    if (key == field) return std::string("stage3_") + field;
+  return key;
+}
 const std::vector<std::string> kOffloadKeys = {
     "device", "nvme_path", "buffer_count", "buffer_size", "max_in_cpu", "pin_memory",
     "pipeline_read", "pipeline_write", "fast_init", "ratio", "pipeline",
@@ -240,7 +250,8 @@ void apply_deepspeed(const DeepSpeedSettings& settings, models::ScenarioSpec& sp
       throw UserError(e.pos, "zero.stage: not a ZeRO stage (expected 0, 1, 2 or 3)");
     z.stage = static_cast<int>(*e.number);
   }
-  for (const auto& [key, e] : settings.zero) {
+  for (const auto& [name, e] : settings.zero) {
+    const std::string key = canonical_zero_key(name);
     positions["zero." + key] = e.pos;
     if (key == "stage") {
       continue;
@@ -264,6 +275,9 @@ void apply_deepspeed(const DeepSpeedSettings& settings, models::ScenarioSpec& sp
       z.stage3_param_persistence_threshold = e.is_auto ? 10 * needs_hidden(key, e) : require_count(key, e);
     } else if (key == "stage3_max_live_parameters") {
       z.stage3_max_live_parameters = e.is_auto ? 1e9 : require_count(key, e);  // DeepSpeed default
+    } else if (key == "stage3_max_reuse_distance") {
+      // Checkpointed backward: modules reused beyond it are released and gathered again.
+      z.stage3_max_reuse_distance = e.is_auto ? 1e9 : require_count(key, e);  // DeepSpeed default
     } else if (key == "sub_group_size") {
       z.sub_group_size = e.is_auto ? 1e9 : require_count(key, e);  // DeepSpeed default
     }

@@ -117,6 +117,7 @@ TEST_CASE("scenarios: a DeepSpeed JSON is read verbatim and its \"auto\" resolve
         "stage3_prefetch_bucket_size": "auto",
         "stage3_param_persistence_threshold": "auto",
         "stage3_max_live_parameters": 1e8,
+        "stage3_max_reuse_distance": 1e8,
         "stage3_gather_16bit_weights_on_model_save": true
     },
     "train_micro_batch_size_per_gpu": "auto",
@@ -140,6 +141,7 @@ reduce_bucket_size = 1e6
   CHECK(z.offload_param == "cpu");
   CHECK(z.sub_group_size == 1e8);
   CHECK(z.stage3_max_live_parameters == 1e8);
+  CHECK(z.stage3_max_reuse_distance == 1e8);  // it sets the checkpointed backward's re-gathers
   CHECK(z.reduce_bucket_size == 1e6);  // the scenario's [zero] wins over the JSON
   // Hugging Face Trainer: prefetch = 0.9 * hidden^2, persistence = 10 * hidden.
   CHECK(z.stage3_prefetch_bucket_size == std::floor(0.9 * 4096.0 * 4096.0));
@@ -149,5 +151,26 @@ reduce_bucket_size = 1e6
   CHECK(s.spec.training.dtype == "bf16");
   CHECK(s.position_of("zero.sub_group_size").str() == (dir / "ds.json").string() + ":8:9");
   CHECK(s.position_of("zero.reduce_bucket_size").str() == (dir / "s.toml").string() + ":10:22");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("scenarios: DeepSpeed's field names work like their stage3_ aliases", "[scenarios]") {
+  // DeepSpeedZeroConfig accepts both spellings (Field(..., alias="stage3_max_live_parameters")).
+  const fs::path dir = scenarios_test::fresh_temp_dir("ds_alias");
+  write(dir / "ds.json", R"({"zero_optimization": {"stage": 3, "max_live_parameters": 3e8,
+    "max_reuse_distance": 2e8, "prefetch_bucket_size": 4e7, "param_persistence_threshold": 1e5}})");
+  write(dir / "s.toml", R"(deepspeed_config = "ds.json"
+[cluster]
+instance = "p4d.24xlarge"
+[model]
+preset = "llama-3-8b"
+)");
+  const auto s = load_scenario((dir / "s.toml").string());
+  const auto& z = s.spec.zero;
+  CHECK(z.stage3_max_live_parameters == 3e8);
+  CHECK(z.stage3_max_reuse_distance == 2e8);
+  CHECK(z.stage3_prefetch_bucket_size == 4e7);
+  CHECK(z.stage3_param_persistence_threshold == 1e5);
+  CHECK(s.position_of("zero.stage3_max_reuse_distance").str() == (dir / "ds.json").string() + ":2:5");
   fs::remove_all(dir);
 }

@@ -33,12 +33,10 @@ TEST_CASE("workload: tp_n1 reproduces the measured single-GPU bf16 step within 5
   CHECK(std::abs(predicted / measured - 1) < 0.05);
 }
 
-// KNOWN FAILURE, kept visible: the prediction is 1.86 (13.7 s vs 25.5 s per step against the
-// measured 19.6 s vs 47.4 s); the 4-pod EFA side misses ~22 s per step that no sourced physics
-// in the model explains yet (see README, "What is still missing"). [!mayfail] reports it in every
-// run without failing the suite; remove the tag when the model gets there.
+// Predicted 2.09 (14.5 s vs 30.4 s per step against the measured 19.6 s vs 47.4 s): -13.6 %, inside
+// the band with 1.4 points to spare. Both absolute times are under-predicted (README, seeds' study).
 TEST_CASE("workload: seed 002 ratio of 4 pods x 1 GPU (EFA) to 1 pod x 4 GPUs within 15 % of 2.42",
-          "[validation][workload][!mayfail]") {
+          "[validation][workload]") {
   // ../shared/seeds/002_*: 50 steps in 0:16:21 (1 pod, P2P) and 0:39:32 (4 pods, EFA GDRDMA).
   const double measured = (39 * 60 + 32) / double(16 * 60 + 21);
   const double one_pod = run_step("scenarios/seeds/p4d_1pod_4gpu.toml");
