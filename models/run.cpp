@@ -11,6 +11,7 @@
 #include "models/memory_estimate.hpp"
 #include "models/topology/resolve.hpp"
 #include "models/nccl/collective.hpp"
+#include "models/nccl/env_names.hpp"
 #include "models/workload/data_parallel.hpp"
 #include "models/workload/executor.hpp"
 #include "models/workload/megatron.hpp"
@@ -148,6 +149,8 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
                   node.gpu.name.c_str(), rates.flops_per_s() / 1e12, rates.efficiency, rates.hbm_rate() / 1e9);
     notes.emplace_back(buf);
   }
+
+  for (auto& note : nccl::unmodelled_nccl_env_notes(spec.nccl_env)) notes.push_back(std::move(note));
 
   workload::StepExecutor exec(sim, net, *engine, world.get(), std::move(programs), std::move(groups), std::move(ranks));
   exec.overlap_slowdown = overlap_slowdown;

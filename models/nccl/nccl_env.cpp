@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "models/error.hpp"
+#include "models/nccl/env_names.hpp"
 
 namespace models::nccl {
 
@@ -51,6 +52,7 @@ PathType parse_path_level(const std::string& value, const std::string& key) {
 }
 
 NcclEnv parse_nccl_env(const std::map<std::string, std::string>& env) {
+  check_nccl_env_names(env);
   NcclEnv e;
   e.raw = env;
   for (const auto& [name, value] : env) {
