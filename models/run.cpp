@@ -143,6 +143,12 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
       notes.push_back(par.strategy + " over " + std::to_string(n) + " ranks, " + std::to_string(spec.training.grad_accum) +
                       " micro-batch(es) of " + std::to_string(spec.training.micro_batch) + " x " +
                       std::to_string(shape.seq) + " tokens per step");
+      if (par.strategy == "zero3" && !spec.zero.unmodelled.empty()) {
+        std::string keys;
+        for (const auto& k : spec.zero.unmodelled) keys += (keys.empty() ? "" : ", ") + k;
+        notes.push_back("zero: " + keys + (spec.zero.unmodelled.size() == 1 ? " is" : " are") +
+                        " set but not modelled (simulated as DeepSpeed's default)");
+      }
     }
     char buf[160];
     std::snprintf(buf, sizeof buf, "compute: %s at %.0f TFLOP/s achieved (%.3f of peak), HBM %.0f GB/s achieved",

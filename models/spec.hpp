@@ -86,6 +86,7 @@ struct ZeroSpec {
   double stage3_param_persistence_threshold = 1e5;
   double sub_group_size = 1e9;
   double stage3_max_reuse_distance = 1e9;  // DeepSpeed default; params kept if reused within it
+  std::vector<std::string> unmodelled;     // keys set that change DeepSpeed's timing but not ours
 };
 
 // An engine-level job: one collective, repeated (scenarios without a model, and nccl-tests).

@@ -23,26 +23,46 @@ const std::vector<std::string> kZeroKeys = {
     "stage3_param_persistence_threshold", "stage3_max_reuse_distance", "sub_group_size",
     // DeepSpeedZeroConfig's field names for the four stage3_* aliases above (both are accepted):
     "prefetch_bucket_size", "param_persistence_threshold", "max_live_parameters", "max_reuse_distance",
-    // accepted, not modelled:
-    "allgather_partitions", "allgather_bucket_size", "reduce_scatter", "round_robin_gradients",
-    "stage3_gather_16bit_weights_on_model_save",
-    "stage3_gather_fp16_weights_on_model_save", "gather_16bit_weights_on_model_save",
-    "elastic_checkpoint", "ignore_unused_parameters", "legacy_stage1", "load_from_fp32_weights",
-    "cpu_offload", "cpu_offload_params", "cpu_offload_use_pin_memory", "memory_efficient_linear",
-    "zero_hpz_partition_size", "zero_quantized_weights", "zero_quantized_nontrainable_weights",
-    "zero_quantized_gradients", "mics_shard_size", "mics_hierarchical_params_gather",
-    "use_multi_rank_bucket_allreduce", "pipeline_loading_checkpoint", "override_module_apply",
-    "stage3_module_granularity_threshold", "module_granularity_threshold", "log_trace_cache_warnings",
+    // legacy spellings of offload_optimizer / offload_param (true = "cpu"):
+    "cpu_offload", "cpu_offload_param",
+    // change the timing but are not modelled: named in the run's notes when set (kUnmodelledTiming)
+    "reduce_scatter", "zero_hpz_partition_size", "zero_quantized_weights", "zero_quantized_nontrainable_weights",
+    "zero_quantized_gradients", "mics_shard_size", "mics_hierarchical_params_gather", "round_robin_gradients",
+    "stage3_module_granularity_threshold", "module_granularity_threshold", "stage3_model_persistence_threshold",
+    "model_persistence_threshold", "stage3_use_all_reduce_for_fetch_params", "use_all_reduce_for_fetch_params",
+    "stage3_allgather_sequential", "allgather_sequential", "zenflow", "zeropp_loco_param",
+    // accepted, no effect on a stage-3 step's timing:
+    "allgather_partitions", "allgather_bucket_size", "use_multi_rank_bucket_allreduce",
+    "stage3_gather_16bit_weights_on_model_save", "stage3_gather_fp16_weights_on_model_save",
+    "gather_16bit_weights_on_model_save", "elastic_checkpoint", "ignore_unused_parameters", "legacy_stage1",
+    "load_from_fp32_weights", "cpu_offload_use_pin_memory", "memory_efficient_linear",
+    "pipeline_loading_checkpoint", "override_module_apply", "log_trace_cache_warnings", "enable_sanity_checks",
+    "save_muon_momentum_buffer_in_memory", "leaf_module", "stage3_partition_stream_chunk_size",
+    "partition_stream_chunk_size",
 };
 
 // DeepSpeed names a field and accepts its alias too (config.py: Field(..., alias="stage3_...")):
 // the timing code reads the stage3_* spelling.
 std::string canonical_zero_key(const std::string& key) {
   for (const char* field : {"prefetch_bucket_size", "param_persistence_threshold", "max_live_parameters",
-                            "max_reuse_distance"})
+                            "max_reuse_distance", "module_granularity_threshold", "model_persistence_threshold",
+                            "use_all_reduce_for_fetch_params", "allgather_sequential"})
     if (key == field) return std::string("stage3_") + field;
   return key;
 }
+// Keys that change a ZeRO-3 step's timing in DeepSpeed but not in commsim, with DeepSpeed's
+// default: set to anything else, they are named in the run's notes (ZeroSpec::unmodelled).
+struct UnmodelledDefault {
+  const char* key;
+  double number;  // the default, for numbers and flags (1 = true)
+};
+const UnmodelledDefault kUnmodelledTiming[] = {
+    {"reduce_scatter", 1},          {"zero_hpz_partition_size", 1},         {"zero_quantized_weights", 0},
+    {"zero_quantized_gradients", 0}, {"zero_quantized_nontrainable_weights", 0}, {"mics_shard_size", -1},
+    {"mics_hierarchical_params_gather", 0}, {"stage3_module_granularity_threshold", 0},
+    {"stage3_use_all_reduce_for_fetch_params", 0}, {"stage3_allgather_sequential", 0},
+};
+
 const std::vector<std::string> kOffloadKeys = {
     "device", "nvme_path", "buffer_count", "buffer_size", "max_in_cpu", "pin_memory",
     "pipeline_read", "pipeline_write", "fast_init", "ratio", "pipeline",
@@ -107,6 +127,8 @@ ZeroEntry entry_from_json(const std::string& key, const Json& v, const SourcePos
                       "zero_optimization." + key + ".device: got " + json_type(*dev) + " (expected \"cpu\" or \"none\")");
   } else if (v.is_null() && (key == "offload_optimizer" || key == "offload_param")) {
     e.text = "none";
+  } else if ((v.is_object() || v.is_null()) && (key == "zenflow" || key == "zeropp_loco_param" || key == "leaf_module")) {
+    e.text = v.is_null() ? "null" : "object";  // sub-configurations: only whether they are set matters
   } else {
     throw UserError(pos, "zero_optimization." + key + ": got " + json_type(v) + " (expected a number, a boolean or \"auto\")");
   }
@@ -280,6 +302,19 @@ void apply_deepspeed(const DeepSpeedSettings& settings, models::ScenarioSpec& sp
       z.stage3_max_reuse_distance = e.is_auto ? 1e9 : require_count(key, e);  // DeepSpeed default
     } else if (key == "sub_group_size") {
       z.sub_group_size = e.is_auto ? 1e9 : require_count(key, e);  // DeepSpeed default
+    } else if (key == "cpu_offload" || key == "cpu_offload_param") {
+      // Deprecated flags (config.py new_param_fn: true -> device cpu); the new key wins if both are set.
+      const std::string target = key == "cpu_offload" ? "offload_optimizer" : "offload_param";
+      if (!e.is_auto && require_flag(key, e) && !settings.zero.count(target))
+        (key == "cpu_offload" ? z.offload_optimizer : z.offload_param) = "cpu";
+    } else if (key == "stage3_model_persistence_threshold" || (key == "zenflow" && e.text != "null")) {
+      z.unmodelled.push_back(name);
+    } else {
+      for (const auto& u : kUnmodelledTiming) {
+        if (key != u.key || e.is_auto) continue;
+        const double v = e.flag ? (*e.flag ? 1.0 : 0.0) : e.number.value_or(u.number);
+        if (v != u.number) z.unmodelled.push_back(name);
+      }
     }
     // Other keys are DeepSpeed settings that do not change the simulated timing.
   }

@@ -174,3 +174,25 @@ preset = "llama-3-8b"
   CHECK(s.position_of("zero.stage3_max_reuse_distance").str() == (dir / "ds.json").string() + ":2:5");
   fs::remove_all(dir);
 }
+
+TEST_CASE("scenarios: DeepSpeed's legacy offload flags apply, newer keys are accepted, unmodelled ones are listed",
+          "[scenarios]") {
+  const fs::path dir = scenarios_test::fresh_temp_dir("ds_legacy");
+  write(dir / "ds.json", R"({"zero_optimization": {"stage": 3, "cpu_offload": true, "cpu_offload_param": true,
+    "zero_quantized_weights": true, "zero_hpz_partition_size": 8, "reduce_scatter": true,
+    "stage3_use_all_reduce_for_fetch_params": false, "zenflow": {"topk_ratio": 0.1},
+    "leaf_module": {"classes": []}, "stage3_allgather_sequential": false}})");
+  write(dir / "s.toml", R"(deepspeed_config = "ds.json"
+[cluster]
+instance = "p4d.24xlarge"
+[model]
+preset = "llama-3-8b"
+)");
+  const auto s = load_scenario((dir / "s.toml").string());
+  const auto& z = s.spec.zero;
+  CHECK(z.offload_optimizer == "cpu");  // cpu_offload: true (deprecated spelling)
+  CHECK(z.offload_param == "cpu");      // cpu_offload_param: true
+  // Only the keys set away from DeepSpeed's defaults, in key order.
+  CHECK(z.unmodelled == std::vector<std::string>{"zenflow", "zero_hpz_partition_size", "zero_quantized_weights"});
+  fs::remove_all(dir);
+}
