@@ -27,11 +27,12 @@ const std::vector<std::string> kZeroKeys = {
     "cpu_offload", "cpu_offload_param",
     // change the timing but are not modelled: named in the run's notes when set (kUnmodelledTiming)
     "reduce_scatter", "zero_hpz_partition_size", "zero_quantized_weights", "zero_quantized_nontrainable_weights",
-    "zero_quantized_gradients", "mics_shard_size", "mics_hierarchical_params_gather", "round_robin_gradients",
+    "zero_quantized_gradients", "mics_shard_size", "mics_hierarchical_params_gather",
     "stage3_module_granularity_threshold", "module_granularity_threshold", "stage3_model_persistence_threshold",
     "model_persistence_threshold", "stage3_use_all_reduce_for_fetch_params", "use_all_reduce_for_fetch_params",
-    "stage3_allgather_sequential", "allgather_sequential", "zenflow", "zeropp_loco_param",
-    // accepted, no effect on a stage-3 step's timing:
+    "stage3_allgather_sequential", "allgather_sequential", "zenflow",
+    // accepted, no effect on a stage-3 step's timing (stage 1/2 only, or only beside a key above):
+    "round_robin_gradients", "zeropp_loco_param",
     "allgather_partitions", "allgather_bucket_size", "use_multi_rank_bucket_allreduce",
     "stage3_gather_16bit_weights_on_model_save", "stage3_gather_fp16_weights_on_model_save",
     "gather_16bit_weights_on_model_save", "elastic_checkpoint", "ignore_unused_parameters", "legacy_stage1",
