@@ -19,16 +19,16 @@ const std::vector<std::string> kModelled = {
     "NCCL_P2P_USE_CUDA_MEMCPY", "NCCL_PROTO",      "NCCL_SHM_DISABLE",        "NCCL_SOCKET_NTHREADS",
 };
 
-// No effect on time in NCCL or none that commsim could show: logging, files, timeouts and retries,
-// and features commsim never uses (NVLS, CollNet: disabling them changes nothing here). PyTorch's
-// own NCCL_-prefixed settings (NCCL_ASYNC_ERROR_HANDLING, NCCL_BLOCKING_WAIT) belong here too.
+// No effect on time in NCCL: logging, files, timeouts and retries. PyTorch's own NCCL_-prefixed
+// settings (NCCL_ASYNC_ERROR_HANDLING, NCCL_BLOCKING_WAIT) belong here too.
 const std::vector<std::string> kTimingNeutral = {
-    "NCCL_ASYNC_ERROR_HANDLING", "NCCL_BLOCKING_WAIT", "NCCL_COLLNET_ENABLE", "NCCL_COMM_BLOCKING",
-    "NCCL_CONF_FILE", "NCCL_DEBUG", "NCCL_DEBUG_FILE", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_TIMESTAMP_FORMAT",
-    "NCCL_DEBUG_TIMESTAMP_LEVELS", "NCCL_IB_RETRY_CNT", "NCCL_IB_TIMEOUT", "NCCL_MNNVL_ENABLE",
-    "NCCL_NVLS_ENABLE", "NCCL_RAS_ENABLE", "NCCL_SET_THREAD_NAME", "NCCL_SOCKET_IFNAME",
-    "NCCL_SOCKET_RETRY_CNT", "NCCL_SOCKET_RETRY_SLEEP_MSEC", "NCCL_TOPO_DUMP_FILE", "FI_LOG_LEVEL",
+    "NCCL_ASYNC_ERROR_HANDLING", "NCCL_BLOCKING_WAIT", "NCCL_COMM_BLOCKING", "NCCL_CONF_FILE", "NCCL_DEBUG",
+    "NCCL_DEBUG_FILE", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_TIMESTAMP_FORMAT", "NCCL_DEBUG_TIMESTAMP_LEVELS",
+    "NCCL_IB_RETRY_CNT", "NCCL_IB_TIMEOUT", "NCCL_RAS_ENABLE", "NCCL_SET_THREAD_NAME", "NCCL_SOCKET_RETRY_CNT",
+    "NCCL_SOCKET_RETRY_SLEEP_MSEC", "NCCL_TOPO_DUMP_FILE", "FI_LOG_LEVEL",
 };
+// Features commsim never uses: turning them off changes nothing here, turning them on is not modelled.
+const std::vector<std::string> kNeutralWhenOff = {"NCCL_COLLNET_ENABLE", "NCCL_MNNVL_ENABLE", "NCCL_NVLS_ENABLE"};
 
 // NCCL's documented variables (docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html, 2.11
 // to 2.28), a few long-standing undocumented ones users set (LL/LL128 buffer and thread counts)
@@ -51,7 +51,7 @@ const std::vector<std::string> kDocumented = {
     "NCCL_P2P_LL_THRESHOLD", "NCCL_P2P_NET_CHUNKSIZE", "NCCL_P2P_NVL_CHUNKSIZE", "NCCL_P2P_PCI_CHUNKSIZE",
     "NCCL_P2P_PXN_LEVEL", "NCCL_PAT_ENABLE", "NCCL_PROFILER_PLUGIN", "NCCL_PXN_C2C", "NCCL_PXN_DISABLE",
     "NCCL_RUNTIME_CONNECT", "NCCL_SET_STACK_SIZE", "NCCL_SHM_USE_CUDA_MEMCPY", "NCCL_SINGLE_RING_THRESHOLD",
-    "NCCL_SOCKET_FAMILY", "NCCL_TOPO_FILE", "NCCL_TREE_THRESHOLD", "NCCL_TUNER_PLUGIN",
+    "NCCL_SOCKET_FAMILY", "NCCL_SOCKET_IFNAME", "NCCL_TOPO_FILE", "NCCL_TREE_THRESHOLD", "NCCL_TUNER_PLUGIN",
     "NCCL_UID_STAGGER_RATE", "NCCL_UID_STAGGER_THRESHOLD", "NCCL_WIN_ENABLE", "NCCL_WORK_FIFO_BYTES",
     // libfabric's EFA provider, as AWS's guides set them (aws-ofi-nccl reads them through libfabric).
     "FI_EFA_ENABLE_SHM_TRANSFER", "FI_EFA_FORK_SAFE", "FI_EFA_SET_CUDA_SYNC_MEMOPS", "FI_EFA_USE_DEVICE_RDMA",
@@ -65,6 +65,7 @@ bool in(const std::vector<std::string>& names, const std::string& name) {
 std::vector<std::string> all_known() {
   std::vector<std::string> all = kModelled;
   all.insert(all.end(), kTimingNeutral.begin(), kTimingNeutral.end());
+  all.insert(all.end(), kNeutralWhenOff.begin(), kNeutralWhenOff.end());
   all.insert(all.end(), kDocumented.begin(), kDocumented.end());
   return all;
 }
@@ -95,7 +96,8 @@ std::vector<std::string> unmodelled_nccl_env_notes(const std::map<std::string, s
   std::vector<std::string> documented, other;
   for (const auto& [name, value] : env) {
     if (in(kModelled, name) || in(kTimingNeutral, name)) continue;
-    (in(kDocumented, name) ? documented : other).push_back(name);
+    if (in(kNeutralWhenOff, name) && value == "0") continue;
+    (in(kDocumented, name) || in(kNeutralWhenOff, name) ? documented : other).push_back(name);
   }
   std::vector<std::string> notes;
   if (!documented.empty())
