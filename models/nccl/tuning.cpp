@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "models/error.hpp"
+#include "models/nccl/channel_layout.hpp"
 
 namespace models::nccl {
 
@@ -249,7 +250,9 @@ Choice choose(const CommView& v, const TuningEnv& env, CollOp op, int64_t bytes)
   const int nt = best.proto == Proto::Simple && v.bw_intra_gbs * v.graph_channels <= 12.0 ? 256 : kMaxThreads[pi];
   while (nc > 1 && bytes < static_cast<int64_t>(nc) * nt * threshold) --nc;
   if (env.min_channels) nc = std::max(nc, std::min(*env.min_channels, all_channels));
-  best.channels = nc;
+  // The planner may then leave some of those channels idle (channel_layout.hpp).
+  const bool per_rank = op == CollOp::AllGather || op == CollOp::ReduceScatter;
+  best.channels = planned_channels(op, best.proto, v.nranks, per_rank ? bytes / v.nranks : bytes, nc);
   return best;
 }
 

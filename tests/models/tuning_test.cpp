@@ -170,7 +170,7 @@ std::pair<int, int> check_log_choices(const std::string& log, const CommView& vi
     CHECK(std::string(algo_name(got.algo)) == (m[3] == "RING" ? "Ring" : m[3] == "TREE" ? "Tree" : std::string(m[3])));
     CHECK(std::string(proto_name(got.proto)) == (m[4] == "SIMPLE" ? "Simple" : std::string(m[4])));
     const int logged_channels = std::stoi(m[5]) + 1;
-    CHECK(std::abs(got.channels - logged_channels) <= 2);
+    CHECK(got.channels == logged_channels);
     exact += got.channels == logged_channels ? 1 : 0;
     ++checked;
   }
@@ -181,13 +181,13 @@ std::pair<int, int> check_log_choices(const std::string& log, const CommView& vi
 TEST_CASE("tuning: every choice in NCCL's 4xH200 logs (all-reduce, all-gather, reduce-scatter, broadcast)", "[nccl]") {
   // The 4-process PyTorch jobs on the calibration machine: P2P over NVLink, and Socket with P2P
   // and SHM disabled (one NCCL node per GPU, see the Socket table test). Algorithms and protocols
-  // must match; channels follow NCCL's thread-threshold rule, except that 2.28 drops to 22
-  // channels in 4 P2P lines (all-gather/reduce-scatter at 512 KiB, broadcast at 512 KiB and 2 MiB)
-  // by a rule not modelled, so channels are held to +-2 and counted.
+  // must match, and so must channels: the thread-threshold rule, then the planner's cell layout
+  // (channel_layout.hpp), which leaves 22 of 24 channels busy in 4 P2P lines (all-gather and
+  // reduce-scatter at 512 KiB, broadcast at 512 KiB and 2 MiB).
   const std::string logs = std::string(COMMSIM_SHARED_DIR) + "/calibration/h200x4/logs/";
   const auto [p2p, p2p_exact] = check_log_choices(logs + "p2p_n4.rank0.log", h200x4());
   CHECK(p2p >= 80);
-  CHECK(p2p_exact >= p2p - 4);
+  CHECK(p2p_exact == p2p);
   CommView sock;
   sock.nranks = 4;
   sock.nnodes = 4;
@@ -217,10 +217,10 @@ TEST_CASE("tuning: 2 x H200 (NV18): NCCL's table and every choice it logged", "[
   CHECK(c(CollOp::AllReduce, Algo::Tree, Proto::Simple).algbw_gbs == Approx(232.2).margin(0.05));
   CHECK(c(CollOp::AllGather, Algo::Ring, Proto::LL128).algbw_gbs == Approx(662.4).margin(0.05));
   CHECK(c(CollOp::AllGather, Algo::Ring, Proto::Simple).latency_us == Approx(11.8).margin(0.05));
-  // Algorithms and protocols all match; channels match except 6 lines where 2.28 runs 22 where
-  // the thread-threshold rule gives 24 (all-reduce 256 KiB, all-gather 256/512 KiB, broadcast
-  // 256 KiB-2 MiB): the same unmodelled rule as on 4 GPUs.
+  // Algorithms, protocols and channels all match, including the 6 lines where the planner's cell
+  // layout runs 22 of the 24 channels (all-reduce 256 KiB, all-gather 128/256 KiB per rank, broadcast
+  // 256 KiB-2 MiB).
   const auto [n, exact] = check_log_choices(std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x2/n2_tuning.log", v);
   CHECK(n >= 80);
-  CHECK(exact >= n - 6);
+  CHECK(exact == n);
 }
