@@ -42,15 +42,6 @@ const std::vector<std::string> kZeroKeys = {
     "partition_stream_chunk_size",
 };
 
-// DeepSpeed names a field and accepts its alias too (config.py: Field(..., alias="stage3_...")):
-// the timing code reads the stage3_* spelling.
-std::string canonical_zero_key(const std::string& key) {
-  for (const char* field : {"prefetch_bucket_size", "param_persistence_threshold", "max_live_parameters",
-                            "max_reuse_distance", "module_granularity_threshold", "model_persistence_threshold",
-                            "use_all_reduce_for_fetch_params", "allgather_sequential"})
-    if (key == field) return std::string("stage3_") + field;
-  return key;
-}
 // Keys that change a ZeRO-3 step's timing in DeepSpeed but not in commsim, with DeepSpeed's
 // default: set to anything else, they are named in the run's notes (ZeroSpec::unmodelled).
 struct UnmodelledDefault {
@@ -163,6 +154,14 @@ bool require_flag(const std::string& key, const ZeroEntry& e) {
 }  // namespace
 
 const std::vector<std::string>& zero_keys() { return kZeroKeys; }
+
+std::string canonical_zero_key(const std::string& key) {
+  for (const char* field : {"prefetch_bucket_size", "param_persistence_threshold", "max_live_parameters",
+                            "max_reuse_distance", "module_granularity_threshold", "model_persistence_threshold",
+                            "use_all_reduce_for_fetch_params", "allgather_sequential"})
+    if (key == field) return std::string("stage3_") + field;
+  return key;
+}
 const std::vector<std::string>& offload_keys() { return kOffloadKeys; }
 
 DeepSpeedSettings read_deepspeed_json(const std::string& path, const std::string& shown_path, const SourcePos& named_at) {
@@ -214,7 +213,7 @@ DeepSpeedSettings read_deepspeed_json(const std::string& path, const std::string
                                  (near.empty() ? " (expected a DeepSpeed zero_optimization key such as stage or overlap_comm)"
                                                : " (did you mean '" + near + "'?)"));
       }
-      out.zero[it.key()] = entry_from_json(it.key(), it.value(), pos, text, key_at, shown_path);
+      out.zero[canonical_zero_key(it.key())] = entry_from_json(it.key(), it.value(), pos, text, key_at, shown_path);
     }
   }
   for (const char* key : {"train_micro_batch_size_per_gpu", "gradient_accumulation_steps"}) {

@@ -32,6 +32,9 @@ struct DeepSpeedSettings {
 // Every zero_optimization key DeepSpeed accepts (the closed schema of [zero]); the first ones
 // change timing, the rest are accepted and do not.
 const std::vector<std::string>& zero_keys();
+// DeepSpeed accepts a field's name and its stage3_ alias alike (max_reuse_distance and
+// stage3_max_reuse_distance): both map to the stage3_ spelling, so one overrides the other.
+std::string canonical_zero_key(const std::string& key);
 // Keys allowed inside offload_optimizer / offload_param tables.
 const std::vector<std::string>& offload_keys();
 

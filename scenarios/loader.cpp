@@ -279,7 +279,8 @@ class Loader {
     if (!s.cluster.profile.empty()) merge_profile();
     DeepSpeedSettings ds;
     if (ds_path_) ds = read_deepspeed_json(*ds_path_, *ds_path_, ds_named_at_);
-    for (auto& [k, e] : zero_toml_) ds.zero[k] = e;  // the scenario's [zero] wins over the JSON
+    // The scenario's [zero] wins over the JSON, whichever of DeepSpeed's two spellings each uses.
+    for (auto& [k, e] : zero_toml_) ds.zero[canonical_zero_key(k)] = e;
     apply_deepspeed(ds, s, out_.positions);
   }
 

@@ -196,3 +196,23 @@ preset = "llama-3-8b"
   CHECK(z.unmodelled == std::vector<std::string>{"zenflow", "zero_hpz_partition_size", "zero_quantized_weights"});
   fs::remove_all(dir);
 }
+
+TEST_CASE("scenarios: [zero] overrides the DeepSpeed JSON whichever spelling each uses", "[scenarios]") {
+  const fs::path dir = scenarios_test::fresh_temp_dir("ds_override");
+  write(dir / "ds.json", R"({"zero_optimization": {"stage": 3, "stage3_max_reuse_distance": 1e8,
+    "max_live_parameters": 1e8}})");
+  write(dir / "s.toml", R"(deepspeed_config = "ds.json"
+[cluster]
+instance = "p4d.24xlarge"
+[model]
+preset = "llama-3-8b"
+[zero]
+max_reuse_distance = 1e9
+stage3_max_live_parameters = 3e8
+)");
+  const auto s = load_scenario((dir / "s.toml").string());
+  CHECK(s.spec.zero.stage3_max_reuse_distance == 1e9);
+  CHECK(s.spec.zero.stage3_max_live_parameters == 3e8);
+  CHECK(s.position_of("zero.stage3_max_reuse_distance").str() == (dir / "s.toml").string() + ":7:22");
+  fs::remove_all(dir);
+}
