@@ -3,6 +3,8 @@
 # bytes for all_gather / reduce_scatter). Used to check commsim's predictions on hardware it was
 # not calibrated on (here: 2 GPUs, one process each, P2P/CUMEM). Run with torchrun:
 #   torchrun --nproc_per_node=2 bench/device/torch_nccl_bench.py OUT.json all_reduce,all_gather,...
+# WARMUP_MS=N runs each size for at least N ms before timing it (default: 3 iterations, as
+# before), so GPU clocks have settled; each row records the SM clock read after timing (NVML).
 import json, os, sys
 import torch
 import torch.distributed as dist
@@ -12,6 +14,12 @@ def main():
     rank, n = dist.get_rank(), dist.get_world_size()
     torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", rank)))
     out_path, ops = sys.argv[1], sys.argv[2].split(",")
+    try:
+        import pynvml as nvml
+        nvml.nvmlInit()
+        nvml_dev = nvml.nvmlDeviceGetHandleByIndex(torch.cuda.current_device())
+    except Exception:  # no NVML: rows go without the clock
+        nvml, nvml_dev = None, None
     rows = []
     for op in ops:
         for k in range(3, 31):
@@ -38,7 +46,16 @@ def main():
                         req.wait()
                 else: raise SystemExit("unknown op " + op)
             for _ in range(3): run()
-            torch.cuda.synchronize(); dist.barrier()
+            torch.cuda.synchronize()
+            warm_ms = float(os.environ.get("WARMUP_MS", "0"))
+            if warm_ms > 0:  # every rank runs the same count: rank 0's estimate, broadcast
+                w0, w1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                w0.record(); run(); w1.record(); torch.cuda.synchronize()
+                reps = torch.tensor([int(warm_ms / max(w0.elapsed_time(w1), 1e-3)) + 1], device="cuda")
+                dist.broadcast(reps, 0)
+                for _ in range(int(reps.item())): run()
+                torch.cuda.synchronize()
+            dist.barrier()
             iters = 20 if size <= (64 << 20) else 8
             a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             a.record()
@@ -46,7 +63,9 @@ def main():
             b.record(); torch.cuda.synchronize()
             t_us = a.elapsed_time(b) * 1000 / iters
             if rank == 0:
-                rows.append({"op": op, "size": count * 4, "time_us": t_us})
+                row = {"op": op, "size": count * 4, "time_us": t_us}
+                if nvml: row["sm_mhz"] = nvml.nvmlDeviceGetClockInfo(nvml_dev, nvml.NVML_CLOCK_SM)
+                rows.append(row)
             del big, part, other
     if rank == 0:
         with open(out_path, "w") as f:

@@ -57,6 +57,24 @@ TEST_CASE("validation: 2 x H200 out of sample, >= 1 MiB", "[validation][nccl]") 
   CHECK(median_error_at_least_1mib("n2_tree.json", "all_reduce", {"nccl.env.NCCL_ALGO=\"Tree\""}) <= 0.20);
 }
 
+TEST_CASE("validation: 2 x H200, all-reduce error grows with the channel count (known, not modelled)", "[validation][nccl]") {
+  // README "What is still missing": per-channel speed falls as channels are added (20.8 GB/s at
+  // 4 channels, 17.2 at 16; the model keeps 20.6). These bounds hold today's errors, so a change
+  // that makes them worse shows; a model of the shared resource should tighten them.
+  auto ch = [](int n) { return std::vector<std::string>{"nccl.env.NCCL_MAX_NCHANNELS=\"" + std::to_string(n) + "\""}; };
+  const double e4 = median_error_at_least_1mib("n2_ch4.json", "all_reduce", ch(4));
+  const double e8 = median_error_at_least_1mib("n2_ch8.json", "all_reduce", ch(8));
+  const double e12 = median_error_at_least_1mib("n2_ch12.json", "all_reduce", ch(12));
+  const double e16 = median_error_at_least_1mib("n2_ch16.json", "all_reduce", ch(16));
+  CHECK(e4 <= 0.05);
+  CHECK(e8 <= 0.06);
+  CHECK(e12 <= 0.20);
+  CHECK(e16 <= 0.25);
+  CHECK(e4 < e12);  // the trend the model misses
+  // The default's mid-size excess reproduced on a second machine.
+  CHECK(median_error_at_least_1mib("n2_default_rerun.json", "all_reduce", {}) <= 0.15);
+}
+
 TEST_CASE("validation: 2 x H200 out of sample, protocols forced with NCCL_PROTO, >= 1 MiB", "[validation][nccl]") {
   // Simple 16 %, LL128 16 %: the fitted efficiencies carry over. LL 12 %: its NVLink efficiency
   // (0.26: ~123 GB/s forced at 1 GiB) is held fixed in the profile (`calibrate --fix`), since the
