@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "models/parse_error.hpp"
 #include "sim/time.hpp"
 
 namespace scenarios {
@@ -40,6 +41,9 @@ int guarded(const std::function<int()>& body) {
   try {
     return body();
   } catch (const UserError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  } catch (const models::ParseError& e) {  // a user's nccl-tests output, log or YAML: FILE:LINE:COL
     std::fprintf(stderr, "%s\n", e.what());
     return 2;
   } catch (const std::exception& e) {

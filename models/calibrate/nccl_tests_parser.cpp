@@ -12,6 +12,8 @@
 
 namespace models::calibrate {
 namespace {
+// nccl-tests' -t (threads) and -g (GPUs per thread) of one process: far below this in practice.
+constexpr int64_t kMaxPerProcess = 1024;
 
 enum class Field { Size, Count, Type, Redop, Root, Time, Algbw, Busbw, Wrong, Error, Other };
 
@@ -145,15 +147,24 @@ class Parser {
     if (!w.empty() && w[0] == "nThread") {
       if (!current().rows.empty()) new_run();
       auto& r = current();
+      // Counts outside what nccl-tests can run are refused here, before they overflow the rank
+      // count (nThread x nGpus) or an int.
+      auto count = [&](size_t i, int64_t v, int64_t lo, int64_t hi) {
+        if (v < lo || v > hi)
+          throw ParseError(source_, no, col + static_cast<int>(w[i + 1].data() - t.data()),
+                           std::string(w[i]) + " " + std::string(w[i + 1]) + " is out of range (expected " +
+                               std::to_string(lo) + ".." + std::to_string(hi) + ")");
+        return static_cast<int>(v);
+      };
       for (size_t i = 0; i + 1 < w.size(); ++i) {
         int64_t v = 0;
-        if (w[i] == "nThread" && parse_int(w[i + 1], v)) r.nthreads = static_cast<int>(v);
-        else if (w[i] == "nGpus" && parse_int(w[i + 1], v)) r.ngpus = static_cast<int>(v);
+        if (w[i] == "nThread" && parse_int(w[i + 1], v)) r.nthreads = count(i, v, 1, kMaxPerProcess);
+        else if (w[i] == "nGpus" && parse_int(w[i + 1], v)) r.ngpus = count(i, v, 1, kMaxPerProcess);
         else if (w[i] == "minBytes" && parse_int(w[i + 1], v)) r.min_bytes = v;
         else if (w[i] == "maxBytes" && parse_int(w[i + 1], v)) r.max_bytes = v;
         else if (w[i] == "iters:" && (i == 0 || (w[i - 1] != "warmup" && w[i - 1] != "agg")) &&
                  parse_int(w[i + 1], v))
-          r.iters = static_cast<int>(v);
+          r.iters = count(i, v, 0, 1 << 30);
       }
       return;
     }
