@@ -203,6 +203,7 @@ hw::SmiMatrix parse_smi_topo(std::string_view text, const std::string& file_name
     for (std::size_t k = 1; k < c.size(); ++k) t += " " + c[k].text;
     auto colon = t.find(':');
     if (colon == std::string::npos || !device_name(t.substr(0, colon), "NIC")) continue;
+    if (colon - 3 > 6) continue;  // no such NIC index: it could only overflow std::stoi
     int i = std::stoi(t.substr(3, colon - 3));
     std::string value = t.substr(colon + 1);
     while (!value.empty() && value.front() == ' ') value.erase(value.begin());
