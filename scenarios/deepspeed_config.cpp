@@ -53,6 +53,7 @@ const UnmodelledDefault kUnmodelledTiming[] = {
     {"zero_quantized_gradients", 0}, {"zero_quantized_nontrainable_weights", 0}, {"mics_shard_size", -1},
     {"mics_hierarchical_params_gather", 0}, {"stage3_module_granularity_threshold", 0},
     {"stage3_use_all_reduce_for_fetch_params", 0}, {"stage3_allgather_sequential", 0},
+    {"stage3_model_persistence_threshold", 9223372036854775807.0},  // sys.maxsize
 };
 
 const std::vector<std::string> kOffloadKeys = {
@@ -272,8 +273,7 @@ void apply_deepspeed(const DeepSpeedSettings& settings, models::ScenarioSpec& sp
       throw UserError(e.pos, "zero.stage: not a ZeRO stage (expected 0, 1, 2 or 3)");
     z.stage = static_cast<int>(*e.number);
   }
-  for (const auto& [name, e] : settings.zero) {
-    const std::string key = canonical_zero_key(name);
+  for (const auto& [key, e] : settings.zero) {  // keys are canonical (read_deepspeed_json, loader)
     positions["zero." + key] = e.pos;
     if (key == "stage") {
       continue;
@@ -307,13 +307,13 @@ void apply_deepspeed(const DeepSpeedSettings& settings, models::ScenarioSpec& sp
       const std::string target = key == "cpu_offload" ? "offload_optimizer" : "offload_param";
       if (!e.is_auto && require_flag(key, e) && !settings.zero.count(target))
         (key == "cpu_offload" ? z.offload_optimizer : z.offload_param) = "cpu";
-    } else if (key == "stage3_model_persistence_threshold" || (key == "zenflow" && e.text != "null")) {
-      z.unmodelled.push_back(name);
+    } else if (key == "zenflow") {  // a sub-configuration: set unless null
+      if (e.text != "null") z.unmodelled.push_back(key);
     } else {
       for (const auto& u : kUnmodelledTiming) {
         if (key != u.key || e.is_auto) continue;
         const double v = e.flag ? (*e.flag ? 1.0 : 0.0) : e.number.value_or(u.number);
-        if (v != u.number) z.unmodelled.push_back(name);
+        if (v != u.number) z.unmodelled.push_back(key);
       }
     }
     // Other keys are DeepSpeed settings that do not change the simulated timing.

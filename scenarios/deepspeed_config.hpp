@@ -23,7 +23,7 @@ struct ZeroEntry {
 using ZeroEntries = std::map<std::string, ZeroEntry>;
 
 struct DeepSpeedSettings {
-  ZeroEntries zero;       // zero_optimization.*
+  ZeroEntries zero;       // zero_optimization.*, keyed by canonical_zero_key (stage3_ spelling)
   // Trainer-level keys that the scenario's [training] also sets: train_micro_batch_size_per_gpu,
   // gradient_accumulation_steps, bf16, fp16 (flag = enabled).
   ZeroEntries training;

@@ -27,6 +27,16 @@ bytes = "1 GiB"
 )";
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+// A p4d.24xlarge Llama-3-8B scenario in `dir` that reads `json` as its DeepSpeed config; `zero`
+// is appended as the scenario's own [zero] table (its first key lands on line 7).
+scenarios::LoadedScenario load_with_deepspeed(const fs::path& dir, const std::string& json,
+                                              const std::string& zero = "") {
+  write(dir / "ds.json", json);
+  write(dir / "s.toml", "deepspeed_config = \"ds.json\"\n[cluster]\ninstance = \"p4d.24xlarge\"\n"
+                        "[model]\npreset = \"llama-3-8b\"\n" + (zero.empty() ? "" : "[zero]\n" + zero));
+  return load_scenario((dir / "s.toml").string());
+}
 }  // namespace
 
 TEST_CASE("scenarios: the shipped examples load with the contract's keys", "[scenarios]") {
@@ -157,15 +167,8 @@ reduce_bucket_size = 1e6
 TEST_CASE("scenarios: DeepSpeed's field names work like their stage3_ aliases", "[scenarios]") {
   // DeepSpeedZeroConfig accepts both spellings (Field(..., alias="stage3_max_live_parameters")).
   const fs::path dir = scenarios_test::fresh_temp_dir("ds_alias");
-  write(dir / "ds.json", R"({"zero_optimization": {"stage": 3, "max_live_parameters": 3e8,
+  const auto s = load_with_deepspeed(dir, R"({"zero_optimization": {"stage": 3, "max_live_parameters": 3e8,
     "max_reuse_distance": 2e8, "prefetch_bucket_size": 4e7, "param_persistence_threshold": 1e5}})");
-  write(dir / "s.toml", R"(deepspeed_config = "ds.json"
-[cluster]
-instance = "p4d.24xlarge"
-[model]
-preset = "llama-3-8b"
-)");
-  const auto s = load_scenario((dir / "s.toml").string());
   const auto& z = s.spec.zero;
   CHECK(z.stage3_max_live_parameters == 3e8);
   CHECK(z.stage3_max_reuse_distance == 2e8);
@@ -178,17 +181,10 @@ preset = "llama-3-8b"
 TEST_CASE("scenarios: DeepSpeed's legacy offload flags apply, newer keys are accepted, unmodelled ones are listed",
           "[scenarios]") {
   const fs::path dir = scenarios_test::fresh_temp_dir("ds_legacy");
-  write(dir / "ds.json", R"({"zero_optimization": {"stage": 3, "cpu_offload": true, "cpu_offload_param": true,
-    "zero_quantized_weights": true, "zero_hpz_partition_size": 8, "reduce_scatter": true,
+  const auto s = load_with_deepspeed(dir, R"({"zero_optimization": {"stage": 3, "cpu_offload": true,
+    "cpu_offload_param": true, "zero_quantized_weights": true, "zero_hpz_partition_size": 8, "reduce_scatter": true,
     "stage3_use_all_reduce_for_fetch_params": false, "zenflow": {"topk_ratio": 0.1},
     "leaf_module": {"classes": []}, "stage3_allgather_sequential": false}})");
-  write(dir / "s.toml", R"(deepspeed_config = "ds.json"
-[cluster]
-instance = "p4d.24xlarge"
-[model]
-preset = "llama-3-8b"
-)");
-  const auto s = load_scenario((dir / "s.toml").string());
   const auto& z = s.spec.zero;
   CHECK(z.offload_optimizer == "cpu");  // cpu_offload: true (deprecated spelling)
   CHECK(z.offload_param == "cpu");      // cpu_offload_param: true
@@ -199,18 +195,8 @@ preset = "llama-3-8b"
 
 TEST_CASE("scenarios: [zero] overrides the DeepSpeed JSON whichever spelling each uses", "[scenarios]") {
   const fs::path dir = scenarios_test::fresh_temp_dir("ds_override");
-  write(dir / "ds.json", R"({"zero_optimization": {"stage": 3, "stage3_max_reuse_distance": 1e8,
-    "max_live_parameters": 1e8}})");
-  write(dir / "s.toml", R"(deepspeed_config = "ds.json"
-[cluster]
-instance = "p4d.24xlarge"
-[model]
-preset = "llama-3-8b"
-[zero]
-max_reuse_distance = 1e9
-stage3_max_live_parameters = 3e8
-)");
-  const auto s = load_scenario((dir / "s.toml").string());
+  const auto s = load_with_deepspeed(dir, R"({"zero_optimization": {"stage": 3, "stage3_max_reuse_distance": 1e8,
+    "max_live_parameters": 1e8}})", "max_reuse_distance = 1e9\nstage3_max_live_parameters = 3e8\n");
   CHECK(s.spec.zero.stage3_max_reuse_distance == 1e9);
   CHECK(s.spec.zero.stage3_max_live_parameters == 3e8);
   CHECK(s.position_of("zero.stage3_max_reuse_distance").str() == (dir / "s.toml").string() + ":7:22");
