@@ -81,7 +81,8 @@ struct Churn {
   static constexpr uint32_t kGroup = 16;
 
   Churn(Topology t, std::size_t n_flows) : topology(t) {
-    const std::size_t n_links = t == Topology::kClustered ? std::max<std::size_t>(kGroup, n_flows / 5 / kGroup * kGroup) : 2000;
+    const std::size_t n_links =
+        t == Topology::kClustered ? std::max<std::size_t>(kGroup, n_flows / 5 / kGroup * kGroup) : 2000;
     for (std::size_t i = 0; i < n_links; ++i)
       links.push_back(net.add_link("l", "x", 1e9 * double(1 + rng() % 4), Time::zero()));
     for (std::size_t i = 0; i < n_flows; ++i) flows.push_back(start_one());
@@ -129,11 +130,26 @@ void BM_FlowChurn(benchmark::State& state, Topology topology) {
   state.counters["per_change"] = benchmark::Counter(changes, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK_CAPTURE(BM_FlowChurn, clustered, Topology::kClustered)
-    ->Name("FlowChurn/clustered")->Arg(1000)->Arg(4000)->Arg(10000)->Arg(40000)->Unit(benchmark::kMicrosecond);
+    ->Name("FlowChurn/clustered")
+    ->Arg(1000)
+    ->Arg(4000)
+    ->Arg(10000)
+    ->Arg(40000)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_FlowChurn, clustered2k, Topology::kClustered2k)
-    ->Name("FlowChurn/clustered2k")->Arg(1000)->Arg(4000)->Arg(10000)->Arg(40000)->Unit(benchmark::kMicrosecond);
+    ->Name("FlowChurn/clustered2k")
+    ->Arg(1000)
+    ->Arg(4000)
+    ->Arg(10000)
+    ->Arg(40000)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_FlowChurn, giant, Topology::kGiant)
-    ->Name("FlowChurn/giant")->Arg(1000)->Arg(4000)->Arg(10000)->Arg(40000)->Unit(benchmark::kMicrosecond);
+    ->Name("FlowChurn/giant")
+    ->Arg(1000)
+    ->Arg(4000)
+    ->Arg(10000)
+    ->Arg(40000)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

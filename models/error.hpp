@@ -10,8 +10,7 @@ namespace models {
 
 class SpecError : public std::runtime_error {
  public:
-  SpecError(std::string key, const std::string& message)
-      : std::runtime_error(message), key_(std::move(key)) {}
+  SpecError(std::string key, const std::string& message) : std::runtime_error(message), key_(std::move(key)) {}
   const std::string& key() const { return key_; }
 
  private:

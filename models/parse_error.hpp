@@ -10,9 +10,11 @@ namespace models {
 class ParseError : public std::runtime_error {
  public:
   ParseError(std::string file, int line, int col, const std::string& message)
-      : std::runtime_error(file + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " +
-                           message),
-        file_(std::move(file)), line_(line), col_(col), message_(message) {}
+      : std::runtime_error(file + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + message),
+        file_(std::move(file)),
+        line_(line),
+        col_(col),
+        message_(message) {}
   const std::string& file() const { return file_; }
   int line() const { return line_; }
   int col() const { return col_; }

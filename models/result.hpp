@@ -11,60 +11,60 @@ namespace models {
 
 struct RankResult {
   int rank = 0, node = 0, pod = 0, gpu = 0;
-  double compute_s = 0;        // time the compute stream was busy
-  double comm_s = 0;           // time at least one collective of this rank was in flight
-  double exposed_comm_s = 0;   // communication the compute stream had to wait for
-  double barrier_wait_s = 0;   // time spent in a collective waiting for slower members to arrive
-  double offload_s = 0;        // CPU offload (optimizer on CPU, PCIe copies) not hidden
+  double compute_s = 0;       // time the compute stream was busy
+  double comm_s = 0;          // time at least one collective of this rank was in flight
+  double exposed_comm_s = 0;  // communication the compute stream had to wait for
+  double barrier_wait_s = 0;  // time spent in a collective waiting for slower members to arrive
+  double offload_s = 0;       // CPU offload (optimizer on CPU, PCIe copies) not hidden
 };
 
 struct LinkResult {
   std::string name, kind;
   double bytes = 0;
   double busy_s = 0;
-  double utilization = 0;      // bytes / (capacity * step time)
+  double utilization = 0;  // bytes / (capacity * step time)
   double capacity_bytes_per_s = 0;
 };
 
 // One span on a timeline: a compute block or a collective, on one rank and stream.
 struct TimelineEvent {
   int rank = 0;
-  std::string stream;          // "compute", "comm", "offload"
-  std::string name;            // "fwd L3", "all_gather 218 MB"
-  std::string op;              // collective op, empty for compute
+  std::string stream;  // "compute", "comm", "offload"
+  std::string name;    // "fwd L3", "all_gather 218 MB"
+  std::string op;      // collective op, empty for compute
   double start_s = 0, end_s = 0;
   int64_t bytes = 0;
-  std::string algo, proto;     // for collectives: NCCL's choice
+  std::string algo, proto;  // for collectives: NCCL's choice
 };
 
 struct TransportCount {
-  std::string label;           // "P2P/CUMEM/read", "NET/Socket/0"...
-  int pairs = 0;               // ordered rank pairs connected this way (ring/tree neighbours used)
-  std::string link_class;      // optional: models::link_class_name ("NVLink", "PCIe", "SHM", "EFA",
-                               // "IB", "Socket"); the label alone cannot tell NVLink from PCIe P2P
+  std::string label;       // "P2P/CUMEM/read", "NET/Socket/0"...
+  int pairs = 0;           // ordered rank pairs connected this way (ring/tree neighbours used)
+  std::string link_class;  // optional: models::link_class_name ("NVLink", "PCIe", "SHM", "EFA",
+                           // "IB", "Socket"); the label alone cannot tell NVLink from PCIe P2P
 };
 
 // Optional, for pictures: one connected rank pair (ring/tree neighbours), as NCCL would log it.
 struct PairTransport {
   int a = 0, b = 0;
-  std::string label;           // "P2P/CUMEM/read", "NET/Libfabric/0/GDRDMA", ...
-  std::string link_class;      // as in TransportCount
+  std::string label;       // "P2P/CUMEM/read", "NET/Libfabric/0/GDRDMA", ...
+  std::string link_class;  // as in TransportCount
 };
 
 struct RunResult {
   std::string scenario;
   double step_time_s = 0;
-  double run_time_s = 0;       // step_time * training.steps (+ one-off costs if modelled)
+  double run_time_s = 0;  // step_time * training.steps (+ one-off costs if modelled)
   int steps = 1;
   std::vector<RankResult> ranks;
-  std::vector<LinkResult> links;       // busiest first
+  std::vector<LinkResult> links;  // busiest first
   std::vector<TransportCount> transports;
   std::vector<PairTransport> pair_transports;  // optional (viz draws the topology from it)
-  std::vector<TimelineEvent> timeline; // one step
-  std::map<std::string, double> breakdown;  // named totals for the summary, e.g. "compute_s"
-  std::vector<std::string> notes;      // what the model assumed, in plain words
-  bool partial = false;                // stopped by --time-limit
-  uint64_t events = 0;                 // simulator events processed
+  std::vector<TimelineEvent> timeline;         // one step
+  std::map<std::string, double> breakdown;     // named totals for the summary, e.g. "compute_s"
+  std::vector<std::string> notes;              // what the model assumed, in plain words
+  bool partial = false;                        // stopped by --time-limit
+  uint64_t events = 0;                         // simulator events processed
 };
 
 }  // namespace models

@@ -1,17 +1,17 @@
 // models::run_scenario: scenario -> World -> collective engine -> step programs -> StepExecutor ->
 // RunResult. One training step is simulated (steps are identical in steady state, each ends
 // with the optimizer); run_time = step_time x training.steps.
-#include "models/param_names.hpp"
 #include "models/run.hpp"
+#include "models/param_names.hpp"
 
 #include <algorithm>
 #include <unordered_set>
 
 #include "models/error.hpp"
 #include "models/memory_estimate.hpp"
-#include "models/topology/resolve.hpp"
 #include "models/nccl/collective.hpp"
 #include "models/nccl/env_names.hpp"
+#include "models/topology/resolve.hpp"
 #include "models/workload/data_parallel.hpp"
 #include "models/workload/executor.hpp"
 #include "models/workload/megatron.hpp"
@@ -25,8 +25,8 @@ using workload::Program;
 using workload::RankSetup;
 
 // A bare collective repeated `iterations` times over every rank (the engine's end-to-end run).
-void bare_collective(const ScenarioSpec& spec, int n, std::vector<Program>& programs,
-                     std::vector<nccl::Group>& groups, std::vector<RankSetup>& ranks) {
+void bare_collective(const ScenarioSpec& spec, int n, std::vector<Program>& programs, std::vector<nccl::Group>& groups,
+                     std::vector<RankSetup>& ranks) {
   const CollectiveSpec& c = *spec.collective;
   nccl::CollOp op;
   if (!nccl::parse_coll_op(c.op, op)) throw SpecError("collective.op", "unknown collective '" + c.op + "'");
@@ -80,8 +80,8 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   if (spec.collective) {
     bare_collective(spec, n, programs, groups, ranks);
     iterations = spec.collective->iterations;
-    notes.push_back("bare " + spec.collective->op + " of " + std::to_string(spec.collective->bytes) +
-                    " B over " + std::to_string(n) + " ranks, " + std::to_string(iterations) + " iterations back to back");
+    notes.push_back("bare " + spec.collective->op + " of " + std::to_string(spec.collective->bytes) + " B over " +
+                    std::to_string(n) + " ranks, " + std::to_string(iterations) + " iterations back to back");
   } else {
     if (!spec.model) throw SpecError("model", "a scenario needs [model] (a training step) or [collective]");
     const workload::ModelShape shape = workload::resolve_model(*spec.model);
@@ -114,9 +114,11 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
                       " micro-batches; embedding and head replicated across TP");
     } else {
       if (par.tp > 1 || par.pp > 1)
-        throw SpecError("parallel.tp", "tp and pp need strategy = \"megatron\" (" + par.strategy + " is pure data parallelism)");
+        throw SpecError("parallel.tp",
+                        "tp and pp need strategy = \"megatron\" (" + par.strategy + " is pure data parallelism)");
       if (par.dp != 0 && par.dp != n)
-        throw SpecError("parallel.dp", "dp = " + std::to_string(par.dp) + " but there are " + std::to_string(n) + " GPUs");
+        throw SpecError("parallel.dp",
+                        "dp = " + std::to_string(par.dp) + " but there are " + std::to_string(n) + " GPUs");
       if (par.strategy == "zero3" && spec.zero.stage != 3)
         throw SpecError("zero.stage", "only ZeRO stage 3 is modelled (use strategy ddp for plain data parallelism)");
       workload::DataParallelConfig c;
@@ -130,7 +132,8 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
       c.cpu_threads = spec.training.cpu_threads;
       c.launcher_procs = 0;  // ranks of rank 0's pod: one launcher (torchrun) per pod
       for (int r = 0; r < n; ++r)
-        c.launcher_procs += world->rank(r).node == world->rank(0).node && world->rank(r).pod == world->rank(0).pod ? 1 : 0;
+        c.launcher_procs +=
+            world->rank(r).node == world->rank(0).node && world->rank(r).pod == world->rank(0).pod ? 1 : 0;
       c.rates = rates;
       programs = {workload::build_data_parallel_program(c)};
       nccl::Group dp{{}, 0, "dp"};
@@ -140,9 +143,10 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
         ranks[r].group[0] = 0;
       }
       groups.push_back(std::move(dp));
-      notes.push_back(par.strategy + " over " + std::to_string(n) + " ranks, " + std::to_string(spec.training.grad_accum) +
-                      " micro-batch(es) of " + std::to_string(spec.training.micro_batch) + " x " +
-                      std::to_string(shape.seq) + " tokens per step");
+      notes.push_back(par.strategy + " over " + std::to_string(n) + " ranks, " +
+                      std::to_string(spec.training.grad_accum) + " micro-batch(es) of " +
+                      std::to_string(spec.training.micro_batch) + " x " + std::to_string(shape.seq) +
+                      " tokens per step");
       if (par.strategy == "zero3" && !spec.zero.unmodelled.empty()) {
         std::string keys;
         for (const auto& k : spec.zero.unmodelled) keys += (keys.empty() ? "" : ", ") + k;

@@ -10,9 +10,9 @@
 namespace models {
 
 struct RunOptions {
-  bool audit = false;                       // --check: verify conservation and capacity invariants
-  std::optional<double> time_limit_s;       // --time-limit: wall-clock budget; partial results
-  bool timeline = true;                     // record the timeline of one step
+  bool audit = false;                  // --check: verify conservation and capacity invariants
+  std::optional<double> time_limit_s;  // --time-limit: wall-clock budget; partial results
+  bool timeline = true;                // record the timeline of one step
 };
 
 RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options = {});

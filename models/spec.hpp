@@ -13,27 +13,27 @@ namespace models {
 
 // A node described in the scenario instead of taken from the catalog ([cluster.node]).
 struct CustomNodeSpec {
-  std::string gpu;                 // catalog GPU name, e.g. "H200"
+  std::string gpu;  // catalog GPU name, e.g. "H200"
   int gpus = 0;
-  std::string nvlink;              // "" (none), "nvlink4", ... see models/hw
-  int nvlink_links = 0;            // links per GPU
+  std::string nvlink;    // "" (none), "nvlink4", ... see models/hw
+  int nvlink_links = 0;  // links per GPU
   bool nvswitch = false;
-  std::string pcie = "gen5";       // PCIe generation of the GPU slots
+  std::string pcie = "gen5";  // PCIe generation of the GPU slots
   int pcie_lanes = 16;
   int numa_nodes = 1;
   int nics = 0;
-  double nic_bytes_per_s = 0;      // per NIC
-  std::string nic_kind = "efa";    // efa | ib | roce | eth
-  double eth_bytes_per_s = 0;      // the host's ordinary (ENA/virtio) interface, for Socket
-  double host_mem_bytes_per_s = 0; // 0: catalog default
-  std::string topo_file;           // nvidia-smi topo -m output to import (optional)
+  double nic_bytes_per_s = 0;       // per NIC
+  std::string nic_kind = "efa";     // efa | ib | roce | eth
+  double eth_bytes_per_s = 0;       // the host's ordinary (ENA/virtio) interface, for Socket
+  double host_mem_bytes_per_s = 0;  // 0: catalog default
+  std::string topo_file;            // nvidia-smi topo -m output to import (optional)
 };
 
 struct ClusterSpec {
-  std::string instance;            // catalog name; empty when `node` is given
+  std::string instance;  // catalog name; empty when `node` is given
   int nodes = 1;
   std::optional<CustomNodeSpec> node;
-  std::string profile;             // calibration profile path (TOML written by `commsim calibrate`)
+  std::string profile;  // calibration profile path (TOML written by `commsim calibrate`)
   // Physical parameters by name, e.g. {"nvlink.hop_latency.simple", 3.1e-6}: the loader puts the
   // profile's values here first, then the scenario's own [cluster.params], which win.
   // Names are listed by models/nccl/link_params.hpp; an unknown name is a SpecError.
@@ -42,15 +42,15 @@ struct ClusterSpec {
 
 struct PlacementSpec {
   int pods_per_node = 1;
-  int gpus_per_pod = 0;            // 0: all GPUs of the node divided among its pods
-  bool host_ipc = true;            // pods share the host IPC namespace (/dev/shm)
+  int gpus_per_pod = 0;  // 0: all GPUs of the node divided among its pods
+  bool host_ipc = true;  // pods share the host IPC namespace (/dev/shm)
   bool host_network = false;
-  bool efa_plugin_ok = true;       // false: aws-ofi-nccl finds no provider and NCCL falls back to Socket
-  bool single_process = false;     // one process drives all GPUs of a pod (nccl-tests -g N): P2P/direct pointer
+  bool efa_plugin_ok = true;    // false: aws-ofi-nccl finds no provider and NCCL falls back to Socket
+  bool single_process = false;  // one process drives all GPUs of a pod (nccl-tests -g N): P2P/direct pointer
 };
 
 struct ModelSpec {
-  std::string preset;              // llama-3-8b, llama-3-70b, llama-2-7b, ... or empty
+  std::string preset;  // llama-3-8b, llama-3-70b, llama-2-7b, ... or empty
   int layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn = 0, vocab = 0;
   int seq = 2048;
   bool tied_embeddings = false;
@@ -62,10 +62,10 @@ struct TrainingSpec {
   int steps = 1;
   bool grad_checkpointing = false;
   std::string dtype = "bf16";
-  std::string param_dtype = "";    // "" = dtype; "fp32" for FSDP mixed precision
-  double compute_efficiency = 0;   // 0: model default (fraction of peak)
-  int cpu_threads = 0;             // OMP_NUM_THREADS per rank for host work (CPU-Adam); 0: as
-                                   // torchrun sets it (1 with several processes per pod, else all)
+  std::string param_dtype = "";   // "" = dtype; "fp32" for FSDP mixed precision
+  double compute_efficiency = 0;  // 0: model default (fraction of peak)
+  int cpu_threads = 0;            // OMP_NUM_THREADS per rank for host work (CPU-Adam); 0: as
+                                  // torchrun sets it (1 with several processes per pod, else all)
 };
 
 struct ParallelSpec {
@@ -91,14 +91,14 @@ struct ZeroSpec {
 
 // An engine-level job: one collective, repeated (scenarios without a model, and nccl-tests).
 struct CollectiveSpec {
-  std::string op = "all_reduce";   // all_reduce | all_gather | reduce_scatter | broadcast | reduce | alltoall | sendrecv
-  int64_t bytes = 0;               // nccl-tests "size" convention (total for all_gather/reduce_scatter)
+  std::string op = "all_reduce";  // all_reduce | all_gather | reduce_scatter | broadcast | reduce | alltoall | sendrecv
+  int64_t bytes = 0;              // nccl-tests "size" convention (total for all_gather/reduce_scatter)
   int iterations = 1;
 };
 
 struct ScenarioSpec {
   std::string name;
-  std::string source_file;         // for messages
+  std::string source_file;  // for messages
   ClusterSpec cluster;
   PlacementSpec placement;
   std::map<std::string, std::string> nccl_env;

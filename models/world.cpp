@@ -92,8 +92,7 @@ class WorldImpl final : public World {
         down_from(lb, gb, -1, out);
         out.push_back(lb.pcie_down[gb]);
         return;
-      case TransportKind::NET:
-        break;
+      case TransportKind::NET: break;
     }
     out.push_back(la.pcie_up[ga]);
     const bool same_node = ra.node == rb.node;
@@ -152,14 +151,15 @@ class WorldImpl final : public World {
   const std::string& gpu_name() const override { return node_.gpu.name; }
 
   std::string describe() const override {
-    std::string s = std::to_string(layout_.nodes) + " x " + node_.name + " (" + std::to_string(node_.gpus) + " x " +
-                    node_.gpu.name;
+    std::string s =
+        std::to_string(layout_.nodes) + " x " + node_.name + " (" + std::to_string(node_.gpus) + " x " + node_.gpu.name;
     if (node_.nvlink_gen) s += ", NVLink" + std::to_string(node_.nvlink_gen) + (node_.nvswitch ? " NVSwitch" : "");
     s += ", PCIe gen" + std::to_string(node_.pcie_gen);
     if (node_.nics) {
       char rate[32];
       std::snprintf(rate, sizeof rate, "%g", node_.nic_bytes_per_s * 8 / 1e9);
-      s += std::string(", ") + std::to_string(node_.nics) + " x " + hw::nic_kind_name(node_.nic_kind) + " " + rate + " Gb/s";
+      s += std::string(", ") + std::to_string(node_.nics) + " x " + hw::nic_kind_name(node_.nic_kind) + " " + rate +
+           " Gb/s";
     }
     s += "); " + std::to_string(layout_.pods_per_node) + " pod(s) x " + std::to_string(layout_.gpus_per_pod) +
          " GPU(s) per node; NCCL nNodes " + std::to_string(transports_.nccl_nodes());
@@ -194,8 +194,9 @@ class WorldImpl final : public World {
     const double pcie_bw = param(spec, hw::kParamPcieBandwidth, pci.bytes_per_s);
     const double pcie_lat = param(spec, hw::kParamPcieLatency, pci.latency_s);
     const double mem_bw = param(spec, hw::kParamHostmemBandwidth, node_.host_mem_bytes_per_s);
-    hw::LinkTech nic = node_.nic_kind == hw::NicKind::Efa ? hw::efa(node_.efa_generation, node_.nic_bytes_per_s * 8 / 1e9)
-                                                           : hw::infiniband(node_.nic_bytes_per_s > 25e9 ? "ndr" : "hdr");
+    hw::LinkTech nic = node_.nic_kind == hw::NicKind::Efa
+                           ? hw::efa(node_.efa_generation, node_.nic_bytes_per_s * 8 / 1e9)
+                           : hw::infiniband(node_.nic_bytes_per_s > 25e9 ? "ndr" : "hdr");
     const double nic_bw = param(spec, hw::kParamNicBandwidth, node_.nic_bytes_per_s);
     const double nic_lat = param(spec, hw::kParamNicLatency, nic.latency_s);
     hw::LinkTech eth = node_.eth_driver == "virtio" ? hw::virtio_nic(node_.eth_bytes_per_s * 8 / 1e9)

@@ -28,20 +28,20 @@ const char* link_class_name(LinkClass c);
 struct Transport {
   TransportKind kind = TransportKind::NET;
   LinkClass link_class = LinkClass::Socket;
-  std::string label;          // as NCCL logs it: "P2P/CUMEM/read", "P2P/direct pointer",
-                              // "SHM/direct/direct", "NET/Libfabric/0/GDRDMA", "NET/Socket/0"
-  bool p2p_read = false;      // P2P in read mode (receiver pulls)
-  bool gdr = false;           // NET with GPUDirect RDMA (else staged through host memory)
-  std::string net_plugin;     // "IB", "Socket", "Libfabric" (NET only)
+  std::string label;              // as NCCL logs it: "P2P/CUMEM/read", "P2P/direct pointer",
+                                  // "SHM/direct/direct", "NET/Libfabric/0/GDRDMA", "NET/Socket/0"
+  bool p2p_read = false;          // P2P in read mode (receiver pulls)
+  bool gdr = false;               // NET with GPUDirect RDMA (else staged through host memory)
+  std::string net_plugin;         // "IB", "Socket", "Libfabric" (NET only)
   PathType path = PathType::NVL;  // GPU-to-GPU path type on the node (NET between nodes)
 };
 
 struct RankInfo {
   int rank = 0;
-  int node = 0;        // host index
-  int pod = 0;         // pod index within the cluster
-  int local_gpu = 0;   // physical GPU index on the node
-  int pod_rank = 0;    // index within its pod (its CUDA device there)
+  int node = 0;       // host index
+  int pod = 0;        // pod index within the cluster
+  int local_gpu = 0;  // physical GPU index on the node
+  int pod_rank = 0;   // index within its pod (its CUDA device there)
 };
 
 class World {

@@ -89,7 +89,8 @@ void write_files_atomically(const std::string& dir, const std::vector<std::pair<
     for (size_t i = 0; i < files.size(); ++i) {
       const fs::path target = fs::path(dir) / files[i].first;
       fs::rename(temps[i], target, ec);
-      if (ec) throw UserError({target.string(), 1, 1}, "cannot write: " + ec.message() + " (expected a writable folder)");
+      if (ec)
+        throw UserError({target.string(), 1, 1}, "cannot write: " + ec.message() + " (expected a writable folder)");
       renamed.push_back(target);
     }
   } catch (...) {

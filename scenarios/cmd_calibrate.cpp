@@ -22,7 +22,9 @@ int cmd_calibrate(int argc, char** argv) {
   app.add_option("files", files, "nccl-tests outputs, each optionally followed by :VAR=VAL,VAR=VAL")
       ->required()
       ->type_name("FILE[:VAR=VAL,...]");
-  app.add_option("--scenario", scenario_path, "the machine the measurements ran on")->required()->type_name("MACHINE.toml");
+  app.add_option("--scenario", scenario_path, "the machine the measurements ran on")
+      ->required()
+      ->type_name("MACHINE.toml");
   app.add_option("--out", out, "profile to write (TOML)")->required()->type_name("PROFILE.toml");
   app.add_option("--fix", fixes, "hold a parameter measured elsewhere fixed, e.g. nvlink.efficiency.ll=0.26")
       ->type_name("NAME=VALUE");
@@ -50,7 +52,8 @@ int cmd_calibrate(int argc, char** argv) {
         while (std::getline(vars, kv, ',')) {
           const auto eq = kv.find('=');
           if (eq == std::string::npos || kv.rfind("NCCL_", 0) != 0)
-            throw UserError({"calibrate", 1, static_cast<int>(colon + 2)}, "expected NCCL_VAR=VALUE after '" + file + ":', got '" + kv + "'");
+            throw UserError({"calibrate", 1, static_cast<int>(colon + 2)},
+                            "expected NCCL_VAR=VALUE after '" + file + ":', got '" + kv + "'");
           env[kv.substr(0, eq)] = kv.substr(eq + 1);
         }
       }
@@ -83,10 +86,11 @@ int cmd_calibrate(int argc, char** argv) {
     }
     std::printf("%-40s %12s %10s %10s %8s  %s\n", "file", "size (B)", "meas (us)", "fit (us)", "error", "algo/proto");
     for (const auto& p : fit.points)
-      std::printf("%-40s %12lld %10.2f %10.2f %+7.1f%%  %s/%s\n", p.source.c_str(), static_cast<long long>(p.size_bytes),
-                  p.measured_us, p.predicted_us, p.rel_error() * 100, p.algo.c_str(), p.proto.c_str());
-    std::printf("\nfit quality: median |error| %.1f %%, max |error| %.1f %% over %zu points\n", fit.median_abs_error * 100,
-                fit.max_abs_error * 100, fit.points.size());
+      std::printf("%-40s %12lld %10.2f %10.2f %+7.1f%%  %s/%s\n", p.source.c_str(),
+                  static_cast<long long>(p.size_bytes), p.measured_us, p.predicted_us, p.rel_error() * 100,
+                  p.algo.c_str(), p.proto.c_str());
+    std::printf("\nfit quality: median |error| %.1f %%, max |error| %.1f %% over %zu points\n",
+                fit.median_abs_error * 100, fit.max_abs_error * 100, fit.points.size());
     for (const auto& [name, value] : fit.params) std::printf("  %-28s %.6g\n", name.c_str(), value);
     write_file_atomically(out, models::calibrate::profile_toml(fit, sources));
     std::printf("wrote %s\n", out.c_str());

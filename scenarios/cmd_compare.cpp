@@ -35,7 +35,9 @@ int cmd_compare(int argc, char** argv) {
   std::vector<std::string> paths, sets;
   bool json = false;
   std::string html;
-  app.add_option("scenarios", paths, "scenario files (TOML); the first is the baseline")->required()->expected(2, 1 << 20)
+  app.add_option("scenarios", paths, "scenario files (TOML); the first is the baseline")
+      ->required()
+      ->expected(2, 1 << 20)
       ->type_name("SCENARIO.toml");
   add_set_option(app, sets);
   app.add_flag("--json", json, "print one JSON object instead of the table");
@@ -70,11 +72,16 @@ int cmd_compare(int argc, char** argv) {
       for (size_t i = 0; i < results.size(); ++i) {
         const auto& r = results[i];
         const RankExtremes e = rank_extremes(r);
-        nlohmann::ordered_json o{{"file", paths[i]}, {"scenario", r.scenario}, {"step_time_s", r.step_time_s},
-                                 {"run_time_s", r.run_time_s}, {"max_exposed_comm_s", e.max_exposed_comm_s},
-                                 {"max_barrier_wait_s", e.max_barrier_wait_s}, {"max_compute_s", e.max_compute_s}};
+        nlohmann::ordered_json o{{"file", paths[i]},
+                                 {"scenario", r.scenario},
+                                 {"step_time_s", r.step_time_s},
+                                 {"run_time_s", r.run_time_s},
+                                 {"max_exposed_comm_s", e.max_exposed_comm_s},
+                                 {"max_barrier_wait_s", e.max_barrier_wait_s},
+                                 {"max_compute_s", e.max_compute_s}};
         if (!r.links.empty())
-          o["busiest_link"] = {{"name", r.links[0].name}, {"kind", r.links[0].kind}, {"utilization", r.links[0].utilization}};
+          o["busiest_link"] = {
+              {"name", r.links[0].name}, {"kind", r.links[0].kind}, {"utilization", r.links[0].utilization}};
         const double base_step = results[0].step_time_s, base_run = results[0].run_time_s;
         o["step_time_ratio"] = base_step > 0 ? nlohmann::ordered_json(r.step_time_s / base_step) : nullptr;
         o["run_time_ratio"] = base_run > 0 ? nlohmann::ordered_json(r.run_time_s / base_run) : nullptr;
@@ -103,7 +110,8 @@ int cmd_compare(int argc, char** argv) {
       }
       out += fmt::format("{:<24}", "busiest link");
       for (const auto& r : results) {
-        const std::string cell = r.links.empty() ? "-" : fmt::format("{} {:.0f}%", r.links[0].name, 100 * r.links[0].utilization);
+        const std::string cell =
+            r.links.empty() ? "-" : fmt::format("{} {:.0f}%", r.links[0].name, 100 * r.links[0].utilization);
         out += fmt::format(" {:>{}}", fit(cell, kCol), kCol);
       }
       out += "\n";
@@ -113,7 +121,8 @@ int cmd_compare(int argc, char** argv) {
     if (!html.empty()) {
       // The same page as `commsim report A B --html`: summaries and bus-bandwidth curves too.
       std::vector<viz::ReportInputs> inputs;
-      for (size_t i = 0; i < results.size(); ++i) inputs.push_back(report_inputs_for(loaded[i], results[i], paths[i], {}));
+      for (size_t i = 0; i < results.size(); ++i)
+        inputs.push_back(report_inputs_for(loaded[i], results[i], paths[i], {}));
       write_file_atomically(html, viz::compare_html(results, inputs));
     }
     std::fputs(out.c_str(), stdout);

@@ -12,15 +12,19 @@
 namespace scenarios {
 
 int cmd_import(int argc, char** argv) {
-  CLI::App app{"Turn a Kubernetes job (and its DeepSpeed config, Trainer arguments) into a scenario.", "commsim import"};
+  CLI::App app{"Turn a Kubernetes job (and its DeepSpeed config, Trainer arguments) into a scenario.",
+               "commsim import"};
   app.require_subcommand(1);
-  CLI::App* k8s = app.add_subcommand("k8s", "Kubeflow TrainJob / PyTorchJob, Pod, or a pod spec / trainer: fragment (YAML)");
+  CLI::App* k8s =
+      app.add_subcommand("k8s", "Kubeflow TrainJob / PyTorchJob, Pod, or a pod spec / trainer: fragment (YAML)");
   std::string job_path;
   ImportOptions opt;
   k8s->add_option("job", job_path, "the job's YAML")->required()->type_name("JOB.yaml");
   k8s->add_option("--deepspeed", opt.deepspeed, "the job's DeepSpeed JSON config")->type_name("ds.json");
-  k8s->add_option("--trainer-args", opt.trainer_args, "Hugging Face Trainer arguments (key=value, or --key value)")->type_name("FILE");
-  k8s->add_option("--instance", opt.instance, "catalog instance, when the YAML has no instance-type nodeSelector")->type_name("NAME");
+  k8s->add_option("--trainer-args", opt.trainer_args, "Hugging Face Trainer arguments (key=value, or --key value)")
+      ->type_name("FILE");
+  k8s->add_option("--instance", opt.instance, "catalog instance, when the YAML has no instance-type nodeSelector")
+      ->type_name("NAME");
   k8s->add_option("--model", opt.model, "model preset, when the job's command does not name one")->type_name("PRESET");
   k8s->add_option("--out", opt.out, "scenario file to write")->required()->type_name("scenario.toml");
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
@@ -29,8 +33,8 @@ int cmd_import(int argc, char** argv) {
     const K8sJob job = read_k8s_job(job_path);
     const std::string toml = scenario_from_k8s(job, opt);
     write_file_atomically(opt.out, toml);
-    std::printf("%s: %s, %d pod%s x %d GPU%s -> %s\n", job_path.c_str(), job.kind.c_str(), job.pods, job.pods == 1 ? "" : "s",
-                job.gpus_per_pod.value_or(job.procs_per_pod.value_or(0)),
+    std::printf("%s: %s, %d pod%s x %d GPU%s -> %s\n", job_path.c_str(), job.kind.c_str(), job.pods,
+                job.pods == 1 ? "" : "s", job.gpus_per_pod.value_or(job.procs_per_pod.value_or(0)),
                 job.gpus_per_pod.value_or(job.procs_per_pod.value_or(0)) == 1 ? "" : "s", opt.out.c_str());
     return 0;
   });

@@ -23,10 +23,12 @@ int cmd_nccl_tests(int argc, char** argv) {
   int gpus = 0;
   std::vector<std::string> sets;
   app.add_option("scenario", path, "scenario file (TOML)")->required()->type_name("SCENARIO.toml");
-  app.add_option("--op", op_name, "all_reduce | all_gather | reduce_scatter | broadcast | reduce | alltoall | sendrecv");
+  app.add_option("--op", op_name,
+                 "all_reduce | all_gather | reduce_scatter | broadcast | reduce | alltoall | sendrecv");
   app.add_option("-b,--minbytes", min_s, "smallest size (nccl-tests syntax: 8, 128K, 1M, 1G)");
   app.add_option("-e,--maxbytes", max_s, "largest size");
-  app.add_option("-f,--stepfactor", factor, "multiply the size by this factor each step")->check(CLI::Range(1.01, 1024.0));
+  app.add_option("-f,--stepfactor", factor, "multiply the size by this factor each step")
+      ->check(CLI::Range(1.01, 1024.0));
   app.add_option("-g,--ngpus", gpus, "GPUs driven by one process (nccl-tests -g): P2P/direct pointer between them")
       ->check(CLI::PositiveNumber);
   app.add_option("--compare", compare, "a real nccl-tests output to compare with")->type_name("MEASURED.txt");
@@ -36,10 +38,14 @@ int cmd_nccl_tests(int argc, char** argv) {
   return guarded([&] {
     models::nccl::NcclTestsOptions o;
     if (!models::nccl::parse_coll_op(op_name, o.op))
-      throw UserError({"--op", 1, 1}, "unknown collective '" + op_name +
-                                          "' (expected all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall or sendrecv)");
-    if (!parse_nccl_tests_size(min_s, o.min_bytes)) throw UserError({"-b", 1, 1}, "bad size '" + min_s + "' (expected e.g. 8, 128K, 1M, 1G)");
-    if (!parse_nccl_tests_size(max_s, o.max_bytes)) throw UserError({"-e", 1, 1}, "bad size '" + max_s + "' (expected e.g. 8, 128K, 1M, 1G)");
+      throw UserError(
+          {"--op", 1, 1},
+          "unknown collective '" + op_name +
+              "' (expected all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall or sendrecv)");
+    if (!parse_nccl_tests_size(min_s, o.min_bytes))
+      throw UserError({"-b", 1, 1}, "bad size '" + min_s + "' (expected e.g. 8, 128K, 1M, 1G)");
+    if (!parse_nccl_tests_size(max_s, o.max_bytes))
+      throw UserError({"-e", 1, 1}, "bad size '" + max_s + "' (expected e.g. 8, 128K, 1M, 1G)");
     if (o.max_bytes < o.min_bytes) throw UserError({"-e", 1, 1}, "the largest size is smaller than the smallest");
     o.factor = factor;
     LoadedScenario scenario = load_scenario(path, sets);
@@ -54,22 +60,25 @@ int cmd_nccl_tests(int argc, char** argv) {
     if (compare.empty()) return 0;
 
     const auto runs = models::calibrate::parse_nccl_tests_files({compare});
-    std::printf("\n# Prediction vs measurement (%s): time per size, error = predicted / measured - 1\n", compare.c_str());
+    std::printf("\n# Prediction vs measurement (%s): time per size, error = predicted / measured - 1\n",
+                compare.c_str());
     std::printf("#%11s  %10s  %10s  %8s  %6s %-6s\n", "size (B)", "meas (us)", "pred (us)", "error", "algo", "proto");
     std::vector<double> errs;
     for (const auto& run : runs)
       for (const auto& m : run.rows) {
-        auto it = std::find_if(result.rows.begin(), result.rows.end(), [&](const auto& r) { return r.size == m.size_bytes; });
+        auto it =
+            std::find_if(result.rows.begin(), result.rows.end(), [&](const auto& r) { return r.size == m.size_bytes; });
         if (it == result.rows.end()) continue;
         const double meas = m.ip ? std::min(m.oop.time_us, m.ip->time_us) : m.oop.time_us;  // noise only adds time
         const double err = it->best_time_us() / meas - 1;
         errs.push_back(std::fabs(err));
-        std::printf("%12lld  %10.2f  %10.2f  %+7.1f%%  %6s %-6s\n", static_cast<long long>(m.size_bytes), meas, it->best_time_us(),
-                    err * 100, it->algo.c_str(), it->proto.c_str());
+        std::printf("%12lld  %10.2f  %10.2f  %+7.1f%%  %6s %-6s\n", static_cast<long long>(m.size_bytes), meas,
+                    it->best_time_us(), err * 100, it->algo.c_str(), it->proto.c_str());
       }
     if (!errs.empty()) {
       std::sort(errs.begin(), errs.end());
-      const double median = errs.size() % 2 ? errs[errs.size() / 2] : 0.5 * (errs[errs.size() / 2 - 1] + errs[errs.size() / 2]);
+      const double median =
+          errs.size() % 2 ? errs[errs.size() / 2] : 0.5 * (errs[errs.size() / 2 - 1] + errs[errs.size() / 2]);
       std::printf("# %zu sizes compared: median |error| %.1f %%, max |error| %.1f %%\n", errs.size(), median * 100,
                   errs.back() * 100);
     }

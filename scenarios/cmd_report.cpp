@@ -18,14 +18,17 @@
 namespace scenarios {
 
 int cmd_report(int argc, char** argv) {
-  CLI::App app{"HTML report with plots (topology, per-rank step time, timeline, links, bus bandwidth), "
-               "Chrome trace and CSV.",
-               "commsim report"};
+  CLI::App app{
+      "HTML report with plots (topology, per-rank step time, timeline, links, bus bandwidth), "
+      "Chrome trace and CSV.",
+      "commsim report"};
   std::string html, trace, csv;
   std::vector<std::string> paths, sets, measured;
   bool no_busbw = false;
   app.add_option("scenarios", paths, "scenario file (TOML); several make a comparison page, the first the baseline")
-      ->required()->expected(1, 1 << 20)->type_name("SCENARIO.toml");
+      ->required()
+      ->expected(1, 1 << 20)
+      ->type_name("SCENARIO.toml");
   app.add_option("--html", html, "write the HTML report here")->type_name("FILE");
   app.add_option("--trace", trace, "write a Chrome trace (Perfetto, chrome://tracing) here")->type_name("FILE.json");
   app.add_option("--csv", csv, "write per-rank and per-collective rows here")->type_name("FILE");
@@ -59,7 +62,8 @@ int cmd_report(int argc, char** argv) {
 
     std::vector<std::pair<std::string, std::string>> files;  // (path, content), all built first
     if (!html.empty())
-      files.emplace_back(html, results.size() == 1 ? viz::report_html(results[0], inputs[0]) : viz::compare_html(results, inputs));
+      files.emplace_back(
+          html, results.size() == 1 ? viz::report_html(results[0], inputs[0]) : viz::compare_html(results, inputs));
     if (!trace.empty()) files.emplace_back(trace, viz::chrome_trace(results[0]));
     if (!csv.empty()) files.emplace_back(csv, viz::to_csv(results[0]));
     for (const auto& [file, content] : files) write_file_atomically(file, content);

@@ -64,8 +64,11 @@ int cmd_sweep(int argc, char** argv) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   add_set_option(app, sets);
-  app.add_option("--jobs,-j", jobs, "threads running points at once (default: one per core)")->check(CLI::Range(1u, 1024u))->type_name("N");
-  app.add_option("--shard", shard_text, "run only shard i of N (0 <= i < N), contiguous in sweep order")->type_name("i/N");
+  app.add_option("--jobs,-j", jobs, "threads running points at once (default: one per core)")
+      ->check(CLI::Range(1u, 1024u))
+      ->type_name("N");
+  app.add_option("--shard", shard_text, "run only shard i of N (0 <= i < N), contiguous in sweep order")
+      ->type_name("i/N");
   app.add_option("--csv", csv, "write the rows to FILE instead of standard output")->type_name("FILE");
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
@@ -98,8 +101,8 @@ int cmd_sweep(int argc, char** argv) {
       std::lock_guard<std::mutex> lock(progress_mutex);
       const size_t d = done.load();
       const size_t width = 30, filled = width * d / points.size();
-      std::fprintf(stderr, "\r[%s%s] %zu/%zu", std::string(filled, '#').c_str(), std::string(width - filled, ' ').c_str(), d,
-                   points.size());
+      std::fprintf(stderr, "\r[%s%s] %zu/%zu", std::string(filled, '#').c_str(),
+                   std::string(width - filled, ' ').c_str(), d, points.size());
       std::fflush(stderr);
     };
     auto worker = [&] {
@@ -127,8 +130,9 @@ int cmd_sweep(int argc, char** argv) {
     // Units are in the column names: _s seconds, _bytes bytes, _percent percent.
     std::string out = "index";
     for (const auto& a : axes) out += "," + csv_field(a.key);
-    out += ",step_time_s,run_time_s,max_compute_s,max_comm_s,max_exposed_comm_s,max_barrier_wait_s,busiest_link,"
-           "busiest_link_bytes,busiest_link_util_percent,partial,error\n";
+    out +=
+        ",step_time_s,run_time_s,max_compute_s,max_comm_s,max_exposed_comm_s,max_barrier_wait_s,busiest_link,"
+        "busiest_link_bytes,busiest_link_util_percent,partial,error\n";
     size_t failed = 0;
     for (size_t i = 0; i < points.size(); ++i) {
       out += std::to_string(points[i].index);
@@ -137,8 +141,11 @@ int cmd_sweep(int argc, char** argv) {
         const RankExtremes e = rank_extremes(*r);
         out += fmt::format(",{},{},{},{},{},{}", r->step_time_s, r->run_time_s, e.max_compute_s, e.max_comm_s,
                            e.max_exposed_comm_s, e.max_barrier_wait_s);
-        if (r->links.empty()) out += ",,,";
-        else out += fmt::format(",{},{},{}", csv_field(r->links[0].name), r->links[0].bytes, 100 * r->links[0].utilization);
+        if (r->links.empty())
+          out += ",,,";
+        else
+          out +=
+              fmt::format(",{},{},{}", csv_field(r->links[0].name), r->links[0].bytes, 100 * r->links[0].utilization);
         out += r->partial ? ",true," : ",false,";
       } else {
         ++failed;
@@ -146,9 +153,12 @@ int cmd_sweep(int argc, char** argv) {
       }
       out += "\n";
     }
-    if (csv.empty()) std::fputs(out.c_str(), stdout);
-    else write_file_atomically(csv, out);
-    if (failed > 0) std::fprintf(stderr, "sweep: %zu of %zu points failed (see the error column)\n", failed, points.size());
+    if (csv.empty())
+      std::fputs(out.c_str(), stdout);
+    else
+      write_file_atomically(csv, out);
+    if (failed > 0)
+      std::fprintf(stderr, "sweep: %zu of %zu points failed (see the error column)\n", failed, points.size());
     return 0;
   });
 }

@@ -18,7 +18,8 @@ int cmd_topo(int argc, char** argv) {
   int max_ranks = 16;
   app.add_option("scenario", path, "scenario file (TOML)")->required()->type_name("SCENARIO.toml");
   add_set_option(app, sets);
-  app.add_option("--max-ranks", max_ranks, "list every pair up to this many ranks (default 16)")->check(CLI::PositiveNumber);
+  app.add_option("--max-ranks", max_ranks, "list every pair up to this many ranks (default 16)")
+      ->check(CLI::PositiveNumber);
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
   return guarded([&] {
     const LoadedScenario scenario = load_scenario(path, sets);

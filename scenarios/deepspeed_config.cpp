@@ -18,27 +18,64 @@ using Json = nlohmann::json;
 // zero_optimization keys whose value changes the simulated timing, then the rest of DeepSpeed's
 // DeepSpeedZeroConfig fields (deepspeed/runtime/zero/config.py), accepted verbatim.
 const std::vector<std::string> kZeroKeys = {
-    "stage", "overlap_comm", "contiguous_gradients", "offload_optimizer", "offload_param",
-    "stage3_prefetch_bucket_size", "reduce_bucket_size", "stage3_max_live_parameters",
-    "stage3_param_persistence_threshold", "stage3_max_reuse_distance", "sub_group_size",
+    "stage",
+    "overlap_comm",
+    "contiguous_gradients",
+    "offload_optimizer",
+    "offload_param",
+    "stage3_prefetch_bucket_size",
+    "reduce_bucket_size",
+    "stage3_max_live_parameters",
+    "stage3_param_persistence_threshold",
+    "stage3_max_reuse_distance",
+    "sub_group_size",
     // DeepSpeedZeroConfig's field names for the four stage3_* aliases above (both are accepted):
-    "prefetch_bucket_size", "param_persistence_threshold", "max_live_parameters", "max_reuse_distance",
+    "prefetch_bucket_size",
+    "param_persistence_threshold",
+    "max_live_parameters",
+    "max_reuse_distance",
     // legacy spellings of offload_optimizer / offload_param (true = "cpu"):
-    "cpu_offload", "cpu_offload_param",
+    "cpu_offload",
+    "cpu_offload_param",
     // change the timing but are not modelled: named in the run's notes when set (kUnmodelledTiming)
-    "reduce_scatter", "zero_hpz_partition_size", "zero_quantized_weights", "zero_quantized_nontrainable_weights",
-    "zero_quantized_gradients", "mics_shard_size", "mics_hierarchical_params_gather",
-    "stage3_module_granularity_threshold", "module_granularity_threshold", "stage3_model_persistence_threshold",
-    "model_persistence_threshold", "stage3_use_all_reduce_for_fetch_params", "use_all_reduce_for_fetch_params",
-    "stage3_allgather_sequential", "allgather_sequential", "zenflow",
+    "reduce_scatter",
+    "zero_hpz_partition_size",
+    "zero_quantized_weights",
+    "zero_quantized_nontrainable_weights",
+    "zero_quantized_gradients",
+    "mics_shard_size",
+    "mics_hierarchical_params_gather",
+    "stage3_module_granularity_threshold",
+    "module_granularity_threshold",
+    "stage3_model_persistence_threshold",
+    "model_persistence_threshold",
+    "stage3_use_all_reduce_for_fetch_params",
+    "use_all_reduce_for_fetch_params",
+    "stage3_allgather_sequential",
+    "allgather_sequential",
+    "zenflow",
     // accepted, no effect on a stage-3 step's timing (stage 1/2 only, or only beside a key above):
-    "round_robin_gradients", "zeropp_loco_param",
-    "allgather_partitions", "allgather_bucket_size", "use_multi_rank_bucket_allreduce",
-    "stage3_gather_16bit_weights_on_model_save", "stage3_gather_fp16_weights_on_model_save",
-    "gather_16bit_weights_on_model_save", "elastic_checkpoint", "ignore_unused_parameters", "legacy_stage1",
-    "load_from_fp32_weights", "cpu_offload_use_pin_memory", "memory_efficient_linear",
-    "pipeline_loading_checkpoint", "override_module_apply", "log_trace_cache_warnings", "enable_sanity_checks",
-    "save_muon_momentum_buffer_in_memory", "leaf_module", "stage3_partition_stream_chunk_size",
+    "round_robin_gradients",
+    "zeropp_loco_param",
+    "allgather_partitions",
+    "allgather_bucket_size",
+    "use_multi_rank_bucket_allreduce",
+    "stage3_gather_16bit_weights_on_model_save",
+    "stage3_gather_fp16_weights_on_model_save",
+    "gather_16bit_weights_on_model_save",
+    "elastic_checkpoint",
+    "ignore_unused_parameters",
+    "legacy_stage1",
+    "load_from_fp32_weights",
+    "cpu_offload_use_pin_memory",
+    "memory_efficient_linear",
+    "pipeline_loading_checkpoint",
+    "override_module_apply",
+    "log_trace_cache_warnings",
+    "enable_sanity_checks",
+    "save_muon_momentum_buffer_in_memory",
+    "leaf_module",
+    "stage3_partition_stream_chunk_size",
     "partition_stream_chunk_size",
 };
 
@@ -49,16 +86,22 @@ struct UnmodelledDefault {
   double number;  // the default, for numbers and flags (1 = true)
 };
 const UnmodelledDefault kUnmodelledTiming[] = {
-    {"reduce_scatter", 1},          {"zero_hpz_partition_size", 1},         {"zero_quantized_weights", 0},
-    {"zero_quantized_gradients", 0}, {"zero_quantized_nontrainable_weights", 0}, {"mics_shard_size", -1},
-    {"mics_hierarchical_params_gather", 0}, {"stage3_module_granularity_threshold", 0},
-    {"stage3_use_all_reduce_for_fetch_params", 0}, {"stage3_allgather_sequential", 0},
+    {"reduce_scatter", 1},
+    {"zero_hpz_partition_size", 1},
+    {"zero_quantized_weights", 0},
+    {"zero_quantized_gradients", 0},
+    {"zero_quantized_nontrainable_weights", 0},
+    {"mics_shard_size", -1},
+    {"mics_hierarchical_params_gather", 0},
+    {"stage3_module_granularity_threshold", 0},
+    {"stage3_use_all_reduce_for_fetch_params", 0},
+    {"stage3_allgather_sequential", 0},
     {"stage3_model_persistence_threshold", 9223372036854775807.0},  // sys.maxsize
 };
 
 const std::vector<std::string> kOffloadKeys = {
-    "device", "nvme_path", "buffer_count", "buffer_size", "max_in_cpu", "pin_memory",
-    "pipeline_read", "pipeline_write", "fast_init", "ratio", "pipeline",
+    "device",        "nvme_path",      "buffer_count", "buffer_size", "max_in_cpu", "pin_memory",
+    "pipeline_read", "pipeline_write", "fast_init",    "ratio",       "pipeline",
 };
 
 // Where `"key"` (followed by ':') is written in `text`, searching from `from`: the loader keeps
@@ -78,8 +121,10 @@ SourcePos pos_at(const std::string& file, const std::string& text, size_t offset
   SourcePos p{file, 1, 1};
   if (offset == std::string::npos) return p;
   for (size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') ++p.line, p.col = 1;
-    else ++p.col;
+    if (text[i] == '\n')
+      ++p.line, p.col = 1;
+    else
+      ++p.col;
   }
   return p;
 }
@@ -98,32 +143,40 @@ ZeroEntry entry_from_json(const std::string& key, const Json& v, const SourcePos
                           size_t key_offset, const std::string& file) {
   ZeroEntry e;
   e.pos = pos;
-  if (v.is_string() && v.get<std::string>() == "auto") e.is_auto = true;
-  else if (v.is_boolean()) e.flag = v.get<bool>();
-  else if (v.is_number()) e.number = v.get<double>();
-  else if (v.is_string()) e.text = v.get<std::string>();
+  if (v.is_string() && v.get<std::string>() == "auto")
+    e.is_auto = true;
+  else if (v.is_boolean())
+    e.flag = v.get<bool>();
+  else if (v.is_number())
+    e.number = v.get<double>();
+  else if (v.is_string())
+    e.text = v.get<std::string>();
   else if (v.is_object() && (key == "offload_optimizer" || key == "offload_param")) {
     for (auto it = v.begin(); it != v.end(); ++it) {
       bool known = false;
       for (const auto& k : kOffloadKeys) known = known || k == it.key();
       if (!known) {
         const std::string near = closest_match(it.key(), kOffloadKeys);
-        throw UserError(pos_at(file, text, find_key(text, it.key(), key_offset)),
-                        "unknown key '" + it.key() + "' in zero_optimization." + key +
-                            (near.empty() ? " (expected device, pin_memory, nvme_path, ...)" : " (did you mean '" + near + "'?)"));
+        throw UserError(
+            pos_at(file, text, find_key(text, it.key(), key_offset)),
+            "unknown key '" + it.key() + "' in zero_optimization." + key +
+                (near.empty() ? " (expected device, pin_memory, nvme_path, ...)" : " (did you mean '" + near + "'?)"));
       }
     }
     const auto dev = v.find("device");
     e.text = (dev != v.end() && dev->is_string()) ? dev->get<std::string>() : "none";
     if (dev != v.end() && !dev->is_string())
-      throw UserError(pos_at(file, text, find_key(text, "device", key_offset)),
-                      "zero_optimization." + key + ".device: got " + json_type(*dev) + " (expected \"cpu\" or \"none\")");
+      throw UserError(
+          pos_at(file, text, find_key(text, "device", key_offset)),
+          "zero_optimization." + key + ".device: got " + json_type(*dev) + " (expected \"cpu\" or \"none\")");
   } else if (v.is_null() && (key == "offload_optimizer" || key == "offload_param")) {
     e.text = "none";
-  } else if ((v.is_object() || v.is_null()) && (key == "zenflow" || key == "zeropp_loco_param" || key == "leaf_module")) {
+  } else if ((v.is_object() || v.is_null()) &&
+             (key == "zenflow" || key == "zeropp_loco_param" || key == "leaf_module")) {
     e.text = v.is_null() ? "null" : "object";  // sub-configurations: only whether they are set matters
   } else {
-    throw UserError(pos, "zero_optimization." + key + ": got " + json_type(v) + " (expected a number, a boolean or \"auto\")");
+    throw UserError(
+        pos, "zero_optimization." + key + ": got " + json_type(v) + " (expected a number, a boolean or \"auto\")");
   }
   return e;
 }
@@ -140,10 +193,12 @@ int model_hidden(const models::ScenarioSpec& spec) {
 }
 
 double require_count(const std::string& key, const ZeroEntry& e) {
-  if (!e.number) throw UserError(e.pos, "zero." + key + ": not a number (expected a number of elements such as 5e7, or \"auto\")");
+  if (!e.number)
+    throw UserError(e.pos, "zero." + key + ": not a number (expected a number of elements such as 5e7, or \"auto\")");
   const double v = *e.number;
   if (!std::isfinite(v) || v < 0)
-    throw UserError(e.pos, "zero." + key + ": must be a finite number >= 0 (expected a number of elements such as 5e7)");
+    throw UserError(e.pos,
+                    "zero." + key + ": must be a finite number >= 0 (expected a number of elements such as 5e7)");
   return v;
 }
 
@@ -165,7 +220,8 @@ std::string canonical_zero_key(const std::string& key) {
 }
 const std::vector<std::string>& offload_keys() { return kOffloadKeys; }
 
-DeepSpeedSettings read_deepspeed_json(const std::string& path, const std::string& shown_path, const SourcePos& named_at) {
+DeepSpeedSettings read_deepspeed_json(const std::string& path, const std::string& shown_path,
+                                      const SourcePos& named_at) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw UserError(named_at, "cannot read DeepSpeed config '" + shown_path +
@@ -196,13 +252,15 @@ DeepSpeedSettings read_deepspeed_json(const std::string& path, const std::string
                     "invalid JSON: number " + (token.empty() ? std::string("out of range") : token) +
                         " is too large (expected a finite number)");
   }
-  if (!doc.is_object()) throw UserError({shown_path, 1, 1}, "DeepSpeed config is " + json_type(doc) + " (expected a JSON object)");
+  if (!doc.is_object())
+    throw UserError({shown_path, 1, 1}, "DeepSpeed config is " + json_type(doc) + " (expected a JSON object)");
 
   DeepSpeedSettings out;
   if (auto z = doc.find("zero_optimization"); z != doc.end()) {
     const size_t zero_at = find_key(text, "zero_optimization", 0);
     if (!z->is_object())
-      throw UserError(pos_at(shown_path, text, zero_at), "zero_optimization: got " + json_type(*z) + " (expected an object)");
+      throw UserError(pos_at(shown_path, text, zero_at),
+                      "zero_optimization: got " + json_type(*z) + " (expected an object)");
     for (auto it = z->begin(); it != z->end(); ++it) {
       const size_t key_at = find_key(text, it.key(), zero_at);
       const SourcePos pos = pos_at(shown_path, text, key_at);
@@ -210,16 +268,18 @@ DeepSpeedSettings read_deepspeed_json(const std::string& path, const std::string
       for (const auto& k : kZeroKeys) known = known || k == it.key();
       if (!known) {
         const std::string near = closest_match(it.key(), kZeroKeys);
-        throw UserError(pos, "unknown key '" + it.key() + "' in zero_optimization" +
-                                 (near.empty() ? " (expected a DeepSpeed zero_optimization key such as stage or overlap_comm)"
-                                               : " (did you mean '" + near + "'?)"));
+        throw UserError(
+            pos, "unknown key '" + it.key() + "' in zero_optimization" +
+                     (near.empty() ? " (expected a DeepSpeed zero_optimization key such as stage or overlap_comm)"
+                                   : " (did you mean '" + near + "'?)"));
       }
       out.zero[canonical_zero_key(it.key())] = entry_from_json(it.key(), it.value(), pos, text, key_at, shown_path);
     }
   }
   for (const char* key : {"train_micro_batch_size_per_gpu", "gradient_accumulation_steps"}) {
     if (auto v = doc.find(key); v != doc.end())
-      out.training[key] = entry_from_json(key, *v, pos_at(shown_path, text, find_key(text, key, 0)), text, 0, shown_path);
+      out.training[key] =
+          entry_from_json(key, *v, pos_at(shown_path, text, find_key(text, key, 0)), text, 0, shown_path);
   }
   for (const char* key : {"bf16", "fp16"}) {
     auto v = doc.find(key);
@@ -263,7 +323,9 @@ void apply_deepspeed(const DeepSpeedSettings& settings, models::ScenarioSpec& sp
   const int hidden = model_hidden(spec);
   auto needs_hidden = [&](const std::string& key, const ZeroEntry& e) {
     if (hidden <= 0)
-      throw UserError(e.pos, "zero." + key + " = \"auto\" needs the model's hidden size (expected model.hidden, or a known model.preset)");
+      throw UserError(
+          e.pos,
+          "zero." + key + " = \"auto\" needs the model's hidden size (expected model.hidden, or a known model.preset)");
     return static_cast<double>(hidden);
   };
   // The stage first: other defaults depend on it.
@@ -284,14 +346,16 @@ void apply_deepspeed(const DeepSpeedSettings& settings, models::ScenarioSpec& sp
     } else if (key == "offload_optimizer" || key == "offload_param") {
       std::string device = e.is_auto ? "none" : e.text.value_or("");
       if (device != "cpu" && device != "none")
-        throw UserError(e.pos, "zero." + key + ": device \"" + device + "\" is not modelled (expected \"cpu\" or \"none\")");
+        throw UserError(e.pos,
+                        "zero." + key + ": device \"" + device + "\" is not modelled (expected \"cpu\" or \"none\")");
       (key == "offload_optimizer" ? z.offload_optimizer : z.offload_param) = device;
     } else if (key == "reduce_bucket_size") {
       // Hugging Face: reduce_bucket_size = hidden^2 (transformers/integrations/deepspeed.py).
       z.reduce_bucket_size = e.is_auto ? needs_hidden(key, e) * needs_hidden(key, e) : require_count(key, e);
     } else if (key == "stage3_prefetch_bucket_size") {
       // Hugging Face: stage3_prefetch_bucket_size = 0.9 * hidden^2.
-      z.stage3_prefetch_bucket_size = e.is_auto ? std::floor(0.9 * needs_hidden(key, e) * needs_hidden(key, e)) : require_count(key, e);
+      z.stage3_prefetch_bucket_size =
+          e.is_auto ? std::floor(0.9 * needs_hidden(key, e) * needs_hidden(key, e)) : require_count(key, e);
     } else if (key == "stage3_param_persistence_threshold") {
       // Hugging Face: stage3_param_persistence_threshold = 10 * hidden.
       z.stage3_param_persistence_threshold = e.is_auto ? 10 * needs_hidden(key, e) : require_count(key, e);

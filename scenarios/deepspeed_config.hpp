@@ -16,14 +16,14 @@ namespace scenarios {
 struct ZeroEntry {
   std::optional<double> number;
   std::optional<bool> flag;
-  std::optional<std::string> text;   // offload_*: the device ("cpu", "none", "nvme")
+  std::optional<std::string> text;  // offload_*: the device ("cpu", "none", "nvme")
   bool is_auto = false;
   SourcePos pos;
 };
 using ZeroEntries = std::map<std::string, ZeroEntry>;
 
 struct DeepSpeedSettings {
-  ZeroEntries zero;       // zero_optimization.*, keyed by canonical_zero_key (stage3_ spelling)
+  ZeroEntries zero;  // zero_optimization.*, keyed by canonical_zero_key (stage3_ spelling)
   // Trainer-level keys that the scenario's [training] also sets: train_micro_batch_size_per_gpu,
   // gradient_accumulation_steps, bf16, fp16 (flag = enabled).
   ZeroEntries training;

@@ -66,9 +66,12 @@ class JobReader {
       int* sink = nullptr;
       std::optional<int>* field = nullptr;
       (void)sink;
-      if (name == "nvidia.com/gpu" || name == "nvidia.com") field = &job.gpus_per_pod;
-      else if (name == "vpc.amazonaws.com/efa" || name == "vpc.amazonaws.com") field = &job.efa_per_pod;
-      else continue;
+      if (name == "nvidia.com/gpu" || name == "nvidia.com")
+        field = &job.gpus_per_pod;
+      else if (name == "vpc.amazonaws.com/efa" || name == "vpc.amazonaws.com")
+        field = &job.efa_per_pod;
+      else
+        continue;
       if (name.find('/') == std::string::npos)
         job.notes.push_back("'" + name + "' read as '" + name + (name == "nvidia.com" ? "/gpu" : "/efa") + "' (line " +
                             std::to_string(at(kv.first).line) + ")");
@@ -87,24 +90,29 @@ class JobReader {
         char* end = nullptr;
         const long n = std::strtol(v.c_str(), &end, 10);
         if (v.empty() || *end != '\0' || n < 1 || n > 4096)
-          fail(item["value"], key + "." + name + ": '" + v + "' is not a thread count (expected an integer from 1 to 4096)");
+          fail(item["value"],
+               key + "." + name + ": '" + v + "' is not a thread count (expected an integer from 1 to 4096)");
         job.omp_threads = static_cast<int>(n);
         continue;
       }
       if (name.rfind("NCCL_", 0) != 0 && name.rfind("FI_", 0) != 0) continue;
       if (!item["value"]) {
-        job.notes.push_back(name + " comes from valueFrom: not known here (line " + std::to_string(at(item).line) + ")");
+        job.notes.push_back(name + " comes from valueFrom: not known here (line " + std::to_string(at(item).line) +
+                            ")");
         continue;
       }
       const std::string value = item["value"].IsNull() ? "" : scalar(item["value"], key + "." + name);
       auto it = std::find_if(job.env.begin(), job.env.end(), [&](const auto& p) { return p.first == name; });
-      if (it == job.env.end()) job.env.emplace_back(name, value);
-      else it->second = value;
+      if (it == job.env.end())
+        job.env.emplace_back(name, value);
+      else
+        it->second = value;
     }
   }
 
   void command(const YAML::Node& n, K8sJob& job) const {
-    if (n.IsScalar()) job.command += " " + n.Scalar();
+    if (n.IsScalar())
+      job.command += " " + n.Scalar();
     else if (n.IsSequence())
       for (const auto& x : n)
         if (x.IsScalar()) job.command += " " + x.Scalar();
@@ -114,8 +122,10 @@ class JobReader {
     need_map(c, key);
     if (const auto r = c["resources"]) {
       need_map(r, key + ".resources");
-      if (r["limits"]) limits(r["limits"], key + ".resources.limits", job, true);
-      else if (r["requests"]) limits(r["requests"], key + ".resources.requests", job, true);
+      if (r["limits"])
+        limits(r["limits"], key + ".resources.limits", job, true);
+      else if (r["requests"])
+        limits(r["requests"], key + ".resources.requests", job, true);
     }
     if (c["env"]) env(c["env"], key + ".env", job);
     if (c["command"]) command(c["command"], job);
@@ -149,8 +159,10 @@ class JobReader {
       job.procs_per_pod = integer(t["numProcPerNode"], key + ".numProcPerNode");
     if (const auto r = t["resourcesPerNode"]) {
       need_map(r, key + ".resourcesPerNode");
-      if (r["limits"]) limits(r["limits"], key + ".resourcesPerNode.limits", job, false);
-      else if (r["requests"]) limits(r["requests"], key + ".resourcesPerNode.requests", job, false);
+      if (r["limits"])
+        limits(r["limits"], key + ".resourcesPerNode.limits", job, false);
+      else if (r["requests"])
+        limits(r["requests"], key + ".resourcesPerNode.requests", job, false);
     }
     if (t["env"]) env(t["env"], key + ".env", job);
     if (t["command"]) command(t["command"], job);
@@ -222,12 +234,15 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name) {
   for (unsigned char c : text) {
     if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t'))
       throw UserError({file_name, line, col}, "binary data in a YAML file (expected text)");
-    if (c == '\n') ++line, col = 1;
-    else ++col;
+    if (c == '\n')
+      ++line, col = 1;
+    else
+      ++col;
   }
   // yaml-cpp parses nesting recursively: refuse depths no job has before it overflows the stack
   // on "[[[[...", "- - - - ..." or thousands of indentation levels.
-  if (text.size() > (4u << 20)) throw UserError({file_name, 1, 1}, "YAML file larger than 4 MiB (expected a Kubernetes job)");
+  if (text.size() > (4u << 20))
+    throw UserError({file_name, 1, 1}, "YAML file larger than 4 MiB (expected a Kubernetes job)");
   {
     int l = 1;
     size_t start = 0;
@@ -238,11 +253,14 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name) {
       int levels = 0;
       for (;;) {
         while (i < end && text[i] == ' ') ++i;
-        if (i + 1 < end && (text[i] == '-' || text[i] == '?') && text[i + 1] == ' ') ++levels, i += 2;
-        else break;
+        if (i + 1 < end && (text[i] == '-' || text[i] == '?') && text[i + 1] == ' ')
+          ++levels, i += 2;
+        else
+          break;
       }
       if (levels > 32 || i - start > 512)
-        throw UserError({file_name, l, static_cast<int>(i - start) + 1}, "YAML nested too deep (expected a Kubernetes job)");
+        throw UserError({file_name, l, static_cast<int>(i - start) + 1},
+                        "YAML nested too deep (expected a Kubernetes job)");
       start = end + 1;
       ++l;
     }
@@ -257,8 +275,10 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name) {
       } else if ((ch == ']' || ch == '}') && depth > 0) {
         --depth;
       }
-      if (ch == '\n') ++l, c = 1;
-      else ++c;
+      if (ch == '\n')
+        ++l, c = 1;
+      else
+        ++c;
     }
   }
   std::vector<YAML::Node> docs;
@@ -276,7 +296,8 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name) {
     }
     const size_t bs = prev.find(" \\");
     if (bs != std::string::npos && prev.find('#', bs) != std::string::npos)
-      hint = " (a '# comment' after a '\\' ends a multi-line command in YAML: write the command as a list or a | block)";
+      hint =
+          " (a '# comment' after a '\\' ends a multi-line command in YAML: write the command as a list or a | block)";
     throw UserError({file_name, e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg + hint);
   }
   JobReader rd(file_name);
@@ -288,9 +309,12 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name) {
       if (!doc.IsMap()) continue;
       if (const auto kind = doc["kind"]) {
         const std::string k = rd.scalar(kind, "kind");
-        if (doc["metadata"] && doc["metadata"]["name"] && doc["metadata"]["name"].IsScalar()) job.name = doc["metadata"]["name"].Scalar();
-        if (k == "TrainJob") rd.train_job(doc, job);
-        else if (k == "PyTorchJob") rd.pytorch_job(doc, job);
+        if (doc["metadata"] && doc["metadata"]["name"] && doc["metadata"]["name"].IsScalar())
+          job.name = doc["metadata"]["name"].Scalar();
+        if (k == "TrainJob")
+          rd.train_job(doc, job);
+        else if (k == "PyTorchJob")
+          rd.pytorch_job(doc, job);
         else if (k == "Pod") {
           if (!doc["spec"]) rd.fail(doc, "Pod without spec");
           rd.pod_spec(doc["spec"], "spec", job);
@@ -315,8 +339,10 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name) {
   }
   if (job.kind.empty()) {
     const SourcePos p = not_job ? rd.at(*not_job) : SourcePos{file_name, 1, 1};
-    const std::string what = not_job ? "kind '" + not_job->Scalar() + "' is not a training job" : "no training job found";
-    throw UserError(p, what + " (expected kind TrainJob, PyTorchJob or Pod, a pod spec with containers, or a trainer: block)");
+    const std::string what =
+        not_job ? "kind '" + not_job->Scalar() + "' is not a training job" : "no training job found";
+    throw UserError(
+        p, what + " (expected kind TrainJob, PyTorchJob or Pod, a pod spec with containers, or a trainer: block)");
   }
   find_torchrun(job);
   return job;
@@ -334,7 +360,9 @@ std::string scenario_from_k8s(const K8sJob& job, const ImportOptions& opt) {
   const SourcePos at{job.source, 1, 1};
   const std::string instance = !opt.instance.empty() ? opt.instance : job.instance_type;
   if (instance.empty())
-    throw UserError(at, "the job does not name the instance type (no nodeSelector node.kubernetes.io/instance-type); pass --instance NAME");
+    throw UserError(at,
+                    "the job does not name the instance type (no nodeSelector node.kubernetes.io/instance-type); pass "
+                    "--instance NAME");
   const models::hw::NodeSpec* node = nullptr;
   try {
     node = &models::hw::find_instance(instance);
@@ -344,7 +372,8 @@ std::string scenario_from_k8s(const K8sJob& job, const ImportOptions& opt) {
   const int gpus = job.gpus_per_pod.value_or(job.procs_per_pod.value_or(0));
   if (gpus <= 0) throw UserError(at, "no GPU count (expected resources.limits nvidia.com/gpu or numProcPerNode)");
   if (gpus > node->gpus)
-    throw UserError(at, "nvidia.com/gpu: " + std::to_string(gpus) + " per pod but " + instance + " has " + std::to_string(node->gpus) + " GPUs");
+    throw UserError(at, "nvidia.com/gpu: " + std::to_string(gpus) + " per pod but " + instance + " has " +
+                            std::to_string(node->gpus) + " GPUs");
 
   ScenarioWriter w;
   const std::string file = fs::path(job.source).filename().string();
@@ -356,10 +385,13 @@ std::string scenario_from_k8s(const K8sJob& job, const ImportOptions& opt) {
   // 1-GPU pods on one p4d.24xlarge); --set placement.pods_per_node=1 spreads them.
   const int pods_per_node = std::max(1, std::min(job.pods, node->gpus / gpus));
   const int nodes = (job.pods + pods_per_node - 1) / pods_per_node;
-  w.set("cluster", "instance", instance, opt.instance.empty() ? "nodeSelector node.kubernetes.io/instance-type" : "given with --instance");
-  w.set("cluster", "nodes", static_cast<long long>(nodes), std::to_string(job.pods) + " pods, " + std::to_string(pods_per_node) + " per host");
+  w.set("cluster", "instance", instance,
+        opt.instance.empty() ? "nodeSelector node.kubernetes.io/instance-type" : "given with --instance");
+  w.set("cluster", "nodes", static_cast<long long>(nodes),
+        std::to_string(job.pods) + " pods, " + std::to_string(pods_per_node) + " per host");
   w.set("placement", "pods_per_node", static_cast<long long>(pods_per_node));
-  w.set("placement", "gpus_per_pod", static_cast<long long>(gpus), job.gpus_per_pod ? "resources.limits nvidia.com/gpu" : "numProcPerNode");
+  w.set("placement", "gpus_per_pod", static_cast<long long>(gpus),
+        job.gpus_per_pod ? "resources.limits nvidia.com/gpu" : "numProcPerNode");
   w.set("placement", "host_ipc", job.host_ipc, "hostIPC");
   w.set("placement", "host_network", job.host_network, "hostNetwork");
   if (node->nics > 0)
@@ -367,9 +399,11 @@ std::string scenario_from_k8s(const K8sJob& job, const ImportOptions& opt) {
           job.efa_per_pod ? "vpc.amazonaws.com/efa: " + std::to_string(*job.efa_per_pod)
                           : "no vpc.amazonaws.com/efa limit: aws-ofi-nccl finds no EFA device and NCCL uses Socket");
   if (job.procs_per_pod && *job.procs_per_pod != gpus)
-    w.note("placement", "numProcPerNode " + std::to_string(*job.procs_per_pod) + " differs from the GPU limit " + std::to_string(gpus));
+    w.note("placement", "numProcPerNode " + std::to_string(*job.procs_per_pod) + " differs from the GPU limit " +
+                            std::to_string(gpus));
   for (const auto& [k, v] : job.env) w.set("nccl.env", k, v, "container env");
-  if (job.omp_threads) w.set("training", "cpu_threads", static_cast<long long>(*job.omp_threads), "container env OMP_NUM_THREADS");
+  if (job.omp_threads)
+    w.set("training", "cpu_threads", static_cast<long long>(*job.omp_threads), "container env OMP_NUM_THREADS");
 
   // Model: --model, else a preset named in the command or the job name (llama-3-8b.py).
   std::string preset = opt.model;
@@ -384,8 +418,11 @@ std::string scenario_from_k8s(const K8sJob& job, const ImportOptions& opt) {
     ta = read_trainer_args(opt.trainer_args);
     if (ds.empty() && !ta.deepspeed.empty()) {
       fs::path p = fs::path(opt.trainer_args).parent_path() / ta.deepspeed;
-      if (fs::exists(p)) ds = p.string();
-      else w.header("note: the trainer arguments name deepspeed=\"" + ta.deepspeed + "\", not found next to them; pass --deepspeed");
+      if (fs::exists(p))
+        ds = p.string();
+      else
+        w.header("note: the trainer arguments name deepspeed=\"" + ta.deepspeed +
+                 "\", not found next to them; pass --deepspeed");
     }
   }
   if (!ds.empty()) {
@@ -398,15 +435,21 @@ std::string scenario_from_k8s(const K8sJob& job, const ImportOptions& opt) {
   }
   if (!preset.empty()) {
     w.set("model", "preset", preset, opt.model.empty() ? "named in the job's command" : "given with --model");
-    if (ta.micro_batch) w.set("training", "micro_batch", static_cast<long long>(*ta.micro_batch), "per_device_train_batch_size");
-    if (ta.grad_accum) w.set("training", "grad_accum", static_cast<long long>(*ta.grad_accum), "gradient_accumulation_steps");
+    if (ta.micro_batch)
+      w.set("training", "micro_batch", static_cast<long long>(*ta.micro_batch), "per_device_train_batch_size");
+    if (ta.grad_accum)
+      w.set("training", "grad_accum", static_cast<long long>(*ta.grad_accum), "gradient_accumulation_steps");
     if (ta.steps) w.set("training", "steps", static_cast<long long>(*ta.steps), "max_steps");
-    if (ta.grad_checkpointing) w.set("training", "grad_checkpointing", *ta.grad_checkpointing, "gradient_checkpointing");
-    if (ta.bf16 && *ta.bf16) w.set("training", "dtype", std::string("bf16"), "bf16=True");
-    else if (ta.fp16 && *ta.fp16) w.set("training", "dtype", std::string("fp16"), "fp16=True");
+    if (ta.grad_checkpointing)
+      w.set("training", "grad_checkpointing", *ta.grad_checkpointing, "gradient_checkpointing");
+    if (ta.bf16 && *ta.bf16)
+      w.set("training", "dtype", std::string("bf16"), "bf16=True");
+    else if (ta.fp16 && *ta.fp16)
+      w.set("training", "dtype", std::string("fp16"), "fp16=True");
     if (!ds.empty()) w.set("parallel", "strategy", std::string("zero3"), "DeepSpeed ZeRO (stage from the config)");
   } else {
-    w.note("collective", "no model named (pass --model PRESET): a 1 GiB all-reduce over all ranks exercises the layout");
+    w.note("collective",
+           "no model named (pass --model PRESET): a 1 GiB all-reduce over all ranks exercises the layout");
     w.set("collective", "op", std::string("all_reduce"));
     w.set("collective", "bytes", std::string("1 GiB"));
   }

@@ -19,11 +19,11 @@ struct K8sJob {
   std::optional<int> procs_per_pod;  // numProcPerNode / nprocPerNode / torchrun --nproc_per_node
   bool host_ipc = false;
   bool host_network = false;
-  std::string instance_type;         // nodeSelector node.kubernetes.io/instance-type
+  std::string instance_type;                             // nodeSelector node.kubernetes.io/instance-type
   std::vector<std::pair<std::string, std::string>> env;  // NCCL_* and FI_* of the containers
-  std::optional<int> omp_threads;    // container env OMP_NUM_THREADS (CPU-Adam threads per rank)
-  std::string command;               // command and args, joined (to find the model)
-  std::vector<std::string> notes;    // what was assumed or ignored, for the scenario's comments
+  std::optional<int> omp_threads;                        // container env OMP_NUM_THREADS (CPU-Adam threads per rank)
+  std::string command;                                   // command and args, joined (to find the model)
+  std::vector<std::string> notes;                        // what was assumed or ignored, for the scenario's comments
 };
 
 // Throws UserError (FILE:LINE:COL) for YAML syntax errors, documents that are not a job, and
@@ -34,22 +34,22 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name);
 // Hugging Face TrainingArguments as written in code (`per_device_train_batch_size=1,`) or on the
 // command line (`--per_device_train_batch_size 1`). Unknown arguments are ignored.
 struct TrainerArgs {
-  std::optional<int> micro_batch;    // per_device_train_batch_size
-  std::optional<int> grad_accum;     // gradient_accumulation_steps
-  std::optional<int> steps;          // max_steps
+  std::optional<int> micro_batch;  // per_device_train_batch_size
+  std::optional<int> grad_accum;   // gradient_accumulation_steps
+  std::optional<int> steps;        // max_steps
   std::optional<bool> bf16, fp16;
   std::optional<bool> grad_checkpointing;
-  std::string deepspeed;             // deepspeed="ds.json", as written
+  std::string deepspeed;  // deepspeed="ds.json", as written
 };
 TrainerArgs parse_trainer_args(const std::string& text, const std::string& file_name);
 TrainerArgs read_trainer_args(const std::string& path);
 
 struct ImportOptions {
-  std::string instance;        // overrides the nodeSelector
-  std::string model;           // preset; else found in the command (e.g. "llama-3-8b.py")
-  std::string deepspeed;       // DeepSpeed JSON path (validated with read_deepspeed_json)
-  std::string trainer_args;    // trainer arguments file
-  std::string out;             // where the scenario will be written (for relative paths)
+  std::string instance;      // overrides the nodeSelector
+  std::string model;         // preset; else found in the command (e.g. "llama-3-8b.py")
+  std::string deepspeed;     // DeepSpeed JSON path (validated with read_deepspeed_json)
+  std::string trainer_args;  // trainer arguments file
+  std::string out;           // where the scenario will be written (for relative paths)
 };
 
 // The scenario's TOML text. Throws UserError when the instance is unknown or missing.

@@ -32,12 +32,16 @@ std::string scenario_from_nccl_log(const models::nccl::NcclLogReport& r, const L
   const std::string instance = !options.instance.empty() ? options.instance : r.platform;
   const SourcePos at{r.source, 1, 1};
   if (instance.empty())
-    throw UserError(at, "the log does not name the instance (no aws-ofi-nccl platform line); "
-                        "pass --instance NAME (expected one of: " + [] {
-                          std::string s;
-                          for (const auto& n : models::hw::instance_names()) s += (s.empty() ? "" : ", ") + n;
-                          return s;
-                        }() + ")");
+    throw UserError(
+        at,
+        "the log does not name the instance (no aws-ofi-nccl platform line); "
+        "pass --instance NAME (expected one of: " +
+            [] {
+              std::string s;
+              for (const auto& n : models::hw::instance_names()) s += (s.empty() ? "" : ", ") + n;
+              return s;
+            }() +
+            ")");
   const int host_gpus = instance_gpus(instance);
   if (host_gpus == 0) {
     try {
@@ -47,8 +51,9 @@ std::string scenario_from_nccl_log(const models::nccl::NcclLogReport& r, const L
     }
   }
   if (r.nranks == 0)
-    throw UserError(at, "the log has no communicator line ('comm 0x... rank R nRanks N nNodes M localRanks L'); "
-                        "expected a log of NCCL_DEBUG=INFO with the INIT subsystem");
+    throw UserError(at,
+                    "the log has no communicator line ('comm 0x... rank R nRanks N nNodes M localRanks L'); "
+                    "expected a log of NCCL_DEBUG=INFO with the INIT subsystem");
 
   ScenarioWriter w;
   const std::string file = std::filesystem::path(r.source).filename().string();
@@ -78,13 +83,14 @@ std::string scenario_from_nccl_log(const models::nccl::NcclLogReport& r, const L
     nodes = (nnodes + pods_per_node - 1) / pods_per_node;
     if (pods_per_node > 1) {
       host_ipc = false;
-      why = "nNodes " + std::to_string(nnodes) + " x localRanks " + std::to_string(local) + " on " + instance +
-            " (" + std::to_string(host_gpus) + " GPUs): pods packed on one host, not sharing IPC";
+      why = "nNodes " + std::to_string(nnodes) + " x localRanks " + std::to_string(local) + " on " + instance + " (" +
+            std::to_string(host_gpus) + " GPUs): pods packed on one host, not sharing IPC";
     } else {
       why = "nNodes " + std::to_string(nnodes) + ", localRanks " + std::to_string(local);
     }
   }
-  w.set("cluster", "instance", instance, options.instance.empty() ? "from the line 'NET/OFI ... platform'" : "given with --instance");
+  w.set("cluster", "instance", instance,
+        options.instance.empty() ? "from the line 'NET/OFI ... platform'" : "given with --instance");
   w.set("cluster", "nodes", static_cast<long long>(nodes));
   w.note("placement", why);
   w.set("placement", "pods_per_node", static_cast<long long>(pods_per_node));
@@ -106,8 +112,10 @@ std::string scenario_from_nccl_log(const models::nccl::NcclLogReport& r, const L
   const std::string preset = r.trainable_parameters ? preset_for_parameters(*r.trainable_parameters) : "";
   if (!preset.empty()) {
     w.set("model", "preset", preset, "Number of trainable parameters = " + std::to_string(*r.trainable_parameters));
-    if (r.micro_batch) w.set("training", "micro_batch", static_cast<long long>(*r.micro_batch), "Instantaneous batch size per device");
-    if (r.grad_accum) w.set("training", "grad_accum", static_cast<long long>(*r.grad_accum), "Gradient Accumulation steps");
+    if (r.micro_batch)
+      w.set("training", "micro_batch", static_cast<long long>(*r.micro_batch), "Instantaneous batch size per device");
+    if (r.grad_accum)
+      w.set("training", "grad_accum", static_cast<long long>(*r.grad_accum), "Gradient Accumulation steps");
     if (r.total_steps) w.set("training", "steps", static_cast<long long>(*r.total_steps), "Total optimization steps");
     if (r.deepspeed_zero3) {
       w.set("parallel", "strategy", std::string("zero3"), "DeepSpeed 'Stage 3 initialize'");
@@ -115,7 +123,8 @@ std::string scenario_from_nccl_log(const models::nccl::NcclLogReport& r, const L
       if (r.deepspeed_offload) w.set("zero", "offload_optimizer", std::string("cpu"), "'Detected ZeRO Offload'");
     }
   } else {
-    w.note("collective", "the log does not show the workload: a 1 GiB all-reduce over all ranks exercises the same transports");
+    w.note("collective",
+           "the log does not show the workload: a 1 GiB all-reduce over all ranks exercises the same transports");
     w.set("collective", "op", std::string("all_reduce"));
     w.set("collective", "bytes", std::string("1 GiB"));
   }

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 using detail::TomlReader;
 using Fields = std::vector<TomlReader::Field>;
 
-constexpr int64_t kMaxCount = 1 << 20;      // GPUs, nodes, batch sizes: far past any real job
+constexpr int64_t kMaxCount = 1 << 20;  // GPUs, nodes, batch sizes: far past any real job
 constexpr int64_t kMaxSteps = 1000000000;
 
 std::string read_text(const std::string& path, const SourcePos& at, const std::string& what) {
@@ -56,18 +56,22 @@ class Loader {
     toml::table root = parse_toml(text, file_name_);
     for (size_t i = 0; i < overrides.size(); ++i) r_.apply_override(root, overrides[i], static_cast<int>(i) + 1);
 
-    r_.table(root, "", {
-        {"name", [&](auto& n, auto& k) { s.name = r_.string(n, k); }},
-        {"deepspeed_config", [&](auto& n, auto& k) { set_deepspeed_path(n, k); }},
-        {"cluster", [&](auto& n, auto& k) { cluster(n, k); }},
-        {"placement", [&](auto& n, auto& k) { placement(n, k); }},
-        {"nccl", [&](auto& n, auto& k) { r_.table(n, k, {{"env", [&](auto& n2, auto& k2) { nccl_env(n2, k2); }}}); }},
-        {"model", [&](auto& n, auto& k) { model(n, k); }},
-        {"training", [&](auto& n, auto& k) { training(n, k); }},
-        {"parallel", [&](auto& n, auto& k) { parallel(n, k); }},
-        {"zero", [&](auto& n, auto& k) { zero(n, k); }},
-        {"collective", [&](auto& n, auto& k) { collective(n, k); }},
-    });
+    r_.table(root, "",
+             {
+                 {"name", [&](auto& n, auto& k) { s.name = r_.string(n, k); }},
+                 {"deepspeed_config", [&](auto& n, auto& k) { set_deepspeed_path(n, k); }},
+                 {"cluster", [&](auto& n, auto& k) { cluster(n, k); }},
+                 {"placement", [&](auto& n, auto& k) { placement(n, k); }},
+                 {"nccl",
+                  [&](auto& n, auto& k) {
+                    r_.table(n, k, {{"env", [&](auto& n2, auto& k2) { nccl_env(n2, k2); }}});
+                  }},
+                 {"model", [&](auto& n, auto& k) { model(n, k); }},
+                 {"training", [&](auto& n, auto& k) { training(n, k); }},
+                 {"parallel", [&](auto& n, auto& k) { parallel(n, k); }},
+                 {"zero", [&](auto& n, auto& k) { zero(n, k); }},
+                 {"collective", [&](auto& n, auto& k) { collective(n, k); }},
+             });
     finish();
   }
 
@@ -83,27 +87,33 @@ class Loader {
   }
 
   void set_deepspeed_path(const toml::node& n, const std::string& key) {
-    if (ds_path_) r_.fail(n, key + ": DeepSpeed config given twice (expected deepspeed_config at the top level or in [zero], not both)");
+    if (ds_path_)
+      r_.fail(
+          n,
+          key + ": DeepSpeed config given twice (expected deepspeed_config at the top level or in [zero], not both)");
     ds_path_ = resolve(n, key);
     ds_named_at_ = r_.pos(n);
   }
 
   void cluster(const toml::node& n, const std::string& key) {
     models::ClusterSpec& c = out_.spec.cluster;
-    r_.table(n, key, {
-        {"instance", [&](auto& v, auto& k) { c.instance = r_.string(v, k); }},
-        {"nodes", [&](auto& v, auto& k) { c.nodes = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
-        {"profile", [&](auto& v, auto& k) {
-           c.profile = resolve(v, k);
-           profile_at_ = r_.pos(v);
-         }},
-        {"node", [&](auto& v, auto& k) { custom_node(v, k); }},
-        {"params", [&](auto& v, auto& k) {
-           r_.open_table(v, k, [&](const std::string& name, const toml::node& value, const SourcePos&) {
-             c.params[name] = r_.quantity(value, k + "." + name);
-           });
-         }},
-    });
+    r_.table(n, key,
+             {
+                 {"instance", [&](auto& v, auto& k) { c.instance = r_.string(v, k); }},
+                 {"nodes", [&](auto& v, auto& k) { c.nodes = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
+                 {"profile",
+                  [&](auto& v, auto& k) {
+                    c.profile = resolve(v, k);
+                    profile_at_ = r_.pos(v);
+                  }},
+                 {"node", [&](auto& v, auto& k) { custom_node(v, k); }},
+                 {"params",
+                  [&](auto& v, auto& k) {
+                    r_.open_table(v, k, [&](const std::string& name, const toml::node& value, const SourcePos&) {
+                      c.params[name] = r_.quantity(value, k + "." + name);
+                    });
+                  }},
+             });
   }
 
   void custom_node(const toml::node& n, const std::string& key) {
@@ -116,48 +126,68 @@ class Loader {
         field = r_.bandwidth(v, k);
       };
     };
-    r_.table(n, key, {
-        {"gpu", [&](auto& v, auto& k) { d.gpu = r_.string(v, k); }},
-        {"gpus", [&](auto& v, auto& k) { d.gpus = static_cast<int>(r_.integer(v, k, 1, 1024)); }},
-        {"nvlink", [&](auto& v, auto& k) { d.nvlink = r_.string(v, k); }},
-        {"nvlink_links", [&](auto& v, auto& k) { d.nvlink_links = static_cast<int>(r_.integer(v, k, 0, 1024)); }},
-        {"nvswitch", [&](auto& v, auto& k) { d.nvswitch = r_.boolean(v, k); }},
-        {"pcie", [&](auto& v, auto& k) { d.pcie = r_.one_of(v, k, {"gen3", "gen4", "gen5", "gen6"}); }},
-        {"pcie_lanes", [&](auto& v, auto& k) { d.pcie_lanes = static_cast<int>(r_.one_of_int(v, k, {1, 2, 4, 8, 16, 32})); }},
-        {"numa_nodes", [&](auto& v, auto& k) { d.numa_nodes = static_cast<int>(r_.integer(v, k, 1, 64)); }},
-        {"nics", [&](auto& v, auto& k) { d.nics = static_cast<int>(r_.integer(v, k, 0, 1024)); }},
-        {"nic_bytes_per_s", rate(d.nic_bytes_per_s, "nic_bandwidth")},
-        {"nic_bandwidth", rate(d.nic_bytes_per_s, "nic_bytes_per_s")},
-        {"nic_kind", [&](auto& v, auto& k) { d.nic_kind = r_.one_of(v, k, {"efa", "ib", "roce", "eth"}); }},
-        {"eth_bytes_per_s", rate(d.eth_bytes_per_s, "eth_bandwidth")},
-        {"eth_bandwidth", rate(d.eth_bytes_per_s, "eth_bytes_per_s")},
-        {"host_mem_bytes_per_s", rate(d.host_mem_bytes_per_s, "host_mem_bandwidth")},
-        {"host_mem_bandwidth", rate(d.host_mem_bytes_per_s, "host_mem_bytes_per_s")},
-        {"topo_file", [&](auto& v, auto& k) { d.topo_file = resolve(v, k); }},
-    });
+    r_.table(
+        n, key,
+        {
+            {"gpu", [&](auto& v, auto& k) { d.gpu = r_.string(v, k); }},
+            {"gpus", [&](auto& v, auto& k) { d.gpus = static_cast<int>(r_.integer(v, k, 1, 1024)); }},
+            {"nvlink", [&](auto& v, auto& k) { d.nvlink = r_.string(v, k); }},
+            {"nvlink_links", [&](auto& v, auto& k) { d.nvlink_links = static_cast<int>(r_.integer(v, k, 0, 1024)); }},
+            {"nvswitch", [&](auto& v, auto& k) { d.nvswitch = r_.boolean(v, k); }},
+            {"pcie",
+             [&](auto& v, auto& k) {
+               d.pcie = r_.one_of(v, k, {"gen3", "gen4", "gen5", "gen6"});
+             }},
+            {"pcie_lanes",
+             [&](auto& v, auto& k) {
+               d.pcie_lanes = static_cast<int>(r_.one_of_int(v, k, {1, 2, 4, 8, 16, 32}));
+             }},
+            {"numa_nodes", [&](auto& v, auto& k) { d.numa_nodes = static_cast<int>(r_.integer(v, k, 1, 64)); }},
+            {"nics", [&](auto& v, auto& k) { d.nics = static_cast<int>(r_.integer(v, k, 0, 1024)); }},
+            {"nic_bytes_per_s", rate(d.nic_bytes_per_s, "nic_bandwidth")},
+            {"nic_bandwidth", rate(d.nic_bytes_per_s, "nic_bytes_per_s")},
+            {"nic_kind",
+             [&](auto& v, auto& k) {
+               d.nic_kind = r_.one_of(v, k, {"efa", "ib", "roce", "eth"});
+             }},
+            {"eth_bytes_per_s", rate(d.eth_bytes_per_s, "eth_bandwidth")},
+            {"eth_bandwidth", rate(d.eth_bytes_per_s, "eth_bytes_per_s")},
+            {"host_mem_bytes_per_s", rate(d.host_mem_bytes_per_s, "host_mem_bandwidth")},
+            {"host_mem_bandwidth", rate(d.host_mem_bytes_per_s, "host_mem_bytes_per_s")},
+            {"topo_file", [&](auto& v, auto& k) { d.topo_file = resolve(v, k); }},
+        });
   }
 
   void placement(const toml::node& n, const std::string& key) {
     models::PlacementSpec& p = out_.spec.placement;
-    r_.table(n, key, {
-        {"pods_per_node", [&](auto& v, auto& k) { p.pods_per_node = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
-        {"gpus_per_pod", [&](auto& v, auto& k) { p.gpus_per_pod = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
-        {"host_ipc", [&](auto& v, auto& k) { p.host_ipc = r_.boolean(v, k); }},
-        {"host_network", [&](auto& v, auto& k) { p.host_network = r_.boolean(v, k); }},
-        {"efa_plugin_ok", [&](auto& v, auto& k) { p.efa_plugin_ok = r_.boolean(v, k); }},
-        {"single_process", [&](auto& v, auto& k) { p.single_process = r_.boolean(v, k); }},
-    });
+    r_.table(n, key,
+             {
+                 {"pods_per_node",
+                  [&](auto& v, auto& k) { p.pods_per_node = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
+                 {"gpus_per_pod",
+                  [&](auto& v, auto& k) { p.gpus_per_pod = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
+                 {"host_ipc", [&](auto& v, auto& k) { p.host_ipc = r_.boolean(v, k); }},
+                 {"host_network", [&](auto& v, auto& k) { p.host_network = r_.boolean(v, k); }},
+                 {"efa_plugin_ok", [&](auto& v, auto& k) { p.efa_plugin_ok = r_.boolean(v, k); }},
+                 {"single_process", [&](auto& v, auto& k) { p.single_process = r_.boolean(v, k); }},
+             });
   }
 
   // NCCL and libfabric variables verbatim; their values are checked by the models that read them.
   void nccl_env(const toml::node& n, const std::string& key) {
     r_.open_table(n, key, [&](const std::string& name, const toml::node& v, const SourcePos& at) {
       if (name.rfind("NCCL_", 0) != 0 && name.rfind("FI_", 0) != 0)
-        throw UserError(at, "'" + name + "' in [nccl.env] is not an NCCL or libfabric variable (expected a name starting with NCCL_ or FI_)");
+        throw UserError(
+            at,
+            "'" + name +
+                "' in [nccl.env] is not an NCCL or libfabric variable (expected a name starting with NCCL_ or FI_)");
       const std::string k = key + "." + name;
-      if (v.is_integer()) out_.spec.nccl_env[name] = std::to_string(v.as_integer()->get());
-      else if (v.is_string()) out_.spec.nccl_env[name] = v.as_string()->get();
-      else r_.fail(v, k + ": got " + detail::article_type(v) + " (expected a string, as in the environment)");
+      if (v.is_integer())
+        out_.spec.nccl_env[name] = std::to_string(v.as_integer()->get());
+      else if (v.is_string())
+        out_.spec.nccl_env[name] = v.as_string()->get();
+      else
+        r_.fail(v, k + ": got " + detail::article_type(v) + " (expected a string, as in the environment)");
     });
   }
 
@@ -166,41 +196,66 @@ class Loader {
     auto dim = [&](int& field) {
       return [&](const toml::node& v, const std::string& k) { field = static_cast<int>(r_.integer(v, k, 1, 1 << 24)); };
     };
-    r_.table(n, key, {
-        {"preset", [&](auto& v, auto& k) { m.preset = r_.string(v, k); }},
-        {"layers", dim(m.layers)}, {"hidden", dim(m.hidden)}, {"heads", dim(m.heads)},
-        {"kv_heads", dim(m.kv_heads)}, {"ffn", dim(m.ffn)}, {"vocab", dim(m.vocab)}, {"seq", dim(m.seq)},
-        {"tied_embeddings", [&](auto& v, auto& k) { m.tied_embeddings = r_.boolean(v, k); }},
-    });
+    r_.table(n, key,
+             {
+                 {"preset", [&](auto& v, auto& k) { m.preset = r_.string(v, k); }},
+                 {"layers", dim(m.layers)},
+                 {"hidden", dim(m.hidden)},
+                 {"heads", dim(m.heads)},
+                 {"kv_heads", dim(m.kv_heads)},
+                 {"ffn", dim(m.ffn)},
+                 {"vocab", dim(m.vocab)},
+                 {"seq", dim(m.seq)},
+                 {"tied_embeddings", [&](auto& v, auto& k) { m.tied_embeddings = r_.boolean(v, k); }},
+             });
   }
 
   void training(const toml::node& n, const std::string& key) {
     models::TrainingSpec& t = out_.spec.training;
-    r_.table(n, key, {
-        {"micro_batch", [&](auto& v, auto& k) { t.micro_batch = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
-        {"grad_accum", [&](auto& v, auto& k) { t.grad_accum = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
-        {"steps", [&](auto& v, auto& k) { t.steps = static_cast<int>(r_.integer(v, k, 1, kMaxSteps)); }},
-        {"grad_checkpointing", [&](auto& v, auto& k) { t.grad_checkpointing = r_.boolean(v, k); }},
-        {"dtype", [&](auto& v, auto& k) { t.dtype = r_.one_of(v, k, {"bf16", "fp16", "fp32"}); }},
-        {"param_dtype", [&](auto& v, auto& k) { t.param_dtype = r_.one_of(v, k, {"bf16", "fp16", "fp32"}); }},
-        {"cpu_threads", [&](auto& v, auto& k) { t.cpu_threads = static_cast<int>(r_.integer(v, k, 1, 4096)); }},
-        {"compute_efficiency", [&](auto& v, auto& k) {
-           t.compute_efficiency = r_.number(v, k);
-           if (t.compute_efficiency <= 0 || t.compute_efficiency > 1)
-             r_.fail(v, k + ": " + detail::shortest(t.compute_efficiency) + " is out of range (expected a fraction of peak in (0, 1])");
-         }},
-    });
+    r_.table(
+        n, key,
+        {
+            {"micro_batch",
+             [&](auto& v, auto& k) { t.micro_batch = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
+            {"grad_accum", [&](auto& v, auto& k) { t.grad_accum = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
+            {"steps", [&](auto& v, auto& k) { t.steps = static_cast<int>(r_.integer(v, k, 1, kMaxSteps)); }},
+            {"grad_checkpointing", [&](auto& v, auto& k) { t.grad_checkpointing = r_.boolean(v, k); }},
+            {"dtype",
+             [&](auto& v, auto& k) {
+               t.dtype = r_.one_of(v, k, {"bf16", "fp16", "fp32"});
+             }},
+            {"param_dtype",
+             [&](auto& v, auto& k) {
+               t.param_dtype = r_.one_of(v, k, {"bf16", "fp16", "fp32"});
+             }},
+            {"cpu_threads", [&](auto& v, auto& k) { t.cpu_threads = static_cast<int>(r_.integer(v, k, 1, 4096)); }},
+            {"compute_efficiency",
+             [&](auto& v, auto& k) {
+               t.compute_efficiency = r_.number(v, k);
+               if (t.compute_efficiency <= 0 || t.compute_efficiency > 1)
+                 r_.fail(v, k + ": " + detail::shortest(t.compute_efficiency) +
+                                " is out of range (expected a fraction of peak in (0, 1])");
+             }},
+        });
   }
 
   void parallel(const toml::node& n, const std::string& key) {
     models::ParallelSpec& p = out_.spec.parallel;
     auto degree = [&](int& field) {
-      return [&](const toml::node& v, const std::string& k) { field = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); };
+      return
+          [&](const toml::node& v, const std::string& k) { field = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); };
     };
-    r_.table(n, key, {
-        {"strategy", [&](auto& v, auto& k) { p.strategy = r_.one_of(v, k, {"zero3", "fsdp", "ddp", "megatron"}); }},
-        {"tp", degree(p.tp)}, {"pp", degree(p.pp)}, {"dp", degree(p.dp)}, {"micro_batches", degree(p.micro_batches)},
-    });
+    r_.table(n, key,
+             {
+                 {"strategy",
+                  [&](auto& v, auto& k) {
+                    p.strategy = r_.one_of(v, k, {"zero3", "fsdp", "ddp", "megatron"});
+                  }},
+                 {"tp", degree(p.tp)},
+                 {"pp", degree(p.pp)},
+                 {"dp", degree(p.dp)},
+                 {"micro_batches", degree(p.micro_batches)},
+             });
   }
 
   // [zero] takes DeepSpeed's zero_optimization keys verbatim (values as in the JSON, "auto"
@@ -208,7 +263,8 @@ class Loader {
   void zero(const toml::node& n, const std::string& key) {
     Fields fields{{"deepspeed_config", [&](auto& v, auto& k) { set_deepspeed_path(v, k); }}};
     for (const std::string& name : zero_keys())
-      fields.push_back({name, [&, name](const toml::node& v, const std::string& k) { zero_toml_[name] = zero_entry(name, v, k); }});
+      fields.push_back(
+          {name, [&, name](const toml::node& v, const std::string& k) { zero_toml_[name] = zero_entry(name, v, k); }});
     r_.table(n, key, fields);
   }
 
@@ -216,9 +272,12 @@ class Loader {
     ZeroEntry e;
     e.pos = r_.pos(v);
     const bool offload = name == "offload_optimizer" || name == "offload_param";
-    if (TomlReader::is_auto(v)) e.is_auto = true;
-    else if (v.is_boolean()) e.flag = v.as_boolean()->get();
-    else if (offload && v.is_string()) e.text = v.as_string()->get();
+    if (TomlReader::is_auto(v))
+      e.is_auto = true;
+    else if (v.is_boolean())
+      e.flag = v.as_boolean()->get();
+    else if (offload && v.is_string())
+      e.text = v.as_string()->get();
     else if (offload && v.is_table()) {
       e.text = "none";
       Fields fields;
@@ -237,13 +296,17 @@ class Loader {
 
   void collective(const toml::node& n, const std::string& key) {
     models::CollectiveSpec& c = out_.spec.collective.emplace();
-    r_.table(n, key, {
-        {"op", [&](auto& v, auto& k) {
-           c.op = r_.one_of(v, k, {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "sendrecv"});
-         }},
-        {"bytes", [&](auto& v, auto& k) { c.bytes = r_.size(v, k); }},
-        {"iterations", [&](auto& v, auto& k) { c.iterations = static_cast<int>(r_.integer(v, k, 1, kMaxSteps)); }},
-    });
+    r_.table(
+        n, key,
+        {
+            {"op",
+             [&](auto& v, auto& k) {
+               c.op = r_.one_of(
+                   v, k, {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "sendrecv"});
+             }},
+            {"bytes", [&](auto& v, auto& k) { c.bytes = r_.size(v, k); }},
+            {"iterations", [&](auto& v, auto& k) { c.iterations = static_cast<int>(r_.integer(v, k, 1, kMaxSteps)); }},
+        });
   }
 
   // The calibration profile's [params] go under the scenario's own [cluster.params].
@@ -252,7 +315,9 @@ class Loader {
     const std::string text = read_text(path, profile_at_, "calibration profile");
     toml::table prof = parse_toml(text, path);
     const toml::node* params = prof.get("params");
-    if (!params) throw UserError({path, 1, 1}, "no [params] table in calibration profile (expected a file written by commsim calibrate)");
+    if (!params)
+      throw UserError({path, 1, 1},
+                      "no [params] table in calibration profile (expected a file written by commsim calibrate)");
     LoadedScenario scratch;
     TomlReader pr(scratch, path);
     pr.open_table(*params, "params", [&](const std::string& name, const toml::node& v, const SourcePos&) {
@@ -268,14 +333,17 @@ class Loader {
     models::ScenarioSpec& s = out_.spec;
     const SourcePos top{file_name_, 1, 1};
     if (!s.cluster.instance.empty() && s.cluster.node)
-      throw UserError(out_.position_of("cluster.node"),
-                      "cluster.node: both cluster.instance and [cluster.node] given (expected one machine description)");
+      throw UserError(
+          out_.position_of("cluster.node"),
+          "cluster.node: both cluster.instance and [cluster.node] given (expected one machine description)");
     if (s.cluster.instance.empty() && !s.cluster.node)
-      throw UserError(out_.position_of("cluster"), "no machine described (expected cluster.instance or a [cluster.node] table)");
+      throw UserError(out_.position_of("cluster"),
+                      "no machine described (expected cluster.instance or a [cluster.node] table)");
     if (!s.model && !s.collective)
       throw UserError(top, "nothing to simulate (expected a [model] or a [collective] table)");
     if (s.collective && s.collective->bytes == 0)
-      throw UserError(out_.position_of("collective"), "collective.bytes is missing (expected a size such as \"1 GiB\")");
+      throw UserError(out_.position_of("collective"),
+                      "collective.bytes is missing (expected a size such as \"1 GiB\")");
     if (!s.cluster.profile.empty()) merge_profile();
     DeepSpeedSettings ds;
     if (ds_path_) ds = read_deepspeed_json(*ds_path_, *ds_path_, ds_named_at_);
@@ -347,7 +415,8 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
       for (size_t j = 1; j <= b.size(); ++j) {
         const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
         d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+          d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
       }
     if (d[a.size()][b.size()] < best_d) {
       best_d = d[a.size()][b.size()];

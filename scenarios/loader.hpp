@@ -60,8 +60,7 @@ LoadedScenario load_scenario(const std::string& path, const std::vector<std::str
 // The same from text already in memory (tests, fuzzers); `file_name` is used in messages and
 // `base_dir` for relative paths.
 LoadedScenario load_scenario_text(std::string_view text, const std::string& file_name,
-                                  const std::vector<std::string>& overrides = {},
-                                  const std::string& base_dir = ".");
+                                  const std::vector<std::string>& overrides = {}, const std::string& base_dir = ".");
 
 // "did you mean" support: the candidate closest to `word` by edit distance, or "" when none is
 // close enough to be a plausible typo.

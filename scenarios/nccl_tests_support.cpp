@@ -34,9 +34,9 @@ bool parse_nccl_tests_size(const std::string& text, int64_t& bytes) {
 
 std::map<std::string, std::string> nccl_env_from_log(const std::string& text) {
   static const std::set<std::string> kRelevant = {
-      "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE",   "NCCL_P2P_LEVEL",      "NCCL_P2P_READ_ENABLE",
-      "NCCL_NET_GDR_LEVEL", "NCCL_IB_DISABLE",  "NCCL_PROTO",          "NCCL_ALGO",
-      "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_BUFFSIZE",     "NCCL_NET",
+      "NCCL_P2P_DISABLE",     "NCCL_SHM_DISABLE",     "NCCL_P2P_LEVEL", "NCCL_P2P_READ_ENABLE",
+      "NCCL_NET_GDR_LEVEL",   "NCCL_IB_DISABLE",      "NCCL_PROTO",     "NCCL_ALGO",
+      "NCCL_MIN_NCHANNELS",   "NCCL_MAX_NCHANNELS",   "NCCL_BUFFSIZE",  "NCCL_NET",
       "NCCL_SOCKET_NTHREADS", "NCCL_NSOCKS_PERTHREAD"};
   static const std::regex kSet(R"((NCCL_[A-Z0-9_]+) set by environment to ([^\s]+))");
   std::map<std::string, std::string> env;

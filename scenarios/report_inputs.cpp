@@ -19,29 +19,36 @@ std::vector<std::pair<std::string, std::string>> scenario_summary(const models::
   if (!s.cluster.instance.empty())
     out.push_back({"cluster", fmt::format("{} x {} node{}", s.cluster.instance, nodes, nodes == 1 ? "" : "s")});
   else if (s.cluster.node)
-    out.push_back({"cluster", fmt::format("custom node: {} x {} GPUs{}, {} node{}", s.cluster.node->gpus, s.cluster.node->gpu,
-                                          s.cluster.node->nvlink.empty() ? "" : ", " + s.cluster.node->nvlink, nodes,
-                                          nodes == 1 ? "" : "s")});
+    out.push_back(
+        {"cluster", fmt::format("custom node: {} x {} GPUs{}, {} node{}", s.cluster.node->gpus, s.cluster.node->gpu,
+                                s.cluster.node->nvlink.empty() ? "" : ", " + s.cluster.node->nvlink, nodes,
+                                nodes == 1 ? "" : "s")});
   const auto& p = s.placement;
   out.push_back({"placement", fmt::format("{} pod{} per node x {} GPU{} per pod; host IPC {}{}", p.pods_per_node,
-                                          p.pods_per_node == 1 ? "" : "s", p.gpus_per_pod == 0 ? std::string("all") : std::to_string(p.gpus_per_pod),
+                                          p.pods_per_node == 1 ? "" : "s",
+                                          p.gpus_per_pod == 0 ? std::string("all") : std::to_string(p.gpus_per_pod),
                                           p.gpus_per_pod == 1 ? "" : "s", p.host_ipc ? "shared" : "private",
                                           p.efa_plugin_ok ? "" : "; EFA plugin finds no provider")});
   if (s.model) {
     const auto& m = *s.model;
-    out.push_back({"model", fmt::format("{}, seq {}", m.preset.empty() ? fmt::format("{} layers x {} hidden", m.layers, m.hidden) : m.preset, m.seq)});
+    out.push_back(
+        {"model",
+         fmt::format("{}, seq {}",
+                     m.preset.empty() ? fmt::format("{} layers x {} hidden", m.layers, m.hidden) : m.preset, m.seq)});
     const auto& t = s.training;
-    out.push_back({"training", fmt::format("micro batch {} x grad accum {}, {} steps, {}{}", t.micro_batch, t.grad_accum, t.steps,
-                                           t.dtype, t.grad_checkpointing ? ", activation checkpointing" : "")});
+    out.push_back(
+        {"training", fmt::format("micro batch {} x grad accum {}, {} steps, {}{}", t.micro_batch, t.grad_accum, t.steps,
+                                 t.dtype, t.grad_checkpointing ? ", activation checkpointing" : "")});
     std::string par = fmt::format("{} (tp {}, pp {}, dp {})", s.parallel.strategy, s.parallel.tp, s.parallel.pp,
                                   s.parallel.dp == 0 ? std::string("auto") : std::to_string(s.parallel.dp));
     if (s.parallel.strategy == "zero3" || s.parallel.strategy == "fsdp")
-      par += fmt::format("; stage {}, overlap_comm {}, offload optimizer {}, params {}", s.zero.stage, s.zero.overlap_comm,
-                         s.zero.offload_optimizer, s.zero.offload_param);
+      par += fmt::format("; stage {}, overlap_comm {}, offload optimizer {}, params {}", s.zero.stage,
+                         s.zero.overlap_comm, s.zero.offload_optimizer, s.zero.offload_param);
     out.push_back({"parallel", par});
   }
   if (s.collective)
-    out.push_back({"collective", fmt::format("{} of {} bytes x {}", s.collective->op, s.collective->bytes, s.collective->iterations)});
+    out.push_back({"collective", fmt::format("{} of {} bytes x {}", s.collective->op, s.collective->bytes,
+                                             s.collective->iterations)});
   std::string env;
   for (const auto& [k, v] : s.nccl_env) env += (env.empty() ? "" : "  ") + k + "=" + v;
   out.push_back({"NCCL env", env.empty() ? "(none set)" : env});
@@ -81,7 +88,8 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
       viz::BusBwPoint p;
       p.op = op;
       p.size_bytes = row.size;
-      p.predicted_bytes_per_s = std::max(row.busbw_gbs, row.ip_busbw_gbs) * 1e9;  // as the measured side: the faster column
+      p.predicted_bytes_per_s =
+          std::max(row.busbw_gbs, row.ip_busbw_gbs) * 1e9;  // as the measured side: the faster column
       if (it != measured.end())
         if (auto m = it->second.find(row.size); m != it->second.end()) p.measured_bytes_per_s = m->second;
       out.push_back(p);

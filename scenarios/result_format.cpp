@@ -12,8 +12,11 @@ namespace scenarios {
 std::string format_seconds(double s) {
   if (!std::isfinite(s)) return "n/a";
   const double a = std::fabs(s);
-  if (a >= 3600) return fmt::format("{} h {:02} min", static_cast<long long>(s / 3600), static_cast<long long>(std::fmod(s, 3600) / 60));
-  if (a >= 60) return fmt::format("{} min {:02} s", static_cast<long long>(s / 60), static_cast<long long>(std::fmod(s, 60)));
+  if (a >= 3600)
+    return fmt::format("{} h {:02} min", static_cast<long long>(s / 3600),
+                       static_cast<long long>(std::fmod(s, 3600) / 60));
+  if (a >= 60)
+    return fmt::format("{} min {:02} s", static_cast<long long>(s / 60), static_cast<long long>(std::fmod(s, 60)));
   if (a >= 1 || a == 0) return fmt::format("{:.3f} s", s);
   if (a >= 1e-3) return fmt::format("{:.3f} ms", s * 1e3);
   if (a >= 1e-6) return fmt::format("{:.3f} us", s * 1e6);
@@ -48,14 +51,24 @@ std::string result_json(const models::RunResult& r) {
   j["partial"] = r.partial;
   Json ranks = Json::array();
   for (const auto& k : r.ranks)
-    ranks.push_back({{"rank", k.rank}, {"node", k.node}, {"pod", k.pod}, {"gpu", k.gpu},
-                     {"compute_s", k.compute_s}, {"comm_s", k.comm_s}, {"exposed_comm_s", k.exposed_comm_s},
-                     {"barrier_wait_s", k.barrier_wait_s}, {"offload_s", k.offload_s}});
+    ranks.push_back({{"rank", k.rank},
+                     {"node", k.node},
+                     {"pod", k.pod},
+                     {"gpu", k.gpu},
+                     {"compute_s", k.compute_s},
+                     {"comm_s", k.comm_s},
+                     {"exposed_comm_s", k.exposed_comm_s},
+                     {"barrier_wait_s", k.barrier_wait_s},
+                     {"offload_s", k.offload_s}});
   j["ranks"] = std::move(ranks);
   Json links = Json::array();
   for (const auto& l : r.links)
-    links.push_back({{"name", l.name}, {"kind", l.kind}, {"bytes", l.bytes}, {"busy_s", l.busy_s},
-                     {"utilization", l.utilization}, {"capacity_bytes_per_s", l.capacity_bytes_per_s}});
+    links.push_back({{"name", l.name},
+                     {"kind", l.kind},
+                     {"bytes", l.bytes},
+                     {"busy_s", l.busy_s},
+                     {"utilization", l.utilization},
+                     {"capacity_bytes_per_s", l.capacity_bytes_per_s}});
   j["links"] = std::move(links);
   Json transports = Json::array();
   for (const auto& t : r.transports) {
@@ -80,8 +93,9 @@ std::string result_summary(const models::RunResult& r) {
   line(fmt::format("step time  {}", format_seconds(r.step_time_s)));
   line(fmt::format("run time   {}  ({} steps)", format_seconds(r.run_time_s), r.steps));
   const RankExtremes e = rank_extremes(r);
-  line(fmt::format("slowest rank: compute {}, comm {}, exposed comm {}, barrier wait {}", format_seconds(e.max_compute_s),
-                   format_seconds(e.max_comm_s), format_seconds(e.max_exposed_comm_s), format_seconds(e.max_barrier_wait_s)));
+  line(fmt::format("slowest rank: compute {}, comm {}, exposed comm {}, barrier wait {}",
+                   format_seconds(e.max_compute_s), format_seconds(e.max_comm_s), format_seconds(e.max_exposed_comm_s),
+                   format_seconds(e.max_barrier_wait_s)));
   line("");
   line(fmt::format("{:>5} {:>4} {:>4} {:>4}  {:>12} {:>12} {:>12} {:>12}", "rank", "node", "pod", "gpu", "compute",
                    "comm", "exposed comm", "barrier wait"));
@@ -94,14 +108,15 @@ std::string result_summary(const models::RunResult& r) {
                      format_seconds(k.barrier_wait_s)));
   }
   if (shown < r.ranks.size())
-    line(fmt::format("  ... {} more ranks; maxima over all ranks are on the 'slowest rank' line", r.ranks.size() - shown));
+    line(fmt::format("  ... {} more ranks; maxima over all ranks are on the 'slowest rank' line",
+                     r.ranks.size() - shown));
   if (!r.links.empty()) {
     line("");
     line(fmt::format("{:<32} {:<8} {:>12} {:>12} {:>8}", "busiest links", "kind", "bytes", "busy", "util"));
     for (size_t i = 0; i < std::min<size_t>(r.links.size(), 8); ++i) {
       const auto& l = r.links[i];
-      line(fmt::format("{:<32} {:<8} {:>12} {:>12} {:>7.1f}%", l.name, l.kind, format_bytes(l.bytes), format_seconds(l.busy_s),
-                       100 * l.utilization));
+      line(fmt::format("{:<32} {:<8} {:>12} {:>12} {:>7.1f}%", l.name, l.kind, format_bytes(l.bytes),
+                       format_seconds(l.busy_s), 100 * l.utilization));
     }
   }
   if (!r.transports.empty()) {

@@ -8,7 +8,8 @@ namespace scenarios {
 VaryAxis parse_vary(const std::string& text, int ordinal) {
   const size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw UserError({"--vary", ordinal, 1}, "'" + text + "' is not KEY=V1,V2,... (expected e.g. placement.gpus_per_pod=1,2,4)");
+    throw UserError({"--vary", ordinal, 1},
+                    "'" + text + "' is not KEY=V1,V2,... (expected e.g. placement.gpus_per_pod=1,2,4)");
   VaryAxis axis;
   axis.key = text.substr(0, eq);
   size_t start = eq + 1;
@@ -18,17 +19,22 @@ VaryAxis parse_vary(const std::string& text, int ordinal) {
     const char c = i < text.size() ? text[i] : ',';
     if (quote) {
       if (i == text.size())
-        throw UserError({"--vary", ordinal, static_cast<int>(start) + 1}, "unclosed quote in '" + text + "' (expected a closing " + std::string(1, quote) + ")");
+        throw UserError({"--vary", ordinal, static_cast<int>(start) + 1},
+                        "unclosed quote in '" + text + "' (expected a closing " + std::string(1, quote) + ")");
       if (c == quote) quote = 0;
       continue;
     }
-    if (c == '"' || c == '\'') quote = c;
-    else if (c == '[' || c == '{') ++depth;
-    else if ((c == ']' || c == '}') && depth > 0) --depth;
+    if (c == '"' || c == '\'')
+      quote = c;
+    else if (c == '[' || c == '{')
+      ++depth;
+    else if ((c == ']' || c == '}') && depth > 0)
+      --depth;
     else if (c == ',' && (depth == 0 || i == text.size())) {
       const std::string v = text.substr(start, i - start);
       if (v.empty() || v.find_first_not_of(" \t") == std::string::npos)
-        throw UserError({"--vary", ordinal, static_cast<int>(start) + 1}, "empty value in '" + text + "' (expected V1,V2,... without empty items)");
+        throw UserError({"--vary", ordinal, static_cast<int>(start) + 1},
+                        "empty value in '" + text + "' (expected V1,V2,... without empty items)");
       axis.values.push_back(v);
       axis.value_columns.push_back(static_cast<int>(start) + 1);
       start = i + 1;
@@ -42,7 +48,8 @@ size_t sweep_size(const std::vector<VaryAxis>& axes) {
   for (size_t a = 0; a < axes.size(); ++a) {
     total *= axes[a].values.size();
     if (total > 10000000)
-      throw UserError({"--vary", static_cast<int>(a) + 1, 1}, "the sweep has more than 10 million points (expected fewer values, or several sweeps)");
+      throw UserError({"--vary", static_cast<int>(a) + 1, 1},
+                      "the sweep has more than 10 million points (expected fewer values, or several sweeps)");
   }
   return total;
 }
@@ -66,10 +73,12 @@ Shard parse_shard(const std::string& text) {
     auto [ptr, ec] = std::from_chars(text.data() + from, text.data() + to, out);
     return ec == std::errc() && ptr == text.data() + to && to > from;
   };
-  if (slash == std::string::npos || !parse(0, slash, s.index) || !parse(slash + 1, text.size(), s.count) || s.count == 0)
+  if (slash == std::string::npos || !parse(0, slash, s.index) || !parse(slash + 1, text.size(), s.count) ||
+      s.count == 0)
     throw UserError({"--shard", 1, 1}, "'" + text + "' is not a shard (expected i/N with 0 <= i < N, e.g. 0/4)");
   if (s.index >= s.count)
-    throw UserError({"--shard", 1, 1}, "shard " + text + " is out of range (expected i/N with 0 <= i < N; shards count from 0)");
+    throw UserError({"--shard", 1, 1},
+                    "shard " + text + " is out of range (expected i/N with 0 <= i < N; shards count from 0)");
   return s;
 }
 

@@ -12,8 +12,8 @@ namespace scenarios {
 
 struct VaryAxis {
   std::string key;
-  std::vector<std::string> values;        // as typed, each parsed later like a --set value
-  std::vector<int> value_columns;         // 1-based column of each value in the --vary text
+  std::vector<std::string> values;  // as typed, each parsed later like a --set value
+  std::vector<int> value_columns;   // 1-based column of each value in the --vary text
 };
 
 // Parses one `--vary` (the `ordinal`-th, for messages: "--vary:ORDINAL:COL: ..."). Commas inside
@@ -21,8 +21,8 @@ struct VaryAxis {
 VaryAxis parse_vary(const std::string& text, int ordinal);
 
 struct SweepPoint {
-  size_t index = 0;                       // position in the full (unsharded) sweep
-  std::vector<std::string> values;        // one per axis
+  size_t index = 0;                 // position in the full (unsharded) sweep
+  std::vector<std::string> values;  // one per axis
 };
 
 // Total number of points; throws UserError past 10 million (a sweep that would never finish).

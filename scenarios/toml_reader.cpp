@@ -81,8 +81,7 @@ std::string one_line(std::string s) {
   return s;
 }
 
-TomlReader::TomlReader(LoadedScenario& out, std::string file_name)
-    : out_(out), file_name_(std::move(file_name)) {}
+TomlReader::TomlReader(LoadedScenario& out, std::string file_name) : out_(out), file_name_(std::move(file_name)) {}
 
 SourcePos TomlReader::pos(const toml::node& n) const {
   if (auto it = overrides_.find(&n); it != overrides_.end()) return it->second.value;
@@ -110,7 +109,8 @@ void TomlReader::apply_override(toml::table& root, const std::string& arg, int o
   const std::string key = trim(arg.substr(0, eq));
   const std::vector<std::string> parts = split_dots(key);
   for (const auto& p : parts)
-    if (p.empty()) throw UserError(at_start, "'" + key + "' is not a dotted key (expected a key such as placement.gpus_per_pod)");
+    if (p.empty())
+      throw UserError(at_start, "'" + key + "' is not a dotted key (expected a key such as placement.gpus_per_pod)");
   const SourcePos value_pos{"--set", ordinal, static_cast<int>(eq) + 2};
   const std::string value = arg.substr(eq + 1);
 
@@ -136,7 +136,8 @@ void TomlReader::apply_override(toml::table& root, const std::string& arg, int o
       overrides_[next] = {at_start, at_start};
     }
     if (!next->is_table())
-      throw UserError(at_start, "'" + walked + "' is " + article_type(*next) + ", not a table (expected a key inside a table)");
+      throw UserError(at_start,
+                      "'" + walked + "' is " + article_type(*next) + ", not a table (expected a key inside a table)");
     tbl = next->as_table();
   }
   auto [it, inserted] = tbl->insert_or_assign(parts.back(), std::move(*node));
@@ -149,14 +150,16 @@ std::string TomlReader::string(const toml::node& n, const std::string& key) cons
   return n.as_string()->get();
 }
 
-std::string TomlReader::one_of(const toml::node& n, const std::string& key, const std::vector<std::string>& choices) const {
+std::string TomlReader::one_of(const toml::node& n, const std::string& key,
+                               const std::vector<std::string>& choices) const {
   const std::string v = string(n, key);
   for (const auto& c : choices)
     if (v == c) return v;
   std::string list;
   for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
   const std::string near = closest_match(v, choices);
-  fail(n, key + ": unknown value \"" + v + "\" (" + (near.empty() ? "expected one of: " + list : "did you mean '" + near + "'?") + ")");
+  fail(n, key + ": unknown value \"" + v + "\" (" +
+              (near.empty() ? "expected one of: " + list : "did you mean '" + near + "'?") + ")");
 }
 
 int64_t TomlReader::integer(const toml::node& n, const std::string& key, int64_t min, int64_t max) const {
@@ -186,22 +189,25 @@ bool TomlReader::boolean(const toml::node& n, const std::string& key) const {
 
 double TomlReader::number(const toml::node& n, const std::string& key) const {
   double v = 0;
-  if (n.is_integer()) v = static_cast<double>(n.as_integer()->get());
-  else if (n.is_floating_point()) v = n.as_floating_point()->get();
-  else fail(n, key + ": got " + article_type(n) + shown(n) + " (expected a number)");
+  if (n.is_integer())
+    v = static_cast<double>(n.as_integer()->get());
+  else if (n.is_floating_point())
+    v = n.as_floating_point()->get();
+  else
+    fail(n, key + ": got " + article_type(n) + shown(n) + " (expected a number)");
   if (!std::isfinite(v)) fail(n, key + ": " + shortest(v) + " is not a finite number (expected a finite number)");
   return v;
 }
 
 // Quantities accept numbers (in the key's base unit) and strings with units.
-#define COMMSIM_QUANTITY(method, from_number, from_text, expected_text)                                  \
-  try {                                                                                         \
-    if (n.is_integer()) return from_number(static_cast<double>(n.as_integer()->get()));         \
-    if (n.is_floating_point()) return from_number(n.as_floating_point()->get());                \
-    if (n.is_string()) return from_text(n.as_string()->get());                                  \
-  } catch (const UnitError& e) {                                                                \
-    fail(n, key + ": " + e.what());                                                             \
-  }                                                                                             \
+#define COMMSIM_QUANTITY(method, from_number, from_text, expected_text)                 \
+  try {                                                                                 \
+    if (n.is_integer()) return from_number(static_cast<double>(n.as_integer()->get())); \
+    if (n.is_floating_point()) return from_number(n.as_floating_point()->get());        \
+    if (n.is_string()) return from_text(n.as_string()->get());                          \
+  } catch (const UnitError& e) {                                                        \
+    fail(n, key + ": " + e.what());                                                     \
+  }                                                                                     \
   fail(n, key + ": got " + article_type(n) + shown(n) + " (expected " expected_text ")");
 
 int64_t TomlReader::size(const toml::node& n, const std::string& key) const {
@@ -288,7 +294,8 @@ void TomlReader::open_table(const toml::node& n, const std::string& dotted,
                             const std::function<void(const std::string&, const toml::node&, const SourcePos&)>& each) {
   if (!n.is_table()) fail(n, dotted + ": got " + article_type(n) + shown(n) + " (expected a table)");
   record(dotted, n);
-  std::function<void(const toml::table&, const std::string&)> walk = [&](const toml::table& t, const std::string& prefix) {
+  std::function<void(const toml::table&, const std::string&)> walk = [&](const toml::table& t,
+                                                                         const std::string& prefix) {
     for (auto&& [k, v] : t) {
       const std::string name = prefix + std::string(k.str());
       if (v.is_table()) {

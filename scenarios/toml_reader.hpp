@@ -55,9 +55,9 @@ class TomlReader {
   void table(const toml::node& n, const std::string& dotted, const std::vector<Field>& fields);
   // An open table whose keys are free names (nccl.env, cluster.params); nested tables are
   // flattened to dotted names ("nvlink.bw"); `each` sees every leaf in file order.
-  void open_table(const toml::node& n, const std::string& dotted,
-                  const std::function<void(const std::string& name, const toml::node& value,
-                                           const SourcePos& key_pos)>& each);
+  void open_table(
+      const toml::node& n, const std::string& dotted,
+      const std::function<void(const std::string& name, const toml::node& value, const SourcePos& key_pos)>& each);
 
   const std::string& file_name() const { return file_name_; }
 

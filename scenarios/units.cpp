@@ -34,8 +34,8 @@ Split split_number_unit(std::string_view text, const char* what, const char* exa
   if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
   const std::string rest = lower(text.substr(i, 3));
   if (rest == "nan" || rest == "inf")
-    throw UnitError(std::string(what) + " is not a finite number: " + quoted(text) +
-                    " (expected a finite " + what + " such as " + example + ")");
+    throw UnitError(std::string(what) + " is not a finite number: " + quoted(text) + " (expected a finite " + what +
+                    " such as " + example + ")");
   size_t digits = 0;
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i, ++digits;
   if (i < text.size() && text[i] == '.') {
@@ -43,8 +43,7 @@ Split split_number_unit(std::string_view text, const char* what, const char* exa
     while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i, ++digits;
   }
   if (digits == 0)
-    throw UnitError(quoted(text) + " is not a " + what + " (expected a number with a unit, such as " +
-                    example + ")");
+    throw UnitError(quoted(text) + " is not a " + what + " (expected a number with a unit, such as " + example + ")");
   if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
     size_t j = i + 1;
     if (j < text.size() && (text[j] == '+' || text[j] == '-')) ++j;
@@ -59,12 +58,11 @@ Split split_number_unit(std::string_view text, const char* what, const char* exa
   if (ec == std::errc::result_out_of_range) {
     // Past double's range: a huge value overflows later checks with a clear message; a tiny one is 0.
     const std::string_view digits_text = text.substr(start, i - start);
-    const bool tiny = digits_text.find("e-") != std::string_view::npos || digits_text.find("E-") != std::string_view::npos;
+    const bool tiny =
+        digits_text.find("e-") != std::string_view::npos || digits_text.find("E-") != std::string_view::npos;
     out.number = tiny ? 0.0 : std::numeric_limits<double>::max() * ((text[start] == '-') ? -1 : 1);
-  }
-  else if (ec != std::errc() || ptr != text.data() + i)
-    throw UnitError(quoted(text) + " is not a " + what + " (expected a number with a unit, such as " +
-                    example + ")");
+  } else if (ec != std::errc() || ptr != text.data() + i)
+    throw UnitError(quoted(text) + " is not a " + what + " (expected a number with a unit, such as " + example + ")");
   size_t end = text.size();
   while (end > i && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
   while (i < end && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
@@ -78,20 +76,47 @@ struct UnitFactor {
 };
 
 constexpr std::array<UnitFactor, 13> kSizeUnits{{
-    {"B", 1}, {"kB", 1e3}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"PB", 1e15},
-    {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
-    {"PiB", 1125899906842624.0}, {"bytes", 1},
+    {"B", 1},
+    {"kB", 1e3},
+    {"KB", 1e3},
+    {"MB", 1e6},
+    {"GB", 1e9},
+    {"TB", 1e12},
+    {"PB", 1e15},
+    {"KiB", 1024.0},
+    {"MiB", 1048576.0},
+    {"GiB", 1073741824.0},
+    {"TiB", 1099511627776.0},
+    {"PiB", 1125899906842624.0},
+    {"bytes", 1},
 }};
 
 // Bandwidth units: bytes (B/s, Bps) and bits (b/s, bps).
 constexpr std::array<UnitFactor, 11> kBitPrefixes{{
-    {"", 1}, {"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12},
-    {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0}, {"P", 1e15},
+    {"", 1},
+    {"k", 1e3},
+    {"K", 1e3},
+    {"M", 1e6},
+    {"G", 1e9},
+    {"T", 1e12},
+    {"Ki", 1024.0},
+    {"Mi", 1048576.0},
+    {"Gi", 1073741824.0},
+    {"Ti", 1099511627776.0},
+    {"P", 1e15},
 }};
 
 constexpr std::array<UnitFactor, 10> kTimeUnits{{
-    {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"\xC2\xB5s", 1e-6}, {"\xCE\xBCs", 1e-6}, {"ns", 1e-9},
-    {"ps", 1e-12}, {"min", 60}, {"h", 3600}, {"d", 86400},
+    {"s", 1},
+    {"ms", 1e-3},
+    {"us", 1e-6},
+    {"\xC2\xB5s", 1e-6},
+    {"\xCE\xBCs", 1e-6},
+    {"ns", 1e-9},
+    {"ps", 1e-12},
+    {"min", 60},
+    {"h", 3600},
+    {"d", 86400},
 }};
 
 constexpr const char* kSizeExample = "\"50 MB\" or \"1 GiB\"";
@@ -170,9 +195,8 @@ int64_t parse_size_bytes(std::string_view text, bool allow_zero) {
       throw UnitError(quoted(text) + " is not a size (expected bytes, such as " + kSizeExample + ")");
     const std::string u = s.unit;
     if (u == "K" || u == "M" || u == "G" || u == "T" || u == "k")
-      throw UnitError("ambiguous size unit '" + u + "' in " + quoted(text) + " (expected \"" +
-                      (u == "k" ? "K" : u) + "B\" for powers of 10 or \"" + (u == "k" ? "K" : u) +
-                      "iB\" for powers of 2)");
+      throw UnitError("ambiguous size unit '" + u + "' in " + quoted(text) + " (expected \"" + (u == "k" ? "K" : u) +
+                      "B\" for powers of 10 or \"" + (u == "k" ? "K" : u) + "iB\" for powers of 2)");
     if (u.size() == 2 && u[1] == 'b')
       throw UnitError("'" + u + "' in " + quoted(text) + " is bits (expected bytes, such as \"" +
                       std::string(1, u[0] == 'k' ? 'k' : u[0]) + "B\")");
@@ -192,8 +216,7 @@ double parse_bandwidth_bytes_per_s(std::string_view text) {
   double factor = s.unit.empty() ? 1 : bandwidth_factor(s.unit);
   if (factor < 0) {
     if (is_size_unit(s.unit))
-      throw UnitError(quoted(text) + " is a size, not a bandwidth (expected a rate such as " +
-                      kBandwidthExample + ")");
+      throw UnitError(quoted(text) + " is a size, not a bandwidth (expected a rate such as " + kBandwidthExample + ")");
     throw UnitError("unknown bandwidth unit '" + s.unit + "' in " + quoted(text) +
                     " (expected B/s, MB/s, GB/s, GiB/s, Gb/s or Gbps)");
   }
@@ -230,8 +253,7 @@ double parse_count(std::string_view text) {
 Quantity parse_any_quantity(std::string_view text) {
   const Split s = split_number_unit(text, "quantity", "\"3 us\", \"25 GB/s\" or \"50 MB\"");
   if (s.unit.empty()) {
-    if (!std::isfinite(s.number))
-      throw UnitError(quoted(text) + " is not a finite number (expected a finite number)");
+    if (!std::isfinite(s.number)) throw UnitError(quoted(text) + " is not a finite number (expected a finite number)");
     return {QuantityKind::Plain, s.number};
   }
   if (time_factor(s.unit) > 0) return {QuantityKind::Time, parse_time_seconds(text)};

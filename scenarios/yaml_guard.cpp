@@ -54,7 +54,8 @@ void check_yaml_terminates(const std::string& text, const std::string& file_name
       prev = at;
       have_prev = true;
     }
-    throw UserError({file_name, prev.line + 1, prev.column + 1}, "YAML: the parser does not advance here (expected a value)");
+    throw UserError({file_name, prev.line + 1, prev.column + 1},
+                    "YAML: the parser does not advance here (expected a value)");
   } catch (const YAML::Exception&) {
     return;  // a syntax error: the real load reports it with its own message
   }

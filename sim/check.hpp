@@ -4,11 +4,11 @@
 #include <string_view>
 
 namespace sim {
-[[noreturn]] void check_failed(std::string_view condition, std::string_view message,
-                               const char* file, int line);
+[[noreturn]] void check_failed(std::string_view condition, std::string_view message, const char* file, int line);
 }  // namespace sim
 
-#define SIM_CHECK(cond, msg)                                                        \
-  do {                                                                              \
-    if (!(cond)) [[unlikely]] ::sim::check_failed(#cond, (msg), __FILE__, __LINE__); \
+#define SIM_CHECK(cond, msg)                                 \
+  do {                                                       \
+    if (!(cond)) [[unlikely]]                                \
+      ::sim::check_failed(#cond, (msg), __FILE__, __LINE__); \
   } while (0)

@@ -11,9 +11,7 @@ namespace {
 // Rates are compared with a relative tolerance: a change smaller than this does not reschedule
 // a completion (it would move it by less than a picosecond on any realistic transfer).
 constexpr double kRateEpsilon = 1e-12;
-bool same_rate(double a, double b) {
-  return std::fabs(a - b) <= kRateEpsilon * std::max(std::fabs(a), std::fabs(b));
-}
+bool same_rate(double a, double b) { return std::fabs(a - b) <= kRateEpsilon * std::max(std::fabs(a), std::fabs(b)); }
 }  // namespace
 
 LinkId FlowNetwork::add_link(std::string name, std::string kind, double capacity, Time latency) {
@@ -29,19 +27,19 @@ LinkId FlowNetwork::add_link(std::string name, std::string kind, double capacity
   return LinkId{static_cast<uint32_t>(links_.size() - 1)};
 }
 
-FlowId FlowNetwork::start(std::span<const LinkId> path, int64_t bytes, Completion on_done,
-                          double rate_cap, Time extra_latency) {
+FlowId FlowNetwork::start(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap,
+                          Time extra_latency) {
   return start_impl(path, bytes, std::move(on_done), rate_cap, extra_latency, true);
 }
 
-FlowId FlowNetwork::start_with_latency(std::span<const LinkId> path, int64_t bytes, Completion on_done,
-                                       double rate_cap, Time latency) {
+FlowId FlowNetwork::start_with_latency(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap,
+                                       Time latency) {
   SIM_CHECK(latency >= Time::zero(), "a flow's latency must not be negative");
   return start_impl(path, bytes, std::move(on_done), rate_cap, latency, false);
 }
 
-FlowId FlowNetwork::start_impl(std::span<const LinkId> path, int64_t bytes, Completion on_done,
-                               double rate_cap, Time latency, bool add_path_latency) {
+FlowId FlowNetwork::start_impl(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap,
+                               Time latency, bool add_path_latency) {
   SIM_CHECK(bytes >= 0, "a flow cannot carry a negative number of bytes");
   SIM_CHECK(rate_cap > 0, "a flow's rate cap must be positive");
   uint32_t slot;
@@ -91,8 +89,7 @@ void FlowNetwork::attach(uint32_t slot) {
   f.position.resize(f.path.size());
   for (std::size_t i = 0; i < f.path.size(); ++i) {
     Link& l = links_[f.path[i].index];
-    for (std::size_t j = 0; j < i; ++j)
-      SIM_CHECK(!(f.path[j] == f.path[i]), "a flow path must not use a link twice");
+    for (std::size_t j = 0; j < i; ++j) SIM_CHECK(!(f.path[j] == f.path[i]), "a flow path must not use a link twice");
     if (l.flows.empty()) l.busy_since = sim_.now();
     f.position[i] = static_cast<uint32_t>(l.flows.size());
     l.flows.push_back(slot);
@@ -111,7 +108,10 @@ void FlowNetwork::detach(uint32_t slot) {
     if (moved != slot) {
       Flow& m = flows_[moved];
       for (std::size_t k = 0; k < m.path.size(); ++k)
-        if (m.path[k] == f.path[i]) { m.position[k] = pos; break; }
+        if (m.path[k] == f.path[i]) {
+          m.position[k] = pos;
+          break;
+        }
     }
     l.bytes_done += f.total - f.remaining;
     if (l.flows.empty()) l.busy_total += sim_.now() - l.busy_since;

@@ -4,9 +4,9 @@
 // (progressive filling, Bertsekas & Gallager, "Data Networks", sec. 6.5.2).
 //
 // Incremental by design: an arrival or departure marks its links dirty, and one recompute per
-// instant (Simulator::schedule_end_of_instant: after every other event of that instant) re-runs progressive filling only on the connected component of links and flows those links
-// touch. Flows whose rate did not change keep their completion event. Cost per change is
-// O(component · log component), independent of the flows elsewhere in the network.
+// instant (Simulator::schedule_end_of_instant: after every other event of that instant) re-runs progressive filling
+// only on the connected component of links and flows those links touch. Flows whose rate did not change keep their
+// completion event. Cost per change is O(component · log component), independent of the flows elsewhere in the network.
 //
 // Timing of one flow: its bytes occupy the links from start until they drain at the fair rate;
 // the completion handler runs `latency` (sum over the path, plus any extra) after the drain.
@@ -49,16 +49,16 @@ class FlowNetwork {
 
   // Starts a flow of `bytes` along `path` (distinct links). `on_done` runs when the last byte has
   // arrived: drain time + path latency + extra_latency.
-  FlowId start(std::span<const LinkId> path, int64_t bytes, Completion on_done,
-               double rate_cap = kUnlimitedRate, Time extra_latency = Time::zero());
+  FlowId start(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap = kUnlimitedRate,
+               Time extra_latency = Time::zero());
   // The same, but the flow's latency is `latency` exactly, not the path's: for models that
   // account for latency themselves (a collective's pipeline latency is calibrated as a whole).
-  FlowId start_with_latency(std::span<const LinkId> path, int64_t bytes, Completion on_done,
-                            double rate_cap, Time latency);
+  FlowId start_with_latency(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap,
+                            Time latency);
   // Removes a flow that has not finished; its handler never runs. Returns false if not active.
   bool cancel(FlowId id);
 
-  double rate(FlowId id) const;          // bytes/s now (0 until the instant's recompute has run)
+  double rate(FlowId id) const;  // bytes/s now (0 until the instant's recompute has run)
   bool active(FlowId id) const;
   std::size_t active_flows() const { return active_flows_; }
 
@@ -68,9 +68,9 @@ class FlowNetwork {
   const std::string& link_kind(LinkId l) const { return link_kinds_[l.index]; }
   double link_capacity(LinkId l) const { return links_[l.index].capacity; }
   Time link_latency(LinkId l) const { return links_[l.index].latency; }
-  double link_bytes(LinkId l) const;   // bytes carried so far, including flows in progress
-  Time link_busy(LinkId l) const;      // time with at least one flow on the link
-  double link_load(LinkId l) const;    // sum of the current rates of its flows
+  double link_bytes(LinkId l) const;  // bytes carried so far, including flows in progress
+  Time link_busy(LinkId l) const;     // time with at least one flow on the link
+  double link_load(LinkId l) const;   // sum of the current rates of its flows
   std::size_t link_flow_count(LinkId l) const { return links_[l.index].flows.size(); }
 
   // Audit mode: after every recompute, check (SIM_CHECK) that no link carries more than its
@@ -100,7 +100,7 @@ class FlowNetwork {
     std::vector<LinkId> path;
     std::vector<uint32_t> position;  // index of this flow in links_[path[i]].flows
     Completion on_done;
-    double remaining = 0;   // bytes still to drain at last_update
+    double remaining = 0;  // bytes still to drain at last_update
     double total = 0;
     double rate = 0;
     double cap = kUnlimitedRate;
@@ -111,8 +111,8 @@ class FlowNetwork {
     State state = State::Free;
   };
 
-  FlowId start_impl(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap,
-                    Time latency, bool add_path_latency);
+  FlowId start_impl(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap, Time latency,
+                    bool add_path_latency);
   void attach(uint32_t slot);
   void detach(uint32_t slot);
   void settle(Flow& f);
@@ -132,7 +132,7 @@ class FlowNetwork {
   // Hot per-flow scratch of progressive filling, apart from the big Flow records so the
   // component walk and the bottleneck scans touch dense memory (8 bytes per flow).
   std::vector<uint64_t> flow_mark_;
-  std::vector<double> new_rate_;  // < 0: not fixed yet in the current filling
+  std::vector<double> new_rate_;                      // < 0: not fixed yet in the current filling
   std::vector<std::string> link_names_, link_kinds_;  // cold: reports only
   std::vector<uint32_t> free_flows_;
   std::vector<uint32_t> dirty_links_;

@@ -37,7 +37,10 @@ class InplaceFunction<R(Args...), Capacity> {
 
   InplaceFunction(InplaceFunction&& o) noexcept { take(o); }
   InplaceFunction& operator=(InplaceFunction&& o) noexcept {
-    if (this != &o) { reset(); take(o); }
+    if (this != &o) {
+      reset();
+      take(o);
+    }
     return *this;
   }
   InplaceFunction(const InplaceFunction&) = delete;

@@ -38,8 +38,7 @@ EventId Simulator::insert(Time when, uint64_t sequence, Handler&& handler) {
 }
 
 bool Simulator::pending(EventId id) const {
-  return id.valid() && id.slot < slots_.size() && slots_[id.slot].live &&
-         slots_[id.slot].generation == id.generation;
+  return id.valid() && id.slot < slots_.size() && slots_[id.slot].live && slots_[id.slot].generation == id.generation;
 }
 
 bool Simulator::cancel(EventId id) {

@@ -57,8 +57,7 @@ std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared) {
   for (size_t i = 0; i < xt.size(); ++i) {
     const bool major = static_cast<long>(std::lround(std::log2(xt[i]))) % every == 0;
     w.line(x(xt[i]), top_pad, x(xt[i]), top_pad + plot_h, major ? "#e0e0e0" : "#f3f3f3", 1);
-    if (major)
-      w.text(x(xt[i]), top_pad + plot_h + 15, fmt::bytes_binary_axis(xt[i]), {.size = 11, .anchor = "middle"});
+    if (major) w.text(x(xt[i]), top_pad + plot_h + 15, fmt::bytes_binary_axis(xt[i]), {.size = 11, .anchor = "middle"});
   }
   for (double t : svg::log_ticks(y_lo, y_hi, 10)) {
     w.line(left, y(t), left + plot_w, y(t), "#e0e0e0", 1);
@@ -82,7 +81,8 @@ std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared) {
         line.push_back({x(static_cast<double>(p->size_bytes)), y(p->predicted_bytes_per_s)});
     w.open_group("busbw-series", "data-op=\"" + svg::esc(op) + "\"");
     // Later series dashed and thinner, so a curve lying on another still shows both colours.
-    const std::string style = series == 0 ? "" : " stroke-dasharray=\"" + std::string(series % 2 ? "8 5" : "3 3") + "\"";
+    const std::string style =
+        series == 0 ? "" : " stroke-dasharray=\"" + std::string(series % 2 ? "8 5" : "3 3") + "\"";
     w.polyline(line, op_color(op), series == 0 ? 3 : 2, "class=\"busbw-predicted\"" + style);
     ++series;
     for (const auto* p : pts)

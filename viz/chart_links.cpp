@@ -31,8 +31,7 @@ std::string links(const models::RunResult& r, const Shared& shared) {
   std::vector<svg::LegendItem> legend;
   std::set<TransportClass> classes;
   for (const auto* l : order) classes.insert(classify_link_kind(l->kind));
-  for (TransportClass c : classes)
-    legend.push_back({std::string(link_class_label(c)) + " link", transport_color(c)});
+  for (TransportClass c : classes) legend.push_back({std::string(link_class_label(c)) + " link", transport_color(c)});
   legend.push_back({"busy share of the step (outline)", "#444", true});
   const double legend_y = top_pad + plot_h + 42;
   const double H = legend_y + svg::legend_height(W - 20, legend) + 8;
@@ -46,7 +45,8 @@ std::string links(const models::RunResult& r, const Shared& shared) {
   w.text(left + plot_w / 2, top_pad + plot_h + 32, "share of the step (%)",
          {.size = 12, .anchor = "middle", .css_class = "axis-title"});
   if (order.empty())
-    w.text(left + plot_w / 2, top_pad + row_h * 0.65, "no link traffic recorded", {.size = 12, .anchor = "middle", .fill = "#555"});
+    w.text(left + plot_w / 2, top_pad + row_h * 0.65, "no link traffic recorded",
+           {.size = 12, .anchor = "middle", .fill = "#555"});
   double y = top_pad;
   for (const auto* l : order) {
     const TransportClass c = classify_link_kind(l->kind);
@@ -57,10 +57,12 @@ std::string links(const models::RunResult& r, const Shared& shared) {
     const std::string kind = l->kind.empty() ? "" : " (" + l->kind + ")";
     const size_t room = static_cast<size_t>(std::max(8.0, (left - 14) / 6.4));
     std::string name = l->name;
-    if (name.size() + kind.size() > room) name = "…" + name.substr(name.size() - std::min(name.size(), room > kind.size() + 2 ? room - kind.size() - 1 : 1));
+    if (name.size() + kind.size() > room)
+      name =
+          "…" + name.substr(name.size() - std::min(name.size(), room > kind.size() + 2 ? room - kind.size() - 1 : 1));
     w.text(left - 8, y + 15, name + kind, {.size = 11.5, .anchor = "end"});
-    const std::string tip = l->name + " (" + l->kind + ")\nutilisation " + fmt::percent(fin(l->utilization)) +
-                            " of " + fmt::rate(fin(l->capacity_bytes_per_s)) + "\n" + fmt::bytes(fin(l->bytes)) +
+    const std::string tip = l->name + " (" + l->kind + ")\nutilisation " + fmt::percent(fin(l->utilization)) + " of " +
+                            fmt::rate(fin(l->capacity_bytes_per_s)) + "\n" + fmt::bytes(fin(l->bytes)) +
                             " moved, busy " + fmt::seconds(fin(l->busy_s));
     w.rect(x(0), y + 4, x(util) - x(0), row_h - 8, transport_color(c), "link-bar", tip);
     if (busy > 0)

@@ -62,9 +62,8 @@ std::vector<Bar> make_bars(const models::RunResult& r) {
     b.first_rank = lo;
     if (kind == "rank") {
       b.label = std::to_string(key);
-      b.tooltip_head = "rank " + std::to_string(key) + " (node " + std::to_string(members[0]->node) +
-                       ", pod " + std::to_string(members[0]->pod) + ", GPU " +
-                       std::to_string(members[0]->gpu) + ")";
+      b.tooltip_head = "rank " + std::to_string(key) + " (node " + std::to_string(members[0]->node) + ", pod " +
+                       std::to_string(members[0]->pod) + ", GPU " + std::to_string(members[0]->gpu) + ")";
     } else if (kind == "node") {
       b.label = "n" + std::to_string(key);
       b.tooltip_head = "node " + std::to_string(key) + ": mean of " + std::to_string(b.members) + " ranks";
@@ -92,9 +91,8 @@ std::string rank_bars(const models::RunResult& r, const Shared& shared) {
   const double W = shared.width, left = 70, right = 20, top_pad = 16, plot_h = 240;
   const double plot_w = W - left - right;
   const double legend_y = top_pad + plot_h + 44;
-  std::vector<svg::LegendItem> legend = {{"compute", kComputeColor},
-                                         {"exposed communication", kExposedCommColor},
-                                         {"barrier wait", kBarrierColor}};
+  std::vector<svg::LegendItem> legend = {
+      {"compute", kComputeColor}, {"exposed communication", kExposedCommColor}, {"barrier wait", kBarrierColor}};
   bool any_offload = false;
   for (const auto& b : bars) any_offload |= b.offload > 0;
   if (any_offload) legend.push_back({"CPU offload (not hidden)", kOffloadColor});
@@ -102,8 +100,7 @@ std::string rank_bars(const models::RunResult& r, const Shared& shared) {
   legend.push_back({"step time", "#444"});
   const double H = legend_y + svg::legend_height(plot_w, legend) + 8;
 
-  svg::Writer w(W, H, "chart chart-ranks",
-                "Step time per rank: compute, exposed communication, barrier wait");
+  svg::Writer w(W, H, "chart chart-ranks", "Step time per rank: compute, exposed communication, barrier wait");
   const svg::Scale y{0, top, top_pad + plot_h, top_pad};
   // Grid and y axis.
   for (double t : ticks) {
@@ -136,7 +133,11 @@ std::string rank_bars(const models::RunResult& r, const Shared& shared) {
     for (const auto& p : parts) {
       if (p.v <= 0) continue;
       const double y0 = y(acc), y1 = y(acc + p.v);
-      w.rect(x, y1, bw, y0 - y1, p.color, std::string("seg seg-") + (p.name[0] == 'c' ? "compute" : p.name[0] == 'e' ? "exposed" : p.name[0] == 'b' ? "barrier" : "offload"),
+      w.rect(x, y1, bw, y0 - y1, p.color,
+             std::string("seg seg-") + (p.name[0] == 'c'   ? "compute"
+                                        : p.name[0] == 'e' ? "exposed"
+                                        : p.name[0] == 'b' ? "barrier"
+                                                           : "offload"),
              b.tooltip_head + "\n" + p.name + ": " + fmt::seconds(p.v));
       acc += p.v;
     }
@@ -149,11 +150,14 @@ std::string rank_bars(const models::RunResult& r, const Shared& shared) {
   if (r.step_time_s > 0) {
     const double py = y(r.step_time_s);
     w.line(left, py, left + plot_w, py, "#444", 1.5, "stroke-dasharray=\"6 4\"");
-    w.text(left + plot_w - 2, py - 4, "step " + fmt::seconds(r.step_time_s), {.size = 11, .anchor = "end", .fill = "#444"});
+    w.text(left + plot_w - 2, py - 4, "step " + fmt::seconds(r.step_time_s),
+           {.size = 11, .anchor = "end", .fill = "#444"});
   }
   w.line(left, top_pad + plot_h, left + plot_w, top_pad + plot_h, "#444", 1);
   w.line(left, top_pad, left, top_pad + plot_h, "#444", 1);
-  const std::string xtitle = grouped ? (bars.front().label[0] == 'n' ? "node (bars: mean of its ranks)" : "rank range (bars: mean of its ranks)") : "rank";
+  const std::string xtitle = grouped ? (bars.front().label[0] == 'n' ? "node (bars: mean of its ranks)"
+                                                                     : "rank range (bars: mean of its ranks)")
+                                     : "rank";
   w.text(left + plot_w / 2, top_pad + plot_h + 32, xtitle, {.size = 12, .anchor = "middle", .css_class = "axis-title"});
   svg::legend(w, left, legend_y, plot_w, legend);
   return w.finish();

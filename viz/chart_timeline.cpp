@@ -37,8 +37,8 @@ const char* event_color(const models::TimelineEvent& e) {
 // Dark fills get white text; light ones (sky blue, yellow, orange, grey) get near-black text.
 const char* text_on(const char* fill) {
   const std::string f = fill;
-  return (f == okabe_ito::kBlue || f == okabe_ito::kVermillion || f == okabe_ito::kBlack ||
-          f == okabe_ito::kGreen || f == okabe_ito::kPurple)
+  return (f == okabe_ito::kBlue || f == okabe_ito::kVermillion || f == okabe_ito::kBlack || f == okabe_ito::kGreen ||
+          f == okabe_ito::kPurple)
              ? "#fff"
              : "#111";
 }
@@ -95,8 +95,7 @@ std::vector<TimelineRank> timeline_ranks(const models::RunResult& r) {
     for (const auto* k : order) out.push_back({k->rank, "rank " + std::to_string(k->rank)});
     return out;
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [](auto* a, auto* b) { return wait_of(*a) < wait_of(*b); });
+  std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) { return wait_of(*a) < wait_of(*b); });
   const struct {
     const models::RankResult* k;
     const char* what;
@@ -138,11 +137,11 @@ std::string timeline(const models::RunResult& r, const Shared& shared) {
     if (!shown_set.count(e.rank)) continue;
     const std::string key = e.op.empty() ? e.stream : e.op;
     if (seen.insert(key).second)
-      legend.push_back({e.op.empty() ? (e.stream == "compute" ? std::string("compute") : e.stream) : e.op, event_color(e)});
+      legend.push_back(
+          {e.op.empty() ? (e.stream == "compute" ? std::string("compute") : e.stream) : e.op, event_color(e)});
   }
-  std::stable_sort(legend.begin(), legend.end(), [](const auto& a, const auto& b) {
-    return (a.label == "compute") > (b.label == "compute");
-  });
+  std::stable_sort(legend.begin(), legend.end(),
+                   [](const auto& a, const auto& b) { return (a.label == "compute") > (b.label == "compute"); });
   const double legend_y = top_pad + plot_h + 46;
   if (legend.empty()) legend.push_back({"no timeline recorded", okabe_ito::kGrey});
   const double H = legend_y + svg::legend_height(plot_w, legend) + 8;
@@ -166,7 +165,8 @@ std::string timeline(const models::RunResult& r, const Shared& shared) {
     if (names.empty()) names.push_back("compute");
     w.text(8, y + 14, s.label, {.size = 12, .weight = "bold"});
     for (const auto& stream : names) {
-      w.open_group("timeline-row", "data-rank=\"" + std::to_string(s.rank) + "\" data-stream=\"" + svg::esc(stream) + "\"");
+      w.open_group("timeline-row",
+                   "data-rank=\"" + std::to_string(s.rank) + "\" data-stream=\"" + svg::esc(stream) + "\"");
       w.rect(left, y + 1, plot_w, row_h - 2, "#f6f6f6");
       w.text(left - 6, y + 14, stream, {.size = 11, .anchor = "end", .fill = "#555"});
       auto events = streams[stream];
@@ -187,13 +187,17 @@ std::string timeline(const models::RunResult& r, const Shared& shared) {
           double busy = 0;
           for (size_t k = i; k < j; ++k) busy += events[k]->end_s - events[k]->start_s;
           tip = std::to_string(j - i) + " back-to-back spans (" + (e->op.empty() ? e->stream : e->op) + "), " +
-                fmt::seconds(busy) + " busy over " + fmt::seconds(events[j - 1]->end_s - e->start_s) + "\nfirst: " + tip;
+                fmt::seconds(busy) + " busy over " + fmt::seconds(events[j - 1]->end_s - e->start_s) +
+                "\nfirst: " + tip;
         }
-        w.rect(x0, y + 2, std::max(0.6, x1 - x0), row_h - 4, color, e->op.empty() ? "ev ev-compute" : "ev ev-coll", tip);
+        w.rect(x0, y + 2, std::max(0.6, x1 - x0), row_h - 4, color, e->op.empty() ? "ev ev-compute" : "ev ev-coll",
+               tip);
         if (j - i == 1) {
           const std::string full = event_label(*e), brief = short_label(*e);
           const double room = x1 - x0 - 6;
-          std::string label = room >= 6.2 * full.size() ? full : (!brief.empty() && room >= 6.5 * brief.size()) ? brief : "";
+          std::string label = room >= 6.2 * full.size()                        ? full
+                              : (!brief.empty() && room >= 6.5 * brief.size()) ? brief
+                                                                               : "";
           if (!label.empty())
             w.text(x0 + 3, y + 14, label, {.size = 10.5, .fill = text_on(color), .css_class = "ev-label"});
         }
@@ -206,7 +210,9 @@ std::string timeline(const models::RunResult& r, const Shared& shared) {
   }
   w.line(left, top_pad + plot_h, left + plot_w, top_pad + plot_h, "#444", 1);
   if (static_cast<int>(r.ranks.size()) > kMaxTimelineRanks)
-    w.text(8, top_pad + plot_h + 15, "showing " + std::to_string(shown.size()) + " of " + fmt::count(static_cast<long long>(r.ranks.size())) + " ranks",
+    w.text(8, top_pad + plot_h + 15,
+           "showing " + std::to_string(shown.size()) + " of " + fmt::count(static_cast<long long>(r.ranks.size())) +
+               " ranks",
            {.size = 11, .fill = "#555"});
   svg::legend(w, left, legend_y, plot_w, legend);
   return w.finish();

@@ -56,9 +56,12 @@ void infer_scopes(const models::RunResult& r, Scope& intra_pod, Scope& cross_pod
   const models::TransportCount *p2p = nullptr, *shm = nullptr, *net = nullptr;
   for (const auto& t : r.transports) {
     const TransportClass c = classify_transport(t.label, t.link_class);
-    if ((c == TransportClass::NVLink || c == TransportClass::PCIe) && !p2p) p2p = &t;
-    else if (c == TransportClass::SHM && !shm) shm = &t;
-    else if (transport_is_net(c) && !net) net = &t;
+    if ((c == TransportClass::NVLink || c == TransportClass::PCIe) && !p2p)
+      p2p = &t;
+    else if (c == TransportClass::SHM && !shm)
+      shm = &t;
+    else if (transport_is_net(c) && !net)
+      net = &t;
   }
   auto make = [](const models::TransportCount* t) {
     return t ? Scope{true, classify_transport(t->label, t->link_class), t->label} : Scope{};
@@ -133,7 +136,8 @@ std::string topology(const models::RunResult& r) {
   std::vector<svg::LegendItem> legend;
   auto add_legend = [&](const Scope& s, const std::string& where) {
     if (!s.present) return;
-    legend.push_back({std::string(transport_class_name(s.cls)) + ": " + s.label + " (" + where + ")", transport_color(s.cls)});
+    legend.push_back(
+        {std::string(transport_class_name(s.cls)) + ": " + s.label + " (" + where + ")", transport_color(s.cls)});
   };
   if (!nodes.empty() && nodes.begin()->second.begin()->second.size() > 1) add_legend(intra_pod, "within a pod");
   if (max_pods > 1) add_legend(cross_pod, "between pods of a node");
@@ -163,7 +167,8 @@ std::string topology(const models::RunResult& r) {
     int pi = 0;
     for (const auto& [pod, gpus] : pods) {
       if (pi++ == kMaxPodsDrawn) {
-        w.text(px + 8, py + pod_h / 2, "+" + std::to_string(pods.size() - kMaxPodsDrawn) + " pods", {.size = 11, .fill = "#555"});
+        w.text(px + 8, py + pod_h / 2, "+" + std::to_string(pods.size() - kMaxPodsDrawn) + " pods",
+               {.size = 11, .fill = "#555"});
         break;
       }
       const double pw = pod_width(gpus.size());
@@ -176,24 +181,31 @@ std::string topology(const models::RunResult& r) {
       // Ring inside the pod: neighbour lines, and the return path under the GPUs.
       if (gx.size() > 1 && intra_pod.present) {
         const char* c = transport_color(intra_pod.cls);
-        const std::string attrs = "class=\"topo-link\" data-transport=\"" + svg::esc(transport_class_name(intra_pod.cls)) + "\"";
+        const std::string attrs =
+            "class=\"topo-link\" data-transport=\"" + svg::esc(transport_class_name(intra_pod.cls)) + "\"";
         for (size_t g = 0; g + 1 < gx.size(); ++g)
           w.line(gx[g] + kGpuW, gy + kGpuH / 2, gx[g + 1], gy + kGpuH / 2, c, 4, attrs);
         if (gx.size() > 2)
-          w.polyline({{gx.back() + kGpuW / 2, gy + kGpuH}, {gx.back() + kGpuW / 2, gy + kGpuH + 10},
-                      {gx.front() + kGpuW / 2, gy + kGpuH + 10}, {gx.front() + kGpuW / 2, gy + kGpuH}},
+          w.polyline({{gx.back() + kGpuW / 2, gy + kGpuH},
+                      {gx.back() + kGpuW / 2, gy + kGpuH + 10},
+                      {gx.front() + kGpuW / 2, gy + kGpuH + 10},
+                      {gx.front() + kGpuW / 2, gy + kGpuH}},
                      c, 2.5, attrs);
       }
       for (size_t g = 0; g < gx.size(); ++g) {
         w.open_group("topo-gpu", "data-rank=\"" + std::to_string(gpus[g].rank) + "\"");
-        w.rect(gx[g], gy, kGpuW, kGpuH, "#eef3f8", "", "GPU " + std::to_string(gpus[g].gpu) + ", rank " + std::to_string(gpus[g].rank),
+        w.rect(gx[g], gy, kGpuW, kGpuH, "#eef3f8", "",
+               "GPU " + std::to_string(gpus[g].gpu) + ", rank " + std::to_string(gpus[g].rank),
                "rx=\"4\" stroke=\"#333\" stroke-width=\"1.2\"");
-        w.text(gx[g] + kGpuW / 2, gy + 14, "GPU" + std::to_string(gpus[g].gpu), {.size = 10, .anchor = "middle", .fill = "#555"});
-        w.text(gx[g] + kGpuW / 2, gy + 29, std::string("r").append(std::to_string(gpus[g].rank)), {.size = 12, .anchor = "middle", .weight = "bold"});
+        w.text(gx[g] + kGpuW / 2, gy + 14, "GPU" + std::to_string(gpus[g].gpu),
+               {.size = 10, .anchor = "middle", .fill = "#555"});
+        w.text(gx[g] + kGpuW / 2, gy + 29, std::string("r").append(std::to_string(gpus[g].rank)),
+               {.size = 12, .anchor = "middle", .weight = "bold"});
         w.close_group();
       }
       if (gpus.size() > kMaxGpusDrawn)
-        w.text(px + pw - 30, gy + kGpuH / 2 + 4, "+" + std::to_string(gpus.size() - kMaxGpusDrawn), {.size = 11, .fill = "#555"});
+        w.text(px + pw - 30, gy + kGpuH / 2 + 4, "+" + std::to_string(gpus.size() - kMaxGpusDrawn),
+               {.size = 11, .fill = "#555"});
       w.close_group();
       pod_centers.push_back(px + pw / 2);
       px += pw + kPodGap;
@@ -201,7 +213,8 @@ std::string topology(const models::RunResult& r) {
     const double pod_bottom = py + pod_h;
     if (shm_bracket && pod_centers.size() > 1) {
       const char* c = transport_color(cross_pod.cls);
-      const std::string attrs = "class=\"topo-link\" data-transport=\"" + svg::esc(transport_class_name(cross_pod.cls)) + "\"";
+      const std::string attrs =
+          "class=\"topo-link\" data-transport=\"" + svg::esc(transport_class_name(cross_pod.cls)) + "\"";
       const double by = pod_bottom + 14;
       for (double pc : pod_centers) w.line(pc, pod_bottom, pc, by, c, 3, attrs);
       w.line(pod_centers.front(), by, pod_centers.back(), by, c, 3, attrs);
@@ -226,15 +239,20 @@ std::string topology(const models::RunResult& r) {
     const auto& last = placed.back();
     const double gx = last.x + last.w + kNodeGap;
     w.rect(gx, last.y, 130, node_h, "#fff", "", "", "rx=\"8\" stroke=\"#aaa\" stroke-dasharray=\"6 4\"");
-    w.text(gx + 65, last.y + node_h / 2, "… " + fmt::count(static_cast<long long>(nodes.size() - drawn.size())) + " more",
+    w.text(gx + 65, last.y + node_h / 2,
+           "… " + fmt::count(static_cast<long long>(nodes.size() - drawn.size())) + " more",
            {.size = 12, .anchor = "middle", .fill = "#555"});
     w.text(gx + 65, last.y + node_h / 2 + 16, "nodes like these", {.size = 11, .anchor = "middle", .fill = "#777"});
-    if (any_net) w.line(gx + 65, last.y + node_h, gx + 65, net_y, transport_color(cross_node.cls), 3.5, "stroke-dasharray=\"5 4\"");
+    if (any_net)
+      w.line(gx + 65, last.y + node_h, gx + 65, net_y, transport_color(cross_node.cls), 3.5,
+             "stroke-dasharray=\"5 4\"");
   }
   if (any_net) {
     const Scope& s = pods_use_net ? cross_pod : cross_node;
-    w.rect(bar_x0, net_y, bar_x1 - bar_x0, 22, "#fff", "topo-network", "", std::string("rx=\"11\" stroke=\"") + transport_color(s.cls) + "\" stroke-width=\"3\"");
-    w.text((bar_x0 + bar_x1) / 2, net_y + 15, std::string("network: ") + s.label + " (" + transport_class_name(s.cls) + ")",
+    w.rect(bar_x0, net_y, bar_x1 - bar_x0, 22, "#fff", "topo-network", "",
+           std::string("rx=\"11\" stroke=\"") + transport_color(s.cls) + "\" stroke-width=\"3\"");
+    w.text((bar_x0 + bar_x1) / 2, net_y + 15,
+           std::string("network: ") + s.label + " (" + transport_class_name(s.cls) + ")",
            {.size = 12, .anchor = "middle", .weight = "bold"});
   }
   svg::legend(w, 10, legend_y, W - 20, legend);

@@ -11,9 +11,9 @@ namespace viz::charts {
 
 // Shared axes for side-by-side comparisons: 0 means "fit this run's own data".
 struct Shared {
-  double step_time_max_s = 0;   // rank bars' and timeline's time axis
+  double step_time_max_s = 0;  // rank bars' and timeline's time axis
   double busbw_max_bytes_per_s = 0;
-  double width = 900;           // viewBox width: narrower in columns so text stays ~12 px on screen
+  double width = 900;  // viewBox width: narrower in columns so text stays ~12 px on screen
 };
 
 // Ranks drawn one bar each up to this count; beyond it, bars per group of ranks (per node when

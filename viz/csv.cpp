@@ -39,14 +39,14 @@ std::string to_csv(const models::RunResult& r) {
       "start_s,end_s,duration_s,bytes_B,algo,proto\r\n";
   for (const auto& k : r.ranks) {
     out += "rank," + std::to_string(k.rank) + ',' + std::to_string(k.node) + ',' + std::to_string(k.pod) + ',' +
-           std::to_string(k.gpu) + ',' + number(k.compute_s) + ',' + number(k.comm_s) + ',' +
-           number(k.exposed_comm_s) + ',' + number(k.barrier_wait_s) + ',' + number(k.offload_s) + ",,,,,,,,,\r\n";
+           std::to_string(k.gpu) + ',' + number(k.compute_s) + ',' + number(k.comm_s) + ',' + number(k.exposed_comm_s) +
+           ',' + number(k.barrier_wait_s) + ',' + number(k.offload_s) + ",,,,,,,,,\r\n";
   }
   for (const auto& e : r.timeline) {
-    out += (e.op.empty() ? field(e.stream.empty() ? std::string("span") : e.stream) : std::string("collective")) + ',' + std::to_string(e.rank) + ",,,,,,,,," +
-           field(e.stream) + ',' + field(e.name) + ',' + field(e.op) + ',' + number(e.start_s) + ',' +
-           number(e.end_s) + ',' + number(e.end_s - e.start_s) + ',' + std::to_string(e.bytes) + ',' +
-           field(e.algo) + ',' + field(e.proto) + "\r\n";
+    out += (e.op.empty() ? field(e.stream.empty() ? std::string("span") : e.stream) : std::string("collective")) + ',' +
+           std::to_string(e.rank) + ",,,,,,,,," + field(e.stream) + ',' + field(e.name) + ',' + field(e.op) + ',' +
+           number(e.start_s) + ',' + number(e.end_s) + ',' + number(e.end_s - e.start_s) + ',' +
+           std::to_string(e.bytes) + ',' + field(e.algo) + ',' + field(e.proto) + "\r\n";
   }
   return out;
 }

@@ -3,13 +3,13 @@
 #include <string>
 
 namespace viz::fmt {
-std::string seconds(double s);          // picks ns/us/ms/s/min/h; "0 s" for 0; "n/a" if not finite
-std::string duration_hms(double s);     // "0:16:21" as training logs print run times
-std::string bytes(double b);            // decimal units (B, KB, MB, GB, TB), as NCCL sizes are quoted
-std::string bytes_binary_axis(double b);// axis ticks of powers of two: "8 B", "1 KiB", "64 MiB"
-std::string rate(double bytes_per_s);   // "GB/s"
-std::string percent(double fraction);   // 0.734 -> "73%", small values keep a decimal
-std::string count(long long n);         // thousands separators
+std::string seconds(double s);            // picks ns/us/ms/s/min/h; "0 s" for 0; "n/a" if not finite
+std::string duration_hms(double s);       // "0:16:21" as training logs print run times
+std::string bytes(double b);              // decimal units (B, KB, MB, GB, TB), as NCCL sizes are quoted
+std::string bytes_binary_axis(double b);  // axis ticks of powers of two: "8 B", "1 KiB", "64 MiB"
+std::string rate(double bytes_per_s);     // "GB/s"
+std::string percent(double fraction);     // 0.734 -> "73%", small values keep a decimal
+std::string count(long long n);           // thousands separators
 std::string fixed(double v, int decimals);
 // The unit an axis of times up to `max_s` is labelled in: values are multiplied by `per_s`.
 struct TimeUnit {

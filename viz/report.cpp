@@ -69,8 +69,9 @@ double mean_of(const models::RunResult& r, double models::RankResult::*field) {
 std::string page_open(const std::string& title, int max_width_px) {
   return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
          "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-         "<meta name=\"generator\" content=\"commsim\"><title>" + esc(title) + "</title><style>" + kCss +
-         "main{max-width:" + std::to_string(max_width_px) + "px}</style></head><body><main>";
+         "<meta name=\"generator\" content=\"commsim\"><title>" +
+         esc(title) + "</title><style>" + kCss + "main{max-width:" + std::to_string(max_width_px) +
+         "px}</style></head><body><main>";
 }
 
 std::string page_close() {
@@ -96,8 +97,10 @@ std::string scenario_block(const models::RunResult& r, const ReportInputs& in) {
   const double step = r.step_time_s;
   o << "<div class=\"stats\">" << stat(fmt::seconds(step), "step time")
     << stat(fmt::duration_hms(r.run_time_s), "run time (" + std::to_string(r.steps) + " steps)")
-    << stat(fmt::percent(step > 0 ? mean_of(r, &models::RankResult::exposed_comm_s) / step : 0), "exposed comm (mean rank)")
-    << stat(fmt::percent(step > 0 ? mean_of(r, &models::RankResult::barrier_wait_s) / step : 0), "barrier wait (mean rank)")
+    << stat(fmt::percent(step > 0 ? mean_of(r, &models::RankResult::exposed_comm_s) / step : 0),
+            "exposed comm (mean rank)")
+    << stat(fmt::percent(step > 0 ? mean_of(r, &models::RankResult::barrier_wait_s) / step : 0),
+            "barrier wait (mean rank)")
     << stat(fmt::count(static_cast<long long>(r.ranks.size())), "ranks") << "</div>";
   if (r.partial) o << "<p class=\"what\"><b>Partial result:</b> the run stopped at its time limit.</p>";
   return o.str();
@@ -170,7 +173,8 @@ std::string headline_bars(const std::vector<models::RunResult>& results, const s
   }
   while (common > 0 && titles[0][common - 1] != ' ') --common;  // back to a word boundary
   std::vector<std::string> distinct;
-  for (const auto& t : titles) distinct.push_back(common > 0 && common < t.size() && titles.size() > 1 ? t.substr(common) : t);
+  for (const auto& t : titles)
+    distinct.push_back(common > 0 && common < t.size() && titles.size() > 1 ? t.substr(common) : t);
   const double H = row * static_cast<double>(results.size()) + 30;
   svg::Writer w(W, H, "headline-bars", "Step time of each layout, mean rank, on one scale");
   const svg::Scale x{0, vmax, left, W - right};
@@ -181,14 +185,17 @@ std::string headline_bars(const std::vector<models::RunResult>& results, const s
     if (t.size() > 38) t = t.substr(0, 37) + "…";
     w.text(left - 10, y + 18, t, {.size = 14, .anchor = "end", .fill = "#fff"});
     const double parts[] = {mean_of(r, &models::RankResult::compute_s), mean_of(r, &models::RankResult::exposed_comm_s),
-                            mean_of(r, &models::RankResult::barrier_wait_s), mean_of(r, &models::RankResult::offload_s)};
+                            mean_of(r, &models::RankResult::barrier_wait_s),
+                            mean_of(r, &models::RankResult::offload_s)};
     double acc = 0;
     for (size_t k = 0; k < 4; ++k) {
       if (!(parts[k] > 0)) continue;
-      w.rect(x(acc), y + 4, x(acc + parts[k]) - x(acc), row - 10, legend[k].color, "", legend[k].label + ": " + fmt::seconds(parts[k]));
+      w.rect(x(acc), y + 4, x(acc + parts[k]) - x(acc), row - 10, legend[k].color, "",
+             legend[k].label + ": " + fmt::seconds(parts[k]));
       acc += parts[k];
     }
-    w.text(x(std::max(acc, r.step_time_s)) + 8, y + 19, fmt::seconds(r.step_time_s), {.size = 14, .fill = "#fff", .weight = "bold"});
+    w.text(x(std::max(acc, r.step_time_s)) + 8, y + 19, fmt::seconds(r.step_time_s),
+           {.size = 14, .fill = "#fff", .weight = "bold"});
   }
   double lx = left;
   for (const auto& it : legend) {
@@ -208,8 +215,8 @@ std::string report_html(const models::RunResult& r, const ReportInputs& in) {
     << "</h1><p class=\"sub\">commsim report — predicted step time, communication and transports</p></header>";
   o << "<section id=\"scenario\"><h2>Scenario</h2>" << scenario_block(r, in) << notes_block(r) << "</section>";
   for (const auto& c : kCharts)
-    o << "<section id=\"" << c.id << "\"><h2>" << c.heading << "</h2><p class=\"what\">" << c.what
-      << "</p><figure>" << chart_svg(c.id, r, in, {}) << "</figure></section>";
+    o << "<section id=\"" << c.id << "\"><h2>" << c.heading << "</h2><p class=\"what\">" << c.what << "</p><figure>"
+      << chart_svg(c.id, r, in, {}) << "</figure></section>";
   o << page_close();
   return o.str();
 }
@@ -224,7 +231,8 @@ std::string compare_html(const std::vector<models::RunResult>& results, const st
   for (const auto& r : results) {
     sh.step_time_max_s = std::max(sh.step_time_max_s, std::isfinite(r.step_time_s) ? r.step_time_s : 0);
     for (const auto& k : r.ranks)
-      sh.step_time_max_s = std::max(sh.step_time_max_s, k.compute_s + k.exposed_comm_s + k.barrier_wait_s + k.offload_s);
+      sh.step_time_max_s =
+          std::max(sh.step_time_max_s, k.compute_s + k.exposed_comm_s + k.barrier_wait_s + k.offload_s);
   }
   for (size_t i = 0; i < results.size(); ++i)
     for (const auto& p : in_of(i).busbw)
@@ -244,28 +252,34 @@ std::string compare_html(const std::vector<models::RunResult>& results, const st
       const auto& r = results[i];
       const double step_ratio = base.step_time_s > 0 ? r.step_time_s / base.step_time_s : NAN;
       const double run_ratio = base.run_time_s > 0 ? r.run_time_s / base.run_time_s : NAN;
-      o << "<p class=\"vs\"><b>" << esc(titles[i]) << "</b> takes " << esc(fmt::fixed(step_ratio, 2)) << "× the step time of <b>"
-        << esc(titles[0]) << "</b>" << esc(transports_line(r, base)) << "</p><div class=\"cards\">"
-        << "<div><div class=\"ratio step-ratio\">" << esc(fmt::fixed(step_ratio, 2)) << "×</div><div class=\"lbl\">step time: "
-        << esc(fmt::seconds(r.step_time_s)) << " vs " << esc(fmt::seconds(base.step_time_s))
-        << (step_ratio >= 1 ? " (slower)" : " (faster)") << "</div></div>"
-        << "<div><div class=\"ratio small run-ratio\">" << esc(fmt::fixed(run_ratio, 2)) << "×</div><div class=\"lbl\">run time: "
-        << esc(fmt::duration_hms(r.run_time_s)) << " vs " << esc(fmt::duration_hms(base.run_time_s)) << "</div></div>"
+      o << "<p class=\"vs\"><b>" << esc(titles[i]) << "</b> takes " << esc(fmt::fixed(step_ratio, 2))
+        << "× the step time of <b>" << esc(titles[0]) << "</b>" << esc(transports_line(r, base))
+        << "</p><div class=\"cards\">"
+        << "<div><div class=\"ratio step-ratio\">" << esc(fmt::fixed(step_ratio, 2))
+        << "×</div><div class=\"lbl\">step time: " << esc(fmt::seconds(r.step_time_s)) << " vs "
+        << esc(fmt::seconds(base.step_time_s)) << (step_ratio >= 1 ? " (slower)" : " (faster)") << "</div></div>"
+        << "<div><div class=\"ratio small run-ratio\">" << esc(fmt::fixed(run_ratio, 2))
+        << "×</div><div class=\"lbl\">run time: " << esc(fmt::duration_hms(r.run_time_s)) << " vs "
+        << esc(fmt::duration_hms(base.run_time_s)) << "</div></div>"
         << "</div>";
     }
     o << "<div class=\"hbars\">" << headline_bars(results, titles) << "</div></section>";
   }
-  const std::string cols = "style=\"grid-template-columns:repeat(" + std::to_string(std::max<size_t>(1, results.size())) + ",minmax(0,1fr))\"";
+  const std::string cols = "style=\"grid-template-columns:repeat(" +
+                           std::to_string(std::max<size_t>(1, results.size())) + ",minmax(0,1fr))\"";
   o << "<section id=\"scenario\"><h2>Scenarios</h2><div class=\"grid\" " << cols << ">";
   for (size_t i = 0; i < results.size(); ++i)
-    o << "<div><h3>" << esc(titles[i]) << "</h3>" << scenario_block(results[i], in_of(i)) << notes_block(results[i]) << "</div>";
+    o << "<div><h3>" << esc(titles[i]) << "</h3>" << scenario_block(results[i], in_of(i)) << notes_block(results[i])
+      << "</div>";
   o << "</div></section>";
   for (const auto& c : kCharts) {
     o << "<section id=\"" << c.id << "\"><h2>" << c.heading << "</h2><p class=\"what\">" << c.what
-      << (std::string(c.id) == "ranks" || std::string(c.id) == "timeline" ? " Time axes are shared across columns." : "")
+      << (std::string(c.id) == "ranks" || std::string(c.id) == "timeline" ? " Time axes are shared across columns."
+                                                                          : "")
       << "</p><div class=\"grid\" " << cols << ">";
     for (size_t i = 0; i < results.size(); ++i)
-      o << "<div><h3>" << esc(titles[i]) << "</h3><figure>" << chart_svg(c.id, results[i], in_of(i), sh) << "</figure></div>";
+      o << "<div><h3>" << esc(titles[i]) << "</h3><figure>" << chart_svg(c.id, results[i], in_of(i), sh)
+        << "</figure></div>";
     o << "</div></section>";
   }
   o << page_close();

@@ -19,8 +19,10 @@ std::string esc(std::string_view text) {
       case '\'': out += "&#39;"; break;
       default:
         // Control characters are not allowed in XML 1.0 text; they would make the SVG invalid.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') out += ' ';
-        else out += c;
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t')
+          out += ' ';
+        else
+          out += c;
     }
   }
   return out;
@@ -41,18 +43,17 @@ std::string num(double v) {
 
 Writer::Writer(double width, double height, std::string_view css_class, std::string_view aria_label,
                double max_css_width) {
-  out_ << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"" << esc(css_class) << "\" viewBox=\"0 0 "
-       << num(width) << ' ' << num(height) << "\" width=\"" << num(width) << "\" height=\""
-       << num(height) << "\" role=\"img\" aria-label=\"" << esc(aria_label)
-       << "\" preserveAspectRatio=\"xMinYMin meet\"";
+  out_ << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"" << esc(css_class) << "\" viewBox=\"0 0 " << num(width)
+       << ' ' << num(height) << "\" width=\"" << num(width) << "\" height=\"" << num(height)
+       << "\" role=\"img\" aria-label=\"" << esc(aria_label) << "\" preserveAspectRatio=\"xMinYMin meet\"";
   if (max_css_width > 0) out_ << " style=\"max-width:" << num(max_css_width) << "px\"";
   out_ << '>';
 }
 
-void Writer::rect(double x, double y, double w, double h, std::string_view fill,
-                  std::string_view css_class, std::string_view tooltip, std::string_view extra) {
-  out_ << "<rect x=\"" << num(x) << "\" y=\"" << num(y) << "\" width=\"" << num(std::max(0.0, w))
-       << "\" height=\"" << num(std::max(0.0, h)) << "\" fill=\"" << esc(fill) << '"';
+void Writer::rect(double x, double y, double w, double h, std::string_view fill, std::string_view css_class,
+                  std::string_view tooltip, std::string_view extra) {
+  out_ << "<rect x=\"" << num(x) << "\" y=\"" << num(y) << "\" width=\"" << num(std::max(0.0, w)) << "\" height=\""
+       << num(std::max(0.0, h)) << "\" fill=\"" << esc(fill) << '"';
   if (!css_class.empty()) out_ << " class=\"" << esc(css_class) << '"';
   if (!extra.empty()) out_ << ' ' << extra;
   if (tooltip.empty()) {
@@ -64,18 +65,16 @@ void Writer::rect(double x, double y, double w, double h, std::string_view fill,
 
 void Writer::line(double x1, double y1, double x2, double y2, std::string_view stroke, double width,
                   std::string_view extra) {
-  out_ << "<line x1=\"" << num(x1) << "\" y1=\"" << num(y1) << "\" x2=\"" << num(x2) << "\" y2=\""
-       << num(y2) << "\" stroke=\"" << esc(stroke) << "\" stroke-width=\"" << num(width) << '"';
+  out_ << "<line x1=\"" << num(x1) << "\" y1=\"" << num(y1) << "\" x2=\"" << num(x2) << "\" y2=\"" << num(y2)
+       << "\" stroke=\"" << esc(stroke) << "\" stroke-width=\"" << num(width) << '"';
   if (!extra.empty()) out_ << ' ' << extra;
   out_ << "/>";
 }
 
-void Writer::polyline(const std::vector<std::pair<double, double>>& pts, std::string_view stroke,
-                      double width, std::string_view extra) {
-  out_ << "<polyline fill=\"none\" stroke=\"" << esc(stroke) << "\" stroke-width=\"" << num(width)
-       << "\" points=\"";
-  for (size_t i = 0; i < pts.size(); ++i)
-    out_ << (i ? " " : "") << num(pts[i].first) << ',' << num(pts[i].second);
+void Writer::polyline(const std::vector<std::pair<double, double>>& pts, std::string_view stroke, double width,
+                      std::string_view extra) {
+  out_ << "<polyline fill=\"none\" stroke=\"" << esc(stroke) << "\" stroke-width=\"" << num(width) << "\" points=\"";
+  for (size_t i = 0; i < pts.size(); ++i) out_ << (i ? " " : "") << num(pts[i].first) << ',' << num(pts[i].second);
   out_ << '"';
   if (!extra.empty()) out_ << ' ' << extra;
   out_ << "/>";
@@ -83,8 +82,8 @@ void Writer::polyline(const std::vector<std::pair<double, double>>& pts, std::st
 
 void Writer::circle(double cx, double cy, double r, std::string_view fill, std::string_view stroke,
                     std::string_view tooltip, std::string_view css_class) {
-  out_ << "<circle cx=\"" << num(cx) << "\" cy=\"" << num(cy) << "\" r=\"" << num(r) << "\" fill=\""
-       << esc(fill) << "\" stroke=\"" << esc(stroke) << "\" stroke-width=\"1.5\"";
+  out_ << "<circle cx=\"" << num(cx) << "\" cy=\"" << num(cy) << "\" r=\"" << num(r) << "\" fill=\"" << esc(fill)
+       << "\" stroke=\"" << esc(stroke) << "\" stroke-width=\"1.5\"";
   if (!css_class.empty()) out_ << " class=\"" << esc(css_class) << '"';
   if (tooltip.empty()) {
     out_ << "/>";
@@ -94,8 +93,8 @@ void Writer::circle(double cx, double cy, double r, std::string_view fill, std::
 }
 
 void Writer::text(double x, double y, std::string_view s, const TextStyle& st) {
-  out_ << "<text x=\"" << num(x) << "\" y=\"" << num(y) << "\" font-size=\"" << num(st.size)
-       << "\" text-anchor=\"" << esc(st.anchor) << "\" fill=\"" << esc(st.fill) << '"';
+  out_ << "<text x=\"" << num(x) << "\" y=\"" << num(y) << "\" font-size=\"" << num(st.size) << "\" text-anchor=\""
+       << esc(st.anchor) << "\" fill=\"" << esc(st.fill) << '"';
   if (st.weight != "normal") out_ << " font-weight=\"" << esc(st.weight) << '"';
   if (!st.css_class.empty()) out_ << " class=\"" << esc(st.css_class) << '"';
   if (st.vertical) out_ << " transform=\"rotate(-90 " << num(x) << ' ' << num(y) << ")\"";
@@ -147,8 +146,7 @@ std::vector<double> linear_ticks(double lo, double hi, int target) {
 std::vector<double> log_ticks(double lo, double hi, double base) {
   std::vector<double> ticks;
   if (!(lo > 0) || !(hi >= lo) || !std::isfinite(hi) || base <= 1) return {lo, hi};
-  for (double t = std::pow(base, std::ceil(std::log(lo) / std::log(base) - 1e-9)); t <= hi * (1 + 1e-9);
-       t *= base)
+  for (double t = std::pow(base, std::ceil(std::log(lo) / std::log(base) - 1e-9)); t <= hi * (1 + 1e-9); t *= base)
     ticks.push_back(t);
   if (ticks.size() < 2) return {lo, hi};
   return ticks;

@@ -31,13 +31,12 @@ class Writer {
   Writer(double width, double height, std::string_view css_class, std::string_view aria_label,
          double max_css_width = 0);
   // `tooltip` becomes a <title> child (native browser tooltip, no script).
-  void rect(double x, double y, double w, double h, std::string_view fill,
-            std::string_view css_class = "", std::string_view tooltip = "",
-            std::string_view extra = "");
+  void rect(double x, double y, double w, double h, std::string_view fill, std::string_view css_class = "",
+            std::string_view tooltip = "", std::string_view extra = "");
   void line(double x1, double y1, double x2, double y2, std::string_view stroke, double width,
             std::string_view extra = "");
-  void polyline(const std::vector<std::pair<double, double>>& pts, std::string_view stroke,
-                double width, std::string_view extra = "");
+  void polyline(const std::vector<std::pair<double, double>>& pts, std::string_view stroke, double width,
+                std::string_view extra = "");
   void circle(double cx, double cy, double r, std::string_view fill, std::string_view stroke,
               std::string_view tooltip = "", std::string_view css_class = "");
   void text(double x, double y, std::string_view s, const TextStyle& style = {});

@@ -70,10 +70,14 @@ std::string chrome_trace(const models::RunResult& r) {
       if (!e.proto.empty()) args["proto"] = e.proto;
     }
     std::string name = e.name.empty() ? (e.op.empty() ? e.stream : e.op) : e.name;
-    events.push_back({{"ph", "X"}, {"name", std::move(name)},
+    events.push_back({{"ph", "X"},
+                      {"name", std::move(name)},
                       {"cat", e.op.empty() ? e.stream : std::string("collective")},
-                      {"pid", pid}, {"tid", tid}, {"ts", us(e.start_s - t0)},
-                      {"dur", std::max(0.0, us(e.end_s - e.start_s))}, {"args", std::move(args)}});
+                      {"pid", pid},
+                      {"tid", tid},
+                      {"ts", us(e.start_s - t0)},
+                      {"dur", std::max(0.0, us(e.end_s - e.start_s))},
+                      {"args", std::move(args)}});
     t1 = std::max(t1, e.end_s - t0);
   }
   const double step_end = std::max(t1, std::isfinite(r.step_time_s) ? r.step_time_s : 0);
@@ -84,14 +88,26 @@ std::string chrome_trace(const models::RunResult& r) {
     for (const auto& l : r.links) {
       const double pct = std::isfinite(l.utilization) ? l.utilization * 100 : 0;
       const std::string name = l.name + (l.kind.empty() ? "" : " (" + l.kind + ")");
-      events.push_back({{"ph", "C"}, {"name", name}, {"pid", links_pid}, {"tid", 0}, {"ts", 0.0}, {"args", {{"utilization %", pct}}}});
-      events.push_back({{"ph", "C"}, {"name", name}, {"pid", links_pid}, {"tid", 0}, {"ts", us(step_end)}, {"args", {{"utilization %", 0.0}}}});
+      events.push_back({{"ph", "C"},
+                        {"name", name},
+                        {"pid", links_pid},
+                        {"tid", 0},
+                        {"ts", 0.0},
+                        {"args", {{"utilization %", pct}}}});
+      events.push_back({{"ph", "C"},
+                        {"name", name},
+                        {"pid", links_pid},
+                        {"tid", 0},
+                        {"ts", us(step_end)},
+                        {"args", {{"utilization %", 0.0}}}});
     }
   }
   json doc = {{"traceEvents", std::move(events)},
               {"displayTimeUnit", "ms"},
-              {"otherData", {{"generator", "commsim"}, {"scenario", r.scenario},
-                             {"step_time_s", std::isfinite(r.step_time_s) ? r.step_time_s : 0.0}}}};
+              {"otherData",
+               {{"generator", "commsim"},
+                {"scenario", r.scenario},
+                {"step_time_s", std::isfinite(r.step_time_s) ? r.step_time_s : 0.0}}}};
   // Replace invalid UTF-8 instead of throwing: names come from user files.
   return doc.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }

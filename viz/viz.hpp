@@ -23,10 +23,10 @@ struct BusBwPoint {
 // What a report needs besides the result: the scenario in words (the caller formats it from the
 // spec, so viz depends on results only) and the bandwidth curves.
 struct ReportInputs {
-  std::string title;                                          // "" -> RunResult::scenario
-  std::string source_file;                                    // the scenario file, shown as given
-  std::vector<std::pair<std::string, std::string>> summary;   // ("cluster", "p4d.24xlarge x 1"), ...
-  std::vector<BusBwPoint> busbw;                              // may be empty: chart says so
+  std::string title;                                         // "" -> RunResult::scenario
+  std::string source_file;                                   // the scenario file, shown as given
+  std::vector<std::pair<std::string, std::string>> summary;  // ("cluster", "p4d.24xlarge x 1"), ...
+  std::vector<BusBwPoint> busbw;                             // may be empty: chart says so
 };
 
 // One HTML page for one run: scenario, topology, per-rank bars, timeline, links, bus bandwidth.
@@ -34,8 +34,7 @@ std::string report_html(const models::RunResult& result, const ReportInputs& inp
 
 // Several runs side by side; the first is the baseline, ratios of step and run time on top.
 // `inputs` may be shorter than `results` (missing entries are empty).
-std::string compare_html(const std::vector<models::RunResult>& results,
-                         const std::vector<ReportInputs>& inputs);
+std::string compare_html(const std::vector<models::RunResult>& results, const std::vector<ReportInputs>& inputs);
 
 // Chrome trace event JSON (Perfetto, chrome://tracing): a process per node, a thread per rank
 // and stream, "X" events for compute and collectives, counter tracks of link utilisation.

@@ -1,5 +1,5 @@
-#include "models/param_names.hpp"
 #include "models/calibrate/fit.hpp"
+#include "models/param_names.hpp"
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -23,11 +23,11 @@ using nccl::Proto;
 
 // One measured point, reduced to the linear model's features.
 struct Sample {
-  int cls = 0;           // LinkClass index
+  int cls = 0;  // LinkClass index
   int proto = 0;
-  double steps = 0;      // hop count on the critical path
-  double x = 0;          // bytes / (raw bandwidth x channel share): seconds at efficiency 1
-  double fixed_s = 0;    // kernel latency + steps x wire latency: known, not fitted
+  double steps = 0;    // hop count on the critical path
+  double x = 0;        // bytes / (raw bandwidth x channel share): seconds at efficiency 1
+  double fixed_s = 0;  // kernel latency + steps x wire latency: known, not fitted
   double measured_s = 0;
   double target_s = 0;      // device time implied by the measurement for the current (launch, p)
   bool on_envelope = true;  // not above the time of a larger size of the same run
@@ -37,8 +37,8 @@ struct Sample {
 constexpr int kParamsPerClass = 6;  // hop[3], u[3]
 constexpr double kPriorWeight = 0.03;
 
-Sample make_sample(const nccl::CommPlan& plan, const nccl::TuningEnv& env, CollOp op, int64_t bytes,
-                   double measured_us, double kernel_s, PointFit* out) {
+Sample make_sample(const nccl::CommPlan& plan, const nccl::TuningEnv& env, CollOp op, int64_t bytes, double measured_us,
+                   double kernel_s, PointFit* out) {
   Sample s;
   const nccl::Choice c = nccl::choose(plan.view, env, op, bytes);
   const int n = plan.view.nranks;
@@ -53,9 +53,15 @@ Sample make_sample(const nccl::CommPlan& plan, const nccl::TuningEnv& env, CollO
     s.steps = 2.0 * (n / plan.view.nnodes - 1 + std::log2(static_cast<double>(plan.view.nnodes)));
   } else {
     switch (op) {
-      case CollOp::AllReduce: edge_bytes = 2.0 * (n - 1) / n * bytes; s.steps = 2.0 * (n - 1); break;
+      case CollOp::AllReduce:
+        edge_bytes = 2.0 * (n - 1) / n * bytes;
+        s.steps = 2.0 * (n - 1);
+        break;
       case CollOp::AllGather:
-      case CollOp::ReduceScatter: edge_bytes = (n - 1.0) / n * bytes; s.steps = n - 1; break;
+      case CollOp::ReduceScatter:
+        edge_bytes = (n - 1.0) / n * bytes;
+        s.steps = n - 1;
+        break;
       default: s.steps = n - 1; break;
     }
   }
@@ -77,53 +83,54 @@ double device_time(const Sample& s, const Eigen::VectorXd& theta) {
 // the absolute relative error (L1, by iteratively reweighted least squares): nccl-tests curves
 // carry run-to-run outliers (a 2x spike at one size of a socket run, a slow start of a sweep)
 // that squares would chase.
-Eigen::VectorXd solve_class(const std::vector<const Sample*>& samples, const Eigen::VectorXd& prior, const std::vector<bool>& pinned) {
+Eigen::VectorXd solve_class(const std::vector<const Sample*>& samples, const Eigen::VectorXd& prior,
+                            const std::vector<bool>& pinned) {
   Eigen::VectorXd theta = prior;  // pinned parameters hold their (prior) value throughout
   std::vector<double> robust(samples.size(), 1.0);
   for (int irls = 0; irls < 8; ++irls) {
-  std::vector<bool> fixed = pinned;
-  for (int iter = 0; iter < kParamsPerClass + 1; ++iter) {
-    const int rows = static_cast<int>(samples.size()) + kParamsPerClass;
-    Eigen::MatrixXd A = Eigen::MatrixXd::Zero(rows, kParamsPerClass);
-    Eigen::VectorXd b = Eigen::VectorXd::Zero(rows);
-    int r = 0;
+    std::vector<bool> fixed = pinned;
+    for (int iter = 0; iter < kParamsPerClass + 1; ++iter) {
+      const int rows = static_cast<int>(samples.size()) + kParamsPerClass;
+      Eigen::MatrixXd A = Eigen::MatrixXd::Zero(rows, kParamsPerClass);
+      Eigen::VectorXd b = Eigen::VectorXd::Zero(rows);
+      int r = 0;
+      for (std::size_t i = 0; i < samples.size(); ++i) {
+        const Sample* s = samples[i];
+        const double w = robust[i] / s->measured_s;  // relative error, reweighted
+        A(r, s->proto) = s->steps * w;
+        A(r, 3 + s->proto) = s->x * w;
+        b(r) = (s->target_s - s->fixed_s) * w;
+        ++r;
+      }
+      for (int j = 0; j < kParamsPerClass; ++j, ++r) {  // weak prior: (theta_j - prior_j) / prior_j
+        const double scale = std::max(std::fabs(prior(j)), 1e-9);
+        A(r, j) = kPriorWeight / scale;
+        b(r) = kPriorWeight * prior(j) / scale;
+      }
+      // Fixed parameters move to the right-hand side.
+      for (int j = 0; j < kParamsPerClass; ++j)
+        if (fixed[j]) {
+          b -= A.col(j) * theta(j);
+          A.col(j).setZero();
+        }
+      Eigen::VectorXd sol = A.colPivHouseholderQr().solve(b);
+      bool changed = false;
+      for (int j = 0; j < kParamsPerClass; ++j) {
+        if (fixed[j]) continue;
+        theta(j) = sol(j);
+        const double lo = j < 3 ? 0.0 : 1.0;  // hop >= 0, u = 1/efficiency >= 1
+        if (theta(j) < lo) {
+          theta(j) = lo;
+          fixed[j] = true;
+          changed = true;
+        }
+      }
+      if (!changed) break;
+    }
     for (std::size_t i = 0; i < samples.size(); ++i) {
-      const Sample* s = samples[i];
-      const double w = robust[i] / s->measured_s;  // relative error, reweighted
-      A(r, s->proto) = s->steps * w;
-      A(r, 3 + s->proto) = s->x * w;
-      b(r) = (s->target_s - s->fixed_s) * w;
-      ++r;
+      const double r = std::fabs(device_time(*samples[i], theta) / samples[i]->target_s - 1);
+      robust[i] = 1.0 / std::sqrt(std::max(r, 0.01));  // squared weight 1/|r|: an L1 fit
     }
-    for (int j = 0; j < kParamsPerClass; ++j, ++r) {  // weak prior: (theta_j - prior_j) / prior_j
-      const double scale = std::max(std::fabs(prior(j)), 1e-9);
-      A(r, j) = kPriorWeight / scale;
-      b(r) = kPriorWeight * prior(j) / scale;
-    }
-    // Fixed parameters move to the right-hand side.
-    for (int j = 0; j < kParamsPerClass; ++j)
-      if (fixed[j]) {
-        b -= A.col(j) * theta(j);
-        A.col(j).setZero();
-      }
-    Eigen::VectorXd sol = A.colPivHouseholderQr().solve(b);
-    bool changed = false;
-    for (int j = 0; j < kParamsPerClass; ++j) {
-      if (fixed[j]) continue;
-      theta(j) = sol(j);
-      const double lo = j < 3 ? 0.0 : 1.0;  // hop >= 0, u = 1/efficiency >= 1
-      if (theta(j) < lo) {
-        theta(j) = lo;
-        fixed[j] = true;
-        changed = true;
-      }
-    }
-    if (!changed) break;
-  }
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    const double r = std::fabs(device_time(*samples[i], theta) / samples[i]->target_s - 1);
-    robust[i] = 1.0 / std::sqrt(std::max(r, 0.01));  // squared weight 1/|r|: an L1 fit
-  }
   }
   return theta;
 }

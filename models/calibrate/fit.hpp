@@ -19,7 +19,7 @@
 namespace models::calibrate {
 
 struct Measurement {
-  ScenarioSpec spec;      // the machine and the NCCL variables the run used
+  ScenarioSpec spec;  // the machine and the NCCL variables the run used
   NcclTestsRun run;
 };
 

@@ -78,8 +78,7 @@ class Parser {
     for (size_t i = 0; i < lines.size(); ++i) line(lines[i], static_cast<int>(i) + 1);
     if (!pending_.empty())
       throw ParseError(source_, pending_.back().line, pending_.back().col,
-                       "the file ends in the middle of a result row (" +
-                           std::to_string(pending_.size()) + " of " +
+                       "the file ends in the middle of a result row (" + std::to_string(pending_.size()) + " of " +
                            std::to_string(columns_.size()) + " values): truncated output?");
     for (auto& r : runs_) finish(r);
     return std::move(runs_);
@@ -121,16 +120,15 @@ class Parser {
     if (!pending_.empty())
       throw ParseError(source_, pending_.front().line, pending_.front().col,
                        "result row cut short: " + std::to_string(pending_.size()) + " of " +
-                           std::to_string(columns_.size()) +
-                           " values before the next '#' line at line " + std::to_string(no));
+                           std::to_string(columns_.size()) + " values before the next '#' line at line " +
+                           std::to_string(no));
     in_table_ = false;
   }
 
   void comment(std::string_view t, int no, int col) {
     std::string_view body = trim(t.substr(1));
     auto w = words(body);
-    if (in_table_ && !w.empty() && w[0] != "size" && !(w[0].size() > 0 && w[0][0] == '('))
-      end_table(no, col);
+    if (in_table_ && !w.empty() && w[0] != "size" && !(w[0].size() > 0 && w[0][0] == '(')) end_table(no, col);
     if (body.rfind("nccl-tests version", 0) == 0) {
       if (!current().rows.empty() || !current().op.empty()) new_run();
       current().version = std::string(trim(body.substr(18)));
@@ -158,12 +156,15 @@ class Parser {
       };
       for (size_t i = 0; i + 1 < w.size(); ++i) {
         int64_t v = 0;
-        if (w[i] == "nThread" && parse_int(w[i + 1], v)) r.nthreads = count(i, v, 1, kMaxPerProcess);
-        else if (w[i] == "nGpus" && parse_int(w[i + 1], v)) r.ngpus = count(i, v, 1, kMaxPerProcess);
-        else if (w[i] == "minBytes" && parse_int(w[i + 1], v)) r.min_bytes = v;
-        else if (w[i] == "maxBytes" && parse_int(w[i + 1], v)) r.max_bytes = v;
-        else if (w[i] == "iters:" && (i == 0 || (w[i - 1] != "warmup" && w[i - 1] != "agg")) &&
-                 parse_int(w[i + 1], v))
+        if (w[i] == "nThread" && parse_int(w[i + 1], v))
+          r.nthreads = count(i, v, 1, kMaxPerProcess);
+        else if (w[i] == "nGpus" && parse_int(w[i + 1], v))
+          r.ngpus = count(i, v, 1, kMaxPerProcess);
+        else if (w[i] == "minBytes" && parse_int(w[i + 1], v))
+          r.min_bytes = v;
+        else if (w[i] == "maxBytes" && parse_int(w[i + 1], v))
+          r.max_bytes = v;
+        else if (w[i] == "iters:" && (i == 0 || (w[i - 1] != "warmup" && w[i - 1] != "agg")) && parse_int(w[i + 1], v))
           r.iters = count(i, v, 0, 1 << 30);
       }
       return;
@@ -187,7 +188,8 @@ class Parser {
       size_t c = body.find(':');
       double v = 0;
       if (c == std::string_view::npos || !parse_double(trim(body.substr(c + 1)), v))
-        throw ParseError(source_, no, col, "cannot read the average bus bandwidth (expected '# Avg bus bandwidth : <GB/s>')");
+        throw ParseError(source_, no, col,
+                         "cannot read the average bus bandwidth (expected '# Avg bus bandwidth : <GB/s>')");
       current().avg_busbw_gbs = v;
       return;
     }
@@ -207,19 +209,28 @@ class Parser {
     bool seen_time = false;
     for (auto x : w) {
       Field f = Field::Other;
-      if (x == "size") f = Field::Size;
-      else if (x == "count") f = Field::Count;
-      else if (x == "type") f = Field::Type;
-      else if (x == "redop") f = Field::Redop;
-      else if (x == "root") f = Field::Root;
+      if (x == "size")
+        f = Field::Size;
+      else if (x == "count")
+        f = Field::Count;
+      else if (x == "type")
+        f = Field::Type;
+      else if (x == "redop")
+        f = Field::Redop;
+      else if (x == "root")
+        f = Field::Root;
       else if (x == "time") {
         f = Field::Time;
         if (seen_time) ++group;
         seen_time = true;
-      } else if (x == "algbw") f = Field::Algbw;
-      else if (x == "busbw") f = Field::Busbw;
-      else if (x == "#wrong" || x == "wrong") f = Field::Wrong;
-      else if (x == "error") f = Field::Error;
+      } else if (x == "algbw")
+        f = Field::Algbw;
+      else if (x == "busbw")
+        f = Field::Busbw;
+      else if (x == "#wrong" || x == "wrong")
+        f = Field::Wrong;
+      else if (x == "error")
+        f = Field::Error;
       columns_.push_back({f, group, std::string(x)});
     }
     bool ok_size = false, ok_time = false;
@@ -238,8 +249,7 @@ class Parser {
   }
 
   [[noreturn]] void bad(const Token& t, const std::string& what) {
-    throw ParseError(source_, t.line, t.col,
-                     "'" + std::string(t.text) + "' is not " + what + " (result table column)");
+    throw ParseError(source_, t.line, t.col, "'" + std::string(t.text) + "' is not " + what + " (result table column)");
   }
 
   void take_row() {

@@ -18,27 +18,27 @@ namespace models::calibrate {
 
 struct NcclTestsResult {
   double time_us = 0;
-  double algbw_gbs = 0;            // GB/s (1e9 bytes/s), as nccl-tests prints it
+  double algbw_gbs = 0;  // GB/s (1e9 bytes/s), as nccl-tests prints it
   double busbw_gbs = 0;
-  std::optional<int64_t> wrong;    // "#wrong": empty when nccl-tests printed N/A (validation off)
-  std::optional<double> max_error; // old builds' "error" column (largest deviation found)
+  std::optional<int64_t> wrong;     // "#wrong": empty when nccl-tests printed N/A (validation off)
+  std::optional<double> max_error;  // old builds' "error" column (largest deviation found)
 };
 
 struct NcclTestsRow {
   int64_t size_bytes = 0;
   int64_t count = 0;
-  std::string type;                // float, half, bfloat16, ...
-  std::string redop;               // sum, none, ...
-  std::optional<int> root;         // empty when the layout has no root column
-  NcclTestsResult oop;             // out-of-place
+  std::string type;                   // float, half, bfloat16, ...
+  std::string redop;                  // sum, none, ...
+  std::optional<int> root;            // empty when the layout has no root column
+  NcclTestsResult oop;                // out-of-place
   std::optional<NcclTestsResult> ip;  // in-place (absent when the table has one group only)
-  int line = 0;                    // where the row starts
+  int line = 0;                       // where the row starts
 };
 
 struct NcclTestsRun {
-  std::string source;              // file name
-  std::string op;                  // "all_reduce" (from "all_reduce_perf"); "" when not printed
-  std::string version;             // nccl-tests version line, if any
+  std::string source;   // file name
+  std::string op;       // "all_reduce" (from "all_reduce_perf"); "" when not printed
+  std::string version;  // nccl-tests version line, if any
   int nthreads = 1;
   int ngpus = 1;                   // GPUs per thread
   int ranks = 0;                   // "#  Rank  N Group ..." lines, else nthreads * ngpus

@@ -16,8 +16,7 @@ std::vector<GpuSpec> make_catalog() {
   return {
       // NVIDIA Tesla V100 datasheet (SXM2, 32 GB): 125 TF fp16 tensor, 15.7 TF fp32, 900 GB/s,
       // NVLink 2.0 x6 (300 GB/s bidirectional); no bf16 support (SM70).
-      {"V100", 70, 2, 6, 3, 16, 0, 125 * kT, 15.7 * kT, 32 * kGB, 900 * kGB,
-       "NVIDIA Tesla V100 datasheet (SXM2)"},
+      {"V100", 70, 2, 6, 3, 16, 0, 125 * kT, 15.7 * kT, 32 * kGB, 900 * kGB, "NVIDIA Tesla V100 datasheet (SXM2)"},
       // NVIDIA A100 datasheet (SXM 40 GB): 312 TF bf16/fp16 dense, 19.5 TF fp32, 1555 GB/s,
       // NVLink 3 x12 (600 GB/s bidirectional), PCIe Gen4.
       {"A100-40GB", 80, 3, 12, 4, 16, 312 * kT, 312 * kT, 19.5 * kT, 40 * kGB, 1555 * kGB,
@@ -38,8 +37,7 @@ std::vector<GpuSpec> make_catalog() {
        "NVIDIA HGX B200 datasheet (per GPU)"},
       // NVIDIA L40S datasheet: 362 TF bf16/fp16 dense (733 sparse), 91.6 TF fp32, 48 GB GDDR6
       // at 864 GB/s, PCIe Gen4 x16, no NVLink.
-      {"L40S", 89, 0, 0, 4, 16, 362 * kT, 362 * kT, 91.6 * kT, 48 * kGB, 864 * kGB,
-       "NVIDIA L40S datasheet"},
+      {"L40S", 89, 0, 0, 4, 16, 362 * kT, 362 * kT, 91.6 * kT, 48 * kGB, 864 * kGB, "NVIDIA L40S datasheet"},
       // NVIDIA A10 datasheet (A10G is AWS's variant of the same GA102 part; NVIDIA publishes no
       // separate sheet): 125 TF bf16 dense, 31.2 TF fp32, 24 GB GDDR6 at 600 GB/s, PCIe Gen4.
       // Measured A10G tensor rates are lower (clocks): calibrate compute before trusting g5.
@@ -47,8 +45,7 @@ std::vector<GpuSpec> make_catalog() {
        "NVIDIA A10 datasheet (A10G: AWS variant)"},
       // NVIDIA L4 datasheet: 121 TF bf16/fp16 dense (242 sparse), 30.3 TF fp32, 24 GB GDDR6 at
       // 300 GB/s, PCIe Gen4 x16.
-      {"L4", 89, 0, 0, 4, 16, 121 * kT, 121 * kT, 30.3 * kT, 24 * kGB, 300 * kGB,
-       "NVIDIA L4 datasheet"},
+      {"L4", 89, 0, 0, 4, 16, 121 * kT, 121 * kT, 30.3 * kT, 24 * kGB, 300 * kGB, "NVIDIA L4 datasheet"},
   };
 }
 }  // namespace

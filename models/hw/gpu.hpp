@@ -9,15 +9,15 @@
 namespace models::hw {
 
 struct GpuSpec {
-  std::string name;            // catalog key: "H200", "A100-80GB", ...
-  int sm = 0;                  // CUDA compute capability x10 (80 = SM80): NCCL's read-mode rule
-  int nvlink_gen = 0;          // 0: no NVLink
-  int nvlink_links = 0;        // NVLink links per GPU
+  std::string name;      // catalog key: "H200", "A100-80GB", ...
+  int sm = 0;            // CUDA compute capability x10 (80 = SM80): NCCL's read-mode rule
+  int nvlink_gen = 0;    // 0: no NVLink
+  int nvlink_links = 0;  // NVLink links per GPU
   int pcie_gen = 0;
   int pcie_lanes = 16;
-  double bf16_flops = 0;       // dense tensor-core peak
+  double bf16_flops = 0;  // dense tensor-core peak
   double fp16_flops = 0;
-  double fp32_flops = 0;       // non-tensor FP32
+  double fp32_flops = 0;  // non-tensor FP32
   double hbm_bytes = 0;
   double hbm_bytes_per_s = 0;
   std::string citation;

@@ -34,8 +34,9 @@ LinkTech nvlink(int gen, const std::string& key) {
     // NVLink 4 (H100/H200): 18 links = 900 GB/s bidirectional (25 GB/s per link per direction
     // payload); nvidia-smi reports 26.562 GB/s per link (calibration topo.txt) and a one-way
     // H200 peer copy reaches 395 GB/s of 478 (copy_bench.jsonl). NCCL: SM90_NVLINK_BW 20.6.
-    case 4: return {"nvlink4", 25 * kGB, 0.7e-6, 20.6 * kGB,
-                    "NVIDIA H100 datasheet; nvidia-smi nvlink -s (calibration); NCCL topo.h"};
+    case 4:
+      return {"nvlink4", 25 * kGB, 0.7e-6, 20.6 * kGB,
+              "NVIDIA H100 datasheet; nvidia-smi nvlink -s (calibration); NCCL topo.h"};
     // NVLink 5 (B200): 18 links = 1.8 TB/s bidirectional, 50 GB/s per link per direction.
     // NCCL: SM100_NVLINK_BW 40.1.
     case 5: return {"nvlink5", 50 * kGB, 0.7e-6, 40.1 * kGB, "NVIDIA HGX B200 datasheet; NCCL topo.h"};
@@ -65,10 +66,22 @@ LinkTech pcie(int gen, int lanes, const std::string& key) {
   // Gen3 x16 12, Gen4 x16 24, Gen5 x16 48 GB/s (src/graph/topo.h, xml.cc kvDictPciGen).
   double lane = 0, nccl16 = 0;
   switch (gen) {
-    case 3: lane = 0.985 * kGB; nccl16 = 12 * kGB; break;
-    case 4: lane = 1.969 * kGB; nccl16 = 24 * kGB; break;
-    case 5: lane = 3.938 * kGB; nccl16 = 48 * kGB; break;
-    case 6: lane = 7.563 * kGB; nccl16 = 96 * kGB; break;
+    case 3:
+      lane = 0.985 * kGB;
+      nccl16 = 12 * kGB;
+      break;
+    case 4:
+      lane = 1.969 * kGB;
+      nccl16 = 24 * kGB;
+      break;
+    case 5:
+      lane = 3.938 * kGB;
+      nccl16 = 48 * kGB;
+      break;
+    case 6:
+      lane = 7.563 * kGB;
+      nccl16 = 96 * kGB;
+      break;
     default:
       throw SpecError(key, "unknown PCIe generation " + std::to_string(gen) + " (expected gen3, gen4, gen5 or gen6)");
   }

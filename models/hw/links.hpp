@@ -35,10 +35,10 @@ LinkTech inter_socket(std::string_view cpu_family);
 double ddr_bytes_per_s(int channels, double mt_per_s);
 
 // Network interfaces. `gbit` is the line rate in Gb/s.
-LinkTech ena(double gbit);       // AWS ENA (ordinary Ethernet, TCP sockets)
-LinkTech efa(int generation, double gbit);  // AWS Elastic Fabric Adapter v1..v4
+LinkTech ena(double gbit);                   // AWS ENA (ordinary Ethernet, TCP sockets)
+LinkTech efa(int generation, double gbit);   // AWS Elastic Fabric Adapter v1..v4
 LinkTech infiniband(std::string_view rate);  // "HDR" (200 Gb/s) or "NDR" (400 Gb/s)
-LinkTech virtio_nic(double gbit);  // a VM's paravirtual NIC
+LinkTech virtio_nic(double gbit);            // a VM's paravirtual NIC
 // TCP between two processes of one host (kernel loopback): bounded by the kernel's copies.
 LinkTech tcp_loopback();
 

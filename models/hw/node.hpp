@@ -30,13 +30,13 @@ struct SmiMatrix {
 };
 
 struct NodeSpec {
-  std::string name;        // instance name, or "custom"
+  std::string name;  // instance name, or "custom"
   std::string citation;
   GpuSpec gpu;
   int gpus = 0;
   // NVLink
-  int nvlink_gen = 0;      // 0: none
-  int nvlink_links = 0;    // per GPU
+  int nvlink_gen = 0;    // 0: none
+  int nvlink_links = 0;  // per GPU
   bool nvswitch = false;
   // PCIe layout (see topology/node_graph.hpp for how it becomes a graph)
   int pcie_gen = 4;
@@ -49,13 +49,13 @@ struct NodeSpec {
   std::string cpu_family = "cascadelake";  // for the inter-socket link
   // Network
   int nics = 0;
-  int nics_per_switch = 0;       // NICs under each GPU PCIe switch; 0: NICs on their own host bridges
+  int nics_per_switch = 0;  // NICs under each GPU PCIe switch; 0: NICs on their own host bridges
   NicKind nic_kind = NicKind::None;
   int efa_generation = 0;
-  double nic_bytes_per_s = 0;    // per NIC, line rate
-  double eth_bytes_per_s = 0;    // ordinary interface (ENA/virtio) used by NET/Socket
-  std::string eth_driver = "ena";  // "ena" (NCCL: 2 threads x 8 sockets), "virtio", ...
-  double host_mem_bytes_per_s = 0; // whole node (all sockets)
+  double nic_bytes_per_s = 0;       // per NIC, line rate
+  double eth_bytes_per_s = 0;       // ordinary interface (ENA/virtio) used by NET/Socket
+  std::string eth_driver = "ena";   // "ena" (NCCL: 2 threads x 8 sockets), "virtio", ...
+  double host_mem_bytes_per_s = 0;  // whole node (all sockets)
   // When built from `nvidia-smi topo -m`, the matrix it came from (the graph must reproduce it).
   std::optional<SmiMatrix> imported;
 };

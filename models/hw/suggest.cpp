@@ -47,9 +47,8 @@ std::vector<std::string> closest_names(std::string_view word, const std::vector<
     std::size_t score = d > prefix / 2 ? d - prefix / 2 : 0;
     scored.push_back({score, c});
   }
-  std::sort(scored.begin(), scored.end(), [](const Scored& x, const Scored& y) {
-    return x.score != y.score ? x.score < y.score : x.name < y.name;
-  });
+  std::sort(scored.begin(), scored.end(),
+            [](const Scored& x, const Scored& y) { return x.score != y.score ? x.score < y.score : x.name < y.name; });
   std::vector<std::string> out;
   for (std::size_t i = 0; i < scored.size() && i < count; ++i) out.push_back(scored[i].name);
   return out;

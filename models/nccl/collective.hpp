@@ -22,7 +22,7 @@
 namespace models::nccl {
 
 enum class CollOp { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv };
-const char* coll_op_name(CollOp op);             // "all_reduce", ... (nccl-tests names)
+const char* coll_op_name(CollOp op);  // "all_reduce", ... (nccl-tests names)
 bool parse_coll_op(const std::string& s, CollOp& out);
 
 enum class Algo { Tree, Ring, PAT, CollNetDirect, CollNetChain, NVLS, NVLSTree };
@@ -33,8 +33,8 @@ const char* proto_name(Proto p);
 // A group of ranks (a NCCL communicator). Ranks are World ranks; order is the communicator order.
 struct Group {
   std::vector<int> ranks;
-  int id = 0;                  // for reports
-  std::string name;            // "dp", "tp0", "world"
+  int id = 0;        // for reports
+  std::string name;  // "dp", "tp0", "world"
 };
 
 // What was launched and when, for timelines and nccl-tests emulation.
@@ -49,8 +49,8 @@ struct CollectiveRecord {
 };
 
 class CollectiveEngine;
-std::unique_ptr<CollectiveEngine> make_collective_engine(sim::Simulator& sim, sim::FlowNetwork& net,
-                                                         const World& world, const ScenarioSpec& spec);
+std::unique_ptr<CollectiveEngine> make_collective_engine(sim::Simulator& sim, sim::FlowNetwork& net, const World& world,
+                                                         const ScenarioSpec& spec);
 
 class CollectiveEngine {
  public:

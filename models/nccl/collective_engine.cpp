@@ -126,7 +126,8 @@ CollectiveRecord Engine::choose(const Group& group, CollOp op, int64_t bytes) co
   const CommPlan& plan = plan_for(group.ranks);
   if (op == CollOp::AllToAll || op == CollOp::SendRecv) {
     rec.algo = Algo::Ring;  // NCCL runs these as point-to-point operations
-    rec.proto = bytes / std::max<int64_t>(1, static_cast<int64_t>(group.ranks.size())) <= 16384 ? Proto::LL : Proto::Simple;
+    rec.proto =
+        bytes / std::max<int64_t>(1, static_cast<int64_t>(group.ranks.size())) <= 16384 ? Proto::LL : Proto::Simple;
     rec.channels = plan.channels_ref;
     return rec;
   }
@@ -178,15 +179,16 @@ void Engine::add_flow(uint32_t pending, const Edge& e, double bytes, Proto proto
   const int to = e.to;
   // `latency` is the whole pipeline's, calibrated as a whole (LinkParams hop latencies include
   // the wire), so it replaces the path's link latencies instead of adding to them.
-  net_.start_with_latency(e.path, b,
-                          [this, pending, b, to] {
-                            if (net_.audit()) {
-                              pending_[pending].delivered += b;
-                              pending_[pending].received[to] += b;
-                            }
-                            flow_done(pending);
-                          },
-                          cap, latency);
+  net_.start_with_latency(
+      e.path, b,
+      [this, pending, b, to] {
+        if (net_.audit()) {
+          pending_[pending].delivered += b;
+          pending_[pending].received[to] += b;
+        }
+        flow_done(pending);
+      },
+      cap, latency);
 }
 
 // Byte conservation (audit mode): the flows of a finished collective delivered exactly what the
@@ -227,7 +229,8 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
   const uint32_t idx = open(rec, std::move(on_done));
   const sim::Time kernel = sim::Time::from_seconds(params_.kernel_latency_s);
   const int n = static_cast<int>(group.ranks.size());
-  pending_[idx].expected = expected_delivery(op, n, static_cast<double>(bytes), rec.algo == Algo::Tree && op == CollOp::AllReduce);
+  pending_[idx].expected =
+      expected_delivery(op, n, static_cast<double>(bytes), rec.algo == Algo::Tree && op == CollOp::AllReduce);
   pending_[idx].group_size = n;
   if (n <= 1 || bytes == 0) {
     ++pending_[idx].flows_left;
@@ -281,10 +284,19 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
   double edge_bytes = S;
   int steps = n;
   switch (op) {
-    case CollOp::AllReduce: edge_bytes = S * 2 * (n - 1) / n; steps = 2 * (n - 1); break;
+    case CollOp::AllReduce:
+      edge_bytes = S * 2 * (n - 1) / n;
+      steps = 2 * (n - 1);
+      break;
     case CollOp::AllGather:
-    case CollOp::ReduceScatter: edge_bytes = S * (n - 1) / n; steps = n - 1; break;
-    default: edge_bytes = S; steps = n - 1; break;  // broadcast, reduce: pipelined chain from the root
+    case CollOp::ReduceScatter:
+      edge_bytes = S * (n - 1) / n;
+      steps = n - 1;
+      break;
+    default:
+      edge_bytes = S;
+      steps = n - 1;
+      break;  // broadcast, reduce: pipelined chain from the root
   }
   double hop_sum = 0;
   for (const Edge& e : plan.rings.front()) hop_sum += hop(e, rec.proto, rec.channels);
@@ -304,8 +316,8 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
   const double rings = static_cast<double>(plan.rings.size());
   for (const auto& ring : plan.rings)
     for (int i = 0; i + 1 < n; ++i)  // the ring is cut before the root: n-1 edges; the last only receives
-      add_flow(idx, ring[i], edge_bytes / rings, rec.proto, 1.0 / ring[i].rings_sharing, share, rec.channels / rings, lat,
-               i + 2 < n, work);
+      add_flow(idx, ring[i], edge_bytes / rings, rec.proto, 1.0 / ring[i].rings_sharing, share, rec.channels / rings,
+               lat, i + 2 < n, work);
 }
 
 void Engine::send_recv(int src, int dst, int64_t bytes, Done on_done) {
@@ -326,14 +338,14 @@ void Engine::send_recv(int src, int dst, int64_t bytes, Done on_done) {
   }
   const Edge e = make_edge(world_, net_, src, dst);
   // Point to point: NCCL gives a peer many p2p channels; the link's efficiency is the limit.
-  add_flow(idx, e, static_cast<double>(bytes), rec.proto, 1.0, 1.0, 1e9, kernel + sim::Time::from_seconds(hop(e, rec.proto)),
-           false);
+  add_flow(idx, e, static_cast<double>(bytes), rec.proto, 1.0, 1.0, 1e9,
+           kernel + sim::Time::from_seconds(hop(e, rec.proto)), false);
 }
 
 }  // namespace
 
-std::unique_ptr<CollectiveEngine> make_collective_engine(sim::Simulator& sim, sim::FlowNetwork& net,
-                                                         const World& world, const ScenarioSpec& spec) {
+std::unique_ptr<CollectiveEngine> make_collective_engine(sim::Simulator& sim, sim::FlowNetwork& net, const World& world,
+                                                         const ScenarioSpec& spec) {
   return std::make_unique<Engine>(sim, net, world, spec);
 }
 
@@ -351,14 +363,20 @@ const char* coll_op_name(CollOp op) {
 }
 
 bool parse_coll_op(const std::string& s, CollOp& out) {
-  for (CollOp op : {CollOp::AllReduce, CollOp::AllGather, CollOp::ReduceScatter, CollOp::Broadcast,
-                    CollOp::Reduce, CollOp::AllToAll, CollOp::SendRecv})
+  for (CollOp op : {CollOp::AllReduce, CollOp::AllGather, CollOp::ReduceScatter, CollOp::Broadcast, CollOp::Reduce,
+                    CollOp::AllToAll, CollOp::SendRecv})
     if (s == coll_op_name(op)) {
       out = op;
       return true;
     }
-  if (s == "all_to_all") { out = CollOp::AllToAll; return true; }
-  if (s == "send_recv") { out = CollOp::SendRecv; return true; }
+  if (s == "all_to_all") {
+    out = CollOp::AllToAll;
+    return true;
+  }
+  if (s == "send_recv") {
+    out = CollOp::SendRecv;
+    return true;
+  }
   return false;
 }
 

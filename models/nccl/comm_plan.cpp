@@ -146,7 +146,8 @@ CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::
       const double links = std::round(e.raw_bandwidth / 1e9 / raw_nvlink_per_link(v.sm));
       max_bw = std::max(1.0, links) * nccl_nvlink_per_link(v.sm);
     } else if (t.kind == TransportKind::NET) {
-      max_bw = t.link_class == LinkClass::Socket ? kSocketReportedGbs : e.raw_bandwidth / 1e9;  // the graph runs at NIC speed
+      max_bw = t.link_class == LinkClass::Socket ? kSocketReportedGbs
+                                                 : e.raw_bandwidth / 1e9;  // the graph runs at NIC speed
     } else {
       max_bw = std::min(48.0, e.raw_bandwidth / 1e9 * 0.76);  // PCIe as NCCL rates it (topo.h)
     }
@@ -161,8 +162,8 @@ CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::
     // Socket plugin reads /sys/class/net/IF/speed and, where it cannot (lo, most virtual NICs:
     // "Could not get speed from /sys/class/net/lo/speed. Defaulting to 10 Gbps", sock_n4 log),
     // takes 10 Gb/s, whatever TCP really moves.
-    v.bw_inter_gbs = t.kind == TransportKind::NET && t.link_class == LinkClass::Socket ? kSocketReportedGbs
-                                                                                       : e.raw_bandwidth / 1e9;
+    v.bw_inter_gbs =
+        t.kind == TransportKind::NET && t.link_class == LinkClass::Socket ? kSocketReportedGbs : e.raw_bandwidth / 1e9;
     v.inter_gdr_near = t.gdr;
     // One graph channel per NIC the node's ranks use to leave it.
     std::set<uint32_t> nics;

@@ -14,19 +14,19 @@ namespace models::nccl {
 inline constexpr double kTcpStreamBytesPerS = 5e9;
 
 struct Edge {
-  int from = 0, to = 0;             // World ranks
-  std::vector<sim::LinkId> path;    // links a flow from -> to crosses
+  int from = 0, to = 0;           // World ranks
+  std::vector<sim::LinkId> path;  // links a flow from -> to crosses
   LinkClass link_class = LinkClass::NVLink;
-  bool p2p_read = false;            // P2P in read mode (the receiver pulls)
-  double raw_bandwidth = 0;         // bytes/s of the narrowest link on the path
-  sim::LinkId bottleneck;           // the narrowest link
-  int rings_sharing = 1;            // rings whose edges cross `bottleneck` (they split its channels)
+  bool p2p_read = false;     // P2P in read mode (the receiver pulls)
+  double raw_bandwidth = 0;  // bytes/s of the narrowest link on the path
+  sim::LinkId bottleneck;    // the narrowest link
+  int rings_sharing = 1;     // rings whose edges cross `bottleneck` (they split its channels)
 };
 
 struct CommPlan {
   CommView view;
-  int channels_ref = 1;             // NCCL's default coll channels (before env limits)
-  std::vector<int> ring;            // World ranks in ring order (by NCCL node, then local GPU)
+  int channels_ref = 1;   // NCCL's default coll channels (before env limits)
+  std::vector<int> ring;  // World ranks in ring order (by NCCL node, then local GPU)
   // NCCL's channels do not all follow one ring: across nodes, each ring leaves a node through a
   // different GPU and its NIC (src/graph/search.cc), so all the node's NICs carry traffic. One
   // ring per NIC group of a node (1 on a single node); each carries 1/rings of the data.
@@ -46,11 +46,11 @@ struct CommPlan {
   // ring's channels into one flow (contention weights a merged flow as one).
   struct MergedEdge {
     Edge edge;
-    double bytes_frac = 0;   // of the per-edge bytes of one full ring (tree: of S)
-    double share_frac = 0;   // of the collective's channel share
+    double bytes_frac = 0;  // of the per-edge bytes of one full ring (tree: of S)
+    double share_frac = 0;  // of the collective's channel share
   };
   std::vector<MergedEdge> ring_merged, tree_merged;
-  std::vector<int> node_of;         // per position in `ring`: NCCL node index
+  std::vector<int> node_of;  // per position in `ring`: NCCL node index
 };
 
 // GPU compute capability x10 from a catalog GPU name (H200 -> 90); 80 when unknown.

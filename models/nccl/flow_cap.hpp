@@ -25,13 +25,13 @@ namespace models::nccl {
 struct FlowCapInputs {
   LinkClass link_class = LinkClass::NVLink;
   Proto proto = Proto::Simple;
-  double raw_bandwidth = 0;   // B_path, bytes/s
+  double raw_bandwidth = 0;  // B_path, bytes/s
   double link_fraction = 1;
-  double coll_share = 1;      // collective's channels / default channels
-  double channels = 1;        // channels this flow carries
-  bool p2p_read = false;      // the edge runs P2P in read mode
-  bool duplex = true;         // the edge's receiver also sends in this collective
-  double work = 1;            // copy_work_vs_all_reduce
+  double coll_share = 1;                // collective's channels / default channels
+  double channels = 1;                  // channels this flow carries
+  bool p2p_read = false;                // the edge runs P2P in read mode
+  bool duplex = true;                   // the edge's receiver also sends in this collective
+  double work = 1;                      // copy_work_vs_all_reduce
   int64_t buffsize = int64_t{1} << 22;  // NCCL_BUFFSIZE
 };
 

@@ -80,11 +80,9 @@ double LinkParams::loop_time(double device_s) const {
 std::vector<std::string> LinkParams::names() {
   std::vector<std::string> out = {"nccl.kernel_latency", "nccl.launch_overhead", "nccl.launch_sharpness",
                                   "p2p.read.bandwidth_factor", "p2p.read.extra_latency"};
-  for (LinkClass c : kClasses)
-  {
+  for (LinkClass c : kClasses) {
     for (const char* what : {"hop_latency", "efficiency"})
-      for (const char* proto : kProtoKeys)
-        out.push_back(std::string(link_class_name(c)) + "." + what + "." + proto);
+      for (const char* proto : kProtoKeys) out.push_back(std::string(link_class_name(c)) + "." + what + "." + proto);
     out.push_back(std::string(link_class_name(c)) + ".channel_bandwidth");
     out.push_back(std::string(link_class_name(c)) + ".flow_control_rtt");
   }
@@ -124,9 +122,10 @@ void LinkParams::set(const std::string& name, double value) {
   const bool is_eff = name.find(".efficiency.") != std::string::npos || name == "p2p.read.bandwidth_factor";
   const bool is_sharpness = name == "nccl.launch_sharpness";
   if (!std::isfinite(value) || value < 0 || (is_eff && (value <= 0 || value > 1)) || (is_sharpness && value < 1))
-    throw SpecError("cluster.params." + name,
-                    "parameter '" + name + "' must be " +
-                        (is_eff ? "in (0, 1]" : is_sharpness ? "a number >= 1" : "a finite non-negative number of seconds"));
+    throw SpecError("cluster.params." + name, "parameter '" + name + "' must be " +
+                                                  (is_eff         ? "in (0, 1]"
+                                                   : is_sharpness ? "a number >= 1"
+                                                                  : "a finite non-negative number of seconds"));
   *v = value;
 }
 

@@ -27,9 +27,7 @@ int to_int_or(const std::string& s, int fallback) {
   return (ec == std::errc() && p == s.data() + s.size()) ? v : fallback;
 }
 
-bool is_level(std::string_view s) {
-  return s == "INFO" || s == "WARN" || s == "TRACE" || s == "ERROR";
-}
+bool is_level(std::string_view s) { return s == "INFO" || s == "WARN" || s == "TRACE" || s == "ERROR"; }
 
 }  // namespace
 
@@ -57,8 +55,7 @@ void check_text(std::string_view text, const std::string& file) {
     }
     if (c == 0 || (c < 0x20 && c != '\t' && c != '\r' && c != 0x1b) || c == 0x7f)
       throw ParseError(file, line, col,
-                       "binary data in a text log (byte 0x" +
-                           std::string(1, "0123456789abcdef"[c >> 4]) +
+                       "binary data in a text log (byte 0x" + std::string(1, "0123456789abcdef"[c >> 4]) +
                            std::string(1, "0123456789abcdef"[c & 15]) + "); expected text");
     ++col;
   }

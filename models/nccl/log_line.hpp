@@ -13,16 +13,16 @@
 namespace models::nccl {
 
 struct LogLine {
-  int line = 0;               // 1-based line number in the file
-  std::string_view before;    // program output glued before the prefix (may be empty)
-  std::string host;           // "" when the line had no host:pid:tid prefix
+  int line = 0;             // 1-based line number in the file
+  std::string_view before;  // program output glued before the prefix (may be empty)
+  std::string host;         // "" when the line had no host:pid:tid prefix
   int pid = -1;
   int tid = -1;
-  std::string dev;            // the [dev] field: local CUDA device (or busId in old versions)
-  std::string level;          // INFO, WARN, TRACE, ERROR
-  std::string_view where;     // WARN lines: "func(...):line" between [dev] and NCCL
-  std::string_view text;      // the message after "NCCL INFO "
-  int text_col = 1;           // 1-based column of `text` in the physical line
+  std::string dev;         // the [dev] field: local CUDA device (or busId in old versions)
+  std::string level;       // INFO, WARN, TRACE, ERROR
+  std::string_view where;  // WARN lines: "func(...):line" between [dev] and NCCL
+  std::string_view text;   // the message after "NCCL INFO "
+  int text_col = 1;        // 1-based column of `text` in the physical line
 };
 
 // The NCCL message inside one physical line, or nullopt when the line carries none.

@@ -81,10 +81,12 @@ std::string transport_kind(const std::string& via) {
 }
 
 struct Regexes {
-  std::regex transport{R"(^Channel (\d+)(?:/(\d+))? : (\d+)\[([^\]]*)\] -> (\d+)\[([^\]]*)\](?: \[(send|receive)\])? via (\S.*?)\s*$)"};
+  std::regex transport{
+      R"(^Channel (\d+)(?:/(\d+))? : (\d+)\[([^\]]*)\] -> (\d+)\[([^\]]*)\](?: \[(send|receive)\])? via (\S.*?)\s*$)"};
   std::regex ring{R"(^Channel (\d+)/(\d+) :((?: +-?\d+)+)\s*$)"};
   std::regex comm{R"(^comm (0x[0-9a-fA-F]+) rank (\d+) nRanks (\d+) nNodes (\d+) localRanks (\d+) localRank (\d+)\b)"};
-  std::regex channels{R"(^(\d+) coll channels, (?:(\d+) collnet channels, )?(?:(\d+) nvls channels, )?(\d+) p2p channels, (\d+) p2p channels per peer)"};
+  std::regex channels{
+      R"(^(\d+) coll channels, (?:(\d+) collnet channels, )?(?:(\d+) nvls channels, )?(\d+) p2p channels, (\d+) p2p channels per peer)"};
   std::regex tree_entry{R"(\[(\d+)\] (-?\d+)/(-?\d+)/(-?\d+)->(-?\d+)->(-?\d+))"};
   std::regex init_timing{R"(^Init timings - (\w+): rank (\d+) nranks (\d+) total ([0-9.]+) \((.*)\)\s*$)"};
   std::regex part{R"((\w+) ([0-9.]+))"};
@@ -92,7 +94,8 @@ struct Regexes {
   std::regex env_set{R"(^(NCCL_\w+) set by environment to (.*?)\s*$)"};
   std::regex env_added{R"(^NET/OFI Adding (\w+)=(\S*) to environment)"};
   std::regex gdr{R"(^Connected all rings.*\bGDR (\d+))"};
-  std::regex algo_choice{R"(^(\w+): (\d+) Bytes -> Algo (\w+) proto (\w+)(?: channel\{Lo\.\.Hi\}=\{(\d+)\.\.(\d+)\})?)"};
+  std::regex algo_choice{
+      R"(^(\w+): (\d+) Bytes -> Algo (\w+) proto (\w+)(?: channel\{Lo\.\.Hi\}=\{(\d+)\.\.(\d+)\})?)"};
   std::regex cell{R"(^\s*([0-9.]+)\s*/\s*([0-9.]+)\s*$)"};
 };
 
@@ -119,9 +122,9 @@ class LogParser {
 
  private:
   [[noreturn]] void bad(const LogLine& l, const std::string& expected) {
-    throw ParseError(rep_.source, l.line, l.text_col,
-                     "NCCL line cut short or garbled: '" + std::string(l.text.substr(0, 80)) +
-                         "' (expected " + expected + ")");
+    throw ParseError(
+        rep_.source, l.line, l.text_col,
+        "NCCL line cut short or garbled: '" + std::string(l.text.substr(0, 80)) + "' (expected " + expected + ")");
   }
 
   void line(std::string_view raw, int no) {
@@ -135,14 +138,12 @@ class LogParser {
     if (!ll->host.empty()) {
       hosts_.insert(ll->host);
       procs_.insert(ll->host + ":" + std::to_string(ll->pid));
-      if (std::find(rep_.hosts.begin(), rep_.hosts.end(), ll->host) == rep_.hosts.end())
-        rep_.hosts.push_back(ll->host);
+      if (std::find(rep_.hosts.begin(), rep_.hosts.end(), ll->host) == rep_.hosts.end()) rep_.hosts.push_back(ll->host);
     }
     if (ll->level == "WARN") {
       rep_.warnings.emplace_back(trim(ll->text));
       std::string_view t = ll->text;
-      if (starts_with(t, "NET/OFI") && (contains(t, "failed") || contains(t, "Unable")))
-        plugin_failure(*ll);
+      if (starts_with(t, "NET/OFI") && (contains(t, "failed") || contains(t, "Unable"))) plugin_failure(*ll);
       return;
     }
     message(*ll);
@@ -190,19 +191,27 @@ class LogParser {
       if (!starts_with(t, key)) return std::nullopt;
       std::string digits;
       for (char c : t.substr(key.size()))
-        if (c >= '0' && c <= '9') digits += c;
-        else if (c != ',' && c != ' ') break;
+        if (c >= '0' && c <= '9')
+          digits += c;
+        else if (c != ',' && c != ' ')
+          break;
       if (digits.empty() || digits.size() > 15) return std::nullopt;
       return to_ll(digits);
     };
-    if (auto v = number_after("Number of trainable parameters =")) rep_.trainable_parameters = *v;
-    else if (auto v = number_after("Instantaneous batch size per device =")) rep_.micro_batch = static_cast<int>(*v);
-    else if (auto v = number_after("Gradient Accumulation steps =")) rep_.grad_accum = static_cast<int>(*v);
-    else if (auto v = number_after("Total optimization steps =")) rep_.total_steps = static_cast<int>(*v);
-    else if (starts_with(t, "Stage 3 initialize")) rep_.deepspeed_zero3 = true;
+    if (auto v = number_after("Number of trainable parameters ="))
+      rep_.trainable_parameters = *v;
+    else if (auto v = number_after("Instantaneous batch size per device ="))
+      rep_.micro_batch = static_cast<int>(*v);
+    else if (auto v = number_after("Gradient Accumulation steps ="))
+      rep_.grad_accum = static_cast<int>(*v);
+    else if (auto v = number_after("Total optimization steps ="))
+      rep_.total_steps = static_cast<int>(*v);
+    else if (starts_with(t, "Stage 3 initialize"))
+      rep_.deepspeed_zero3 = true;
     // "Detected ZeRO Offload and non-DeepSpeed optimizers" (DeepSpeed's optimizer offload);
     // "DeepSpeedZeRoOffload initialize" is printed by every stage-3 run and says nothing.
-    else if (starts_with(t, "Detected ZeRO Offload")) rep_.deepspeed_offload = true;
+    else if (starts_with(t, "Detected ZeRO Offload"))
+      rep_.deepspeed_offload = true;
   }
 
   void add_env(std::string name, std::string value, std::string source, int line) {
@@ -254,8 +263,7 @@ class LogParser {
       return;
     }
     if (starts_with(t, "comm 0x") && contains(t, " nRanks")) {
-      if (!std::regex_search(text, m, r.comm))
-        bad(l, "'comm 0x... rank R nRanks N nNodes M localRanks L localRank K'");
+      if (!std::regex_search(text, m, r.comm)) bad(l, "'comm 0x... rank R nRanks N nNodes M localRanks L localRank K'");
       LogComm c{l.host, l.pid, m[1], to_int(m[2]), to_int(m[3]), to_int(m[4]), to_int(m[5]), to_int(m[6]), l.line};
       rep_.comms.push_back(std::move(c));
       return;
@@ -286,7 +294,8 @@ class LogParser {
       return;
     }
     if (starts_with(t, "Init timings")) {
-      if (!std::regex_match(text, m, r.init_timing)) bad(l, "'Init timings - FUNC: rank R nranks N total T (part T, ...)'");
+      if (!std::regex_match(text, m, r.init_timing))
+        bad(l, "'Init timings - FUNC: rank R nranks N total T (part T, ...)'");
       LogInitTiming it;
       it.function = m[1];
       it.rank = to_int(m[2]);
@@ -300,7 +309,8 @@ class LogParser {
       return;
     }
     if (starts_with(t, "Bootstrap timings total")) {
-      if (!std::regex_search(text, m, r.bootstrap)) bad(l, "'Bootstrap timings total T (create T, send T, recv T, ...)'");
+      if (!std::regex_search(text, m, r.bootstrap))
+        bad(l, "'Bootstrap timings total T (create T, send T, recv T, ...)'");
       double total = to_double(m[1]), recv = to_double(m[2]);
       if (!rep_.bootstrap_total_s || total > *rep_.bootstrap_total_s) {
         rep_.bootstrap_total_s = total;
@@ -405,7 +415,8 @@ class LogParser {
   void ofi(const LogLine& l, const std::string& text) {
     std::string_view t = text;
     std::smatch m;
-    if (starts_with(t, "NET/OFI Initializing ")) rep_.ofi_version = trim(t.substr(21));
+    if (starts_with(t, "NET/OFI Initializing "))
+      rep_.ofi_version = trim(t.substr(21));
     else if (starts_with(t, "NET/OFI Selected provider is ")) {
       auto rest = t.substr(29);
       rep_.ofi_provider = std::string(rest.substr(0, rest.find(',')));
@@ -459,9 +470,7 @@ class LogParser {
 
 }  // namespace
 
-NcclLogReport parse_nccl_log(std::string_view text, const std::string& source) {
-  return LogParser(text, source).run();
-}
+NcclLogReport parse_nccl_log(std::string_view text, const std::string& source) { return LogParser(text, source).run(); }
 
 NcclLogReport parse_nccl_log_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

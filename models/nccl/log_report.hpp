@@ -17,10 +17,10 @@ struct LogTransport {
   int channel = 0;
   int from_rank = 0;
   int to_rank = 0;
-  std::string from_dev, to_dev;   // the bracketed device (local CUDA device or busId)
-  std::string direction;          // "send", "receive" or "" (P2P/SHM lines have none)
-  std::string via;                // as logged: "NET/Libfabric/0/GDRDMA", "P2P/CUMEM/read"
-  std::string kind;               // normalised: "NET/Libfabric/GDRDMA", "NET/Socket", "P2P/CUMEM/read"
+  std::string from_dev, to_dev;  // the bracketed device (local CUDA device or busId)
+  std::string direction;         // "send", "receive" or "" (P2P/SHM lines have none)
+  std::string via;               // as logged: "NET/Libfabric/0/GDRDMA", "P2P/CUMEM/read"
+  std::string kind;              // normalised: "NET/Libfabric/GDRDMA", "NET/Socket", "P2P/CUMEM/read"
   int line = 0;
 };
 
@@ -28,7 +28,7 @@ struct LogTransport {
 struct LogComm {
   std::string host;
   int pid = -1;
-  std::string comm;               // the communicator's address in that process
+  std::string comm;  // the communicator's address in that process
   int rank = 0, nranks = 0, nnodes = 0, local_ranks = 0, local_rank = 0;
   int line = 0;
 };
@@ -42,7 +42,7 @@ struct LogChannels {
 // "NCCL_BUFFSIZE set by environment to 8388608." or "NET/OFI Adding NCCL_PROTO=simple to environment"
 struct LogEnvVar {
   std::string name, value;
-  std::string source;             // "environment" or the plugin that added it ("NET/OFI")
+  std::string source;  // "environment" or the plugin that added it ("NET/OFI")
   int line = 0;
 };
 
@@ -92,40 +92,40 @@ struct LogAlgoChoice {
 
 struct NcclLogReport {
   std::string source;
-  int nccl_lines = 0;             // lines carrying an NCCL message
-  int other_lines = 0;            // everything else (the program's own output)
-  std::string nccl_version;       // "2.27.3+cuda12.9"
-  std::vector<std::string> hosts; // distinct host names of the prefixes
-  int processes = 0;              // distinct host:pid
+  int nccl_lines = 0;              // lines carrying an NCCL message
+  int other_lines = 0;             // everything else (the program's own output)
+  std::string nccl_version;        // "2.27.3+cuda12.9"
+  std::vector<std::string> hosts;  // distinct host names of the prefixes
+  int processes = 0;               // distinct host:pid
 
-  std::vector<LogComm> comms;     // one per (process, communicator)
+  std::vector<LogComm> comms;  // one per (process, communicator)
   // The job's main communicator (the first with the most ranks); 0 when no comm line was seen.
   int nranks = 0, nnodes = 0, local_ranks = 0;
 
   std::vector<LogChannels> channels;
   std::vector<LogRing> rings;
   std::vector<LogTree> trees;
-  std::vector<LogTransport> transports;         // deduplicated
-  std::map<std::string, int> transport_kinds;   // kind -> number of (deduplicated) connections
+  std::vector<LogTransport> transports;        // deduplicated
+  std::map<std::string, int> transport_kinds;  // kind -> number of (deduplicated) connections
 
   // Network and plugin.
-  std::string net_plugin_requested;   // "libnccl-net.so" (NCCL_NET_PLUGIN / "Plugin name set by env")
-  std::string net_plugin_loaded;      // "Libfabric (v10)"
-  std::string ofi_version;            // "aws-ofi-nccl 1.16.2"
-  std::string ofi_provider;           // "efa" (from "Selected provider is efa")
+  std::string net_plugin_requested;  // "libnccl-net.so" (NCCL_NET_PLUGIN / "Plugin name set by env")
+  std::string net_plugin_loaded;     // "Libfabric (v10)"
+  std::string ofi_version;           // "aws-ofi-nccl 1.16.2"
+  std::string ofi_provider;          // "efa" (from "Selected provider is efa")
   std::optional<int> ofi_nics;
-  bool plugin_failed = false;         // the external network plugin did not initialise
+  bool plugin_failed = false;               // the external network plugin did not initialise
   std::vector<std::string> plugin_failure;  // the lines that say why
-  std::string network;                // "Socket", "Libfabric", "IB" (from "Using network X")
-  std::string platform;               // "p4d.24xlarge" (aws-ofi-nccl's platform line)
+  std::string network;                      // "Socket", "Libfabric", "IB" (from "Using network X")
+  std::string platform;                     // "p4d.24xlarge" (aws-ofi-nccl's platform line)
   std::string topo_file;
-  std::string forced_protocol_reason; // "byte delivery ordering not supported"
+  std::string forced_protocol_reason;  // "byte delivery ordering not supported"
 
-  std::vector<int> gdr;               // values of "Connected all rings, use ring PXN p GDR g"
-  std::optional<bool> all_direct_p2p; // "Check P2P Type isAllDirectP2p 1 directMode 0"
+  std::vector<int> gdr;                // values of "Connected all rings, use ring PXN p GDR g"
+  std::optional<bool> all_direct_p2p;  // "Check P2P Type isAllDirectP2p 1 directMode 0"
   std::optional<bool> direct_mode;
 
-  std::vector<LogEnvVar> env;         // first occurrence of each variable
+  std::vector<LogEnvVar> env;  // first occurrence of each variable
   std::vector<LogInitTiming> init_timings;
   std::optional<double> bootstrap_total_s;  // largest "Bootstrap timings total"
   std::optional<double> bootstrap_recv_s;
@@ -134,13 +134,13 @@ struct NcclLogReport {
   std::vector<LogEnabledRow> enabled;       // first matrix seen
   std::vector<LogAlgoChoice> algo_choices;  // one per (function, bytes), first seen
 
-  std::vector<std::string> warnings;        // NCCL WARN messages
+  std::vector<std::string> warnings;  // NCCL WARN messages
 
   // Training-framework lines found among the program output (Hugging Face Trainer, DeepSpeed).
   std::optional<long long> trainable_parameters;
   std::optional<int> micro_batch, grad_accum, total_steps;
   bool deepspeed_zero3 = false;
-  bool deepspeed_offload = false;    // optimizer states offloaded to the CPU
+  bool deepspeed_offload = false;  // optimizer states offloaded to the CPU
 
   const LogEnvVar* find_env(std::string_view name) const {
     for (const auto& e : env)

@@ -25,9 +25,7 @@ int64_t parse_int(const std::string& name, const std::string& value, int64_t lo,
   return v;
 }
 
-bool parse_flag(const std::string& name, const std::string& value) {
-  return parse_int(name, value, 0, 1) == 1;
-}
+bool parse_flag(const std::string& name, const std::string& value) { return parse_int(name, value, 0, 1) == 1; }
 }  // namespace
 
 PathType parse_path_level(const std::string& value, const std::string& key) {
@@ -40,8 +38,8 @@ PathType parse_path_level(const std::string& value, const std::string& key) {
     if (value == n) return t;
   if (!value.empty() && value[0] >= '0' && value[0] <= '9') {
     // levelsOldToNew = { LOC, PIX, PXB, PHB, SYS, SYS }, larger values clamp to the last.
-    static const PathType kOld[] = {PathType::LOC, PathType::PIX, PathType::PXB, PathType::PHB, PathType::SYS,
-                                    PathType::SYS};
+    static const PathType kOld[] = {PathType::LOC, PathType::PIX, PathType::PXB,
+                                    PathType::PHB, PathType::SYS, PathType::SYS};
     char* end = nullptr;
     long v = std::strtol(value.c_str(), &end, 0);
     if (*end == '\0') return kOld[v > 5 ? 5 : v];
@@ -56,42 +54,60 @@ NcclEnv parse_nccl_env(const std::map<std::string, std::string>& env) {
   NcclEnv e;
   e.raw = env;
   for (const auto& [name, value] : env) {
-    if (name == "NCCL_P2P_DISABLE") e.p2p_disable = parse_flag(name, value);
-    else if (name == "NCCL_SHM_DISABLE") e.shm_disable = parse_flag(name, value);
-    else if (name == "NCCL_P2P_LEVEL") e.p2p_level = parse_path_level(value, key_of(name));
-    else if (name == "NCCL_P2P_READ_ENABLE") e.p2p_read_enable = parse_flag(name, value);
-    else if (name == "NCCL_P2P_USE_CUDA_MEMCPY") e.p2p_use_cuda_memcpy = parse_flag(name, value);
-    else if (name == "NCCL_CUMEM_ENABLE") e.cumem_enable = parse_flag(name, value);
-    else if (name == "NCCL_NET_GDR_LEVEL") e.net_gdr_level = parse_path_level(value, key_of(name));
-    else if (name == "NCCL_IB_DISABLE") e.ib_disable = parse_flag(name, value);
-    else if (name == "NCCL_NET_DISABLE_INTRA") e.net_disable_intra = parse_flag(name, value);
+    if (name == "NCCL_P2P_DISABLE")
+      e.p2p_disable = parse_flag(name, value);
+    else if (name == "NCCL_SHM_DISABLE")
+      e.shm_disable = parse_flag(name, value);
+    else if (name == "NCCL_P2P_LEVEL")
+      e.p2p_level = parse_path_level(value, key_of(name));
+    else if (name == "NCCL_P2P_READ_ENABLE")
+      e.p2p_read_enable = parse_flag(name, value);
+    else if (name == "NCCL_P2P_USE_CUDA_MEMCPY")
+      e.p2p_use_cuda_memcpy = parse_flag(name, value);
+    else if (name == "NCCL_CUMEM_ENABLE")
+      e.cumem_enable = parse_flag(name, value);
+    else if (name == "NCCL_NET_GDR_LEVEL")
+      e.net_gdr_level = parse_path_level(value, key_of(name));
+    else if (name == "NCCL_IB_DISABLE")
+      e.ib_disable = parse_flag(name, value);
+    else if (name == "NCCL_NET_DISABLE_INTRA")
+      e.net_disable_intra = parse_flag(name, value);
     else if (name == "NCCL_NET") {
       // Plugin names as NCCL logs them ("Using network Socket", "Loaded net plugin Libfabric").
-      if (value == "Socket" || value == "IB" || value == "Libfabric") e.net = value;
-      else if (value == "AWS Libfabric" || value == "OFI") e.net = "Libfabric";
+      if (value == "Socket" || value == "IB" || value == "Libfabric")
+        e.net = value;
+      else if (value == "AWS Libfabric" || value == "OFI")
+        e.net = "Libfabric";
       else
         throw SpecError(key_of(name), "unknown network '" + value + "' (expected Socket, IB or Libfabric)");
-    } else if (name == "NCCL_SOCKET_NTHREADS") e.socket_nthreads = static_cast<int>(parse_int(name, value, 1, 16));
-    else if (name == "NCCL_NSOCKS_PERTHREAD") e.nsocks_perthread = static_cast<int>(parse_int(name, value, 1, 64));
-    else if (name == "NCCL_BUFFSIZE") e.buffsize = parse_int(name, value, 1, int64_t{1} << 40);
-    else if (name == "NCCL_MIN_NCHANNELS") e.min_nchannels = static_cast<int>(parse_int(name, value, 1, kMaxChannels));
-    else if (name == "NCCL_MAX_NCHANNELS") e.max_nchannels = static_cast<int>(parse_int(name, value, 1, kMaxChannels));
+    } else if (name == "NCCL_SOCKET_NTHREADS")
+      e.socket_nthreads = static_cast<int>(parse_int(name, value, 1, 16));
+    else if (name == "NCCL_NSOCKS_PERTHREAD")
+      e.nsocks_perthread = static_cast<int>(parse_int(name, value, 1, 64));
+    else if (name == "NCCL_BUFFSIZE")
+      e.buffsize = parse_int(name, value, 1, int64_t{1} << 40);
+    else if (name == "NCCL_MIN_NCHANNELS")
+      e.min_nchannels = static_cast<int>(parse_int(name, value, 1, kMaxChannels));
+    else if (name == "NCCL_MAX_NCHANNELS")
+      e.max_nchannels = static_cast<int>(parse_int(name, value, 1, kMaxChannels));
     else if (name == "NCCL_HOSTID") {
       if (value.empty()) throw SpecError(key_of(name), "NCCL_HOSTID is empty");
       e.hostid = value;
     }
   }
   if (e.socket_nthreads && e.nsocks_perthread && e.socket_nthreads * e.nsocks_perthread > 64)
-    throw SpecError(key_of("NCCL_NSOCKS_PERTHREAD"),
-                    "NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD = " +
-                        std::to_string(e.socket_nthreads * e.nsocks_perthread) + " exceeds NCCL's 64 sockets");
+    throw SpecError(key_of("NCCL_NSOCKS_PERTHREAD"), "NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD = " +
+                                                         std::to_string(e.socket_nthreads * e.nsocks_perthread) +
+                                                         " exceeds NCCL's 64 sockets");
   return e;
 }
 
 SocketThreads socket_threads(const NcclEnv& env, const std::string& eth_driver) {
   SocketThreads t;
-  if (eth_driver == "ena") t = {2, 8};
-  else if (eth_driver == "gve") t = {4, 4};
+  if (eth_driver == "ena")
+    t = {2, 8};
+  else if (eth_driver == "gve")
+    t = {4, 4};
   if (env.socket_nthreads) t.threads = env.socket_nthreads;
   if (env.nsocks_perthread) t.socks_per_thread = env.nsocks_perthread;
   if (t.threads * t.socks_per_thread > 64) t.socks_per_thread = 64 / t.threads;

@@ -15,26 +15,26 @@
 namespace models::nccl {
 
 struct NcclEnv {
-  bool p2p_disable = false;                 // NCCL_P2P_DISABLE=1
-  bool shm_disable = false;                 // NCCL_SHM_DISABLE=1
-  std::optional<PathType> p2p_level;        // NCCL_P2P_LEVEL
-  std::optional<bool> p2p_read_enable;      // NCCL_P2P_READ_ENABLE
-  bool p2p_use_cuda_memcpy = false;         // NCCL_P2P_USE_CUDA_MEMCPY=1: "/CE"
-  bool cumem_enable = true;                 // NCCL_CUMEM_ENABLE (0: legacy "P2P/IPC")
-  std::optional<PathType> net_gdr_level;    // NCCL_NET_GDR_LEVEL
-  bool ib_disable = false;                  // NCCL_IB_DISABLE=1
-  bool net_disable_intra = false;           // NCCL_NET_DISABLE_INTRA=1
-  std::string net;                          // NCCL_NET: "", "Socket", "IB", "Libfabric"
-  int socket_nthreads = 0;                  // NCCL_SOCKET_NTHREADS (0: auto)
-  int nsocks_perthread = 0;                 // NCCL_NSOCKS_PERTHREAD (0: auto)
-  int64_t buffsize = int64_t{1} << 22;      // NCCL_BUFFSIZE (Simple protocol buffer, 4 MiB)
-  int min_nchannels = 0;                    // NCCL_MIN_NCHANNELS (0: unset)
-  int max_nchannels = 0;                    // NCCL_MAX_NCHANNELS (0: unset)
-  std::string hostid;                       // NCCL_HOSTID (per node: pods of a node share it)
-  std::map<std::string, std::string> raw;   // every variable as given
+  bool p2p_disable = false;                // NCCL_P2P_DISABLE=1
+  bool shm_disable = false;                // NCCL_SHM_DISABLE=1
+  std::optional<PathType> p2p_level;       // NCCL_P2P_LEVEL
+  std::optional<bool> p2p_read_enable;     // NCCL_P2P_READ_ENABLE
+  bool p2p_use_cuda_memcpy = false;        // NCCL_P2P_USE_CUDA_MEMCPY=1: "/CE"
+  bool cumem_enable = true;                // NCCL_CUMEM_ENABLE (0: legacy "P2P/IPC")
+  std::optional<PathType> net_gdr_level;   // NCCL_NET_GDR_LEVEL
+  bool ib_disable = false;                 // NCCL_IB_DISABLE=1
+  bool net_disable_intra = false;          // NCCL_NET_DISABLE_INTRA=1
+  std::string net;                         // NCCL_NET: "", "Socket", "IB", "Libfabric"
+  int socket_nthreads = 0;                 // NCCL_SOCKET_NTHREADS (0: auto)
+  int nsocks_perthread = 0;                // NCCL_NSOCKS_PERTHREAD (0: auto)
+  int64_t buffsize = int64_t{1} << 22;     // NCCL_BUFFSIZE (Simple protocol buffer, 4 MiB)
+  int min_nchannels = 0;                   // NCCL_MIN_NCHANNELS (0: unset)
+  int max_nchannels = 0;                   // NCCL_MAX_NCHANNELS (0: unset)
+  std::string hostid;                      // NCCL_HOSTID (per node: pods of a node share it)
+  std::map<std::string, std::string> raw;  // every variable as given
 };
 
-inline constexpr int kMaxChannels = 64;     // MAXCHANNELS, src/include/device.h
+inline constexpr int kMaxChannels = 64;  // MAXCHANNELS, src/include/device.h
 
 NcclEnv parse_nccl_env(const std::map<std::string, std::string>& env);
 // NCCL_P2P_LEVEL / NCCL_NET_GDR_LEVEL syntax: LOC NVL NVB C2C PIX PXB P2C PXN PHB SYS, or the

@@ -1,5 +1,5 @@
-#include "models/param_names.hpp"
 #include "models/nccl/nccl_tests.hpp"
+#include "models/param_names.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -61,8 +61,7 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
   for (int64_t size : nccl_tests_sizes(o)) {
     // nccl-tests rounds the size down to whole elements (and to n x elements for gather ops).
     int64_t count = size / o.type_size;
-    if (o.op == CollOp::AllGather || o.op == CollOp::ReduceScatter || o.op == CollOp::AllToAll)
-      count = (count / n) * n;
+    if (o.op == CollOp::AllGather || o.op == CollOp::ReduceScatter || o.op == CollOp::AllToAll) count = (count / n) * n;
     const int64_t bytes = count * o.type_size;
     NcclTestsRow row;
     row.size = bytes;
@@ -75,7 +74,8 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
         for (int r = 0; r < n; ++r)
           engine->send_recv(r, (r + 1) % n, bytes, [&rec](const CollectiveRecord& c) { rec = c; });
       } else {
-        engine->launch(group, o.op, bytes, [&rec](const CollectiveRecord& c) { rec = c; }, in_place);
+        engine->launch(
+            group, o.op, bytes, [&rec](const CollectiveRecord& c) { rec = c; }, in_place);
       }
       sim.run();
       return sim.now().seconds() - t0;
@@ -102,9 +102,12 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
 namespace {
 std::string time_str(double us) {
   char buf[32];
-  if (us < 10000) std::snprintf(buf, sizeof buf, "%7.2f", us);
-  else if (us < 100000) std::snprintf(buf, sizeof buf, "%7.1f", us);
-  else std::snprintf(buf, sizeof buf, "%7.0f", us);
+  if (us < 10000)
+    std::snprintf(buf, sizeof buf, "%7.2f", us);
+  else if (us < 100000)
+    std::snprintf(buf, sizeof buf, "%7.1f", us);
+  else
+    std::snprintf(buf, sizeof buf, "%7.0f", us);
   return buf;
 }
 }  // namespace
@@ -122,9 +125,15 @@ std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& 
   out += buf;
   for (const auto& l : r.rank_lines) out += l + "\n";
   out += "#\n";
-  out += "#                                                              out-of-place                       in-place          \n";
-  out += "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong \n";
-  out += "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)         \n";
+  out +=
+      "#                                                              out-of-place                       in-place      "
+      "    \n";
+  out +=
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  "
+      "#wrong \n";
+  out +=
+      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)  "
+      "       \n";
   const bool rooted = o.op == CollOp::Broadcast || o.op == CollOp::Reduce;
   const bool reducing = o.op == CollOp::AllReduce || o.op == CollOp::Reduce || o.op == CollOp::ReduceScatter;
   for (const auto& row : r.rows) {

@@ -16,9 +16,9 @@ struct NcclTestsOptions {
   CollOp op = CollOp::AllReduce;
   int64_t min_bytes = 8;
   int64_t max_bytes = 1 << 30;
-  double factor = 2;          // -f
-  int64_t step_bytes = 0;     // -i (used when factor <= 1)
-  int type_size = 4;          // float
+  double factor = 2;       // -f
+  int64_t step_bytes = 0;  // -i (used when factor <= 1)
+  int type_size = 4;       // float
   std::string type = "float";
   std::string redop = "sum";
   int root = 0;
@@ -26,12 +26,12 @@ struct NcclTestsOptions {
 };
 
 struct NcclTestsRow {
-  int64_t size = 0;           // bytes, nccl-tests convention
-  int64_t count = 0;          // elements
-  double time_us = 0;         // predicted per-iteration time, out of place
-  double device_us = 0;       // device time alone (without host issue bound), out of place
+  int64_t size = 0;      // bytes, nccl-tests convention
+  int64_t count = 0;     // elements
+  double time_us = 0;    // predicted per-iteration time, out of place
+  double device_us = 0;  // device time alone (without host issue bound), out of place
   double algbw_gbs = 0, busbw_gbs = 0;
-  double ip_time_us = 0;      // in place (differs for all_gather: no local copy; see copy_work.hpp)
+  double ip_time_us = 0;  // in place (differs for all_gather: no local copy; see copy_work.hpp)
   double ip_algbw_gbs = 0, ip_busbw_gbs = 0;
   // The faster of the two columns, as a measured row is compared (noise only adds time).
   double best_time_us() const { return ip_time_us > 0 && ip_time_us < time_us ? ip_time_us : time_us; }

@@ -30,9 +30,11 @@ RankInfo Placement::rank(int r) const {
 Placement make_placement(const ClusterSpec& cluster, const PlacementSpec& placement, int gpus_per_node) {
   if (cluster.nodes < 1) throw SpecError("cluster.nodes", "nodes must be >= 1, got " + std::to_string(cluster.nodes));
   if (placement.pods_per_node < 1)
-    throw SpecError("placement.pods_per_node", "pods_per_node must be >= 1, got " + std::to_string(placement.pods_per_node));
+    throw SpecError("placement.pods_per_node",
+                    "pods_per_node must be >= 1, got " + std::to_string(placement.pods_per_node));
   if (placement.gpus_per_pod < 0)
-    throw SpecError("placement.gpus_per_pod", "gpus_per_pod must be >= 1 (or 0: the node's GPUs divided among its pods)");
+    throw SpecError("placement.gpus_per_pod",
+                    "gpus_per_pod must be >= 1 (or 0: the node's GPUs divided among its pods)");
   Placement p;
   p.nodes = cluster.nodes;
   p.pods_per_node = placement.pods_per_node;
@@ -45,13 +47,13 @@ Placement make_placement(const ClusterSpec& cluster, const PlacementSpec& placem
     p.gpus_per_pod = gpus_per_node / p.pods_per_node;
   }
   if (p.gpus_per_pod > gpus_per_node)
-    throw SpecError("placement.gpus_per_pod", "gpus_per_pod = " + std::to_string(p.gpus_per_pod) +
-                                                  " but the node has " + node_gpus + " GPUs");
+    throw SpecError("placement.gpus_per_pod",
+                    "gpus_per_pod = " + std::to_string(p.gpus_per_pod) + " but the node has " + node_gpus + " GPUs");
   if (p.pods_per_node * p.gpus_per_pod > gpus_per_node)
-    throw SpecError("placement.pods_per_node",
-                    std::to_string(p.pods_per_node) + " pods x " + std::to_string(p.gpus_per_pod) + " GPUs = " +
-                        std::to_string(p.pods_per_node * p.gpus_per_pod) + " do not fit the node's " + node_gpus +
-                        " GPUs");
+    throw SpecError("placement.pods_per_node", std::to_string(p.pods_per_node) + " pods x " +
+                                                   std::to_string(p.gpus_per_pod) +
+                                                   " GPUs = " + std::to_string(p.pods_per_node * p.gpus_per_pod) +
+                                                   " do not fit the node's " + node_gpus + " GPUs");
   if (static_cast<int64_t>(p.nodes) * p.pods_per_node * p.gpus_per_pod > (int64_t{1} << 24))
     throw SpecError("cluster.nodes", "more than 16M ranks");
   return p;
@@ -104,7 +106,8 @@ TransportModel::TransportModel(const hw::NodeSpec& node, const topology::NodeGra
       auto it = std::find_if(groups_.begin(), groups_.end(), [&](const NicGroup& x) { return x.nics == group.nics; });
       gpu_group_[g] = static_cast<int>(it - groups_.begin());
       if (it == groups_.end()) groups_.push_back(group);
-      gpu_nic_label_[g] = static_cast<int>(std::find(visible.begin(), visible.end(), group.nics.front()) - visible.begin());
+      gpu_nic_label_[g] =
+          static_cast<int>(std::find(visible.begin(), visible.end(), group.nics.front()) - visible.begin());
     }
     // The network plugin this pod's NCCL ends up with.
     const std::string& forced = env_.net;
@@ -115,8 +118,9 @@ TransportModel::TransportModel(const hw::NodeSpec& node, const topology::NodeGra
         bool ok = placement_.efa_plugin_ok && !visible.empty();
         if (forced == "IB") throw SpecError(key, "NCCL_NET=IB but the node's NICs are EFA (no InfiniBand device)");
         if (forced == "Libfabric" && !ok)
-          throw SpecError(key, "NCCL_NET=Libfabric but aws-ofi-nccl cannot initialise (no EFA for the pod, or "
-                               "placement.efa_plugin_ok = false)");
+          throw SpecError(key,
+                          "NCCL_NET=Libfabric but aws-ofi-nccl cannot initialise (no EFA for the pod, or "
+                          "placement.efa_plugin_ok = false)");
         if (ok && forced != "Socket") plugin = "Libfabric";
         break;
       }
@@ -128,7 +132,8 @@ TransportModel::TransportModel(const hw::NodeSpec& node, const topology::NodeGra
         break;
       default:
         if (forced == "IB" || forced == "Libfabric")
-          throw SpecError(key, "NCCL_NET=" + forced + " but the node has no " + (forced == "IB" ? "InfiniBand" : "EFA") + " NIC");
+          throw SpecError(
+              key, "NCCL_NET=" + forced + " but the node has no " + (forced == "IB" ? "InfiniBand" : "EFA") + " NIC");
         break;
     }
     pod_plugin_.push_back(plugin);
@@ -149,7 +154,7 @@ PathType TransportModel::p2p_level(const RankInfo& a) const {
   if (env_.p2p_level) return *env_.p2p_level;
   // GPUs in this rank's NCCL topology: its pod's, or the node's used GPUs when pods share a host hash.
   int gpus = (placement_.host_network || !env_.hostid.empty()) ? layout_.pods_per_node * layout_.gpus_per_pod
-                                                                : layout_.gpus_per_pod;
+                                                               : layout_.gpus_per_pod;
   (void)a;
   // paths.cc: PXB by default; SYS between pairs of GPUs on AMD hosts.
   if (node_.cpu == hw::CpuVendor::Amd && gpus <= 2) return PathType::SYS;
@@ -190,8 +195,10 @@ Transport TransportModel::choose(const RankInfo& a, const RankInfo& b) const {
       // paths.cc: read only for NVLink between SM80 GPUs; p2p.cc: NCCL_P2P_READ_ENABLE overrides.
       t.p2p_read = path.type == PathType::NVL && node_.gpu.sm == 80;
       if (env_.p2p_read_enable) t.p2p_read = *env_.p2p_read_enable;
-      if (placement_.single_process && !env_.p2p_use_cuda_memcpy) t.label = "P2P/direct pointer";
-      else t.label = env_.cumem_enable ? "P2P/CUMEM" : "P2P/IPC";
+      if (placement_.single_process && !env_.p2p_use_cuda_memcpy)
+        t.label = "P2P/direct pointer";
+      else
+        t.label = env_.cumem_enable ? "P2P/CUMEM" : "P2P/IPC";
       if (t.p2p_read) t.label += "/read";
       if (env_.p2p_use_cuda_memcpy) t.label += "/CE";
       return t;

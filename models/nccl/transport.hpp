@@ -42,8 +42,8 @@ Placement make_placement(const ClusterSpec& cluster, const PlacementSpec& placem
 // The NICs a GPU sends through: the set at the shortest path from it (p4d: one EFA shared by
 // two GPUs; p5: four EFAs per GPU). Traffic is spread over the group.
 struct NicGroup {
-  std::vector<int> nics;   // physical NIC indices on the node
-  int pcie_switch = -1;    // the switch they sit under (-1: own root ports)
+  std::vector<int> nics;  // physical NIC indices on the node
+  int pcie_switch = -1;   // the switch they sit under (-1: own root ports)
 };
 
 class TransportModel {
@@ -75,8 +75,8 @@ class TransportModel {
   Placement layout_;
   NcclEnv env_;
   std::vector<NicGroup> groups_;
-  std::vector<int> gpu_group_;         // per local GPU
-  std::vector<int> gpu_nic_label_;     // NIC index as the pod sees it (NET/<plugin>/<dev>)
+  std::vector<int> gpu_group_;      // per local GPU
+  std::vector<int> gpu_nic_label_;  // NIC index as the pod sees it (NET/<plugin>/<dev>)
   std::vector<std::string> pod_plugin_;
 };
 

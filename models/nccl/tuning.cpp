@@ -30,7 +30,8 @@ constexpr double kHwLat[3][3][3] = {
 constexpr double kLlMaxBw[4][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}};
 constexpr double kPerChMaxRingLL128Bw[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40}};
 constexpr double kPerChMaxTreeLL128Bw[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
-constexpr double kPerChMaxTreeBw[4][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
+constexpr double kPerChMaxTreeBw[4][3] = {
+    {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
 // Default thread thresholds (bytes per thread below which channels are dropped), enqueue.cc.
 constexpr int kThreadThreshold[3] = {8, 8, 64};
 constexpr int kMaxThreads[3] = {512, 640, 512};
@@ -44,7 +45,8 @@ constexpr double kTreeCorrection[3][23] = {
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
 
 // NCCL's estimate for one operation of `bytes` (numPipeOps = 1).
-double nccl_time_us(const CommView& v, int coll_channels, CollOp op, Algo a, Proto p, const AlgoCost& c, int64_t bytes) {
+double nccl_time_us(const CommView& v, int coll_channels, CollOp op, Algo a, Proto p, const AlgoCost& c,
+                    int64_t bytes) {
   double bw = c.algbw_gbs, lat = c.latency_us;
   int log_size = -1;  // log2i(bytes >> 6)
   for (int64_t b = bytes >> 6; b > 0; b >>= 1) ++log_size;
@@ -68,8 +70,8 @@ int nsteps_of(CollOp op, int n) {
   }
 }
 
-bool parse_list(const std::string& value, const char* const* names, std::size_t count,
-                std::vector<bool>& enabled, const std::string& key) {
+bool parse_list(const std::string& value, const char* const* names, std::size_t count, std::vector<bool>& enabled,
+                const std::string& key) {
   std::string v = value;
   bool negate = !v.empty() && v[0] == '^';
   if (negate) v.erase(0, 1);
@@ -106,8 +108,8 @@ int parse_int(const std::string& value, const std::string& key, int lo, int hi) 
     if (pos == value.size() && v >= lo && v <= hi) return static_cast<int>(v);
   } catch (...) {
   }
-  throw SpecError(key, "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                           ", got '" + value + "'");
+  throw SpecError(
+      key, "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got '" + value + "'");
 }
 }  // namespace
 

@@ -17,9 +17,9 @@ namespace models::nccl {
 // per-channel bandwidth and link types).
 struct CommView {
   int nranks = 1;
-  int nnodes = 1;            // NCCL's nodes: distinct host hashes (a pod without shared IPC is one)
-  int sm = 90;               // compute capability x10 of the GPUs (70, 80, 90, 100)
-  bool intra_nvlink = true;  // graph typeIntra is NVLink (else PCI: PCIe P2P, SHM, loopback NET)
+  int nnodes = 1;              // NCCL's nodes: distinct host hashes (a pod without shared IPC is one)
+  int sm = 90;                 // compute capability x10 of the GPUs (70, 80, 90, 100)
+  bool intra_nvlink = true;    // graph typeIntra is NVLink (else PCI: PCIe P2P, SHM, loopback NET)
   bool inter_gdr_near = true;  // NIC within PXB/PXN of the GPU (LL128 allowed across nodes)
   bool cpu_amd = false;
   double bw_intra_gbs = 30;  // per-channel bandwidth the graph search settled on, GB/s
@@ -30,7 +30,7 @@ struct CommView {
 // Environment overrides with NCCL's syntax: NCCL_ALGO="Ring,Tree" or "^Tree"; NCCL_PROTO likewise.
 struct TuningEnv {
   std::array<bool, 7> algo_enabled{true, true, false, false, false, false, true};  // Algo order
-  std::array<bool, 3> proto_enabled{true, true, true};                              // Proto order
+  std::array<bool, 3> proto_enabled{true, true, true};                             // Proto order
   std::optional<int> min_channels, max_channels;
   bool proto_forced = false;  // NCCL_PROTO given: LL128 even where NCCL would not enable it
   static TuningEnv from(const std::map<std::string, std::string>& env);  // throws SpecError
@@ -49,7 +49,7 @@ bool protocol_enabled(const CommView& v, const TuningEnv& env, Algo a, Proto p);
 struct Choice {
   Algo algo = Algo::Ring;
   Proto proto = Proto::Simple;
-  int channels = 1;           // after NCCL's reduction for small messages and the env limits
+  int channels = 1;  // after NCCL's reduction for small messages and the env limits
   double nccl_predicted_us = 0;
 };
 Choice choose(const CommView& v, const TuningEnv& env, CollOp op, int64_t bytes);

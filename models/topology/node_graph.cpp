@@ -25,8 +25,9 @@ struct UnionFind {
   void unite(int a, int b) { parent[find(a)] = find(b); }
 };
 
-bool is_pcie_relation(PathType t) { return t == PathType::PIX || t == PathType::PXB || t == PathType::PHB ||
-                                           t == PathType::NODE || t == PathType::SYS; }
+bool is_pcie_relation(PathType t) {
+  return t == PathType::PIX || t == PathType::PXB || t == PathType::PHB || t == PathType::NODE || t == PathType::SYS;
+}
 }  // namespace
 
 NodeGraph::Vertex NodeGraph::add_vertex(VertexKind kind, int index, int numa, std::string name) {
@@ -38,8 +39,10 @@ void NodeGraph::add_edge(Vertex a, Vertex b, EdgeKind kind, double bw, double nc
 }
 
 NodeGraph::NodeGraph(const hw::NodeSpec& node) {
-  if (node.imported) build_from_matrix(node, *node.imported);
-  else build_from_layout(node);
+  if (node.imported)
+    build_from_matrix(node, *node.imported);
+  else
+    build_from_layout(node);
   compute_all();
 }
 
@@ -65,7 +68,8 @@ void NodeGraph::build_from_layout(const hw::NodeSpec& node) {
   hw::LinkTech pci = hw::pcie(node.pcie_gen, node.pcie_lanes);
   hw::LinkTech nic_pci = hw::pcie(node.pcie_gen, 16);
   hw::LinkTech smp = hw::inter_socket(node.cpu_family);
-  for (int c = 0; c < node.numa_nodes; ++c) cpu_v_.push_back(add_vertex(VertexKind::Cpu, c, c, "CPU" + std::to_string(c)));
+  for (int c = 0; c < node.numa_nodes; ++c)
+    cpu_v_.push_back(add_vertex(VertexKind::Cpu, c, c, "CPU" + std::to_string(c)));
   for (int a = 0; a < node.numa_nodes; ++a)
     for (int b = a + 1; b < node.numa_nodes; ++b)
       add_edge(cpu_v_[a], cpu_v_[b], EdgeKind::InterSocket, smp.bytes_per_s, smp.nccl_bytes_per_s);
@@ -85,7 +89,8 @@ void NodeGraph::build_from_layout(const hw::NodeSpec& node) {
     gpu_switch_.push_back(-1);
     if (node.gpus_per_switch > 0) {
       if (g % node.gpus_per_switch == 0) {
-        switches.push_back(add_vertex(VertexKind::PcieSwitch, switch_count_, numa, "PCIsw" + std::to_string(switch_count_)));
+        switches.push_back(
+            add_vertex(VertexKind::PcieSwitch, switch_count_, numa, "PCIsw" + std::to_string(switch_count_)));
         ++switch_count_;
         add_edge(switches.back(), parent, EdgeKind::Pcie, pci.bytes_per_s, pci.nccl_bytes_per_s);
       }
@@ -124,10 +129,14 @@ void NodeGraph::build_from_matrix(const hw::NodeSpec& node, const hw::SmiMatrix&
   // Relation between devices (GPUs first, then NICs); DIS when nvidia-smi printed none (NV#).
   auto rel = [&](int a, int b) -> PathType {
     PathType t = PathType::DIS;
-    if (a < ng && b < ng) t = m.gpu_gpu[a][b];
-    else if (a < ng) t = m.gpu_nic[a][b - ng];
-    else if (b < ng) t = m.gpu_nic[b][a - ng];
-    else if (!m.nic_nic.empty()) t = m.nic_nic[a - ng][b - ng];
+    if (a < ng && b < ng)
+      t = m.gpu_gpu[a][b];
+    else if (a < ng)
+      t = m.gpu_nic[a][b - ng];
+    else if (b < ng)
+      t = m.gpu_nic[b][a - ng];
+    else if (!m.nic_nic.empty())
+      t = m.nic_nic[a - ng][b - ng];
     return is_pcie_relation(t) ? t : PathType::DIS;
   };
   auto groups = [&](PathType max_type) {
@@ -142,7 +151,8 @@ void NodeGraph::build_from_matrix(const hw::NodeSpec& node, const hw::SmiMatrix&
   // NUMA: the affinity column where printed, else devices closer than SYS share a node.
   std::vector<int> numa_group = groups(PathType::NODE);
   std::vector<int> numa(nd, -1);
-  bool affinity = !m.gpu_numa.empty() && std::all_of(m.gpu_numa.begin(), m.gpu_numa.end(), [](int x) { return x >= 0; });
+  bool affinity =
+      !m.gpu_numa.empty() && std::all_of(m.gpu_numa.begin(), m.gpu_numa.end(), [](int x) { return x >= 0; });
   for (int d = 0; d < nd; ++d) {
     if (affinity && d < ng) numa[d] = m.gpu_numa[d];
   }
@@ -179,7 +189,8 @@ void NodeGraph::build_from_matrix(const hw::NodeSpec& node, const hw::SmiMatrix&
   nic_switch_.assign(nn, -1);
   for (int d = 0; d < nd; ++d) {
     if (!hb_v.count(hb[d])) {
-      Vertex v = add_vertex(VertexKind::HostBridge, static_cast<int>(hb_v.size()), numa[d], "HB" + std::to_string(hb_v.size()));
+      Vertex v = add_vertex(VertexKind::HostBridge, static_cast<int>(hb_v.size()), numa[d],
+                            "HB" + std::to_string(hb_v.size()));
       add_edge(v, cpu_v_[numa[d]], EdgeKind::RootComplex, kUnlimited, kUnlimited);
       hb_v[hb[d]] = v;
     }
@@ -222,8 +233,10 @@ void NodeGraph::build_from_matrix(const hw::NodeSpec& node, const hw::SmiMatrix&
   bool any = false;
   for (int a = 0; a < ng; ++a)
     for (int b = 0; b < ng; ++b) any |= m.nv_links[a][b] > 0;
-  if (!any) nv.nvlink_gen = 0;
-  else if (nv.nvlink_gen == 0) nv.nvlink_gen = std::max(node.gpu.nvlink_gen, 2);
+  if (!any)
+    nv.nvlink_gen = 0;
+  else if (nv.nvlink_gen == 0)
+    nv.nvlink_gen = std::max(node.gpu.nvlink_gen, 2);
   add_nvlinks(nv, nv.nvswitch ? nullptr : &m.nv_links);
 }
 
@@ -244,7 +257,8 @@ PathInfo NodeGraph::compute(Vertex from, Vertex to, bool nvlink_only, bool pcie_
   std::vector<Vertex> pred(boost::num_vertices(graph_), Graph::null_vertex());
   pred[from] = from;
   boost::breadth_first_search(
-      fg, from, boost::visitor(boost::make_bfs_visitor(boost::record_predecessors(pred.data(), boost::on_tree_edge()))));
+      fg, from,
+      boost::visitor(boost::make_bfs_visitor(boost::record_predecessors(pred.data(), boost::on_tree_edge()))));
   PathInfo p;
   if (pred[to] == Graph::null_vertex()) return p;  // DIS
   p.bytes_per_s = kUnlimited;
@@ -275,8 +289,11 @@ PathInfo NodeGraph::compute(Vertex from, Vertex to, bool nvlink_only, bool pcie_
     p.type = via_gpu ? PathType::NVB : PathType::NVL;
   } else {
     p.nv_links = 0;
-    p.type = smp ? PathType::SYS : cpu ? PathType::NODE : host_bridge ? PathType::PHB
-                                   : switches > 1 ? PathType::PXB : PathType::PIX;
+    p.type = smp            ? PathType::SYS
+             : cpu          ? PathType::NODE
+             : host_bridge  ? PathType::PHB
+             : switches > 1 ? PathType::PXB
+                            : PathType::PIX;
   }
   return p;
 }
@@ -303,7 +320,10 @@ void NodeGraph::compute_all() {
 int NodeGraph::closest_nic(int g, const std::vector<int>& candidates) const {
   int best = -1;
   for (int n : candidates) {
-    if (best < 0) { best = n; continue; }
+    if (best < 0) {
+      best = n;
+      continue;
+    }
     const PathInfo &p = gpu_nic(g, n), &q = gpu_nic(g, best);
     if (p.type < q.type || (p.type == q.type && p.bytes_per_s > q.bytes_per_s)) best = n;
   }

@@ -25,25 +25,25 @@ enum class EdgeKind { NvLink, Pcie, RootComplex, InterSocket };
 
 struct VertexProps {
   VertexKind kind = VertexKind::Gpu;
-  int index = 0;     // GPU, NIC, switch ... index within its kind
+  int index = 0;  // GPU, NIC, switch ... index within its kind
   int numa = 0;
   std::string name;  // "GPU0", "NIC1", "PCIsw2", "HB0", "CPU1", "NVSwitch"
 };
 
 struct EdgeProps {
   EdgeKind kind = EdgeKind::Pcie;
-  int nv_links = 0;               // NVLink edges: links bonded
-  double bytes_per_s = 0;         // physical, per direction (infinity: no limit of its own)
-  double nccl_bytes_per_s = 0;    // what NCCL's graph assumes (src/graph/topo.h)
+  int nv_links = 0;             // NVLink edges: links bonded
+  double bytes_per_s = 0;       // physical, per direction (infinity: no limit of its own)
+  double nccl_bytes_per_s = 0;  // what NCCL's graph assumes (src/graph/topo.h)
 };
 
 using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexProps, EdgeProps>;
 
 struct PathInfo {
   PathType type = PathType::DIS;
-  int nv_links = 0;               // NV# for NVLink paths
-  double bytes_per_s = 0;         // bottleneck of the best path, physical
-  double nccl_bytes_per_s = 0;    // bottleneck as NCCL's graph sees it
+  int nv_links = 0;             // NV# for NVLink paths
+  double bytes_per_s = 0;       // bottleneck of the best path, physical
+  double nccl_bytes_per_s = 0;  // bottleneck as NCCL's graph sees it
   int hops = 0;
 };
 

@@ -51,8 +51,8 @@ std::string render_topo(const ScenarioSpec& spec, int max_ranks_listed) {
   const nccl::Placement layout = nccl::make_placement(spec.cluster, spec.placement, node.gpus);
   const nccl::TransportModel model(node, graph, spec.placement, layout, env);
   std::ostringstream os;
-  os << "Machine: " << spec.cluster.nodes << " x " << node.name << " (" << node.gpus << " x " << node.gpu.name
-     << ", " << node.citation << ")\n";
+  os << "Machine: " << spec.cluster.nodes << " x " << node.name << " (" << node.gpus << " x " << node.gpu.name << ", "
+     << node.citation << ")\n";
   os << "Placement: " << layout.pods_per_node << " pod(s) x " << layout.gpus_per_pod << " GPU(s) per node, "
      << layout.size() << " ranks, " << (spec.placement.single_process ? "one process per pod" : "one process per GPU")
      << "; NCCL counts nNodes " << model.nccl_nodes() << "\n\n";

@@ -15,11 +15,13 @@ hw::NodeSpec node_from_matrix(const CustomNodeSpec& spec, const hw::SmiMatrix& m
   s.gpus = m.gpus;
   if (m.nics > 0 && s.nics != m.nics)
     throw SpecError("cluster.node.nics", "nics = " + std::to_string(s.nics) + " but the topo file shows " +
-                                             std::to_string(m.nics) + " NICs (set nics and the NIC bandwidth to match)");
+                                             std::to_string(m.nics) +
+                                             " NICs (set nics and the NIC bandwidth to match)");
   int max_links = 0;
   for (const auto& row : m.nv_links)
     for (int n : row) max_links = std::max(max_links, n);
-  if (max_links > 0 && s.nvlink.empty()) s.nvlink = "nvlink" + std::to_string(std::max(2, hw::find_gpu(s.gpu).nvlink_gen));
+  if (max_links > 0 && s.nvlink.empty())
+    s.nvlink = "nvlink" + std::to_string(std::max(2, hw::find_gpu(s.gpu).nvlink_gen));
   if (max_links > 0 && s.nvlink_links == 0) s.nvlink_links = max_links;
   int numa = 1;
   for (int x : m.gpu_numa) numa = std::max(numa, x + 1);
@@ -39,7 +41,8 @@ hw::NodeSpec resolve_node(const ClusterSpec& cluster) {
     return hw::custom_node(*cluster.node);
   }
   if (cluster.instance.empty())
-    throw SpecError("cluster.instance", "no machine given (set cluster.instance, e.g. \"p4d.24xlarge\", or [cluster.node])");
+    throw SpecError("cluster.instance",
+                    "no machine given (set cluster.instance, e.g. \"p4d.24xlarge\", or [cluster.node])");
   return hw::find_instance(cluster.instance);
 }
 

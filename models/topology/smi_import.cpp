@@ -39,7 +39,8 @@ std::vector<Token> cells(const std::string& line) {
       i = j;
       continue;
     }
-    bool sep = c == '\t' || c == '\r' || (c == ' ' && (i + 1 >= line.size() || line[i + 1] == ' ' || line[i + 1] == '\t'));
+    bool sep =
+        c == '\t' || c == '\r' || (c == ' ' && (i + 1 >= line.size() || line[i + 1] == ' ' || line[i + 1] == '\t'));
     if (sep || (c == ' ' && !in)) {
       if (in) flush();
       continue;
@@ -65,12 +66,30 @@ bool device_name(const std::string& s, const char* prefix) {
 
 bool parse_smi_cell(std::string_view cell, PathType& type, int& nv_links) {
   nv_links = 0;
-  if (cell == "X") { type = PathType::LOC; return true; }
-  if (cell == "PIX") { type = PathType::PIX; return true; }
-  if (cell == "PXB") { type = PathType::PXB; return true; }
-  if (cell == "PHB") { type = PathType::PHB; return true; }
-  if (cell == "NODE") { type = PathType::NODE; return true; }
-  if (cell == "SYS" || cell == "SOC") { type = PathType::SYS; return true; }
+  if (cell == "X") {
+    type = PathType::LOC;
+    return true;
+  }
+  if (cell == "PIX") {
+    type = PathType::PIX;
+    return true;
+  }
+  if (cell == "PXB") {
+    type = PathType::PXB;
+    return true;
+  }
+  if (cell == "PHB") {
+    type = PathType::PHB;
+    return true;
+  }
+  if (cell == "NODE") {
+    type = PathType::NODE;
+    return true;
+  }
+  if (cell == "SYS" || cell == "SOC") {
+    type = PathType::SYS;
+    return true;
+  }
   if (cell.size() > 2 && cell.substr(0, 2) == "NV") {
     int n = 0;
     for (char c : cell.substr(2)) {
@@ -112,11 +131,14 @@ hw::SmiMatrix parse_smi_topo(std::string_view text, const std::string& file_name
     if (!c.empty() && c[0].text == "GPU0") header = i;
   }
   if (header < 0)
-    throw ParseError(file_name, 1, 1, "no `nvidia-smi topo -m` matrix found (expected a header line starting with GPU0)");
+    throw ParseError(file_name, 1, 1,
+                     "no `nvidia-smi topo -m` matrix found (expected a header line starting with GPU0)");
   std::vector<std::string> devices;
   for (const auto& t : cells(lines[header])) {
-    if (device_name(t.text, "GPU") || device_name(t.text, "NIC")) devices.push_back(t.text);
-    else break;
+    if (device_name(t.text, "GPU") || device_name(t.text, "NIC"))
+      devices.push_back(t.text);
+    else
+      break;
   }
   hw::SmiMatrix m;
   for (const auto& d : devices) (d[0] == 'G' ? m.gpus : m.nics)++;
@@ -139,9 +161,9 @@ hw::SmiMatrix parse_smi_topo(std::string_view text, const std::string& file_name
                        "expected the row of " + devices[row] + ", found '" + c[0].text + "'");
     }
     if (static_cast<int>(c.size()) < nd + 1)
-      throw ParseError(file_name, line + 1, static_cast<int>(lines[line].size()) + 1,
-                       "row " + devices[row] + " has " + std::to_string(c.size() - 1) + " cells, expected " +
-                           std::to_string(nd));
+      throw ParseError(
+          file_name, line + 1, static_cast<int>(lines[line].size()) + 1,
+          "row " + devices[row] + " has " + std::to_string(c.size() - 1) + " cells, expected " + std::to_string(nd));
     for (int j = 0; j < nd; ++j) {
       PathType t;
       int n;
@@ -171,8 +193,7 @@ hw::SmiMatrix parse_smi_topo(std::string_view text, const std::string& file_name
     }
     ++row;
   }
-  if (row < nd)
-    throw ParseError(file_name, line + 1, 1, "the matrix ends before the row of " + devices[row]);
+  if (row < nd) throw ParseError(file_name, line + 1, 1, "the matrix ends before the row of " + devices[row]);
   for (int a = 0; a < nd; ++a)
     for (int b = 0; b < nd; ++b)
       if (rel[a][b] != rel[b][a] || links[a][b] != links[b][a])

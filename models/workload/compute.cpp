@@ -8,9 +8,9 @@
 
 namespace models::workload {
 
-ComputeRates make_rates(double peak_flops, double hbm_bytes_per_s, double host_bytes_per_s,
-                        double training_efficiency, const std::map<std::string, double>& params) {
-  ComputeRates r{peak_flops, kDefaultEfficiency, hbm_bytes_per_s, kDefaultHbmEfficiency,
+ComputeRates make_rates(double peak_flops, double hbm_bytes_per_s, double host_bytes_per_s, double training_efficiency,
+                        const std::map<std::string, double>& params) {
+  ComputeRates r{peak_flops,       kDefaultEfficiency,     hbm_bytes_per_s,       kDefaultHbmEfficiency,
                  host_bytes_per_s, kDefaultHostEfficiency, kDefaultCoreBytesPerS, kDefaultOverlapSlowdown};
   auto take = [&](const char* name, double& into) {
     auto it = params.find(name);
@@ -81,8 +81,7 @@ double fsdp_reduce_scatter_bytes(int64_t params, int n, int param_bytes) {
   return copy_in + local + cast;
 }
 
-StepWork single_gpu_work(const ModelShape& m, int micro_batch, bool grad_checkpointing, bool fsdp,
-                         int param_bytes) {
+StepWork single_gpu_work(const ModelShape& m, int micro_batch, bool grad_checkpointing, bool fsdp, int param_bytes) {
   const int64_t tokens = int64_t(micro_batch) * m.seq;
   const double block = block_forward_flops(m, tokens);
   const double head = head_forward_flops(m, tokens);
@@ -101,8 +100,8 @@ StepWork single_gpu_work(const ModelShape& m, int micro_batch, bool grad_checkpo
   return w;
 }
 
-Fit fit_single_gpu(const StepWork& a, double step_a_s, const StepWork& b, double step_b_s,
-                   double peak_flops, double hbm_bytes_per_s) {
+Fit fit_single_gpu(const StepWork& a, double step_a_s, const StepWork& b, double step_b_s, double peak_flops,
+                   double hbm_bytes_per_s) {
   // step = F/peak * x + B/hbm * y with x = 1/eff, y = 1/hbm_eff: a 2x2 linear system (Cramer).
   const double a1 = a.flops / peak_flops, b1 = a.hbm_bytes / hbm_bytes_per_s;
   const double a2 = b.flops / peak_flops, b2 = b.hbm_bytes / hbm_bytes_per_s;

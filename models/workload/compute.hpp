@@ -23,14 +23,14 @@
 namespace models::workload {
 
 struct ComputeRates {
-  double peak_flops = 0;          // dense bf16 tensor-core peak (catalog)
-  double efficiency = 0;          // achieved fraction over forward/backward
-  double hbm_bytes_per_s = 0;     // catalog HBM bandwidth
-  double hbm_efficiency = 0;      // achieved fraction in memory-bound kernels
-  double host_bytes_per_s = 0;    // host memory bandwidth of the whole node
-  double host_efficiency = 0;     // achieved fraction by DeepSpeed CPU-Adam
-  double core_bytes_per_s = 0;    // one CPU thread's achieved DRAM bandwidth (kDefaultCoreBytesPerS)
-  double overlap_slowdown = 0;    // compute time stretch while comm is in flight (kDefaultOverlapSlowdown)
+  double peak_flops = 0;        // dense bf16 tensor-core peak (catalog)
+  double efficiency = 0;        // achieved fraction over forward/backward
+  double hbm_bytes_per_s = 0;   // catalog HBM bandwidth
+  double hbm_efficiency = 0;    // achieved fraction in memory-bound kernels
+  double host_bytes_per_s = 0;  // host memory bandwidth of the whole node
+  double host_efficiency = 0;   // achieved fraction by DeepSpeed CPU-Adam
+  double core_bytes_per_s = 0;  // one CPU thread's achieved DRAM bandwidth (kDefaultCoreBytesPerS)
+  double overlap_slowdown = 0;  // compute time stretch while comm is in flight (kDefaultOverlapSlowdown)
   double flops_per_s() const { return peak_flops * efficiency; }
   double hbm_rate() const { return hbm_bytes_per_s * hbm_efficiency; }
   double host_rate() const { return host_bytes_per_s * host_efficiency; }
@@ -79,8 +79,8 @@ inline constexpr double kAdamwTensorPasses = 20;
 // Rates from catalog values and the scenario's overrides: training.compute_efficiency, and
 // cluster.params "compute.efficiency", "compute.hbm_efficiency", "host.adam_efficiency",
 // "host.core_bytes_per_s" (bytes/s).
-ComputeRates make_rates(double peak_flops, double hbm_bytes_per_s, double host_bytes_per_s,
-                        double training_efficiency, const std::map<std::string, double>& params);
+ComputeRates make_rates(double peak_flops, double hbm_bytes_per_s, double host_bytes_per_s, double training_efficiency,
+                        const std::map<std::string, double>& params);
 
 // Forward FLOPs of one block for `tokens` tokens (micro_batch * seq), divided over `tp` ranks.
 double block_forward_flops(const ModelShape& m, int64_t tokens, int tp = 1);
@@ -104,14 +104,13 @@ struct StepWork {
   double flops = 0;
   double hbm_bytes = 0;
 };
-StepWork single_gpu_work(const ModelShape& m, int micro_batch, bool grad_checkpointing, bool fsdp,
-                         int param_bytes);
+StepWork single_gpu_work(const ModelShape& m, int micro_batch, bool grad_checkpointing, bool fsdp, int param_bytes);
 // Solves the two equations above for (efficiency, hbm_efficiency) from two runs that share the
 // model and differ in memory traffic (z3_n1: FSDP2, fp32 params; tp_n1: plain, bf16 params).
 struct Fit {
   double efficiency = 0, hbm_efficiency = 0;
 };
-Fit fit_single_gpu(const StepWork& a, double step_a_s, const StepWork& b, double step_b_s,
-                   double peak_flops, double hbm_bytes_per_s);
+Fit fit_single_gpu(const StepWork& a, double step_a_s, const StepWork& b, double step_b_s, double peak_flops,
+                   double hbm_bytes_per_s);
 
 }  // namespace models::workload

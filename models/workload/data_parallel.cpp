@@ -27,9 +27,8 @@ std::string mb(double bytes) {
 }
 }  // namespace
 
-std::vector<Unit> decoder_units(const ModelShape& m, int64_t tokens, const ComputeRates& rates,
-                                bool checkpointing, double persistence_threshold, int tp,
-                                double max_reuse_distance) {
+std::vector<Unit> decoder_units(const ModelShape& m, int64_t tokens, const ComputeRates& rates, bool checkpointing,
+                                double persistence_threshold, int tp, double max_reuse_distance) {
   std::vector<Unit> units;
   const double rate = rates.flops_per_s();
   const double hbm = rates.hbm_rate();
@@ -64,16 +63,27 @@ std::vector<Unit> decoder_units(const ModelShape& m, int64_t tokens, const Compu
   }
   const double fwd = block_forward_flops(m, tokens, tp) / rate;
   for (int l = 0; l < m.layers; ++l) {
-    Unit u{"L" + std::to_string(l), m.block_params(), gathered, secs(fwd), secs(2 * fwd),
-           checkpointing ? secs(fwd) : Time::zero(), true, regathered};
+    Unit u{"L" + std::to_string(l),
+           m.block_params(),
+           gathered,
+           secs(fwd),
+           secs(2 * fwd),
+           checkpointing ? secs(fwd) : Time::zero(),
+           true,
+           regathered};
     units.push_back(u);
   }
   // Final norm + head + loss. The loss is memory-bound (kLossBytesPerLogit per logit).
   const double head = head_forward_flops(m, tokens) / rate;
   const double loss = loss_bytes(m, tokens) / hbm;
   const int64_t head_params = m.head_params() + h;
-  Unit hd{"head", head_params, m.head_params() + (double(h) >= persistence_threshold ? h : 0),
-          secs(head + loss / 2), secs(2 * head + loss / 2), Time::zero(), false};
+  Unit hd{"head",
+          head_params,
+          m.head_params() + (double(h) >= persistence_threshold ? h : 0),
+          secs(head + loss / 2),
+          secs(2 * head + loss / 2),
+          Time::zero(),
+          false};
   units.push_back(hd);
   return units;
 }
@@ -161,7 +171,8 @@ class ShardedBuilder {
 
   void use_gathered(int u, uint32_t ev) {
     p_.wait(kCompute, ev);
-    if (fsdp_) p_.compute(kCompute, secs(mem_time(double(units_[u].gathered) * 4)), Work::Memory, "copy-out " + units_[u].name);
+    if (fsdp_)
+      p_.compute(kCompute, secs(mem_time(double(units_[u].gathered) * 4)), Work::Memory, "copy-out " + units_[u].name);
   }
 
   void micro_step(int m) {
@@ -318,7 +329,8 @@ Program build_ddp(const DataParallelConfig& c) {
     for (const auto& u : units) p.compute(kCompute, u.fwd, Work::Math, tag + "fwd " + u.name);
     double bucket = 0;
     for (int i = int(units.size()) - 1; i >= 0; --i) {
-      if (units[i].recompute > Time::zero()) p.compute(kCompute, units[i].recompute, Work::Math, tag + "recompute " + units[i].name);
+      if (units[i].recompute > Time::zero())
+        p.compute(kCompute, units[i].recompute, Work::Math, tag + "recompute " + units[i].name);
       p.compute(kCompute, units[i].bwd, Work::Math, tag + "bwd " + units[i].name);
       if (m != accum - 1) continue;
       bucket += double(units[i].params) * bytes_per;

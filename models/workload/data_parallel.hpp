@@ -30,7 +30,7 @@ struct DataParallelConfig {
   ZeroSpec zero;
   std::string strategy = "zero3";  // zero3 | fsdp | ddp
   int dp = 1;
-  int node_ranks = 1;              // ranks sharing one host (CPU-Adam shares its memory bandwidth)
+  int node_ranks = 1;  // ranks sharing one host (CPU-Adam shares its memory bandwidth)
   // Processes one launcher started (ranks per pod). torchrun sets OMP_NUM_THREADS=1 for each
   // process when it starts more than one (torch/distributed/run.py), so DeepSpeed's OpenMP
   // CPU-Adam then runs on one thread per rank; a lone process keeps every core of the host.
@@ -42,8 +42,8 @@ struct DataParallelConfig {
 // Per-unit compute of one micro-batch, shared by every strategy.
 struct Unit {
   std::string name;
-  int64_t params = 0;           // all parameters of the unit
-  int64_t gathered = 0;         // parameters above stage3_param_persistence_threshold
+  int64_t params = 0;    // all parameters of the unit
+  int64_t gathered = 0;  // parameters above stage3_param_persistence_threshold
   sim::Time fwd, bwd, recompute;
   bool block = false;
   // Under gradient checkpointing: parameters the recompute's post-forward hooks release and the
@@ -51,9 +51,8 @@ struct Unit {
   // stage3_max_reuse_distance parameters of the trace).
   int64_t regathered = 0;
 };
-std::vector<Unit> decoder_units(const ModelShape& m, int64_t tokens, const ComputeRates& rates,
-                                bool checkpointing, double persistence_threshold, int tp = 1,
-                                double max_reuse_distance = 1e9);
+std::vector<Unit> decoder_units(const ModelShape& m, int64_t tokens, const ComputeRates& rates, bool checkpointing,
+                                double persistence_threshold, int tp = 1, double max_reuse_distance = 1e9);
 
 // Host seconds of DeepSpeed ZeRO-3's offloaded step() for one rank's fp32 partition of
 // `shard_params` elements: kZero3HostStepBytesPerParam of DRAM traffic at

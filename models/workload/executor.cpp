@@ -9,10 +9,15 @@
 namespace models::workload {
 
 StepExecutor::StepExecutor(sim::Simulator& sim, sim::FlowNetwork& net, nccl::CollectiveEngine& engine,
-                           const World* world, std::vector<Program> programs,
-                           std::vector<nccl::Group> groups, std::vector<RankSetup> ranks)
-    : sim_(sim), net_(net), engine_(engine), world_(world), programs_(std::move(programs)),
-      groups_(std::move(groups)), ranks_(std::move(ranks)) {
+                           const World* world, std::vector<Program> programs, std::vector<nccl::Group> groups,
+                           std::vector<RankSetup> ranks)
+    : sim_(sim),
+      net_(net),
+      engine_(engine),
+      world_(world),
+      programs_(std::move(programs)),
+      groups_(std::move(groups)),
+      ranks_(std::move(ranks)) {
   const int n = int(ranks_.size());
   state_.resize(n);
   acct_.resize(n);
@@ -70,8 +75,10 @@ void StepExecutor::settle(int r) {
   if (dt > sim::Time::zero()) {
     if (st.comm_inflight > 0) a.comm += dt;
     if (!st.computing) {
-      if (st.comm_inflight > 0) a.exposed += dt;
-      else if (st.offload_inflight > 0) a.offload += dt;
+      if (st.comm_inflight > 0)
+        a.exposed += dt;
+      else if (st.offload_inflight > 0)
+        a.offload += dt;
     }
   }
   st.last = now;
@@ -168,11 +175,14 @@ bool StepExecutor::step_stream(int r, int s) {
         ++rs.offload_inflight;
         path_scratch_.clear();
         if (world_) {
-          if (CopyDir(op.slot) == CopyDir::HostToGpu) world_->host_to_gpu(r, path_scratch_);
-          else world_->gpu_to_host(r, path_scratch_);
+          if (CopyDir(op.slot) == CopyDir::HostToGpu)
+            world_->host_to_gpu(r, path_scratch_);
+          else
+            world_->gpu_to_host(r, path_scratch_);
         }
         if (path_scratch_.empty())
-          sim_.schedule_in(sim::transfer_time(double(op.bytes), fallback_copy_bytes_per_s), [this, r, s] { finish_op(r, s); });
+          sim_.schedule_in(sim::transfer_time(double(op.bytes), fallback_copy_bytes_per_s),
+                           [this, r, s] { finish_op(r, s); });
         else
           net_.start(path_scratch_, op.bytes, [this, r, s] { finish_op(r, s); });
         return true;
@@ -214,9 +224,7 @@ void StepExecutor::finish_op(int r, int s) {
       --rs.offload_inflight;
       if (recording(r)) note(r, s, "offload", op.arg, {}, false, op.bytes, st.op_start, nullptr);
       break;
-    default:
-      comm_end(r);
-      break;
+    default: comm_end(r); break;
   }
   st.busy = false;
   ++st.pc;
@@ -273,8 +281,9 @@ void StepExecutor::launch(int g, uint64_t seq) {
     });
     return;
   }
-  engine_.launch(groups_[g], inst.op, inst.bytes,
-                 [this, g, seq](const nccl::CollectiveRecord& rec) { collective_done(g, seq, rec); }, inst.in_place);
+  engine_.launch(
+      groups_[g], inst.op, inst.bytes,
+      [this, g, seq](const nccl::CollectiveRecord& rec) { collective_done(g, seq, rec); }, inst.in_place);
 }
 
 void StepExecutor::collective_done(int g, uint64_t seq, const nccl::CollectiveRecord& rec) {
@@ -284,8 +293,7 @@ void StepExecutor::collective_done(int g, uint64_t seq, const nccl::CollectiveRe
   inst.done = true;
   for (int m : groups_[g].ranks) {
     if (recording(m))
-      note(m, s, programs_[ranks_[m].program].stream_names[s], inst.name, inst.op, true, inst.bytes,
-           inst.launch, &rec);
+      note(m, s, programs_[ranks_[m].program].stream_names[s], inst.name, inst.op, true, inst.bytes, inst.launch, &rec);
     finish_op(m, s);
   }
   while (!gs.pending.empty() && gs.pending.front().done) {
@@ -329,15 +337,15 @@ void StepExecutor::start_transfer(int src, uint8_t ss, int dst, uint8_t ds, int6
   engine_.send_recv(src, dst, bytes, [this, src, ss, dst, ds, bytes, started](const nccl::CollectiveRecord& rec) {
     for (auto [r, s] : {std::pair<int, int>{src, ss}, std::pair<int, int>{dst, ds}}) {
       if (recording(r))
-        note(r, s, programs_[ranks_[r].program].stream_names[s], current(r, s).arg, nccl::CollOp::SendRecv,
-             true, bytes, started, &rec);
+        note(r, s, programs_[ranks_[r].program].stream_names[s], current(r, s).arg, nccl::CollOp::SendRecv, true, bytes,
+             started, &rec);
       finish_op(r, s);
     }
   });
 }
 
-void StepExecutor::note(int r, int s, const std::string& stream, uint32_t name, nccl::CollOp op,
-                        bool is_coll, int64_t bytes, sim::Time start, const nccl::CollectiveRecord* rec) {
+void StepExecutor::note(int r, int s, const std::string& stream, uint32_t name, nccl::CollOp op, bool is_coll,
+                        int64_t bytes, sim::Time start, const nccl::CollectiveRecord* rec) {
   TimelineEvent e;
   e.rank = r;
   e.stream = stream;

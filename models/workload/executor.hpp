@@ -33,9 +33,8 @@ struct RankAccount {
 class StepExecutor {
  public:
   // `world` may be null (tests): PCIe copies then take bytes / fallback_copy_bytes_per_s.
-  StepExecutor(sim::Simulator& sim, sim::FlowNetwork& net, nccl::CollectiveEngine& engine,
-               const World* world, std::vector<Program> programs, std::vector<nccl::Group> groups,
-               std::vector<RankSetup> ranks);
+  StepExecutor(sim::Simulator& sim, sim::FlowNetwork& net, nccl::CollectiveEngine& engine, const World* world,
+               std::vector<Program> programs, std::vector<nccl::Group> groups, std::vector<RankSetup> ranks);
   StepExecutor(const StepExecutor&) = delete;
   StepExecutor& operator=(const StepExecutor&) = delete;
 
@@ -54,7 +53,7 @@ class StepExecutor {
   bool stopped() const { return stopped_; }
   bool all_done() const { return done_ranks_ == int(ranks_.size()); }
   sim::Time start() const { return start_; }
-  sim::Time end() const;  // latest finish
+  sim::Time end() const;                        // latest finish
   sim::Time now() const { return sim_.now(); }  // where a stopped run got to
 
   const RankAccount& account(int r) const { return acct_[r]; }
@@ -82,7 +81,7 @@ class StepExecutor {
   struct RankState {
     std::vector<StreamState> streams;
     std::vector<uint8_t> events;
-    sim::Time last;           // last accounting update
+    sim::Time last;  // last accounting update
     int comm_inflight = 0;
     int offload_inflight = 0;
     bool computing = false;
@@ -116,9 +115,9 @@ class StepExecutor {
   void advance(int r);
   bool step_stream(int r, int s);  // runs instantaneous ops; true if something changed
   void finish_op(int r, int s);
-  void settle(int r);              // accounting up to now
+  void settle(int r);                // accounting up to now
   double compute_rate(int r) const;  // 1, or 1 / (1 + overlap_slowdown) while comm is in flight
-  void retime_compute(int r);      // re-plans running GPU compute ops after the rate changed
+  void retime_compute(int r);        // re-plans running GPU compute ops after the rate changed
   void comm_begin(int r);
   void comm_end(int r);
   void arrive_collective(int r, int s, const Op& op);
@@ -126,8 +125,8 @@ class StepExecutor {
   void collective_done(int g, uint64_t seq, const nccl::CollectiveRecord& rec);
   void arrive_p2p(int r, int s, const Op& op, bool is_send);
   void start_transfer(int src, uint8_t src_stream, int dst, uint8_t dst_stream, int64_t bytes);
-  void note(int r, int s, const std::string& stream, uint32_t name, nccl::CollOp op, bool is_coll,
-            int64_t bytes, sim::Time start, const nccl::CollectiveRecord* rec);
+  void note(int r, int s, const std::string& stream, uint32_t name, nccl::CollOp op, bool is_coll, int64_t bytes,
+            sim::Time start, const nccl::CollectiveRecord* rec);
   bool recording(int r) const { return !timeline_ranks_.empty() && timeline_mask_[r]; }
   void check_wall();
 

@@ -111,7 +111,8 @@ class StageBuilder {
     int64_t params = int64_t(layers_) * (m.block_matmul_params() / c_.tp + m.block_norm_params());
     if (first()) params += m.embedding_params();
     if (last()) params += m.head_params() + m.hidden;
-    const int pb = c_.training.param_dtype.empty() ? dtype_bytes(c_.training.dtype) : dtype_bytes(c_.training.param_dtype);
+    const int pb =
+        c_.training.param_dtype.empty() ? dtype_bytes(c_.training.dtype) : dtype_bytes(c_.training.param_dtype);
     if (c_.dp > 1)
       p_.collective(kCompute, kDp, CollOp::AllReduce, params * dtype_bytes(c_.training.dtype), "dp all_reduce grads");
     p_.compute(kCompute, Time::from_seconds(adamw_bytes(params, pb) / c_.rates.hbm_rate()), Work::Memory, "adamw");

@@ -54,7 +54,7 @@ ModelShape resolve_model(const ModelSpec& spec) {
       throw SpecError("model.preset", "unknown model preset '" + spec.preset + "' (expected one of " + list + ")");
     }
     m = ModelShape{found->name, found->layers, found->hidden, found->heads, found->kv_heads,
-                   found->ffn, found->vocab, spec.seq, found->tied};
+                   found->ffn,  found->vocab,  spec.seq,      found->tied};
   } else {
     m.name = "custom";
   }
@@ -68,11 +68,15 @@ ModelShape resolve_model(const ModelSpec& spec) {
   if (spec.tied_embeddings) m.tied_embeddings = true;
   if (m.kv_heads == 0) m.kv_heads = m.heads;  // no GQA given: multi-head attention
   const std::pair<const char*, int> need[] = {{"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads},
-                                              {"ffn", m.ffn}, {"vocab", m.vocab}, {"seq", m.seq}};
+                                              {"ffn", m.ffn},       {"vocab", m.vocab},   {"seq", m.seq}};
   for (const auto& [key, v] : need)
-    if (v <= 0) throw SpecError(std::string("model.") + key, std::string("model ") + key + " must be a positive integer (give model.preset or the full shape)");
+    if (v <= 0)
+      throw SpecError(
+          std::string("model.") + key,
+          std::string("model ") + key + " must be a positive integer (give model.preset or the full shape)");
   if (m.hidden % m.heads != 0) throw SpecError("model.heads", "hidden size must be divisible by the number of heads");
-  if (m.heads % m.kv_heads != 0) throw SpecError("model.kv_heads", "heads must be a multiple of kv_heads (grouped-query attention)");
+  if (m.heads % m.kv_heads != 0)
+    throw SpecError("model.kv_heads", "heads must be a multiple of kv_heads (grouped-query attention)");
   return m;
 }
 

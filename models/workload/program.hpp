@@ -23,12 +23,12 @@ enum class CopyDir : uint8_t { HostToGpu, GpuToHost };
 
 struct Op {
   OpKind kind = OpKind::Compute;
-  uint8_t slot = 0;        // Compute: Work; Collective: group slot; Send/Recv: peer slot; Copy: CopyDir
+  uint8_t slot = 0;  // Compute: Work; Collective: group slot; Send/Recv: peer slot; Copy: CopyDir
   nccl::CollOp coll = nccl::CollOp::AllReduce;
-  uint32_t arg = 0;        // Record/Wait: event; others: index into Program::names
-  int64_t bytes = 0;       // Collective (nccl-tests size convention), Send/Recv, Copy
-  sim::Time duration;      // Compute
-  bool in_place = false;   // Collective: the send buffer is the rank's slice of the receive buffer
+  uint32_t arg = 0;       // Record/Wait: event; others: index into Program::names
+  int64_t bytes = 0;      // Collective (nccl-tests size convention), Send/Recv, Copy
+  sim::Time duration;     // Compute
+  bool in_place = false;  // Collective: the send buffer is the rank's slice of the receive buffer
 };
 
 struct Program {

@@ -53,8 +53,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int n_links = in.ConsumeIntegralInRange<int>(1, 12);
   std::vector<sim::LinkId> links;
   for (int i = 0; i < n_links; ++i)
-    links.push_back(net.add_link("l", "x", pick_rate(in),
-                                 sim::Time::from_ps(in.ConsumeIntegralInRange<int64_t>(0, 10'000'000))));
+    links.push_back(
+        net.add_link("l", "x", pick_rate(in), sim::Time::from_ps(in.ConsumeIntegralInRange<int64_t>(0, 10'000'000))));
 
   std::vector<Record> flows;
   flows.reserve(kMaxFlows);
@@ -80,7 +80,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         r.bytes = static_cast<double>(bytes);
         flows.push_back(std::move(r));
         const std::size_t index = flows.size() - 1;
-        flows[index].id = net.start(path, bytes, [&flows, index] { ++flows[index].finished; }, cap, extra);
+        flows[index].id = net.start(
+            path, bytes, [&flows, index] { ++flows[index].finished; }, cap, extra);
         break;
       }
       case 2: {  // cancellation of any flow, finished or not

@@ -151,12 +151,14 @@ TEST_CASE("collectives: all-gather, reduce-scatter and broadcast closed forms", 
     const double w = copy_work_vs_all_reduce(CollOp::AllGather, 8, false);
     REQUIRE(w > 1);
     // T = kernel + (n-1) hop + (n-1)/n S / (eta B / w)
-    CHECK(rig.run(CollOp::AllGather, S) == Approx(P.kernel_latency_s + 7 * h + 7.0 / 8 * S * w / (e * B)).epsilon(1e-6));
+    CHECK(rig.run(CollOp::AllGather, S) ==
+          Approx(P.kernel_latency_s + 7 * h + 7.0 / 8 * S * w / (e * B)).epsilon(1e-6));
   }
   SECTION("reduce-scatter is the same on the wire") {
     Rig rig(1, 8, B, 50e9);
     const double w = copy_work_vs_all_reduce(CollOp::ReduceScatter, 8, false);
-    CHECK(rig.run(CollOp::ReduceScatter, S) == Approx(P.kernel_latency_s + 7 * h + 7.0 / 8 * S * w / (e * B)).epsilon(1e-6));
+    CHECK(rig.run(CollOp::ReduceScatter, S) ==
+          Approx(P.kernel_latency_s + 7 * h + 7.0 / 8 * S * w / (e * B)).epsilon(1e-6));
   }
   SECTION("broadcast: a pipelined chain of n-1 hops carrying S (less work than all-reduce: capped at eta B)") {
     Rig rig(1, 8, B, 50e9);
@@ -202,8 +204,10 @@ TEST_CASE("collectives: two all-reduces on the same links share them (contention
   // Two at once: each flow is capped at eta B = 350 GB/s, two share 450 GB/s -> 225 each.
   double t_a = -1, t_b = -1;
   const double t0 = rig.sim.now().seconds();
-  rig.engine->launch(rig.all(), CollOp::AllReduce, S, [&](const CollectiveRecord&) { t_a = rig.sim.now().seconds() - t0; });
-  rig.engine->launch(rig.all(), CollOp::AllReduce, S, [&](const CollectiveRecord&) { t_b = rig.sim.now().seconds() - t0; });
+  rig.engine->launch(rig.all(), CollOp::AllReduce, S,
+                     [&](const CollectiveRecord&) { t_a = rig.sim.now().seconds() - t0; });
+  rig.engine->launch(rig.all(), CollOp::AllReduce, S,
+                     [&](const CollectiveRecord&) { t_b = rig.sim.now().seconds() - t0; });
   rig.sim.run();
   const double expected = P.kernel_latency_s + 6 * hop(LinkClass::NVLink, Proto::Simple) + 1.5 * S / (B / 2);
   CHECK(t_a == Approx(expected).epsilon(1e-6));
@@ -219,7 +223,8 @@ TEST_CASE("collectives: send/recv and all-to-all deliver over the pair's path", 
   rig.sim.run();
   // T = kernel + hop + S / (eta B)
   CHECK(t == Approx(P.kernel_latency_s + hop(LinkClass::NVLink, Proto::Simple) +
-                    (1 << 30) / (eta(LinkClass::NVLink, Proto::Simple) * B)).epsilon(1e-6));
+                    (1 << 30) / (eta(LinkClass::NVLink, Proto::Simple) * B))
+                 .epsilon(1e-6));
   // All-to-all of S per rank: each GPU sends 3 x S/4 through its own tx link (shared by 3 flows).
   const int64_t S = 1LL << 30;
   const double t_a2a = rig.run(CollOp::AllToAll, S);

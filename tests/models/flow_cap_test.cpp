@@ -40,10 +40,10 @@ TEST_CASE("flow cap: the link's efficiency or the channels' rate, whichever is l
 TEST_CASE("flow cap: copy work, read mode and SHM's one-way edges", "[nccl]") {
   const LinkParams p = params();
   FlowCapInputs ag = nvlink(24);
-  ag.work = 1.2;   // 2-rank all-gather: copy cost 6 per byte sent against all-reduce's 5
+  ag.work = 1.2;  // 2-rank all-gather: copy cost 6 per byte sent against all-reduce's 5
   CHECK(flow_rate_cap(p, ag) == Approx(320e9 / 1.2));
   FlowCapInputs bc = nvlink(4);
-  bc.work = 0.5;   // 2-rank broadcast: half the work, twice the channel rate; never above eta B
+  bc.work = 0.5;  // 2-rank broadcast: half the work, twice the channel rate; never above eta B
   const double r2 = 1.0 / (1.0 / 40e9 + 10e-6 / double(1 << 22));
   CHECK(flow_rate_cap(p, bc) == Approx(4 * r2));
   FlowCapInputs rd = nvlink(24);

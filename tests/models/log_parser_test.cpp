@@ -89,8 +89,7 @@ TEST_CASE("nccl log: seed 000, 4 pods x 1 GPU on one p4d.24xlarge over EFA", "[m
   CHECK(find(fs, "few-channels")->severity == Severity::Info);  // network only: 2 channels is normal
 }
 
-TEST_CASE("nccl log: seed 004, EFA plugin fails on g6e.8xlarge and NCCL falls back to Socket",
-          "[models][nccl]") {
+TEST_CASE("nccl log: seed 004, EFA plugin fails on g6e.8xlarge and NCCL falls back to Socket", "[models][nccl]") {
   auto r = parse_nccl_log_file(kInputs + "seed004_g6e_4pods_socket_fallback.log");
   CHECK(r.nccl_version == "2.27.3+cuda12.9");
   CHECK(r.nranks == 4);
@@ -145,9 +144,8 @@ TEST_CASE("nccl log: 4 processes on 4 x H200 over NVLink (P2P/CUMEM)", "[models]
   CHECK(it->latency_us == Approx(28.8));
   CHECK(it->bandwidth_gbs == Approx(240.0));
   // The algorithm NCCL picked per size: 1 MiB all-gather -> Ring Simple on all 24 channels.
-  auto ch = std::find_if(r.algo_choices.begin(), r.algo_choices.end(), [](const LogAlgoChoice& c) {
-    return c.function == "AllGather" && c.bytes == 1048576;
-  });
+  auto ch = std::find_if(r.algo_choices.begin(), r.algo_choices.end(),
+                         [](const LogAlgoChoice& c) { return c.function == "AllGather" && c.bytes == 1048576; });
   REQUIRE(ch != r.algo_choices.end());
   CHECK(ch->algo == "RING");
   CHECK(ch->proto == "SIMPLE");
@@ -174,8 +172,7 @@ TEST_CASE("nccl log: 4 processes with P2P and SHM disabled (Socket over lo)", "[
   CHECK_FALSE(find(fs, "net-plugin-failed"));  // IB failing to initialise is NCCL probing
 }
 
-TEST_CASE("nccl log: one process drives 4 GPUs (nccl-tests -g 4), log mixed with the table",
-          "[models][nccl]") {
+TEST_CASE("nccl log: one process drives 4 GPUs (nccl-tests -g 4), log mixed with the table", "[models][nccl]") {
   auto r = parse_nccl_log_file(kCal + "nccl-tests/ar_g4_info.txt");
   CHECK(r.comms.size() == 4);  // one communicator per GPU, all in one process
   CHECK(r.processes == 1);
@@ -242,7 +239,5 @@ TEST_CASE("nccl log: prefixes optional, P2P read mode, SHM, bad input", "[models
       CHECK(e.col() == 1);
     }
   }
-  SECTION("no NCCL line at all") {
-    CHECK_THROWS_AS(parse_nccl_log("hello\nworld\n", "none.log"), models::ParseError);
-  }
+  SECTION("no NCCL line at all") { CHECK_THROWS_AS(parse_nccl_log("hello\nworld\n", "none.log"), models::ParseError); }
 }

@@ -69,8 +69,7 @@ TEST_CASE("nccl-tests parser: SHM and Socket runs, INFO lines between rows", "[m
   CHECK(*s.avg_busbw_gbs == Approx(0.968486));
 }
 
-TEST_CASE("nccl-tests parser: rows split by INFO lines glued mid-row (ar_g4_info.txt)",
-          "[models][calibrate]") {
+TEST_CASE("nccl-tests parser: rows split by INFO lines glued mid-row (ar_g4_info.txt)", "[models][calibrate]") {
   auto runs = parse_nccl_tests_files({kDir + "ar_g4_info.txt"});
   REQUIRE(runs.size() == 1);
   const auto& r = runs[0];
@@ -86,8 +85,7 @@ TEST_CASE("nccl-tests parser: rows split by INFO lines glued mid-row (ar_g4_info
   CHECK(*r.avg_busbw_gbs == Approx(92.6228));
 }
 
-TEST_CASE("nccl-tests parser: old format without root, 'error' column, two runs in one file",
-          "[models][calibrate]") {
+TEST_CASE("nccl-tests parser: old format without root, 'error' column, two runs in one file", "[models][calibrate]") {
   const std::string text =
       "# nThread 1 nGpus 8 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20 validation: 1\n"
       "#\n"
@@ -124,7 +122,8 @@ TEST_CASE("nccl-tests parser: old format without root, 'error' column, two runs 
 TEST_CASE("nccl-tests parser: broken inputs give file:line:col errors", "[models][calibrate]") {
   const std::string head =
       "# Collective test starting: all_gather_perf\n"
-      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n";
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  "
+      "#wrong\n";
   SECTION("truncated in the middle of a row") {
     try {
       parse_nccl_tests(head + "        1024           256     float    none      -1    12.0", "t.txt");
@@ -137,7 +136,9 @@ TEST_CASE("nccl-tests parser: broken inputs give file:line:col errors", "[models
   }
   SECTION("a word where a number belongs") {
     try {
-      parse_nccl_tests(head + "        1024           256     float    none      -1    fast   0.1  0.1  0  12.0 0.1 0.1 0\n", "t.txt");
+      parse_nccl_tests(
+          head + "        1024           256     float    none      -1    fast   0.1  0.1  0  12.0 0.1 0.1 0\n",
+          "t.txt");
       FAIL("no error");
     } catch (const ParseError& e) {
       CHECK(e.line() == 3);
@@ -150,7 +151,10 @@ TEST_CASE("nccl-tests parser: broken inputs give file:line:col errors", "[models
                     ParseError);
   }
   SECTION("binary data") {
-    std::string bin = head + std::string("\x7f" "ELF\x02\x01", 6);
+    std::string bin = head + std::string(
+                                 "\x7f"
+                                 "ELF\x02\x01",
+                                 6);
     try {
       parse_nccl_tests(bin, "b.bin");
       FAIL("no error");

@@ -3,8 +3,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "models/hw/instance.hpp"
 #include "models/error.hpp"
+#include "models/hw/instance.hpp"
 #include "models/parse_error.hpp"
 #include "models/topology/node_graph.hpp"
 #include "models/topology/resolve.hpp"

@@ -46,9 +46,9 @@ TEST_CASE("transport: more GPUs per pod than the node has", "[models][nccl]") {
 }
 
 TEST_CASE("transport: pods x GPUs that do not tile the node", "[models][nccl]") {
-  CHECK(error_key(p4d(3, 0)) == "placement.pods_per_node");   // 8 GPUs among 3 pods
-  CHECK(error_key(p4d(4, 4)) == "placement.pods_per_node");   // 16 > 8
-  CHECK(error_key(p4d(1, 4)).empty());                        // seeds/002: 1 pod x 4 GPUs is fine
+  CHECK(error_key(p4d(3, 0)) == "placement.pods_per_node");  // 8 GPUs among 3 pods
+  CHECK(error_key(p4d(4, 4)) == "placement.pods_per_node");  // 16 > 8
+  CHECK(error_key(p4d(1, 4)).empty());                       // seeds/002: 1 pod x 4 GPUs is fine
 }
 
 TEST_CASE("transport: unknown value of a known NCCL variable", "[models][nccl]") {

@@ -42,7 +42,7 @@ TEST_CASE("tuning: NCCL's latency/bandwidth table on 4xH200 is reproduced", "[nc
   check(CollOp::AllGather, Algo::Ring, Proto::LL128, 19.7, 441.6);
   check(CollOp::AllGather, Algo::Ring, Proto::Simple, 18.6, 480.0);
   check(CollOp::ReduceScatter, Algo::Ring, Proto::Simple, 18.6, 480.0);
-  check(CollOp::AllReduce, Algo::Ring, Proto::LL, 10.2, 94.0);       // 6.6 + 6 x .6; 141 x 4/6
+  check(CollOp::AllReduce, Algo::Ring, Proto::LL, 10.2, 94.0);  // 6.6 + 6 x .6; 141 x 4/6
   check(CollOp::AllReduce, Algo::Ring, Proto::LL128, 25.4, 220.8);
   check(CollOp::AllReduce, Algo::Ring, Proto::Simple, 28.8, 240.0);
   // Tree all-reduce: base + 2 (ppn-1) hop; busBw x .92, LL / 3.8, LL128 x 7/9, algBw = busBw / 2.
@@ -78,8 +78,7 @@ TEST_CASE("tuning: NCCL_ALGO, NCCL_PROTO and channel limits use NCCL's syntax", 
   env = TuningEnv::from({{"NCCL_MAX_NCHANNELS", "4"}});
   CHECK(choose(h200x4(), env, CollOp::AllReduce, 1 << 30).channels == 4);
   CHECK_THROWS_AS(TuningEnv::from({{"NCCL_PROTO", "Fast"}}), models::SpecError);
-  CHECK_THROWS_WITH(TuningEnv::from({{"NCCL_MAX_NCHANNELS", "many"}}),
-                    Catch::Contains("expected an integer"));
+  CHECK_THROWS_WITH(TuningEnv::from({{"NCCL_MAX_NCHANNELS", "many"}}), Catch::Contains("expected an integer"));
 }
 
 TEST_CASE("tuning: multi-node rings pay network hops, LL128 needs NVLink inside the node", "[nccl]") {
@@ -132,10 +131,14 @@ TEST_CASE("tuning: the Socket table NCCL printed for 4 processes over lo is repr
 TEST_CASE("tuning: algorithm, protocol and channels NCCL logged per size on 4xH200 over NVLink", "[nccl]") {
   // ../shared/calibration/h200x4/logs/p2p_n4.rank0.log (NCCL 2.28.9, 4 processes, P2P/CUMEM):
   // "AllReduce: N Bytes -> Algo RING proto LL channel{Lo..Hi}={0..k}" lines, one per size.
-  struct Row { int64_t bytes; Proto proto; int channels; };
-  const Row rows[] = {{4, Proto::LL, 1},          {16384, Proto::LL, 1},       {32768, Proto::LL, 2},
-                      {65536, Proto::LL, 4},      {131072, Proto::LL, 8},      {262144, Proto::LL, 16},
-                      {524288, Proto::LL, 24},    {2097152, Proto::LL, 24},    {4194304, Proto::LL128, 24},
+  struct Row {
+    int64_t bytes;
+    Proto proto;
+    int channels;
+  };
+  const Row rows[] = {{4, Proto::LL, 1},           {16384, Proto::LL, 1},         {32768, Proto::LL, 2},
+                      {65536, Proto::LL, 4},       {131072, Proto::LL, 8},        {262144, Proto::LL, 16},
+                      {524288, Proto::LL, 24},     {2097152, Proto::LL, 24},      {4194304, Proto::LL128, 24},
                       {8388608, Proto::LL128, 24}, {16777216, Proto::Simple, 24}, {1073741824, Proto::Simple, 24}};
   for (const Row& r : rows) {
     const Choice c = choose(h200x4(), TuningEnv{}, CollOp::AllReduce, r.bytes);
@@ -152,15 +155,18 @@ namespace {
 std::pair<int, int> check_log_choices(const std::string& log, const CommView& view) {
   std::ifstream in(log);
   REQUIRE(in.good());
-  const std::regex re(R"((AllReduce|AllGather|ReduceScatter|Broadcast): (\d+) Bytes -> Algo (\w+) proto (\w+) channel\{Lo\.\.Hi\}=\{0\.\.(\d+)\})");
+  const std::regex re(
+      R"((AllReduce|AllGather|ReduceScatter|Broadcast): (\d+) Bytes -> Algo (\w+) proto (\w+) channel\{Lo\.\.Hi\}=\{0\.\.(\d+)\})");
   std::set<std::string> seen;
   int checked = 0, exact = 0;
   for (std::string line; std::getline(in, line);) {
     std::smatch m;
     if (!std::regex_search(line, m, re) || !seen.insert(m[0]).second) continue;
     const std::string op = m[1];
-    const CollOp c = op == "AllReduce" ? CollOp::AllReduce : op == "AllGather" ? CollOp::AllGather
-                   : op == "ReduceScatter" ? CollOp::ReduceScatter : CollOp::Broadcast;
+    const CollOp c = op == "AllReduce"       ? CollOp::AllReduce
+                     : op == "AllGather"     ? CollOp::AllGather
+                     : op == "ReduceScatter" ? CollOp::ReduceScatter
+                                             : CollOp::Broadcast;
     // NCCL logs count x type size: for all-gather and reduce-scatter that is one rank's share,
     // while choose() takes nccl-tests' total.
     const int64_t logged = std::stoll(m[2]);
@@ -220,7 +226,8 @@ TEST_CASE("tuning: 2 x H200 (NV18): NCCL's table and every choice it logged", "[
   // Algorithms, protocols and channels all match, including the 6 lines where the planner's cell
   // layout runs 22 of the 24 channels (all-reduce 256 KiB, all-gather 128/256 KiB per rank, broadcast
   // 256 KiB-2 MiB).
-  const auto [n, exact] = check_log_choices(std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x2/n2_tuning.log", v);
+  const auto [n, exact] =
+      check_log_choices(std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x2/n2_tuning.log", v);
   CHECK(n >= 80);
   CHECK(exact == n);
 }

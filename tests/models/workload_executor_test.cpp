@@ -193,8 +193,8 @@ TEST_CASE("workload: Megatron TP issues 2 all-reduces per block forward and 2 ba
     for (const auto& op : programs[0].ops[0]) ar += op.kind == OpKind::Collective;
     return ar;
   };
-  CHECK(count(false) == 8 * 4);      // layers x (2 fwd + 2 bwd)
-  CHECK(count(true) == 8 * 6);       // + the recomputed forward's two
+  CHECK(count(false) == 8 * 4);  // layers x (2 fwd + 2 bwd)
+  CHECK(count(true) == 8 * 6);   // + the recomputed forward's two
   std::vector<Group> groups;
   std::vector<RankSetup> ranks;
   c.dp = 2;

@@ -21,7 +21,9 @@ class FakeEngine : public models::nccl::CollectiveEngine {
     if (op == CollOp::SendRecv) return 1.0;
     return double(n - 1) / n;
   }
-  double time(models::nccl::CollOp op, int n, int64_t bytes) const { return alpha_ + factor(op, n) * double(bytes) / bw_; }
+  double time(models::nccl::CollOp op, int n, int64_t bytes) const {
+    return alpha_ + factor(op, n) * double(bytes) / bw_;
+  }
   void launch(const models::nccl::Group& g, models::nccl::CollOp op, int64_t bytes, Done done, bool = false) override {
     ++launched;
     total_s += time(op, int(g.ranks.size()), bytes);
@@ -32,7 +34,8 @@ class FakeEngine : public models::nccl::CollectiveEngine {
     defer(time(models::nccl::CollOp::SendRecv, 2, bytes), std::move(done),
           models::nccl::CollectiveRecord{models::nccl::CollOp::SendRecv, bytes});
   }
-  models::nccl::CollectiveRecord choose(const models::nccl::Group&, models::nccl::CollOp op, int64_t bytes) const override {
+  models::nccl::CollectiveRecord choose(const models::nccl::Group&, models::nccl::CollOp op,
+                                        int64_t bytes) const override {
     return models::nccl::CollectiveRecord{op, bytes};
   }
   int launched = 0;

@@ -13,13 +13,17 @@ ModelShape llama8b() {
 }
 ComputeRates p4d_rates() {
   // p4d.24xlarge host: 2 sockets x 6 channels DDR4-2933 = 281.6 GB/s (models/hw/instance.cpp).
-  return ComputeRates{312e12, kDefaultEfficiency, 1555e9, kDefaultHbmEfficiency, 281.6e9,
-                      kDefaultHostEfficiency, kDefaultCoreBytesPerS};
+  return ComputeRates{312e12,
+                      kDefaultEfficiency,
+                      1555e9,
+                      kDefaultHbmEfficiency,
+                      281.6e9,
+                      kDefaultHostEfficiency,
+                      kDefaultCoreBytesPerS};
 }
 }  // namespace
 
-TEST_CASE("workload: offloaded ZeRO-3 step is one thread per rank under torchrun, host-bound alone",
-          "[workload]") {
+TEST_CASE("workload: offloaded ZeRO-3 step is one thread per rank under torchrun, host-bound alone", "[workload]") {
   const ComputeRates r = p4d_rates();
   const double shard = 8030261248.0 / 4;
   // torchrun with 4 processes (OMP_NUM_THREADS=1): t = shard x 42 B / min(core, host/4)
@@ -38,8 +42,7 @@ TEST_CASE("workload: offloaded ZeRO-3 step is one thread per rank under torchrun
   CHECK(zero3_host_step_seconds(shard, 4, 4, r, 64) == Approx(shard * 42 / (281.6e9 * 0.4 / 4)).epsilon(1e-9));
 }
 
-TEST_CASE("workload: checkpointed blocks re-gather what stage3_max_reuse_distance releases",
-          "[workload]") {
+TEST_CASE("workload: checkpointed blocks re-gather what stage3_max_reuse_distance releases", "[workload]") {
   const ModelShape m = llama8b();
   const ComputeRates r = p4d_rates();
   const int64_t h = m.hidden, ffn = m.ffn;

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <sstream>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,9 +21,9 @@ namespace {
 struct BadCase {
   fs::path path;
   std::string expect, at, file;
-  bool from_models = false;        // `# from: models`: the loader accepts it, run_scenario refuses
-  std::vector<std::string> args;   // as given to `commsim run`
-  std::vector<std::string> sets;   // the --set values among them
+  bool from_models = false;       // `# from: models`: the loader accepts it, run_scenario refuses
+  std::vector<std::string> args;  // as given to `commsim run`
+  std::vector<std::string> sets;  // the --set values among them
   std::string expected_line() const { return file + ":" + at + ": " + expect; }
 };
 
@@ -44,10 +44,12 @@ std::vector<BadCase> bad_cases() {
         // {dir} stands for this corpus folder, wherever the checkout lives.
         for (auto at = c.expect.find("{dir}"); at != std::string::npos; at = c.expect.find("{dir}"))
           c.expect.replace(at, 5, dir.string());
-      }
-      else if (line.rfind("# at: ", 0) == 0) c.at = value("# at: ");
-      else if (line.rfind("# from: models", 0) == 0) c.from_models = true;
-      else if (line.rfind("# file: ", 0) == 0) c.file = value("# file: ") == "--set" ? "--set" : (dir / value("# file: ")).string();
+      } else if (line.rfind("# at: ", 0) == 0)
+        c.at = value("# at: ");
+      else if (line.rfind("# from: models", 0) == 0)
+        c.from_models = true;
+      else if (line.rfind("# file: ", 0) == 0)
+        c.file = value("# file: ") == "--set" ? "--set" : (dir / value("# file: ")).string();
       else if (line.rfind("# args: ", 0) == 0) {
         std::istringstream words(value("# args: "));
         for (std::string w; words >> w;) c.args.push_back(w);

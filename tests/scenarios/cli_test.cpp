@@ -46,7 +46,8 @@ TEST_CASE("scenarios: run --out writes result.json and summary.txt", "[scenarios
 }
 
 TEST_CASE("scenarios: sweep rows do not depend on --jobs, and shards concatenate to the whole", "[scenarios]") {
-  const std::vector<std::string> base = {"sweep", kAllReduce, "--vary", "collective.bytes=1 MiB,16 MiB,64 MiB",
+  const std::vector<std::string> base = {"sweep",  kAllReduce,
+                                         "--vary", "collective.bytes=1 MiB,16 MiB,64 MiB",
                                          "--vary", "collective.op=all_reduce,all_gather"};
   const auto runs = scenarios_test::sweep_three_ways(base, 3, 4);
   REQUIRE(runs.serial.exit_code == 0);

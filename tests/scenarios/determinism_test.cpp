@@ -49,8 +49,8 @@ TEST_CASE("scenarios: every shipped scenario passes the audit and gives byte-ide
 
 TEST_CASE("scenarios: a training sweep is identical across --jobs 1/2 and across shards merged back", "[scenarios]") {
   const std::string seed = (kSource / "scenarios/seeds/p4d_1pod_4gpu.toml").string();
-  const std::vector<std::string> base = {"sweep", seed, "--vary", "zero.reduce_bucket_size=1e7,5e7,2e8",
-                                         "--vary", "placement.pods_per_node=1,4"};
+  const std::vector<std::string> base = {
+      "sweep", seed, "--vary", "zero.reduce_bucket_size=1e7,5e7,2e8", "--vary", "placement.pods_per_node=1,4"};
   const auto runs = scenarios_test::sweep_three_ways(base, 2, 3);
   REQUIRE(runs.serial.exit_code == 0);
   CHECK(std::count(runs.serial.out.begin(), runs.serial.out.end(), '\n') == 7);  // header + 3 x 2 rows

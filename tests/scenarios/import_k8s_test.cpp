@@ -37,7 +37,7 @@ TEST_CASE("import k8s: TrainJob, PyTorchJob and the seed 001 trainer block", "[s
   CHECK(tj.gpus_per_pod == 1);
   CHECK(tj.efa_per_pod == 1);
   CHECK(tj.instance_type == "p4d.24xlarge");  // from podSpecOverrides
-  CHECK(tj.env.size() == 2);                   // HF_TOKEN is not NCCL's
+  CHECK(tj.env.size() == 2);                  // HF_TOKEN is not NCCL's
   const auto pj = scenarios::read_k8s_job(kInputs + "pytorchjob_p4d_1x4.yaml");
   CHECK(pj.kind == "PyTorchJob");
   CHECK(pj.pods == 1);
@@ -69,7 +69,8 @@ TEST_CASE("import k8s: YAML that is not a job, wrong types", "[scenarios]") {
           "a pod spec with containers, or a trainer: block)");
   }
   try {
-    scenarios::parse_k8s_job("kind: Pod\nspec:\n  containers:\n  - resources:\n      limits:\n        nvidia.com/gpu: four\n", "p.yaml");
+    scenarios::parse_k8s_job(
+        "kind: Pod\nspec:\n  containers:\n  - resources:\n      limits:\n        nvidia.com/gpu: four\n", "p.yaml");
     FAIL("no error");
   } catch (const UserError& e) {
     CHECK(e.pos().line == 6);
@@ -90,7 +91,8 @@ TEST_CASE("import k8s: Hugging Face Trainer arguments (seed 002 and command-line
   CHECK(a.grad_checkpointing == true);
   CHECK(a.deepspeed == "llama-3-8b-stage3.json");
   const auto b = scenarios::parse_trainer_args(
-      "python train.py --per_device_train_batch_size 2 --gradient_accumulation_steps=8 --max_steps 100 --bf16 True\n", "cli.txt");
+      "python train.py --per_device_train_batch_size 2 --gradient_accumulation_steps=8 --max_steps 100 --bf16 True\n",
+      "cli.txt");
   CHECK(b.micro_batch == 2);
   CHECK(b.grad_accum == 8);
   CHECK(b.steps == 100);
@@ -106,8 +108,9 @@ TEST_CASE("import k8s: Hugging Face Trainer arguments (seed 002 and command-line
 TEST_CASE("commsim import k8s: scenarios that load and run, nothing written on error", "[scenarios]") {
   const auto dir = scenarios_test::fresh_temp_dir("import");
   const std::string out = (dir / "s002.toml").string();
-  auto r = run_commsim({"import", "k8s", kInputs + "seed002_pod_spec.yaml", "--deepspeed", kInputs + "llama-3-8b-stage3.json",
-                        "--trainer-args", kInputs + "seed002_trainer_args.txt", "--model", "llama-3-8b", "--out", out});
+  auto r = run_commsim({"import", "k8s", kInputs + "seed002_pod_spec.yaml", "--deepspeed",
+                        kInputs + "llama-3-8b-stage3.json", "--trainer-args", kInputs + "seed002_trainer_args.txt",
+                        "--model", "llama-3-8b", "--out", out});
   REQUIRE(r.exit_code == 0);
   const auto s = scenarios::load_scenario(out).spec;
   CHECK(s.cluster.instance == "p4d.24xlarge");
@@ -125,7 +128,8 @@ TEST_CASE("commsim import k8s: scenarios that load and run, nothing written on e
 
   // The seed 001 layout: 16 pods x 1 GPU, packed 8 per p4d.24xlarge.
   const std::string out16 = (dir / "s001.toml").string();
-  r = run_commsim({"import", "k8s", kInputs + "seed001_trainjob_16x1_fixed.yaml", "--instance", "p4d.24xlarge", "--out", out16});
+  r = run_commsim(
+      {"import", "k8s", kInputs + "seed001_trainjob_16x1_fixed.yaml", "--instance", "p4d.24xlarge", "--out", out16});
   REQUIRE(r.exit_code == 0);
   const auto s16 = scenarios::load_scenario(out16).spec;
   CHECK(s16.cluster.nodes == 2);
@@ -133,7 +137,8 @@ TEST_CASE("commsim import k8s: scenarios that load and run, nothing written on e
   CHECK(s16.model->preset == "llama-3-8b");  // from "llama-3-8b.py" in the command
 
   const std::string bad = (dir / "bad.toml").string();
-  r = run_commsim({"import", "k8s", kInputs + "seed001_trainjob_16x1.yaml", "--instance", "p4d.24xlarge", "--out", bad});
+  r = run_commsim(
+      {"import", "k8s", kInputs + "seed001_trainjob_16x1.yaml", "--instance", "p4d.24xlarge", "--out", bad});
   CHECK(r.exit_code == 2);
   CHECK(r.err.rfind(kInputs + "seed001_trainjob_16x1.yaml:11:", 0) == 0);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
@@ -154,7 +159,8 @@ TEST_CASE("import k8s: OMP_NUM_THREADS in the container env becomes training.cpu
   REQUIRE(job.env.size() == 1);
   CHECK(job.env[0].first == "NCCL_P2P_LEVEL");
   try {
-    scenarios::parse_k8s_job("kind: Pod\nspec:\n  containers:\n  - env:\n    - name: OMP_NUM_THREADS\n      value: many\n", "q.yaml");
+    scenarios::parse_k8s_job(
+        "kind: Pod\nspec:\n  containers:\n  - env:\n    - name: OMP_NUM_THREADS\n      value: many\n", "q.yaml");
     FAIL("no error");
   } catch (const UserError& e) {
     CHECK(e.pos().line == 6);

@@ -52,8 +52,7 @@ TEST_CASE("nccl-log scenario: seed 004 (plugin failure on g6e.8xlarge)", "[scena
   CHECK(s.nccl_env.count("NCCL_PROTO") == 0);
 }
 
-TEST_CASE("nccl-log scenario: calibration logs need --instance, env-disabled P2P keeps one pod",
-          "[scenarios]") {
+TEST_CASE("nccl-log scenario: calibration logs need --instance, env-disabled P2P keeps one pod", "[scenarios]") {
   const auto report = models::nccl::parse_nccl_log_file(kCal + "logs/p2p_n4.rank0.log");
   CHECK_THROWS_AS(scenarios::scenario_from_nccl_log(report, {}), scenarios::UserError);
   const auto p2p = from_log(kCal + "logs/p2p_n4.rank0.log", "h200x4").spec;
@@ -92,13 +91,13 @@ TEST_CASE("commsim nccl-log: report, JSON, and a scenario that commsim run runs"
   const auto j = nlohmann::json::parse(js.out);
   REQUIRE(j.contains("one_pod_comparison"));
   CHECK(j["one_pod_comparison"]["gpus_per_pod"] == 4);
-  CHECK(j["one_pod_comparison"]["one_pod_step_s"].get<double>() < j["one_pod_comparison"]["logged_step_s"].get<double>());
+  CHECK(j["one_pod_comparison"]["one_pod_step_s"].get<double>() <
+        j["one_pod_comparison"]["logged_step_s"].get<double>());
   CHECK(j["findings"][0]["id"] == "ranks-isolated");
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("commsim nccl-log: a garbled log is one FILE:LINE:COL line, exit 2, nothing written",
-          "[scenarios]") {
+TEST_CASE("commsim nccl-log: a garbled log is one FILE:LINE:COL line, exit 2, nothing written", "[scenarios]") {
   const auto dir = scenarios_test::fresh_temp_dir("nccllog-bad");
   const std::string log = (dir / "cut.log").string();
   {
@@ -108,13 +107,18 @@ TEST_CASE("commsim nccl-log: a garbled log is one FILE:LINE:COL line, exit 2, no
   const std::string out = (dir / "s.toml").string();
   auto r = run_commsim({"nccl-log", log, "--scenario", out});
   CHECK(r.exit_code == 2);
-  CHECK(r.err == log + ":2:21: NCCL line cut short or garbled: 'comm 0x1 rank 0 nRanks' (expected 'comm 0x... rank R nRanks N nNodes M localRanks L localRank K')\n");
+  CHECK(r.err == log +
+                     ":2:21: NCCL line cut short or garbled: 'comm 0x1 rank 0 nRanks' (expected 'comm 0x... rank R "
+                     "nRanks N nNodes M localRanks L localRank K')\n");
   CHECK(r.out.empty());
   CHECK_FALSE(std::filesystem::exists(out));
   // binary
   {
     std::ofstream f(log, std::ios::binary);
-    f << std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10);
+    f << std::string(
+        "\x7f"
+        "ELF\x02\x01\x01\0\0\0",
+        10);
   }
   r = run_commsim({"nccl-log", log});
   CHECK(r.exit_code == 2);

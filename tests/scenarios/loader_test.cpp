@@ -33,8 +33,10 @@ void write(const fs::path& p, const std::string& text) { std::ofstream(p) << tex
 scenarios::LoadedScenario load_with_deepspeed(const fs::path& dir, const std::string& json,
                                               const std::string& zero = "") {
   write(dir / "ds.json", json);
-  write(dir / "s.toml", "deepspeed_config = \"ds.json\"\n[cluster]\ninstance = \"p4d.24xlarge\"\n"
-                        "[model]\npreset = \"llama-3-8b\"\n" + (zero.empty() ? "" : "[zero]\n" + zero));
+  write(dir / "s.toml",
+        "deepspeed_config = \"ds.json\"\n[cluster]\ninstance = \"p4d.24xlarge\"\n"
+        "[model]\npreset = \"llama-3-8b\"\n" +
+            (zero.empty() ? "" : "[zero]\n" + zero));
   return load_scenario((dir / "s.toml").string());
 }
 }  // namespace
@@ -63,16 +65,16 @@ TEST_CASE("scenarios: the shipped examples load with the contract's keys", "[sce
 }
 
 TEST_CASE("scenarios: --set overrides any key, typed as TOML, else taken as a string", "[scenarios]") {
-  const auto s = load_scenario_text(kMinimal, "m.toml",
-                                    {"placement.gpus_per_pod=1", "placement.pods_per_node=4", "placement.host_ipc=false",
-                                     "collective.bytes=256 MiB", "nccl.env.NCCL_P2P_DISABLE=1", "model.preset=llama-3-8b",
-                                     "name=\"quoted name\""});
+  const auto s = load_scenario_text(
+      kMinimal, "m.toml",
+      {"placement.gpus_per_pod=1", "placement.pods_per_node=4", "placement.host_ipc=false", "collective.bytes=256 MiB",
+       "nccl.env.NCCL_P2P_DISABLE=1", "model.preset=llama-3-8b", "name=\"quoted name\""});
   CHECK(s.spec.placement.gpus_per_pod == 1);
   CHECK(s.spec.placement.pods_per_node == 4);
   CHECK_FALSE(s.spec.placement.host_ipc);
   CHECK(s.spec.collective->bytes == 256 * 1048576);
   CHECK(s.spec.nccl_env.at("NCCL_P2P_DISABLE") == "1");  // an integer becomes the env string
-  CHECK(s.spec.model->preset == "llama-3-8b");          // created a table the file did not have
+  CHECK(s.spec.model->preset == "llama-3-8b");           // created a table the file did not have
   CHECK(s.spec.name == "quoted name");
   // The value column of "placement.gpus_per_pod=1" is 24 (key of 22 characters, then '=').
   CHECK(s.position_of("placement.gpus_per_pod").str() == "--set:1:24");
@@ -152,7 +154,7 @@ reduce_bucket_size = 1e6
   CHECK(z.sub_group_size == 1e8);
   CHECK(z.stage3_max_live_parameters == 1e8);
   CHECK(z.stage3_max_reuse_distance == 1e8);  // it sets the checkpointed backward's re-gathers
-  CHECK(z.reduce_bucket_size == 1e6);  // the scenario's [zero] wins over the JSON
+  CHECK(z.reduce_bucket_size == 1e6);         // the scenario's [zero] wins over the JSON
   // Hugging Face Trainer: prefetch = 0.9 * hidden^2, persistence = 10 * hidden.
   CHECK(z.stage3_prefetch_bucket_size == std::floor(0.9 * 4096.0 * 4096.0));
   CHECK(z.stage3_param_persistence_threshold == 40960);
@@ -196,7 +198,8 @@ TEST_CASE("scenarios: DeepSpeed's legacy offload flags apply, newer keys are acc
 TEST_CASE("scenarios: [zero] overrides the DeepSpeed JSON whichever spelling each uses", "[scenarios]") {
   const fs::path dir = scenarios_test::fresh_temp_dir("ds_override");
   const auto s = load_with_deepspeed(dir, R"({"zero_optimization": {"stage": 3, "stage3_max_reuse_distance": 1e8,
-    "max_live_parameters": 1e8}})", "max_reuse_distance = 1e9\nstage3_max_live_parameters = 3e8\n");
+    "max_live_parameters": 1e8}})",
+                                     "max_reuse_distance = 1e9\nstage3_max_live_parameters = 3e8\n");
   CHECK(s.spec.zero.stage3_max_reuse_distance == 1e9);
   CHECK(s.spec.zero.stage3_max_live_parameters == 3e8);
   CHECK(s.position_of("zero.stage3_max_reuse_distance").str() == (dir / "s.toml").string() + ":7:22");

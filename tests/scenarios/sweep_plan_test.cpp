@@ -19,7 +19,8 @@ TEST_CASE("scenarios: --vary splits on commas outside quotes and brackets", "[sc
 }
 
 TEST_CASE("scenarios: sweep points are the cartesian product, first axis slowest", "[scenarios]") {
-  const std::vector<scenarios::VaryAxis> axes = {scenarios::parse_vary("a=1,2", 1), scenarios::parse_vary("b=x,y,z", 2)};
+  const std::vector<scenarios::VaryAxis> axes = {scenarios::parse_vary("a=1,2", 1),
+                                                 scenarios::parse_vary("b=x,y,z", 2)};
   // Size = product of the axis lengths: 2 * 3.
   REQUIRE(scenarios::sweep_size(axes) == 6);
   const std::vector<std::vector<std::string>> expected = {{"1", "x"}, {"1", "y"}, {"1", "z"},

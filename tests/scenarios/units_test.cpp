@@ -52,7 +52,8 @@ TEST_CASE("scenarios: bandwidths in bytes and bits per second", "[scenarios]") {
   CHECK_THROWS_WITH(scenarios::parse_bandwidth_bytes_per_s("0 GB/s"), Catch::Contains("must be positive"));
   CHECK_THROWS_WITH(scenarios::parse_bandwidth_bytes_per_s("-1 GB/s"), Catch::Contains("must be positive"));
   CHECK_THROWS_WITH(scenarios::parse_bandwidth_bytes_per_s("100 GB"), Catch::Contains("is a size, not a bandwidth"));
-  CHECK_THROWS_WITH(scenarios::parse_bandwidth_bytes_per_s("100 GB/sec"), Catch::Contains("unknown bandwidth unit 'GB/sec'"));
+  CHECK_THROWS_WITH(scenarios::parse_bandwidth_bytes_per_s("100 GB/sec"),
+                    Catch::Contains("unknown bandwidth unit 'GB/sec'"));
   CHECK_THROWS_AS(scenarios::bandwidth_from_number(INFINITY), UnitError);
 }
 

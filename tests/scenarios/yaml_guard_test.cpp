@@ -16,7 +16,8 @@ TEST_CASE("scenarios: a value starting with a comma is refused where yaml-cpp wo
     FAIL("expected a UserError");
   } catch (const scenarios::UserError& e) {
     CHECK(std::string(e.what()) ==
-          "job.yaml:2:1: YAML: unexpected ',' where a value should start (quote the value, or remove the stray character)");
+          "job.yaml:2:1: YAML: unexpected ',' where a value should start (quote the value, or remove the stray "
+          "character)");
   }
   // The importer gives the same error instead of hanging.
   CHECK_THROWS_AS(scenarios::parse_k8s_job(text, "job.yaml"), scenarios::UserError);
@@ -26,6 +27,6 @@ TEST_CASE("scenarios: well-formed and merely malformed YAML pass the termination
   CHECK_NOTHROW(scenarios::check_yaml_terminates("", "a.yaml"));
   CHECK_NOTHROW(scenarios::check_yaml_terminates("a: 1\n---\nb: [1, 2]\n---\n", "a.yaml"));
   CHECK_NOTHROW(scenarios::check_yaml_terminates("args: [a\n  , b]\n", "a.yaml"));  // ',' inside a flow list
-  CHECK_NOTHROW(scenarios::check_yaml_terminates("a: [1, 2\n", "a.yaml"));  // syntax error: left to the loader
+  CHECK_NOTHROW(scenarios::check_yaml_terminates("a: [1, 2\n", "a.yaml"));          // syntax error: left to the loader
   CHECK_NOTHROW(scenarios::check_yaml_terminates("a: 4\n ,\nb: \"1\"\n", "a.yaml"));  // yaml-cpp returns here
 }

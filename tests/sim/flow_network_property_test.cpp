@@ -3,8 +3,8 @@
 // deliberately simple max-min solver (the textbook "raise all unfixed rates together" loop,
 // Bertsekas & Gallager, "Data Networks", sec. 6.5.2), which also implies that no link exceeds
 // its capacity and that every flow is bottlenecked somewhere.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
 #include <random>
@@ -145,12 +145,15 @@ void run_random_scenario(uint64_t seed) {
       const Arrival& a = arrivals[k];
       std::vector<LinkId> path;
       for (int l : a.links) path.push_back(s.links[l]);
-      auto id = s.net.start(path, a.bytes, [&s, k] {
-        // completion: the flow drained its bytes (zero latency)
-        s.live.erase(k);
-        ++s.completed;
-        s.check_at_end_of_instant();
-      }, a.cap);
+      auto id = s.net.start(
+          path, a.bytes,
+          [&s, k] {
+            // completion: the flow drained its bytes (zero latency)
+            s.live.erase(k);
+            ++s.completed;
+            s.check_at_end_of_instant();
+          },
+          a.cap);
       s.live[k] = Scenario::Live{id, RefFlow{a.links, a.cap}};
       s.check_at_end_of_instant();
       if (a.cancel_later)

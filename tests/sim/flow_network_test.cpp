@@ -46,7 +46,8 @@ TEST_CASE("flow network: latency adds up along the path, plus the flow's extra l
   const LinkId b = n.net.add_link("b", "PCIe", 20 * kGBps, 3_us);
   std::optional<Time> done;
   const LinkId path[] = {a, b};
-  n.net.start(path, 1'000'000, [&] { done = n.sim.now(); }, sim::kUnlimitedRate, 500_ns);
+  n.net.start(
+      path, 1'000'000, [&] { done = n.sim.now(); }, sim::kUnlimitedRate, 500_ns);
   n.sim.run();
   // bottleneck 10 GB/s: T = (1 + 3) us + 0.5 us + 1 MB / 10 GB/s = 4.5 us + 100 us = 104.5 us
   REQUIRE(done);
@@ -107,7 +108,8 @@ TEST_CASE("flow network: rate caps limit a flow and leave the rest to others", "
   const LinkId l = n.net.add_link("l", "x", 1 * kGBps, Time::zero());
   const LinkId path[] = {l};
   std::optional<Time> done;
-  auto capped = n.net.start(path, 100'000'000, [&] { done = n.sim.now(); }, 0.1 * kGBps);
+  auto capped = n.net.start(
+      path, 100'000'000, [&] { done = n.sim.now(); }, 0.1 * kGBps);
   n.sim.run(Time::zero());
   // alone, a capped flow runs at min(cap, C) = 0.1 GB/s
   CHECK(n.net.rate(capped) == 0.1 * kGBps);
@@ -135,9 +137,11 @@ TEST_CASE("flow network: flows with an empty path run at their cap or arrive aft
   Net n;
   std::optional<Time> capped, uncapped;
   // no shared link: T = extra latency + bytes / cap = 1 us + 1 MB / 1 GB/s = 1001 us
-  n.net.start({}, 1'000'000, [&] { capped = n.sim.now(); }, 1 * kGBps, 1_us);
+  n.net.start(
+      {}, 1'000'000, [&] { capped = n.sim.now(); }, 1 * kGBps, 1_us);
   // no link, no cap: T = extra latency only
-  n.net.start({}, 1'000'000, [&] { uncapped = n.sim.now(); }, sim::kUnlimitedRate, 3_us);
+  n.net.start(
+      {}, 1'000'000, [&] { uncapped = n.sim.now(); }, sim::kUnlimitedRate, 3_us);
   n.sim.run();
   REQUIRE(capped);
   REQUIRE(uncapped);
@@ -192,8 +196,7 @@ TEST_CASE("flow network: a cancelled flow never completes and frees its share", 
   CHECK(n.net.link_bytes(l) == Approx(2'500'000));
 }
 
-TEST_CASE("flow network: cancelling a flow in its latency tail stops its handler, the slot is reused safely",
-          "[sim]") {
+TEST_CASE("flow network: cancelling a flow in its latency tail stops its handler, the slot is reused safely", "[sim]") {
   Net n;
   const LinkId l = n.net.add_link("l", "x", 1 * kGBps, 10_us);
   const LinkId path[] = {l};

@@ -1,6 +1,6 @@
 // sim::Simulator: (time, sequence) order, cancellation, run(until), end-of-instant events.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <vector>
 
 #include "sim/simulator.hpp"
@@ -112,7 +112,10 @@ TEST_CASE("simulator: run(until) stops before later events and sets now", "[sim]
 TEST_CASE("simulator: stop() ends run without moving the clock to until", "[sim]") {
   Simulator s;
   int ran = 0;
-  s.schedule_at(1_us, [&] { ++ran; s.stop(); });
+  s.schedule_at(1_us, [&] {
+    ++ran;
+    s.stop();
+  });
   s.schedule_at(2_us, [&] { ++ran; });
   CHECK(s.run(5_us) == 1);
   CHECK(s.now() == 1_us);

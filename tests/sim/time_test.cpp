@@ -63,7 +63,7 @@ TEST_CASE("time: overflow throws sim::Overflow and never wraps", "[sim]") {
   // a - b with b = INT64_MIN must not negate b (that alone overflows)
   CHECK_THROWS_AS(Time::zero() - Time::from_ps(std::numeric_limits<int64_t>::min()), Overflow);
   CHECK_THROWS_AS(Time::max() * 2, Overflow);
-  CHECK_THROWS_AS(1_s * 10'000'000, Overflow);  // 1e19 ps > 9.22e18 ps
+  CHECK_THROWS_AS(1_s * 10'000'000, Overflow);         // 1e19 ps > 9.22e18 ps
   CHECK_THROWS_AS(Time::from_seconds(1e7), Overflow);  // 1e19 ps
   CHECK_THROWS_AS(Time::from_seconds(-1e7), Overflow);
   CHECK_THROWS_AS(Time::from_seconds(std::nan("")), Overflow);

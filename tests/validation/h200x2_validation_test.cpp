@@ -20,7 +20,8 @@
 
 namespace {
 // op "all_gather_inplace" (bench/device/torch_nccl_bench.py) is compared with the in-place column.
-double median_error_at_least_1mib(const std::string& file, const std::string& op, const std::vector<std::string>& sets) {
+double median_error_at_least_1mib(const std::string& file, const std::string& op,
+                                  const std::vector<std::string>& sets) {
   const bool in_place = op == "all_gather_inplace";
   const std::string dir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x2/";
   std::ifstream in(dir + file);
@@ -57,7 +58,8 @@ TEST_CASE("validation: 2 x H200 out of sample, >= 1 MiB", "[validation][nccl]") 
   CHECK(median_error_at_least_1mib("n2_tree.json", "all_reduce", {"nccl.env.NCCL_ALGO=\"Tree\""}) <= 0.20);
 }
 
-TEST_CASE("validation: 2 x H200, all-reduce error grows with the channel count (known, not modelled)", "[validation][nccl]") {
+TEST_CASE("validation: 2 x H200, all-reduce error grows with the channel count (known, not modelled)",
+          "[validation][nccl]") {
   // README "What is still missing": per-channel speed falls as channels are added (20.8 GB/s at
   // 4 channels, 17.2 at 16; the model keeps 20.6). These bounds hold today's errors, so a change
   // that makes them worse shows; a model of the shared resource should tighten them.
@@ -102,7 +104,8 @@ TEST_CASE("validation: 2 x H200, channel limits per collective (copy work per by
   // (models/nccl/copy_work.hpp). Inputs: all-reduce's per-channel rate (20.6 GB/s, n2_ch4.json)
   // and broadcast's (34.5, which fixes a remote store at 2 local ones); all-gather, in place,
   // reduce-scatter, reduce and 8 channels are predictions.
-  const std::vector<std::string> ch4 = {"nccl.env.NCCL_MAX_NCHANNELS=\"4\""}, ch8 = {"nccl.env.NCCL_MAX_NCHANNELS=\"8\""};
+  const std::vector<std::string> ch4 = {"nccl.env.NCCL_MAX_NCHANNELS=\"4\""},
+                                 ch8 = {"nccl.env.NCCL_MAX_NCHANNELS=\"8\""};
   CHECK(median_error_at_least_1mib("n2_ch4_gather.json", "all_gather", ch4) <= 0.15);
   CHECK(median_error_at_least_1mib("n2_ch4_gather.json", "all_gather_inplace", ch4) <= 0.10);
   CHECK(median_error_at_least_1mib("n2_ch4_gather.json", "reduce_scatter", ch4) <= 0.15);

@@ -39,7 +39,8 @@ Accuracy compare(const std::string& measured_file, const std::vector<std::string
   const auto predicted = models::nccl::run_nccl_tests(loaded.spec, o);
   std::vector<double> errs;
   for (const auto& m : runs[0].rows) {
-    auto it = std::find_if(predicted.rows.begin(), predicted.rows.end(), [&](const auto& r) { return r.size == m.size_bytes; });
+    auto it = std::find_if(predicted.rows.begin(), predicted.rows.end(),
+                           [&](const auto& r) { return r.size == m.size_bytes; });
     REQUIRE(it != predicted.rows.end());
     const double meas = m.ip ? std::min(m.oop.time_us, m.ip->time_us) : m.oop.time_us;
     errs.push_back(std::fabs(it->best_time_us() / meas - 1));
@@ -85,14 +86,16 @@ TEST_CASE("validation: the profile in the repository is what calibrate fits toda
   CHECK(loaded.spec.cluster.params.at("nvlink.efficiency.simple") == Approx(354.4 / 478.1).epsilon(0.06));
 }
 
-TEST_CASE("validation: p4d over EFA, 1 GiB all-reduce on 3 and 4 nodes (public nccl-tests numbers)", "[validation][nccl]") {
+TEST_CASE("validation: p4d over EFA, 1 GiB all-reduce on 3 and 4 nodes (public nccl-tests numbers)",
+          "[validation][nccl]") {
   // github.com/NVIDIA/nccl/issues/527 (p4dn.24xlarge, 8 GPUs + 4 x 100 Gb/s EFA per node):
   // 64782 us on 3 nodes, 70253 us on 4. In sample: the EFA Simple efficiency (0.6) comes from
   // these two numbers (models/nccl/link_params.cpp); this pins that the engine turns it back into
   // them through the multi-node rings spread over the four NIC groups.
   for (const auto& [nodes, measured_us] : {std::pair{3, 64782.0}, std::pair{4, 70253.0}}) {
-    const auto loaded = scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/p4d_nodes_allreduce.toml",
-                                                 {"cluster.nodes=" + std::to_string(nodes)});
+    const auto loaded =
+        scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/p4d_nodes_allreduce.toml",
+                                 {"cluster.nodes=" + std::to_string(nodes)});
     models::nccl::NcclTestsOptions o;
     o.op = models::nccl::CollOp::AllReduce;
     o.min_bytes = o.max_bytes = int64_t{1} << 30;

@@ -25,7 +25,7 @@ struct Layout {
   double link_capacity_bytes_per_s = 150e9;
   int micro_batches = 2, blocks = 4;  // forward blocks per micro-batch (backward has as many)
   double compute_block_s = 0.45;
-  double block_bytes = 4e9;           // all_gather size per block (nccl-tests convention)
+  double block_bytes = 4e9;  // all_gather size per block (nccl-tests convention)
   double optimizer_cpu_s = 1.5;
   int steps = 50;
 };
@@ -125,9 +125,12 @@ inline models::RunResult make_run(const Layout& L) {
   // Transports between ring neighbours, by level.
   auto level = [&](int a, int b, std::string& label, std::string& cls) {
     const auto &ra = r.ranks[a], &rb = r.ranks[b];
-    if (ra.node != rb.node) label = L.node_label, cls = L.node_class;
-    else if (ra.pod != rb.pod) label = L.pod_label, cls = L.pod_class;
-    else label = L.intra_label, cls = L.intra_class;
+    if (ra.node != rb.node)
+      label = L.node_label, cls = L.node_class;
+    else if (ra.pod != rb.pod)
+      label = L.pod_label, cls = L.pod_class;
+    else
+      label = L.intra_label, cls = L.intra_class;
   };
   for (int k = 0; n > 1 && k < n; ++k) {
     models::PairTransport p;
@@ -136,8 +139,10 @@ inline models::RunResult make_run(const Layout& L) {
     level(p.a, p.b, p.label, p.link_class);
     r.pair_transports.push_back(p);
     auto it = std::find_if(r.transports.begin(), r.transports.end(), [&](auto& t) { return t.label == p.label; });
-    if (it == r.transports.end()) r.transports.push_back({p.label, 1, p.link_class});
-    else it->pairs++;
+    if (it == r.transports.end())
+      r.transports.push_back({p.label, 1, p.link_class});
+    else
+      it->pairs++;
   }
   // Links: each GPU's NVLink port (or PCIe), and a NIC per pod when anything uses the network.
   const bool net = L.pods_per_node > 1 ? L.pod_class == "EFA" || L.pod_class == "Socket" : L.nodes > 1;
@@ -208,7 +213,8 @@ inline std::vector<viz::BusBwPoint> busbw_curve(double peak, double latency_s, b
       p.op = op;
       p.size_bytes = s;
       p.predicted_bytes_per_s = s / (latency_s + s / peak) * (std::string(op) == "all_gather" ? 1.0 : 0.93);
-      if (measured && s >= 1024) p.measured_bytes_per_s = p.predicted_bytes_per_s * (0.92 + 0.1 * viz_test::jitter(int(s % 977)));
+      if (measured && s >= 1024)
+        p.measured_bytes_per_s = p.predicted_bytes_per_s * (0.92 + 0.1 * viz_test::jitter(int(s % 977)));
       pts.push_back(p);
     }
   return pts;
@@ -219,7 +225,8 @@ inline viz::ReportInputs inputs_for(const Layout& L, bool measured) {
   in.title = L.name;
   in.source_file = "scenarios/seeds/example.toml";
   in.summary = {{"cluster", "p4d.24xlarge x " + std::to_string(L.nodes)},
-                {"placement", std::to_string(L.pods_per_node) + " pod(s) per node x " + std::to_string(L.gpus_per_pod) + " GPU(s)"},
+                {"placement",
+                 std::to_string(L.pods_per_node) + " pod(s) per node x " + std::to_string(L.gpus_per_pod) + " GPU(s)"},
                 {"parallel", "ZeRO-3, overlap_comm, offload_optimizer = cpu"},
                 {"NCCL env", "NCCL_P2P_LEVEL=NVL"}};
   in.busbw = busbw_curve(L.busbw_bytes_per_s, 25e-6, measured);

@@ -5,9 +5,8 @@
 // COMMSIM_VIZ_KEEP=1 keeps the rendered pages and prints where.
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
 #include <algorithm>
-#include <vector>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +15,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "tests/viz/fixtures.hpp"
 #include "viz/viz.hpp"
@@ -58,8 +58,9 @@ struct Browser {
                             "' --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
                             "--disable-background-networking --disable-component-update --disable-sync "
                             "--disable-dev-shm-usage --hide-scrollbars --enable-logging=stderr --v=0 "
-                            "--user-data-dir='" + profile.string() + "' " + mode + " 'file://" + page.string() +
-                            "' >'" + out.string() + "' 2>'" + errf.string() + "'";
+                            "--user-data-dir='" +
+                            profile.string() + "' " + mode + " 'file://" + page.string() + "' >'" + out.string() +
+                            "' 2>'" + errf.string() + "'";
     const int rc = std::system(cmd.c_str());
     err = slurp(errf);
     INFO("chromium exit status " << rc << "\n" << err.substr(0, 2000));
@@ -95,11 +96,13 @@ TEST_CASE("viz: reports render in headless Chromium with every chart and no cons
   };
   const auto a = viz_test::one_pod_four_gpus(), c = viz_test::four_pods_one_gpu();
   const auto run8 = viz_test::make_run(viz_test::eight_ranks());
-  const auto report8 = write("report8.html", viz::report_html(run8, viz_test::inputs_for(viz_test::eight_ranks(), true)));
+  const auto report8 =
+      write("report8.html", viz::report_html(run8, viz_test::inputs_for(viz_test::eight_ranks(), true)));
   const auto report1k = write("report1024.html", viz::report_html(viz_test::make_run(viz_test::ranks_1024()),
-                                                                 viz_test::inputs_for(viz_test::ranks_1024(), false)));
-  const auto compare = write("compare.html", viz::compare_html({viz_test::make_run(a), viz_test::make_run(c)},
-                                                               {viz_test::inputs_for(a, true), viz_test::inputs_for(c, false)}));
+                                                                  viz_test::inputs_for(viz_test::ranks_1024(), false)));
+  const auto compare =
+      write("compare.html", viz::compare_html({viz_test::make_run(a), viz_test::make_run(c)},
+                                              {viz_test::inputs_for(a, true), viz_test::inputs_for(c, false)}));
   std::string err;
   SECTION("a report of 8 ranks: five charts, a bar per rank, a timeline row per rank and stream") {
     const std::string dom = b.run(report8, "--dump-dom", err);
@@ -129,7 +132,8 @@ TEST_CASE("viz: reports render in headless Chromium with every chart and no cons
     const std::string bytes = slurp(png);
     REQUIRE(bytes.size() > 50'000);  // a blank page compresses to a few KB
     CHECK(bytes.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
-    if (const char* keep = std::getenv("COMMSIM_SCREENSHOT"); keep && *keep) fs::copy_file(png, keep, fs::copy_options::overwrite_existing);
+    if (const char* keep = std::getenv("COMMSIM_SCREENSHOT"); keep && *keep)
+      fs::copy_file(png, keep, fs::copy_options::overwrite_existing);
   }
   SECTION("the shipped scenarios, simulated by commsim report, compared on one page") {
     std::vector<std::string> scenarios;

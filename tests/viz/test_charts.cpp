@@ -183,14 +183,15 @@ TEST_CASE("viz: report page is self-contained, escaped and free of NaN", "[viz]"
 TEST_CASE("viz: comparison page puts the step and run time ratios on top", "[viz]") {
   const auto a = viz_test::make_run(viz_test::one_pod_four_gpus());
   const auto b = viz_test::make_run(viz_test::four_pods_one_gpu());
-  const std::string html = viz::compare_html(
-      {a, b}, {viz_test::inputs_for(viz_test::one_pod_four_gpus(), true), viz_test::inputs_for(viz_test::four_pods_one_gpu(), false)});
+  const std::string html = viz::compare_html({a, b}, {viz_test::inputs_for(viz_test::one_pod_four_gpus(), true),
+                                                      viz_test::inputs_for(viz_test::four_pods_one_gpu(), false)});
   // Ratio = step(B) / step(A), printed with two decimals before the charts.
   const std::string ratio = viz::fmt::fixed(b.step_time_s / a.step_time_s, 2) + "×";
   const size_t at = html.find("class=\"ratio step-ratio\">" + ratio);
   REQUIRE(at != std::string::npos);
   CHECK(at < html.find("<svg"));
-  CHECK(html.find("class=\"ratio small run-ratio\">" + viz::fmt::fixed(b.run_time_s / a.run_time_s, 2) + "×") != std::string::npos);
+  CHECK(html.find("class=\"ratio small run-ratio\">" + viz::fmt::fixed(b.run_time_s / a.run_time_s, 2) + "×") !=
+        std::string::npos);
   CHECK(count(html, "class=\"chart chart-") == 10);  // five charts per column
   CHECK(count(html, "class=\"headline-bars\"") == 1);
   CHECK(b.step_time_s > a.step_time_s);  // EFA between pods is slower than NVLink inside one

@@ -21,9 +21,12 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') f += '"', ++i;
-      else if (c == '"') quoted = false;
-      else f += c;
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"')
+        f += '"', ++i;
+      else if (c == '"')
+        quoted = false;
+      else
+        f += c;
     } else if (c == '"') {
       quoted = true;
     } else if (c == ',') {
