@@ -1,7 +1,7 @@
 #pragma once
 // models::ParseError: a user's file (an NCCL log, nccl-tests output, a job YAML) does not parse.
 // It carries the place (file, 1-based line and column) so the command prints the one line
-// "FILE:LINE:COL: message" the error contract asks for (../shared/design.md, "Errors").
+// "FILE:LINE:COL: message" the error contract asks for (docs/design.md, "Errors").
 #include <stdexcept>
 #include <string>
 

@@ -1,6 +1,6 @@
 #pragma once
 // models::RunResult: what one simulated run produced. Printed by `commsim run`, serialised by
-// `run --json` (keys of the command contract in ../shared/design.md), drawn by viz/.
+// `run --json` (keys of the command contract in docs/design.md), drawn by viz/.
 // Times are seconds (double) here: this is the edge where the engine's picoseconds are converted.
 #include <cstdint>
 #include <map>

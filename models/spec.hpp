@@ -1,7 +1,7 @@
 #pragma once
 // models::ScenarioSpec: everything a run needs, as plain data. The scenario loader (scenarios/)
 // fills it from TOML; tests build it directly. Field names follow the scenario contract in
-// ../shared/design.md: NCCL variables verbatim, DeepSpeed zero_optimization keys verbatim.
+// docs/design.md: NCCL variables verbatim, DeepSpeed zero_optimization keys verbatim.
 // Sizes are bytes, bandwidths bytes/s, times seconds (double) at this edge.
 #include <cstdint>
 #include <map>

@@ -1,6 +1,6 @@
 #pragma once
 // ScenarioWriter: how the importers (nccl-log, k8s) write a scenario TOML that `commsim run`
-// loads. Tables come out in the order of the scenario contract (../shared/design.md), keys in the
+// loads. Tables come out in the order of the scenario contract (docs/design.md), keys in the
 // order they were set, each with an optional comment saying where the value came from, so the
 // user can read why the scenario looks the way it does.
 #include <string>

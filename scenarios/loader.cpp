@@ -1,5 +1,5 @@
 // The scenario loader: TOML (+ --set, profile, DeepSpeed JSON) -> models::ScenarioSpec.
-// The schema below is the scenario contract of ../shared/design.md plus the fields of
+// The schema below is the scenario contract of docs/design.md plus the fields of
 // models/spec.hpp; each table is closed, each value is type- and unit-checked where it is read.
 #include "scenarios/loader.hpp"
 

@@ -1,6 +1,6 @@
 #pragma once
 // A models::RunResult as people and programs read it: the `run --json` object (keys of the command
-// contract in ../shared/design.md, deterministic byte for byte) and the human summary table.
+// contract in docs/design.md, deterministic byte for byte) and the human summary table.
 #include <string>
 
 #include "models/result.hpp"

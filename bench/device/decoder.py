@@ -1,4 +1,4 @@
-# The calibration decoder (../shared/calibration/h200x4/README.md: 8 blocks, hidden 4096, 32 heads,
+# The calibration decoder (scenarios/validation/h200x4/measured/README.md: 8 blocks, hidden 4096, 32 heads,
 # SwiGLU 14336, vocab 32000, no rotary, untied, sequence 2048, micro-batch 2) shared by the step
 # scripts, and the timing loop they share (3 warm-up steps, then 6 timed with CUDA synchronisation).
 import time

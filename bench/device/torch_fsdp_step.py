@@ -1,4 +1,4 @@
-# One training step of the calibration decoder (../shared/calibration/h200x4/README.md: 8 blocks,
+# One training step of the calibration decoder (scenarios/validation/h200x4/measured/README.md: 8 blocks,
 # hidden 4096, 32 heads, SwiGLU 14336, vocab 32000, no rotary, untied) with FSDP2 full sharding
 # per block, fp32 parameters, bf16 compute and collectives, AdamW fp32 on the GPU; micro-batch 2
 # x 2048 tokens per GPU. Prints the mean step time over timed steps, to check commsim's

@@ -1,4 +1,4 @@
-# One pipeline-parallel training step of the calibration decoder (../shared/calibration/h200x4/
+# One pipeline-parallel training step of the calibration decoder (scenarios/validation/h200x4/measured/
 # README.md) with Megatron's non-interleaved 1F1B schedule: P stages (one per rank) of L/P blocks,
 # embedding on the first, final norm + head + loss on the last, M micro-batches of 2 x 2048 tokens
 # (M from the environment, default 8), activations and their gradients sent with

@@ -1,5 +1,5 @@
 # One Megatron-style tensor-parallel training step of the calibration decoder
-# (../shared/calibration/h200x4/README.md), TP over every rank of the job: qkv, gate and up split
+# (scenarios/validation/h200x4/measured/README.md), TP over every rank of the job: qkv, gate and up split
 # by columns, o and down by rows; an all-reduce after o and after down in the forward (Megatron's
 # "g"), one before qkv and before gate/up in the backward ("f"): 2 + 2 per block. Embedding, norms
 # and head replicated (their gradients are equal on every rank, so no reduction), bf16 parameters,

@@ -5,7 +5,7 @@
 //   old:  size count type redop      time algbw busbw error  time algbw busbw error
 // The first time/algbw/busbw/wrong group is out-of-place, the second in-place. NCCL INFO lines
 // may be interleaved anywhere, even in the middle of a row (stdout and stderr sharing a terminal,
-// as in ../shared/calibration/h200x4/nccl-tests/ar_g4_info.txt): they are cut out and the row's
+// as in scenarios/validation/h200x4/measured/nccl-tests/ar_g4_info.txt): they are cut out and the row's
 // values are joined across lines. One file may hold several runs ("# Collective test starting").
 // Malformed or truncated tables throw models::ParseError with the line and column.
 #include <cstdint>

@@ -148,12 +148,12 @@ std::vector<NodeSpec> make_catalog() {
     c.push_back(n);
   }
   {
-    // h200x4: the calibration VM (../shared/calibration/h200x4/): 4 x H200 SXM, NV18 to every
+    // h200x4: the calibration VM (scenarios/validation/h200x4/measured): 4 x H200 SXM, NV18 to every
     // peer through NVSwitch, PCIe Gen5 x16, one NUMA node; NCCL's topology (logs/p2p_n4.rank0.log)
     // hangs every GPU directly off the one CPU (PHB), Intel x86. No EFA: a virtio NIC that NCCL
     // rates at 10 Gb/s. Host memory: not published; pinned host->GPU on all 4 GPUs at once
     // reached 195 GB/s (copy_bench.jsonl), so it sustains at least that: 200 GB/s assumed.
-    NodeSpec n = base("h200x4", "H200", 4, "../shared/calibration/h200x4 (topo.txt, logs, copy_bench.jsonl)");
+    NodeSpec n = base("h200x4", "H200", 4, "scenarios/validation/h200x4/measured (topo.txt, logs, copy_bench.jsonl)");
     n.nvswitch = true;
     n.numa_nodes = 1;
     n.gpus_per_switch = 0;

@@ -12,7 +12,7 @@ namespace {
 constexpr double kGB = 1e9;
 // PCIe payload efficiency: 256-byte max payload in ~280-290 bytes on the wire after TLP header,
 // DLLP and encoding overhead ~= 0.87 (PCI-SIG base spec framing; measured 55.3 GB/s pinned
-// host->GPU on the Gen5 x16 calibration machine, ../shared/calibration/h200x4/copy_bench.jsonl,
+// host->GPU on the Gen5 x16 calibration machine, scenarios/validation/h200x4/measured/copy_bench.jsonl,
 // vs 63.0 GB/s raw = 0.88).
 constexpr double kPcieEfficiency = 0.87;
 

@@ -57,7 +57,7 @@ double nccl_nvlink_per_link(int sm) { return sm >= 100 ? 40.1 : sm >= 90 ? 20.6 
 double raw_nvlink_per_link(int sm) { return sm >= 100 ? 50.0 : 25.0; }
 
 // Channels x speed for an intra-node graph whose paths allow `max_bw` GB/s per GPU. Observed:
-// 12 x 30 GB/s on 4xH200 NVSwitch (../shared/calibration/h200x4/nccl-tests/ar_g4_info.txt), so
+// 12 x 30 GB/s on 4xH200 NVSwitch (scenarios/validation/h200x4/measured/nccl-tests/ar_g4_info.txt), so
 // the search settles on the fastest speed that still gives 12 channels on NVLink; on PCI
 // paths it keeps 2 channels (the PCI graphs of the seeds' logs run 2-4 coll channels).
 void intra_graph(double max_bw, int sm, bool nvlink, double& speed, int& channels) {

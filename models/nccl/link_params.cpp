@@ -37,7 +37,7 @@ LinkParams LinkParams::defaults() {
     }
   };
   // Efficiencies: Simple reaches ~74 % of raw NVLink (4xH200: 354 GB/s busbw of 478 GB/s raw,
-  // ../shared/calibration/h200x4/nccl-tests/ar_g4.txt); LL moves 8-byte lines with 4 bytes of
+  // scenarios/validation/h200x4/measured/nccl-tests/ar_g4.txt); LL moves 8-byte lines with 4 bytes of
   // data (x0.5), LL128 120 of 128 bytes (x0.94) -- NCCL's own ratios (tuning.cc).
   set(LinkClass::NVLink, {0.6, 1.9, 3.4}, {0.37, 0.69, 0.74});
   set(LinkClass::PCIe, {1.0, 2.5, 5.7}, {0.35, 0.65, 0.75});

@@ -10,7 +10,7 @@ namespace models::nccl {
 namespace {
 
 // Bootstrap is a handful of small TCP messages between ranks: well under a second when every rank
-// starts together (0.001-0.7 s on the calibration machine, ../shared/calibration/h200x4). Tens of
+// starts together (0.001-0.7 s on the calibration machine, scenarios/validation/h200x4/measured). Tens of
 // seconds means ranks waited for peers that had not started yet.
 constexpr double kLongBootstrapS = 10.0;
 // NCCL's bandwidth on NVLink comes from many channels (24 on 4 x H200 in the calibration logs);

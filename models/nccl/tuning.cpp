@@ -24,7 +24,7 @@ constexpr double kHwLat[3][3][3] = {
     {{5.0, 8.5, 14.0}, {5.0, 8.5, 14.0}, {0, 0, 14.0}},
 };
 // NET row, Ring: {5.0, 8.5, 14.0} as NCCL 2.28.9 printed for a Socket communicator of 4 nodes
-// (../shared/calibration/h200x4/logs/sock_n4.rank0.log: Ring LL 36.6 = 6.6 + 6 x 5.0, LL128
+// (scenarios/validation/h200x4/measured/logs/sock_n4.rank0.log: Ring LL 36.6 = 6.6 + 6 x 5.0, LL128
 // 65.0 = 14 + 6 x 8.5, Simple 92.4 = 8.4 + 6 x 14); older NCCL had {2.7, 4.0, 14.0}.
 // [compcap: Volta, Ampere, Hopper, Blackwell][scale: 1 node, 2 nodes, >2 nodes], GB/s.
 constexpr double kLlMaxBw[4][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}};

@@ -36,7 +36,7 @@ struct ComputeRates {
   double host_rate() const { return host_bytes_per_s * host_efficiency; }
 };
 
-// Fitted on ../shared/calibration/h200x4/torch/{z3_n1,tp_n1}.json (mean step 0.16061 s and
+// Fitted on scenarios/validation/h200x4/measured/torch/{z3_n1,tp_n1}.json (mean step 0.16061 s and
 // 0.11657 s) by fit_single_gpu(): 2 parameters from 2 measurements (exactly determined).
 // Cross-check: matmul.txt measures 698-803 TF/s (0.71-0.81 of 989 TF/s) for the bare GEMMs; a
 // whole step, with attention, norms, SwiGLU and launch gaps in between, achieves less.

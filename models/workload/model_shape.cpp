@@ -15,7 +15,7 @@ struct Preset {
   bool tied;
 };
 // meta-llama/Meta-Llama-3-8B, Meta-Llama-3-70B, Llama-2-7b-hf config.json; h200x4-decoder is the
-// decoder of ../shared/calibration/h200x4/README.md (no GQA: 32 heads share nothing).
+// decoder of scenarios/validation/h200x4/measured/README.md (no GQA: 32 heads share nothing).
 constexpr std::array<Preset, 4> kPresets{{
     {"llama-3-8b", 32, 4096, 32, 8, 14336, 128256, false},
     {"llama-3-70b", 80, 8192, 64, 8, 28672, 128256, false},

@@ -1,6 +1,6 @@
 // NCCL log parser and diagnosis on the real logs: the seeds' 4-pod runs on p4d.24xlarge (EFA,
 // seeds/000) and g6e.8xlarge (plugin failure, Socket fallback, seeds/004), extracted to
-// scenarios/examples/inputs/, and the 4 x H200 calibration logs (../shared/calibration/h200x4).
+// scenarios/examples/inputs/, and the 4 x H200 calibration logs (scenarios/validation/h200x4/measured).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -13,7 +13,7 @@ using namespace models::nccl;
 
 namespace {
 const std::string kInputs = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/inputs/";
-const std::string kCal = std::string(COMMSIM_SHARED_DIR) + "/calibration/h200x4/";
+const std::string kCal = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4/measured/";
 
 const Finding* find(const std::vector<Finding>& fs, const std::string& id) {
   for (const auto& f : fs)

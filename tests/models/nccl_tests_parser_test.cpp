@@ -1,5 +1,5 @@
 // nccl-tests output parser: the four real files of the 4 x H200 calibration machine
-// (../shared/calibration/h200x4/nccl-tests/, nccl-tests 2.19.6, NCCL 2.28.9) and synthetic
+// (scenarios/validation/h200x4/measured/nccl-tests/, nccl-tests 2.19.6, NCCL 2.28.9) and synthetic
 // old-format and broken inputs.
 #include <catch2/catch.hpp>
 
@@ -11,7 +11,7 @@ using models::calibrate::parse_nccl_tests;
 using models::calibrate::parse_nccl_tests_files;
 
 namespace {
-const std::string kDir = std::string(COMMSIM_SHARED_DIR) + "/calibration/h200x4/nccl-tests/";
+const std::string kDir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4/measured/nccl-tests/";
 }
 
 TEST_CASE("nccl-tests parser: default all-reduce on 4 GPUs (ar_g4.txt)", "[models][calibrate]") {

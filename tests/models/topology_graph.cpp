@@ -64,7 +64,7 @@ TEST_CASE("topology: calibration machine is NV18 everywhere, PHB over PCIe", "[m
 }
 
 TEST_CASE("topology: import of the calibration topo.txt with ANSI codes and tabs", "[models]") {
-  auto m = models::topology::parse_smi_topo(read(COMMSIM_SHARED_DIR "/calibration/h200x4/topo.txt"), "topo.txt");
+  auto m = models::topology::parse_smi_topo(read(COMMSIM_SOURCE_DIR "/scenarios/validation/h200x4/measured/topo.txt"), "topo.txt");
   REQUIRE(m.gpus == 4);
   CHECK(m.nics == 0);
   CHECK(m.gpu_gpu[0][3] == PathType::NVL);

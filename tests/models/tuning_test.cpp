@@ -1,5 +1,5 @@
 // NCCL's tuning model must reproduce, number for number, the table NCCL 2.28.9 printed on the
-// 4xH200 machine (../shared/calibration/h200x4/nccl-tests/ar_g4_info.txt, NCCL_DEBUG_SUBSYS=TUNING):
+// 4xH200 machine (scenarios/validation/h200x4/measured/nccl-tests/ar_g4_info.txt, NCCL_DEBUG_SUBSYS=TUNING):
 // graph "nChannels 12, bw 30/30, type NVL/PIX".
 #include <catch2/catch.hpp>
 
@@ -95,7 +95,7 @@ TEST_CASE("tuning: multi-node rings pay network hops, LL128 needs NVLink inside 
 }
 
 TEST_CASE("tuning: the Socket table NCCL printed for 4 processes over lo is reproduced", "[nccl]") {
-  // ../shared/calibration/h200x4/logs/sock_n4.rank0.log: P2P and SHM disabled, NET/Socket over
+  // scenarios/validation/h200x4/measured/logs/sock_n4.rank0.log: P2P and SHM disabled, NET/Socket over
   // lo, whose speed NCCL cannot read ("Defaulting to 10 Gbps"): every GPU is its own NCCL node,
   // graph "Pattern 4, nChannels 1, bw 1.2/1.2". Printed: Tree LL 26.8/0.1, LL128 48.0/0.0,
   // Simple 64.4/0.5; Ring LL 36.6/0.4, LL128 65.0/0.0, Simple 92.4/0.8.
@@ -129,7 +129,7 @@ TEST_CASE("tuning: the Socket table NCCL printed for 4 processes over lo is repr
 }
 
 TEST_CASE("tuning: algorithm, protocol and channels NCCL logged per size on 4xH200 over NVLink", "[nccl]") {
-  // ../shared/calibration/h200x4/logs/p2p_n4.rank0.log (NCCL 2.28.9, 4 processes, P2P/CUMEM):
+  // scenarios/validation/h200x4/measured/logs/p2p_n4.rank0.log (NCCL 2.28.9, 4 processes, P2P/CUMEM):
   // "AllReduce: N Bytes -> Algo RING proto LL channel{Lo..Hi}={0..k}" lines, one per size.
   struct Row {
     int64_t bytes;
@@ -190,7 +190,7 @@ TEST_CASE("tuning: every choice in NCCL's 4xH200 logs (all-reduce, all-gather, r
   // must match, and so must channels: the thread-threshold rule, then the planner's cell layout
   // (channel_layout.hpp), which leaves 22 of 24 channels busy in 4 P2P lines (all-gather and
   // reduce-scatter at 512 KiB, broadcast at 512 KiB and 2 MiB).
-  const std::string logs = std::string(COMMSIM_SHARED_DIR) + "/calibration/h200x4/logs/";
+  const std::string logs = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4/measured/logs/";
   const auto [p2p, p2p_exact] = check_log_choices(logs + "p2p_n4.rank0.log", h200x4());
   CHECK(p2p >= 80);
   CHECK(p2p_exact == p2p);

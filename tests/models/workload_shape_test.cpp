@@ -16,7 +16,7 @@ static ModelShape preset(const char* name) {
 TEST_CASE("workload: presets have the published parameter counts", "[workload]") {
   // Llama-3-8B: "Number of trainable parameters = 8,030,261,248" (seed 002's trainer log).
   CHECK(preset("llama-3-8b").total_params() == 8030261248LL);
-  // Calibration decoder: 2,208,370,688 (../shared/calibration/h200x4/README.md, z3_n1.json).
+  // Calibration decoder: 2,208,370,688 (scenarios/validation/h200x4/measured/README.md, z3_n1.json).
   CHECK(preset("h200x4-decoder").total_params() == 2208370688LL);
   // Llama-2-7B: 6,738,415,616 (Touvron et al. 2023, HF model card "7B"), Llama-3-70B: 70.55e9.
   CHECK(preset("llama-2-7b").total_params() == 6738415616LL);

@@ -11,7 +11,7 @@ using scenarios_test::run_commsim;
 
 namespace {
 const std::string kScenario = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4.toml";
-const std::string kNcclTests = std::string(COMMSIM_SHARED_DIR) + "/calibration/h200x4/nccl-tests/";
+const std::string kNcclTests = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4/measured/nccl-tests/";
 }  // namespace
 
 TEST_CASE("commsim calibrate: a fit becomes a profile file", "[scenarios]") {

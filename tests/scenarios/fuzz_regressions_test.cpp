@@ -150,6 +150,6 @@ TEST_CASE("scenarios: inputs the fuzzers found stay fixed (tests/fuzz/regression
 }
 
 TEST_CASE("scenarios: the fuzzers' seed corpora parse or fail with a placed error", "[scenarios]") {
-  // The seeds are real files (shipped scenarios, ../shared calibration and seeds' inputs).
+  // The seeds are real files (shipped scenarios, the calibration measurements and the seeds' inputs).
   CHECK(replay_folder(kFuzzDir / "corpus") >= 80);
 }

@@ -15,7 +15,7 @@ using scenarios_test::run_commsim;
 
 namespace {
 const std::string kInputs = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/inputs/";
-const std::string kCal = std::string(COMMSIM_SHARED_DIR) + "/calibration/h200x4/";
+const std::string kCal = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4/measured/";
 
 scenarios::LoadedScenario from_log(const std::string& path, const std::string& instance = "") {
   const auto report = models::nccl::parse_nccl_log_file(path);

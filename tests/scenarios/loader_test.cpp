@@ -116,7 +116,7 @@ TEST_CASE("scenarios: a calibration profile fills cluster.params, the scenario's
 
 TEST_CASE("scenarios: a DeepSpeed JSON is read verbatim and its \"auto\" resolved", "[scenarios]") {
   const fs::path dir = scenarios_test::fresh_temp_dir("ds");
-  // The seeds' real file (../shared/seeds/002_*), trimmed to the keys that matter.
+  // The seeds' real file (scenarios/seeds/notes/002_*), trimmed to the keys that matter.
   write(dir / "ds.json", R"({
     "bf16": { "enabled": true },
     "zero_optimization": {

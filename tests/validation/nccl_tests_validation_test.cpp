@@ -1,5 +1,5 @@
 // Validation of the collective engine against the real nccl-tests curves of the 4 x H200
-// machine (../shared/calibration/h200x4/nccl-tests/, NCCL 2.28.9, all_reduce_perf -g 4), with
+// machine (scenarios/validation/h200x4/measured/nccl-tests/, NCCL 2.28.9, all_reduce_perf -g 4), with
 // the profile scenarios/validation/h200x4.profile.toml fitted from them by `commsim calibrate`.
 // Per size the measured time is the faster of out-of-place and in-place (noise only adds time).
 //
@@ -31,7 +31,7 @@ Accuracy compare(const std::string& measured_file, const std::vector<std::string
   const auto loaded =
       scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4.toml", sets);
   const auto runs = models::calibrate::parse_nccl_tests_files(
-      {std::string(COMMSIM_SHARED_DIR) + "/calibration/h200x4/nccl-tests/" + measured_file});
+      {std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4/measured/nccl-tests/" + measured_file});
   REQUIRE(runs.size() == 1);
   models::nccl::NcclTestsOptions o;
   o.min_bytes = 8;
