@@ -93,7 +93,7 @@ LAWS = {
     "L3 t = t0 + min over tiles of waves x (c + 2 tm tn k / (R/132))":
         (["R", "t0", "c"], [8e14, 5e-6, 1e-6],
          lambda r, p: p[1] + min(waves(r["m"], r["n"], a, b) * (p[2] + 2 * a * b * r["k"] * 132 / p[0]) for a, b in TILES)),
-    "L5 t = t0 + F/R + C/BWc, C = 2mn (output written after the k loop, not overlapped)":
+    "L4 t = t0 + F/R + C/BWc, C = 2mn (output written after the k loop, not overlapped)":
         (["R", "t0", "BWc"], [8e14, 5e-6, 6e12], lambda r, p: p[1] + r["F"] / p[0] + r["C"] / p[2]),
 }
 
@@ -153,13 +153,13 @@ def gemm_laws():
     print("| law | dtype | fitted parameters | grid | model rows |\n|---|---|---|---|---|")
     for name, law in LAWS.items():
         for dt, g, m in (("bf16", grid, model), ("fp8", fp8g, fp8m)):
-            if dt == "fp8" and not name.startswith(("L1", "L3", "L5")):
+            if dt == "fp8" and not name.startswith(("L1", "L3", "L4")):
                 continue
             named, p = fit(g, law)
             txt = ", ".join(f"{k} {v / 1e12:.0f} T" if k == "R" else (f"{k} {v / 1e12:.2f} TB/s" if k.startswith("BW") else f"{k} {v * 1e6:.2f} us")
                             for k, v in named.items())
             print(f"| {name} | {dt} | {txt} | {errs(g, law[2], p)} | {errs(m, law[2], p)} |")
-            if name.startswith("L5"):
+            if name.startswith("L4"):
                 worst = sorted(g, key=lambda r: -abs(law[2](r, p) / r["t"] - 1))[:6]
                 print("|  | | worst grid shapes (m, n, k: predicted / measured) | " +
                       ", ".join(f"{r['m']}x{r['n']}x{r['k']}: {law[2](r, p) / r['t']:.2f}" for r in worst) + " | |")
@@ -213,14 +213,28 @@ def adamw():
 
 
 def tcp():
-    print("## TCP, one thread per process (GB/s per direction per process: mean over processes; host = sum)\n")
-    print("| iface | mode | pairs | chunk | io | send per proc | recv per proc | host send total |\n|---|---|---|---|---|---|---|---|")
-    for r in load("tcp.jsonl"):
-        ps = r["procs"]
-        snd = [p["send_gbps"] for p in ps if p["send_gbps"] > 0]
-        rcv = [p["recv_gbps"] for p in ps if p["recv_gbps"] > 0]
-        print(f"| {r['iface']} (mtu {r['mtu']}) | {r['mode']} | {r['pairs']} | {r['chunk_bytes'] >> 10} KiB | {r['io']} |"
-              f" {st.mean(snd):.2f} | {st.mean(rcv):.2f} | {r['host_send_gbps']:.1f} |")
+    print("## TCP, one thread per process (GB/s per direction per process, mean over the processes)\n")
+    print("Round 0: call 1 (lo's points beside memory_peaks.py, eth0's after it); rounds 1 and 2: call 3, the")
+    print("machine otherwise idle, lo and eth0 alternating. Host total = the median round's sum over processes.\n")
+    rows = [dict(r, round=0) for r in load("tcp.jsonl")] + load("tcp_alone.jsonl")
+    pts = {}
+    for r in rows:
+        k = (r["mode"], r["pairs"], r["chunk_bytes"] >> 10, r["io"])
+        snd = st.mean(p["send_gbps"] for p in r["procs"] if p["send_gbps"] > 0)
+        pts.setdefault(k, {}).setdefault(r["iface"], []).append((r["round"], snd, r["host_send_gbps"]))
+    print("| mode | pairs | chunk | io | lo rounds 0 / 1 / 2 | eth0 rounds 0 / 1 / 2 | median | host total |\n|---|---|---|---|---|---|---|---|")
+    ratios = []
+    for (mode, pairs, chunk, io), v in pts.items():
+        lo, eth = sorted(v["lo"]), sorted(v["eth0"])
+        allv = [x[1] for x in lo + eth]
+        ratios += [e[1] / l[1] for l, e in zip(lo, eth)]
+        host = st.median([x[2] for x in lo + eth])
+        print(f"| {mode} | {pairs} | {chunk} KiB | {io} | " + " / ".join(f"{x[1]:.2f}" for x in lo) + " | " +
+              " / ".join(f"{x[1]:.2f}" for x in eth) + f" | {st.median(allv):.2f} | {host:.1f} |")
+    ratios.sort()
+    print(f"\neth0 / lo, same point and round ({len(ratios)} pairs): median {st.median(ratios):.2f}, "
+          f"range {ratios[0]:.2f}-{ratios[-1]:.2f}; round 0 alone: "
+          f"{st.median(e[1] / l[1] for v in pts.values() for l, e in zip(sorted(v['lo']), sorted(v['eth0'])) if l[0] == 0):.2f}")
     print()
 
 
