@@ -196,9 +196,10 @@ int main(int argc, char** argv) {
   while (wait(NULL) > 0) {
   }
   double send_total = 0, recv_total = 0;
-  printf("{\"mode\": \"%s\", \"pairs\": %d, \"chunk_bytes\": %zu, \"seconds\": %.2f, \"addr\": \"%s\", \"io\": \"%s\", "
-         "\"procs\": [",
-         argv[1], pairs, chunk, secs, addr, spin ? "spin" : "block");
+  printf(
+      "{\"mode\": \"%s\", \"pairs\": %d, \"chunk_bytes\": %zu, \"seconds\": %.2f, \"addr\": \"%s\", \"io\": \"%s\", "
+      "\"procs\": [",
+      argv[1], pairs, chunk, secs, addr, spin ? "spin" : "block");
   char* save = NULL;
   int first = 1;
   for (char* l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
