@@ -11,7 +11,7 @@
 
 #include "models/result.hpp"
 #include "models/run.hpp"
-#include "scenarios/loader.hpp"
+#include "scenarios/load/loader.hpp"
 
 namespace scenarios {
 

@@ -13,9 +13,9 @@
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
 #include "models/workload/model_shape.hpp"
-#include "scenarios/deepspeed_config.hpp"
 #include "scenarios/import_writer.hpp"
-#include "scenarios/loader.hpp"
+#include "scenarios/load/deepspeed_config.hpp"
+#include "scenarios/load/loader.hpp"
 #include "scenarios/yaml_guard.hpp"
 
 namespace fs = std::filesystem;

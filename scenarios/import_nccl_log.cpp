@@ -9,7 +9,7 @@
 #include "models/nccl/log_diagnosis.hpp"
 #include "models/workload/model_shape.hpp"
 #include "scenarios/import_writer.hpp"
-#include "scenarios/loader.hpp"
+#include "scenarios/load/loader.hpp"
 
 namespace scenarios {
 

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "scenarios/import_k8s.hpp"
-#include "scenarios/loader.hpp"
+#include "scenarios/load/loader.hpp"
 
 namespace scenarios {
 namespace {

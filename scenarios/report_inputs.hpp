@@ -7,7 +7,7 @@
 
 #include "models/result.hpp"
 #include "models/spec.hpp"
-#include "scenarios/loader.hpp"
+#include "scenarios/load/loader.hpp"
 #include "viz/viz.hpp"
 
 namespace scenarios {

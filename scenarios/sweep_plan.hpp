@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "scenarios/loader.hpp"
+#include "scenarios/load/loader.hpp"
 
 namespace scenarios {
 

@@ -7,7 +7,7 @@
 // a UserError there instead.
 #include <string>
 
-#include "scenarios/loader.hpp"
+#include "scenarios/load/loader.hpp"
 
 namespace scenarios {
 

@@ -12,7 +12,7 @@
 
 #include "command_runner.hpp"
 #include "scenarios/cli_support.hpp"
-#include "scenarios/loader.hpp"
+#include "scenarios/load/loader.hpp"
 
 namespace fs = std::filesystem;
 

@@ -20,9 +20,9 @@
 #include "models/nccl/log_report.hpp"
 #include "models/parse_error.hpp"
 #include "models/topology/smi_import.hpp"
-#include "scenarios/deepspeed_config.hpp"
 #include "scenarios/import_k8s.hpp"
-#include "scenarios/loader.hpp"
+#include "scenarios/load/deepspeed_config.hpp"
+#include "scenarios/load/loader.hpp"
 
 namespace fs = std::filesystem;
 

@@ -6,7 +6,7 @@
 
 #include "command_runner.hpp"
 #include "scenarios/import_k8s.hpp"
-#include "scenarios/loader.hpp"
+#include "scenarios/load/loader.hpp"
 
 using scenarios::UserError;
 using scenarios_test::run_commsim;

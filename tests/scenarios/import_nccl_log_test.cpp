@@ -9,7 +9,7 @@
 #include "command_runner.hpp"
 #include "models/nccl/log_report.hpp"
 #include "scenarios/import_nccl_log.hpp"
-#include "scenarios/loader.hpp"
+#include "scenarios/load/loader.hpp"
 
 using scenarios_test::run_commsim;
 

@@ -8,7 +8,7 @@
 
 #include "command_runner.hpp"
 #include "models/error.hpp"
-#include "scenarios/loader.hpp"
+#include "scenarios/load/loader.hpp"
 
 namespace fs = std::filesystem;
 using scenarios::load_scenario;

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "scenarios/units.hpp"
+#include "scenarios/load/units.hpp"
 
 using scenarios::UnitError;
 

@@ -1,7 +1,7 @@
 #pragma once
 // Reading TOML nodes against a closed schema: typed getters that turn every mistake into a
 // positioned UserError, the position bookkeeping (file nodes and `--set` nodes), and the
-// `--set dotted.key=value` merge. Internal to scenarios/ (only this folder includes toml++).
+// `--set dotted.key=value` merge. Internal to scenarios/load/ (only this folder includes toml++).
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -11,7 +11,7 @@
 
 #include <toml++/toml.h>
 
-#include "scenarios/loader.hpp"
+#include "scenarios/load/loader.hpp"
 
 namespace scenarios::detail {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "models/spec.hpp"
-#include "scenarios/loader.hpp"
+#include "scenarios/load/loader.hpp"
 
 namespace scenarios {
 

@@ -1,7 +1,7 @@
 // The scenario loader: TOML (+ --set, profile, DeepSpeed JSON) -> models::ScenarioSpec.
 // The schema below is the scenario contract of docs/design.md plus the fields of
 // models/spec.hpp; each table is closed, each value is type- and unit-checked where it is read.
-#include "scenarios/loader.hpp"
+#include "scenarios/load/loader.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,9 +9,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "scenarios/deepspeed_config.hpp"
-#include "scenarios/toml_reader.hpp"
-#include "scenarios/units.hpp"
+#include "scenarios/load/deepspeed_config.hpp"
+#include "scenarios/load/toml_reader.hpp"
+#include "scenarios/load/units.hpp"
 
 namespace scenarios {
 namespace {

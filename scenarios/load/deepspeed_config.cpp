@@ -1,5 +1,5 @@
 // DeepSpeed JSON and [zero] settings -> models::ZeroSpec (and the trainer keys -> [training]).
-#include "scenarios/deepspeed_config.hpp"
+#include "scenarios/load/deepspeed_config.hpp"
 
 #include <cmath>
 #include <fstream>

@@ -1,5 +1,5 @@
 // Unit parsing for scenario values. See units.hpp for the accepted spellings.
-#include "scenarios/units.hpp"
+#include "scenarios/load/units.hpp"
 
 #include <array>
 #include <cctype>

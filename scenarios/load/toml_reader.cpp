@@ -1,5 +1,5 @@
 // Typed, positioned reads of TOML nodes against the closed scenario schema.
-#include "scenarios/toml_reader.hpp"
+#include "scenarios/load/toml_reader.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "scenarios/units.hpp"
+#include "scenarios/load/units.hpp"
 
 namespace scenarios::detail {
 namespace {
