@@ -7,7 +7,7 @@
 
 #include "scenarios/cli_support.hpp"
 #include "scenarios/command.hpp"
-#include "scenarios/import_k8s.hpp"
+#include "scenarios/import/k8s_job.hpp"
 
 namespace scenarios {
 

@@ -16,7 +16,7 @@
 #include "models/parse_error.hpp"
 #include "scenarios/cli_support.hpp"
 #include "scenarios/command.hpp"
-#include "scenarios/import_nccl_log.hpp"
+#include "scenarios/import/nccl_log_scenario.hpp"
 
 namespace scenarios {
 namespace {

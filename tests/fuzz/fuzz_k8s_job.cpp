@@ -3,7 +3,8 @@
 #include <cstdint>
 #include <string>
 
-#include "scenarios/import_k8s.hpp"
+#include "scenarios/import/k8s_job.hpp"
+#include "scenarios/import/trainer_args.hpp"
 #include "scenarios/load/loader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -20,7 +20,8 @@
 #include "models/nccl/log_report.hpp"
 #include "models/parse_error.hpp"
 #include "models/topology/smi_import.hpp"
-#include "scenarios/import_k8s.hpp"
+#include "scenarios/import/k8s_job.hpp"
+#include "scenarios/import/trainer_args.hpp"
 #include "scenarios/load/deepspeed_config.hpp"
 #include "scenarios/load/loader.hpp"
 

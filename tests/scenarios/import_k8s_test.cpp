@@ -5,7 +5,8 @@
 #include <filesystem>
 
 #include "command_runner.hpp"
-#include "scenarios/import_k8s.hpp"
+#include "scenarios/import/k8s_job.hpp"
+#include "scenarios/import/trainer_args.hpp"
 #include "scenarios/load/loader.hpp"
 
 using scenarios::UserError;

@@ -8,7 +8,7 @@
 
 #include "command_runner.hpp"
 #include "models/nccl/log_report.hpp"
-#include "scenarios/import_nccl_log.hpp"
+#include "scenarios/import/nccl_log_scenario.hpp"
 #include "scenarios/load/loader.hpp"
 
 using scenarios_test::run_commsim;

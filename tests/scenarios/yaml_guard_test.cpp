@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "scenarios/import_k8s.hpp"
-#include "scenarios/yaml_guard.hpp"
+#include "scenarios/import/k8s_job.hpp"
+#include "scenarios/import/yaml_guard.hpp"
 
 TEST_CASE("scenarios: a value starting with a comma is refused where yaml-cpp would loop forever", "[scenarios]") {
   // jbeder/yaml-cpp#1040/#1319: LoadAll pushes a null document per turn without consuming the

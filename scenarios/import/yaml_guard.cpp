@@ -1,4 +1,4 @@
-#include "scenarios/yaml_guard.hpp"
+#include "scenarios/import/yaml_guard.hpp"
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/exceptions.h>

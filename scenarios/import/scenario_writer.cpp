@@ -1,4 +1,4 @@
-#include "scenarios/import_writer.hpp"
+#include "scenarios/import/scenario_writer.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,5 +1,5 @@
-// Kubernetes job YAML (yaml-cpp) -> K8sJob -> scenario TOML. See import_k8s.hpp.
-#include "scenarios/import_k8s.hpp"
+// Kubernetes job YAML (yaml-cpp) -> K8sJob -> scenario TOML. See k8s_job.hpp.
+#include "scenarios/import/k8s_job.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -13,10 +13,11 @@
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
 #include "models/workload/model_shape.hpp"
-#include "scenarios/import_writer.hpp"
+#include "scenarios/import/scenario_writer.hpp"
+#include "scenarios/import/trainer_args.hpp"
+#include "scenarios/import/yaml_guard.hpp"
 #include "scenarios/load/deepspeed_config.hpp"
 #include "scenarios/load/loader.hpp"
-#include "scenarios/yaml_guard.hpp"
 
 namespace fs = std::filesystem;
 

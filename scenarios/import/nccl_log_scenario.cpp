@@ -1,4 +1,4 @@
-#include "scenarios/import_nccl_log.hpp"
+#include "scenarios/import/nccl_log_scenario.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include "models/hw/instance.hpp"
 #include "models/nccl/log_diagnosis.hpp"
 #include "models/workload/model_shape.hpp"
-#include "scenarios/import_writer.hpp"
+#include "scenarios/import/scenario_writer.hpp"
 #include "scenarios/load/loader.hpp"
 
 namespace scenarios {

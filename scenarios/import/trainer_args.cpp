@@ -1,9 +1,9 @@
-// Hugging Face TrainingArguments text -> TrainerArgs (see import_k8s.hpp).
+// Hugging Face TrainingArguments text -> TrainerArgs (see trainer_args.hpp).
 #include <fstream>
 #include <regex>
 #include <sstream>
 
-#include "scenarios/import_k8s.hpp"
+#include "scenarios/import/trainer_args.hpp"
 #include "scenarios/load/loader.hpp"
 
 namespace scenarios {

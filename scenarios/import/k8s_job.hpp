@@ -1,7 +1,7 @@
 #pragma once
 // Reading what users deploy: a Kubernetes job (Kubeflow TrainJob, PyTorchJob, a plain Pod, or the
 // fragments people paste in notes: a pod spec with `containers:`, a TrainJob `trainer:` block) with
-// yaml-cpp, and Hugging Face Trainer arguments; then a scenario for `commsim run`.
+// yaml-cpp (and Hugging Face Trainer arguments, trainer_args.hpp); then a scenario for `commsim run`.
 #include <optional>
 #include <string>
 #include <utility>
@@ -30,19 +30,6 @@ struct K8sJob {
 // values of the wrong type ("nvidia.com/gpu: four").
 K8sJob read_k8s_job(const std::string& path);
 K8sJob parse_k8s_job(const std::string& text, const std::string& file_name);
-
-// Hugging Face TrainingArguments as written in code (`per_device_train_batch_size=1,`) or on the
-// command line (`--per_device_train_batch_size 1`). Unknown arguments are ignored.
-struct TrainerArgs {
-  std::optional<int> micro_batch;  // per_device_train_batch_size
-  std::optional<int> grad_accum;   // gradient_accumulation_steps
-  std::optional<int> steps;        // max_steps
-  std::optional<bool> bf16, fp16;
-  std::optional<bool> grad_checkpointing;
-  std::string deepspeed;  // deepspeed="ds.json", as written
-};
-TrainerArgs parse_trainer_args(const std::string& text, const std::string& file_name);
-TrainerArgs read_trainer_args(const std::string& path);
 
 struct ImportOptions {
   std::string instance;      // overrides the nodeSelector
