@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "command_runner.hpp"
-#include "scenarios/cli_support.hpp"
+#include "scenarios/cli/cli_support.hpp"
 #include "scenarios/load/loader.hpp"
 
 namespace fs = std::filesystem;

@@ -1,5 +1,5 @@
 // Shared plumbing of the `commsim` subcommands: argument errors, user errors, atomic writes.
-#include "scenarios/cli_support.hpp"
+#include "scenarios/cli/cli_support.hpp"
 
 #include <unistd.h>
 

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <string>
 
-#include "scenarios/command.hpp"
+#include "scenarios/cli/command.hpp"
 
 namespace {
 struct Subcommand {

@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "scenarios/cli_support.hpp"
-#include "scenarios/command.hpp"
-#include "scenarios/report_inputs.hpp"
+#include "scenarios/cli/cli_support.hpp"
+#include "scenarios/cli/command.hpp"
+#include "scenarios/cli/report_inputs.hpp"
 #include "viz/viz.hpp"
 
 namespace scenarios {

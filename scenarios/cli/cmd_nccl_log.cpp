@@ -14,8 +14,8 @@
 #include "models/nccl/log_diagnosis.hpp"
 #include "models/nccl/log_report.hpp"
 #include "models/parse_error.hpp"
-#include "scenarios/cli_support.hpp"
-#include "scenarios/command.hpp"
+#include "scenarios/cli/cli_support.hpp"
+#include "scenarios/cli/command.hpp"
 #include "scenarios/import/nccl_log_scenario.hpp"
 
 namespace scenarios {

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <string>
 
-#include "scenarios/cli_support.hpp"
-#include "scenarios/command.hpp"
+#include "scenarios/cli/cli_support.hpp"
+#include "scenarios/cli/command.hpp"
 #include "scenarios/import/k8s_job.hpp"
 
 namespace scenarios {

@@ -17,10 +17,10 @@
 
 #include <fmt/format.h>
 
-#include "scenarios/cli_support.hpp"
-#include "scenarios/command.hpp"
-#include "scenarios/result_format.hpp"
-#include "scenarios/sweep_plan.hpp"
+#include "scenarios/cli/cli_support.hpp"
+#include "scenarios/cli/command.hpp"
+#include "scenarios/cli/result_format.hpp"
+#include "scenarios/cli/sweep_plan.hpp"
 
 namespace scenarios {
 namespace {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "scenarios/cli_support.hpp"
-#include "scenarios/command.hpp"
-#include "scenarios/result_format.hpp"
+#include "scenarios/cli/cli_support.hpp"
+#include "scenarios/cli/command.hpp"
+#include "scenarios/cli/result_format.hpp"
 
 namespace scenarios {
 

@@ -1,4 +1,4 @@
-#include "scenarios/nccl_tests_support.hpp"
+#include "scenarios/cli/nccl_tests_support.hpp"
 
 #include <cctype>
 #include <regex>

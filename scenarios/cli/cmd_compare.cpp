@@ -8,10 +8,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "scenarios/cli_support.hpp"
-#include "scenarios/command.hpp"
-#include "scenarios/report_inputs.hpp"
-#include "scenarios/result_format.hpp"
+#include "scenarios/cli/cli_support.hpp"
+#include "scenarios/cli/command.hpp"
+#include "scenarios/cli/report_inputs.hpp"
+#include "scenarios/cli/result_format.hpp"
 #include "viz/viz.hpp"
 
 namespace scenarios {

@@ -9,9 +9,9 @@
 
 #include "models/calibrate/fit.hpp"
 #include "models/nccl/link_params.hpp"
-#include "scenarios/cli_support.hpp"
-#include "scenarios/command.hpp"
-#include "scenarios/nccl_tests_support.hpp"
+#include "scenarios/cli/cli_support.hpp"
+#include "scenarios/cli/command.hpp"
+#include "scenarios/cli/nccl_tests_support.hpp"
 
 namespace scenarios {
 

@@ -6,8 +6,8 @@
 
 #include "models/error.hpp"
 #include "models/topology/render.hpp"
-#include "scenarios/cli_support.hpp"
-#include "scenarios/command.hpp"
+#include "scenarios/cli/cli_support.hpp"
+#include "scenarios/cli/command.hpp"
 
 namespace scenarios {
 

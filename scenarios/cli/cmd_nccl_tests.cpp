@@ -10,9 +10,9 @@
 
 #include "models/calibrate/nccl_tests_parser.hpp"
 #include "models/nccl/nccl_tests.hpp"
-#include "scenarios/cli_support.hpp"
-#include "scenarios/command.hpp"
-#include "scenarios/nccl_tests_support.hpp"
+#include "scenarios/cli/cli_support.hpp"
+#include "scenarios/cli/command.hpp"
+#include "scenarios/cli/nccl_tests_support.hpp"
 
 namespace scenarios {
 
