@@ -13,7 +13,6 @@
 #include <map>
 #include <string>
 
-#include "command_runner.hpp"
 #include "models/calibrate/nccl_tests_parser.hpp"
 #include "models/error.hpp"
 #include "models/nccl/log_diagnosis.hpp"
@@ -24,6 +23,7 @@
 #include "scenarios/import/trainer_args.hpp"
 #include "scenarios/load/deepspeed_config.hpp"
 #include "scenarios/load/loader.hpp"
+#include "tests/scenarios/command_runner.hpp"
 
 namespace fs = std::filesystem;
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "command_runner.hpp"
+#include "tests/scenarios/command_runner.hpp"
 
 using scenarios_test::run_commsim;
 

@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "command_runner.hpp"
 #include "models/nccl/log_report.hpp"
 #include "scenarios/import/nccl_log_scenario.hpp"
 #include "scenarios/load/loader.hpp"
+#include "tests/scenarios/command_runner.hpp"
 
 using scenarios_test::run_commsim;
 

@@ -1,13 +1,12 @@
-// Kubernetes job importer (yaml-cpp) and Trainer arguments, on the seeds' inputs
+// Kubernetes job importer (yaml-cpp) and `commsim import k8s`, on the seeds' inputs
 // (scenarios/examples/inputs/, taken from seeds/001 and seeds/002) and broken YAML.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 
-#include "command_runner.hpp"
 #include "scenarios/import/k8s_job.hpp"
-#include "scenarios/import/trainer_args.hpp"
 #include "scenarios/load/loader.hpp"
+#include "tests/scenarios/command_runner.hpp"
 
 using scenarios::UserError;
 using scenarios_test::run_commsim;
@@ -81,29 +80,6 @@ TEST_CASE("import k8s: YAML that is not a job, wrong types", "[scenarios]") {
   CHECK_THROWS_AS(scenarios::parse_k8s_job("key: [unclosed\n", "u.yaml"), UserError);
   CHECK_THROWS_AS(scenarios::parse_k8s_job("hello: world\n", "h.yaml"), UserError);
   CHECK_THROWS_AS(scenarios::parse_k8s_job(std::string("kind: Pod\0\x01", 11), "b.yaml"), UserError);
-}
-
-TEST_CASE("import k8s: Hugging Face Trainer arguments (seed 002 and command-line form)", "[scenarios]") {
-  const auto a = scenarios::read_trainer_args(kInputs + "seed002_trainer_args.txt");
-  CHECK(a.micro_batch == 1);
-  CHECK(a.grad_accum == 4);
-  CHECK(a.steps == 50);
-  CHECK(a.bf16 == true);
-  CHECK(a.grad_checkpointing == true);
-  CHECK(a.deepspeed == "llama-3-8b-stage3.json");
-  const auto b = scenarios::parse_trainer_args(
-      "python train.py --per_device_train_batch_size 2 --gradient_accumulation_steps=8 --max_steps 100 --bf16 True\n",
-      "cli.txt");
-  CHECK(b.micro_batch == 2);
-  CHECK(b.grad_accum == 8);
-  CHECK(b.steps == 100);
-  CHECK(b.bf16 == true);
-  try {
-    scenarios::parse_trainer_args("per_device_train_batch_size=1,\nmax_steps=lots,\n", "bad.txt");
-    FAIL("no error");
-  } catch (const UserError& e) {
-    CHECK(std::string(e.what()) == "bad.txt:2:11: max_steps: 'lots' is not a positive integer");
-  }
 }
 
 TEST_CASE("commsim import k8s: scenarios that load and run, nothing written on error", "[scenarios]") {

@@ -6,9 +6,9 @@
 #include <fstream>
 #include <string>
 
-#include "command_runner.hpp"
 #include "models/error.hpp"
 #include "scenarios/load/loader.hpp"
+#include "tests/scenarios/command_runner.hpp"
 
 namespace fs = std::filesystem;
 using scenarios::load_scenario;
