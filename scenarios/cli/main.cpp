@@ -1,4 +1,4 @@
-// commsim: the command. Dispatches to one subcommand per file (scenarios/cmd_*.cpp).
+// commsim: the command. Dispatches to one subcommand per file (scenarios/cli/cmd_*.cpp).
 #include <cstdio>
 #include <cstring>
 #include <string>
