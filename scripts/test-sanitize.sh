@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 # -O1 -g1 (line tables for the reports): what ASan recommends, and less than half the compile
-# time of RelWithDebInfo (-O2 -g): scenarios/loader.cpp took 6.8 s instead of 15.5 s of CPU,
+# time of RelWithDebInfo (-O2 -g): scenarios/load/loader.cpp took 6.8 s instead of 15.5 s of CPU,
 # which keeps .ci/run within its 45 minutes on 2 cores.
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
       -DCOMMSIM_SANITIZE=ON -DCOMMSIM_BENCH=OFF >/dev/null

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "models/error.hpp"
-#include "scenarios/deepspeed_config.hpp"
+#include "scenarios/load/deepspeed_config.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 64 * 1024) return 0;

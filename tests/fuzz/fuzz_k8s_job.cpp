@@ -3,8 +3,9 @@
 #include <cstdint>
 #include <string>
 
-#include "scenarios/import_k8s.hpp"
-#include "scenarios/loader.hpp"
+#include "scenarios/import/k8s_job.hpp"
+#include "scenarios/import/trainer_args.hpp"
+#include "scenarios/load/loader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "models/error.hpp"
-#include "scenarios/loader.hpp"
+#include "scenarios/load/loader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 64 * 1024) return 0;  // the loader is linear; bigger inputs only slow the search

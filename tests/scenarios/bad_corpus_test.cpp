@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "command_runner.hpp"
-#include "scenarios/cli_support.hpp"
-#include "scenarios/loader.hpp"
+#include "scenarios/cli/cli_support.hpp"
+#include "scenarios/load/loader.hpp"
+#include "tests/scenarios/command_runner.hpp"
 
 namespace fs = std::filesystem;
 

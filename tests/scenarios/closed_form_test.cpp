@@ -5,7 +5,7 @@
 #include "models/nccl/link_params.hpp"
 #include "models/run.hpp"
 #include "models/world.hpp"
-#include "scenarios/loader.hpp"
+#include "scenarios/load/loader.hpp"
 
 TEST_CASE("scenarios: the shipped 1 GiB all-reduce on 4xH200 equals its closed form", "[scenarios]") {
   const auto loaded =

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "command_runner.hpp"
+#include "tests/scenarios/command_runner.hpp"
 
 namespace fs = std::filesystem;
 using scenarios_test::run_commsim;

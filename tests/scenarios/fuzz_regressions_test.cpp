@@ -13,16 +13,17 @@
 #include <map>
 #include <string>
 
-#include "command_runner.hpp"
 #include "models/calibrate/nccl_tests_parser.hpp"
 #include "models/error.hpp"
 #include "models/nccl/log_diagnosis.hpp"
 #include "models/nccl/log_report.hpp"
 #include "models/parse_error.hpp"
 #include "models/topology/smi_import.hpp"
-#include "scenarios/deepspeed_config.hpp"
-#include "scenarios/import_k8s.hpp"
-#include "scenarios/loader.hpp"
+#include "scenarios/import/k8s_job.hpp"
+#include "scenarios/import/trainer_args.hpp"
+#include "scenarios/load/deepspeed_config.hpp"
+#include "scenarios/load/loader.hpp"
+#include "tests/scenarios/command_runner.hpp"
 
 namespace fs = std::filesystem;
 

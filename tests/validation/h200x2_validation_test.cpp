@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/nccl/nccl_tests.hpp"
-#include "scenarios/loader.hpp"
+#include "scenarios/load/loader.hpp"
 
 namespace {
 // op "all_gather_inplace" (bench/device/torch_nccl_bench.py) is compared with the in-place column.

@@ -19,7 +19,7 @@
 
 #include "models/calibrate/nccl_tests_parser.hpp"
 #include "models/nccl/nccl_tests.hpp"
-#include "scenarios/loader.hpp"
+#include "scenarios/load/loader.hpp"
 
 namespace {
 struct Accuracy {

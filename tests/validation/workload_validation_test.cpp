@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/run.hpp"
-#include "scenarios/loader.hpp"
+#include "scenarios/load/loader.hpp"
 
 namespace {
 double run_step(const std::string& rel) {

@@ -1,0 +1,101 @@
+// commsim calibrate --scenario MACHINE.toml FILE[:VAR=VAL,...]... --out PROFILE.toml
+// Fits the physical parameters of the transport each nccl-tests output exercised (hop latency
+// and efficiency per protocol, launch overhead) and writes a profile scenarios can reference.
+// The NCCL variables of a run are read from its INFO lines ("NCCL_P2P_DISABLE set by
+// environment to 1") or given after the file name: ar_shm.txt:NCCL_P2P_DISABLE=1.
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "models/calibrate/fit.hpp"
+#include "models/nccl/link_params.hpp"
+#include "scenarios/cli/cli_support.hpp"
+#include "scenarios/cli/command.hpp"
+#include "scenarios/cli/nccl_tests_support.hpp"
+
+namespace scenarios {
+
+int cmd_calibrate(int argc, char** argv) {
+  CLI::App app{"Fit link parameters to nccl-tests output and write a calibration profile.", "commsim calibrate"};
+  std::string scenario_path, out;
+  std::vector<std::string> files, sets, fixes;
+  app.add_option("files", files, "nccl-tests outputs, each optionally followed by :VAR=VAL,VAR=VAL")
+      ->required()
+      ->type_name("FILE[:VAR=VAL,...]");
+  app.add_option("--scenario", scenario_path, "the machine the measurements ran on")
+      ->required()
+      ->type_name("MACHINE.toml");
+  app.add_option("--out", out, "profile to write (TOML)")->required()->type_name("PROFILE.toml");
+  app.add_option("--fix", fixes, "hold a parameter measured elsewhere fixed, e.g. nvlink.efficiency.ll=0.26")
+      ->type_name("NAME=VALUE");
+  add_set_option(app, sets);
+  if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
+
+  return guarded([&] {
+    LoadedScenario base = load_scenario(scenario_path, sets);
+    // Fit from the defaults, not from an earlier profile of the machine: drop the parameters
+    // this fit owns (the World's raw bandwidths and the compute model's stay).
+    std::erase_if(base.spec.cluster.params, [](const auto& kv) { return models::nccl::LinkParams::owns(kv.first); });
+    std::vector<models::calibrate::Measurement> measurements;
+    std::vector<std::string> sources;
+    for (const std::string& arg : files) {
+      const auto colon = arg.find(':');
+      const std::string file = arg.substr(0, colon);
+      std::ifstream in(file, std::ios::binary);
+      if (!in) throw UserError({file, 1, 1}, "cannot read this file");
+      std::stringstream text;
+      text << in.rdbuf();
+      std::map<std::string, std::string> env = nccl_env_from_log(text.str());
+      if (colon != std::string::npos) {
+        std::stringstream vars(arg.substr(colon + 1));
+        std::string kv;
+        while (std::getline(vars, kv, ',')) {
+          const auto eq = kv.find('=');
+          if (eq == std::string::npos || kv.rfind("NCCL_", 0) != 0)
+            throw UserError({"calibrate", 1, static_cast<int>(colon + 2)},
+                            "expected NCCL_VAR=VALUE after '" + file + ":', got '" + kv + "'");
+          env[kv.substr(0, eq)] = kv.substr(eq + 1);
+        }
+      }
+      for (auto& run : models::calibrate::parse_nccl_tests(text.str(), file)) {
+        models::calibrate::Measurement m{base.spec, std::move(run)};
+        apply_run_to_spec(m.run, env, m.spec);
+        measurements.push_back(std::move(m));
+      }
+      sources.push_back(file);
+    }
+    std::map<std::string, double> pinned;
+    for (std::size_t i = 0; i < fixes.size(); ++i) {
+      const auto eq = fixes[i].find('=');
+      double value = 0;
+      try {
+        std::size_t used = 0;
+        if (eq == std::string::npos) throw std::invalid_argument("");
+        value = std::stod(fixes[i].substr(eq + 1), &used);
+        if (used != fixes[i].size() - eq - 1) throw std::invalid_argument("");
+      } catch (const std::exception&) {
+        throw UserError({"--fix", static_cast<int>(i + 1), 1}, "expected NAME=NUMBER, got '" + fixes[i] + "'");
+      }
+      pinned[fixes[i].substr(0, eq)] = value;
+    }
+    models::calibrate::FitResult fit;
+    try {
+      fit = models::calibrate::fit_link_params(measurements, pinned);
+    } catch (const models::SpecError& e) {
+      throw base.to_user_error(e);
+    }
+    std::printf("%-40s %12s %10s %10s %8s  %s\n", "file", "size (B)", "meas (us)", "fit (us)", "error", "algo/proto");
+    for (const auto& p : fit.points)
+      std::printf("%-40s %12lld %10.2f %10.2f %+7.1f%%  %s/%s\n", p.source.c_str(),
+                  static_cast<long long>(p.size_bytes), p.measured_us, p.predicted_us, p.rel_error() * 100,
+                  p.algo.c_str(), p.proto.c_str());
+    std::printf("\nfit quality: median |error| %.1f %%, max |error| %.1f %% over %zu points\n",
+                fit.median_abs_error * 100, fit.max_abs_error * 100, fit.points.size());
+    for (const auto& [name, value] : fit.params) std::printf("  %-28s %.6g\n", name.c_str(), value);
+    write_file_atomically(out, models::calibrate::profile_toml(fit, sources));
+    std::printf("wrote %s\n", out.c_str());
+    return 0;
+  });
+}
+
+}  // namespace scenarios

@@ -1,0 +1,37 @@
+// commsim topo SCENARIO.toml [--set K=V]...: the node's GPU matrix (nvidia-smi topo -m style), the
+// transport NCCL would log per rank pair, and the P2P channels per pair.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "models/error.hpp"
+#include "models/topology/render.hpp"
+#include "scenarios/cli/cli_support.hpp"
+#include "scenarios/cli/command.hpp"
+
+namespace scenarios {
+
+int cmd_topo(int argc, char** argv) {
+  CLI::App app{"Show the topology and the transport NCCL would pick between every pair of ranks.", "commsim topo"};
+  std::string path;
+  std::vector<std::string> sets;
+  int max_ranks = 16;
+  app.add_option("scenario", path, "scenario file (TOML)")->required()->type_name("SCENARIO.toml");
+  add_set_option(app, sets);
+  app.add_option("--max-ranks", max_ranks, "list every pair up to this many ranks (default 16)")
+      ->check(CLI::PositiveNumber);
+  if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
+  return guarded([&] {
+    const LoadedScenario scenario = load_scenario(path, sets);
+    std::string text;
+    try {
+      text = models::topology::render_topo(scenario.spec, max_ranks);
+    } catch (const models::SpecError& e) {
+      throw scenario.to_user_error(e);
+    }
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  });
+}
+
+}  // namespace scenarios

@@ -1,0 +1,57 @@
+#include "scenarios/cli/nccl_tests_support.hpp"
+
+#include <cctype>
+#include <regex>
+#include <set>
+
+namespace scenarios {
+
+bool parse_nccl_tests_size(const std::string& text, int64_t& bytes) {
+  if (text.empty()) return false;
+  std::size_t pos = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(text, &pos);
+  } catch (...) {
+    return false;
+  }
+  if (v <= 0) return false;
+  int64_t mult = 1;
+  if (pos < text.size()) {
+    if (pos + 1 != text.size()) return false;
+    switch (std::toupper(static_cast<unsigned char>(text[pos]))) {
+      case 'K': mult = 1LL << 10; break;
+      case 'M': mult = 1LL << 20; break;
+      case 'G': mult = 1LL << 30; break;
+      case 'T': mult = 1LL << 40; break;
+      default: return false;
+    }
+  }
+  if (v > INT64_MAX / mult) return false;
+  bytes = v * mult;
+  return true;
+}
+
+std::map<std::string, std::string> nccl_env_from_log(const std::string& text) {
+  static const std::set<std::string> kRelevant = {
+      "NCCL_P2P_DISABLE",     "NCCL_SHM_DISABLE",     "NCCL_P2P_LEVEL", "NCCL_P2P_READ_ENABLE",
+      "NCCL_NET_GDR_LEVEL",   "NCCL_IB_DISABLE",      "NCCL_PROTO",     "NCCL_ALGO",
+      "NCCL_MIN_NCHANNELS",   "NCCL_MAX_NCHANNELS",   "NCCL_BUFFSIZE",  "NCCL_NET",
+      "NCCL_SOCKET_NTHREADS", "NCCL_NSOCKS_PERTHREAD"};
+  static const std::regex kSet(R"((NCCL_[A-Z0-9_]+) set by environment to ([^\s]+))");
+  std::map<std::string, std::string> env;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), kSet); it != std::sregex_iterator(); ++it) {
+    std::string name = (*it)[1], value = (*it)[2];
+    while (!value.empty() && value.back() == '.') value.pop_back();  // "set by environment to 1."
+    if (kRelevant.count(name)) env[name] = value;
+  }
+  return env;
+}
+
+void apply_run_to_spec(const models::calibrate::NcclTestsRun& run, const std::map<std::string, std::string>& env,
+                       models::ScenarioSpec& spec) {
+  if (run.ranks > 1 && run.processes == 1) spec.placement.single_process = true;
+  for (const auto& [k, v] : env) spec.nccl_env[k] = v;
+}
+
+}  // namespace scenarios

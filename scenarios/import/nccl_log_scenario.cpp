@@ -1,0 +1,134 @@
+#include "scenarios/import/nccl_log_scenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "models/error.hpp"
+#include "models/hw/instance.hpp"
+#include "models/nccl/log_diagnosis.hpp"
+#include "models/workload/model_shape.hpp"
+#include "scenarios/import/scenario_writer.hpp"
+#include "scenarios/load/loader.hpp"
+
+namespace scenarios {
+
+std::string preset_for_parameters(long long parameters) {
+  if (parameters <= 0) return "";
+  for (const auto& name : models::workload::preset_names()) {
+    models::ModelSpec spec;
+    spec.preset = name;
+    try {
+      const double total = static_cast<double>(models::workload::resolve_model(spec).total_params());
+      if (std::abs(total - static_cast<double>(parameters)) <= 0.005 * static_cast<double>(parameters)) return name;
+    } catch (const models::SpecError&) {
+    }
+  }
+  return "";
+}
+
+std::string scenario_from_nccl_log(const models::nccl::NcclLogReport& r, const LogScenarioOptions& options) {
+  using models::nccl::instance_gpus;
+  const std::string instance = !options.instance.empty() ? options.instance : r.platform;
+  const SourcePos at{r.source, 1, 1};
+  if (instance.empty())
+    throw UserError(
+        at,
+        "the log does not name the instance (no aws-ofi-nccl platform line); "
+        "pass --instance NAME (expected one of: " +
+            [] {
+              std::string s;
+              for (const auto& n : models::hw::instance_names()) s += (s.empty() ? "" : ", ") + n;
+              return s;
+            }() +
+            ")");
+  const int host_gpus = instance_gpus(instance);
+  if (host_gpus == 0) {
+    try {
+      models::hw::find_instance(instance);
+    } catch (const models::SpecError& e) {
+      throw UserError(at, e.what());
+    }
+  }
+  if (r.nranks == 0)
+    throw UserError(at,
+                    "the log has no communicator line ('comm 0x... rank R nRanks N nNodes M localRanks L'); "
+                    "expected a log of NCCL_DEBUG=INFO with the INIT subsystem");
+
+  ScenarioWriter w;
+  const std::string file = std::filesystem::path(r.source).filename().string();
+  w.header("Written by `commsim nccl-log " + file + " --scenario`: what the log shows, as a scenario.");
+  w.header("Values the log cannot show keep the scenario defaults; check them before drawing conclusions.");
+  w.set("", "name", "from NCCL log " + file);
+
+  // Where the ranks run. NCCL counts a "node" per host hash; pods that do not share the IPC
+  // namespace count as separate nodes even on one host. We pack NCCL nodes onto as few hosts as
+  // the instance allows, which is what a scheduler does with 1-GPU pods on a multi-GPU host
+  // (seeds/000: four pods on one p4d.24xlarge).
+  const auto* p2p_off = r.find_env("NCCL_P2P_DISABLE");
+  const auto* shm_off = r.find_env("NCCL_SHM_DISABLE");
+  const bool env_isolates = p2p_off && p2p_off->value == "1" && shm_off && shm_off->value == "1";
+  const int local = std::max(1, r.local_ranks);
+  const int nnodes = std::max(1, r.nnodes);
+  int gpus_per_pod = local, pods_per_node = 1, nodes = nnodes;
+  bool host_ipc = true;
+  std::string why;
+  if (env_isolates && local == 1 && nnodes > 1) {
+    // One pod with all GPUs; the environment, not the pods, kept NCCL off NVLink and SHM.
+    gpus_per_pod = std::min(host_gpus, r.nranks);
+    nodes = (r.nranks + gpus_per_pod - 1) / gpus_per_pod;
+    why = "NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1 explain localRanks 1: one pod per host assumed";
+  } else {
+    pods_per_node = std::max(1, std::min(nnodes, host_gpus / local));
+    nodes = (nnodes + pods_per_node - 1) / pods_per_node;
+    if (pods_per_node > 1) {
+      host_ipc = false;
+      why = "nNodes " + std::to_string(nnodes) + " x localRanks " + std::to_string(local) + " on " + instance + " (" +
+            std::to_string(host_gpus) + " GPUs): pods packed on one host, not sharing IPC";
+    } else {
+      why = "nNodes " + std::to_string(nnodes) + ", localRanks " + std::to_string(local);
+    }
+  }
+  w.set("cluster", "instance", instance,
+        options.instance.empty() ? "from the line 'NET/OFI ... platform'" : "given with --instance");
+  w.set("cluster", "nodes", static_cast<long long>(nodes));
+  w.note("placement", why);
+  w.set("placement", "pods_per_node", static_cast<long long>(pods_per_node));
+  w.set("placement", "gpus_per_pod", static_cast<long long>(gpus_per_pod));
+  w.set("placement", "host_ipc", host_ipc);
+  if (r.processes == 1 && r.comms.size() > 1 && static_cast<int>(r.comms.size()) >= r.nranks &&
+      r.transport_kinds.count("P2P/direct pointer"))
+    w.set("placement", "single_process", true, "one process drives every GPU (P2P/direct pointer)");
+  w.set("placement", "efa_plugin_ok", !r.plugin_failed,
+        r.plugin_failed ? "the network plugin failed: NCCL fell back to Socket" : "");
+
+  for (const auto& e : r.env) {
+    if (e.name.rfind("NCCL_", 0) != 0 && e.name.rfind("FI_", 0) != 0) continue;
+    w.set("nccl.env", e.name, e.value,
+          (e.source == "environment" ? std::string("set by environment") : "added by " + e.source) + ", line " +
+              std::to_string(e.line));
+  }
+
+  const std::string preset = r.trainable_parameters ? preset_for_parameters(*r.trainable_parameters) : "";
+  if (!preset.empty()) {
+    w.set("model", "preset", preset, "Number of trainable parameters = " + std::to_string(*r.trainable_parameters));
+    if (r.micro_batch)
+      w.set("training", "micro_batch", static_cast<long long>(*r.micro_batch), "Instantaneous batch size per device");
+    if (r.grad_accum)
+      w.set("training", "grad_accum", static_cast<long long>(*r.grad_accum), "Gradient Accumulation steps");
+    if (r.total_steps) w.set("training", "steps", static_cast<long long>(*r.total_steps), "Total optimization steps");
+    if (r.deepspeed_zero3) {
+      w.set("parallel", "strategy", std::string("zero3"), "DeepSpeed 'Stage 3 initialize'");
+      w.set("zero", "stage", 3LL);
+      if (r.deepspeed_offload) w.set("zero", "offload_optimizer", std::string("cpu"), "'Detected ZeRO Offload'");
+    }
+  } else {
+    w.note("collective",
+           "the log does not show the workload: a 1 GiB all-reduce over all ranks exercises the same transports");
+    w.set("collective", "op", std::string("all_reduce"));
+    w.set("collective", "bytes", std::string("1 GiB"));
+  }
+  return w.str();
+}
+
+}  // namespace scenarios

@@ -1,0 +1,113 @@
+// Hugging Face TrainingArguments text -> TrainerArgs (see trainer_args.hpp).
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "scenarios/import/trainer_args.hpp"
+#include "scenarios/load/loader.hpp"
+
+namespace scenarios {
+namespace {
+
+SourcePos pos_of(const std::string& file, const std::string& text, size_t offset) {
+  SourcePos p{file, 1, 1};
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n')
+      ++p.line, p.col = 1;
+    else
+      ++p.col;
+  }
+  return p;
+}
+
+}  // namespace
+
+TrainerArgs parse_trainer_args(const std::string& text, const std::string& file_name) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t'))
+      throw UserError(pos_of(file_name, text, i), "binary data in a trainer arguments file (expected text)");
+  }
+  // key=value (Python call) or --key value / --key=value (command line).
+  static const std::regex kArg(
+      R"((--)?\b([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|(?=\s)\s+(?=[^-\s]))\s*("[^"\n]*"|'[^'\n]*'|[^\s,()]+))");
+  TrainerArgs out;
+  bool any = false;
+  // Line by line, each bounded: std::regex recurses per character, so a huge token must not reach it.
+  constexpr size_t kMaxLine = 4096;
+  size_t line_start = 0;
+  while (line_start < text.size()) {
+    size_t line_end = text.find('\n', line_start);
+    if (line_end == std::string::npos) line_end = text.size();
+    if (line_end - line_start > kMaxLine)
+      throw UserError(pos_of(file_name, text, line_start),
+                      "line longer than 4096 characters (expected key=value Trainer arguments)");
+    const std::string line = text.substr(line_start, line_end - line_start);
+    const size_t base = line_start;
+    line_start = line_end + 1;
+    for (auto it = std::sregex_iterator(line.begin(), line.end(), kArg); it != std::sregex_iterator(); ++it) {
+      const auto& m = *it;
+      const bool dashed = m[1].matched;
+      const std::string key = m[2];
+      std::string value = m[3];
+      // "word word" without "=" is prose, not an argument, unless written --key value.
+      const std::string whole = m[0];
+      if (!dashed && whole.find('=') == std::string::npos) continue;
+      if (value.size() >= 2 && (value.front() == '"' || value.front() == '\''))
+        value = value.substr(1, value.size() - 2);
+      const SourcePos at = pos_of(file_name, text, base + static_cast<size_t>(m.position(3)));
+      auto integer = [&](std::optional<int>& field) {
+        try {
+          size_t used = 0;
+          long v = std::stol(value, &used);
+          if (used != value.size() || v < 1 || v > 100000000) throw std::invalid_argument("range");
+          field = static_cast<int>(v);
+        } catch (const std::exception&) {
+          throw UserError(at, key + ": '" + value + "' is not a positive integer");
+        }
+        any = true;
+      };
+      auto boolean = [&](std::optional<bool>& field) {
+        if (value == "True" || value == "true" || value == "1")
+          field = true;
+        else if (value == "False" || value == "false" || value == "0")
+          field = false;
+        else
+          throw UserError(at, key + ": '" + value + "' is not a boolean (expected True or False)");
+        any = true;
+      };
+      if (key == "per_device_train_batch_size")
+        integer(out.micro_batch);
+      else if (key == "gradient_accumulation_steps")
+        integer(out.grad_accum);
+      else if (key == "max_steps") {
+        if (value != "-1") integer(out.steps);  // -1: the Trainer's "not set"
+      } else if (key == "bf16")
+        boolean(out.bf16);
+      else if (key == "fp16")
+        boolean(out.fp16);
+      else if (key == "gradient_checkpointing")
+        boolean(out.grad_checkpointing);
+      else if (key == "deepspeed") {
+        out.deepspeed = value;
+        any = true;
+      }
+    }
+  }
+  if (!any)
+    throw UserError(
+        {file_name, 1, 1},
+        "no Trainer argument found (expected per_device_train_batch_size=..., gradient_accumulation_steps=..., "
+        "max_steps=..., bf16=..., gradient_checkpointing=...)");
+  return out;
+}
+
+TrainerArgs read_trainer_args(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError({path, 1, 1}, "cannot read the trainer arguments file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_trainer_args(ss.str(), path);
+}
+
+}  // namespace scenarios

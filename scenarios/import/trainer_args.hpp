@@ -1,0 +1,22 @@
+#pragma once
+// Reading Hugging Face Trainer arguments, which `commsim import k8s --trainer-args` adds to the
+// scenario written from a Kubernetes job (k8s_job.hpp).
+#include <optional>
+#include <string>
+
+namespace scenarios {
+
+// Hugging Face TrainingArguments as written in code (`per_device_train_batch_size=1,`) or on the
+// command line (`--per_device_train_batch_size 1`). Unknown arguments are ignored.
+struct TrainerArgs {
+  std::optional<int> micro_batch;  // per_device_train_batch_size
+  std::optional<int> grad_accum;   // gradient_accumulation_steps
+  std::optional<int> steps;        // max_steps
+  std::optional<bool> bf16, fp16;
+  std::optional<bool> grad_checkpointing;
+  std::string deepspeed;  // deepspeed="ds.json", as written
+};
+TrainerArgs parse_trainer_args(const std::string& text, const std::string& file_name);
+TrainerArgs read_trainer_args(const std::string& path);
+
+}  // namespace scenarios

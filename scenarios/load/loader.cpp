@@ -1,0 +1,429 @@
+// The scenario loader: TOML (+ --set, profile, DeepSpeed JSON) -> models::ScenarioSpec.
+// The schema below is the scenario contract of docs/design.md plus the fields of
+// models/spec.hpp; each table is closed, each value is type- and unit-checked where it is read.
+#include "scenarios/load/loader.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "scenarios/load/deepspeed_config.hpp"
+#include "scenarios/load/toml_reader.hpp"
+#include "scenarios/load/units.hpp"
+
+namespace scenarios {
+namespace {
+
+namespace fs = std::filesystem;
+using detail::TomlReader;
+using Fields = std::vector<TomlReader::Field>;
+
+constexpr int64_t kMaxCount = 1 << 20;  // GPUs, nodes, batch sizes: far past any real job
+constexpr int64_t kMaxSteps = 1000000000;
+
+std::string read_text(const std::string& path, const SourcePos& at, const std::string& what) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw UserError(at, "cannot read " + what + " '" + path + "': it is a directory (expected a file)");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError(at, "cannot read " + what + " '" + path + "' (expected a readable file)");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+toml::table parse_toml(std::string_view text, const std::string& file_name) {
+  try {
+    return toml::parse(text, std::string_view(file_name));
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    throw UserError({file_name, std::max(1, static_cast<int>(b.line)), std::max(1, static_cast<int>(b.column))},
+                    "invalid TOML: " + detail::one_line(std::string(e.description())));
+  }
+}
+
+class Loader {
+ public:
+  Loader(LoadedScenario& out, std::string file_name, fs::path base_dir)
+      : out_(out), r_(out, file_name), file_name_(std::move(file_name)), base_dir_(std::move(base_dir)) {}
+
+  void load(std::string_view text, const std::vector<std::string>& overrides) {
+    models::ScenarioSpec& s = out_.spec;
+    s.source_file = file_name_;
+    s.name = fs::path(file_name_).stem().string();
+    toml::table root = parse_toml(text, file_name_);
+    for (size_t i = 0; i < overrides.size(); ++i) r_.apply_override(root, overrides[i], static_cast<int>(i) + 1);
+
+    r_.table(root, "",
+             {
+                 {"name", [&](auto& n, auto& k) { s.name = r_.string(n, k); }},
+                 {"deepspeed_config", [&](auto& n, auto& k) { set_deepspeed_path(n, k); }},
+                 {"cluster", [&](auto& n, auto& k) { cluster(n, k); }},
+                 {"placement", [&](auto& n, auto& k) { placement(n, k); }},
+                 {"nccl",
+                  [&](auto& n, auto& k) {
+                    r_.table(n, k, {{"env", [&](auto& n2, auto& k2) { nccl_env(n2, k2); }}});
+                  }},
+                 {"model", [&](auto& n, auto& k) { model(n, k); }},
+                 {"training", [&](auto& n, auto& k) { training(n, k); }},
+                 {"parallel", [&](auto& n, auto& k) { parallel(n, k); }},
+                 {"zero", [&](auto& n, auto& k) { zero(n, k); }},
+                 {"collective", [&](auto& n, auto& k) { collective(n, k); }},
+             });
+    finish();
+  }
+
+ private:
+  // A path written in the scenario is relative to its folder; one given with --set, to the
+  // current directory (where the user typed it).
+  std::string resolve(const toml::node& n, const std::string& key) {
+    const std::string v = r_.string(n, key);
+    if (v.empty()) r_.fail(n, key + ": empty path (expected a file name)");
+    fs::path p(v);
+    if (p.is_relative() && !r_.from_override(n)) p = base_dir_ / p;
+    return p.lexically_normal().string();
+  }
+
+  void set_deepspeed_path(const toml::node& n, const std::string& key) {
+    if (ds_path_)
+      r_.fail(
+          n,
+          key + ": DeepSpeed config given twice (expected deepspeed_config at the top level or in [zero], not both)");
+    ds_path_ = resolve(n, key);
+    ds_named_at_ = r_.pos(n);
+  }
+
+  void cluster(const toml::node& n, const std::string& key) {
+    models::ClusterSpec& c = out_.spec.cluster;
+    r_.table(n, key,
+             {
+                 {"instance", [&](auto& v, auto& k) { c.instance = r_.string(v, k); }},
+                 {"nodes", [&](auto& v, auto& k) { c.nodes = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
+                 {"profile",
+                  [&](auto& v, auto& k) {
+                    c.profile = resolve(v, k);
+                    profile_at_ = r_.pos(v);
+                  }},
+                 {"node", [&](auto& v, auto& k) { custom_node(v, k); }},
+                 {"params",
+                  [&](auto& v, auto& k) {
+                    r_.open_table(v, k, [&](const std::string& name, const toml::node& value, const SourcePos&) {
+                      c.params[name] = r_.quantity(value, k + "." + name);
+                    });
+                  }},
+             });
+  }
+
+  void custom_node(const toml::node& n, const std::string& key) {
+    models::CustomNodeSpec& d = out_.spec.cluster.node.emplace();
+    // The *_bytes_per_s fields also answer to *_bandwidth, which reads better with units.
+    auto rate = [&](double& field, const char* other) {
+      return [&, other](const toml::node& v, const std::string& k) {
+        if (out_.positions.count(key + "." + other))
+          r_.fail(v, k + ": given twice, also as " + key + "." + other + " (expected one of them)");
+        field = r_.bandwidth(v, k);
+      };
+    };
+    r_.table(
+        n, key,
+        {
+            {"gpu", [&](auto& v, auto& k) { d.gpu = r_.string(v, k); }},
+            {"gpus", [&](auto& v, auto& k) { d.gpus = static_cast<int>(r_.integer(v, k, 1, 1024)); }},
+            {"nvlink", [&](auto& v, auto& k) { d.nvlink = r_.string(v, k); }},
+            {"nvlink_links", [&](auto& v, auto& k) { d.nvlink_links = static_cast<int>(r_.integer(v, k, 0, 1024)); }},
+            {"nvswitch", [&](auto& v, auto& k) { d.nvswitch = r_.boolean(v, k); }},
+            {"pcie",
+             [&](auto& v, auto& k) {
+               d.pcie = r_.one_of(v, k, {"gen3", "gen4", "gen5", "gen6"});
+             }},
+            {"pcie_lanes",
+             [&](auto& v, auto& k) {
+               d.pcie_lanes = static_cast<int>(r_.one_of_int(v, k, {1, 2, 4, 8, 16, 32}));
+             }},
+            {"numa_nodes", [&](auto& v, auto& k) { d.numa_nodes = static_cast<int>(r_.integer(v, k, 1, 64)); }},
+            {"nics", [&](auto& v, auto& k) { d.nics = static_cast<int>(r_.integer(v, k, 0, 1024)); }},
+            {"nic_bytes_per_s", rate(d.nic_bytes_per_s, "nic_bandwidth")},
+            {"nic_bandwidth", rate(d.nic_bytes_per_s, "nic_bytes_per_s")},
+            {"nic_kind",
+             [&](auto& v, auto& k) {
+               d.nic_kind = r_.one_of(v, k, {"efa", "ib", "roce", "eth"});
+             }},
+            {"eth_bytes_per_s", rate(d.eth_bytes_per_s, "eth_bandwidth")},
+            {"eth_bandwidth", rate(d.eth_bytes_per_s, "eth_bytes_per_s")},
+            {"host_mem_bytes_per_s", rate(d.host_mem_bytes_per_s, "host_mem_bandwidth")},
+            {"host_mem_bandwidth", rate(d.host_mem_bytes_per_s, "host_mem_bytes_per_s")},
+            {"topo_file", [&](auto& v, auto& k) { d.topo_file = resolve(v, k); }},
+        });
+  }
+
+  void placement(const toml::node& n, const std::string& key) {
+    models::PlacementSpec& p = out_.spec.placement;
+    r_.table(n, key,
+             {
+                 {"pods_per_node",
+                  [&](auto& v, auto& k) { p.pods_per_node = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
+                 {"gpus_per_pod",
+                  [&](auto& v, auto& k) { p.gpus_per_pod = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
+                 {"host_ipc", [&](auto& v, auto& k) { p.host_ipc = r_.boolean(v, k); }},
+                 {"host_network", [&](auto& v, auto& k) { p.host_network = r_.boolean(v, k); }},
+                 {"efa_plugin_ok", [&](auto& v, auto& k) { p.efa_plugin_ok = r_.boolean(v, k); }},
+                 {"single_process", [&](auto& v, auto& k) { p.single_process = r_.boolean(v, k); }},
+             });
+  }
+
+  // NCCL and libfabric variables verbatim; their values are checked by the models that read them.
+  void nccl_env(const toml::node& n, const std::string& key) {
+    r_.open_table(n, key, [&](const std::string& name, const toml::node& v, const SourcePos& at) {
+      if (name.rfind("NCCL_", 0) != 0 && name.rfind("FI_", 0) != 0)
+        throw UserError(
+            at,
+            "'" + name +
+                "' in [nccl.env] is not an NCCL or libfabric variable (expected a name starting with NCCL_ or FI_)");
+      const std::string k = key + "." + name;
+      if (v.is_integer())
+        out_.spec.nccl_env[name] = std::to_string(v.as_integer()->get());
+      else if (v.is_string())
+        out_.spec.nccl_env[name] = v.as_string()->get();
+      else
+        r_.fail(v, k + ": got " + detail::article_type(v) + " (expected a string, as in the environment)");
+    });
+  }
+
+  void model(const toml::node& n, const std::string& key) {
+    models::ModelSpec& m = out_.spec.model.emplace();
+    auto dim = [&](int& field) {
+      return [&](const toml::node& v, const std::string& k) { field = static_cast<int>(r_.integer(v, k, 1, 1 << 24)); };
+    };
+    r_.table(n, key,
+             {
+                 {"preset", [&](auto& v, auto& k) { m.preset = r_.string(v, k); }},
+                 {"layers", dim(m.layers)},
+                 {"hidden", dim(m.hidden)},
+                 {"heads", dim(m.heads)},
+                 {"kv_heads", dim(m.kv_heads)},
+                 {"ffn", dim(m.ffn)},
+                 {"vocab", dim(m.vocab)},
+                 {"seq", dim(m.seq)},
+                 {"tied_embeddings", [&](auto& v, auto& k) { m.tied_embeddings = r_.boolean(v, k); }},
+             });
+  }
+
+  void training(const toml::node& n, const std::string& key) {
+    models::TrainingSpec& t = out_.spec.training;
+    r_.table(
+        n, key,
+        {
+            {"micro_batch",
+             [&](auto& v, auto& k) { t.micro_batch = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
+            {"grad_accum", [&](auto& v, auto& k) { t.grad_accum = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
+            {"steps", [&](auto& v, auto& k) { t.steps = static_cast<int>(r_.integer(v, k, 1, kMaxSteps)); }},
+            {"grad_checkpointing", [&](auto& v, auto& k) { t.grad_checkpointing = r_.boolean(v, k); }},
+            {"dtype",
+             [&](auto& v, auto& k) {
+               t.dtype = r_.one_of(v, k, {"bf16", "fp16", "fp32"});
+             }},
+            {"param_dtype",
+             [&](auto& v, auto& k) {
+               t.param_dtype = r_.one_of(v, k, {"bf16", "fp16", "fp32"});
+             }},
+            {"cpu_threads", [&](auto& v, auto& k) { t.cpu_threads = static_cast<int>(r_.integer(v, k, 1, 4096)); }},
+            {"compute_efficiency",
+             [&](auto& v, auto& k) {
+               t.compute_efficiency = r_.number(v, k);
+               if (t.compute_efficiency <= 0 || t.compute_efficiency > 1)
+                 r_.fail(v, k + ": " + detail::shortest(t.compute_efficiency) +
+                                " is out of range (expected a fraction of peak in (0, 1])");
+             }},
+        });
+  }
+
+  void parallel(const toml::node& n, const std::string& key) {
+    models::ParallelSpec& p = out_.spec.parallel;
+    auto degree = [&](int& field) {
+      return
+          [&](const toml::node& v, const std::string& k) { field = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); };
+    };
+    r_.table(n, key,
+             {
+                 {"strategy",
+                  [&](auto& v, auto& k) {
+                    p.strategy = r_.one_of(v, k, {"zero3", "fsdp", "ddp", "megatron"});
+                  }},
+                 {"tp", degree(p.tp)},
+                 {"pp", degree(p.pp)},
+                 {"dp", degree(p.dp)},
+                 {"micro_batches", degree(p.micro_batches)},
+             });
+  }
+
+  // [zero] takes DeepSpeed's zero_optimization keys verbatim (values as in the JSON, "auto"
+  // included); they are applied after the DeepSpeed JSON, so the scenario's own keys win.
+  void zero(const toml::node& n, const std::string& key) {
+    Fields fields{{"deepspeed_config", [&](auto& v, auto& k) { set_deepspeed_path(v, k); }}};
+    for (const std::string& name : zero_keys())
+      fields.push_back(
+          {name, [&, name](const toml::node& v, const std::string& k) { zero_toml_[name] = zero_entry(name, v, k); }});
+    r_.table(n, key, fields);
+  }
+
+  ZeroEntry zero_entry(const std::string& name, const toml::node& v, const std::string& k) {
+    ZeroEntry e;
+    e.pos = r_.pos(v);
+    const bool offload = name == "offload_optimizer" || name == "offload_param";
+    if (TomlReader::is_auto(v))
+      e.is_auto = true;
+    else if (v.is_boolean())
+      e.flag = v.as_boolean()->get();
+    else if (offload && v.is_string())
+      e.text = v.as_string()->get();
+    else if (offload && v.is_table()) {
+      e.text = "none";
+      Fields fields;
+      for (const std::string& o : offload_keys())
+        fields.push_back({o, [&, o](const toml::node& ov, const std::string& ok) {
+                            if (o == "device") e.text = r_.string(ov, ok);
+                          }});
+      r_.table(v, k, fields);
+    } else if (v.is_integer() || v.is_floating_point() || v.is_string()) {
+      e.number = r_.count(v, k);
+    } else {
+      r_.fail(v, k + ": got " + detail::article_type(v) + " (expected a number, a boolean or \"auto\")");
+    }
+    return e;
+  }
+
+  void collective(const toml::node& n, const std::string& key) {
+    models::CollectiveSpec& c = out_.spec.collective.emplace();
+    r_.table(
+        n, key,
+        {
+            {"op",
+             [&](auto& v, auto& k) {
+               c.op = r_.one_of(
+                   v, k, {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "sendrecv"});
+             }},
+            {"bytes", [&](auto& v, auto& k) { c.bytes = r_.size(v, k); }},
+            {"iterations", [&](auto& v, auto& k) { c.iterations = static_cast<int>(r_.integer(v, k, 1, kMaxSteps)); }},
+        });
+  }
+
+  // The calibration profile's [params] go under the scenario's own [cluster.params].
+  void merge_profile() {
+    const std::string& path = out_.spec.cluster.profile;
+    const std::string text = read_text(path, profile_at_, "calibration profile");
+    toml::table prof = parse_toml(text, path);
+    const toml::node* params = prof.get("params");
+    if (!params)
+      throw UserError({path, 1, 1},
+                      "no [params] table in calibration profile (expected a file written by commsim calibrate)");
+    LoadedScenario scratch;
+    TomlReader pr(scratch, path);
+    pr.open_table(*params, "params", [&](const std::string& name, const toml::node& v, const SourcePos&) {
+      const double value = pr.quantity(v, "params." + name);
+      const std::string dotted = "cluster.params." + name;
+      if (out_.spec.cluster.params.count(name)) return;  // the scenario's own value wins
+      out_.spec.cluster.params[name] = value;
+      out_.positions[dotted] = pr.pos(v);
+    });
+  }
+
+  void finish() {
+    models::ScenarioSpec& s = out_.spec;
+    const SourcePos top{file_name_, 1, 1};
+    if (!s.cluster.instance.empty() && s.cluster.node)
+      throw UserError(
+          out_.position_of("cluster.node"),
+          "cluster.node: both cluster.instance and [cluster.node] given (expected one machine description)");
+    if (s.cluster.instance.empty() && !s.cluster.node)
+      throw UserError(out_.position_of("cluster"),
+                      "no machine described (expected cluster.instance or a [cluster.node] table)");
+    if (!s.model && !s.collective)
+      throw UserError(top, "nothing to simulate (expected a [model] or a [collective] table)");
+    if (s.collective && s.collective->bytes == 0)
+      throw UserError(out_.position_of("collective"),
+                      "collective.bytes is missing (expected a size such as \"1 GiB\")");
+    if (!s.cluster.profile.empty()) merge_profile();
+    DeepSpeedSettings ds;
+    if (ds_path_) ds = read_deepspeed_json(*ds_path_, *ds_path_, ds_named_at_);
+    // The scenario's [zero] wins over the JSON, whichever of DeepSpeed's two spellings each uses.
+    for (auto& [k, e] : zero_toml_) ds.zero[canonical_zero_key(k)] = e;
+    apply_deepspeed(ds, s, out_.positions);
+  }
+
+  LoadedScenario& out_;
+  TomlReader r_;
+  std::string file_name_;
+  fs::path base_dir_;
+  std::optional<std::string> ds_path_;
+  SourcePos ds_named_at_;
+  SourcePos profile_at_;
+  ZeroEntries zero_toml_;
+};
+
+}  // namespace
+
+SourcePos LoadedScenario::position_of(std::string_view dotted_key) const {
+  std::string key(dotted_key);
+  while (!key.empty()) {
+    if (auto it = positions.find(key); it != positions.end()) return it->second;
+    const size_t dot = key.rfind('.');
+    if (dot == std::string::npos) break;
+    key.resize(dot);
+  }
+  return {spec.source_file, 1, 1};
+}
+
+UserError LoadedScenario::to_user_error(const models::SpecError& error) const {
+  return UserError(position_of(error.key()), error.what());
+}
+
+LoadedScenario load_scenario_text(std::string_view text, const std::string& file_name,
+                                  const std::vector<std::string>& overrides, const std::string& base_dir) {
+  LoadedScenario out;
+  Loader loader(out, file_name, base_dir);
+  loader.load(text, overrides);
+  return out;
+}
+
+LoadedScenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  const std::string text = read_text(path, {path, 1, 1}, "scenario");
+  fs::path base = fs::path(path).parent_path();
+  if (base.empty()) base = ".";
+  return load_scenario_text(text, path, overrides, base.string());
+}
+
+// Damerau-Levenshtein (optimal string alignment), case-insensitive: a swapped pair of letters
+// ("nmae") is one typo, as people make them.
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
+  auto lower = [](std::string_view s) {
+    std::string r(s);
+    for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return r;
+  };
+  const std::string a = lower(word);
+  const size_t limit = a.size() <= 4 ? 1 : a.size() <= 8 ? 2 : 3;
+  std::string best;
+  size_t best_d = limit + 1;
+  for (const auto& cand : candidates) {
+    const std::string b = lower(cand);
+    std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+    for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (size_t i = 1; i <= a.size(); ++i)
+      for (size_t j = 1; j <= b.size(); ++j) {
+        const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+        d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+          d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    if (d[a.size()][b.size()] < best_d) {
+      best_d = d[a.size()][b.size()];
+      best = cand;
+    }
+  }
+  return best;
+}
+
+}  // namespace scenarios

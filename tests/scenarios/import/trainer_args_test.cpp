@@ -1,0 +1,37 @@
+// Hugging Face Trainer arguments (trainer_args.hpp), on seed 002's file
+// (scenarios/examples/inputs/seed002_trainer_args.txt), the command-line form and a bad value.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "scenarios/import/trainer_args.hpp"
+#include "scenarios/load/loader.hpp"
+
+using scenarios::UserError;
+
+namespace {
+const std::string kInputs = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/inputs/";
+}
+
+TEST_CASE("import k8s: Hugging Face Trainer arguments (seed 002 and command-line form)", "[scenarios]") {
+  const auto a = scenarios::read_trainer_args(kInputs + "seed002_trainer_args.txt");
+  CHECK(a.micro_batch == 1);
+  CHECK(a.grad_accum == 4);
+  CHECK(a.steps == 50);
+  CHECK(a.bf16 == true);
+  CHECK(a.grad_checkpointing == true);
+  CHECK(a.deepspeed == "llama-3-8b-stage3.json");
+  const auto b = scenarios::parse_trainer_args(
+      "python train.py --per_device_train_batch_size 2 --gradient_accumulation_steps=8 --max_steps 100 --bf16 True\n",
+      "cli.txt");
+  CHECK(b.micro_batch == 2);
+  CHECK(b.grad_accum == 8);
+  CHECK(b.steps == 100);
+  CHECK(b.bf16 == true);
+  try {
+    scenarios::parse_trainer_args("per_device_train_batch_size=1,\nmax_steps=lots,\n", "bad.txt");
+    FAIL("no error");
+  } catch (const UserError& e) {
+    CHECK(std::string(e.what()) == "bad.txt:2:11: max_steps: 'lots' is not a positive integer");
+  }
+}

@@ -1,0 +1,207 @@
+// The scenario loader: the shipped examples, --set overrides, key positions for SpecErrors,
+// calibration profiles and DeepSpeed JSON with "auto".
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "models/error.hpp"
+#include "scenarios/load/loader.hpp"
+#include "tests/scenarios/command_runner.hpp"
+
+namespace fs = std::filesystem;
+using scenarios::load_scenario;
+using scenarios::load_scenario_text;
+
+namespace {
+const std::string kExamples = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/";
+const char* kMinimal = R"(name = "minimal"
+[cluster]
+instance = "h200x4"
+[placement]
+gpus_per_pod = 4
+[collective]
+op = "all_reduce"
+bytes = "1 GiB"
+)";
+
+void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+// A p4d.24xlarge Llama-3-8B scenario in `dir` that reads `json` as its DeepSpeed config; `zero`
+// is appended as the scenario's own [zero] table (its first key lands on line 7).
+scenarios::LoadedScenario load_with_deepspeed(const fs::path& dir, const std::string& json,
+                                              const std::string& zero = "") {
+  write(dir / "ds.json", json);
+  write(dir / "s.toml",
+        "deepspeed_config = \"ds.json\"\n[cluster]\ninstance = \"p4d.24xlarge\"\n"
+        "[model]\npreset = \"llama-3-8b\"\n" +
+            (zero.empty() ? "" : "[zero]\n" + zero));
+  return load_scenario((dir / "s.toml").string());
+}
+}  // namespace
+
+TEST_CASE("scenarios: the shipped examples load with the contract's keys", "[scenarios]") {
+  const auto coll = load_scenario(kExamples + "allreduce_h200x4.toml");
+  CHECK(coll.spec.cluster.instance == "h200x4");
+  REQUIRE(coll.spec.collective);
+  CHECK(coll.spec.collective->bytes == (int64_t{1} << 30));  // "1 GiB" = 2^30 bytes
+  CHECK(coll.spec.collective->op == "all_reduce");
+  CHECK(coll.spec.nccl_env.at("NCCL_NVLS_ENABLE") == "0");
+  CHECK_FALSE(coll.spec.model);
+
+  const auto z3 = load_scenario(kExamples + "p4d_zero3_llama3_8b.toml");
+  CHECK(z3.spec.cluster.instance == "p4d.24xlarge");
+  REQUIRE(z3.spec.model);
+  CHECK(z3.spec.model->preset == "llama-3-8b");
+  CHECK(z3.spec.training.grad_accum == 4);
+  CHECK(z3.spec.training.steps == 50);
+  CHECK(z3.spec.training.grad_checkpointing);
+  CHECK(z3.spec.zero.offload_optimizer == "cpu");
+  CHECK(z3.spec.zero.offload_param == "cpu");
+  CHECK(z3.spec.zero.reduce_bucket_size == 5e7);
+  // "auto" persistence threshold, as the Hugging Face Trainer fills it: 10 * hidden (4096).
+  CHECK(z3.spec.zero.stage3_param_persistence_threshold == 40960);
+}
+
+TEST_CASE("scenarios: --set overrides any key, typed as TOML, else taken as a string", "[scenarios]") {
+  const auto s = load_scenario_text(
+      kMinimal, "m.toml",
+      {"placement.gpus_per_pod=1", "placement.pods_per_node=4", "placement.host_ipc=false", "collective.bytes=256 MiB",
+       "nccl.env.NCCL_P2P_DISABLE=1", "model.preset=llama-3-8b", "name=\"quoted name\""});
+  CHECK(s.spec.placement.gpus_per_pod == 1);
+  CHECK(s.spec.placement.pods_per_node == 4);
+  CHECK_FALSE(s.spec.placement.host_ipc);
+  CHECK(s.spec.collective->bytes == 256 * 1048576);
+  CHECK(s.spec.nccl_env.at("NCCL_P2P_DISABLE") == "1");  // an integer becomes the env string
+  CHECK(s.spec.model->preset == "llama-3-8b");           // created a table the file did not have
+  CHECK(s.spec.name == "quoted name");
+  // The value column of "placement.gpus_per_pod=1" is 24 (key of 22 characters, then '=').
+  CHECK(s.position_of("placement.gpus_per_pod").str() == "--set:1:24");
+  CHECK(s.position_of("placement.host_ipc").str() == "--set:3:20");
+  // The file's own keys keep their place.
+  CHECK(s.position_of("cluster.instance").str() == "m.toml:3:12");
+}
+
+TEST_CASE("scenarios: a SpecError from the models is reported where its key was written", "[scenarios]") {
+  const auto s = load_scenario_text(kMinimal, "layout.toml");
+  const auto e = s.to_user_error(models::SpecError("placement.gpus_per_pod", "8 GPUs per pod but the node has 4"));
+  CHECK(std::string(e.what()) == "layout.toml:5:16: 8 GPUs per pod but the node has 4");
+  // A key that was not written falls back to its table, then to the file.
+  CHECK(s.to_user_error(models::SpecError("placement.pods_per_node", "x")).pos().str() == "layout.toml:4:1");
+  CHECK(s.to_user_error(models::SpecError("parallel.tp", "x")).pos().str() == "layout.toml:1:1");
+  CHECK(s.to_user_error(models::SpecError("nccl.env.NCCL_ALGO", "x")).pos().str() == "layout.toml:1:1");
+}
+
+TEST_CASE("scenarios: tables are closed and typos get a suggestion", "[scenarios]") {
+  CHECK(scenarios::closest_match("gpus_per_pdo", {"pods_per_node", "gpus_per_pod"}) == "gpus_per_pod");
+  CHECK(scenarios::closest_match("nmae", {"name", "model"}) == "name");  // a swap is one typo
+  CHECK(scenarios::closest_match("banana", {"steps", "dtype"}).empty());
+  CHECK_THROWS_WITH(load_scenario_text(std::string(kMinimal) + "[training]\nstpes = 3\n", "t.toml"),
+                    "t.toml:10:1: unknown key 'stpes' in [training] (did you mean 'steps'?)");
+}
+
+TEST_CASE("scenarios: a calibration profile fills cluster.params, the scenario's own values win", "[scenarios]") {
+  const fs::path dir = scenarios_test::fresh_temp_dir("profile");
+  write(dir / "prof.toml", "[params]\n\"nvlink.bw\" = \"20 GB/s\"\nnvlink.latency = 2e-6\nshm.bw = 9e9\n");
+  write(dir / "s.toml", std::string(kMinimal) + "[cluster.params]\n\"shm.bw\" = \"5 GB/s\"\n");
+  const auto s = load_scenario((dir / "s.toml").string(), {"cluster.profile=" + (dir / "prof.toml").string()});
+  CHECK(s.spec.cluster.params.at("nvlink.bw") == Approx(20e9));
+  CHECK(s.spec.cluster.params.at("nvlink.latency") == Approx(2e-6));  // nested table flattened
+  CHECK(s.spec.cluster.params.at("shm.bw") == Approx(5e9));           // scenario wins
+  CHECK(s.position_of("cluster.params.nvlink.bw").file == (dir / "prof.toml").string());
+  CHECK(s.position_of("cluster.params.shm.bw").file == (dir / "s.toml").string());
+  fs::remove_all(dir);
+}
+
+TEST_CASE("scenarios: a DeepSpeed JSON is read verbatim and its \"auto\" resolved", "[scenarios]") {
+  const fs::path dir = scenarios_test::fresh_temp_dir("ds");
+  // The seeds' real file (scenarios/seeds/notes/002_*), trimmed to the keys that matter.
+  write(dir / "ds.json", R"({
+    "bf16": { "enabled": true },
+    "zero_optimization": {
+        "stage": 3,
+        "offload_optimizer": { "device": "cpu", "pin_memory": true },
+        "offload_param": { "device": "cpu", "pin_memory": true },
+        "overlap_comm": true,
+        "sub_group_size": 1e8,
+        "reduce_bucket_size": 5e7,
+        "stage3_prefetch_bucket_size": "auto",
+        "stage3_param_persistence_threshold": "auto",
+        "stage3_max_live_parameters": 1e8,
+        "stage3_max_reuse_distance": 1e8,
+        "stage3_gather_16bit_weights_on_model_save": true
+    },
+    "train_micro_batch_size_per_gpu": "auto",
+    "gradient_accumulation_steps": 4
+})");
+  write(dir / "s.toml", R"(deepspeed_config = "ds.json"
+[cluster]
+instance = "p4d.24xlarge"
+[model]
+preset = "llama-3-8b"
+hidden = 4096
+[training]
+micro_batch = 2
+[zero]
+reduce_bucket_size = 1e6
+)");
+  const auto s = load_scenario((dir / "s.toml").string());
+  const auto& z = s.spec.zero;
+  CHECK(z.stage == 3);
+  CHECK(z.offload_optimizer == "cpu");
+  CHECK(z.offload_param == "cpu");
+  CHECK(z.sub_group_size == 1e8);
+  CHECK(z.stage3_max_live_parameters == 1e8);
+  CHECK(z.stage3_max_reuse_distance == 1e8);  // it sets the checkpointed backward's re-gathers
+  CHECK(z.reduce_bucket_size == 1e6);         // the scenario's [zero] wins over the JSON
+  // Hugging Face Trainer: prefetch = 0.9 * hidden^2, persistence = 10 * hidden.
+  CHECK(z.stage3_prefetch_bucket_size == std::floor(0.9 * 4096.0 * 4096.0));
+  CHECK(z.stage3_param_persistence_threshold == 40960);
+  CHECK(s.spec.training.micro_batch == 2);  // "auto": from [training]
+  CHECK(s.spec.training.grad_accum == 4);   // a number in the JSON, not set in [training]
+  CHECK(s.spec.training.dtype == "bf16");
+  CHECK(s.position_of("zero.sub_group_size").str() == (dir / "ds.json").string() + ":8:9");
+  CHECK(s.position_of("zero.reduce_bucket_size").str() == (dir / "s.toml").string() + ":10:22");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("scenarios: DeepSpeed's field names work like their stage3_ aliases", "[scenarios]") {
+  // DeepSpeedZeroConfig accepts both spellings (Field(..., alias="stage3_max_live_parameters")).
+  const fs::path dir = scenarios_test::fresh_temp_dir("ds_alias");
+  const auto s = load_with_deepspeed(dir, R"({"zero_optimization": {"stage": 3, "max_live_parameters": 3e8,
+    "max_reuse_distance": 2e8, "prefetch_bucket_size": 4e7, "param_persistence_threshold": 1e5}})");
+  const auto& z = s.spec.zero;
+  CHECK(z.stage3_max_live_parameters == 3e8);
+  CHECK(z.stage3_max_reuse_distance == 2e8);
+  CHECK(z.stage3_prefetch_bucket_size == 4e7);
+  CHECK(z.stage3_param_persistence_threshold == 1e5);
+  CHECK(s.position_of("zero.stage3_max_reuse_distance").str() == (dir / "ds.json").string() + ":2:5");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("scenarios: DeepSpeed's legacy offload flags apply, newer keys are accepted, unmodelled ones are listed",
+          "[scenarios]") {
+  const fs::path dir = scenarios_test::fresh_temp_dir("ds_legacy");
+  const auto s = load_with_deepspeed(dir, R"({"zero_optimization": {"stage": 3, "cpu_offload": true,
+    "cpu_offload_param": true, "zero_quantized_weights": true, "zero_hpz_partition_size": 8, "reduce_scatter": true,
+    "stage3_use_all_reduce_for_fetch_params": false, "zenflow": {"topk_ratio": 0.1},
+    "leaf_module": {"classes": []}, "stage3_allgather_sequential": false}})");
+  const auto& z = s.spec.zero;
+  CHECK(z.offload_optimizer == "cpu");  // cpu_offload: true (deprecated spelling)
+  CHECK(z.offload_param == "cpu");      // cpu_offload_param: true
+  // Only the keys set away from DeepSpeed's defaults, in key order.
+  CHECK(z.unmodelled == std::vector<std::string>{"zenflow", "zero_hpz_partition_size", "zero_quantized_weights"});
+  fs::remove_all(dir);
+}
+
+TEST_CASE("scenarios: [zero] overrides the DeepSpeed JSON whichever spelling each uses", "[scenarios]") {
+  const fs::path dir = scenarios_test::fresh_temp_dir("ds_override");
+  const auto s = load_with_deepspeed(dir, R"({"zero_optimization": {"stage": 3, "stage3_max_reuse_distance": 1e8,
+    "max_live_parameters": 1e8}})",
+                                     "max_reuse_distance = 1e9\nstage3_max_live_parameters = 3e8\n");
+  CHECK(s.spec.zero.stage3_max_reuse_distance == 1e9);
+  CHECK(s.spec.zero.stage3_max_live_parameters == 3e8);
+  CHECK(s.position_of("zero.stage3_max_reuse_distance").str() == (dir / "s.toml").string() + ":7:22");
+  fs::remove_all(dir);
+}
