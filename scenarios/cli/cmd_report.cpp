@@ -1,5 +1,5 @@
 // commsim report SCENARIO.toml [MORE.toml...] --html FILE [--trace FILE.json] [--csv FILE]
-//                [--measured NCCL_TESTS.txt]... [--set K=V]... [--no-busbw]
+//                [--measured NCCL_TESTS.txt]... [--set [N:]K=V]... [--no-busbw]
 // With several scenarios the page is the side-by-side comparison (viz::compare_html), the first
 // being the baseline; --trace and --csv then refuse, as they describe one run.
 // Plots for a design review: one self-contained HTML page (viz::report_html), and files for
@@ -13,6 +13,7 @@
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/report_inputs.hpp"
+#include "scenarios/cli/scenario_sets.hpp"
 #include "viz/viz.hpp"
 
 namespace scenarios {
@@ -35,7 +36,12 @@ int cmd_report(int argc, char** argv) {
   app.add_option("--measured", measured, "nccl-tests output to overlay on the bus bandwidth chart (repeatable)")
       ->type_name("NCCL_TESTS.txt");
   app.add_flag("--no-busbw", no_busbw, "skip the bus bandwidth curves (they replay each size on the machine)");
-  add_set_option(app, sets);
+  app.add_option("--set", sets,
+                 "override a key in every scenario (KEY=VALUE) or in the N-th only (N:KEY=VALUE, N from 1); "
+                 "repeatable")
+      ->type_name("[N:]KEY=VALUE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
   if (html.empty() && trace.empty() && csv.empty()) {
     std::fprintf(stderr, "commsim report: nothing to write (give --html FILE, --trace FILE or --csv FILE)\n");
@@ -48,8 +54,9 @@ int cmd_report(int argc, char** argv) {
 
   return guarded([&] {
     // Load everything before running anything: a typo in the last file costs no simulation.
+    const ScenarioSets per(sets, paths.size());
     std::vector<LoadedScenario> loaded;
-    for (const auto& p : paths) loaded.push_back(load_scenario(p, sets));
+    for (size_t i = 0; i < paths.size(); ++i) loaded.push_back(per.load(paths[i], i));
     models::RunOptions options;
     options.timeline = true;
     std::vector<models::RunResult> results;
@@ -57,7 +64,8 @@ int cmd_report(int argc, char** argv) {
     for (size_t i = 0; i < loaded.size(); ++i) {
       results.push_back(run_loaded(loaded[i], options));
       if (html.empty()) continue;
-      inputs.push_back(report_inputs_for(loaded[i], results.back(), paths[i], measured, !no_busbw));
+      inputs.push_back(
+          report_inputs_for(loaded[i], results.back(), scenario_inputs(loaded[i], per.of(i)), measured, !no_busbw));
     }
 
     std::vector<std::pair<std::string, std::string>> files;  // (path, content), all built first
