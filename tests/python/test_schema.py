@@ -1,0 +1,72 @@
+"""Every command's --json output validates against docs/result.schema.json (draft 2020-12), and
+the schema's own conventions hold on them: utilisation is a fraction, counts are integers, no
+number carries more than 9 significant digits."""
+
+import json
+import pathlib
+import subprocess
+
+import jsonschema
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+SCHEMA = json.loads((REPO / "docs" / "result.schema.json").read_text())
+
+
+def validator():
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    return jsonschema.Draft202012Validator(SCHEMA)
+
+
+def commsim(binary, *args, ok=(0,)):
+    proc = subprocess.run([binary, *map(str, args)], capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode in ok, proc.stderr
+    return proc.stdout
+
+
+def numbers(value):
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from numbers(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from numbers(v)
+    elif isinstance(value, float):
+        yield value
+
+
+def check(obj):
+    errors = sorted(validator().iter_errors(obj), key=lambda e: list(e.path))
+    assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors[:5])
+    for x in numbers(obj):
+        assert float(f"{x:.9g}") == x, f"{x!r} has more than 9 significant digits"
+
+
+SCENARIOS = [
+    "scenarios/examples/allreduce_h200x4.toml",
+    "scenarios/seeds/p4d_1pod_4gpu.toml",
+    "scenarios/seeds/p4d_4pod_1gpu_efa.toml",
+    "scenarios/validation/h200x2/step_pp_p2p_n2.toml",
+]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_run(commsim_binary, scenario):
+    r = json.loads(commsim(commsim_binary, "run", scenario, "--json", "--set", "training.steps=2"
+                           if "allreduce" not in scenario else "collective.iterations=2"))
+    check(r)
+    assert r["command"] == "run" and r["inputs"]["files"][0] == scenario
+
+
+def test_compare(commsim_binary):
+    a, b = SCENARIOS[1], SCENARIOS[2]
+    check(json.loads(commsim(commsim_binary, "compare", a, b, a, "--json", "--set", "3:training.steps=1")))
+
+
+def test_sweep_rows(commsim_binary):
+    out = commsim(commsim_binary, "sweep", "scenarios/seeds/p4d_1pod_4gpu.toml", "--json", "--vary",
+                  "parallel.tp=1,3", "--vary", "parallel.strategy=megatron")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert len(rows) == 2 and rows[1]["error"]  # a failed point validates too
+    for row in rows:
+        check(row)
