@@ -70,3 +70,16 @@ def test_sweep_rows(commsim_binary):
     assert len(rows) == 2 and rows[1]["error"]  # a failed point validates too
     for row in rows:
         check(row)
+
+
+@pytest.mark.parametrize("args", [
+    ["scenarios/validation/h200x4.toml", "-b", "8", "-e", "1G", "-f", "4", "--compare",
+     "scenarios/validation/h200x4/measured/nccl-tests/ar_g4.txt"],
+    ["scenarios/validation/p4d_nodes_allreduce.toml", "all_gather_perf", "-b", "1M", "-e", "8M", "-d", "all",
+     "-n", "50"],
+    ["scenarios/validation/h200x4.toml", "--op", "broadcast", "-r", "2", "-b", "1K", "-e", "1K", "-o", "all"],
+])
+def test_nccl_tests(commsim_binary, args):
+    j = json.loads(commsim(commsim_binary, "nccl-tests", *args, "--json"))
+    check(j)
+    assert j["command"] == "nccl-tests"
