@@ -83,3 +83,34 @@ def test_nccl_tests(commsim_binary, args):
     j = json.loads(commsim(commsim_binary, "nccl-tests", *args, "--json"))
     check(j)
     assert j["command"] == "nccl-tests"
+
+
+@pytest.mark.parametrize("scenario", ["scenarios/seeds/p4d_4pod_1gpu_efa.toml", "scenarios/seeds/p5_8pod_1gpu.toml"])
+def test_topo(commsim_binary, scenario):
+    j = json.loads(commsim(commsim_binary, "topo", scenario, "--json"))
+    check(j)
+    assert j["placement"]["ranks"] == len({p["from"] for p in j["pairs"]})
+
+
+def test_calibrate(commsim_binary, tmp_path):
+    measured = "scenarios/validation/h200x4/measured/nccl-tests"
+    j = json.loads(commsim(commsim_binary, "calibrate", "--scenario", "scenarios/validation/h200x4.toml",
+                           f"{measured}/ar_g4.txt", f"{measured}/ar_g4_shm.txt:NCCL_P2P_DISABLE=1",
+                           "--fix", "nvlink.efficiency.ll=0.26", "--out", tmp_path / "p.toml", "--json"))
+    check(j)
+    assert j["fixed"] == {"nvlink.efficiency.ll": 0.26}
+    assert (tmp_path / "p.toml").is_file()
+
+
+@pytest.mark.parametrize("log", ["seed000_p4d_4pods_efa.log", "seed004_g6e_4pods_socket_fallback.log"])
+def test_nccl_log(commsim_binary, log):
+    check(json.loads(commsim(commsim_binary, "nccl-log", f"scenarios/examples/inputs/{log}", "--json")))
+
+
+def test_report(commsim_binary, tmp_path):
+    j = json.loads(commsim(commsim_binary, "report", "scenarios/examples/allreduce_h200x4.toml", "--csv",
+                           tmp_path / "r.csv", "--trace", tmp_path / "r.json", "--no-busbw", "--json"))
+    check(j)
+    trace = json.loads((tmp_path / "r.json").read_text())
+    assert trace["metadata"]["commsim"] == j["inputs"]
+    assert "input,,,,,,,,,,,commsim: " in (tmp_path / "r.csv").read_text()
