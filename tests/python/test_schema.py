@@ -114,3 +114,10 @@ def test_report(commsim_binary, tmp_path):
     trace = json.loads((tmp_path / "r.json").read_text())
     assert trace["metadata"]["commsim"] == j["inputs"]
     assert "input,,,,,,,,,,,commsim: " in (tmp_path / "r.csv").read_text()
+
+
+@pytest.mark.parametrize("command", ["instances", "presets"])
+def test_catalogs(commsim_binary, command):
+    j = json.loads(commsim(commsim_binary, command, "--json"))
+    check(j)
+    assert j[command]
