@@ -121,3 +121,11 @@ def test_catalogs(commsim_binary, command):
     j = json.loads(commsim(commsim_binary, command, "--json"))
     check(j)
     assert j[command]
+
+
+@pytest.mark.parametrize("job", ["pytorchjob_p4d_1x4.yaml", "mpijob_p4d_2x8.yaml", "jobset_p4d_2x8.yaml"])
+def test_import(commsim_binary, tmp_path, job):
+    j = json.loads(commsim(commsim_binary, "import", "k8s", f"scenarios/examples/inputs/{job}", "--out",
+                           tmp_path / "s.toml", "--json"))
+    check(j)
+    assert (tmp_path / "s.toml").is_file()
