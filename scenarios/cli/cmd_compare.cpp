@@ -12,9 +12,9 @@
 
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
-#include "scenarios/cli/report_inputs.hpp"
-#include "scenarios/cli/result_format.hpp"
-#include "scenarios/cli/result_schema.hpp"
+#include "scenarios/cli/output/report_inputs.hpp"
+#include "scenarios/cli/output/result_format.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
 #include "scenarios/cli/scenario_sets.hpp"
 #include "viz/viz.hpp"
 

@@ -10,8 +10,8 @@
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/help/completion.hpp"
-#include "scenarios/cli/nccl_tests_table.hpp"
-#include "scenarios/cli/result_schema.hpp"
+#include "scenarios/cli/output/nccl_tests_table.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
 
 namespace scenarios {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
-#include "scenarios/cli/result_schema.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
 #include "scenarios/import/k8s_job.hpp"
 
 namespace scenarios {

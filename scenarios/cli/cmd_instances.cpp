@@ -9,7 +9,7 @@
 #include "models/hw/instance.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
-#include "scenarios/cli/result_schema.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
 
 namespace scenarios {
 namespace {

@@ -16,7 +16,7 @@
 #include "models/parse_error.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
-#include "scenarios/cli/result_schema.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
 #include "scenarios/import/nccl_log_scenario.hpp"
 
 namespace scenarios {

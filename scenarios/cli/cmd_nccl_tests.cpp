@@ -23,7 +23,7 @@
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/nccl_tests_support.hpp"
-#include "scenarios/cli/nccl_tests_table.hpp"
+#include "scenarios/cli/output/nccl_tests_table.hpp"
 
 namespace scenarios {
 namespace {

@@ -9,7 +9,7 @@
 #include "models/workload/model_shape.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
-#include "scenarios/cli/result_schema.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
 
 namespace scenarios {
 

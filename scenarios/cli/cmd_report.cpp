@@ -13,10 +13,10 @@
 
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
-#include "scenarios/cli/report_inputs.hpp"
-#include "scenarios/cli/result_schema.hpp"
+#include "scenarios/cli/output/report_inputs.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
 #include "scenarios/cli/scenario_sets.hpp"
-#include "scenarios/cli/sweep_rows.hpp"
+#include "scenarios/cli/sweep/sweep_rows.hpp"
 #include "viz/viz.hpp"
 
 namespace scenarios {

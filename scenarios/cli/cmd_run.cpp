@@ -8,7 +8,7 @@
 
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
-#include "scenarios/cli/result_format.hpp"
+#include "scenarios/cli/output/result_format.hpp"
 
 namespace scenarios {
 

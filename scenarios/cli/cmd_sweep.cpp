@@ -21,10 +21,10 @@
 
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
-#include "scenarios/cli/progress_line.hpp"
-#include "scenarios/cli/sweep_output.hpp"
-#include "scenarios/cli/sweep_plan.hpp"
-#include "scenarios/cli/sweep_rows.hpp"
+#include "scenarios/cli/sweep/progress_line.hpp"
+#include "scenarios/cli/sweep/sweep_output.hpp"
+#include "scenarios/cli/sweep/sweep_plan.hpp"
+#include "scenarios/cli/sweep/sweep_rows.hpp"
 
 namespace scenarios {
 namespace {

@@ -9,7 +9,7 @@
 #include "models/topology/render.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
-#include "scenarios/cli/topo_json.hpp"
+#include "scenarios/cli/output/topo_json.hpp"
 
 namespace scenarios {
 

@@ -5,7 +5,7 @@
 
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/help/node_keys.hpp"
-#include "scenarios/cli/result_schema.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
 #include "scenarios/load/loader.hpp"
 
 namespace scenarios {

@@ -7,7 +7,7 @@
 
 #include "models/result.hpp"
 #include "models/spec.hpp"
-#include "scenarios/cli/result_schema.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
 #include "scenarios/load/loader.hpp"
 #include "viz/viz.hpp"
 

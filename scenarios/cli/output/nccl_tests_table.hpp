@@ -10,7 +10,7 @@
 
 #include "models/nccl/nccl_tests.hpp"
 #include "models/spec.hpp"
-#include "scenarios/cli/result_schema.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
 
 namespace scenarios {
 

@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "scenarios/cli/result_schema.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
 
 namespace scenarios {
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "models/result.hpp"
-#include "scenarios/cli/result_schema.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
 
 namespace scenarios {
 

@@ -1,9 +1,9 @@
 // The sweep's progress line (see progress_line.hpp).
-#include "scenarios/cli/progress_line.hpp"
+#include "scenarios/cli/sweep/progress_line.hpp"
 
 #include <fmt/format.h>
 
-#include "scenarios/cli/result_format.hpp"
+#include "scenarios/cli/output/result_format.hpp"
 
 namespace scenarios {
 

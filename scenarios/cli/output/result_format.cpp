@@ -1,5 +1,5 @@
 // `run --json` and the human summary of one RunResult.
-#include "scenarios/cli/result_format.hpp"
+#include "scenarios/cli/output/result_format.hpp"
 
 #include <algorithm>
 #include <cmath>

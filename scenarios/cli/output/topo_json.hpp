@@ -3,7 +3,7 @@
 // the machine, the placement, the node's GPU matrix in nvidia-smi's cells (NV12, PIX, SYS, ...),
 // the transport NCCL would log for each rank pair, and the pairs per transport.
 #include "models/spec.hpp"
-#include "scenarios/cli/result_schema.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
 
 namespace scenarios {
 

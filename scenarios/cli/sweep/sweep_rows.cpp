@@ -1,5 +1,5 @@
 // Sweep rows: CSV and JSON lines from one builder (see sweep_rows.hpp).
-#include "scenarios/cli/sweep_rows.hpp"
+#include "scenarios/cli/sweep/sweep_rows.hpp"
 
 #include <variant>
 

@@ -1,5 +1,5 @@
 // nccl-tests' table, laid out as the predicted run would print it (see nccl_tests_table.hpp).
-#include "scenarios/cli/nccl_tests_table.hpp"
+#include "scenarios/cli/output/nccl_tests_table.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,11 +1,11 @@
 // The shared pieces of every --json output (see result_schema.hpp and docs/result.schema.json).
-#include "scenarios/cli/result_schema.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
-#include "scenarios/cli/result_format.hpp"
+#include "scenarios/cli/output/result_format.hpp"
 
 namespace scenarios {
 

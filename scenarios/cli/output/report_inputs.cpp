@@ -1,5 +1,5 @@
 // Report inputs from a scenario (see report_inputs.hpp).
-#include "scenarios/cli/report_inputs.hpp"
+#include "scenarios/cli/output/report_inputs.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // Sweep rows to standard output or a locked file, row by row (see sweep_output.hpp).
-#include "scenarios/cli/sweep_output.hpp"
+#include "scenarios/cli/sweep/sweep_output.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "models/result.hpp"
-#include "scenarios/cli/result_schema.hpp"
-#include "scenarios/cli/sweep_plan.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
+#include "scenarios/cli/sweep/sweep_plan.hpp"
 
 namespace scenarios {
 

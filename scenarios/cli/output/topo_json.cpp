@@ -1,5 +1,5 @@
 // The topology and NCCL's transport per rank pair, as JSON (the data of models/topology/render).
-#include "scenarios/cli/topo_json.hpp"
+#include "scenarios/cli/output/topo_json.hpp"
 
 #include <map>
 
