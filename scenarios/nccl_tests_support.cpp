@@ -48,7 +48,7 @@ std::map<std::string, std::string> nccl_env_from_log(const std::string& text) {
   return env;
 }
 
-void apply_run_to_spec(const models::calibrate::NcclTestsRun& run, const std::map<std::string, std::string>& env,
+void apply_run_to_spec(const models::readers::NcclTestsRun& run, const std::map<std::string, std::string>& env,
                        models::ScenarioSpec& spec) {
   if (run.ranks > 1 && run.processes == 1) spec.placement.single_process = true;
   for (const auto& [k, v] : env) spec.nccl_env[k] = v;

@@ -2,7 +2,7 @@
 // Raw physical capacities the World gives its links, overridable by name through
 // spec.cluster.params (bytes/s for bandwidths, seconds for latencies). These are physical
 // numbers (datasheet or measured); NCCL's per-channel and protocol limits are applied on top by
-// the collective engine (models/nccl/link_params.hpp, which owns the "nccl.*", hop latency and
+// the collective engine (models/collectives/link_params.hpp, which owns the "nccl.*", hop latency and
 // efficiency names).
 #include <array>
 #include <string_view>

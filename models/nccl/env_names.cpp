@@ -9,7 +9,7 @@
 namespace models::nccl {
 
 namespace {
-// Read by nccl_env.cpp (transports, channels, buffers, host identity) and tuning.cpp (NCCL_ALGO,
+// Read by env.cpp (transports, channels, buffers, host identity) and tuning.cpp (NCCL_ALGO,
 // NCCL_PROTO, CTAs).
 const std::vector<std::string> kModelled = {
     "NCCL_ALGO",

@@ -1,6 +1,6 @@
 #pragma once
-// Rank placement (nodes x pods per node x GPUs per pod) and NCCL's choice of transport between
-// two ranks, computed on demand from per-node tables (nothing per rank pair is stored).
+// NCCL's choice of transport between two ranks, computed on demand from per-node tables (nothing
+// per rank pair is stored). Where ranks sit is models/topology/placement.hpp.
 //
 // NCCL tries P2P, then SHM, then NET (src/transport.cc) and takes the first that connects:
 //  - P2P (src/transport/p2p.cc, src/graph/paths.cc ncclTopoCheckP2p): same host hash, same
@@ -23,21 +23,13 @@
 #include <vector>
 
 #include "models/hw/node.hpp"
-#include "models/nccl/nccl_env.hpp"
+#include "models/nccl/env.hpp"
+#include "models/nccl/transport_choice.hpp"
 #include "models/spec.hpp"
 #include "models/topology/node_graph.hpp"
-#include "models/world.hpp"
+#include "models/topology/placement.hpp"
 
 namespace models::nccl {
-
-struct Placement {
-  int nodes = 1, pods_per_node = 1, gpus_per_pod = 1;
-  int size() const { return nodes * pods_per_node * gpus_per_pod; }
-  RankInfo rank(int r) const;
-};
-// Checks the layout against the node: SpecError("placement.gpus_per_pod" / "placement.pods_per_node"
-// / "cluster.nodes").
-Placement make_placement(const ClusterSpec& cluster, const PlacementSpec& placement, int gpus_per_node);
 
 // The NICs a GPU sends through: the set at the shortest path from it (p4d: one EFA shared by
 // two GPUs; p5: four EFAs per GPU). Traffic is spread over the group.
@@ -49,7 +41,7 @@ struct NicGroup {
 class TransportModel {
  public:
   TransportModel(const hw::NodeSpec& node, const topology::NodeGraph& graph, const PlacementSpec& placement,
-                 const Placement& layout, const NcclEnv& env);
+                 const topology::Placement& layout, const NcclEnv& env);
 
   Transport choose(const RankInfo& a, const RankInfo& b) const;
   // P2P channels NCCL wants to a peer (src/graph/paths.cc ncclTopoGetNchannels: NVLink 2 x links,
@@ -72,7 +64,7 @@ class TransportModel {
   const hw::NodeSpec& node_;
   const topology::NodeGraph& graph_;
   PlacementSpec placement_;
-  Placement layout_;
+  topology::Placement layout_;
   NcclEnv env_;
   std::vector<NicGroup> groups_;
   std::vector<int> gpu_group_;      // per local GPU

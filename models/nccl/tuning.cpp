@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 #include "models/error.hpp"
 #include "models/nccl/channel_layout.hpp"

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "models/nccl/collective.hpp"
+#include "models/nccl/ops.hpp"
 
 namespace models::nccl {
 

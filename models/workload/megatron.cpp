@@ -142,19 +142,19 @@ std::vector<Program> build_megatron_programs(const MegatronConfig& c) {
   return programs;
 }
 
-void megatron_layout(const MegatronConfig& c, std::vector<nccl::Group>& groups, std::vector<RankSetup>& ranks) {
+void megatron_layout(const MegatronConfig& c, std::vector<collectives::Group>& groups, std::vector<RankSetup>& ranks) {
   const int n = c.tp * c.dp * c.pp;
   ranks.assign(n, RankSetup{});
   for (int s = 0; s < c.pp; ++s)
     for (int t = 0; t < c.tp; ++t) {
-      nccl::Group g{{}, int(groups.size()), "dp"};
+      collectives::Group g{{}, int(groups.size()), "dp"};
       for (int d = 0; d < c.dp; ++d) g.ranks.push_back(megatron_rank(t, d, s, c.tp, c.dp));
       for (int r : g.ranks) ranks[r].group[kDp] = int(groups.size());
       groups.push_back(std::move(g));
     }
   for (int s = 0; s < c.pp; ++s)
     for (int d = 0; d < c.dp; ++d) {
-      nccl::Group g{{}, int(groups.size()), "tp"};
+      collectives::Group g{{}, int(groups.size()), "tp"};
       for (int t = 0; t < c.tp; ++t) g.ranks.push_back(megatron_rank(t, d, s, c.tp, c.dp));
       for (int r : g.ranks) ranks[r].group[kTp] = int(groups.size());
       groups.push_back(std::move(g));

@@ -14,12 +14,12 @@
 #include <string>
 
 #include "command_runner.hpp"
-#include "models/calibrate/nccl_tests_parser.hpp"
 #include "models/error.hpp"
-#include "models/nccl/log_diagnosis.hpp"
-#include "models/nccl/log_report.hpp"
+#include "models/nccl/diagnosis.hpp"
 #include "models/parse_error.hpp"
-#include "models/topology/smi_import.hpp"
+#include "models/readers/nccl_log.hpp"
+#include "models/readers/nccl_tests_output.hpp"
+#include "models/readers/smi_topo.hpp"
 #include "scenarios/deepspeed_config.hpp"
 #include "scenarios/import_k8s.hpp"
 #include "scenarios/loader.hpp"
@@ -52,7 +52,7 @@ const std::map<std::string, Replay>& replays() {
       {"nccl_tests",
        [](const std::string& text) {
          try {
-           (void)models::calibrate::parse_nccl_tests(text, "fuzz.txt");
+           (void)models::readers::parse_nccl_tests(text, "fuzz.txt");
          } catch (const models::ParseError& e) {
            return placed(e.line(), e.col(), e.what());
          }
@@ -61,7 +61,7 @@ const std::map<std::string, Replay>& replays() {
       {"nccl_log",
        [](const std::string& text) {
          try {
-           (void)models::nccl::diagnose_log(models::nccl::parse_nccl_log(text, "fuzz.log"));
+           (void)models::nccl::diagnose_log(models::readers::parse_nccl_log(text, "fuzz.log"));
          } catch (const models::ParseError& e) {
            return placed(e.line(), e.col(), e.what());
          }
@@ -70,7 +70,7 @@ const std::map<std::string, Replay>& replays() {
       {"smi_topo",
        [](const std::string& text) {
          try {
-           (void)models::topology::parse_smi_topo(text, "fuzz.txt");
+           (void)models::readers::parse_smi_topo(text, "fuzz.txt");
          } catch (const models::ParseError& e) {
            return placed(e.line(), e.col(), e.what());
          }
