@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "models/calibrate/fit.hpp"
-#include "models/collectives/link_params.hpp"
+#include "models/params.hpp"
 #include "scenarios/cli_support.hpp"
 #include "scenarios/command.hpp"
 #include "scenarios/nccl_tests_support.hpp"
@@ -35,8 +35,10 @@ int cmd_calibrate(int argc, char** argv) {
     LoadedScenario base = load_scenario(scenario_path, sets);
     // Fit from the defaults, not from an earlier profile of the machine: drop the parameters
     // this fit owns (the World's raw bandwidths and the compute model's stay).
-    std::erase_if(base.spec.cluster.params,
-                  [](const auto& kv) { return models::collectives::LinkParams::owns(kv.first); });
+    std::erase_if(base.spec.cluster.params, [](const auto& kv) {
+      const models::ParamSpec* p = models::find_param(kv.first);
+      return p && p->owner == models::ParamOwner::Collectives;
+    });
     std::vector<models::calibrate::Measurement> measurements;
     std::vector<std::string> sources;
     for (const std::string& arg : files) {

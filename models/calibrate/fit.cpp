@@ -1,5 +1,5 @@
 #include "models/calibrate/fit.hpp"
-#include "models/collectives/param_names.hpp"
+#include "models/params.hpp"
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -150,7 +150,7 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
     p.apply(m.spec.cluster.params);
     sim::Simulator sim;
     sim::FlowNetwork net(sim);
-    check_param_names(m.spec.cluster);
+    check_params(m.spec.cluster.params);
     auto world = World::build(m.spec, net);
     std::vector<int> ranks(world->size());
     for (int i = 0; i < world->size(); ++i) ranks[i] = i;

@@ -1,5 +1,5 @@
 #include "models/calibrate/nccl_tests.hpp"
-#include "models/collectives/param_names.hpp"
+#include "models/params.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -46,7 +46,7 @@ std::vector<int64_t> nccl_tests_sizes(const NcclTestsOptions& o) {
 NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions& o) {
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
-  check_param_names(spec.cluster);
+  check_params(spec.cluster.params);
   auto world = World::build(spec, net);
   auto engine = make_collective_engine(sim, net, *world, spec);
   LinkParams params = LinkParams::defaults();

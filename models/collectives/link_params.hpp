@@ -11,7 +11,8 @@
 // count NCCL builds by default for that transport (so NCCL_MAX_NCHANNELS=4 gets 4/ref of it).
 // eta says "with its default channels, protocol P reaches this fraction of the raw bandwidth".
 // Defaults are priors (NCCL's own tuning latencies, src/graph/tuning.cc, and efficiencies
-// measured on the 4xH200 machine); `commsim calibrate` fits them to nccl-tests output.
+// measured on the 4xH200 machine), registered with their sources in models/params.cpp;
+// `commsim calibrate` fits them to nccl-tests output.
 #include <algorithm>
 #include <array>
 #include <map>
@@ -62,15 +63,13 @@ struct LinkParams {
   const ClassParams& of(LinkClass c) const { return by_class[static_cast<int>(c)]; }
   ClassParams& of(LinkClass c) { return by_class[static_cast<int>(c)]; }
 
+  // The registered defaults (models/params.cpp holds every number and its source).
   static LinkParams defaults();
-  // Applies the named parameters this table owns ("nvlink.efficiency.simple",
-  // "socket.hop_latency.ll", "nccl.kernel_latency", ...); others (raw bandwidths: World; compute:
-  // workload) are skipped. An unknown "nccl.*" name or a non-physical value throws SpecError
-  // naming "cluster.params.<name>".
-  static bool owns(const std::string& name);
+  // Applies the parameters this table owns (registry owner models/collectives:
+  // "nvlink.efficiency.simple", "socket.hop_latency.ll", "nccl.kernel_latency", ...); the others
+  // (raw bandwidths: World; compute: workload) are skipped. An unregistered name or a value out
+  // of its range throws SpecError naming "cluster.params.<name>".
   void apply(const std::map<std::string, double>& params);
-  // Every name this table understands, for help and for `calibrate` output.
-  static std::vector<std::string> names();
   double get(const std::string& name) const;
   void set(const std::string& name, double value);
 };

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "models/error.hpp"
-#include "models/hw/suggest.hpp"
+#include "models/suggest.hpp"
 
 namespace models::nccl {
 
@@ -179,10 +179,10 @@ void check_nccl_env_names(const std::map<std::string, std::string>& env) {
     if (name.rfind("NCCL_", 0) != 0 || in(known, name)) continue;
     std::vector<std::string> near;
     for (const auto& k : known)
-      if (hw::edit_distance(name, k) <= 2) near.push_back(k);
+      if (edit_distance(name, k) <= 2) near.push_back(k);
     if (!near.empty())
       throw SpecError("nccl.env." + name, "'" + name + "' is not an NCCL variable (did you mean " +
-                                              join(hw::closest_names(name, near, 2)) + "?)");
+                                              join(closest_names(name, near, 2)) + "?)");
   }
 }
 

@@ -2,7 +2,7 @@
 // RunResult. One training step is simulated (steps are identical in steady state, each ends
 // with the optimizer); run_time = step_time x training.steps.
 #include "models/run/run.hpp"
-#include "models/collectives/param_names.hpp"
+#include "models/params.hpp"
 
 #include <algorithm>
 #include <unordered_set>
@@ -64,7 +64,7 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   if (options.audit) net.set_audit(true);
-  check_param_names(spec.cluster);
+  check_params(spec.cluster.params);
   auto world = World::build(spec, net);
   check_memory_budget(spec, world->size());  // refuse what would not fit before building flows
   auto engine = collectives::make_collective_engine(sim, net, *world, spec);

@@ -44,7 +44,7 @@ class StepExecutor {
   double fallback_copy_bytes_per_s = 25e9;
   // Compute-communication interference: while a collective or send/recv is in flight on a rank,
   // its GPU compute runs at 1 / (1 + overlap_slowdown) of its rate (NCCL's CTAs hold SMs and
-  // the compute kernels lose whole waves; see compute.hpp kDefaultOverlapSlowdown).
+  // the compute kernels lose whole waves; see compute.overlap_slowdown in models/params.cpp).
   double overlap_slowdown = 0;
 
   // Starts every rank now and runs the simulator until all programs end (or the wall-clock

@@ -15,9 +15,9 @@
 
 #include "models/error.hpp"
 #include "models/hw/links.hpp"
-#include "models/hw/params.hpp"
 #include "models/nccl/env.hpp"
 #include "models/nccl/transport.hpp"
+#include "models/params.hpp"
 #include "models/topology/node_graph.hpp"
 #include "models/topology/resolve.hpp"
 #include "sim/check.hpp"
@@ -25,16 +25,6 @@
 namespace models {
 
 namespace {
-
-double param(const ScenarioSpec& spec, std::string_view name, double fallback) {
-  auto it = spec.cluster.params.find(std::string(name));
-  if (it == spec.cluster.params.end()) return fallback;
-  bool latency = name.find("latency") != std::string_view::npos;
-  if (!std::isfinite(it->second) || it->second < 0 || (!latency && it->second == 0))
-    throw SpecError("cluster.params." + std::string(name),
-                    std::string(name) + " must be " + (latency ? "a time >= 0" : "a bandwidth > 0"));
-  return it->second;
-}
 
 const char* nic_link_kind(hw::NicKind k) {
   switch (k) {
@@ -187,24 +177,25 @@ class WorldImpl final : public World {
       int links = node_.nvlink_links;
       if (node_.imported)
         for (int b = 1; b < ng; ++b) links = std::max(links, graph_.gpu_gpu(0, b).nv_links);
-      nvl_bw = param(spec, hw::kParamNvlinkBandwidth, links * nvl.bytes_per_s);
-      nvl_lat = param(spec, hw::kParamNvlinkLatency, nvl.latency_s + (node_.nvswitch ? hw::nvswitch(4).latency_s : 0));
+      nvl_bw = param_or(spec.cluster.params, "nvlink.bandwidth", links * nvl.bytes_per_s);
+      nvl_lat = param_or(spec.cluster.params, "nvlink.latency",
+                         nvl.latency_s + (node_.nvswitch ? hw::nvswitch(4).latency_s : 0));
     }
     hw::LinkTech pci = hw::pcie(node_.pcie_gen, node_.pcie_lanes);
-    const double pcie_bw = param(spec, hw::kParamPcieBandwidth, pci.bytes_per_s);
-    const double pcie_lat = param(spec, hw::kParamPcieLatency, pci.latency_s);
-    const double mem_bw = param(spec, hw::kParamHostmemBandwidth, node_.host_mem_bytes_per_s);
+    const double pcie_bw = param_or(spec.cluster.params, "pcie.bandwidth", pci.bytes_per_s);
+    const double pcie_lat = param_or(spec.cluster.params, "pcie.latency", pci.latency_s);
+    const double mem_bw = param_or(spec.cluster.params, "hostmem.bandwidth", node_.host_mem_bytes_per_s);
     hw::LinkTech nic = node_.nic_kind == hw::NicKind::Efa
                            ? hw::efa(node_.efa_generation, node_.nic_bytes_per_s * 8 / 1e9)
                            : hw::infiniband(node_.nic_bytes_per_s > 25e9 ? "ndr" : "hdr");
-    const double nic_bw = param(spec, hw::kParamNicBandwidth, node_.nic_bytes_per_s);
-    const double nic_lat = param(spec, hw::kParamNicLatency, nic.latency_s);
+    const double nic_bw = param_or(spec.cluster.params, "nic.bandwidth", node_.nic_bytes_per_s);
+    const double nic_lat = param_or(spec.cluster.params, "nic.latency", nic.latency_s);
     hw::LinkTech eth = node_.eth_driver == "virtio" ? hw::virtio_nic(node_.eth_bytes_per_s * 8 / 1e9)
                                                     : hw::ena(node_.eth_bytes_per_s * 8 / 1e9);
-    const double eth_bw = param(spec, hw::kParamEthBandwidth, node_.eth_bytes_per_s);
-    const double eth_lat = param(spec, hw::kParamEthLatency, eth.latency_s);
+    const double eth_bw = param_or(spec.cluster.params, "eth.bandwidth", node_.eth_bytes_per_s);
+    const double eth_lat = param_or(spec.cluster.params, "eth.latency", eth.latency_s);
     hw::LinkTech lo = hw::tcp_loopback();
-    const double lo_bw = param(spec, hw::kParamLoopbackBandwidth, lo.bytes_per_s);
+    const double lo_bw = param_or(spec.cluster.params, "loopback.bandwidth", lo.bytes_per_s);
     // Each direction of a GPU<->X transfer crosses two of these links: half the latency each.
     const Time nvl_half = Time::from_seconds(nvl_lat / 2), pcie_half = Time::from_seconds(pcie_lat / 2);
     const char* nic_kind = nic_link_kind(node_.nic_kind);

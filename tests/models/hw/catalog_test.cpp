@@ -5,7 +5,7 @@
 #include "models/hw/gpu.hpp"
 #include "models/hw/instance.hpp"
 #include "models/hw/links.hpp"
-#include "models/hw/suggest.hpp"
+#include "models/suggest.hpp"
 
 TEST_CASE("hw: every catalog entry has a citation and sane numbers", "[models]") {
   for (const auto& g : models::hw::gpu_catalog()) {
@@ -41,10 +41,10 @@ TEST_CASE("hw: link bandwidths from their specifications", "[models]") {
 }
 
 TEST_CASE("hw: did-you-mean lists the closest names", "[models]") {
-  auto close = models::hw::closest_names("p4d.24xl", models::hw::instance_names());
+  auto close = models::closest_names("p4d.24xl", models::hw::instance_names());
   REQUIRE_FALSE(close.empty());
   CHECK(close[0] == "p4d.24xlarge");
-  CHECK(models::hw::edit_distance("H100", "h200") == 1);
+  CHECK(models::edit_distance("H100", "h200") == 1);
   try {
     models::hw::find_gpu("H1000");
     FAIL("no error");

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "fakes.hpp"
+#include "models/params.hpp"
 #include "models/workload/data_parallel.hpp"
 #include "models/workload/executor.hpp"
 #include "models/workload/megatron.hpp"
@@ -22,7 +23,11 @@ std::vector<RankSetup> in_group(int n) {
   for (auto& r : v) r.group[0] = 0;
   return v;
 }
-ComputeRates h200() { return ComputeRates{989e12, kDefaultEfficiency, 4.8e12, kDefaultHbmEfficiency, 300e9, 0.4}; }
+ComputeRates h200() {
+  return ComputeRates{989e12, models::param_default("compute.efficiency"),
+                      4.8e12, models::param_default("compute.hbm_efficiency"),
+                      300e9,  0.4};
+}
 }  // namespace
 
 TEST_CASE("workload: barrier wait is last arrival minus own arrival", "[workload]") {

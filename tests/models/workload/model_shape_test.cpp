@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "models/error.hpp"
+#include "models/params.hpp"
 #include "models/workload/compute.hpp"
 #include "models/workload/model_shape.hpp"
 
@@ -52,8 +53,8 @@ TEST_CASE("workload: the stored efficiencies are the fit of the two single-GPU r
   const StepWork z3 = single_gpu_work(m, 2, false, true, 4);
   const StepWork tp = single_gpu_work(m, 2, false, false, 2);
   const Fit fit = fit_single_gpu(z3, 0.16060630480448404, tp, 0.11657243520021439, 989e12, 4800e9);
-  CHECK(fit.efficiency == Approx(kDefaultEfficiency).epsilon(1e-3));
-  CHECK(fit.hbm_efficiency == Approx(kDefaultHbmEfficiency).epsilon(1e-3));
+  CHECK(fit.efficiency == Approx(models::param_default("compute.efficiency")).epsilon(1e-3));
+  CHECK(fit.hbm_efficiency == Approx(models::param_default("compute.hbm_efficiency")).epsilon(1e-3));
   // Physical ranges: below the bare-GEMM rate of matmul.txt (<= 0.81) and below HBM peak.
   CHECK(fit.efficiency < 0.81);
   CHECK(fit.hbm_efficiency < 1.0);

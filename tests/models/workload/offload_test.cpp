@@ -1,6 +1,7 @@
 // ZeRO-3 offload physics: the host step's thread model and the checkpointed re-gather rule.
 #include <catch2/catch.hpp>
 
+#include "models/params.hpp"
 #include "models/workload/data_parallel.hpp"
 
 using namespace models::workload;
@@ -14,12 +15,12 @@ ModelShape llama8b() {
 ComputeRates p4d_rates() {
   // p4d.24xlarge host: 2 sockets x 6 channels DDR4-2933 = 281.6 GB/s (models/hw/instance.cpp).
   return ComputeRates{312e12,
-                      kDefaultEfficiency,
+                      models::param_default("compute.efficiency"),
                       1555e9,
-                      kDefaultHbmEfficiency,
+                      models::param_default("compute.hbm_efficiency"),
                       281.6e9,
-                      kDefaultHostEfficiency,
-                      kDefaultCoreBytesPerS};
+                      models::param_default("host.adam_efficiency"),
+                      models::param_default("host.core_bytes_per_s")};
 }
 }  // namespace
 

@@ -1,11 +1,12 @@
 #pragma once
-// "Did you mean": the catalog names closest to what the user typed, by edit distance, so an
-// unknown instance or GPU name comes back with the few names it was probably meant to be.
+// "Did you mean": the known names closest to what the user typed, by edit distance, so an unknown
+// instance, GPU, parameter or NCCL variable comes back with the few names it was probably meant
+// to be. Part of the error contract (models/error.hpp), so it sits with it at the lowest layer.
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace models::hw {
+namespace models {
 
 // Case-insensitive Levenshtein distance.
 std::size_t edit_distance(std::string_view a, std::string_view b);
@@ -19,4 +20,4 @@ std::vector<std::string> closest_names(std::string_view word, const std::vector<
 std::string unknown_name_message(std::string_view what, std::string_view word,
                                  const std::vector<std::string>& candidates);
 
-}  // namespace models::hw
+}  // namespace models

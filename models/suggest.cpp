@@ -1,11 +1,11 @@
 // Edit distance and "did you mean" lists for catalog look-ups.
-#include "models/hw/suggest.hpp"
+#include "models/suggest.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <numeric>
 
-namespace models::hw {
+namespace models {
 
 namespace {
 char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
@@ -66,4 +66,4 @@ std::string unknown_name_message(std::string_view what, std::string_view word,
   return msg;
 }
 
-}  // namespace models::hw
+}  // namespace models
