@@ -156,7 +156,7 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
     for (int i = 0; i < world->size(); ++i) ranks[i] = i;
     if (world->size() < 2) throw SpecError("cluster", "calibration needs at least 2 ranks in " + m.run.source);
     const collectives::CommPlan plan = collectives::build_plan(*world, net, ranks);
-    const nccl::TuningEnv env = nccl::TuningEnv::from(m.spec.nccl_env);
+    const nccl::TuningEnv& env = world->nccl_env().tuning;
     CollOp op;
     if (!nccl::parse_coll_op(m.run.op.empty() ? "all_reduce" : m.run.op, op))
       throw SpecError("", "unsupported collective '" + m.run.op + "' in " + m.run.source);

@@ -58,10 +58,10 @@ Delivery expected_delivery(CollOp op, int n, double S, bool tree) {
 class Engine final : public CollectiveEngine {
  public:
   Engine(sim::Simulator& sim, sim::FlowNetwork& net, const World& world, const ScenarioSpec& spec)
-      : sim_(sim), net_(net), world_(world), env_(nccl::TuningEnv::from(spec.nccl_env)) {
+      : sim_(sim), net_(net), world_(world), env_(world.nccl_env().tuning) {
     params_ = LinkParams::defaults();
     params_.apply(spec.cluster.params);
-    buffsize_ = nccl::parse_nccl_env(spec.nccl_env).buffsize;
+    buffsize_ = world.nccl_env().buffsize;
     // Read mode's bandwidth cost depends on the GPU generation unless the scenario sets it.
     if (params_.p2p_read_bandwidth_factor < 0)
       params_.p2p_read_bandwidth_factor = hw::p2p_read_model(sm_of_gpu(world.gpu_name())).bandwidth_factor;

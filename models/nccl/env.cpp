@@ -1,8 +1,11 @@
 // Parsing and checking NCCL environment variables.
 #include "models/nccl/env.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <sstream>
 
 #include "models/error.hpp"
 #include "models/nccl/env_names.hpp"
@@ -12,21 +15,138 @@ namespace models::nccl {
 namespace {
 std::string key_of(const std::string& name) { return "nccl.env." + name; }
 
-// NCCL reads integers with strtoll(str, NULL, 0): decimal, 0x hex, 0 octal.
+// NCCL reads integers with strtoll(str, NULL, 0) (src/misc/param.cc): decimal, 0x hex, 0 octal.
+// The one integer parser of the NCCL environment.
 int64_t parse_int(const std::string& name, const std::string& value, int64_t lo, int64_t hi) {
+  const std::string expected = " (expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + ")";
   errno = 0;
   char* end = nullptr;
   long long v = std::strtoll(value.c_str(), &end, 0);
   if (value.empty() || errno != 0 || *end != '\0')
-    throw SpecError(key_of(name), name + "='" + value + "' is not an integer");
-  if (v < lo || v > hi)
-    throw SpecError(key_of(name), name + "=" + value + " is out of range (expected " + std::to_string(lo) + ".." +
-                                      std::to_string(hi) + ")");
+    throw SpecError(key_of(name), name + "='" + value + "' is not an integer" + expected);
+  if (v < lo || v > hi) throw SpecError(key_of(name), name + "=" + value + " is out of range" + expected);
   return v;
 }
 
 bool parse_flag(const std::string& name, const std::string& value) { return parse_int(name, value, 0, 1) == 1; }
+
+int parse_channels(const std::string& name, const std::string& value) {
+  return static_cast<int>(parse_int(name, value, 1, kMaxChannels));
+}
+
+// NCCL_ALGO / NCCL_PROTO: a comma-separated list of names (any case), or "^" and the names to
+// leave out (src/graph/tuning.cc parseList).
+template <std::size_t N>
+void parse_list(const std::string& name, const std::string& value, const std::array<const char*, N>& names,
+                std::array<bool, N>& enabled) {
+  std::string v = value;
+  const bool negate = !v.empty() && v[0] == '^';
+  if (negate) v.erase(0, 1);
+  std::array<bool, N> listed{};
+  std::stringstream ss(v);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    bool found = false;
+    for (std::size_t i = 0; i < N; ++i) {
+      const std::string n = names[i];
+      if (item.size() == n.size() && std::equal(item.begin(), item.end(), n.begin(), [](char a, char b) {
+            return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+          }))
+        listed[i] = found = true;
+    }
+    if (!found) {
+      std::string all;
+      for (std::size_t i = 0; i < N; ++i) all += std::string(i ? ", " : "") + names[i];
+      throw SpecError(key_of(name), "unknown value '" + item + "' in " + name +
+                                        " (expected a comma-separated list of " + all +
+                                        ", optionally starting with ^)");
+    }
+  }
+  for (std::size_t i = 0; i < N; ++i) enabled[i] = negate ? !listed[i] : listed[i];
+}
+
+constexpr std::array<const char*, 7> kAlgoNames = {"Tree",         "Ring", "PAT",     "CollNetDirect",
+                                                   "CollNetChain", "NVLS", "NVLSTree"};  // nccl::Algo order
+constexpr std::array<const char*, 3> kProtoNames = {"LL", "LL128", "Simple"};            // nccl::Proto order
+
+// The modelled variables, each with how it is read: the one list (modelled_nccl_variables()).
+using Reader = void (*)(NcclEnv& e, const std::string& name, const std::string& value);
+struct Modelled {
+  const char* name;
+  Reader read;
+};
+const Modelled kModelled[] = {
+    {"NCCL_ALGO", [](NcclEnv& e, const std::string& n,
+                     const std::string& v) { parse_list(n, v, kAlgoNames, e.tuning.algo_enabled); }},
+    {"NCCL_BUFFSIZE",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.buffsize = parse_int(n, v, 1, int64_t{1} << 40); }},
+    {"NCCL_CUMEM_ENABLE",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.cumem_enable = parse_flag(n, v); }},
+    {"NCCL_HOSTID",
+     [](NcclEnv& e, const std::string& n, const std::string& v) {
+       if (v.empty()) throw SpecError(key_of(n), "NCCL_HOSTID is empty");
+       e.hostid = v;
+     }},
+    {"NCCL_IB_DISABLE",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.ib_disable = parse_flag(n, v); }},
+    {"NCCL_MAX_CTAS",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.max_ctas = parse_channels(n, v); }},
+    {"NCCL_MAX_NCHANNELS",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.max_nchannels = parse_channels(n, v); }},
+    {"NCCL_MIN_CTAS",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.min_ctas = parse_channels(n, v); }},
+    {"NCCL_MIN_NCHANNELS",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.min_nchannels = parse_channels(n, v); }},
+    {"NCCL_NET",
+     [](NcclEnv& e, const std::string& n, const std::string& v) {
+       // Plugin names as NCCL logs them ("Using network Socket", "Loaded net plugin Libfabric").
+       if (v == "Socket" || v == "IB" || v == "Libfabric")
+         e.net = v;
+       else if (v == "AWS Libfabric" || v == "OFI")
+         e.net = "Libfabric";
+       else
+         throw SpecError(key_of(n), "unknown network '" + v + "' (expected Socket, IB or Libfabric)");
+     }},
+    {"NCCL_NET_DISABLE_INTRA",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.net_disable_intra = parse_flag(n, v); }},
+    {"NCCL_NET_GDR_LEVEL",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.net_gdr_level = parse_path_level(v, key_of(n)); }},
+    {"NCCL_NSOCKS_PERTHREAD",
+     [](NcclEnv& e, const std::string& n, const std::string& v) {
+       e.nsocks_perthread = static_cast<int>(parse_int(n, v, 1, 64));
+     }},
+    {"NCCL_P2P_DISABLE",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.p2p_disable = parse_flag(n, v); }},
+    {"NCCL_P2P_LEVEL",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.p2p_level = parse_path_level(v, key_of(n)); }},
+    {"NCCL_P2P_READ_ENABLE",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.p2p_read_enable = parse_flag(n, v); }},
+    {"NCCL_P2P_USE_CUDA_MEMCPY",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.p2p_use_cuda_memcpy = parse_flag(n, v); }},
+    {"NCCL_PROTO",
+     [](NcclEnv& e, const std::string& n, const std::string& v) {
+       parse_list(n, v, kProtoNames, e.tuning.proto_enabled);
+       e.tuning.proto_forced = true;
+     }},
+    {"NCCL_SHM_DISABLE",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.shm_disable = parse_flag(n, v); }},
+    {"NCCL_SOCKET_NTHREADS",
+     [](NcclEnv& e, const std::string& n, const std::string& v) {
+       e.socket_nthreads = static_cast<int>(parse_int(n, v, 1, 16));
+     }},
+};
 }  // namespace
+
+const std::vector<std::string>& modelled_nccl_variables() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const Modelled& m : kModelled) out.emplace_back(m.name);
+    return out;
+  }();
+  return names;
+}
 
 PathType parse_path_level(const std::string& value, const std::string& key) {
   // src/graph/topo.cc topoPathTypeStr, compared for i <= PATH_SYS.
@@ -53,52 +173,16 @@ NcclEnv parse_nccl_env(const std::map<std::string, std::string>& env) {
   check_nccl_env_names(env);
   NcclEnv e;
   e.raw = env;
-  for (const auto& [name, value] : env) {
-    if (name == "NCCL_P2P_DISABLE")
-      e.p2p_disable = parse_flag(name, value);
-    else if (name == "NCCL_SHM_DISABLE")
-      e.shm_disable = parse_flag(name, value);
-    else if (name == "NCCL_P2P_LEVEL")
-      e.p2p_level = parse_path_level(value, key_of(name));
-    else if (name == "NCCL_P2P_READ_ENABLE")
-      e.p2p_read_enable = parse_flag(name, value);
-    else if (name == "NCCL_P2P_USE_CUDA_MEMCPY")
-      e.p2p_use_cuda_memcpy = parse_flag(name, value);
-    else if (name == "NCCL_CUMEM_ENABLE")
-      e.cumem_enable = parse_flag(name, value);
-    else if (name == "NCCL_NET_GDR_LEVEL")
-      e.net_gdr_level = parse_path_level(value, key_of(name));
-    else if (name == "NCCL_IB_DISABLE")
-      e.ib_disable = parse_flag(name, value);
-    else if (name == "NCCL_NET_DISABLE_INTRA")
-      e.net_disable_intra = parse_flag(name, value);
-    else if (name == "NCCL_NET") {
-      // Plugin names as NCCL logs them ("Using network Socket", "Loaded net plugin Libfabric").
-      if (value == "Socket" || value == "IB" || value == "Libfabric")
-        e.net = value;
-      else if (value == "AWS Libfabric" || value == "OFI")
-        e.net = "Libfabric";
-      else
-        throw SpecError(key_of(name), "unknown network '" + value + "' (expected Socket, IB or Libfabric)");
-    } else if (name == "NCCL_SOCKET_NTHREADS")
-      e.socket_nthreads = static_cast<int>(parse_int(name, value, 1, 16));
-    else if (name == "NCCL_NSOCKS_PERTHREAD")
-      e.nsocks_perthread = static_cast<int>(parse_int(name, value, 1, 64));
-    else if (name == "NCCL_BUFFSIZE")
-      e.buffsize = parse_int(name, value, 1, int64_t{1} << 40);
-    else if (name == "NCCL_MIN_NCHANNELS")
-      e.min_nchannels = static_cast<int>(parse_int(name, value, 1, kMaxChannels));
-    else if (name == "NCCL_MAX_NCHANNELS")
-      e.max_nchannels = static_cast<int>(parse_int(name, value, 1, kMaxChannels));
-    else if (name == "NCCL_HOSTID") {
-      if (value.empty()) throw SpecError(key_of(name), "NCCL_HOSTID is empty");
-      e.hostid = value;
-    }
-  }
+  for (const auto& [name, value] : env)
+    for (const Modelled& m : kModelled)
+      if (name == m.name) m.read(e, name, value);
   if (e.socket_nthreads && e.nsocks_perthread && e.socket_nthreads * e.nsocks_perthread > 64)
     throw SpecError(key_of("NCCL_NSOCKS_PERTHREAD"), "NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD = " +
                                                          std::to_string(e.socket_nthreads * e.nsocks_perthread) +
                                                          " exceeds NCCL's 64 sockets");
+  // The tuner's channel limits: NCCL_MIN/MAX_CTAS win over NCCL_MIN/MAX_NCHANNELS.
+  if (e.min_ctas || e.min_nchannels) e.tuning.min_channels = e.min_ctas ? e.min_ctas : e.min_nchannels;
+  if (e.max_ctas || e.max_nchannels) e.tuning.max_channels = e.max_ctas ? e.max_ctas : e.max_nchannels;
   return e;
 }
 

@@ -1,18 +1,32 @@
 #pragma once
-// The NCCL environment variables the transport choice and channel counts depend on, parsed and
-// checked the way NCCL reads them (src/misc/param.cc: integers with strtol base 0; path levels
-// by name or legacy integer, src/graph/paths.cc ncclGetLevel). A value NCCL would not accept
-// (or would silently ignore, which users never intend) is a SpecError("nccl.env.NAME", ...).
-// Variables not listed here are kept verbatim in `raw` for the other models (NCCL_ALGO,
-// NCCL_PROTO, ...) and are not checked here.
+// The NCCL environment of a run, parsed ONCE (World::build does it; World::nccl_env() hands it
+// out) into one struct that the transport choice, the channel counts and NCCL's tuner read. Values
+// are checked the way NCCL reads them (src/misc/param.cc: integers with strtoll base 0; path
+// levels by name or legacy integer, src/graph/paths.cc ncclGetLevel; NCCL_ALGO/NCCL_PROTO lists
+// as src/graph/tuning.cc parses them). A value NCCL would not accept (or would silently ignore,
+// which users never intend) is a SpecError("nccl.env.NAME", ...). The variables parsed here are
+// the modelled ones (modelled_nccl_variables(), the one list); models/nccl/env_names.hpp
+// classifies the others (timing-neutral, documented but not modelled, misspelt).
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "models/hw/path_type.hpp"
 
 namespace models::nccl {
+
+// What NCCL's tuner reads (src/graph/tuning.cc, src/enqueue.cc): NCCL_ALGO="Ring,Tree" or
+// "^Tree", NCCL_PROTO likewise; channel limits from NCCL_MIN/MAX_NCHANNELS, overridden by
+// NCCL_MIN/MAX_CTAS.
+struct TuningEnv {
+  std::array<bool, 7> algo_enabled{true, true, false, false, false, false, true};  // nccl::Algo order
+  std::array<bool, 3> proto_enabled{true, true, true};                             // nccl::Proto order
+  std::optional<int> min_channels, max_channels;
+  bool proto_forced = false;  // NCCL_PROTO given: LL128 even where NCCL would not enable it
+};
 
 struct NcclEnv {
   bool p2p_disable = false;                // NCCL_P2P_DISABLE=1
@@ -30,13 +44,19 @@ struct NcclEnv {
   int64_t buffsize = int64_t{1} << 22;     // NCCL_BUFFSIZE (Simple protocol buffer, 4 MiB)
   int min_nchannels = 0;                   // NCCL_MIN_NCHANNELS (0: unset)
   int max_nchannels = 0;                   // NCCL_MAX_NCHANNELS (0: unset)
+  int min_ctas = 0, max_ctas = 0;          // NCCL_MIN_CTAS, NCCL_MAX_CTAS (0: unset; tuner only)
   std::string hostid;                      // NCCL_HOSTID (per node: pods of a node share it)
+  TuningEnv tuning;                        // NCCL_ALGO, NCCL_PROTO, NCCL_MIN/MAX_NCHANNELS|CTAS
   std::map<std::string, std::string> raw;  // every variable as given
 };
 
 inline constexpr int kMaxChannels = 64;  // MAXCHANNELS, src/include/device.h
 
+// Checks the names (check_nccl_env_names) and parses every modelled variable.
 NcclEnv parse_nccl_env(const std::map<std::string, std::string>& env);
+// The NCCL variables whose values change what commsim simulates: exactly those parse_nccl_env
+// reads, in name order.
+const std::vector<std::string>& modelled_nccl_variables();
 // NCCL_P2P_LEVEL / NCCL_NET_GDR_LEVEL syntax: LOC NVL NVB C2C PIX PXB P2C PXN PHB SYS, or the
 // legacy integers 0 LOC, 1 PIX, 2 PXB, 3 PHB, 4+ SYS. Throws SpecError(key).
 PathType parse_path_level(const std::string& value, const std::string& key);

@@ -1,39 +1,16 @@
-// Names of NCCL's environment variables: modelled, timing-neutral, or documented but not modelled.
+// Names of NCCL's environment variables: modelled (the list is models/nccl/env.cpp, where each is
+// parsed), timing-neutral, or documented but not modelled.
 #include "models/nccl/env_names.hpp"
 
 #include <algorithm>
 
 #include "models/error.hpp"
+#include "models/nccl/env.hpp"
 #include "models/suggest.hpp"
 
 namespace models::nccl {
 
 namespace {
-// Read by env.cpp (transports, channels, buffers, host identity) and tuning.cpp (NCCL_ALGO,
-// NCCL_PROTO, CTAs).
-const std::vector<std::string> kModelled = {
-    "NCCL_ALGO",
-    "NCCL_BUFFSIZE",
-    "NCCL_CUMEM_ENABLE",
-    "NCCL_HOSTID",
-    "NCCL_IB_DISABLE",
-    "NCCL_MAX_CTAS",
-    "NCCL_MAX_NCHANNELS",
-    "NCCL_MIN_CTAS",
-    "NCCL_MIN_NCHANNELS",
-    "NCCL_NET",
-    "NCCL_NET_DISABLE_INTRA",
-    "NCCL_NET_GDR_LEVEL",
-    "NCCL_NSOCKS_PERTHREAD",
-    "NCCL_P2P_DISABLE",
-    "NCCL_P2P_LEVEL",
-    "NCCL_P2P_READ_ENABLE",
-    "NCCL_P2P_USE_CUDA_MEMCPY",
-    "NCCL_PROTO",
-    "NCCL_SHM_DISABLE",
-    "NCCL_SOCKET_NTHREADS",
-};
-
 // No effect on time in NCCL: logging, files, timeouts and retries. PyTorch's own NCCL_-prefixed
 // settings (NCCL_ASYNC_ERROR_HANDLING, NCCL_BLOCKING_WAIT) belong here too.
 const std::vector<std::string> kTimingNeutral = {
@@ -157,7 +134,7 @@ bool in(const std::vector<std::string>& names, const std::string& name) {
 }
 
 std::vector<std::string> all_known() {
-  std::vector<std::string> all = kModelled;
+  std::vector<std::string> all = modelled_nccl_variables();
   all.insert(all.end(), kTimingNeutral.begin(), kTimingNeutral.end());
   all.insert(all.end(), kNeutralWhenOff.begin(), kNeutralWhenOff.end());
   all.insert(all.end(), kDocumented.begin(), kDocumented.end());
@@ -170,8 +147,6 @@ std::string join(const std::vector<std::string>& names) {
   return out;
 }
 }  // namespace
-
-const std::vector<std::string>& modelled_nccl_variables() { return kModelled; }
 
 void check_nccl_env_names(const std::map<std::string, std::string>& env) {
   const std::vector<std::string> known = all_known();
@@ -189,7 +164,7 @@ void check_nccl_env_names(const std::map<std::string, std::string>& env) {
 std::vector<std::string> unmodelled_nccl_env_notes(const std::map<std::string, std::string>& env) {
   std::vector<std::string> documented, other;
   for (const auto& [name, value] : env) {
-    if (in(kModelled, name) || in(kTimingNeutral, name)) continue;
+    if (in(modelled_nccl_variables(), name) || in(kTimingNeutral, name)) continue;
     if (in(kNeutralWhenOff, name) && value == "0") continue;
     (in(kDocumented, name) || in(kNeutralWhenOff, name) ? documented : other).push_back(name);
   }

@@ -138,6 +138,7 @@ class WorldImpl final : public World {
     out.push_back(l.hostmem);
   }
 
+  const nccl::NcclEnv& nccl_env() const override { return env_; }
   const std::string& gpu_name() const override { return node_.gpu.name; }
 
   std::string describe() const override {

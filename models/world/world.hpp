@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "models/nccl/env.hpp"
 #include "models/nccl/transport_choice.hpp"
 #include "models/spec.hpp"
 #include "models/topology/placement.hpp"
@@ -37,6 +38,9 @@ class World {
   virtual void gpu_to_host(int r, std::vector<sim::LinkId>& out) const = 0;
   // Physical parameters the collectives need, by link class (from the catalog, overrides and
   // the calibration profile): see models/collectives/link_params.hpp.
+  // The run's NCCL environment, parsed once when the World was built (models/nccl/env.hpp): the
+  // collective engine and NCCL's tuner read it from here.
+  virtual const nccl::NcclEnv& nccl_env() const = 0;
   // Name of the GPU model (catalog key) and its node's description, for reports.
   virtual const std::string& gpu_name() const = 0;
   virtual std::string describe() const = 0;

@@ -3,6 +3,8 @@
 // independent of the catalogs: B is the raw per-direction bandwidth of each GPU's links.
 #include <catch2/catch.hpp>
 
+#include "models/nccl/env.hpp"
+
 #include <cmath>
 
 #include "models/collectives/collective.hpp"
@@ -65,6 +67,8 @@ class FakeWorld final : public World {
   void gpu_to_host(int, std::vector<sim::LinkId>&) const override {}
   const std::string& gpu_name() const override { return gpu_; }
   std::string describe() const override { return "fake"; }
+  const NcclEnv& nccl_env() const override { return env; }
+  NcclEnv env;  // what World::build would have parsed from the scenario's [nccl.env]
 
  private:
   int nodes_, gpn_;
@@ -82,6 +86,7 @@ struct Rig {
   Rig(int nodes, int gpn, double B, double B_net, std::map<std::string, std::string> env = {})
       : world(net, nodes, gpn, B, B_net) {
     spec.nccl_env = std::move(env);
+    world.env = parse_nccl_env(spec.nccl_env);
     net.set_audit(true);
     engine = make_collective_engine(sim, net, world, spec);
   }

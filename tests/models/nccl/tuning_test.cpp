@@ -69,16 +69,16 @@ TEST_CASE("tuning: NCCL picks LL, then LL128, then Simple as messages grow", "[n
 }
 
 TEST_CASE("tuning: NCCL_ALGO, NCCL_PROTO and channel limits use NCCL's syntax", "[nccl]") {
-  TuningEnv env = TuningEnv::from({{"NCCL_PROTO", "Simple"}, {"NCCL_ALGO", "Tree"}});
+  TuningEnv env = parse_nccl_env({{"NCCL_PROTO", "Simple"}, {"NCCL_ALGO", "Tree"}}).tuning;
   const Choice c = choose(h200x4(), env, CollOp::AllReduce, 1 << 20);
   CHECK(c.algo == Algo::Tree);
   CHECK(c.proto == Proto::Simple);
-  env = TuningEnv::from({{"NCCL_PROTO", "^LL128,LL"}});
+  env = parse_nccl_env({{"NCCL_PROTO", "^LL128,LL"}}).tuning;
   CHECK(choose(h200x4(), env, CollOp::AllReduce, 8).proto == Proto::Simple);
-  env = TuningEnv::from({{"NCCL_MAX_NCHANNELS", "4"}});
+  env = parse_nccl_env({{"NCCL_MAX_NCHANNELS", "4"}}).tuning;
   CHECK(choose(h200x4(), env, CollOp::AllReduce, 1 << 30).channels == 4);
-  CHECK_THROWS_AS(TuningEnv::from({{"NCCL_PROTO", "Fast"}}), models::SpecError);
-  CHECK_THROWS_WITH(TuningEnv::from({{"NCCL_MAX_NCHANNELS", "many"}}), Catch::Contains("expected an integer"));
+  CHECK_THROWS_AS(parse_nccl_env({{"NCCL_PROTO", "Fast"}}).tuning, models::SpecError);
+  CHECK_THROWS_WITH(parse_nccl_env({{"NCCL_MAX_NCHANNELS", "many"}}).tuning, Catch::Contains("expected an integer"));
 }
 
 TEST_CASE("tuning: multi-node rings pay network hops, LL128 needs NVLink inside the node", "[nccl]") {

@@ -72,8 +72,10 @@ class FakeWorld : public models::World {
   void gpu_to_host(int, std::vector<sim::LinkId>&) const override {}
   const std::string& gpu_name() const override { return name_; }
   std::string describe() const override { return "fake"; }
+  const models::nccl::NcclEnv& nccl_env() const override { return env_; }
 
  private:
+  models::nccl::NcclEnv env_;
   std::vector<models::RankInfo> ranks_;
   std::string name_ = "H200";
 };
