@@ -22,6 +22,8 @@ namespace models::topology {
 struct Placement {
   int nodes = 1, pods_per_node = 1, gpus_per_pod = 1;
   int size() const { return nodes * pods_per_node * gpus_per_pod; }
+  int ranks_per_node() const { return pods_per_node * gpus_per_pod; }  // every node is placed alike
+  int ranks_per_pod() const { return gpus_per_pod; }                   // one launcher (torchrun) per pod
   RankInfo rank(int r) const;
 };
 // Checks the layout against the node: SpecError("placement.gpus_per_pod" / "placement.pods_per_node"

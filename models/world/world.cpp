@@ -138,8 +138,9 @@ class WorldImpl final : public World {
     out.push_back(l.hostmem);
   }
 
+  const topology::Placement& placement() const override { return layout_; }
+  const hw::NodeSpec& node() const override { return node_; }
   const nccl::NcclEnv& nccl_env() const override { return env_; }
-  const std::string& gpu_name() const override { return node_.gpu.name; }
 
   std::string describe() const override {
     std::string s =

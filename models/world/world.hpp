@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "models/hw/node.hpp"
 #include "models/nccl/env.hpp"
 #include "models/nccl/transport_choice.hpp"
 #include "models/spec.hpp"
@@ -38,11 +39,15 @@ class World {
   virtual void gpu_to_host(int r, std::vector<sim::LinkId>& out) const = 0;
   // Physical parameters the collectives need, by link class (from the catalog, overrides and
   // the calibration profile): see models/collectives/link_params.hpp.
+  // Where the ranks sit (nodes x pods per node x GPUs per pod) and what one node is: facts the
+  // World was built from, for the workloads (CPU-Adam shares a node, torchrun starts a pod).
+  virtual const topology::Placement& placement() const = 0;
+  virtual const hw::NodeSpec& node() const = 0;
   // The run's NCCL environment, parsed once when the World was built (models/nccl/env.hpp): the
   // collective engine and NCCL's tuner read it from here.
   virtual const nccl::NcclEnv& nccl_env() const = 0;
   // Name of the GPU model (catalog key) and its node's description, for reports.
-  virtual const std::string& gpu_name() const = 0;
+  const std::string& gpu_name() const { return node().gpu.name; }
   virtual std::string describe() const = 0;
 };
 

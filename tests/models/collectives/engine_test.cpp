@@ -3,13 +3,12 @@
 // independent of the catalogs: B is the raw per-direction bandwidth of each GPU's links.
 #include <catch2/catch.hpp>
 
-#include "models/nccl/env.hpp"
-
 #include <cmath>
 
 #include "models/collectives/collective.hpp"
 #include "models/collectives/copy_work.hpp"
 #include "models/collectives/link_params.hpp"
+#include "models/nccl/env.hpp"
 
 using namespace models;
 using namespace models::nccl;
@@ -20,7 +19,9 @@ class FakeWorld final : public World {
  public:
   // nodes x gpus_per_node; inside a node P2P over NVLink (B), across nodes NET/IB (B_net).
   FakeWorld(sim::FlowNetwork& net, int nodes, int gpus_per_node, double B, double B_net)
-      : nodes_(nodes), gpn_(gpus_per_node) {
+      : nodes_(nodes), gpn_(gpus_per_node), placement_{nodes, 1, gpus_per_node} {
+    node_.gpu = models::hw::find_gpu("H200");
+    node_.gpus = gpus_per_node;
     for (int r = 0; r < nodes * gpus_per_node; ++r) {
       RankInfo info;
       info.rank = r;
@@ -65,8 +66,9 @@ class FakeWorld final : public World {
   }
   void host_to_gpu(int, std::vector<sim::LinkId>&) const override {}
   void gpu_to_host(int, std::vector<sim::LinkId>&) const override {}
-  const std::string& gpu_name() const override { return gpu_; }
   std::string describe() const override { return "fake"; }
+  const models::topology::Placement& placement() const override { return placement_; }
+  const models::hw::NodeSpec& node() const override { return node_; }
   const NcclEnv& nccl_env() const override { return env; }
   NcclEnv env;  // what World::build would have parsed from the scenario's [nccl.env]
 
@@ -74,7 +76,8 @@ class FakeWorld final : public World {
   int nodes_, gpn_;
   std::vector<RankInfo> ranks_;
   std::vector<sim::LinkId> tx_, rx_, nic_tx_, nic_rx_;
-  std::string gpu_ = "H200";
+  models::topology::Placement placement_;
+  models::hw::NodeSpec node_;
 };
 
 struct Rig {

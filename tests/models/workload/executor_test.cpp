@@ -108,7 +108,7 @@ TEST_CASE("workload: ZeRO-3 without overlap is compute plus the sum of its colle
   c.training.grad_accum = 2;
   c.zero.overlap_comm = false;
   c.zero.reduce_bucket_size = 1e12;  // one bucket: flushed at the end of each backward
-  c.strategy = "zero3";
+  c.strategy = Strategy::Zero3;
   c.dp = n;
   c.rates = h200();
   Program p = build_data_parallel_program(c);
@@ -136,7 +136,7 @@ TEST_CASE("workload: ZeRO-3 overlap hides gathers behind compute", "[workload]")
   ms.preset = "h200x4-decoder";
   c.model = resolve_model(ms);
   c.training.micro_batch = 2;
-  c.strategy = "zero3";
+  c.strategy = Strategy::Zero3;
   c.dp = n;
   c.rates = h200();
   auto run = [&](bool overlap) {

@@ -56,8 +56,10 @@ class FakeEngine : public models::collectives::CollectiveEngine {
 
 class FakeWorld : public models::World {
  public:
-  explicit FakeWorld(int n) : ranks_(n) {
+  explicit FakeWorld(int n) : ranks_(n), placement_{1, n, 1} {
     for (int r = 0; r < n; ++r) ranks_[r] = models::RankInfo{r, 0, r, r, 0};
+    node_.gpu = models::hw::find_gpu("H200");
+    node_.gpus = n;
   }
   int size() const override { return int(ranks_.size()); }
   int nodes() const override { return 1; }
@@ -70,14 +72,16 @@ class FakeWorld : public models::World {
   void path(int, int, std::vector<sim::LinkId>&) const override {}
   void host_to_gpu(int, std::vector<sim::LinkId>&) const override {}
   void gpu_to_host(int, std::vector<sim::LinkId>&) const override {}
-  const std::string& gpu_name() const override { return name_; }
   std::string describe() const override { return "fake"; }
+  const models::topology::Placement& placement() const override { return placement_; }
+  const models::hw::NodeSpec& node() const override { return node_; }
   const models::nccl::NcclEnv& nccl_env() const override { return env_; }
 
  private:
   models::nccl::NcclEnv env_;
+  models::topology::Placement placement_;  // one node, one GPU per pod
+  models::hw::NodeSpec node_;
   std::vector<models::RankInfo> ranks_;
-  std::string name_ = "H200";
 };
 
 }  // namespace workload_test
