@@ -102,12 +102,10 @@ const Modelled kModelled[] = {
     {"NCCL_NET",
      [](NcclEnv& e, const std::string& n, const std::string& v) {
        // Plugin names as NCCL logs them ("Using network Socket", "Loaded net plugin Libfabric").
-       if (v == "Socket" || v == "IB" || v == "Libfabric")
-         e.net = v;
-       else if (v == "AWS Libfabric" || v == "OFI")
-         e.net = "Libfabric";
-       else
-         throw SpecError(key_of(n), "unknown network '" + v + "' (expected Socket, IB or Libfabric)");
+       for (NetPlugin p : {NetPlugin::Socket, NetPlugin::IB, NetPlugin::Libfabric})
+         if (v == net_plugin_name(p)) e.net = p;
+       if (v == "AWS Libfabric" || v == "OFI") e.net = NetPlugin::Libfabric;
+       if (!e.net) throw SpecError(key_of(n), "unknown network '" + v + "' (expected Socket, IB or Libfabric)");
      }},
     {"NCCL_NET_DISABLE_INTRA",
      [](NcclEnv& e, const std::string& n, const std::string& v) { e.net_disable_intra = parse_flag(n, v); }},

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "models/hw/path_type.hpp"
+#include "models/nccl/transport_choice.hpp"
 
 namespace models::nccl {
 
@@ -38,7 +39,7 @@ struct NcclEnv {
   std::optional<PathType> net_gdr_level;   // NCCL_NET_GDR_LEVEL
   bool ib_disable = false;                 // NCCL_IB_DISABLE=1
   bool net_disable_intra = false;          // NCCL_NET_DISABLE_INTRA=1
-  std::string net;                         // NCCL_NET: "", "Socket", "IB", "Libfabric"
+  std::optional<NetPlugin> net;            // NCCL_NET: the plugin forced (empty: NCCL's choice)
   int socket_nthreads = 0;                 // NCCL_SOCKET_NTHREADS (0: auto)
   int nsocks_perthread = 0;                // NCCL_NSOCKS_PERTHREAD (0: auto)
   int64_t buffsize = int64_t{1} << 22;     // NCCL_BUFFSIZE (Simple protocol buffer, 4 MiB)

@@ -24,6 +24,7 @@
 
 #include "models/hw/node.hpp"
 #include "models/nccl/env.hpp"
+#include "models/nccl/nic_groups.hpp"
 #include "models/nccl/transport_choice.hpp"
 #include "models/spec.hpp"
 #include "models/topology/node_graph.hpp"
@@ -31,15 +32,10 @@
 
 namespace models::nccl {
 
-// The NICs a GPU sends through: the set at the shortest path from it (p4d: one EFA shared by
-// two GPUs; p5: four EFAs per GPU). Traffic is spread over the group.
-struct NicGroup {
-  std::vector<int> nics;  // physical NIC indices on the node
-  int pcie_switch = -1;   // the switch they sit under (-1: own root ports)
-};
-
 class TransportModel {
  public:
+  // Assigns NICs to pods and GPUs (nic_groups.hpp) and picks each pod's network plugin
+  // (choose_net_plugin); SpecError("nccl.env.NCCL_NET") when NCCL_NET forces one the node lacks.
   TransportModel(const hw::NodeSpec& node, const topology::NodeGraph& graph, const PlacementSpec& placement,
                  const topology::Placement& layout, const NcclEnv& env);
 
@@ -53,10 +49,10 @@ class TransportModel {
   int nccl_nodes() const;
   bool same_host_hash(const RankInfo& a, const RankInfo& b) const;
   // NIC group of a local GPU (index into nic_groups()), -1 when its pod has no NIC.
-  int nic_group_of(int local_gpu) const { return gpu_group_[local_gpu]; }
-  const std::vector<NicGroup>& nic_groups() const { return groups_; }
-  // Plugin of a pod (index within its node): "Libfabric", "IB" or "Socket".
-  const std::string& plugin_of_pod(int pod_in_node) const { return pod_plugin_[pod_in_node]; }
+  int nic_group_of(int local_gpu) const { return nics_.gpu_group[local_gpu]; }
+  const std::vector<NicGroup>& nic_groups() const { return nics_.groups; }
+  // Plugin of a pod (index within its node).
+  NetPlugin plugin_of_pod(int pod_in_node) const { return pod_plugin_[pod_in_node]; }
   PathType p2p_level(const RankInfo& a) const;
 
  private:
@@ -66,10 +62,14 @@ class TransportModel {
   PlacementSpec placement_;
   topology::Placement layout_;
   NcclEnv env_;
-  std::vector<NicGroup> groups_;
-  std::vector<int> gpu_group_;      // per local GPU
-  std::vector<int> gpu_nic_label_;  // NIC index as the pod sees it (NET/<plugin>/<dev>)
-  std::vector<std::string> pod_plugin_;
+  NicAssignment nics_;
+  std::vector<NetPlugin> pod_plugin_;  // per pod of a node
 };
+
+// The network plugin a pod's NCCL ends up with: aws-ofi-nccl ("Libfabric") on EFA when it
+// initialises (placement.efa_plugin_ok and the pod sees an EFA), IB verbs on IB/RoCE unless
+// NCCL_IB_DISABLE=1, else Socket; NCCL_NET forces one, and forcing one the node cannot run is a
+// SpecError("nccl.env.NCCL_NET").
+NetPlugin choose_net_plugin(hw::NicKind nic_kind, bool efa_plugin_ok, bool pod_has_nic, const NcclEnv& env);
 
 }  // namespace models::nccl

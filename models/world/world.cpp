@@ -86,7 +86,7 @@ class WorldImpl final : public World {
     }
     out.push_back(la.pcie_up[ga]);
     const bool same_node = ra.node == rb.node;
-    if (t.net_plugin == "Socket") {
+    if (t.net_plugin == NetPlugin::Socket) {
       // Staged in host memory on both sides; the kernel's TCP stack over the node's interface
       // (or loopback between pods of one host).
       up_to(la, ga, -1, out);
