@@ -9,17 +9,6 @@
 
 namespace models::collectives {
 
-int sm_of_gpu(const std::string& name) {
-  auto has = [&](const char* s) { return name.find(s) != std::string::npos; };
-  if (has("B200") || has("B100") || has("GB200")) return 100;
-  if (has("H100") || has("H200") || has("H800") || has("GH200")) return 90;
-  if (has("L40") || has("L4")) return 89;
-  if (has("A10")) return 86;
-  if (has("A100") || has("A800")) return 80;
-  if (has("V100")) return 70;
-  return 80;
-}
-
 Edge make_edge(const World& world, const sim::FlowNetwork& net, int from, int to) {
   Edge e;
   e.from = from;
@@ -130,7 +119,7 @@ CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::
   nccl::CommView& v = plan.view;
   v.nranks = n;
   v.nnodes = std::max(1, nnodes);
-  v.sm = sm_of_gpu(world.gpu_name());
+  v.sm = world.node().gpu.sm;  // the catalog's compute capability
   int max_ppn = 0;
   for (const auto& m : members) max_ppn = std::max<int>(max_ppn, static_cast<int>(m.size()));
   v.intra_nvlink = false;

@@ -53,8 +53,6 @@ struct CommPlan {
   std::vector<int> node_of;  // per position in `ring`: NCCL node index
 };
 
-// GPU compute capability x10 from a catalog GPU name (H200 -> 90); 80 when unknown.
-int sm_of_gpu(const std::string& gpu_name);
 // NCCL's Socket plugin: 10 Gb/s when the interface's speed cannot be read (ncclTopo keeps 1.25 GB/s).
 inline constexpr double kSocketReportedGbs = 1.25;
 

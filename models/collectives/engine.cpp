@@ -64,7 +64,7 @@ class Engine final : public CollectiveEngine {
     buffsize_ = world.nccl_env().buffsize;
     // Read mode's bandwidth cost depends on the GPU generation unless the scenario sets it.
     if (params_.p2p_read_bandwidth_factor < 0)
-      params_.p2p_read_bandwidth_factor = hw::p2p_read_model(sm_of_gpu(world.gpu_name())).bandwidth_factor;
+      params_.p2p_read_bandwidth_factor = hw::p2p_read_model(world.node().gpu.sm).bandwidth_factor;
   }
 
   void launch(const Group& group, CollOp op, int64_t bytes, Done on_done, bool in_place = false) override;
