@@ -5,8 +5,9 @@
 // levels by name or legacy integer, src/graph/paths.cc ncclGetLevel; NCCL_ALGO/NCCL_PROTO lists
 // as src/graph/tuning.cc parses them). A value NCCL would not accept (or would silently ignore,
 // which users never intend) is a SpecError("nccl.env.NAME", ...). The variables parsed here are
-// the modelled ones (modelled_nccl_variables(), the one list); models/nccl/env_names.hpp
-// classifies the others (timing-neutral, documented but not modelled, misspelt).
+// the modelled ones (modelled_nccl_variables(), the one list); the others are classified
+// (timing-neutral, documented but not modelled, misspelt) so that no setting silently does
+// nothing: a typo in NCCL_P2P_LEVEL would otherwise simulate the wrong transport.
 #include <array>
 #include <cstdint>
 #include <map>
@@ -67,5 +68,13 @@ struct SocketThreads {
   int threads = 1, socks_per_thread = 1;
 };
 SocketThreads socket_threads(const NcclEnv& env, const std::string& eth_driver);
+
+// Throws SpecError("nccl.env.NAME") for an NCCL_ name that is not a known NCCL variable but is
+// within two edits of one ("did you mean"). Other unknown NCCL_ names, and FI_ names, pass.
+void check_nccl_env_names(const std::map<std::string, std::string>& env);
+
+// One note per group of variables that are set but not modelled (empty when there are none):
+// "nccl.env: NCCL_CROSS_NIC, FI_EFA_USE_DEVICE_RDMA are set but not modelled (...)".
+std::vector<std::string> unmodelled_nccl_env_notes(const std::map<std::string, std::string>& env);
 
 }  // namespace models::nccl

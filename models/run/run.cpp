@@ -4,7 +4,7 @@
 #include "models/run/run.hpp"
 
 #include "models/collectives/collective.hpp"
-#include "models/nccl/env_names.hpp"
+#include "models/nccl/env.hpp"
 #include "models/params.hpp"
 #include "models/run/memory_estimate.hpp"
 #include "models/run/result_fill.hpp"

@@ -6,7 +6,6 @@
 
 #include "models/error.hpp"
 #include "models/nccl/env.hpp"
-#include "models/nccl/env_names.hpp"
 
 using namespace models::nccl;
 
