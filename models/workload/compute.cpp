@@ -5,32 +5,22 @@
 #include <cmath>
 
 #include "models/error.hpp"
+#include "models/params.hpp"
 
 namespace models::workload {
 
 ComputeRates make_rates(double peak_flops, double hbm_bytes_per_s, double host_bytes_per_s, double training_efficiency,
                         const std::map<std::string, double>& params) {
-  ComputeRates r{peak_flops,       kDefaultEfficiency,     hbm_bytes_per_s,       kDefaultHbmEfficiency,
-                 host_bytes_per_s, kDefaultHostEfficiency, kDefaultCoreBytesPerS, kDefaultOverlapSlowdown};
-  auto take = [&](const char* name, double& into) {
-    auto it = params.find(name);
-    if (it == params.end()) return;
-    if (!(it->second > 0 && it->second <= 1))
-      throw SpecError(std::string("cluster.params.") + name, "must be a fraction in (0, 1]");
-    into = it->second;
-  };
-  take("compute.efficiency", r.efficiency);
-  take("compute.hbm_efficiency", r.hbm_efficiency);
-  take("host.adam_efficiency", r.host_efficiency);
-  if (auto it = params.find("host.core_bytes_per_s"); it != params.end()) {
-    if (!(it->second > 0)) throw SpecError("cluster.params.host.core_bytes_per_s", "must be a bandwidth > 0");
-    r.core_bytes_per_s = it->second;
-  }
-  if (auto it = params.find("compute.overlap_slowdown"); it != params.end()) {
-    if (!(it->second >= 0 && it->second <= 10))
-      throw SpecError("cluster.params.compute.overlap_slowdown", "must be a stretch factor in [0, 10]");
-    r.overlap_slowdown = it->second;
-  }
+  // Defaults, units, ranges and sources: models/params.cpp.
+  auto value = [&](std::string_view name) { return param_or(params, name, param_default(name)); };
+  ComputeRates r{peak_flops,
+                 value("compute.efficiency"),
+                 hbm_bytes_per_s,
+                 value("compute.hbm_efficiency"),
+                 host_bytes_per_s,
+                 value("host.adam_efficiency"),
+                 value("host.core_bytes_per_s"),
+                 value("compute.overlap_slowdown")};
   if (training_efficiency != 0) {
     if (!(training_efficiency > 0 && training_efficiency <= 1))
       throw SpecError("training.compute_efficiency", "must be a fraction in (0, 1]");

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "models/error.hpp"
+#include "sim/check.hpp"
 
 namespace models::workload {
 
@@ -109,7 +110,7 @@ namespace {
 class ShardedBuilder {
  public:
   explicit ShardedBuilder(const DataParallelConfig& c)
-      : c_(c), p_({"compute", "comm", "offload"}), fsdp_(c.strategy == "fsdp"), n_(c.dp) {
+      : c_(c), p_({"compute", "comm", "offload"}), fsdp_(c.strategy == Strategy::Fsdp), n_(c.dp) {
     const int64_t tokens = int64_t(c.training.micro_batch) * c.model.seq;
     const double threshold = fsdp_ ? 0 : c.zero.stage3_param_persistence_threshold;
     units_ = decoder_units(c.model, tokens, c.rates, c.training.grad_checkpointing, threshold, 1,
@@ -354,9 +355,8 @@ Program build_ddp(const DataParallelConfig& c) {
 }  // namespace
 
 Program build_data_parallel_program(const DataParallelConfig& c) {
-  if (c.strategy == "ddp") return build_ddp(c);
-  if (c.strategy != "zero3" && c.strategy != "fsdp")
-    throw SpecError("parallel.strategy", "unknown data-parallel strategy '" + c.strategy + "'");
+  if (c.strategy == Strategy::Ddp) return build_ddp(c);
+  SIM_CHECK(c.strategy == Strategy::Zero3 || c.strategy == Strategy::Fsdp, "not a data-parallel strategy");
   if (c.zero.offload_param != "none" && c.zero.offload_param != "cpu")
     throw SpecError("zero.offload_param", "offload_param must be none or cpu (nvme is not modelled)");
   if (c.zero.offload_optimizer != "none" && c.zero.offload_optimizer != "cpu")

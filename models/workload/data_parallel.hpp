@@ -19,6 +19,7 @@
 
 #include "models/spec.hpp"
 #include "models/workload/compute.hpp"
+#include "models/workload/layout.hpp"
 #include "models/workload/model_shape.hpp"
 #include "models/workload/program.hpp"
 
@@ -28,7 +29,7 @@ struct DataParallelConfig {
   ModelShape model;
   TrainingSpec training;
   ZeroSpec zero;
-  std::string strategy = "zero3";  // zero3 | fsdp | ddp
+  Strategy strategy = Strategy::Zero3;  // Zero3, Fsdp or Ddp (models/workload/layout.hpp)
   int dp = 1;
   int node_ranks = 1;  // ranks sharing one host (CPU-Adam shares its memory bandwidth)
   // Processes one launcher started (ranks per pod). torchrun sets OMP_NUM_THREADS=1 for each

@@ -11,9 +11,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "models/nccl/log_diagnosis.hpp"
-#include "models/nccl/log_report.hpp"
+#include "models/nccl/diagnosis.hpp"
 #include "models/parse_error.hpp"
+#include "models/readers/nccl_log.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/import/nccl_log_scenario.hpp"
@@ -22,7 +22,7 @@ namespace scenarios {
 namespace {
 
 using models::nccl::Finding;
-using models::nccl::NcclLogReport;
+using models::readers::NcclLogReport;
 
 nlohmann::json report_json(const NcclLogReport& r, const std::vector<Finding>& findings) {
   using nlohmann::json;
@@ -253,7 +253,7 @@ int cmd_nccl_log(int argc, char** argv) {
   return guarded([&] {
     NcclLogReport report;
     try {
-      report = models::nccl::parse_nccl_log_file(path);
+      report = models::readers::parse_nccl_log_file(path);
     } catch (const models::ParseError& e) {
       throw UserError({e.file(), e.line(), e.col()}, e.message());
     }

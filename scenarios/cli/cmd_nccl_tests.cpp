@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "models/calibrate/nccl_tests_parser.hpp"
-#include "models/nccl/nccl_tests.hpp"
+#include "models/calibrate/nccl_tests.hpp"
+#include "models/readers/nccl_tests_output.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/nccl_tests_support.hpp"
@@ -36,7 +36,7 @@ int cmd_nccl_tests(int argc, char** argv) {
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
-    models::nccl::NcclTestsOptions o;
+    models::calibrate::NcclTestsOptions o;
     if (!models::nccl::parse_coll_op(op_name, o.op))
       throw UserError(
           {"--op", 1, 1},
@@ -50,16 +50,16 @@ int cmd_nccl_tests(int argc, char** argv) {
     o.factor = factor;
     LoadedScenario scenario = load_scenario(path, sets);
     if (gpus > 1) scenario.spec.placement.single_process = true;
-    models::nccl::NcclTestsResult result;
+    models::calibrate::NcclTestsResult result;
     try {
-      result = models::nccl::run_nccl_tests(scenario.spec, o);
+      result = models::calibrate::run_nccl_tests(scenario.spec, o);
     } catch (const models::SpecError& e) {
       throw scenario.to_user_error(e);
     }
-    std::fputs(models::nccl::format_nccl_tests(result, o).c_str(), stdout);
+    std::fputs(models::calibrate::format_nccl_tests(result, o).c_str(), stdout);
     if (compare.empty()) return 0;
 
-    const auto runs = models::calibrate::parse_nccl_tests_files({compare});
+    const auto runs = models::readers::parse_nccl_tests_files({compare});
     std::printf("\n# Prediction vs measurement (%s): time per size, error = predicted / measured - 1\n",
                 compare.c_str());
     std::printf("#%11s  %10s  %10s  %8s  %6s %-6s\n", "size (B)", "meas (us)", "pred (us)", "error", "algo", "proto");
