@@ -5,6 +5,7 @@
 //   PAT                    T = kernel + ceil(log2 n) hop + (n-1)/n S / cap
 #include <catch2/catch.hpp>
 
+#include "models/collectives/comm_plan.hpp"
 #include "models/collectives/copy_work.hpp"
 #include "rig.hpp"
 
@@ -92,4 +93,33 @@ TEST_CASE("collectives: across nodes every NIC group carries its share of a ring
   // Each of the 8 rings crosses the node boundary once each way: 2(n-1)/n x S / 8 per NIC group.
   const double expected = 2.0 * 15 / 16 * (1LL << 30) / 8;
   for (double b : nic_tx) CHECK(b == Approx(expected).epsilon(0.01));
+}
+
+TEST_CASE("ring: reduce is broadcast's chain, n-1 hops carrying S", "[nccl]") {
+  const double B = 450e9;
+  const int64_t S = 256LL << 20;
+  Rig rig(1, 8, B, 50e9);
+  // Less copy work than all-reduce (the busiest rank's 2L + R per byte against all-reduce's
+  // (30L + 14R) / 14 at n = 8): capped at eta B, as broadcast.
+  REQUIRE(copy_work_vs_all_reduce(CollOp::Reduce, 8, false) < 1);
+  const double h = hop(LinkClass::NVLink, Proto::Simple), e = eta(LinkClass::NVLink, Proto::Simple);
+  // T = kernel + (n-1) hop + S / (eta B)
+  CHECK(rig.run(CollOp::Reduce, S) == Approx(P.kernel_latency_s + 7 * h + S / (e * B)).epsilon(1e-6));
+}
+
+TEST_CASE("ring: PAT pays ceil(log2 n) hops for the ring's bytes", "[nccl]") {
+  // 4 nodes x 1 GPU on IB (B_net each way): one ring over the 4 NICs.
+  const double B_net = 25e9;
+  Rig rig(4, 1, 450e9, B_net, {{"NCCL_ALGO", "PAT"}, {"NCCL_PROTO", "Simple"}});
+  CollectiveRecord rec;
+  const int64_t S = 256LL << 20;
+  const double t = rig.run(CollOp::AllGather, S, &rec);
+  REQUIRE(rec.algo == Algo::PAT);
+  // IB has no measured per-channel rate: cap = eta B_net x channels / default channels.
+  const CommPlan plan = build_plan(rig.world, rig.net, rig.all().ranks);
+  const double share = static_cast<double>(rec.channels) / plan.channels_ref;
+  const double cap = eta(LinkClass::IB, Proto::Simple) * B_net * share;
+  REQUIRE(cap <= B_net);
+  // T = kernel + ceil(log2 4) hop + (n-1)/n S / cap
+  CHECK(t == Approx(P.kernel_latency_s + 2 * hop(LinkClass::IB, Proto::Simple) + 0.75 * S / cap).epsilon(1e-6));
 }
