@@ -1,4 +1,5 @@
-// ZeRO-3 offload physics: the host step's thread model and the checkpointed re-gather rule.
+// DeepSpeed ZeRO-3 (zero3_step.cpp): the offloaded host step's thread model, the checkpointed
+// re-gather rule (stage3_max_reuse_distance), prefetch depth, reduce buckets, parameter offload.
 #include <catch2/catch.hpp>
 
 #include "models/workload/data_parallel.hpp"
@@ -56,4 +57,77 @@ TEST_CASE("workload: checkpointed blocks re-gather what stage3_max_reuse_distanc
   // Without checkpointing there is no recompute, so nothing is released in between.
   auto un = decoder_units(m, 2048, r, false, 40960, 1, 1e8);
   CHECK(un[1].regathered == 0);
+}
+
+namespace {
+ModelShape decoder() {
+  models::ModelSpec s;
+  s.preset = "h200x4-decoder";
+  return resolve_model(s);
+}
+DataParallelConfig zero3(int dp) {
+  DataParallelConfig c;
+  c.model = decoder();
+  c.training.micro_batch = 1;
+  c.strategy = "zero3";
+  c.dp = dp;
+  c.rates = ComputeRates{989e12, 0.5, 4.8e12, 0.8, 300e9, 0.4, 12e9, 0.49};
+  return c;
+}
+// Collectives of a program (every stream), in stream then issue order.
+std::vector<const Op*> collectives(const Program& p, models::nccl::CollOp op) {
+  std::vector<const Op*> out;
+  for (const auto& stream : p.ops)
+    for (const Op& o : stream)
+      if (o.kind == OpKind::Collective && o.coll == op) out.push_back(&o);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("zero3: prefetch depth is 1 + units in stage3_prefetch_bucket_size, capped by live parameters",
+          "[workload]") {
+  models::ZeroSpec z;
+  z.stage3_prefetch_bucket_size = 5e7;
+  z.stage3_max_live_parameters = 1e9;
+  CHECK(zero3_prefetch_depth(z, 20'000'000) == 1 + 2);  // floor(5e7 / 2e7) = 2 whole units
+  CHECK(zero3_prefetch_depth(z, 60'000'000) == 1);      // the next unit is always fetched
+  z.stage3_max_live_parameters = 4e7;
+  CHECK(zero3_prefetch_depth(z, 20'000'000) == 2);  // floor(4e7 / 2e7)
+  z.stage3_max_live_parameters = 1e6;
+  CHECK(zero3_prefetch_depth(z, 20'000'000) == 1);  // never below 1
+  CHECK(zero3_prefetch_depth(z, 0) == 1);
+}
+
+TEST_CASE("zero3: every gradient is reduce-scattered once per micro-batch, bucket by bucket", "[workload]") {
+  // reduce_bucket_size = one block's parameters: every unit (the head and embedding are larger)
+  // fills the bucket by itself and is reduced at once: U reduce-scatters of params x 2 bytes.
+  DataParallelConfig c = zero3(4);
+  c.training.grad_accum = 2;
+  c.zero.reduce_bucket_size = double(c.model.block_params());
+  const Program p = build_data_parallel_program(c);
+  const int units = c.model.layers + 2;
+  const auto rs = collectives(p, models::nccl::CollOp::ReduceScatter);
+  CHECK(rs.size() == 2u * units);
+  int64_t bytes = 0;
+  for (const Op* o : rs) bytes += o->bytes;
+  CHECK(bytes == 2 * 2 * c.model.total_params());  // 2 micro-batches x bf16
+}
+
+TEST_CASE("zero3: offload_param copies each rank's shard host->GPU before every all-gather", "[workload]") {
+  DataParallelConfig c = zero3(4);
+  c.zero.offload_param = "cpu";
+  const Program p = build_data_parallel_program(c);
+  const auto ag = collectives(p, models::nccl::CollOp::AllGather);
+  int64_t gathered = 0, copied = 0, copies = 0;
+  for (const Op* o : ag) gathered += o->bytes;
+  for (const auto& stream : p.ops)
+    for (const Op& o : stream)
+      if (o.kind == OpKind::Copy && o.slot == uint8_t(CopyDir::HostToGpu) &&
+          p.names[o.arg].rfind("h2d params", 0) == 0) {
+        copied += o.bytes;
+        ++copies;
+      }
+  // One shard (1/dp of the gathered bytes) per all-gather; whole bytes per copy.
+  CHECK(copies == int64_t(ag.size()));
+  CHECK(std::abs(double(copied) - double(gathered) / 4) <= copies);
 }
