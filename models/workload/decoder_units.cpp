@@ -35,7 +35,8 @@ std::vector<Unit> decoder_units(const ModelShape& m, int64_t tokens, const Compu
            regathered};
     units.push_back(u);
   }
-  // Final norm + head + loss. The loss is memory-bound (kLossBytesPerLogit per logit).
+  // Final norm + head + loss. The loss is memory-bound (kLossBytesPerLogit per logit), its time
+  // split evenly between the forward (softmax) and the backward (its gradient).
   const double head = head_forward_flops(m, tokens) / rate;
   const double loss = loss_bytes(m, tokens) / hbm;
   const int64_t head_params = m.head_params() + h;

@@ -26,9 +26,14 @@ struct Unit {
   int64_t regathered = 0;
 };
 
+// DeepSpeed's default stage3_max_reuse_distance (deepspeed/runtime/zero/config.py): nothing is
+// released between a checkpointed block's recompute and its backward on Llama-3-8B.
+inline constexpr double kDefaultMaxReuseDistance = 1e9;
+
 // A module's parameters persist (are never gathered) below `persistence_threshold`; `tp` divides
-// every block's compute and parameters (Megatron); `max_reuse_distance` as above.
+// every block's compute and the re-gathered parameters (Megatron); `max_reuse_distance` as above.
 std::vector<Unit> decoder_units(const ModelShape& m, int64_t tokens, const ComputeRates& rates, bool checkpointing,
-                                double persistence_threshold, int tp = 1, double max_reuse_distance = 1e9);
+                                double persistence_threshold, int tp = 1,
+                                double max_reuse_distance = kDefaultMaxReuseDistance);
 
 }  // namespace models::workload
