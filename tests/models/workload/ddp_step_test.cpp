@@ -13,10 +13,9 @@ TEST_CASE("ddp: all gradients all-reduced once per step in 25 MB multiples, duri
   DataParallelConfig c;
   c.model = resolve_model(s);
   c.training.grad_accum = 3;
-  c.strategy = "ddp";
   c.dp = 4;
   c.rates = ComputeRates{989e12, 0.5, 4.8e12, 0.8, 300e9, 0.4, 12e9, 0.49};
-  const Program p = build_data_parallel_program(c);
+  const Program p = build_ddp_program(c);
   std::vector<int64_t> sizes;
   for (const Op& o : p.ops[1])
     if (o.kind == OpKind::Collective) {

@@ -15,7 +15,6 @@ DataParallelConfig fsdp(int dp) {
   c.model = resolve_model(s);
   c.training.micro_batch = 2;
   c.training.param_dtype = "fp32";  // FSDP2 mixed precision: fp32 parameters, bf16 compute
-  c.strategy = "fsdp";
   c.dp = dp;
   c.rates = ComputeRates{989e12, 0.5, 4.8e12, 0.8, 300e9, 0.4, 12e9, 0.49};
   return c;
@@ -24,7 +23,7 @@ DataParallelConfig fsdp(int dp) {
 
 TEST_CASE("fsdp: every unit gathered forward, every block backward, every unit reduce-scattered", "[workload]") {
   const DataParallelConfig c = fsdp(4);
-  const Program p = build_data_parallel_program(c);
+  const Program p = build_fsdp_program(c);
   const ModelShape& m = c.model;
   const int units = m.layers + 2;  // embedding, blocks, head
   int ag = 0, rs = 0;
@@ -48,7 +47,7 @@ TEST_CASE("fsdp: on one GPU the step's compute is single_gpu_work's closed form"
   for (bool ckpt : {false, true}) {
     DataParallelConfig c = fsdp(1);
     c.training.grad_checkpointing = ckpt;
-    const Program p = build_data_parallel_program(c);
+    const Program p = build_fsdp_program(c);
     double compute = 0;
     int ops = 0;
     for (const Op& o : p.ops[0])

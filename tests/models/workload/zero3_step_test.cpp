@@ -69,7 +69,6 @@ DataParallelConfig zero3(int dp) {
   DataParallelConfig c;
   c.model = decoder();
   c.training.micro_batch = 1;
-  c.strategy = "zero3";
   c.dp = dp;
   c.rates = ComputeRates{989e12, 0.5, 4.8e12, 0.8, 300e9, 0.4, 12e9, 0.49};
   return c;
@@ -104,7 +103,7 @@ TEST_CASE("zero3: every gradient is reduce-scattered once per micro-batch, bucke
   DataParallelConfig c = zero3(4);
   c.training.grad_accum = 2;
   c.zero.reduce_bucket_size = double(c.model.block_params());
-  const Program p = build_data_parallel_program(c);
+  const Program p = build_zero3_program(c);
   const int units = c.model.layers + 2;
   const auto rs = collectives(p, models::nccl::CollOp::ReduceScatter);
   CHECK(rs.size() == 2u * units);
@@ -116,7 +115,7 @@ TEST_CASE("zero3: every gradient is reduce-scattered once per micro-batch, bucke
 TEST_CASE("zero3: offload_param copies each rank's shard host->GPU before every all-gather", "[workload]") {
   DataParallelConfig c = zero3(4);
   c.zero.offload_param = "cpu";
-  const Program p = build_data_parallel_program(c);
+  const Program p = build_zero3_program(c);
   const auto ag = collectives(p, models::nccl::CollOp::AllGather);
   int64_t gathered = 0, copied = 0, copies = 0;
   for (const Op* o : ag) gathered += o->bytes;
