@@ -134,16 +134,7 @@ void FlowNetwork::settle(Flow& f) {
   f.last_update = now;
 }
 
-void FlowNetwork::mark_dirty(uint32_t li) {
-  Link& l = links_[li];
-  if (l.dirty == dirty_round_) return;  // once per instant; the first mark keeps its place
-  l.dirty = dirty_round_;
-  dirty_links_.push_back(li);
-  schedule_recompute();
-}
-
 void FlowNetwork::schedule_recompute() {
-  if (recompute_scheduled_) return;
   recompute_scheduled_ = true;
   sim_.schedule_end_of_instant([this] { recompute(); });
 }

@@ -134,7 +134,14 @@ class FlowNetwork {
   void attach(uint32_t slot);
   void detach(uint32_t slot);
   void settle(Flow& f);
-  void mark_dirty(uint32_t link);
+  // Queues a link for this instant's recompute, once (the first mark keeps its place).
+  void mark_dirty(uint32_t li) {
+    Link& l = links_[li];
+    if (l.dirty == dirty_round_) return;
+    l.dirty = dirty_round_;
+    dirty_links_.push_back(li);
+    if (!recompute_scheduled_) schedule_recompute();
+  }
   void schedule_recompute();
   void recompute();
   void rate_component(uint32_t seed_link);
