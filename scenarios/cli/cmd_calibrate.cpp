@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "models/calibrate/fit.hpp"
-#include "models/nccl/link_params.hpp"
+#include "models/params.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/nccl_tests_support.hpp"
@@ -38,7 +38,10 @@ int cmd_calibrate(int argc, char** argv) {
     LoadedScenario base = load_scenario(scenario_path, sets);
     // Fit from the defaults, not from an earlier profile of the machine: drop the parameters
     // this fit owns (the World's raw bandwidths and the compute model's stay).
-    std::erase_if(base.spec.cluster.params, [](const auto& kv) { return models::nccl::LinkParams::owns(kv.first); });
+    std::erase_if(base.spec.cluster.params, [](const auto& kv) {
+      const models::ParamSpec* p = models::find_param(kv.first);
+      return p && p->owner == models::ParamOwner::Collectives;
+    });
     std::vector<models::calibrate::Measurement> measurements;
     std::vector<std::string> sources;
     for (const std::string& arg : files) {
@@ -60,7 +63,7 @@ int cmd_calibrate(int argc, char** argv) {
           env[kv.substr(0, eq)] = kv.substr(eq + 1);
         }
       }
-      for (auto& run : models::calibrate::parse_nccl_tests(text.str(), file)) {
+      for (auto& run : models::readers::parse_nccl_tests(text.str(), file)) {
         models::calibrate::Measurement m{base.spec, std::move(run)};
         apply_run_to_spec(m.run, env, m.spec);
         measurements.push_back(std::move(m));

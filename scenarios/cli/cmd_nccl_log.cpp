@@ -11,9 +11,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "models/nccl/log_diagnosis.hpp"
-#include "models/nccl/log_report.hpp"
+#include "models/nccl/diagnosis.hpp"
 #include "models/parse_error.hpp"
+#include "models/readers/nccl_log.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/output/result_schema.hpp"
@@ -23,7 +23,7 @@ namespace scenarios {
 namespace {
 
 using models::nccl::Finding;
-using models::nccl::NcclLogReport;
+using models::readers::NcclLogReport;
 
 nlohmann::json report_json(const NcclLogReport& r, const std::vector<Finding>& findings) {
   using nlohmann::json;
@@ -254,7 +254,7 @@ int cmd_nccl_log(int argc, char** argv) {
   return guarded([&] {
     NcclLogReport report;
     try {
-      report = models::nccl::parse_nccl_log_file(path);
+      report = models::readers::parse_nccl_log_file(path);
     } catch (const models::ParseError& e) {
       throw UserError({e.file(), e.line(), e.col()}, e.message());
     }

@@ -18,8 +18,8 @@
 
 #include <fmt/format.h>
 
-#include "models/calibrate/nccl_tests_parser.hpp"
-#include "models/nccl/nccl_tests.hpp"
+#include "models/calibrate/nccl_tests.hpp"
+#include "models/readers/nccl_tests_output.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/nccl_tests_support.hpp"
@@ -77,10 +77,10 @@ struct Comparison {
   size_t count = 0;
 };
 
-Comparison compare_with(const std::string& file, const models::nccl::NcclTestsResult& result) {
+Comparison compare_with(const std::string& file, const models::calibrate::NcclTestsResult& result) {
   Comparison c;
   c.file = file;
-  const auto runs = models::calibrate::parse_nccl_tests_files({file});
+  const auto runs = models::readers::parse_nccl_tests_files({file});
   c.text = fmt::format("\n# Prediction vs measurement ({}): time per size, error = predicted / measured - 1\n", file);
   c.text += fmt::format("#{:>11}  {:>10}  {:>10}  {:>8}  {:>6} {:<6}\n", "size (B)", "meas (us)", "pred (us)", "error",
                         "algo", "proto");
@@ -170,7 +170,7 @@ int cmd_nccl_tests(int argc, char** argv) {
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
-    models::nccl::NcclTestsOptions o;
+    models::calibrate::NcclTestsOptions o;
     // nccl-tests' --op is the reduction: accept it there, as a pasted command line means it.
     if (std::find(nccl_redops().begin(), nccl_redops().end(), op_name) != nccl_redops().end() || op_name == "all") {
       if (app.count("-o") == 0) redop = op_name;
@@ -237,12 +237,12 @@ int cmd_nccl_tests(int argc, char** argv) {
       o.root = root;
       for (const auto& t : types)
         for (const auto& r : redops) {
-          models::nccl::NcclTestsOptions pass = o;
+          models::calibrate::NcclTestsOptions pass = o;
           pass.type = t;
           for (const auto& d : nccl_data_types())
             if (t == d.name) pass.type_size = d.size;
           pass.redop = r;
-          table.passes.push_back({pass, models::nccl::run_nccl_tests(scenario.spec, pass)});
+          table.passes.push_back({pass, models::calibrate::run_nccl_tests(scenario.spec, pass)});
         }
     } catch (const models::SpecError& e) {
       throw scenario.to_user_error(e);

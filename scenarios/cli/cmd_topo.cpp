@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "models/error.hpp"
-#include "models/topology/render.hpp"
+#include "models/world/topo_text.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/output/topo_json.hpp"
@@ -30,7 +30,7 @@ int cmd_topo(int argc, char** argv) {
     std::string text;
     try {
       text = json ? dump_json(topo_json(scenario.spec, max_ranks, scenario_inputs(scenario, sets)))
-                  : models::topology::render_topo(scenario.spec, max_ranks);
+                  : models::render_topo(scenario.spec, max_ranks);
     } catch (const models::SpecError& e) {
       throw scenario.to_user_error(e);
     }

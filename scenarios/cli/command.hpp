@@ -34,4 +34,5 @@ const std::vector<HelpTopic>& help_topics();
 
 // `commsim ARGS...`: the dispatcher main() calls (help, --version, did-you-mean, subcommands).
 int dispatch(int argc, char** argv);
+int cmd_params(int argc, char** argv);
 }  // namespace scenarios

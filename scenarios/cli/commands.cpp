@@ -24,6 +24,7 @@ const std::vector<Subcommand>& subcommands() {
       {"instances", cmd_instances, "the machines cluster.instance can name (GPUs, NVLink, NICs, source)"},
       {"presets", cmd_presets, "the models model.preset can name (shape, parameters, source)"},
       {"completion", cmd_completion, "shell completion script: commsim completion bash|zsh|fish"},
+      {"params", cmd_params, "the physical parameters [cluster.params] may set"},
   };
   return table;
 }

@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "models/calibrate/nccl_tests_parser.hpp"
+#include "models/readers/nccl_tests_output.hpp"
 #include "models/spec.hpp"
 
 namespace scenarios {
@@ -18,7 +18,7 @@ std::map<std::string, std::string> nccl_env_from_log(const std::string& text);
 
 // Applies what the run shows to a scenario: one process driving every GPU (nccl-tests -g N),
 // and the NCCL variables it ran with.
-void apply_run_to_spec(const models::calibrate::NcclTestsRun& run, const std::map<std::string, std::string>& env,
+void apply_run_to_spec(const models::readers::NcclTestsRun& run, const std::map<std::string, std::string>& env,
                        models::ScenarioSpec& spec);
 
 }  // namespace scenarios

@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "models/world.hpp"
+#include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/simulator.hpp"
 

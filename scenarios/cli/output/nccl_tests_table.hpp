@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "models/nccl/nccl_tests.hpp"
+#include "models/calibrate/nccl_tests.hpp"
 #include "models/spec.hpp"
 #include "scenarios/cli/output/result_schema.hpp"
 
@@ -46,8 +46,8 @@ int gpus_per_pod(const std::vector<NcclTestsRank>& ranks);
 
 // One size sweep for one (type, reduction).
 struct NcclTestsPass {
-  models::nccl::NcclTestsOptions options;
-  models::nccl::NcclTestsResult result;
+  models::calibrate::NcclTestsOptions options;
+  models::calibrate::NcclTestsResult result;
 };
 
 struct NcclTestsTable {

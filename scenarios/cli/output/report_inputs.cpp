@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "models/calibrate/nccl_tests_parser.hpp"
-#include "models/nccl/nccl_tests.hpp"
+#include "models/calibrate/nccl_tests.hpp"
+#include "models/readers/nccl_tests_output.hpp"
 
 namespace scenarios {
 
@@ -60,7 +60,7 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
                                           const std::vector<std::string>& measured_files) {
   // Measured busbw (out-of-place, as nccl-tests' own summary uses) by op and size.
   std::map<std::string, std::map<int64_t, double>> measured;
-  for (const auto& run : models::calibrate::parse_nccl_tests_files(measured_files))
+  for (const auto& run : models::readers::parse_nccl_tests_files(measured_files))
     for (const auto& row : run.rows)
       if (!run.op.empty() && row.oop.busbw_gbs > 0) measured[run.op][row.size_bytes] = row.oop.busbw_gbs * 1e9;
   std::set<std::string> ops;
@@ -71,7 +71,7 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
 
   std::vector<viz::BusBwPoint> out;
   for (const auto& op : ops) {
-    models::nccl::NcclTestsOptions o;
+    models::calibrate::NcclTestsOptions o;
     if (!models::nccl::parse_coll_op(op, o.op)) continue;  // e.g. "send": no nccl-tests curve
     o.min_bytes = 8;
     o.max_bytes = int64_t{1} << 30;
@@ -83,7 +83,7 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
       o.max_bytes = it->second.rbegin()->first;
       o.factor = 2;
     }
-    const auto predicted = models::nccl::run_nccl_tests(spec, o);
+    const auto predicted = models::calibrate::run_nccl_tests(spec, o);
     for (const auto& row : predicted.rows) {
       viz::BusBwPoint p;
       p.op = op;

@@ -1,14 +1,14 @@
-// The topology and NCCL's transport per rank pair, as JSON (the data of models/topology/render).
+// The topology and NCCL's transport per rank pair, as JSON (the data of models/world/topo_text).
 #include "scenarios/cli/output/topo_json.hpp"
 
 #include <map>
 
 #include "models/hw/node.hpp"
-#include "models/nccl/nccl_env.hpp"
+#include "models/nccl/env.hpp"
 #include "models/nccl/transport.hpp"
+#include "models/readers/smi_topo.hpp"
 #include "models/topology/node_graph.hpp"
 #include "models/topology/resolve.hpp"
-#include "models/topology/smi_import.hpp"
 
 namespace scenarios {
 
@@ -17,7 +17,7 @@ Json topo_json(const models::ScenarioSpec& spec, int max_ranks_listed, const Com
   const models::hw::NodeSpec node = topo::resolve_node(spec.cluster);
   const topo::NodeGraph graph(node);
   const models::nccl::NcclEnv env = models::nccl::parse_nccl_env(spec.nccl_env);
-  const models::nccl::Placement layout = models::nccl::make_placement(spec.cluster, spec.placement, node.gpus);
+  const topo::Placement layout = topo::make_placement(spec.cluster, spec.placement, node.gpus);
   const models::nccl::TransportModel model(node, graph, spec.placement, layout, env);
 
   Json j = json_header("topo", inputs);
@@ -37,8 +37,8 @@ Json topo_json(const models::ScenarioSpec& spec, int max_ranks_listed, const Com
   for (int a = 0; a < m.gpus; ++a) {
     Json row = Json::array(), nics = Json::array();
     for (int b = 0; b < m.gpus; ++b)
-      row.push_back(a == b ? std::string("X") : topo::smi_cell(m.gpu_gpu[a][b], m.nv_links[a][b]));
-    for (int k = 0; k < m.nics; ++k) nics.push_back(topo::smi_cell(m.gpu_nic[a][k], 0));
+      row.push_back(a == b ? std::string("X") : models::readers::smi_cell(m.gpu_gpu[a][b], m.nv_links[a][b]));
+    for (int k = 0; k < m.nics; ++k) nics.push_back(models::readers::smi_cell(m.gpu_nic[a][k], 0));
     gpu_gpu.push_back(std::move(row));
     gpu_nic.push_back(std::move(nics));
     numa.push_back(m.gpu_numa[a]);

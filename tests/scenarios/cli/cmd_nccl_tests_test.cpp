@@ -2,7 +2,7 @@
 // (flags that cannot change a prediction get a note), -d changes the type and count columns,
 // a multi-node prediction looks like an mpirun run (one Pid per rank, nGpus 1, node names),
 // -g N gives one process per pod, did-you-mean for --op and -d, and a single-process table is
-// byte for byte the one models::nccl::format_nccl_tests prints.
+// byte for byte the one models::calibrate::format_nccl_tests prints.
 #include <catch2/catch.hpp>
 
 #include <set>
@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/nccl/nccl_tests.hpp"
+#include "models/calibrate/nccl_tests.hpp"
 #include "scenarios/load/loader.hpp"
 #include "tests/scenarios/command_runner.hpp"
 
@@ -121,14 +121,14 @@ TEST_CASE("scenarios: nccl-tests --op and the program name get a did-you-mean", 
   CHECK(p.err == "program:1:1: unknown collective 'all_gahter_perf' (did you mean 'all_gather'?)\n");
 }
 
-TEST_CASE("scenarios: a single-process nccl-tests table is the one models::nccl::format_nccl_tests prints",
+TEST_CASE("scenarios: a single-process nccl-tests table is the one models::calibrate::format_nccl_tests prints",
           "[scenarios]") {
   const auto loaded = scenarios::load_scenario(kH200x4);
-  models::nccl::NcclTestsOptions o;
+  models::calibrate::NcclTestsOptions o;
   o.min_bytes = 8;
   o.max_bytes = 1 << 30;
   o.factor = 4;
-  const auto expected = models::nccl::format_nccl_tests(models::nccl::run_nccl_tests(loaded.spec, o), o);
+  const auto expected = models::calibrate::format_nccl_tests(models::calibrate::run_nccl_tests(loaded.spec, o), o);
   const auto r = run_commsim({"nccl-tests", kH200x4, "-b", "8", "-e", "1G", "-f", "4"});
   REQUIRE(r.exit_code == 0);
   CHECK(r.out == expected);
