@@ -17,7 +17,8 @@
 // (1 / rings crossing it); eta: the fitted efficiency of protocol P on that link class.
 // work (copy_work.hpp): the collective's loads and stores per byte sent relative to all-reduce,
 // which bind over NVLink (per channel, and in total where above 1). read: P2P read mode's
-// factor where the reader's port also sends (models/hw/links.cpp p2p_read_model). simplex: SHM's copies
+// factor where the reader's port also sends (models/hw/links.cpp p2p_read_model), Simple only
+// (read mode moves only the SIMPLE buffer, NCCL src/transport/p2p.cc p2pSendConnect). simplex: SHM's copies
 // to and from host memory share one throughput per GPU, so a one-way edge gets twice the duplex
 // rate. rtt: a FIFO credit's round trip; a channel keeps NCCL_BUFFSIZE in flight (Simple).
 // Sources of each term: the measurements cited in flow_cap.cpp, copy_work.hpp and link_params.cpp.
