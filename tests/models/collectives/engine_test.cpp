@@ -12,7 +12,8 @@ TEST_CASE("collectives: two all-reduces on the same links share them (contention
   Rig rig(1, 4, B, 50e9);
   const int64_t S = 1LL << 30;
   const double alone = rig.run(CollOp::AllReduce, S);
-  // Two at once: each flow is capped at eta B = 350 GB/s, two share 450 GB/s -> 225 each.
+  // Two at once: each flow is capped at eta B, and the two share the port's usable eta B (the
+  // protocol's efficiency is the port's, issue 18 mechanism 3) -> eta B / 2 each.
   double t_a = -1, t_b = -1;
   const double t0 = rig.sim.now().seconds();
   rig.engine->launch(rig.all(), CollOp::AllReduce, S,
@@ -20,10 +21,11 @@ TEST_CASE("collectives: two all-reduces on the same links share them (contention
   rig.engine->launch(rig.all(), CollOp::AllReduce, S,
                      [&](const CollectiveRecord&) { t_b = rig.sim.now().seconds() - t0; });
   rig.sim.run();
-  const double expected = P.kernel_latency_s + 6 * hop(LinkClass::NVLink, Proto::Simple) + 1.5 * S / (B / 2);
+  const double e = eta(LinkClass::NVLink, Proto::Simple);
+  const double expected = P.kernel_latency_s + 6 * hop(LinkClass::NVLink, Proto::Simple) + 1.5 * S / (e * B / 2);
   CHECK(t_a == Approx(expected).epsilon(1e-6));
   CHECK(t_b == Approx(expected).epsilon(1e-6));
-  CHECK(t_a > alone * 1.4);
+  CHECK(t_a > alone * 1.9);
 }
 
 TEST_CASE("collectives: fewer channels (NCCL_MAX_NCHANNELS) cap a ring at channels x per-channel rate", "[nccl]") {
