@@ -123,7 +123,8 @@ def test_catalogs(commsim_binary, command):
     assert j[command]
 
 
-@pytest.mark.parametrize("job", ["pytorchjob_p4d_1x4.yaml", "mpijob_p4d_2x8.yaml", "jobset_p4d_2x8.yaml"])
+@pytest.mark.parametrize("job", ["pytorchjob_p4d_1x4.yaml", "mpijob_p4d_2x8.yaml", "jobset_p4d_2x8.yaml",
+                                 "indexed_job_p5_2x8.yaml", "list_pytorchjob_g6e_2x4.yaml"])
 def test_import(commsim_binary, tmp_path, job):
     j = json.loads(commsim(commsim_binary, "import", "k8s", f"scenarios/examples/inputs/{job}", "--out",
                            tmp_path / "s.toml", "--json"))
