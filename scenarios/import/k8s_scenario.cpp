@@ -209,7 +209,7 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
     }
   } else {
     fill("parallel", "strategy", std::string("ddp"),
-         "no DeepSpeed config (pass --deepspeed): plain data parallel, as torchrun runs a script without ZeRO; "
+         "no DeepSpeed config (pass --deepspeed): plain data parallel (a script under torchrun or mpirun without ZeRO); "
          "set fsdp or megatron if the job uses them");
   }
   result.toml = w.str();
