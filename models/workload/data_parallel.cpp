@@ -31,8 +31,6 @@ std::string mb(double bytes) {
 std::vector<Unit> decoder_units(const ModelShape& m, int64_t tokens, const ComputeRates& rates, bool checkpointing,
                                 double persistence_threshold, int tp, double max_reuse_distance) {
   std::vector<Unit> units;
-  const double rate = rates.flops_per_s();
-  const double hbm = rates.hbm_rate();
   // Embedding: a lookup (no FLOPs); its backward is a scatter-add of the same size (negligible).
   Unit emb{"embed", m.embedding_params(), m.embedding_params(), {}, {}, {}, false};
   units.push_back(emb);
@@ -62,27 +60,26 @@ std::vector<Unit> decoder_units(const ModelShape& m, int64_t tokens, const Compu
     }
     regathered /= tp;
   }
-  const double fwd = block_forward_flops(m, tokens, tp) / rate;
+  const BlockSeconds block = block_seconds(m, tokens, tp, rates);  // models/workload/compute.hpp
   for (int l = 0; l < m.layers; ++l) {
     Unit u{"L" + std::to_string(l),
            m.block_params(),
            gathered,
-           secs(fwd),
-           secs(2 * fwd),
-           checkpointing ? secs(fwd) : Time::zero(),
+           secs(block.fwd()),
+           secs(block.bwd()),
+           checkpointing ? secs(block.fwd()) : Time::zero(),
            true,
            regathered};
     units.push_back(u);
   }
-  // Final norm + head + loss. The loss is memory-bound (kLossBytesPerLogit per logit).
-  const double head = head_forward_flops(m, tokens) / rate;
-  const double loss = loss_bytes(m, tokens) / hbm;
+  // Final norm + head + loss (replicated on every TP rank).
+  const HeadSeconds head = head_seconds(m, tokens, 1, rates);
   const int64_t head_params = m.head_params() + h;
   Unit hd{"head",
           head_params,
           m.head_params() + (double(h) >= persistence_threshold ? h : 0),
-          secs(head + loss / 2),
-          secs(2 * head + loss / 2),
+          secs(head.fwd.total()),
+          secs(head.bwd.total()),
           Time::zero(),
           false};
   units.push_back(hd);
@@ -135,7 +132,9 @@ class ShardedBuilder {
   }
 
  private:
-  double mem_time(double bytes) const { return bytes / c_.rates.hbm_rate(); }
+  double mem_time(double bytes, compute::MemKernel kind = compute::MemKernel::Elementwise) const {
+    return memory_seconds(c_.rates, kind, bytes);
+  }
   int comm_stream() const { return overlap_ ? kComm : kCompute; }
 
   // Issues unit u's all-gather after event `after` (on the compute stream, FSDP copy-in first).
@@ -143,7 +142,8 @@ class ShardedBuilder {
     const Unit& unit = units_[u];
     const int s = comm_stream();
     if (fsdp_) {  // copy-in on the compute stream, then the gather may start
-      double bytes = double(unit.gathered) / n_ * (param_bytes_ + 2) + (n_ == 1 ? double(unit.gathered) * 4 : 0);
+      // in place: with one rank NCCL copies nothing (compute.hpp fsdp_all_gather_bytes)
+      double bytes = double(unit.gathered) / n_ * (param_bytes_ + 2);
       p_.compute(kCompute, secs(mem_time(bytes)), Work::Memory, "copy-in " + unit.name);
       if (overlap_) p_.join(kCompute, s);
     } else if (after && s != kCompute) {
@@ -246,7 +246,9 @@ class ShardedBuilder {
     if (!offload_opt_) {
       const double acc = m > 0 ? param_bytes_ : 0;  // accumulate into the existing gradient
       const double bytes = fsdp_ ? shard * (2 + param_bytes_ + acc) : shard * (2 + 4 + (m > 0 ? 4 : 0));
-      p_.compute(kCompute, secs(mem_time(bytes)), Work::Memory, tag + "grad cast");
+      const bool up = !fsdp_ || param_bytes_ == 4;  // 16-bit -> fp32
+      p_.compute(kCompute, secs(mem_time(bytes, up ? compute::MemKernel::CastUp : compute::MemKernel::Elementwise)),
+                 Work::Memory, tag + "grad cast");
     }
   }
 
@@ -297,10 +299,11 @@ class ShardedBuilder {
       }
       return;
     }
-    // GPU AdamW, memory-bound. DeepSpeed: fused Adam on fp32 master/states (7 passes x 4 B) plus
-    // the bf16 copy (read 4, write 2). FSDP2: torch foreach AdamW on the parameter dtype.
-    const double bytes = fsdp_ ? adamw_bytes(int64_t(shard), param_bytes_) : shard * (7 * 4 + 6);
-    p_.compute(kCompute, secs(mem_time(bytes)), Work::Memory, "adamw " + mb(shard * param_bytes_) + " shard");
+    // GPU AdamW (compute.hpp optimizer_plan): DeepSpeed's FusedAdam on the fp32 partition plus its
+    // 16-bit copy; FSDP2: torch AdamW (foreach by default) on the parameter dtype.
+    const OptimizerPlan plan = optimizer_plan(c_.training, c_.strategy);
+    p_.compute(kCompute, secs(optimizer_seconds(shard, plan, c_.rates)), Work::Memory,
+               "adamw " + mb(shard * plan.state_bytes) + " shard");
   }
 
   const DataParallelConfig& c_;
@@ -322,7 +325,6 @@ Program build_ddp(const DataParallelConfig& c) {
   const int64_t tokens = int64_t(c.training.micro_batch) * c.model.seq;
   auto units = decoder_units(c.model, tokens, c.rates, c.training.grad_checkpointing, 0);
   const int bytes_per = dtype_bytes(c.training.dtype);
-  const int param_bytes = c.training.param_dtype.empty() ? bytes_per : dtype_bytes(c.training.param_dtype);
   const int accum = std::max(1, c.training.grad_accum);
   std::vector<uint32_t> reduced;
   for (int m = 0; m < accum; ++m) {
@@ -348,7 +350,8 @@ Program build_ddp(const DataParallelConfig& c) {
   p.join(kComm, kCompute);
   int64_t total = 0;
   for (const auto& u : units) total += u.params;
-  p.compute(kCompute, secs(adamw_bytes(total, param_bytes) / c.rates.hbm_rate()), Work::Memory, "adamw");
+  p.compute(kCompute, secs(optimizer_seconds(double(total), optimizer_plan(c.training, Strategy::Ddp), c.rates)),
+            Work::Memory, "adamw");
   return p;
 }
 

@@ -1,6 +1,7 @@
 // ZeRO-3 offload physics: the host step's thread model and the checkpointed re-gather rule.
 #include <catch2/catch.hpp>
 
+#include "models/hw/gpu.hpp"
 #include "models/params.hpp"
 #include "models/workload/data_parallel.hpp"
 
@@ -14,13 +15,7 @@ ModelShape llama8b() {
 }
 ComputeRates p4d_rates() {
   // p4d.24xlarge host: 2 sockets x 6 channels DDR4-2933 = 281.6 GB/s (models/hw/instance.cpp).
-  return ComputeRates{312e12,
-                      models::param_default("compute.efficiency"),
-                      1555e9,
-                      models::param_default("compute.hbm_efficiency"),
-                      281.6e9,
-                      models::param_default("host.adam_efficiency"),
-                      models::param_default("host.core_bytes_per_s")};
+  return make_rates(models::hw::find_gpu("A100-40GB"), models::compute::Precision::Bf16, 281.6e9, 0, {});
 }
 }  // namespace
 
