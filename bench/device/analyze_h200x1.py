@@ -310,5 +310,23 @@ def tp_rank():
     print()
 
 
-for part in (gemm_repeat, gemm_models, gemm_laws, membound, adamw, tcp, memory, profile, tp_rank):
+def stages():
+    """Call 5 (stage.jsonl): pipeline stages and other plain steps alone on one GPU; power and clocks."""
+    print("## Pipeline stages, micro-batch 1 and 4, checkpointing on one GPU (call 5)\n")
+    print("| step | step ms mean | kernels | gemm | attention | optimizer | copies | other | gap | SM MHz | W | throttle |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in load("stage.jsonl"):
+        if r["kind"] not in ("stage_step", "plain_step"):
+            continue
+        name = f"stage {r['stage']}" if r["kind"] == "stage_step" else \
+            f"micro-batch {r['micro_batch']}" + (", checkpointing" if r["ckpt"] else "")
+        c = {k: v / 1e3 for k, v in r["class_us_per_step"].items()}
+        k = r["kernel_us_per_step"] / 1e3
+        print(f"| {name} | {r['mean_step_s'] * 1e3:.1f} | {k:.1f} | {c.get('gemm', 0):.1f} | {c.get('attention', 0):.1f} | "
+              f"{c.get('optimizer', 0):.1f} | {c.get('copies', 0):.1f} | {c.get('other', 0):.1f} | "
+              f"{r['mean_step_s'] * 1e3 - k:.1f} | {r['sm_mhz']} | {r['power_w']:.0f} | {r['throttle']} |")
+    print()
+
+
+for part in (gemm_repeat, gemm_models, gemm_laws, membound, adamw, tcp, memory, profile, tp_rank, stages):
     part()

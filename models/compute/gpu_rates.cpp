@@ -2,6 +2,7 @@
 // (gpu_rates.hpp states the rule; models/params.cpp registers every name with its source).
 #include "models/compute/gpu_rates.hpp"
 
+#include <algorithm>
 #include <string_view>
 
 #include "models/error.hpp"
@@ -95,7 +96,14 @@ GpuRates make_gpu_rates(const hw::GpuSpec& gpu, Precision precision, const std::
       r.adamw.bytes_per_s[i][d] = value(key("compute.adamw_bandwidth", name), kH200Adamw[i][d] * hbm);
     }
   r.launch_gap_s = value("compute.launch_gap", kLaunchGap);
+  r.gemm_power = value("compute.power.gemm", param_default("compute.power.gemm"));
+  r.other_power = value("compute.power.other", param_default("compute.power.other"));
   return r;
+}
+
+double power_capped_gemm_stretch(double gemm_s, double other_s, const GpuRates& r) {
+  if (!(gemm_s > 0)) return 1;
+  return std::max(1.0, r.gemm_power - (1 - r.other_power) * other_s / gemm_s);
 }
 
 }  // namespace models::compute

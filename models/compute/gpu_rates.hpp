@@ -34,7 +34,22 @@ struct GpuRates {
   MemoryRates memory;       // memory-bound kernels and the loss
   OptimizerRates adamw;     // AdamW by implementation
   double launch_gap_s = 0;  // host-side gap per kernel of an eager step (compute.launch_gap)
+  // Board power, as fractions of the GPU's power limit (compute.power.gemm, compute.power.other):
+  // what GEMMs running at the law's rate and what the rest of a step would draw.
+  double gemm_power = 0, other_power = 0;
 };
+
+// A step's GEMMs under the board's power limit. GEMMs at the law's rate draw a x P_limit, the rest of
+// the step b x P_limit; the GPU lowers its clocks until the step's mean power is P_limit. With the
+// GEMMs' energy unchanged when slowed: (a t_g + b t_o) P = (t_g' + t_o) P, so
+//   t_g' / t_g = max(1, a - (1 - b) t_o / t_g).
+// On one H200 (700 W): b = 0.71 (AdamW, memory-bound, drew 476-531 W for seconds: adamw.jsonl),
+// a = 1.22, fitted on the six steps of calls 4 and 5 that ran at the limit (>= 660 W: TP 1, pipeline
+// stage 1, micro-batch 2 and 4; 1.17-1.23 each, ANALYSIS.md section 8 and
+// h200x1_compute_validation_test.cpp): their GEMMs ran 2-10 % slower than the law, while steps
+// with more memory-bound work (TP 4 and 8, micro-batch 1, FSDP2) drew less and ran them at its rate.
+// Transferred unchanged to other GPUs (a fraction of each board's own limit): not measured there.
+double power_capped_gemm_stretch(double gemm_s, double other_s, const GpuRates& r);
 
 // Measured on one H200 SXM (scenarios/validation/h200x1/ANALYSIS.md), the reference of the rule.
 inline constexpr double kH200PeakBf16 = 989e12;  // datasheet, dense (models/hw/gpu.cpp)

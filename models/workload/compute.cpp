@@ -2,6 +2,7 @@
 // the laws and their measurements in models/compute/).
 #include "models/workload/compute.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "models/error.hpp"
@@ -25,6 +26,10 @@ constexpr int kAdamwOps = 8;
 constexpr double kMasterCastBytes = 4 + 2;  // fp32 <-> 16-bit: read 4 write 2 (or read 2 write 4)
 
 WorkSeconds gemm(double s) { return {s, 0, 0}; }
+compute::LinearSeconds linear(const compute::GemmLaw& g, int64_t tokens, int64_t in, int64_t out, double stretch) {
+  const compute::LinearSeconds l = compute::linear_seconds(g, tokens, in, out);
+  return {l.fwd * stretch, l.dgrad * stretch, l.wgrad * stretch};
+}
 WorkSeconds attention(double s) { return {0, s, 0}; }
 WorkSeconds memory(double s) { return {0, 0, s}; }
 
@@ -54,6 +59,57 @@ ComputeRates make_rates(const hw::GpuSpec& gpu, compute::Precision precision, do
   return r;
 }
 
+ComputeRates with_power_cap(const ComputeRates& r, double gemm_s, double other_s) {
+  ComputeRates capped = r;
+  capped.gemm_stretch = compute::power_capped_gemm_stretch(gemm_s, other_s, r.gpu);
+  return capped;
+}
+
+// The busiest rank's step, unstretched (compute.hpp).
+RankComputeSeconds rank_compute_seconds(const ScenarioSpec& spec, const ModelShape& m, const ParallelLayout& layout,
+                                        const ComputeRates& rates) {
+  const TrainingSpec& t = spec.training;
+  const bool megatron = layout.strategy == Strategy::Megatron;
+  const int64_t tokens = int64_t(t.micro_batch) * m.seq;
+  const BlockSeconds b = block_seconds(m, tokens, megatron ? layout.tp : 1, rates);
+  const HeadSeconds h = head_seconds(m, tokens, 1, rates);
+  const double layers = megatron ? double(m.layers) / layout.pp : double(m.layers);
+  const double micro = megatron ? layout.pipeline_micro_batches : std::max(1, t.grad_accum);
+  const double recompute = t.grad_checkpointing ? 1 : 0;
+  auto all = [&](auto part) {
+    const double fwd = part(b.attn_fwd) + part(b.mlp_fwd);
+    return micro * (layers * (fwd * (1 + recompute) + part(b.attn_bwd) + part(b.mlp_bwd)) + part(h.fwd) + part(h.bwd));
+  };
+  const double gemm = all([](const WorkSeconds& w) { return w.gemm; });
+  double other = all([](const WorkSeconds& w) { return w.attention + w.memory; });
+  const int64_t total = m.total_params();
+  double params = double(total);
+  if (megatron)
+    params = layers * double(m.block_matmul_params() / layout.tp + m.block_norm_params()) +
+             double(m.head_params() + m.hidden);
+  else if (layout.sharded())
+    params = double(total) / layout.dp;
+  other += optimizer_seconds(params, optimizer_plan(t, layout.strategy), rates);
+  if (layout.strategy == Strategy::Fsdp) {
+    const int n = layout.dp;
+    const int pb = t.param_dtype.empty() ? dtype_bytes(t.dtype) : dtype_bytes(t.param_dtype);
+    const int64_t blocks = int64_t(m.layers) * m.block_params();
+    const double copies = fsdp_all_gather_bytes(total, n, pb) + fsdp_all_gather_bytes(blocks, n, pb) +
+                          fsdp_reduce_scatter_bytes(total, n, pb);
+    other += micro * memory_seconds(rates, compute::MemKernel::Elementwise, copies) +
+             memory_seconds(rates, compute::MemKernel::CastUp, params * (2 + pb));
+  }
+  return {gemm, other};
+}
+
+ComputeRates power_capped_rates(const ScenarioSpec& spec, const ModelShape& m, const ParallelLayout& layout,
+                                const ComputeRates& rates) {
+  if (layout.strategy == Strategy::Zero3 && (spec.zero.offload_optimizer == "cpu" || spec.zero.offload_param == "cpu"))
+    return rates;
+  const RankComputeSeconds s = rank_compute_seconds(spec, m, layout, rates);
+  return with_power_cap(rates, s.gemm, s.other);
+}
+
 double memory_seconds(const ComputeRates& r, MemKernel kind, double bytes, int launches) {
   return compute::memory_seconds(r.gpu.memory, kind, bytes, launches) + launches * r.gpu.launch_gap_s;
 }
@@ -65,10 +121,10 @@ BlockSeconds block_seconds(const ModelShape& m, int64_t tokens, int tp, const Co
   // Norms and residual adds: every TP rank holds the whole T x h activation, unless sequence
   // parallelism splits it over the group.
   const double act = (sequence_parallel ? T / tp : T) * double(h);
-  const auto qkv = compute::linear_seconds(g, tokens, h, (h + 2 * kv) / tp);
-  const auto o = compute::linear_seconds(g, tokens, h / tp, h);
-  const auto up = compute::linear_seconds(g, tokens, h, f / tp);  // gate and up alike
-  const auto down = compute::linear_seconds(g, tokens, f / tp, h);
+  const auto qkv = linear(g, tokens, h, (h + 2 * kv) / tp, r.gemm_stretch);
+  const auto o = linear(g, tokens, h / tp, h, r.gemm_stretch);
+  const auto up = linear(g, tokens, h, f / tp, r.gemm_stretch);  // gate and up alike
+  const auto down = linear(g, tokens, f / tp, h, r.gemm_stretch);
   const double flops = compute::attention_fwd_flops(tokens, m.seq, h, tp);
   const double ffn = T * double(f) / tp;
   auto mem = [&](MemKernel k, double bytes, int launches) { return memory_seconds(r, k, bytes, launches); };
@@ -96,7 +152,7 @@ BlockSeconds block_seconds(const ModelShape& m, int64_t tokens, int tp, const Co
 }
 
 HeadSeconds head_seconds(const ModelShape& m, int64_t tokens, int vocab_split, const ComputeRates& r) {
-  const auto head = compute::linear_seconds(r.gpu.gemm, tokens, m.hidden, m.vocab / vocab_split);
+  const auto head = linear(r.gpu.gemm, tokens, m.hidden, m.vocab / vocab_split, r.gemm_stretch);
   const double act = double(tokens) * double(m.hidden);
   const double loss = r.gpu.memory.loss_s_per_logit * double(tokens) * double(m.vocab) / vocab_split +
                       kLossKernels * r.gpu.launch_gap_s;

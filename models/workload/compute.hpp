@@ -43,6 +43,7 @@ struct ComputeRates {
   double host_efficiency = 0;   // achieved fraction by DeepSpeed CPU-Adam
   double core_bytes_per_s = 0;  // one CPU thread's achieved DRAM bandwidth (host.core_bytes_per_s)
   double overlap_slowdown = 0;  // compute time stretch while comm is in flight (compute.overlap_slowdown)
+  double gemm_stretch = 1;      // the step's GEMMs slowed under the power limit (with_power_cap)
   double host_rate() const { return host_bytes_per_s * host_efficiency; }
 };
 
@@ -68,7 +69,8 @@ compute::Precision training_precision(const TrainingSpec& t);
 ComputeRates make_rates(const hw::GpuSpec& gpu, compute::Precision precision, double host_bytes_per_s,
                         double training_efficiency, const std::map<std::string, double>& params);
 
-// Seconds by kind of work, for a step's decomposition (GEMMs, attention, the rest).
+// Seconds by kind of work, for a step's decomposition (GEMMs, attention, the rest). GEMM seconds
+// are the law's times x ComputeRates::gemm_stretch, plus their launch gaps.
 struct WorkSeconds {
   double gemm = 0, attention = 0, memory = 0;
   double total() const { return gemm + attention + memory; }
@@ -93,6 +95,26 @@ struct HeadSeconds {
   WorkSeconds fwd, bwd;
 };
 HeadSeconds head_seconds(const ModelShape& m, int64_t tokens, int vocab_split, const ComputeRates& r);
+
+// `r` with gemm_stretch set for one rank's step of `gemm_s` GEMM seconds and `other_s` seconds of
+// everything else it computes (compute::power_capped_gemm_stretch), from unstretched rates.
+ComputeRates with_power_cap(const ComputeRates& r, double gemm_s, double other_s);
+// One rank's compute seconds in a step at `rates` (the busiest rank, as power_capped_rates says):
+// its GEMMs (with their launch gaps) and everything else it computes.
+struct RankComputeSeconds {
+  double gemm = 0, other = 0;
+};
+RankComputeSeconds rank_compute_seconds(const ScenarioSpec& spec, const ModelShape& m, const ParallelLayout& layout,
+                                        const ComputeRates& rates);
+// The rates of one rank of `spec`'s step with its power-capped stretch: the busiest rank's GEMM and
+// other compute seconds (Megatron's last stage: its blocks and the head over the pipeline's
+// micro-batches plus its optimizer; data parallel: every block and the head over the accumulated
+// micro-batches, the optimizer on the rank's shard, FSDP2's copies). Communication and waits are
+// left out (they lower the mean power: a communication-bound step is throttled less than this
+// says, where its compute matters less). Offloaded ZeRO-3 steps, which wait on the host for most
+// of the step, are not capped.
+ComputeRates power_capped_rates(const ScenarioSpec& spec, const ModelShape& m, const ParallelLayout& layout,
+                                const ComputeRates& rates);
 
 // A memory-bound op of `bytes` in `launches` kernels of one kind.
 double memory_seconds(const ComputeRates& r, compute::MemKernel kind, double bytes, int launches = 1);
