@@ -95,7 +95,7 @@ RankComputeSeconds rank_compute_seconds(const ScenarioSpec& spec, const ModelSha
     const int pb = t.param_dtype.empty() ? dtype_bytes(t.dtype) : dtype_bytes(t.param_dtype);
     const int64_t blocks = int64_t(m.layers) * m.block_params();
     const double copies = fsdp_all_gather_bytes(total, n, pb) + fsdp_all_gather_bytes(blocks, n, pb) +
-                          fsdp_reduce_scatter_bytes(total, n, pb);
+                          fsdp_reduce_scatter_bytes(total, n);
     other += micro * memory_seconds(rates, compute::MemKernel::Elementwise, copies) +
              memory_seconds(rates, compute::MemKernel::CastUp, params * (2 + pb));
   }
@@ -213,16 +213,28 @@ int dtype_bytes(const std::string& dtype) {
   throw SpecError("training.dtype", "unknown dtype '" + dtype + "' (expected bf16, fp16 or fp32)");
 }
 
-double fsdp_all_gather_bytes(int64_t params, int n, int param_bytes) {
-  const double p = double(params);
-  return p / n * (param_bytes + 2) + p * 4;  // copy-in, copy-out
+double fsdp_all_gather_copy_in_bytes(int64_t params, int n, int param_bytes) {
+  // In place: FSDP2 gathers into the output buffer, so with one rank NCCL copies nothing.
+  return double(params) / n * (param_bytes + 2);
 }
 
-double fsdp_reduce_scatter_bytes(int64_t params, int n, int param_bytes) {
+double fsdp_all_gather_copy_out_bytes(int64_t params) { return double(params) * 4; }
+
+double fsdp_reduce_scatter_copy_in_bytes(int64_t params, int n) {
   const double p = double(params);
   const double local = n == 1 ? p * 4 : 0;  // NCCL with one rank, out of place: a device copy
-  return p * 4 + local;                     // copy-in (chunk_cat), NCCL's copy; the cast apart
+  return p * 4 + local;                     // copy-in (chunk_cat), NCCL's copy
 }
+
+double fsdp_grad_cast_bytes(double shard_params, int param_bytes, bool accumulate) {
+  return shard_params * (2 + param_bytes + (accumulate ? param_bytes : 0));
+}
+
+double fsdp_all_gather_bytes(int64_t params, int n, int param_bytes) {
+  return fsdp_all_gather_copy_in_bytes(params, n, param_bytes) + fsdp_all_gather_copy_out_bytes(params);
+}
+
+double fsdp_reduce_scatter_bytes(int64_t params, int n) { return fsdp_reduce_scatter_copy_in_bytes(params, n); }
 
 StepBreakdown single_gpu_breakdown(const ModelShape& m, int micro_batch, bool grad_checkpointing, bool fsdp,
                                    int param_bytes, const OptimizerPlan& plan, const ComputeRates& r) {
@@ -246,7 +258,7 @@ StepBreakdown single_gpu_breakdown(const ModelShape& m, int micro_batch, bool gr
     const int64_t blocks = int64_t(m.layers) * m.block_params();
     const int gathers = 2 * m.layers + 2, units = m.layers + 2;
     const double copies = fsdp_all_gather_bytes(p, 1, param_bytes) + fsdp_all_gather_bytes(blocks, 1, param_bytes) +
-                          fsdp_reduce_scatter_bytes(p, 1, param_bytes);
+                          fsdp_reduce_scatter_bytes(p, 1);
     s.fsdp_copies =
         memory_seconds(r, MemKernel::Elementwise, copies, 2 * gathers + units) +
         memory_seconds(r, param_bytes == 4 ? MemKernel::CastUp : MemKernel::Elementwise, double(p) * (2 + param_bytes));
