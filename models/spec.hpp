@@ -61,11 +61,15 @@ struct TrainingSpec {
   int grad_accum = 1;
   int steps = 1;
   bool grad_checkpointing = false;
-  std::string dtype = "bf16";
-  std::string param_dtype = "";   // "" = dtype; "fp32" for FSDP mixed precision
-  double compute_efficiency = 0;  // 0: model default (fraction of peak)
-  int cpu_threads = 0;            // OMP_NUM_THREADS per rank for host work (CPU-Adam); 0: as
-                                  // torchrun sets it (1 with several processes per pod, else all)
+  std::string dtype = "bf16";    // activations and collectives (the loader sets it from precision)
+  std::string param_dtype = "";  // parameters the optimizer updates; "": the framework's default
+                                 // (fp32 master for megatron and zero3, else dtype)
+  std::string precision = "";    // bf16 | fp16 | fp8: the GEMMs' format; "": dtype's
+  std::string optimizer = "adamw";
+  std::string optimizer_impl = "";  // foreach | fused | for_loop; "": the framework's default
+  double compute_efficiency = 0;    // 0: model default (fraction of peak)
+  int cpu_threads = 0;              // OMP_NUM_THREADS per rank for host work (CPU-Adam); 0: as
+                                    // torchrun sets it (1 with several processes per pod, else all)
 };
 
 struct ParallelSpec {

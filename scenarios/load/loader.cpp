@@ -228,6 +228,29 @@ class Loader {
              [&](auto& v, auto& k) {
                t.param_dtype = r_.one_of(v, k, {"bf16", "fp16", "fp32"});
              }},
+            // The GEMMs' format; the older training.dtype says the same for bf16/fp16 (activations
+            // and collectives): both may be written only where they agree. fp8 keeps bf16 (or
+            // fp16) activations (models/compute/precision.hpp).
+            {"precision",
+             [&](auto& v, auto& k) {
+               t.precision = r_.one_of(v, k, {"bf16", "fp16", "fp8"});
+               const bool fp8 = t.precision == "fp8";
+               if (out_.positions.count("training.dtype")) {
+                 if (fp8 ? t.dtype == "fp32" : t.dtype != t.precision)
+                   r_.fail(v,
+                           k + ": \"" + t.precision + "\" conflicts with training.dtype = \"" + t.dtype +
+                               (fp8 ? "\" (expected dtype bf16 or fp16 beside fp8 GEMMs, or only one of the two keys)"
+                                    : "\" (expected the same format in both keys, or only one of them)"));
+               } else {
+                 t.dtype = fp8 ? "bf16" : t.precision;
+                 out_.positions["training.dtype"] = r_.pos(v);  // DeepSpeed's bf16/fp16 must agree
+               }
+             }},
+            {"optimizer", [&](auto& v, auto& k) { t.optimizer = r_.one_of(v, k, {"adamw"}); }},
+            {"optimizer_impl",
+             [&](auto& v, auto& k) {
+               t.optimizer_impl = r_.one_of(v, k, {"foreach", "fused", "for_loop"});
+             }},
             {"cpu_threads", [&](auto& v, auto& k) { t.cpu_threads = static_cast<int>(r_.integer(v, k, 1, 4096)); }},
             {"compute_efficiency",
              [&](auto& v, auto& k) {
