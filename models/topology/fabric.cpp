@@ -73,7 +73,7 @@ Fabric::Fabric(const FabricSpec& spec, int nodes, std::vector<double> rail_bytes
 }
 
 void Fabric::add_links(sim::FlowNetwork& net) {
-  if (kind_ == FabricKind::NonBlocking) return;
+  if (kind_ == FabricKind::NonBlocking || rail_bw_.empty()) return;  // no NIC: nothing crosses it
   const sim::Time lat = sim::Time::from_seconds(switch_latency_s_);
   auto group = [&](const std::string& name, int k, double capacity, std::vector<sim::LinkId>& out) {
     for (int i = 0; i < k; ++i)
@@ -110,7 +110,7 @@ int Fabric::pick(int node_a, int rail_a, int node_b, int rail_b, int k) const {
 }
 
 void Fabric::path(int node_a, int rail_a, int node_b, int rail_b, std::vector<sim::LinkId>& out) const {
-  if (kind_ == FabricKind::NonBlocking || node_a == node_b) return;
+  if (kind_ == FabricKind::NonBlocking || node_a == node_b || rail_bw_.empty()) return;
   const int pa = pod_of(node_a), pb = pod_of(node_b);
   const bool cross_pod = pa != pb;
   const bool cross_rail = kind_ == FabricKind::Rail && (rail_a != rail_b || cross_pod);

@@ -134,3 +134,14 @@ TEST_CASE("fabric: bad specs name their key", "[models]") {
   CHECK(key_of(spec("fat_tree", 0.5, 0)) == "cluster.fabric.oversubscription");
   CHECK(key_of(spec("fat_tree", 1, 0, "random")) == "cluster.fabric.spreading");
 }
+
+TEST_CASE("fabric: a node without NICs gets no fabric links (its traffic is NET/Socket over eth)", "[models]") {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  Fabric f(spec("fat_tree", 4, 1), 2, {}, models::hw::NicKind::None);
+  f.add_links(net);
+  CHECK(net.link_count() == 0);
+  std::vector<sim::LinkId> p;
+  f.path(0, 0, 1, 0, p);
+  CHECK(p.empty());
+}
