@@ -5,8 +5,8 @@
 
 TEST_CASE("import k8s: vpc.amazonaws.com/efa: N becomes placement.nics_per_pod", "[scenarios]") {
   const std::string inputs = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/inputs/";
-  // 4 pods x 1 GPU packed on one p4d.24xlarge, each asking for one EFA.
-  const auto job = scenarios::read_k8s_job(inputs + "trainjob_p4d_4x1.yaml");
+  // MPIJob: 2 workers x 8 GPUs on p4d.24xlarge, each asking for its host's 4 EFAs.
+  const auto job = scenarios::read_k8s_job(inputs + "mpijob_p4d_2x8.yaml");
   const std::string toml = scenarios::scenario_from_k8s(job, scenarios::ImportOptions{});
-  CHECK(toml.find("nics_per_pod = 1") != std::string::npos);
+  CHECK(toml.find("nics_per_pod = 4") != std::string::npos);
 }
