@@ -21,10 +21,11 @@ struct Edge {
   int from = 0, to = 0;           // World ranks
   std::vector<sim::LinkId> path;  // links a flow from -> to crosses
   LinkClass link_class = LinkClass::NVLink;
-  bool p2p_read = false;     // P2P in read mode (the receiver pulls)
-  double raw_bandwidth = 0;  // bytes/s of the narrowest link on the path
-  sim::LinkId bottleneck;    // the narrowest link
-  int rings_sharing = 1;     // rings whose edges cross `bottleneck` (they split its channels)
+  bool p2p_read = false;        // P2P in read mode (the receiver pulls)
+  double raw_bandwidth = 0;     // bytes/s of the narrowest link on the path
+  sim::LinkId bottleneck;       // the narrowest link
+  int rings_sharing = 1;        // rings whose edges cross `bottleneck` (they split its channels)
+  double fabric_latency_s = 0;  // switch traversals of [cluster.fabric] links on the path, per step
 };
 
 struct CommPlan {

@@ -37,8 +37,11 @@ double ddr_bytes_per_s(int channels, double mt_per_s);
 // Network interfaces. `gbit` is the line rate in Gb/s.
 LinkTech ena(double gbit);                   // AWS ENA (ordinary Ethernet, TCP sockets)
 LinkTech efa(int generation, double gbit);   // AWS Elastic Fabric Adapter v1..v4
-LinkTech infiniband(std::string_view rate);  // "HDR" (200 Gb/s) or "NDR" (400 Gb/s)
-LinkTech virtio_nic(double gbit);            // a VM's paravirtual NIC
+LinkTech infiniband(std::string_view rate);  // "HDR" (200 Gb/s), "NDR" (400 Gb/s) or "XDR" (800 Gb/s)
+// The InfiniBand rate name for a per-NIC line rate in bytes/s: up to 200 Gb/s HDR, 400 NDR, else XDR.
+const char* infiniband_rate_for(double bytes_per_s);
+LinkTech roce(double gbit);        // RDMA over Converged Ethernet v2 (ConnectX, Spectrum)
+LinkTech virtio_nic(double gbit);  // a VM's paravirtual NIC
 // TCP between two processes of one host (kernel loopback): bounded by the kernel's copies.
 LinkTech tcp_loopback();
 

@@ -329,6 +329,10 @@ void StepExecutor::arrive_p2p(int r, int s, const Op& op, bool is_send) {
 void StepExecutor::start_transfer(int src, uint8_t ss, int dst, uint8_t ds, int64_t bytes) {
   settle(src);
   settle(dst);
+  // Barrier wait at send/recv (pipeline stages): the transfer starts when both sides have
+  // arrived; the one that came first waited for the other.
+  acct_[src].barrier += sim_.now() - state_[src].streams[ss].op_start;
+  acct_[dst].barrier += sim_.now() - state_[dst].streams[ds].op_start;
   comm_begin(src);
   comm_begin(dst);
   const uint64_t key = (uint64_t(uint32_t(src)) << 32) | uint32_t(dst);

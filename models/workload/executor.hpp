@@ -4,7 +4,8 @@
 //   compute   = time the compute stream ran Math/Memory ops
 //   comm      = time at least one collective or transfer of the rank was moving data
 //   exposed   = time the compute stream was idle while such communication was in flight
-//   barrier   = per collective, (last member's arrival - own arrival): waiting for slower ranks
+//   barrier   = per collective, (last member's arrival - own arrival): waiting for slower ranks;
+//               per send/recv, (the peer's arrival - own arrival) on the side that came first
 //   offload   = time the compute stream was idle while only host work or PCIe copies ran
 #include <chrono>
 #include <cstdint>
