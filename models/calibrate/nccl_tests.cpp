@@ -82,7 +82,8 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
       if (o.op == CollOp::SendRecv) {
         // sendrecv_perf: every rank sends to the next and receives from the previous, at once.
         for (int r = 0; r < n; ++r)
-          engine->send_recv(r, (r + 1) % n, bytes, [&rec](const CollectiveRecord& c) { rec = c; });
+          engine->send_recv(
+              r, (r + 1) % n, bytes, [&rec](const CollectiveRecord& c) { rec = c; }, &group.ranks);
       } else {
         engine->launch(
             group, o.op, bytes, [&rec](const CollectiveRecord& c) { rec = c; }, in_place);

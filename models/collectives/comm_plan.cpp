@@ -7,6 +7,7 @@
 //   build_tree_sets         a chain inside each node, NCCL's double binary tree across nodes
 //   count_rings_sharing     how many rings (tree sets) split each bottleneck link's channels
 //   merge_identical_edges   rotated rings share most pairs: one flow per distinct pair
+//   rate_p2p_peers          what NCCL's topology gives a point-to-point peer (p2p_channels.hpp)
 #include "models/collectives/comm_plan.hpp"
 
 #include <algorithm>
@@ -225,6 +226,16 @@ void merge_identical_edges(CommPlan& plan) {
   }
 }
 
+// ncclTopoGetNchannels (src/graph/paths.cc): a peer on the same NCCL node over an NVLink path is
+// worth 2 x its NVLink links (the topology's path, whatever transport NCCL_P2P_DISABLE leaves),
+// any other 2; 4 x H200 over TCP logs "2 p2p channels per peer" (measured/logs/sock_n4.rank0.log).
+void rate_p2p_peers(const World& world, const std::vector<std::vector<int>>& members, CommPlan& plan) {
+  const hw::NodeSpec& node = world.node();
+  const bool nvlink = node.nvlink_gen > 0 && node.nvlink_links > 0;
+  plan.p2p_all_nvlink = nvlink && members.size() == 1;
+  plan.p2p_topo_per_peer = plan.p2p_all_nvlink ? 2 * node.nvlink_links : 2;
+}
+
 }  // namespace
 
 CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::vector<int>& ranks) {
@@ -234,6 +245,7 @@ CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::
   const std::vector<std::vector<int>> members = order_ring(nodes, plan);
   plan.view = tuner_view(world, net, members, n);
   plan.channels_ref = nccl::coll_channels(plan.view, nccl::TuningEnv{});
+  rate_p2p_peers(world, members, plan);
   if (n <= 1) return plan;
   const int rings = rings_per_nic_group(plan, members);
   build_rings(world, net, members, rings, n, plan);

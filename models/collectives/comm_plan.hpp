@@ -55,6 +55,10 @@ struct CommPlan {
   };
   std::vector<MergedEdge> ring_merged, tree_merged;
   std::vector<int> node_of;  // per position in `ring`: NCCL node index
+  // Point to point (p2p_channels.hpp): the smallest topo(peer) over the communicator's peers
+  // (2 x NVLink links, else 2) and whether NVLink joins every pair (NCCL's 512 KiB p2p chunk).
+  int p2p_topo_per_peer = 2;
+  bool p2p_all_nvlink = false;
 };
 
 // NCCL's Socket plugin: 10 Gb/s when the interface's speed cannot be read (ncclTopo keeps 1.25 GB/s).

@@ -35,18 +35,13 @@
 
 namespace models::collectives {
 
-// Channels of a flow that no channel count bounds: NCCL gives one send/recv peer as many p2p
-// channels as it needs, so only the link term of the cap applies. Large enough that the channel
-// term (kPeerChannelsUnbounded x any per-channel rate above 1 kB/s) exceeds every link (< 1e12 B/s).
-inline constexpr double kPeerChannelsUnbounded = 1e9;
-
 struct FlowCapInputs {
   LinkClass link_class = LinkClass::NVLink;
   Proto proto = Proto::Simple;
   double raw_bandwidth = 0;  // B_path, bytes/s
   double link_fraction = 1;
   double coll_share = 1;                // collective's channels / default channels
-  double channels = 1;                  // channels this flow carries (or kPeerChannelsUnbounded)
+  double channels = 1;                  // channels this flow carries
   bool p2p_read = false;                // the edge runs P2P in read mode
   bool duplex = true;                   // the edge's receiver also sends in this collective
   double work = 1;                      // copy_work_vs_all_reduce

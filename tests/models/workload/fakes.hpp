@@ -30,7 +30,7 @@ class FakeEngine : public models::collectives::CollectiveEngine {
     total_s += time(op, int(g.ranks.size()), bytes);
     defer(time(op, int(g.ranks.size()), bytes), std::move(done), choose(g, op, bytes));
   }
-  void send_recv(int, int, int64_t bytes, Done done) override {
+  void send_recv(int, int, int64_t bytes, Done done, const std::vector<int>* = nullptr) override {
     ++launched;
     defer(time(models::nccl::CollOp::SendRecv, 2, bytes), std::move(done),
           models::collectives::CollectiveRecord{models::nccl::CollOp::SendRecv, bytes});
