@@ -101,6 +101,9 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
      "catalog",
      O::World,
      "TCP, one way; models/hw/links.cpp ena, virtio_nic"},
+    {"socket.thread_duplex", U::Fraction, kFraction, 0.77, "", O::World,
+     "measured, one H200 host: a TCP thread sending and receiving moves 3.56 GB/s per direction, one "
+     "sending only 4.65 (4 MiB calls; scenarios/validation/h200x1/measured/tcp.jsonl, ANALYSIS.md section 5)"},
     {"loopback.bandwidth",
      U::BytesPerSecond,
      kPositive,

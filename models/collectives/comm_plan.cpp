@@ -35,10 +35,18 @@ Edge make_edge(const World& world, const sim::FlowNetwork& net, int from, int to
     }
   }
   if (e.raw_bandwidth == 0) e.raw_bandwidth = kSameGpuBytesPerS;
-  // TCP is CPU-bound: one connection moves ~5 GB/s whatever the link (single-stream iperf3 over
-  // lo or a 100G NIC on current x86, ~40 Gb/s; models/hw/links.cpp tcp_loopback). The socket
-  // efficiency is relative to that, so it carries from a loopback VM to a 100G ENA host.
-  if (e.link_class == LinkClass::Socket) e.raw_bandwidth = std::min(e.raw_bandwidth, kTcpStreamBytesPerS);
+  const double raw_path = e.raw_bandwidth;
+  // TCP is CPU-bound: a thread moves ~5 GB/s whatever the link (models/hw/links.hpp
+  // kTcpThreadBytesPerS) when it sends and receives, 1/socket.thread_duplex of that when it only
+  // sends; World::tcp_edge says how much one edge may move (the rank's proxy thread, or NCCL's
+  // helper threads). The socket efficiencies are relative to the both-way rate (they were fitted
+  // on rings, whose ranks do both), so they carry from a loopback VM to a 100G ENA host; Simple
+  // may reach the one-way rate where the rank's proxy link leaves room (flow_cap.hpp).
+  if (e.link_class == LinkClass::Socket) {
+    const World::TcpEdge tcp = world.tcp_edge();
+    e.raw_bandwidth = std::min(e.raw_bandwidth, tcp.both_way);
+    e.simple_raw_factor = std::min(raw_path, tcp.one_way) / e.raw_bandwidth;
+  }
   return e;
 }
 

@@ -121,6 +121,7 @@ void Engine::add_flow(uint32_t pending, const Edge& e, const FlowShape& f) {
   const double cap = flow_rate_cap(params_, {.link_class = e.link_class,
                                              .proto = f.proto,
                                              .raw_bandwidth = e.raw_bandwidth,
+                                             .simple_raw_factor = e.simple_raw_factor,
                                              .link_fraction = f.link_fraction,
                                              .coll_share = f.coll_share,
                                              .channels = f.channels,
