@@ -119,7 +119,12 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     {"nccl.kernel_latency", U::Seconds, kNonNegative, 5e-6, "", O::Collectives,
      "launch-to-start of a NCCL kernel on the device; prior"},
     {"nccl.launch_overhead", U::Seconds, kNonNegative, 25e-6, "", O::Collectives,
-     "host issue cost per op in nccl-tests' loop (4 GPUs, 1 thread); fitted by calibrate"},
+     "host issue cost per op in a back-to-back loop with one GPU per thread, plus nccl.launch_per_gpu per "
+     "further GPU (nccl-tests -g N); fitted by calibrate (4 x H200, -g 4: 25 us)"},
+    {"nccl.launch_per_gpu", U::Seconds, kNonNegative, 0, "", O::Collectives,
+     "host issue cost per further GPU one thread launches on (nccl-tests -g N). 0 until measured: the "
+     "data here cannot separate it (only -g 4 nccl-tests; the 2 x H200 one-GPU-per-process floors, "
+     "20-24 us, include PyTorch's own cost, so they bound it only from below: >= (25 - 20) / 3 = 1.7 us)"},
     {"nccl.launch_sharpness", U::Factor, kAtLeastOne, 4, "", O::Collectives,
      "p of (launch^p + device^p)^(1/p): how sharply host- and device-bound regimes meet"},
     // P2P read mode ("P2P/CUMEM/read"): by GPU generation, models/hw/links.cpp p2p_read_model.
