@@ -259,6 +259,13 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     // measurement on one GPU type; 0 = perfect overlap.
     {"compute.overlap_slowdown", U::Factor, kStretch, 0.49, "", O::Workload,
      "compute stretch while comm is in flight; 2 x H200 FSDP2 profile (validation/h200x2/profile_fsdp_n*.txt)"},
+    // The mirror (issue 18, mechanism 7): a collective launched while a rank of its group computes
+    // runs its flows at 1 / (1 + this) (the compute kernels hold SMs and memory bandwidth the
+    // NCCL CTAs need; over SHM the copies go through host memory as well). Not measured yet: an
+    // FSDP step over SHM (fsdp_shm_n2, -11 %) is predicted faster than its isolated collectives
+    // allow, which this would explain; it needs the profiler on a multi-GPU host. 0 until then.
+    {"comm.overlap_slowdown", U::Factor, kStretch, 0, "", O::Workload,
+     "comm stretch for a collective launched beside compute; not measured (issue 18): 0"},
 });
 
 std::string number(double v) {

@@ -65,6 +65,9 @@ class CollectiveEngine {
   // p2p_channels.hpp); none: a communicator of the two, as PyTorch's ProcessGroupNCCL creates
   // for a send/recv pair.
   virtual void send_recv(int src, int dst, int64_t bytes, Done on_done, const std::vector<int>* comm = nullptr) = 0;
+  // Flows of the operations launched from now on run at `scale` of their rate cap (1: unchanged);
+  // the step executor lowers it for a collective launched beside compute (comm.overlap_slowdown).
+  virtual void set_rate_scale(double scale) { (void)scale; }
   // The algorithm, protocol and channels NCCL's tuner would pick (no simulation).
   virtual CollectiveRecord choose(const Group& group, CollOp op, int64_t bytes) const = 0;
 };

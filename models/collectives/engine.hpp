@@ -67,6 +67,7 @@ class Engine final : public CollectiveEngine {
   void send_recv(int src, int dst, int64_t bytes, Done on_done,
                  const std::vector<int>* comm = nullptr) override;  // point_to_point.cpp
   CollectiveRecord choose(const Group& group, CollOp op, int64_t bytes) const override;
+  void set_rate_scale(double scale) override { rate_scale_ = scale; }
 
  private:
   struct Pending {
@@ -110,6 +111,7 @@ class Engine final : public CollectiveEngine {
   nccl::TuningEnv env_;
   LinkParams params_;
   int64_t buffsize_ = int64_t{1} << 22;  // NCCL_BUFFSIZE: Simple's FIFO per channel and peer
+  double rate_scale_ = 1;                // set_rate_scale: comm beside compute
   mutable std::map<std::vector<int>, CommPlan> plans_;
   std::map<std::vector<int>, std::vector<Edge>> all_pairs_;  // all-to-all paths per group
   std::vector<Pending> pending_;

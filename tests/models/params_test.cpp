@@ -42,8 +42,8 @@ TEST_CASE("params: names are unique and every registered default lies in its own
       CHECK_FALSE(p.default_note.empty());  // a computed default says where it comes from
     }
   }
-  CHECK(seen.size() == 70);  // 10 World capacities, socket.thread_duplex, 54 collective parameters, 5 compute rates
-  CHECK(with_default == 58);
+  CHECK(seen.size() == 71);  // 10 World capacities, socket.thread_duplex, 54 collective parameters, 5 compute rates, comm.overlap_slowdown
+  CHECK(with_default == 59);
 }
 
 TEST_CASE("params: the collective engine's defaults are the registry's, name for name", "[models]") {

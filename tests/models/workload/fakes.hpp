@@ -22,8 +22,9 @@ class FakeEngine : public models::collectives::CollectiveEngine {
     return double(n - 1) / n;
   }
   double time(models::nccl::CollOp op, int n, int64_t bytes) const {
-    return alpha_ + factor(op, n) * double(bytes) / bw_;
+    return alpha_ + factor(op, n) * double(bytes) / (bw_ * scale_);
   }
+  void set_rate_scale(double scale) override { scale_ = scale; }
   void launch(const models::collectives::Group& g, models::nccl::CollOp op, int64_t bytes, Done done,
               bool = false) override {
     ++launched;
@@ -40,6 +41,7 @@ class FakeEngine : public models::collectives::CollectiveEngine {
     return models::collectives::CollectiveRecord{op, bytes};
   }
   int launched = 0;
+  double scale_ = 1;  // set_rate_scale (comm.overlap_slowdown)
   double total_s = 0;
 
  private:
