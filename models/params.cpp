@@ -103,6 +103,9 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
      "catalog",
      O::World,
      "TCP, one way; models/hw/links.cpp ena, virtio_nic"},
+    {"socket.thread_duplex", U::Fraction, kFraction, 0.77, "", O::World,
+     "measured, one H200 host: a TCP thread sending and receiving moves 3.56 GB/s per direction, one "
+     "sending only 4.65 (4 MiB calls; scenarios/validation/h200x1/measured/tcp.jsonl, ANALYSIS.md section 5)"},
     {"loopback.bandwidth",
      U::BytesPerSecond,
      kPositive,
@@ -118,7 +121,12 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     {"nccl.kernel_latency", U::Seconds, kNonNegative, 5e-6, "", O::Collectives,
      "launch-to-start of a NCCL kernel on the device; prior"},
     {"nccl.launch_overhead", U::Seconds, kNonNegative, 25e-6, "", O::Collectives,
-     "host issue cost per op in nccl-tests' loop (4 GPUs, 1 thread); fitted by calibrate"},
+     "host issue cost per op in a back-to-back loop with one GPU per thread, plus nccl.launch_per_gpu per "
+     "further GPU (nccl-tests -g N); fitted by calibrate (4 x H200, -g 4: 25 us)"},
+    {"nccl.launch_per_gpu", U::Seconds, kNonNegative, 0, "", O::Collectives,
+     "host issue cost per further GPU one thread launches on (nccl-tests -g N). 0 until measured: the "
+     "data here cannot separate it (only -g 4 nccl-tests; the 2 x H200 one-GPU-per-process floors, "
+     "20-24 us, include PyTorch's own cost, so they bound it only from below: >= (25 - 20) / 3 = 1.7 us)"},
     {"nccl.launch_sharpness", U::Factor, kAtLeastOne, 4, "", O::Collectives,
      "p of (launch^p + device^p)^(1/p): how sharply host- and device-bound regimes meet"},
     // P2P read mode ("P2P/CUMEM/read"): by GPU generation, models/hw/links.cpp p2p_read_model.
@@ -420,6 +428,13 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     // measurement on one GPU type; 0 = perfect overlap.
     {"compute.overlap_slowdown", U::Factor, kStretch, 0.49, "", O::Workload,
      "compute stretch while comm is in flight; 2 x H200 FSDP2 profile (validation/h200x2/profile_fsdp_n*.txt)"},
+    // The mirror (issue 18, mechanism 7): a collective launched while a rank of its group computes
+    // runs its flows at 1 / (1 + this) (the compute kernels hold SMs and memory bandwidth the
+    // NCCL CTAs need; over SHM the copies go through host memory as well). Not measured yet: an
+    // FSDP step over SHM (fsdp_shm_n2, -11 %) is predicted faster than its isolated collectives
+    // allow, which this would explain; it needs the profiler on a multi-GPU host. 0 until then.
+    {"comm.overlap_slowdown", U::Factor, kStretch, 0, "", O::Workload,
+     "comm stretch for a collective launched beside compute; not measured (issue 18): 0"},
 });
 
 std::string number(double v) {

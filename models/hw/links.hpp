@@ -45,6 +45,13 @@ LinkTech virtio_nic(double gbit);  // a VM's paravirtual NIC
 // TCP between two processes of one host (kernel loopback): bounded by the kernel's copies.
 LinkTech tcp_loopback();
 
+// One thread's TCP rate per direction when it both sends and receives, as a rank's NCCL proxy
+// thread does in a ring: the basis the fitted socket efficiency is relative to (single-stream
+// iperf3 over lo, ~40 Gb/s; one H200 host's thread measured 3.6 GB/s per direction at 4 MiB
+// calls, scenarios/validation/h200x1/ANALYSIS.md section 5). A thread that only sends or only
+// receives moves 1 / socket.thread_duplex of it (4.7 GB/s there).
+inline constexpr double kTcpThreadBytesPerS = 5e9;
+
 // Software cost per message of NCCL's Socket transport (a send/recv system call pair and the
 // proxy thread's hand-off), added per chunk by the collective engine.
 inline constexpr double kSocketMessageCostS = 5e-6;

@@ -35,6 +35,7 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   workload::StepExecutor exec(sim, net, *engine, world.get(), std::move(plan.programs), std::move(plan.groups),
                               std::move(plan.ranks));
   exec.overlap_slowdown = plan.overlap_slowdown;
+  exec.comm_overlap_slowdown = plan.comm_overlap_slowdown;
   if (options.timeline) exec.record_timeline(timeline_ranks(exec));
   exec.set_wall_limit(options.time_limit_s);
   exec.run();

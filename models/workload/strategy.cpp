@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "models/error.hpp"
+#include "models/params.hpp"
 #include "models/workload/compute.hpp"
 #include "models/workload/data_parallel.hpp"
 #include "models/workload/layout.hpp"
@@ -117,6 +118,8 @@ StepPlan plan_step(const ScenarioSpec& spec, const World& world) {
       make_rates(node.gpu, precision, node.host_mem_bytes_per_s > 0 ? node.host_mem_bytes_per_s : 200e9,
                  spec.training.compute_efficiency, spec.cluster.params);
   plan.overlap_slowdown = rates.overlap_slowdown;
+  plan.comm_overlap_slowdown =
+      param_or(spec.cluster.params, "comm.overlap_slowdown", param_default("comm.overlap_slowdown"));
   const ParallelLayout layout = make_layout(spec, shape, world.size());
   rates = power_capped_rates(spec, shape, layout, rates);  // compute.hpp
   if (layout.strategy == Strategy::Megatron)

@@ -41,6 +41,7 @@ const char* nic_link_kind(hw::NicKind k) {
 
 struct NodeLinks {
   std::vector<sim::LinkId> nvl_tx, nvl_rx, pcie_up, pcie_down, sw_up, sw_down, nic_tx, nic_rx;
+  std::vector<sim::LinkId> proxy;  // per GPU: its rank's proxy thread (Socket without helper threads)
   sim::LinkId hostmem, eth_tx, eth_rx, loopback;
 };
 
@@ -92,7 +93,9 @@ class WorldImpl final : public World {
     const bool same_node = ra.node == rb.node;
     if (t.net_plugin == NetPlugin::Socket) {
       // Staged in host memory on both sides; the kernel's TCP stack over the node's interface
-      // (or loopback between pods of one host).
+      // (or loopback between pods of one host); both ranks' proxy threads move it.
+      if (!la.proxy.empty()) out.push_back(la.proxy[ga]);
+      if (!lb.proxy.empty()) out.push_back(lb.proxy[gb]);
       up_to(la, ga, -1, out);
       out.push_back(la.hostmem);
       if (same_node) {
@@ -142,6 +145,8 @@ class WorldImpl final : public World {
     up_to(l, ri.local_gpu, -1, out);
     out.push_back(l.hostmem);
   }
+
+  TcpEdge tcp_edge() const override { return tcp_edge_; }
 
   double raw_capacity(sim::LinkId l, const sim::FlowNetwork& net) const override {
     return l.index < raw_.size() && raw_[l.index] > 0 ? raw_[l.index] : net.link_capacity(l);
@@ -225,6 +230,22 @@ class WorldImpl final : public World {
     const double eth_bw = param_or(spec.cluster.params, "eth.bandwidth", node_.eth_bytes_per_s);
     const double eth_lat = param_or(spec.cluster.params, "eth.latency", eth.latency_s);
     hw::LinkTech lo = hw::tcp_loopback();
+    // NCCL's Socket transport (src/transport/net_socket.cc ncclNetSocketGetNsockNthread): without
+    // helper threads (autoNt=0 unless the NIC is AWS's or GCP's) the rank's proxy thread moves all
+    // of its Socket traffic, every channel and both directions: a thread moves T per direction
+    // when it sends and receives and T / d when it only sends or receives (d =
+    // socket.thread_duplex, measured 0.77). So one edge is capped at T / d (tcp_edge(), Simple)
+    // and each GPU gets a "proxy" link of raw 2 T that its Socket flows cross both ways, carrying
+    // the Socket protocol's efficiency on its total like an NVLink port: a ring rank (both ways)
+    // keeps eta T per direction, a rank that only sends gets eta T / d. With helper threads each
+    // connection has its own: no shared budget, an edge moves up to threads x T / d.
+    const nccl::SocketThreads threads = nccl::socket_threads(env_, node_.eth_driver);
+    const double duplex = param_or(spec.cluster.params, "socket.thread_duplex", param_default("socket.thread_duplex"));
+    tcp_edge_.both_way = std::max(1, threads.threads) * hw::kTcpThreadBytesPerS;
+    tcp_edge_.one_way = tcp_edge_.both_way / duplex;
+    const bool proxy_budget = threads.threads == 0;
+    const double sock_eff =
+        param_or(spec.cluster.params, "socket.efficiency.simple", param_default("socket.efficiency.simple"));
     const double lo_bw = param_or(spec.cluster.params, "loopback.bandwidth", lo.bytes_per_s);
     // Each direction of a GPU<->X transfer crosses two of these links: half the latency each.
     const Time nvl_half = Time::from_seconds(nvl_lat / 2), pcie_half = Time::from_seconds(pcie_lat / 2);
@@ -264,6 +285,8 @@ class WorldImpl final : public World {
           l.nvl_tx.push_back(add_port(net, gp + "nvlink.tx", "nvlink", nvl_bw, nvl_eff, nvl_half));
           l.nvl_rx.push_back(add_port(net, gp + "nvlink.rx", "nvlink", nvl_bw, nvl_eff, nvl_half));
         }
+        if (proxy_budget)
+          l.proxy.push_back(add_port(net, gp + "proxy", "proxy", 2 * hw::kTcpThreadBytesPerS, sock_eff, Time::zero()));
         l.pcie_up.push_back(net.add_link(gp + "pcie.up", "pcie", pcie_bw, pcie_half));
         l.pcie_down.push_back(net.add_link(gp + "pcie.down", "pcie", pcie_bw, pcie_half));
       }
@@ -300,6 +323,7 @@ class WorldImpl final : public World {
   std::vector<RankInfo> ranks_;
   std::vector<NodeLinks> links_;
   std::optional<topology::Fabric> fabric_;
+  TcpEdge tcp_edge_;         // tcp_edge()
   std::vector<double> raw_;  // per link index: raw bandwidth where the capacity carries an efficiency, else 0
 };
 

@@ -42,10 +42,11 @@ TEST_CASE("params: names are unique and every registered default lies in its own
       CHECK_FALSE(p.default_note.empty());  // a computed default says where it comes from
     }
   }
-  // 10 World capacities, 53 collective parameters, 30 compute laws (models/compute), 3 workload
-  // (host CPU-Adam, one core's bandwidth, compute-communication interference)
-  CHECK(seen.size() == 96);
-  CHECK(with_default == 62);
+  // 10 World capacities, socket.thread_duplex, 54 collective parameters, 30 compute laws
+  // (models/compute), 4 workload (host CPU-Adam, one core's bandwidth, compute-communication
+  // interference, comm.overlap_slowdown)
+  CHECK(seen.size() == 99);
+  CHECK(with_default == 65);
 }
 
 TEST_CASE("params: the collective engine's defaults are the registry's, name for name", "[models]") {

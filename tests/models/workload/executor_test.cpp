@@ -222,3 +222,22 @@ TEST_CASE("workload: Megatron TP issues 2 all-reduces per block forward and 2 ba
   CHECK(ranks[1].peer[0] == 9);
   CHECK(groups[ranks[1].group[0]].ranks == std::vector<int>{1, 5});
 }
+
+TEST_CASE("workload: a collective launched beside compute runs at 1/(1+s) (comm.overlap_slowdown)", "[workload]") {
+  // Issue 18, mechanism 7: C = 0.5 ms alone; launched while stream 0 computes, its rate is
+  // 1 / (1 + s) for its whole life: C (1 + s) = 1 ms with s = 1. Default s = 0 changes nothing.
+  for (const double s : {0.0, 1.0}) {
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    workload_test::FakeEngine engine(sim, 0, 1e9);
+    Program p;
+    p.compute(0, Time::from_ms(2), Work::Math, "beside");
+    p.collective(1, 0, CollOp::AllGather, 1'000'000, "ag");
+    StepExecutor ex(sim, net, engine, nullptr, {p}, one_group(2), in_group(2));
+    ex.comm_overlap_slowdown = s;
+    ex.run();
+    REQUIRE(ex.all_done());
+    CHECK(ex.account(0).comm.seconds() == Approx(0.5e-3 * (1 + s)));
+    CHECK(engine.scale_ == 1.0);  // reset after the launch
+  }
+}
