@@ -438,6 +438,15 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     // allow, which this would explain; it needs the profiler on a multi-GPU host. 0 until then.
     {"comm.overlap_slowdown", U::Factor, kStretch, 0, "", O::Workload,
      "comm stretch for a collective launched beside compute; not measured (issue 18): 0"},
+    // GPU memory the framework holds beside the tensors (models/run/memory_peak.hpp): the CUDA
+    // context and libraries' handles. Measured on one H200 (PyTorch 2.11, CUDA 13.0): an OOM
+    // report says "this process has 79.06 GiB memory in use ... 76.96 GiB is allocated by PyTorch,
+    // and 1.29 GiB is reserved by PyTorch but unallocated", leaving 0.81 GiB outside PyTorch
+    // (scenarios/validation/h200x1/measured/memory_peaks.jsonl, ANALYSIS.md section 6). The
+    // caching allocator's fragmentation (0.4-17 GB there) is not in it.
+    {"memory.framework_overhead", U::Bytes, kNonNegative, 0.81 * 1024 * 1024 * 1024, "", O::Workload,
+     "CUDA context and libraries beside PyTorch's tensors; 1 x H200 OOM report "
+     "(validation/h200x1/measured/memory_peaks.jsonl)"},
 });
 
 std::string number(double v) {
@@ -473,6 +482,7 @@ const char* param_unit_symbol(ParamUnit u) {
     case U::Fraction:
     case U::Factor: return "1";
     case U::FlopsPerSecond: return "FLOP/s";
+    case U::Bytes: return "B";
   }
   return "?";
 }
@@ -484,6 +494,7 @@ const char* param_unit_noun(ParamUnit u) {
     case U::Fraction: return "fraction";
     case U::Factor: return "factor";
     case U::FlopsPerSecond: return "rate";
+    case U::Bytes: return "size";
   }
   return "?";
 }
