@@ -22,6 +22,16 @@ int stream_index(const std::string& s) {
 }
 // Microseconds (the format's unit) at nanosecond resolution: no float noise (9724.149765999999).
 double us(double s) { return std::isfinite(s) ? std::round(s * 1e9) / 1e3 : 0; }
+// A RankBreakdown as trace arguments (keys of `run --json`); the terms add up to the step.
+json breakdown_json(const models::RankBreakdown& b) {
+  return {{"compute_s", b.compute_s},
+          {"interference_s", b.interference_s},
+          {"exposed_comm_s", b.exposed_comm_s},
+          {"host_s", b.host_s},
+          {"bubble_s", b.bubble_s},
+          {"barrier_wait_s", b.barrier_wait_s},
+          {"other_s", b.other_s}};
+}
 json meta(const char* what, int pid, int tid, json args) {
   return {{"ph", "M"}, {"name", what}, {"pid", pid}, {"tid", tid}, {"args", std::move(args)}};
 }
@@ -104,12 +114,17 @@ std::string chrome_trace(const models::RunResult& r) {
                         {"args", {{"utilization", 0.0}}}});
     }
   }
+  // Where each rank's step went (its terms add up to step_time_s), the mean rank first.
+  json per_rank = json::object();
+  for (const auto& k : r.ranks) per_rank[std::to_string(k.rank)] = breakdown_json(k.breakdown);
   json doc = {{"traceEvents", std::move(events)},
               {"displayTimeUnit", "ms"},
               {"otherData",
                {{"generator", "commsim"},
                 {"scenario", r.scenario},
-                {"step_time_s", std::isfinite(r.step_time_s) ? r.step_time_s : 0.0}}}};
+                {"step_time_s", std::isfinite(r.step_time_s) ? r.step_time_s : 0.0},
+                {"step_breakdown", breakdown_json(r.step_breakdown)},
+                {"rank_breakdown", std::move(per_rank)}}}};
   // Replace invalid UTF-8 instead of throwing: names come from user files.
   return doc.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }

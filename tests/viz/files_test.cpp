@@ -110,3 +110,29 @@ TEST_CASE("viz: CSV has a row per rank and per event, units in the header, quoti
   CHECK(rows[1][comp_col] == nine);
   CHECK(rows[1][0] == "rank");
 }
+
+TEST_CASE("viz: CSV rank rows and the trace carry each rank's step breakdown", "[viz]") {
+  auto r = viz_test::make_run(viz_test::one_pod_four_gpus());
+  for (auto& k : r.ranks) k.breakdown = {1.0, 0.25, 0.5, 2.0, 0.125, 0.0625, 0.0};
+  r.step_breakdown = r.ranks[0].breakdown;
+  const auto rows = parse_csv(viz::to_csv(r));
+  const auto& h = rows[0];
+  const char* cols[] = {"breakdown_compute_s", "breakdown_interference_s", "breakdown_exposed_comm_s",
+                        "breakdown_host_s",    "breakdown_bubble_s",       "breakdown_barrier_wait_s",
+                        "breakdown_other_s"};
+  double sum = 0;
+  for (const char* col : cols) {
+    const size_t c = std::find(h.begin(), h.end(), col) - h.begin();
+    REQUIRE(c < h.size());
+    sum += std::stod(rows[1][c]);
+    CHECK(rows[1 + r.ranks.size()][c].empty());  // event rows leave them empty
+  }
+  CHECK(sum == Approx(r.ranks[0].breakdown.total()));
+  for (const auto& row : rows) CHECK(row.size() == h.size());
+
+  const auto doc = nlohmann::json::parse(viz::chrome_trace(r));
+  const auto& other = doc["otherData"];
+  CHECK(other["step_breakdown"]["host_s"].get<double>() == 2.0);
+  CHECK(other["rank_breakdown"].size() == r.ranks.size());
+  CHECK(other["rank_breakdown"]["3"]["bubble_s"].get<double>() == 0.125);
+}
