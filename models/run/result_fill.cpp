@@ -118,6 +118,8 @@ RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork
   res.breakdown["offload_s"] = sum_offload * inv;
   res.breakdown["cpu_adam_s"] = sum_host * inv;
   res.breakdown["collectives"] = double(exec.collectives_launched());
+  // --time-limit: how much of one step was simulated (operations finished / operations).
+  if (res.partial) res.breakdown["simulated_fraction"] = exec.progress();
   res.step_breakdown = mean_breakdown(res.ranks);
 
   for (std::size_t i = 0; i < net.link_count(); ++i) {

@@ -37,7 +37,12 @@ StepExecutor::StepExecutor(sim::Simulator& sim, sim::FlowNetwork& net, collectiv
   for (std::size_t p = 0; p < programs_.size(); ++p)
     for (const auto& stream : programs_[p].ops)
       for (const Op& op : stream) program_p2p_[p] |= op.kind == OpKind::Send || op.kind == OpKind::Recv;
+  std::vector<uint64_t> timed_ops(programs_.size(), 0);
+  for (std::size_t p = 0; p < programs_.size(); ++p)
+    for (const auto& stream : programs_[p].ops)
+      for (const Op& op : stream) timed_ops[p] += op.kind != OpKind::Record && op.kind != OpKind::Wait;
   for (int r = 0; r < n; ++r) {
+    if (ranks_[r].program >= 0 && ranks_[r].program < int(programs_.size())) total_ops_ += timed_ops[ranks_[r].program];
     SIM_CHECK(ranks_[r].program >= 0 && ranks_[r].program < int(programs_.size()), "rank without program");
     const Program& p = programs_[ranks_[r].program];
     state_[r].streams.resize(p.streams());

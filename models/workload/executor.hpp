@@ -69,6 +69,9 @@ class StepExecutor {
   // Ordered rank pairs that exchanged point-to-point data.
   const std::vector<std::pair<int, int>>& p2p_pairs() const { return p2p_pairs_; }
   uint64_t collectives_launched() const { return launched_; }
+  // Share of the step's timed operations (compute, copies, collectives, send/recv; summed over
+  // ranks) that finished: 1 after a complete run, less where --time-limit stopped it.
+  double progress() const { return total_ops_ > 0 ? double(ops_done_) / double(total_ops_) : 1.0; }
 
  private:
   struct StreamState {
@@ -163,6 +166,7 @@ class StepExecutor {
   int done_ranks_ = 0;
   uint64_t launched_ = 0;
   uint64_t ops_done_ = 0;
+  uint64_t total_ops_ = 0;  // timed operations of every rank's program
   bool stopped_ = false;
   std::optional<double> wall_limit_s_;
   std::chrono::steady_clock::time_point wall_start_;

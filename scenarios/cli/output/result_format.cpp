@@ -39,6 +39,12 @@ std::vector<std::pair<const char*, double>> breakdown_labels(const models::RankB
           {"other", b.other_s}};
 }
 
+double simulated_fraction(const models::RunResult& r) {
+  if (!r.partial) return 1.0;
+  const auto it = r.breakdown.find("simulated_fraction");
+  return it == r.breakdown.end() ? 0.0 : it->second;
+}
+
 RankExtremes rank_extremes(const models::RunResult& r) {
   RankExtremes e;
   for (const auto& k : r.ranks) {
@@ -88,6 +94,10 @@ std::string result_json(const models::RunResult& r, const CommandInputs& inputs)
   j["breakdown"] = std::move(breakdown);
   j["notes"] = r.notes;
   j["events"] = r.events;
+  if (r.partial) {
+    j["simulated_fraction"] = simulated_fraction(r);
+    j["simulated_s"] = r.step_time_s;
+  }
   return dump_json(std::move(j));
 }
 
@@ -96,9 +106,14 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
   auto line = [&](const std::string& s) { out += s + "\n"; };
   line(fmt::format("scenario   {}", r.scenario));
   line(fmt::format("inputs     {}", inputs_text(inputs)));
-  if (r.partial) line("PARTIAL    stopped by --time-limit: the figures below cover only what was simulated");
-  line(fmt::format("step time  {}", format_seconds(r.step_time_s)));
-  line(fmt::format("run time   {}  ({} steps)", format_seconds(r.run_time_s), r.steps));
+  if (r.partial) {
+    line(fmt::format("PARTIAL    stopped by --time-limit: simulated {:.1f} % of one step ({} of simulated time)",
+                     100 * simulated_fraction(r), format_seconds(r.step_time_s)));
+    line("           no step or run time; the figures below cover only what was simulated");
+  } else {
+    line(fmt::format("step time  {}", format_seconds(r.step_time_s)));
+    line(fmt::format("run time   {}  ({} steps)", format_seconds(r.run_time_s), r.steps));
+  }
   const RankExtremes e = rank_extremes(r);
   line(fmt::format("slowest rank: compute {}, comm {}, exposed comm {}, barrier wait {}",
                    format_seconds(e.max_compute_s), format_seconds(e.max_comm_s), format_seconds(e.max_exposed_comm_s),

@@ -28,6 +28,9 @@ std::string format_bytes(double bytes);
 // "pipeline bubble", "barrier wait", "other".
 std::vector<std::pair<const char*, double>> breakdown_labels(const models::RankBreakdown& b);
 
+// Share of one step's operations a run simulated: 1, or less where --time-limit stopped it.
+double simulated_fraction(const models::RunResult& result);
+
 // Largest per-rank values, used by the summary, compare and sweep.
 struct RankExtremes {
   double max_compute_s = 0, max_comm_s = 0, max_exposed_comm_s = 0, max_barrier_wait_s = 0, max_offload_s = 0;

@@ -55,8 +55,10 @@ std::string dump_json(Json j) {
 void add_run_summary(Json& j, const models::RunResult& r) {
   const RankExtremes e = rank_extremes(r);
   j["scenario"] = r.scenario;
-  j["step_time_s"] = r.step_time_s;
-  j["run_time_s"] = r.run_time_s;
+  // A run stopped by --time-limit has no step time: what it simulated is not one (nor an
+  // extrapolation to one); result_json says how far it got.
+  j["step_time_s"] = r.partial ? Json(nullptr) : Json(r.step_time_s);
+  j["run_time_s"] = r.partial ? Json(nullptr) : Json(r.run_time_s);
   j["steps"] = r.steps;
   j["partial"] = r.partial;
   j["max_compute_s"] = e.max_compute_s;
