@@ -8,6 +8,10 @@
 
 namespace models::workload {
 
+namespace {
+const std::string kCpuStream = "cpu";  // timeline stream of host work
+}  // namespace
+
 StepExecutor::StepExecutor(sim::Simulator& sim, sim::FlowNetwork& net, collectives::CollectiveEngine& engine,
                            const World* world, std::vector<Program> programs, std::vector<collectives::Group> groups,
                            std::vector<RankSetup> ranks)
@@ -263,7 +267,10 @@ void StepExecutor::finish_op(int r, int s) {
         if (s == 0) rs.computing = false;
         acct_[r].compute += sim_.now() - st.op_start;
       }
-      if (recording(r)) note(r, s, prog.stream_names[s], op.arg, {}, false, 0, st.op_start, nullptr);
+      // Host work (CPU-Adam) is the CPU's, not the GPU stream's: the timeline shows it on "cpu".
+      if (recording(r))
+        note(r, s, Work(op.slot) == Work::Host ? kCpuStream : prog.stream_names[s], op.arg, {}, false, 0, st.op_start,
+             nullptr);
       break;
     case OpKind::Copy:
       --rs.offload_inflight;
