@@ -29,7 +29,7 @@ struct RankResult {
   double compute_s = 0;       // time the compute stream was busy
   double comm_s = 0;          // time at least one collective of this rank was in flight
   double exposed_comm_s = 0;  // communication the compute stream had to wait for
-  double barrier_wait_s = 0;  // time spent in a collective waiting for slower members to arrive
+  double barrier_wait_s = 0;  // = breakdown.barrier_wait_s (idle only; a pipeline peer's wait is bubble)
   double offload_s = 0;       // CPU offload (optimizer on CPU, PCIe copies) not hidden
   RankBreakdown breakdown;    // sums to the step time
 };

@@ -91,9 +91,12 @@ RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork
     rr.compute_s = a.compute.seconds();
     rr.comm_s = a.comm.seconds();
     rr.exposed_comm_s = a.exposed.seconds();
-    rr.barrier_wait_s = a.barrier.seconds();
     rr.offload_s = a.offload.seconds();
     rr.breakdown = rank_breakdown(exec, r, step_end);
+    // One barrier wait per rank: the breakdown's (idle at a collective a member has not reached,
+    // or done before the slowest rank), so `barrier_wait_s` and `breakdown.barrier_wait_s` agree.
+    // A pipeline stage's idle wait for its send/recv peer is its bubble, not barrier wait.
+    rr.barrier_wait_s = rr.breakdown.barrier_wait_s;
     if (options.audit && !res.partial) {
       // Accounts are parts of the rank's own span: none can exceed the step.
       const double eps = 1e-9 + 1e-9 * step;
