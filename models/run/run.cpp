@@ -8,6 +8,7 @@
 #include "models/collectives/collective.hpp"
 #include "models/nccl/env.hpp"
 #include "models/params.hpp"
+#include "models/run/breakdown.hpp"
 #include "models/run/memory_estimate.hpp"
 #include "models/run/memory_fill.hpp"
 #include "models/run/result_fill.hpp"
@@ -70,6 +71,8 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
     result.step_time_s /= plan.iterations;
     result.run_time_s = result.step_time_s * plan.iterations;
     result.steps = plan.iterations;
+    for (auto& r : result.ranks) r.breakdown = scaled(r.breakdown, plan.iterations);
+    result.step_breakdown = scaled(result.step_breakdown, plan.iterations);
   }
   result.events = sim.events_run();
   return result;

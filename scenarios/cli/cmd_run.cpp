@@ -1,6 +1,7 @@
 // commsim run SCENARIO.toml [--set K=V]... [--json] [--out DIR] [--check] [--time-limit SECONDS]
 // One simulated run: a readable summary, or one JSON object (--json); --out writes result.json
-// and summary.txt atomically, only after the run succeeded.
+// and summary.txt atomically, only after the run succeeded. A run stopped by --time-limit prints
+// what it simulated ("simulated x % of one step", no step or run time) and exits 3.
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -11,6 +12,9 @@
 #include "scenarios/cli/output/result_format.hpp"
 
 namespace scenarios {
+
+// Exit status of a run stopped by --time-limit: not a failure (2 is a user error), not a result.
+constexpr int kExitPartial = 3;
 
 int cmd_run(int argc, char** argv) {
   CLI::App app{"Simulate one scenario: step time, where it goes, per rank.", "commsim run"};
@@ -24,7 +28,9 @@ int cmd_run(int argc, char** argv) {
   app.add_flag("--json", json, "print one JSON object instead of the summary");
   app.add_option("--out", out_dir, "also write result.json and summary.txt into DIR")->type_name("DIR");
   app.add_flag("--check", check, "audit mode: verify conservation and capacity invariants while running");
-  auto* limit = app.add_option("--time-limit", time_limit, "stop after this many wall-clock seconds; partial results")
+  auto* limit = app.add_option("--time-limit", time_limit,
+                               "stop after this many wall-clock seconds: prints what was simulated "
+                               "(x % of one step, no step or run time) and exits 3")
                     ->type_name("SECONDS")
                     ->check(CLI::Validator(
                         [](std::string& v) {
@@ -50,7 +56,7 @@ int cmd_run(int argc, char** argv) {
     const std::string summary = result_summary(result, inputs);
     if (!out_dir.empty()) write_files_atomically(out_dir, {{"result.json", as_json}, {"summary.txt", summary}});
     std::fputs(json ? as_json.c_str() : summary.c_str(), stdout);
-    return 0;
+    return result.partial ? kExitPartial : 0;
   });
 }
 
