@@ -43,19 +43,14 @@ Engine::Engine(sim::Simulator& sim, sim::FlowNetwork& net, const World& world, c
     params_.p2p_read_bandwidth_factor = hw::p2p_read_model(world.node().gpu.sm).bandwidth_factor;
 }
 
-const CommPlan& Engine::plan_for(const std::vector<int>& ranks) const {
-  auto it = plans_.find(ranks);
-  if (it == plans_.end()) it = plans_.emplace(ranks, build_plan(world_, net_, ranks)).first;
-  return it->second;
-}
-
 CollectiveRecord Engine::choose(const Group& group, CollOp op, int64_t bytes) const {
   CollectiveRecord rec;
   rec.op = op;
   rec.bytes = bytes;
   rec.group_id = group.id;
   if (group.ranks.size() <= 1) return rec;
-  const CommPlan& plan = plan_for(group.ranks);
+  PlanEntry& entry = plan_for(group);
+  const CommPlan& plan = entry.plan;
   if (op == CollOp::AllToAll || op == CollOp::SendRecv) {
     rec.algo = Algo::Ring;  // NCCL runs these as point-to-point operations
     rec.proto = bytes / std::max<int64_t>(1, static_cast<int64_t>(group.ranks.size())) <= kP2pLLThresholdBytes
@@ -64,7 +59,7 @@ CollectiveRecord Engine::choose(const Group& group, CollOp op, int64_t bytes) co
     rec.channels = plan.channels_ref;
     return rec;
   }
-  const nccl::Choice c = nccl::choose(plan.view, env_, op, bytes);
+  const nccl::Choice& c = tuned(entry, op, bytes);
   rec.algo = c.algo;
   rec.proto = c.proto;
   rec.channels = c.channels;
@@ -83,9 +78,11 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
     complete_after(idx, sim::Time::from_seconds(params_.kernel_latency_s));
     return;
   }
-  const CommPlan& plan = plan_for(group.ranks);
+  PlanEntry& entry = plan_for(group);
+  const CommPlan& plan = entry.plan;
   const Launch l{.pending = idx,
                  .plan = &plan,
+                 .cache = &entry,
                  .rec = rec,
                  .n = n,
                  .S = static_cast<double>(bytes),

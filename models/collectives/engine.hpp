@@ -16,6 +16,7 @@
 #include "models/collectives/collective.hpp"
 #include "models/collectives/comm_plan.hpp"
 #include "models/collectives/link_params.hpp"
+#include "models/collectives/plan_cache.hpp"
 #include "models/nccl/tuning.hpp"
 
 namespace models::collectives {
@@ -52,10 +53,11 @@ struct FlowShape {
 struct Launch {
   uint32_t pending = 0;  // the collective's bookkeeping slot
   const CommPlan* plan = nullptr;
-  CollectiveRecord rec;  // op, algorithm, protocol, channels (NCCL's choice)
-  int n = 0;             // ranks
-  double S = 0;          // bytes, nccl-tests' size convention (collective.hpp)
-  double share = 1;      // rec.channels / plan->channels_ref
+  PlanEntry* cache = nullptr;  // the plan's caches
+  CollectiveRecord rec;        // op, algorithm, protocol, channels (NCCL's choice)
+  int n = 0;                   // ranks
+  double S = 0;                // bytes, nccl-tests' size convention (collective.hpp)
+  double share = 1;            // rec.channels / plan->channels_ref
   bool in_place = false;
 };
 
@@ -86,7 +88,12 @@ class Engine final : public CollectiveEngine {
   void launch_all_to_all(const Group& group, const Launch& l);  // point_to_point.cpp
 
   // The shared core (engine.cpp).
-  const CommPlan& plan_for(const std::vector<int>& ranks) const;
+  // Cached per communicator (plan_cache.cpp): its plan, NCCL's choice, and the pipeline latency
+  // terms of ring.cpp and tree.cpp per protocol and channels.
+  PlanEntry& plan_for(const Group& group) const;
+  const nccl::Choice& tuned(PlanEntry& entry, CollOp op, int64_t bytes) const;
+  double ring_hop_sum(const Launch& l) const;
+  std::pair<double, double> tree_hops(const Launch& l) const;
   uint32_t open(const CollectiveRecord& rec, Done done);
   void add_flow(uint32_t pending, const Edge& e, const FlowShape& f);
   // A collective that moves nothing: it completes `after` from now.
@@ -105,7 +112,7 @@ class Engine final : public CollectiveEngine {
   nccl::TuningEnv env_;
   LinkParams params_;
   int64_t buffsize_ = int64_t{1} << 22;  // NCCL_BUFFSIZE: Simple's FIFO per channel and peer
-  mutable std::map<std::vector<int>, CommPlan> plans_;
+  mutable PlanCache plans_;
   std::map<std::vector<int>, std::vector<Edge>> all_pairs_;  // all-to-all paths per group
   std::vector<Pending> pending_;
   std::vector<uint32_t> free_pending_;
