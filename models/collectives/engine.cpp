@@ -88,9 +88,15 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
                  .S = static_cast<double>(bytes),
                  .share = static_cast<double>(rec.channels) / plan.channels_ref,
                  .in_place = in_place};
-  if (op == CollOp::AllToAll) return launch_all_to_all(group, l);
-  if (tree) return launch_tree_all_reduce(l);
-  launch_ring(l);  // and PAT, replayed on the ring
+  collecting_ = true;
+  if (op == CollOp::AllToAll)
+    launch_all_to_all(group, l);
+  else if (tree)
+    launch_tree_all_reduce(l);
+  else
+    launch_ring(l);  // and PAT, replayed on the ring
+  collecting_ = false;
+  start_flows(idx);
 }
 
 uint32_t Engine::open(const CollectiveRecord& rec, Done done) {
@@ -128,19 +134,36 @@ void Engine::add_flow(uint32_t pending, const Edge& e, const FlowShape& f) {
   ++pending_[pending].flows_left;
   ++pending_[pending].flows;
   const int64_t b = static_cast<int64_t>(std::ceil(f.bytes));
-  const int to = e.to;
   // `latency` is the whole pipeline's, calibrated as a whole (LinkParams hop latencies include
   // the wire), so it replaces the path's link latencies instead of adding to them.
-  net_.start_with_latency(
-      e.path, b,
-      [this, pending, b, to] {
-        if (net_.audit()) {
-          pending_[pending].delivered += b;
-          pending_[pending].received[to] += b;
-        }
-        flow_done(pending);
-      },
-      cap, f.latency);
+  block_.push_back({.path = e.path, .bytes = b, .rate_cap = cap, .latency = f.latency});
+  block_info_.push_back({.bytes = b, .to = e.to});
+  if (!collecting_) start_flows(pending);
+}
+
+void Engine::start_flows(uint32_t pending) {
+  if (block_.empty()) return;
+  const int k = static_cast<int>(block_.size());
+  if (net_.start_block(block_, [this, pending] { flow_done(pending); })) {
+    pending_[pending].flows_left -= k - 1;  // one completion for the block
+  } else {
+    for (int i = 0; i < k; ++i) {
+      const int64_t b = block_info_[i].bytes;
+      const int to = block_info_[i].to;
+      net_.start_with_latency(
+          block_[i].path, b,
+          [this, pending, b, to] {
+            if (net_.audit()) {
+              pending_[pending].delivered += b;
+              pending_[pending].received[to] += b;
+            }
+            flow_done(pending);
+          },
+          block_[i].rate_cap, block_[i].latency);
+    }
+  }
+  block_.clear();
+  block_info_.clear();
 }
 
 void Engine::complete_after(uint32_t pending, sim::Time after) {

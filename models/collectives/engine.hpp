@@ -95,7 +95,12 @@ class Engine final : public CollectiveEngine {
   double ring_hop_sum(const Launch& l) const;
   std::pair<double, double> tree_hops(const Launch& l) const;
   uint32_t open(const CollectiveRecord& rec, Done done);
+  // Adds a flow of the collective `pending`: buffered while a launch collects its flows (then
+  // started together by start_flows), else started at once (send/recv).
   void add_flow(uint32_t pending, const Edge& e, const FlowShape& f);
+  // Starts the buffered flows of `pending`: as one closed-form block if their links are idle
+  // (sim::FlowNetwork::start_block: one completion for the collective), else one by one.
+  void start_flows(uint32_t pending);
   // A collective that moves nothing: it completes `after` from now.
   void complete_after(uint32_t pending, sim::Time after);
   void flow_done(uint32_t pending);
@@ -114,6 +119,13 @@ class Engine final : public CollectiveEngine {
   int64_t buffsize_ = int64_t{1} << 22;  // NCCL_BUFFSIZE: Simple's FIFO per channel and peer
   mutable PlanCache plans_;
   std::map<std::vector<int>, std::vector<Edge>> all_pairs_;  // all-to-all paths per group
+  struct Buffered {
+    int64_t bytes = 0;
+    int to = 0;  // receiving World rank (audit)
+  };
+  bool collecting_ = false;
+  std::vector<sim::BlockFlow> block_;  // the launch's flows (paths point into cached plans)
+  std::vector<Buffered> block_info_;
   std::vector<Pending> pending_;
   std::vector<uint32_t> free_pending_;
 };

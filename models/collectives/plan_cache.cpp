@@ -16,7 +16,10 @@ PlanEntry& PlanCache::get(const World& world, const sim::FlowNetwork& net, const
   const std::size_t id = group.id >= 0 ? static_cast<std::size_t>(group.id) : SIZE_MAX;
   if (id < by_id_.size() && by_id_[id] != nullptr && by_id_[id]->first == group.ranks) return by_id_[id]->second;
   auto it = by_ranks_.find(group.ranks);
-  if (it == by_ranks_.end()) it = by_ranks_.emplace(group.ranks, PlanEntry{build_plan(world, net, group.ranks)}).first;
+  if (it == by_ranks_.end()) {
+    it = by_ranks_.try_emplace(group.ranks).first;
+    it->second.plan = build_plan(world, net, group.ranks);
+  }
   if (id < kMaxCachedGroupId) {
     if (id >= by_id_.size()) by_id_.resize(id + 1, nullptr);
     by_id_[id] = &*it;

@@ -18,6 +18,7 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   if (options.audit) net.set_audit(true);
+  net.set_closed_forms(options.closed_forms);
   check_params(spec.cluster.params);
 
   // Scenario -> World: placement, topology, NCCL's transports, the links (and [nccl.env], parsed once).

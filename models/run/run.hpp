@@ -13,6 +13,7 @@ struct RunOptions {
   bool audit = false;                  // --check: verify conservation and capacity invariants
   std::optional<double> time_limit_s;  // --time-limit: wall-clock budget; partial results
   bool timeline = true;                // record the timeline of one step
+  bool closed_forms = true;            // collectives on idle links in closed form (sim::FlowNetwork::start_block)
 };
 
 RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options = {});
