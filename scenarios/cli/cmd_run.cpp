@@ -25,7 +25,7 @@ int cmd_run(int argc, char** argv) {
   app.add_option("--out", out_dir, "also write result.json and summary.txt into DIR")->type_name("DIR");
   app.add_flag("--check", check, "audit mode: verify conservation and capacity invariants while running");
   app.add_flag("--full", full,
-               "simulate every flow: no closed forms for collectives on idle links (same results, slower)");
+               "simulate every rank and every flow: no rank classes, no closed forms (same results, slower)");
   auto* limit = app.add_option("--time-limit", time_limit, "stop after this many wall-clock seconds; partial results")
                     ->type_name("SECONDS")
                     ->check(CLI::Validator(
@@ -44,7 +44,7 @@ int cmd_run(int argc, char** argv) {
     const LoadedScenario scenario = load_scenario(path, sets);
     models::RunOptions options;
     options.audit = check;
-    options.closed_forms = !full;
+    options.full = full;
     if (limit->count() > 0) options.time_limit_s = time_limit;
     options.timeline = false;  // the summary and JSON do not show it; `commsim report` does
     const models::RunResult result = run_loaded(scenario, options);
