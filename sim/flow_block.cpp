@@ -21,8 +21,9 @@
 
 namespace sim {
 
-bool FlowNetwork::start_block(std::span<const BlockFlow> flows, Completion on_all_done) {
+bool FlowNetwork::start_block(std::span<const BlockFlow> flows, Completion on_all_done, uint64_t shape) {
   if (!closed_forms() || flows.empty()) return false;
+  if (exclusive_ != UINT32_MAX) materialize(exclusive_);  // its links are not marked: make them flows
   const Time now = sim_.now();
   // Every link idle and used once: a fresh mark value (recompute compares marks only with the
   // epoch it raises first, so this one is never seen there).
@@ -47,6 +48,7 @@ bool FlowNetwork::start_block(std::span<const BlockFlow> flows, Completion on_al
   Block& k = blocks_[b];
   if (k.flows.size() < flows.size()) k.flows.resize(flows.size());
   k.count = static_cast<uint32_t>(flows.size());
+  k.solution = UINT32_MAX;
   k.start = now;
   k.last_drain = now;
   k.finish = now;
@@ -91,8 +93,77 @@ bool FlowNetwork::start_block(std::span<const BlockFlow> flows, Completion on_al
     k.finish = std::max(k.finish, h.drain + h.latency);
   }
   ++blocks_closed_;
+  ++live_blocks_;
+  k.event = sim_.schedule_at(k.last_drain, [this, b] { block_drained(b); });
+  if (shape != 0 && !solution_of_shape_.contains(shape)) {  // remember it, times relative to its start
+    Solution sol;
+    sol.flows.resize(k.count);
+    for (uint32_t i = 0; i < k.count; ++i) {
+      const HeldFlow& h = k.flows[i];
+      HeldFlow& c = sol.flows[i];
+      for (uint32_t li : h.links) c.links.push_back(li);
+      c.total = h.total;
+      c.rate = h.rate;
+      c.cap = h.cap;
+      c.latency = h.latency;
+      c.drain = h.drain - now;
+    }
+    sol.last_drain = k.last_drain - now;
+    sol.finish = k.finish - now;
+    solution_of_shape_.emplace(shape, static_cast<uint32_t>(solutions_.size()));
+    solutions_.push_back(std::move(sol));
+  }
+  return true;
+}
+
+bool FlowNetwork::start_cached_block(uint64_t shape, Completion on_all_done) {
+  if (!closed_forms() || shape == 0 || active_flows_ != 0 || live_blocks_ != 0) return false;
+  const auto it = solution_of_shape_.find(shape);
+  if (it == solution_of_shape_.end()) return false;
+  const Time now = sim_.now();
+  uint32_t b;
+  if (!free_blocks_.empty()) {
+    b = free_blocks_.back();
+    free_blocks_.pop_back();
+  } else {
+    b = static_cast<uint32_t>(blocks_.size());
+    blocks_.emplace_back();
+  }
+  Block& k = blocks_[b];
+  const Solution& sol = solutions_[it->second];
+  k.count = 0;
+  k.solution = it->second;
+  k.start = now;
+  k.last_drain = now + sol.last_drain;
+  k.finish = now + sol.finish;
+  k.floor = now;
+  k.on_all_done = std::move(on_all_done);
+  k.outstanding = 0;
+  k.materialized = false;
+  k.credited = false;
+  exclusive_ = b;
+  ++live_blocks_;
+  ++blocks_closed_;
+  ++blocks_repeated_;
   k.event = sim_.schedule_at(k.last_drain, [this, b] { block_drained(b); });
   return true;
+}
+
+void FlowNetwork::settle_blocks() {
+  if (exclusive_ != UINT32_MAX) materialize(exclusive_);
+  // m repeated runs of a solution: m x its bytes and busy time on each of its links (whole
+  // bytes and picoseconds: the same sums as crediting them one run at a time).
+  for (uint32_t si : uncredited_) {
+    Solution& sol = solutions_[si];
+    const uint64_t m = sol.uncredited;
+    for (const HeldFlow& h : sol.flows)
+      for (uint32_t li : h.links) {
+        links_[li].bytes_done += static_cast<double>(m) * h.total;
+        links_[li].busy_total += Time::from_ps(static_cast<int64_t>(m) * h.drain.ps());
+      }
+    sol.uncredited = 0;
+  }
+  uncredited_.clear();
 }
 
 // Credits flow i of block b on the links it still holds (drained: its whole size, and its busy
@@ -111,8 +182,13 @@ void FlowNetwork::credit_links(uint32_t b, uint32_t i) {
 
 void FlowNetwork::block_drained(uint32_t b) {
   Block& k = blocks_[b];
+  if (k.solution != UINT32_MAX) {  // a repeated block: credited later, all runs at once
+    exclusive_ = UINT32_MAX;
+    if (solutions_[k.solution].uncredited++ == 0) uncredited_.push_back(k.solution);
+  }
   for (uint32_t i = 0; i < k.count; ++i) credit_links(b, i);
   k.credited = true;
+  --live_blocks_;
   k.event = sim_.schedule_at(k.finish, [this, b] { block_finished(b); });
 }
 
@@ -140,12 +216,25 @@ void FlowNetwork::materialize(uint32_t b) {
   sim_.cancel(blocks_[b].event);
   blocks_[b].event = EventId{};
   ++blocks_materialized_;
-  for (uint32_t i = 0; i < blocks_[b].count; ++i) {
+  --live_blocks_;
+  const uint32_t si = blocks_[b].solution;
+  if (si != UINT32_MAX) exclusive_ = UINT32_MAX;
+  const uint32_t count = si != UINT32_MAX ? static_cast<uint32_t>(solutions_[si].flows.size()) : blocks_[b].count;
+  for (uint32_t i = 0; i < count; ++i) {
     Block& k = blocks_[b];
-    HeldFlow& h = k.flows[i];
-    if (h.links.empty() || h.drain <= now) {  // drained (or never on a link): only its arrival is left
-      credit_links(b, i);
-      k.floor = std::max(k.floor, h.drain + h.latency);
+    // A repeated block's flows are its solution's, with times relative to its start.
+    const HeldFlow& h = si != UINT32_MAX ? solutions_[si].flows[i] : k.flows[i];
+    const Time drain = si != UINT32_MAX ? k.start + h.drain : h.drain;
+    if (h.links.empty() || drain <= now) {  // drained (or never on a link): only its arrival is left
+      if (si == UINT32_MAX) {
+        credit_links(b, i);
+      } else {
+        for (uint32_t li : h.links) {
+          links_[li].bytes_done += h.total;
+          links_[li].busy_total += drain - k.start;
+        }
+      }
+      k.floor = std::max(k.floor, drain + h.latency);
       continue;
     }
     const uint32_t slot = alloc_slot();
@@ -155,8 +244,8 @@ void FlowNetwork::materialize(uint32_t b) {
     for (uint32_t j = 0; j < h.links.size(); ++j) {
       const uint32_t li = h.links[j];
       Link& l = links_[li];
-      SIM_CHECK(l.flows.empty() && l.held_by == b, "a held link carried another flow");
-      l.held_by = UINT32_MAX;
+      SIM_CHECK(l.flows.empty() && (si != UINT32_MAX || l.held_by == b), "a held link carried another flow");
+      if (si == UINT32_MAX) l.held_by = UINT32_MAX;
       l.busy_since = k.start;
       hops[j].link = li;
       hops[j].position = 0;
@@ -171,7 +260,7 @@ void FlowNetwork::materialize(uint32_t b) {
     f.latency = h.latency;
     f.state = State::Flowing;
     f.on_done = [this, b] { block_flow_arrived(b); };
-    f.event = sim_.schedule_at(h.drain, [this, slot] { on_drained(slot); });
+    f.event = sim_.schedule_at(drain, [this, slot] { on_drained(slot); });
     ++active_flows_;
     ++k.outstanding;
   }

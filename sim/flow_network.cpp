@@ -98,6 +98,7 @@ void FlowNetwork::attach(uint32_t slot) {
   // first, so this flow meets them as it would have without closed forms. (materialize() may
   // grow flows_: the record is looked up again after.)
   const Time now = sim_.now();
+  if (exclusive_ != UINT32_MAX) materialize(exclusive_);
   for (uint32_t i = 0; i < flows_[slot].hops.size(); ++i) {
     const Link& l = links_[flows_[slot].hops.data()[i].link];
     if (l.held_by != UINT32_MAX && l.held_until > now) materialize(l.held_by);
@@ -403,6 +404,7 @@ bool FlowNetwork::cancel(FlowId id) {
 double FlowNetwork::rate(FlowId id) const { return active(id) ? flows_[id.slot].rate : 0.0; }
 
 double FlowNetwork::link_bytes(LinkId l) const {
+  SIM_CHECK(uncredited_.empty() && exclusive_ == UINT32_MAX, "link totals read before settle_blocks()");
   const Link& link = links_[l.index];
   double b = link.bytes_done;
   const Time now = sim_.now();
@@ -419,6 +421,7 @@ double FlowNetwork::link_bytes(LinkId l) const {
 }
 
 Time FlowNetwork::link_busy(LinkId l) const {
+  SIM_CHECK(uncredited_.empty() && exclusive_ == UINT32_MAX, "link totals read before settle_blocks()");
   const Link& link = links_[l.index];
   Time busy = link.flows.empty() ? link.busy_total : link.busy_total + (sim_.now() - link.busy_since);
   if (link.held_by != UINT32_MAX) {  // a closed-form block's flow, not credited yet

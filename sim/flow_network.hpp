@@ -19,6 +19,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/inplace_function.hpp"
@@ -78,12 +79,23 @@ class FlowNetwork {
   // state it would have had as a flow), so contention is rated exactly from that instant on.
   // Returns false, starting nothing, when the block cannot run in closed form (links busy, shared
   // links, closed forms off, audit mode): the caller then starts its flows one by one.
-  bool start_block(std::span<const BlockFlow> flows, Completion on_all_done);
+  // `shape` (non-zero): the caller's name for this exact list of flows; a block that runs in
+  // closed form is then remembered, and start_cached_block(shape) repeats it without the list.
+  bool start_block(std::span<const BlockFlow> flows, Completion on_all_done, uint64_t shape = 0);
+  // Repeats the remembered block `shape` in O(1) when the whole network is idle (no flow, no
+  // other block): it then touches no link; its links are credited by settle_blocks(), and any
+  // flow or block starting while it runs turns it into flows first. False: not remembered, or
+  // the network is not idle (start it with start_block).
+  bool start_cached_block(uint64_t shape, Completion on_all_done);
+  // Brings the links' accounting up to date (credits of repeated blocks, a repeated block still
+  // running turned into flows): call before reading link_bytes / link_busy after a run.
+  void settle_blocks();
   // Off: start_block always returns false (tests compare the two; --full).
   void set_closed_forms(bool on) { closed_forms_ = on; }
   bool closed_forms() const { return closed_forms_ && !audit_; }
   uint64_t blocks_closed() const { return blocks_closed_; }              // blocks solved in closed form
   uint64_t blocks_materialized() const { return blocks_materialized_; }  // of those, turned into flows
+  uint64_t blocks_repeated() const { return blocks_repeated_; }          // of those, start_cached_block
 
   // Removes a flow that has not finished; its handler never runs. Returns false if not active.
   bool cancel(FlowId id);
@@ -171,6 +183,7 @@ class FlowNetwork {
   struct Block {
     std::vector<HeldFlow> flows;  // the first `count` are this block's (records are reused)
     uint32_t count = 0;
+    uint32_t solution = UINT32_MAX;  // a repeated block (start_cached_block): its flows are there
     Time start;
     Time last_drain;
     Time finish;    // max of drain + latency
@@ -180,6 +193,12 @@ class FlowNetwork {
     uint32_t outstanding = 0;  // materialized: flows still to arrive
     bool materialized = false;
     bool credited = false;
+  };
+  // A remembered block: its flows with drain times relative to its start.
+  struct Solution {
+    std::vector<HeldFlow> flows;
+    Time last_drain, finish;
+    uint64_t uncredited = 0;  // repeated runs whose link credits wait for settle_blocks()
   };
   void block_drained(uint32_t b);
   void block_finished(uint32_t b);
@@ -225,10 +244,16 @@ class FlowNetwork {
   bool audit_ = false;
   bool fast_paths_ = true;
   bool closed_forms_ = true;
+  std::vector<Solution> solutions_;
+  std::unordered_map<uint64_t, uint32_t> solution_of_shape_;
+  std::vector<uint32_t> uncredited_;  // solutions with uncredited runs
+  uint32_t live_blocks_ = 0;          // blocks not drained yet
+  uint32_t exclusive_ = UINT32_MAX;   // the repeated block running, if any
   std::vector<Block> blocks_;
   std::vector<uint32_t> free_blocks_;
   uint64_t blocks_closed_ = 0;
   uint64_t blocks_materialized_ = 0;
+  uint64_t blocks_repeated_ = 0;
   std::size_t active_flows_ = 0;
   uint64_t epoch_ = 0;
   uint64_t dirty_round_ = 1;

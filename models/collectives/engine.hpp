@@ -100,7 +100,7 @@ class Engine final : public CollectiveEngine {
   void add_flow(uint32_t pending, const Edge& e, const FlowShape& f);
   // Starts the buffered flows of `pending`: as one closed-form block if their links are idle
   // (sim::FlowNetwork::start_block: one completion for the collective), else one by one.
-  void start_flows(uint32_t pending);
+  void start_flows(uint32_t pending, uint64_t shape = 0);
   // A collective that moves nothing: it completes `after` from now.
   void complete_after(uint32_t pending, sim::Time after);
   void flow_done(uint32_t pending);
@@ -124,6 +124,7 @@ class Engine final : public CollectiveEngine {
     int to = 0;  // receiving World rank (audit)
   };
   bool collecting_ = false;
+  uint64_t next_shape_ = 0;            // block shapes named so far
   std::vector<sim::BlockFlow> block_;  // the launch's flows (paths point into cached plans)
   std::vector<Buffered> block_info_;
   std::vector<Pending> pending_;

@@ -23,6 +23,9 @@ struct PlanEntry {
   std::unordered_map<uint64_t, nccl::Choice> choices;                 // key: (op, bytes)
   std::unordered_map<uint32_t, double> ring_hop_sum;                  // key: (proto, channels)
   std::unordered_map<uint32_t, std::pair<double, double>> tree_hops;  // (intra, inter) maxima
+  // key: (op, bytes, in_place): the block shape naming this collective's flows for
+  // sim::FlowNetwork::start_cached_block (the flows are a function of the plan and the key).
+  std::unordered_map<uint64_t, uint64_t> block_shapes;
 };
 
 class PlanCache {

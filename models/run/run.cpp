@@ -49,6 +49,7 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   if (options.audit && !exec.stopped())
     SIM_CHECK(net.active_flows() == 0, "flows still in flight after every rank finished its program");
 
+  net.settle_blocks();  // link totals of repeated closed-form collectives
   // -> the result.
   RunResult result = fill_result(exec, net, *world, spec, options);
   result.notes.insert(result.notes.begin(), plan.notes.begin(), plan.notes.end());

@@ -23,9 +23,13 @@ namespace {
 
 // Starts `flows` as a block, or, if the network refuses (or closed forms are off), one by one
 // with a shared countdown: what models::collectives::Engine does.
-void start_group(FlowNetwork& net, const std::vector<BlockFlow>& flows, std::function<void()> done) {
+void start_group(FlowNetwork& net, const std::vector<BlockFlow>& flows, std::function<void()> done,
+                 uint64_t shape = 0) {
   auto shared = std::make_shared<std::function<void()>>(std::move(done));
-  if (net.start_block(flows, [shared] { (*shared)(); })) return;
+  if (shape != 0 && net.start_cached_block(shape, [shared] { (*shared)(); })) return;
+  if (net.start_block(
+          flows, [shared] { (*shared)(); }, shape))
+    return;
   auto left = std::make_shared<int>(static_cast<int>(flows.size()));
   for (const BlockFlow& f : flows)
     net.start_with_latency(
@@ -42,13 +46,14 @@ struct Group {
   std::vector<double> caps;
   std::vector<Time> lats;
   bool foreign = false;
+  uint64_t shape = 0;  // groups drawn from one template repeat the same flows
 };
 
 struct Outcome {
   std::map<int, int64_t> done_ps;  // group id -> completion time
   std::vector<double> bytes;       // per link, at the probes and at the end
   std::vector<int64_t> busy_ps;
-  uint64_t closed = 0, materialized = 0;
+  uint64_t closed = 0, materialized = 0, repeated = 0;
 };
 
 // Random groups (blocks of 1-6 flows, sometimes sharing links) and lone foreign flows on a small
@@ -66,10 +71,31 @@ Outcome run_random(uint64_t seed, bool closed_forms) {
   Outcome out;
   const int ngroups = std::uniform_int_distribution<int>(1, 40)(rng);
   std::vector<Group> groups(ngroups);
-  std::uniform_int_distribution<int64_t> at_ns(0, 200'000);
+  // Half the seeds crowd their groups in 0.2 ms (contention), half spread them over 4 s (idle gaps).
+  std::uniform_int_distribution<int64_t> at_ns(0, seed % 2 == 0 ? 200'000 : 4'000'000'000);
+  const int templates = std::uniform_int_distribution<int>(1, 6)(rng);
   for (int g = 0; g < ngroups; ++g) {
     Group& gr = groups[g];
     gr.foreign = rng() % 4 == 0;
+    const int t = std::uniform_int_distribution<int>(0, 2 * templates)(rng);
+    if (!gr.foreign && t < templates && t < g && !groups[t].foreign) {  // repeat group t's flows
+      gr.paths = groups[t].paths;
+      gr.bytes = groups[t].bytes;
+      gr.caps = groups[t].caps;
+      gr.lats = groups[t].lats;
+      gr.shape = groups[t].shape;
+      const Time when = Time::from_ps(at_ns(rng) / 10'000 * 10'000'000);
+      sim.schedule_at(when, [&net, &sim, &out, &groups, g] {
+        const Group& gr = groups[g];
+        std::vector<BlockFlow> flows;
+        for (std::size_t i = 0; i < gr.paths.size(); ++i)
+          flows.push_back({.path = gr.paths[i], .bytes = gr.bytes[i], .rate_cap = gr.caps[i], .latency = gr.lats[i]});
+        start_group(
+            net, flows, [&out, &sim, g] { out.done_ps[g] = sim.now().ps(); }, gr.shape);
+      });
+      continue;
+    }
+    gr.shape = gr.foreign ? 0 : static_cast<uint64_t>(g + 1);
     const int nflows = gr.foreign ? 1 : std::uniform_int_distribution<int>(1, 6)(rng);
     for (int f = 0; f < nflows; ++f) {
       std::vector<LinkId> p;
@@ -94,12 +120,13 @@ Outcome run_random(uint64_t seed, bool closed_forms) {
       if (gr.foreign)
         net.start_with_latency(flows[0].path, flows[0].bytes, done, flows[0].rate_cap, flows[0].latency);
       else
-        start_group(net, flows, done);
+        start_group(net, flows, done, gr.shape);
     });
   }
   // Probes of the links' accounting while blocks may be held.
   for (int probe = 1; probe <= 4; ++probe)
     sim.schedule_at(Time::from_ps(probe * 50'000'000'000 / 4 + 1), [&net, &out, &links] {
+      net.settle_blocks();  // exact at any instant: a running repeated block becomes flows
       for (LinkId l : links) {
         out.bytes.push_back(net.link_bytes(l));
         out.busy_ps.push_back(net.link_busy(l).ps());
@@ -107,12 +134,14 @@ Outcome run_random(uint64_t seed, bool closed_forms) {
     });
   sim.run();
   CHECK(net.active_flows() == 0);
+  net.settle_blocks();
   for (LinkId l : links) {
     out.bytes.push_back(net.link_bytes(l));
     out.busy_ps.push_back(net.link_busy(l).ps());
   }
   out.closed = net.blocks_closed();
   out.materialized = net.blocks_materialized();
+  out.repeated = net.blocks_repeated();
   return out;
 }
 
@@ -179,9 +208,10 @@ TEST_CASE("flow block: a flow arriving on a held link shares it from that instan
 }
 
 // The closed form's contract: identical completion picoseconds and link accounting, compared
-// exactly, with foreign flows and other blocks arriving during held blocks.
+// exactly, with foreign flows and other blocks arriving during held blocks, and blocks repeated
+// from their remembered solution (start_cached_block) whenever the network is idle.
 TEST_CASE("flow block: random blocks and foreign flows give the flow engine's results exactly", "[sim]") {
-  uint64_t closed = 0, materialized = 0;
+  uint64_t closed = 0, materialized = 0, repeated = 0;
   for (uint64_t seed = 1; seed <= 1000; ++seed) {
     INFO("seed " << seed);
     const Outcome with = run_random(seed, true);
@@ -189,11 +219,13 @@ TEST_CASE("flow block: random blocks and foreign flows give the flow engine's re
     CHECK(without.closed == 0);
     closed += with.closed;
     materialized += with.materialized;
+    repeated += with.repeated;
     REQUIRE(with.done_ps == without.done_ps);
     REQUIRE(with.busy_ps == without.busy_ps);
     REQUIRE(with.bytes == without.bytes);  // exact, not approximate
   }
-  INFO("closed " << closed << ", materialized " << materialized);
+  INFO("closed " << closed << ", materialized " << materialized << ", repeated " << repeated);
   CHECK(closed > 1000);       // blocks did run in closed form
   CHECK(materialized > 100);  // and the guard did turn some back into flows
+  CHECK(repeated > 100);      // and remembered blocks were repeated
 }
