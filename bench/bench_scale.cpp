@@ -5,6 +5,7 @@
 // Memory is measured apart (/usr/bin/time -f %M on `commsim run`): one process holds one case.
 #include <benchmark/benchmark.h>
 
+#include <exception>
 #include <string>
 
 #include "models/run/run.hpp"
@@ -19,9 +20,14 @@ void run_case(benchmark::State& state, const std::string& name, bool full) {
   opt.full = full;
   double step = 0, events = 0;
   for (auto _ : state) {
-    const auto r = models::run_scenario(loaded.spec, opt);
-    step = r.step_time_s;
-    events = static_cast<double>(r.events);
+    try {
+      const auto r = models::run_scenario(loaded.spec, opt);
+      step = r.step_time_s;
+      events = static_cast<double>(r.events);
+    } catch (const std::exception& e) {  // refused (memory budget): reported, not timed
+      state.SkipWithError(e.what());
+      return;
+    }
   }
   state.counters["sim_step_s"] = step;
   state.counters["events"] = events;
