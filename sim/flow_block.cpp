@@ -23,7 +23,7 @@ namespace sim {
 
 bool FlowNetwork::start_block(std::span<const BlockFlow> flows, Completion on_all_done, uint64_t shape) {
   if (!closed_forms() || flows.empty()) return false;
-  if (exclusive_ != UINT32_MAX) materialize(exclusive_);  // its links are not marked: make them flows
+  if (exclusive_ != UINT32_MAX) demote(exclusive_);  // its links are not marked: mark them
   const Time now = sim_.now();
   // Every link idle and used once: a fresh mark value (recompute compares marks only with the
   // epoch it raises first, so this one is never seen there).
@@ -150,7 +150,7 @@ bool FlowNetwork::start_cached_block(uint64_t shape, Completion on_all_done) {
 }
 
 void FlowNetwork::settle_blocks() {
-  if (exclusive_ != UINT32_MAX) materialize(exclusive_);
+  if (exclusive_ != UINT32_MAX) demote(exclusive_);  // link_bytes/link_busy count held flows
   // m repeated runs of a solution: m x its bytes and busy time on each of its links (whole
   // bytes and picoseconds: the same sums as crediting them one run at a time).
   for (uint32_t si : uncredited_) {
@@ -210,30 +210,50 @@ void FlowNetwork::block_flow_arrived(uint32_t b) {
   block_finished(b);
 }
 
+// A repeated block becomes an ordinary held block: its solution's flows, with absolute drain
+// times, hold their links (those already drained hold them until credited, as in start_block).
+// O(its flows), what start_block would have cost; then the per-link guard decides exactly.
+void FlowNetwork::demote(uint32_t b) {
+  Block& k = blocks_[b];
+  const Solution& sol = solutions_[k.solution];
+  const uint32_t n = static_cast<uint32_t>(sol.flows.size());
+  if (k.flows.size() < n) k.flows.resize(n);
+  k.count = n;
+  for (uint32_t i = 0; i < n; ++i) {
+    const HeldFlow& from = sol.flows[i];
+    HeldFlow& h = k.flows[i];
+    h.links.clear();
+    for (uint32_t li : from.links) {
+      h.links.push_back(li);
+      Link& l = links_[li];
+      l.held_by = b;
+      l.held_flow = i;
+      l.held_until = k.start + from.drain;
+    }
+    h.total = from.total;
+    h.rate = from.rate;
+    h.cap = from.cap;
+    h.latency = from.latency;
+    h.drain = k.start + from.drain;
+  }
+  k.solution = UINT32_MAX;
+  exclusive_ = UINT32_MAX;
+}
+
 void FlowNetwork::materialize(uint32_t b) {
   const Time now = sim_.now();
-  SIM_CHECK(!blocks_[b].credited && !blocks_[b].materialized, "only a block still on its links can turn into flows");
+  SIM_CHECK(!blocks_[b].credited && !blocks_[b].materialized && blocks_[b].solution == UINT32_MAX,
+            "only a held block still on its links can turn into flows");
   sim_.cancel(blocks_[b].event);
   blocks_[b].event = EventId{};
   ++blocks_materialized_;
   --live_blocks_;
-  const uint32_t si = blocks_[b].solution;
-  if (si != UINT32_MAX) exclusive_ = UINT32_MAX;
-  const uint32_t count = si != UINT32_MAX ? static_cast<uint32_t>(solutions_[si].flows.size()) : blocks_[b].count;
-  for (uint32_t i = 0; i < count; ++i) {
+  for (uint32_t i = 0; i < blocks_[b].count; ++i) {
     Block& k = blocks_[b];
-    // A repeated block's flows are its solution's, with times relative to its start.
-    const HeldFlow& h = si != UINT32_MAX ? solutions_[si].flows[i] : k.flows[i];
-    const Time drain = si != UINT32_MAX ? k.start + h.drain : h.drain;
+    const HeldFlow& h = k.flows[i];
+    const Time drain = h.drain;
     if (h.links.empty() || drain <= now) {  // drained (or never on a link): only its arrival is left
-      if (si == UINT32_MAX) {
-        credit_links(b, i);
-      } else {
-        for (uint32_t li : h.links) {
-          links_[li].bytes_done += h.total;
-          links_[li].busy_total += drain - k.start;
-        }
-      }
+      credit_links(b, i);
       k.floor = std::max(k.floor, drain + h.latency);
       continue;
     }
@@ -244,8 +264,8 @@ void FlowNetwork::materialize(uint32_t b) {
     for (uint32_t j = 0; j < h.links.size(); ++j) {
       const uint32_t li = h.links[j];
       Link& l = links_[li];
-      SIM_CHECK(l.flows.empty() && (si != UINT32_MAX || l.held_by == b), "a held link carried another flow");
-      if (si == UINT32_MAX) l.held_by = UINT32_MAX;
+      SIM_CHECK(l.flows.empty() && l.held_by == b, "a held link carried another flow");
+      l.held_by = UINT32_MAX;
       l.busy_since = k.start;
       hops[j].link = li;
       hops[j].position = 0;

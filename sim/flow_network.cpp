@@ -98,7 +98,7 @@ void FlowNetwork::attach(uint32_t slot) {
   // first, so this flow meets them as it would have without closed forms. (materialize() may
   // grow flows_: the record is looked up again after.)
   const Time now = sim_.now();
-  if (exclusive_ != UINT32_MAX) materialize(exclusive_);
+  if (exclusive_ != UINT32_MAX) demote(exclusive_);
   for (uint32_t i = 0; i < flows_[slot].hops.size(); ++i) {
     const Link& l = links_[flows_[slot].hops.data()[i].link];
     if (l.held_by != UINT32_MAX && l.held_until > now) materialize(l.held_by);

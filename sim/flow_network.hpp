@@ -84,7 +84,8 @@ class FlowNetwork {
   bool start_block(std::span<const BlockFlow> flows, Completion on_all_done, uint64_t shape = 0);
   // Repeats the remembered block `shape` in O(1) when the whole network is idle (no flow, no
   // other block): it then touches no link; its links are credited by settle_blocks(), and any
-  // flow or block starting while it runs turns it into flows first. False: not remembered, or
+  // flow or block starting while it runs makes it an ordinary held block first (its links
+  // marked), which the guard turns into flows only where links are shared. False: not remembered, or
   // the network is not idle (start it with start_block).
   bool start_cached_block(uint64_t shape, Completion on_all_done);
   // Brings the links' accounting up to date (credits of repeated blocks, a repeated block still
@@ -204,6 +205,7 @@ class FlowNetwork {
   void block_finished(uint32_t b);
   void block_flow_arrived(uint32_t b);
   void materialize(uint32_t b);
+  void demote(uint32_t b);
   void credit_links(uint32_t b, uint32_t i);
   uint32_t alloc_slot();
 
