@@ -89,15 +89,20 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
                  .share = static_cast<double>(rec.channels) / plan.channels_ref,
                  .in_place = in_place};
   // The same collective on the same communicator repeats a remembered closed form in O(1) when
-  // the network is idle (sim::FlowNetwork::start_cached_block); else its flows are built.
+  // the network is idle (sim::FlowNetwork::start_cached_block); else its flows are built. The
+  // shape is named by (op, bytes, in_place): everything else its flows depend on (paths, channels
+  // by size, link capacities) is fixed per communicator and run, except rate_scale_ (comm beside
+  // compute), so a scaled launch neither uses nor names a remembered shape.
   SIM_CHECK(bytes < (int64_t{1} << 55), "collective too large to name its shape");
-  uint64_t& shape = entry.block_shapes[PlanCache::choice_key(op, bytes) ^ (uint64_t{in_place} << 55)];
+  uint64_t unnamed = 0;
+  uint64_t& shape =
+      rate_scale_ == 1.0 ? entry.block_shapes[PlanCache::choice_key(op, bytes) ^ (uint64_t{in_place} << 55)] : unnamed;
   if (shape != 0 && net_.start_cached_block(shape, [this, idx] { flow_done(idx); })) {
     ++pending_[idx].flows_left;
     ++pending_[idx].flows;
     return;
   }
-  if (shape == 0) shape = ++next_shape_;
+  if (shape == 0 && rate_scale_ == 1.0) shape = ++next_shape_;
   collecting_ = true;
   if (op == CollOp::AllToAll)
     launch_all_to_all(group, l);
@@ -131,16 +136,18 @@ uint32_t Engine::open(const CollectiveRecord& rec, Done done) {
 }
 
 void Engine::add_flow(uint32_t pending, const Edge& e, const FlowShape& f) {
-  const double cap = flow_rate_cap(params_, {.link_class = e.link_class,
-                                             .proto = f.proto,
-                                             .raw_bandwidth = e.raw_bandwidth,
-                                             .link_fraction = f.link_fraction,
-                                             .coll_share = f.coll_share,
-                                             .channels = f.channels,
-                                             .p2p_read = e.p2p_read,
-                                             .duplex = f.duplex,
-                                             .work = f.work,
-                                             .buffsize = buffsize_});
+  // rate_scale_: comm.overlap_slowdown (set_rate_scale), a collective launched beside compute.
+  const double cap = rate_scale_ * flow_rate_cap(params_, {.link_class = e.link_class,
+                                                           .proto = f.proto,
+                                                           .raw_bandwidth = e.raw_bandwidth,
+                                                           .simple_raw_factor = e.simple_raw_factor,
+                                                           .link_fraction = f.link_fraction,
+                                                           .coll_share = f.coll_share,
+                                                           .channels = f.channels,
+                                                           .p2p_read = e.p2p_read,
+                                                           .duplex = f.duplex,
+                                                           .work = f.work,
+                                                           .buffsize = buffsize_});
   ++pending_[pending].flows_left;
   ++pending_[pending].flows;
   const int64_t b = static_cast<int64_t>(std::ceil(f.bytes));
