@@ -120,12 +120,12 @@ overlap_comm = true
   REQUIRE(closed.exit_code == 0);
   REQUIRE(full.exit_code == 0);
   CHECK(comparable(closed.out) == comparable(full.out));
+  const auto a = nlohmann::json::parse(closed.out), b = nlohmann::json::parse(full.out);
   // Three classes: rank 5 (1.3), node 1's ranks 8-15 (1.1 and slow NICs), ranks 0-4, 6, 7.
   bool three = false;
-  for (const auto& note : nlohmann::json::parse(closed.out)["notes"])
+  for (const auto& note : a["notes"])
     three |= note.get<std::string>().rfind("symmetry: 3 of 16 ranks simulated", 0) == 0;
   CHECK(three);
-  const auto a = nlohmann::json::parse(closed.out), b = nlohmann::json::parse(full.out);
   CHECK(a["events"] < b["events"]);
   // The stragglers did act: rank 5 waits for nobody, rank 0 waits for it.
   CHECK(a["ranks"][0]["barrier_wait_s"].get<double>() > a["ranks"][5]["barrier_wait_s"].get<double>());
