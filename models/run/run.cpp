@@ -26,6 +26,7 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   if (options.audit) net.set_audit(true);
+  net.set_closed_forms(!options.full);
   check_params(spec.cluster.params);
 
   // Scenario -> World: placement, topology, NCCL's transports, the links (and [nccl.env], parsed once).
@@ -45,7 +46,14 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
                               std::move(plan.ranks));
   exec.overlap_slowdown = plan.overlap_slowdown;
   exec.comm_overlap_slowdown = plan.comm_overlap_slowdown;
-  if (options.timeline) exec.record_timeline(timeline_ranks(exec));
+  std::vector<int> recorded;
+  if (options.timeline) exec.record_timeline(recorded = timeline_ranks(exec));
+  if (options.full) {
+    plan.notes.push_back("full simulation (--full): every rank and every flow simulated");
+  } else if (const auto classes = exec.simulate_classes(recorded); classes.simulated < world->size()) {
+    plan.notes.push_back("symmetry: " + std::to_string(classes.simulated) + " of " + std::to_string(world->size()) +
+                         " ranks simulated, each for the ranks with its program and communicators (--full: all)");
+  }
   exec.set_wall_limit(options.time_limit_s);
   exec.run();
   SIM_CHECK(exec.all_done() || exec.stopped(), "step programs deadlocked: a rank waits for a peer that never comes");
@@ -53,6 +61,7 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   if (options.audit && !exec.stopped())
     SIM_CHECK(net.active_flows() == 0, "flows still in flight after every rank finished its program");
 
+  net.settle_blocks();  // link totals of repeated closed-form collectives
   // -> the result.
   RunResult result = fill_result(exec, net, *world, spec, options);
   result.notes.insert(result.notes.begin(), plan.notes.begin(), plan.notes.end());

@@ -71,8 +71,10 @@ void StepExecutor::run() {
   start_ = sim_.now();
   wall_start_ = std::chrono::steady_clock::now();
   for (auto& s : state_) s.last = start_;
-  for (int r = 0; r < int(ranks_.size()); ++r) advance(r);
+  for (int r = 0; r < int(ranks_.size()); ++r)
+    if (weight(r) > 0) advance(r);
   sim_.run();
+  expand_classes();
 }
 
 const Op& StepExecutor::current(int r, int s) const {
@@ -250,7 +252,7 @@ bool StepExecutor::step_stream(int r, int s) {
       settle(r);
       acct_[r].finish = sim_.now();
       acct_[r].done = true;
-      ++done_ranks_;
+      done_ranks_ += weight(r);
     }
     return true;
   }
@@ -318,7 +320,8 @@ void StepExecutor::arrive_collective(int r, int s, const Op& op) {
   } else {
     SIM_CHECK(inst.op == op.coll && inst.bytes == op.bytes, "group members disagree on a collective");
   }
-  if (++inst.arrived == groups_[g].ranks.size()) launch(g, seq);
+  inst.arrived += weight(r);  // a representative arrives for its whole class
+  if (inst.arrived == groups_[g].ranks.size()) launch(g, seq);
 }
 
 void StepExecutor::launch(int g, uint64_t seq) {
@@ -327,7 +330,7 @@ void StepExecutor::launch(int g, uint64_t seq) {
   const sim::Time now = sim_.now();
   inst.launch = now;
   const auto& members = groups_[g].ranks;
-  for (int m : members) {
+  for (int m : simulated_members(g)) {
     settle(m);
     // Barrier wait: the collective starts when its last member arrives.
     acct_[m].barrier += now - state_[m].streams[inst.stream].op_start;
@@ -342,7 +345,7 @@ void StepExecutor::launch(int g, uint64_t seq) {
     });
     return;
   }
-  set_comm_rate_scale(members);
+  set_comm_rate_scale(simulated_members(g));  // a class's members compute when its representative does
   engine_.launch(
       groups_[g], inst.op, inst.bytes,
       [this, g, seq](const collectives::CollectiveRecord& rec) { collective_done(g, seq, rec); }, inst.in_place);
@@ -354,7 +357,7 @@ void StepExecutor::collective_done(int g, uint64_t seq, const collectives::Colle
   Instance& inst = gs.pending[seq - gs.base];
   const uint8_t s = inst.stream;
   inst.done = true;
-  for (int m : groups_[g].ranks) {
+  for (int m : simulated_members(g)) {
     if (recording(m))
       note(m, s, programs_[ranks_[m].program].stream_names[s], inst.name, inst.op, true, inst.bytes, inst.launch, &rec);
     finish_op(m, s);

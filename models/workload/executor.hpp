@@ -24,6 +24,7 @@
 #include "models/result.hpp"
 #include "models/workload/program.hpp"
 #include "models/workload/step_breakdown.hpp"
+#include "models/workload/symmetry.hpp"
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/simulator.hpp"
@@ -57,6 +58,10 @@ class StepExecutor {
   // send/recv launched while one of its ranks runs GPU compute moves at 1 / (1 + this) of its rate,
   // for its whole life (first order: it is not re-timed when the compute ends).
   double comm_overlap_slowdown = 0;
+
+  // Simulate one representative per class of identical ranks (symmetry.hpp), the ranks of `keep`
+  // on their own; call before run(). Returns the classes (all ranks simulated: not applied).
+  RankClasses simulate_classes(const std::vector<int>& keep);
 
   // Starts every rank now and runs the simulator until all programs end (or the wall-clock
   // limit stops it: then stopped() is true).
@@ -172,6 +177,13 @@ class StepExecutor {
   std::vector<TimelineEvent> timeline_;
   std::vector<sim::LinkId> path_scratch_;
   sim::Time start_;
+  // Rank classes (symmetry.cpp); empty: every rank simulated.
+  std::vector<int> weight_;                  // per rank: ranks it stands for (0: not simulated)
+  std::vector<int> rep_;                     // per rank: its representative
+  std::vector<std::vector<int>> group_sim_;  // per group: its simulated members
+  int weight(int r) const { return weight_.empty() ? 1 : weight_[r]; }
+  const std::vector<int>& simulated_members(int g) const { return weight_.empty() ? groups_[g].ranks : group_sim_[g]; }
+  void expand_classes();  // copies representatives' accounts to their classes
   int done_ranks_ = 0;
   uint64_t launched_ = 0;
   uint64_t ops_done_ = 0;
