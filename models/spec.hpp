@@ -54,6 +54,7 @@ struct ModelSpec {
   int layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn = 0, vocab = 0;
   int seq = 2048;
   bool tied_embeddings = false;
+  std::string mlp;  // "" (the preset's, else swiglu) | swiglu (3 matrices, Llama) | gelu (2, GPT)
 };
 
 struct TrainingSpec {
@@ -62,16 +63,29 @@ struct TrainingSpec {
   int steps = 1;
   bool grad_checkpointing = false;
   std::string dtype = "bf16";
-  std::string param_dtype = "";   // "" = dtype; "fp32" for FSDP mixed precision
-  double compute_efficiency = 0;  // 0: model default (fraction of peak)
-  int cpu_threads = 0;            // OMP_NUM_THREADS per rank for host work (CPU-Adam); 0: as
-                                  // torchrun sets it (1 with several processes per pod, else all)
+  std::string param_dtype = "";             // "" = dtype; "fp32" for FSDP mixed precision
+  double compute_efficiency = 0;            // 0: model default (fraction of peak)
+  int cpu_threads = 0;                      // OMP_NUM_THREADS per rank for host work (CPU-Adam); 0: as
+                                            // torchrun sets it (1 with several processes per pod, else all)
+  int global_batch = 0;                     // sequences per step over all replicas; 0: grad_accum is given
+  std::string recompute;                    // "" (grad_checkpointing decides) | none | selective | full
+  std::string attention_backend = "flash";  // flash (FlashAttention/cuDNN) | unfused (explicit softmax)
 };
 
 struct ParallelSpec {
   std::string strategy = "zero3";  // zero3 | fsdp | ddp | megatron
   int tp = 1, pp = 1, dp = 0;      // dp 0: derived from the GPU count
   int micro_batches = 0;           // pipeline micro-batches per step (0: grad_accum)
+  // Megatron-LM / Megatron-Core options (models/workload/layout.hpp says what each one does).
+  int cp = 1;  // context parallelism (ring attention)
+  int vp = 1;  // virtual pipeline stages per rank (interleaved 1F1B)
+  bool sequence_parallel = false;
+  bool distributed_optimizer = false;
+  bool overlap_grad_reduce = false;
+  bool overlap_param_gather = false;
+  bool tp_comm_overlap = false;
+  bool scatter_gather_tensors_in_pipeline = false;  // Megatron-LM <= 2022: p2p sends 1/tp, then all-gather
+  std::optional<bool> overlap_p2p_comm;             // unset: Megatron-Core's default (on with vp > 1)
 };
 
 struct ZeroSpec {
