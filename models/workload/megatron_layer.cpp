@@ -26,8 +26,8 @@ LayerWork megatron_layer_work(const ModelShape& m, const ParallelLayout& l, cons
   w.act_bytes = (m.gated_mlp ? 3 : 2) * e * tokens * double(m.ffn) / tp;
   if (!flash) {
     const double scores = b * (double(m.heads) / tp) * (s / cp) * s;
-    w.score_bytes_fwd = scores * (4 * e + 1);
-    w.score_bytes_bwd = scores * (5 * e + 1);
+    w.score_bytes_fwd = scores * (6 * e + 1);
+    w.score_bytes_bwd = scores * (9 * e + 1);
   }
   w.tp_bytes = int64_t(tokens * h * e);
   w.cp_kv_bytes = int64_t(2 * b * (s / cp) * (double(m.kv_heads) / tp) * double(m.head_dim()) * e);

@@ -9,13 +9,16 @@
 //     fc1 2 T h ffn k / t (k = 2 for SwiGLU's gate and up, 1 for GELU), fc2 2 T ffn h / t.
 //   Attention core (QK^T and PV): 4 b (s / c) s h / t FLOPs, halved by flash attention (causal
 //     tiles skipped); unfused attention (Megatron-LM <= 2022: explicit scores, fused softmax,
-//     dropout) also moves b (a / t) (s / c) s score elements: (4 e + 1) bytes forward (softmax in
-//     and out, dropout in, out and its 1-byte mask), (5 e + 1) backward.
+//     dropout) also moves its b (a / t) (s / c) s score elements through HBM. Forward: QK^T writes
+//     them (e), the fused scale-mask-softmax reads and writes (2 e), dropout reads, writes and keeps
+//     a 1-byte mask (2 e + 1), PV reads (e): 6 e + 1 bytes. Backward: dO V^T writes (e), dropout's
+//     backward (2 e + 1), softmax's reads P and dP and writes dS (3 e), dV reads P (e), dQ and dK
+//     read dS (2 e): 9 e + 1. (With head_dim ~100 these batched GEMMs are memory-bound on A100.)
 //   Memory-bound token-wise ops on Tn tokens (sequence parallelism shards them over tp): each
 //     norm 2 e h per token (read, write), each residual add 3 e h; the MLP activation on T tokens
 //     of ffn / t: 2 e (GELU) or 3 e (SwiGLU) per element.
 //   Backward = 2 x forward (dgrad + wgrad GEMMs; attention core; memory-bound ops), except the
-//     score tensor's (5 e + 1) / (4 e + 1).
+//     score tensor's bytes (above).
 //   time = FLOPs / (peak x compute.efficiency) + bytes / (HBM x compute.hbm_efficiency): the two
 //     calls into the compute model (compute.hpp's ComputeRates), in MegatronLayer::price.
 // Tensor parallelism (Shoeybi et al. 2019) moves the activation, A = T h e bytes (nccl-tests size
