@@ -3,11 +3,10 @@
 // concurrent collectives and other traffic share links (contention is real, not assumed).
 //
 // Granularity (why): one bulk flow per ring edge (or tree edge) carrying all the bytes that edge
-// moves, rate-capped at channels x per-channel bandwidth for the chosen protocol, plus the
-// pipeline's fixed latency (base + steps x per-hop latency). In steady state a pipelined ring
-// moves at the pace of its slowest edge, which is what these flows reproduce; per-chunk events
-// would cost 2(n-1) x chunks events per collective and change the answer by less than the
-// measurement noise (see README, "Granularity").
+// moves, rate-capped as flow_cap.hpp states (link efficiency or channels x per-channel rate for
+// the chosen protocol), plus the pipeline's fixed latency (base + steps x per-hop latency). In steady state a pipelined
+// ring moves at the pace of its slowest edge, which is what these flows reproduce; per-chunk events would cost 2(n-1) x
+// chunks events per collective and change the answer by less than the measurement noise (see README, "Granularity").
 #include <cstdint>
 #include <memory>
 #include <string>

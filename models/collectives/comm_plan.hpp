@@ -1,6 +1,7 @@
 #pragma once
 // A communicator as the collective engine replays it: ring order, tree edges, the link paths of
-// every edge, and the view NCCL's tuner has of it. Built once per group and cached.
+// every edge, and the view NCCL's tuner has of it. Built once per group and cached; the steps
+// of build_plan are named in comm_plan.cpp (the tuner's view: graph_search.hpp).
 #include <vector>
 
 #include "models/collectives/link_params.hpp"
@@ -12,6 +13,9 @@ namespace models::collectives {
 
 // What one TCP connection moves (single-stream iperf3, ~40 Gb/s on current x86 servers).
 inline constexpr double kTcpStreamBytesPerS = 5e9;
+// The raw bandwidth of an edge whose path crosses no link (a rank to itself): far above any
+// link, so that only the cap's other terms bound it.
+inline constexpr double kSameGpuBytesPerS = 1e12;
 
 struct Edge {
   int from = 0, to = 0;           // World ranks

@@ -1,14 +1,13 @@
 #pragma once
 // Physical parameters of NCCL transfers, per link class, that the collective engine applies on
-// top of the World's raw link capacities. One flow's rate cap and a collective's fixed latency:
+// top of the World's raw link capacities: what one flow's rate cap is made of (efficiency,
+// per-channel rate, flow-control round trip; the cap itself is stated once, in flow_cap.hpp) and
+// a collective's fixed latency:
 //
-//   cap(edge)   = eta[class][proto] * B_path * channels / channels_ref
 //   latency     = kernel_latency + sum over pipeline steps of hop_latency[class][proto]
 //   nccl-tests  = (launch^p + device^p)^(1/p)          (back-to-back loop: host issue and device
 //                                                       work overlap; p -> inf is a hard max)
 //
-// B_path is the raw bandwidth of the path's narrowest link (catalog), channels_ref the channel
-// count NCCL builds by default for that transport (so NCCL_MAX_NCHANNELS=4 gets 4/ref of it).
 // eta says "with its default channels, protocol P reaches this fraction of the raw bandwidth".
 // Defaults are priors (NCCL's own tuning latencies, src/graph/tuning.cc, and efficiencies
 // measured on the 4xH200 machine), registered with their sources in models/params.cpp;
@@ -30,12 +29,10 @@ struct ClassParams {
   std::array<double, kNumProtos> hop_latency_s{};  // per pipeline step
   std::array<double, kNumProtos> efficiency{};     // fraction of raw path bandwidth
   // What one channel (one CTA) moves with Simple, bytes/s; other protocols scale by their
-  // efficiency. 0: unknown, then bandwidth scales with channels / default channels. With it:
-  //   cap = min(eta * B * link_fraction, channels * channel_bandwidth * eta / eta_simple).
+  // efficiency. 0: unknown, then bandwidth scales with channels / default channels (flow_cap.hpp).
   double channel_bandwidth = 0;
   // Simple's flow control: a channel has NCCL_BUFFSIZE of its peer's FIFO in flight and waits
-  // a round trip for credits, so one channel moves at most
-  //   1 / (1 / channel_bandwidth + flow_control_rtt / NCCL_BUFFSIZE)       (0: no window limit).
+  // a round trip for credits (how that bounds a channel: flow_cap.hpp). 0: no window limit.
   double flow_control_rtt_s = 0;
 };
 

@@ -55,20 +55,32 @@ int dtype_bytes(const std::string& dtype) {
   throw SpecError("training.dtype", "unknown dtype '" + dtype + "' (expected bf16, fp16 or fp32)");
 }
 
-double fsdp_all_gather_bytes(int64_t params, int n, int param_bytes) {
+double fsdp_all_gather_copy_in_bytes(int64_t params, int n, int param_bytes) {
   const double p = double(params);
   const double copy_in = p / n * (param_bytes + 2);
   const double local = n == 1 ? p * 4 : 0;  // NCCL with one rank: an out-of-place copy
-  const double copy_out = p * 4;
-  return copy_in + local + copy_out;
+  return copy_in + local;
 }
 
-double fsdp_reduce_scatter_bytes(int64_t params, int n, int param_bytes) {
+double fsdp_all_gather_copy_out_bytes(int64_t params) { return double(params) * 4; }
+
+double fsdp_reduce_scatter_copy_in_bytes(int64_t params, int n) {
   const double p = double(params);
   const double copy_in = p * 4;
   const double local = n == 1 ? p * 4 : 0;
-  const double cast = p / n * (2 + param_bytes);
-  return copy_in + local + cast;
+  return copy_in + local;
+}
+
+double fsdp_grad_cast_bytes(double shard_params, int param_bytes, bool accumulate) {
+  return shard_params * (2 + param_bytes + (accumulate ? param_bytes : 0));
+}
+
+double fsdp_all_gather_bytes(int64_t params, int n, int param_bytes) {
+  return fsdp_all_gather_copy_in_bytes(params, n, param_bytes) + fsdp_all_gather_copy_out_bytes(params);
+}
+
+double fsdp_reduce_scatter_bytes(int64_t params, int n, int param_bytes) {
+  return fsdp_reduce_scatter_copy_in_bytes(params, n) + fsdp_grad_cast_bytes(double(params) / n, param_bytes, false);
 }
 
 StepWork single_gpu_work(const ModelShape& m, int micro_batch, bool grad_checkpointing, bool fsdp, int param_bytes) {

@@ -74,6 +74,15 @@ int dtype_bytes(const std::string& dtype);  // bf16/fp16: 2, fp32: 4; SpecError 
 // Reduce-scatter: copy-in (2+2), then the reduced shard cast to the parameter dtype (2+param).
 double fsdp_all_gather_bytes(int64_t params, int n, int param_bytes);
 double fsdp_reduce_scatter_bytes(int64_t params, int n, int param_bytes);
+// The same, in the parts fsdp_step.cpp issues around each collective:
+//   all-gather:     copy-in (+ the local copy at n == 1) before it, copy-out after it;
+//   reduce-scatter: copy-in (+ the local copy at n == 1) before it; the cast of the reduced
+//                   shard (shard_params = params / n) after all of a micro-batch's reductions,
+//                   which also reads the existing gradient when accumulating (+param_bytes).
+double fsdp_all_gather_copy_in_bytes(int64_t params, int n, int param_bytes);
+double fsdp_all_gather_copy_out_bytes(int64_t params);
+double fsdp_reduce_scatter_copy_in_bytes(int64_t params, int n);
+double fsdp_grad_cast_bytes(double shard_params, int param_bytes, bool accumulate);
 
 // The closed form the simulator reproduces for one GPU without communication:
 //   step = F / (peak * eff) + B / (hbm * hbm_eff)

@@ -105,7 +105,9 @@ TEST_CASE("layers: the layer table is read from ARCHITECTURE.md", "[architecture
   REQUIRE(t.count("models"));
   REQUIRE(t.count("models/hw"));
   REQUIRE(t.count("models/collectives"));
-  REQUIRE(t.count("scenarios"));
+  REQUIRE(t.count("scenarios/load"));
+  REQUIRE(t.count("scenarios/import"));
+  REQUIRE(t.count("scenarios/cli"));
   // The order the design card states: sim <- models <- scenarios, viz between.
   CHECK(t.at("sim") < t.at("models"));
   CHECK(t.at("models") < t.at("models/hw"));
@@ -118,7 +120,9 @@ TEST_CASE("layers: the layer table is read from ARCHITECTURE.md", "[architecture
   CHECK(t.at("models/workload") == t.at("models/calibrate"));
   CHECK(t.at("models/workload") < t.at("models/run"));
   CHECK(t.at("models/run") < t.at("viz"));
-  CHECK(t.at("viz") < t.at("scenarios"));
+  CHECK(t.at("viz") < t.at("scenarios/load"));
+  CHECK(t.at("scenarios/load") < t.at("scenarios/import"));
+  CHECK(t.at("scenarios/import") < t.at("scenarios/cli"));
 }
 
 TEST_CASE("layers: the check flags an include that points up or sideways", "[architecture]") {
