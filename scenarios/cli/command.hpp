@@ -13,4 +13,6 @@ int cmd_nccl_log(int argc, char** argv);
 int cmd_report(int argc, char** argv);
 int cmd_import(int argc, char** argv);
 int cmd_params(int argc, char** argv);
+int cmd_presets(int argc, char** argv);
+int cmd_instances(int argc, char** argv);
 }  // namespace scenarios

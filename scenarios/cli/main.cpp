@@ -22,6 +22,8 @@ constexpr Subcommand kSubcommands[] = {
     {"report", scenarios::cmd_report, "HTML report with plots, Chrome trace, CSV"},
     {"import", scenarios::cmd_import, "turn a Kubernetes job / DeepSpeed config into a scenario"},
     {"params", scenarios::cmd_params, "the physical parameters [cluster.params] may set"},
+    {"presets", scenarios::cmd_presets, "the model presets model.preset accepts, with their shapes"},
+    {"instances", scenarios::cmd_instances, "the catalog nodes cluster.instance accepts"},
 };
 
 void usage(std::FILE* out) {

@@ -227,6 +227,20 @@ class Loader {
             {"dtype",
              [&](auto& v, auto& k) {
                t.dtype = r_.one_of(v, k, {"bf16", "fp16", "fp32"});
+               dtype_given_ = true;
+             }},
+            // The issue's name for the compute precision (Megatron's --fp16 / --bf16): the same
+            // field as dtype; both given must agree. FP8 has no per-GPU peak in the catalog yet.
+            {"precision",
+             [&](auto& v, auto& k) {
+               const std::string p = r_.one_of(v, k, {"bf16", "fp16", "fp8"});
+               if (p == "fp8")
+                 r_.fail(v, k + ": fp8 is not modelled yet (no FP8 peak or efficiency in the catalog; expected bf16 "
+                                "or fp16)");
+               if (dtype_given_ && p != t.dtype)
+                 r_.fail(v, k + ": \"" + p + "\" disagrees with training.dtype = \"" + t.dtype +
+                                "\" (expected one of the two, or the same value)");
+               t.dtype = p;
              }},
             {"param_dtype",
              [&](auto& v, auto& k) {
@@ -386,6 +400,7 @@ class Loader {
   SourcePos ds_named_at_;
   SourcePos profile_at_;
   ZeroEntries zero_toml_;
+  bool dtype_given_ = false;  // training.dtype was written (training.precision must then agree)
 };
 
 }  // namespace
