@@ -27,7 +27,7 @@ Edge make_edge(const World& world, const sim::FlowNetwork& net, int from, int to
   e.p2p_read = t.kind == TransportKind::P2P && t.p2p_read;
   e.raw_bandwidth = 0;
   for (sim::LinkId l : e.path) {
-    const double c = net.link_capacity(l);
+    const double c = world.raw_capacity(l, net);  // physical: NVLink ports' capacity carries an efficiency
     if (e.raw_bandwidth == 0 || c < e.raw_bandwidth) {
       e.raw_bandwidth = c;
       e.bottleneck = l;

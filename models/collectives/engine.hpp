@@ -93,10 +93,11 @@ class Engine final : public CollectiveEngine {
   void complete_after(uint32_t pending, sim::Time after);
   void flow_done(uint32_t pending);
   void audit_delivery(const Pending& p) const;
-  // One pipeline step over edge e (wire included).
+  // One pipeline step over edge e (wire included); read mode's handshake only with Simple, the
+  // one protocol whose buffer read mode moves (flow_cap.cpp, NCCL src/transport/p2p.cc).
   double hop(const Edge& e, Proto p, int channels = 1) const {
     return params_.of(e.link_class).hop_latency_s[static_cast<int>(p)] * serial_channels(e.link_class, channels) +
-           (e.p2p_read ? params_.p2p_read_extra_latency_s : 0.0);
+           (e.p2p_read && p == Proto::Simple ? params_.p2p_read_extra_latency_s : 0.0);
   }
 
   sim::Simulator& sim_;

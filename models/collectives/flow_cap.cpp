@@ -7,7 +7,11 @@ namespace models::collectives {
 double flow_rate_cap(const LinkParams& params, const FlowCapInputs& in) {
   const ClassParams& cp = params.of(in.link_class);
   const int pi = static_cast<int>(in.proto);
-  const double read = in.p2p_read && in.duplex ? params.p2p_read_bandwidth_factor : 1.0;
+  // P2P read mode moves only Simple's buffer to the sender (NCCL src/transport/p2p.cc
+  // p2pSendConnect: `if (info->read && p == NCCL_PROTO_SIMPLE)` the SIMPLE buffer is the sender's
+  // local ncclSendMem; LL and LL128 stay in the receiver's memory, written as in write mode): the
+  // factor applies to Simple only.
+  const double read = in.p2p_read && in.duplex && in.proto == Proto::Simple ? params.p2p_read_bandwidth_factor : 1.0;
   // Over NVLink the CTAs' loads and stores are the limit (copy_work.hpp): per channel, and in
   // total where a collective does more of them than all-reduce (a link never runs above its
   // efficiency, hence min(1, 1/work) on the link side). 2 x H200: 1 GiB all-gather and

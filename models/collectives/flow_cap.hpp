@@ -13,11 +13,16 @@
 //   r'   = 1 / (1 / (channel_bandwidth x read x channel_work) + rtt / NCCL_BUFFSIZE)  (Simple)
 //   link_work = min(1, 1/work), channel_work = 1/work over NVLink; both 1 on other classes.
 //
-// B_path: the raw bandwidth of the edge's narrowest link; link_fraction: its share of that link
+// Over NVLink the port itself also carries the efficiency: a GPU's NVLink tx/rx capacity in the
+// FlowNetwork is eta[NVLink][Simple] x raw (world.cpp build_links), so flows sharing a port (all-to-all's
+// n-1, a Tree chain's 2, concurrent collectives) together reach eta x raw, not raw (issue 18,
+// mechanism 3). This cap still bounds each flow alone.
+// B_path: the raw bandwidth of the edge's narrowest link (World::raw_capacity); link_fraction: its share of that link
 // (1 / rings crossing it); eta: the fitted efficiency of protocol P on that link class.
 // work (copy_work.hpp): the collective's loads and stores per byte sent relative to all-reduce,
 // which bind over NVLink (per channel, and in total where above 1). read: P2P read mode's
-// factor where the reader's port also sends (models/hw/links.cpp p2p_read_model). simplex: SHM's copies
+// factor where the reader's port also sends (models/hw/links.cpp p2p_read_model), Simple only
+// (read mode moves only the SIMPLE buffer, NCCL src/transport/p2p.cc p2pSendConnect). simplex: SHM's copies
 // to and from host memory share one throughput per GPU, so a one-way edge gets twice the duplex
 // rate. rtt: a FIFO credit's round trip; a channel keeps NCCL_BUFFSIZE in flight (Simple).
 // Sources of each term: the measurements cited in flow_cap.cpp, copy_work.hpp and link_params.cpp.

@@ -138,6 +138,10 @@ class WorldImpl final : public World {
     out.push_back(l.hostmem);
   }
 
+  double raw_capacity(sim::LinkId l, const sim::FlowNetwork& net) const override {
+    return l.index < raw_.size() && raw_[l.index] > 0 ? raw_[l.index] : net.link_capacity(l);
+  }
+
   const topology::Placement& placement() const override { return layout_; }
   const hw::NodeSpec& node() const override { return node_; }
   const nccl::NcclEnv& nccl_env() const override { return env_; }
@@ -169,10 +173,19 @@ class WorldImpl final : public World {
     if (s >= 0 && s != src_switch) out.push_back(l.sw_down[s]);
   }
 
+  // A link whose usable capacity is `efficiency` of its raw bandwidth (raw_capacity() keeps the raw).
+  sim::LinkId add_port(sim::FlowNetwork& net, const std::string& name, const char* kind, double raw, double efficiency,
+                       sim::Time latency) {
+    const sim::LinkId id = net.add_link(name, kind, raw * efficiency, latency);
+    if (raw_.size() <= id.index) raw_.resize(id.index + 1, 0.0);
+    raw_[id.index] = raw;
+    return id;
+  }
+
   void build_links(const ScenarioSpec& spec, sim::FlowNetwork& net) {
     using sim::Time;
     const int ng = graph_.gpus();
-    double nvl_bw = 0, nvl_lat = 0;
+    double nvl_bw = 0, nvl_lat = 0, nvl_eff = 1;
     if (node_.nvlink_gen) {
       hw::LinkTech nvl = hw::nvlink(node_.nvlink_gen);
       // A GPU's NVLink port: all its links (through NVSwitch every peer shares them).
@@ -180,6 +193,13 @@ class WorldImpl final : public World {
       if (node_.imported)
         for (int b = 1; b < ng; ++b) links = std::max(links, graph_.gpu_gpu(0, b).nv_links);
       nvl_bw = param_or(spec.cluster.params, "nvlink.bandwidth", links * nvl.bytes_per_s);
+      // NCCL's Simple protocol moves at most this fraction of a port's raw bandwidth, whatever the
+      // number of flows through it (a ring's one edge per direction, all-to-all's n-1, a Tree
+      // chain's two): 4 x H200 ring all-reduce 354 of 478 GB/s (ar_g4.txt), and NCCL reaches the
+      // same fraction with all-to-all (issue 18). So the port's capacity carries the efficiency
+      // and the per-flow caps (models/collectives/flow_cap.hpp) keep the protocol's and channels'
+      // terms; raw_capacity() keeps the physical bandwidth for the tuner and calibrate.
+      nvl_eff = param_or(spec.cluster.params, "nvlink.efficiency.simple", param_default("nvlink.efficiency.simple"));
       nvl_lat = param_or(spec.cluster.params, "nvlink.latency",
                          nvl.latency_s + (node_.nvswitch ? hw::nvswitch(4).latency_s : 0));
     }
@@ -209,8 +229,8 @@ class WorldImpl final : public World {
       for (int g = 0; g < ng; ++g) {
         const std::string gp = p + "gpu" + std::to_string(g) + "/";
         if (nvl_bw > 0) {
-          l.nvl_tx.push_back(net.add_link(gp + "nvlink.tx", "nvlink", nvl_bw, nvl_half));
-          l.nvl_rx.push_back(net.add_link(gp + "nvlink.rx", "nvlink", nvl_bw, nvl_half));
+          l.nvl_tx.push_back(add_port(net, gp + "nvlink.tx", "nvlink", nvl_bw, nvl_eff, nvl_half));
+          l.nvl_rx.push_back(add_port(net, gp + "nvlink.rx", "nvlink", nvl_bw, nvl_eff, nvl_half));
         }
         l.pcie_up.push_back(net.add_link(gp + "pcie.up", "pcie", pcie_bw, pcie_half));
         l.pcie_down.push_back(net.add_link(gp + "pcie.down", "pcie", pcie_bw, pcie_half));
@@ -241,6 +261,7 @@ class WorldImpl final : public World {
   nccl::TransportModel transports_;
   std::vector<RankInfo> ranks_;
   std::vector<NodeLinks> links_;
+  std::vector<double> raw_;  // per link index: raw bandwidth where the capacity carries an efficiency, else 0
 };
 
 }  // namespace

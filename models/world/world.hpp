@@ -33,6 +33,12 @@ class World {
   // nothing per pair is stored), and the links a flow a->b crosses, appended to `out`.
   virtual Transport transport(int a, int b) const = 0;
   virtual void path(int a, int b, std::vector<sim::LinkId>& out) const = 0;
+  // The physical (catalog or [cluster.params]) bandwidth of link `l`, bytes/s. A link's
+  // FlowNetwork capacity is what traffic can use of it, which for some links is less than the
+  // hardware moves: a GPU's NVLink port carries NCCL's Simple efficiency, because the protocol's
+  // overhead is paid on the port's total, however many flows share it (world.cpp build_links).
+  // NCCL's tuner and `commsim calibrate` reason in physical bandwidths; they read this.
+  virtual double raw_capacity(sim::LinkId l, const sim::FlowNetwork& net) const { return net.link_capacity(l); }
   // Host-side links of a rank's GPU, for CPU offload traffic: pinned host->GPU and GPU->host
   // copies (PCIe, then host memory), appended to `out`.
   virtual void host_to_gpu(int r, std::vector<sim::LinkId>& out) const = 0;

@@ -390,6 +390,10 @@ class Loader {
     // The scenario's [zero] wins over the JSON, whichever of DeepSpeed's two spellings each uses.
     for (auto& [k, e] : zero_toml_) ds.zero[canonical_zero_key(k)] = e;
     apply_deepspeed(ds, s, out_.positions);
+    out_.files = {file_name_};
+    for (const std::string* f :
+         {&s.cluster.profile, ds_path_ ? &*ds_path_ : nullptr, s.cluster.node ? &s.cluster.node->topo_file : nullptr})
+      if (f && !f->empty()) out_.files.push_back(*f);
   }
 
   LoadedScenario& out_;

@@ -44,6 +44,9 @@ struct LoadedScenario {
   // "cluster.params.nvlink.bw", "zero.reduce_bucket_size" may point into the DeepSpeed JSON).
   // Tables are recorded too ("placement" -> its header).
   std::map<std::string, SourcePos> positions;
+  // Every file the scenario was read from, in order: the scenario itself, then its calibration
+  // profile, DeepSpeed JSON and topology file where it names them (what outputs record as inputs).
+  std::vector<std::string> files;
 
   // Where `dotted_key` was written; else its closest written parent table; else file:1:1.
   SourcePos position_of(std::string_view dotted_key) const;

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "scenarios/import/k8s_job.hpp"
 #include "scenarios/load/loader.hpp"
 #include "tests/scenarios/command_runner.hpp"
@@ -65,8 +67,9 @@ TEST_CASE("import k8s: YAML that is not a job, wrong types", "[scenarios]") {
     FAIL("no error");
   } catch (const UserError& e) {
     CHECK(std::string(e.what()) ==
-          "svc.yaml:2:7: kind 'Service' is not a training job (expected kind TrainJob, PyTorchJob or Pod, "
-          "a pod spec with containers, or a trainer: block)");
+          "svc.yaml:2:7: kind 'Service' is not a training job (expected kind TrainJob, PyTorchJob, MPIJob, Job, JobSet "
+          "or "
+          "Pod, a pod spec with containers, or a trainer: block)");
   }
   try {
     scenarios::parse_k8s_job(
@@ -143,4 +146,138 @@ TEST_CASE("import k8s: OMP_NUM_THREADS in the container env becomes training.cpu
     CHECK(e.pos().line == 6);
     CHECK(e.message().find("'many' is not a thread count") != std::string::npos);
   }
+}
+
+TEST_CASE("import k8s: batch/v1 Job, JobSet, MPIJob and kind: List", "[scenarios]") {
+  const auto job = scenarios::read_k8s_job(kInputs + "indexed_job_p5_2x8.yaml");  // beside a Service
+  CHECK(job.kind == "Job");
+  CHECK(job.name == "llama-3-70b-ddp");
+  CHECK(job.pods == 2);
+  CHECK(job.gpus_per_pod == 8);
+  CHECK(job.procs_per_pod == 8);  // torchrun --nproc_per_node=8
+  CHECK(job.instance_type == "p5.48xlarge");
+  const auto js = scenarios::read_k8s_job(kInputs + "jobset_p4d_2x8.yaml");
+  CHECK(js.kind == "JobSet");
+  CHECK(js.pods == 2);  // the worker job's 2 pods; the driver requests no GPU
+  CHECK(js.gpus_per_pod == 8);
+  CHECK(js.host_ipc);
+  CHECK(js.command.find("watch_llama-3-8b.py") != std::string::npos);  // the driver's command is read
+  const auto mpi = scenarios::read_k8s_job(kInputs + "mpijob_p4d_2x8.yaml");
+  CHECK(mpi.kind == "MPIJob");
+  CHECK(mpi.pods == 2);                                        // Workers; the launcher runs no rank
+  CHECK(mpi.procs_per_pod == 8);                               // slotsPerWorker
+  CHECK(mpi.command.find("llama-2-7b") != std::string::npos);  // from the launcher's mpirun line
+  const auto list = scenarios::parse_k8s_job(
+      "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: cfg}\n"
+      "- apiVersion: v1\n  kind: Pod\n  metadata: {name: trainer}\n  spec:\n    containers:\n"
+      "    - resources: {limits: {nvidia.com/gpu: 2}}\n",
+      "list.yaml");
+  CHECK(list.kind == "Pod");
+  CHECK(list.name == "trainer");
+  CHECK(list.gpus_per_pod == 2);
+}
+
+TEST_CASE("import k8s: a file with two training jobs is refused with both names unless --job picks one",
+          "[scenarios]") {
+  const std::string two =
+      "kind: Pod\nmetadata: {name: prep}\nspec:\n  containers: [{command: [python, prep.py]}]\n---\n"
+      "kind: PyTorchJob\nmetadata: {name: small}\nspec:\n  pytorchReplicaSpecs:\n    Master:\n      template:\n"
+      "        spec:\n          containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n---\n"
+      "kind: Job\nmetadata: {name: big}\nspec:\n  parallelism: 4\n  template:\n    spec:\n"
+      "      containers: [{resources: {limits: {nvidia.com/gpu: 8}}}]\n";
+  try {
+    scenarios::parse_k8s_job(two, "two.yaml");
+    FAIL("no error");
+  } catch (const UserError& e) {
+    // The Pod without GPUs is not training; the two others are named, with where they start.
+    CHECK(std::string(e.what()) ==
+          "two.yaml:15:1: 2 training jobs: PyTorchJob 'small' (line 6) and Job 'big' (line 15) (expected one; "
+          "pick it with --job NAME)");
+  }
+  const auto big = scenarios::parse_k8s_job(two, "two.yaml", "big");
+  CHECK(big.kind == "Job");
+  CHECK(big.pods == 4);
+  CHECK(scenarios::parse_k8s_job(two, "two.yaml", "prep").kind == "Pod");
+  try {
+    scenarios::parse_k8s_job(two, "two.yaml", "smal");
+    FAIL("no error");
+  } catch (const UserError& e) {
+    CHECK(std::string(e.what()) == "--job:1:1: no training job named 'smal' in two.yaml (did you mean 'small'?)");
+  }
+  // One job requesting GPUs beside others: that one, without --job.
+  const auto one = scenarios::parse_k8s_job(two.substr(0, two.find("---\nkind: Job")), "one.yaml");
+  CHECK(one.name == "small");
+}
+
+TEST_CASE("commsim import k8s: every default is written with a comment and listed on stderr", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("import-defaults");
+  const std::string out = (dir / "tj.toml").string();
+  // A TrainJob of 4 pods x 1 GPU, no Trainer arguments, no DeepSpeed config.
+  const auto r = run_commsim({"import", "k8s", kInputs + "trainjob_p4d_4x1.yaml", "--out", out});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.rfind("commsim import: 10 values not in the job, written to " + out + " with a 'default:' comment:\n",
+                    0) == 0);
+  for (const char* line :
+       {"  cluster.nodes = 1: 4 pods packed 4 per host, as a bin-packing scheduler places them (--spread: one per "
+        "host; --nodes N)\n",
+        "  placement.host_ipc = false: no hostIPC in the pod spec (Kubernetes' default): pods on one host cannot use "
+        "P2P or SHM between them\n",
+        "  training.steps = 1: max_steps not given (pass --trainer-args, or edit): run time is one step\n",
+        "  parallel.strategy = \"ddp\": no DeepSpeed config (pass --deepspeed)"})
+    CHECK(r.err.find(line) != std::string::npos);
+  const std::string toml = scenarios_test::slurp(out);
+  CHECK(toml.find("strategy = \"ddp\"  # default: no DeepSpeed config") != std::string::npos);
+  CHECK(toml.find("steps = 1  # default: max_steps not given") != std::string::npos);
+  const auto s = scenarios::load_scenario(out).spec;
+  CHECK(s.parallel.strategy == "ddp");
+  CHECK(s.placement.pods_per_node == 4);
+  // With a DeepSpeed config whose batch keys are "auto": said where the default lands.
+  const auto ds = run_commsim({"import", "k8s", kInputs + "trainjob_p4d_4x1.yaml", "--deepspeed",
+                               kInputs + "llama-3-8b-stage3.json", "--out", out, "--json"});
+  REQUIRE(ds.exit_code == 0);
+  CHECK(ds.err.find("training.micro_batch = 1: per_device_train_batch_size not given (pass --trainer-args, or edit); "
+                    "the DeepSpeed config's train_micro_batch_size_per_gpu = \"auto\" becomes this value") !=
+        std::string::npos);
+  const auto j = nlohmann::json::parse(ds.out);
+  CHECK(j["command"] == "import");
+  CHECK(j["pods"] == 4);
+  bool strategy_listed = false;
+  for (const auto& d : j["defaults"]) strategy_listed = strategy_listed || d["key"] == "parallel.strategy";
+  CHECK_FALSE(strategy_listed);  // zero3 comes from the DeepSpeed config, not a default
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("commsim import k8s: --spread and --nodes choose the placement", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("import-placement");
+  const std::string out = (dir / "p.toml").string();
+  REQUIRE(run_commsim({"import", "k8s", kInputs + "trainjob_p4d_4x1.yaml", "--spread", "--out", out}).exit_code == 0);
+  auto s = scenarios::load_scenario(out).spec;
+  CHECK(s.cluster.nodes == 4);
+  CHECK(s.placement.pods_per_node == 1);
+  REQUIRE(run_commsim({"import", "k8s", kInputs + "trainjob_p4d_4x1.yaml", "--nodes", "2", "--out", out}).exit_code ==
+          0);
+  s = scenarios::load_scenario(out).spec;
+  CHECK(s.cluster.nodes == 2);
+  CHECK(s.placement.pods_per_node == 2);
+  CHECK(scenarios_test::slurp(out).find("nodes = 2  # 4 pods, 2 per host (--nodes 2)") != std::string::npos);
+  const auto bad = run_commsim({"import", "k8s", kInputs + "trainjob_p4d_4x1.yaml", "--nodes", "3", "--out", out});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.rfind("--nodes:1:1: 4 pods of 1 GPUs do not spread evenly over 3 hosts", 0) == 0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("commsim import k8s: paths in the scenario are relative to it, so the folder can move", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("import-rel");
+  std::filesystem::create_directories(dir / "job" / "out");
+  std::filesystem::copy_file(kInputs + "llama-3-8b-stage3.json", dir / "job" / "ds.json");
+  const std::string out = (dir / "job" / "out" / "s.toml").string();
+  REQUIRE(run_commsim({"import", "k8s", kInputs + "seed002_pod_spec.yaml", "--deepspeed",
+                       (dir / "job" / "ds.json").string(), "--model", "llama-3-8b", "--out", out})
+              .exit_code == 0);
+  CHECK(scenarios_test::slurp(out).find("deepspeed_config = \"../ds.json\"") != std::string::npos);
+  // Moved elsewhere with its config, it still loads.
+  std::filesystem::rename(dir / "job", dir / "moved");
+  const auto s = scenarios::load_scenario((dir / "moved" / "out" / "s.toml").string()).spec;
+  CHECK(s.zero.offload_optimizer == "cpu");
+  std::filesystem::remove_all(dir);
 }

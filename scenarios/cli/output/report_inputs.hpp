@@ -7,6 +7,7 @@
 
 #include "models/result.hpp"
 #include "models/spec.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
 #include "scenarios/load/loader.hpp"
 #include "viz/viz.hpp"
 
@@ -21,10 +22,11 @@ std::vector<std::pair<std::string, std::string>> scenario_summary(const models::
 std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, const models::RunResult& result,
                                           const std::vector<std::string>& measured_files);
 
-// Everything a report page needs for one scenario: title, source, summary and (unless
-// `with_busbw` is false) the bus-bandwidth curves; a SpecError is mapped to the scenario's key.
+// Everything a report page needs for one scenario: title, source, summary (with the inputs:
+// files read, --set overrides, commsim version) and (unless `with_busbw` is false) the
+// bus-bandwidth curves; a SpecError is mapped to the scenario's key.
 viz::ReportInputs report_inputs_for(const LoadedScenario& scenario, const models::RunResult& result,
-                                    const std::string& source_file, const std::vector<std::string>& measured_files,
+                                    const CommandInputs& inputs, const std::vector<std::string>& measured_files,
                                     bool with_busbw = true);
 
 }  // namespace scenarios

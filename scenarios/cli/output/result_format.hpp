@@ -4,14 +4,17 @@
 #include <string>
 
 #include "models/result.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
 
 namespace scenarios {
 
-// One JSON object, keys in a fixed order, numbers in shortest round-trip form, newline at the end.
-std::string result_json(const models::RunResult& result);
+// `run --json`: one object of the result schema (docs/result.schema.json, command "run"): the
+// header (schema_version, command, inputs), the run summary, then per rank, per link,
+// transports, breakdown, notes and the event count; keys in a fixed order, newline at the end.
+std::string result_json(const models::RunResult& result, const CommandInputs& inputs);
 // The readable summary: step and run time, per-rank compute / comm / exposed / barrier wait,
-// busiest links with utilisation, transports, notes.
-std::string result_summary(const models::RunResult& result);
+// busiest links with utilisation, transports, notes; its first lines name the inputs.
+std::string result_summary(const models::RunResult& result, const CommandInputs& inputs);
 
 // "1.23 s", "456 ms", "7.8 us"; "10 min 17 s" past a minute.
 std::string format_seconds(double s);
@@ -20,7 +23,7 @@ std::string format_bytes(double bytes);
 
 // Largest per-rank values, used by the summary, compare and sweep.
 struct RankExtremes {
-  double max_compute_s = 0, max_comm_s = 0, max_exposed_comm_s = 0, max_barrier_wait_s = 0;
+  double max_compute_s = 0, max_comm_s = 0, max_exposed_comm_s = 0, max_barrier_wait_s = 0, max_offload_s = 0;
 };
 RankExtremes rank_extremes(const models::RunResult& result);
 

@@ -1,11 +1,10 @@
 // `run --json` and the human summary of one RunResult.
-#include "scenarios/cli/result_format.hpp"
+#include "scenarios/cli/output/result_format.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 namespace scenarios {
 
@@ -37,18 +36,14 @@ RankExtremes rank_extremes(const models::RunResult& r) {
     e.max_comm_s = std::max(e.max_comm_s, k.comm_s);
     e.max_exposed_comm_s = std::max(e.max_exposed_comm_s, k.exposed_comm_s);
     e.max_barrier_wait_s = std::max(e.max_barrier_wait_s, k.barrier_wait_s);
+    e.max_offload_s = std::max(e.max_offload_s, k.offload_s);
   }
   return e;
 }
 
-std::string result_json(const models::RunResult& r) {
-  using Json = nlohmann::ordered_json;
-  Json j;
-  j["scenario"] = r.scenario;
-  j["step_time_s"] = r.step_time_s;
-  j["run_time_s"] = r.run_time_s;
-  j["steps"] = r.steps;
-  j["partial"] = r.partial;
+std::string result_json(const models::RunResult& r, const CommandInputs& inputs) {
+  Json j = json_header("run", inputs);
+  add_run_summary(j, r);
   Json ranks = Json::array();
   for (const auto& k : r.ranks)
     ranks.push_back({{"rank", k.rank},
@@ -65,10 +60,10 @@ std::string result_json(const models::RunResult& r) {
   for (const auto& l : r.links)
     links.push_back({{"name", l.name},
                      {"kind", l.kind},
-                     {"bytes", l.bytes},
+                     {"bytes", integer_json(l.bytes)},
                      {"busy_s", l.busy_s},
                      {"utilization", l.utilization},
-                     {"capacity_bytes_per_s", l.capacity_bytes_per_s}});
+                     {"capacity_bytes_per_s", integer_json(l.capacity_bytes_per_s)}});
   j["links"] = std::move(links);
   Json transports = Json::array();
   for (const auto& t : r.transports) {
@@ -82,20 +77,22 @@ std::string result_json(const models::RunResult& r) {
   j["breakdown"] = std::move(breakdown);
   j["notes"] = r.notes;
   j["events"] = r.events;
-  return j.dump(2) + "\n";
+  return dump_json(std::move(j));
 }
 
-std::string result_summary(const models::RunResult& r) {
+std::string result_summary(const models::RunResult& r, const CommandInputs& inputs) {
   std::string out;
   auto line = [&](const std::string& s) { out += s + "\n"; };
   line(fmt::format("scenario   {}", r.scenario));
+  line(fmt::format("inputs     {}", inputs_text(inputs)));
   if (r.partial) line("PARTIAL    stopped by --time-limit: the figures below cover only what was simulated");
   line(fmt::format("step time  {}", format_seconds(r.step_time_s)));
   line(fmt::format("run time   {}  ({} steps)", format_seconds(r.run_time_s), r.steps));
   const RankExtremes e = rank_extremes(r);
   line(fmt::format("slowest rank: compute {}, comm {}, exposed comm {}, barrier wait {}",
                    format_seconds(e.max_compute_s), format_seconds(e.max_comm_s), format_seconds(e.max_exposed_comm_s),
-                   format_seconds(e.max_barrier_wait_s)));
+                   format_seconds(e.max_barrier_wait_s)) +
+       (e.max_offload_s > 0 ? fmt::format(", offload {}", format_seconds(e.max_offload_s)) : ""));
   line("");
   line(fmt::format("{:>5} {:>4} {:>4} {:>4}  {:>12} {:>12} {:>12} {:>12}", "rank", "node", "pod", "gpu", "compute",
                    "comm", "exposed comm", "barrier wait"));

@@ -1,5 +1,5 @@
 // Report inputs from a scenario (see report_inputs.hpp).
-#include "scenarios/cli/report_inputs.hpp"
+#include "scenarios/cli/output/report_inputs.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -99,12 +99,20 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
 }
 
 viz::ReportInputs report_inputs_for(const LoadedScenario& scenario, const models::RunResult& result,
-                                    const std::string& source_file, const std::vector<std::string>& measured_files,
+                                    const CommandInputs& inputs, const std::vector<std::string>& measured_files,
                                     bool with_busbw) {
   viz::ReportInputs in;
   in.title = result.scenario;
-  in.source_file = source_file;
+  in.source_file = inputs.files.empty() ? scenario.spec.source_file : inputs.files.front();
   in.summary = scenario_summary(scenario.spec);
+  std::string files;
+  for (size_t i = 1; i < inputs.files.size(); ++i) files += (files.empty() ? "" : ", ") + inputs.files[i];
+  for (const auto& m : measured_files) files += (files.empty() ? "" : ", ") + m;
+  if (!files.empty()) in.summary.push_back({"files it reads", files});
+  std::string sets;
+  for (const auto& o : inputs.overrides) sets += (sets.empty() ? "--set " : " --set ") + shell_word(o);
+  in.summary.push_back({"overrides", sets.empty() ? "none" : sets});
+  in.summary.push_back({"commsim", commsim_version()});
   if (with_busbw) {
     try {
       in.busbw = busbw_curves(scenario.spec, result, measured_files);

@@ -1,5 +1,5 @@
 // Sweep points, shards and --vary parsing.
-#include "scenarios/cli/sweep_plan.hpp"
+#include "scenarios/cli/sweep/sweep_plan.hpp"
 
 #include <charconv>
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "scenarios/cli/sweep_plan.hpp"
+#include "scenarios/cli/sweep/sweep_plan.hpp"
 
 TEST_CASE("scenarios: --vary splits on commas outside quotes and brackets", "[scenarios]") {
   const auto a = scenarios::parse_vary("placement.gpus_per_pod=1,2,4", 1);
