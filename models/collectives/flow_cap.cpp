@@ -24,7 +24,8 @@ double flow_rate_cap(const LinkParams& params, const FlowCapInputs& in) {
   // broadcast 49.8; scenarios/validation/h200x2/n2_shm_gather.json), never above the raw path.
   const double simplex = in.link_class == LinkClass::SHM && !in.duplex ? 2.0 : 1.0;
   const double eta = std::min(1.0, cp.efficiency[pi] * simplex) * read * link_work;
-  const double link_cap = eta * in.raw_bandwidth * in.link_fraction;
+  const double raw = in.raw_bandwidth * (in.proto == Proto::Simple ? in.simple_raw_factor : 1.0);
+  const double link_cap = eta * raw * in.link_fraction;
   const bool window = in.proto == Proto::Simple && cp.flow_control_rtt_s > 0;
   if (cp.channel_bandwidth <= 0) {
     const double cap = link_cap * in.coll_share;

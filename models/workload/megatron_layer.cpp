@@ -34,6 +34,15 @@ LayerWork megatron_layer_work(const ModelShape& m, const ParallelLayout& l, cons
   return w;
 }
 
+namespace {
+// Cross-entropy over the logits: 16 B per logit (16-bit in, fp32 softmax, 16-bit gradient out), the
+// layer model's count (the two-rate compute model's, kept with its rates: compute.hpp's ComputeRates).
+constexpr double kLossBytesPerLogit = 16;
+double loss_bytes(const ModelShape& m, int64_t tokens, int tp) {
+  return kLossBytesPerLogit * double(tokens) * double(m.vocab) / tp;
+}
+}  // namespace
+
 MegatronLayer::MegatronLayer(const ModelShape& m, const ParallelLayout& l, const TrainingSpec& t,
                              const ComputeRates& rates, Program& p)
     : m_(m), l_(l), rates_(rates), p_(p), w_(megatron_layer_work(m, l, t)) {
@@ -44,9 +53,9 @@ MegatronLayer::MegatronLayer(const ModelShape& m, const ParallelLayout& l, const
 }
 
 double MegatronLayer::price(double flops, double bytes) const {
-  // The compute model's two rates (models/workload/compute.hpp); a shape-aware GEMM law replaces
-  // the first term here.
-  return flops / rates_.flops_per_s() + bytes / rates_.hbm_rate();
+  // The layer model's two rates (ComputeRates::layer_*, models/workload/compute.hpp); the GEMM law
+  // of models/compute/ (and its power-limit stretch) replaces them once refitted on these rows.
+  return flops / rates_.layer_flops_per_s + bytes / rates_.layer_bytes_per_s;
 }
 
 void MegatronLayer::compute(double seconds, const std::string& name) {

@@ -224,6 +224,10 @@ int cmd_nccl_tests(int argc, char** argv) {
                         std::to_string(pod_gpus) + " GPUs of a pod in one process");
       // One process per GPU (mpirun -np <ranks>), or one per pod when one process drives them.
       const bool single = scenario.spec.placement.single_process;
+      if ((given("-g") || given("-t")) && per_process == 1 && single && pod_gpus > 1)
+        notes.push_back("-t x -g = 1: the scenario runs the " + std::to_string(pod_gpus) +
+                        " GPUs of a pod in one process (placement.single_process); --set "
+                        "placement.single_process=false predicts one process per GPU, as mpirun -np N runs -g 1");
       assign_processes(table.ranks, single ? pod_gpus : 1);
       table.header = header;
       table.header.threads = single ? threads : 1;

@@ -23,8 +23,8 @@ const std::vector<Subcommand>& subcommands() {
       {"import", cmd_import, "turn a Kubernetes job / DeepSpeed config into a scenario"},
       {"instances", cmd_instances, "the machines cluster.instance can name (GPUs, NVLink, NICs, source)"},
       {"presets", cmd_presets, "the models model.preset can name (shape, parameters, source)"},
-      {"completion", cmd_completion, "shell completion script: commsim completion bash|zsh|fish"},
       {"params", cmd_params, "the physical parameters [cluster.params] may set"},
+      {"completion", cmd_completion, "shell completion script: commsim completion bash|zsh|fish"},
   };
   return table;
 }

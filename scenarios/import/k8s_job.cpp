@@ -267,12 +267,15 @@ class JobReader {
       if (!gpu_job) gpu_job = std::move(part);
     }
     if (gpu_job) {
-      const std::string command = job.command;
-      const std::vector<std::string> notes = job.notes;
-      job = std::move(*gpu_job);
-      job.command = command;
-      job.notes.insert(job.notes.begin(), notes.begin(), notes.end());
-      job.pods = pods;
+      // The worker job's pod shape; the JobSet's own name, file and line, every job's command.
+      K8sJob whole = std::move(*gpu_job);
+      whole.source = job.source;
+      whole.line = job.line;
+      whole.name = job.name;
+      whole.command = job.command;
+      whole.notes.insert(whole.notes.begin(), job.notes.begin(), job.notes.end());
+      whole.pods = pods;
+      job = std::move(whole);
     }
   }
 

@@ -122,6 +122,9 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
     w.set("placement", "efa_plugin_ok", job.efa_per_pod.value_or(0) > 0,
           job.efa_per_pod ? "vpc.amazonaws.com/efa: " + std::to_string(*job.efa_per_pod)
                           : "no vpc.amazonaws.com/efa limit: aws-ofi-nccl finds no EFA device and NCCL uses Socket");
+  if (node->nics >= pods_per_node && job.efa_per_pod.value_or(0) > 0)  // the device plugin: each pod its own EFAs
+    w.set("placement", "nics_per_pod", static_cast<long long>(std::min(*job.efa_per_pod, node->nics / pods_per_node)),
+          "vpc.amazonaws.com/efa: " + std::to_string(*job.efa_per_pod));
   if (job.procs_per_pod && *job.procs_per_pod != gpus)
     w.note("placement", "numProcPerNode " + std::to_string(*job.procs_per_pod) + " differs from the GPU limit " +
                             std::to_string(gpus));
@@ -209,7 +212,7 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
     }
   } else {
     fill("parallel", "strategy", std::string("ddp"),
-         "no DeepSpeed config (pass --deepspeed): plain data parallel, as torchrun runs a script without ZeRO; "
+         "no DeepSpeed config (pass --deepspeed): plain data parallel (a script under torchrun or mpirun without ZeRO); "
          "set fsdp or megatron if the job uses them");
   }
   result.toml = w.str();

@@ -71,6 +71,7 @@ class Loader {
                  {"parallel", [&](auto& n, auto& k) { parallel(n, k); }},
                  {"zero", [&](auto& n, auto& k) { zero(n, k); }},
                  {"collective", [&](auto& n, auto& k) { collective(n, k); }},
+                 {"stragglers", [&](auto& n, auto& k) { stragglers(n, k); }},
              });
     finish();
   }
@@ -107,6 +108,7 @@ class Loader {
                     profile_at_ = r_.pos(v);
                   }},
                  {"node", [&](auto& v, auto& k) { custom_node(v, k); }},
+                 {"fabric", [&](auto& v, auto& k) { fabric(v, k); }},
                  {"params",
                   [&](auto& v, auto& k) {
                     r_.open_table(v, k, [&](const std::string& name, const toml::node& value, const SourcePos&) {
@@ -114,6 +116,70 @@ class Loader {
                     });
                   }},
              });
+  }
+
+  // [cluster.fabric]: the network between nodes (models/topology/fabric.hpp).
+  void fabric(const toml::node& n, const std::string& key) {
+    models::FabricSpec& f = out_.spec.cluster.fabric;
+    r_.table(
+        n, key,
+        {
+            {"topology",
+             [&](auto& v, auto& k) {
+               f.topology = r_.one_of(v, k, {"nonblocking", "rail", "fat_tree"});
+             }},
+            {"oversubscription",
+             [&](auto& v, auto& k) {
+               f.oversubscription = r_.number(v, k);
+               if (f.oversubscription < 1) r_.fail(v, k + ": below 1 (expected 1 for full bisection, 4 for 4:1)");
+             }},
+            {"pod_nodes", [&](auto& v, auto& k) { f.pod_nodes = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
+            {"spreading",
+             [&](auto& v, auto& k) {
+               f.spreading = r_.one_of(v, k, {"spray", "ecmp"});
+             }},
+            {"uplinks", [&](auto& v, auto& k) { f.uplinks = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
+            {"uplink_bandwidth", [&](auto& v, auto& k) { f.uplink_bytes_per_s = r_.bandwidth(v, k); }},
+            {"switch_latency", [&](auto& v, auto& k) { f.switch_latency_s = r_.time(v, k); }},
+        });
+  }
+
+  // [[stragglers]]: slow ranks or nodes (models/spec.hpp StragglerSpec).
+  void stragglers(const toml::node& n, const std::string& key) {
+    const toml::array* arr = n.as_array();
+    if (!arr) r_.fail(n, key + ": got " + detail::article_type(n) + " (expected [[stragglers]] tables)");
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      models::StragglerSpec st;
+      const std::string k = key + "." + std::to_string(i);
+      const toml::node& t = *arr->get(i);
+      r_.table(t, k,
+               {
+                   {"ranks",
+                    [&](auto& v, auto& kk) {
+                      const toml::array* ranks = v.as_array();
+                      if (!ranks) r_.fail(v, kk + ": got " + detail::article_type(v) + " (expected a list of ranks)");
+                      for (std::size_t j = 0; j < ranks->size(); ++j)
+                        st.ranks.push_back(
+                            static_cast<int>(r_.integer(*ranks->get(j), kk + "." + std::to_string(j), 0, kMaxCount)));
+                    }},
+                   {"node", [&](auto& v, auto& kk) { st.node = static_cast<int>(r_.integer(v, kk, 0, kMaxCount)); }},
+                   {"compute_slowdown",
+                    [&](auto& v, auto& kk) {
+                      st.compute_slowdown = r_.number(v, kk);
+                      if (st.compute_slowdown < 1 || st.compute_slowdown > 1000)
+                        r_.fail(v, kk + ": out of range (expected a factor from 1 to 1000, 1.3 = 30 % slower)");
+                    }},
+                   {"nic_bandwidth_factor",
+                    [&](auto& v, auto& kk) {
+                      st.nic_bandwidth_factor = r_.number(v, kk);
+                      if (!(st.nic_bandwidth_factor > 0 && st.nic_bandwidth_factor <= 1))
+                        r_.fail(v, kk + ": out of range (expected a fraction of the line rate in (0, 1])");
+                    }},
+               });
+      if (st.ranks.empty() == !st.node.has_value())
+        r_.fail(t, k + ": give either ranks = [...] or node = N (expected exactly one)");
+      out_.spec.stragglers.push_back(std::move(st));
+    }
   }
 
   void custom_node(const toml::node& n, const std::string& key) {
@@ -170,6 +236,8 @@ class Loader {
                  {"host_network", [&](auto& v, auto& k) { p.host_network = r_.boolean(v, k); }},
                  {"efa_plugin_ok", [&](auto& v, auto& k) { p.efa_plugin_ok = r_.boolean(v, k); }},
                  {"single_process", [&](auto& v, auto& k) { p.single_process = r_.boolean(v, k); }},
+                 {"nics_per_pod",
+                  [&](auto& v, auto& k) { p.nics_per_pod = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
              });
   }
 
@@ -227,24 +295,33 @@ class Loader {
             {"dtype",
              [&](auto& v, auto& k) {
                t.dtype = r_.one_of(v, k, {"bf16", "fp16", "fp32"});
-               dtype_given_ = true;
-             }},
-            // The issue's name for the compute precision (Megatron's --fp16 / --bf16): the same
-            // field as dtype; both given must agree. FP8 has no per-GPU peak in the catalog yet.
-            {"precision",
-             [&](auto& v, auto& k) {
-               const std::string p = r_.one_of(v, k, {"bf16", "fp16", "fp8"});
-               if (p == "fp8")
-                 r_.fail(v, k + ": fp8 is not modelled yet (no FP8 peak or efficiency in the catalog; expected bf16 "
-                                "or fp16)");
-               if (dtype_given_ && p != t.dtype)
-                 r_.fail(v, k + ": \"" + p + "\" disagrees with training.dtype = \"" + t.dtype +
-                                "\" (expected one of the two, or the same value)");
-               t.dtype = p;
              }},
             {"param_dtype",
              [&](auto& v, auto& k) {
                t.param_dtype = r_.one_of(v, k, {"bf16", "fp16", "fp32"});
+             }},
+            // The GEMMs' format; the older training.dtype says the same for bf16/fp16 (activations
+            // and collectives): both may be written only where they agree. fp8 keeps bf16 (or
+            // fp16) activations (models/compute/precision.hpp).
+            {"precision",
+             [&](auto& v, auto& k) {
+               t.precision = r_.one_of(v, k, {"bf16", "fp16", "fp8"});
+               const bool fp8 = t.precision == "fp8";
+               if (out_.positions.count("training.dtype")) {
+                 if (fp8 ? t.dtype == "fp32" : t.dtype != t.precision)
+                   r_.fail(v,
+                           k + ": \"" + t.precision + "\" conflicts with training.dtype = \"" + t.dtype +
+                               (fp8 ? "\" (expected dtype bf16 or fp16 beside fp8 GEMMs, or only one of the two keys)"
+                                    : "\" (expected the same format in both keys, or only one of them)"));
+               } else {
+                 t.dtype = fp8 ? "bf16" : t.precision;
+                 out_.positions["training.dtype"] = r_.pos(v);  // DeepSpeed's bf16/fp16 must agree
+               }
+             }},
+            {"optimizer", [&](auto& v, auto& k) { t.optimizer = r_.one_of(v, k, {"adamw"}); }},
+            {"optimizer_impl",
+             [&](auto& v, auto& k) {
+               t.optimizer_impl = r_.one_of(v, k, {"foreach", "fused", "for_loop"});
              }},
             {"cpu_threads", [&](auto& v, auto& k) { t.cpu_threads = static_cast<int>(r_.integer(v, k, 1, 4096)); }},
             {"global_batch",
@@ -404,7 +481,6 @@ class Loader {
   SourcePos ds_named_at_;
   SourcePos profile_at_;
   ZeroEntries zero_toml_;
-  bool dtype_given_ = false;  // training.dtype was written (training.precision must then agree)
 };
 
 }  // namespace

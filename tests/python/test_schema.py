@@ -123,7 +123,23 @@ def test_catalogs(commsim_binary, command):
     assert j[command]
 
 
-@pytest.mark.parametrize("job", ["pytorchjob_p4d_1x4.yaml", "mpijob_p4d_2x8.yaml", "jobset_p4d_2x8.yaml"])
+@pytest.mark.parametrize("owner", [None, "collectives"])
+def test_params(commsim_binary, owner):
+    args = ["params", "--json"] + (["--owner", owner] if owner else [])
+    j = json.loads(commsim(commsim_binary, *args))
+    check(j)
+    assert j["params"]
+    assert j["owner"] == (f"models/{owner}" if owner else None)
+    if owner:
+        assert {p["owner"] for p in j["params"]} == {f"models/{owner}"}
+    # The same parameters, in the same order, as the table.
+    table = commsim(commsim_binary, *args[:1], *args[2:]).splitlines()
+    start = next(i for i, line in enumerate(table) if line.startswith("name "))
+    assert [line.split()[0] for line in table[start + 1:] if line.strip()] == [p["name"] for p in j["params"]]
+
+
+@pytest.mark.parametrize("job", ["pytorchjob_p4d_1x4.yaml", "mpijob_p4d_2x8.yaml", "jobset_p4d_2x8.yaml",
+                                 "indexed_job_p5_2x8.yaml", "list_pytorchjob_g6e_2x4.yaml"])
 def test_import(commsim_binary, tmp_path, job):
     j = json.loads(commsim(commsim_binary, "import", "k8s", f"scenarios/examples/inputs/{job}", "--out",
                            tmp_path / "s.toml", "--json"))

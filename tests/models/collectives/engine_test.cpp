@@ -97,3 +97,15 @@ TEST_CASE("collectives: P2P read mode changes Simple only (LL and LL128 as in wr
   const LinkParams d = LinkParams::defaults();
   CHECK(run("Simple", "1") - run("Simple", "0") == Approx(14 * d.p2p_read_extra_latency_s).epsilon(1e-3));
 }
+
+TEST_CASE("collectives: a rate scale (comm beside compute) stretches the bandwidth term", "[nccl]") {
+  // set_rate_scale(k): every flow's cap is k x its cap: T = kernel + 2(n-1) hop + 2(n-1)/n S / (k eta B).
+  const double B = 450e9, k = 0.5;
+  Rig rig(1, 4, B, 50e9);
+  const int64_t S = 1LL << 30;
+  rig.engine->set_rate_scale(k);
+  const double t = rig.run(CollOp::AllReduce, S);
+  CHECK(t == Approx(P.kernel_latency_s + 6 * hop(LinkClass::NVLink, Proto::Simple) +
+                    1.5 * S / (k * eta(LinkClass::NVLink, Proto::Simple) * B))
+                 .epsilon(1e-6));
+}

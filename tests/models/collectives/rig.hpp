@@ -36,6 +36,9 @@ class FakeWorld final : public World {
     const double port_eff = LinkParams::defaults().of(LinkClass::NVLink).efficiency[static_cast<int>(Proto::Simple)];
     node_.gpu = models::hw::find_gpu("H200");
     node_.gpus = gpus_per_node;
+    node_.nvlink_gen = 4;  // H200: 18 NVLink-4 links per GPU through NVSwitch
+    node_.nvlink_links = 18;
+    node_.nvswitch = true;
     for (int r = 0; r < nodes * gpus_per_node; ++r) {
       RankInfo info;
       info.rank = r;

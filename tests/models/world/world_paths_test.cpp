@@ -58,8 +58,15 @@ TEST_CASE("transport: SHM and Socket paths go through host memory", "[models][nc
   auto sock = models::World::build(s, net2);
   p.clear();
   sock->path(0, 2, p);
-  // One host: TCP over the kernel loopback.
-  CHECK(names(net2, p) == V{"node0/gpu0/pcie.up", "node0/hostmem", "node0/loopback", "node0/gpu2/pcie.down"});
+  // One host: TCP over the kernel loopback, moved by both ranks' proxy threads (no helper
+  // threads on a virtio NIC: NCCL's autoNt = 0).
+  CHECK(names(net2, p) == V{"node0/gpu0/pcie.up", "node0/gpu0/proxy", "node0/gpu2/proxy", "node0/hostmem",
+                            "node0/loopback", "node0/gpu2/pcie.down"});
+  // The proxy link: raw 2 x kTcpThreadBytesPerS, usable eta[Socket][Simple] of it.
+  CHECK(sock->raw_capacity(p[1], net2) == Approx(2 * models::hw::kTcpThreadBytesPerS));
+  CHECK(net2.link_capacity(p[1]) ==
+        Approx(2 * models::hw::kTcpThreadBytesPerS * models::param_default("socket.efficiency.simple")));
+  CHECK(sock->tcp_edge().one_way == Approx(sock->tcp_edge().both_way / models::param_default("socket.thread_duplex")));
 }
 
 TEST_CASE("transport: NET with GDR uses the GPU's closest NIC, p4d shares one EFA per two GPUs", "[models][nccl]") {

@@ -55,6 +55,22 @@ TEST_CASE("scenarios: nccl-tests accepts a pasted nccl-tests command line", "[sc
         "commsim nccl-tests: note: -n 50: shown in the header (a predicted iteration does not depend on it)\n"
         "commsim nccl-tests: note: -c 0: shown in the header (a prediction has no data to check)\n"
         "commsim nccl-tests: note: -T 100: ignored (a prediction has no timeout)\n");
+  // -g 1 (as under mpirun) on a scenario that runs a pod's GPUs in one process: the scenario's
+  // layout, said on stderr, and the override that gives one process per GPU.
+  const std::string one_per_gpu_note =
+      "commsim nccl-tests: note: -t x -g = 1: the scenario runs the 4 GPUs of a pod in one process "
+      "(placement.single_process); --set placement.single_process=false predicts one process per GPU, as mpirun "
+      "-np N runs -g 1\n";
+  const auto g1 = run_commsim({"nccl-tests", kH200x4, "-g", "1", "-b", "1M", "-e", "1M"});
+  REQUIRE(g1.exit_code == 0);
+  CHECK(g1.out.find("# nThread 1 nGpus 4 ") != std::string::npos);
+  CHECK(g1.err == one_per_gpu_note);
+  const auto mp = run_commsim(
+      {"nccl-tests", kH200x4, "-g", "1", "-b", "1M", "-e", "1M", "--set", "placement.single_process=false"});
+  REQUIRE(mp.exit_code == 0);
+  CHECK(mp.out.find("# nThread 1 nGpus 1 ") != std::string::npos);
+  CHECK(mp.out.find("#  Rank  3 Group  0 Pid   1003 ") != std::string::npos);
+  CHECK(mp.err.empty());
   // nccl-tests' --op is the reduction, as in a pasted line.
   const auto op = run_commsim({"nccl-tests", kH200x4, "all_reduce_perf", "--op", "max", "-b", "1M", "-e", "1M"});
   REQUIRE(op.exit_code == 0);

@@ -281,3 +281,50 @@ TEST_CASE("commsim import k8s: paths in the scenario are relative to it, so the 
   CHECK(s.zero.offload_optimizer == "cpu");
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("commsim import k8s: the example Job, JobSet, MPIJob and List become scenarios that load and run",
+          "[scenarios]") {
+  struct Case {
+    const char* file;
+    const char* kind;
+    const char* name;  // metadata.name, the scenario's name and what --job picks
+    const char* instance;
+    int nodes, gpus_per_pod;
+    const char* preset;  // found in the job's command; "" when none (a 1 GiB all-reduce then)
+  };
+  const Case cases[] = {
+      {"indexed_job_p5_2x8.yaml", "Job", "llama-3-70b-ddp", "p5.48xlarge", 2, 8, "llama-3-70b"},
+      {"jobset_p4d_2x8.yaml", "JobSet", "llama-3-8b-jobset", "p4d.24xlarge", 2, 8, "llama-3-8b"},
+      {"mpijob_p4d_2x8.yaml", "MPIJob", "llama-2-7b-mpi", "p4d.24xlarge", 2, 8, "llama-2-7b"},
+      {"list_pytorchjob_g6e_2x4.yaml", "PyTorchJob", "qwen-2-7b-2x4", "g6e.12xlarge", 2, 4, ""},
+  };
+  const auto dir = scenarios_test::fresh_temp_dir("import-kinds");
+  for (const auto& c : cases) {
+    INFO(c.file);
+    const std::string out = (dir / "s.toml").string();
+    const auto r = run_commsim({"import", "k8s", kInputs + c.file, "--out", out});
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out == kInputs + c.file + ": " + c.kind + ", " + std::to_string(c.nodes) + " pods x " +
+                       std::to_string(c.gpus_per_pod) + " GPUs on " + std::to_string(c.nodes) + " hosts -> " + out +
+                       "\n");
+    const auto s = scenarios::load_scenario(out).spec;
+    CHECK(s.name == c.name);
+    CHECK(s.cluster.instance == c.instance);
+    CHECK(s.cluster.nodes == c.nodes);
+    CHECK(s.placement.pods_per_node == 1);
+    CHECK(s.placement.gpus_per_pod == c.gpus_per_pod);
+    if (*c.preset) {
+      REQUIRE(s.model);
+      CHECK(s.model->preset == c.preset);
+    } else {
+      CHECK_FALSE(s.model);
+      REQUIRE(s.collective);
+    }
+    CHECK(scenarios_test::slurp(out).find("# Written by `commsim import k8s " + std::string(c.file) + "`") !=
+          std::string::npos);
+    CHECK(run_commsim({"run", out}).exit_code == 0);
+    // --job picks the job by its metadata.name, whatever its kind.
+    CHECK(run_commsim({"import", "k8s", kInputs + c.file, "--job", c.name, "--out", out}).exit_code == 0);
+  }
+  std::filesystem::remove_all(dir);
+}
