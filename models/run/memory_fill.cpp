@@ -60,9 +60,15 @@ MemoryFill estimate_step_memory(const ScenarioSpec& spec, const World& world, co
   in.tp = layout.tp;
   in.pp = layout.pp;
   in.dp = layout.dp;
-  // i15 (Megatron layout): cp, vp, sequence parallelism, distributed optimizer and the recompute
-  // mode plug in here from ParallelLayout once it carries them.
-  in.recompute = spec.training.grad_checkpointing ? memory::Recompute::Full : memory::Recompute::None;
+  in.cp = layout.cp;
+  in.vp = layout.vp;
+  in.sequence_parallel = layout.sequence_parallel;
+  in.distributed_optimizer = layout.distributed_optimizer;
+  in.vocab_shards = layout.strategy == workload::Strategy::Megatron && layout.vocab_parallel ? layout.tp : 1;
+  // The layout's recompute mode (training.recompute, or grad_checkpointing = full).
+  in.recompute = layout.recompute == workload::Recompute::Full        ? memory::Recompute::Full
+                 : layout.recompute == workload::Recompute::Selective ? memory::Recompute::Selective
+                                                                      : memory::Recompute::None;
   in.micro_batch = spec.training.micro_batch;
   in.micro_batches = layout.strategy == workload::Strategy::Megatron ? layout.pipeline_micro_batches
                                                                      : std::max(1, spec.training.grad_accum);
@@ -75,7 +81,7 @@ MemoryFill estimate_step_memory(const ScenarioSpec& spec, const World& world, co
 
   const std::vector<double> nccl = nccl_bytes_per_rank(world, plan, engine);
   const int n = world.size();
-  const int per_stage = layout.tp * layout.dp;
+
   MemoryResult& m = out.memory;
   m.estimated = true;
   m.gpu = world.node().gpu.name;
@@ -85,7 +91,7 @@ MemoryFill estimate_step_memory(const ScenarioSpec& spec, const World& world, co
   // Ranks of one stage differ only in their NCCL buffers: estimate each distinct pair once.
   std::map<std::pair<int, double>, memory::RankEstimate> cache;
   for (int r = 0; r < n; ++r) {
-    const int stage = layout.strategy == workload::Strategy::Megatron ? r / per_stage : 0;
+    const int stage = layout.strategy == workload::Strategy::Megatron ? workload::megatron_coord(layout, r).s : 0;
     auto key = std::make_pair(stage, nccl[r]);
     auto it = cache.find(key);
     if (it == cache.end()) {
