@@ -64,6 +64,8 @@ struct Result {
   std::string name;
   double published_s = 0, predicted_s = 0, wall_s = 0;
   double published_tflops = 0;  // SC'21 rows: the published TFLOP/s per GPU (0: a Table 5 row)
+  bool fits = false;             // the memory estimate's peak within the A100's 80 GB
+  double peak_gb = 0;
   double error() const { return predicted_s / published_s - 1; }
 };
 
@@ -75,6 +77,8 @@ Result run(const Row& row) {
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.name = row.file.stem().string();
   r.predicted_s = res.step_time_s;
+  r.fits = res.memory.estimated && res.fits();
+  r.peak_gb = res.memory.peak_bytes / 1e9;
   if (row.published_s > 0) {
     r.published_s = row.published_s;
   } else {
@@ -133,6 +137,9 @@ void check_short_rows(bool table5) {
     INFO(r.name << ": published " << r.published_s << " s, commsim " << r.predicted_s << " s, error " << 100 * r.error()
                 << " %, simulated in " << r.wall_s << " s");
     CHECK(std::fabs(r.error()) < 0.30);
+    // These layouts ran on A100 80 GB: the memory estimate must not call them impossible.
+    INFO(r.name << ": memory peak " << r.peak_gb << " GB");
+    CHECK(r.fits);
   }
   print_table(results);
   CHECK(int(results.size()) == (table5 ? tab5 : sc21) - (table5 ? 0 : long_rows));
@@ -159,6 +166,9 @@ TEST_CASE("validation: Megatron published tables - every row and the median over
     INFO(r.name << ": published " << r.published_s << " s, commsim " << r.predicted_s << " s, error " << 100 * r.error()
                 << " %");
     CHECK(std::fabs(r.error()) < 0.30);
+    // These layouts ran on A100 80 GB: the memory estimate must not call them impossible.
+    INFO(r.name << ": memory peak " << r.peak_gb << " GB");
+    CHECK(r.fits);
   }
   print_table(results);
   REQUIRE(results.size() == 18);
