@@ -4,8 +4,6 @@
 // The NCCL variables of a run are read from its INFO lines ("NCCL_P2P_DISABLE set by
 // environment to 1") or given after the file name: ar_shm.txt:NCCL_P2P_DISABLE=1.
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "models/calibrate/fit.hpp"
 #include "models/nccl/link_params.hpp"
@@ -33,6 +31,9 @@ int cmd_calibrate(int argc, char** argv) {
 
   return guarded([&] {
     LoadedScenario base = load_scenario(scenario_path, sets);
+    std::vector<std::string> inputs = base.files;
+    for (const std::string& arg : files) inputs.push_back(arg.substr(0, arg.find(':')));
+    refuse_outputs_over_inputs({{"--out", out}}, inputs);
     // Fit from the defaults, not from an earlier profile of the machine: drop the parameters
     // this fit owns (the World's raw bandwidths and the compute model's stay).
     std::erase_if(base.spec.cluster.params, [](const auto& kv) { return models::nccl::LinkParams::owns(kv.first); });
@@ -41,11 +42,8 @@ int cmd_calibrate(int argc, char** argv) {
     for (const std::string& arg : files) {
       const auto colon = arg.find(':');
       const std::string file = arg.substr(0, colon);
-      std::ifstream in(file, std::ios::binary);
-      if (!in) throw UserError({file, 1, 1}, "cannot read this file");
-      std::stringstream text;
-      text << in.rdbuf();
-      std::map<std::string, std::string> env = nccl_env_from_log(text.str());
+      NcclTestsFile measured = read_nccl_tests_output(file, "calibrate");
+      std::map<std::string, std::string> env = nccl_env_from_log(measured.text);
       if (colon != std::string::npos) {
         std::stringstream vars(arg.substr(colon + 1));
         std::string kv;
@@ -57,7 +55,7 @@ int cmd_calibrate(int argc, char** argv) {
           env[kv.substr(0, eq)] = kv.substr(eq + 1);
         }
       }
-      for (auto& run : models::calibrate::parse_nccl_tests(text.str(), file)) {
+      for (auto& run : measured.runs) {
         models::calibrate::Measurement m{base.spec, std::move(run)};
         apply_run_to_spec(m.run, env, m.spec);
         measurements.push_back(std::move(m));

@@ -47,6 +47,9 @@ int cmd_compare(int argc, char** argv) {
   return guarded([&] {
     std::vector<LoadedScenario> loaded;
     for (const auto& p : paths) loaded.push_back(load_scenario(p, sets));
+    std::vector<std::string> inputs;
+    for (const auto& s : loaded) inputs.insert(inputs.end(), s.files.begin(), s.files.end());
+    refuse_outputs_over_inputs({{"--html", html}}, inputs);
     std::vector<models::RunResult> results;
     models::RunOptions options;
     options.timeline = !html.empty();

@@ -1,9 +1,11 @@
 // commsim import k8s JOB.yaml [--deepspeed ds.json] [--trainer-args FILE] [--instance NAME]
 //                             [--model PRESET] --out scenario.toml
 // Turns what users deploy (a Kubeflow TrainJob / PyTorchJob, a Pod, or a pasted pod spec or
-// trainer: block) into a scenario; the file is written atomically, only when everything parsed.
+// trainer: block) into a scenario; the file is written atomically, only when everything parsed,
+// and never over one of the files it read.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
@@ -30,8 +32,11 @@ int cmd_import(int argc, char** argv) {
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
+    refuse_outputs_over_inputs({{"--out", opt.out}}, {job_path, opt.deepspeed, opt.trainer_args});
     const K8sJob job = read_k8s_job(job_path);
-    const std::string toml = scenario_from_k8s(job, opt);
+    std::vector<std::string> read{job_path, opt.trainer_args};
+    const std::string toml = scenario_from_k8s(job, opt, &read);
+    refuse_outputs_over_inputs({{"--out", opt.out}}, read);
     write_file_atomically(opt.out, toml);
     std::printf("%s: %s, %d pod%s x %d GPU%s -> %s\n", job_path.c_str(), job.kind.c_str(), job.pods,
                 job.pods == 1 ? "" : "s", job.gpus_per_pod.value_or(job.procs_per_pod.value_or(0)),

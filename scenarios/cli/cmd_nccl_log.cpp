@@ -251,6 +251,7 @@ int cmd_nccl_log(int argc, char** argv) {
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
+    refuse_outputs_over_inputs({{"--scenario", scenario_out}}, {path});
     NcclLogReport report;
     try {
       report = models::nccl::parse_nccl_log_file(path);

@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "models/calibrate/nccl_tests_parser.hpp"
 #include "models/nccl/nccl_tests.hpp"
@@ -46,10 +44,13 @@ int cmd_nccl_tests(int argc, char** argv) {
       throw UserError({"-b", 1, 1}, "bad size '" + min_s + "' (expected e.g. 8, 128K, 1M, 1G)");
     if (!parse_nccl_tests_size(max_s, o.max_bytes))
       throw UserError({"-e", 1, 1}, "bad size '" + max_s + "' (expected e.g. 8, 128K, 1M, 1G)");
-    if (o.max_bytes < o.min_bytes) throw UserError({"-e", 1, 1}, "the largest size is smaller than the smallest");
+    if (o.max_bytes < o.min_bytes)
+      throw UserError({"-e", 1, 1}, "the largest size is smaller than the smallest (expected -e MAX >= -b MIN)");
     o.factor = factor;
     LoadedScenario scenario = load_scenario(path, sets);
     if (gpus > 1) scenario.spec.placement.single_process = true;
+    // The measured file before any work: an empty or wrong one fails before the table is printed.
+    const NcclTestsFile measured = compare.empty() ? NcclTestsFile{} : read_nccl_tests_output(compare, "--compare");
     models::nccl::NcclTestsResult result;
     try {
       result = models::nccl::run_nccl_tests(scenario.spec, o);
@@ -59,7 +60,7 @@ int cmd_nccl_tests(int argc, char** argv) {
     std::fputs(models::nccl::format_nccl_tests(result, o).c_str(), stdout);
     if (compare.empty()) return 0;
 
-    const auto runs = models::calibrate::parse_nccl_tests_files({compare});
+    const auto& runs = measured.runs;
     std::printf("\n# Prediction vs measurement (%s): time per size, error = predicted / measured - 1\n",
                 compare.c_str());
     std::printf("#%11s  %10s  %10s  %8s  %6s %-6s\n", "size (B)", "meas (us)", "pred (us)", "error", "algo", "proto");

@@ -4,7 +4,7 @@
 // being the baseline; --trace and --csv then refuse, as they describe one run.
 // Plots for a design review: one self-contained HTML page (viz::report_html), and files for
 // other tools: a Chrome trace (Perfetto) and a CSV. Every output is built before any is written,
-// and each is written through a temporary file and a rename, so an error leaves nothing half done.
+// and they commit together (output_files.hpp): an error leaves every existing output as it was.
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -12,6 +12,7 @@
 
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
+#include "scenarios/cli/nccl_tests_support.hpp"
 #include "scenarios/cli/report_inputs.hpp"
 #include "viz/viz.hpp"
 
@@ -50,24 +51,33 @@ int cmd_report(int argc, char** argv) {
     // Load everything before running anything: a typo in the last file costs no simulation.
     std::vector<LoadedScenario> loaded;
     for (const auto& p : paths) loaded.push_back(load_scenario(p, sets));
+    // Before any work: no output over an input, and every measured file readable and not empty.
+    std::vector<std::string> inputs = measured;
+    for (const auto& s : loaded) inputs.insert(inputs.end(), s.files.begin(), s.files.end());
+    refuse_outputs_over_inputs({{"--html", html}, {"--trace", trace}, {"--csv", csv}}, inputs);
+    for (const auto& m : measured) (void)read_nccl_tests_output(m, "--measured");
     models::RunOptions options;
     options.timeline = true;
     std::vector<models::RunResult> results;
-    std::vector<viz::ReportInputs> inputs;
+    std::vector<viz::ReportInputs> pages;
     for (size_t i = 0; i < loaded.size(); ++i) {
       results.push_back(run_loaded(loaded[i], options));
       if (html.empty()) continue;
-      inputs.push_back(report_inputs_for(loaded[i], results.back(), paths[i], measured, !no_busbw));
+      pages.push_back(report_inputs_for(loaded[i], results.back(), paths[i], measured, !no_busbw));
     }
 
-    std::vector<std::pair<std::string, std::string>> files;  // (path, content), all built first
+    std::vector<std::pair<std::string, size_t>> written;  // every output built first, then committed together
+    OutputSet outputs;
+    auto add = [&](const std::string& file, std::string content) {
+      written.emplace_back(file, content.size());
+      outputs.add(file, std::move(content));
+    };
     if (!html.empty())
-      files.emplace_back(
-          html, results.size() == 1 ? viz::report_html(results[0], inputs[0]) : viz::compare_html(results, inputs));
-    if (!trace.empty()) files.emplace_back(trace, viz::chrome_trace(results[0]));
-    if (!csv.empty()) files.emplace_back(csv, viz::to_csv(results[0]));
-    for (const auto& [file, content] : files) write_file_atomically(file, content);
-    for (const auto& [file, content] : files) std::printf("wrote %s (%zu bytes)\n", file.c_str(), content.size());
+      add(html, results.size() == 1 ? viz::report_html(results[0], pages[0]) : viz::compare_html(results, pages));
+    if (!trace.empty()) add(trace, viz::chrome_trace(results[0]));
+    if (!csv.empty()) add(csv, viz::to_csv(results[0]));
+    outputs.commit();
+    for (const auto& [file, size] : written) std::printf("wrote %s (%zu bytes)\n", file.c_str(), size);
     return 0;
   });
 }

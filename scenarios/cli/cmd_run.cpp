@@ -1,7 +1,9 @@
 // commsim run SCENARIO.toml [--set K=V]... [--json] [--out DIR] [--check] [--time-limit SECONDS]
 // One simulated run: a readable summary, or one JSON object (--json); --out writes result.json
-// and summary.txt atomically, only after the run succeeded.
+// and summary.txt together (output_files.hpp), only after the run succeeded: a failed run keeps
+// the previous ones.
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +42,10 @@ int cmd_run(int argc, char** argv) {
 
   return guarded([&] {
     const LoadedScenario scenario = load_scenario(path, sets);
+    if (!out_dir.empty())  // before the run: an --out over one of the inputs is refused at once
+      refuse_outputs_over_inputs({{"--out", (std::filesystem::path(out_dir) / "result.json").string()},
+                                  {"--out", (std::filesystem::path(out_dir) / "summary.txt").string()}},
+                                 scenario.files);
     models::RunOptions options;
     options.audit = check;
     if (limit->count() > 0) options.time_limit_s = time_limit;

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -75,6 +76,7 @@ int cmd_sweep(int argc, char** argv) {
   return guarded([&] {
     std::vector<VaryAxis> axes;
     for (size_t i = 0; i < varies.size(); ++i) axes.push_back(parse_vary(varies[i], static_cast<int>(i) + 1));
+    refuse_repeated_vary_keys(axes);
     const Shard shard = shard_text.empty() ? Shard{} : parse_shard(shard_text);
     const size_t total = sweep_size(axes);
     const auto [begin, end] = shard_range(total, shard);
@@ -93,6 +95,11 @@ int cmd_sweep(int argc, char** argv) {
       }
     }
 
+    {                                      // before any run: the CSV must not be one of the files the sweep reads
+      std::set<std::string> inputs{path};  // --vary may name other profiles or DeepSpeed files
+      for (const auto& l : loaded) inputs.insert(l.files.begin(), l.files.end());
+      refuse_outputs_over_inputs({{"--csv", csv}}, {inputs.begin(), inputs.end()});
+    }
     std::vector<Row> rows(points.size());
     std::atomic<size_t> next{0}, done{0};
     std::mutex progress_mutex;

@@ -10,6 +10,7 @@
 
 #include "models/calibrate/nccl_tests_parser.hpp"
 #include "models/nccl/nccl_tests.hpp"
+#include "scenarios/cli/nccl_tests_support.hpp"
 
 namespace scenarios {
 
@@ -60,9 +61,10 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
                                           const std::vector<std::string>& measured_files) {
   // Measured busbw (out-of-place, as nccl-tests' own summary uses) by op and size.
   std::map<std::string, std::map<int64_t, double>> measured;
-  for (const auto& run : models::calibrate::parse_nccl_tests_files(measured_files))
-    for (const auto& row : run.rows)
-      if (!run.op.empty() && row.oop.busbw_gbs > 0) measured[run.op][row.size_bytes] = row.oop.busbw_gbs * 1e9;
+  for (const auto& file : measured_files)
+    for (const auto& run : read_nccl_tests_output(file, "--measured").runs)
+      for (const auto& row : run.rows)
+        if (!run.op.empty() && row.oop.busbw_gbs > 0) measured[run.op][row.size_bytes] = row.oop.busbw_gbs * 1e9;
   std::set<std::string> ops;
   for (const auto& e : result.timeline)
     if (!e.op.empty()) ops.insert(e.op);

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <sstream>
 
@@ -16,7 +15,9 @@
 #include "scenarios/import/scenario_writer.hpp"
 #include "scenarios/import/trainer_args.hpp"
 #include "scenarios/import/yaml_guard.hpp"
+#include "scenarios/import/yaml_keys.hpp"
 #include "scenarios/load/deepspeed_config.hpp"
+#include "scenarios/load/input_file.hpp"
 #include "scenarios/load/loader.hpp"
 
 namespace fs = std::filesystem;
@@ -301,6 +302,7 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name) {
           " (a '# comment' after a '\\' ends a multi-line command in YAML: write the command as a list or a | block)";
     throw UserError({file_name, e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg + hint);
   }
+  for (const auto& doc : docs) check_unique_keys(doc, file_name);
   JobReader rd(file_name);
   K8sJob job;
   job.source = file_name;
@@ -350,14 +352,10 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name) {
 }
 
 K8sJob read_k8s_job(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError({path, 1, 1}, "cannot read the job file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_k8s_job(ss.str(), path);
+  return parse_k8s_job(read_input_file(path, {path, 1, 1}, "the job", "a Kubernetes job file (YAML)"), path);
 }
 
-std::string scenario_from_k8s(const K8sJob& job, const ImportOptions& opt) {
+std::string scenario_from_k8s(const K8sJob& job, const ImportOptions& opt, std::vector<std::string>* files_read) {
   const SourcePos at{job.source, 1, 1};
   const std::string instance = !opt.instance.empty() ? opt.instance : job.instance_type;
   if (instance.empty())
@@ -428,6 +426,7 @@ std::string scenario_from_k8s(const K8sJob& job, const ImportOptions& opt) {
   }
   if (!ds.empty()) {
     read_deepspeed_json(ds, ds, {"--deepspeed", 1, 1});  // fail now, with the JSON's line, not at run time
+    if (files_read) files_read->push_back(ds);
     const fs::path out_dir = fs::absolute(fs::path(opt.out.empty() ? "." : opt.out)).parent_path();
     // Relative to the scenario's folder (how the loader reads it), unless that climbs out of it.
     std::string rel = fs::absolute(ds).lexically_normal().lexically_relative(out_dir).string();

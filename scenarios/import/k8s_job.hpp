@@ -40,6 +40,9 @@ struct ImportOptions {
 };
 
 // The scenario's TOML text. Throws UserError when the instance is unknown or missing.
-std::string scenario_from_k8s(const K8sJob& job, const ImportOptions& options);
+// `files_read`, when given, receives the DeepSpeed JSON it read (also one found through
+// --trainer-args), for the command's check that it does not write over an input.
+std::string scenario_from_k8s(const K8sJob& job, const ImportOptions& options,
+                              std::vector<std::string>* files_read = nullptr);
 
 }  // namespace scenarios

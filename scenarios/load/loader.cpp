@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "scenarios/load/deepspeed_config.hpp"
+#include "scenarios/load/input_file.hpp"
+#include "scenarios/load/toml_nesting.hpp"
 #include "scenarios/load/toml_reader.hpp"
 #include "scenarios/load/units.hpp"
 
@@ -23,18 +23,11 @@ using Fields = std::vector<TomlReader::Field>;
 constexpr int64_t kMaxCount = 1 << 20;  // GPUs, nodes, batch sizes: far past any real job
 constexpr int64_t kMaxSteps = 1000000000;
 
-std::string read_text(const std::string& path, const SourcePos& at, const std::string& what) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec))
-    throw UserError(at, "cannot read " + what + " '" + path + "': it is a directory (expected a file)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError(at, "cannot read " + what + " '" + path + "' (expected a readable file)");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
-
 toml::table parse_toml(std::string_view text, const std::string& file_name) {
+  if (const auto deep = detail::toml_too_deep(text))
+    throw UserError({file_name, deep->line, deep->col},
+                    "nested more than " + std::to_string(detail::kMaxTomlNesting) +
+                        " levels deep (expected tables, arrays and dotted keys a few levels deep)");
   try {
     return toml::parse(text, std::string_view(file_name));
   } catch (const toml::parse_error& e) {
@@ -154,7 +147,12 @@ class Loader {
             {"eth_bandwidth", rate(d.eth_bytes_per_s, "eth_bytes_per_s")},
             {"host_mem_bytes_per_s", rate(d.host_mem_bytes_per_s, "host_mem_bandwidth")},
             {"host_mem_bandwidth", rate(d.host_mem_bytes_per_s, "host_mem_bytes_per_s")},
-            {"topo_file", [&](auto& v, auto& k) { d.topo_file = resolve(v, k); }},
+            {"topo_file",
+             [&](auto& v, auto& k) {
+               d.topo_file = resolve(v, k);
+               check_input_file(d.topo_file, r_.pos(v), "topology file", "an nvidia-smi topo -m file");
+               out_.files.push_back(d.topo_file);
+             }},
         });
   }
 
@@ -312,7 +310,8 @@ class Loader {
   // The calibration profile's [params] go under the scenario's own [cluster.params].
   void merge_profile() {
     const std::string& path = out_.spec.cluster.profile;
-    const std::string text = read_text(path, profile_at_, "calibration profile");
+    const std::string text = read_input_file(path, profile_at_, "calibration profile");
+    out_.files.push_back(path);
     toml::table prof = parse_toml(text, path);
     const toml::node* params = prof.get("params");
     if (!params)
@@ -346,7 +345,10 @@ class Loader {
                       "collective.bytes is missing (expected a size such as \"1 GiB\")");
     if (!s.cluster.profile.empty()) merge_profile();
     DeepSpeedSettings ds;
-    if (ds_path_) ds = read_deepspeed_json(*ds_path_, *ds_path_, ds_named_at_);
+    if (ds_path_) {
+      ds = read_deepspeed_json(*ds_path_, *ds_path_, ds_named_at_);
+      out_.files.push_back(*ds_path_);
+    }
     // The scenario's [zero] wins over the JSON, whichever of DeepSpeed's two spellings each uses.
     for (auto& [k, e] : zero_toml_) ds.zero[canonical_zero_key(k)] = e;
     apply_deepspeed(ds, s, out_.positions);
@@ -388,10 +390,12 @@ LoadedScenario load_scenario_text(std::string_view text, const std::string& file
 }
 
 LoadedScenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
-  const std::string text = read_text(path, {path, 1, 1}, "scenario");
+  const std::string text = read_input_file(path, {path, 1, 1}, "scenario", "a scenario file in TOML");
   fs::path base = fs::path(path).parent_path();
   if (base.empty()) base = ".";
-  return load_scenario_text(text, path, overrides, base.string());
+  LoadedScenario out = load_scenario_text(text, path, overrides, base.string());
+  out.files.insert(out.files.begin(), path);
+  return out;
 }
 
 // Damerau-Levenshtein (optimal string alignment), case-insensitive: a swapped pair of letters
