@@ -17,6 +17,7 @@
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/import/nccl_log_scenario.hpp"
+#include "scenarios/load/input_file.hpp"
 
 namespace scenarios {
 namespace {
@@ -254,7 +255,8 @@ int cmd_nccl_log(int argc, char** argv) {
     refuse_outputs_over_inputs({{"--scenario", scenario_out}}, {path});
     NcclLogReport report;
     try {
-      report = models::nccl::parse_nccl_log_file(path);
+      report = models::nccl::parse_nccl_log(
+          read_input_file(path, {path, 1, 1}, "NCCL log", "an NCCL log (NCCL_DEBUG=INFO output)"), path);
     } catch (const models::ParseError& e) {
       throw UserError({e.file(), e.line(), e.col()}, e.message());
     }

@@ -238,7 +238,8 @@ void OutputSet::discard() noexcept {
   }
 }
 
-void OutputSet::commit() {
+void OutputSet::stage() {
+  if (staged_) return;
   for (auto& e : entries_) e->target = resolve(e->shown);
   {  // the commands check this before any work (with option names); this is the backstop
     std::vector<OutputPath> outs;
@@ -268,6 +269,16 @@ void OutputSet::commit() {
       if (::close(fd) != 0 && ok) ok = false, err = errno;
       if (!ok) cannot_write(e.shown, std::strerror(err), "free space in a writable folder");
     }
+  } catch (...) {
+    discard();
+    throw;
+  }
+  staged_ = true;
+}
+
+void OutputSet::commit() {
+  stage();
+  try {
     // 2. Devices and pipes: written through now, so one that refuses leaves every file as it was.
     for (auto& ep : entries_) {
       Entry& e = *ep;
@@ -330,6 +341,7 @@ void OutputSet::commit() {
     ::close(fd);
   }
   entries_.clear();
+  staged_ = false;
 }
 
 void write_files_atomically(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {

@@ -40,12 +40,15 @@ class OutputSet {
   ~OutputSet();
 
   void add(std::string path, std::string content);
+  // Writes every regular file's temporary (commit() does it when not done yet).
+  void stage();
   // Writes everything or nothing; throws UserError naming the path that failed.
   void commit();
 
  private:
   struct Entry;
   std::vector<std::unique_ptr<Entry>> entries_;
+  bool staged_ = false;
   void discard() noexcept;
 };
 
