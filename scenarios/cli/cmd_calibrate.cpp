@@ -51,7 +51,9 @@ int cmd_calibrate(int argc, char** argv) {
           const auto eq = kv.find('=');
           if (eq == std::string::npos || kv.rfind("NCCL_", 0) != 0)
             throw UserError({"calibrate", 1, static_cast<int>(colon + 2)},
-                            "expected NCCL_VAR=VALUE after '" + file + ":', got '" + kv + "'");
+                            "'" + kv + "' after '" + file +
+                                ":' is not a variable setting (expected NCCL_VAR=VALUE, such as " + file +
+                                ":NCCL_P2P_DISABLE=1)");
           env[kv.substr(0, eq)] = kv.substr(eq + 1);
         }
       }
@@ -72,7 +74,9 @@ int cmd_calibrate(int argc, char** argv) {
         value = std::stod(fixes[i].substr(eq + 1), &used);
         if (used != fixes[i].size() - eq - 1) throw std::invalid_argument("");
       } catch (const std::exception&) {
-        throw UserError({"--fix", static_cast<int>(i + 1), 1}, "expected NAME=NUMBER, got '" + fixes[i] + "'");
+        throw UserError(
+            {"--fix", static_cast<int>(i + 1), 1},
+            "'" + fixes[i] + "' is not a parameter setting (expected NAME=NUMBER, such as nvlink.efficiency.ll=0.26)");
       }
       pinned[fixes[i].substr(0, eq)] = value;
     }

@@ -39,11 +39,11 @@ int cmd_report(int argc, char** argv) {
   add_set_option(app, sets);
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
   if (html.empty() && trace.empty() && csv.empty()) {
-    std::fprintf(stderr, "commsim report: nothing to write (give --html FILE, --trace FILE or --csv FILE)\n");
+    std::fprintf(stderr, "commsim report: nothing to write (expected --html FILE, --trace FILE or --csv FILE)\n");
     return 2;
   }
   if (paths.size() > 1 && (!trace.empty() || !csv.empty())) {
-    std::fprintf(stderr, "commsim report: --trace and --csv describe one run; give one scenario with them\n");
+    std::fprintf(stderr, "commsim report: --trace and --csv describe one run (expected one scenario with them)\n");
     return 2;
   }
 

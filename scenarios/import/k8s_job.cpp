@@ -25,6 +25,14 @@ namespace fs = std::filesystem;
 namespace scenarios {
 namespace {
 
+// What a node is, for "got a list (expected a single value)".
+std::string shape(const YAML::Node& n) {
+  if (n.IsSequence()) return "a list";
+  if (n.IsMap()) return "a mapping";
+  if (n.IsNull()) return "nothing";
+  return "a single value";
+}
+
 class JobReader {
  public:
   JobReader(std::string file) : file_(std::move(file)) {}
@@ -37,7 +45,7 @@ class JobReader {
   [[noreturn]] void fail(const YAML::Node& n, const std::string& message) const { throw UserError(at(n), message); }
 
   std::string scalar(const YAML::Node& n, const std::string& key) const {
-    if (!n.IsScalar()) fail(n, key + ": expected a single value");
+    if (!n.IsScalar()) fail(n, key + ": got " + shape(n) + " (expected a single value)");
     return n.Scalar();
   }
   int integer(const YAML::Node& n, const std::string& key) const {
@@ -57,7 +65,7 @@ class JobReader {
     fail(n, key + ": '" + s + "' is not a boolean (expected true or false)");
   }
   void need_map(const YAML::Node& n, const std::string& key) const {
-    if (!n.IsMap()) fail(n, key + ": expected a mapping");
+    if (!n.IsMap()) fail(n, key + ": got " + shape(n) + " (expected a mapping)");
   }
 
   // resources.limits (or requests): GPUs and EFA interfaces.
@@ -83,9 +91,9 @@ class JobReader {
   }
 
   void env(const YAML::Node& list, const std::string& key, K8sJob& job) const {
-    if (!list.IsSequence()) fail(list, key + ": expected a list of {name, value}");
+    if (!list.IsSequence()) fail(list, key + ": got " + shape(list) + " (expected a list of {name, value})");
     for (const auto& item : list) {
-      if (!item.IsMap() || !item["name"]) fail(item, key + ": expected an item with name and value");
+      if (!item.IsMap() || !item["name"]) fail(item, key + ": an item without name (expected name and value)");
       const std::string name = scalar(item["name"], key + ".name");
       if (name == "OMP_NUM_THREADS" && item["value"]) {
         const std::string v = scalar(item["value"], key + "." + name);
@@ -136,20 +144,21 @@ class JobReader {
 
   // A PodSpec, or a partial one from a TrainJob override.
   void pod_spec(const YAML::Node& spec, const std::string& key, K8sJob& job) const {
-    need_map(spec, key);
-    if (spec["hostIPC"]) job.host_ipc = boolean(spec["hostIPC"], key + ".hostIPC");
-    if (spec["hostNetwork"]) job.host_network = boolean(spec["hostNetwork"], key + ".hostNetwork");
+    need_map(spec, key.empty() ? "pod spec" : key);
+    const std::string at = key.empty() ? "" : key + ".";  // a pasted pod spec has no path above it
+    if (spec["hostIPC"]) job.host_ipc = boolean(spec["hostIPC"], at + "hostIPC");
+    if (spec["hostNetwork"]) job.host_network = boolean(spec["hostNetwork"], at + "hostNetwork");
     if (const auto sel = spec["nodeSelector"]) {
-      need_map(sel, key + ".nodeSelector");
+      need_map(sel, at + "nodeSelector");
       for (const char* k : {"node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type"})
-        if (sel[k]) job.instance_type = scalar(sel[k], key + ".nodeSelector." + k);
+        if (sel[k]) job.instance_type = scalar(sel[k], at + "nodeSelector." + k);
     }
     if (const auto cs = spec["containers"]) {
       // Real pod specs have a list; notes often show a single container as a mapping.
       if (cs.IsSequence()) {
-        for (size_t i = 0; i < cs.size(); ++i) container(cs[i], key + ".containers[" + std::to_string(i) + "]", job);
+        for (size_t i = 0; i < cs.size(); ++i) container(cs[i], at + "containers[" + std::to_string(i) + "]", job);
       } else {
-        container(cs, key + ".containers", job);
+        container(cs, at + "containers", job);
       }
     }
   }
@@ -173,13 +182,13 @@ class JobReader {
 
   void train_job(const YAML::Node& doc, K8sJob& job) const {
     const auto spec = doc["spec"];
-    if (!spec) fail(doc, "TrainJob without spec");
+    if (!spec) fail(doc, "TrainJob without spec (expected spec.trainer)");
     need_map(spec, "spec");
     if (spec["trainer"]) trainer(spec["trainer"], "spec.trainer", job);
     for (const char* k : {"podSpecOverrides", "podTemplateOverrides"}) {
       const auto list = spec[k];
       if (!list) continue;
-      if (!list.IsSequence()) fail(list, std::string("spec.") + k + ": expected a list");
+      if (!list.IsSequence()) fail(list, std::string("spec.") + k + ": got " + shape(list) + " (expected a list)");
       for (size_t i = 0; i < list.size(); ++i) {
         const std::string key = std::string("spec.") + k + "[" + std::to_string(i) + "]";
         pod_spec(list[i]["spec"] ? list[i]["spec"] : list[i], key, job);
@@ -189,7 +198,7 @@ class JobReader {
 
   void pytorch_job(const YAML::Node& doc, K8sJob& job) const {
     const auto spec = doc["spec"];
-    if (!spec) fail(doc, "PyTorchJob without spec");
+    if (!spec) fail(doc, "PyTorchJob without spec (expected spec.pytorchReplicaSpecs)");
     need_map(spec, "spec");
     if (spec["nprocPerNode"] && spec["nprocPerNode"].Scalar() != "auto")
       job.procs_per_pod = integer(spec["nprocPerNode"], "spec.nprocPerNode");
@@ -210,7 +219,8 @@ class JobReader {
         spec_read = true;
       }
     }
-    if (job.pods == 0) fail(replicas, "spec.pytorchReplicaSpecs: no Master or Worker replicas");
+    if (job.pods == 0)
+      fail(replicas, "spec.pytorchReplicaSpecs: no Master or Worker replicas (expected Master and/or Worker)");
   }
 
  private:
@@ -300,7 +310,8 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name) {
     if (bs != std::string::npos && prev.find('#', bs) != std::string::npos)
       hint =
           " (a '# comment' after a '\\' ends a multi-line command in YAML: write the command as a list or a | block)";
-    throw UserError({file_name, e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg + hint);
+    throw UserError({file_name, e.mark.line + 1, e.mark.column + 1},
+                    "invalid YAML: " + e.msg + (hint.empty() ? " (expected YAML, such as a Kubernetes job)" : hint));
   }
   for (const auto& doc : docs) check_unique_keys(doc, file_name);
   JobReader rd(file_name);
@@ -319,7 +330,7 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name) {
         else if (k == "PyTorchJob")
           rd.pytorch_job(doc, job);
         else if (k == "Pod") {
-          if (!doc["spec"]) rd.fail(doc, "Pod without spec");
+          if (!doc["spec"]) rd.fail(doc, "Pod without spec (expected spec.containers)");
           rd.pod_spec(doc["spec"], "spec", job);
         } else {
           if (!not_job) not_job = kind;
@@ -338,7 +349,8 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name) {
       break;
     }
   } catch (const YAML::Exception& e) {  // a conversion yaml-cpp could not make
-    throw UserError({file_name, e.mark.line + 1, e.mark.column + 1}, "unexpected YAML structure: " + e.msg);
+    throw UserError({file_name, e.mark.line + 1, e.mark.column + 1},
+                    "unexpected YAML structure: " + e.msg + " (expected a Kubernetes job)");
   }
   if (job.kind.empty()) {
     const SourcePos p = not_job ? rd.at(*not_job) : SourcePos{file_name, 1, 1};
@@ -360,8 +372,8 @@ std::string scenario_from_k8s(const K8sJob& job, const ImportOptions& opt, std::
   const std::string instance = !opt.instance.empty() ? opt.instance : job.instance_type;
   if (instance.empty())
     throw UserError(at,
-                    "the job does not name the instance type (no nodeSelector node.kubernetes.io/instance-type); pass "
-                    "--instance NAME");
+                    "the job does not name the instance type (expected a nodeSelector "
+                    "node.kubernetes.io/instance-type, or --instance NAME)");
   const models::hw::NodeSpec* node = nullptr;
   try {
     node = &models::hw::find_instance(instance);
@@ -372,7 +384,8 @@ std::string scenario_from_k8s(const K8sJob& job, const ImportOptions& opt, std::
   if (gpus <= 0) throw UserError(at, "no GPU count (expected resources.limits nvidia.com/gpu or numProcPerNode)");
   if (gpus > node->gpus)
     throw UserError(at, "nvidia.com/gpu: " + std::to_string(gpus) + " per pod but " + instance + " has " +
-                            std::to_string(node->gpus) + " GPUs");
+                            std::to_string(node->gpus) + " GPUs (expected at most " + std::to_string(node->gpus) +
+                            " per pod, or another --instance)");
 
   ScenarioWriter w;
   const std::string file = fs::path(job.source).filename().string();

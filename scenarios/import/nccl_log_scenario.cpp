@@ -52,8 +52,8 @@ std::string scenario_from_nccl_log(const models::nccl::NcclLogReport& r, const L
   }
   if (r.nranks == 0)
     throw UserError(at,
-                    "the log has no communicator line ('comm 0x... rank R nRanks N nNodes M localRanks L'); "
-                    "expected a log of NCCL_DEBUG=INFO with the INIT subsystem");
+                    "the log has no communicator line ('comm 0x... rank R nRanks N nNodes M localRanks L') "
+                    "(expected a log of NCCL_DEBUG=INFO with the INIT subsystem)");
 
   ScenarioWriter w;
   const std::string file = std::filesystem::path(r.source).filename().string();

@@ -62,7 +62,8 @@ TrainerArgs parse_trainer_args(const std::string& text, const std::string& file_
           if (used != value.size() || v < 1 || v > 100000000) throw std::invalid_argument("range");
           field = static_cast<int>(v);
         } catch (const std::exception&) {
-          throw UserError(at, key + ": '" + value + "' is not a positive integer");
+          throw UserError(
+              at, key + ": '" + value + "' is not a positive integer (expected a whole number from 1 to 100000000)");
         }
         any = true;
       };

@@ -119,9 +119,9 @@ void TomlReader::apply_override(toml::table& root, const std::string& arg, int o
   // Parse the value as TOML, placed so that its column in the document equals its column in
   // KEY=VALUE; when it is not valid TOML (450 GB/s, llama-3-8b) it is taken as a string.
   std::unique_ptr<toml::node> node;
-  const std::string doc_text = "x" + std::string(eq, ' ') + "=" + value;
+  const std::string doc_text = "x" + std::string(eq, ' ') + "=" + value;  // doc column = KEY=VALUE column + 1
   if (const auto deep = toml_too_deep(doc_text))
-    throw UserError({"--set", ordinal, deep->line == 1 ? deep->col : static_cast<int>(eq) + 2},
+    throw UserError({"--set", ordinal, deep->line == 1 ? deep->col - 1 : static_cast<int>(eq) + 2},
                     "nested more than " + std::to_string(kMaxTomlNesting) +
                         " levels deep (expected a value such as 1, \"450 GB/s\" or [1, 2])");
   try {
