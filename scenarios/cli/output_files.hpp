@@ -4,7 +4,9 @@
 //     written in full to a temporary file in its own folder (fsync'd, with the existing file's
 //     permissions), then the temporaries are renamed over their targets one after another; if
 //     one rename fails, the ones already done are undone (the old file comes back from a hard
-//     link taken just before), so every existing output is left as it was and nothing new stays;
+//     link taken just before), so every existing output is left as it was and nothing new stays
+//     (a replaced file is a new inode: other hard links to it keep the old bytes, as with an
+//     editor's atomic save; a file system without hard links cannot give the old file back);
 //   - a symlink is followed: its final target is replaced, the link stays a link;
 //   - a character device or a pipe (/dev/null, /dev/full, a FIFO, /dev/stdout, /dev/fd/N) is
 //     written through, never replaced; these are written before any rename, so a device that
