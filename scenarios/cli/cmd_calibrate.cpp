@@ -31,7 +31,12 @@ int cmd_calibrate(int argc, char** argv) {
 
   return guarded([&] {
     LoadedScenario base = load_scenario(scenario_path, sets);
-    std::vector<std::string> inputs = base.files;
+    // Every input is protected but the machine's own calibration profile: refitting it in place is
+    // the documented workflow (scenarios/validation/h200x4/measured/README.md), the fit starts from
+    // the defaults (below), and the new profile replaces the old one only once it is complete.
+    std::vector<std::string> inputs;
+    for (const auto& f : base.files)
+      if (f != base.spec.cluster.profile) inputs.push_back(f);
     for (const std::string& arg : files) inputs.push_back(arg.substr(0, arg.find(':')));
     refuse_outputs_over_inputs({{"--out", out}}, inputs);
     // Fit from the defaults, not from an earlier profile of the machine: drop the parameters

@@ -84,9 +84,9 @@ TEST_CASE("inputs: an output over one of the command's inputs is refused before 
       {{"calibrate", "--scenario", w(w.machine), w(w.measured), "--out", w(w.measured)},
        w.measured,
        w(w.measured) + ":1:1: --out: "},
-      {{"calibrate", "--scenario", w(w.machine), w(w.measured), "--out", w(w.profile)},
-       w.profile,
-       w(w.profile) + ":1:1: --out: "},
+      {{"calibrate", "--scenario", w(w.machine), w(w.measured), "--out", w(w.machine)},
+       w.machine,
+       w(w.machine) + ":1:1: --out: "},
       {{"import", "k8s", w(w.job), "--out", w(w.job)}, w.job, w(w.job) + ":1:1: --out: "},
       {{"import", "k8s", w(w.job), "--deepspeed", w(w.ds), "--out", w(w.ds)}, w.ds, w(w.ds) + ":1:1: --out: "},
       {{"import", "k8s", w(w.job), "--trainer-args", w(w.trainer), "--out", w(w.trainer)},
@@ -109,6 +109,11 @@ TEST_CASE("inputs: an output over one of the command's inputs is refused before 
     ::stat(c.input.c_str(), &st_after);
     CHECK(st_after.st_ino == st_before.st_ino);
   }
+  // The one exception: calibrate refits the machine's own profile in place (the documented workflow).
+  const auto refit =
+      run_commsim_with("timeout 120", {"calibrate", "--scenario", w(w.machine), w(w.measured), "--out", w(w.profile)});
+  CHECK(refit.exit_code == 0);
+  CHECK(slurp(w.profile).find("commsim calibration profile") != std::string::npos);
   // run --out into the folder holding the scenario, named result.json: refused too.
   fs::copy_file(w.scenario, w.dir / "result.json");
   const auto r = run_commsim_with("timeout 60", {"run", w(w.dir / "result.json"), "--out", w(w.dir)});
