@@ -6,10 +6,10 @@
 // `commsim run` does; the World build is reported apart as well.
 #include <benchmark/benchmark.h>
 
-#include "models/nccl/collective.hpp"
-#include "models/nccl/nccl_tests.hpp"
+#include "models/calibrate/nccl_tests.hpp"
+#include "models/collectives/collective.hpp"
 #include "models/spec.hpp"
-#include "models/world.hpp"
+#include "models/world/world.hpp"
 
 namespace {
 models::ScenarioSpec cluster(const char* instance, int nodes) {
@@ -29,12 +29,12 @@ void all_reduce_once(benchmark::State& state, const char* instance) {
     sim::Simulator sim;
     sim::FlowNetwork net(sim);
     auto world = models::World::build(spec, net);
-    auto engine = models::nccl::make_collective_engine(sim, net, *world, spec);
-    models::nccl::Group g;
+    auto engine = models::collectives::make_collective_engine(sim, net, *world, spec);
+    models::collectives::Group g;
     for (int r = 0; r < world->size(); ++r) g.ranks.push_back(r);
     double end = 0;
     engine->launch(g, models::nccl::CollOp::AllReduce, 1LL << 30,
-                   [&](const models::nccl::CollectiveRecord& rec) { end = rec.end_s; });
+                   [&](const models::collectives::CollectiveRecord& rec) { end = rec.end_s; });
     sim.run();
     events += sim.events_run();
     benchmark::DoNotOptimize(end);
@@ -63,11 +63,11 @@ void BM_NcclTestsSweep64(benchmark::State& state) {
   for (auto _ : state) {
     for (CollOp op : {CollOp::AllReduce, CollOp::AllGather, CollOp::ReduceScatter, CollOp::Broadcast, CollOp::Reduce,
                       CollOp::AllToAll, CollOp::SendRecv}) {
-      models::nccl::NcclTestsOptions o;
+      models::calibrate::NcclTestsOptions o;
       o.op = op;
       o.min_bytes = 8;
       o.max_bytes = 1LL << 30;
-      auto r = models::nccl::run_nccl_tests(spec, o);
+      auto r = models::calibrate::run_nccl_tests(spec, o);
       benchmark::DoNotOptimize(r.avg_busbw_gbs);
     }
   }

@@ -11,6 +11,17 @@
 //     clustered2k: the same on a fixed 2,000 links (denser as F grows).
 //     giant:      paths of 2-4 links drawn from all 2,000 links: one component holds every flow,
 //                 the worst case for an incremental max-min solver.
+//   EventQueue/retime:N     hold with N pending, and each event also cancels one pending event and
+//                           schedules it again later (the executor re-timing compute when a rank's
+//                           communication starts or ends). One item = one event run.
+// The shapes of cluster-scale steps (issue 14): flows that start in one instant, as a collective's
+// do, each iteration running them to completion. One item = one flow, start to completion handler.
+//   Flows/disjoint/N        N flows, each alone on its own 3 links (GPU port, NIC out, NIC in):
+//                           N one-flow components starting together and ending together.
+//   Flows/staggered/N       the same with N different sizes: every completion is its own instant.
+//   Flows/nic_ring/N        a ring over N/8 nodes of 8 GPUs and 4 NICs: GPU g of node k sends to
+//                           GPU g of node k+1 through NIC g/2 out and NIC ((g+1) mod 8)/2 in, so
+//                           the 8 flows of a node pair share NICs two by two (components of 8).
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -68,6 +79,119 @@ void BM_EventQueueBatch(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(batch));
 }
 BENCHMARK(BM_EventQueueBatch)->Name("EventQueue/batch")->Arg(1024)->Arg(65536);
+
+// Hold with re-timing: the event run cancels a pending event (chosen at random) and schedules
+// it again at a later time, as StepExecutor::retime_compute does.
+struct RetimeState {
+  Simulator sim;
+  std::vector<int64_t> delays;
+  std::size_t cursor = 0;
+  std::vector<sim::EventId> ids;
+};
+struct Retime {
+  RetimeState* st;
+  std::size_t index;
+  void operator()() const {
+    const std::size_t c = st->cursor++;
+    const std::size_t mask = st->delays.size() - 1;
+    st->ids[index] = st->sim.schedule_in(Time::from_ps(st->delays[c & mask]), *this);
+    const std::size_t victim = st->delays[(c * 7 + 3) & mask] % st->ids.size();
+    if (victim != index && st->sim.cancel(st->ids[victim]))
+      st->ids[victim] = st->sim.schedule_in(Time::from_ps(st->delays[(c + 1) & mask]), Retime{st, victim});
+  }
+};
+
+void BM_EventQueueRetime(benchmark::State& state) {
+  const auto pending = static_cast<std::size_t>(state.range(0));
+  std::mt19937_64 rng(42);
+  RetimeState st;
+  st.delays.resize(1 << 16);
+  for (auto& d : st.delays) d = 1 + static_cast<int64_t>(rng() % 1'000'000);
+  st.ids.resize(pending);
+  for (std::size_t i = 0; i < pending; ++i)
+    st.ids[i] = st.sim.schedule_at(Time::from_ps(st.delays[i & (st.delays.size() - 1)]), Retime{&st, i});
+  for (auto _ : state) st.sim.step();
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EventQueueRetime)->Name("EventQueue/retime")->Arg(1024)->Arg(65536);
+
+// Flows that start in one instant, as a collective's do (see the header).
+enum class Shape { kDisjoint, kStaggered, kNicRing };
+
+struct Burst {
+  Simulator sim;
+  FlowNetwork net{sim};
+  std::vector<std::vector<LinkId>> paths;
+  uint64_t done = 0;
+
+  Burst(Shape shape, std::size_t n) {
+    constexpr double kNvlink = 450e9, kNic = 50e9;  // bytes/s: an H100's NVLink, a 400 Gb/s NIC
+    if (shape == Shape::kNicRing) {
+      constexpr std::size_t kGpus = 8, kNics = 4;
+      const std::size_t nodes = std::max<std::size_t>(2, n / kGpus);
+      std::vector<LinkId> gpu_out, gpu_in, nic_out, nic_in;
+      for (std::size_t k = 0; k < nodes; ++k) {
+        for (std::size_t g = 0; g < kGpus; ++g) {
+          gpu_out.push_back(net.add_link("gpu_out", "pcie", 64e9, Time::zero()));
+          gpu_in.push_back(net.add_link("gpu_in", "pcie", 64e9, Time::zero()));
+        }
+        for (std::size_t j = 0; j < kNics; ++j) {
+          nic_out.push_back(net.add_link("nic_out", "efa", kNic, Time::zero()));
+          nic_in.push_back(net.add_link("nic_in", "efa", kNic, Time::zero()));
+        }
+      }
+      for (std::size_t k = 0; k < nodes; ++k)
+        for (std::size_t g = 0; g < kGpus; ++g) {
+          const std::size_t next = (k + 1) % nodes;
+          paths.push_back({gpu_out[k * kGpus + g], nic_out[k * kNics + g / 2],
+                           nic_in[next * kNics + ((g + 1) % kGpus) / 2], gpu_in[next * kGpus + g]});
+        }
+      return;
+    }
+    for (std::size_t i = 0; i < n; ++i)
+      paths.push_back({net.add_link("gpu", "nvlink", kNvlink, Time::zero()),
+                       net.add_link("nic_out", "efa", kNic, Time::zero()),
+                       net.add_link("nic_in", "efa", kNic, Time::zero())});
+  }
+};
+
+void BM_FlowBurst(benchmark::State& state, Shape shape) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  Burst b(shape, n);
+  uint64_t events = 0;
+  for (auto _ : state) {
+    const uint64_t before = b.sim.events_run();
+    for (std::size_t i = 0; i < b.paths.size(); ++i) {
+      const int64_t bytes = shape == Shape::kStaggered ? int64_t{1'000'000} + int64_t(i) * 1000 : int64_t{1'000'000};
+      b.net.start(b.paths[i], bytes, [&b] { ++b.done; });
+    }
+    b.sim.run();
+    events += b.sim.events_run() - before;
+  }
+  benchmark::DoNotOptimize(b.done);
+  const double flows = double(b.paths.size()) * double(state.iterations());
+  state.SetItemsProcessed(static_cast<int64_t>(flows));
+  state.counters["events_per_flow"] = double(events) / flows;
+  state.counters["per_flow"] = benchmark::Counter(flows, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK_CAPTURE(BM_FlowBurst, disjoint, Shape::kDisjoint)
+    ->Name("Flows/disjoint")
+    ->Arg(1024)
+    ->Arg(16384)
+    ->Arg(131072)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_FlowBurst, staggered, Shape::kStaggered)
+    ->Name("Flows/staggered")
+    ->Arg(1024)
+    ->Arg(16384)
+    ->Arg(131072)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_FlowBurst, nic_ring, Shape::kNicRing)
+    ->Name("Flows/nic_ring")
+    ->Arg(1024)
+    ->Arg(16384)
+    ->Arg(131072)
+    ->Unit(benchmark::kMillisecond);
 
 enum class Topology { kClustered, kClustered2k, kGiant };
 

@@ -2,7 +2,7 @@
 // (128 x p5.48xlarge) in under 1 s, for ZeRO-3 and for Megatron TP 8 x PP 8 x DP 16.
 #include <benchmark/benchmark.h>
 
-#include "models/run.hpp"
+#include "models/run/run.hpp"
 
 namespace {
 models::ScenarioSpec llama70b_on_p5(int nodes) {

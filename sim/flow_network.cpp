@@ -53,7 +53,9 @@ FlowId FlowNetwork::start_impl(std::span<const LinkId> path, int64_t bytes, Comp
     new_rate_.push_back(0);
   }
   Flow& f = flows_[slot];
-  f.path.assign(path.begin(), path.end());
+  SIM_CHECK(path.size() < UINT32_MAX, "flow path too long");
+  f.hops.resize_uninitialized(static_cast<uint32_t>(path.size()));
+  Hop* hops = f.hops.data();
   f.on_done = std::move(on_done);
   f.total = static_cast<double>(bytes);
   f.remaining = f.total;
@@ -62,9 +64,11 @@ FlowId FlowNetwork::start_impl(std::span<const LinkId> path, int64_t bytes, Comp
   f.last_update = sim_.now();
   f.latency = latency;
   f.state = State::Flowing;
-  for (LinkId l : f.path) {
-    SIM_CHECK(l.index < links_.size(), "flow path names an unknown link");
-    if (add_path_latency) f.latency += links_[l.index].latency;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const uint32_t l = path[i].index;
+    SIM_CHECK(l < links_.size(), "flow path names an unknown link");
+    hops[i].link = l;
+    if (add_path_latency) f.latency += links_[l].latency;
   }
   ++active_flows_;
   const FlowId id{slot, f.generation};
@@ -73,7 +77,7 @@ FlowId FlowNetwork::start_impl(std::span<const LinkId> path, int64_t bytes, Comp
     f.event = sim_.schedule_in(f.latency, [this, slot] { on_finished(slot); });
     return id;
   }
-  if (f.path.empty()) {
+  if (f.hops.empty()) {
     // No shared resource: the flow runs at its own cap, or arrives after its latency.
     const Time t = std::isfinite(f.cap) ? transfer_time(f.remaining, f.cap) : Time::zero();
     f.rate = std::isfinite(f.cap) ? f.cap : 0;
@@ -86,36 +90,39 @@ FlowId FlowNetwork::start_impl(std::span<const LinkId> path, int64_t bytes, Comp
 
 void FlowNetwork::attach(uint32_t slot) {
   Flow& f = flows_[slot];
-  f.position.resize(f.path.size());
-  for (std::size_t i = 0; i < f.path.size(); ++i) {
-    Link& l = links_[f.path[i].index];
-    for (std::size_t j = 0; j < i; ++j) SIM_CHECK(!(f.path[j] == f.path[i]), "a flow path must not use a link twice");
+  Hop* hops = f.hops.data();
+  for (uint32_t i = 0; i < f.hops.size(); ++i) {
+    Link& l = links_[hops[i].link];
+    for (uint32_t j = 0; j < i; ++j) SIM_CHECK(hops[j].link != hops[i].link, "a flow path must not use a link twice");
     if (l.flows.empty()) l.busy_since = sim_.now();
-    f.position[i] = static_cast<uint32_t>(l.flows.size());
+    hops[i].position = static_cast<uint32_t>(l.flows.size());
     l.flows.push_back(slot);
-    mark_dirty(f.path[i]);
+    mark_dirty(hops[i].link);
   }
 }
 
 void FlowNetwork::detach(uint32_t slot) {
   Flow& f = flows_[slot];
-  for (std::size_t i = 0; i < f.path.size(); ++i) {
-    Link& l = links_[f.path[i].index];
-    const uint32_t pos = f.position[i];
+  const Hop* hops = f.hops.data();
+  for (uint32_t i = 0; i < f.hops.size(); ++i) {
+    const uint32_t li = hops[i].link;
+    Link& l = links_[li];
+    const uint32_t pos = hops[i].position;
     const uint32_t moved = l.flows.back();
     l.flows[pos] = moved;
     l.flows.pop_back();
     if (moved != slot) {
       Flow& m = flows_[moved];
-      for (std::size_t k = 0; k < m.path.size(); ++k)
-        if (m.path[k] == f.path[i]) {
-          m.position[k] = pos;
+      Hop* mh = m.hops.data();
+      for (uint32_t k = 0; k < m.hops.size(); ++k)
+        if (mh[k].link == li) {
+          mh[k].position = pos;
           break;
         }
     }
     l.bytes_done += f.total - f.remaining;
     if (l.flows.empty()) l.busy_total += sim_.now() - l.busy_since;
-    mark_dirty(f.path[i]);
+    mark_dirty(li);
   }
 }
 
@@ -127,13 +134,7 @@ void FlowNetwork::settle(Flow& f) {
   f.last_update = now;
 }
 
-void FlowNetwork::mark_dirty(LinkId l) {
-  dirty_links_.push_back(l.index);
-  schedule_recompute();
-}
-
 void FlowNetwork::schedule_recompute() {
-  if (recompute_scheduled_) return;
   recompute_scheduled_ = true;
   sim_.schedule_end_of_instant([this] { recompute(); });
 }
@@ -142,11 +143,49 @@ void FlowNetwork::recompute() {
   recompute_scheduled_ = false;
   ++recomputes_;
   ++epoch_;
-  // Each dirty link seeds a component, unless an earlier seed's component already covered it.
+  // Each dirty link seeds a component, unless an earlier seed's component already covered it
+  // or it carries nothing (then nothing can reach it either). Seeds keep the order in which
+  // their links were first marked, so components are rated, and completion events scheduled,
+  // in the same order as without the fast paths.
   seeds_.swap(dirty_links_);  // dirty_links_ takes seeds_' empty buffer: no allocation
-  for (uint32_t seed : seeds_)
-    if (links_[seed].mark != epoch_) rate_component(seed);
+  ++dirty_round_;
+  for (uint32_t seed : seeds_) {
+    const Link& l = links_[seed];
+    if (l.mark == epoch_ || l.flows.empty()) continue;
+    if (fast_paths_ && rate_single_flow(seed)) continue;
+    rate_component(seed);
+  }
   seeds_.clear();
+}
+
+// A flow alone on every link of its path is its own component. Progressive filling would fix it
+// at the first constraint: its cap if cap <= the narrowest capacity (each link's share is
+// capacity / 1), else that capacity -- computed here with the same comparison, so the same double.
+bool FlowNetwork::rate_single_flow(uint32_t seed) {
+  const Link& first = links_[seed];
+  if (first.flows.size() != 1) return false;
+  const uint32_t fs = first.flows[0];
+  const Flow& f = flows_[fs];
+  const Hop* hops = f.hops.data();
+  double narrowest = kUnlimitedRate;
+  for (uint32_t i = 0; i < f.hops.size(); ++i) {
+    const Link& l = links_[hops[i].link];
+    if (l.flows.size() != 1) return false;
+    narrowest = std::min(narrowest, l.capacity);
+  }
+  for (uint32_t i = 0; i < f.hops.size(); ++i) links_[hops[i].link].mark = epoch_;
+  flow_mark_[fs] = epoch_;
+  ++flows_rated_;
+  ++single_flow_components_;
+  const double rate = f.cap <= narrowest ? f.cap : narrowest;
+  apply_rate(fs, rate);
+  if (audit_) {
+    comp_links_.clear();
+    for (uint32_t i = 0; i < f.hops.size(); ++i) comp_links_.push_back(hops[i].link);
+    comp_flows_.assign(1, fs);
+    audit_component();
+  }
+  return true;
 }
 
 void FlowNetwork::rate_component(uint32_t seed) {
@@ -163,10 +202,12 @@ void FlowNetwork::rate_component(uint32_t seed) {
       if (flow_mark_[fs] == epoch_) continue;
       flow_mark_[fs] = epoch_;
       comp_flows_.push_back(fs);
-      for (LinkId l : flows_[fs].path)
-        if (links_[l.index].mark != epoch_) {
-          links_[l.index].mark = epoch_;
-          stack_.push_back(l.index);
+      const Flow& f = flows_[fs];
+      const Hop* hops = f.hops.data();
+      for (uint32_t i = 0; i < f.hops.size(); ++i)
+        if (links_[hops[i].link].mark != epoch_) {
+          links_[hops[i].link].mark = epoch_;
+          stack_.push_back(hops[i].link);
         }
     }
   }
@@ -208,8 +249,9 @@ void FlowNetwork::rate_component(uint32_t seed) {
     Flow& f = flows_[fs];
     new_rate_[fs] = rate;
     ++fixed;
-    for (LinkId lid : f.path) {
-      Link& l = links_[lid.index];
+    const Hop* hops = f.hops.data();
+    for (uint32_t i = 0; i < f.hops.size(); ++i) {
+      Link& l = links_[hops[i].link];
       l.remaining = std::max(0.0, l.remaining - rate);
       --l.unfixed;
       ++l.version;
@@ -274,8 +316,9 @@ void FlowNetwork::audit_component() const {
     SIM_CHECK(f.rate > 0 && f.rate <= f.cap * (1 + kTolerance), "a flow's rate is outside (0, cap]");
     if (f.rate >= f.cap * (1 - kTolerance)) continue;
     bool bottlenecked = false;
-    for (LinkId lid : f.path) {
-      const Link& l = links_[lid.index];
+    const Hop* hops = f.hops.data();
+    for (uint32_t i = 0; i < f.hops.size(); ++i) {
+      const Link& l = links_[hops[i].link];
       double load = 0, top = 0;
       for (uint32_t other : l.flows) {
         load += flows_[other].rate;
@@ -303,7 +346,7 @@ void FlowNetwork::apply_rate(uint32_t slot, double rate) {
 void FlowNetwork::on_drained(uint32_t slot) {
   Flow& f = flows_[slot];
   f.remaining = 0;
-  if (!f.path.empty()) detach(slot);
+  if (!f.hops.empty()) detach(slot);
   f.rate = 0;
   f.state = State::Draining;
   f.event = sim_.schedule_in(f.latency, [this, slot] { on_finished(slot); });
@@ -338,7 +381,7 @@ bool FlowNetwork::cancel(FlowId id) {
   sim_.cancel(f.event);
   if (f.state == State::Flowing) {
     settle(f);  // the bytes it moved so far count in the links' accounting
-    if (!f.path.empty()) detach(id.slot);
+    if (!f.hops.empty()) detach(id.slot);
   }
   free_slot(id.slot);
   return true;

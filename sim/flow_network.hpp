@@ -7,6 +7,10 @@
 // instant (Simulator::schedule_end_of_instant: after every other event of that instant) re-runs progressive filling
 // only on the connected component of links and flows those links touch. Flows whose rate did not change keep their
 // completion event. Cost per change is O(component · log component), independent of the flows elsewhere in the network.
+// Fast paths, exact (the same doubles as progressive filling, tested against it): a dirty link left
+// empty is skipped; a flow alone on every link of its path is a component of its own and gets
+// min(cap, narrowest capacity) in O(path). Paths of up to kInlineHops links are stored in the
+// flow record (no heap block per flow).
 //
 // Timing of one flow: its bytes occupy the links from start until they drain at the fair rate;
 // the completion handler runs `latency` (sum over the path, plus any extra) after the drain.
@@ -19,6 +23,7 @@
 
 #include "sim/inplace_function.hpp"
 #include "sim/simulator.hpp"
+#include "sim/small_vector.hpp"
 #include "sim/time.hpp"
 
 namespace sim {
@@ -78,28 +83,39 @@ class FlowNetwork {
   // link on which no other flow gets more.
   void set_audit(bool on) { audit_ = on; }
   bool audit() const { return audit_; }  // models add their own checks when on
+  // Off: every component goes through full progressive filling (tests compare the two).
+  void set_fast_paths(bool on) { fast_paths_ = on; }
   uint64_t recomputes() const { return recomputes_; }
   uint64_t flows_rated() const { return flows_rated_; }  // sum of component sizes, for benches
+  uint64_t single_flow_components() const { return single_flow_components_; }
+
+  // Paths up to this many links live inside the flow record; longer ones in a buffer the record
+  // keeps for its next flows. A cluster path is GPU, PCIe, NIC, fabric, NIC, PCIe, GPU at most.
+  // A link's first 4 flows live in its record the same way.
+  static constexpr uint32_t kInlineHops = 8;
 
  private:
+  // What every arrival, departure and recompute touches comes first (one cache line).
   struct Link {
+    SmallVector<uint32_t, 4> flows;  // active flow slots
     double capacity = 0;
-    Time latency;
-    std::vector<uint32_t> flows;  // active flow slots
-    double bytes_done = 0;        // bytes of flows already drained or settled off this link
-    Time busy_total;
+    uint64_t mark = 0;      // == epoch_: in the component being rated
+    uint64_t dirty = 0;     // == dirty_round_: already queued for this instant's recompute
+    double bytes_done = 0;  // bytes of flows already drained or settled off this link
     Time busy_since;
+    Time busy_total;
+    Time latency;
     // scratch for progressive filling
-    uint64_t mark = 0;
     double remaining = 0;
     uint32_t unfixed = 0;
     uint32_t version = 0;
   };
+  struct Hop {
+    uint32_t link;
+    uint32_t position;  // index of the flow in links_[link].flows
+  };
   enum class State : uint8_t { Free, Flowing, Draining };
   struct Flow {
-    std::vector<LinkId> path;
-    std::vector<uint32_t> position;  // index of this flow in links_[path[i]].flows
-    Completion on_done;
     double remaining = 0;  // bytes still to drain at last_update
     double total = 0;
     double rate = 0;
@@ -109,6 +125,8 @@ class FlowNetwork {
     EventId event;  // Flowing: when it drains; Draining: when its last byte arrives
     uint32_t generation = 0;
     State state = State::Free;
+    SmallVector<Hop, kInlineHops> hops;  // the path
+    Completion on_done;
   };
 
   FlowId start_impl(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap, Time latency,
@@ -116,10 +134,18 @@ class FlowNetwork {
   void attach(uint32_t slot);
   void detach(uint32_t slot);
   void settle(Flow& f);
-  void mark_dirty(LinkId l);
+  // Queues a link for this instant's recompute, once (the first mark keeps its place).
+  void mark_dirty(uint32_t li) {
+    Link& l = links_[li];
+    if (l.dirty == dirty_round_) return;
+    l.dirty = dirty_round_;
+    dirty_links_.push_back(li);
+    if (!recompute_scheduled_) schedule_recompute();
+  }
   void schedule_recompute();
   void recompute();
   void rate_component(uint32_t seed_link);
+  bool rate_single_flow(uint32_t seed_link);
   void apply_rate(uint32_t slot, double rate);
   void on_drained(uint32_t slot);
   void on_finished(uint32_t slot);
@@ -138,10 +164,13 @@ class FlowNetwork {
   std::vector<uint32_t> dirty_links_;
   bool recompute_scheduled_ = false;
   bool audit_ = false;
+  bool fast_paths_ = true;
   std::size_t active_flows_ = 0;
   uint64_t epoch_ = 0;
+  uint64_t dirty_round_ = 1;
   uint64_t recomputes_ = 0;
   uint64_t flows_rated_ = 0;
+  uint64_t single_flow_components_ = 0;
   // scratch, reused across recomputes so the hot path does not allocate
   std::vector<uint32_t> seeds_, comp_links_, comp_flows_, capped_, stack_;
   struct Share {

@@ -20,19 +20,15 @@ class InplaceFunction<R(Args...), Capacity> {
 
   template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, InplaceFunction>>>
   InplaceFunction(F&& f) {  // NOLINT(google-explicit-constructor): used like std::function
-    using Fn = std::decay_t<F>;
-    static_assert(sizeof(Fn) <= Capacity, "callable too large for InplaceFunction: capture less");
-    static_assert(alignof(Fn) <= alignof(std::max_align_t), "over-aligned callable");
-    new (&storage_) Fn(std::forward<F>(f));
-    invoke_ = [](void* s, Args... args) -> R { return (*static_cast<Fn*>(s))(std::forward<Args>(args)...); };
-    // Most handlers capture a few pointers and numbers: those move as plain bytes, with no
-    // indirect call (manage_ stays null). Others get a function that moves and destroys them.
-    if constexpr (!(std::is_trivially_copyable_v<Fn> && std::is_trivially_destructible_v<Fn>)) {
-      manage_ = [](void* dst, void* src) {
-        if (dst) new (dst) Fn(std::move(*static_cast<Fn*>(src)));
-        static_cast<Fn*>(src)->~Fn();
-      };
-    }
+    construct(std::forward<F>(f));
+  }
+  // Builds the callable in place (no temporary InplaceFunction to move from).
+  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, InplaceFunction> &&
+                                                    !std::is_same_v<std::decay_t<F>, std::nullptr_t>>>
+  InplaceFunction& operator=(F&& f) {
+    reset();
+    construct(std::forward<F>(f));
+    return *this;
   }
 
   InplaceFunction(InplaceFunction&& o) noexcept { take(o); }
@@ -57,6 +53,22 @@ class InplaceFunction<R(Args...), Capacity> {
   }
 
  private:
+  template <typename F>
+  void construct(F&& f) {
+    using Fn = std::decay_t<F>;
+    static_assert(sizeof(Fn) <= Capacity, "callable too large for InplaceFunction: capture less");
+    static_assert(alignof(Fn) <= alignof(std::max_align_t), "over-aligned callable");
+    new (&storage_) Fn(std::forward<F>(f));
+    invoke_ = [](void* s, Args... args) -> R { return (*static_cast<Fn*>(s))(std::forward<Args>(args)...); };
+    // Most handlers capture a few pointers and numbers: those move as plain bytes, with no
+    // indirect call (manage_ stays null). Others get a function that moves and destroys them.
+    if constexpr (!(std::is_trivially_copyable_v<Fn> && std::is_trivially_destructible_v<Fn>)) {
+      manage_ = [](void* dst, void* src) {
+        if (dst) new (dst) Fn(std::move(*static_cast<Fn*>(src)));
+        static_cast<Fn*>(src)->~Fn();
+      };
+    }
+  }
   void take(InplaceFunction& o) {
     if (!o.invoke_) return;
     if (o.manage_)
@@ -68,9 +80,10 @@ class InplaceFunction<R(Args...), Capacity> {
     o.invoke_ = nullptr;
     o.manage_ = nullptr;
   }
-  alignas(std::max_align_t) unsigned char storage_[Capacity];
+  // The two pointers first: a small callable then shares their cache line.
   R (*invoke_)(void*, Args...) = nullptr;
   void (*manage_)(void*, void*) = nullptr;
+  alignas(std::max_align_t) unsigned char storage_[Capacity];
 };
 
 }  // namespace sim

@@ -1,166 +1,181 @@
 #include "sim/simulator.hpp"
 
 #include <algorithm>
-
-#include "sim/check.hpp"
+#include <limits>
 
 namespace sim {
 
-EventId Simulator::schedule_at(Time when, Handler handler) {
-  SIM_CHECK(when >= now_, "an event was scheduled in the past: time must never go backwards");
-  return insert(when, next_sequence_++, std::move(handler));
+namespace {
+constexpr int64_t kNoTime = std::numeric_limits<int64_t>::max();
 }
 
-EventId Simulator::schedule_in(Time delay, Handler handler) {
-  SIM_CHECK(delay >= Time::zero(), "an event was scheduled in the past: time must never go backwards");
-  return insert(now_ + delay, next_sequence_++, std::move(handler));
+Simulator::Simulator() { std::fill(std::begin(bucket_min_), std::end(bucket_min_), kNoTime); }
+
+uint32_t Simulator::new_slot() {
+  SIM_CHECK(slot_count_ < UINT32_MAX - kChunk, "too many pending events");
+  if ((slot_count_ & (kChunk - 1)) == 0) chunks_.push_back(std::make_unique<Slot[]>(kChunk));
+  return slot_count_++;
 }
 
-EventId Simulator::schedule_end_of_instant(Handler handler) {
-  return insert(now_, (next_sequence_++) | kEndOfInstant, std::move(handler));
-}
-
-EventId Simulator::insert(Time when, uint64_t sequence, Handler&& handler) {
-  uint32_t slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<uint32_t>(slots_.size());
-    slots_.emplace_back();
+uint32_t Simulator::acquire_large() {
+  if (!free_large_.empty()) {
+    const uint32_t i = free_large_.back();
+    free_large_.pop_back();
+    return i;
   }
-  Slot& s = slots_[slot];
-  s.handler = std::move(handler);
-  s.live = true;
-  ++live_;
-  push(Entry{when.ps(), sequence, slot, s.generation});
-  return EventId{slot, s.generation};
+  SIM_CHECK(large_count_ < UINT32_MAX - kChunk, "too many pending events");
+  if ((large_count_ & (kChunk - 1)) == 0) large_chunks_.push_back(std::make_unique<Handler[]>(kChunk));
+  return large_count_++;
 }
 
 bool Simulator::pending(EventId id) const {
-  return id.valid() && id.slot < slots_.size() && slots_[id.slot].live && slots_[id.slot].generation == id.generation;
+  return id.valid() && id.slot < slot_count_ && (id.generation & 1) && slot(id.slot).generation == id.generation;
 }
 
 bool Simulator::cancel(EventId id) {
   if (!pending(id)) return false;
-  Slot& s = slots_[id.slot];
-  s.handler.reset();
-  s.live = false;
-  ++s.generation;  // the heap entry still points here; its old generation makes it a tombstone
+  Slot& s = slot(id.slot);
+  release(s);
+  ++s.generation;  // the queue's entry still points here; its old generation makes it a tombstone
   free_slots_.push_back(id.slot);
   --live_;
-  // Tombstones leave the heap only when they reach its top. A flow network that re-rates
-  // thousands of flows per change cancels far-future events at that pace, so sweep them out
-  // once they outnumber the live events (amortized O(1) per cancel).
-  if (heap_.size() > 2 * live_ + 1024) compact();
+  // Tombstones leave the queue when they reach its front. A flow network that re-rates thousands
+  // of flows per change cancels far-future events at that pace, so sweep them out once they
+  // outnumber the live events (amortized O(1) per cancel).
+  if (++cancelled_ > live_ + 1024) compact();
   return true;
 }
 
+// Drops the tombstones, keeping every bucket's order (and so the same-time order).
 void Simulator::compact() {
-  std::size_t kept = 0;
-  for (const Entry& e : heap_) {
-    const Slot& s = slots_[e.slot];
-    if (s.live && s.generation == e.generation) heap_[kept++] = e;
+  auto keep_live = [this](std::vector<Entry>& v, std::size_t head) {
+    std::size_t kept = 0;
+    for (std::size_t i = head; i < v.size(); ++i)
+      if (alive(v[i])) v[kept++] = v[i];
+    v.resize(kept);
+  };
+  keep_live(buckets_[0], head0_);
+  head0_ = 0;
+  keep_live(end_of_instant_, end_head_);
+  end_head_ = 0;
+  levels_ = 0;
+  for (int b = 1; b < kBuckets; ++b) {
+    const int level = (b - 1) / kDigits, digit = (b - 1) % kDigits;
+    if (digit % 64 == 0) digits_[level][digit / 64] = 0;
+    keep_live(buckets_[b], 0);
+    bucket_min_[b] = kNoTime;
+    for (const Entry& e : buckets_[b]) bucket_min_[b] = std::min(bucket_min_[b], e.time_ps);
+    if (!buckets_[b].empty()) {
+      levels_ |= 1u << level;
+      digits_[level][digit / 64] |= uint64_t{1} << (digit % 64);
+    }
   }
-  heap_.resize(kept);
-  for (std::size_t i = kept / 4 + 1; i-- > 0;) sift_down(i);
+  cancelled_ = 0;
 }
 
-// Bottom-up sift-down (Floyd): walk the hole to a leaf along the smallest children without
-// comparing against the moved entry (it came from the bottom and usually belongs near there),
-// then sift the entry up from that leaf. Half the comparisons of the textbook loop, and the
-// child comparisons are branch-free (they are unpredictable by nature).
-void Simulator::sift_down(std::size_t i) {
-  const std::size_t n = heap_.size();
-  if (i >= n) return;
-  const Entry e = heap_[i];
-  const std::size_t top = i;
-  Entry* h = heap_.data();
+void Simulator::spread(int b) {
+  std::vector<Entry>& from = buckets_[b];
+  last_ = bucket_min_[b];
+  bucket_min_[b] = kNoTime;
+  const int level = (b - 1) / kDigits, digit = (b - 1) % kDigits;
+  digits_[level][digit / 64] &= ~(uint64_t{1} << (digit % 64));
+  bool empty_level = true;
+  for (uint64_t w : digits_[level]) empty_level = empty_level && w == 0;
+  if (empty_level) levels_ &= ~(1u << level);
+  if (level == 0 || from.size() == 1) {
+    // All its events are at last_ (a level-0 bucket's differ from last_ in the lowest digit only
+    // and share that digit), in order. Bucket 0 is empty: exchange the buffers instead.
+    buckets_[0].swap(from);
+    return;
+  }
+  // Every entry lands on a lower level: they all share last_'s digits from `level` up.
+  for (const Entry& e : from) push(e);
+  from.clear();
+}
+
+// Bucket 0, when not empty, holds events at now_: a handler only runs right after one of its
+// events was taken, and run(until) returns only once bucket 0 is empty. So its events come
+// first; end-of-instant events come next unless an ordinary event at now_ waits in a higher
+// bucket (run(until) moved now_ past last_).
+bool Simulator::front(int64_t limit, bool* end_of_instant) {
+  std::vector<Entry>& zero = buckets_[0];
   for (;;) {
-    const std::size_t first = 4 * i + 1;
-    std::size_t best;
-    if (first + 4 <= n) {
-      const std::size_t a = first + static_cast<std::size_t>(later(h[first], h[first + 1]));
-      const std::size_t b = first + 2 + static_cast<std::size_t>(later(h[first + 2], h[first + 3]));
-      best = later(h[a], h[b]) ? b : a;
-    } else if (first < n) {
-      best = first;
-      for (std::size_t c = first + 1; c < n; ++c)
-        if (later(h[best], h[c])) best = c;
-    } else {
-      break;
+    if (head0_ < zero.size()) {
+      const Entry& e = zero[head0_];
+      if (e.time_ps > limit) return false;
+      if (alive(e)) {
+        *end_of_instant = false;
+        return true;
+      }
+      --cancelled_;
+      ++head0_;
+      continue;
     }
-    h[i] = h[best];
-    i = best;
-  }
-  while (i > top) {
-    const std::size_t parent = (i - 1) / 4;
-    if (!later(h[parent], e)) break;
-    h[i] = h[parent];
-    i = parent;
-  }
-  h[i] = e;
-}
-
-// A 4-ary heap: shallower than a binary heap, and its children share a cache line.
-void Simulator::push(Entry e) {
-  heap_.push_back(e);
-  std::size_t i = heap_.size() - 1;
-  while (i > 0) {
-    std::size_t parent = (i - 1) / 4;
-    if (!later(heap_[parent], e)) break;
-    heap_[i] = heap_[parent];
-    i = parent;
-  }
-  heap_[i] = e;
-}
-
-Simulator::Entry Simulator::pop() {
-  const Entry top = heap_.front();
-  heap_.front() = heap_.back();
-  heap_.pop_back();
-  sift_down(0);
-  return top;
-}
-
-bool Simulator::pop_next_live(Entry& out) {
-  while (!heap_.empty()) {
-    const Entry& top = heap_.front();
-    const Slot& s = slots_[top.slot];
-    if (s.live && s.generation == top.generation) {
-      out = top;
-      return true;
+    zero.clear();
+    head0_ = 0;
+    if (end_head_ < end_of_instant_.size() && (levels_ == 0 || bucket_min_[lowest_bucket()] > now_.ps())) {
+      if (now_.ps() > limit) return false;
+      if (alive(end_of_instant_[end_head_])) {
+        *end_of_instant = true;
+        return true;
+      }
+      --cancelled_;
+      if (++end_head_ == end_of_instant_.size()) {
+        end_of_instant_.clear();
+        end_head_ = 0;
+      }
+      continue;
     }
-    pop();  // tombstone of a cancelled event
+    if (levels_ == 0) {
+      // Nothing is queued: any reference time is valid, and now_ keeps it <= now_ even after
+      // tombstones beyond now_ were taken out.
+      last_ = now_.ps();
+      return false;
+    }
+    const int b = lowest_bucket();
+    if (bucket_min_[b] > limit) return false;
+    spread(b);
   }
-  return false;
+}
+
+void Simulator::run_front(bool end_of_instant) {
+  Entry e;
+  if (end_of_instant) [[unlikely]] {
+    e = end_of_instant_[end_head_];
+    e.time_ps = now_.ps();
+    if (++end_head_ == end_of_instant_.size()) {
+      end_of_instant_.clear();
+      end_head_ = 0;
+    }
+  } else {
+    e = buckets_[0][head0_++];
+  }
+  SIM_CHECK(e.time_ps >= now_.ps(), "time went backwards");
+  now_ = Time::from_ps(e.time_ps);
+  Slot& s = slot(e.slot);
+  ++s.generation;  // even: no longer pending
+  --live_;
+  ++events_run_;
+  // The handler runs in its slot (slots never move); the slot is recycled only afterwards, so
+  // events the handler schedules cannot overwrite it.
+  s.handler();
+  release(s);
+  free_slots_.push_back(e.slot);
 }
 
 bool Simulator::step() {
-  Entry e;
-  if (!pop_next_live(e)) return false;
-  pop();
-  SIM_CHECK(e.time_ps >= now_.ps(), "time went backwards");
-  now_ = Time::from_ps(e.time_ps);
-  Slot& s = slots_[e.slot];
-  Handler h = std::move(s.handler);
-  s.live = false;
-  ++s.generation;
-  free_slots_.push_back(e.slot);
-  --live_;
-  ++events_run_;
-  h();
+  bool end_of_instant = false;
+  if (!front(kNoTime, &end_of_instant)) return false;
+  run_front(end_of_instant);
   return true;
 }
 
 uint64_t Simulator::run(std::optional<Time> until) {
   stopped_ = false;
   const uint64_t before = events_run_;
-  Entry e;
-  while (!stopped_ && pop_next_live(e)) {
-    if (until && e.time_ps > until->ps()) break;
-    step();
-  }
+  const int64_t limit = until ? until->ps() : kNoTime;
+  bool end_of_instant = false;
+  while (!stopped_ && front(limit, &end_of_instant)) run_front(end_of_instant);
   if (until && !stopped_) now_ = std::max(now_, *until);
   return events_run_ - before;
 }

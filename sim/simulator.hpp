@@ -3,10 +3,28 @@
 // the same time run in the order they were scheduled and every run is deterministic bit for bit.
 // Passed by reference, never a global. Handlers live inline in a slot pool (no allocation per
 // event once the pool has grown); cancellation is O(1) through a generation counter.
+//
+// The queue is a radix heap (Ahuja, Mehlhorn, Orlin & Tarjan, "Faster algorithms for the shortest
+// path problem", J. ACM 37(2), 1990) with 6-bit digits, which fits a simulator's clock: keys are
+// integer picoseconds and never lie before the last key taken out (`last_`). An event waits in the
+// bucket named by the highest 6-bit digit in which its time differs from last_ (the level) and
+// its own value of that digit; bucket 0 holds the events at last_ itself. Insertion is an append;
+// when bucket 0 runs dry, the lowest non-empty bucket (it holds the smallest times) is spread over
+// the levels below it, with last_ set to its smallest time. An event moves down at most 10 times
+// in its life (about log64(its distance from now / the gap between events) in practice), each
+// move a sequential copy of 16 bytes. Same-time order needs no sequence number: every bucket is
+// always in scheduling order (appends are in scheduling order, and a bucket is refilled only
+// while empty, from one bucket that was itself in order), and events of one time always share a
+// bucket. End-of-instant events wait in their own FIFO until no ordinary event of the instant is
+// left.
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "sim/check.hpp"
 #include "sim/inplace_function.hpp"
 #include "sim/time.hpp"
 
@@ -21,15 +39,34 @@ struct EventId {
 class Simulator {
  public:
   // 96 bytes: room for a handler that captures another callback (a CollectiveEngine::Done).
+  // Handlers that capture up to kSmallCapture bytes (a few pointers and indices: every handler
+  // of the models) live in the event's 64-byte record; larger ones in a second pool.
   using Handler = InplaceFunction<void(), 96>;
+  static constexpr std::size_t kSmallCapture = 32;
+
+  Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
 
   Time now() const { return now_; }
-  EventId schedule_at(Time when, Handler handler);
-  EventId schedule_in(Time delay, Handler handler);
+  // The handler (a Handler or any callable that fits one) is built in its slot directly.
+  template <typename F>
+  EventId schedule_at(Time when, F&& handler) {
+    SIM_CHECK(when >= now_, "an event was scheduled in the past: time must never go backwards");
+    return insert(when.ps(), false, std::forward<F>(handler));
+  }
+  template <typename F>
+  EventId schedule_in(Time delay, F&& handler) {
+    SIM_CHECK(delay >= Time::zero(), "an event was scheduled in the past: time must never go backwards");
+    return insert((now_ + delay).ps(), false, std::forward<F>(handler));
+  }
   // Schedules at now(), after every event of this instant, including those scheduled later
   // during it (several of these run in scheduling order). For work that should see the whole
   // instant at once, such as re-rating the flow network once after many arrivals and departures.
-  EventId schedule_end_of_instant(Handler handler);
+  template <typename F>
+  EventId schedule_end_of_instant(F&& handler) {
+    return insert(now_.ps(), true, std::forward<F>(handler));
+  }
   // Returns true if the event was pending and will now never run.
   bool cancel(EventId id);
   bool pending(EventId id) const;
@@ -49,36 +86,128 @@ class Simulator {
  private:
   struct Entry {
     int64_t time_ps;
-    uint64_t sequence;
     uint32_t slot;
     uint32_t generation;
   };
-  struct Slot {
-    Handler handler;
+  // One event's record, one cache line: the handler (inline, or a call into the large pool) and
+  // its generation, odd while the event is pending; running or cancelling it makes it even.
+  using SmallHandler = InplaceFunction<void(), kSmallCapture>;
+  static constexpr uint32_t kNone = UINT32_MAX;
+  struct alignas(64) Slot {
+    SmallHandler handler;
     uint32_t generation = 0;
-    bool live = false;
+    uint32_t large = kNone;  // index of the handler in the large pool, if there
   };
-  // End-of-instant events carry this bit in their sequence: same time, ordered after all others.
-  static constexpr uint64_t kEndOfInstant = uint64_t{1} << 63;
-  EventId insert(Time when, uint64_t sequence, Handler&& handler);
-  // Bitwise, not short-circuit: compiles to flag arithmetic without branches.
-  static bool later(const Entry& a, const Entry& b) {
-    return (a.time_ps > b.time_ps) | ((a.time_ps == b.time_ps) & (a.sequence > b.sequence));
+  static_assert(sizeof(Slot) == 64, "an event record should fill one cache line");
+  struct CallLarge {
+    Simulator* sim;
+    uint32_t index;
+    void operator()() const { sim->large(index)(); }
+  };
+  // Slots live in fixed-size chunks, so a slot never moves: a handler runs where it is stored,
+  // even when it schedules events that grow the pool.
+  static constexpr uint32_t kChunkBits = 8;
+  static constexpr uint32_t kChunk = 1u << kChunkBits;
+  // Times are >= 0, so they differ from last_ below bit 63: 11 levels of 6-bit digits. Bucket 0
+  // is last_ itself; level l, digit d (a later time has the larger digit) is bucket 1 + 64 l + d.
+  static constexpr int kDigitBits = 6;  // 6 and 8 measured: 6 runs fewer instructions
+  static constexpr int kDigits = 1 << kDigitBits;
+  static constexpr int kWords = kDigits / 64;  // occupancy words per level
+  static constexpr int kLevels = (63 + kDigitBits - 1) / kDigitBits;
+  static constexpr int kBuckets = 1 + kDigits * kLevels;
+
+  Slot& slot(uint32_t i) { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
+  Handler& large(uint32_t i) { return large_chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
+  const Slot& slot(uint32_t i) const { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
+  bool alive(const Entry& e) const { return slot(e.slot).generation == e.generation; }
+  uint32_t acquire_slot() {
+    if (!free_slots_.empty()) [[likely]] {
+      const uint32_t i = free_slots_.back();
+      free_slots_.pop_back();
+      return i;
+    }
+    return new_slot();
   }
-  void push(Entry e);
-  Entry pop();
-  void sift_down(std::size_t i);
+  uint32_t new_slot();
+  uint32_t acquire_large();
+  void release(Slot& s) {
+    s.handler.reset();
+    if (s.large != kNone) [[unlikely]] {
+      large(s.large).reset();
+      free_large_.push_back(s.large);
+      s.large = kNone;
+    }
+  }
+  template <typename F>
+  EventId insert(int64_t time_ps, bool end_of_instant, F&& handler) {
+    using Fn = std::decay_t<F>;
+    const uint32_t i = acquire_slot();
+    Slot& s = slot(i);
+    if constexpr (sizeof(Fn) <= kSmallCapture && alignof(Fn) <= alignof(std::max_align_t)) {
+      s.handler = std::forward<F>(handler);
+    } else {
+      s.large = acquire_large();
+      large(s.large) = std::forward<F>(handler);
+      s.handler = CallLarge{this, s.large};
+    }
+    const uint32_t generation = ++s.generation;  // odd: pending
+    ++live_;
+    if (end_of_instant) {
+      end_of_instant_.push_back(Entry{time_ps, i, generation});
+    } else {
+      SIM_CHECK(time_ps >= last_, "event queue: a key before the radix heap's reference time");
+      push(Entry{time_ps, i, generation});
+    }
+    return EventId{i, generation};
+  }
+  void push(const Entry& e) {
+    const uint64_t diff = static_cast<uint64_t>(e.time_ps ^ last_);
+    if (diff == 0) {
+      buckets_[0].push_back(e);
+      return;
+    }
+    const int level = (63 - __builtin_clzll(diff)) / kDigitBits;
+    const int digit = static_cast<int>((static_cast<uint64_t>(e.time_ps) >> (kDigitBits * level)) & (kDigits - 1));
+    const int b = 1 + kDigits * level + digit;
+    buckets_[b].push_back(e);
+    levels_ |= 1u << level;
+    digits_[level][digit / 64] |= uint64_t{1} << (digit % 64);
+    if (e.time_ps < bucket_min_[b]) bucket_min_[b] = e.time_ps;
+  }
+  // The bucket > 0 that holds the smallest times (levels_ != 0).
+  int lowest_bucket() const {
+    const int level = __builtin_ctz(levels_);
+    int w = 0;
+    while (digits_[level][w] == 0) ++w;
+    return 1 + kDigits * level + 64 * w + __builtin_ctzll(digits_[level][w]);
+  }
+  // Makes the next live event with time <= limit the front of bucket 0 or of the end-of-instant
+  // FIFO (*end_of_instant says which); false if there is none. Never moves last_ past `limit`,
+  // so events may still be scheduled from now() on.
+  bool front(int64_t limit, bool* end_of_instant);
+  void spread(int b);  // moves bucket b's events to the levels below it
+  void run_front(bool end_of_instant);
   void compact();
-  bool pop_next_live(Entry& out);
 
   Time now_;
-  uint64_t next_sequence_ = 0;
+  int64_t last_ = 0;
+  std::size_t head0_ = 0;  // bucket 0 is a FIFO: entries before head0_ were taken
+  std::size_t end_head_ = 0;
+  uint32_t levels_ = 0;  // bit l: a bucket of level l is non-empty
+  bool stopped_ = false;
   uint64_t events_run_ = 0;
   std::size_t live_ = 0;
-  bool stopped_ = false;
-  std::vector<Entry> heap_;
-  std::vector<Slot> slots_;
+  std::size_t cancelled_ = 0;           // entries of cancelled events still queued
+  uint64_t digits_[kLevels][kWords]{};  // bit d: bucket (l, d) is non-empty
+  std::vector<Entry> buckets_[kBuckets];
+  int64_t bucket_min_[kBuckets];
+  std::vector<Entry> end_of_instant_;
+  std::vector<std::unique_ptr<Slot[]>> chunks_;
+  uint32_t slot_count_ = 0;
   std::vector<uint32_t> free_slots_;
+  std::vector<std::unique_ptr<Handler[]>> large_chunks_;
+  uint32_t large_count_ = 0;
+  std::vector<uint32_t> free_large_;
 };
 
 }  // namespace sim

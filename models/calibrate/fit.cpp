@@ -1,5 +1,5 @@
 #include "models/calibrate/fit.hpp"
-#include "models/param_names.hpp"
+#include "models/params.hpp"
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -7,12 +7,12 @@
 #include <cstdio>
 #include <set>
 
+#include "models/collectives/collective.hpp"
+#include "models/collectives/comm_plan.hpp"
+#include "models/collectives/link_params.hpp"
 #include "models/error.hpp"
-#include "models/nccl/collective.hpp"
-#include "models/nccl/comm_plan.hpp"
-#include "models/nccl/link_params.hpp"
 #include "models/nccl/tuning.hpp"
-#include "models/world.hpp"
+#include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
 
 namespace models::calibrate {
@@ -37,12 +37,12 @@ struct Sample {
 constexpr int kParamsPerClass = 6;  // hop[3], u[3]
 constexpr double kPriorWeight = 0.03;
 
-Sample make_sample(const nccl::CommPlan& plan, const nccl::TuningEnv& env, CollOp op, int64_t bytes, double measured_us,
-                   double kernel_s, PointFit* out) {
+Sample make_sample(const collectives::CommPlan& plan, const nccl::TuningEnv& env, CollOp op, int64_t bytes,
+                   double measured_us, double kernel_s, PointFit* out) {
   Sample s;
   const nccl::Choice c = nccl::choose(plan.view, env, op, bytes);
   const int n = plan.view.nranks;
-  const nccl::Edge& e = plan.rings.front().front();
+  const collectives::Edge& e = plan.rings.front().front();
   s.cls = static_cast<int>(e.link_class);
   s.proto = static_cast<int>(c.proto);
   const double share = static_cast<double>(c.channels) / plan.channels_ref;
@@ -65,7 +65,7 @@ Sample make_sample(const nccl::CommPlan& plan, const nccl::TuningEnv& env, CollO
       default: s.steps = n - 1; break;
     }
   }
-  s.steps *= nccl::serial_channels(e.link_class, c.channels);
+  s.steps *= collectives::serial_channels(e.link_class, c.channels);
   s.x = edge_bytes / (e.raw_bandwidth * share);
   s.fixed_s = kernel_s;  // hop latencies include the wire (the engine does not add link latencies)
   s.measured_s = measured_us * 1e-6;
@@ -138,7 +138,7 @@ Eigen::VectorXd solve_class(const std::vector<const Sample*>& samples, const Eig
 
 FitResult fit_link_params(const std::vector<Measurement>& measurements, const std::map<std::string, double>& pinned) {
   FitResult fit;
-  nccl::LinkParams defaults = nccl::LinkParams::defaults();
+  collectives::LinkParams defaults = collectives::LinkParams::defaults();
   std::vector<Sample> samples;
   // Stable storage for the per-point outputs.
   std::size_t total = 0;
@@ -146,17 +146,17 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
   fit.points.reserve(total);
   std::set<int> classes;
   for (const auto& m : measurements) {
-    nccl::LinkParams p = defaults;
+    collectives::LinkParams p = defaults;
     p.apply(m.spec.cluster.params);
     sim::Simulator sim;
     sim::FlowNetwork net(sim);
-    check_param_names(m.spec.cluster);
+    check_params(m.spec.cluster.params);
     auto world = World::build(m.spec, net);
     std::vector<int> ranks(world->size());
     for (int i = 0; i < world->size(); ++i) ranks[i] = i;
     if (world->size() < 2) throw SpecError("cluster", "calibration needs at least 2 ranks in " + m.run.source);
-    const nccl::CommPlan plan = nccl::build_plan(*world, net, ranks);
-    const nccl::TuningEnv env = nccl::TuningEnv::from(m.spec.nccl_env);
+    const collectives::CommPlan plan = collectives::build_plan(*world, net, ranks);
+    const nccl::TuningEnv& env = world->nccl_env().tuning;
     CollOp op;
     if (!nccl::parse_coll_op(m.run.op.empty() ? "all_reduce" : m.run.op, op))
       throw SpecError("", "unsupported collective '" + m.run.op + "' in " + m.run.source);
@@ -185,7 +185,7 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
   double best_cost = -1, best_launch = defaults.launch_overhead_s, best_p = defaults.launch_sharpness;
   std::map<int, Eigen::VectorXd> best_theta;
   // Parameters measured elsewhere are pinned: they start at their value and are not fitted.
-  nccl::LinkParams pinned_params = defaults;
+  collectives::LinkParams pinned_params = defaults;
   pinned_params.apply(pinned);
   static const char* const kProtoNames[3] = {"ll", "ll128", "simple"};
   auto param_name = [](int cls, int j) {
@@ -206,7 +206,7 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
     for (int j = 0; j < kParamsPerClass; ++j) mask[j] = pinned.count(param_name(cls, j)) > 0;
     return mask;
   };
-  nccl::LinkParams loop = defaults;
+  collectives::LinkParams loop = defaults;
   for (double p : {1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, 64.0}) {
     for (double launch = 5e-6; launch <= 80e-6; launch += 0.5e-6) {
       loop.launch_overhead_s = launch;

@@ -1,5 +1,5 @@
 #pragma once
-// Least-squares fit of the collective engine's physical parameters (models/nccl/link_params.hpp)
+// Least-squares fit of the collective engine's physical parameters (models/collectives/link_params.hpp)
 // to nccl-tests measurements. Each measured point is classified with NCCL's own tuner (which
 // algorithm/protocol/channels NCCL ran at that size); then, per link class:
 //
@@ -13,14 +13,14 @@
 #include <string>
 #include <vector>
 
-#include "models/calibrate/nccl_tests_parser.hpp"
+#include "models/readers/nccl_tests_output.hpp"
 #include "models/spec.hpp"
 
 namespace models::calibrate {
 
 struct Measurement {
   ScenarioSpec spec;  // the machine and the NCCL variables the run used
-  NcclTestsRun run;
+  readers::NcclTestsRun run;
 };
 
 struct PointFit {

@@ -4,7 +4,7 @@
 #include <strings.h>
 
 #include "models/error.hpp"
-#include "models/hw/suggest.hpp"
+#include "models/suggest.hpp"
 
 namespace models::hw {
 

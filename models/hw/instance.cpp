@@ -5,7 +5,7 @@
 
 #include "models/error.hpp"
 #include "models/hw/links.hpp"
-#include "models/hw/suggest.hpp"
+#include "models/suggest.hpp"
 
 namespace models::hw {
 

@@ -7,7 +7,8 @@
 #include <vector>
 
 #include "models/hw/gpu.hpp"
-#include "models/world.hpp"
+#include "models/hw/path_type.hpp"
+#include "models/spec.hpp"
 
 namespace models::hw {
 

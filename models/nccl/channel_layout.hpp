@@ -16,7 +16,7 @@
 // `bytes` is NCCL's count x type size: one rank's share for all-gather and reduce-scatter.
 #include <cstdint>
 
-#include "models/nccl/collective.hpp"
+#include "models/nccl/ops.hpp"
 #include "models/nccl/tuning.hpp"
 
 namespace models::nccl {

@@ -1,4 +1,4 @@
-// Placement of ranks and NCCL's P2P -> SHM -> NET decision per rank pair.
+// NCCL's P2P -> SHM -> NET decision per rank pair, NIC groups and network plugins.
 #include "models/nccl/transport.hpp"
 
 #include <algorithm>
@@ -15,129 +15,40 @@ PathType nccl_type(PathType t) { return t == PathType::NODE ? PathType::PHB : t;
 bool is_nvlink(PathType t) { return t == PathType::NVL || t == PathType::NVB; }
 }  // namespace
 
-RankInfo Placement::rank(int r) const {
-  const int per_node = pods_per_node * gpus_per_pod;
-  RankInfo info;
-  info.rank = r;
-  info.node = r / per_node;
-  int within = r % per_node;
-  info.pod = info.node * pods_per_node + within / gpus_per_pod;
-  info.pod_rank = within % gpus_per_pod;
-  info.local_gpu = within;
-  return info;
-}
-
-Placement make_placement(const ClusterSpec& cluster, const PlacementSpec& placement, int gpus_per_node) {
-  if (cluster.nodes < 1) throw SpecError("cluster.nodes", "nodes must be >= 1, got " + std::to_string(cluster.nodes));
-  if (placement.pods_per_node < 1)
-    throw SpecError("placement.pods_per_node",
-                    "pods_per_node must be >= 1, got " + std::to_string(placement.pods_per_node));
-  if (placement.gpus_per_pod < 0)
-    throw SpecError("placement.gpus_per_pod",
-                    "gpus_per_pod must be >= 1 (or 0: the node's GPUs divided among its pods)");
-  Placement p;
-  p.nodes = cluster.nodes;
-  p.pods_per_node = placement.pods_per_node;
-  p.gpus_per_pod = placement.gpus_per_pod;
-  const std::string node_gpus = std::to_string(gpus_per_node);
-  if (p.gpus_per_pod == 0) {
-    if (gpus_per_node % p.pods_per_node != 0)
-      throw SpecError("placement.pods_per_node", std::to_string(p.pods_per_node) + " pods do not tile the node's " +
-                                                     node_gpus + " GPUs (pods x gpus_per_pod must fit the node)");
-    p.gpus_per_pod = gpus_per_node / p.pods_per_node;
+NetPlugin choose_net_plugin(hw::NicKind nic_kind, bool efa_plugin_ok, bool pod_has_nic, const NcclEnv& env) {
+  const std::optional<NetPlugin>& forced = env.net;
+  const std::string key = "nccl.env.NCCL_NET";
+  switch (nic_kind) {
+    case hw::NicKind::Efa: {
+      const bool ok = efa_plugin_ok && pod_has_nic;
+      if (forced == NetPlugin::IB)
+        throw SpecError(key, "NCCL_NET=IB but the node's NICs are EFA (no InfiniBand device)");
+      if (forced == NetPlugin::Libfabric && !ok)
+        throw SpecError(key,
+                        "NCCL_NET=Libfabric but aws-ofi-nccl cannot initialise (no EFA for the pod, or "
+                        "placement.efa_plugin_ok = false)");
+      return ok && forced != NetPlugin::Socket ? NetPlugin::Libfabric : NetPlugin::Socket;
+    }
+    case hw::NicKind::Ib:
+    case hw::NicKind::Roce:
+      if (forced == NetPlugin::Libfabric) throw SpecError(key, "NCCL_NET=Libfabric but the node has no EFA");
+      if (forced == NetPlugin::IB && env.ib_disable)
+        throw SpecError(key, "NCCL_NET=IB together with NCCL_IB_DISABLE=1");
+      return !env.ib_disable && pod_has_nic && forced != NetPlugin::Socket ? NetPlugin::IB : NetPlugin::Socket;
+    default:
+      if (forced == NetPlugin::IB || forced == NetPlugin::Libfabric)
+        throw SpecError(key, std::string("NCCL_NET=") + net_plugin_name(*forced) + " but the node has no " +
+                                 (forced == NetPlugin::IB ? "InfiniBand" : "EFA") + " NIC");
+      return NetPlugin::Socket;
   }
-  if (p.gpus_per_pod > gpus_per_node)
-    throw SpecError("placement.gpus_per_pod",
-                    "gpus_per_pod = " + std::to_string(p.gpus_per_pod) + " but the node has " + node_gpus + " GPUs");
-  if (p.pods_per_node * p.gpus_per_pod > gpus_per_node)
-    throw SpecError("placement.pods_per_node", std::to_string(p.pods_per_node) + " pods x " +
-                                                   std::to_string(p.gpus_per_pod) +
-                                                   " GPUs = " + std::to_string(p.pods_per_node * p.gpus_per_pod) +
-                                                   " do not fit the node's " + node_gpus + " GPUs");
-  if (static_cast<int64_t>(p.nodes) * p.pods_per_node * p.gpus_per_pod > (int64_t{1} << 24))
-    throw SpecError("cluster.nodes", "more than 16M ranks");
-  return p;
 }
 
 TransportModel::TransportModel(const hw::NodeSpec& node, const topology::NodeGraph& graph,
-                               const PlacementSpec& placement, const Placement& layout, const NcclEnv& env)
-    : node_(node), graph_(graph), placement_(placement), layout_(layout), env_(env) {
-  const int ng = graph_.gpus();
-  gpu_group_.assign(ng, -1);
-  gpu_nic_label_.assign(ng, 0);
-  std::vector<bool> taken(graph_.nics(), false);
-  for (int pod = 0; pod < layout_.pods_per_node; ++pod) {
-    const int first = pod * layout_.gpus_per_pod, last = first + layout_.gpus_per_pod;
-    // NICs the pod sees: all of them for a single pod, else the ones closest to its GPUs among
-    // those no earlier pod holds (the device plugin hands each pod its own EFA, as the seeds'
-    // pods ask: "vpc.amazonaws.com/efa: 1" each); pods share only when NICs run out.
-    std::vector<int> visible;
-    // With fewer NICs than pods no pod can hold one alone: each uses the one next to its GPU.
-    const bool exclusive = layout_.pods_per_node <= graph_.nics();
-    std::vector<int> candidates;
-    for (int n = 0; n < graph_.nics(); ++n)
-      if (!exclusive || !taken[n]) candidates.push_back(n);
-    // A pod's fair share of NICs per GPU (p5: 32 EFAs for 8 GPUs -> 4; p4d: 4 for 8 -> 1).
-    const int total_gpus = layout_.pods_per_node * layout_.gpus_per_pod;
-    const int per_gpu = std::max(1, (graph_.nics() + total_gpus - 1) / std::max(1, total_gpus));
-    for (int g = first; g < last; ++g) {
-      int best = graph_.closest_nic(g, candidates);
-      int took = 0;
-      for (int n : candidates) {
-        bool closest = best >= 0 && graph_.gpu_nic(g, n).type == graph_.gpu_nic(g, best).type;
-        if (layout_.pods_per_node == 1 ||
-            (closest && took < per_gpu && std::find(visible.begin(), visible.end(), n) == visible.end())) {
-          if (std::find(visible.begin(), visible.end(), n) == visible.end()) visible.push_back(n);
-          ++took;
-        }
-      }
-    }
-    for (int n : visible) taken[n] = true;
-    std::sort(visible.begin(), visible.end());
-    for (int g = first; g < last; ++g) {
-      int best = graph_.closest_nic(g, visible);
-      if (best < 0) continue;
-      NicGroup group;
-      for (int n : visible)
-        if (graph_.gpu_nic(g, n).type == graph_.gpu_nic(g, best).type) group.nics.push_back(n);
-      group.pcie_switch = graph_.nic_switch(group.nics.front());
-      for (int n : group.nics)
-        if (graph_.nic_switch(n) != group.pcie_switch) group.pcie_switch = -1;
-      auto it = std::find_if(groups_.begin(), groups_.end(), [&](const NicGroup& x) { return x.nics == group.nics; });
-      gpu_group_[g] = static_cast<int>(it - groups_.begin());
-      if (it == groups_.end()) groups_.push_back(group);
-      gpu_nic_label_[g] =
-          static_cast<int>(std::find(visible.begin(), visible.end(), group.nics.front()) - visible.begin());
-    }
-    // The network plugin this pod's NCCL ends up with.
-    const std::string& forced = env_.net;
-    std::string plugin = "Socket";
-    const std::string key = "nccl.env.NCCL_NET";
-    switch (node_.nic_kind) {
-      case hw::NicKind::Efa: {
-        bool ok = placement_.efa_plugin_ok && !visible.empty();
-        if (forced == "IB") throw SpecError(key, "NCCL_NET=IB but the node's NICs are EFA (no InfiniBand device)");
-        if (forced == "Libfabric" && !ok)
-          throw SpecError(key,
-                          "NCCL_NET=Libfabric but aws-ofi-nccl cannot initialise (no EFA for the pod, or "
-                          "placement.efa_plugin_ok = false)");
-        if (ok && forced != "Socket") plugin = "Libfabric";
-        break;
-      }
-      case hw::NicKind::Ib:
-      case hw::NicKind::Roce:
-        if (forced == "Libfabric") throw SpecError(key, "NCCL_NET=Libfabric but the node has no EFA");
-        if (forced == "IB" && env_.ib_disable) throw SpecError(key, "NCCL_NET=IB together with NCCL_IB_DISABLE=1");
-        if (!env_.ib_disable && !visible.empty() && forced != "Socket") plugin = "IB";
-        break;
-      default:
-        if (forced == "IB" || forced == "Libfabric")
-          throw SpecError(
-              key, "NCCL_NET=" + forced + " but the node has no " + (forced == "IB" ? "InfiniBand" : "EFA") + " NIC");
-        break;
-    }
-    pod_plugin_.push_back(plugin);
-  }
+                               const PlacementSpec& placement, const topology::Placement& layout, const NcclEnv& env)
+    : node_(node), graph_(graph), placement_(placement), layout_(layout), env_(env), nics_(assign_nics(graph, layout)) {
+  for (int pod = 0; pod < layout_.pods_per_node; ++pod)
+    pod_plugin_.push_back(
+        choose_net_plugin(node_.nic_kind, placement_.efa_plugin_ok, !nics_.pod_nics[pod].empty(), env_));
 }
 
 bool TransportModel::same_host_hash(const RankInfo& a, const RankInfo& b) const {
@@ -168,8 +79,8 @@ bool TransportModel::net_faster(int ga, int gb, bool p2p) const {
   double speed = p2p ? graph_.gpu_gpu(ga, gb).nccl_bytes_per_s : graph_.nccl_via_cpu_bytes_per_s(ga, gb);
   auto net_speed = [&](int g) {
     double s = 0;
-    if (gpu_group_[g] < 0) return s;
-    for (int n : groups_[gpu_group_[g]].nics) {
+    if (nics_.gpu_group[g] < 0) return s;
+    for (int n : nics_.groups[nics_.gpu_group[g]].nics) {
       const auto& p = graph_.gpu_nic(g, n);
       if (nccl_type(p.type) <= PathType::PXB) s = std::max(s, p.nccl_bytes_per_s);
     }
@@ -214,18 +125,19 @@ Transport TransportModel::choose(const RankInfo& a, const RankInfo& b) const {
   t.kind = TransportKind::NET;
   t.path = PathType::NET;
   const int pod_in_node = a.pod - a.node * layout_.pods_per_node;
-  t.net_plugin = pod_plugin_[pod_in_node];
+  const NetPlugin plugin = pod_plugin_[pod_in_node];
+  t.net_plugin = plugin;
   int dev = 0;
-  if (t.net_plugin == "Socket") {
+  if (plugin == NetPlugin::Socket) {
     t.link_class = LinkClass::Socket;
   } else {
-    t.link_class = t.net_plugin == "IB" ? LinkClass::IB : LinkClass::EFA;
-    int group = gpu_group_[ga];
+    t.link_class = plugin == NetPlugin::IB ? LinkClass::IB : LinkClass::EFA;
+    int group = nics_.gpu_group[ga];
     PathType level = env_.net_gdr_level.value_or(PathType::PXB);
-    t.gdr = group >= 0 && nccl_type(graph_.gpu_nic(ga, groups_[group].nics.front()).type) <= level;
-    dev = gpu_nic_label_[ga];
+    t.gdr = group >= 0 && nccl_type(graph_.gpu_nic(ga, nics_.groups[group].nics.front()).type) <= level;
+    dev = nics_.gpu_nic_label[ga];
   }
-  t.label = "NET/" + t.net_plugin + "/" + std::to_string(dev) + (t.gdr ? "/GDRDMA" : "");
+  t.label = std::string("NET/") + net_plugin_name(plugin) + "/" + std::to_string(dev) + (t.gdr ? "/GDRDMA" : "");
   return t;
 }
 
@@ -239,9 +151,9 @@ int TransportModel::p2p_channels(const RankInfo& a, const RankInfo& b) const {
   } else if (t.kind == TransportKind::NET && !same_host_hash(a, b)) {
     // At least one channel per NIC, more to reach the NICs' bandwidth at 14 GB/s per channel
     // (NCCL_P2P_PER_CHANNEL_NET_BW).
-    int group = gpu_group_[a.local_gpu];
-    if (group >= 0 && t.net_plugin != "Socket") {
-      int count = static_cast<int>(groups_[group].nics.size());
+    int group = nics_.gpu_group[a.local_gpu];
+    if (group >= 0 && t.net_plugin != NetPlugin::Socket) {
+      int count = static_cast<int>(nics_.groups[group].nics.size());
       double gbs = count * node_.nic_bytes_per_s / 1e9;
       n = std::max(count, static_cast<int>(std::ceil(gbs / 14.0)));
     }

@@ -1,6 +1,6 @@
 #pragma once
-// Rank placement (nodes x pods per node x GPUs per pod) and NCCL's choice of transport between
-// two ranks, computed on demand from per-node tables (nothing per rank pair is stored).
+// NCCL's choice of transport between two ranks, computed on demand from per-node tables (nothing
+// per rank pair is stored). Where ranks sit is models/topology/placement.hpp.
 //
 // NCCL tries P2P, then SHM, then NET (src/transport.cc) and takes the first that connects:
 //  - P2P (src/transport/p2p.cc, src/graph/paths.cc ncclTopoCheckP2p): same host hash, same
@@ -23,33 +23,21 @@
 #include <vector>
 
 #include "models/hw/node.hpp"
-#include "models/nccl/nccl_env.hpp"
+#include "models/nccl/env.hpp"
+#include "models/nccl/nic_groups.hpp"
+#include "models/nccl/transport_choice.hpp"
 #include "models/spec.hpp"
 #include "models/topology/node_graph.hpp"
-#include "models/world.hpp"
+#include "models/topology/placement.hpp"
 
 namespace models::nccl {
 
-struct Placement {
-  int nodes = 1, pods_per_node = 1, gpus_per_pod = 1;
-  int size() const { return nodes * pods_per_node * gpus_per_pod; }
-  RankInfo rank(int r) const;
-};
-// Checks the layout against the node: SpecError("placement.gpus_per_pod" / "placement.pods_per_node"
-// / "cluster.nodes").
-Placement make_placement(const ClusterSpec& cluster, const PlacementSpec& placement, int gpus_per_node);
-
-// The NICs a GPU sends through: the set at the shortest path from it (p4d: one EFA shared by
-// two GPUs; p5: four EFAs per GPU). Traffic is spread over the group.
-struct NicGroup {
-  std::vector<int> nics;  // physical NIC indices on the node
-  int pcie_switch = -1;   // the switch they sit under (-1: own root ports)
-};
-
 class TransportModel {
  public:
+  // Assigns NICs to pods and GPUs (nic_groups.hpp) and picks each pod's network plugin
+  // (choose_net_plugin); SpecError("nccl.env.NCCL_NET") when NCCL_NET forces one the node lacks.
   TransportModel(const hw::NodeSpec& node, const topology::NodeGraph& graph, const PlacementSpec& placement,
-                 const Placement& layout, const NcclEnv& env);
+                 const topology::Placement& layout, const NcclEnv& env);
 
   Transport choose(const RankInfo& a, const RankInfo& b) const;
   // P2P channels NCCL wants to a peer (src/graph/paths.cc ncclTopoGetNchannels: NVLink 2 x links,
@@ -61,10 +49,10 @@ class TransportModel {
   int nccl_nodes() const;
   bool same_host_hash(const RankInfo& a, const RankInfo& b) const;
   // NIC group of a local GPU (index into nic_groups()), -1 when its pod has no NIC.
-  int nic_group_of(int local_gpu) const { return gpu_group_[local_gpu]; }
-  const std::vector<NicGroup>& nic_groups() const { return groups_; }
-  // Plugin of a pod (index within its node): "Libfabric", "IB" or "Socket".
-  const std::string& plugin_of_pod(int pod_in_node) const { return pod_plugin_[pod_in_node]; }
+  int nic_group_of(int local_gpu) const { return nics_.gpu_group[local_gpu]; }
+  const std::vector<NicGroup>& nic_groups() const { return nics_.groups; }
+  // Plugin of a pod (index within its node).
+  NetPlugin plugin_of_pod(int pod_in_node) const { return pod_plugin_[pod_in_node]; }
   PathType p2p_level(const RankInfo& a) const;
 
  private:
@@ -72,12 +60,16 @@ class TransportModel {
   const hw::NodeSpec& node_;
   const topology::NodeGraph& graph_;
   PlacementSpec placement_;
-  Placement layout_;
+  topology::Placement layout_;
   NcclEnv env_;
-  std::vector<NicGroup> groups_;
-  std::vector<int> gpu_group_;      // per local GPU
-  std::vector<int> gpu_nic_label_;  // NIC index as the pod sees it (NET/<plugin>/<dev>)
-  std::vector<std::string> pod_plugin_;
+  NicAssignment nics_;
+  std::vector<NetPlugin> pod_plugin_;  // per pod of a node
 };
+
+// The network plugin a pod's NCCL ends up with: aws-ofi-nccl ("Libfabric") on EFA when it
+// initialises (placement.efa_plugin_ok and the pod sees an EFA), IB verbs on IB/RoCE unless
+// NCCL_IB_DISABLE=1, else Socket; NCCL_NET forces one, and forcing one the node cannot run is a
+// SpecError("nccl.env.NCCL_NET").
+NetPlugin choose_net_plugin(hw::NicKind nic_kind, bool efa_plugin_ok, bool pod_has_nic, const NcclEnv& env);
 
 }  // namespace models::nccl

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 #include "models/error.hpp"
 #include "models/nccl/channel_layout.hpp"
@@ -70,74 +71,7 @@ int nsteps_of(CollOp op, int n) {
   }
 }
 
-bool parse_list(const std::string& value, const char* const* names, std::size_t count, std::vector<bool>& enabled,
-                const std::string& key) {
-  std::string v = value;
-  bool negate = !v.empty() && v[0] == '^';
-  if (negate) v.erase(0, 1);
-  std::vector<bool> listed(count, false);
-  std::stringstream ss(v);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    bool found = false;
-    for (std::size_t i = 0; i < count; ++i) {
-      std::string n = names[i];
-      if (item.size() == n.size() && std::equal(item.begin(), item.end(), n.begin(), [](char a, char b) {
-            return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-          })) {
-        listed[i] = found = true;
-      }
-    }
-    if (!found) {
-      std::string all;
-      for (std::size_t i = 0; i < count; ++i) all += std::string(i ? ", " : "") + names[i];
-      throw SpecError(key, "unknown value '" + item + "' in " + key.substr(key.rfind('.') + 1) +
-                               " (expected a comma-separated list of " + all + ", optionally starting with ^)");
-    }
-  }
-  for (std::size_t i = 0; i < count; ++i) enabled[i] = negate ? !listed[i] : listed[i];
-  return true;
-}
-
-int parse_int(const std::string& value, const std::string& key, int lo, int hi) {
-  try {
-    std::size_t pos = 0;
-    long v = std::stol(value, &pos);
-    if (pos == value.size() && v >= lo && v <= hi) return static_cast<int>(v);
-  } catch (...) {
-  }
-  throw SpecError(
-      key, "expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got '" + value + "'");
-}
 }  // namespace
-
-TuningEnv TuningEnv::from(const std::map<std::string, std::string>& env) {
-  TuningEnv t;
-  if (auto it = env.find("NCCL_ALGO"); it != env.end()) {
-    static const char* const kNames[] = {"Tree", "Ring", "PAT", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree"};
-    std::vector<bool> en(7);
-    parse_list(it->second, kNames, 7, en, "nccl.env.NCCL_ALGO");
-    for (int i = 0; i < 7; ++i) t.algo_enabled[i] = en[i];
-  }
-  if (auto it = env.find("NCCL_PROTO"); it != env.end()) {
-    static const char* const kNames[] = {"LL", "LL128", "Simple"};
-    std::vector<bool> en(3);
-    parse_list(it->second, kNames, 3, en, "nccl.env.NCCL_PROTO");
-    for (int i = 0; i < 3; ++i) t.proto_enabled[i] = en[i];
-    t.proto_forced = true;
-  }
-  if (auto it = env.find("NCCL_MIN_NCHANNELS"); it != env.end())
-    t.min_channels = parse_int(it->second, "nccl.env.NCCL_MIN_NCHANNELS", 1, 64);
-  if (auto it = env.find("NCCL_MAX_NCHANNELS"); it != env.end())
-    t.max_channels = parse_int(it->second, "nccl.env.NCCL_MAX_NCHANNELS", 1, 64);
-  if (auto it = env.find("NCCL_MIN_CTAS"); it != env.end())
-    t.min_channels = parse_int(it->second, "nccl.env.NCCL_MIN_CTAS", 1, 64);
-  if (auto it = env.find("NCCL_MAX_CTAS"); it != env.end())
-    t.max_channels = parse_int(it->second, "nccl.env.NCCL_MAX_CTAS", 1, 64);
-  return t;
-}
 
 int coll_channels(const CommView& v, const TuningEnv& env) {
   int c = std::min(32, 2 * v.graph_channels);

@@ -9,7 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "models/nccl/collective.hpp"
+#include "models/nccl/env.hpp"
+#include "models/nccl/ops.hpp"
 
 namespace models::nccl {
 
@@ -27,14 +28,8 @@ struct CommView {
   int graph_channels = 12;   // channels of the ring graph; NCCL runs twice as many
 };
 
-// Environment overrides with NCCL's syntax: NCCL_ALGO="Ring,Tree" or "^Tree"; NCCL_PROTO likewise.
-struct TuningEnv {
-  std::array<bool, 7> algo_enabled{true, true, false, false, false, false, true};  // Algo order
-  std::array<bool, 3> proto_enabled{true, true, true};                             // Proto order
-  std::optional<int> min_channels, max_channels;
-  bool proto_forced = false;  // NCCL_PROTO given: LL128 even where NCCL would not enable it
-  static TuningEnv from(const std::map<std::string, std::string>& env);  // throws SpecError
-};
+// The environment it reads (NCCL_ALGO, NCCL_PROTO, channel limits) is TuningEnv, parsed with
+// the rest of the NCCL environment by parse_nccl_env (models/nccl/env.hpp).
 
 struct AlgoCost {
   double latency_us = 0;

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "models/hw/node.hpp"
-#include "models/world.hpp"
+#include "models/hw/path_type.hpp"
 
 namespace models::topology {
 

@@ -3,7 +3,7 @@
 
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
-#include "models/topology/smi_import.hpp"
+#include "models/readers/smi_topo.hpp"
 
 namespace models::topology {
 
@@ -37,7 +37,7 @@ hw::NodeSpec resolve_node(const ClusterSpec& cluster) {
     if (!cluster.instance.empty())
       throw SpecError("cluster.instance", "give either cluster.instance or [cluster.node], not both");
     if (!cluster.node->topo_file.empty())
-      return node_from_matrix(*cluster.node, read_smi_topo_file(cluster.node->topo_file));
+      return node_from_matrix(*cluster.node, readers::read_smi_topo_file(cluster.node->topo_file));
     return hw::custom_node(*cluster.node);
   }
   if (cluster.instance.empty())

@@ -5,32 +5,22 @@
 #include <cmath>
 
 #include "models/error.hpp"
+#include "models/params.hpp"
 
 namespace models::workload {
 
 ComputeRates make_rates(double peak_flops, double hbm_bytes_per_s, double host_bytes_per_s, double training_efficiency,
                         const std::map<std::string, double>& params) {
-  ComputeRates r{peak_flops,       kDefaultEfficiency,     hbm_bytes_per_s,       kDefaultHbmEfficiency,
-                 host_bytes_per_s, kDefaultHostEfficiency, kDefaultCoreBytesPerS, kDefaultOverlapSlowdown};
-  auto take = [&](const char* name, double& into) {
-    auto it = params.find(name);
-    if (it == params.end()) return;
-    if (!(it->second > 0 && it->second <= 1))
-      throw SpecError(std::string("cluster.params.") + name, "must be a fraction in (0, 1]");
-    into = it->second;
-  };
-  take("compute.efficiency", r.efficiency);
-  take("compute.hbm_efficiency", r.hbm_efficiency);
-  take("host.adam_efficiency", r.host_efficiency);
-  if (auto it = params.find("host.core_bytes_per_s"); it != params.end()) {
-    if (!(it->second > 0)) throw SpecError("cluster.params.host.core_bytes_per_s", "must be a bandwidth > 0");
-    r.core_bytes_per_s = it->second;
-  }
-  if (auto it = params.find("compute.overlap_slowdown"); it != params.end()) {
-    if (!(it->second >= 0 && it->second <= 10))
-      throw SpecError("cluster.params.compute.overlap_slowdown", "must be a stretch factor in [0, 10]");
-    r.overlap_slowdown = it->second;
-  }
+  // Defaults, units, ranges and sources: models/params.cpp.
+  auto value = [&](std::string_view name) { return param_or(params, name, param_default(name)); };
+  ComputeRates r{peak_flops,
+                 value("compute.efficiency"),
+                 hbm_bytes_per_s,
+                 value("compute.hbm_efficiency"),
+                 host_bytes_per_s,
+                 value("host.adam_efficiency"),
+                 value("host.core_bytes_per_s"),
+                 value("compute.overlap_slowdown")};
   if (training_efficiency != 0) {
     if (!(training_efficiency > 0 && training_efficiency <= 1))
       throw SpecError("training.compute_efficiency", "must be a fraction in (0, 1]");
@@ -65,20 +55,32 @@ int dtype_bytes(const std::string& dtype) {
   throw SpecError("training.dtype", "unknown dtype '" + dtype + "' (expected bf16, fp16 or fp32)");
 }
 
-double fsdp_all_gather_bytes(int64_t params, int n, int param_bytes) {
+double fsdp_all_gather_copy_in_bytes(int64_t params, int n, int param_bytes) {
   const double p = double(params);
   const double copy_in = p / n * (param_bytes + 2);
   const double local = n == 1 ? p * 4 : 0;  // NCCL with one rank: an out-of-place copy
-  const double copy_out = p * 4;
-  return copy_in + local + copy_out;
+  return copy_in + local;
 }
 
-double fsdp_reduce_scatter_bytes(int64_t params, int n, int param_bytes) {
+double fsdp_all_gather_copy_out_bytes(int64_t params) { return double(params) * 4; }
+
+double fsdp_reduce_scatter_copy_in_bytes(int64_t params, int n) {
   const double p = double(params);
   const double copy_in = p * 4;
   const double local = n == 1 ? p * 4 : 0;
-  const double cast = p / n * (2 + param_bytes);
-  return copy_in + local + cast;
+  return copy_in + local;
+}
+
+double fsdp_grad_cast_bytes(double shard_params, int param_bytes, bool accumulate) {
+  return shard_params * (2 + param_bytes + (accumulate ? param_bytes : 0));
+}
+
+double fsdp_all_gather_bytes(int64_t params, int n, int param_bytes) {
+  return fsdp_all_gather_copy_in_bytes(params, n, param_bytes) + fsdp_all_gather_copy_out_bytes(params);
+}
+
+double fsdp_reduce_scatter_bytes(int64_t params, int n, int param_bytes) {
+  return fsdp_reduce_scatter_copy_in_bytes(params, n) + fsdp_grad_cast_bytes(double(params) / n, param_bytes, false);
 }
 
 StepWork single_gpu_work(const ModelShape& m, int micro_batch, bool grad_checkpointing, bool fsdp, int param_bytes) {

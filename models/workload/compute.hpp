@@ -29,24 +29,18 @@ struct ComputeRates {
   double hbm_efficiency = 0;    // achieved fraction in memory-bound kernels
   double host_bytes_per_s = 0;  // host memory bandwidth of the whole node
   double host_efficiency = 0;   // achieved fraction by DeepSpeed CPU-Adam
-  double core_bytes_per_s = 0;  // one CPU thread's achieved DRAM bandwidth (kDefaultCoreBytesPerS)
-  double overlap_slowdown = 0;  // compute time stretch while comm is in flight (kDefaultOverlapSlowdown)
+  double core_bytes_per_s = 0;  // one CPU thread's achieved DRAM bandwidth (host.core_bytes_per_s)
+  double overlap_slowdown = 0;  // compute time stretch while comm is in flight (compute.overlap_slowdown)
   double flops_per_s() const { return peak_flops * efficiency; }
   double hbm_rate() const { return hbm_bytes_per_s * hbm_efficiency; }
   double host_rate() const { return host_bytes_per_s * host_efficiency; }
 };
 
-// Fitted on scenarios/validation/h200x4/measured/torch/{z3_n1,tp_n1}.json (mean step 0.16061 s and
-// 0.11657 s) by fit_single_gpu(): 2 parameters from 2 measurements (exactly determined).
-// Cross-check: matmul.txt measures 698-803 TF/s (0.71-0.81 of 989 TF/s) for the bare GEMMs; a
-// whole step, with attention, norms, SwiGLU and launch gaps in between, achieves less.
-inline constexpr double kDefaultEfficiency = 0.5661;
-inline constexpr double kDefaultHbmEfficiency = 0.8394;
-// DeepSpeed CPU-Adam is memory-bound (30 B per parameter: read p, g, m, v fp32, write p, m, v
-// fp32 and the bf16 copy). ZeRO-Offload (Ren et al., USENIX ATC 2021, Table 3) measures CPU-Adam
-// at 2.41 s for 8B parameters on a 2 x 24-core Xeon 8168 host: 8e9 x 30 B / 2.41 s = 100 GB/s of
-// DRAM traffic, about 0.4 of that host's 256 GB/s peak. A prior, not fitted here.
-inline constexpr double kDefaultHostEfficiency = 0.4;
+// The rates' defaults (compute.efficiency 0.5661 and compute.hbm_efficiency 0.8394 fitted on
+// 1 x H200 steps by fit_single_gpu(); host.adam_efficiency, host.core_bytes_per_s,
+// compute.overlap_slowdown) are registered with their derivations in models/params.cpp.
+// CPU-Adam is memory-bound: 30 B per parameter (read p, g, m, v fp32, write p, m, v fp32 and the
+// bf16 copy).
 inline constexpr double kCpuAdamBytesPerParam = 30;
 // Host work of DeepSpeed ZeRO-3's step() per fp32 partition element with offload_optimizer=cpu
 // (deepspeed/runtime/zero/stage3.py, step -> unscale_and_clip_grads -> _optimizer_step ->
@@ -56,29 +50,12 @@ inline constexpr double kCpuAdamBytesPerParam = 30;
 //   fp16 partition refresh: fp16_partitioned_groups_flat.copy_(fp32 partition): read 4 + write 2
 // 42 B per element, all DRAM traffic (the partition, 2e9 elements per rank here, dwarfs caches).
 inline constexpr double kZero3HostStepBytesPerParam = 8 + 28 + 6;
-// One core's achieved DRAM bandwidth on a Skylake-SP/Cascade Lake Xeon: ~12 GB/s, limited by
-// the outstanding L1/L2 misses one core can hold (Little's law), far below the socket's share.
-// Source: J. D. McCalpin, "Memory Bandwidth and System Balance in HPC Systems" (SC16 invited
-// talk) and his STREAM single-thread results on Xeon Platinum 8160 (~12-14 GB/s). CPU-Adam with
-// AVX512 does ~1.5e9 elements/s of arithmetic per core (sqrt + div per element), so one thread is
-// bandwidth-bound: 12 GB/s / 28 B = 0.43e9 elements/s. Override: cluster.params
-// "host.core_bytes_per_s".
-inline constexpr double kDefaultCoreBytesPerS = 12e9;
-// Compute-communication interference, measured with the PyTorch profiler on 2 x H200 (NV18) during
-// FSDP2 steps of the calibration decoder (bench/device/torch_fsdp_step.py PROFILE=..., tables in
-// scenarios/validation/h200x2/profile_fsdp_n{1,2}.txt): the same GEMMs take 64.5 ms per step on
-// one GPU and 77.0 ms with 2 GPUs, whose all-gather/reduce-scatter kernels (24 channels = 24 of
-// 132 SMs) ran 38 ms per step beside them. Compute work W overlapped for 38 ms at rate 1/(1+s)
-// with W*s = 12.5 ms gives s = 12.5 / (38 - 12.5) = 0.49: while a collective's CTAs hold SMs, the
-// GEMMs (one persistent CTA per SM) lose whole waves. One measurement on one GPU type; override
-// with cluster.params "compute.overlap_slowdown" (0 = perfect overlap).
-inline constexpr double kDefaultOverlapSlowdown = 0.49;
 inline constexpr double kLossBytesPerLogit = 16;
 inline constexpr double kAdamwTensorPasses = 20;
 
 // Rates from catalog values and the scenario's overrides: training.compute_efficiency, and
 // cluster.params "compute.efficiency", "compute.hbm_efficiency", "host.adam_efficiency",
-// "host.core_bytes_per_s" (bytes/s).
+// "host.core_bytes_per_s" (bytes/s), "compute.overlap_slowdown" (registered in models/params.cpp).
 ComputeRates make_rates(double peak_flops, double hbm_bytes_per_s, double host_bytes_per_s, double training_efficiency,
                         const std::map<std::string, double>& params);
 
@@ -97,6 +74,15 @@ int dtype_bytes(const std::string& dtype);  // bf16/fp16: 2, fp32: 4; SpecError 
 // Reduce-scatter: copy-in (2+2), then the reduced shard cast to the parameter dtype (2+param).
 double fsdp_all_gather_bytes(int64_t params, int n, int param_bytes);
 double fsdp_reduce_scatter_bytes(int64_t params, int n, int param_bytes);
+// The same, in the parts fsdp_step.cpp issues around each collective:
+//   all-gather:     copy-in (+ the local copy at n == 1) before it, copy-out after it;
+//   reduce-scatter: copy-in (+ the local copy at n == 1) before it; the cast of the reduced
+//                   shard (shard_params = params / n) after all of a micro-batch's reductions,
+//                   which also reads the existing gradient when accumulating (+param_bytes).
+double fsdp_all_gather_copy_in_bytes(int64_t params, int n, int param_bytes);
+double fsdp_all_gather_copy_out_bytes(int64_t params);
+double fsdp_reduce_scatter_copy_in_bytes(int64_t params, int n);
+double fsdp_grad_cast_bytes(double shard_params, int param_bytes, bool accumulate);
 
 // The closed form the simulator reproduces for one GPU without communication:
 //   step = F / (peak * eff) + B / (hbm * hbm_eff)

@@ -1,24 +1,19 @@
 #pragma once
-// Data-parallel training steps as Programs: ZeRO-3 (DeepSpeed semantics), FSDP (FSDP2 full
-// sharding per block: ZeRO-3 semantics with its own copies and casts) and DDP (bucketed gradient
-// all-reduce overlapping the backward). Slot 0 of every rank is its data-parallel group.
-//
-// ZeRO-3, per micro-batch (gradient accumulation repeats it; DeepSpeed stage 3 reduce-scatters
-// every micro-batch): forward, for each unit (embedding, blocks, head): all-gather its parameters
-// (issued `depth` units ahead on the communication stream: stage3_prefetch_bucket_size and
-// stage3_max_live_parameters set depth), then compute. Backward, in reverse: all-gather again
-// (the last forward unit is kept: it is reused at once), recompute under checkpointing, backward,
-// then reduce-scatter of its gradients (merged or split to reduce_bucket_size). One NCCL stream
-// per process group, as torch.distributed does: gathers and reductions are serialised in issue
-// order. overlap_comm = false: every collective runs on the compute stream (no overlap).
-// Offload (ZeRO-Offload/Infinity): offload_param copies each rank's parameter shard host->GPU
-// before its all-gather; offload_optimizer copies the reduced gradient shard GPU->host (fp32) and
-// runs CPU-Adam at the end of the step (memory-bound, shared by the node's ranks); without
-// offload_param the updated bf16 shard goes back host->GPU.
+// Data-parallel training steps as Programs, one file per strategy:
+//   ZeRO-3 (DeepSpeed semantics)                          zero3_step.cpp
+//   FSDP (FSDP2 full sharding per block)                  fsdp_step.cpp
+//   DDP (bucketed gradient all-reduce during backward)    ddp_step.cpp
+// ZeRO-3 and FSDP share the sharded step's skeleton (sharded_step.hpp): per micro-batch, each
+// unit's parameters are all-gathered before its forward and again before its backward, and its
+// gradients reduce-scattered after its backward; the strategy adds its copies, casts, buckets,
+// prefetch depth, offload and optimizer. Slot 0 of every rank is its data-parallel group.
+// Collectives per step and their bytes: models/workload/README.md.
 #include <string>
 
 #include "models/spec.hpp"
 #include "models/workload/compute.hpp"
+#include "models/workload/decoder_units.hpp"
+#include "models/workload/layout.hpp"
 #include "models/workload/model_shape.hpp"
 #include "models/workload/program.hpp"
 
@@ -28,7 +23,7 @@ struct DataParallelConfig {
   ModelShape model;
   TrainingSpec training;
   ZeroSpec zero;
-  std::string strategy = "zero3";  // zero3 | fsdp | ddp
+  Strategy strategy = Strategy::Zero3;  // Zero3, Fsdp or Ddp (models/workload/layout.hpp)
   int dp = 1;
   int node_ranks = 1;  // ranks sharing one host (CPU-Adam shares its memory bandwidth)
   // Processes one launcher started (ranks per pod). torchrun sets OMP_NUM_THREADS=1 for each
@@ -39,21 +34,7 @@ struct DataParallelConfig {
   ComputeRates rates;
 };
 
-// Per-unit compute of one micro-batch, shared by every strategy.
-struct Unit {
-  std::string name;
-  int64_t params = 0;    // all parameters of the unit
-  int64_t gathered = 0;  // parameters above stage3_param_persistence_threshold
-  sim::Time fwd, bwd, recompute;
-  bool block = false;
-  // Under gradient checkpointing: parameters the recompute's post-forward hooks release and the
-  // backward gathers once more (DeepSpeed keeps a module only if it is reused within
-  // stage3_max_reuse_distance parameters of the trace).
-  int64_t regathered = 0;
-};
-std::vector<Unit> decoder_units(const ModelShape& m, int64_t tokens, const ComputeRates& rates, bool checkpointing,
-                                double persistence_threshold, int tp = 1, double max_reuse_distance = 1e9);
-
+// DeepSpeed ZeRO-3's rules (zero3_step.cpp).
 // Host seconds of DeepSpeed ZeRO-3's offloaded step() for one rank's fp32 partition of
 // `shard_params` elements: kZero3HostStepBytesPerParam of DRAM traffic at
 //   rate = min(threads x core_bytes_per_s, host_rate / node_ranks)
@@ -61,11 +42,18 @@ std::vector<Unit> decoder_units(const ModelShape& m, int64_t tokens, const Compu
 // (OMP_NUM_THREADS=1), else all cores.
 double zero3_host_step_seconds(double shard_params, int launcher_procs, int node_ranks, const ComputeRates& rates,
                                int cpu_threads = 0);
-
 // Prefetch depth in units: 1 + whole units that fit in stage3_prefetch_bucket_size, capped by
 // stage3_max_live_parameters (never below 1: the next unit is always fetched during this one).
 int zero3_prefetch_depth(const ZeroSpec& z, int64_t unit_params);
+// Parameters of one checkpointed block that the recompute releases and the backward gathers
+// again: modules whose next use lies max_reuse_distance parameters or more ahead in the trace
+// (modules below persistence_threshold are never gathered).
+int64_t zero3_regathered_params(const ModelShape& m, double persistence_threshold, double max_reuse_distance);
 
+// One program per strategy; build_data_parallel_program checks the config and picks one.
+Program build_zero3_program(const DataParallelConfig& c);
+Program build_fsdp_program(const DataParallelConfig& c);
+Program build_ddp_program(const DataParallelConfig& c);
 Program build_data_parallel_program(const DataParallelConfig& c);
 
 }  // namespace models::workload

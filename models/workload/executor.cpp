@@ -8,8 +8,8 @@
 
 namespace models::workload {
 
-StepExecutor::StepExecutor(sim::Simulator& sim, sim::FlowNetwork& net, nccl::CollectiveEngine& engine,
-                           const World* world, std::vector<Program> programs, std::vector<nccl::Group> groups,
+StepExecutor::StepExecutor(sim::Simulator& sim, sim::FlowNetwork& net, collectives::CollectiveEngine& engine,
+                           const World* world, std::vector<Program> programs, std::vector<collectives::Group> groups,
                            std::vector<RankSetup> ranks)
     : sim_(sim),
       net_(net),
@@ -276,17 +276,17 @@ void StepExecutor::launch(int g, uint64_t seq) {
   ++launched_;
   if (members.size() == 1) {  // a one-rank communicator moves nothing (copies are modelled as Memory ops)
     sim_.schedule_in(sim::Time::zero(), [this, g, seq] {
-      nccl::CollectiveRecord rec{};
+      collectives::CollectiveRecord rec{};
       collective_done(g, seq, rec);
     });
     return;
   }
   engine_.launch(
       groups_[g], inst.op, inst.bytes,
-      [this, g, seq](const nccl::CollectiveRecord& rec) { collective_done(g, seq, rec); }, inst.in_place);
+      [this, g, seq](const collectives::CollectiveRecord& rec) { collective_done(g, seq, rec); }, inst.in_place);
 }
 
-void StepExecutor::collective_done(int g, uint64_t seq, const nccl::CollectiveRecord& rec) {
+void StepExecutor::collective_done(int g, uint64_t seq, const collectives::CollectiveRecord& rec) {
   GroupState& gs = gstate_[g];
   Instance& inst = gs.pending[seq - gs.base];
   const uint8_t s = inst.stream;
@@ -334,18 +334,19 @@ void StepExecutor::start_transfer(int src, uint8_t ss, int dst, uint8_t ds, int6
   const uint64_t key = (uint64_t(uint32_t(src)) << 32) | uint32_t(dst);
   if (p2p_seen_.insert(key).second) p2p_pairs_.emplace_back(src, dst);
   const sim::Time started = sim_.now();
-  engine_.send_recv(src, dst, bytes, [this, src, ss, dst, ds, bytes, started](const nccl::CollectiveRecord& rec) {
-    for (auto [r, s] : {std::pair<int, int>{src, ss}, std::pair<int, int>{dst, ds}}) {
-      if (recording(r))
-        note(r, s, programs_[ranks_[r].program].stream_names[s], current(r, s).arg, nccl::CollOp::SendRecv, true, bytes,
-             started, &rec);
-      finish_op(r, s);
-    }
-  });
+  engine_.send_recv(src, dst, bytes,
+                    [this, src, ss, dst, ds, bytes, started](const collectives::CollectiveRecord& rec) {
+                      for (auto [r, s] : {std::pair<int, int>{src, ss}, std::pair<int, int>{dst, ds}}) {
+                        if (recording(r))
+                          note(r, s, programs_[ranks_[r].program].stream_names[s], current(r, s).arg,
+                               nccl::CollOp::SendRecv, true, bytes, started, &rec);
+                        finish_op(r, s);
+                      }
+                    });
 }
 
 void StepExecutor::note(int r, int s, const std::string& stream, uint32_t name, nccl::CollOp op, bool is_coll,
-                        int64_t bytes, sim::Time start, const nccl::CollectiveRecord* rec) {
+                        int64_t bytes, sim::Time start, const collectives::CollectiveRecord* rec) {
   TimelineEvent e;
   e.rank = r;
   e.stream = stream;

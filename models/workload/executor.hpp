@@ -15,10 +15,10 @@
 #include <unordered_set>
 #include <vector>
 
-#include "models/nccl/collective.hpp"
+#include "models/collectives/collective.hpp"
 #include "models/result.hpp"
 #include "models/workload/program.hpp"
-#include "models/world.hpp"
+#include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/simulator.hpp"
 
@@ -33,8 +33,8 @@ struct RankAccount {
 class StepExecutor {
  public:
   // `world` may be null (tests): PCIe copies then take bytes / fallback_copy_bytes_per_s.
-  StepExecutor(sim::Simulator& sim, sim::FlowNetwork& net, nccl::CollectiveEngine& engine, const World* world,
-               std::vector<Program> programs, std::vector<nccl::Group> groups, std::vector<RankSetup> ranks);
+  StepExecutor(sim::Simulator& sim, sim::FlowNetwork& net, collectives::CollectiveEngine& engine, const World* world,
+               std::vector<Program> programs, std::vector<collectives::Group> groups, std::vector<RankSetup> ranks);
   StepExecutor(const StepExecutor&) = delete;
   StepExecutor& operator=(const StepExecutor&) = delete;
 
@@ -44,7 +44,7 @@ class StepExecutor {
   double fallback_copy_bytes_per_s = 25e9;
   // Compute-communication interference: while a collective or send/recv is in flight on a rank,
   // its GPU compute runs at 1 / (1 + overlap_slowdown) of its rate (NCCL's CTAs hold SMs and
-  // the compute kernels lose whole waves; see compute.hpp kDefaultOverlapSlowdown).
+  // the compute kernels lose whole waves; see compute.overlap_slowdown in models/params.cpp).
   double overlap_slowdown = 0;
 
   // Starts every rank now and runs the simulator until all programs end (or the wall-clock
@@ -58,7 +58,7 @@ class StepExecutor {
 
   const RankAccount& account(int r) const { return acct_[r]; }
   const std::vector<TimelineEvent>& timeline() const { return timeline_; }
-  const std::vector<nccl::Group>& groups() const { return groups_; }
+  const std::vector<collectives::Group>& groups() const { return groups_; }
   const std::vector<RankSetup>& ranks() const { return ranks_; }
   // Ordered rank pairs that exchanged point-to-point data.
   const std::vector<std::pair<int, int>>& p2p_pairs() const { return p2p_pairs_; }
@@ -122,20 +122,20 @@ class StepExecutor {
   void comm_end(int r);
   void arrive_collective(int r, int s, const Op& op);
   void launch(int g, uint64_t seq);
-  void collective_done(int g, uint64_t seq, const nccl::CollectiveRecord& rec);
+  void collective_done(int g, uint64_t seq, const collectives::CollectiveRecord& rec);
   void arrive_p2p(int r, int s, const Op& op, bool is_send);
   void start_transfer(int src, uint8_t src_stream, int dst, uint8_t dst_stream, int64_t bytes);
   void note(int r, int s, const std::string& stream, uint32_t name, nccl::CollOp op, bool is_coll, int64_t bytes,
-            sim::Time start, const nccl::CollectiveRecord* rec);
+            sim::Time start, const collectives::CollectiveRecord* rec);
   bool recording(int r) const { return !timeline_ranks_.empty() && timeline_mask_[r]; }
   void check_wall();
 
   sim::Simulator& sim_;
   sim::FlowNetwork& net_;
-  nccl::CollectiveEngine& engine_;
+  collectives::CollectiveEngine& engine_;
   const World* world_;
   std::vector<Program> programs_;
-  std::vector<nccl::Group> groups_;
+  std::vector<collectives::Group> groups_;
   std::vector<RankSetup> ranks_;
   std::vector<RankState> state_;
   std::vector<RankAccount> acct_;

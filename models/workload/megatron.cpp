@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "models/error.hpp"
 #include "models/workload/data_parallel.hpp"
+#include "sim/check.hpp"
 
 namespace models::workload {
 
@@ -129,32 +129,27 @@ class StageBuilder {
 }  // namespace
 
 std::vector<Program> build_megatron_programs(const MegatronConfig& c) {
-  if (c.tp < 1 || c.pp < 1 || c.dp < 1) throw SpecError("parallel.tp", "tp, pp and dp must be at least 1");
-  if (c.model.layers % c.pp != 0)
-    throw SpecError("parallel.pp", std::to_string(c.model.layers) + " layers do not split evenly into " +
-                                       std::to_string(c.pp) + " pipeline stages");
-  if (c.model.heads % c.tp != 0)
-    throw SpecError("parallel.tp", "tp = " + std::to_string(c.tp) + " does not divide the " +
-                                       std::to_string(c.model.heads) + " attention heads");
-  if (c.micro_batches < 1) throw SpecError("parallel.micro_batches", "needs at least one micro-batch");
+  // A layout from make_layout (models/workload/layout.cpp, where the user errors are raised).
+  SIM_CHECK(c.tp >= 1 && c.pp >= 1 && c.dp >= 1 && c.micro_batches >= 1, "Megatron degrees below 1");
+  SIM_CHECK(c.model.layers % c.pp == 0 && c.model.heads % c.tp == 0, "Megatron layout not checked by make_layout");
   std::vector<Program> programs;
   for (int s = 0; s < c.pp; ++s) programs.push_back(StageBuilder(c, s).build());
   return programs;
 }
 
-void megatron_layout(const MegatronConfig& c, std::vector<nccl::Group>& groups, std::vector<RankSetup>& ranks) {
+void megatron_layout(const MegatronConfig& c, std::vector<collectives::Group>& groups, std::vector<RankSetup>& ranks) {
   const int n = c.tp * c.dp * c.pp;
   ranks.assign(n, RankSetup{});
   for (int s = 0; s < c.pp; ++s)
     for (int t = 0; t < c.tp; ++t) {
-      nccl::Group g{{}, int(groups.size()), "dp"};
+      collectives::Group g{{}, int(groups.size()), "dp"};
       for (int d = 0; d < c.dp; ++d) g.ranks.push_back(megatron_rank(t, d, s, c.tp, c.dp));
       for (int r : g.ranks) ranks[r].group[kDp] = int(groups.size());
       groups.push_back(std::move(g));
     }
   for (int s = 0; s < c.pp; ++s)
     for (int d = 0; d < c.dp; ++d) {
-      nccl::Group g{{}, int(groups.size()), "tp"};
+      collectives::Group g{{}, int(groups.size()), "tp"};
       for (int t = 0; t < c.tp; ++t) g.ranks.push_back(megatron_rank(t, d, s, c.tp, c.dp));
       for (int r : g.ranks) ranks[r].group[kTp] = int(groups.size());
       groups.push_back(std::move(g));

@@ -17,7 +17,7 @@
 // Slots: group 0 = dp, group 1 = tp; peer 0 = next stage, peer 1 = previous stage.
 #include <vector>
 
-#include "models/nccl/collective.hpp"
+#include "models/collectives/collective.hpp"
 #include "models/spec.hpp"
 #include "models/workload/compute.hpp"
 #include "models/workload/model_shape.hpp"
@@ -38,6 +38,6 @@ inline int megatron_rank(int t, int d, int s, int tp, int dp) { return t + tp * 
 // One program per pipeline stage (index = stage).
 std::vector<Program> build_megatron_programs(const MegatronConfig& c);
 // Groups (dp groups, then tp groups) and each rank's slots, for tp*dp*pp ranks.
-void megatron_layout(const MegatronConfig& c, std::vector<nccl::Group>& groups, std::vector<RankSetup>& ranks);
+void megatron_layout(const MegatronConfig& c, std::vector<collectives::Group>& groups, std::vector<RankSetup>& ranks);
 
 }  // namespace models::workload

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "models/nccl/collective.hpp"
+#include "models/collectives/collective.hpp"
 #include "sim/time.hpp"
 
 namespace models::workload {

@@ -10,7 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "models/result.hpp"
-#include "models/run.hpp"
+#include "models/run/run.hpp"
 #include "scenarios/cli/output_files.hpp"
 #include "scenarios/load/loader.hpp"
 

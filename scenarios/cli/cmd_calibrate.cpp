@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "models/calibrate/fit.hpp"
-#include "models/nccl/link_params.hpp"
+#include "models/params.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/nccl_tests_support.hpp"
@@ -41,7 +41,10 @@ int cmd_calibrate(int argc, char** argv) {
     refuse_outputs_over_inputs({{"--out", out}}, inputs);
     // Fit from the defaults, not from an earlier profile of the machine: drop the parameters
     // this fit owns (the World's raw bandwidths and the compute model's stay).
-    std::erase_if(base.spec.cluster.params, [](const auto& kv) { return models::nccl::LinkParams::owns(kv.first); });
+    std::erase_if(base.spec.cluster.params, [](const auto& kv) {
+      const models::ParamSpec* p = models::find_param(kv.first);
+      return p && p->owner == models::ParamOwner::Collectives;
+    });
     std::vector<models::calibrate::Measurement> measurements;
     std::vector<std::string> sources;
     for (const std::string& arg : files) {

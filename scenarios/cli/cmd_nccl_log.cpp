@@ -11,9 +11,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "models/nccl/log_diagnosis.hpp"
-#include "models/nccl/log_report.hpp"
+#include "models/nccl/diagnosis.hpp"
 #include "models/parse_error.hpp"
+#include "models/readers/nccl_log.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/import/nccl_log_scenario.hpp"
@@ -23,7 +23,7 @@ namespace scenarios {
 namespace {
 
 using models::nccl::Finding;
-using models::nccl::NcclLogReport;
+using models::readers::NcclLogReport;
 
 nlohmann::json report_json(const NcclLogReport& r, const std::vector<Finding>& findings) {
   using nlohmann::json;
@@ -255,7 +255,7 @@ int cmd_nccl_log(int argc, char** argv) {
     refuse_outputs_over_inputs({{"--scenario", scenario_out}}, {path});
     NcclLogReport report;
     try {
-      report = models::nccl::parse_nccl_log(
+      report = models::readers::parse_nccl_log(
           read_input_file(path, {path, 1, 1}, "NCCL log", "an NCCL log (NCCL_DEBUG=INFO output)"), path);
     } catch (const models::ParseError& e) {
       throw UserError({e.file(), e.line(), e.col()}, e.message());

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "models/calibrate/nccl_tests_parser.hpp"
-#include "models/nccl/nccl_tests.hpp"
+#include "models/calibrate/nccl_tests.hpp"
+#include "models/readers/nccl_tests_output.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/nccl_tests_support.hpp"
@@ -34,7 +34,7 @@ int cmd_nccl_tests(int argc, char** argv) {
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
-    models::nccl::NcclTestsOptions o;
+    models::calibrate::NcclTestsOptions o;
     if (!models::nccl::parse_coll_op(op_name, o.op))
       throw UserError(
           {"--op", 1, 1},
@@ -51,13 +51,13 @@ int cmd_nccl_tests(int argc, char** argv) {
     if (gpus > 1) scenario.spec.placement.single_process = true;
     // The measured file before any work: an empty or wrong one fails before the table is printed.
     const NcclTestsFile measured = compare.empty() ? NcclTestsFile{} : read_nccl_tests_output(compare, "--compare");
-    models::nccl::NcclTestsResult result;
+    models::calibrate::NcclTestsResult result;
     try {
-      result = models::nccl::run_nccl_tests(scenario.spec, o);
+      result = models::calibrate::run_nccl_tests(scenario.spec, o);
     } catch (const models::SpecError& e) {
       throw scenario.to_user_error(e);
     }
-    std::fputs(models::nccl::format_nccl_tests(result, o).c_str(), stdout);
+    std::fputs(models::calibrate::format_nccl_tests(result, o).c_str(), stdout);
     if (compare.empty()) return 0;
 
     const auto& runs = measured.runs;

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "models/error.hpp"
-#include "models/topology/render.hpp"
+#include "models/world/topo_text.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 
@@ -25,7 +25,7 @@ int cmd_topo(int argc, char** argv) {
     const LoadedScenario scenario = load_scenario(path, sets);
     std::string text;
     try {
-      text = models::topology::render_topo(scenario.spec, max_ranks);
+      text = models::render_topo(scenario.spec, max_ranks);
     } catch (const models::SpecError& e) {
       throw scenario.to_user_error(e);
     }

@@ -12,4 +12,5 @@ int cmd_topo(int argc, char** argv);
 int cmd_nccl_log(int argc, char** argv);
 int cmd_report(int argc, char** argv);
 int cmd_import(int argc, char** argv);
+int cmd_params(int argc, char** argv);
 }  // namespace scenarios

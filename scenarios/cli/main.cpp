@@ -21,6 +21,7 @@ constexpr Subcommand kSubcommands[] = {
     {"nccl-log", scenarios::cmd_nccl_log, "read a real NCCL INFO log and explain it"},
     {"report", scenarios::cmd_report, "HTML report with plots, Chrome trace, CSV"},
     {"import", scenarios::cmd_import, "turn a Kubernetes job / DeepSpeed config into a scenario"},
+    {"params", scenarios::cmd_params, "the physical parameters [cluster.params] may set"},
 };
 
 void usage(std::FILE* out) {

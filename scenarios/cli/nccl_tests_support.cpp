@@ -1,8 +1,10 @@
 #include "scenarios/cli/nccl_tests_support.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <regex>
-#include <set>
+
+#include "models/nccl/env.hpp"
 
 #include "scenarios/load/input_file.hpp"
 
@@ -12,7 +14,7 @@ NcclTestsFile read_nccl_tests_output(const std::string& path, const std::string&
   NcclTestsFile f;
   f.text = read_input_file(path, {path, 1, 1}, option + " file",
                            "the output of an nccl-tests binary such as all_reduce_perf");
-  f.runs = models::calibrate::parse_nccl_tests(f.text, path);
+  f.runs = models::readers::parse_nccl_tests(f.text, path);
   size_t rows = 0;
   for (const auto& r : f.runs) rows += r.rows.size();
   if (rows == 0)
@@ -49,22 +51,22 @@ bool parse_nccl_tests_size(const std::string& text, int64_t& bytes) {
 }
 
 std::map<std::string, std::string> nccl_env_from_log(const std::string& text) {
-  static const std::set<std::string> kRelevant = {
-      "NCCL_P2P_DISABLE",     "NCCL_SHM_DISABLE",     "NCCL_P2P_LEVEL", "NCCL_P2P_READ_ENABLE",
-      "NCCL_NET_GDR_LEVEL",   "NCCL_IB_DISABLE",      "NCCL_PROTO",     "NCCL_ALGO",
-      "NCCL_MIN_NCHANNELS",   "NCCL_MAX_NCHANNELS",   "NCCL_BUFFSIZE",  "NCCL_NET",
-      "NCCL_SOCKET_NTHREADS", "NCCL_NSOCKS_PERTHREAD"};
+  // The variables that change what commsim simulates (models/nccl/env.cpp, the one list).
+  const auto& modelled = models::nccl::modelled_nccl_variables();
+  auto is_modelled = [&](const std::string& name) {
+    return std::find(modelled.begin(), modelled.end(), name) != modelled.end();
+  };
   static const std::regex kSet(R"((NCCL_[A-Z0-9_]+) set by environment to ([^\s]+))");
   std::map<std::string, std::string> env;
   for (auto it = std::sregex_iterator(text.begin(), text.end(), kSet); it != std::sregex_iterator(); ++it) {
     std::string name = (*it)[1], value = (*it)[2];
     while (!value.empty() && value.back() == '.') value.pop_back();  // "set by environment to 1."
-    if (kRelevant.count(name)) env[name] = value;
+    if (is_modelled(name)) env[name] = value;
   }
   return env;
 }
 
-void apply_run_to_spec(const models::calibrate::NcclTestsRun& run, const std::map<std::string, std::string>& env,
+void apply_run_to_spec(const models::readers::NcclTestsRun& run, const std::map<std::string, std::string>& env,
                        models::ScenarioSpec& spec) {
   if (run.ranks > 1 && run.processes == 1) spec.placement.single_process = true;
   for (const auto& [k, v] : env) spec.nccl_env[k] = v;

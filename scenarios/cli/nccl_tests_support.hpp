@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "models/calibrate/nccl_tests_parser.hpp"
+#include "models/readers/nccl_tests_output.hpp"
 #include "models/spec.hpp"
 
 namespace scenarios {
@@ -16,7 +16,7 @@ namespace scenarios {
 // measured row (an empty file, a log of something else). Returns its text and its runs.
 struct NcclTestsFile {
   std::string text;
-  std::vector<models::calibrate::NcclTestsRun> runs;
+  std::vector<models::readers::NcclTestsRun> runs;
 };
 NcclTestsFile read_nccl_tests_output(const std::string& path, const std::string& option);
 
@@ -28,7 +28,7 @@ std::map<std::string, std::string> nccl_env_from_log(const std::string& text);
 
 // Applies what the run shows to a scenario: one process driving every GPU (nccl-tests -g N),
 // and the NCCL variables it ran with.
-void apply_run_to_spec(const models::calibrate::NcclTestsRun& run, const std::map<std::string, std::string>& env,
+void apply_run_to_spec(const models::readers::NcclTestsRun& run, const std::map<std::string, std::string>& env,
                        models::ScenarioSpec& spec);
 
 }  // namespace scenarios

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "models/calibrate/nccl_tests_parser.hpp"
-#include "models/nccl/nccl_tests.hpp"
+#include "models/calibrate/nccl_tests.hpp"
+#include "models/readers/nccl_tests_output.hpp"
 #include "scenarios/cli/nccl_tests_support.hpp"
 
 namespace scenarios {
@@ -73,7 +73,7 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
 
   std::vector<viz::BusBwPoint> out;
   for (const auto& op : ops) {
-    models::nccl::NcclTestsOptions o;
+    models::calibrate::NcclTestsOptions o;
     if (!models::nccl::parse_coll_op(op, o.op)) continue;  // e.g. "send": no nccl-tests curve
     o.min_bytes = 8;
     o.max_bytes = int64_t{1} << 30;
@@ -85,7 +85,7 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
       o.max_bytes = it->second.rbegin()->first;
       o.factor = 2;
     }
-    const auto predicted = models::nccl::run_nccl_tests(spec, o);
+    const auto predicted = models::calibrate::run_nccl_tests(spec, o);
     for (const auto& row : predicted.rows) {
       viz::BusBwPoint p;
       p.op = op;

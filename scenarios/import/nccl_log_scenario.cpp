@@ -6,7 +6,7 @@
 
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
-#include "models/nccl/log_diagnosis.hpp"
+#include "models/nccl/diagnosis.hpp"
 #include "models/workload/model_shape.hpp"
 #include "scenarios/import/scenario_writer.hpp"
 #include "scenarios/load/loader.hpp"
@@ -27,7 +27,7 @@ std::string preset_for_parameters(long long parameters) {
   return "";
 }
 
-std::string scenario_from_nccl_log(const models::nccl::NcclLogReport& r, const LogScenarioOptions& options) {
+std::string scenario_from_nccl_log(const models::readers::NcclLogReport& r, const LogScenarioOptions& options) {
   using models::nccl::instance_gpus;
   const std::string instance = !options.instance.empty() ? options.instance : r.platform;
   const SourcePos at{r.source, 1, 1};

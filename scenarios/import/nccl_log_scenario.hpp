@@ -5,7 +5,7 @@
 // (parameter count -> model preset, batch, accumulation, steps, DeepSpeed ZeRO-3).
 #include <string>
 
-#include "models/nccl/log_report.hpp"
+#include "models/readers/nccl_log.hpp"
 
 namespace scenarios {
 
@@ -14,7 +14,7 @@ struct LogScenarioOptions {
 };
 
 // TOML text. Throws UserError (at the log file) when the instance is neither in the log nor given.
-std::string scenario_from_nccl_log(const models::nccl::NcclLogReport& report, const LogScenarioOptions& options);
+std::string scenario_from_nccl_log(const models::readers::NcclLogReport& report, const LogScenarioOptions& options);
 
 // The catalog preset whose parameter count is within 0.5 % of `parameters`, or "".
 std::string preset_for_parameters(long long parameters);

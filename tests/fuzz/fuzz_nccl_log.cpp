@@ -5,14 +5,14 @@
 #include <cstdlib>
 #include <string>
 
-#include "models/nccl/log_diagnosis.hpp"
-#include "models/nccl/log_report.hpp"
+#include "models/nccl/diagnosis.hpp"
 #include "models/parse_error.hpp"
+#include "models/readers/nccl_log.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    const auto r = models::nccl::parse_nccl_log(text, "fuzz.log");
+    const auto r = models::readers::parse_nccl_log(text, "fuzz.log");
     int total = 0;
     for (const auto& [kind, n] : r.transport_kinds) total += n;
     if (total != static_cast<int>(r.transports.size()) || r.nccl_lines <= 0) {

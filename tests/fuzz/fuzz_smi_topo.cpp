@@ -6,13 +6,13 @@
 #include <string>
 
 #include "models/parse_error.hpp"
-#include "models/topology/smi_import.hpp"
+#include "models/readers/smi_topo.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 64 * 1024) return 0;
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    const auto m = models::topology::parse_smi_topo(text, "fuzz.txt");
+    const auto m = models::readers::parse_smi_topo(text, "fuzz.txt");
     bool ok = m.gpus >= 0 && m.nics >= 0 && static_cast<int>(m.gpu_gpu.size()) == m.gpus &&
               static_cast<int>(m.nv_links.size()) == m.gpus;
     for (int i = 0; ok && i < m.gpus; ++i)

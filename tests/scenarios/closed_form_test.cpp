@@ -2,9 +2,9 @@
 // equals the ring all-reduce closed form on idle links (issue 2's "done when").
 #include <catch2/catch.hpp>
 
-#include "models/nccl/link_params.hpp"
-#include "models/run.hpp"
-#include "models/world.hpp"
+#include "models/collectives/link_params.hpp"
+#include "models/run/run.hpp"
+#include "models/world/world.hpp"
 #include "scenarios/load/loader.hpp"
 
 TEST_CASE("scenarios: the shipped 1 GiB all-reduce on 4xH200 equals its closed form", "[scenarios]") {
@@ -23,7 +23,7 @@ TEST_CASE("scenarios: the shipped 1 GiB all-reduce on 4xH200 equals its closed f
   REQUIRE(world->transport(0, 1).link_class == models::LinkClass::NVLink);
 
   // T = kernel + 2(n-1) hop + 2(n-1)/n S / (eta B): Ring/Simple on all 24 channels (share 1).
-  const auto p = models::nccl::LinkParams::defaults();
+  const auto p = models::collectives::LinkParams::defaults();
   const auto& nv = p.of(models::LinkClass::NVLink);
   const double S = 1 << 30;
   const double expected = p.kernel_latency_s + 6 * nv.hop_latency_s[2] + 1.5 * S / (nv.efficiency[2] * B);

@@ -13,12 +13,12 @@
 #include <map>
 #include <string>
 
-#include "models/calibrate/nccl_tests_parser.hpp"
 #include "models/error.hpp"
-#include "models/nccl/log_diagnosis.hpp"
-#include "models/nccl/log_report.hpp"
+#include "models/nccl/diagnosis.hpp"
 #include "models/parse_error.hpp"
-#include "models/topology/smi_import.hpp"
+#include "models/readers/nccl_log.hpp"
+#include "models/readers/nccl_tests_output.hpp"
+#include "models/readers/smi_topo.hpp"
 #include "scenarios/import/k8s_job.hpp"
 #include "scenarios/import/trainer_args.hpp"
 #include "scenarios/load/deepspeed_config.hpp"
@@ -53,7 +53,7 @@ const std::map<std::string, Replay>& replays() {
       {"nccl_tests",
        [](const std::string& text) {
          try {
-           (void)models::calibrate::parse_nccl_tests(text, "fuzz.txt");
+           (void)models::readers::parse_nccl_tests(text, "fuzz.txt");
          } catch (const models::ParseError& e) {
            return placed(e.line(), e.col(), e.what());
          }
@@ -62,7 +62,7 @@ const std::map<std::string, Replay>& replays() {
       {"nccl_log",
        [](const std::string& text) {
          try {
-           (void)models::nccl::diagnose_log(models::nccl::parse_nccl_log(text, "fuzz.log"));
+           (void)models::nccl::diagnose_log(models::readers::parse_nccl_log(text, "fuzz.log"));
          } catch (const models::ParseError& e) {
            return placed(e.line(), e.col(), e.what());
          }
@@ -71,7 +71,7 @@ const std::map<std::string, Replay>& replays() {
       {"smi_topo",
        [](const std::string& text) {
          try {
-           (void)models::topology::parse_smi_topo(text, "fuzz.txt");
+           (void)models::readers::parse_smi_topo(text, "fuzz.txt");
          } catch (const models::ParseError& e) {
            return placed(e.line(), e.col(), e.what());
          }

@@ -179,3 +179,89 @@ TEST_CASE("flow network: random networks are max-min fair after every recompute"
     run_random_scenario(seed);
   }
 }
+
+namespace {
+
+// Everything a run shows from outside: completion times and, after every instant's recompute,
+// every live flow's rate (as the exact double).
+struct Trace {
+  std::vector<std::pair<int, int64_t>> completions;
+  std::vector<std::pair<int, double>> rates;
+  uint64_t single_flow_components = 0;
+};
+
+// Random networks where most flows are alone on their links (the common case at cluster
+// scale), some share a link, a few are capped, some are cancelled; run with the fast paths on
+// or off.
+Trace run_sparse_scenario(uint64_t seed, bool fast_paths) {
+  std::mt19937_64 rng(seed);
+  Simulator sim;
+  FlowNetwork net(sim);
+  net.set_audit(true);
+  net.set_fast_paths(fast_paths);
+  Trace trace;
+  const int n_links = std::uniform_int_distribution<int>(4, 40)(rng);
+  std::vector<LinkId> links;
+  for (int l = 0; l < n_links; ++l)
+    links.push_back(
+        net.add_link(std::to_string(l), "link",
+                     rng() % 2 ? 1e9 * double(1 + rng() % 4) : std::uniform_real_distribution<double>(1e8, 1e10)(rng),
+                     Time::from_ps(int64_t(rng() % 3) * 1000)));
+  std::map<int, sim::FlowId> live;
+  auto record_rates = [&] {
+    sim.schedule_end_of_instant([&] {
+      for (auto& [k, id] : live)
+        if (net.active(id)) trace.rates.emplace_back(k, net.rate(id));
+    });
+  };
+  const int n_flows = std::uniform_int_distribution<int>(1, 60)(rng);
+  for (int k = 0; k < n_flows; ++k) {
+    std::vector<LinkId> path;
+    const int len = 1 + int(rng() % 3);
+    // Mostly disjoint: links drawn from a window that moves with the flow number.
+    for (int j = 0; j < len; ++j) {
+      const LinkId l = links[(k * 2 + int(rng() % 4)) % n_links];
+      if (std::find(path.begin(), path.end(), l) == path.end()) path.push_back(l);
+    }
+    const double cap = rng() % 5 == 0 ? std::uniform_real_distribution<double>(1e8, 3e9)(rng) : sim::kUnlimitedRate;
+    const int64_t bytes = std::uniform_int_distribution<int64_t>(0, 5'000'000)(rng);
+    const Time at = Time::from_ps(int64_t(rng() % 4) * 700'000);
+    const bool cancel = rng() % 8 == 0;
+    sim.schedule_at(at, [&, k, path, cap, bytes, cancel] {
+      live[k] = net.start(
+          path, bytes, [&, k] { trace.completions.emplace_back(k, sim.now().ps()); }, cap);
+      record_rates();
+      if (cancel)
+        sim.schedule_in(Time::from_ps(300'000), [&, k] {
+          net.cancel(live[k]);
+          record_rates();
+        });
+    });
+  }
+  sim.run();
+  CHECK(net.active_flows() == 0);
+  trace.single_flow_components = net.single_flow_components();
+  return trace;
+}
+
+}  // namespace
+
+// The fast path for a flow alone on its links must give exactly what progressive filling gives:
+// the same doubles, so the same completion events, so the same run.
+TEST_CASE("flow network: the single-flow fast path equals full progressive filling, bit for bit", "[sim]") {
+  uint64_t fast_components = 0;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    INFO("seed " << seed);
+    const Trace fast = run_sparse_scenario(seed, true);
+    const Trace full = run_sparse_scenario(seed, false);
+    CHECK(full.single_flow_components == 0);
+    fast_components += fast.single_flow_components;
+    REQUIRE(fast.completions == full.completions);
+    REQUIRE(fast.rates.size() == full.rates.size());
+    for (std::size_t i = 0; i < fast.rates.size(); ++i) {
+      REQUIRE(fast.rates[i].first == full.rates[i].first);
+      REQUIRE(fast.rates[i].second == full.rates[i].second);  // exact, not approximate
+    }
+  }
+  CHECK(fast_components > 1000);  // the fast path did run
+}

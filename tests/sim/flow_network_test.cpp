@@ -313,3 +313,24 @@ TEST_CASE("flow network: completion time stays exact through many rate changes",
   const double expected_ps = (double(kLong) + 1000 * 450'000.0) / (450 * kGBps) * 1e12;
   CHECK(std::abs(double(done->ps()) - expected_ps) <= 2000);
 }
+
+TEST_CASE("flow network: a path longer than the inline hops and a link with many flows", "[sim]") {
+  Net n;
+  std::vector<LinkId> path;
+  // 12 links (more than FlowNetwork::kInlineHops), 1 us each; the narrowest is 5 GB/s
+  for (int i = 0; i < 12; ++i) path.push_back(n.net.add_link("l", "x", (i == 7 ? 5 : 20) * kGBps, 1_us));
+  std::optional<Time> done;
+  n.net.start(path, 5'000'000, [&] { done = n.sim.now(); });
+  // 9 flows on the narrowest link alone (more than a link keeps inline): 5 GB/s / 10 each
+  std::vector<sim::FlowId> others;
+  const LinkId narrow[] = {path[7]};
+  for (int i = 0; i < 9; ++i) others.push_back(n.net.start(narrow, 1'000'000'000, nullptr));
+  n.sim.run(Time::zero());
+  for (auto id : others) CHECK(n.net.rate(id) == Approx(0.5 * kGBps));
+  CHECK(n.net.link_flow_count(path[7]) == 10);
+  for (auto id : others) n.net.cancel(id);
+  n.sim.run();
+  // 0.5 GB/s for 0 s (the others leave at once), then 5 GB/s: T = 12 us + 5 MB / 5 GB/s = 1012 us
+  REQUIRE(done);
+  CHECK(*done == 1012_us);
+}

@@ -18,7 +18,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "models/run.hpp"
+#include "models/run/run.hpp"
 #include "scenarios/load/loader.hpp"
 
 TEST_CASE("validation: 2 x H200 training steps out of sample (FSDP2, TP 2, PP 2, P2P, SHM, Socket)",

@@ -15,7 +15,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "models/nccl/nccl_tests.hpp"
+#include "models/calibrate/nccl_tests.hpp"
 #include "scenarios/load/loader.hpp"
 
 namespace {
@@ -28,11 +28,11 @@ double median_error_at_least_1mib(const std::string& file, const std::string& op
   REQUIRE(in.good());
   const auto measured = nlohmann::json::parse(in);
   auto loaded = scenarios::load_scenario(dir + "n2.toml", sets);
-  models::nccl::NcclTestsOptions o;
+  models::calibrate::NcclTestsOptions o;
   REQUIRE(models::nccl::parse_coll_op(in_place ? "all_gather" : op, o.op));
   o.min_bytes = 1 << 20;
   o.max_bytes = 1 << 30;
-  const auto predicted = models::nccl::run_nccl_tests(loaded.spec, o);
+  const auto predicted = models::calibrate::run_nccl_tests(loaded.spec, o);
   std::vector<double> errs;
   for (const auto& row : measured["rows"]) {
     if (row["op"] != op || row["size"].get<int64_t>() < (1 << 20)) continue;
@@ -101,7 +101,7 @@ TEST_CASE("validation: 2 x H200, P2P read mode (NCCL_P2P_READ_ENABLE=1), >= 1 Mi
 
 TEST_CASE("validation: 2 x H200, channel limits per collective (copy work per byte), >= 1 MiB", "[validation][nccl]") {
   // With few channels the CTAs' loads and stores are the limit, and they differ per collective
-  // (models/nccl/copy_work.hpp). Inputs: all-reduce's per-channel rate (20.6 GB/s, n2_ch4.json)
+  // (models/collectives/copy_work.hpp). Inputs: all-reduce's per-channel rate (20.6 GB/s, n2_ch4.json)
   // and broadcast's (34.5, which fixes a remote store at 2 local ones); all-gather, in place,
   // reduce-scatter, reduce and 8 channels are predictions.
   const std::vector<std::string> ch4 = {"nccl.env.NCCL_MAX_NCHANNELS=\"4\""},

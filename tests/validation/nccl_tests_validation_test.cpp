@@ -17,8 +17,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "models/calibrate/nccl_tests_parser.hpp"
-#include "models/nccl/nccl_tests.hpp"
+#include "models/calibrate/nccl_tests.hpp"
+#include "models/readers/nccl_tests_output.hpp"
 #include "scenarios/load/loader.hpp"
 
 namespace {
@@ -30,13 +30,13 @@ struct Accuracy {
 Accuracy compare(const std::string& measured_file, const std::vector<std::string>& sets) {
   const auto loaded =
       scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4.toml", sets);
-  const auto runs = models::calibrate::parse_nccl_tests_files(
+  const auto runs = models::readers::parse_nccl_tests_files(
       {std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4/measured/nccl-tests/" + measured_file});
   REQUIRE(runs.size() == 1);
-  models::nccl::NcclTestsOptions o;
+  models::calibrate::NcclTestsOptions o;
   o.min_bytes = 8;
   o.max_bytes = runs[0].rows.back().size_bytes;
-  const auto predicted = models::nccl::run_nccl_tests(loaded.spec, o);
+  const auto predicted = models::calibrate::run_nccl_tests(loaded.spec, o);
   std::vector<double> errs;
   for (const auto& m : runs[0].rows) {
     auto it = std::find_if(predicted.rows.begin(), predicted.rows.end(),
@@ -90,16 +90,16 @@ TEST_CASE("validation: p4d over EFA, 1 GiB all-reduce on 3 and 4 nodes (public n
           "[validation][nccl]") {
   // github.com/NVIDIA/nccl/issues/527 (p4dn.24xlarge, 8 GPUs + 4 x 100 Gb/s EFA per node):
   // 64782 us on 3 nodes, 70253 us on 4. In sample: the EFA Simple efficiency (0.6) comes from
-  // these two numbers (models/nccl/link_params.cpp); this pins that the engine turns it back into
+  // these two numbers (models/collectives/link_params.cpp); this pins that the engine turns it back into
   // them through the multi-node rings spread over the four NIC groups.
   for (const auto& [nodes, measured_us] : {std::pair{3, 64782.0}, std::pair{4, 70253.0}}) {
     const auto loaded =
         scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/p4d_nodes_allreduce.toml",
                                  {"cluster.nodes=" + std::to_string(nodes)});
-    models::nccl::NcclTestsOptions o;
+    models::calibrate::NcclTestsOptions o;
     o.op = models::nccl::CollOp::AllReduce;
     o.min_bytes = o.max_bytes = int64_t{1} << 30;
-    const auto r = models::nccl::run_nccl_tests(loaded.spec, o);
+    const auto r = models::calibrate::run_nccl_tests(loaded.spec, o);
     REQUIRE(r.rows.size() == 1);
     INFO(nodes << " nodes: predicted " << r.rows[0].time_us << " us, measured " << measured_us << " us");
     CHECK(std::fabs(r.rows[0].time_us / measured_us - 1) < 0.10);

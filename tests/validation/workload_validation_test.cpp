@@ -4,7 +4,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "models/run.hpp"
+#include "models/run/run.hpp"
 #include "scenarios/load/loader.hpp"
 
 namespace {

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/nccl/log_report.hpp"
+#include "models/readers/nccl_log.hpp"
 #include "scenarios/import/nccl_log_scenario.hpp"
 #include "scenarios/load/loader.hpp"
 #include "tests/scenarios/command_runner.hpp"
@@ -18,7 +18,7 @@ const std::string kInputs = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/exampl
 const std::string kCal = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4/measured/";
 
 scenarios::LoadedScenario from_log(const std::string& path, const std::string& instance = "") {
-  const auto report = models::nccl::parse_nccl_log_file(path);
+  const auto report = models::readers::parse_nccl_log_file(path);
   return scenarios::load_scenario_text(scenarios::scenario_from_nccl_log(report, {instance}), "from_log.toml");
 }
 }  // namespace
@@ -53,7 +53,7 @@ TEST_CASE("nccl-log scenario: seed 004 (plugin failure on g6e.8xlarge)", "[scena
 }
 
 TEST_CASE("nccl-log scenario: calibration logs need --instance, env-disabled P2P keeps one pod", "[scenarios]") {
-  const auto report = models::nccl::parse_nccl_log_file(kCal + "logs/p2p_n4.rank0.log");
+  const auto report = models::readers::parse_nccl_log_file(kCal + "logs/p2p_n4.rank0.log");
   CHECK_THROWS_AS(scenarios::scenario_from_nccl_log(report, {}), scenarios::UserError);
   const auto p2p = from_log(kCal + "logs/p2p_n4.rank0.log", "h200x4").spec;
   CHECK(p2p.cluster.nodes == 1);

@@ -1,0 +1,164 @@
+#include "models/calibrate/nccl_tests.hpp"
+#include "models/params.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "models/collectives/collective.hpp"
+#include "models/collectives/link_params.hpp"
+#include "models/world/world.hpp"
+#include "sim/flow_network.hpp"
+
+namespace models::calibrate {
+
+using collectives::CollectiveRecord;
+using collectives::Group;
+using collectives::LinkParams;
+using collectives::make_collective_engine;
+using nccl::algo_name;
+using nccl::coll_op_name;
+using nccl::CollOp;
+using nccl::proto_name;
+
+double bus_factor(CollOp op, int n) {
+  // nccl-tests src/*.cu: busbw = algbw x factor.
+  switch (op) {
+    case CollOp::AllReduce: return 2.0 * (n - 1) / n;
+    case CollOp::AllGather:
+    case CollOp::ReduceScatter:
+    case CollOp::AllToAll: return static_cast<double>(n - 1) / n;
+    default: return 1.0;
+  }
+}
+
+std::vector<int64_t> nccl_tests_sizes(const NcclTestsOptions& o) {
+  std::vector<int64_t> sizes;
+  for (int64_t s = o.min_bytes; s <= o.max_bytes;) {
+    sizes.push_back(s);
+    const int64_t next = o.factor > 1 ? static_cast<int64_t>(std::llround(static_cast<double>(s) * o.factor))
+                                      : s + std::max<int64_t>(1, o.step_bytes);
+    if (next <= s) break;
+    s = next;
+  }
+  return sizes;
+}
+
+NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions& o) {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  check_params(spec.cluster.params);
+  auto world = World::build(spec, net);
+  auto engine = make_collective_engine(sim, net, *world, spec);
+  LinkParams params = LinkParams::defaults();
+  params.apply(spec.cluster.params);
+
+  NcclTestsResult result;
+  result.nranks = world->size();
+  result.gpu_name = world->gpu_name();
+  Group group;
+  group.name = "world";
+  for (int r = 0; r < world->size(); ++r) {
+    group.ranks.push_back(r);
+    const RankInfo& info = world->rank(r);
+    char line[160];
+    std::snprintf(line, sizeof line, "#  Rank %2d Group  0 Pid %6d on %10s device %2d [0000:%02x:00] NVIDIA %s", r,
+                  1000 + info.pod, ("node" + std::to_string(info.node)).c_str(), info.pod_rank, info.local_gpu,
+                  world->gpu_name().c_str());
+    result.rank_lines.push_back(line);
+  }
+  const int n = world->size();
+  double busbw_sum = 0;
+  for (int64_t size : nccl_tests_sizes(o)) {
+    // nccl-tests rounds the size down to whole elements (and to n x elements for gather ops).
+    int64_t count = size / o.type_size;
+    if (o.op == CollOp::AllGather || o.op == CollOp::ReduceScatter || o.op == CollOp::AllToAll) count = (count / n) * n;
+    const int64_t bytes = count * o.type_size;
+    NcclTestsRow row;
+    row.size = bytes;
+    row.count = count;
+    CollectiveRecord rec;
+    auto device_seconds = [&](bool in_place) {
+      const double t0 = sim.now().seconds();
+      if (o.op == CollOp::SendRecv) {
+        // sendrecv_perf: every rank sends to the next and receives from the previous, at once.
+        for (int r = 0; r < n; ++r)
+          engine->send_recv(r, (r + 1) % n, bytes, [&rec](const CollectiveRecord& c) { rec = c; });
+      } else {
+        engine->launch(
+            group, o.op, bytes, [&rec](const CollectiveRecord& c) { rec = c; }, in_place);
+      }
+      sim.run();
+      return sim.now().seconds() - t0;
+    };
+    const double device_s = device_seconds(false);
+    row.device_us = device_s * 1e6;
+    row.time_us = params.loop_time(device_s) * 1e6;
+    // Only all_gather's in-place run differs (models/collectives/copy_work.hpp); others repeat the same time.
+    row.ip_time_us = o.op == CollOp::AllGather ? params.loop_time(device_seconds(true)) * 1e6 : row.time_us;
+    row.algo = algo_name(rec.algo);
+    row.proto = proto_name(rec.proto);
+    row.channels = rec.channels;
+    row.algbw_gbs = bytes / (row.time_us * 1e-6) / 1e9;
+    row.busbw_gbs = row.algbw_gbs * bus_factor(o.op, n);
+    row.ip_algbw_gbs = bytes / (row.ip_time_us * 1e-6) / 1e9;
+    row.ip_busbw_gbs = row.ip_algbw_gbs * bus_factor(o.op, n);
+    busbw_sum += row.busbw_gbs;
+    result.rows.push_back(row);
+  }
+  if (!result.rows.empty()) result.avg_busbw_gbs = busbw_sum / result.rows.size();
+  return result;
+}
+
+namespace {
+std::string time_str(double us) {
+  char buf[32];
+  if (us < 10000)
+    std::snprintf(buf, sizeof buf, "%7.2f", us);
+  else if (us < 100000)
+    std::snprintf(buf, sizeof buf, "%7.1f", us);
+  else
+    std::snprintf(buf, sizeof buf, "%7.0f", us);
+  return buf;
+}
+}  // namespace
+
+std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& o) {
+  std::string out;
+  char buf[512];
+  const std::string name = std::string(coll_op_name(o.op)) + "_perf";
+  out += "# nccl-tests version 2.19.6 format, predicted by commsim (not measured)\n";
+  out += "# Collective test starting: " + name + "\n";
+  std::snprintf(buf, sizeof buf,
+                "# nThread 1 nGpus %d minBytes %lld maxBytes %lld step: %g(factor) warmup iters: 1 iters: %d agg "
+                "iters: 1 validation: 1 graph: 0 unalign: 0\n#\n# Using devices\n",
+                r.nranks, static_cast<long long>(o.min_bytes), static_cast<long long>(o.max_bytes), o.factor, o.iters);
+  out += buf;
+  for (const auto& l : r.rank_lines) out += l + "\n";
+  out += "#\n";
+  out +=
+      "#                                                              out-of-place                       in-place      "
+      "    \n";
+  out +=
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  "
+      "#wrong \n";
+  out +=
+      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)  "
+      "       \n";
+  const bool rooted = o.op == CollOp::Broadcast || o.op == CollOp::Reduce;
+  const bool reducing = o.op == CollOp::AllReduce || o.op == CollOp::Reduce || o.op == CollOp::ReduceScatter;
+  for (const auto& row : r.rows) {
+    const std::string t = time_str(row.time_us), tip = time_str(row.ip_time_us);
+    std::snprintf(buf, sizeof buf, "%12lld  %12lld  %8s  %6s  %6d  %s  %6.2f  %6.2f  %6d  %s  %6.2f  %6.2f  %6d\n",
+                  static_cast<long long>(row.size), static_cast<long long>(row.count), o.type.c_str(),
+                  reducing ? o.redop.c_str() : "none", rooted ? o.root : -1, t.c_str(), row.algbw_gbs, row.busbw_gbs, 0,
+                  tip.c_str(), row.ip_algbw_gbs, row.ip_busbw_gbs, 0);
+    out += buf;
+  }
+  out += "# Out of bounds values : 0 OK\n";
+  std::snprintf(buf, sizeof buf, "# Avg bus bandwidth    : %g \n#\n", r.avg_busbw_gbs);
+  out += buf;
+  out += "# Collective test concluded: " + name + "\n#\n";
+  return out;
+}
+
+}  // namespace models::calibrate

@@ -1,0 +1,57 @@
+#pragma once
+// nccl-tests emulation: predicts what `<op>_perf -b MIN -e MAX -f FACTOR` would print on the
+// scenario's machine, by replaying each size on the flow network (idle links) and timing it as
+// nccl-tests does: a back-to-back loop, where host issue and device work overlap
+// (LinkParams::loop_time).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/nccl/ops.hpp"
+#include "models/spec.hpp"
+
+namespace models::calibrate {
+
+struct NcclTestsOptions {
+  nccl::CollOp op = nccl::CollOp::AllReduce;
+  int64_t min_bytes = 8;
+  int64_t max_bytes = 1 << 30;
+  double factor = 2;       // -f
+  int64_t step_bytes = 0;  // -i (used when factor <= 1)
+  int type_size = 4;       // float
+  std::string type = "float";
+  std::string redop = "sum";
+  int root = 0;
+  int iters = 20;
+};
+
+struct NcclTestsRow {
+  int64_t size = 0;      // bytes, nccl-tests convention
+  int64_t count = 0;     // elements
+  double time_us = 0;    // predicted per-iteration time, out of place
+  double device_us = 0;  // device time alone (without host issue bound), out of place
+  double algbw_gbs = 0, busbw_gbs = 0;
+  double ip_time_us = 0;  // in place (differs for all_gather: no local copy; see models/collectives/copy_work.hpp)
+  double ip_algbw_gbs = 0, ip_busbw_gbs = 0;
+  // The faster of the two columns, as a measured row is compared (noise only adds time).
+  double best_time_us() const { return ip_time_us > 0 && ip_time_us < time_us ? ip_time_us : time_us; }
+  std::string algo, proto;
+  int channels = 0;
+};
+
+struct NcclTestsResult {
+  std::vector<NcclTestsRow> rows;
+  int nranks = 0;
+  std::string gpu_name;
+  std::vector<std::string> rank_lines;  // "#  Rank  0 Group  0 Pid ... device  0 [...] NVIDIA H200"
+  double avg_busbw_gbs = 0;
+};
+
+double bus_factor(nccl::CollOp op, int n);
+std::vector<int64_t> nccl_tests_sizes(const NcclTestsOptions& o);
+// Runs the sweep; throws SpecError for a scenario the models cannot build.
+NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions& options);
+// The table exactly as nccl-tests prints it (same header lines, columns, units, footer).
+std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& o);
+
+}  // namespace models::calibrate

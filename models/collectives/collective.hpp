@@ -1,0 +1,69 @@
+#pragma once
+// models::collectives::CollectiveEngine: replays NCCL collectives as flows on the sim::FlowNetwork, so
+// concurrent collectives and other traffic share links (contention is real, not assumed).
+//
+// Granularity (why): one bulk flow per ring edge (or tree edge) carrying all the bytes that edge
+// moves, rate-capped as flow_cap.hpp states (link efficiency or channels x per-channel rate for
+// the chosen protocol), plus the pipeline's fixed latency (base + steps x per-hop latency). In steady state a pipelined
+// ring moves at the pace of its slowest edge, which is what these flows reproduce; per-chunk events would cost 2(n-1) x
+// chunks events per collective and change the answer by less than the measurement noise (see README, "Granularity").
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/nccl/ops.hpp"
+#include "models/result.hpp"
+#include "models/world/world.hpp"
+#include "sim/flow_network.hpp"
+#include "sim/inplace_function.hpp"
+#include "sim/simulator.hpp"
+
+namespace models::collectives {
+
+// The collectives speak NCCL's vocabulary of ops, algorithms and protocols (models/nccl/ops.hpp).
+using nccl::Algo;
+using nccl::CollOp;
+using nccl::Proto;
+
+// A group of ranks (a NCCL communicator). Ranks are World ranks; order is the communicator order.
+struct Group {
+  std::vector<int> ranks;
+  int id = 0;        // for reports
+  std::string name;  // "dp", "tp0", "world"
+};
+
+// What was launched and when, for timelines and nccl-tests emulation.
+struct CollectiveRecord {
+  CollOp op;
+  int64_t bytes = 0;
+  Algo algo = Algo::Ring;
+  Proto proto = Proto::Simple;
+  int channels = 0;
+  double start_s = 0, end_s = 0;
+  int group_id = 0;
+};
+
+class CollectiveEngine;
+std::unique_ptr<CollectiveEngine> make_collective_engine(sim::Simulator& sim, sim::FlowNetwork& net, const World& world,
+                                                         const ScenarioSpec& spec);
+
+class CollectiveEngine {
+ public:
+  using Done = sim::InplaceFunction<void(const CollectiveRecord&), 48>;
+  virtual ~CollectiveEngine() = default;
+
+  // Starts `op` over `group` now; all members are taken to have arrived (the caller models
+  // arrival and barrier waits). `bytes` follows nccl-tests' size convention: the buffer each
+  // rank reduces (all_reduce), the total gathered (all_gather/reduce_scatter), the root's
+  // buffer (broadcast/reduce), the total each rank sends (alltoall). `on_done` runs when the
+  // last rank has its data. `in_place`: the send buffer is the rank's slice of the receive
+  // buffer (all_gather), which spares the local copy of the first step.
+  virtual void launch(const Group& group, CollOp op, int64_t bytes, Done on_done, bool in_place = false) = 0;
+  // Point to point: `bytes` from rank `src` to rank `dst` (World ranks), as ncclSend/ncclRecv.
+  virtual void send_recv(int src, int dst, int64_t bytes, Done on_done) = 0;
+  // The algorithm, protocol and channels NCCL's tuner would pick (no simulation).
+  virtual CollectiveRecord choose(const Group& group, CollOp op, int64_t bytes) const = 0;
+};
+
+}  // namespace models::collectives

@@ -1,0 +1,246 @@
+// Builds a communicator's plan the way NCCL's initialisation lays it out, in named steps:
+//   find_nccl_nodes         which ranks reach each other without the network (ncclTopoTrimSystem)
+//   order_ring              the ring by NCCL node, then local GPU
+//   tuner_view              what the graph search reports to the tuner (graph_search.cpp)
+//   rings_per_nic_group     one ring per NIC group across nodes (src/graph/search.cc)
+//   build_rings             each ring rotated to leave every node through a different GPU and NIC
+//   build_tree_sets         a chain inside each node, NCCL's double binary tree across nodes
+//   count_rings_sharing     how many rings (tree sets) split each bottleneck link's channels
+//   merge_identical_edges   rotated rings share most pairs: one flow per distinct pair
+#include "models/collectives/comm_plan.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "models/collectives/graph_search.hpp"
+
+namespace models::collectives {
+
+Edge make_edge(const World& world, const sim::FlowNetwork& net, int from, int to) {
+  Edge e;
+  e.from = from;
+  e.to = to;
+  world.path(from, to, e.path);
+  const Transport t = world.transport(from, to);
+  e.link_class = t.link_class;
+  e.p2p_read = t.kind == TransportKind::P2P && t.p2p_read;
+  e.raw_bandwidth = 0;
+  for (sim::LinkId l : e.path) {
+    const double c = net.link_capacity(l);
+    if (e.raw_bandwidth == 0 || c < e.raw_bandwidth) {
+      e.raw_bandwidth = c;
+      e.bottleneck = l;
+    }
+  }
+  if (e.raw_bandwidth == 0) e.raw_bandwidth = kSameGpuBytesPerS;
+  // TCP is CPU-bound: one connection moves ~5 GB/s whatever the link (single-stream iperf3 over
+  // lo or a 100G NIC on current x86, ~40 Gb/s; models/hw/links.cpp tcp_loopback). The socket
+  // efficiency is relative to that, so it carries from a loopback VM to a 100G ENA host.
+  if (e.link_class == LinkClass::Socket) e.raw_bandwidth = std::min(e.raw_bandwidth, kTcpStreamBytesPerS);
+  return e;
+}
+
+namespace {
+
+// NCCL nodes: ranks that reach each other without the network. A host's GPUs split into
+// separate nodes where only NET joins them (ncclTopoTrimSystem keeps, per rank, the GPUs its
+// GPU reaches below PATH_NET): pods without a shared IPC namespace, and also GPUs of one process
+// or pod with NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 (the 4xH200 Socket runs log inter-node
+// double binary trees "2/-1/-1->0->-1" and a one-GPU graph "Pattern 4, nChannels 1").
+struct NcclNodes {
+  std::vector<int> order;    // the ranks by host, pod, local GPU
+  std::vector<int> node_of;  // per position in `order`: NCCL node index
+  int count = 0;
+};
+
+NcclNodes find_nccl_nodes(const World& world, const std::vector<int>& ranks) {
+  NcclNodes nodes;
+  const int n = static_cast<int>(ranks.size());
+  nodes.order = ranks;
+  std::sort(nodes.order.begin(), nodes.order.end(), [&](int a, int b) {
+    const RankInfo &ra = world.rank(a), &rb = world.rank(b);
+    if (ra.node != rb.node) return ra.node < rb.node;
+    if (ra.pod != rb.pod) return ra.pod < rb.pod;
+    return ra.local_gpu < rb.local_gpu;
+  });
+  std::vector<int> node_first_rank;
+  std::map<int, std::vector<int>> nccl_nodes_of_host;  // physical node -> its NCCL nodes
+  nodes.node_of.resize(n);
+  for (int i = 0; i < n; ++i) {
+    const int r = nodes.order[i];
+    std::vector<int>& here = nccl_nodes_of_host[world.rank(r).node];
+    int nccl_node = -1;
+    for (int v : here)
+      if (world.transport(node_first_rank[v], r).kind != TransportKind::NET) {
+        nccl_node = v;
+        break;
+      }
+    if (nccl_node < 0) {
+      nccl_node = static_cast<int>(node_first_rank.size());
+      node_first_rank.push_back(r);
+      here.push_back(nccl_node);
+    }
+    nodes.node_of[i] = nccl_node;
+  }
+  nodes.count = static_cast<int>(node_first_rank.size());
+  return nodes;
+}
+
+// Ring order: by NCCL node, then local GPU (a stable sort keeps the GPU order within a node).
+// Sets plan.ring and plan.node_of; returns each NCCL node's ranks in that order.
+std::vector<std::vector<int>> order_ring(const NcclNodes& nodes, CommPlan& plan) {
+  const int n = static_cast<int>(nodes.order.size());
+  std::vector<int> pos(n);
+  for (int i = 0; i < n; ++i) pos[i] = i;
+  std::stable_sort(pos.begin(), pos.end(), [&](int a, int b) { return nodes.node_of[a] < nodes.node_of[b]; });
+  plan.ring.resize(n);
+  plan.node_of.resize(n);
+  for (int i = 0; i < n; ++i) {
+    plan.ring[i] = nodes.order[pos[i]];
+    plan.node_of[i] = nodes.node_of[pos[i]];
+  }
+  std::vector<std::vector<int>> members(nodes.count);
+  for (int i = 0; i < n; ++i) members[plan.node_of[i]].push_back(plan.ring[i]);
+  return members;
+}
+
+// Across nodes NCCL's channels do not all follow one ring: each leaves a node through a
+// different GPU and so its NIC (src/graph/search.cc), one ring per NIC group, as many as the
+// graph's channels, the ranks per node and the default channels allow. One ring on one node.
+int rings_per_nic_group(const CommPlan& plan, const std::vector<std::vector<int>>& members) {
+  if (members.size() <= 1) return 1;
+  int max_ppn = 0;
+  for (const auto& m : members) max_ppn = std::max<int>(max_ppn, static_cast<int>(m.size()));
+  return std::max(1, std::min({plan.view.graph_channels, max_ppn, plan.channels_ref}));
+}
+
+// Ring (tree set) r of `rings` starts each node's GPU order this far in, so that it leaves the
+// node through a different GPU than the others.
+int rotation(int r, int rings, int node_size) { return rings > 1 ? (r * node_size) / rings : 0; }
+
+void build_rings(const World& world, const sim::FlowNetwork& net, const std::vector<std::vector<int>>& members,
+                 int rings, int n, CommPlan& plan) {
+  for (int r = 0; r < rings; ++r) {
+    std::vector<int> order_r;
+    order_r.reserve(n);
+    for (const auto& m : members) {
+      const int k = static_cast<int>(m.size());
+      const int offset = rotation(r, rings, k);
+      for (int j = 0; j < k; ++j) order_r.push_back(m[(offset + j) % k]);
+    }
+    std::vector<Edge> edges;
+    edges.reserve(n);
+    for (int i = 0; i < n; ++i) edges.push_back(make_edge(world, net, order_r[i], order_r[(i + 1) % n]));
+    plan.rings.push_back(std::move(edges));
+  }
+}
+
+// Tree sets: each rotates the nodes' GPU order like its ring, so its node leader (and the NIC
+// the leader uses) differs from the other sets'. Tree 0 across the leaders is a heap-ordered
+// binary tree; tree 1 mirrors it (NCCL's ncclGetDtree, src/graph/trees.cc).
+void build_tree_sets(const World& world, const sim::FlowNetwork& net, const std::vector<std::vector<int>>& members,
+                     int rings, CommPlan& plan) {
+  const int nnodes = static_cast<int>(members.size());
+  for (int r = 0; r < rings; ++r) {
+    CommPlan::TreeSet ts;
+    std::vector<int> leader(nnodes);
+    for (int k = 0; k < nnodes; ++k) {
+      const auto& m = members[k];
+      const int size = static_cast<int>(m.size());
+      const int offset = rotation(r, rings, size);
+      leader[k] = m[offset % size];
+      for (int j = 1; j < size; ++j) {
+        const int child = m[(offset + j) % size], parent = m[(offset + j - 1) % size];
+        ts.chain_up.push_back(make_edge(world, net, child, parent));
+        ts.chain_down.push_back(make_edge(world, net, parent, child));
+      }
+    }
+    for (int t = 0; t < 2; ++t)
+      for (int i = 1; i < nnodes; ++i) {
+        const int child = t == 0 ? i : nnodes - 1 - i;
+        const int parent = t == 0 ? (i - 1) / 2 : nnodes - 1 - (i - 1) / 2;
+        ts.up[t].push_back(make_edge(world, net, leader[child], leader[parent]));
+        ts.down[t].push_back(make_edge(world, net, leader[parent], leader[child]));
+      }
+    plan.trees.push_back(std::move(ts));
+  }
+}
+
+std::vector<Edge*> tree_edges(CommPlan::TreeSet& ts) {
+  std::vector<Edge*> all;
+  for (auto* list : {&ts.chain_up, &ts.chain_down, &ts.up[0], &ts.up[1], &ts.down[0], &ts.down[1]})
+    for (Edge& e : *list) all.push_back(&e);
+  return all;
+}
+
+// A GPU's NVLink carries every ring (tree set) through it; a NIC only the one leaving by it.
+void count_rings_sharing(CommPlan& plan) {
+  std::map<uint32_t, std::set<int>> on;
+  for (int r = 0; r < static_cast<int>(plan.rings.size()); ++r)
+    for (const Edge& e : plan.rings[r]) on[e.bottleneck.index].insert(r);
+  for (auto& ring : plan.rings)
+    for (Edge& e : ring) e.rings_sharing = static_cast<int>(on[e.bottleneck.index].size());
+  on.clear();
+  for (int r = 0; r < static_cast<int>(plan.trees.size()); ++r)
+    for (Edge* e : tree_edges(plan.trees[r])) on[e->bottleneck.index].insert(r);
+  for (auto& ts : plan.trees)
+    for (Edge* e : tree_edges(ts)) e->rings_sharing = static_cast<int>(on[e->bottleneck.index].size());
+}
+
+// Merges identical (from, to) pairs, kept in first-seen order so that runs stay deterministic.
+class EdgeMerger {
+ public:
+  explicit EdgeMerger(std::vector<CommPlan::MergedEdge>& out) : out_(out) {}
+  void add(const Edge& e, double bytes_frac, double share_frac) {
+    const auto key = std::make_pair(e.from, e.to);
+    auto it = index_.find(key);
+    if (it == index_.end()) {
+      index_.emplace(key, out_.size());
+      out_.push_back({e, bytes_frac, share_frac});
+    } else {
+      out_[it->second].bytes_frac += bytes_frac;
+      out_[it->second].share_frac += share_frac;
+    }
+  }
+
+ private:
+  std::vector<CommPlan::MergedEdge>& out_;
+  std::map<std::pair<int, int>, std::size_t> index_;
+};
+
+// Each of R rings moves 1/R of the bytes; a tree set's chain edges 1/T of S each way, its two
+// inter-node trees half of that each.
+void merge_identical_edges(CommPlan& plan) {
+  EdgeMerger rings(plan.ring_merged), trees(plan.tree_merged);
+  const double nr = static_cast<double>(plan.rings.size()), nt = static_cast<double>(plan.trees.size());
+  for (const auto& ring : plan.rings)
+    for (const Edge& e : ring) rings.add(e, 1.0 / nr, 1.0 / e.rings_sharing);
+  for (const auto& ts : plan.trees) {
+    for (const auto* chain : {&ts.chain_up, &ts.chain_down})
+      for (const Edge& e : *chain) trees.add(e, 1.0 / nt, 1.0 / e.rings_sharing);
+    for (int t = 0; t < 2; ++t)
+      for (const auto* list : {&ts.up[t], &ts.down[t]})
+        for (const Edge& e : *list) trees.add(e, 0.5 / nt, 0.5 / e.rings_sharing);
+  }
+}
+
+}  // namespace
+
+CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::vector<int>& ranks) {
+  CommPlan plan;
+  const int n = static_cast<int>(ranks.size());
+  const NcclNodes nodes = find_nccl_nodes(world, ranks);
+  const std::vector<std::vector<int>> members = order_ring(nodes, plan);
+  plan.view = tuner_view(world, net, members, n);
+  plan.channels_ref = nccl::coll_channels(plan.view, nccl::TuningEnv{});
+  if (n <= 1) return plan;
+  const int rings = rings_per_nic_group(plan, members);
+  build_rings(world, net, members, rings, n, plan);
+  build_tree_sets(world, net, members, rings, plan);
+  count_rings_sharing(plan);
+  merge_identical_edges(plan);
+  return plan;
+}
+
+}  // namespace models::collectives

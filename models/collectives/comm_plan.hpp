@@ -1,0 +1,66 @@
+#pragma once
+// A communicator as the collective engine replays it: ring order, tree edges, the link paths of
+// every edge, and the view NCCL's tuner has of it. Built once per group and cached; the steps
+// of build_plan are named in comm_plan.cpp (the tuner's view: graph_search.hpp).
+#include <vector>
+
+#include "models/collectives/link_params.hpp"
+#include "models/nccl/tuning.hpp"
+#include "models/world/world.hpp"
+#include "sim/flow_network.hpp"
+
+namespace models::collectives {
+
+// What one TCP connection moves (single-stream iperf3, ~40 Gb/s on current x86 servers).
+inline constexpr double kTcpStreamBytesPerS = 5e9;
+// The raw bandwidth of an edge whose path crosses no link (a rank to itself): far above any
+// link, so that only the cap's other terms bound it.
+inline constexpr double kSameGpuBytesPerS = 1e12;
+
+struct Edge {
+  int from = 0, to = 0;           // World ranks
+  std::vector<sim::LinkId> path;  // links a flow from -> to crosses
+  LinkClass link_class = LinkClass::NVLink;
+  bool p2p_read = false;     // P2P in read mode (the receiver pulls)
+  double raw_bandwidth = 0;  // bytes/s of the narrowest link on the path
+  sim::LinkId bottleneck;    // the narrowest link
+  int rings_sharing = 1;     // rings whose edges cross `bottleneck` (they split its channels)
+};
+
+struct CommPlan {
+  nccl::CommView view;
+  int channels_ref = 1;   // NCCL's default coll channels (before env limits)
+  std::vector<int> ring;  // World ranks in ring order (by NCCL node, then local GPU)
+  // NCCL's channels do not all follow one ring: across nodes, each ring leaves a node through a
+  // different GPU and its NIC (src/graph/search.cc), so all the node's NICs carry traffic. One
+  // ring per NIC group of a node (1 on a single node); each carries 1/rings of the data.
+  // rings[r][i] is the edge from the i-th rank of ring r to the next.
+  std::vector<std::vector<Edge>> rings;
+  // Trees, one set per ring (the same NIC spreading): a chain inside each NCCL node and NCCL's
+  // double binary tree across node leaders; `up` edges go child -> parent, `down` the reverse.
+  struct TreeSet {
+    std::vector<Edge> chain_up, chain_down;
+    std::vector<Edge> up[2], down[2];
+  };
+  std::vector<TreeSet> trees;
+
+  // The same edges with identical (from, to) pairs merged: rotated rings share all intra-node
+  // pairs but one, so R rings cost about one ring's flows. A merged edge moves `bytes_frac` of
+  // an edge's bytes with `share_frac` of the channels -- the same granularity as merging a
+  // ring's channels into one flow (contention weights a merged flow as one).
+  struct MergedEdge {
+    Edge edge;
+    double bytes_frac = 0;  // of the per-edge bytes of one full ring (tree: of S)
+    double share_frac = 0;  // of the collective's channel share
+  };
+  std::vector<MergedEdge> ring_merged, tree_merged;
+  std::vector<int> node_of;  // per position in `ring`: NCCL node index
+};
+
+// NCCL's Socket plugin: 10 Gb/s when the interface's speed cannot be read (ncclTopo keeps 1.25 GB/s).
+inline constexpr double kSocketReportedGbs = 1.25;
+
+CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::vector<int>& ranks);
+Edge make_edge(const World& world, const sim::FlowNetwork& net, int from, int to);
+
+}  // namespace models::collectives

@@ -1,0 +1,191 @@
+// The collective engine's shared core (engine.hpp): NCCL's choice, the per-group plans, one
+// collective's flows and their completion, and the byte-conservation audit. The algorithms are
+// in ring.cpp, tree.cpp and point_to_point.cpp; every flow's cap is flow_rate_cap (flow_cap.hpp).
+#include "models/collectives/engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/collectives/flow_cap.hpp"
+#include "models/hw/links.hpp"
+#include "models/nccl/env.hpp"
+#include "sim/check.hpp"
+
+namespace models::collectives {
+
+// The bytes each op delivers (nccl-tests' size convention, collective.hpp):
+//   all_reduce: each rank ends with the reduction of n buffers of S: 2(n-1)S in all (ring:
+//     2(n-1)/n S per rank; tree: reduce up + broadcast down a spanning tree, 2 S per edge);
+//   all_gather / reduce_scatter: each rank receives the (n-1)/n S it lacks: (n-1) S in all;
+//   broadcast / reduce: n-1 ranks receive S (the chain's head receives nothing);
+//   alltoall: each rank receives S/n from each of n-1 peers; send/recv: the peer receives S.
+Delivery expected_delivery(CollOp op, int n, double S, bool tree) {
+  if (n <= 1 || S == 0) return {};
+  switch (op) {
+    case CollOp::AllReduce: return {2.0 * (n - 1) * S, tree ? -1.0 : 2.0 * (n - 1) * S / n, false};
+    case CollOp::AllGather:
+    case CollOp::ReduceScatter: return {(n - 1) * S, (n - 1) * S / n, false};
+    case CollOp::Broadcast:
+    case CollOp::Reduce: return {(n - 1) * S, S, true};
+    case CollOp::AllToAll: return {(n - 1) * S, (n - 1) * S / n, false};
+    case CollOp::SendRecv: return {S, S, true};
+  }
+  return {};
+}
+
+Engine::Engine(sim::Simulator& sim, sim::FlowNetwork& net, const World& world, const ScenarioSpec& spec)
+    : sim_(sim), net_(net), world_(world), env_(world.nccl_env().tuning) {
+  params_ = LinkParams::defaults();
+  params_.apply(spec.cluster.params);
+  buffsize_ = world.nccl_env().buffsize;
+  // Read mode's bandwidth cost depends on the GPU generation unless the scenario sets it.
+  if (params_.p2p_read_bandwidth_factor < 0)
+    params_.p2p_read_bandwidth_factor = hw::p2p_read_model(world.node().gpu.sm).bandwidth_factor;
+}
+
+const CommPlan& Engine::plan_for(const std::vector<int>& ranks) const {
+  auto it = plans_.find(ranks);
+  if (it == plans_.end()) it = plans_.emplace(ranks, build_plan(world_, net_, ranks)).first;
+  return it->second;
+}
+
+CollectiveRecord Engine::choose(const Group& group, CollOp op, int64_t bytes) const {
+  CollectiveRecord rec;
+  rec.op = op;
+  rec.bytes = bytes;
+  rec.group_id = group.id;
+  if (group.ranks.size() <= 1) return rec;
+  const CommPlan& plan = plan_for(group.ranks);
+  if (op == CollOp::AllToAll || op == CollOp::SendRecv) {
+    rec.algo = Algo::Ring;  // NCCL runs these as point-to-point operations
+    rec.proto = bytes / std::max<int64_t>(1, static_cast<int64_t>(group.ranks.size())) <= kP2pLLThresholdBytes
+                    ? Proto::LL
+                    : Proto::Simple;
+    rec.channels = plan.channels_ref;
+    return rec;
+  }
+  const nccl::Choice c = nccl::choose(plan.view, env_, op, bytes);
+  rec.algo = c.algo;
+  rec.proto = c.proto;
+  rec.channels = c.channels;
+  return rec;
+}
+
+void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, bool in_place) {
+  SIM_CHECK(bytes >= 0, "a collective of negative size");
+  const CollectiveRecord rec = choose(group, op, bytes);
+  const uint32_t idx = open(rec, std::move(on_done));
+  const int n = static_cast<int>(group.ranks.size());
+  const bool tree = rec.algo == Algo::Tree && op == CollOp::AllReduce;
+  pending_[idx].expected = expected_delivery(op, n, static_cast<double>(bytes), tree);
+  pending_[idx].group_size = n;
+  if (n <= 1 || bytes == 0) {
+    complete_after(idx, sim::Time::from_seconds(params_.kernel_latency_s));
+    return;
+  }
+  const CommPlan& plan = plan_for(group.ranks);
+  const Launch l{.pending = idx,
+                 .plan = &plan,
+                 .rec = rec,
+                 .n = n,
+                 .S = static_cast<double>(bytes),
+                 .share = static_cast<double>(rec.channels) / plan.channels_ref,
+                 .in_place = in_place};
+  if (op == CollOp::AllToAll) return launch_all_to_all(group, l);
+  if (tree) return launch_tree_all_reduce(l);
+  launch_ring(l);  // and PAT, replayed on the ring
+}
+
+uint32_t Engine::open(const CollectiveRecord& rec, Done done) {
+  uint32_t idx;
+  if (!free_pending_.empty()) {
+    idx = free_pending_.back();
+    free_pending_.pop_back();
+  } else {
+    idx = static_cast<uint32_t>(pending_.size());
+    pending_.emplace_back();
+  }
+  Pending& p = pending_[idx];
+  p.flows_left = 0;
+  p.record = rec;
+  p.record.start_s = sim_.now().seconds();
+  p.done = std::move(done);
+  p.expected = {};
+  p.delivered = 0;
+  p.flows = 0;
+  p.received.clear();
+  return idx;
+}
+
+void Engine::add_flow(uint32_t pending, const Edge& e, const FlowShape& f) {
+  const double cap = flow_rate_cap(params_, {.link_class = e.link_class,
+                                             .proto = f.proto,
+                                             .raw_bandwidth = e.raw_bandwidth,
+                                             .link_fraction = f.link_fraction,
+                                             .coll_share = f.coll_share,
+                                             .channels = f.channels,
+                                             .p2p_read = e.p2p_read,
+                                             .duplex = f.duplex,
+                                             .work = f.work,
+                                             .buffsize = buffsize_});
+  ++pending_[pending].flows_left;
+  ++pending_[pending].flows;
+  const int64_t b = static_cast<int64_t>(std::ceil(f.bytes));
+  const int to = e.to;
+  // `latency` is the whole pipeline's, calibrated as a whole (LinkParams hop latencies include
+  // the wire), so it replaces the path's link latencies instead of adding to them.
+  net_.start_with_latency(
+      e.path, b,
+      [this, pending, b, to] {
+        if (net_.audit()) {
+          pending_[pending].delivered += b;
+          pending_[pending].received[to] += b;
+        }
+        flow_done(pending);
+      },
+      cap, f.latency);
+}
+
+void Engine::complete_after(uint32_t pending, sim::Time after) {
+  ++pending_[pending].flows_left;
+  sim_.schedule_in(after, [this, pending] { flow_done(pending); });
+}
+
+// Byte conservation (audit mode): the flows of a finished collective delivered exactly what the
+// op defines, in all and to every rank. Flow sizes are rounded up to whole bytes: tolerance of
+// one byte per flow.
+void Engine::audit_delivery(const Pending& p) const {
+  const Delivery& x = p.expected;
+  const double tol = p.flows + 1e-9 * x.total;
+  SIM_CHECK(std::abs(static_cast<double>(p.delivered) - x.total) <= tol,
+            "collective delivered a different number of bytes than its op defines");
+  if (x.total == 0) return;
+  int empty = 0;
+  for (const auto& [rank, bytes] : p.received) {
+    if (bytes == 0) ++empty;
+    if (x.per_rank >= 0)
+      SIM_CHECK(std::abs(static_cast<double>(bytes) - x.per_rank) <= tol,
+                "collective delivered a rank a different number of bytes than its op defines");
+  }
+  const int receivers = static_cast<int>(p.received.size()) - empty;
+  SIM_CHECK(receivers == p.group_size - (x.rooted ? 1 : 0), "collective left a rank without its data");
+}
+
+void Engine::flow_done(uint32_t idx) {
+  Pending& p = pending_[idx];
+  SIM_CHECK(p.flows_left > 0, "a collective finished more flows than it started");
+  if (--p.flows_left > 0) return;
+  if (net_.audit()) audit_delivery(p);
+  p.record.end_s = sim_.now().seconds();
+  Done done = std::move(p.done);
+  const CollectiveRecord rec = p.record;
+  free_pending_.push_back(idx);
+  if (done) done(rec);
+}
+
+std::unique_ptr<CollectiveEngine> make_collective_engine(sim::Simulator& sim, sim::FlowNetwork& net, const World& world,
+                                                         const ScenarioSpec& spec) {
+  return std::make_unique<Engine>(sim, net, world, spec);
+}
+
+}  // namespace models::collectives

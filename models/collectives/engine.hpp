@@ -1,0 +1,114 @@
+#pragma once
+// The collective engine's shared core: NCCL's choice (models/nccl/tuning.cpp), the communicator
+// plans, the flows of one collective and its completion. The algorithms that turn a collective
+// into flows live one per file, each opening with its closed form:
+//   ring.cpp            ring all-reduce / all-gather / reduce-scatter, broadcast/reduce chains, PAT
+//   tree.cpp            tree all-reduce (chain inside a node, double binary tree across nodes)
+//   point_to_point.cpp  send/recv and all-to-all
+// Every flow's rate cap is flow_rate_cap (flow_cap.hpp, its one statement); its fixed latency is
+// the algorithm's pipeline latency (kernel + steps x hop), which replaces the path's link
+// latencies (LinkParams hop latencies are calibrated with the wire included).
+// Internal to models/collectives: users hold a CollectiveEngine (collective.hpp).
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "models/collectives/collective.hpp"
+#include "models/collectives/comm_plan.hpp"
+#include "models/collectives/link_params.hpp"
+#include "models/nccl/tuning.hpp"
+
+namespace models::collectives {
+
+// Point-to-point operations (send/recv, all-to-all) up to this many bytes per peer use LL
+// (NCCL_P2P_LL_THRESHOLD's default, NCCL src/enqueue.cc).
+inline constexpr int64_t kP2pLLThresholdBytes = 16384;
+
+// What a collective must deliver, from the op's definition alone (not from the replay): the
+// bytes all ranks receive together, and per rank (`per_rank` < 0: any positive amount, as on a
+// tree whose ranks receive S times their degree). Checked in audit mode (FlowNetwork::audit).
+struct Delivery {
+  double total = 0;
+  double per_rank = 0;
+  bool rooted = false;  // one rank (the chain's head) receives nothing
+};
+Delivery expected_delivery(CollOp op, int n, double S, bool tree);
+
+// The shape of one flow along an edge: what it moves, its fixed latency and what its rate cap
+// depends on besides the edge (flow_cap.hpp; the edge gives link class, raw bandwidth and read
+// mode). Pass it with designated initializers: add_flow(p, e, {.bytes = S, .proto = ...}).
+struct FlowShape {
+  double bytes = 0;
+  Proto proto = Proto::Simple;
+  double link_fraction = 1;  // the flow's part of its bottleneck link (1 / rings sharing it)
+  double coll_share = 1;     // the collective's channels / default channels
+  double channels = 1;       // channels this flow carries (kPeerChannelsUnbounded: not channel-bound)
+  sim::Time latency;         // the whole pipeline's; replaces the path's link latencies
+  bool duplex = true;        // the edge's receiver also sends in this collective (P2P read pays only then)
+  double work = 1;           // copy_work_vs_all_reduce
+};
+
+// One launched collective as the algorithms see it.
+struct Launch {
+  uint32_t pending = 0;  // the collective's bookkeeping slot
+  const CommPlan* plan = nullptr;
+  CollectiveRecord rec;  // op, algorithm, protocol, channels (NCCL's choice)
+  int n = 0;             // ranks
+  double S = 0;          // bytes, nccl-tests' size convention (collective.hpp)
+  double share = 1;      // rec.channels / plan->channels_ref
+  bool in_place = false;
+};
+
+class Engine final : public CollectiveEngine {
+ public:
+  Engine(sim::Simulator& sim, sim::FlowNetwork& net, const World& world, const ScenarioSpec& spec);
+
+  void launch(const Group& group, CollOp op, int64_t bytes, Done on_done, bool in_place = false) override;
+  void send_recv(int src, int dst, int64_t bytes, Done on_done) override;  // point_to_point.cpp
+  CollectiveRecord choose(const Group& group, CollOp op, int64_t bytes) const override;
+
+ private:
+  struct Pending {
+    int flows_left = 0;
+    CollectiveRecord record;
+    Done done;
+    // Audit mode (FlowNetwork::audit): what the op must deliver and what its flows delivered.
+    Delivery expected;
+    int64_t delivered = 0;
+    int flows = 0;
+    std::map<int, int64_t> received;  // World rank -> bytes its incoming flows delivered
+    int group_size = 0;
+  };
+
+  // The algorithms (one file each).
+  void launch_ring(const Launch& l);                            // ring.cpp
+  void launch_tree_all_reduce(const Launch& l);                 // tree.cpp
+  void launch_all_to_all(const Group& group, const Launch& l);  // point_to_point.cpp
+
+  // The shared core (engine.cpp).
+  const CommPlan& plan_for(const std::vector<int>& ranks) const;
+  uint32_t open(const CollectiveRecord& rec, Done done);
+  void add_flow(uint32_t pending, const Edge& e, const FlowShape& f);
+  // A collective that moves nothing: it completes `after` from now.
+  void complete_after(uint32_t pending, sim::Time after);
+  void flow_done(uint32_t pending);
+  void audit_delivery(const Pending& p) const;
+  // One pipeline step over edge e (wire included).
+  double hop(const Edge& e, Proto p, int channels = 1) const {
+    return params_.of(e.link_class).hop_latency_s[static_cast<int>(p)] * serial_channels(e.link_class, channels) +
+           (e.p2p_read ? params_.p2p_read_extra_latency_s : 0.0);
+  }
+
+  sim::Simulator& sim_;
+  sim::FlowNetwork& net_;
+  const World& world_;
+  nccl::TuningEnv env_;
+  LinkParams params_;
+  int64_t buffsize_ = int64_t{1} << 22;  // NCCL_BUFFSIZE: Simple's FIFO per channel and peer
+  mutable std::map<std::vector<int>, CommPlan> plans_;
+  std::map<std::vector<int>, std::vector<Edge>> all_pairs_;  // all-to-all paths per group
+  std::vector<Pending> pending_;
+  std::vector<uint32_t> free_pending_;
+};
+
+}  // namespace models::collectives

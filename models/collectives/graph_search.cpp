@@ -1,0 +1,135 @@
+// The tuner's view of a communicator, as NCCL's graph search would rate it (graph_search.hpp).
+#include "models/collectives/graph_search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <set>
+#include <string_view>
+
+#include "models/collectives/comm_plan.hpp"
+
+namespace models::collectives {
+
+namespace {
+// NCCL's graph search (src/graph/search.cc) tries per-channel speeds from a list, highest first.
+constexpr double kSpeedsSm90[] = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3, 2.4, 1.2, 0.24, 0.12};
+constexpr double kSpeedsSm80[] = {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4, 1.2, 0.24, 0.12};
+
+// Per-link bandwidth NCCL assumes for NVLink (src/graph/topo.h) and the raw one the catalog
+// uses (models/hw/links.cpp: 25 GB/s per NVLink 3/4 link, 50 for NVLink 5), to count links.
+// (nvidia-smi's 26.562 GB/s per NVLink-4 link would count 17 of an H200's 18 links, and the
+// graph would settle on 14 x 24 GB/s instead of the 12 x 30 that NCCL logged on 4xH200.)
+double nccl_nvlink_per_link(int sm) { return sm >= 100 ? 40.1 : sm >= 90 ? 20.6 : 20.0; }
+double raw_nvlink_per_link(int sm) { return sm >= 100 ? 50.0 : 25.0; }
+
+// PCIe as NCCL rates it (src/graph/topo.h): 0.76 of the raw bandwidth, at most 48 GB/s.
+constexpr double kPciRating = 0.76;
+constexpr double kPciMaxGbs = 48.0;
+
+// Channels x speed for an intra-node graph whose paths allow `max_bw` GB/s per GPU. Observed:
+// 12 x 30 GB/s on 4xH200 NVSwitch (scenarios/validation/h200x4/measured/nccl-tests/ar_g4_info.txt), so
+// the search settles on the fastest speed that still gives 12 channels on NVLink; on PCI
+// paths it keeps 2 channels (the PCI graphs of the seeds' logs run 2-4 coll channels).
+void intra_graph(double max_bw, int sm, bool nvlink, double& speed, int& channels) {
+  const double* list = sm >= 90 ? kSpeedsSm90 : kSpeedsSm80;
+  const int count = sm >= 90 ? std::size(kSpeedsSm90) : std::size(kSpeedsSm80);
+  const int want = nvlink ? 12 : 2;
+  for (int i = 0; i < count; ++i) {
+    if (std::floor(max_bw / list[i] + 1e-9) >= want) {
+      speed = list[i];
+      channels = std::min(16, static_cast<int>(std::floor(max_bw / list[i] + 1e-9)));
+      if (!nvlink) channels = want;
+      return;
+    }
+  }
+  speed = list[count - 1];
+  channels = 1;
+}
+
+// The network link class of a FlowNetwork link kind, as models/world/world.cpp names its links
+// ("efa"; "ib" for InfiniBand and RoCE NICs; "eth" for the interface NET/Socket uses and the
+// loopback between pods); nullopt for the links inside a host ("nvlink", "pcie", "hostmem").
+std::optional<LinkClass> network_link_class(std::string_view kind) {
+  if (kind == "efa") return LinkClass::EFA;
+  if (kind == "ib" || kind == "roce") return LinkClass::IB;
+  if (kind == "eth" || kind == "nic") return LinkClass::Socket;
+  return std::nullopt;
+}
+
+// The intra-node graph: NVLink counted in links at NCCL's per-link speed, NET and PCIe as NCCL
+// rates them; the first NCCL node with two ranks stands for all (they are alike).
+void rate_intra_node_graph(const World& world, const sim::FlowNetwork& net,
+                           const std::vector<std::vector<int>>& members, nccl::CommView& v) {
+  for (const auto& m : members) {
+    if (m.size() < 2) continue;
+    const Edge e = make_edge(world, net, m[0], m[1]);
+    const Transport t = world.transport(m[0], m[1]);
+    double max_bw;
+    if (t.kind == TransportKind::P2P && t.link_class == LinkClass::NVLink) {
+      v.intra_nvlink = true;
+      const double links = std::round(e.raw_bandwidth / 1e9 / raw_nvlink_per_link(v.sm));
+      max_bw = std::max(1.0, links) * nccl_nvlink_per_link(v.sm);
+    } else if (t.kind == TransportKind::NET) {
+      max_bw = t.link_class == LinkClass::Socket ? kSocketReportedGbs
+                                                 : e.raw_bandwidth / 1e9;  // the graph runs at NIC speed
+    } else {
+      max_bw = std::min(kPciMaxGbs, e.raw_bandwidth / 1e9 * kPciRating);
+    }
+    intra_graph(max_bw, v.sm, v.intra_nvlink, v.bw_intra_gbs, v.graph_channels);
+    if (t.kind == TransportKind::NET) v.graph_channels = 1;
+    return;
+  }
+}
+
+// NICs node 0's ranks leave it by towards node 1: on each rank's path, the first network link.
+int count_nics_leaving_node(const World& world, const sim::FlowNetwork& net,
+                            const std::vector<std::vector<int>>& members) {
+  std::set<uint32_t> nics;
+  std::vector<sim::LinkId> p;
+  for (int r : members[0]) {
+    p.clear();
+    world.path(r, members[1][0], p);
+    for (sim::LinkId l : p)
+      if (network_link_class(net.link_kind(l))) {
+        nics.insert(l.index);
+        break;
+      }
+  }
+  return static_cast<int>(nics.size());
+}
+
+// Across nodes: the speed NCCL's net plugin reports, and one graph channel per NIC used.
+void rate_network(const World& world, const sim::FlowNetwork& net, const std::vector<std::vector<int>>& members,
+                  nccl::CommView& v) {
+  const Edge e = make_edge(world, net, members[0][0], members[1][0]);
+  const Transport t = world.transport(members[0][0], members[1][0]);
+  // What NCCL's graph search rates the network at: the speed its net plugin reports. The
+  // Socket plugin reads /sys/class/net/IF/speed and, where it cannot (lo, most virtual NICs:
+  // "Could not get speed from /sys/class/net/lo/speed. Defaulting to 10 Gbps", sock_n4 log),
+  // takes 10 Gb/s, whatever TCP really moves.
+  v.bw_inter_gbs =
+      t.kind == TransportKind::NET && t.link_class == LinkClass::Socket ? kSocketReportedGbs : e.raw_bandwidth / 1e9;
+  v.inter_gdr_near = t.gdr;
+  v.graph_channels = std::max(1, count_nics_leaving_node(world, net, members));
+  if (v.bw_intra_gbs == 0) v.bw_intra_gbs = v.bw_inter_gbs;
+}
+}  // namespace
+
+nccl::CommView tuner_view(const World& world, const sim::FlowNetwork& net, const std::vector<std::vector<int>>& members,
+                          int nranks) {
+  nccl::CommView v;
+  const int nnodes = static_cast<int>(members.size());
+  v.nranks = nranks;
+  v.nnodes = std::max(1, nnodes);
+  v.sm = world.node().gpu.sm;  // the catalog's compute capability
+  v.intra_nvlink = false;
+  v.bw_intra_gbs = 0;
+  v.graph_channels = 1;
+  rate_intra_node_graph(world, net, members, v);
+  if (nnodes > 1) rate_network(world, net, members, v);
+  if (v.bw_intra_gbs == 0) v.bw_intra_gbs = 1;
+  return v;
+}
+
+}  // namespace models::collectives

@@ -1,0 +1,82 @@
+#include "models/collectives/link_params.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/error.hpp"
+#include "models/hw/links.hpp"
+#include "models/params.hpp"
+
+namespace models::collectives {
+
+namespace {
+constexpr const char* kProtoKeys[kNumProtos] = {"ll", "ll128", "simple"};
+constexpr LinkClass kClasses[kNumLinkClasses] = {LinkClass::NVLink, LinkClass::PCIe, LinkClass::SHM,
+                                                 LinkClass::EFA,    LinkClass::IB,   LinkClass::Socket};
+
+}  // namespace
+
+LinkParams LinkParams::defaults() {
+  // Every number, with its source, is registered once in models/params.cpp.
+  LinkParams p;
+  for (const ParamSpec& spec : param_registry())
+    if (spec.owner == ParamOwner::Collectives && spec.default_value) p.set(std::string(spec.name), *spec.default_value);
+  // P2P read mode by GPU generation (models/hw/links.cpp p2p_read_model): the engine asks
+  // hw::p2p_read_model(sm) for the bandwidth factor; the handshake is one NVLink round trip.
+  const hw::P2pReadModel read = hw::p2p_read_model(90);
+  p.p2p_read_bandwidth_factor = -1;  // by GPU generation: the engine asks hw::p2p_read_model(sm)
+  p.p2p_read_extra_latency_s = read.extra_latency_s;
+  return p;
+}
+
+double LinkParams::loop_time(double device_s) const {
+  const double p = launch_sharpness;
+  const double hi = std::max(launch_overhead_s, device_s), lo = std::min(launch_overhead_s, device_s);
+  if (hi <= 0) return 0;
+  return hi * std::pow(1.0 + std::pow(lo / hi, p), 1.0 / p);  // (L^p + D^p)^(1/p), overflow-safe
+}
+
+namespace {
+double* find(LinkParams& p, const std::string& name) {
+  if (name == "nccl.kernel_latency") return &p.kernel_latency_s;
+  if (name == "nccl.launch_overhead") return &p.launch_overhead_s;
+  if (name == "nccl.launch_sharpness") return &p.launch_sharpness;
+  if (name == "p2p.read.bandwidth_factor") return &p.p2p_read_bandwidth_factor;
+  if (name == "p2p.read.extra_latency") return &p.p2p_read_extra_latency_s;
+  for (LinkClass c : kClasses) {
+    const std::string prefix = std::string(link_class_name(c)) + ".";
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    if (name == prefix + "channel_bandwidth") return &p.of(c).channel_bandwidth;
+    if (name == prefix + "flow_control_rtt") return &p.of(c).flow_control_rtt_s;
+    for (int i = 0; i < kNumProtos; ++i) {
+      if (name == prefix + "hop_latency." + kProtoKeys[i]) return &p.of(c).hop_latency_s[i];
+      if (name == prefix + "efficiency." + kProtoKeys[i]) return &p.of(c).efficiency[i];
+    }
+  }
+  return nullptr;
+}
+}  // namespace
+
+double LinkParams::get(const std::string& name) const {
+  double* v = find(const_cast<LinkParams&>(*this), name);
+  if (!v) throw SpecError("cluster.params." + name, "unknown parameter '" + name + "'");
+  return *v;
+}
+
+void LinkParams::set(const std::string& name, double value) {
+  check_param(name, value);  // registered (else "did you mean") and within its range
+  double* v = find(*this, name);
+  if (!v) throw SpecError("cluster.params." + name, "parameter '" + name + "' is not one of the collective engine's");
+  *v = value;
+}
+
+void LinkParams::apply(const std::map<std::string, double>& params) {
+  for (const auto& [name, value] : params) {
+    const ParamSpec* spec = find_param(name);
+    // Another model's parameter (raw bandwidths: World; compute rates: workload) is skipped; an
+    // unregistered name is an error (set() says which names are close).
+    if (!spec || spec->owner == ParamOwner::Collectives) set(name, value);
+  }
+}
+
+}  // namespace models::collectives

@@ -1,0 +1,74 @@
+#pragma once
+// Physical parameters of NCCL transfers, per link class, that the collective engine applies on
+// top of the World's raw link capacities: what one flow's rate cap is made of (efficiency,
+// per-channel rate, flow-control round trip; the cap itself is stated once, in flow_cap.hpp) and
+// a collective's fixed latency:
+//
+//   latency     = kernel_latency + sum over pipeline steps of hop_latency[class][proto]
+//   nccl-tests  = (launch^p + device^p)^(1/p)          (back-to-back loop: host issue and device
+//                                                       work overlap; p -> inf is a hard max)
+//
+// eta says "with its default channels, protocol P reaches this fraction of the raw bandwidth".
+// Defaults are priors (NCCL's own tuning latencies, src/graph/tuning.cc, and efficiencies
+// measured on the 4xH200 machine), registered with their sources in models/params.cpp;
+// `commsim calibrate` fits them to nccl-tests output.
+#include <algorithm>
+#include <array>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/hw/link_class.hpp"
+
+namespace models::collectives {
+
+inline constexpr int kNumLinkClasses = 6;
+inline constexpr int kNumProtos = 3;  // LL, LL128, Simple (same order as nccl::Proto)
+
+struct ClassParams {
+  std::array<double, kNumProtos> hop_latency_s{};  // per pipeline step
+  std::array<double, kNumProtos> efficiency{};     // fraction of raw path bandwidth
+  // What one channel (one CTA) moves with Simple, bytes/s; other protocols scale by their
+  // efficiency. 0: unknown, then bandwidth scales with channels / default channels (flow_cap.hpp).
+  double channel_bandwidth = 0;
+  // Simple's flow control: a channel has NCCL_BUFFSIZE of its peer's FIFO in flight and waits
+  // a round trip for credits (how that bounds a channel: flow_cap.hpp). 0: no window limit.
+  double flow_control_rtt_s = 0;
+};
+
+// How many channels' messages one pipeline step pays for, in sequence. NCCL's Socket transport
+// moves every channel's data through the rank's one proxy thread (and its socket helper
+// threads), so a step costs its per-message latency once per channel: on 4xH200 over TCP
+// (ar_g4_sock.txt) Ring/LL all-reduce takes ~105 us at 2-16 KiB on 1 channel and ~220 us at
+// 32 KiB, where NCCL's log shows it switching to 2 channels (sock_n4.rank0.log). Other
+// transports' channels run in parallel on their own CTAs.
+inline int serial_channels(LinkClass c, int channels) { return c == LinkClass::Socket ? std::max(1, channels) : 1; }
+
+struct LinkParams {
+  std::array<ClassParams, kNumLinkClasses> by_class{};
+  double kernel_latency_s = 0;   // device-side fixed cost of one collective
+  double launch_overhead_s = 0;  // host-side issue cost per operation in a back-to-back loop
+  double launch_sharpness = 4;   // p above: how sharply host-bound and device-bound regimes meet
+  // P2P in read mode (receiver pulls; "P2P/CUMEM/read"): bandwidth relative to write mode and
+  // the extra handshake per pipeline step (models/hw/links.cpp p2p_read_model, cited there).
+  double p2p_read_bandwidth_factor = 1;  // < 0: by GPU generation (hw::p2p_read_model(sm))
+  double p2p_read_extra_latency_s = 0;
+
+  // Time per iteration of a back-to-back loop of operations taking `device_s` each on the GPU.
+  double loop_time(double device_s) const;
+
+  const ClassParams& of(LinkClass c) const { return by_class[static_cast<int>(c)]; }
+  ClassParams& of(LinkClass c) { return by_class[static_cast<int>(c)]; }
+
+  // The registered defaults (models/params.cpp holds every number and its source).
+  static LinkParams defaults();
+  // Applies the parameters this table owns (registry owner models/collectives:
+  // "nvlink.efficiency.simple", "socket.hop_latency.ll", "nccl.kernel_latency", ...); the others
+  // (raw bandwidths: World; compute: workload) are skipped. An unregistered name or a value out
+  // of its range throws SpecError naming "cluster.params.<name>".
+  void apply(const std::map<std::string, double>& params);
+  double get(const std::string& name) const;
+  void set(const std::string& name, double value);
+};
+
+}  // namespace models::collectives

@@ -1,0 +1,86 @@
+// Ring algorithms: all-reduce, all-gather and reduce-scatter around a ring, broadcast and reduce
+// as a pipelined chain from the root, and PAT (replayed on the ring's edges).
+//
+// On idle links, for n ranks and S bytes (nccl-tests' size convention, collective.hpp), with
+// hop = the mean per-step latency of the ring's n edges (LinkParams, wire included) and
+// cap = flow_rate_cap (flow_cap.hpp) of an edge:
+//   all-reduce (reduce-scatter, then all-gather):   T = kernel + 2(n-1) hop + 2(n-1)/n S / cap
+//   all-gather, reduce-scatter (S = the total):      T = kernel + (n-1) hop + (n-1)/n S / cap
+//   broadcast, reduce (a chain cut before the root): T = kernel + (n-1) hop + S / cap
+//   PAT (all-gather, reduce-scatter):                T = kernel + ceil(log2 n) hop + (n-1)/n S / cap
+// Every edge of the ring moves the same bytes at once, so in steady state the pipelined ring
+// runs at its slowest edge; with contention the flows' max-min rates replace cap.
+// Sources: P. Patarasuk, X. Yuan, "Bandwidth optimal all-reduce algorithms for clusters of
+// workstations", JPDC 69(2), 2009 (the ring's 2(n-1)/n S per rank); NCCL src/device/all_reduce.h,
+// all_gather.h, reduce_scatter.h, broadcast.h, reduce.h (runRing: 2(n-1), n-1 steps) and
+// src/graph/tuning.cc (ring latency = steps x per-hop latency; PAT's log2 n steps); nccl-tests
+// doc/PERFORMANCE.md (bus bandwidth factors 2(n-1)/n and (n-1)/n). Tests:
+// tests/models/collectives/ring_test.cpp.
+#include <cmath>
+
+#include "models/collectives/copy_work.hpp"
+#include "models/collectives/engine.hpp"
+
+namespace models::collectives {
+
+namespace {
+// Bytes one ring edge moves and pipeline steps, per op (S: nccl-tests' size convention).
+struct RingSteps {
+  double edge_bytes = 0;
+  int steps = 0;
+};
+RingSteps ring_steps(CollOp op, int n, double S) {
+  switch (op) {
+    case CollOp::AllReduce: return {S * 2 * (n - 1) / n, 2 * (n - 1)};
+    case CollOp::AllGather:
+    case CollOp::ReduceScatter: return {S * (n - 1) / n, n - 1};
+    default: return {S, n - 1};  // broadcast, reduce: pipelined chain from the root
+  }
+}
+}  // namespace
+
+void Engine::launch_ring(const Launch& l) {
+  const CommPlan& plan = *l.plan;
+  const CollOp op = l.rec.op;
+  const Proto proto = l.rec.proto;
+  const int n = l.n;
+  const RingSteps rs = ring_steps(op, n, l.S);
+  double hop_sum = 0;
+  for (const Edge& e : plan.rings.front()) hop_sum += hop(e, proto, l.rec.channels);
+  double lat_s = params_.kernel_latency_s + rs.steps * hop_sum / n;
+  if (l.rec.algo == Algo::PAT) lat_s = params_.kernel_latency_s + std::ceil(std::log2(n)) * hop_sum / n;
+  const sim::Time lat = sim::Time::from_seconds(lat_s);
+  const double work = copy_work_vs_all_reduce(op, n, l.in_place);
+  const bool rooted = op == CollOp::Broadcast || op == CollOp::Reduce;
+  if (!rooted) {
+    // Each ring moves 1/rings of the data; an edge gets the channels of its bottleneck link that
+    // its ring holds (a NIC: all of them; a GPU's NVLink: 1/rings, every ring crosses it).
+    // Rings' identical edges are merged (CommPlan::MergedEdge).
+    for (const auto& m : plan.ring_merged)
+      add_flow(l.pending, m.edge,
+               {.bytes = rs.edge_bytes * m.bytes_frac,
+                .proto = proto,
+                .link_fraction = m.share_frac,
+                .coll_share = l.share,
+                .channels = l.rec.channels * m.bytes_frac,
+                .latency = lat,
+                .duplex = true,
+                .work = work});
+    return;
+  }
+  // The chain is the ring cut before the root: n-1 edges; the last rank only receives.
+  const double rings = static_cast<double>(plan.rings.size());
+  for (const auto& ring : plan.rings)
+    for (int i = 0; i + 1 < n; ++i)
+      add_flow(l.pending, ring[i],
+               {.bytes = rs.edge_bytes / rings,
+                .proto = proto,
+                .link_fraction = 1.0 / ring[i].rings_sharing,
+                .coll_share = l.share,
+                .channels = l.rec.channels / rings,
+                .latency = lat,
+                .duplex = i + 2 < n,
+                .work = work});
+}
+
+}  // namespace models::collectives

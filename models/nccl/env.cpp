@@ -1,0 +1,370 @@
+// The NCCL environment: every modelled variable parsed (the one list, kModelled), and the names
+// of the others (timing-neutral, documented but not modelled) for typos and notes.
+#include "models/nccl/env.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+#include "models/error.hpp"
+#include "models/suggest.hpp"
+
+namespace models::nccl {
+
+namespace {
+std::string key_of(const std::string& name) { return "nccl.env." + name; }
+
+// NCCL reads integers with strtoll(str, NULL, 0) (src/misc/param.cc): decimal, 0x hex, 0 octal.
+// The one integer parser of the NCCL environment.
+int64_t parse_int(const std::string& name, const std::string& value, int64_t lo, int64_t hi) {
+  const std::string expected = " (expected an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + ")";
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(value.c_str(), &end, 0);
+  if (value.empty() || errno != 0 || *end != '\0')
+    throw SpecError(key_of(name), name + "='" + value + "' is not an integer" + expected);
+  if (v < lo || v > hi) throw SpecError(key_of(name), name + "=" + value + " is out of range" + expected);
+  return v;
+}
+
+bool parse_flag(const std::string& name, const std::string& value) { return parse_int(name, value, 0, 1) == 1; }
+
+int parse_channels(const std::string& name, const std::string& value) {
+  return static_cast<int>(parse_int(name, value, 1, kMaxChannels));
+}
+
+// NCCL_ALGO / NCCL_PROTO: a comma-separated list of names (any case), or "^" and the names to
+// leave out (src/graph/tuning.cc parseList).
+template <std::size_t N>
+void parse_list(const std::string& name, const std::string& value, const std::array<const char*, N>& names,
+                std::array<bool, N>& enabled) {
+  std::string v = value;
+  const bool negate = !v.empty() && v[0] == '^';
+  if (negate) v.erase(0, 1);
+  std::array<bool, N> listed{};
+  std::stringstream ss(v);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    bool found = false;
+    for (std::size_t i = 0; i < N; ++i) {
+      const std::string n = names[i];
+      if (item.size() == n.size() && std::equal(item.begin(), item.end(), n.begin(), [](char a, char b) {
+            return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+          }))
+        listed[i] = found = true;
+    }
+    if (!found) {
+      std::string all;
+      for (std::size_t i = 0; i < N; ++i) all += std::string(i ? ", " : "") + names[i];
+      throw SpecError(key_of(name), "unknown value '" + item + "' in " + name +
+                                        " (expected a comma-separated list of " + all +
+                                        ", optionally starting with ^)");
+    }
+  }
+  for (std::size_t i = 0; i < N; ++i) enabled[i] = negate ? !listed[i] : listed[i];
+}
+
+constexpr std::array<const char*, 7> kAlgoNames = {"Tree",         "Ring", "PAT",     "CollNetDirect",
+                                                   "CollNetChain", "NVLS", "NVLSTree"};  // nccl::Algo order
+constexpr std::array<const char*, 3> kProtoNames = {"LL", "LL128", "Simple"};            // nccl::Proto order
+
+// The modelled variables, each with how it is read: the one list (modelled_nccl_variables()).
+using Reader = void (*)(NcclEnv& e, const std::string& name, const std::string& value);
+struct Modelled {
+  const char* name;
+  Reader read;
+};
+const Modelled kModelled[] = {
+    {"NCCL_ALGO", [](NcclEnv& e, const std::string& n,
+                     const std::string& v) { parse_list(n, v, kAlgoNames, e.tuning.algo_enabled); }},
+    {"NCCL_BUFFSIZE",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.buffsize = parse_int(n, v, 1, int64_t{1} << 40); }},
+    {"NCCL_CUMEM_ENABLE",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.cumem_enable = parse_flag(n, v); }},
+    {"NCCL_HOSTID",
+     [](NcclEnv& e, const std::string& n, const std::string& v) {
+       if (v.empty()) throw SpecError(key_of(n), "NCCL_HOSTID is empty");
+       e.hostid = v;
+     }},
+    {"NCCL_IB_DISABLE",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.ib_disable = parse_flag(n, v); }},
+    {"NCCL_MAX_CTAS",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.max_ctas = parse_channels(n, v); }},
+    {"NCCL_MAX_NCHANNELS",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.max_nchannels = parse_channels(n, v); }},
+    {"NCCL_MIN_CTAS",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.min_ctas = parse_channels(n, v); }},
+    {"NCCL_MIN_NCHANNELS",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.min_nchannels = parse_channels(n, v); }},
+    {"NCCL_NET",
+     [](NcclEnv& e, const std::string& n, const std::string& v) {
+       // Plugin names as NCCL logs them ("Using network Socket", "Loaded net plugin Libfabric").
+       for (NetPlugin p : {NetPlugin::Socket, NetPlugin::IB, NetPlugin::Libfabric})
+         if (v == net_plugin_name(p)) e.net = p;
+       if (v == "AWS Libfabric" || v == "OFI") e.net = NetPlugin::Libfabric;
+       if (!e.net) throw SpecError(key_of(n), "unknown network '" + v + "' (expected Socket, IB or Libfabric)");
+     }},
+    {"NCCL_NET_DISABLE_INTRA",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.net_disable_intra = parse_flag(n, v); }},
+    {"NCCL_NET_GDR_LEVEL",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.net_gdr_level = parse_path_level(v, key_of(n)); }},
+    {"NCCL_NSOCKS_PERTHREAD",
+     [](NcclEnv& e, const std::string& n, const std::string& v) {
+       e.nsocks_perthread = static_cast<int>(parse_int(n, v, 1, 64));
+     }},
+    {"NCCL_P2P_DISABLE",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.p2p_disable = parse_flag(n, v); }},
+    {"NCCL_P2P_LEVEL",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.p2p_level = parse_path_level(v, key_of(n)); }},
+    {"NCCL_P2P_READ_ENABLE",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.p2p_read_enable = parse_flag(n, v); }},
+    {"NCCL_P2P_USE_CUDA_MEMCPY",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.p2p_use_cuda_memcpy = parse_flag(n, v); }},
+    {"NCCL_PROTO",
+     [](NcclEnv& e, const std::string& n, const std::string& v) {
+       parse_list(n, v, kProtoNames, e.tuning.proto_enabled);
+       e.tuning.proto_forced = true;
+     }},
+    {"NCCL_SHM_DISABLE",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.shm_disable = parse_flag(n, v); }},
+    {"NCCL_SOCKET_NTHREADS",
+     [](NcclEnv& e, const std::string& n, const std::string& v) {
+       e.socket_nthreads = static_cast<int>(parse_int(n, v, 1, 16));
+     }},
+};
+}  // namespace
+
+const std::vector<std::string>& modelled_nccl_variables() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const Modelled& m : kModelled) out.emplace_back(m.name);
+    return out;
+  }();
+  return names;
+}
+
+PathType parse_path_level(const std::string& value, const std::string& key) {
+  // src/graph/topo.cc topoPathTypeStr, compared for i <= PATH_SYS.
+  static const std::pair<const char*, PathType> kNames[] = {
+      {"LOC", PathType::LOC}, {"NVL", PathType::NVL}, {"NVB", PathType::NVB}, {"C2C", PathType::C2C},
+      {"PIX", PathType::PIX}, {"PXB", PathType::PXB}, {"P2C", PathType::P2C}, {"PXN", PathType::PXN},
+      {"PHB", PathType::PHB}, {"SYS", PathType::SYS}};
+  for (const auto& [n, t] : kNames)
+    if (value == n) return t;
+  if (!value.empty() && value[0] >= '0' && value[0] <= '9') {
+    // levelsOldToNew = { LOC, PIX, PXB, PHB, SYS, SYS }, larger values clamp to the last.
+    static const PathType kOld[] = {PathType::LOC, PathType::PIX, PathType::PXB,
+                                    PathType::PHB, PathType::SYS, PathType::SYS};
+    char* end = nullptr;
+    long v = std::strtol(value.c_str(), &end, 0);
+    if (*end == '\0') return kOld[v > 5 ? 5 : v];
+  }
+  std::string hint = value == "NODE" ? " (NODE is nvidia-smi's name; NCCL calls it PHB)" : "";
+  throw SpecError(key, "unknown path level '" + value + "'" + hint +
+                           " (expected LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS or 0-5)");
+}
+
+NcclEnv parse_nccl_env(const std::map<std::string, std::string>& env) {
+  check_nccl_env_names(env);
+  NcclEnv e;
+  e.raw = env;
+  for (const auto& [name, value] : env)
+    for (const Modelled& m : kModelled)
+      if (name == m.name) m.read(e, name, value);
+  if (e.socket_nthreads && e.nsocks_perthread && e.socket_nthreads * e.nsocks_perthread > 64)
+    throw SpecError(key_of("NCCL_NSOCKS_PERTHREAD"), "NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD = " +
+                                                         std::to_string(e.socket_nthreads * e.nsocks_perthread) +
+                                                         " exceeds NCCL's 64 sockets");
+  // The tuner's channel limits: NCCL_MIN/MAX_CTAS win over NCCL_MIN/MAX_NCHANNELS.
+  if (e.min_ctas || e.min_nchannels) e.tuning.min_channels = e.min_ctas ? e.min_ctas : e.min_nchannels;
+  if (e.max_ctas || e.max_nchannels) e.tuning.max_channels = e.max_ctas ? e.max_ctas : e.max_nchannels;
+  return e;
+}
+
+SocketThreads socket_threads(const NcclEnv& env, const std::string& eth_driver) {
+  SocketThreads t;
+  if (eth_driver == "ena")
+    t = {2, 8};
+  else if (eth_driver == "gve")
+    t = {4, 4};
+  if (env.socket_nthreads) t.threads = env.socket_nthreads;
+  if (env.nsocks_perthread) t.socks_per_thread = env.nsocks_perthread;
+  if (t.threads * t.socks_per_thread > 64) t.socks_per_thread = 64 / t.threads;
+  return t;
+}
+
+// ---- Names: which variables exist, which are modelled, which a typo was meant to be. ----
+
+namespace {
+// No effect on time in NCCL: logging, files, timeouts and retries. PyTorch's own NCCL_-prefixed
+// settings (NCCL_ASYNC_ERROR_HANDLING, NCCL_BLOCKING_WAIT) belong here too.
+const std::vector<std::string> kTimingNeutral = {
+    "NCCL_ASYNC_ERROR_HANDLING",
+    "NCCL_BLOCKING_WAIT",
+    "NCCL_COMM_BLOCKING",
+    "NCCL_CONF_FILE",
+    "NCCL_DEBUG",
+    "NCCL_DEBUG_FILE",
+    "NCCL_DEBUG_SUBSYS",
+    "NCCL_DEBUG_TIMESTAMP_FORMAT",
+    "NCCL_DEBUG_TIMESTAMP_LEVELS",
+    "NCCL_IB_RETRY_CNT",
+    "NCCL_IB_TIMEOUT",
+    "NCCL_RAS_ENABLE",
+    "NCCL_SET_THREAD_NAME",
+    "NCCL_SOCKET_RETRY_CNT",
+    "NCCL_SOCKET_RETRY_SLEEP_MSEC",
+    "NCCL_TOPO_DUMP_FILE",
+    "FI_LOG_LEVEL",
+};
+// Features commsim never uses: turning them off changes nothing here, turning them on is not modelled.
+const std::vector<std::string> kNeutralWhenOff = {"NCCL_COLLNET_ENABLE", "NCCL_MNNVL_ENABLE", "NCCL_NVLS_ENABLE"};
+
+// NCCL's documented variables (docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html, 2.11
+// to 2.28), a few long-standing undocumented ones users set (LL/LL128 buffer and thread counts)
+// and libfabric's EFA settings. Set, they are kept but not modelled.
+const std::vector<std::string> kDocumented = {
+    "NCCL_ALLOC_P2P_NET_LL_BUFFERS",
+    "NCCL_CGA_CLUSTER_SIZE",
+    "NCCL_CHECK_POINTERS",
+    "NCCL_CHECKS_DISABLE",
+    "NCCL_COLLNET_NODE_THRESHOLD",
+    "NCCL_CROSS_NIC",
+    "NCCL_CTA_POLICY",
+    "NCCL_CUMEM_HOST_ENABLE",
+    "NCCL_DMABUF_ENABLE",
+    "NCCL_GDRCOPY_ENABLE",
+    "NCCL_GRAPH_MIXING_SUPPORT",
+    "NCCL_GRAPH_REGISTER",
+    "NCCL_IB_ADAPTIVE_ROUTING",
+    "NCCL_IB_ADDR_FAMILY",
+    "NCCL_IB_ADDR_RANGE",
+    "NCCL_IB_AR_THRESHOLD",
+    "NCCL_IB_CUDA_SUPPORT",
+    "NCCL_IB_ECE_ENABLE",
+    "NCCL_IB_FIFO_TC",
+    "NCCL_IB_GDR_LEVEL",
+    "NCCL_IB_GID_INDEX",
+    "NCCL_IB_HCA",
+    "NCCL_IB_MERGE_NICS",
+    "NCCL_IB_MERGE_VFS",
+    "NCCL_IB_PCI_RELAXED_ORDERING",
+    "NCCL_IB_QPS_PER_CONNECTION",
+    "NCCL_IB_RETURN_ASYNC_EVENTS",
+    "NCCL_IB_ROCE_VERSION_NUM",
+    "NCCL_IB_SL",
+    "NCCL_IB_SPLIT_DATA_ON_QPS",
+    "NCCL_IB_TC",
+    "NCCL_IB_USE_INLINE",
+    "NCCL_IGNORE_CPU_AFFINITY",
+    "NCCL_LAUNCH_MODE",
+    "NCCL_LAUNCH_ORDER_IMPLICIT",
+    "NCCL_LEGACY_CUDA_REGISTER",
+    "NCCL_LL128_BUFFSIZE",
+    "NCCL_LL128_NTHREADS",
+    "NCCL_LL_BUFFSIZE",
+    "NCCL_LL_THRESHOLD",
+    "NCCL_LOCAL_REGISTER",
+    "NCCL_MEM_SYNC_DOMAIN",
+    "NCCL_NCHANNELS_PER_NET_PEER",
+    "NCCL_NET_FORCE_FLUSH",
+    "NCCL_NET_GDR_C2C",
+    "NCCL_NET_GDR_READ",
+    "NCCL_NET_OVERHEAD",
+    "NCCL_NET_PLUGIN",
+    "NCCL_NET_SHARED_BUFFERS",
+    "NCCL_NET_SHARED_COMMS",
+    "NCCL_NETDEVS_POLICY",
+    "NCCL_NTHREADS",
+    "NCCL_NVB_DISABLE",
+    "NCCL_NVLS_CHUNKSIZE",
+    "NCCL_NVLSTREE_MAX_CHUNKSIZE",
+    "NCCL_OOB_NET_ENABLE",
+    "NCCL_OOB_NET_IFNAME",
+    "NCCL_P2P_DIRECT_DISABLE",
+    "NCCL_P2P_LL_THRESHOLD",
+    "NCCL_P2P_NET_CHUNKSIZE",
+    "NCCL_P2P_NVL_CHUNKSIZE",
+    "NCCL_P2P_PCI_CHUNKSIZE",
+    "NCCL_P2P_PXN_LEVEL",
+    "NCCL_PAT_ENABLE",
+    "NCCL_PROFILER_PLUGIN",
+    "NCCL_PXN_C2C",
+    "NCCL_PXN_DISABLE",
+    "NCCL_RUNTIME_CONNECT",
+    "NCCL_SET_STACK_SIZE",
+    "NCCL_SHM_USE_CUDA_MEMCPY",
+    "NCCL_SINGLE_RING_THRESHOLD",
+    "NCCL_SOCKET_FAMILY",
+    "NCCL_SOCKET_IFNAME",
+    "NCCL_TOPO_FILE",
+    "NCCL_TREE_THRESHOLD",
+    "NCCL_TUNER_PLUGIN",
+    "NCCL_UID_STAGGER_RATE",
+    "NCCL_UID_STAGGER_THRESHOLD",
+    "NCCL_WIN_ENABLE",
+    "NCCL_WORK_FIFO_BYTES",
+    // libfabric's EFA provider, as AWS's guides set them (aws-ofi-nccl reads them through libfabric).
+    "FI_EFA_ENABLE_SHM_TRANSFER",
+    "FI_EFA_FORK_SAFE",
+    "FI_EFA_SET_CUDA_SYNC_MEMOPS",
+    "FI_EFA_USE_DEVICE_RDMA",
+    "FI_EFA_USE_HUGE_PAGE",
+    "FI_HMEM_DISABLE_P2P",
+    "FI_PROVIDER",
+};
+
+bool in(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::vector<std::string> all_known() {
+  std::vector<std::string> all = modelled_nccl_variables();
+  all.insert(all.end(), kTimingNeutral.begin(), kTimingNeutral.end());
+  all.insert(all.end(), kNeutralWhenOff.begin(), kNeutralWhenOff.end());
+  all.insert(all.end(), kDocumented.begin(), kDocumented.end());
+  return all;
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+}  // namespace
+
+void check_nccl_env_names(const std::map<std::string, std::string>& env) {
+  const std::vector<std::string> known = all_known();
+  for (const auto& [name, value] : env) {
+    if (name.rfind("NCCL_", 0) != 0 || in(known, name)) continue;
+    std::vector<std::string> near;
+    for (const auto& k : known)
+      if (edit_distance(name, k) <= 2) near.push_back(k);
+    if (!near.empty())
+      throw SpecError("nccl.env." + name, "'" + name + "' is not an NCCL variable (did you mean " +
+                                              join(closest_names(name, near, 2)) + "?)");
+  }
+}
+
+std::vector<std::string> unmodelled_nccl_env_notes(const std::map<std::string, std::string>& env) {
+  std::vector<std::string> documented, other;
+  for (const auto& [name, value] : env) {
+    if (in(modelled_nccl_variables(), name) || in(kTimingNeutral, name)) continue;
+    if (in(kNeutralWhenOff, name) && value == "0") continue;
+    (in(kDocumented, name) || in(kNeutralWhenOff, name) ? documented : other).push_back(name);
+  }
+  std::vector<std::string> notes;
+  if (!documented.empty())
+    notes.push_back("nccl.env: " + join(documented) + (documented.size() == 1 ? " is" : " are") +
+                    " set but not modelled (no effect on the simulated times)");
+  if (!other.empty())
+    notes.push_back("nccl.env: " + join(other) + (other.size() == 1 ? " is" : " are") +
+                    " not known to commsim (kept; no effect on the simulated times)");
+  return notes;
+}
+
+}  // namespace models::nccl

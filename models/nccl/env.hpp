@@ -1,0 +1,80 @@
+#pragma once
+// The NCCL environment of a run, parsed ONCE (World::build does it; World::nccl_env() hands it
+// out) into one struct that the transport choice, the channel counts and NCCL's tuner read. Values
+// are checked the way NCCL reads them (src/misc/param.cc: integers with strtoll base 0; path
+// levels by name or legacy integer, src/graph/paths.cc ncclGetLevel; NCCL_ALGO/NCCL_PROTO lists
+// as src/graph/tuning.cc parses them). A value NCCL would not accept (or would silently ignore,
+// which users never intend) is a SpecError("nccl.env.NAME", ...). The variables parsed here are
+// the modelled ones (modelled_nccl_variables(), the one list); the others are classified
+// (timing-neutral, documented but not modelled, misspelt) so that no setting silently does
+// nothing: a typo in NCCL_P2P_LEVEL would otherwise simulate the wrong transport.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/hw/path_type.hpp"
+#include "models/nccl/transport_choice.hpp"
+
+namespace models::nccl {
+
+// What NCCL's tuner reads (src/graph/tuning.cc, src/enqueue.cc): NCCL_ALGO="Ring,Tree" or
+// "^Tree", NCCL_PROTO likewise; channel limits from NCCL_MIN/MAX_NCHANNELS, overridden by
+// NCCL_MIN/MAX_CTAS.
+struct TuningEnv {
+  std::array<bool, 7> algo_enabled{true, true, false, false, false, false, true};  // nccl::Algo order
+  std::array<bool, 3> proto_enabled{true, true, true};                             // nccl::Proto order
+  std::optional<int> min_channels, max_channels;
+  bool proto_forced = false;  // NCCL_PROTO given: LL128 even where NCCL would not enable it
+};
+
+struct NcclEnv {
+  bool p2p_disable = false;                // NCCL_P2P_DISABLE=1
+  bool shm_disable = false;                // NCCL_SHM_DISABLE=1
+  std::optional<PathType> p2p_level;       // NCCL_P2P_LEVEL
+  std::optional<bool> p2p_read_enable;     // NCCL_P2P_READ_ENABLE
+  bool p2p_use_cuda_memcpy = false;        // NCCL_P2P_USE_CUDA_MEMCPY=1: "/CE"
+  bool cumem_enable = true;                // NCCL_CUMEM_ENABLE (0: legacy "P2P/IPC")
+  std::optional<PathType> net_gdr_level;   // NCCL_NET_GDR_LEVEL
+  bool ib_disable = false;                 // NCCL_IB_DISABLE=1
+  bool net_disable_intra = false;          // NCCL_NET_DISABLE_INTRA=1
+  std::optional<NetPlugin> net;            // NCCL_NET: the plugin forced (empty: NCCL's choice)
+  int socket_nthreads = 0;                 // NCCL_SOCKET_NTHREADS (0: auto)
+  int nsocks_perthread = 0;                // NCCL_NSOCKS_PERTHREAD (0: auto)
+  int64_t buffsize = int64_t{1} << 22;     // NCCL_BUFFSIZE (Simple protocol buffer, 4 MiB)
+  int min_nchannels = 0;                   // NCCL_MIN_NCHANNELS (0: unset)
+  int max_nchannels = 0;                   // NCCL_MAX_NCHANNELS (0: unset)
+  int min_ctas = 0, max_ctas = 0;          // NCCL_MIN_CTAS, NCCL_MAX_CTAS (0: unset; tuner only)
+  std::string hostid;                      // NCCL_HOSTID (per node: pods of a node share it)
+  TuningEnv tuning;                        // NCCL_ALGO, NCCL_PROTO, NCCL_MIN/MAX_NCHANNELS|CTAS
+  std::map<std::string, std::string> raw;  // every variable as given
+};
+
+inline constexpr int kMaxChannels = 64;  // MAXCHANNELS, src/include/device.h
+
+// Checks the names (check_nccl_env_names) and parses every modelled variable.
+NcclEnv parse_nccl_env(const std::map<std::string, std::string>& env);
+// The NCCL variables whose values change what commsim simulates: exactly those parse_nccl_env
+// reads, in name order.
+const std::vector<std::string>& modelled_nccl_variables();
+// NCCL_P2P_LEVEL / NCCL_NET_GDR_LEVEL syntax: LOC NVL NVB C2C PIX PXB P2C PXN PHB SYS, or the
+// legacy integers 0 LOC, 1 PIX, 2 PXB, 3 PHB, 4+ SYS. Throws SpecError(key).
+PathType parse_path_level(const std::string& value, const std::string& key);
+// Socket transport threads and sockets per thread NCCL uses (src/transport/net_socket.cc:
+// auto = 2 x 8 on AWS ENA, 4 x 4 on GCP gVNIC, else 1 x 1; product capped at 64).
+struct SocketThreads {
+  int threads = 1, socks_per_thread = 1;
+};
+SocketThreads socket_threads(const NcclEnv& env, const std::string& eth_driver);
+
+// Throws SpecError("nccl.env.NAME") for an NCCL_ name that is not a known NCCL variable but is
+// within two edits of one ("did you mean"). Other unknown NCCL_ names, and FI_ names, pass.
+void check_nccl_env_names(const std::map<std::string, std::string>& env);
+
+// One note per group of variables that are set but not modelled (empty when there are none):
+// "nccl.env: NCCL_CROSS_NIC, FI_EFA_USE_DEVICE_RDMA are set but not modelled (...)".
+std::vector<std::string> unmodelled_nccl_env_notes(const std::map<std::string, std::string>& env);
+
+}  // namespace models::nccl

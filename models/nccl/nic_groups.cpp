@@ -1,0 +1,78 @@
+// Pods' NICs and GPUs' NIC groups on one node (see nic_groups.hpp).
+#include "models/nccl/nic_groups.hpp"
+
+#include <algorithm>
+
+namespace models::nccl {
+
+namespace {
+
+bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// Step 1: the NICs each pod sees.
+std::vector<std::vector<int>> pod_nics(const topology::NodeGraph& graph, const topology::Placement& layout) {
+  std::vector<std::vector<int>> out;
+  std::vector<bool> taken(graph.nics(), false);
+  // With fewer NICs than pods no pod can hold one alone: each uses the one next to its GPU.
+  const bool exclusive = layout.pods_per_node <= graph.nics();
+  const int total_gpus = layout.pods_per_node * layout.gpus_per_pod;
+  const int per_gpu = std::max(1, (graph.nics() + total_gpus - 1) / std::max(1, total_gpus));
+  for (int pod = 0; pod < layout.pods_per_node; ++pod) {
+    const int first = pod * layout.gpus_per_pod, last = first + layout.gpus_per_pod;
+    std::vector<int> candidates;
+    for (int n = 0; n < graph.nics(); ++n)
+      if (!exclusive || !taken[n]) candidates.push_back(n);
+    std::vector<int> visible;
+    for (int g = first; g < last; ++g) {
+      const int best = graph.closest_nic(g, candidates);
+      int took = 0;
+      for (int n : candidates) {
+        const bool closest = best >= 0 && graph.gpu_nic(g, n).type == graph.gpu_nic(g, best).type;
+        if (layout.pods_per_node == 1 || (closest && took < per_gpu && !contains(visible, n))) {
+          if (!contains(visible, n)) visible.push_back(n);
+          ++took;
+        }
+      }
+    }
+    for (int n : visible) taken[n] = true;
+    std::sort(visible.begin(), visible.end());
+    out.push_back(std::move(visible));
+  }
+  return out;
+}
+
+// Step 2: each GPU's group among its pod's NICs.
+void group_nics(const topology::NodeGraph& graph, const topology::Placement& layout, NicAssignment& a) {
+  a.gpu_group.assign(graph.gpus(), -1);
+  a.gpu_nic_label.assign(graph.gpus(), 0);
+  for (int pod = 0; pod < layout.pods_per_node; ++pod) {
+    const std::vector<int>& visible = a.pod_nics[pod];
+    const int first = pod * layout.gpus_per_pod, last = first + layout.gpus_per_pod;
+    for (int g = first; g < last; ++g) {
+      const int best = graph.closest_nic(g, visible);
+      if (best < 0) continue;
+      NicGroup group;
+      for (int n : visible)
+        if (graph.gpu_nic(g, n).type == graph.gpu_nic(g, best).type) group.nics.push_back(n);
+      group.pcie_switch = graph.nic_switch(group.nics.front());
+      for (int n : group.nics)
+        if (graph.nic_switch(n) != group.pcie_switch) group.pcie_switch = -1;
+      auto it = std::find_if(a.groups.begin(), a.groups.end(), [&](const NicGroup& x) { return x.nics == group.nics; });
+      a.gpu_group[g] = static_cast<int>(it - a.groups.begin());
+      if (it == a.groups.end()) a.groups.push_back(group);
+      a.gpu_nic_label[g] =
+          static_cast<int>(std::find(visible.begin(), visible.end(), group.nics.front()) - visible.begin());
+    }
+  }
+}
+
+}  // namespace
+
+NicAssignment assign_nics(const topology::NodeGraph& graph, const topology::Placement& layout) {
+  NicAssignment a;
+  a.pod_nics = pod_nics(graph, layout);
+  group_nics(graph, layout, a);
+  return a;
+}
+
+}  // namespace models::nccl

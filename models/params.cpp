@@ -1,0 +1,357 @@
+// The parameter registry: every physical number [cluster.params] may set, registered once with its
+// unit, range, default and source (see params.hpp). Rows are grouped by the model that reads them.
+#include "models/params.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "models/error.hpp"
+#include "models/suggest.hpp"
+#include "sim/check.hpp"
+
+namespace models {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kUs = 1e-6;  // hop latencies are written in microseconds, as NCCL's tables do
+
+constexpr ParamRange kPositive{0, kInf, true, true};      // (0, inf): bandwidths
+constexpr ParamRange kNonNegative{0, kInf, false, true};  // [0, inf): times, optional rates
+constexpr ParamRange kFraction{0, 1, true, false};        // (0, 1]: efficiencies
+constexpr ParamRange kAtLeastOne{1, kInf, false, true};   // [1, inf)
+constexpr ParamRange kStretch{0, 10, false, false};       // [0, 10]
+
+using U = ParamUnit;
+using O = ParamOwner;
+
+// Sources shared by several rows (the full derivations are in the comments above the rows).
+constexpr std::string_view kCatalogLinks = "catalog (models/hw/links.cpp, instance.cpp)";
+constexpr std::string_view kNcclHwLat = "NCCL src/graph/tuning.cc hwLat, Ring";
+constexpr std::string_view kNcclProtoRatio = "NCCL's protocol ratios (tuning.cc): LL x0.5, LL128 x0.94 of Simple";
+constexpr std::string_view kNoChannelRate = "0: unknown, bandwidth scales with channels / default channels";
+constexpr std::string_view kNoWindow = "0: no flow-control window limit";
+
+constexpr std::array kRegistry = std::to_array<ParamSpec>({
+    // World: raw link capacities (physical numbers, datasheet or measured); NCCL's per-channel and
+    // protocol limits are applied on top by the collective engine. Defaults: the node's catalog.
+    {"nvlink.bandwidth",
+     U::BytesPerSecond,
+     kPositive,
+     {},
+     "catalog",
+     O::World,
+     "per GPU, per direction, all its NVLinks; catalog (models/hw/links.cpp nvlink)"},
+    {"nvlink.latency",
+     U::Seconds,
+     kNonNegative,
+     {},
+     "catalog",
+     O::World,
+     "GPU to GPU, one way (+ NVSwitch); models/hw/links.cpp nvlink, nvswitch"},
+    {"pcie.bandwidth",
+     U::BytesPerSecond,
+     kPositive,
+     {},
+     "catalog",
+     O::World,
+     "per GPU slot and switch uplink, per direction; models/hw/links.cpp pcie"},
+    {"pcie.latency",
+     U::Seconds,
+     kNonNegative,
+     {},
+     "catalog",
+     O::World,
+     "GPU to host, one way; models/hw/links.cpp pcie"},
+    {"hostmem.bandwidth",
+     U::BytesPerSecond,
+     kPositive,
+     {},
+     "catalog",
+     O::World,
+     "per node, host DRAM (all sockets); models/hw/instance.cpp"},
+    {"nic.bandwidth",
+     U::BytesPerSecond,
+     kPositive,
+     {},
+     "catalog",
+     O::World,
+     "per NIC (EFA/IB), per direction; line rate"},
+    {"nic.latency",
+     U::Seconds,
+     kNonNegative,
+     {},
+     "catalog",
+     O::World,
+     "NIC to NIC, one way; models/hw/links.cpp efa, infiniband"},
+    {"eth.bandwidth",
+     U::BytesPerSecond,
+     kPositive,
+     {},
+     "catalog",
+     O::World,
+     "per node ordinary Ethernet (ENA/virtio, NET/Socket), per direction"},
+    {"eth.latency",
+     U::Seconds,
+     kNonNegative,
+     {},
+     "catalog",
+     O::World,
+     "TCP, one way; models/hw/links.cpp ena, virtio_nic"},
+    {"loopback.bandwidth",
+     U::BytesPerSecond,
+     kPositive,
+     {},
+     "catalog",
+     O::World,
+     "per node, TCP between its pods; models/hw/links.cpp tcp_loopback"},
+
+    // Collectives (models/collectives/link_params.hpp):
+    //   cap(edge) = eta[class][proto] * B_path * channels / channels_ref
+    //   latency   = kernel_latency + sum over pipeline steps of hop_latency[class][proto]
+    //   nccl-tests loop = (launch^p + device^p)^(1/p)
+    {"nccl.kernel_latency", U::Seconds, kNonNegative, 5e-6, "", O::Collectives,
+     "launch-to-start of a NCCL kernel on the device; prior"},
+    {"nccl.launch_overhead", U::Seconds, kNonNegative, 25e-6, "", O::Collectives,
+     "host issue cost per op in nccl-tests' loop (4 GPUs, 1 thread); fitted by calibrate"},
+    {"nccl.launch_sharpness", U::Factor, kAtLeastOne, 4, "", O::Collectives,
+     "p of (launch^p + device^p)^(1/p): how sharply host- and device-bound regimes meet"},
+    // P2P read mode ("P2P/CUMEM/read"): by GPU generation, models/hw/links.cpp p2p_read_model.
+    {"p2p.read.bandwidth_factor",
+     U::Fraction,
+     kFraction,
+     {},
+     "by GPU generation",
+     O::Collectives,
+     "read-mode bandwidth / write-mode where the reader also sends; models/hw/links.cpp p2p_read_model"},
+    {"p2p.read.extra_latency",
+     U::Seconds,
+     kNonNegative,
+     {},
+     "hw::p2p_read_model(90)",
+     O::Collectives,
+     "one handshake per pipeline step in read mode; models/hw/links.cpp p2p_read_model"},
+
+    // Hop latencies: NCCL's tuning model (src/graph/tuning.cc, hwLat[] for Ring): NVLink
+    // .6/1.9/3.4 us, PCI 1.0/2.5/5.7 us, NET 2.7/4.0/14.0 us (LL/LL128/Simple). SHM crosses PCI twice.
+    // Efficiencies: with its default channels, protocol P reaches this fraction of the raw path
+    // bandwidth. Simple reaches ~74 % of raw NVLink (4xH200: 354 GB/s busbw of 478 GB/s raw,
+    // scenarios/validation/h200x4/measured/nccl-tests/ar_g4.txt); LL moves 8-byte lines with 4
+    // bytes of data (x0.5), LL128 120 of 128 bytes (x0.94) -- NCCL's own ratios (tuning.cc).
+    {"nvlink.hop_latency.ll", U::Seconds, kNonNegative, 0.6 * kUs, "", O::Collectives, kNcclHwLat},
+    {"nvlink.hop_latency.ll128", U::Seconds, kNonNegative, 1.9 * kUs, "", O::Collectives, kNcclHwLat},
+    {"nvlink.hop_latency.simple", U::Seconds, kNonNegative, 3.4 * kUs, "", O::Collectives, kNcclHwLat},
+    {"nvlink.efficiency.ll", U::Fraction, kFraction, 0.37, "", O::Collectives, kNcclProtoRatio},
+    {"nvlink.efficiency.ll128", U::Fraction, kFraction, 0.69, "", O::Collectives, kNcclProtoRatio},
+    {"nvlink.efficiency.simple", U::Fraction, kFraction, 0.74, "", O::Collectives,
+     "4xH200 nccl-tests: 354 of 478 GB/s (scenarios/validation/h200x4/measured/nccl-tests/ar_g4.txt)"},
+    // One NVLink channel (CTA) on H200 with Simple: 2 x H200 (NV18), one process per GPU,
+    // NCCL_MAX_NCHANNELS=4, 1 GiB all-reduce in 13.0 ms = 82.5 GB/s per ring edge over 4 channels
+    // (bench/device/torch_nccl_bench.py on the device machine, 2026-11-22; README "Out-of-sample
+    // checks"). With the flow-control window below, 22.0 GB/s per channel gives those 20.6 at the
+    // default 4 MiB NCCL_BUFFSIZE: 1 / (1/22.0e9 + 13e-6/4 MiB) = 20.6e9.
+    {"nvlink.channel_bandwidth", U::BytesPerSecond, kNonNegative, 22.0e9, "", O::Collectives,
+     "one channel with Simple, 2 x H200 NCCL_MAX_NCHANNELS=4 (bench/device/torch_nccl_bench.py)"},
+    // Round trip of a FIFO credit over NVLink, from 2 x H200 all-reduce with NCCL_BUFFSIZE=64 KiB
+    // and 256 KiB (24 channels: 1 GiB in 10.26 ms and 4.37 ms; per channel 1/r = 1/22e9 + T/W
+    // gives T = 12.0 and 13.7 us; scenarios/validation/h200x2/n2_buff*.json).
+    {"nvlink.flow_control_rtt", U::Seconds, kNonNegative, 13e-6, "", O::Collectives,
+     "2 x H200 with NCCL_BUFFSIZE 64 KiB and 256 KiB (scenarios/validation/h200x2/n2_buff*.json)"},
+
+    {"pcie.hop_latency.ll", U::Seconds, kNonNegative, 1.0 * kUs, "", O::Collectives, kNcclHwLat},
+    {"pcie.hop_latency.ll128", U::Seconds, kNonNegative, 2.5 * kUs, "", O::Collectives, kNcclHwLat},
+    {"pcie.hop_latency.simple", U::Seconds, kNonNegative, 5.7 * kUs, "", O::Collectives, kNcclHwLat},
+    {"pcie.efficiency.ll", U::Fraction, kFraction, 0.35, "", O::Collectives, kNcclProtoRatio},
+    {"pcie.efficiency.ll128", U::Fraction, kFraction, 0.65, "", O::Collectives, kNcclProtoRatio},
+    {"pcie.efficiency.simple", U::Fraction, kFraction, 0.75, "", O::Collectives, "prior; fitted by calibrate"},
+    {"pcie.channel_bandwidth", U::BytesPerSecond, kNonNegative, 0, "", O::Collectives, kNoChannelRate},
+    {"pcie.flow_control_rtt", U::Seconds, kNonNegative, 0, "", O::Collectives, kNoWindow},
+
+    {"shm.hop_latency.ll", U::Seconds, kNonNegative, 2.0 * kUs, "", O::Collectives, "NCCL hwLat PCI, crossed twice"},
+    {"shm.hop_latency.ll128", U::Seconds, kNonNegative, 5.0 * kUs, "", O::Collectives, "NCCL hwLat PCI, crossed twice"},
+    {"shm.hop_latency.simple", U::Seconds, kNonNegative, 11.4 * kUs, "", O::Collectives,
+     "NCCL hwLat PCI, crossed twice"},
+    {"shm.efficiency.ll", U::Fraction, kFraction, 0.2, "", O::Collectives, kNcclProtoRatio},
+    {"shm.efficiency.ll128", U::Fraction, kFraction, 0.4, "", O::Collectives, kNcclProtoRatio},
+    {"shm.efficiency.simple", U::Fraction, kFraction, 0.5, "", O::Collectives, "prior; fitted by calibrate"},
+    {"shm.channel_bandwidth", U::BytesPerSecond, kNonNegative, 0, "", O::Collectives, kNoChannelRate},
+    {"shm.flow_control_rtt", U::Seconds, kNonNegative, 0, "", O::Collectives, kNoWindow},
+
+    // EFA (first generation, 100 Gb/s per NIC, aws-ofi-nccl): p4dn.24xlarge nccl-tests all_reduce
+    // 1 GiB, 8 GPUs and 4 EFA per node (github.com/NVIDIA/nccl/issues/527): 3 and 4 nodes (ring)
+    // 31.8 and 29.6 GB/s bus bandwidth = 0.64 and 0.59 of the 4 x 12.5 GB/s; 2 nodes 30.5 GB/s
+    // algorithm bandwidth (tree: each node moves S each way) = 0.61. Simple 0.6; LL and LL128 keep
+    // NCCL's ratios to it (aws-ofi-nccl forces Simple on p4d anyway).
+    {"efa.hop_latency.ll", U::Seconds, kNonNegative, 2.7 * kUs, "", O::Collectives, kNcclHwLat},
+    {"efa.hop_latency.ll128", U::Seconds, kNonNegative, 4.0 * kUs, "", O::Collectives, kNcclHwLat},
+    {"efa.hop_latency.simple", U::Seconds, kNonNegative, 14.0 * kUs, "", O::Collectives, kNcclHwLat},
+    {"efa.efficiency.ll", U::Fraction, kFraction, 0.3, "", O::Collectives, kNcclProtoRatio},
+    {"efa.efficiency.ll128", U::Fraction, kFraction, 0.56, "", O::Collectives, kNcclProtoRatio},
+    {"efa.efficiency.simple", U::Fraction, kFraction, 0.6, "", O::Collectives,
+     "p4dn nccl-tests all_reduce, 0.59-0.64 of 4 x 12.5 GB/s (github.com/NVIDIA/nccl/issues/527)"},
+    {"efa.channel_bandwidth", U::BytesPerSecond, kNonNegative, 0, "", O::Collectives, kNoChannelRate},
+    {"efa.flow_control_rtt", U::Seconds, kNonNegative, 0, "", O::Collectives, kNoWindow},
+
+    {"ib.hop_latency.ll", U::Seconds, kNonNegative, 2.7 * kUs, "", O::Collectives, kNcclHwLat},
+    {"ib.hop_latency.ll128", U::Seconds, kNonNegative, 4.0 * kUs, "", O::Collectives, kNcclHwLat},
+    {"ib.hop_latency.simple", U::Seconds, kNonNegative, 14.0 * kUs, "", O::Collectives, kNcclHwLat},
+    {"ib.efficiency.ll", U::Fraction, kFraction, 0.45, "", O::Collectives, kNcclProtoRatio},
+    {"ib.efficiency.ll128", U::Fraction, kFraction, 0.85, "", O::Collectives, kNcclProtoRatio},
+    {"ib.efficiency.simple", U::Fraction, kFraction, 0.9, "", O::Collectives, "prior; fitted by calibrate"},
+    {"ib.channel_bandwidth", U::BytesPerSecond, kNonNegative, 0, "", O::Collectives, kNoChannelRate},
+    {"ib.flow_control_rtt", U::Seconds, kNonNegative, 0, "", O::Collectives, kNoWindow},
+
+    // Socket: relative to one TCP stream (models/collectives/comm_plan.hpp kTcpStreamBytesPerS);
+    // fitted on the 4xH200 machine's loopback (ar_g4_sock.txt: 3.3 GB/s per ring edge with
+    // Simple, LL ~0.1 of the stream).
+    {"socket.hop_latency.ll", U::Seconds, kNonNegative, 8.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
+    {"socket.hop_latency.ll128", U::Seconds, kNonNegative, 20.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
+    {"socket.hop_latency.simple", U::Seconds, kNonNegative, 42.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
+    {"socket.efficiency.ll", U::Fraction, kFraction, 0.1, "", O::Collectives,
+     "fitted, 4xH200 loopback (scenarios/validation/h200x4/measured/nccl-tests/ar_g4_sock.txt)"},
+    {"socket.efficiency.ll128", U::Fraction, kFraction, 0.3, "", O::Collectives, "fitted, 4xH200 loopback"},
+    {"socket.efficiency.simple", U::Fraction, kFraction, 0.67, "", O::Collectives,
+     "fitted, 4xH200 loopback: 3.3 GB/s per ring edge"},
+    {"socket.channel_bandwidth", U::BytesPerSecond, kNonNegative, 0, "", O::Collectives, kNoChannelRate},
+    {"socket.flow_control_rtt", U::Seconds, kNonNegative, 0, "", O::Collectives, kNoWindow},
+
+    // Workload: the compute model (models/workload/compute.hpp states the equations).
+    // Fitted on scenarios/validation/h200x4/measured/torch/{z3_n1,tp_n1}.json (mean step 0.16061 s
+    // and 0.11657 s) by fit_single_gpu(): 2 parameters from 2 measurements (exactly determined).
+    // Cross-check: matmul.txt measures 698-803 TF/s (0.71-0.81 of 989 TF/s) for the bare GEMMs; a
+    // whole step, with attention, norms, SwiGLU and launch gaps in between, achieves less.
+    {"compute.efficiency", U::Fraction, kFraction, 0.5661, "", O::Workload,
+     "achieved fraction of bf16 peak; fitted on 1 x H200 steps (measured/torch/{z3_n1,tp_n1}.json)"},
+    {"compute.hbm_efficiency", U::Fraction, kFraction, 0.8394, "", O::Workload,
+     "achieved fraction of HBM bandwidth in memory-bound kernels; same fit"},
+    // DeepSpeed CPU-Adam is memory-bound (30 B per parameter: read p, g, m, v fp32, write p, m, v
+    // fp32 and the bf16 copy). ZeRO-Offload (Ren et al., USENIX ATC 2021, Table 3) measures
+    // CPU-Adam at 2.41 s for 8B parameters on a 2 x 24-core Xeon 8168 host: 8e9 x 30 B / 2.41 s =
+    // 100 GB/s of DRAM traffic, about 0.4 of that host's 256 GB/s peak. A prior, not fitted here.
+    {"host.adam_efficiency", U::Fraction, kFraction, 0.4, "", O::Workload,
+     "CPU-Adam's fraction of host DRAM bandwidth; ZeRO-Offload (Ren et al., ATC 2021, Table 3)"},
+    // One core's achieved DRAM bandwidth on a Skylake-SP/Cascade Lake Xeon: ~12 GB/s, limited by
+    // the outstanding L1/L2 misses one core can hold (Little's law), far below the socket's share.
+    // Source: J. D. McCalpin, "Memory Bandwidth and System Balance in HPC Systems" (SC16 invited
+    // talk) and his STREAM single-thread results on Xeon Platinum 8160 (~12-14 GB/s). CPU-Adam
+    // with AVX512 does ~1.5e9 elements/s of arithmetic per core (sqrt + div per element), so one
+    // thread is bandwidth-bound: 12 GB/s / 28 B = 0.43e9 elements/s.
+    {"host.core_bytes_per_s", U::BytesPerSecond, kPositive, 12e9, "", O::Workload,
+     "one CPU thread's achieved DRAM bandwidth; McCalpin, STREAM single-thread on Xeon 8160"},
+    // Compute-communication interference, measured with the PyTorch profiler on 2 x H200 (NV18)
+    // during FSDP2 steps of the calibration decoder (bench/device/torch_fsdp_step.py PROFILE=...,
+    // tables in scenarios/validation/h200x2/profile_fsdp_n{1,2}.txt): the same GEMMs take 64.5 ms
+    // per step on one GPU and 77.0 ms with 2 GPUs, whose all-gather/reduce-scatter kernels (24
+    // channels = 24 of 132 SMs) ran 38 ms per step beside them. Compute work W overlapped for
+    // 38 ms at rate 1/(1+s) with W*s = 12.5 ms gives s = 12.5 / (38 - 12.5) = 0.49: while a
+    // collective's CTAs hold SMs, the GEMMs (one persistent CTA per SM) lose whole waves. One
+    // measurement on one GPU type; 0 = perfect overlap.
+    {"compute.overlap_slowdown", U::Factor, kStretch, 0.49, "", O::Workload,
+     "compute stretch while comm is in flight; 2 x H200 FSDP2 profile (validation/h200x2/profile_fsdp_n*.txt)"},
+});
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+[[noreturn]] void unknown(const std::string& name) {
+  std::vector<std::string> names;
+  for (const ParamSpec& p : kRegistry) names.emplace_back(p.name);
+  std::sort(names.begin(), names.end());
+  throw SpecError("cluster.params." + name, unknown_name_message("parameter", name, names));
+}
+
+void check_value(const ParamSpec& p, double value) {
+  if (p.range.contains(value)) return;
+  throw SpecError(
+      "cluster.params." + std::string(p.name),
+      "parameter '" + std::string(p.name) + "' = " + number(value) + " is out of range (expected a " +
+          param_unit_noun(p.unit) + " in " + p.range.text() +
+          (p.unit == U::Seconds || p.unit == U::BytesPerSecond ? std::string(" ") + param_unit_symbol(p.unit)
+                                                               : std::string()) +
+          ")");
+}
+
+}  // namespace
+
+const char* param_unit_symbol(ParamUnit u) {
+  switch (u) {
+    case U::Seconds: return "s";
+    case U::BytesPerSecond: return "B/s";
+    case U::Fraction:
+    case U::Factor: return "1";
+  }
+  return "?";
+}
+
+const char* param_unit_noun(ParamUnit u) {
+  switch (u) {
+    case U::Seconds: return "time";
+    case U::BytesPerSecond: return "bandwidth";
+    case U::Fraction: return "fraction";
+    case U::Factor: return "factor";
+  }
+  return "?";
+}
+
+const char* param_owner_name(ParamOwner o) {
+  switch (o) {
+    case O::World: return "models/world";
+    case O::Collectives: return "models/collectives";
+    case O::Workload: return "models/workload";
+  }
+  return "?";
+}
+
+bool ParamRange::contains(double v) const {
+  if (!std::isfinite(v)) return false;
+  if (min_open ? !(v > min) : !(v >= min)) return false;
+  if (std::isinf(max)) return true;
+  return max_open ? v < max : v <= max;
+}
+
+std::string ParamRange::text() const {
+  const bool open_max = max_open || std::isinf(max);
+  return std::string(min_open ? "(" : "[") + number(min) + ", " + (std::isinf(max) ? "inf" : number(max)) +
+         (open_max ? ")" : "]");
+}
+
+std::span<const ParamSpec> param_registry() { return kRegistry; }
+
+const ParamSpec* find_param(std::string_view name) {
+  for (const ParamSpec& p : kRegistry)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+double param_default(std::string_view name) {
+  const ParamSpec* p = find_param(name);
+  SIM_CHECK(p && p->default_value, "parameter without a registered default");
+  return *p->default_value;
+}
+
+void check_param(const std::string& name, double value) {
+  const ParamSpec* p = find_param(name);
+  if (!p) unknown(name);
+  check_value(*p, value);
+}
+
+void check_params(const std::map<std::string, double>& params) {
+  for (const auto& [name, value] : params) check_param(name, value);
+}
+
+double param_or(const std::map<std::string, double>& params, std::string_view name, double fallback) {
+  const ParamSpec* p = find_param(name);
+  SIM_CHECK(p != nullptr, "a model reads a parameter the registry does not list");
+  const auto it = params.find(std::string(name));
+  if (it == params.end()) return fallback;
+  check_value(*p, it->second);
+  return it->second;
+}
+
+}  // namespace models

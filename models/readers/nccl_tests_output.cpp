@@ -1,0 +1,341 @@
+#include "models/readers/nccl_tests_output.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "models/parse_error.hpp"
+#include "models/readers/log_line.hpp"
+
+namespace models::readers {
+namespace {
+// nccl-tests' -t (threads) and -g (GPUs per thread) of one process: far below this in practice.
+constexpr int64_t kMaxPerProcess = 1024;
+
+enum class Field { Size, Count, Type, Redop, Root, Time, Algbw, Busbw, Wrong, Error, Other };
+
+struct Column {
+  Field field;
+  int group;  // 0 out-of-place, 1 in-place
+  std::string name;
+};
+
+struct Token {
+  std::string_view text;
+  int line;
+  int col;
+};
+
+std::string_view trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return {};
+  size_t e = s.find_last_not_of(" \t");
+  return s.substr(b, e - b + 1);
+}
+
+// Splits on blanks, remembering each token's 1-based column (col_base = column of s[0]).
+void tokenize(std::string_view s, int line, int col_base, std::vector<Token>& out) {
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    size_t j = i;
+    while (j < s.size() && s[j] != ' ' && s[j] != '\t') ++j;
+    if (j > i) out.push_back({s.substr(i, j - i), line, col_base + static_cast<int>(i)});
+    i = j;
+  }
+}
+
+std::vector<std::string_view> words(std::string_view s) {
+  std::vector<Token> t;
+  tokenize(s, 0, 1, t);
+  std::vector<std::string_view> w;
+  for (auto& x : t) w.push_back(x.text);
+  return w;
+}
+
+bool parse_int(std::string_view s, int64_t& v) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+bool parse_double(std::string_view s, double& v) {
+  std::string tmp(s);
+  char* end = nullptr;
+  v = std::strtod(tmp.c_str(), &end);
+  return !tmp.empty() && end == tmp.c_str() + tmp.size() && std::isfinite(v);
+}
+
+class Parser {
+ public:
+  Parser(std::string_view text, std::string source) : text_(text), source_(std::move(source)) {}
+
+  std::vector<NcclTestsRun> run() {
+    check_text(text_, source_);
+    auto lines = split_lines(text_);
+    for (size_t i = 0; i < lines.size(); ++i) line(lines[i], static_cast<int>(i) + 1);
+    if (!pending_.empty())
+      throw ParseError(source_, pending_.back().line, pending_.back().col,
+                       "the file ends in the middle of a result row (" + std::to_string(pending_.size()) + " of " +
+                           std::to_string(columns_.size()) + " values): truncated output?");
+    for (auto& r : runs_) finish(r);
+    return std::move(runs_);
+  }
+
+ private:
+  NcclTestsRun& current() {
+    if (runs_.empty()) new_run();
+    return runs_.back();
+  }
+  void new_run() {
+    runs_.emplace_back();
+    runs_.back().source = source_;
+    columns_.clear();
+    in_table_ = false;
+    pids_.clear();
+  }
+  void finish(NcclTestsRun& r) {
+    if (r.ranks == 0) r.ranks = r.nthreads * r.ngpus;
+  }
+
+  void line(std::string_view raw, int no) {
+    std::string_view data = raw;
+    int data_col = 1;
+    if (auto ll = split_nccl_line(raw, no)) data = ll->before;  // cut NCCL messages out
+    std::string_view t = trim(data);
+    if (t.empty()) return;
+    data_col = static_cast<int>(t.data() - raw.data()) + 1;
+    if (t.front() == '#') {
+      comment(t, no, data_col);
+      return;
+    }
+    if (!in_table_) return;  // program output before the table (MPI banners...) is not ours
+    tokenize(t, no, data_col, pending_);
+    while (pending_.size() >= columns_.size()) take_row();
+  }
+
+  void end_table(int no, int col) {
+    if (!pending_.empty())
+      throw ParseError(source_, pending_.front().line, pending_.front().col,
+                       "result row cut short: " + std::to_string(pending_.size()) + " of " +
+                           std::to_string(columns_.size()) + " values before the next '#' line at line " +
+                           std::to_string(no));
+    in_table_ = false;
+  }
+
+  void comment(std::string_view t, int no, int col) {
+    std::string_view body = trim(t.substr(1));
+    auto w = words(body);
+    if (in_table_ && !w.empty() && w[0] != "size" && !(w[0].size() > 0 && w[0][0] == '(')) end_table(no, col);
+    if (body.rfind("nccl-tests version", 0) == 0) {
+      if (!current().rows.empty() || !current().op.empty()) new_run();
+      current().version = std::string(trim(body.substr(18)));
+      return;
+    }
+    if (body.rfind("Collective test starting:", 0) == 0) {
+      auto& r = current();
+      if (!r.rows.empty() || !r.op.empty()) new_run();
+      std::string op(trim(body.substr(25)));
+      if (op.size() > 5 && op.compare(op.size() - 5, 5, "_perf") == 0) op.resize(op.size() - 5);
+      runs_.back().op = op;
+      return;
+    }
+    if (!w.empty() && w[0] == "nThread") {
+      if (!current().rows.empty()) new_run();
+      auto& r = current();
+      // Counts outside what nccl-tests can run are refused here, before they overflow the rank
+      // count (nThread x nGpus) or an int.
+      auto count = [&](size_t i, int64_t v, int64_t lo, int64_t hi) {
+        if (v < lo || v > hi)
+          throw ParseError(source_, no, col + static_cast<int>(w[i + 1].data() - t.data()),
+                           std::string(w[i]) + " " + std::string(w[i + 1]) + " is out of range (expected " +
+                               std::to_string(lo) + ".." + std::to_string(hi) + ")");
+        return static_cast<int>(v);
+      };
+      for (size_t i = 0; i + 1 < w.size(); ++i) {
+        int64_t v = 0;
+        if (w[i] == "nThread" && parse_int(w[i + 1], v))
+          r.nthreads = count(i, v, 1, kMaxPerProcess);
+        else if (w[i] == "nGpus" && parse_int(w[i + 1], v))
+          r.ngpus = count(i, v, 1, kMaxPerProcess);
+        else if (w[i] == "minBytes" && parse_int(w[i + 1], v))
+          r.min_bytes = v;
+        else if (w[i] == "maxBytes" && parse_int(w[i + 1], v))
+          r.max_bytes = v;
+        else if (w[i] == "iters:" && (i == 0 || (w[i - 1] != "warmup" && w[i - 1] != "agg")) && parse_int(w[i + 1], v))
+          r.iters = count(i, v, 0, 1 << 30);
+      }
+      return;
+    }
+    if (!w.empty() && w[0] == "Rank") {
+      auto& r = current();
+      ++r.ranks;
+      for (size_t i = 0; i + 1 < w.size(); ++i) {
+        if (w[i] == "Pid") pids_.insert(std::string(w[i + 1]));
+        if (w[i] == "on") {
+          std::string h(w[i + 1]);
+          bool seen = false;
+          for (auto& x : r.hosts) seen = seen || x == h;
+          if (!seen) r.hosts.push_back(h);
+        }
+      }
+      r.processes = static_cast<int>(pids_.size());
+      return;
+    }
+    if (body.rfind("Avg bus bandwidth", 0) == 0) {
+      size_t c = body.find(':');
+      double v = 0;
+      if (c == std::string_view::npos || !parse_double(trim(body.substr(c + 1)), v))
+        throw ParseError(source_, no, col,
+                         "cannot read the average bus bandwidth (expected '# Avg bus bandwidth : <GB/s>')");
+      current().avg_busbw_gbs = v;
+      return;
+    }
+    bool has_size = false, has_busbw = false;
+    for (auto x : w) {
+      has_size = has_size || x == "size";
+      has_busbw = has_busbw || x == "busbw";
+    }
+    if (has_size && has_busbw) header(w, no, col);
+  }
+
+  void header(const std::vector<std::string_view>& w, int no, int col) {
+    auto& r = current();
+    if (!r.rows.empty()) new_run();
+    columns_.clear();
+    int group = 0;
+    bool seen_time = false;
+    for (auto x : w) {
+      Field f = Field::Other;
+      if (x == "size")
+        f = Field::Size;
+      else if (x == "count")
+        f = Field::Count;
+      else if (x == "type")
+        f = Field::Type;
+      else if (x == "redop")
+        f = Field::Redop;
+      else if (x == "root")
+        f = Field::Root;
+      else if (x == "time") {
+        f = Field::Time;
+        if (seen_time) ++group;
+        seen_time = true;
+      } else if (x == "algbw")
+        f = Field::Algbw;
+      else if (x == "busbw")
+        f = Field::Busbw;
+      else if (x == "#wrong" || x == "wrong")
+        f = Field::Wrong;
+      else if (x == "error")
+        f = Field::Error;
+      columns_.push_back({f, group, std::string(x)});
+    }
+    bool ok_size = false, ok_time = false;
+    for (auto& c : columns_) {
+      ok_size = ok_size || c.field == Field::Size;
+      ok_time = ok_time || (c.field == Field::Time && c.group == 0);
+    }
+    if (!ok_size || !ok_time || group > 1)
+      throw ParseError(source_, no, col,
+                       "column header not understood (expected: size count type redop [root] "
+                       "time algbw busbw #wrong time algbw busbw #wrong)");
+    auto& rr = runs_.back();
+    rr.columns.clear();
+    for (auto& c : columns_) rr.columns.push_back(c.name);
+    in_table_ = true;
+  }
+
+  [[noreturn]] void bad(const Token& t, const std::string& what) {
+    throw ParseError(source_, t.line, t.col, "'" + std::string(t.text) + "' is not " + what + " (result table column)");
+  }
+
+  void take_row() {
+    NcclTestsRow row;
+    row.line = pending_.front().line;
+    NcclTestsResult res[2];
+    bool has_ip = false;
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      const Token& t = pending_[i];
+      const Column& c = columns_[i];
+      int64_t iv = 0;
+      double dv = 0;
+      NcclTestsResult& g = res[c.group];
+      if (c.group == 1) has_ip = true;
+      switch (c.field) {
+        case Field::Size:
+          if (!parse_int(t.text, iv) || iv < 0) bad(t, "a size in bytes");
+          row.size_bytes = iv;
+          break;
+        case Field::Count:
+          if (!parse_int(t.text, iv) || iv < 0) bad(t, "an element count");
+          row.count = iv;
+          break;
+        case Field::Type: row.type = std::string(t.text); break;
+        case Field::Redop: row.redop = std::string(t.text); break;
+        case Field::Root:
+          if (!parse_int(t.text, iv) || iv < -1 || iv > 1 << 30) bad(t, "a root rank");
+          row.root = static_cast<int>(iv);
+          break;
+        case Field::Time:
+          if (!parse_double(t.text, dv) || dv < 0) bad(t, "a time in us");
+          g.time_us = dv;
+          break;
+        case Field::Algbw:
+          if (!parse_double(t.text, dv) || dv < 0) bad(t, "a bandwidth in GB/s");
+          g.algbw_gbs = dv;
+          break;
+        case Field::Busbw:
+          if (!parse_double(t.text, dv) || dv < 0) bad(t, "a bandwidth in GB/s");
+          g.busbw_gbs = dv;
+          break;
+        case Field::Wrong:
+          if (t.text == "N/A") break;
+          if (!parse_int(t.text, iv) || iv < 0) bad(t, "a count of wrong values (or N/A)");
+          g.wrong = iv;
+          break;
+        case Field::Error:
+          if (t.text == "N/A") break;
+          if (!parse_double(t.text, dv)) bad(t, "a maximum error");
+          g.max_error = dv;
+          break;
+        case Field::Other: break;
+      }
+    }
+    row.oop = res[0];
+    if (has_ip) row.ip = res[1];
+    pending_.erase(pending_.begin(), pending_.begin() + static_cast<long>(columns_.size()));
+    current().rows.push_back(std::move(row));
+  }
+
+  std::string_view text_;
+  std::string source_;
+  std::vector<NcclTestsRun> runs_;
+  std::vector<Column> columns_;
+  std::vector<Token> pending_;
+  std::set<std::string> pids_;
+  bool in_table_ = false;
+};
+
+}  // namespace
+
+std::vector<NcclTestsRun> parse_nccl_tests(std::string_view text, const std::string& source) {
+  return Parser(text, source).run();
+}
+
+std::vector<NcclTestsRun> parse_nccl_tests_files(const std::vector<std::string>& paths) {
+  std::vector<NcclTestsRun> all;
+  for (const auto& p : paths) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) throw ParseError(p, 1, 1, "cannot open the file");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto runs = parse_nccl_tests(ss.str(), p);
+    for (auto& r : runs) all.push_back(std::move(r));
+  }
+  return all;
+}
+
+}  // namespace models::readers

@@ -1,0 +1,60 @@
+#pragma once
+// Parser for the output of NVIDIA's nccl-tests (all_reduce_perf, all_gather_perf, ...).
+// Columns are matched by NAME from the header line, so both layouts parse:
+//   2.x:  size count type redop root time algbw busbw #wrong time algbw busbw #wrong
+//   old:  size count type redop      time algbw busbw error  time algbw busbw error
+// The first time/algbw/busbw/wrong group is out-of-place, the second in-place. NCCL INFO lines
+// may be interleaved anywhere, even in the middle of a row (stdout and stderr sharing a terminal,
+// as in scenarios/validation/h200x4/measured/nccl-tests/ar_g4_info.txt): they are cut out and the row's
+// values are joined across lines. One file may hold several runs ("# Collective test starting").
+// Malformed or truncated tables throw models::ParseError with the line and column.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace models::readers {
+
+struct NcclTestsResult {
+  double time_us = 0;
+  double algbw_gbs = 0;  // GB/s (1e9 bytes/s), as nccl-tests prints it
+  double busbw_gbs = 0;
+  std::optional<int64_t> wrong;     // "#wrong": empty when nccl-tests printed N/A (validation off)
+  std::optional<double> max_error;  // old builds' "error" column (largest deviation found)
+};
+
+struct NcclTestsRow {
+  int64_t size_bytes = 0;
+  int64_t count = 0;
+  std::string type;                   // float, half, bfloat16, ...
+  std::string redop;                  // sum, none, ...
+  std::optional<int> root;            // empty when the layout has no root column
+  NcclTestsResult oop;                // out-of-place
+  std::optional<NcclTestsResult> ip;  // in-place (absent when the table has one group only)
+  int line = 0;                       // where the row starts
+};
+
+struct NcclTestsRun {
+  std::string source;   // file name
+  std::string op;       // "all_reduce" (from "all_reduce_perf"); "" when not printed
+  std::string version;  // nccl-tests version line, if any
+  int nthreads = 1;
+  int ngpus = 1;                   // GPUs per thread
+  int ranks = 0;                   // "#  Rank  N Group ..." lines, else nthreads * ngpus
+  int processes = 0;               // distinct Pid values of the Rank lines (0 when unknown)
+  std::vector<std::string> hosts;  // distinct hosts of the Rank lines
+  std::optional<int64_t> min_bytes, max_bytes;
+  std::optional<int> iters;
+  std::vector<std::string> columns;  // the header's column names, in order
+  std::vector<NcclTestsRow> rows;
+  std::optional<double> avg_busbw_gbs;
+};
+
+// Parses one file's text. Throws models::ParseError (file:line:col) on a malformed table.
+std::vector<NcclTestsRun> parse_nccl_tests(std::string_view text, const std::string& source);
+
+// Reads and parses several files; runs come back in file order. A missing file is a ParseError.
+std::vector<NcclTestsRun> parse_nccl_tests_files(const std::vector<std::string>& paths);
+
+}  // namespace models::readers

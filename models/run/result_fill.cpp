@@ -1,0 +1,143 @@
+// RunResult assembly (see result_fill.hpp).
+#include "models/run/result_fill.hpp"
+
+#include <algorithm>
+#include <map>
+#include <unordered_set>
+
+#include "sim/check.hpp"
+
+namespace models {
+
+std::vector<int> timeline_ranks(const workload::StepExecutor& exec) {
+  const auto& ranks = exec.ranks();
+  const int n = int(ranks.size());
+  std::vector<int> out;
+  if (n <= 16) {
+    for (int r = 0; r < n; ++r) out.push_back(r);
+    return out;
+  }
+  std::vector<uint8_t> seen;
+  for (int r = 0; r < n; ++r) {
+    const int p = ranks[r].program;
+    if (p >= int(seen.size())) seen.resize(p + 1, 0);
+    if (!seen[p]) {
+      seen[p] = 1;
+      out.push_back(r);
+    }
+  }
+  if (out.back() != n - 1) out.push_back(n - 1);
+  return out;
+}
+
+// Pairs listed one by one for the topology picture; beyond this, reports aggregate anyway.
+constexpr std::size_t kMaxListedPairs = 4096;
+
+std::vector<TransportCount> count_transports(const workload::StepExecutor& exec, const World& world,
+                                             std::vector<PairTransport>& pairs) {
+  std::unordered_set<uint64_t> seen;
+  std::map<std::string, int> counts;
+  std::map<std::string, std::string> classes;
+  auto add = [&](int a, int b) {
+    if (a == b) return;
+    const uint64_t key = (uint64_t(uint32_t(a)) << 32) | uint32_t(b);
+    if (!seen.insert(key).second) return;
+    const Transport t = world.transport(a, b);
+    ++counts[t.label];
+    classes[t.label] = link_class_name(t.link_class);  // the label alone cannot tell NVLink from PCIe P2P
+    if (pairs.size() < kMaxListedPairs) pairs.push_back({a, b, t.label, link_class_name(t.link_class)});
+  };
+  for (const auto& g : exec.groups()) {
+    const auto& m = g.ranks;
+    if (m.size() < 2) continue;
+    for (std::size_t i = 0; i < m.size(); ++i) add(m[i], m[(i + 1) % m.size()]);
+  }
+  for (auto [a, b] : exec.p2p_pairs()) add(a, b);
+  std::vector<TransportCount> out;
+  for (auto& [label, n] : counts) {
+    TransportCount t;
+    t.label = label;
+    t.pairs = n;
+    t.link_class = classes[label];
+    out.push_back(t);
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.pairs > b.pairs; });
+  return out;
+}
+
+RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork& net, const World& world,
+                      const ScenarioSpec& spec, const RunOptions& options) {
+  RunResult res;
+  res.scenario = spec.name;
+  // A run stopped by --time-limit reports how far it got (a lower bound of the step).
+  const double step = ((exec.stopped() ? std::max(exec.end(), exec.now()) : exec.end()) - exec.start()).seconds();
+  res.step_time_s = step;
+  res.steps = std::max(1, spec.training.steps);
+  res.run_time_s = step * res.steps;
+  res.partial = exec.stopped();
+  const int n = int(exec.ranks().size());
+  double sum_compute = 0, sum_comm = 0, sum_exposed = 0, sum_barrier = 0, sum_offload = 0, sum_host = 0;
+  res.ranks.reserve(n);
+  for (int r = 0; r < n; ++r) {
+    const workload::RankAccount& a = exec.account(r);
+    const RankInfo& info = world.rank(r);
+    RankResult rr;
+    rr.rank = r;
+    rr.node = info.node;
+    rr.pod = info.pod;
+    rr.gpu = info.local_gpu;
+    rr.compute_s = a.compute.seconds();
+    rr.comm_s = a.comm.seconds();
+    rr.exposed_comm_s = a.exposed.seconds();
+    rr.barrier_wait_s = a.barrier.seconds();
+    rr.offload_s = a.offload.seconds();
+    if (options.audit && !res.partial) {
+      // Accounts are parts of the rank's own span: none can exceed the step.
+      const double eps = 1e-9 + 1e-9 * step;
+      SIM_CHECK(rr.compute_s <= step + eps && rr.comm_s <= step + eps && rr.exposed_comm_s <= rr.comm_s + eps,
+                "rank account exceeds the step time");
+      SIM_CHECK(rr.exposed_comm_s + rr.offload_s <= step - rr.compute_s + eps + 1e-6 * step,
+                "exposed time overlaps compute");
+    }
+    sum_compute += rr.compute_s;
+    sum_comm += rr.comm_s;
+    sum_exposed += rr.exposed_comm_s;
+    sum_barrier += rr.barrier_wait_s;
+    sum_offload += rr.offload_s;
+    sum_host += a.busy_host.seconds();
+    res.ranks.push_back(rr);
+  }
+  const double inv = n > 0 ? 1.0 / n : 0;
+  res.breakdown["compute_s"] = sum_compute * inv;
+  res.breakdown["comm_s"] = sum_comm * inv;
+  res.breakdown["exposed_comm_s"] = sum_exposed * inv;
+  res.breakdown["barrier_wait_s"] = sum_barrier * inv;
+  res.breakdown["offload_s"] = sum_offload * inv;
+  res.breakdown["cpu_adam_s"] = sum_host * inv;
+  res.breakdown["collectives"] = double(exec.collectives_launched());
+
+  for (std::size_t i = 0; i < net.link_count(); ++i) {
+    const sim::LinkId l{uint32_t(i)};
+    const double bytes = net.link_bytes(l);
+    if (bytes <= 0) continue;
+    LinkResult lr;
+    lr.name = net.link_name(l);
+    lr.kind = net.link_kind(l);
+    lr.bytes = bytes;
+    lr.busy_s = net.link_busy(l).seconds();
+    lr.capacity_bytes_per_s = net.link_capacity(l);
+    lr.utilization = step > 0 && lr.capacity_bytes_per_s > 0 ? bytes / (lr.capacity_bytes_per_s * step) : 0;
+    if (options.audit && !res.partial)
+      SIM_CHECK(lr.utilization <= 1.0 + 1e-6, "a link carried more than its capacity over the step");
+    res.links.push_back(std::move(lr));
+  }
+  std::sort(res.links.begin(), res.links.end(), [](const LinkResult& a, const LinkResult& b) {
+    return a.utilization != b.utilization ? a.utilization > b.utilization : a.name < b.name;
+  });
+  if (res.links.size() > 32) res.links.resize(32);
+  res.transports = count_transports(exec, world, res.pair_transports);
+  res.timeline = exec.timeline();
+  return res;
+}
+
+}  // namespace models

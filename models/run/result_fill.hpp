@@ -1,0 +1,25 @@
+#pragma once
+// Turns a finished StepExecutor (and the network it ran on) into a models::RunResult: per-rank
+// accounts, busiest links, transports among the rank pairs actually used, timeline, breakdown.
+#include <vector>
+
+#include "models/result.hpp"
+#include "models/run/run.hpp"
+#include "models/workload/executor.hpp"
+#include "models/world/world.hpp"
+#include "sim/flow_network.hpp"
+
+namespace models {
+
+// Which ranks the timeline shows: every rank up to 16; beyond, the first rank of each program
+// (each pipeline stage) and the last rank.
+std::vector<int> timeline_ranks(const workload::StepExecutor& exec);
+
+// Ordered rank pairs a run used: ring neighbours of every group (in communicator order) and the
+// point-to-point pairs; each labelled with World::transport and counted.
+std::vector<TransportCount> count_transports(const workload::StepExecutor& exec, const World& world);
+
+RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork& net, const World& world,
+                      const ScenarioSpec& spec, const RunOptions& options);
+
+}  // namespace models

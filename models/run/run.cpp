@@ -1,0 +1,56 @@
+// models::run_scenario, the pipeline: scenario -> World -> collective engine -> strategy (what
+// every rank runs) -> StepExecutor -> RunResult. One training step is simulated (steps are
+// identical in steady state, each ends with the optimizer); run_time = step_time x training.steps.
+#include "models/run/run.hpp"
+
+#include "models/collectives/collective.hpp"
+#include "models/nccl/env.hpp"
+#include "models/params.hpp"
+#include "models/run/memory_estimate.hpp"
+#include "models/run/result_fill.hpp"
+#include "models/workload/executor.hpp"
+#include "models/workload/strategy.hpp"
+#include "sim/check.hpp"
+
+namespace models {
+
+RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  if (options.audit) net.set_audit(true);
+  check_params(spec.cluster.params);
+
+  // Scenario -> World: placement, topology, NCCL's transports, the links (and [nccl.env], parsed once).
+  auto world = World::build(spec, net);
+  check_memory_budget(spec, world->size());  // refuse what would not fit before building flows
+  // -> the collective engine on that World.
+  auto engine = collectives::make_collective_engine(sim, net, *world, spec);
+  // -> what every rank runs (the layout is validated there, once).
+  workload::StepPlan plan = workload::plan_step(spec, *world);
+  for (auto& note : nccl::unmodelled_nccl_env_notes(spec.nccl_env)) plan.notes.push_back(std::move(note));
+
+  // -> the executor.
+  workload::StepExecutor exec(sim, net, *engine, world.get(), std::move(plan.programs), std::move(plan.groups),
+                              std::move(plan.ranks));
+  exec.overlap_slowdown = plan.overlap_slowdown;
+  if (options.timeline) exec.record_timeline(timeline_ranks(exec));
+  exec.set_wall_limit(options.time_limit_s);
+  exec.run();
+  SIM_CHECK(exec.all_done() || exec.stopped(), "step programs deadlocked: a rank waits for a peer that never comes");
+  // Audit: every flow ends (a run stopped by --time-limit leaves its flows in flight on purpose).
+  if (options.audit && !exec.stopped())
+    SIM_CHECK(net.active_flows() == 0, "flows still in flight after every rank finished its program");
+
+  // -> the result.
+  RunResult result = fill_result(exec, net, *world, spec, options);
+  result.notes.insert(result.notes.begin(), plan.notes.begin(), plan.notes.end());
+  if (spec.collective) {
+    result.step_time_s /= plan.iterations;
+    result.run_time_s = result.step_time_s * plan.iterations;
+    result.steps = plan.iterations;
+  }
+  result.events = sim.events_run();
+  return result;
+}
+
+}  // namespace models

@@ -1,0 +1,69 @@
+// Edit distance and "did you mean" lists for catalog look-ups.
+#include "models/suggest.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <numeric>
+
+namespace models {
+
+namespace {
+char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+
+std::size_t common_prefix(std::string_view a, std::string_view b) {
+  std::size_t n = 0;
+  while (n < a.size() && n < b.size() && lower(a[n]) == lower(b[n])) ++n;
+  return n;
+}
+}  // namespace
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), std::size_t{0});
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t up = row[j];
+      std::size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + cost});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::vector<std::string> closest_names(std::string_view word, const std::vector<std::string>& candidates,
+                                       std::size_t count) {
+  struct Scored {
+    std::size_t score;
+    std::string name;
+  };
+  std::vector<Scored> scored;
+  for (const auto& c : candidates) {
+    std::size_t d = edit_distance(word, c);
+    // A long shared prefix is strong evidence ("p4d.24xl" -> "p4d.24xlarge"): discount it.
+    std::size_t prefix = common_prefix(word, c);
+    std::size_t score = d > prefix / 2 ? d - prefix / 2 : 0;
+    scored.push_back({score, c});
+  }
+  std::sort(scored.begin(), scored.end(),
+            [](const Scored& x, const Scored& y) { return x.score != y.score ? x.score < y.score : x.name < y.name; });
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < scored.size() && i < count; ++i) out.push_back(scored[i].name);
+  return out;
+}
+
+std::string unknown_name_message(std::string_view what, std::string_view word,
+                                 const std::vector<std::string>& candidates) {
+  std::string msg = "unknown " + std::string(what) + " '" + std::string(word) + "'";
+  auto close = closest_names(word, candidates);
+  if (!close.empty()) {
+    msg += " (did you mean ";
+    for (std::size_t i = 0; i < close.size(); ++i) msg += (i ? ", " : "") + close[i];
+    msg += "?)";
+  }
+  return msg;
+}
+
+}  // namespace models

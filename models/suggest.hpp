@@ -1,0 +1,23 @@
+#pragma once
+// "Did you mean": the known names closest to what the user typed, by edit distance, so an unknown
+// instance, GPU, parameter or NCCL variable comes back with the few names it was probably meant
+// to be. Part of the error contract (models/error.hpp), so it sits with it at the lowest layer.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace models {
+
+// Case-insensitive Levenshtein distance.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+// Up to `count` candidates ordered by distance (then by name); candidates that share a prefix
+// with `word` ("p5" for "p5.48xl") rank first since users often type a family name.
+std::vector<std::string> closest_names(std::string_view word, const std::vector<std::string>& candidates,
+                                       std::size_t count = 3);
+
+// "unknown instance 'p4d.24xl' (did you mean p4d.24xlarge, p4de.24xlarge, p5.48xlarge?)"
+std::string unknown_name_message(std::string_view what, std::string_view word,
+                                 const std::vector<std::string>& candidates);
+
+}  // namespace models

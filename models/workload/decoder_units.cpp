@@ -1,0 +1,54 @@
+// The units of a decoder step and their compute (decoder_units.hpp); FLOPs from compute.hpp.
+#include "models/workload/decoder_units.hpp"
+
+#include "models/workload/data_parallel.hpp"
+
+namespace models::workload {
+
+std::vector<Unit> decoder_units(const ModelShape& m, int64_t tokens, const ComputeRates& rates, bool checkpointing,
+                                double persistence_threshold, int tp, double max_reuse_distance) {
+  using sim::Time;
+  auto secs = [](double s) { return Time::from_seconds(s); };
+  std::vector<Unit> units;
+  const double rate = rates.flops_per_s();
+  const double hbm = rates.hbm_rate();
+  // Embedding: a lookup (no FLOPs); its backward is a scatter-add of the same size (negligible).
+  Unit emb{"embed", m.embedding_params(), m.embedding_params(), {}, {}, {}, false};
+  units.push_back(emb);
+  // One module's parameters persist (are never gathered) when below the threshold: the norms.
+  const int64_t h = m.hidden;
+  const int64_t modules[] = {h * h, h * m.kv_dim(), h * m.kv_dim(), h * h, h * m.ffn, h * m.ffn, h * m.ffn, h, h};
+  int64_t gathered = 0;
+  for (int64_t p : modules)
+    if (double(p) >= persistence_threshold) gathered += p;
+  const int64_t regathered =
+      checkpointing ? zero3_regathered_params(m, persistence_threshold, max_reuse_distance) / tp : 0;
+  const double fwd = block_forward_flops(m, tokens, tp) / rate;
+  for (int l = 0; l < m.layers; ++l) {
+    Unit u{"L" + std::to_string(l),
+           m.block_params(),
+           gathered,
+           secs(fwd),
+           secs(2 * fwd),
+           checkpointing ? secs(fwd) : Time::zero(),
+           true,
+           regathered};
+    units.push_back(u);
+  }
+  // Final norm + head + loss. The loss is memory-bound (kLossBytesPerLogit per logit), its time
+  // split evenly between the forward (softmax) and the backward (its gradient).
+  const double head = head_forward_flops(m, tokens) / rate;
+  const double loss = loss_bytes(m, tokens) / hbm;
+  const int64_t head_params = m.head_params() + h;
+  Unit hd{"head",
+          head_params,
+          m.head_params() + (double(h) >= persistence_threshold ? h : 0),
+          secs(head + loss / 2),
+          secs(2 * head + loss / 2),
+          Time::zero(),
+          false};
+  units.push_back(hd);
+  return units;
+}
+
+}  // namespace models::workload

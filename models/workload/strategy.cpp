@@ -1,0 +1,131 @@
+// The strategy step of run_scenario: scenario + World -> programs, groups and rank slots.
+#include "models/workload/strategy.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "models/error.hpp"
+#include "models/workload/compute.hpp"
+#include "models/workload/data_parallel.hpp"
+#include "models/workload/layout.hpp"
+#include "models/workload/megatron.hpp"
+#include "models/workload/model_shape.hpp"
+
+namespace models::workload {
+
+namespace {
+
+// A bare collective repeated `iterations` times over every rank (the engine's end-to-end run).
+void bare_collective(const ScenarioSpec& spec, int n, StepPlan& plan) {
+  const CollectiveSpec& c = *spec.collective;
+  nccl::CollOp op;
+  if (!nccl::parse_coll_op(c.op, op)) throw SpecError("collective.op", "unknown collective '" + c.op + "'");
+  if (c.bytes <= 0) throw SpecError("collective.bytes", "collective size must be positive");
+  if (c.iterations < 1) throw SpecError("collective.iterations", "iterations must be at least 1");
+  plan.iterations = c.iterations;
+  plan.ranks.assign(n, RankSetup{});
+  if (op == nccl::CollOp::SendRecv) {
+    if (n < 2) throw SpecError("collective.op", "sendrecv needs at least 2 ranks");
+    Program idle({"compute"}), sender({"compute"}), receiver({"compute"});
+    for (int i = 0; i < c.iterations; ++i) {
+      sender.send(0, 0, c.bytes, "send");
+      receiver.recv(0, 0, c.bytes, "recv");
+    }
+    plan.programs = {std::move(idle), std::move(sender), std::move(receiver)};
+    plan.ranks[0].program = 1;
+    plan.ranks[0].peer[0] = 1;
+    plan.ranks[1].program = 2;
+    plan.ranks[1].peer[0] = 0;
+  } else {
+    Program p({"compute"});
+    for (int i = 0; i < c.iterations; ++i) p.collective(0, 0, op, c.bytes, std::string(nccl::coll_op_name(op)));
+    plan.programs = {std::move(p)};
+    collectives::Group world{{}, 0, "world"};
+    for (int r = 0; r < n; ++r) {
+      world.ranks.push_back(r);
+      plan.ranks[r].group[0] = 0;
+    }
+    plan.groups.push_back(std::move(world));
+  }
+  plan.notes.push_back("bare " + c.op + " of " + std::to_string(c.bytes) + " B over " + std::to_string(n) + " ranks, " +
+                       std::to_string(c.iterations) + " iterations back to back");
+}
+
+void megatron_step(const ScenarioSpec& spec, const ModelShape& shape, const ParallelLayout& layout,
+                   const ComputeRates& rates, StepPlan& plan) {
+  MegatronConfig c;
+  c.model = shape;
+  c.training = spec.training;
+  c.tp = layout.tp;
+  c.pp = layout.pp;
+  c.dp = layout.dp;
+  c.micro_batches = layout.pipeline_micro_batches;
+  c.rates = rates;
+  plan.programs = build_megatron_programs(c);
+  megatron_layout(c, plan.groups, plan.ranks);
+  plan.notes.push_back("Megatron TP " + std::to_string(c.tp) + " x PP " + std::to_string(c.pp) + " x DP " +
+                       std::to_string(c.dp) + ", 1F1B over " + std::to_string(c.micro_batches) +
+                       " micro-batches; embedding and head replicated across TP");
+}
+
+void data_parallel_step(const ScenarioSpec& spec, const World& world, const ModelShape& shape,
+                        const ParallelLayout& layout, const ComputeRates& rates, StepPlan& plan) {
+  const int n = layout.dp;
+  DataParallelConfig c;
+  c.model = shape;
+  c.training = spec.training;
+  c.zero = spec.zero;
+  c.strategy = layout.strategy;
+  c.dp = n;
+  c.node_ranks = world.placement().ranks_per_node();
+  c.launcher_procs = world.placement().ranks_per_pod();  // one launcher (torchrun) per pod
+  c.cpu_threads = spec.training.cpu_threads;
+  c.rates = rates;
+  plan.programs = {build_data_parallel_program(c)};
+  collectives::Group dp{{}, 0, "dp"};
+  plan.ranks.assign(n, RankSetup{});
+  for (int r = 0; r < n; ++r) {
+    dp.ranks.push_back(r);
+    plan.ranks[r].group[0] = 0;
+  }
+  plan.groups.push_back(std::move(dp));
+  plan.notes.push_back(spec.parallel.strategy + " over " + std::to_string(n) + " ranks, " +
+                       std::to_string(spec.training.grad_accum) + " micro-batch(es) of " +
+                       std::to_string(spec.training.micro_batch) + " x " + std::to_string(shape.seq) +
+                       " tokens per step");
+  if (layout.strategy == Strategy::Zero3 && !spec.zero.unmodelled.empty()) {
+    std::string keys;
+    for (const auto& k : spec.zero.unmodelled) keys += (keys.empty() ? "" : ", ") + k;
+    plan.notes.push_back("zero: " + keys + (spec.zero.unmodelled.size() == 1 ? " is" : " are") +
+                         " set but not modelled (simulated as DeepSpeed's default)");
+  }
+}
+
+}  // namespace
+
+StepPlan plan_step(const ScenarioSpec& spec, const World& world) {
+  StepPlan plan;
+  if (spec.collective) {
+    bare_collective(spec, world.size(), plan);
+    return plan;
+  }
+  if (!spec.model) throw SpecError("model", "a scenario needs [model] (a training step) or [collective]");
+  const ModelShape shape = resolve_model(*spec.model);
+  const hw::NodeSpec& node = world.node();
+  const ComputeRates rates = make_rates(node.gpu.bf16_flops, node.gpu.hbm_bytes_per_s,
+                                        node.host_mem_bytes_per_s > 0 ? node.host_mem_bytes_per_s : 200e9,
+                                        spec.training.compute_efficiency, spec.cluster.params);
+  plan.overlap_slowdown = rates.overlap_slowdown;
+  const ParallelLayout layout = make_layout(spec, shape, world.size());
+  if (layout.strategy == Strategy::Megatron)
+    megatron_step(spec, shape, layout, rates, plan);
+  else
+    data_parallel_step(spec, world, shape, layout, rates, plan);
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "compute: %s at %.0f TFLOP/s achieved (%.3f of peak), HBM %.0f GB/s achieved",
+                node.gpu.name.c_str(), rates.flops_per_s() / 1e12, rates.efficiency, rates.hbm_rate() / 1e9);
+  plan.notes.emplace_back(buf);
+  return plan;
+}
+
+}  // namespace models::workload

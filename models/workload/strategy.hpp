@@ -1,0 +1,29 @@
+#pragma once
+// What every rank runs for one step of a scenario, on a given World: the programs, the
+// communicators, each rank's slots, and the model's assumptions in plain words. A bare
+// [collective] repeated; or a training step, whose layout (layout.hpp) picks the builder:
+// data_parallel.hpp for zero3/fsdp/ddp, megatron.hpp for megatron. Placement facts (ranks per
+// node, per pod) and the node's GPU come from the World, never recomputed from ranks.
+#include <string>
+#include <vector>
+
+#include "models/collectives/collective.hpp"
+#include "models/spec.hpp"
+#include "models/workload/program.hpp"
+#include "models/world/world.hpp"
+
+namespace models::workload {
+
+struct StepPlan {
+  std::vector<Program> programs;
+  std::vector<collectives::Group> groups;
+  std::vector<RankSetup> ranks;  // one per World rank
+  std::vector<std::string> notes;
+  double overlap_slowdown = 0;  // compute.overlap_slowdown, for training steps
+  int iterations = 1;           // a bare collective's repetitions in one simulated "step"
+};
+
+// Throws SpecError for what the scenario asks that cannot be built (layout, model, collective).
+StepPlan plan_step(const ScenarioSpec& spec, const World& world);
+
+}  // namespace models::workload

@@ -1,0 +1,90 @@
+// Text rendering of the topology and the transport table.
+#include "models/world/topo_text.hpp"
+
+#include <map>
+#include <sstream>
+
+#include "models/hw/node.hpp"
+#include "models/nccl/env.hpp"
+#include "models/nccl/transport.hpp"
+#include "models/readers/smi_topo.hpp"
+#include "models/topology/node_graph.hpp"
+#include "models/topology/resolve.hpp"
+
+namespace models {
+
+namespace {
+void cell(std::ostringstream& os, const std::string& s) {
+  os << s;
+  for (std::size_t i = s.size(); i < 8; ++i) os << ' ';
+}
+
+std::string matrix(const hw::SmiMatrix& m) {
+  std::ostringstream os;
+  os << "        ";
+  for (int g = 0; g < m.gpus; ++g) cell(os, "GPU" + std::to_string(g));
+  for (int n = 0; n < m.nics; ++n) cell(os, "NIC" + std::to_string(n));
+  os << "NUMA Affinity\n";
+  for (int a = 0; a < m.gpus; ++a) {
+    cell(os, "GPU" + std::to_string(a));
+    for (int b = 0; b < m.gpus; ++b) cell(os, readers::smi_cell(m.gpu_gpu[a][b], m.nv_links[a][b]));
+    for (int n = 0; n < m.nics; ++n) cell(os, readers::smi_cell(m.gpu_nic[a][n], 0));
+    os << m.gpu_numa[a] << "\n";
+  }
+  for (int n = 0; n < m.nics; ++n) {
+    cell(os, "NIC" + std::to_string(n));
+    for (int g = 0; g < m.gpus; ++g) cell(os, readers::smi_cell(m.gpu_nic[g][n], 0));
+    for (int k = 0; k < m.nics; ++k)
+      cell(os, k == n ? " X " : (m.nic_nic.empty() ? "?" : readers::smi_cell(m.nic_nic[n][k], 0)));
+    os << "\n";
+  }
+  os << "\nLegend: X self; SYS across NUMA nodes; NODE across host bridges of one NUMA node; PHB through a\n"
+        "host bridge; PXB through several PCIe switches; PIX through at most one; NV# a bonded set of # NVLinks\n";
+  return os.str();
+}
+}  // namespace
+
+std::string render_topo(const ScenarioSpec& spec, int max_ranks_listed) {
+  const hw::NodeSpec node = topology::resolve_node(spec.cluster);
+  const topology::NodeGraph graph(node);
+  const nccl::NcclEnv env = nccl::parse_nccl_env(spec.nccl_env);
+  const topology::Placement layout = topology::make_placement(spec.cluster, spec.placement, node.gpus);
+  const nccl::TransportModel model(node, graph, spec.placement, layout, env);
+  std::ostringstream os;
+  os << "Machine: " << spec.cluster.nodes << " x " << node.name << " (" << node.gpus << " x " << node.gpu.name << ", "
+     << node.citation << ")\n";
+  os << "Placement: " << layout.pods_per_node << " pod(s) x " << layout.gpus_per_pod << " GPU(s) per node, "
+     << layout.size() << " ranks, " << (spec.placement.single_process ? "one process per pod" : "one process per GPU")
+     << "; NCCL counts nNodes " << model.nccl_nodes() << "\n\n";
+  os << "GPU topology of one node (nvidia-smi topo -m):\n" << matrix(graph.smi_matrix()) << "\n";
+  const int n = layout.size();
+  os << "Transport NCCL would log, sender -> receiver (channels = P2P channels to that peer):\n";
+  std::map<std::string, int> counts;
+  auto line = [&](int a, int b) {
+    RankInfo ra = layout.rank(a), rb = layout.rank(b);
+    Transport t = model.choose(ra, rb);
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "  %d[%d] -> %d[%d]  via %-24s path %-4s  channels %d\n", a, ra.pod_rank, b,
+                  rb.pod_rank, t.label.c_str(), path_type_name(t.path), model.p2p_channels(ra, rb));
+    os << buf;
+  };
+  // Every pair up to 256 ranks; beyond, rank 0's peers (counting 268M pairs would take minutes).
+  const bool all_pairs = n <= 256;
+  for (int a = 0; a < (all_pairs ? n : 1); ++a)
+    for (int b = 0; b < n; ++b)
+      if (a != b) ++counts[model.choose(layout.rank(a), layout.rank(b)).label];
+  if (n <= max_ranks_listed) {
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b)
+        if (a != b) line(a, b);
+  } else {
+    os << "  (" << n << " ranks: rank 0's peers only)\n";
+    for (int b = 1; b < n && b <= max_ranks_listed; ++b) line(0, b);
+  }
+  if (n == 1) os << "  (one rank: no peers)\n";
+  os << (all_pairs ? "\nPairs per transport:\n" : "\nRank 0's peers per transport:\n");
+  for (const auto& [label, c] : counts) os << "  " << label << ": " << c << "\n";
+  return os.str();
+}
+
+}  // namespace models

@@ -1,0 +1,15 @@
+#pragma once
+// `commsim topo`: the node's GPU matrix in the style of `nvidia-smi topo -m`, then the transport
+// NCCL would log for each rank pair and the P2P channels it would open to that peer.
+#include <string>
+
+#include "models/spec.hpp"
+
+namespace models {
+
+// Throws SpecError / ParseError like World::build. Lists every ordered pair up to
+// `max_pairs_listed` ranks' worth (16 ranks: 240 pairs); beyond, rank 0's pairs and a count per
+// transport label.
+std::string render_topo(const ScenarioSpec& spec, int max_ranks_listed = 16);
+
+}  // namespace models

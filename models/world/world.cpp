@@ -1,0 +1,252 @@
+// models::World: placement, per-node topology and transport tables, and the sim::FlowNetwork
+// links every transfer crosses. Per-node structures only: transports are computed on demand, so
+// 16k ranks need a few MB (links of 2k nodes), not 268M pair entries.
+//
+// Links per node (names "node<i>/..."): per GPU "gpu<g>/nvlink.tx|rx" (its NVLink ports to the
+// NVSwitch or peers, all links together) and "gpu<g>/pcie.up|down" (its slot); per PCIe switch
+// "pcisw<s>/pcie.up|down" (the uplink to the root complex, shared by the GPUs and NICs below);
+// "hostmem" (DRAM); per NIC group "nic<n>.tx|rx" ("nic<a>-<b>" when a GPU spreads over several);
+// "eth.tx|rx" (the ordinary interface NET/Socket uses between hosts) and "loopback" (TCP between
+// pods of one host). The fabric between nodes is taken as non-blocking.
+#include "models/world/world.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "models/error.hpp"
+#include "models/hw/links.hpp"
+#include "models/nccl/env.hpp"
+#include "models/nccl/transport.hpp"
+#include "models/params.hpp"
+#include "models/topology/node_graph.hpp"
+#include "models/topology/resolve.hpp"
+#include "sim/check.hpp"
+
+namespace models {
+
+namespace {
+
+const char* nic_link_kind(hw::NicKind k) {
+  switch (k) {
+    case hw::NicKind::Efa: return "efa";
+    case hw::NicKind::Ib:
+    case hw::NicKind::Roce: return "ib";
+    default: return "eth";
+  }
+}
+
+struct NodeLinks {
+  std::vector<sim::LinkId> nvl_tx, nvl_rx, pcie_up, pcie_down, sw_up, sw_down, nic_tx, nic_rx;
+  sim::LinkId hostmem, eth_tx, eth_rx, loopback;
+};
+
+class WorldImpl final : public World {
+ public:
+  WorldImpl(const ScenarioSpec& spec, sim::FlowNetwork& net)
+      : node_(topology::resolve_node(spec.cluster)),
+        graph_(node_),
+        env_(nccl::parse_nccl_env(spec.nccl_env)),
+        layout_(topology::make_placement(spec.cluster, spec.placement, node_.gpus)),
+        transports_(node_, graph_, spec.placement, layout_, env_) {
+    ranks_.reserve(layout_.size());
+    for (int r = 0; r < layout_.size(); ++r) ranks_.push_back(layout_.rank(r));
+    build_links(spec, net);
+  }
+
+  int size() const override { return static_cast<int>(ranks_.size()); }
+  int nodes() const override { return layout_.nodes; }
+  const RankInfo& rank(int r) const override { return ranks_.at(r); }
+  Transport transport(int a, int b) const override { return transports_.choose(ranks_.at(a), ranks_.at(b)); }
+
+  void path(int a, int b, std::vector<sim::LinkId>& out) const override {
+    const RankInfo &ra = ranks_.at(a), &rb = ranks_.at(b);
+    const Transport t = transports_.choose(ra, rb);
+    const NodeLinks &la = links_[ra.node], &lb = links_[rb.node];
+    const int ga = ra.local_gpu, gb = rb.local_gpu;
+    switch (t.kind) {
+      case TransportKind::P2P:
+        if (t.link_class == LinkClass::NVLink) {
+          out.push_back(la.nvl_tx[ga]);
+          out.push_back(lb.nvl_rx[gb]);
+        } else {
+          out.push_back(la.pcie_up[ga]);
+          up_to(la, ga, graph_.gpu_switch(gb), out);
+          down_from(lb, gb, graph_.gpu_switch(ga), out);
+          out.push_back(lb.pcie_down[gb]);
+        }
+        return;
+      case TransportKind::SHM:
+        out.push_back(la.pcie_up[ga]);
+        up_to(la, ga, -1, out);
+        out.push_back(la.hostmem);
+        down_from(lb, gb, -1, out);
+        out.push_back(lb.pcie_down[gb]);
+        return;
+      case TransportKind::NET: break;
+    }
+    out.push_back(la.pcie_up[ga]);
+    const bool same_node = ra.node == rb.node;
+    if (t.net_plugin == NetPlugin::Socket) {
+      // Staged in host memory on both sides; the kernel's TCP stack over the node's interface
+      // (or loopback between pods of one host).
+      up_to(la, ga, -1, out);
+      out.push_back(la.hostmem);
+      if (same_node) {
+        out.push_back(la.loopback);
+      } else {
+        out.push_back(la.eth_tx);
+        out.push_back(lb.eth_rx);
+        out.push_back(lb.hostmem);
+      }
+      down_from(lb, gb, -1, out);
+      out.push_back(lb.pcie_down[gb]);
+      return;
+    }
+    const int na = transports_.nic_group_of(ga), nb = transports_.nic_group_of(gb);
+    SIM_CHECK(na >= 0 && nb >= 0, "NET over a NIC plugin without a NIC");
+    const auto& groups = transports_.nic_groups();
+    const bool gdr_b = transports_.choose(rb, ra).gdr;  // the receiver's side decides its own GDR
+    if (t.gdr) {
+      up_to(la, ga, groups[na].pcie_switch, out);
+    } else {
+      up_to(la, ga, -1, out);
+      out.push_back(la.hostmem);
+    }
+    out.push_back(la.nic_tx[na]);
+    out.push_back(lb.nic_rx[nb]);
+    if (gdr_b) {
+      down_from(lb, gb, groups[nb].pcie_switch, out);
+    } else {
+      if (!(same_node && !t.gdr)) out.push_back(lb.hostmem);
+      down_from(lb, gb, -1, out);
+    }
+    out.push_back(lb.pcie_down[gb]);
+  }
+
+  void host_to_gpu(int r, std::vector<sim::LinkId>& out) const override {
+    const RankInfo& ri = ranks_.at(r);
+    const NodeLinks& l = links_[ri.node];
+    out.push_back(l.hostmem);
+    down_from(l, ri.local_gpu, -1, out);
+    out.push_back(l.pcie_down[ri.local_gpu]);
+  }
+  void gpu_to_host(int r, std::vector<sim::LinkId>& out) const override {
+    const RankInfo& ri = ranks_.at(r);
+    const NodeLinks& l = links_[ri.node];
+    out.push_back(l.pcie_up[ri.local_gpu]);
+    up_to(l, ri.local_gpu, -1, out);
+    out.push_back(l.hostmem);
+  }
+
+  const topology::Placement& placement() const override { return layout_; }
+  const hw::NodeSpec& node() const override { return node_; }
+  const nccl::NcclEnv& nccl_env() const override { return env_; }
+
+  std::string describe() const override {
+    std::string s =
+        std::to_string(layout_.nodes) + " x " + node_.name + " (" + std::to_string(node_.gpus) + " x " + node_.gpu.name;
+    if (node_.nvlink_gen) s += ", NVLink" + std::to_string(node_.nvlink_gen) + (node_.nvswitch ? " NVSwitch" : "");
+    s += ", PCIe gen" + std::to_string(node_.pcie_gen);
+    if (node_.nics) {
+      char rate[32];
+      std::snprintf(rate, sizeof rate, "%g", node_.nic_bytes_per_s * 8 / 1e9);
+      s += std::string(", ") + std::to_string(node_.nics) + " x " + hw::nic_kind_name(node_.nic_kind) + " " + rate +
+           " Gb/s";
+    }
+    s += "); " + std::to_string(layout_.pods_per_node) + " pod(s) x " + std::to_string(layout_.gpus_per_pod) +
+         " GPU(s) per node; NCCL nNodes " + std::to_string(transports_.nccl_nodes());
+    return s;
+  }
+
+ private:
+  // The switch uplink a GPU's traffic climbs unless its destination sits under the same switch.
+  void up_to(const NodeLinks& l, int g, int dest_switch, std::vector<sim::LinkId>& out) const {
+    int s = graph_.gpu_switch(g);
+    if (s >= 0 && s != dest_switch) out.push_back(l.sw_up[s]);
+  }
+  void down_from(const NodeLinks& l, int g, int src_switch, std::vector<sim::LinkId>& out) const {
+    int s = graph_.gpu_switch(g);
+    if (s >= 0 && s != src_switch) out.push_back(l.sw_down[s]);
+  }
+
+  void build_links(const ScenarioSpec& spec, sim::FlowNetwork& net) {
+    using sim::Time;
+    const int ng = graph_.gpus();
+    double nvl_bw = 0, nvl_lat = 0;
+    if (node_.nvlink_gen) {
+      hw::LinkTech nvl = hw::nvlink(node_.nvlink_gen);
+      // A GPU's NVLink port: all its links (through NVSwitch every peer shares them).
+      int links = node_.nvlink_links;
+      if (node_.imported)
+        for (int b = 1; b < ng; ++b) links = std::max(links, graph_.gpu_gpu(0, b).nv_links);
+      nvl_bw = param_or(spec.cluster.params, "nvlink.bandwidth", links * nvl.bytes_per_s);
+      nvl_lat = param_or(spec.cluster.params, "nvlink.latency",
+                         nvl.latency_s + (node_.nvswitch ? hw::nvswitch(4).latency_s : 0));
+    }
+    hw::LinkTech pci = hw::pcie(node_.pcie_gen, node_.pcie_lanes);
+    const double pcie_bw = param_or(spec.cluster.params, "pcie.bandwidth", pci.bytes_per_s);
+    const double pcie_lat = param_or(spec.cluster.params, "pcie.latency", pci.latency_s);
+    const double mem_bw = param_or(spec.cluster.params, "hostmem.bandwidth", node_.host_mem_bytes_per_s);
+    hw::LinkTech nic = node_.nic_kind == hw::NicKind::Efa
+                           ? hw::efa(node_.efa_generation, node_.nic_bytes_per_s * 8 / 1e9)
+                           : hw::infiniband(node_.nic_bytes_per_s > 25e9 ? "ndr" : "hdr");
+    const double nic_bw = param_or(spec.cluster.params, "nic.bandwidth", node_.nic_bytes_per_s);
+    const double nic_lat = param_or(spec.cluster.params, "nic.latency", nic.latency_s);
+    hw::LinkTech eth = node_.eth_driver == "virtio" ? hw::virtio_nic(node_.eth_bytes_per_s * 8 / 1e9)
+                                                    : hw::ena(node_.eth_bytes_per_s * 8 / 1e9);
+    const double eth_bw = param_or(spec.cluster.params, "eth.bandwidth", node_.eth_bytes_per_s);
+    const double eth_lat = param_or(spec.cluster.params, "eth.latency", eth.latency_s);
+    hw::LinkTech lo = hw::tcp_loopback();
+    const double lo_bw = param_or(spec.cluster.params, "loopback.bandwidth", lo.bytes_per_s);
+    // Each direction of a GPU<->X transfer crosses two of these links: half the latency each.
+    const Time nvl_half = Time::from_seconds(nvl_lat / 2), pcie_half = Time::from_seconds(pcie_lat / 2);
+    const char* nic_kind = nic_link_kind(node_.nic_kind);
+    const auto& groups = transports_.nic_groups();
+    links_.resize(layout_.nodes);
+    for (int n = 0; n < layout_.nodes; ++n) {
+      NodeLinks& l = links_[n];
+      const std::string p = "node" + std::to_string(n) + "/";
+      for (int g = 0; g < ng; ++g) {
+        const std::string gp = p + "gpu" + std::to_string(g) + "/";
+        if (nvl_bw > 0) {
+          l.nvl_tx.push_back(net.add_link(gp + "nvlink.tx", "nvlink", nvl_bw, nvl_half));
+          l.nvl_rx.push_back(net.add_link(gp + "nvlink.rx", "nvlink", nvl_bw, nvl_half));
+        }
+        l.pcie_up.push_back(net.add_link(gp + "pcie.up", "pcie", pcie_bw, pcie_half));
+        l.pcie_down.push_back(net.add_link(gp + "pcie.down", "pcie", pcie_bw, pcie_half));
+      }
+      for (int s = 0; s < graph_.pcie_switches(); ++s) {
+        const std::string sp = p + "pcisw" + std::to_string(s) + "/";
+        l.sw_up.push_back(net.add_link(sp + "pcie.up", "pcie", pcie_bw, Time::zero()));
+        l.sw_down.push_back(net.add_link(sp + "pcie.down", "pcie", pcie_bw, Time::zero()));
+      }
+      l.hostmem = net.add_link(p + "hostmem", "hostmem", mem_bw, Time::zero());
+      for (const auto& grp : groups) {
+        std::string name = p + "nic" + std::to_string(grp.nics.front());
+        if (grp.nics.size() > 1) name += "-" + std::to_string(grp.nics.back());
+        double bw = nic_bw * static_cast<double>(grp.nics.size());
+        l.nic_tx.push_back(net.add_link(name + ".tx", nic_kind, bw, Time::from_seconds(nic_lat / 2)));
+        l.nic_rx.push_back(net.add_link(name + ".rx", nic_kind, bw, Time::from_seconds(nic_lat / 2)));
+      }
+      l.eth_tx = net.add_link(p + "eth.tx", "eth", eth_bw, Time::from_seconds(eth_lat / 2));
+      l.eth_rx = net.add_link(p + "eth.rx", "eth", eth_bw, Time::from_seconds(eth_lat / 2));
+      l.loopback = net.add_link(p + "loopback", "eth", lo_bw, Time::from_seconds(lo.latency_s));
+    }
+  }
+
+  hw::NodeSpec node_;
+  topology::NodeGraph graph_;
+  nccl::NcclEnv env_;
+  topology::Placement layout_;
+  nccl::TransportModel transports_;
+  std::vector<RankInfo> ranks_;
+  std::vector<NodeLinks> links_;
+};
+
+}  // namespace
+
+std::unique_ptr<World> World::build(const ScenarioSpec& spec, sim::FlowNetwork& net) {
+  return std::make_unique<WorldImpl>(spec, net);
+}
+
+}  // namespace models

@@ -1,0 +1,46 @@
+// [nccl.env] names: a misspelt NCCL variable is an error with "did you mean"; real variables that
+// commsim does not model are kept and reported, so no setting silently does nothing.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "models/error.hpp"
+#include "models/nccl/env.hpp"
+
+using namespace models::nccl;
+
+TEST_CASE("nccl env names: a misspelt variable is refused with the name it was meant to be", "[nccl][env]") {
+  try {
+    parse_nccl_env({{"NCCL_P2P_LEVLE", "NVL"}});
+    FAIL("NCCL_P2P_LEVLE was accepted");
+  } catch (const models::SpecError& e) {
+    CHECK(e.key() == "nccl.env.NCCL_P2P_LEVLE");
+    CHECK(std::string(e.what()).find("did you mean NCCL_P2P_LEVEL") != std::string::npos);
+  }
+  CHECK_THROWS_AS(parse_nccl_env({{"NCCL_SHM_DISABEL", "1"}}), models::SpecError);
+  CHECK_THROWS_AS(parse_nccl_env({{"NCCL_BUFSIZE", "1048576"}}), models::SpecError);
+  // Real variables, modelled or not, and names far from any known one, pass.
+  CHECK_NOTHROW(parse_nccl_env({{"NCCL_P2P_LEVEL", "NVL"},
+                                {"NCCL_CROSS_NIC", "1"},
+                                {"NCCL_LL128_BUFFSIZE", "1"},
+                                {"NCCL_SOMETHING_NEW", "1"},
+                                {"FI_EFA_USE_DEVICE_RDMA", "1"}}));
+}
+
+TEST_CASE("nccl env names: set but unmodelled variables are named in the notes, modelled ones are not", "[nccl][env]") {
+  const auto notes = unmodelled_nccl_env_notes({{"NCCL_P2P_LEVEL", "NVL"},
+                                                {"NCCL_DEBUG", "INFO"},
+                                                {"NCCL_CROSS_NIC", "1"},
+                                                {"FI_PROVIDER", "efa"},
+                                                {"NCCL_SOMETHING_NEW", "1"}});
+  REQUIRE(notes.size() == 2);
+  CHECK(notes[0] ==
+        "nccl.env: FI_PROVIDER, NCCL_CROSS_NIC are set but not modelled (no effect on the simulated times)");
+  CHECK(notes[1] == "nccl.env: NCCL_SOMETHING_NEW is not known to commsim (kept; no effect on the simulated times)");
+  CHECK(unmodelled_nccl_env_notes({{"NCCL_P2P_DISABLE", "1"}, {"NCCL_DEBUG", "WARN"}}).empty());
+  // NVLS is never simulated: off changes nothing, on is a feature commsim does not model.
+  CHECK(unmodelled_nccl_env_notes({{"NCCL_NVLS_ENABLE", "0"}}).empty());
+  CHECK(unmodelled_nccl_env_notes({{"NCCL_NVLS_ENABLE", "1"}}).size() == 1);
+  // Every modelled variable parses (values checked elsewhere); none of them is reported.
+  for (const auto& name : modelled_nccl_variables()) CHECK(unmodelled_nccl_env_notes({{name, "1"}}).empty());
+}

@@ -1,0 +1,74 @@
+// The NCCL environment, parsed once per run (models/nccl/env.hpp): one struct for the transport
+// rules, the channel counts and the tuner, one list of modelled variables, one integer syntax.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "models/error.hpp"
+#include "models/nccl/env.hpp"
+#include "models/nccl/ops.hpp"
+#include "models/world/world.hpp"
+#include "sim/flow_network.hpp"
+#include "sim/simulator.hpp"
+
+using namespace models::nccl;
+
+TEST_CASE("nccl env: every modelled variable is parsed, and a value NCCL would refuse is an error", "[nccl]") {
+  const auto& names = modelled_nccl_variables();
+  REQUIRE(names.size() == 20);
+  for (const std::string& name : names) {
+    INFO(name);
+    // An empty NCCL_HOSTID is the one value of it NCCL cannot use; for the others, a word.
+    const std::string bad = name == "NCCL_HOSTID" ? "" : "not-a-value";
+    try {
+      parse_nccl_env({{name, bad}});
+      FAIL("accepted " + name + "='" + bad + "'");
+    } catch (const models::SpecError& e) {
+      CHECK(e.key() == "nccl.env." + name);
+    }
+  }
+}
+
+TEST_CASE("nccl env: integers are read as NCCL reads them (strtoll, base 0), by every reader", "[nccl]") {
+  const NcclEnv e = parse_nccl_env({{"NCCL_BUFFSIZE", "0x100000"}, {"NCCL_MAX_NCHANNELS", "010"}});
+  CHECK(e.buffsize == 1 << 20);
+  CHECK(e.max_nchannels == 8);  // octal, as NCCL's strtoll(.., 0) reads it
+  REQUIRE(e.tuning.max_channels);
+  CHECK(*e.tuning.max_channels == 8);  // the tuner sees the same number
+  try {
+    parse_nccl_env({{"NCCL_MIN_NCHANNELS", "65"}});
+    FAIL("65 channels accepted");
+  } catch (const models::SpecError& e) {
+    CHECK(std::string(e.what()) == "NCCL_MIN_NCHANNELS=65 is out of range (expected an integer from 1 to 64)");
+  }
+}
+
+TEST_CASE("nccl env: NCCL_MIN/MAX_CTAS win over NCCL_MIN/MAX_NCHANNELS for the tuner only", "[nccl]") {
+  const NcclEnv e = parse_nccl_env({{"NCCL_MAX_CTAS", "8"},
+                                    {"NCCL_MAX_NCHANNELS", "4"},
+                                    {"NCCL_MIN_CTAS", "2"},
+                                    {"NCCL_MIN_NCHANNELS", "1"},
+                                    {"NCCL_PROTO", "Simple"}});
+  CHECK(*e.tuning.max_channels == 8);
+  CHECK(*e.tuning.min_channels == 2);
+  CHECK(e.max_nchannels == 4);  // P2P channels per peer still follow NCCL_MAX_NCHANNELS
+  CHECK(e.tuning.proto_forced);
+  CHECK_FALSE(e.tuning.proto_enabled[static_cast<int>(Proto::LL)]);
+  CHECK(e.tuning.proto_enabled[static_cast<int>(Proto::Simple)]);
+  const NcclEnv none = parse_nccl_env({});
+  CHECK_FALSE(none.tuning.max_channels);
+  CHECK_FALSE(none.tuning.proto_forced);
+}
+
+TEST_CASE("nccl env: the World parses the scenario's [nccl.env] once and hands it out", "[nccl]") {
+  models::ScenarioSpec spec;
+  spec.cluster.instance = "h200x4";
+  spec.nccl_env = {{"NCCL_BUFFSIZE", "8388608"}, {"NCCL_ALGO", "Ring"}};
+  sim::Simulator simulator;
+  sim::FlowNetwork net(simulator);
+  const auto world = models::World::build(spec, net);
+  CHECK(world->nccl_env().buffsize == 8388608);
+  CHECK(world->nccl_env().tuning.algo_enabled[static_cast<int>(Algo::Ring)]);
+  CHECK_FALSE(world->nccl_env().tuning.algo_enabled[static_cast<int>(Algo::Tree)]);
+  CHECK(world->nccl_env().raw == spec.nccl_env);
+}

@@ -1,0 +1,68 @@
+// NIC assignment on one node (models/nccl/nic_groups.hpp): which NICs a pod sees, which a GPU
+// sends through. Rigs: p4d.24xlarge (8 A100, 4 EFA, one per pair of GPUs under a PCIe switch)
+// and p5.48xlarge (8 H100, 32 EFA, four per GPU).
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+
+#include "models/nccl/nic_groups.hpp"
+#include "models/topology/resolve.hpp"
+
+using models::nccl::assign_nics;
+using models::nccl::NicAssignment;
+
+namespace {
+struct Node {
+  models::hw::NodeSpec spec;
+  models::topology::NodeGraph graph;
+  explicit Node(const std::string& instance)
+      : spec(models::topology::resolve_node([&] {
+          models::ClusterSpec c;
+          c.instance = instance;
+          return c;
+        }())),
+        graph(spec) {}
+};
+}  // namespace
+
+TEST_CASE("nic groups: one pod sees every NIC, each GPU sends through the NICs nearest to it", "[nccl]") {
+  const Node p4d("p4d.24xlarge");
+  REQUIRE(p4d.graph.nics() == 4);
+  const NicAssignment a = assign_nics(p4d.graph, {1, 1, 8});
+  REQUIRE(a.pod_nics.size() == 1);
+  CHECK(a.pod_nics[0] == std::vector<int>{0, 1, 2, 3});
+  CHECK(a.groups.size() == 4);  // one EFA per pair of GPUs
+  for (int g = 0; g < 8; ++g) {
+    INFO("GPU " << g);
+    REQUIRE(a.gpu_group[g] >= 0);
+    CHECK(a.groups[a.gpu_group[g]].nics.size() == 1);
+    CHECK(a.gpu_group[g] == a.gpu_group[g ^ 1]);                         // GPUs 2k and 2k+1 share their switch's EFA
+    CHECK(a.gpu_nic_label[g] == a.groups[a.gpu_group[g]].nics.front());  // the pod sees all: label = index
+  }
+  const Node p5("p5.48xlarge");
+  REQUIRE(p5.graph.nics() == 32);
+  const NicAssignment b = assign_nics(p5.graph, {1, 1, 8});
+  CHECK(b.groups.size() == 8);
+  for (int g = 0; g < 8; ++g) CHECK(b.groups[b.gpu_group[g]].nics.size() == 4);
+}
+
+TEST_CASE("nic groups: pods get NICs of their own while there are enough, then share", "[nccl]") {
+  const Node p4d("p4d.24xlarge");
+  // seeds/000: 4 pods x 1 GPU, each pod asks for one EFA: four different EFAs, each seen as dev 0.
+  const NicAssignment four = assign_nics(p4d.graph, {1, 4, 1});
+  std::set<int> held;
+  for (int pod = 0; pod < 4; ++pod) {
+    INFO("pod " << pod);
+    REQUIRE(four.pod_nics[pod].size() == 1);
+    held.insert(four.pod_nics[pod][0]);
+    CHECK(four.gpu_nic_label[pod] == 0);
+  }
+  CHECK(held.size() == 4);
+  // 8 pods x 1 GPU, 4 EFAs: no pod can hold one alone; each uses the one next to its GPU.
+  const NicAssignment eight = assign_nics(p4d.graph, {1, 8, 1});
+  for (int pod = 0; pod < 8; ++pod) {
+    REQUIRE(eight.pod_nics[pod].size() == 1);
+    CHECK(eight.pod_nics[pod] == eight.pod_nics[pod ^ 1]);
+  }
+}

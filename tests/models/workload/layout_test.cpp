@@ -1,0 +1,123 @@
+// The parallel layout (models/workload/layout.hpp): every [parallel] check in one place, each
+// error at the key the user must change.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "models/error.hpp"
+#include "models/workload/layout.hpp"
+#include "models/workload/strategy.hpp"
+#include "models/world/world.hpp"
+#include "sim/flow_network.hpp"
+#include "sim/simulator.hpp"
+
+using namespace models::workload;
+
+namespace {
+models::ScenarioSpec scenario(const std::string& strategy, int tp = 1, int pp = 1, int dp = 0) {
+  models::ScenarioSpec s;
+  s.parallel.strategy = strategy;
+  s.parallel.tp = tp;
+  s.parallel.pp = pp;
+  s.parallel.dp = dp;
+  return s;
+}
+ModelShape decoder() {  // 8 layers, 32 heads
+  models::ModelSpec ms;
+  ms.preset = "h200x4-decoder";
+  return resolve_model(ms);
+}
+// The key of the SpecError make_layout throws, empty when it accepts.
+std::string error_key(const models::ScenarioSpec& s, int world_size) {
+  try {
+    make_layout(s, decoder(), world_size);
+  } catch (const models::SpecError& e) {
+    return e.key();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("layout: strategy names are the scenario's values", "[workload]") {
+  for (Strategy s : {Strategy::Zero3, Strategy::Fsdp, Strategy::Ddp, Strategy::Megatron})
+    CHECK(parse_strategy(strategy_name(s)) == s);
+  CHECK_FALSE(parse_strategy("zero-3"));
+  CHECK(error_key(scenario("zero-3"), 4) == "parallel.strategy");
+}
+
+TEST_CASE("layout: megatron splits the ranks into tp x pp x dp", "[workload]") {
+  REQUIRE(decoder().layers == 8);
+  REQUIRE(decoder().heads == 32);
+  auto s = scenario("megatron", 2, 2);
+  s.training.grad_accum = 3;
+  const ParallelLayout l = make_layout(s, decoder(), 8);
+  CHECK(l.strategy == Strategy::Megatron);
+  CHECK(l.tp == 2);
+  CHECK(l.pp == 2);
+  CHECK(l.dp == 2);  // derived: 8 / (2 x 2)
+  CHECK(l.size() == 8);
+  CHECK(l.pipeline_micro_batches == 3);  // grad_accum when parallel.micro_batches is not set
+  s.parallel.micro_batches = 6;
+  CHECK(make_layout(s, decoder(), 8).pipeline_micro_batches == 6);
+  CHECK_FALSE(l.sharded());
+}
+
+TEST_CASE("layout: each impossible megatron layout names the key to change", "[workload]") {
+  CHECK(error_key(scenario("megatron", 3), 8) == "parallel.tp");        // 3 does not divide 8
+  CHECK(error_key(scenario("megatron", 2, 2, 4), 8) == "parallel.dp");  // 2 x 2 x 4 = 16 != 8
+  CHECK(error_key(scenario("megatron", 1, 8), 8).empty());              // 8 layers over 8 stages
+  CHECK(error_key(scenario("megatron", 1, 16), 16) == "parallel.pp");   // 8 layers over 16 stages
+  CHECK(error_key(scenario("megatron", 3), 3) == "parallel.tp");        // 3 does not divide 32 heads
+}
+
+TEST_CASE("layout: data-parallel strategies take every rank and no tp or pp", "[workload]") {
+  for (const char* name : {"zero3", "fsdp", "ddp"}) {
+    INFO(name);
+    const ParallelLayout l = make_layout(scenario(name), decoder(), 4);
+    CHECK(l.dp == 4);
+    CHECK(l.tp * l.pp == 1);
+    CHECK(error_key(scenario(name, 2), 4) == "parallel.tp");
+    CHECK(error_key(scenario(name, 1, 2), 4) == "parallel.tp");
+    CHECK(error_key(scenario(name, 1, 1, 2), 4) == "parallel.dp");
+    CHECK(error_key(scenario(name, 1, 1, 4), 4).empty());
+  }
+  CHECK(make_layout(scenario("zero3"), decoder(), 4).sharded());
+  CHECK(make_layout(scenario("fsdp"), decoder(), 4).sharded());
+  CHECK_FALSE(make_layout(scenario("ddp"), decoder(), 4).sharded());
+  auto z2 = scenario("zero3");
+  z2.zero.stage = 2;
+  CHECK(error_key(z2, 4) == "zero.stage");
+  z2.parallel.strategy = "ddp";  // DDP does not read [zero]
+  CHECK(error_key(z2, 4).empty());
+}
+
+TEST_CASE("layout: placement facts come from the World, and agree with its ranks", "[workload]") {
+  // p4d.24xlarge: 8 GPUs per node; 2 nodes x 2 pods x 4 GPUs.
+  models::ScenarioSpec spec = scenario("zero3");
+  spec.cluster.instance = "p4d.24xlarge";
+  spec.cluster.nodes = 2;
+  spec.placement.pods_per_node = 2;
+  spec.placement.gpus_per_pod = 4;
+  sim::Simulator simulator;
+  sim::FlowNetwork net(simulator);
+  const auto world = models::World::build(spec, net);
+  const auto& p = world->placement();
+  int same_node = 0, same_pod = 0;
+  for (int r = 0; r < world->size(); ++r) {
+    same_node += world->rank(r).node == world->rank(0).node;
+    same_pod += world->rank(r).node == world->rank(0).node && world->rank(r).pod == world->rank(0).pod;
+  }
+  CHECK(p.ranks_per_node() == 8);
+  CHECK(p.ranks_per_pod() == 4);
+  CHECK(p.ranks_per_node() == same_node);
+  CHECK(p.ranks_per_pod() == same_pod);
+  CHECK(world->node().gpu.name == world->gpu_name());
+  // The strategy step builds one data-parallel program over all 16 ranks.
+  spec.model = models::ModelSpec{};
+  spec.model->preset = "h200x4-decoder";
+  const StepPlan plan = plan_step(spec, *world);
+  CHECK(plan.programs.size() == 1);
+  REQUIRE(plan.groups.size() == 1);
+  CHECK(plan.groups[0].ranks.size() == 16);
+  CHECK(plan.ranks.size() == 16);
+}

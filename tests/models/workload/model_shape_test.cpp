@@ -1,0 +1,61 @@
+// Model presets and the compute model's closed forms.
+#include <catch2/catch.hpp>
+
+#include "models/error.hpp"
+#include "models/params.hpp"
+#include "models/workload/compute.hpp"
+#include "models/workload/model_shape.hpp"
+
+using namespace models::workload;
+
+static ModelShape preset(const char* name) {
+  models::ModelSpec s;
+  s.preset = name;
+  return resolve_model(s);
+}
+
+TEST_CASE("workload: presets have the published parameter counts", "[workload]") {
+  // Llama-3-8B: "Number of trainable parameters = 8,030,261,248" (seed 002's trainer log).
+  CHECK(preset("llama-3-8b").total_params() == 8030261248LL);
+  // Calibration decoder: 2,208,370,688 (scenarios/validation/h200x4/measured/README.md, z3_n1.json).
+  CHECK(preset("h200x4-decoder").total_params() == 2208370688LL);
+  // Llama-2-7B: 6,738,415,616 (Touvron et al. 2023, HF model card "7B"), Llama-3-70B: 70.55e9.
+  CHECK(preset("llama-2-7b").total_params() == 6738415616LL);
+  CHECK(preset("llama-3-70b").total_params() == 70553706496LL);
+}
+
+TEST_CASE("workload: explicit shapes override a preset and bad shapes are SpecErrors", "[workload]") {
+  models::ModelSpec s;
+  s.preset = "llama-3-8b";
+  s.layers = 2;
+  CHECK(resolve_model(s).layers == 2);
+  models::ModelSpec bad;
+  bad.preset = "llama-9";
+  CHECK_THROWS_AS(resolve_model(bad), models::SpecError);
+  models::ModelSpec partial;
+  partial.hidden = 1024;
+  CHECK_THROWS_AS(resolve_model(partial), models::SpecError);
+}
+
+TEST_CASE("workload: block FLOPs follow 2 x params x tokens plus causal attention", "[workload]") {
+  const ModelShape m = preset("h200x4-decoder");
+  const int64_t tokens = 4096;
+  // F_block = 2 T (4h^2 + 3 h ffn) + 2 T s h   (MHA: k, v are h x h; causal attention halved)
+  const double expect = 2.0 * tokens * (4.0 * 4096 * 4096 + 3.0 * 4096 * 14336) + 2.0 * tokens * 2048 * 4096;
+  CHECK(block_forward_flops(m, tokens) == Approx(expect).epsilon(1e-12));
+  CHECK(block_forward_flops(m, tokens, 4) == Approx(expect / 4).epsilon(1e-12));
+  CHECK(head_forward_flops(m, tokens) == Approx(2.0 * tokens * 32000 * 4096));
+}
+
+TEST_CASE("workload: the stored efficiencies are the fit of the two single-GPU runs", "[workload]") {
+  const ModelShape m = preset("h200x4-decoder");
+  // z3_n1.json mean 0.160606 s (FSDP2, fp32 params), tp_n1.json mean 0.116572 s (bf16 params).
+  const StepWork z3 = single_gpu_work(m, 2, false, true, 4);
+  const StepWork tp = single_gpu_work(m, 2, false, false, 2);
+  const Fit fit = fit_single_gpu(z3, 0.16060630480448404, tp, 0.11657243520021439, 989e12, 4800e9);
+  CHECK(fit.efficiency == Approx(models::param_default("compute.efficiency")).epsilon(1e-3));
+  CHECK(fit.hbm_efficiency == Approx(models::param_default("compute.hbm_efficiency")).epsilon(1e-3));
+  // Physical ranges: below the bare-GEMM rate of matmul.txt (<= 0.81) and below HBM peak.
+  CHECK(fit.efficiency < 0.81);
+  CHECK(fit.hbm_efficiency < 1.0);
+}

@@ -1,0 +1,105 @@
+// The links a transfer crosses for each transport, and their physical capacities.
+#include <catch2/catch.hpp>
+
+#include "models/spec.hpp"
+#include "models/world/world.hpp"
+#include "sim/flow_network.hpp"
+#include "sim/simulator.hpp"
+
+namespace {
+std::vector<std::string> names(const sim::FlowNetwork& net, const std::vector<sim::LinkId>& ids) {
+  std::vector<std::string> out;
+  for (auto id : ids) out.push_back(net.link_name(id));
+  return out;
+}
+models::ScenarioSpec scenario(const std::string& instance, int pods, int gpus, int nodes = 1) {
+  models::ScenarioSpec s;
+  s.cluster.instance = instance;
+  s.cluster.nodes = nodes;
+  s.placement.pods_per_node = pods;
+  s.placement.gpus_per_pod = gpus;
+  return s;
+}
+using V = std::vector<std::string>;
+}  // namespace
+
+TEST_CASE("transport: P2P NVLink crosses the sender's NVLink tx and the receiver's rx", "[models][nccl]") {
+  sim::Simulator simulator;
+  sim::FlowNetwork net(simulator);
+  auto w = models::World::build(scenario("h200x4", 1, 4), net);
+  std::vector<sim::LinkId> p;
+  w->path(0, 1, p);
+  CHECK(names(net, p) == V{"node0/gpu0/nvlink.tx", "node0/gpu1/nvlink.rx"});
+  // 18 NVLink-4 links x 25 GB/s per direction (H100/H200 datasheet: 900 GB/s bidirectional).
+  CHECK(net.link_capacity(p[0]) == Approx(450e9));
+  CHECK(net.link_kind(p[0]) == "nvlink");
+  // One flow on idle links: T = latency + bytes / bandwidth (flow_network.hpp).
+  double done = -1;
+  net.start(p, 450'000'000, [&] { done = simulator.now().seconds(); });
+  simulator.run();
+  CHECK(done == Approx(1e-3 + net.link_latency(p[0]).seconds() + net.link_latency(p[1]).seconds()));
+}
+
+TEST_CASE("transport: SHM and Socket paths go through host memory", "[models][nccl]") {
+  sim::Simulator simulator;
+  sim::FlowNetwork net(simulator);
+  auto s = scenario("h200x4", 1, 4);
+  s.nccl_env["NCCL_P2P_DISABLE"] = "1";
+  auto shm = models::World::build(s, net);
+  std::vector<sim::LinkId> p;
+  shm->path(0, 2, p);
+  CHECK(names(net, p) == V{"node0/gpu0/pcie.up", "node0/hostmem", "node0/gpu2/pcie.down"});
+  s.nccl_env["NCCL_SHM_DISABLE"] = "1";
+  sim::FlowNetwork net2(simulator);
+  auto sock = models::World::build(s, net2);
+  p.clear();
+  sock->path(0, 2, p);
+  // One host: TCP over the kernel loopback.
+  CHECK(names(net2, p) == V{"node0/gpu0/pcie.up", "node0/hostmem", "node0/loopback", "node0/gpu2/pcie.down"});
+}
+
+TEST_CASE("transport: NET with GDR uses the GPU's closest NIC, p4d shares one EFA per two GPUs", "[models][nccl]") {
+  sim::Simulator simulator;
+  sim::FlowNetwork net(simulator);
+  auto w = models::World::build(scenario("p4d.24xlarge", 1, 8, 2), net);
+  std::vector<sim::LinkId> p;
+  w->path(3, 11, p);  // GPU 3 of node 0 -> GPU 3 of node 1: both under switch 1 with EFA 1
+  CHECK(names(net, p) == V{"node0/gpu3/pcie.up", "node0/nic1.tx", "node1/nic1.rx", "node1/gpu3/pcie.down"});
+  CHECK(net.link_capacity(p[1]) == Approx(12.5e9));  // 100 Gb/s EFA v1
+  CHECK(net.link_kind(p[1]) == "efa");
+  // Staged (no GDR): host memory on both sides, crossing the switch uplinks.
+  auto s = scenario("p4d.24xlarge", 1, 8, 2);
+  s.nccl_env["NCCL_NET_GDR_LEVEL"] = "LOC";
+  sim::FlowNetwork net2(simulator);
+  auto staged = models::World::build(s, net2);
+  p.clear();
+  staged->path(3, 11, p);
+  CHECK(names(net2, p) == V{"node0/gpu3/pcie.up", "node0/pcisw1/pcie.up", "node0/hostmem", "node0/nic1.tx",
+                            "node1/nic1.rx", "node1/hostmem", "node1/pcisw1/pcie.down", "node1/gpu3/pcie.down"});
+}
+
+TEST_CASE("transport: p5 spreads a GPU over its four EFAs, params override raw capacities", "[models][nccl]") {
+  sim::Simulator simulator;
+  sim::FlowNetwork net(simulator);
+  auto s = scenario("p5.48xlarge", 1, 8, 2);
+  s.cluster.params["pcie.bandwidth"] = 40e9;
+  auto w = models::World::build(s, net);
+  std::vector<sim::LinkId> p;
+  w->path(0, 8, p);
+  CHECK(net.link_name(p[1]) == "node0/nic0-3.tx");
+  CHECK(net.link_capacity(p[1]) == Approx(4 * 12.5e9));  // 4 x 100 Gb/s EFA v2
+  CHECK(net.link_capacity(p[0]) == Approx(40e9));        // overridden
+  CHECK(w->transport(0, 8).label == "NET/Libfabric/0/GDRDMA");
+}
+
+TEST_CASE("transport: 16k ranks build quickly and answer transports on demand", "[models][nccl]") {
+  sim::Simulator simulator;
+  sim::FlowNetwork net(simulator);
+  auto w = models::World::build(scenario("p5.48xlarge", 1, 8, 2048), net);
+  CHECK(w->size() == 16384);
+  CHECK(w->transport(0, 16383).kind == models::TransportKind::NET);
+  CHECK(w->transport(16376, 16383).label == "P2P/CUMEM");
+  std::vector<sim::LinkId> p;
+  w->host_to_gpu(16383, p);
+  CHECK(net.link_name(p.front()) == "node2047/hostmem");
+}
