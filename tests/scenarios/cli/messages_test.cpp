@@ -46,6 +46,22 @@ TEST_CASE("messages: every command's user errors say what was expected", "[scena
        "--instance", "p4d.24xlarge", "--trainer-args", file("args.txt", "gradient_accumulation_steps=zero\n"), "--out",
        out},
       {"nccl-log", file("nolog.log", "NCCL INFO nothing here\n"), "--scenario", out, "--instance", "p4d.24xlarge"},
+      // an older NCCL's log ("Init COMPLETE" only) holding one host's ranks of two
+      {"nccl-log",
+       file("old.log",
+            "a:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\n"
+            "a:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE\n"),
+       "--scenario", out, "--instance", "p4d.24xlarge"},
+      // a crashed nccl-tests run given to --compare and to calibrate
+      {"nccl-tests", s, "--compare",
+       file("crash.txt",
+            "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+            "vm: Test NCCL failure common.cu:1005 'unhandled cuda error / '\n")},
+      {"calibrate", "--scenario", machine,
+       file("killed.txt",
+            "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+            "8 2 float sum -1 33.38 0.00 0.00 0 33.97 0.00 0.00 0\nSegmentation fault (core dumped)\n"),
+       "--out", out},
   };
   for (const auto& args : cases) {
     INFO(args[0] << " " << args.back() << " " << args[args.size() - 2]);
