@@ -19,11 +19,20 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kUs = 1e-6;  // hop latencies are written in microseconds, as NCCL's tables do
 
-constexpr ParamRange kPositive{0, kInf, true, true};      // (0, inf): bandwidths
-constexpr ParamRange kNonNegative{0, kInf, false, true};  // [0, inf): times, optional rates
-constexpr ParamRange kFraction{0, 1, true, false};        // (0, 1]: efficiencies
-constexpr ParamRange kAtLeastOne{1, kInf, false, true};   // [1, inf)
-constexpr ParamRange kStretch{0, 10, false, false};       // [0, 10]
+// Physical bounds, so that a unit mistake (a latency in us written as seconds, "1e300") is refused
+// where it is written instead of printing tables of hundreds of hours (issue 21). They are far
+// outside any real value, not fits:
+// - times [0, 1] s: NCCL's largest modelled latency is 14 us (hwLat NET Simple, tuning.cc); one
+//   way across a continent is ~0.05 s. A second is above every latency a link or kernel has.
+// - bandwidths [1e6, 1e15] B/s: below 1 MB/s is slower than 10 Mb/s Ethernet (1.25 MB/s); above
+//   1 PB/s is over 500 x NVLink 5's 1.8 TB/s per GPU (both directions). Within these bounds a
+//   1 TB transfer stays under 12 days, inside the picosecond clock's 106 days (sim/time.hpp).
+constexpr ParamRange kBandwidth{1e6, 1e15, false, false};          // [1e6, 1e15] B/s
+constexpr ParamRange kChannelRate{1e6, 1e15, false, false, true};  // 0 (unknown) or [1e6, 1e15] B/s
+constexpr ParamRange kTime{0, 1, false, false};                    // [0, 1] s: latencies, windows
+constexpr ParamRange kFraction{0, 1, true, false};                 // (0, 1]: efficiencies
+constexpr ParamRange kSharpness{1, 64, false, false};              // [1, 64]: exponent p of a p-norm
+constexpr ParamRange kStretch{0, 10, false, false};                // [0, 10]
 
 using U = ParamUnit;
 using O = ParamOwner;
@@ -40,70 +49,58 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     // protocol limits are applied on top by the collective engine. Defaults: the node's catalog.
     {"nvlink.bandwidth",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      "catalog",
      O::World,
      "per GPU, per direction, all its NVLinks; catalog (models/hw/links.cpp nvlink)"},
     {"nvlink.latency",
      U::Seconds,
-     kNonNegative,
+     kTime,
      {},
      "catalog",
      O::World,
      "GPU to GPU, one way (+ NVSwitch); models/hw/links.cpp nvlink, nvswitch"},
     {"pcie.bandwidth",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      "catalog",
      O::World,
      "per GPU slot and switch uplink, per direction; models/hw/links.cpp pcie"},
-    {"pcie.latency",
-     U::Seconds,
-     kNonNegative,
-     {},
-     "catalog",
-     O::World,
-     "GPU to host, one way; models/hw/links.cpp pcie"},
+    {"pcie.latency", U::Seconds, kTime, {}, "catalog", O::World, "GPU to host, one way; models/hw/links.cpp pcie"},
     {"hostmem.bandwidth",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      "catalog",
      O::World,
      "per node, host DRAM (all sockets); models/hw/instance.cpp"},
     {"nic.bandwidth",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      "catalog",
      O::World,
      "per NIC (EFA/IB), per direction; line rate"},
     {"nic.latency",
      U::Seconds,
-     kNonNegative,
+     kTime,
      {},
      "catalog",
      O::World,
      "NIC to NIC, one way; models/hw/links.cpp efa, infiniband"},
     {"eth.bandwidth",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      "catalog",
      O::World,
      "per node ordinary Ethernet (ENA/virtio, NET/Socket), per direction"},
-    {"eth.latency",
-     U::Seconds,
-     kNonNegative,
-     {},
-     "catalog",
-     O::World,
-     "TCP, one way; models/hw/links.cpp ena, virtio_nic"},
+    {"eth.latency", U::Seconds, kTime, {}, "catalog", O::World, "TCP, one way; models/hw/links.cpp ena, virtio_nic"},
     {"loopback.bandwidth",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      "catalog",
      O::World,
@@ -113,11 +110,11 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     //   cap(edge) = eta[class][proto] * B_path * channels / channels_ref
     //   latency   = kernel_latency + sum over pipeline steps of hop_latency[class][proto]
     //   nccl-tests loop = (launch^p + device^p)^(1/p)
-    {"nccl.kernel_latency", U::Seconds, kNonNegative, 5e-6, "", O::Collectives,
+    {"nccl.kernel_latency", U::Seconds, kTime, 5e-6, "", O::Collectives,
      "launch-to-start of a NCCL kernel on the device; prior"},
-    {"nccl.launch_overhead", U::Seconds, kNonNegative, 25e-6, "", O::Collectives,
+    {"nccl.launch_overhead", U::Seconds, kTime, 25e-6, "", O::Collectives,
      "host issue cost per op in nccl-tests' loop (4 GPUs, 1 thread); fitted by calibrate"},
-    {"nccl.launch_sharpness", U::Factor, kAtLeastOne, 4, "", O::Collectives,
+    {"nccl.launch_sharpness", U::Factor, kSharpness, 4, "", O::Collectives,
      "p of (launch^p + device^p)^(1/p): how sharply host- and device-bound regimes meet"},
     // P2P read mode ("P2P/CUMEM/read"): by GPU generation, models/hw/links.cpp p2p_read_model.
     {"p2p.read.bandwidth_factor",
@@ -129,7 +126,7 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
      "read-mode bandwidth / write-mode where the reader also sends; models/hw/links.cpp p2p_read_model"},
     {"p2p.read.extra_latency",
      U::Seconds,
-     kNonNegative,
+     kTime,
      {},
      "hw::p2p_read_model(90)",
      O::Collectives,
@@ -141,9 +138,9 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     // bandwidth. Simple reaches ~74 % of raw NVLink (4xH200: 354 GB/s busbw of 478 GB/s raw,
     // scenarios/validation/h200x4/measured/nccl-tests/ar_g4.txt); LL moves 8-byte lines with 4
     // bytes of data (x0.5), LL128 120 of 128 bytes (x0.94) -- NCCL's own ratios (tuning.cc).
-    {"nvlink.hop_latency.ll", U::Seconds, kNonNegative, 0.6 * kUs, "", O::Collectives, kNcclHwLat},
-    {"nvlink.hop_latency.ll128", U::Seconds, kNonNegative, 1.9 * kUs, "", O::Collectives, kNcclHwLat},
-    {"nvlink.hop_latency.simple", U::Seconds, kNonNegative, 3.4 * kUs, "", O::Collectives, kNcclHwLat},
+    {"nvlink.hop_latency.ll", U::Seconds, kTime, 0.6 * kUs, "", O::Collectives, kNcclHwLat},
+    {"nvlink.hop_latency.ll128", U::Seconds, kTime, 1.9 * kUs, "", O::Collectives, kNcclHwLat},
+    {"nvlink.hop_latency.simple", U::Seconds, kTime, 3.4 * kUs, "", O::Collectives, kNcclHwLat},
     {"nvlink.efficiency.ll", U::Fraction, kFraction, 0.37, "", O::Collectives, kNcclProtoRatio},
     {"nvlink.efficiency.ll128", U::Fraction, kFraction, 0.69, "", O::Collectives, kNcclProtoRatio},
     {"nvlink.efficiency.simple", U::Fraction, kFraction, 0.74, "", O::Collectives,
@@ -153,70 +150,69 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     // (bench/device/torch_nccl_bench.py on the device machine, 2026-11-22; README "Out-of-sample
     // checks"). With the flow-control window below, 22.0 GB/s per channel gives those 20.6 at the
     // default 4 MiB NCCL_BUFFSIZE: 1 / (1/22.0e9 + 13e-6/4 MiB) = 20.6e9.
-    {"nvlink.channel_bandwidth", U::BytesPerSecond, kNonNegative, 22.0e9, "", O::Collectives,
+    {"nvlink.channel_bandwidth", U::BytesPerSecond, kChannelRate, 22.0e9, "", O::Collectives,
      "one channel with Simple, 2 x H200 NCCL_MAX_NCHANNELS=4 (bench/device/torch_nccl_bench.py)"},
     // Round trip of a FIFO credit over NVLink, from 2 x H200 all-reduce with NCCL_BUFFSIZE=64 KiB
     // and 256 KiB (24 channels: 1 GiB in 10.26 ms and 4.37 ms; per channel 1/r = 1/22e9 + T/W
     // gives T = 12.0 and 13.7 us; scenarios/validation/h200x2/n2_buff*.json).
-    {"nvlink.flow_control_rtt", U::Seconds, kNonNegative, 13e-6, "", O::Collectives,
+    {"nvlink.flow_control_rtt", U::Seconds, kTime, 13e-6, "", O::Collectives,
      "2 x H200 with NCCL_BUFFSIZE 64 KiB and 256 KiB (scenarios/validation/h200x2/n2_buff*.json)"},
 
-    {"pcie.hop_latency.ll", U::Seconds, kNonNegative, 1.0 * kUs, "", O::Collectives, kNcclHwLat},
-    {"pcie.hop_latency.ll128", U::Seconds, kNonNegative, 2.5 * kUs, "", O::Collectives, kNcclHwLat},
-    {"pcie.hop_latency.simple", U::Seconds, kNonNegative, 5.7 * kUs, "", O::Collectives, kNcclHwLat},
+    {"pcie.hop_latency.ll", U::Seconds, kTime, 1.0 * kUs, "", O::Collectives, kNcclHwLat},
+    {"pcie.hop_latency.ll128", U::Seconds, kTime, 2.5 * kUs, "", O::Collectives, kNcclHwLat},
+    {"pcie.hop_latency.simple", U::Seconds, kTime, 5.7 * kUs, "", O::Collectives, kNcclHwLat},
     {"pcie.efficiency.ll", U::Fraction, kFraction, 0.35, "", O::Collectives, kNcclProtoRatio},
     {"pcie.efficiency.ll128", U::Fraction, kFraction, 0.65, "", O::Collectives, kNcclProtoRatio},
     {"pcie.efficiency.simple", U::Fraction, kFraction, 0.75, "", O::Collectives, "prior; fitted by calibrate"},
-    {"pcie.channel_bandwidth", U::BytesPerSecond, kNonNegative, 0, "", O::Collectives, kNoChannelRate},
-    {"pcie.flow_control_rtt", U::Seconds, kNonNegative, 0, "", O::Collectives, kNoWindow},
+    {"pcie.channel_bandwidth", U::BytesPerSecond, kChannelRate, 0, "", O::Collectives, kNoChannelRate},
+    {"pcie.flow_control_rtt", U::Seconds, kTime, 0, "", O::Collectives, kNoWindow},
 
-    {"shm.hop_latency.ll", U::Seconds, kNonNegative, 2.0 * kUs, "", O::Collectives, "NCCL hwLat PCI, crossed twice"},
-    {"shm.hop_latency.ll128", U::Seconds, kNonNegative, 5.0 * kUs, "", O::Collectives, "NCCL hwLat PCI, crossed twice"},
-    {"shm.hop_latency.simple", U::Seconds, kNonNegative, 11.4 * kUs, "", O::Collectives,
-     "NCCL hwLat PCI, crossed twice"},
+    {"shm.hop_latency.ll", U::Seconds, kTime, 2.0 * kUs, "", O::Collectives, "NCCL hwLat PCI, crossed twice"},
+    {"shm.hop_latency.ll128", U::Seconds, kTime, 5.0 * kUs, "", O::Collectives, "NCCL hwLat PCI, crossed twice"},
+    {"shm.hop_latency.simple", U::Seconds, kTime, 11.4 * kUs, "", O::Collectives, "NCCL hwLat PCI, crossed twice"},
     {"shm.efficiency.ll", U::Fraction, kFraction, 0.2, "", O::Collectives, kNcclProtoRatio},
     {"shm.efficiency.ll128", U::Fraction, kFraction, 0.4, "", O::Collectives, kNcclProtoRatio},
     {"shm.efficiency.simple", U::Fraction, kFraction, 0.5, "", O::Collectives, "prior; fitted by calibrate"},
-    {"shm.channel_bandwidth", U::BytesPerSecond, kNonNegative, 0, "", O::Collectives, kNoChannelRate},
-    {"shm.flow_control_rtt", U::Seconds, kNonNegative, 0, "", O::Collectives, kNoWindow},
+    {"shm.channel_bandwidth", U::BytesPerSecond, kChannelRate, 0, "", O::Collectives, kNoChannelRate},
+    {"shm.flow_control_rtt", U::Seconds, kTime, 0, "", O::Collectives, kNoWindow},
 
     // EFA (first generation, 100 Gb/s per NIC, aws-ofi-nccl): p4dn.24xlarge nccl-tests all_reduce
     // 1 GiB, 8 GPUs and 4 EFA per node (github.com/NVIDIA/nccl/issues/527): 3 and 4 nodes (ring)
     // 31.8 and 29.6 GB/s bus bandwidth = 0.64 and 0.59 of the 4 x 12.5 GB/s; 2 nodes 30.5 GB/s
     // algorithm bandwidth (tree: each node moves S each way) = 0.61. Simple 0.6; LL and LL128 keep
     // NCCL's ratios to it (aws-ofi-nccl forces Simple on p4d anyway).
-    {"efa.hop_latency.ll", U::Seconds, kNonNegative, 2.7 * kUs, "", O::Collectives, kNcclHwLat},
-    {"efa.hop_latency.ll128", U::Seconds, kNonNegative, 4.0 * kUs, "", O::Collectives, kNcclHwLat},
-    {"efa.hop_latency.simple", U::Seconds, kNonNegative, 14.0 * kUs, "", O::Collectives, kNcclHwLat},
+    {"efa.hop_latency.ll", U::Seconds, kTime, 2.7 * kUs, "", O::Collectives, kNcclHwLat},
+    {"efa.hop_latency.ll128", U::Seconds, kTime, 4.0 * kUs, "", O::Collectives, kNcclHwLat},
+    {"efa.hop_latency.simple", U::Seconds, kTime, 14.0 * kUs, "", O::Collectives, kNcclHwLat},
     {"efa.efficiency.ll", U::Fraction, kFraction, 0.3, "", O::Collectives, kNcclProtoRatio},
     {"efa.efficiency.ll128", U::Fraction, kFraction, 0.56, "", O::Collectives, kNcclProtoRatio},
     {"efa.efficiency.simple", U::Fraction, kFraction, 0.6, "", O::Collectives,
      "p4dn nccl-tests all_reduce, 0.59-0.64 of 4 x 12.5 GB/s (github.com/NVIDIA/nccl/issues/527)"},
-    {"efa.channel_bandwidth", U::BytesPerSecond, kNonNegative, 0, "", O::Collectives, kNoChannelRate},
-    {"efa.flow_control_rtt", U::Seconds, kNonNegative, 0, "", O::Collectives, kNoWindow},
+    {"efa.channel_bandwidth", U::BytesPerSecond, kChannelRate, 0, "", O::Collectives, kNoChannelRate},
+    {"efa.flow_control_rtt", U::Seconds, kTime, 0, "", O::Collectives, kNoWindow},
 
-    {"ib.hop_latency.ll", U::Seconds, kNonNegative, 2.7 * kUs, "", O::Collectives, kNcclHwLat},
-    {"ib.hop_latency.ll128", U::Seconds, kNonNegative, 4.0 * kUs, "", O::Collectives, kNcclHwLat},
-    {"ib.hop_latency.simple", U::Seconds, kNonNegative, 14.0 * kUs, "", O::Collectives, kNcclHwLat},
+    {"ib.hop_latency.ll", U::Seconds, kTime, 2.7 * kUs, "", O::Collectives, kNcclHwLat},
+    {"ib.hop_latency.ll128", U::Seconds, kTime, 4.0 * kUs, "", O::Collectives, kNcclHwLat},
+    {"ib.hop_latency.simple", U::Seconds, kTime, 14.0 * kUs, "", O::Collectives, kNcclHwLat},
     {"ib.efficiency.ll", U::Fraction, kFraction, 0.45, "", O::Collectives, kNcclProtoRatio},
     {"ib.efficiency.ll128", U::Fraction, kFraction, 0.85, "", O::Collectives, kNcclProtoRatio},
     {"ib.efficiency.simple", U::Fraction, kFraction, 0.9, "", O::Collectives, "prior; fitted by calibrate"},
-    {"ib.channel_bandwidth", U::BytesPerSecond, kNonNegative, 0, "", O::Collectives, kNoChannelRate},
-    {"ib.flow_control_rtt", U::Seconds, kNonNegative, 0, "", O::Collectives, kNoWindow},
+    {"ib.channel_bandwidth", U::BytesPerSecond, kChannelRate, 0, "", O::Collectives, kNoChannelRate},
+    {"ib.flow_control_rtt", U::Seconds, kTime, 0, "", O::Collectives, kNoWindow},
 
     // Socket: relative to one TCP stream (models/collectives/comm_plan.hpp kTcpStreamBytesPerS);
     // fitted on the 4xH200 machine's loopback (ar_g4_sock.txt: 3.3 GB/s per ring edge with
     // Simple, LL ~0.1 of the stream).
-    {"socket.hop_latency.ll", U::Seconds, kNonNegative, 8.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
-    {"socket.hop_latency.ll128", U::Seconds, kNonNegative, 20.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
-    {"socket.hop_latency.simple", U::Seconds, kNonNegative, 42.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
+    {"socket.hop_latency.ll", U::Seconds, kTime, 8.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
+    {"socket.hop_latency.ll128", U::Seconds, kTime, 20.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
+    {"socket.hop_latency.simple", U::Seconds, kTime, 42.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
     {"socket.efficiency.ll", U::Fraction, kFraction, 0.1, "", O::Collectives,
      "fitted, 4xH200 loopback (scenarios/validation/h200x4/measured/nccl-tests/ar_g4_sock.txt)"},
     {"socket.efficiency.ll128", U::Fraction, kFraction, 0.3, "", O::Collectives, "fitted, 4xH200 loopback"},
     {"socket.efficiency.simple", U::Fraction, kFraction, 0.67, "", O::Collectives,
      "fitted, 4xH200 loopback: 3.3 GB/s per ring edge"},
-    {"socket.channel_bandwidth", U::BytesPerSecond, kNonNegative, 0, "", O::Collectives, kNoChannelRate},
-    {"socket.flow_control_rtt", U::Seconds, kNonNegative, 0, "", O::Collectives, kNoWindow},
+    {"socket.channel_bandwidth", U::BytesPerSecond, kChannelRate, 0, "", O::Collectives, kNoChannelRate},
+    {"socket.flow_control_rtt", U::Seconds, kTime, 0, "", O::Collectives, kNoWindow},
 
     // Workload: the compute model (models/workload/compute.hpp states the equations).
     // Fitted on scenarios/validation/h200x4/measured/torch/{z3_n1,tp_n1}.json (mean step 0.16061 s
@@ -239,7 +235,7 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     // talk) and his STREAM single-thread results on Xeon Platinum 8160 (~12-14 GB/s). CPU-Adam
     // with AVX512 does ~1.5e9 elements/s of arithmetic per core (sqrt + div per element), so one
     // thread is bandwidth-bound: 12 GB/s / 28 B = 0.43e9 elements/s.
-    {"host.core_bytes_per_s", U::BytesPerSecond, kPositive, 12e9, "", O::Workload,
+    {"host.core_bytes_per_s", U::BytesPerSecond, kBandwidth, 12e9, "", O::Workload,
      "one CPU thread's achieved DRAM bandwidth; McCalpin, STREAM single-thread on Xeon 8160"},
     // Compute-communication interference, measured with the PyTorch profiler on 2 x H200 (NV18)
     // during FSDP2 steps of the calibration decoder (bench/device/torch_fsdp_step.py PROFILE=...,
@@ -268,13 +264,13 @@ std::string number(double v) {
 
 void check_value(const ParamSpec& p, double value) {
   if (p.range.contains(value)) return;
-  throw SpecError(
-      "cluster.params." + std::string(p.name),
-      "parameter '" + std::string(p.name) + "' = " + number(value) + " is out of range (expected a " +
-          param_unit_noun(p.unit) + " in " + p.range.text() +
-          (p.unit == U::Seconds || p.unit == U::BytesPerSecond ? std::string(" ") + param_unit_symbol(p.unit)
-                                                               : std::string()) +
-          ")");
+  const std::string unit =
+      p.unit == U::Seconds || p.unit == U::BytesPerSecond ? std::string(" ") + param_unit_symbol(p.unit) : "";
+  const ParamRange span{p.range.min, p.range.max, p.range.min_open, p.range.max_open};  // without "0 or"
+  throw SpecError("cluster.params." + std::string(p.name),
+                  "parameter '" + std::string(p.name) + "' = " + number(value) + " is out of range (expected " +
+                      (p.range.zero_too ? "0 or " : "") + "a " + param_unit_noun(p.unit) + " in " + span.text() + unit +
+                      ")");
 }
 
 }  // namespace
@@ -310,6 +306,7 @@ const char* param_owner_name(ParamOwner o) {
 
 bool ParamRange::contains(double v) const {
   if (!std::isfinite(v)) return false;
+  if (zero_too && v == 0) return true;
   if (min_open ? !(v > min) : !(v >= min)) return false;
   if (std::isinf(max)) return true;
   return max_open ? v < max : v <= max;
@@ -317,8 +314,8 @@ bool ParamRange::contains(double v) const {
 
 std::string ParamRange::text() const {
   const bool open_max = max_open || std::isinf(max);
-  return std::string(min_open ? "(" : "[") + number(min) + ", " + (std::isinf(max) ? "inf" : number(max)) +
-         (open_max ? ")" : "]");
+  return std::string(zero_too ? "0 or " : "") + (min_open ? "(" : "[") + number(min) + ", " +
+         (std::isinf(max) ? "inf" : number(max)) + (open_max ? ")" : "]");
 }
 
 std::span<const ParamSpec> param_registry() { return kRegistry; }
