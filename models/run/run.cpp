@@ -8,6 +8,8 @@
 #include "models/params.hpp"
 #include "models/run/memory_estimate.hpp"
 #include "models/run/result_fill.hpp"
+#include "models/topology/placement.hpp"
+#include "models/topology/resolve.hpp"
 #include "models/workload/executor.hpp"
 #include "models/workload/strategy.hpp"
 #include "sim/check.hpp"
@@ -20,9 +22,12 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   if (options.audit) net.set_audit(true);
   check_params(spec.cluster.params);
 
+  // Refuse what would not fit before anything big is built: the ranks come from the placement
+  // alone (the node's GPU count), the operations from the scenario (memory_estimate.hpp).
+  check_memory_budget(
+      spec, topology::make_placement(spec.cluster, spec.placement, topology::resolve_node(spec.cluster).gpus).size());
   // Scenario -> World: placement, topology, NCCL's transports, the links (and [nccl.env], parsed once).
   auto world = World::build(spec, net);
-  check_memory_budget(spec, world->size());  // refuse what would not fit before building flows
   // -> the collective engine on that World.
   auto engine = collectives::make_collective_engine(sim, net, *world, spec);
   // -> what every rank runs (the layout is validated there, once).
