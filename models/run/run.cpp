@@ -3,6 +3,8 @@
 // identical in steady state, each ends with the optimizer); run_time = step_time x training.steps.
 #include "models/run/run.hpp"
 
+#include <chrono>
+
 #include "models/collectives/collective.hpp"
 #include "models/nccl/env.hpp"
 #include "models/params.hpp"
@@ -17,6 +19,7 @@
 namespace models {
 
 RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();  // --time-limit counts the set-up too
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   if (options.audit) net.set_audit(true);
@@ -39,7 +42,7 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
                               std::move(plan.ranks));
   exec.overlap_slowdown = plan.overlap_slowdown;
   if (options.timeline) exec.record_timeline(timeline_ranks(exec));
-  exec.set_wall_limit(options.time_limit_s);
+  exec.set_wall_limit(options.time_limit_s, wall_start);
   exec.run();
   SIM_CHECK(exec.all_done() || exec.stopped(), "step programs deadlocked: a rank waits for a peer that never comes");
   // Audit: every flow ends (a run stopped by --time-limit leaves its flows in flight on purpose).

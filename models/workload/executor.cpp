@@ -56,8 +56,9 @@ sim::Time StepExecutor::end() const {
 
 void StepExecutor::run() {
   start_ = sim_.now();
-  wall_start_ = std::chrono::steady_clock::now();
   for (auto& s : state_) s.last = start_;
+  check_wall();
+  if (stopped_) return;
   for (int r = 0; r < int(ranks_.size()); ++r) advance(r);
   sim_.run();
 }
