@@ -116,15 +116,8 @@ bool says_what_was_expected(const std::string& message) {
 }  // namespace
 
 TEST_CASE("scenarios: every message of the bad-input corpus says what was expected", "[scenarios]") {
-  // Messages written in models/ that do not say it yet (the models-side follow-up of issue 21):
-  // when one of them gains it, take it off this list.
-  const std::vector<std::string> from_models_without = {"layout_more_gpus_per_pod_than_node.toml",
-                                                        "layout_tp_without_megatron.toml",
-                                                        "model_heads_not_dividing_hidden_with_auto.toml"};
   for (const auto& c : bad_cases()) {
     INFO(c.path);
-    const bool listed = std::find(from_models_without.begin(), from_models_without.end(), c.path.filename().string()) !=
-                        from_models_without.end();
-    CHECK(says_what_was_expected(c.expect) != listed);
+    CHECK(says_what_was_expected(c.expect));
   }
 }
