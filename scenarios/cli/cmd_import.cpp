@@ -29,11 +29,14 @@ int cmd_import(int argc, char** argv) {
       ->type_name("NAME");
   k8s->add_option("--model", opt.model, "model preset, when the job's command does not name one")->type_name("PRESET");
   k8s->add_option("--out", opt.out, "scenario file to write")->required()->type_name("scenario.toml");
+  std::string job_name;
+  k8s->add_option("--job", job_name, "the job to import (metadata.name), when the file holds several")
+      ->type_name("NAME");
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
     refuse_outputs_over_inputs({{"--out", opt.out}}, {job_path, opt.deepspeed, opt.trainer_args});
-    const K8sJob job = read_k8s_job(job_path);
+    const K8sJob job = read_k8s_job(job_path, job_name);
     std::vector<std::string> read{job_path, opt.trainer_args};
     const std::string toml = scenario_from_k8s(job, opt, &read);
     refuse_outputs_over_inputs({{"--out", opt.out}}, read);

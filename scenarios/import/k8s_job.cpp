@@ -241,7 +241,7 @@ void find_torchrun(K8sJob& job) {
 
 }  // namespace
 
-K8sJob parse_k8s_job(const std::string& text, const std::string& file_name) {
+K8sJob parse_k8s_job(const std::string& text, const std::string& file_name, const std::string& job_name) {
   int line = 1, col = 1;
   for (unsigned char c : text) {
     if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t'))
@@ -318,9 +318,40 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name) {
   K8sJob job;
   job.source = file_name;
   std::optional<YAML::Node> not_job;
+  // Several training jobs in one stream ('---'): one is chosen by name, never the first silently.
+  auto is_job = [](const YAML::Node& doc) {
+    if (!doc.IsMap() || !doc["kind"] || !doc["kind"].IsScalar()) return false;
+    const std::string& k = doc["kind"].Scalar();
+    return k == "TrainJob" || k == "PyTorchJob" || k == "Pod";
+  };
+  auto name_of = [](const YAML::Node& doc) {
+    const YAML::Node meta = doc["metadata"];
+    return meta && meta.IsMap() && meta["name"] && meta["name"].IsScalar() ? meta["name"].Scalar() : std::string();
+  };
+  std::vector<size_t> jobs;
+  for (size_t i = 0; i < docs.size(); ++i)
+    if (is_job(docs[i])) jobs.push_back(i);
+  std::optional<size_t> chosen;
+  if (!job_name.empty()) {
+    std::string names;
+    for (size_t i : jobs) {
+      if (name_of(docs[i]) == job_name) chosen = i;
+      names += (names.empty() ? "" : ", ") + ("'" + name_of(docs[i]) + "'");
+    }
+    if (!chosen)
+      throw UserError({file_name, 1, 1}, "no training job named '" + job_name + "' (expected one of: " +
+                                             (names.empty() ? std::string("none in this file") : names) + ")");
+  } else if (jobs.size() > 1) {
+    const SourcePos first = rd.at(docs[jobs[0]]);
+    throw UserError(rd.at(docs[jobs[1]]), "a second training job '" + name_of(docs[jobs[1]]) + "' after '" +
+                                              name_of(docs[jobs[0]]) + "' at " + first.str() +
+                                              " (expected one training job, or --job NAME to choose one)");
+  }
   try {
-    for (const auto& doc : docs) {
+    for (size_t i = 0; i < docs.size(); ++i) {
+      const YAML::Node& doc = docs[i];
       if (!doc.IsMap()) continue;
+      if (chosen && is_job(doc) && i != *chosen) continue;
       if (const auto kind = doc["kind"]) {
         const std::string k = rd.scalar(kind, "kind");
         if (doc["metadata"] && doc["metadata"]["name"] && doc["metadata"]["name"].IsScalar())
@@ -363,8 +394,8 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name) {
   return job;
 }
 
-K8sJob read_k8s_job(const std::string& path) {
-  return parse_k8s_job(read_input_file(path, {path, 1, 1}, "the job", "a Kubernetes job file (YAML)"), path);
+K8sJob read_k8s_job(const std::string& path, const std::string& job_name) {
+  return parse_k8s_job(read_input_file(path, {path, 1, 1}, "the job", "a Kubernetes job file (YAML)"), path, job_name);
 }
 
 std::string scenario_from_k8s(const K8sJob& job, const ImportOptions& opt, std::vector<std::string>* files_read) {

@@ -28,8 +28,10 @@ struct K8sJob {
 
 // Throws UserError (FILE:LINE:COL) for YAML syntax errors, documents that are not a job, and
 // values of the wrong type ("nvidia.com/gpu: four").
-K8sJob read_k8s_job(const std::string& path);
-K8sJob parse_k8s_job(const std::string& text, const std::string& file_name);
+// A file holding several training jobs ('---' documents) is an error unless `job_name` picks one
+// by metadata.name.
+K8sJob read_k8s_job(const std::string& path, const std::string& job_name = "");
+K8sJob parse_k8s_job(const std::string& text, const std::string& file_name, const std::string& job_name = "");
 
 struct ImportOptions {
   std::string instance;      // overrides the nodeSelector

@@ -178,3 +178,33 @@ TEST_CASE("import k8s: 32,000 levels of flow or block nesting end in a placed er
   for (int i = 0; i < 32000; ++i) dashes += "- ";
   CHECK_THROWS_WITH(scenarios::parse_k8s_job(dashes + "x\n", "d.yaml"), Catch::StartsWith("d.yaml:1:"));
 }
+
+// Issue 21: a multi-document YAML with two training jobs used to import the first without a word.
+TEST_CASE("import k8s: two training jobs in one file need --job NAME", "[scenarios]") {
+  auto job = [](const std::string& name, int replicas) {
+    return "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n  name: " + name +
+           "\nspec:\n  pytorchReplicaSpecs:\n    Worker:\n      replicas: " + std::to_string(replicas) +
+           "\n      template:\n        spec:\n          containers:\n          - resources:\n              limits:\n"
+           "                nvidia.com/gpu: 8\n";
+  };
+  const std::string text =
+      "apiVersion: v1\nkind: Service\nmetadata:\n  name: svc\n---\n" + job("a", 2) + "---\n" + job("b", 4);
+  try {
+    scenarios::parse_k8s_job(text, "two.yaml");
+    FAIL("no error");
+  } catch (const UserError& e) {
+    CHECK(std::string(e.what()) ==
+          "two.yaml:21:1: a second training job 'b' after 'a' at two.yaml:6:1 (expected one training job, or --job "
+          "NAME to choose one)");
+  }
+  CHECK(scenarios::parse_k8s_job(text, "two.yaml", "b").pods == 4);
+  CHECK(scenarios::parse_k8s_job(text, "two.yaml", "a").pods == 2);
+  try {
+    scenarios::parse_k8s_job(text, "two.yaml", "c");
+    FAIL("no error");
+  } catch (const UserError& e) {
+    CHECK(std::string(e.what()) == "two.yaml:1:1: no training job named 'c' (expected one of: 'a', 'b')");
+  }
+  // One job among other documents still imports without --job.
+  CHECK(scenarios::parse_k8s_job("apiVersion: v1\nkind: Service\n---\n" + job("a", 3), "one.yaml").pods == 3);
+}
