@@ -20,6 +20,7 @@
 
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
+#include "scenarios/cli/output_lock.hpp"
 #include "scenarios/cli/result_format.hpp"
 #include "scenarios/cli/sweep_plan.hpp"
 
@@ -100,6 +101,8 @@ int cmd_sweep(int argc, char** argv) {
       for (const auto& l : loaded) inputs.insert(l.files.begin(), l.files.end());
       refuse_outputs_over_inputs({{"--csv", csv}}, {inputs.begin(), inputs.end()});
     }
+    // Before any run: no other process (another shard) writes the same CSV meanwhile.
+    const OutputLock csv_claim(csv, "--csv");
     std::vector<Row> rows(points.size());
     std::atomic<size_t> next{0}, done{0};
     std::mutex progress_mutex;
