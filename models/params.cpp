@@ -27,9 +27,12 @@ constexpr double kUs = 1e-6;  // hop latencies are written in microseconds, as N
 // - bandwidths [1e6, 1e15] B/s: below 1 MB/s is slower than 10 Mb/s Ethernet (1.25 MB/s); above
 //   1 PB/s is over 500 x NVLink 5's 1.8 TB/s per GPU (both directions). Within these bounds a
 //   1 TB transfer stays under 12 days, inside the picosecond clock's 106 days (sim/time.hpp).
+// - compute rates [1e9, 1e18] FLOP/s: below 1 GFLOP/s is slower than one CPU core; above
+//   1 EFLOP/s is over 50 x a B200's 18 PFLOP/s (FP4, sparse), its datasheet's highest figure.
 constexpr ParamRange kBandwidth{1e6, 1e15, false, false};          // [1e6, 1e15] B/s
 constexpr ParamRange kChannelRate{1e6, 1e15, false, false, true};  // 0 (unknown) or [1e6, 1e15] B/s
 constexpr ParamRange kTime{0, 1, false, false};                    // [0, 1] s: latencies, windows
+constexpr ParamRange kFlopRate{1e9, 1e18, false, false};           // [1e9, 1e18] FLOP/s
 constexpr ParamRange kFraction{0, 1, true, false};                 // (0, 1]: efficiencies
 constexpr ParamRange kSharpness{1, 64, false, false};              // [1, 64]: exponent p of a p-norm
 constexpr ParamRange kStretch{0, 10, false, false};                // [0, 10]
@@ -43,6 +46,8 @@ constexpr std::string_view kNcclHwLat = "NCCL src/graph/tuning.cc hwLat, Ring";
 constexpr std::string_view kNcclProtoRatio = "NCCL's protocol ratios (tuning.cc): LL x0.5, LL128 x0.94 of Simple";
 constexpr std::string_view kNoChannelRate = "0: unknown, bandwidth scales with channels / default channels";
 constexpr std::string_view kNoWindow = "0: no flow-control window limit";
+constexpr std::string_view kByPeak = "by GPU and precision: the H200's fraction of the datasheet peak";
+constexpr std::string_view kByHbm = "by GPU: the H200's value x HBM / 4.8 TB/s";
 
 constexpr std::array kRegistry = std::to_array<ParamSpec>({
     // World: raw link capacities (physical numbers, datasheet or measured); NCCL's per-channel and
@@ -98,6 +103,9 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
      O::World,
      "per node ordinary Ethernet (ENA/virtio, NET/Socket), per direction"},
     {"eth.latency", U::Seconds, kTime, {}, "catalog", O::World, "TCP, one way; models/hw/links.cpp ena, virtio_nic"},
+    {"socket.thread_duplex", U::Fraction, kFraction, 0.77, "", O::World,
+     "measured, one H200 host: a TCP thread sending and receiving moves 3.56 GB/s per direction, one "
+     "sending only 4.65 (4 MiB calls; scenarios/validation/h200x1/measured/tcp.jsonl, ANALYSIS.md section 5)"},
     {"loopback.bandwidth",
      U::BytesPerSecond,
      kBandwidth,
@@ -113,7 +121,12 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     {"nccl.kernel_latency", U::Seconds, kTime, 5e-6, "", O::Collectives,
      "launch-to-start of a NCCL kernel on the device; prior"},
     {"nccl.launch_overhead", U::Seconds, kTime, 25e-6, "", O::Collectives,
-     "host issue cost per op in nccl-tests' loop (4 GPUs, 1 thread); fitted by calibrate"},
+     "host issue cost per op in a back-to-back loop with one GPU per thread, plus nccl.launch_per_gpu per "
+     "further GPU (nccl-tests -g N); fitted by calibrate (4 x H200, -g 4: 25 us)"},
+    {"nccl.launch_per_gpu", U::Seconds, kTime, 0, "", O::Collectives,
+     "host issue cost per further GPU one thread launches on (nccl-tests -g N). 0 until measured: the "
+     "data here cannot separate it (only -g 4 nccl-tests; the 2 x H200 one-GPU-per-process floors, "
+     "20-24 us, include PyTorch's own cost, so they bound it only from below: >= (25 - 20) / 3 = 1.7 us)"},
     {"nccl.launch_sharpness", U::Factor, kSharpness, 4, "", O::Collectives,
      "p of (launch^p + device^p)^(1/p): how sharply host- and device-bound regimes meet"},
     // P2P read mode ("P2P/CUMEM/read"): by GPU generation, models/hw/links.cpp p2p_read_model.
@@ -214,15 +227,182 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     {"socket.channel_bandwidth", U::BytesPerSecond, kChannelRate, 0, "", O::Collectives, kNoChannelRate},
     {"socket.flow_control_rtt", U::Seconds, kTime, 0, "", O::Collectives, kNoWindow},
 
-    // Workload: the compute model (models/workload/compute.hpp states the equations).
-    // Fitted on scenarios/validation/h200x4/measured/torch/{z3_n1,tp_n1}.json (mean step 0.16061 s
-    // and 0.11657 s) by fit_single_gpu(): 2 parameters from 2 measurements (exactly determined).
-    // Cross-check: matmul.txt measures 698-803 TF/s (0.71-0.81 of 989 TF/s) for the bare GEMMs; a
-    // whole step, with attention, norms, SwiGLU and launch gaps in between, achieves less.
-    {"compute.efficiency", U::Fraction, kFraction, 0.5661, "", O::Workload,
-     "achieved fraction of bf16 peak; fitted on 1 x H200 steps (measured/torch/{z3_n1,tp_n1}.json)"},
-    {"compute.hbm_efficiency", U::Fraction, kFraction, 0.8394, "", O::Workload,
-     "achieved fraction of HBM bandwidth in memory-bound kernels; same fit"},
+    // Compute: the GPU's rates (models/compute/ states each law). Defaults: measured on one H200
+    // (scenarios/validation/h200x1/ANALYSIS.md); other GPUs by the transfer rule of
+    // models/compute/gpu_rates.hpp (rates x the GPU's datasheet peak / the H200's, bandwidths x
+    // its HBM / 4.8 TB/s, fixed times kept). A measured value for the user's GPU overrides them.
+    {"compute.gemm_rate.bf16",
+     U::FlopsPerSecond,
+     kFlopRate,
+     {},
+     kByPeak,
+     O::Compute,
+     "GEMM law's R, bf16: 793 TFLOP/s on H200 (law L4 fitted on 2197 shapes, ANALYSIS.md section 1)"},
+    {"compute.gemm_rate.fp16",
+     U::FlopsPerSecond,
+     kFlopRate,
+     {},
+     kByPeak,
+     O::Compute,
+     "GEMM law's R, fp16: the bf16 fraction (0.802) of the fp16 peak"},
+    {"compute.gemm_rate.fp8",
+     U::FlopsPerSecond,
+     kFlopRate,
+     {},
+     kByPeak,
+     O::Compute,
+     "GEMM law's R, fp8 e4m3: 1492 TFLOP/s on H200 (law L4 on the fp8 grid, ANALYSIS.md section 1)"},
+    {"compute.gemm_rate.fp32",
+     U::FlopsPerSecond,
+     kFlopRate,
+     {},
+     kByPeak,
+     O::Compute,
+     "GEMM law's R, fp32 (CUDA cores): the bf16 fraction (0.802) of the fp32 peak; not measured"},
+    {"compute.gemm_fixed_time.bf16", U::Seconds, kTime, 6.93e-6, "", O::Compute,
+     "GEMM law's t0 for 16-bit and fp32 products; H200 law L4 (ANALYSIS.md section 1)"},
+    {"compute.gemm_fixed_time.fp8", U::Seconds, kTime, 7.06e-6, "", O::Compute,
+     "GEMM law's t0 for fp8 products; H200 law L4 on the fp8 grid"},
+    {"compute.gemm_output_bandwidth.bf16",
+     U::BytesPerSecond,
+     kBandwidth,
+     {},
+     kByHbm,
+     O::Compute,
+     "GEMM law's BWc (2 B per output element): 8.04 TB/s on H200 (law L4)"},
+    {"compute.gemm_output_bandwidth.fp8",
+     U::BytesPerSecond,
+     kBandwidth,
+     {},
+     kByHbm,
+     O::Compute,
+     "GEMM law's BWc for fp8 products: 4.64 TB/s on H200 (law L4 on the fp8 grid)"},
+    {"compute.attention_rate.fwd",
+     U::FlopsPerSecond,
+     kFlopRate,
+     {},
+     kByPeak,
+     O::Compute,
+     "causal SDPA forward (cuDNN): 582 TFLOP/s on H200, causal as half (ANALYSIS.md section 7)"},
+    {"compute.attention_rate.bwd",
+     U::FlopsPerSecond,
+     kFlopRate,
+     {},
+     kByPeak,
+     O::Compute,
+     "causal SDPA backward (2.5x the forward's FLOPs): 449 TFLOP/s on H200 (ANALYSIS.md section 7)"},
+    {"compute.attention_fixed_time.fwd", U::Seconds, kTime, 24.5e-6, "", O::Compute,
+     "causal SDPA forward's t0: fit over 32, 16, 8 heads on H200 (ANALYSIS.md section 7)"},
+    {"compute.attention_fixed_time.bwd", U::Seconds, kTime, 61.4e-6, "", O::Compute,
+     "causal SDPA backward's t0: same fit"},
+    {"compute.kernel_fixed_time", U::Seconds, kTime, 4.1e-6, "", O::Compute,
+     "memory-bound kernel's fixed cost: median over 8 ops at two sizes on H200 (ANALYSIS.md section 2)"},
+    {"compute.memory_bandwidth.elementwise",
+     U::BytesPerSecond,
+     kBandwidth,
+     {},
+     kByHbm,
+     O::Compute,
+     "copy, residual add, fp32->16-bit cast: 4.26 TB/s on H200 (4.14, 4.33, 4.30; ANALYSIS.md section 2)"},
+    {"compute.memory_bandwidth.cast_up",
+     U::BytesPerSecond,
+     kBandwidth,
+     {},
+     kByHbm,
+     O::Compute,
+     "16-bit->fp32 cast: 2.10 TB/s on H200 (ANALYSIS.md section 2)"},
+    {"compute.memory_bandwidth.norm_fwd",
+     U::BytesPerSecond,
+     kBandwidth,
+     {},
+     kByHbm,
+     O::Compute,
+     "RMSNorm forward, 4 B per element: 3.40 TB/s on H200 (ANALYSIS.md section 2)"},
+    {"compute.memory_bandwidth.norm_bwd",
+     U::BytesPerSecond,
+     kBandwidth,
+     {},
+     kByHbm,
+     O::Compute,
+     "RMSNorm backward, 6 B per element: 1.84 TB/s on H200 (ANALYSIS.md section 2)"},
+    {"compute.memory_bandwidth.swiglu_fwd",
+     U::BytesPerSecond,
+     kBandwidth,
+     {},
+     kByHbm,
+     O::Compute,
+     "silu(g) * u, 6 B per element: 2.53 TB/s on H200 (ANALYSIS.md section 2)"},
+    {"compute.memory_bandwidth.swiglu_bwd",
+     U::BytesPerSecond,
+     kBandwidth,
+     {},
+     kByHbm,
+     O::Compute,
+     "SwiGLU backward, 10 B per element: 2.43 TB/s on H200 (ANALYSIS.md section 2)"},
+    {"compute.memory_bandwidth.strided_copy",
+     U::BytesPerSecond,
+     kBandwidth,
+     {},
+     kByHbm,
+     O::Compute,
+     "packed-qkv backward copies (stack + layout copy): 1.16 TB/s on H200 (ANALYSIS.md section 7)"},
+    {"compute.launch_gap", U::Seconds, kTime, 2.6e-6, "", O::Compute,
+     "GPU idle per kernel of an eager step (host issue): median of 10 profiled H200 steps (ANALYSIS.md 7)"},
+    {"compute.power.gemm", U::Factor, kStretch, 1.22, "", O::Compute,
+     "board power of GEMMs at the law's rate / power limit: median of 6 H200 steps at the limit (ANALYSIS.md 8)"},
+    {"compute.power.other", U::Fraction, kFraction, 0.71, "", O::Compute,
+     "board power of memory-bound work / power limit: AdamW drew 476-531 W of 700 on H200 (adamw.jsonl)"},
+    {"compute.loss_time_per_logit",
+     U::Seconds,
+     kTime,
+     {},
+     kByHbm,
+     O::Compute,
+     "fp32 cross-entropy fwd+bwd with the logits' casts: 12.8 ps on H200 (ANALYSIS.md section 2)"},
+    {"compute.adamw_bandwidth.foreach_fp32",
+     U::BytesPerSecond,
+     kBandwidth,
+     {},
+     kByHbm,
+     O::Compute,
+     "torch foreach AdamW, fp32, 80 B per parameter: 3.67 TB/s on H200 (ANALYSIS.md section 3)"},
+    {"compute.adamw_bandwidth.foreach_bf16",
+     U::BytesPerSecond,
+     kBandwidth,
+     {},
+     kByHbm,
+     O::Compute,
+     "torch foreach AdamW, 16-bit, 40 B per parameter: 3.07 TB/s on H200 (ANALYSIS.md section 3)"},
+    {"compute.adamw_bandwidth.fused_fp32",
+     U::BytesPerSecond,
+     kBandwidth,
+     {},
+     kByHbm,
+     O::Compute,
+     "fused AdamW, fp32, 28 B per parameter: 3.47 TB/s on H200 (ANALYSIS.md section 3)"},
+    {"compute.adamw_bandwidth.fused_bf16",
+     U::BytesPerSecond,
+     kBandwidth,
+     {},
+     kByHbm,
+     O::Compute,
+     "fused AdamW, 16-bit, 14 B per parameter: 2.72 TB/s on H200 (ANALYSIS.md section 3)"},
+    {"compute.adamw_bandwidth.for_loop_fp32",
+     U::BytesPerSecond,
+     kBandwidth,
+     {},
+     kByHbm,
+     O::Compute,
+     "for-loop AdamW, fp32, 80 B per parameter: 4.19 TB/s on H200 (ANALYSIS.md section 3)"},
+    {"compute.adamw_bandwidth.for_loop_bf16",
+     U::BytesPerSecond,
+     kBandwidth,
+     {},
+     kByHbm,
+     O::Compute,
+     "for-loop AdamW, 16-bit, 40 B per parameter: 4.07 TB/s on H200 (ANALYSIS.md section 3)"},
+
+    // Workload: host work and compute-communication interference (models/workload/compute.hpp).
     // DeepSpeed CPU-Adam is memory-bound (30 B per parameter: read p, g, m, v fp32, write p, m, v
     // fp32 and the bf16 copy). ZeRO-Offload (Ren et al., USENIX ATC 2021, Table 3) measures
     // CPU-Adam at 2.41 s for 8B parameters on a 2 x 24-core Xeon 8168 host: 8e9 x 30 B / 2.41 s =
@@ -247,6 +427,13 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     // measurement on one GPU type; 0 = perfect overlap.
     {"compute.overlap_slowdown", U::Factor, kStretch, 0.49, "", O::Workload,
      "compute stretch while comm is in flight; 2 x H200 FSDP2 profile (validation/h200x2/profile_fsdp_n*.txt)"},
+    // The mirror (issue 18, mechanism 7): a collective launched while a rank of its group computes
+    // runs its flows at 1 / (1 + this) (the compute kernels hold SMs and memory bandwidth the
+    // NCCL CTAs need; over SHM the copies go through host memory as well). Not measured yet: an
+    // FSDP step over SHM (fsdp_shm_n2, -11 %) is predicted faster than its isolated collectives
+    // allow, which this would explain; it needs the profiler on a multi-GPU host. 0 until then.
+    {"comm.overlap_slowdown", U::Factor, kStretch, 0, "", O::Workload,
+     "comm stretch for a collective launched beside compute; not measured (issue 18): 0"},
 });
 
 std::string number(double v) {
@@ -264,8 +451,9 @@ std::string number(double v) {
 
 void check_value(const ParamSpec& p, double value) {
   if (p.range.contains(value)) return;
-  const std::string unit =
-      p.unit == U::Seconds || p.unit == U::BytesPerSecond ? std::string(" ") + param_unit_symbol(p.unit) : "";
+  const std::string unit = p.unit == U::Seconds || p.unit == U::BytesPerSecond || p.unit == U::FlopsPerSecond
+                               ? std::string(" ") + param_unit_symbol(p.unit)
+                               : "";
   const ParamRange span{p.range.min, p.range.max, p.range.min_open, p.range.max_open};  // without "0 or"
   throw SpecError("cluster.params." + std::string(p.name),
                   "parameter '" + std::string(p.name) + "' = " + number(value) + " is out of range (expected " +
@@ -281,6 +469,7 @@ const char* param_unit_symbol(ParamUnit u) {
     case U::BytesPerSecond: return "B/s";
     case U::Fraction:
     case U::Factor: return "1";
+    case U::FlopsPerSecond: return "FLOP/s";
   }
   return "?";
 }
@@ -291,6 +480,7 @@ const char* param_unit_noun(ParamUnit u) {
     case U::BytesPerSecond: return "bandwidth";
     case U::Fraction: return "fraction";
     case U::Factor: return "factor";
+    case U::FlopsPerSecond: return "rate";
   }
   return "?";
 }
@@ -299,6 +489,7 @@ const char* param_owner_name(ParamOwner o) {
   switch (o) {
     case O::World: return "models/world";
     case O::Collectives: return "models/collectives";
+    case O::Compute: return "models/compute";
     case O::Workload: return "models/workload";
   }
   return "?";

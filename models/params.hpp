@@ -16,9 +16,9 @@
 
 namespace models {
 
-enum class ParamUnit { Seconds, BytesPerSecond, Fraction, Factor };
-const char* param_unit_symbol(ParamUnit u);  // "s", "B/s", "1", "1"
-const char* param_unit_noun(ParamUnit u);    // "time", "bandwidth", "fraction", "factor"
+enum class ParamUnit { Seconds, BytesPerSecond, Fraction, Factor, FlopsPerSecond };
+const char* param_unit_symbol(ParamUnit u);  // "s", "B/s", "1", "1", "FLOP/s"
+const char* param_unit_noun(ParamUnit u);    // "time", "bandwidth", "fraction", "factor", "rate"
 
 // [min, max], each end open where marked; an infinite max is always open. Values must be finite.
 // zero_too: 0 is accepted as well (it means "off" or "unknown" for that parameter).
@@ -33,8 +33,9 @@ struct ParamRange {
 };
 
 // The model that reads the value (and the folder it lives in).
-enum class ParamOwner { World, Collectives, Workload };
-const char* param_owner_name(ParamOwner o);  // "models/world", "models/collectives", "models/workload"
+enum class ParamOwner { World, Collectives, Compute, Workload };
+// "models/world", "models/collectives", "models/compute", "models/workload"
+const char* param_owner_name(ParamOwner o);
 
 struct ParamSpec {
   std::string_view name;  // as written in [cluster.params]: "nvlink.efficiency.simple"

@@ -29,6 +29,17 @@ struct CustomNodeSpec {
   std::string topo_file;            // nvidia-smi topo -m output to import (optional)
 };
 
+// The network between nodes ([cluster.fabric]; models/topology/fabric.hpp states the model).
+struct FabricSpec {
+  std::string topology = "nonblocking";  // nonblocking | rail | fat_tree
+  double oversubscription = 1;           // above each pod of pod_nodes nodes (1: full bisection)
+  int pod_nodes = 0;                     // nodes per pod (0: every node in one pod)
+  std::string spreading;                 // spray (EFA SRD) | ecmp; "": spray on EFA, ecmp otherwise
+  int uplinks = 0;                // equal-cost uplinks per switch group (0: one per NIC below, / oversubscription)
+  double uplink_bytes_per_s = 0;  // per uplink (0: the NIC line rate)
+  std::optional<double> switch_latency_s;  // one switch traversal (default by NIC kind, fabric.cpp)
+};
+
 struct ClusterSpec {
   std::string instance;  // catalog name; empty when `node` is given
   int nodes = 1;
@@ -38,6 +49,7 @@ struct ClusterSpec {
   // profile's values here first, then the scenario's own [cluster.params], which win.
   // Names are listed by models/collectives/link_params.hpp; an unknown name is a SpecError.
   std::map<std::string, double> params;
+  FabricSpec fabric;
 };
 
 struct PlacementSpec {
@@ -47,6 +59,7 @@ struct PlacementSpec {
   bool host_network = false;
   bool efa_plugin_ok = true;    // false: aws-ofi-nccl finds no provider and NCCL falls back to Socket
   bool single_process = false;  // one process drives all GPUs of a pod (nccl-tests -g N): P2P/direct pointer
+  int nics_per_pod = 0;         // NICs a pod holds (vpc.amazonaws.com/efa: N); 0: its share of the node's
 };
 
 struct ModelSpec {
@@ -61,11 +74,15 @@ struct TrainingSpec {
   int grad_accum = 1;
   int steps = 1;
   bool grad_checkpointing = false;
-  std::string dtype = "bf16";
-  std::string param_dtype = "";   // "" = dtype; "fp32" for FSDP mixed precision
-  double compute_efficiency = 0;  // 0: model default (fraction of peak)
-  int cpu_threads = 0;            // OMP_NUM_THREADS per rank for host work (CPU-Adam); 0: as
-                                  // torchrun sets it (1 with several processes per pod, else all)
+  std::string dtype = "bf16";    // activations and collectives (the loader sets it from precision)
+  std::string param_dtype = "";  // parameters the optimizer updates; "": the framework's default
+                                 // (fp32 master for megatron and zero3, else dtype)
+  std::string precision = "";    // bf16 | fp16 | fp8: the GEMMs' format; "": dtype's
+  std::string optimizer = "adamw";
+  std::string optimizer_impl = "";  // foreach | fused | for_loop; "": the framework's default
+  double compute_efficiency = 0;    // 0: model default (fraction of peak)
+  int cpu_threads = 0;              // OMP_NUM_THREADS per rank for host work (CPU-Adam); 0: as
+                                    // torchrun sets it (1 with several processes per pod, else all)
 };
 
 struct ParallelSpec {
@@ -96,6 +113,15 @@ struct CollectiveSpec {
   int iterations = 1;
 };
 
+// A slow rank or node ([[stragglers]]): its compute takes compute_slowdown times as long; its
+// node's NICs (those its GPUs send through) move nic_bandwidth_factor of their line rate.
+struct StragglerSpec {
+  std::vector<int> ranks;   // World ranks; empty when `node` is given
+  std::optional<int> node;  // a whole node
+  double compute_slowdown = 1;
+  double nic_bandwidth_factor = 1;
+};
+
 struct ScenarioSpec {
   std::string name;
   std::string source_file;  // for messages
@@ -107,6 +133,7 @@ struct ScenarioSpec {
   ParallelSpec parallel;
   ZeroSpec zero;
   std::optional<CollectiveSpec> collective;
+  std::vector<StragglerSpec> stragglers;
 };
 
 }  // namespace models

@@ -5,7 +5,8 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build
       libeigen3-dev libboost-graph-dev libtomlplusplus-dev catch2 libbenchmark-dev
       libcli11-dev libfmt-dev nlohmann-json3-dev libyaml-cpp-dev
-      clang libclang-rt-14-dev)
+      clang libclang-rt-14-dev
+      python3 python3-pytest python3-jsonschema python3-yaml zsh fish)
 [ "${COMMSIM_WITH_BROWSER:-1}" = 1 ] && pkgs+=(chromium)
 missing=()
 for p in "${pkgs[@]}"; do

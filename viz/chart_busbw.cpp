@@ -1,5 +1,6 @@
 // Bus bandwidth vs message size, the way nccl-tests reports it (busbw, log-log axes): predicted
-// curves as lines, measured points as hollow markers over them, one colour per collective.
+// curves as lines, measured points as hollow markers over them, one colour per collective; with
+// several series (compared layouts, measured files) one colour per series and one dash per collective.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -11,20 +12,42 @@
 
 namespace viz::charts {
 
+namespace {
+// Colours for series (layouts, measured files) when several share one axis.
+constexpr const char* kSeriesColors[] = {okabe_ito::kBlue,       okabe_ito::kOrange, okabe_ito::kGreen,
+                                         okabe_ito::kVermillion, okabe_ito::kPurple, okabe_ito::kSkyBlue,
+                                         okabe_ito::kBlack,      okabe_ito::kYellow};
+}  // namespace
+
 std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared) {
-  std::map<std::string, std::vector<const BusBwPoint*>> by_op;
+  // A curve is (series, op): one run's ops, or several layouts / measured files on one axis.
+  std::map<std::pair<std::string, std::string>, std::vector<const BusBwPoint*>> curves;
+  std::vector<std::string> series_order, op_order;
   double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = shared.busbw_max_bytes_per_s;
-  bool any_measured = false;
   for (const auto& p : points) {
     if (p.size_bytes <= 0) continue;
-    by_op[p.op].push_back(&p);
+    curves[{p.series, p.op}].push_back(&p);
+    if (std::find(series_order.begin(), series_order.end(), p.series) == series_order.end())
+      series_order.push_back(p.series);
+    if (std::find(op_order.begin(), op_order.end(), p.op) == op_order.end()) op_order.push_back(p.op);
     xmin = std::min(xmin, static_cast<double>(p.size_bytes));
     xmax = std::max(xmax, static_cast<double>(p.size_bytes));
     for (double v : {p.predicted_bytes_per_s, p.measured_bytes_per_s})
       if (std::isfinite(v) && v > 0) ymin = std::min(ymin, v), ymax = std::max(ymax, v);
-    any_measured |= std::isfinite(p.measured_bytes_per_s) && p.measured_bytes_per_s > 0;
   }
-  const bool empty = by_op.empty() || !(ymax > 0) || !std::isfinite(ymin);
+  // One series: colour by op (stable across charts). Several: colour by series, dash by op.
+  const bool by_series = series_order.size() > 1;
+  auto index_of = [](const std::vector<std::string>& v, const std::string& s) {
+    return static_cast<size_t>(std::find(v.begin(), v.end(), s) - v.begin());
+  };
+  auto color_of = [&](const std::string& series, const std::string& op) -> std::string {
+    if (!by_series) return op_color(op);
+    return kSeriesColors[index_of(series_order, series) % std::size(kSeriesColors)];
+  };
+  auto name_of = [&](const std::string& series, const std::string& op) {
+    return series.empty() ? op : series + " · " + op;
+  };
+  const bool empty = curves.empty() || !(ymax > 0) || !std::isfinite(ymin);
   if (empty) xmin = 8, xmax = 1 << 30, ymin = 1e8, ymax = 1e11;
   if (xmax <= xmin) xmax = xmin * 2;
   // Decades of GB/s around the data.
@@ -35,11 +58,15 @@ std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared) {
   const double W = shared.width, left = 80, right = 20, top_pad = 14, plot_h = 280;
   const double plot_w = W - left - right;
   std::vector<svg::LegendItem> legend;
-  for (const auto& [op, _] : by_op) {
-    legend.push_back({op + " predicted", op_color(op)});
-    bool measured = false;
-    for (const auto* p : _) measured |= p->measured_bytes_per_s > 0;
-    if (measured) legend.push_back({op + " measured", op_color(op), true});
+  for (const auto& [key, pts] : curves) {
+    const auto& [series, op] = key;
+    bool predicted = false, measured = false;
+    for (const auto* p : pts) {
+      predicted |= p->predicted_bytes_per_s > 0;
+      measured |= p->measured_bytes_per_s > 0;
+    }
+    if (predicted) legend.push_back({name_of(series, op) + " predicted", color_of(series, op)});
+    if (measured) legend.push_back({name_of(series, op) + " measured", color_of(series, op), true});
   }
   if (empty) legend.push_back({"no bandwidth curve given", okabe_ito::kGrey});
   const double legend_y = top_pad + plot_h + 46;
@@ -72,30 +99,36 @@ std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared) {
   if (empty)
     w.text(left + plot_w / 2, top_pad + plot_h / 2, "no bus bandwidth data given for this report",
            {.size = 13, .anchor = "middle", .fill = "#555"});
-  int series = 0;
-  for (auto& [op, pts] : by_op) {
+  int drawn = 0;
+  for (auto& [key, pts] : curves) {
+    const auto& [series, op] = key;
+    const std::string color = color_of(series, op);
     std::stable_sort(pts.begin(), pts.end(), [](auto* a, auto* b) { return a->size_bytes < b->size_bytes; });
     std::vector<std::pair<double, double>> line;
     for (const auto* p : pts)
       if (std::isfinite(p->predicted_bytes_per_s) && p->predicted_bytes_per_s > 0)
         line.push_back({x(static_cast<double>(p->size_bytes)), y(p->predicted_bytes_per_s)});
-    w.open_group("busbw-series", "data-op=\"" + svg::esc(op) + "\"");
-    // Later series dashed and thinner, so a curve lying on another still shows both colours.
+    w.open_group("busbw-series", "data-op=\"" + svg::esc(op) + "\" data-series=\"" + svg::esc(series) + "\"");
+    // Dash by op when colour is the series'; otherwise later curves dashed and thinner, so a curve
+    // lying on another still shows both colours.
+    const size_t dash_index = by_series ? index_of(op_order, op) : static_cast<size_t>(drawn);
     const std::string style =
-        series == 0 ? "" : " stroke-dasharray=\"" + std::string(series % 2 ? "8 5" : "3 3") + "\"";
-    w.polyline(line, op_color(op), series == 0 ? 3 : 2, "class=\"busbw-predicted\"" + style);
-    ++series;
+        dash_index == 0 ? "" : " stroke-dasharray=\"" + std::string(dash_index % 2 ? "8 5" : "3 3") + "\"";
+    if (!line.empty()) {
+      w.polyline(line, color, dash_index == 0 ? 3 : 2, "class=\"busbw-predicted\"" + style);
+      ++drawn;
+    }
     for (const auto* p : pts)
       if (std::isfinite(p->measured_bytes_per_s) && p->measured_bytes_per_s > 0)
-        w.circle(x(static_cast<double>(p->size_bytes)), y(p->measured_bytes_per_s), 4, "#fff", op_color(op),
-                 op + " " + fmt::bytes(static_cast<double>(p->size_bytes)) + ": measured " +
-                     fmt::rate(p->measured_bytes_per_s) + ", predicted " + fmt::rate(p->predicted_bytes_per_s),
+        w.circle(x(static_cast<double>(p->size_bytes)), y(p->measured_bytes_per_s), 4, "#fff", color,
+                 name_of(series, op) + " " + fmt::bytes(static_cast<double>(p->size_bytes)) + ": measured " +
+                     fmt::rate(p->measured_bytes_per_s) +
+                     (p->predicted_bytes_per_s > 0 ? ", predicted " + fmt::rate(p->predicted_bytes_per_s) : ""),
                  "busbw-measured");
     w.close_group();
   }
   w.line(left, top_pad + plot_h, left + plot_w, top_pad + plot_h, "#444", 1);
   w.line(left, top_pad, left, top_pad + plot_h, "#444", 1);
-  (void)any_measured;
   svg::legend(w, left, legend_y, plot_w, legend);
   return w.finish();
 }

@@ -125,11 +125,14 @@ std::string timeline(const models::RunResult& r, const Shared& shared) {
   const fmt::TimeUnit unit = fmt::time_unit(span);
   const std::vector<double> ticks = svg::linear_ticks(0, span * unit.per_s, 8);
 
-  const double W = shared.width, left = 165, right = 20, top_pad = 10, row_h = 20, rank_gap = 8;
+  // Each rank opens with a header line of its own (its label, e.g. "rank 17 · median wait"), and its
+  // stream rows follow, labelled left of the plot: the two labels never share a line, so they cannot
+  // overprint however long the rank label is.
+  const double W = shared.width, left = 78, right = 20, top_pad = 10, row_h = 20, rank_gap = 4, head_h = 16;
   const double plot_w = W - left - right;
   int nrows = 0;
   for (const auto& s : shown) nrows += std::max<size_t>(1, rows[s.rank].size());
-  const double plot_h = nrows * row_h + static_cast<double>(shown.size()) * rank_gap;
+  const double plot_h = nrows * row_h + static_cast<double>(shown.size()) * (rank_gap + head_h);
   // Legend: every colour that appears.
   std::vector<svg::LegendItem> legend;
   std::set<std::string> seen;
@@ -163,12 +166,13 @@ std::string timeline(const models::RunResult& r, const Shared& shared) {
     std::stable_sort(names.begin(), names.end(),
                      [](const auto& a, const auto& b) { return stream_order(a) < stream_order(b); });
     if (names.empty()) names.push_back("compute");
-    w.text(8, y + 14, s.label, {.size = 12, .weight = "bold"});
+    w.text(8, y + 12, s.label, {.size = 12, .weight = "bold", .css_class = "rank-label"});
+    y += head_h;
     for (const auto& stream : names) {
       w.open_group("timeline-row",
                    "data-rank=\"" + std::to_string(s.rank) + "\" data-stream=\"" + svg::esc(stream) + "\"");
       w.rect(left, y + 1, plot_w, row_h - 2, "#f6f6f6");
-      w.text(left - 6, y + 14, stream, {.size = 11, .anchor = "end", .fill = "#555"});
+      w.text(left - 6, y + 14, stream, {.size = 11, .anchor = "end", .fill = "#555", .css_class = "stream-label"});
       auto events = streams[stream];
       std::stable_sort(events.begin(), events.end(), [](auto* a, auto* b) { return a->start_s < b->start_s; });
       // Merge runs of sub-2-pixel spans of one colour: at 1,024 ranks a row may hold thousands.
@@ -210,7 +214,7 @@ std::string timeline(const models::RunResult& r, const Shared& shared) {
   }
   w.line(left, top_pad + plot_h, left + plot_w, top_pad + plot_h, "#444", 1);
   if (static_cast<int>(r.ranks.size()) > kMaxTimelineRanks)
-    w.text(8, top_pad + plot_h + 15,
+    w.text(8, top_pad + plot_h + 32,  // the axis-title line: the tick labels' line starts at `left`
            "showing " + std::to_string(shown.size()) + " of " + fmt::count(static_cast<long long>(r.ranks.size())) +
                " ranks",
            {.size = 11, .fill = "#555"});

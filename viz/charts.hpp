@@ -31,6 +31,10 @@ std::string timeline(const models::RunResult& r, const Shared& shared = {});
 std::string links(const models::RunResult& r, const Shared& shared = {});
 std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared = {});
 
+// `s` shortened to `room` characters with an ellipsis in the middle (both ends of a link name
+// matter: "node3/gpu5 -> nvswitch"). Exposed for tests.
+std::string fit_label(const std::string& s, size_t room);
+
 // The ranks a timeline shows, with a row label ("rank 3", "rank 17 · most wait"). Exposed for tests.
 struct TimelineRank {
   int rank = 0;

@@ -1,6 +1,7 @@
 // The HTML pages: one run (report_html) and several side by side (compare_html). Inline CSS and
 // SVG only, no script, no web font, nothing fetched: the file works offline and in mail clients.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <sstream>
 
@@ -26,6 +27,8 @@ section{background:var(--card);border:1px solid var(--line);border-radius:10px;p
 section h2{font-size:17px;margin:0 0 4px}
 section p.what{color:var(--muted);margin:0 0 10px;font-size:13.5px}
 figure{margin:0}
+figcaption{text-align:right;font-size:12px}
+figcaption a{color:var(--muted)}
 svg.chart{width:100%;height:auto;display:block}
 svg text{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","DejaVu Sans",sans-serif}
 .axis-title{fill:#333;font-weight:600}
@@ -113,6 +116,56 @@ std::string notes_block(const models::RunResult& r) {
   return s + "</ul>";
 }
 
+// Standard base64 (RFC 4648), for the charts' download links.
+std::string base64(std::string_view in) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    const unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8) |
+                       static_cast<unsigned char>(in[i + 2]);
+    for (int k = 18; k >= 0; k -= 6) out += kAlphabet[(v >> k) & 63];
+  }
+  if (const size_t rest = in.size() - i; rest > 0) {
+    unsigned v = static_cast<unsigned char>(in[i]) << 16;
+    if (rest == 2) v |= static_cast<unsigned char>(in[i + 1]) << 8;
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += rest == 2 ? kAlphabet[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+// A chart in its figure, with a link that saves it as a stand-alone .svg file for slides (a data:
+// URI, so the page still needs no script and fetches nothing). The saved file carries the page's
+// text styles, since it is opened without the page's CSS.
+std::string figure(const std::string& svg_markup, const std::string& file_stem) {
+  std::string standalone = svg_markup;
+  if (const size_t open_end = standalone.find('>'); open_end != std::string::npos)
+    standalone.insert(open_end + 1,
+                      "<style>text{font-family:system-ui,-apple-system,\"Segoe UI\",Roboto,\"Noto Sans\","
+                      "\"DejaVu Sans\",sans-serif}.axis-title{fill:#333;font-weight:600}</style>");
+  standalone = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + standalone;
+  return "<figure>" + svg_markup + "<figcaption><a class=\"svg-download\" download=\"" + esc(file_stem) +
+         ".svg\" href=\"data:image/svg+xml;base64," + base64(standalone) + "\">download SVG</a></figcaption></figure>";
+}
+
+// "p4d: 4 pods x 1 GPU" -> "p4d-4-pods-x-1-gpu": a file name from a title.
+std::string slug(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    const bool keep = std::isalnum(static_cast<unsigned char>(c));
+    if (keep)
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    else if (!out.empty() && out.back() != '-')
+      out += '-';
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.empty() ? "commsim" : out.substr(0, 60);
+}
+
 struct Chart {
   const char* id;
   const char* heading;
@@ -153,6 +206,31 @@ std::string transports_line(const models::RunResult& r, const models::RunResult&
   return " — " + a + " instead of " + b;
 }
 
+// Titles often share a long prefix ("p4d: Llama-3-8B ZeRO-3 offload, "): label by what differs.
+std::vector<std::string> distinct_titles(const std::vector<std::string>& titles) {
+  size_t common = titles.empty() ? 0 : titles[0].size();
+  for (const auto& t : titles) {
+    size_t k = 0;
+    while (k < common && k < t.size() && t[k] == titles[0][k]) ++k;
+    common = k;
+  }
+  while (common > 0 && titles[0][common - 1] != ' ') --common;  // back to a word boundary
+  std::vector<std::string> distinct;
+  for (const auto& t : titles) {
+    const bool cut = common > 0 && common < t.size() && titles.size() > 1;
+    distinct.push_back(cut ? t.substr(common) : t);
+  }
+  return distinct;
+}
+
+// The headline bars' components, in legend order: compute, exposed communication, barrier wait, offload.
+double part_of(const models::RunResult& r, size_t k) {
+  static constexpr double models::RankResult::*kParts[] = {
+      &models::RankResult::compute_s, &models::RankResult::exposed_comm_s, &models::RankResult::barrier_wait_s,
+      &models::RankResult::offload_s};
+  return k < std::size(kParts) ? mean_of(r, kParts[k]) : 0;
+}
+
 // The headline's picture: one stacked bar per run (mean rank: compute, exposed communication,
 // barrier wait, offload) on one scale, so the ratio above it is seen as well as read.
 std::string headline_bars(const std::vector<models::RunResult>& results, const std::vector<std::string>& titles) {
@@ -164,17 +242,7 @@ std::string headline_bars(const std::vector<models::RunResult>& results, const s
                                                {"exposed communication", kExposedCommColor},
                                                {"barrier wait", kBarrierColor},
                                                {"CPU offload", kOffloadColor}};
-  // Titles often share a long prefix ("p4d: Llama-3-8B ZeRO-3 offload, "): label by what differs.
-  size_t common = titles.empty() ? 0 : titles[0].size();
-  for (const auto& t : titles) {
-    size_t k = 0;
-    while (k < common && k < t.size() && t[k] == titles[0][k]) ++k;
-    common = k;
-  }
-  while (common > 0 && titles[0][common - 1] != ' ') --common;  // back to a word boundary
-  std::vector<std::string> distinct;
-  for (const auto& t : titles)
-    distinct.push_back(common > 0 && common < t.size() && titles.size() > 1 ? t.substr(common) : t);
+  const std::vector<std::string> distinct = distinct_titles(titles);
   const double H = row * static_cast<double>(results.size()) + 30;
   svg::Writer w(W, H, "headline-bars", "Step time of each layout, mean rank, on one scale");
   const svg::Scale x{0, vmax, left, W - right};
@@ -184,21 +252,24 @@ std::string headline_bars(const std::vector<models::RunResult>& results, const s
     std::string t = distinct[i];
     if (t.size() > 38) t = t.substr(0, 37) + "…";
     w.text(left - 10, y + 18, t, {.size = 14, .anchor = "end", .fill = "#fff"});
-    const double parts[] = {mean_of(r, &models::RankResult::compute_s), mean_of(r, &models::RankResult::exposed_comm_s),
-                            mean_of(r, &models::RankResult::barrier_wait_s),
-                            mean_of(r, &models::RankResult::offload_s)};
     double acc = 0;
-    for (size_t k = 0; k < 4; ++k) {
-      if (!(parts[k] > 0)) continue;
-      w.rect(x(acc), y + 4, x(acc + parts[k]) - x(acc), row - 10, legend[k].color, "",
-             legend[k].label + ": " + fmt::seconds(parts[k]));
-      acc += parts[k];
+    for (size_t k = 0; k < legend.size(); ++k) {
+      const double part = part_of(r, k);
+      if (!(part > 0)) continue;
+      w.rect(x(acc), y + 4, x(acc + part) - x(acc), row - 10, legend[k].color, "",
+             legend[k].label + ": " + fmt::seconds(part));
+      acc += part;
     }
     w.text(x(std::max(acc, r.step_time_s)) + 8, y + 19, fmt::seconds(r.step_time_s),
            {.size = 14, .fill = "#fff", .weight = "bold"});
   }
+  // The legend names only what some bar shows (an "offload" swatch on runs without offload misleads).
   double lx = left;
-  for (const auto& it : legend) {
+  for (size_t k = 0; k < legend.size(); ++k) {
+    bool present = false;
+    for (const auto& r : results) present |= part_of(r, k) > 0;
+    if (!present) continue;
+    const auto& it = legend[k];
     w.rect(lx, H - 18, 11, 11, it.color);
     w.text(lx + 16, H - 8.5, it.label, {.size = 12, .fill = "#d7e3ee"});
     lx += 30 + 7 * static_cast<double>(it.label.size());
@@ -215,8 +286,8 @@ std::string report_html(const models::RunResult& r, const ReportInputs& in) {
     << "</h1><p class=\"sub\">commsim report — predicted step time, communication and transports</p></header>";
   o << "<section id=\"scenario\"><h2>Scenario</h2>" << scenario_block(r, in) << notes_block(r) << "</section>";
   for (const auto& c : kCharts)
-    o << "<section id=\"" << c.id << "\"><h2>" << c.heading << "</h2><p class=\"what\">" << c.what << "</p><figure>"
-      << chart_svg(c.id, r, in, {}) << "</figure></section>";
+    o << "<section id=\"" << c.id << "\"><h2>" << c.heading << "</h2><p class=\"what\">" << c.what << "</p>"
+      << figure(chart_svg(c.id, r, in, {}), slug(title) + "-" + c.id) << "</section>";
   o << page_close();
   return o.str();
 }
@@ -252,16 +323,24 @@ std::string compare_html(const std::vector<models::RunResult>& results, const st
       const auto& r = results[i];
       const double step_ratio = base.step_time_s > 0 ? r.step_time_s / base.step_time_s : NAN;
       const double run_ratio = base.run_time_s > 0 ? r.run_time_s / base.run_time_s : NAN;
-      o << "<p class=\"vs\"><b>" << esc(titles[i]) << "</b> takes " << esc(fmt::fixed(step_ratio, 2))
-        << "× the step time of <b>" << esc(titles[0]) << "</b>" << esc(transports_line(r, base))
-        << "</p><div class=\"cards\">"
+      // The ratio is printed once, large, in its card; the line above says what is compared.
+      o << "<p class=\"vs\"><b>" << esc(titles[i]) << "</b> vs <b>" << esc(titles[0]) << "</b>"
+        << esc(transports_line(r, base)) << "</p><div class=\"cards\">"
         << "<div><div class=\"ratio step-ratio\">" << esc(fmt::fixed(step_ratio, 2))
         << "×</div><div class=\"lbl\">step time: " << esc(fmt::seconds(r.step_time_s)) << " vs "
-        << esc(fmt::seconds(base.step_time_s)) << (step_ratio >= 1 ? " (slower)" : " (faster)") << "</div></div>"
-        << "<div><div class=\"ratio small run-ratio\">" << esc(fmt::fixed(run_ratio, 2))
-        << "×</div><div class=\"lbl\">run time: " << esc(fmt::duration_hms(r.run_time_s)) << " vs "
-        << esc(fmt::duration_hms(base.run_time_s)) << "</div></div>"
-        << "</div>";
+        << esc(fmt::seconds(base.step_time_s)) << (step_ratio >= 1 ? " (slower)" : " (faster)");
+      // With equal step counts the run-time ratio is the step ratio again: say the times, not the
+      // same number twice. It gets its own card only when it differs.
+      const bool same_ratio = std::isfinite(run_ratio) && std::isfinite(step_ratio) &&
+                              std::fabs(run_ratio - step_ratio) < 0.005 * std::max(1.0, step_ratio);
+      if (same_ratio)
+        o << "; run time " << esc(fmt::duration_hms(r.run_time_s)) << " vs " << esc(fmt::duration_hms(base.run_time_s))
+          << "</div></div>";
+      else
+        o << "</div></div><div><div class=\"ratio small run-ratio\">" << esc(fmt::fixed(run_ratio, 2))
+          << "×</div><div class=\"lbl\">run time: " << esc(fmt::duration_hms(r.run_time_s)) << " vs "
+          << esc(fmt::duration_hms(base.run_time_s)) << "</div></div>";
+      o << "</div>";
     }
     o << "<div class=\"hbars\">" << headline_bars(results, titles) << "</div></section>";
   }
@@ -273,13 +352,29 @@ std::string compare_html(const std::vector<models::RunResult>& results, const st
       << "</div>";
   o << "</div></section>";
   for (const auto& c : kCharts) {
+    const std::string id = c.id;
+    if (id == "busbw" && results.size() >= 2) {
+      // One axis for every layout's curves (side-by-side panels hide a 2x gap behind two y scales).
+      std::vector<BusBwPoint> all;
+      const std::vector<std::string> names = distinct_titles(titles);
+      for (size_t i = 0; i < results.size(); ++i)
+        for (BusBwPoint p : in_of(i).busbw) {
+          p.series = p.series.empty() ? names[i] : names[i] + " · " + p.series;
+          all.push_back(std::move(p));
+        }
+      charts::Shared wide = sh;
+      wide.width = 1100;
+      o << "<section id=\"busbw\"><h2>" << c.heading << "</h2><p class=\"what\">" << c.what
+        << " Every layout on one axis: one colour per layout, one dash per collective.</p>"
+        << figure(charts::busbw(all, wide), "compare-busbw") << "</section>";
+      continue;
+    }
     o << "<section id=\"" << c.id << "\"><h2>" << c.heading << "</h2><p class=\"what\">" << c.what
-      << (std::string(c.id) == "ranks" || std::string(c.id) == "timeline" ? " Time axes are shared across columns."
-                                                                          : "")
+      << (id == "ranks" || id == "timeline" ? " Time axes are shared across columns." : "")
       << "</p><div class=\"grid\" " << cols << ">";
     for (size_t i = 0; i < results.size(); ++i)
-      o << "<div><h3>" << esc(titles[i]) << "</h3><figure>" << chart_svg(c.id, results[i], in_of(i), sh)
-        << "</figure></div>";
+      o << "<div><h3>" << esc(titles[i]) << "</h3>"
+        << figure(chart_svg(c.id, results[i], in_of(i), sh), slug(titles[i]) + "-" + c.id) << "</div>";
     o << "</div></section>";
   }
   o << page_close();

@@ -20,7 +20,8 @@ int stream_index(const std::string& s) {
   if (s == "offload") return 2;
   return 3;
 }
-double us(double s) { return std::isfinite(s) ? s * 1e6 : 0; }
+// Microseconds (the format's unit) at nanosecond resolution: no float noise (9724.149765999999).
+double us(double s) { return std::isfinite(s) ? std::round(s * 1e9) / 1e3 : 0; }
 json meta(const char* what, int pid, int tid, json args) {
   return {{"ph", "M"}, {"name", what}, {"pid", pid}, {"tid", tid}, {"args", std::move(args)}};
 }
@@ -86,20 +87,21 @@ std::string chrome_trace(const models::RunResult& r) {
     events.push_back(meta("process_name", links_pid, 0, {{"name", "links (average utilisation over the step)"}}));
     events.push_back(meta("process_sort_index", links_pid, 0, {{"sort_index", max_node + 1}}));
     for (const auto& l : r.links) {
-      const double pct = std::isfinite(l.utilization) ? l.utilization * 100 : 0;
+      // A fraction (0..1), as in every commsim output (docs/result.schema.json).
+      const double fraction = std::isfinite(l.utilization) ? l.utilization : 0;
       const std::string name = l.name + (l.kind.empty() ? "" : " (" + l.kind + ")");
       events.push_back({{"ph", "C"},
                         {"name", name},
                         {"pid", links_pid},
                         {"tid", 0},
                         {"ts", 0.0},
-                        {"args", {{"utilization %", pct}}}});
+                        {"args", {{"utilization", fraction}}}});
       events.push_back({{"ph", "C"},
                         {"name", name},
                         {"pid", links_pid},
                         {"tid", 0},
                         {"ts", us(step_end)},
-                        {"args", {{"utilization %", 0.0}}}});
+                        {"args", {{"utilization", 0.0}}}});
     }
   }
   json doc = {{"traceEvents", std::move(events)},

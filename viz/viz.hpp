@@ -18,6 +18,9 @@ struct BusBwPoint {
   int64_t size_bytes = 0;            // nccl-tests "size" convention
   double predicted_bytes_per_s = 0;  // busbw predicted by the collective engine
   double measured_bytes_per_s = 0;   // busbw from a calibration file, if any
+  // The curve this point belongs to when several share an axis: a compared layout's title, or a
+  // measured file with its NCCL variables ("ar_tree.txt (NCCL_ALGO=Tree)"). Empty: the run's own.
+  std::string series;
 };
 
 // What a report needs besides the result: the scenario in words (the caller formats it from the

@@ -286,5 +286,47 @@ def profile():
     print()
 
 
-for part in (gemm_repeat, gemm_models, gemm_laws, membound, adamw, tcp, memory, profile):
+def tp_rank():
+    """Call 4 (tp_rank.jsonl): one TP rank's compute on one GPU and the decoder's attention layout copies."""
+    print("## One tensor-parallel rank's compute on one GPU (call 4), and attention by heads\n")
+    print("The plain bf16 step with the decoder's matrices split as TP `tp` splits them (embedding, norms, head and loss")
+    print("replicated), no communication: what one rank of torch_tp_step.py computes. Mean (median) of 6 steps; kernel")
+    print("time per step by class from 3 profiled steps; gap = mean step - kernel time.\n")
+    print("| mode | tp | AdamW | params (G) | step ms mean (median) | kernels | gemm | attention | optimizer | copies | other | gap | SM MHz |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in load("tp_rank.jsonl", "rank_step"):
+        c = {k: v / 1e3 for k, v in r["class_us_per_step"].items()}
+        k = r["kernel_us_per_step"] / 1e3
+        print(f"| {r['mode']} | {r['tp']} | {r['adamw']} | {r['params'] / 1e9:.3f} | {r['mean_step_s'] * 1e3:.1f} "
+              f"({st.median(r['step_s']) * 1e3:.1f}) | {k:.1f} | {c.get('gemm', 0):.1f} | {c.get('attention', 0):.2f} | "
+              f"{c.get('optimizer', 0):.1f} | {c.get('copies', 0):.2f} | {c.get('other', 0):.2f} | "
+              f"{r['mean_step_s'] * 1e3 - k:.1f} | {r.get('sm_mhz')} |")
+    print("\n| heads (TP) | SDPA fwd us | bwd us | fwd TFLOP/s | bwd TFLOP/s | packed qkv fwd+bwd us | layout bwd us | qkv grad MB |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in load("tp_rank.jsonl", "sdpa_layout"):
+        bwd = r["cont_fb_s"] - r["cont_fwd_s"]
+        print(f"| {r['heads']} ({r['tp']}) | {r['cont_fwd_s'] * 1e6:.1f} | {bwd * 1e6:.1f} | {r['cont_fwd_tflops']:.0f} | "
+              f"{r['cont_bwd_tflops']:.0f} | {r['packed_fb_s'] * 1e6:.1f} | {r['layout_bwd_s'] * 1e6:.1f} | {r['qkv_grad_bytes'] / 1e6:.1f} |")
+    print()
+
+
+def stages():
+    """Call 5 (stage.jsonl): pipeline stages and other plain steps alone on one GPU; power and clocks."""
+    print("## Pipeline stages, micro-batch 1 and 4, checkpointing on one GPU (call 5)\n")
+    print("| step | step ms mean | kernels | gemm | attention | optimizer | copies | other | gap | SM MHz | W | throttle |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in load("stage.jsonl"):
+        if r["kind"] not in ("stage_step", "plain_step"):
+            continue
+        name = f"stage {r['stage']}" if r["kind"] == "stage_step" else \
+            f"micro-batch {r['micro_batch']}" + (", checkpointing" if r["ckpt"] else "")
+        c = {k: v / 1e3 for k, v in r["class_us_per_step"].items()}
+        k = r["kernel_us_per_step"] / 1e3
+        print(f"| {name} | {r['mean_step_s'] * 1e3:.1f} | {k:.1f} | {c.get('gemm', 0):.1f} | {c.get('attention', 0):.1f} | "
+              f"{c.get('optimizer', 0):.1f} | {c.get('copies', 0):.1f} | {c.get('other', 0):.1f} | "
+              f"{r['mean_step_s'] * 1e3 - k:.1f} | {r['sm_mhz']} | {r['power_w']:.0f} | {r['throttle']} |")
+    print()
+
+
+for part in (gemm_repeat, gemm_models, gemm_laws, membound, adamw, tcp, memory, profile, tp_rank, stages):
     part()

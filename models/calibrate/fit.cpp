@@ -30,6 +30,7 @@ struct Sample {
   double fixed_s = 0;  // kernel latency + steps x wire latency: known, not fitted
   double measured_s = 0;
   double target_s = 0;      // device time implied by the measurement for the current (launch, p)
+  int gpus_per_thread = 1;  // nccl-tests -g N: the host's issue cost grows with it (LinkParams::launch_cost)
   bool on_envelope = true;  // not above the time of a larger size of the same run
   PointFit* out = nullptr;
 };
@@ -168,6 +169,7 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
       const double t = row.ip ? std::min(row.oop.time_us, row.ip->time_us) : row.oop.time_us;
       fit.points.push_back(PointFit{m.run.source, row.size_bytes, t, 0, "", ""});
       samples.push_back(make_sample(plan, env, op, row.size_bytes, t, defaults.kernel_latency_s, &fit.points.back()));
+      samples.back().gpus_per_thread = std::max(1, m.run.ngpus);
       classes.insert(samples.back().cls);
     }
     // Device time grows with size. A point slower than a larger size of the same run measured
@@ -206,7 +208,7 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
     for (int j = 0; j < kParamsPerClass; ++j) mask[j] = pinned.count(param_name(cls, j)) > 0;
     return mask;
   };
-  collectives::LinkParams loop = defaults;
+  collectives::LinkParams loop = pinned_params;  // nccl.launch_per_gpu as given (not fitted)
   for (double p : {1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, 64.0}) {
     for (double launch = 5e-6; launch <= 80e-6; launch += 0.5e-6) {
       loop.launch_overhead_s = launch;
@@ -215,15 +217,17 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
       for (int cls : classes) {
         std::vector<const Sample*> bound;
         for (Sample& s : samples)
-          if (s.cls == cls && s.on_envelope && s.measured_s > launch * 1.05) {
-            s.target_s = std::pow(std::pow(s.measured_s, p) - std::pow(launch, p), 1.0 / p);
+          if (const double l = loop.launch_cost(s.gpus_per_thread);
+              s.cls == cls && s.on_envelope && s.measured_s > l * 1.05) {
+            s.target_s = std::pow(std::pow(s.measured_s, p) - std::pow(l, p), 1.0 / p);
             bound.push_back(&s);
           }
         theta[cls] = solve_class(bound, prior_of(cls), pinned_of(cls));
       }
       double cost = 0;
       for (const Sample& s : samples)
-        if (s.on_envelope) cost += std::fabs(std::log(loop.loop_time(device_time(s, theta[s.cls])) / s.measured_s));
+        if (s.on_envelope)
+          cost += std::fabs(std::log(loop.loop_time(device_time(s, theta[s.cls]), s.gpus_per_thread) / s.measured_s));
       if (best_cost < 0 || cost < best_cost) {
         best_cost = cost;
         best_launch = launch;
@@ -237,7 +241,7 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
 
   std::vector<double> errs;
   for (Sample& s : samples) {
-    s.out->predicted_us = loop.loop_time(device_time(s, best_theta[s.cls])) * 1e6;
+    s.out->predicted_us = loop.loop_time(device_time(s, best_theta[s.cls]), s.gpus_per_thread) * 1e6;
     errs.push_back(std::fabs(s.out->rel_error()));
   }
   std::sort(errs.begin(), errs.end());

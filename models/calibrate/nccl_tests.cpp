@@ -52,6 +52,9 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
   LinkParams params = LinkParams::defaults();
   params.apply(spec.cluster.params);
 
+  // nccl-tests -g N: one thread launches on every GPU of its process (single_process), else one.
+  const int gpus_per_thread = spec.placement.single_process ? world->placement().gpus_per_pod : 1;
+
   NcclTestsResult result;
   result.nranks = world->size();
   result.gpu_name = world->gpu_name();
@@ -82,7 +85,8 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
       if (o.op == CollOp::SendRecv) {
         // sendrecv_perf: every rank sends to the next and receives from the previous, at once.
         for (int r = 0; r < n; ++r)
-          engine->send_recv(r, (r + 1) % n, bytes, [&rec](const CollectiveRecord& c) { rec = c; });
+          engine->send_recv(
+              r, (r + 1) % n, bytes, [&rec](const CollectiveRecord& c) { rec = c; }, &group.ranks);
       } else {
         engine->launch(
             group, o.op, bytes, [&rec](const CollectiveRecord& c) { rec = c; }, in_place);
@@ -92,9 +96,10 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
     };
     const double device_s = device_seconds(false);
     row.device_us = device_s * 1e6;
-    row.time_us = params.loop_time(device_s) * 1e6;
+    row.time_us = params.loop_time(device_s, gpus_per_thread) * 1e6;
     // Only all_gather's in-place run differs (models/collectives/copy_work.hpp); others repeat the same time.
-    row.ip_time_us = o.op == CollOp::AllGather ? params.loop_time(device_seconds(true)) * 1e6 : row.time_us;
+    row.ip_time_us =
+        o.op == CollOp::AllGather ? params.loop_time(device_seconds(true), gpus_per_thread) * 1e6 : row.time_us;
     row.algo = algo_name(rec.algo);
     row.proto = proto_name(rec.proto);
     row.channels = rec.channels;

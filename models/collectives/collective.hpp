@@ -61,7 +61,13 @@ class CollectiveEngine {
   // buffer (all_gather), which spares the local copy of the first step.
   virtual void launch(const Group& group, CollOp op, int64_t bytes, Done on_done, bool in_place = false) = 0;
   // Point to point: `bytes` from rank `src` to rank `dst` (World ranks), as ncclSend/ncclRecv.
-  virtual void send_recv(int src, int dst, int64_t bytes, Done on_done) = 0;
+  // `comm`: the communicator's ranks (its size and channels set the transfer's p2p channels,
+  // p2p_channels.hpp); none: a communicator of the two, as PyTorch's ProcessGroupNCCL creates
+  // for a send/recv pair.
+  virtual void send_recv(int src, int dst, int64_t bytes, Done on_done, const std::vector<int>* comm = nullptr) = 0;
+  // Flows of the operations launched from now on run at `scale` of their rate cap (1: unchanged);
+  // the step executor lowers it for a collective launched beside compute (comm.overlap_slowdown).
+  virtual void set_rate_scale(double scale) { (void)scale; }
   // The algorithm, protocol and channels NCCL's tuner would pick (no simulation).
   virtual CollectiveRecord choose(const Group& group, CollOp op, int64_t bytes) const = 0;
 };

@@ -7,6 +7,7 @@
 //   build_tree_sets         a chain inside each node, NCCL's double binary tree across nodes
 //   count_rings_sharing     how many rings (tree sets) split each bottleneck link's channels
 //   merge_identical_edges   rotated rings share most pairs: one flow per distinct pair
+//   rate_p2p_peers          what NCCL's topology gives a point-to-point peer (p2p_channels.hpp)
 #include "models/collectives/comm_plan.hpp"
 
 #include <algorithm>
@@ -27,17 +28,26 @@ Edge make_edge(const World& world, const sim::FlowNetwork& net, int from, int to
   e.p2p_read = t.kind == TransportKind::P2P && t.p2p_read;
   e.raw_bandwidth = 0;
   for (sim::LinkId l : e.path) {
-    const double c = net.link_capacity(l);
+    if (net.link_kind(l) == "fabric") e.fabric_latency_s += net.link_latency(l).seconds();
+    const double c = world.raw_capacity(l, net);  // physical: NVLink ports' capacity carries an efficiency
     if (e.raw_bandwidth == 0 || c < e.raw_bandwidth) {
       e.raw_bandwidth = c;
       e.bottleneck = l;
     }
   }
   if (e.raw_bandwidth == 0) e.raw_bandwidth = kSameGpuBytesPerS;
-  // TCP is CPU-bound: one connection moves ~5 GB/s whatever the link (single-stream iperf3 over
-  // lo or a 100G NIC on current x86, ~40 Gb/s; models/hw/links.cpp tcp_loopback). The socket
-  // efficiency is relative to that, so it carries from a loopback VM to a 100G ENA host.
-  if (e.link_class == LinkClass::Socket) e.raw_bandwidth = std::min(e.raw_bandwidth, kTcpStreamBytesPerS);
+  const double raw_path = e.raw_bandwidth;
+  // TCP is CPU-bound: a thread moves ~5 GB/s whatever the link (models/hw/links.hpp
+  // kTcpThreadBytesPerS) when it sends and receives, 1/socket.thread_duplex of that when it only
+  // sends; World::tcp_edge says how much one edge may move (the rank's proxy thread, or NCCL's
+  // helper threads). The socket efficiencies are relative to the both-way rate (they were fitted
+  // on rings, whose ranks do both), so they carry from a loopback VM to a 100G ENA host; Simple
+  // may reach the one-way rate where the rank's proxy link leaves room (flow_cap.hpp).
+  if (e.link_class == LinkClass::Socket) {
+    const World::TcpEdge tcp = world.tcp_edge();
+    e.raw_bandwidth = std::min(e.raw_bandwidth, tcp.both_way);
+    e.simple_raw_factor = std::min(raw_path, tcp.one_way) / e.raw_bandwidth;
+  }
   return e;
 }
 
@@ -225,6 +235,16 @@ void merge_identical_edges(CommPlan& plan) {
   }
 }
 
+// ncclTopoGetNchannels (src/graph/paths.cc): a peer on the same NCCL node over an NVLink path is
+// worth 2 x its NVLink links (the topology's path, whatever transport NCCL_P2P_DISABLE leaves),
+// any other 2; 4 x H200 over TCP logs "2 p2p channels per peer" (measured/logs/sock_n4.rank0.log).
+void rate_p2p_peers(const World& world, const std::vector<std::vector<int>>& members, CommPlan& plan) {
+  const hw::NodeSpec& node = world.node();
+  const bool nvlink = node.nvlink_gen > 0 && node.nvlink_links > 0;
+  plan.p2p_all_nvlink = nvlink && members.size() == 1;
+  plan.p2p_topo_per_peer = plan.p2p_all_nvlink ? 2 * node.nvlink_links : 2;
+}
+
 }  // namespace
 
 CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::vector<int>& ranks) {
@@ -234,6 +254,7 @@ CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::
   const std::vector<std::vector<int>> members = order_ring(nodes, plan);
   plan.view = tuner_view(world, net, members, n);
   plan.channels_ref = nccl::coll_channels(plan.view, nccl::TuningEnv{});
+  rate_p2p_peers(world, members, plan);
   if (n <= 1) return plan;
   const int rings = rings_per_nic_group(plan, members);
   build_rings(world, net, members, rings, n, plan);

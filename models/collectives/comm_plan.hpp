@@ -5,14 +5,15 @@
 #include <vector>
 
 #include "models/collectives/link_params.hpp"
+#include "models/hw/links.hpp"
 #include "models/nccl/tuning.hpp"
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
 
 namespace models::collectives {
 
-// What one TCP connection moves (single-stream iperf3, ~40 Gb/s on current x86 servers).
-inline constexpr double kTcpStreamBytesPerS = 5e9;
+// What one TCP connection moves per direction from a thread that also receives (models/hw/links.hpp).
+inline constexpr double kTcpStreamBytesPerS = hw::kTcpThreadBytesPerS;
 // The raw bandwidth of an edge whose path crosses no link (a rank to itself): far above any
 // link, so that only the cap's other terms bound it.
 inline constexpr double kSameGpuBytesPerS = 1e12;
@@ -21,10 +22,12 @@ struct Edge {
   int from = 0, to = 0;           // World ranks
   std::vector<sim::LinkId> path;  // links a flow from -> to crosses
   LinkClass link_class = LinkClass::NVLink;
-  bool p2p_read = false;     // P2P in read mode (the receiver pulls)
-  double raw_bandwidth = 0;  // bytes/s of the narrowest link on the path
-  sim::LinkId bottleneck;    // the narrowest link
-  int rings_sharing = 1;     // rings whose edges cross `bottleneck` (they split its channels)
+  bool p2p_read = false;         // P2P in read mode (the receiver pulls)
+  double raw_bandwidth = 0;      // bytes/s of the narrowest link on the path
+  double simple_raw_factor = 1;  // Socket: Simple's raw over raw_bandwidth (a thread sending only, flow_cap.hpp)
+  sim::LinkId bottleneck;        // the narrowest link
+  int rings_sharing = 1;         // rings whose edges cross `bottleneck` (they split its channels)
+  double fabric_latency_s = 0;   // switch traversals of [cluster.fabric] links on the path, per step
 };
 
 struct CommPlan {
@@ -55,6 +58,10 @@ struct CommPlan {
   };
   std::vector<MergedEdge> ring_merged, tree_merged;
   std::vector<int> node_of;  // per position in `ring`: NCCL node index
+  // Point to point (p2p_channels.hpp): the smallest topo(peer) over the communicator's peers
+  // (2 x NVLink links, else 2) and whether NVLink joins every pair (NCCL's 512 KiB p2p chunk).
+  int p2p_topo_per_peer = 2;
+  bool p2p_all_nvlink = false;
 };
 
 // NCCL's Socket plugin: 10 Gb/s when the interface's speed cannot be read (ncclTopo keeps 1.25 GB/s).

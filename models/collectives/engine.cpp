@@ -118,16 +118,18 @@ uint32_t Engine::open(const CollectiveRecord& rec, Done done) {
 }
 
 void Engine::add_flow(uint32_t pending, const Edge& e, const FlowShape& f) {
-  const double cap = flow_rate_cap(params_, {.link_class = e.link_class,
-                                             .proto = f.proto,
-                                             .raw_bandwidth = e.raw_bandwidth,
-                                             .link_fraction = f.link_fraction,
-                                             .coll_share = f.coll_share,
-                                             .channels = f.channels,
-                                             .p2p_read = e.p2p_read,
-                                             .duplex = f.duplex,
-                                             .work = f.work,
-                                             .buffsize = buffsize_});
+  // rate_scale_: comm.overlap_slowdown (set_rate_scale), a collective launched beside compute.
+  const double cap = rate_scale_ * flow_rate_cap(params_, {.link_class = e.link_class,
+                                                           .proto = f.proto,
+                                                           .raw_bandwidth = e.raw_bandwidth,
+                                                           .simple_raw_factor = e.simple_raw_factor,
+                                                           .link_fraction = f.link_fraction,
+                                                           .coll_share = f.coll_share,
+                                                           .channels = f.channels,
+                                                           .p2p_read = e.p2p_read,
+                                                           .duplex = f.duplex,
+                                                           .work = f.work,
+                                                           .buffsize = buffsize_});
   ++pending_[pending].flows_left;
   ++pending_[pending].flows;
   const int64_t b = static_cast<int64_t>(std::ceil(f.bytes));

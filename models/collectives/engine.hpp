@@ -42,7 +42,7 @@ struct FlowShape {
   Proto proto = Proto::Simple;
   double link_fraction = 1;  // the flow's part of its bottleneck link (1 / rings sharing it)
   double coll_share = 1;     // the collective's channels / default channels
-  double channels = 1;       // channels this flow carries (kPeerChannelsUnbounded: not channel-bound)
+  double channels = 1;       // channels this flow carries
   sim::Time latency;         // the whole pipeline's; replaces the path's link latencies
   bool duplex = true;        // the edge's receiver also sends in this collective (P2P read pays only then)
   double work = 1;           // copy_work_vs_all_reduce
@@ -64,8 +64,10 @@ class Engine final : public CollectiveEngine {
   Engine(sim::Simulator& sim, sim::FlowNetwork& net, const World& world, const ScenarioSpec& spec);
 
   void launch(const Group& group, CollOp op, int64_t bytes, Done on_done, bool in_place = false) override;
-  void send_recv(int src, int dst, int64_t bytes, Done on_done) override;  // point_to_point.cpp
+  void send_recv(int src, int dst, int64_t bytes, Done on_done,
+                 const std::vector<int>* comm = nullptr) override;  // point_to_point.cpp
   CollectiveRecord choose(const Group& group, CollOp op, int64_t bytes) const override;
+  void set_rate_scale(double scale) override { rate_scale_ = scale; }
 
  private:
   struct Pending {
@@ -85,6 +87,9 @@ class Engine final : public CollectiveEngine {
   void launch_tree_all_reduce(const Launch& l);                 // tree.cpp
   void launch_all_to_all(const Group& group, const Launch& l);  // point_to_point.cpp
 
+  // The p2p channels of one transfer in a communicator (p2p_channels.hpp; point_to_point.cpp).
+  int p2p_transfer_channels(const CommPlan& plan, int nranks, int64_t bytes) const;
+
   // The shared core (engine.cpp).
   const CommPlan& plan_for(const std::vector<int>& ranks) const;
   uint32_t open(const CollectiveRecord& rec, Done done);
@@ -93,10 +98,12 @@ class Engine final : public CollectiveEngine {
   void complete_after(uint32_t pending, sim::Time after);
   void flow_done(uint32_t pending);
   void audit_delivery(const Pending& p) const;
-  // One pipeline step over edge e (wire included).
+  // One pipeline step over edge e (wire included; the switch tiers of a [cluster.fabric] added);
+  // read mode's handshake only with Simple, the one protocol whose buffer read mode moves
+  // (flow_cap.cpp, NCCL src/transport/p2p.cc).
   double hop(const Edge& e, Proto p, int channels = 1) const {
     return params_.of(e.link_class).hop_latency_s[static_cast<int>(p)] * serial_channels(e.link_class, channels) +
-           (e.p2p_read ? params_.p2p_read_extra_latency_s : 0.0);
+           (e.p2p_read && p == Proto::Simple ? params_.p2p_read_extra_latency_s : 0.0) + e.fabric_latency_s;
   }
 
   sim::Simulator& sim_;
@@ -105,6 +112,7 @@ class Engine final : public CollectiveEngine {
   nccl::TuningEnv env_;
   LinkParams params_;
   int64_t buffsize_ = int64_t{1} << 22;  // NCCL_BUFFSIZE: Simple's FIFO per channel and peer
+  double rate_scale_ = 1;                // set_rate_scale: comm beside compute
   mutable std::map<std::vector<int>, CommPlan> plans_;
   std::map<std::vector<int>, std::vector<Edge>> all_pairs_;  // all-to-all paths per group
   std::vector<Pending> pending_;

@@ -7,7 +7,11 @@ namespace models::collectives {
 double flow_rate_cap(const LinkParams& params, const FlowCapInputs& in) {
   const ClassParams& cp = params.of(in.link_class);
   const int pi = static_cast<int>(in.proto);
-  const double read = in.p2p_read && in.duplex ? params.p2p_read_bandwidth_factor : 1.0;
+  // P2P read mode moves only Simple's buffer to the sender (NCCL src/transport/p2p.cc
+  // p2pSendConnect: `if (info->read && p == NCCL_PROTO_SIMPLE)` the SIMPLE buffer is the sender's
+  // local ncclSendMem; LL and LL128 stay in the receiver's memory, written as in write mode): the
+  // factor applies to Simple only.
+  const double read = in.p2p_read && in.duplex && in.proto == Proto::Simple ? params.p2p_read_bandwidth_factor : 1.0;
   // Over NVLink the CTAs' loads and stores are the limit (copy_work.hpp): per channel, and in
   // total where a collective does more of them than all-reduce (a link never runs above its
   // efficiency, hence min(1, 1/work) on the link side). 2 x H200: 1 GiB all-gather and
@@ -20,7 +24,8 @@ double flow_rate_cap(const LinkParams& params, const FlowCapInputs& in) {
   // broadcast 49.8; scenarios/validation/h200x2/n2_shm_gather.json), never above the raw path.
   const double simplex = in.link_class == LinkClass::SHM && !in.duplex ? 2.0 : 1.0;
   const double eta = std::min(1.0, cp.efficiency[pi] * simplex) * read * link_work;
-  const double link_cap = eta * in.raw_bandwidth * in.link_fraction;
+  const double raw = in.raw_bandwidth * (in.proto == Proto::Simple ? in.simple_raw_factor : 1.0);
+  const double link_cap = eta * raw * in.link_fraction;
   const bool window = in.proto == Proto::Simple && cp.flow_control_rtt_s > 0;
   if (cp.channel_bandwidth <= 0) {
     const double cap = link_cap * in.coll_share;

@@ -13,11 +13,20 @@
 //   r'   = 1 / (1 / (channel_bandwidth x read x channel_work) + rtt / NCCL_BUFFSIZE)  (Simple)
 //   link_work = min(1, 1/work), channel_work = 1/work over NVLink; both 1 on other classes.
 //
-// B_path: the raw bandwidth of the edge's narrowest link; link_fraction: its share of that link
+// Over NVLink the port itself also carries the efficiency: a GPU's NVLink tx/rx capacity in the
+// FlowNetwork is eta[NVLink][Simple] x raw (world.cpp build_links), so flows sharing a port (all-to-all's
+// n-1, a Tree chain's 2, concurrent collectives) together reach eta x raw, not raw (issue 18,
+// mechanism 3). This cap still bounds each flow alone. Over Socket, the same: a GPU's "proxy"
+// link (its rank's proxy thread, both directions) carries eta[Socket][Simple] on its total, and a
+// Simple flow's B_path is the thread's one-way rate (x simple_raw_factor = 1/socket.thread_duplex
+// over the both-way basis the efficiencies were fitted on), so a rank that only sends over TCP
+// moves 1/0.77 of what one sending and receiving does per direction (issue 18, mechanism 1).
+// B_path: the raw bandwidth of the edge's narrowest link (World::raw_capacity); link_fraction: its share of that link
 // (1 / rings crossing it); eta: the fitted efficiency of protocol P on that link class.
 // work (copy_work.hpp): the collective's loads and stores per byte sent relative to all-reduce,
 // which bind over NVLink (per channel, and in total where above 1). read: P2P read mode's
-// factor where the reader's port also sends (models/hw/links.cpp p2p_read_model). simplex: SHM's copies
+// factor where the reader's port also sends (models/hw/links.cpp p2p_read_model), Simple only
+// (read mode moves only the SIMPLE buffer, NCCL src/transport/p2p.cc p2pSendConnect). simplex: SHM's copies
 // to and from host memory share one throughput per GPU, so a one-way edge gets twice the duplex
 // rate. rtt: a FIFO credit's round trip; a channel keeps NCCL_BUFFSIZE in flight (Simple).
 // Sources of each term: the measurements cited in flow_cap.cpp, copy_work.hpp and link_params.cpp.
@@ -30,18 +39,14 @@
 
 namespace models::collectives {
 
-// Channels of a flow that no channel count bounds: NCCL gives one send/recv peer as many p2p
-// channels as it needs, so only the link term of the cap applies. Large enough that the channel
-// term (kPeerChannelsUnbounded x any per-channel rate above 1 kB/s) exceeds every link (< 1e12 B/s).
-inline constexpr double kPeerChannelsUnbounded = 1e9;
-
 struct FlowCapInputs {
   LinkClass link_class = LinkClass::NVLink;
   Proto proto = Proto::Simple;
-  double raw_bandwidth = 0;  // B_path, bytes/s
+  double raw_bandwidth = 0;      // B_path, bytes/s
+  double simple_raw_factor = 1;  // Socket: B_path of Simple over B_path (Edge::simple_raw_factor)
   double link_fraction = 1;
   double coll_share = 1;                // collective's channels / default channels
-  double channels = 1;                  // channels this flow carries (or kPeerChannelsUnbounded)
+  double channels = 1;                  // channels this flow carries
   bool p2p_read = false;                // the edge runs P2P in read mode
   bool duplex = true;                   // the edge's receiver also sends in this collective
   double work = 1;                      // copy_work_vs_all_reduce

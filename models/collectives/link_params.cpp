@@ -29,9 +29,9 @@ LinkParams LinkParams::defaults() {
   return p;
 }
 
-double LinkParams::loop_time(double device_s) const {
-  const double p = launch_sharpness;
-  const double hi = std::max(launch_overhead_s, device_s), lo = std::min(launch_overhead_s, device_s);
+double LinkParams::loop_time(double device_s, int gpus_per_thread) const {
+  const double p = launch_sharpness, launch = launch_cost(gpus_per_thread);
+  const double hi = std::max(launch, device_s), lo = std::min(launch, device_s);
   if (hi <= 0) return 0;
   return hi * std::pow(1.0 + std::pow(lo / hi, p), 1.0 / p);  // (L^p + D^p)^(1/p), overflow-safe
 }
@@ -40,6 +40,7 @@ namespace {
 double* find(LinkParams& p, const std::string& name) {
   if (name == "nccl.kernel_latency") return &p.kernel_latency_s;
   if (name == "nccl.launch_overhead") return &p.launch_overhead_s;
+  if (name == "nccl.launch_per_gpu") return &p.launch_per_gpu_s;
   if (name == "nccl.launch_sharpness") return &p.launch_sharpness;
   if (name == "p2p.read.bandwidth_factor") return &p.p2p_read_bandwidth_factor;
   if (name == "p2p.read.extra_latency") return &p.p2p_read_extra_latency_s;

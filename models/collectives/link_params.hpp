@@ -47,15 +47,22 @@ inline int serial_channels(LinkClass c, int channels) { return c == LinkClass::S
 struct LinkParams {
   std::array<ClassParams, kNumLinkClasses> by_class{};
   double kernel_latency_s = 0;   // device-side fixed cost of one collective
-  double launch_overhead_s = 0;  // host-side issue cost per operation in a back-to-back loop
+  double launch_overhead_s = 0;  // host-side issue cost per operation in a back-to-back loop, 1 GPU per thread
+  double launch_per_gpu_s = 0;   // and per further GPU the same thread launches (nccl-tests -g N)
   double launch_sharpness = 4;   // p above: how sharply host-bound and device-bound regimes meet
   // P2P in read mode (receiver pulls; "P2P/CUMEM/read"): bandwidth relative to write mode and
   // the extra handshake per pipeline step (models/hw/links.cpp p2p_read_model, cited there).
   double p2p_read_bandwidth_factor = 1;  // < 0: by GPU generation (hw::p2p_read_model(sm))
   double p2p_read_extra_latency_s = 0;
 
-  // Time per iteration of a back-to-back loop of operations taking `device_s` each on the GPU.
-  double loop_time(double device_s) const;
+  // Time per iteration of a back-to-back loop of operations taking `device_s` each on the GPU,
+  // issued by one host thread that launches on `gpus_per_thread` GPUs (nccl-tests -g N: N kernel
+  // launches and N communicators' enqueue per operation, issue 18 mechanism 6):
+  //   L = launch_overhead + (gpus_per_thread - 1) x launch_per_gpu,  T = (L^p + D^p)^(1/p).
+  double launch_cost(int gpus_per_thread) const {
+    return launch_overhead_s + (gpus_per_thread > 1 ? gpus_per_thread - 1 : 0) * launch_per_gpu_s;
+  }
+  double loop_time(double device_s, int gpus_per_thread = 1) const;
 
   const ClassParams& of(LinkClass c) const { return by_class[static_cast<int>(c)]; }
   ClassParams& of(LinkClass c) { return by_class[static_cast<int>(c)]; }

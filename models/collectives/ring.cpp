@@ -20,6 +20,7 @@
 
 #include "models/collectives/copy_work.hpp"
 #include "models/collectives/engine.hpp"
+#include "sim/check.hpp"
 
 namespace models::collectives {
 
@@ -68,19 +69,30 @@ void Engine::launch_ring(const Launch& l) {
                 .work = work});
     return;
   }
-  // The chain is the ring cut before the root: n-1 edges; the last rank only receives.
+  // The chain is each ring cut before the root: n-1 edges from the root on; the last rank only
+  // receives. Every ring starts at the same root (the communicator's first rank, as nccl-tests'
+  // root 0): NCCL runs a rooted collective on every channel's ring from the root on
+  // (src/device/broadcast.h, reduce.h: ring->userRanks are rotated to start at the root), so
+  // rotated rings (one per NIC group) are each entered at the root, not at their own first rank.
   const double rings = static_cast<double>(plan.rings.size());
-  for (const auto& ring : plan.rings)
-    for (int i = 0; i + 1 < n; ++i)
-      add_flow(l.pending, ring[i],
+  const int root = plan.ring.front();
+  for (const auto& ring : plan.rings) {
+    int start = 0;
+    while (start < n && ring[start].from != root) ++start;
+    SIM_CHECK(start < n, "a ring of the plan does not contain the root");
+    for (int k = 0; k + 1 < n; ++k) {
+      const Edge& e = ring[(start + k) % n];
+      add_flow(l.pending, e,
                {.bytes = rs.edge_bytes / rings,
                 .proto = proto,
-                .link_fraction = 1.0 / ring[i].rings_sharing,
+                .link_fraction = 1.0 / e.rings_sharing,
                 .coll_share = l.share,
                 .channels = l.rec.channels / rings,
                 .latency = lat,
-                .duplex = i + 2 < n,
+                .duplex = k + 2 < n,
                 .work = work});
+    }
+  }
 }
 
 }  // namespace models::collectives

@@ -24,28 +24,30 @@ std::vector<GpuSpec> make_catalog() {
       // NVIDIA A100 datasheet (SXM 80 GB): same compute, HBM2e 2039 GB/s.
       {"A100-80GB", 80, 3, 12, 4, 16, 312 * kT, 312 * kT, 19.5 * kT, 80 * kGB, 2039 * kGB,
        "NVIDIA A100 Tensor Core GPU datasheet (SXM4 80GB)"},
-      // NVIDIA H100 datasheet (SXM5): 989 TF bf16/fp16 dense (1979 with sparsity), 67 TF fp32,
-      // 80 GB HBM3 at 3.35 TB/s, NVLink 4 x18 (900 GB/s bidirectional), PCIe Gen5.
+      // NVIDIA H100 datasheet (SXM5): 989 TF bf16/fp16 dense (1979 with sparsity), 1979 TF fp8
+      // dense (3958 sparse), 67 TF fp32, 80 GB HBM3 at 3.35 TB/s, NVLink 4 x18 (900 GB/s
+      // bidirectional), PCIe Gen5.
       {"H100", 90, 4, 18, 5, 16, 989 * kT, 989 * kT, 67 * kT, 80 * kGB, 3350 * kGB,
-       "NVIDIA H100 Tensor Core GPU datasheet (SXM5)"},
-      // NVIDIA H200 datasheet (SXM): H100 compute, 141 GB HBM3e at 4.8 TB/s, NVLink 4 x18.
+       "NVIDIA H100 Tensor Core GPU datasheet (SXM5)", 1979 * kT},
+      // NVIDIA H200 datasheet (SXM): H100 compute (fp8 1979 TF dense), 141 GB HBM3e at 4.8 TB/s,
+      // NVLink 4 x18.
       {"H200", 90, 4, 18, 5, 16, 989 * kT, 989 * kT, 67 * kT, 141 * kGB, 4800 * kGB,
-       "NVIDIA H200 Tensor Core GPU datasheet (SXM)"},
-      // NVIDIA HGX B200 / DGX B200 datasheet, per GPU: 2.25 PF bf16 dense, 75 TF fp32, 180 GB
-      // HBM3e at 8 TB/s, NVLink 5 x18 (1.8 TB/s bidirectional), PCIe Gen6.
+       "NVIDIA H200 Tensor Core GPU datasheet (SXM)", 1979 * kT},
+      // NVIDIA HGX B200 / DGX B200 datasheet, per GPU: 2.25 PF bf16 dense, 4.5 PF fp8 dense (9 PF
+      // sparse), 75 TF fp32, 180 GB HBM3e at 8 TB/s, NVLink 5 x18 (1.8 TB/s bidirectional), PCIe Gen6.
       {"B200", 100, 5, 18, 6, 16, 2250 * kT, 2250 * kT, 75 * kT, 180 * kGB, 8000 * kGB,
-       "NVIDIA HGX B200 datasheet (per GPU)"},
-      // NVIDIA L40S datasheet: 362 TF bf16/fp16 dense (733 sparse), 91.6 TF fp32, 48 GB GDDR6
-      // at 864 GB/s, PCIe Gen4 x16, no NVLink.
-      {"L40S", 89, 0, 0, 4, 16, 362 * kT, 362 * kT, 91.6 * kT, 48 * kGB, 864 * kGB, "NVIDIA L40S datasheet"},
+       "NVIDIA HGX B200 datasheet (per GPU)", 4500 * kT},
+      // NVIDIA L40S datasheet: 362 TF bf16/fp16 dense (733 sparse), 733 TF fp8 dense (1466
+      // sparse), 91.6 TF fp32, 48 GB GDDR6 at 864 GB/s, PCIe Gen4 x16, no NVLink.
+      {"L40S", 89, 0, 0, 4, 16, 362 * kT, 362 * kT, 91.6 * kT, 48 * kGB, 864 * kGB, "NVIDIA L40S datasheet", 733 * kT},
       // NVIDIA A10 datasheet (A10G is AWS's variant of the same GA102 part; NVIDIA publishes no
       // separate sheet): 125 TF bf16 dense, 31.2 TF fp32, 24 GB GDDR6 at 600 GB/s, PCIe Gen4.
       // Measured A10G tensor rates are lower (clocks): calibrate compute before trusting g5.
       {"A10G", 86, 0, 0, 4, 16, 125 * kT, 125 * kT, 31.2 * kT, 24 * kGB, 600 * kGB,
        "NVIDIA A10 datasheet (A10G: AWS variant)"},
-      // NVIDIA L4 datasheet: 121 TF bf16/fp16 dense (242 sparse), 30.3 TF fp32, 24 GB GDDR6 at
-      // 300 GB/s, PCIe Gen4 x16.
-      {"L4", 89, 0, 0, 4, 16, 121 * kT, 121 * kT, 30.3 * kT, 24 * kGB, 300 * kGB, "NVIDIA L4 datasheet"},
+      // NVIDIA L4 datasheet: 121 TF bf16/fp16 dense (242 sparse), 242.5 TF fp8 dense (485 sparse),
+      // 30.3 TF fp32, 24 GB GDDR6 at 300 GB/s, PCIe Gen4 x16.
+      {"L4", 89, 0, 0, 4, 16, 121 * kT, 121 * kT, 30.3 * kT, 24 * kGB, 300 * kGB, "NVIDIA L4 datasheet", 242.5 * kT},
   };
 }
 }  // namespace

@@ -21,6 +21,7 @@ struct GpuSpec {
   double hbm_bytes = 0;
   double hbm_bytes_per_s = 0;
   std::string citation;
+  double fp8_flops = 0;  // dense fp8 tensor-core peak; 0: no fp8 tensor cores (before Ada/Hopper)
 };
 
 const std::vector<GpuSpec>& gpu_catalog();

@@ -32,6 +32,13 @@ void efa_nics(NodeSpec& n, int count, int per_switch, int generation, double gbi
   n.nic_bytes_per_s = gbit * kGbit;
 }
 
+void ib_nics(NodeSpec& n, int count, int per_switch, double gbit) {
+  n.nics = count;
+  n.nics_per_switch = per_switch;
+  n.nic_kind = NicKind::Ib;
+  n.nic_bytes_per_s = gbit * kGbit;
+}
+
 std::vector<NodeSpec> make_catalog() {
   std::vector<NodeSpec> c;
   {
@@ -145,6 +152,44 @@ std::vector<NodeSpec> make_catalog() {
     efa_nics(n, 1, 0, 1, 25);
     n.eth_bytes_per_s = 25 * kGbit;
     n.host_mem_bytes_per_s = ddr_bytes_per_s(8, 3200);
+    c.push_back(n);
+  }
+  {
+    // dgx-a100: NVIDIA DGX A100 (Selene's node; published.md's Megatron runs): 8 x A100 80GB,
+    // NVSwitch (NV12), 2 x AMD EPYC 7742 (Rome, 8 x DDR4-3200 per socket), 4 PCIe Gen4 switches
+    // each with 2 GPUs and 2 ConnectX-6 HDR 200 Gb/s compute NICs (8 per node), 2 x 200 Gb/s
+    // storage/in-band (NVIDIA DGX A100 User Guide, "Hardware Overview"; DGX A100 system
+    // architecture white paper).
+    NodeSpec n = base("dgx-a100", "A100-80GB", 8, "NVIDIA DGX A100 User Guide; DGX A100 architecture white paper");
+    n.nvswitch = true;
+    n.numa_nodes = 2;
+    n.gpus_per_switch = 2;
+    n.gpus_per_host_bridge = 2;
+    n.cpu = CpuVendor::Amd;
+    n.cpu_family = "rome";
+    ib_nics(n, 8, 2, 200);
+    n.eth_bytes_per_s = 200 * kGbit;
+    n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 3200);
+    c.push_back(n);
+    // dgx-h100: 8 x H100 SXM, NVSwitch (NV18), 2 x Xeon Platinum 8480C (Sapphire Rapids, 8 x
+    // DDR5-4800 per socket), one PCIe Gen5 switch per GPU with one ConnectX-7 NDR 400 Gb/s compute
+    // NIC (8 per node), 2 x 400 Gb/s storage (NVIDIA DGX H100 User Guide, "Hardware Overview").
+    n = base("dgx-h100", "H100", 8, "NVIDIA DGX H100 User Guide");
+    n.nvswitch = true;
+    n.numa_nodes = 2;
+    n.gpus_per_switch = 1;
+    n.gpus_per_host_bridge = 1;
+    n.cpu = CpuVendor::Intel;
+    n.cpu_family = "sapphirerapids";
+    ib_nics(n, 8, 1, 400);
+    n.eth_bytes_per_s = 400 * kGbit;
+    n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 4800);
+    c.push_back(n);
+    // dgx-h100-roce: the same host with its ConnectX-7 ports in Ethernet mode (400 GbE RoCE v2,
+    // e.g. on NVIDIA Spectrum-X), as many H100 clouds run it.
+    n.name = "dgx-h100-roce";
+    n.citation = "NVIDIA DGX H100 User Guide; ConnectX-7 in Ethernet mode";
+    n.nic_kind = NicKind::Roce;
     c.push_back(n);
   }
   {

@@ -134,7 +134,24 @@ LinkTech infiniband(std::string_view rate) {
   // InfiniBand Trade Association roadmap: HDR 4x = 200 Gb/s, NDR 4x = 400 Gb/s; switch-to-HCA
   // latency ~1-2 us (NVIDIA ConnectX-6/7 product briefs).
   if (r == "ndr") return {"ib-ndr", 400e9 / 8, 1.5e-6, 400e9 / 8, "IBTA roadmap; NVIDIA ConnectX-7 brief"};
+  // XDR 4x = 800 Gb/s (200 Gb/s per lane; IBTA roadmap), NVIDIA ConnectX-8 SuperNIC and
+  // Quantum-X800 switches; host-to-host latency taken as NDR's (no separate figure published).
+  if (r == "xdr") return {"ib-xdr", 800e9 / 8, 1.5e-6, 800e9 / 8, "IBTA roadmap; NVIDIA ConnectX-8 SuperNIC brief"};
   return {"ib-hdr", 200e9 / 8, 1.5e-6, 200e9 / 8, "IBTA roadmap; NVIDIA ConnectX-6 brief"};
+}
+
+const char* infiniband_rate_for(double bytes_per_s) {
+  if (bytes_per_s <= 200e9 / 8) return "hdr";
+  if (bytes_per_s <= 400e9 / 8) return "ndr";
+  return "xdr";
+}
+
+LinkTech roce(double gbit) {
+  // RoCE v2: the same ConnectX verbs as InfiniBand (NCCL's NET/IB plugin drives both) over a
+  // lossless Ethernet fabric (PFC/ECN). One-way latency a little above InfiniBand's, ~2 us host
+  // to host: Ethernet switch traversal ~0.5-1 us vs ~0.13 us (NVIDIA Spectrum-X and Quantum briefs;
+  // a figure of the order, not a measurement). NCCL rates the port at its line speed.
+  return {"roce", gbit * 1e9 / 8, 2e-6, gbit * 1e9 / 8, "RoCE v2 (IBTA Annex A17); NVIDIA ConnectX-7 brief"};
 }
 
 LinkTech virtio_nic(double gbit) {

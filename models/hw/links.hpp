@@ -37,10 +37,20 @@ double ddr_bytes_per_s(int channels, double mt_per_s);
 // Network interfaces. `gbit` is the line rate in Gb/s.
 LinkTech ena(double gbit);                   // AWS ENA (ordinary Ethernet, TCP sockets)
 LinkTech efa(int generation, double gbit);   // AWS Elastic Fabric Adapter v1..v4
-LinkTech infiniband(std::string_view rate);  // "HDR" (200 Gb/s) or "NDR" (400 Gb/s)
-LinkTech virtio_nic(double gbit);            // a VM's paravirtual NIC
+LinkTech infiniband(std::string_view rate);  // "HDR" (200 Gb/s), "NDR" (400 Gb/s) or "XDR" (800 Gb/s)
+// The InfiniBand rate name for a per-NIC line rate in bytes/s: up to 200 Gb/s HDR, 400 NDR, else XDR.
+const char* infiniband_rate_for(double bytes_per_s);
+LinkTech roce(double gbit);        // RDMA over Converged Ethernet v2 (ConnectX, Spectrum)
+LinkTech virtio_nic(double gbit);  // a VM's paravirtual NIC
 // TCP between two processes of one host (kernel loopback): bounded by the kernel's copies.
 LinkTech tcp_loopback();
+
+// One thread's TCP rate per direction when it both sends and receives, as a rank's NCCL proxy
+// thread does in a ring: the basis the fitted socket efficiency is relative to (single-stream
+// iperf3 over lo, ~40 Gb/s; one H200 host's thread measured 3.6 GB/s per direction at 4 MiB
+// calls, scenarios/validation/h200x1/ANALYSIS.md section 5). A thread that only sends or only
+// receives moves 1 / socket.thread_duplex of it (4.7 GB/s there).
+inline constexpr double kTcpThreadBytesPerS = 5e9;
 
 // Software cost per message of NCCL's Socket transport (a send/recv system call pair and the
 // proxy thread's hand-off), added per chunk by the collective engine.

@@ -133,7 +133,7 @@ const Modelled kModelled[] = {
      [](NcclEnv& e, const std::string& n, const std::string& v) { e.shm_disable = parse_flag(n, v); }},
     {"NCCL_SOCKET_NTHREADS",
      [](NcclEnv& e, const std::string& n, const std::string& v) {
-       e.socket_nthreads = static_cast<int>(parse_int(n, v, 1, 16));
+       e.socket_nthreads = static_cast<int>(parse_int(n, v, 0, 16));
      }},
 };
 }  // namespace
@@ -175,9 +175,9 @@ NcclEnv parse_nccl_env(const std::map<std::string, std::string>& env) {
   for (const auto& [name, value] : env)
     for (const Modelled& m : kModelled)
       if (name == m.name) m.read(e, name, value);
-  if (e.socket_nthreads && e.nsocks_perthread && e.socket_nthreads * e.nsocks_perthread > 64)
+  if (e.socket_nthreads && e.nsocks_perthread && *e.socket_nthreads * e.nsocks_perthread > 64)
     throw SpecError(key_of("NCCL_NSOCKS_PERTHREAD"), "NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD = " +
-                                                         std::to_string(e.socket_nthreads * e.nsocks_perthread) +
+                                                         std::to_string(*e.socket_nthreads * e.nsocks_perthread) +
                                                          " exceeds NCCL's 64 sockets");
   // The tuner's channel limits: NCCL_MIN/MAX_CTAS win over NCCL_MIN/MAX_NCHANNELS.
   if (e.min_ctas || e.min_nchannels) e.tuning.min_channels = e.min_ctas ? e.min_ctas : e.min_nchannels;
@@ -190,10 +190,10 @@ SocketThreads socket_threads(const NcclEnv& env, const std::string& eth_driver) 
   if (eth_driver == "ena")
     t = {2, 8};
   else if (eth_driver == "gve")
-    t = {4, 4};
-  if (env.socket_nthreads) t.threads = env.socket_nthreads;
+    t = {4, 1};
+  if (env.socket_nthreads) t.threads = *env.socket_nthreads;
   if (env.nsocks_perthread) t.socks_per_thread = env.nsocks_perthread;
-  if (t.threads * t.socks_per_thread > 64) t.socks_per_thread = 64 / t.threads;
+  if (t.threads > 0 && t.threads * t.socks_per_thread > 64) t.socks_per_thread = 64 / t.threads;
   return t;
 }
 

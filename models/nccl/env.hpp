@@ -41,7 +41,7 @@ struct NcclEnv {
   bool ib_disable = false;                 // NCCL_IB_DISABLE=1
   bool net_disable_intra = false;          // NCCL_NET_DISABLE_INTRA=1
   std::optional<NetPlugin> net;            // NCCL_NET: the plugin forced (empty: NCCL's choice)
-  int socket_nthreads = 0;                 // NCCL_SOCKET_NTHREADS (0: auto)
+  std::optional<int> socket_nthreads;      // NCCL_SOCKET_NTHREADS (unset: auto)
   int nsocks_perthread = 0;                // NCCL_NSOCKS_PERTHREAD (0: auto)
   int64_t buffsize = int64_t{1} << 22;     // NCCL_BUFFSIZE (Simple protocol buffer, 4 MiB)
   int min_nchannels = 0;                   // NCCL_MIN_NCHANNELS (0: unset)
@@ -62,10 +62,12 @@ const std::vector<std::string>& modelled_nccl_variables();
 // NCCL_P2P_LEVEL / NCCL_NET_GDR_LEVEL syntax: LOC NVL NVB C2C PIX PXB P2C PXN PHB SYS, or the
 // legacy integers 0 LOC, 1 PIX, 2 PXB, 3 PHB, 4+ SYS. Throws SpecError(key).
 PathType parse_path_level(const std::string& value, const std::string& key);
-// Socket transport threads and sockets per thread NCCL uses (src/transport/net_socket.cc:
-// auto = 2 x 8 on AWS ENA, 4 x 4 on GCP gVNIC, else 1 x 1; product capped at 64).
+// Socket transport helper threads and sockets per thread NCCL uses (src/transport/net_socket.cc
+// ncclNetSocketGetNsockNthread: auto = 2 x 8 on AWS ENA (vendor 0x1d0f), 4 x 1 on GCP gVNIC
+// (0x1ae0), else autoNt=0, autoNs=1: no helper thread, the rank's proxy thread moves every byte;
+// product capped at 64).
 struct SocketThreads {
-  int threads = 1, socks_per_thread = 1;
+  int threads = 0, socks_per_thread = 1;
 };
 SocketThreads socket_threads(const NcclEnv& env, const std::string& eth_driver);
 

@@ -2,12 +2,42 @@
 #include "models/nccl/nic_groups.hpp"
 
 #include <algorithm>
+#include <string>
+
+#include "models/error.hpp"
 
 namespace models::nccl {
 
 namespace {
 
 bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// Step 1 with placement.nics_per_pod: `k` NICs per pod, round-robin over its GPUs, each taking
+// the closest NIC no pod holds yet.
+std::vector<std::vector<int>> pod_nics_fixed(const topology::NodeGraph& graph, const topology::Placement& layout,
+                                             int k) {
+  if (k * layout.pods_per_node > graph.nics())
+    throw SpecError("placement.nics_per_pod", "placement.nics_per_pod: " + std::to_string(layout.pods_per_node) +
+                                                  " pod(s) x " + std::to_string(k) + " NIC(s) but the node has " +
+                                                  std::to_string(graph.nics()) + " (expected at most " +
+                                                  std::to_string(graph.nics() / std::max(1, layout.pods_per_node)) +
+                                                  " per pod)");
+  std::vector<std::vector<int>> out;
+  std::vector<int> free;
+  for (int n = 0; n < graph.nics(); ++n) free.push_back(n);
+  for (int pod = 0; pod < layout.pods_per_node; ++pod) {
+    const int first = pod * layout.gpus_per_pod;
+    std::vector<int> visible;
+    for (int i = 0; static_cast<int>(visible.size()) < k; ++i) {
+      const int best = graph.closest_nic(first + i % layout.gpus_per_pod, free);
+      visible.push_back(best);
+      free.erase(std::find(free.begin(), free.end(), best));
+    }
+    std::sort(visible.begin(), visible.end());
+    out.push_back(std::move(visible));
+  }
+  return out;
+}
 
 // Step 1: the NICs each pod sees.
 std::vector<std::vector<int>> pod_nics(const topology::NodeGraph& graph, const topology::Placement& layout) {
@@ -68,9 +98,9 @@ void group_nics(const topology::NodeGraph& graph, const topology::Placement& lay
 
 }  // namespace
 
-NicAssignment assign_nics(const topology::NodeGraph& graph, const topology::Placement& layout) {
+NicAssignment assign_nics(const topology::NodeGraph& graph, const topology::Placement& layout, int nics_per_pod) {
   NicAssignment a;
-  a.pod_nics = pod_nics(graph, layout);
+  a.pod_nics = nics_per_pod > 0 ? pod_nics_fixed(graph, layout, nics_per_pod) : pod_nics(graph, layout);
   group_nics(graph, layout, a);
   return a;
 }

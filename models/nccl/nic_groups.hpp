@@ -9,6 +9,9 @@
 //  2. GPUs' groups: among its pod's NICs, the set at the shortest path from the GPU (p4d: one EFA
 //     shared by two GPUs; p5: four EFAs per GPU); traffic is spread over the group. The NIC's
 //     index as the pod sees it is NCCL's device number in "NET/<plugin>/<dev>".
+// `nics_per_pod` > 0 (placement.nics_per_pod, Kubernetes "vpc.amazonaws.com/efa: N") replaces
+// the fair share of step 1: the pod holds that many NICs, taken round-robin over its GPUs, each
+// GPU taking the closest one left (a p5 pod with 1 EFA: every GPU sends through that one NIC).
 #include <vector>
 
 #include "models/topology/node_graph.hpp"
@@ -28,6 +31,7 @@ struct NicAssignment {
   std::vector<int> gpu_nic_label;          // per local GPU: its group's first NIC as the pod numbers it
 };
 
-NicAssignment assign_nics(const topology::NodeGraph& graph, const topology::Placement& layout);
+// Throws SpecError("placement.nics_per_pod") when the node cannot give every pod that many NICs.
+NicAssignment assign_nics(const topology::NodeGraph& graph, const topology::Placement& layout, int nics_per_pod = 0);
 
 }  // namespace models::nccl

@@ -45,7 +45,12 @@ NetPlugin choose_net_plugin(hw::NicKind nic_kind, bool efa_plugin_ok, bool pod_h
 
 TransportModel::TransportModel(const hw::NodeSpec& node, const topology::NodeGraph& graph,
                                const PlacementSpec& placement, const topology::Placement& layout, const NcclEnv& env)
-    : node_(node), graph_(graph), placement_(placement), layout_(layout), env_(env), nics_(assign_nics(graph, layout)) {
+    : node_(node),
+      graph_(graph),
+      placement_(placement),
+      layout_(layout),
+      env_(env),
+      nics_(assign_nics(graph, layout, placement.nics_per_pod)) {
   for (int pod = 0; pod < layout_.pods_per_node; ++pod)
     pod_plugin_.push_back(
         choose_net_plugin(node_.nic_kind, placement_.efa_plugin_ok, !nics_.pod_nics[pod].empty(), env_));

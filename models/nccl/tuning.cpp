@@ -110,7 +110,13 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
   const int nsteps = nsteps_of(op, n);
   const int ninter = nn > 1 ? (is_ar ? 2 * (nn - 1) : nn - 1) : 0;
   const double ppn = static_cast<double>(n) / nn;
-  const double bw = nn == 1 ? v.bw_intra_gbs : v.bw_inter_gbs;
+  // tuning.cc: bw = nNodes <= 2 ? graph->bwIntra : graph->bwInter. A multi-node ring graph has
+  // bwIntra == bwInter (search.cc raises both together); a tree graph on 2 nodes has its bwIntra
+  // raised alone up to twice bwInter ("increase bwIntra for trees (2 nodes or collnet)").
+  // Over NVLink the climb stops at the top of search.cc's speed list (sm90: 60, sm80: 40 GB/s
+  // per channel); without NVLink inside the node (PCIe, or one GPU per node) it is not modelled.
+  double bw = nn == 1 ? v.bw_intra_gbs : v.bw_inter_gbs;
+  if (nn == 2 && a == Algo::Tree && v.intra_nvlink) bw = std::min(2 * v.bw_inter_gbs, v.sm >= 90 ? 60.0 : 40.0);
   double bus = v.graph_channels * bw;
   const int llidx = nn == 1 ? cc : (v.cpu_amd ? 1 : 0);
   const double ll_max = kLlMaxBw[std::min(llidx, 3)][scale];

@@ -125,7 +125,7 @@ RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork
     lr.kind = net.link_kind(l);
     lr.bytes = bytes;
     lr.busy_s = net.link_busy(l).seconds();
-    lr.capacity_bytes_per_s = net.link_capacity(l);
+    lr.capacity_bytes_per_s = world.raw_capacity(l, net);  // physical (an NVLink port's usable part is less)
     lr.utilization = step > 0 && lr.capacity_bytes_per_s > 0 ? bytes / (lr.capacity_bytes_per_s * step) : 0;
     if (options.audit && !res.partial)
       SIM_CHECK(lr.utilization <= 1.0 + 1e-6, "a link carried more than its capacity over the step");

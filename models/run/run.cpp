@@ -10,6 +10,7 @@
 #include "models/params.hpp"
 #include "models/run/memory_estimate.hpp"
 #include "models/run/result_fill.hpp"
+#include "models/run/stragglers.hpp"
 #include "models/topology/placement.hpp"
 #include "models/topology/resolve.hpp"
 #include "models/workload/executor.hpp"
@@ -36,11 +37,13 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   // -> what every rank runs (the layout is validated there, once).
   workload::StepPlan plan = workload::plan_step(spec, *world);
   for (auto& note : nccl::unmodelled_nccl_env_notes(spec.nccl_env)) plan.notes.push_back(std::move(note));
+  apply_stragglers(spec, *world, plan.ranks);  // [[stragglers]]: slower compute on listed ranks/nodes
 
   // -> the executor.
   workload::StepExecutor exec(sim, net, *engine, world.get(), std::move(plan.programs), std::move(plan.groups),
                               std::move(plan.ranks));
   exec.overlap_slowdown = plan.overlap_slowdown;
+  exec.comm_overlap_slowdown = plan.comm_overlap_slowdown;
   if (options.timeline) exec.record_timeline(timeline_ranks(exec));
   exec.set_wall_limit(options.time_limit_s, wall_start);
   exec.run();

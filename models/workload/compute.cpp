@@ -1,7 +1,8 @@
-// Compute model: FLOPs and memory-bound bytes of a Llama-style decoder, and the two-parameter fit
-// of the single-GPU calibration runs. Equations are stated in compute.hpp.
+// Compute model of a decoder's training step, term by term (equations and sources in compute.hpp;
+// the laws and their measurements in models/compute/).
 #include "models/workload/compute.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "models/error.hpp"
@@ -9,29 +10,194 @@
 
 namespace models::workload {
 
-ComputeRates make_rates(double peak_flops, double hbm_bytes_per_s, double host_bytes_per_s, double training_efficiency,
-                        const std::map<std::string, double>& params) {
+using compute::MemKernel;
+
+namespace {
+
+// Kernel launches per op (the calibration decoder's eager PyTorch kernels, ANALYSIS.md section 4).
+constexpr int kNormFwdKernels = 1, kNormBwdKernels = 2, kSwigluFwdKernels = 2, kSwigluBwdKernels = 3;
+constexpr int kQkvCopyKernels = 2;  // stack of dq, dk, dv; copy back to the projection's layout
+constexpr int kAttentionFwdKernels = 1, kAttentionBwdKernels = 3;  // cuDNN: fprop; bprop, dO.O, dQ cast
+constexpr int kLossKernels = 8;  // cast up, log-softmax, NLL, fill; their backward, cast down
+// multi_tensor_apply (ATen/native/cuda/MultiTensorApply.cuh): one launch per 320 blocks of 65536
+// elements (kChunkSize, depth_to_max_blocks), 2.1e7 parameters; foreach and for_loop run 8 ops.
+constexpr double kMultiTensorLaunchParams = 320.0 * 65536;
+constexpr int kAdamwOps = 8;
+constexpr double kMasterCastBytes = 4 + 2;  // fp32 <-> 16-bit: read 4 write 2 (or read 2 write 4)
+
+WorkSeconds gemm(double s) { return {s, 0, 0}; }
+compute::LinearSeconds linear(const compute::GemmLaw& g, int64_t tokens, int64_t in, int64_t out, double stretch) {
+  const compute::LinearSeconds l = compute::linear_seconds(g, tokens, in, out);
+  return {l.fwd * stretch, l.dgrad * stretch, l.wgrad * stretch};
+}
+WorkSeconds attention(double s) { return {0, s, 0}; }
+WorkSeconds memory(double s) { return {0, 0, s}; }
+
+}  // namespace
+
+compute::Precision training_precision(const TrainingSpec& t) {
+  const std::string& text = t.precision.empty() ? t.dtype : t.precision;
+  const auto p = compute::parse_precision(text);
+  if (!p)
+    throw SpecError(t.precision.empty() ? "training.dtype" : "training.precision",
+                    "unknown precision '" + text + "' (expected bf16, fp16 or fp8)");
+  return *p;
+}
+
+ComputeRates make_rates(const hw::GpuSpec& gpu, compute::Precision precision, double host_bytes_per_s,
+                        double training_efficiency, const std::map<std::string, double>& params) {
+  if (training_efficiency != 0 && !(training_efficiency > 0 && training_efficiency <= 1))
+    throw SpecError("training.compute_efficiency", "must be a fraction in (0, 1]");
   // Defaults, units, ranges and sources: models/params.cpp.
   auto value = [&](std::string_view name) { return param_or(params, name, param_default(name)); };
-  ComputeRates r{peak_flops,
-                 value("compute.efficiency"),
-                 hbm_bytes_per_s,
-                 value("compute.hbm_efficiency"),
-                 host_bytes_per_s,
-                 value("host.adam_efficiency"),
-                 value("host.core_bytes_per_s"),
-                 value("compute.overlap_slowdown")};
-  if (training_efficiency != 0) {
-    if (!(training_efficiency > 0 && training_efficiency <= 1))
-      throw SpecError("training.compute_efficiency", "must be a fraction in (0, 1]");
-    r.efficiency = training_efficiency;
-  }
+  ComputeRates r;
+  r.gpu = compute::make_gpu_rates(gpu, precision, params, training_efficiency);
+  r.host_bytes_per_s = host_bytes_per_s;
+  r.host_efficiency = value("host.adam_efficiency");
+  r.core_bytes_per_s = value("host.core_bytes_per_s");
+  r.overlap_slowdown = value("compute.overlap_slowdown");
   return r;
 }
 
+ComputeRates with_power_cap(const ComputeRates& r, double gemm_s, double other_s) {
+  ComputeRates capped = r;
+  capped.gemm_stretch = compute::power_capped_gemm_stretch(gemm_s, other_s, r.gpu);
+  return capped;
+}
+
+// The busiest rank's step, unstretched (compute.hpp).
+RankComputeSeconds rank_compute_seconds(const ScenarioSpec& spec, const ModelShape& m, const ParallelLayout& layout,
+                                        const ComputeRates& rates) {
+  const TrainingSpec& t = spec.training;
+  const bool megatron = layout.strategy == Strategy::Megatron;
+  const int64_t tokens = int64_t(t.micro_batch) * m.seq;
+  const BlockSeconds b = block_seconds(m, tokens, megatron ? layout.tp : 1, rates);
+  const HeadSeconds h = head_seconds(m, tokens, 1, rates);
+  const double layers = megatron ? double(m.layers) / layout.pp : double(m.layers);
+  const double micro = megatron ? layout.pipeline_micro_batches : std::max(1, t.grad_accum);
+  const double recompute = t.grad_checkpointing ? 1 : 0;
+  auto all = [&](auto part) {
+    const double fwd = part(b.attn_fwd) + part(b.mlp_fwd);
+    return micro * (layers * (fwd * (1 + recompute) + part(b.attn_bwd) + part(b.mlp_bwd)) + part(h.fwd) + part(h.bwd));
+  };
+  const double gemm = all([](const WorkSeconds& w) { return w.gemm; });
+  double other = all([](const WorkSeconds& w) { return w.attention + w.memory; });
+  const int64_t total = m.total_params();
+  double params = double(total);
+  if (megatron)
+    params = layers * double(m.block_matmul_params() / layout.tp + m.block_norm_params()) +
+             double(m.head_params() + m.hidden);
+  else if (layout.sharded())
+    params = double(total) / layout.dp;
+  other += optimizer_seconds(params, optimizer_plan(t, layout.strategy), rates);
+  if (layout.strategy == Strategy::Fsdp) {
+    const int n = layout.dp;
+    const int pb = t.param_dtype.empty() ? dtype_bytes(t.dtype) : dtype_bytes(t.param_dtype);
+    const int64_t blocks = int64_t(m.layers) * m.block_params();
+    const double copies = fsdp_all_gather_bytes(total, n, pb) + fsdp_all_gather_bytes(blocks, n, pb) +
+                          fsdp_reduce_scatter_bytes(total, n);
+    other += micro * memory_seconds(rates, compute::MemKernel::Elementwise, copies) +
+             memory_seconds(rates, compute::MemKernel::CastUp, params * (2 + pb));
+  }
+  return {gemm, other};
+}
+
+ComputeRates power_capped_rates(const ScenarioSpec& spec, const ModelShape& m, const ParallelLayout& layout,
+                                const ComputeRates& rates) {
+  if (layout.strategy == Strategy::Zero3 && (spec.zero.offload_optimizer == "cpu" || spec.zero.offload_param == "cpu"))
+    return rates;
+  const RankComputeSeconds s = rank_compute_seconds(spec, m, layout, rates);
+  return with_power_cap(rates, s.gemm, s.other);
+}
+
+double memory_seconds(const ComputeRates& r, MemKernel kind, double bytes, int launches) {
+  return compute::memory_seconds(r.gpu.memory, kind, bytes, launches) + launches * r.gpu.launch_gap_s;
+}
+
+BlockSeconds block_seconds(const ModelShape& m, int64_t tokens, int tp, const ComputeRates& r, bool sequence_parallel) {
+  const compute::GemmLaw& g = r.gpu.gemm;
+  const int64_t h = m.hidden, kv = m.kv_dim(), f = m.ffn;
+  const double T = double(tokens);
+  // Norms and residual adds: every TP rank holds the whole T x h activation, unless sequence
+  // parallelism splits it over the group.
+  const double act = (sequence_parallel ? T / tp : T) * double(h);
+  const auto qkv = linear(g, tokens, h, (h + 2 * kv) / tp, r.gemm_stretch);
+  const auto o = linear(g, tokens, h / tp, h, r.gemm_stretch);
+  const auto up = linear(g, tokens, h, f / tp, r.gemm_stretch);  // gate and up alike
+  const auto down = linear(g, tokens, f / tp, h, r.gemm_stretch);
+  const double flops = compute::attention_fwd_flops(tokens, m.seq, h, tp);
+  const double ffn = T * double(f) / tp;
+  auto mem = [&](MemKernel k, double bytes, int launches) { return memory_seconds(r, k, bytes, launches); };
+  auto gaps = [&](int kernels) { return kernels * r.gpu.launch_gap_s; };
+  const double add = mem(MemKernel::Elementwise, 6 * act, 1);  // read 2 + 2, write 2 per element
+
+  BlockSeconds b;
+  b.attn_fwd += memory(mem(MemKernel::NormFwd, 4 * act, kNormFwdKernels));
+  b.attn_fwd += gemm(qkv.fwd + o.fwd + gaps(2));
+  b.attn_fwd += attention(compute::attention_fwd_seconds(r.gpu.attention, flops) + gaps(kAttentionFwdKernels));
+  b.attn_fwd += memory(add);
+  b.mlp_fwd += memory(mem(MemKernel::NormFwd, 4 * act, kNormFwdKernels));
+  b.mlp_fwd += gemm(2 * up.fwd + down.fwd + gaps(3));
+  b.mlp_fwd += memory(mem(MemKernel::SwigluFwd, 6 * ffn, kSwigluFwdKernels) + add);
+  // Backward: down, SwiGLU, gate and up (their two input gradients summed), norm 2, the residual's
+  // gradient sum; o, attention, the q/k/v gradient's copies, qkv, norm 1, the residual's sum.
+  b.mlp_bwd += gemm(down.bwd() + 2 * up.bwd() + gaps(6));
+  b.mlp_bwd += memory(mem(MemKernel::SwigluBwd, 10 * ffn, kSwigluBwdKernels) + 2 * add +
+                      mem(MemKernel::NormBwd, 6 * act, kNormBwdKernels));
+  b.attn_bwd += gemm(o.bwd() + qkv.bwd() + gaps(4));
+  b.attn_bwd += attention(compute::attention_bwd_seconds(r.gpu.attention, flops) + gaps(kAttentionBwdKernels));
+  b.attn_bwd += memory(mem(MemKernel::StridedCopy, 8 * T * double(h + 2 * kv) / tp, kQkvCopyKernels) + add +
+                       mem(MemKernel::NormBwd, 6 * act, kNormBwdKernels));
+  return b;
+}
+
+HeadSeconds head_seconds(const ModelShape& m, int64_t tokens, int vocab_split, const ComputeRates& r) {
+  const auto head = linear(r.gpu.gemm, tokens, m.hidden, m.vocab / vocab_split, r.gemm_stretch);
+  const double act = double(tokens) * double(m.hidden);
+  const double loss = r.gpu.memory.loss_s_per_logit * double(tokens) * double(m.vocab) / vocab_split +
+                      kLossKernels * r.gpu.launch_gap_s;
+  HeadSeconds s;
+  s.fwd += memory(memory_seconds(r, MemKernel::NormFwd, 4 * act, kNormFwdKernels) + loss / 2);
+  s.fwd += gemm(head.fwd + r.gpu.launch_gap_s);
+  s.bwd += memory(loss / 2 + memory_seconds(r, MemKernel::NormBwd, 6 * act, kNormBwdKernels));
+  s.bwd += gemm(head.bwd() + 2 * r.gpu.launch_gap_s);
+  return s;
+}
+
+OptimizerPlan optimizer_plan(const TrainingSpec& t, Strategy s) {
+  OptimizerPlan p;
+  const bool pytorch = s == Strategy::Fsdp || s == Strategy::Ddp;
+  p.impl = pytorch ? compute::OptimizerImpl::Foreach : compute::OptimizerImpl::Fused;
+  if (!t.optimizer_impl.empty()) {
+    const auto impl = compute::parse_optimizer_impl(t.optimizer_impl);
+    if (!impl)
+      throw SpecError("training.optimizer_impl", "unknown optimizer implementation '" + t.optimizer_impl +
+                                                     "' (expected foreach, fused or for_loop)");
+    p.impl = *impl;
+  }
+  const int compute_bytes = compute::activation_bytes(training_precision(t));
+  if (s == Strategy::Zero3) {  // fp32 partition; its gradients are cast in the step program
+    p.state_bytes = 4;
+    p.cast_params_down = compute_bytes < 4;
+  } else if (s == Strategy::Megatron && t.param_dtype.empty()) {  // fp32 master weights
+    p.state_bytes = 4;
+    p.cast_grads_up = p.cast_params_down = compute_bytes < 4;
+  } else {
+    p.state_bytes = t.param_dtype.empty() ? compute_bytes : dtype_bytes(t.param_dtype);
+  }
+  return p;
+}
+
+double optimizer_seconds(double params, const OptimizerPlan& plan, const ComputeRates& r) {
+  const double launches =
+      std::ceil(params / kMultiTensorLaunchParams) * (plan.impl == compute::OptimizerImpl::Fused ? 1 : kAdamwOps);
+  double s = compute::adamw_seconds(r.gpu.adamw, plan.impl, params, plan.state_bytes) + launches * r.gpu.launch_gap_s;
+  if (plan.cast_grads_up) s += memory_seconds(r, MemKernel::CastUp, params * kMasterCastBytes);
+  if (plan.cast_params_down) s += memory_seconds(r, MemKernel::Elementwise, params * kMasterCastBytes);
+  return s;
+}
+
 double block_forward_flops(const ModelShape& m, int64_t tokens, int tp) {
-  // 2 FLOPs per multiply-add over the block's matrices; causal attention counted as half of
-  // 4 * seq * hidden per token (QK^T and PV).
   const double matmul = 2.0 * double(tokens) * double(m.block_matmul_params());
   const double attention = 2.0 * double(tokens) * double(m.seq) * double(m.hidden);
   return (matmul + attention) / tp;
@@ -41,14 +207,6 @@ double head_forward_flops(const ModelShape& m, int64_t tokens, int tp) {
   return 2.0 * double(tokens) * double(m.vocab) * double(m.hidden) / tp;
 }
 
-double loss_bytes(const ModelShape& m, int64_t tokens, int tp) {
-  return kLossBytesPerLogit * double(tokens) * double(m.vocab) / tp;
-}
-
-double adamw_bytes(int64_t params, int state_bytes) {
-  return kAdamwTensorPasses * double(state_bytes) * double(params);
-}
-
 int dtype_bytes(const std::string& dtype) {
   if (dtype == "bf16" || dtype == "fp16") return 2;
   if (dtype == "fp32") return 4;
@@ -56,19 +214,16 @@ int dtype_bytes(const std::string& dtype) {
 }
 
 double fsdp_all_gather_copy_in_bytes(int64_t params, int n, int param_bytes) {
-  const double p = double(params);
-  const double copy_in = p / n * (param_bytes + 2);
-  const double local = n == 1 ? p * 4 : 0;  // NCCL with one rank: an out-of-place copy
-  return copy_in + local;
+  // In place: FSDP2 gathers into the output buffer, so with one rank NCCL copies nothing.
+  return double(params) / n * (param_bytes + 2);
 }
 
 double fsdp_all_gather_copy_out_bytes(int64_t params) { return double(params) * 4; }
 
 double fsdp_reduce_scatter_copy_in_bytes(int64_t params, int n) {
   const double p = double(params);
-  const double copy_in = p * 4;
-  const double local = n == 1 ? p * 4 : 0;
-  return copy_in + local;
+  const double local = n == 1 ? p * 4 : 0;  // NCCL with one rank, out of place: a device copy
+  return p * 4 + local;                     // copy-in (chunk_cat), NCCL's copy
 }
 
 double fsdp_grad_cast_bytes(double shard_params, int param_bytes, bool accumulate) {
@@ -79,39 +234,36 @@ double fsdp_all_gather_bytes(int64_t params, int n, int param_bytes) {
   return fsdp_all_gather_copy_in_bytes(params, n, param_bytes) + fsdp_all_gather_copy_out_bytes(params);
 }
 
-double fsdp_reduce_scatter_bytes(int64_t params, int n, int param_bytes) {
-  return fsdp_reduce_scatter_copy_in_bytes(params, n) + fsdp_grad_cast_bytes(double(params) / n, param_bytes, false);
-}
+double fsdp_reduce_scatter_bytes(int64_t params, int n) { return fsdp_reduce_scatter_copy_in_bytes(params, n); }
 
-StepWork single_gpu_work(const ModelShape& m, int micro_batch, bool grad_checkpointing, bool fsdp, int param_bytes) {
+StepBreakdown single_gpu_breakdown(const ModelShape& m, int micro_batch, bool grad_checkpointing, bool fsdp,
+                                   int param_bytes, const OptimizerPlan& plan, const ComputeRates& r) {
   const int64_t tokens = int64_t(micro_batch) * m.seq;
-  const double block = block_forward_flops(m, tokens);
-  const double head = head_forward_flops(m, tokens);
-  StepWork w;
-  // forward + backward (2x forward) + recompute of each block under checkpointing
-  w.flops = m.layers * block * (grad_checkpointing ? 4 : 3) + head * 3;
-  w.hbm_bytes = loss_bytes(m, tokens) + adamw_bytes(m.total_params(), param_bytes);
+  const BlockSeconds b = block_seconds(m, tokens, 1, r);
+  const HeadSeconds hd = head_seconds(m, tokens, 1, r);
+  WorkSeconds w;
+  for (const WorkSeconds* part : {&b.attn_fwd, &b.mlp_fwd, &b.attn_bwd, &b.mlp_bwd}) w += *part;
+  if (grad_checkpointing) w += b.attn_fwd, w += b.mlp_fwd;
+  StepBreakdown s;
+  s.gemm = m.layers * w.gemm + hd.fwd.gemm + hd.bwd.gemm;
+  s.attention = m.layers * w.attention;
+  s.memory = m.layers * w.memory + hd.fwd.memory + hd.bwd.memory;
+  s.optimizer = optimizer_seconds(double(m.total_params()), plan, r);
   if (fsdp) {
+    // As the step program issues them: units embedding, L blocks, head; every unit gathered in
+    // forward, the blocks again in backward (FSDP2 does not reshard the root, embedding and head,
+    // after forward): each gather a copy-in and a copy-out kernel; each unit's reduce-scatter a
+    // copy-in; the reduced shard cast to the parameter dtype once.
     const int64_t p = m.total_params();
-    // The root unit (embedding, final norm, head) stays gathered from forward to backward (FSDP2
-    // does not reshard the root after forward): blocks are gathered twice, the root once.
     const int64_t blocks = int64_t(m.layers) * m.block_params();
-    w.hbm_bytes += fsdp_all_gather_bytes(p, 1, param_bytes) + fsdp_all_gather_bytes(blocks, 1, param_bytes) +
-                   fsdp_reduce_scatter_bytes(p, 1, param_bytes);
+    const int gathers = 2 * m.layers + 2, units = m.layers + 2;
+    const double copies = fsdp_all_gather_bytes(p, 1, param_bytes) + fsdp_all_gather_bytes(blocks, 1, param_bytes) +
+                          fsdp_reduce_scatter_bytes(p, 1);
+    s.fsdp_copies =
+        memory_seconds(r, MemKernel::Elementwise, copies, 2 * gathers + units) +
+        memory_seconds(r, param_bytes == 4 ? MemKernel::CastUp : MemKernel::Elementwise, double(p) * (2 + param_bytes));
   }
-  return w;
-}
-
-Fit fit_single_gpu(const StepWork& a, double step_a_s, const StepWork& b, double step_b_s, double peak_flops,
-                   double hbm_bytes_per_s) {
-  // step = F/peak * x + B/hbm * y with x = 1/eff, y = 1/hbm_eff: a 2x2 linear system (Cramer).
-  const double a1 = a.flops / peak_flops, b1 = a.hbm_bytes / hbm_bytes_per_s;
-  const double a2 = b.flops / peak_flops, b2 = b.hbm_bytes / hbm_bytes_per_s;
-  const double det = a1 * b2 - a2 * b1;
-  if (std::abs(det) < 1e-18) return {};
-  const double x = (step_a_s * b2 - step_b_s * b1) / det;
-  const double y = (a1 * step_b_s - a2 * step_a_s) / det;
-  return Fit{1.0 / x, 1.0 / y};
+  return s;
 }
 
 }  // namespace models::workload

@@ -1,44 +1,54 @@
 #pragma once
-// models::workload compute model: FLOPs of a Llama-style decoder and the memory-bound kernels
-// around it, turned into times with two physical rates: the GPU's achieved matrix rate
-// (catalog peak x efficiency) and its achieved HBM bandwidth (catalog x hbm efficiency).
+// models::workload compute model: the work of a Llama-style decoder's training step on one rank,
+// term by term, each term timed by the laws of models/compute/ (measured on one H200,
+// scenarios/validation/h200x1/ANALYSIS.md; other GPUs by the transfer rule of gpu_rates.hpp).
 //
-// FLOPs (per token, forward; a multiply-add is 2 FLOPs; Kaplan et al. 2020, Narayanan et al. 2021):
-//   block   = 2 * block_matmul_params + attention
-//   attention (QK^T and PV) = 2 * 2 * seq * hidden / 2   (causal: counted as HALF, because
-//             FlashAttention/SDPA with is_causal skips the masked tiles, as FlashAttention-2 counts it)
-//   head    = 2 * vocab * hidden ; embedding = 0 (a lookup) ; loss = memory-bound (below)
-//   backward = 2 x forward ; gradient checkpointing recomputes the block forward once more.
-// Memory-bound kernels (bytes at achieved HBM bandwidth):
-//   AdamW (torch foreach, 8 kernels: mul, lerp, mul, addcmul, sqrt, div, add, addcdiv) touches
-//   20 tensor-elements per parameter: 20 * state_bytes (40 B bf16 states, 80 B fp32 states).
-//   Cross-entropy over the logits: 16 B per logit (bf16 in, fp32 softmax, bf16 grad out).
-//   FSDP2 copy-in/out and casts: see fsdp_* below.
+// One block on T tokens, one rank of a tensor-parallel group of tp (Megatron's split: q/k/v, gate
+// and up by columns, o and down by rows; Shoeybi et al. 2019):
+//   GEMMs      each linear layer's forward (T, out, in), dgrad (T, in, out) and wgrad (out, in, T)
+//              at the GEMM law t = t0 + 2mnk/R + 2mn/BWc; qkv one product (the calibration
+//              decoder's fused projection, Megatron's linear_qkv), gate and up two (the decoder's
+//              and Hugging Face Llama's), o, down.
+//   attention  causal SDPA over heads / tp: t0f + F/Rf forward, t0b + 2.5F/Rb backward,
+//              F = 2 T s h / tp; the backward of the packed q/k/v split copies the qkv gradient
+//              twice (stack + layout copy: 8 B per element of T x (h + 2 kv) / tp, strided).
+//   memory     RMSNorm x2 (fwd 4 B, bwd 6 B per element of T x h), residual adds (2 forward, 3
+//              backward gradient sums, 6 B per element), SwiGLU (fwd 6 B, bwd 10 B per element of
+//              T x ffn / tp), each at its kind's rate plus t0 per kernel. Norms and residual adds
+//              are NOT split by tp (every TP rank holds the whole T x h activation), except with
+//              sequence parallelism (Korthikanti et al. 2022), where they run on T / tp tokens.
+// The head on T tokens: final RMSNorm, the LM head's three GEMMs (T, V / vs, h), the loss at its
+// measured time per logit over T x V / vs logits (vs = vocab split: 1 when the head is replicated
+// on every TP rank, as the calibration runs do; tp for Megatron's vocab-parallel output layer).
+// The embedding is a lookup (its backward's scatter, ~0.3 ms on the calibration decoder, is not
+// modelled).
+// The optimizer: AdamW by implementation on its states (models/compute/optimizer.hpp), plus, with
+// fp32 master weights beside 16-bit parameters, the gradients' cast up and the parameters' cast
+// down (6 B per parameter each).
 #include <cstdint>
 #include <map>
 #include <string>
 
+#include "models/compute/gpu_rates.hpp"
+#include "models/hw/gpu.hpp"
+#include "models/spec.hpp"
+#include "models/workload/layout.hpp"
 #include "models/workload/model_shape.hpp"
 
 namespace models::workload {
 
 struct ComputeRates {
-  double peak_flops = 0;        // dense bf16 tensor-core peak (catalog)
-  double efficiency = 0;        // achieved fraction over forward/backward
-  double hbm_bytes_per_s = 0;   // catalog HBM bandwidth
-  double hbm_efficiency = 0;    // achieved fraction in memory-bound kernels
+  compute::GpuRates gpu;        // the GPU's compute laws in the step's precision
   double host_bytes_per_s = 0;  // host memory bandwidth of the whole node
   double host_efficiency = 0;   // achieved fraction by DeepSpeed CPU-Adam
   double core_bytes_per_s = 0;  // one CPU thread's achieved DRAM bandwidth (host.core_bytes_per_s)
   double overlap_slowdown = 0;  // compute time stretch while comm is in flight (compute.overlap_slowdown)
-  double flops_per_s() const { return peak_flops * efficiency; }
-  double hbm_rate() const { return hbm_bytes_per_s * hbm_efficiency; }
+  double gemm_stretch = 1;      // the step's GEMMs slowed under the power limit (with_power_cap)
   double host_rate() const { return host_bytes_per_s * host_efficiency; }
 };
 
-// The rates' defaults (compute.efficiency 0.5661 and compute.hbm_efficiency 0.8394 fitted on
-// 1 x H200 steps by fit_single_gpu(); host.adam_efficiency, host.core_bytes_per_s,
-// compute.overlap_slowdown) are registered with their derivations in models/params.cpp.
+// The rates' defaults (host.adam_efficiency, host.core_bytes_per_s, compute.overlap_slowdown, and
+// every compute.* of models/compute/) are registered with their derivations in models/params.cpp.
 // CPU-Adam is memory-bound: 30 B per parameter (read p, g, m, v fp32, write p, m, v fp32 and the
 // bf16 copy).
 inline constexpr double kCpuAdamBytesPerParam = 30;
@@ -50,33 +60,104 @@ inline constexpr double kCpuAdamBytesPerParam = 30;
 //   fp16 partition refresh: fp16_partitioned_groups_flat.copy_(fp32 partition): read 4 + write 2
 // 42 B per element, all DRAM traffic (the partition, 2e9 elements per rank here, dwarfs caches).
 inline constexpr double kZero3HostStepBytesPerParam = 8 + 28 + 6;
-inline constexpr double kLossBytesPerLogit = 16;
-inline constexpr double kAdamwTensorPasses = 20;
 
-// Rates from catalog values and the scenario's overrides: training.compute_efficiency, and
-// cluster.params "compute.efficiency", "compute.hbm_efficiency", "host.adam_efficiency",
-// "host.core_bytes_per_s" (bytes/s), "compute.overlap_slowdown" (registered in models/params.cpp).
-ComputeRates make_rates(double peak_flops, double hbm_bytes_per_s, double host_bytes_per_s, double training_efficiency,
-                        const std::map<std::string, double>& params);
+// The step's precision: training.precision, else training.dtype (the loader checks they agree).
+compute::Precision training_precision(const TrainingSpec& t);
 
-// Forward FLOPs of one block for `tokens` tokens (micro_batch * seq), divided over `tp` ranks.
+// Rates of `gpu` in `precision` with the scenario's cluster.params (models/params.cpp) and
+// training.compute_efficiency (> 0: the GEMM rate as that fraction of the precision's peak).
+ComputeRates make_rates(const hw::GpuSpec& gpu, compute::Precision precision, double host_bytes_per_s,
+                        double training_efficiency, const std::map<std::string, double>& params);
+
+// Seconds by kind of work, for a step's decomposition (GEMMs, attention, the rest). GEMM seconds
+// are the law's times x ComputeRates::gemm_stretch, plus their launch gaps.
+struct WorkSeconds {
+  double gemm = 0, attention = 0, memory = 0;
+  double total() const { return gemm + attention + memory; }
+  WorkSeconds& operator+=(const WorkSeconds& o) {
+    gemm += o.gemm, attention += o.attention, memory += o.memory;
+    return *this;
+  }
+};
+
+// One block on one rank (see above): its attention half (norm 1, qkv, attention, o, residual) and
+// its MLP half (norm 2, gate, up, SwiGLU, down, residual), forward and backward.
+struct BlockSeconds {
+  WorkSeconds attn_fwd, mlp_fwd, attn_bwd, mlp_bwd;
+  double fwd() const { return attn_fwd.total() + mlp_fwd.total(); }
+  double bwd() const { return attn_bwd.total() + mlp_bwd.total(); }
+};
+BlockSeconds block_seconds(const ModelShape& m, int64_t tokens, int tp, const ComputeRates& r,
+                           bool sequence_parallel = false);
+
+// Final norm, LM head and loss on one rank; `vocab_split` 1 (replicated) or tp (vocab-parallel).
+struct HeadSeconds {
+  WorkSeconds fwd, bwd;
+};
+HeadSeconds head_seconds(const ModelShape& m, int64_t tokens, int vocab_split, const ComputeRates& r);
+
+// `r` with gemm_stretch set for one rank's step of `gemm_s` GEMM seconds and `other_s` seconds of
+// everything else it computes (compute::power_capped_gemm_stretch), from unstretched rates.
+ComputeRates with_power_cap(const ComputeRates& r, double gemm_s, double other_s);
+// One rank's compute seconds in a step at `rates` (the busiest rank, as power_capped_rates says):
+// its GEMMs (with their launch gaps) and everything else it computes.
+struct RankComputeSeconds {
+  double gemm = 0, other = 0;
+};
+RankComputeSeconds rank_compute_seconds(const ScenarioSpec& spec, const ModelShape& m, const ParallelLayout& layout,
+                                        const ComputeRates& rates);
+// The rates of one rank of `spec`'s step with its power-capped stretch: the busiest rank's GEMM and
+// other compute seconds (Megatron's last stage: its blocks and the head over the pipeline's
+// micro-batches plus its optimizer; data parallel: every block and the head over the accumulated
+// micro-batches, the optimizer on the rank's shard, FSDP2's copies). Communication and waits are
+// left out (they lower the mean power: a communication-bound step is throttled less than this
+// says, where its compute matters less). Offloaded ZeRO-3 steps, which wait on the host for most
+// of the step, are not capped.
+ComputeRates power_capped_rates(const ScenarioSpec& spec, const ModelShape& m, const ParallelLayout& layout,
+                                const ComputeRates& rates);
+
+// A memory-bound op of `bytes` in `launches` kernels of one kind.
+double memory_seconds(const ComputeRates& r, compute::MemKernel kind, double bytes, int launches = 1);
+
+// The optimizer step on the GPU.
+struct OptimizerPlan {
+  compute::OptimizerImpl impl = compute::OptimizerImpl::Foreach;
+  int state_bytes = 4;            // bytes of the parameters and states AdamW updates (4: fp32)
+  bool cast_grads_up = false;     // 16-bit gradients cast to the fp32 master's (Megatron)
+  bool cast_params_down = false;  // the updated fp32 master cast to the 16-bit parameters
+};
+// What the framework runs (training.optimizer_impl overrides the implementation):
+//   fsdp, ddp  torch.optim.AdamW, foreach by default (torch/optim/adamw.py), on the parameters'
+//              dtype (param_dtype, else dtype); no master copy.
+//   megatron   FusedAdam (Transformer Engine's, else Apex's: megatron/core/optimizer/__init__.py)
+//              on fp32 master weights and states beside 16-bit parameters (Float16Optimizer):
+//              gradients cast up, master cast down; param_dtype given = no master (those are the
+//              parameters the optimizer updates, as the calibration runs' plain bf16 AdamW).
+//   zero3      DeepSpeed FusedAdam on the fp32 partition, then the fp32 -> 16-bit partition copy
+//              (its gradients are cast to fp32 at the end of backward, in the step program).
+OptimizerPlan optimizer_plan(const TrainingSpec& t, Strategy s);
+double optimizer_seconds(double params, const OptimizerPlan& plan, const ComputeRates& r);
+
+// Forward FLOPs of one block for `tokens` tokens, divided over `tp` ranks (GEMMs 2 x params x
+// tokens, causal attention counted as half: 2 T s h); of the LM head (embedding: a lookup).
 double block_forward_flops(const ModelShape& m, int64_t tokens, int tp = 1);
-// Forward FLOPs of the LM head (0 for the embedding lookup).
 double head_forward_flops(const ModelShape& m, int64_t tokens, int tp = 1);
-double loss_bytes(const ModelShape& m, int64_t tokens, int tp = 1);
-double adamw_bytes(int64_t params, int state_bytes);
 
 int dtype_bytes(const std::string& dtype);  // bf16/fp16: 2, fp32: 4; SpecError on others
 
-// FSDP2 memory traffic per parameter of a unit sharded over n ranks (param_bytes: fp32 4 or
-// bf16 2; compute dtype 2). All-gather: copy-in (read shard, write bf16 shard), copy-out of the
-// gathered tensor (read + write 2 B each); with n == 1 NCCL's "all-gather" is a local copy too.
-// Reduce-scatter: copy-in (2+2), then the reduced shard cast to the parameter dtype (2+param).
+// FSDP2 memory traffic per parameter of a unit sharded over n ranks (param_bytes: fp32 4 or bf16
+// 2; compute dtype 2), as the one-rank profile shows it (ANALYSIS.md section 4):
+//   all-gather: copy-in (read the shard, write its 16-bit copy: one cast kernel per tensor), then
+//   NCCL in place (FSDP2 gathers into the output buffer; with one rank NCCL copies nothing), then
+//   copy-out of the gathered tensor into the parameters (read + write 2 B each).
+//   reduce-scatter: copy-in of the 16-bit gradients (2+2, chunk_cat), NCCL out of place (one
+//   rank: a device copy, 2+2); then (not counted here) the reduced shard's cast to the parameter
+//   dtype, 2 + param_bytes per shard element (a 16-bit -> fp32 cast for fp32 parameters).
 double fsdp_all_gather_bytes(int64_t params, int n, int param_bytes);
-double fsdp_reduce_scatter_bytes(int64_t params, int n, int param_bytes);
+double fsdp_reduce_scatter_bytes(int64_t params, int n);
 // The same, in the parts fsdp_step.cpp issues around each collective:
-//   all-gather:     copy-in (+ the local copy at n == 1) before it, copy-out after it;
-//   reduce-scatter: copy-in (+ the local copy at n == 1) before it; the cast of the reduced
+//   all-gather:     copy-in before it, copy-out after it;
+//   reduce-scatter: copy-in (+ NCCL's local copy at n == 1) before it; the cast of the reduced
 //                   shard (shard_params = params / n) after all of a micro-batch's reductions,
 //                   which also reads the existing gradient when accumulating (+param_bytes).
 double fsdp_all_gather_copy_in_bytes(int64_t params, int n, int param_bytes);
@@ -84,19 +165,15 @@ double fsdp_all_gather_copy_out_bytes(int64_t params);
 double fsdp_reduce_scatter_copy_in_bytes(int64_t params, int n);
 double fsdp_grad_cast_bytes(double shard_params, int param_bytes, bool accumulate);
 
-// The closed form the simulator reproduces for one GPU without communication:
-//   step = F / (peak * eff) + B / (hbm * hbm_eff)
-struct StepWork {
-  double flops = 0;
-  double hbm_bytes = 0;
+// The closed form the simulator reproduces for one GPU without communication (a plain step:
+// forward, backward and AdamW; `fsdp`: FSDP2 on one rank with its copies and casts), by term:
+// GEMMs, attention, memory-bound kernels (norms, residuals, SwiGLU, qkv copies, loss), FSDP2's
+// copies and casts, the optimizer.
+struct StepBreakdown {
+  double gemm = 0, attention = 0, memory = 0, fsdp_copies = 0, optimizer = 0;
+  double total() const { return gemm + attention + memory + fsdp_copies + optimizer; }
 };
-StepWork single_gpu_work(const ModelShape& m, int micro_batch, bool grad_checkpointing, bool fsdp, int param_bytes);
-// Solves the two equations above for (efficiency, hbm_efficiency) from two runs that share the
-// model and differ in memory traffic (z3_n1: FSDP2, fp32 params; tp_n1: plain, bf16 params).
-struct Fit {
-  double efficiency = 0, hbm_efficiency = 0;
-};
-Fit fit_single_gpu(const StepWork& a, double step_a_s, const StepWork& b, double step_b_s, double peak_flops,
-                   double hbm_bytes_per_s);
+StepBreakdown single_gpu_breakdown(const ModelShape& m, int micro_batch, bool grad_checkpointing, bool fsdp,
+                                   int param_bytes, const OptimizerPlan& plan, const ComputeRates& r);
 
 }  // namespace models::workload

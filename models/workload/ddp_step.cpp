@@ -5,7 +5,7 @@
 // after a unit's backward whenever 25 MB or more wait, in whole multiples of 25 MB; the first
 // unit's backward flushes the rest. Sources:
 // torch/nn/parallel/distributed.py (bucket_cap_mb = 25, Reducer), torch/optim/adamw.py
-// (compute.hpp: adamw_bytes). Tests: tests/models/workload/ddp_step_test.cpp.
+// (compute.hpp: optimizer_plan, optimizer_seconds). Tests: tests/models/workload/ddp_step_test.cpp.
 #include <algorithm>
 #include <cmath>
 
@@ -25,7 +25,6 @@ Program build_ddp_program(const DataParallelConfig& c) {
   const int64_t tokens = int64_t(c.training.micro_batch) * c.model.seq;
   auto units = decoder_units(c.model, tokens, c.rates, c.training.grad_checkpointing, 0);
   const int bytes_per = dtype_bytes(c.training.dtype);
-  const int param_bytes = c.training.param_dtype.empty() ? bytes_per : dtype_bytes(c.training.param_dtype);
   const int accum = std::max(1, c.training.grad_accum);
   for (int m = 0; m < accum; ++m) {
     const std::string tag = "mb" + std::to_string(m) + " ";
@@ -49,7 +48,8 @@ Program build_ddp_program(const DataParallelConfig& c) {
   p.join(kCommStream, kComputeStream);
   int64_t total = 0;
   for (const auto& u : units) total += u.params;
-  p.compute(kComputeStream, secs(adamw_bytes(total, param_bytes) / c.rates.hbm_rate()), Work::Memory, "adamw");
+  p.compute(kComputeStream, secs(optimizer_seconds(double(total), optimizer_plan(c.training, Strategy::Ddp), c.rates)),
+            Work::Memory, "adamw");
   return p;
 }
 

@@ -1,4 +1,4 @@
-// The units of a decoder step and their compute (decoder_units.hpp); FLOPs from compute.hpp.
+// The units of a decoder step and their compute (decoder_units.hpp); seconds from compute.hpp.
 #include "models/workload/decoder_units.hpp"
 
 #include "models/workload/data_parallel.hpp"
@@ -10,8 +10,6 @@ std::vector<Unit> decoder_units(const ModelShape& m, int64_t tokens, const Compu
   using sim::Time;
   auto secs = [](double s) { return Time::from_seconds(s); };
   std::vector<Unit> units;
-  const double rate = rates.flops_per_s();
-  const double hbm = rates.hbm_rate();
   // Embedding: a lookup (no FLOPs); its backward is a scatter-add of the same size (negligible).
   Unit emb{"embed", m.embedding_params(), m.embedding_params(), {}, {}, {}, false};
   units.push_back(emb);
@@ -23,28 +21,27 @@ std::vector<Unit> decoder_units(const ModelShape& m, int64_t tokens, const Compu
     if (double(p) >= persistence_threshold) gathered += p;
   const int64_t regathered =
       checkpointing ? zero3_regathered_params(m, persistence_threshold, max_reuse_distance) / tp : 0;
-  const double fwd = block_forward_flops(m, tokens, tp) / rate;
+  const BlockSeconds block = block_seconds(m, tokens, tp, rates);  // models/workload/compute.hpp
   for (int l = 0; l < m.layers; ++l) {
     Unit u{"L" + std::to_string(l),
            m.block_params(),
            gathered,
-           secs(fwd),
-           secs(2 * fwd),
-           checkpointing ? secs(fwd) : Time::zero(),
+           secs(block.fwd()),
+           secs(block.bwd()),
+           checkpointing ? secs(block.fwd()) : Time::zero(),
            true,
            regathered};
     units.push_back(u);
   }
-  // Final norm + head + loss. The loss is memory-bound (kLossBytesPerLogit per logit), its time
-  // split evenly between the forward (softmax) and the backward (its gradient).
-  const double head = head_forward_flops(m, tokens) / rate;
-  const double loss = loss_bytes(m, tokens) / hbm;
+  // Final norm + head + loss (replicated on every TP rank; the loss split evenly between the
+  // forward and the backward: compute.hpp head_seconds).
+  const HeadSeconds head = head_seconds(m, tokens, 1, rates);
   const int64_t head_params = m.head_params() + h;
   Unit hd{"head",
           head_params,
           m.head_params() + (double(h) >= persistence_threshold ? h : 0),
-          secs(head + loss / 2),
-          secs(2 * head + loss / 2),
+          secs(head.fwd.total()),
+          secs(head.bwd.total()),
           Time::zero(),
           false};
   units.push_back(hd);

@@ -103,6 +103,12 @@ void StepExecutor::retime_compute(int r) {
   }
 }
 
+void StepExecutor::set_comm_rate_scale(std::span<const int> ranks) {
+  if (comm_overlap_slowdown <= 0) return;
+  const bool beside_compute = std::any_of(ranks.begin(), ranks.end(), [&](int r) { return state_[r].computing; });
+  engine_.set_rate_scale(beside_compute ? 1.0 / (1.0 + comm_overlap_slowdown) : 1.0);
+}
+
 void StepExecutor::comm_begin(int r) {
   if (state_[r].comm_inflight++ == 0 && overlap_slowdown > 0) retime_compute(r);
 }
@@ -282,9 +288,11 @@ void StepExecutor::launch(int g, uint64_t seq) {
     });
     return;
   }
+  set_comm_rate_scale(members);
   engine_.launch(
       groups_[g], inst.op, inst.bytes,
       [this, g, seq](const collectives::CollectiveRecord& rec) { collective_done(g, seq, rec); }, inst.in_place);
+  engine_.set_rate_scale(1.0);
 }
 
 void StepExecutor::collective_done(int g, uint64_t seq, const collectives::CollectiveRecord& rec) {
@@ -330,11 +338,17 @@ void StepExecutor::arrive_p2p(int r, int s, const Op& op, bool is_send) {
 void StepExecutor::start_transfer(int src, uint8_t ss, int dst, uint8_t ds, int64_t bytes) {
   settle(src);
   settle(dst);
+  // Barrier wait at send/recv (pipeline stages): the transfer starts when both sides have
+  // arrived; the one that came first waited for the other.
+  acct_[src].barrier += sim_.now() - state_[src].streams[ss].op_start;
+  acct_[dst].barrier += sim_.now() - state_[dst].streams[ds].op_start;
   comm_begin(src);
   comm_begin(dst);
   const uint64_t key = (uint64_t(uint32_t(src)) << 32) | uint32_t(dst);
   if (p2p_seen_.insert(key).second) p2p_pairs_.emplace_back(src, dst);
   const sim::Time started = sim_.now();
+  const int pair[2] = {src, dst};
+  set_comm_rate_scale(pair);
   engine_.send_recv(src, dst, bytes,
                     [this, src, ss, dst, ds, bytes, started](const collectives::CollectiveRecord& rec) {
                       for (auto [r, s] : {std::pair<int, int>{src, ss}, std::pair<int, int>{dst, ds}}) {
@@ -344,6 +358,7 @@ void StepExecutor::start_transfer(int src, uint8_t ss, int dst, uint8_t ds, int6
                         finish_op(r, s);
                       }
                     });
+  engine_.set_rate_scale(1.0);
 }
 
 void StepExecutor::note(int r, int s, const std::string& stream, uint32_t name, nccl::CollOp op, bool is_coll,

@@ -4,13 +4,15 @@
 //   compute   = time the compute stream ran Math/Memory ops
 //   comm      = time at least one collective or transfer of the rank was moving data
 //   exposed   = time the compute stream was idle while such communication was in flight
-//   barrier   = per collective, (last member's arrival - own arrival): waiting for slower ranks
+//   barrier   = per collective, (last member's arrival - own arrival): waiting for slower ranks;
+//               per send/recv, (the peer's arrival - own arrival) on the side that came first
 //   offload   = time the compute stream was idle while only host work or PCIe copies ran
 #include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -52,6 +54,10 @@ class StepExecutor {
   // its GPU compute runs at 1 / (1 + overlap_slowdown) of its rate (NCCL's CTAs hold SMs and
   // the compute kernels lose whole waves; see compute.overlap_slowdown in models/params.cpp).
   double overlap_slowdown = 0;
+  // The mirror (issue 18, mechanism 7; comm.overlap_slowdown, 0 until measured): a collective or
+  // send/recv launched while one of its ranks runs GPU compute moves at 1 / (1 + this) of its rate,
+  // for its whole life (first order: it is not re-timed when the compute ends).
+  double comm_overlap_slowdown = 0;
 
   // Starts every rank now and runs the simulator until all programs end (or the wall-clock
   // limit stops it: then stopped() is true).
@@ -121,9 +127,11 @@ class StepExecutor {
   void advance(int r);
   bool step_stream(int r, int s);  // runs instantaneous ops; true if something changed
   void finish_op(int r, int s);
-  void settle(int r);                // accounting up to now
-  double compute_rate(int r) const;  // 1, or 1 / (1 + overlap_slowdown) while comm is in flight
-  void retime_compute(int r);        // re-plans running GPU compute ops after the rate changed
+  void settle(int r);  // accounting up to now
+  double compute_rate(int r) const;
+  void set_comm_rate_scale(std::span<const int> ranks);  // comm_overlap_slowdown at a launch  // 1, or 1 / (1 +
+                                                         // overlap_slowdown) while comm is in flight
+  void retime_compute(int r);                            // re-plans running GPU compute ops after the rate changed
   void comm_begin(int r);
   void comm_end(int r);
   void arrive_collective(int r, int s, const Op& op);

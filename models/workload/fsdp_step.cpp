@@ -11,7 +11,8 @@
 //   reduce-scatter of each unit's gradients as soon as its backward ends (no buckets): copy-in,
 //     then after all reductions the reduced shard cast to the parameter dtype and accumulated
 //     over micro-batches (fsdp_reduce_scatter_*_bytes, compute.hpp);
-//   optimizer: torch foreach AdamW on the parameter dtype (adamw_bytes, compute.hpp).
+//   optimizer: torch AdamW (foreach unless training.optimizer_impl) on the parameter dtype
+//     (optimizer_plan, compute.hpp).
 // Collectives per micro-batch (S = parameters x compute dtype bytes): all-gather of every unit
 // forward and of every block backward; reduce-scatter of every unit. Sources:
 // torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py (foreach_all_gather,
@@ -60,13 +61,16 @@ class FsdpStep final : public ShardedStep {
 
   void end_of_backward(int m) override {
     const double bytes = fsdp_grad_cast_bytes(shard_params(), param_bytes_, /*accumulate=*/m > 0);
-    p_.compute(kComputeStream, secs(mem_time(bytes)), Work::Memory, tag(m) + "grad cast");
+    const auto kind = param_bytes_ == 4 ? compute::MemKernel::CastUp : compute::MemKernel::Elementwise;  // 16 -> 32 bit
+    p_.compute(kComputeStream, secs(mem_time(bytes, kind)), Work::Memory, tag(m) + "grad cast");
   }
 
   void optimizer() override {
     const double shard = shard_params();
-    const double bytes = adamw_bytes(int64_t(shard), param_bytes_);
-    p_.compute(kComputeStream, secs(mem_time(bytes)), Work::Memory, "adamw " + mb(shard * param_bytes_) + " shard");
+    // torch AdamW (foreach by default) on the parameter dtype (compute.hpp optimizer_plan).
+    const OptimizerPlan plan = optimizer_plan(c_.training, Strategy::Fsdp);
+    p_.compute(kComputeStream, secs(optimizer_seconds(shard, plan, c_.rates)), Work::Memory,
+               "adamw " + mb(shard * plan.state_bytes) + " shard");
   }
 };
 

@@ -26,14 +26,9 @@ class StageBuilder {
     const int per = m.layers / c.pp;
     first_layer_ = s_ * per;
     layers_ = per;
-    auto units = decoder_units(m, tokens_, c.rates, c.training.grad_checkpointing, 0, c.tp);
-    block_ = units[1];
-    head_ = units.back();
-    // Attention's share of a block's FLOPs (QKV, O and the attention products), the rest is MLP.
-    const double h = m.hidden;
-    const double attn = 2.0 * (2 * h * h + 2 * h * double(m.kv_dim())) + 2.0 * m.seq * h;
-    const double mlp = 2.0 * 3 * h * m.ffn;
-    attn_share_ = attn / (attn + mlp);
+    // One block's halves and the replicated head on this rank (models/workload/compute.hpp).
+    block_ = block_seconds(m, tokens_, c.tp, c.rates);
+    head_ = head_seconds(m, tokens_, 1, c.rates);
   }
 
   Program build() {
@@ -52,7 +47,7 @@ class StageBuilder {
  private:
   bool first() const { return s_ == 0; }
   bool last() const { return s_ == c_.pp - 1; }
-  Time part(Time t, double share) const { return Time::from_seconds(t.seconds() * share); }
+  static Time secs(const WorkSeconds& w) { return Time::from_seconds(w.total()); }
 
   void tp_all_reduce(const std::string& what) {
     if (c_.tp > 1) p_.collective(kCompute, kTp, CollOp::AllReduce, act_bytes_, "tp all_reduce " + what);
@@ -60,9 +55,9 @@ class StageBuilder {
 
   void block_forward(int l, const std::string& tag, const char* kind) {
     const std::string name = tag + kind + " L" + std::to_string(l);
-    p_.compute(kCompute, part(block_.fwd, attn_share_), Work::Math, name + " attn");
+    p_.compute(kCompute, secs(block_.attn_fwd), Work::Math, name + " attn");
     tp_all_reduce(name + " attn");
-    p_.compute(kCompute, part(block_.fwd, 1 - attn_share_), Work::Math, name + " mlp");
+    p_.compute(kCompute, secs(block_.mlp_fwd), Work::Math, name + " mlp");
     tp_all_reduce(name + " mlp");
   }
 
@@ -73,7 +68,7 @@ class StageBuilder {
       p_.join(kRecvPrev, kCompute);
     }
     for (int l = 0; l < layers_; ++l) block_forward(first_layer_ + l, tag, "fwd");
-    if (last()) p_.compute(kCompute, head_.fwd, Work::Math, tag + "fwd head+loss");
+    if (last()) p_.compute(kCompute, secs(head_.fwd), Work::Math, tag + "fwd head+loss");
     if (!last()) {
       p_.join(kCompute, kSendNext);
       p_.send(kSendNext, kNext, act_bytes_, tag + "send act");
@@ -86,15 +81,15 @@ class StageBuilder {
       p_.recv(kRecvNext, kNext, act_bytes_, tag + "recv grad");
       p_.join(kRecvNext, kCompute);
     } else {
-      p_.compute(kCompute, head_.bwd, Work::Math, tag + "bwd head+loss");
+      p_.compute(kCompute, secs(head_.bwd), Work::Math, tag + "bwd head+loss");
     }
     for (int l = layers_ - 1; l >= 0; --l) {
       const int layer = first_layer_ + l;
       if (c_.training.grad_checkpointing) block_forward(layer, tag, "recompute");
       const std::string name = tag + "bwd L" + std::to_string(layer);
-      p_.compute(kCompute, part(block_.bwd, 1 - attn_share_), Work::Math, name + " mlp");
+      p_.compute(kCompute, secs(block_.mlp_bwd), Work::Math, name + " mlp");
       tp_all_reduce(name + " mlp");
-      p_.compute(kCompute, part(block_.bwd, attn_share_), Work::Math, name + " attn");
+      p_.compute(kCompute, secs(block_.attn_bwd), Work::Math, name + " attn");
       tp_all_reduce(name + " attn");
     }
     if (!first()) {
@@ -111,11 +106,10 @@ class StageBuilder {
     int64_t params = int64_t(layers_) * (m.block_matmul_params() / c_.tp + m.block_norm_params());
     if (first()) params += m.embedding_params();
     if (last()) params += m.head_params() + m.hidden;
-    const int pb =
-        c_.training.param_dtype.empty() ? dtype_bytes(c_.training.dtype) : dtype_bytes(c_.training.param_dtype);
     if (c_.dp > 1)
       p_.collective(kCompute, kDp, CollOp::AllReduce, params * dtype_bytes(c_.training.dtype), "dp all_reduce grads");
-    p_.compute(kCompute, Time::from_seconds(adamw_bytes(params, pb) / c_.rates.hbm_rate()), Work::Memory, "adamw");
+    const OptimizerPlan plan = optimizer_plan(c_.training, Strategy::Megatron);  // compute.hpp
+    p_.compute(kCompute, Time::from_seconds(optimizer_seconds(double(params), plan, c_.rates)), Work::Memory, "adamw");
   }
 
   const MegatronConfig& c_;
@@ -123,8 +117,8 @@ class StageBuilder {
   Program p_;
   int64_t tokens_ = 0, act_bytes_ = 0;
   int first_layer_ = 0, layers_ = 0;
-  Unit block_, head_;
-  double attn_share_ = 0.5;
+  BlockSeconds block_;
+  HeadSeconds head_;
 };
 }  // namespace
 

@@ -56,7 +56,10 @@ class ShardedStep {
 
   // --- The core's tools for the hooks. ---
   int comm_stream() const { return overlap_ ? kCommStream : kComputeStream; }
-  double mem_time(double bytes) const { return bytes / c_.rates.hbm_rate(); }
+  // A memory-bound op of `bytes` (compute.hpp memory_seconds: the kind's bandwidth and a launch).
+  double mem_time(double bytes, compute::MemKernel kind = compute::MemKernel::Elementwise) const {
+    return memory_seconds(c_.rates, kind, bytes);
+  }
   // Reduce-scatter of `params` gradients (in pieces of reduce_piece_params, at most
   // kMaxPiecesPerUnit), waited for at the end of the backward.
   void reduce(int64_t params, const std::string& name);

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "models/error.hpp"
+#include "models/params.hpp"
 #include "models/workload/compute.hpp"
 #include "models/workload/data_parallel.hpp"
 #include "models/workload/layout.hpp"
@@ -117,18 +118,28 @@ StepPlan plan_step(const ScenarioSpec& spec, const World& world) {
   if (!spec.model) throw SpecError("model", "a scenario needs [model] (a training step) or [collective]");
   const ModelShape shape = resolve_model(*spec.model);
   const hw::NodeSpec& node = world.node();
-  const ComputeRates rates = make_rates(node.gpu.bf16_flops, node.gpu.hbm_bytes_per_s,
-                                        node.host_mem_bytes_per_s > 0 ? node.host_mem_bytes_per_s : 200e9,
-                                        spec.training.compute_efficiency, spec.cluster.params);
+  const compute::Precision precision = training_precision(spec.training);
+  ComputeRates rates =
+      make_rates(node.gpu, precision, node.host_mem_bytes_per_s > 0 ? node.host_mem_bytes_per_s : 200e9,
+                 spec.training.compute_efficiency, spec.cluster.params);
   plan.overlap_slowdown = rates.overlap_slowdown;
+  plan.comm_overlap_slowdown =
+      param_or(spec.cluster.params, "comm.overlap_slowdown", param_default("comm.overlap_slowdown"));
   const ParallelLayout layout = make_layout(spec, shape, world.size());
+  rates = power_capped_rates(spec, shape, layout, rates);  // compute.hpp
   if (layout.strategy == Strategy::Megatron)
     megatron_step(spec, shape, layout, rates, plan);
   else
     data_parallel_step(spec, world, shape, layout, rates, plan);
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "compute: %s at %.0f TFLOP/s achieved (%.3f of peak), HBM %.0f GB/s achieved",
-                node.gpu.name.c_str(), rates.flops_per_s() / 1e12, rates.efficiency, rates.hbm_rate() / 1e9);
+  const compute::GemmLaw& g = rates.gpu.gemm;
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "compute: %s %s GEMMs t = %.2f us + F / %.0f TFLOP/s + 2mn B / %.2f TB/s (%.3f of peak), "
+                "x %.3f under the power limit; memory-bound kernels by kind, AdamW by implementation "
+                "(models/compute)",
+                node.gpu.name.c_str(), compute::precision_name(precision), g.fixed_s * 1e6, g.flops_per_s / 1e12,
+                g.output_bytes_per_s / 1e12, g.flops_per_s / compute::peak_flops(node.gpu, precision),
+                rates.gemm_stretch);
   plan.notes.emplace_back(buf);
   return plan;
 }

@@ -19,8 +19,9 @@ struct StepPlan {
   std::vector<collectives::Group> groups;
   std::vector<RankSetup> ranks;  // one per World rank
   std::vector<std::string> notes;
-  double overlap_slowdown = 0;  // compute.overlap_slowdown, for training steps
-  int iterations = 1;           // a bare collective's repetitions in one simulated "step"
+  double overlap_slowdown = 0;       // compute.overlap_slowdown, for training steps
+  double comm_overlap_slowdown = 0;  // comm.overlap_slowdown, for training steps
+  int iterations = 1;                // a bare collective's repetitions in one simulated "step"
 };
 
 // Throws SpecError for what the scenario asks that cannot be built (layout, model, collective).

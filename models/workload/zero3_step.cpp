@@ -33,10 +33,6 @@ constexpr double kIpgCopyBytesPerParam = 2 + 2;
 // later micro-batches accumulated into it: read 4 B more (stage3.py partition_grads).
 constexpr int kGradCastBytesPerParam = 2 + 4;
 constexpr int kGradAccumulateBytesPerParam = 4;
-// GPU step on the fp32 partition: fused Adam reads p, g, m, v and writes p, m, v (7 passes x 4 B;
-// csrc/adam/multi_tensor_adam.cu), then the bf16 partition refresh reads 4 B and writes 2 B
-// (stage3.py _reassign_or_swap_out_partitioned_parameters).
-constexpr double kGpuStepBytesPerParam = 7 * 4 + 6;
 // Gradient bytes per element of the fp32 partition copied to the host at the boundary.
 constexpr int kFp32Bytes = 4;
 }  // namespace
@@ -145,7 +141,7 @@ class Zero3Step final : public ShardedStep {
     if (offload_opt_) return;  // the fp32 gradients are on the host (after_reduce)
     const double shard = shard_params();
     const double bytes = shard * (kGradCastBytesPerParam + (m > 0 ? kGradAccumulateBytesPerParam : 0));
-    p_.compute(kComputeStream, secs(mem_time(bytes)), Work::Memory, tag(m) + "grad cast");
+    p_.compute(kComputeStream, secs(mem_time(bytes, compute::MemKernel::CastUp)), Work::Memory, tag(m) + "grad cast");
   }
 
   void optimizer() override {
@@ -159,8 +155,10 @@ class Zero3Step final : public ShardedStep {
       }
       return;
     }
-    const double bytes = shard * kGpuStepBytesPerParam;
-    p_.compute(kComputeStream, secs(mem_time(bytes)), Work::Memory, "adamw " + mb(shard * param_bytes_) + " shard");
+    // DeepSpeed's FusedAdam on the fp32 partition plus its 16-bit copy (compute.hpp optimizer_plan).
+    const OptimizerPlan plan = optimizer_plan(c_.training, Strategy::Zero3);
+    p_.compute(kComputeStream, secs(optimizer_seconds(shard, plan, c_.rates)), Work::Memory,
+               "adamw " + mb(shard * plan.state_bytes) + " shard");
   }
 
   bool offload_param_ = false, offload_opt_ = false;

@@ -8,6 +8,7 @@
 #include "models/nccl/env.hpp"
 #include "models/nccl/transport.hpp"
 #include "models/readers/smi_topo.hpp"
+#include "models/topology/fabric.hpp"
 #include "models/topology/node_graph.hpp"
 #include "models/topology/resolve.hpp"
 
@@ -55,7 +56,17 @@ std::string render_topo(const ScenarioSpec& spec, int max_ranks_listed) {
      << node.citation << ")\n";
   os << "Placement: " << layout.pods_per_node << " pod(s) x " << layout.gpus_per_pod << " GPU(s) per node, "
      << layout.size() << " ranks, " << (spec.placement.single_process ? "one process per pod" : "one process per GPU")
-     << "; NCCL counts nNodes " << model.nccl_nodes() << "\n\n";
+     << "; NCCL counts nNodes " << model.nccl_nodes() << "\n";
+  // The fabric level ([cluster.fabric]); nothing for the default non-blocking switch.
+  std::vector<double> rails;
+  for (const auto& g : model.nic_groups()) rails.push_back(node.nic_bytes_per_s * static_cast<double>(g.nics.size()));
+  const topology::Fabric fabric(spec.cluster.fabric, spec.cluster.nodes, rails, node.nic_kind);
+  if (!fabric.describe().empty()) {
+    os << "Fabric: " << fabric.describe() << "\n";
+    for (std::size_t r = 0; r < rails.size() && fabric.kind() == topology::FabricKind::Rail; ++r)
+      os << "  rail " << r << ": NIC group " << r << " of nodes 0.." << spec.cluster.nodes - 1 << "\n";
+  }
+  os << "\n";
   os << "GPU topology of one node (nvidia-smi topo -m):\n" << matrix(graph.smi_matrix()) << "\n";
   const int n = layout.size();
   os << "Transport NCCL would log, sender -> receiver (channels = P2P channels to that peer):\n";

@@ -7,17 +7,21 @@
 // "pcisw<s>/pcie.up|down" (the uplink to the root complex, shared by the GPUs and NICs below);
 // "hostmem" (DRAM); per NIC group "nic<n>.tx|rx" ("nic<a>-<b>" when a GPU spreads over several);
 // "eth.tx|rx" (the ordinary interface NET/Socket uses between hosts) and "loopback" (TCP between
-// pods of one host). The fabric between nodes is taken as non-blocking.
+// pods of one host). The fabric between nodes ([cluster.fabric], models/topology/fabric.hpp) adds
+// its shared switch links ("fabric/pod<p>/...") between the sender's and receiver's NIC links;
+// the default, non-blocking, adds none.
 #include "models/world/world.hpp"
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "models/error.hpp"
 #include "models/hw/links.hpp"
 #include "models/nccl/env.hpp"
 #include "models/nccl/transport.hpp"
 #include "models/params.hpp"
+#include "models/topology/fabric.hpp"
 #include "models/topology/node_graph.hpp"
 #include "models/topology/resolve.hpp"
 #include "sim/check.hpp"
@@ -37,6 +41,7 @@ const char* nic_link_kind(hw::NicKind k) {
 
 struct NodeLinks {
   std::vector<sim::LinkId> nvl_tx, nvl_rx, pcie_up, pcie_down, sw_up, sw_down, nic_tx, nic_rx;
+  std::vector<sim::LinkId> proxy;  // per GPU: its rank's proxy thread (Socket without helper threads)
   sim::LinkId hostmem, eth_tx, eth_rx, loopback;
 };
 
@@ -88,7 +93,9 @@ class WorldImpl final : public World {
     const bool same_node = ra.node == rb.node;
     if (t.net_plugin == NetPlugin::Socket) {
       // Staged in host memory on both sides; the kernel's TCP stack over the node's interface
-      // (or loopback between pods of one host).
+      // (or loopback between pods of one host); both ranks' proxy threads move it.
+      if (!la.proxy.empty()) out.push_back(la.proxy[ga]);
+      if (!lb.proxy.empty()) out.push_back(lb.proxy[gb]);
       up_to(la, ga, -1, out);
       out.push_back(la.hostmem);
       if (same_node) {
@@ -113,6 +120,7 @@ class WorldImpl final : public World {
       out.push_back(la.hostmem);
     }
     out.push_back(la.nic_tx[na]);
+    if (fabric_) fabric_->path(ra.node, na, rb.node, nb, out);
     out.push_back(lb.nic_rx[nb]);
     if (gdr_b) {
       down_from(lb, gb, groups[nb].pcie_switch, out);
@@ -138,6 +146,12 @@ class WorldImpl final : public World {
     out.push_back(l.hostmem);
   }
 
+  TcpEdge tcp_edge() const override { return tcp_edge_; }
+
+  double raw_capacity(sim::LinkId l, const sim::FlowNetwork& net) const override {
+    return l.index < raw_.size() && raw_[l.index] > 0 ? raw_[l.index] : net.link_capacity(l);
+  }
+
   const topology::Placement& placement() const override { return layout_; }
   const hw::NodeSpec& node() const override { return node_; }
   const nccl::NcclEnv& nccl_env() const override { return env_; }
@@ -155,6 +169,7 @@ class WorldImpl final : public World {
     }
     s += "); " + std::to_string(layout_.pods_per_node) + " pod(s) x " + std::to_string(layout_.gpus_per_pod) +
          " GPU(s) per node; NCCL nNodes " + std::to_string(transports_.nccl_nodes());
+    if (fabric_ && !fabric_->describe().empty()) s += "; fabric: " + fabric_->describe();
     return s;
   }
 
@@ -169,10 +184,19 @@ class WorldImpl final : public World {
     if (s >= 0 && s != src_switch) out.push_back(l.sw_down[s]);
   }
 
+  // A link whose usable capacity is `efficiency` of its raw bandwidth (raw_capacity() keeps the raw).
+  sim::LinkId add_port(sim::FlowNetwork& net, const std::string& name, const char* kind, double raw, double efficiency,
+                       sim::Time latency) {
+    const sim::LinkId id = net.add_link(name, kind, raw * efficiency, latency);
+    if (raw_.size() <= id.index) raw_.resize(id.index + 1, 0.0);
+    raw_[id.index] = raw;
+    return id;
+  }
+
   void build_links(const ScenarioSpec& spec, sim::FlowNetwork& net) {
     using sim::Time;
     const int ng = graph_.gpus();
-    double nvl_bw = 0, nvl_lat = 0;
+    double nvl_bw = 0, nvl_lat = 0, nvl_eff = 1;
     if (node_.nvlink_gen) {
       hw::LinkTech nvl = hw::nvlink(node_.nvlink_gen);
       // A GPU's NVLink port: all its links (through NVSwitch every peer shares them).
@@ -180,6 +204,13 @@ class WorldImpl final : public World {
       if (node_.imported)
         for (int b = 1; b < ng; ++b) links = std::max(links, graph_.gpu_gpu(0, b).nv_links);
       nvl_bw = param_or(spec.cluster.params, "nvlink.bandwidth", links * nvl.bytes_per_s);
+      // NCCL's Simple protocol moves at most this fraction of a port's raw bandwidth, whatever the
+      // number of flows through it (a ring's one edge per direction, all-to-all's n-1, a Tree
+      // chain's two): 4 x H200 ring all-reduce 354 of 478 GB/s (ar_g4.txt), and NCCL reaches the
+      // same fraction with all-to-all (issue 18). So the port's capacity carries the efficiency
+      // and the per-flow caps (models/collectives/flow_cap.hpp) keep the protocol's and channels'
+      // terms; raw_capacity() keeps the physical bandwidth for the tuner and calibrate.
+      nvl_eff = param_or(spec.cluster.params, "nvlink.efficiency.simple", param_default("nvlink.efficiency.simple"));
       nvl_lat = param_or(spec.cluster.params, "nvlink.latency",
                          nvl.latency_s + (node_.nvswitch ? hw::nvswitch(4).latency_s : 0));
     }
@@ -187,9 +218,11 @@ class WorldImpl final : public World {
     const double pcie_bw = param_or(spec.cluster.params, "pcie.bandwidth", pci.bytes_per_s);
     const double pcie_lat = param_or(spec.cluster.params, "pcie.latency", pci.latency_s);
     const double mem_bw = param_or(spec.cluster.params, "hostmem.bandwidth", node_.host_mem_bytes_per_s);
-    hw::LinkTech nic = node_.nic_kind == hw::NicKind::Efa
-                           ? hw::efa(node_.efa_generation, node_.nic_bytes_per_s * 8 / 1e9)
-                           : hw::infiniband(node_.nic_bytes_per_s > 25e9 ? "ndr" : "hdr");
+    hw::LinkTech nic =
+        node_.nic_kind == hw::NicKind::Efa    ? hw::efa(node_.efa_generation, node_.nic_bytes_per_s * 8 / 1e9)
+        : node_.nic_kind == hw::NicKind::Roce ? hw::roce(node_.nic_bytes_per_s * 8 / 1e9)
+        : node_.nic_kind == hw::NicKind::Ib   ? hw::infiniband(hw::infiniband_rate_for(node_.nic_bytes_per_s))
+                                              : hw::infiniband(node_.nic_bytes_per_s > 25e9 ? "ndr" : "hdr");
     const double nic_bw = param_or(spec.cluster.params, "nic.bandwidth", node_.nic_bytes_per_s);
     const double nic_lat = param_or(spec.cluster.params, "nic.latency", nic.latency_s);
     hw::LinkTech eth = node_.eth_driver == "virtio" ? hw::virtio_nic(node_.eth_bytes_per_s * 8 / 1e9)
@@ -197,11 +230,51 @@ class WorldImpl final : public World {
     const double eth_bw = param_or(spec.cluster.params, "eth.bandwidth", node_.eth_bytes_per_s);
     const double eth_lat = param_or(spec.cluster.params, "eth.latency", eth.latency_s);
     hw::LinkTech lo = hw::tcp_loopback();
+    // NCCL's Socket transport (src/transport/net_socket.cc ncclNetSocketGetNsockNthread): without
+    // helper threads (autoNt=0 unless the NIC is AWS's or GCP's) the rank's proxy thread moves all
+    // of its Socket traffic, every channel and both directions: a thread moves T per direction
+    // when it sends and receives and T / d when it only sends or receives (d =
+    // socket.thread_duplex, measured 0.77). So one edge is capped at T / d (tcp_edge(), Simple)
+    // and each GPU gets a "proxy" link of raw 2 T that its Socket flows cross both ways, carrying
+    // the Socket protocol's efficiency on its total like an NVLink port: a ring rank (both ways)
+    // keeps eta T per direction, a rank that only sends gets eta T / d. With helper threads each
+    // connection has its own: no shared budget, an edge moves up to threads x T / d.
+    const nccl::SocketThreads threads = nccl::socket_threads(env_, node_.eth_driver);
+    const double duplex = param_or(spec.cluster.params, "socket.thread_duplex", param_default("socket.thread_duplex"));
+    tcp_edge_.both_way = std::max(1, threads.threads) * hw::kTcpThreadBytesPerS;
+    tcp_edge_.one_way = tcp_edge_.both_way / duplex;
+    const bool proxy_budget = threads.threads == 0;
+    const double sock_eff =
+        param_or(spec.cluster.params, "socket.efficiency.simple", param_default("socket.efficiency.simple"));
     const double lo_bw = param_or(spec.cluster.params, "loopback.bandwidth", lo.bytes_per_s);
     // Each direction of a GPU<->X transfer crosses two of these links: half the latency each.
     const Time nvl_half = Time::from_seconds(nvl_lat / 2), pcie_half = Time::from_seconds(pcie_lat / 2);
     const char* nic_kind = nic_link_kind(node_.nic_kind);
     const auto& groups = transports_.nic_groups();
+    // [[stragglers]] nic_bandwidth_factor: per node and NIC group, the fraction of line rate left.
+    std::vector<std::vector<double>> nic_factor(layout_.nodes, std::vector<double>(groups.size(), 1.0));
+    for (std::size_t i = 0; i < spec.stragglers.size(); ++i) {
+      const StragglerSpec& st = spec.stragglers[i];
+      if (st.nic_bandwidth_factor == 1) continue;
+      const std::string key = "stragglers." + std::to_string(i);
+      if (!(st.nic_bandwidth_factor > 0 && st.nic_bandwidth_factor <= 1))
+        throw SpecError(key + ".nic_bandwidth_factor",
+                        key + ".nic_bandwidth_factor: " + std::to_string(st.nic_bandwidth_factor) +
+                            " (expected a fraction of the line rate in (0, 1])");
+      if (st.node) {
+        if (*st.node < 0 || *st.node >= layout_.nodes)
+          throw SpecError(key + ".node", key + ".node: " + std::to_string(*st.node) + " (expected a node in 0.." +
+                                             std::to_string(layout_.nodes - 1) + ")");
+        for (double& f : nic_factor[*st.node]) f *= st.nic_bandwidth_factor;
+      }
+      for (int r : st.ranks) {
+        if (r < 0 || r >= size())
+          throw SpecError(key + ".ranks", key + ".ranks: rank " + std::to_string(r) + " (expected 0.." +
+                                              std::to_string(size() - 1) + ")");
+        const int g = transports_.nic_group_of(ranks_[r].local_gpu);
+        if (g >= 0) nic_factor[ranks_[r].node][g] *= st.nic_bandwidth_factor;
+      }
+    }
     links_.resize(layout_.nodes);
     for (int n = 0; n < layout_.nodes; ++n) {
       NodeLinks& l = links_[n];
@@ -209,9 +282,11 @@ class WorldImpl final : public World {
       for (int g = 0; g < ng; ++g) {
         const std::string gp = p + "gpu" + std::to_string(g) + "/";
         if (nvl_bw > 0) {
-          l.nvl_tx.push_back(net.add_link(gp + "nvlink.tx", "nvlink", nvl_bw, nvl_half));
-          l.nvl_rx.push_back(net.add_link(gp + "nvlink.rx", "nvlink", nvl_bw, nvl_half));
+          l.nvl_tx.push_back(add_port(net, gp + "nvlink.tx", "nvlink", nvl_bw, nvl_eff, nvl_half));
+          l.nvl_rx.push_back(add_port(net, gp + "nvlink.rx", "nvlink", nvl_bw, nvl_eff, nvl_half));
         }
+        if (proxy_budget)
+          l.proxy.push_back(add_port(net, gp + "proxy", "proxy", 2 * hw::kTcpThreadBytesPerS, sock_eff, Time::zero()));
         l.pcie_up.push_back(net.add_link(gp + "pcie.up", "pcie", pcie_bw, pcie_half));
         l.pcie_down.push_back(net.add_link(gp + "pcie.down", "pcie", pcie_bw, pcie_half));
       }
@@ -221,10 +296,11 @@ class WorldImpl final : public World {
         l.sw_down.push_back(net.add_link(sp + "pcie.down", "pcie", pcie_bw, Time::zero()));
       }
       l.hostmem = net.add_link(p + "hostmem", "hostmem", mem_bw, Time::zero());
-      for (const auto& grp : groups) {
+      for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+        const auto& grp = groups[gi];
         std::string name = p + "nic" + std::to_string(grp.nics.front());
         if (grp.nics.size() > 1) name += "-" + std::to_string(grp.nics.back());
-        double bw = nic_bw * static_cast<double>(grp.nics.size());
+        double bw = nic_bw * static_cast<double>(grp.nics.size()) * nic_factor[n][gi];
         l.nic_tx.push_back(net.add_link(name + ".tx", nic_kind, bw, Time::from_seconds(nic_lat / 2)));
         l.nic_rx.push_back(net.add_link(name + ".rx", nic_kind, bw, Time::from_seconds(nic_lat / 2)));
       }
@@ -232,6 +308,11 @@ class WorldImpl final : public World {
       l.eth_rx = net.add_link(p + "eth.rx", "eth", eth_bw, Time::from_seconds(eth_lat / 2));
       l.loopback = net.add_link(p + "loopback", "eth", lo_bw, Time::from_seconds(lo.latency_s));
     }
+    // The fabric's shared links, after the nodes' (link ids of the default are unchanged).
+    std::vector<double> rail_bw;
+    for (const auto& grp : groups) rail_bw.push_back(nic_bw * static_cast<double>(grp.nics.size()));
+    fabric_.emplace(spec.cluster.fabric, layout_.nodes, std::move(rail_bw), node_.nic_kind);
+    fabric_->add_links(net);
   }
 
   hw::NodeSpec node_;
@@ -241,6 +322,9 @@ class WorldImpl final : public World {
   nccl::TransportModel transports_;
   std::vector<RankInfo> ranks_;
   std::vector<NodeLinks> links_;
+  std::optional<topology::Fabric> fabric_;
+  TcpEdge tcp_edge_;         // tcp_edge()
+  std::vector<double> raw_;  // per link index: raw bandwidth where the capacity carries an efficiency, else 0
 };
 
 }  // namespace

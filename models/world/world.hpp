@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "models/hw/links.hpp"
 #include "models/hw/node.hpp"
 #include "models/nccl/env.hpp"
 #include "models/nccl/transport_choice.hpp"
@@ -33,6 +34,23 @@ class World {
   // nothing per pair is stored), and the links a flow a->b crosses, appended to `out`.
   virtual Transport transport(int a, int b) const = 0;
   virtual void path(int a, int b, std::vector<sim::LinkId>& out) const = 0;
+  // The physical (catalog or [cluster.params]) bandwidth of link `l`, bytes/s. A link's
+  // FlowNetwork capacity is what traffic can use of it, which for some links is less than the
+  // hardware moves: a GPU's NVLink port carries NCCL's Simple efficiency, because the protocol's
+  // overhead is paid on the port's total, however many flows share it (world.cpp build_links).
+  // NCCL's tuner and `commsim calibrate` reason in physical bandwidths; they read this.
+  virtual double raw_capacity(sim::LinkId l, const sim::FlowNetwork& net) const { return net.link_capacity(l); }
+  // What one Socket edge (one peer, one direction, all its channels) moves, raw, bytes/s: the
+  // rank's proxy thread, or NCCL's helper threads (NCCL_SOCKET_NTHREADS, AWS/GCP defaults) that
+  // many times it. `both_way`: per direction when the thread also receives (kTcpThreadBytesPerS,
+  // the basis of the fitted socket efficiencies); `one_way`: when it only sends or receives
+  // (both_way / socket.thread_duplex). Where the proxy thread moves the data, a per-GPU "proxy"
+  // link that all of the rank's Socket traffic crosses both ways bounds the rank's total
+  // (world.cpp build_links).
+  struct TcpEdge {
+    double both_way = hw::kTcpThreadBytesPerS, one_way = hw::kTcpThreadBytesPerS;
+  };
+  virtual TcpEdge tcp_edge() const { return {}; }
   // Host-side links of a rank's GPU, for CPU offload traffic: pinned host->GPU and GPU->host
   // copies (PCIe, then host memory), appended to `out`.
   virtual void host_to_gpu(int r, std::vector<sim::LinkId>& out) const = 0;

@@ -8,7 +8,40 @@
 
 namespace scenarios {
 
+namespace {
+// One line per option, tab-separated, for `commsim completion` (completion.cpp reads it):
+//   opt <TAB> -b,--minbytes <TAB> TYPE (empty for a flag) <TAB> 1 when repeatable <TAB> description
+//   pos <TAB> TYPE <TAB> description
+//   sub <TAB> NAME <TAB> description, then that subcommand's lines prefixed "NAME:"
+void list_options(const CLI::App& app, const std::string& prefix) {
+  for (const CLI::Option* o : app.get_options()) {
+    std::string desc = o->get_description();
+    for (char& c : desc)
+      if (c == '\t' || c == '\n') c = ' ';
+    if (o->nonpositional()) {
+      std::string names;
+      for (const auto& n : o->get_snames()) names += (names.empty() ? "-" : ",-") + n;
+      for (const auto& n : o->get_lnames()) names += (names.empty() ? "--" : ",--") + n;
+      const bool flag = o->get_type_size_max() == 0;
+      const bool repeat = o->get_multi_option_policy() == CLI::MultiOptionPolicy::TakeAll;
+      std::printf("%sopt\t%s\t%s\t%d\t%s\n", prefix.c_str(), names.c_str(), flag ? "" : o->get_type_name().c_str(),
+                  repeat ? 1 : 0, desc.c_str());
+    } else {
+      std::printf("%spos\t%s\t%s\n", prefix.c_str(), o->get_type_name().c_str(), desc.c_str());
+    }
+  }
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    std::printf("%ssub\t%s\t%s\n", prefix.c_str(), sub->get_name().c_str(), sub->get_description().c_str());
+    list_options(*sub, prefix + sub->get_name() + ":");
+  }
+}
+}  // namespace
+
 int parse_cli(CLI::App& app, int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == kListOptionsFlag) {
+    list_options(app, "");
+    return 0;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

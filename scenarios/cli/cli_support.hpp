@@ -17,7 +17,9 @@
 namespace scenarios {
 
 // Parses argv into `app`. Returns -1 to go on, else the exit code (0 for --help, 2 for errors).
+// `commsim CMD --commsim-list-options` lists the command's options for `commsim completion`.
 int parse_cli(CLI::App& app, int argc, char** argv);
+inline constexpr const char* kListOptionsFlag = "--commsim-list-options";
 
 // Adds the repeatable `--set K=V` option.
 void add_set_option(CLI::App& app, std::vector<std::string>& sets);

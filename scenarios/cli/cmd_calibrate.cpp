@@ -1,4 +1,4 @@
-// commsim calibrate --scenario MACHINE.toml FILE[:VAR=VAL,...]... --out PROFILE.toml
+// commsim calibrate --scenario MACHINE.toml FILE[:VAR=VAL,...]... --out PROFILE.toml [--json]
 // Fits the physical parameters of the transport each nccl-tests output exercised (hop latency
 // and efficiency per protocol, launch overhead) and writes a profile scenarios can reference.
 // The NCCL variables of a run are read from its INFO lines ("NCCL_P2P_DISABLE set by
@@ -10,6 +10,7 @@
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/nccl_tests_support.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
 
 namespace scenarios {
 
@@ -17,6 +18,7 @@ int cmd_calibrate(int argc, char** argv) {
   CLI::App app{"Fit link parameters to nccl-tests output and write a calibration profile.", "commsim calibrate"};
   std::string scenario_path, out;
   std::vector<std::string> files, sets, fixes;
+  bool json = false;
   app.add_option("files", files, "nccl-tests outputs, each optionally followed by :VAR=VAL,VAR=VAL")
       ->required()
       ->type_name("FILE[:VAR=VAL,...]");
@@ -27,6 +29,7 @@ int cmd_calibrate(int argc, char** argv) {
   app.add_option("--fix", fixes, "hold a parameter measured elsewhere fixed, e.g. nvlink.efficiency.ll=0.26")
       ->type_name("NAME=VALUE");
   add_set_option(app, sets);
+  app.add_flag("--json", json, "print the fit as one JSON object (docs/result.schema.json) instead of the table");
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
@@ -94,6 +97,30 @@ int cmd_calibrate(int argc, char** argv) {
     } catch (const models::SpecError& e) {
       throw base.to_user_error(e);
     }
+    const std::string profile = models::calibrate::profile_toml(fit, sources);
+    write_file_atomically(out, profile);
+    if (json) {
+      CommandInputs inputs = scenario_inputs(base, sets);
+      inputs.files.insert(inputs.files.end(), sources.begin(), sources.end());
+      Json j = json_header("calibrate", inputs);
+      j["profile"] = out;
+      j["fixed"] = pinned;
+      Json points = Json::array();
+      for (const auto& p : fit.points)
+        points.push_back({{"file", p.source},
+                          {"size_bytes", p.size_bytes},
+                          {"measured_us", p.measured_us},
+                          {"predicted_us", p.predicted_us},
+                          {"error", p.rel_error()},
+                          {"algo", p.algo},
+                          {"proto", p.proto}});
+      j["points"] = std::move(points);
+      j["median_abs_error"] = fit.median_abs_error;
+      j["max_abs_error"] = fit.max_abs_error;
+      j["params"] = fit.params;
+      std::fputs(dump_json(std::move(j)).c_str(), stdout);
+      return 0;
+    }
     std::printf("%-40s %12s %10s %10s %8s  %s\n", "file", "size (B)", "meas (us)", "fit (us)", "error", "algo/proto");
     for (const auto& p : fit.points)
       std::printf("%-40s %12lld %10.2f %10.2f %+7.1f%%  %s/%s\n", p.source.c_str(),
@@ -102,7 +129,6 @@ int cmd_calibrate(int argc, char** argv) {
     std::printf("\nfit quality: median |error| %.1f %%, max |error| %.1f %% over %zu points\n",
                 fit.median_abs_error * 100, fit.max_abs_error * 100, fit.points.size());
     for (const auto& [name, value] : fit.params) std::printf("  %-28s %.6g\n", name.c_str(), value);
-    write_file_atomically(out, models::calibrate::profile_toml(fit, sources));
     std::printf("wrote %s\n", out.c_str());
     return 0;
   });

@@ -1,17 +1,21 @@
-// commsim compare A.toml B.toml ... [--set K=V]... [--json] [--html FILE]
-// Several scenarios side by side with ratios against the first. Every scenario is loaded before
-// any is run, so a typo in the last file costs no simulation time.
+// commsim compare A.toml B.toml ... [--set K=V]... [--set N:K=V]... [--json] [--html FILE]
+// Several scenarios side by side with ratios against the first. `--set K=V` changes every
+// scenario, `--set N:K=V` only the N-th, so one file given twice with one knob changed is a
+// what-if. Every scenario is loaded before any is run, so a typo in the last file costs no
+// simulation time. Every output (text legend, JSON inputs, HTML) records files and overrides.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
-#include "scenarios/cli/report_inputs.hpp"
-#include "scenarios/cli/result_format.hpp"
+#include "scenarios/cli/output/report_inputs.hpp"
+#include "scenarios/cli/output/result_format.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
+#include "scenarios/cli/scenario_sets.hpp"
 #include "viz/viz.hpp"
 
 namespace scenarios {
@@ -39,17 +43,28 @@ int cmd_compare(int argc, char** argv) {
       ->required()
       ->expected(2, 1 << 20)
       ->type_name("SCENARIO.toml");
-  add_set_option(app, sets);
-  app.add_flag("--json", json, "print one JSON object instead of the table");
+  app.add_option("--set", sets,
+                 "override a key in every scenario (KEY=VALUE) or in the N-th only (N:KEY=VALUE, N from 1); "
+                 "repeatable")
+      ->type_name("[N:]KEY=VALUE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_flag("--json", json, "print one JSON object (docs/result.schema.json) instead of the table");
   app.add_option("--html", html, "write an HTML page with the comparison")->type_name("FILE");
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
+    const ScenarioSets per(sets, paths.size());
     std::vector<LoadedScenario> loaded;
-    for (const auto& p : paths) loaded.push_back(load_scenario(p, sets));
-    std::vector<std::string> inputs;
-    for (const auto& s : loaded) inputs.insert(inputs.end(), s.files.begin(), s.files.end());
-    refuse_outputs_over_inputs({{"--html", html}}, inputs);
+    std::vector<CommandInputs> inputs;
+    CommandInputs all{{}, sets};
+    for (size_t i = 0; i < paths.size(); ++i) {
+      loaded.push_back(per.load(paths[i], i));
+      inputs.push_back(scenario_inputs(loaded.back(), per.of(i)));
+      for (const auto& f : loaded.back().files)
+        if (std::find(all.files.begin(), all.files.end(), f) == all.files.end()) all.files.push_back(f);
+    }
+    refuse_outputs_over_inputs({{"--html", html}}, all.files);  // before any run
     std::vector<models::RunResult> results;
     models::RunOptions options;
     options.timeline = !html.empty();
@@ -69,35 +84,31 @@ int cmd_compare(int argc, char** argv) {
 
     std::string out;
     if (json) {
-      nlohmann::ordered_json j;
-      j["baseline"] = paths[0];
-      nlohmann::ordered_json list = nlohmann::ordered_json::array();
+      Json j = json_header("compare", all);
+      j["baseline"] = 1;
+      Json list = Json::array();
+      const double base_step = results[0].step_time_s, base_run = results[0].run_time_s;
       for (size_t i = 0; i < results.size(); ++i) {
         const auto& r = results[i];
-        const RankExtremes e = rank_extremes(r);
-        nlohmann::ordered_json o{{"file", paths[i]},
-                                 {"scenario", r.scenario},
-                                 {"step_time_s", r.step_time_s},
-                                 {"run_time_s", r.run_time_s},
-                                 {"max_exposed_comm_s", e.max_exposed_comm_s},
-                                 {"max_barrier_wait_s", e.max_barrier_wait_s},
-                                 {"max_compute_s", e.max_compute_s}};
-        if (!r.links.empty())
-          o["busiest_link"] = {
-              {"name", r.links[0].name}, {"kind", r.links[0].kind}, {"utilization", r.links[0].utilization}};
-        const double base_step = results[0].step_time_s, base_run = results[0].run_time_s;
-        o["step_time_ratio"] = base_step > 0 ? nlohmann::ordered_json(r.step_time_s / base_step) : nullptr;
-        o["run_time_ratio"] = base_run > 0 ? nlohmann::ordered_json(r.run_time_s / base_run) : nullptr;
-        o["partial"] = r.partial;
+        Json o;
+        o["index"] = i + 1;
+        o["inputs"] = inputs_json(inputs[i]);
+        add_run_summary(o, r);
+        o["step_time_ratio"] = base_step > 0 ? Json(r.step_time_s / base_step) : Json(nullptr);
+        o["run_time_ratio"] = base_run > 0 ? Json(r.run_time_s / base_run) : Json(nullptr);
         list.push_back(std::move(o));
       }
-      j["scenarios"] = std::move(list);
-      out = j.dump(2) + "\n";
+      j["results"] = std::move(list);
+      out = dump_json(std::move(j));
     } else {
       // Columns are numbered; the legend above names them in full.
       constexpr size_t kCol = 26;
-      for (size_t i = 0; i < results.size(); ++i)
-        out += fmt::format("[{}] {}  ({}){}\n", i + 1, results[i].scenario, paths[i], i == 0 ? "  baseline" : "");
+      out += fmt::format("commsim {} compare: ratios against [1]\n", commsim_version());
+      for (size_t i = 0; i < results.size(); ++i) {
+        std::string source = paths[i];
+        for (const auto& o : per.of(i)) source += " --set " + shell_word(o);
+        out += fmt::format("[{}] {}  ({}){}\n", i + 1, results[i].scenario, source, i == 0 ? "  baseline" : "");
+      }
       out += fmt::format("\n{:<24}", "");
       for (size_t i = 0; i < results.size(); ++i) out += fmt::format(" {:>{}}", fmt::format("[{}]", i + 1), kCol);
       out += "\n";
@@ -123,10 +134,10 @@ int cmd_compare(int argc, char** argv) {
     }
     if (!html.empty()) {
       // The same page as `commsim report A B --html`: summaries and bus-bandwidth curves too.
-      std::vector<viz::ReportInputs> inputs;
+      std::vector<viz::ReportInputs> pages;
       for (size_t i = 0; i < results.size(); ++i)
-        inputs.push_back(report_inputs_for(loaded[i], results[i], paths[i], {}));
-      write_file_atomically(html, viz::compare_html(results, inputs));
+        pages.push_back(report_inputs_for(loaded[i], results[i], inputs[i], {}));
+      write_file_atomically(html, viz::compare_html(results, pages));
     }
     std::fputs(out.c_str(), stdout);
     return 0;

@@ -1,14 +1,17 @@
-// commsim import k8s JOB.yaml [--deepspeed ds.json] [--trainer-args FILE] [--instance NAME]
-//                             [--model PRESET] --out scenario.toml
-// Turns what users deploy (a Kubeflow TrainJob / PyTorchJob, a Pod, or a pasted pod spec or
-// trainer: block) into a scenario; the file is written atomically, only when everything parsed,
-// and never over one of the files it read.
+// commsim import k8s JOB.yaml [--job NAME] [--deepspeed ds.json] [--trainer-args FILE]
+//                             [--instance NAME] [--model PRESET] [--nodes N | --spread]
+//                             --out scenario.toml [--json]
+// Turns what users deploy (a Kubeflow TrainJob / PyTorchJob / MPIJob, a batch/v1 Job, a JobSet,
+// a Pod, a kind: List of them, or a pasted pod spec or trainer: block) into a scenario; the
+// file is written atomically, only when everything parsed. Every value the job does not give is
+// written with a "default:" comment and listed on standard error; paths in the scenario are
+// relative to it.
 #include <cstdio>
 #include <string>
-#include <vector>
 
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
 #include "scenarios/import/k8s_job.hpp"
 
 namespace scenarios {
@@ -17,33 +20,66 @@ int cmd_import(int argc, char** argv) {
   CLI::App app{"Turn a Kubernetes job (and its DeepSpeed config, Trainer arguments) into a scenario.",
                "commsim import"};
   app.require_subcommand(1);
-  CLI::App* k8s =
-      app.add_subcommand("k8s", "Kubeflow TrainJob / PyTorchJob, Pod, or a pod spec / trainer: fragment (YAML)");
-  std::string job_path;
+  CLI::App* k8s = app.add_subcommand(
+      "k8s",
+      "Kubeflow TrainJob / PyTorchJob / MPIJob, batch/v1 Job, JobSet, Pod, kind: List, or a pod spec / "
+      "trainer: fragment (YAML)");
+  std::string job_path, job_name;
   ImportOptions opt;
+  int nodes = 0;
+  bool json = false;
   k8s->add_option("job", job_path, "the job's YAML")->required()->type_name("JOB.yaml");
+  k8s->add_option("--job", job_name, "the job to import (metadata.name) when the file holds several")
+      ->type_name("NAME");
   k8s->add_option("--deepspeed", opt.deepspeed, "the job's DeepSpeed JSON config")->type_name("ds.json");
   k8s->add_option("--trainer-args", opt.trainer_args, "Hugging Face Trainer arguments (key=value, or --key value)")
       ->type_name("FILE");
   k8s->add_option("--instance", opt.instance, "catalog instance, when the YAML has no instance-type nodeSelector")
       ->type_name("NAME");
   k8s->add_option("--model", opt.model, "model preset, when the job's command does not name one")->type_name("PRESET");
+  auto* nodes_opt =
+      k8s->add_option("--nodes", nodes, "spread the pods evenly over N hosts (default: packed onto as few as fit)")
+          ->type_name("N")
+          ->check(CLI::Range(1, 1000000));
+  k8s->add_flag("--spread", opt.spread, "one pod per host (default: packed onto as few as fit)")->excludes(nodes_opt);
   k8s->add_option("--out", opt.out, "scenario file to write")->required()->type_name("scenario.toml");
-  std::string job_name;
-  k8s->add_option("--job", job_name, "the job to import (metadata.name), when the file holds several")
-      ->type_name("NAME");
+  k8s->add_flag("--json", json, "print what was imported as one JSON object (docs/result.schema.json)");
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
+  if (nodes_opt->count() > 0) opt.nodes = nodes;
 
   return guarded([&] {
     refuse_outputs_over_inputs({{"--out", opt.out}}, {job_path, opt.deepspeed, opt.trainer_args});
     const K8sJob job = read_k8s_job(job_path, job_name);
-    std::vector<std::string> read{job_path, opt.trainer_args};
-    const std::string toml = scenario_from_k8s(job, opt, &read);
-    refuse_outputs_over_inputs({{"--out", opt.out}}, read);
-    write_file_atomically(opt.out, toml);
-    std::printf("%s: %s, %d pod%s x %d GPU%s -> %s\n", job_path.c_str(), job.kind.c_str(), job.pods,
-                job.pods == 1 ? "" : "s", job.gpus_per_pod.value_or(job.procs_per_pod.value_or(0)),
-                job.gpus_per_pod.value_or(job.procs_per_pod.value_or(0)) == 1 ? "" : "s", opt.out.c_str());
+    const ImportedScenario imported = import_scenario(job, opt);
+    write_file_atomically(opt.out, imported.toml);
+    const int gpus = job.gpus_per_pod.value_or(job.procs_per_pod.value_or(0));
+    if (!imported.defaults.empty()) {
+      std::fprintf(stderr, "commsim import: %zu value%s not in the job, written to %s with a 'default:' comment:\n",
+                   imported.defaults.size(), imported.defaults.size() == 1 ? "" : "s", opt.out.c_str());
+      for (const auto& d : imported.defaults)
+        std::fprintf(stderr, "  %s = %s: %s\n", d.key.c_str(), d.value.c_str(), d.why.c_str());
+    }
+    if (json) {
+      CommandInputs inputs{{job_path}, {}};
+      for (const auto* f : {&opt.deepspeed, &opt.trainer_args})
+        if (!f->empty()) inputs.files.push_back(*f);
+      Json j = json_header("import", inputs);
+      j["output"] = opt.out;
+      j["kind"] = job.kind;
+      j["name"] = job.name;
+      j["pods"] = job.pods;
+      j["gpus_per_pod"] = gpus;
+      j["nodes"] = imported.nodes;
+      j["pods_per_node"] = imported.pods_per_node;
+      Json defaults = Json::array();
+      for (const auto& d : imported.defaults) defaults.push_back({{"key", d.key}, {"value", d.value}, {"why", d.why}});
+      j["defaults"] = std::move(defaults);
+      std::fputs(dump_json(std::move(j)).c_str(), stdout);
+      return 0;
+    }
+    std::printf("%s: %s, %d pod%s x %d GPU%s on %d host%s -> %s\n", job_path.c_str(), job.kind.c_str(), job.pods,
+                job.pods == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", imported.nodes, imported.nodes == 1 ? "" : "s",
+                opt.out.c_str());
     return 0;
   });
 }

@@ -16,6 +16,7 @@
 #include "models/readers/nccl_log.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
 #include "scenarios/import/nccl_log_scenario.hpp"
 #include "scenarios/load/input_file.hpp"
 
@@ -251,7 +252,7 @@ int cmd_nccl_log(int argc, char** argv) {
   app.add_option("--scenario", scenario_out, "write a scenario reproducing the log to this file")
       ->type_name("OUT.toml");
   app.add_option("--instance", instance, "catalog instance, when the log does not name it")->type_name("NAME");
-  app.add_flag("--json", json, "print one JSON object instead of the report");
+  app.add_flag("--json", json, "print one JSON object (docs/result.schema.json) instead of the report");
   app.add_flag("--no-simulate", no_simulate, "do not simulate the one-pod-per-host layout when ranks look isolated");
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
@@ -270,13 +271,16 @@ int cmd_nccl_log(int argc, char** argv) {
     const auto cmp = no_simulate ? std::nullopt : compare_one_pod(report, findings, instance);
     std::string out;
     if (json) {
-      nlohmann::json j = report_json(report, findings);
+      nlohmann::json report_keys = report_json(report, findings);
       if (cmp && cmp->error.empty())
-        j["one_pod_comparison"] = {{"logged_step_s", cmp->logged_step_s},
-                                   {"one_pod_step_s", cmp->one_pod_step_s},
-                                   {"gpus_per_pod", cmp->gpus_per_pod},
-                                   {"nodes", cmp->nodes}};
-      out = j.dump(2) + "\n";
+        report_keys["one_pod_comparison"] = {{"logged_step_s", cmp->logged_step_s},
+                                             {"one_pod_step_s", cmp->one_pod_step_s},
+                                             {"gpus_per_pod", cmp->gpus_per_pod},
+                                             {"nodes", cmp->nodes}};
+      // The schema's header first, then the report's keys (sorted, as before).
+      Json j = json_header("nccl-log", {{path}, {}});
+      for (const auto& item : report_keys.items()) j[item.key()] = item.value();
+      out = dump_json(std::move(j));
     } else {
       out = report_text(report, findings);
       if (cmp) out += comparison_text(*cmp, report.nranks);

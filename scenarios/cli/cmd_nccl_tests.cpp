@@ -1,88 +1,298 @@
-// commsim nccl-tests SCENARIO.toml --op OP -b MIN -e MAX -f FACTOR [-g N] [--set K=V]...
-//                   [--compare MEASURED.txt]
-// Predicts nccl-tests' own table for the scenario's machine; --compare adds the measured times
-// of a real nccl-tests output and the error per size.
+// commsim nccl-tests SCENARIO.toml [all_reduce_perf] [--op OP] [nccl-tests' own flags]
+//                   [--set K=V]... [--compare MEASURED.txt] [--json]
+// Predicts nccl-tests' own table for the scenario's machine. People paste their nccl-tests
+// command lines, so every flag nccl-tests takes is accepted with its meaning (src/common.cu):
+// -b -e -f -i set the sizes; -d the data type (count and type columns: float, half, bfloat16,
+// int8, double, ... or all); -o the reduction (or all); -r the root; -t and -g the threads and
+// GPUs per process (one process drives them: P2P/direct pointer); -n -w -m -c -G -N -z -p -C
+// change the header as they would; -a -R -T -y are ignored. A flag that cannot change a
+// prediction gets one note on standard error. The program's name may lead the flags
+// (all_gather_perf -b 8 ...), naming the collective. --compare adds the measured times of a
+// real nccl-tests output and the error per size.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
 
 #include "models/calibrate/nccl_tests.hpp"
 #include "models/readers/nccl_tests_output.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/nccl_tests_support.hpp"
+#include "scenarios/cli/output/nccl_tests_table.hpp"
 
 namespace scenarios {
+namespace {
+
+const std::vector<std::string>& coll_names() {
+  static const std::vector<std::string> names = {"all_reduce", "all_gather", "reduce_scatter", "broadcast",
+                                                 "reduce",     "alltoall",   "sendrecv"};
+  return names;
+}
+
+models::nccl::CollOp parse_op(std::string text, const std::string& where) {
+  const std::string as_typed = text;
+  text = std::filesystem::path(text).filename().string();  // ./build/all_reduce_perf
+  if (text.size() > 5 && text.compare(text.size() - 5, 5, "_perf") == 0) text.resize(text.size() - 5);
+  models::nccl::CollOp op;
+  if (models::nccl::parse_coll_op(text, op)) return op;
+  const std::string near = closest_match(text, coll_names());
+  throw UserError({where, 1, 1}, "unknown collective '" + as_typed + "' (" +
+                                     (near.empty() ? std::string("expected all_reduce, all_gather, reduce_scatter, "
+                                                                 "broadcast, reduce, alltoall or sendrecv")
+                                                   : "did you mean '" + near + "'?") +
+                                     ")");
+}
+
+std::vector<std::string> one_or_all(const std::string& value, const std::vector<std::string>& all,
+                                    const std::vector<std::string>& everything, const std::string& flag,
+                                    const std::string& what) {
+  if (value == "all") return everything;
+  if (std::find(all.begin(), all.end(), value) != all.end()) return {value};
+  // Names people use for nccl-tests' types, as a hint only (nccl-tests itself takes none of them).
+  static const std::map<std::string, std::string> kAliases = {
+      {"bf16", "bfloat16"}, {"fp16", "half"},  {"float16", "half"}, {"f16", "half"},       {"fp32", "float"},
+      {"float32", "float"}, {"f32", "float"},  {"fp64", "double"},  {"float64", "double"}, {"char", "int8"},
+      {"int", "int32"},     {"fp8", "f8e4m3"}, {"e4m3", "f8e4m3"},  {"e5m2", "f8e5m2"}};
+  const auto alias = kAliases.find(value);
+  const std::string near = alias != kAliases.end() && std::find(all.begin(), all.end(), alias->second) != all.end()
+                               ? alias->second
+                               : closest_match(value, all);
+  std::string list;
+  for (const auto& a : all) list += (list.empty() ? "" : ", ") + a;
+  throw UserError({flag, 1, 1},
+                  "unknown " + what + " '" + value + "' (" +
+                      (near.empty() ? "expected one of " + list + " or all" : "did you mean '" + near + "'?") + ")");
+}
+
+struct Comparison {
+  std::string file;
+  Json rows = Json::array();
+  std::string text;
+  double median = 0, max = 0;
+  size_t count = 0;
+};
+
+Comparison compare_with(const std::string& file, const models::calibrate::NcclTestsResult& result) {
+  Comparison c;
+  c.file = file;
+  const auto runs = read_nccl_tests_output(file, "--compare").runs;  // a folder or an empty file is an error
+  c.text = fmt::format("\n# Prediction vs measurement ({}): time per size, error = predicted / measured - 1\n", file);
+  c.text += fmt::format("#{:>11}  {:>10}  {:>10}  {:>8}  {:>6} {:<6}\n", "size (B)", "meas (us)", "pred (us)", "error",
+                        "algo", "proto");
+  std::vector<double> errs;
+  for (const auto& run : runs)
+    for (const auto& m : run.rows) {
+      auto it =
+          std::find_if(result.rows.begin(), result.rows.end(), [&](const auto& r) { return r.size == m.size_bytes; });
+      if (it == result.rows.end()) continue;
+      const double meas = m.ip ? std::min(m.oop.time_us, m.ip->time_us) : m.oop.time_us;  // noise only adds time
+      const double err = it->best_time_us() / meas - 1;
+      errs.push_back(std::fabs(err));
+      char line[160];
+      std::snprintf(line, sizeof line, "%12lld  %10.2f  %10.2f  %+7.1f%%  %6s %-6s\n",
+                    static_cast<long long>(m.size_bytes), meas, it->best_time_us(), err * 100, it->algo.c_str(),
+                    it->proto.c_str());
+      c.text += line;
+      c.rows.push_back(
+          {{"size_bytes", m.size_bytes}, {"measured_us", meas}, {"predicted_us", it->best_time_us()}, {"error", err}});
+    }
+  if (!errs.empty()) {
+    std::sort(errs.begin(), errs.end());
+    c.count = errs.size();
+    c.median = errs.size() % 2 ? errs[errs.size() / 2] : 0.5 * (errs[errs.size() / 2 - 1] + errs[errs.size() / 2]);
+    c.max = errs.back();
+    c.text += fmt::format("# {} sizes compared: median |error| {:.1f} %, max |error| {:.1f} %\n", errs.size(),
+                          c.median * 100, c.max * 100);
+  }
+  return c;
+}
+
+}  // namespace
 
 int cmd_nccl_tests(int argc, char** argv) {
-  CLI::App app{"Predict nccl-tests output (the same table format) for a scenario's machine.", "commsim nccl-tests"};
-  std::string path, op_name = "all_reduce", min_s = "8", max_s = "1G", compare;
+  CLI::App app{
+      "Predict nccl-tests output (the same table format) for a scenario's machine; nccl-tests' flags are "
+      "accepted as nccl-tests takes them.",
+      "commsim nccl-tests"};
+  std::string path, program, op_name, min_s = "8", max_s = "1G", compare, type = "float", redop = "sum";
   double factor = 2;
-  int gpus = 0;
+  int64_t step_bytes = 1 << 20;
+  int gpus = 1, threads = 1, root = 0;
+  NcclTestsHeader header;
+  int blocking = 0, parallel_init = 0, cputime = 0, average = 1, local_register = 0, timeout = 0, stream_null = 0;
+  bool json = false;
   std::vector<std::string> sets;
   app.add_option("scenario", path, "scenario file (TOML)")->required()->type_name("SCENARIO.toml");
+  app.add_option("program", program, "the nccl-tests program, as in a pasted command line (all_gather_perf)")
+      ->type_name("NAME_perf");
   app.add_option("--op", op_name,
-                 "all_reduce | all_gather | reduce_scatter | broadcast | reduce | alltoall | sendrecv");
-  app.add_option("-b,--minbytes", min_s, "smallest size (nccl-tests syntax: 8, 128K, 1M, 1G)");
-  app.add_option("-e,--maxbytes", max_s, "largest size");
-  app.add_option("-f,--stepfactor", factor, "multiply the size by this factor each step")
-      ->check(CLI::Range(1.01, 1024.0));
-  app.add_option("-g,--ngpus", gpus, "GPUs driven by one process (nccl-tests -g): P2P/direct pointer between them")
-      ->check(CLI::PositiveNumber);
+                 "all_reduce | all_gather | reduce_scatter | broadcast | reduce | alltoall | sendrecv "
+                 "(a reduction such as sum is read as nccl-tests' --op)");
+  app.add_option("-b,--minbytes", min_s, "smallest size (nccl-tests syntax: 8, 128K, 1M, 1G; default 8)");
+  app.add_option("-e,--maxbytes", max_s, "largest size (default 1G)");
+  app.add_option("-f,--stepfactor", factor, "multiply the size by this factor each step (1: add -i instead)")
+      ->check(CLI::Range(1.0, 1024.0));
+  app.add_option("-i,--stepbytes", step_bytes, "add this many bytes each step when -f is 1")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  app.add_option("-d,--datatype", type,
+                 "data type: int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 "
+                 "f8e4m3 f8e5m2, or all (default float)");
+  app.add_option("-o,--redop", redop, "reduction: sum prod max min avg mulsum, or all (nccl-tests' -o/--op)");
+  app.add_option("-r,--root", root, "root rank of broadcast and reduce")->check(CLI::NonNegativeNumber);
+  app.add_option("-t,--nthreads", threads, "threads per process, each driving -g GPUs")->check(CLI::Range(1, 1024));
+  app.add_option("-g,--ngpus", gpus, "GPUs per thread (one process drives them: P2P/direct pointer)")
+      ->check(CLI::Range(1, 1024));
+  app.add_option("-n,--iters", header.iters, "iterations (header only: a prediction is per iteration)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("-w,--warmup_iters", header.warmup_iters, "warm-up iterations (header only)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("-m,--agg_iters", header.agg_iters, "aggregated iterations (header only)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("-N,--run_cycles", header.cycles, "print the table this many times (0, endless, prints it once)")
+      ->check(CLI::Range(0, 1000));
+  app.add_option("-c,--check", header.check, "check iterations (header only)")->check(CLI::NonNegativeNumber);
+  app.add_option("-G,--cudagraph", header.graph, "CUDA graph launches (header only)")->check(CLI::NonNegativeNumber);
+  app.add_option("-z,--blocking", blocking, "blocking collectives (header line only)");
+  app.add_option("-p,--parallel_init", parallel_init, "threads initialise NCCL in parallel (header line only)");
+  app.add_option("-C,--report_cputime", cputime, "name the time columns cputime");
+  app.add_option("-a,--average", average, "how ranks' times are combined (ignored: every rank predicts the same)");
+  app.add_option("-R,--local_register", local_register, "buffer registration (ignored)");
+  app.add_option("-T,--timeout", timeout, "timeout in seconds (ignored)");
+  app.add_option("-y,--stream_null", stream_null, "use the NULL stream (ignored)");
   app.add_option("--compare", compare, "a real nccl-tests output to compare with")->type_name("MEASURED.txt");
+  app.add_flag("--json", json, "print one JSON object (docs/result.schema.json) instead of the table");
   add_set_option(app, sets);
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
     models::calibrate::NcclTestsOptions o;
-    if (!models::nccl::parse_coll_op(op_name, o.op))
-      throw UserError(
-          {"--op", 1, 1},
-          "unknown collective '" + op_name +
-              "' (expected all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall or sendrecv)");
+    // nccl-tests' --op is the reduction: accept it there, as a pasted command line means it.
+    if (std::find(nccl_redops().begin(), nccl_redops().end(), op_name) != nccl_redops().end() || op_name == "all") {
+      if (app.count("-o") == 0) redop = op_name;
+      op_name.clear();
+    }
+    if (!program.empty() && !op_name.empty() && parse_op(program, "program") != parse_op(op_name, "--op"))
+      throw UserError({"--op", 1, 1}, "--op " + op_name + " contradicts the program " + program +
+                                          " (expected one collective: give the program or --op)");
+    o.op = !op_name.empty()   ? parse_op(op_name, "--op")
+           : !program.empty() ? parse_op(program, "program")
+                              : models::nccl::CollOp::AllReduce;
     if (!parse_nccl_tests_size(min_s, o.min_bytes))
       throw UserError({"-b", 1, 1}, "bad size '" + min_s + "' (expected e.g. 8, 128K, 1M, 1G)");
     if (!parse_nccl_tests_size(max_s, o.max_bytes))
       throw UserError({"-e", 1, 1}, "bad size '" + max_s + "' (expected e.g. 8, 128K, 1M, 1G)");
-    if (o.max_bytes < o.min_bytes)
-      throw UserError({"-e", 1, 1}, "the largest size is smaller than the smallest (expected -e MAX >= -b MIN)");
+    if (o.max_bytes < o.min_bytes) throw UserError({"-e", 1, 1}, "the largest size is smaller than the smallest");
     o.factor = factor;
+    o.step_bytes = step_bytes;
+    if (factor <= 1 && (o.max_bytes - o.min_bytes) / step_bytes > 100000)
+      throw UserError({"-i", 1, 1}, "more than 100,000 sizes (expected a larger -i or -f > 1)");
+
+    std::vector<std::string> names, classic;
+    for (const auto& t : nccl_data_types()) names.push_back(t.name);
+    classic.assign(names.begin(), names.begin() + 10);
+    const std::vector<std::string> types = one_or_all(type, names, classic, "-d", "data type");
+    const bool reduces = o.op == models::nccl::CollOp::AllReduce || o.op == models::nccl::CollOp::Reduce ||
+                         o.op == models::nccl::CollOp::ReduceScatter;
+    const std::vector<std::string> redops =
+        reduces ? one_or_all(redop, nccl_redops(), nccl_redops(), "-o", "reduction") : std::vector<std::string>{"sum"};
+
     LoadedScenario scenario = load_scenario(path, sets);
-    if (gpus > 1) scenario.spec.placement.single_process = true;
     // The measured file before any work: an empty or wrong one fails before the table is printed.
-    const NcclTestsFile measured = compare.empty() ? NcclTestsFile{} : read_nccl_tests_output(compare, "--compare");
-    models::calibrate::NcclTestsResult result;
+    if (!compare.empty()) (void)read_nccl_tests_output(compare, "--compare");
+    std::vector<std::string> notes;
+    auto given = [&](const char* flag) { return app.count(flag) > 0; };
+    // A note for a flag given with a value other than nccl-tests' default (src/common.cu).
+    auto note = [&](const char* flag, int value, int nccl_tests_default, const std::string& why) {
+      if (given(flag) && value != nccl_tests_default)
+        notes.push_back(std::string(flag) + " " + std::to_string(value) + ": " + why);
+    };
+    const int per_process = threads * gpus;
+    NcclTestsTable table;
     try {
-      result = models::calibrate::run_nccl_tests(scenario.spec, o);
+      if (per_process > 1) scenario.spec.placement.single_process = true;
+      table.ranks = nccl_tests_ranks(scenario.spec);
+      const int pod_gpus = gpus_per_pod(table.ranks);
+      if (per_process > pod_gpus)
+        throw UserError({given("-g") ? "-g" : "-t", 1, 1},
+                        std::to_string(per_process) + " GPUs per process (-t x -g) but a pod has " +
+                            std::to_string(pod_gpus) + " (expected -t x -g <= the GPUs of a pod)");
+      if (per_process > 1 && per_process < pod_gpus)
+        notes.push_back("-t x -g = " + std::to_string(per_process) + ": the model runs all " +
+                        std::to_string(pod_gpus) + " GPUs of a pod in one process");
+      // One process per GPU (mpirun -np <ranks>), or one per pod when one process drives them.
+      const bool single = scenario.spec.placement.single_process;
+      if ((given("-g") || given("-t")) && per_process == 1 && single && pod_gpus > 1)
+        notes.push_back("-t x -g = 1: the scenario runs the " + std::to_string(pod_gpus) +
+                        " GPUs of a pod in one process (placement.single_process); --set "
+                        "placement.single_process=false predicts one process per GPU, as mpirun -np N runs -g 1");
+      assign_processes(table.ranks, single ? pod_gpus : 1);
+      table.header = header;
+      table.header.threads = single ? threads : 1;
+      table.header.gpus = single ? (per_process > 1 ? gpus : pod_gpus) : 1;
+      table.header.blocking = blocking != 0;
+      table.header.parallel_init = parallel_init != 0;
+      table.header.cputime = cputime != 0;
+      if (root >= static_cast<int>(table.ranks.size()))
+        throw UserError({"-r", 1, 1}, "root " + std::to_string(root) + " is not a rank (expected 0 to " +
+                                          std::to_string(table.ranks.size() - 1) + ")");
+      o.root = root;
+      for (const auto& t : types)
+        for (const auto& r : redops) {
+          models::calibrate::NcclTestsOptions pass = o;
+          pass.type = t;
+          for (const auto& d : nccl_data_types())
+            if (t == d.name) pass.type_size = d.size;
+          pass.redop = r;
+          table.passes.push_back({pass, models::calibrate::run_nccl_tests(scenario.spec, pass)});
+        }
     } catch (const models::SpecError& e) {
       throw scenario.to_user_error(e);
     }
-    std::fputs(models::calibrate::format_nccl_tests(result, o).c_str(), stdout);
-    if (compare.empty()) return 0;
+    table.gpu = table.passes.front().result.gpu_name;
 
-    const auto& runs = measured.runs;
-    std::printf("\n# Prediction vs measurement (%s): time per size, error = predicted / measured - 1\n",
-                compare.c_str());
-    std::printf("#%11s  %10s  %10s  %8s  %6s %-6s\n", "size (B)", "meas (us)", "pred (us)", "error", "algo", "proto");
-    std::vector<double> errs;
-    for (const auto& run : runs)
-      for (const auto& m : run.rows) {
-        auto it =
-            std::find_if(result.rows.begin(), result.rows.end(), [&](const auto& r) { return r.size == m.size_bytes; });
-        if (it == result.rows.end()) continue;
-        const double meas = m.ip ? std::min(m.oop.time_us, m.ip->time_us) : m.oop.time_us;  // noise only adds time
-        const double err = it->best_time_us() / meas - 1;
-        errs.push_back(std::fabs(err));
-        std::printf("%12lld  %10.2f  %10.2f  %+7.1f%%  %6s %-6s\n", static_cast<long long>(m.size_bytes), meas,
-                    it->best_time_us(), err * 100, it->algo.c_str(), it->proto.c_str());
-      }
-    if (!errs.empty()) {
-      std::sort(errs.begin(), errs.end());
-      const double median =
-          errs.size() % 2 ? errs[errs.size() / 2] : 0.5 * (errs[errs.size() / 2 - 1] + errs[errs.size() / 2]);
-      std::printf("# %zu sizes compared: median |error| %.1f %%, max |error| %.1f %%\n", errs.size(), median * 100,
-                  errs.back() * 100);
+    note("-n", header.iters, 20, "shown in the header (a predicted iteration does not depend on it)");
+    note("-w", header.warmup_iters, 5, "shown in the header (warm-up does not change a prediction)");
+    note("-m", header.agg_iters, 1, "shown in the header (aggregated launches are not modelled)");
+    note("-c", header.check, 1, "shown in the header (a prediction has no data to check)");
+    note("-G", header.graph, 0, "shown in the header (CUDA graph launches are not modelled)");
+    if (given("-N") && header.cycles == 0) notes.push_back("-N 0: the table is printed once, not endlessly");
+    note("-z", blocking, 0, "shown in the header (blocking launches are not modelled)");
+    note("-p", parallel_init, 0, "shown in the header (initialisation is not modelled)");
+    note("-C", cputime, 0, "the columns are named cputime; they hold the predicted time");
+    note("-a", average, 1, "ignored (every rank predicts the same time)");
+    note("-R", local_register, 0, "ignored (buffer registration is not modelled)");
+    note("-T", timeout, 0, "ignored (a prediction has no timeout)");
+    note("-y", stream_null, 0, "ignored (streams are not modelled)");
+    if (given("-r") && root != 0 && (o.op == models::nccl::CollOp::Broadcast || o.op == models::nccl::CollOp::Reduce))
+      notes.push_back("-r " + std::to_string(root) +
+                      ": shown in the root column (the modelled time does not depend on "
+                      "the root)");
+    if (reduces && redop != "sum") notes.push_back("-o " + redop + ": every reduction costs the same in the model");
+    for (const auto& n : notes) std::fprintf(stderr, "commsim nccl-tests: note: %s\n", n.c_str());
+
+    std::optional<Comparison> cmp;
+    if (!compare.empty()) cmp = compare_with(compare, table.passes.front().result);
+    CommandInputs inputs = scenario_inputs(scenario, sets);
+    if (!compare.empty()) inputs.files.push_back(compare);
+    if (json) {
+      Json j = nccl_tests_table_json(table, inputs);
+      j["notes"] = notes;
+      if (cmp)
+        j["comparison"] = {{"file", cmp->file},
+                           {"rows", cmp->rows},
+                           {"sizes_compared", cmp->count},
+                           {"median_abs_error", cmp->count ? Json(cmp->median) : Json(nullptr)},
+                           {"max_abs_error", cmp->count ? Json(cmp->max) : Json(nullptr)}};
+      std::fputs(dump_json(std::move(j)).c_str(), stdout);
+      return 0;
     }
+    std::fputs(format_nccl_tests_table(table).c_str(), stdout);
+    if (cmp) std::fputs(cmp->text.c_str(), stdout);
     return 0;
   });
 }

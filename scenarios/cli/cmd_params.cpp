@@ -1,7 +1,9 @@
 // commsim params: every physical parameter a scenario's [cluster.params] (or a calibration
 // profile's [params]) may set, from the one registry (models/params.hpp): name, unit, default,
-// valid range, the model that reads it and the source of its default.
+// valid range, the model that reads it and the source of its default. --json: the same as one
+// object (docs/result.schema.json, command "params").
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -9,6 +11,7 @@
 #include "models/params.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
 
 namespace scenarios {
 
@@ -19,6 +22,23 @@ std::string default_text(const models::ParamSpec& p) {
   std::snprintf(buf, sizeof buf, "%g", *p.default_value);
   return buf;
 }
+
+Json param_json(const models::ParamSpec& p) {
+  const models::ParamRange& r = p.range;
+  return {{"name", std::string(p.name)},
+          {"unit", models::param_unit_symbol(p.unit)},
+          {"kind", models::param_unit_noun(p.unit)},
+          {"default", p.default_value ? Json(*p.default_value) : Json(nullptr)},
+          {"default_note", p.default_value ? Json(nullptr) : Json(std::string(p.default_note))},
+          {"range",
+           {{"min", r.min},
+            {"max", std::isinf(r.max) ? Json(nullptr) : Json(r.max)},
+            {"min_open", r.min_open},
+            {"max_open", r.max_open},
+            {"text", r.text()}}},
+          {"owner", models::param_owner_name(p.owner)},
+          {"source", std::string(p.source)}};
+}
 }  // namespace
 
 int cmd_params(int argc, char** argv) {
@@ -27,14 +47,25 @@ int cmd_params(int argc, char** argv) {
   std::string owner;
   app.add_option("--owner", owner, "only the parameters of one model: world, collectives or workload")
       ->check(CLI::IsMember({"world", "collectives", "workload"}));
+  bool json = false;
+  app.add_flag("--json", json, "print one JSON object (docs/result.schema.json) instead of the table");
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
   return guarded([&] {
     std::vector<std::vector<std::string>> rows = {{"name", "unit", "default", "range", "owner", "source"}};
+    Json list = Json::array();
     for (const models::ParamSpec& p : models::param_registry()) {
       const std::string who = models::param_owner_name(p.owner);
       if (!owner.empty() && who != "models/" + owner) continue;
+      list.push_back(param_json(p));
       rows.push_back({std::string(p.name), models::param_unit_symbol(p.unit), default_text(p), p.range.text(), who,
                       std::string(p.source)});
+    }
+    if (json) {
+      Json j = json_header("params", {});
+      j["owner"] = owner.empty() ? Json(nullptr) : Json("models/" + owner);
+      j["params"] = std::move(list);
+      std::fputs(dump_json(std::move(j)).c_str(), stdout);
+      return 0;
     }
     std::vector<std::size_t> width(rows.front().size(), 0);
     for (const auto& r : rows)

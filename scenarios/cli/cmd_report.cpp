@@ -1,10 +1,11 @@
 // commsim report SCENARIO.toml [MORE.toml...] --html FILE [--trace FILE.json] [--csv FILE]
-//                [--measured NCCL_TESTS.txt]... [--set K=V]... [--no-busbw]
+//                [--measured NCCL_TESTS.txt]... [--set [N:]K=V]... [--no-busbw] [--json]
 // With several scenarios the page is the side-by-side comparison (viz::compare_html), the first
 // being the baseline; --trace and --csv then refuse, as they describe one run.
 // Plots for a design review: one self-contained HTML page (viz::report_html), and files for
 // other tools: a Chrome trace (Perfetto) and a CSV. Every output is built before any is written,
 // and they commit together (output_files.hpp): an error leaves every existing output as it was.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -13,10 +14,45 @@
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/nccl_tests_support.hpp"
-#include "scenarios/cli/report_inputs.hpp"
+#include "scenarios/cli/output/report_inputs.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
+#include "scenarios/cli/scenario_sets.hpp"
+#include "scenarios/cli/sweep/sweep_rows.hpp"
 #include "viz/viz.hpp"
 
 namespace scenarios {
+namespace {
+
+// The CSV's inputs as rows of kind "input" after the header, the value in the name column
+// ("file: S.toml", "override: K=V", "commsim: 0.1.0"): the file stays one rectangular table.
+std::string csv_with_inputs(const std::string& csv, const CommandInputs& in) {
+  const size_t header_end = csv.find("\r\n") + 2;
+  const size_t columns = static_cast<size_t>(std::count(csv.begin(), csv.begin() + header_end, ',')) + 1;
+  std::string rows;
+  auto row = [&](const std::string& text) {
+    std::vector<std::string> fields(columns);
+    fields[0] = "input";
+    fields[11] = csv_field(text);  // the "name" column
+    for (size_t i = 0; i < columns; ++i) rows += (i ? "," : "") + fields[i];
+    rows += "\r\n";
+  };
+  for (const auto& f : in.files) row("file: " + f);
+  for (const auto& o : in.overrides) row("override: " + o);
+  row("commsim: " + commsim_version());
+  return csv.substr(0, header_end) + rows + csv.substr(header_end);
+}
+
+// The Chrome trace's top-level "metadata" (kept by Perfetto and chrome://tracing) holds the
+// inputs: spliced before the object's closing brace, so a large trace is not parsed again.
+std::string trace_with_inputs(const std::string& trace, const CommandInputs& in) {
+  const size_t close = trace.rfind('}');
+  const Json meta = inputs_json(in);
+  return trace.substr(0, close) +
+         ",\"metadata\":{\"commsim\":" + meta.dump(-1, ' ', false, Json::error_handler_t::replace) + "}" +
+         trace.substr(close);
+}
+
+}  // namespace
 
 int cmd_report(int argc, char** argv) {
   CLI::App app{
@@ -25,7 +61,7 @@ int cmd_report(int argc, char** argv) {
       "commsim report"};
   std::string html, trace, csv;
   std::vector<std::string> paths, sets, measured;
-  bool no_busbw = false;
+  bool no_busbw = false, json = false;
   app.add_option("scenarios", paths, "scenario file (TOML); several make a comparison page, the first the baseline")
       ->required()
       ->expected(1, 1 << 20)
@@ -36,7 +72,13 @@ int cmd_report(int argc, char** argv) {
   app.add_option("--measured", measured, "nccl-tests output to overlay on the bus bandwidth chart (repeatable)")
       ->type_name("NCCL_TESTS.txt");
   app.add_flag("--no-busbw", no_busbw, "skip the bus bandwidth curves (they replay each size on the machine)");
-  add_set_option(app, sets);
+  app.add_flag("--json", json, "list the files written as one JSON object (docs/result.schema.json)");
+  app.add_option("--set", sets,
+                 "override a key in every scenario (KEY=VALUE) or in the N-th only (N:KEY=VALUE, N from 1); "
+                 "repeatable")
+      ->type_name("[N:]KEY=VALUE")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
   if (html.empty() && trace.empty() && csv.empty()) {
     std::fprintf(stderr, "commsim report: nothing to write (expected --html FILE, --trace FILE or --csv FILE)\n");
@@ -49,21 +91,26 @@ int cmd_report(int argc, char** argv) {
 
   return guarded([&] {
     // Load everything before running anything: a typo in the last file costs no simulation.
+    const ScenarioSets per(sets, paths.size());
     std::vector<LoadedScenario> loaded;
-    for (const auto& p : paths) loaded.push_back(load_scenario(p, sets));
+    for (size_t i = 0; i < paths.size(); ++i) loaded.push_back(per.load(paths[i], i));
+    CommandInputs all{{}, sets};
+    for (size_t i = 0; i < loaded.size(); ++i)
+      for (const auto& f : loaded[i].files)
+        if (std::find(all.files.begin(), all.files.end(), f) == all.files.end()) all.files.push_back(f);
+    all.files.insert(all.files.end(), measured.begin(), measured.end());
     // Before any work: no output over an input, and every measured file readable and not empty.
-    std::vector<std::string> inputs = measured;
-    for (const auto& s : loaded) inputs.insert(inputs.end(), s.files.begin(), s.files.end());
-    refuse_outputs_over_inputs({{"--html", html}, {"--trace", trace}, {"--csv", csv}}, inputs);
+    refuse_outputs_over_inputs({{"--html", html}, {"--trace", trace}, {"--csv", csv}}, all.files);
     for (const auto& m : measured) (void)read_nccl_tests_output(m, "--measured");
     models::RunOptions options;
     options.timeline = true;
     std::vector<models::RunResult> results;
-    std::vector<viz::ReportInputs> pages;
+    std::vector<viz::ReportInputs> inputs;
     for (size_t i = 0; i < loaded.size(); ++i) {
       results.push_back(run_loaded(loaded[i], options));
       if (html.empty()) continue;
-      pages.push_back(report_inputs_for(loaded[i], results.back(), paths[i], measured, !no_busbw));
+      inputs.push_back(
+          report_inputs_for(loaded[i], results.back(), scenario_inputs(loaded[i], per.of(i)), measured, !no_busbw));
     }
 
     std::vector<std::pair<std::string, size_t>> written;  // every output built first, then committed together
@@ -73,10 +120,18 @@ int cmd_report(int argc, char** argv) {
       outputs.add(file, std::move(content));
     };
     if (!html.empty())
-      add(html, results.size() == 1 ? viz::report_html(results[0], pages[0]) : viz::compare_html(results, pages));
-    if (!trace.empty()) add(trace, viz::chrome_trace(results[0]));
-    if (!csv.empty()) add(csv, viz::to_csv(results[0]));
+      add(html, results.size() == 1 ? viz::report_html(results[0], inputs[0]) : viz::compare_html(results, inputs));
+    if (!trace.empty()) add(trace, trace_with_inputs(viz::chrome_trace(results[0]), all));
+    if (!csv.empty()) add(csv, csv_with_inputs(viz::to_csv(results[0]), all));
     outputs.commit();
+    if (json) {
+      Json j = json_header("report", all);
+      Json files = Json::array();
+      for (const auto& [file, size] : written) files.push_back({{"file", file}, {"bytes", size}});
+      j["written"] = std::move(files);
+      std::fputs(dump_json(std::move(j)).c_str(), stdout);
+      return 0;
+    }
     for (const auto& [file, size] : written) std::printf("wrote %s (%zu bytes)\n", file.c_str(), size);
     return 0;
   });

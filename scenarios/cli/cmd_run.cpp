@@ -10,7 +10,7 @@
 
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
-#include "scenarios/cli/result_format.hpp"
+#include "scenarios/cli/output/result_format.hpp"
 
 namespace scenarios {
 
@@ -51,8 +51,9 @@ int cmd_run(int argc, char** argv) {
     if (limit->count() > 0) options.time_limit_s = time_limit;
     options.timeline = false;  // the summary and JSON do not show it; `commsim report` does
     const models::RunResult result = run_loaded(scenario, options);
-    const std::string as_json = result_json(result);
-    const std::string summary = result_summary(result);
+    const CommandInputs inputs = scenario_inputs(scenario, sets);
+    const std::string as_json = result_json(result, inputs);
+    const std::string summary = result_summary(result, inputs);
     if (!out_dir.empty()) write_files_atomically(out_dir, {{"result.json", as_json}, {"summary.txt", summary}});
     std::fputs(json ? as_json.c_str() : summary.c_str(), stdout);
     return 0;

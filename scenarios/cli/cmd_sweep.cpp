@@ -1,10 +1,14 @@
 // commsim sweep SCENARIO.toml --vary K=v1,v2,... [--vary ...] [--set K=V]... [--jobs N]
-//               [--shard i/N] [--csv FILE]
-// Every combination of the --vary values (first --vary slowest), run on N threads, rows always in
-// sweep order whatever --jobs is. --shard runs a contiguous slice, so a Kubernetes Indexed Job or
-// a Slurm array can split a large sweep; the shards' CSVs concatenated (headers dropped but the
-// first) equal the unsharded CSV. A point the models reject (a layout that does not fit) becomes a
-// row with an error; a typo in a key or a value stops the sweep before anything runs.
+//               [--shard i/N] [--csv FILE | --jsonl FILE | --json] [--resume] [--no-header]
+//               [--fail-on-error] [--progress]
+// Every combination of the --vary values (first --vary slowest), run on N threads. Rows are
+// written in sweep order as they complete (a row waits only for slower rows before it), each
+// handed to the operating system at once, so a sweep killed by Ctrl-C, an eviction or a time
+// limit keeps what it finished and `--resume` runs only the rest. --shard runs a contiguous
+// slice; shards after the first write no header, so the shards' files concatenated in shard
+// order are byte for byte the unsharded file (docs/sweep-indexed-job.yaml, docs/sweep-array.sh).
+// A point the models reject (a layout that does not fit) becomes a row with an error; a typo in
+// a key or a value stops the sweep before anything runs or any file is touched.
 #include <unistd.h>
 
 #include <atomic>
@@ -16,23 +20,15 @@
 #include <thread>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
-#include "scenarios/cli/output_lock.hpp"
-#include "scenarios/cli/result_format.hpp"
-#include "scenarios/cli/sweep_plan.hpp"
+#include "scenarios/cli/sweep/progress_line.hpp"
+#include "scenarios/cli/sweep/sweep_output.hpp"
+#include "scenarios/cli/sweep/sweep_plan.hpp"
+#include "scenarios/cli/sweep/sweep_rows.hpp"
 
 namespace scenarios {
 namespace {
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
 
 // A --set error inside a --vary value is reported at the --vary text the user typed.
 UserError at_vary(const UserError& e, size_t n_sets, const std::vector<VaryAxis>& axes, const SweepPoint& p) {
@@ -47,17 +43,49 @@ UserError at_vary(const UserError& e, size_t n_sets, const std::vector<VaryAxis>
   return UserError({"--vary", static_cast<int>(a) + 1, col}, e.message());
 }
 
-struct Row {
-  std::optional<models::RunResult> result;
-  std::string error;
-};
+// Checks a row found in the file being resumed; returns its index.
+size_t check_existing_row(const SweepRows& rows, const std::vector<VaryAxis>& axes, size_t begin, size_t end,
+                          const std::string& file, int line_no, const Json& row) {
+  const auto& cols = rows.columns();
+  auto cell = [&](size_t c) -> std::string {
+    if (row.is_array()) return c < row.size() ? row[c].get<std::string>() : std::string("\x01");
+    return row.contains(cols[c]) ? SweepRows::cell_text(row[cols[c]]) : std::string("\x01");
+  };
+  if (row.is_array() && row.size() != cols.size())
+    throw UserError({file, line_no, 1}, "--resume: " + std::to_string(row.size()) + " fields (expected " +
+                                            std::to_string(cols.size()) + ", the columns of this sweep)");
+  const std::string index_text = cell(0);
+  size_t index = 0;
+  try {
+    size_t used = 0;
+    index = std::stoul(index_text, &used);
+    if (used != index_text.size()) throw std::invalid_argument("");
+  } catch (const std::exception&) {
+    throw UserError({file, line_no, 1}, "--resume: '" + index_text + "' is not a row index (expected a number)");
+  }
+  if (index < begin || index >= end)
+    throw UserError({file, line_no, 1}, "--resume: row " + index_text + " is not in this shard (expected indices " +
+                                            std::to_string(begin) + " to " + std::to_string(end - 1) + ")");
+  const Json expected = rows.row(sweep_point(axes, index), nullptr, "");
+  for (size_t c = 0; c < cols.size(); ++c) {
+    const std::string& name = cols[c];
+    const bool key_column = c <= axes.size() || name == "file" || name == "overrides";
+    if (key_column && cell(c) != SweepRows::cell_text(expected[name]))
+      throw UserError({file, line_no, 1}, "--resume: row " + index_text + " has " + name + " '" + cell(c) +
+                                              "' where this sweep has '" + SweepRows::cell_text(expected[name]) +
+                                              "' (expected the rows of the same sweep: same scenario, --vary, --set)");
+  }
+  return index;
+}
 
 }  // namespace
 
 int cmd_sweep(int argc, char** argv) {
-  CLI::App app{"Run a scenario over every combination of --vary values; CSV out.", "commsim sweep"};
-  std::string path, shard_text, csv;
+  CLI::App app{"Run a scenario over every combination of --vary values; one row per point (CSV or JSON lines).",
+               "commsim sweep"};
+  std::string path, shard_text, csv, jsonl;
   std::vector<std::string> sets, varies;
+  bool json = false, resume = false, no_header = false, header = false, fail_on_error = false, progress = false;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   app.add_option("scenario", path, "scenario file (TOML)")->required()->type_name("SCENARIO.toml");
   app.add_option("--vary", varies, "KEY=V1,V2,...: values of one key (repeatable; the first varies slowest)")
@@ -71,18 +99,31 @@ int cmd_sweep(int argc, char** argv) {
       ->type_name("N");
   app.add_option("--shard", shard_text, "run only shard i of N (0 <= i < N), contiguous in sweep order")
       ->type_name("i/N");
-  app.add_option("--csv", csv, "write the rows to FILE instead of standard output")->type_name("FILE");
+  auto* csv_opt =
+      app.add_option("--csv", csv, "write the rows as CSV to FILE (locked while written)")->type_name("FILE");
+  auto* jsonl_opt = app.add_option("--jsonl", jsonl, "write the rows as JSON lines to FILE (locked while written)")
+                        ->type_name("FILE");
+  auto* json_opt =
+      app.add_flag("--json", json, "print the rows as JSON lines (docs/result.schema.json) instead of CSV");
+  csv_opt->excludes(jsonl_opt)->excludes(json_opt);
+  jsonl_opt->excludes(json_opt);
+  app.add_flag("--resume", resume, "keep the rows FILE already has and run only the missing points");
+  auto* no_header_opt =
+      app.add_flag("--no-header", no_header, "no CSV header line (default for shards after the first)");
+  app.add_flag("--header", header, "a CSV header line even on shards after the first")->excludes(no_header_opt);
+  app.add_flag("--fail-on-error", fail_on_error, "exit 1 when any point failed (its row still has the error)");
+  app.add_flag("--progress", progress, "progress on standard error even when it is not a terminal");
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
     std::vector<VaryAxis> axes;
     for (size_t i = 0; i < varies.size(); ++i) axes.push_back(parse_vary(varies[i], static_cast<int>(i) + 1));
-    refuse_repeated_vary_keys(axes);
     const Shard shard = shard_text.empty() ? Shard{} : parse_shard(shard_text);
     const size_t total = sweep_size(axes);
     const auto [begin, end] = shard_range(total, shard);
 
-    // Load every point first: user errors (unknown key, bad unit) stop the sweep before any run.
+    // Load every point first: user errors (unknown key, bad unit) stop the sweep before any run
+    // and before the output file is opened.
     std::vector<SweepPoint> points;
     std::vector<LoadedScenario> loaded;
     for (size_t i = begin; i < end; ++i) {
@@ -96,80 +137,76 @@ int cmd_sweep(int argc, char** argv) {
       }
     }
 
-    {                                      // before any run: the CSV must not be one of the files the sweep reads
+    {                                      // before any run: the rows must not go over a file the sweep reads
       std::set<std::string> inputs{path};  // --vary may name other profiles or DeepSpeed files
       for (const auto& l : loaded) inputs.insert(l.files.begin(), l.files.end());
-      refuse_outputs_over_inputs({{"--csv", csv}}, {inputs.begin(), inputs.end()});
+      refuse_outputs_over_inputs({{"--csv", csv}, {"--jsonl", jsonl}}, {inputs.begin(), inputs.end()});
     }
-    // Before any run: no other process (another shard) writes the same CSV meanwhile.
-    const OutputLock csv_claim(csv, "--csv");
-    std::vector<Row> rows(points.size());
-    std::atomic<size_t> next{0}, done{0};
-    std::mutex progress_mutex;
-    const bool progress = ::isatty(STDERR_FILENO) && !points.empty();
-    auto show_progress = [&] {
-      std::lock_guard<std::mutex> lock(progress_mutex);
-      const size_t d = done.load();
-      const size_t width = 30, filled = width * d / points.size();
-      std::fprintf(stderr, "\r[%s%s] %zu/%zu", std::string(filled, '#').c_str(),
-                   std::string(width - filled, ' ').c_str(), d, points.size());
-      std::fflush(stderr);
-    };
+    const RowFormat format = (json || !jsonl.empty()) ? RowFormat::JsonLines : RowFormat::Csv;
+    const SweepRows rows(axes, path, sets);
+    SweepOutput out(format == RowFormat::Csv ? csv : jsonl, format);
+    const bool with_header = format == RowFormat::Csv && !no_header && (shard.index == 0 || header);
+    const std::set<size_t> present =
+        out.start(with_header ? rows.csv_header() : "", resume, [&](int line_no, const Json& row) {
+          return check_existing_row(rows, axes, begin, end, out.name(), line_no, row);
+        });
+
+    std::vector<size_t> todo;  // positions in `points` still to run
+    for (size_t i = 0; i < points.size(); ++i)
+      if (!present.count(points[i].index)) todo.push_back(i);
+
+    // Rows complete out of order; each is written once every row before it is written.
+    std::vector<std::optional<std::string>> done_lines(todo.size());
+    size_t next_to_write = 0;
+    std::mutex write_mutex;
+    std::atomic<size_t> next{0}, failed{0};
+    const bool terminal = ::isatty(STDERR_FILENO);
+    std::optional<ProgressLine> bar;
+    if ((terminal || progress) && !points.empty()) bar.emplace(stderr, terminal, points.size(), present.size());
+    std::exception_ptr write_error;
+
     auto worker = [&] {
       models::RunOptions options;
       options.timeline = false;
-      for (size_t i; (i = next.fetch_add(1)) < points.size();) {
+      for (size_t k; (k = next.fetch_add(1)) < todo.size();) {
+        const size_t i = todo[k];
+        std::optional<models::RunResult> result;
+        std::string error;
         try {
-          rows[i].result = run_loaded(loaded[i], options);
+          result = run_loaded(loaded[i], options);
         } catch (const UserError& e) {
-          rows[i].error = at_vary(e, sets.size(), axes, points[i]).what();
+          error = at_vary(e, sets.size(), axes, points[i]).what();
         } catch (const std::exception& e) {
-          rows[i].error = std::string("internal error: ") + e.what();
+          error = std::string("internal error: ") + e.what();
         }
-        done.fetch_add(1);
-        if (progress) show_progress();
+        if (!result) failed.fetch_add(1);
+        const Json row = rows.row(points[i], result ? &*result : nullptr, error);
+        std::string line = format == RowFormat::Csv ? SweepRows::csv_line(row) : SweepRows::json_line(row);
+        std::lock_guard<std::mutex> lock(write_mutex);
+        done_lines[k] = std::move(line);
+        try {
+          for (; next_to_write < todo.size() && done_lines[next_to_write]; ++next_to_write) {
+            out.write(*done_lines[next_to_write]);
+            done_lines[next_to_write].reset();
+          }
+        } catch (...) {
+          if (!write_error) write_error = std::current_exception();
+          next.store(todo.size());  // stop taking points
+        }
+        if (bar) bar->point_done(!result);
       }
     };
     std::vector<std::thread> threads;
-    const size_t n_threads = std::min<size_t>(jobs, std::max<size_t>(points.size(), 1));
+    const size_t n_threads = std::min<size_t>(jobs, std::max<size_t>(todo.size(), 1));
     for (size_t t = 1; t < n_threads; ++t) threads.emplace_back(worker);
     worker();
     for (auto& t : threads) t.join();
-    if (progress) std::fprintf(stderr, "\n");
+    if (bar) bar->finish();
+    if (write_error) std::rethrow_exception(write_error);
 
-    // Units are in the column names: _s seconds, _bytes bytes, _percent percent.
-    std::string out = "index";
-    for (const auto& a : axes) out += "," + csv_field(a.key);
-    out +=
-        ",step_time_s,run_time_s,max_compute_s,max_comm_s,max_exposed_comm_s,max_barrier_wait_s,busiest_link,"
-        "busiest_link_bytes,busiest_link_util_percent,partial,error\n";
-    size_t failed = 0;
-    for (size_t i = 0; i < points.size(); ++i) {
-      out += std::to_string(points[i].index);
-      for (const auto& v : points[i].values) out += "," + csv_field(v);
-      if (const auto& r = rows[i].result) {
-        const RankExtremes e = rank_extremes(*r);
-        out += fmt::format(",{},{},{},{},{},{}", r->step_time_s, r->run_time_s, e.max_compute_s, e.max_comm_s,
-                           e.max_exposed_comm_s, e.max_barrier_wait_s);
-        if (r->links.empty())
-          out += ",,,";
-        else
-          out +=
-              fmt::format(",{},{},{}", csv_field(r->links[0].name), r->links[0].bytes, 100 * r->links[0].utilization);
-        out += r->partial ? ",true," : ",false,";
-      } else {
-        ++failed;
-        out += ",,,,,,,,,,," + csv_field(rows[i].error);
-      }
-      out += "\n";
-    }
-    if (csv.empty())
-      std::fputs(out.c_str(), stdout);
-    else
-      write_file_atomically(csv, out);
     if (failed > 0)
-      std::fprintf(stderr, "sweep: %zu of %zu points failed (see the error column)\n", failed, points.size());
-    return 0;
+      std::fprintf(stderr, "sweep: %zu of %zu points failed (see the error column)\n", failed.load(), todo.size());
+    return failed > 0 && fail_on_error ? 1 : 0;
   });
 }
 

@@ -146,7 +146,10 @@ class JobReader {
   void pod_spec(const YAML::Node& spec, const std::string& key, K8sJob& job) const {
     need_map(spec, key.empty() ? "pod spec" : key);
     const std::string at = key.empty() ? "" : key + ".";  // a pasted pod spec has no path above it
-    if (spec["hostIPC"]) job.host_ipc = boolean(spec["hostIPC"], at + "hostIPC");
+    if (spec["hostIPC"]) {
+      job.host_ipc = boolean(spec["hostIPC"], at + "hostIPC");
+      job.host_ipc_set = true;
+    }
     if (spec["hostNetwork"]) job.host_network = boolean(spec["hostNetwork"], at + "hostNetwork");
     if (const auto sel = spec["nodeSelector"]) {
       need_map(sel, at + "nodeSelector");
@@ -221,6 +224,100 @@ class JobReader {
     }
     if (job.pods == 0)
       fail(replicas, "spec.pytorchReplicaSpecs: no Master or Worker replicas (expected Master and/or Worker)");
+  }
+
+  // A batch/v1 Job's spec: its pods run at once (parallelism, else completions, else 1), each
+  // from template.spec; `replicas` copies of it in a JobSet.
+  void batch_job_spec(const YAML::Node& spec, const std::string& key, K8sJob& job, int replicas) const {
+    need_map(spec, key);
+    int pods = 1;
+    if (spec["parallelism"])
+      pods = integer(spec["parallelism"], key + ".parallelism");
+    else if (spec["completions"])
+      pods = integer(spec["completions"], key + ".completions");
+    if (spec["parallelism"] && spec["completions"] && integer(spec["completions"], key + ".completions") != pods)
+      job.notes.push_back(key + ": parallelism " + std::to_string(pods) + " pods at once, completions " +
+                          std::to_string(integer(spec["completions"], key + ".completions")) +
+                          ": the pods running at once are simulated");
+    job.pods = std::max(1, pods) * replicas;
+    const auto tpl = spec["template"];
+    if (!tpl || !tpl["spec"]) fail(spec, key + ": no template.spec (expected the pod template of the job)");
+    pod_spec(tpl["spec"], key + ".template.spec", job);
+  }
+
+  void batch_job(const YAML::Node& doc, K8sJob& job) const {
+    if (!doc["spec"]) fail(doc, "Job without spec");
+    batch_job_spec(doc["spec"], "spec", job, 1);
+  }
+
+  // JobSet (jobset.x-k8s.io): replicatedJobs, each `replicas` copies of a Job template. The pods
+  // of the replicated jobs requesting GPUs are the training; the others (a driver, a launcher)
+  // only lend their command to find the model.
+  void jobset(const YAML::Node& doc, K8sJob& job) const {
+    const auto spec = doc["spec"];
+    if (!spec || !spec["replicatedJobs"]) fail(doc, "JobSet without spec.replicatedJobs");
+    const auto list = spec["replicatedJobs"];
+    if (!list.IsSequence()) fail(list, "spec.replicatedJobs: expected a list");
+    std::optional<K8sJob> gpu_job;
+    int pods = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string key = "spec.replicatedJobs[" + std::to_string(i) + "]";
+      const auto rj = list[i];
+      need_map(rj, key);
+      const int replicas = rj["replicas"] ? integer(rj["replicas"], key + ".replicas") : 1;
+      if (!rj["template"] || !rj["template"]["spec"]) fail(rj, key + ": no template.spec (expected a Job template)");
+      K8sJob part;
+      batch_job_spec(rj["template"]["spec"], key + ".template.spec", part, replicas);
+      job.command += part.command;
+      if (!part.gpus_per_pod) continue;
+      if (gpu_job && part.gpus_per_pod != gpu_job->gpus_per_pod)
+        job.notes.push_back(key + ": " + std::to_string(*part.gpus_per_pod) +
+                            " GPUs per pod where an earlier job has " + std::to_string(*gpu_job->gpus_per_pod) +
+                            ": the first job's shape is used for all");
+      pods += part.pods;
+      if (!gpu_job) gpu_job = std::move(part);
+    }
+    if (gpu_job) {
+      // The worker job's pod shape; the JobSet's own name, file and line, every job's command.
+      K8sJob whole = std::move(*gpu_job);
+      whole.source = job.source;
+      whole.line = job.line;
+      whole.name = job.name;
+      whole.command = job.command;
+      whole.notes.insert(whole.notes.begin(), job.notes.begin(), job.notes.end());
+      whole.pods = pods;
+      job = std::move(whole);
+    }
+  }
+
+  // MPIJob (kubeflow.org/v2beta1): Worker replicas run the ranks (slotsPerWorker each); the
+  // Launcher runs mpirun and, unless runLauncherAsWorker, no rank.
+  void mpi_job(const YAML::Node& doc, K8sJob& job) const {
+    const auto spec = doc["spec"];
+    if (!spec || !spec["mpiReplicaSpecs"]) fail(doc, "MPIJob without spec.mpiReplicaSpecs");
+    need_map(spec, "spec");
+    const auto replicas = spec["mpiReplicaSpecs"];
+    need_map(replicas, "spec.mpiReplicaSpecs");
+    if (spec["slotsPerWorker"]) job.procs_per_pod = integer(spec["slotsPerWorker"], "spec.slotsPerWorker");
+    const auto worker = replicas["Worker"];
+    if (!worker) fail(replicas, "spec.mpiReplicaSpecs: no Worker (expected the pods that run the ranks)");
+    need_map(worker, "spec.mpiReplicaSpecs.Worker");
+    job.pods = worker["replicas"] ? integer(worker["replicas"], "spec.mpiReplicaSpecs.Worker.replicas") : 1;
+    if (!worker["template"] || !worker["template"]["spec"])
+      fail(worker, "spec.mpiReplicaSpecs.Worker: no template.spec (expected the worker pod template)");
+    pod_spec(worker["template"]["spec"], "spec.mpiReplicaSpecs.Worker.template.spec", job);
+    if (spec["runLauncherAsWorker"] && boolean(spec["runLauncherAsWorker"], "spec.runLauncherAsWorker")) {
+      ++job.pods;
+      job.notes.push_back("runLauncherAsWorker: the launcher pod runs ranks too");
+    }
+    // The launcher's mpirun line names the training script (and so, often, the model).
+    if (const auto launcher = replicas["Launcher"]; launcher && launcher["template"] && launcher["template"]["spec"])
+      if (const auto cs = launcher["template"]["spec"]["containers"]; cs && cs.IsSequence())
+        for (const auto& c : cs) {
+          if (!c.IsMap()) continue;
+          if (c["command"]) command(c["command"], job);
+          if (c["args"]) command(c["args"], job);
+        }
   }
 
  private:
@@ -315,43 +412,24 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name, cons
   }
   for (const auto& doc : docs) check_unique_keys(doc, file_name);
   JobReader rd(file_name);
-  K8sJob job;
-  job.source = file_name;
-  std::optional<YAML::Node> not_job;
-  // Several training jobs in one stream ('---'): one is chosen by name, never the first silently.
-  auto is_job = [](const YAML::Node& doc) {
-    if (!doc.IsMap() || !doc["kind"] || !doc["kind"].IsScalar()) return false;
-    const std::string& k = doc["kind"].Scalar();
-    return k == "TrainJob" || k == "PyTorchJob" || k == "Pod";
-  };
-  auto name_of = [](const YAML::Node& doc) {
-    const YAML::Node meta = doc["metadata"];
-    return meta && meta.IsMap() && meta["name"] && meta["name"].IsScalar() ? meta["name"].Scalar() : std::string();
-  };
-  std::vector<size_t> jobs;
-  for (size_t i = 0; i < docs.size(); ++i)
-    if (is_job(docs[i])) jobs.push_back(i);
-  std::optional<size_t> chosen;
-  if (!job_name.empty()) {
-    std::string names;
-    for (size_t i : jobs) {
-      if (name_of(docs[i]) == job_name) chosen = i;
-      names += (names.empty() ? "" : ", ") + ("'" + name_of(docs[i]) + "'");
+  // Every document (and every item of a `kind: List`) that is a training job becomes a candidate.
+  std::vector<YAML::Node> objects;
+  for (const auto& doc : docs) {
+    if (doc.IsMap() && doc["kind"] && doc["kind"].IsScalar() && doc["kind"].Scalar() == "List" && doc["items"] &&
+        doc["items"].IsSequence()) {
+      for (const auto& item : doc["items"]) objects.push_back(item);
+    } else {
+      objects.push_back(doc);
     }
-    if (!chosen)
-      throw UserError({file_name, 1, 1}, "no training job named '" + job_name + "' (expected one of: " +
-                                             (names.empty() ? std::string("none in this file") : names) + ")");
-  } else if (jobs.size() > 1) {
-    const SourcePos first = rd.at(docs[jobs[0]]);
-    throw UserError(rd.at(docs[jobs[1]]), "a second training job '" + name_of(docs[jobs[1]]) + "' after '" +
-                                              name_of(docs[jobs[0]]) + "' at " + first.str() +
-                                              " (expected one training job, or --job NAME to choose one)");
   }
+  std::vector<K8sJob> candidates;
+  std::optional<YAML::Node> not_job;
   try {
-    for (size_t i = 0; i < docs.size(); ++i) {
-      const YAML::Node& doc = docs[i];
+    for (const auto& doc : objects) {
       if (!doc.IsMap()) continue;
-      if (chosen && is_job(doc) && i != *chosen) continue;
+      K8sJob job;
+      job.source = file_name;
+      job.line = rd.at(doc).line;
       if (const auto kind = doc["kind"]) {
         const std::string k = rd.scalar(kind, "kind");
         if (doc["metadata"] && doc["metadata"]["name"] && doc["metadata"]["name"].IsScalar())
@@ -360,6 +438,12 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name, cons
           rd.train_job(doc, job);
         else if (k == "PyTorchJob")
           rd.pytorch_job(doc, job);
+        else if (k == "MPIJob")
+          rd.mpi_job(doc, job);
+        else if (k == "Job")
+          rd.batch_job(doc, job);
+        else if (k == "JobSet")
+          rd.jobset(doc, job);
         else if (k == "Pod") {
           if (!doc["spec"]) rd.fail(doc, "Pod without spec (expected spec.containers)");
           rd.pod_spec(doc["spec"], "spec", job);
@@ -377,18 +461,50 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name, cons
       } else {
         continue;
       }
-      break;
+      candidates.push_back(std::move(job));
     }
   } catch (const YAML::Exception& e) {  // a conversion yaml-cpp could not make
     throw UserError({file_name, e.mark.line + 1, e.mark.column + 1},
                     "unexpected YAML structure: " + e.msg + " (expected a Kubernetes job)");
   }
-  if (job.kind.empty()) {
+  if (candidates.empty()) {
     const SourcePos p = not_job ? rd.at(*not_job) : SourcePos{file_name, 1, 1};
     const std::string what =
         not_job ? "kind '" + not_job->Scalar() + "' is not a training job" : "no training job found";
-    throw UserError(
-        p, what + " (expected kind TrainJob, PyTorchJob or Pod, a pod spec with containers, or a trainer: block)");
+    throw UserError(p, what +
+                           " (expected kind TrainJob, PyTorchJob, MPIJob, Job, JobSet or Pod, a pod spec with "
+                           "containers, or a trainer: block)");
+  }
+  auto describe = [](const K8sJob& j) {
+    return j.kind + (j.name.empty() ? "" : " '" + j.name + "'") + " (line " + std::to_string(j.line) + ")";
+  };
+  K8sJob job;
+  if (!job_name.empty()) {
+    std::vector<std::string> names;
+    for (const auto& c : candidates) {
+      if (c.name == job_name) job = c;
+      names.push_back(c.name);
+    }
+    if (job.kind.empty()) {
+      const std::string near = closest_match(job_name, names);
+      std::string list;
+      for (const auto& c : candidates) list += (list.empty() ? "" : ", ") + describe(c);
+      throw UserError({"--job", 1, 1}, "no training job named '" + job_name + "' in " + file_name + " (" +
+                                           (near.empty() ? "it has " + list : "did you mean '" + near + "'?") + ")");
+    }
+  } else {
+    // The training: the jobs that request GPUs (a data-preparation Job beside it does not count).
+    std::vector<const K8sJob*> training;
+    for (const auto& c : candidates)
+      if (c.gpus_per_pod || c.procs_per_pod) training.push_back(&c);
+    if (training.size() > 1) {
+      std::string list;
+      for (size_t i = 0; i < training.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == training.size() ? " and " : ", ") + describe(*training[i]);
+      throw UserError({file_name, training[1]->line, 1}, std::to_string(training.size()) + " training jobs: " + list +
+                                                             " (expected one; pick it with --job NAME)");
+    }
+    job = training.empty() ? candidates.front() : *training.front();
   }
   find_torchrun(job);
   return job;
@@ -396,108 +512,6 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name, cons
 
 K8sJob read_k8s_job(const std::string& path, const std::string& job_name) {
   return parse_k8s_job(read_input_file(path, {path, 1, 1}, "the job", "a Kubernetes job file (YAML)"), path, job_name);
-}
-
-std::string scenario_from_k8s(const K8sJob& job, const ImportOptions& opt, std::vector<std::string>* files_read) {
-  const SourcePos at{job.source, 1, 1};
-  const std::string instance = !opt.instance.empty() ? opt.instance : job.instance_type;
-  if (instance.empty())
-    throw UserError(at,
-                    "the job does not name the instance type (expected a nodeSelector "
-                    "node.kubernetes.io/instance-type, or --instance NAME)");
-  const models::hw::NodeSpec* node = nullptr;
-  try {
-    node = &models::hw::find_instance(instance);
-  } catch (const models::SpecError& e) {
-    throw UserError(at, e.what());
-  }
-  const int gpus = job.gpus_per_pod.value_or(job.procs_per_pod.value_or(0));
-  if (gpus <= 0) throw UserError(at, "no GPU count (expected resources.limits nvidia.com/gpu or numProcPerNode)");
-  if (gpus > node->gpus)
-    throw UserError(at, "nvidia.com/gpu: " + std::to_string(gpus) + " per pod but " + instance + " has " +
-                            std::to_string(node->gpus) + " GPUs (expected at most " + std::to_string(node->gpus) +
-                            " per pod, or another --instance)");
-
-  ScenarioWriter w;
-  const std::string file = fs::path(job.source).filename().string();
-  w.header("Written by `commsim import k8s " + file + "`: the job's layout, as a scenario.");
-  for (const auto& n : job.notes) w.header("note: " + n);
-  w.set("", "name", job.name.empty() ? "imported from " + file : job.name);
-
-  // The scheduler packs pods onto as few hosts as fit (what Karpenter did in seeds/000: four
-  // 1-GPU pods on one p4d.24xlarge); --set placement.pods_per_node=1 spreads them.
-  const int pods_per_node = std::max(1, std::min(job.pods, node->gpus / gpus));
-  const int nodes = (job.pods + pods_per_node - 1) / pods_per_node;
-  w.set("cluster", "instance", instance,
-        opt.instance.empty() ? "nodeSelector node.kubernetes.io/instance-type" : "given with --instance");
-  w.set("cluster", "nodes", static_cast<long long>(nodes),
-        std::to_string(job.pods) + " pods, " + std::to_string(pods_per_node) + " per host");
-  w.set("placement", "pods_per_node", static_cast<long long>(pods_per_node));
-  w.set("placement", "gpus_per_pod", static_cast<long long>(gpus),
-        job.gpus_per_pod ? "resources.limits nvidia.com/gpu" : "numProcPerNode");
-  w.set("placement", "host_ipc", job.host_ipc, "hostIPC");
-  w.set("placement", "host_network", job.host_network, "hostNetwork");
-  if (node->nics > 0)
-    w.set("placement", "efa_plugin_ok", job.efa_per_pod.value_or(0) > 0,
-          job.efa_per_pod ? "vpc.amazonaws.com/efa: " + std::to_string(*job.efa_per_pod)
-                          : "no vpc.amazonaws.com/efa limit: aws-ofi-nccl finds no EFA device and NCCL uses Socket");
-  if (job.procs_per_pod && *job.procs_per_pod != gpus)
-    w.note("placement", "numProcPerNode " + std::to_string(*job.procs_per_pod) + " differs from the GPU limit " +
-                            std::to_string(gpus));
-  for (const auto& [k, v] : job.env) w.set("nccl.env", k, v, "container env");
-  if (job.omp_threads)
-    w.set("training", "cpu_threads", static_cast<long long>(*job.omp_threads), "container env OMP_NUM_THREADS");
-
-  // Model: --model, else a preset named in the command or the job name (llama-3-8b.py).
-  std::string preset = opt.model;
-  if (preset.empty()) {
-    const std::string hay = job.command + " " + job.name;
-    for (const auto& p : models::workload::preset_names())
-      if (hay.find(p) != std::string::npos && p.size() > preset.size()) preset = p;
-  }
-  TrainerArgs ta;
-  std::string ds = opt.deepspeed;
-  if (!opt.trainer_args.empty()) {
-    ta = read_trainer_args(opt.trainer_args);
-    if (ds.empty() && !ta.deepspeed.empty()) {
-      fs::path p = fs::path(opt.trainer_args).parent_path() / ta.deepspeed;
-      if (fs::exists(p))
-        ds = p.string();
-      else
-        w.header("note: the trainer arguments name deepspeed=\"" + ta.deepspeed +
-                 "\", not found next to them; pass --deepspeed");
-    }
-  }
-  if (!ds.empty()) {
-    read_deepspeed_json(ds, ds, {"--deepspeed", 1, 1});  // fail now, with the JSON's line, not at run time
-    if (files_read) files_read->push_back(ds);
-    const fs::path out_dir = fs::absolute(fs::path(opt.out.empty() ? "." : opt.out)).parent_path();
-    // Relative to the scenario's folder (how the loader reads it), unless that climbs out of it.
-    std::string rel = fs::absolute(ds).lexically_normal().lexically_relative(out_dir).string();
-    if (rel.empty() || rel.rfind("..", 0) == 0) rel = fs::absolute(ds).lexically_normal().string();
-    w.set("", "deepspeed_config", rel, "the job's DeepSpeed config");
-  }
-  if (!preset.empty()) {
-    w.set("model", "preset", preset, opt.model.empty() ? "named in the job's command" : "given with --model");
-    if (ta.micro_batch)
-      w.set("training", "micro_batch", static_cast<long long>(*ta.micro_batch), "per_device_train_batch_size");
-    if (ta.grad_accum)
-      w.set("training", "grad_accum", static_cast<long long>(*ta.grad_accum), "gradient_accumulation_steps");
-    if (ta.steps) w.set("training", "steps", static_cast<long long>(*ta.steps), "max_steps");
-    if (ta.grad_checkpointing)
-      w.set("training", "grad_checkpointing", *ta.grad_checkpointing, "gradient_checkpointing");
-    if (ta.bf16 && *ta.bf16)
-      w.set("training", "dtype", std::string("bf16"), "bf16=True");
-    else if (ta.fp16 && *ta.fp16)
-      w.set("training", "dtype", std::string("fp16"), "fp16=True");
-    if (!ds.empty()) w.set("parallel", "strategy", std::string("zero3"), "DeepSpeed ZeRO (stage from the config)");
-  } else {
-    w.note("collective",
-           "no model named (pass --model PRESET): a 1 GiB all-reduce over all ranks exercises the layout");
-    w.set("collective", "op", std::string("all_reduce"));
-    w.set("collective", "bytes", std::string("1 GiB"));
-  }
-  return w.str();
 }
 
 }  // namespace scenarios

@@ -20,7 +20,9 @@ std::string key_text(const std::string& k) {
   return bare ? k : toml_quote(k);
 }
 
-std::string value_text(const TomlScalar& v) {
+}  // namespace
+
+std::string toml_value_text(const TomlScalar& v) {
   if (auto s = std::get_if<std::string>(&v)) return toml_quote(*s);
   if (auto i = std::get_if<long long>(&v)) return std::to_string(*i);
   if (auto b = std::get_if<bool>(&v)) return *b ? "true" : "false";
@@ -31,8 +33,6 @@ std::string value_text(const TomlScalar& v) {
   if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // a TOML float, not an integer
   return s;
 }
-
-}  // namespace
 
 std::string toml_quote(const std::string& s) {
   std::string out = "\"";
@@ -106,7 +106,7 @@ std::string ScenarioWriter::str() const {
       out << "# " << n << "\n";
     }
     for (const auto& e : t->entries) {
-      out << key_text(e.key) << " = " << value_text(e.value);
+      out << key_text(e.key) << " = " << toml_value_text(e.value);
       if (!e.comment.empty()) {
         std::string c = e.comment;
         std::replace(c.begin(), c.end(), '\n', ' ');  // a comment must stay on its line

@@ -41,5 +41,7 @@ class ScenarioWriter {
 
 // TOML basic string with escapes ("a\"b").
 std::string toml_quote(const std::string& s);
+// A value as TOML writes it ("text", 4, true, 0.5).
+std::string toml_value_text(const TomlScalar& v);
 
 }  // namespace scenarios

@@ -158,6 +158,7 @@ class Loader {
                  {"parallel", [&](auto& n, auto& k) { parallel(n, k); }},
                  {"zero", [&](auto& n, auto& k) { zero(n, k); }},
                  {"collective", [&](auto& n, auto& k) { collective(n, k); }},
+                 {"stragglers", [&](auto& n, auto& k) { stragglers(n, k); }},
              });
     finish();
   }
@@ -194,6 +195,7 @@ class Loader {
                     profile_at_ = r_.pos(v);
                   }},
                  {"node", [&](auto& v, auto& k) { custom_node(v, k); }},
+                 {"fabric", [&](auto& v, auto& k) { fabric(v, k); }},
                  {"params",
                   [&](auto& v, auto& k) {
                     r_.open_table(v, k, [&](const std::string& name, const toml::node& value, const SourcePos&) {
@@ -201,6 +203,70 @@ class Loader {
                     });
                   }},
              });
+  }
+
+  // [cluster.fabric]: the network between nodes (models/topology/fabric.hpp).
+  void fabric(const toml::node& n, const std::string& key) {
+    models::FabricSpec& f = out_.spec.cluster.fabric;
+    r_.table(
+        n, key,
+        {
+            {"topology",
+             [&](auto& v, auto& k) {
+               f.topology = r_.one_of(v, k, {"nonblocking", "rail", "fat_tree"});
+             }},
+            {"oversubscription",
+             [&](auto& v, auto& k) {
+               f.oversubscription = r_.number(v, k);
+               if (f.oversubscription < 1) r_.fail(v, k + ": below 1 (expected 1 for full bisection, 4 for 4:1)");
+             }},
+            {"pod_nodes", [&](auto& v, auto& k) { f.pod_nodes = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
+            {"spreading",
+             [&](auto& v, auto& k) {
+               f.spreading = r_.one_of(v, k, {"spray", "ecmp"});
+             }},
+            {"uplinks", [&](auto& v, auto& k) { f.uplinks = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
+            {"uplink_bandwidth", [&](auto& v, auto& k) { f.uplink_bytes_per_s = r_.bandwidth(v, k); }},
+            {"switch_latency", [&](auto& v, auto& k) { f.switch_latency_s = r_.time(v, k); }},
+        });
+  }
+
+  // [[stragglers]]: slow ranks or nodes (models/spec.hpp StragglerSpec).
+  void stragglers(const toml::node& n, const std::string& key) {
+    const toml::array* arr = n.as_array();
+    if (!arr) r_.fail(n, key + ": got " + detail::article_type(n) + " (expected [[stragglers]] tables)");
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      models::StragglerSpec st;
+      const std::string k = key + "." + std::to_string(i);
+      const toml::node& t = *arr->get(i);
+      r_.table(t, k,
+               {
+                   {"ranks",
+                    [&](auto& v, auto& kk) {
+                      const toml::array* ranks = v.as_array();
+                      if (!ranks) r_.fail(v, kk + ": got " + detail::article_type(v) + " (expected a list of ranks)");
+                      for (std::size_t j = 0; j < ranks->size(); ++j)
+                        st.ranks.push_back(
+                            static_cast<int>(r_.integer(*ranks->get(j), kk + "." + std::to_string(j), 0, kMaxCount)));
+                    }},
+                   {"node", [&](auto& v, auto& kk) { st.node = static_cast<int>(r_.integer(v, kk, 0, kMaxCount)); }},
+                   {"compute_slowdown",
+                    [&](auto& v, auto& kk) {
+                      st.compute_slowdown = r_.number(v, kk);
+                      if (st.compute_slowdown < 1 || st.compute_slowdown > 1000)
+                        r_.fail(v, kk + ": out of range (expected a factor from 1 to 1000, 1.3 = 30 % slower)");
+                    }},
+                   {"nic_bandwidth_factor",
+                    [&](auto& v, auto& kk) {
+                      st.nic_bandwidth_factor = r_.number(v, kk);
+                      if (!(st.nic_bandwidth_factor > 0 && st.nic_bandwidth_factor <= 1))
+                        r_.fail(v, kk + ": out of range (expected a fraction of the line rate in (0, 1])");
+                    }},
+               });
+      if (st.ranks.empty() == !st.node.has_value())
+        r_.fail(t, k + ": give either ranks = [...] or node = N (expected exactly one)");
+      out_.spec.stragglers.push_back(std::move(st));
+    }
   }
 
   void custom_node(const toml::node& n, const std::string& key) {
@@ -262,6 +328,8 @@ class Loader {
                  {"host_network", [&](auto& v, auto& k) { p.host_network = r_.boolean(v, k); }},
                  {"efa_plugin_ok", [&](auto& v, auto& k) { p.efa_plugin_ok = r_.boolean(v, k); }},
                  {"single_process", [&](auto& v, auto& k) { p.single_process = r_.boolean(v, k); }},
+                 {"nics_per_pod",
+                  [&](auto& v, auto& k) { p.nics_per_pod = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
              });
   }
 
@@ -319,6 +387,29 @@ class Loader {
             {"param_dtype",
              [&](auto& v, auto& k) {
                t.param_dtype = r_.one_of(v, k, {"bf16", "fp16", "fp32"});
+             }},
+            // The GEMMs' format; the older training.dtype says the same for bf16/fp16 (activations
+            // and collectives): both may be written only where they agree. fp8 keeps bf16 (or
+            // fp16) activations (models/compute/precision.hpp).
+            {"precision",
+             [&](auto& v, auto& k) {
+               t.precision = r_.one_of(v, k, {"bf16", "fp16", "fp8"});
+               const bool fp8 = t.precision == "fp8";
+               if (out_.positions.count("training.dtype")) {
+                 if (fp8 ? t.dtype == "fp32" : t.dtype != t.precision)
+                   r_.fail(v,
+                           k + ": \"" + t.precision + "\" conflicts with training.dtype = \"" + t.dtype +
+                               (fp8 ? "\" (expected dtype bf16 or fp16 beside fp8 GEMMs, or only one of the two keys)"
+                                    : "\" (expected the same format in both keys, or only one of them)"));
+               } else {
+                 t.dtype = fp8 ? "bf16" : t.precision;
+                 out_.positions["training.dtype"] = r_.pos(v);  // DeepSpeed's bf16/fp16 must agree
+               }
+             }},
+            {"optimizer", [&](auto& v, auto& k) { t.optimizer = r_.one_of(v, k, {"adamw"}); }},
+            {"optimizer_impl",
+             [&](auto& v, auto& k) {
+               t.optimizer_impl = r_.one_of(v, k, {"foreach", "fused", "for_loop"});
              }},
             {"cpu_threads", [&](auto& v, auto& k) { t.cpu_threads = static_cast<int>(r_.integer(v, k, 1, 4096)); }},
             {"compute_efficiency",
@@ -446,6 +537,10 @@ class Loader {
     // The scenario's [zero] wins over the JSON, whichever of DeepSpeed's two spellings each uses.
     for (auto& [k, e] : zero_toml_) ds.zero[canonical_zero_key(k)] = e;
     apply_deepspeed(ds, s, out_.positions);
+    out_.files = {file_name_};
+    for (const std::string* f :
+         {&s.cluster.profile, ds_path_ ? &*ds_path_ : nullptr, s.cluster.node ? &s.cluster.node->topo_file : nullptr})
+      if (f && !f->empty()) out_.files.push_back(*f);
   }
 
   LoadedScenario& out_;
@@ -487,9 +582,7 @@ LoadedScenario load_scenario(const std::string& path, const std::vector<std::str
   const std::string text = read_input_file(path, {path, 1, 1}, "scenario", "a scenario file in TOML");
   fs::path base = fs::path(path).parent_path();
   if (base.empty()) base = ".";
-  LoadedScenario out = load_scenario_text(text, path, overrides, base.string());
-  out.files.insert(out.files.begin(), path);
-  return out;
+  return load_scenario_text(text, path, overrides, base.string());
 }
 
 // Damerau-Levenshtein (optimal string alignment), case-insensitive: a swapped pair of letters

@@ -44,8 +44,9 @@ struct LoadedScenario {
   // "cluster.params.nvlink.bw", "zero.reduce_bucket_size" may point into the DeepSpeed JSON).
   // Tables are recorded too ("placement" -> its header).
   std::map<std::string, SourcePos> positions;
-  // Every file loading read or named: the scenario itself (load_scenario), its calibration
-  // profile, its DeepSpeed JSON, its topology file. A command refuses to write over any of them.
+  // Every file the scenario was read from, in order: the scenario itself, then its calibration
+  // profile, DeepSpeed JSON and topology file where it names them (what outputs record as inputs;
+  // a command refuses to write over any of them).
   std::vector<std::string> files;
 
   // Where `dotted_key` was written; else its closest written parent table; else file:1:1.

@@ -42,8 +42,11 @@ TEST_CASE("params: names are unique and every registered default lies in its own
       CHECK_FALSE(p.default_note.empty());  // a computed default says where it comes from
     }
   }
-  CHECK(seen.size() == 68);  // 10 World capacities, 53 collective parameters, 5 compute rates
-  CHECK(with_default == 56);
+  // 10 World capacities, socket.thread_duplex, 54 collective parameters, 30 compute laws
+  // (models/compute), 4 workload (host CPU-Adam, one core's bandwidth, compute-communication
+  // interference, comm.overlap_slowdown)
+  CHECK(seen.size() == 99);
+  CHECK(with_default == 65);
 }
 
 TEST_CASE("params: the collective engine's defaults are the registry's, name for name", "[models]") {

@@ -19,7 +19,7 @@ TEST_CASE("scenarios: the shipped 1 GiB all-reduce on 4xH200 equals its closed f
   std::vector<sim::LinkId> path;
   world->path(0, 1, path);
   double B = 0;
-  for (auto l : path) B = B == 0 ? net.link_capacity(l) : std::min(B, net.link_capacity(l));
+  for (auto l : path) B = B == 0 ? world->raw_capacity(l, net) : std::min(B, world->raw_capacity(l, net));
   REQUIRE(world->transport(0, 1).link_class == models::LinkClass::NVLink);
 
   // T = kernel + 2(n-1) hop + 2(n-1)/n S / (eta B): Ring/Simple on all 24 channels (share 1).

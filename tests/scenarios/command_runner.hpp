@@ -59,7 +59,8 @@ inline CommandResult run_commsim_with(const std::string& prefix, const std::vect
 inline CommandResult run_commsim(const std::vector<std::string>& args) { return run_commsim_with("", args); }
 
 // Runs `commsim sweep` with `base` arguments serially, with `jobs` threads, and as `shards`
-// shards merged back (header once); returns the three CSV outputs for the caller to compare.
+// shards concatenated (shards after the first write no header); returns the three CSV outputs
+// for the caller to compare.
 struct SweepRuns {
   CommandResult serial;
   std::string threaded, merged;
@@ -75,7 +76,7 @@ inline SweepRuns sweep_three_ways(const std::vector<std::string>& base, int jobs
   r.threaded = with({"--jobs", std::to_string(jobs)}).out;
   for (int i = 0; i < shards; ++i) {
     const auto s = with({"--jobs", std::to_string(jobs), "--shard", std::to_string(i) + "/" + std::to_string(shards)});
-    r.merged += i == 0 ? s.out : s.out.substr(s.out.find('\n') + 1);
+    r.merged += s.out;
   }
   return r;
 }

@@ -124,7 +124,7 @@ TEST_CASE("viz: reports render in headless Chromium with every chart and no cons
   SECTION("the comparison: ratios on top, charts side by side, and a screenshot") {
     const std::string dom = b.run(compare, "--dump-dom", err);
     check_no_console_errors(err);
-    CHECK(count(dom, "class=\"chart chart-") == 10);  // five charts per column
+    CHECK(count(dom, "class=\"chart chart-") == 9);  // four charts per column, one bus-bandwidth chart
     CHECK(count(dom, "class=\"headline-bars\"") == 1);
     CHECK(dom.find("class=\"ratio step-ratio\"") != std::string::npos);
     const fs::path png = b.dir / "compare.png";
@@ -150,7 +150,7 @@ TEST_CASE("viz: reports render in headless Chromium with every chart and no cons
     REQUIRE(std::system(cmd.c_str()) == 0);
     const std::string dom = b.run(page, "--dump-dom", err);
     check_no_console_errors(err);
-    CHECK(count(dom, "class=\"chart chart-") == 5 * scenarios.size());
+    CHECK(count(dom, "class=\"chart chart-") == 4 * scenarios.size() + 1);
     CHECK(count(dom, "class=\"ratio step-ratio\"") == scenarios.size() - 1);
     CHECK(dom.find("NaN") == std::string::npos);
   }
@@ -160,4 +160,71 @@ TEST_CASE("viz: reports render in headless Chromium with every chart and no cons
     std::error_code ec;
     fs::remove_all(b.dir, ec);
   }
+}
+
+namespace {
+// Injected into a copy of a page (the pages themselves carry no script): for every chart, every pair
+// of <text> elements whose rendered boxes overlap by more than 1.5 px both ways, written into the
+// DOM so --dump-dom reads it. Boxes come from the browser's own layout (getBoundingClientRect), so
+// font metrics are the real ones, not an estimate.
+constexpr const char* kOverlapProbe = R"js(<script>
+(function(){
+  var out=[];
+  document.querySelectorAll('svg.chart').forEach(function(svg){
+    var boxes=[];
+    svg.querySelectorAll('text').forEach(function(t){
+      if(!t.textContent.trim())return;
+      var r=t.getBoundingClientRect(); if(r.width<=0||r.height<=0)return;
+      boxes.push({r:r,s:t.textContent});
+    });
+    for(var i=0;i<boxes.length;i++)for(var j=i+1;j<boxes.length;j++){
+      var a=boxes[i].r,b=boxes[j].r;
+      var dx=Math.min(a.right,b.right)-Math.max(a.left,b.left), dy=Math.min(a.bottom,b.bottom)-Math.max(a.top,b.top);
+      if(dx>1.5&&dy>1.5)out.push(svg.getAttribute('class')+': "'+boxes[i].s+'" / "'+boxes[j].s+'"');
+    }
+  });
+  var pre=document.createElement('pre'); pre.id='overlaps';
+  pre.textContent='OVERLAPS '+out.length+'\n'+out.slice(0,40).join('\n')+'\nEND';
+  document.body.appendChild(pre);
+})();
+</script>)js";
+
+std::string overlaps_of(const std::string& dom) {
+  // The probe's output, not its source (which holds the same words): the text of <pre id="overlaps">.
+  const size_t pre = dom.find("<pre id=\"overlaps\">");
+  if (pre == std::string::npos) return "probe did not run";
+  const size_t a = dom.find("OVERLAPS ", pre), b = dom.find("\nEND", a);
+  return dom.substr(a, b - a + 1);
+}
+}  // namespace
+
+TEST_CASE("viz: no two labels overlap in the rendered report at 8, 64 and 4,096 ranks", "[viz][browser]") {
+  const auto exe = find_chromium();
+  if (!exe) {
+    WARN("SKIPPED: chromium not installed");
+    return;
+  }
+  char tmpl[] = "/tmp/commsim-viz-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  Browser b{*exe, fs::path(tmpl)};
+  for (int nodes : {1, 8, 512}) {
+    viz_test::Layout L;
+    L.name = std::to_string(nodes) + " nodes x 8 GPUs";
+    L.nodes = nodes;
+    L.gpus_per_pod = 8;
+    L.micro_batches = 1;
+    const auto run = viz_test::make_run(L);
+    std::string html = viz::report_html(run, viz_test::inputs_for(L, true));
+    html.insert(html.rfind("</body>"), kOverlapProbe);
+    const fs::path page = b.dir / ("overlap" + std::to_string(nodes) + ".html");
+    std::ofstream(page, std::ios::binary) << html;
+    std::string err;
+    // A desktop window: the charts are drawn for ~1,180 px.
+    const std::string dom = b.run(page, "--window-size=1280,2000 --dump-dom", err);
+    const std::string found = overlaps_of(dom);
+    INFO(8 * nodes << " ranks: " << found);
+    CHECK(found.rfind("OVERLAPS 0\n", 0) == 0);
+  }
+  std::error_code ec;
+  fs::remove_all(b.dir, ec);
 }

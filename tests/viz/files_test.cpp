@@ -1,7 +1,9 @@
 // Files for other tools: the Chrome trace (JSON that Perfetto and chrome://tracing open) and the
 // CSV (RFC 4180, units in the header), checked by parsing them back.
 #include <catch2/catch.hpp>
+
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -100,8 +102,11 @@ TEST_CASE("viz: CSV has a row per rank and per event, units in the header, quoti
   const size_t first_event = 1 + r.ranks.size();
   CHECK(rows[first_event][name_col] == "fwd, \"L0\"\nline two");
   CHECK(rows[first_event + 1][name_col] == "'=SUM(A1)");  // not a spreadsheet formula
-  // Numbers round-trip at full precision.
+  // Numbers carry 9 significant digits (docs/result.schema.json), no float noise.
   const size_t comp_col = std::find(h.begin(), h.end(), "compute_s") - h.begin();
-  CHECK(std::stod(rows[1][comp_col]) == r.ranks[0].compute_s);
+  CHECK(std::stod(rows[1][comp_col]) == Approx(r.ranks[0].compute_s).epsilon(5e-9));
+  char nine[40];
+  std::snprintf(nine, sizeof nine, "%.9g", r.ranks[0].compute_s);
+  CHECK(rows[1][comp_col] == nine);
   CHECK(rows[1][0] == "rank");
 }

@@ -59,3 +59,19 @@ TEST_CASE("flow cap: copy work, read mode and SHM's one-way edges", "[nccl]") {
   shm.duplex = false;
   CHECK(flow_rate_cap(p, shm) == Approx(1.0 * 50e9));  // 2 x 0.5, capped at the raw path
 }
+
+TEST_CASE("flow cap: P2P read mode's factor applies to Simple only", "[nccl]") {
+  // NCCL src/transport/p2p.cc p2pSendConnect: `if (info->read && p == NCCL_PROTO_SIMPLE)` only
+  // the SIMPLE buffer moves to the sender; LL and LL128 are written into the receiver's memory as
+  // in write mode, so their caps are write mode's.
+  const LinkParams p = params();
+  for (Proto proto : {Proto::LL, Proto::LL128}) {
+    FlowCapInputs write = nvlink(24), read = nvlink(24);
+    write.proto = read.proto = proto;
+    read.p2p_read = true;
+    CHECK(flow_rate_cap(p, read) == flow_rate_cap(p, write));
+  }
+  FlowCapInputs simple = nvlink(24);
+  simple.p2p_read = true;
+  CHECK(flow_rate_cap(p, simple) == Approx(0.8 * flow_rate_cap(p, nvlink(24))));
+}

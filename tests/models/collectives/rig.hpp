@@ -9,7 +9,9 @@
 //   ...          |               nic0.rx <=== nic1.tx                |   ...
 //
 // Inside a node a->b crosses gpu_a.tx, gpu_b.rx (P2P over NVLink); across nodes nic_a.tx,
-// nic_b.rx (NET/IB with GDR). Every Rig runs with the FlowNetwork's byte audit on.
+// nic_b.rx (NET/IB with GDR). As in World (world.cpp build_links), a GPU's NVLink port carries
+// NCCL's Simple efficiency on its total: its capacity is eta_Simple x B, and raw_capacity()
+// reports B. Every Rig runs with the FlowNetwork's byte audit on.
 #include <cmath>
 #include <map>
 #include <memory>
@@ -30,9 +32,13 @@ class FakeWorld final : public World {
  public:
   // nodes x gpus_per_node; inside a node P2P over NVLink (B), across nodes NET/IB (B_net).
   FakeWorld(sim::FlowNetwork& net, int nodes, int gpus_per_node, double B, double B_net)
-      : nodes_(nodes), gpn_(gpus_per_node), placement_{nodes, 1, gpus_per_node} {
+      : nodes_(nodes), gpn_(gpus_per_node), B_(B), placement_{nodes, 1, gpus_per_node} {
+    const double port_eff = LinkParams::defaults().of(LinkClass::NVLink).efficiency[static_cast<int>(Proto::Simple)];
     node_.gpu = models::hw::find_gpu("H200");
     node_.gpus = gpus_per_node;
+    node_.nvlink_gen = 4;  // H200: 18 NVLink-4 links per GPU through NVSwitch
+    node_.nvlink_links = 18;
+    node_.nvswitch = true;
     for (int r = 0; r < nodes * gpus_per_node; ++r) {
       RankInfo info;
       info.rank = r;
@@ -41,8 +47,8 @@ class FakeWorld final : public World {
       info.local_gpu = r % gpus_per_node;
       info.pod_rank = info.local_gpu;
       ranks_.push_back(info);
-      tx_.push_back(net.add_link("gpu" + std::to_string(r) + ".tx", "nvlink", B, sim::Time::zero()));
-      rx_.push_back(net.add_link("gpu" + std::to_string(r) + ".rx", "nvlink", B, sim::Time::zero()));
+      tx_.push_back(net.add_link("gpu" + std::to_string(r) + ".tx", "nvlink", B * port_eff, sim::Time::zero()));
+      rx_.push_back(net.add_link("gpu" + std::to_string(r) + ".rx", "nvlink", B * port_eff, sim::Time::zero()));
     }
     for (int n = 0; n < nodes; ++n) {
       nic_tx_.push_back(net.add_link("nic" + std::to_string(n) + ".tx", "ib", B_net, sim::Time::zero()));
@@ -75,6 +81,9 @@ class FakeWorld final : public World {
       out.push_back(nic_rx_[ranks_[b].node]);
     }
   }
+  double raw_capacity(sim::LinkId l, const sim::FlowNetwork& net) const override {
+    return net.link_kind(l) == "nvlink" ? B_ : net.link_capacity(l);
+  }
   void host_to_gpu(int, std::vector<sim::LinkId>&) const override {}
   void gpu_to_host(int, std::vector<sim::LinkId>&) const override {}
   std::string describe() const override { return "fake"; }
@@ -85,6 +94,7 @@ class FakeWorld final : public World {
 
  private:
   int nodes_, gpn_;
+  double B_;
   std::vector<RankInfo> ranks_;
   std::vector<sim::LinkId> tx_, rx_, nic_tx_, nic_rx_;
   models::topology::Placement placement_;

@@ -54,7 +54,8 @@ TEST_CASE("collectives: all-gather, reduce-scatter and broadcast closed forms", 
 
 TEST_CASE("collectives: a ring across nodes is paced by the network edge", "[nccl]") {
   // 2 nodes x 4 GPUs; NVLink 450 GB/s, NIC 12.5 GB/s: the two NET edges of the ring bound it.
-  Rig rig(2, 4, 450e9, 12.5e9);
+  // Ring forced: on 2 nodes NCCL's tuner picks Tree for large all-reduces (tuning_two_nodes_test).
+  Rig rig(2, 4, 450e9, 12.5e9, {{"NCCL_ALGO", "Ring"}});
   CollectiveRecord rec;
   const int64_t S = 1LL << 30;
   const double t = rig.run(CollOp::AllReduce, S, &rec);
@@ -122,4 +123,40 @@ TEST_CASE("ring: PAT pays ceil(log2 n) hops for the ring's bytes", "[nccl]") {
   REQUIRE(cap <= B_net);
   // T = kernel + ceil(log2 4) hop + (n-1)/n S / cap
   CHECK(t == Approx(P.kernel_latency_s + 2 * hop(LinkClass::IB, Proto::Simple) + 0.75 * S / cap).epsilon(1e-6));
+}
+
+TEST_CASE("ring: a rooted collective enters every rotated ring at the root (byte audit)", "[nccl]") {
+  // Across nodes (and where NCCL nodes split a host) each ring is rotated to leave every node by
+  // a different GPU. Broadcast and reduce must still run each ring's chain from the one root:
+  // before the fix each ring was cut before its own first rank, so the roots differed, the root
+  // received data and other ranks missed their share; the byte audit (every rank but the root
+  // receives exactly S) aborted. Cases: p5 x 2 nodes (8 rings over 8 NIC groups), and the one
+  // that exposed it, p4d.24xlarge with NCCL_P2P_DISABLE=1, an 8-byte broadcast over 8 GPUs.
+  struct Case {
+    const char* instance;
+    int nodes;
+    std::map<std::string, std::string> env;
+    int64_t bytes;
+  };
+  for (const Case& c : {Case{"p5.48xlarge", 2, {}, 1LL << 30}, Case{"p4d.24xlarge", 1, {{"NCCL_P2P_DISABLE", "1"}}, 8}})
+    for (CollOp op : {CollOp::Broadcast, CollOp::Reduce}) {
+      ScenarioSpec spec;
+      spec.cluster.instance = c.instance;
+      spec.cluster.nodes = c.nodes;
+      spec.nccl_env = c.env;
+      sim::Simulator sim;
+      sim::FlowNetwork net(sim);
+      net.set_audit(true);
+      auto world = World::build(spec, net);
+      auto engine = make_collective_engine(sim, net, *world, spec);
+      Group g;
+      for (int r = 0; r < world->size(); ++r) g.ranks.push_back(r);
+      const CommPlan plan = build_plan(*world, net, g.ranks);
+      INFO(c.instance << " " << coll_op_name(op) << ": " << plan.rings.size() << " rings");
+      if (c.nodes > 1) REQUIRE(plan.rings.size() > 1);
+      bool done = false;
+      engine->launch(g, op, c.bytes, [&](const CollectiveRecord&) { done = true; });
+      sim.run();  // the audit aborts if a rank is left without its data or the root receives
+      CHECK(done);
+    }
 }

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "models/error.hpp"
 #include "models/nccl/nic_groups.hpp"
 #include "models/topology/resolve.hpp"
 
@@ -64,5 +65,26 @@ TEST_CASE("nic groups: pods get NICs of their own while there are enough, then s
   for (int pod = 0; pod < 8; ++pod) {
     REQUIRE(eight.pod_nics[pod].size() == 1);
     CHECK(eight.pod_nics[pod] == eight.pod_nics[pod ^ 1]);
+  }
+}
+
+TEST_CASE("nic groups: placement.nics_per_pod, a p5 pod holding 1 EFA sends every GPU through it", "[nccl]") {
+  const Node p5("p5.48xlarge");
+  const NicAssignment one = assign_nics(p5.graph, {1, 1, 8}, 1);
+  REQUIRE(one.pod_nics[0].size() == 1);
+  REQUIRE(one.groups.size() == 1);
+  for (int g = 0; g < 8; ++g) CHECK(one.gpu_group[g] == 0);
+  // 4 EFAs: taken round-robin over the GPUs, each the closest left: GPUs 0-3 each get their own.
+  const NicAssignment four = assign_nics(p5.graph, {1, 1, 8}, 4);
+  REQUIRE(four.pod_nics[0].size() == 4);
+  std::set<int> switches;
+  for (int n : four.pod_nics[0]) switches.insert(p5.graph.nic_switch(n));
+  CHECK(switches.size() == 4);
+  // More than the node has: an error naming the key.
+  try {
+    assign_nics(p5.graph, {1, 2, 4}, 17);
+    FAIL("expected a SpecError");
+  } catch (const models::SpecError& e) {
+    CHECK(e.key() == "placement.nics_per_pod");
   }
 }

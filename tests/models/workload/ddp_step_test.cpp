@@ -2,6 +2,7 @@
 // backward only (no_sync before it), then AdamW.
 #include <catch2/catch.hpp>
 
+#include "models/hw/gpu.hpp"
 #include "models/workload/data_parallel.hpp"
 
 using namespace models::workload;
@@ -14,7 +15,7 @@ TEST_CASE("ddp: all gradients all-reduced once per step in 25 MB multiples, duri
   c.model = resolve_model(s);
   c.training.grad_accum = 3;
   c.dp = 4;
-  c.rates = ComputeRates{989e12, 0.5, 4.8e12, 0.8, 300e9, 0.4, 12e9, 0.49};
+  c.rates = make_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, 300e9, 0, {});
   const Program p = build_ddp_program(c);
   std::vector<int64_t> sizes;
   for (const Op& o : p.ops[1])

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "fakes.hpp"
+#include "models/hw/gpu.hpp"
 #include "models/params.hpp"
 #include "models/workload/data_parallel.hpp"
 #include "models/workload/executor.hpp"
@@ -24,9 +25,20 @@ std::vector<RankSetup> in_group(int n) {
   return v;
 }
 ComputeRates h200() {
-  return ComputeRates{989e12, models::param_default("compute.efficiency"),
-                      4.8e12, models::param_default("compute.hbm_efficiency"),
-                      300e9,  0.4};
+  return make_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, 300e9, 0, {});
+}
+// Every compute op costs only its FLOPs at 500 TFLOP/s: no fixed costs, no launch gaps, memory-bound
+// work at 1e20 B/s (negligible), so the stages of a pipeline are equal.
+ComputeRates flops_only() {
+  ComputeRates r = h200();
+  r.gpu.gemm = {0, 5e14, 1e20};
+  r.gpu.attention = {0, 5e14, 0, 5e14};
+  r.gpu.memory.fixed_s = 0;
+  r.gpu.memory.bytes_per_s.fill(1e20);
+  r.gpu.memory.loss_s_per_logit = 0;
+  for (auto& impl : r.gpu.adamw.bytes_per_s) impl.fill(1e20);
+  r.gpu.launch_gap_s = 0;
+  return r;
 }
 }  // namespace
 
@@ -164,7 +176,7 @@ TEST_CASE("workload: 1F1B bubble fraction (p-1)/(m+p-1) emerges from the schedul
   c.pp = 4;
   c.micro_batches = 8;
   // Memory-bound kernels (optimizer, loss) made negligible so stages are equal.
-  c.rates = ComputeRates{1e15, 0.5, 1e20, 1.0, 1e11, 1.0};
+  c.rates = flops_only();
   std::vector<Group> groups;
   std::vector<RankSetup> ranks;
   megatron_layout(c, groups, ranks);
@@ -209,4 +221,23 @@ TEST_CASE("workload: Megatron TP issues 2 all-reduces per block forward and 2 ba
   CHECK(groups[ranks[5].group[1]].ranks == std::vector<int>{4, 5, 6, 7});
   CHECK(ranks[1].peer[0] == 9);
   CHECK(groups[ranks[1].group[0]].ranks == std::vector<int>{1, 5});
+}
+
+TEST_CASE("workload: a collective launched beside compute runs at 1/(1+s) (comm.overlap_slowdown)", "[workload]") {
+  // Issue 18, mechanism 7: C = 0.5 ms alone; launched while stream 0 computes, its rate is
+  // 1 / (1 + s) for its whole life: C (1 + s) = 1 ms with s = 1. Default s = 0 changes nothing.
+  for (const double s : {0.0, 1.0}) {
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    workload_test::FakeEngine engine(sim, 0, 1e9);
+    Program p;
+    p.compute(0, Time::from_ms(2), Work::Math, "beside");
+    p.collective(1, 0, CollOp::AllGather, 1'000'000, "ag");
+    StepExecutor ex(sim, net, engine, nullptr, {p}, one_group(2), in_group(2));
+    ex.comm_overlap_slowdown = s;
+    ex.run();
+    REQUIRE(ex.all_done());
+    CHECK(ex.account(0).comm.seconds() == Approx(0.5e-3 * (1 + s)));
+    CHECK(engine.scale_ == 1.0);  // reset after the launch
+  }
 }

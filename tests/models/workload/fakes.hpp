@@ -22,15 +22,16 @@ class FakeEngine : public models::collectives::CollectiveEngine {
     return double(n - 1) / n;
   }
   double time(models::nccl::CollOp op, int n, int64_t bytes) const {
-    return alpha_ + factor(op, n) * double(bytes) / bw_;
+    return alpha_ + factor(op, n) * double(bytes) / (bw_ * scale_);
   }
+  void set_rate_scale(double scale) override { scale_ = scale; }
   void launch(const models::collectives::Group& g, models::nccl::CollOp op, int64_t bytes, Done done,
               bool = false) override {
     ++launched;
     total_s += time(op, int(g.ranks.size()), bytes);
     defer(time(op, int(g.ranks.size()), bytes), std::move(done), choose(g, op, bytes));
   }
-  void send_recv(int, int, int64_t bytes, Done done) override {
+  void send_recv(int, int, int64_t bytes, Done done, const std::vector<int>* = nullptr) override {
     ++launched;
     defer(time(models::nccl::CollOp::SendRecv, 2, bytes), std::move(done),
           models::collectives::CollectiveRecord{models::nccl::CollOp::SendRecv, bytes});
@@ -40,6 +41,7 @@ class FakeEngine : public models::collectives::CollectiveEngine {
     return models::collectives::CollectiveRecord{op, bytes};
   }
   int launched = 0;
+  double scale_ = 1;  // set_rate_scale (comm.overlap_slowdown)
   double total_s = 0;
 
  private:

@@ -1,7 +1,8 @@
-// FSDP2 (fsdp_step.cpp): its collectives per micro-batch, and on one GPU the closed form the
-// compute fit rests on (compute.hpp: step = F / (peak eff) + B / (hbm hbm_eff)).
+// FSDP2 (fsdp_step.cpp): its collectives per micro-batch, and on one GPU the closed form of the
+// compute model (compute.hpp single_gpu_breakdown).
 #include <catch2/catch.hpp>
 
+#include "models/hw/gpu.hpp"
 #include "models/workload/data_parallel.hpp"
 
 using namespace models::workload;
@@ -16,7 +17,7 @@ DataParallelConfig fsdp(int dp) {
   c.training.micro_batch = 2;
   c.training.param_dtype = "fp32";  // FSDP2 mixed precision: fp32 parameters, bf16 compute
   c.dp = dp;
-  c.rates = ComputeRates{989e12, 0.5, 4.8e12, 0.8, 300e9, 0.4, 12e9, 0.49};
+  c.rates = make_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, 300e9, 0, {});
   return c;
 }
 }  // namespace
@@ -43,7 +44,7 @@ TEST_CASE("fsdp: every unit gathered forward, every block backward, every unit r
   CHECK(rs_bytes == 2 * m.total_params());
 }
 
-TEST_CASE("fsdp: on one GPU the step's compute is single_gpu_work's closed form", "[workload]") {
+TEST_CASE("fsdp: on one GPU the step's compute is single_gpu_breakdown's closed form", "[workload]") {
   for (bool ckpt : {false, true}) {
     DataParallelConfig c = fsdp(1);
     c.training.grad_checkpointing = ckpt;
@@ -52,8 +53,9 @@ TEST_CASE("fsdp: on one GPU the step's compute is single_gpu_work's closed form"
     int ops = 0;
     for (const Op& o : p.ops[0])
       if (o.kind == OpKind::Compute) compute += o.duration.seconds(), ++ops;
-    const StepWork w = single_gpu_work(c.model, 2, ckpt, /*fsdp=*/true, 4);
-    const double closed = w.flops / c.rates.flops_per_s() + w.hbm_bytes / c.rates.hbm_rate();
+    const StepBreakdown w =
+        single_gpu_breakdown(c.model, 2, ckpt, /*fsdp=*/true, 4, optimizer_plan(c.training, Strategy::Fsdp), c.rates);
+    const double closed = w.total();
     // Each op's duration is rounded to a picosecond.
     CHECK(compute == Approx(closed).epsilon(1e-12).margin(ops * 1e-12));
   }

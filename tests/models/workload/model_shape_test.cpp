@@ -2,7 +2,6 @@
 #include <catch2/catch.hpp>
 
 #include "models/error.hpp"
-#include "models/params.hpp"
 #include "models/workload/compute.hpp"
 #include "models/workload/model_shape.hpp"
 
@@ -45,17 +44,4 @@ TEST_CASE("workload: block FLOPs follow 2 x params x tokens plus causal attentio
   CHECK(block_forward_flops(m, tokens) == Approx(expect).epsilon(1e-12));
   CHECK(block_forward_flops(m, tokens, 4) == Approx(expect / 4).epsilon(1e-12));
   CHECK(head_forward_flops(m, tokens) == Approx(2.0 * tokens * 32000 * 4096));
-}
-
-TEST_CASE("workload: the stored efficiencies are the fit of the two single-GPU runs", "[workload]") {
-  const ModelShape m = preset("h200x4-decoder");
-  // z3_n1.json mean 0.160606 s (FSDP2, fp32 params), tp_n1.json mean 0.116572 s (bf16 params).
-  const StepWork z3 = single_gpu_work(m, 2, false, true, 4);
-  const StepWork tp = single_gpu_work(m, 2, false, false, 2);
-  const Fit fit = fit_single_gpu(z3, 0.16060630480448404, tp, 0.11657243520021439, 989e12, 4800e9);
-  CHECK(fit.efficiency == Approx(models::param_default("compute.efficiency")).epsilon(1e-3));
-  CHECK(fit.hbm_efficiency == Approx(models::param_default("compute.hbm_efficiency")).epsilon(1e-3));
-  // Physical ranges: below the bare-GEMM rate of matmul.txt (<= 0.81) and below HBM peak.
-  CHECK(fit.efficiency < 0.81);
-  CHECK(fit.hbm_efficiency < 1.0);
 }

@@ -2,6 +2,7 @@
 // re-gather rule (stage3_max_reuse_distance), prefetch depth, reduce buckets, parameter offload.
 #include <catch2/catch.hpp>
 
+#include "models/hw/gpu.hpp"
 #include "models/params.hpp"
 #include "models/workload/data_parallel.hpp"
 
@@ -15,13 +16,7 @@ ModelShape llama8b() {
 }
 ComputeRates p4d_rates() {
   // p4d.24xlarge host: 2 sockets x 6 channels DDR4-2933 = 281.6 GB/s (models/hw/instance.cpp).
-  return ComputeRates{312e12,
-                      models::param_default("compute.efficiency"),
-                      1555e9,
-                      models::param_default("compute.hbm_efficiency"),
-                      281.6e9,
-                      models::param_default("host.adam_efficiency"),
-                      models::param_default("host.core_bytes_per_s")};
+  return make_rates(models::hw::find_gpu("A100-40GB"), models::compute::Precision::Bf16, 281.6e9, 0, {});
 }
 }  // namespace
 
@@ -71,7 +66,7 @@ DataParallelConfig zero3(int dp) {
   c.model = decoder();
   c.training.micro_batch = 1;
   c.dp = dp;
-  c.rates = ComputeRates{989e12, 0.5, 4.8e12, 0.8, 300e9, 0.4, 12e9, 0.49};
+  c.rates = make_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, 300e9, 0, {});
   return c;
 }
 // Collectives of a program (every stream), in stream then issue order.

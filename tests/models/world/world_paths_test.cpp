@@ -1,6 +1,7 @@
 // The links a transfer crosses for each transport, and their physical capacities.
 #include <catch2/catch.hpp>
 
+#include "models/params.hpp"
 #include "models/spec.hpp"
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
@@ -30,12 +31,15 @@ TEST_CASE("transport: P2P NVLink crosses the sender's NVLink tx and the receiver
   std::vector<sim::LinkId> p;
   w->path(0, 1, p);
   CHECK(names(net, p) == V{"node0/gpu0/nvlink.tx", "node0/gpu1/nvlink.rx"});
-  // 18 NVLink-4 links x 25 GB/s per direction (H100/H200 datasheet: 900 GB/s bidirectional).
-  CHECK(net.link_capacity(p[0]) == Approx(450e9));
+  // 18 NVLink-4 links x 25 GB/s per direction (H100/H200 datasheet: 900 GB/s bidirectional);
+  // the port's usable capacity is NCCL Simple's efficiency of it (issue 18, mechanism 3).
+  const double eff = models::param_default("nvlink.efficiency.simple");
+  CHECK(w->raw_capacity(p[0], net) == Approx(450e9));
+  CHECK(net.link_capacity(p[0]) == Approx(450e9 * eff));
   CHECK(net.link_kind(p[0]) == "nvlink");
   // One flow on idle links: T = latency + bytes / bandwidth (flow_network.hpp).
   double done = -1;
-  net.start(p, 450'000'000, [&] { done = simulator.now().seconds(); });
+  net.start(p, static_cast<int64_t>(450e6 * eff), [&] { done = simulator.now().seconds(); });
   simulator.run();
   CHECK(done == Approx(1e-3 + net.link_latency(p[0]).seconds() + net.link_latency(p[1]).seconds()));
 }
@@ -54,8 +58,15 @@ TEST_CASE("transport: SHM and Socket paths go through host memory", "[models][nc
   auto sock = models::World::build(s, net2);
   p.clear();
   sock->path(0, 2, p);
-  // One host: TCP over the kernel loopback.
-  CHECK(names(net2, p) == V{"node0/gpu0/pcie.up", "node0/hostmem", "node0/loopback", "node0/gpu2/pcie.down"});
+  // One host: TCP over the kernel loopback, moved by both ranks' proxy threads (no helper
+  // threads on a virtio NIC: NCCL's autoNt = 0).
+  CHECK(names(net2, p) == V{"node0/gpu0/pcie.up", "node0/gpu0/proxy", "node0/gpu2/proxy", "node0/hostmem",
+                            "node0/loopback", "node0/gpu2/pcie.down"});
+  // The proxy link: raw 2 x kTcpThreadBytesPerS, usable eta[Socket][Simple] of it.
+  CHECK(sock->raw_capacity(p[1], net2) == Approx(2 * models::hw::kTcpThreadBytesPerS));
+  CHECK(net2.link_capacity(p[1]) ==
+        Approx(2 * models::hw::kTcpThreadBytesPerS * models::param_default("socket.efficiency.simple")));
+  CHECK(sock->tcp_edge().one_way == Approx(sock->tcp_edge().both_way / models::param_default("socket.thread_duplex")));
 }
 
 TEST_CASE("transport: NET with GDR uses the GPU's closest NIC, p4d shares one EFA per two GPUs", "[models][nccl]") {

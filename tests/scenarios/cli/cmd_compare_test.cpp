@@ -1,6 +1,8 @@
-// `commsim compare` through the real binary: ratios against the first scenario, JSON and text.
+// `commsim compare` through the real binary: ratios against the first scenario, JSON and text,
+// --set for all scenarios or for one (N:KEY=VALUE), inputs recorded in every output.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -17,10 +19,60 @@ TEST_CASE("scenarios: compare shows ratios against the first scenario", "[scenar
   const auto r = run_commsim({"compare", kAllReduce, kAllReduce, "--json"});
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
-  REQUIRE(j["scenarios"].size() == 2);
+  CHECK(j["schema_version"] == 1);
+  CHECK(j["command"] == "compare");
+  REQUIRE(j["results"].size() == 2);
   // The same scenario twice: ratio exactly 1.
-  CHECK(j["scenarios"][1]["step_time_ratio"].get<double>() == 1.0);
+  CHECK(j["results"][1]["step_time_ratio"].get<double>() == 1.0);
   const auto text = run_commsim({"compare", kAllReduce, kAllReduce, "--set", "collective.bytes=2 GiB"});
   CHECK(text.exit_code == 0);
   CHECK(text.out.find("x1.00") != std::string::npos);
+}
+
+TEST_CASE("scenarios: compare --set N:KEY=VALUE changes only the N-th scenario, the same file may be given twice",
+          "[scenarios]") {
+  const auto r = run_commsim({"compare", kAllReduce, kAllReduce, "--set", "collective.iterations=2", "--set",
+                              "2:collective.bytes=2 GiB", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& a = j["results"][0];
+  const auto& b = j["results"][1];
+  CHECK(a["inputs"]["overrides"] == nlohmann::json::array({"collective.iterations=2"}));
+  CHECK(b["inputs"]["overrides"] == nlohmann::json::array({"collective.iterations=2", "collective.bytes=2 GiB"}));
+  CHECK(j["inputs"]["overrides"] == nlohmann::json::array({"collective.iterations=2", "2:collective.bytes=2 GiB"}));
+  CHECK(a["steps"] == 2);
+  // Twice the bytes on the same ring: a little under twice the time (fixed latency).
+  const double ratio = b["step_time_ratio"].get<double>();
+  CHECK(ratio > 1.9);
+  CHECK(ratio < 2.0);
+  CHECK(a["inputs"]["files"][0] == kAllReduce);
+  CHECK(a["inputs"]["commsim_version"].is_string());
+  // The text legend says which scenario got which override.
+  const auto text = run_commsim({"compare", kAllReduce, kAllReduce, "--set", "2:collective.bytes=2 GiB"});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("[1] h200x4: all_reduce 1 GiB on 4 GPUs  (" + kAllReduce + ")  baseline") != std::string::npos);
+  CHECK(text.out.find("(" + kAllReduce + " --set 'collective.bytes=2 GiB')") != std::string::npos);
+  CHECK(text.out.rfind("commsim ", 0) == 0);
+}
+
+TEST_CASE("scenarios: compare --set errors point at the option the user typed", "[scenarios]") {
+  const auto bad_index = run_commsim({"compare", kAllReduce, kAllReduce, "--set", "3:collective.bytes=1 GiB"});
+  CHECK(bad_index.exit_code == 2);
+  CHECK(bad_index.err.rfind("--set:1:1: scenario index 3 is out of range (expected 1 to 2", 0) == 0);
+  // The second --set, value at column 20 of "2:collective.bytes=-1 MB" (after the 2-character prefix).
+  const auto bad_value = run_commsim(
+      {"compare", kAllReduce, kAllReduce, "--set", "collective.iterations=2", "--set", "2:collective.bytes=-1 MB"});
+  CHECK(bad_value.exit_code == 2);
+  CHECK(bad_value.err.rfind("--set:2:20: collective.bytes", 0) == 0);
+}
+
+TEST_CASE("scenarios: compare --html records files, overrides and the version", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("cmphtml");
+  const std::string html = (dir / "cmp.html").string();
+  const auto r = run_commsim({"compare", kAllReduce, kAllReduce, "--set", "2:collective.bytes=2 GiB", "--html", html});
+  REQUIRE(r.exit_code == 0);
+  const std::string page = scenarios_test::slurp(html);
+  CHECK(page.find("--set &#39;collective.bytes=2 GiB&#39;") != std::string::npos);
+  CHECK(page.find("<th>commsim</th>") != std::string::npos);
+  std::filesystem::remove_all(dir);
 }

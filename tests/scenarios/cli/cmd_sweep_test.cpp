@@ -1,34 +1,183 @@
-// `commsim sweep` through the real binary: rows identical across --jobs and merged shards, a bad
-// --vary value refused before anything runs.
+// `commsim sweep` through the real binary: rows identical across --jobs and concatenated shards
+// (byte for byte, shards after the first writing no header), CSV and JSON lines from one row
+// builder, --resume, --no-header, --fail-on-error, --progress, the lock on the output file, and
+// a bad --vary value refused before anything runs.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/scenarios/command_runner.hpp"
 
+namespace fs = std::filesystem;
 using scenarios_test::run_commsim;
+using scenarios_test::slurp;
 
 namespace {
 const std::string kAllReduce = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/allreduce_h200x4.toml";
-}
-
-TEST_CASE("scenarios: sweep rows do not depend on --jobs, and shards concatenate to the whole", "[scenarios]") {
-  const std::vector<std::string> base = {"sweep",  kAllReduce,
+const std::vector<std::string> kSweep = {"sweep",  kAllReduce,
                                          "--vary", "collective.bytes=1 MiB,16 MiB,64 MiB",
                                          "--vary", "collective.op=all_reduce,all_gather"};
-  const auto runs = scenarios_test::sweep_three_ways(base, 3, 4);
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& extra) {
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+size_t lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
+}  // namespace
+
+TEST_CASE("scenarios: sweep rows do not depend on --jobs, and shards concatenate to the whole", "[scenarios]") {
+  const auto runs = scenarios_test::sweep_three_ways(kSweep, 3, 4);
   REQUIRE(runs.serial.exit_code == 0);
   CHECK(runs.threaded == runs.serial.out);
   // Header + 3 x 2 rows.
-  CHECK(std::count(runs.serial.out.begin(), runs.serial.out.end(), '\n') == 7);
-  CHECK(runs.serial.out.rfind("index,collective.bytes,collective.op,step_time_s,", 0) == 0);
+  CHECK(lines(runs.serial.out) == 7);
+  CHECK(runs.serial.out.rfind("index,collective.bytes,collective.op,scenario,step_time_s,", 0) == 0);
+  // Byte for byte: shards 1..3 write no header, so `cat` of the shards is the unsharded CSV.
   CHECK(runs.merged == runs.serial.out);
 }
 
+TEST_CASE("scenarios: sweep header is written by shard 0 only unless --header or --no-header says otherwise",
+          "[scenarios]") {
+  const auto shard1 = run_commsim(with(kSweep, {"--shard", "1/2"}));
+  REQUIRE(shard1.exit_code == 0);
+  CHECK(lines(shard1.out) == 3);
+  CHECK(shard1.out.rfind("3,", 0) == 0);
+  const auto shard1_header = run_commsim(with(kSweep, {"--shard", "1/2", "--header"}));
+  CHECK(shard1_header.out.rfind("index,", 0) == 0);
+  const auto no_header = run_commsim(with(kSweep, {"--no-header"}));
+  CHECK(lines(no_header.out) == 6);
+  CHECK(no_header.out.rfind("0,1 MiB,all_reduce,", 0) == 0);
+}
+
+TEST_CASE("scenarios: sweep CSV and JSON lines carry the same columns, values typed, inputs recorded", "[scenarios]") {
+  const auto csv = run_commsim(with(kSweep, {"--set", "collective.iterations=2"}));
+  const auto json = run_commsim(with(kSweep, {"--set", "collective.iterations=2", "--json"}));
+  REQUIRE(csv.exit_code == 0);
+  REQUIRE(json.exit_code == 0);
+  std::istringstream csv_lines(csv.out), json_lines(json.out);
+  std::string header, line;
+  std::getline(csv_lines, header);
+  std::vector<std::string> columns;
+  for (std::stringstream h(header); std::getline(h, line, ',');) columns.push_back(line);
+  size_t rows = 0;
+  while (std::getline(json_lines, line)) {
+    const auto row = nlohmann::ordered_json::parse(line);
+    std::vector<std::string> keys;
+    for (const auto& item : row.items()) keys.push_back(item.key());
+    CHECK(keys == columns);
+    CHECK(row["schema_version"] == 1);
+    CHECK(row["index"] == rows);
+    CHECK(row["overrides"] == nlohmann::json::array({"collective.iterations=2"}));
+    CHECK(row["file"] == kAllReduce);
+    CHECK(row["collective.bytes"].is_string());                   // "1 MiB": not TOML, kept as text
+    CHECK(row["busiest_link_bytes"].is_number_integer());         // counts are integers
+    CHECK(row["busiest_link_utilization"].get<double>() <= 1.0);  // a fraction
+    CHECK(row["steps"] == 2);
+    ++rows;
+  }
+  CHECK(rows == 6);
+  // A --vary value that is TOML keeps its type in JSON (4 is a number, "Ring" a string).
+  const auto typed = run_commsim(
+      {"sweep", kAllReduce, "--vary", "collective.iterations=3,4", "--vary", "nccl.env.NCCL_ALGO=\"Ring\"", "--json"});
+  REQUIRE(typed.exit_code == 0);
+  const auto first = nlohmann::json::parse(typed.out.substr(0, typed.out.find('\n')));
+  CHECK(first["collective.iterations"] == 3);
+  CHECK(first["nccl.env.NCCL_ALGO"] == "Ring");
+}
+
+TEST_CASE("scenarios: sweep --resume keeps the rows a killed sweep wrote and runs the rest", "[scenarios]") {
+  const fs::path dir = scenarios_test::fresh_temp_dir("resume");
+  const std::string full = (dir / "full.csv").string(), part = (dir / "part.csv").string();
+  REQUIRE(run_commsim(with(kSweep, {"--csv", full})).exit_code == 0);
+  const std::string whole = slurp(full);
+  // As a kill leaves it: the header, two rows and half of the third.
+  const size_t cut = whole.find('\n', whole.find('\n', whole.find('\n') + 1) + 1) + 20;
+  std::ofstream(part, std::ios::binary) << whole.substr(0, cut);
+  const auto r = run_commsim(with(kSweep, {"--csv", part, "--resume", "--progress"}));
+  REQUIRE(r.exit_code == 0);
+  CHECK(slurp(part) == whole);
+  CHECK(r.err.find("sweep 6/6 points (100%), 2 from the earlier run") != std::string::npos);
+  // Resuming a finished file runs nothing and changes nothing.
+  CHECK(run_commsim(with(kSweep, {"--csv", part, "--resume"})).exit_code == 0);
+  CHECK(slurp(part) == whole);
+  // JSON lines resume the same way.
+  const std::string jfull = (dir / "full.jsonl").string(), jpart = (dir / "part.jsonl").string();
+  REQUIRE(run_commsim(with(kSweep, {"--jsonl", jfull})).exit_code == 0);
+  const std::string jwhole = slurp(jfull);
+  std::ofstream(jpart, std::ios::binary) << jwhole.substr(0, jwhole.find('\n') + 30);
+  REQUIRE(run_commsim(with(kSweep, {"--jsonl", jpart, "--resume"})).exit_code == 0);
+  CHECK(slurp(jpart) == jwhole);
+  // A file of another sweep is refused, untouched.
+  const auto other = run_commsim({"sweep", kAllReduce, "--vary", "collective.bytes=1 MiB,16 MiB,64 MiB", "--vary",
+                                  "collective.op=all_reduce,broadcast", "--csv", part, "--resume"});
+  CHECK(other.exit_code == 2);
+  CHECK(other.err.find(part + ":3:1: --resume: row 1 has collective.op 'all_gather' where this sweep has "
+                              "'broadcast'") == 0);
+  CHECK(slurp(part) == whole);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("scenarios: sweep refuses a file another sweep is writing, so shards cannot lose rows", "[scenarios]") {
+  const fs::path dir = scenarios_test::fresh_temp_dir("lock");
+  const std::string csv = (dir / "rows.csv").string();
+  std::ofstream(csv) << "kept\n";
+  // Hold the lock as a running sweep holds it.
+  const int fd = ::open(csv.c_str(), O_RDWR);
+  REQUIRE(fd >= 0);
+  REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
+  const auto r = run_commsim(with(kSweep, {"--shard", "1/2", "--csv", csv}));
+  ::close(fd);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind(csv + ":1:1: another commsim sweep is writing this file", 0) == 0);
+  CHECK(slurp(csv) == "kept\n");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("scenarios: sweep --fail-on-error exits 1 when a point failed, its row keeps the error", "[scenarios]") {
+  // Megatron TP 3 on 4 GPUs: the model rejects the layout at run time.
+  const std::string seed = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/seeds/p4d_1pod_4gpu.toml";
+  const std::vector<std::string> args = {"sweep",           seed,     "--vary",
+                                         "parallel.tp=1,3", "--vary", "parallel.strategy=megatron"};
+  const auto plain = run_commsim(args);
+  CHECK(plain.exit_code == 0);
+  CHECK(plain.err.find("sweep: 1 of 2 points failed") != std::string::npos);
+  const auto strict = run_commsim(with(args, {"--fail-on-error"}));
+  CHECK(strict.exit_code == 1);
+  CHECK(strict.out == plain.out);
+  const std::string last = strict.out.substr(strict.out.find("\n1,") + 1);
+  CHECK(last.find(",,,,") != std::string::npos);  // no numbers
+  CHECK(last.find("--vary:1:15: tp x pp = 3 does not divide the 4 GPUs") != std::string::npos);
+}
+
+TEST_CASE("scenarios: sweep --progress prints done/total, rate and failures on standard error", "[scenarios]") {
+  const auto r = run_commsim(with(kSweep, {"--progress", "--jobs", "2"}));
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("sweep 6/6 points (100%)") != std::string::npos);
+  CHECK(r.err.find("points/s") != std::string::npos);
+  CHECK(r.err.find("0 failed") != std::string::npos);
+  // Without --progress and without a terminal: nothing on standard error.
+  CHECK(run_commsim(kSweep).err.empty());
+}
+
 TEST_CASE("scenarios: a typo in --vary stops the sweep before it runs, pointing at the value", "[scenarios]") {
-  const auto r = run_commsim({"sweep", kAllReduce, "--vary", "collective.bytes=1 MiB,-3 MB"});
+  const fs::path dir = scenarios_test::fresh_temp_dir("typo");
+  const std::string csv = (dir / "rows.csv").string();
+  std::ofstream(csv) << "kept\n";
+  const auto r = run_commsim({"sweep", kAllReduce, "--vary", "collective.bytes=1 MiB,-3 MB", "--csv", csv});
   CHECK(r.exit_code == 2);
   CHECK(r.err.rfind("--vary:1:24: collective.bytes: size \"-3 MB\" must be positive", 0) == 0);
+  CHECK(slurp(csv) == "kept\n");  // the output is not touched
+  fs::remove_all(dir);
 }

@@ -52,13 +52,6 @@ TEST_CASE("messages: every command's user errors say what was expected", "[scena
             "a:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\n"
             "a:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE\n"),
        "--scenario", out, "--instance", "p4d.24xlarge"},
-      // two training jobs in one YAML stream, and --job naming neither
-      {"import", "k8s",
-       file("two.yaml",
-            "kind: Pod\nmetadata:\n  name: a\nspec:\n  containers: []\n---\nkind: Pod\nmetadata:\n  "
-            "name: b\nspec:\n  containers: []\n"),
-       "--instance", "p4d.24xlarge", "--out", out},
-      {"import", "k8s", (dir / "two.yaml").string(), "--job", "c", "--instance", "p4d.24xlarge", "--out", out},
       // a crashed nccl-tests run given to --compare and to calibrate
       {"nccl-tests", s, "--compare",
        file("crash.txt",

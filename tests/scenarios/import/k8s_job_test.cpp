@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "scenarios/import/k8s_job.hpp"
 #include "scenarios/load/loader.hpp"
 #include "tests/scenarios/command_runner.hpp"
@@ -65,8 +67,9 @@ TEST_CASE("import k8s: YAML that is not a job, wrong types", "[scenarios]") {
     FAIL("no error");
   } catch (const UserError& e) {
     CHECK(std::string(e.what()) ==
-          "svc.yaml:2:7: kind 'Service' is not a training job (expected kind TrainJob, PyTorchJob or Pod, "
-          "a pod spec with containers, or a trainer: block)");
+          "svc.yaml:2:7: kind 'Service' is not a training job (expected kind TrainJob, PyTorchJob, MPIJob, Job, JobSet "
+          "or "
+          "Pod, a pod spec with containers, or a trainer: block)");
   }
   try {
     scenarios::parse_k8s_job(
@@ -145,6 +148,139 @@ TEST_CASE("import k8s: OMP_NUM_THREADS in the container env becomes training.cpu
   }
 }
 
+TEST_CASE("import k8s: batch/v1 Job, JobSet, MPIJob and kind: List", "[scenarios]") {
+  const auto job = scenarios::read_k8s_job(kInputs + "indexed_job_p5_2x8.yaml");  // beside a Service
+  CHECK(job.kind == "Job");
+  CHECK(job.name == "llama-3-70b-ddp");
+  CHECK(job.pods == 2);
+  CHECK(job.gpus_per_pod == 8);
+  CHECK(job.procs_per_pod == 8);  // torchrun --nproc_per_node=8
+  CHECK(job.instance_type == "p5.48xlarge");
+  const auto js = scenarios::read_k8s_job(kInputs + "jobset_p4d_2x8.yaml");
+  CHECK(js.kind == "JobSet");
+  CHECK(js.pods == 2);  // the worker job's 2 pods; the driver requests no GPU
+  CHECK(js.gpus_per_pod == 8);
+  CHECK(js.host_ipc);
+  CHECK(js.command.find("watch_llama-3-8b.py") != std::string::npos);  // the driver's command is read
+  const auto mpi = scenarios::read_k8s_job(kInputs + "mpijob_p4d_2x8.yaml");
+  CHECK(mpi.kind == "MPIJob");
+  CHECK(mpi.pods == 2);                                        // Workers; the launcher runs no rank
+  CHECK(mpi.procs_per_pod == 8);                               // slotsPerWorker
+  CHECK(mpi.command.find("llama-2-7b") != std::string::npos);  // from the launcher's mpirun line
+  const auto list = scenarios::parse_k8s_job(
+      "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: cfg}\n"
+      "- apiVersion: v1\n  kind: Pod\n  metadata: {name: trainer}\n  spec:\n    containers:\n"
+      "    - resources: {limits: {nvidia.com/gpu: 2}}\n",
+      "list.yaml");
+  CHECK(list.kind == "Pod");
+  CHECK(list.name == "trainer");
+  CHECK(list.gpus_per_pod == 2);
+}
+
+TEST_CASE("import k8s: a file with two training jobs is refused with both names unless --job picks one",
+          "[scenarios]") {
+  const std::string two =
+      "kind: Pod\nmetadata: {name: prep}\nspec:\n  containers: [{command: [python, prep.py]}]\n---\n"
+      "kind: PyTorchJob\nmetadata: {name: small}\nspec:\n  pytorchReplicaSpecs:\n    Master:\n      template:\n"
+      "        spec:\n          containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n---\n"
+      "kind: Job\nmetadata: {name: big}\nspec:\n  parallelism: 4\n  template:\n    spec:\n"
+      "      containers: [{resources: {limits: {nvidia.com/gpu: 8}}}]\n";
+  try {
+    scenarios::parse_k8s_job(two, "two.yaml");
+    FAIL("no error");
+  } catch (const UserError& e) {
+    // The Pod without GPUs is not training; the two others are named, with where they start.
+    CHECK(std::string(e.what()) ==
+          "two.yaml:15:1: 2 training jobs: PyTorchJob 'small' (line 6) and Job 'big' (line 15) (expected one; "
+          "pick it with --job NAME)");
+  }
+  const auto big = scenarios::parse_k8s_job(two, "two.yaml", "big");
+  CHECK(big.kind == "Job");
+  CHECK(big.pods == 4);
+  CHECK(scenarios::parse_k8s_job(two, "two.yaml", "prep").kind == "Pod");
+  try {
+    scenarios::parse_k8s_job(two, "two.yaml", "smal");
+    FAIL("no error");
+  } catch (const UserError& e) {
+    CHECK(std::string(e.what()) == "--job:1:1: no training job named 'smal' in two.yaml (did you mean 'small'?)");
+  }
+  // One job requesting GPUs beside others: that one, without --job.
+  const auto one = scenarios::parse_k8s_job(two.substr(0, two.find("---\nkind: Job")), "one.yaml");
+  CHECK(one.name == "small");
+}
+
+TEST_CASE("commsim import k8s: every default is written with a comment and listed on stderr", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("import-defaults");
+  const std::string out = (dir / "tj.toml").string();
+  // A TrainJob of 4 pods x 1 GPU, no Trainer arguments, no DeepSpeed config.
+  const auto r = run_commsim({"import", "k8s", kInputs + "trainjob_p4d_4x1.yaml", "--out", out});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.rfind("commsim import: 10 values not in the job, written to " + out + " with a 'default:' comment:\n",
+                    0) == 0);
+  for (const char* line :
+       {"  cluster.nodes = 1: 4 pods packed 4 per host, as a bin-packing scheduler places them (--spread: one per "
+        "host; --nodes N)\n",
+        "  placement.host_ipc = false: no hostIPC in the pod spec (Kubernetes' default): pods on one host cannot use "
+        "P2P or SHM between them\n",
+        "  training.steps = 1: max_steps not given (pass --trainer-args, or edit): run time is one step\n",
+        "  parallel.strategy = \"ddp\": no DeepSpeed config (pass --deepspeed)"})
+    CHECK(r.err.find(line) != std::string::npos);
+  const std::string toml = scenarios_test::slurp(out);
+  CHECK(toml.find("strategy = \"ddp\"  # default: no DeepSpeed config") != std::string::npos);
+  CHECK(toml.find("steps = 1  # default: max_steps not given") != std::string::npos);
+  const auto s = scenarios::load_scenario(out).spec;
+  CHECK(s.parallel.strategy == "ddp");
+  CHECK(s.placement.pods_per_node == 4);
+  // With a DeepSpeed config whose batch keys are "auto": said where the default lands.
+  const auto ds = run_commsim({"import", "k8s", kInputs + "trainjob_p4d_4x1.yaml", "--deepspeed",
+                               kInputs + "llama-3-8b-stage3.json", "--out", out, "--json"});
+  REQUIRE(ds.exit_code == 0);
+  CHECK(ds.err.find("training.micro_batch = 1: per_device_train_batch_size not given (pass --trainer-args, or edit); "
+                    "the DeepSpeed config's train_micro_batch_size_per_gpu = \"auto\" becomes this value") !=
+        std::string::npos);
+  const auto j = nlohmann::json::parse(ds.out);
+  CHECK(j["command"] == "import");
+  CHECK(j["pods"] == 4);
+  bool strategy_listed = false;
+  for (const auto& d : j["defaults"]) strategy_listed = strategy_listed || d["key"] == "parallel.strategy";
+  CHECK_FALSE(strategy_listed);  // zero3 comes from the DeepSpeed config, not a default
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("commsim import k8s: --spread and --nodes choose the placement", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("import-placement");
+  const std::string out = (dir / "p.toml").string();
+  REQUIRE(run_commsim({"import", "k8s", kInputs + "trainjob_p4d_4x1.yaml", "--spread", "--out", out}).exit_code == 0);
+  auto s = scenarios::load_scenario(out).spec;
+  CHECK(s.cluster.nodes == 4);
+  CHECK(s.placement.pods_per_node == 1);
+  REQUIRE(run_commsim({"import", "k8s", kInputs + "trainjob_p4d_4x1.yaml", "--nodes", "2", "--out", out}).exit_code ==
+          0);
+  s = scenarios::load_scenario(out).spec;
+  CHECK(s.cluster.nodes == 2);
+  CHECK(s.placement.pods_per_node == 2);
+  CHECK(scenarios_test::slurp(out).find("nodes = 2  # 4 pods, 2 per host (--nodes 2)") != std::string::npos);
+  const auto bad = run_commsim({"import", "k8s", kInputs + "trainjob_p4d_4x1.yaml", "--nodes", "3", "--out", out});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.rfind("--nodes:1:1: 4 pods of 1 GPUs do not spread evenly over 3 hosts", 0) == 0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("commsim import k8s: paths in the scenario are relative to it, so the folder can move", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("import-rel");
+  std::filesystem::create_directories(dir / "job" / "out");
+  std::filesystem::copy_file(kInputs + "llama-3-8b-stage3.json", dir / "job" / "ds.json");
+  const std::string out = (dir / "job" / "out" / "s.toml").string();
+  REQUIRE(run_commsim({"import", "k8s", kInputs + "seed002_pod_spec.yaml", "--deepspeed",
+                       (dir / "job" / "ds.json").string(), "--model", "llama-3-8b", "--out", out})
+              .exit_code == 0);
+  CHECK(scenarios_test::slurp(out).find("deepspeed_config = \"../ds.json\"") != std::string::npos);
+  // Moved elsewhere with its config, it still loads.
+  std::filesystem::rename(dir / "job", dir / "moved");
+  const auto s = scenarios::load_scenario((dir / "moved" / "out" / "s.toml").string()).spec;
+  CHECK(s.zero.offload_optimizer == "cpu");
+  std::filesystem::remove_all(dir);
+}
 TEST_CASE("import k8s: a key written twice is refused with both places, as Kubernetes does", "[scenarios]") {
   try {
     scenarios::parse_k8s_job(
@@ -179,32 +315,49 @@ TEST_CASE("import k8s: 32,000 levels of flow or block nesting end in a placed er
   CHECK_THROWS_WITH(scenarios::parse_k8s_job(dashes + "x\n", "d.yaml"), Catch::StartsWith("d.yaml:1:"));
 }
 
-// Issue 21: a multi-document YAML with two training jobs used to import the first without a word.
-TEST_CASE("import k8s: two training jobs in one file need --job NAME", "[scenarios]") {
-  auto job = [](const std::string& name, int replicas) {
-    return "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n  name: " + name +
-           "\nspec:\n  pytorchReplicaSpecs:\n    Worker:\n      replicas: " + std::to_string(replicas) +
-           "\n      template:\n        spec:\n          containers:\n          - resources:\n              limits:\n"
-           "                nvidia.com/gpu: 8\n";
+TEST_CASE("commsim import k8s: the example Job, JobSet, MPIJob and List become scenarios that load and run",
+          "[scenarios]") {
+  struct Case {
+    const char* file;
+    const char* kind;
+    const char* name;  // metadata.name, the scenario's name and what --job picks
+    const char* instance;
+    int nodes, gpus_per_pod;
+    const char* preset;  // found in the job's command; "" when none (a 1 GiB all-reduce then)
   };
-  const std::string text =
-      "apiVersion: v1\nkind: Service\nmetadata:\n  name: svc\n---\n" + job("a", 2) + "---\n" + job("b", 4);
-  try {
-    scenarios::parse_k8s_job(text, "two.yaml");
-    FAIL("no error");
-  } catch (const UserError& e) {
-    CHECK(std::string(e.what()) ==
-          "two.yaml:21:1: a second training job 'b' after 'a' at two.yaml:6:1 (expected one training job, or --job "
-          "NAME to choose one)");
+  const Case cases[] = {
+      {"indexed_job_p5_2x8.yaml", "Job", "llama-3-70b-ddp", "p5.48xlarge", 2, 8, "llama-3-70b"},
+      {"jobset_p4d_2x8.yaml", "JobSet", "llama-3-8b-jobset", "p4d.24xlarge", 2, 8, "llama-3-8b"},
+      {"mpijob_p4d_2x8.yaml", "MPIJob", "llama-2-7b-mpi", "p4d.24xlarge", 2, 8, "llama-2-7b"},
+      {"list_pytorchjob_g6e_2x4.yaml", "PyTorchJob", "qwen-2-7b-2x4", "g6e.12xlarge", 2, 4, ""},
+  };
+  const auto dir = scenarios_test::fresh_temp_dir("import-kinds");
+  for (const auto& c : cases) {
+    INFO(c.file);
+    const std::string out = (dir / "s.toml").string();
+    const auto r = run_commsim({"import", "k8s", kInputs + c.file, "--out", out});
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out == kInputs + c.file + ": " + c.kind + ", " + std::to_string(c.nodes) + " pods x " +
+                       std::to_string(c.gpus_per_pod) + " GPUs on " + std::to_string(c.nodes) + " hosts -> " + out +
+                       "\n");
+    const auto s = scenarios::load_scenario(out).spec;
+    CHECK(s.name == c.name);
+    CHECK(s.cluster.instance == c.instance);
+    CHECK(s.cluster.nodes == c.nodes);
+    CHECK(s.placement.pods_per_node == 1);
+    CHECK(s.placement.gpus_per_pod == c.gpus_per_pod);
+    if (*c.preset) {
+      REQUIRE(s.model);
+      CHECK(s.model->preset == c.preset);
+    } else {
+      CHECK_FALSE(s.model);
+      REQUIRE(s.collective);
+    }
+    CHECK(scenarios_test::slurp(out).find("# Written by `commsim import k8s " + std::string(c.file) + "`") !=
+          std::string::npos);
+    CHECK(run_commsim({"run", out}).exit_code == 0);
+    // --job picks the job by its metadata.name, whatever its kind.
+    CHECK(run_commsim({"import", "k8s", kInputs + c.file, "--job", c.name, "--out", out}).exit_code == 0);
   }
-  CHECK(scenarios::parse_k8s_job(text, "two.yaml", "b").pods == 4);
-  CHECK(scenarios::parse_k8s_job(text, "two.yaml", "a").pods == 2);
-  try {
-    scenarios::parse_k8s_job(text, "two.yaml", "c");
-    FAIL("no error");
-  } catch (const UserError& e) {
-    CHECK(std::string(e.what()) == "two.yaml:1:1: no training job named 'c' (expected one of: 'a', 'b')");
-  }
-  // One job among other documents still imports without --job.
-  CHECK(scenarios::parse_k8s_job("apiVersion: v1\nkind: Service\n---\n" + job("a", 3), "one.yaml").pods == 3);
+  std::filesystem::remove_all(dir);
 }

@@ -1,0 +1,41 @@
+// How many channels NCCL gives one point-to-point transfer (send/recv, each pair of an all-to-all).
+//
+// At init (src/graph/paths.cc ncclTopoComputeP2pChannels, ncclTopoGetNchannels):
+//   p2p_channels = pow2_up(min(comm channels, NCCL_MAX_P2P_NCHANNELS = 64))
+//   per_peer     = min(p2p_channels, pow2_up(min over peers of topo(peer)))
+//   topo(peer)   = 2 x NVLink links to the peer (NVLink path), 2 otherwise (PCIe, another node)
+// Per transfer of `bytes` (src/enqueue.cc scheduleP2pTasksToPlan, addP2pToPlan):
+//   ch_min = per_peer, halved while ch_min x nranks > p2p_channels (and > 1)
+//   ch     = min(ch_min, ceil(bytes / part_min)), doubled while ceil(bytes / ch) > part_max and
+//            ch <= per_peer / 2
+//   one node:    chunk = NCCL_P2P_NVL_CHUNKSIZE 512 KiB over NVLink, else 128 KiB;
+//                part_min = chunk / 8, part_max = chunk x 32
+//   across nodes: chunk = NCCL_P2P_NET_CHUNKSIZE 128 KiB; part_min = chunk / 2, part_max = chunk
+// So on 4 x H200 (24 coll channels, 36 per NVLink peer: "32 p2p channels, 32 p2p channels per
+// peer", scenarios/validation/h200x4/measured/logs/p2p_n4.rank0.log) a peer starts at 8 channels
+// on 4 ranks and 16 on 2, and gets more only once a channel's part passes 16 MiB (128 MiB on 4
+// ranks, 256 MiB on 2). Tests: tests/models/collectives/p2p_channels_test.cpp.
+#pragma once
+
+#include <cstdint>
+
+namespace models::collectives {
+
+struct P2pChannels {
+  int channels = 1;  // comm->p2pnChannels
+  int per_peer = 1;  // comm->p2pnChannelsPerPeer
+  bool multi_node = false;
+  int64_t chunk = 1 << 17;  // comm->p2pChunkSize, bytes
+};
+
+int pow2_up(int v);
+
+// `comm_channels`: the communicator's collective channels (after NCCL_MIN/MAX_NCHANNELS);
+// `topo_per_peer`: the smallest topo(peer) over the communicator's peers; `all_nvlink`: every
+// pair is joined by NVLink (the 512 KiB chunk).
+P2pChannels p2p_channels(int comm_channels, int topo_per_peer, bool multi_node, bool all_nvlink);
+
+// The channels one transfer of `bytes` runs on, in a communicator of `nranks` ranks.
+int p2p_transfer_channels(const P2pChannels& c, int nranks, int64_t bytes);
+
+}  // namespace models::collectives

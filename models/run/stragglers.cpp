@@ -1,0 +1,29 @@
+// [[stragglers]] -> per-rank compute scale (stragglers.hpp).
+#include "models/run/stragglers.hpp"
+
+#include <string>
+
+#include "models/error.hpp"
+
+namespace models {
+
+void apply_stragglers(const ScenarioSpec& spec, const World& world, std::vector<workload::RankSetup>& ranks) {
+  for (std::size_t i = 0; i < spec.stragglers.size(); ++i) {
+    const StragglerSpec& st = spec.stragglers[i];
+    const std::string key = "stragglers." + std::to_string(i);
+    if (st.node && (*st.node < 0 || *st.node >= world.nodes()))
+      throw SpecError(key + ".node", key + ".node: " + std::to_string(*st.node) + " (expected a node in 0.." +
+                                         std::to_string(world.nodes() - 1) + ")");
+    for (int r : st.ranks)
+      if (r < 0 || r >= world.size() || r >= static_cast<int>(ranks.size()))
+        throw SpecError(key + ".ranks", key + ".ranks: rank " + std::to_string(r) + " (expected 0.." +
+                                            std::to_string(world.size() - 1) + ")");
+    if (st.compute_slowdown == 1) continue;
+    for (int r : st.ranks) ranks[r].compute_scale *= st.compute_slowdown;
+    if (st.node)
+      for (int r = 0; r < static_cast<int>(ranks.size()) && r < world.size(); ++r)
+        if (world.rank(r).node == *st.node) ranks[r].compute_scale *= st.compute_slowdown;
+  }
+}
+
+}  // namespace models

@@ -1,0 +1,146 @@
+// The network between nodes (fabric.hpp states the model and its sources).
+#include "models/topology/fabric.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+#include "models/error.hpp"
+
+namespace models::topology {
+
+double default_switch_latency_s(hw::NicKind kind) {
+  switch (kind) {
+    // NVIDIA Quantum HDR switch (QM8700 series datasheet): 130 ns port to port.
+    case hw::NicKind::Ib: return 130e-9;
+    // Ethernet switches under EFA (SRD) and RoCE: no figure published by AWS; ~1 us per
+    // traversal assumed (store-and-forward data-centre Ethernet at 100-400 Gb/s is 0.5-1 us).
+    default: return 1e-6;
+  }
+}
+
+namespace {
+
+FabricKind parse_kind(const std::string& t) {
+  if (t == "nonblocking") return FabricKind::NonBlocking;
+  if (t == "rail") return FabricKind::Rail;
+  if (t == "fat_tree") return FabricKind::FatTree;
+  throw SpecError("cluster.fabric.topology",
+                  "cluster.fabric.topology: unknown topology '" + t + "' (expected nonblocking, rail or fat_tree)");
+}
+
+uint64_t mix(uint64_t x) {  // splitmix64's finaliser: a fixed, portable hash
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+Fabric::Fabric(const FabricSpec& spec, int nodes, std::vector<double> rail_bytes_per_s, hw::NicKind kind)
+    : kind_(parse_kind(spec.topology)), nodes_(std::max(1, nodes)), rail_bw_(std::move(rail_bytes_per_s)) {
+  if (!(spec.oversubscription >= 1))
+    throw SpecError("cluster.fabric.oversubscription",
+                    "cluster.fabric.oversubscription: must be at least 1 (expected 1 for full bisection, 4 for 4:1)");
+  if (spec.pod_nodes < 0)
+    throw SpecError("cluster.fabric.pod_nodes", "cluster.fabric.pod_nodes: negative (expected a node count)");
+  oversubscription_ = spec.oversubscription;
+  pod_nodes_ = spec.pod_nodes > 0 ? std::min(spec.pod_nodes, nodes_) : nodes_;
+  pods_ = (nodes_ + pod_nodes_ - 1) / pod_nodes_;
+  if (spec.spreading.empty())
+    spray_ = kind == hw::NicKind::Efa;
+  else if (spec.spreading == "spray" || spec.spreading == "ecmp")
+    spray_ = spec.spreading == "spray";
+  else
+    throw SpecError("cluster.fabric.spreading",
+                    "cluster.fabric.spreading: unknown '" + spec.spreading + "' (expected spray or ecmp)");
+  switch_latency_s_ = spec.switch_latency_s.value_or(default_switch_latency_s(kind));
+  const double node_bw = std::accumulate(rail_bw_.begin(), rail_bw_.end(), 0.0);
+  const double nic_bw = rail_bw_.empty() ? 0 : *std::min_element(rail_bw_.begin(), rail_bw_.end());
+  // C_pod = pod_nodes x node NIC bandwidth / oversubscription, or the uplinks the spec gives.
+  const double uplink_bw = spec.uplink_bytes_per_s > 0 ? spec.uplink_bytes_per_s : nic_bw;
+  if (spec.uplinks > 0) {
+    pod_uplinks_ = spec.uplinks;
+    pod_capacity_ = spec.uplinks * uplink_bw;
+  } else {
+    pod_capacity_ = pod_nodes_ * node_bw / oversubscription_;
+    pod_uplinks_ = uplink_bw > 0 ? std::max(1, static_cast<int>(std::lround(pod_capacity_ / uplink_bw))) : 1;
+  }
+  leaf_uplinks_ = pod_nodes_;  // one per node's NIC on that rail (full bisection)
+  if (spray_) pod_uplinks_ = leaf_uplinks_ = 1;
+}
+
+void Fabric::add_links(sim::FlowNetwork& net) {
+  if (kind_ == FabricKind::NonBlocking || rail_bw_.empty()) return;  // no NIC: nothing crosses it
+  const sim::Time lat = sim::Time::from_seconds(switch_latency_s_);
+  auto group = [&](const std::string& name, int k, double capacity, std::vector<sim::LinkId>& out) {
+    for (int i = 0; i < k; ++i)
+      out.push_back(net.add_link(k > 1 ? name + std::to_string(i) : name, "fabric", capacity / k, lat));
+  };
+  if (pods_ > 1) {
+    pod_up_.resize(pods_);
+    pod_down_.resize(pods_);
+    for (int p = 0; p < pods_; ++p) {
+      const std::string base = "fabric/pod" + std::to_string(p) + "/";
+      group(base + "up", pod_uplinks_, pod_capacity_, pod_up_[p]);
+      group(base + "down", pod_uplinks_, pod_capacity_, pod_down_[p]);
+    }
+  }
+  if (kind_ == FabricKind::Rail) {
+    const int rails = static_cast<int>(rail_bw_.size());
+    leaf_up_.resize(static_cast<std::size_t>(pods_) * rails);
+    leaf_down_.resize(leaf_up_.size());
+    for (int p = 0; p < pods_; ++p)
+      for (int r = 0; r < rails; ++r) {
+        const std::string base = "fabric/pod" + std::to_string(p) + "/rail" + std::to_string(r) + "/";
+        const std::size_t i = static_cast<std::size_t>(p) * rails + r;
+        group(base + "up", leaf_uplinks_, pod_nodes_ * rail_bw_[r], leaf_up_[i]);
+        group(base + "down", leaf_uplinks_, pod_nodes_ * rail_bw_[r], leaf_down_[i]);
+      }
+  }
+}
+
+int Fabric::pick(int node_a, int rail_a, int node_b, int rail_b, int k) const {
+  if (k <= 1) return 0;
+  const uint64_t key = (static_cast<uint64_t>(node_a) << 40) ^ (static_cast<uint64_t>(rail_a) << 32) ^
+                       (static_cast<uint64_t>(node_b) << 8) ^ static_cast<uint64_t>(rail_b);
+  return static_cast<int>(mix(key) % static_cast<uint64_t>(k));
+}
+
+void Fabric::path(int node_a, int rail_a, int node_b, int rail_b, std::vector<sim::LinkId>& out) const {
+  if (kind_ == FabricKind::NonBlocking || node_a == node_b || rail_bw_.empty()) return;
+  const int pa = pod_of(node_a), pb = pod_of(node_b);
+  const bool cross_pod = pa != pb;
+  const bool cross_rail = kind_ == FabricKind::Rail && (rail_a != rail_b || cross_pod);
+  const int rails = static_cast<int>(rail_bw_.size());
+  // One equal-cost choice per flow: the spine it climbs to decides both its up- and downlink.
+  if (cross_rail) {
+    const auto& up = leaf_up_[static_cast<std::size_t>(pa) * rails + rail_a];
+    out.push_back(up[pick(node_a, rail_a, node_b, rail_b, static_cast<int>(up.size()))]);
+  }
+  if (cross_pod) {
+    const int k = pick(node_a, rail_a, node_b, rail_b, pod_uplinks_);
+    out.push_back(pod_up_[pa][k]);
+    out.push_back(pod_down_[pb][k]);
+  }
+  if (cross_rail) {
+    const auto& down = leaf_down_[static_cast<std::size_t>(pb) * rails + rail_b];
+    out.push_back(down[pick(node_a, rail_a, node_b, rail_b, static_cast<int>(down.size()))]);
+  }
+}
+
+std::string Fabric::describe() const {
+  if (kind_ == FabricKind::NonBlocking) return "";
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s, %d pod(s) of %d node(s); above a pod %g:1, %g GB/s up per pod, ",
+                kind_ == FabricKind::Rail ? "rail-optimized leaf/spine" : "fat-tree", pods_, pod_nodes_,
+                oversubscription_, pod_capacity_ / 1e9);
+  std::string s = buf;
+  s += spray_ ? "sprayed over equal paths (SRD)" : "ECMP over " + std::to_string(pod_uplinks_) + " uplinks";
+  if (kind_ == FabricKind::Rail) s += "; NIC group i of every node on rail leaf i";
+  return s;
+}
+
+}  // namespace models::topology

@@ -1,0 +1,79 @@
+#pragma once
+// The network between nodes ([cluster.fabric]): which shared switch links a flow from NIC group
+// (rail) ra of node a to rail rb of node b crosses, as sim::FlowNetwork links that every flow on
+// them shares (max-min). Nodes are cut into pods of pod_nodes consecutive nodes.
+//
+//   nonblocking  one non-blocking switch: no shared link (every flow is bound by its NICs only).
+//   fat_tree     two-tier Clos: full bisection inside a pod (no shared link), and above it each
+//                pod's uplink to the spine, of capacity
+//                  C_pod = pod_nodes x (NIC bandwidth of a node) / oversubscription,
+//                crossed up at the sender's pod and down at the receiver's.
+//   rail         rail-optimized leaf/spine: NIC group i of every node of a pod sits on rail leaf
+//                i of that pod; same pod and same rail: the leaf alone (no shared link); another
+//                rail: up and down through the pod's spine (that rail leaf's uplinks, full
+//                bisection: C_leaf = pod_nodes x the rail's NIC bandwidth); another pod: also
+//                through the pods' uplinks C_pod as in fat_tree.
+//
+// Spreading over the equal-cost uplinks of a switch group: "spray" (EFA's SRD sprays each
+// flow's packets over all paths; Shalev et al., "A Cloud-Optimized Transport Protocol for
+// Elastic and Scalable HPC", IEEE Micro 40(6), 2020) is a flow split evenly over every path,
+// i.e. one link of the group's whole capacity; "ecmp" hashes each flow (node, rail pair) onto one
+// of `uplinks` links of C / uplinks each (RFC 2992), so flows can collide on one uplink while
+// another idles. Each uplink or downlink crossed adds one switch traversal of latency.
+// Meta's Llama 3 cluster, for scale: full bisection inside a 3,072-GPU pod, ~1:7 above it
+// (Llama Team, "The Llama 3 Herd of Models", arXiv 2407.21783, sec. 3.3.1).
+// Tests: tests/models/topology/fabric_test.cpp.
+#include <string>
+#include <vector>
+
+#include "models/hw/node.hpp"
+#include "models/spec.hpp"
+#include "sim/flow_network.hpp"
+
+namespace models::topology {
+
+enum class FabricKind { NonBlocking, Rail, FatTree };
+
+// One switch traversal (store-and-forward or cut-through port to port), by NIC kind: see fabric.cpp.
+double default_switch_latency_s(hw::NicKind kind);
+
+class Fabric {
+ public:
+  // `rail_bytes_per_s`: per NIC group of a node (its rails), the group's line rate. Throws
+  // SpecError("cluster.fabric.<key>") on a bad spec.
+  Fabric(const FabricSpec& spec, int nodes, std::vector<double> rail_bytes_per_s, hw::NicKind kind);
+
+  FabricKind kind() const { return kind_; }
+  int pods() const { return pods_; }
+  int pod_nodes() const { return pod_nodes_; }
+  int pod_of(int node) const { return node / pod_nodes_; }
+  bool spray() const { return spray_; }
+  double pod_uplink_bytes_per_s() const { return pod_capacity_; }  // C_pod, all uplinks of a pod
+  int pod_uplinks() const { return pod_uplinks_; }
+  double switch_latency_s() const { return switch_latency_s_; }
+
+  // Adds the shared links (kind "fabric", names "fabric/pod<p>/...") to `net`. Call once.
+  void add_links(sim::FlowNetwork& net);
+  // Appends the fabric links a flow from (node_a, rail_a) to (node_b, rail_b) crosses, in order.
+  void path(int node_a, int rail_a, int node_b, int rail_b, std::vector<sim::LinkId>& out) const;
+  // One line for `commsim topo` and the World's description ("" for nonblocking).
+  std::string describe() const;
+
+ private:
+  // Index of the equal-cost link a flow takes among `k` (0 when sprayed: one aggregated link).
+  int pick(int node_a, int rail_a, int node_b, int rail_b, int k) const;
+
+  FabricKind kind_ = FabricKind::NonBlocking;
+  int nodes_ = 1, pod_nodes_ = 1, pods_ = 1;
+  std::vector<double> rail_bw_;
+  double oversubscription_ = 1;
+  bool spray_ = true;
+  double pod_capacity_ = 0;
+  int pod_uplinks_ = 1;   // ECMP paths above a pod (1 when sprayed)
+  int leaf_uplinks_ = 1;  // ECMP paths above a rail leaf (rail only; 1 when sprayed)
+  double switch_latency_s_ = 0;
+  // [pod][k] up and down; rail: [pod * rails + rail][k].
+  std::vector<std::vector<sim::LinkId>> pod_up_, pod_down_, leaf_up_, leaf_down_;
+};
+
+}  // namespace models::topology

@@ -1,0 +1,74 @@
+// commsim instances [--json]: the machine catalog cluster.instance can name (models/hw), each
+// with its GPUs, NVLink, NICs and the source of its numbers; then how to describe another
+// machine with [cluster.node] (commsim help node).
+#include <cstdio>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "models/hw/instance.hpp"
+#include "scenarios/cli/cli_support.hpp"
+#include "scenarios/cli/command.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
+
+namespace scenarios {
+namespace {
+
+std::string nvlink_text(const models::hw::NodeSpec& n) {
+  if (n.nvlink_gen == 0) return "none (PCIe)";
+  return fmt::format("NVLink{} x{}{}", n.nvlink_gen, n.nvlink_links, n.nvswitch ? ", NVSwitch" : "");
+}
+
+std::string nics_text(const models::hw::NodeSpec& n) {
+  if (n.nics == 0 || n.nic_kind == models::hw::NicKind::None) return "none (Socket)";
+  std::string kind = models::hw::nic_kind_name(n.nic_kind);
+  for (char& c : kind) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (n.nic_kind == models::hw::NicKind::Efa) kind += " v" + std::to_string(n.efa_generation);
+  return fmt::format("{} x {} {:g} Gb/s", n.nics, kind, n.nic_bytes_per_s * 8 / 1e9);
+}
+
+}  // namespace
+
+int cmd_instances(int argc, char** argv) {
+  CLI::App app{"List the machines cluster.instance can name: GPUs, NVLink, NICs, source.", "commsim instances"};
+  bool json = false;
+  app.add_flag("--json", json, "print one JSON object (docs/result.schema.json) instead of the table");
+  if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
+  return guarded([&] {
+    const auto& catalog = models::hw::instance_catalog();
+    if (json) {
+      Json j = json_header("instances", {});
+      Json list = Json::array();
+      for (const auto& n : catalog)
+        list.push_back({{"name", n.name},
+                        {"gpus", n.gpus},
+                        {"gpu", n.gpu.name},
+                        {"nvlink_generation", n.nvlink_gen},
+                        {"nvlink_links_per_gpu", n.nvlink_links},
+                        {"nvswitch", n.nvswitch},
+                        {"pcie_generation", n.pcie_gen},
+                        {"numa_nodes", n.numa_nodes},
+                        {"nics", n.nics},
+                        {"nic_kind", models::hw::nic_kind_name(n.nic_kind)},
+                        {"nic_bytes_per_s", integer_json(n.nic_bytes_per_s)},
+                        {"eth_bytes_per_s", integer_json(n.eth_bytes_per_s)},
+                        {"host_mem_bytes_per_s", integer_json(n.host_mem_bytes_per_s)},
+                        {"citation", n.citation}});
+      j["instances"] = std::move(list);
+      std::fputs(dump_json(std::move(j)).c_str(), stdout);
+      return 0;
+    }
+    std::string out =
+        fmt::format("{:<18} {:>4}  {:<10} {:<22} {:<22} {}\n", "instance", "GPUs", "GPU", "NVLink", "NICs", "source");
+    for (const auto& n : catalog)
+      out += fmt::format("{:<18} {:>4}  {:<10} {:<22} {:<22} {}\n", n.name, n.gpus, n.gpu.name, nvlink_text(n),
+                         nics_text(n), n.citation);
+    out +=
+        "\nUse one with cluster.instance = \"NAME\"; describe another machine with [cluster.node] "
+        "(commsim help node).\n";
+    std::fputs(out.c_str(), stdout);
+    return 0;
+  });
+}
+
+}  // namespace scenarios

@@ -1,0 +1,128 @@
+// Report inputs from a scenario (see report_inputs.hpp).
+#include "scenarios/cli/output/report_inputs.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "models/calibrate/nccl_tests.hpp"
+#include "models/readers/nccl_tests_output.hpp"
+#include "scenarios/cli/nccl_tests_support.hpp"
+
+namespace scenarios {
+
+std::vector<std::pair<std::string, std::string>> scenario_summary(const models::ScenarioSpec& s) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const int nodes = s.cluster.nodes;
+  if (!s.cluster.instance.empty())
+    out.push_back({"cluster", fmt::format("{} x {} node{}", s.cluster.instance, nodes, nodes == 1 ? "" : "s")});
+  else if (s.cluster.node)
+    out.push_back(
+        {"cluster", fmt::format("custom node: {} x {} GPUs{}, {} node{}", s.cluster.node->gpus, s.cluster.node->gpu,
+                                s.cluster.node->nvlink.empty() ? "" : ", " + s.cluster.node->nvlink, nodes,
+                                nodes == 1 ? "" : "s")});
+  const auto& p = s.placement;
+  out.push_back({"placement", fmt::format("{} pod{} per node x {} GPU{} per pod; host IPC {}{}", p.pods_per_node,
+                                          p.pods_per_node == 1 ? "" : "s",
+                                          p.gpus_per_pod == 0 ? std::string("all") : std::to_string(p.gpus_per_pod),
+                                          p.gpus_per_pod == 1 ? "" : "s", p.host_ipc ? "shared" : "private",
+                                          p.efa_plugin_ok ? "" : "; EFA plugin finds no provider")});
+  if (s.model) {
+    const auto& m = *s.model;
+    out.push_back(
+        {"model",
+         fmt::format("{}, seq {}",
+                     m.preset.empty() ? fmt::format("{} layers x {} hidden", m.layers, m.hidden) : m.preset, m.seq)});
+    const auto& t = s.training;
+    out.push_back(
+        {"training", fmt::format("micro batch {} x grad accum {}, {} steps, {}{}", t.micro_batch, t.grad_accum, t.steps,
+                                 t.dtype, t.grad_checkpointing ? ", activation checkpointing" : "")});
+    std::string par = fmt::format("{} (tp {}, pp {}, dp {})", s.parallel.strategy, s.parallel.tp, s.parallel.pp,
+                                  s.parallel.dp == 0 ? std::string("auto") : std::to_string(s.parallel.dp));
+    if (s.parallel.strategy == "zero3" || s.parallel.strategy == "fsdp")
+      par += fmt::format("; stage {}, overlap_comm {}, offload optimizer {}, params {}", s.zero.stage,
+                         s.zero.overlap_comm, s.zero.offload_optimizer, s.zero.offload_param);
+    out.push_back({"parallel", par});
+  }
+  if (s.collective)
+    out.push_back({"collective", fmt::format("{} of {} bytes x {}", s.collective->op, s.collective->bytes,
+                                             s.collective->iterations)});
+  std::string env;
+  for (const auto& [k, v] : s.nccl_env) env += (env.empty() ? "" : "  ") + k + "=" + v;
+  out.push_back({"NCCL env", env.empty() ? "(none set)" : env});
+  if (!s.cluster.profile.empty()) out.push_back({"calibration", s.cluster.profile});
+  return out;
+}
+
+std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, const models::RunResult& result,
+                                          const std::vector<std::string>& measured_files) {
+  // Measured busbw (out-of-place, as nccl-tests' own summary uses) by op and size.
+  std::map<std::string, std::map<int64_t, double>> measured;
+  for (const auto& file : measured_files)
+    for (const auto& run : read_nccl_tests_output(file, "--measured").runs)
+      for (const auto& row : run.rows)
+        if (!run.op.empty() && row.oop.busbw_gbs > 0) measured[run.op][row.size_bytes] = row.oop.busbw_gbs * 1e9;
+  std::set<std::string> ops;
+  for (const auto& e : result.timeline)
+    if (!e.op.empty()) ops.insert(e.op);
+  if (spec.collective) ops.insert(spec.collective->op);
+  for (const auto& [op, _] : measured) ops.insert(op);
+
+  std::vector<viz::BusBwPoint> out;
+  for (const auto& op : ops) {
+    models::calibrate::NcclTestsOptions o;
+    if (!models::nccl::parse_coll_op(op, o.op)) continue;  // e.g. "send": no nccl-tests curve
+    o.min_bytes = 8;
+    o.max_bytes = int64_t{1} << 30;
+    o.factor = 4;
+    o.iters = 1;
+    const auto it = measured.find(op);
+    if (it != measured.end() && !it->second.empty()) {  // predict at exactly the measured sizes
+      o.min_bytes = it->second.begin()->first;
+      o.max_bytes = it->second.rbegin()->first;
+      o.factor = 2;
+    }
+    const auto predicted = models::calibrate::run_nccl_tests(spec, o);
+    for (const auto& row : predicted.rows) {
+      viz::BusBwPoint p;
+      p.op = op;
+      p.size_bytes = row.size;
+      p.predicted_bytes_per_s =
+          std::max(row.busbw_gbs, row.ip_busbw_gbs) * 1e9;  // as the measured side: the faster column
+      if (it != measured.end())
+        if (auto m = it->second.find(row.size); m != it->second.end()) p.measured_bytes_per_s = m->second;
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
+viz::ReportInputs report_inputs_for(const LoadedScenario& scenario, const models::RunResult& result,
+                                    const CommandInputs& inputs, const std::vector<std::string>& measured_files,
+                                    bool with_busbw) {
+  viz::ReportInputs in;
+  in.title = result.scenario;
+  in.source_file = inputs.files.empty() ? scenario.spec.source_file : inputs.files.front();
+  in.summary = scenario_summary(scenario.spec);
+  std::string files;
+  for (size_t i = 1; i < inputs.files.size(); ++i) files += (files.empty() ? "" : ", ") + inputs.files[i];
+  for (const auto& m : measured_files) files += (files.empty() ? "" : ", ") + m;
+  if (!files.empty()) in.summary.push_back({"files it reads", files});
+  std::string sets;
+  for (const auto& o : inputs.overrides) sets += (sets.empty() ? "--set " : " --set ") + shell_word(o);
+  in.summary.push_back({"overrides", sets.empty() ? "none" : sets});
+  in.summary.push_back({"commsim", commsim_version()});
+  if (with_busbw) {
+    try {
+      in.busbw = busbw_curves(scenario.spec, result, measured_files);
+    } catch (const models::SpecError& e) {
+      throw scenario.to_user_error(e);
+    }
+  }
+  return in;
+}
+
+}  // namespace scenarios

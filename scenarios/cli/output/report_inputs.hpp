@@ -1,0 +1,32 @@
+#pragma once
+// What an HTML report shows besides the RunResult: the scenario in a few lines and the bus
+// bandwidth curves (nccl-tests emulation of the collectives the run used, plus measured points
+// from real nccl-tests output files). Shared by `commsim report` and `commsim compare --html`.
+#include <string>
+#include <vector>
+
+#include "models/result.hpp"
+#include "models/spec.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
+#include "scenarios/load/loader.hpp"
+#include "viz/viz.hpp"
+
+namespace scenarios {
+
+// ("cluster", "p4d.24xlarge x 1 node"), ("placement", ...), ("NCCL env", ...), ...
+std::vector<std::pair<std::string, std::string>> scenario_summary(const models::ScenarioSpec& spec);
+
+// Predicted busbw from 8 B to 1 GiB (x4 steps) for each op in the run's timeline (or the
+// scenario's bare collective), with the measured busbw of `measured_files` (nccl-tests output)
+// overlaid; ops measured but unused are added. Throws UserError/ParseError on a bad file.
+std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, const models::RunResult& result,
+                                          const std::vector<std::string>& measured_files);
+
+// Everything a report page needs for one scenario: title, source, summary (with the inputs:
+// files read, --set overrides, commsim version) and (unless `with_busbw` is false) the
+// bus-bandwidth curves; a SpecError is mapped to the scenario's key.
+viz::ReportInputs report_inputs_for(const LoadedScenario& scenario, const models::RunResult& result,
+                                    const CommandInputs& inputs, const std::vector<std::string>& measured_files,
+                                    bool with_busbw = true);
+
+}  // namespace scenarios

@@ -1,0 +1,132 @@
+// `run --json` and the human summary of one RunResult.
+#include "scenarios/cli/output/result_format.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace scenarios {
+
+std::string format_seconds(double s) {
+  if (!std::isfinite(s)) return "n/a";
+  const double a = std::fabs(s);
+  if (a >= 3600)
+    return fmt::format("{} h {:02} min", static_cast<long long>(s / 3600),
+                       static_cast<long long>(std::fmod(s, 3600) / 60));
+  if (a >= 60)
+    return fmt::format("{} min {:02} s", static_cast<long long>(s / 60), static_cast<long long>(std::fmod(s, 60)));
+  if (a >= 1 || a == 0) return fmt::format("{:.3f} s", s);
+  if (a >= 1e-3) return fmt::format("{:.3f} ms", s * 1e3);
+  if (a >= 1e-6) return fmt::format("{:.3f} us", s * 1e6);
+  return fmt::format("{:.1f} ns", s * 1e9);
+}
+
+std::string format_bytes(double b) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  int i = 0;
+  while (std::fabs(b) >= 1000 && i < 5) b /= 1000, ++i;
+  return i == 0 ? fmt::format("{:.0f} B", b) : fmt::format("{:.2f} {}", b, units[i]);
+}
+
+RankExtremes rank_extremes(const models::RunResult& r) {
+  RankExtremes e;
+  for (const auto& k : r.ranks) {
+    e.max_compute_s = std::max(e.max_compute_s, k.compute_s);
+    e.max_comm_s = std::max(e.max_comm_s, k.comm_s);
+    e.max_exposed_comm_s = std::max(e.max_exposed_comm_s, k.exposed_comm_s);
+    e.max_barrier_wait_s = std::max(e.max_barrier_wait_s, k.barrier_wait_s);
+    e.max_offload_s = std::max(e.max_offload_s, k.offload_s);
+  }
+  return e;
+}
+
+std::string result_json(const models::RunResult& r, const CommandInputs& inputs) {
+  Json j = json_header("run", inputs);
+  add_run_summary(j, r);
+  Json ranks = Json::array();
+  for (const auto& k : r.ranks)
+    ranks.push_back({{"rank", k.rank},
+                     {"node", k.node},
+                     {"pod", k.pod},
+                     {"gpu", k.gpu},
+                     {"compute_s", k.compute_s},
+                     {"comm_s", k.comm_s},
+                     {"exposed_comm_s", k.exposed_comm_s},
+                     {"barrier_wait_s", k.barrier_wait_s},
+                     {"offload_s", k.offload_s}});
+  j["ranks"] = std::move(ranks);
+  Json links = Json::array();
+  for (const auto& l : r.links)
+    links.push_back({{"name", l.name},
+                     {"kind", l.kind},
+                     {"bytes", integer_json(l.bytes)},
+                     {"busy_s", l.busy_s},
+                     {"utilization", l.utilization},
+                     {"capacity_bytes_per_s", integer_json(l.capacity_bytes_per_s)}});
+  j["links"] = std::move(links);
+  Json transports = Json::array();
+  for (const auto& t : r.transports) {
+    Json o{{"label", t.label}, {"pairs", t.pairs}};
+    if (!t.link_class.empty()) o["link_class"] = t.link_class;
+    transports.push_back(std::move(o));
+  }
+  j["transports"] = std::move(transports);
+  Json breakdown = Json::object();
+  for (const auto& [k, v] : r.breakdown) breakdown[k] = v;  // std::map: sorted, deterministic
+  j["breakdown"] = std::move(breakdown);
+  j["notes"] = r.notes;
+  j["events"] = r.events;
+  return dump_json(std::move(j));
+}
+
+std::string result_summary(const models::RunResult& r, const CommandInputs& inputs) {
+  std::string out;
+  auto line = [&](const std::string& s) { out += s + "\n"; };
+  line(fmt::format("scenario   {}", r.scenario));
+  line(fmt::format("inputs     {}", inputs_text(inputs)));
+  if (r.partial) line("PARTIAL    stopped by --time-limit: the figures below cover only what was simulated");
+  line(fmt::format("step time  {}", format_seconds(r.step_time_s)));
+  line(fmt::format("run time   {}  ({} steps)", format_seconds(r.run_time_s), r.steps));
+  const RankExtremes e = rank_extremes(r);
+  line(fmt::format("slowest rank: compute {}, comm {}, exposed comm {}, barrier wait {}",
+                   format_seconds(e.max_compute_s), format_seconds(e.max_comm_s), format_seconds(e.max_exposed_comm_s),
+                   format_seconds(e.max_barrier_wait_s)) +
+       (e.max_offload_s > 0 ? fmt::format(", offload {}", format_seconds(e.max_offload_s)) : ""));
+  line("");
+  line(fmt::format("{:>5} {:>4} {:>4} {:>4}  {:>12} {:>12} {:>12} {:>12}", "rank", "node", "pod", "gpu", "compute",
+                   "comm", "exposed comm", "barrier wait"));
+  // Large jobs: the first 16 ranks, then the rest as one line of maxima.
+  const size_t shown = std::min<size_t>(r.ranks.size(), r.ranks.size() > 20 ? 16 : 20);
+  for (size_t i = 0; i < shown; ++i) {
+    const auto& k = r.ranks[i];
+    line(fmt::format("{:>5} {:>4} {:>4} {:>4}  {:>12} {:>12} {:>12} {:>12}", k.rank, k.node, k.pod, k.gpu,
+                     format_seconds(k.compute_s), format_seconds(k.comm_s), format_seconds(k.exposed_comm_s),
+                     format_seconds(k.barrier_wait_s)));
+  }
+  if (shown < r.ranks.size())
+    line(fmt::format("  ... {} more ranks; maxima over all ranks are on the 'slowest rank' line",
+                     r.ranks.size() - shown));
+  if (!r.links.empty()) {
+    line("");
+    line(fmt::format("{:<32} {:<8} {:>12} {:>12} {:>8}", "busiest links", "kind", "bytes", "busy", "util"));
+    for (size_t i = 0; i < std::min<size_t>(r.links.size(), 8); ++i) {
+      const auto& l = r.links[i];
+      line(fmt::format("{:<32} {:<8} {:>12} {:>12} {:>7.1f}%", l.name, l.kind, format_bytes(l.bytes),
+                       format_seconds(l.busy_s), 100 * l.utilization));
+    }
+  }
+  if (!r.transports.empty()) {
+    line("");
+    line("transports (rank pairs, as NCCL would log them)");
+    for (const auto& t : r.transports) line(fmt::format("  {:<30} {} pairs", t.label, t.pairs));
+  }
+  if (!r.notes.empty()) {
+    line("");
+    line("notes");
+    for (const auto& n : r.notes) line("  - " + n);
+  }
+  return out;
+}
+
+}  // namespace scenarios

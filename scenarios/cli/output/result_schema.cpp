@@ -1,0 +1,100 @@
+// The shared pieces of every --json output (see result_schema.hpp and docs/result.schema.json).
+#include "scenarios/cli/output/result_schema.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "scenarios/cli/output/result_format.hpp"
+
+namespace scenarios {
+
+std::string commsim_version() { return COMMSIM_VERSION; }
+
+CommandInputs scenario_inputs(const LoadedScenario& scenario, const std::vector<std::string>& overrides) {
+  return {scenario.files, overrides};
+}
+
+double round_significant(double v) {
+  if (v == 0 || !std::isfinite(v)) return v;
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*g", kSignificantDigits, v);
+  return std::strtod(buf, nullptr);
+}
+
+void round_numbers(Json& j) {
+  if (j.is_number_float()) {
+    j = round_significant(j.get<double>());
+  } else if (j.is_structured()) {
+    for (auto& v : j) round_numbers(v);
+  }
+}
+
+Json integer_json(double v) {
+  if (!std::isfinite(v) || std::fabs(v) >= 9.2e18) return Json(v);
+  return Json(static_cast<int64_t>(std::llround(v)));
+}
+
+Json inputs_json(const CommandInputs& in) {
+  return Json{{"files", in.files}, {"overrides", in.overrides}, {"commsim_version", commsim_version()}};
+}
+
+Json json_header(const std::string& command, const CommandInputs& inputs) {
+  Json j;
+  j["schema_version"] = kSchemaVersion;
+  j["command"] = command;
+  j["inputs"] = inputs_json(inputs);
+  return j;
+}
+
+std::string dump_json(Json j) {
+  round_numbers(j);
+  return j.dump(2) + "\n";
+}
+
+void add_run_summary(Json& j, const models::RunResult& r) {
+  const RankExtremes e = rank_extremes(r);
+  j["scenario"] = r.scenario;
+  j["step_time_s"] = r.step_time_s;
+  j["run_time_s"] = r.run_time_s;
+  j["steps"] = r.steps;
+  j["partial"] = r.partial;
+  j["max_compute_s"] = e.max_compute_s;
+  j["max_comm_s"] = e.max_comm_s;
+  j["max_exposed_comm_s"] = e.max_exposed_comm_s;
+  j["max_barrier_wait_s"] = e.max_barrier_wait_s;
+  j["max_offload_s"] = e.max_offload_s;
+  if (r.links.empty()) {
+    for (const char* k : {"busiest_link", "busiest_link_kind", "busiest_link_bytes", "busiest_link_utilization"})
+      j[k] = nullptr;
+  } else {
+    const auto& l = r.links.front();
+    j["busiest_link"] = l.name;
+    j["busiest_link_kind"] = l.kind;
+    j["busiest_link_bytes"] = integer_json(l.bytes);
+    j["busiest_link_utilization"] = l.utilization;
+  }
+}
+
+void add_null_run_summary(Json& j) {
+  for (const char* k : {"scenario", "step_time_s", "run_time_s", "steps", "partial", "max_compute_s", "max_comm_s",
+                        "max_exposed_comm_s", "max_barrier_wait_s", "max_offload_s", "busiest_link",
+                        "busiest_link_kind", "busiest_link_bytes", "busiest_link_utilization"})
+    j[k] = nullptr;
+}
+
+std::string shell_word(const std::string& s) {
+  if (!s.empty() && s.find_first_of(" \t\n'\"\\$`*?[]{}();&|<>#~!") == std::string::npos) return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string inputs_text(const CommandInputs& in) {
+  std::string s;
+  for (size_t i = 0; i < in.files.size(); ++i) s += (i ? ", " : "") + in.files[i];
+  for (const auto& o : in.overrides) s += " --set " + shell_word(o);
+  return s + "; commsim " + commsim_version();
+}
+
+}  // namespace scenarios

@@ -1,0 +1,43 @@
+// --set K=V (all scenarios) and --set N:K=V (scenario N). See scenario_sets.hpp.
+#include "scenarios/cli/scenario_sets.hpp"
+
+#include <cctype>
+
+namespace scenarios {
+
+ScenarioSets::ScenarioSets(const std::vector<std::string>& sets, size_t n) : per_scenario_(n), origins_(n) {
+  for (size_t k = 0; k < sets.size(); ++k) {
+    const std::string& s = sets[k];
+    const int ordinal = static_cast<int>(k) + 1;
+    size_t digits = 0;
+    while (digits < s.size() && std::isdigit(static_cast<unsigned char>(s[digits]))) ++digits;
+    // A TOML key never holds ':', so "N:" before the key can only be an index.
+    if (digits > 0 && digits < s.size() && s[digits] == ':') {
+      const std::string number = s.substr(0, digits);
+      const size_t index = digits > 6 ? 0 : std::stoul(number);
+      if (index < 1 || index > n)
+        throw UserError({"--set", ordinal, 1}, "scenario index " + number + " is out of range (expected 1 to " +
+                                                   std::to_string(n) + ", the scenarios' order on the command line)");
+      per_scenario_[index - 1].push_back(s.substr(digits + 1));
+      origins_[index - 1].push_back({ordinal, static_cast<int>(digits) + 1});
+    } else {
+      for (size_t i = 0; i < n; ++i) {
+        per_scenario_[i].push_back(s);
+        origins_[i].push_back({ordinal, 0});
+      }
+    }
+  }
+}
+
+LoadedScenario ScenarioSets::load(const std::string& path, size_t i) const {
+  try {
+    return load_scenario(path, per_scenario_[i]);
+  } catch (const UserError& e) {
+    const SourcePos& p = e.pos();
+    if (p.file != "--set" || p.line < 1 || static_cast<size_t>(p.line) > origins_[i].size()) throw;
+    const Origin& o = origins_[i][static_cast<size_t>(p.line) - 1];
+    throw UserError({"--set", o.ordinal, p.col + o.shift}, e.message());
+  }
+}
+
+}  // namespace scenarios

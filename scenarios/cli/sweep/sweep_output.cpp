@@ -1,0 +1,137 @@
+// Sweep rows to standard output or a locked file, row by row (see sweep_output.hpp).
+#include "scenarios/cli/sweep/sweep_output.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace scenarios {
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+        fields.back() += '"', ++i;
+      else if (c == '"')
+        quoted = false;
+      else
+        fields.back() += c;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+SweepOutput::SweepOutput(const std::string& path, RowFormat format)
+    : path_(path), name_(path.empty() ? "standard output" : path), format_(format) {
+  if (path.empty()) return;
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0 && errno == EACCES) fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);  // e.g. /dev/stdout
+  if (fd_ < 0)
+    throw UserError({path, 1, 1}, std::string("cannot write: ") + std::strerror(errno) + " (expected a writable path)");
+  struct stat st {};
+  regular_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+  if (regular_ && ::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd_);
+    fd_ = -1;
+    if (err == EWOULDBLOCK)
+      throw UserError({path, 1, 1},
+                      "another commsim sweep is writing this file (expected one file per shard, e.g. --csv "
+                      "shard-$INDEX.csv, then cat them in shard order)");
+    throw UserError({path, 1, 1}, std::string("cannot lock: ") + std::strerror(err) + " (expected a lockable file)");
+  }
+}
+
+SweepOutput::~SweepOutput() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock
+}
+
+std::set<size_t> SweepOutput::start(const std::string& header, bool resume,
+                                    const std::function<size_t(int, const Json&)>& check_row) {
+  std::set<size_t> present;
+  if (!resume || !regular_) {
+    if (resume)
+      throw UserError({name_, 1, 1},
+                      "--resume needs a regular file to read back (expected --csv FILE or --jsonl FILE)");
+    if (regular_ && ::ftruncate(fd_, 0) != 0)
+      throw UserError({name_, 1, 1}, std::string("cannot empty: ") + std::strerror(errno));
+    if (!header.empty()) write(header);
+    return present;
+  }
+  // Read what an earlier run of the same sweep wrote.
+  std::string text;
+  char buf[1 << 16];
+  ::lseek(fd_, 0, SEEK_SET);
+  for (ssize_t n; (n = ::read(fd_, buf, sizeof buf)) != 0;) {
+    if (n < 0) throw UserError({name_, 1, 1}, std::string("cannot read: ") + std::strerror(errno));
+    text.append(buf, static_cast<size_t>(n));
+  }
+  if (text.empty()) {
+    if (!header.empty()) write(header);
+    return present;
+  }
+  if (text.compare(0, header.size(), header) != 0)
+    throw UserError({name_, 1, 1},
+                    header.empty() ? "--resume: the file starts with a line this sweep does not write (expected the "
+                                     "rows of the same sweep without a header, as shards after the first write them)"
+                                   : "--resume: the file's header differs from this sweep's columns (expected a file "
+                                     "written by the same sweep: same --vary keys)");
+  size_t pos = header.size();
+  int line_no = header.empty() ? 1 : 2;
+  while (pos < text.size()) {
+    const size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) {  // cut short by a kill: drop it, the point runs again
+      if (::ftruncate(fd_, static_cast<off_t>(pos)) != 0)
+        throw UserError({name_, line_no, 1},
+                        std::string("cannot drop the incomplete last row: ") + std::strerror(errno));
+      break;
+    }
+    const std::string line = text.substr(pos, nl - pos);
+    Json row;
+    if (format_ == RowFormat::JsonLines) {
+      row = Json::parse(line, nullptr, false);
+      if (!row.is_object())
+        throw UserError({name_, line_no, 1}, "--resume: not a JSON row (expected one object per line)");
+    } else {
+      const auto fields = split_csv_line(line);
+      row = Json::array();
+      for (const auto& f : fields) row.push_back(f);
+    }
+    present.insert(check_row(line_no, row));
+    pos = nl + 1;
+    ++line_no;
+  }
+  ::lseek(fd_, 0, SEEK_END);
+  return present;
+}
+
+void SweepOutput::write(const std::string& line) {
+  if (fd_ < 0) {
+    std::fwrite(line.data(), 1, line.size(), stdout);
+    std::fflush(stdout);
+    return;
+  }
+  size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw UserError({name_, 1, 1}, std::string("cannot write: ") + std::strerror(errno));
+    done += static_cast<size_t>(n);
+  }
+}
+
+}  // namespace scenarios

@@ -1,0 +1,48 @@
+#pragma once
+// Where sweep rows go, one at a time, as they complete: standard output, or a file that is
+// locked while the sweep writes it (a second sweep on the same file is refused, so two shards
+// given the same --csv cannot interleave or lose rows), rows written and flushed one by one (a
+// killed sweep keeps every row it wrote), and `--resume` reading the rows already there.
+// Devices, pipes and FIFOs are written through, never replaced.
+#include <cstddef>
+#include <functional>
+#include <set>
+#include <string>
+
+#include "scenarios/cli/output/result_schema.hpp"
+
+namespace scenarios {
+
+enum class RowFormat { Csv, JsonLines };
+
+class SweepOutput {
+ public:
+  // `path` empty: standard output. Throws UserError ({path,1,1}) when the file cannot be opened
+  // or another process holds its lock.
+  SweepOutput(const std::string& path, RowFormat format);
+  ~SweepOutput();
+  SweepOutput(const SweepOutput&) = delete;
+  SweepOutput& operator=(const SweepOutput&) = delete;
+
+  // Starts the output: without `resume`, empties the file and writes `header` (may be empty).
+  // With `resume`, checks that the file starts with `header`, drops a last line cut short by a
+  // kill, and returns the row indices already present. `check_row(line_no, row)` validates each
+  // existing row (its index belongs to this sweep, its key columns match) and throws UserError.
+  std::set<size_t> start(const std::string& header, bool resume,
+                         const std::function<size_t(int line_no, const Json& row)>& check_row);
+  // Appends one line (with its newline) and hands it to the operating system at once.
+  void write(const std::string& line);
+
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string path_, name_;
+  RowFormat format_;
+  int fd_ = -1;
+  bool regular_ = false;
+};
+
+// The fields of one CSV line (RFC 4180, as csv_field writes them), without the newline.
+std::vector<std::string> split_csv_line(const std::string& line);
+
+}  // namespace scenarios

@@ -1,0 +1,86 @@
+// Sweep rows: CSV and JSON lines from one builder (see sweep_rows.hpp).
+#include "scenarios/cli/sweep/sweep_rows.hpp"
+
+#include <variant>
+
+#include "scenarios/load/override_value.hpp"
+
+namespace scenarios {
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+namespace {
+Json typed_value(const std::string& text) {
+  return std::visit(
+      [](const auto& v) -> Json {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, RawText>)
+          return v.text;
+        else
+          return v;
+      },
+      parse_override_value(text));
+}
+
+}  // namespace
+
+std::string SweepRows::cell_text(const Json& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_array()) {  // overrides: KEY=VALUE items joined by ';'
+    std::string s;
+    for (const auto& item : v) s += (s.empty() ? "" : ";") + cell_text(item);
+    return s;
+  }
+  return v.dump();
+}
+
+SweepRows::SweepRows(std::vector<VaryAxis> axes, std::string scenario_file, std::vector<std::string> overrides)
+    : axes_(std::move(axes)), file_(std::move(scenario_file)), overrides_(std::move(overrides)) {
+  // Column names come from a row, so the header can never disagree with the rows.
+  const SweepPoint any{0, std::vector<std::string>(axes_.size())};
+  const Json sample = row(any, nullptr, "");
+  for (const auto& item : sample.items()) columns_.push_back(item.key());
+}
+
+Json SweepRows::row(const SweepPoint& point, const models::RunResult* result, const std::string& error) const {
+  Json j;
+  j["index"] = point.index;
+  for (size_t a = 0; a < axes_.size(); ++a) j[axes_[a].key] = typed_value(point.values[a]);
+  if (result)
+    add_run_summary(j, *result);
+  else
+    add_null_run_summary(j);
+  j["error"] = result ? Json(nullptr) : Json(error);
+  j["file"] = file_;
+  j["overrides"] = overrides_;
+  j["commsim_version"] = commsim_version();
+  j["schema_version"] = kSchemaVersion;
+  round_numbers(j);
+  return j;
+}
+
+std::string SweepRows::csv_header() const {
+  std::string s;
+  for (size_t i = 0; i < columns_.size(); ++i) s += (i ? "," : "") + csv_field(columns_[i]);
+  return s + "\n";
+}
+
+std::string SweepRows::csv_line(const Json& row) {
+  std::string s;
+  bool first = true;
+  for (const auto& item : row.items()) {
+    s += (first ? "" : ",") + csv_field(cell_text(item.value()));
+    first = false;
+  }
+  return s + "\n";
+}
+
+std::string SweepRows::json_line(const Json& row) { return row.dump() + "\n"; }
+
+}  // namespace scenarios

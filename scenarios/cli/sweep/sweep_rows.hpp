@@ -1,0 +1,41 @@
+#pragma once
+// One row per sweep point, built once and written either as CSV or as a JSON line, so both carry
+// the same columns in the same order (docs/result.schema.json, "sweep_row"):
+//   index, <one column per --vary key>, the run summary (result_schema.hpp), error,
+//   file, overrides, commsim_version, schema_version.
+// A --vary value is written with the type the loader gives it (4, 0.5, true, "Ring", "1 MiB").
+#include <string>
+#include <vector>
+
+#include "models/result.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
+#include "scenarios/cli/sweep/sweep_plan.hpp"
+
+namespace scenarios {
+
+class SweepRows {
+ public:
+  SweepRows(std::vector<VaryAxis> axes, std::string scenario_file, std::vector<std::string> overrides);
+
+  // The row of `point`: the run's summary, or nulls and the error message.
+  Json row(const SweepPoint& point, const models::RunResult* result, const std::string& error) const;
+
+  // Column names (= the keys of every row), CSV header line with its newline.
+  const std::vector<std::string>& columns() const { return columns_; }
+  std::string csv_header() const;
+  // The row as one CSV line (RFC 4180 quoting, numbers as in JSON, null empty) or one JSON line.
+  static std::string csv_line(const Json& row);
+  // One cell as CSV shows it before quoting (null empty, strings bare, lists joined with ';').
+  static std::string cell_text(const Json& value);
+  static std::string json_line(const Json& row);
+
+ private:
+  std::vector<VaryAxis> axes_;
+  std::string file_;
+  std::vector<std::string> overrides_;
+  std::vector<std::string> columns_;
+};
+
+std::string csv_field(const std::string& s);
+
+}  // namespace scenarios

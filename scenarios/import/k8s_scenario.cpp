@@ -1,0 +1,222 @@
+// K8sJob (+ DeepSpeed JSON, Trainer arguments) -> scenario TOML. Every value the job does not
+// give is a default the importer chooses: it is written with a comment starting "default:"
+// and returned in ImportedScenario::defaults, which `commsim import` lists on standard error,
+// so nothing is filled silently (a plain torchrun job does not become ZeRO-3 without a word).
+#include <algorithm>
+#include <filesystem>
+
+#include "models/error.hpp"
+#include "models/hw/instance.hpp"
+#include "models/workload/model_shape.hpp"
+#include "scenarios/import/k8s_job.hpp"
+#include "scenarios/import/scenario_writer.hpp"
+#include "scenarios/import/trainer_args.hpp"
+#include "scenarios/load/deepspeed_config.hpp"
+#include "scenarios/load/loader.hpp"
+
+namespace fs = std::filesystem;
+
+namespace scenarios {
+namespace {
+
+// A value chosen by the importer: written with "default: WHY" and listed.
+struct Filler {
+  ScenarioWriter& w;
+  std::vector<FilledDefault>& list;
+  void operator()(const std::string& table, const std::string& key, const TomlScalar& value, const std::string& why) {
+    w.set(table, key, value, "default: " + why);
+    list.push_back({table.empty() ? key : table + "." + key, toml_value_text(value), why});
+  }
+};
+
+// `path` as the scenario (written to `out`) will read it: relative to the scenario's folder.
+std::string relative_to_output(const std::string& path, const std::string& out) {
+  const fs::path out_dir = fs::absolute(fs::path(out.empty() ? "scenario.toml" : out)).parent_path();
+  const fs::path target = fs::absolute(path).lexically_normal();
+  const fs::path rel = target.lexically_relative(out_dir);
+  return rel.empty() ? target.string() : rel.string();
+}
+
+}  // namespace
+
+ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
+  const SourcePos at{job.source, job.line, 1};
+  const std::string instance = !opt.instance.empty() ? opt.instance : job.instance_type;
+  if (instance.empty())
+    throw UserError(at,
+                    "the job does not name the instance type (no nodeSelector node.kubernetes.io/instance-type); pass "
+                    "--instance NAME");
+  const models::hw::NodeSpec* node = nullptr;
+  try {
+    node = &models::hw::find_instance(instance);
+  } catch (const models::SpecError& e) {
+    throw UserError(opt.instance.empty() ? at : SourcePos{"--instance", 1, 1}, e.what());
+  }
+  const int gpus = job.gpus_per_pod.value_or(job.procs_per_pod.value_or(0));
+  if (gpus <= 0) throw UserError(at, "no GPU count (expected resources.limits nvidia.com/gpu or numProcPerNode)");
+  if (gpus > node->gpus)
+    throw UserError(at, "nvidia.com/gpu: " + std::to_string(gpus) + " per pod but " + instance + " has " +
+                            std::to_string(node->gpus) + " GPUs");
+
+  ImportedScenario result;
+  ScenarioWriter w;
+  Filler fill{w, result.defaults};
+  const std::string file = fs::path(job.source).filename().string();
+  w.header("Written by `commsim import k8s " + file + "`: the job's layout, as a scenario.");
+  w.header("Values marked 'default:' are not in the job: commsim chose them; check them before trusting a run.");
+  for (const auto& n : job.notes) w.header("note: " + n);
+  w.set("", "name", job.name.empty() ? "imported from " + file : job.name);
+
+  // Placement: the scheduler packs pods onto as few hosts as fit (what Karpenter did in
+  // seeds/000: four 1-GPU pods on one p4d.24xlarge) unless --spread or --nodes says otherwise.
+  // Every host gets the same number of pods.
+  const int fit = std::max(1, node->gpus / gpus);
+  int pods_per_node = 1;
+  std::string placement_why;
+  if (opt.nodes) {
+    if (*opt.nodes < 1 || job.pods % *opt.nodes != 0 || job.pods / *opt.nodes > fit)
+      throw UserError({"--nodes", 1, 1}, std::to_string(job.pods) + " pods of " + std::to_string(gpus) +
+                                             " GPUs do not spread evenly over " + std::to_string(*opt.nodes) +
+                                             " hosts of " + std::to_string(node->gpus) +
+                                             " GPUs (expected a number of hosts that divides the pods, at most " +
+                                             std::to_string(fit) + " pods per host)");
+    pods_per_node = job.pods / *opt.nodes;
+  } else if (opt.spread) {
+    pods_per_node = 1;
+  } else {
+    pods_per_node = std::min(job.pods, fit);
+    while (job.pods % pods_per_node != 0) --pods_per_node;
+    // A choice only where several pods could share a host.
+    if (job.pods > 1 && fit > 1)
+      placement_why = std::to_string(job.pods) + " pods packed " + std::to_string(pods_per_node) +
+                      " per host, as a bin-packing scheduler places them (--spread: one per host; --nodes N)";
+  }
+  result.pods_per_node = pods_per_node;
+  result.nodes = job.pods / pods_per_node;
+  w.set("cluster", "instance", instance,
+        opt.instance.empty() ? "nodeSelector node.kubernetes.io/instance-type" : "given with --instance");
+  if (placement_why.empty()) {
+    const std::string how = opt.nodes       ? "--nodes " + std::to_string(*opt.nodes)
+                            : opt.spread    ? std::string("--spread")
+                            : job.pods == 1 ? std::string("one pod")
+                                            : std::to_string(gpus) + " GPUs per pod fill a host";
+    w.set("cluster", "nodes", static_cast<long long>(result.nodes),
+          std::to_string(job.pods) + " pods, " + std::to_string(pods_per_node) + " per host (" + how + ")");
+    w.set("placement", "pods_per_node", static_cast<long long>(pods_per_node), how);
+  } else {
+    fill("cluster", "nodes", static_cast<long long>(result.nodes), placement_why);
+    fill("placement", "pods_per_node", static_cast<long long>(pods_per_node), "see cluster.nodes");
+  }
+  w.set("placement", "gpus_per_pod", static_cast<long long>(gpus),
+        job.gpus_per_pod ? "resources.limits nvidia.com/gpu" : "numProcPerNode");
+  if (job.host_ipc_set)
+    w.set("placement", "host_ipc", job.host_ipc, "hostIPC");
+  else if (pods_per_node > 1)
+    fill("placement", "host_ipc", false,
+         "no hostIPC in the pod spec (Kubernetes' default): pods on one host cannot use P2P or SHM between them");
+  else
+    w.set("placement", "host_ipc", false, "no hostIPC (Kubernetes' default); one pod per host");
+  w.set("placement", "host_network", job.host_network,
+        job.host_network ? "hostNetwork" : "no hostNetwork (Kubernetes' default)");
+  if (node->nics > 0)
+    w.set("placement", "efa_plugin_ok", job.efa_per_pod.value_or(0) > 0,
+          job.efa_per_pod ? "vpc.amazonaws.com/efa: " + std::to_string(*job.efa_per_pod)
+                          : "no vpc.amazonaws.com/efa limit: aws-ofi-nccl finds no EFA device and NCCL uses Socket");
+  if (node->nics >= pods_per_node && job.efa_per_pod.value_or(0) > 0)  // the device plugin: each pod its own EFAs
+    w.set("placement", "nics_per_pod", static_cast<long long>(std::min(*job.efa_per_pod, node->nics / pods_per_node)),
+          "vpc.amazonaws.com/efa: " + std::to_string(*job.efa_per_pod));
+  if (job.procs_per_pod && *job.procs_per_pod != gpus)
+    w.note("placement", "numProcPerNode " + std::to_string(*job.procs_per_pod) + " differs from the GPU limit " +
+                            std::to_string(gpus));
+  for (const auto& [k, v] : job.env) w.set("nccl.env", k, v, "container env");
+  if (job.omp_threads)
+    w.set("training", "cpu_threads", static_cast<long long>(*job.omp_threads), "container env OMP_NUM_THREADS");
+
+  // Model: --model, else a preset named in the command or the job name (llama-3-8b.py).
+  std::string preset = opt.model;
+  if (preset.empty()) {
+    const std::string hay = job.command + " " + job.name;
+    for (const auto& p : models::workload::preset_names())
+      if (hay.find(p) != std::string::npos && p.size() > preset.size()) preset = p;
+  }
+  TrainerArgs ta;
+  std::string ds = opt.deepspeed;
+  if (!opt.trainer_args.empty()) {
+    ta = read_trainer_args(opt.trainer_args);
+    if (ds.empty() && !ta.deepspeed.empty()) {
+      fs::path p = fs::path(opt.trainer_args).parent_path() / ta.deepspeed;
+      if (fs::exists(p))
+        ds = p.string();
+      else
+        w.header("note: the trainer arguments name deepspeed=\"" + ta.deepspeed +
+                 "\", not found next to them; pass --deepspeed");
+    }
+  }
+  DeepSpeedSettings settings;
+  if (!ds.empty()) {
+    settings = read_deepspeed_json(ds, ds, {"--deepspeed", 1, 1});  // fail now, with the JSON's line
+    w.set("", "deepspeed_config", relative_to_output(ds, opt.out), "the job's DeepSpeed config");
+  }
+  if (preset.empty()) {
+    fill("collective", "op", std::string("all_reduce"),
+         "no model named in the job (pass --model PRESET, see commsim presets): a 1 GiB all-reduce over all ranks "
+         "exercises the layout");
+    fill("collective", "bytes", std::string("1 GiB"), "see collective.op");
+    result.toml = w.str();
+    return result;
+  }
+  w.set("model", "preset", preset, opt.model.empty() ? "named in the job's command" : "given with --model");
+  fill("model", "seq", 2048LL, "sequence length not in the job (edit it to the training's)");
+  const std::string trainer_hint = opt.trainer_args.empty() ? " (pass --trainer-args, or edit)" : "";
+  auto count = [&](const char* key, const std::optional<int>& v, const char* arg, const std::string& auto_key) {
+    if (v) {
+      w.set("training", key, static_cast<long long>(*v), arg);
+      return;
+    }
+    std::string why = std::string(arg) + " not given" + trainer_hint;
+    if (const auto it = settings.training.find(auto_key); it != settings.training.end() && it->second.is_auto)
+      why += "; the DeepSpeed config's " + auto_key + " = \"auto\" becomes this value";
+    fill("training", key, 1LL, why);
+  };
+  count("micro_batch", ta.micro_batch, "per_device_train_batch_size", "train_micro_batch_size_per_gpu");
+  count("grad_accum", ta.grad_accum, "gradient_accumulation_steps", "gradient_accumulation_steps");
+  if (ta.steps)
+    w.set("training", "steps", static_cast<long long>(*ta.steps), "max_steps");
+  else
+    fill("training", "steps", 1LL, "max_steps not given" + trainer_hint + ": run time is one step");
+  if (ta.grad_checkpointing)
+    w.set("training", "grad_checkpointing", *ta.grad_checkpointing, "gradient_checkpointing");
+  else
+    fill("training", "grad_checkpointing", false, "gradient_checkpointing not given" + trainer_hint);
+  if (ta.bf16 && *ta.bf16)
+    w.set("training", "dtype", std::string("bf16"), "bf16=True");
+  else if (ta.fp16 && *ta.fp16)
+    w.set("training", "dtype", std::string("fp16"), "fp16=True");
+  else
+    fill("training", "dtype", std::string("bf16"), "no bf16/fp16 flag given" + trainer_hint);
+  if (!ds.empty()) {
+    w.set("parallel", "strategy", std::string("zero3"), "DeepSpeed ZeRO (stage from the config)");
+    // DeepSpeed's "auto" values in zero_optimization come from the model's hidden size, as the
+    // Hugging Face Trainer fills them; say which.
+    std::vector<std::string> autos;
+    for (const auto& [key, e] : settings.zero)
+      if (e.is_auto) autos.push_back(key);
+    if (!autos.empty()) {
+      std::string keys;
+      for (const auto& k : autos) keys += (keys.empty() ? "" : ", ") + k;
+      w.header("default: \"auto\" in the DeepSpeed config (" + keys +
+               "): resolved from the model's hidden size, as the Hugging Face Trainer does");
+      result.defaults.push_back({"zero (DeepSpeed \"auto\")", keys,
+                                 "resolved from the model's hidden size, as the "
+                                 "Hugging Face Trainer does"});
+    }
+  } else {
+    fill("parallel", "strategy", std::string("ddp"),
+         "no DeepSpeed config (pass --deepspeed): plain data parallel (a script under torchrun or mpirun without ZeRO); "
+         "set fsdp or megatron if the job uses them");
+  }
+  result.toml = w.str();
+  return result;
+}
+
+}  // namespace scenarios

@@ -1,0 +1,45 @@
+// NCCL's point-to-point channel counts (p2p_channels.hpp: src/graph/paths.cc
+// ncclTopoComputeP2pChannels, src/enqueue.cc addP2pToPlan), against the values NCCL logged on the
+// 4 x H200 machine and the rule worked by hand.
+#include <catch2/catch.hpp>
+
+#include "models/collectives/p2p_channels.hpp"
+
+using namespace models::collectives;
+
+TEST_CASE("p2p channels: the communicator's p2p channels and channels per peer, as NCCL logs them", "[nccl]") {
+  // NVLink: 24 coll channels, 2 x 18 links per peer -> "32 p2p channels, 32 p2p channels per peer"
+  // (scenarios/validation/h200x4/measured/logs/p2p_n4.rank0.log).
+  const P2pChannels nvl = p2p_channels(24, 36, false, true);
+  CHECK(nvl.channels == 32);
+  CHECK(nvl.per_peer == 32);
+  CHECK(nvl.chunk == 512 * 1024);  // "P2P Chunksize set to 524288"
+  // TCP, every GPU its own NCCL node: "2 coll channels, ..., 2 p2p channels, 2 p2p channels per
+  // peer", "P2P Chunksize set to 131072" (measured/logs/sock_n4.rank0.log).
+  const P2pChannels sock = p2p_channels(2, 2, true, false);
+  CHECK(sock.channels == 2);
+  CHECK(sock.per_peer == 2);
+  CHECK(sock.chunk == 128 * 1024);
+}
+
+TEST_CASE("p2p channels: a peer starts at per_peer halved to fit the ranks, and doubles past 16 MiB parts", "[nccl]") {
+  const P2pChannels nvl = p2p_channels(24, 36, false, true);
+  const int64_t KiB = 1024, MiB = 1024 * KiB;
+  // 4 ranks: 32 -> 16 -> 8 (8 x 4 <= 32); parts of at least 64 KiB; up to 16 MiB per part.
+  CHECK(p2p_transfer_channels(nvl, 4, 16 * KiB) == 1);
+  CHECK(p2p_transfer_channels(nvl, 4, 256 * KiB) == 4);
+  CHECK(p2p_transfer_channels(nvl, 4, 1 * MiB) == 8);
+  CHECK(p2p_transfer_channels(nvl, 4, 128 * MiB) == 8);
+  CHECK(p2p_transfer_channels(nvl, 4, 256 * MiB) == 16);
+  CHECK(p2p_transfer_channels(nvl, 4, 512 * MiB) == 32);
+  CHECK(p2p_transfer_channels(nvl, 4, 1024 * MiB) == 32);  // never above per_peer
+  // 2 ranks: 16.
+  CHECK(p2p_transfer_channels(nvl, 2, 8 * MiB) == 16);
+  CHECK(p2p_transfer_channels(nvl, 2, 256 * MiB) == 16);
+  CHECK(p2p_transfer_channels(nvl, 2, 512 * MiB) == 32);
+  // Across nodes parts stay within 64-128 KiB: a 4-rank TCP communicator (2 p2p channels) runs
+  // one channel per peer up to 128 KiB, then both.
+  const P2pChannels sock = p2p_channels(2, 2, true, false);
+  CHECK(p2p_transfer_channels(sock, 4, 128 * KiB) == 1);
+  CHECK(p2p_transfer_channels(sock, 4, 1 * MiB) == 2);
+}

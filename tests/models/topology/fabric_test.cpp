@@ -1,0 +1,147 @@
+// The fabric between nodes (models/topology/fabric.hpp): which shared links a flow crosses and
+// their capacities, in closed form.
+//   fat_tree: C_pod = pod_nodes x (NIC bandwidth of a node) / oversubscription, crossed up at the
+//             sender's pod and down at the receiver's; nothing inside a pod.
+//   rail:     NIC group i on rail leaf i: same pod and rail, nothing; another rail, that leaf's
+//             uplink and the other's downlink (C_leaf = pod_nodes x rail bandwidth); another pod,
+//             the pods' uplinks as well.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "models/error.hpp"
+#include "models/topology/fabric.hpp"
+#include "sim/flow_network.hpp"
+#include "sim/simulator.hpp"
+
+using models::topology::Fabric;
+using models::topology::FabricKind;
+
+namespace {
+std::vector<std::string> names(const sim::FlowNetwork& net, const std::vector<sim::LinkId>& ids) {
+  std::vector<std::string> out;
+  for (auto id : ids) out.push_back(net.link_name(id));
+  return out;
+}
+using V = std::vector<std::string>;
+models::FabricSpec spec(const std::string& topology, double oversub, int pod_nodes, const std::string& spreading = "") {
+  models::FabricSpec f;
+  f.topology = topology;
+  f.oversubscription = oversub;
+  f.pod_nodes = pod_nodes;
+  f.spreading = spreading;
+  return f;
+}
+const std::vector<double> kFourEfa(4, 12.5e9);  // p4d: 4 x 100 Gb/s EFA, one per NIC group
+}  // namespace
+
+TEST_CASE("fabric: non-blocking adds no link (the default)", "[models]") {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  Fabric f(models::FabricSpec{}, 8, kFourEfa, models::hw::NicKind::Efa);
+  f.add_links(net);
+  REQUIRE(f.kind() == FabricKind::NonBlocking);
+  CHECK(net.link_count() == 0);
+  std::vector<sim::LinkId> p;
+  f.path(0, 0, 7, 3, p);
+  CHECK(p.empty());
+  CHECK(f.describe().empty());
+}
+
+TEST_CASE("fabric: fat-tree pods share an oversubscribed uplink of pod_nodes x node NICs / ratio", "[models]") {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  // 4 nodes, pods of 2, 4:1 above the pod, sprayed (EFA SRD): C_pod = 2 x 4 x 12.5 / 4 = 25 GB/s.
+  Fabric f(spec("fat_tree", 4, 2), 4, kFourEfa, models::hw::NicKind::Efa);
+  f.add_links(net);
+  REQUIRE(f.pods() == 2);
+  CHECK(f.pod_uplink_bytes_per_s() == Approx(25e9));
+  std::vector<sim::LinkId> p;
+  f.path(0, 0, 1, 2, p);  // same pod: full bisection, no shared link
+  CHECK(p.empty());
+  f.path(1, 0, 2, 3, p);
+  CHECK(names(net, p) == V{"fabric/pod0/up", "fabric/pod1/down"});
+  CHECK(net.link_capacity(p[0]) == Approx(25e9));
+  CHECK(net.link_kind(p[0]) == "fabric");
+  // One switch traversal per link crossed (Ethernet under EFA: 1 us assumed).
+  CHECK(net.link_latency(p[0]).seconds() ==
+        Approx(models::topology::default_switch_latency_s(models::hw::NicKind::Efa)));
+}
+
+TEST_CASE("fabric: ECMP hashes each flow onto one of C/k uplinks, the same spine up and down", "[models]") {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  // 2 pods of 2 nodes, 2:1, ECMP: C_pod = 2 x 50 / 2 = 50 GB/s over round(50 / 12.5) = 4 uplinks.
+  Fabric f(spec("fat_tree", 2, 2, "ecmp"), 4, kFourEfa, models::hw::NicKind::Efa);
+  f.add_links(net);
+  REQUIRE(f.pod_uplinks() == 4);
+  std::set<std::string> used;
+  for (int ra = 0; ra < 4; ++ra)
+    for (int rb = 0; rb < 4; ++rb) {
+      std::vector<sim::LinkId> p, again;
+      f.path(0, ra, 3, rb, p);
+      f.path(0, ra, 3, rb, again);
+      REQUIRE(p.size() == 2);
+      CHECK(p == again);  // deterministic
+      CHECK(net.link_capacity(p[0]) == Approx(12.5e9));
+      const std::string up = net.link_name(p[0]), down = net.link_name(p[1]);
+      CHECK(up.back() == down.back());  // one spine: uplink k and downlink k
+      used.insert(up);
+    }
+  // 16 flows over 4 uplinks: a hash spreads them over more than one, and may collide.
+  CHECK(used.size() > 1);
+}
+
+TEST_CASE("fabric: rail-optimized, NIC group i of every node on rail i", "[models]") {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  Fabric f(spec("rail", 1, 0), 4, kFourEfa, models::hw::NicKind::Efa);  // one pod of 4 nodes
+  f.add_links(net);
+  std::vector<sim::LinkId> p;
+  for (int r = 0; r < 4; ++r) {
+    f.path(0, r, 3, r, p);  // the same rail: through its leaf alone
+    CHECK(p.empty());
+  }
+  f.path(0, 1, 3, 2, p);  // rail 1 -> rail 2: up through the spine and down
+  CHECK(names(net, p) == V{"fabric/pod0/rail1/up", "fabric/pod0/rail2/down"});
+  // Full bisection below the pod tier: C_leaf = pod_nodes x rail bandwidth.
+  CHECK(net.link_capacity(p[0]) == Approx(4 * 12.5e9));
+}
+
+TEST_CASE("fabric: rail across pods climbs the rail leaf and the pod tier", "[models]") {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  Fabric f(spec("rail", 7, 2), 4, kFourEfa, models::hw::NicKind::Efa);
+  f.add_links(net);
+  std::vector<sim::LinkId> p;
+  f.path(0, 1, 2, 1, p);
+  CHECK(names(net, p) == V{"fabric/pod0/rail1/up", "fabric/pod0/up", "fabric/pod1/down", "fabric/pod1/rail1/down"});
+  // ~1:7 above the pod, as Meta's Llama 3 cluster: 2 x 50 GB/s / 7.
+  CHECK(net.link_capacity(p[1]) == Approx(2 * 50e9 / 7));
+  CHECK_THAT(f.describe(), Catch::Contains("rail-optimized"));
+}
+
+TEST_CASE("fabric: bad specs name their key", "[models]") {
+  auto key_of = [](const models::FabricSpec& s) {
+    try {
+      Fabric f(s, 4, kFourEfa, models::hw::NicKind::Efa);
+    } catch (const models::SpecError& e) {
+      return e.key();
+    }
+    return std::string();
+  };
+  CHECK(key_of(spec("torus", 1, 0)) == "cluster.fabric.topology");
+  CHECK(key_of(spec("fat_tree", 0.5, 0)) == "cluster.fabric.oversubscription");
+  CHECK(key_of(spec("fat_tree", 1, 0, "random")) == "cluster.fabric.spreading");
+}
+
+TEST_CASE("fabric: a node without NICs gets no fabric links (its traffic is NET/Socket over eth)", "[models]") {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  Fabric f(spec("fat_tree", 4, 1), 2, {}, models::hw::NicKind::None);
+  f.add_links(net);
+  CHECK(net.link_count() == 0);
+  std::vector<sim::LinkId> p;
+  f.path(0, 0, 1, 0, p);
+  CHECK(p.empty());
+}

@@ -1,0 +1,122 @@
+"""The Python package (scenarios/python/commsim): run, compare and sweep over the JSON interface,
+errors as CommsimError with the FILE:LINE:COL line and the exit code, the binary found as the
+module documents."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import commsim
+
+
+def test_run_returns_the_result_object(allreduce):
+    r = commsim.run(allreduce)
+    assert r["schema_version"] == commsim.SCHEMA_VERSION == 1
+    assert r["command"] == "run"
+    assert r["inputs"]["files"] == [allreduce]
+    assert r["step_time_s"] > 0
+    assert len(r["ranks"]) == 4
+    assert isinstance(r["links"][0]["bytes"], int)
+
+
+def test_run_overrides_as_a_mapping_keep_python_types(allreduce):
+    base = commsim.run(allreduce)
+    r = commsim.run(allreduce, {"collective.bytes": "2 GiB", "collective.iterations": 3})
+    assert r["inputs"]["overrides"] == ['collective.bytes="2 GiB"', "collective.iterations=3"]
+    assert r["steps"] == 3
+    assert 1.9 < r["step_time_s"] / base["step_time_s"] < 2.0
+    # The same as a list of KEY=VALUE strings, as on the command line.
+    same = commsim.run(allreduce, ["collective.bytes=2 GiB", "collective.iterations=3"])
+    assert same["step_time_s"] == r["step_time_s"]
+
+
+def test_compare_one_file_twice_with_one_knob_changed(allreduce):
+    c = commsim.compare([allreduce, allreduce], {"2:collective.bytes": "2 GiB"})
+    assert c["command"] == "compare"
+    first, second = c["results"]
+    assert first["step_time_ratio"] == 1.0
+    assert 1.9 < second["step_time_ratio"] < 2.0
+    assert second["inputs"]["overrides"] == ['collective.bytes="2 GiB"']
+
+
+def test_sweep_rows_are_flat_dicts_in_sweep_order(allreduce):
+    rows = commsim.sweep(
+        allreduce, {"collective.bytes": ["1 MiB", "16 MiB"], "collective.op": ["all_reduce", "all_gather"]}, jobs=2
+    )
+    assert [r["index"] for r in rows] == [0, 1, 2, 3]
+    assert [r["collective.op"] for r in rows] == ["all_reduce", "all_gather"] * 2
+    assert all(r["error"] is None for r in rows)
+    assert all(not isinstance(v, (dict, list)) for r in rows for k, v in r.items() if k != "overrides")
+    assert rows[2]["step_time_s"] > rows[0]["step_time_s"]
+    shard = commsim.sweep(allreduce, {"collective.bytes": ["1 MiB", "16 MiB"]}, shard=(1, 2))
+    assert [r["index"] for r in shard] == [1]
+
+
+def test_sweep_rows_make_a_dataframe(allreduce):
+    pandas = pytest.importorskip("pandas")
+    rows = commsim.sweep(allreduce, {"collective.iterations": [1, 2, 3]})
+    frame = pandas.DataFrame(rows)
+    assert list(frame["collective.iterations"]) == [1, 2, 3]
+    assert frame["run_time_s"].is_monotonic_increasing
+
+
+def test_a_failed_point_is_a_row_unless_fail_on_error(repo):
+    seed = str(repo / "scenarios" / "seeds" / "p4d_1pod_4gpu.toml")
+    vary = {"parallel.tp": [1, 3], "parallel.strategy": ["megatron"]}
+    rows = commsim.sweep(seed, vary)
+    assert rows[0]["error"] is None
+    assert "tp x pp = 3 does not divide the 4 GPUs" in rows[1]["error"]
+    assert rows[1]["step_time_s"] is None
+    with pytest.raises(commsim.CommsimError) as e:
+        commsim.sweep(seed, vary, fail_on_error=True)
+    assert e.value.exit_code == 1
+
+
+def test_user_errors_raise_with_the_place_and_exit_code(allreduce, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\n[cluster]\ninstance = "p4d.24xlarge"\nnodez = 2\n')
+    with pytest.raises(commsim.CommsimError) as e:
+        commsim.run(bad)
+    err = e.value
+    assert err.exit_code == 2
+    assert (err.file, err.line, err.col) == (str(bad), 4, 1)
+    assert err.message == f"{bad}:4:1: unknown key 'nodez' in [cluster] (did you mean 'nodes'?)"
+    with pytest.raises(commsim.CommsimError) as e:
+        commsim.run(allreduce, {"collective.bytes": "-3 MB"})
+    assert (e.value.file, e.value.line) == ("--set", 1)
+    with pytest.raises(TypeError):
+        commsim.run(allreduce, {"collective.bytes": object()})
+
+
+def test_binary_is_found_from_the_environment_then_the_build_folder(monkeypatch, repo, commsim_binary):
+    monkeypatch.setenv("COMMSIM_BINARY", "/nonexistent/commsim")
+    assert commsim.binary() == "/nonexistent/commsim"
+    with pytest.raises(commsim.CommsimError) as e:
+        commsim.run("x.toml")
+    assert e.value.exit_code == 127
+    assert "/nonexistent/commsim" in e.value.message
+    monkeypatch.delenv("COMMSIM_BINARY")
+    built = repo / "build" / "scenarios" / "commsim"
+    if built.is_file():
+        assert commsim.binary() == str(built)
+
+
+def test_importable_with_pythonpath_as_the_readme_says(repo, commsim_binary, allreduce):
+    env = dict(os.environ, PYTHONPATH=str(repo / "scenarios" / "python"), COMMSIM_BINARY=commsim_binary)
+    code = "import commsim, sys; print(commsim.run(sys.argv[1])['step_time_s'] > 0)"
+    out = subprocess.run([sys.executable, "-c", code, allreduce], env=env, cwd="/", capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "True"
+
+
+def test_the_readme_python_line_runs(repo, commsim_binary):
+    lines = [line for line in (repo / "README.md").read_text().splitlines()
+             if line.startswith("PYTHONPATH=scenarios/python python3 -c ")]
+    assert len(lines) == 1, "README.md shows one PYTHONPATH=scenarios/python line"
+    env = dict(os.environ, COMMSIM_BINARY=commsim_binary, PYTHON=sys.executable)
+    out = subprocess.run(["bash", "-c", lines[0].replace("python3 -c", '"$PYTHON" -c', 1)], env=env, cwd=repo,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert float(out.stdout) > 0

@@ -1,0 +1,151 @@
+// `commsim nccl-tests` through the real binary: a pasted nccl-tests command line is accepted
+// (flags that cannot change a prediction get a note), -d changes the type and count columns,
+// a multi-node prediction looks like an mpirun run (one Pid per rank, nGpus 1, node names),
+// -g N gives one process per pod, did-you-mean for --op and -d, and a single-process table is
+// byte for byte the one models::calibrate::format_nccl_tests prints.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "models/calibrate/nccl_tests.hpp"
+#include "scenarios/load/loader.hpp"
+#include "tests/scenarios/command_runner.hpp"
+
+using scenarios_test::run_commsim;
+
+namespace {
+const std::string kSource = COMMSIM_SOURCE_DIR;
+const std::string kH200x4 = kSource + "/scenarios/validation/h200x4.toml";                 // single_process = true
+const std::string kP4dNodes = kSource + "/scenarios/validation/p4d_nodes_allreduce.toml";  // 4 nodes x 8 GPUs
+
+std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);)
+    if (l.rfind(prefix, 0) == 0) out.push_back(l);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("scenarios: nccl-tests accepts a pasted nccl-tests command line", "[scenarios]") {
+  const auto r = run_commsim({"nccl-tests", kH200x4,    "./build/all_gather_perf",
+                              "-b",         "8",        "-e",
+                              "128M",       "-f",       "2",
+                              "-g",         "4",        "-n",
+                              "50",         "-w",       "5",
+                              "-d",         "bfloat16", "-c",
+                              "0",          "-t",       "1",
+                              "-z",         "0",        "-a",
+                              "1",          "-o",       "sum",
+                              "-m",         "1",        "-p",
+                              "0",          "-N",       "1",
+                              "-G",         "0",        "-C",
+                              "0",          "-R",       "0",
+                              "-T",         "100"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("# Collective test starting: all_gather_perf") != std::string::npos);
+  CHECK(r.out.find("# nThread 1 nGpus 4 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 50 agg "
+                   "iters: 1 validation: 0 graph: 0") != std::string::npos);
+  // Notes only for values that differ from nccl-tests' defaults and cannot change a prediction.
+  CHECK(r.err ==
+        "commsim nccl-tests: note: -n 50: shown in the header (a predicted iteration does not depend on it)\n"
+        "commsim nccl-tests: note: -c 0: shown in the header (a prediction has no data to check)\n"
+        "commsim nccl-tests: note: -T 100: ignored (a prediction has no timeout)\n");
+  // -g 1 (as under mpirun) on a scenario that runs a pod's GPUs in one process: the scenario's
+  // layout, said on stderr, and the override that gives one process per GPU.
+  const std::string one_per_gpu_note =
+      "commsim nccl-tests: note: -t x -g = 1: the scenario runs the 4 GPUs of a pod in one process "
+      "(placement.single_process); --set placement.single_process=false predicts one process per GPU, as mpirun "
+      "-np N runs -g 1\n";
+  const auto g1 = run_commsim({"nccl-tests", kH200x4, "-g", "1", "-b", "1M", "-e", "1M"});
+  REQUIRE(g1.exit_code == 0);
+  CHECK(g1.out.find("# nThread 1 nGpus 4 ") != std::string::npos);
+  CHECK(g1.err == one_per_gpu_note);
+  const auto mp = run_commsim(
+      {"nccl-tests", kH200x4, "-g", "1", "-b", "1M", "-e", "1M", "--set", "placement.single_process=false"});
+  REQUIRE(mp.exit_code == 0);
+  CHECK(mp.out.find("# nThread 1 nGpus 1 ") != std::string::npos);
+  CHECK(mp.out.find("#  Rank  3 Group  0 Pid   1003 ") != std::string::npos);
+  CHECK(mp.err.empty());
+  // nccl-tests' --op is the reduction, as in a pasted line.
+  const auto op = run_commsim({"nccl-tests", kH200x4, "all_reduce_perf", "--op", "max", "-b", "1M", "-e", "1M"});
+  REQUIRE(op.exit_code == 0);
+  CHECK(op.out.find("     1048576        262144     float     max      -1") != std::string::npos);
+  CHECK(op.err == "commsim nccl-tests: note: -o max: every reduction costs the same in the model\n");
+}
+
+TEST_CASE("scenarios: nccl-tests -d changes the type and count columns as nccl-tests does", "[scenarios]") {
+  auto row_of = [](const std::string& type) {
+    const auto r = run_commsim({"nccl-tests", kH200x4, "-b", "1M", "-e", "1M", "-d", type});
+    REQUIRE(r.exit_code == 0);
+    return lines_starting(r.out, "     1048576").at(0);
+  };
+  // count = size / sizeof(type); the time depends on bytes only.
+  CHECK(row_of("float").rfind("     1048576        262144     float     sum", 0) == 0);
+  CHECK(row_of("bfloat16").rfind("     1048576        524288  bfloat16     sum", 0) == 0);
+  CHECK(row_of("half").rfind("     1048576        524288      half     sum", 0) == 0);
+  CHECK(row_of("int8").rfind("     1048576       1048576      int8     sum", 0) == 0);
+  CHECK(row_of("double").rfind("     1048576        131072    double     sum", 0) == 0);
+  CHECK(row_of("float").substr(50) == row_of("double").substr(50));
+  // -d all: one size sweep per type, as nccl-tests repeats it.
+  const auto all = run_commsim({"nccl-tests", kH200x4, "-b", "1M", "-e", "2M", "-d", "all"});
+  CHECK(lines_starting(all.out, "     ").size() == 20);
+  const auto bad = run_commsim({"nccl-tests", kH200x4, "-d", "bf16"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err == "-d:1:1: unknown data type 'bf16' (did you mean 'bfloat16'?)\n");
+}
+
+TEST_CASE("scenarios: a multi-node nccl-tests prediction looks like an mpirun run", "[scenarios]") {
+  const auto r = run_commsim({"nccl-tests", kP4dNodes, "-b", "1M", "-e", "1M"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("# nThread 1 nGpus 1 minBytes") != std::string::npos);
+  const auto ranks = lines_starting(r.out, "#  Rank");
+  REQUIRE(ranks.size() == 32);
+  std::set<std::string> pids;
+  for (const auto& l : ranks) pids.insert(l.substr(l.find("Pid"), 11));
+  CHECK(pids.size() == 32);  // one process per rank
+  CHECK(ranks[8].find("on      node1 device  0") != std::string::npos);
+  CHECK(ranks[31].find("on      node3 device  7") != std::string::npos);
+  // -g 8: one process drives the 8 GPUs of each node (mpirun -np 4 ... -g 8).
+  const auto g8 = run_commsim({"nccl-tests", kP4dNodes, "-b", "1M", "-e", "1M", "-g", "8"});
+  REQUIRE(g8.exit_code == 0);
+  CHECK(g8.out.find("# nThread 1 nGpus 8 minBytes") != std::string::npos);
+  pids.clear();
+  for (const auto& l : lines_starting(g8.out, "#  Rank")) pids.insert(l.substr(l.find("Pid"), 11));
+  CHECK(pids.size() == 4);
+  const auto g16 = run_commsim({"nccl-tests", kP4dNodes, "-g", "16"});
+  CHECK(g16.exit_code == 2);
+  CHECK(g16.err.rfind("-g:1:1: 16 GPUs per process (-t x -g) but a pod has 8", 0) == 0);
+  // --json says the same.
+  const auto j = nlohmann::json::parse(run_commsim({"nccl-tests", kP4dNodes, "-b", "1M", "-e", "1M", "--json"}).out);
+  CHECK(j["command"] == "nccl-tests");
+  CHECK(j["processes"] == 32);
+  CHECK(j["ranks"][31]["host"] == "node3");
+  CHECK(j["rows"][0]["size_bytes"] == 1048576);
+}
+
+TEST_CASE("scenarios: nccl-tests --op and the program name get a did-you-mean", "[scenarios]") {
+  const auto r = run_commsim({"nccl-tests", kH200x4, "--op", "allreduce"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "--op:1:1: unknown collective 'allreduce' (did you mean 'all_reduce'?)\n");
+  const auto p = run_commsim({"nccl-tests", kH200x4, "all_gahter_perf"});
+  CHECK(p.exit_code == 2);
+  CHECK(p.err == "program:1:1: unknown collective 'all_gahter_perf' (did you mean 'all_gather'?)\n");
+}
+
+TEST_CASE("scenarios: a single-process nccl-tests table is the one models::calibrate::format_nccl_tests prints",
+          "[scenarios]") {
+  const auto loaded = scenarios::load_scenario(kH200x4);
+  models::calibrate::NcclTestsOptions o;
+  o.min_bytes = 8;
+  o.max_bytes = 1 << 30;
+  o.factor = 4;
+  const auto expected = models::calibrate::format_nccl_tests(models::calibrate::run_nccl_tests(loaded.spec, o), o);
+  const auto r = run_commsim({"nccl-tests", kH200x4, "-b", "8", "-e", "1G", "-f", "4"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == expected);
+}

@@ -1,0 +1,139 @@
+// The dispatcher and the catalog commands through the real binary: `commsim help CMD` is the
+// command's own help, did-you-mean for a mistyped command, `commsim instances` / `presets` (text
+// and JSON), `commsim help node` names only keys the loader accepts, and the completion
+// scripts complete commands, options and values (bash run for real; zsh and fish parsed).
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "models/hw/instance.hpp"
+#include "models/workload/model_shape.hpp"
+#include "scenarios/cli/help/node_keys.hpp"
+#include "scenarios/load/loader.hpp"
+#include "tests/scenarios/command_runner.hpp"
+
+namespace fs = std::filesystem;
+using scenarios_test::run_commsim;
+
+TEST_CASE("commsim help CMD prints the command's own help", "[scenarios]") {
+  for (const char* cmd : {"run", "sweep", "nccl-tests", "compare", "instances", "completion"}) {
+    const auto help = run_commsim({"help", cmd});
+    const auto own = run_commsim({cmd, "--help"});
+    CHECK(help.exit_code == 0);
+    CHECK(help.out == own.out);
+    CHECK(help.out.find(std::string("commsim ") + cmd) != std::string::npos);
+  }
+  const auto top = run_commsim({"help"});
+  CHECK(top.exit_code == 0);
+  CHECK(top.out.find("instances") != std::string::npos);
+  CHECK(top.out.find("help topics") != std::string::npos);
+}
+
+TEST_CASE("commsim suggests the command a typo meant", "[scenarios]") {
+  const auto r = run_commsim({"rnu", "x.toml"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "commsim: unknown command 'rnu' (did you mean 'run'?)\n");
+  CHECK(run_commsim({"nccl-test"}).err == "commsim: unknown command 'nccl-test' (did you mean 'nccl-tests'?)\n");
+  CHECK(run_commsim({"help", "swep"}).err == "commsim: unknown command or help topic 'swep' (did you mean 'sweep'?)\n");
+  CHECK(run_commsim({"frobnicate"}).err == "commsim: unknown command 'frobnicate' (see commsim --help)\n");
+}
+
+TEST_CASE("commsim instances lists every catalog machine with its GPUs, NVLink, NICs and source", "[scenarios]") {
+  const auto text = run_commsim({"instances"});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("p4d.24xlarge          8  A100-40GB  NVLink3 x12, NVSwitch  4 x EFA v1 100 Gb/s") !=
+        std::string::npos);
+  CHECK(text.out.find("commsim help node") != std::string::npos);
+  const auto j = nlohmann::json::parse(run_commsim({"instances", "--json"}).out);
+  CHECK(j["command"] == "instances");
+  REQUIRE(j["instances"].size() == models::hw::instance_names().size());
+  for (const auto& i : j["instances"]) {
+    CHECK(!i["citation"].get<std::string>().empty());
+    CHECK(i["gpus"].get<int>() > 0);
+    // Every listed name is one a scenario can use.
+    CHECK_NOTHROW(models::hw::find_instance(i["name"].get<std::string>()));
+  }
+}
+
+TEST_CASE("commsim presets lists every model preset with its shape, parameters and source", "[scenarios]") {
+  const auto text = run_commsim({"presets"});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("llama-3-8b           32   4096    32        8  14336  128256     8.03 B") != std::string::npos);
+  const auto j = nlohmann::json::parse(run_commsim({"presets", "--json"}).out);
+  REQUIRE(j["presets"].size() == models::workload::preset_names().size());
+  for (const auto& p : j["presets"]) {
+    // A source other than the fallback: a new preset must say where its shape comes from.
+    CHECK(p["source"] != "models/workload/model_shape.cpp");
+    CHECK(p["parameters"].is_number_integer());
+  }
+  CHECK(j["presets"][0]["parameters"] == 8030261248);  // Llama-3-8B, as tests/models check the count
+}
+
+TEST_CASE("commsim help node documents only [cluster.node] keys the loader accepts", "[scenarios]") {
+  const auto r = run_commsim({"help", "node"});
+  REQUIRE(r.exit_code == 0);
+  for (const auto& k : scenarios::node_keys()) {
+    CHECK(r.out.find(std::string("  ") + k.name + " ") != std::string::npos);
+    if (std::string(k.name) == "gpu" || std::string(k.name) == "gpus") continue;
+    const std::string toml = std::string("name = \"n\"\n[cluster]\n[cluster.node]\ngpu = \"H200\"\ngpus = 8\n") +
+                             k.name + " = " + k.example + "\n[collective]\nop = \"all_reduce\"\nbytes = \"1 MiB\"\n";
+    INFO(k.name);
+    CHECK_NOTHROW(scenarios::load_scenario_text(toml, "node.toml"));
+  }
+}
+
+namespace {
+// Runs `script` in bash with the completion loaded and returns what _commsim offers.
+std::string bash_complete(const fs::path& script, const std::string& words, int cword) {
+  const fs::path out = script.parent_path() / "reply";
+  const std::string cmd = "bash -c 'source " + script.string() + "; COMP_WORDS=(" + words +
+                          "); COMP_CWORD=" + std::to_string(cword) + "; _commsim; echo \"${COMPREPLY[*]}\"' >" +
+                          out.string();
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  std::string reply = scenarios_test::slurp(out);
+  if (!reply.empty() && reply.back() == '\n') reply.pop_back();
+  return reply;
+}
+}  // namespace
+
+TEST_CASE("commsim completion: bash completes commands, options and values", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("completion");
+  const auto r = run_commsim({"completion", "bash"});
+  REQUIRE(r.exit_code == 0);
+  const fs::path script = dir / "commsim.bash";
+  std::ofstream(script) << r.out;
+  CHECK(bash_complete(script, "commsim ru", 1) == "run");
+  CHECK(bash_complete(script, "commsim i", 1) == "import instances");
+  CHECK(bash_complete(script, "commsim sweep x.toml --re", 3) == "--resume");
+  CHECK(bash_complete(script, "commsim sweep x.toml --fail", 3) == "--fail-on-error");
+  CHECK(bash_complete(script, "commsim nccl-tests x.toml --op all_r", 4) == "all_reduce");
+  CHECK(bash_complete(script, "commsim nccl-tests x.toml -d bf", 4) == "bfloat16");
+  CHECK(bash_complete(script, "commsim import k8s job.yaml --instance p4", 5) == "p4d.24xlarge p4de.24xlarge");
+  CHECK(bash_complete(script, "commsim help no", 2) == "node");
+  CHECK(bash_complete(script, "commsim completion f", 2) == "fish");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("commsim completion: zsh and fish scripts name every command and parse in their shells", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("completion");
+  for (const char* shell : {"zsh", "fish"}) {
+    const auto r = run_commsim({"completion", shell});
+    REQUIRE(r.exit_code == 0);
+    for (const char* cmd : {"run", "compare", "sweep", "nccl-tests", "instances", "presets"})
+      CHECK(r.out.find(cmd) != std::string::npos);
+    CHECK(r.out.find("resume") != std::string::npos);
+    const fs::path script = dir / (std::string("commsim.") + shell);
+    std::ofstream(script) << r.out;
+    // Parsed by the shell itself where it is installed (scripts/install-deps.sh installs both).
+    const std::string check = std::string("command -v ") + shell + " >/dev/null && " + shell + " -n " + script.string();
+    INFO(shell);
+    CHECK(std::system(check.c_str()) == 0);
+  }
+  CHECK(run_commsim({"completion", "tcsh"}).exit_code == 2);
+  fs::remove_all(dir);
+}

@@ -1,0 +1,50 @@
+// The issue-17 scenario keys read into the spec: [cluster.fabric], placement.nics_per_pod and
+// [[stragglers]] (scenarios/examples/p4d_2node_straggler.toml), with --set on them.
+#include <catch2/catch.hpp>
+
+#include "scenarios/load/loader.hpp"
+
+TEST_CASE("loader: [cluster.fabric], nics_per_pod and [[stragglers]] fill the spec", "[scenarios]") {
+  const auto loaded =
+      scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/p4d_2node_straggler.toml",
+                               {"cluster.fabric.oversubscription=4", "cluster.fabric.spreading=\"ecmp\""});
+  const auto& s = loaded.spec;
+  CHECK(s.cluster.fabric.topology == "fat_tree");
+  CHECK(s.cluster.fabric.pod_nodes == 1);
+  CHECK(s.cluster.fabric.oversubscription == 4);  // --set wins
+  CHECK(s.cluster.fabric.spreading == "ecmp");
+  CHECK(s.placement.nics_per_pod == 4);
+  REQUIRE(s.stragglers.size() == 1);
+  CHECK(s.stragglers[0].ranks == std::vector<int>{5});
+  CHECK_FALSE(s.stragglers[0].node.has_value());
+  CHECK(s.stragglers[0].compute_slowdown == 1.3);
+  CHECK(s.stragglers[0].nic_bandwidth_factor == 1);
+}
+
+TEST_CASE("loader: a node straggler with a NIC factor and fabric units", "[scenarios]") {
+  const auto loaded = scenarios::load_scenario_text(R"(
+[cluster]
+instance = "p5.48xlarge"
+nodes = 4
+[cluster.fabric]
+topology = "rail"
+uplinks = 8
+uplink_bandwidth = "400 Gb/s"
+switch_latency = "600 ns"
+[[stragglers]]
+node = 1
+nic_bandwidth_factor = 0.5
+[collective]
+op = "all_reduce"
+bytes = "1 GiB"
+)",
+                                                    "inline.toml");
+  const auto& s = loaded.spec;
+  CHECK(s.cluster.fabric.uplinks == 8);
+  CHECK(s.cluster.fabric.uplink_bytes_per_s == Approx(50e9));
+  REQUIRE(s.cluster.fabric.switch_latency_s.has_value());
+  CHECK(*s.cluster.fabric.switch_latency_s == Approx(600e-9));
+  REQUIRE(s.stragglers.size() == 1);
+  CHECK(s.stragglers[0].node == 1);
+  CHECK(s.stragglers[0].nic_bandwidth_factor == 0.5);
+}

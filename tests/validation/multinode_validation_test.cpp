@@ -1,0 +1,82 @@
+// Multi-node validation against public nccl-tests runs over EFA (docs: README "Multi-node
+// accuracy"): 2 x p4de.24xlarge (8 B - 2 GiB) and 2 x p5.48xlarge (8 B - 16 GiB) all_reduce_perf,
+// both from github.com/awslabs/awsome-distributed-ai @0b55ba5 micro-benchmarks/nccl-tests/README.md,
+// copied under scenarios/validation/{p4de,p5}_2node_efa/measured/. Per size the measured time is
+// the faster of out-of-place and in-place. The target (issue 17) is a median |time error| <= 10 %;
+// the bounds below are the accuracy as it stands, asserted so that a change shows (see the README
+// for why the target is not met yet: what each size range lacks).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "models/calibrate/nccl_tests.hpp"
+#include "models/readers/nccl_tests_output.hpp"
+#include "scenarios/load/loader.hpp"
+
+namespace {
+struct Accuracy {
+  double median = 0, max = 0, large_median = 0;  // large: sizes >= 256 MiB (the bandwidth plateau)
+  int points = 0;
+};
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+Accuracy compare(const std::string& dir) {
+  const std::string base = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/" + dir;
+  const auto loaded = scenarios::load_scenario(base + "/scenario.toml");
+  const auto runs = models::readers::parse_nccl_tests_files({base + "/measured/all_reduce_perf.txt"});
+  REQUIRE(runs.size() == 1);
+  models::calibrate::NcclTestsOptions o;
+  o.op = models::nccl::CollOp::AllReduce;
+  o.min_bytes = 8;
+  o.max_bytes = runs[0].rows.back().size_bytes;
+  const auto predicted = models::calibrate::run_nccl_tests(loaded.spec, o);
+  std::vector<double> errs, large;
+  for (const auto& m : runs[0].rows) {
+    auto it = std::find_if(predicted.rows.begin(), predicted.rows.end(),
+                           [&](const auto& r) { return r.size == m.size_bytes; });
+    REQUIRE(it != predicted.rows.end());
+    const double meas = m.ip ? std::min(m.oop.time_us, m.ip->time_us) : m.oop.time_us;
+    const double e = std::fabs(it->best_time_us() / meas - 1);
+    errs.push_back(e);
+    if (m.size_bytes >= (int64_t{256} << 20)) large.push_back(e);
+  }
+  Accuracy a;
+  a.points = static_cast<int>(errs.size());
+  a.median = median_of(errs);
+  a.large_median = median_of(large);
+  a.max = *std::max_element(errs.begin(), errs.end());
+  std::printf("%-16s %2d sizes: median |error| %5.1f %%, max %5.1f %%, >= 256 MiB median %5.1f %%\n", dir.c_str(),
+              a.points, a.median * 100, a.max * 100, a.large_median * 100);
+  return a;
+}
+}  // namespace
+
+TEST_CASE("validation: 2 x p4de over EFA, all_reduce_perf 8 B - 2 GiB within 10 % median", "[validation][nccl]") {
+  // With its profile (EFA efficiency 0.84, per-hop latency 45 us) and aws-ofi-nccl's
+  // NCCL_PROTO=simple; Tree at large sizes, as NCCL's 2-node tree rule picks. As it stands:
+  // median 9.0 %, plateau (>= 256 MiB) median 3 %, max 53 % at 4-16 MiB, where the model is
+  // ~2x fast (the tree's pipeline fill and channel count at medium sizes are not modelled).
+  const Accuracy a = compare("p4de_2node_efa");
+  CHECK(a.points == 29);
+  CHECK(a.median <= 0.10);
+  CHECK(a.large_median <= 0.05);
+  CHECK(a.max < 0.55);
+}
+
+TEST_CASE("validation: 2 x p5 over EFA, all_reduce_perf 8 B - 16 GiB (target not met)", "[validation][nccl]") {
+  // Default parameters. As it stands: median 62 %, max 103 %. Small sizes ~2.5x fast (EFA v2
+  // per-hop latency: 30 us would fit 8 B - 1 KiB, the default is NCCL's 2.7-14 us); large sizes
+  // ~2x slow: the measured 487 GB/s bus bandwidth needs the 2-node tree, but the tuner's view
+  // merges each GPU's 4 EFAs into one 50 GB/s channel, which rates the tree below the ring
+  // (NCCL sees 4 NET devices per GPU). Forcing NCCL_ALGO=Tree brings >= 1 GiB within 9 %.
+  const Accuracy a = compare("p5_2node_efa");
+  CHECK(a.points == 32);
+  CHECK(a.median < 0.70);
+  CHECK(a.max < 1.10);
+}
