@@ -48,6 +48,7 @@ constexpr std::string_view kNoChannelRate = "0: unknown, bandwidth scales with c
 constexpr std::string_view kNoWindow = "0: no flow-control window limit";
 constexpr std::string_view kByPeak = "by GPU and precision: the H200's fraction of the datasheet peak";
 constexpr std::string_view kByHbm = "by GPU: the H200's value x HBM / 4.8 TB/s";
+constexpr std::string_view kByStream = "by GPU: 1/BW = 1/(0.902 HBM) + the H200's non-HBM time per byte";
 
 constexpr std::array kRegistry = std::to_array<ParamSpec>({
     // World: raw link capacities (physical numbers, datasheet or measured); NCCL's per-channel and
@@ -229,8 +230,10 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
 
     // Compute: the GPU's rates (models/compute/ states each law). Defaults: measured on one H200
     // (scenarios/validation/h200x1/ANALYSIS.md); other GPUs by the transfer rule of
-    // models/compute/gpu_rates.hpp (rates x the GPU's datasheet peak / the H200's, bandwidths x
-    // its HBM / 4.8 TB/s, fixed times kept). A measured value for the user's GPU overrides them.
+    // models/compute/gpu_rates.hpp (rates x the GPU's datasheet peak / the H200's, memory-bound
+    // bandwidths and the loss streamed at 0.902 of its HBM plus the H200's non-HBM time per byte,
+    // the GEMM epilogue x its HBM / 4.8 TB/s, fixed times kept). A measured value for the user's GPU overrides
+    // them.
     {"compute.gemm_rate.bf16",
      U::FlopsPerSecond,
      kFlopRate,
@@ -301,49 +304,49 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
      U::BytesPerSecond,
      kBandwidth,
      {},
-     kByHbm,
+     kByStream,
      O::Compute,
      "copy, residual add, fp32->16-bit cast: 4.26 TB/s on H200 (4.14, 4.33, 4.30; ANALYSIS.md section 2)"},
     {"compute.memory_bandwidth.cast_up",
      U::BytesPerSecond,
      kBandwidth,
      {},
-     kByHbm,
+     kByStream,
      O::Compute,
      "16-bit->fp32 cast: 2.10 TB/s on H200 (ANALYSIS.md section 2)"},
     {"compute.memory_bandwidth.norm_fwd",
      U::BytesPerSecond,
      kBandwidth,
      {},
-     kByHbm,
+     kByStream,
      O::Compute,
      "RMSNorm forward, 4 B per element: 3.40 TB/s on H200 (ANALYSIS.md section 2)"},
     {"compute.memory_bandwidth.norm_bwd",
      U::BytesPerSecond,
      kBandwidth,
      {},
-     kByHbm,
+     kByStream,
      O::Compute,
      "RMSNorm backward, 6 B per element: 1.84 TB/s on H200 (ANALYSIS.md section 2)"},
     {"compute.memory_bandwidth.swiglu_fwd",
      U::BytesPerSecond,
      kBandwidth,
      {},
-     kByHbm,
+     kByStream,
      O::Compute,
      "silu(g) * u, 6 B per element: 2.53 TB/s on H200 (ANALYSIS.md section 2)"},
     {"compute.memory_bandwidth.swiglu_bwd",
      U::BytesPerSecond,
      kBandwidth,
      {},
-     kByHbm,
+     kByStream,
      O::Compute,
      "SwiGLU backward, 10 B per element: 2.43 TB/s on H200 (ANALYSIS.md section 2)"},
     {"compute.memory_bandwidth.strided_copy",
      U::BytesPerSecond,
      kBandwidth,
      {},
-     kByHbm,
+     kByStream,
      O::Compute,
      "packed-qkv backward copies (stack + layout copy): 1.16 TB/s on H200 (ANALYSIS.md section 7)"},
     {"compute.launch_gap", U::Seconds, kTime, 2.6e-6, "", O::Compute,
@@ -356,49 +359,49 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
      U::Seconds,
      kTime,
      {},
-     kByHbm,
+     kByStream,
      O::Compute,
      "fp32 cross-entropy fwd+bwd with the logits' casts: 12.8 ps on H200 (ANALYSIS.md section 2)"},
     {"compute.adamw_bandwidth.foreach_fp32",
      U::BytesPerSecond,
      kBandwidth,
      {},
-     kByHbm,
+     kByStream,
      O::Compute,
      "torch foreach AdamW, fp32, 80 B per parameter: 3.67 TB/s on H200 (ANALYSIS.md section 3)"},
     {"compute.adamw_bandwidth.foreach_bf16",
      U::BytesPerSecond,
      kBandwidth,
      {},
-     kByHbm,
+     kByStream,
      O::Compute,
      "torch foreach AdamW, 16-bit, 40 B per parameter: 3.07 TB/s on H200 (ANALYSIS.md section 3)"},
     {"compute.adamw_bandwidth.fused_fp32",
      U::BytesPerSecond,
      kBandwidth,
      {},
-     kByHbm,
+     kByStream,
      O::Compute,
      "fused AdamW, fp32, 28 B per parameter: 3.47 TB/s on H200 (ANALYSIS.md section 3)"},
     {"compute.adamw_bandwidth.fused_bf16",
      U::BytesPerSecond,
      kBandwidth,
      {},
-     kByHbm,
+     kByStream,
      O::Compute,
      "fused AdamW, 16-bit, 14 B per parameter: 2.72 TB/s on H200 (ANALYSIS.md section 3)"},
     {"compute.adamw_bandwidth.for_loop_fp32",
      U::BytesPerSecond,
      kBandwidth,
      {},
-     kByHbm,
+     kByStream,
      O::Compute,
      "for-loop AdamW, fp32, 80 B per parameter: 4.19 TB/s on H200 (ANALYSIS.md section 3)"},
     {"compute.adamw_bandwidth.for_loop_bf16",
      U::BytesPerSecond,
      kBandwidth,
      {},
-     kByHbm,
+     kByStream,
      O::Compute,
      "for-loop AdamW, 16-bit, 40 B per parameter: 4.07 TB/s on H200 (ANALYSIS.md section 3)"},
 
@@ -434,6 +437,15 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     // allow, which this would explain; it needs the profiler on a multi-GPU host. 0 until then.
     {"comm.overlap_slowdown", U::Factor, kStretch, 0, "", O::Workload,
      "comm stretch for a collective launched beside compute; not measured (issue 18): 0"},
+    // GPU memory the framework holds beside the tensors (models/run/memory_peak.hpp): the CUDA
+    // context and libraries' handles. Measured on one H200 (PyTorch 2.11, CUDA 13.0): an OOM
+    // report says "this process has 79.06 GiB memory in use ... 76.96 GiB is allocated by PyTorch,
+    // and 1.29 GiB is reserved by PyTorch but unallocated", leaving 0.81 GiB outside PyTorch
+    // (scenarios/validation/h200x1/measured/memory_peaks.jsonl, ANALYSIS.md section 6). The
+    // caching allocator's fragmentation (0.4-17 GB there) is not in it.
+    {"memory.framework_overhead", U::Bytes, kNonNegative, 0.81 * 1024 * 1024 * 1024, "", O::Workload,
+     "CUDA context and libraries beside PyTorch's tensors; 1 x H200 OOM report "
+     "(validation/h200x1/measured/memory_peaks.jsonl)"},
 });
 
 std::string number(double v) {
@@ -470,6 +482,7 @@ const char* param_unit_symbol(ParamUnit u) {
     case U::Fraction:
     case U::Factor: return "1";
     case U::FlopsPerSecond: return "FLOP/s";
+    case U::Bytes: return "B";
   }
   return "?";
 }
@@ -481,6 +494,7 @@ const char* param_unit_noun(ParamUnit u) {
     case U::Fraction: return "fraction";
     case U::Factor: return "factor";
     case U::FlopsPerSecond: return "rate";
+    case U::Bytes: return "size";
   }
   return "?";
 }

@@ -16,9 +16,9 @@
 
 namespace models {
 
-enum class ParamUnit { Seconds, BytesPerSecond, Fraction, Factor, FlopsPerSecond };
-const char* param_unit_symbol(ParamUnit u);  // "s", "B/s", "1", "1", "FLOP/s"
-const char* param_unit_noun(ParamUnit u);    // "time", "bandwidth", "fraction", "factor", "rate"
+enum class ParamUnit { Seconds, BytesPerSecond, Fraction, Factor, FlopsPerSecond, Bytes };
+const char* param_unit_symbol(ParamUnit u);  // "s", "B/s", "1", "1", "FLOP/s", "B"
+const char* param_unit_noun(ParamUnit u);    // "time", "bandwidth", "fraction", "factor", "rate", "size"
 
 // [min, max], each end open where marked; an infinite max is always open. Values must be finite.
 // zero_too: 0 is accepted as well (it means "off" or "unknown" for that parameter).

@@ -11,11 +11,44 @@ namespace models {
 
 struct RankResult {
   int rank = 0, node = 0, pod = 0, gpu = 0;
-  double compute_s = 0;       // time the compute stream was busy
-  double comm_s = 0;          // time at least one collective of this rank was in flight
-  double exposed_comm_s = 0;  // communication the compute stream had to wait for
-  double barrier_wait_s = 0;  // time spent in a collective waiting for slower members to arrive
-  double offload_s = 0;       // CPU offload (optimizer on CPU, PCIe copies) not hidden
+  double compute_s = 0;          // time the compute stream was busy
+  double comm_s = 0;             // time at least one collective of this rank was in flight
+  double exposed_comm_s = 0;     // communication the compute stream had to wait for
+  double barrier_wait_s = 0;     // time spent in a collective waiting for slower members to arrive
+  double offload_s = 0;          // CPU offload (optimizer on CPU, PCIe copies) not hidden
+  double memory_peak_bytes = 0;  // estimated GPU memory peak of this rank (0: not estimated)
+};
+
+// One named part of a rank's GPU memory ("weights", "activations", ...; models/run/memory_peak.hpp).
+struct MemoryTerm {
+  std::string name;
+  double bytes = 0;
+};
+
+// The GPU memory estimate of a training step (models/run/memory_peak.hpp): the rank with the
+// largest peak, its phase of the step and its terms, against the GPU's capacity.
+struct MemoryResult {
+  bool estimated = false;         // false for a bare collective
+  std::string gpu;                // catalog name of the GPU
+  double capacity_bytes = 0;      // the GPU's HBM (catalog)
+  double peak_bytes = 0;          // largest over ranks
+  int peak_rank = 0;              // first rank with that peak
+  std::string phase;              // "forward_backward", "backward_end" or "optimizer"
+  std::string recompute;          // activation recompute assumed: "none", "selective", "full"
+  std::vector<MemoryTerm> terms;  // the peak rank's terms at its peak phase, biggest first
+  bool fits = true;               // peak_bytes <= capacity_bytes
+};
+
+// Throughput of the simulated step (models/run/throughput.hpp states the FLOP count).
+struct ThroughputResult {
+  bool estimated = false;
+  double tokens_per_step = 0, samples_per_step = 0;
+  double tokens_per_s = 0, samples_per_s = 0;
+  double model_flops_per_step = 0;     // Megatron's num_floating_point_operations, no recompute
+  double hardware_flops_per_step = 0;  // the same with the recompute's extra forward
+  double model_tflops_per_gpu = 0, hardware_tflops_per_gpu = 0;
+  double peak_tflops_per_gpu = 0;  // dense bf16 (catalog)
+  double mfu = 0, hfu = 0;         // model / hardware TFLOP/s over peak
 };
 
 struct LinkResult {
@@ -65,6 +98,9 @@ struct RunResult {
   std::vector<std::string> notes;              // what the model assumed, in plain words
   bool partial = false;                        // stopped by --time-limit
   uint64_t events = 0;                         // simulator events processed
+  MemoryResult memory;                         // GPU memory estimate (training steps)
+  ThroughputResult throughput;                 // tokens/s, TFLOP/s, MFU (training steps)
+  bool fits() const { return !memory.estimated || memory.fits; }
 };
 
 }  // namespace models

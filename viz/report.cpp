@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "viz/charts.hpp"
@@ -51,6 +52,9 @@ table.summary td{padding:2px 0;font-family:ui-monospace,"DejaVu Sans Mono",monos
 .headline b{color:#fff}
 .headline .hbars{margin-top:18px;max-width:1000px}
 .headline .hbars svg{width:100%;height:auto;display:block}
+.stat.over{border-color:#c0392b;background:#fdecea}
+.stat.over .v{color:#c0392b}
+p.oom{color:#c0392b;font-weight:600;margin:10px 0 0}
 ul.notes{margin:4px 0 0 18px;padding:0;color:var(--muted);font-size:13.5px}
 footer{color:var(--muted);font-size:12px;margin-top:8px}
 @media print{body{background:#fff}section{break-inside:avoid}}
@@ -104,7 +108,28 @@ std::string scenario_block(const models::RunResult& r, const ReportInputs& in) {
             "exposed comm (mean rank)")
     << stat(fmt::percent(step > 0 ? mean_of(r, &models::RankResult::barrier_wait_s) / step : 0),
             "barrier wait (mean rank)")
-    << stat(fmt::count(static_cast<long long>(r.ranks.size())), "ranks") << "</div>";
+    << stat(fmt::count(static_cast<long long>(r.ranks.size())), "ranks");
+  if (r.throughput.estimated) {
+    char tps[32], mfu[64];
+    std::snprintf(tps, sizeof tps, "%.0f", r.throughput.tokens_per_s);
+    std::snprintf(mfu, sizeof mfu, "%.0f TFLOP/s, MFU %.1f%%", r.throughput.model_tflops_per_gpu,
+                  100 * r.throughput.mfu);
+    o << stat(tps, "tokens/s") << stat(mfu, "per GPU (Megatron's FLOP count)");
+  }
+  const models::MemoryResult& m = r.memory;
+  if (m.estimated) {
+    const std::string v = fmt::bytes(m.peak_bytes) + " / " + fmt::bytes(m.capacity_bytes);
+    const std::string k = "GPU memory peak (rank " + std::to_string(m.peak_rank) + ", " + m.phase + ")";
+    o << (m.fits ? stat(v, k)
+                 : "<div class=\"stat over\"><div class=\"v\">" + esc(v) + "</div><div class=\"k\">" + esc(k) +
+                       "</div></div>");
+  }
+  o << "</div>";
+  if (m.estimated && !m.fits && !m.terms.empty())
+    o << "<p class=\"oom\">Does not fit: rank " << m.peak_rank << " needs " << esc(fmt::bytes(m.peak_bytes))
+      << " at its " << esc(m.phase) << " peak, over the " << esc(m.gpu) << "'s " << esc(fmt::bytes(m.capacity_bytes))
+      << "; the biggest term is " << esc(m.terms.front().name) << " (" << esc(fmt::bytes(m.terms.front().bytes))
+      << "). The step time below is what this layout would take if it fitted.</p>";
   if (r.partial) o << "<p class=\"what\"><b>Partial result:</b> the run stopped at its time limit.</p>";
   return o.str();
 }

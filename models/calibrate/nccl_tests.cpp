@@ -114,8 +114,7 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
   return result;
 }
 
-namespace {
-std::string time_str(double us) {
+std::string nccl_tests_time(double us) {
   char buf[32];
   if (us < 10000)
     std::snprintf(buf, sizeof buf, "%7.2f", us);
@@ -125,7 +124,6 @@ std::string time_str(double us) {
     std::snprintf(buf, sizeof buf, "%7.0f", us);
   return buf;
 }
-}  // namespace
 
 std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& o) {
   std::string out;
@@ -152,7 +150,7 @@ std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& 
   const bool rooted = o.op == CollOp::Broadcast || o.op == CollOp::Reduce;
   const bool reducing = o.op == CollOp::AllReduce || o.op == CollOp::Reduce || o.op == CollOp::ReduceScatter;
   for (const auto& row : r.rows) {
-    const std::string t = time_str(row.time_us), tip = time_str(row.ip_time_us);
+    const std::string t = nccl_tests_time(row.time_us), tip = nccl_tests_time(row.ip_time_us);
     std::snprintf(buf, sizeof buf, "%12lld  %12lld  %8s  %6s  %6d  %s  %6.2f  %6.2f  %6d  %s  %6.2f  %6.2f  %6d\n",
                   static_cast<long long>(row.size), static_cast<long long>(row.count), o.type.c_str(),
                   reducing ? o.redop.c_str() : "none", rooted ? o.root : -1, t.c_str(), row.algbw_gbs, row.busbw_gbs, 0,

@@ -54,4 +54,7 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
 // The table exactly as nccl-tests prints it (same header lines, columns, units, footer).
 std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& o);
 
+// A time column as nccl-tests prints it (microseconds, 7 wide, fewer decimals as it grows).
+std::string nccl_tests_time(double us);
+
 }  // namespace models::calibrate

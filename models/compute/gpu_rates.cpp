@@ -87,18 +87,35 @@ GpuRates make_gpu_rates(const hw::GpuSpec& gpu, Precision precision, const std::
 
   r.memory.fixed_s = value("compute.kernel_fixed_time", kH200KernelFixed);
   for (int k = 0; k < kMemKernels; ++k)
-    r.memory.bytes_per_s[k] = value(key("compute.memory_bandwidth", kMemoryNames[k]), kH200MemoryBandwidth[k] * hbm);
-  r.memory.loss_s_per_logit = value("compute.loss_time_per_logit", kH200LossPerLogit / hbm);
+    r.memory.bytes_per_s[k] = value(key("compute.memory_bandwidth", kMemoryNames[k]),
+                                    transfer_memory_rate(kH200MemoryBandwidth[k], gpu.hbm_bytes_per_s));
+  // The loss as 16 B per logit at 1.25 TB/s on the H200 (ANALYSIS.md section 2), by the same rule:
+  // t = 16 B / BW_gpu = the H200's time x BW_H200 / BW_gpu.
+  const double loss_rate = 16 / kH200LossPerLogit;
+  r.memory.loss_s_per_logit = value("compute.loss_time_per_logit",
+                                    kH200LossPerLogit * transfer_memory_slowdown(loss_rate, gpu.hbm_bytes_per_s));
 
   for (int i = 0; i < kOptimizerImpls; ++i)
     for (int d = 0; d < 2; ++d) {
       const std::string name = std::string(optimizer_impl_name(OptimizerImpl(i))) + (d == 0 ? "_fp32" : "_bf16");
-      r.adamw.bytes_per_s[i][d] = value(key("compute.adamw_bandwidth", name), kH200Adamw[i][d] * hbm);
+      r.adamw.bytes_per_s[i][d] =
+          value(key("compute.adamw_bandwidth", name), transfer_memory_rate(kH200Adamw[i][d], gpu.hbm_bytes_per_s));
     }
   r.launch_gap_s = value("compute.launch_gap", kLaunchGap);
   r.gemm_power = value("compute.power.gemm", param_default("compute.power.gemm"));
   r.other_power = value("compute.power.other", param_default("compute.power.other"));
   return r;
+}
+
+// 1/BW = 1/(eta HBM) + s with s = 1/BW_H200 - 1/(eta 4.8 TB/s): BW_H200 / BW = 1 + BW_H200 x d, d the
+// difference of the HBM terms (exactly 0 on an H200, which keeps its measured rates bit for bit).
+double transfer_memory_slowdown(double h200_bytes_per_s, double hbm_bytes_per_s) {
+  const double d = 1 / (kStreamFraction * hbm_bytes_per_s) - 1 / (kStreamFraction * kH200Hbm);
+  return 1 + h200_bytes_per_s * d;
+}
+
+double transfer_memory_rate(double h200_bytes_per_s, double hbm_bytes_per_s) {
+  return h200_bytes_per_s / transfer_memory_slowdown(h200_bytes_per_s, hbm_bytes_per_s);
 }
 
 double power_capped_gemm_stretch(double gemm_s, double other_s, const GpuRates& r) {

@@ -4,15 +4,24 @@
 // transfer rule applied to its datasheet numbers (models/hw/gpu.cpp):
 //
 //   compute-bound rates scale with the GPU's dense peak of the same precision,
-//   memory-bound rates with its HBM bandwidth, fixed costs stay:
+//   memory-bound kernels stream bytes from HBM at a fixed fraction of its bandwidth, plus a time
+//   per byte that is not HBM's (the SMs' issue and latency), fixed costs stay:
 //     R_gpu,p   = peak_gpu,p x R_H200,p / peak_H200,p     (GEMM: 793/989 = 0.802 of peak in bf16,
 //                                                       1492/1979 = 0.754 in fp8; attention: its
 //                                                       rates / 989 of the bf16 peak)
-//     BW_gpu    = HBM_gpu x BW_H200 / 4.8 TB/s           (GEMM epilogue, memory-bound kinds, AdamW,
-//                                                       the loss's rate per logit)
+//     1/BW_gpu,k = 1/(eta HBM_gpu) + (1/BW_H200,k - 1/(eta 4.8 TB/s))
+//                                                      (memory-bound kinds k, AdamW, the loss as 16 B
+//                                                       per logit; eta = 0.902: the H200's fastest
+//                                                       streaming kernel, 4.33 TB/s)
+//     BW_gpu    = HBM_gpu x BW_H200 / 4.8 TB/s           (the GEMM epilogue)
 //     t0_gpu    = t0_H200
-// The rule is a transfer, not a measurement: it assumes another GPU reaches the same fraction of its
-// datasheet numbers as the H200 (power-limited clocks differ: ANALYSIS.md section 1). Every value
+// The rule is a transfer, not a measurement: it assumes another GPU streams the same fraction eta of
+// its HBM bandwidth as the H200 and spends the same non-HBM time per byte (the H200's SMs: 132 at up
+// to 1,980 MHz, as the H100's; other architectures are not measured). Checked out of sample on one
+// H100 (scenarios/validation/h100x1/ANALYSIS.md): scaling the whole rate with HBM (the rule before)
+// made its optimizer and memory-bound work 13-16 % too slow, since most of these kernels reach
+// only 0.4-0.76 of the H200's HBM bandwidth and lose less than HBM's ratio (0.70) on the H100.
+// Power-limited clocks differ: ANALYSIS.md section 1. Every value
 // is a parameter ([cluster.params] or a calibration profile) under the names registered in
 // models/params.cpp (compute.gemm_rate.bf16, compute.attention_rate.fwd, compute.memory_bandwidth.
 // cast_up, compute.adamw_bandwidth.fused_fp32, ...); a measured value overrides the transfer.
@@ -55,6 +64,13 @@ double power_capped_gemm_stretch(double gemm_s, double other_s, const GpuRates& 
 inline constexpr double kH200PeakBf16 = 989e12;  // datasheet, dense (models/hw/gpu.cpp)
 inline constexpr double kH200PeakFp8 = 1979e12;
 inline constexpr double kH200Hbm = 4.8e12;
+// The fastest streaming kernel on one H200: the residual add at 8x the decoder's size, 4.33 TB/s
+// (ANALYSIS.md section 2), 0.902 of the datasheet's 4.8 TB/s: eta of the memory-bound rule above.
+inline constexpr double kStreamFraction = 4.33e12 / kH200Hbm;
+// The rule for one memory-bound rate measured at `h200_bytes_per_s` on the H200, on a GPU of
+// `hbm_bytes_per_s` (exactly h200_bytes_per_s on an H200), and its time's ratio to the H200's.
+double transfer_memory_rate(double h200_bytes_per_s, double hbm_bytes_per_s);
+double transfer_memory_slowdown(double h200_bytes_per_s, double hbm_bytes_per_s);
 inline constexpr GemmLaw kH200GemmBf16{6.93e-6, 793e12, 8.04e12};                // ANALYSIS.md section 1, law L4
 inline constexpr GemmLaw kH200GemmFp8{7.06e-6, 1492e12, 4.64e12};                // e4m3 x e4m3, per-tensor scales
 inline constexpr AttentionLaw kH200Attention{24.5e-6, 582e12, 61.4e-6, 449e12};  // section 7

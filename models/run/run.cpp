@@ -3,17 +3,22 @@
 // identical in steady state, each ends with the optimizer); run_time = step_time x training.steps.
 #include "models/run/run.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "models/collectives/collective.hpp"
 #include "models/nccl/env.hpp"
 #include "models/params.hpp"
 #include "models/run/memory_estimate.hpp"
+#include "models/run/memory_fill.hpp"
 #include "models/run/result_fill.hpp"
 #include "models/run/stragglers.hpp"
+#include "models/run/throughput.hpp"
 #include "models/topology/placement.hpp"
 #include "models/topology/resolve.hpp"
 #include "models/workload/executor.hpp"
+#include "models/workload/layout.hpp"
+#include "models/workload/model_shape.hpp"
 #include "models/workload/strategy.hpp"
 #include "sim/check.hpp"
 
@@ -38,6 +43,8 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   workload::StepPlan plan = workload::plan_step(spec, *world);
   for (auto& note : nccl::unmodelled_nccl_env_notes(spec.nccl_env)) plan.notes.push_back(std::move(note));
   apply_stragglers(spec, *world, plan.ranks);  // [[stragglers]]: slower compute on listed ranks/nodes
+  // -> the GPU memory each rank needs (a layout that does not fit still runs, flagged).
+  MemoryFill memory = estimate_step_memory(spec, *world, plan, *engine);
 
   // -> the executor.
   workload::StepExecutor exec(sim, net, *engine, world.get(), std::move(plan.programs), std::move(plan.groups),
@@ -55,6 +62,17 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   // -> the result.
   RunResult result = fill_result(exec, net, *world, spec, options);
   result.notes.insert(result.notes.begin(), plan.notes.begin(), plan.notes.end());
+  result.memory = std::move(memory.memory);
+  for (std::size_t r = 0; r < memory.rank_peak_bytes.size() && r < result.ranks.size(); ++r)
+    result.ranks[r].memory_peak_bytes = memory.rank_peak_bytes[r];
+  if (!spec.collective && spec.model) {
+    const workload::ModelShape shape = workload::resolve_model(*spec.model);
+    const workload::ParallelLayout layout = workload::make_layout(spec, shape, world->size());
+    const int micro_batches = layout.strategy == workload::Strategy::Megatron ? layout.pipeline_micro_batches
+                                                                              : std::max(1, spec.training.grad_accum);
+    result.throughput = make_throughput(shape, samples_per_step(spec, layout.dp, micro_batches), result.step_time_s,
+                                        world->size(), world->node().gpu.bf16_flops, spec.training.grad_checkpointing);
+  }
   if (spec.collective) {
     result.step_time_s /= plan.iterations;
     result.run_time_s = result.step_time_s * plan.iterations;

@@ -96,6 +96,9 @@ int cmd_compare(int argc, char** argv) {
         add_run_summary(o, r);
         o["step_time_ratio"] = base_step > 0 ? Json(r.step_time_s / base_step) : Json(nullptr);
         o["run_time_ratio"] = base_run > 0 ? Json(r.run_time_s / base_run) : Json(nullptr);
+        o["fits"] = r.fits();
+        o["memory"] = memory_json(r.memory);
+        o["throughput"] = throughput_json(r.throughput);
         list.push_back(std::move(o));
       }
       j["results"] = std::move(list);
@@ -129,8 +132,49 @@ int cmd_compare(int argc, char** argv) {
         out += fmt::format(" {:>{}}", fit(cell, kCol), kCol);
       }
       out += "\n";
+      if (std::any_of(results.begin(), results.end(), [](const auto& r) { return r.throughput.estimated; })) {
+        const double base_tps = results[0].throughput.tokens_per_s;
+        out += fmt::format("{:<24}", "tokens/s");
+        for (size_t i = 0; i < results.size(); ++i) {
+          const auto& t = results[i].throughput;
+          std::string cell = !t.estimated ? "-" : fmt::format("{:.0f}", t.tokens_per_s);
+          if (t.estimated && i > 0) cell += " (" + ratio_text(t.tokens_per_s, base_tps) + ")";
+          out += fmt::format(" {:>{}}", fit(cell, kCol), kCol);
+        }
+        out += "\n";
+        out += fmt::format("{:<24}", "TFLOP/s per GPU (MFU)");
+        for (const auto& r : results) {
+          const auto& t = r.throughput;
+          const std::string cell =
+              !t.estimated ? "-" : fmt::format("{:.0f} ({:.1f} %)", t.model_tflops_per_gpu, 100 * t.mfu);
+          out += fmt::format(" {:>{}}", fit(cell, kCol), kCol);
+        }
+        out += "\n";
+      }
+      if (std::any_of(results.begin(), results.end(), [](const auto& r) { return r.memory.estimated; })) {
+        out += fmt::format("{:<24}", "memory peak / GPU");
+        for (const auto& r : results) {
+          const std::string cell = !r.memory.estimated ? "-"
+                                                       : fmt::format("{}{} / {}", r.memory.fits ? "" : "OOM ",
+                                                                     format_bytes(r.memory.peak_bytes),
+                                                                     format_bytes(r.memory.capacity_bytes));
+          out += fmt::format(" {:>{}}", fit(cell, kCol), kCol);
+        }
+        out += "\n";
+        out += fmt::format("{:<24}", "biggest memory term");
+        for (const auto& r : results) {
+          const std::string cell = r.memory.terms.empty() ? "-"
+                                                          : fmt::format("{} {}", r.memory.terms[0].name,
+                                                                        format_bytes(r.memory.terms[0].bytes));
+          out += fmt::format(" {:>{}}", fit(cell, kCol), kCol);
+        }
+        out += "\n";
+      }
       for (size_t i = 0; i < results.size(); ++i)
         if (results[i].partial) out += "note: " + paths[i] + " stopped early (partial result)\n";
+      for (size_t i = 0; i < results.size(); ++i)
+        if (!results[i].fits())
+          out += "WARNING [" + std::to_string(i + 1) + "] " + memory_warning(results[i].memory) + "\n";
     }
     if (!html.empty()) {
       // The same page as `commsim report A B --html`: summaries and bus-bandwidth curves too.

@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/sweep/progress_line.hpp"
@@ -159,7 +161,8 @@ int cmd_sweep(int argc, char** argv) {
     std::vector<std::optional<std::string>> done_lines(todo.size());
     size_t next_to_write = 0;
     std::mutex write_mutex;
-    std::atomic<size_t> next{0}, failed{0};
+    std::atomic<size_t> next{0}, failed{0}, over{0};
+    std::vector<std::optional<double>> per_gpu_rates(todo.size());  // tokens/s per GPU, by position in todo
     const bool terminal = ::isatty(STDERR_FILENO);
     std::optional<ProgressLine> bar;
     if ((terminal || progress) && !points.empty()) bar.emplace(stderr, terminal, points.size(), present.size());
@@ -180,10 +183,13 @@ int cmd_sweep(int argc, char** argv) {
           error = std::string("internal error: ") + e.what();
         }
         if (!result) failed.fetch_add(1);
+        if (result && !result->fits()) over.fetch_add(1);
         const Json row = rows.row(points[i], result ? &*result : nullptr, error);
         std::string line = format == RowFormat::Csv ? SweepRows::csv_line(row) : SweepRows::json_line(row);
         std::lock_guard<std::mutex> lock(write_mutex);
         done_lines[k] = std::move(line);
+        if (result && result->throughput.estimated && !result->ranks.empty())
+          per_gpu_rates[k] = result->throughput.tokens_per_s / double(result->ranks.size());
         try {
           for (; next_to_write < todo.size() && done_lines[next_to_write]; ++next_to_write) {
             out.write(*done_lines[next_to_write]);
@@ -206,6 +212,18 @@ int cmd_sweep(int argc, char** argv) {
 
     if (failed > 0)
       std::fprintf(stderr, "sweep: %zu of %zu points failed (see the error column)\n", failed.load(), todo.size());
+    if (over > 0)
+      std::fprintf(stderr, "sweep: %zu of %zu points do not fit in GPU memory (fits=false; their times are not real)\n",
+                   over.load(), todo.size());
+    // Scaling efficiency = tokens/s per GPU over that of the first point. Rows keep the per-GPU
+    // rate only (a shard does not know the sweep's first point); a whole sweep run at once
+    // prints the efficiencies on stderr.
+    if (shard_text.empty() && present.empty() && todo.size() > 1 && per_gpu_rates[0] && *per_gpu_rates[0] > 0) {
+      std::string eff;
+      for (const auto& r : per_gpu_rates)
+        eff += (eff.empty() ? "" : ", ") + (r ? fmt::format("{:.2f}", *r / *per_gpu_rates[0]) : std::string("-"));
+      std::fprintf(stderr, "sweep: scaling efficiency (tokens/s per GPU against the first point): %s\n", eff.c_str());
+    }
     return failed > 0 && fail_on_error ? 1 : 0;
   });
 }

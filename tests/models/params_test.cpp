@@ -44,9 +44,9 @@ TEST_CASE("params: names are unique and every registered default lies in its own
   }
   // 10 World capacities, socket.thread_duplex, 54 collective parameters, 30 compute laws
   // (models/compute), 4 workload (host CPU-Adam, one core's bandwidth, compute-communication
-  // interference, comm.overlap_slowdown)
-  CHECK(seen.size() == 99);
-  CHECK(with_default == 65);
+  // interference, comm.overlap_slowdown), 1 memory (framework overhead)
+  CHECK(seen.size() == 100);
+  CHECK(with_default == 66);
 }
 
 TEST_CASE("params: the collective engine's defaults are the registry's, name for name", "[models]") {

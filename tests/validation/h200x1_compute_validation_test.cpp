@@ -20,6 +20,7 @@
 #include "models/workload/compute.hpp"
 #include "models/workload/megatron.hpp"
 #include "scenarios/load/loader.hpp"
+#include "tests/validation/jsonl_rows.hpp"
 
 using namespace models::workload;
 using models::compute::Precision;
@@ -30,22 +31,10 @@ namespace {
 const std::string kDir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x1/measured/";
 
 std::vector<json> rows(const std::string& file, const std::string& kind) {
-  std::ifstream in(kDir + file);
-  REQUIRE(in.good());
-  std::vector<json> out;
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) {
-      json j = json::parse(line);
-      if (j.value("kind", "") == kind) out.push_back(std::move(j));
-    }
-  return out;
+  return validation::jsonl_rows(kDir + file, kind);
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+using validation::median;
 
 ModelShape decoder() {
   models::ModelSpec s;

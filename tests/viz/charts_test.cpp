@@ -152,7 +152,7 @@ TEST_CASE("viz: link chart shows each link class's busiest link and mean, then t
   CHECK(top.utilization == Approx(top.bytes / (top.capacity_bytes_per_s * r.step_time_s)));
 }
 
-TEST_CASE("viz: links with identical traffic collapse into one row; the class row gives max and mean", "[viz]") {
+TEST_CASE("viz: links with identical traffic collapse into one row, the class row gives max and mean", "[viz]") {
   models::RunResult r;
   r.step_time_s = 1;
   for (int i = 0; i < 12; ++i)  // a symmetric ring: 12 NVLink ports, same bytes each

@@ -61,16 +61,6 @@ double NcclTestsTable::avg_busbw_gbs() const {
 }
 
 namespace {
-std::string time_str(double us) {
-  char buf[32];
-  if (us < 10000)
-    std::snprintf(buf, sizeof buf, "%7.2f", us);
-  else if (us < 100000)
-    std::snprintf(buf, sizeof buf, "%7.1f", us);
-  else
-    std::snprintf(buf, sizeof buf, "%7.0f", us);
-  return buf;
-}
 
 bool rooted(models::nccl::CollOp op) {
   return op == models::nccl::CollOp::Broadcast || op == models::nccl::CollOp::Reduce;
@@ -125,7 +115,8 @@ std::string format_nccl_tests_table(const NcclTestsTable& t) {
     for (const auto& pass : t.passes) {
       const auto& o = pass.options;
       for (const auto& row : pass.result.rows) {
-        const std::string tm = time_str(row.time_us), tip = time_str(row.ip_time_us);
+        const std::string tm = models::calibrate::nccl_tests_time(row.time_us),
+                          tip = models::calibrate::nccl_tests_time(row.ip_time_us);
         std::snprintf(buf, sizeof buf, "%12lld  %12lld  %8s  %6s  %6d  %s  %6.2f  %6.2f  %6d  %s  %6.2f  %6.2f  %6d\n",
                       static_cast<long long>(row.size), static_cast<long long>(row.count), o.type.c_str(),
                       reducing(o.op) ? o.redop.c_str() : "none", rooted(o.op) ? o.root : -1, tm.c_str(), row.algbw_gbs,

@@ -41,20 +41,82 @@ RankExtremes rank_extremes(const models::RunResult& r) {
   return e;
 }
 
+Json memory_json(const models::MemoryResult& m) {
+  if (!m.estimated) return nullptr;
+  Json terms = Json::object();
+  for (const auto& t : m.terms) terms[t.name] = integer_json(t.bytes);  // biggest first
+  return {{"gpu", m.gpu},
+          {"capacity_bytes", integer_json(m.capacity_bytes)},
+          {"peak_bytes", integer_json(m.peak_bytes)},
+          {"peak_rank", m.peak_rank},
+          {"phase", m.phase},
+          {"recompute", m.recompute},
+          {"fits", m.fits},
+          {"terms", std::move(terms)}};
+}
+
+Json throughput_json(const models::ThroughputResult& t) {
+  if (!t.estimated) return nullptr;
+  return {{"tokens_per_step", t.tokens_per_step},
+          {"samples_per_step", t.samples_per_step},
+          {"tokens_per_s", t.tokens_per_s},
+          {"samples_per_s", t.samples_per_s},
+          {"model_flops_per_step", t.model_flops_per_step},
+          {"hardware_flops_per_step", t.hardware_flops_per_step},
+          {"model_tflops_per_gpu", t.model_tflops_per_gpu},
+          {"hardware_tflops_per_gpu", t.hardware_tflops_per_gpu},
+          {"peak_tflops_per_gpu", t.peak_tflops_per_gpu},
+          {"mfu", t.mfu},
+          {"hfu", t.hfu},
+          {"flops_formula",
+           "Megatron-LM num_floating_point_operations (full attention, no recompute); hardware "
+           "adds the recompute's forward"}};
+}
+
+std::string throughput_line(const models::ThroughputResult& t) {
+  if (!t.estimated) return "";
+  std::string s = fmt::format("{:.0f} tokens/s, {:.3g} samples/s, {:.0f} TFLOP/s per GPU (MFU {:.1f} %", t.tokens_per_s,
+                              t.samples_per_s, t.model_tflops_per_gpu, 100 * t.mfu);
+  if (t.hardware_flops_per_step > t.model_flops_per_step)
+    s += fmt::format("; {:.0f} with the recompute, HFU {:.1f} %", t.hardware_tflops_per_gpu, 100 * t.hfu);
+  return s + ")";
+}
+
+std::string memory_line(const models::MemoryResult& m, size_t max_terms) {
+  if (!m.estimated) return "";
+  std::string s = fmt::format("{} peak of {} ({}, rank {}, {})", format_bytes(m.peak_bytes),
+                              format_bytes(m.capacity_bytes), m.gpu, m.peak_rank, m.phase);
+  for (size_t i = 0; i < std::min(max_terms, m.terms.size()); ++i)
+    s += fmt::format("{} {} {}", i == 0 ? ":" : ",", m.terms[i].name, format_bytes(m.terms[i].bytes));
+  return s;
+}
+
+std::string memory_warning(const models::MemoryResult& m) {
+  if (!m.estimated || m.fits || m.terms.empty()) return "";
+  return fmt::format(
+      "DOES NOT FIT: rank {} needs {} at its {} peak, over the {}'s {}; biggest term {} ({}). Its times "
+      "are what this layout would take if it fitted.",
+      m.peak_rank, format_bytes(m.peak_bytes), m.phase, m.gpu, format_bytes(m.capacity_bytes), m.terms.front().name,
+      format_bytes(m.terms.front().bytes));
+}
+
 std::string result_json(const models::RunResult& r, const CommandInputs& inputs) {
   Json j = json_header("run", inputs);
   add_run_summary(j, r);
   Json ranks = Json::array();
-  for (const auto& k : r.ranks)
-    ranks.push_back({{"rank", k.rank},
-                     {"node", k.node},
-                     {"pod", k.pod},
-                     {"gpu", k.gpu},
-                     {"compute_s", k.compute_s},
-                     {"comm_s", k.comm_s},
-                     {"exposed_comm_s", k.exposed_comm_s},
-                     {"barrier_wait_s", k.barrier_wait_s},
-                     {"offload_s", k.offload_s}});
+  for (const auto& k : r.ranks) {
+    Json o{{"rank", k.rank},
+           {"node", k.node},
+           {"pod", k.pod},
+           {"gpu", k.gpu},
+           {"compute_s", k.compute_s},
+           {"comm_s", k.comm_s},
+           {"exposed_comm_s", k.exposed_comm_s},
+           {"barrier_wait_s", k.barrier_wait_s},
+           {"offload_s", k.offload_s}};
+    if (r.memory.estimated) o["memory_peak_bytes"] = integer_json(k.memory_peak_bytes);
+    ranks.push_back(std::move(o));
+  }
   j["ranks"] = std::move(ranks);
   Json links = Json::array();
   for (const auto& l : r.links)
@@ -77,6 +139,9 @@ std::string result_json(const models::RunResult& r, const CommandInputs& inputs)
   j["breakdown"] = std::move(breakdown);
   j["notes"] = r.notes;
   j["events"] = r.events;
+  j["fits"] = r.fits();
+  j["memory"] = memory_json(r.memory);
+  j["throughput"] = throughput_json(r.throughput);
   return dump_json(std::move(j));
 }
 
@@ -88,6 +153,9 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
   if (r.partial) line("PARTIAL    stopped by --time-limit: the figures below cover only what was simulated");
   line(fmt::format("step time  {}", format_seconds(r.step_time_s)));
   line(fmt::format("run time   {}  ({} steps)", format_seconds(r.run_time_s), r.steps));
+  if (r.throughput.estimated) line("throughput " + throughput_line(r.throughput));
+  if (r.memory.estimated) line("memory     " + memory_line(r.memory, 3));
+  if (!r.fits()) line("WARNING    " + memory_warning(r.memory));
   const RankExtremes e = rank_extremes(r);
   line(fmt::format("slowest rank: compute {}, comm {}, exposed comm {}, barrier wait {}",
                    format_seconds(e.max_compute_s), format_seconds(e.max_comm_s), format_seconds(e.max_exposed_comm_s),

@@ -3,6 +3,8 @@
 // contract in docs/design.md, deterministic byte for byte) and the human summary table.
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "models/result.hpp"
 #include "scenarios/cli/output/result_schema.hpp"
 
@@ -15,6 +17,21 @@ std::string result_json(const models::RunResult& result, const CommandInputs& in
 // The readable summary: step and run time, per-rank compute / comm / exposed / barrier wait,
 // busiest links with utilisation, transports, notes; its first lines name the inputs.
 std::string result_summary(const models::RunResult& result, const CommandInputs& inputs);
+
+// The `memory` object of run --json (null when not estimated): gpu, capacity_bytes, peak_bytes,
+// peak_rank, phase, recompute, fits, terms (name -> bytes, biggest first).
+nlohmann::ordered_json memory_json(const models::MemoryResult& memory);
+// The `throughput` object of run --json (null for a bare collective): tokens and samples per
+// step and per second, model and hardware FLOPs per step, TFLOP/s per GPU, MFU, HFU.
+nlohmann::ordered_json throughput_json(const models::ThroughputResult& throughput);
+// "52,000 tokens/s, 6.35 samples/s, 412 TFLOP/s per GPU (MFU 41.7 %; ...)"; empty when absent.
+std::string throughput_line(const models::ThroughputResult& throughput);
+// "62.10 GB peak of 80.00 GB (H100, rank 0, optimizer): optimizer_states 32.1 GB, ..." with the
+// `max_terms` biggest terms; empty when not estimated.
+std::string memory_line(const models::MemoryResult& memory, size_t max_terms);
+// The warning for a layout that does not fit (empty when it fits): the peak, the capacity, the
+// biggest term.
+std::string memory_warning(const models::MemoryResult& memory);
 
 // "1.23 s", "456 ms", "7.8 us"; "10 min 17 s" past a minute.
 std::string format_seconds(double s);

@@ -27,6 +27,24 @@ Json typed_value(const std::string& text) {
       parse_override_value(text));
 }
 
+// Does it fit, how fast (issue 16), after the columns of schema 1 so their positions do not move:
+// fits, memory_peak_bytes, memory_capacity_bytes, tokens_per_s, samples_per_s,
+// model_tflops_per_gpu, mfu, tokens_per_s_per_gpu (the rate of a sweep over nodes divided by
+// that of its first point is the scaling efficiency). Null where not computed.
+void add_fit_and_rate(Json& j, const models::RunResult* r) {
+  const bool memory = r && r->memory.estimated, rate = r && r->throughput.estimated;
+  j["fits"] = r ? Json(r->fits()) : Json(nullptr);
+  j["memory_peak_bytes"] = memory ? integer_json(r->memory.peak_bytes) : Json(nullptr);
+  j["memory_capacity_bytes"] = memory ? integer_json(r->memory.capacity_bytes) : Json(nullptr);
+  const auto& t = r ? r->throughput : models::ThroughputResult{};
+  j["tokens_per_s"] = rate ? Json(t.tokens_per_s) : Json(nullptr);
+  j["samples_per_s"] = rate ? Json(t.samples_per_s) : Json(nullptr);
+  j["model_tflops_per_gpu"] = rate ? Json(t.model_tflops_per_gpu) : Json(nullptr);
+  j["mfu"] = rate ? Json(t.mfu) : Json(nullptr);
+  j["tokens_per_s_per_gpu"] =
+      rate && !r->ranks.empty() ? Json(t.tokens_per_s / double(r->ranks.size())) : Json(nullptr);
+}
+
 }  // namespace
 
 std::string SweepRows::cell_text(const Json& v) {
@@ -61,6 +79,7 @@ Json SweepRows::row(const SweepPoint& point, const models::RunResult* result, co
   j["overrides"] = overrides_;
   j["commsim_version"] = commsim_version();
   j["schema_version"] = kSchemaVersion;
+  add_fit_and_rate(j, result);
   round_numbers(j);
   return j;
 }

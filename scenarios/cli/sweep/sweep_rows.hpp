@@ -2,7 +2,9 @@
 // One row per sweep point, built once and written either as CSV or as a JSON line, so both carry
 // the same columns in the same order (docs/result.schema.json, "sweep_row"):
 //   index, <one column per --vary key>, the run summary (result_schema.hpp), error,
-//   file, overrides, commsim_version, schema_version.
+//   file, overrides, commsim_version, schema_version, then does it fit and how fast: fits,
+//   memory_peak_bytes, memory_capacity_bytes, tokens_per_s, samples_per_s, model_tflops_per_gpu,
+//   mfu, tokens_per_s_per_gpu (null where not computed).
 // A --vary value is written with the type the loader gives it (4, 0.5, true, "Ring", "1 MiB").
 #include <string>
 #include <vector>

@@ -38,22 +38,35 @@ TEST_CASE("compute: on an H200 the rates are the measured ones, and the registry
   CHECK(models::param_default("compute.launch_gap") == kLaunchGap);
 }
 
+// A memory-bound rate on a GPU of `hbm` B/s by the rule: streaming at 4.33 / 4.8 of HBM plus the
+// H200's non-HBM time per byte, 1/R - 1/4.33 TB/s.
+double stream_rule(double h200_rate, double hbm) {
+  return 1 / (1 / (4.33e12 * hbm / 4.8e12) + 1 / h200_rate - 1 / 4.33e12);
+}
+
 TEST_CASE("compute: other GPUs get the H200's fractions of their datasheet peak and HBM", "[models]") {
   const GpuRates h200 = make_gpu_rates(find_gpu("H200"), Precision::Bf16, {});
-  // A100 80 GB: 312 TFLOP/s bf16, 2039 GB/s. R = 312 x 793/989; bandwidths x 2039/4800; t0 kept.
+  // A100 80 GB: 312 TFLOP/s bf16, 2039 GB/s. R = 312 x 793/989; the GEMM epilogue x 2039/4800;
+  // memory-bound kinds, AdamW and the loss (16 B per logit at 1.25 TB/s) by the stream rule; t0 kept.
   const GpuRates a100 = make_gpu_rates(find_gpu("A100-80GB"), Precision::Bf16, {});
   CHECK(a100.gemm.flops_per_s == Approx(312e12 * 793.0 / 989.0));
   CHECK(a100.gemm.fixed_s == h200.gemm.fixed_s);
   CHECK(a100.gemm.output_bytes_per_s == Approx(8.04e12 * 2039.0 / 4800.0));
   CHECK(a100.attention.bwd_flops_per_s == Approx(449e12 * 312.0 / 989.0));
-  CHECK(a100.memory.bandwidth(MemKernel::NormBwd) == Approx(1.84e12 * 2039.0 / 4800.0));
-  CHECK(a100.memory.loss_s_per_logit == Approx(12.8e-12 * 4800.0 / 2039.0));
-  CHECK(a100.adamw.bandwidth(OptimizerImpl::Fused, 2) == Approx(2.72e12 * 2039.0 / 4800.0));
+  CHECK(a100.memory.bandwidth(MemKernel::NormBwd) == Approx(stream_rule(1.84e12, 2039e9)));
+  CHECK(a100.memory.loss_s_per_logit == Approx(16 / stream_rule(16 / 12.8e-12, 2039e9)));
+  CHECK(a100.adamw.bandwidth(OptimizerImpl::Fused, 2) == Approx(stream_rule(2.72e12, 2039e9)));
   CHECK(a100.launch_gap_s == h200.launch_gap_s);
-  // H100: the H200's compute, 3.35 TB/s of HBM: GEMM rate equal, memory-bound rates x 0.698.
+  // H100: the H200's compute, 3.35 TB/s of HBM: GEMM rate equal; a streaming kernel x 0.70 (2.98
+  // TB/s), a kernel far from HBM's rate less (the strided copy 1.16 -> 1.04 TB/s).
   const GpuRates h100 = make_gpu_rates(find_gpu("H100"), Precision::Bf16, {});
   CHECK(h100.gemm.flops_per_s == Approx(793e12));
-  CHECK(h100.memory.bandwidth(MemKernel::Elementwise) == Approx(4.26e12 * 3350.0 / 4800.0));
+  CHECK(h100.memory.bandwidth(MemKernel::Elementwise) == Approx(stream_rule(4.26e12, 3350e9)));
+  CHECK(h100.memory.bandwidth(MemKernel::Elementwise) == Approx(2.98e12).epsilon(0.005));
+  CHECK(h100.memory.bandwidth(MemKernel::StridedCopy) == Approx(1.04e12).epsilon(0.005));
+  // On the H200 itself the rule gives the measured rates bit for bit.
+  CHECK(transfer_memory_rate(1.84e12, 4.8e12) == 1.84e12);
+  CHECK(transfer_memory_slowdown(1.25e12, 4.8e12) == 1);
   // fp8: B200 4500 x 1492/1979; L40S 733 x the same fraction.
   CHECK(make_gpu_rates(find_gpu("B200"), Precision::Fp8, {}).gemm.flops_per_s == Approx(4500e12 * 1492 / 1979));
   CHECK(make_gpu_rates(find_gpu("L40S"), Precision::Fp8, {}).gemm.flops_per_s == Approx(733e12 * 1492 / 1979));

@@ -42,3 +42,57 @@ TEST_CASE("scenarios: run --out writes result.json and summary.txt", "[scenarios
   CHECK(files == 2);  // no temporary left over
   fs::remove_all(dir.parent_path());
 }
+
+namespace {
+const std::string kP5 = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/seeds/p5_1pod_8gpu.toml";
+}
+
+TEST_CASE("scenarios: run --json carries the memory estimate per rank and fits", "[scenarios]") {
+  const auto r = run_commsim({"run", kP5, "--json"});
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["fits"] == true);
+  const auto& m = j["memory"];
+  CHECK(m["gpu"] == "H100");
+  CHECK(m["capacity_bytes"].get<double>() == 80e9);
+  CHECK(m["peak_bytes"].get<double>() < 80e9);
+  double sum = 0;
+  for (const auto& [name, bytes] : m["terms"].items()) sum += bytes.get<double>();
+  CHECK(sum == Approx(m["peak_bytes"].get<double>()));
+  for (const auto& k : j["ranks"]) CHECK(k["memory_peak_bytes"].get<double>() > 0);
+  // Throughput: 8 ranks x micro-batch 1 x grad_accum 4 = 32 samples of 2048 tokens per step.
+  const auto& t = j["throughput"];
+  CHECK(t["samples_per_step"].get<double>() == 32);
+  CHECK(t["tokens_per_s"].get<double>() == Approx(32 * 2048 / j["step_time_s"].get<double>()));
+  CHECK(t["mfu"].get<double>() > 0);
+  CHECK(t["mfu"].get<double>() < 1);
+  CHECK(t["hardware_flops_per_step"].get<double>() > t["model_flops_per_step"].get<double>());  // recompute
+  // A bare collective has no memory estimate.
+  const auto bare = nlohmann::json::parse(run_commsim({"run", kAllReduce, "--json"}).out);
+  CHECK(bare["memory"].is_null());
+  CHECK(bare["fits"] == true);
+  CHECK(bare["throughput"].is_null());
+}
+
+TEST_CASE("scenarios: a layout that does not fit is flagged in run, run --json, compare and sweep", "[scenarios]") {
+  // Llama-3-8B in plain DDP on 8 x H100 80 GB (issue 16): 2 + 2 + 4 B per parameter of model
+  // states alone, plus foreach AdamW's temporary and DDP's buckets, is over 80 GB.
+  const auto text = run_commsim({"run", kP5, "--set", "parallel.strategy=ddp"});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("DOES NOT FIT") != std::string::npos);
+  CHECK(text.out.find("optimizer_states") != std::string::npos);
+  CHECK(text.out.find("80.00 GB") != std::string::npos);
+  const auto j = nlohmann::json::parse(run_commsim({"run", kP5, "--set", "parallel.strategy=ddp", "--json"}).out);
+  CHECK(j["fits"] == false);
+  CHECK(j["memory"]["peak_bytes"].get<double>() > 80e9);
+  const auto cmp = run_commsim({"compare", kP5, kP5, "--set", "parallel.strategy=ddp"});
+  REQUIRE(cmp.exit_code == 0);
+  CHECK(cmp.out.find("WARNING [1]") != std::string::npos);
+  const auto sweep = run_commsim({"sweep", kP5, "--vary", "parallel.strategy=zero3,ddp", "--jobs", "1"});
+  REQUIRE(sweep.exit_code == 0);
+  CHECK(sweep.out.find(",fits,memory_peak_bytes,memory_capacity_bytes,tokens_per_s,samples_per_s,"
+                       "model_tflops_per_gpu,mfu,tokens_per_s_per_gpu\n") != std::string::npos);
+  CHECK(sweep.err.find("1 of 2 points do not fit") != std::string::npos);
+  CHECK(sweep.err.find("sweep: scaling efficiency (tokens/s per GPU against the first point): 1.00, ") !=
+        std::string::npos);
+}

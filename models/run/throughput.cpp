@@ -1,0 +1,43 @@
+// Throughput and MFU of a simulated step (equations in throughput.hpp).
+#include "models/run/throughput.hpp"
+
+namespace models {
+
+StepFlops megatron_step_flops(const workload::ModelShape& m, double samples) {
+  const double s = m.seq, L = m.layers, h = m.hidden, a = m.heads, g = m.kv_heads, f = m.ffn, V = m.vocab;
+  const double q_ratio = double(m.head_dim()) * a / h;  // query projection size / hidden
+  const double base = 12 * samples * s * L * h * h;
+  StepFlops out;
+  out.layers = base * ((1 + g / a + s / h) * q_ratio + f / h * 1.5);
+  out.logits = base * (V / (2 * L * h));
+  return out;
+}
+
+double samples_per_step(const ScenarioSpec& spec, int dp, int micro_batches) {
+  return double(dp) * spec.training.micro_batch * micro_batches;
+}
+
+ThroughputResult make_throughput(const workload::ModelShape& m, double samples, double step_time_s, int world_size,
+                                 double peak_flops, bool full_recompute) {
+  ThroughputResult t;
+  t.estimated = true;
+  const StepFlops f = megatron_step_flops(m, samples);
+  t.samples_per_step = samples;
+  t.tokens_per_step = samples * m.seq;
+  t.model_flops_per_step = f.total();
+  t.hardware_flops_per_step = f.total() + (full_recompute ? f.layers / 3 : 0);
+  t.peak_tflops_per_gpu = peak_flops / 1e12;
+  if (step_time_s > 0 && world_size > 0) {
+    t.samples_per_s = samples / step_time_s;
+    t.tokens_per_s = t.tokens_per_step / step_time_s;
+    t.model_tflops_per_gpu = t.model_flops_per_step / step_time_s / world_size / 1e12;
+    t.hardware_tflops_per_gpu = t.hardware_flops_per_step / step_time_s / world_size / 1e12;
+    if (peak_flops > 0) {
+      t.mfu = t.model_tflops_per_gpu * 1e12 / peak_flops;
+      t.hfu = t.hardware_tflops_per_gpu * 1e12 / peak_flops;
+    }
+  }
+  return t;
+}
+
+}  // namespace models

@@ -1,0 +1,38 @@
+#pragma once
+// Throughput of a simulated training step: tokens and samples per second, model TFLOP/s per GPU
+// and MFU.
+//
+// FLOPs per step: Megatron-LM's num_floating_point_operations (megatron/training/training.py),
+// which counts every GEMM 3 times (forward, weight gradient, data gradient) and full (not causal)
+// attention, for B samples of s tokens, L layers, hidden h, a heads of which g key/value groups,
+// ffn f with SwiGLU (x 3/2), vocabulary V:
+//   F = 12 B s L h^2 [ (1 + g/a + s/h) + (f/h) (3/2) + V / (2 L h) ]
+// (Narayanan et al. 2021, appendix "Floating-point operations"). With full activation recompute
+// the layers' forward runs twice, so the hardware count is F + (1/3) of F's layer part (the
+// logit term is not recomputed); selective recompute adds only the attention scores, which this
+// count leaves at zero. MFU = F / step time / GPUs / peak dense bf16 FLOP/s (Chowdhery et al.
+// 2022, PaLM appendix B); HFU uses the hardware count. The simulator's own compute model counts
+// causal attention as half (workload/compute.hpp); these figures follow Megatron's convention,
+// which is what Megatron-LM logs as "TFLOP/s/GPU".
+#include "models/result.hpp"
+#include "models/spec.hpp"
+#include "models/workload/model_shape.hpp"
+
+namespace models {
+
+struct StepFlops {
+  double layers = 0;  // the blocks' part
+  double logits = 0;  // the LM head's part
+  double total() const { return layers + logits; }
+};
+// Megatron's num_floating_point_operations for `samples` samples (above).
+StepFlops megatron_step_flops(const workload::ModelShape& m, double samples);
+
+// Samples per optimizer step: dp x micro_batch x (grad_accum, or the pipeline's micro-batches).
+double samples_per_step(const ScenarioSpec& spec, int dp, int micro_batches);
+
+// Fills every field from the step time; `world_size` GPUs of `peak_flops` dense bf16 each.
+ThroughputResult make_throughput(const workload::ModelShape& m, double samples, double step_time_s, int world_size,
+                                 double peak_flops, bool full_recompute);
+
+}  // namespace models

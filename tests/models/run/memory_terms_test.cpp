@@ -1,0 +1,96 @@
+// Closed forms of training memory (models/run/memory_terms.hpp), each against its source.
+#include "models/run/memory_terms.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "models/workload/model_shape.hpp"
+
+using namespace models::memory;
+using models::workload::ModelShape;
+
+namespace {
+ModelShape decoder(int layers = 8) {
+  // scenarios/validation/h200x1: h 4096, 32 heads (no GQA), ffn 14336, V 32000, seq 2048.
+  ModelShape m;
+  m.layers = layers, m.hidden = 4096, m.heads = 32, m.kv_heads = 32, m.ffn = 14336, m.vocab = 32000, m.seq = 2048;
+  return m;
+}
+}  // namespace
+
+TEST_CASE("memory: a Llama block keeps 16h + 8ffn bytes per token without GQA, TP or recompute", "[models]") {
+  const ModelShape m = decoder();
+  CHECK(block_activation_bytes_per_token(m, 1, false, Recompute::None) == 16.0 * 4096 + 8.0 * 14336);
+  // Selective recompute drops the attention scores, which SDPA never stores: nothing changes.
+  CHECK(block_activation_bytes_per_token(m, 1, false, Recompute::Selective) == 16.0 * 4096 + 8.0 * 14336);
+  // Full recompute keeps the block input only: 2h.
+  CHECK(block_activation_bytes_per_token(m, 1, false, Recompute::Full) == 2.0 * 4096);
+}
+
+TEST_CASE("memory: TP splits q, k, v, the attention output and the MLP, SP splits the rest too", "[models]") {
+  ModelShape m = decoder();
+  m.kv_heads = 8;  // GQA: kv_dim = 1024
+  const double h = 4096, kv = 1024, f = 14336;
+  // replicated 4 x 2h, split 2(2h + 2kv) + 8f over t = 4
+  CHECK(block_activation_bytes_per_token(m, 4, false, Recompute::None) ==
+        Approx(8 * h + (2 * (2 * h + 2 * kv) + 8 * f) / 4));
+  CHECK(block_activation_bytes_per_token(m, 4, true, Recompute::None) ==
+        Approx((8 * h + 2 * (2 * h + 2 * kv) + 8 * f) / 4));
+  CHECK(block_activation_bytes_per_token(m, 4, true, Recompute::Full) == Approx(2 * h / 4));
+  CHECK(recompute_working_bytes_per_token(m, 4, true) == block_activation_bytes_per_token(m, 4, true, Recompute::None));
+}
+
+TEST_CASE("memory: Korthikanti et al. 2022 Table 2 activation formulas", "[models]") {
+  // GPT-3 175B: s 2048, b 1, h 12288, a 96, t 8; 5as/(ht) = 5 x 96 x 2048 / (12288 x 8) = 10.
+  const double s = 2048, b = 1, h = 12288, a = 96, sbh = s * b * h;
+  CHECK(korthikanti_layer_bytes(s, b, h, a, 1, false, Recompute::None) == Approx(sbh * (34 + 5 * a * s / h)));
+  CHECK(korthikanti_layer_bytes(s, b, h, a, 8, false, Recompute::None) == Approx(sbh * (10 + 3 + 10)));
+  CHECK(korthikanti_layer_bytes(s, b, h, a, 8, true, Recompute::None) == Approx(sbh * (34.0 / 8 + 10)));
+  CHECK(korthikanti_layer_bytes(s, b, h, a, 8, false, Recompute::Selective) == Approx(sbh * 13));
+  CHECK(korthikanti_layer_bytes(s, b, h, a, 8, true, Recompute::Selective) == Approx(sbh * 34 / 8));
+  CHECK(korthikanti_layer_bytes(s, b, h, a, 8, true, Recompute::Full) == Approx(2 * sbh));
+  // Sequence parallelism with selective recompute: 34/t, the t = 1 value over t (the paper's point).
+  CHECK(korthikanti_layer_bytes(s, b, h, a, 8, true, Recompute::Selective) ==
+        Approx(korthikanti_layer_bytes(s, b, h, a, 1, false, Recompute::Selective) / 8));
+}
+
+TEST_CASE("memory: 1F1B holds pp - stage micro-batches, interleaving L(1 + (p-1)/(pv)) on stage 0", "[models]") {
+  // 32 layers over 4 stages, 8 micro-batches.
+  CHECK(pipeline_blocks_in_flight(32, 4, 1, 0, 8) == 32);  // 4 micro-batches x 8 layers
+  CHECK(pipeline_blocks_in_flight(32, 4, 1, 3, 8) == 8);   // the last stage: one
+  CHECK(pipeline_blocks_in_flight(32, 4, 1, 0, 2) == 16);  // fewer micro-batches than stages
+  CHECK(pipeline_blocks_in_flight(32, 1, 1, 0, 8) == 32);  // no pipeline: one micro-batch at a time
+  // Interleaved, 2 chunks per stage: (3 x 2 + 1 x 4 + 1) = 11 chunks of 4 layers = 32 (1 + 3/8).
+  CHECK(pipeline_blocks_in_flight(32, 4, 2, 0, 8) == Approx(32 * (1 + 3.0 / 8)));
+  CHECK(pipeline_blocks_in_flight(32, 4, 2, 3, 8) == Approx(4 * (0 + 4 + 1)));
+}
+
+TEST_CASE("memory: ZeRO stages reproduce the paper's 7.5B-parameter example on 64 GPUs", "[models]") {
+  // Rajbhandari et al. 2020, Figure 1: Psi = 7.5e9, N_d = 64, K = 12: baseline 120 GB,
+  // P_os 31.4 GB, P_os+g 16.6 GB, P_os+g+p 1.9 GB.
+  const double psi = 7.5e9;
+  CHECK(zero_state_bytes(0, 64, false, false).total() * psi / 1e9 == Approx(120));
+  CHECK(zero_state_bytes(1, 64, false, false).total() * psi / 1e9 == Approx(31.4).epsilon(0.002));
+  CHECK(zero_state_bytes(2, 64, false, false).total() * psi / 1e9 == Approx(16.6).epsilon(0.005));
+  CHECK(zero_state_bytes(3, 64, false, false).total() * psi / 1e9 == Approx(1.9).epsilon(0.02));
+  // ZeRO-Offload: the GPU keeps its bf16 parameters only (DeepSpeed's estimators: 2 Psi / N).
+  const StateBytesPerParam off = zero_state_bytes(3, 8, true, false);
+  CHECK(off.weights == 2.0 / 8);
+  CHECK(off.gradients == 0);
+  CHECK(off.optimizer == 0);
+  CHECK(zero_state_bytes(3, 8, true, true).total() == 0);
+}
+
+TEST_CASE("memory: Megatron-LM's bytes per parameter with and without the distributed optimizer", "[models]") {
+  // docs/source/distrib_optimizer.md: bf16 params + fp32 grads: 18 and 6 + 12/d; fp16: 20, 4 + 16/d.
+  CHECK(megatron_state_bytes(false, 8).total() == 18);
+  CHECK(megatron_state_bytes(true, 8).total() == Approx(6 + 12.0 / 8));
+  CHECK(megatron_state_bytes(false, 8, false).total() == 20);
+  CHECK(megatron_state_bytes(true, 8, false).total() == Approx(4 + 16.0 / 8));
+}
+
+TEST_CASE("memory: NCCL keeps Simple, LL128 and LL buffers per channel per peer", "[models]") {
+  CHECK(kNcclLl128Bytes == 4915200);
+  CHECK(kNcclLlBytes == 524288);
+  // 24 channels, 2 ring peers, NCCL_BUFFSIZE 4 MiB: 24 x 2 x (4194304 + 4915200 + 524288) = 462.4 MB
+  CHECK(nccl_buffer_bytes(24, 2, 4194304) == 24.0 * 2 * (4194304 + 4915200 + 524288));
+}

@@ -1,0 +1,49 @@
+// Throughput and MFU (models/run/throughput.hpp): Megatron-LM's num_floating_point_operations.
+#include "models/run/throughput.hpp"
+
+#include <catch2/catch.hpp>
+
+using models::make_throughput;
+using models::megatron_step_flops;
+using models::workload::ModelShape;
+
+namespace {
+ModelShape llama3_8b() {
+  models::ModelSpec s;
+  s.preset = "llama-3-8b";
+  s.seq = 8192;
+  return models::workload::resolve_model(s);
+}
+}  // namespace
+
+TEST_CASE("throughput: Megatron's FLOP count equals 3 passes of every GEMM with full attention", "[models]") {
+  const ModelShape m = llama3_8b();
+  const double B = 4, s = m.seq, h = m.hidden, kv = double(m.kv_dim()), f = m.ffn, V = m.vocab, L = m.layers;
+  // 12 B s L h^2 [(1 + g/a + s/h) + (f/h)(3/2) + V/(2Lh)], written out: 3 x 2 FLOPs per
+  // multiply-add over q, o (h x h), k, v (h x kv), gate, up, down (h x f), QK^T and PV (s x h each),
+  // and the head (h x V).
+  const double per_token_layer = 6 * (2 * h * h + 2 * h * kv + 3 * h * f) + 6 * 2 * s * h;
+  const auto flops = megatron_step_flops(m, B);
+  CHECK(flops.layers == Approx(B * s * L * per_token_layer));
+  CHECK(flops.logits == Approx(B * s * 6 * h * V));
+  // Per token: 6 x the parameters a token multiplies (all but the embedding lookup; norms are
+  // not GEMMs) + 12 L s h for full attention (Kaplan et al. 2020's 6N rule).
+  const double multiplied = double(m.total_params() - m.embedding_params());
+  CHECK(flops.total() / (B * s) == Approx(6 * multiplied + 12 * L * s * h).epsilon(1e-4));
+}
+
+TEST_CASE("throughput: tokens/s, TFLOP/s per GPU, MFU and the recompute's hardware FLOPs", "[models]") {
+  const ModelShape m = llama3_8b();
+  const auto f = megatron_step_flops(m, 64);
+  const auto t = make_throughput(m, 64, 2.0, 8, 989e12, true);
+  CHECK(t.tokens_per_step == 64.0 * 8192);
+  CHECK(t.tokens_per_s == Approx(64.0 * 8192 / 2));
+  CHECK(t.samples_per_s == Approx(32));
+  CHECK(t.model_tflops_per_gpu == Approx(f.total() / 2 / 8 / 1e12));
+  CHECK(t.mfu == Approx(t.model_tflops_per_gpu / 989));
+  // Full recompute: one more forward of the layers (a third of their 3-pass count).
+  CHECK(t.hardware_flops_per_step == Approx(f.total() + f.layers / 3));
+  CHECK(t.hfu > t.mfu);
+  const auto plain = make_throughput(m, 64, 2.0, 8, 989e12, false);
+  CHECK(plain.hardware_flops_per_step == plain.model_flops_per_step);
+}
