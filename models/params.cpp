@@ -16,7 +16,6 @@ namespace models {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kUs = 1e-6;  // hop latencies are written in microseconds, as NCCL's tables do
 
 // Physical bounds, so that a unit mistake (a latency in us written as seconds, "1e300") is refused
@@ -29,10 +28,13 @@ constexpr double kUs = 1e-6;  // hop latencies are written in microseconds, as N
 //   1 TB transfer stays under 12 days, inside the picosecond clock's 106 days (sim/time.hpp).
 // - compute rates [1e9, 1e18] FLOP/s: below 1 GFLOP/s is slower than one CPU core; above
 //   1 EFLOP/s is over 50 x a B200's 18 PFLOP/s (FP4, sparse), its datasheet's highest figure.
+// - memory sizes [0, 1e12] B: more than 3 x the largest GPU memory sold (B300, 288 GB); what the
+//   framework holds beside the tensors cannot exceed the GPU's memory.
 constexpr ParamRange kBandwidth{1e6, 1e15, false, false};          // [1e6, 1e15] B/s
 constexpr ParamRange kChannelRate{1e6, 1e15, false, false, true};  // 0 (unknown) or [1e6, 1e15] B/s
 constexpr ParamRange kTime{0, 1, false, false};                    // [0, 1] s: latencies, windows
 constexpr ParamRange kFlopRate{1e9, 1e18, false, false};           // [1e9, 1e18] FLOP/s
+constexpr ParamRange kMemorySize{0, 1e12, false, false};           // [0, 1e12] B
 constexpr ParamRange kFraction{0, 1, true, false};                 // (0, 1]: efficiencies
 constexpr ParamRange kSharpness{1, 64, false, false};              // [1, 64]: exponent p of a p-norm
 constexpr ParamRange kStretch{0, 10, false, false};                // [0, 10]
@@ -443,7 +445,7 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     // and 1.29 GiB is reserved by PyTorch but unallocated", leaving 0.81 GiB outside PyTorch
     // (scenarios/validation/h200x1/measured/memory_peaks.jsonl, ANALYSIS.md section 6). The
     // caching allocator's fragmentation (0.4-17 GB there) is not in it.
-    {"memory.framework_overhead", U::Bytes, kNonNegative, 0.81 * 1024 * 1024 * 1024, "", O::Workload,
+    {"memory.framework_overhead", U::Bytes, kMemorySize, 0.81 * 1024 * 1024 * 1024, "", O::Workload,
      "CUDA context and libraries beside PyTorch's tensors; 1 x H200 OOM report "
      "(validation/h200x1/measured/memory_peaks.jsonl)"},
 });

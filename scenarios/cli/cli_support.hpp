@@ -11,7 +11,7 @@
 
 #include "models/result.hpp"
 #include "models/run/run.hpp"
-#include "scenarios/cli/output_files.hpp"
+#include "scenarios/cli/output/output_files.hpp"
 #include "scenarios/load/loader.hpp"
 
 namespace scenarios {

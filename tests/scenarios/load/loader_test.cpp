@@ -4,10 +4,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "models/error.hpp"
 #include "scenarios/load/loader.hpp"
+#include "tests/models/param_margin.hpp"
 #include "tests/scenarios/command_runner.hpp"
 
 namespace fs = std::filesystem;
@@ -260,4 +262,27 @@ TEST_CASE("scenarios: a [cluster.params] name written quoted and dotted is one n
                                        "s.toml"),
                     "s.toml:11:15: invalid TOML: '\"NCCL_ALGO\"' is defined twice, first at s.toml:10:1 (expected "
                     "each key and table once)");
+}
+
+// Issue 21 bounds [cluster.params] values by physics (models/params.cpp); the values the shipped
+// scenarios and calibration profiles use are measured or fitted ones and must sit well inside
+// (10x from each finite end), so a bound never refuses a real machine's own profile.
+TEST_CASE("scenarios: every shipped scenario's parameters, profiles included, sit well inside their bounds",
+          "[scenarios]") {
+  int scenarios_read = 0, values = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(COMMSIM_SOURCE_DIR) / "scenarios")) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".toml") continue;
+    std::ifstream in(entry.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.find("\n[model]") == std::string::npos && text.find("\n[collective]") == std::string::npos) continue;
+    const auto loaded = load_scenario(entry.path().string());
+    ++scenarios_read;
+    for (const auto& [name, value] : loaded.spec.cluster.params) {
+      INFO(entry.path().string() << ": " << name << " = " << value);
+      CHECK(models_test::outside_margin(name, value).empty());
+      ++values;
+    }
+  }
+  CHECK(scenarios_read >= 30);
+  CHECK(values >= 100);  // the 4 x H200 profile's 21 values in every validation/h200x4 scenario, p4de's 2
 }

@@ -54,6 +54,23 @@ class OutputSet {
   void discard() noexcept;
 };
 
+// An output written in place while the command runs (sweep rows, each flushed as it completes,
+// so a killed sweep keeps them; not staged, so not committed together): symlinks are followed as
+// above; /dev/stdout, /dev/stderr and /dev/fd/N are the descriptor this process holds (never
+// reopened, never closed: a shell's `>>` keeps its append mode); a FIFO needs a reader (refused at
+// once without one); a character device is opened for writing; a regular file, existing or new
+// (with the mode a new file gets), is opened read-write and not emptied; a folder, a socket or a
+// block device is refused. Throws UserError `PATH:1:1: cannot write: ... (expected ...)`.
+struct InPlaceOutput {
+  int fd = -1;
+  bool owned = false;    // opened here: the caller closes it
+  bool regular = false;  // a regular file opened by name: it may be locked, emptied and read back
+};
+InPlaceOutput open_output_in_place(const std::string& shown);
+// Writes all of `bytes` to `fd` (waiting while a pipe is full); throws the UserError above, its
+// expected part by what `fd` is (`regular`: free space; else a device or pipe that takes them).
+void write_output_bytes(const std::string& shown, int fd, bool regular, const std::string& bytes);
+
 // Writes each (name, content) into `dir` (created if missing, and removed again if this fails)
 // as one OutputSet.
 void write_files_atomically(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files);

@@ -1,4 +1,4 @@
-// How commsim writes its outputs (scenarios/cli/output_files.hpp), through the real binary and on
+// How commsim writes its outputs (scenarios/cli/output/output_files.hpp), through the real binary and on
 // OutputSet itself: devices, pipes and symlinks written through, permissions kept, outputs of one
 // command committed together, nothing left behind on failure; as root and as an ordinary user.
 #include <catch2/catch.hpp>
@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "scenarios/cli/output_files.hpp"
+#include "scenarios/cli/output/output_files.hpp"
 #include "scenarios/load/loader.hpp"
 #include "tests/scenarios/command_runner.hpp"
 

@@ -1,6 +1,6 @@
 // Output files: staged in full, devices and pipes written through, regular files renamed into
 // place together or not at all (output_files.hpp).
-#include "scenarios/cli/output_files.hpp"
+#include "scenarios/cli/output/output_files.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -342,6 +342,44 @@ void OutputSet::commit() {
   }
   entries_.clear();
   staged_ = false;
+}
+
+InPlaceOutput open_output_in_place(const std::string& shown) {
+  const Resolved r = resolve(shown);
+  InPlaceOutput out;
+  if (r.kind == Kind::kDescriptor) {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    struct stat st {};
+    if (::fstat(r.descriptor, &st) != 0)
+      cannot_write(shown, std::strerror(errno), "a descriptor this process holds open");
+    out.fd = r.descriptor;
+    return out;
+  }
+  if (r.kind == Kind::kStream) {
+    // O_NONBLOCK: opening a FIFO nobody reads fails at once (ENXIO) instead of hanging.
+    out.fd = ::open(r.path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (out.fd < 0)
+      errno == ENXIO ? cannot_write(shown, "no process is reading this pipe", "a pipe with a reader")
+                     : cannot_write(shown, std::strerror(errno), "a device or pipe this user may write");
+    ::fcntl(out.fd, F_SETFL, ::fcntl(out.fd, F_GETFL) & ~O_NONBLOCK);
+    out.owned = true;
+    return out;
+  }
+  out.fd = ::open(r.path.c_str(), O_RDWR | O_CREAT | O_NOCTTY | O_CLOEXEC, 0666);  // the umask applies
+  if (out.fd < 0)
+    cannot_write(shown, std::strerror(errno),
+                 r.existed ? "a file this user may write" : "a folder this user may write in");
+  out.owned = true;
+  out.regular = true;
+  return out;
+}
+
+void write_output_bytes(const std::string& shown, int fd, bool regular, const std::string& bytes) {
+  int err = 0;
+  if (!write_all(fd, bytes, err))
+    cannot_write(shown, std::strerror(err),
+                 regular ? "free space in a writable folder" : "a device or pipe that takes the bytes");
 }
 
 void write_files_atomically(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
