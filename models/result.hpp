@@ -9,14 +9,30 @@
 
 namespace models {
 
+// Where one rank's step went: a partition of [step start, step end), so the terms add up to
+// RunResult::step_time_s (models/workload/step_breakdown.hpp states how each instant is assigned).
+struct RankBreakdown {
+  double compute_s = 0;       // the compute stream ran GPU work (at the rate it would run alone)
+  double interference_s = 0;  // compute lost to communication in flight (compute.overlap_slowdown)
+  double exposed_comm_s = 0;  // compute stream idle while the rank's communication moved data
+  double host_s = 0;          // compute stream idle while host work (CPU-Adam) or PCIe copies ran
+  double bubble_s = 0;        // idle waiting for a pipeline peer (warm-up, cool-down, drain)
+  double barrier_wait_s = 0;  // idle at a collective some member had not reached, or at the step's end
+  double other_s = 0;         // idle for another reason (GPU work on a side stream)
+  double total() const {
+    return compute_s + interference_s + exposed_comm_s + host_s + bubble_s + barrier_wait_s + other_s;
+  }
+};
+
 struct RankResult {
   int rank = 0, node = 0, pod = 0, gpu = 0;
   double compute_s = 0;          // time the compute stream was busy
   double comm_s = 0;             // time at least one collective of this rank was in flight
   double exposed_comm_s = 0;     // communication the compute stream had to wait for
-  double barrier_wait_s = 0;     // time spent in a collective waiting for slower members to arrive
+  double barrier_wait_s = 0;     // = breakdown.barrier_wait_s (idle only; a pipeline peer's wait is bubble)
   double offload_s = 0;          // CPU offload (optimizer on CPU, PCIe copies) not hidden
   double memory_peak_bytes = 0;  // estimated GPU memory peak of this rank (0: not estimated)
+  RankBreakdown breakdown;       // sums to the step time
 };
 
 // One named part of a rank's GPU memory ("weights", "activations", ...; models/run/memory_peak.hpp).
@@ -95,6 +111,7 @@ struct RunResult {
   std::vector<PairTransport> pair_transports;  // optional (viz draws the topology from it)
   std::vector<TimelineEvent> timeline;         // one step
   std::map<std::string, double> breakdown;     // named totals for the summary, e.g. "compute_s"
+  RankBreakdown step_breakdown;                // mean of the ranks' breakdowns: sums to step_time_s
   std::vector<std::string> notes;              // what the model assumed, in plain words
   bool partial = false;                        // stopped by --time-limit
   uint64_t events = 0;                         // simulator events processed

@@ -38,10 +38,7 @@ FlowId FlowNetwork::start_with_latency(std::span<const LinkId> path, int64_t byt
   return start_impl(path, bytes, std::move(on_done), rate_cap, latency, false);
 }
 
-FlowId FlowNetwork::start_impl(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap,
-                               Time latency, bool add_path_latency) {
-  SIM_CHECK(bytes >= 0, "a flow cannot carry a negative number of bytes");
-  SIM_CHECK(rate_cap > 0, "a flow's rate cap must be positive");
+uint32_t FlowNetwork::alloc_slot() {
   uint32_t slot;
   if (!free_flows_.empty()) {
     slot = free_flows_.back();
@@ -52,6 +49,14 @@ FlowId FlowNetwork::start_impl(std::span<const LinkId> path, int64_t bytes, Comp
     flow_mark_.push_back(0);
     new_rate_.push_back(0);
   }
+  return slot;
+}
+
+FlowId FlowNetwork::start_impl(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap,
+                               Time latency, bool add_path_latency) {
+  SIM_CHECK(bytes >= 0, "a flow cannot carry a negative number of bytes");
+  SIM_CHECK(rate_cap > 0, "a flow's rate cap must be positive");
+  const uint32_t slot = alloc_slot();
   Flow& f = flows_[slot];
   SIM_CHECK(path.size() < UINT32_MAX, "flow path too long");
   f.hops.resize_uninitialized(static_cast<uint32_t>(path.size()));
@@ -89,6 +94,15 @@ FlowId FlowNetwork::start_impl(std::span<const LinkId> path, int64_t bytes, Comp
 }
 
 void FlowNetwork::attach(uint32_t slot) {
+  // The guard of closed-form blocks: a block still holding one of these links becomes flows
+  // first, so this flow meets them as it would have without closed forms. (materialize() may
+  // grow flows_: the record is looked up again after.)
+  const Time now = sim_.now();
+  if (exclusive_ != UINT32_MAX) demote(exclusive_);
+  for (uint32_t i = 0; i < flows_[slot].hops.size(); ++i) {
+    const Link& l = links_[flows_[slot].hops.data()[i].link];
+    if (l.held_by != UINT32_MAX && l.held_until > now) materialize(l.held_by);
+  }
   Flow& f = flows_[slot];
   Hop* hops = f.hops.data();
   for (uint32_t i = 0; i < f.hops.size(); ++i) {
@@ -390,9 +404,15 @@ bool FlowNetwork::cancel(FlowId id) {
 double FlowNetwork::rate(FlowId id) const { return active(id) ? flows_[id.slot].rate : 0.0; }
 
 double FlowNetwork::link_bytes(LinkId l) const {
+  SIM_CHECK(uncredited_.empty() && exclusive_ == UINT32_MAX, "link totals read before settle_blocks()");
   const Link& link = links_[l.index];
   double b = link.bytes_done;
   const Time now = sim_.now();
+  if (link.held_by != UINT32_MAX) {  // a closed-form block's flow, not credited yet
+    const Block& k = blocks_[link.held_by];
+    const HeldFlow& h = k.flows[link.held_flow];
+    b += h.total - std::max(0.0, h.total - h.rate * (now - k.start).seconds());
+  }
   for (uint32_t fs : link.flows) {
     const Flow& f = flows_[fs];
     b += f.total - std::max(0.0, f.remaining - f.rate * (now - f.last_update).seconds());
@@ -401,8 +421,14 @@ double FlowNetwork::link_bytes(LinkId l) const {
 }
 
 Time FlowNetwork::link_busy(LinkId l) const {
+  SIM_CHECK(uncredited_.empty() && exclusive_ == UINT32_MAX, "link totals read before settle_blocks()");
   const Link& link = links_[l.index];
-  return link.flows.empty() ? link.busy_total : link.busy_total + (sim_.now() - link.busy_since);
+  Time busy = link.flows.empty() ? link.busy_total : link.busy_total + (sim_.now() - link.busy_since);
+  if (link.held_by != UINT32_MAX) {  // a closed-form block's flow, not credited yet
+    const Block& k = blocks_[link.held_by];
+    busy += std::min(sim_.now(), k.flows[link.held_flow].drain) - k.start;
+  }
+  return busy;
 }
 
 double FlowNetwork::link_load(LinkId l) const {

@@ -19,6 +19,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/inplace_function.hpp"
@@ -41,6 +42,14 @@ struct FlowId {
 
 inline constexpr double kUnlimitedRate = std::numeric_limits<double>::infinity();
 
+// One flow of a block (FlowNetwork::start_block): what start_with_latency takes, less the handler.
+struct BlockFlow {
+  std::span<const LinkId> path;
+  int64_t bytes = 0;
+  double rate_cap = kUnlimitedRate;
+  Time latency;
+};
+
 class FlowNetwork {
  public:
   using Completion = InplaceFunction<void(), 48>;
@@ -60,6 +69,35 @@ class FlowNetwork {
   // account for latency themselves (a collective's pipeline latency is calibrated as a whole).
   FlowId start_with_latency(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap,
                             Time latency);
+  // Closed form (flow_block.cpp). Starts `flows` together as one block if every link they cross
+  // is idle (no flow, no other block) and no two of them share a link: each then runs alone at
+  // min(cap, narrowest capacity), the rate progressive filling gives a flow alone on its path, so
+  // the block is solved at once and costs two events (its last drain, its last arrival) instead
+  // of two per flow. `on_all_done` runs when the last flow has arrived (max of drain + latency),
+  // at the same picosecond as with flows. Guard: a flow attached later to a link the block still
+  // holds turns the block back into flows first (materialize: each undrained flow resumes with the
+  // state it would have had as a flow), so contention is rated exactly from that instant on.
+  // Returns false, starting nothing, when the block cannot run in closed form (links busy, shared
+  // links, closed forms off, audit mode): the caller then starts its flows one by one.
+  // `shape` (non-zero): the caller's name for this exact list of flows; a block that runs in
+  // closed form is then remembered, and start_cached_block(shape) repeats it without the list.
+  bool start_block(std::span<const BlockFlow> flows, Completion on_all_done, uint64_t shape = 0);
+  // Repeats the remembered block `shape` in O(1) when the whole network is idle (no flow, no
+  // other block): it then touches no link; its links are credited by settle_blocks(), and any
+  // flow or block starting while it runs makes it an ordinary held block first (its links
+  // marked), which the guard turns into flows only where links are shared. False: not remembered, or
+  // the network is not idle (start it with start_block).
+  bool start_cached_block(uint64_t shape, Completion on_all_done);
+  // Brings the links' accounting up to date (credits of repeated blocks, a repeated block still
+  // running turned into flows): call before reading link_bytes / link_busy after a run.
+  void settle_blocks();
+  // Off: start_block always returns false (tests compare the two; --full).
+  void set_closed_forms(bool on) { closed_forms_ = on; }
+  bool closed_forms() const { return closed_forms_ && !audit_; }
+  uint64_t blocks_closed() const { return blocks_closed_; }              // blocks solved in closed form
+  uint64_t blocks_materialized() const { return blocks_materialized_; }  // of those, turned into flows
+  uint64_t blocks_repeated() const { return blocks_repeated_; }          // of those, start_cached_block
+
   // Removes a flow that has not finished; its handler never runs. Returns false if not active.
   bool cancel(FlowId id);
 
@@ -109,6 +147,11 @@ class FlowNetwork {
     double remaining = 0;
     uint32_t unfixed = 0;
     uint32_t version = 0;
+    // Held by a closed-form block (flow_block.cpp): its flow `held_flow` drains at held_until;
+    // held_by is cleared when the block credits the link's bytes and busy time.
+    Time held_until;
+    uint32_t held_by = UINT32_MAX;
+    uint32_t held_flow = 0;
   };
   struct Hop {
     uint32_t link;
@@ -128,6 +171,43 @@ class FlowNetwork {
     SmallVector<Hop, kInlineHops> hops;  // the path
     Completion on_done;
   };
+
+  // A block solved in closed form (flow_block.cpp).
+  struct HeldFlow {
+    SmallVector<uint32_t, kInlineHops> links;
+    double total = 0;
+    double rate = 0;
+    double cap = kUnlimitedRate;
+    Time latency;
+    Time drain;  // when its last byte leaves the links
+  };
+  struct Block {
+    std::vector<HeldFlow> flows;  // the first `count` are this block's (records are reused)
+    uint32_t count = 0;
+    uint32_t solution = UINT32_MAX;  // a repeated block (start_cached_block): its flows are there
+    Time start;
+    Time last_drain;
+    Time finish;    // max of drain + latency
+    Time floor;     // materialized: arrivals of flows drained before materialization
+    EventId event;  // at last_drain (credit), then at finish
+    Completion on_all_done;
+    uint32_t outstanding = 0;  // materialized: flows still to arrive
+    bool materialized = false;
+    bool credited = false;
+  };
+  // A remembered block: its flows with drain times relative to its start.
+  struct Solution {
+    std::vector<HeldFlow> flows;
+    Time last_drain, finish;
+    uint64_t uncredited = 0;  // repeated runs whose link credits wait for settle_blocks()
+  };
+  void block_drained(uint32_t b);
+  void block_finished(uint32_t b);
+  void block_flow_arrived(uint32_t b);
+  void materialize(uint32_t b);
+  void demote(uint32_t b);
+  void credit_links(uint32_t b, uint32_t i);
+  uint32_t alloc_slot();
 
   FlowId start_impl(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap, Time latency,
                     bool add_path_latency);
@@ -165,6 +245,17 @@ class FlowNetwork {
   bool recompute_scheduled_ = false;
   bool audit_ = false;
   bool fast_paths_ = true;
+  bool closed_forms_ = true;
+  std::vector<Solution> solutions_;
+  std::unordered_map<uint64_t, uint32_t> solution_of_shape_;
+  std::vector<uint32_t> uncredited_;  // solutions with uncredited runs
+  uint32_t live_blocks_ = 0;          // blocks not drained yet
+  uint32_t exclusive_ = UINT32_MAX;   // the repeated block running, if any
+  std::vector<Block> blocks_;
+  std::vector<uint32_t> free_blocks_;
+  uint64_t blocks_closed_ = 0;
+  uint64_t blocks_materialized_ = 0;
+  uint64_t blocks_repeated_ = 0;
   std::size_t active_flows_ = 0;
   uint64_t epoch_ = 0;
   uint64_t dirty_round_ = 1;

@@ -1,8 +1,13 @@
-// Per-rank step time as stacked bars: compute, exposed communication, barrier wait, offload.
+// Per-rank step time as stacked bars of the rank's step breakdown (models::RankBreakdown: compute,
+// interference, exposed communication, host work, pipeline bubble, barrier wait, other), which
+// adds up to the step; a result without a breakdown (hand-made) shows compute, exposed
+// communication, barrier wait and offload.
 // Beyond kMaxRankBars ranks, one bar per node (or per range of ranks) with the group's mean
 // components and a marker at its slowest rank, so 1,024 ranks still read as a chart.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <iterator>
 #include <map>
 
 #include "viz/charts.hpp"
@@ -13,16 +18,41 @@
 namespace viz::charts {
 namespace {
 
+// The stacked components, bottom to top: name in the legend and tooltip, CSS class, colour.
+struct Component {
+  const char *name, *css, *color;
+};
+constexpr Component kComponents[] = {
+    {"compute", "compute", kComputeColor},
+    {"interference (compute lost to overlapping communication)", "interference", kInterferenceColor},
+    {"exposed communication", "exposed", kExposedCommColor},
+    {"host work the GPU waits for (CPU offload)", "offload", kOffloadColor},
+    {"pipeline bubble", "bubble", kBubbleColor},
+    {"barrier wait", "barrier", kBarrierColor},
+    {"other", "other", kOtherColor}};
+constexpr std::size_t kParts = std::size(kComponents);
+
 struct Bar {
   std::string label, tooltip_head;
-  double compute = 0, exposed = 0, barrier = 0, offload = 0, max_total = 0;
+  double part[kParts] = {};
+  double max_total = 0;
   int members = 0;
   int first_rank = 0;
 };
 
 double finite(double v) { return std::isfinite(v) && v > 0 ? v : 0; }
+// The rank's components in kComponents order.
+std::array<double, kParts> parts_of(const models::RankResult& k) {
+  const auto& b = k.breakdown;
+  if (b.total() > 0)
+    return {finite(b.compute_s), finite(b.interference_s), finite(b.exposed_comm_s), finite(b.host_s),
+            finite(b.bubble_s),  finite(b.barrier_wait_s), finite(b.other_s)};
+  return {finite(k.compute_s), 0, finite(k.exposed_comm_s), finite(k.offload_s), 0, finite(k.barrier_wait_s), 0};
+}
 double total(const models::RankResult& k) {
-  return finite(k.compute_s) + finite(k.exposed_comm_s) + finite(k.barrier_wait_s) + finite(k.offload_s);
+  double t = 0;
+  for (double v : parts_of(k)) t += v;
+  return t;
 }
 
 std::vector<Bar> make_bars(const models::RunResult& r) {
@@ -46,19 +76,13 @@ std::vector<Bar> make_bars(const models::RunResult& r) {
     b.members = static_cast<int>(members.size());
     int lo = members.front()->rank, hi = lo;
     for (const auto* k : members) {
-      b.compute += finite(k->compute_s);
-      b.exposed += finite(k->exposed_comm_s);
-      b.barrier += finite(k->barrier_wait_s);
-      b.offload += finite(k->offload_s);
+      const auto p = parts_of(*k);
+      for (std::size_t c = 0; c < kParts; ++c) b.part[c] += p[c];
       b.max_total = std::max(b.max_total, total(*k));
       lo = std::min(lo, k->rank);
       hi = std::max(hi, k->rank);
     }
-    const double m = b.members;
-    b.compute /= m;
-    b.exposed /= m;
-    b.barrier /= m;
-    b.offload /= m;
+    for (double& v : b.part) v /= b.members;
     b.first_rank = lo;
     if (kind == "rank") {
       b.label = std::to_string(key);
@@ -91,16 +115,18 @@ std::string rank_bars(const models::RunResult& r, const Shared& shared) {
   const double W = shared.width, left = 70, right = 20, top_pad = 16, plot_h = 240;
   const double plot_w = W - left - right;
   const double legend_y = top_pad + plot_h + 44;
-  std::vector<svg::LegendItem> legend = {
-      {"compute", kComputeColor}, {"exposed communication", kExposedCommColor}, {"barrier wait", kBarrierColor}};
-  bool any_offload = false;
-  for (const auto& b : bars) any_offload |= b.offload > 0;
-  if (any_offload) legend.push_back({"CPU offload (not hidden)", kOffloadColor});
+  // Compute, exposed communication and barrier wait always; the others where a bar has them.
+  std::vector<svg::LegendItem> legend;
+  for (std::size_t c = 0; c < kParts; ++c) {
+    bool any = c == 0 || c == 2 || c == 5;
+    for (const auto& b : bars) any |= b.part[c] > 0;
+    if (any) legend.push_back({kComponents[c].name, kComponents[c].color});
+  }
   if (grouped) legend.push_back({"slowest rank of the group", okabe_ito::kBlack});
   legend.push_back({"step time", "#444"});
   const double H = legend_y + svg::legend_height(plot_w, legend) + 8;
 
-  svg::Writer w(W, H, "chart chart-ranks", "Step time per rank: compute, exposed communication, barrier wait");
+  svg::Writer w(W, H, "chart chart-ranks", "Step time per rank: where it goes (the parts add up to the step)");
   const svg::Scale y{0, top, top_pad + plot_h, top_pad};
   // Grid and y axis.
   for (double t : ticks) {
@@ -122,24 +148,13 @@ std::string rank_bars(const models::RunResult& r, const Shared& shared) {
     const double x = left + slot * i + (slot - bw) / 2;
     w.open_group(grouped ? "bar-group" : "bar-rank", "data-rank=\"" + std::to_string(b.first_rank) + "\"");
     double acc = 0;
-    const struct {
-      double v;
-      const char* color;
-      const char* name;
-    } parts[] = {{b.compute, kComputeColor, "compute"},
-                 {b.exposed, kExposedCommColor, "exposed communication"},
-                 {b.barrier, kBarrierColor, "barrier wait"},
-                 {b.offload, kOffloadColor, "CPU offload"}};
-    for (const auto& p : parts) {
-      if (p.v <= 0) continue;
-      const double y0 = y(acc), y1 = y(acc + p.v);
-      w.rect(x, y1, bw, y0 - y1, p.color,
-             std::string("seg seg-") + (p.name[0] == 'c'   ? "compute"
-                                        : p.name[0] == 'e' ? "exposed"
-                                        : p.name[0] == 'b' ? "barrier"
-                                                           : "offload"),
-             b.tooltip_head + "\n" + p.name + ": " + fmt::seconds(p.v));
-      acc += p.v;
+    for (std::size_t c = 0; c < kParts; ++c) {
+      const double v = b.part[c];
+      if (v <= 0) continue;
+      const double y0 = y(acc), y1 = y(acc + v);
+      w.rect(x, y1, bw, y0 - y1, kComponents[c].color, std::string("seg seg-") + kComponents[c].css,
+             b.tooltip_head + "\n" + kComponents[c].name + ": " + fmt::seconds(v));
+      acc += v;
     }
     if (grouped && b.max_total > 0) w.line(x - 1, y(b.max_total), x + bw + 1, y(b.max_total), okabe_ito::kBlack, 2);
     if (static_cast<int>(i) % label_every == 0)

@@ -30,7 +30,7 @@ int stream_order(const std::string& s) {
 const char* event_color(const models::TimelineEvent& e) {
   if (!e.op.empty()) return op_color(e.op);
   if (e.stream == "compute") return kComputeColor;
-  if (e.stream == "offload") return kOffloadColor;
+  if (e.stream == "offload" || e.stream == "cpu") return kOffloadColor;  // host work
   return okabe_ito::kGrey;
 }
 

@@ -38,17 +38,23 @@ std::string number(double v) {
 std::string to_csv(const models::RunResult& r) {
   std::string out =
       "kind,rank,node,pod,gpu,compute_s,comm_s,exposed_comm_s,barrier_wait_s,offload_s,stream,name,op,"
-      "start_s,end_s,duration_s,bytes_B,algo,proto\r\n";
+      "start_s,end_s,duration_s,bytes_B,algo,proto,"
+      // The rank's step breakdown (models::RankBreakdown): these seven add up to the step time.
+      "breakdown_compute_s,breakdown_interference_s,breakdown_exposed_comm_s,breakdown_host_s,breakdown_bubble_s,"
+      "breakdown_barrier_wait_s,breakdown_other_s\r\n";
   for (const auto& k : r.ranks) {
+    const auto& b = k.breakdown;
     out += "rank," + std::to_string(k.rank) + ',' + std::to_string(k.node) + ',' + std::to_string(k.pod) + ',' +
            std::to_string(k.gpu) + ',' + number(k.compute_s) + ',' + number(k.comm_s) + ',' + number(k.exposed_comm_s) +
-           ',' + number(k.barrier_wait_s) + ',' + number(k.offload_s) + ",,,,,,,,,\r\n";
+           ',' + number(k.barrier_wait_s) + ',' + number(k.offload_s) + ",,,,,,,,,," + number(b.compute_s) + ',' +
+           number(b.interference_s) + ',' + number(b.exposed_comm_s) + ',' + number(b.host_s) + ',' +
+           number(b.bubble_s) + ',' + number(b.barrier_wait_s) + ',' + number(b.other_s) + "\r\n";
   }
   for (const auto& e : r.timeline) {
     out += (e.op.empty() ? field(e.stream.empty() ? std::string("span") : e.stream) : std::string("collective")) + ',' +
            std::to_string(e.rank) + ",,,,,,,,," + field(e.stream) + ',' + field(e.name) + ',' + field(e.op) + ',' +
            number(e.start_s) + ',' + number(e.end_s) + ',' + number(e.end_s - e.start_s) + ',' +
-           std::to_string(e.bytes) + ',' + field(e.algo) + ',' + field(e.proto) + "\r\n";
+           std::to_string(e.bytes) + ',' + field(e.algo) + ',' + field(e.proto) + ",,,,,,,\r\n";
   }
   return out;
 }

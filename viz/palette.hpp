@@ -36,7 +36,10 @@ bool transport_is_net(TransportClass c);
 inline constexpr const char* kComputeColor = okabe_ito::kSkyBlue;
 inline constexpr const char* kExposedCommColor = okabe_ito::kVermillion;
 inline constexpr const char* kBarrierColor = okabe_ito::kYellow;
-inline constexpr const char* kOffloadColor = okabe_ito::kPurple;
+inline constexpr const char* kOffloadColor = okabe_ito::kPurple;     // host work (CPU-Adam, PCIe copies)
+inline constexpr const char* kInterferenceColor = okabe_ito::kBlue;  // compute lost to overlapping comm
+inline constexpr const char* kBubbleColor = okabe_ito::kGreen;       // pipeline bubble
+inline constexpr const char* kOtherColor = okabe_ito::kGrey;         // idle for another reason
 
 // Collectives by op, stable across charts (timeline, bus bandwidth).
 const char* op_color(std::string_view op);

@@ -1,11 +1,18 @@
 // Chrome trace event JSON (the "JSON Array/Object format" read by Perfetto and chrome://tracing):
 // a process per node, a thread per rank and stream, complete ("X") events for compute and
 // collectives, and a "links" process with one counter track per link (average utilisation over
-// the step, as RunResult holds per-link totals, not a time series).
+// the step, as RunResult holds per-link totals, not a time series). Per rank: host work (CPU-Adam)
+// on its own "cpu" thread, an "exposed comm" thread marking when the rank's communication ran
+// while its compute stream was idle, and flow arrows ("s"/"f") joining the members of each
+// collective. Members are recognised by op, name, start, end and size: identical collectives of
+// different groups that start and end at the same instant are joined as one.
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "viz/viz.hpp"
 
@@ -14,14 +21,57 @@ namespace {
 
 using nlohmann::json;
 
+constexpr int kStreamSlots = 6;  // compute, comm, offload, cpu, exposed comm, others
 int stream_index(const std::string& s) {
   if (s == "compute") return 0;
   if (s == "comm") return 1;
   if (s == "offload") return 2;
-  return 3;
+  if (s == "cpu") return 3;
+  if (s == "exposed comm") return 4;
+  return 5;
+}
+// At most this many flow arrows: beyond, a trace of thousands of ranks would be mostly arrows.
+constexpr std::size_t kMaxFlows = 50'000;
+
+using Span = std::pair<double, double>;
+// Sorted, disjoint union of spans.
+std::vector<Span> merged(std::vector<Span> v) {
+  std::sort(v.begin(), v.end());
+  std::vector<Span> out;
+  for (const auto& s : v) {
+    if (!out.empty() && s.first <= out.back().second)
+      out.back().second = std::max(out.back().second, s.second);
+    else
+      out.push_back(s);
+  }
+  return out;
+}
+// Parts of `a` (merged) not covered by `b` (merged).
+std::vector<Span> minus(const std::vector<Span>& a, const std::vector<Span>& b) {
+  std::vector<Span> out;
+  std::size_t j = 0;
+  for (auto [lo, hi] : a) {
+    while (j < b.size() && b[j].second <= lo) ++j;
+    for (std::size_t k = j; k < b.size() && b[k].first < hi; ++k) {
+      if (b[k].first > lo) out.push_back({lo, b[k].first});
+      lo = std::max(lo, b[k].second);
+    }
+    if (lo < hi) out.push_back({lo, hi});
+  }
+  return out;
 }
 // Microseconds (the format's unit) at nanosecond resolution: no float noise (9724.149765999999).
 double us(double s) { return std::isfinite(s) ? std::round(s * 1e9) / 1e3 : 0; }
+// A RankBreakdown as trace arguments (keys of `run --json`); the terms add up to the step.
+json breakdown_json(const models::RankBreakdown& b) {
+  return {{"compute_s", b.compute_s},
+          {"interference_s", b.interference_s},
+          {"exposed_comm_s", b.exposed_comm_s},
+          {"host_s", b.host_s},
+          {"bubble_s", b.bubble_s},
+          {"barrier_wait_s", b.barrier_wait_s},
+          {"other_s", b.other_s}};
+}
 json meta(const char* what, int pid, int tid, json args) {
   return {{"ph", "M"}, {"name", what}, {"pid", pid}, {"tid", tid}, {"args", std::move(args)}};
 }
@@ -41,7 +91,7 @@ std::string chrome_trace(const models::RunResult& r) {
     return (it == node_of.end() ? 0 : it->second) + 1;  // pid 0 reads as "idle" in some viewers
   };
   // tid: rank-major, streams in a fixed order, so Perfetto lists rank 0 compute, rank 0 comm, ...
-  auto tid_of = [](int rank, const std::string& stream) { return rank * 4 + stream_index(stream) + 1; };
+  auto tid_of = [](int rank, const std::string& stream) { return rank * kStreamSlots + stream_index(stream) + 1; };
 
   double t0 = INFINITY, t1 = 0;
   for (const auto& e : r.timeline)
@@ -55,13 +105,28 @@ std::string chrome_trace(const models::RunResult& r) {
       events.push_back(meta("process_name", k.node + 1, 0, {{"name", "node " + std::to_string(k.node)}}));
       events.push_back(meta("process_sort_index", k.node + 1, 0, {{"sort_index", k.node}}));
     }
+  auto name_thread = [&](int rank, const std::string& stream) {
+    const int pid = pid_of(rank), tid = tid_of(rank, stream);
+    if (named_thread[tid]) return;
+    named_thread[tid] = true;
+    const std::string label = stream == "cpu" ? "cpu (host work)" : stream;
+    events.push_back(meta("thread_name", pid, tid, {{"name", "rank " + std::to_string(rank) + " " + label}}));
+    events.push_back(meta("thread_sort_index", pid, tid, {{"sort_index", tid}}));
+  };
+  // Per rank: communication in flight, and the compute stream's GPU work (host work is the CPU's).
+  std::map<int, std::vector<Span>> comm_spans, compute_spans;
+  // Collective members: (op, name, start, end, bytes) -> (rank, stream) of each member.
+  std::map<std::tuple<std::string, std::string, double, double, int64_t>, std::vector<std::pair<int, std::string>>>
+      members;
   for (const auto& e : r.timeline) {
     if (!std::isfinite(e.start_s) || !std::isfinite(e.end_s)) continue;
     const int pid = pid_of(e.rank), tid = tid_of(e.rank, e.stream);
-    if (!named_thread[tid]) {
-      named_thread[tid] = true;
-      events.push_back(meta("thread_name", pid, tid, {{"name", "rank " + std::to_string(e.rank) + " " + e.stream}}));
-      events.push_back(meta("thread_sort_index", pid, tid, {{"sort_index", tid}}));
+    name_thread(e.rank, e.stream);
+    if (!e.op.empty()) {
+      comm_spans[e.rank].push_back({e.start_s, e.end_s});
+      if (e.op != "send_recv") members[{e.op, e.name, e.start_s, e.end_s, e.bytes}].push_back({e.rank, e.stream});
+    } else if (e.stream == "compute") {
+      compute_spans[e.rank].push_back({e.start_s, e.end_s});
     }
     json args = {{"rank", e.rank}, {"stream", e.stream}};
     if (!e.op.empty()) {
@@ -80,6 +145,47 @@ std::string chrome_trace(const models::RunResult& r) {
                       {"dur", std::max(0.0, us(e.end_s - e.start_s))},
                       {"args", std::move(args)}});
     t1 = std::max(t1, e.end_s - t0);
+  }
+  // Exposed communication: the rank's communication while its compute stream was idle.
+  for (auto& [rank, spans] : comm_spans) {
+    const auto exposed = minus(merged(spans), merged(compute_spans[rank]));
+    if (exposed.empty()) continue;
+    name_thread(rank, "exposed comm");
+    for (const auto& [lo, hi] : exposed)
+      events.push_back({{"ph", "X"},
+                        {"name", "exposed communication"},
+                        {"cat", "exposed"},
+                        {"pid", pid_of(rank)},
+                        {"tid", tid_of(rank, "exposed comm")},
+                        {"ts", us(lo - t0)},
+                        {"dur", std::max(0.0, us(hi - lo))},
+                        {"args", {{"rank", rank}}}});
+  }
+  // Flow arrows from each member of a collective to the next (by rank), at the middle of its span.
+  std::size_t flows = 0;
+  for (auto& [key, list] : members) {
+    if (list.size() < 2) continue;
+    std::sort(list.begin(), list.end());
+    const double mid = us((std::get<2>(key) + std::get<3>(key)) / 2 - t0);
+    for (std::size_t i = 0; i + 1 < list.size() && flows < kMaxFlows; ++i, ++flows) {
+      const auto& [a, sa] = list[i];
+      const auto& [b, sb] = list[i + 1];
+      events.push_back({{"ph", "s"},
+                        {"id", flows},
+                        {"name", std::get<0>(key)},
+                        {"cat", "collective"},
+                        {"pid", pid_of(a)},
+                        {"tid", tid_of(a, sa)},
+                        {"ts", mid}});
+      events.push_back({{"ph", "f"},
+                        {"bp", "e"},
+                        {"id", flows},
+                        {"name", std::get<0>(key)},
+                        {"cat", "collective"},
+                        {"pid", pid_of(b)},
+                        {"tid", tid_of(b, sb)},
+                        {"ts", mid}});
+    }
   }
   const double step_end = std::max(t1, std::isfinite(r.step_time_s) ? r.step_time_s : 0);
   if (!r.links.empty()) {
@@ -104,12 +210,17 @@ std::string chrome_trace(const models::RunResult& r) {
                         {"args", {{"utilization", 0.0}}}});
     }
   }
+  // Where each rank's step went (its terms add up to step_time_s), the mean rank first.
+  json per_rank = json::object();
+  for (const auto& k : r.ranks) per_rank[std::to_string(k.rank)] = breakdown_json(k.breakdown);
   json doc = {{"traceEvents", std::move(events)},
               {"displayTimeUnit", "ms"},
               {"otherData",
                {{"generator", "commsim"},
                 {"scenario", r.scenario},
-                {"step_time_s", std::isfinite(r.step_time_s) ? r.step_time_s : 0.0}}}};
+                {"step_time_s", std::isfinite(r.step_time_s) ? r.step_time_s : 0.0},
+                {"step_breakdown", breakdown_json(r.step_breakdown)},
+                {"rank_breakdown", std::move(per_rank)}}}};
   // Replace invalid UTF-8 instead of throwing: names come from user files.
   return doc.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }

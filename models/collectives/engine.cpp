@@ -43,19 +43,14 @@ Engine::Engine(sim::Simulator& sim, sim::FlowNetwork& net, const World& world, c
     params_.p2p_read_bandwidth_factor = hw::p2p_read_model(world.node().gpu.sm).bandwidth_factor;
 }
 
-const CommPlan& Engine::plan_for(const std::vector<int>& ranks) const {
-  auto it = plans_.find(ranks);
-  if (it == plans_.end()) it = plans_.emplace(ranks, build_plan(world_, net_, ranks)).first;
-  return it->second;
-}
-
 CollectiveRecord Engine::choose(const Group& group, CollOp op, int64_t bytes) const {
   CollectiveRecord rec;
   rec.op = op;
   rec.bytes = bytes;
   rec.group_id = group.id;
   if (group.ranks.size() <= 1) return rec;
-  const CommPlan& plan = plan_for(group.ranks);
+  PlanEntry& entry = plan_for(group);
+  const CommPlan& plan = entry.plan;
   if (op == CollOp::AllToAll || op == CollOp::SendRecv) {
     rec.algo = Algo::Ring;  // NCCL runs these as point-to-point operations
     rec.proto = bytes / std::max<int64_t>(1, static_cast<int64_t>(group.ranks.size())) <= kP2pLLThresholdBytes
@@ -64,7 +59,7 @@ CollectiveRecord Engine::choose(const Group& group, CollOp op, int64_t bytes) co
     rec.channels = plan.channels_ref;
     return rec;
   }
-  const nccl::Choice c = nccl::choose(plan.view, env_, op, bytes);
+  const nccl::Choice& c = tuned(entry, op, bytes);
   rec.algo = c.algo;
   rec.proto = c.proto;
   rec.channels = c.channels;
@@ -83,17 +78,40 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
     complete_after(idx, sim::Time::from_seconds(params_.kernel_latency_s));
     return;
   }
-  const CommPlan& plan = plan_for(group.ranks);
+  PlanEntry& entry = plan_for(group);
+  const CommPlan& plan = entry.plan;
   const Launch l{.pending = idx,
                  .plan = &plan,
+                 .cache = &entry,
                  .rec = rec,
                  .n = n,
                  .S = static_cast<double>(bytes),
                  .share = static_cast<double>(rec.channels) / plan.channels_ref,
                  .in_place = in_place};
-  if (op == CollOp::AllToAll) return launch_all_to_all(group, l);
-  if (tree) return launch_tree_all_reduce(l);
-  launch_ring(l);  // and PAT, replayed on the ring
+  // The same collective on the same communicator repeats a remembered closed form in O(1) when
+  // the network is idle (sim::FlowNetwork::start_cached_block); else its flows are built. The
+  // shape is named by (op, bytes, in_place): everything else its flows depend on (paths, channels
+  // by size, link capacities) is fixed per communicator and run, except rate_scale_ (comm beside
+  // compute), so a scaled launch neither uses nor names a remembered shape.
+  SIM_CHECK(bytes < (int64_t{1} << 55), "collective too large to name its shape");
+  uint64_t unnamed = 0;
+  uint64_t& shape =
+      rate_scale_ == 1.0 ? entry.block_shapes[PlanCache::choice_key(op, bytes) ^ (uint64_t{in_place} << 55)] : unnamed;
+  if (shape != 0 && net_.start_cached_block(shape, [this, idx] { flow_done(idx); })) {
+    ++pending_[idx].flows_left;
+    ++pending_[idx].flows;
+    return;
+  }
+  if (shape == 0 && rate_scale_ == 1.0) shape = ++next_shape_;
+  collecting_ = true;
+  if (op == CollOp::AllToAll)
+    launch_all_to_all(group, l);
+  else if (tree)
+    launch_tree_all_reduce(l);
+  else
+    launch_ring(l);  // and PAT, replayed on the ring
+  collecting_ = false;
+  start_flows(idx, shape);
 }
 
 uint32_t Engine::open(const CollectiveRecord& rec, Done done) {
@@ -133,19 +151,37 @@ void Engine::add_flow(uint32_t pending, const Edge& e, const FlowShape& f) {
   ++pending_[pending].flows_left;
   ++pending_[pending].flows;
   const int64_t b = static_cast<int64_t>(std::ceil(f.bytes));
-  const int to = e.to;
   // `latency` is the whole pipeline's, calibrated as a whole (LinkParams hop latencies include
   // the wire), so it replaces the path's link latencies instead of adding to them.
-  net_.start_with_latency(
-      e.path, b,
-      [this, pending, b, to] {
-        if (net_.audit()) {
-          pending_[pending].delivered += b;
-          pending_[pending].received[to] += b;
-        }
-        flow_done(pending);
-      },
-      cap, f.latency);
+  block_.push_back({.path = e.path, .bytes = b, .rate_cap = cap, .latency = f.latency});
+  block_info_.push_back({.bytes = b, .to = e.to});
+  if (!collecting_) start_flows(pending);
+}
+
+void Engine::start_flows(uint32_t pending, uint64_t shape) {
+  if (block_.empty()) return;
+  const int k = static_cast<int>(block_.size());
+  if (net_.start_block(
+          block_, [this, pending] { flow_done(pending); }, shape)) {
+    pending_[pending].flows_left -= k - 1;  // one completion for the block
+  } else {
+    for (int i = 0; i < k; ++i) {
+      const int64_t b = block_info_[i].bytes;
+      const int to = block_info_[i].to;
+      net_.start_with_latency(
+          block_[i].path, b,
+          [this, pending, b, to] {
+            if (net_.audit()) {
+              pending_[pending].delivered += b;
+              pending_[pending].received[to] += b;
+            }
+            flow_done(pending);
+          },
+          block_[i].rate_cap, block_[i].latency);
+    }
+  }
+  block_.clear();
+  block_info_.clear();
 }
 
 void Engine::complete_after(uint32_t pending, sim::Time after) {

@@ -16,6 +16,7 @@
 #include "models/collectives/collective.hpp"
 #include "models/collectives/comm_plan.hpp"
 #include "models/collectives/link_params.hpp"
+#include "models/collectives/plan_cache.hpp"
 #include "models/nccl/tuning.hpp"
 
 namespace models::collectives {
@@ -52,10 +53,11 @@ struct FlowShape {
 struct Launch {
   uint32_t pending = 0;  // the collective's bookkeeping slot
   const CommPlan* plan = nullptr;
-  CollectiveRecord rec;  // op, algorithm, protocol, channels (NCCL's choice)
-  int n = 0;             // ranks
-  double S = 0;          // bytes, nccl-tests' size convention (collective.hpp)
-  double share = 1;      // rec.channels / plan->channels_ref
+  PlanEntry* cache = nullptr;  // the plan's caches
+  CollectiveRecord rec;        // op, algorithm, protocol, channels (NCCL's choice)
+  int n = 0;                   // ranks
+  double S = 0;                // bytes, nccl-tests' size convention (collective.hpp)
+  double share = 1;            // rec.channels / plan->channels_ref
   bool in_place = false;
 };
 
@@ -91,9 +93,19 @@ class Engine final : public CollectiveEngine {
   int p2p_transfer_channels(const CommPlan& plan, int nranks, int64_t bytes) const;
 
   // The shared core (engine.cpp).
-  const CommPlan& plan_for(const std::vector<int>& ranks) const;
+  // Cached per communicator (plan_cache.cpp): its plan, NCCL's choice, and the pipeline latency
+  // terms of ring.cpp and tree.cpp per protocol and channels.
+  PlanEntry& plan_for(const Group& group) const;
+  const nccl::Choice& tuned(PlanEntry& entry, CollOp op, int64_t bytes) const;
+  double ring_hop_sum(const Launch& l) const;
+  std::pair<double, double> tree_hops(const Launch& l) const;
   uint32_t open(const CollectiveRecord& rec, Done done);
+  // Adds a flow of the collective `pending`: buffered while a launch collects its flows (then
+  // started together by start_flows), else started at once (send/recv).
   void add_flow(uint32_t pending, const Edge& e, const FlowShape& f);
+  // Starts the buffered flows of `pending`: as one closed-form block if their links are idle
+  // (sim::FlowNetwork::start_block: one completion for the collective), else one by one.
+  void start_flows(uint32_t pending, uint64_t shape = 0);
   // A collective that moves nothing: it completes `after` from now.
   void complete_after(uint32_t pending, sim::Time after);
   void flow_done(uint32_t pending);
@@ -113,8 +125,16 @@ class Engine final : public CollectiveEngine {
   LinkParams params_;
   int64_t buffsize_ = int64_t{1} << 22;  // NCCL_BUFFSIZE: Simple's FIFO per channel and peer
   double rate_scale_ = 1;                // set_rate_scale: comm beside compute
-  mutable std::map<std::vector<int>, CommPlan> plans_;
+  mutable PlanCache plans_;
   std::map<std::vector<int>, std::vector<Edge>> all_pairs_;  // all-to-all paths per group
+  struct Buffered {
+    int64_t bytes = 0;
+    int to = 0;  // receiving World rank (audit)
+  };
+  bool collecting_ = false;
+  uint64_t next_shape_ = 0;            // block shapes named so far
+  std::vector<sim::BlockFlow> block_;  // the launch's flows (paths point into cached plans)
+  std::vector<Buffered> block_info_;
   std::vector<Pending> pending_;
   std::vector<uint32_t> free_pending_;
 };

@@ -60,9 +60,9 @@ void Engine::send_recv(int src, int dst, int64_t bytes, Done on_done, const std:
   rec.bytes = bytes;
   rec.proto = bytes <= kP2pLLThresholdBytes ? Proto::LL : Proto::Simple;
   if (src != dst) {
-    const std::vector<int> pair{std::min(src, dst), std::max(src, dst)};
-    const std::vector<int>& ranks = comm ? *comm : pair;
-    rec.channels = p2p_transfer_channels(plan_for(ranks), static_cast<int>(ranks.size()), bytes);
+    // The communicator's plan, looked up by its ranks (id -1: not a group of the workload).
+    const Group g{.ranks = comm ? *comm : std::vector<int>{std::min(src, dst), std::max(src, dst)}, .id = -1};
+    rec.channels = p2p_transfer_channels(plan_for(g).plan, static_cast<int>(g.ranks.size()), bytes);
   }
   const uint32_t idx = open(rec, std::move(on_done));
   const sim::Time kernel = sim::Time::from_seconds(params_.kernel_latency_s);

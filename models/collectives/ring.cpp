@@ -46,8 +46,7 @@ void Engine::launch_ring(const Launch& l) {
   const Proto proto = l.rec.proto;
   const int n = l.n;
   const RingSteps rs = ring_steps(op, n, l.S);
-  double hop_sum = 0;
-  for (const Edge& e : plan.rings.front()) hop_sum += hop(e, proto, l.rec.channels);
+  const double hop_sum = ring_hop_sum(l);
   double lat_s = params_.kernel_latency_s + rs.steps * hop_sum / n;
   if (l.rec.algo == Algo::PAT) lat_s = params_.kernel_latency_s + std::ceil(std::log2(n)) * hop_sum / n;
   const sim::Time lat = sim::Time::from_seconds(lat_s);

@@ -24,9 +24,7 @@ namespace models::collectives {
 void Engine::launch_tree_all_reduce(const Launch& l) {
   const CommPlan& plan = *l.plan;
   const Proto proto = l.rec.proto;
-  double intra_hop = 0, inter_hop = 0;
-  for (const Edge& e : plan.trees.front().chain_up) intra_hop = std::max(intra_hop, hop(e, proto, l.rec.channels));
-  for (const Edge& e : plan.trees.front().up[0]) inter_hop = std::max(inter_hop, hop(e, proto, l.rec.channels));
+  const auto [intra_hop, inter_hop] = tree_hops(l);
   const int ppn = plan.view.nranks / plan.view.nnodes;
   const double lat_s = params_.kernel_latency_s +
                        2 * ((ppn - 1) * intra_hop + std::log2(static_cast<double>(plan.view.nnodes)) * inter_hop);

@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_set>
 
+#include "models/run/breakdown.hpp"
 #include "sim/check.hpp"
 
 namespace models {
@@ -70,7 +71,8 @@ RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork
   RunResult res;
   res.scenario = spec.name;
   // A run stopped by --time-limit reports how far it got (a lower bound of the step).
-  const double step = ((exec.stopped() ? std::max(exec.end(), exec.now()) : exec.end()) - exec.start()).seconds();
+  const sim::Time step_end = exec.stopped() ? std::max(exec.end(), exec.now()) : exec.end();
+  const double step = (step_end - exec.start()).seconds();
   res.step_time_s = step;
   res.steps = std::max(1, spec.training.steps);
   res.run_time_s = step * res.steps;
@@ -89,8 +91,12 @@ RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork
     rr.compute_s = a.compute.seconds();
     rr.comm_s = a.comm.seconds();
     rr.exposed_comm_s = a.exposed.seconds();
-    rr.barrier_wait_s = a.barrier.seconds();
     rr.offload_s = a.offload.seconds();
+    rr.breakdown = rank_breakdown(exec, r, step_end);
+    // One barrier wait per rank: the breakdown's (idle at a collective a member has not reached,
+    // or done before the slowest rank), so `barrier_wait_s` and `breakdown.barrier_wait_s` agree.
+    // A pipeline stage's idle wait for its send/recv peer is its bubble, not barrier wait.
+    rr.barrier_wait_s = rr.breakdown.barrier_wait_s;
     if (options.audit && !res.partial) {
       // Accounts are parts of the rank's own span: none can exceed the step.
       const double eps = 1e-9 + 1e-9 * step;
@@ -115,6 +121,9 @@ RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork
   res.breakdown["offload_s"] = sum_offload * inv;
   res.breakdown["cpu_adam_s"] = sum_host * inv;
   res.breakdown["collectives"] = double(exec.collectives_launched());
+  // --time-limit: how much of one step was simulated (operations finished / operations).
+  if (res.partial) res.breakdown["simulated_fraction"] = exec.progress();
+  res.step_breakdown = mean_breakdown(res.ranks);
 
   for (std::size_t i = 0; i < net.link_count(); ++i) {
     const sim::LinkId l{uint32_t(i)};

@@ -9,6 +9,7 @@
 #include "models/collectives/collective.hpp"
 #include "models/nccl/env.hpp"
 #include "models/params.hpp"
+#include "models/run/breakdown.hpp"
 #include "models/run/memory_estimate.hpp"
 #include "models/run/memory_fill.hpp"
 #include "models/run/result_fill.hpp"
@@ -29,6 +30,7 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   if (options.audit) net.set_audit(true);
+  net.set_closed_forms(!options.full);
   check_params(spec.cluster.params);
 
   // Refuse what would not fit before anything big is built: the ranks come from the placement
@@ -51,7 +53,14 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
                               std::move(plan.ranks));
   exec.overlap_slowdown = plan.overlap_slowdown;
   exec.comm_overlap_slowdown = plan.comm_overlap_slowdown;
-  if (options.timeline) exec.record_timeline(timeline_ranks(exec));
+  std::vector<int> recorded;
+  if (options.timeline) exec.record_timeline(recorded = timeline_ranks(exec));
+  if (options.full) {
+    plan.notes.push_back("full simulation (--full): every rank and every flow simulated");
+  } else if (const auto classes = exec.simulate_classes(recorded); classes.simulated < world->size()) {
+    plan.notes.push_back("symmetry: " + std::to_string(classes.simulated) + " of " + std::to_string(world->size()) +
+                         " ranks simulated, each for the ranks with its program and communicators (--full: all)");
+  }
   exec.set_wall_limit(options.time_limit_s, wall_start);
   exec.run();
   SIM_CHECK(exec.all_done() || exec.stopped(), "step programs deadlocked: a rank waits for a peer that never comes");
@@ -59,6 +68,7 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   if (options.audit && !exec.stopped())
     SIM_CHECK(net.active_flows() == 0, "flows still in flight after every rank finished its program");
 
+  net.settle_blocks();  // link totals of repeated closed-form collectives
   // -> the result.
   RunResult result = fill_result(exec, net, *world, spec, options);
   result.notes.insert(result.notes.begin(), plan.notes.begin(), plan.notes.end());
@@ -77,6 +87,8 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
     result.step_time_s /= plan.iterations;
     result.run_time_s = result.step_time_s * plan.iterations;
     result.steps = plan.iterations;
+    for (auto& r : result.ranks) r.breakdown = scaled(r.breakdown, plan.iterations);
+    result.step_breakdown = scaled(result.step_breakdown, plan.iterations);
   }
   result.events = sim.events_run();
   return result;

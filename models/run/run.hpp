@@ -13,6 +13,10 @@ struct RunOptions {
   bool audit = false;                  // --check: verify conservation and capacity invariants
   std::optional<double> time_limit_s;  // --time-limit: wall-clock budget; partial results
   bool timeline = true;                // record the timeline of one step
+  // --full: simulate every rank and every flow. Default: ranks of one class (workload/symmetry.hpp)
+  // simulated once, collectives on idle links in closed form (sim::FlowNetwork::start_block).
+  // Same results either way (tests/scenarios/closed_forms_test.cpp); only the cost differs.
+  bool full = false;
 };
 
 RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options = {});

@@ -236,7 +236,7 @@ double fsdp_all_gather_bytes(int64_t params, int n, int param_bytes) {
 
 double fsdp_reduce_scatter_bytes(int64_t params, int n) { return fsdp_reduce_scatter_copy_in_bytes(params, n); }
 
-StepBreakdown single_gpu_breakdown(const ModelShape& m, int micro_batch, bool grad_checkpointing, bool fsdp,
+SingleGpuTerms single_gpu_breakdown(const ModelShape& m, int micro_batch, bool grad_checkpointing, bool fsdp,
                                    int param_bytes, const OptimizerPlan& plan, const ComputeRates& r) {
   const int64_t tokens = int64_t(micro_batch) * m.seq;
   const BlockSeconds b = block_seconds(m, tokens, 1, r);
@@ -244,7 +244,7 @@ StepBreakdown single_gpu_breakdown(const ModelShape& m, int micro_batch, bool gr
   WorkSeconds w;
   for (const WorkSeconds* part : {&b.attn_fwd, &b.mlp_fwd, &b.attn_bwd, &b.mlp_bwd}) w += *part;
   if (grad_checkpointing) w += b.attn_fwd, w += b.mlp_fwd;
-  StepBreakdown s;
+  SingleGpuTerms s;
   s.gemm = m.layers * w.gemm + hd.fwd.gemm + hd.bwd.gemm;
   s.attention = m.layers * w.attention;
   s.memory = m.layers * w.memory + hd.fwd.memory + hd.bwd.memory;

@@ -169,11 +169,11 @@ double fsdp_grad_cast_bytes(double shard_params, int param_bytes, bool accumulat
 // forward, backward and AdamW; `fsdp`: FSDP2 on one rank with its copies and casts), by term:
 // GEMMs, attention, memory-bound kernels (norms, residuals, SwiGLU, qkv copies, loss), FSDP2's
 // copies and casts, the optimizer.
-struct StepBreakdown {
+struct SingleGpuTerms {
   double gemm = 0, attention = 0, memory = 0, fsdp_copies = 0, optimizer = 0;
   double total() const { return gemm + attention + memory + fsdp_copies + optimizer; }
 };
-StepBreakdown single_gpu_breakdown(const ModelShape& m, int micro_batch, bool grad_checkpointing, bool fsdp,
+SingleGpuTerms single_gpu_breakdown(const ModelShape& m, int micro_batch, bool grad_checkpointing, bool fsdp,
                                    int param_bytes, const OptimizerPlan& plan, const ComputeRates& r);
 
 }  // namespace models::workload

@@ -8,6 +8,10 @@
 
 namespace models::workload {
 
+namespace {
+const std::string kCpuStream = "cpu";  // timeline stream of host work
+}  // namespace
+
 StepExecutor::StepExecutor(sim::Simulator& sim, sim::FlowNetwork& net, collectives::CollectiveEngine& engine,
                            const World* world, std::vector<Program> programs, std::vector<collectives::Group> groups,
                            std::vector<RankSetup> ranks)
@@ -33,7 +37,16 @@ StepExecutor::StepExecutor(sim::Simulator& sim, sim::FlowNetwork& net, collectiv
         if (ranks_[r].group[s] == int(g)) slot_pos_[std::size_t(r) * kMaxSlots + s] = int(i);
     }
   }
+  program_p2p_.assign(programs_.size(), 0);
+  for (std::size_t p = 0; p < programs_.size(); ++p)
+    for (const auto& stream : programs_[p].ops)
+      for (const Op& op : stream) program_p2p_[p] |= op.kind == OpKind::Send || op.kind == OpKind::Recv;
+  std::vector<uint64_t> timed_ops(programs_.size(), 0);
+  for (std::size_t p = 0; p < programs_.size(); ++p)
+    for (const auto& stream : programs_[p].ops)
+      for (const Op& op : stream) timed_ops[p] += op.kind != OpKind::Record && op.kind != OpKind::Wait;
   for (int r = 0; r < n; ++r) {
+    if (ranks_[r].program >= 0 && ranks_[r].program < int(programs_.size())) total_ops_ += timed_ops[ranks_[r].program];
     SIM_CHECK(ranks_[r].program >= 0 && ranks_[r].program < int(programs_.size()), "rank without program");
     const Program& p = programs_[ranks_[r].program];
     state_[r].streams.resize(p.streams());
@@ -57,10 +70,12 @@ sim::Time StepExecutor::end() const {
 void StepExecutor::run() {
   start_ = sim_.now();
   for (auto& s : state_) s.last = start_;
-  check_wall();
-  if (stopped_) return;
-  for (int r = 0; r < int(ranks_.size()); ++r) advance(r);
+  check_wall();  // a budget the set-up already spent stops the run before its first op
+  if (!stopped_)
+    for (int r = 0; r < int(ranks_.size()); ++r)
+      if (weight(r) > 0) advance(r);
   sim_.run();
+  expand_classes();
 }
 
 const Op& StepExecutor::current(int r, int s) const {
@@ -81,8 +96,44 @@ void StepExecutor::settle(int r) {
       else if (st.offload_inflight > 0)
         a.offload += dt;
     }
+    add_span(r, a.parts, dt);
   }
   st.last = now;
+}
+
+// The order of the terms is step_breakdown.hpp's.
+sim::Time* StepExecutor::breakdown_term(int r, StepBreakdown& b) const {
+  const RankState& st = state_[r];
+  if (st.computing) return &b.compute;
+  if (st.comm_inflight > 0) return &b.exposed;
+  if (st.offload_inflight > 0) return &b.host;
+  if (st.coll_waiting > 0) return &b.barrier;
+  if (st.p2p_waiting > 0) return &b.bubble;
+  return &b.other;
+}
+
+void StepExecutor::add_span(int r, StepBreakdown& b, sim::Time dt) const {
+  const RankState& st = state_[r];
+  if (st.computing && compute_rate(r) < 1.0) {
+    // Of dt at rate 1 / (1 + slowdown), dt / (1 + slowdown) is work done, the rest is lost.
+    const sim::Time useful = sim::Time::from_seconds(dt.seconds() * compute_rate(r));
+    b.compute += useful;
+    b.interference += dt - useful;
+    return;
+  }
+  *breakdown_term(r, b) += dt;
+}
+
+StepBreakdown StepExecutor::breakdown(int r, sim::Time step_end) const {
+  const RankAccount& a = acct_[r];
+  StepBreakdown b = a.parts;
+  if (a.done) {
+    // Waiting for the slowest rank: the pipeline draining, or the next step's first collective.
+    if (step_end > a.finish) (program_p2p_[ranks_[r].program] ? b.bubble : b.barrier) += step_end - a.finish;
+  } else if (step_end > state_[r].last) {
+    add_span(r, b, step_end - state_[r].last);  // a stopped run: the state it was left in
+  }
+  return b;
 }
 
 double StepExecutor::compute_rate(int r) const {
@@ -202,7 +253,7 @@ bool StepExecutor::step_stream(int r, int s) {
       settle(r);
       acct_[r].finish = sim_.now();
       acct_[r].done = true;
-      ++done_ranks_;
+      done_ranks_ += weight(r);
     }
     return true;
   }
@@ -225,7 +276,10 @@ void StepExecutor::finish_op(int r, int s) {
         if (s == 0) rs.computing = false;
         acct_[r].compute += sim_.now() - st.op_start;
       }
-      if (recording(r)) note(r, s, prog.stream_names[s], op.arg, {}, false, 0, st.op_start, nullptr);
+      // Host work (CPU-Adam) is the CPU's, not the GPU stream's: the timeline shows it on "cpu".
+      if (recording(r))
+        note(r, s, Work(op.slot) == Work::Host ? kCpuStream : prog.stream_names[s], op.arg, {}, false, 0, st.op_start,
+             nullptr);
       break;
     case OpKind::Copy:
       --rs.offload_inflight;
@@ -252,6 +306,8 @@ void StepExecutor::arrive_collective(int r, int s, const Op& op) {
   const int g = ranks_[r].group[op.slot];
   SIM_CHECK(g >= 0, "collective on a group slot this rank does not have");
   const int pos = slot_pos_[std::size_t(r) * kMaxSlots + op.slot];
+  settle(r);
+  ++state_[r].coll_waiting;
   GroupState& gs = gstate_[g];
   const uint64_t seq = gs.member_seq[pos]++;
   while (gs.base + gs.pending.size() <= seq) gs.pending.emplace_back();
@@ -265,7 +321,8 @@ void StepExecutor::arrive_collective(int r, int s, const Op& op) {
   } else {
     SIM_CHECK(inst.op == op.coll && inst.bytes == op.bytes, "group members disagree on a collective");
   }
-  if (++inst.arrived == groups_[g].ranks.size()) launch(g, seq);
+  inst.arrived += weight(r);  // a representative arrives for its whole class
+  if (inst.arrived == groups_[g].ranks.size()) launch(g, seq);
 }
 
 void StepExecutor::launch(int g, uint64_t seq) {
@@ -274,10 +331,11 @@ void StepExecutor::launch(int g, uint64_t seq) {
   const sim::Time now = sim_.now();
   inst.launch = now;
   const auto& members = groups_[g].ranks;
-  for (int m : members) {
+  for (int m : simulated_members(g)) {
     settle(m);
     // Barrier wait: the collective starts when its last member arrives.
     acct_[m].barrier += now - state_[m].streams[inst.stream].op_start;
+    --state_[m].coll_waiting;
     comm_begin(m);
   }
   ++launched_;
@@ -288,7 +346,7 @@ void StepExecutor::launch(int g, uint64_t seq) {
     });
     return;
   }
-  set_comm_rate_scale(members);
+  set_comm_rate_scale(simulated_members(g));  // a class's members compute when its representative does
   engine_.launch(
       groups_[g], inst.op, inst.bytes,
       [this, g, seq](const collectives::CollectiveRecord& rec) { collective_done(g, seq, rec); }, inst.in_place);
@@ -300,7 +358,7 @@ void StepExecutor::collective_done(int g, uint64_t seq, const collectives::Colle
   Instance& inst = gs.pending[seq - gs.base];
   const uint8_t s = inst.stream;
   inst.done = true;
-  for (int m : groups_[g].ranks) {
+  for (int m : simulated_members(g)) {
     if (recording(m))
       note(m, s, programs_[ranks_[m].program].stream_names[s], inst.name, inst.op, true, inst.bytes, inst.launch, &rec);
     finish_op(m, s);
@@ -314,23 +372,33 @@ void StepExecutor::collective_done(int g, uint64_t seq, const collectives::Colle
 void StepExecutor::arrive_p2p(int r, int s, const Op& op, bool is_send) {
   const int peer = ranks_[r].peer[op.slot];
   SIM_CHECK(peer >= 0 && peer != r, "send/recv without a peer");
+  settle(r);
+  // The side posted first waits (p2p_waiting) until the other side is posted.
+  auto matched = [this](int waiting) {
+    settle(waiting);
+    --state_[waiting].p2p_waiting;
+  };
   if (is_send) {
     Channel& ch = channels_[(uint64_t(uint32_t(r)) << 32) | uint32_t(peer)];
     if (!ch.recvs.empty()) {
       const Pending p = ch.recvs.front();
       ch.recvs.pop_front();
+      matched(p.rank);
       start_transfer(r, uint8_t(s), p.rank, p.stream, op.bytes);
     } else {
       ch.sends.push_back(Pending{r, uint8_t(s), op.bytes});
+      ++state_[r].p2p_waiting;
     }
   } else {
     Channel& ch = channels_[(uint64_t(uint32_t(peer)) << 32) | uint32_t(r)];
     if (!ch.sends.empty()) {
       const Pending p = ch.sends.front();
       ch.sends.pop_front();
+      matched(p.rank);
       start_transfer(p.rank, p.stream, r, uint8_t(s), p.bytes);
     } else {
       ch.recvs.push_back(Pending{r, uint8_t(s), op.bytes});
+      ++state_[r].p2p_waiting;
     }
   }
 }

@@ -7,6 +7,9 @@
 //   barrier   = per collective, (last member's arrival - own arrival): waiting for slower ranks;
 //               per send/recv, (the peer's arrival - own arrival) on the side that came first
 //   offload   = time the compute stream was idle while only host work or PCIe copies ran
+// and a StepBreakdown (step_breakdown.hpp) that partitions the rank's step into named terms.
+// RunResult's barrier_wait_s is the breakdown's barrier term (idle time only; a pipeline stage's
+// idle wait for its send/recv peer is bubble there), not the per-stream `barrier` account above.
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -20,6 +23,8 @@
 #include "models/collectives/collective.hpp"
 #include "models/result.hpp"
 #include "models/workload/program.hpp"
+#include "models/workload/step_breakdown.hpp"
+#include "models/workload/symmetry.hpp"
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/simulator.hpp"
@@ -29,6 +34,7 @@ namespace models::workload {
 struct RankAccount {
   sim::Time compute, comm, exposed, barrier, offload, finish;
   sim::Time busy_host;
+  StepBreakdown parts;  // up to `finish` (or the last settlement of an unfinished rank)
   bool done = false;
 };
 
@@ -59,6 +65,10 @@ class StepExecutor {
   // for its whole life (first order: it is not re-timed when the compute ends).
   double comm_overlap_slowdown = 0;
 
+  // Simulate one representative per class of identical ranks (symmetry.hpp), the ranks of `keep`
+  // on their own; call before run(). Returns the classes (all ranks simulated: not applied).
+  RankClasses simulate_classes(const std::vector<int>& keep);
+
   // Starts every rank now and runs the simulator until all programs end (or the wall-clock
   // limit stops it: then stopped() is true).
   void run();
@@ -69,12 +79,18 @@ class StepExecutor {
   sim::Time now() const { return sim_.now(); }  // where a stopped run got to
 
   const RankAccount& account(int r) const { return acct_[r]; }
+  // The rank's breakdown of [start(), step_end): its own partition plus the wait from its last
+  // op (or from where a stopped run left it) to step_end; total() == step_end - start().
+  StepBreakdown breakdown(int r, sim::Time step_end) const;
   const std::vector<TimelineEvent>& timeline() const { return timeline_; }
   const std::vector<collectives::Group>& groups() const { return groups_; }
   const std::vector<RankSetup>& ranks() const { return ranks_; }
   // Ordered rank pairs that exchanged point-to-point data.
   const std::vector<std::pair<int, int>>& p2p_pairs() const { return p2p_pairs_; }
   uint64_t collectives_launched() const { return launched_; }
+  // Share of the step's timed operations (compute, copies, collectives, send/recv; summed over
+  // ranks) that finished: 1 after a complete run, less where --time-limit stopped it.
+  double progress() const { return total_ops_ > 0 ? double(ops_done_) / double(total_ops_) : 1.0; }
 
  private:
   struct StreamState {
@@ -98,6 +114,8 @@ class StepExecutor {
     int offload_inflight = 0;
     bool computing = false;
     int streams_done = 0;
+    int coll_waiting = 0;  // streams at a collective not every member has reached
+    int p2p_waiting = 0;   // streams at a send/recv whose peer has not posted the other side
   };
   struct Instance {
     uint32_t arrived = 0;
@@ -127,10 +145,11 @@ class StepExecutor {
   void advance(int r);
   bool step_stream(int r, int s);  // runs instantaneous ops; true if something changed
   void finish_op(int r, int s);
-  void settle(int r);  // accounting up to now
-  double compute_rate(int r) const;
-  void set_comm_rate_scale(std::span<const int> ranks);  // comm_overlap_slowdown at a launch  // 1, or 1 / (1 +
-                                                         // overlap_slowdown) while comm is in flight
+  void settle(int r);                                          // accounting up to now
+  sim::Time* breakdown_term(int r, StepBreakdown& b) const;    // the term time goes to now
+  void add_span(int r, StepBreakdown& b, sim::Time dt) const;  // dt in the current state
+  double compute_rate(int r) const;                      // 1, or 1 / (1 + overlap_slowdown) while comm is in flight
+  void set_comm_rate_scale(std::span<const int> ranks);  // comm_overlap_slowdown at a launch
   void retime_compute(int r);                            // re-plans running GPU compute ops after the rate changed
   void comm_begin(int r);
   void comm_end(int r);
@@ -153,6 +172,7 @@ class StepExecutor {
   std::vector<RankSetup> ranks_;
   std::vector<RankState> state_;
   std::vector<RankAccount> acct_;
+  std::vector<uint8_t> program_p2p_;  // per program: it sends or receives (a pipeline stage)
   std::vector<GroupState> gstate_;
   std::vector<int> slot_pos_;  // [rank * kMaxSlots + slot]: position of the rank in that group
   std::unordered_map<uint64_t, Channel> channels_;
@@ -163,9 +183,17 @@ class StepExecutor {
   std::vector<TimelineEvent> timeline_;
   std::vector<sim::LinkId> path_scratch_;
   sim::Time start_;
+  // Rank classes (symmetry.cpp); empty: every rank simulated.
+  std::vector<int> weight_;                  // per rank: ranks it stands for (0: not simulated)
+  std::vector<int> rep_;                     // per rank: its representative
+  std::vector<std::vector<int>> group_sim_;  // per group: its simulated members
+  int weight(int r) const { return weight_.empty() ? 1 : weight_[r]; }
+  const std::vector<int>& simulated_members(int g) const { return weight_.empty() ? groups_[g].ranks : group_sim_[g]; }
+  void expand_classes();  // copies representatives' accounts to their classes
   int done_ranks_ = 0;
   uint64_t launched_ = 0;
   uint64_t ops_done_ = 0;
+  uint64_t total_ops_ = 0;  // timed operations of every rank's program
   bool stopped_ = false;
   std::optional<double> wall_limit_s_;
   std::chrono::steady_clock::time_point wall_start_;

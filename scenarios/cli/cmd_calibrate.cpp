@@ -3,6 +3,9 @@
 // and efficiency per protocol, launch overhead) and writes a profile scenarios can reference.
 // The NCCL variables of a run are read from its INFO lines ("NCCL_P2P_DISABLE set by
 // environment to 1") or given after the file name: ar_shm.txt:NCCL_P2P_DISABLE=1.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstdio>
 
 #include "models/calibrate/fit.hpp"
@@ -13,6 +16,34 @@
 #include "scenarios/cli/output/result_schema.hpp"
 
 namespace scenarios {
+namespace {
+
+// A fitted parameter within 1e-6 (relative) of an end of its registered range (models/params.cpp):
+// the data pushed it there, so its value says more about the model than about the machine.
+bool at_bound(const std::string& name, double v) {
+  const models::ParamSpec* p = models::find_param(name);
+  if (!p) return false;
+  const double tol = 1e-6 * std::max(1e-12, std::fabs(v));
+  return std::fabs(v - p->range.min) <= tol || (std::isfinite(p->range.max) && std::fabs(v - p->range.max) <= tol);
+}
+
+// "<class>.<what>.<proto>" (nvlink.efficiency.ll) is exercised by a point of a file of that link
+// class run with that protocol; other parameters (nccl.*) by any point.
+bool exercised(const std::string& name, const models::calibrate::FitResult& fit) {
+  const auto first = name.find('.'), last = name.rfind('.');
+  if (first == std::string::npos || first == last) return !fit.points.empty();
+  const std::string cls = name.substr(0, first), proto = name.substr(last + 1);
+  if (cls == "nccl") return !fit.points.empty();
+  for (const auto& p : fit.points) {
+    const auto c = fit.classes.find(p.source);
+    std::string pr = p.proto;
+    std::transform(pr.begin(), pr.end(), pr.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    if (c != fit.classes.end() && c->second == cls && pr == proto) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 int cmd_calibrate(int argc, char** argv) {
   CLI::App app{"Fit link parameters to nccl-tests output and write a calibration profile.", "commsim calibrate"};
@@ -118,6 +149,14 @@ int cmd_calibrate(int argc, char** argv) {
       j["median_abs_error"] = fit.median_abs_error;
       j["max_abs_error"] = fit.max_abs_error;
       j["params"] = fit.params;
+      Json bounds = Json::array(), unused = Json::array();
+      for (const auto& [name, value] : fit.params) {
+        if (pinned.count(name)) continue;
+        if (at_bound(name, value)) bounds.push_back(name);
+        if (!exercised(name, fit)) unused.push_back(name);
+      }
+      j["params_at_bounds"] = std::move(bounds);
+      j["params_not_exercised"] = std::move(unused);
       std::fputs(dump_json(std::move(j)).c_str(), stdout);
       return 0;
     }
@@ -128,7 +167,13 @@ int cmd_calibrate(int argc, char** argv) {
                   p.algo.c_str(), p.proto.c_str());
     std::printf("\nfit quality: median |error| %.1f %%, max |error| %.1f %% over %zu points\n",
                 fit.median_abs_error * 100, fit.max_abs_error * 100, fit.points.size());
-    for (const auto& [name, value] : fit.params) std::printf("  %-28s %.6g\n", name.c_str(), value);
+    for (const auto& [name, value] : fit.params) {
+      const char* mark = pinned.count(name)      ? "  (fixed by --fix)"
+                         : !exercised(name, fit) ? "  (no file exercised it: kept near its default)"
+                         : at_bound(name, value) ? "  (AT ITS BOUND: the data pushed it to the end of its range)"
+                                                 : "";
+      std::printf("  %-28s %.6g%s\n", name.c_str(), value, mark);
+    }
     std::printf("wrote %s\n", out.c_str());
     return 0;
   });

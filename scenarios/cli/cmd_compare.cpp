@@ -81,6 +81,8 @@ int cmd_compare(int argc, char** argv) {
         {"barrier wait (max rank)", [](const models::RunResult& r) { return rank_extremes(r).max_barrier_wait_s; }},
         {"compute (max rank)", [](const models::RunResult& r) { return rank_extremes(r).max_compute_s; }},
     };
+    // The mean rank's breakdown, one row per term (they add up to the step time).
+    const size_t terms = breakdown_labels({}).size();
 
     std::string out;
     if (json) {
@@ -120,6 +122,17 @@ int cmd_compare(int argc, char** argv) {
         const double base = row.value(results[0]);
         for (size_t i = 0; i < results.size(); ++i) {
           const double v = row.value(results[i]);
+          const std::string cell = i == 0 ? format_seconds(v) : format_seconds(v) + " (" + ratio_text(v, base) + ")";
+          out += fmt::format(" {:>{}}", cell, kCol);
+        }
+        out += "\n";
+      }
+      out += "where the step goes (mean rank)\n";
+      for (size_t t = 0; t < terms; ++t) {
+        out += fmt::format("  {:<22}", breakdown_labels({})[t].first);
+        const double base = breakdown_labels(results[0].step_breakdown)[t].second;
+        for (size_t i = 0; i < results.size(); ++i) {
+          const double v = breakdown_labels(results[i].step_breakdown)[t].second;
           const std::string cell = i == 0 ? format_seconds(v) : format_seconds(v) + " (" + ratio_text(v, base) + ")";
           out += fmt::format(" {:>{}}", cell, kCol);
         }

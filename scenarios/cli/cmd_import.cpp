@@ -51,6 +51,8 @@ int cmd_import(int argc, char** argv) {
     refuse_outputs_over_inputs({{"--out", opt.out}}, {job_path, opt.deepspeed, opt.trainer_args});
     const K8sJob job = read_k8s_job(job_path, job_name);
     const ImportedScenario imported = import_scenario(job, opt);
+    // again with what the import found to read (a DeepSpeed JSON the trainer arguments name)
+    refuse_outputs_over_inputs({{"--out", opt.out}}, imported.files);
     write_file_atomically(opt.out, imported.toml);
     const int gpus = job.gpus_per_pod.value_or(job.procs_per_pod.value_or(0));
     if (!imported.defaults.empty()) {

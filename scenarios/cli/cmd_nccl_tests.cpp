@@ -77,10 +77,28 @@ struct Comparison {
   size_t count = 0;
 };
 
-Comparison compare_with(const std::string& file, const models::calibrate::NcclTestsResult& result) {
+// The measured file's header against the prediction: another collective is an error (its times
+// say nothing about this one); another rank count a warning on stderr (the file may be of a
+// sub-communicator on purpose). The GPU model of the "# Rank" lines is not read yet.
+void check_header(const std::string& file, const std::vector<models::readers::NcclTestsRun>& runs,
+                  models::nccl::CollOp op, int ranks) {
+  for (const auto& run : runs) {
+    if (!run.op.empty() && run.op != models::nccl::coll_op_name(op))
+      throw UserError({file, 1, 1}, "the measured file ran " + run.op + "_perf, the prediction is " +
+                                        models::nccl::coll_op_name(op) + " (expected --op " + run.op +
+                                        " or a file of " + models::nccl::coll_op_name(op) + "_perf)");
+    if (run.ranks > 0 && run.ranks != ranks)
+      std::fprintf(stderr, "commsim nccl-tests: warning: %s ran on %d ranks, the scenario has %d: times differ\n",
+                   file.c_str(), run.ranks, ranks);
+  }
+}
+
+Comparison compare_with(const std::string& file, const models::calibrate::NcclTestsResult& result,
+                        models::nccl::CollOp op, int ranks) {
   Comparison c;
   c.file = file;
   const auto runs = read_nccl_tests_output(file, "--compare").runs;  // a folder or an empty file is an error
+  check_header(file, runs, op, ranks);
   c.text = fmt::format("\n# Prediction vs measurement ({}): time per size, error = predicted / measured - 1\n", file);
   c.text += fmt::format("#{:>11}  {:>10}  {:>10}  {:>8}  {:>6} {:<6}\n", "size (B)", "meas (us)", "pred (us)", "error",
                         "algo", "proto");
@@ -186,7 +204,8 @@ int cmd_nccl_tests(int argc, char** argv) {
       throw UserError({"-b", 1, 1}, "bad size '" + min_s + "' (expected e.g. 8, 128K, 1M, 1G)");
     if (!parse_nccl_tests_size(max_s, o.max_bytes))
       throw UserError({"-e", 1, 1}, "bad size '" + max_s + "' (expected e.g. 8, 128K, 1M, 1G)");
-    if (o.max_bytes < o.min_bytes) throw UserError({"-e", 1, 1}, "the largest size is smaller than the smallest");
+    if (o.max_bytes < o.min_bytes)
+      throw UserError({"-e", 1, 1}, "the largest size is smaller than the smallest (expected -e MAX >= -b MIN)");
     o.factor = factor;
     o.step_bytes = step_bytes;
     if (factor <= 1 && (o.max_bytes - o.min_bytes) / step_bytes > 100000)
@@ -276,7 +295,8 @@ int cmd_nccl_tests(int argc, char** argv) {
     for (const auto& n : notes) std::fprintf(stderr, "commsim nccl-tests: note: %s\n", n.c_str());
 
     std::optional<Comparison> cmp;
-    if (!compare.empty()) cmp = compare_with(compare, table.passes.front().result);
+    if (!compare.empty())
+      cmp = compare_with(compare, table.passes.front().result, o.op, static_cast<int>(table.ranks.size()));
     CommandInputs inputs = scenario_inputs(scenario, sets);
     if (!compare.empty()) inputs.files.push_back(compare);
     if (json) {

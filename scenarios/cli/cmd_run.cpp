@@ -1,7 +1,8 @@
-// commsim run SCENARIO.toml [--set K=V]... [--json] [--out DIR] [--check] [--time-limit SECONDS]
+// commsim run SCENARIO.toml [--set K=V]... [--json] [--out DIR] [--check] [--time-limit SECONDS] [--full]
 // One simulated run: a readable summary, or one JSON object (--json); --out writes result.json
 // and summary.txt together (output_files.hpp), only after the run succeeded: a failed run keeps
-// the previous ones.
+// the previous ones. A run stopped by --time-limit prints what it simulated ("simulated x % of one
+// step", no step or run time) and exits 3.
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -14,11 +15,14 @@
 
 namespace scenarios {
 
+// Exit status of a run stopped by --time-limit: not a failure (2 is a user error), not a result.
+constexpr int kExitPartial = 3;
+
 int cmd_run(int argc, char** argv) {
   CLI::App app{"Simulate one scenario: step time, where it goes, per rank.", "commsim run"};
   std::string path;
   std::vector<std::string> sets;
-  bool json = false, check = false;
+  bool json = false, check = false, full = false;
   std::string out_dir;
   double time_limit = 0;
   app.add_option("scenario", path, "scenario file (TOML)")->required()->type_name("SCENARIO.toml");
@@ -26,7 +30,11 @@ int cmd_run(int argc, char** argv) {
   app.add_flag("--json", json, "print one JSON object instead of the summary");
   app.add_option("--out", out_dir, "also write result.json and summary.txt into DIR")->type_name("DIR");
   app.add_flag("--check", check, "audit mode: verify conservation and capacity invariants while running");
-  auto* limit = app.add_option("--time-limit", time_limit, "stop after this many wall-clock seconds; partial results")
+  app.add_flag("--full", full,
+               "simulate every rank and every flow: no rank classes, no closed forms (same results, slower)");
+  auto* limit = app.add_option("--time-limit", time_limit,
+                               "stop after this many wall-clock seconds: prints what was simulated "
+                               "(x % of one step, no step or run time) and exits 3")
                     ->type_name("SECONDS")
                     ->check(CLI::Validator(
                         [](std::string& v) {
@@ -48,6 +56,7 @@ int cmd_run(int argc, char** argv) {
                                  scenario.files);
     models::RunOptions options;
     options.audit = check;
+    options.full = full;
     if (limit->count() > 0) options.time_limit_s = time_limit;
     options.timeline = false;  // the summary and JSON do not show it; `commsim report` does
     const models::RunResult result = run_loaded(scenario, options);
@@ -56,7 +65,7 @@ int cmd_run(int argc, char** argv) {
     const std::string summary = result_summary(result, inputs);
     if (!out_dir.empty()) write_files_atomically(out_dir, {{"result.json", as_json}, {"summary.txt", summary}});
     std::fputs(json ? as_json.c_str() : summary.c_str(), stdout);
-    return 0;
+    return result.partial ? kExitPartial : 0;
   });
 }
 

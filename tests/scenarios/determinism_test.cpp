@@ -59,15 +59,27 @@ TEST_CASE("scenarios: a training sweep is identical across --jobs 1/2 and across
 }
 
 TEST_CASE("scenarios: --time-limit stops a large run cleanly and marks the result partial", "[scenarios]") {
-  // ZeRO-3 Llama-3-70B on 256 x p5en.48xlarge (2,048 GPUs): millions of events, far more than
-  // 0.2 s of work; the limit is checked every 1,024 finished operations.
+  // ZeRO-3 Llama-3-70B on 256 x p5en.48xlarge (2,048 GPUs), every rank and flow simulated
+  // (--full; with rank classes it takes ~1,000 events): millions of events, far more than 0.2 s
+  // of work; the limit is checked every 1,024 finished operations.
   const std::string z3 = (kSource / "tests/scenarios/scale/zero3_70b_16k_p5en.toml").string();
-  const auto r = run_commsim({"run", z3, "--set", "cluster.nodes=256", "--time-limit", "0.2", "--json"});
-  REQUIRE(r.exit_code == 0);
+  const auto r = run_commsim({"run", z3, "--set", "cluster.nodes=256", "--time-limit", "0.2", "--json", "--full"});
+  REQUIRE(r.exit_code == 3);  // stopped: neither a result nor an error
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["partial"] == true);
-  CHECK(j["step_time_s"].get<double>() >= 0);  // how far it got: a lower bound of the step
+  // No step or run time, not even extrapolated: how far it got instead.
+  CHECK(j["step_time_s"].is_null());
+  CHECK(j["run_time_s"].is_null());
+  CHECK(j["simulated_fraction"].get<double>() >= 0);
+  CHECK(j["simulated_fraction"].get<double>() < 1);
+  CHECK(j["simulated_s"].get<double>() >= 0);
   CHECK(j["ranks"].size() == 2048);
+  const auto text = run_commsim({"run", z3, "--set", "cluster.nodes=256", "--time-limit", "0.2", "--full"});
+  CHECK(text.exit_code == 3);
+  CHECK(text.out.find("simulated ") != std::string::npos);
+  CHECK(text.out.find("% of one step") != std::string::npos);
+  CHECK(text.out.find("\nstep time ") == std::string::npos);  // no "step time" nor "run time" line
+  CHECK(text.out.find("\nrun time ") == std::string::npos);
 }
 
 TEST_CASE("scenarios: 16384 GPUs run a 1 GiB all-reduce and an alltoall that would not fit is refused up front",

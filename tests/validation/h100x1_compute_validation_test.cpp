@@ -265,7 +265,7 @@ TEST_CASE("validation: the H100's memory-bound kernel classes against the model'
     p["compute.launch_gap"] = 0;
     return single_gpu_breakdown(m, 2, false, false, 2, plan, power_capped_rates(spec, m, layout, rates(p)));
   };
-  const StepBreakdown now = breakdown({}), old = breakdown(hbm_scaled_rule());
+  const SingleGpuTerms now = breakdown({}), old = breakdown(hbm_scaled_rule());
   const double memory = cls["copies"] + cls["other"];
   std::printf(
       "\nH100 TP-1 classes (ms): optimizer %.1f measured, %.1f HBM-scaled, %.1f stream+SM; memory-bound "

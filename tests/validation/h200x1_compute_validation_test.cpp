@@ -152,8 +152,8 @@ TEST_CASE("validation: the single-GPU steps decompose term by term as their kern
   };
   const auto fsdp_plan = optimizer_plan(fsdp_s.training, Strategy::Fsdp);
   const auto plain_plan = optimizer_plan(plain_s.training, Strategy::Megatron);
-  const StepBreakdown f = single_gpu_breakdown(m, 2, false, true, 4, fsdp_plan, no_gaps(fsdp_r));
-  const StepBreakdown p = single_gpu_breakdown(m, 2, false, false, 2, plain_plan, no_gaps(plain_r));
+  const SingleGpuTerms f = single_gpu_breakdown(m, 2, false, true, 4, fsdp_plan, no_gaps(fsdp_r));
+  const SingleGpuTerms p = single_gpu_breakdown(m, 2, false, false, 2, plain_plan, no_gaps(plain_r));
   auto& pf = prof["fsdp"];
   auto& pp = prof["plain"];
   INFO("fsdp model: gemm " << f.gemm << " attention " << f.attention << " optimizer " << f.optimizer << " fsdp copies "
@@ -173,8 +173,8 @@ TEST_CASE("validation: the single-GPU steps decompose term by term as their kern
   CHECK(p.memory == Approx(pp["copies"] + pp["other"]).epsilon(0.10));
   CHECK(f.memory == Approx(pf["copies"] - (pf["copies"] - pp["copies"]) + pf["other"]).epsilon(0.10));
   // Whole steps, with the launch gaps: out of sample within 2 % (the model: 153.1 and 115.0 ms).
-  const StepBreakdown fg = single_gpu_breakdown(m, 2, false, true, 4, fsdp_plan, fsdp_r);
-  const StepBreakdown pg = single_gpu_breakdown(m, 2, false, false, 2, plain_plan, plain_r);
+  const SingleGpuTerms fg = single_gpu_breakdown(m, 2, false, true, 4, fsdp_plan, fsdp_r);
+  const SingleGpuTerms pg = single_gpu_breakdown(m, 2, false, false, 2, plain_plan, plain_r);
   CHECK(fg.total() == Approx(step["fsdp"]).epsilon(0.02));
   CHECK(pg.total() == Approx(step["plain"]).epsilon(0.02));
 }
@@ -211,7 +211,7 @@ TEST_CASE("validation: fused AdamW steps out of sample (the optimizer swapped, n
   t.param_dtype = "fp32";
   t.optimizer_impl = "fused";
   // (not power-capped: the FSDP2 step's copies and optimizer keep its mean power under the limit)
-  const StepBreakdown f = single_gpu_breakdown(m, 2, false, true, 4, optimizer_plan(t, Strategy::Fsdp), h200());
+  const SingleGpuTerms f = single_gpu_breakdown(m, 2, false, true, 4, optimizer_plan(t, Strategy::Fsdp), h200());
   CHECK(f.total() == Approx(fused["fsdp"]).epsilon(0.06));  // -5.3 %: its GEMMs 69.1 ms (65.9 foreach)
   // Another host (scenarios/validation/h200x2/step_z3_n1_fused_adamw.json, 0.1218 s): the z3_n1
   // scenario with training.optimizer_impl = "fused" predicts 0.1209 s. The old model had no

@@ -244,6 +244,31 @@ TEST_CASE("viz: comparison page puts the step and run time ratios on top", "[viz
   CHECK_FALSE(has_non_finite(html));
 }
 
+TEST_CASE("viz: rank bars stack the step breakdown, each bar reaching the step time", "[viz]") {
+  models::RunResult r;
+  r.scenario = "pipeline";
+  r.step_time_s = 4.0;
+  for (int k = 0; k < 2; ++k) {
+    models::RankResult rr;
+    rr.rank = k;
+    rr.compute_s = 2.5;
+    // compute, interference, exposed, host, bubble, barrier, other: 4 s in all.
+    rr.breakdown = {2.0, 0.5, 0.5, 0.0, k == 0 ? 1.0 : 0.75, k == 0 ? 0.0 : 0.25, 0.0};
+    r.ranks.push_back(rr);
+  }
+  const std::string svg = viz::charts::rank_bars(r);
+  CHECK(count(svg, "class=\"seg seg-compute\"") == 2);
+  CHECK(count(svg, "class=\"seg seg-interference\"") == 2);
+  CHECK(count(svg, "class=\"seg seg-bubble\"") == 2);
+  CHECK(count(svg, "class=\"seg seg-barrier\"") == 1);
+  CHECK(count(svg, "class=\"seg seg-offload\"") == 0);
+  CHECK(svg.find(">pipeline bubble</text>") != std::string::npos);
+  CHECK(svg.find(">interference (compute lost to overlapping communication)</text>") != std::string::npos);
+  CHECK(svg.find("host work") == std::string::npos);  // absent components stay out of the legend
+  CHECK(svg.find("pipeline bubble: 1.00 s") != std::string::npos);
+  CHECK_FALSE(has_non_finite(svg));
+}
+
 TEST_CASE("viz: a different step count gives the run-time ratio its own card", "[viz]") {
   auto a = viz_test::make_run(viz_test::one_pod_four_gpus());
   auto b = viz_test::make_run(viz_test::four_pods_one_gpu());

@@ -59,7 +59,7 @@ TEST_CASE("viz: chrome trace has a process per node, a thread per rank and strea
     if (ph == "M" && e["name"] == "process_name" && std::string(e["args"]["name"]).rfind("node ", 0) == 0)
       node_pids.insert(e["pid"].get<int>());
     if (ph == "M" && e["name"] == "thread_name") threads.insert({e["pid"].get<int>(), e["tid"].get<int>()});
-    if (ph == "X") {
+    if (ph == "X" && e["cat"] != "exposed") {
       ++complete;
       const double ts = e["ts"], dur = e["dur"];
       CHECK(std::isfinite(ts));
@@ -74,7 +74,9 @@ TEST_CASE("viz: chrome trace has a process per node, a thread per rank and strea
     }
   }
   CHECK(node_pids.size() == 2);
-  CHECK(threads.size() == 8 * 3);  // ranks x (compute, comm, offload)
+  // ranks x (compute, comm, offload), plus an "exposed comm" row per rank that had any.
+  CHECK(threads.size() >= 8 * 3);
+  CHECK(threads.size() <= 8 * 4);
   CHECK(complete == r.timeline.size());
   CHECK(counters.size() == r.links.size());
   REQUIRE(link_pids.size() == 1);
@@ -109,4 +111,65 @@ TEST_CASE("viz: CSV has a row per rank and per event, units in the header, quoti
   std::snprintf(nine, sizeof nine, "%.9g", r.ranks[0].compute_s);
   CHECK(rows[1][comp_col] == nine);
   CHECK(rows[1][0] == "rank");
+}
+
+TEST_CASE("viz: CSV rank rows and the trace carry each rank's step breakdown", "[viz]") {
+  auto r = viz_test::make_run(viz_test::one_pod_four_gpus());
+  for (auto& k : r.ranks) k.breakdown = {1.0, 0.25, 0.5, 2.0, 0.125, 0.0625, 0.0};
+  r.step_breakdown = r.ranks[0].breakdown;
+  const auto rows = parse_csv(viz::to_csv(r));
+  const auto& h = rows[0];
+  const char* cols[] = {"breakdown_compute_s", "breakdown_interference_s", "breakdown_exposed_comm_s",
+                        "breakdown_host_s",    "breakdown_bubble_s",       "breakdown_barrier_wait_s",
+                        "breakdown_other_s"};
+  double sum = 0;
+  for (const char* col : cols) {
+    const size_t c = std::find(h.begin(), h.end(), col) - h.begin();
+    REQUIRE(c < h.size());
+    sum += std::stod(rows[1][c]);
+    CHECK(rows[1 + r.ranks.size()][c].empty());  // event rows leave them empty
+  }
+  CHECK(sum == Approx(r.ranks[0].breakdown.total()));
+  for (const auto& row : rows) CHECK(row.size() == h.size());
+
+  const auto doc = nlohmann::json::parse(viz::chrome_trace(r));
+  const auto& other = doc["otherData"];
+  CHECK(other["step_breakdown"]["host_s"].get<double>() == 2.0);
+  CHECK(other["rank_breakdown"].size() == r.ranks.size());
+  CHECK(other["rank_breakdown"]["3"]["bubble_s"].get<double>() == 0.125);
+}
+
+TEST_CASE("viz: chrome trace puts host work on a cpu row, marks exposed communication, joins collective members",
+          "[viz]") {
+  models::RunResult r;
+  r.scenario = "two ranks";
+  r.step_time_s = 10e-3;
+  for (int k = 0; k < 2; ++k) {
+    models::RankResult rr;
+    rr.rank = k;
+    r.ranks.push_back(rr);
+    // compute 0-4 ms, all_gather 2-6 ms (2 ms of it exposed), CPU-Adam 6-10 ms.
+    r.timeline.push_back({k, "compute", "fwd", "", 0, 4e-3});
+    r.timeline.push_back({k, "comm", "ag", "all_gather", 2e-3, 6e-3, 1000});
+    r.timeline.push_back({k, "cpu", "cpu step", "", 6e-3, 10e-3});
+  }
+  const auto doc = nlohmann::json::parse(viz::chrome_trace(r));
+  std::map<int, std::string> thread_names;
+  int starts = 0, finishes = 0;
+  std::vector<std::pair<double, double>> exposed;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") thread_names[e["tid"].get<int>()] = e["args"]["name"];
+    if (e["ph"] == "X" && e["cat"] == "exposed" && e["args"]["rank"] == 0)
+      exposed.push_back({e["ts"].get<double>(), e["dur"].get<double>()});
+    starts += e["ph"] == "s";
+    finishes += e["ph"] == "f";
+  }
+  int cpu_rows = 0;
+  for (const auto& [tid, name] : thread_names) cpu_rows += name.find("cpu (host work)") != std::string::npos;
+  CHECK(cpu_rows == 2);  // one CPU row per rank, apart from the GPU's compute row
+  REQUIRE(exposed.size() == 1);
+  CHECK(exposed[0].first == Approx(4000));  // microseconds
+  CHECK(exposed[0].second == Approx(2000));
+  CHECK(starts == 1);  // rank 0 -> rank 1 of the one all_gather
+  CHECK(finishes == 1);
 }

@@ -3,14 +3,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "models/calibrate/nccl_tests.hpp"
+#include "models/readers/nccl_log.hpp"
 #include "models/readers/nccl_tests_output.hpp"
-#include "scenarios/cli/nccl_tests_support.hpp"
 
 namespace scenarios {
 
@@ -57,14 +58,41 @@ std::vector<std::pair<std::string, std::string>> scenario_summary(const models::
   return out;
 }
 
+namespace {
+// A measured file's series name: its file name and the NCCL variables its INFO lines set
+// ("ar_tree.txt (NCCL_ALGO=Tree)"); the file name alone when it has no INFO lines.
+std::string measured_series(const std::string& path) {
+  std::string label = std::filesystem::path(path).filename().string();
+  std::string vars;
+  try {
+    for (const auto& e : models::readers::parse_nccl_log_file(path).env)
+      if (e.name.rfind("NCCL_", 0) == 0) vars += (vars.empty() ? "" : ", ") + e.name + "=" + e.value;
+  } catch (const std::exception&) {  // no log lines to read: the name alone
+  }
+  return vars.empty() ? label : label + " (" + vars + ")";
+}
+}  // namespace
+
 std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, const models::RunResult& result,
                                           const std::vector<std::string>& measured_files) {
-  // Measured busbw (out-of-place, as nccl-tests' own summary uses) by op and size.
-  std::map<std::string, std::map<int64_t, double>> measured;
-  for (const auto& file : measured_files)
-    for (const auto& run : read_nccl_tests_output(file, "--measured").runs)
-      for (const auto& row : run.rows)
-        if (!run.op.empty() && row.oop.busbw_gbs > 0) measured[run.op][row.size_bytes] = row.oop.busbw_gbs * 1e9;
+  // Measured busbw (out-of-place, as nccl-tests' own summary uses) by file, op and size. One file:
+  // the measured values sit on the predicted curve's points; several: one series per file.
+  std::map<std::string, std::map<std::string, std::map<int64_t, double>>> by_file;  // series -> op -> size
+  std::vector<std::string> file_order;
+  std::map<std::string, std::map<int64_t, double>> measured;  // op -> size, all files
+  std::map<std::string, std::string> series_of;               // path -> series name
+  for (const auto& run : models::readers::parse_nccl_tests_files(measured_files)) {
+    if (!series_of.count(run.source)) {
+      series_of[run.source] = measured_series(run.source);
+      file_order.push_back(run.source);
+    }
+    for (const auto& row : run.rows)
+      if (!run.op.empty() && row.oop.busbw_gbs > 0) {
+        measured[run.op][row.size_bytes] = row.oop.busbw_gbs * 1e9;
+        by_file[series_of[run.source]][run.op][row.size_bytes] = row.oop.busbw_gbs * 1e9;
+      }
+  }
+  const bool per_file = file_order.size() > 1;
   std::set<std::string> ops;
   for (const auto& e : result.timeline)
     if (!e.op.empty()) ops.insert(e.op);
@@ -92,11 +120,17 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
       p.size_bytes = row.size;
       p.predicted_bytes_per_s =
           std::max(row.busbw_gbs, row.ip_busbw_gbs) * 1e9;  // as the measured side: the faster column
-      if (it != measured.end())
+      if (it != measured.end() && !per_file)
         if (auto m = it->second.find(row.size); m != it->second.end()) p.measured_bytes_per_s = m->second;
       out.push_back(p);
     }
   }
+  if (per_file)
+    for (const auto& path : file_order) {
+      const std::string& series = series_of[path];
+      for (const auto& [op, sizes] : by_file[series])
+        for (const auto& [size, bw] : sizes) out.push_back({op, size, 0, bw, series});
+    }
   return out;
 }
 

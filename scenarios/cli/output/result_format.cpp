@@ -29,6 +29,22 @@ std::string format_bytes(double b) {
   return i == 0 ? fmt::format("{:.0f} B", b) : fmt::format("{:.2f} {}", b, units[i]);
 }
 
+std::vector<std::pair<const char*, double>> breakdown_labels(const models::RankBreakdown& b) {
+  return {{"compute", b.compute_s},
+          {"interference", b.interference_s},
+          {"exposed comm", b.exposed_comm_s},
+          {"host (CPU/offload)", b.host_s},
+          {"pipeline bubble", b.bubble_s},
+          {"barrier wait", b.barrier_wait_s},
+          {"other", b.other_s}};
+}
+
+double simulated_fraction(const models::RunResult& r) {
+  if (!r.partial) return 1.0;
+  const auto it = r.breakdown.find("simulated_fraction");
+  return it == r.breakdown.end() ? 0.0 : it->second;
+}
+
 RankExtremes rank_extremes(const models::RunResult& r) {
   RankExtremes e;
   for (const auto& k : r.ranks) {
@@ -113,7 +129,8 @@ std::string result_json(const models::RunResult& r, const CommandInputs& inputs)
            {"comm_s", k.comm_s},
            {"exposed_comm_s", k.exposed_comm_s},
            {"barrier_wait_s", k.barrier_wait_s},
-           {"offload_s", k.offload_s}};
+           {"offload_s", k.offload_s},
+           {"breakdown", breakdown_json(k.breakdown)}};
     if (r.memory.estimated) o["memory_peak_bytes"] = integer_json(k.memory_peak_bytes);
     ranks.push_back(std::move(o));
   }
@@ -142,6 +159,10 @@ std::string result_json(const models::RunResult& r, const CommandInputs& inputs)
   j["fits"] = r.fits();
   j["memory"] = memory_json(r.memory);
   j["throughput"] = throughput_json(r.throughput);
+  if (r.partial) {
+    j["simulated_fraction"] = simulated_fraction(r);
+    j["simulated_s"] = r.step_time_s;
+  }
   return dump_json(std::move(j));
 }
 
@@ -150,9 +171,14 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
   auto line = [&](const std::string& s) { out += s + "\n"; };
   line(fmt::format("scenario   {}", r.scenario));
   line(fmt::format("inputs     {}", inputs_text(inputs)));
-  if (r.partial) line("PARTIAL    stopped by --time-limit: the figures below cover only what was simulated");
-  line(fmt::format("step time  {}", format_seconds(r.step_time_s)));
-  line(fmt::format("run time   {}  ({} steps)", format_seconds(r.run_time_s), r.steps));
+  if (r.partial) {
+    line(fmt::format("PARTIAL    stopped by --time-limit: simulated {:.1f} % of one step ({} of simulated time)",
+                     100 * simulated_fraction(r), format_seconds(r.step_time_s)));
+    line("           no step or run time; the figures below cover only what was simulated");
+  } else {
+    line(fmt::format("step time  {}", format_seconds(r.step_time_s)));
+    line(fmt::format("run time   {}  ({} steps)", format_seconds(r.run_time_s), r.steps));
+  }
   if (r.throughput.estimated) line("throughput " + throughput_line(r.throughput));
   if (r.memory.estimated) line("memory     " + memory_line(r.memory, 3));
   if (!r.fits()) line("WARNING    " + memory_warning(r.memory));
@@ -162,15 +188,22 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
                    format_seconds(e.max_barrier_wait_s)) +
        (e.max_offload_s > 0 ? fmt::format(", offload {}", format_seconds(e.max_offload_s)) : ""));
   line("");
-  line(fmt::format("{:>5} {:>4} {:>4} {:>4}  {:>12} {:>12} {:>12} {:>12}", "rank", "node", "pod", "gpu", "compute",
-                   "comm", "exposed comm", "barrier wait"));
+  line("where the step goes (mean over ranks; every rank's terms add up to the step time)");
+  for (const auto& [label, v] : breakdown_labels(r.step_breakdown))
+    line(fmt::format("  {:<20} {:>12} {:>6.1f}%", label, format_seconds(v),
+                     r.step_time_s > 0 ? 100 * v / r.step_time_s : 0.0));
+  line("");
+  line(fmt::format("{:>5} {:>4} {:>4} {:>4}  {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}  {:>11}", "rank", "node",
+                   "pod", "gpu", "compute", "interfere", "exposed", "host", "bubble", "barrier", "other", "comm"));
   // Large jobs: the first 16 ranks, then the rest as one line of maxima.
   const size_t shown = std::min<size_t>(r.ranks.size(), r.ranks.size() > 20 ? 16 : 20);
   for (size_t i = 0; i < shown; ++i) {
     const auto& k = r.ranks[i];
-    line(fmt::format("{:>5} {:>4} {:>4} {:>4}  {:>12} {:>12} {:>12} {:>12}", k.rank, k.node, k.pod, k.gpu,
-                     format_seconds(k.compute_s), format_seconds(k.comm_s), format_seconds(k.exposed_comm_s),
-                     format_seconds(k.barrier_wait_s)));
+    const auto& b = k.breakdown;
+    line(fmt::format("{:>5} {:>4} {:>4} {:>4}  {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}  {:>11}", k.rank,
+                     k.node, k.pod, k.gpu, format_seconds(b.compute_s), format_seconds(b.interference_s),
+                     format_seconds(b.exposed_comm_s), format_seconds(b.host_s), format_seconds(b.bubble_s),
+                     format_seconds(b.barrier_wait_s), format_seconds(b.other_s), format_seconds(k.comm_s)));
   }
   if (shown < r.ranks.size())
     line(fmt::format("  ... {} more ranks; maxima over all ranks are on the 'slowest rank' line",

@@ -2,6 +2,8 @@
 // A models::RunResult as people and programs read it: the `run --json` object (keys of the command
 // contract in docs/design.md, deterministic byte for byte) and the human summary table.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -37,6 +39,14 @@ std::string memory_warning(const models::MemoryResult& memory);
 std::string format_seconds(double s);
 // "1.07 GB" (decimal prefixes, as nccl-tests and NCCL print).
 std::string format_bytes(double bytes);
+
+// The breakdown's terms as the text outputs name them, in the order of breakdown_terms
+// (result_schema.hpp): "compute", "interference", "exposed comm", "host (CPU/offload)",
+// "pipeline bubble", "barrier wait", "other".
+std::vector<std::pair<const char*, double>> breakdown_labels(const models::RankBreakdown& b);
+
+// Share of one step's operations a run simulated: 1, or less where --time-limit stopped it.
+double simulated_fraction(const models::RunResult& result);
 
 // Largest per-rank values, used by the summary, compare and sweep.
 struct RankExtremes {

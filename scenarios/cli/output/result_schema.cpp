@@ -55,8 +55,10 @@ std::string dump_json(Json j) {
 void add_run_summary(Json& j, const models::RunResult& r) {
   const RankExtremes e = rank_extremes(r);
   j["scenario"] = r.scenario;
-  j["step_time_s"] = r.step_time_s;
-  j["run_time_s"] = r.run_time_s;
+  // A run stopped by --time-limit has no step time: what it simulated is not one (nor an
+  // extrapolation to one); result_json says how far it got.
+  j["step_time_s"] = r.partial ? Json(nullptr) : Json(r.step_time_s);
+  j["run_time_s"] = r.partial ? Json(nullptr) : Json(r.run_time_s);
   j["steps"] = r.steps;
   j["partial"] = r.partial;
   j["max_compute_s"] = e.max_compute_s;
@@ -74,6 +76,23 @@ void add_run_summary(Json& j, const models::RunResult& r) {
     j["busiest_link_bytes"] = integer_json(l.bytes);
     j["busiest_link_utilization"] = l.utilization;
   }
+  for (const auto& [k, v] : breakdown_terms(r.step_breakdown)) j[std::string("step_") + k] = v;
+}
+
+std::vector<std::pair<const char*, double>> breakdown_terms(const models::RankBreakdown& b) {
+  return {{"compute_s", b.compute_s},
+          {"interference_s", b.interference_s},
+          {"exposed_comm_s", b.exposed_comm_s},
+          {"host_s", b.host_s},
+          {"bubble_s", b.bubble_s},
+          {"barrier_wait_s", b.barrier_wait_s},
+          {"other_s", b.other_s}};
+}
+
+Json breakdown_json(const models::RankBreakdown& b) {
+  Json j = Json::object();
+  for (const auto& [k, v] : breakdown_terms(b)) j[k] = v;
+  return j;
 }
 
 void add_null_run_summary(Json& j) {
@@ -81,6 +100,7 @@ void add_null_run_summary(Json& j) {
                         "max_exposed_comm_s", "max_barrier_wait_s", "max_offload_s", "busiest_link",
                         "busiest_link_kind", "busiest_link_bytes", "busiest_link_utilization"})
     j[k] = nullptr;
+  for (const auto& [k, v] : breakdown_terms({})) j[std::string("step_") + k] = nullptr;
 }
 
 std::string shell_word(const std::string& s) {

@@ -45,8 +45,14 @@ Json json_header(const std::string& command, const CommandInputs& inputs);
 std::string dump_json(Json j);
 
 // The run's headline numbers, flat: scenario, step_time_s, run_time_s, steps, partial,
-// max_{compute,comm,exposed_comm,barrier_wait,offload}_s, busiest_link{,_kind,_bytes,_utilization}.
+// max_{compute,comm,exposed_comm,barrier_wait,offload}_s, busiest_link{,_kind,_bytes,_utilization},
+// then step_{compute,interference,exposed_comm,host,bubble,barrier_wait,other}_s (the ranks' mean
+// breakdown, adding up to step_time_s).
 void add_run_summary(Json& j, const models::RunResult& r);
+// The breakdown keys in order ("compute_s" ... "other_s") and their values.
+std::vector<std::pair<const char*, double>> breakdown_terms(const models::RankBreakdown& b);
+// {"compute_s": ..., ..., "other_s": ...}: a rank's breakdown in `run --json`.
+Json breakdown_json(const models::RankBreakdown& b);
 // The same keys, null (a sweep point that failed).
 void add_null_run_summary(Json& j);
 

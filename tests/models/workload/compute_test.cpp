@@ -155,7 +155,7 @@ TEST_CASE("workload: the one-GPU step programs compute exactly the closed-form b
   mc.model = m;
   mc.training = t;
   mc.rates = r;
-  const StepBreakdown plain = single_gpu_breakdown(m, 2, false, false, 2, optimizer_plan(t, Strategy::Megatron), r);
+  const SingleGpuTerms plain = single_gpu_breakdown(m, 2, false, false, 2, optimizer_plan(t, Strategy::Megatron), r);
   CHECK(compute_seconds(build_megatron_programs(mc)[0]) == Approx(plain.total()).epsilon(1e-9));
   // FSDP2 on one rank (z3_n1), fp32 parameters.
   DataParallelConfig dc;
@@ -165,10 +165,10 @@ TEST_CASE("workload: the one-GPU step programs compute exactly the closed-form b
   dc.training.param_dtype = "fp32";
   dc.strategy = Strategy::Fsdp;
   dc.rates = r;
-  const StepBreakdown fsdp = single_gpu_breakdown(m, 2, false, true, 4, optimizer_plan(dc.training, Strategy::Fsdp), r);
+  const SingleGpuTerms fsdp = single_gpu_breakdown(m, 2, false, true, 4, optimizer_plan(dc.training, Strategy::Fsdp), r);
   CHECK(compute_seconds(build_data_parallel_program(dc)) == Approx(fsdp.total()).epsilon(1e-9));
   // Checkpointing recomputes each block's forward once.
-  const StepBreakdown ckpt = single_gpu_breakdown(m, 2, true, false, 2, optimizer_plan(t, Strategy::Megatron), r);
+  const SingleGpuTerms ckpt = single_gpu_breakdown(m, 2, true, false, 2, optimizer_plan(t, Strategy::Megatron), r);
   const BlockSeconds b = block_seconds(m, 4096, 1, r);
   CHECK(ckpt.total() - plain.total() == Approx(8 * b.fwd()).epsilon(1e-9));
 }

@@ -53,7 +53,7 @@ TEST_CASE("fsdp: on one GPU the step's compute is single_gpu_breakdown's closed 
     int ops = 0;
     for (const Op& o : p.ops[0])
       if (o.kind == OpKind::Compute) compute += o.duration.seconds(), ++ops;
-    const StepBreakdown w =
+    const SingleGpuTerms w =
         single_gpu_breakdown(c.model, 2, ckpt, /*fsdp=*/true, 4, optimizer_plan(c.training, Strategy::Fsdp), c.rates);
     const double closed = w.total();
     // Each op's duration is rounded to a picosecond.

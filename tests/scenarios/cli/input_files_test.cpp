@@ -93,6 +93,8 @@ TEST_CASE("inputs: an output over one of the command's inputs is refused before 
        w.trainer,
        w(w.trainer) + ":1:1: --out: "},
       {{"nccl-log", w(w.log), "--scenario", w(w.log)}, w.log, w(w.log) + ":1:1: --scenario: "},
+      // the DeepSpeed JSON the trainer arguments name (deepspeed="llama-3-8b-stage3.json"), found beside them
+      {{"import", "k8s", w(w.job), "--trainer-args", w(w.trainer), "--out", w(w.ds)}, w.ds, w(w.ds) + ":1:1: --out: "},
   };
   for (const auto& c : cases) {
     INFO(c.args[0] << " " << c.args.back());

@@ -1,0 +1,52 @@
+// Issue 14's cluster-scale cases (bench/scale/*.toml), one simulated step per
+// iteration as `commsim run` does it (World build included, no timeline), with closed forms (the
+// default) and without (`--full`: every flow simulated). Counters: the simulated step, events.
+//   build/bench/bench_scale --benchmark_filter='zero3_llama70b_p5en_2048'
+// Memory is measured apart (/usr/bin/time -f %M on `commsim run`): one process holds one case.
+#include <benchmark/benchmark.h>
+
+#include <exception>
+#include <string>
+
+#include "models/run/run.hpp"
+#include "scenarios/load/loader.hpp"
+
+namespace {
+
+void run_case(benchmark::State& state, const std::string& name, bool full) {
+  const auto loaded = scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/bench/scale/" + name + ".toml");
+  models::RunOptions opt;
+  opt.timeline = false;
+  opt.full = full;
+  double step = 0, events = 0;
+  for (auto _ : state) {
+    try {
+      const auto r = models::run_scenario(loaded.spec, opt);
+      step = r.step_time_s;
+      events = static_cast<double>(r.events);
+    } catch (const std::exception& e) {  // refused (memory budget): reported, not timed
+      state.SkipWithError(e.what());
+      return;
+    }
+  }
+  state.counters["sim_step_s"] = step;
+  state.counters["events"] = events;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (const char* name : {"zero3_llama70b_p5_128", "megatron_tp8_pp8_llama70b_p5_128", "zero3_offload_llama70b_p5_128",
+                           "zero3_llama70b_p5en_2048", "megatron_tp8_pp8_llama70b_p5en_2048",
+                           "zero3_offload_llama70b_p5en_2048", "alltoall_1gib_p5en_2048", "zero3_llama70b_p5en_16384",
+                           "megatron_tp8_pp8_llama70b_p5en_16384", "allreduce_1gib_p5en_16384"})
+    for (bool full : {false, true})
+      benchmark::RegisterBenchmark((std::string(name) + (full ? "/full" : "/closed")).c_str(),
+                                   [name, full](benchmark::State& s) { run_case(s, name, full); })
+          ->Unit(benchmark::kMillisecond)
+          ->Iterations(1);
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,41 @@
+// `commsim report --measured a --measured b`: one bus bandwidth series per measured file, named by
+// the file and the NCCL variables its INFO lines set; one file stays on the predicted curve.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "tests/scenarios/command_runner.hpp"
+
+using scenarios_test::run_commsim;
+
+namespace {
+const std::string kScenario = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4.toml";
+const std::string kNcclTests = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4/measured/nccl-tests/";
+
+std::string read_all(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+TEST_CASE("commsim report: each --measured file is its own bus bandwidth series", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("report-measured");
+  const std::string two = (dir / "two.html").string(), one = (dir / "one.html").string();
+  auto r = run_commsim({"report", kScenario, "--measured", kNcclTests + "ar_g4.txt", "--measured",
+                        kNcclTests + "ar_g4_sock.txt", "--html", two});
+  REQUIRE(r.exit_code == 0);
+  const std::string html = read_all(two);
+  CHECK(html.find("data-series=\"ar_g4.txt\"") != std::string::npos);  // no INFO lines: the name alone
+  CHECK(html.find("data-series=\"ar_g4_sock.txt (") != std::string::npos);
+  CHECK(html.find("NCCL_SHM_DISABLE=1") != std::string::npos);
+  CHECK(html.find(">ar_g4.txt · all_reduce measured</text>") != std::string::npos);
+
+  r = run_commsim({"report", kScenario, "--measured", kNcclTests + "ar_g4.txt", "--html", one});
+  REQUIRE(r.exit_code == 0);
+  const std::string single = read_all(one);
+  CHECK(single.find("data-series=\"ar_g4.txt\"") == std::string::npos);
+  CHECK(single.find(">all_reduce measured</text>") != std::string::npos);
+}

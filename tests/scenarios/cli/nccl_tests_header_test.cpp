@@ -1,0 +1,68 @@
+// `commsim nccl-tests --compare` checks the measured file's header against the prediction
+// (issue 19): a file of another collective is refused (exit 2, one line naming the file and what
+// was expected); a file of another rank count is compared with a warning on stderr. `calibrate`
+// names the parameters that no file exercised and those the fit pushed to a bound.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/scenarios/command_runner.hpp"
+
+using scenarios_test::run_commsim;
+
+namespace {
+const std::string kSource = COMMSIM_SOURCE_DIR;
+const std::string kH200x4 = kSource + "/scenarios/validation/h200x4.toml";                         // 4 GPUs
+const std::string kP4dNodes = kSource + "/scenarios/validation/p4d_nodes_allreduce.toml";          // 32 GPUs
+const std::string kArG4 = kSource + "/scenarios/validation/h200x4/measured/nccl-tests/ar_g4.txt";  // all_reduce, 4
+}  // namespace
+
+TEST_CASE("scenarios: nccl-tests --compare refuses another collective and warns about another rank count",
+          "[scenarios]") {
+  const auto same = run_commsim({"nccl-tests", kH200x4, "-b", "1M", "-e", "4M", "--compare", kArG4});
+  REQUIRE(same.exit_code == 0);
+  CHECK(same.err.find("warning") == std::string::npos);
+  CHECK(same.out.find("sizes compared") != std::string::npos);
+
+  const auto other_op =
+      run_commsim({"nccl-tests", kH200x4, "--op", "all_gather", "-b", "1M", "-e", "4M", "--compare", kArG4});
+  CHECK(other_op.exit_code == 2);
+  CHECK(other_op.err.find("ar_g4.txt") != std::string::npos);
+  CHECK(other_op.err.find("ran all_reduce_perf, the prediction is all_gather") != std::string::npos);
+  CHECK(other_op.out.empty());
+
+  const auto other_ranks = run_commsim({"nccl-tests", kP4dNodes, "-b", "1M", "-e", "4M", "--compare", kArG4});
+  CHECK(other_ranks.exit_code == 0);
+  CHECK(other_ranks.err.find("warning: " + kArG4 + " ran on 4 ranks, the scenario has 32") != std::string::npos);
+}
+
+TEST_CASE("scenarios: calibrate marks parameters no file exercised", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("calibrate-marks");
+  const std::string shm = kSource + "/scenarios/validation/h200x4/measured/nccl-tests/ar_g4_shm.txt:NCCL_P2P_DISABLE=1";
+  const std::vector<std::string> base = {"calibrate", "--scenario", kH200x4, kArG4, shm};
+  auto with = [&](const std::string& out, bool json) {
+    auto args = base;
+    args.insert(args.end(), {"--out", (dir / out).string()});
+    if (json) args.push_back("--json");
+    return run_commsim(args);
+  };
+  const auto j = with("a.toml", true);
+  REQUIRE(j.exit_code == 0);
+  const auto doc = nlohmann::json::parse(j.out);
+  const auto unused = doc["params_not_exercised"].get<std::vector<std::string>>();
+  // The SHM file has no LL128 point; the NVLink file has Simple points.
+  CHECK(std::count(unused.begin(), unused.end(), "shm.efficiency.ll128") == 1);
+  CHECK(std::count(unused.begin(), unused.end(), "shm.hop_latency.ll128") == 1);
+  CHECK(std::count(unused.begin(), unused.end(), "nvlink.efficiency.simple") == 0);
+  CHECK(doc["params_at_bounds"].is_array());
+  const auto text = with("b.toml", false);
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("shm.efficiency.ll128") != std::string::npos);
+  CHECK(text.out.find("no file exercised it") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}

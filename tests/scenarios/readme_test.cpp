@@ -1,0 +1,70 @@
+// The README's printed example is what the program prints (issue 19): the block under "What the
+// first command prints" is compared, line by line, with the output of the command the README
+// gives above it, so a model change that moves a number fails here until the README follows.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/scenarios/command_runner.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+const fs::path kSource = COMMSIM_SOURCE_DIR;
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+// The words after "build/scenarios/commsim" on the README's first command line.
+std::vector<std::string> readme_command(const std::string& readme) {
+  const std::string binary = "build/scenarios/commsim ";
+  const auto at = readme.find(binary + "compare ");
+  REQUIRE(at != std::string::npos);
+  const auto from = at + binary.size();
+  std::istringstream words(readme.substr(from, readme.find('\n', from) - from));
+  std::vector<std::string> args;
+  // Scenario paths are relative to the repository: made absolute, as the test runs elsewhere.
+  for (std::string w; words >> w;) args.push_back(w.size() > 5 && w.ends_with(".toml") ? (kSource / w).string() : w);
+  return args;
+}
+
+// The fenced block after "What the first command prints".
+std::vector<std::string> readme_block(const std::string& readme) {
+  const auto head = readme.find("What the first command prints");
+  REQUIRE(head != std::string::npos);
+  const auto open = readme.find("```\n", head);
+  REQUIRE(open != std::string::npos);
+  const auto close = readme.find("```", open + 4);
+  REQUIRE(close != std::string::npos);
+  return lines_of(readme.substr(open + 4, close - open - 4));
+}
+}  // namespace
+
+TEST_CASE("scenarios: the README's printed compare block is what the program prints", "[scenarios]") {
+  const std::string readme = scenarios_test::slurp(kSource / "README.md");
+  const auto args = readme_command(readme);
+  REQUIRE(args.front() == "compare");
+  REQUIRE(args.size() >= 3);
+  const auto block = readme_block(readme);
+  REQUIRE(block.size() >= 5);
+  const auto r = scenarios_test::run_commsim(args);
+  REQUIRE(r.exit_code == 0);
+  const auto out = lines_of(r.out);
+  // The block is the table: from the column header line to the end of the output.
+  auto first = std::find(out.begin(), out.end(), block.front());
+  REQUIRE(first != out.end());
+  const std::vector<std::string> printed(first, out.end());
+  REQUIRE(printed.size() == block.size());
+  for (size_t i = 0; i < block.size(); ++i) {
+    INFO("README line " << i + 1 << " of the block");
+    CHECK(block[i] == printed[i]);
+  }
+}
