@@ -67,6 +67,7 @@ struct ModelSpec {
   int layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn = 0, vocab = 0;
   int seq = 2048;
   bool tied_embeddings = false;
+  std::string mlp;  // "" (the preset's, else swiglu) | swiglu (3 matrices, Llama) | gelu (2, GPT)
 };
 
 struct TrainingSpec {
@@ -79,16 +80,36 @@ struct TrainingSpec {
                                  // (fp32 master for megatron and zero3, else dtype)
   std::string precision = "";    // bf16 | fp16 | fp8: the GEMMs' format; "": dtype's
   std::string optimizer = "adamw";
-  std::string optimizer_impl = "";  // foreach | fused | for_loop; "": the framework's default
-  double compute_efficiency = 0;    // 0: model default (fraction of peak)
-  int cpu_threads = 0;              // OMP_NUM_THREADS per rank for host work (CPU-Adam); 0: as
-                                    // torchrun sets it (1 with several processes per pod, else all)
+  std::string optimizer_impl = "";          // foreach | fused | for_loop; "": the framework's default
+  double compute_efficiency = 0;            // 0: model default (fraction of peak)
+  int cpu_threads = 0;                      // OMP_NUM_THREADS per rank for host work (CPU-Adam); 0: as
+                                            // torchrun sets it (1 with several processes per pod, else all)
+  int global_batch = 0;                     // sequences per step over all replicas; 0: grad_accum is given
+  std::string recompute;                    // "" (grad_checkpointing decides) | none | selective | full
+  std::string attention_backend = "flash";  // flash (FlashAttention/cuDNN) | unfused (explicit softmax)
 };
 
 struct ParallelSpec {
   std::string strategy = "zero3";  // zero3 | fsdp | ddp | megatron
   int tp = 1, pp = 1, dp = 0;      // dp 0: derived from the GPU count
   int micro_batches = 0;           // pipeline micro-batches per step (0: grad_accum)
+  // Megatron-LM / Megatron-Core options (models/workload/layout.hpp says what each one does).
+  int cp = 1;  // context parallelism (ring attention)
+  int vp = 1;  // virtual pipeline stages per rank (interleaved 1F1B)
+  bool sequence_parallel = false;
+  bool distributed_optimizer = false;
+  bool overlap_grad_reduce = false;
+  bool overlap_param_gather = false;
+  bool tp_comm_overlap = false;
+  bool scatter_gather_tensors_in_pipeline = false;  // Megatron-LM <= 2022: p2p sends 1/tp, then all-gather
+  std::optional<bool> overlap_p2p_comm;             // unset: Megatron-Core's default (on with vp > 1)
+  // false: embedding and output layer replicated on every TP rank (plain PyTorch tensor
+  // parallelism, bench/device/torch_tp_step.py), not split over the vocabulary as Megatron-LM does.
+  bool vocab_parallel = true;
+  // Megatron-LM's --async-tensor-model-parallel-allreduce (on since 2021): the backward's input-
+  // gradient all-reduce runs beside the wgrad GEMM; false: after it, on the compute stream (plain
+  // PyTorch autograd with Megatron's f/g functions, bench/device/torch_tp_step.py).
+  bool async_tensor_model_parallel_allreduce = true;
 };
 
 struct ZeroSpec {

@@ -8,4 +8,5 @@ scripts/install-deps.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$jobs"
-ctest --test-dir build --output-on-failure -j"$jobs" "$@"
+# -LE long: the long validation rows (tests/CMakeLists.txt) run apart: ctest --test-dir build -L long
+ctest --test-dir build --output-on-failure -j"$jobs" -LE long "$@"

@@ -32,11 +32,82 @@ void efa_nics(NodeSpec& n, int count, int per_switch, int generation, double gbi
   n.nic_bytes_per_s = gbit * kGbit;
 }
 
+// InfiniBand HCAs for the compute fabric, one per GPU on NVIDIA's DGX systems (NCCL's NET/IB).
 void ib_nics(NodeSpec& n, int count, int per_switch, double gbit) {
   n.nics = count;
   n.nics_per_switch = per_switch;
   n.nic_kind = NicKind::Ib;
+  n.efa_generation = 0;
   n.nic_bytes_per_s = gbit * kGbit;
+}
+
+// NVIDIA DGX nodes: 8 SXM GPUs on NVSwitch, 8 single-port InfiniBand HCAs for the compute fabric
+// (one per GPU, under the GPU's PCIe switch), two CPU sockets.
+void dgx_nodes(std::vector<NodeSpec>& c) {
+  {
+    // DGX A100 (80 GB): 8 x A100 80 GB SXM4, 6 x NVSwitch (NVLink 3, 600 GB/s per GPU both ways),
+    // 8 x single-port ConnectX-6 VPI HDR 200 Gb/s InfiniBand for the cluster, 2 x AMD EPYC 7742
+    // (64 cores, 8 x DDR4-3200 per socket), 2 TB; 4 PCIe Gen4 switches, each with 2 GPUs and 2 HCAs.
+    // Sources: NVIDIA DGX A100 User Guide (DU-09821-001, "Component Specifications"); NVIDIA
+    // developer blog "Defining AI Innovation with DGX A100" (system architecture, PCIe topology).
+    // Selene, where Megatron-LM's published runs were measured, is built of these nodes.
+    NodeSpec n =
+        base("dgx-a100-80gb", "A100-80GB", 8,
+             "NVIDIA DGX A100 User Guide DU-09821-001; developer.nvidia.com/blog/defining-ai-innovation-with-dgx-a100");
+    n.nvswitch = true;
+    n.numa_nodes = 2;
+    n.gpus_per_switch = 2;
+    n.gpus_per_host_bridge = 2;
+    n.cpu = CpuVendor::Amd;
+    n.cpu_family = "rome";
+    ib_nics(n, 8, 2, 200);
+    n.eth_bytes_per_s = 200 * kGbit;  // the dual-port ConnectX-6 for storage / in-band Ethernet
+    n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 3200);
+    c.push_back(n);
+  }
+  {
+    // DGX H100 / DGX H200: 8 x H100 80 GB (H200 141 GB) SXM5, 4 x NVSwitch (NVLink 4, 900 GB/s per
+    // GPU both ways), 8 x single-port ConnectX-7 VPI NDR 400 Gb/s InfiniBand (four OSFP ports),
+    // 2 x Xeon Platinum 8480C (Sapphire Rapids, 56 cores, 8 x DDR5-4800 per socket), 2 TB, PCIe Gen5,
+    // each GPU with its HCA under one PCIe switch. Source: NVIDIA DGX BasePOD reference architecture,
+    // "Core Components" (docs.nvidia.com/dgx-basepod); NVIDIA DGX H100/H200 User Guide.
+    NodeSpec n =
+        base("dgx-h100", "H100", 8, "NVIDIA DGX BasePOD reference architecture (Core Components); DGX H100 User Guide");
+    n.nvswitch = true;
+    n.numa_nodes = 2;
+    n.gpus_per_switch = 1;
+    n.gpus_per_host_bridge = 1;
+    n.cpu = CpuVendor::Intel;
+    n.cpu_family = "sapphirerapids";
+    ib_nics(n, 8, 1, 400);
+    n.eth_bytes_per_s = 100 * kGbit;  // the 100 Gb/s Ethernet NIC
+    n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 4800);
+    // dgx-h100 itself is main's entry in make_catalog (with its RoCE variant); only the H200 here.
+    n.name = "dgx-h200";
+    n.gpu = find_gpu("H200");
+    n.citation = "NVIDIA DGX BasePOD reference architecture (Core Components); DGX H200 User Guide";
+    c.push_back(n);
+  }
+  {
+    // DGX B200: 8 x B200 (1.4 TB of GPU memory), 2 x NVSwitch (NVLink 5, 1.8 TB/s per GPU both
+    // ways), 8 x single-port ConnectX-7 VPI up to 400 Gb/s InfiniBand (NDR; XDR 800 Gb/s comes with
+    // ConnectX-8 on B300 systems), 2 x 5th-gen Xeon Platinum 8570 (Emerald Rapids, 8 x DDR5-5600 per
+    // socket); host PCIe Gen5, so the GPUs' Gen6 ports train at Gen5. Source: NVIDIA DGX BasePOD
+    // reference architecture, "Core Components"; NVIDIA DGX B200 datasheet.
+    NodeSpec n =
+        base("dgx-b200", "B200", 8, "NVIDIA DGX BasePOD reference architecture (Core Components); DGX B200 datasheet");
+    n.nvswitch = true;
+    n.numa_nodes = 2;
+    n.pcie_gen = 5;
+    n.gpus_per_switch = 1;
+    n.gpus_per_host_bridge = 1;
+    n.cpu = CpuVendor::Intel;
+    n.cpu_family = "emeraldrapids";
+    ib_nics(n, 8, 1, 400);
+    n.eth_bytes_per_s = 100 * kGbit;
+    n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 5600);
+    c.push_back(n);
+  }
 }
 
 std::vector<NodeSpec> make_catalog() {
@@ -212,6 +283,7 @@ std::vector<NodeSpec> make_catalog() {
     n.host_mem_bytes_per_s = 200e9;
     c.push_back(n);
   }
+  dgx_nodes(c);
   return c;
 }
 }  // namespace

@@ -18,7 +18,11 @@ namespace {
 constexpr int kNormFwdKernels = 1, kNormBwdKernels = 2, kSwigluFwdKernels = 2, kSwigluBwdKernels = 3;
 constexpr int kQkvCopyKernels = 2;  // stack of dq, dk, dv; copy back to the projection's layout
 constexpr int kAttentionFwdKernels = 1, kAttentionBwdKernels = 3;  // cuDNN: fprop; bprop, dO.O, dQ cast
-constexpr int kLossKernels = 8;  // cast up, log-softmax, NLL, fill; their backward, cast down
+constexpr int kLossKernels = 8;
+// Unfused attention (Megatron-LM <= 2022): QK^T, scale-mask-softmax, dropout, PV forward (the two
+// batched GEMMs counted with the GEMMs' gaps); their backward's dropout, softmax and the dV, dP, dQ,
+// dK products (4 GEMMs).
+constexpr int kUnfusedFwdKernels = 2, kUnfusedBwdKernels = 2;  // cast up, log-softmax, NLL, fill; their backward, cast down
 // multi_tensor_apply (ATen/native/cuda/MultiTensorApply.cuh): one launch per 320 blocks of 65536
 // elements (kChunkSize, depth_to_max_blocks), 2.1e7 parameters; foreach and for_loop run 8 ops.
 constexpr double kMultiTensorLaunchParams = 320.0 * 65536;
@@ -114,53 +118,95 @@ double memory_seconds(const ComputeRates& r, MemKernel kind, double bytes, int l
   return compute::memory_seconds(r.gpu.memory, kind, bytes, launches) + launches * r.gpu.launch_gap_s;
 }
 
-BlockSeconds block_seconds(const ModelShape& m, int64_t tokens, int tp, const ComputeRates& r, bool sequence_parallel) {
+BlockKernels block_kernels(const ModelShape& m, int64_t tokens, int tp, const ComputeRates& r, bool sequence_parallel,
+                           bool flash_attention) {
   const compute::GemmLaw& g = r.gpu.gemm;
   const int64_t h = m.hidden, kv = m.kv_dim(), f = m.ffn;
-  const double T = double(tokens);
+  const double T = double(tokens), e = compute::activation_bytes(r.gpu.precision);
+  const double gap = r.gpu.launch_gap_s;
+  // A linear layer's three GEMMs at the law's rate, stretched under the power limit, one launch each.
+  auto lin = [&](int64_t in, int64_t out, int gemms = 1) {
+    const compute::LinearSeconds l = compute::linear_seconds(g, tokens, in, out);
+    const double s = r.gemm_stretch;
+    return compute::LinearSeconds{gemms * (l.fwd * s + gap), gemms * (l.dgrad * s + gap), gemms * (l.wgrad * s + gap)};
+  };
+  auto mem = [&](MemKernel k, double bytes, int launches) { return memory_seconds(r, k, bytes, launches); };
   // Norms and residual adds: every TP rank holds the whole T x h activation, unless sequence
   // parallelism splits it over the group.
   const double act = (sequence_parallel ? T / tp : T) * double(h);
-  const auto qkv = linear(g, tokens, h, (h + 2 * kv) / tp, r.gemm_stretch);
-  const auto o = linear(g, tokens, h / tp, h, r.gemm_stretch);
-  const auto up = linear(g, tokens, h, f / tp, r.gemm_stretch);  // gate and up alike
-  const auto down = linear(g, tokens, f / tp, h, r.gemm_stretch);
-  const double flops = compute::attention_fwd_flops(tokens, m.seq, h, tp);
   const double ffn = T * double(f) / tp;
-  auto mem = [&](MemKernel k, double bytes, int launches) { return memory_seconds(r, k, bytes, launches); };
-  auto gaps = [&](int kernels) { return kernels * r.gpu.launch_gap_s; };
-  const double add = mem(MemKernel::Elementwise, 6 * act, 1);  // read 2 + 2, write 2 per element
+  BlockKernels k;
+  k.qkv = lin(h, (h + 2 * kv) / tp);
+  k.o = lin(h / tp, h);
+  k.up = lin(h, f / tp, m.gated_mlp ? 2 : 1);
+  k.down = lin(f / tp, h);
+  const double flops = compute::attention_fwd_flops(tokens, m.seq, h, tp);
+  if (flash_attention) {
+    k.attn_fwd = compute::attention_fwd_seconds(r.gpu.attention, flops) + kAttentionFwdKernels * gap;
+    k.attn_bwd = compute::attention_bwd_seconds(r.gpu.attention, flops) + kAttentionBwdKernels * gap;
+  } else {
+    const double scores = T * (double(m.heads) / tp) * double(m.seq);
+    const double gemm_rate = g.flops_per_s / r.gemm_stretch;
+    k.attn_fwd = 2 * flops / gemm_rate + 2 * gap + mem(MemKernel::Elementwise, scores * (6 * e + 1), kUnfusedFwdKernels);
+    k.attn_bwd = 4 * flops / gemm_rate + 4 * gap + mem(MemKernel::Elementwise, scores * (9 * e + 1), kUnfusedBwdKernels);
+  }
+  k.norm_fwd = mem(MemKernel::NormFwd, 2 * e * act, kNormFwdKernels);
+  k.norm_bwd = mem(MemKernel::NormBwd, 3 * e * act, kNormBwdKernels);
+  k.add = mem(MemKernel::Elementwise, 3 * e * act, 1);
+  if (m.gated_mlp) {
+    k.act_fwd = mem(MemKernel::SwigluFwd, 3 * e * ffn, kSwigluFwdKernels);
+    k.act_bwd = mem(MemKernel::SwigluBwd, 5 * e * ffn, kSwigluBwdKernels);
+  } else {
+    k.act_fwd = mem(MemKernel::Elementwise, 2 * e * ffn, 1);
+    k.act_bwd = mem(MemKernel::Elementwise, 4 * e * ffn, 1);
+  }
+  k.qkv_copies_bwd = mem(MemKernel::StridedCopy, 4 * e * T * double(h + 2 * kv) / tp, kQkvCopyKernels);
+  return k;
+}
 
+BlockSeconds block_seconds(const ModelShape& m, int64_t tokens, int tp, const ComputeRates& r, bool sequence_parallel) {
+  const BlockKernels k = block_kernels(m, tokens, tp, r, sequence_parallel);
   BlockSeconds b;
-  b.attn_fwd += memory(mem(MemKernel::NormFwd, 4 * act, kNormFwdKernels));
-  b.attn_fwd += gemm(qkv.fwd + o.fwd + gaps(2));
-  b.attn_fwd += attention(compute::attention_fwd_seconds(r.gpu.attention, flops) + gaps(kAttentionFwdKernels));
-  b.attn_fwd += memory(add);
-  b.mlp_fwd += memory(mem(MemKernel::NormFwd, 4 * act, kNormFwdKernels));
-  b.mlp_fwd += gemm(2 * up.fwd + down.fwd + gaps(3));
-  b.mlp_fwd += memory(mem(MemKernel::SwigluFwd, 6 * ffn, kSwigluFwdKernels) + add);
+  b.attn_fwd += memory(k.norm_fwd);
+  b.attn_fwd += gemm(k.qkv.fwd + k.o.fwd);
+  b.attn_fwd += attention(k.attn_fwd);
+  b.attn_fwd += memory(k.add);
+  b.mlp_fwd += memory(k.norm_fwd);
+  b.mlp_fwd += gemm(k.up.fwd + k.down.fwd);
+  b.mlp_fwd += memory(k.act_fwd + k.add);
   // Backward: down, SwiGLU, gate and up (their two input gradients summed), norm 2, the residual's
   // gradient sum; o, attention, the q/k/v gradient's copies, qkv, norm 1, the residual's sum.
-  b.mlp_bwd += gemm(down.bwd() + 2 * up.bwd() + gaps(6));
-  b.mlp_bwd += memory(mem(MemKernel::SwigluBwd, 10 * ffn, kSwigluBwdKernels) + 2 * add +
-                      mem(MemKernel::NormBwd, 6 * act, kNormBwdKernels));
-  b.attn_bwd += gemm(o.bwd() + qkv.bwd() + gaps(4));
-  b.attn_bwd += attention(compute::attention_bwd_seconds(r.gpu.attention, flops) + gaps(kAttentionBwdKernels));
-  b.attn_bwd += memory(mem(MemKernel::StridedCopy, 8 * T * double(h + 2 * kv) / tp, kQkvCopyKernels) + add +
-                       mem(MemKernel::NormBwd, 6 * act, kNormBwdKernels));
+  b.mlp_bwd += gemm(k.down.bwd() + k.up.bwd());
+  b.mlp_bwd += memory(k.act_bwd + 2 * k.add + k.norm_bwd);
+  b.attn_bwd += gemm(k.o.bwd() + k.qkv.bwd());
+  b.attn_bwd += attention(k.attn_bwd);
+  b.attn_bwd += memory(k.qkv_copies_bwd + k.add + k.norm_bwd);
   return b;
 }
 
-HeadSeconds head_seconds(const ModelShape& m, int64_t tokens, int vocab_split, const ComputeRates& r) {
-  const auto head = linear(r.gpu.gemm, tokens, m.hidden, m.vocab / vocab_split, r.gemm_stretch);
-  const double act = double(tokens) * double(m.hidden);
+HeadKernels head_kernels(const ModelShape& m, int64_t tokens, int64_t norm_tokens, int vocab_split,
+                         const ComputeRates& r) {
+  const compute::LinearSeconds l = compute::linear_seconds(r.gpu.gemm, tokens, m.hidden, m.vocab / vocab_split);
+  const double gap = r.gpu.launch_gap_s, s = r.gemm_stretch, e = compute::activation_bytes(r.gpu.precision);
+  const double act = double(norm_tokens) * double(m.hidden);
   const double loss = r.gpu.memory.loss_s_per_logit * double(tokens) * double(m.vocab) / vocab_split +
-                      kLossKernels * r.gpu.launch_gap_s;
+                      kLossKernels * gap;
+  HeadKernels k;
+  k.norm_fwd = memory_seconds(r, MemKernel::NormFwd, 2 * e * act, kNormFwdKernels);
+  k.norm_bwd = memory_seconds(r, MemKernel::NormBwd, 3 * e * act, kNormBwdKernels);
+  k.logits = {l.fwd * s + gap, l.dgrad * s + gap, l.wgrad * s + gap};
+  k.loss_fwd = loss / 2;
+  k.loss_bwd = loss / 2;
+  return k;
+}
+
+HeadSeconds head_seconds(const ModelShape& m, int64_t tokens, int vocab_split, const ComputeRates& r) {
+  const HeadKernels k = head_kernels(m, tokens, tokens, vocab_split, r);
   HeadSeconds s;
-  s.fwd += memory(memory_seconds(r, MemKernel::NormFwd, 4 * act, kNormFwdKernels) + loss / 2);
-  s.fwd += gemm(head.fwd + r.gpu.launch_gap_s);
-  s.bwd += memory(loss / 2 + memory_seconds(r, MemKernel::NormBwd, 6 * act, kNormBwdKernels));
-  s.bwd += gemm(head.bwd() + 2 * r.gpu.launch_gap_s);
+  s.fwd += memory(k.norm_fwd + k.loss_fwd);
+  s.fwd += gemm(k.logits.fwd);
+  s.bwd += memory(k.loss_bwd + k.norm_bwd);
+  s.bwd += gemm(k.logits.bwd());
   return s;
 }
 

@@ -80,6 +80,32 @@ struct WorkSeconds {
   }
 };
 
+// One block's kernels on one rank and micro-batch of `tokens` tokens, each priced by the laws
+// above: GEMMs (fwd, dgrad, wgrad) with the power-limit stretch and one launch gap each, the rest
+// with their launches' gaps. block_seconds sums them in the order a PyTorch block runs them;
+// Megatron's layer model (megatron_layer.hpp) places the same pieces between its tensor-, sequence-
+// and context-parallel communication. Element bytes e = compute::activation_bytes(precision).
+//   norm       read + write per element of the T x h activation (T / tp with sequence parallelism):
+//              forward 2 e, backward 3 e (read x and dy, write dx)
+//   add        residual add, read 2 + write 1: 3 e (the backward's gradient sums alike)
+//   act        SwiGLU: forward 3 e per T x ffn / tp element (read gate and up, write), backward 5 e;
+//              GELU (gated_mlp false): 2 e forward, 4 e backward
+//   qkv copies the backward's stack of dq, dk, dv and copy back: 4 e per T x (h + 2 kv) / tp element
+//   attention  flash (causal SDPA law, attention_fwd_flops); unfused (Megatron-LM <= 2022: explicit
+//              scores, softmax, dropout) = its GEMM FLOPs (4 T s h / tp, the masked half included) at
+//              the GEMM law's rate plus its score tensor's bytes (megatron_layer.hpp: 6 e + 1 per
+//              score forward, 9 e + 1 backward) at the elementwise rate
+struct BlockKernels {
+  compute::LinearSeconds qkv, o, up, down;  // up: the MLP's input GEMMs (SwiGLU's gate and up together)
+  double attn_fwd = 0, attn_bwd = 0;
+  double norm_fwd = 0, norm_bwd = 0;
+  double add = 0;
+  double act_fwd = 0, act_bwd = 0;
+  double qkv_copies_bwd = 0;
+};
+BlockKernels block_kernels(const ModelShape& m, int64_t tokens, int tp, const ComputeRates& r,
+                           bool sequence_parallel = false, bool flash_attention = true);
+
 // One block on one rank (see above): its attention half (norm 1, qkv, attention, o, residual) and
 // its MLP half (norm 2, gate, up, SwiGLU, down, residual), forward and backward.
 struct BlockSeconds {
@@ -90,7 +116,16 @@ struct BlockSeconds {
 BlockSeconds block_seconds(const ModelShape& m, int64_t tokens, int tp, const ComputeRates& r,
                            bool sequence_parallel = false);
 
-// Final norm, LM head and loss on one rank; `vocab_split` 1 (replicated) or tp (vocab-parallel).
+// Final norm, LM head (logits) and loss on one rank; `vocab_split` 1 (replicated) or tp
+// (vocab-parallel); the norm over `norm_tokens` (tokens / tp with sequence parallelism). The loss
+// as loss_s_per_logit per logit, half forward, half backward.
+struct HeadKernels {
+  double norm_fwd = 0, norm_bwd = 0;
+  compute::LinearSeconds logits;
+  double loss_fwd = 0, loss_bwd = 0;
+};
+HeadKernels head_kernels(const ModelShape& m, int64_t tokens, int64_t norm_tokens, int vocab_split,
+                         const ComputeRates& r);
 struct HeadSeconds {
   WorkSeconds fwd, bwd;
 };

@@ -360,7 +360,10 @@ void StepExecutor::collective_done(int g, uint64_t seq, const collectives::Colle
   inst.done = true;
   for (int m : simulated_members(g)) {
     if (recording(m))
-      note(m, s, programs_[ranks_[m].program].stream_names[s], inst.name, inst.op, true, inst.bytes, inst.launch, &rec);
+      // The member's own op names it: members may run different programs (Megatron's embedding
+      // group spans the first and the last pipeline stage).
+      note(m, s, programs_[ranks_[m].program].stream_names[s], current(m, s).arg, inst.op, true, inst.bytes,
+           inst.launch, &rec);
     finish_op(m, s);
   }
   while (!gs.pending.empty() && gs.pending.front().done) {

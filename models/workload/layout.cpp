@@ -1,4 +1,6 @@
-// The parallel layout's checks, all in one place (see layout.hpp).
+// The parallel layout's checks, all in one place (see layout.hpp). Megatron's own rules are cited
+// where they are applied: megatron/training/arguments.py (validate_args) and
+// megatron/core/pipeline_parallel/schedules.py of NVIDIA/Megatron-LM (core_r0.x, 2024-2025).
 #include "models/workload/layout.hpp"
 
 #include <algorithm>
@@ -6,6 +8,7 @@
 #include <string>
 
 #include "models/error.hpp"
+#include "sim/check.hpp"
 
 namespace models::workload {
 
@@ -13,6 +16,173 @@ namespace {
 constexpr std::array kStrategies = {Strategy::Zero3, Strategy::Fsdp, Strategy::Ddp, Strategy::Megatron};
 
 std::string str(int v) { return std::to_string(v); }
+
+Recompute parse_recompute(const TrainingSpec& t) {
+  if (t.recompute.empty()) return t.grad_checkpointing ? Recompute::Full : Recompute::None;
+  Recompute r = Recompute::None;
+  if (t.recompute == "full")
+    r = Recompute::Full;
+  else if (t.recompute == "selective")
+    r = Recompute::Selective;
+  else if (t.recompute != "none")
+    throw SpecError("training.recompute", "unknown recompute '" + t.recompute + "' (expected full, selective or none)");
+  if (t.grad_checkpointing && r != Recompute::Full)
+    throw SpecError("training.grad_checkpointing",
+                    "grad_checkpointing = true means recompute = \"full\", but "
+                    "recompute = \"" +
+                        t.recompute + "\" (expected one of the two keys)");
+  return r;
+}
+
+// grad_accum from training.global_batch, or training.grad_accum.
+int derive_grad_accum(const TrainingSpec& t, int dp) {
+  const int per_step = std::max(1, t.micro_batch) * dp;
+  if (t.global_batch <= 0) return std::max(1, t.grad_accum);
+  if (t.global_batch % per_step != 0)
+    throw SpecError("training.global_batch", "global_batch = " + str(t.global_batch) +
+                                                 " is not a multiple of micro_batch x dp = " + str(t.micro_batch) +
+                                                 " x " + str(dp) + " = " + str(per_step) +
+                                                 " (expected a multiple of micro_batch x dp)");
+  const int accum = t.global_batch / per_step;
+  if (t.grad_accum != 1 && t.grad_accum != accum)
+    throw SpecError("training.grad_accum", "grad_accum = " + str(t.grad_accum) +
+                                               " but global_batch / (micro_batch x dp) = " + str(accum) +
+                                               " (expected one of the two keys, or equal values)");
+  return accum;
+}
+
+void megatron_checks(const ScenarioSpec& spec, const ModelShape& model, int n, ParallelLayout& l) {
+  const ParallelSpec& par = spec.parallel;
+  l.tp = std::max(1, par.tp);
+  l.cp = std::max(1, par.cp);
+  l.pp = std::max(1, par.pp);
+  l.vp = std::max(1, par.vp);
+  const int model_parallel = l.tp * l.cp * l.pp;
+  if (n % model_parallel != 0)
+    throw SpecError("parallel.tp", "tp x cp x pp = " + str(model_parallel) + " does not divide the " + str(n) +
+                                       " GPUs (expected tp x cp x pp to divide the GPU count)");
+  l.dp = n / model_parallel;
+  if (par.dp != 0 && par.dp != l.dp)
+    throw SpecError("parallel.dp", "tp x cp x pp x dp = " + str(model_parallel * par.dp) + " but there are " + str(n) +
+                                       " GPUs (expected dp = " + str(l.dp) + ", or 0 to derive it)");
+  if (model.heads % l.tp != 0)
+    throw SpecError("parallel.tp", "tp = " + str(l.tp) + " does not divide the " + str(model.heads) +
+                                       " attention heads (expected tp to divide the head count)");
+  if (model.kv_heads % l.tp != 0)
+    throw SpecError(
+        "parallel.tp",
+        "tp = " + str(l.tp) + " does not divide the " + str(model.kv_heads) +
+            " KV heads (expected tp to divide the KV head count: Megatron splits the query groups over tp)");
+  if (model.layers % l.pp != 0)
+    throw SpecError("parallel.pp", str(model.layers) + " layers do not split evenly into " + str(l.pp) +
+                                       " pipeline stages (expected pp to divide the layer count)");
+  if ((model.layers / l.pp) % l.vp != 0)
+    throw SpecError("parallel.vp", str(model.layers / l.pp) + " layers per pipeline stage do not split into vp = " +
+                                       str(l.vp) + " virtual stages (expected vp to divide the layers per stage)");
+  if (l.cp > 1 && model.seq % (2 * l.cp) != 0)
+    throw SpecError("parallel.cp", "cp = " + str(l.cp) + ": the sequence (" + str(model.seq) +
+                                       ") does not split into 2 x cp equal chunks (expected seq divisible by "
+                                       "2 x cp: TransformerEngine's load-balanced causal ring attention)");
+  if (l.cp > 1 && spec.training.attention_backend == "unfused")
+    throw SpecError("training.attention_backend",
+                    "context parallelism needs a fused attention backend (TransformerEngine), not unfused "
+                    "(expected attention_backend = \"flash\")");
+
+  // Micro-batches: global_batch, grad_accum, or the older parallel.micro_batches.
+  l.grad_accum = derive_grad_accum(spec.training, l.dp);
+  l.pipeline_micro_batches = l.grad_accum;
+  if (par.micro_batches > 0) {
+    if (spec.training.global_batch > 0 && par.micro_batches != l.grad_accum)
+      throw SpecError("parallel.micro_batches", "micro_batches = " + str(par.micro_batches) +
+                                                    " but global_batch / (micro_batch x dp) = " + str(l.grad_accum) +
+                                                    " (expected one of the two keys, or equal values)");
+    l.pipeline_micro_batches = par.micro_batches;
+  }
+
+  // Options, as Megatron's validate_args adjusts or refuses them.
+  l.sequence_parallel = par.sequence_parallel;
+  if (l.sequence_parallel && l.tp == 1) {
+    l.sequence_parallel = false;  // arguments.py: "Disabling sequence parallelism because tp is disabled"
+    l.notes.push_back("sequence_parallel ignored: tp = 1 (as Megatron does)");
+  }
+  l.tp_comm_overlap = par.tp_comm_overlap;
+  if (l.tp_comm_overlap && !l.sequence_parallel)
+    throw SpecError("parallel.tp_comm_overlap",
+                    "tp_comm_overlap needs sequence_parallel = true and tp > 1 (expected both, or tp_comm_overlap = "
+                    "false: Megatron overlaps TP communication with GEMMs only under sequence parallelism)");
+  l.distributed_optimizer = par.distributed_optimizer;
+  l.overlap_grad_reduce = par.overlap_grad_reduce;
+  l.overlap_param_gather = par.overlap_param_gather;
+  if (l.overlap_param_gather && !l.distributed_optimizer)
+    throw SpecError("parallel.overlap_param_gather",
+                    "overlap_param_gather needs distributed_optimizer = true (expected it too, or overlap_param_gather "
+                    "= false: parameters are gathered only when the optimizer is sharded)");
+  if (l.overlap_param_gather && !l.overlap_grad_reduce)
+    throw SpecError("parallel.overlap_param_gather",
+                    "overlap_param_gather needs overlap_grad_reduce = true (expected it too, as Megatron requires)");
+  l.scatter_gather_p2p = par.scatter_gather_tensors_in_pipeline;
+  l.vocab_parallel = par.vocab_parallel;
+  l.async_tp_allreduce = par.async_tensor_model_parallel_allreduce;
+  if (l.interleaved()) {
+    // Megatron-Core's default is --overlap-p2p-communication on (arguments.py
+    // --no-overlap-p2p-communication); without it the interleaved schedule needs pp > 2.
+    l.overlap_p2p_comm = par.overlap_p2p_comm.value_or(true);
+    const int min_pp = l.overlap_p2p_comm ? 2 : 3;
+    if (l.pp < min_pp)
+      throw SpecError("parallel.vp", "interleaved 1F1B (vp = " + str(l.vp) + ") needs pp >= " + str(min_pp) +
+                                         (l.overlap_p2p_comm ? "" : " without overlap_p2p_comm") +
+                                         ", got pp = " + str(l.pp) + " (expected a larger pp, or vp = 1)");
+    // schedules.py: microbatch_group_size_per_vp_stage (= pp) must lie in [pp, m], and the last
+    // group must not be shorter than pp: m a multiple of pp.
+    const int m = l.pipeline_micro_batches;
+    if (m < l.pp || m % l.pp != 0) {
+      const char* key = par.micro_batches > 0            ? "parallel.micro_batches"
+                        : spec.training.global_batch > 0 ? "training.global_batch"
+                                                         : "training.grad_accum";
+      throw SpecError(key, "interleaved 1F1B needs the micro-batches per step (" + str(m) +
+                               ") to be a multiple of pp = " + str(l.pp) + " (expected " + str(l.pp) + ", " +
+                               str(2 * l.pp) + ", ... micro-batches)");
+    }
+  } else if (par.overlap_p2p_comm.value_or(false)) {
+    l.notes.push_back("overlap_p2p_comm ignored without vp > 1 (as Megatron does)");
+  }
+}
+
+void data_parallel_checks(const ScenarioSpec& spec, int n, ParallelLayout& l) {
+  const ParallelSpec& par = spec.parallel;
+  if (par.tp > 1 || par.pp > 1)
+    throw SpecError("parallel.tp", "tp and pp need strategy = \"megatron\": " + par.strategy +
+                                       " is pure data parallelism (expected strategy = \"megatron\", or tp = pp = 1)");
+  const std::pair<const char*, bool> megatron_only[] = {
+      {"parallel.cp", par.cp > 1},
+      {"parallel.vp", par.vp > 1},
+      {"parallel.sequence_parallel", par.sequence_parallel},
+      {"parallel.distributed_optimizer", par.distributed_optimizer},
+      {"parallel.overlap_param_gather", par.overlap_param_gather},
+      {"parallel.tp_comm_overlap", par.tp_comm_overlap},
+      {"parallel.scatter_gather_tensors_in_pipeline", par.scatter_gather_tensors_in_pipeline},
+      {"parallel.overlap_p2p_comm", par.overlap_p2p_comm.has_value()},
+      {"parallel.overlap_grad_reduce", par.overlap_grad_reduce},
+      {"parallel.vocab_parallel", !par.vocab_parallel},
+      {"parallel.async_tensor_model_parallel_allreduce", !par.async_tensor_model_parallel_allreduce},
+  };
+  for (const auto& [key, set] : megatron_only)
+    if (set)
+      throw SpecError(key, std::string(key).substr(9) +
+                               " is a Megatron option (expected strategy = \"megatron\", got " + par.strategy + ")");
+  if (l.recompute == Recompute::Selective)
+    throw SpecError("training.recompute",
+                    "selective recompute is modelled for strategy = \"megatron\" only "
+                    "(expected full or none)");
+  if (par.dp != 0 && par.dp != n)
+    throw SpecError("parallel.dp", "dp = " + str(par.dp) + " but there are " + str(n) +
+                                       " GPUs (expected dp = " + str(n) + ", or 0 to derive it)");
+  if (l.strategy == Strategy::Zero3 && spec.zero.stage != 3)
+    throw SpecError("zero.stage",
+                    "only ZeRO stage 3 is modelled (expected zero.stage = 3, or strategy ddp for plain data "
+                    "parallelism)");
+  l.dp = n;
+}
 }  // namespace
 
 const char* strategy_name(Strategy s) {
@@ -31,46 +201,74 @@ std::optional<Strategy> parse_strategy(std::string_view name) {
   return std::nullopt;
 }
 
+const char* recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::None: return "none";
+    case Recompute::Selective: return "selective";
+    case Recompute::Full: return "full";
+  }
+  return "?";
+}
+
+int ParallelLayout::degree(Dim d) const {
+  switch (d) {
+    case Dim::Tp: return tp;
+    case Dim::Cp: return cp;
+    case Dim::Dp: return dp;
+    case Dim::Pp: return pp;
+  }
+  return 1;
+}
+
+int& MegatronCoord::operator[](Dim x) {
+  switch (x) {
+    case Dim::Tp: return t;
+    case Dim::Cp: return c;
+    case Dim::Dp: return d;
+    case Dim::Pp: return s;
+  }
+  return t;
+}
+
+int MegatronCoord::operator[](Dim x) const { return const_cast<MegatronCoord&>(*this)[x]; }
+
+int megatron_rank(const ParallelLayout& l, const MegatronCoord& x) {
+  int rank = 0, stride = 1;
+  for (Dim d : kMegatronOrder) {
+    SIM_CHECK(x[d] >= 0 && x[d] < l.degree(d), "Megatron coordinate out of range");
+    rank += x[d] * stride;
+    stride *= l.degree(d);
+  }
+  return rank;
+}
+
+MegatronCoord megatron_coord(const ParallelLayout& l, int rank) {
+  SIM_CHECK(rank >= 0 && rank < l.size(), "rank outside the Megatron grid");
+  MegatronCoord x;
+  for (Dim d : kMegatronOrder) {
+    x[d] = rank % l.degree(d);
+    rank /= l.degree(d);
+  }
+  return x;
+}
+
 ParallelLayout make_layout(const ScenarioSpec& spec, const ModelShape& model, int world_size) {
   const ParallelSpec& par = spec.parallel;
-  const int n = world_size;
   ParallelLayout l;
   const auto strategy = parse_strategy(par.strategy);
   if (!strategy)
     throw SpecError("parallel.strategy",
                     "unknown strategy '" + par.strategy + "' (expected zero3, fsdp, ddp or megatron)");
   l.strategy = *strategy;
+  l.recompute = parse_recompute(spec.training);
+  l.micro_batch = std::max(1, spec.training.micro_batch);
   if (l.strategy == Strategy::Megatron) {
-    l.tp = std::max(1, par.tp);
-    l.pp = std::max(1, par.pp);
-    if (n % (l.tp * l.pp) != 0)
-      throw SpecError("parallel.tp", "tp x pp = " + str(l.tp * l.pp) + " does not divide the " + str(n) +
-                                         " GPUs (expected tp x pp to divide the GPU count)");
-    l.dp = n / (l.tp * l.pp);
-    if (par.dp != 0 && par.dp != l.dp)
-      throw SpecError("parallel.dp", "tp x pp x dp = " + str(l.tp * l.pp * par.dp) + " but there are " + str(n) +
-                                         " GPUs (expected dp = " + str(l.dp) + ", or 0 to derive it)");
-    l.pipeline_micro_batches = par.micro_batches > 0 ? par.micro_batches : std::max(1, spec.training.grad_accum);
-    if (model.layers % l.pp != 0)
-      throw SpecError("parallel.pp", str(model.layers) + " layers do not split evenly into " + str(l.pp) +
-                                         " pipeline stages (expected pp to divide the layer count)");
-    if (model.heads % l.tp != 0)
-      throw SpecError("parallel.tp", "tp = " + str(l.tp) + " does not divide the " + str(model.heads) +
-                                         " attention heads (expected tp to divide the head count)");
+    megatron_checks(spec, model, world_size, l);
     return l;
   }
-  // Pure data parallelism over every rank.
-  if (par.tp > 1 || par.pp > 1)
-    throw SpecError("parallel.tp", "tp and pp need strategy = \"megatron\": " + par.strategy +
-                                       " is pure data parallelism (expected strategy = \"megatron\", or tp = pp = 1)");
-  if (par.dp != 0 && par.dp != n)
-    throw SpecError("parallel.dp", "dp = " + str(par.dp) + " but there are " + str(n) +
-                                       " GPUs (expected dp = " + str(n) + ", or 0 to derive it)");
-  if (l.strategy == Strategy::Zero3 && spec.zero.stage != 3)
-    throw SpecError("zero.stage",
-                    "only ZeRO stage 3 is modelled (expected zero.stage = 3, or strategy ddp for plain data "
-                    "parallelism)");
-  l.dp = n;
+  data_parallel_checks(spec, world_size, l);
+  l.grad_accum = derive_grad_accum(spec.training, l.dp);
+  l.pipeline_micro_batches = l.grad_accum;
   return l;
 }
 

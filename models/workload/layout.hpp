@@ -1,22 +1,31 @@
 #pragma once
-// models::workload::ParallelLayout: how a run's ranks split into parallel dimensions, validated in
-// one place (as Calculon's Llm.Execution checks num_procs == tp x pp x dp once). Every user error
-// about [parallel] (and ZeRO's stage, which decides what zero3 means) is raised here, at the key
-// at fault; the program builders (data_parallel.cpp, megatron.cpp) take a valid layout and only
-// check it as an invariant.
+// models::workload::ParallelLayout: how a run's ranks split into parallel dimensions, and how a
+// step's batch splits into micro-batches, validated in one place (as Calculon's Llm.Execution
+// checks num_procs == tp x pp x dp once). Every user error about [parallel] (and ZeRO's stage,
+// [training]'s global_batch and recompute) is raised here, at the key at fault; the program
+// builders (data_parallel.cpp, megatron*.cpp) take a valid layout and only check it as an invariant.
 //
-// Today: world size = tp x pp x dp.
 //   zero3     DeepSpeed ZeRO stage 3 over dp = all ranks (parameters, gradients, optimizer
 //             state sharded); fsdp: PyTorch FSDP2 full sharding (ZeRO-3 semantics, its own
 //             copies and casts); ddp: replicated parameters, bucketed gradient all-reduce.
-//   megatron  tp x pp x dp (Megatron's rank order, megatron.hpp); tp divides the heads, pp the
-//             layers; pipeline micro-batches = parallel.micro_batches, else grad_accum.
+//   megatron  tp x cp x pp x dp = world size, in Megatron-Core's rank order (kMegatronOrder).
+//             tp divides the heads and the KV heads; pp x vp divides the layers; 2 cp divides the
+//             sequence (TransformerEngine's load-balanced causal split cuts it into 2 cp chunks).
+// Batch: grad_accum = training.global_batch / (micro_batch x dp), an error when it does not
+// divide; without global_batch, training.grad_accum. Megatron's pipeline runs grad_accum
+// micro-batches (parallel.micro_batches, an older key, overrides it).
+// Recompute: training.recompute = none | selective | full; grad_checkpointing = true means full.
+//
 // Adding a strategy (hsdp: shard within a group of ranks, replicate across groups) is an enum
-// value, its checks in make_layout and its builder in strategy.cpp. Adding a dimension (cp:
-// context, ep: expert, vp: virtual pipeline stages) is a field here, its factor in size(), its
-// checks in make_layout (what it must divide) and its place in the rank mapping.
+// value, its checks in make_layout and its builder in strategy.cpp. Adding a Megatron dimension
+// (ep: expert parallelism) is a field, a Dim value, its place in kMegatronOrder (Megatron-Core's
+// "tp-cp-ep-dp-pp"), its degree in degree(), and its checks in make_layout: megatron_rank and
+// megatron_coord then place it, and every group built from the grid follows.
+#include <array>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "models/spec.hpp"
 #include "models/workload/model_shape.hpp"
@@ -27,18 +36,59 @@ enum class Strategy { Zero3, Fsdp, Ddp, Megatron };
 const char* strategy_name(Strategy s);  // "zero3", "fsdp", "ddp", "megatron": the scenario's values
 std::optional<Strategy> parse_strategy(std::string_view name);
 
+// Activation recomputation (Korthikanti et al. 2022): none keeps every activation; selective
+// recomputes only attention's core (QK^T, softmax, dropout, PV) in the backward; full keeps each
+// layer's input and recomputes the whole layer forward, its communication included.
+enum class Recompute { None, Selective, Full };
+const char* recompute_name(Recompute r);  // "none", "selective", "full"
+
+// The dimensions of Megatron's rank grid, fastest first.
+enum class Dim { Tp, Cp, Dp, Pp };
+inline constexpr std::array kMegatronOrder = {Dim::Tp, Dim::Cp, Dim::Dp, Dim::Pp};
+
 struct ParallelLayout {
   Strategy strategy = Strategy::Zero3;
   int tp = 1;                      // tensor-parallel degree (megatron)
+  int cp = 1;                      // context-parallel degree (megatron)
   int pp = 1;                      // pipeline stages (megatron)
+  int vp = 1;                      // virtual pipeline stages (model chunks) per pipeline rank (megatron)
   int dp = 1;                      // data-parallel degree
-  int pipeline_micro_batches = 1;  // micro-batches per step through the pipeline (megatron)
-  int size() const { return tp * pp * dp; }
+  int micro_batch = 1;             // sequences per micro-batch
+  int grad_accum = 1;              // micro-batches per step per data-parallel replica
+  int pipeline_micro_batches = 1;  // micro-batches through the pipeline (megatron)
+  Recompute recompute = Recompute::None;
+  // Megatron-LM / Megatron-Core options (what each does: megatron.hpp).
+  bool sequence_parallel = false;
+  bool distributed_optimizer = false;
+  bool overlap_grad_reduce = false;
+  bool overlap_param_gather = false;
+  bool overlap_p2p_comm = false;
+  bool tp_comm_overlap = false;
+  bool scatter_gather_p2p = false;
+  bool vocab_parallel = true;  // embedding and output layer split over tp (false: replicated)
+  bool async_tp_allreduce = true;  // backward input-gradient all-reduce beside the wgrad GEMM
+  std::vector<std::string> notes;  // options the layout adjusted, as Megatron does, in plain words
+
+  int size() const { return tp * cp * pp * dp; }
+  int degree(Dim d) const;
   bool sharded() const { return strategy == Strategy::Zero3 || strategy == Strategy::Fsdp; }
+  bool interleaved() const { return vp > 1; }
+  int global_batch() const { return micro_batch * grad_accum * dp; }
 };
 
+// A rank's place in Megatron's grid.
+struct MegatronCoord {
+  int t = 0, c = 0, d = 0, s = 0;  // tp, cp, dp and pipeline-stage indices
+  int& operator[](Dim d);
+  int operator[](Dim d) const;
+};
+// rank = t + tp (c + cp (d + dp s)) for kMegatronOrder: a TP group is consecutive ranks (inside a
+// node), a CP group tp ranks apart, pipeline neighbours tp cp dp ranks apart.
+int megatron_rank(const ParallelLayout& l, const MegatronCoord& x);
+MegatronCoord megatron_coord(const ParallelLayout& l, int rank);
+
 // The layout of `spec` ([parallel], [zero], [training]) for `model` on `world_size` ranks.
-// Throws SpecError at parallel.strategy, parallel.tp, parallel.pp, parallel.dp or zero.stage.
+// Throws SpecError at the parallel.*, training.* or zero.stage key to change.
 ParallelLayout make_layout(const ScenarioSpec& spec, const ModelShape& model, int world_size);
 
 }  // namespace models::workload

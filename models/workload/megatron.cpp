@@ -1,161 +1,342 @@
-// Megatron TP/PP/DP step programs (semantics in megatron.hpp).
+// Megatron-LM / Megatron-Core step programs (semantics and sources in megatron.hpp).
 #include "models/workload/megatron.hpp"
 
 #include <algorithm>
 
-#include "models/workload/data_parallel.hpp"
+#include "models/workload/megatron_layer.hpp"
+#include "models/workload/pipeline_schedule.hpp"
 #include "sim/check.hpp"
 
 namespace models::workload {
 
 using nccl::CollOp;
-using sim::Time;
+using namespace megatron_slots;
 
 namespace {
-constexpr int kCompute = 0, kSendNext = 1, kSendPrev = 2, kRecvPrev = 3, kRecvNext = 4;
-constexpr int kDp = 0, kTp = 1;      // group slots
-constexpr int kNext = 0, kPrev = 1;  // peer slots
+
+// The units of one model chunk in forward order (embedding, layers, output layer) with the
+// parameters each holds on one rank, and their gradient buckets.
+struct ChunkPlan {
+  int first_layer = 0, layers = 0;
+  bool embedding = false, head = false;
+  std::vector<int64_t> unit_params;  // forward order
+  std::vector<int> bucket_of_unit;   // bucket index (buckets numbered in backward order)
+  std::vector<int64_t> bucket_params;
+  int64_t params() const {
+    int64_t n = 0;
+    for (int64_t p : unit_params) n += p;
+    return n;
+  }
+};
+
+ChunkPlan plan_chunk(const MegatronConfig& c, int stage, int chunk) {
+  const ModelShape& m = c.model;
+  const ParallelLayout& l = c.layout;
+  ChunkPlan k;
+  k.layers = m.layers / (l.pp * l.vp);
+  const int virtual_stage = chunk * l.pp + stage;
+  k.first_layer = virtual_stage * k.layers;
+  k.embedding = virtual_stage == 0;
+  k.head = virtual_stage == l.pp * l.vp - 1;
+  const int64_t layer = m.block_matmul_params() / l.tp + m.block_norm_params();
+  const int vocab_split = l.vocab_parallel ? l.tp : 1;
+  const int64_t vocab_shard = m.embedding_params() / vocab_split;
+  if (k.embedding) k.unit_params.push_back(vocab_shard);
+  for (int i = 0; i < k.layers; ++i) k.unit_params.push_back(layer);
+  if (k.head) {
+    // Final norm and the output layer: its own matrix, or with tied embeddings a copy of the word
+    // embeddings on the last stage (none when the first and last stage are one rank).
+    const int64_t out = m.tied_embeddings ? (k.embedding ? 0 : vocab_shard) : m.head_params() / vocab_split;
+    k.unit_params.push_back(m.hidden + out);
+  }
+  // Buckets (param_and_grad_buffer.py): parameters in backward order, a bucket closed as soon as
+  // it holds bucket_size or more; the rest forms the last one. Without overlap_grad_reduce, one.
+  const int64_t cap = l.overlap_grad_reduce ? megatron_bucket_params(l) : INT64_MAX;
+  k.bucket_of_unit.assign(k.unit_params.size(), 0);
+  int64_t acc = 0;
+  for (int u = int(k.unit_params.size()) - 1; u >= 0; --u) {
+    k.bucket_of_unit[u] = int(k.bucket_params.size());
+    acc += k.unit_params[u];
+    if (acc >= cap) {
+      k.bucket_params.push_back(acc);
+      acc = 0;
+    }
+  }
+  if (acc > 0 || k.bucket_params.empty()) k.bucket_params.push_back(acc);
+  return k;
+}
 
 class StageBuilder {
  public:
   StageBuilder(const MegatronConfig& c, int stage)
-      : c_(c), s_(stage), p_({"compute", "send next", "send prev", "recv prev", "recv next"}) {
+      : c_(c),
+        l_(c.layout),
+        s_(stage),
+        p_({"compute", "send next", "send prev", "recv prev", "recv next", "tp async", "cp send", "cp recv",
+            "dp comm"}),
+        layer_(c.model, c.layout, c.training, c.rates, p_) {
     const ModelShape& m = c.model;
-    tokens_ = int64_t(c.training.micro_batch) * m.seq;
-    act_bytes_ = tokens_ * m.hidden * dtype_bytes(c.training.dtype);
-    const int per = m.layers / c.pp;
-    first_layer_ = s_ * per;
-    layers_ = per;
-    // One block's halves and the replicated head on this rank (models/workload/compute.hpp).
-    block_ = block_seconds(m, tokens_, c.tp, c.rates);
-    head_ = head_seconds(m, tokens_, 1, c.rates);
+    const int e = dtype_bytes(c.training.dtype);
+    param_bytes_ = e;
+    grad_bytes_ = c.training.dtype == "bf16" ? 4 : e;
+    full_act_ = int64_t(l_.micro_batch) * (m.seq / l_.cp) * m.hidden * e;
+    const bool split = l_.tp > 1 && (l_.sequence_parallel || l_.scatter_gather_p2p);
+    p2p_bytes_ = split ? full_act_ / l_.tp : full_act_;
+    gather_after_p2p_ = l_.tp > 1 && l_.scatter_gather_p2p && !l_.sequence_parallel;
+    dp_ranks_ = l_.dp * l_.cp;
+    for (int j = 0; j < l_.vp; ++j) chunks_.push_back(plan_chunk(c, stage, j));
+    param_events_.resize(l_.vp);
   }
 
   Program build() {
-    const int p = c_.pp, m = c_.micro_batches;
-    const int warmup = std::min(p - s_ - 1, m);
-    for (int j = 0; j < warmup; ++j) forward(j);
-    for (int k = 0; k < m - warmup; ++k) {
-      forward(warmup + k);
-      backward(k);
+    if (l_.distributed_optimizer && l_.overlap_param_gather && dp_ranks_ > 1) gather_params_at_start();
+    for (const PipeStep& st :
+         megatron_pipeline_schedule(l_.pp, l_.vp, l_.pipeline_micro_batches, s_, l_.overlap_p2p_comm)) {
+      switch (st.kind) {
+        case PipeStep::Kind::Forward: forward(st.at); break;
+        case PipeStep::Kind::Backward: backward(st.at); break;
+        case PipeStep::Kind::Comm: comm(st); break;
+      }
     }
-    for (int k = m - warmup; k < m; ++k) backward(k);
+    SIM_CHECK(fwd_used_ == fwd_fifo_.size() && bwd_used_ == bwd_fifo_.size(), "p2p receives and uses disagree");
     finish();
     return std::move(p_);
   }
 
  private:
-  bool first() const { return s_ == 0; }
-  bool last() const { return s_ == c_.pp - 1; }
-  static Time secs(const WorkSeconds& w) { return Time::from_seconds(w.total()); }
+  std::string tag(ChunkRef at) const {
+    return "mb" + std::to_string(at.micro_batch) + (l_.vp > 1 ? " c" + std::to_string(at.chunk) : "") + " ";
+  }
+  bool pipelined() const { return l_.pp > 1; }
+  bool needs_input(int chunk) const { return pipelined() && !(s_ == 0 && chunk == 0); }
+  bool needs_grad(int chunk) const { return pipelined() && !(s_ == l_.pp - 1 && chunk == l_.vp - 1); }
 
-  void tp_all_reduce(const std::string& what) {
-    if (c_.tp > 1) p_.collective(kCompute, kTp, CollOp::AllReduce, act_bytes_, "tp all_reduce " + what);
+  // The next received tensor in arrival order (Megatron pops its receive handles in order).
+  void wait_received(std::vector<uint32_t>& fifo, std::size_t& used, const std::string& what) {
+    SIM_CHECK(used < fifo.size(), "a pass uses a tensor no batch received");
+    layer_.flush();
+    p_.wait(kCompute, fifo[used++]);
+    if (gather_after_p2p_) p_.collective(kCompute, kGroupTp, CollOp::AllGather, full_act_, what + " tp all_gather");
   }
 
-  void block_forward(int l, const std::string& tag, const char* kind) {
-    const std::string name = tag + kind + " L" + std::to_string(l);
-    p_.compute(kCompute, secs(block_.attn_fwd), Work::Math, name + " attn");
-    tp_all_reduce(name + " attn");
-    p_.compute(kCompute, secs(block_.mlp_fwd), Work::Math, name + " mlp");
-    tp_all_reduce(name + " mlp");
+  void use_params(int chunk, int unit, int mb) {
+    if (mb != 0 || param_events_[chunk].empty()) return;
+    const int b = chunks_[chunk].bucket_of_unit[unit];
+    if (unit > 0 && chunks_[chunk].bucket_of_unit[unit - 1] == b) return;  // waited at its first unit
+    layer_.flush();
+    p_.wait(kCompute, param_events_[chunk][b]);
   }
 
-  void forward(int j) {
-    const std::string tag = "mb" + std::to_string(j) + " ";
-    if (!first()) {
-      p_.recv(kRecvPrev, kPrev, act_bytes_, tag + "recv act");
-      p_.join(kRecvPrev, kCompute);
+  void forward(ChunkRef at) {
+    const ChunkPlan& k = chunks_[at.chunk];
+    const std::string t = tag(at);
+    if (needs_input(at.chunk)) wait_received(fwd_fifo_, fwd_used_, t + "recv act");
+    int unit = 0;
+    if (k.embedding) {
+      use_params(at.chunk, unit++, at.micro_batch);
+      layer_.embedding_forward(t);
     }
-    for (int l = 0; l < layers_; ++l) block_forward(first_layer_ + l, tag, "fwd");
-    if (last()) p_.compute(kCompute, secs(head_.fwd), Work::Math, tag + "fwd head+loss");
-    if (!last()) {
-      p_.join(kCompute, kSendNext);
-      p_.send(kSendNext, kNext, act_bytes_, tag + "send act");
+    for (int i = 0; i < k.layers; ++i) {
+      use_params(at.chunk, unit++, at.micro_batch);
+      layer_.forward(t + "L" + std::to_string(k.first_layer + i) + " ");
     }
+    if (k.head) {
+      use_params(at.chunk, unit++, at.micro_batch);
+      layer_.head_forward(t);
+    }
+    layer_.flush();
   }
 
-  void backward(int j) {
-    const std::string tag = "mb" + std::to_string(j) + " ";
-    if (!last()) {
-      p_.recv(kRecvNext, kNext, act_bytes_, tag + "recv grad");
-      p_.join(kRecvNext, kCompute);
-    } else {
-      p_.compute(kCompute, secs(head_.bwd), Work::Math, tag + "bwd head+loss");
+  void backward(ChunkRef at) {
+    const ChunkPlan& k = chunks_[at.chunk];
+    const std::string t = tag(at);
+    const bool last_mb = at.micro_batch == l_.pipeline_micro_batches - 1;
+    const bool sync = last_mb && l_.overlap_grad_reduce && dp_ranks_ > 1;
+    if (needs_grad(at.chunk)) wait_received(bwd_fifo_, bwd_used_, t + "recv grad");
+    int unit = int(k.unit_params.size()) - 1;
+    auto done = [&](int u) {
+      // The bucket is complete once its first unit (in forward order) has its gradients.
+      if (sync && (u == 0 || k.bucket_of_unit[u - 1] != k.bucket_of_unit[u]))
+        reduce_bucket(k.bucket_params[k.bucket_of_unit[u]], t + "grad bucket " + std::to_string(k.bucket_of_unit[u]));
+    };
+    if (k.head) {
+      layer_.head_backward(t);
+      done(unit--);
     }
-    for (int l = layers_ - 1; l >= 0; --l) {
-      const int layer = first_layer_ + l;
-      if (c_.training.grad_checkpointing) block_forward(layer, tag, "recompute");
-      const std::string name = tag + "bwd L" + std::to_string(layer);
-      p_.compute(kCompute, secs(block_.mlp_bwd), Work::Math, name + " mlp");
-      tp_all_reduce(name + " mlp");
-      p_.compute(kCompute, secs(block_.attn_bwd), Work::Math, name + " attn");
-      tp_all_reduce(name + " attn");
+    for (int i = k.layers - 1; i >= 0; --i) {
+      layer_.backward(t + "L" + std::to_string(k.first_layer + i) + " ");
+      done(unit--);
     }
-    if (!first()) {
-      p_.join(kCompute, kSendPrev);
-      p_.send(kSendPrev, kPrev, act_bytes_, tag + "send grad");
+    if (k.embedding) {
+      layer_.embedding_backward(t);
+      done(unit--);
+    }
+    layer_.flush();
+  }
+
+  void comm(const PipeStep& st) {
+    layer_.flush();
+    const std::string what = "p2p";
+    std::vector<int> back;
+    auto post = [&](int stream, int peer, bool send, std::vector<uint32_t>* fifo, const char* name) {
+      p_.join(kCompute, stream);
+      if (send) {
+        p_.send(stream, peer, p2p_bytes_, name);
+      } else {
+        p_.recv(stream, peer, p2p_bytes_, name);
+        const uint32_t ev = p_.new_event();
+        p_.record(stream, ev);
+        fifo->push_back(ev);
+      }
+      if (st.blocking) back.push_back(stream);
+    };
+    if (st.send_next) post(kSendNext, kPeerNext, true, nullptr, "send act");
+    if (st.send_prev) post(kSendPrev, kPeerPrev, true, nullptr, "send grad");
+    if (st.recv_prev) post(kRecvPrev, kPeerPrev, false, &fwd_fifo_, "recv act");
+    if (st.recv_next) post(kRecvNext, kPeerNext, false, &bwd_fifo_, "recv grad");
+    for (int stream : back) p_.join(stream, kCompute);
+  }
+
+  void reduce_bucket(int64_t params, const std::string& name) {
+    layer_.flush();
+    p_.join(kCompute, kDpComm);
+    p_.collective(kDpComm, kGroupDp, l_.distributed_optimizer ? CollOp::ReduceScatter : CollOp::AllReduce,
+                  params * grad_bytes_, name);
+  }
+
+  void gather_bucket(int64_t params, const std::string& name) {
+    p_.collective(kDpComm, kGroupDp, CollOp::AllGather, params * param_bytes_, name, true);
+  }
+
+  // overlap_param_gather: this step's parameter all-gathers (of the previous step's update) run
+  // from its start in forward order; each layer's first forward waits for its bucket.
+  void gather_params_at_start() {
+    for (int j = 0; j < l_.vp; ++j) {
+      const ChunkPlan& k = chunks_[j];
+      param_events_[j].assign(k.bucket_params.size(), 0);
+      for (int b = int(k.bucket_params.size()) - 1; b >= 0; --b) {
+        gather_bucket(k.bucket_params[b], "c" + std::to_string(j) + " param all_gather bucket " + std::to_string(b));
+        param_events_[j][b] = p_.new_event();
+        p_.record(kDpComm, param_events_[j][b]);
+      }
     }
   }
 
   void finish() {
-    // Every send must have left before the step ends.
-    p_.join(kSendNext, kCompute);
-    p_.join(kSendPrev, kCompute);
+    layer_.flush();
+    for (int s : {kSendNext, kSendPrev, kRecvPrev, kRecvNext, kTpAsync, kCpSend, kCpRecv}) p_.join(s, kCompute);
     const ModelShape& m = c_.model;
-    int64_t params = int64_t(layers_) * (m.block_matmul_params() / c_.tp + m.block_norm_params());
-    if (first()) params += m.embedding_params();
-    if (last()) params += m.head_params() + m.hidden;
-    if (c_.dp > 1)
-      p_.collective(kCompute, kDp, CollOp::AllReduce, params * dtype_bytes(c_.training.dtype), "dp all_reduce grads");
-    const OptimizerPlan plan = optimizer_plan(c_.training, Strategy::Megatron);  // compute.hpp
-    p_.compute(kCompute, Time::from_seconds(optimizer_seconds(double(params), plan, c_.rates)), Work::Memory, "adamw");
+    if (dp_ranks_ > 1 && !l_.overlap_grad_reduce)
+      for (int j = 0; j < l_.vp; ++j) reduce_bucket(chunks_[j].params(), "c" + std::to_string(j) + " grads");
+    p_.join(kDpComm, kCompute);
+    int64_t params = 0, norms = 0;
+    bool has_embedding = false, has_head = false;
+    for (const ChunkPlan& k : chunks_) {
+      params += k.params();
+      norms += int64_t(k.layers) * m.block_norm_params() + (k.head ? m.hidden : 0);
+      has_embedding |= k.embedding;
+      has_head |= k.head;
+    }
+    if (l_.sequence_parallel)  // layer norms are replicated over tp: their gradients are summed
+      p_.collective(kCompute, kGroupTp, CollOp::AllReduce, norms * grad_bytes_, "tp all_reduce norm grads");
+    if (l_.pp > 1 && m.tied_embeddings && (has_embedding || has_head))
+      p_.collective(kCompute, kGroupEmbedding, CollOp::AllReduce, m.embedding_params() / (l_.vocab_parallel ? l_.tp : 1) * grad_bytes_,
+                    "all_reduce word embedding grads");
+    const double local = l_.distributed_optimizer ? double(params) / dp_ranks_ : double(params);
+    p_.compute(kCompute, sim::Time::from_seconds(optimizer_seconds(local, optimizer_plan(c_.training, Strategy::Megatron), c_.rates)),
+               Work::Memory, "optimizer");
+    if (l_.distributed_optimizer && !l_.overlap_param_gather && dp_ranks_ > 1) {
+      p_.join(kCompute, kDpComm);
+      for (int j = 0; j < l_.vp; ++j)
+        for (int b = int(chunks_[j].bucket_params.size()) - 1; b >= 0; --b)
+          gather_bucket(chunks_[j].bucket_params[b],
+                        "c" + std::to_string(j) + " param all_gather bucket " + std::to_string(b));
+      p_.join(kDpComm, kCompute);
+    }
   }
 
   const MegatronConfig& c_;
+  const ParallelLayout& l_;
   int s_;
   Program p_;
-  int64_t tokens_ = 0, act_bytes_ = 0;
-  int first_layer_ = 0, layers_ = 0;
-  BlockSeconds block_;
-  HeadSeconds head_;
+  MegatronLayer layer_;
+  std::vector<ChunkPlan> chunks_;
+  std::vector<std::vector<uint32_t>> param_events_;
+  std::vector<uint32_t> fwd_fifo_, bwd_fifo_;
+  std::size_t fwd_used_ = 0, bwd_used_ = 0;
+  int64_t full_act_ = 0, p2p_bytes_ = 0;
+  bool gather_after_p2p_ = false;
+  int param_bytes_ = 2, grad_bytes_ = 2, dp_ranks_ = 1;
 };
+
 }  // namespace
+
+int64_t megatron_bucket_params(const ParallelLayout& l) {
+  // distributed_data_parallel.py: bucket_size = max(40000000, 1000000 * dp_group.size()).
+  return std::max<int64_t>(40000000, 1000000LL * l.dp * l.cp);
+}
+
+int64_t megatron_stage_params(const MegatronConfig& c, int stage) {
+  int64_t n = 0;
+  for (int j = 0; j < c.layout.vp; ++j) n += plan_chunk(c, stage, j).params();
+  return n;
+}
 
 std::vector<Program> build_megatron_programs(const MegatronConfig& c) {
   // A layout from make_layout (models/workload/layout.cpp, where the user errors are raised).
-  SIM_CHECK(c.tp >= 1 && c.pp >= 1 && c.dp >= 1 && c.micro_batches >= 1, "Megatron degrees below 1");
-  SIM_CHECK(c.model.layers % c.pp == 0 && c.model.heads % c.tp == 0, "Megatron layout not checked by make_layout");
+  const ParallelLayout& l = c.layout;
+  SIM_CHECK(l.tp >= 1 && l.cp >= 1 && l.pp >= 1 && l.vp >= 1 && l.dp >= 1 && l.pipeline_micro_batches >= 1,
+            "Megatron degrees below 1");
+  SIM_CHECK(c.model.layers % (l.pp * l.vp) == 0 && c.model.heads % l.tp == 0,
+            "Megatron layout not checked by make_layout");
   std::vector<Program> programs;
-  for (int s = 0; s < c.pp; ++s) programs.push_back(StageBuilder(c, s).build());
+  for (int s = 0; s < l.pp; ++s) programs.push_back(StageBuilder(c, s).build());
   return programs;
 }
 
 void megatron_layout(const MegatronConfig& c, std::vector<collectives::Group>& groups, std::vector<RankSetup>& ranks) {
-  const int n = c.tp * c.dp * c.pp;
+  const ParallelLayout& l = c.layout;
+  const int n = l.size();
   ranks.assign(n, RankSetup{});
-  for (int s = 0; s < c.pp; ++s)
-    for (int t = 0; t < c.tp; ++t) {
-      collectives::Group g{{}, int(groups.size()), "dp"};
-      for (int d = 0; d < c.dp; ++d) g.ranks.push_back(megatron_rank(t, d, s, c.tp, c.dp));
-      for (int r : g.ranks) ranks[r].group[kDp] = int(groups.size());
-      groups.push_back(std::move(g));
+  auto add_group = [&](const char* name, int slot, const std::vector<int>& members) {
+    collectives::Group g{members, int(groups.size()), name};
+    for (int r : members) ranks[r].group[slot] = int(groups.size());
+    groups.push_back(std::move(g));
+  };
+  // Data parallel with context parallel (gradients are summed over both), per (t, s).
+  for (int s = 0; s < l.pp; ++s)
+    for (int t = 0; t < l.tp; ++t) {
+      std::vector<int> m;
+      for (int d = 0; d < l.dp; ++d)
+        for (int cp = 0; cp < l.cp; ++cp) m.push_back(megatron_rank(l, {t, cp, d, s}));
+      std::sort(m.begin(), m.end());
+      add_group("dp", kGroupDp, m);
     }
-  for (int s = 0; s < c.pp; ++s)
-    for (int d = 0; d < c.dp; ++d) {
-      collectives::Group g{{}, int(groups.size()), "tp"};
-      for (int t = 0; t < c.tp; ++t) g.ranks.push_back(megatron_rank(t, d, s, c.tp, c.dp));
-      for (int r : g.ranks) ranks[r].group[kTp] = int(groups.size());
-      groups.push_back(std::move(g));
-    }
-  for (int s = 0; s < c.pp; ++s)
-    for (int d = 0; d < c.dp; ++d)
-      for (int t = 0; t < c.tp; ++t) {
-        const int r = megatron_rank(t, d, s, c.tp, c.dp);
-        ranks[r].program = s;
-        if (s + 1 < c.pp) ranks[r].peer[kNext] = megatron_rank(t, d, s + 1, c.tp, c.dp);
-        if (s > 0) ranks[r].peer[kPrev] = megatron_rank(t, d, s - 1, c.tp, c.dp);
+  for (int s = 0; s < l.pp; ++s)
+    for (int d = 0; d < l.dp; ++d)
+      for (int cp = 0; cp < l.cp; ++cp) {
+        std::vector<int> m;
+        for (int t = 0; t < l.tp; ++t) m.push_back(megatron_rank(l, {t, cp, d, s}));
+        add_group("tp", kGroupTp, m);
       }
+  if (l.pp > 1 && c.model.tied_embeddings)
+    for (int d = 0; d < l.dp; ++d)
+      for (int cp = 0; cp < l.cp; ++cp)
+        for (int t = 0; t < l.tp; ++t)
+          add_group("embedding", kGroupEmbedding,
+                    {megatron_rank(l, {t, cp, d, 0}), megatron_rank(l, {t, cp, d, l.pp - 1})});
+  for (int r = 0; r < n; ++r) {
+    const MegatronCoord x = megatron_coord(l, r);
+    ranks[r].program = x.s;
+    if (l.pp > 1) {
+      ranks[r].peer[kPeerNext] = megatron_rank(l, {x.t, x.c, x.d, (x.s + 1) % l.pp});
+      ranks[r].peer[kPeerPrev] = megatron_rank(l, {x.t, x.c, x.d, (x.s + l.pp - 1) % l.pp});
+    }
+    if (l.cp > 1) {
+      ranks[r].peer[kPeerCpNext] = megatron_rank(l, {x.t, (x.c + 1) % l.cp, x.d, x.s});
+      ranks[r].peer[kPeerCpPrev] = megatron_rank(l, {x.t, (x.c + l.cp - 1) % l.cp, x.d, x.s});
+    }
+  }
 }
 
 }  // namespace models::workload

@@ -12,21 +12,45 @@ namespace {
 struct Preset {
   const char* name;
   int layers, hidden, heads, kv_heads, ffn, vocab;
-  bool tied;
+  bool tied, gated;
 };
-// meta-llama/Meta-Llama-3-8B, Meta-Llama-3-70B, Llama-2-7b-hf config.json; h200x4-decoder is the
-// decoder of scenarios/validation/h200x4/measured/README.md (no GQA: 32 heads share nothing).
-constexpr std::array<Preset, 4> kPresets{{
-    {"llama-3-8b", 32, 4096, 32, 8, 14336, 128256, false},
-    {"llama-3-70b", 80, 8192, 64, 8, 28672, 128256, false},
-    {"llama-2-7b", 32, 4096, 32, 32, 11008, 32000, false},
-    {"h200x4-decoder", 8, 4096, 32, 32, 14336, 32000, false},
+// Llama (SwiGLU, untied): the config.json of each model on the Hugging Face hub:
+// meta-llama/Meta-Llama-3-8B, Meta-Llama-3-70B, Llama-2-7b-hf, Llama-3.1-8B, Llama-3.1-70B,
+// Llama-3.1-405B (num_hidden_layers, hidden_size, num_attention_heads, num_key_value_heads,
+// intermediate_size, vocab_size). h200x4-decoder is the decoder of
+// scenarios/validation/h200x4/measured/README.md (no GQA: 32 heads share nothing).
+// GPT (GELU, ffn = 4h, embeddings tied as Megatron-LM's GPT does): GPT-3 175B, Brown et al. 2020
+// Table 2.1 (96 layers, d_model 12288, 96 heads of 128; vocabulary: GPT-2's BPE, 50,257).
+// Megatron's published runs (vocabulary 51,200 = GPT-2's padded as Megatron-LM pads it at tp 8):
+// Korthikanti et al. 2022 Table 3 / calculon-ai/calculon models/*.json (22B, 530B = MT-NLG, 1T;
+// their 175B is gpt3-175b with that vocabulary) and Narayanan et al. SC'21 Table 1 / NVIDIA/Megatron-LM examples/sc21/
+// run_table_1.sh (NLS, HS, NAH of each row).
+constexpr std::array<Preset, 19> kPresets{{
+    {"llama-3-8b", 32, 4096, 32, 8, 14336, 128256, false, true},
+    {"llama-3-70b", 80, 8192, 64, 8, 28672, 128256, false, true},
+    {"llama-2-7b", 32, 4096, 32, 32, 11008, 32000, false, true},
+    {"h200x4-decoder", 8, 4096, 32, 32, 14336, 32000, false, true},
+    {"llama-3.1-8b", 32, 4096, 32, 8, 14336, 128256, false, true},
+    {"llama-3.1-70b", 80, 8192, 64, 8, 28672, 128256, false, true},
+    {"llama-3.1-405b", 126, 16384, 128, 8, 53248, 128256, false, true},
+    {"gpt3-175b", 96, 12288, 96, 96, 49152, 50257, true, false},
+    {"megatron-22b", 48, 6144, 64, 64, 24576, 51200, true, false},
+    {"mt-nlg-530b", 105, 20480, 128, 128, 81920, 51200, true, false},
+    {"megatron-1t", 128, 25600, 160, 160, 102400, 51200, true, false},
+    {"sc21-1.7b", 24, 2304, 24, 24, 9216, 51200, true, false},
+    {"sc21-3.6b", 30, 3072, 32, 32, 12288, 51200, true, false},
+    {"sc21-7.5b", 36, 4096, 32, 32, 16384, 51200, true, false},
+    {"sc21-18b", 40, 6144, 48, 48, 24576, 51200, true, false},
+    {"sc21-39b", 48, 8192, 64, 64, 32768, 51200, true, false},
+    {"sc21-76b", 60, 10240, 80, 80, 40960, 51200, true, false},
+    {"sc21-145b", 80, 12288, 96, 96, 49152, 51200, true, false},
+    {"sc21-310b", 96, 16384, 128, 128, 65536, 51200, true, false},
 }};
 }  // namespace
 
 int64_t ModelShape::block_matmul_params() const {
   const int64_t h = hidden;
-  return 2 * h * h + 2 * h * kv_dim() + 3 * h * int64_t(ffn);
+  return 2 * h * h + 2 * h * kv_dim() + mlp_matrices() * h * int64_t(ffn);
 }
 
 int64_t ModelShape::total_params() const {
@@ -54,7 +78,7 @@ ModelShape resolve_model(const ModelSpec& spec) {
       throw SpecError("model.preset", "unknown model preset '" + spec.preset + "' (expected one of " + list + ")");
     }
     m = ModelShape{found->name, found->layers, found->hidden, found->heads, found->kv_heads,
-                   found->ffn,  found->vocab,  spec.seq,      found->tied};
+                   found->ffn,  found->vocab,  spec.seq,      found->tied,  found->gated};
   } else {
     m.name = "custom";
   }
@@ -66,6 +90,12 @@ ModelShape resolve_model(const ModelSpec& spec) {
   if (spec.vocab) m.vocab = spec.vocab;
   m.seq = spec.seq;
   if (spec.tied_embeddings) m.tied_embeddings = true;
+  if (spec.mlp == "gelu")
+    m.gated_mlp = false;
+  else if (spec.mlp == "swiglu")
+    m.gated_mlp = true;
+  else if (!spec.mlp.empty())
+    throw SpecError("model.mlp", "unknown MLP '" + spec.mlp + "' (expected swiglu or gelu)");
   if (m.kv_heads == 0) m.kv_heads = m.heads;  // no GQA given: multi-head attention
   const std::pair<const char*, int> need[] = {{"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads},
                                               {"ffn", m.ffn},       {"vocab", m.vocab},   {"seq", m.seq}};

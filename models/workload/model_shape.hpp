@@ -1,9 +1,10 @@
 #pragma once
-// models::workload::ModelShape: a Llama-style decoder resolved to numbers (preset, then the
-// scenario's explicit fields on top), with its parameter counts. Parameter counting follows the
-// Llama architecture: per block q/o (h x h), k/v (h x kv_heads*head_dim), SwiGLU gate/up/down
-// (3 x h x ffn), two RMSNorms (2h); then embedding (V x h), final norm (h), head (V x h, none
-// when tied).
+// models::workload::ModelShape: a decoder-only transformer resolved to numbers (preset, then the
+// scenario's explicit fields on top), with its parameter counts. Per block q/o (h x h), k/v
+// (h x kv_heads*head_dim), the MLP (SwiGLU, Llama: gate/up/down, 3 x h x ffn; GELU, GPT: fc1/fc2,
+// 2 x h x ffn), two norms (2h); then embedding (V x h), final norm (h), head (V x h, none when
+// tied). Biases and GPT's learned position embeddings (< 0.1 % of GPT-3's parameters) are not
+// counted.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,10 +17,12 @@ struct ModelShape {
   std::string name;
   int layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn = 0, vocab = 0, seq = 2048;
   bool tied_embeddings = false;
+  bool gated_mlp = true;  // SwiGLU (3 matrices); false: GELU (2 matrices)
 
   int64_t head_dim() const { return hidden / heads; }
   int64_t kv_dim() const { return head_dim() * kv_heads; }
-  // Parameters of the matrix products of one block (q, k, v, o, gate, up, down).
+  int mlp_matrices() const { return gated_mlp ? 3 : 2; }
+  // Parameters of the matrix products of one block (q, k, v, o, and the MLP's).
   int64_t block_matmul_params() const;
   int64_t block_norm_params() const { return 2LL * hidden; }
   int64_t block_params() const { return block_matmul_params() + block_norm_params(); }

@@ -62,16 +62,25 @@ void megatron_step(const ScenarioSpec& spec, const ModelShape& shape, const Para
   MegatronConfig c;
   c.model = shape;
   c.training = spec.training;
-  c.tp = layout.tp;
-  c.pp = layout.pp;
-  c.dp = layout.dp;
-  c.micro_batches = layout.pipeline_micro_batches;
+  c.layout = layout;
   c.rates = rates;
   plan.programs = build_megatron_programs(c);
   megatron_layout(c, plan.groups, plan.ranks);
-  plan.notes.push_back("Megatron TP " + std::to_string(c.tp) + " x PP " + std::to_string(c.pp) + " x DP " +
-                       std::to_string(c.dp) + ", 1F1B over " + std::to_string(c.micro_batches) +
-                       " micro-batches; embedding and head replicated across TP");
+  const ParallelLayout& l = layout;
+  std::string what = "Megatron TP " + std::to_string(l.tp) + (l.cp > 1 ? " x CP " + std::to_string(l.cp) : "") +
+                     " x PP " + std::to_string(l.pp) + " x DP " + std::to_string(l.dp) + ", " +
+                     (l.interleaved() ? "interleaved 1F1B (vp " + std::to_string(l.vp) + ")" : std::string("1F1B")) +
+                     " over " + std::to_string(l.pipeline_micro_batches) + " micro-batches of " +
+                     std::to_string(l.micro_batch) + " x " + std::to_string(shape.seq) + " tokens; recompute " +
+                     recompute_name(l.recompute);
+  if (l.sequence_parallel) what += "; sequence parallel";
+  if (l.tp_comm_overlap) what += " with TP comm overlap";
+  if (l.distributed_optimizer) what += "; distributed optimizer";
+  if (l.overlap_grad_reduce) what += "; overlapped grad reduce";
+  if (l.overlap_param_gather) what += "; overlapped param gather";
+  if (l.interleaved() && l.overlap_p2p_comm) what += "; overlapped p2p";
+  plan.notes.push_back(what);
+  plan.notes.insert(plan.notes.end(), l.notes.begin(), l.notes.end());
 }
 
 void data_parallel_step(const ScenarioSpec& spec, const World& world, const ModelShape& shape,
@@ -80,6 +89,8 @@ void data_parallel_step(const ScenarioSpec& spec, const World& world, const Mode
   DataParallelConfig c;
   c.model = shape;
   c.training = spec.training;
+  c.training.grad_accum = layout.grad_accum;  // from global_batch when given
+  c.training.grad_checkpointing = layout.recompute == Recompute::Full;
   c.zero = spec.zero;
   c.strategy = layout.strategy;
   c.dp = n;
@@ -96,7 +107,7 @@ void data_parallel_step(const ScenarioSpec& spec, const World& world, const Mode
   }
   plan.groups.push_back(std::move(dp));
   plan.notes.push_back(spec.parallel.strategy + " over " + std::to_string(n) + " ranks, " +
-                       std::to_string(spec.training.grad_accum) + " micro-batch(es) of " +
+                       std::to_string(layout.grad_accum) + " micro-batch(es) of " +
                        std::to_string(spec.training.micro_batch) + " x " + std::to_string(shape.seq) +
                        " tokens per step");
   if (layout.strategy == Strategy::Zero3 && !spec.zero.unmodelled.empty()) {

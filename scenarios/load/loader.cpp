@@ -367,6 +367,10 @@ class Loader {
                  {"vocab", dim(m.vocab)},
                  {"seq", dim(m.seq)},
                  {"tied_embeddings", [&](auto& v, auto& k) { m.tied_embeddings = r_.boolean(v, k); }},
+                 {"mlp",
+                  [&](auto& v, auto& k) {
+                    m.mlp = r_.one_of(v, k, {"swiglu", "gelu"});
+                  }},
              });
   }
 
@@ -412,6 +416,16 @@ class Loader {
                t.optimizer_impl = r_.one_of(v, k, {"foreach", "fused", "for_loop"});
              }},
             {"cpu_threads", [&](auto& v, auto& k) { t.cpu_threads = static_cast<int>(r_.integer(v, k, 1, 4096)); }},
+            {"global_batch",
+             [&](auto& v, auto& k) { t.global_batch = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
+            {"recompute",
+             [&](auto& v, auto& k) {
+               t.recompute = r_.one_of(v, k, {"full", "selective", "none"});
+             }},
+            {"attention_backend",
+             [&](auto& v, auto& k) {
+               t.attention_backend = r_.one_of(v, k, {"flash", "unfused"});
+             }},
             {"compute_efficiency",
              [&](auto& v, auto& k) {
                t.compute_efficiency = r_.number(v, k);
@@ -428,6 +442,9 @@ class Loader {
       return
           [&](const toml::node& v, const std::string& k) { field = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); };
     };
+    auto flag = [&](bool& field) {
+      return [&](const toml::node& v, const std::string& k) { field = r_.boolean(v, k); };
+    };
     r_.table(n, key,
              {
                  {"strategy",
@@ -438,6 +455,17 @@ class Loader {
                  {"pp", degree(p.pp)},
                  {"dp", degree(p.dp)},
                  {"micro_batches", degree(p.micro_batches)},
+                 {"cp", degree(p.cp)},
+                 {"vp", degree(p.vp)},
+                 {"sequence_parallel", flag(p.sequence_parallel)},
+                 {"distributed_optimizer", flag(p.distributed_optimizer)},
+                 {"overlap_grad_reduce", flag(p.overlap_grad_reduce)},
+                 {"overlap_param_gather", flag(p.overlap_param_gather)},
+                 {"tp_comm_overlap", flag(p.tp_comm_overlap)},
+                 {"scatter_gather_tensors_in_pipeline", flag(p.scatter_gather_tensors_in_pipeline)},
+                 {"overlap_p2p_comm", [&](auto& v, auto& k) { p.overlap_p2p_comm = r_.boolean(v, k); }},
+                 {"vocab_parallel", flag(p.vocab_parallel)},
+                 {"async_tensor_model_parallel_allreduce", flag(p.async_tensor_model_parallel_allreduce)},
              });
   }
 

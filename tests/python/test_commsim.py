@@ -67,7 +67,7 @@ def test_a_failed_point_is_a_row_unless_fail_on_error(repo):
     vary = {"parallel.tp": [1, 3], "parallel.strategy": ["megatron"]}
     rows = commsim.sweep(seed, vary)
     assert rows[0]["error"] is None
-    assert "tp x pp = 3 does not divide the 4 GPUs" in rows[1]["error"]
+    assert "tp x cp x pp = 3 does not divide the 4 GPUs" in rows[1]["error"]
     assert rows[1]["step_time_s"] is None
     with pytest.raises(commsim.CommsimError) as e:
         commsim.sweep(seed, vary, fail_on_error=True)

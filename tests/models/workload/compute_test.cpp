@@ -154,6 +154,8 @@ TEST_CASE("workload: the one-GPU step programs compute exactly the closed-form b
   MegatronConfig mc;
   mc.model = m;
   mc.training = t;
+  mc.layout.strategy = Strategy::Megatron;
+  mc.layout.micro_batch = 2;
   mc.rates = r;
   const SingleGpuTerms plain = single_gpu_breakdown(m, 2, false, false, 2, optimizer_plan(t, Strategy::Megatron), r);
   CHECK(compute_seconds(build_megatron_programs(mc)[0]) == Approx(plain.total()).epsilon(1e-9));

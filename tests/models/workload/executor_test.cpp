@@ -6,7 +6,6 @@
 #include "models/params.hpp"
 #include "models/workload/data_parallel.hpp"
 #include "models/workload/executor.hpp"
-#include "models/workload/megatron.hpp"
 
 using namespace models::workload;
 using models::collectives::Group;
@@ -24,9 +23,7 @@ std::vector<RankSetup> in_group(int n) {
   for (auto& r : v) r.group[0] = 0;
   return v;
 }
-ComputeRates h200() {
-  return make_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, 300e9, 0, {});
-}
+ComputeRates h200() { return make_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, 300e9, 0, {}); }
 // Every compute op costs only its FLOPs at 500 TFLOP/s: no fixed costs, no launch gaps, memory-bound
 // work at 1e20 B/s (negligible), so the stages of a pipeline are equal.
 ComputeRates flops_only() {
@@ -165,62 +162,6 @@ TEST_CASE("workload: ZeRO-3 overlap hides gathers behind compute", "[workload]")
   auto [t_overlap, exp_overlap] = run(true);
   CHECK(t_overlap < t_serial);
   CHECK(exp_overlap < 0.5 * exp_serial);
-}
-
-TEST_CASE("workload: 1F1B bubble fraction (p-1)/(m+p-1) emerges from the schedule", "[workload]") {
-  MegatronConfig c;
-  models::ModelSpec ms;
-  ms.layers = 8, ms.hidden = 1024, ms.heads = 8, ms.ffn = 4096, ms.vocab = 8, ms.seq = 512;
-  c.model = resolve_model(ms);
-  c.training.micro_batch = 1;
-  c.pp = 4;
-  c.micro_batches = 8;
-  // Memory-bound kernels (optimizer, loss) made negligible so stages are equal.
-  c.rates = flops_only();
-  std::vector<Group> groups;
-  std::vector<RankSetup> ranks;
-  megatron_layout(c, groups, ranks);
-  sim::Simulator sim;
-  sim::FlowNetwork net(sim);
-  workload_test::FakeEngine engine(sim, 0, 1e30);  // free transfers
-  StepExecutor ex(sim, net, engine, nullptr, build_megatron_programs(c), groups, ranks);
-  ex.run();
-  REQUIRE(ex.all_done());
-  const double step = (ex.end() - ex.start()).seconds();
-  const int p = 4, m = 8;
-  for (int r = 0; r < p; ++r) {
-    // idle / step = (p-1)/(m+p-1) for each stage (Narayanan et al. 2021, eq. for 1F1B).
-    const double idle = 1.0 - ex.account(r).compute.seconds() / step;
-    CHECK(idle == Approx(double(p - 1) / (m + p - 1)).epsilon(2e-3));
-  }
-}
-
-TEST_CASE("workload: Megatron TP issues 2 all-reduces per block forward and 2 backward", "[workload]") {
-  MegatronConfig c;
-  models::ModelSpec ms;
-  ms.preset = "h200x4-decoder";
-  c.model = resolve_model(ms);
-  c.training.micro_batch = 2;
-  c.tp = 4;
-  c.rates = h200();
-  auto count = [&](bool ckpt) {
-    c.training.grad_checkpointing = ckpt;
-    int ar = 0;
-    const auto programs = build_megatron_programs(c);
-    for (const auto& op : programs[0].ops[0]) ar += op.kind == OpKind::Collective;
-    return ar;
-  };
-  CHECK(count(false) == 8 * 4);  // layers x (2 fwd + 2 bwd)
-  CHECK(count(true) == 8 * 6);   // + the recomputed forward's two
-  std::vector<Group> groups;
-  std::vector<RankSetup> ranks;
-  c.dp = 2;
-  c.pp = 2;
-  megatron_layout(c, groups, ranks);
-  // rank = t + tp (d + dp s): TP groups are 4 consecutive ranks; the next stage is tp*dp away.
-  CHECK(groups[ranks[5].group[1]].ranks == std::vector<int>{4, 5, 6, 7});
-  CHECK(ranks[1].peer[0] == 9);
-  CHECK(groups[ranks[1].group[0]].ranks == std::vector<int>{1, 5});
 }
 
 TEST_CASE("workload: a collective launched beside compute runs at 1/(1+s) (comm.overlap_slowdown)", "[workload]") {

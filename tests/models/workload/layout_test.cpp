@@ -121,3 +121,69 @@ TEST_CASE("layout: placement facts come from the World, and agree with its ranks
   CHECK(plan.groups[0].ranks.size() == 16);
   CHECK(plan.ranks.size() == 16);
 }
+
+TEST_CASE("layout: global_batch sets grad_accum = global_batch / (micro_batch x dp)", "[workload]") {
+  auto s = scenario("megatron", 2, 2);  // 16 GPUs: dp = 4
+  s.training.micro_batch = 2;
+  s.training.global_batch = 64;
+  const ParallelLayout l = make_layout(s, decoder(), 16);
+  CHECK(l.dp == 4);
+  CHECK(l.grad_accum == 8);
+  CHECK(l.pipeline_micro_batches == 8);
+  CHECK(l.global_batch() == 64);
+  s.training.global_batch = 60;  // not a multiple of 2 x 4
+  CHECK(error_key(s, 16) == "training.global_batch");
+  s.training.global_batch = 64;
+  s.training.grad_accum = 4;  // disagrees with 64 / 8
+  CHECK(error_key(s, 16) == "training.grad_accum");
+  auto z = scenario("fsdp");
+  z.training.global_batch = 32;
+  CHECK(make_layout(z, decoder(), 4).grad_accum == 8);
+}
+
+TEST_CASE("layout: recompute, and grad_checkpointing = true meaning full", "[workload]") {
+  auto s = scenario("megatron", 2);
+  CHECK(make_layout(s, decoder(), 2).recompute == Recompute::None);
+  s.training.grad_checkpointing = true;
+  CHECK(make_layout(s, decoder(), 2).recompute == Recompute::Full);
+  s.training.recompute = "selective";
+  CHECK(error_key(s, 2) == "training.grad_checkpointing");
+  s.training.grad_checkpointing = false;
+  CHECK(make_layout(s, decoder(), 2).recompute == Recompute::Selective);
+  auto z = scenario("zero3");
+  z.training.recompute = "selective";
+  CHECK(error_key(z, 2) == "training.recompute");
+}
+
+TEST_CASE("layout: Megatron's grid checks (cp, vp, options) name the key to change", "[workload]") {
+  auto s = scenario("megatron", 2, 2);
+  s.parallel.cp = 2;
+  CHECK(make_layout(s, decoder(), 8).dp == 1);  // 2 x 2 x 2
+  s.parallel.cp = 3;
+  CHECK(error_key(s, 12) == "parallel.cp");  // 2048 tokens do not split into 6 chunks
+  s.parallel.cp = 1;
+  s.parallel.vp = 2;  // 8 layers / (2 x 2)
+  s.training.grad_accum = 4;
+  CHECK(error_key(s, 4).empty());  // pp = 2 is enough with overlap_p2p_comm, Megatron-Core's default
+  s.parallel.overlap_p2p_comm = true;
+  CHECK(make_layout(s, decoder(), 4).overlap_p2p_comm);
+  s.parallel.overlap_p2p_comm = false;  // Megatron: pp > 2 without it
+  CHECK(error_key(s, 4) == "parallel.vp");
+  auto i = scenario("megatron", 1, 4);
+  i.parallel.vp = 2;
+  i.training.grad_accum = 6;  // not a multiple of pp = 4
+  CHECK(error_key(i, 4) == "training.grad_accum");
+  i.training.grad_accum = 8;
+  CHECK(make_layout(i, decoder(), 4).interleaved());
+  auto sp = scenario("megatron", 1, 1);
+  sp.parallel.sequence_parallel = true;  // ignored at tp = 1, as Megatron does
+  const ParallelLayout l = make_layout(sp, decoder(), 1);
+  CHECK_FALSE(l.sequence_parallel);
+  CHECK(l.notes.size() == 1);
+  auto opt = scenario("megatron", 2);
+  opt.parallel.overlap_param_gather = true;
+  CHECK(error_key(opt, 4) == "parallel.overlap_param_gather");
+  auto z = scenario("ddp");
+  z.parallel.distributed_optimizer = true;
+  CHECK(error_key(z, 4) == "parallel.distributed_optimizer");
+}

@@ -158,7 +158,7 @@ TEST_CASE("scenarios: sweep --fail-on-error exits 1 when a point failed, its row
   CHECK(strict.out == plain.out);
   const std::string last = strict.out.substr(strict.out.find("\n1,") + 1);
   CHECK(last.find(",,,,") != std::string::npos);  // no numbers
-  CHECK(last.find("--vary:1:15: tp x pp = 3 does not divide the 4 GPUs") != std::string::npos);
+  CHECK(last.find("--vary:1:15: tp x cp x pp = 3 does not divide the 4 GPUs") != std::string::npos);
 }
 
 TEST_CASE("scenarios: sweep --progress prints done/total, rate and failures on standard error", "[scenarios]") {

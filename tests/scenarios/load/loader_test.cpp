@@ -8,6 +8,8 @@
 #include <string>
 
 #include "models/error.hpp"
+#include "models/workload/layout.hpp"
+#include "models/workload/model_shape.hpp"
 #include "scenarios/load/loader.hpp"
 #include "tests/models/param_margin.hpp"
 #include "tests/scenarios/command_runner.hpp"
@@ -285,4 +287,41 @@ TEST_CASE("scenarios: every shipped scenario's parameters, profiles included, si
   }
   CHECK(scenarios_read >= 30);
   CHECK(values >= 100);  // the 4 x H200 profile's 21 values in every validation/h200x4 scenario, p4de's 2
+}
+
+TEST_CASE("scenarios: issue 15's Megatron keys load as written and give Megatron's layout", "[scenarios]") {
+  // The issue's contract block, verbatim but for its comments: GPT-3 175B on 8 DGX A100.
+  const auto s = load_scenario_text(R"([model]
+preset = "gpt3-175b"
+seq = 2048
+[training]
+micro_batch = 1
+global_batch = 1536
+precision = "fp16"
+recompute = "selective"
+[parallel]
+strategy = "megatron"
+tp = 8
+pp = 8
+vp = 3
+cp = 1
+sequence_parallel = true
+distributed_optimizer = true
+[cluster]
+instance = "dgx-a100-80gb"
+nodes = 8
+)",
+                                    "issue15.toml");
+  CHECK(s.spec.training.dtype == "fp16");
+  CHECK(s.spec.training.global_batch == 1536);
+  CHECK(s.spec.training.recompute == "selective");
+  CHECK(s.spec.parallel.vp == 3);
+  CHECK(s.spec.parallel.sequence_parallel);
+  CHECK(s.spec.parallel.distributed_optimizer);
+  const auto model = models::workload::resolve_model(*s.spec.model);
+  const models::workload::ParallelLayout l = models::workload::make_layout(s.spec, model, 64);
+  CHECK(l.dp == 1);
+  CHECK(l.grad_accum == 1536);  // global_batch / (micro_batch x dp)
+  CHECK(l.interleaved());
+  CHECK(l.recompute == models::workload::Recompute::Selective);
 }
