@@ -16,14 +16,28 @@ namespace models {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kUs = 1e-6;  // hop latencies are written in microseconds, as NCCL's tables do
 
-constexpr ParamRange kPositive{0, kInf, true, true};      // (0, inf): bandwidths
-constexpr ParamRange kNonNegative{0, kInf, false, true};  // [0, inf): times, optional rates
-constexpr ParamRange kFraction{0, 1, true, false};        // (0, 1]: efficiencies
-constexpr ParamRange kAtLeastOne{1, kInf, false, true};   // [1, inf)
-constexpr ParamRange kStretch{0, 10, false, false};       // [0, 10]
+// Physical bounds, so that a unit mistake (a latency in us written as seconds, "1e300") is refused
+// where it is written instead of printing tables of hundreds of hours (issue 21). They are far
+// outside any real value, not fits:
+// - times [0, 1] s: NCCL's largest modelled latency is 14 us (hwLat NET Simple, tuning.cc); one
+//   way across a continent is ~0.05 s. A second is above every latency a link or kernel has.
+// - bandwidths [1e6, 1e15] B/s: below 1 MB/s is slower than 10 Mb/s Ethernet (1.25 MB/s); above
+//   1 PB/s is over 500 x NVLink 5's 1.8 TB/s per GPU (both directions). Within these bounds a
+//   1 TB transfer stays under 12 days, inside the picosecond clock's 106 days (sim/time.hpp).
+// - compute rates [1e9, 1e18] FLOP/s: below 1 GFLOP/s is slower than one CPU core; above
+//   1 EFLOP/s is over 50 x a B200's 18 PFLOP/s (FP4, sparse), its datasheet's highest figure.
+// - memory sizes [0, 1e12] B: more than 3 x the largest GPU memory sold (B300, 288 GB); what the
+//   framework holds beside the tensors cannot exceed the GPU's memory.
+constexpr ParamRange kBandwidth{1e6, 1e15, false, false};          // [1e6, 1e15] B/s
+constexpr ParamRange kChannelRate{1e6, 1e15, false, false, true};  // 0 (unknown) or [1e6, 1e15] B/s
+constexpr ParamRange kTime{0, 1, false, false};                    // [0, 1] s: latencies, windows
+constexpr ParamRange kFlopRate{1e9, 1e18, false, false};           // [1e9, 1e18] FLOP/s
+constexpr ParamRange kMemorySize{0, 1e12, false, false};           // [0, 1e12] B
+constexpr ParamRange kFraction{0, 1, true, false};                 // (0, 1]: efficiencies
+constexpr ParamRange kSharpness{1, 64, false, false};              // [1, 64]: exponent p of a p-norm
+constexpr ParamRange kStretch{0, 10, false, false};                // [0, 10]
 
 using U = ParamUnit;
 using O = ParamOwner;
@@ -43,73 +57,61 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     // protocol limits are applied on top by the collective engine. Defaults: the node's catalog.
     {"nvlink.bandwidth",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      "catalog",
      O::World,
      "per GPU, per direction, all its NVLinks; catalog (models/hw/links.cpp nvlink)"},
     {"nvlink.latency",
      U::Seconds,
-     kNonNegative,
+     kTime,
      {},
      "catalog",
      O::World,
      "GPU to GPU, one way (+ NVSwitch); models/hw/links.cpp nvlink, nvswitch"},
     {"pcie.bandwidth",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      "catalog",
      O::World,
      "per GPU slot and switch uplink, per direction; models/hw/links.cpp pcie"},
-    {"pcie.latency",
-     U::Seconds,
-     kNonNegative,
-     {},
-     "catalog",
-     O::World,
-     "GPU to host, one way; models/hw/links.cpp pcie"},
+    {"pcie.latency", U::Seconds, kTime, {}, "catalog", O::World, "GPU to host, one way; models/hw/links.cpp pcie"},
     {"hostmem.bandwidth",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      "catalog",
      O::World,
      "per node, host DRAM (all sockets); models/hw/instance.cpp"},
     {"nic.bandwidth",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      "catalog",
      O::World,
      "per NIC (EFA/IB), per direction; line rate"},
     {"nic.latency",
      U::Seconds,
-     kNonNegative,
+     kTime,
      {},
      "catalog",
      O::World,
      "NIC to NIC, one way; models/hw/links.cpp efa, infiniband"},
     {"eth.bandwidth",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      "catalog",
      O::World,
      "per node ordinary Ethernet (ENA/virtio, NET/Socket), per direction"},
-    {"eth.latency",
-     U::Seconds,
-     kNonNegative,
-     {},
-     "catalog",
-     O::World,
-     "TCP, one way; models/hw/links.cpp ena, virtio_nic"},
+    {"eth.latency", U::Seconds, kTime, {}, "catalog", O::World, "TCP, one way; models/hw/links.cpp ena, virtio_nic"},
     {"socket.thread_duplex", U::Fraction, kFraction, 0.77, "", O::World,
      "measured, one H200 host: a TCP thread sending and receiving moves 3.56 GB/s per direction, one "
      "sending only 4.65 (4 MiB calls; scenarios/validation/h200x1/measured/tcp.jsonl, ANALYSIS.md section 5)"},
     {"loopback.bandwidth",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      "catalog",
      O::World,
@@ -119,16 +121,16 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     //   cap(edge) = eta[class][proto] * B_path * channels / channels_ref
     //   latency   = kernel_latency + sum over pipeline steps of hop_latency[class][proto]
     //   nccl-tests loop = (launch^p + device^p)^(1/p)
-    {"nccl.kernel_latency", U::Seconds, kNonNegative, 5e-6, "", O::Collectives,
+    {"nccl.kernel_latency", U::Seconds, kTime, 5e-6, "", O::Collectives,
      "launch-to-start of a NCCL kernel on the device; prior"},
-    {"nccl.launch_overhead", U::Seconds, kNonNegative, 25e-6, "", O::Collectives,
+    {"nccl.launch_overhead", U::Seconds, kTime, 25e-6, "", O::Collectives,
      "host issue cost per op in a back-to-back loop with one GPU per thread, plus nccl.launch_per_gpu per "
      "further GPU (nccl-tests -g N); fitted by calibrate (4 x H200, -g 4: 25 us)"},
-    {"nccl.launch_per_gpu", U::Seconds, kNonNegative, 0, "", O::Collectives,
+    {"nccl.launch_per_gpu", U::Seconds, kTime, 0, "", O::Collectives,
      "host issue cost per further GPU one thread launches on (nccl-tests -g N). 0 until measured: the "
      "data here cannot separate it (only -g 4 nccl-tests; the 2 x H200 one-GPU-per-process floors, "
      "20-24 us, include PyTorch's own cost, so they bound it only from below: >= (25 - 20) / 3 = 1.7 us)"},
-    {"nccl.launch_sharpness", U::Factor, kAtLeastOne, 4, "", O::Collectives,
+    {"nccl.launch_sharpness", U::Factor, kSharpness, 4, "", O::Collectives,
      "p of (launch^p + device^p)^(1/p): how sharply host- and device-bound regimes meet"},
     // P2P read mode ("P2P/CUMEM/read"): by GPU generation, models/hw/links.cpp p2p_read_model.
     {"p2p.read.bandwidth_factor",
@@ -140,7 +142,7 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
      "read-mode bandwidth / write-mode where the reader also sends; models/hw/links.cpp p2p_read_model"},
     {"p2p.read.extra_latency",
      U::Seconds,
-     kNonNegative,
+     kTime,
      {},
      "hw::p2p_read_model(90)",
      O::Collectives,
@@ -152,9 +154,9 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     // bandwidth. Simple reaches ~74 % of raw NVLink (4xH200: 354 GB/s busbw of 478 GB/s raw,
     // scenarios/validation/h200x4/measured/nccl-tests/ar_g4.txt); LL moves 8-byte lines with 4
     // bytes of data (x0.5), LL128 120 of 128 bytes (x0.94) -- NCCL's own ratios (tuning.cc).
-    {"nvlink.hop_latency.ll", U::Seconds, kNonNegative, 0.6 * kUs, "", O::Collectives, kNcclHwLat},
-    {"nvlink.hop_latency.ll128", U::Seconds, kNonNegative, 1.9 * kUs, "", O::Collectives, kNcclHwLat},
-    {"nvlink.hop_latency.simple", U::Seconds, kNonNegative, 3.4 * kUs, "", O::Collectives, kNcclHwLat},
+    {"nvlink.hop_latency.ll", U::Seconds, kTime, 0.6 * kUs, "", O::Collectives, kNcclHwLat},
+    {"nvlink.hop_latency.ll128", U::Seconds, kTime, 1.9 * kUs, "", O::Collectives, kNcclHwLat},
+    {"nvlink.hop_latency.simple", U::Seconds, kTime, 3.4 * kUs, "", O::Collectives, kNcclHwLat},
     {"nvlink.efficiency.ll", U::Fraction, kFraction, 0.37, "", O::Collectives, kNcclProtoRatio},
     {"nvlink.efficiency.ll128", U::Fraction, kFraction, 0.69, "", O::Collectives, kNcclProtoRatio},
     {"nvlink.efficiency.simple", U::Fraction, kFraction, 0.74, "", O::Collectives,
@@ -164,76 +166,75 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     // (bench/device/torch_nccl_bench.py on the device machine, 2026-11-22; README "Out-of-sample
     // checks"). With the flow-control window below, 22.0 GB/s per channel gives those 20.6 at the
     // default 4 MiB NCCL_BUFFSIZE: 1 / (1/22.0e9 + 13e-6/4 MiB) = 20.6e9.
-    {"nvlink.channel_bandwidth", U::BytesPerSecond, kNonNegative, 22.0e9, "", O::Collectives,
+    {"nvlink.channel_bandwidth", U::BytesPerSecond, kChannelRate, 22.0e9, "", O::Collectives,
      "one channel with Simple, 2 x H200 NCCL_MAX_NCHANNELS=4 (bench/device/torch_nccl_bench.py)"},
     // Round trip of a FIFO credit over NVLink, from 2 x H200 all-reduce with NCCL_BUFFSIZE=64 KiB
     // and 256 KiB (24 channels: 1 GiB in 10.26 ms and 4.37 ms; per channel 1/r = 1/22e9 + T/W
     // gives T = 12.0 and 13.7 us; scenarios/validation/h200x2/n2_buff*.json).
-    {"nvlink.flow_control_rtt", U::Seconds, kNonNegative, 13e-6, "", O::Collectives,
+    {"nvlink.flow_control_rtt", U::Seconds, kTime, 13e-6, "", O::Collectives,
      "2 x H200 with NCCL_BUFFSIZE 64 KiB and 256 KiB (scenarios/validation/h200x2/n2_buff*.json)"},
 
-    {"pcie.hop_latency.ll", U::Seconds, kNonNegative, 1.0 * kUs, "", O::Collectives, kNcclHwLat},
-    {"pcie.hop_latency.ll128", U::Seconds, kNonNegative, 2.5 * kUs, "", O::Collectives, kNcclHwLat},
-    {"pcie.hop_latency.simple", U::Seconds, kNonNegative, 5.7 * kUs, "", O::Collectives, kNcclHwLat},
+    {"pcie.hop_latency.ll", U::Seconds, kTime, 1.0 * kUs, "", O::Collectives, kNcclHwLat},
+    {"pcie.hop_latency.ll128", U::Seconds, kTime, 2.5 * kUs, "", O::Collectives, kNcclHwLat},
+    {"pcie.hop_latency.simple", U::Seconds, kTime, 5.7 * kUs, "", O::Collectives, kNcclHwLat},
     {"pcie.efficiency.ll", U::Fraction, kFraction, 0.35, "", O::Collectives, kNcclProtoRatio},
     {"pcie.efficiency.ll128", U::Fraction, kFraction, 0.65, "", O::Collectives, kNcclProtoRatio},
     {"pcie.efficiency.simple", U::Fraction, kFraction, 0.75, "", O::Collectives, "prior; fitted by calibrate"},
-    {"pcie.channel_bandwidth", U::BytesPerSecond, kNonNegative, 0, "", O::Collectives, kNoChannelRate},
-    {"pcie.flow_control_rtt", U::Seconds, kNonNegative, 0, "", O::Collectives, kNoWindow},
+    {"pcie.channel_bandwidth", U::BytesPerSecond, kChannelRate, 0, "", O::Collectives, kNoChannelRate},
+    {"pcie.flow_control_rtt", U::Seconds, kTime, 0, "", O::Collectives, kNoWindow},
 
-    {"shm.hop_latency.ll", U::Seconds, kNonNegative, 2.0 * kUs, "", O::Collectives, "NCCL hwLat PCI, crossed twice"},
-    {"shm.hop_latency.ll128", U::Seconds, kNonNegative, 5.0 * kUs, "", O::Collectives, "NCCL hwLat PCI, crossed twice"},
-    {"shm.hop_latency.simple", U::Seconds, kNonNegative, 11.4 * kUs, "", O::Collectives,
-     "NCCL hwLat PCI, crossed twice"},
+    {"shm.hop_latency.ll", U::Seconds, kTime, 2.0 * kUs, "", O::Collectives, "NCCL hwLat PCI, crossed twice"},
+    {"shm.hop_latency.ll128", U::Seconds, kTime, 5.0 * kUs, "", O::Collectives, "NCCL hwLat PCI, crossed twice"},
+    {"shm.hop_latency.simple", U::Seconds, kTime, 11.4 * kUs, "", O::Collectives, "NCCL hwLat PCI, crossed twice"},
     {"shm.efficiency.ll", U::Fraction, kFraction, 0.2, "", O::Collectives, kNcclProtoRatio},
     {"shm.efficiency.ll128", U::Fraction, kFraction, 0.4, "", O::Collectives, kNcclProtoRatio},
     {"shm.efficiency.simple", U::Fraction, kFraction, 0.5, "", O::Collectives, "prior; fitted by calibrate"},
-    {"shm.channel_bandwidth", U::BytesPerSecond, kNonNegative, 0, "", O::Collectives, kNoChannelRate},
-    {"shm.flow_control_rtt", U::Seconds, kNonNegative, 0, "", O::Collectives, kNoWindow},
+    {"shm.channel_bandwidth", U::BytesPerSecond, kChannelRate, 0, "", O::Collectives, kNoChannelRate},
+    {"shm.flow_control_rtt", U::Seconds, kTime, 0, "", O::Collectives, kNoWindow},
 
     // EFA (first generation, 100 Gb/s per NIC, aws-ofi-nccl): p4dn.24xlarge nccl-tests all_reduce
     // 1 GiB, 8 GPUs and 4 EFA per node (github.com/NVIDIA/nccl/issues/527): 3 and 4 nodes (ring)
     // 31.8 and 29.6 GB/s bus bandwidth = 0.64 and 0.59 of the 4 x 12.5 GB/s; 2 nodes 30.5 GB/s
     // algorithm bandwidth (tree: each node moves S each way) = 0.61. Simple 0.6; LL and LL128 keep
     // NCCL's ratios to it (aws-ofi-nccl forces Simple on p4d anyway).
-    {"efa.hop_latency.ll", U::Seconds, kNonNegative, 2.7 * kUs, "", O::Collectives, kNcclHwLat},
-    {"efa.hop_latency.ll128", U::Seconds, kNonNegative, 4.0 * kUs, "", O::Collectives, kNcclHwLat},
-    {"efa.hop_latency.simple", U::Seconds, kNonNegative, 14.0 * kUs, "", O::Collectives, kNcclHwLat},
+    {"efa.hop_latency.ll", U::Seconds, kTime, 2.7 * kUs, "", O::Collectives, kNcclHwLat},
+    {"efa.hop_latency.ll128", U::Seconds, kTime, 4.0 * kUs, "", O::Collectives, kNcclHwLat},
+    {"efa.hop_latency.simple", U::Seconds, kTime, 14.0 * kUs, "", O::Collectives, kNcclHwLat},
     {"efa.efficiency.ll", U::Fraction, kFraction, 0.3, "", O::Collectives, kNcclProtoRatio},
     {"efa.efficiency.ll128", U::Fraction, kFraction, 0.56, "", O::Collectives, kNcclProtoRatio},
     {"efa.efficiency.simple", U::Fraction, kFraction, 0.6, "", O::Collectives,
      "p4dn nccl-tests all_reduce, 0.59-0.64 of 4 x 12.5 GB/s (github.com/NVIDIA/nccl/issues/527)"},
-    {"efa.channel_bandwidth", U::BytesPerSecond, kNonNegative, 0, "", O::Collectives, kNoChannelRate},
-    {"efa.flow_control_rtt", U::Seconds, kNonNegative, 0, "", O::Collectives, kNoWindow},
+    {"efa.channel_bandwidth", U::BytesPerSecond, kChannelRate, 0, "", O::Collectives, kNoChannelRate},
+    {"efa.flow_control_rtt", U::Seconds, kTime, 0, "", O::Collectives, kNoWindow},
 
     // InfiniBand (NCCL's NET/IB, GPUDirect RDMA): 2 x HGX A100 with 4 x HDR 200 Gb/s each, nccl-tests
     // all_reduce 1-8 GiB: 91 GB/s bus bandwidth of 4 x 25 GB/s = 0.91
     // (github.com/NVIDIA/nccl-tests/issues/100); 2 x A100 nodes, 4 x HDR: 86 GB/s, and 24 of
     // 25 GB/s through one HCA (github.com/NVIDIA/nccl/issues/1048). Simple 0.9; LL and LL128 keep
     // NCCL's ratios to it.
-    {"ib.hop_latency.ll", U::Seconds, kNonNegative, 2.7 * kUs, "", O::Collectives, kNcclHwLat},
-    {"ib.hop_latency.ll128", U::Seconds, kNonNegative, 4.0 * kUs, "", O::Collectives, kNcclHwLat},
-    {"ib.hop_latency.simple", U::Seconds, kNonNegative, 14.0 * kUs, "", O::Collectives, kNcclHwLat},
+    {"ib.hop_latency.ll", U::Seconds, kTime, 2.7 * kUs, "", O::Collectives, kNcclHwLat},
+    {"ib.hop_latency.ll128", U::Seconds, kTime, 4.0 * kUs, "", O::Collectives, kNcclHwLat},
+    {"ib.hop_latency.simple", U::Seconds, kTime, 14.0 * kUs, "", O::Collectives, kNcclHwLat},
     {"ib.efficiency.ll", U::Fraction, kFraction, 0.45, "", O::Collectives, kNcclProtoRatio},
     {"ib.efficiency.ll128", U::Fraction, kFraction, 0.85, "", O::Collectives, kNcclProtoRatio},
     {"ib.efficiency.simple", U::Fraction, kFraction, 0.9, "", O::Collectives,
      "2 x HGX A100, 4 x HDR: nccl-tests all_reduce 91 GB/s of 100 (github.com/NVIDIA/nccl-tests/issues/100)"},
-    {"ib.channel_bandwidth", U::BytesPerSecond, kNonNegative, 0, "", O::Collectives, kNoChannelRate},
-    {"ib.flow_control_rtt", U::Seconds, kNonNegative, 0, "", O::Collectives, kNoWindow},
+    {"ib.channel_bandwidth", U::BytesPerSecond, kChannelRate, 0, "", O::Collectives, kNoChannelRate},
+    {"ib.flow_control_rtt", U::Seconds, kTime, 0, "", O::Collectives, kNoWindow},
 
     // Socket: relative to one TCP stream (models/collectives/comm_plan.hpp kTcpStreamBytesPerS);
     // fitted on the 4xH200 machine's loopback (ar_g4_sock.txt: 3.3 GB/s per ring edge with
     // Simple, LL ~0.1 of the stream).
-    {"socket.hop_latency.ll", U::Seconds, kNonNegative, 8.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
-    {"socket.hop_latency.ll128", U::Seconds, kNonNegative, 20.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
-    {"socket.hop_latency.simple", U::Seconds, kNonNegative, 42.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
+    {"socket.hop_latency.ll", U::Seconds, kTime, 8.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
+    {"socket.hop_latency.ll128", U::Seconds, kTime, 20.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
+    {"socket.hop_latency.simple", U::Seconds, kTime, 42.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
     {"socket.efficiency.ll", U::Fraction, kFraction, 0.1, "", O::Collectives,
      "fitted, 4xH200 loopback (scenarios/validation/h200x4/measured/nccl-tests/ar_g4_sock.txt)"},
     {"socket.efficiency.ll128", U::Fraction, kFraction, 0.3, "", O::Collectives, "fitted, 4xH200 loopback"},
     {"socket.efficiency.simple", U::Fraction, kFraction, 0.67, "", O::Collectives,
      "fitted, 4xH200 loopback: 3.3 GB/s per ring edge"},
-    {"socket.channel_bandwidth", U::BytesPerSecond, kNonNegative, 0, "", O::Collectives, kNoChannelRate},
-    {"socket.flow_control_rtt", U::Seconds, kNonNegative, 0, "", O::Collectives, kNoWindow},
+    {"socket.channel_bandwidth", U::BytesPerSecond, kChannelRate, 0, "", O::Collectives, kNoChannelRate},
+    {"socket.flow_control_rtt", U::Seconds, kTime, 0, "", O::Collectives, kNoWindow},
 
     // Compute: the GPU's rates (models/compute/ states each law). Defaults: measured on one H200
     // (scenarios/validation/h200x1/ANALYSIS.md); other GPUs by the transfer rule of
@@ -243,120 +244,120 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     // them.
     {"compute.gemm_rate.bf16",
      U::FlopsPerSecond,
-     kPositive,
+     kFlopRate,
      {},
      kByPeak,
      O::Compute,
      "GEMM law's R, bf16: 793 TFLOP/s on H200 (law L4 fitted on 2197 shapes, ANALYSIS.md section 1)"},
     {"compute.gemm_rate.fp16",
      U::FlopsPerSecond,
-     kPositive,
+     kFlopRate,
      {},
      kByPeak,
      O::Compute,
      "GEMM law's R, fp16: the bf16 fraction (0.802) of the fp16 peak"},
     {"compute.gemm_rate.fp8",
      U::FlopsPerSecond,
-     kPositive,
+     kFlopRate,
      {},
      kByPeak,
      O::Compute,
      "GEMM law's R, fp8 e4m3: 1492 TFLOP/s on H200 (law L4 on the fp8 grid, ANALYSIS.md section 1)"},
     {"compute.gemm_rate.fp32",
      U::FlopsPerSecond,
-     kPositive,
+     kFlopRate,
      {},
      kByPeak,
      O::Compute,
      "GEMM law's R, fp32 (CUDA cores): the bf16 fraction (0.802) of the fp32 peak; not measured"},
-    {"compute.gemm_fixed_time.bf16", U::Seconds, kNonNegative, 6.93e-6, "", O::Compute,
+    {"compute.gemm_fixed_time.bf16", U::Seconds, kTime, 6.93e-6, "", O::Compute,
      "GEMM law's t0 for 16-bit and fp32 products; H200 law L4 (ANALYSIS.md section 1)"},
-    {"compute.gemm_fixed_time.fp8", U::Seconds, kNonNegative, 7.06e-6, "", O::Compute,
+    {"compute.gemm_fixed_time.fp8", U::Seconds, kTime, 7.06e-6, "", O::Compute,
      "GEMM law's t0 for fp8 products; H200 law L4 on the fp8 grid"},
     {"compute.gemm_output_bandwidth.bf16",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      kByHbm,
      O::Compute,
      "GEMM law's BWc (2 B per output element): 8.04 TB/s on H200 (law L4)"},
     {"compute.gemm_output_bandwidth.fp8",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      kByHbm,
      O::Compute,
      "GEMM law's BWc for fp8 products: 4.64 TB/s on H200 (law L4 on the fp8 grid)"},
     {"compute.attention_rate.fwd",
      U::FlopsPerSecond,
-     kPositive,
+     kFlopRate,
      {},
      kByPeak,
      O::Compute,
      "causal SDPA forward (cuDNN): 582 TFLOP/s on H200, causal as half (ANALYSIS.md section 7)"},
     {"compute.attention_rate.bwd",
      U::FlopsPerSecond,
-     kPositive,
+     kFlopRate,
      {},
      kByPeak,
      O::Compute,
      "causal SDPA backward (2.5x the forward's FLOPs): 449 TFLOP/s on H200 (ANALYSIS.md section 7)"},
-    {"compute.attention_fixed_time.fwd", U::Seconds, kNonNegative, 24.5e-6, "", O::Compute,
+    {"compute.attention_fixed_time.fwd", U::Seconds, kTime, 24.5e-6, "", O::Compute,
      "causal SDPA forward's t0: fit over 32, 16, 8 heads on H200 (ANALYSIS.md section 7)"},
-    {"compute.attention_fixed_time.bwd", U::Seconds, kNonNegative, 61.4e-6, "", O::Compute,
+    {"compute.attention_fixed_time.bwd", U::Seconds, kTime, 61.4e-6, "", O::Compute,
      "causal SDPA backward's t0: same fit"},
-    {"compute.kernel_fixed_time", U::Seconds, kNonNegative, 4.1e-6, "", O::Compute,
+    {"compute.kernel_fixed_time", U::Seconds, kTime, 4.1e-6, "", O::Compute,
      "memory-bound kernel's fixed cost: median over 8 ops at two sizes on H200 (ANALYSIS.md section 2)"},
     {"compute.memory_bandwidth.elementwise",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      kByStream,
      O::Compute,
      "copy, residual add, fp32->16-bit cast: 4.26 TB/s on H200 (4.14, 4.33, 4.30; ANALYSIS.md section 2)"},
     {"compute.memory_bandwidth.cast_up",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      kByStream,
      O::Compute,
      "16-bit->fp32 cast: 2.10 TB/s on H200 (ANALYSIS.md section 2)"},
     {"compute.memory_bandwidth.norm_fwd",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      kByStream,
      O::Compute,
      "RMSNorm forward, 4 B per element: 3.40 TB/s on H200 (ANALYSIS.md section 2)"},
     {"compute.memory_bandwidth.norm_bwd",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      kByStream,
      O::Compute,
      "RMSNorm backward, 6 B per element: 1.84 TB/s on H200 (ANALYSIS.md section 2)"},
     {"compute.memory_bandwidth.swiglu_fwd",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      kByStream,
      O::Compute,
      "silu(g) * u, 6 B per element: 2.53 TB/s on H200 (ANALYSIS.md section 2)"},
     {"compute.memory_bandwidth.swiglu_bwd",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      kByStream,
      O::Compute,
      "SwiGLU backward, 10 B per element: 2.43 TB/s on H200 (ANALYSIS.md section 2)"},
     {"compute.memory_bandwidth.strided_copy",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      kByStream,
      O::Compute,
      "packed-qkv backward copies (stack + layout copy): 1.16 TB/s on H200 (ANALYSIS.md section 7)"},
-    {"compute.launch_gap", U::Seconds, kNonNegative, 2.6e-6, "", O::Compute,
+    {"compute.launch_gap", U::Seconds, kTime, 2.6e-6, "", O::Compute,
      "GPU idle per kernel of an eager step (host issue): median of 10 profiled H200 steps (ANALYSIS.md 7)"},
     {"compute.power.gemm", U::Factor, kStretch, 1.22, "", O::Compute,
      "board power of GEMMs at the law's rate / power limit: median of 6 H200 steps at the limit (ANALYSIS.md 8)"},
@@ -364,49 +365,49 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
      "board power of memory-bound work / power limit: AdamW drew 476-531 W of 700 on H200 (adamw.jsonl)"},
     {"compute.loss_time_per_logit",
      U::Seconds,
-     kPositive,
+     kTime,
      {},
      kByStream,
      O::Compute,
      "fp32 cross-entropy fwd+bwd with the logits' casts: 12.8 ps on H200 (ANALYSIS.md section 2)"},
     {"compute.adamw_bandwidth.foreach_fp32",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      kByStream,
      O::Compute,
      "torch foreach AdamW, fp32, 80 B per parameter: 3.67 TB/s on H200 (ANALYSIS.md section 3)"},
     {"compute.adamw_bandwidth.foreach_bf16",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      kByStream,
      O::Compute,
      "torch foreach AdamW, 16-bit, 40 B per parameter: 3.07 TB/s on H200 (ANALYSIS.md section 3)"},
     {"compute.adamw_bandwidth.fused_fp32",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      kByStream,
      O::Compute,
      "fused AdamW, fp32, 28 B per parameter: 3.47 TB/s on H200 (ANALYSIS.md section 3)"},
     {"compute.adamw_bandwidth.fused_bf16",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      kByStream,
      O::Compute,
      "fused AdamW, 16-bit, 14 B per parameter: 2.72 TB/s on H200 (ANALYSIS.md section 3)"},
     {"compute.adamw_bandwidth.for_loop_fp32",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      kByStream,
      O::Compute,
      "for-loop AdamW, fp32, 80 B per parameter: 4.19 TB/s on H200 (ANALYSIS.md section 3)"},
     {"compute.adamw_bandwidth.for_loop_bf16",
      U::BytesPerSecond,
-     kPositive,
+     kBandwidth,
      {},
      kByStream,
      O::Compute,
@@ -425,7 +426,7 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     // talk) and his STREAM single-thread results on Xeon Platinum 8160 (~12-14 GB/s). CPU-Adam
     // with AVX512 does ~1.5e9 elements/s of arithmetic per core (sqrt + div per element), so one
     // thread is bandwidth-bound: 12 GB/s / 28 B = 0.43e9 elements/s.
-    {"host.core_bytes_per_s", U::BytesPerSecond, kPositive, 12e9, "", O::Workload,
+    {"host.core_bytes_per_s", U::BytesPerSecond, kBandwidth, 12e9, "", O::Workload,
      "one CPU thread's achieved DRAM bandwidth; McCalpin, STREAM single-thread on Xeon 8160"},
     // Compute-communication interference, measured with the PyTorch profiler on 2 x H200 (NV18)
     // during FSDP2 steps of the calibration decoder (bench/device/torch_fsdp_step.py PROFILE=...,
@@ -450,7 +451,7 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     // and 1.29 GiB is reserved by PyTorch but unallocated", leaving 0.81 GiB outside PyTorch
     // (scenarios/validation/h200x1/measured/memory_peaks.jsonl, ANALYSIS.md section 6). The
     // caching allocator's fragmentation (0.4-17 GB there) is not in it.
-    {"memory.framework_overhead", U::Bytes, kNonNegative, 0.81 * 1024 * 1024 * 1024, "", O::Workload,
+    {"memory.framework_overhead", U::Bytes, kMemorySize, 0.81 * 1024 * 1024 * 1024, "", O::Workload,
      "CUDA context and libraries beside PyTorch's tensors; 1 x H200 OOM report "
      "(validation/h200x1/measured/memory_peaks.jsonl)"},
 });
@@ -470,12 +471,13 @@ std::string number(double v) {
 
 void check_value(const ParamSpec& p, double value) {
   if (p.range.contains(value)) return;
+  const std::string unit = p.unit == U::Seconds || p.unit == U::BytesPerSecond || p.unit == U::FlopsPerSecond
+                               ? std::string(" ") + param_unit_symbol(p.unit)
+                               : "";
+  const ParamRange span{p.range.min, p.range.max, p.range.min_open, p.range.max_open};  // without "0 or"
   throw SpecError("cluster.params." + std::string(p.name),
-                  "parameter '" + std::string(p.name) + "' = " + number(value) + " is out of range (expected a " +
-                      param_unit_noun(p.unit) + " in " + p.range.text() +
-                      (p.unit == U::Seconds || p.unit == U::BytesPerSecond || p.unit == U::FlopsPerSecond
-                           ? std::string(" ") + param_unit_symbol(p.unit)
-                           : std::string()) +
+                  "parameter '" + std::string(p.name) + "' = " + number(value) + " is out of range (expected " +
+                      (p.range.zero_too ? "0 or " : "") + "a " + param_unit_noun(p.unit) + " in " + span.text() + unit +
                       ")");
 }
 
@@ -517,6 +519,7 @@ const char* param_owner_name(ParamOwner o) {
 
 bool ParamRange::contains(double v) const {
   if (!std::isfinite(v)) return false;
+  if (zero_too && v == 0) return true;
   if (min_open ? !(v > min) : !(v >= min)) return false;
   if (std::isinf(max)) return true;
   return max_open ? v < max : v <= max;
@@ -524,8 +527,8 @@ bool ParamRange::contains(double v) const {
 
 std::string ParamRange::text() const {
   const bool open_max = max_open || std::isinf(max);
-  return std::string(min_open ? "(" : "[") + number(min) + ", " + (std::isinf(max) ? "inf" : number(max)) +
-         (open_max ? ")" : "]");
+  return std::string(zero_too ? "0 or " : "") + (min_open ? "(" : "[") + number(min) + ", " +
+         (std::isinf(max) ? "inf" : number(max)) + (open_max ? ")" : "]");
 }
 
 std::span<const ParamSpec> param_registry() { return kRegistry; }

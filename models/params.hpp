@@ -21,13 +21,15 @@ const char* param_unit_symbol(ParamUnit u);  // "s", "B/s", "1", "1", "FLOP/s", 
 const char* param_unit_noun(ParamUnit u);    // "time", "bandwidth", "fraction", "factor", "rate", "size"
 
 // [min, max], each end open where marked; an infinite max is always open. Values must be finite.
+// zero_too: 0 is accepted as well (it means "off" or "unknown" for that parameter).
 struct ParamRange {
   double min = 0;
   double max = std::numeric_limits<double>::infinity();
   bool min_open = false;
   bool max_open = true;
+  bool zero_too = false;
   bool contains(double v) const;
-  std::string text() const;  // "(0, 1]", "[0, inf)"
+  std::string text() const;  // "(0, 1]", "[0, 1]", "0 or [1e+06, 1e+15]"
 };
 
 // The model that reads the value (and the folder it lives in).

@@ -38,7 +38,7 @@ for t in "${targets[@]}"; do
   [ -d "$regressions" ] && dirs+=("$regressions")
   echo "== fuzz_$t: ${seconds}s"
   # -timeout: one input over 10 s is a hang; -rss_limit_mb: a parser must not balloon.
-  if "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+  if "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=131072 \
        -print_final_stats=1 -artifact_prefix="$work/$t/art/" "${dirs[@]}" >"$work/$t/log" 2>&1; then
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$t/log" | tail -1)
     summary+="fuzz_$t: ${execs:-?} executions in ${seconds}s, no crash"$'\n'

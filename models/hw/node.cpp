@@ -30,33 +30,42 @@ NodeSpec custom_node(const CustomNodeSpec& spec) {
   NodeSpec n;
   n.name = "custom";
   n.citation = "scenario [cluster.node]";
-  if (spec.gpu.empty()) throw SpecError("cluster.node.gpu", "a custom node needs a GPU model (e.g. gpu = \"H200\")");
+  if (spec.gpu.empty())
+    throw SpecError("cluster.node.gpu",
+                    "a custom node without a GPU model (expected gpu = a catalog name, e.g. \"H200\")");
   n.gpu = find_gpu(spec.gpu, "cluster.node.gpu");
   if (spec.gpus <= 0 && spec.topo_file.empty())
-    throw SpecError("cluster.node.gpus", "a custom node needs gpus >= 1, got " + std::to_string(spec.gpus));
+    throw SpecError("cluster.node.gpus",
+                    "gpus = " + std::to_string(spec.gpus) + " (expected at least 1, or a topo_file)");
   n.gpus = spec.gpus;
   n.nvlink_gen = parse_nvlink_gen(spec.nvlink, "cluster.node.nvlink");
   n.nvlink_links = n.nvlink_gen ? (spec.nvlink_links > 0 ? spec.nvlink_links : n.gpu.nvlink_links) : 0;
   if (n.nvlink_gen && n.nvlink_links <= 0)
-    throw SpecError("cluster.node.nvlink_links", "NVLink is set but the number of links per GPU is not");
+    throw SpecError("cluster.node.nvlink_links",
+                    "NVLink is set but the number of links per GPU is not (expected nvlink_links >= 1)");
   n.nvswitch = spec.nvswitch && n.nvlink_gen > 0;
   if (spec.nvswitch && !n.nvlink_gen)
-    throw SpecError("cluster.node.nvswitch", "nvswitch = true needs an NVLink generation (nvlink = \"nvlink4\")");
+    throw SpecError("cluster.node.nvswitch",
+                    "nvswitch = true without NVLink (expected an NVLink generation, e.g. nvlink = \"nvlink4\")");
   n.pcie_gen = parse_pcie_gen(spec.pcie, "cluster.node.pcie");
   pcie(n.pcie_gen, spec.pcie_lanes, "cluster.node.pcie_lanes");  // validates the width
   n.pcie_lanes = spec.pcie_lanes;
-  if (spec.numa_nodes < 1) throw SpecError("cluster.node.numa_nodes", "numa_nodes must be >= 1");
+  if (spec.numa_nodes < 1)
+    throw SpecError("cluster.node.numa_nodes",
+                    "numa_nodes = " + std::to_string(spec.numa_nodes) + " (expected at least 1)");
   n.numa_nodes = spec.numa_nodes;
   // Without more detail, each GPU sits on its own root port (nvidia-smi: NODE within a NUMA
   // node, SYS across), the common layout of PCIe-only servers.
   n.gpus_per_switch = 0;
   n.gpus_per_host_bridge = 1;
   n.nic_kind = parse_nic_kind(spec.nic_kind, "cluster.node.nic_kind");
-  if (spec.nics < 0) throw SpecError("cluster.node.nics", "nics must be >= 0");
+  if (spec.nics < 0)
+    throw SpecError("cluster.node.nics", "nics = " + std::to_string(spec.nics) + " (expected 0 or more)");
   n.nics = spec.nics;
   if (n.nics == 0) n.nic_kind = NicKind::None;
   if (n.nics > 0 && n.nic_kind != NicKind::Eth && spec.nic_bytes_per_s <= 0)
-    throw SpecError("cluster.node.nic_bandwidth", std::to_string(n.nics) + " NICs but no NIC bandwidth");
+    throw SpecError("cluster.node.nic_bandwidth",
+                    std::to_string(n.nics) + " NICs but no NIC bandwidth (expected nic_bandwidth, e.g. \"400 Gb/s\")");
   n.nic_bytes_per_s = spec.nic_bytes_per_s;
   if (n.nic_kind == NicKind::Efa) n.efa_generation = 1;
   // NCCL assumes 10 Gb/s for an interface that reports no speed (src/misc/socket.cc); use that

@@ -7,6 +7,8 @@
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -85,6 +87,9 @@ struct Regexes {
       R"(^Channel (\d+)(?:/(\d+))? : (\d+)\[([^\]]*)\] -> (\d+)\[([^\]]*)\](?: \[(send|receive)\])? via (\S.*?)\s*$)"};
   std::regex ring{R"(^Channel (\d+)/(\d+) :((?: +-?\d+)+)\s*$)"};
   std::regex comm{R"(^comm (0x[0-9a-fA-F]+) rank (\d+) nRanks (\d+) nNodes (\d+) localRanks (\d+) localRank (\d+)\b)"};
+  // Every version since 2.4 (the only communicator line in older versions; later ones prefix the
+  // function: "ncclCommInitRankConfig comm 0x... rank 0 nranks 4 cudaDev 0 nvmlDev 0 busId ...").
+  std::regex init_complete{R"(\bcomm (0x[0-9a-fA-F]+) rank (\d+) nranks (\d+) cudaDev (\d+)\b.* - Init COMPLETE\b)"};
   std::regex channels{
       R"(^(\d+) coll channels, (?:(\d+) collnet channels, )?(?:(\d+) nvls channels, )?(\d+) p2p channels, (\d+) p2p channels per peer)"};
   std::regex tree_entry{R"(\[(\d+)\] (-?\d+)/(-?\d+)/(-?\d+)->(-?\d+)->(-?\d+))"};
@@ -109,6 +114,8 @@ class LogParser {
   LogParser(std::string_view text, std::string source) : text_(text) { rep_.source = std::move(source); }
 
   NcclLogReport run() {
+    // A UTF-8 byte-order mark (a log saved by a Windows editor) is not part of the first line.
+    if (text_.substr(0, 3) == "\xEF\xBB\xBF") text_.remove_prefix(3);
     check_text(text_, rep_.source);
     auto lines = split_lines(text_);
     for (size_t i = 0; i < lines.size(); ++i) line(lines[i], static_cast<int>(i) + 1);
@@ -266,6 +273,12 @@ class LogParser {
       if (!std::regex_search(text, m, r.comm)) bad(l, "'comm 0x... rank R nRanks N nNodes M localRanks L localRank K'");
       LogComm c{l.host, l.pid, m[1], to_int(m[2]), to_int(m[3]), to_int(m[4]), to_int(m[5]), to_int(m[6]), l.line};
       rep_.comms.push_back(std::move(c));
+      return;
+    }
+    if (contains(t, " - Init COMPLETE") && contains(t, " nranks ")) {
+      if (!std::regex_search(text, m, r.init_complete))
+        bad(l, "'comm 0x... rank R nranks N cudaDev D ... - Init COMPLETE'");
+      completes_.push_back({l.host, l.pid, m[1], to_int(m[2]), to_int(m[3]), 0, 0, 0, l.line});
       return;
     }
     if (contains(t, " coll channels, ")) {
@@ -444,7 +457,34 @@ class LogParser {
     }
   }
 
+  // Older NCCL versions (logs before 2.20) print no nNodes/localRanks: when a log has only "Init COMPLETE" lines,
+  // the main communicator's node layout is read from the hosts of its ranks (NCCL counts a node
+  // per host hash, i.e. per host name as seen in the prefix: two pods of one machine are two
+  // nodes, as in the nNodes of later versions). That needs every rank's line, with its host.
+  void comms_from_init_complete() {
+    int nranks = 0;
+    for (const auto& c : completes_) nranks = std::max(nranks, c.nranks);
+    std::map<std::string, std::set<int>> ranks_on;  // host -> ranks of the main communicator
+    std::set<int> seen;
+    for (const auto& c : completes_)
+      if (c.nranks == nranks && !c.host.empty() && c.rank >= 0 && c.rank < nranks && seen.insert(c.rank).second)
+        ranks_on[c.host].insert(c.rank);
+    rep_.node_layout_from_hosts = true;
+    if (static_cast<int>(seen.size()) == nranks) {
+      for (auto& c : completes_) {
+        auto host = ranks_on.find(c.host);
+        if (c.nranks != nranks || host == ranks_on.end() || !host->second.count(c.rank)) continue;
+        c.nnodes = static_cast<int>(ranks_on.size());
+        c.local_ranks = static_cast<int>(host->second.size());
+        c.local_rank = static_cast<int>(std::distance(host->second.begin(), host->second.find(c.rank)));
+      }
+    }
+    rep_.comms = std::move(completes_);
+    rep_.ranks_seen = static_cast<int>(seen.size());
+  }
+
   void finish() {
+    if (rep_.comms.empty() && !completes_.empty()) comms_from_init_complete();
     rep_.processes = static_cast<int>(procs_.size());
     for (const auto& c : rep_.comms)
       if (c.nranks > rep_.nranks) {
@@ -457,6 +497,7 @@ class LogParser {
   std::string_view text_;
   NcclLogReport rep_;
   std::set<std::string> hosts_, procs_;
+  std::vector<LogComm> completes_;  // "Init COMPLETE" lines, used when no "nRanks ... nNodes" line exists
   std::set<std::tuple<int, int, int, std::string, std::string>> transport_seen_;
   std::set<int> ring_seen_;
   std::set<std::pair<int, int>> tree_seen_;

@@ -24,7 +24,8 @@ struct LogTransport {
   int line = 0;
 };
 
-// "comm 0x... rank 0 nRanks 4 nNodes 4 localRanks 1 localRank 0 MNNVL 0"
+// "comm 0x... rank 0 nRanks 4 nNodes 4 localRanks 1 localRank 0 MNNVL 0" (2.20+), or in older versions
+// "comm 0x... rank 0 nranks 4 cudaDev 0 busId 101c0 - Init COMPLETE" (nnodes, local_ranks from hosts)
 struct LogComm {
   std::string host;
   int pid = -1;
@@ -100,7 +101,14 @@ struct NcclLogReport {
 
   std::vector<LogComm> comms;  // one per (process, communicator)
   // The job's main communicator (the first with the most ranks); 0 when no comm line was seen.
+  // nnodes and local_ranks stay 0 when only an older log's "Init COMPLETE" lines exist and they
+  // do not show every rank of that communicator (see node_layout_from_hosts).
   int nranks = 0, nnodes = 0, local_ranks = 0;
+  // Older NCCL versions print no "nRanks N nNodes M localRanks L" line: the comms then come from
+  // "comm 0x... rank R nranks N cudaDev D ... - Init COMPLETE", and nNodes/localRanks from the
+  // hosts of the main communicator's ranks (ranks_seen of nranks found in the log).
+  bool node_layout_from_hosts = false;
+  int ranks_seen = 0;
 
   std::vector<LogChannels> channels;
   std::vector<LogRing> rings;

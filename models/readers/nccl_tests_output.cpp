@@ -73,6 +73,7 @@ class Parser {
   Parser(std::string_view text, std::string source) : text_(text), source_(std::move(source)) {}
 
   std::vector<NcclTestsRun> run() {
+    if (text_.substr(0, 3) == "\xEF\xBB\xBF") text_.remove_prefix(3);  // a UTF-8 byte-order mark
     check_text(text_, source_);
     auto lines = split_lines(text_);
     for (size_t i = 0; i < lines.size(); ++i) line(lines[i], static_cast<int>(i) + 1);
@@ -111,7 +112,26 @@ class Parser {
       comment(t, no, data_col);
       return;
     }
+    // nccl-tests' own error lines (common.h: "HOST: Test NCCL failure FILE:LINE '...'", "Test CUDA
+    // failure", " .. HOST pid N: Test failure FILE:LINE"): the run crashed; its rows are not a result.
+    if (t.find("Test NCCL failure") != std::string_view::npos ||
+        t.find("Test CUDA failure") != std::string_view::npos || t.find(": Test failure ") != std::string_view::npos)
+      throw ParseError(source_, no, data_col,
+                       "nccl-tests failed here: '" + std::string(t.substr(0, 120)) +
+                           "' (expected the output of a run that completed; the NCCL WARN lines before it, or a rerun "
+                           "with NCCL_DEBUG=INFO, say why it failed)");
     if (!in_table_) return;  // program output before the table (MPI banners...) is not ours
+    if (pending_.empty()) {
+      // A row starts with its size; anything else inside a table (a crash message, a signal
+      // report, mpirun's abort notice) means the run stopped while printing it.
+      int64_t v = 0;
+      const std::string_view first = t.substr(0, t.find_first_of(" \t"));
+      if (!parse_int(first, v))
+        throw ParseError(source_, no, data_col,
+                         "the result table stops here: '" + std::string(t.substr(0, 80)) +
+                             "' is not a result row (expected rows starting with the size in bytes until the "
+                             "table's '#' footer; did the run crash or get interrupted?)");
+    }
     tokenize(t, no, data_col, pending_);
     while (pending_.size() >= columns_.size()) take_row();
   }

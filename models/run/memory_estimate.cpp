@@ -1,9 +1,11 @@
 #include "models/run/memory_estimate.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "models/error.hpp"
+#include "models/workload/model_shape.hpp"
 
 namespace models {
 
@@ -11,6 +13,10 @@ namespace {
 constexpr double kBaseBytes = 32.0 * 1024 * 1024;
 constexpr double kPerRankBytes = 8.0 * 1024;
 constexpr double kPerFlowBytes = 512;
+constexpr double kPerOpBytes = 160;
+// Ops per unit and micro-step, the largest any strategy builds (ZeRO-3 with both offloads and
+// checkpointing); memory_estimate_test.cpp measures it and fails if a program exceeds the bound.
+constexpr double kOpsPerUnitStep = 40;
 
 bool is_alltoall(const ScenarioSpec& spec) {
   return spec.collective && (spec.collective->op == "alltoall" || spec.collective->op == "all_to_all");
@@ -21,7 +27,38 @@ std::string gib(double bytes) {
   std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
   return buf;
 }
+
+std::string count(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v < 1e6 ? "%.0f" : "%.3g", v);
+  return buf;
+}
 }  // namespace
+
+ProgramOps estimate_program_ops(const ScenarioSpec& spec) {
+  ProgramOps p;
+  if (spec.collective) {
+    const bool sendrecv = spec.collective->op == "sendrecv";
+    p.programs = sendrecv ? 2 : 1;
+    p.ops = p.programs * std::max(1, spec.collective->iterations);
+    return p;
+  }
+  if (!spec.model) return p;
+  double layers = spec.model->layers;
+  if (layers <= 0) {
+    try {
+      layers = workload::resolve_model(*spec.model).layers;
+    } catch (const SpecError&) {
+      return p;  // the strategy step reports the model's own error
+    }
+  }
+  const double pp = std::max(1, spec.parallel.pp);
+  const double micro =
+      spec.parallel.micro_batches > 0 ? spec.parallel.micro_batches : std::max(1, spec.training.grad_accum);
+  p.programs = spec.parallel.strategy == "megatron" ? pp : 1;
+  p.ops = kOpsPerUnitStep * (layers + 2 * pp) * micro;
+  return p;
+}
 
 MemoryEstimate estimate_memory(const ScenarioSpec& spec, int ranks) {
   const double n = ranks;
@@ -30,7 +67,11 @@ MemoryEstimate estimate_memory(const ScenarioSpec& spec, int ranks) {
     e.peak_flows = is_alltoall(spec) ? n * (n - 1) : 4 * n;
   else
     e.peak_flows = 8 * n;
-  e.bytes = kBaseBytes + n * kPerRankBytes + e.peak_flows * kPerFlowBytes;
+  const ProgramOps ops = estimate_program_ops(spec);
+  e.ops = ops.ops;
+  e.programs = ops.programs;
+  e.bytes =
+      kBaseBytes + n * kPerRankBytes + e.peak_flows * kPerFlowBytes + e.ops * kPerOpBytes + n * (e.ops / e.programs);
   return e;
 }
 
@@ -38,16 +79,31 @@ void check_memory_budget(const ScenarioSpec& spec, int ranks) {
   const MemoryEstimate e = estimate_memory(spec, ranks);
   if (e.bytes <= kMemoryBudgetBytes) return;
   const std::string head = std::to_string(ranks) + " ranks would need about " + gib(e.bytes) + " (" +
-                           std::to_string(static_cast<long long>(e.peak_flows)) + " flows at once), over the " +
+                           count(e.peak_flows) + " flows at once, " + count(e.ops) + " program operations), over the " +
                            gib(kMemoryBudgetBytes) + " limit";
+  // What dominates decides the key to change.
+  const double ops_bytes = e.ops * kPerOpBytes + ranks * (e.ops / e.programs);
+  const double flow_bytes = e.peak_flows * kPerFlowBytes;
+  if (ops_bytes > flow_bytes && ops_bytes > ranks * kPerRankBytes) {
+    if (spec.collective)
+      throw SpecError("collective.iterations",
+                      head + " (expected fewer collective.iterations: results are per iteration, a few suffice)");
+    const bool accum = spec.parallel.micro_batches <= 0 && spec.training.grad_accum > 1;
+    if (spec.parallel.micro_batches > 0)
+      throw SpecError("parallel.micro_batches", head + " (expected fewer parallel.micro_batches)");
+    throw SpecError(accum ? "training.grad_accum" : "model.layers",
+                    head + (accum ? " (expected fewer training.grad_accum: each micro-batch repeats the step's "
+                                    "operations)"
+                                  : " (expected fewer model.layers)"));
+  }
   if (is_alltoall(spec)) {
     // Largest n with base + n*per_rank + n(n-1)*per_flow <= budget.
     const double a = kPerFlowBytes, b = kPerRankBytes - kPerFlowBytes, c = kBaseBytes - kMemoryBudgetBytes;
     const int fit = static_cast<int>(std::floor((-b + std::sqrt(b * b - 4 * a * c)) / (2 * a)));
-    throw SpecError("collective.op", head + ": alltoall opens a flow per ordered pair of ranks (try at most " +
+    throw SpecError("collective.op", head + ": alltoall opens a flow per ordered pair of ranks (expected at most " +
                                          std::to_string(fit) + " ranks, e.g. fewer cluster.nodes, or all_gather)");
   }
-  throw SpecError("cluster.nodes", head + " (try fewer cluster.nodes)");
+  throw SpecError("cluster.nodes", head + " (expected fewer cluster.nodes)");
 }
 
 }  // namespace models

@@ -1,14 +1,20 @@
 #pragma once
 // Up-front memory estimate of a run, so a question too big for the machine is refused with a
-// suggestion before anything large is built (issue 7: 16,384 GPUs within 4 GB, or a clear "no").
+// suggestion before anything large is built (issue 7: 16,384 GPUs within 4 GB, or a clear "no";
+// issue 21: nodes = 1,000,000 or iterations = 1e9 ended in std::bad_alloc after a minute).
 //
 // Model (fitted on this code, RSS measured with /usr/bin/time -v, see tests/scenarios/scale/):
-//   bytes = base + ranks * per_rank + peak_flows * per_flow
+//   bytes = base + ranks * per_rank + peak_flows * per_flow + ops * per_op + ranks * rank_ops * 1 B
 // with base 32 MiB (program, catalogs, World), per_rank 8 KiB (World ranks and paths, executor
 // state, result), per_flow 512 B (a FlowNetwork flow, its path and the collective's edge;
 // measured 450 B from alltoall on 512 and 1,024 ranks: 151 MB and 504 MB). peak_flows: a bare
 // alltoall opens every ordered pair at once, n(n-1); a ring or tree collective at most 4n; a
 // training step at most 8n (a few collectives in flight per group, plus send/recv).
+// ops: the operations of every program (ranks share programs; estimate_program_ops bounds them),
+// per_op 160 B (a 32 B Op, its name: a 32 B std::string, and the vectors' growth: measured 140 B
+// per op with collective.iterations = 2,000,000, 287 MB against 6.6 MB for 1,000). Each rank keeps one
+// byte per event of its own program (at most one event per op, rank_ops = ops / programs).
+// The estimate runs on the scenario alone: run_scenario calls it before the World is built.
 #include <cstdint>
 #include <string>
 
@@ -21,12 +27,26 @@ inline constexpr double kMemoryBudgetBytes = 4.0 * 1024 * 1024 * 1024;  // the i
 struct MemoryEstimate {
   double bytes = 0;
   double peak_flows = 0;
+  double ops = 0;       // operations of all programs together
+  double programs = 1;  // distinct programs (Megatron: one per pipeline stage)
 };
+
+// An upper bound of the operations the strategy step builds, from the scenario alone:
+//   bare collective: iterations (x2 programs for sendrecv);
+//   training step: kOpsPerUnitStep x (layers + 2 pp) x micro-steps, where a unit is a decoder block
+//   (or the embedding and head of each stage) and micro-steps are grad_accum, or the pipeline's
+//   micro-batches. tests/models/run/memory_estimate_test.cpp checks the bound against the programs
+//   every strategy builds.
+struct ProgramOps {
+  double ops = 0;
+  double programs = 1;
+};
+ProgramOps estimate_program_ops(const ScenarioSpec& spec);
 
 MemoryEstimate estimate_memory(const ScenarioSpec& spec, int ranks);
 
 // Throws SpecError (at the key to change) when the estimate exceeds kMemoryBudgetBytes, naming
-// the estimate and what would fit.
+// the estimate, the limit and what would fit.
 void check_memory_budget(const ScenarioSpec& spec, int ranks);
 
 }  // namespace models

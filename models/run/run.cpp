@@ -4,6 +4,7 @@
 #include "models/run/run.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "models/collectives/collective.hpp"
 #include "models/nccl/env.hpp"
@@ -14,6 +15,8 @@
 #include "models/run/result_fill.hpp"
 #include "models/run/stragglers.hpp"
 #include "models/run/throughput.hpp"
+#include "models/topology/placement.hpp"
+#include "models/topology/resolve.hpp"
 #include "models/workload/executor.hpp"
 #include "models/workload/layout.hpp"
 #include "models/workload/model_shape.hpp"
@@ -23,15 +26,19 @@
 namespace models {
 
 RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();  // --time-limit counts the set-up too
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   if (options.audit) net.set_audit(true);
   net.set_closed_forms(!options.full);
   check_params(spec.cluster.params);
 
+  // Refuse what would not fit before anything big is built: the ranks come from the placement
+  // alone (the node's GPU count), the operations from the scenario (memory_estimate.hpp).
+  check_memory_budget(
+      spec, topology::make_placement(spec.cluster, spec.placement, topology::resolve_node(spec.cluster).gpus).size());
   // Scenario -> World: placement, topology, NCCL's transports, the links (and [nccl.env], parsed once).
   auto world = World::build(spec, net);
-  check_memory_budget(spec, world->size());  // refuse what would not fit before building flows
   // -> the collective engine on that World.
   auto engine = collectives::make_collective_engine(sim, net, *world, spec);
   // -> what every rank runs (the layout is validated there, once).
@@ -54,7 +61,7 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
     plan.notes.push_back("symmetry: " + std::to_string(classes.simulated) + " of " + std::to_string(world->size()) +
                          " ranks simulated, each for the ranks with its program and communicators (--full: all)");
   }
-  exec.set_wall_limit(options.time_limit_s);
+  exec.set_wall_limit(options.time_limit_s, wall_start);
   exec.run();
   SIM_CHECK(exec.all_done() || exec.stopped(), "step programs deadlocked: a rank waits for a peer that never comes");
   // Audit: every flow ends (a run stopped by --time-limit leaves its flows in flight on purpose).

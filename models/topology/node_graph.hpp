@@ -85,7 +85,16 @@ class NodeGraph {
   void build_from_layout(const hw::NodeSpec& node);
   void build_from_matrix(const hw::NodeSpec& node, const hw::SmiMatrix& m);
   void add_nvlinks(const hw::NodeSpec& node, const std::vector<std::vector<int>>* pair_links);
-  PathInfo compute(Vertex from, Vertex to, bool nvlink_only, bool pcie_only) const;
+  // One breadth-first search from `from` over NVLink only or PCIe only: every vertex's
+  // predecessor and edge on its shortest path (null_vertex where unreachable). GPUs, NICs and NVSwitches
+  // are never crossed on PCIe paths (they are reached, not passed through), as in NCCL.
+  struct Tree {
+    std::vector<Vertex> pred;
+    std::vector<Graph::edge_descriptor> edge;  // the edge from pred[v] to v
+  };
+  Tree bfs_tree(Vertex from, bool nvlink_only) const;
+  // The path from the tree's root to `to`, classified.
+  PathInfo path_in_tree(const Tree& tree, Vertex from, Vertex to, bool nvlink_only) const;
   void compute_all();
 
   Graph graph_;

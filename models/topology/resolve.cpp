@@ -11,12 +11,12 @@ hw::NodeSpec node_from_matrix(const CustomNodeSpec& spec, const hw::SmiMatrix& m
   CustomNodeSpec s = spec;
   if (s.gpus > 0 && s.gpus != m.gpus)
     throw SpecError("cluster.node.gpus", "gpus = " + std::to_string(s.gpus) + " but the topo file shows " +
-                                             std::to_string(m.gpus) + " GPUs");
+                                             std::to_string(m.gpus) + " GPUs (expected the same count)");
   s.gpus = m.gpus;
   if (m.nics > 0 && s.nics != m.nics)
     throw SpecError("cluster.node.nics", "nics = " + std::to_string(s.nics) + " but the topo file shows " +
                                              std::to_string(m.nics) +
-                                             " NICs (set nics and the NIC bandwidth to match)");
+                                             " NICs (expected nics and the NIC bandwidth to match the file)");
   int max_links = 0;
   for (const auto& row : m.nv_links)
     for (int n : row) max_links = std::max(max_links, n);
@@ -35,14 +35,14 @@ hw::NodeSpec node_from_matrix(const CustomNodeSpec& spec, const hw::SmiMatrix& m
 hw::NodeSpec resolve_node(const ClusterSpec& cluster) {
   if (cluster.node) {
     if (!cluster.instance.empty())
-      throw SpecError("cluster.instance", "give either cluster.instance or [cluster.node], not both");
+      throw SpecError("cluster.instance", "both cluster.instance and [cluster.node] given (expected one of them)");
     if (!cluster.node->topo_file.empty())
       return node_from_matrix(*cluster.node, readers::read_smi_topo_file(cluster.node->topo_file));
     return hw::custom_node(*cluster.node);
   }
   if (cluster.instance.empty())
     throw SpecError("cluster.instance",
-                    "no machine given (set cluster.instance, e.g. \"p4d.24xlarge\", or [cluster.node])");
+                    "no machine given (expected cluster.instance, e.g. \"p4d.24xlarge\", or [cluster.node])");
   return hw::find_instance(cluster.instance);
 }
 

@@ -69,10 +69,11 @@ sim::Time StepExecutor::end() const {
 
 void StepExecutor::run() {
   start_ = sim_.now();
-  wall_start_ = std::chrono::steady_clock::now();
   for (auto& s : state_) s.last = start_;
-  for (int r = 0; r < int(ranks_.size()); ++r)
-    if (weight(r) > 0) advance(r);
+  check_wall();  // a budget the set-up already spent stops the run before its first op
+  if (!stopped_)
+    for (int r = 0; r < int(ranks_.size()); ++r)
+      if (weight(r) > 0) advance(r);
   sim_.run();
   expand_classes();
 }

@@ -48,7 +48,13 @@ class StepExecutor {
 
   // Ranks whose ops are recorded on the timeline (default: none).
   void record_timeline(std::vector<int> ranks);
-  void set_wall_limit(std::optional<double> seconds) { wall_limit_s_ = seconds; }
+  // Wall-clock budget counted from `since` (run_scenario passes its own start, so the set-up's
+  // time counts too); a budget already spent stops the run before its first op.
+  void set_wall_limit(std::optional<double> seconds,
+                      std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now()) {
+    wall_limit_s_ = seconds;
+    wall_start_ = since;
+  }
   double fallback_copy_bytes_per_s = 25e9;
   // Compute-communication interference: while a collective or send/recv is in flight on a rank,
   // its GPU compute runs at 1 / (1 + overlap_slowdown) of its rate (NCCL's CTAs hold SMs and

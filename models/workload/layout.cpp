@@ -41,7 +41,8 @@ int derive_grad_accum(const TrainingSpec& t, int dp) {
   if (t.global_batch % per_step != 0)
     throw SpecError("training.global_batch", "global_batch = " + str(t.global_batch) +
                                                  " is not a multiple of micro_batch x dp = " + str(t.micro_batch) +
-                                                 " x " + str(dp) + " = " + str(per_step));
+                                                 " x " + str(dp) + " = " + str(per_step) +
+                                                 " (expected a multiple of micro_batch x dp)");
   const int accum = t.global_batch / per_step;
   if (t.grad_accum != 1 && t.grad_accum != accum)
     throw SpecError("training.grad_accum", "grad_accum = " + str(t.grad_accum) +
@@ -58,31 +59,34 @@ void megatron_checks(const ScenarioSpec& spec, const ModelShape& model, int n, P
   l.vp = std::max(1, par.vp);
   const int model_parallel = l.tp * l.cp * l.pp;
   if (n % model_parallel != 0)
-    throw SpecError("parallel.tp",
-                    "tp x cp x pp = " + str(model_parallel) + " does not divide the " + str(n) + " GPUs");
+    throw SpecError("parallel.tp", "tp x cp x pp = " + str(model_parallel) + " does not divide the " + str(n) +
+                                       " GPUs (expected tp x cp x pp to divide the GPU count)");
   l.dp = n / model_parallel;
   if (par.dp != 0 && par.dp != l.dp)
-    throw SpecError("parallel.dp",
-                    "tp x cp x pp x dp = " + str(model_parallel * par.dp) + " but there are " + str(n) + " GPUs");
+    throw SpecError("parallel.dp", "tp x cp x pp x dp = " + str(model_parallel * par.dp) + " but there are " + str(n) +
+                                       " GPUs (expected dp = " + str(l.dp) + ", or 0 to derive it)");
   if (model.heads % l.tp != 0)
-    throw SpecError("parallel.tp",
-                    "tp = " + str(l.tp) + " does not divide the " + str(model.heads) + " attention heads");
+    throw SpecError("parallel.tp", "tp = " + str(l.tp) + " does not divide the " + str(model.heads) +
+                                       " attention heads (expected tp to divide the head count)");
   if (model.kv_heads % l.tp != 0)
-    throw SpecError("parallel.tp", "tp = " + str(l.tp) + " does not divide the " + str(model.kv_heads) +
-                                       " KV heads (Megatron splits the query groups over tp)");
+    throw SpecError(
+        "parallel.tp",
+        "tp = " + str(l.tp) + " does not divide the " + str(model.kv_heads) +
+            " KV heads (expected tp to divide the KV head count: Megatron splits the query groups over tp)");
   if (model.layers % l.pp != 0)
-    throw SpecError("parallel.pp",
-                    str(model.layers) + " layers do not split evenly into " + str(l.pp) + " pipeline stages");
+    throw SpecError("parallel.pp", str(model.layers) + " layers do not split evenly into " + str(l.pp) +
+                                       " pipeline stages (expected pp to divide the layer count)");
   if ((model.layers / l.pp) % l.vp != 0)
     throw SpecError("parallel.vp", str(model.layers / l.pp) + " layers per pipeline stage do not split into vp = " +
-                                       str(l.vp) + " virtual stages");
+                                       str(l.vp) + " virtual stages (expected vp to divide the layers per stage)");
   if (l.cp > 1 && model.seq % (2 * l.cp) != 0)
     throw SpecError("parallel.cp", "cp = " + str(l.cp) + ": the sequence (" + str(model.seq) +
-                                       ") must split into 2 x cp equal chunks (TransformerEngine's "
-                                       "load-balanced causal ring attention)");
+                                       ") does not split into 2 x cp equal chunks (expected seq divisible by "
+                                       "2 x cp: TransformerEngine's load-balanced causal ring attention)");
   if (l.cp > 1 && spec.training.attention_backend == "unfused")
     throw SpecError("training.attention_backend",
-                    "context parallelism needs a fused/flash attention backend (TransformerEngine), not unfused");
+                    "context parallelism needs a fused attention backend (TransformerEngine), not unfused "
+                    "(expected attention_backend = \"flash\")");
 
   // Micro-batches: global_batch, grad_accum, or the older parallel.micro_batches.
   l.grad_accum = derive_grad_accum(spec.training, l.dp);
@@ -90,7 +94,8 @@ void megatron_checks(const ScenarioSpec& spec, const ModelShape& model, int n, P
   if (par.micro_batches > 0) {
     if (spec.training.global_batch > 0 && par.micro_batches != l.grad_accum)
       throw SpecError("parallel.micro_batches", "micro_batches = " + str(par.micro_batches) +
-                                                    " but global_batch / (micro_batch x dp) = " + str(l.grad_accum));
+                                                    " but global_batch / (micro_batch x dp) = " + str(l.grad_accum) +
+                                                    " (expected one of the two keys, or equal values)");
     l.pipeline_micro_batches = par.micro_batches;
   }
 
@@ -103,18 +108,18 @@ void megatron_checks(const ScenarioSpec& spec, const ModelShape& model, int n, P
   l.tp_comm_overlap = par.tp_comm_overlap;
   if (l.tp_comm_overlap && !l.sequence_parallel)
     throw SpecError("parallel.tp_comm_overlap",
-                    "tp_comm_overlap needs sequence_parallel = true and tp > 1 (Megatron: TP communication/GEMM "
-                    "overlap happens only with sequence parallelism)");
+                    "tp_comm_overlap needs sequence_parallel = true and tp > 1 (expected both, or tp_comm_overlap = "
+                    "false: Megatron overlaps TP communication with GEMMs only under sequence parallelism)");
   l.distributed_optimizer = par.distributed_optimizer;
   l.overlap_grad_reduce = par.overlap_grad_reduce;
   l.overlap_param_gather = par.overlap_param_gather;
   if (l.overlap_param_gather && !l.distributed_optimizer)
     throw SpecError("parallel.overlap_param_gather",
-                    "overlap_param_gather needs distributed_optimizer = true (parameters are gathered only when "
-                    "the optimizer is sharded)");
+                    "overlap_param_gather needs distributed_optimizer = true (expected it too, or overlap_param_gather "
+                    "= false: parameters are gathered only when the optimizer is sharded)");
   if (l.overlap_param_gather && !l.overlap_grad_reduce)
     throw SpecError("parallel.overlap_param_gather",
-                    "overlap_param_gather needs overlap_grad_reduce = true (Megatron's rule)");
+                    "overlap_param_gather needs overlap_grad_reduce = true (expected it too, as Megatron requires)");
   l.scatter_gather_p2p = par.scatter_gather_tensors_in_pipeline;
   l.vocab_parallel = par.vocab_parallel;
   l.async_tp_allreduce = par.async_tensor_model_parallel_allreduce;
@@ -126,7 +131,7 @@ void megatron_checks(const ScenarioSpec& spec, const ModelShape& model, int n, P
     if (l.pp < min_pp)
       throw SpecError("parallel.vp", "interleaved 1F1B (vp = " + str(l.vp) + ") needs pp >= " + str(min_pp) +
                                          (l.overlap_p2p_comm ? "" : " without overlap_p2p_comm") +
-                                         ", got pp = " + str(l.pp));
+                                         ", got pp = " + str(l.pp) + " (expected a larger pp, or vp = 1)");
     // schedules.py: microbatch_group_size_per_vp_stage (= pp) must lie in [pp, m], and the last
     // group must not be shorter than pp: m a multiple of pp.
     const int m = l.pipeline_micro_batches;
@@ -135,7 +140,8 @@ void megatron_checks(const ScenarioSpec& spec, const ModelShape& model, int n, P
                         : spec.training.global_batch > 0 ? "training.global_batch"
                                                          : "training.grad_accum";
       throw SpecError(key, "interleaved 1F1B needs the micro-batches per step (" + str(m) +
-                               ") to be a multiple of pp = " + str(l.pp));
+                               ") to be a multiple of pp = " + str(l.pp) + " (expected " + str(l.pp) + ", " +
+                               str(2 * l.pp) + ", ... micro-batches)");
     }
   } else if (par.overlap_p2p_comm.value_or(false)) {
     l.notes.push_back("overlap_p2p_comm ignored without vp > 1 (as Megatron does)");
@@ -145,8 +151,8 @@ void megatron_checks(const ScenarioSpec& spec, const ModelShape& model, int n, P
 void data_parallel_checks(const ScenarioSpec& spec, int n, ParallelLayout& l) {
   const ParallelSpec& par = spec.parallel;
   if (par.tp > 1 || par.pp > 1)
-    throw SpecError("parallel.tp",
-                    "tp and pp need strategy = \"megatron\" (" + par.strategy + " is pure data parallelism)");
+    throw SpecError("parallel.tp", "tp and pp need strategy = \"megatron\": " + par.strategy +
+                                       " is pure data parallelism (expected strategy = \"megatron\", or tp = pp = 1)");
   const std::pair<const char*, bool> megatron_only[] = {
       {"parallel.cp", par.cp > 1},
       {"parallel.vp", par.vp > 1},
@@ -169,9 +175,12 @@ void data_parallel_checks(const ScenarioSpec& spec, int n, ParallelLayout& l) {
                     "selective recompute is modelled for strategy = \"megatron\" only "
                     "(expected full or none)");
   if (par.dp != 0 && par.dp != n)
-    throw SpecError("parallel.dp", "dp = " + str(par.dp) + " but there are " + str(n) + " GPUs");
+    throw SpecError("parallel.dp", "dp = " + str(par.dp) + " but there are " + str(n) +
+                                       " GPUs (expected dp = " + str(n) + ", or 0 to derive it)");
   if (l.strategy == Strategy::Zero3 && spec.zero.stage != 3)
-    throw SpecError("zero.stage", "only ZeRO stage 3 is modelled (use strategy ddp for plain data parallelism)");
+    throw SpecError("zero.stage",
+                    "only ZeRO stage 3 is modelled (expected zero.stage = 3, or strategy ddp for plain data "
+                    "parallelism)");
   l.dp = n;
 }
 }  // namespace

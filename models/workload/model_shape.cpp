@@ -103,10 +103,14 @@ ModelShape resolve_model(const ModelSpec& spec) {
     if (v <= 0)
       throw SpecError(
           std::string("model.") + key,
-          std::string("model ") + key + " must be a positive integer (give model.preset or the full shape)");
-  if (m.hidden % m.heads != 0) throw SpecError("model.heads", "hidden size must be divisible by the number of heads");
+          std::string("model ") + key + " is missing or not positive (expected a positive integer, or model.preset)");
+  if (m.hidden % m.heads != 0)
+    throw SpecError("model.heads", "hidden size " + std::to_string(m.hidden) + " is not divisible by " +
+                                       std::to_string(m.heads) + " heads (expected heads dividing hidden)");
   if (m.heads % m.kv_heads != 0)
-    throw SpecError("model.kv_heads", "heads must be a multiple of kv_heads (grouped-query attention)");
+    throw SpecError("model.kv_heads", std::to_string(m.heads) + " heads are not a multiple of " +
+                                          std::to_string(m.kv_heads) +
+                                          " kv_heads (expected kv_heads dividing heads: grouped-query attention)");
   return m;
 }
 

@@ -20,13 +20,18 @@ namespace {
 void bare_collective(const ScenarioSpec& spec, int n, StepPlan& plan) {
   const CollectiveSpec& c = *spec.collective;
   nccl::CollOp op;
-  if (!nccl::parse_coll_op(c.op, op)) throw SpecError("collective.op", "unknown collective '" + c.op + "'");
-  if (c.bytes <= 0) throw SpecError("collective.bytes", "collective size must be positive");
-  if (c.iterations < 1) throw SpecError("collective.iterations", "iterations must be at least 1");
+  if (!nccl::parse_coll_op(c.op, op))
+    throw SpecError("collective.op", "unknown collective '" + c.op +
+                                         "' (expected all_reduce, all_gather, reduce_scatter, "
+                                         "broadcast, reduce, alltoall or sendrecv)");
+  if (c.bytes <= 0)
+    throw SpecError("collective.bytes", "collective size is not positive (expected a size such as \"1 GiB\")");
+  if (c.iterations < 1)
+    throw SpecError("collective.iterations", "iterations = " + std::to_string(c.iterations) + " (expected at least 1)");
   plan.iterations = c.iterations;
   plan.ranks.assign(n, RankSetup{});
   if (op == nccl::CollOp::SendRecv) {
-    if (n < 2) throw SpecError("collective.op", "sendrecv needs at least 2 ranks");
+    if (n < 2) throw SpecError("collective.op", "sendrecv on 1 rank (expected at least 2 ranks)");
     Program idle({"compute"}), sender({"compute"}), receiver({"compute"});
     for (int i = 0; i < c.iterations; ++i) {
       sender.send(0, 0, c.bytes, "send");

@@ -1,17 +1,12 @@
-// Shared plumbing of the `commsim` subcommands: argument errors, user errors, atomic writes.
+// Shared plumbing of the `commsim` subcommands: argument errors, user errors, running a scenario.
 #include "scenarios/cli/cli_support.hpp"
 
-#include <unistd.h>
-
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 
 #include "models/parse_error.hpp"
 #include "sim/time.hpp"
 
 namespace scenarios {
-namespace fs = std::filesystem;
 
 namespace {
 // One line per option, tab-separated, for `commsim completion` (completion.cpp reads it):
@@ -93,59 +88,6 @@ models::RunResult run_loaded(const LoadedScenario& scenario, const models::RunOp
   } catch (const sim::Overflow& e) {
     throw UserError({scenario.spec.source_file, 1, 1},
                     std::string(e.what()) + " (expected sizes and times the 64-bit picosecond clock can hold)");
-  }
-}
-
-namespace {
-// Writes `content` to a temporary name next to `path` and renames it over `path`.
-void write_one(const fs::path& path, const std::string& content, std::vector<fs::path>& temps) {
-  const fs::path tmp = path.parent_path() / ("." + path.filename().string() + ".tmp" + std::to_string(::getpid()));
-  temps.push_back(tmp);
-  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-  out << content;
-  out.close();
-  if (!out) throw UserError({path.string(), 1, 1}, "cannot write (expected a writable folder)");
-}
-}  // namespace
-
-void write_files_atomically(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
-  std::error_code ec;
-  const bool existed = fs::exists(dir, ec);
-  if (existed && !fs::is_directory(dir, ec))
-    throw UserError({dir, 1, 1}, "--out: exists and is not a folder (expected a folder to write into)");
-  std::vector<fs::path> temps;
-  std::vector<fs::path> renamed;
-  try {
-    if (!existed && !fs::create_directories(dir, ec))
-      throw UserError({dir, 1, 1}, "--out: cannot create folder: " + ec.message() + " (expected a writable place)");
-    for (const auto& [name, content] : files) write_one(fs::path(dir) / name, content, temps);
-    for (size_t i = 0; i < files.size(); ++i) {
-      const fs::path target = fs::path(dir) / files[i].first;
-      fs::rename(temps[i], target, ec);
-      if (ec)
-        throw UserError({target.string(), 1, 1}, "cannot write: " + ec.message() + " (expected a writable folder)");
-      renamed.push_back(target);
-    }
-  } catch (...) {
-    for (const auto& t : temps) fs::remove(t, ec);
-    for (const auto& r : renamed) fs::remove(r, ec);
-    if (!existed) fs::remove_all(dir, ec);
-    throw;
-  }
-}
-
-void write_file_atomically(const std::string& path, const std::string& content) {
-  fs::path p(path);
-  if (p.parent_path().empty()) p = fs::path(".") / p;
-  std::vector<fs::path> temps;
-  std::error_code ec;
-  try {
-    write_one(p, content, temps);
-    fs::rename(temps[0], p, ec);
-    if (ec) throw UserError({path, 1, 1}, "cannot write: " + ec.message() + " (expected a writable path)");
-  } catch (...) {
-    for (const auto& t : temps) fs::remove(t, ec);
-    throw;
   }
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // What every `commsim` subcommand does the same way: parse its arguments with CLI11 (help exits
 // 0, a bad argument exits 2 with one line), load a scenario and run it with SpecErrors mapped to
-// FILE:LINE:COL, print user errors as one line and exit 2, and write output files atomically.
+// FILE:LINE:COL, print user errors as one line and exit 2; output files: output_files.hpp.
 #include <functional>
 #include <string>
 #include <utility>
@@ -11,6 +11,7 @@
 
 #include "models/result.hpp"
 #include "models/run/run.hpp"
+#include "scenarios/cli/output/output_files.hpp"
 #include "scenarios/load/loader.hpp"
 
 namespace scenarios {
@@ -29,12 +30,5 @@ int guarded(const std::function<int()>& body);
 
 // models::run_scenario with errors mapped back to where the user wrote the key at fault.
 models::RunResult run_loaded(const LoadedScenario& scenario, const models::RunOptions& options);
-
-// Writes each (name, content) into `dir` (created if needed) through a temporary file and a
-// rename, so a reader never sees half a file; on failure nothing new is left behind. Throws
-// UserError naming the path.
-void write_files_atomically(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files);
-// One file, same guarantees.
-void write_file_atomically(const std::string& path, const std::string& content);
 
 }  // namespace scenarios

@@ -7,8 +7,6 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "models/calibrate/fit.hpp"
 #include "models/params.hpp"
@@ -67,6 +65,14 @@ int cmd_calibrate(int argc, char** argv) {
 
   return guarded([&] {
     LoadedScenario base = load_scenario(scenario_path, sets);
+    // Every input is protected but the machine's own calibration profile: refitting it in place is
+    // the documented workflow (scenarios/validation/h200x4/measured/README.md), the fit starts from
+    // the defaults (below), and the new profile replaces the old one only once it is complete.
+    std::vector<std::string> inputs;
+    for (const auto& f : base.files)
+      if (f != base.spec.cluster.profile) inputs.push_back(f);
+    for (const std::string& arg : files) inputs.push_back(arg.substr(0, arg.find(':')));
+    refuse_outputs_over_inputs({{"--out", out}}, inputs);
     // Fit from the defaults, not from an earlier profile of the machine: drop the parameters
     // this fit owns (the World's raw bandwidths and the compute model's stay).
     std::erase_if(base.spec.cluster.params, [](const auto& kv) {
@@ -78,11 +84,8 @@ int cmd_calibrate(int argc, char** argv) {
     for (const std::string& arg : files) {
       const auto colon = arg.find(':');
       const std::string file = arg.substr(0, colon);
-      std::ifstream in(file, std::ios::binary);
-      if (!in) throw UserError({file, 1, 1}, "cannot read this file");
-      std::stringstream text;
-      text << in.rdbuf();
-      std::map<std::string, std::string> env = nccl_env_from_log(text.str());
+      NcclTestsFile measured = read_nccl_tests_output(file, "calibrate");
+      std::map<std::string, std::string> env = nccl_env_from_log(measured.text);
       if (colon != std::string::npos) {
         std::stringstream vars(arg.substr(colon + 1));
         std::string kv;
@@ -90,11 +93,13 @@ int cmd_calibrate(int argc, char** argv) {
           const auto eq = kv.find('=');
           if (eq == std::string::npos || kv.rfind("NCCL_", 0) != 0)
             throw UserError({"calibrate", 1, static_cast<int>(colon + 2)},
-                            "expected NCCL_VAR=VALUE after '" + file + ":', got '" + kv + "'");
+                            "'" + kv + "' after '" + file +
+                                ":' is not a variable setting (expected NCCL_VAR=VALUE, such as " + file +
+                                ":NCCL_P2P_DISABLE=1)");
           env[kv.substr(0, eq)] = kv.substr(eq + 1);
         }
       }
-      for (auto& run : models::readers::parse_nccl_tests(text.str(), file)) {
+      for (auto& run : measured.runs) {
         models::calibrate::Measurement m{base.spec, std::move(run)};
         apply_run_to_spec(m.run, env, m.spec);
         measurements.push_back(std::move(m));
@@ -111,7 +116,9 @@ int cmd_calibrate(int argc, char** argv) {
         value = std::stod(fixes[i].substr(eq + 1), &used);
         if (used != fixes[i].size() - eq - 1) throw std::invalid_argument("");
       } catch (const std::exception&) {
-        throw UserError({"--fix", static_cast<int>(i + 1), 1}, "expected NAME=NUMBER, got '" + fixes[i] + "'");
+        throw UserError(
+            {"--fix", static_cast<int>(i + 1), 1},
+            "'" + fixes[i] + "' is not a parameter setting (expected NAME=NUMBER, such as nvlink.efficiency.ll=0.26)");
       }
       pinned[fixes[i].substr(0, eq)] = value;
     }

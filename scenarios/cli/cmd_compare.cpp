@@ -64,6 +64,7 @@ int cmd_compare(int argc, char** argv) {
       for (const auto& f : loaded.back().files)
         if (std::find(all.files.begin(), all.files.end(), f) == all.files.end()) all.files.push_back(f);
     }
+    refuse_outputs_over_inputs({{"--html", html}}, all.files);  // before any run
     std::vector<models::RunResult> results;
     models::RunOptions options;
     options.timeline = !html.empty();

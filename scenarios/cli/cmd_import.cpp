@@ -48,8 +48,11 @@ int cmd_import(int argc, char** argv) {
   if (nodes_opt->count() > 0) opt.nodes = nodes;
 
   return guarded([&] {
+    refuse_outputs_over_inputs({{"--out", opt.out}}, {job_path, opt.deepspeed, opt.trainer_args});
     const K8sJob job = read_k8s_job(job_path, job_name);
     const ImportedScenario imported = import_scenario(job, opt);
+    // again with what the import found to read (a DeepSpeed JSON the trainer arguments name)
+    refuse_outputs_over_inputs({{"--out", opt.out}}, imported.files);
     write_file_atomically(opt.out, imported.toml);
     const int gpus = job.gpus_per_pod.value_or(job.procs_per_pod.value_or(0));
     if (!imported.defaults.empty()) {

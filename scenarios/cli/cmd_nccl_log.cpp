@@ -18,6 +18,7 @@
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/output/result_schema.hpp"
 #include "scenarios/import/nccl_log_scenario.hpp"
+#include "scenarios/load/input_file.hpp"
 
 namespace scenarios {
 namespace {
@@ -124,10 +125,14 @@ std::string report_text(const NcclLogReport& r, const std::vector<Finding>& find
   std::string hosts;
   for (const auto& h : r.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
   row("hosts", hosts.empty() ? "" : fmt::format("{} ({} process{})", hosts, r.processes, r.processes == 1 ? "" : "es"));
-  if (r.nranks)
-    row("ranks", fmt::format("{} ranks on {} NCCL node{}, {} local rank{} per node ({} communicator line{})", r.nranks,
-                             r.nnodes, r.nnodes == 1 ? "" : "s", r.local_ranks, r.local_ranks == 1 ? "" : "s",
-                             r.comms.size(), r.comms.size() == 1 ? "" : "s"));
+  if (r.nranks && r.nnodes)
+    row("ranks",
+        fmt::format("{} ranks on {} NCCL node{}, {} local rank{} per node ({} communicator line{}{})", r.nranks,
+                    r.nnodes, r.nnodes == 1 ? "" : "s", r.local_ranks, r.local_ranks == 1 ? "" : "s", r.comms.size(),
+                    r.comms.size() == 1 ? "" : "s", r.node_layout_from_hosts ? "; nodes counted from the hosts" : ""));
+  else if (r.nranks)
+    row("ranks",
+        fmt::format("{} ranks; nodes unknown (the log shows {} of them and no 'nNodes' line)", r.nranks, r.ranks_seen));
   if (!r.channels.empty()) {
     const auto& c = r.channels.front();
     row("channels", fmt::format("{} collective, {} p2p ({} per peer), {} collnet, {} nvls", c.coll, c.p2p,
@@ -252,9 +257,11 @@ int cmd_nccl_log(int argc, char** argv) {
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
+    refuse_outputs_over_inputs({{"--scenario", scenario_out}}, {path});
     NcclLogReport report;
     try {
-      report = models::readers::parse_nccl_log_file(path);
+      report = models::readers::parse_nccl_log(
+          read_input_file(path, {path, 1, 1}, "NCCL log", "an NCCL log (NCCL_DEBUG=INFO output)"), path);
     } catch (const models::ParseError& e) {
       throw UserError({e.file(), e.line(), e.col()}, e.message());
     }

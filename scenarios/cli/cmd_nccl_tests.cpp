@@ -97,7 +97,7 @@ Comparison compare_with(const std::string& file, const models::calibrate::NcclTe
                         models::nccl::CollOp op, int ranks) {
   Comparison c;
   c.file = file;
-  const auto runs = models::readers::parse_nccl_tests_files({file});
+  const auto runs = read_nccl_tests_output(file, "--compare").runs;  // a folder or an empty file is an error
   check_header(file, runs, op, ranks);
   c.text = fmt::format("\n# Prediction vs measurement ({}): time per size, error = predicted / measured - 1\n", file);
   c.text += fmt::format("#{:>11}  {:>10}  {:>10}  {:>8}  {:>6} {:<6}\n", "size (B)", "meas (us)", "pred (us)", "error",
@@ -204,7 +204,8 @@ int cmd_nccl_tests(int argc, char** argv) {
       throw UserError({"-b", 1, 1}, "bad size '" + min_s + "' (expected e.g. 8, 128K, 1M, 1G)");
     if (!parse_nccl_tests_size(max_s, o.max_bytes))
       throw UserError({"-e", 1, 1}, "bad size '" + max_s + "' (expected e.g. 8, 128K, 1M, 1G)");
-    if (o.max_bytes < o.min_bytes) throw UserError({"-e", 1, 1}, "the largest size is smaller than the smallest");
+    if (o.max_bytes < o.min_bytes)
+      throw UserError({"-e", 1, 1}, "the largest size is smaller than the smallest (expected -e MAX >= -b MIN)");
     o.factor = factor;
     o.step_bytes = step_bytes;
     if (factor <= 1 && (o.max_bytes - o.min_bytes) / step_bytes > 100000)
@@ -220,6 +221,8 @@ int cmd_nccl_tests(int argc, char** argv) {
         reduces ? one_or_all(redop, nccl_redops(), nccl_redops(), "-o", "reduction") : std::vector<std::string>{"sum"};
 
     LoadedScenario scenario = load_scenario(path, sets);
+    // The measured file before any work: an empty or wrong one fails before the table is printed.
+    if (!compare.empty()) (void)read_nccl_tests_output(compare, "--compare");
     std::vector<std::string> notes;
     auto given = [&](const char* flag) { return app.count(flag) > 0; };
     // A note for a flag given with a value other than nccl-tests' default (src/common.cu).

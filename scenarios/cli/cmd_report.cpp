@@ -4,7 +4,7 @@
 // being the baseline; --trace and --csv then refuse, as they describe one run.
 // Plots for a design review: one self-contained HTML page (viz::report_html), and files for
 // other tools: a Chrome trace (Perfetto) and a CSV. Every output is built before any is written,
-// and each is written through a temporary file and a rename, so an error leaves nothing half done.
+// and they commit together (output_files.hpp): an error leaves every existing output as it was.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -13,6 +13,7 @@
 
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
+#include "scenarios/cli/nccl_tests_support.hpp"
 #include "scenarios/cli/output/report_inputs.hpp"
 #include "scenarios/cli/output/result_schema.hpp"
 #include "scenarios/cli/scenario_sets.hpp"
@@ -80,11 +81,11 @@ int cmd_report(int argc, char** argv) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
   if (html.empty() && trace.empty() && csv.empty()) {
-    std::fprintf(stderr, "commsim report: nothing to write (give --html FILE, --trace FILE or --csv FILE)\n");
+    std::fprintf(stderr, "commsim report: nothing to write (expected --html FILE, --trace FILE or --csv FILE)\n");
     return 2;
   }
   if (paths.size() > 1 && (!trace.empty() || !csv.empty())) {
-    std::fprintf(stderr, "commsim report: --trace and --csv describe one run; give one scenario with them\n");
+    std::fprintf(stderr, "commsim report: --trace and --csv describe one run (expected one scenario with them)\n");
     return 2;
   }
 
@@ -93,6 +94,14 @@ int cmd_report(int argc, char** argv) {
     const ScenarioSets per(sets, paths.size());
     std::vector<LoadedScenario> loaded;
     for (size_t i = 0; i < paths.size(); ++i) loaded.push_back(per.load(paths[i], i));
+    CommandInputs all{{}, sets};
+    for (size_t i = 0; i < loaded.size(); ++i)
+      for (const auto& f : loaded[i].files)
+        if (std::find(all.files.begin(), all.files.end(), f) == all.files.end()) all.files.push_back(f);
+    all.files.insert(all.files.end(), measured.begin(), measured.end());
+    // Before any work: no output over an input, and every measured file readable and not empty.
+    refuse_outputs_over_inputs({{"--html", html}, {"--trace", trace}, {"--csv", csv}}, all.files);
+    for (const auto& m : measured) (void)read_nccl_tests_output(m, "--measured");
     models::RunOptions options;
     options.timeline = true;
     std::vector<models::RunResult> results;
@@ -104,27 +113,26 @@ int cmd_report(int argc, char** argv) {
           report_inputs_for(loaded[i], results.back(), scenario_inputs(loaded[i], per.of(i)), measured, !no_busbw));
     }
 
-    std::vector<std::pair<std::string, std::string>> files;  // (path, content), all built first
+    std::vector<std::pair<std::string, size_t>> written;  // every output built first, then committed together
+    OutputSet outputs;
+    auto add = [&](const std::string& file, std::string content) {
+      written.emplace_back(file, content.size());
+      outputs.add(file, std::move(content));
+    };
     if (!html.empty())
-      files.emplace_back(
-          html, results.size() == 1 ? viz::report_html(results[0], inputs[0]) : viz::compare_html(results, inputs));
-    CommandInputs all{{}, sets};
-    for (size_t i = 0; i < loaded.size(); ++i)
-      for (const auto& f : loaded[i].files)
-        if (std::find(all.files.begin(), all.files.end(), f) == all.files.end()) all.files.push_back(f);
-    all.files.insert(all.files.end(), measured.begin(), measured.end());
-    if (!trace.empty()) files.emplace_back(trace, trace_with_inputs(viz::chrome_trace(results[0]), all));
-    if (!csv.empty()) files.emplace_back(csv, csv_with_inputs(viz::to_csv(results[0]), all));
-    for (const auto& [file, content] : files) write_file_atomically(file, content);
+      add(html, results.size() == 1 ? viz::report_html(results[0], inputs[0]) : viz::compare_html(results, inputs));
+    if (!trace.empty()) add(trace, trace_with_inputs(viz::chrome_trace(results[0]), all));
+    if (!csv.empty()) add(csv, csv_with_inputs(viz::to_csv(results[0]), all));
+    outputs.commit();
     if (json) {
       Json j = json_header("report", all);
-      Json written = Json::array();
-      for (const auto& [file, content] : files) written.push_back({{"file", file}, {"bytes", content.size()}});
-      j["written"] = std::move(written);
+      Json files = Json::array();
+      for (const auto& [file, size] : written) files.push_back({{"file", file}, {"bytes", size}});
+      j["written"] = std::move(files);
       std::fputs(dump_json(std::move(j)).c_str(), stdout);
       return 0;
     }
-    for (const auto& [file, content] : files) std::printf("wrote %s (%zu bytes)\n", file.c_str(), content.size());
+    for (const auto& [file, size] : written) std::printf("wrote %s (%zu bytes)\n", file.c_str(), size);
     return 0;
   });
 }

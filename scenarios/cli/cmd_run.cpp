@@ -1,8 +1,10 @@
 // commsim run SCENARIO.toml [--set K=V]... [--json] [--out DIR] [--check] [--time-limit SECONDS] [--full]
 // One simulated run: a readable summary, or one JSON object (--json); --out writes result.json
-// and summary.txt atomically, only after the run succeeded. A run stopped by --time-limit prints
-// what it simulated ("simulated x % of one step", no step or run time) and exits 3.
+// and summary.txt together (output_files.hpp), only after the run succeeded: a failed run keeps
+// the previous ones. A run stopped by --time-limit prints what it simulated ("simulated x % of one
+// step", no step or run time) and exits 3.
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +50,10 @@ int cmd_run(int argc, char** argv) {
 
   return guarded([&] {
     const LoadedScenario scenario = load_scenario(path, sets);
+    if (!out_dir.empty())  // before the run: an --out over one of the inputs is refused at once
+      refuse_outputs_over_inputs({{"--out", (std::filesystem::path(out_dir) / "result.json").string()},
+                                  {"--out", (std::filesystem::path(out_dir) / "summary.txt").string()}},
+                                 scenario.files);
     models::RunOptions options;
     options.audit = check;
     options.full = full;

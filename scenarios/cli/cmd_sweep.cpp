@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -119,6 +120,7 @@ int cmd_sweep(int argc, char** argv) {
   return guarded([&] {
     std::vector<VaryAxis> axes;
     for (size_t i = 0; i < varies.size(); ++i) axes.push_back(parse_vary(varies[i], static_cast<int>(i) + 1));
+    refuse_repeated_vary_keys(axes);  // the last would win while the rows showed both values
     const Shard shard = shard_text.empty() ? Shard{} : parse_shard(shard_text);
     const size_t total = sweep_size(axes);
     const auto [begin, end] = shard_range(total, shard);
@@ -138,6 +140,11 @@ int cmd_sweep(int argc, char** argv) {
       }
     }
 
+    {                                      // before any run: the rows must not go over a file the sweep reads
+      std::set<std::string> inputs{path};  // --vary may name other profiles or DeepSpeed files
+      for (const auto& l : loaded) inputs.insert(l.files.begin(), l.files.end());
+      refuse_outputs_over_inputs({{"--csv", csv}, {"--jsonl", jsonl}}, {inputs.begin(), inputs.end()});
+    }
     const RowFormat format = (json || !jsonl.empty()) ? RowFormat::JsonLines : RowFormat::Csv;
     const SweepRows rows(axes, path, sets);
     SweepOutput out(format == RowFormat::Csv ? csv : jsonl, format);

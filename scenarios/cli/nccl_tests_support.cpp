@@ -6,7 +6,23 @@
 
 #include "models/nccl/env.hpp"
 
+#include "scenarios/load/input_file.hpp"
+
 namespace scenarios {
+
+NcclTestsFile read_nccl_tests_output(const std::string& path, const std::string& option) {
+  NcclTestsFile f;
+  f.text = read_input_file(path, {path, 1, 1}, option + " file",
+                           "the output of an nccl-tests binary such as all_reduce_perf");
+  f.runs = models::readers::parse_nccl_tests(f.text, path);
+  size_t rows = 0;
+  for (const auto& r : f.runs) rows += r.rows.size();
+  if (rows == 0)
+    throw UserError({path, 1, 1},
+                    option + (f.text.empty() ? ": the file is empty" : ": no nccl-tests result rows in this file") +
+                        " (expected the output of an nccl-tests binary such as all_reduce_perf)");
+  return f;
+}
 
 bool parse_nccl_tests_size(const std::string& text, int64_t& bytes) {
   if (text.empty()) return false;

@@ -4,11 +4,21 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "models/readers/nccl_tests_output.hpp"
 #include "models/spec.hpp"
 
 namespace scenarios {
+
+// A real nccl-tests output given to --compare, --measured or calibrate (`option`, for messages):
+// read as a regular file (input_file.hpp), parsed, and refused at PATH:1:1 when it holds no
+// measured row (an empty file, a log of something else). Returns its text and its runs.
+struct NcclTestsFile {
+  std::string text;
+  std::vector<models::readers::NcclTestsRun> runs;
+};
+NcclTestsFile read_nccl_tests_output(const std::string& path, const std::string& option);
 
 // nccl-tests sizes: "8", "128K", "1M", "1G" (binary multiples, as nccl-tests parses them).
 bool parse_nccl_tests_size(const std::string& text, int64_t& bytes);

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <sstream>
 
@@ -16,13 +15,23 @@
 #include "scenarios/import/scenario_writer.hpp"
 #include "scenarios/import/trainer_args.hpp"
 #include "scenarios/import/yaml_guard.hpp"
+#include "scenarios/import/yaml_keys.hpp"
 #include "scenarios/load/deepspeed_config.hpp"
+#include "scenarios/load/input_file.hpp"
 #include "scenarios/load/loader.hpp"
 
 namespace fs = std::filesystem;
 
 namespace scenarios {
 namespace {
+
+// What a node is, for "got a list (expected a single value)".
+std::string shape(const YAML::Node& n) {
+  if (n.IsSequence()) return "a list";
+  if (n.IsMap()) return "a mapping";
+  if (n.IsNull()) return "nothing";
+  return "a single value";
+}
 
 class JobReader {
  public:
@@ -36,7 +45,7 @@ class JobReader {
   [[noreturn]] void fail(const YAML::Node& n, const std::string& message) const { throw UserError(at(n), message); }
 
   std::string scalar(const YAML::Node& n, const std::string& key) const {
-    if (!n.IsScalar()) fail(n, key + ": expected a single value");
+    if (!n.IsScalar()) fail(n, key + ": got " + shape(n) + " (expected a single value)");
     return n.Scalar();
   }
   int integer(const YAML::Node& n, const std::string& key) const {
@@ -56,7 +65,7 @@ class JobReader {
     fail(n, key + ": '" + s + "' is not a boolean (expected true or false)");
   }
   void need_map(const YAML::Node& n, const std::string& key) const {
-    if (!n.IsMap()) fail(n, key + ": expected a mapping");
+    if (!n.IsMap()) fail(n, key + ": got " + shape(n) + " (expected a mapping)");
   }
 
   // resources.limits (or requests): GPUs and EFA interfaces.
@@ -82,9 +91,9 @@ class JobReader {
   }
 
   void env(const YAML::Node& list, const std::string& key, K8sJob& job) const {
-    if (!list.IsSequence()) fail(list, key + ": expected a list of {name, value}");
+    if (!list.IsSequence()) fail(list, key + ": got " + shape(list) + " (expected a list of {name, value})");
     for (const auto& item : list) {
-      if (!item.IsMap() || !item["name"]) fail(item, key + ": expected an item with name and value");
+      if (!item.IsMap() || !item["name"]) fail(item, key + ": an item without name (expected name and value)");
       const std::string name = scalar(item["name"], key + ".name");
       if (name == "OMP_NUM_THREADS" && item["value"]) {
         const std::string v = scalar(item["value"], key + "." + name);
@@ -135,23 +144,24 @@ class JobReader {
 
   // A PodSpec, or a partial one from a TrainJob override.
   void pod_spec(const YAML::Node& spec, const std::string& key, K8sJob& job) const {
-    need_map(spec, key);
+    need_map(spec, key.empty() ? "pod spec" : key);
+    const std::string at = key.empty() ? "" : key + ".";  // a pasted pod spec has no path above it
     if (spec["hostIPC"]) {
-      job.host_ipc = boolean(spec["hostIPC"], key + ".hostIPC");
+      job.host_ipc = boolean(spec["hostIPC"], at + "hostIPC");
       job.host_ipc_set = true;
     }
-    if (spec["hostNetwork"]) job.host_network = boolean(spec["hostNetwork"], key + ".hostNetwork");
+    if (spec["hostNetwork"]) job.host_network = boolean(spec["hostNetwork"], at + "hostNetwork");
     if (const auto sel = spec["nodeSelector"]) {
-      need_map(sel, key + ".nodeSelector");
+      need_map(sel, at + "nodeSelector");
       for (const char* k : {"node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type"})
-        if (sel[k]) job.instance_type = scalar(sel[k], key + ".nodeSelector." + k);
+        if (sel[k]) job.instance_type = scalar(sel[k], at + "nodeSelector." + k);
     }
     if (const auto cs = spec["containers"]) {
       // Real pod specs have a list; notes often show a single container as a mapping.
       if (cs.IsSequence()) {
-        for (size_t i = 0; i < cs.size(); ++i) container(cs[i], key + ".containers[" + std::to_string(i) + "]", job);
+        for (size_t i = 0; i < cs.size(); ++i) container(cs[i], at + "containers[" + std::to_string(i) + "]", job);
       } else {
-        container(cs, key + ".containers", job);
+        container(cs, at + "containers", job);
       }
     }
   }
@@ -175,13 +185,13 @@ class JobReader {
 
   void train_job(const YAML::Node& doc, K8sJob& job) const {
     const auto spec = doc["spec"];
-    if (!spec) fail(doc, "TrainJob without spec");
+    if (!spec) fail(doc, "TrainJob without spec (expected spec.trainer)");
     need_map(spec, "spec");
     if (spec["trainer"]) trainer(spec["trainer"], "spec.trainer", job);
     for (const char* k : {"podSpecOverrides", "podTemplateOverrides"}) {
       const auto list = spec[k];
       if (!list) continue;
-      if (!list.IsSequence()) fail(list, std::string("spec.") + k + ": expected a list");
+      if (!list.IsSequence()) fail(list, std::string("spec.") + k + ": got " + shape(list) + " (expected a list)");
       for (size_t i = 0; i < list.size(); ++i) {
         const std::string key = std::string("spec.") + k + "[" + std::to_string(i) + "]";
         pod_spec(list[i]["spec"] ? list[i]["spec"] : list[i], key, job);
@@ -191,7 +201,7 @@ class JobReader {
 
   void pytorch_job(const YAML::Node& doc, K8sJob& job) const {
     const auto spec = doc["spec"];
-    if (!spec) fail(doc, "PyTorchJob without spec");
+    if (!spec) fail(doc, "PyTorchJob without spec (expected spec.pytorchReplicaSpecs)");
     need_map(spec, "spec");
     if (spec["nprocPerNode"] && spec["nprocPerNode"].Scalar() != "auto")
       job.procs_per_pod = integer(spec["nprocPerNode"], "spec.nprocPerNode");
@@ -212,7 +222,8 @@ class JobReader {
         spec_read = true;
       }
     }
-    if (job.pods == 0) fail(replicas, "spec.pytorchReplicaSpecs: no Master or Worker replicas");
+    if (job.pods == 0)
+      fail(replicas, "spec.pytorchReplicaSpecs: no Master or Worker replicas (expected Master and/or Worker)");
   }
 
   // A batch/v1 Job's spec: its pods run at once (parallelism, else completions, else 1), each
@@ -396,8 +407,10 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name, cons
     if (bs != std::string::npos && prev.find('#', bs) != std::string::npos)
       hint =
           " (a '# comment' after a '\\' ends a multi-line command in YAML: write the command as a list or a | block)";
-    throw UserError({file_name, e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg + hint);
+    throw UserError({file_name, e.mark.line + 1, e.mark.column + 1},
+                    "invalid YAML: " + e.msg + (hint.empty() ? " (expected YAML, such as a Kubernetes job)" : hint));
   }
+  for (const auto& doc : docs) check_unique_keys(doc, file_name);
   JobReader rd(file_name);
   // Every document (and every item of a `kind: List`) that is a training job becomes a candidate.
   std::vector<YAML::Node> objects;
@@ -432,7 +445,7 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name, cons
         else if (k == "JobSet")
           rd.jobset(doc, job);
         else if (k == "Pod") {
-          if (!doc["spec"]) rd.fail(doc, "Pod without spec");
+          if (!doc["spec"]) rd.fail(doc, "Pod without spec (expected spec.containers)");
           rd.pod_spec(doc["spec"], "spec", job);
         } else {
           if (!not_job) not_job = kind;
@@ -451,7 +464,8 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name, cons
       candidates.push_back(std::move(job));
     }
   } catch (const YAML::Exception& e) {  // a conversion yaml-cpp could not make
-    throw UserError({file_name, e.mark.line + 1, e.mark.column + 1}, "unexpected YAML structure: " + e.msg);
+    throw UserError({file_name, e.mark.line + 1, e.mark.column + 1},
+                    "unexpected YAML structure: " + e.msg + " (expected a Kubernetes job)");
   }
   if (candidates.empty()) {
     const SourcePos p = not_job ? rd.at(*not_job) : SourcePos{file_name, 1, 1};
@@ -497,11 +511,7 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name, cons
 }
 
 K8sJob read_k8s_job(const std::string& path, const std::string& job_name) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError({path, 1, 1}, "cannot read the job file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_k8s_job(ss.str(), path, job_name);
+  return parse_k8s_job(read_input_file(path, {path, 1, 1}, "the job", "a Kubernetes job file (YAML)"), path, job_name);
 }
 
 }  // namespace scenarios

@@ -59,6 +59,7 @@ struct ImportedScenario {
   std::string toml;
   std::vector<FilledDefault> defaults;
   int nodes = 1, pods_per_node = 1;
+  std::vector<std::string> files;  // what the import read beside the job (trainer arguments, DeepSpeed JSON)
 };
 
 // Throws UserError when the instance is unknown or missing, or the placement asked for does not fit.

@@ -44,8 +44,8 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
   const std::string instance = !opt.instance.empty() ? opt.instance : job.instance_type;
   if (instance.empty())
     throw UserError(at,
-                    "the job does not name the instance type (no nodeSelector node.kubernetes.io/instance-type); pass "
-                    "--instance NAME");
+                    "the job does not name the instance type (expected a nodeSelector "
+                    "node.kubernetes.io/instance-type, or --instance NAME)");
   const models::hw::NodeSpec* node = nullptr;
   try {
     node = &models::hw::find_instance(instance);
@@ -56,7 +56,8 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
   if (gpus <= 0) throw UserError(at, "no GPU count (expected resources.limits nvidia.com/gpu or numProcPerNode)");
   if (gpus > node->gpus)
     throw UserError(at, "nvidia.com/gpu: " + std::to_string(gpus) + " per pod but " + instance + " has " +
-                            std::to_string(node->gpus) + " GPUs");
+                            std::to_string(node->gpus) + " GPUs (expected at most " + std::to_string(node->gpus) +
+                            " per pod, or another --instance)");
 
   ImportedScenario result;
   ScenarioWriter w;
@@ -143,6 +144,7 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
   std::string ds = opt.deepspeed;
   if (!opt.trainer_args.empty()) {
     ta = read_trainer_args(opt.trainer_args);
+    result.files.push_back(opt.trainer_args);
     if (ds.empty() && !ta.deepspeed.empty()) {
       fs::path p = fs::path(opt.trainer_args).parent_path() / ta.deepspeed;
       if (fs::exists(p))
@@ -155,6 +157,7 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
   DeepSpeedSettings settings;
   if (!ds.empty()) {
     settings = read_deepspeed_json(ds, ds, {"--deepspeed", 1, 1});  // fail now, with the JSON's line
+    result.files.push_back(ds);
     w.set("", "deepspeed_config", relative_to_output(ds, opt.out), "the job's DeepSpeed config");
   }
   if (preset.empty()) {
@@ -211,9 +214,10 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
                                  "Hugging Face Trainer does"});
     }
   } else {
-    fill("parallel", "strategy", std::string("ddp"),
-         "no DeepSpeed config (pass --deepspeed): plain data parallel (a script under torchrun or mpirun without ZeRO); "
-         "set fsdp or megatron if the job uses them");
+    fill(
+        "parallel", "strategy", std::string("ddp"),
+        "no DeepSpeed config (pass --deepspeed): plain data parallel (a script under torchrun or mpirun without ZeRO); "
+        "set fsdp or megatron if the job uses them");
   }
   result.toml = w.str();
   return result;

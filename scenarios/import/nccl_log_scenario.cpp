@@ -52,8 +52,16 @@ std::string scenario_from_nccl_log(const models::readers::NcclLogReport& r, cons
   }
   if (r.nranks == 0)
     throw UserError(at,
-                    "the log has no communicator line ('comm 0x... rank R nRanks N nNodes M localRanks L'); "
-                    "expected a log of NCCL_DEBUG=INFO with the INIT subsystem");
+                    "the log has no communicator line ('comm 0x... rank R nRanks N nNodes M localRanks L', or "
+                    "in older versions 'comm 0x... rank R nranks N cudaDev D ... - Init COMPLETE') (expected a log "
+                    "of NCCL_DEBUG=INFO with the INIT subsystem, NCCL_DEBUG_SUBSYS unset or including INIT)");
+  if (r.nnodes == 0)
+    throw UserError(at, "NCCL " + (r.nccl_version.empty() ? std::string("before 2.20") : r.nccl_version) +
+                            " prints no nNodes/localRanks, and the log shows " + std::to_string(r.ranks_seen) +
+                            " of the " + std::to_string(r.nranks) +
+                            " ranks' 'Init COMPLETE' lines, so the nodes cannot be counted from their hosts "
+                            "(expected the log of every rank, with the host:pid:tid prefix, or a log of NCCL 2.20 "
+                            "or later)");
 
   ScenarioWriter w;
   const std::string file = std::filesystem::path(r.source).filename().string();

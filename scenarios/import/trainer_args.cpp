@@ -1,9 +1,8 @@
 // Hugging Face TrainingArguments text -> TrainerArgs (see trainer_args.hpp).
-#include <fstream>
 #include <regex>
-#include <sstream>
 
 #include "scenarios/import/trainer_args.hpp"
+#include "scenarios/load/input_file.hpp"
 #include "scenarios/load/loader.hpp"
 
 namespace scenarios {
@@ -63,7 +62,8 @@ TrainerArgs parse_trainer_args(const std::string& text, const std::string& file_
           if (used != value.size() || v < 1 || v > 100000000) throw std::invalid_argument("range");
           field = static_cast<int>(v);
         } catch (const std::exception&) {
-          throw UserError(at, key + ": '" + value + "' is not a positive integer");
+          throw UserError(
+              at, key + ": '" + value + "' is not a positive integer (expected a whole number from 1 to 100000000)");
         }
         any = true;
       };
@@ -103,11 +103,9 @@ TrainerArgs parse_trainer_args(const std::string& text, const std::string& file_
 }
 
 TrainerArgs read_trainer_args(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError({path, 1, 1}, "cannot read the trainer arguments file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_trainer_args(ss.str(), path);
+  return parse_trainer_args(read_input_file(path, {path, 1, 1}, "the trainer arguments",
+                                            "a text file of Trainer arguments (key=value or --key value)"),
+                            path);
 }
 
 }  // namespace scenarios

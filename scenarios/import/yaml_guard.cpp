@@ -49,7 +49,7 @@ void check_yaml_terminates(const std::string& text, const std::string& file_name
         const char ch = pos < text.size() ? text[pos] : ' ';
         throw UserError({file_name, at.line + 1, at.column + 1},
                         std::string("YAML: unexpected '") + ch +
-                            "' where a value should start (quote the value, or remove the stray character)");
+                            "' where a value should start (expected a value: quote it, or remove the stray character)");
       }
       prev = at;
       have_prev = true;

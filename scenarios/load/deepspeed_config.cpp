@@ -2,13 +2,14 @@
 #include "scenarios/load/deepspeed_config.hpp"
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "models/error.hpp"
 #include "models/workload/model_shape.hpp"
+#include "scenarios/load/input_file.hpp"
+#include "scenarios/load/lenient_json.hpp"
 
 namespace scenarios {
 namespace {
@@ -182,14 +183,26 @@ ZeroEntry entry_from_json(const std::string& key, const Json& v, const SourcePos
 }
 
 // The model's hidden size for DeepSpeed's hidden-size "auto" values, from the preset catalog and
-// the explicit shape; 0 when the model is unknown (the run itself will report that).
-int model_hidden(const models::ScenarioSpec& spec) {
+// the explicit shape; 0 when the model is unknown or inconsistent (`error` then holds why).
+int model_hidden(const models::ScenarioSpec& spec, std::optional<models::SpecError>& error) {
   if (!spec.model) return 0;
   try {
     return models::workload::resolve_model(*spec.model).hidden;
-  } catch (const models::SpecError&) {
+  } catch (const models::SpecError& e) {
+    error = e;
     return spec.model->hidden;
   }
+}
+
+// Where `dotted` (or its closest parent) was written, else `fallback` (LoadedScenario::position_of).
+SourcePos written_at(const std::map<std::string, SourcePos>& positions, std::string key, const SourcePos& fallback) {
+  while (!key.empty()) {
+    if (auto it = positions.find(key); it != positions.end()) return it->second;
+    const size_t dot = key.rfind('.');
+    if (dot == std::string::npos) break;
+    key.resize(dot);
+  }
+  return fallback;
 }
 
 double require_count(const std::string& key, const ZeroEntry& e) {
@@ -222,24 +235,22 @@ const std::vector<std::string>& offload_keys() { return kOffloadKeys; }
 
 DeepSpeedSettings read_deepspeed_json(const std::string& path, const std::string& shown_path,
                                       const SourcePos& named_at) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw UserError(named_at, "cannot read DeepSpeed config '" + shown_path +
-                                  "' (expected a readable JSON file; paths are relative to the scenario's folder)");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
+  const std::string text = read_input_file(path, named_at, "DeepSpeed config",
+                                           "a readable JSON file; paths are relative to the scenario's folder");
+  // DeepSpeed's own reading (lenient_json.hpp): comments and commas as Hjson allows, no duplicate key.
+  const StrictJson strict = strict_json(text, shown_path);
   Json doc;
   try {
-    doc = Json::parse(text);
+    doc = Json::parse(strict.text);
   } catch (const Json::parse_error& e) {
     // nlohmann: "[json.exception.parse_error.101] parse error at line 3, column 5: <what>"
     std::string what = e.what();
     if (const size_t colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);
     for (char& c : what)
       if (c == '\n' || c == '\r') c = ' ';
-    const size_t offset = e.byte == 0 ? 0 : e.byte - 1;
-    throw UserError(pos_at(shown_path, text, offset), "invalid JSON: " + what);
+    const size_t offset = e.byte == 0 ? 0 : std::min<size_t>(e.byte - 1, strict.origin.size() - 1);
+    throw UserError(pos_at(shown_path, text, strict.origin[offset]),
+                    "invalid JSON: " + what + " (expected JSON; comments and trailing commas are accepted)");
   } catch (const Json::out_of_range& e) {
     // A number beyond double (found by fuzzing: "5e7777..."): nlohmann throws out_of_range.406
     // "number overflow parsing '<token>'" with no offset, so place it at the token.
@@ -320,8 +331,13 @@ void apply_deepspeed(const DeepSpeedSettings& settings, models::ScenarioSpec& sp
   }
 
   models::ZeroSpec& z = spec.zero;
-  const int hidden = model_hidden(spec);
+  std::optional<models::SpecError> model_error;
+  const int hidden = model_hidden(spec, model_error);
   auto needs_hidden = [&](const std::string& key, const ZeroEntry& e) {
+    // A model that does not resolve (model.heads not dividing model.hidden, an unknown preset) is
+    // that model's error, at its key, not a DeepSpeed "auto" problem.
+    if (hidden <= 0 && model_error)
+      throw UserError(written_at(positions, model_error->key(), e.pos), model_error->what());
     if (hidden <= 0)
       throw UserError(
           e.pos,

@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <functional>
+#include <tuple>
 
 #include "scenarios/load/deepspeed_config.hpp"
+#include "scenarios/load/input_file.hpp"
+#include "scenarios/load/toml_nesting.hpp"
 #include "scenarios/load/toml_reader.hpp"
 #include "scenarios/load/units.hpp"
 
@@ -23,24 +25,109 @@ using Fields = std::vector<TomlReader::Field>;
 constexpr int64_t kMaxCount = 1 << 20;  // GPUs, nodes, batch sizes: far past any real job
 constexpr int64_t kMaxSteps = 1000000000;
 
-std::string read_text(const std::string& path, const SourcePos& at, const std::string& what) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec))
-    throw UserError(at, "cannot read " + what + " '" + path + "': it is a directory (expected a file)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError(at, "cannot read " + what + " '" + path + "' (expected a readable file)");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
+// The key a line defines, as written: `a."b.c" = 1` -> a."b.c"; `[x.y]` or `[[x.y]]` -> x.y.
+std::string key_on_line(std::string_view text, int line) {
+  size_t start = 0;
+  for (int l = 1; l < line && start != std::string_view::npos; ++l) {
+    start = text.find('\n', start);
+    if (start != std::string_view::npos) ++start;
+  }
+  if (start == std::string_view::npos) return "";
+  std::string_view s = text.substr(start, text.find('\n', start) - start);
+  const size_t a = s.find_first_not_of(" \t");
+  if (a == std::string_view::npos) return "";
+  s = s.substr(a);
+  size_t end = 0;
+  char quote = 0;
+  const bool header = s.front() == '[';
+  for (; end < s.size(); ++end) {
+    if (quote) {
+      if (s[end] == quote) quote = 0;
+    } else if (s[end] == '"' || s[end] == '\'') {
+      quote = s[end];
+    } else if (header ? s[end] == ']' && end > 0 && s[end - 1] != '[' : s[end] == '=') {
+      break;
+    }
+  }
+  std::string key(s.substr(0, end));
+  while (!key.empty() && (key.front() == '[' || key.front() == ' ')) key.erase(key.begin());
+  while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
+  return key;
+}
+
+// The last part of a dotted key, unquoted: a."b.c" -> b.c.
+std::string last_part(const std::string& key) {
+  size_t from = 0;
+  char quote = 0;
+  for (size_t i = 0; i < key.size(); ++i) {
+    if (quote) {
+      if (key[i] == quote) quote = 0;
+    } else if (key[i] == '"' || key[i] == '\'') {
+      quote = key[i];
+    } else if (key[i] == '.') {
+      from = i + 1;
+    }
+  }
+  std::string part = key.substr(from);
+  while (!part.empty() && part.front() == ' ') part.erase(part.begin());
+  if (part.size() >= 2 && (part.front() == '"' || part.front() == '\'') && part.back() == part.front())
+    part = part.substr(1, part.size() - 2);
+  return part;
+}
+
+// toml++ reports a key or table defined twice at the second place only (and its message can
+// garble the key): the first is the latest key of that name in the text before the error's line
+// (valid TOML up to there). Empty when it cannot be told.
+std::string first_written(std::string_view text, int error_line, const std::string& name,
+                          const std::string& file_name) {
+  size_t cut = 0;
+  for (int line = 1; line < error_line && cut != std::string_view::npos; ++line) {
+    cut = text.find('\n', cut);
+    if (cut != std::string_view::npos) ++cut;
+  }
+  if (name.empty() || cut == std::string_view::npos || cut == 0) return "";
+  toml::table before;
+  try {
+    before = toml::parse(text.substr(0, cut), std::string_view(file_name));
+  } catch (const toml::parse_error&) {
+    return "";
+  }
+  SourcePos best{file_name, 0, 0};
+  std::function<void(const toml::node&)> walk = [&](const toml::node& n) {
+    if (const auto* t = n.as_table()) {
+      for (auto&& [k, v] : *t) {
+        const auto& b = k.source().begin;
+        if (k.str() == name && b.line > 0 && std::tie(b.line, b.column) > std::tie(best.line, best.col))
+          best = {file_name, static_cast<int>(b.line), static_cast<int>(b.column)};
+        walk(v);
+      }
+    } else if (const auto* a = n.as_array()) {
+      for (const auto& v : *a) walk(v);
+    }
+  };
+  walk(before);
+  return best.line > 0 ? best.str() : "";
 }
 
 toml::table parse_toml(std::string_view text, const std::string& file_name) {
+  if (const auto deep = detail::toml_too_deep(text))
+    throw UserError({file_name, deep->line, deep->col},
+                    "nested more than " + std::to_string(detail::kMaxTomlNesting) +
+                        " levels deep (expected tables, arrays and dotted keys a few levels deep)");
   try {
     return toml::parse(text, std::string_view(file_name));
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
-    throw UserError({file_name, std::max(1, static_cast<int>(b.line)), std::max(1, static_cast<int>(b.column))},
-                    "invalid TOML: " + detail::one_line(std::string(e.description())));
+    const int line = std::max(1, static_cast<int>(b.line)), col = std::max(1, static_cast<int>(b.column));
+    const std::string what = detail::one_line(std::string(e.description()));
+    const std::string key = key_on_line(text, line);
+    if (what.find("cannot redefine existing") != std::string::npos && !key.empty()) {
+      const std::string first = first_written(text, line, last_part(key), file_name);
+      throw UserError({file_name, line, col}, "invalid TOML: '" + key + "' is defined twice" +
+                                                  (first.empty() ? "" : ", first at " + first) +
+                                                  " (expected each key and table once)");
+    }
+    throw UserError({file_name, line, col}, "invalid TOML: " + what + " (expected TOML, https://toml.io/en/v1.0.0)");
   }
 }
 
@@ -220,7 +307,12 @@ class Loader {
             {"eth_bandwidth", rate(d.eth_bytes_per_s, "eth_bytes_per_s")},
             {"host_mem_bytes_per_s", rate(d.host_mem_bytes_per_s, "host_mem_bandwidth")},
             {"host_mem_bandwidth", rate(d.host_mem_bytes_per_s, "host_mem_bytes_per_s")},
-            {"topo_file", [&](auto& v, auto& k) { d.topo_file = resolve(v, k); }},
+            {"topo_file",
+             [&](auto& v, auto& k) {
+               d.topo_file = resolve(v, k);
+               check_input_file(d.topo_file, r_.pos(v), "topology file", "an nvidia-smi topo -m file");
+               out_.files.push_back(d.topo_file);
+             }},
         });
   }
 
@@ -431,7 +523,8 @@ class Loader {
   // The calibration profile's [params] go under the scenario's own [cluster.params].
   void merge_profile() {
     const std::string& path = out_.spec.cluster.profile;
-    const std::string text = read_text(path, profile_at_, "calibration profile");
+    const std::string text = read_input_file(path, profile_at_, "calibration profile");
+    out_.files.push_back(path);
     toml::table prof = parse_toml(text, path);
     const toml::node* params = prof.get("params");
     if (!params)
@@ -465,7 +558,10 @@ class Loader {
                       "collective.bytes is missing (expected a size such as \"1 GiB\")");
     if (!s.cluster.profile.empty()) merge_profile();
     DeepSpeedSettings ds;
-    if (ds_path_) ds = read_deepspeed_json(*ds_path_, *ds_path_, ds_named_at_);
+    if (ds_path_) {
+      ds = read_deepspeed_json(*ds_path_, *ds_path_, ds_named_at_);
+      out_.files.push_back(*ds_path_);
+    }
     // The scenario's [zero] wins over the JSON, whichever of DeepSpeed's two spellings each uses.
     for (auto& [k, e] : zero_toml_) ds.zero[canonical_zero_key(k)] = e;
     apply_deepspeed(ds, s, out_.positions);
@@ -511,7 +607,7 @@ LoadedScenario load_scenario_text(std::string_view text, const std::string& file
 }
 
 LoadedScenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
-  const std::string text = read_text(path, {path, 1, 1}, "scenario");
+  const std::string text = read_input_file(path, {path, 1, 1}, "scenario", "a scenario file in TOML");
   fs::path base = fs::path(path).parent_path();
   if (base.empty()) base = ".";
   return load_scenario_text(text, path, overrides, base.string());

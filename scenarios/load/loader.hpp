@@ -45,7 +45,8 @@ struct LoadedScenario {
   // Tables are recorded too ("placement" -> its header).
   std::map<std::string, SourcePos> positions;
   // Every file the scenario was read from, in order: the scenario itself, then its calibration
-  // profile, DeepSpeed JSON and topology file where it names them (what outputs record as inputs).
+  // profile, DeepSpeed JSON and topology file where it names them (what outputs record as inputs;
+  // a command refuses to write over any of them).
   std::vector<std::string> files;
 
   // Where `dotted_key` was written; else its closest written parent table; else file:1:1.

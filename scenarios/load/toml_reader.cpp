@@ -4,9 +4,11 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <tuple>
 
+#include "scenarios/load/toml_nesting.hpp"
 #include "scenarios/load/units.hpp"
 
 namespace scenarios::detail {
@@ -117,8 +119,12 @@ void TomlReader::apply_override(toml::table& root, const std::string& arg, int o
   // Parse the value as TOML, placed so that its column in the document equals its column in
   // KEY=VALUE; when it is not valid TOML (450 GB/s, llama-3-8b) it is taken as a string.
   std::unique_ptr<toml::node> node;
+  const std::string doc_text = "x" + std::string(eq, ' ') + "=" + value;  // doc column = KEY=VALUE column + 1
+  if (const auto deep = toml_too_deep(doc_text))
+    throw UserError({"--set", ordinal, deep->line == 1 ? deep->col - 1 : static_cast<int>(eq) + 2},
+                    "nested more than " + std::to_string(kMaxTomlNesting) +
+                        " levels deep (expected a value such as 1, \"450 GB/s\" or [1, 2])");
   try {
-    const std::string doc_text = "x" + std::string(eq, ' ') + "=" + value;
     toml::table doc = toml::parse(std::string_view(doc_text), std::string_view("--set"));
     if (auto* v = doc.get("x")) node = toml::impl::make_node(*v);
   } catch (const toml::parse_error&) {
@@ -294,19 +300,47 @@ void TomlReader::open_table(const toml::node& n, const std::string& dotted,
                             const std::function<void(const std::string&, const toml::node&, const SourcePos&)>& each) {
   if (!n.is_table()) fail(n, dotted + ": got " + article_type(n) + shown(n) + " (expected a table)");
   record(dotted, n);
+  struct Leaf {
+    std::string name;
+    const toml::node* value;
+    SourcePos at;
+  };
+  std::vector<Leaf> leaves;
   std::function<void(const toml::table&, const std::string&)> walk = [&](const toml::table& t,
                                                                          const std::string& prefix) {
     for (auto&& [k, v] : t) {
       const std::string name = prefix + std::string(k.str());
-      if (v.is_table()) {
+      if (v.is_table())
         walk(*v.as_table(), name + ".");
-        continue;
-      }
-      record(dotted + "." + name, v);
-      each(name, v, key_pos(k, v));
+      else
+        leaves.push_back({name, &v, key_pos(k, v)});
     }
   };
   walk(*n.as_table(), "");
+  // `"nvlink.bw" = 1` and `nvlink.bw = 1` are two keys to TOML but one name here: written twice
+  // in files it is an error; a --set of it wins over the file (the last --set over earlier ones).
+  std::map<std::string, size_t> chosen;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    auto [it, inserted] = chosen.emplace(leaves[i].name, i);
+    if (inserted) continue;
+    const Leaf& a = leaves[it->second];
+    const Leaf& b = leaves[i];
+    const bool a_set = from_override(*a.value), b_set = from_override(*b.value);
+    if (a_set || b_set) {
+      if (b_set && (!a_set || b.at.line > a.at.line)) it->second = i;
+      continue;
+    }
+    const bool a_first = std::tie(a.at.file, a.at.line, a.at.col) < std::tie(b.at.file, b.at.line, b.at.col);
+    const Leaf& first = a_first ? a : b;
+    const Leaf& second = a_first ? b : a;
+    throw UserError(second.at, dotted + "." + second.name + ": written twice, first at " + first.at.str() +
+                                   " (expected each name once; \"a.b\" = 1 and a.b = 1 are the same name)");
+  }
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    if (chosen.at(leaves[i].name) != i) continue;
+    record(dotted + "." + leaves[i].name, *leaves[i].value);
+    each(leaves[i].name, *leaves[i].value, leaves[i].at);
+  }
 }
 
 }  // namespace scenarios::detail

@@ -78,12 +78,12 @@ TEST_CASE("params: a value out of range is an error naming the range", "[models]
         "parameter 'nvlink.efficiency.ll' = 1.5 is out of range (expected a fraction in (0, 1])");
   CHECK(error_of("nvlink.efficiency.ll", 1.5).first == "cluster.params.nvlink.efficiency.ll");
   CHECK(error_of("nvlink.bandwidth", 0).second ==
-        "parameter 'nvlink.bandwidth' = 0 is out of range (expected a bandwidth in (0, inf) B/s)");
+        "parameter 'nvlink.bandwidth' = 0 is out of range (expected a bandwidth in [1e+06, 1e+15] B/s)");
   CHECK(error_of("pcie.latency", -1e-6).second ==
-        "parameter 'pcie.latency' = -1e-06 is out of range (expected a time in [0, inf) s)");
+        "parameter 'pcie.latency' = -1e-06 is out of range (expected a time in [0, 1] s)");
   CHECK(error_of("compute.overlap_slowdown", 11).second ==
         "parameter 'compute.overlap_slowdown' = 11 is out of range (expected a factor in [0, 10])");
-  CHECK(error_of("nccl.launch_sharpness", 0.5).second.find("[1, inf)") != std::string::npos);
+  CHECK(error_of("nccl.launch_sharpness", 0.5).second.find("[1, 64]") != std::string::npos);
   CHECK_FALSE(error_of("nccl.launch_sharpness", std::nan("")).first.empty());
   CHECK_FALSE(error_of("host.core_bytes_per_s", std::numeric_limits<double>::infinity()).first.empty());
   // The edges: a latency may be 0, a bandwidth may not; an efficiency may be 1, not 0.
@@ -92,6 +92,30 @@ TEST_CASE("params: a value out of range is an error naming the range", "[models]
   CHECK_FALSE(error_of("nvlink.efficiency.simple", 0).first.empty());
   CHECK(error_of("compute.overlap_slowdown", 0).first.empty());
   CHECK(error_of("compute.overlap_slowdown", 10).first.empty());
+}
+
+// Issue 21: values in seconds or B/s are bounded by physics, so a unit mistake is refused where it
+// is written ("1e300", a latency in microseconds without its unit) instead of printing tables of
+// hundreds of hours; 0 stays "unknown" for the per-channel rates.
+TEST_CASE("params: times and bandwidths have physical bounds", "[models]") {
+  CHECK(error_of("nccl.kernel_latency", 1).first.empty());
+  CHECK(error_of("nccl.kernel_latency", 1e300).second ==
+        "parameter 'nccl.kernel_latency' = 1e+300 is out of range (expected a time in [0, 1] s)");
+  CHECK_FALSE(error_of("nvlink.hop_latency.simple", 5).first.empty());  // 5 us written without a unit
+  CHECK(error_of("nic.bandwidth", 1e6).first.empty());
+  CHECK(error_of("nic.bandwidth", 1e15).first.empty());
+  CHECK_FALSE(error_of("nic.bandwidth", 1e16).first.empty());
+  CHECK(error_of("ib.channel_bandwidth", 0).first.empty());
+  CHECK(error_of("ib.channel_bandwidth", 1).second ==
+        "parameter 'ib.channel_bandwidth' = 1 is out of range (expected 0 or a bandwidth in [1e+06, 1e+15] B/s)");
+  CHECK_FALSE(error_of("nccl.launch_sharpness", 65).first.empty());
+  // Every registered default sits inside its bounds; every time and bandwidth has a finite bound.
+  for (const auto& p : models::param_registry()) {
+    INFO(p.name);
+    if (p.default_value) CHECK(p.range.contains(*p.default_value));
+    if (p.unit == models::ParamUnit::Seconds || p.unit == models::ParamUnit::BytesPerSecond)
+      CHECK(std::isfinite(p.range.max));
+  }
 }
 
 TEST_CASE("params: a model reads a set value, or its fallback when unset", "[models]") {

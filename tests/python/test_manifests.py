@@ -89,10 +89,12 @@ def test_slurm_array_script_shards_merge_to_the_unsharded_csv(tmp_path, commsim_
 
 
 def test_a_shard_killed_mid_way_and_run_again_ends_with_the_same_file(tmp_path, commsim_binary, repo):
-    # One thread, points getting slower: kill once two rows are on disk, then run the same
-    # command again (--resume), as a restarted pod or a requeued task does.
+    # One thread, points getting slower (the first three take ~5 ms together, the last, 8,192 GPUs,
+    # ~0.4 s, so the kill lands inside it; with 64 nodes, 0.03 s, it raced the 20 ms polling):
+    # kill once two rows are on disk, then run the same command again (--resume), as a restarted
+    # pod or a requeued task does.
     scale = str(repo / "tests" / "scenarios" / "scale" / "zero3_70b_16k_p5en.toml")
-    base = [commsim_binary, "sweep", scale, "--vary", "cluster.nodes=1,2,4,64", "--jobs", "1", "--resume"]
+    base = [commsim_binary, "sweep", scale, "--vary", "cluster.nodes=1,2,4,1024", "--jobs", "1", "--resume"]
     killed, clean = tmp_path / "killed.csv", tmp_path / "clean.csv"
     proc = subprocess.Popen(base + ["--csv", str(killed)])
     deadline = time.time() + 60

@@ -105,3 +105,19 @@ TEST_CASE("scenarios: commsim run exits 2 with one stderr line and leaves no out
     fs::remove_all(out_dir.parent_path());
   }
 }
+
+namespace {
+// The contract's "(what was expected)": the message ends with a parenthesis saying what was
+// expected, or offering the near name ("did you mean").
+bool says_what_was_expected(const std::string& message) {
+  return !message.empty() && message.back() == ')' &&
+         (message.find(" (expected ") != std::string::npos || message.find(" (did you mean ") != std::string::npos);
+}
+}  // namespace
+
+TEST_CASE("scenarios: every message of the bad-input corpus says what was expected", "[scenarios]") {
+  for (const auto& c : bad_cases()) {
+    INFO(c.path);
+    CHECK(says_what_was_expected(c.expect));
+  }
+}

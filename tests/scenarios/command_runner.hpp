@@ -41,9 +41,10 @@ inline std::filesystem::path fresh_temp_dir(const std::string& tag) {
   return dir;
 }
 
-inline CommandResult run_commsim(const std::vector<std::string>& args) {
+// `prefix` goes before the program on the shell line: "timeout 20", or setpriv with another user.
+inline CommandResult run_commsim_with(const std::string& prefix, const std::vector<std::string>& args) {
   const auto dir = fresh_temp_dir("cmd");
-  std::string cmd = shell_quote(COMMSIM_BINARY);
+  std::string cmd = prefix + (prefix.empty() ? "" : " ") + shell_quote(COMMSIM_BINARY);
   for (const auto& a : args) cmd += " " + shell_quote(a);
   cmd += " >" + shell_quote((dir / "out").string()) + " 2>" + shell_quote((dir / "err").string());
   const int status = std::system(cmd.c_str());
@@ -54,6 +55,8 @@ inline CommandResult run_commsim(const std::vector<std::string>& args) {
   std::filesystem::remove_all(dir);
   return r;
 }
+
+inline CommandResult run_commsim(const std::vector<std::string>& args) { return run_commsim_with("", args); }
 
 // Runs `commsim sweep` with `base` arguments serially, with `jobs` threads, and as `shards`
 // shards concatenated (shards after the first write no header); returns the three CSV outputs

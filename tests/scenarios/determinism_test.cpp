@@ -96,6 +96,6 @@ TEST_CASE("scenarios: 16384 GPUs run a 1 GiB all-reduce and an alltoall that wou
   CHECK(no.out.empty());
   CHECK(no.err.find("--set:1:") == 0);  // positioned at the override that chose alltoall
   CHECK(no.err.find("GiB") != std::string::npos);
-  CHECK(no.err.find("try at most") != std::string::npos);
+  CHECK(no.err.find("(expected at most") != std::string::npos);
   CHECK(std::count(no.err.begin(), no.err.end(), '\n') == 1);
 }

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "scenarios/cli/output/output_files.hpp"
+
 namespace scenarios {
 
 std::vector<std::string> split_csv_line(const std::string& line) {
@@ -38,12 +40,11 @@ std::vector<std::string> split_csv_line(const std::string& line) {
 SweepOutput::SweepOutput(const std::string& path, RowFormat format)
     : path_(path), name_(path.empty() ? "standard output" : path), format_(format) {
   if (path.empty()) return;
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0 && errno == EACCES) fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);  // e.g. /dev/stdout
-  if (fd_ < 0)
-    throw UserError({path, 1, 1}, std::string("cannot write: ") + std::strerror(errno) + " (expected a writable path)");
-  struct stat st {};
-  regular_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+  const InPlaceOutput target = open_output_in_place(path);
+  fd_ = target.fd;
+  owned_ = target.owned;
+  regular_ = target.regular;
+  if (!owned_ && fd_ == STDOUT_FILENO) fd_ = -1;  // /dev/stdout: through stdio, in order with the rest
   if (regular_ && ::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
     ::close(fd_);
@@ -57,7 +58,7 @@ SweepOutput::SweepOutput(const std::string& path, RowFormat format)
 }
 
 SweepOutput::~SweepOutput() {
-  if (fd_ >= 0) ::close(fd_);  // releases the lock
+  if (owned_ && fd_ >= 0) ::close(fd_);  // releases the lock
 }
 
 std::set<size_t> SweepOutput::start(const std::string& header, bool resume,
@@ -68,7 +69,8 @@ std::set<size_t> SweepOutput::start(const std::string& header, bool resume,
       throw UserError({name_, 1, 1},
                       "--resume needs a regular file to read back (expected --csv FILE or --jsonl FILE)");
     if (regular_ && ::ftruncate(fd_, 0) != 0)
-      throw UserError({name_, 1, 1}, std::string("cannot empty: ") + std::strerror(errno));
+      throw UserError({name_, 1, 1},
+                      std::string("cannot empty: ") + std::strerror(errno) + " (expected a file this user may write)");
     if (!header.empty()) write(header);
     return present;
   }
@@ -77,7 +79,9 @@ std::set<size_t> SweepOutput::start(const std::string& header, bool resume,
   char buf[1 << 16];
   ::lseek(fd_, 0, SEEK_SET);
   for (ssize_t n; (n = ::read(fd_, buf, sizeof buf)) != 0;) {
-    if (n < 0) throw UserError({name_, 1, 1}, std::string("cannot read: ") + std::strerror(errno));
+    if (n < 0)
+      throw UserError({name_, 1, 1},
+                      std::string("cannot read: ") + std::strerror(errno) + " (expected a file this user may read)");
     text.append(buf, static_cast<size_t>(n));
   }
   if (text.empty()) {
@@ -96,8 +100,8 @@ std::set<size_t> SweepOutput::start(const std::string& header, bool resume,
     const size_t nl = text.find('\n', pos);
     if (nl == std::string::npos) {  // cut short by a kill: drop it, the point runs again
       if (::ftruncate(fd_, static_cast<off_t>(pos)) != 0)
-        throw UserError({name_, line_no, 1},
-                        std::string("cannot drop the incomplete last row: ") + std::strerror(errno));
+        throw UserError({name_, line_no, 1}, std::string("cannot drop the incomplete last row: ") +
+                                                 std::strerror(errno) + " (expected a file this user may write)");
       break;
     }
     const std::string line = text.substr(pos, nl - pos);
@@ -125,13 +129,7 @@ void SweepOutput::write(const std::string& line) {
     std::fflush(stdout);
     return;
   }
-  size_t done = 0;
-  while (done < line.size()) {
-    const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw UserError({name_, 1, 1}, std::string("cannot write: ") + std::strerror(errno));
-    done += static_cast<size_t>(n);
-  }
+  write_output_bytes(name_, fd_, regular_, line);
 }
 
 }  // namespace scenarios

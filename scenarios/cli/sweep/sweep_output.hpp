@@ -3,7 +3,9 @@
 // locked while the sweep writes it (a second sweep on the same file is refused, so two shards
 // given the same --csv cannot interleave or lose rows), rows written and flushed one by one (a
 // killed sweep keeps every row it wrote), and `--resume` reading the rows already there.
-// Devices, pipes and FIFOs are written through, never replaced.
+// The file is opened by scenarios/cli/output/output_files.hpp's open_output_in_place: symlinks followed,
+// devices, pipes and FIFOs written through (a FIFO needs a reader), never replaced; /dev/stdout
+// is this process's standard output.
 #include <cstddef>
 #include <functional>
 #include <set>
@@ -38,7 +40,8 @@ class SweepOutput {
  private:
   std::string path_, name_;
   RowFormat format_;
-  int fd_ = -1;
+  int fd_ = -1;  // -1: standard output through stdio
+  bool owned_ = false;
   bool regular_ = false;
 };
 

@@ -3,6 +3,8 @@
 
 #include <charconv>
 
+#include "scenarios/load/deepspeed_config.hpp"
+
 namespace scenarios {
 
 VaryAxis parse_vary(const std::string& text, int ordinal) {
@@ -41,6 +43,21 @@ VaryAxis parse_vary(const std::string& text, int ordinal) {
     }
   }
   return axis;
+}
+
+void refuse_repeated_vary_keys(const std::vector<VaryAxis>& axes) {
+  auto canonical = [](std::string key) {
+    const size_t a = key.find_first_not_of(" \t"), b = key.find_last_not_of(" \t");
+    key = a == std::string::npos ? "" : key.substr(a, b - a + 1);
+    if (key.rfind("zero.", 0) == 0) key = "zero." + canonical_zero_key(key.substr(5));
+    return key;
+  };
+  for (size_t later = 1; later < axes.size(); ++later)
+    for (size_t first = 0; first < later; ++first)
+      if (canonical(axes[first].key) == canonical(axes[later].key))
+        throw UserError({"--vary", static_cast<int>(later) + 1, 1},
+                        "'" + canonical(axes[later].key) + "' is varied twice, first at --vary:" +
+                            std::to_string(first + 1) + ":1 (expected each key in one --vary, with all its values)");
 }
 
 size_t sweep_size(const std::vector<VaryAxis>& axes) {

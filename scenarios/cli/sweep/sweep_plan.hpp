@@ -20,6 +20,11 @@ struct VaryAxis {
 // quotes or brackets do not split ("[1,2]", "\"a,b\"").
 VaryAxis parse_vary(const std::string& text, int ordinal);
 
+// Throws UserError at the later --vary when two vary the same key (spaces around it and
+// DeepSpeed's stage3_ aliases count as the same key): the last would win while the rows showed
+// both values.
+void refuse_repeated_vary_keys(const std::vector<VaryAxis>& axes);
+
 struct SweepPoint {
   size_t index = 0;                 // position in the full (unsharded) sweep
   std::vector<std::string> values;  // one per axis

@@ -5,6 +5,7 @@
 #include "models/compute/gpu_rates.hpp"
 #include "models/error.hpp"
 #include "models/params.hpp"
+#include "tests/models/param_margin.hpp"
 
 using namespace models::compute;
 using models::hw::find_gpu;
@@ -118,4 +119,49 @@ TEST_CASE("compute: under the power limit GEMMs stretch to keep the step's mean 
   // Mean power of the stretched step is the limit: (a t_g + b t_o) / (t_g' + t_o) = 1.
   const double tg = 0.3, to = 0.1, s = power_capped_gemm_stretch(tg, to, r);
   CHECK((1.22 * tg + 0.71 * to) / (s * tg + to) == Approx(1.0));
+}
+
+// Issue 21: [cluster.params] values have physical bounds (models/params.cpp). The rates every
+// catalog GPU gets by the transfer rule are what a user would write for it: each must sit inside
+// its parameter's bounds with a margin of 10x, or a bound would refuse a real GPU's own value.
+TEST_CASE("compute: every catalog GPU's transferred rates sit well inside the parameters' bounds", "[models]") {
+  int checked = 0;
+  for (const auto& gpu : models::hw::gpu_catalog()) {
+    for (Precision p : {Precision::Fp32, Precision::Bf16, Precision::Fp16, Precision::Fp8}) {
+      if (!(peak_flops(gpu, p) > 0)) continue;
+      const GpuRates r = make_gpu_rates(gpu, p, {});
+      const std::string law = p == Precision::Fp8 ? "fp8" : "bf16";
+      std::vector<std::pair<std::string, double>> values = {
+          {std::string("compute.gemm_rate.") + precision_name(p), r.gemm.flops_per_s},
+          {"compute.gemm_fixed_time." + law, r.gemm.fixed_s},
+          {"compute.gemm_output_bandwidth." + law, r.gemm.output_bytes_per_s},
+          {"compute.attention_rate.fwd", r.attention.fwd_flops_per_s},
+          {"compute.attention_rate.bwd", r.attention.bwd_flops_per_s},
+          {"compute.attention_fixed_time.fwd", r.attention.fwd_fixed_s},
+          {"compute.attention_fixed_time.bwd", r.attention.bwd_fixed_s},
+          {"compute.kernel_fixed_time", r.memory.fixed_s},
+          {"compute.loss_time_per_logit", r.memory.loss_s_per_logit},
+          {"compute.launch_gap", r.launch_gap_s},
+          {"compute.power.gemm", r.gemm_power},
+          {"compute.power.other", r.other_power},
+      };
+      const char* kinds[] = {"elementwise", "cast_up",    "norm_fwd",    "norm_bwd",
+                             "swiglu_fwd",  "swiglu_bwd", "strided_copy"};
+      for (int k = 0; k < kMemKernels; ++k)
+        values.push_back({std::string("compute.memory_bandwidth.") + kinds[k], r.memory.bytes_per_s[k]});
+      for (int i = 0; i < kOptimizerImpls; ++i)
+        for (int d = 0; d < 2; ++d)
+          values.push_back({std::string("compute.adamw_bandwidth.") + optimizer_impl_name(OptimizerImpl(i)) +
+                                (d == 0 ? "_fp32" : "_bf16"),
+                            r.adamw.bytes_per_s[i][d]});
+      for (const auto& [name, v] : values) {
+        INFO(gpu.name << " " << precision_name(p) << ": " << name << " = " << v);
+        CHECK(models_test::outside_margin(name, v).empty());
+        // and the value is accepted where a user writes it
+        CHECK_NOTHROW(models::check_param(name, v));
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked > 300);  // 9 GPUs, 3 or 4 precisions each, 31 values
 }

@@ -242,3 +242,65 @@ TEST_CASE("nccl log: prefixes optional, P2P read mode, SHM, bad input", "[models
   }
   SECTION("no NCCL line at all") { CHECK_THROWS_AS(parse_nccl_log("hello\nworld\n", "none.log"), models::ParseError); }
 }
+
+// Older NCCL versions print no "nRanks N nNodes M localRanks L" line, only "comm 0x... rank R
+// nranks N cudaDev D busId B - Init COMPLETE" (NCCL 2.4 to 2.18; later versions add nvmlDev,
+// commId and the function name). The nodes come from the hosts of the ranks.
+TEST_CASE("nccl log: older versions' 'Init COMPLETE' lines give ranks and nodes", "[models][nccl]") {
+  const std::string full =
+      "node-a:10:10 [0] NCCL INFO NCCL version 2.10.3+cuda11.4\n"
+      "node-a:10:10 [0] NCCL INFO comm 0x55d1c0 rank 0 nranks 4 cudaDev 0 busId 1000 - Init COMPLETE\n"
+      "node-a:11:11 [1] NCCL INFO comm 0x55d1c8 rank 1 nranks 4 cudaDev 1 busId 2000 - Init COMPLETE\n"
+      "node-b:20:20 [0] NCCL INFO comm 0x77a000 rank 2 nranks 4 cudaDev 0 busId 1000 - Init COMPLETE\n"
+      "node-b:21:21 [1] NCCL INFO comm 0x77a008 rank 3 nranks 4 cudaDev 1 nvmlDev 1 busId 2000 commId 0x1f - Init "
+      "COMPLETE\n"
+      "node-a:10:10 [0] NCCL INFO Channel 00 : 3[2000] -> 0[1000] [receive] via NET/IB/0\n";
+  SECTION("every rank's line: 2 nodes x 2 local ranks") {
+    const auto r = parse_nccl_log(full, "old.log");
+    CHECK(r.nccl_version == "2.10.3+cuda11.4");
+    CHECK(r.comms.size() == 4);
+    CHECK(r.nranks == 4);
+    CHECK(r.nnodes == 2);
+    CHECK(r.local_ranks == 2);
+    CHECK(r.node_layout_from_hosts);
+    CHECK(r.ranks_seen == 4);
+    CHECK(r.comms[3].local_rank == 1);
+  }
+  SECTION("one host's lines only: ranks known, nodes not") {
+    const auto r = parse_nccl_log(full.substr(0, full.find("node-b:20")), "half.log");
+    CHECK(r.nranks == 4);
+    CHECK(r.nnodes == 0);
+    CHECK(r.ranks_seen == 2);
+  }
+  SECTION("a newer log keeps its nNodes line, Init COMPLETE is not counted twice") {
+    const auto r = parse_nccl_log(
+        "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0\n"
+        "h:1:1 [0] NCCL INFO ncclCommInitRankConfig comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId "
+        "0x2 - Init COMPLETE\n",
+        "new.log");
+    CHECK(r.comms.size() == 1);
+    CHECK(r.nnodes == 2);
+    CHECK_FALSE(r.node_layout_from_hosts);
+  }
+  SECTION("an Init COMPLETE line cut short is an error at its line") {
+    try {
+      parse_nccl_log("h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks - Init COMPLETE\n", "cut.log");
+      FAIL("no error");
+    } catch (const models::ParseError& e) {
+      CHECK(e.line() == 1);
+      CHECK(std::string(e.what()).find("(expected 'comm 0x... rank R nranks N cudaDev D ... - Init COMPLETE')") !=
+            std::string::npos);
+    }
+  }
+}
+
+// A log saved with a UTF-8 byte-order mark: the mark used to become part of the first host name.
+TEST_CASE("nccl log: a byte-order mark is not a host", "[models][nccl]") {
+  const auto r = parse_nccl_log(
+      "\xEF\xBB\xBFnode-a:10:10 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+      "node-a:10:10 [0] NCCL INFO comm 0x1 rank 0 nRanks 1 nNodes 1 localRanks 1 localRank 0 MNNVL 0\n",
+      "bom.log");
+  CHECK(r.hosts == std::vector<std::string>{"node-a"});
+  CHECK(r.processes == 1);
+  CHECK(r.nccl_version == "2.21.5+cuda12.4");
+}

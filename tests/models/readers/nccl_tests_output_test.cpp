@@ -165,3 +165,50 @@ TEST_CASE("nccl-tests parser: broken inputs give file:line:col errors", "[models
   }
   SECTION("missing file") { CHECK_THROWS_AS(parse_nccl_tests_files({"/nonexistent/x.txt"}), ParseError); }
 }
+
+// A crashed run (nccl-tests' common.h prints "HOST: Test NCCL failure FILE:LINE 'error / last
+// error'" and " .. HOST pid N: Test failure FILE:LINE") used to read as "'vm:' is not a size".
+TEST_CASE("nccl-tests parser: a crashed or interrupted run says so, at the line", "[models][calibrate]") {
+  const std::string head =
+      "# Collective test starting: all_reduce_perf\n"
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  "
+      "#wrong\n"
+      "           8             2     float     sum      -1    33.38    0.00    0.00       0    33.97    0.00    0.00  "
+      "     0\n";
+  auto error_of = [](const std::string& text) {
+    try {
+      parse_nccl_tests(text, "crash.txt");
+    } catch (const ParseError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  SECTION("nccl-tests' own failure line inside the table") {
+    const std::string e =
+        error_of(head +
+                 "vm: Test NCCL failure common.cu:1005 'unhandled cuda error / '\n .. vm pid 2759: Test failure "
+                 "common.cu:891\n");
+    CHECK(e.rfind("crash.txt:4:1: ", 0) == 0);
+    CHECK(e.find("nccl-tests failed here: 'vm: Test NCCL failure common.cu:1005") != std::string::npos);
+    CHECK(e.find("(expected the output of a run that completed") != std::string::npos);
+  }
+  SECTION("a failure before the table (during init)") {
+    const std::string e = error_of(
+        "# nThread 1 nGpus 4 minBytes 8 maxBytes 1073741824\n"
+        "ip-10-0-0-1: Test CUDA failure common.cu:932 'out of memory'\n");
+    CHECK(e.rfind("crash.txt:2:1: nccl-tests failed here: 'ip-10-0-0-1: Test CUDA failure", 0) == 0);
+  }
+  SECTION("a signal report between rows") {
+    const std::string e = error_of(head + "[vm:02759] *** Process received signal ***\n");
+    CHECK(e.rfind("crash.txt:4:1: the result table stops here: '[vm:02759] *** Process received signal ***' is not a "
+                  "result row",
+                  0) == 0);
+    CHECK(e.find("did the run crash or get interrupted?)") != std::string::npos);
+  }
+  SECTION("a UTF-8 byte-order mark before the first line is not data") {
+    auto runs = parse_nccl_tests("\xEF\xBB\xBF" + head, "bom.txt");
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].op == "all_reduce");
+    CHECK(runs[0].rows.size() == 1);
+  }
+}

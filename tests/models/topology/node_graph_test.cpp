@@ -1,5 +1,6 @@
 // Host graphs: path types and bottleneck bandwidths, and the nvidia-smi topo -m import.
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <fstream>
 #include <sstream>
 
@@ -154,4 +155,95 @@ TEST_CASE("topology: topo file NIC count must match the scenario", "[models]") {
   } catch (const models::SpecError& e) {
     CHECK(e.key() == "cluster.node.nics");
   }
+}
+
+// NVB: GPU0 reaches GPU2 and GPU3 only through other GPUs' NVLinks (NCCL's PATH_NVB, paths.cc);
+// the path's NV# is its narrowest bond. The same output as the pair-by-pair search it replaced.
+TEST_CASE("topology: NVLink through another GPU is NVB, bounded by its narrowest bond", "[models]") {
+  const char* text =
+      "\tGPU0\tGPU1\tGPU2\tGPU3\tNIC0\tCPU Affinity\tNUMA Affinity\n"
+      "GPU0\t X \tNV2\tPIX\tSYS\tPIX\t0-15\t0\n"
+      "GPU1\tNV2\t X \tNV2\tSYS\tPIX\t0-15\t0\n"
+      "GPU2\tPIX\tNV2\t X \tNV1\tPIX\t0-15\t0\n"
+      "GPU3\tSYS\tSYS\tNV1\t X \tSYS\t16-31\t1\n"
+      "NIC0\tPIX\tPIX\tPIX\tSYS\t X \n";
+  models::CustomNodeSpec spec;
+  spec.gpu = "A100-80GB";
+  spec.nics = 1;
+  spec.nic_bytes_per_s = 25e9;
+  spec.nic_kind = "ib";
+  NodeGraph g(models::topology::node_from_matrix(spec, models::readers::parse_smi_topo(text, "nvb.txt")));
+  CHECK(g.gpu_gpu(0, 1).type == PathType::NVL);
+  CHECK(g.gpu_gpu(0, 2).type == PathType::NVB);
+  CHECK(g.gpu_gpu(0, 2).nv_links == 2);
+  CHECK(g.gpu_gpu(0, 2).hops == 2);
+  CHECK(g.gpu_gpu(0, 3).type == PathType::NVB);
+  CHECK(g.gpu_gpu(0, 3).nv_links == 1);
+  CHECK(g.gpu_gpu(0, 3).hops == 3);
+  CHECK(g.gpu_gpu_pcie(0, 2).type == PathType::PIX);
+  CHECK(g.gpu_gpu_pcie(0, 3).type == PathType::SYS);
+  CHECK(g.gpu_nic(3, 0).type == PathType::SYS);
+  CHECK(g.smi_matrix().gpu_gpu[0][2] == PathType::PIX);  // nvidia-smi prints the PCIe relation
+}
+
+// Issue 21: a 1,024-GPU custom node took minutes to set up (two searches per pair of devices;
+// 256 GPUs: 51 s, a 256-GPU topology file: 33 s). Two searches per GPU now: seconds at most.
+TEST_CASE("topology: 1,024-GPU nodes and a 512-GPU topology file set up in seconds", "[models]") {
+  using clock = std::chrono::steady_clock;
+  for (bool nvswitch : {true, false}) {
+    models::hw::NodeSpec node = models::topology::resolve_node([&] {
+      models::ClusterSpec c;
+      c.node = models::CustomNodeSpec{};
+      c.node->gpu = "H200";
+      c.node->gpus = 1024;
+      c.node->nvlink = "nvlink4";
+      c.node->nvlink_links = 18;
+      c.node->nvswitch = nvswitch;
+      return c;
+    }());
+    const auto start = clock::now();
+    NodeGraph g(node);
+    CHECK(clock::now() - start < std::chrono::seconds(30));
+    CHECK(g.gpus() == 1024);
+    // NVSwitch: every pair NV18 in 2 hops; full mesh: 18 links cannot reach 1,023 peers, 1 each.
+    CHECK(g.gpu_gpu(0, 1023).type == PathType::NVL);
+    CHECK(g.gpu_gpu(0, 1023).nv_links == (nvswitch ? 18 : 1));
+    CHECK(g.gpu_gpu(0, 1023).hops == (nvswitch ? 2 : 1));
+    CHECK(g.gpu_gpu(1023, 5).type == PathType::NVL);
+  }
+  // 512 GPUs, 32 NICs, 16 GPUs and a NIC per switch, two NUMA nodes.
+  const int ng = 512, nn = 32;
+  auto numa = [&](int g) { return g < ng / 2 ? 0 : 1; };
+  std::ostringstream t;
+  t << "\t";
+  for (int i = 0; i < ng; ++i) t << "GPU" << i << "\t";
+  for (int i = 0; i < nn; ++i) t << "NIC" << i << "\t";
+  t << "CPU Affinity\tNUMA Affinity\n";
+  auto rel = [&](int a, int b_switch) {
+    return a / 16 == b_switch ? "PIX" : numa(a) == numa(b_switch * 16) ? "NODE" : "SYS";
+  };
+  for (int a = 0; a < ng; ++a) {
+    t << "GPU" << a;
+    for (int b = 0; b < ng; ++b) t << "\t" << (a == b ? " X " : "NV18");
+    for (int n = 0; n < nn; ++n) t << "\t" << rel(a, n);
+    t << "\t0-63\t" << numa(a) << "\n";
+  }
+  for (int n = 0; n < nn; ++n) {
+    t << "NIC" << n;
+    for (int a = 0; a < ng; ++a) t << "\t" << rel(a, n);
+    for (int m = 0; m < nn; ++m) t << "\t" << (m == n ? " X " : numa(m * 16) == numa(n * 16) ? "NODE" : "SYS");
+    t << "\n";
+  }
+  models::CustomNodeSpec spec;
+  spec.gpu = "H200";
+  spec.nics = nn;
+  spec.nic_bytes_per_s = 50e9;
+  spec.nic_kind = "ib";
+  const auto m = models::readers::parse_smi_topo(t.str(), "big.txt");
+  const auto start = clock::now();
+  NodeGraph g(models::topology::node_from_matrix(spec, m));
+  CHECK(clock::now() - start < std::chrono::seconds(30));
+  const auto back = g.smi_matrix();
+  CHECK(back.gpu_gpu == m.gpu_gpu);
+  CHECK(back.gpu_nic == m.gpu_nic);
 }

@@ -77,14 +77,18 @@ TEST_CASE("commsim presets lists every model preset with its shape, parameters a
 TEST_CASE("commsim help node documents only [cluster.node] keys the loader accepts", "[scenarios]") {
   const auto r = run_commsim({"help", "node"});
   REQUIRE(r.exit_code == 0);
+  // The loader checks that a file a key names is there (topo_file's example, topo.txt).
+  const auto dir = scenarios_test::fresh_temp_dir("help-node");
+  std::ofstream(dir / "topo.txt") << "\tGPU0\nGPU0\t X \n";
   for (const auto& k : scenarios::node_keys()) {
     CHECK(r.out.find(std::string("  ") + k.name + " ") != std::string::npos);
     if (std::string(k.name) == "gpu" || std::string(k.name) == "gpus") continue;
     const std::string toml = std::string("name = \"n\"\n[cluster]\n[cluster.node]\ngpu = \"H200\"\ngpus = 8\n") +
                              k.name + " = " + k.example + "\n[collective]\nop = \"all_reduce\"\nbytes = \"1 MiB\"\n";
     INFO(k.name);
-    CHECK_NOTHROW(scenarios::load_scenario_text(toml, "node.toml"));
+    CHECK_NOTHROW(scenarios::load_scenario_text(toml, (dir / "node.toml").string(), {}, dir.string()));
   }
+  fs::remove_all(dir);
 }
 
 namespace {

@@ -281,6 +281,39 @@ TEST_CASE("commsim import k8s: paths in the scenario are relative to it, so the 
   CHECK(s.zero.offload_optimizer == "cpu");
   std::filesystem::remove_all(dir);
 }
+TEST_CASE("import k8s: a key written twice is refused with both places, as Kubernetes does", "[scenarios]") {
+  try {
+    scenarios::parse_k8s_job(
+        "kind: Pod\nspec:\n  containers:\n  - resources:\n      limits:\n        nvidia.com/gpu: 4\n"
+        "        nvidia.com/gpu: 4\n",
+        "p.yaml");
+    FAIL("no error");
+  } catch (const UserError& e) {
+    CHECK(std::string(e.what()) ==
+          "p.yaml:7:9: duplicate key 'nvidia.com/gpu' in one mapping, first at p.yaml:6:9 (expected each key once: "
+          "Kubernetes refuses a key defined twice)");
+  }
+  CHECK_THROWS_WITH(
+      scenarios::parse_k8s_job("kind: Pod\nspec:\n  hostIPC: true\n  hostIPC: false\n  containers: []\n", "p.yaml"),
+      Catch::StartsWith("p.yaml:4:3: duplicate key 'hostIPC' in one mapping, first at p.yaml:3:3"));
+  // The same key in two different mappings is fine (two containers with their own limits).
+  const auto two = scenarios::parse_k8s_job(
+      "containers:\n- resources:\n    limits:\n      nvidia.com/gpu: 2\n- resources:\n    limits:\n"
+      "      nvidia.com/gpu: 2\n",
+      "two.yaml");
+  CHECK(two.gpus_per_pod == 4);
+}
+
+TEST_CASE("import k8s: 32,000 levels of flow or block nesting end in a placed error", "[scenarios]") {
+  const std::string flow = "spec: " + std::string(32000, '[') + std::string(32000, ']') + "\n";
+  CHECK_THROWS_WITH(scenarios::parse_k8s_job(flow, "f.yaml"),
+                    "f.yaml:1:71: YAML nested more than 64 levels deep (expected a Kubernetes job)");
+  const std::string braces = "spec: " + std::string(32000, '{') + std::string(32000, '}') + "\n";
+  CHECK_THROWS_WITH(scenarios::parse_k8s_job(braces, "b.yaml"), Catch::StartsWith("b.yaml:1:71: YAML nested"));
+  std::string dashes;
+  for (int i = 0; i < 32000; ++i) dashes += "- ";
+  CHECK_THROWS_WITH(scenarios::parse_k8s_job(dashes + "x\n", "d.yaml"), Catch::StartsWith("d.yaml:1:"));
+}
 
 TEST_CASE("commsim import k8s: the example Job, JobSet, MPIJob and List become scenarios that load and run",
           "[scenarios]") {

@@ -130,3 +130,33 @@ TEST_CASE("commsim nccl-log: a garbled log is one FILE:LINE:COL line, exit 2, no
   CHECK_FALSE(std::filesystem::exists(out));
   std::filesystem::remove_all(dir);
 }
+
+// Older NCCL versions' logs ("Init COMPLETE" only) become scenarios when every rank's line is
+// there; otherwise the message says what is missing and which log would do.
+TEST_CASE("nccl-log scenario: an older NCCL log (no nNodes line)", "[scenarios]") {
+  std::string log;
+  for (int r = 0; r < 4; ++r)
+    log += "host-" + std::to_string(r / 2) + ":" + std::to_string(10 + r) + ":1 [" + std::to_string(r % 2) +
+           "] NCCL INFO comm 0x" + std::to_string(100 + r) + " rank " + std::to_string(r) + " nranks 4 cudaDev " +
+           std::to_string(r % 2) + " busId 1000 - Init COMPLETE\n";
+  const auto full =
+      models::readers::parse_nccl_log("host-0:10:1 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\n" + log, "old.log");
+  const auto s =
+      scenarios::load_scenario_text(scenarios::scenario_from_nccl_log(full, {"p4d.24xlarge"}), "o.toml").spec;
+  CHECK(s.cluster.instance == "p4d.24xlarge");
+  // 2 NCCL nodes of 2 ranks packed on one 8-GPU host (pods not sharing IPC), as for later logs
+  CHECK(s.cluster.nodes * s.placement.pods_per_node == 2);
+  CHECK(s.placement.gpus_per_pod == 2);
+
+  const auto half = models::readers::parse_nccl_log(
+      "host-0:10:1 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\n" + log.substr(0, log.find("host-1")), "half.log");
+  try {
+    scenarios::scenario_from_nccl_log(half, {"p4d.24xlarge"});
+    FAIL("no error");
+  } catch (const scenarios::UserError& e) {
+    const std::string m = e.what();
+    CHECK(m.find("NCCL 2.18.3+cuda12.2 prints no nNodes/localRanks, and the log shows 2 of the 4 ranks") !=
+          std::string::npos);
+    CHECK(m.find("(expected the log of every rank") != std::string::npos);
+  }
+}

@@ -32,6 +32,7 @@ TEST_CASE("import k8s: Hugging Face Trainer arguments (seed 002 and command-line
     scenarios::parse_trainer_args("per_device_train_batch_size=1,\nmax_steps=lots,\n", "bad.txt");
     FAIL("no error");
   } catch (const UserError& e) {
-    CHECK(std::string(e.what()) == "bad.txt:2:11: max_steps: 'lots' is not a positive integer");
+    CHECK(std::string(e.what()) ==
+          "bad.txt:2:11: max_steps: 'lots' is not a positive integer (expected a whole number from 1 to 100000000)");
   }
 }

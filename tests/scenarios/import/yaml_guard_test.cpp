@@ -16,8 +16,8 @@ TEST_CASE("scenarios: a value starting with a comma is refused where yaml-cpp wo
     FAIL("expected a UserError");
   } catch (const scenarios::UserError& e) {
     CHECK(std::string(e.what()) ==
-          "job.yaml:2:1: YAML: unexpected ',' where a value should start (quote the value, or remove the stray "
-          "character)");
+          "job.yaml:2:1: YAML: unexpected ',' where a value should start (expected a value: quote it, or remove "
+          "the stray character)");
   }
   // The importer gives the same error instead of hanging.
   CHECK_THROWS_AS(scenarios::parse_k8s_job(text, "job.yaml"), scenarios::UserError);

@@ -4,12 +4,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "models/error.hpp"
 #include "models/workload/layout.hpp"
 #include "models/workload/model_shape.hpp"
 #include "scenarios/load/loader.hpp"
+#include "tests/models/param_margin.hpp"
 #include "tests/scenarios/command_runner.hpp"
 
 namespace fs = std::filesystem;
@@ -206,6 +208,85 @@ TEST_CASE("scenarios: [zero] overrides the DeepSpeed JSON whichever spelling eac
   CHECK(s.spec.zero.stage3_max_live_parameters == 3e8);
   CHECK(s.position_of("zero.stage3_max_reuse_distance").str() == (dir / "s.toml").string() + ":7:22");
   fs::remove_all(dir);
+}
+
+TEST_CASE("scenarios: a DeepSpeed JSON with comments and commas loads as DeepSpeed's Hjson reader takes it",
+          "[scenarios]") {
+  const fs::path dir = scenarios_test::fresh_temp_dir("ds-hjson");
+  const auto strict = load_with_deepspeed(dir, R"({"zero_optimization": {"stage": 3, "reduce_bucket_size": 5e7,
+    "overlap_comm": false}, "gradient_accumulation_steps": 4})");
+  // #, // and /* */ comments, trailing commas, a comma left out at the end of a line.
+  const auto lenient = load_with_deepspeed(dir, R"({
+  # ZeRO-3 for the 8B run
+  "zero_optimization": {
+    "stage": 3,                 // partition everything
+    "reduce_bucket_size": 5e7   /* elements, not bytes */
+    "overlap_comm": false,
+  },
+  "gradient_accumulation_steps": 4,
+})");
+  CHECK(lenient.spec.zero.stage == strict.spec.zero.stage);
+  CHECK(lenient.spec.zero.reduce_bucket_size == 5e7);
+  CHECK_FALSE(lenient.spec.zero.overlap_comm);
+  CHECK(lenient.spec.training.grad_accum == 4);
+  // Comment markers inside strings are text.
+  const auto in_string = load_with_deepspeed(dir, R"({"zero_optimization": {"offload_optimizer": {"device": "cpu",
+    "nvme_path": "/local/nvme#1//x/*y*/"}}})");
+  CHECK(in_string.spec.zero.offload_optimizer == "cpu");
+  // A key written twice is refused with both places, at any depth (nlohmann alone keeps the last).
+  CHECK_THROWS_WITH(load_with_deepspeed(dir,
+                                        "{\"zero_optimization\": {\"offload_param\": {\"device\": \"cpu\",\n"
+                                        "  \"device\": \"none\"}}}"),
+                    Catch::Contains("ds.json:2:3: duplicate key \"device\" in one object, first at ") &&
+                        Catch::Contains("ds.json:1:42 (expected each key once"));
+  // Still JSON otherwise: an unclosed comment, an unquoted key.
+  CHECK_THROWS_WITH(load_with_deepspeed(dir, "{\"zero_optimization\": {} /* open"),
+                    Catch::Contains("ds.json:1:26: invalid JSON: unclosed /* comment (expected a closing */)"));
+  CHECK_THROWS_WITH(load_with_deepspeed(dir, "{zero_optimization: {}}"), Catch::Contains("ds.json:1:2: invalid JSON"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("scenarios: a [cluster.params] name written quoted and dotted is one name", "[scenarios]") {
+  const std::string base = std::string(kMinimal) + "[cluster.params]\n\"nvlink.efficiency.simple\" = 0.7\n";
+  // Written twice in the file: an error with both places.
+  CHECK_THROWS_WITH(load_scenario_text(base + "[cluster.params.nvlink.efficiency]\nsimple = 0.75\n", "s.toml"),
+                    "s.toml:12:1: cluster.params.nvlink.efficiency.simple: written twice, first at s.toml:10:1 "
+                    "(expected each name once; \"a.b\" = 1 and a.b = 1 are the same name)");
+  // A --set of the name, dotted as --set writes it, wins over the file's quoted spelling.
+  const auto set = load_scenario_text(base, "s.toml", {"cluster.params.nvlink.efficiency.simple=0.9"});
+  CHECK(set.spec.cluster.params.at("nvlink.efficiency.simple") == 0.9);
+  CHECK(set.position_of("cluster.params.nvlink.efficiency.simple").file == "--set");
+  const auto file_only = load_scenario_text(base, "s.toml");
+  CHECK(file_only.spec.cluster.params.at("nvlink.efficiency.simple") == 0.7);
+  // A plain TOML key written twice (toml++ finds it): both places too.
+  CHECK_THROWS_WITH(load_scenario_text(std::string(kMinimal) + "[nccl.env]\nNCCL_ALGO = \"Ring\"\n"
+                                                               "\"NCCL_ALGO\" = \"Tree\"\n",
+                                       "s.toml"),
+                    "s.toml:11:15: invalid TOML: '\"NCCL_ALGO\"' is defined twice, first at s.toml:10:1 (expected "
+                    "each key and table once)");
+}
+
+// Issue 21 bounds [cluster.params] values by physics (models/params.cpp); the values the shipped
+// scenarios and calibration profiles use are measured or fitted ones and must sit well inside
+// (10x from each finite end), so a bound never refuses a real machine's own profile.
+TEST_CASE("scenarios: every shipped scenario's parameters, profiles included, sit well inside their bounds",
+          "[scenarios]") {
+  int scenarios_read = 0, values = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(COMMSIM_SOURCE_DIR) / "scenarios")) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".toml") continue;
+    std::ifstream in(entry.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.find("\n[model]") == std::string::npos && text.find("\n[collective]") == std::string::npos) continue;
+    const auto loaded = load_scenario(entry.path().string());
+    ++scenarios_read;
+    for (const auto& [name, value] : loaded.spec.cluster.params) {
+      INFO(entry.path().string() << ": " << name << " = " << value);
+      CHECK(models_test::outside_margin(name, value).empty());
+      ++values;
+    }
+  }
+  CHECK(scenarios_read >= 30);
+  CHECK(values >= 100);  // the 4 x H200 profile's 21 values in every validation/h200x4 scenario, p4de's 2
 }
 
 TEST_CASE("scenarios: issue 15's Megatron keys load as written and give Megatron's layout", "[scenarios]") {

@@ -1,0 +1,130 @@
+// The up-front memory estimate (models/run/memory_estimate.hpp): its bound on program operations
+// holds for what every strategy really builds, and run_scenario refuses what would not fit before
+// the World is built (issue 21: nodes = 1,000,000 took 51 s to end in std::bad_alloc).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+#include "models/error.hpp"
+#include "models/run/memory_estimate.hpp"
+#include "models/run/run.hpp"
+#include "models/workload/strategy.hpp"
+#include "models/world/world.hpp"
+#include "sim/flow_network.hpp"
+#include "sim/simulator.hpp"
+
+namespace {
+
+double built_ops(const models::ScenarioSpec& spec) {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  auto world = models::World::build(spec, net);
+  const auto plan = models::workload::plan_step(spec, *world);
+  double ops = 0;
+  for (const auto& p : plan.programs)
+    for (const auto& stream : p.ops) ops += static_cast<double>(stream.size());
+  return ops;
+}
+
+models::ScenarioSpec training(const std::string& strategy, int accum, bool checkpointing) {
+  models::ScenarioSpec s;
+  s.cluster.instance = "p5.48xlarge";
+  s.cluster.nodes = 2;
+  s.model = models::ModelSpec{};
+  s.model->preset = "llama-3-8b";
+  s.parallel.strategy = strategy;
+  s.training.grad_accum = accum;
+  s.training.grad_checkpointing = checkpointing;
+  return s;
+}
+
+std::string key_of_refusal(const models::ScenarioSpec& spec, int ranks) {
+  try {
+    models::check_memory_budget(spec, ranks);
+  } catch (const models::SpecError& e) {
+    return e.key();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("memory estimate: the operation bound holds for every strategy's programs", "[models]") {
+  double worst = 0;  // largest built / estimated
+  for (const std::string strategy : {"zero3", "fsdp", "ddp", "megatron"})
+    for (int accum : {1, 3})
+      for (bool ckpt : {false, true})
+        for (bool offload : {false, true}) {
+          if (offload && strategy != "zero3") continue;
+          auto s = training(strategy, accum, ckpt);
+          if (offload) {
+            s.zero.offload_optimizer = "cpu";
+            s.zero.offload_param = "cpu";
+          }
+          if (strategy == "megatron") {
+            s.parallel.tp = 4;
+            s.parallel.pp = 2;
+          }
+          INFO(strategy << " accum " << accum << " ckpt " << ckpt << " offload " << offload);
+          const double built = built_ops(s);
+          const double bound = models::estimate_program_ops(s).ops;
+          CHECK(built <= bound);
+          worst = std::max(worst, built / bound);
+        }
+  // Tight enough to be a useful estimate: the worst case uses at least a third of the bound.
+  CHECK(worst > 1.0 / 3);
+  models::ScenarioSpec bare;
+  bare.cluster.instance = "h200x4";
+  bare.collective = models::CollectiveSpec{};
+  bare.collective->op = "all_reduce";
+  bare.collective->bytes = 1 << 20;
+  bare.collective->iterations = 7;
+  CHECK(built_ops(bare) == models::estimate_program_ops(bare).ops);
+}
+
+TEST_CASE("memory estimate: what would not fit is refused at the key to change", "[models]") {
+  models::ScenarioSpec bare;
+  bare.cluster.instance = "h200x4";
+  bare.collective = models::CollectiveSpec{};
+  bare.collective->op = "all_reduce";
+  bare.collective->bytes = 1 << 20;
+  bare.collective->iterations = 1000000000;
+  CHECK(key_of_refusal(bare, 4) == "collective.iterations");
+  bare.collective->iterations = 1000;
+  CHECK(key_of_refusal(bare, 4).empty());
+  CHECK(key_of_refusal(bare, 8000000) == "cluster.nodes");
+  bare.collective->op = "alltoall";
+  CHECK(key_of_refusal(bare, 16384) == "collective.op");
+
+  auto z3 = training("zero3", 1000000, false);
+  CHECK(key_of_refusal(z3, 16) == "training.grad_accum");
+  z3.training.grad_accum = 1;
+  z3.model->preset.clear();
+  z3.model->layers = 1 << 20;
+  z3.model->hidden = 4096;
+  z3.model->heads = 32;
+  CHECK(key_of_refusal(z3, 16) == "model.layers");
+}
+
+TEST_CASE("memory estimate: run_scenario refuses a million nodes before building them", "[models]") {
+  models::ScenarioSpec s;
+  s.cluster.instance = "p5.48xlarge";
+  s.cluster.nodes = 1000000;
+  s.collective = models::CollectiveSpec{};
+  s.collective->op = "all_reduce";
+  s.collective->bytes = 1 << 30;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    models::run_scenario(s, {});
+    FAIL("no error");
+  } catch (const models::SpecError& e) {
+    CHECK(e.key() == "cluster.nodes");
+    const std::string m = e.what();
+    CHECK(m.find("8000000 ranks would need about ") == 0);
+    CHECK(m.find("over the 4.0 GiB limit (expected fewer cluster.nodes)") != std::string::npos);
+  }
+  // Before the World: 8 million ranks' links took 51 s and 4 GB (then bad_alloc).
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
+}
