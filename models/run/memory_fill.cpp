@@ -60,6 +60,7 @@ MemoryFill estimate_step_memory(const ScenarioSpec& spec, const World& world, co
   in.tp = layout.tp;
   in.pp = layout.pp;
   in.dp = layout.dp;
+  in.ep = layout.ep;
   // i15 (Megatron layout): cp, vp, sequence parallelism, distributed optimizer and the recompute
   // mode plug in here from ParallelLayout once it carries them.
   in.recompute = spec.training.grad_checkpointing ? memory::Recompute::Full : memory::Recompute::None;
