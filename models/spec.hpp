@@ -68,6 +68,15 @@ struct ModelSpec {
   int seq = 2048;
   bool tied_embeddings = false;
   std::string mlp;  // "" (the preset's, else swiglu) | swiglu (3 matrices, Llama) | gelu (2, GPT)
+  // Mixture of experts (models/workload/moe.hpp); unset: the preset's (a dense preset has none).
+  std::optional<int> experts;          // routed experts E (0: dense)
+  std::optional<int> top_k;            // experts per token
+  std::optional<int> moe_ffn;          // an expert's ffn width (unset: ffn)
+  std::optional<int> shared_experts;   // always-on experts of width moe_ffn
+  std::optional<int> moe_first_dense;  // the first layers stay dense
+  std::optional<int> moe_stride;       // moe_layers: "every" = 1, or every n-th layer after those
+  std::optional<double> capacity_factor;
+  std::optional<double> token_skew;  // busiest expert rank's tokens / the average (1: balanced)
 };
 
 struct TrainingSpec {
@@ -95,6 +104,7 @@ struct ParallelSpec {
   int micro_batches = 0;           // pipeline micro-batches per step (0: grad_accum)
   // Megatron-LM / Megatron-Core options (models/workload/layout.hpp says what each one does).
   int cp = 1;  // context parallelism (ring attention)
+  int ep = 1;  // expert parallelism (MoE models): experts split over ep ranks of the dp x cp ranks
   int vp = 1;  // virtual pipeline stages per rank (interleaved 1F1B)
   bool sequence_parallel = false;
   bool distributed_optimizer = false;

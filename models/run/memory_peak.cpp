@@ -15,11 +15,30 @@ double Phase::total() const {
   return s;
 }
 
+// The routed experts a rank of stage `in.stage` holds (MoE; stages of consecutive layers):
+// E 3 h f_e / (ep tp) per MoE layer.
+double rank_expert_params(const MemoryInputs& in) {
+  const workload::ModelShape& m = in.model;
+  if (!m.is_moe()) return 0;
+  const int pp = std::max(1, in.pp), per_stage = m.layers / pp;
+  double p = 0;
+  for (int i = in.stage * per_stage; i < (in.stage + 1) * per_stage; ++i)
+    if (m.moe_layer(i)) p += double(m.moe_expert_params()) / (double(std::max(1, in.ep)) * std::max(1, in.tp));
+  return p;
+}
+
 double rank_params(const MemoryInputs& in) {
   const workload::ModelShape& m = in.model;
   const int pp = std::max(1, in.pp), tp = std::max(1, in.tp), v = std::max(1, in.vocab_shards);
   const double block = double(m.block_matmul_params()) / tp + double(m.block_norm_params());
   double p = double(m.layers) / pp * block;
+  if (m.is_moe()) {  // MoE layers: attention, norms, router and shared experts, then the routed experts
+    const double moe_block =
+        double(m.attention_matmul_params() + m.moe_dense_params()) / tp + double(m.block_norm_params());
+    const int per_stage = m.layers / pp;
+    p = rank_expert_params(in);
+    for (int i = in.stage * per_stage; i < (in.stage + 1) * per_stage; ++i) p += m.moe_layer(i) ? moe_block : block;
+  }
   if (in.stage == 0) p += double(m.embedding_params()) / v;
   if (in.stage == pp - 1) p += double(m.head_params()) / v + m.hidden;
   return p;
@@ -86,6 +105,11 @@ Held held(const MemoryInputs& in, double p) {
       h.weights = s.weights * p;
       h.gradients = s.gradients * p;
       h.optimizer = s.optimizer * p;
+      if (const double experts = rank_expert_params(in); experts > 0) {  // sharded over dp cp / ep
+        const StateBytesPerParam se =
+            megatron_state_bytes(in.distributed_optimizer, std::max(1, int(shard) / std::max(1, in.ep)));
+        h.optimizer = s.optimizer * (p - experts) + se.optimizer * experts;
+      }
       break;
     }
   }

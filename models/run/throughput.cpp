@@ -9,6 +9,14 @@ StepFlops megatron_step_flops(const workload::ModelShape& m, double samples) {
   const double base = 12 * samples * s * L * h * h;
   StepFlops out;
   out.layers = base * ((1 + g / a + s / h) * q_ratio + f / h * 1.5);
+  if (m.is_moe()) {
+    // Megatron's MoE count: an MoE layer's MLP is top_k routed plus the shared experts of moe_ffn
+    // (experts a token does not visit do no work), the dense layers' ffn as above; the router's
+    // 2 h E per token is left out, as Megatron does.
+    const double moe_n = m.moe_layers(), fe = m.moe.moe_ffn * double(m.moe.top_k + m.moe.shared_experts);
+    out.layers =
+        base * ((1 + g / a + s / h) * q_ratio) + 12 * samples * s * h * h * 1.5 / h * ((L - moe_n) * f + moe_n * fe);
+  }
   out.logits = base * (V / (2 * L * h));
   return out;
 }

@@ -25,7 +25,8 @@ struct StepFlops {
   double logits = 0;  // the LM head's part
   double total() const { return layers + logits; }
 };
-// Megatron's num_floating_point_operations for `samples` samples (above).
+// Megatron's num_floating_point_operations for `samples` samples (above). MoE models: an MoE
+// layer's f is (top_k + shared_experts) moe_ffn, the others keep ffn (Megatron's moe count).
 StepFlops megatron_step_flops(const workload::ModelShape& m, double samples);
 
 // Samples per optimizer step: dp x micro_batch x (grad_accum, or the pipeline's micro-batches).

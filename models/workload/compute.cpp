@@ -22,7 +22,8 @@ constexpr int kLossKernels = 8;
 // Unfused attention (Megatron-LM <= 2022): QK^T, scale-mask-softmax, dropout, PV forward (the two
 // batched GEMMs counted with the GEMMs' gaps); their backward's dropout, softmax and the dV, dP, dQ,
 // dK products (4 GEMMs).
-constexpr int kUnfusedFwdKernels = 2, kUnfusedBwdKernels = 2;  // cast up, log-softmax, NLL, fill; their backward, cast down
+constexpr int kUnfusedFwdKernels = 2,
+              kUnfusedBwdKernels = 2;  // cast up, log-softmax, NLL, fill; their backward, cast down
 // multi_tensor_apply (ATen/native/cuda/MultiTensorApply.cuh): one launch per 320 blocks of 65536
 // elements (kChunkSize, depth_to_max_blocks), 2.1e7 parameters; foreach and for_loop run 8 ops.
 constexpr double kMultiTensorLaunchParams = 320.0 * 65536;
@@ -118,6 +119,36 @@ double memory_seconds(const ComputeRates& r, MemKernel kind, double bytes, int l
   return compute::memory_seconds(r.gpu.memory, kind, bytes, launches) + launches * r.gpu.launch_gap_s;
 }
 
+MoeKernels moe_kernels(const ModelShape& m, int64_t tokens, int tp, int ep, const ComputeRates& r) {
+  const compute::GemmLaw& g = r.gpu.gemm;
+  const double gap = r.gpu.launch_gap_s, e = compute::activation_bytes(r.gpu.precision);
+  const int64_t h = m.hidden, f = m.moe.moe_ffn / tp, router_tokens = tokens / tp;
+  auto stretch = [&](compute::LinearSeconds l, double n, int launches) {
+    const double s = r.gemm_stretch;
+    return compute::LinearSeconds{n * l.fwd * s + launches * gap, n * l.dgrad * s + launches * gap,
+                                  n * l.wgrad * s + launches * gap};
+  };
+  MoeKernels k;
+  k.gemms = expert_gemms(m.moe, tokens, m.hidden, ep, tp);
+  const double local = k.gemms.local_experts;
+  k.router = stretch(compute::linear_seconds(g, router_tokens, h, m.moe.experts), 1, 1);
+  k.experts_up = stretch(compute::linear_seconds(g, k.gemms.gate_up.m, h, 2 * f), local, 1);
+  k.experts_down = stretch(compute::linear_seconds(g, k.gemms.down.m, f, h), local, 1);
+  const double routed = m.moe.capacity_factor * double(router_tokens) * m.moe.top_k * double(h);
+  k.permute = memory_seconds(r, MemKernel::Elementwise, 2 * e * routed, 1);
+  const double act = local * double(k.gemms.gate_up.m) * double(f);
+  k.act_fwd = memory_seconds(r, MemKernel::SwigluFwd, 3 * e * act, kSwigluFwdKernels);
+  k.act_bwd = memory_seconds(r, MemKernel::SwigluBwd, 5 * e * act, kSwigluBwdKernels);
+  if (m.moe.shared_experts > 0) {
+    const int64_t fs = int64_t(m.moe.shared_experts) * m.moe.moe_ffn / tp;
+    k.shared_up = stretch(compute::linear_seconds(g, tokens, h, 2 * fs), 1, 1);
+    k.shared_down = stretch(compute::linear_seconds(g, tokens, fs, h), 1, 1);
+    k.shared_act_fwd = memory_seconds(r, MemKernel::SwigluFwd, 3 * e * double(tokens) * fs, kSwigluFwdKernels);
+    k.shared_act_bwd = memory_seconds(r, MemKernel::SwigluBwd, 5 * e * double(tokens) * fs, kSwigluBwdKernels);
+  }
+  return k;
+}
+
 BlockKernels block_kernels(const ModelShape& m, int64_t tokens, int tp, const ComputeRates& r, bool sequence_parallel,
                            bool flash_attention) {
   const compute::GemmLaw& g = r.gpu.gemm;
@@ -147,8 +178,10 @@ BlockKernels block_kernels(const ModelShape& m, int64_t tokens, int tp, const Co
   } else {
     const double scores = T * (double(m.heads) / tp) * double(m.seq);
     const double gemm_rate = g.flops_per_s / r.gemm_stretch;
-    k.attn_fwd = 2 * flops / gemm_rate + 2 * gap + mem(MemKernel::Elementwise, scores * (6 * e + 1), kUnfusedFwdKernels);
-    k.attn_bwd = 4 * flops / gemm_rate + 4 * gap + mem(MemKernel::Elementwise, scores * (9 * e + 1), kUnfusedBwdKernels);
+    k.attn_fwd =
+        2 * flops / gemm_rate + 2 * gap + mem(MemKernel::Elementwise, scores * (6 * e + 1), kUnfusedFwdKernels);
+    k.attn_bwd =
+        4 * flops / gemm_rate + 4 * gap + mem(MemKernel::Elementwise, scores * (9 * e + 1), kUnfusedBwdKernels);
   }
   k.norm_fwd = mem(MemKernel::NormFwd, 2 * e * act, kNormFwdKernels);
   k.norm_bwd = mem(MemKernel::NormBwd, 3 * e * act, kNormBwdKernels);
@@ -189,8 +222,8 @@ HeadKernels head_kernels(const ModelShape& m, int64_t tokens, int64_t norm_token
   const compute::LinearSeconds l = compute::linear_seconds(r.gpu.gemm, tokens, m.hidden, m.vocab / vocab_split);
   const double gap = r.gpu.launch_gap_s, s = r.gemm_stretch, e = compute::activation_bytes(r.gpu.precision);
   const double act = double(norm_tokens) * double(m.hidden);
-  const double loss = r.gpu.memory.loss_s_per_logit * double(tokens) * double(m.vocab) / vocab_split +
-                      kLossKernels * gap;
+  const double loss =
+      r.gpu.memory.loss_s_per_logit * double(tokens) * double(m.vocab) / vocab_split + kLossKernels * gap;
   HeadKernels k;
   k.norm_fwd = memory_seconds(r, MemKernel::NormFwd, 2 * e * act, kNormFwdKernels);
   k.norm_bwd = memory_seconds(r, MemKernel::NormBwd, 3 * e * act, kNormBwdKernels);
@@ -283,7 +316,7 @@ double fsdp_all_gather_bytes(int64_t params, int n, int param_bytes) {
 double fsdp_reduce_scatter_bytes(int64_t params, int n) { return fsdp_reduce_scatter_copy_in_bytes(params, n); }
 
 SingleGpuTerms single_gpu_breakdown(const ModelShape& m, int micro_batch, bool grad_checkpointing, bool fsdp,
-                                   int param_bytes, const OptimizerPlan& plan, const ComputeRates& r) {
+                                    int param_bytes, const OptimizerPlan& plan, const ComputeRates& r) {
   const int64_t tokens = int64_t(micro_batch) * m.seq;
   const BlockSeconds b = block_seconds(m, tokens, 1, r);
   const HeadSeconds hd = head_seconds(m, tokens, 1, r);

@@ -51,6 +51,27 @@ int derive_grad_accum(const TrainingSpec& t, int dp) {
   return accum;
 }
 
+// Expert parallelism (layout.hpp states the grid; Megatron-LM arguments.py validate_args).
+void moe_checks(const ScenarioSpec& spec, const ModelShape& model, ParallelLayout& l) {
+  l.ep = std::max(1, spec.parallel.ep);
+  if (!model.is_moe()) {
+    if (l.ep > 1)
+      throw SpecError("parallel.ep", "ep = " + str(l.ep) + " needs a mixture-of-experts model (model.experts)");
+    return;
+  }
+  if (model.moe.experts % l.ep != 0)
+    throw SpecError("parallel.ep", "ep = " + str(l.ep) + " does not divide the " + str(model.moe.experts) +
+                                       " experts (expected ep to divide model.experts)");
+  if ((l.cp * l.dp) % l.ep != 0)
+    throw SpecError("parallel.ep", "ep = " + str(l.ep) + " does not divide cp x dp = " + str(l.cp * l.dp) +
+                                       " (expected ep to divide cp x dp: Megatron-Core folds the expert-parallel group into the "
+                                       "data- and context-parallel ranks of a pipeline stage)");
+  if (l.tp > 1 && !spec.parallel.sequence_parallel)
+    throw SpecError("parallel.sequence_parallel",
+                    "an MoE model with tp > 1 needs sequence parallelism (expected sequence_parallel = true, "
+                    "Megatron's rule: \"When using MoE and tensor parallelism, sequence parallelism must be used\")");
+}
+
 void megatron_checks(const ScenarioSpec& spec, const ModelShape& model, int n, ParallelLayout& l) {
   const ParallelSpec& par = spec.parallel;
   l.tp = std::max(1, par.tp);
@@ -87,6 +108,8 @@ void megatron_checks(const ScenarioSpec& spec, const ModelShape& model, int n, P
     throw SpecError("training.attention_backend",
                     "context parallelism needs a fused attention backend (TransformerEngine), not unfused "
                     "(expected attention_backend = \"flash\")");
+
+  moe_checks(spec, model, l);
 
   // Micro-batches: global_batch, grad_accum, or the older parallel.micro_batches.
   l.grad_accum = derive_grad_accum(spec.training, l.dp);
@@ -148,14 +171,20 @@ void megatron_checks(const ScenarioSpec& spec, const ModelShape& model, int n, P
   }
 }
 
-void data_parallel_checks(const ScenarioSpec& spec, int n, ParallelLayout& l) {
+void data_parallel_checks(const ScenarioSpec& spec, const ModelShape& model, int n, ParallelLayout& l) {
   const ParallelSpec& par = spec.parallel;
+  if (model.is_moe())
+    throw SpecError("parallel.strategy",
+                    "mixture-of-experts models are modelled for strategy = \"megatron\" only "
+                    "(got " +
+                        par.strategy + ")");
   if (par.tp > 1 || par.pp > 1)
     throw SpecError("parallel.tp", "tp and pp need strategy = \"megatron\": " + par.strategy +
                                        " is pure data parallelism (expected strategy = \"megatron\", or tp = pp = 1)");
   const std::pair<const char*, bool> megatron_only[] = {
       {"parallel.cp", par.cp > 1},
       {"parallel.vp", par.vp > 1},
+      {"parallel.ep", par.ep > 1},
       {"parallel.sequence_parallel", par.sequence_parallel},
       {"parallel.distributed_optimizer", par.distributed_optimizer},
       {"parallel.overlap_param_gather", par.overlap_param_gather},
@@ -266,7 +295,7 @@ ParallelLayout make_layout(const ScenarioSpec& spec, const ModelShape& model, in
     megatron_checks(spec, model, world_size, l);
     return l;
   }
-  data_parallel_checks(spec, world_size, l);
+  data_parallel_checks(spec, model, world_size, l);
   l.grad_accum = derive_grad_accum(spec.training, l.dp);
   l.pipeline_micro_batches = l.grad_accum;
   return l;

@@ -16,6 +16,13 @@
 // micro-batches (parallel.micro_batches, an older key, overrides it).
 // Recompute: training.recompute = none | selective | full; grad_checkpointing = true means full.
 //
+// Expert parallelism (MoE models, megatron only): Megatron-Core's expert grid with
+//   expert_tensor_parallel_size = tp (its default), order "tp-ep-dp-pp": within a pipeline stage
+//   the tp x cp x dp ranks split into etp = tp, ep and expert-data-parallel edp = cp dp / ep, ep
+//   fastest after tp. So an EP group is ep ranks tp apart (same t and s, consecutive c + cp d), and
+//   an expert's gradients are summed over the edp ranks tp ep apart. ep divides the experts and cp
+//   dp; with tp > 1 sequence parallelism is required (Megatron-LM arguments.py: "When using MoE and
+//   tensor parallelism, sequence parallelism must be used").
 // Adding a strategy (hsdp: shard within a group of ranks, replicate across groups) is an enum
 // value, its checks in make_layout and its builder in strategy.cpp. Adding a Megatron dimension
 // (ep: expert parallelism) is a field, a Dim value, its place in kMegatronOrder (Megatron-Core's
@@ -53,6 +60,7 @@ struct ParallelLayout {
   int pp = 1;                      // pipeline stages (megatron)
   int vp = 1;                      // virtual pipeline stages (model chunks) per pipeline rank (megatron)
   int dp = 1;                      // data-parallel degree
+  int ep = 1;                      // expert-parallel degree (MoE, megatron): divides cp x dp
   int micro_batch = 1;             // sequences per micro-batch
   int grad_accum = 1;              // micro-batches per step per data-parallel replica
   int pipeline_micro_batches = 1;  // micro-batches through the pipeline (megatron)
@@ -65,7 +73,7 @@ struct ParallelLayout {
   bool overlap_p2p_comm = false;
   bool tp_comm_overlap = false;
   bool scatter_gather_p2p = false;
-  bool vocab_parallel = true;  // embedding and output layer split over tp (false: replicated)
+  bool vocab_parallel = true;      // embedding and output layer split over tp (false: replicated)
   bool async_tp_allreduce = true;  // backward input-gradient all-reduce beside the wgrad GEMM
   std::vector<std::string> notes;  // options the layout adjusted, as Megatron does, in plain words
 
@@ -74,6 +82,7 @@ struct ParallelLayout {
   bool sharded() const { return strategy == Strategy::Zero3 || strategy == Strategy::Fsdp; }
   bool interleaved() const { return vp > 1; }
   int global_batch() const { return micro_batch * grad_accum * dp; }
+  int edp() const { return cp * dp / ep; }  // expert data parallelism: ranks summing an expert's gradients
 };
 
 // A rank's place in Megatron's grid.

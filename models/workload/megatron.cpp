@@ -22,7 +22,8 @@ struct ChunkPlan {
   std::vector<int64_t> unit_params;  // forward order
   std::vector<int> bucket_of_unit;   // bucket index (buckets numbered in backward order)
   std::vector<int64_t> bucket_params;
-  int64_t params() const {
+  int64_t expert_params = 0;  // routed experts' (MoE), summed over edp instead of dp x cp
+  int64_t params() const {    // those summed over dp x cp
     int64_t n = 0;
     for (int64_t p : unit_params) n += p;
     return n;
@@ -42,7 +43,14 @@ ChunkPlan plan_chunk(const MegatronConfig& c, int stage, int chunk) {
   const int vocab_split = l.vocab_parallel ? l.tp : 1;
   const int64_t vocab_shard = m.embedding_params() / vocab_split;
   if (k.embedding) k.unit_params.push_back(vocab_shard);
-  for (int i = 0; i < k.layers; ++i) k.unit_params.push_back(layer);
+  // An MoE layer: attention, norms, router and shared experts as a dense layer; the routed
+  // experts split over ep (and etp = tp).
+  const int64_t moe_layer = (m.attention_matmul_params() + m.moe_dense_params()) / l.tp + m.block_norm_params();
+  for (int i = 0; i < k.layers; ++i) {
+    const bool moe = m.moe_layer(k.first_layer + i);
+    k.unit_params.push_back(moe ? moe_layer : layer);
+    if (moe) k.expert_params += m.moe_expert_params() / (int64_t(l.ep) * l.tp);
+  }
   if (k.head) {
     // Final norm and the output layer: its own matrix, or with tied embeddings a copy of the word
     // embeddings on the last stage (none when the first and last stage are one rank).
@@ -138,6 +146,7 @@ class StageBuilder {
     }
     for (int i = 0; i < k.layers; ++i) {
       use_params(at.chunk, unit++, at.micro_batch);
+      layer_.set_moe(c_.model.moe_layer(k.first_layer + i));
       layer_.forward(t + "L" + std::to_string(k.first_layer + i) + " ");
     }
     if (k.head) {
@@ -164,6 +173,7 @@ class StageBuilder {
       done(unit--);
     }
     for (int i = k.layers - 1; i >= 0; --i) {
+      layer_.set_moe(c_.model.moe_layer(k.first_layer + i));
       layer_.backward(t + "L" + std::to_string(k.first_layer + i) + " ");
       done(unit--);
     }
@@ -228,6 +238,16 @@ class StageBuilder {
     const ModelShape& m = c_.model;
     if (dp_ranks_ > 1 && !l_.overlap_grad_reduce)
       for (int j = 0; j < l_.vp; ++j) reduce_bucket(chunks_[j].params(), "c" + std::to_string(j) + " grads");
+    // Routed experts' gradients: summed over the expert-data-parallel ranks, once per chunk after
+    // the last backward (not bucketed with the dense ones: a simplification of Megatron-Core's
+    // separate expert buffers, which overlap_grad_reduce also overlaps).
+    int64_t experts = 0;
+    for (const ChunkPlan& k : chunks_) experts += k.expert_params;
+    if (experts > 0 && l_.edp() > 1)
+      for (int j = 0; j < l_.vp; ++j)
+        if (chunks_[j].expert_params > 0)
+          p_.collective(kDpComm, kGroupEdp, l_.distributed_optimizer ? CollOp::ReduceScatter : CollOp::AllReduce,
+                        chunks_[j].expert_params * grad_bytes_, "c" + std::to_string(j) + " expert grads");
     p_.join(kDpComm, kCompute);
     int64_t params = 0, norms = 0;
     bool has_embedding = false, has_head = false;
@@ -240,17 +260,29 @@ class StageBuilder {
     if (l_.sequence_parallel)  // layer norms are replicated over tp: their gradients are summed
       p_.collective(kCompute, kGroupTp, CollOp::AllReduce, norms * grad_bytes_, "tp all_reduce norm grads");
     if (l_.pp > 1 && m.tied_embeddings && (has_embedding || has_head))
-      p_.collective(kCompute, kGroupEmbedding, CollOp::AllReduce, m.embedding_params() / (l_.vocab_parallel ? l_.tp : 1) * grad_bytes_,
+      p_.collective(kCompute, kGroupEmbedding, CollOp::AllReduce,
+                    m.embedding_params() / (l_.vocab_parallel ? l_.tp : 1) * grad_bytes_,
                     "all_reduce word embedding grads");
-    const double local = l_.distributed_optimizer ? double(params) / dp_ranks_ : double(params);
-    p_.compute(kCompute, sim::Time::from_seconds(optimizer_seconds(local, optimizer_plan(c_.training, Strategy::Megatron), c_.rates)),
-               Work::Memory, "optimizer");
+    const double local =
+        l_.distributed_optimizer ? double(params) / dp_ranks_ + double(experts) / l_.edp() : double(params + experts);
+    p_.compute(
+        kCompute,
+        sim::Time::from_seconds(optimizer_seconds(local, optimizer_plan(c_.training, Strategy::Megatron), c_.rates)),
+        Work::Memory, "optimizer");
     if (l_.distributed_optimizer && !l_.overlap_param_gather && dp_ranks_ > 1) {
       p_.join(kCompute, kDpComm);
       for (int j = 0; j < l_.vp; ++j)
         for (int b = int(chunks_[j].bucket_params.size()) - 1; b >= 0; --b)
           gather_bucket(chunks_[j].bucket_params[b],
                         "c" + std::to_string(j) + " param all_gather bucket " + std::to_string(b));
+      p_.join(kDpComm, kCompute);
+    }
+    if (l_.distributed_optimizer && experts > 0 && l_.edp() > 1) {  // after the optimizer, even with overlap
+      p_.join(kCompute, kDpComm);
+      for (int j = 0; j < l_.vp; ++j)
+        if (chunks_[j].expert_params > 0)
+          p_.collective(kDpComm, kGroupEdp, CollOp::AllGather, chunks_[j].expert_params * param_bytes_,
+                        "c" + std::to_string(j) + " expert param all_gather", true);
       p_.join(kDpComm, kCompute);
     }
   }
@@ -278,7 +310,10 @@ int64_t megatron_bucket_params(const ParallelLayout& l) {
 
 int64_t megatron_stage_params(const MegatronConfig& c, int stage) {
   int64_t n = 0;
-  for (int j = 0; j < c.layout.vp; ++j) n += plan_chunk(c, stage, j).params();
+  for (int j = 0; j < c.layout.vp; ++j) {
+    const ChunkPlan k = plan_chunk(c, stage, j);
+    n += k.params() + k.expert_params;
+  }
   return n;
 }
 
@@ -325,6 +360,27 @@ void megatron_layout(const MegatronConfig& c, std::vector<collectives::Group>& g
         for (int t = 0; t < l.tp; ++t)
           add_group("embedding", kGroupEmbedding,
                     {megatron_rank(l, {t, cp, d, 0}), megatron_rank(l, {t, cp, d, l.pp - 1})});
+  // Expert parallel (layout.hpp): within a stage, x = c + cp d = e + ep j for EP index e and
+  // expert-data-parallel index j; an EP group fixes (t, j, s), an EDP group (t, e, s).
+  if (c.model.is_moe()) {
+    const int edp = l.edp();
+    auto rank_of = [&](int t, int x, int s) { return megatron_rank(l, {t, x % l.cp, x / l.cp, s}); };
+    for (int s = 0; s < l.pp; ++s)
+      for (int t = 0; t < l.tp; ++t) {
+        if (l.ep > 1)
+          for (int j = 0; j < edp; ++j) {
+            std::vector<int> m;
+            for (int e = 0; e < l.ep; ++e) m.push_back(rank_of(t, e + l.ep * j, s));
+            add_group("ep", kGroupEp, m);
+          }
+        if (edp > 1)
+          for (int e = 0; e < l.ep; ++e) {
+            std::vector<int> m;
+            for (int j = 0; j < edp; ++j) m.push_back(rank_of(t, e + l.ep * j, s));
+            add_group("edp", kGroupEdp, m);
+          }
+      }
+  }
   for (int r = 0; r < n; ++r) {
     const MegatronCoord x = megatron_coord(l, r);
     ranks[r].program = x.s;

@@ -31,6 +31,11 @@ LayerWork megatron_layer_work(const ModelShape& m, const ParallelLayout& l, cons
   }
   w.tp_bytes = int64_t(tokens * h * e);
   w.cp_kv_bytes = int64_t(2 * b * (s / cp) * (double(m.kv_heads) / tp) * double(m.head_dim()) * e);
+  if (m.is_moe()) {
+    const auto router_tokens = int64_t(tokens / tp);  // sequence parallel (required with tp > 1)
+    w.moe_a2a_bytes = int64_t(moe_alltoall_bytes(m.moe, router_tokens, m.hidden, int(e)));
+    w.moe_tp_bytes = int64_t(moe_alltoall_bytes(m.moe, int64_t(tokens), m.hidden, int(e)));
+  }
   return w;
 }
 
@@ -43,6 +48,7 @@ MegatronLayer::MegatronLayer(const ModelShape& m, const ParallelLayout& l, const
   // Every piece priced once by the compute model's laws (compute.hpp block_kernels, head_kernels).
   k_ = block_kernels(m, tokens_, l.tp, rates, l.sequence_parallel, t.attention_backend != "unfused");
   head_ = head_kernels(m, tokens_, norm_tokens_, l.vocab_parallel ? l.tp : 1, rates);
+  if (m.is_moe()) moe_k_ = workload::moe_kernels(m, tokens_, l.tp, l.ep, rates);
 }
 
 void MegatronLayer::compute(double seconds, const std::string& name) {
@@ -152,19 +158,71 @@ void MegatronLayer::forward(const std::string& tag, bool recompute) {
   attention_core(false, n + " attn");
   tp_exit(k_.o.fwd, n + " proj");
   compute(k_.add + k_.norm_fwd, n + " add+norm");
+  if (moe_)
+    moe_forward(n);
+  else
+    mlp_forward(n);
+  compute(k_.add, n + " add");
+}
+
+void MegatronLayer::mlp_forward(const std::string& n) {
   tp_entry(k_.up.fwd, n + " fc1");
   compute(k_.act_fwd, n + " act");
   tp_exit(k_.down.fwd, n + " fc2");
-  compute(k_.add, n + " add");
+}
+
+void MegatronLayer::mlp_backward(const std::string& n) {
+  row_backward(k_.down, n + " fc2");
+  compute(k_.act_bwd, n + " act");
+  column_backward(k_.up, n + " fc1");
+}
+
+void MegatronLayer::moe_collective(int group, CollOp op, int64_t bytes, const std::string& name) {
+  if ((group == kGroupEp ? l_.ep : l_.tp) == 1) return;
+  flush();
+  p_.collective(kCompute, group, op, bytes, name);
+}
+
+void MegatronLayer::moe_forward(const std::string& n) {
+  const MoeKernels& k = moe_k_;
+  compute(k.router.fwd + k.permute, n + " router+permute");
+  moe_collective(kGroupEp, CollOp::AllToAll, w_.moe_a2a_bytes, n + " moe dispatch all_to_all");
+  moe_collective(kGroupTp, CollOp::AllGather, w_.moe_tp_bytes, n + " moe tp all_gather");
+  compute(k.experts_up.fwd + k.act_fwd + k.experts_down.fwd, n + " experts");
+  moe_collective(kGroupTp, CollOp::ReduceScatter, w_.moe_tp_bytes, n + " moe tp reduce_scatter");
+  moe_collective(kGroupEp, CollOp::AllToAll, w_.moe_a2a_bytes, n + " moe combine all_to_all");
+  compute(k.permute, n + " unpermute");
+  if (m_.moe.shared_experts > 0) {
+    tp_entry(k.shared_up.fwd, n + " shared fc1");
+    compute(k.shared_act_fwd, n + " shared act");
+    tp_exit(k.shared_down.fwd, n + " shared fc2");
+  }
+}
+
+void MegatronLayer::moe_backward(const std::string& n) {
+  const MoeKernels& k = moe_k_;
+  if (m_.moe.shared_experts > 0) {
+    row_backward(k.shared_down, n + " shared fc2");
+    compute(k.shared_act_bwd, n + " shared act");
+    column_backward(k.shared_up, n + " shared fc1");
+  }
+  compute(k.permute, n + " unpermute");
+  moe_collective(kGroupEp, CollOp::AllToAll, w_.moe_a2a_bytes, n + " moe combine all_to_all");
+  moe_collective(kGroupTp, CollOp::AllGather, w_.moe_tp_bytes, n + " moe tp all_gather");
+  compute(k.experts_down.bwd() + k.act_bwd + k.experts_up.bwd(), n + " experts");
+  moe_collective(kGroupTp, CollOp::ReduceScatter, w_.moe_tp_bytes, n + " moe tp reduce_scatter");
+  moe_collective(kGroupEp, CollOp::AllToAll, w_.moe_a2a_bytes, n + " moe dispatch all_to_all");
+  compute(k.permute + k.router.bwd(), n + " permute+router");
 }
 
 void MegatronLayer::backward(const std::string& tag) {
   if (l_.recompute == Recompute::Full) forward(tag, true);
   const std::string n = tag + "bwd";
   compute(k_.add, n + " add");
-  row_backward(k_.down, n + " fc2");
-  compute(k_.act_bwd, n + " act");
-  column_backward(k_.up, n + " fc1");
+  if (moe_)
+    moe_backward(n);
+  else
+    mlp_backward(n);
   compute(k_.norm_bwd + k_.add, n + " norm+add");
   row_backward(k_.o, n + " proj");
   if (l_.recompute == Recompute::Selective) attention_core(false, tag + "recompute attn");

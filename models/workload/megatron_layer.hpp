@@ -43,6 +43,16 @@
 //   (2 b (s / c) (kv_heads / t) head_dim e bytes) to the next CP rank and receives the previous
 //   one's, beside that step's compute; a step ends when both end. Backward: c steps, K, V and
 //   their gradients travel (2x the bytes per step).
+// Mixture of experts (moe.hpp; Megatron-Core's MoELayer with the alltoall token dispatcher,
+//   megatron/core/transformer/moe/token_dispatcher.py): in an MoE layer the MLP becomes the router
+//   GEMM and permute, the dispatch all-to-all over the EP group (c Tn k h e bytes per rank,
+//   nccl-tests' size), with tp > 1 the all-gather of the received tokens over tp (c T k h e, the
+//   sequence-parallel all-gather of k c times the tokens), the local experts' GEMMs (compute.hpp
+//   moe_kernels), the reduce-scatter over tp and the combine all-to-all, then the unpermute; shared
+//   experts after, as a dense tensor-parallel MLP. Backward: the same four collectives in reverse
+//   (2 all-to-alls). The all-to-alls run on the compute stream (the dispatcher waits for them).
+//   token_skew stretches the expert GEMMs (the busiest rank sets the pace); the all-to-all bytes
+//   stay the balanced ones.
 // Recompute: full re-runs the layer forward (its communication included) before the backward;
 //   selective re-runs the attention core only.
 #include <cstdint>
@@ -61,6 +71,7 @@ namespace megatron_slots {
 inline constexpr int kCompute = 0, kSendNext = 1, kSendPrev = 2, kRecvPrev = 3, kRecvNext = 4, kTpAsync = 5,
                      kCpSend = 6, kCpRecv = 7, kDpComm = 8;
 inline constexpr int kGroupDp = 0, kGroupTp = 1, kGroupEmbedding = 2;  // kGroupDp: dp x cp ranks
+inline constexpr int kGroupEp = 3, kGroupEdp = 4;  // expert parallel; expert data parallel (layout.hpp)
 inline constexpr int kPeerNext = 0, kPeerPrev = 1, kPeerCpNext = 2, kPeerCpPrev = 3;
 }  // namespace megatron_slots
 
@@ -73,6 +84,8 @@ struct LayerWork {
   double score_bytes_fwd = 0, score_bytes_bwd = 0;  // unfused attention's score tensor
   int64_t tp_bytes = 0;                             // A: one TP collective (nccl-tests size)
   int64_t cp_kv_bytes = 0;                          // K and V of one ring step
+  int64_t moe_a2a_bytes = 0;                        // one dispatch or combine all-to-all (MoE)
+  int64_t moe_tp_bytes = 0;                         // the all-gather / reduce-scatter of routed tokens over tp
 };
 LayerWork megatron_layer_work(const ModelShape& m, const ParallelLayout& l, const TrainingSpec& t);
 
@@ -89,10 +102,13 @@ class MegatronLayer {
   void head_backward(const std::string& tag);
   // Pending compute is issued as one op before any communication (fewer ops, same times).
   void flush();
+  // The next forward / backward is of an MoE layer (the model's moe_layer(index)).
+  void set_moe(bool moe) { moe_ = moe; }
 
   const LayerWork& work() const { return w_; }
   const BlockKernels& kernels() const { return k_; }  // one layer's pieces, priced
   const HeadKernels& head() const { return head_; }
+  const MoeKernels& moe_kernels() const { return moe_k_; }
 
  private:
   void compute(double seconds, const std::string& name);
@@ -105,6 +121,11 @@ class MegatronLayer {
   void column_backward(const compute::LinearSeconds& gemm, const std::string& name);
   void row_backward(const compute::LinearSeconds& gemm, const std::string& name);
   void attention_core(bool backward, const std::string& name);
+  void mlp_forward(const std::string& n);
+  void mlp_backward(const std::string& n);
+  void moe_forward(const std::string& n);
+  void moe_backward(const std::string& n);
+  void moe_collective(int group, nccl::CollOp op, int64_t bytes, const std::string& name);
 
   const ModelShape& m_;
   const ParallelLayout& l_;
@@ -112,6 +133,8 @@ class MegatronLayer {
   LayerWork w_;
   BlockKernels k_;
   HeadKernels head_;
+  MoeKernels moe_k_;
+  bool moe_ = false;
   double pending_s_ = 0;
   std::string pending_name_;
   int64_t tokens_ = 0;       // T

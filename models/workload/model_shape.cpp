@@ -46,6 +46,42 @@ constexpr std::array<Preset, 19> kPresets{{
     {"sc21-145b", 80, 12288, 96, 96, 49152, 51200, true, false},
     {"sc21-310b", 96, 16384, 128, 128, 65536, 51200, true, false},
 }};
+// The MoE keys on top of the preset's; checked at the key at fault.
+void resolve_moe(const ModelSpec& spec, ModelShape& m) {
+  MoeSpec& e = m.moe;
+  if (spec.experts) e.experts = *spec.experts;
+  if (spec.top_k) e.top_k = *spec.top_k;
+  if (spec.moe_ffn) e.moe_ffn = *spec.moe_ffn;
+  if (spec.shared_experts) e.shared_experts = *spec.shared_experts;
+  if (spec.moe_first_dense) e.first_dense = *spec.moe_first_dense;
+  if (spec.moe_stride) e.stride = *spec.moe_stride;
+  if (spec.capacity_factor) e.capacity_factor = *spec.capacity_factor;
+  if (spec.token_skew) e.token_skew = *spec.token_skew;
+  if (e.experts == 0) {
+    const std::pair<const char*, bool> moe_only[] = {
+        {"model.top_k", spec.top_k.has_value()},
+        {"model.moe_ffn", spec.moe_ffn.has_value()},
+        {"model.shared_experts", spec.shared_experts.has_value()},
+        {"model.moe_first_dense", spec.moe_first_dense.has_value()},
+        {"model.moe_layers", spec.moe_stride.has_value()},
+        {"model.capacity_factor", spec.capacity_factor.has_value()},
+        {"model.token_skew", spec.token_skew.has_value()},
+    };
+    for (const auto& [key, set] : moe_only)
+      if (set)
+        throw SpecError(key, std::string(key).substr(6) + " needs a mixture-of-experts model (expected model.experts > 0)");
+    e = MoeSpec{};
+    return;
+  }
+  if (e.moe_ffn == 0) e.moe_ffn = m.ffn;
+  if (e.top_k > e.experts)
+    throw SpecError("model.top_k",
+                    "top_k = " + std::to_string(e.top_k) + " exceeds the " + std::to_string(e.experts) + " experts");
+  if (e.moe_ffn <= 0) throw SpecError("model.moe_ffn", "moe_ffn must be a positive integer (or give ffn)");
+  if (e.first_dense >= m.layers && m.layers > 0)
+    throw SpecError("model.moe_first_dense", "moe_first_dense = " + std::to_string(e.first_dense) +
+                                                 " leaves no MoE layer of the " + std::to_string(m.layers));
+}
 }  // namespace
 
 int64_t ModelShape::block_matmul_params() const {
@@ -53,14 +89,23 @@ int64_t ModelShape::block_matmul_params() const {
   return 2 * h * h + 2 * h * kv_dim() + mlp_matrices() * h * int64_t(ffn);
 }
 
+int64_t ModelShape::moe_dense_params() const {
+  return int64_t(moe.experts) * hidden + int64_t(moe.shared_experts) * 3 * hidden * moe.moe_ffn;
+}
+
+int64_t ModelShape::moe_expert_params() const { return int64_t(moe.experts) * 3 * hidden * moe.moe_ffn; }
+
 int64_t ModelShape::total_params() const {
-  return int64_t(layers) * block_params() + embedding_params() + hidden + head_params();
+  const int moe_n = moe_layers();
+  const int64_t moe_block = attention_matmul_params() + moe_dense_params() + moe_expert_params() + block_norm_params();
+  return int64_t(layers - moe_n) * block_params() + moe_n * moe_block + embedding_params() + hidden + head_params();
 }
 
 const std::vector<std::string>& preset_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
     for (const auto& p : kPresets) v.emplace_back(p.name);
+    for (const char* p : {"mixtral-8x7b", "deepseek-v3"}) v.emplace_back(p);
     return v;
   }();
   return names;
@@ -72,13 +117,19 @@ ModelShape resolve_model(const ModelSpec& spec) {
     const Preset* found = nullptr;
     for (const auto& p : kPresets)
       if (spec.preset == p.name) found = &p;
-    if (!found) {
+    if (!found && !find_moe_preset(spec.preset)) {
       std::string list;
-      for (const auto& p : kPresets) list += std::string(list.empty() ? "" : ", ") + p.name;
+      for (const std::string& p : preset_names()) list += std::string(list.empty() ? "" : ", ") + p;
       throw SpecError("model.preset", "unknown model preset '" + spec.preset + "' (expected one of " + list + ")");
     }
-    m = ModelShape{found->name, found->layers, found->hidden, found->heads, found->kv_heads,
-                   found->ffn,  found->vocab,  spec.seq,      found->tied,  found->gated};
+    if (found) {
+      m = ModelShape{found->name,  found->layers, found->hidden, found->heads, found->kv_heads, found->ffn,
+                     found->vocab, spec.seq,      found->tied,   found->gated, MoeSpec{}};
+    } else {  // a mixture-of-experts preset (sources in moe.cpp)
+      const MoePreset* moe = find_moe_preset(spec.preset);
+      m = ModelShape{moe->name,  moe->layers, moe->hidden, moe->heads, moe->kv_heads, moe->ffn,
+                     moe->vocab, spec.seq,    false,       true,       moe->moe};
+    }
   } else {
     m.name = "custom";
   }
@@ -96,6 +147,7 @@ ModelShape resolve_model(const ModelSpec& spec) {
     m.gated_mlp = true;
   else if (!spec.mlp.empty())
     throw SpecError("model.mlp", "unknown MLP '" + spec.mlp + "' (expected swiglu or gelu)");
+  resolve_moe(spec, m);
   if (m.kv_heads == 0) m.kv_heads = m.heads;  // no GQA given: multi-head attention
   const std::pair<const char*, int> need[] = {{"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads},
                                               {"ffn", m.ffn},       {"vocab", m.vocab},   {"seq", m.seq}};

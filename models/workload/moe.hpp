@@ -1,7 +1,8 @@
 #pragma once
-// Mixture-of-experts layers in closed form (issue 16, part 3; not wired into the step programs
-// yet): which layers are MoE, the all-to-all bytes of token dispatch and combine over the
-// expert-parallel group, the expert GEMM shapes and the expert parameters per rank.
+// Mixture-of-experts layers in closed form (issue 16): which layers are MoE, the all-to-all bytes
+// of token dispatch and combine over the expert-parallel group, the expert GEMM shapes and the
+// expert parameters per rank. Megatron's step program uses them (megatron_layer.hpp, compute.hpp
+// moe_kernels; the EP grid in layout.hpp); the data-parallel strategies refuse MoE models.
 //
 // Routing (Shazeer et al. 2017; Fedus et al. 2021, Switch Transformer; Megatron-core's
 // alltoall token dispatcher): each of the T tokens of a micro-batch on a rank goes to top_k of

@@ -73,12 +73,12 @@ struct Program {
 };
 
 // One rank's view: which program it runs and what its slots mean.
-inline constexpr int kMaxSlots = 4;
+inline constexpr int kMaxSlots = 6;
 struct RankSetup {
   int program = 0;
-  int group[kMaxSlots] = {-1, -1, -1, -1};  // index into the executor's groups
-  int peer[kMaxSlots] = {-1, -1, -1, -1};   // World rank
-  double compute_scale = 1.0;               // > 1: this GPU is slower (what-if, tests)
+  int group[kMaxSlots] = {-1, -1, -1, -1, -1, -1};  // index into the executor's groups
+  int peer[kMaxSlots] = {-1, -1, -1, -1, -1, -1};   // World rank
+  double compute_scale = 1.0;                       // > 1: this GPU is slower (what-if, tests)
 };
 
 }  // namespace models::workload

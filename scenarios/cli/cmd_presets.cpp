@@ -36,6 +36,8 @@ const std::map<std::string, std::string>& preset_sources() {
       {"sc21-145b", "Narayanan et al. SC'21 Table 1; NVIDIA/Megatron-LM examples/sc21/run_table_1.sh"},
       {"sc21-310b", "Narayanan et al. SC'21 Table 1; NVIDIA/Megatron-LM examples/sc21/run_table_1.sh"},
       {"h200x4-decoder", "the calibration decoder, scenarios/validation/h200x4/measured/README.md"},
+      {"mixtral-8x7b", "mistralai/Mixtral-8x7B-v0.1 config.json (Hugging Face hub); 8 experts, top 2"},
+      {"deepseek-v3", "deepseek-ai/DeepSeek-V3 config.json (Hugging Face hub); 256 experts, top 8, MLA as MHA"},
   };
   return sources;
 }

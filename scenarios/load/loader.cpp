@@ -371,6 +371,38 @@ class Loader {
                   [&](auto& v, auto& k) {
                     m.mlp = r_.one_of(v, k, {"swiglu", "gelu"});
                   }},
+                 // Mixture of experts (models/workload/moe.hpp).
+                 {"experts", [&](auto& v, auto& k) { m.experts = int(r_.integer(v, k, 0, 1 << 16)); }},
+                 {"top_k", [&](auto& v, auto& k) { m.top_k = int(r_.integer(v, k, 1, 1 << 16)); }},
+                 {"moe_ffn", [&](auto& v, auto& k) { m.moe_ffn = int(r_.integer(v, k, 1, 1 << 24)); }},
+                 {"shared_experts", [&](auto& v, auto& k) { m.shared_experts = int(r_.integer(v, k, 0, 1 << 16)); }},
+                 {"moe_first_dense", [&](auto& v, auto& k) { m.moe_first_dense = int(r_.integer(v, k, 0, 1 << 16)); }},
+                 {"moe_layers",
+                  [&](auto& v, auto& k) {
+                    if (v.is_string()) {
+                      r_.one_of(v, k, {"every"});
+                      m.moe_stride = 1;
+                    } else if (v.is_integer()) {
+                      m.moe_stride = int(r_.integer(v, k, 1, 1 << 16));
+                    } else {
+                      r_.fail(v, k + ": got " + detail::article_type(v) +
+                                     " (expected \"every\" or a stride: every n-th layer is MoE)");
+                    }
+                  }},
+                 {"capacity_factor",
+                  [&](auto& v, auto& k) {
+                    m.capacity_factor = r_.number(v, k);
+                    if (*m.capacity_factor < 1)
+                      r_.fail(v, k + " = " + detail::shortest(*m.capacity_factor) +
+                                     " drops tokens, which is not modelled (expected >= 1; 1: dropless, balanced)");
+                  }},
+                 {"token_skew",
+                  [&](auto& v, auto& k) {
+                    m.token_skew = r_.number(v, k);
+                    if (*m.token_skew < 1)
+                      r_.fail(v, k + " = " + detail::shortest(*m.token_skew) +
+                                     " (expected >= 1: the busiest expert rank's tokens over the average)");
+                  }},
              });
   }
 
@@ -456,6 +488,7 @@ class Loader {
                  {"dp", degree(p.dp)},
                  {"micro_batches", degree(p.micro_batches)},
                  {"cp", degree(p.cp)},
+                 {"ep", degree(p.ep)},
                  {"vp", degree(p.vp)},
                  {"sequence_parallel", flag(p.sequence_parallel)},
                  {"distributed_optimizer", flag(p.distributed_optimizer)},
