@@ -19,17 +19,14 @@ namespace viz::charts {
 namespace {
 
 // The stacked components, bottom to top: name in the legend and tooltip, CSS class, colour.
-struct Component {
-  const char *name, *css, *color;
-};
-constexpr Component kComponents[] = {
-    {"compute", "compute", kComputeColor},
-    {"interference (compute lost to overlapping communication)", "interference", kInterferenceColor},
-    {"exposed communication", "exposed", kExposedCommColor},
-    {"host work the GPU waits for (CPU offload)", "offload", kOffloadColor},
-    {"pipeline bubble", "bubble", kBubbleColor},
-    {"barrier wait", "barrier", kBarrierColor},
-    {"other", "other", kOtherColor}};
+constexpr std::array<BreakdownPart, kBreakdownParts> kComponents = {
+    {{"compute", "compute", kComputeColor, "compute"},
+     {"interference (compute lost to overlapping communication)", "interference", kInterferenceColor, "interference"},
+     {"exposed communication", "exposed", kExposedCommColor, "exposed communication"},
+     {"host work the GPU waits for (CPU offload)", "offload", kOffloadColor, "host work (CPU offload)"},
+     {"pipeline bubble", "bubble", kBubbleColor, "pipeline bubble"},
+     {"barrier wait", "barrier", kBarrierColor, "barrier wait"},
+     {"other", "other", kOtherColor, "other"}}};
 constexpr std::size_t kParts = std::size(kComponents);
 
 struct Bar {
@@ -43,10 +40,7 @@ struct Bar {
 double finite(double v) { return std::isfinite(v) && v > 0 ? v : 0; }
 // The rank's components in kComponents order.
 std::array<double, kParts> parts_of(const models::RankResult& k) {
-  const auto& b = k.breakdown;
-  if (b.total() > 0)
-    return {finite(b.compute_s), finite(b.interference_s), finite(b.exposed_comm_s), finite(b.host_s),
-            finite(b.bubble_s),  finite(b.barrier_wait_s), finite(b.other_s)};
+  if (k.breakdown.total() > 0) return breakdown_values(k.breakdown);
   return {finite(k.compute_s), 0, finite(k.exposed_comm_s), finite(k.offload_s), 0, finite(k.barrier_wait_s), 0};
 }
 double total(const models::RankResult& k) {
@@ -176,6 +170,13 @@ std::string rank_bars(const models::RunResult& r, const Shared& shared) {
   w.text(left + plot_w / 2, top_pad + plot_h + 32, xtitle, {.size = 12, .anchor = "middle", .css_class = "axis-title"});
   svg::legend(w, left, legend_y, plot_w, legend);
   return w.finish();
+}
+
+const std::array<BreakdownPart, kBreakdownParts>& breakdown_parts() { return kComponents; }
+
+std::array<double, kBreakdownParts> breakdown_values(const models::RankBreakdown& b) {
+  return {finite(b.compute_s), finite(b.interference_s), finite(b.exposed_comm_s), finite(b.host_s),
+          finite(b.bubble_s),  finite(b.barrier_wait_s), finite(b.other_s)};
 }
 
 }  // namespace viz::charts

@@ -39,6 +39,33 @@ std::string report_html(const models::RunResult& result, const ReportInputs& inp
 // `inputs` may be shorter than `results` (missing entries are empty).
 std::string compare_html(const std::vector<models::RunResult>& results, const std::vector<ReportInputs>& inputs);
 
+// One point of a sweep, for the sweep page (sweep_html): what the row of `commsim sweep` says.
+struct ScalingPoint {
+  std::string x;       // the value of the sweep's first --vary key, as typed ("4")
+  std::string series;  // the other --vary keys' values ("parallel.tp=2"); "" with one key
+  bool ok = false;     // false: the point failed (`error` says why)
+  std::string error;
+  int gpus = 0;  // ranks of the run
+  bool fits = true;
+  double step_time_s = 0;
+  double tokens_per_s = 0;          // 0: not estimated (a bare collective)
+  double mfu = 0;                   // model FLOP utilisation, 0..1
+  models::RankBreakdown breakdown;  // the mean rank's, adding up to step_time_s
+};
+
+// A sweep's page: how throughput scales over the first --vary key, per series of the others.
+struct SweepReport {
+  std::string title;                                         // the scenario's name
+  std::string source_file;                                   // the scenario file, as given
+  std::string axis;                                          // the first --vary key ("cluster.nodes")
+  std::vector<std::pair<std::string, std::string>> summary;  // ("--vary", "cluster.nodes=1,2,4"), ...
+  std::vector<ScalingPoint> points;                          // in sweep order
+};
+
+// One HTML page for a sweep: throughput and the linear-scaling line, scaling efficiency, the step
+// breakdown per point, and a table of the points.
+std::string sweep_html(const SweepReport& sweep);
+
 // Chrome trace event JSON (Perfetto, chrome://tracing): a process per node, a thread per rank
 // and stream, "X" events for compute and collectives, counter tracks of link utilisation.
 std::string chrome_trace(const models::RunResult& result);

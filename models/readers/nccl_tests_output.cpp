@@ -1,5 +1,6 @@
 #include "models/readers/nccl_tests_output.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -201,6 +202,19 @@ class Parser {
           if (!seen) r.hosts.push_back(h);
         }
       }
+      // "... device  0 [0000:00:06] NVIDIA H200": the GPU model is the rest of the line after the bus id.
+      for (size_t i = 0; i + 1 < w.size(); ++i)
+        if (w[i].size() > 1 && w[i].front() == '[' && w[i].back() == ']') {
+          std::string model;
+          for (size_t k = i + 1; k < w.size(); ++k) {
+            if (!model.empty()) model += ' ';
+            model += w[k];
+          }
+          bool seen = model.empty();
+          for (auto& x : r.gpus) seen = seen || x == model;
+          if (!seen) r.gpus.push_back(model);
+          break;
+        }
       r.processes = static_cast<int>(pids_.size());
       return;
     }
@@ -356,6 +370,36 @@ std::vector<NcclTestsRun> parse_nccl_tests_files(const std::vector<std::string>&
     for (auto& r : runs) all.push_back(std::move(r));
   }
   return all;
+}
+
+namespace {
+std::vector<std::string> upper_words(std::string_view s) {
+  std::vector<std::string> words(1);
+  for (char c : s) {
+    if (c == ' ' || c == '-') {
+      if (!words.back().empty()) words.emplace_back();
+    } else {
+      words.back() += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
+  }
+  if (words.back().empty()) words.pop_back();
+  return words;
+}
+bool is_memory_size(const std::string& w) {  // "40GB", "80GB"
+  return w.size() > 2 && w.compare(w.size() - 2, 2, "GB") == 0 && std::isdigit(static_cast<unsigned char>(w[0]));
+}
+}  // namespace
+
+bool gpu_product_matches(std::string_view product, std::string_view catalog_name) {
+  const auto have = upper_words(product), want = upper_words(catalog_name);
+  if (want.empty()) return false;
+  bool family = false;
+  for (const auto& w : have) family = family || w == want.front();
+  if (!family) return false;
+  for (const auto& a : want)
+    for (const auto& b : have)
+      if (is_memory_size(a) && is_memory_size(b) && a != b) return false;
+  return true;
 }
 
 }  // namespace models::readers

@@ -44,6 +44,7 @@ struct NcclTestsRun {
   int ranks = 0;                   // "#  Rank  N Group ..." lines, else nthreads * ngpus
   int processes = 0;               // distinct Pid values of the Rank lines (0 when unknown)
   std::vector<std::string> hosts;  // distinct hosts of the Rank lines
+  std::vector<std::string> gpus;   // distinct GPU models of the Rank lines ("NVIDIA H200"), after "[bus id]"
   std::optional<int64_t> min_bytes, max_bytes;
   std::optional<int> iters;
   std::vector<std::string> columns;  // the header's column names, in order
@@ -53,6 +54,12 @@ struct NcclTestsRun {
 
 // Parses one file's text. Throws models::ParseError (file:line:col) on a malformed table.
 std::vector<NcclTestsRun> parse_nccl_tests(std::string_view text, const std::string& source);
+
+// Whether a GPU product name as nvidia-smi and nccl-tests' "# Rank" lines print it ("NVIDIA
+// A100-SXM4-80GB", "NVIDIA H100 80GB HBM3") names the catalog GPU `catalog_name` ("A100-80GB",
+// "H100"): the family ("A100") must be one of its words (split at spaces and '-'), and a memory
+// size in both ("80GB") must agree. Case is ignored.
+bool gpu_product_matches(std::string_view product, std::string_view catalog_name);
 
 // Reads and parses several files; runs come back in file order. A missing file is a ParseError.
 std::vector<NcclTestsRun> parse_nccl_tests_files(const std::vector<std::string>& paths);

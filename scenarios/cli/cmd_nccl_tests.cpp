@@ -79,9 +79,10 @@ struct Comparison {
 
 // The measured file's header against the prediction: another collective is an error (its times
 // say nothing about this one); another rank count a warning on stderr (the file may be of a
-// sub-communicator on purpose). The GPU model of the "# Rank" lines is not read yet.
+// sub-communicator on purpose), and so is another GPU model in the "# Rank" lines than the
+// scenario's GPU (the file may come from a similar machine on purpose).
 void check_header(const std::string& file, const std::vector<models::readers::NcclTestsRun>& runs,
-                  models::nccl::CollOp op, int ranks) {
+                  models::nccl::CollOp op, int ranks, const std::string& gpu) {
   for (const auto& run : runs) {
     if (!run.op.empty() && run.op != models::nccl::coll_op_name(op))
       throw UserError({file, 1, 1}, "the measured file ran " + run.op + "_perf, the prediction is " +
@@ -90,6 +91,10 @@ void check_header(const std::string& file, const std::vector<models::readers::Nc
     if (run.ranks > 0 && run.ranks != ranks)
       std::fprintf(stderr, "commsim nccl-tests: warning: %s ran on %d ranks, the scenario has %d: times differ\n",
                    file.c_str(), run.ranks, ranks);
+    for (const auto& model : run.gpus)
+      if (!gpu.empty() && !models::readers::gpu_product_matches(model, gpu))
+        std::fprintf(stderr, "commsim nccl-tests: warning: %s ran on %s, the scenario's GPU is %s: times differ\n",
+                     file.c_str(), model.c_str(), gpu.c_str());
   }
 }
 
@@ -98,7 +103,7 @@ Comparison compare_with(const std::string& file, const models::calibrate::NcclTe
   Comparison c;
   c.file = file;
   const auto runs = read_nccl_tests_output(file, "--compare").runs;  // a folder or an empty file is an error
-  check_header(file, runs, op, ranks);
+  check_header(file, runs, op, ranks, result.gpu_name);
   c.text = fmt::format("\n# Prediction vs measurement ({}): time per size, error = predicted / measured - 1\n", file);
   c.text += fmt::format("#{:>11}  {:>10}  {:>10}  {:>8}  {:>6} {:<6}\n", "size (B)", "meas (us)", "pred (us)", "error",
                         "algo", "proto");

@@ -1,6 +1,6 @@
 // commsim sweep SCENARIO.toml --vary K=v1,v2,... [--vary ...] [--set K=V]... [--jobs N]
 //               [--shard i/N] [--csv FILE | --jsonl FILE | --json] [--resume] [--no-header]
-//               [--fail-on-error] [--progress]
+//               [--fail-on-error] [--progress] [--html FILE]
 // Every combination of the --vary values (first --vary slowest), run on N threads. Rows are
 // written in sweep order as they complete (a row waits only for slower rows before it), each
 // handed to the operating system at once, so a sweep killed by Ctrl-C, an eviction or a time
@@ -9,6 +9,9 @@
 // order are byte for byte the unsharded file (docs/sweep-indexed-job.yaml, docs/sweep-array.sh).
 // A point the models reject (a layout that does not fit) becomes a row with an error; a typo in
 // a key or a value stops the sweep before anything runs or any file is touched.
+// --html FILE also writes a page of how the layout scales over the first --vary key (tokens/s
+// with the linear-scaling line, scaling efficiency, the step's breakdown per point; viz::sweep_html),
+// for a whole sweep run at once (not with --shard or --resume: the page needs every point).
 #include <unistd.h>
 
 #include <atomic>
@@ -28,6 +31,7 @@
 #include "scenarios/cli/sweep/sweep_output.hpp"
 #include "scenarios/cli/sweep/sweep_plan.hpp"
 #include "scenarios/cli/sweep/sweep_rows.hpp"
+#include "viz/viz.hpp"
 
 namespace scenarios {
 namespace {
@@ -82,10 +86,28 @@ size_t check_existing_row(const SweepRows& rows, const std::vector<VaryAxis>& ax
 
 }  // namespace
 
+// A point as the sweep page draws it: x = the first --vary value, series = the others'.
+viz::ScalingPoint scaling_point(const std::vector<VaryAxis>& axes, const SweepPoint& point, const models::RunResult* r,
+                                const std::string& error) {
+  viz::ScalingPoint p;
+  p.x = point.values.front();
+  for (size_t a = 1; a < axes.size(); ++a) p.series += (a > 1 ? ", " : "") + axes[a].key + "=" + point.values[a];
+  p.ok = r != nullptr;
+  p.error = error;
+  if (!r) return p;
+  p.gpus = static_cast<int>(r->ranks.size());
+  p.fits = r->fits();
+  p.step_time_s = r->step_time_s;
+  p.tokens_per_s = r->throughput.estimated ? r->throughput.tokens_per_s : 0;
+  p.mfu = r->throughput.estimated ? r->throughput.mfu : 0;
+  p.breakdown = r->step_breakdown;
+  return p;
+}
+
 int cmd_sweep(int argc, char** argv) {
   CLI::App app{"Run a scenario over every combination of --vary values; one row per point (CSV or JSON lines).",
                "commsim sweep"};
-  std::string path, shard_text, csv, jsonl;
+  std::string path, shard_text, csv, jsonl, html;
   std::vector<std::string> sets, varies;
   bool json = false, resume = false, no_header = false, header = false, fail_on_error = false, progress = false;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
@@ -109,12 +131,18 @@ int cmd_sweep(int argc, char** argv) {
       app.add_flag("--json", json, "print the rows as JSON lines (docs/result.schema.json) instead of CSV");
   csv_opt->excludes(jsonl_opt)->excludes(json_opt);
   jsonl_opt->excludes(json_opt);
-  app.add_flag("--resume", resume, "keep the rows FILE already has and run only the missing points");
+  auto* resume_opt = app.add_flag("--resume", resume, "keep the rows FILE already has and run only the missing points");
   auto* no_header_opt =
       app.add_flag("--no-header", no_header, "no CSV header line (default for shards after the first)");
   app.add_flag("--header", header, "a CSV header line even on shards after the first")->excludes(no_header_opt);
   app.add_flag("--fail-on-error", fail_on_error, "exit 1 when any point failed (its row still has the error)");
   app.add_flag("--progress", progress, "progress on standard error even when it is not a terminal");
+  app.add_option("--html", html,
+                 "also write an HTML page of the scaling over the first --vary key (throughput, efficiency, "
+                 "breakdown; not with --shard or --resume)")
+      ->type_name("FILE")
+      ->excludes(resume_opt)
+      ->excludes(app.get_option("--shard"));
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
@@ -163,7 +191,9 @@ int cmd_sweep(int argc, char** argv) {
     size_t next_to_write = 0;
     std::mutex write_mutex;
     std::atomic<size_t> next{0}, failed{0}, over{0};
-    std::vector<std::optional<double>> per_gpu_rates(todo.size());  // tokens/s per GPU, by position in todo
+    std::vector<std::optional<double>> per_gpu_rates(todo.size());           // tokens/s per GPU, by position in todo
+    std::vector<viz::ScalingPoint> scaling(html.empty() ? 0 : todo.size());  // --html, by position in todo
+    std::string scenario_name;
     const bool terminal = ::isatty(STDERR_FILENO);
     std::optional<ProgressLine> bar;
     if ((terminal || progress) && !points.empty()) bar.emplace(stderr, terminal, points.size(), present.size());
@@ -191,6 +221,10 @@ int cmd_sweep(int argc, char** argv) {
         done_lines[k] = std::move(line);
         if (result && result->throughput.estimated && !result->ranks.empty())
           per_gpu_rates[k] = result->throughput.tokens_per_s / double(result->ranks.size());
+        if (!html.empty()) {
+          scaling[k] = scaling_point(axes, points[i], result ? &*result : nullptr, error);
+          if (result && scenario_name.empty()) scenario_name = result->scenario;
+        }
         try {
           for (; next_to_write < todo.size() && done_lines[next_to_write]; ++next_to_write) {
             out.write(*done_lines[next_to_write]);
@@ -224,6 +258,13 @@ int cmd_sweep(int argc, char** argv) {
       for (const auto& r : per_gpu_rates)
         eff += (eff.empty() ? "" : ", ") + (r ? fmt::format("{:.2f}", *r / *per_gpu_rates[0]) : std::string("-"));
       std::fprintf(stderr, "sweep: scaling efficiency (tokens/s per GPU against the first point): %s\n", eff.c_str());
+    }
+    if (!html.empty()) {
+      viz::SweepReport page{scenario_name, path, axes.front().key, {}, std::move(scaling)};
+      for (const auto& v : varies) page.summary.emplace_back("--vary", v);
+      for (const auto& v : sets) page.summary.emplace_back("--set", v);
+      write_file_atomically(html, viz::sweep_html(page));
+      std::fprintf(stderr, "sweep: wrote %s\n", html.c_str());
     }
     return failed > 0 && fail_on_error ? 1 : 0;
   });

@@ -228,3 +228,41 @@ TEST_CASE("viz: no two labels overlap in the rendered report at 8, 64 and 4,096 
   std::error_code ec;
   fs::remove_all(b.dir, ec);
 }
+
+TEST_CASE("viz: the sweep page over nodes renders its three charts with no overlapping label", "[viz][browser]") {
+  const auto exe = find_chromium();
+  if (!exe) {
+    WARN("SKIPPED: chromium not installed");
+    return;
+  }
+  char tmpl[] = "/tmp/commsim-viz-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  Browser b{*exe, fs::path(tmpl)};
+  // The shipped two-node ZeRO-3 seed at 1, 2, 4 and 8 nodes, crossed with two micro-batch sizes
+  // (two series on each chart), simulated by commsim.
+  const fs::path page = b.dir / "sweep.html";
+  const std::string cmd = std::string("'") + COMMSIM_BINARY + "' sweep '" + COMMSIM_SOURCE_DIR +
+                          "/scenarios/seeds/p4d_2node_nvlink_waits_efa.toml' --vary cluster.nodes=1,2,4,8 "
+                          "--vary training.micro_batch=1,2 --html '" +
+                          page.string() + "' >'" + (b.dir / "sweep.out").string() + "' 2>&1";
+  INFO(cmd << "\n" << slurp(b.dir / "sweep.out"));
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  std::string html = slurp(page), err;
+  const std::string dom = b.run(page, "--dump-dom", err);
+  check_no_console_errors(err);
+  for (const char* chart : {"chart-scaling-throughput", "chart-scaling-efficiency", "chart-scaling-breakdown"})
+    CHECK(count(dom, chart) == 1);
+  CHECK(count(dom, "class=\"scaling-series\"") == 4);  // two series on each line chart
+  CHECK(count(dom, "class=\"scaling-point") == 16);    // eight points on each line chart
+  CHECK(count(dom, "class=\"scaling-bar\"") == 8);
+  CHECK(count(dom, "class=\"point-row") == 8);
+  CHECK(dom.find("NaN") == std::string::npos);
+  html.insert(html.rfind("</body>"), kOverlapProbe);
+  const fs::path probed = b.dir / "sweep-probed.html";
+  std::ofstream(probed, std::ios::binary) << html;
+  const std::string found = overlaps_of(b.run(probed, "--window-size=1280,2400 --dump-dom", err));
+  INFO(found);
+  CHECK(found.rfind("OVERLAPS 0\n", 0) == 0);
+  std::error_code ec;
+  fs::remove_all(b.dir, ec);
+}

@@ -288,8 +288,34 @@ TEST_CASE("viz: the headline legend names only the components some layout has", 
   const std::string bars = html.substr(html.find("class=\"headline-bars\""));
   const std::string head = bars.substr(0, bars.find("</svg>"));
   CHECK(head.find(">compute</text>") != std::string::npos);
-  CHECK(head.find(">CPU offload</text>") == std::string::npos);
+  CHECK(head.find(">host work (CPU offload)</text>") == std::string::npos);
   CHECK(head.find(">barrier wait</text>") == std::string::npos);
+}
+
+TEST_CASE("viz: the headline bars are the mean rank's breakdown, adding up to the step", "[viz]") {
+  // A pipeline layout against a ZeRO-Offload one: bubble and interference in one, host work in the other.
+  std::vector<models::RunResult> runs(2);
+  runs[0].scenario = "tp8 pp4";
+  runs[0].step_breakdown = {2.0, 0.25, 0.5, 0.0, 1.25, 0.0, 0.0};
+  runs[1].scenario = "zero3 offload";
+  runs[1].step_breakdown = {2.0, 0.0, 0.25, 11.0, 0.0, 0.0, 0.0};
+  for (auto& r : runs) {
+    r.step_time_s = r.run_time_s = r.step_breakdown.total();
+    models::RankResult k;
+    k.breakdown = r.step_breakdown;
+    r.ranks.push_back(k);
+  }
+  const std::string html = viz::compare_html(runs, {});
+  const std::string bars = html.substr(html.find("class=\"headline-bars\""));
+  const std::string head = bars.substr(0, bars.find("</svg>"));
+  for (const char* part :
+       {"compute", "interference", "exposed communication", "host work (CPU offload)", "pipeline bubble"})
+    CHECK(head.find(std::string("class=\"headline-legend\">") + part + "</text>") != std::string::npos);
+  for (const char* absent : {"barrier wait", "other"})
+    CHECK(head.find(std::string("class=\"headline-legend\">") + absent + "</text>") == std::string::npos);
+  CHECK(head.find("<title>pipeline bubble: 1.25 s</title>") != std::string::npos);
+  CHECK(head.find("<title>host work the GPU waits for (CPU offload): 11.0 s</title>") != std::string::npos);
+  CHECK(count(head, "</title></rect>") == 4 + 3);  // the bars' segments (with tooltips): 4 and 3
 }
 
 TEST_CASE("viz: several measured files are separate series on one axis", "[viz]") {

@@ -24,6 +24,7 @@ TEST_CASE("nccl-tests parser: default all-reduce on 4 GPUs (ar_g4.txt)", "[model
   CHECK(r.ngpus == 4);
   CHECK(r.processes == 1);
   CHECK(r.hosts == std::vector<std::string>{"vm"});
+  CHECK(r.gpus == std::vector<std::string>{"NVIDIA H200"});  // "... device 0 [0000:00:06] NVIDIA H200"
   CHECK(r.max_bytes == 1073741824);
   CHECK(r.iters == 20);
   // -b 8 -e 1G -f 2: sizes 2^3 .. 2^30, 28 rows
@@ -117,6 +118,17 @@ TEST_CASE("nccl-tests parser: old format without root, 'error' column, two runs 
   CHECK(runs[1].ranks == 2);  // no Rank lines: nThread x nGpus
   REQUIRE(runs[1].rows.size() == 1);
   CHECK(runs[1].rows[0].size_bytes == 64);
+}
+
+TEST_CASE("nccl-tests parser: GPU product names match catalog GPUs by family and memory size", "[models][calibrate]") {
+  using models::readers::gpu_product_matches;
+  CHECK(gpu_product_matches("NVIDIA H200", "H200"));
+  CHECK(gpu_product_matches("NVIDIA H100 80GB HBM3", "H100"));
+  CHECK(gpu_product_matches("NVIDIA A100-SXM4-40GB", "A100-40GB"));
+  CHECK_FALSE(gpu_product_matches("NVIDIA A100-SXM4-80GB", "A100-40GB"));  // the memory size differs
+  CHECK_FALSE(gpu_product_matches("NVIDIA H100 80GB HBM3", "H200"));
+  CHECK_FALSE(gpu_product_matches("NVIDIA L40S", "L4"));  // a family is a whole word
+  CHECK(gpu_product_matches("Tesla V100-SXM2-32GB", "v100"));
 }
 
 TEST_CASE("nccl-tests parser: broken inputs give file:line:col errors", "[models][calibrate]") {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -64,5 +65,22 @@ TEST_CASE("scenarios: calibrate marks parameters no file exercised", "[scenarios
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("shm.efficiency.ll128") != std::string::npos);
   CHECK(text.out.find("no file exercised it") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("scenarios: nccl-tests --compare warns when the measured file ran on another GPU", "[scenarios]") {
+  // The 4 x H200 file with its "# Rank" lines rewritten to an A100: same collective and rank count.
+  const auto dir = scenarios_test::fresh_temp_dir("nccl-tests-gpu");
+  std::string text = scenarios_test::slurp(kArG4);
+  size_t replaced = 0;
+  for (size_t at; (at = text.find("NVIDIA H200")) != std::string::npos; ++replaced)
+    text.replace(at, 11, "NVIDIA A100-SXM4-40GB");
+  REQUIRE(replaced == 4);
+  const auto a100 = dir / "ar_g4_a100.txt";
+  std::ofstream(a100) << text;
+  const auto r = run_commsim({"nccl-tests", kH200x4, "-b", "1M", "-e", "4M", "--compare", a100.string()});
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("warning: " + a100.string() + " ran on NVIDIA A100-SXM4-40GB, the scenario's GPU is H200") !=
+        std::string::npos);
   std::filesystem::remove_all(dir);
 }
