@@ -10,6 +10,8 @@
 
 #include "models/calibrate/fit.hpp"
 #include "models/params.hpp"
+#include "models/readers/nccl_tests_output.hpp"
+#include "models/topology/resolve.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/nccl_tests_support.hpp"
@@ -81,10 +83,19 @@ int cmd_calibrate(int argc, char** argv) {
     });
     std::vector<models::calibrate::Measurement> measurements;
     std::vector<std::string> sources;
+    // Each file's own collective and rank count are adopted below; another GPU model in its "# Rank"
+    // lines is the scenario's machine no longer: the fit would mix machines (a warning, as
+    // nccl-tests --compare gives: the file may come from a similar machine on purpose).
+    const std::string gpu = models::topology::resolve_node(base.spec.cluster).gpu.name;
     for (const std::string& arg : files) {
       const auto colon = arg.find(':');
       const std::string file = arg.substr(0, colon);
       NcclTestsFile measured = read_nccl_tests_output(file, "calibrate");
+      for (const auto& run : measured.runs)
+        for (const auto& model : run.gpus)
+          if (!models::readers::gpu_product_matches(model, gpu))
+            std::fprintf(stderr, "commsim calibrate: warning: %s ran on %s, the scenario's GPU is %s: the fit mixes machines\n",
+                         file.c_str(), model.c_str(), gpu.c_str());
       std::map<std::string, std::string> env = nccl_env_from_log(measured.text);
       if (colon != std::string::npos) {
         std::stringstream vars(arg.substr(colon + 1));

@@ -1,7 +1,8 @@
 // `commsim nccl-tests --compare` checks the measured file's header against the prediction
 // (issue 19): a file of another collective is refused (exit 2, one line naming the file and what
-// was expected); a file of another rank count is compared with a warning on stderr. `calibrate`
-// names the parameters that no file exercised and those the fit pushed to a bound.
+// was expected); a file of another rank count or GPU model is compared with a warning on stderr.
+// `calibrate` warns about another GPU model too, and names the parameters that no file exercised
+// and those the fit pushed to a bound.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -82,5 +83,14 @@ TEST_CASE("scenarios: nccl-tests --compare warns when the measured file ran on a
   CHECK(r.exit_code == 0);
   CHECK(r.err.find("warning: " + a100.string() + " ran on NVIDIA A100-SXM4-40GB, the scenario's GPU is H200") !=
         std::string::npos);
+  // calibrate: the same warning, once per GPU line, and the fit still runs.
+  const auto c = run_commsim({"calibrate", "--scenario", kH200x4, a100.string(), "--out", (dir / "p.toml").string()});
+  CHECK(c.exit_code == 0);
+  CHECK(c.err.find("commsim calibrate: warning: " + a100.string() +
+                   " ran on NVIDIA A100-SXM4-40GB, the scenario's GPU is H200: the fit mixes machines") !=
+        std::string::npos);
+  const auto same = run_commsim({"calibrate", "--scenario", kH200x4, kArG4, "--out", (dir / "q.toml").string()});
+  CHECK(same.exit_code == 0);
+  CHECK(same.err.find("warning") == std::string::npos);
   std::filesystem::remove_all(dir);
 }
