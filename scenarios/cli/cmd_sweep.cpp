@@ -252,8 +252,10 @@ int cmd_sweep(int argc, char** argv) {
                    over.load(), todo.size());
     // Scaling efficiency = tokens/s per GPU over that of the first point. Rows keep the per-GPU
     // rate only (a shard does not know the sweep's first point); a whole sweep run at once
-    // prints the efficiencies on stderr.
-    if (shard_text.empty() && present.empty() && todo.size() > 1 && per_gpu_rates[0] && *per_gpu_rates[0] > 0) {
+    // prints the efficiencies on stderr. With several --vary keys a single "first point" would
+    // compare unlike layouts: the --html page gives each line its own first point instead.
+    if (shard_text.empty() && present.empty() && axes.size() == 1 && todo.size() > 1 && per_gpu_rates[0] &&
+        *per_gpu_rates[0] > 0) {
       std::string eff;
       for (const auto& r : per_gpu_rates)
         eff += (eff.empty() ? "" : ", ") + (r ? fmt::format("{:.2f}", *r / *per_gpu_rates[0]) : std::string("-"));

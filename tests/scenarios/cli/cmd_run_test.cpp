@@ -95,4 +95,9 @@ TEST_CASE("scenarios: a layout that does not fit is flagged in run, run --json, 
   CHECK(sweep.err.find("1 of 2 points do not fit") != std::string::npos);
   CHECK(sweep.err.find("sweep: scaling efficiency (tokens/s per GPU against the first point): 1.00, ") !=
         std::string::npos);
+  // Two --vary keys: no single first point to compare with (the --html page draws one line each).
+  const auto two = run_commsim({"sweep", kP5, "--vary", "parallel.strategy=zero3,ddp", "--vary",
+                                "training.micro_batch=1,2", "--jobs", "1"});
+  REQUIRE(two.exit_code == 0);
+  CHECK(two.err.find("scaling efficiency") == std::string::npos);
 }
