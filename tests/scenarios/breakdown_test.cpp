@@ -28,11 +28,12 @@ std::vector<fs::path> runnable_scenarios() {
   for (const auto& e : fs::recursive_directory_iterator(kSource / "scenarios")) {
     if (e.path().extension() != ".toml") continue;
     std::ifstream in(e.path());
-    for (std::string line; std::getline(in, line);)
-      if (line.rfind("[model]", 0) == 0 || line.rfind("[collective]", 0) == 0) {
-        out.push_back(e.path());
-        break;
-      }
+    bool runnable = false, long_row = false;
+    for (std::string line; std::getline(in, line);) {
+      runnable |= line.rfind("[model]", 0) == 0 || line.rfind("[collective]", 0) == 0;
+      long_row |= line.rfind("# long:", 0) == 0;  // minutes to simulate: the long test's rows (ctest -L long)
+    }
+    if (runnable && !long_row) out.push_back(e.path());
   }
   std::sort(out.begin(), out.end());
   return out;

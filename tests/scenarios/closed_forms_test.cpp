@@ -29,7 +29,10 @@ std::vector<fs::path> runnable_scenarios() {
     if (e.path().extension() != ".toml") continue;
     std::ifstream in(e.path());
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (std::regex_search(text, std::regex(R"(^\[(model|collective)\])", std::regex::multiline)))
+    // Rows marked "# long:" take minutes to simulate (twice here, once with --full): they run in
+    // the long test only (ctest -L long).
+    if (std::regex_search(text, std::regex(R"(^\[(model|collective)\])", std::regex::multiline)) &&
+        !std::regex_search(text, std::regex(R"(^# long:)", std::regex::multiline)))
       out.push_back(e.path());
   }
   std::sort(out.begin(), out.end());
