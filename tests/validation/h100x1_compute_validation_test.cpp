@@ -18,6 +18,7 @@
 #include "models/workload/compute.hpp"
 #include "models/workload/megatron.hpp"
 #include "tests/validation/jsonl_rows.hpp"
+#include "tests/validation/megatron_rank_compute.hpp"
 
 using namespace models::workload;
 using models::compute::Precision;
@@ -60,26 +61,7 @@ models::ScenarioSpec spec_of(int micro_batch, bool ckpt, const std::string& para
 double rank_compute(int tp, const std::string& impl, int micro_batch = 2, bool ckpt = false, int pp = 1, int stage = 0,
                     int micro_batches = 1, const std::map<std::string, double>& params = {}) {
   const models::ScenarioSpec spec = spec_of(micro_batch, ckpt, "bf16", impl);
-  ParallelLayout layout;
-  layout.strategy = Strategy::Megatron;
-  layout.tp = tp;
-  layout.pp = pp;
-  layout.pipeline_micro_batches = micro_batches;
-  layout.grad_accum = micro_batches;
-  layout.micro_batch = micro_batch;
-  layout.recompute = ckpt ? Recompute::Full : Recompute::None;
-  layout.vocab_parallel = false;  // tp_rank_compute.py replicates the embedding, head and loss
-  layout.async_tp_allreduce = false;
-  MegatronConfig c;
-  c.model = decoder();
-  c.training = spec.training;
-  c.layout = layout;
-  c.rates = power_capped_rates(spec, c.model, layout, rates(params));
-  const std::vector<Program> programs = build_megatron_programs(c);
-  double s = 0;
-  for (const auto& op : programs[stage].ops[0])
-    if (op.kind == OpKind::Compute) s += op.duration.seconds();
-  return s;
+  return validation::megatron_rank_compute(spec, decoder(), tp, pp, stage, micro_batches, rates(params));
 }
 
 // The FSDP2 one-rank step (fp32 parameters, fused AdamW, 4 B parameters gathered) at the rates the

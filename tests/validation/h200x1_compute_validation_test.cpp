@@ -21,6 +21,7 @@
 #include "models/workload/megatron.hpp"
 #include "scenarios/load/loader.hpp"
 #include "tests/validation/jsonl_rows.hpp"
+#include "tests/validation/megatron_rank_compute.hpp"
 
 using namespace models::workload;
 using models::compute::Precision;
@@ -56,26 +57,7 @@ double rank_compute(int tp, const std::string& impl, int micro_batch = 2, bool c
   spec.training.grad_checkpointing = ckpt;
   spec.training.param_dtype = "bf16";
   spec.training.optimizer_impl = impl;
-  ParallelLayout layout;
-  layout.strategy = Strategy::Megatron;
-  layout.tp = tp;
-  layout.pp = pp;
-  layout.pipeline_micro_batches = micro_batches;
-  layout.grad_accum = micro_batches;
-  layout.micro_batch = micro_batch;
-  layout.recompute = ckpt ? Recompute::Full : Recompute::None;
-  layout.vocab_parallel = false;  // tp_rank_compute.py replicates the embedding, head and loss
-  layout.async_tp_allreduce = false;
-  MegatronConfig c;
-  c.model = decoder();
-  c.training = spec.training;
-  c.layout = layout;
-  c.rates = power_capped_rates(spec, c.model, layout, h200(params));
-  const std::vector<Program> programs = build_megatron_programs(c);
-  double s = 0;
-  for (const auto& op : programs[stage].ops[0])
-    if (op.kind == OpKind::Compute) s += op.duration.seconds();
-  return s;
+  return validation::megatron_rank_compute(spec, decoder(), tp, pp, stage, micro_batches, h200(params));
 }
 
 double run_step(const std::string& rel, const std::vector<std::string>& sets = {}) {
