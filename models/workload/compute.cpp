@@ -31,9 +31,12 @@ constexpr int kAdamwOps = 8;
 constexpr double kMasterCastBytes = 4 + 2;  // fp32 <-> 16-bit: read 4 write 2 (or read 2 write 4)
 
 WorkSeconds gemm(double s) { return {s, 0, 0}; }
-compute::LinearSeconds linear(const compute::GemmLaw& g, int64_t tokens, int64_t in, int64_t out, double stretch) {
-  const compute::LinearSeconds l = compute::linear_seconds(g, tokens, in, out);
-  return {l.fwd * stretch, l.dgrad * stretch, l.wgrad * stretch};
+// A linear layer's three GEMMs at the law's rate (x gemms), stretched under the power limit, one
+// launch gap each.
+compute::LinearSeconds linear(const ComputeRates& r, int64_t tokens, int64_t in, int64_t out, int gemms = 1) {
+  const compute::LinearSeconds l = compute::linear_seconds(r.gpu.gemm, tokens, in, out);
+  const double s = r.gemm_stretch, gap = r.gpu.launch_gap_s;
+  return {gemms * (l.fwd * s + gap), gemms * (l.dgrad * s + gap), gemms * (l.wgrad * s + gap)};
 }
 WorkSeconds attention(double s) { return {0, s, 0}; }
 WorkSeconds memory(double s) { return {0, 0, s}; }
@@ -155,12 +158,7 @@ BlockKernels block_kernels(const ModelShape& m, int64_t tokens, int tp, const Co
   const int64_t h = m.hidden, kv = m.kv_dim(), f = m.ffn;
   const double T = double(tokens), e = compute::activation_bytes(r.gpu.precision);
   const double gap = r.gpu.launch_gap_s;
-  // A linear layer's three GEMMs at the law's rate, stretched under the power limit, one launch each.
-  auto lin = [&](int64_t in, int64_t out, int gemms = 1) {
-    const compute::LinearSeconds l = compute::linear_seconds(g, tokens, in, out);
-    const double s = r.gemm_stretch;
-    return compute::LinearSeconds{gemms * (l.fwd * s + gap), gemms * (l.dgrad * s + gap), gemms * (l.wgrad * s + gap)};
-  };
+  auto lin = [&](int64_t in, int64_t out, int gemms = 1) { return linear(r, tokens, in, out, gemms); };
   auto mem = [&](MemKernel k, double bytes, int launches) { return memory_seconds(r, k, bytes, launches); };
   // Norms and residual adds: every TP rank holds the whole T x h activation, unless sequence
   // parallelism splits it over the group.
@@ -219,15 +217,14 @@ BlockSeconds block_seconds(const ModelShape& m, int64_t tokens, int tp, const Co
 
 HeadKernels head_kernels(const ModelShape& m, int64_t tokens, int64_t norm_tokens, int vocab_split,
                          const ComputeRates& r) {
-  const compute::LinearSeconds l = compute::linear_seconds(r.gpu.gemm, tokens, m.hidden, m.vocab / vocab_split);
-  const double gap = r.gpu.launch_gap_s, s = r.gemm_stretch, e = compute::activation_bytes(r.gpu.precision);
+  const double gap = r.gpu.launch_gap_s, e = compute::activation_bytes(r.gpu.precision);
   const double act = double(norm_tokens) * double(m.hidden);
   const double loss =
       r.gpu.memory.loss_s_per_logit * double(tokens) * double(m.vocab) / vocab_split + kLossKernels * gap;
   HeadKernels k;
   k.norm_fwd = memory_seconds(r, MemKernel::NormFwd, 2 * e * act, kNormFwdKernels);
   k.norm_bwd = memory_seconds(r, MemKernel::NormBwd, 3 * e * act, kNormBwdKernels);
-  k.logits = {l.fwd * s + gap, l.dgrad * s + gap, l.wgrad * s + gap};
+  k.logits = linear(r, tokens, m.hidden, m.vocab / vocab_split);
   k.loss_fwd = loss / 2;
   k.loss_bwd = loss / 2;
   return k;
