@@ -4,7 +4,8 @@
 #include "models/run/run.hpp"
 
 #include <algorithm>
-#include <chrono>
+#include <cstdio>
+#include <string>
 
 #include "models/collectives/collective.hpp"
 #include "models/nccl/env.hpp"
@@ -15,6 +16,7 @@
 #include "models/run/result_fill.hpp"
 #include "models/run/stragglers.hpp"
 #include "models/run/throughput.hpp"
+#include "models/run/wall_budget.hpp"
 #include "models/topology/placement.hpp"
 #include "models/topology/resolve.hpp"
 #include "models/workload/executor.hpp"
@@ -25,8 +27,26 @@
 
 namespace models {
 
+namespace {
+// A run whose --time-limit passed during set-up: nothing was simulated (exit 3 like any run the
+// limit stopped), and the notes say where it stopped.
+RunResult stopped_in_setup(const ScenarioSpec& spec, const WallBudget& budget) {
+  RunResult res;
+  res.scenario = spec.name;
+  res.partial = true;
+  res.steps = std::max(1, spec.training.steps);
+  res.breakdown["simulated_fraction"] = 0;
+  char when[64];
+  std::snprintf(when, sizeof when, "%.3g s", budget.elapsed_s());
+  res.notes.push_back(std::string("stopped by --time-limit after ") + when + " of set-up, while " +
+                      budget.stopped_in() + ": no operation simulated");
+  return res;
+}
+}  // namespace
+
 RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
-  const auto wall_start = std::chrono::steady_clock::now();  // --time-limit counts the set-up too
+  // --time-limit counts the set-up too: checked between its stages (wall_budget.hpp).
+  WallBudget budget(options.time_limit_s, WallBudget::Clock::now());
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   if (options.audit) net.set_audit(true);
@@ -39,14 +59,18 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
       spec, topology::make_placement(spec.cluster, spec.placement, topology::resolve_node(spec.cluster).gpus).size());
   // Scenario -> World: placement, topology, NCCL's transports, the links (and [nccl.env], parsed once).
   auto world = World::build(spec, net);
+  if (budget.spent("building the world (placement, transports, links)")) return stopped_in_setup(spec, budget);
   // -> the collective engine on that World.
   auto engine = collectives::make_collective_engine(sim, net, *world, spec);
+  if (budget.spent("building the collective engine")) return stopped_in_setup(spec, budget);
   // -> what every rank runs (the layout is validated there, once).
   workload::StepPlan plan = workload::plan_step(spec, *world);
   for (auto& note : nccl::unmodelled_nccl_env_notes(spec.nccl_env)) plan.notes.push_back(std::move(note));
   apply_stragglers(spec, *world, plan.ranks);  // [[stragglers]]: slower compute on listed ranks/nodes
+  if (budget.spent("writing every rank's step program")) return stopped_in_setup(spec, budget);
   // -> the GPU memory each rank needs (a layout that does not fit still runs, flagged).
   MemoryFill memory = estimate_step_memory(spec, *world, plan, *engine);
+  if (budget.spent("estimating every rank's memory")) return stopped_in_setup(spec, budget);
 
   // -> the executor.
   workload::StepExecutor exec(sim, net, *engine, world.get(), std::move(plan.programs), std::move(plan.groups),
@@ -61,7 +85,8 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
     plan.notes.push_back("symmetry: " + std::to_string(classes.simulated) + " of " + std::to_string(world->size()) +
                          " ranks simulated, each for the ranks with its program and communicators (--full: all)");
   }
-  exec.set_wall_limit(options.time_limit_s, wall_start);
+  if (budget.spent("finding the rank classes")) return stopped_in_setup(spec, budget);
+  exec.set_wall_limit(options.time_limit_s, budget.start());
   exec.run();
   SIM_CHECK(exec.all_done() || exec.stopped(), "step programs deadlocked: a rank waits for a peer that never comes");
   // Audit: every flow ends (a run stopped by --time-limit leaves its flows in flight on purpose).

@@ -80,6 +80,15 @@ TEST_CASE("scenarios: --time-limit stops a large run cleanly and marks the resul
   CHECK(text.out.find("% of one step") != std::string::npos);
   CHECK(text.out.find("\nstep time ") == std::string::npos);  // no "step time" nor "run time" line
   CHECK(text.out.find("\nrun time ") == std::string::npos);
+  // A limit already spent during set-up stops there (wall_budget.hpp): exit 3, nothing simulated,
+  // the notes name the stage; the JSON has no ranks rather than rows of zeros.
+  const auto early = run_commsim({"run", z3, "--time-limit", "0.000001", "--json"});
+  REQUIRE(early.exit_code == 3);
+  const auto e = nlohmann::json::parse(early.out);
+  CHECK(e["partial"] == true);
+  CHECK(e["simulated_fraction"].get<double>() == 0);
+  CHECK(e["ranks"].empty());
+  CHECK(e["notes"].dump().find("of set-up, while") != std::string::npos);
 }
 
 TEST_CASE("scenarios: 16384 GPUs run a 1 GiB all-reduce and an alltoall that would not fit is refused up front",

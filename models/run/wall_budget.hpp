@@ -1,0 +1,36 @@
+#pragma once
+// --time-limit before the first simulated operation (issue 21): the wall-clock budget is checked
+// between the set-up stages of run_scenario (World, collective engine, every rank's program, the
+// memory estimate, rank classes) and after the result fill, so a limit that passes during set-up
+// ends the run at the next stage boundary instead of after the whole set-up. The executor checks
+// the same budget while it simulates (StepExecutor::set_wall_limit).
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace models {
+
+class WallBudget {
+ public:
+  using Clock = std::chrono::steady_clock;
+  WallBudget(std::optional<double> limit_s, Clock::time_point start) : limit_s_(limit_s), start_(start) {}
+
+  double elapsed_s() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  // True once the budget is spent; the first stage found over it is remembered for the notes.
+  bool spent(const char* stage) {
+    if (!limit_s_ || !stopped_in_.empty()) return !stopped_in_.empty();
+    if (elapsed_s() <= *limit_s_) return false;
+    stopped_in_ = stage;
+    return true;
+  }
+  const std::string& stopped_in() const { return stopped_in_; }
+  std::optional<double> limit_s() const { return limit_s_; }
+  Clock::time_point start() const { return start_; }
+
+ private:
+  std::optional<double> limit_s_;
+  Clock::time_point start_;
+  std::string stopped_in_;
+};
+
+}  // namespace models
