@@ -46,6 +46,21 @@ double rank_params(const MemoryInputs& in) {
 
 namespace {
 
+// Bytes per token of one block of stage `in.stage`, averaged over its layers (an MoE model mixes
+// dense and MoE blocks; the stage's blocks in flight are taken in that proportion).
+double stage_block_activation_bytes_per_token(const MemoryInputs& in) {
+  const workload::ModelShape& m = in.model;
+  const double dense = block_activation_bytes_per_token(m, in.tp, in.sequence_parallel, in.recompute, in.compute_bytes);
+  if (!m.is_moe()) return dense;
+  const double moe =
+      moe_block_activation_bytes_per_token(m, in.tp, in.sequence_parallel, in.recompute, in.compute_bytes);
+  const int pp = std::max(1, in.pp), per_stage = std::max(1, m.layers / pp);
+  int moe_layers = 0;
+  for (int i = in.stage * per_stage; i < (in.stage + 1) * per_stage; ++i) moe_layers += m.moe_layer(i) ? 1 : 0;
+  const double f = double(moe_layers) / per_stage;
+  return f * moe + (1 - f) * dense;
+}
+
 // Model states and working copies of one strategy, bytes.
 struct Held {
   double weights = 0, gradients = 0, optimizer = 0, optimizer_temp = 0;
@@ -131,8 +146,7 @@ RankEstimate estimate_rank(const MemoryInputs& in) {
   const double blocks = in.strategy == Strategy::Megatron
                             ? pipeline_blocks_in_flight(m.layers, in.pp, in.vp, in.stage, in.micro_batches)
                             : double(m.layers);
-  double activations = tokens * blocks *
-                       block_activation_bytes_per_token(m, in.tp, in.sequence_parallel, in.recompute, in.compute_bytes);
+  double activations = tokens * blocks * stage_block_activation_bytes_per_token(in);
   if (last) activations += tokens * kFinalNormBytesPerHidden * m.hidden * in.compute_bytes / 2;
   const double recompute_block =
       in.recompute == Recompute::Full

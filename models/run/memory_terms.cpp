@@ -23,8 +23,26 @@ double block_activation_bytes_per_token(const workload::ModelShape& m, int tp, b
   return replicated + split;
 }
 
+double moe_block_activation_bytes_per_token(const workload::ModelShape& m, int tp, bool sequence_parallel, Recompute r,
+                                            int act_bytes) {
+  if (r == Recompute::Full) return block_activation_bytes_per_token(m, tp, sequence_parallel, r, act_bytes);
+  const workload::MoeSpec& moe = m.moe;
+  const double h = m.hidden, kv = double(m.kv_dim()), t = std::max(1, tp), e = act_bytes;
+  const double copies = moe.capacity_factor * moe.top_k * moe.token_skew;  // routed copies per token
+  const double f_e = moe.moe_ffn;
+  const double sp = sequence_parallel ? t : 1;
+  const double replicated = 4 * e * h / sp;
+  const double attention = e * (2 * h + 2 * kv) / t;
+  const double routed = 2 * e * h * copies + 4 * e * f_e * copies / t;
+  const double shared = 4 * e * moe.shared_experts * f_e / t;
+  const double router = 8.0 * moe.experts / sp;  // fp32 logits and probabilities
+  return replicated + attention + routed + shared + router;
+}
+
 double recompute_working_bytes_per_token(const workload::ModelShape& m, int tp, bool sequence_parallel, int act_bytes) {
-  return block_activation_bytes_per_token(m, tp, sequence_parallel, Recompute::None, act_bytes);
+  const double dense = block_activation_bytes_per_token(m, tp, sequence_parallel, Recompute::None, act_bytes);
+  if (!m.is_moe()) return dense;
+  return std::max(dense, moe_block_activation_bytes_per_token(m, tp, sequence_parallel, Recompute::None, act_bytes));
 }
 
 double korthikanti_layer_bytes(double s, double b, double h, double a, int tp, bool sequence_parallel, Recompute r) {

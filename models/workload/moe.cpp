@@ -19,7 +19,7 @@ int moe_layer_count(const MoeSpec& m, int layers) {
 }
 
 double moe_alltoall_bytes(const MoeSpec& m, int64_t tokens, int hidden, int act_bytes) {
-  return m.capacity_factor * double(tokens) * m.top_k * hidden * act_bytes;
+  return m.token_skew * m.capacity_factor * double(tokens) * m.top_k * hidden * act_bytes;
 }
 
 double moe_alltoall_remote_bytes(const MoeSpec& m, int64_t tokens, int hidden, int act_bytes, int ep) {

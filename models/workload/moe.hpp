@@ -10,7 +10,10 @@
 //   dispatch send buffer per rank = c T k h b   (c: capacity factor, 1 = dropless and balanced;
 //                                                b: bytes per activation element)
 //   of which (ep - 1)/ep leaves the rank (balanced routing); combine sends the same back.
-//   A token-skew factor s >= 1 scales what the busiest rank receives: s c T k h b.
+//   A token-skew factor s >= 1 scales what the busiest rank receives: s c T k h b. The engine's
+//   all-to-all is uniform, so the collective is priced as every rank moving the busiest rank's
+//   s c T k h b: exact when each rank's own port (NVLink, NIC) is the bottleneck, an upper bound
+//   when a shared fabric tier is (then only the hot rank's traffic is s times larger).
 //   Per MoE layer and micro-batch: 2 all-to-alls forward (dispatch, combine), 2 backward.
 // Expert GEMMs (SwiGLU experts with moe_ffn f_e, expert tensor parallelism etp splitting f_e):
 //   tokens per local expert   n_e = s c ep T k / E
@@ -38,7 +41,8 @@ bool is_moe_layer(const MoeSpec& m, int layer);
 int moe_layer_count(const MoeSpec& m, int layers);
 
 // Bytes one rank's dispatch (or combine) all-to-all sends, nccl-tests' alltoall size convention
-// (the whole send buffer, its own slice included), for `tokens` tokens of `hidden` at `act_bytes`.
+// (the whole send buffer, its own slice included), for `tokens` tokens of `hidden` at `act_bytes`:
+// s c T k h b, the busiest rank's (token skew s, see above).
 double moe_alltoall_bytes(const MoeSpec& m, int64_t tokens, int hidden, int act_bytes);
 // Of those, the bytes that leave the rank: (ep - 1)/ep.
 double moe_alltoall_remote_bytes(const MoeSpec& m, int64_t tokens, int hidden, int act_bytes, int ep);

@@ -39,6 +39,32 @@ TEST_CASE("memory: TP splits q, k, v, the attention output and the MLP, SP split
   CHECK(recompute_working_bytes_per_token(m, 4, true) == block_activation_bytes_per_token(m, 4, true, Recompute::None));
 }
 
+TEST_CASE("memory: an MoE block keeps every routed copy's expert input, output and intermediates", "[models]") {
+  // Mixtral-8x7B: h 4096, GQA kv_dim 1024, 8 experts of 14336, top-2; TP 2 with SP, bf16.
+  ModelShape m = decoder();
+  m.kv_heads = 8;
+  m.moe.experts = 8, m.moe.top_k = 2, m.moe.moe_ffn = 14336;
+  const double h = 4096, kv = 1024, f = 14336, t = 2;
+  // replicated 8h / t, attention 2(2h + 2kv)/t, 2 routed copies of 2 x 2h (input, output) and
+  // 8f / t (gate, SiLU, up, product), router 8 E / t
+  const double balanced = 8 * h / t + 2 * (2 * h + 2 * kv) / t + 2 * (4 * h + 8 * f / t) + 8 * 8 / t;
+  CHECK(moe_block_activation_bytes_per_token(m, 2, true, Recompute::None) == Approx(balanced));
+  // Against the dense block of the same shape: top-2 doubles the MLP's intermediates (+8f/t) and
+  // adds the two routed copies' input and output (2 x 2 x 2h) and the router (8E/t).
+  CHECK(moe_block_activation_bytes_per_token(m, 2, true, Recompute::None) -
+            block_activation_bytes_per_token(m, 2, true, Recompute::None) ==
+        Approx(8 * f / t + 8 * h + 8 * 8 / t));
+  // Capacity factor and token skew scale the routed copies; a shared expert adds one dense MLP.
+  m.moe.capacity_factor = 1.25, m.moe.token_skew = 1.5, m.moe.shared_experts = 1;
+  const double copies = 2 * 1.25 * 1.5;
+  CHECK(moe_block_activation_bytes_per_token(m, 2, true, Recompute::None) ==
+        Approx(8 * h / t + 2 * (2 * h + 2 * kv) / t + copies * (4 * h + 8 * f / t) + 8 * f / t + 8 * 8 / t));
+  // Full recompute: the block input only, as dense; the recomputed block is the larger of the two.
+  CHECK(moe_block_activation_bytes_per_token(m, 2, true, Recompute::Full) == Approx(2 * h / t));
+  CHECK(recompute_working_bytes_per_token(m, 2, true) ==
+        moe_block_activation_bytes_per_token(m, 2, true, Recompute::None));
+}
+
 TEST_CASE("memory: Korthikanti et al. 2022 Table 2 activation formulas", "[models]") {
   // GPT-3 175B: s 2048, b 1, h 12288, a 96, t 8; 5as/(ht) = 5 x 96 x 2048 / (12288 x 8) = 10.
   const double s = 2048, b = 1, h = 12288, a = 96, sbh = s * b * h;

@@ -29,6 +29,10 @@ TEST_CASE("moe: all-to-all bytes per layer are c T k h b, (ep-1)/ep of it remote
   MoeSpec capped = mx->moe;
   capped.capacity_factor = 1.25;
   CHECK(moe_alltoall_bytes(capped, 4096, 4096, 2) == Approx(1.25 * 4096 * 2 * 4096 * 2));
+  // Token skew 1.5: priced as every rank moving the busiest rank's 1.5x.
+  MoeSpec skewed = capped;
+  skewed.token_skew = 1.5;
+  CHECK(moe_alltoall_bytes(skewed, 4096, 4096, 2) == Approx(1.5 * 1.25 * 4096 * 2 * 4096 * 2));
 }
 
 TEST_CASE("moe: expert GEMM shapes and FLOPs", "[workload]") {
