@@ -4,6 +4,7 @@
 // Times are seconds (double) here: this is the edge where the engine's picoseconds are converted.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,8 @@ struct RunResult {
   uint64_t events = 0;                         // simulator events processed
   MemoryResult memory;                         // GPU memory estimate (training steps)
   ThroughputResult throughput;                 // tokens/s, TFLOP/s, MFU (training steps)
+  // [[stragglers]]: the same step without them (run/stragglers.hpp); what they cost is the difference.
+  std::optional<double> straggler_free_step_s;
   bool fits() const { return !memory.estimated || memory.fits; }
 };
 

@@ -116,6 +116,12 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
     result.step_breakdown = scaled(result.step_breakdown, plan.iterations);
   }
   result.events = sim.events_run();
+  if (!spec.stragglers.empty() && !result.partial) {  // what they cost: the same step without them
+    RunOptions calm = options;
+    calm.timeline = false;
+    if (options.time_limit_s) calm.time_limit_s = *options.time_limit_s - budget.elapsed_s();
+    add_straggler_cost(result, run_scenario(without_stragglers(spec), calm));
+  }
   return result;
 }
 

@@ -1,6 +1,7 @@
 // [[stragglers]] -> per-rank compute scale (stragglers.hpp).
 #include "models/run/stragglers.hpp"
 
+#include <cstdio>
 #include <string>
 
 #include "models/error.hpp"
@@ -24,6 +25,26 @@ void apply_stragglers(const ScenarioSpec& spec, const World& world, std::vector<
       for (int r = 0; r < static_cast<int>(ranks.size()) && r < world.size(); ++r)
         if (world.rank(r).node == *st.node) ranks[r].compute_scale *= st.compute_slowdown;
   }
+}
+
+ScenarioSpec without_stragglers(const ScenarioSpec& spec) {
+  ScenarioSpec calm = spec;
+  calm.stragglers.clear();
+  return calm;
+}
+
+void add_straggler_cost(RunResult& result, const RunResult& straggler_free) {
+  if (straggler_free.partial) {
+    result.notes.push_back("stragglers: the same step without them was stopped by --time-limit; their cost is unknown");
+    return;
+  }
+  const double base = straggler_free.step_time_s, cost = result.step_time_s - base;
+  result.straggler_free_step_s = base;
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "stragglers: the same step without [[stragglers]] takes %.6g s; they cost %.6g s per step (%+.1f %%)",
+                base, cost, base > 0 ? 100 * cost / base : 0.0);
+  result.notes.push_back(line);
 }
 
 }  // namespace models

@@ -2,9 +2,14 @@
 // [[stragglers]]: ranks or nodes whose GPUs compute more slowly. Each listed rank's compute ops
 // take compute_slowdown times as long (the executor's RankSetup::compute_scale); a node entry
 // slows every rank on that node. NIC factors are applied where the links are built (World).
-// The ranks that wait for them show it as barrier wait (models/workload/executor.hpp).
+// The ranks that wait for them show it as barrier wait where they sit idle at a collective a
+// straggler has not reached, but in a communication-bound step most of the loss is later
+// collectives starting later, which the waiting ranks see as exposed communication (data they
+// wait for is moving). So a run with stragglers also simulates the same step without them and
+// reports the difference: what the stragglers cost, the counterfactual a reader asks for.
 #include <vector>
 
+#include "models/result.hpp"
 #include "models/spec.hpp"
 #include "models/workload/program.hpp"
 #include "models/world/world.hpp"
@@ -13,5 +18,11 @@ namespace models {
 
 // Throws SpecError("stragglers.<i>.ranks" / ".node") for a rank or node the World lacks.
 void apply_stragglers(const ScenarioSpec& spec, const World& world, std::vector<workload::RankSetup>& ranks);
+
+// The scenario with its [[stragglers]] removed (every other key unchanged).
+ScenarioSpec without_stragglers(const ScenarioSpec& spec);
+// Records the straggler-free step (RunResult::straggler_free_step_s) and a note with the cost;
+// a straggler-free run stopped by --time-limit leaves a note instead.
+void add_straggler_cost(RunResult& result, const RunResult& straggler_free);
 
 }  // namespace models

@@ -159,6 +159,7 @@ std::string result_json(const models::RunResult& r, const CommandInputs& inputs)
   j["fits"] = r.fits();
   j["memory"] = memory_json(r.memory);
   j["throughput"] = throughput_json(r.throughput);
+  if (r.straggler_free_step_s) j["straggler_free_step_s"] = *r.straggler_free_step_s;
   if (r.partial) {
     j["simulated_fraction"] = simulated_fraction(r);
     j["simulated_s"] = r.step_time_s;
@@ -178,6 +179,13 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
   } else {
     line(fmt::format("step time  {}", format_seconds(r.step_time_s)));
     line(fmt::format("run time   {}  ({} steps)", format_seconds(r.run_time_s), r.steps));
+    if (r.straggler_free_step_s)
+      line(fmt::format("stragglers cost {} per step ({:+.1f} %): {} without [[stragglers]]",
+                       format_seconds(r.step_time_s - *r.straggler_free_step_s),
+                       *r.straggler_free_step_s > 0
+                           ? 100 * (r.step_time_s - *r.straggler_free_step_s) / *r.straggler_free_step_s
+                           : 0.0,
+                       format_seconds(*r.straggler_free_step_s)));
   }
   if (r.throughput.estimated) line("throughput " + throughput_line(r.throughput));
   if (r.memory.estimated) line("memory     " + memory_line(r.memory, 3));

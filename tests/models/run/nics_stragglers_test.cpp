@@ -4,6 +4,7 @@
 
 #include "models/error.hpp"
 #include "models/run/run.hpp"
+#include "models/run/stragglers.hpp"
 
 using namespace models;
 
@@ -69,6 +70,24 @@ TEST_CASE("stragglers: one slow GPU of a 2-node job puts barrier wait on the oth
     CHECK(rr.barrier_wait_s - even.ranks[rr.rank].barrier_wait_s > 0);
     CHECK(rr.barrier_wait_s <= 0.3 * r.ranks[5].compute_s / 1.3 + even.ranks[rr.rank].barrier_wait_s + 1e-9);
   }
+  // What they cost: the run also simulates the same step without [[stragglers]] (stragglers.hpp),
+  // which is exactly the even run, and says the difference in its notes.
+  REQUIRE(r.straggler_free_step_s);
+  CHECK(*r.straggler_free_step_s == even.step_time_s);
+  CHECK_FALSE(even.straggler_free_step_s);
+  bool noted = false;
+  for (const auto& n : r.notes) noted |= n.find("without [[stragglers]]") != std::string::npos;
+  CHECK(noted);
+  // A straggler-free run stopped by --time-limit leaves the cost unknown, not wrong.
+  RunResult stopped_free = even;
+  stopped_free.partial = true;
+  RunResult unknown = r;
+  unknown.straggler_free_step_s.reset();
+  unknown.notes.clear();
+  add_straggler_cost(unknown, stopped_free);
+  CHECK_FALSE(unknown.straggler_free_step_s);
+  REQUIRE(unknown.notes.size() == 1);
+  CHECK(unknown.notes[0].find("cost is unknown") != std::string::npos);
 }
 
 TEST_CASE("stragglers: a node's NIC at half rate slows a cross-node ring", "[models]") {
