@@ -127,13 +127,18 @@ RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork
 
   for (std::size_t i = 0; i < net.link_count(); ++i) {
     const sim::LinkId l{uint32_t(i)};
-    const double bytes = net.link_bytes(l);
+    if (net.is_shadow(l)) continue;
+    // Simulated replicas (workload/replicas.hpp): a link also carried, at other instants than the
+    // spanning collectives' traffic, its replica's own traffic, which ran on its class's shadow.
+    // Bytes are whole numbers and busy times picoseconds: the sums are the full simulation's.
+    const std::optional<sim::LinkId> shadow = net.shadow_of(l);
+    const double bytes = net.link_bytes(l) + (shadow ? net.link_bytes(*shadow) : 0.0);
     if (bytes <= 0) continue;
     LinkResult lr;
     lr.name = net.link_name(l);
     lr.kind = net.link_kind(l);
     lr.bytes = bytes;
-    lr.busy_s = net.link_busy(l).seconds();
+    lr.busy_s = (net.link_busy(l) + (shadow ? net.link_busy(*shadow) : sim::Time::zero())).seconds();
     lr.capacity_bytes_per_s = world.raw_capacity(l, net);  // physical (an NVLink port's usable part is less)
     lr.utilization = step > 0 && lr.capacity_bytes_per_s > 0 ? bytes / (lr.capacity_bytes_per_s * step) : 0;
     if (options.audit && !res.partial)

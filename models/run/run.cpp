@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
+#include <string>
 
 #include "models/collectives/collective.hpp"
 #include "models/nccl/env.hpp"
@@ -20,13 +22,19 @@
 #include "models/workload/executor.hpp"
 #include "models/workload/layout.hpp"
 #include "models/workload/model_shape.hpp"
+#include "models/workload/replicas.hpp"
 #include "models/workload/strategy.hpp"
 #include "sim/check.hpp"
 
 namespace models {
 
-RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
-  const auto wall_start = std::chrono::steady_clock::now();  // --time-limit counts the set-up too
+namespace {
+
+// One simulated step. `replicas`: simulate one data-parallel replica per class where they are
+// alike (workload/replicas.hpp); nullopt if the network's guard then found the replicas' own
+// traffic meeting other traffic (`abandoned` says where): the caller simulates every replica.
+std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOptions& options, bool replicas,
+                                       std::chrono::steady_clock::time_point wall_start, std::string& abandoned) {
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   if (options.audit) net.set_audit(true);
@@ -48,6 +56,10 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   // -> the GPU memory each rank needs (a layout that does not fit still runs, flagged).
   MemoryFill memory = estimate_step_memory(spec, *world, plan, *engine);
 
+  // -> which replicas are alike (before the programs move into the executor).
+  workload::ReplicaQuotient quotient;
+  if (replicas && !options.full && !plan.replica.empty())
+    quotient = workload::replica_quotient(*world, net, plan.programs, plan.groups, plan.ranks, plan.replica);
   // -> the executor.
   workload::StepExecutor exec(sim, net, *engine, world.get(), std::move(plan.programs), std::move(plan.groups),
                               std::move(plan.ranks));
@@ -57,12 +69,28 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   if (options.timeline) exec.record_timeline(recorded = timeline_ranks(exec));
   if (options.full) {
     plan.notes.push_back("full simulation (--full): every rank and every flow simulated");
+  } else if (quotient.applies()) {
+    plan.notes.push_back("symmetry: " + std::to_string(quotient.simulated_replicas) + " of " +
+                         std::to_string(quotient.replicas) + " data-parallel replicas simulated (" +
+                         std::to_string(quotient.simulated_ranks) + " of " + std::to_string(world->size()) +
+                         " ranks), each for the replicas alike to it" +
+                         (quotient.apart.empty() ? "" : " (" + quotient.apart + ")") +
+                         "; their own traffic checked at every instant never to meet other traffic (--full: all)");
+    exec.simulate_replicas(std::move(quotient));
   } else if (const auto classes = exec.simulate_classes(recorded); classes.simulated < world->size()) {
     plan.notes.push_back("symmetry: " + std::to_string(classes.simulated) + " of " + std::to_string(world->size()) +
                          " ranks simulated, each for the ranks with its program and communicators (--full: all)");
   }
   exec.set_wall_limit(options.time_limit_s, wall_start);
   exec.run();
+  if (net.mirror_violated()) {
+    const sim::LinkId at = net.mirror_violation_link();
+    const std::string name = net.link_name(at);
+    abandoned = "at " + std::to_string(net.mirror_violation_time().seconds()) +
+                " s a replica's own traffic met other traffic on " +
+                (name.rfind("mirror/", 0) == 0 ? name.substr(7) : name);
+    return std::nullopt;
+  }
   SIM_CHECK(exec.all_done() || exec.stopped(), "step programs deadlocked: a rank waits for a peer that never comes");
   // Audit: every flow ends (a run stopped by --time-limit leaves its flows in flight on purpose).
   if (options.audit && !exec.stopped())
@@ -91,6 +119,18 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
     result.step_breakdown = scaled(result.step_breakdown, plan.iterations);
   }
   result.events = sim.events_run();
+  return result;
+}
+
+}  // namespace
+
+RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();  // --time-limit counts the set-up too
+  std::string abandoned;
+  if (auto result = simulate_step(spec, options, options.replicas, wall_start, abandoned)) return std::move(*result);
+  RunResult result = *simulate_step(spec, options, false, wall_start, abandoned);
+  result.notes.insert(result.notes.begin(),
+                      "symmetry: replicas simulated once abandoned (" + abandoned + "): every replica simulated");
   return result;
 }
 
