@@ -80,6 +80,13 @@ std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOption
   } else if (const auto classes = exec.simulate_classes(recorded); classes.simulated < world->size()) {
     plan.notes.push_back("symmetry: " + std::to_string(classes.simulated) + " of " + std::to_string(world->size()) +
                          " ranks simulated, each for the ranks with its program and communicators (--full: all)");
+  } else if (world->size() > 1) {  // the mode, and why nothing was saved
+    plan.notes.push_back("symmetry: every rank simulated (" +
+                         (!quotient.why_not.empty() ? "data-parallel replicas: " + quotient.why_not
+                          : !classes.why_full.empty()
+                              ? classes.why_full
+                              : std::string("no two unrecorded ranks with the same program, speed and communicators")) +
+                         ")");
   }
   exec.set_wall_limit(options.time_limit_s, wall_start);
   exec.run();
@@ -129,6 +136,8 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   std::string abandoned;
   if (auto result = simulate_step(spec, options, options.replicas, wall_start, abandoned)) return std::move(*result);
   RunResult result = *simulate_step(spec, options, false, wall_start, abandoned);
+  // One note on the mode: this one says why every replica (so, with send/recv, every rank) ran.
+  std::erase_if(result.notes, [](const std::string& n) { return n.rfind("symmetry: every rank simulated", 0) == 0; });
   result.notes.insert(result.notes.begin(),
                       "symmetry: replicas simulated once abandoned (" + abandoned + "): every replica simulated");
   return result;

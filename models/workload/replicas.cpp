@@ -40,7 +40,7 @@ class Analysis {
           if (op.kind == OpKind::Copy) return refuse(q, "offload copies share each node's host links");
     m_ = 1 + *std::max_element(replica_of_.begin(), replica_of_.end());
     q.replicas = m_;
-    if (m_ < 2) return refuse(q, "one data-parallel replica");
+    if (m_ < 2) return refuse(q, "a single one");
     members_.assign(m_, {});
     position_.assign(n, 0);
     for (int r = 0; r < n; ++r) {
