@@ -1,6 +1,8 @@
 // Issue 14's cluster-scale cases (bench/scale/*.toml), one simulated step per
 // iteration as `commsim run` does it (World build included, no timeline), with closed forms (the
-// default) and without (`--full`: every flow simulated). Counters: the simulated step, events.
+// default) and without (`--full`: every flow simulated); Megatron also with every data-parallel
+// replica simulated (`/every_replica`: the default before replicas were simulated once, issue 14).
+// Counters: the simulated step, events.
 //   build/bench/bench_scale --benchmark_filter='zero3_llama70b_p5en_2048'
 // Memory is measured apart (/usr/bin/time -f %M on `commsim run`): one process holds one case.
 #include <benchmark/benchmark.h>
@@ -13,11 +15,14 @@
 
 namespace {
 
-void run_case(benchmark::State& state, const std::string& name, bool full) {
+enum class Mode { Closed, Full, EveryReplica };
+
+void run_case(benchmark::State& state, const std::string& name, Mode mode) {
   const auto loaded = scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/bench/scale/" + name + ".toml");
   models::RunOptions opt;
   opt.timeline = false;
-  opt.full = full;
+  opt.full = mode == Mode::Full;
+  opt.replicas = mode != Mode::EveryReplica;
   double step = 0, events = 0;
   for (auto _ : state) {
     try {
@@ -40,11 +45,14 @@ int main(int argc, char** argv) {
                            "zero3_llama70b_p5en_2048", "megatron_tp8_pp8_llama70b_p5en_2048",
                            "zero3_offload_llama70b_p5en_2048", "alltoall_1gib_p5en_2048", "zero3_llama70b_p5en_16384",
                            "megatron_tp8_pp8_llama70b_p5en_16384", "allreduce_1gib_p5en_16384"})
-    for (bool full : {false, true})
-      benchmark::RegisterBenchmark((std::string(name) + (full ? "/full" : "/closed")).c_str(),
-                                   [name, full](benchmark::State& s) { run_case(s, name, full); })
+    for (Mode mode : {Mode::Closed, Mode::Full, Mode::EveryReplica}) {
+      if (mode == Mode::EveryReplica && std::string(name).rfind("megatron", 0) != 0) continue;
+      const char* tail = mode == Mode::Closed ? "/closed" : mode == Mode::Full ? "/full" : "/every_replica";
+      benchmark::RegisterBenchmark((std::string(name) + tail).c_str(),
+                                   [name, mode](benchmark::State& s) { run_case(s, name, mode); })
           ->Unit(benchmark::kMillisecond)
           ->Iterations(1);
+    }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

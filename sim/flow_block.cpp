@@ -32,7 +32,7 @@ bool FlowNetwork::start_block(std::span<const BlockFlow> flows, Completion on_al
     if (bf.bytes <= 0) continue;  // never on a link (start_impl)
     for (LinkId id : bf.path) {
       SIM_CHECK(id.index < links_.size(), "flow path names an unknown link");
-      Link& l = links_[id.index];
+      Link& l = links_[route(id.index)];
       if (!l.flows.empty() || l.mark == epoch_ || (l.held_by != UINT32_MAX && l.held_until > now)) return false;
       l.mark = epoch_;
     }
@@ -75,10 +75,11 @@ bool FlowNetwork::start_block(std::span<const BlockFlow> flows, Completion on_al
     } else if (bf.bytes > 0) {
       double narrowest = kUnlimitedRate;
       for (LinkId id : bf.path) {
-        Link& l = links_[id.index];
+        const uint32_t li = route(id.index);
+        Link& l = links_[li];
         narrowest = std::min(narrowest, l.capacity);
         if (l.held_by != UINT32_MAX) credit_links(l.held_by, l.held_flow);  // drained, not credited yet
-        h.links.push_back(id.index);
+        h.links.push_back(li);
       }
       h.rate = h.cap <= narrowest ? h.cap : narrowest;
       h.drain = now + transfer_time(h.total, h.rate);
@@ -87,6 +88,7 @@ bool FlowNetwork::start_block(std::span<const BlockFlow> flows, Completion on_al
         l.held_by = b;
         l.held_flow = i;
         l.held_until = h.drain;
+        if (mirrored()) occupy(li, false, h.drain);
       }
     }
     k.last_drain = std::max(k.last_drain, h.drain);
@@ -229,6 +231,7 @@ void FlowNetwork::demote(uint32_t b) {
       l.held_by = b;
       l.held_flow = i;
       l.held_until = k.start + from.drain;
+      if (mirrored()) occupy(li, false, l.held_until);
     }
     h.total = from.total;
     h.rate = from.rate;
@@ -269,6 +272,7 @@ void FlowNetwork::materialize(uint32_t b) {
       l.busy_since = k.start;
       hops[j].link = li;
       hops[j].position = 0;
+      if (mirrored()) occupy(li, true, now);
       l.flows.push_back(slot);
     }
     // The state apply_rate gave it at the block's start: one settle at start, one drain event.

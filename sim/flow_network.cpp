@@ -72,8 +72,8 @@ FlowId FlowNetwork::start_impl(std::span<const LinkId> path, int64_t bytes, Comp
   for (std::size_t i = 0; i < path.size(); ++i) {
     const uint32_t l = path[i].index;
     SIM_CHECK(l < links_.size(), "flow path names an unknown link");
-    hops[i].link = l;
-    if (add_path_latency) f.latency += links_[l].latency;
+    hops[i].link = route(l);
+    if (add_path_latency) f.latency += links_[hops[i].link].latency;
   }
   ++active_flows_;
   const FlowId id{slot, f.generation};
@@ -108,6 +108,7 @@ void FlowNetwork::attach(uint32_t slot) {
   for (uint32_t i = 0; i < f.hops.size(); ++i) {
     Link& l = links_[hops[i].link];
     for (uint32_t j = 0; j < i; ++j) SIM_CHECK(hops[j].link != hops[i].link, "a flow path must not use a link twice");
+    if (mirrored()) occupy(hops[i].link, l.flows.empty(), now);
     if (l.flows.empty()) l.busy_since = sim_.now();
     hops[i].position = static_cast<uint32_t>(l.flows.size());
     l.flows.push_back(slot);
@@ -135,7 +136,10 @@ void FlowNetwork::detach(uint32_t slot) {
         }
     }
     l.bytes_done += f.total - f.remaining;
-    if (l.flows.empty()) l.busy_total += sim_.now() - l.busy_since;
+    if (l.flows.empty()) {
+      l.busy_total += sim_.now() - l.busy_since;
+      if (mirrored()) vacate(li);
+    }
     mark_dirty(li);
   }
 }
@@ -429,6 +433,77 @@ Time FlowNetwork::link_busy(LinkId l) const {
     busy += std::min(sim_.now(), k.flows[link.held_flow].drain) - k.start;
   }
   return busy;
+}
+
+void FlowNetwork::set_mirrors(std::vector<uint32_t> class_of_link, std::span<const LinkId> model_of_class) {
+  SIM_CHECK(!mirrored() && active_flows_ == 0 && live_blocks_ == 0, "mirrors are set once, before any flow");
+  SIM_CHECK(class_of_link.size() == links_.size(), "a class (or none) for every link");
+  const uint32_t classes = static_cast<uint32_t>(model_of_class.size());
+  for (uint32_t c : class_of_link) SIM_CHECK(c == kNoClass || c < classes, "a link of an unknown class");
+  const uint32_t first = static_cast<uint32_t>(links_.size());
+  for (LinkId m : model_of_class) {
+    SIM_CHECK(m.index < first, "a class's model must be a link");
+    const Link& model = links_[m.index];
+    const double capacity = model.capacity;
+    const Time latency = model.latency;
+    add_link("mirror/" + link_names_[m.index], link_kinds_[m.index], capacity, latency);
+  }
+  first_shadow_ = first;
+  class_of_link_ = std::move(class_of_link);
+  real_flows_.assign(classes, 0);
+  real_held_.assign(classes, Time::zero());
+}
+
+// `flow`: li had no flow and now carries one (else a block holds it until `until`). The guard
+// only needs the instants at which one side of a class becomes busy: an overlap starts at one.
+void FlowNetwork::occupy(uint32_t li, bool flow, Time until) {
+  const Time now = sim_.now();
+  uint32_t c;
+  bool other_busy;
+  if (li >= first_shadow_) {
+    c = li - first_shadow_;
+    other_busy = real_busy(c);
+  } else {
+    if (li >= class_of_link_.size() || class_of_link_[li] == kNoClass) return;
+    c = class_of_link_[li];
+    if (flow)
+      ++real_flows_[c];
+    else if (until > now)
+      real_held_[c] = std::max(real_held_[c], until);
+    other_busy = shadow_busy(c);
+  }
+  if (!other_busy) return;
+  suspects_.push_back(c);
+  if (!check_scheduled_) {
+    check_scheduled_ = true;
+    sim_.schedule_end_of_instant([this] { check_mirrors(); });
+  }
+}
+
+// A held link stays busy until its flow's drain (a block turned into flows keeps the bound: its
+// flows drain no earlier, as they ran alone at the fastest rate their links allow).
+bool FlowNetwork::shadow_busy(uint32_t c) const {
+  const Link& s = links_[first_shadow_ + c];
+  return !s.flows.empty() || s.held_until > sim_.now();
+}
+
+bool FlowNetwork::real_busy(uint32_t c) const { return real_flows_[c] > 0 || real_held_[c] > sim_.now(); }
+
+// End of an instant: a class whose shadow and one of whose real links both still carry traffic
+// would have shared that link in the full network from this instant on.
+void FlowNetwork::check_mirrors() {
+  check_scheduled_ = false;
+  for (uint32_t c : suspects_)
+    if (!mirror_violated_ && shadow_busy(c) && real_busy(c)) violate(first_shadow_ + c);
+  suspects_.clear();
+}
+
+void FlowNetwork::violate(uint32_t li) {
+  if (mirror_violated_) return;
+  mirror_violated_ = true;
+  violation_time_ = sim_.now();
+  violation_link_ = LinkId{li};
+  sim_.stop();
 }
 
 double FlowNetwork::link_load(LinkId l) const {

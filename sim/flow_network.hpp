@@ -17,6 +17,7 @@
 // So on an idle link: T = latency + bytes / bandwidth.
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -97,6 +98,32 @@ class FlowNetwork {
   uint64_t blocks_closed() const { return blocks_closed_; }              // blocks solved in closed form
   uint64_t blocks_materialized() const { return blocks_materialized_; }  // of those, turned into flows
   uint64_t blocks_repeated() const { return blocks_repeated_; }          // of those, start_cached_block
+
+  // Mirrored replicas (models/workload/replicas.hpp). A workload made of m identical replicas whose
+  // own traffic stays on their own links simulates one replica for m: each class c of links (the
+  // same link of every replica) gets a shadow link, and the flows of the simulated replica's own
+  // operations (started while set_mirror_tag(true)) run on the shadows of their links, so that
+  // they are rated exactly as any replica's own flows are in the full network (which never meet
+  // another replica's). Every other flow (a data-parallel collective's, across replicas) runs on
+  // the real links. That is exact as long as no other flow is on a link of class c while the
+  // shadow of c carries a flow: the guard checks it at the end of every instant in which a flow
+  // or block arrived on a classed link, and if it fails, records it and stops the simulator (the
+  // caller then runs every replica). `class_of_link`: per link (add every link first), its class
+  // or kNoClass; `capacity_of_class` etc. are taken from `model_of_class`, one link of each class.
+  static constexpr uint32_t kNoClass = UINT32_MAX;
+  void set_mirrors(std::vector<uint32_t> class_of_link, std::span<const LinkId> model_of_class);
+  void set_mirror_tag(bool on) { mirror_tag_ = on; }
+  bool mirrored() const { return first_shadow_ != UINT32_MAX; }
+  bool is_shadow(LinkId l) const { return mirrored() && l.index >= first_shadow_; }
+  // The shadow carrying the simulated replica's own flows for real link `l`'s class, if any.
+  std::optional<LinkId> shadow_of(LinkId l) const {
+    if (!mirrored() || l.index >= class_of_link_.size() || class_of_link_[l.index] == kNoClass) return std::nullopt;
+    return LinkId{first_shadow_ + class_of_link_[l.index]};
+  }
+  // The guard failed: when, and on which class (its model link).
+  bool mirror_violated() const { return mirror_violated_; }
+  Time mirror_violation_time() const { return violation_time_; }
+  LinkId mirror_violation_link() const { return violation_link_; }
 
   // Removes a flow that has not finished; its handler never runs. Returns false if not active.
   bool cancel(FlowId id);
@@ -208,6 +235,22 @@ class FlowNetwork {
   void demote(uint32_t b);
   void credit_links(uint32_t b, uint32_t i);
   uint32_t alloc_slot();
+  // Mirrors: where a flow started now goes (a tagged flow's link: its class's shadow), and the guard.
+  uint32_t route(uint32_t li) {
+    if (!mirror_tag_ || !mirrored()) return li;
+    if (li < class_of_link_.size() && class_of_link_[li] != kNoClass) return first_shadow_ + class_of_link_[li];
+    violate(li);  // a replica's own flow on a link no class holds: its mirrors would share it
+    return li;
+  }
+  // A flow or block now occupies link li (held until `until` if a block's): note it for the guard.
+  void occupy(uint32_t li, bool flow, Time until);
+  void vacate(uint32_t li) {  // li's last flow left
+    if (li < class_of_link_.size() && class_of_link_[li] != kNoClass) --real_flows_[class_of_link_[li]];
+  }
+  bool shadow_busy(uint32_t c) const;
+  bool real_busy(uint32_t c) const;
+  void check_mirrors();
+  void violate(uint32_t li);
 
   FlowId start_impl(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap, Time latency,
                     bool add_path_latency);
@@ -253,6 +296,17 @@ class FlowNetwork {
   uint32_t exclusive_ = UINT32_MAX;   // the repeated block running, if any
   std::vector<Block> blocks_;
   std::vector<uint32_t> free_blocks_;
+  // Mirrors (set_mirrors): per real link its class; shadows are links first_shadow_ + class.
+  std::vector<uint32_t> class_of_link_;
+  uint32_t first_shadow_ = UINT32_MAX;
+  bool mirror_tag_ = false;
+  std::vector<uint32_t> real_flows_;  // per class: real links of the class carrying flows
+  std::vector<Time> real_held_;       // per class: latest drain of a block's flow on a real link of it
+  std::vector<uint32_t> suspects_;    // classes to check at the end of this instant
+  bool check_scheduled_ = false;
+  bool mirror_violated_ = false;
+  Time violation_time_;
+  LinkId violation_link_;
   uint64_t blocks_closed_ = 0;
   uint64_t blocks_materialized_ = 0;
   uint64_t blocks_repeated_ = 0;

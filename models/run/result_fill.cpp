@@ -125,25 +125,48 @@ RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork
   if (res.partial) res.breakdown["simulated_fraction"] = exec.progress();
   res.step_breakdown = mean_breakdown(res.ranks);
 
+  // Every loaded link's figures, then the 32 most utilized (ties by name) as LinkResults: names
+  // are copied for those only (a 131,072-GPU cluster has a million links).
+  struct Loaded {
+    double utilization, bytes;
+    sim::Time busy;
+    double capacity;
+    uint32_t link;
+  };
+  std::vector<Loaded> loaded;
   for (std::size_t i = 0; i < net.link_count(); ++i) {
     const sim::LinkId l{uint32_t(i)};
-    const double bytes = net.link_bytes(l);
+    if (net.is_shadow(l)) continue;
+    // Simulated replicas (workload/replicas.hpp): a link also carried, at other instants than the
+    // spanning collectives' traffic, its replica's own traffic, which ran on its class's shadow.
+    // Bytes are whole numbers and busy times picoseconds: the sums are the full simulation's.
+    const std::optional<sim::LinkId> shadow = net.shadow_of(l);
+    const double bytes = net.link_bytes(l) + (shadow ? net.link_bytes(*shadow) : 0.0);
     if (bytes <= 0) continue;
-    LinkResult lr;
-    lr.name = net.link_name(l);
-    lr.kind = net.link_kind(l);
-    lr.bytes = bytes;
-    lr.busy_s = net.link_busy(l).seconds();
-    lr.capacity_bytes_per_s = world.raw_capacity(l, net);  // physical (an NVLink port's usable part is less)
-    lr.utilization = step > 0 && lr.capacity_bytes_per_s > 0 ? bytes / (lr.capacity_bytes_per_s * step) : 0;
+    const double capacity = world.raw_capacity(l, net);  // physical (an NVLink port's usable part is less)
+    const double utilization = step > 0 && capacity > 0 ? bytes / (capacity * step) : 0;
     if (options.audit && !res.partial)
-      SIM_CHECK(lr.utilization <= 1.0 + 1e-6, "a link carried more than its capacity over the step");
+      SIM_CHECK(utilization <= 1.0 + 1e-6, "a link carried more than its capacity over the step");
+    loaded.push_back({utilization, bytes, net.link_busy(l) + (shadow ? net.link_busy(*shadow) : sim::Time::zero()),
+                      capacity, uint32_t(i)});
+  }
+  const auto busier = [&](const Loaded& a, const Loaded& b) {
+    return a.utilization != b.utilization ? a.utilization > b.utilization
+                                          : net.link_name({a.link}) < net.link_name({b.link});
+  };
+  const std::size_t shown = std::min<std::size_t>(loaded.size(), 32);
+  std::partial_sort(loaded.begin(), loaded.begin() + static_cast<std::ptrdiff_t>(shown), loaded.end(), busier);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const Loaded& x = loaded[i];
+    LinkResult lr;
+    lr.name = net.link_name({x.link});
+    lr.kind = net.link_kind({x.link});
+    lr.bytes = x.bytes;
+    lr.busy_s = x.busy.seconds();
+    lr.capacity_bytes_per_s = x.capacity;
+    lr.utilization = x.utilization;
     res.links.push_back(std::move(lr));
   }
-  std::sort(res.links.begin(), res.links.end(), [](const LinkResult& a, const LinkResult& b) {
-    return a.utilization != b.utilization ? a.utilization > b.utilization : a.name < b.name;
-  });
-  if (res.links.size() > 32) res.links.resize(32);
   res.transports = count_transports(exec, world, res.pair_transports);
   res.timeline = exec.timeline();
   return res;

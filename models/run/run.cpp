@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "models/collectives/collective.hpp"
@@ -22,6 +23,7 @@
 #include "models/workload/executor.hpp"
 #include "models/workload/layout.hpp"
 #include "models/workload/model_shape.hpp"
+#include "models/workload/replicas.hpp"
 #include "models/workload/strategy.hpp"
 #include "sim/check.hpp"
 
@@ -42,11 +44,12 @@ RunResult stopped_in_setup(const ScenarioSpec& spec, const WallBudget& budget) {
                       budget.stopped_in() + ": no operation simulated");
   return res;
 }
-}  // namespace
 
-RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
-  // --time-limit counts the set-up too: checked between its stages (wall_budget.hpp).
-  WallBudget budget(options.time_limit_s, WallBudget::Clock::now());
+// One simulated step. `replicas`: simulate one data-parallel replica per class where they are
+// alike (workload/replicas.hpp); nullopt if the network's guard then found the replicas' own
+// traffic meeting other traffic (`abandoned` says where): the caller simulates every replica.
+std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOptions& options, bool replicas,
+                                       WallBudget& budget, std::string& abandoned) {
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   if (options.audit) net.set_audit(true);
@@ -72,6 +75,10 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   MemoryFill memory = estimate_step_memory(spec, *world, plan, *engine);
   if (budget.spent("estimating every rank's memory")) return stopped_in_setup(spec, budget);
 
+  // -> which replicas are alike (before the programs move into the executor).
+  workload::ReplicaQuotient quotient;
+  if (replicas && !options.full && !plan.replica.empty())
+    quotient = workload::replica_quotient(*world, net, plan.programs, plan.groups, plan.ranks, plan.replica);
   // -> the executor.
   workload::StepExecutor exec(sim, net, *engine, world.get(), std::move(plan.programs), std::move(plan.groups),
                               std::move(plan.ranks));
@@ -81,13 +88,36 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   if (options.timeline) exec.record_timeline(recorded = timeline_ranks(exec));
   if (options.full) {
     plan.notes.push_back("full simulation (--full): every rank and every flow simulated");
+  } else if (quotient.applies()) {
+    plan.notes.push_back("symmetry: " + std::to_string(quotient.simulated_replicas) + " of " +
+                         std::to_string(quotient.replicas) + " data-parallel replicas simulated (" +
+                         std::to_string(quotient.simulated_ranks) + " of " + std::to_string(world->size()) +
+                         " ranks), each for the replicas alike to it" +
+                         (quotient.apart.empty() ? "" : " (" + quotient.apart + ")") +
+                         "; their own traffic checked at every instant never to meet other traffic (--full: all)");
+    exec.simulate_replicas(std::move(quotient));
   } else if (const auto classes = exec.simulate_classes(recorded); classes.simulated < world->size()) {
     plan.notes.push_back("symmetry: " + std::to_string(classes.simulated) + " of " + std::to_string(world->size()) +
                          " ranks simulated, each for the ranks with its program and communicators (--full: all)");
+  } else if (world->size() > 1) {  // the mode, and why nothing was saved
+    plan.notes.push_back("symmetry: every rank simulated (" +
+                         (!quotient.why_not.empty() ? "data-parallel replicas: " + quotient.why_not
+                          : !classes.why_full.empty()
+                              ? classes.why_full
+                              : std::string("no two unrecorded ranks with the same program, speed and communicators")) +
+                         ")");
   }
   if (budget.spent("finding the rank classes")) return stopped_in_setup(spec, budget);
   exec.set_wall_limit(options.time_limit_s, budget.start());
   exec.run();
+  if (net.mirror_violated()) {
+    const sim::LinkId at = net.mirror_violation_link();
+    const std::string name = net.link_name(at);
+    abandoned = "at " + std::to_string(net.mirror_violation_time().seconds()) +
+                " s a replica's own traffic met other traffic on " +
+                (name.rfind("mirror/", 0) == 0 ? name.substr(7) : name);
+    return std::nullopt;
+  }
   SIM_CHECK(exec.all_done() || exec.stopped(), "step programs deadlocked: a rank waits for a peer that never comes");
   // Audit: every flow ends (a run stopped by --time-limit leaves its flows in flight on purpose).
   if (options.audit && !exec.stopped())
@@ -116,6 +146,25 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
     result.step_breakdown = scaled(result.step_breakdown, plan.iterations);
   }
   result.events = sim.events_run();
+  return result;
+}
+
+}  // namespace
+
+RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
+  // --time-limit counts the set-up too: checked between its stages (wall_budget.hpp).
+  WallBudget budget(options.time_limit_s, WallBudget::Clock::now());
+  std::string abandoned;
+  RunResult result;
+  if (auto once = simulate_step(spec, options, options.replicas, budget, abandoned)) {
+    result = std::move(*once);
+  } else {
+    result = *simulate_step(spec, options, false, budget, abandoned);
+    // One note on the mode: this one says why every replica (so, with send/recv, every rank) ran.
+    std::erase_if(result.notes, [](const std::string& n) { return n.rfind("symmetry: every rank simulated", 0) == 0; });
+    result.notes.insert(result.notes.begin(),
+                        "symmetry: replicas simulated once abandoned (" + abandoned + "): every replica simulated");
+  }
   if (!spec.stragglers.empty() && !result.partial) {  // what they cost: the same step without them
     RunOptions calm = options;
     calm.timeline = false;

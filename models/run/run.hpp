@@ -17,6 +17,9 @@ struct RunOptions {
   // simulated once, collectives on idle links in closed form (sim::FlowNetwork::start_block).
   // Same results either way (tests/scenarios/closed_forms_test.cpp); only the cost differs.
   bool full = false;
+  // Off: Megatron's alike data-parallel replicas are each simulated (workload/replicas.hpp), as
+  // before they could be simulated once; for benches comparing the two. Same results.
+  bool replicas = true;
 };
 
 RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options = {});

@@ -52,14 +52,10 @@ StepExecutor::StepExecutor(sim::Simulator& sim, sim::FlowNetwork& net, collectiv
     state_[r].streams.resize(p.streams());
     state_[r].events.assign(p.events, 0);
   }
-  timeline_mask_.assign(n, 0);
+  timeline_labels_.assign(n, {});
 }
 
-void StepExecutor::record_timeline(std::vector<int> ranks) {
-  timeline_ranks_ = std::move(ranks);
-  for (int r : timeline_ranks_)
-    if (r >= 0 && r < int(timeline_mask_.size())) timeline_mask_[r] = 1;
-}
+void StepExecutor::record_timeline(std::vector<int> ranks) { timeline_ranks_ = std::move(ranks); }
 
 sim::Time StepExecutor::end() const {
   sim::Time t = start_;
@@ -70,6 +66,9 @@ sim::Time StepExecutor::end() const {
 void StepExecutor::run() {
   start_ = sim_.now();
   for (auto& s : state_) s.last = start_;
+  // A recorded rank that is not simulated is recorded from the rank that stands for it.
+  for (int r : timeline_ranks_)
+    if (r >= 0 && r < int(ranks_.size())) timeline_labels_[rep(r)].push_back(r);
   check_wall();  // a budget the set-up already spent stops the run before its first op
   if (!stopped_)
     for (int r = 0; r < int(ranks_.size()); ++r)
@@ -127,11 +126,12 @@ void StepExecutor::add_span(int r, StepBreakdown& b, sim::Time dt) const {
 StepBreakdown StepExecutor::breakdown(int r, sim::Time step_end) const {
   const RankAccount& a = acct_[r];
   StepBreakdown b = a.parts;
+  const int s = rep(r);  // the simulated rank's state is this one's
   if (a.done) {
     // Waiting for the slowest rank: the pipeline draining, or the next step's first collective.
     if (step_end > a.finish) (program_p2p_[ranks_[r].program] ? b.bubble : b.barrier) += step_end - a.finish;
-  } else if (step_end > state_[r].last) {
-    add_span(r, b, step_end - state_[r].last);  // a stopped run: the state it was left in
+  } else if (step_end > state_[s].last) {
+    add_span(s, b, step_end - state_[s].last);  // a stopped run: the state it was left in
   }
   return b;
 }
@@ -289,7 +289,8 @@ void StepExecutor::finish_op(int r, int s) {
   }
   st.busy = false;
   ++st.pc;
-  if ((++ops_done_ & 1023) == 0) check_wall();
+  ops_done_ += uint64_t(weight(r));
+  if ((++ops_seen_ & 1023) == 0) check_wall();
   advance(r);
 }
 
@@ -322,7 +323,7 @@ void StepExecutor::arrive_collective(int r, int s, const Op& op) {
     SIM_CHECK(inst.op == op.coll && inst.bytes == op.bytes, "group members disagree on a collective");
   }
   inst.arrived += weight(r);  // a representative arrives for its whole class
-  if (inst.arrived == groups_[g].ranks.size()) launch(g, seq);
+  if (inst.arrived == group_need(g)) launch(g, seq);
 }
 
 void StepExecutor::launch(int g, uint64_t seq) {
@@ -338,7 +339,7 @@ void StepExecutor::launch(int g, uint64_t seq) {
     --state_[m].coll_waiting;
     comm_begin(m);
   }
-  ++launched_;
+  launched_ += launches_.empty() ? 1 : uint64_t(launches_[g]);  // a replica's own: its images' too
   if (members.size() == 1) {  // a one-rank communicator moves nothing (copies are modelled as Memory ops)
     sim_.schedule_in(sim::Time::zero(), [this, g, seq] {
       collectives::CollectiveRecord rec{};
@@ -347,9 +348,11 @@ void StepExecutor::launch(int g, uint64_t seq) {
     return;
   }
   set_comm_rate_scale(simulated_members(g));  // a class's members compute when its representative does
+  net_.set_mirror_tag(mirrored_group(g));     // a replica's own: on shadow links, for its images too
   engine_.launch(
       groups_[g], inst.op, inst.bytes,
       [this, g, seq](const collectives::CollectiveRecord& rec) { collective_done(g, seq, rec); }, inst.in_place);
+  net_.set_mirror_tag(false);
   engine_.set_rate_scale(1.0);
 }
 
@@ -420,6 +423,7 @@ void StepExecutor::start_transfer(int src, uint8_t ss, int dst, uint8_t ds, int6
   const sim::Time started = sim_.now();
   const int pair[2] = {src, dst};
   set_comm_rate_scale(pair);
+  net_.set_mirror_tag(mirrored_rank(src));  // a replica's own pipeline transfer, for its images too
   engine_.send_recv(src, dst, bytes,
                     [this, src, ss, dst, ds, bytes, started](const collectives::CollectiveRecord& rec) {
                       for (auto [r, s] : {std::pair<int, int>{src, ss}, std::pair<int, int>{dst, ds}}) {
@@ -429,13 +433,13 @@ void StepExecutor::start_transfer(int src, uint8_t ss, int dst, uint8_t ds, int6
                         finish_op(r, s);
                       }
                     });
+  net_.set_mirror_tag(false);
   engine_.set_rate_scale(1.0);
 }
 
 void StepExecutor::note(int r, int s, const std::string& stream, uint32_t name, nccl::CollOp op, bool is_coll,
                         int64_t bytes, sim::Time start, const collectives::CollectiveRecord* rec) {
   TimelineEvent e;
-  e.rank = r;
   e.stream = stream;
   e.name = programs_[ranks_[r].program].names[name];
   if (is_coll) e.op = nccl::coll_op_name(op);
@@ -446,7 +450,10 @@ void StepExecutor::note(int r, int s, const std::string& stream, uint32_t name, 
     e.algo = nccl::algo_name(rec->algo);
     e.proto = nccl::proto_name(rec->proto);
   }
-  timeline_.push_back(std::move(e));
+  for (int label : timeline_labels_[r]) {  // r itself, or the recorded ranks it stands for
+    e.rank = label;
+    timeline_.push_back(e);
+  }
 }
 
 }  // namespace models::workload

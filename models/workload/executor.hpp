@@ -23,6 +23,7 @@
 #include "models/collectives/collective.hpp"
 #include "models/result.hpp"
 #include "models/workload/program.hpp"
+#include "models/workload/replicas.hpp"
 #include "models/workload/step_breakdown.hpp"
 #include "models/workload/symmetry.hpp"
 #include "models/world/world.hpp"
@@ -68,6 +69,11 @@ class StepExecutor {
   // Simulate one representative per class of identical ranks (symmetry.hpp), the ranks of `keep`
   // on their own; call before run(). Returns the classes (all ranks simulated: not applied).
   RankClasses simulate_classes(const std::vector<int>& keep);
+  // Simulate one data-parallel replica per class of alike replicas (replicas.hpp; `q.applies()`),
+  // their own traffic on the network's shadow links; call before run(). Recorded ranks of other
+  // replicas are recorded from the ranks that stand for them. After run(), the network's
+  // mirror_violated() says whether the run is valid (else simulate every replica).
+  void simulate_replicas(ReplicaQuotient q);
 
   // Starts every rank now and runs the simulator until all programs end (or the wall-clock
   // limit stops it: then stopped() is true).
@@ -160,7 +166,7 @@ class StepExecutor {
   void start_transfer(int src, uint8_t src_stream, int dst, uint8_t dst_stream, int64_t bytes);
   void note(int r, int s, const std::string& stream, uint32_t name, nccl::CollOp op, bool is_coll, int64_t bytes,
             sim::Time start, const collectives::CollectiveRecord* rec);
-  bool recording(int r) const { return !timeline_ranks_.empty() && timeline_mask_[r]; }
+  bool recording(int r) const { return !timeline_ranks_.empty() && !timeline_labels_[r].empty(); }
   void check_wall();
 
   sim::Simulator& sim_;
@@ -179,7 +185,7 @@ class StepExecutor {
   std::vector<std::pair<int, int>> p2p_pairs_;
   std::unordered_set<uint64_t> p2p_seen_;
   std::vector<int> timeline_ranks_;
-  std::vector<uint8_t> timeline_mask_;
+  std::vector<std::vector<int>> timeline_labels_;  // per simulated rank: the recorded ranks it stands for
   std::vector<TimelineEvent> timeline_;
   std::vector<sim::LinkId> path_scratch_;
   sim::Time start_;
@@ -187,12 +193,23 @@ class StepExecutor {
   std::vector<int> weight_;                  // per rank: ranks it stands for (0: not simulated)
   std::vector<int> rep_;                     // per rank: its representative
   std::vector<std::vector<int>> group_sim_;  // per group: its simulated members
+  std::vector<uint32_t> group_need_;         // per group: arrivals (weights) that launch it
+  // Replicas (simulate_replicas); empty otherwise.
+  std::vector<uint8_t> mirrored_group_;   // per group: a simulated replica's own (flows on shadows)
+  std::vector<int> launches_;             // per group: instances one launch stands for
+  std::vector<std::vector<int>> images_;  // per simulated rank: the ranks it stands for, itself first
   int weight(int r) const { return weight_.empty() ? 1 : weight_[r]; }
+  int rep(int r) const { return rep_.empty() ? r : rep_[r]; }
+  uint32_t group_need(int g) const { return group_need_.empty() ? uint32_t(groups_[g].ranks.size()) : group_need_[g]; }
+  bool mirrored_group(int g) const { return !mirrored_group_.empty() && mirrored_group_[g]; }
+  bool mirrored_rank(int r) const { return !images_.empty() && images_[r].size() > 1; }
   const std::vector<int>& simulated_members(int g) const { return weight_.empty() ? groups_[g].ranks : group_sim_[g]; }
-  void expand_classes();  // copies representatives' accounts to their classes
+  void set_simulated(std::vector<int> weight, std::vector<int> rep);  // weights, reps and group members
+  void expand_classes();  // copies representatives' accounts (and transfers) to the ranks they stand for
   int done_ranks_ = 0;
   uint64_t launched_ = 0;
-  uint64_t ops_done_ = 0;
+  uint64_t ops_done_ = 0;   // weighted: a representative's op counts for its class
+  uint64_t ops_seen_ = 0;   // ops finished by simulated ranks (the wall-clock check's cadence)
   uint64_t total_ops_ = 0;  // timed operations of every rank's program
   bool stopped_ = false;
   std::optional<double> wall_limit_s_;

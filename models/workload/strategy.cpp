@@ -66,6 +66,8 @@ void megatron_step(const ScenarioSpec& spec, const ModelShape& shape, const Para
   c.rates = rates;
   plan.programs = build_megatron_programs(c);
   megatron_layout(c, plan.groups, plan.ranks);
+  plan.replica.resize(plan.ranks.size());
+  for (std::size_t r = 0; r < plan.ranks.size(); ++r) plan.replica[r] = megatron_coord(layout, int(r)).d;
   const ParallelLayout& l = layout;
   std::string what = "Megatron TP " + std::to_string(l.tp) + (l.cp > 1 ? " x CP " + std::to_string(l.cp) : "") +
                      " x PP " + std::to_string(l.pp) + " x DP " + std::to_string(l.dp) + ", " +

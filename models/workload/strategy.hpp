@@ -18,6 +18,8 @@ struct StepPlan {
   std::vector<Program> programs;
   std::vector<collectives::Group> groups;
   std::vector<RankSetup> ranks;  // one per World rank
+  // Per World rank, its data-parallel replica (Megatron: the DP index; replicas.hpp); empty: none.
+  std::vector<int> replica;
   std::vector<std::string> notes;
   double overlap_slowdown = 0;       // compute.overlap_slowdown, for training steps
   double comm_overlap_slowdown = 0;  // comm.overlap_slowdown, for training steps

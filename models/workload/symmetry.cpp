@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "models/workload/executor.hpp"
+#include "sim/check.hpp"
 
 namespace models::workload {
 
@@ -63,20 +64,49 @@ RankClasses rank_classes(const std::vector<Program>& programs, const std::vector
 RankClasses StepExecutor::simulate_classes(const std::vector<int>& keep) {
   RankClasses c = rank_classes(programs_, ranks_, keep);
   if (c.simulated == static_cast<int>(ranks_.size())) return c;
-  weight_ = c.size;
-  rep_ = c.rep;
-  // Per group, its members that are simulated (in the group's order).
+  set_simulated(c.size, c.rep);
+  return c;
+}
+
+void StepExecutor::simulate_replicas(ReplicaQuotient q) {
+  SIM_CHECK(q.applies() && q.rep.size() == ranks_.size(), "replicas simulated without their quotient");
+  set_simulated(std::move(q.weight), std::move(q.rep));
+  mirrored_group_ = std::move(q.mirrored_group);
+  launches_ = std::move(q.launches);
+  images_ = std::move(q.images);
+  net_.set_mirrors(std::move(q.class_of_link), q.model_of_class);
+}
+
+void StepExecutor::set_simulated(std::vector<int> weight, std::vector<int> rep) {
+  weight_ = std::move(weight);
+  rep_ = std::move(rep);
+  // Per group, its members that are simulated (in the group's order), and the sum of their
+  // weights: the arrivals that launch it (the group's size, or for a replica's own group its
+  // size times the replicas it stands for).
   group_sim_.assign(groups_.size(), {});
+  group_need_.assign(groups_.size(), 0);
   for (std::size_t g = 0; g < groups_.size(); ++g)
     for (int m : groups_[g].ranks)
-      if (weight_[m] > 0) group_sim_[g].push_back(m);
-  return c;
+      if (weight_[m] > 0) {
+        group_sim_[g].push_back(m);
+        group_need_[g] += uint32_t(weight_[m]);
+      }
 }
 
 void StepExecutor::expand_classes() {
   if (rep_.empty()) return;
   for (std::size_t r = 0; r < rep_.size(); ++r)
     if (rep_[r] != static_cast<int>(r)) acct_[r] = acct_[rep_[r]];
+  if (images_.empty()) return;
+  // A replica's own transfers stand for their images' (pairs already listed are skipped).
+  const std::size_t simulated = p2p_pairs_.size();
+  for (std::size_t i = 0; i < simulated; ++i) {
+    const auto [a, b] = p2p_pairs_[i];
+    for (std::size_t k = 1; k < images_[a].size(); ++k) {
+      const int x = images_[a][k], y = images_[b][k];
+      if (p2p_seen_.insert((uint64_t(uint32_t(x)) << 32) | uint32_t(y)).second) p2p_pairs_.emplace_back(x, y);
+    }
+  }
 }
 
 }  // namespace models::workload

@@ -131,6 +131,8 @@ class WorldImpl final : public World {
     out.push_back(lb.pcie_down[gb]);
   }
 
+  LinkRange node_links(int n) const override { return node_links_.at(n); }
+
   void host_to_gpu(int r, std::vector<sim::LinkId>& out) const override {
     const RankInfo& ri = ranks_.at(r);
     const NodeLinks& l = links_[ri.node];
@@ -276,9 +278,11 @@ class WorldImpl final : public World {
       }
     }
     links_.resize(layout_.nodes);
+    node_links_.resize(layout_.nodes);
     for (int n = 0; n < layout_.nodes; ++n) {
       NodeLinks& l = links_[n];
       const std::string p = "node" + std::to_string(n) + "/";
+      node_links_[n].first = static_cast<uint32_t>(net.link_count());
       for (int g = 0; g < ng; ++g) {
         const std::string gp = p + "gpu" + std::to_string(g) + "/";
         if (nvl_bw > 0) {
@@ -307,6 +311,7 @@ class WorldImpl final : public World {
       l.eth_tx = net.add_link(p + "eth.tx", "eth", eth_bw, Time::from_seconds(eth_lat / 2));
       l.eth_rx = net.add_link(p + "eth.rx", "eth", eth_bw, Time::from_seconds(eth_lat / 2));
       l.loopback = net.add_link(p + "loopback", "eth", lo_bw, Time::from_seconds(lo.latency_s));
+      node_links_[n].count = static_cast<uint32_t>(net.link_count()) - node_links_[n].first;
     }
     // The fabric's shared links, after the nodes' (link ids of the default are unchanged).
     std::vector<double> rail_bw;
@@ -322,6 +327,7 @@ class WorldImpl final : public World {
   nccl::TransportModel transports_;
   std::vector<RankInfo> ranks_;
   std::vector<NodeLinks> links_;
+  std::vector<LinkRange> node_links_;  // node_links()
   std::optional<topology::Fabric> fabric_;
   TcpEdge tcp_edge_;         // tcp_edge()
   std::vector<double> raw_;  // per link index: raw bandwidth where the capacity carries an efficiency, else 0

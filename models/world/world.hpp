@@ -53,6 +53,13 @@ class World {
   virtual TcpEdge tcp_edge() const { return {}; }
   // Host-side links of a rank's GPU, for CPU offload traffic: pinned host->GPU and GPU->host
   // copies (PCIe, then host memory), appended to `out`.
+  // The links of node `n` (its GPUs' ports, PCIe, host memory, NICs, Ethernet): ids first ..
+  // first + count - 1, laid out alike on every node (link first + i of one node is the same part
+  // as link first + i of another). The fabric's shared links belong to no node. None known: {}.
+  struct LinkRange {
+    uint32_t first = 0, count = 0;
+  };
+  virtual LinkRange node_links(int n) const { return {}; }
   virtual void host_to_gpu(int r, std::vector<sim::LinkId>& out) const = 0;
   virtual void gpu_to_host(int r, std::vector<sim::LinkId>& out) const = 0;
   // Physical parameters the collectives need, by link class (from the catalog, overrides and

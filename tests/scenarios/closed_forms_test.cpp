@@ -1,4 +1,5 @@
-// Rank classes (models/workload/symmetry.hpp) and closed forms (sim::FlowNetwork::start_block, used
+// Rank classes (models/workload/symmetry.hpp), data-parallel replicas simulated once
+// (models/workload/replicas.hpp) and closed forms (sim::FlowNetwork::start_block, used
 // by every collective and send/recv whose links are idle) change the cost of a run, never its
 // result: every shipped and validation scenario's `run --json` is identical with and without
 // --full (every rank and flow simulated), apart from the number of events simulated and the note
@@ -58,7 +59,7 @@ TEST_CASE("scenarios: rank classes and closed forms give the full simulation's r
           "[scenarios]") {
   const auto paths = runnable_scenarios();
   REQUIRE(paths.size() >= 30);
-  int fewer_events = 0, symmetric = 0;
+  int fewer_events = 0, symmetric = 0, replicas = 0;
   for (const auto& p : paths) {
     INFO(p.string());
     const auto closed = run_commsim({"run", p.string(), "--json"});
@@ -68,11 +69,14 @@ TEST_CASE("scenarios: rank classes and closed forms give the full simulation's r
     CHECK(comparable(closed.out) == comparable(full.out));
     const auto a = nlohmann::json::parse(closed.out), b = nlohmann::json::parse(full.out);
     if (a["events"] < b["events"]) ++fewer_events;
-    for (const auto& note : a["notes"])
+    for (const auto& note : a["notes"]) {
       if (note.get<std::string>().rfind("symmetry: ", 0) == 0) ++symmetric;
+      if (note.get<std::string>().find("data-parallel replicas simulated") != std::string::npos) ++replicas;
+    }
   }
   CHECK(fewer_events >= 15);  // the closed forms did run
   CHECK(symmetric >= 5);      // and rank classes
+  CHECK(replicas >= 3);       // and Megatron's replicas simulated once (sc21_39b, _76b, _145b, ...)
 }
 
 // [[stragglers]] make ranks unequal: a slow GPU (compute_slowdown on one rank and on a node) is a

@@ -1,0 +1,58 @@
+#pragma once
+// Data-parallel replicas simulated once (issue 14, docs/scale-design.md section 2, for steps whose
+// programs send and receive: Megatron's pipelines).
+//
+// A Megatron step on tp x cp x pp x dp ranks is dp replicas, each a tp x cp x pp block with its
+// own tensor-, context- and pipeline-parallel groups and pipeline peers, joined only by the
+// data-parallel collectives. Replicas j and k are alike when, rank i of each (ranks in increasing
+// order) standing for rank i of the other:
+//   - the two run the same program at the same compute speed, on the same GPU and pod of nodes
+//     that correspond one to one (no node holds ranks of two replicas);
+//   - in every slot they are in the same group (one that spans the replicas), or in groups that
+//     are each other's image (the replicas' own); their peers are each other's images;
+//   - the corresponding nodes have the same links (capacity, latency, kind), and every pair that
+//     the replicas' own groups and peers join has the same transport and the image path, on the
+//     replica's own nodes only (so the collective engine builds image plans and image flows).
+// Every replica of a class of alike replicas then does what the class's first does at the same
+// instants (induction over events: same programs and rates, and the only operations they share
+// are the spanning groups' collectives, which end at one instant for all members), provided the
+// replicas' own traffic never shares a link with other traffic. Then the full network is the
+// disjoint union of m copies of each replica's own traffic and the spanning collectives' traffic.
+// So the executor runs one replica per class: its ranks stand for their images (weight m), its
+// own collectives and send/recv launch once, their flows on shadow links of their classes
+// (sim::FlowNetwork::set_mirrors: rated exactly as any replica's own flows are), and spanning
+// collectives launch over their whole groups with all their flows. The network's guard checks the
+// proviso at every instant and stops the run if it fails; models::run_scenario then simulates
+// every replica, saying so in the run's notes.
+#include <string>
+#include <vector>
+
+#include "models/collectives/collective.hpp"
+#include "models/workload/program.hpp"
+#include "models/world/world.hpp"
+#include "sim/flow_network.hpp"
+
+namespace models::workload {
+
+struct ReplicaQuotient {
+  int replicas = 0;            // in the step
+  int simulated_replicas = 0;  // one per class of alike replicas
+  int simulated_ranks = 0;
+  std::vector<int> rep;                  // per rank: the rank simulated for it
+  std::vector<int> weight;               // per rank: how many ranks it stands for (0: not simulated)
+  std::vector<uint8_t> mirrored_group;   // per group: a simulated replica's own, standing for its images
+  std::vector<int> launches;             // per group: instances one launch stands for (0: an image)
+  std::vector<std::vector<int>> images;  // per rank: the ranks it stands for, itself first (simulated ranks)
+  std::vector<uint32_t> class_of_link;   // for sim::FlowNetwork::set_mirrors
+  std::vector<sim::LinkId> model_of_class;
+  std::string apart;    // the first replica simulated apart from the first class, and why ("" if none)
+  std::string why_not;  // non-empty: not applicable (every replica simulated), and why
+  bool applies() const { return why_not.empty() && !rep.empty(); }
+};
+
+// `replica_of_rank`: per rank, its data-parallel replica (0 .. m-1); empty: none.
+ReplicaQuotient replica_quotient(const World& world, const sim::FlowNetwork& net, const std::vector<Program>& programs,
+                                 const std::vector<collectives::Group>& groups, const std::vector<RankSetup>& ranks,
+                                 const std::vector<int>& replica_of_rank);
+
+}  // namespace models::workload

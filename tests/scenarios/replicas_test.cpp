@@ -1,0 +1,158 @@
+// Data-parallel replicas simulated once (models/workload/replicas.hpp) give the full simulation's
+// `run --json` (every digit printed, apart from the events count and the note on the mode), whether
+// the replicas are alike, some are apart (a slow GPU, a slow node's NICs: mixed nodes), an odd
+// number, the quotient does not apply (replicas sharing nodes) or its guard abandons it (a
+// replica's own traffic meeting data-parallel traffic); the run's notes say which mode ran.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <random>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/scenarios/command_runner.hpp"
+
+using scenarios_test::run_commsim;
+
+namespace {
+
+struct Case {
+  std::string instance = "p4d.24xlarge";
+  int nodes = 4, tp = 8, pp = 2, micro_batches = 4;
+  bool overlap_grad_reduce = false, distributed_optimizer = false;
+  std::string fabric;      // "" (non-blocking) or a [cluster.fabric] body
+  std::string stragglers;  // [[stragglers]] tables
+};
+
+std::string toml(const Case& c) {
+  std::string s =
+      "name = \"replicas\"\n[cluster]\ninstance = \"" + c.instance + "\"\nnodes = " + std::to_string(c.nodes) + "\n";
+  if (!c.fabric.empty()) s += "[cluster.fabric]\n" + c.fabric;
+  s += "[placement]\npods_per_node = 1\ngpus_per_pod = 8\n";
+  s += c.stragglers;
+  s += "[model]\npreset = \"sc21-1.7b\"\nseq = 512\n[training]\nmicro_batch = 1\ndtype = \"bf16\"\n";
+  s += "[parallel]\nstrategy = \"megatron\"\ntp = " + std::to_string(c.tp) + "\npp = " + std::to_string(c.pp) +
+       "\nmicro_batches = " + std::to_string(c.micro_batches) + "\nsequence_parallel = true\n" +
+       "distributed_optimizer = " + (c.distributed_optimizer ? "true" : "false") +
+       "\noverlap_grad_reduce = " + (c.overlap_grad_reduce ? "true" : "false") + "\n";
+  return s;
+}
+
+// The JSON without the events count and the note on the mode (symmetry / --full).
+std::string comparable(const nlohmann::json& in) {
+  auto j = in;
+  j.erase("events");
+  auto& notes = j["notes"];
+  for (auto it = notes.begin(); it != notes.end();) {
+    const auto text = it->get<std::string>();
+    if (text.rfind("symmetry: ", 0) == 0 || text.rfind("full simulation (--full)", 0) == 0)
+      it = notes.erase(it);
+    else
+      ++it;
+  }
+  return j.dump(1);
+}
+
+enum class Mode { Replicas, Abandoned, Other };
+
+// Runs the case both ways, checks the results agree, and says which mode the default run took.
+Mode run_both(const Case& c, std::string* note = nullptr) {
+  const auto dir = scenarios_test::fresh_temp_dir("replicas");
+  const auto path = dir / "s.toml";
+  std::ofstream(path) << toml(c);
+  INFO(toml(c));
+  const auto quick = run_commsim({"run", path.string(), "--json"});
+  const auto full = run_commsim({"run", path.string(), "--json", "--full"});
+  std::filesystem::remove_all(dir);
+  REQUIRE(quick.exit_code == 0);
+  REQUIRE(full.exit_code == 0);
+  const auto a = nlohmann::json::parse(quick.out), b = nlohmann::json::parse(full.out);
+  CHECK(comparable(a) == comparable(b));
+  Mode mode = Mode::Other;
+  for (const auto& n : a["notes"]) {
+    const auto text = n.get<std::string>();
+    if (text.find("data-parallel replicas simulated") != std::string::npos) mode = Mode::Replicas;
+    if (text.find("replicas simulated once abandoned") != std::string::npos) mode = Mode::Abandoned;
+    if (note && text.rfind("symmetry: ", 0) == 0) *note = text;
+  }
+  if (mode == Mode::Replicas) CHECK(a["events"] < b["events"]);
+  return mode;
+}
+
+}  // namespace
+
+TEST_CASE("scenarios: alike Megatron replicas are simulated once, with the full simulation's result", "[scenarios]") {
+  std::string note;
+  Case c;  // TP 8 x PP 2 x DP 2 on 4 x p4d
+  CHECK(run_both(c, &note) == Mode::Replicas);
+  CHECK(note.rfind("symmetry: 1 of 2 data-parallel replicas simulated (16 of 32 ranks)", 0) == 0);
+  c.nodes = 6;  // DP 3, a slow GPU in replica 1: two kinds of replicas
+  c.stragglers = "[[stragglers]]\nranks = [12]\ncompute_slowdown = 1.2\n";
+  CHECK(run_both(c, &note) == Mode::Replicas);
+  CHECK(note.rfind("symmetry: 2 of 3 data-parallel replicas simulated (32 of 48 ranks)", 0) == 0);
+  CHECK(note.find("replica 1 apart: rank 12 computes at") != std::string::npos);
+  // A slow node's NICs (node 5: stage 1 of replica 2) make another kind of node.
+  c.stragglers = "[[stragglers]]\nnode = 5\nnic_bandwidth_factor = 0.5\n";
+  CHECK(run_both(c, &note) == Mode::Replicas);
+  CHECK(note.find("replica 2 apart: node5/") != std::string::npos);
+}
+
+TEST_CASE("scenarios: Megatron replicas that share nodes or whose traffic meets are simulated in full, the same",
+          "[scenarios]") {
+  std::string note;
+  Case c;
+  c.nodes = 2;  // TP 4 x PP 2 x DP 2: both replicas on both nodes
+  c.tp = 4;
+  CHECK(run_both(c, &note) == Mode::Other);
+  // Gradient buckets reduced during the last backward, beside the pipeline's gradient sends on
+  // the same NICs: the guard abandons the quotient and every replica is simulated.
+  c = Case{};
+  c.nodes = 6;
+  c.overlap_grad_reduce = true;
+  c.distributed_optimizer = true;
+  CHECK(run_both(c, &note) == Mode::Abandoned);
+  CHECK(note.find("a replica's own traffic met other traffic on node") != std::string::npos);
+}
+
+// Random layouts, placements, fabrics and stragglers: whatever mode runs, the result is the full
+// simulation's.
+TEST_CASE("scenarios: random Megatron layouts and stragglers give the full simulation's result either way",
+          "[scenarios]") {
+  int replicas = 0;
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
+    Case c;
+    c.instance = pick(2) ? "p4d.24xlarge" : "p5.48xlarge";
+    // TP 8 gives each replica whole nodes; TP 4 makes replicas share nodes (not applicable).
+    const int layouts[][2] = {{8, 1}, {8, 2}, {8, 4}, {8, 2}, {4, 2}};
+    const int l = pick(5);
+    c.tp = layouts[l][0];
+    c.pp = layouts[l][1];
+    const int dps[] = {3, 5, 2};
+    const int dp = dps[pick(c.pp == 4 ? 2 : 3)];
+    c.nodes = c.tp * c.pp * dp / 8;
+    c.micro_batches = c.pp * (1 + pick(2));
+    c.overlap_grad_reduce = pick(4) == 0;
+    c.distributed_optimizer = pick(2);
+    if (pick(4) == 0)
+      c.fabric =
+          "topology = \"fat_tree\"\npod_nodes = " + std::to_string(1 + pick(c.nodes)) + "\noversubscription = 2\n";
+    switch (pick(4)) {
+      case 1:
+        c.stragglers = "[[stragglers]]\nranks = [" + std::to_string(pick(8 * c.nodes)) + "]\ncompute_slowdown = 1.3\n";
+        break;
+      case 2:
+        c.stragglers = "[[stragglers]]\nnode = " + std::to_string(pick(c.nodes)) + "\nnic_bandwidth_factor = 0.7\n";
+        break;
+      case 3:
+        c.stragglers = "[[stragglers]]\nnode = " + std::to_string(pick(c.nodes)) + "\ncompute_slowdown = 1.1\n";
+        break;
+      default: break;
+    }
+    replicas += run_both(c) == Mode::Replicas;
+  }
+  CHECK(replicas >= 4);  // these seeds: 5 simulate replicas once (3 with one apart), 1 abandons, 4 do not apply
+}
