@@ -145,7 +145,11 @@ Transport TransportModel::choose(const RankInfo& a, const RankInfo& b) const {
     if (t.pxn_gpu) t.gdr = true;
   }
   t.label = std::string("NET/") + net_plugin_name(plugin) + "/" + std::to_string(dev);
-  if (t.pxn_gpu) t.label += "(" + std::to_string(a.rank + *t.pxn_gpu - ga) + ")";
+  if (t.pxn_gpu) {  // the relay rank, as net.cc logs it: "NET/<plugin>/<dev>(<rank>)"
+    t.label += '(';
+    t.label += std::to_string(a.rank + *t.pxn_gpu - ga);
+    t.label += ')';
+  }
   if (t.gdr) t.label += "/GDRDMA";
   return t;
 }
