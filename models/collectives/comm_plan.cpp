@@ -7,6 +7,7 @@
 //   build_tree_sets         a chain inside each node, NCCL's double binary tree across nodes
 //   count_rings_sharing     how many rings (tree sets) split each bottleneck link's channels
 //   merge_identical_edges   rotated rings share most pairs: one flow per distinct pair
+//   plan_nvls_tree          NVLSTree: the heads' inter-node edges, every rank's port to the switch
 //   rate_p2p_peers          what NCCL's topology gives a point-to-point peer (p2p_channels.hpp)
 #include "models/collectives/comm_plan.hpp"
 
@@ -235,6 +236,40 @@ void merge_identical_edges(CommPlan& plan) {
   }
 }
 
+// NVLSTree (nvls_tree.cpp): the inter-node edges of the tree sets (their leaders are the nodes'
+// heads, one per NIC group), and per rank its NVLink port towards the NVSwitch (tx: all its S
+// goes up for the switch to reduce, plus the slices it multicasts as a head) and from it (rx:
+// the S the switch multicasts to it, plus the reduced slices it receives as a head).
+void plan_nvls_tree(const World& world, const sim::FlowNetwork& net, const std::vector<std::vector<int>>& members,
+                    CommPlan& plan) {
+  EdgeMerger inter(plan.nvls_net_merged);
+  const double nt = static_cast<double>(plan.trees.size());
+  for (const auto& ts : plan.trees)
+    for (int t = 0; t < 2; ++t)
+      for (const auto* list : {&ts.up[t], &ts.down[t]})
+        for (const Edge& e : *list) inter.add(e, 0.5 / nt, 0.5 / e.rings_sharing);
+  const int sets = static_cast<int>(plan.trees.size());
+  for (const auto& m : members) {
+    const int k = static_cast<int>(m.size());
+    std::vector<double> head_frac(k, 0.0);
+    for (int r = 0; r < sets; ++r) head_frac[rotation(r, sets, k) % k] += 1.0 / nt;
+    for (int j = 0; j < k; ++j) {
+      const int g = m[j], peer = m[(j + 1) % k];
+      Edge tx = make_edge(world, net, g, peer);
+      tx.path.resize(1);  // the sender's NVLink port (World::path: [tx of g, rx of peer])
+      Edge rx = make_edge(world, net, peer, g);
+      rx.path.erase(rx.path.begin(), rx.path.end() - 1);  // the receiver's port
+      for (Edge* e : {&tx, &rx}) {
+        e->from = e->to = g;
+        e->bottleneck = e->path.front();
+        e->raw_bandwidth = world.raw_capacity(e->bottleneck, net);
+        e->rings_sharing = 1;
+        plan.nvls_switch.push_back({*e, 1.0 + head_frac[j], 1.0});
+      }
+    }
+  }
+}
+
 // ncclTopoGetNchannels (src/graph/paths.cc): a peer on the same NCCL node over an NVLink path is
 // worth 2 x its NVLink links (the topology's path, whatever transport NCCL_P2P_DISABLE leaves),
 // any other 2; 4 x H200 over TCP logs "2 p2p channels per peer" (measured/logs/sock_n4.rank0.log).
@@ -261,6 +296,7 @@ CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::
   build_tree_sets(world, net, members, rings, plan);
   count_rings_sharing(plan);
   merge_identical_edges(plan);
+  if (plan.view.nvls) plan_nvls_tree(world, net, members, plan);
   return plan;
 }
 

@@ -57,6 +57,10 @@ struct CommPlan {
     double share_frac = 0;  // of the collective's channel share
   };
   std::vector<MergedEdge> ring_merged, tree_merged;
+  // NVLSTree (view.nvls; nvls_tree.cpp): the tree sets' inter-node edges between the nodes'
+  // heads (the sets' leaders), merged like tree_merged; and per rank its NVLink port to the
+  // switch and from it (a one-link path each; bytes_frac in units of S).
+  std::vector<MergedEdge> nvls_net_merged, nvls_switch;
   std::vector<int> node_of;  // per position in `ring`: NCCL node index
   // Point to point (p2p_channels.hpp): the smallest topo(peer) over the communicator's peers
   // (2 x NVLink links, else 2) and whether NVLink joins every pair (NCCL's 512 KiB p2p chunk).

@@ -72,6 +72,7 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
   const uint32_t idx = open(rec, std::move(on_done));
   const int n = static_cast<int>(group.ranks.size());
   const bool tree = rec.algo == Algo::Tree && op == CollOp::AllReduce;
+  const bool nvls_tree = rec.algo == Algo::NVLSTree && op == CollOp::AllReduce;
   pending_[idx].expected = expected_delivery(op, n, static_cast<double>(bytes), tree);
   pending_[idx].group_size = n;
   if (n <= 1 || bytes == 0) {
@@ -80,6 +81,7 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
   }
   PlanEntry& entry = plan_for(group);
   const CommPlan& plan = entry.plan;
+  if (nvls_tree) pending_[idx].expected = nvls_tree_delivery(n, plan.view.nnodes, static_cast<double>(bytes));
   const Launch l{.pending = idx,
                  .plan = &plan,
                  .cache = &entry,
@@ -108,6 +110,8 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
     launch_all_to_all(group, l);
   else if (tree)
     launch_tree_all_reduce(l);
+  else if (nvls_tree)
+    launch_nvls_tree_all_reduce(l);
   else
     launch_ring(l);  // and PAT, replayed on the ring
   collecting_ = false;

@@ -4,6 +4,7 @@
 // into flows live one per file, each opening with its closed form:
 //   ring.cpp            ring all-reduce / all-gather / reduce-scatter, broadcast/reduce chains, PAT
 //   tree.cpp            tree all-reduce (chain inside a node, double binary tree across nodes)
+//   nvls_tree.cpp       NVLSTree all-reduce (NVSwitch reduction inside nodes, heads' tree across)
 //   point_to_point.cpp  send/recv and all-to-all
 // Every flow's rate cap is flow_rate_cap (flow_cap.hpp, its one statement); its fixed latency is
 // the algorithm's pipeline latency (kernel + steps x hop), which replaces the path's link
@@ -34,6 +35,7 @@ struct Delivery {
   bool rooted = false;  // one rank (the chain's head) receives nothing
 };
 Delivery expected_delivery(CollOp op, int n, double S, bool tree);
+Delivery nvls_tree_delivery(int n, int nodes, double S);  // NVLSTree all-reduce (nvls_tree.cpp)
 
 // The shape of one flow along an edge: what it moves, its fixed latency and what its rate cap
 // depends on besides the edge (flow_cap.hpp; the edge gives link class, raw bandwidth and read
@@ -87,6 +89,7 @@ class Engine final : public CollectiveEngine {
   // The algorithms (one file each).
   void launch_ring(const Launch& l);                            // ring.cpp
   void launch_tree_all_reduce(const Launch& l);                 // tree.cpp
+  void launch_nvls_tree_all_reduce(const Launch& l);            // nvls_tree.cpp
   void launch_all_to_all(const Group& group, const Launch& l);  // point_to_point.cpp
 
   // The p2p channels of one transfer in a communicator (p2p_channels.hpp; point_to_point.cpp).

@@ -99,6 +99,20 @@ int count_nics_leaving_node(const World& world, const sim::FlowNetwork& net,
   return static_cast<int>(nics.size());
 }
 
+// NCCL's rating of an x16 PCIe link (src/graph/topo.cc ncclTopoAddPci: width x per-lane speed in
+// 100 Mb/s (kvDictPciGen: Gen3 60, Gen4 120, Gen5 240, Gen6 480) / 80): Gen4 24, Gen5 48 GB/s.
+double nccl_pcie_x16_gbs(int gen) { return 16.0 * (gen >= 6 ? 480 : gen == 5 ? 240 : gen == 4 ? 120 : 60) / 80.0; }
+
+// NVLSTree (tuning.hpp CommView::nvls): the node's NVSwitch multicast, NCCL_NVLS_ENABLE not 0,
+// NVLink inside every NCCL node of two or more ranks, several nodes. Heads: one per NIC group a
+// node leaves by, at most its ranks (search.cc, NVLS pattern: "NIC:GPU combinations ... heads").
+void rate_nvls(const World& world, const std::vector<std::vector<int>>& members, nccl::CommView& v) {
+  std::size_t min_ppn = members[0].size();
+  for (const auto& m : members) min_ppn = std::min(min_ppn, m.size());
+  v.nvls = world.node().nvls && world.nccl_env().nvls_enable && v.intra_nvlink && members.size() > 1 && min_ppn > 1;
+  v.nvls_heads = v.nvls ? std::min(v.graph_channels, static_cast<int>(min_ppn)) : 0;
+}
+
 // Across nodes: the speed NCCL's net plugin reports, and one graph channel per NIC used.
 void rate_network(const World& world, const sim::FlowNetwork& net, const std::vector<std::vector<int>>& members,
                   nccl::CommView& v) {
@@ -107,12 +121,24 @@ void rate_network(const World& world, const sim::FlowNetwork& net, const std::ve
   // What NCCL's graph search rates the network at: the speed its net plugin reports. The
   // Socket plugin reads /sys/class/net/IF/speed and, where it cannot (lo, most virtual NICs:
   // "Could not get speed from /sys/class/net/lo/speed. Defaulting to 10 Gbps", sock_n4 log),
-  // takes 10 Gb/s, whatever TCP really moves.
-  v.bw_inter_gbs =
-      t.kind == TransportKind::NET && t.link_class == LinkClass::Socket ? kSocketReportedGbs : e.raw_bandwidth / 1e9;
+  // takes 10 Gb/s, whatever TCP really moves. A NIC plugin's device is reached over PCIe, and a
+  // channel gets no more than that path's rating (search.cc getMaxBw: the GPU->NET path's
+  // narrowest link). aws-ofi-nccl's RDMA protocol reports a GPU's group of EFAs as one device
+  // (p5: 4 x 100 Gb/s -> 400 Gb/s, nccl_ofi_rdma.cpp get_properties "Scale speed by the total
+  // number of rails") and writes its PCIe link scaled up to the GPU's (nccl_ofi_topo.cpp
+  // write_nic), so on p5 the path is the GPU's Gen5 x16: 48 GB/s, under the device's 50.
+  if (t.kind == TransportKind::NET && t.link_class == LinkClass::Socket) {
+    v.bw_inter_gbs = kSocketReportedGbs;
+  } else {
+    v.bw_inter_gbs = e.raw_bandwidth / 1e9;
+    if (t.kind == TransportKind::NET)
+      v.bw_inter_gbs = std::min(v.bw_inter_gbs, nccl_pcie_x16_gbs(world.node().pcie_gen));
+  }
   v.inter_gdr_near = t.gdr;
+  v.net_latency_us = t.net_plugin == NetPlugin::Libfabric ? world.node().net_plugin_latency_us : 0.0;
   v.graph_channels = std::max(1, count_nics_leaving_node(world, net, members));
   if (v.bw_intra_gbs == 0) v.bw_intra_gbs = v.bw_inter_gbs;
+  rate_nvls(world, members, v);
 }
 }  // namespace
 

@@ -30,6 +30,10 @@ void efa_nics(NodeSpec& n, int count, int per_switch, int generation, double gbi
   n.nic_kind = NicKind::Efa;
   n.efa_generation = generation;
   n.nic_bytes_per_s = gbit * kGbit;
+  // aws-ofi-nccl src/platform-aws.cpp: 75 us for p4d, p4de, p5, p5e, g5 and, as the fall-through
+  // default, hosts it does not list ("Empirical testing on P5 had shown that NCCL's internal
+  // tuner choices work better with this value"); 35 us for p5en and p6 (set there).
+  n.net_plugin_latency_us = 75;
 }
 
 // InfiniBand HCAs for the compute fabric, one per GPU on NVIDIA's DGX systems (NCCL's NET/IB).
@@ -38,6 +42,7 @@ void ib_nics(NodeSpec& n, int count, int per_switch, double gbit) {
   n.nics_per_switch = per_switch;
   n.nic_kind = NicKind::Ib;
   n.efa_generation = 0;
+  n.net_plugin_latency_us = 0;  // NCCL's IB plugin declares none
   n.nic_bytes_per_s = gbit * kGbit;
 }
 
@@ -143,6 +148,10 @@ std::vector<NodeSpec> make_catalog() {
     n.cpu = CpuVendor::Amd;
     n.cpu_family = "milan";
     efa_nics(n, 32, 4, 2, 100);
+    // NVLS on: aws-ofi-nccl (src/platform-aws.cpp, "p5/p5e" and "p5en/p6-b200") sets
+    // NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE for these hosts ("NVLS Tree ... on AWS"),
+    // and its tuner (src/tuner/nccl_ofi_regions.cpp) picks NVLS_TREE on 2+ p5 nodes above 30 MiB.
+    n.nvls = true;
     n.eth_bytes_per_s = 100 * kGbit;
     n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 3200);
     c.push_back(n);
@@ -158,6 +167,7 @@ std::vector<NodeSpec> make_catalog() {
     n.cpu = CpuVendor::Intel;
     n.cpu_family = "sapphirerapids";
     efa_nics(n, 16, 2, 3, 200);
+    n.net_plugin_latency_us = 35;  // aws-ofi-nccl "p5en/p6-b200": latency 35.0
     n.eth_bytes_per_s = 200 * kGbit;
     n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 4800);
     c.push_back(n);
@@ -175,6 +185,8 @@ std::vector<NodeSpec> make_catalog() {
     n.cpu = CpuVendor::Intel;
     n.cpu_family = "emeraldrapids";
     efa_nics(n, 8, 1, 4, 400);
+    n.net_plugin_latency_us = 35;  // aws-ofi-nccl "p5en/p6-b200": latency 35.0
+    n.nvls = true;                 // aws-ofi-nccl src/platform-aws.cpp "p5en/p6-b200": NVLS chunk sizes set
     n.eth_bytes_per_s = 100 * kGbit;
     n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 5600);
     c.push_back(n);

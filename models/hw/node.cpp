@@ -68,6 +68,8 @@ NodeSpec custom_node(const CustomNodeSpec& spec) {
                     std::to_string(n.nics) + " NICs but no NIC bandwidth (expected nic_bandwidth, e.g. \"400 Gb/s\")");
   n.nic_bytes_per_s = spec.nic_bytes_per_s;
   if (n.nic_kind == NicKind::Efa) n.efa_generation = 1;
+  // aws-ofi-nccl's fall-through default for hosts it does not list (src/platform-aws.cpp).
+  if (n.nic_kind == NicKind::Efa) n.net_plugin_latency_us = 75;
   // NCCL assumes 10 Gb/s for an interface that reports no speed (src/misc/socket.cc); use that
   // when the scenario gives no Ethernet bandwidth.
   n.eth_bytes_per_s = spec.eth_bytes_per_s > 0 ? spec.eth_bytes_per_s : 10e9 / 8;

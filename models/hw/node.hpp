@@ -39,6 +39,9 @@ struct NodeSpec {
   int nvlink_gen = 0;    // 0: none
   int nvlink_links = 0;  // per GPU
   bool nvswitch = false;
+  // NVSwitch multicast (NVLink SHARP) that NCCL uses for NVLS / NVLSTree (NCCL_NVLS_ENABLE auto:
+  // the CUDA driver reports multicast support). Set where a source shows NCCL running NVLS there.
+  bool nvls = false;
   // PCIe layout (see topology/node_graph.hpp for how it becomes a graph)
   int pcie_gen = 4;
   int pcie_lanes = 16;
@@ -53,6 +56,11 @@ struct NodeSpec {
   int nics_per_switch = 0;  // NICs under each GPU PCIe switch; 0: NICs on their own host bridges
   NicKind nic_kind = NicKind::None;
   int efa_generation = 0;
+  // Latency the network plugin declares to NCCL (ncclNetProperties_t::latency, us), which NCCL's
+  // tuner adds to every inter-node step (graph latencyInter). aws-ofi-nccl: per platform
+  // (src/platform-aws.cpp: 75 us on p4d/p4de/p5/p5e and unknown hosts, 35 on p5en/p6), on
+  // EFA only; NCCL's own IB and Socket plugins declare 0.
+  double net_plugin_latency_us = 0;
   double nic_bytes_per_s = 0;       // per NIC, line rate
   double eth_bytes_per_s = 0;       // ordinary interface (ENA/virtio) used by NET/Socket
   std::string eth_driver = "ena";   // "ena" (NCCL: 2 threads x 8 sockets), "virtio", ...

@@ -116,6 +116,11 @@ const Modelled kModelled[] = {
      [](NcclEnv& e, const std::string& n, const std::string& v) {
        e.nsocks_perthread = static_cast<int>(parse_int(n, v, 1, 64));
      }},
+    {"NCCL_NVLS_ENABLE",
+     [](NcclEnv& e, const std::string& n, const std::string& v) {
+       // 0 off; 1 on; 2 (default) on where the driver reports multicast (hw::NodeSpec::nvls).
+       e.nvls_enable = parse_int(n, v, 0, 2) != 0;
+     }},
     {"NCCL_P2P_DISABLE",
      [](NcclEnv& e, const std::string& n, const std::string& v) { e.p2p_disable = parse_flag(n, v); }},
     {"NCCL_P2P_LEVEL",
@@ -129,6 +134,8 @@ const Modelled kModelled[] = {
        parse_list(n, v, kProtoNames, e.tuning.proto_enabled);
        e.tuning.proto_forced = true;
      }},
+    {"NCCL_PXN_DISABLE",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.pxn_disable = parse_flag(n, v); }},
     {"NCCL_SHM_DISABLE",
      [](NcclEnv& e, const std::string& n, const std::string& v) { e.shm_disable = parse_flag(n, v); }},
     {"NCCL_SOCKET_NTHREADS",
@@ -222,7 +229,7 @@ const std::vector<std::string> kTimingNeutral = {
     "FI_LOG_LEVEL",
 };
 // Features commsim never uses: turning them off changes nothing here, turning them on is not modelled.
-const std::vector<std::string> kNeutralWhenOff = {"NCCL_COLLNET_ENABLE", "NCCL_MNNVL_ENABLE", "NCCL_NVLS_ENABLE"};
+const std::vector<std::string> kNeutralWhenOff = {"NCCL_COLLNET_ENABLE", "NCCL_MNNVL_ENABLE"};
 
 // NCCL's documented variables (docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html, 2.11
 // to 2.28), a few long-standing undocumented ones users set (LL/LL128 buffer and thread counts)
@@ -294,7 +301,6 @@ const std::vector<std::string> kDocumented = {
     "NCCL_PAT_ENABLE",
     "NCCL_PROFILER_PLUGIN",
     "NCCL_PXN_C2C",
-    "NCCL_PXN_DISABLE",
     "NCCL_RUNTIME_CONNECT",
     "NCCL_SET_STACK_SIZE",
     "NCCL_SHM_USE_CUDA_MEMCPY",

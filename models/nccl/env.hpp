@@ -47,6 +47,8 @@ struct NcclEnv {
   int min_nchannels = 0;                   // NCCL_MIN_NCHANNELS (0: unset)
   int max_nchannels = 0;                   // NCCL_MAX_NCHANNELS (0: unset)
   int min_ctas = 0, max_ctas = 0;          // NCCL_MIN_CTAS, NCCL_MAX_CTAS (0: unset; tuner only)
+  bool pxn_disable = false;                // NCCL_PXN_DISABLE=1 (no sending through a peer GPU's NIC)
+  bool nvls_enable = true;                 // NCCL_NVLS_ENABLE (0: off; else where the node has multicast)
   std::string hostid;                      // NCCL_HOSTID (per node: pods of a node share it)
   TuningEnv tuning;                        // NCCL_ALGO, NCCL_PROTO, NCCL_MIN/MAX_NCHANNELS|CTAS
   std::map<std::string, std::string> raw;  // every variable as given

@@ -141,9 +141,36 @@ Transport TransportModel::choose(const RankInfo& a, const RankInfo& b) const {
     PathType level = env_.net_gdr_level.value_or(PathType::PXB);
     t.gdr = group >= 0 && nccl_type(graph_.gpu_nic(ga, nics_.groups[group].nics.front()).type) <= level;
     dev = nics_.gpu_nic_label[ga];
+    if (group >= 0 && !t.gdr) t.pxn_gpu = pxn_relay(a, nics_.groups[group].nics.front());
+    if (t.pxn_gpu) t.gdr = true;
   }
-  t.label = std::string("NET/") + net_plugin_name(plugin) + "/" + std::to_string(dev) + (t.gdr ? "/GDRDMA" : "");
+  t.label = std::string("NET/") + net_plugin_name(plugin) + "/" + std::to_string(dev);
+  if (t.pxn_gpu) {  // the relay rank, as net.cc logs it: "NET/<plugin>/<dev>(<rank>)"
+    t.label += '(';
+    t.label += std::to_string(a.rank + *t.pxn_gpu - ga);
+    t.label += ')';
+  }
+  if (t.gdr) t.label += "/GDRDMA";
   return t;
+}
+
+std::optional<int> TransportModel::pxn_relay(const RankInfo& a, int nic) const {
+  // paths.cc (ncclTopoComputePaths, "Update paths for NICs"): GPU g reaches NIC n through the
+  // NIC's local GPU p when PXN is on (NCCL_PXN_DISABLE != 1) and p (1) is at PXB or closer to n
+  // with GDR, (2) joins g over NVLink, (3) is on g's host (here: in g's pod, a rank of g's NCCL
+  // node), and (4) g's own path to n goes through the CPU (type > PXN). Send direction only
+  // ("favor receiving locally and sending remotely"): a receive stays on g's own path.
+  if (env_.pxn_disable) return std::nullopt;
+  const int ga = a.local_gpu;
+  if (nccl_type(graph_.gpu_nic(ga, nic).type) <= PathType::PXN) return std::nullopt;
+  const int first = ga - a.pod_rank;
+  const PathType level = env_.net_gdr_level.value_or(PathType::PXB);
+  for (int p = first; p < first + layout_.gpus_per_pod; ++p) {
+    if (p == ga) continue;
+    const PathType to_nic = nccl_type(graph_.gpu_nic(p, nic).type);
+    if (to_nic <= PathType::PXB && to_nic <= level && graph_.gpu_gpu(ga, p).type == PathType::NVL) return p;
+  }
+  return std::nullopt;
 }
 
 int TransportModel::p2p_channels(const RankInfo& a, const RankInfo& b) const {

@@ -20,6 +20,7 @@
 // (seeds/000: 4 pods x 1 GPU on one p4d -> nNodes 4, NET/Libfabric/0/GDRDMA). NCCL_HOSTID is
 // taken as set per node (pods of a node share it), the only way it is useful.
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "models/hw/node.hpp"
@@ -54,6 +55,10 @@ class TransportModel {
   // Plugin of a pod (index within its node).
   NetPlugin plugin_of_pod(int pod_in_node) const { return pod_plugin_[pod_in_node]; }
   PathType p2p_level(const RankInfo& a) const;
+  // PXN: the local GPU of `a`'s pod that NIC `nic` hangs off and that `a` reaches over NVLink,
+  // when `a`'s own path to the NIC crosses the CPU (no GDR); nullopt otherwise or with
+  // NCCL_PXN_DISABLE=1.
+  std::optional<int> pxn_relay(const RankInfo& a, int nic) const;
 
  private:
   bool net_faster(int ga, int gb, bool p2p) const;

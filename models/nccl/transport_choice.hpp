@@ -34,6 +34,10 @@ struct Transport {
   bool gdr = false;                     // NET with GPUDirect RDMA (else staged through host memory)
   std::optional<NetPlugin> net_plugin;  // NET only
   PathType path = PathType::NVL;        // GPU-to-GPU path type on the node (NET between nodes)
+
+  // NET over PXN (PCI x NVLink): the sender's data crosses NVLink to this local GPU, whose PCIe
+  // switch holds the NIC, and leaves by that NIC with GPUDirect RDMA ("NET/<plugin>/<dev>(<rank>)").
+  std::optional<int> pxn_gpu;
 };
 
 }  // namespace models

@@ -33,6 +33,13 @@ constexpr double kPerChMaxRingLL128Bw[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7
 constexpr double kPerChMaxTreeLL128Bw[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
 constexpr double kPerChMaxTreeBw[4][3] = {
     {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
+// NVLSTree (tuning.cc): NVLink SHARP inside each node, a tree of the nodes' heads across them.
+// nvlsEfficiency (Hopper .85, Blackwell .74), perChMaxNVLSTreeBws [compcap][1 node, 2, >2],
+// baseLatencies 0, hwLatencies NVLINK/NVLSTree/Simple 25 us and NET/NVLSTree/Simple 20.9 us.
+constexpr double kNvlsEfficiency[4] = {0.0, 0.0, 0.85, 0.74};
+constexpr double kPerChMaxNvlsTreeBw[4][3] = {
+    {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}};
+constexpr double kNvlsTreeIntraLatUs = 25.0, kNvlsTreeInterLatUs = 20.9;
 // Default thread thresholds (bytes per thread below which channels are dropped), enqueue.cc.
 constexpr int kThreadThreshold[3] = {8, 8, 64};
 constexpr int kMaxThreads[3] = {512, 640, 512};
@@ -103,6 +110,22 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
   if (n <= 1) return cost;
   const bool is_ar = op == CollOp::AllReduce;
   // Which algorithms exist for which collective (tuning.cc / enqueue.cc).
+  if (a == Algo::NVLSTree) {
+    // tuning.cc: intraBw = bwIntra x nvlsEfficiency x (nCh-1)/nCh x 2 (all-reduce pipelines two
+    // operations); interBw = bwInter x 2 on 2 nodes; bw = min(intra, inter, perChMaxNVLSTreeBw);
+    // busBw = nCh x bw; algBw = busBw x n / nsteps. Latency: 25 + 2 log2(nNodes) x 20.9 us.
+    if (!is_ar || !v.nvls || nn < 2 || p != Proto::Simple || v.nvls_heads < 2) return cost;
+    const int nch = v.nvls_heads;
+    // The NVLS graph is searched with the inter-node speed list like the others across nodes
+    // (search.cc), so its bwIntra is its bwInter.
+    const double intra = v.bw_inter_gbs * kNvlsEfficiency[cc] * (nch - 1) / nch * 2;
+    const double inter = v.bw_inter_gbs * (nn <= 2 ? 2 : 1);
+    const double bw = std::min({intra, inter, kPerChMaxNvlsTreeBw[cc][scale]});
+    cost.algbw_gbs = nch * bw * n / (2.0 * (n - 1));
+    cost.latency_us =
+        kNvlsTreeIntraLatUs + 2 * std::log2(static_cast<double>(nn)) * (kNvlsTreeInterLatUs + 2 * v.net_latency_us);
+    return cost;
+  }
   if (a == Algo::Tree && !is_ar) return cost;
   if (a == Algo::PAT && !((op == CollOp::AllGather || op == CollOp::ReduceScatter) && nn == n)) return cost;
   if (a != Algo::Tree && a != Algo::Ring && a != Algo::PAT) return cost;
@@ -113,10 +136,11 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
   // tuning.cc: bw = nNodes <= 2 ? graph->bwIntra : graph->bwInter. A multi-node ring graph has
   // bwIntra == bwInter (search.cc raises both together); a tree graph on 2 nodes has its bwIntra
   // raised alone up to twice bwInter ("increase bwIntra for trees (2 nodes or collnet)").
-  // Over NVLink the climb stops at the top of search.cc's speed list (sm90: 60, sm80: 40 GB/s
+  // Over NVLink the climb stops at the top of search.cc's speed list, the inter-node one since the
+  // system has a network (speedArrayInter 48, sm90SpeedArrayInter 48, sm100SpeedArrayInter 96 GB/s
   // per channel); without NVLink inside the node (PCIe, or one GPU per node) it is not modelled.
   double bw = nn == 1 ? v.bw_intra_gbs : v.bw_inter_gbs;
-  if (nn == 2 && a == Algo::Tree && v.intra_nvlink) bw = std::min(2 * v.bw_inter_gbs, v.sm >= 90 ? 60.0 : 40.0);
+  if (nn == 2 && a == Algo::Tree && v.intra_nvlink) bw = std::min(2 * v.bw_inter_gbs, v.sm >= 100 ? 96.0 : 48.0);
   double bus = v.graph_channels * bw;
   const int llidx = nn == 1 ? cc : (v.cpu_amd ? 1 : 0);
   const double ll_max = kLlMaxBw[std::min(llidx, 3)][scale];
@@ -141,7 +165,8 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
   const int hw = nn == 1 ? intra_hw : 2;
   double lat = kBaseLat[ai][pi];
   const double intra_lat = kHwLat[intra_hw][ai][pi];
-  const double inter_lat = kHwLat[2][ai][pi];
+  // tuning.cc: interLat = hwLat[NET] + graph latencyInter, + latencyInter again for Simple.
+  const double inter_lat = kHwLat[2][ai][pi] + v.net_latency_us * (p == Proto::Simple ? 2 : 1);
   if (a == Algo::Ring) {
     if (op == CollOp::Broadcast || op == CollOp::Reduce) {
       lat += kHwLat[hw][ai][pi];  // sameChannels: pipelined, one hop of latency counted
@@ -161,7 +186,7 @@ Choice choose(const CommView& v, const TuningEnv& env, CollOp op, int64_t bytes)
   const int all_channels = coll_channels(v, env);
   Choice best;
   best.nccl_predicted_us = -1;
-  const Algo algos[] = {Algo::Tree, Algo::Ring, Algo::PAT};
+  const Algo algos[] = {Algo::Tree, Algo::Ring, Algo::PAT, Algo::NVLSTree};
   const Proto protos[] = {Proto::LL, Proto::LL128, Proto::Simple};
   for (Algo a : algos) {
     if (!env.algo_enabled[static_cast<int>(a)]) continue;

@@ -26,6 +26,13 @@ struct CommView {
   double bw_intra_gbs = 30;  // per-channel bandwidth the graph search settled on, GB/s
   double bw_inter_gbs = 0;   // per-channel network bandwidth, GB/s (0 on one node)
   int graph_channels = 12;   // channels of the ring graph; NCCL runs twice as many
+  // NVLSTree usable: NVSwitch multicast on the node (hw::NodeSpec::nvls), NCCL_NVLS_ENABLE not 0,
+  // several nodes of several NVLink GPUs each. Its graph has one head per NIC (<= GPUs per node).
+  bool nvls = false;
+  int nvls_heads = 0;
+  // The latency the network plugin declares (graph latencyInter, us): added to every inter-node
+  // step, twice with Simple ("flush extra latency"). aws-ofi-nccl on EFA: 75 or 35 us; else 0.
+  double net_latency_us = 0;
 };
 
 // The environment it reads (NCCL_ALGO, NCCL_PROTO, channel limits) is TuningEnv, parsed with

@@ -2,6 +2,7 @@
 #include "models/world/topo_text.hpp"
 
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "models/hw/node.hpp"
@@ -41,6 +42,31 @@ std::string matrix(const hw::SmiMatrix& m) {
   }
   os << "\nLegend: X self; SYS across NUMA nodes; NODE across host bridges of one NUMA node; PHB through a\n"
         "host bridge; PXB through several PCIe switches; PIX through at most one; NV# a bonded set of # NVLinks\n";
+  return os.str();
+}
+// When NCCL would send through another GPU's NIC (PXN, NCCL src/graph/paths.cc), which GPUs of
+// node 0 do and why; empty when none does.
+std::string pxn_text(const topology::NodeGraph& graph, const topology::Placement& layout,
+                     const nccl::TransportModel& model, const nccl::NcclEnv& env) {
+  std::ostringstream os;
+  for (int r = 0; r < layout.size(); ++r) {
+    const RankInfo ra = layout.rank(r);
+    if (ra.node != 0 || model.nic_group_of(ra.local_gpu) < 0) continue;
+    if (model.plugin_of_pod(ra.pod) == NetPlugin::Socket) continue;
+    const int nic = model.nic_groups()[model.nic_group_of(ra.local_gpu)].nics.front();
+    const std::optional<int> p = model.pxn_relay(ra, nic);
+    if (!p) continue;
+    if (os.tellp() == 0)
+      os << "\nPXN (NCCL_PXN_DISABLE=" << (env.pxn_disable ? 1 : 0)
+         << "): a GPU whose own path to its NIC crosses the CPU (beyond NCCL_NET_GDR_LEVEL, so no\n"
+            "GPUDirect RDMA) sends through the NIC's local GPU instead: over NVLink to it, then its PCIe\n"
+            "switch to the NIC with GPUDirect RDMA (logged NET/<plugin>/<dev>(<relay rank>)). Receives stay\n"
+            "on the GPU's own path, through host memory. On node 0:\n";
+    os << "  rank " << r << " (GPU " << ra.local_gpu << "): NIC " << nic << " is "
+       << path_type_name(graph.gpu_nic(ra.local_gpu, nic).type) << " from it, "
+       << path_type_name(graph.gpu_nic(*p, nic).type) << " from GPU " << *p << " (rank " << r + *p - ra.local_gpu
+       << "), NVLink between them: sends via GPU " << *p << "\n";
+  }
   return os.str();
 }
 }  // namespace
@@ -95,6 +121,7 @@ std::string render_topo(const ScenarioSpec& spec, int max_ranks_listed) {
   if (n == 1) os << "  (one rank: no peers)\n";
   os << (all_pairs ? "\nPairs per transport:\n" : "\nRank 0's peers per transport:\n");
   for (const auto& [label, c] : counts) os << "  " << label << ": " << c << "\n";
+  os << pxn_text(graph, layout, model, env);
   return os.str();
 }
 

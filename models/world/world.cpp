@@ -89,7 +89,13 @@ class WorldImpl final : public World {
         return;
       case TransportKind::NET: break;
     }
-    out.push_back(la.pcie_up[ga]);
+    // PXN: over NVLink to the NIC's local GPU, then that GPU's PCIe to the NIC (GPUDirect RDMA).
+    const int ga_pci = t.pxn_gpu.value_or(ga);
+    if (t.pxn_gpu) {
+      out.push_back(la.nvl_tx[ga]);
+      out.push_back(la.nvl_rx[*t.pxn_gpu]);
+    }
+    out.push_back(la.pcie_up[ga_pci]);
     const bool same_node = ra.node == rb.node;
     if (t.net_plugin == NetPlugin::Socket) {
       // Staged in host memory on both sides; the kernel's TCP stack over the node's interface
@@ -112,9 +118,11 @@ class WorldImpl final : public World {
     const int na = transports_.nic_group_of(ga), nb = transports_.nic_group_of(gb);
     SIM_CHECK(na >= 0 && nb >= 0, "NET over a NIC plugin without a NIC");
     const auto& groups = transports_.nic_groups();
-    const bool gdr_b = transports_.choose(rb, ra).gdr;  // the receiver's side decides its own GDR
+    // The receiver's side decides its own GDR, on its own path (NCCL uses PXN to send only).
+    const Transport back = transports_.choose(rb, ra);
+    const bool gdr_b = back.gdr && !back.pxn_gpu;
     if (t.gdr) {
-      up_to(la, ga, groups[na].pcie_switch, out);
+      up_to(la, ga_pci, groups[na].pcie_switch, out);
     } else {
       up_to(la, ga, -1, out);
       out.push_back(la.hostmem);

@@ -3,8 +3,8 @@
 // both from github.com/awslabs/awsome-distributed-ai @0b55ba5 micro-benchmarks/nccl-tests/README.md,
 // copied under scenarios/validation/{p4de,p5}_2node_efa/measured/. Per size the measured time is
 // the faster of out-of-place and in-place. The target (issue 17) is a median |time error| <= 10 %;
-// the bounds below are the accuracy as it stands, asserted so that a change shows (see the README
-// for why the target is not met yet: what each size range lacks).
+// the bounds below are the accuracy as it stands, asserted so that a change shows (the README's
+// "Multi-node accuracy" says what each size range lacks).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -69,14 +69,19 @@ TEST_CASE("validation: 2 x p4de over EFA, all_reduce_perf 8 B - 2 GiB within 10 
   CHECK(a.max < 0.55);
 }
 
-TEST_CASE("validation: 2 x p5 over EFA, all_reduce_perf 8 B - 16 GiB (target not met)", "[validation][nccl]") {
-  // Default parameters. As it stands: median 62 %, max 103 %. Small sizes ~2.5x fast (EFA v2
-  // per-hop latency: 30 us would fit 8 B - 1 KiB, the default is NCCL's 2.7-14 us); large sizes
-  // ~2x slow: the measured 487 GB/s bus bandwidth needs the 2-node tree, but the tuner's view
-  // merges each GPU's 4 EFAs into one 50 GB/s channel, which rates the tree below the ring
-  // (NCCL sees 4 NET devices per GPU). Forcing NCCL_ALGO=Tree brings >= 1 GiB within 9 %.
+TEST_CASE("validation: 2 x p5 over EFA, all_reduce_perf 8 B - 16 GiB within 10 % median", "[validation][nccl]") {
+  // With its profile (EFA v2 per-hop latency LL 26 / LL128 40 / Simple 165 us, Simple efficiency
+  // 0.63; p5.profile.toml says where each comes from) and NCCL's own choice on what its graph
+  // search sees: aws-ofi-nccl's RDMA protocol reports each GPU's 4 EFAs as one 50 GB/s device
+  // behind a 48 GB/s PCIe path, 8 channels, and the plugin's declared 75 us per inter-node step;
+  // NVSwitch multicast makes NVLSTree/Simple the pick from 64 MiB (aws-ofi-nccl's own p5 tuner
+  // switches at 30 MiB). As it stands: median 4.1 %, >= 256 MiB median 2.5 %, max 40 % at
+  // 128-256 KiB, where NCCL's model picks Ring/LL (2 x 15 NVLink steps + 2 EFA steps) and the run
+  // was faster (aws-ofi-nccl's tuner would run Tree/LL128 there); 2-8 MiB (Tree/LL128) 17-23 %
+  // fast and 16-32 MiB (Ring/LL128) 16 % slow: NCCL's pipeline at medium sizes is not modelled.
   const Accuracy a = compare("p5_2node_efa");
   CHECK(a.points == 32);
-  CHECK(a.median < 0.70);
-  CHECK(a.max < 1.10);
+  CHECK(a.median <= 0.10);
+  CHECK(a.large_median <= 0.05);
+  CHECK(a.max < 0.45);
 }

@@ -41,10 +41,27 @@ TEST_CASE("tuning: on 2 nodes the tree is rated at twice the network speed and w
   CHECK(tree4.algbw_gbs == Approx(0.5 * 0.85 * std::min(0.92 * 50.0, 4 * 17.8)));
 }
 
-TEST_CASE("tuning: the 2-node tree speed stops at the top of search.cc's speed list", "[nccl]") {
+TEST_CASE("tuning: the 2-node tree speed stops at the top of search.cc's inter-node speed list", "[nccl]") {
+  // With a network the search uses the inter-node list (sm90SpeedArrayInter: 48 first; sm100: 96),
+  // so a tree graph's bwIntra cannot climb past 48 (2 x 48 > 48).
   CommView v = p4de(2);
   v.sm = 90;
-  v.bw_inter_gbs = 50;  // p5: 4 EFA per GPU as one 50 GB/s channel; 2 x 50 > 60, the sm90 list's top
+  v.bw_inter_gbs = 48;  // p5: 4 EFA per GPU as one 50 GB/s device behind a 48 GB/s PCIe path
   const AlgoCost tree = nccl_cost(v, CollOp::AllReduce, Algo::Tree, Proto::Simple);
-  CHECK(tree.algbw_gbs == Approx(0.5 * 0.85 * std::min(0.92 * 4 * 60.0, 4 * 41.4)));
+  CHECK(tree.algbw_gbs == Approx(0.5 * 0.85 * std::min(0.92 * 4 * 48.0, 4 * 41.4)));
+  v.sm = 100;
+  const AlgoCost tree100 = nccl_cost(v, CollOp::AllReduce, Algo::Tree, Proto::Simple);
+  CHECK(tree100.algbw_gbs == Approx(0.5 * 0.85 * std::min(0.92 * 4 * 96.0, 4 * 42.8)));
+}
+
+TEST_CASE("tuning: the net plugin's declared latency is added to every inter-node step, twice with Simple", "[nccl]") {
+  // tuning.cc: interLat = hwLat[NET][a][p] + graph latencyInter (+ latencyInter again for Simple,
+  // "the flush extra latency"); aws-ofi-nccl declares 75 us on p4de (src/platform-aws.cpp).
+  CommView v = p4de(2);
+  const AlgoCost ring0 = nccl_cost(v, CollOp::AllReduce, Algo::Ring, Proto::Simple);
+  const AlgoCost tree0 = nccl_cost(v, CollOp::AllReduce, Algo::Tree, Proto::LL);
+  v.net_latency_us = 75;
+  // Ring all-reduce on 2 nodes: 2 inter-node steps; Tree: 2 x log2(2).
+  CHECK(nccl_cost(v, CollOp::AllReduce, Algo::Ring, Proto::Simple).latency_us == Approx(ring0.latency_us + 2 * 150));
+  CHECK(nccl_cost(v, CollOp::AllReduce, Algo::Tree, Proto::LL).latency_us == Approx(tree0.latency_us + 2 * 75));
 }

@@ -1,0 +1,134 @@
+// NVLSTree all-reduce (nvls_tree.cpp) on 2 x p5.48xlarge: where NCCL would use it, its rating
+// (tuning.cc), and its data movement against the closed form on idle links:
+//   T = kernel + 2 hop_nvlink + 2 log2(nodes) hop_inter + max((1 + 1/H) S / cap_nvlink, S / (H cap_inter))
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/collectives/comm_plan.hpp"
+#include "models/collectives/flow_cap.hpp"
+#include "rig.hpp"
+
+using namespace collectives_test;
+
+namespace {
+ScenarioSpec p5(int nodes, std::map<std::string, std::string> env = {}) {
+  ScenarioSpec spec;
+  spec.cluster.instance = "p5.48xlarge";
+  spec.cluster.nodes = nodes;
+  spec.nccl_env = std::move(env);
+  return spec;
+}
+
+double run_all_reduce(const ScenarioSpec& spec, int64_t S, CollectiveRecord* rec) {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  net.set_audit(true);  // byte conservation against nvls_tree_delivery
+  auto world = World::build(spec, net);
+  auto engine = make_collective_engine(sim, net, *world, spec);
+  Group g;
+  for (int r = 0; r < world->size(); ++r) g.ranks.push_back(r);
+  double t = -1;
+  engine->launch(g, CollOp::AllReduce, S, [&](const CollectiveRecord& r) {
+    t = r.end_s - r.start_s;
+    *rec = r;
+  });
+  sim.run();
+  return t;
+}
+}  // namespace
+
+TEST_CASE("nvls tree: NCCL's view of 2 x p5 -- 8 heads, 48 GB/s per channel, NVLSTree wins large all-reduce",
+          "[nccl]") {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  const ScenarioSpec spec = p5(2);
+  auto world = World::build(spec, net);
+  std::vector<int> ranks(world->size());
+  for (int r = 0; r < world->size(); ++r) ranks[r] = r;
+  const CommPlan plan = build_plan(*world, net, ranks);
+  CHECK(plan.view.nvls);
+  CHECK(plan.view.nvls_heads == 8);
+  // aws-ofi-nccl's 4-rail device: 50 GB/s behind the GPU's Gen5 x16 link, rated 48 by NCCL.
+  CHECK(plan.view.bw_inter_gbs == Approx(48));
+  // tuning.cc: bw = min(48 x .85 x 7/8 x 2, 2 x 48, perChMaxNVLSTreeBw 57.7) = 57.7 per channel,
+  // algBw = 8 x 57.7 x 16 / 30; Ring Simple 8 x 48 x 16 / 30; Tree Simple min(.92 x 8 x 48, 8 x
+  // 41.4) x .85 / 2.
+  const AlgoCost nvls = nccl_cost(plan.view, CollOp::AllReduce, Algo::NVLSTree, Proto::Simple);
+  CHECK(nvls.algbw_gbs == Approx(8 * 57.7 * 16 / 30));
+  // 25 us + 2 log2(2) x (20.9 us + 2 x the 75 us aws-ofi-nccl declares for p5, Simple's flush).
+  CHECK(plan.view.net_latency_us == 75);
+  CHECK(nvls.latency_us == Approx(25 + 2 * (20.9 + 2 * 75)));
+  CHECK(nccl_cost(plan.view, CollOp::AllReduce, Algo::Ring, Proto::Simple).algbw_gbs == Approx(8 * 48.0 * 16 / 30));
+  CHECK(nccl_cost(plan.view, CollOp::AllReduce, Algo::Tree, Proto::Simple).algbw_gbs ==
+        Approx(std::min(0.92 * 8 * 48, 8 * 41.4) * 0.85 / 2));
+  CHECK(nccl_cost(plan.view, CollOp::AllGather, Algo::NVLSTree, Proto::Simple).algbw_gbs == 0);  // all-reduce only
+  CHECK(nccl_cost(plan.view, CollOp::AllReduce, Algo::NVLSTree, Proto::LL).algbw_gbs == 0);      // Simple only
+  CHECK(choose(plan.view, TuningEnv{}, CollOp::AllReduce, int64_t{1} << 30).algo == Algo::NVLSTree);
+  // With the plugin's latency NVLSTree takes over between 32 and 64 MiB (aws-ofi-nccl's own p5
+  // tuner, src/tuner/nccl_ofi_regions.cpp, switches to NVLS_TREE above 30 MiB at 16 ranks).
+  CHECK(choose(plan.view, TuningEnv{}, CollOp::AllReduce, int64_t{32} << 20).algo != Algo::NVLSTree);
+  CHECK(choose(plan.view, TuningEnv{}, CollOp::AllReduce, int64_t{64} << 20).algo == Algo::NVLSTree);
+}
+
+TEST_CASE("nvls tree: not where NCCL has no NVLS (one node, NCCL_NVLS_ENABLE=0, p4de, one GPU per node)", "[nccl]") {
+  const auto view_of = [](const ScenarioSpec& spec) {
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    auto world = World::build(spec, net);
+    std::vector<int> ranks(world->size());
+    for (int r = 0; r < world->size(); ++r) ranks[r] = r;
+    return build_plan(*world, net, ranks).view;
+  };
+  CHECK_FALSE(view_of(p5(1)).nvls);  // NVLSTree needs several nodes (NVLS alone is not modelled)
+  CHECK_FALSE(view_of(p5(2, {{"NCCL_NVLS_ENABLE", "0"}})).nvls);
+  ScenarioSpec p4de = p5(2);
+  p4de.cluster.instance = "p4de.24xlarge";  // A100: no NVLink SHARP
+  CHECK_FALSE(view_of(p4de).nvls);
+  ScenarioSpec pods = p5(2);  // 8 pods of one GPU each (no shared IPC): NCCL nodes of one rank
+  pods.placement.pods_per_node = 8;
+  pods.placement.gpus_per_pod = 1;
+  CHECK_FALSE(view_of(pods).nvls);
+}
+
+TEST_CASE("nvls tree: 2 x p5 all-reduce moves S per node over the network and (1 + 1/H) S per NVLink port", "[nccl]") {
+  const int64_t S = int64_t{1} << 30;
+  CollectiveRecord rec;
+  const ScenarioSpec spec = p5(2);
+  const double t = run_all_reduce(spec, S, &rec);  // the byte audit checks nvls_tree_delivery
+  REQUIRE(rec.algo == Algo::NVLSTree);
+  REQUIRE(rec.proto == Proto::Simple);
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  auto world = World::build(spec, net);
+  std::vector<int> ranks(world->size());
+  for (int r = 0; r < world->size(); ++r) ranks[r] = r;
+  const CommPlan plan = build_plan(*world, net, ranks);
+  // 8 heads per node, every GPU one of them: its port moves S + S/8 each way; one merged
+  // inter-node edge per head and direction carries S/8 (two mirrored trees, half each).
+  REQUIRE(plan.nvls_switch.size() == 32);  // 16 ranks x (to, from the switch)
+  for (const auto& m : plan.nvls_switch) CHECK(m.bytes_frac == Approx(1.125));
+  REQUIRE(plan.nvls_net_merged.size() == 16);  // 8 heads x 2 directions
+  for (const auto& m : plan.nvls_net_merged) CHECK(m.bytes_frac == Approx(1.0 / 8));
+  const double share = static_cast<double>(rec.channels) / plan.channels_ref;
+  const auto cap = [&](const CommPlan::MergedEdge& m, double channels) {
+    return flow_rate_cap(P, {.link_class = m.edge.link_class,
+                             .proto = Proto::Simple,
+                             .raw_bandwidth = m.edge.raw_bandwidth,
+                             .link_fraction = m.share_frac,
+                             .coll_share = share,
+                             .channels = channels});
+  };
+  const double nvl = 1.125 * S / cap(plan.nvls_switch.front(), rec.channels);
+  const double inter = S / 8.0 / cap(plan.nvls_net_merged.front(), rec.channels / 8.0);
+  const double lat =
+      P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple) + 2 * hop(LinkClass::EFA, Proto::Simple);
+  CHECK(t == Approx(lat + std::max(nvl, inter)).epsilon(1e-6));
+  CHECK(inter > nvl);  // EFA (8 x 50 GB/s per node) is the bottleneck, not NVLink
+  // The same bytes as a (forced) Tree: its chain puts 2 S through every NVLink port each way.
+  CollectiveRecord tree_rec;
+  const double t_tree = run_all_reduce(p5(2, {{"NCCL_ALGO", "Tree"}}), S, &tree_rec);
+  REQUIRE(tree_rec.algo == Algo::Tree);
+  CHECK(t_tree > 1.2 * t);  // NVLink-bound (2 S per port each way) where NVLSTree is EFA-bound
+}
