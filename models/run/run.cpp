@@ -9,23 +9,21 @@
 #include "models/collectives/collective.hpp"
 #include "models/nccl/env.hpp"
 #include "models/params.hpp"
-#include "models/run/breakdown.hpp"
+#include "models/run/jobs.hpp"
 #include "models/run/memory_estimate.hpp"
 #include "models/run/memory_fill.hpp"
 #include "models/run/result_fill.hpp"
 #include "models/run/stragglers.hpp"
-#include "models/run/throughput.hpp"
 #include "models/topology/placement.hpp"
 #include "models/topology/resolve.hpp"
 #include "models/workload/executor.hpp"
-#include "models/workload/layout.hpp"
-#include "models/workload/model_shape.hpp"
 #include "models/workload/strategy.hpp"
 #include "sim/check.hpp"
 
 namespace models {
 
 RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
+  if (!spec.jobs.empty()) return run_jobs(spec, options);    // several jobs on one fabric (jobs.hpp)
   const auto wall_start = std::chrono::steady_clock::now();  // --time-limit counts the set-up too
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
@@ -71,25 +69,7 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   net.settle_blocks();  // link totals of repeated closed-form collectives
   // -> the result.
   RunResult result = fill_result(exec, net, *world, spec, options);
-  result.notes.insert(result.notes.begin(), plan.notes.begin(), plan.notes.end());
-  result.memory = std::move(memory.memory);
-  for (std::size_t r = 0; r < memory.rank_peak_bytes.size() && r < result.ranks.size(); ++r)
-    result.ranks[r].memory_peak_bytes = memory.rank_peak_bytes[r];
-  if (!spec.collective && spec.model) {
-    const workload::ModelShape shape = workload::resolve_model(*spec.model);
-    const workload::ParallelLayout layout = workload::make_layout(spec, shape, world->size());
-    const int micro_batches = layout.strategy == workload::Strategy::Megatron ? layout.pipeline_micro_batches
-                                                                              : std::max(1, spec.training.grad_accum);
-    result.throughput = make_throughput(shape, samples_per_step(spec, layout.dp, micro_batches), result.step_time_s,
-                                        world->size(), world->node().gpu.bf16_flops, spec.training.grad_checkpointing);
-  }
-  if (spec.collective) {
-    result.step_time_s /= plan.iterations;
-    result.run_time_s = result.step_time_s * plan.iterations;
-    result.steps = plan.iterations;
-    for (auto& r : result.ranks) r.breakdown = scaled(r.breakdown, plan.iterations);
-    result.step_breakdown = scaled(result.step_breakdown, plan.iterations);
-  }
+  complete_result(result, spec, *world, plan.notes, plan.iterations, std::move(memory));
   result.events = sim.events_run();
   return result;
 }

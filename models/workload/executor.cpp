@@ -68,15 +68,21 @@ sim::Time StepExecutor::end() const {
 }
 
 void StepExecutor::run() {
+  start_ranks();
+  sim_.run();
+  finish_run();
+}
+
+void StepExecutor::start_ranks() {
   start_ = sim_.now();
   for (auto& s : state_) s.last = start_;
   check_wall();  // a budget the set-up already spent stops the run before its first op
   if (!stopped_)
     for (int r = 0; r < int(ranks_.size()); ++r)
       if (weight(r) > 0) advance(r);
-  sim_.run();
-  expand_classes();
 }
+
+void StepExecutor::finish_run() { expand_classes(); }
 
 const Op& StepExecutor::current(int r, int s) const {
   return programs_[ranks_[r].program].ops[s][state_[r].streams[s].pc];
