@@ -67,6 +67,7 @@ struct SharedRun {
   std::vector<LinkResult> links;  // every link that carried bytes, over the longest job's step
   uint64_t events = 0;
   bool partial = false;
+  double progress = 1;  // the least share of a step's operations any job simulated (--time-limit)
 };
 
 // Whether a link name belongs to one of `count` nodes from `first` ("node<k>/...").
@@ -128,6 +129,7 @@ SharedRun simulate(const ScenarioSpec& spec, const std::vector<int>& first, cons
   for (auto& jr : runs) {
     jr.exec->finish_run();
     out.partial |= jr.exec->stopped();
+    out.progress = std::min(out.progress, jr.exec->progress());
   }
   for (auto& jr : runs)
     SIM_CHECK(jr.exec->all_done() || out.partial, "step programs deadlocked: a rank waits for a peer that never comes");
@@ -262,6 +264,7 @@ RunResult run_jobs(const ScenarioSpec& spec, const RunOptions& options) {
   out.scenario = spec.name;
   out.partial = together.partial;
   out.events = together.events;
+  double progress = together.progress;
   out.links = std::move(together.links);
   int offset = 0;
   std::map<std::string, std::size_t> transport_at;
@@ -270,6 +273,7 @@ RunResult run_jobs(const ScenarioSpec& spec, const RunOptions& options) {
     SharedRun alone = simulate(spec, first, {i}, alone_options, wall_start);
     out.partial |= alone.partial;
     out.events += alone.events;
+    progress = std::min(progress, alone.progress);
     JobResult job;
     job.name = spec.jobs[i].name;
     job.first_node = first[i];
@@ -336,6 +340,8 @@ RunResult run_jobs(const ScenarioSpec& spec, const RunOptions& options) {
     out.breakdown["offload_s"] += r.offload_s * inv;
   }
   out.breakdown["collectives"] = collectives;
+  // --time-limit: how much of one step the least advanced simulation (together or alone) covered.
+  if (out.partial) out.breakdown["simulated_fraction"] = progress;
   std::vector<std::string> notes = {
       std::to_string(spec.jobs.size()) +
           " jobs on one cluster: each simulated alone (the other jobs' nodes idle) and together (one "
