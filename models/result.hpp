@@ -101,6 +101,8 @@ struct PairTransport {
   std::string link_class;  // as in TransportCount
 };
 
+struct JobResult;  // below: one job of several on one fabric
+
 struct RunResult {
   std::string scenario;
   double step_time_s = 0;
@@ -120,7 +122,21 @@ struct RunResult {
   ThroughputResult throughput;                 // tokens/s, TFLOP/s, MFU (training steps)
   // [[stragglers]]: the same step without them (run/stragglers.hpp); what they cost is the difference.
   std::optional<double> straggler_free_step_s;
+  // Several jobs on one fabric ([[jobs]], models/run/jobs.hpp): each job's own figures; the fields
+  // above then describe the shared run (step_time_s: the longest job's step together).
+  std::vector<JobResult> jobs;
   bool fits() const { return !memory.estimated || memory.fits; }
+};
+
+// One job of a scenario with [[jobs]]: its step simulated alone on the cluster (the other jobs'
+// nodes idle) and together with the others (all jobs' flows sharing the fabric, from t = 0).
+struct JobResult {
+  std::string name;
+  int first_node = 0, last_node = 0;  // the cluster's nodes it holds
+  int gpus = 0;
+  double step_alone_s = 0, step_together_s = 0;
+  double lost_s() const { return step_together_s - step_alone_s; }  // what it lost to the others
+  RunResult together;  // its run among the others (ranks numbered within the job, nodes the cluster's)
 };
 
 }  // namespace models

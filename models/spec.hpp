@@ -153,6 +153,21 @@ struct StragglerSpec {
   double nic_bandwidth_factor = 1;
 };
 
+// One of several jobs placed on one cluster ([[jobs]]; models/run/jobs.hpp states the model):
+// the tables a single-job scenario has at its top level, on a node range of the cluster. The
+// cluster, its fabric and [nccl.env] are the scenario's, shared by every job.
+struct JobSpec {
+  std::string name;
+  std::optional<int> first_node;  // nodes = [first, last]; unset: `nodes` placed first-fit
+  int nodes = 0;                  // node count
+  PlacementSpec placement;
+  std::optional<ModelSpec> model;
+  TrainingSpec training;
+  ParallelSpec parallel;
+  ZeroSpec zero;
+  std::optional<CollectiveSpec> collective;
+};
+
 struct ScenarioSpec {
   std::string name;
   std::string source_file;  // for messages
@@ -165,6 +180,7 @@ struct ScenarioSpec {
   ZeroSpec zero;
   std::optional<CollectiveSpec> collective;
   std::vector<StragglerSpec> stragglers;
+  std::vector<JobSpec> jobs;  // several jobs on one cluster; empty: the top-level tables are the one job
 };
 
 }  // namespace models

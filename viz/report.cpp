@@ -104,6 +104,24 @@ std::string notes_block(const models::RunResult& r) {
   return s + "</ul>";
 }
 
+// Several jobs on one fabric (RunResult::jobs): each job's step alone and together, and what
+// it lost to the others.
+std::string jobs_block(const models::RunResult& r) {
+  if (r.jobs.empty()) return "";
+  std::ostringstream o;
+  o << "<section id=\"jobs\"><h2>Jobs on one fabric</h2><p class=\"what\">Each job simulated alone (the "
+       "other jobs' nodes idle) and together with the others, one step each from t = 0; lost = together − "
+       "alone.</p><table class=\"summary\"><tr><th>job</th><th>nodes</th><th>GPUs</th><th>step alone</th>"
+       "<th>step together</th><th>lost</th><th>% lost</th></tr>";
+  for (const auto& j : r.jobs)
+    o << "<tr><td>" << esc(j.name) << "</td><td>" << j.first_node << "–" << j.last_node << "</td><td>" << j.gpus
+      << "</td><td>" << esc(fmt::seconds(j.step_alone_s)) << "</td><td>" << esc(fmt::seconds(j.step_together_s))
+      << "</td><td>" << esc(fmt::seconds(j.lost_s())) << "</td><td>"
+      << esc(fmt::percent(j.step_alone_s > 0 ? j.lost_s() / j.step_alone_s : 0)) << "</td></tr>";
+  o << "</table></section>";
+  return o.str();
+}
+
 struct Chart {
   const char* id;
   const char* heading;
@@ -238,7 +256,7 @@ std::string report_html(const models::RunResult& r, const ReportInputs& in) {
   o << page::open("commsim report: " + title, 1180) << "<header><h1>" << esc(title)
     << "</h1><p class=\"sub\">commsim report — predicted step time, communication and transports</p></header>";
   o << "<section id=\"scenario\"><h2>Scenario</h2>" << scenario_block(r, in) << notes_block(r) << numbers_key()
-    << "</section>";
+    << "</section>" << jobs_block(r);
   for (const auto& c : kCharts)
     o << "<section id=\"" << c.id << "\"><h2>" << c.heading << "</h2><p class=\"what\">" << c.what << "</p>"
       << page::figure(chart_svg(c.id, r, in, {}), page::slug(title) + "-" + c.id) << "</section>";

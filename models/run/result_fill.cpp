@@ -6,6 +6,9 @@
 #include <unordered_set>
 
 #include "models/run/breakdown.hpp"
+#include "models/run/throughput.hpp"
+#include "models/workload/layout.hpp"
+#include "models/workload/model_shape.hpp"
 #include "sim/check.hpp"
 
 namespace models {
@@ -170,6 +173,29 @@ RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork
   res.transports = count_transports(exec, world, res.pair_transports);
   res.timeline = exec.timeline();
   return res;
+}
+
+void complete_result(RunResult& result, const ScenarioSpec& spec, const World& world,
+                     const std::vector<std::string>& notes, int iterations, MemoryFill memory) {
+  result.notes.insert(result.notes.begin(), notes.begin(), notes.end());
+  result.memory = std::move(memory.memory);
+  for (std::size_t r = 0; r < memory.rank_peak_bytes.size() && r < result.ranks.size(); ++r)
+    result.ranks[r].memory_peak_bytes = memory.rank_peak_bytes[r];
+  if (!spec.collective && spec.model) {
+    const workload::ModelShape shape = workload::resolve_model(*spec.model);
+    const workload::ParallelLayout layout = workload::make_layout(spec, shape, world.size());
+    const int micro_batches = layout.strategy == workload::Strategy::Megatron ? layout.pipeline_micro_batches
+                                                                              : std::max(1, spec.training.grad_accum);
+    result.throughput = make_throughput(shape, samples_per_step(spec, layout.dp, micro_batches), result.step_time_s,
+                                        world.size(), world.node().gpu.bf16_flops, spec.training.grad_checkpointing);
+  }
+  if (spec.collective) {
+    result.step_time_s /= iterations;
+    result.run_time_s = result.step_time_s * iterations;
+    result.steps = iterations;
+    for (auto& r : result.ranks) r.breakdown = scaled(r.breakdown, iterations);
+    result.step_breakdown = scaled(result.step_breakdown, iterations);
+  }
 }
 
 }  // namespace models

@@ -1,9 +1,11 @@
 #pragma once
 // Turns a finished StepExecutor (and the network it ran on) into a models::RunResult: per-rank
 // accounts, busiest links, transports among the rank pairs actually used, timeline, breakdown.
+#include <string>
 #include <vector>
 
 #include "models/result.hpp"
+#include "models/run/memory_fill.hpp"
 #include "models/run/run.hpp"
 #include "models/workload/executor.hpp"
 #include "models/world/world.hpp"
@@ -21,5 +23,11 @@ std::vector<TransportCount> count_transports(const workload::StepExecutor& exec,
 
 RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork& net, const World& world,
                       const ScenarioSpec& spec, const RunOptions& options);
+
+// The rest of a result once fill_result() has the accounts: the plan's `notes` first, the memory
+// estimate, a training step's throughput (tokens/s, MFU), and a bare collective's times per
+// iteration (the simulated "step" ran `iterations` of it).
+void complete_result(RunResult& result, const ScenarioSpec& spec, const World& world,
+                     const std::vector<std::string>& notes, int iterations, MemoryFill memory);
 
 }  // namespace models

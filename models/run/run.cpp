@@ -12,6 +12,7 @@
 #include "models/nccl/env.hpp"
 #include "models/params.hpp"
 #include "models/run/breakdown.hpp"
+#include "models/run/jobs.hpp"
 #include "models/run/memory_estimate.hpp"
 #include "models/run/memory_fill.hpp"
 #include "models/run/result_fill.hpp"
@@ -126,25 +127,7 @@ std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOption
   net.settle_blocks();  // link totals of repeated closed-form collectives
   // -> the result.
   RunResult result = fill_result(exec, net, *world, spec, options);
-  result.notes.insert(result.notes.begin(), plan.notes.begin(), plan.notes.end());
-  result.memory = std::move(memory.memory);
-  for (std::size_t r = 0; r < memory.rank_peak_bytes.size() && r < result.ranks.size(); ++r)
-    result.ranks[r].memory_peak_bytes = memory.rank_peak_bytes[r];
-  if (!spec.collective && spec.model) {
-    const workload::ModelShape shape = workload::resolve_model(*spec.model);
-    const workload::ParallelLayout layout = workload::make_layout(spec, shape, world->size());
-    const int micro_batches = layout.strategy == workload::Strategy::Megatron ? layout.pipeline_micro_batches
-                                                                              : std::max(1, spec.training.grad_accum);
-    result.throughput = make_throughput(shape, samples_per_step(spec, layout.dp, micro_batches), result.step_time_s,
-                                        world->size(), world->node().gpu.bf16_flops, spec.training.grad_checkpointing);
-  }
-  if (spec.collective) {
-    result.step_time_s /= plan.iterations;
-    result.run_time_s = result.step_time_s * plan.iterations;
-    result.steps = plan.iterations;
-    for (auto& r : result.ranks) r.breakdown = scaled(r.breakdown, plan.iterations);
-    result.step_breakdown = scaled(result.step_breakdown, plan.iterations);
-  }
+  complete_result(result, spec, *world, plan.notes, plan.iterations, std::move(memory));
   result.events = sim.events_run();
   return result;
 }
@@ -152,6 +135,7 @@ std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOption
 }  // namespace
 
 RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
+  if (!spec.jobs.empty()) return run_jobs(spec, options);  // several jobs on one fabric (jobs.hpp)
   // --time-limit counts the set-up too: checked between its stages (wall_budget.hpp).
   WallBudget budget(options.time_limit_s, WallBudget::Clock::now());
   std::string abandoned;

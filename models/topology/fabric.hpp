@@ -51,6 +51,7 @@ class Fabric {
   double pod_uplink_bytes_per_s() const { return pod_capacity_; }  // C_pod, all uplinks of a pod
   int pod_uplinks() const { return pod_uplinks_; }
   double switch_latency_s() const { return switch_latency_s_; }
+  const std::vector<double>& rail_bytes_per_s() const { return rail_bw_; }  // per NIC group of a node
 
   // Adds the shared links (kind "fabric", names "fabric/pod<p>/...") to `net`. Call once.
   void add_links(sim::FlowNetwork& net);

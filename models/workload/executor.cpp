@@ -64,6 +64,12 @@ sim::Time StepExecutor::end() const {
 }
 
 void StepExecutor::run() {
+  start_ranks();
+  sim_.run();
+  finish_run();
+}
+
+void StepExecutor::start_ranks() {
   start_ = sim_.now();
   for (auto& s : state_) s.last = start_;
   // A recorded rank that is not simulated is recorded from the rank that stands for it.
@@ -73,9 +79,9 @@ void StepExecutor::run() {
   if (!stopped_)
     for (int r = 0; r < int(ranks_.size()); ++r)
       if (weight(r) > 0) advance(r);
-  sim_.run();
-  expand_classes();
 }
+
+void StepExecutor::finish_run() { expand_classes(); }
 
 const Op& StepExecutor::current(int r, int s) const {
   return programs_[ranks_[r].program].ops[s][state_[r].streams[s].pc];

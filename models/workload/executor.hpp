@@ -78,6 +78,10 @@ class StepExecutor {
   // Starts every rank now and runs the simulator until all programs end (or the wall-clock
   // limit stops it: then stopped() is true).
   void run();
+  // run() in its parts, for several executors on one simulator (jobs sharing a fabric,
+  // models/run/jobs.hpp): start_ranks() on each, the simulator's run(), then finish_run() on each.
+  void start_ranks();
+  void finish_run();
   bool stopped() const { return stopped_; }
   bool all_done() const { return done_ranks_ == int(ranks_.size()); }
   sim::Time start() const { return start_; }

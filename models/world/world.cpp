@@ -47,7 +47,7 @@ struct NodeLinks {
 
 class WorldImpl final : public World {
  public:
-  WorldImpl(const ScenarioSpec& spec, sim::FlowNetwork& net)
+  WorldImpl(const ScenarioSpec& spec, sim::FlowNetwork& net, const ClusterSlot& slot)
       : node_(topology::resolve_node(spec.cluster)),
         graph_(node_),
         env_(nccl::parse_nccl_env(spec.nccl_env)),
@@ -55,7 +55,8 @@ class WorldImpl final : public World {
         transports_(node_, graph_, spec.placement, layout_, env_) {
     ranks_.reserve(layout_.size());
     for (int r = 0; r < layout_.size(); ++r) ranks_.push_back(layout_.rank(r));
-    build_links(spec, net);
+    first_node_ = slot.first_node;
+    build_links(spec, net, slot);
   }
 
   int size() const override { return static_cast<int>(ranks_.size()); }
@@ -128,7 +129,7 @@ class WorldImpl final : public World {
       out.push_back(la.hostmem);
     }
     out.push_back(la.nic_tx[na]);
-    if (fabric_) fabric_->path(ra.node, na, rb.node, nb, out);
+    if (fabric_) fabric_->path(ra.node + first_node_, na, rb.node + first_node_, nb, out);
     out.push_back(lb.nic_rx[nb]);
     if (gdr_b) {
       down_from(lb, gb, groups[nb].pcie_switch, out);
@@ -165,6 +166,7 @@ class WorldImpl final : public World {
   const topology::Placement& placement() const override { return layout_; }
   const hw::NodeSpec& node() const override { return node_; }
   const nccl::NcclEnv& nccl_env() const override { return env_; }
+  const topology::Fabric* fabric() const override { return fabric_; }
 
   std::string describe() const override {
     std::string s =
@@ -203,7 +205,7 @@ class WorldImpl final : public World {
     return id;
   }
 
-  void build_links(const ScenarioSpec& spec, sim::FlowNetwork& net) {
+  void build_links(const ScenarioSpec& spec, sim::FlowNetwork& net, const ClusterSlot& slot) {
     using sim::Time;
     const int ng = graph_.gpus();
     double nvl_bw = 0, nvl_lat = 0, nvl_eff = 1;
@@ -289,7 +291,7 @@ class WorldImpl final : public World {
     node_links_.resize(layout_.nodes);
     for (int n = 0; n < layout_.nodes; ++n) {
       NodeLinks& l = links_[n];
-      const std::string p = "node" + std::to_string(n) + "/";
+      const std::string p = "node" + std::to_string(n + first_node_) + "/";
       node_links_[n].first = static_cast<uint32_t>(net.link_count());
       for (int g = 0; g < ng; ++g) {
         const std::string gp = p + "gpu" + std::to_string(g) + "/";
@@ -324,8 +326,20 @@ class WorldImpl final : public World {
     // The fabric's shared links, after the nodes' (link ids of the default are unchanged).
     std::vector<double> rail_bw;
     for (const auto& grp : groups) rail_bw.push_back(nic_bw * static_cast<double>(grp.nics.size()));
-    fabric_.emplace(spec.cluster.fabric, layout_.nodes, std::move(rail_bw), node_.nic_kind);
-    fabric_->add_links(net);
+    if (slot.fabric) {
+      // Another World's fabric (several jobs on one cluster): its rails must be this node's.
+      if (slot.fabric->kind() != topology::FabricKind::NonBlocking && slot.fabric->rail_bytes_per_s() != rail_bw)
+        throw SpecError("placement",
+                        "placement: the NIC groups (rails) differ from the first job's, which the shared "
+                        "fabric was built for (expected the same placement.nics_per_pod and pods per "
+                        "node in every job on a rail or fat_tree fabric)");
+      fabric_ = slot.fabric;
+      return;
+    }
+    own_fabric_.emplace(spec.cluster.fabric, std::max(layout_.nodes, slot.cluster_nodes), std::move(rail_bw),
+                        node_.nic_kind);
+    own_fabric_->add_links(net);
+    fabric_ = &*own_fabric_;
   }
 
   hw::NodeSpec node_;
@@ -336,15 +350,17 @@ class WorldImpl final : public World {
   std::vector<RankInfo> ranks_;
   std::vector<NodeLinks> links_;
   std::vector<LinkRange> node_links_;  // node_links()
-  std::optional<topology::Fabric> fabric_;
-  TcpEdge tcp_edge_;         // tcp_edge()
+  int first_node_ = 0;  // ClusterSlot::first_node: where this World's nodes sit on the cluster
+  std::optional<topology::Fabric> own_fabric_;
+  const topology::Fabric* fabric_ = nullptr;  // own_fabric_, or one shared with other Worlds
+  TcpEdge tcp_edge_;                          // tcp_edge()
   std::vector<double> raw_;  // per link index: raw bandwidth where the capacity carries an efficiency, else 0
 };
 
 }  // namespace
 
-std::unique_ptr<World> World::build(const ScenarioSpec& spec, sim::FlowNetwork& net) {
-  return std::make_unique<WorldImpl>(spec, net);
+std::unique_ptr<World> World::build(const ScenarioSpec& spec, sim::FlowNetwork& net, const ClusterSlot& slot) {
+  return std::make_unique<WorldImpl>(spec, net, slot);
 }
 
 }  // namespace models

@@ -20,11 +20,25 @@
 
 namespace models {
 
+namespace topology {
+class Fabric;
+}
+
+// Where a World sits on a larger cluster shared by several jobs (models/run/jobs.hpp): its
+// nodes are the cluster's first_node .. first_node + spec.cluster.nodes - 1 (link names carry
+// the cluster's numbers; RankInfo::node stays the World's own), and the fabric spans
+// cluster_nodes. The first job's World builds the fabric (fabric null); the others cross it.
+struct ClusterSlot {
+  int first_node = 0;
+  int cluster_nodes = 0;                     // 0: spec.cluster.nodes (a World of its own)
+  const topology::Fabric* fabric = nullptr;  // a fabric another World built, or null: build one
+};
+
 class World {
  public:
   // Builds placement, topology, transports and the links in `net`. Throws SpecError on an
   // impossible layout or a bad NCCL variable.
-  static std::unique_ptr<World> build(const ScenarioSpec& spec, sim::FlowNetwork& net);
+  static std::unique_ptr<World> build(const ScenarioSpec& spec, sim::FlowNetwork& net, const ClusterSlot& slot = {});
   virtual ~World() = default;
 
   virtual int size() const = 0;
@@ -71,6 +85,8 @@ class World {
   // The run's NCCL environment, parsed once when the World was built (models/nccl/env.hpp): the
   // collective engine and NCCL's tuner read it from here.
   virtual const nccl::NcclEnv& nccl_env() const = 0;
+  // The fabric between nodes this World's NET flows cross (shared with other Worlds of a ClusterSlot).
+  virtual const topology::Fabric* fabric() const { return nullptr; }
   // Name of the GPU model (catalog key) and its node's description, for reports.
   const std::string& gpu_name() const { return node().gpu.name; }
   virtual std::string describe() const = 0;

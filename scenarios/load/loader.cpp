@@ -159,6 +159,7 @@ class Loader {
                  {"zero", [&](auto& n, auto& k) { zero(n, k); }},
                  {"collective", [&](auto& n, auto& k) { collective(n, k); }},
                  {"stragglers", [&](auto& n, auto& k) { stragglers(n, k); }},
+                 {"jobs", [&](auto& n, auto& k) { jobs(n, k); }},
              });
     finish();
   }
@@ -175,6 +176,9 @@ class Loader {
   }
 
   void set_deepspeed_path(const toml::node& n, const std::string& key) {
+    if (!prefix_.empty())
+      r_.fail(n, key + ": a DeepSpeed JSON per job is not read (expected the [" + prefix_ +
+                     "zero] keys, DeepSpeed's zero_optimization verbatim)");
     if (ds_path_)
       r_.fail(
           n,
@@ -269,6 +273,85 @@ class Loader {
     }
   }
 
+  // [[jobs]]: several jobs on one cluster (models/run/jobs.hpp). Each holds the tables a
+  // single-job scenario has at its top level, read by the same functions into the job's own spec
+  // (cur_), with keys and positions under "jobs.<i>.".
+  void jobs(const toml::node& n, const std::string& key) {
+    const toml::array* arr = n.as_array();
+    if (!arr || arr->empty())
+      r_.fail(n, key + ": got " + detail::article_type(n) + " (expected [[jobs]] tables, one per job)");
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      const std::string k = key + "." + std::to_string(i);
+      const toml::node& t = *arr->get(i);
+      if (!t.is_table()) r_.fail(t, k + ": got " + detail::article_type(t) + " (expected a [[jobs]] table)");
+      models::ScenarioSpec own;
+      models::JobSpec job;
+      job.name = "job" + std::to_string(i);
+      cur_ = &own;
+      prefix_ = k + ".";
+      ZeroEntries top_zero = std::move(zero_toml_);
+      zero_toml_.clear();
+      r_.table(t, k,
+               {
+                   {"name", [&](auto& v, auto& kk) { job.name = r_.string(v, kk); }},
+                   {"nodes", [&](auto& v, auto& kk) { job_nodes(v, kk, job); }},
+                   {"placement", [&](auto& v, auto& kk) { placement(v, kk); }},
+                   {"model", [&](auto& v, auto& kk) { model(v, kk); }},
+                   {"training", [&](auto& v, auto& kk) { training(v, kk); }},
+                   {"parallel", [&](auto& v, auto& kk) { parallel(v, kk); }},
+                   {"zero", [&](auto& v, auto& kk) { zero(v, kk); }},
+                   {"collective", [&](auto& v, auto& kk) { collective(v, kk); }},
+               });
+      if (job.nodes == 0)
+        r_.fail(t, k + ": nodes is missing (expected nodes = [first, last], a range of the cluster's nodes, or "
+                       "nodes = N, placed first-fit)");
+      if (!own.model && !own.collective)
+        r_.fail(t, k + ": nothing to simulate (expected a [" + k.substr(0, 4) + ".model] or [" + k.substr(0, 4) +
+                       ".collective] table in this job)");
+      if (own.collective && own.collective->bytes == 0)
+        throw UserError(out_.position_of(k + ".collective"),
+                        k + ".collective.bytes is missing (expected a size such as \"1 GiB\")");
+      // The job's [zero] and DeepSpeed's rules, as for a single job, its positions under jobs.<i>.
+      DeepSpeedSettings ds;
+      for (auto& [name, e] : zero_toml_) ds.zero[canonical_zero_key(name)] = e;
+      std::map<std::string, SourcePos> own_positions;
+      for (const auto& [dotted, pos] : out_.positions)
+        if (dotted.rfind(prefix_, 0) == 0) own_positions[dotted.substr(prefix_.size())] = pos;
+      apply_deepspeed(ds, own, own_positions);
+      for (const auto& [dotted, pos] : own_positions) out_.positions.emplace(prefix_ + dotted, pos);
+      zero_toml_ = std::move(top_zero);
+      cur_ = &out_.spec;
+      prefix_.clear();
+      job.placement = own.placement;
+      job.model = own.model;
+      job.training = own.training;
+      job.parallel = own.parallel;
+      job.zero = own.zero;
+      job.collective = own.collective;
+      out_.spec.jobs.push_back(std::move(job));
+    }
+  }
+
+  // jobs.<i>.nodes: [first, last] (inclusive, the cluster's node numbers) or a count.
+  void job_nodes(const toml::node& v, const std::string& k, models::JobSpec& job) {
+    if (v.is_integer()) {
+      job.nodes = static_cast<int>(r_.integer(v, k, 1, kMaxCount));
+      return;
+    }
+    const toml::array* range = v.as_array();
+    if (!range || range->size() != 2)
+      r_.fail(v, k + ": got " + detail::article_type(v) +
+                     (range ? " of " + std::to_string(range->size()) + " items" : std::string()) +
+                     " (expected [first, last], a range of the cluster's nodes, or a node count)");
+    const int a = static_cast<int>(r_.integer(*range->get(0), k + ".0", 0, kMaxCount));
+    const int b = static_cast<int>(r_.integer(*range->get(1), k + ".1", 0, kMaxCount));
+    if (b < a)
+      r_.fail(v, k + ": [" + std::to_string(a) + ", " + std::to_string(b) +
+                     "] ends before it starts (expected [first, last] with first <= last)");
+    job.first_node = a;
+    job.nodes = b - a + 1;
+  }
+
   void custom_node(const toml::node& n, const std::string& key) {
     models::CustomNodeSpec& d = out_.spec.cluster.node.emplace();
     // The *_bytes_per_s fields also answer to *_bandwidth, which reads better with units.
@@ -317,7 +400,7 @@ class Loader {
   }
 
   void placement(const toml::node& n, const std::string& key) {
-    models::PlacementSpec& p = out_.spec.placement;
+    models::PlacementSpec& p = cur_->placement;
     r_.table(n, key,
              {
                  {"pods_per_node",
@@ -352,7 +435,7 @@ class Loader {
   }
 
   void model(const toml::node& n, const std::string& key) {
-    models::ModelSpec& m = out_.spec.model.emplace();
+    models::ModelSpec& m = cur_->model.emplace();
     auto dim = [&](int& field) {
       return [&](const toml::node& v, const std::string& k) { field = static_cast<int>(r_.integer(v, k, 1, 1 << 24)); };
     };
@@ -407,7 +490,7 @@ class Loader {
   }
 
   void training(const toml::node& n, const std::string& key) {
-    models::TrainingSpec& t = out_.spec.training;
+    models::TrainingSpec& t = cur_->training;
     r_.table(
         n, key,
         {
@@ -431,7 +514,7 @@ class Loader {
              [&](auto& v, auto& k) {
                t.precision = r_.one_of(v, k, {"bf16", "fp16", "fp8"});
                const bool fp8 = t.precision == "fp8";
-               if (out_.positions.count("training.dtype")) {
+               if (out_.positions.count(prefix_ + "training.dtype")) {
                  if (fp8 ? t.dtype == "fp32" : t.dtype != t.precision)
                    r_.fail(v,
                            k + ": \"" + t.precision + "\" conflicts with training.dtype = \"" + t.dtype +
@@ -439,7 +522,7 @@ class Loader {
                                     : "\" (expected the same format in both keys, or only one of them)"));
                } else {
                  t.dtype = fp8 ? "bf16" : t.precision;
-                 out_.positions["training.dtype"] = r_.pos(v);  // DeepSpeed's bf16/fp16 must agree
+                 out_.positions[prefix_ + "training.dtype"] = r_.pos(v);  // DeepSpeed's bf16/fp16 must agree
                }
              }},
             {"optimizer", [&](auto& v, auto& k) { t.optimizer = r_.one_of(v, k, {"adamw"}); }},
@@ -469,7 +552,7 @@ class Loader {
   }
 
   void parallel(const toml::node& n, const std::string& key) {
-    models::ParallelSpec& p = out_.spec.parallel;
+    models::ParallelSpec& p = cur_->parallel;
     auto degree = [&](int& field) {
       return
           [&](const toml::node& v, const std::string& k) { field = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); };
@@ -539,7 +622,7 @@ class Loader {
   }
 
   void collective(const toml::node& n, const std::string& key) {
-    models::CollectiveSpec& c = out_.spec.collective.emplace();
+    models::CollectiveSpec& c = cur_->collective.emplace();
     r_.table(
         n, key,
         {
@@ -584,8 +667,18 @@ class Loader {
     if (s.cluster.instance.empty() && !s.cluster.node)
       throw UserError(out_.position_of("cluster"),
                       "no machine described (expected cluster.instance or a [cluster.node] table)");
-    if (!s.model && !s.collective)
+    if (!s.jobs.empty()) {
+      // [[jobs]] hold the job's own tables; the top level keeps what they share.
+      for (const char* table :
+           {"model", "collective", "placement", "training", "parallel", "zero", "deepspeed_config", "stragglers"})
+        if (out_.positions.count(table))
+          throw UserError(out_.position_of(table),
+                          std::string(table) + ": given at the top level beside [[jobs]] (expected it inside each " +
+                              "[[jobs]] table as [jobs." + table +
+                              "]; the top level holds name, [cluster] and [nccl.env])");
+    } else if (!s.model && !s.collective) {
       throw UserError(top, "nothing to simulate (expected a [model] or a [collective] table)");
+    }
     if (s.collective && s.collective->bytes == 0)
       throw UserError(out_.position_of("collective"),
                       "collective.bytes is missing (expected a size such as \"1 GiB\")");
@@ -612,6 +705,8 @@ class Loader {
   SourcePos ds_named_at_;
   SourcePos profile_at_;
   ZeroEntries zero_toml_;
+  models::ScenarioSpec* cur_ = &out_.spec;  // where the job tables go: the scenario, or a [[jobs]] entry's own
+  std::string prefix_;                      // "" or "jobs.<i>.": the keys of that entry
 };
 
 }  // namespace

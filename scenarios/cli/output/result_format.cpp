@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "scenarios/cli/output/jobs_format.hpp"
+
 namespace scenarios {
 
 std::string format_seconds(double s) {
@@ -160,6 +162,7 @@ std::string result_json(const models::RunResult& r, const CommandInputs& inputs)
   j["memory"] = memory_json(r.memory);
   j["throughput"] = throughput_json(r.throughput);
   if (r.straggler_free_step_s) j["straggler_free_step_s"] = *r.straggler_free_step_s;
+  if (!r.jobs.empty()) j["jobs"] = jobs_json(r);  // several jobs on one fabric
   if (r.partial) {
     j["simulated_fraction"] = simulated_fraction(r);
     j["simulated_s"] = r.step_time_s;
@@ -190,6 +193,12 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
   if (r.throughput.estimated) line("throughput " + throughput_line(r.throughput));
   if (r.memory.estimated) line("memory     " + memory_line(r.memory, 3));
   if (!r.fits()) line("WARNING    " + memory_warning(r.memory));
+  if (!r.jobs.empty()) {
+    line("");
+    out += jobs_summary(r);
+    line("");
+    line("the shared run (every job's ranks, over the longest job's step)");
+  }
   const RankExtremes e = rank_extremes(r);
   line(fmt::format("slowest rank: compute {}, comm {}, exposed comm {}, barrier wait {}",
                    format_seconds(e.max_compute_s), format_seconds(e.max_comm_s), format_seconds(e.max_exposed_comm_s),
