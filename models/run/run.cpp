@@ -36,7 +36,8 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   // Refuse what would not fit before anything big is built: the ranks come from the placement
   // alone (the node's GPU count), the operations from the scenario (memory_estimate.hpp).
   check_memory_budget(
-      spec, topology::make_placement(spec.cluster, spec.placement, topology::resolve_node(spec.cluster).gpus).size());
+      spec, topology::make_placement(spec.cluster, spec.placement, topology::resolve_node(spec.cluster).gpus).size(),
+      options.full);
   // Scenario -> World: placement, topology, NCCL's transports, the links (and [nccl.env], parsed once).
   auto world = World::build(spec, net);
   // -> the collective engine on that World.
