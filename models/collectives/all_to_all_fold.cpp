@@ -22,18 +22,21 @@ struct Sides {
   Edge edge;                          // a -> b, path cleared
 };
 
-// a's sides of its pair with b, or nullopt where a path does not split.
-std::optional<Sides> sides(const World& world, const sim::FlowNetwork& net, int a, int b) {
-  const auto split_ab = world.path_split(a, b), split_ba = world.path_split(b, a);
-  if (!split_ab || !split_ba) return std::nullopt;
+// a's sides of its pair with b, or nullopt where a path does not split. `back`: scratch.
+std::optional<Sides> sides(const World& world, const sim::FlowNetwork& net, int a, int b,
+                           std::vector<sim::LinkId>& back) {
   Sides s;
-  s.edge = make_edge(world, net, a, b);
+  s.edge.from = a;
+  s.edge.to = b;
+  const auto split_ab = world.path_split(a, b, s.edge.path);
+  if (!split_ab) return std::nullopt;
+  back.clear();
+  const auto split_ba = world.path_split(b, a, back);
+  if (!split_ba) return std::nullopt;
+  fill_edge(world, net, s.edge);  // make_edge(a, b) on the path just built
   s.src.assign(s.edge.path.begin(), s.edge.path.begin() + static_cast<std::ptrdiff_t>(*split_ab));
-  std::vector<sim::LinkId> back;
-  world.path(b, a, back);
   s.dst.assign(back.begin() + static_cast<std::ptrdiff_t>(*split_ba), back.end());
-  s.edge.path.clear();
-  s.edge.path.shrink_to_fit();
+  s.edge.path = {};
   return s;
 }
 
@@ -115,20 +118,22 @@ FoldOrReason build_fold(const World& world, const sim::FlowNetwork& net, const s
     uint32_t weight = 0;
   };
   std::vector<Merged> merged;
+  std::vector<sim::LinkId> scratch;
+  std::vector<uint32_t> class_slot;
   for (int i = 0; i < n; ++i) {
     const int a = ranks[i];
     const RankInfo& ra = world.rank(a);
     merged.clear();
-    std::vector<uint32_t> class_slot(static_cast<std::size_t>(gpus) * 3, Fold::kNone);
+    class_slot.assign(static_cast<std::size_t>(gpus) * 3, Fold::kNone);
     // One class: peers `members` (two of them checked), `count` pairs.
     auto add_class = [&](uint32_t cls, const std::vector<int>& members, uint32_t count) -> bool {
-      const auto first = sides(world, net, a, members[0]);
+      const auto first = sides(world, net, a, members[0], scratch);
       if (!first) {
         out.reason = "a path with no sender/receiver split (NET/Socket)";
         return false;
       }
       if (members.size() > 1) {
-        const auto second = sides(world, net, a, members[1]);
+        const auto second = sides(world, net, a, members[1], scratch);
         if (!second || !same_links(first->src, second->src) || !same_links(first->dst, second->dst) ||
             edge_key(first->edge) != edge_key(second->edge)) {
           out.reason = "peers of one class reached over different links";

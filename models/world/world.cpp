@@ -65,8 +65,7 @@ class WorldImpl final : public World {
 
   void path(int a, int b, std::vector<sim::LinkId>& out) const override { path_impl(a, b, out, nullptr); }
 
-  std::optional<std::size_t> path_split(int a, int b) const override {
-    std::vector<sim::LinkId> out;
+  std::optional<std::size_t> path_split(int a, int b, std::vector<sim::LinkId>& out) const override {
     std::optional<std::size_t> split;
     path_impl(a, b, out, &split);
     return split;

@@ -41,8 +41,9 @@ class World {
   // links; a host memory both cross counts there once), the rest being b's (the fabric's down
   // links, b's NIC, node and GPU). nullopt: the path has no such split (NET/Socket: both ranks'
   // proxy links come first), or the World does not say.
-  virtual std::optional<std::size_t> path_split(int a, int b) const {
-    (void)a, (void)b;
+  // Appends path(a, b) to `out` as path() does.
+  virtual std::optional<std::size_t> path_split(int a, int b, std::vector<sim::LinkId>& out) const {
+    path(a, b, out);
     return std::nullopt;
   }
   // The fabric pod of a node when flows between nodes cross fabric links that depend on the two
