@@ -4,8 +4,11 @@
 // replica simulated (`/every_replica`: the default before replicas were simulated once, issue 14).
 // Counters: the simulated step, events.
 //   build/bench/bench_scale --benchmark_filter='zero3_llama70b_p5en_2048'
-// Memory is measured apart (/usr/bin/time -f %M on `commsim run`): one process holds one case.
+// Memory is measured apart (/usr/bin/time -f %M on `commsim run`): one process holds one case;
+// the maxrss_mb counter is the bench process's peak so far (getrusage), an upper bound per case.
 #include <benchmark/benchmark.h>
+
+#include <sys/resource.h>
 
 #include <exception>
 #include <string>
@@ -36,6 +39,9 @@ void run_case(benchmark::State& state, const std::string& name, Mode mode) {
   }
   state.counters["sim_step_s"] = step;
   state.counters["events"] = events;
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  state.counters["maxrss_mb"] = static_cast<double>(usage.ru_maxrss) / 1024;  // Linux: KiB
 }
 
 }  // namespace
@@ -43,7 +49,8 @@ void run_case(benchmark::State& state, const std::string& name, Mode mode) {
 int main(int argc, char** argv) {
   for (const char* name : {"zero3_llama70b_p5_128", "megatron_tp8_pp8_llama70b_p5_128", "zero3_offload_llama70b_p5_128",
                            "zero3_llama70b_p5en_2048", "megatron_tp8_pp8_llama70b_p5en_2048",
-                           "zero3_offload_llama70b_p5en_2048", "alltoall_1gib_p5en_2048", "zero3_llama70b_p5en_16384",
+                           "zero3_offload_llama70b_p5en_2048", "alltoall_1gib_p5en_128", "alltoall_1gib_p5en_2048",
+                           "alltoall_1gib_p5en_16384", "zero3_llama70b_p5en_16384",
                            "megatron_tp8_pp8_llama70b_p5en_16384", "allreduce_1gib_p5en_16384"})
     for (Mode mode : {Mode::Closed, Mode::Full, Mode::EveryReplica}) {
       if (mode == Mode::EveryReplica && std::string(name).rfind("megatron", 0) != 0) continue;

@@ -274,10 +274,12 @@ void FlowNetwork::materialize(uint32_t b) {
       hops[j].position = 0;
       if (mirrored()) occupy(li, true, now);
       l.flows.push_back(slot);
+      l.weight += 1;
     }
     // The state apply_rate gave it at the block's start: one settle at start, one drain event.
     f.total = h.total;
     f.remaining = h.total;
+    f.weight = 1;
     f.rate = h.rate;
     f.cap = h.cap;
     f.last_update = k.start;

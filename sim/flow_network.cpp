@@ -29,13 +29,70 @@ LinkId FlowNetwork::add_link(std::string name, std::string kind, double capacity
 
 FlowId FlowNetwork::start(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap,
                           Time extra_latency) {
-  return start_impl(path, bytes, std::move(on_done), rate_cap, extra_latency, true);
+  return start_impl(path, static_cast<double>(bytes), std::move(on_done), rate_cap, extra_latency, true);
 }
 
 FlowId FlowNetwork::start_with_latency(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap,
                                        Time latency) {
   SIM_CHECK(latency >= Time::zero(), "a flow's latency must not be negative");
-  return start_impl(path, bytes, std::move(on_done), rate_cap, latency, false);
+  return start_impl(path, static_cast<double>(bytes), std::move(on_done), rate_cap, latency, false);
+}
+
+FlowId FlowNetwork::start_weighted(std::span<const LinkId> path, double bytes, Completion on_done, double rate_cap,
+                                   Time latency, uint32_t weight) {
+  SIM_CHECK(latency >= Time::zero(), "a flow's latency must not be negative");
+  SIM_CHECK(weight >= 1, "a flow's weight must be at least 1");
+  return start_impl(path, bytes, std::move(on_done), rate_cap, latency, false, weight);
+}
+
+double FlowNetwork::remaining(FlowId id) const {
+  if (!active(id)) return 0;
+  const Flow& f = flows_[id.slot];
+  if (f.state != State::Flowing) return 0;
+  return std::max(0.0, f.remaining - f.rate * (sim_.now() - f.last_update).seconds());
+}
+
+uint32_t FlowNetwork::watch_links(std::span<const LinkId> links, Completion on_touch) {
+  uint32_t w;
+  if (!free_watches_.empty()) {
+    w = free_watches_.back();
+    free_watches_.pop_back();
+  } else {
+    w = static_cast<uint32_t>(watches_.size());
+    watches_.emplace_back();
+  }
+  Watch& x = watches_[w];
+  x.links.clear();
+  for (LinkId l : links) {
+    SIM_CHECK(l.index < links_.size(), "a watch names an unknown link");
+    links_[l.index].watch = w;
+    x.links.push_back(l.index);
+  }
+  x.on_touch = std::move(on_touch);
+  x.live = true;
+  return w;
+}
+
+void FlowNetwork::unwatch(uint32_t w) {
+  SIM_CHECK(w < watches_.size(), "unknown watch");
+  Watch& x = watches_[w];
+  if (!x.live) return;
+  for (uint32_t li : x.links)
+    if (links_[li].watch == w) links_[li].watch = UINT32_MAX;
+  x.live = false;
+  x.on_touch.reset();
+  free_watches_.push_back(w);
+}
+
+void FlowNetwork::fire_watch(uint32_t w) {
+  Completion touch = std::move(watches_[w].on_touch);
+  unwatch(w);  // before the watcher runs: the flows it starts attach freely
+  if (touch) touch();
+}
+
+bool FlowNetwork::link_idle(LinkId id) const {
+  const Link& l = links_[id.index];
+  return l.flows.empty() && !(l.held_by != UINT32_MAX && l.held_until > sim_.now()) && exclusive_ == UINT32_MAX;
 }
 
 uint32_t FlowNetwork::alloc_slot() {
@@ -52,8 +109,8 @@ uint32_t FlowNetwork::alloc_slot() {
   return slot;
 }
 
-FlowId FlowNetwork::start_impl(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap,
-                               Time latency, bool add_path_latency) {
+FlowId FlowNetwork::start_impl(std::span<const LinkId> path, double bytes, Completion on_done, double rate_cap,
+                               Time latency, bool add_path_latency, uint32_t weight) {
   SIM_CHECK(bytes >= 0, "a flow cannot carry a negative number of bytes");
   SIM_CHECK(rate_cap > 0, "a flow's rate cap must be positive");
   const uint32_t slot = alloc_slot();
@@ -62,8 +119,9 @@ FlowId FlowNetwork::start_impl(std::span<const LinkId> path, int64_t bytes, Comp
   f.hops.resize_uninitialized(static_cast<uint32_t>(path.size()));
   Hop* hops = f.hops.data();
   f.on_done = std::move(on_done);
-  f.total = static_cast<double>(bytes);
+  f.total = bytes;
   f.remaining = f.total;
+  f.weight = weight;
   f.rate = 0;
   f.cap = rate_cap;
   f.last_update = sim_.now();
@@ -98,6 +156,11 @@ void FlowNetwork::attach(uint32_t slot) {
   // first, so this flow meets them as it would have without closed forms. (materialize() may
   // grow flows_: the record is looked up again after.)
   const Time now = sim_.now();
+  // Watches first: the watcher may replace its flows (and so start and cancel flows).
+  for (uint32_t i = 0; i < flows_[slot].hops.size(); ++i) {
+    const Link& l = links_[flows_[slot].hops.data()[i].link];
+    if (l.watch != UINT32_MAX && !l.flows.empty()) fire_watch(l.watch);
+  }
   if (exclusive_ != UINT32_MAX) demote(exclusive_);
   for (uint32_t i = 0; i < flows_[slot].hops.size(); ++i) {
     const Link& l = links_[flows_[slot].hops.data()[i].link];
@@ -112,6 +175,7 @@ void FlowNetwork::attach(uint32_t slot) {
     if (l.flows.empty()) l.busy_since = sim_.now();
     hops[i].position = static_cast<uint32_t>(l.flows.size());
     l.flows.push_back(slot);
+    l.weight += f.weight;
     mark_dirty(hops[i].link);
   }
 }
@@ -126,6 +190,7 @@ void FlowNetwork::detach(uint32_t slot) {
     const uint32_t moved = l.flows.back();
     l.flows[pos] = moved;
     l.flows.pop_back();
+    l.weight -= f.weight;
     if (moved != slot) {
       Flow& m = flows_[moved];
       Hop* mh = m.hops.data();
@@ -239,7 +304,7 @@ void FlowNetwork::rate_component(uint32_t seed) {
   for (uint32_t li : comp_links_) {
     Link& l = links_[li];
     l.remaining = l.capacity;
-    l.unfixed = static_cast<uint32_t>(l.flows.size());
+    l.unfixed = l.weight;
     ++l.version;
     heap_.push_back({l.remaining / l.unfixed, li, l.version});
   }
@@ -249,8 +314,11 @@ void FlowNetwork::rate_component(uint32_t seed) {
     new_rate_[fs] = -1;  // unfixed
     if (std::isfinite(flows_[fs].cap)) capped_.push_back(fs);
   }
-  std::sort(capped_.begin(), capped_.end(), [this](uint32_t a, uint32_t b) {
-    return flows_[a].cap != flows_[b].cap ? flows_[a].cap < flows_[b].cap : a < b;
+  // By cap per unit of weight (a weight-1 flow's cap itself: the same order as unweighted).
+  auto unit_cap = [this](uint32_t fs) { return flows_[fs].cap / flows_[fs].weight; };
+  std::sort(capped_.begin(), capped_.end(), [&](uint32_t a, uint32_t b) {
+    const double ca = unit_cap(a), cb = unit_cap(b);
+    return ca != cb ? ca < cb : a < b;
   });
   std::size_t next_cap = 0;
   std::size_t fixed = 0;
@@ -259,8 +327,8 @@ void FlowNetwork::rate_component(uint32_t seed) {
   double level = 0;
 
   // Fixing a flow at the current level r <= share(l) can only raise share(l) = remaining/unfixed:
-  // (rem - r) / (n - 1) >= rem / n. So a link's heap entry is never above its true share, and
-  // the heap is updated lazily: one entry per link, refreshed only when a stale one reaches the
+  // (rem - r) / (n - 1) >= rem / n (weighted: (rem - w r) / (n - w) >= rem / n). So a link's heap entry is never above
+  // its true share, and the heap is updated lazily: one entry per link, refreshed only when a stale one reaches the
   // top. A fresh entry on top is then the true minimum. This keeps the heap at the component's
   // link count instead of pushing once per (flow, link) pair.
   auto fix = [&](uint32_t fs, double rate) {
@@ -271,7 +339,7 @@ void FlowNetwork::rate_component(uint32_t seed) {
     for (uint32_t i = 0; i < f.hops.size(); ++i) {
       Link& l = links_[hops[i].link];
       l.remaining = std::max(0.0, l.remaining - rate);
-      --l.unfixed;
+      l.unfixed -= f.weight;
       ++l.version;
     }
   };
@@ -294,23 +362,24 @@ void FlowNetwork::rate_component(uint32_t seed) {
     }
     while (next_cap < capped_.size() && new_rate_[capped_[next_cap]] >= 0) ++next_cap;
     const double link_share = heap_.empty() ? kUnlimitedRate : std::max(level, heap_.front().share);
-    const double cap_share = next_cap < capped_.size() ? flows_[capped_[next_cap]].cap : kUnlimitedRate;
+    const double cap_share = next_cap < capped_.size() ? unit_cap(capped_[next_cap]) : kUnlimitedRate;
     SIM_CHECK(std::isfinite(link_share) || std::isfinite(cap_share),
               "progressive filling found no constraint for an unfixed flow");
     if (cap_share <= link_share) {
       level = std::max(level, cap_share);
-      fix(capped_[next_cap], cap_share);
+      fix(capped_[next_cap], flows_[capped_[next_cap]].cap);
       continue;
     }
     level = link_share;
     const uint32_t li = heap_.front().link;
     std::pop_heap(heap_.begin(), heap_.end(), heap_less);
     heap_.pop_back();
-    // Fix every unfixed flow on the bottleneck link at its share. Copy first: fix() edits links.
+    // Fix every unfixed flow on the bottleneck link at its share (times its weight). Copy first:
+    // fix() edits links.
     stack_.clear();
     for (uint32_t fs : links_[li].flows)
       if (new_rate_[fs] < 0) stack_.push_back(fs);
-    for (uint32_t fs : stack_) fix(fs, link_share);
+    for (uint32_t fs : stack_) fix(fs, flows_[fs].weight == 1 ? link_share : link_share * flows_[fs].weight);
   }
 
   for (uint32_t fs : comp_flows_) apply_rate(fs, new_rate_[fs]);
@@ -328,7 +397,7 @@ void FlowNetwork::audit_component() const {
   }
   // Max-min optimality (Bertsekas & Gallager, prop. 6.5.2): a flow's rate can only be raised by
   // lowering a flow with an equal or smaller rate, i.e. it is at its cap or it has a bottleneck:
-  // a saturated link on its path where no flow has a larger rate.
+  // a saturated link on its path where no flow has a larger rate (rates per unit of weight).
   for (uint32_t fs : comp_flows_) {
     const Flow& f = flows_[fs];
     SIM_CHECK(f.rate > 0 && f.rate <= f.cap * (1 + kTolerance), "a flow's rate is outside (0, cap]");
@@ -340,9 +409,9 @@ void FlowNetwork::audit_component() const {
       double load = 0, top = 0;
       for (uint32_t other : l.flows) {
         load += flows_[other].rate;
-        top = std::max(top, flows_[other].rate);
+        top = std::max(top, flows_[other].rate / flows_[other].weight);
       }
-      if (load >= l.capacity * (1 - kTolerance) && f.rate >= top * (1 - kTolerance)) {
+      if (load >= l.capacity * (1 - kTolerance) && f.rate / f.weight >= top * (1 - kTolerance)) {
         bottlenecked = true;
         break;
       }

@@ -70,6 +70,28 @@ class FlowNetwork {
   // account for latency themselves (a collective's pipeline latency is calibrated as a whole).
   FlowId start_with_latency(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap,
                             Time latency);
+  // Weighted flow (issue 14's all-to-all fold): one record that stands for `weight` identical
+  // flows on `path` (each of bytes / weight, capped at rate_cap / weight, with this latency).
+  // Progressive filling raises rates per unit of weight: a link's fair share is its remaining
+  // capacity over the unfixed weight on it, and a flow of weight w is fixed at w times that share
+  // (or at its cap) -- the rate the w flows would get together, since max-min gives identical
+  // flows identical rates (the solution is unique). `bytes` may be fractional (a resumed share).
+  // Weight 1 is exactly start_with_latency.
+  FlowId start_weighted(std::span<const LinkId> path, double bytes, Completion on_done, double rate_cap, Time latency,
+                        uint32_t weight);
+  // Bytes a flow still has to drain now (0 once drained or not active).
+  double remaining(FlowId id) const;
+
+  // Watches (issue 14's all-to-all fold): `on_touch` runs once, inside the start of the first
+  // flow that attaches to one of `links` while that link carries a flow, before that flow joins
+  // (so the watcher can replace its own flows first: it may start and cancel flows). The watch
+  // ends then, or at unwatch. A link has one watch at a time (the latest).
+  uint32_t watch_links(std::span<const LinkId> links, Completion on_touch);
+  void unwatch(uint32_t watch);
+  // No flow on the link and no closed-form block holding it.
+  bool link_idle(LinkId l) const;
+  // set_closed_forms' setting (closed_forms() also says false in audit mode).
+  bool closed_forms_requested() const { return closed_forms_; }
   // Closed form (flow_block.cpp). Starts `flows` together as one block if every link they cross
   // is idle (no flow, no other block) and no two of them share a link: each then runs alone at
   // min(cap, narrowest capacity), the rate progressive filling gives a flow alone on its path, so
@@ -170,10 +192,12 @@ class FlowNetwork {
     Time busy_since;
     Time busy_total;
     Time latency;
+    uint64_t weight = 0;  // sum of the weights of `flows`
     // scratch for progressive filling
     double remaining = 0;
-    uint32_t unfixed = 0;
+    uint64_t unfixed = 0;  // weight of the flows not fixed yet
     uint32_t version = 0;
+    uint32_t watch = UINT32_MAX;  // watch_links
     // Held by a closed-form block (flow_block.cpp): its flow `held_flow` drains at held_until;
     // held_by is cleared when the block credits the link's bytes and busy time.
     Time held_until;
@@ -194,6 +218,7 @@ class FlowNetwork {
     Time latency;
     EventId event;  // Flowing: when it drains; Draining: when its last byte arrives
     uint32_t generation = 0;
+    uint32_t weight = 1;  // start_weighted
     State state = State::Free;
     SmallVector<Hop, kInlineHops> hops;  // the path
     Completion on_done;
@@ -252,8 +277,9 @@ class FlowNetwork {
   void check_mirrors();
   void violate(uint32_t li);
 
-  FlowId start_impl(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap, Time latency,
-                    bool add_path_latency);
+  FlowId start_impl(std::span<const LinkId> path, double bytes, Completion on_done, double rate_cap, Time latency,
+                    bool add_path_latency, uint32_t weight = 1);
+  void fire_watch(uint32_t watch);
   void attach(uint32_t slot);
   void detach(uint32_t slot);
   void settle(Flow& f);
@@ -307,6 +333,13 @@ class FlowNetwork {
   bool mirror_violated_ = false;
   Time violation_time_;
   LinkId violation_link_;
+  struct Watch {
+    std::vector<uint32_t> links;
+    Completion on_touch;
+    bool live = false;
+  };
+  std::vector<Watch> watches_;
+  std::vector<uint32_t> free_watches_;
   uint64_t blocks_closed_ = 0;
   uint64_t blocks_materialized_ = 0;
   uint64_t blocks_repeated_ = 0;

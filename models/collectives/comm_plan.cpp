@@ -24,7 +24,12 @@ Edge make_edge(const World& world, const sim::FlowNetwork& net, int from, int to
   e.from = from;
   e.to = to;
   world.path(from, to, e.path);
-  const Transport t = world.transport(from, to);
+  fill_edge(world, net, e);
+  return e;
+}
+
+void fill_edge(const World& world, const sim::FlowNetwork& net, Edge& e) {
+  const Transport t = world.transport(e.from, e.to);
   e.link_class = t.link_class;
   e.p2p_read = t.kind == TransportKind::P2P && t.p2p_read;
   e.raw_bandwidth = 0;
@@ -49,7 +54,6 @@ Edge make_edge(const World& world, const sim::FlowNetwork& net, int from, int to
     e.raw_bandwidth = std::min(e.raw_bandwidth, tcp.both_way);
     e.simple_raw_factor = std::min(raw_path, tcp.one_way) / e.raw_bandwidth;
   }
-  return e;
 }
 
 namespace {

@@ -73,5 +73,7 @@ inline constexpr double kSocketReportedGbs = 1.25;
 
 CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::vector<int>& ranks);
 Edge make_edge(const World& world, const sim::FlowNetwork& net, int from, int to);
+// make_edge's fields from e.from, e.to and e.path, the path already there.
+void fill_edge(const World& world, const sim::FlowNetwork& net, Edge& e);
 
 }  // namespace models::collectives

@@ -136,22 +136,27 @@ uint32_t Engine::open(const CollectiveRecord& rec, Done done) {
   p.delivered = 0;
   p.flows = 0;
   p.received.clear();
+  p.fold_run = kNoFoldRun;
   return idx;
 }
 
+double Engine::flow_cap(const Edge& e, const FlowShape& f, double scale) const {
+  // scale: comm.overlap_slowdown (set_rate_scale), a collective launched beside compute.
+  return scale * flow_rate_cap(params_, {.link_class = e.link_class,
+                                         .proto = f.proto,
+                                         .raw_bandwidth = e.raw_bandwidth,
+                                         .simple_raw_factor = e.simple_raw_factor,
+                                         .link_fraction = f.link_fraction,
+                                         .coll_share = f.coll_share,
+                                         .channels = f.channels,
+                                         .p2p_read = e.p2p_read,
+                                         .duplex = f.duplex,
+                                         .work = f.work,
+                                         .buffsize = buffsize_});
+}
+
 void Engine::add_flow(uint32_t pending, const Edge& e, const FlowShape& f) {
-  // rate_scale_: comm.overlap_slowdown (set_rate_scale), a collective launched beside compute.
-  const double cap = rate_scale_ * flow_rate_cap(params_, {.link_class = e.link_class,
-                                                           .proto = f.proto,
-                                                           .raw_bandwidth = e.raw_bandwidth,
-                                                           .simple_raw_factor = e.simple_raw_factor,
-                                                           .link_fraction = f.link_fraction,
-                                                           .coll_share = f.coll_share,
-                                                           .channels = f.channels,
-                                                           .p2p_read = e.p2p_read,
-                                                           .duplex = f.duplex,
-                                                           .work = f.work,
-                                                           .buffsize = buffsize_});
+  const double cap = flow_cap(e, f, rate_scale_);
   ++pending_[pending].flows_left;
   ++pending_[pending].flows;
   const int64_t b = static_cast<int64_t>(std::ceil(f.bytes));
@@ -218,6 +223,12 @@ void Engine::flow_done(uint32_t idx) {
   SIM_CHECK(p.flows_left > 0, "a collective finished more flows than it started");
   if (--p.flows_left > 0) return;
   if (net_.audit()) audit_delivery(p);
+  if (p.fold_run != kNoFoldRun) {  // its watch ends with it
+    net_.unwatch(fold_runs_[p.fold_run].watch);
+    fold_runs_[p.fold_run].ids.clear();
+    free_fold_runs_.push_back(p.fold_run);
+    p.fold_run = kNoFoldRun;
+  }
   p.record.end_s = sim_.now().seconds();
   Done done = std::move(p.done);
   const CollectiveRecord rec = p.record;

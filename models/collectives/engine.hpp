@@ -14,6 +14,7 @@
 #include <map>
 #include <vector>
 
+#include "models/collectives/all_to_all_fold.hpp"
 #include "models/collectives/collective.hpp"
 #include "models/collectives/comm_plan.hpp"
 #include "models/collectives/link_params.hpp"
@@ -84,6 +85,19 @@ class Engine final : public CollectiveEngine {
     int flows = 0;
     std::map<int, int64_t> received;  // World rank -> bytes its incoming flows delivered
     int group_size = 0;
+    uint32_t fold_run = kNoFoldRun;  // a folded all-to-all's state (fold_runs_)
+  };
+  static constexpr uint32_t kNoFoldRun = UINT32_MAX;
+  // A folded all-to-all in flight (all_to_all_fold.hpp; point_to_point.cpp).
+  struct FoldRun {
+    const Fold* fold = nullptr;
+    const std::vector<int>* ranks = nullptr;  // the group
+    std::vector<sim::FlowId> ids;             // per folded flow
+    uint32_t watch = 0;
+    uint32_t pending = 0;
+    int64_t pair_bytes = 0;
+    FlowShape pair;  // one pair's flow (bytes aside)
+    double rate_scale = 1;
   };
 
   // The algorithms (one file each).
@@ -91,6 +105,11 @@ class Engine final : public CollectiveEngine {
   void launch_tree_all_reduce(const Launch& l);                 // tree.cpp
   void launch_nvls_tree_all_reduce(const Launch& l);            // nvls_tree.cpp
   void launch_all_to_all(const Group& group, const Launch& l);  // point_to_point.cpp
+  // The fold (all_to_all_fold.hpp): starts the folded flows and returns true, or returns false
+  // (no fold for this group, or its links busy): the caller starts the pairs.
+  bool launch_folded(const Group& group, const Launch& l, FlowShape pair);
+  void folded_flow_done(uint32_t run, uint32_t flow);
+  void unfold(uint32_t run);  // a flow arrived on the fold's links: back to pairs
 
   // The p2p channels of one transfer in a communicator (p2p_channels.hpp; point_to_point.cpp).
   int p2p_transfer_channels(const CommPlan& plan, int nranks, int64_t bytes) const;
@@ -106,6 +125,7 @@ class Engine final : public CollectiveEngine {
   // Adds a flow of the collective `pending`: buffered while a launch collects its flows (then
   // started together by start_flows), else started at once (send/recv).
   void add_flow(uint32_t pending, const Edge& e, const FlowShape& f);
+  double flow_cap(const Edge& e, const FlowShape& f, double scale) const;  // scale x flow_rate_cap
   // Starts the buffered flows of `pending`: as one closed-form block if their links are idle
   // (sim::FlowNetwork::start_block: one completion for the collective), else one by one.
   void start_flows(uint32_t pending, uint64_t shape = 0);
@@ -130,6 +150,9 @@ class Engine final : public CollectiveEngine {
   double rate_scale_ = 1;                // set_rate_scale: comm beside compute
   mutable PlanCache plans_;
   std::map<std::vector<int>, std::vector<Edge>> all_pairs_;  // all-to-all paths per group
+  std::map<std::vector<int>, FoldOrReason> folds_;           // all-to-all folds per group
+  std::vector<FoldRun> fold_runs_;
+  std::vector<uint32_t> free_fold_runs_;
   struct Buffered {
     int64_t bytes = 0;
     int to = 0;  // receiving World rank (audit)

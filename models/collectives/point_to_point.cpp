@@ -15,6 +15,8 @@
 // Sources: NCCL src/enqueue.cc (p2p tasks, NCCL_P2P_LL_THRESHOLD), src/device/sendrecv.h;
 // nccl-tests src/alltoall.cu (S/n to every peer). Tests: tests/models/collectives/point_to_point_test.cpp.
 #include <algorithm>
+#include <cmath>
+#include <span>
 
 #include "models/collectives/engine.hpp"
 #include "models/collectives/flow_cap.hpp"
@@ -29,6 +31,19 @@ int Engine::p2p_transfer_channels(const CommPlan& plan, int nranks, int64_t byte
 }
 
 void Engine::launch_all_to_all(const Group& group, const Launch& l) {
+  const int ch = p2p_transfer_channels(*l.plan, l.n, static_cast<int64_t>(l.S / l.n));
+  pending_[l.pending].record.channels = ch;
+  FlowShape pair{.bytes = l.S / l.n,
+                 .proto = l.rec.proto,
+                 .link_fraction = 1.0,
+                 .coll_share = 1.0,
+                 .channels = static_cast<double>(ch)};
+  // Folded (all_to_all_fold.hpp) unless --full, where the group and its idle links allow it.
+  // Not while replicas are mirrored (sim::FlowNetwork::set_mirrors): a folded flow's links would be
+  // routed to shadows that the fold's idle check and guard do not watch. Megatron-core carves EP
+  // groups out of the data-parallel dimension, so an all-to-all spans replicas and the quotient
+  // does not apply to it anyway; this keeps the two exact if that ever changes.
+  if (net_.closed_forms_requested() && !net_.mirrored() && launch_folded(group, l, pair)) return;
   // The n(n-1) pair paths are built once per group, on its first all-to-all.
   auto it = all_pairs_.find(group.ranks);
   if (it == all_pairs_.end()) {
@@ -41,17 +56,112 @@ void Engine::launch_all_to_all(const Group& group, const Launch& l) {
   const std::vector<Edge>& edges = it->second;
   double max_hop = 0;
   for (const Edge& e : edges) max_hop = std::max(max_hop, hop(e, l.rec.proto));
-  const sim::Time lat = sim::Time::from_seconds(params_.kernel_latency_s) + sim::Time::from_seconds(max_hop);
-  const int ch = p2p_transfer_channels(*l.plan, l.n, static_cast<int64_t>(l.S / l.n));
-  pending_[l.pending].record.channels = ch;
-  for (const Edge& e : edges)
-    add_flow(l.pending, e,
-             {.bytes = l.S / l.n,
-              .proto = l.rec.proto,
-              .link_fraction = 1.0,
-              .coll_share = 1.0,
-              .channels = static_cast<double>(ch),
-              .latency = lat});
+  pair.latency = sim::Time::from_seconds(params_.kernel_latency_s) + sim::Time::from_seconds(max_hop);
+  for (const Edge& e : edges) add_flow(l.pending, e, pair);
+}
+
+bool Engine::launch_folded(const Group& group, const Launch& l, FlowShape pair) {
+  auto it = folds_.find(group.ranks);
+  if (it == folds_.end()) it = folds_.emplace(group.ranks, build_fold(world_, net_, group.ranks)).first;
+  if (!it->second.fold) return false;
+  const Fold& fold = *it->second.fold;
+  for (sim::LinkId li : fold.links)
+    if (!net_.link_idle(li)) return false;  // shared with another collective: pairs, exactly
+  // Every pair's edge is its folded flow's (checked by build_fold): the same largest hop.
+  double max_hop = 0;
+  for (const FoldFlow& f : fold.flows) max_hop = std::max(max_hop, hop(f.edge, l.rec.proto));
+  pair.latency = sim::Time::from_seconds(params_.kernel_latency_s) + sim::Time::from_seconds(max_hop);
+  uint32_t run;
+  if (!free_fold_runs_.empty()) {
+    run = free_fold_runs_.back();
+    free_fold_runs_.pop_back();
+  } else {
+    run = static_cast<uint32_t>(fold_runs_.size());
+    fold_runs_.emplace_back();
+  }
+  FoldRun& r = fold_runs_[run];
+  r.fold = &fold;
+  r.ranks = &it->first;
+  r.pending = l.pending;
+  r.pair = pair;
+  r.pair_bytes = static_cast<int64_t>(std::ceil(pair.bytes));  // as add_flow rounds a pair
+  r.rate_scale = rate_scale_;
+  r.ids.assign(fold.flows.size(), sim::FlowId{});
+  Pending& p = pending_[l.pending];
+  p.fold_run = run;
+  p.flows_left += static_cast<int>(fold.flows.size());
+  for (const FoldFlow& f : fold.flows) p.flows += static_cast<int>(f.weight);  // the audit's byte per pair
+  for (uint32_t i = 0; i < fold.flows.size(); ++i) {
+    const FoldFlow& f = fold.flows[i];
+    const std::span<const sim::LinkId> path(fold.links_of_flows.data() + f.path_begin, f.path_end - f.path_begin);
+    r.ids[i] = net_.start_weighted(
+        path, static_cast<double>(r.pair_bytes) * f.weight, [this, run, i] { folded_flow_done(run, i); },
+        flow_cap(f.edge, pair, rate_scale_) * f.weight, pair.latency, f.weight);
+  }
+  r.watch = net_.watch_links(fold.links, [this, run] { unfold(run); });
+  return true;
+}
+
+void Engine::folded_flow_done(uint32_t run, uint32_t flow) {
+  const FoldRun& r = fold_runs_[run];
+  const uint32_t pending = r.pending;
+  if (net_.audit()) {  // a's flow: what a sends, and mirrored, what a receives
+    const FoldFlow& f = r.fold->flows[flow];
+    const int64_t b = r.pair_bytes * f.weight;
+    pending_[pending].delivered += b;
+    pending_[pending].received[f.rank] += b;
+  }
+  flow_done(pending);
+}
+
+// Back to pairs: every folded flow still draining becomes its pairs, each with 1/weight of its
+// remaining bytes and the same latency and cap per pair (build_fold: one edge per class).
+// Drained folded flows keep their arrival: their pairs have drained too.
+void Engine::unfold(uint32_t run) {
+  FoldRun& r = fold_runs_[run];
+  const Fold& fold = *r.fold;
+  const uint32_t pending = r.pending;
+  const std::vector<int>& ranks = *r.ranks;
+  std::vector<double> left(fold.flows.size(), 0.0);
+  int cancelled = 0, started = 0;
+  for (uint32_t i = 0; i < fold.flows.size(); ++i) {
+    left[i] = net_.remaining(r.ids[i]);
+    if (left[i] <= 0 || !net_.cancel(r.ids[i])) {
+      left[i] = 0;
+      continue;
+    }
+    ++cancelled;
+    if (net_.audit()) {  // what it delivered so far
+      const FoldFlow& f = fold.flows[i];
+      const int64_t done = static_cast<int64_t>(std::llround(static_cast<double>(r.pair_bytes) * f.weight - left[i]));
+      pending_[pending].delivered += done;
+      pending_[pending].received[f.rank] += done;
+    }
+  }
+  if (cancelled == 0) return;
+  const FlowShape pair = r.pair;
+  const double scale = r.rate_scale;
+  for (int a : ranks)
+    for (int b : ranks) {
+      if (a == b) continue;
+      const uint32_t i = fold.flow_of_pair(world_, a, b);
+      if (left[i] <= 0) continue;
+      const Edge e = make_edge(world_, net_, a, b);
+      const double bytes = left[i] / fold.flows[i].weight;
+      const int64_t audit_bytes = static_cast<int64_t>(std::llround(bytes));
+      ++started;
+      net_.start_weighted(
+          e.path, bytes,
+          [this, pending, b, audit_bytes] {
+            if (net_.audit()) {
+              pending_[pending].delivered += audit_bytes;
+              pending_[pending].received[b] += audit_bytes;
+            }
+            flow_done(pending);
+          },
+          flow_cap(e, pair, scale), pair.latency, 1);
+    }
+  pending_[pending].flows_left += started - cancelled;
 }
 
 void Engine::send_recv(int src, int dst, int64_t bytes, Done on_done, const std::vector<int>* comm) {

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 
 #include "models/error.hpp"
+#include "models/topology/resolve.hpp"
 #include "models/workload/model_shape.hpp"
 
 namespace models {
@@ -22,6 +24,10 @@ bool is_alltoall(const ScenarioSpec& spec) {
   return spec.collective && (spec.collective->op == "alltoall" || spec.collective->op == "all_to_all");
 }
 
+// Folded flows per rank at most (models/collectives/all_to_all_fold.hpp): one per peer on its
+// node, and per local GPU of the other nodes one per relation (same pod, another pod).
+constexpr double kFoldFlowsPerGpu = 3;
+
 std::string gib(double bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
@@ -34,6 +40,26 @@ std::string count(double v) {
   return buf;
 }
 }  // namespace
+
+bool alltoall_folds(const ScenarioSpec& spec, bool full) {
+  if (full) return false;
+  for (const StragglerSpec& st : spec.stragglers)
+    if (st.nic_bandwidth_factor != 1) return false;  // the nodes differ: pairs
+  const auto net = spec.nccl_env.find("NCCL_NET");
+  if (net != spec.nccl_env.end() && net->second == "Socket") return false;  // no sender/receiver split
+  hw::NodeSpec node;
+  try {
+    node = topology::resolve_node(spec.cluster);
+  } catch (const std::exception&) {
+    return false;  // the World reports it
+  }
+  if (spec.cluster.nodes > 1 && node.nics == 0) return false;  // Socket between nodes
+  const FabricSpec& f = spec.cluster.fabric;
+  if (f.topology == "nonblocking") return true;
+  const bool spray = f.spreading == "spray" || (f.spreading.empty() && node.nic_kind == hw::NicKind::Efa);
+  const bool even_pods = f.pod_nodes <= 0 || spec.cluster.nodes % f.pod_nodes == 0;
+  return spray && even_pods;  // ECMP hashes pairs; an uneven pod breaks the symmetry
+}
 
 ProgramOps estimate_program_ops(const ScenarioSpec& spec) {
   ProgramOps p;
@@ -60,13 +86,21 @@ ProgramOps estimate_program_ops(const ScenarioSpec& spec) {
   return p;
 }
 
-MemoryEstimate estimate_memory(const ScenarioSpec& spec, int ranks) {
+MemoryEstimate estimate_memory(const ScenarioSpec& spec, int ranks, bool full) {
   const double n = ranks;
   MemoryEstimate e;
-  if (spec.collective)
+  if (spec.collective && is_alltoall(spec) && alltoall_folds(spec, full)) {
+    int gpus = 8;
+    try {
+      gpus = topology::resolve_node(spec.cluster).gpus;
+    } catch (const std::exception&) {  // the World reports it
+    }
+    e.peak_flows = std::min(n * (n - 1), kFoldFlowsPerGpu * gpus * n);
+  } else if (spec.collective) {
     e.peak_flows = is_alltoall(spec) ? n * (n - 1) : 4 * n;
-  else
+  } else {
     e.peak_flows = 8 * n;
+  }
   const ProgramOps ops = estimate_program_ops(spec);
   e.ops = ops.ops;
   e.programs = ops.programs;
@@ -75,8 +109,8 @@ MemoryEstimate estimate_memory(const ScenarioSpec& spec, int ranks) {
   return e;
 }
 
-void check_memory_budget(const ScenarioSpec& spec, int ranks) {
-  const MemoryEstimate e = estimate_memory(spec, ranks);
+void check_memory_budget(const ScenarioSpec& spec, int ranks, bool full) {
+  const MemoryEstimate e = estimate_memory(spec, ranks, full);
   if (e.bytes <= kMemoryBudgetBytes) return;
   const std::string head = std::to_string(ranks) + " ranks would need about " + gib(e.bytes) + " (" +
                            count(e.peak_flows) + " flows at once, " + count(e.ops) + " program operations), over the " +
@@ -96,12 +130,15 @@ void check_memory_budget(const ScenarioSpec& spec, int ranks) {
                                     "operations)"
                                   : " (expected fewer model.layers)"));
   }
-  if (is_alltoall(spec)) {
+  if (is_alltoall(spec) && !alltoall_folds(spec, full)) {
     // Largest n with base + n*per_rank + n(n-1)*per_flow <= budget.
     const double a = kPerFlowBytes, b = kPerRankBytes - kPerFlowBytes, c = kBaseBytes - kMemoryBudgetBytes;
     const int fit = static_cast<int>(std::floor((-b + std::sqrt(b * b - 4 * a * c)) / (2 * a)));
-    throw SpecError("collective.op", head + ": alltoall opens a flow per ordered pair of ranks (expected at most " +
-                                         std::to_string(fit) + " ranks, e.g. fewer cluster.nodes, or all_gather)");
+    throw SpecError(
+        "collective.op",
+        head + ": alltoall opens a flow per ordered pair of ranks" +
+            (full ? " under --full" : " where NIC stragglers, NET/Socket, ECMP or uneven pods keep it from folding") +
+            " (expected at most " + std::to_string(fit) + " ranks, e.g. fewer cluster.nodes, or all_gather)");
   }
   throw SpecError("cluster.nodes", head + " (expected fewer cluster.nodes)");
 }

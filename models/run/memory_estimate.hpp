@@ -8,7 +8,9 @@
 // with base 32 MiB (program, catalogs, World), per_rank 8 KiB (World ranks and paths, executor
 // state, result), per_flow 512 B (a FlowNetwork flow, its path and the collective's edge;
 // measured 450 B from alltoall on 512 and 1,024 ranks: 151 MB and 504 MB). peak_flows: a bare
-// alltoall opens every ordered pair at once, n(n-1); a ring or tree collective at most 4n; a
+// alltoall folds its pairs (alltoall_folds: at most 3 flows per GPU of a node per rank,
+// models/collectives/all_to_all_fold.hpp), else (--full, or what breaks the fold's symmetry)
+// opens every ordered pair at once, n(n-1); a ring or tree collective at most 4n; a
 // training step at most 8n (a few collectives in flight per group, plus send/recv).
 // ops: the operations of every program (ranks share programs; estimate_program_ops bounds them),
 // per_op 160 B (a 32 B Op, its name: a 32 B std::string, and the vectors' growth: measured 140 B
@@ -43,10 +45,15 @@ struct ProgramOps {
 };
 ProgramOps estimate_program_ops(const ScenarioSpec& spec);
 
-MemoryEstimate estimate_memory(const ScenarioSpec& spec, int ranks);
+// Whether a bare alltoall of this scenario runs folded (issue 14), from the scenario alone: not
+// under --full, and nothing the fold refuses that the scenario shows (NIC stragglers, NET/Socket,
+// a fabric that hashes pairs over ECMP paths or cuts uneven pods).
+bool alltoall_folds(const ScenarioSpec& spec, bool full);
+
+MemoryEstimate estimate_memory(const ScenarioSpec& spec, int ranks, bool full = false);
 
 // Throws SpecError (at the key to change) when the estimate exceeds kMemoryBudgetBytes, naming
 // the estimate, the limit and what would fit.
-void check_memory_budget(const ScenarioSpec& spec, int ranks);
+void check_memory_budget(const ScenarioSpec& spec, int ranks, bool full = false);
 
 }  // namespace models

@@ -60,7 +60,8 @@ std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOption
   // Refuse what would not fit before anything big is built: the ranks come from the placement
   // alone (the node's GPU count), the operations from the scenario (memory_estimate.hpp).
   check_memory_budget(
-      spec, topology::make_placement(spec.cluster, spec.placement, topology::resolve_node(spec.cluster).gpus).size());
+      spec, topology::make_placement(spec.cluster, spec.placement, topology::resolve_node(spec.cluster).gpus).size(),
+      options.full);
   // Scenario -> World: placement, topology, NCCL's transports, the links (and [nccl.env], parsed once).
   auto world = World::build(spec, net);
   if (budget.spent("building the world (placement, transports, links)")) return stopped_in_setup(spec, budget);

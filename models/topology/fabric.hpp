@@ -52,6 +52,9 @@ class Fabric {
   int pod_uplinks() const { return pod_uplinks_; }
   double switch_latency_s() const { return switch_latency_s_; }
   const std::vector<double>& rail_bytes_per_s() const { return rail_bw_; }  // per NIC group of a node
+  // A flow's fabric links depend on its node pair only through their pods (no ECMP hash picks
+  // among several links: sprayed, or one link per group).
+  bool by_pod() const { return spray_ || (pod_uplinks_ <= 1 && (kind_ != FabricKind::Rail || leaf_uplinks_ <= 1)); }
 
   // Adds the shared links (kind "fabric", names "fabric/pod<p>/...") to `net`. Call once.
   void add_links(sim::FlowNetwork& net);

@@ -64,7 +64,25 @@ class WorldImpl final : public World {
   const RankInfo& rank(int r) const override { return ranks_.at(r); }
   Transport transport(int a, int b) const override { return transports_.choose(ranks_.at(a), ranks_.at(b)); }
 
-  void path(int a, int b, std::vector<sim::LinkId>& out) const override {
+  void path(int a, int b, std::vector<sim::LinkId>& out) const override { path_impl(a, b, out, nullptr); }
+
+  std::optional<std::size_t> path_split(int a, int b, std::vector<sim::LinkId>& out) const override {
+    std::optional<std::size_t> split;
+    path_impl(a, b, out, &split);
+    return split;
+  }
+
+  std::optional<int> fabric_pod(int node) const override {
+    if (!fabric_ || !fabric_->by_pod()) return std::nullopt;
+    return fabric_->kind() == topology::FabricKind::NonBlocking ? 0 : fabric_->pod_of(node + first_node_);
+  }
+
+  // path(), and where it changes hands (path_split: set when it splits, left empty otherwise).
+  void path_impl(int a, int b, std::vector<sim::LinkId>& out, std::optional<std::size_t>* split) const {
+    const std::size_t start = out.size();
+    auto mark = [&] {
+      if (split) *split = out.size() - start;
+    };
     const RankInfo &ra = ranks_.at(a), &rb = ranks_.at(b);
     const Transport t = transports_.choose(ra, rb);
     const NodeLinks &la = links_[ra.node], &lb = links_[rb.node];
@@ -73,10 +91,12 @@ class WorldImpl final : public World {
       case TransportKind::P2P:
         if (t.link_class == LinkClass::NVLink) {
           out.push_back(la.nvl_tx[ga]);
+          mark();
           out.push_back(lb.nvl_rx[gb]);
         } else {
           out.push_back(la.pcie_up[ga]);
           up_to(la, ga, graph_.gpu_switch(gb), out);
+          mark();
           down_from(lb, gb, graph_.gpu_switch(ga), out);
           out.push_back(lb.pcie_down[gb]);
         }
@@ -85,6 +105,7 @@ class WorldImpl final : public World {
         out.push_back(la.pcie_up[ga]);
         up_to(la, ga, -1, out);
         out.push_back(la.hostmem);
+        mark();
         down_from(lb, gb, -1, out);
         out.push_back(lb.pcie_down[gb]);
         return;
@@ -129,7 +150,10 @@ class WorldImpl final : public World {
       out.push_back(la.hostmem);
     }
     out.push_back(la.nic_tx[na]);
+    const std::size_t before_fabric = out.size();
     if (fabric_) fabric_->path(ra.node + first_node_, na, rb.node + first_node_, nb, out);
+    // The fabric's links come in pairs, up at the sender's side then down at the receiver's.
+    if (split) *split = before_fabric - start + (out.size() - before_fabric) / 2;
     out.push_back(lb.nic_rx[nb]);
     if (gdr_b) {
       down_from(lb, gb, groups[nb].pcie_switch, out);

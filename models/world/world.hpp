@@ -5,7 +5,9 @@
 // Built once per run by models/topology + models/nccl/transport; read by collectives and workloads.
 // The vocabulary it speaks lives below it: PathType and LinkClass (models/hw), RankInfo
 // (models/topology/placement.hpp), Transport (models/nccl/transport_choice.hpp).
+#include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -48,6 +50,24 @@ class World {
   // nothing per pair is stored), and the links a flow a->b crosses, appended to `out`.
   virtual Transport transport(int a, int b) const = 0;
   virtual void path(int a, int b, std::vector<sim::LinkId>& out) const = 0;
+  // Where path(a, b) changes hands (issue 14's all-to-all fold, models/collectives/all_to_all_fold.hpp):
+  // the number of its leading links on a's side (a's GPU and node, its NIC, the fabric's up
+  // links; a host memory both cross counts there once), the rest being b's (the fabric's down
+  // links, b's NIC, node and GPU). nullopt: the path has no such split (NET/Socket: both ranks'
+  // proxy links come first), or the World does not say.
+  // Appends path(a, b) to `out` as path() does.
+  virtual std::optional<std::size_t> path_split(int a, int b, std::vector<sim::LinkId>& out) const {
+    path(a, b, out);
+    return std::nullopt;
+  }
+  // The fabric pod of a node when flows between nodes cross fabric links that depend on the two
+  // nodes only through their pods (a pod's nodes reach every other node over links of the same
+  // roles); nullopt where they depend on the pair itself (ECMP hashing over several uplinks), or
+  // the World does not say.
+  virtual std::optional<int> fabric_pod(int node) const {
+    (void)node;
+    return std::nullopt;
+  }
   // The physical (catalog or [cluster.params]) bandwidth of link `l`, bytes/s. A link's
   // FlowNetwork capacity is what traffic can use of it, which for some links is less than the
   // hardware moves: a GPU's NVLink port carries NCCL's Simple efficiency, because the protocol's

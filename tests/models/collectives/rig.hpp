@@ -81,6 +81,12 @@ class FakeWorld final : public World {
       out.push_back(nic_rx_[ranks_[b].node]);
     }
   }
+  // The sender's side is the first link (tx port or NIC), the receiver's the second.
+  std::optional<std::size_t> path_split(int a, int b, std::vector<sim::LinkId>& out) const override {
+    path(a, b, out);
+    return 1;
+  }
+  std::optional<int> fabric_pod(int) const override { return 0; }
   double raw_capacity(sim::LinkId l, const sim::FlowNetwork& net) const override {
     return net.link_kind(l) == "nvlink" ? B_ : net.link_capacity(l);
   }

@@ -40,9 +40,9 @@ models::ScenarioSpec training(const std::string& strategy, int accum, bool check
   return s;
 }
 
-std::string key_of_refusal(const models::ScenarioSpec& spec, int ranks) {
+std::string key_of_refusal(const models::ScenarioSpec& spec, int ranks, bool full = false) {
   try {
-    models::check_memory_budget(spec, ranks);
+    models::check_memory_budget(spec, ranks, full);
   } catch (const models::SpecError& e) {
     return e.key();
   }
@@ -96,7 +96,18 @@ TEST_CASE("memory estimate: what would not fit is refused at the key to change",
   CHECK(key_of_refusal(bare, 4).empty());
   CHECK(key_of_refusal(bare, 8000000) == "cluster.nodes");
   bare.collective->op = "alltoall";
+  // Folded (issue 14): a few flows per rank; as pairs (--full, or a straggler's NIC): n(n-1).
+  CHECK(models::alltoall_folds(bare, false));
+  CHECK(key_of_refusal(bare, 16384).empty());
+  CHECK(key_of_refusal(bare, 131072).empty());
+  CHECK(key_of_refusal(bare, 16384, true) == "collective.op");
+  models::StragglerSpec slow;
+  slow.node = 0;
+  slow.nic_bandwidth_factor = 0.5;
+  bare.stragglers.push_back(slow);
+  CHECK_FALSE(models::alltoall_folds(bare, false));
   CHECK(key_of_refusal(bare, 16384) == "collective.op");
+  bare.stragglers.clear();
 
   auto z3 = training("zero3", 1000000, false);
   CHECK(key_of_refusal(z3, 16) == "training.grad_accum");
