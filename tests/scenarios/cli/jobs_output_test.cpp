@@ -50,5 +50,7 @@ TEST_CASE("scenarios: two jobs on a 4:1 fat-tree each lose part of their step to
 
   const auto flat = run_commsim({"run", kTwoJobs, "--json", "--set", "cluster.fabric.oversubscription=1"});
   REQUIRE(flat.exit_code == 0);
-  for (const auto& job : nlohmann::json::parse(flat.out)["jobs"]) CHECK(job["lost_s"].get<double>() == 0);
+  const auto flat_json = nlohmann::json::parse(flat.out);  // named: a range-for over a temporary's ["jobs"] dangles
+  REQUIRE(flat_json["jobs"].size() == 2);
+  for (const auto& job : flat_json["jobs"]) CHECK(job["lost_s"].get<double>() == 0);
 }
