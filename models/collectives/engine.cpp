@@ -155,6 +155,17 @@ double Engine::flow_cap(const Edge& e, const FlowShape& f, double scale) const {
                                          .buffsize = buffsize_});
 }
 
+void Engine::add_merged_flows(uint32_t pending, const std::vector<CommPlan::MergedEdge>& edges, const FlowShape& whole,
+                              bool split_channels) {
+  for (const auto& m : edges) {
+    FlowShape f = whole;
+    f.bytes = whole.bytes * m.bytes_frac;
+    f.link_fraction = m.share_frac;
+    f.channels = split_channels ? whole.channels * m.bytes_frac : whole.channels;
+    add_flow(pending, m.edge, f);
+  }
+}
+
 void Engine::add_flow(uint32_t pending, const Edge& e, const FlowShape& f) {
   const double cap = flow_cap(e, f, rate_scale_);
   ++pending_[pending].flows_left;

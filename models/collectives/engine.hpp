@@ -125,6 +125,11 @@ class Engine final : public CollectiveEngine {
   // Adds a flow of the collective `pending`: buffered while a launch collects its flows (then
   // started together by start_flows), else started at once (send/recv).
   void add_flow(uint32_t pending, const Edge& e, const FlowShape& f);
+  // One flow per merged edge (CommPlan::MergedEdge) of `whole`, the shape of all of them together:
+  // each moves its bytes_frac of whole.bytes on share_frac of its link, and carries its bytes_frac
+  // of whole.channels when `split_channels` (else every channel: all edges cross the same ports).
+  void add_merged_flows(uint32_t pending, const std::vector<CommPlan::MergedEdge>& edges, const FlowShape& whole,
+                        bool split_channels = true);
   double flow_cap(const Edge& e, const FlowShape& f, double scale) const;  // scale x flow_rate_cap
   // Starts the buffered flows of `pending`: as one closed-form block if their links are idle
   // (sim::FlowNetwork::start_block: one completion for the collective), else one by one.

@@ -36,22 +36,13 @@ void Engine::launch_nvls_tree_all_reduce(const Launch& l) {
   const double lat_s =
       params_.kernel_latency_s + 2 * nvlink_hop + 2 * std::log2(static_cast<double>(plan.view.nnodes)) * inter_hop;
   const sim::Time lat = sim::Time::from_seconds(lat_s);
-  for (const auto& m : plan.nvls_net_merged)
-    add_flow(l.pending, m.edge,
-             {.bytes = l.S * m.bytes_frac,
-              .proto = proto,
-              .link_fraction = m.share_frac,
-              .coll_share = l.share,
-              .channels = l.rec.channels * m.bytes_frac,
-              .latency = lat});
-  for (const auto& m : plan.nvls_switch)
-    add_flow(l.pending, m.edge,
-             {.bytes = l.S * m.bytes_frac,
-              .proto = proto,
-              .link_fraction = m.share_frac,
-              .coll_share = l.share,
-              .channels = static_cast<double>(l.rec.channels),
-              .latency = lat});
+  const FlowShape whole{.bytes = l.S,
+                        .proto = proto,
+                        .coll_share = l.share,
+                        .channels = static_cast<double>(l.rec.channels),
+                        .latency = lat};
+  add_merged_flows(l.pending, plan.nvls_net_merged, whole);
+  add_merged_flows(l.pending, plan.nvls_switch, whole, /*split_channels=*/false);
 }
 
 }  // namespace models::collectives

@@ -56,16 +56,14 @@ void Engine::launch_ring(const Launch& l) {
     // Each ring moves 1/rings of the data; an edge gets the channels of its bottleneck link that
     // its ring holds (a NIC: all of them; a GPU's NVLink: 1/rings, every ring crosses it).
     // Rings' identical edges are merged (CommPlan::MergedEdge).
-    for (const auto& m : plan.ring_merged)
-      add_flow(l.pending, m.edge,
-               {.bytes = rs.edge_bytes * m.bytes_frac,
-                .proto = proto,
-                .link_fraction = m.share_frac,
-                .coll_share = l.share,
-                .channels = l.rec.channels * m.bytes_frac,
-                .latency = lat,
-                .duplex = true,
-                .work = work});
+    add_merged_flows(l.pending, plan.ring_merged,
+                     {.bytes = rs.edge_bytes,
+                      .proto = proto,
+                      .coll_share = l.share,
+                      .channels = static_cast<double>(l.rec.channels),
+                      .latency = lat,
+                      .duplex = true,
+                      .work = work});
     return;
   }
   // The chain is each ring cut before the root: n-1 edges from the root on; the last rank only

@@ -29,14 +29,12 @@ void Engine::launch_tree_all_reduce(const Launch& l) {
   const double lat_s = params_.kernel_latency_s +
                        2 * ((ppn - 1) * intra_hop + std::log2(static_cast<double>(plan.view.nnodes)) * inter_hop);
   const sim::Time lat = sim::Time::from_seconds(lat_s);
-  for (const auto& m : plan.tree_merged)
-    add_flow(l.pending, m.edge,
-             {.bytes = l.S * m.bytes_frac,
-              .proto = proto,
-              .link_fraction = m.share_frac,
-              .coll_share = l.share,
-              .channels = l.rec.channels * m.bytes_frac,
-              .latency = lat});
+  add_merged_flows(l.pending, plan.tree_merged,
+                   {.bytes = l.S,
+                    .proto = proto,
+                    .coll_share = l.share,
+                    .channels = static_cast<double>(l.rec.channels),
+                    .latency = lat});
   if (pending_[l.pending].flows_left == 0) complete_after(l.pending, lat);  // one rank per node, one node
 }
 
