@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/scenarios/command_runner.hpp"
+#include "tests/scenarios/mode_free_json.hpp"
 
 namespace fs = std::filesystem;
 using scenarios_test::run_commsim;
@@ -39,20 +40,6 @@ std::vector<fs::path> runnable_scenarios() {
   std::sort(out.begin(), out.end());
   return out;
 }
-// The JSON without the events count and the note on the mode (symmetry / --full).
-std::string comparable(const std::string& out) {
-  auto j = nlohmann::json::parse(out);
-  j.erase("events");
-  auto& notes = j["notes"];
-  for (auto it = notes.begin(); it != notes.end();) {
-    const auto text = it->get<std::string>();
-    if (text.rfind("symmetry: ", 0) == 0 || text.rfind("full simulation (--full)", 0) == 0)
-      it = notes.erase(it);
-    else
-      ++it;
-  }
-  return j.dump(1);
-}
 }  // namespace
 
 TEST_CASE("scenarios: rank classes and closed forms give the full simulation's run --json, events and mode note apart",
@@ -66,7 +53,7 @@ TEST_CASE("scenarios: rank classes and closed forms give the full simulation's r
     const auto full = run_commsim({"run", p.string(), "--json", "--full"});
     REQUIRE(closed.exit_code == full.exit_code);
     if (closed.exit_code != 0) continue;  // a scenario that is refused is refused both ways
-    CHECK(comparable(closed.out) == comparable(full.out));
+    CHECK(mode_free_json(nlohmann::json::parse(closed.out)) == mode_free_json(nlohmann::json::parse(full.out)));
     const auto a = nlohmann::json::parse(closed.out), b = nlohmann::json::parse(full.out);
     if (a["events"] < b["events"]) ++fewer_events;
     for (const auto& note : a["notes"]) {
@@ -126,7 +113,7 @@ overlap_comm = true
   const auto full = run_commsim({"run", path.string(), "--json", "--full"});
   REQUIRE(closed.exit_code == 0);
   REQUIRE(full.exit_code == 0);
-  CHECK(comparable(closed.out) == comparable(full.out));
+  CHECK(mode_free_json(nlohmann::json::parse(closed.out)) == mode_free_json(nlohmann::json::parse(full.out)));
   const auto a = nlohmann::json::parse(closed.out), b = nlohmann::json::parse(full.out);
   // Three classes: rank 5 (1.3), node 1's ranks 8-15 (1.1 and slow NICs), ranks 0-4, 6, 7.
   bool three = false;

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/scenarios/command_runner.hpp"
+#include "tests/scenarios/mode_free_json.hpp"
 
 using scenarios_test::run_commsim;
 
@@ -39,21 +40,6 @@ std::string toml(const Case& c) {
   return s;
 }
 
-// The JSON without the events count and the note on the mode (symmetry / --full).
-std::string comparable(const nlohmann::json& in) {
-  auto j = in;
-  j.erase("events");
-  auto& notes = j["notes"];
-  for (auto it = notes.begin(); it != notes.end();) {
-    const auto text = it->get<std::string>();
-    if (text.rfind("symmetry: ", 0) == 0 || text.rfind("full simulation (--full)", 0) == 0)
-      it = notes.erase(it);
-    else
-      ++it;
-  }
-  return j.dump(1);
-}
-
 enum class Mode { Replicas, Abandoned, Other };
 
 // Runs the case both ways, checks the results agree, and says which mode the default run took.
@@ -68,7 +54,7 @@ Mode run_both(const Case& c, std::string* note = nullptr) {
   REQUIRE(quick.exit_code == 0);
   REQUIRE(full.exit_code == 0);
   const auto a = nlohmann::json::parse(quick.out), b = nlohmann::json::parse(full.out);
-  CHECK(comparable(a) == comparable(b));
+  CHECK(mode_free_json(a) == mode_free_json(b));
   Mode mode = Mode::Other;
   for (const auto& n : a["notes"]) {
     const auto text = n.get<std::string>();
