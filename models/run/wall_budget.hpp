@@ -24,7 +24,6 @@ class WallBudget {
     return true;
   }
   const std::string& stopped_in() const { return stopped_in_; }
-  std::optional<double> limit_s() const { return limit_s_; }
   Clock::time_point start() const { return start_; }
 
  private:

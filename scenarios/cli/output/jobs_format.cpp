@@ -20,15 +20,7 @@ Json jobs_json(const models::RunResult& r) {
   for (const auto& job : r.jobs) {
     const models::RunResult& t = job.together;
     Json links = Json::array();
-    for (std::size_t i = 0; i < std::min<std::size_t>(t.links.size(), 8); ++i) {
-      const auto& l = t.links[i];
-      links.push_back({{"name", l.name},
-                       {"kind", l.kind},
-                       {"bytes", integer_json(l.bytes)},
-                       {"busy_s", l.busy_s},
-                       {"utilization", l.utilization},
-                       {"capacity_bytes_per_s", integer_json(l.capacity_bytes_per_s)}});
-    }
+    for (std::size_t i = 0; i < std::min<std::size_t>(t.links.size(), 8); ++i) links.push_back(link_json(t.links[i]));
     jobs.push_back({{"name", job.name},
                     {"nodes", Json::array({job.first_node, job.last_node})},
                     {"gpus", job.gpus},

@@ -138,13 +138,7 @@ std::string result_json(const models::RunResult& r, const CommandInputs& inputs)
   }
   j["ranks"] = std::move(ranks);
   Json links = Json::array();
-  for (const auto& l : r.links)
-    links.push_back({{"name", l.name},
-                     {"kind", l.kind},
-                     {"bytes", integer_json(l.bytes)},
-                     {"busy_s", l.busy_s},
-                     {"utilization", l.utilization},
-                     {"capacity_bytes_per_s", integer_json(l.capacity_bytes_per_s)}});
+  for (const auto& l : r.links) links.push_back(link_json(l));
   j["links"] = std::move(links);
   Json transports = Json::array();
   for (const auto& t : r.transports) {

@@ -89,6 +89,15 @@ std::vector<std::pair<const char*, double>> breakdown_terms(const models::RankBr
           {"other_s", b.other_s}};
 }
 
+Json link_json(const models::LinkResult& l) {
+  return {{"name", l.name},
+          {"kind", l.kind},
+          {"bytes", integer_json(l.bytes)},
+          {"busy_s", l.busy_s},
+          {"utilization", l.utilization},
+          {"capacity_bytes_per_s", integer_json(l.capacity_bytes_per_s)}};
+}
+
 Json breakdown_json(const models::RankBreakdown& b) {
   Json j = Json::object();
   for (const auto& [k, v] : breakdown_terms(b)) j[k] = v;

@@ -53,6 +53,8 @@ void add_run_summary(Json& j, const models::RunResult& r);
 std::vector<std::pair<const char*, double>> breakdown_terms(const models::RankBreakdown& b);
 // {"compute_s": ..., ..., "other_s": ...}: a rank's breakdown in `run --json`.
 Json breakdown_json(const models::RankBreakdown& b);
+// One busy link as run --json writes it (name, kind, bytes, busy_s, utilization, capacity).
+Json link_json(const models::LinkResult& l);
 // The same keys, null (a sweep point that failed).
 void add_null_run_summary(Json& j);
 
