@@ -106,6 +106,10 @@ struct ParallelSpec {
   int cp = 1;  // context parallelism (ring attention)
   int ep = 1;  // expert parallelism (MoE models): experts split over ep ranks of the dp x cp ranks
   int vp = 1;  // virtual pipeline stages per rank (interleaved 1F1B)
+  // Unequal pipeline stages, Megatron-Core's options (models/workload/pipeline_split.hpp); 0: unset.
+  int decoder_first_pipeline_num_layers = 0, decoder_last_pipeline_num_layers = 0;
+  bool account_for_embedding_in_pipeline_split = false, account_for_loss_in_pipeline_split = false;
+  bool use_tp_pp_dp_mapping = false;  // rank order tp-cp-pp-dp instead of tp-cp-dp-pp (layout.hpp)
   bool sequence_parallel = false;
   bool distributed_optimizer = false;
   bool overlap_grad_reduce = false;

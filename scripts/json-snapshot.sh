@@ -14,6 +14,7 @@ mkdir -p "$out"
 n=0
 while IFS= read -r f; do
   grep -q -E '^\[(model|collective)\]' "$f" || continue
+  grep -q -E '^# snapshot: skip' "$f" && continue  # minutes per run (scenarios/validation/llama3)
   name=$(echo "$f" | tr '/' '_')
   if "$bin" run "$f" --json "$@" >"$out/$name.json" 2>"$out/$name.err"; then :; else
     echo "exit $?" >>"$out/$name.err"

@@ -63,6 +63,7 @@ MemoryFill estimate_step_memory(const ScenarioSpec& spec, const World& world, co
   in.ep = layout.ep;
   in.cp = layout.cp;
   in.vp = layout.vp;
+  if (layout.strategy == workload::Strategy::Megatron) in.split = workload::pipeline_split(layout, shape.layers);
   in.sequence_parallel = layout.sequence_parallel;
   in.distributed_optimizer = layout.distributed_optimizer;
   in.vocab_shards = layout.strategy == workload::Strategy::Megatron && layout.vocab_parallel ? layout.tp : 1;

@@ -15,14 +15,23 @@ double Phase::total() const {
   return s;
 }
 
-// The routed experts a rank of stage `in.stage` holds (MoE; stages of consecutive layers):
-// E 3 h f_e / (ep tp) per MoE layer.
+namespace {
+// The layers stage `in.stage` holds: its model chunks' (in.split), or layers / pp consecutive ones.
+std::vector<int> stage_layer_ids(const MemoryInputs& in) {
+  if (in.split) return in.split->stage_layer_ids(in.stage);
+  const int pp = std::max(1, in.pp), per_stage = in.model.layers / pp;
+  std::vector<int> ids;
+  for (int i = in.stage * per_stage; i < (in.stage + 1) * per_stage; ++i) ids.push_back(i);
+  return ids;
+}
+}  // namespace
+
+// The routed experts a rank of stage `in.stage` holds (MoE): E 3 h f_e / (ep tp) per MoE layer.
 double rank_expert_params(const MemoryInputs& in) {
   const workload::ModelShape& m = in.model;
   if (!m.is_moe()) return 0;
-  const int pp = std::max(1, in.pp), per_stage = m.layers / pp;
   double p = 0;
-  for (int i = in.stage * per_stage; i < (in.stage + 1) * per_stage; ++i)
+  for (int i : stage_layer_ids(in))
     if (m.moe_layer(i)) p += double(m.moe_expert_params()) / (double(std::max(1, in.ep)) * std::max(1, in.tp));
   return p;
 }
@@ -31,13 +40,13 @@ double rank_params(const MemoryInputs& in) {
   const workload::ModelShape& m = in.model;
   const int pp = std::max(1, in.pp), tp = std::max(1, in.tp), v = std::max(1, in.vocab_shards);
   const double block = double(m.block_matmul_params()) / tp + double(m.block_norm_params());
-  double p = double(m.layers) / pp * block;
+  const std::vector<int> layers = stage_layer_ids(in);
+  double p = double(layers.size()) * block;
   if (m.is_moe()) {  // MoE layers: attention, norms, router and shared experts, then the routed experts
     const double moe_block =
         double(m.attention_matmul_params() + m.moe_dense_params()) / tp + double(m.block_norm_params());
-    const int per_stage = m.layers / pp;
     p = rank_expert_params(in);
-    for (int i = in.stage * per_stage; i < (in.stage + 1) * per_stage; ++i) p += m.moe_layer(i) ? moe_block : block;
+    for (int i : layers) p += m.moe_layer(i) ? moe_block : block;
   }
   if (in.stage == 0) p += double(m.embedding_params()) / v;
   if (in.stage == pp - 1) p += double(m.head_params()) / v + m.hidden;
@@ -54,10 +63,10 @@ double stage_block_activation_bytes_per_token(const MemoryInputs& in) {
   if (!m.is_moe()) return dense;
   const double moe =
       moe_block_activation_bytes_per_token(m, in.tp, in.sequence_parallel, in.recompute, in.compute_bytes);
-  const int pp = std::max(1, in.pp), per_stage = std::max(1, m.layers / pp);
+  const std::vector<int> layers = stage_layer_ids(in);
   int moe_layers = 0;
-  for (int i = in.stage * per_stage; i < (in.stage + 1) * per_stage; ++i) moe_layers += m.moe_layer(i) ? 1 : 0;
-  const double f = double(moe_layers) / per_stage;
+  for (int i : layers) moe_layers += m.moe_layer(i) ? 1 : 0;
+  const double f = layers.empty() ? 0 : double(moe_layers) / double(layers.size());
   return f * moe + (1 - f) * dense;
 }
 
@@ -143,9 +152,10 @@ RankEstimate estimate_rank(const MemoryInputs& in) {
   const Held h = held(in, p);
   const bool last = in.stage == std::max(1, in.pp) - 1;
   const double tokens = double(in.micro_batch) * m.seq / std::max(1, in.cp);
-  const double blocks = in.strategy == Strategy::Megatron
-                            ? pipeline_blocks_in_flight(m.layers, in.pp, in.vp, in.stage, in.micro_batches)
-                            : double(m.layers);
+  const double blocks =
+      in.strategy == Strategy::Megatron
+          ? pipeline_blocks_in_flight(int(stage_layer_ids(in).size()), in.pp, in.vp, in.stage, in.micro_batches)
+          : double(m.layers);
   double activations = tokens * blocks * stage_block_activation_bytes_per_token(in);
   if (last) activations += tokens * kFinalNormBytesPerHidden * m.hidden * in.compute_bytes / 2;
   const double recompute_block =

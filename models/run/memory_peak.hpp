@@ -31,6 +31,7 @@
 // mode and sequence parallelism, times the blocks in flight (1 micro-batch's worth of all blocks
 // for data parallelism; pipeline_blocks_in_flight for a pipeline stage); the last stage adds
 // the final norm and the logits (kLogitBytesPerEntry per token per vocabulary entry).
+#include <optional>
 #include <vector>
 
 #include "models/run/memory_terms.hpp"
@@ -54,8 +55,10 @@ struct MemoryInputs {
   bool distributed_optimizer = false;
   Recompute recompute = Recompute::None;
   int micro_batch = 1;
-  int micro_batches = 1;          // per step: grad_accum (data parallel) or the pipeline's micro-batches
-  int stage = 0;                  // pipeline stage of the rank
+  int micro_batches = 1;  // per step: grad_accum (data parallel) or the pipeline's micro-batches
+  int stage = 0;          // pipeline stage of the rank
+  // Layers per stage (megatron: layout.split); unset: layers / pp consecutive layers per stage.
+  std::optional<workload::PipelineSplit> split;
   int compute_bytes = 2;          // training.dtype
   int param_bytes = 2;            // training.param_dtype for the PyTorch strategies (fsdp, ddp)
   bool foreach_adamw = true;      // torch.optim.AdamW's default on CUDA (fsdp, ddp)

@@ -55,11 +55,11 @@ double korthikanti_layer_bytes(double s, double b, double h, double a, int tp, b
   return 0;
 }
 
-double pipeline_blocks_in_flight(int layers, int pp, int vp, int stage, int micro_batches) {
+double pipeline_blocks_in_flight(int stage_layers, int pp, int vp, int stage, int micro_batches) {
   const int p = std::max(1, pp), v = std::max(1, vp), m = std::max(1, micro_batches);
-  if (v == 1) return double(layers) / p * std::min(p - stage, m);
+  if (v == 1) return double(stage_layers) * std::min(p - stage, m);
   const int chunks = std::min((p - stage - 1) * 2 + (v - 1) * p + 1, m * v);
-  return double(layers) / (double(p) * v) * chunks;
+  return double(stage_layers) / v * chunks;
 }
 
 StateBytesPerParam zero_state_bytes(int stage, int n, bool offload_optimizer, bool offload_param) {

@@ -57,15 +57,17 @@ inline constexpr double kLogitBytesPerEntry = 14;
 // Outside the blocks: the final norm's input and output, 2 x 2h per token.
 inline constexpr double kFinalNormBytesPerHidden = 4;
 
-// Pipeline schedules: block-micro-batches of activations stage `stage` holds at its peak.
+// Pipeline schedules: block-micro-batches of activations stage `stage`, holding L_s layers
+// (layers / pp when the stages are equal), holds at its peak.
 // 1F1B (Narayanan et al. 2021; Megatron's warm-up count pp - stage - 1, then one more forward):
-//   layers/pp x min(pp - stage, m)
+//   L_s x min(pp - stage, m)
 // Interleaved with vp chunks per stage (Megatron's get_forward_backward_func: warm-up
 // (pp - stage - 1) x 2 + (vp - 1) x pp chunks, then one more):
-//   layers/(pp vp) x min((pp - stage - 1) 2 + (vp - 1) pp + 1, m vp)
-// Stage 0 with m >= pp holds `layers` blocks (1F1B) or layers (1 + (pp-1)/(pp vp)) (interleaved),
-// Korthikanti et al. 2022 section 4.2.3.
-double pipeline_blocks_in_flight(int layers, int pp, int vp, int stage, int micro_batches);
+//   L_s/vp x min((pp - stage - 1) 2 + (vp - 1) pp + 1, m vp)
+// (chunks of unequal size, pipeline_split.hpp's accounted embedding/loss, taken at their mean).
+// Stage 0 with m >= pp and equal stages holds `layers` blocks (1F1B) or layers (1 + (pp-1)/(pp vp))
+// (interleaved), Korthikanti et al. 2022 section 4.2.3.
+double pipeline_blocks_in_flight(int stage_layers, int pp, int vp, int stage, int micro_batches);
 
 // Model states per parameter, bytes, of mixed-precision Adam (K = 12: fp32 master, m, v).
 // ZeRO (Rajbhandari et al. 2020, section 5.1, Psi = parameters, N = data-parallel degree):

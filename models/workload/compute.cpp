@@ -81,7 +81,7 @@ RankComputeSeconds rank_compute_seconds(const ScenarioSpec& spec, const ModelSha
   const int64_t tokens = int64_t(t.micro_batch) * m.seq;
   const BlockSeconds b = block_seconds(m, tokens, megatron ? layout.tp : 1, rates);
   const HeadSeconds h = head_seconds(m, tokens, 1, rates);
-  const double layers = megatron ? double(m.layers) / layout.pp : double(m.layers);
+  const double layers = megatron ? double(pipeline_split(layout, m.layers).max_stage_layers()) : double(m.layers);
   const double micro = megatron ? layout.pipeline_micro_batches : std::max(1, t.grad_accum);
   const double recompute = t.grad_checkpointing ? 1 : 0;
   auto all = [&](auto part) {

@@ -63,9 +63,10 @@ void moe_checks(const ScenarioSpec& spec, const ModelShape& model, ParallelLayou
     throw SpecError("parallel.ep", "ep = " + str(l.ep) + " does not divide the " + str(model.moe.experts) +
                                        " experts (expected ep to divide model.experts)");
   if ((l.cp * l.dp) % l.ep != 0)
-    throw SpecError("parallel.ep", "ep = " + str(l.ep) + " does not divide cp x dp = " + str(l.cp * l.dp) +
-                                       " (expected ep to divide cp x dp: Megatron-Core folds the expert-parallel group into the "
-                                       "data- and context-parallel ranks of a pipeline stage)");
+    throw SpecError("parallel.ep",
+                    "ep = " + str(l.ep) + " does not divide cp x dp = " + str(l.cp * l.dp) +
+                        " (expected ep to divide cp x dp: Megatron-Core folds the expert-parallel group into the "
+                        "data- and context-parallel ranks of a pipeline stage)");
   if (l.tp > 1 && !spec.parallel.sequence_parallel)
     throw SpecError("parallel.sequence_parallel",
                     "an MoE model with tp > 1 needs sequence parallelism (expected sequence_parallel = true, "
@@ -94,12 +95,8 @@ void megatron_checks(const ScenarioSpec& spec, const ModelShape& model, int n, P
         "parallel.tp",
         "tp = " + str(l.tp) + " does not divide the " + str(model.kv_heads) +
             " KV heads (expected tp to divide the KV head count: Megatron splits the query groups over tp)");
-  if (model.layers % l.pp != 0)
-    throw SpecError("parallel.pp", str(model.layers) + " layers do not split evenly into " + str(l.pp) +
-                                       " pipeline stages (expected pp to divide the layer count)");
-  if ((model.layers / l.pp) % l.vp != 0)
-    throw SpecError("parallel.vp", str(model.layers / l.pp) + " layers per pipeline stage do not split into vp = " +
-                                       str(l.vp) + " virtual stages (expected vp to divide the layers per stage)");
+  l.split = make_pipeline_split(model.layers, l.pp, l.vp, par);
+  if (par.use_tp_pp_dp_mapping) l.order = kTpPpDpOrder;
   if (l.cp > 1 && model.seq % (2 * l.cp) != 0)
     throw SpecError("parallel.cp", "cp = " + str(l.cp) + ": the sequence (" + str(model.seq) +
                                        ") does not split into 2 x cp equal chunks (expected seq divisible by "
@@ -110,6 +107,10 @@ void megatron_checks(const ScenarioSpec& spec, const ModelShape& model, int n, P
                     "(expected attention_backend = \"flash\")");
 
   moe_checks(spec, model, l);
+  if (par.use_tp_pp_dp_mapping && l.ep > 1)
+    throw SpecError("parallel.use_tp_pp_dp_mapping",
+                    "the expert grid under the tp-cp-pp-dp rank order is not modelled (expected ep = 1, or the "
+                    "default order)");
 
   // Micro-batches: global_batch, grad_accum, or the older parallel.micro_batches.
   l.grad_accum = derive_grad_accum(spec.training, l.dp);
@@ -263,7 +264,7 @@ int MegatronCoord::operator[](Dim x) const { return const_cast<MegatronCoord&>(*
 
 int megatron_rank(const ParallelLayout& l, const MegatronCoord& x) {
   int rank = 0, stride = 1;
-  for (Dim d : kMegatronOrder) {
+  for (Dim d : l.order) {
     SIM_CHECK(x[d] >= 0 && x[d] < l.degree(d), "Megatron coordinate out of range");
     rank += x[d] * stride;
     stride *= l.degree(d);
@@ -274,11 +275,18 @@ int megatron_rank(const ParallelLayout& l, const MegatronCoord& x) {
 MegatronCoord megatron_coord(const ParallelLayout& l, int rank) {
   SIM_CHECK(rank >= 0 && rank < l.size(), "rank outside the Megatron grid");
   MegatronCoord x;
-  for (Dim d : kMegatronOrder) {
+  for (Dim d : l.order) {
     x[d] = rank % l.degree(d);
     rank /= l.degree(d);
   }
   return x;
+}
+
+PipelineSplit pipeline_split(const ParallelLayout& l, int layers) {
+  int held = 0;
+  for (int s = 0; s < l.split.pp(); ++s) held += l.split.stage_layers(s);
+  if (l.split.pp() == l.pp && l.split.vp() == l.vp && held == layers) return l.split;
+  return make_pipeline_split(layers, l.pp, l.vp, ParallelSpec{});
 }
 
 ParallelLayout make_layout(const ScenarioSpec& spec, const ModelShape& model, int world_size) {
@@ -296,6 +304,7 @@ ParallelLayout make_layout(const ScenarioSpec& spec, const ModelShape& model, in
     return l;
   }
   data_parallel_checks(spec, model, world_size, l);
+  l.split = make_pipeline_split(model.layers, 1, 1, par);  // every layer on every rank
   l.grad_accum = derive_grad_accum(spec.training, l.dp);
   l.pipeline_micro_batches = l.grad_accum;
   return l;

@@ -9,7 +9,8 @@
 //             state sharded); fsdp: PyTorch FSDP2 full sharding (ZeRO-3 semantics, its own
 //             copies and casts); ddp: replicated parameters, bucketed gradient all-reduce.
 //   megatron  tp x cp x pp x dp = world size, in Megatron-Core's rank order (kMegatronOrder).
-//             tp divides the heads and the KV heads; pp x vp divides the layers; 2 cp divides the
+//             tp divides the heads and the KV heads; the layers split over pp x vp chunks
+//             as pipeline_split.hpp says; 2 cp divides the
 //             sequence (TransformerEngine's load-balanced causal split cuts it into 2 cp chunks).
 // Batch: grad_accum = training.global_batch / (micro_batch x dp), an error when it does not
 // divide; without global_batch, training.grad_accum. Megatron's pipeline runs grad_accum
@@ -36,6 +37,7 @@
 
 #include "models/spec.hpp"
 #include "models/workload/model_shape.hpp"
+#include "models/workload/pipeline_split.hpp"
 
 namespace models::workload {
 
@@ -52,18 +54,24 @@ const char* recompute_name(Recompute r);  // "none", "selective", "full"
 // The dimensions of Megatron's rank grid, fastest first.
 enum class Dim { Tp, Cp, Dp, Pp };
 inline constexpr std::array kMegatronOrder = {Dim::Tp, Dim::Cp, Dim::Dp, Dim::Pp};
+// Megatron-Core's --use-tp-pp-dp-mapping (initialize_model_parallel order "tp-cp-ep-pp-dp"), the
+// order Llama 3 was trained in (Dubey et al. 2024, section 3.3.2: "[TP, CP, PP, DP]"): a
+// pipeline's stages on neighbouring nodes, data parallelism outermost.
+inline constexpr std::array kTpPpDpOrder = {Dim::Tp, Dim::Cp, Dim::Pp, Dim::Dp};
 
 struct ParallelLayout {
   Strategy strategy = Strategy::Zero3;
-  int tp = 1;                      // tensor-parallel degree (megatron)
-  int cp = 1;                      // context-parallel degree (megatron)
-  int pp = 1;                      // pipeline stages (megatron)
-  int vp = 1;                      // virtual pipeline stages (model chunks) per pipeline rank (megatron)
-  int dp = 1;                      // data-parallel degree
-  int ep = 1;                      // expert-parallel degree (MoE, megatron): divides cp x dp
-  int micro_batch = 1;             // sequences per micro-batch
-  int grad_accum = 1;              // micro-batches per step per data-parallel replica
-  int pipeline_micro_batches = 1;  // micro-batches through the pipeline (megatron)
+  int tp = 1;                                 // tensor-parallel degree (megatron)
+  int cp = 1;                                 // context-parallel degree (megatron)
+  int pp = 1;                                 // pipeline stages (megatron)
+  int vp = 1;                                 // virtual pipeline stages (model chunks) per pipeline rank (megatron)
+  int dp = 1;                                 // data-parallel degree
+  int ep = 1;                                 // expert-parallel degree (MoE, megatron): divides cp x dp
+  int micro_batch = 1;                        // sequences per micro-batch
+  int grad_accum = 1;                         // micro-batches per step per data-parallel replica
+  int pipeline_micro_batches = 1;             // micro-batches through the pipeline (megatron)
+  PipelineSplit split;                        // layers per model chunk (megatron; pipeline_split.hpp)
+  std::array<Dim, 4> order = kMegatronOrder;  // rank grid order, fastest first
   Recompute recompute = Recompute::None;
   // Megatron-LM / Megatron-Core options (what each does: megatron.hpp).
   bool sequence_parallel = false;
@@ -92,9 +100,14 @@ struct MegatronCoord {
   int operator[](Dim d) const;
 };
 // rank = t + tp (c + cp (d + dp s)) for kMegatronOrder: a TP group is consecutive ranks (inside a
-// node), a CP group tp ranks apart, pipeline neighbours tp cp dp ranks apart.
+// node), a CP group tp ranks apart, pipeline neighbours tp cp dp ranks apart; with kTpPpDpOrder
+// rank = t + tp (c + cp (s + pp d)): pipeline neighbours tp cp ranks apart.
 int megatron_rank(const ParallelLayout& l, const MegatronCoord& x);
 MegatronCoord megatron_coord(const ParallelLayout& l, int rank);
+
+// The layers per model chunk: l.split where make_layout set it, else (a layout written by hand)
+// the even split of `layers` over pp x vp.
+PipelineSplit pipeline_split(const ParallelLayout& l, int layers);
 
 // The layout of `spec` ([parallel], [zero], [training]) for `model` on `world_size` ranks.
 // Throws SpecError at the parallel.*, training.* or zero.stage key to change.

@@ -30,13 +30,13 @@ struct ChunkPlan {
   }
 };
 
-ChunkPlan plan_chunk(const MegatronConfig& c, int stage, int chunk) {
+ChunkPlan plan_chunk(const MegatronConfig& c, const PipelineSplit& split, int stage, int chunk) {
   const ModelShape& m = c.model;
   const ParallelLayout& l = c.layout;
   ChunkPlan k;
-  k.layers = m.layers / (l.pp * l.vp);
+  k.layers = split.chunk_layers(stage, chunk);
   const int virtual_stage = chunk * l.pp + stage;
-  k.first_layer = virtual_stage * k.layers;
+  k.first_layer = split.chunk_first_layer(stage, chunk);
   k.embedding = virtual_stage == 0;
   k.head = virtual_stage == l.pp * l.vp - 1;
   const int64_t layer = m.block_matmul_params() / l.tp + m.block_norm_params();
@@ -92,7 +92,8 @@ class StageBuilder {
     p2p_bytes_ = split ? full_act_ / l_.tp : full_act_;
     gather_after_p2p_ = l_.tp > 1 && l_.scatter_gather_p2p && !l_.sequence_parallel;
     dp_ranks_ = l_.dp * l_.cp;
-    for (int j = 0; j < l_.vp; ++j) chunks_.push_back(plan_chunk(c, stage, j));
+    const PipelineSplit layers = pipeline_split(l_, m.layers);
+    for (int j = 0; j < l_.vp; ++j) chunks_.push_back(plan_chunk(c, layers, stage, j));
     param_events_.resize(l_.vp);
   }
 
@@ -310,8 +311,9 @@ int64_t megatron_bucket_params(const ParallelLayout& l) {
 
 int64_t megatron_stage_params(const MegatronConfig& c, int stage) {
   int64_t n = 0;
+  const PipelineSplit split = pipeline_split(c.layout, c.model.layers);
   for (int j = 0; j < c.layout.vp; ++j) {
-    const ChunkPlan k = plan_chunk(c, stage, j);
+    const ChunkPlan k = plan_chunk(c, split, stage, j);
     n += k.params() + k.expert_params;
   }
   return n;
@@ -322,8 +324,7 @@ std::vector<Program> build_megatron_programs(const MegatronConfig& c) {
   const ParallelLayout& l = c.layout;
   SIM_CHECK(l.tp >= 1 && l.cp >= 1 && l.pp >= 1 && l.vp >= 1 && l.dp >= 1 && l.pipeline_micro_batches >= 1,
             "Megatron degrees below 1");
-  SIM_CHECK(c.model.layers % (l.pp * l.vp) == 0 && c.model.heads % l.tp == 0,
-            "Megatron layout not checked by make_layout");
+  SIM_CHECK(c.model.heads % l.tp == 0, "Megatron layout not checked by make_layout");
   std::vector<Program> programs;
   for (int s = 0; s < l.pp; ++s) programs.push_back(StageBuilder(c, s).build());
   return programs;

@@ -4,8 +4,9 @@
 //   Rank grid (layout.hpp, Megatron-Core's order tp-cp-dp-pp): rank = t + tp (c + cp (d + dp s)).
 //   One program per pipeline stage; every rank of a stage runs it with its own groups and peers.
 //   Layers: stage s holds model chunks j = 0..vp-1, chunk j being virtual stage j pp + s with
-//     layers / (pp vp) consecutive layers (megatron_layer.hpp: compute, TP/SP/CP communication,
-//     recompute). The embedding sits on virtual stage 0, the final norm, output layer and loss on
+//     consecutive layers, layers / (pp vp) unless the stages are unequal (pipeline_split.hpp:
+//     Megatron-Core's decoder_first/last_pipeline_num_layers, account_for_embedding/loss_in_
+//     pipeline_split) (megatron_layer.hpp: compute, TP/SP/CP communication, recompute). The embedding sits on virtual stage 0, the final norm, output layer and loss on
 //     the last one.
 //   Schedule (pipeline_schedule.hpp): Megatron-Core's plain or interleaved 1F1B, with its p2p
 //     batches: activations and gradients of b (s / cp) h elements, 1/tp of it with sequence
