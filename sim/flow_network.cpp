@@ -14,17 +14,35 @@ constexpr double kRateEpsilon = 1e-12;
 bool same_rate(double a, double b) { return std::fabs(a - b) <= kRateEpsilon * std::max(std::fabs(a), std::fabs(b)); }
 }  // namespace
 
-LinkId FlowNetwork::add_link(std::string name, std::string kind, double capacity, Time latency) {
+LinkId FlowNetwork::add_link(std::string_view name, std::string_view kind, double capacity, Time latency) {
   SIM_CHECK(std::isfinite(capacity) && capacity > 0, "link capacity must be positive and finite");
   SIM_CHECK(latency >= Time::zero(), "link latency must not be negative");
   SIM_CHECK(links_.size() < UINT32_MAX - 1, "too many links");
-  Link l;
-  link_names_.push_back(std::move(name));
-  link_kinds_.push_back(std::move(kind));
+  SIM_CHECK(names_.size() + name.size() < UINT32_MAX, "link names too long in all");
+  // The kind: the last link's most of the time, else a short search of the few seen so far.
+  std::size_t k = kind_of_link_.empty() ? 0 : kind_of_link_.back();
+  if (k >= kinds_.size() || kinds_[k] != kind) {
+    k = 0;
+    while (k < kinds_.size() && kinds_[k] != kind) ++k;
+    if (k == kinds_.size()) {
+      SIM_CHECK(kinds_.size() < UINT16_MAX, "too many link kinds");
+      kinds_.emplace_back(kind);
+    }
+  }
+  kind_of_link_.push_back(static_cast<uint16_t>(k));
+  names_.append(name);
+  name_end_.push_back(static_cast<uint32_t>(names_.size()));
+  Link& l = links_.emplace_back();
   l.capacity = capacity;
   l.latency = latency;
-  links_.push_back(std::move(l));
   return LinkId{static_cast<uint32_t>(links_.size() - 1)};
+}
+
+void FlowNetwork::reserve_links(std::size_t links, std::size_t name_bytes) {
+  links_.reserve(links_.size() + links);
+  name_end_.reserve(name_end_.size() + links);
+  kind_of_link_.reserve(kind_of_link_.size() + links);
+  names_.reserve(names_.size() + name_bytes);
 }
 
 FlowId FlowNetwork::start(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap,
@@ -515,7 +533,8 @@ void FlowNetwork::set_mirrors(std::vector<uint32_t> class_of_link, std::span<con
     const Link& model = links_[m.index];
     const double capacity = model.capacity;
     const Time latency = model.latency;
-    add_link("mirror/" + link_names_[m.index], link_kinds_[m.index], capacity, latency);
+    const std::string name = "mirror/" + std::string(link_name(m)), kind = link_kind(m);
+    add_link(name, kind, capacity, latency);
   }
   first_shadow_ = first;
   class_of_link_ = std::move(class_of_link);
