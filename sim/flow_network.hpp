@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "sim/inplace_function.hpp"
@@ -199,11 +200,8 @@ class FlowNetwork {
     Time busy_since;
     Time busy_total;
     Time latency;
-    uint64_t weight = 0;  // sum of the weights of `flows`
-    // scratch for progressive filling
-    double remaining = 0;
-    uint64_t unfixed = 0;  // weight of the flows not fixed yet
-    uint32_t version = 0;
+    uint64_t weight = 0;          // sum of the weights of `flows`
+    uint32_t local = 0;           // its number in the component being rated (rate_component)
     uint32_t watch = UINT32_MAX;  // watch_links
     // Held by a closed-form block (flow_block.cpp): its flow `held_flow` drains at held_until;
     // held_by is cleared when the block credits the link's bytes and busy time.
@@ -314,7 +312,8 @@ class FlowNetwork {
   // Hot per-flow scratch of progressive filling, apart from the big Flow records so the
   // component walk and the bottleneck scans touch dense memory (8 bytes per flow).
   std::vector<uint64_t> flow_mark_;
-  std::vector<double> new_rate_;  // < 0: not fixed yet in the current filling
+  std::vector<uint32_t> flow_pos_;  // its index in comp_flows_ (rate_component)
+  std::vector<double> new_rate_;    // < 0: not fixed yet in the current filling
   // Cold, for reports: the links' names end to end in one buffer (no string object or heap block
   // per link), and their kinds interned (a handful of distinct ones).
   std::string names_;
@@ -362,7 +361,15 @@ class FlowNetwork {
   uint64_t flows_rated_ = 0;
   uint64_t single_flow_components_ = 0;
   // scratch, reused across recomputes so the hot path does not allocate
-  std::vector<uint32_t> seeds_, comp_links_, comp_flows_, capped_, stack_;
+  std::vector<uint32_t> seeds_, comp_links_, comp_flows_, stack_;
+  // progressive filling's dense scratch (rate_component): per local link its global index,
+  // remaining capacity, unfixed weight and version; the component's links in walk order (local);
+  // per component flow its links (local, from comp_hop_begin_[k]), cap and weight; the capped
+  // flows by (cap per unit of weight, slot).
+  std::vector<uint32_t> local_link_, local_version_, comp_local_, comp_hops_, comp_hop_begin_, comp_weight_;
+  std::vector<double> local_remaining_, comp_cap_;
+  std::vector<uint64_t> local_unfixed_;
+  std::vector<std::pair<double, uint32_t>> capped_;
   struct Share {
     double share;
     uint32_t link;
