@@ -14,17 +14,35 @@ constexpr double kRateEpsilon = 1e-12;
 bool same_rate(double a, double b) { return std::fabs(a - b) <= kRateEpsilon * std::max(std::fabs(a), std::fabs(b)); }
 }  // namespace
 
-LinkId FlowNetwork::add_link(std::string name, std::string kind, double capacity, Time latency) {
+LinkId FlowNetwork::add_link(std::string_view name, std::string_view kind, double capacity, Time latency) {
   SIM_CHECK(std::isfinite(capacity) && capacity > 0, "link capacity must be positive and finite");
   SIM_CHECK(latency >= Time::zero(), "link latency must not be negative");
   SIM_CHECK(links_.size() < UINT32_MAX - 1, "too many links");
-  Link l;
-  link_names_.push_back(std::move(name));
-  link_kinds_.push_back(std::move(kind));
+  SIM_CHECK(names_.size() + name.size() < UINT32_MAX, "link names too long in all");
+  // The kind: the last link's most of the time, else a short search of the few seen so far.
+  std::size_t k = kind_of_link_.empty() ? 0 : kind_of_link_.back();
+  if (k >= kinds_.size() || kinds_[k] != kind) {
+    k = 0;
+    while (k < kinds_.size() && kinds_[k] != kind) ++k;
+    if (k == kinds_.size()) {
+      SIM_CHECK(kinds_.size() < UINT16_MAX, "too many link kinds");
+      kinds_.emplace_back(kind);
+    }
+  }
+  kind_of_link_.push_back(static_cast<uint16_t>(k));
+  names_.append(name);
+  name_end_.push_back(static_cast<uint32_t>(names_.size()));
+  Link& l = links_.emplace_back();
   l.capacity = capacity;
   l.latency = latency;
-  links_.push_back(std::move(l));
   return LinkId{static_cast<uint32_t>(links_.size() - 1)};
+}
+
+void FlowNetwork::reserve_links(std::size_t links, std::size_t name_bytes) {
+  links_.reserve(links_.size() + links);
+  name_end_.reserve(name_end_.size() + links);
+  kind_of_link_.reserve(kind_of_link_.size() + links);
+  names_.reserve(names_.size() + name_bytes);
 }
 
 FlowId FlowNetwork::start(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap,
@@ -104,6 +122,7 @@ uint32_t FlowNetwork::alloc_slot() {
     slot = static_cast<uint32_t>(flows_.size());
     flows_.emplace_back();
     flow_mark_.push_back(0);
+    flow_pos_.push_back(0);
     new_rate_.push_back(0);
   }
   return slot;
@@ -271,29 +290,55 @@ bool FlowNetwork::rate_single_flow(uint32_t seed) {
   return true;
 }
 
+// The component's links get dense local numbers as the walk reaches them, and progressive
+// filling works on dense arrays (each link's remaining capacity, unfixed weight, version; each
+// flow's links by local number, its cap and weight): a million-link network's Link and Flow
+// records are touched once each by the walk, not again at every step of the filling.
 void FlowNetwork::rate_component(uint32_t seed) {
   comp_links_.clear();
   comp_flows_.clear();
   stack_.clear();
-  links_[seed].mark = epoch_;
-  stack_.push_back(seed);
+  local_link_.clear();
+  local_remaining_.clear();
+  local_unfixed_.clear();
+  comp_local_.clear();
+  comp_hops_.clear();
+  comp_hop_begin_.clear();
+  comp_cap_.clear();
+  comp_weight_.clear();
+  auto reach = [this](uint32_t li) {
+    Link& l = links_[li];
+    l.mark = epoch_;
+    l.local = static_cast<uint32_t>(local_link_.size());
+    local_link_.push_back(li);
+    local_remaining_.push_back(l.capacity);
+    local_unfixed_.push_back(l.weight);
+    stack_.push_back(l.local);
+  };
+  reach(seed);
   while (!stack_.empty()) {
-    const uint32_t li = stack_.back();
+    const uint32_t lo = stack_.back();
     stack_.pop_back();
+    const uint32_t li = local_link_[lo];
     comp_links_.push_back(li);
+    comp_local_.push_back(lo);
     for (uint32_t fs : links_[li].flows) {
       if (flow_mark_[fs] == epoch_) continue;
       flow_mark_[fs] = epoch_;
+      flow_pos_[fs] = static_cast<uint32_t>(comp_flows_.size());
       comp_flows_.push_back(fs);
       const Flow& f = flows_[fs];
+      comp_cap_.push_back(f.cap);
+      comp_weight_.push_back(f.weight);
+      comp_hop_begin_.push_back(static_cast<uint32_t>(comp_hops_.size()));
       const Hop* hops = f.hops.data();
-      for (uint32_t i = 0; i < f.hops.size(); ++i)
-        if (links_[hops[i].link].mark != epoch_) {
-          links_[hops[i].link].mark = epoch_;
-          stack_.push_back(hops[i].link);
-        }
+      for (uint32_t i = 0; i < f.hops.size(); ++i) {
+        if (links_[hops[i].link].mark != epoch_) reach(hops[i].link);
+        comp_hops_.push_back(links_[hops[i].link].local);
+      }
     }
   }
+  comp_hop_begin_.push_back(static_cast<uint32_t>(comp_hops_.size()));
   flows_rated_ += comp_flows_.size();
   if (comp_flows_.empty()) return;
 
@@ -301,25 +346,17 @@ void FlowNetwork::rate_component(uint32_t seed) {
   // saturate (a link's equal share, or a flow's own cap) fixes its flows; repeat.
   auto heap_less = [](const Share& a, const Share& b) { return a.share > b.share; };
   heap_.clear();
-  for (uint32_t li : comp_links_) {
-    Link& l = links_[li];
-    l.remaining = l.capacity;
-    l.unfixed = l.weight;
-    ++l.version;
-    heap_.push_back({l.remaining / l.unfixed, li, l.version});
-  }
+  local_version_.assign(local_link_.size(), 0);
+  for (uint32_t lo : comp_local_) heap_.push_back({local_remaining_[lo] / local_unfixed_[lo], lo, 0});
   std::make_heap(heap_.begin(), heap_.end(), heap_less);
+  // By cap per unit of weight (a weight-1 flow's cap itself: the same order as unweighted), ties
+  // by slot.
   capped_.clear();
-  for (uint32_t fs : comp_flows_) {
-    new_rate_[fs] = -1;  // unfixed
-    if (std::isfinite(flows_[fs].cap)) capped_.push_back(fs);
+  for (uint32_t k = 0; k < comp_flows_.size(); ++k) {
+    new_rate_[comp_flows_[k]] = -1;  // unfixed
+    if (std::isfinite(comp_cap_[k])) capped_.push_back({comp_cap_[k] / comp_weight_[k], comp_flows_[k]});
   }
-  // By cap per unit of weight (a weight-1 flow's cap itself: the same order as unweighted).
-  auto unit_cap = [this](uint32_t fs) { return flows_[fs].cap / flows_[fs].weight; };
-  std::sort(capped_.begin(), capped_.end(), [&](uint32_t a, uint32_t b) {
-    const double ca = unit_cap(a), cb = unit_cap(b);
-    return ca != cb ? ca < cb : a < b;
-  });
+  std::sort(capped_.begin(), capped_.end());
   std::size_t next_cap = 0;
   std::size_t fixed = 0;
   // The fill level only rises. Rounding can leave a link's computed share a hair under the level
@@ -332,27 +369,27 @@ void FlowNetwork::rate_component(uint32_t seed) {
   // top. A fresh entry on top is then the true minimum. This keeps the heap at the component's
   // link count instead of pushing once per (flow, link) pair.
   auto fix = [&](uint32_t fs, double rate) {
-    Flow& f = flows_[fs];
     new_rate_[fs] = rate;
     ++fixed;
-    const Hop* hops = f.hops.data();
-    for (uint32_t i = 0; i < f.hops.size(); ++i) {
-      Link& l = links_[hops[i].link];
-      l.remaining = std::max(0.0, l.remaining - rate);
-      l.unfixed -= f.weight;
-      ++l.version;
+    const uint32_t k = flow_pos_[fs];
+    const uint64_t w = comp_weight_[k];
+    for (uint32_t j = comp_hop_begin_[k]; j < comp_hop_begin_[k + 1]; ++j) {
+      const uint32_t lo = comp_hops_[j];
+      local_remaining_[lo] = std::max(0.0, local_remaining_[lo] - rate);
+      local_unfixed_[lo] -= w;
+      ++local_version_[lo];
     }
   };
 
   while (fixed < comp_flows_.size()) {
     while (!heap_.empty()) {
       Share& top = heap_.front();
-      const Link& l = links_[top.link];
-      if (l.unfixed == 0) {
+      const uint32_t lo = top.link;
+      if (local_unfixed_[lo] == 0) {
         std::pop_heap(heap_.begin(), heap_.end(), heap_less);
         heap_.pop_back();
-      } else if (l.version != top.version) {
-        const Share fresh{l.remaining / l.unfixed, top.link, l.version};
+      } else if (local_version_[lo] != top.version) {
+        const Share fresh{local_remaining_[lo] / local_unfixed_[lo], lo, local_version_[lo]};
         std::pop_heap(heap_.begin(), heap_.end(), heap_less);
         heap_.back() = fresh;
         std::push_heap(heap_.begin(), heap_.end(), heap_less);
@@ -360,18 +397,19 @@ void FlowNetwork::rate_component(uint32_t seed) {
         break;
       }
     }
-    while (next_cap < capped_.size() && new_rate_[capped_[next_cap]] >= 0) ++next_cap;
+    while (next_cap < capped_.size() && new_rate_[capped_[next_cap].second] >= 0) ++next_cap;
     const double link_share = heap_.empty() ? kUnlimitedRate : std::max(level, heap_.front().share);
-    const double cap_share = next_cap < capped_.size() ? unit_cap(capped_[next_cap]) : kUnlimitedRate;
+    const double cap_share = next_cap < capped_.size() ? capped_[next_cap].first : kUnlimitedRate;
     SIM_CHECK(std::isfinite(link_share) || std::isfinite(cap_share),
               "progressive filling found no constraint for an unfixed flow");
     if (cap_share <= link_share) {
       level = std::max(level, cap_share);
-      fix(capped_[next_cap], flows_[capped_[next_cap]].cap);
+      const uint32_t fs = capped_[next_cap].second;
+      fix(fs, comp_cap_[flow_pos_[fs]]);
       continue;
     }
     level = link_share;
-    const uint32_t li = heap_.front().link;
+    const uint32_t li = local_link_[heap_.front().link];
     std::pop_heap(heap_.begin(), heap_.end(), heap_less);
     heap_.pop_back();
     // Fix every unfixed flow on the bottleneck link at its share (times its weight). Copy first:
@@ -379,7 +417,10 @@ void FlowNetwork::rate_component(uint32_t seed) {
     stack_.clear();
     for (uint32_t fs : links_[li].flows)
       if (new_rate_[fs] < 0) stack_.push_back(fs);
-    for (uint32_t fs : stack_) fix(fs, flows_[fs].weight == 1 ? link_share : link_share * flows_[fs].weight);
+    for (uint32_t fs : stack_) {
+      const uint32_t w = comp_weight_[flow_pos_[fs]];
+      fix(fs, w == 1 ? link_share : link_share * w);
+    }
   }
 
   for (uint32_t fs : comp_flows_) apply_rate(fs, new_rate_[fs]);
@@ -515,7 +556,8 @@ void FlowNetwork::set_mirrors(std::vector<uint32_t> class_of_link, std::span<con
     const Link& model = links_[m.index];
     const double capacity = model.capacity;
     const Time latency = model.latency;
-    add_link("mirror/" + link_names_[m.index], link_kinds_[m.index], capacity, latency);
+    const std::string name = "mirror/" + std::string(link_name(m)), kind = link_kind(m);
+    add_link(name, kind, capacity, latency);
   }
   first_shadow_ = first;
   class_of_link_ = std::move(class_of_link);

@@ -20,7 +20,9 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "sim/inplace_function.hpp"
@@ -60,7 +62,10 @@ class FlowNetwork {
   FlowNetwork& operator=(const FlowNetwork&) = delete;
 
   // capacity in bytes per second, per direction (a link is one direction).
-  LinkId add_link(std::string name, std::string kind, double capacity_bytes_per_s, Time latency);
+  LinkId add_link(std::string_view name, std::string_view kind, double capacity_bytes_per_s, Time latency);
+  // Room for `links` more links whose names take `name_bytes` bytes in all (a World adds a
+  // million links at 131,072 GPUs: reserved, the records are never copied while it builds).
+  void reserve_links(std::size_t links, std::size_t name_bytes);
 
   // Starts a flow of `bytes` along `path` (distinct links). `on_done` runs when the last byte has
   // arrived: drain time + path latency + extra_latency.
@@ -156,8 +161,11 @@ class FlowNetwork {
 
   // Per-link accounting for reports.
   std::size_t link_count() const { return links_.size(); }
-  const std::string& link_name(LinkId l) const { return link_names_[l.index]; }
-  const std::string& link_kind(LinkId l) const { return link_kinds_[l.index]; }
+  std::string_view link_name(LinkId l) const {
+    const uint32_t begin = l.index == 0 ? 0 : name_end_[l.index - 1];
+    return std::string_view(names_).substr(begin, name_end_[l.index] - begin);
+  }
+  const std::string& link_kind(LinkId l) const { return kinds_[kind_of_link_[l.index]]; }
   double link_capacity(LinkId l) const { return links_[l.index].capacity; }
   Time link_latency(LinkId l) const { return links_[l.index].latency; }
   double link_bytes(LinkId l) const;  // bytes carried so far, including flows in progress
@@ -192,11 +200,8 @@ class FlowNetwork {
     Time busy_since;
     Time busy_total;
     Time latency;
-    uint64_t weight = 0;  // sum of the weights of `flows`
-    // scratch for progressive filling
-    double remaining = 0;
-    uint64_t unfixed = 0;  // weight of the flows not fixed yet
-    uint32_t version = 0;
+    uint64_t weight = 0;          // sum of the weights of `flows`
+    uint32_t local = 0;           // its number in the component being rated (rate_component)
     uint32_t watch = UINT32_MAX;  // watch_links
     // Held by a closed-form block (flow_block.cpp): its flow `held_flow` drains at held_until;
     // held_by is cleared when the block credits the link's bytes and busy time.
@@ -307,8 +312,14 @@ class FlowNetwork {
   // Hot per-flow scratch of progressive filling, apart from the big Flow records so the
   // component walk and the bottleneck scans touch dense memory (8 bytes per flow).
   std::vector<uint64_t> flow_mark_;
-  std::vector<double> new_rate_;                      // < 0: not fixed yet in the current filling
-  std::vector<std::string> link_names_, link_kinds_;  // cold: reports only
+  std::vector<uint32_t> flow_pos_;  // its index in comp_flows_ (rate_component)
+  std::vector<double> new_rate_;    // < 0: not fixed yet in the current filling
+  // Cold, for reports: the links' names end to end in one buffer (no string object or heap block
+  // per link), and their kinds interned (a handful of distinct ones).
+  std::string names_;
+  std::vector<uint32_t> name_end_;  // link i's name ends at name_end_[i] (and begins at name_end_[i - 1])
+  std::vector<std::string> kinds_;
+  std::vector<uint16_t> kind_of_link_;
   std::vector<uint32_t> free_flows_;
   std::vector<uint32_t> dirty_links_;
   bool recompute_scheduled_ = false;
@@ -350,7 +361,15 @@ class FlowNetwork {
   uint64_t flows_rated_ = 0;
   uint64_t single_flow_components_ = 0;
   // scratch, reused across recomputes so the hot path does not allocate
-  std::vector<uint32_t> seeds_, comp_links_, comp_flows_, capped_, stack_;
+  std::vector<uint32_t> seeds_, comp_links_, comp_flows_, stack_;
+  // progressive filling's dense scratch (rate_component): per local link its global index,
+  // remaining capacity, unfixed weight and version; the component's links in walk order (local);
+  // per component flow its links (local, from comp_hop_begin_[k]), cap and weight; the capped
+  // flows by (cap per unit of weight, slot).
+  std::vector<uint32_t> local_link_, local_version_, comp_local_, comp_hops_, comp_hop_begin_, comp_weight_;
+  std::vector<double> local_remaining_, comp_cap_;
+  std::vector<uint64_t> local_unfixed_;
+  std::vector<std::pair<double, uint32_t>> capped_;
   struct Share {
     double share;
     uint32_t link;

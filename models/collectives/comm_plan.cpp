@@ -6,14 +6,18 @@
 //   build_rings             each ring rotated to leave every node through a different GPU and NIC
 //   build_tree_sets         a chain inside each node, NCCL's double binary tree across nodes
 //   count_rings_sharing     how many rings (tree sets) split each bottleneck link's channels
-//   merge_identical_edges   rotated rings share most pairs: one flow per distinct pair
+//   merge_*_edges           rotated rings share most pairs: one flow per distinct pair
 //   plan_nvls_tree          NVLSTree: the heads' inter-node edges, every rank's port to the switch
 //   rate_p2p_peers          what NCCL's topology gives a point-to-point peer (p2p_channels.hpp)
+// The view, ring order and p2p rating come first; rings, tree sets and NVLSTree's parts are laid
+// out by complete_plan, each when an algorithm first needs it (PlanPart, comm_plan.hpp).
 #include "models/collectives/comm_plan.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
-#include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "models/collectives/graph_search.hpp"
 
@@ -155,8 +159,9 @@ void build_rings(const World& world, const sim::FlowNetwork& net, const std::vec
 // the leader uses) differs from the other sets'. Tree 0 across the leaders is a heap-ordered
 // binary tree; tree 1 mirrors it (NCCL's ncclGetDtree, src/graph/trees.cc).
 void build_tree_sets(const World& world, const sim::FlowNetwork& net, const std::vector<std::vector<int>>& members,
-                     int rings, CommPlan& plan) {
+                     int rings, bool chains, CommPlan& plan) {
   const int nnodes = static_cast<int>(members.size());
+  plan.trees.clear();
   for (int r = 0; r < rings; ++r) {
     CommPlan::TreeSet ts;
     std::vector<int> leader(nnodes);
@@ -165,6 +170,7 @@ void build_tree_sets(const World& world, const sim::FlowNetwork& net, const std:
       const int size = static_cast<int>(m.size());
       const int offset = rotation(r, rings, size);
       leader[k] = m[offset % size];
+      if (!chains) continue;
       for (int j = 1; j < size; ++j) {
         const int child = m[(offset + j) % size], parent = m[(offset + j - 1) % size];
         ts.chain_up.push_back(make_edge(world, net, child, parent));
@@ -189,29 +195,99 @@ std::vector<Edge*> tree_edges(CommPlan::TreeSet& ts) {
   return all;
 }
 
+// Per link, the number of distinct sets (rings, tree sets) whose edges have it as their
+// bottleneck: the size of the set of those sets, counted in one pass because every set's edges
+// are counted together, sets in increasing order.
+class SetsPerLink {
+ public:
+  explicit SetsPerLink(std::size_t edges) { per_link_.reserve(edges); }
+  void add(sim::LinkId l, int set) {
+    auto [it, fresh] = per_link_.try_emplace(l.index, Count{set, 1});
+    if (!fresh && it->second.last != set) {
+      it->second.last = set;
+      ++it->second.sets;
+    }
+  }
+  int sets(sim::LinkId l) const { return per_link_.at(l.index).sets; }
+
+ private:
+  struct Count {
+    int last = 0, sets = 0;
+  };
+  std::unordered_map<uint32_t, Count> per_link_;
+};
+
+// Without stored chains (an NVLSTree-only plan): the bottlenecks of the chain edges of each set
+// that are also the bottleneck of an inter-node edge, the only chain edges that change an
+// inter-node edge's rings_sharing. A bottleneck is a link of its path, so a chain edge whose path
+// holds no inter-node bottleneck is skipped without rating it.
+std::vector<std::vector<sim::LinkId>> chain_bottlenecks_shared(const World& world, const sim::FlowNetwork& net,
+                                                               const std::vector<std::vector<int>>& members, int rings,
+                                                               const CommPlan& plan) {
+  std::unordered_set<uint32_t> inter;
+  for (const auto& ts : plan.trees)
+    for (int t = 0; t < 2; ++t)
+      for (const auto* list : {&ts.up[t], &ts.down[t]})
+        for (const Edge& e : *list) inter.insert(e.bottleneck.index);
+  std::vector<std::vector<sim::LinkId>> shared(rings);
+  std::vector<sim::LinkId> path;
+  auto probe = [&](int r, int from, int to) {
+    path.clear();
+    world.path(from, to, path);
+    bool hit = path.empty();
+    for (sim::LinkId l : path) hit = hit || inter.contains(l.index);
+    if (!hit) return;
+    const Edge e = make_edge(world, net, from, to);
+    if (inter.contains(e.bottleneck.index)) shared[r].push_back(e.bottleneck);
+  };
+  for (int r = 0; r < rings; ++r)
+    for (const auto& m : members) {
+      const int size = static_cast<int>(m.size());
+      const int offset = rotation(r, rings, size);
+      for (int j = 1; j < size; ++j) {
+        const int child = m[(offset + j) % size], parent = m[(offset + j - 1) % size];
+        probe(r, child, parent);
+        probe(r, parent, child);
+      }
+    }
+  return shared;
+}
+
 // A GPU's NVLink carries every ring (tree set) through it; a NIC only the one leaving by it.
-void count_rings_sharing(CommPlan& plan) {
-  std::map<uint32_t, std::set<int>> on;
-  for (int r = 0; r < static_cast<int>(plan.rings.size()); ++r)
-    for (const Edge& e : plan.rings[r]) on[e.bottleneck.index].insert(r);
-  for (auto& ring : plan.rings)
-    for (Edge& e : ring) e.rings_sharing = static_cast<int>(on[e.bottleneck.index].size());
-  on.clear();
-  for (int r = 0; r < static_cast<int>(plan.trees.size()); ++r)
-    for (Edge* e : tree_edges(plan.trees[r])) on[e->bottleneck.index].insert(r);
-  for (auto& ts : plan.trees)
-    for (Edge* e : tree_edges(ts)) e->rings_sharing = static_cast<int>(on[e->bottleneck.index].size());
+void count_rings_sharing(std::vector<std::vector<Edge>>& rings) {
+  std::size_t edges = 0;
+  for (const auto& ring : rings) edges += ring.size();
+  SetsPerLink on(edges);
+  for (int r = 0; r < static_cast<int>(rings.size()); ++r)
+    for (const Edge& e : rings[r]) on.add(e.bottleneck, r);
+  for (auto& ring : rings)
+    for (Edge& e : ring) e.rings_sharing = on.sets(e.bottleneck);
+}
+
+// The same for tree sets; `chain_shared` (chains not stored): per set, its chain edges'
+// bottlenecks that matter (chain_bottlenecks_shared).
+void count_tree_sets_sharing(std::vector<CommPlan::TreeSet>& trees,
+                             const std::vector<std::vector<sim::LinkId>>& chain_shared) {
+  std::size_t edges = 0;
+  for (auto& ts : trees) edges += tree_edges(ts).size();
+  SetsPerLink on(edges);
+  for (int r = 0; r < static_cast<int>(trees.size()); ++r) {
+    for (Edge* e : tree_edges(trees[r])) on.add(e->bottleneck, r);
+    if (r < static_cast<int>(chain_shared.size()))
+      for (sim::LinkId l : chain_shared[r]) on.add(l, r);
+  }
+  for (auto& ts : trees)
+    for (Edge* e : tree_edges(ts)) e->rings_sharing = on.sets(e->bottleneck);
 }
 
 // Merges identical (from, to) pairs, kept in first-seen order so that runs stay deterministic.
 class EdgeMerger {
  public:
-  explicit EdgeMerger(std::vector<CommPlan::MergedEdge>& out) : out_(out) {}
+  EdgeMerger(std::vector<CommPlan::MergedEdge>& out, std::size_t edges) : out_(out) { index_.reserve(edges); }
   void add(const Edge& e, double bytes_frac, double share_frac) {
-    const auto key = std::make_pair(e.from, e.to);
-    auto it = index_.find(key);
-    if (it == index_.end()) {
-      index_.emplace(key, out_.size());
+    const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(e.from)) << 32) | static_cast<uint32_t>(e.to);
+    auto [it, fresh] = index_.try_emplace(key, out_.size());
+    if (fresh) {
       out_.push_back({e, bytes_frac, share_frac});
     } else {
       out_[it->second].bytes_frac += bytes_frac;
@@ -221,16 +297,21 @@ class EdgeMerger {
 
  private:
   std::vector<CommPlan::MergedEdge>& out_;
-  std::map<std::pair<int, int>, std::size_t> index_;
+  std::unordered_map<uint64_t, std::size_t> index_;
 };
 
 // Each of R rings moves 1/R of the bytes; a tree set's chain edges 1/T of S each way, its two
 // inter-node trees half of that each.
-void merge_identical_edges(CommPlan& plan) {
-  EdgeMerger rings(plan.ring_merged), trees(plan.tree_merged);
-  const double nr = static_cast<double>(plan.rings.size()), nt = static_cast<double>(plan.trees.size());
+void merge_ring_edges(CommPlan& plan) {
+  EdgeMerger rings(plan.ring_merged, plan.rings.empty() ? 0 : plan.rings.front().size());
+  const double nr = static_cast<double>(plan.rings.size());
   for (const auto& ring : plan.rings)
     for (const Edge& e : ring) rings.add(e, 1.0 / nr, 1.0 / e.rings_sharing);
+}
+
+void merge_tree_edges(CommPlan& plan) {
+  EdgeMerger trees(plan.tree_merged, plan.trees.empty() ? 0 : 2 * plan.ring.size());
+  const double nt = static_cast<double>(plan.trees.size());
   for (const auto& ts : plan.trees) {
     for (const auto* chain : {&ts.chain_up, &ts.chain_down})
       for (const Edge& e : *chain) trees.add(e, 1.0 / nt, 1.0 / e.rings_sharing);
@@ -246,7 +327,7 @@ void merge_identical_edges(CommPlan& plan) {
 // the S the switch multicasts to it, plus the reduced slices it receives as a head).
 void plan_nvls_tree(const World& world, const sim::FlowNetwork& net, const std::vector<std::vector<int>>& members,
                     CommPlan& plan) {
-  EdgeMerger inter(plan.nvls_net_merged);
+  EdgeMerger inter(plan.nvls_net_merged, 4 * members.size());
   const double nt = static_cast<double>(plan.trees.size());
   for (const auto& ts : plan.trees)
     for (int t = 0; t < 2; ++t)
@@ -286,22 +367,44 @@ void rate_p2p_peers(const World& world, const std::vector<std::vector<int>>& mem
 
 }  // namespace
 
-CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::vector<int>& ranks) {
+CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::vector<int>& ranks, unsigned parts) {
   CommPlan plan;
   const int n = static_cast<int>(ranks.size());
   const NcclNodes nodes = find_nccl_nodes(world, ranks);
-  const std::vector<std::vector<int>> members = order_ring(nodes, plan);
-  plan.view = tuner_view(world, net, members, n);
+  plan.members = order_ring(nodes, plan);
+  plan.view = tuner_view(world, net, plan.members, n);
   plan.channels_ref = nccl::coll_channels(plan.view, nccl::TuningEnv{});
-  rate_p2p_peers(world, members, plan);
-  if (n <= 1) return plan;
-  const int rings = rings_per_nic_group(plan, members);
-  build_rings(world, net, members, rings, n, plan);
-  build_tree_sets(world, net, members, rings, plan);
-  count_rings_sharing(plan);
-  merge_identical_edges(plan);
-  if (plan.view.nvls) plan_nvls_tree(world, net, members, plan);
+  rate_p2p_peers(world, plan.members, plan);
+  if (n <= 1) {
+    plan.built = kPlanAll;  // nothing to lay out
+    return plan;
+  }
+  plan.sets = rings_per_nic_group(plan, plan.members);
+  complete_plan(world, net, plan, parts);
   return plan;
+}
+
+void complete_plan(const World& world, const sim::FlowNetwork& net, CommPlan& plan, unsigned parts) {
+  const unsigned missing = parts & ~plan.built;
+  if (missing == 0) return;
+  const int n = static_cast<int>(plan.ring.size());
+  if (missing & kPlanRings) {
+    build_rings(world, net, plan.members, plan.sets, n, plan);
+    count_rings_sharing(plan.rings);
+    merge_ring_edges(plan);
+  }
+  // Tree sets: with their chains for the tree all-reduce; for NVLSTree alone, without (their
+  // inter-node edges' rings_sharing still counts the chains, chain_bottlenecks_shared). Built
+  // again with chains when a tree all-reduce follows an NVLSTree one: the same edges.
+  const bool chains = (missing & kPlanTrees) != 0;
+  if (chains || ((missing & kPlanNvlsTree) && plan.trees.empty())) {
+    build_tree_sets(world, net, plan.members, plan.sets, chains, plan);
+    count_tree_sets_sharing(plan.trees, chains ? std::vector<std::vector<sim::LinkId>>{}
+                                               : chain_bottlenecks_shared(world, net, plan.members, plan.sets, plan));
+  }
+  if (missing & kPlanTrees) merge_tree_edges(plan);
+  if ((missing & kPlanNvlsTree) && plan.view.nvls) plan_nvls_tree(world, net, plan.members, plan);
+  plan.built |= parts;
 }
 
 }  // namespace models::collectives

@@ -66,12 +66,34 @@ struct CommPlan {
   // (2 x NVLink links, else 2) and whether NVLink joins every pair (NCCL's 512 KiB p2p chunk).
   int p2p_topo_per_peer = 2;
   bool p2p_all_nvlink = false;
+
+  // What complete_plan builds from, kept by build_plan: each NCCL node's ranks in ring order and
+  // the rings (tree sets) per NIC group; `built`: the PlanPart bits laid out so far.
+  std::vector<std::vector<int>> members;
+  int sets = 1;
+  unsigned built = 0;
+};
+
+// The parts of a plan each algorithm reads, laid out on demand (a 131,072-rank communicator that
+// runs only NVLSTree never builds its 8 rings of 131,072 edges nor its trees' intra-node chains).
+// A part is the same whether it is built alone or with the others.
+enum PlanPart : unsigned {
+  kPlanRings = 1,  // rings, ring_merged (ring algorithms, PAT, broadcast/reduce chains)
+  kPlanTrees = 2,  // trees with their chains, tree_merged (tree all-reduce)
+  // trees' inter-node edges (their chains only counted for rings_sharing, not kept unless
+  // kPlanTrees is built too), nvls_net_merged, nvls_switch (NVLSTree all-reduce)
+  kPlanNvlsTree = 4,
+  kPlanAll = 7,
 };
 
 // NCCL's Socket plugin: 10 Gb/s when the interface's speed cannot be read (ncclTopo keeps 1.25 GB/s).
 inline constexpr double kSocketReportedGbs = 1.25;
 
-CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::vector<int>& ranks);
+// The plan of `ranks` with the given parts (the view, ring order and point-to-point rating always).
+CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::vector<int>& ranks,
+                    unsigned parts = kPlanAll);
+// Adds the parts not built yet (a no-op for those already there).
+void complete_plan(const World& world, const sim::FlowNetwork& net, CommPlan& plan, unsigned parts);
 Edge make_edge(const World& world, const sim::FlowNetwork& net, int from, int to);
 // make_edge's fields from e.from, e.to and e.path, the path already there.
 void fill_edge(const World& world, const sim::FlowNetwork& net, Edge& e);

@@ -80,6 +80,12 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
     return;
   }
   PlanEntry& entry = plan_for(group);
+  // The algorithm's part of the plan, laid out on its first launch (all-to-all needs none).
+  complete_plan(world_, net_, entry.plan,
+                op == CollOp::AllToAll ? 0u
+                : tree                 ? kPlanTrees
+                : nvls_tree            ? kPlanNvlsTree
+                                       : kPlanRings);
   const CommPlan& plan = entry.plan;
   if (nvls_tree) pending_[idx].expected = nvls_tree_delivery(n, plan.view.nnodes, static_cast<double>(bytes));
   const Launch l{.pending = idx,

@@ -121,6 +121,7 @@ class Engine final : public CollectiveEngine {
   const nccl::Choice& tuned(PlanEntry& entry, CollOp op, int64_t bytes) const;
   double ring_hop_sum(const Launch& l) const;
   std::pair<double, double> tree_hops(const Launch& l) const;
+  double tree_inter_hop(const Launch& l) const;  // tree_hops' second, without the chains (NVLSTree)
   uint32_t open(const CollectiveRecord& rec, Done done);
   // Adds a flow of the collective `pending`: buffered while a launch collects its flows (then
   // started together by start_flows), else started at once (send/recv).

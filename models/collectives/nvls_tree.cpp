@@ -31,7 +31,7 @@ Delivery nvls_tree_delivery(int n, int nodes, double S) {
 void Engine::launch_nvls_tree_all_reduce(const Launch& l) {
   const CommPlan& plan = *l.plan;
   const Proto proto = l.rec.proto;
-  const double inter_hop = tree_hops(l).second;  // the heads' inter-node tree edge
+  const double inter_hop = tree_inter_hop(l);  // the heads' inter-node tree edge
   const double nvlink_hop = params_.of(LinkClass::NVLink).hop_latency_s[static_cast<int>(proto)];
   const double lat_s =
       params_.kernel_latency_s + 2 * nvlink_hop + 2 * std::log2(static_cast<double>(plan.view.nnodes)) * inter_hop;

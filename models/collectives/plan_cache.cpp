@@ -18,7 +18,7 @@ PlanEntry& PlanCache::get(const World& world, const sim::FlowNetwork& net, const
   auto it = by_ranks_.find(group.ranks);
   if (it == by_ranks_.end()) {
     it = by_ranks_.try_emplace(group.ranks).first;
-    it->second.plan = build_plan(world, net, group.ranks);
+    it->second.plan = build_plan(world, net, group.ranks, 0);  // parts: Engine::launch
   }
   if (id < kMaxCachedGroupId) {
     if (id >= by_id_.size()) by_id_.resize(id + 1, nullptr);
@@ -50,13 +50,23 @@ std::pair<double, double> Engine::tree_hops(const Launch& l) const {
   const uint32_t key = PlanCache::latency_key(l.rec.proto, l.rec.channels);
   auto it = l.cache->tree_hops.find(key);
   if (it != l.cache->tree_hops.end()) return it->second;
-  double intra_hop = 0, inter_hop = 0;
+  double intra_hop = 0;
   for (const Edge& e : l.plan->trees.front().chain_up)
     intra_hop = std::max(intra_hop, hop(e, l.rec.proto, l.rec.channels));
-  for (const Edge& e : l.plan->trees.front().up[0])
-    inter_hop = std::max(inter_hop, hop(e, l.rec.proto, l.rec.channels));
+  const double inter_hop = tree_inter_hop(l);
   l.cache->tree_hops.emplace(key, std::make_pair(intra_hop, inter_hop));
   return {intra_hop, inter_hop};
+}
+
+double Engine::tree_inter_hop(const Launch& l) const {
+  const uint32_t key = PlanCache::latency_key(l.rec.proto, l.rec.channels);
+  auto it = l.cache->tree_inter_hop.find(key);
+  if (it != l.cache->tree_inter_hop.end()) return it->second;
+  double inter_hop = 0;
+  for (const Edge& e : l.plan->trees.front().up[0])
+    inter_hop = std::max(inter_hop, hop(e, l.rec.proto, l.rec.channels));
+  l.cache->tree_inter_hop.emplace(key, inter_hop);
+  return inter_hop;
 }
 
 }  // namespace models::collectives

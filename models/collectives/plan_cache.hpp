@@ -23,6 +23,7 @@ struct PlanEntry {
   std::unordered_map<uint64_t, nccl::Choice> choices;                 // key: (op, bytes)
   std::unordered_map<uint32_t, double> ring_hop_sum;                  // key: (proto, channels)
   std::unordered_map<uint32_t, std::pair<double, double>> tree_hops;  // (intra, inter) maxima
+  std::unordered_map<uint32_t, double> tree_inter_hop;                // inter alone (NVLSTree)
   // key: (op, bytes, in_place): the block shape naming this collective's flows for
   // sim::FlowNetwork::start_cached_block (the flows are a function of the plan and the key).
   std::unordered_map<uint64_t, uint64_t> block_shapes;
@@ -30,7 +31,7 @@ struct PlanEntry {
 
 class PlanCache {
  public:
-  // The entry of `group`, its plan built on first use.
+  // The entry of `group`, its plan built on first use (without its parts: complete_plan).
   PlanEntry& get(const World& world, const sim::FlowNetwork& net, const Group& group);
 
   static uint64_t choice_key(CollOp op, int64_t bytes) {

@@ -162,7 +162,7 @@ SharedRun simulate(const ScenarioSpec& spec, const std::vector<int>& first, cons
     const double bytes = net.link_bytes(l);
     if (bytes <= 0) continue;
     LinkResult lr;
-    lr.name = net.link_name(l);
+    lr.name = std::string(net.link_name(l));
     lr.kind = net.link_kind(l);
     lr.bytes = bytes;
     lr.busy_s = net.link_busy(l).seconds();

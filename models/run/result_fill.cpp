@@ -162,7 +162,7 @@ RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork
   for (std::size_t i = 0; i < shown; ++i) {
     const Loaded& x = loaded[i];
     LinkResult lr;
-    lr.name = net.link_name({x.link});
+    lr.name = std::string(net.link_name({x.link}));
     lr.kind = net.link_kind({x.link});
     lr.bytes = x.bytes;
     lr.busy_s = x.busy.seconds();

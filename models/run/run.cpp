@@ -114,7 +114,7 @@ std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOption
   exec.run();
   if (net.mirror_violated()) {
     const sim::LinkId at = net.mirror_violation_link();
-    const std::string name = net.link_name(at);
+    const std::string name(net.link_name(at));
     abandoned = "at " + std::to_string(net.mirror_violation_time().seconds()) +
                 " s a replica's own traffic met other traffic on " +
                 (name.rfind("mirror/", 0) == 0 ? name.substr(7) : name);

@@ -209,7 +209,7 @@ class Analysis {
       world_.path(a, b, p.path);
       for (sim::LinkId l : p.path)
         if (l.index >= node_of_link_.size() || node_of_link_[l.index] < 0 || owner_[node_of_link_[l.index]] != j)
-          return "a replica's own traffic crosses shared links (" + net_.link_name(l) + ")";
+          return "a replica's own traffic crosses shared links (" + std::string(net_.link_name(l)) + ")";
       out.push_back(std::move(p));
     }
     return {};
@@ -246,7 +246,7 @@ class Analysis {
         // (Kinds agree: nodes lay their links out alike, World::node_links.)
         if (net_.link_capacity(lx) != net_.link_capacity(ly) || net_.link_latency(lx) != net_.link_latency(ly) ||
             world_.raw_capacity(lx, net_) != world_.raw_capacity(ly, net_))
-          return fail(why, net_.link_name(ly) + " differs from " + net_.link_name(lx));
+          return fail(why, std::string(net_.link_name(ly)) + " differs from " + std::string(net_.link_name(lx)));
       }
     }
     std::vector<sim::LinkId> path;

@@ -221,7 +221,7 @@ class WorldImpl final : public World {
   }
 
   // A link whose usable capacity is `efficiency` of its raw bandwidth (raw_capacity() keeps the raw).
-  sim::LinkId add_port(sim::FlowNetwork& net, const std::string& name, const char* kind, double raw, double efficiency,
+  sim::LinkId add_port(sim::FlowNetwork& net, std::string_view name, const char* kind, double raw, double efficiency,
                        sim::Time latency) {
     const sim::LinkId id = net.add_link(name, kind, raw * efficiency, latency);
     if (raw_.size() <= id.index) raw_.resize(id.index + 1, 0.0);
@@ -313,39 +313,64 @@ class WorldImpl final : public World {
     }
     links_.resize(layout_.nodes);
     node_links_.resize(layout_.nodes);
+    std::string name;
+    // `name` cut back to its first `keep` characters, then `tail`.
+    auto named = [&name](std::size_t keep, std::string_view tail) -> std::string_view {
+      name.resize(keep);
+      name.append(tail);
+      return name;
+    };
     for (int n = 0; n < layout_.nodes; ++n) {
       NodeLinks& l = links_[n];
-      const std::string p = "node" + std::to_string(n + first_node_) + "/";
+      // Names are built in one buffer: the node's prefix, then each part's (no string per link).
+      name.assign("node").append(std::to_string(n + first_node_)).push_back('/');
+      const std::size_t p = name.size();
       node_links_[n].first = static_cast<uint32_t>(net.link_count());
       for (int g = 0; g < ng; ++g) {
-        const std::string gp = p + "gpu" + std::to_string(g) + "/";
+        name.resize(p);
+        name.append("gpu").append(std::to_string(g)).push_back('/');
+        const std::size_t gp = name.size();
         if (nvl_bw > 0) {
-          l.nvl_tx.push_back(add_port(net, gp + "nvlink.tx", "nvlink", nvl_bw, nvl_eff, nvl_half));
-          l.nvl_rx.push_back(add_port(net, gp + "nvlink.rx", "nvlink", nvl_bw, nvl_eff, nvl_half));
+          l.nvl_tx.push_back(add_port(net, named(gp, "nvlink.tx"), "nvlink", nvl_bw, nvl_eff, nvl_half));
+          l.nvl_rx.push_back(add_port(net, named(gp, "nvlink.rx"), "nvlink", nvl_bw, nvl_eff, nvl_half));
         }
         if (proxy_budget)
-          l.proxy.push_back(add_port(net, gp + "proxy", "proxy", 2 * hw::kTcpThreadBytesPerS, sock_eff, Time::zero()));
-        l.pcie_up.push_back(net.add_link(gp + "pcie.up", "pcie", pcie_bw, pcie_half));
-        l.pcie_down.push_back(net.add_link(gp + "pcie.down", "pcie", pcie_bw, pcie_half));
+          l.proxy.push_back(
+              add_port(net, named(gp, "proxy"), "proxy", 2 * hw::kTcpThreadBytesPerS, sock_eff, Time::zero()));
+        l.pcie_up.push_back(net.add_link(named(gp, "pcie.up"), "pcie", pcie_bw, pcie_half));
+        l.pcie_down.push_back(net.add_link(named(gp, "pcie.down"), "pcie", pcie_bw, pcie_half));
       }
       for (int s = 0; s < graph_.pcie_switches(); ++s) {
-        const std::string sp = p + "pcisw" + std::to_string(s) + "/";
-        l.sw_up.push_back(net.add_link(sp + "pcie.up", "pcie", pcie_bw, Time::zero()));
-        l.sw_down.push_back(net.add_link(sp + "pcie.down", "pcie", pcie_bw, Time::zero()));
+        name.resize(p);
+        name.append("pcisw").append(std::to_string(s)).push_back('/');
+        const std::size_t sp = name.size();
+        l.sw_up.push_back(net.add_link(named(sp, "pcie.up"), "pcie", pcie_bw, Time::zero()));
+        l.sw_down.push_back(net.add_link(named(sp, "pcie.down"), "pcie", pcie_bw, Time::zero()));
       }
-      l.hostmem = net.add_link(p + "hostmem", "hostmem", mem_bw, Time::zero());
+      l.hostmem = net.add_link(named(p, "hostmem"), "hostmem", mem_bw, Time::zero());
       for (std::size_t gi = 0; gi < groups.size(); ++gi) {
         const auto& grp = groups[gi];
-        std::string name = p + "nic" + std::to_string(grp.nics.front());
-        if (grp.nics.size() > 1) name += "-" + std::to_string(grp.nics.back());
+        name.resize(p);
+        name.append("nic").append(std::to_string(grp.nics.front()));
+        if (grp.nics.size() > 1) name.append("-").append(std::to_string(grp.nics.back()));
+        const std::size_t np = name.size();
         double bw = nic_bw * static_cast<double>(grp.nics.size()) * nic_factor[n][gi];
-        l.nic_tx.push_back(net.add_link(name + ".tx", nic_kind, bw, Time::from_seconds(nic_lat / 2)));
-        l.nic_rx.push_back(net.add_link(name + ".rx", nic_kind, bw, Time::from_seconds(nic_lat / 2)));
+        l.nic_tx.push_back(net.add_link(named(np, ".tx"), nic_kind, bw, Time::from_seconds(nic_lat / 2)));
+        l.nic_rx.push_back(net.add_link(named(np, ".rx"), nic_kind, bw, Time::from_seconds(nic_lat / 2)));
       }
-      l.eth_tx = net.add_link(p + "eth.tx", "eth", eth_bw, Time::from_seconds(eth_lat / 2));
-      l.eth_rx = net.add_link(p + "eth.rx", "eth", eth_bw, Time::from_seconds(eth_lat / 2));
-      l.loopback = net.add_link(p + "loopback", "eth", lo_bw, Time::from_seconds(lo.latency_s));
+      l.eth_tx = net.add_link(named(p, "eth.tx"), "eth", eth_bw, Time::from_seconds(eth_lat / 2));
+      l.eth_rx = net.add_link(named(p, "eth.rx"), "eth", eth_bw, Time::from_seconds(eth_lat / 2));
+      l.loopback = net.add_link(named(p, "loopback"), "eth", lo_bw, Time::from_seconds(lo.latency_s));
       node_links_[n].count = static_cast<uint32_t>(net.link_count()) - node_links_[n].first;
+      if (n == 0 && layout_.nodes > 1) {
+        // Every node has the same links: room for the others' (names up to 8 bytes longer each,
+        // a larger node number in the prefix).
+        std::size_t bytes = 0;
+        for (uint32_t i = 0; i < node_links_[0].count; ++i)
+          bytes += net.link_name(sim::LinkId{node_links_[0].first + i}).size() + 8;
+        const std::size_t others = static_cast<std::size_t>(layout_.nodes - 1);
+        net.reserve_links(others * node_links_[0].count, others * bytes);
+      }
     }
     // The fabric's shared links, after the nodes' (link ids of the default are unchanged).
     std::vector<double> rail_bw;
@@ -374,7 +399,7 @@ class WorldImpl final : public World {
   std::vector<RankInfo> ranks_;
   std::vector<NodeLinks> links_;
   std::vector<LinkRange> node_links_;  // node_links()
-  int first_node_ = 0;  // ClusterSlot::first_node: where this World's nodes sit on the cluster
+  int first_node_ = 0;                 // ClusterSlot::first_node: where this World's nodes sit on the cluster
   std::optional<topology::Fabric> own_fabric_;
   const topology::Fabric* fabric_ = nullptr;  // own_fabric_, or one shared with other Worlds
   TcpEdge tcp_edge_;                          // tcp_edge()

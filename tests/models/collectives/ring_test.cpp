@@ -86,7 +86,7 @@ TEST_CASE("collectives: across nodes every NIC group carries its share of a ring
   sim.run();
   std::vector<double> nic_tx;
   for (uint32_t l = 0; l < net.link_count(); ++l) {
-    const std::string& name = net.link_name(sim::LinkId{l});
+    const std::string name(net.link_name(sim::LinkId{l}));
     if (name.rfind("node0/nic", 0) == 0 && name.size() > 3 && name.compare(name.size() - 3, 3, ".tx") == 0)
       nic_tx.push_back(net.link_bytes(sim::LinkId{l}));
   }

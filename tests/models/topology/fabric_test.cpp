@@ -20,7 +20,7 @@ using models::topology::FabricKind;
 namespace {
 std::vector<std::string> names(const sim::FlowNetwork& net, const std::vector<sim::LinkId>& ids) {
   std::vector<std::string> out;
-  for (auto id : ids) out.push_back(net.link_name(id));
+  for (auto id : ids) out.emplace_back(net.link_name(id));
   return out;
 }
 using V = std::vector<std::string>;
@@ -84,7 +84,7 @@ TEST_CASE("fabric: ECMP hashes each flow onto one of C/k uplinks, the same spine
       REQUIRE(p.size() == 2);
       CHECK(p == again);  // deterministic
       CHECK(net.link_capacity(p[0]) == Approx(12.5e9));
-      const std::string up = net.link_name(p[0]), down = net.link_name(p[1]);
+      const std::string up(net.link_name(p[0])), down(net.link_name(p[1]));
       CHECK(up.back() == down.back());  // one spine: uplink k and downlink k
       used.insert(up);
     }

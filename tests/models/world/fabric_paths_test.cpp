@@ -9,7 +9,7 @@
 namespace {
 std::vector<std::string> names(const sim::FlowNetwork& net, const std::vector<sim::LinkId>& ids) {
   std::vector<std::string> out;
-  for (auto id : ids) out.push_back(net.link_name(id));
+  for (auto id : ids) out.emplace_back(net.link_name(id));
   return out;
 }
 models::ScenarioSpec p4d(int nodes, const std::string& topology) {

@@ -29,7 +29,7 @@ V path_names(const models::World& w, const sim::FlowNetwork& net, int a, int b) 
   std::vector<sim::LinkId> p;
   w.path(a, b, p);
   V out;
-  for (auto id : p) out.push_back(net.link_name(id));
+  for (auto id : p) out.emplace_back(net.link_name(id));
   return out;
 }
 }  // namespace
