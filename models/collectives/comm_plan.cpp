@@ -196,7 +196,10 @@ void count_rings_sharing(CommPlan& plan) {
     for (const Edge& e : plan.rings[r]) on[e.bottleneck.index].insert(r);
   for (auto& ring : plan.rings)
     for (Edge& e : ring) e.rings_sharing = static_cast<int>(on[e.bottleneck.index].size());
-  on.clear();
+}
+
+void count_tree_sets_sharing(CommPlan& plan) {
+  std::map<uint32_t, std::set<int>> on;
   for (int r = 0; r < static_cast<int>(plan.trees.size()); ++r)
     for (Edge* e : tree_edges(plan.trees[r])) on[e->bottleneck.index].insert(r);
   for (auto& ts : plan.trees)
@@ -227,10 +230,15 @@ class EdgeMerger {
 // Each of R rings moves 1/R of the bytes; a tree set's chain edges 1/T of S each way, its two
 // inter-node trees half of that each.
 void merge_identical_edges(CommPlan& plan) {
-  EdgeMerger rings(plan.ring_merged), trees(plan.tree_merged);
-  const double nr = static_cast<double>(plan.rings.size()), nt = static_cast<double>(plan.trees.size());
+  EdgeMerger rings(plan.ring_merged);
+  const double nr = static_cast<double>(plan.rings.size());
   for (const auto& ring : plan.rings)
     for (const Edge& e : ring) rings.add(e, 1.0 / nr, 1.0 / e.rings_sharing);
+}
+
+void merge_identical_tree_edges(CommPlan& plan) {
+  EdgeMerger trees(plan.tree_merged);
+  const double nt = static_cast<double>(plan.trees.size());
   for (const auto& ts : plan.trees) {
     for (const auto* chain : {&ts.chain_up, &ts.chain_down})
       for (const Edge& e : *chain) trees.add(e, 1.0 / nt, 1.0 / e.rings_sharing);
@@ -286,7 +294,7 @@ void rate_p2p_peers(const World& world, const std::vector<std::vector<int>>& mem
 
 }  // namespace
 
-CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::vector<int>& ranks) {
+CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::vector<int>& ranks, bool trees) {
   CommPlan plan;
   const int n = static_cast<int>(ranks.size());
   const NcclNodes nodes = find_nccl_nodes(world, ranks);
@@ -294,14 +302,29 @@ CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::
   plan.view = tuner_view(world, net, members, n);
   plan.channels_ref = nccl::coll_channels(plan.view, nccl::TuningEnv{});
   rate_p2p_peers(world, members, plan);
-  if (n <= 1) return plan;
-  const int rings = rings_per_nic_group(plan, members);
-  build_rings(world, net, members, rings, n, plan);
-  build_tree_sets(world, net, members, rings, plan);
+  if (n <= 1) {
+    plan.trees_planned = true;  // nothing to plan
+    return plan;
+  }
+  build_rings(world, net, members, rings_per_nic_group(plan, members), n, plan);
   count_rings_sharing(plan);
   merge_identical_edges(plan);
-  if (plan.view.nvls) plan_nvls_tree(world, net, members, plan);
+  if (trees) plan_trees(world, net, plan);
   return plan;
+}
+
+void plan_trees(const World& world, const sim::FlowNetwork& net, CommPlan& plan) {
+  if (plan.trees_planned) return;
+  plan.trees_planned = true;
+  // Each NCCL node's ranks in ring order (order_ring's), and one tree set per ring.
+  int nodes = 0;
+  for (int k : plan.node_of) nodes = std::max(nodes, k + 1);
+  std::vector<std::vector<int>> members(nodes);
+  for (std::size_t i = 0; i < plan.ring.size(); ++i) members[plan.node_of[i]].push_back(plan.ring[i]);
+  build_tree_sets(world, net, members, static_cast<int>(plan.rings.size()), plan);
+  count_tree_sets_sharing(plan);
+  merge_identical_tree_edges(plan);
+  if (plan.view.nvls) plan_nvls_tree(world, net, members, plan);
 }
 
 }  // namespace models::collectives

@@ -45,7 +45,10 @@ struct CommPlan {
     std::vector<Edge> chain_up, chain_down;
     std::vector<Edge> up[2], down[2];
   };
+  // Built with the plan, or when first needed (plan_trees): a communicator whose collectives all
+  // run on rings never needs them, and at 131,072 ranks they are most of a plan's memory.
   std::vector<TreeSet> trees;
+  bool trees_planned = false;  // trees, tree_merged and the NVLSTree edges are there
 
   // The same edges with identical (from, to) pairs merged: rotated rings share all intra-node
   // pairs but one, so R rings cost about one ring's flows. A merged edge moves `bytes_frac` of
@@ -71,7 +74,10 @@ struct CommPlan {
 // NCCL's Socket plugin: 10 Gb/s when the interface's speed cannot be read (ncclTopo keeps 1.25 GB/s).
 inline constexpr double kSocketReportedGbs = 1.25;
 
-CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::vector<int>& ranks);
+// `trees` false: without the tree sets, tree_merged and the NVLSTree edges (plan_trees adds them,
+// the same edges as building them here).
+CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::vector<int>& ranks, bool trees = true);
+void plan_trees(const World& world, const sim::FlowNetwork& net, CommPlan& plan);  // once; no-op after
 Edge make_edge(const World& world, const sim::FlowNetwork& net, int from, int to);
 // make_edge's fields from e.from, e.to and e.path, the path already there.
 void fill_edge(const World& world, const sim::FlowNetwork& net, Edge& e);

@@ -80,6 +80,7 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
     return;
   }
   PlanEntry& entry = plan_for(group);
+  if (tree || nvls_tree) plan_trees(world_, net_, entry.plan);  // built on first need (comm_plan.hpp)
   const CommPlan& plan = entry.plan;
   if (nvls_tree) pending_[idx].expected = nvls_tree_delivery(n, plan.view.nnodes, static_cast<double>(bytes));
   const Launch l{.pending = idx,

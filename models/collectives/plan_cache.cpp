@@ -18,7 +18,7 @@ PlanEntry& PlanCache::get(const World& world, const sim::FlowNetwork& net, const
   auto it = by_ranks_.find(group.ranks);
   if (it == by_ranks_.end()) {
     it = by_ranks_.try_emplace(group.ranks).first;
-    it->second.plan = build_plan(world, net, group.ranks);
+    it->second.plan = build_plan(world, net, group.ranks, /*trees=*/false);  // Engine::launch adds them if needed
   }
   if (id < kMaxCachedGroupId) {
     if (id >= by_id_.size()) by_id_.resize(id + 1, nullptr);

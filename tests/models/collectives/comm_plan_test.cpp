@@ -124,3 +124,39 @@ TEST_CASE("comm plan: A100 is SM80, not SM86 as its name once suggested (A10 mat
   std::iota(ranks.begin(), ranks.end(), 0);
   CHECK(models::collectives::build_plan(*world, net, ranks).view.sm == 80);
 }
+
+// Trees planned when first needed (the engine's plan cache builds rings only) are the trees
+// built with the plan: the same edges, sharing counts and merged fractions, in the same order.
+TEST_CASE("comm plan: trees planned on first need equal the trees built with the plan", "[nccl]") {
+  Rig rig(4, 4, 450e9, 12.5e9);
+  const CommPlan whole = build_plan(rig.world, rig.net, all_ranks(rig.world));
+  CommPlan lazy = build_plan(rig.world, rig.net, all_ranks(rig.world), /*trees=*/false);
+  CHECK(whole.trees_planned);
+  CHECK_FALSE(lazy.trees_planned);
+  CHECK(lazy.trees.empty());
+  CHECK(lazy.tree_merged.empty());
+  plan_trees(rig.world, rig.net, lazy);
+  plan_trees(rig.world, rig.net, lazy);  // once
+  REQUIRE(lazy.trees.size() == whole.trees.size());
+  auto same = [](const Edge& a, const Edge& b) {
+    return a.from == b.from && a.to == b.to && a.path == b.path && a.rings_sharing == b.rings_sharing &&
+           a.raw_bandwidth == b.raw_bandwidth;
+  };
+  for (std::size_t t = 0; t < whole.trees.size(); ++t) {
+    const auto &x = whole.trees[t], &y = lazy.trees[t];
+    for (const auto& [p, q] :
+         {std::pair{&x.chain_up, &y.chain_up}, std::pair{&x.chain_down, &y.chain_down}, std::pair{&x.up[0], &y.up[0]},
+          std::pair{&x.up[1], &y.up[1]}, std::pair{&x.down[0], &y.down[0]}, std::pair{&x.down[1], &y.down[1]}}) {
+      REQUIRE(p->size() == q->size());
+      for (std::size_t i = 0; i < p->size(); ++i) CHECK(same((*p)[i], (*q)[i]));
+    }
+  }
+  REQUIRE(lazy.tree_merged.size() == whole.tree_merged.size());
+  CHECK_FALSE(whole.tree_merged.empty());
+  for (std::size_t i = 0; i < whole.tree_merged.size(); ++i) {
+    CHECK(same(lazy.tree_merged[i].edge, whole.tree_merged[i].edge));
+    CHECK(lazy.tree_merged[i].bytes_frac == whole.tree_merged[i].bytes_frac);
+    CHECK(lazy.tree_merged[i].share_frac == whole.tree_merged[i].share_frac);
+  }
+  CHECK(lazy.ring_merged.size() == whole.ring_merged.size());
+}
