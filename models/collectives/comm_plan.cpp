@@ -13,7 +13,7 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
+#include <unordered_map>
 
 #include "models/collectives/graph_search.hpp"
 
@@ -136,17 +136,36 @@ int rotation(int r, int rings, int node_size) { return rings > 1 ? (r * node_siz
 
 void build_rings(const World& world, const sim::FlowNetwork& net, const std::vector<std::vector<int>>& members,
                  int rings, int n, CommPlan& plan) {
+  // Rotated rings share most pairs: inside a node every ring takes the pairs (m[c], m[c + 1 mod
+  // k]) of its members' cyclic order but one. Such an edge, once made, is copied into the other
+  // rings (make_edge is a function of the pair), found by its node's first position plus c.
+  // Edges do not move: each ring's vector is reserved, and moving it into plan.rings keeps its buffer.
+  std::vector<const Edge*> made(n, nullptr);
   for (int r = 0; r < rings; ++r) {
-    std::vector<int> order_r;
+    std::vector<int> order_r, slot_r;  // slot: the cyclic pair's index, -1 for a node's last edge
     order_r.reserve(n);
+    slot_r.reserve(n);
+    int base = 0;
     for (const auto& m : members) {
       const int k = static_cast<int>(m.size());
       const int offset = rotation(r, rings, k);
-      for (int j = 0; j < k; ++j) order_r.push_back(m[(offset + j) % k]);
+      for (int j = 0; j < k; ++j) {
+        order_r.push_back(m[(offset + j) % k]);
+        slot_r.push_back(j + 1 < k ? base + (offset + j) % k : -1);
+      }
+      base += k;
     }
     std::vector<Edge> edges;
     edges.reserve(n);
-    for (int i = 0; i < n; ++i) edges.push_back(make_edge(world, net, order_r[i], order_r[(i + 1) % n]));
+    for (int i = 0; i < n; ++i) {
+      const int slot = slot_r[i];
+      if (slot >= 0 && made[slot] != nullptr) {
+        edges.push_back(*made[slot]);
+        continue;
+      }
+      edges.push_back(make_edge(world, net, order_r[i], order_r[(i + 1) % n]));
+      if (slot >= 0) made[slot] = &edges.back();
+    }
     plan.rings.push_back(std::move(edges));
   }
 }
@@ -189,21 +208,35 @@ std::vector<Edge*> tree_edges(CommPlan::TreeSet& ts) {
   return all;
 }
 
+// Per bottleneck link, the number of distinct rings (tree sets) with an edge on it: sets are
+// visited in increasing order, so a set is new to a link when it is not the link's last one.
+struct SetsOnLink {
+  int last = -1;
+  int count = 0;
+};
+void count_set(std::unordered_map<uint32_t, SetsOnLink>& on, const Edge& e, int set) {
+  SetsOnLink& c = on[e.bottleneck.index];
+  if (c.last != set) {
+    c.last = set;
+    ++c.count;
+  }
+}
+
 // A GPU's NVLink carries every ring (tree set) through it; a NIC only the one leaving by it.
 void count_rings_sharing(CommPlan& plan) {
-  std::map<uint32_t, std::set<int>> on;
+  std::unordered_map<uint32_t, SetsOnLink> on;
   for (int r = 0; r < static_cast<int>(plan.rings.size()); ++r)
-    for (const Edge& e : plan.rings[r]) on[e.bottleneck.index].insert(r);
+    for (const Edge& e : plan.rings[r]) count_set(on, e, r);
   for (auto& ring : plan.rings)
-    for (Edge& e : ring) e.rings_sharing = static_cast<int>(on[e.bottleneck.index].size());
+    for (Edge& e : ring) e.rings_sharing = on[e.bottleneck.index].count;
 }
 
 void count_tree_sets_sharing(CommPlan& plan) {
-  std::map<uint32_t, std::set<int>> on;
+  std::unordered_map<uint32_t, SetsOnLink> on;
   for (int r = 0; r < static_cast<int>(plan.trees.size()); ++r)
-    for (Edge* e : tree_edges(plan.trees[r])) on[e->bottleneck.index].insert(r);
+    for (Edge* e : tree_edges(plan.trees[r])) count_set(on, *e, r);
   for (auto& ts : plan.trees)
-    for (Edge* e : tree_edges(ts)) e->rings_sharing = static_cast<int>(on[e->bottleneck.index].size());
+    for (Edge* e : tree_edges(ts)) e->rings_sharing = on[e->bottleneck.index].count;
 }
 
 // Merges identical (from, to) pairs, kept in first-seen order so that runs stay deterministic.
@@ -211,7 +244,7 @@ class EdgeMerger {
  public:
   explicit EdgeMerger(std::vector<CommPlan::MergedEdge>& out) : out_(out) {}
   void add(const Edge& e, double bytes_frac, double share_frac) {
-    const auto key = std::make_pair(e.from, e.to);
+    const uint64_t key = uint64_t(uint32_t(e.from)) << 32 | uint32_t(e.to);
     auto it = index_.find(key);
     if (it == index_.end()) {
       index_.emplace(key, out_.size());
@@ -224,7 +257,7 @@ class EdgeMerger {
 
  private:
   std::vector<CommPlan::MergedEdge>& out_;
-  std::map<std::pair<int, int>, std::size_t> index_;
+  std::unordered_map<uint64_t, std::size_t> index_;
 };
 
 // Each of R rings moves 1/R of the bytes; a tree set's chain edges 1/T of S each way, its two
