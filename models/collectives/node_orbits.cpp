@@ -14,8 +14,8 @@
 // those rates, and drain at the same instants. The same holds for the other traffic the quotient
 // puts on the shadows (each simulated rank's offload copies, which the other nodes' ranks repeat
 // on their own links).
-// Checked on the whole flow list (O(F log F)) at the first launch of each block shape, then
-// remembered with the kept flows.
+// Checked on the whole flow list (hashes sorted, keys compared: O(F log F)) at the first launch of each block shape,
+// then remembered with the kept flows.
 #include <algorithm>
 #include <cstring>
 
@@ -73,24 +73,33 @@ bool Engine::keep_orbits(uint32_t pending, const CollectiveRecord& rec) {
       return fail("a flow crosses the same link of two nodes");
     begin[i + 1] = keys.size();
   }
-  // Invariant: every node sends the same multiset of keys.
-  std::vector<uint32_t> order(count);
-  for (std::size_t i = 0; i < count; ++i) order[i] = static_cast<uint32_t>(i);
+  // Invariant: every node sends the same multiset of keys. Flows sorted by (sender's node, hash
+  // of the key) and compared key by key with node 0's at the same rank: equal multisets give
+  // equal sequences (a hash collision can only make the check fail, never pass wrongly).
+  struct Sorted {
+    int node;
+    uint64_t hash;
+    uint32_t flow;
+    bool operator<(const Sorted& o) const { return node != o.node ? node < o.node : hash < o.hash; }
+  };
   const auto key = [&](uint32_t i) {
     return std::span<const uint64_t>(keys.data() + begin[i], keys.data() + begin[i + 1]);
   };
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    if (src[a] != src[b]) return src[a] < src[b];
-    const auto ka = key(a), kb = key(b);
-    return std::lexicographical_compare(ka.begin(), ka.end(), kb.begin(), kb.end());
-  });
+  std::vector<Sorted> order(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a over the key's words, then mixed
+    for (uint64_t w : key(static_cast<uint32_t>(i))) h = (h ^ w) * 1099511628211ull;
+    order[i] = {src[i], h ^ (h >> 29), static_cast<uint32_t>(i)};
+  }
+  std::sort(order.begin(), order.end());
   if (count % static_cast<std::size_t>(nodes) != 0) return fail("its flows do not leave every node alike");
   const std::size_t per_node = count / static_cast<std::size_t>(nodes);
   for (std::size_t j = 0; j < count; ++j) {
-    const uint32_t i = order[j], first = order[j % per_node];
-    const auto a = key(i), b = key(first);
-    if (src[i] != static_cast<int>(j / per_node) || !std::equal(a.begin(), a.end(), b.begin(), b.end()))
-      return fail("node " + std::to_string(src[i]) + "'s flows are not node 0's moved " + std::to_string(src[i]) +
+    const Sorted &x = order[j], &y = order[j % per_node];
+    const auto a = key(x.flow), b = key(y.flow);
+    if (x.node != static_cast<int>(j / per_node) || x.hash != y.hash ||
+        !std::equal(a.begin(), a.end(), b.begin(), b.end()))
+      return fail("node " + std::to_string(x.node) + "'s flows are not node 0's moved " + std::to_string(x.node) +
                   " nodes on");
   }
   // Keep node 0's flows, in their order.

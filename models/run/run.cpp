@@ -54,6 +54,28 @@ bool has_copies(const std::vector<workload::Program>& programs) {
   return false;
 }
 
+// Every collective the programs issue is an all-gather, reduce-scatter or all-reduce that NCCL's
+// tuner runs on rings (or PAT, replayed on them).
+bool ring_collectives_only(const workload::StepPlan& plan, const collectives::CollectiveEngine& engine) {
+  for (std::size_t p = 0; p < plan.programs.size(); ++p) {
+    const auto runner = std::find_if(plan.ranks.begin(), plan.ranks.end(),
+                                     [&](const workload::RankSetup& r) { return r.program == static_cast<int>(p); });
+    if (runner == plan.ranks.end()) continue;
+    for (const auto& stream : plan.programs[p].ops)
+      for (const auto& op : stream) {
+        if (op.kind != workload::OpKind::Collective) continue;
+        const int g = runner->group[op.slot];
+        if (g < 0 || plan.groups[g].ranks.size() <= 1) continue;
+        if (op.coll != nccl::CollOp::AllGather && op.coll != nccl::CollOp::ReduceScatter &&
+            op.coll != nccl::CollOp::AllReduce)
+          return false;
+        const nccl::Algo algo = engine.choose(plan.groups[g], op.coll, op.bytes).algo;
+        if (algo != nccl::Algo::Ring && algo != nccl::Algo::PAT) return false;
+      }
+  }
+  return true;
+}
+
 // One simulated step. `replicas`: simulate one data-parallel replica per class where they are
 // alike (workload/replicas.hpp); nullopt if the network's guard then found the replicas' own
 // traffic meeting other traffic (`abandoned` says where): the caller simulates every replica.
@@ -95,6 +117,13 @@ std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOption
   if (replicas && !options.full && !options.audit && !quotient.applies() && world->nodes() > 1 &&
       has_copies(plan.programs))
     quotient = workload::node_quotient(*world, net, plan.programs, plan.groups, plan.ranks);
+  // Without copies rank classes simulate the ranks, but every collective's flows are every node's:
+  // node orbits cut them to node 0's where the nodes are alike and every collective runs on rings
+  // (a tree's or a rooted chain's flows are not invariant under moving the nodes on).
+  workload::ReplicaQuotient orbits;
+  if (replicas && !options.full && !options.audit && !quotient.applies() && world->nodes() > 1 &&
+      !has_copies(plan.programs) && ring_collectives_only(plan, *engine))
+    orbits = workload::node_quotient(*world, net, plan.programs, plan.groups, plan.ranks);
   // -> the executor.
   workload::StepExecutor exec(sim, net, *engine, world.get(), std::move(plan.programs), std::move(plan.groups),
                               std::move(plan.ranks));
@@ -119,8 +148,15 @@ std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOption
                          "; their own traffic checked at every instant never to meet other traffic (--full: all)");
     exec.simulate_replicas(std::move(quotient));
   } else if (const auto classes = exec.simulate_classes(recorded); classes.simulated < world->size()) {
+    std::string flows;
+    if (orbits.applies()) {
+      flows = "; the collectives' flows of 1 of " + std::to_string(orbits.replicas) +
+              " alike nodes, each for its images on every node, checked at the collective's first launch";
+      exec.simulate_node_orbits(std::move(orbits));
+    }
     plan.notes.push_back("symmetry: " + std::to_string(classes.simulated) + " of " + std::to_string(world->size()) +
-                         " ranks simulated, each for the ranks with its program and communicators (--full: all)");
+                         " ranks simulated, each for the ranks with its program and communicators" + flows +
+                         " (--full: all)");
   } else if (world->size() > 1) {  // the mode, and why nothing was saved
     plan.notes.push_back(
         "symmetry: every rank simulated (" +

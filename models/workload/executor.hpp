@@ -74,6 +74,9 @@ class StepExecutor {
   // replicas are recorded from the ranks that stand for them. After run(), the network's
   // mirror_violated() says whether the run is valid (else simulate every replica).
   void simulate_replicas(ReplicaQuotient q);
+  // With rank classes (no copies): only the collectives' flows as node orbits (`q`: node_quotient's,
+  // applied), on the network's shadow links; call before run().
+  void simulate_node_orbits(ReplicaQuotient q);
 
   // Starts every rank now and runs the simulator until all programs end (or the wall-clock
   // limit stops it: then stopped() is true).

@@ -81,6 +81,13 @@ void StepExecutor::simulate_replicas(ReplicaQuotient q) {
   engine_.set_node_orbits(q.node_orbits);
 }
 
+void StepExecutor::simulate_node_orbits(ReplicaQuotient q) {
+  SIM_CHECK(q.applies() && q.node_orbits, "node orbits without their quotient");
+  mirrored_group_ = std::move(q.mirrored_group);
+  net_.set_mirrors(std::move(q.class_of_link), q.model_of_class);
+  engine_.set_node_orbits(true);
+}
+
 void StepExecutor::set_simulated(std::vector<int> weight, std::vector<int> rep) {
   weight_ = std::move(weight);
   rep_ = std::move(rep);

@@ -88,6 +88,21 @@ TEST_CASE("scenarios: alike nodes of a ZeRO-3 offload step are simulated once, w
   CHECK(run_both(c, &note) == Mode::Nodes);
 }
 
+// Without offload, rank classes simulate one rank; the collectives' flows are still node orbits.
+TEST_CASE("scenarios: without offload, rank classes and node orbits give the full simulation's result", "[scenarios]") {
+  std::string note;
+  Case c;
+  c.offload_param = c.offload_optimizer = false;
+  CHECK(run_both(c, &note) == Mode::Other);
+  CHECK(note ==
+        "symmetry: 1 of 24 ranks simulated, each for the ranks with its program and communicators; the collectives' "
+        "flows of 1 of 3 alike nodes, each for its images on every node, checked at the collective's first launch "
+        "(--full: all)");
+  c.stragglers = "[[stragglers]]\nnode = 1\nnic_bandwidth_factor = 0.5\n";  // nodes unlike: rank classes alone
+  CHECK(run_both(c, &note) == Mode::Other);
+  CHECK(note.find("alike nodes") == std::string::npos);
+}
+
 TEST_CASE("scenarios: ZeRO-3 offload on unlike nodes or a shared fabric is simulated in full, the same",
           "[scenarios]") {
   std::string note;
