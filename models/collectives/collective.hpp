@@ -70,6 +70,17 @@ class CollectiveEngine {
   virtual void set_rate_scale(double scale) { (void)scale; }
   // The algorithm, protocol and channels NCCL's tuner would pick (no simulation).
   virtual CollectiveRecord choose(const Group& group, CollOp op, int64_t bytes) const = 0;
+  // Node orbits (models/workload/replicas.hpp, node_quotient: every node alike, one simulated for
+  // all). On: a collective starts only the flows that leave the first node (World node 0), each
+  // standing for its images on the other nodes (node k's flow is node 0's moved k nodes on,
+  // modulo the node count); the caller routes them onto shadow links (FlowNetwork mirrors), where
+  // the first node's links stand for every node's. That is the full network's traffic exactly when
+  // the collective's flows are invariant under that move (same bytes, cap and latency, the image
+  // path, no two hops on the same link of two nodes): checked on the whole list of flows at the
+  // first launch of each (communicator, op, size), then remembered. A collective that fails it
+  // stops the simulator and orbit_failure() says why (the caller then simulates every rank).
+  virtual void set_node_orbits(bool on) { (void)on; }
+  virtual std::string orbit_failure() const { return {}; }
 };
 
 }  // namespace models::collectives

@@ -110,6 +110,17 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
     ++pending_[idx].flows;
     return;
   }
+  if (orbits_) {
+    if (!orbit_failure_.empty()) return;  // the run is being abandoned
+    if (const auto it = shape != 0 ? orbit_flows_.find(shape) : orbit_flows_.end(); it != orbit_flows_.end()) {
+      block_ = it->second.flows;  // checked at this shape's first launch
+      block_info_ = it->second.info;
+      pending_[idx].flows_left += static_cast<int>(block_.size());
+      pending_[idx].flows += static_cast<int>(block_.size());
+      start_flows(idx, shape);
+      return;
+    }
+  }
   if (shape == 0 && rate_scale_ == 1.0) shape = ++next_shape_;
   collecting_ = true;
   if (op == CollOp::AllToAll)
@@ -121,6 +132,10 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
   else
     launch_ring(l);  // and PAT, replayed on the ring
   collecting_ = false;
+  if (orbits_) {
+    if (!keep_orbits(idx, rec)) return;
+    if (shape != 0) orbit_flows_[shape] = {block_, block_info_};
+  }
   start_flows(idx, shape);
 }
 
@@ -180,7 +195,7 @@ void Engine::add_flow(uint32_t pending, const Edge& e, const FlowShape& f) {
   // `latency` is the whole pipeline's, calibrated as a whole (LinkParams hop latencies include
   // the wire), so it replaces the path's link latencies instead of adding to them.
   block_.push_back({.path = e.path, .bytes = b, .rate_cap = cap, .latency = f.latency});
-  block_info_.push_back({.bytes = b, .to = e.to});
+  block_info_.push_back({.bytes = b, .to = e.to, .from = e.from});
   if (!collecting_) start_flows(pending);
 }
 

@@ -12,6 +12,8 @@
 // Internal to models/collectives: users hold a CollectiveEngine (collective.hpp).
 #include <cstdint>
 #include <map>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "models/collectives/all_to_all_fold.hpp"
@@ -73,6 +75,8 @@ class Engine final : public CollectiveEngine {
                  const std::vector<int>* comm = nullptr) override;  // point_to_point.cpp
   CollectiveRecord choose(const Group& group, CollOp op, int64_t bytes) const override;
   void set_rate_scale(double scale) override { rate_scale_ = scale; }
+  void set_node_orbits(bool on) override { orbits_ = on; }
+  std::string orbit_failure() const override { return orbit_failure_; }
 
  private:
   struct Pending {
@@ -138,6 +142,10 @@ class Engine final : public CollectiveEngine {
   // A collective that moves nothing: it completes `after` from now.
   void complete_after(uint32_t pending, sim::Time after);
   void flow_done(uint32_t pending);
+  // Node orbits (node_orbits.cpp): checks that the buffered flows of `pending` (the whole
+  // collective's) are invariant under moving every node one on, and keeps only those leaving
+  // node 0. False: not invariant; the run is stopped and orbit_failure_ says why.
+  bool keep_orbits(uint32_t pending, const CollectiveRecord& rec);
   void audit_delivery(const Pending& p) const;
   // One pipeline step over edge e (wire included; the switch tiers of a [cluster.fabric] added);
   // read mode's handshake only with Simple, the one protocol whose buffer read mode moves
@@ -161,8 +169,19 @@ class Engine final : public CollectiveEngine {
   std::vector<uint32_t> free_fold_runs_;
   struct Buffered {
     int64_t bytes = 0;
-    int to = 0;  // receiving World rank (audit)
+    int to = 0;    // receiving World rank (audit)
+    int from = 0;  // sending World rank (node orbits)
   };
+  // Node orbits (set_node_orbits): on, the flows kept per block shape after the check, and why a
+  // collective failed it.
+  bool orbits_ = false;
+  std::string orbit_failure_;
+  struct OrbitFlows {
+    std::vector<sim::BlockFlow> flows;
+    std::vector<Buffered> info;
+  };
+  std::unordered_map<uint64_t, OrbitFlows> orbit_flows_;
+  std::vector<int> node_of_link_;  // per link: its node (-1: none), built at the first check
   bool collecting_ = false;
   uint64_t next_shape_ = 0;            // block shapes named so far
   std::vector<sim::BlockFlow> block_;  // the launch's flows (paths point into cached plans)

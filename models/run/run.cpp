@@ -46,6 +46,36 @@ RunResult stopped_in_setup(const ScenarioSpec& spec, const WallBudget& budget) {
   return res;
 }
 
+bool has_copies(const std::vector<workload::Program>& programs) {
+  for (const auto& p : programs)
+    for (const auto& stream : p.ops)
+      for (const auto& op : stream)
+        if (op.kind == workload::OpKind::Copy) return true;
+  return false;
+}
+
+// Every collective the programs issue is an all-gather, reduce-scatter or all-reduce that NCCL's
+// tuner runs on rings (or PAT, replayed on them).
+bool ring_collectives_only(const workload::StepPlan& plan, const collectives::CollectiveEngine& engine) {
+  for (std::size_t p = 0; p < plan.programs.size(); ++p) {
+    const auto runner = std::find_if(plan.ranks.begin(), plan.ranks.end(),
+                                     [&](const workload::RankSetup& r) { return r.program == static_cast<int>(p); });
+    if (runner == plan.ranks.end()) continue;
+    for (const auto& stream : plan.programs[p].ops)
+      for (const auto& op : stream) {
+        if (op.kind != workload::OpKind::Collective) continue;
+        const int g = runner->group[op.slot];
+        if (g < 0 || plan.groups[g].ranks.size() <= 1) continue;
+        if (op.coll != nccl::CollOp::AllGather && op.coll != nccl::CollOp::ReduceScatter &&
+            op.coll != nccl::CollOp::AllReduce)
+          return false;
+        const nccl::Algo algo = engine.choose(plan.groups[g], op.coll, op.bytes).algo;
+        if (algo != nccl::Algo::Ring && algo != nccl::Algo::PAT) return false;
+      }
+  }
+  return true;
+}
+
 // One simulated step. `replicas`: simulate one data-parallel replica per class where they are
 // alike (workload/replicas.hpp); nullopt if the network's guard then found the replicas' own
 // traffic meeting other traffic (`abandoned` says where): the caller simulates every replica.
@@ -81,6 +111,19 @@ std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOption
   workload::ReplicaQuotient quotient;
   if (replicas && !options.full && !plan.replica.empty())
     quotient = workload::replica_quotient(*world, net, plan.programs, plan.groups, plan.ranks, plan.replica);
+  // Offload copies share each node's host links, so ranks are simulated for their images on other
+  // nodes only with those nodes' copies: every node alike simulated once (audit mode checks each
+  // collective's bytes per rank: every rank simulated).
+  if (replicas && !options.full && !options.audit && !quotient.applies() && world->nodes() > 1 &&
+      has_copies(plan.programs))
+    quotient = workload::node_quotient(*world, net, plan.programs, plan.groups, plan.ranks);
+  // Without copies rank classes simulate the ranks, but every collective's flows are every node's:
+  // node orbits cut them to node 0's where the nodes are alike and every collective runs on rings
+  // (a tree's or a rooted chain's flows are not invariant under moving the nodes on).
+  workload::ReplicaQuotient orbits;
+  if (replicas && !options.full && !options.audit && !quotient.applies() && world->nodes() > 1 &&
+      !has_copies(plan.programs) && ring_collectives_only(plan, *engine))
+    orbits = workload::node_quotient(*world, net, plan.programs, plan.groups, plan.ranks);
   // -> the executor.
   workload::StepExecutor exec(sim, net, *engine, world.get(), std::move(plan.programs), std::move(plan.groups),
                               std::move(plan.ranks));
@@ -90,6 +133,12 @@ std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOption
   if (options.timeline) exec.record_timeline(recorded = timeline_ranks(exec));
   if (options.full) {
     plan.notes.push_back("full simulation (--full): every rank and every flow simulated");
+  } else if (quotient.applies() && quotient.node_orbits) {
+    plan.notes.push_back("symmetry: 1 of " + std::to_string(quotient.replicas) + " alike nodes simulated (" +
+                         std::to_string(quotient.simulated_ranks) + " of " + std::to_string(world->size()) +
+                         " ranks), its links standing for every node's and each collective's flows for their images "
+                         "on every node, checked at the collective's first launch (--full: all)");
+    exec.simulate_replicas(std::move(quotient));
   } else if (quotient.applies()) {
     plan.notes.push_back("symmetry: " + std::to_string(quotient.simulated_replicas) + " of " +
                          std::to_string(quotient.replicas) + " data-parallel replicas simulated (" +
@@ -99,25 +148,40 @@ std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOption
                          "; their own traffic checked at every instant never to meet other traffic (--full: all)");
     exec.simulate_replicas(std::move(quotient));
   } else if (const auto classes = exec.simulate_classes(recorded); classes.simulated < world->size()) {
+    std::string flows;
+    if (orbits.applies()) {
+      flows = "; the collectives' flows of 1 of " + std::to_string(orbits.replicas) +
+              " alike nodes, each for its images on every node, checked at the collective's first launch";
+      exec.simulate_node_orbits(std::move(orbits));
+    }
     plan.notes.push_back("symmetry: " + std::to_string(classes.simulated) + " of " + std::to_string(world->size()) +
-                         " ranks simulated, each for the ranks with its program and communicators (--full: all)");
+                         " ranks simulated, each for the ranks with its program and communicators" + flows +
+                         " (--full: all)");
   } else if (world->size() > 1) {  // the mode, and why nothing was saved
-    plan.notes.push_back("symmetry: every rank simulated (" +
-                         (!quotient.why_not.empty() ? "data-parallel replicas: " + quotient.why_not
-                          : !classes.why_full.empty()
-                              ? classes.why_full
-                              : std::string("no two unrecorded ranks with the same program, speed and communicators")) +
-                         ")");
+    plan.notes.push_back(
+        "symmetry: every rank simulated (" +
+        (!quotient.why_not.empty()
+             ? (quotient.node_orbits ? "nodes simulated once: " : "data-parallel replicas: ") + quotient.why_not
+         : !classes.why_full.empty()
+             ? classes.why_full
+             : std::string("no two unrecorded ranks with the same program, speed and communicators")) +
+        ")");
   }
   if (budget.spent("finding the rank classes")) return stopped_in_setup(spec, budget);
   exec.set_wall_limit(options.time_limit_s, budget.start());
   exec.run();
+  if (const std::string orbits = engine->orbit_failure(); !orbits.empty()) {
+    abandoned = "symmetry: nodes simulated once abandoned (at " + std::to_string(sim.now().seconds()) + " s the " +
+                orbits + "): every rank simulated";
+    return std::nullopt;
+  }
   if (net.mirror_violated()) {
     const sim::LinkId at = net.mirror_violation_link();
     const std::string name(net.link_name(at));
-    abandoned = "at " + std::to_string(net.mirror_violation_time().seconds()) +
+    abandoned = "symmetry: replicas simulated once abandoned (at " +
+                std::to_string(net.mirror_violation_time().seconds()) +
                 " s a replica's own traffic met other traffic on " +
-                (name.rfind("mirror/", 0) == 0 ? name.substr(7) : name);
+                (name.rfind("mirror/", 0) == 0 ? name.substr(7) : name) + "): every replica simulated";
     return std::nullopt;
   }
   SIM_CHECK(exec.all_done() || exec.stopped(), "step programs deadlocked: a rank waits for a peer that never comes");
@@ -147,8 +211,7 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
     result = *simulate_step(spec, options, false, budget, abandoned);
     // One note on the mode: this one says why every replica (so, with send/recv, every rank) ran.
     std::erase_if(result.notes, [](const std::string& n) { return n.rfind("symmetry: every rank simulated", 0) == 0; });
-    result.notes.insert(result.notes.begin(),
-                        "symmetry: replicas simulated once abandoned (" + abandoned + "): every replica simulated");
+    result.notes.insert(result.notes.begin(), abandoned);
   }
   if (!spec.stragglers.empty() && !result.partial) {  // what they cost: the same step without them
     RunOptions calm = options;

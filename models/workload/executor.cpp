@@ -247,8 +247,11 @@ bool StepExecutor::step_stream(int r, int s) {
         if (path_scratch_.empty())
           sim_.schedule_in(sim::transfer_time(double(op.bytes), fallback_copy_bytes_per_s),
                            [this, r, s] { finish_op(r, s); });
-        else
+        else {
+          net_.set_mirror_tag(mirror_copies_);  // nodes simulated once: for every node's copy
           net_.start(path_scratch_, op.bytes, [this, r, s] { finish_op(r, s); });
+          net_.set_mirror_tag(false);
+        }
         return true;
       }
     }

@@ -74,6 +74,9 @@ class StepExecutor {
   // replicas are recorded from the ranks that stand for them. After run(), the network's
   // mirror_violated() says whether the run is valid (else simulate every replica).
   void simulate_replicas(ReplicaQuotient q);
+  // With rank classes (no copies): only the collectives' flows as node orbits (`q`: node_quotient's,
+  // applied), on the network's shadow links; call before run().
+  void simulate_node_orbits(ReplicaQuotient q);
 
   // Starts every rank now and runs the simulator until all programs end (or the wall-clock
   // limit stops it: then stopped() is true).
@@ -202,6 +205,7 @@ class StepExecutor {
   std::vector<uint8_t> mirrored_group_;   // per group: a simulated replica's own (flows on shadows)
   std::vector<int> launches_;             // per group: instances one launch stands for
   std::vector<std::vector<int>> images_;  // per simulated rank: the ranks it stands for, itself first
+  bool mirror_copies_ = false;            // nodes simulated once: copies on shadow links
   int weight(int r) const { return weight_.empty() ? 1 : weight_[r]; }
   int rep(int r) const { return rep_.empty() ? r : rep_[r]; }
   uint32_t group_need(int g) const { return group_need_.empty() ? uint32_t(groups_[g].ranks.size()) : group_need_[g]; }

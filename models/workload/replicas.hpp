@@ -47,6 +47,10 @@ struct ReplicaQuotient {
   std::vector<sim::LinkId> model_of_class;
   std::string apart;    // the first replica simulated apart from the first class, and why ("" if none)
   std::string why_not;  // non-empty: not applicable (every replica simulated), and why
+  // Every node a replica (node_quotient): node 0 is simulated for all; every group spans the
+  // nodes, and its collectives launch as node orbits on the shadows (CollectiveEngine::set_node_orbits).
+  // Also set when node_quotient refused (why_not says why).
+  bool node_orbits = false;
   bool applies() const { return why_not.empty() && !rep.empty(); }
 };
 
@@ -54,5 +58,19 @@ struct ReplicaQuotient {
 ReplicaQuotient replica_quotient(const World& world, const sim::FlowNetwork& net, const std::vector<Program>& programs,
                                  const std::vector<collectives::Group>& groups, const std::vector<RankSetup>& ranks,
                                  const std::vector<int>& replica_of_rank);
+
+// Nodes simulated once (node_quotient.cpp; issue 14, for steps with offload copies: ZeRO-3 with
+// CPU offload). When every node holds its ranks at the same places, each rank running the
+// program, compute speed and groups of the rank at its place on node 0, and every node has node
+// 0's links (capacity, latency, raw capacity, offset by offset), moving every rank one node on
+// maps the step onto itself. Node 0's ranks are then simulated, each for its images on every node
+// (weight = nodes); each node's link at offset o is one class, its shadow standing for all (its
+// ranks' offload copies run there), and the collectives, whose groups all span the nodes alike,
+// start only the flows leaving node 0, as node orbits (collectives/node_orbits.cpp checks each
+// collective's flows for the invariance at its first launch and stops the run if they lack it).
+// Not applicable, and why: one node, send/recv (pipeline peers), nodes unlike (a straggler, a
+// slow node's NICs, a partial last node, ranks placed otherwise).
+ReplicaQuotient node_quotient(const World& world, const sim::FlowNetwork& net, const std::vector<Program>& programs,
+                              const std::vector<collectives::Group>& groups, const std::vector<RankSetup>& ranks);
 
 }  // namespace models::workload

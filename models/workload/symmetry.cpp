@@ -75,6 +75,17 @@ void StepExecutor::simulate_replicas(ReplicaQuotient q) {
   launches_ = std::move(q.launches);
   images_ = std::move(q.images);
   net_.set_mirrors(std::move(q.class_of_link), q.model_of_class);
+  // Nodes simulated once: the simulated ranks' copies stand for their images' too, and the
+  // collectives launch as node orbits.
+  mirror_copies_ = q.node_orbits;
+  engine_.set_node_orbits(q.node_orbits);
+}
+
+void StepExecutor::simulate_node_orbits(ReplicaQuotient q) {
+  SIM_CHECK(q.applies() && q.node_orbits, "node orbits without their quotient");
+  mirrored_group_ = std::move(q.mirrored_group);
+  net_.set_mirrors(std::move(q.class_of_link), q.model_of_class);
+  engine_.set_node_orbits(true);
 }
 
 void StepExecutor::set_simulated(std::vector<int> weight, std::vector<int> rep) {

@@ -46,7 +46,7 @@ TEST_CASE("scenarios: rank classes and closed forms give the full simulation's r
           "[scenarios]") {
   const auto paths = runnable_scenarios();
   REQUIRE(paths.size() >= 30);
-  int fewer_events = 0, symmetric = 0, replicas = 0;
+  int fewer_events = 0, symmetric = 0, replicas = 0, nodes = 0;
   for (const auto& p : paths) {
     INFO(p.string());
     const auto closed = run_commsim({"run", p.string(), "--json"});
@@ -59,11 +59,14 @@ TEST_CASE("scenarios: rank classes and closed forms give the full simulation's r
     for (const auto& note : a["notes"]) {
       if (note.get<std::string>().rfind("symmetry: ", 0) == 0) ++symmetric;
       if (note.get<std::string>().find("data-parallel replicas simulated") != std::string::npos) ++replicas;
+      if (note.get<std::string>().find(" alike nodes") != std::string::npos) ++nodes;
     }
   }
   CHECK(fewer_events >= 15);  // the closed forms did run
   CHECK(symmetric >= 5);      // and rank classes
   CHECK(replicas >= 3);       // and Megatron's replicas simulated once (sc21_39b, _76b, _145b, ...)
+  CHECK(nodes >= 3);  // and node orbits: alike nodes simulated once (p4d_4node_zero3_offload), or the collectives'
+                      // flows of one node beside rank classes (p4d_2node_nvlink_waits_efa, p4d_nodes_allreduce)
 }
 
 // [[stragglers]] make ranks unequal: a slow GPU (compute_slowdown on one rank and on a node) is a

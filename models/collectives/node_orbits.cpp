@@ -1,0 +1,121 @@
+// Node orbits (CollectiveEngine::set_node_orbits, collective.hpp): a collective's flows as the
+// orbits of the node translation k -> k + 1 (mod N), one flow per orbit, the one leaving node 0.
+//
+// Why it is exact. Let every node be alike (the same links at the same offsets, the same ranks
+// at the same places; models/workload/replicas.hpp node_quotient checks it) and let the flows of
+// the collective be invariant under the translation: the flows leaving node k are those leaving
+// node 0 with every hop (node 0 + d, link offset o) moved to (node k + d, o), and the same bytes,
+// cap and latency. Then the full network's flows on link (k, o) are in one-to-one correspondence
+// with the kept flows that cross offset o (the flow leaving node k - d for a kept flow's hop
+// (d, o)), provided no kept flow crosses one offset twice (at two nodes). Max-min fair rates are
+// unique, so the translation, which maps the full network onto itself, gives the flows of one
+// orbit equal rates; the kept flows on shadow links (one per offset: FlowNetwork mirrors) then
+// meet exactly the capacity and bottleneck conditions of the full network's rates, so they get
+// those rates, and drain at the same instants. The same holds for the other traffic the quotient
+// puts on the shadows (each simulated rank's offload copies, which the other nodes' ranks repeat
+// on their own links).
+// Checked on the whole flow list (hashes sorted, keys compared: O(F log F)) at the first launch of each block shape,
+// then remembered with the kept flows.
+#include <algorithm>
+#include <cstring>
+
+#include "models/collectives/engine.hpp"
+#include "sim/check.hpp"
+
+namespace models::collectives {
+
+namespace {
+uint64_t bits(double x) {
+  uint64_t b = 0;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+}  // namespace
+
+bool Engine::keep_orbits(uint32_t pending, const CollectiveRecord& rec) {
+  const int nodes = world_.nodes();
+  auto fail = [&](std::string why) {
+    orbit_failure_ = std::string(nccl::coll_op_name(rec.op)) + " (" + nccl::algo_name(rec.algo) + ", " +
+                     std::to_string(rec.bytes) + " B): " + why;
+    sim_.stop();
+    return false;
+  };
+  if (node_of_link_.empty()) {
+    node_of_link_.assign(net_.link_count(), -1);
+    for (int node = 0; node < nodes; ++node) {
+      const World::LinkRange range = world_.node_links(node);
+      for (uint32_t o = 0; o < range.count; ++o) node_of_link_.at(range.first + o) = node;
+    }
+  }
+  // Per flow its key: bytes, cap, latency, then per hop (nodes on from its sender's, offset).
+  const std::size_t count = block_.size();
+  std::vector<uint64_t> keys;
+  std::vector<std::size_t> begin(count + 1, 0);
+  std::vector<int> src(count);
+  std::vector<uint32_t> offsets;
+  for (std::size_t i = 0; i < count; ++i) {
+    const sim::BlockFlow& f = block_[i];
+    src[i] = world_.rank(block_info_[i].from).node;
+    keys.push_back(static_cast<uint64_t>(f.bytes));
+    keys.push_back(bits(f.rate_cap));
+    keys.push_back(static_cast<uint64_t>(f.latency.ps()));
+    offsets.clear();
+    for (sim::LinkId l : f.path) {
+      const int node = l.index < node_of_link_.size() ? node_of_link_[l.index] : -1;
+      if (node < 0) return fail("a flow crosses " + net_.link_name(l) + ", a link of no node");
+      const uint32_t o = l.index - world_.node_links(node).first;
+      const uint64_t d = static_cast<uint64_t>((node - src[i] + nodes) % nodes);
+      keys.push_back(d << 32 | o);
+      offsets.push_back(o);
+    }
+    std::sort(offsets.begin(), offsets.end());
+    if (std::adjacent_find(offsets.begin(), offsets.end()) != offsets.end())
+      return fail("a flow crosses the same link of two nodes");
+    begin[i + 1] = keys.size();
+  }
+  // Invariant: every node sends the same multiset of keys. Flows sorted by (sender's node, hash
+  // of the key) and compared key by key with node 0's at the same rank: equal multisets give
+  // equal sequences (a hash collision can only make the check fail, never pass wrongly).
+  struct Sorted {
+    int node;
+    uint64_t hash;
+    uint32_t flow;
+    bool operator<(const Sorted& o) const { return node != o.node ? node < o.node : hash < o.hash; }
+  };
+  const auto key = [&](uint32_t i) {
+    return std::span<const uint64_t>(keys.data() + begin[i], keys.data() + begin[i + 1]);
+  };
+  std::vector<Sorted> order(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a over the key's words, then mixed
+    for (uint64_t w : key(static_cast<uint32_t>(i))) h = (h ^ w) * 1099511628211ull;
+    order[i] = {src[i], h ^ (h >> 29), static_cast<uint32_t>(i)};
+  }
+  std::sort(order.begin(), order.end());
+  if (count % static_cast<std::size_t>(nodes) != 0) return fail("its flows do not leave every node alike");
+  const std::size_t per_node = count / static_cast<std::size_t>(nodes);
+  for (std::size_t j = 0; j < count; ++j) {
+    const Sorted &x = order[j], &y = order[j % per_node];
+    const auto a = key(x.flow), b = key(y.flow);
+    if (x.node != static_cast<int>(j / per_node) || x.hash != y.hash ||
+        !std::equal(a.begin(), a.end(), b.begin(), b.end()))
+      return fail("node " + std::to_string(x.node) + "'s flows are not node 0's moved " + std::to_string(x.node) +
+                  " nodes on");
+  }
+  // Keep node 0's flows, in their order.
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < count; ++i)
+    if (src[i] == 0) {
+      block_[kept] = block_[i];
+      block_info_[kept] = block_info_[i];
+      ++kept;
+    }
+  const int dropped = static_cast<int>(count - kept);
+  block_.resize(kept);
+  block_info_.resize(kept);
+  pending_[pending].flows_left -= dropped;
+  pending_[pending].flows -= dropped;
+  return true;
+}
+
+}  // namespace models::collectives
