@@ -61,6 +61,9 @@ class FlowNetwork {
 
   // capacity in bytes per second, per direction (a link is one direction).
   LinkId add_link(std::string name, std::string kind, double capacity_bytes_per_s, Time latency);
+  // Changes a link's capacity and latency before anything crosses it (a link built nominal, then
+  // degraded: models/world/link_stragglers.hpp). Checked: no flow or block has used it.
+  void set_link(LinkId l, double capacity_bytes_per_s, Time latency);
 
   // Starts a flow of `bytes` along `path` (distinct links). `on_done` runs when the last byte has
   // arrived: drain time + path latency + extra_latency.
