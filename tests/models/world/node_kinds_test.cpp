@@ -8,6 +8,7 @@
 //   T_mixed ~ T_4xp4d = 2(n-1)/n S / (R x per-ring rate on a p4d EFA),  and far above T_4xp5.
 #include <catch2/catch.hpp>
 
+#include "models/collectives/collective.hpp"
 #include "models/error.hpp"
 #include "models/run/run.hpp"
 #include "models/spec.hpp"
@@ -114,4 +115,25 @@ TEST_CASE("node kinds: a ring over p5 and p4d nodes runs at p4d's EFA, the slowe
   plain.cluster.instance = "p4d.24xlarge";
   plain.cluster.nodes = 4;
   CHECK(ring_all_reduce(plain, S) == p4d);
+}
+
+TEST_CASE("node kinds: an all-reduce inside a p4d node of a mixed cluster is the p4d node's own", "[models]") {
+  // Ranks 16-23 sit on the first p4d node: NVLink 3 with P2P read (A100: read costs no bandwidth,
+  // hw::p2p_read_model(80)), NCCL's tuner on that node's graph, as on a p4d alone.
+  auto time_on = [](const ScenarioSpec& spec, int first) {
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    auto world = World::build(spec, net);
+    auto engine = collectives::make_collective_engine(sim, net, *world, spec);
+    collectives::Group g;
+    for (int r = first; r < first + 8; ++r) g.ranks.push_back(r);
+    double t = 0;
+    engine->launch(g, nccl::CollOp::AllReduce, int64_t{1} << 30,
+                   [&](const collectives::CollectiveRecord&) { t = sim.now().seconds(); });
+    sim.run();
+    return t;
+  };
+  ScenarioSpec p4d;
+  p4d.cluster.instance = "p4d.24xlarge";
+  CHECK(time_on(p5_p4d(), 16) == Approx(time_on(p4d, 0)).epsilon(1e-9));
 }
