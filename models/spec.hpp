@@ -38,11 +38,24 @@ struct FabricSpec {
   int uplinks = 0;                // equal-cost uplinks per switch group (0: one per NIC below, / oversubscription)
   double uplink_bytes_per_s = 0;  // per uplink (0: the NIC line rate)
   std::optional<double> switch_latency_s;  // one switch traversal (default by NIC kind, fabric.cpp)
+  // A third tier (fat_tree, rail): pods grouped into superpods of superpod_nodes nodes (a multiple
+  // of pod_nodes); oversubscription is then the ratio inside a superpod, and above each superpod
+  // its uplink carries its pods' uplinks / superpod_oversubscription. 0: two tiers.
+  int superpod_nodes = 0;
+  double superpod_oversubscription = 1;
+};
+
+// One group of a mixed cluster ([[cluster.groups]]): `nodes` nodes of catalog instance
+// `instance`, after the previous groups' nodes (models/world/node_kinds.hpp states the model).
+struct NodeGroupSpec {
+  std::string instance;
+  int nodes = 1;
 };
 
 struct ClusterSpec {
-  std::string instance;  // catalog name; empty when `node` is given
-  int nodes = 1;
+  std::string instance;               // catalog name; empty when `node` is given (with groups: the first group's)
+  int nodes = 1;                      // with groups: their sum
+  std::vector<NodeGroupSpec> groups;  // mixed instance groups; empty: every node is `instance` or `node`
   std::optional<CustomNodeSpec> node;
   std::string profile;  // calibration profile path (TOML written by `commsim calibrate`)
   // Physical parameters by name, e.g. {"nvlink.hop_latency.simple", 3.1e-6}: the loader puts the
@@ -149,12 +162,18 @@ struct CollectiveSpec {
 };
 
 // A slow rank or node ([[stragglers]]): its compute takes compute_slowdown times as long; its
-// node's NICs (those its GPUs send through) move nic_bandwidth_factor of their line rate.
+// node's NICs (those its GPUs send through) move nic_bandwidth_factor of their line rate. Or a
+// slow link: every link whose name (as `commsim topo` and run --json name links) matches `link`
+// ('*' any run of characters, '?' one) keeps bandwidth_factor of its capacity and takes
+// latency_factor times its latency (models/world/link_stragglers.hpp).
 struct StragglerSpec {
-  std::vector<int> ranks;   // World ranks; empty when `node` is given
+  std::vector<int> ranks;   // World ranks; empty when `node` or `link` is given
   std::optional<int> node;  // a whole node
+  std::string link;         // a link name or pattern; "" when ranks or node is given
   double compute_slowdown = 1;
   double nic_bandwidth_factor = 1;
+  double bandwidth_factor = 1;  // link: fraction of its capacity left, (0, 1]
+  double latency_factor = 1;    // link: its latency multiplied, >= 1
 };
 
 // One of several jobs placed on one cluster ([[jobs]]; models/run/jobs.hpp states the model):

@@ -45,6 +45,16 @@ void FlowNetwork::reserve_links(std::size_t links, std::size_t name_bytes) {
   names_.reserve(names_.size() + name_bytes);
 }
 
+void FlowNetwork::set_link(LinkId id, double capacity, Time latency) {
+  SIM_CHECK(id.index < links_.size(), "set_link names an unknown link");
+  SIM_CHECK(std::isfinite(capacity) && capacity > 0, "link capacity must be positive and finite");
+  SIM_CHECK(latency >= Time::zero(), "link latency must not be negative");
+  Link& l = links_[id.index];
+  SIM_CHECK(l.flows.empty() && l.held_by == UINT32_MAX && l.bytes_done == 0, "set_link on a link already used");
+  l.capacity = capacity;
+  l.latency = latency;
+}
+
 FlowId FlowNetwork::start(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap,
                           Time extra_latency) {
   return start_impl(path, static_cast<double>(bytes), std::move(on_done), rate_cap, extra_latency, true);

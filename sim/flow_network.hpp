@@ -66,6 +66,9 @@ class FlowNetwork {
   // Room for `links` more links whose names take `name_bytes` bytes in all (a World adds a
   // million links at 131,072 GPUs: reserved, the records are never copied while it builds).
   void reserve_links(std::size_t links, std::size_t name_bytes);
+  // Changes a link's capacity and latency before anything crosses it (a link built nominal, then
+  // degraded: models/world/link_stragglers.hpp). Checked: no flow or block has used it.
+  void set_link(LinkId l, double capacity_bytes_per_s, Time latency);
 
   // Starts a flow of `bytes` along `path` (distinct links). `on_done` runs when the last byte has
   // arrived: drain time + path latency + extra_latency.

@@ -38,8 +38,11 @@ void fill_edge(const World& world, const sim::FlowNetwork& net, Edge& e) {
   e.p2p_read = t.kind == TransportKind::P2P && t.p2p_read;
   e.raw_bandwidth = 0;
   for (sim::LinkId l : e.path) {
-    if (net.link_kind(l) == "fabric") e.fabric_latency_s += net.link_latency(l).seconds();
-    const double c = world.raw_capacity(l, net);  // physical: NVLink ports' capacity carries an efficiency
+    if (net.link_kind(l) == "fabric")
+      e.fabric_latency_s += net.link_latency(l).seconds();
+    else
+      e.fabric_latency_s += world.added_latency_s(l);  // a slowed link's excess ([[stragglers]] link)
+    const double c = world.raw_capacity(l, net);       // physical: NVLink ports' capacity carries an efficiency
     if (e.raw_bandwidth == 0 || c < e.raw_bandwidth) {
       e.raw_bandwidth = c;
       e.bottleneck = l;

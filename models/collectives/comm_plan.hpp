@@ -27,7 +27,8 @@ struct Edge {
   double simple_raw_factor = 1;  // Socket: Simple's raw over raw_bandwidth (a thread sending only, flow_cap.hpp)
   sim::LinkId bottleneck;        // the narrowest link
   int rings_sharing = 1;         // rings whose edges cross `bottleneck` (they split its channels)
-  double fabric_latency_s = 0;   // switch traversals of [cluster.fabric] links on the path, per step
+  double fabric_latency_s = 0;   // per step: switch traversals of [cluster.fabric] links on the path, and
+                                 // what [[stragglers]] link entries added to its links (World::added_latency_s)
 };
 
 struct CommPlan {

@@ -38,9 +38,10 @@ Engine::Engine(sim::Simulator& sim, sim::FlowNetwork& net, const World& world, c
   params_ = LinkParams::defaults();
   params_.apply(spec.cluster.params);
   buffsize_ = world.nccl_env().buffsize;
-  // Read mode's bandwidth cost depends on the GPU generation unless the scenario sets it.
-  if (params_.p2p_read_bandwidth_factor < 0)
-    params_.p2p_read_bandwidth_factor = hw::p2p_read_model(world.node().gpu.sm).bandwidth_factor;
+  // Read mode's bandwidth cost depends on the GPU generation unless the scenario sets it; in a
+  // mixed cluster ([[cluster.groups]]) on each edge's own GPUs (flow_cap).
+  read_by_gpu_ = params_.p2p_read_bandwidth_factor < 0;
+  if (read_by_gpu_) params_.p2p_read_bandwidth_factor = hw::p2p_read_model(world.node().gpu.sm).bandwidth_factor;
 }
 
 CollectiveRecord Engine::choose(const Group& group, CollOp op, int64_t bytes) const {
@@ -163,7 +164,14 @@ uint32_t Engine::open(const CollectiveRecord& rec, Done done) {
 
 double Engine::flow_cap(const Edge& e, const FlowShape& f, double scale) const {
   // scale: comm.overlap_slowdown (set_rate_scale), a collective launched beside compute.
-  return scale * flow_rate_cap(params_, {.link_class = e.link_class,
+  const LinkParams* params = &params_;
+  LinkParams own;
+  if (read_by_gpu_ && e.p2p_read && world_.mixed()) {  // P2P read inside a node: that node's GPUs
+    own = params_;
+    own.p2p_read_bandwidth_factor = hw::p2p_read_model(world_.node_of(world_.rank(e.to).node).gpu.sm).bandwidth_factor;
+    params = &own;
+  }
+  return scale * flow_rate_cap(*params, {.link_class = e.link_class,
                                          .proto = f.proto,
                                          .raw_bandwidth = e.raw_bandwidth,
                                          .simple_raw_factor = e.simple_raw_factor,

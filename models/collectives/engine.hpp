@@ -160,6 +160,7 @@ class Engine final : public CollectiveEngine {
   const World& world_;
   nccl::TuningEnv env_;
   LinkParams params_;
+  bool read_by_gpu_ = false;             // p2p.read.bandwidth_factor by GPU generation (not set by the scenario)
   int64_t buffsize_ = int64_t{1} << 22;  // NCCL_BUFFSIZE: Simple's FIFO per channel and peer
   double rate_scale_ = 1;                // set_rate_scale: comm beside compute
   mutable PlanCache plans_;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 #include <set>
+#include <string>
 #include <string_view>
 
 #include "models/collectives/comm_plan.hpp"
@@ -109,7 +110,8 @@ double nccl_pcie_x16_gbs(int gen) { return 16.0 * (gen >= 6 ? 480 : gen == 5 ? 2
 void rate_nvls(const World& world, const std::vector<std::vector<int>>& members, nccl::CommView& v) {
   std::size_t min_ppn = members[0].size();
   for (const auto& m : members) min_ppn = std::min(min_ppn, m.size());
-  v.nvls = world.node().nvls && world.nccl_env().nvls_enable && v.intra_nvlink && members.size() > 1 && min_ppn > 1;
+  const hw::NodeSpec& node = world.node_of(world.rank(members[0][0]).node);
+  v.nvls = node.nvls && world.nccl_env().nvls_enable && v.intra_nvlink && members.size() > 1 && min_ppn > 1;
   v.nvls_heads = v.nvls ? std::min(v.graph_channels, static_cast<int>(min_ppn)) : 0;
 }
 
@@ -118,6 +120,7 @@ void rate_network(const World& world, const sim::FlowNetwork& net, const std::ve
                   nccl::CommView& v) {
   const Edge e = make_edge(world, net, members[0][0], members[1][0]);
   const Transport t = world.transport(members[0][0], members[1][0]);
+  const hw::NodeSpec& node = world.node_of(world.rank(members[0][0]).node);
   // What NCCL's graph search rates the network at: the speed its net plugin reports. The
   // Socket plugin reads /sys/class/net/IF/speed and, where it cannot (lo, most virtual NICs:
   // "Could not get speed from /sys/class/net/lo/speed. Defaulting to 10 Gbps", sock_n4 log),
@@ -131,30 +134,59 @@ void rate_network(const World& world, const sim::FlowNetwork& net, const std::ve
     v.bw_inter_gbs = kSocketReportedGbs;
   } else {
     v.bw_inter_gbs = e.raw_bandwidth / 1e9;
-    if (t.kind == TransportKind::NET)
-      v.bw_inter_gbs = std::min(v.bw_inter_gbs, nccl_pcie_x16_gbs(world.node().pcie_gen));
+    if (t.kind == TransportKind::NET) v.bw_inter_gbs = std::min(v.bw_inter_gbs, nccl_pcie_x16_gbs(node.pcie_gen));
   }
   v.inter_gdr_near = t.gdr;
-  v.net_latency_us = t.net_plugin == NetPlugin::Libfabric ? world.node().net_plugin_latency_us : 0.0;
+  v.net_latency_us = t.net_plugin == NetPlugin::Libfabric ? node.net_plugin_latency_us : 0.0;
   v.graph_channels = std::max(1, count_nics_leaving_node(world, net, members));
   if (v.bw_intra_gbs == 0) v.bw_intra_gbs = v.bw_inter_gbs;
   rate_nvls(world, members, v);
 }
 }  // namespace
 
-nccl::CommView tuner_view(const World& world, const sim::FlowNetwork& net, const std::vector<std::vector<int>>& members,
-                          int nranks) {
+namespace {
+// The view as the NCCL node holding members[0] rates its own graph (the first node of two or more
+// ranks for the intra-node graph, members[0] -> members[1] across the network).
+nccl::CommView own_view(const World& world, const sim::FlowNetwork& net, const std::vector<std::vector<int>>& members,
+                        int nranks) {
   nccl::CommView v;
   const int nnodes = static_cast<int>(members.size());
   v.nranks = nranks;
   v.nnodes = std::max(1, nnodes);
-  v.sm = world.node().gpu.sm;  // the catalog's compute capability
+  v.sm = world.node_of(world.rank(members[0][0]).node).gpu.sm;  // the catalog's compute capability
   v.intra_nvlink = false;
   v.bw_intra_gbs = 0;
   v.graph_channels = 1;
   rate_intra_node_graph(world, net, members, v);
   if (nnodes > 1) rate_network(world, net, members, v);
   if (v.bw_intra_gbs == 0) v.bw_intra_gbs = 1;
+  return v;
+}
+}  // namespace
+
+nccl::CommView tuner_view(const World& world, const sim::FlowNetwork& net, const std::vector<std::vector<int>>& members,
+                          int nranks) {
+  nccl::CommView v = own_view(world, net, members, nranks);
+  if (!world.mixed() || members.size() < 2) return v;
+  // Nodes of several instances ([[cluster.groups]]): each rank's NCCL rates its own node's graph,
+  // and the communicator keeps the minimum over ranks of channels and speeds (src/init.cc
+  // ncclTopoPostset after the allgather of every rank's graph info): one view per kind, combined.
+  std::set<std::string> seen{world.node_of(world.rank(members[0][0]).node).name};
+  for (std::size_t i = 1; i < members.size(); ++i) {
+    if (!seen.insert(world.node_of(world.rank(members[i][0]).node).name).second) continue;
+    std::vector<std::vector<int>> rotated(members.begin() + static_cast<std::ptrdiff_t>(i), members.end());
+    rotated.insert(rotated.end(), members.begin(), members.begin() + static_cast<std::ptrdiff_t>(i));
+    const nccl::CommView w = own_view(world, net, rotated, nranks);
+    v.sm = std::min(v.sm, w.sm);
+    v.intra_nvlink = v.intra_nvlink && w.intra_nvlink;
+    v.bw_intra_gbs = std::min(v.bw_intra_gbs, w.bw_intra_gbs);
+    v.bw_inter_gbs = std::min(v.bw_inter_gbs, w.bw_inter_gbs);
+    v.graph_channels = std::min(v.graph_channels, w.graph_channels);
+    v.inter_gdr_near = v.inter_gdr_near && w.inter_gdr_near;
+    v.net_latency_us = std::max(v.net_latency_us, w.net_latency_us);
+    v.nvls = v.nvls && w.nvls;
+    v.nvls_heads = v.nvls ? std::min(v.nvls_heads, w.nvls_heads) : 0;
+  }
   return v;
 }
 

@@ -62,7 +62,7 @@ bool Engine::keep_orbits(uint32_t pending, const CollectiveRecord& rec) {
     offsets.clear();
     for (sim::LinkId l : f.path) {
       const int node = l.index < node_of_link_.size() ? node_of_link_[l.index] : -1;
-      if (node < 0) return fail("a flow crosses " + net_.link_name(l) + ", a link of no node");
+      if (node < 0) return fail("a flow crosses " + std::string(net_.link_name(l)) + ", a link of no node");
       const uint32_t o = l.index - world_.node_links(node).first;
       const uint64_t d = static_cast<uint64_t>((node - src[i] + nodes) % nodes);
       keys.push_back(d << 32 | o);

@@ -44,7 +44,7 @@ std::string count(double v) {
 bool alltoall_folds(const ScenarioSpec& spec, bool full) {
   if (full) return false;
   for (const StragglerSpec& st : spec.stragglers)
-    if (st.nic_bandwidth_factor != 1) return false;  // the nodes differ: pairs
+    if (st.nic_bandwidth_factor != 1 || !st.link.empty()) return false;  // the nodes or pods differ: pairs
   const auto net = spec.nccl_env.find("NCCL_NET");
   if (net != spec.nccl_env.end() && net->second == "Socket") return false;  // no sender/receiver split
   hw::NodeSpec node;
@@ -58,7 +58,8 @@ bool alltoall_folds(const ScenarioSpec& spec, bool full) {
   if (f.topology == "nonblocking") return true;
   const bool spray = f.spreading == "spray" || (f.spreading.empty() && node.nic_kind == hw::NicKind::Efa);
   const bool even_pods = f.pod_nodes <= 0 || spec.cluster.nodes % f.pod_nodes == 0;
-  return spray && even_pods;  // ECMP hashes pairs; an uneven pod breaks the symmetry
+  const bool two_tiers = f.superpod_nodes <= 0 || spec.cluster.nodes <= f.superpod_nodes;  // Fabric::by_pod
+  return spray && even_pods && two_tiers;  // ECMP hashes pairs; an uneven pod breaks the symmetry
 }
 
 ProgramOps estimate_program_ops(const ScenarioSpec& spec) {
@@ -134,11 +135,12 @@ void check_memory_budget(const ScenarioSpec& spec, int ranks, bool full) {
     // Largest n with base + n*per_rank + n(n-1)*per_flow <= budget.
     const double a = kPerFlowBytes, b = kPerRankBytes - kPerFlowBytes, c = kBaseBytes - kMemoryBudgetBytes;
     const int fit = static_cast<int>(std::floor((-b + std::sqrt(b * b - 4 * a * c)) / (2 * a)));
-    throw SpecError(
-        "collective.op",
-        head + ": alltoall opens a flow per ordered pair of ranks" +
-            (full ? " under --full" : " where NIC stragglers, NET/Socket, ECMP or uneven pods keep it from folding") +
-            " (expected at most " + std::to_string(fit) + " ranks, e.g. fewer cluster.nodes, or all_gather)");
+    throw SpecError("collective.op",
+                    head + ": alltoall opens a flow per ordered pair of ranks" +
+                        (full ? " under --full"
+                              : " where NIC or link stragglers, NET/Socket, ECMP or uneven pods keep it from folding") +
+                        " (expected at most " + std::to_string(fit) +
+                        " ranks, e.g. fewer cluster.nodes, or all_gather)");
   }
   throw SpecError("cluster.nodes", head + " (expected fewer cluster.nodes)");
 }

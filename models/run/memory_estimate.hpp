@@ -46,8 +46,8 @@ struct ProgramOps {
 ProgramOps estimate_program_ops(const ScenarioSpec& spec);
 
 // Whether a bare alltoall of this scenario runs folded (issue 14), from the scenario alone: not
-// under --full, and nothing the fold refuses that the scenario shows (NIC stragglers, NET/Socket,
-// a fabric that hashes pairs over ECMP paths or cuts uneven pods).
+// under --full, and nothing the fold refuses that the scenario shows (NIC or link stragglers, NET/Socket,
+// a fabric that hashes pairs over ECMP paths, cuts uneven pods or has a third tier).
 bool alltoall_folds(const ScenarioSpec& spec, bool full);
 
 MemoryEstimate estimate_memory(const ScenarioSpec& spec, int ranks, bool full = false);

@@ -88,6 +88,12 @@ MemoryFill estimate_step_memory(const ScenarioSpec& spec, const World& world, co
   m.estimated = true;
   m.gpu = world.node().gpu.name;
   m.capacity_bytes = world.node().gpu.hbm_bytes;
+  if (world.mixed())  // [[cluster.groups]]: the smallest GPU decides whether the step fits
+    for (int node = 0; node < world.nodes(); ++node)
+      if (world.node_of(node).gpu.hbm_bytes < m.capacity_bytes) {
+        m.gpu = world.node_of(node).gpu.name;
+        m.capacity_bytes = world.node_of(node).gpu.hbm_bytes;
+      }
   m.recompute = memory::recompute_name(in.recompute);
   out.rank_peak_bytes.assign(n, 0.0);
   // Ranks of one stage differ only in their NCCL buffers: estimate each distinct pair once.

@@ -15,6 +15,7 @@
 #include "models/run/jobs.hpp"
 #include "models/run/memory_estimate.hpp"
 #include "models/run/memory_fill.hpp"
+#include "models/run/mixed_gpus.hpp"
 #include "models/run/result_fill.hpp"
 #include "models/run/stragglers.hpp"
 #include "models/run/throughput.hpp"
@@ -100,6 +101,7 @@ std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOption
   if (budget.spent("building the collective engine")) return stopped_in_setup(spec, budget);
   // -> what every rank runs (the layout is validated there, once).
   workload::StepPlan plan = workload::plan_step(spec, *world);
+  give_ranks_their_gpus(spec, *world, plan);  // [[cluster.groups]] of other GPUs: each rank on its own
   for (auto& note : nccl::unmodelled_nccl_env_notes(spec.nccl_env)) plan.notes.push_back(std::move(note));
   apply_stragglers(spec, *world, plan.ranks);  // [[stragglers]]: slower compute on listed ranks/nodes
   if (budget.spent("writing every rank's step program")) return stopped_in_setup(spec, budget);

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "models/error.hpp"
+#include "sim/check.hpp"
 
 namespace models::topology {
 
@@ -39,7 +40,8 @@ uint64_t mix(uint64_t x) {  // splitmix64's finaliser: a fixed, portable hash
 
 }  // namespace
 
-Fabric::Fabric(const FabricSpec& spec, int nodes, std::vector<double> rail_bytes_per_s, hw::NicKind kind)
+Fabric::Fabric(const FabricSpec& spec, int nodes, std::vector<double> rail_bytes_per_s, hw::NicKind kind,
+               const std::vector<double>& node_bytes_per_s)
     : kind_(parse_kind(spec.topology)), nodes_(std::max(1, nodes)), rail_bw_(std::move(rail_bytes_per_s)) {
   if (!(spec.oversubscription >= 1))
     throw SpecError("cluster.fabric.oversubscription",
@@ -63,13 +65,52 @@ Fabric::Fabric(const FabricSpec& spec, int nodes, std::vector<double> rail_bytes
   const double uplink_bw = spec.uplink_bytes_per_s > 0 ? spec.uplink_bytes_per_s : nic_bw;
   if (spec.uplinks > 0) {
     pod_uplinks_ = spec.uplinks;
-    pod_capacity_ = spec.uplinks * uplink_bw;
+    pod_capacity_.assign(pods_, spec.uplinks * uplink_bw);
   } else {
-    pod_capacity_ = pod_nodes_ * node_bw / oversubscription_;
-    pod_uplinks_ = uplink_bw > 0 ? std::max(1, static_cast<int>(std::lround(pod_capacity_ / uplink_bw))) : 1;
+    pod_capacity_.assign(pods_, pod_nodes_ * node_bw / oversubscription_);
+    if (!node_bytes_per_s.empty()) {  // mixed nodes: each pod from its own nodes' mean
+      SIM_CHECK(static_cast<int>(node_bytes_per_s.size()) >= nodes_, "a NIC bandwidth per node");
+      for (int p = 0; p < pods_; ++p) {
+        double sum = 0;
+        const int first = p * pod_nodes_, last = std::min(nodes_, first + pod_nodes_);
+        for (int n = first; n < last; ++n) sum += node_bytes_per_s[n];
+        pod_capacity_[p] = pod_nodes_ * (sum / (last - first)) / oversubscription_;
+      }
+    }
+    pod_uplinks_ = uplink_bw > 0 ? std::max(1, static_cast<int>(std::lround(pod_capacity_[0] / uplink_bw))) : 1;
   }
   leaf_uplinks_ = pod_nodes_;  // one per node's NIC on that rail (full bisection)
-  if (spray_) pod_uplinks_ = leaf_uplinks_ = 1;
+  // Third tier: superpods of whole pods, C_sp = (pods per superpod) x C_pod / superpod_oversubscription.
+  if (spec.superpod_nodes < 0)
+    throw SpecError("cluster.fabric.superpod_nodes",
+                    "cluster.fabric.superpod_nodes: negative (expected a node count, a multiple of pod_nodes)");
+  if (!(spec.superpod_oversubscription >= 1))
+    throw SpecError("cluster.fabric.superpod_oversubscription",
+                    "cluster.fabric.superpod_oversubscription: must be at least 1 (expected 1 for full bisection, 7 "
+                    "for 7:1)");
+  superpod_nodes_ = nodes_;
+  if (spec.superpod_nodes > 0) {
+    if (kind_ == FabricKind::NonBlocking)
+      throw SpecError("cluster.fabric.superpod_nodes",
+                      "cluster.fabric.superpod_nodes: a third tier on a non-blocking network (expected topology = "
+                      "\"fat_tree\" or \"rail\")");
+    if (spec.pod_nodes <= 0 || spec.superpod_nodes % spec.pod_nodes != 0 || spec.superpod_nodes <= spec.pod_nodes)
+      throw SpecError("cluster.fabric.superpod_nodes",
+                      "cluster.fabric.superpod_nodes: " + std::to_string(spec.superpod_nodes) +
+                          " (expected a multiple of pod_nodes = " + std::to_string(spec.pod_nodes) +
+                          ", at least two pods: a superpod is whole pods)");
+    superpod_nodes_ = std::min(spec.superpod_nodes, nodes_);  // fewer nodes than one superpod: one
+  }
+  superpods_ = (nodes_ + superpod_nodes_ - 1) / superpod_nodes_;
+  superpod_oversubscription_ = spec.superpod_oversubscription;
+  if (superpods_ > 1) {
+    superpod_capacity_.assign(superpods_, 0.0);
+    for (int p = 0; p < pods_; ++p) superpod_capacity_[p * pod_nodes_ / superpod_nodes_] += pod_capacity_[p];
+    for (double& c : superpod_capacity_) c /= superpod_oversubscription_;
+    if (uplink_bw > 0)
+      superpod_uplinks_ = std::max(1, static_cast<int>(std::lround(superpod_capacity_[0] / uplink_bw)));
+  }
+  if (spray_) pod_uplinks_ = leaf_uplinks_ = superpod_uplinks_ = 1;
 }
 
 void Fabric::add_links(sim::FlowNetwork& net) {
@@ -84,8 +125,17 @@ void Fabric::add_links(sim::FlowNetwork& net) {
     pod_down_.resize(pods_);
     for (int p = 0; p < pods_; ++p) {
       const std::string base = "fabric/pod" + std::to_string(p) + "/";
-      group(base + "up", pod_uplinks_, pod_capacity_, pod_up_[p]);
-      group(base + "down", pod_uplinks_, pod_capacity_, pod_down_[p]);
+      group(base + "up", pod_uplinks_, pod_capacity_[p], pod_up_[p]);
+      group(base + "down", pod_uplinks_, pod_capacity_[p], pod_down_[p]);
+    }
+  }
+  if (superpods_ > 1) {
+    superpod_up_.resize(superpods_);
+    superpod_down_.resize(superpods_);
+    for (int sp = 0; sp < superpods_; ++sp) {
+      const std::string base = "fabric/superpod" + std::to_string(sp) + "/";
+      group(base + "up", superpod_uplinks_, superpod_capacity_[sp], superpod_up_[sp]);
+      group(base + "down", superpod_uplinks_, superpod_capacity_[sp], superpod_down_[sp]);
     }
   }
   if (kind_ == FabricKind::Rail) {
@@ -123,6 +173,12 @@ void Fabric::path(int node_a, int rail_a, int node_b, int rail_b, std::vector<si
   if (cross_pod) {
     const int k = pick(node_a, rail_a, node_b, rail_b, pod_uplinks_);
     out.push_back(pod_up_[pa][k]);
+    const int sa = superpod_of(node_a), sb = superpod_of(node_b);
+    if (sa != sb) {  // up and down through the superpods' tier (the same core switch: one choice)
+      const int j = pick(node_b, rail_b, node_a, rail_a, superpod_uplinks_);
+      out.push_back(superpod_up_[sa][j]);
+      out.push_back(superpod_down_[sb][j]);
+    }
     out.push_back(pod_down_[pb][k]);
   }
   if (cross_rail) {
@@ -136,8 +192,13 @@ std::string Fabric::describe() const {
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s, %d pod(s) of %d node(s); above a pod %g:1, %g GB/s up per pod, ",
                 kind_ == FabricKind::Rail ? "rail-optimized leaf/spine" : "fat-tree", pods_, pod_nodes_,
-                oversubscription_, pod_capacity_ / 1e9);
+                oversubscription_, pod_capacity_[0] / 1e9);
   std::string s = buf;
+  if (superpods_ > 1) {
+    std::snprintf(buf, sizeof buf, "%d superpod(s) of %d node(s); above a superpod %g:1, %g GB/s up per superpod, ",
+                  superpods_, superpod_nodes_, superpod_oversubscription_, superpod_capacity_[0] / 1e9);
+    s += buf;
+  }
   s += spray_ ? "sprayed over equal paths (SRD)" : "ECMP over " + std::to_string(pod_uplinks_) + " uplinks";
   if (kind_ == FabricKind::Rail) s += "; NIC group i of every node on rail leaf i";
   return s;

@@ -13,6 +13,14 @@
 //                rail: up and down through the pod's spine (that rail leaf's uplinks, full
 //                bisection: C_leaf = pod_nodes x the rail's NIC bandwidth); another pod: also
 //                through the pods' uplinks C_pod as in fat_tree.
+//   three tiers  (fat_tree or rail with superpod_nodes): pods grouped into superpods of
+//                superpod_nodes consecutive nodes (whole pods). Between pods of one superpod as
+//                above; between superpods a flow also climbs its superpod's uplink and comes
+//                down the other's, each of capacity
+//                  C_sp = (pods per superpod) x C_pod / superpod_oversubscription,
+//                so the path is pod up, superpod up, superpod down, pod down (+ rail leaves).
+//                A cross-superpod flow alone on idle links runs at min(its NIC, C_pod, C_sp),
+//                and k such flows leaving one superpod share C_sp (tests/models/topology/fabric_test.cpp).
 //
 // Spreading over the equal-cost uplinks of a switch group: "spray" (EFA's SRD sprays each
 // flow's packets over all paths; Shalev et al., "A Cloud-Optimized Transport Protocol for
@@ -40,21 +48,31 @@ double default_switch_latency_s(hw::NicKind kind);
 class Fabric {
  public:
   // `rail_bytes_per_s`: per NIC group of a node (its rails), the group's line rate. Throws
-  // SpecError("cluster.fabric.<key>") on a bad spec.
-  Fabric(const FabricSpec& spec, int nodes, std::vector<double> rail_bytes_per_s, hw::NicKind kind);
+  // SpecError("cluster.fabric.<key>") on a bad spec. `node_bytes_per_s` (mixed instance groups):
+  // per node, its NICs' total where nodes differ; empty: every node has the rails' sum. A pod's
+  // C_pod is then pod_nodes x the mean of its nodes' / oversubscription.
+  Fabric(const FabricSpec& spec, int nodes, std::vector<double> rail_bytes_per_s, hw::NicKind kind,
+         const std::vector<double>& node_bytes_per_s = {});
 
   FabricKind kind() const { return kind_; }
   int pods() const { return pods_; }
   int pod_nodes() const { return pod_nodes_; }
   int pod_of(int node) const { return node / pod_nodes_; }
   bool spray() const { return spray_; }
-  double pod_uplink_bytes_per_s() const { return pod_capacity_; }  // C_pod, all uplinks of a pod
+  double pod_uplink_bytes_per_s(int pod = 0) const { return pod_capacity_.at(pod); }  // C_pod, all uplinks
   int pod_uplinks() const { return pod_uplinks_; }
   double switch_latency_s() const { return switch_latency_s_; }
   const std::vector<double>& rail_bytes_per_s() const { return rail_bw_; }  // per NIC group of a node
+  int superpods() const { return superpods_; }
+  int superpod_of(int node) const { return node / superpod_nodes_; }
+  // C_sp, all uplinks of superpod sp (0: two tiers)
+  double superpod_uplink_bytes_per_s(int sp = 0) const { return superpods_ > 1 ? superpod_capacity_.at(sp) : 0.0; }
   // A flow's fabric links depend on its node pair only through their pods (no ECMP hash picks
-  // among several links: sprayed, or one link per group).
-  bool by_pod() const { return spray_ || (pod_uplinks_ <= 1 && (kind_ != FabricKind::Rail || leaf_uplinks_ <= 1)); }
+  // among several links: sprayed, or one link per group; and no third tier, where two other
+  // pods may be in this superpod or another).
+  bool by_pod() const {
+    return superpods_ <= 1 && (spray_ || (pod_uplinks_ <= 1 && (kind_ != FabricKind::Rail || leaf_uplinks_ <= 1)));
+  }
 
   // Adds the shared links (kind "fabric", names "fabric/pod<p>/...") to `net`. Call once.
   void add_links(sim::FlowNetwork& net);
@@ -72,12 +90,17 @@ class Fabric {
   std::vector<double> rail_bw_;
   double oversubscription_ = 1;
   bool spray_ = true;
-  double pod_capacity_ = 0;
-  int pod_uplinks_ = 1;   // ECMP paths above a pod (1 when sprayed)
-  int leaf_uplinks_ = 1;  // ECMP paths above a rail leaf (rail only; 1 when sprayed)
+  std::vector<double> pod_capacity_;        // per pod
+  int pod_uplinks_ = 1;                     // ECMP paths above a pod (1 when sprayed)
+  int leaf_uplinks_ = 1;                    // ECMP paths above a rail leaf (rail only; 1 when sprayed)
+  int superpod_nodes_ = 1, superpods_ = 1;  // third tier (superpods_ 1: none)
+  double superpod_oversubscription_ = 1;
+  std::vector<double> superpod_capacity_;  // per superpod (empty: two tiers)
+  int superpod_uplinks_ = 1;               // ECMP paths above a superpod (1 when sprayed)
   double switch_latency_s_ = 0;
   // [pod][k] up and down; rail: [pod * rails + rail][k].
   std::vector<std::vector<sim::LinkId>> pod_up_, pod_down_, leaf_up_, leaf_down_;
+  std::vector<std::vector<sim::LinkId>> superpod_up_, superpod_down_;  // [superpod][k]
 };
 
 }  // namespace models::topology

@@ -69,7 +69,7 @@ ReplicaQuotient node_quotient(const World& world, const sim::FlowNetwork& net, c
       const sim::LinkId x{first.first + o}, y{range.first + o};
       if (net.link_capacity(x) != net.link_capacity(y) || net.link_latency(x) != net.link_latency(y) ||
           world.raw_capacity(x, net) != world.raw_capacity(y, net))
-        return refused(nodes, net.link_name(y) + " differs from " + net.link_name(x));
+        return refused(nodes, std::string(net.link_name(y)) + " differs from " + std::string(net.link_name(x)));
     }
   }
 

@@ -122,7 +122,7 @@ void data_parallel_step(const ScenarioSpec& spec, const World& world, const Mode
 
 }  // namespace
 
-StepPlan plan_step(const ScenarioSpec& spec, const World& world) {
+StepPlan plan_step(const ScenarioSpec& spec, const World& world, const hw::NodeSpec* machine) {
   StepPlan plan;
   if (spec.collective) {
     bare_collective(spec, world.size(), plan);
@@ -130,7 +130,7 @@ StepPlan plan_step(const ScenarioSpec& spec, const World& world) {
   }
   if (!spec.model) throw SpecError("model", "a scenario needs [model] (a training step) or [collective]");
   const ModelShape shape = resolve_model(*spec.model);
-  const hw::NodeSpec& node = world.node();
+  const hw::NodeSpec& node = machine ? *machine : world.node();
   const compute::Precision precision = training_precision(spec.training);
   ComputeRates rates =
       make_rates(node.gpu, precision, node.host_mem_bytes_per_s > 0 ? node.host_mem_bytes_per_s : 200e9,

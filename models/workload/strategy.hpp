@@ -27,6 +27,8 @@ struct StepPlan {
 };
 
 // Throws SpecError for what the scenario asks that cannot be built (layout, model, collective).
-StepPlan plan_step(const ScenarioSpec& spec, const World& world);
+// `machine`: price compute on this node's GPU and host (null: the World's node(); a mixed cluster's
+// other GPUs, models/run/mixed_gpus.hpp).
+StepPlan plan_step(const ScenarioSpec& spec, const World& world, const hw::NodeSpec* machine = nullptr);
 
 }  // namespace models::workload

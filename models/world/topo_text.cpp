@@ -12,6 +12,7 @@
 #include "models/topology/fabric.hpp"
 #include "models/topology/node_graph.hpp"
 #include "models/topology/resolve.hpp"
+#include "models/world/node_kinds.hpp"
 
 namespace models {
 
@@ -77,9 +78,26 @@ std::string render_topo(const ScenarioSpec& spec, int max_ranks_listed) {
   const nccl::NcclEnv env = nccl::parse_nccl_env(spec.nccl_env);
   const topology::Placement layout = topology::make_placement(spec.cluster, spec.placement, node.gpus);
   const nccl::TransportModel model(node, graph, spec.placement, layout, env);
+  // [[cluster.groups]]: each pair by its sender's node's rules (node_kinds.hpp), as the World does.
+  std::optional<NodeKinds> kinds;
+  if (!spec.cluster.groups.empty()) {
+    kinds.emplace(spec);
+    kinds->build_transports(spec.placement, layout, env);
+  }
+  auto rules = [&](const RankInfo& a) -> const nccl::TransportModel& {
+    return kinds ? *kinds->of_node(a.node).transports : model;
+  };
   std::ostringstream os;
-  os << "Machine: " << spec.cluster.nodes << " x " << node.name << " (" << node.gpus << " x " << node.gpu.name << ", "
-     << node.citation << ")\n";
+  if (spec.cluster.groups.empty()) {
+    os << "Machine: " << spec.cluster.nodes << " x " << node.name << " (" << node.gpus << " x " << node.gpu.name << ", "
+       << node.citation << ")\n";
+  } else {  // [[cluster.groups]]: the GPU matrix and transports below are the first group's node's
+    os << "Machine:";
+    for (std::size_t i = 0; i < spec.cluster.groups.size(); ++i)
+      os << (i ? " +" : "") << " " << spec.cluster.groups[i].nodes << " x " << spec.cluster.groups[i].instance;
+    os << " (groups placed in order; below, the first group's " << node.name << ": " << node.gpus << " x "
+       << node.gpu.name << ", " << node.citation << ")\n";
+  }
   os << "Placement: " << layout.pods_per_node << " pod(s) x " << layout.gpus_per_pod << " GPU(s) per node, "
      << layout.size() << " ranks, " << (spec.placement.single_process ? "one process per pod" : "one process per GPU")
      << "; NCCL counts nNodes " << model.nccl_nodes() << "\n";
@@ -99,17 +117,17 @@ std::string render_topo(const ScenarioSpec& spec, int max_ranks_listed) {
   std::map<std::string, int> counts;
   auto line = [&](int a, int b) {
     RankInfo ra = layout.rank(a), rb = layout.rank(b);
-    Transport t = model.choose(ra, rb);
+    Transport t = rules(ra).choose(ra, rb);
     char buf[200];
     std::snprintf(buf, sizeof buf, "  %d[%d] -> %d[%d]  via %-24s path %-4s  channels %d\n", a, ra.pod_rank, b,
-                  rb.pod_rank, t.label.c_str(), path_type_name(t.path), model.p2p_channels(ra, rb));
+                  rb.pod_rank, t.label.c_str(), path_type_name(t.path), rules(ra).p2p_channels(ra, rb));
     os << buf;
   };
   // Every pair up to 256 ranks; beyond, rank 0's peers (counting 268M pairs would take minutes).
   const bool all_pairs = n <= 256;
   for (int a = 0; a < (all_pairs ? n : 1); ++a)
     for (int b = 0; b < n; ++b)
-      if (a != b) ++counts[model.choose(layout.rank(a), layout.rank(b)).label];
+      if (a != b) ++counts[rules(layout.rank(a)).choose(layout.rank(a), layout.rank(b)).label];
   if (n <= max_ranks_listed) {
     for (int a = 0; a < n; ++a)
       for (int b = 0; b < n; ++b)

@@ -9,11 +9,13 @@
 // "eth.tx|rx" (the ordinary interface NET/Socket uses between hosts) and "loopback" (TCP between
 // pods of one host). The fabric between nodes ([cluster.fabric], models/topology/fabric.hpp) adds
 // its shared switch links ("fabric/pod<p>/...") between the sender's and receiver's NIC links;
-// the default, non-blocking, adds none.
+// the default, non-blocking, adds none. A mixed cluster ([[cluster.groups]], node_kinds.hpp) lays
+// each node out as its own kind does: nodes of one kind alike.
 #include "models/world/world.hpp"
 
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <optional>
 
 #include "models/error.hpp"
@@ -24,6 +26,8 @@
 #include "models/topology/fabric.hpp"
 #include "models/topology/node_graph.hpp"
 #include "models/topology/resolve.hpp"
+#include "models/world/link_stragglers.hpp"
+#include "models/world/node_kinds.hpp"
 #include "sim/check.hpp"
 
 namespace models {
@@ -43,26 +47,36 @@ struct NodeLinks {
   std::vector<sim::LinkId> nvl_tx, nvl_rx, pcie_up, pcie_down, sw_up, sw_down, nic_tx, nic_rx;
   std::vector<sim::LinkId> proxy;  // per GPU: its rank's proxy thread (Socket without helper threads)
   sim::LinkId hostmem, eth_tx, eth_rx, loopback;
+  const topology::NodeGraph* graph = nullptr;  // its kind's (NodeKinds): which PCIe switch each GPU sits under
 };
 
 class WorldImpl final : public World {
  public:
   WorldImpl(const ScenarioSpec& spec, sim::FlowNetwork& net, const ClusterSlot& slot)
-      : node_(topology::resolve_node(spec.cluster)),
-        graph_(node_),
+      : kinds_(spec),
+        node_(kinds_.kind(0).node),
         env_(nccl::parse_nccl_env(spec.nccl_env)),
-        layout_(topology::make_placement(spec.cluster, spec.placement, node_.gpus)),
-        transports_(node_, graph_, spec.placement, layout_, env_) {
+        layout_(kinds_.place(spec)) {
+    kinds_.build_transports(spec.placement, layout_, env_);
+    if (kinds_.count() > 1 && slot.cluster_nodes > 0)
+      throw SpecError("cluster.groups",
+                      "cluster.groups: mixed instance groups beside [[jobs]] are not modelled yet (expected one "
+                      "cluster.instance for a cluster shared by several jobs)");
     ranks_.reserve(layout_.size());
     for (int r = 0; r < layout_.size(); ++r) ranks_.push_back(layout_.rank(r));
     first_node_ = slot.first_node;
+    const auto first_link = static_cast<uint32_t>(net.link_count());
     build_links(spec, net, slot);
+    apply_link_stragglers(spec, net, first_link, raw_, added_latency_);  // [[stragglers]] link = "..."
   }
 
   int size() const override { return static_cast<int>(ranks_.size()); }
   int nodes() const override { return layout_.nodes; }
   const RankInfo& rank(int r) const override { return ranks_.at(r); }
-  Transport transport(int a, int b) const override { return transports_.choose(ranks_.at(a), ranks_.at(b)); }
+  Transport transport(int a, int b) const override {
+    const RankInfo& ra = ranks_.at(a);
+    return transports_of(ra.node).choose(ra, ranks_.at(b));  // between nodes: the sender's rules
+  }
 
   void path(int a, int b, std::vector<sim::LinkId>& out) const override { path_impl(a, b, out, nullptr); }
 
@@ -84,7 +98,7 @@ class WorldImpl final : public World {
       if (split) *split = out.size() - start;
     };
     const RankInfo &ra = ranks_.at(a), &rb = ranks_.at(b);
-    const Transport t = transports_.choose(ra, rb);
+    const Transport t = transports_of(ra.node).choose(ra, rb);
     const NodeLinks &la = links_[ra.node], &lb = links_[rb.node];
     const int ga = ra.local_gpu, gb = rb.local_gpu;
     switch (t.kind) {
@@ -95,9 +109,9 @@ class WorldImpl final : public World {
           out.push_back(lb.nvl_rx[gb]);
         } else {
           out.push_back(la.pcie_up[ga]);
-          up_to(la, ga, graph_.gpu_switch(gb), out);
+          up_to(la, ga, la.graph->gpu_switch(gb), out);
           mark();
-          down_from(lb, gb, graph_.gpu_switch(ga), out);
+          down_from(lb, gb, lb.graph->gpu_switch(ga), out);
           out.push_back(lb.pcie_down[gb]);
         }
         return;
@@ -137,14 +151,14 @@ class WorldImpl final : public World {
       out.push_back(lb.pcie_down[gb]);
       return;
     }
-    const int na = transports_.nic_group_of(ga), nb = transports_.nic_group_of(gb);
+    const nccl::TransportModel &ta = transports_of(ra.node), &tb = transports_of(rb.node);
+    const int na = ta.nic_group_of(ga), nb = tb.nic_group_of(gb);
     SIM_CHECK(na >= 0 && nb >= 0, "NET over a NIC plugin without a NIC");
-    const auto& groups = transports_.nic_groups();
     // The receiver's side decides its own GDR, on its own path (NCCL uses PXN to send only).
-    const Transport back = transports_.choose(rb, ra);
+    const Transport back = tb.choose(rb, ra);
     const bool gdr_b = back.gdr && !back.pxn_gpu;
     if (t.gdr) {
-      up_to(la, ga_pci, groups[na].pcie_switch, out);
+      up_to(la, ga_pci, ta.nic_groups()[na].pcie_switch, out);
     } else {
       up_to(la, ga, -1, out);
       out.push_back(la.hostmem);
@@ -156,7 +170,7 @@ class WorldImpl final : public World {
     if (split) *split = before_fabric - start + (out.size() - before_fabric) / 2;
     out.push_back(lb.nic_rx[nb]);
     if (gdr_b) {
-      down_from(lb, gb, groups[nb].pcie_switch, out);
+      down_from(lb, gb, tb.nic_groups()[nb].pcie_switch, out);
     } else {
       if (!(same_node && !t.gdr)) out.push_back(lb.hostmem);
       down_from(lb, gb, -1, out);
@@ -186,37 +200,55 @@ class WorldImpl final : public World {
   double raw_capacity(sim::LinkId l, const sim::FlowNetwork& net) const override {
     return l.index < raw_.size() && raw_[l.index] > 0 ? raw_[l.index] : net.link_capacity(l);
   }
+  double added_latency_s(sim::LinkId l) const override {
+    return l.index < added_latency_.size() ? added_latency_[l.index] : 0.0;
+  }
 
   const topology::Placement& placement() const override { return layout_; }
   const hw::NodeSpec& node() const override { return node_; }
+  const hw::NodeSpec& node_of(int n) const override { return kinds_.of_node(n).node; }
+  bool mixed() const override { return kinds_.count() > 1; }
   const nccl::NcclEnv& nccl_env() const override { return env_; }
   const topology::Fabric* fabric() const override { return fabric_; }
 
   std::string describe() const override {
-    std::string s =
-        std::to_string(layout_.nodes) + " x " + node_.name + " (" + std::to_string(node_.gpus) + " x " + node_.gpu.name;
-    if (node_.nvlink_gen) s += ", NVLink" + std::to_string(node_.nvlink_gen) + (node_.nvswitch ? " NVSwitch" : "");
-    s += ", PCIe gen" + std::to_string(node_.pcie_gen);
-    if (node_.nics) {
-      char rate[32];
-      std::snprintf(rate, sizeof rate, "%g", node_.nic_bytes_per_s * 8 / 1e9);
-      s += std::string(", ") + std::to_string(node_.nics) + " x " + hw::nic_kind_name(node_.nic_kind) + " " + rate +
-           " Gb/s";
+    // "N x instance (machine)", or per group joined by " + " ([[cluster.groups]]).
+    std::string s;
+    for (int k = 0, first = 0; k < kinds_.count(); ++k) {
+      int count = 0;
+      for (int n = first; n < layout_.nodes && kinds_.kind_of_node(n) == k; ++n) ++count;
+      first += count;
+      s += (k ? " + " : "") + std::to_string(kinds_.count() > 1 ? count : layout_.nodes) + " x " +
+           machine_text(kinds_.kind(k).node);
     }
-    s += "); " + std::to_string(layout_.pods_per_node) + " pod(s) x " + std::to_string(layout_.gpus_per_pod) +
-         " GPU(s) per node; NCCL nNodes " + std::to_string(transports_.nccl_nodes());
+    s += "; " + std::to_string(layout_.pods_per_node) + " pod(s) x " + std::to_string(layout_.gpus_per_pod) +
+         " GPU(s) per node; NCCL nNodes " + std::to_string(kinds_.kind(0).transports->nccl_nodes());
     if (fabric_ && !fabric_->describe().empty()) s += "; fabric: " + fabric_->describe();
     return s;
   }
 
  private:
+  static std::string machine_text(const hw::NodeSpec& node) {
+    std::string s = node.name + " (" + std::to_string(node.gpus) + " x " + node.gpu.name;
+    if (node.nvlink_gen) s += ", NVLink" + std::to_string(node.nvlink_gen) + (node.nvswitch ? " NVSwitch" : "");
+    s += ", PCIe gen" + std::to_string(node.pcie_gen);
+    if (node.nics) {
+      char rate[32];
+      std::snprintf(rate, sizeof rate, "%g", node.nic_bytes_per_s * 8 / 1e9);
+      s += std::string(", ") + std::to_string(node.nics) + " x " + hw::nic_kind_name(node.nic_kind) + " " + rate +
+           " Gb/s";
+    }
+    return s + ")";
+  }
+  const nccl::TransportModel& transports_of(int node) const { return *kinds_.of_node(node).transports; }
+
   // The switch uplink a GPU's traffic climbs unless its destination sits under the same switch.
   void up_to(const NodeLinks& l, int g, int dest_switch, std::vector<sim::LinkId>& out) const {
-    int s = graph_.gpu_switch(g);
+    int s = l.graph->gpu_switch(g);
     if (s >= 0 && s != dest_switch) out.push_back(l.sw_up[s]);
   }
   void down_from(const NodeLinks& l, int g, int src_switch, std::vector<sim::LinkId>& out) const {
-    int s = graph_.gpu_switch(g);
+    int s = l.graph->gpu_switch(g);
     if (s >= 0 && s != src_switch) out.push_back(l.sw_down[s]);
   }
 
@@ -229,42 +261,56 @@ class WorldImpl final : public World {
     return id;
   }
 
-  void build_links(const ScenarioSpec& spec, sim::FlowNetwork& net, const ClusterSlot& slot) {
-    using sim::Time;
-    const int ng = graph_.gpus();
+  // One kind of node's link rates (catalog, overridden by [cluster.params]).
+  struct KindRates {
+    int gpus = 0;
     double nvl_bw = 0, nvl_lat = 0, nvl_eff = 1;
-    if (node_.nvlink_gen) {
-      hw::LinkTech nvl = hw::nvlink(node_.nvlink_gen);
+    double pcie_bw = 0, pcie_lat = 0, mem_bw = 0, nic_bw = 0, nic_lat = 0, eth_bw = 0, eth_lat = 0;
+    const char* nic_kind = "eth";
+  };
+  static KindRates rates_of(const ScenarioSpec& spec, const hw::NodeSpec& node, const topology::NodeGraph& graph) {
+    KindRates k;
+    const int ng = k.gpus = graph.gpus();
+    if (node.nvlink_gen) {
+      hw::LinkTech nvl = hw::nvlink(node.nvlink_gen);
       // A GPU's NVLink port: all its links (through NVSwitch every peer shares them).
-      int links = node_.nvlink_links;
-      if (node_.imported)
-        for (int b = 1; b < ng; ++b) links = std::max(links, graph_.gpu_gpu(0, b).nv_links);
-      nvl_bw = param_or(spec.cluster.params, "nvlink.bandwidth", links * nvl.bytes_per_s);
+      int links = node.nvlink_links;
+      if (node.imported)
+        for (int b = 1; b < ng; ++b) links = std::max(links, graph.gpu_gpu(0, b).nv_links);
+      k.nvl_bw = param_or(spec.cluster.params, "nvlink.bandwidth", links * nvl.bytes_per_s);
       // NCCL's Simple protocol moves at most this fraction of a port's raw bandwidth, whatever the
       // number of flows through it (a ring's one edge per direction, all-to-all's n-1, a Tree
       // chain's two): 4 x H200 ring all-reduce 354 of 478 GB/s (ar_g4.txt), and NCCL reaches the
       // same fraction with all-to-all (issue 18). So the port's capacity carries the efficiency
       // and the per-flow caps (models/collectives/flow_cap.hpp) keep the protocol's and channels'
       // terms; raw_capacity() keeps the physical bandwidth for the tuner and calibrate.
-      nvl_eff = param_or(spec.cluster.params, "nvlink.efficiency.simple", param_default("nvlink.efficiency.simple"));
-      nvl_lat = param_or(spec.cluster.params, "nvlink.latency",
-                         nvl.latency_s + (node_.nvswitch ? hw::nvswitch(4).latency_s : 0));
+      k.nvl_eff = param_or(spec.cluster.params, "nvlink.efficiency.simple", param_default("nvlink.efficiency.simple"));
+      k.nvl_lat = param_or(spec.cluster.params, "nvlink.latency",
+                           nvl.latency_s + (node.nvswitch ? hw::nvswitch(4).latency_s : 0));
     }
-    hw::LinkTech pci = hw::pcie(node_.pcie_gen, node_.pcie_lanes);
-    const double pcie_bw = param_or(spec.cluster.params, "pcie.bandwidth", pci.bytes_per_s);
-    const double pcie_lat = param_or(spec.cluster.params, "pcie.latency", pci.latency_s);
-    const double mem_bw = param_or(spec.cluster.params, "hostmem.bandwidth", node_.host_mem_bytes_per_s);
-    hw::LinkTech nic =
-        node_.nic_kind == hw::NicKind::Efa    ? hw::efa(node_.efa_generation, node_.nic_bytes_per_s * 8 / 1e9)
-        : node_.nic_kind == hw::NicKind::Roce ? hw::roce(node_.nic_bytes_per_s * 8 / 1e9)
-        : node_.nic_kind == hw::NicKind::Ib   ? hw::infiniband(hw::infiniband_rate_for(node_.nic_bytes_per_s))
-                                              : hw::infiniband(node_.nic_bytes_per_s > 25e9 ? "ndr" : "hdr");
-    const double nic_bw = param_or(spec.cluster.params, "nic.bandwidth", node_.nic_bytes_per_s);
-    const double nic_lat = param_or(spec.cluster.params, "nic.latency", nic.latency_s);
-    hw::LinkTech eth = node_.eth_driver == "virtio" ? hw::virtio_nic(node_.eth_bytes_per_s * 8 / 1e9)
-                                                    : hw::ena(node_.eth_bytes_per_s * 8 / 1e9);
-    const double eth_bw = param_or(spec.cluster.params, "eth.bandwidth", node_.eth_bytes_per_s);
-    const double eth_lat = param_or(spec.cluster.params, "eth.latency", eth.latency_s);
+    hw::LinkTech pci = hw::pcie(node.pcie_gen, node.pcie_lanes);
+    k.pcie_bw = param_or(spec.cluster.params, "pcie.bandwidth", pci.bytes_per_s);
+    k.pcie_lat = param_or(spec.cluster.params, "pcie.latency", pci.latency_s);
+    k.mem_bw = param_or(spec.cluster.params, "hostmem.bandwidth", node.host_mem_bytes_per_s);
+    hw::LinkTech nic = node.nic_kind == hw::NicKind::Efa ? hw::efa(node.efa_generation, node.nic_bytes_per_s * 8 / 1e9)
+                       : node.nic_kind == hw::NicKind::Roce ? hw::roce(node.nic_bytes_per_s * 8 / 1e9)
+                       : node.nic_kind == hw::NicKind::Ib
+                           ? hw::infiniband(hw::infiniband_rate_for(node.nic_bytes_per_s))
+                           : hw::infiniband(node.nic_bytes_per_s > 25e9 ? "ndr" : "hdr");
+    k.nic_bw = param_or(spec.cluster.params, "nic.bandwidth", node.nic_bytes_per_s);
+    k.nic_lat = param_or(spec.cluster.params, "nic.latency", nic.latency_s);
+    hw::LinkTech eth = node.eth_driver == "virtio" ? hw::virtio_nic(node.eth_bytes_per_s * 8 / 1e9)
+                                                   : hw::ena(node.eth_bytes_per_s * 8 / 1e9);
+    k.eth_bw = param_or(spec.cluster.params, "eth.bandwidth", node.eth_bytes_per_s);
+    k.eth_lat = param_or(spec.cluster.params, "eth.latency", eth.latency_s);
+    k.nic_kind = nic_link_kind(node.nic_kind);
+    return k;
+  }
+
+  void build_links(const ScenarioSpec& spec, sim::FlowNetwork& net, const ClusterSlot& slot) {
+    using sim::Time;
+    std::vector<KindRates> rates;
+    for (int k = 0; k < kinds_.count(); ++k) rates.push_back(rates_of(spec, kinds_.kind(k).node, kinds_.kind(k).graph));
     hw::LinkTech lo = hw::tcp_loopback();
     // NCCL's Socket transport (src/transport/net_socket.cc ncclNetSocketGetNsockNthread): without
     // helper threads (autoNt=0 unless the NIC is AWS's or GCP's) the rank's proxy thread moves all
@@ -283,12 +329,9 @@ class WorldImpl final : public World {
     const double sock_eff =
         param_or(spec.cluster.params, "socket.efficiency.simple", param_default("socket.efficiency.simple"));
     const double lo_bw = param_or(spec.cluster.params, "loopback.bandwidth", lo.bytes_per_s);
-    // Each direction of a GPU<->X transfer crosses two of these links: half the latency each.
-    const Time nvl_half = Time::from_seconds(nvl_lat / 2), pcie_half = Time::from_seconds(pcie_lat / 2);
-    const char* nic_kind = nic_link_kind(node_.nic_kind);
-    const auto& groups = transports_.nic_groups();
     // [[stragglers]] nic_bandwidth_factor: per node and NIC group, the fraction of line rate left.
-    std::vector<std::vector<double>> nic_factor(layout_.nodes, std::vector<double>(groups.size(), 1.0));
+    std::vector<std::vector<double>> nic_factor(layout_.nodes);
+    for (int n = 0; n < layout_.nodes; ++n) nic_factor[n].assign(transports_of(n).nic_groups().size(), 1.0);
     for (std::size_t i = 0; i < spec.stragglers.size(); ++i) {
       const StragglerSpec& st = spec.stragglers[i];
       if (st.nic_bandwidth_factor == 1) continue;
@@ -307,7 +350,7 @@ class WorldImpl final : public World {
         if (r < 0 || r >= size())
           throw SpecError(key + ".ranks", key + ".ranks: rank " + std::to_string(r) + " (expected 0.." +
                                               std::to_string(size() - 1) + ")");
-        const int g = transports_.nic_group_of(ranks_[r].local_gpu);
+        const int g = transports_of(ranks_[r].node).nic_group_of(ranks_[r].local_gpu);
         if (g >= 0) nic_factor[ranks_[r].node][g] *= st.nic_bandwidth_factor;
       }
     }
@@ -321,50 +364,56 @@ class WorldImpl final : public World {
       return name;
     };
     for (int n = 0; n < layout_.nodes; ++n) {
+      const NodeKind& kind = kinds_.of_node(n);
+      const KindRates& k = rates[kinds_.kind_of_node(n)];
+      const auto& groups = kind.transports->nic_groups();
+      // Each direction of a GPU<->X transfer crosses two of these links: half the latency each.
+      const Time nvl_half = Time::from_seconds(k.nvl_lat / 2), pcie_half = Time::from_seconds(k.pcie_lat / 2);
       NodeLinks& l = links_[n];
       // Names are built in one buffer: the node's prefix, then each part's (no string per link).
       name.assign("node").append(std::to_string(n + first_node_)).push_back('/');
       const std::size_t p = name.size();
+      l.graph = &kind.graph;
       node_links_[n].first = static_cast<uint32_t>(net.link_count());
-      for (int g = 0; g < ng; ++g) {
+      for (int g = 0; g < k.gpus; ++g) {
         name.resize(p);
         name.append("gpu").append(std::to_string(g)).push_back('/');
         const std::size_t gp = name.size();
-        if (nvl_bw > 0) {
-          l.nvl_tx.push_back(add_port(net, named(gp, "nvlink.tx"), "nvlink", nvl_bw, nvl_eff, nvl_half));
-          l.nvl_rx.push_back(add_port(net, named(gp, "nvlink.rx"), "nvlink", nvl_bw, nvl_eff, nvl_half));
+        if (k.nvl_bw > 0) {
+          l.nvl_tx.push_back(add_port(net, named(gp, "nvlink.tx"), "nvlink", k.nvl_bw, k.nvl_eff, nvl_half));
+          l.nvl_rx.push_back(add_port(net, named(gp, "nvlink.rx"), "nvlink", k.nvl_bw, k.nvl_eff, nvl_half));
         }
         if (proxy_budget)
           l.proxy.push_back(
               add_port(net, named(gp, "proxy"), "proxy", 2 * hw::kTcpThreadBytesPerS, sock_eff, Time::zero()));
-        l.pcie_up.push_back(net.add_link(named(gp, "pcie.up"), "pcie", pcie_bw, pcie_half));
-        l.pcie_down.push_back(net.add_link(named(gp, "pcie.down"), "pcie", pcie_bw, pcie_half));
+        l.pcie_up.push_back(net.add_link(named(gp, "pcie.up"), "pcie", k.pcie_bw, pcie_half));
+        l.pcie_down.push_back(net.add_link(named(gp, "pcie.down"), "pcie", k.pcie_bw, pcie_half));
       }
-      for (int s = 0; s < graph_.pcie_switches(); ++s) {
+      for (int s = 0; s < kind.graph.pcie_switches(); ++s) {
         name.resize(p);
         name.append("pcisw").append(std::to_string(s)).push_back('/');
         const std::size_t sp = name.size();
-        l.sw_up.push_back(net.add_link(named(sp, "pcie.up"), "pcie", pcie_bw, Time::zero()));
-        l.sw_down.push_back(net.add_link(named(sp, "pcie.down"), "pcie", pcie_bw, Time::zero()));
+        l.sw_up.push_back(net.add_link(named(sp, "pcie.up"), "pcie", k.pcie_bw, Time::zero()));
+        l.sw_down.push_back(net.add_link(named(sp, "pcie.down"), "pcie", k.pcie_bw, Time::zero()));
       }
-      l.hostmem = net.add_link(named(p, "hostmem"), "hostmem", mem_bw, Time::zero());
+      l.hostmem = net.add_link(named(p, "hostmem"), "hostmem", k.mem_bw, Time::zero());
       for (std::size_t gi = 0; gi < groups.size(); ++gi) {
         const auto& grp = groups[gi];
         name.resize(p);
         name.append("nic").append(std::to_string(grp.nics.front()));
         if (grp.nics.size() > 1) name.append("-").append(std::to_string(grp.nics.back()));
         const std::size_t np = name.size();
-        double bw = nic_bw * static_cast<double>(grp.nics.size()) * nic_factor[n][gi];
-        l.nic_tx.push_back(net.add_link(named(np, ".tx"), nic_kind, bw, Time::from_seconds(nic_lat / 2)));
-        l.nic_rx.push_back(net.add_link(named(np, ".rx"), nic_kind, bw, Time::from_seconds(nic_lat / 2)));
+        double bw = k.nic_bw * static_cast<double>(grp.nics.size()) * nic_factor[n][gi];
+        l.nic_tx.push_back(net.add_link(named(np, ".tx"), k.nic_kind, bw, Time::from_seconds(k.nic_lat / 2)));
+        l.nic_rx.push_back(net.add_link(named(np, ".rx"), k.nic_kind, bw, Time::from_seconds(k.nic_lat / 2)));
       }
-      l.eth_tx = net.add_link(named(p, "eth.tx"), "eth", eth_bw, Time::from_seconds(eth_lat / 2));
-      l.eth_rx = net.add_link(named(p, "eth.rx"), "eth", eth_bw, Time::from_seconds(eth_lat / 2));
+      l.eth_tx = net.add_link(named(p, "eth.tx"), "eth", k.eth_bw, Time::from_seconds(k.eth_lat / 2));
+      l.eth_rx = net.add_link(named(p, "eth.rx"), "eth", k.eth_bw, Time::from_seconds(k.eth_lat / 2));
       l.loopback = net.add_link(named(p, "loopback"), "eth", lo_bw, Time::from_seconds(lo.latency_s));
       node_links_[n].count = static_cast<uint32_t>(net.link_count()) - node_links_[n].first;
       if (n == 0 && layout_.nodes > 1) {
-        // Every node has the same links: room for the others' (names up to 8 bytes longer each,
-        // a larger node number in the prefix).
+        // Room for the other nodes' links, taking node 0's as their size (exact unless
+        // [[cluster.groups]] mix instances; a hint either way), names up to 8 bytes longer each.
         std::size_t bytes = 0;
         for (uint32_t i = 0; i < node_links_[0].count; ++i)
           bytes += net.link_name(sim::LinkId{node_links_[0].first + i}).size() + 8;
@@ -373,8 +422,28 @@ class WorldImpl final : public World {
       }
     }
     // The fabric's shared links, after the nodes' (link ids of the default are unchanged).
-    std::vector<double> rail_bw;
-    for (const auto& grp : groups) rail_bw.push_back(nic_bw * static_cast<double>(grp.nics.size()));
+    // Rails: per NIC group of a node, its line rate; with groups of other NICs, per node its total.
+    auto rails_of = [&](int kind) {
+      std::vector<double> r;
+      for (const auto& grp : kinds_.kind(kind).transports->nic_groups())
+        r.push_back(rates[kind].nic_bw * static_cast<double>(grp.nics.size()));
+      return r;
+    };
+    std::vector<double> rail_bw = rails_of(0), node_bw;
+    for (int k = 1; k < kinds_.count(); ++k)
+      if (rails_of(k) != rail_bw) {
+        if (spec.cluster.fabric.topology == "rail")
+          throw SpecError("cluster.fabric.topology",
+                          "cluster.fabric.topology: a rail-optimized fabric needs the same NIC groups (rails) on "
+                          "every node, and [[cluster.groups]] mix " +
+                              kinds_.kind(0).node.name + " and " + kinds_.kind(k).node.name +
+                              " (expected fat_tree or nonblocking)");
+        for (int n = 0; n < layout_.nodes; ++n) {
+          const auto r = rails_of(kinds_.kind_of_node(n));
+          node_bw.push_back(std::accumulate(r.begin(), r.end(), 0.0));
+        }
+        break;
+      }
     if (slot.fabric) {
       // Another World's fabric (several jobs on one cluster): its rails must be this node's.
       if (slot.fabric->kind() != topology::FabricKind::NonBlocking && slot.fabric->rail_bytes_per_s() != rail_bw)
@@ -386,16 +455,15 @@ class WorldImpl final : public World {
       return;
     }
     own_fabric_.emplace(spec.cluster.fabric, std::max(layout_.nodes, slot.cluster_nodes), std::move(rail_bw),
-                        node_.nic_kind);
+                        node_.nic_kind, node_bw);
     own_fabric_->add_links(net);
     fabric_ = &*own_fabric_;
   }
 
-  hw::NodeSpec node_;
-  topology::NodeGraph graph_;
+  NodeKinds kinds_;           // the machines: one kind, or one per [[cluster.groups]] entry
+  const hw::NodeSpec& node_;  // the first kind's
   nccl::NcclEnv env_;
   topology::Placement layout_;
-  nccl::TransportModel transports_;
   std::vector<RankInfo> ranks_;
   std::vector<NodeLinks> links_;
   std::vector<LinkRange> node_links_;  // node_links()
@@ -403,7 +471,8 @@ class WorldImpl final : public World {
   std::optional<topology::Fabric> own_fabric_;
   const topology::Fabric* fabric_ = nullptr;  // own_fabric_, or one shared with other Worlds
   TcpEdge tcp_edge_;                          // tcp_edge()
-  std::vector<double> raw_;  // per link index: raw bandwidth where the capacity carries an efficiency, else 0
+  std::vector<double> raw_;            // per link index: raw bandwidth where the capacity carries an efficiency, else 0
+  std::vector<double> added_latency_;  // per link index: added_latency_s(), or empty (no slow link)
 };
 
 }  // namespace

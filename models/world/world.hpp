@@ -74,6 +74,12 @@ class World {
   // overhead is paid on the port's total, however many flows share it (world.cpp build_links).
   // NCCL's tuner and `commsim calibrate` reason in physical bandwidths; they read this.
   virtual double raw_capacity(sim::LinkId l, const sim::FlowNetwork& net) const { return net.link_capacity(l); }
+  // Latency a [[stragglers]] link entry added to link `l` (latency_factor: link_stragglers.hpp),
+  // seconds; 0 for every other link. A collective's hop latency adds it (comm_plan.cpp fill_edge).
+  virtual double added_latency_s(sim::LinkId l) const {
+    (void)l;
+    return 0;
+  }
   // What one Socket edge (one peer, one direction, all its channels) moves, raw, bytes/s: the
   // rank's proxy thread, or NCCL's helper threads (NCCL_SOCKET_NTHREADS, AWS/GCP defaults) that
   // many times it. `both_way`: per direction when the thread also receives (kTcpThreadBytesPerS,
@@ -88,8 +94,9 @@ class World {
   // Host-side links of a rank's GPU, for CPU offload traffic: pinned host->GPU and GPU->host
   // copies (PCIe, then host memory), appended to `out`.
   // The links of node `n` (its GPUs' ports, PCIe, host memory, NICs, Ethernet): ids first ..
-  // first + count - 1, laid out alike on every node (link first + i of one node is the same part
-  // as link first + i of another). The fabric's shared links belong to no node. None known: {}.
+  // first + count - 1, laid out alike on every node of one kind (link first + i of one node is the
+  // same part as link first + i of another; [[cluster.groups]] of other instances differ). The fabric's shared links
+  // belong to no node. None known: {}.
   struct LinkRange {
     uint32_t first = 0, count = 0;
   };
@@ -102,6 +109,13 @@ class World {
   // World was built from, for the workloads (CPU-Adam shares a node, torchrun starts a pod).
   virtual const topology::Placement& placement() const = 0;
   virtual const hw::NodeSpec& node() const = 0;
+  // The machine of World node n: node() unless [[cluster.groups]] mixes instances (node() is then
+  // the first group's).
+  virtual const hw::NodeSpec& node_of(int n) const {
+    (void)n;
+    return node();
+  }
+  virtual bool mixed() const { return false; }  // nodes of several instances ([[cluster.groups]])
   // The run's NCCL environment, parsed once when the World was built (models/nccl/env.hpp): the
   // collective engine and NCCL's tuner read it from here.
   virtual const nccl::NcclEnv& nccl_env() const = 0;

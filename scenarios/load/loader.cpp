@@ -200,6 +200,7 @@ class Loader {
                   }},
                  {"node", [&](auto& v, auto& k) { custom_node(v, k); }},
                  {"fabric", [&](auto& v, auto& k) { fabric(v, k); }},
+                 {"groups", [&](auto& v, auto& k) { node_groups(v, k); }},
                  {"params",
                   [&](auto& v, auto& k) {
                     r_.open_table(v, k, [&](const std::string& name, const toml::node& value, const SourcePos&) {
@@ -207,6 +208,32 @@ class Loader {
                     });
                   }},
              });
+  }
+
+  // [[cluster.groups]]: a cluster of several instances, nodes placed group after group
+  // (models/world/node_kinds.hpp). cluster.instance becomes the first group's, cluster.nodes the
+  // sum (finish()), so everything that reads one machine reads the first group's.
+  void node_groups(const toml::node& n, const std::string& key) {
+    const toml::array* arr = n.as_array();
+    if (!arr || arr->empty())
+      r_.fail(n, key + ": got " + detail::article_type(n) +
+                     " (expected [[cluster.groups]] tables, each with instance and nodes)");
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      const std::string k = key + "." + std::to_string(i);
+      const toml::node& t = *arr->get(i);
+      if (!t.is_table()) r_.fail(t, k + ": got " + detail::article_type(t) + " (expected a [[cluster.groups]] table)");
+      models::NodeGroupSpec g;
+      r_.table(t, k,
+               {
+                   {"instance", [&](auto& v, auto& kk) { g.instance = r_.string(v, kk); }},
+                   {"nodes", [&](auto& v, auto& kk) { g.nodes = static_cast<int>(r_.integer(v, kk, 1, kMaxCount)); }},
+               });
+      if (g.instance.empty())
+        r_.fail(t, k + ": instance is missing (expected a catalog instance, e.g. \"p5.48xlarge\")");
+      if (!out_.positions.count(k + ".nodes"))
+        r_.fail(t, k + ": nodes is missing (expected nodes = N, this group's node count)");
+      out_.spec.cluster.groups.push_back(std::move(g));
+    }
   }
 
   // [cluster.fabric]: the network between nodes (models/topology/fabric.hpp).
@@ -232,6 +259,14 @@ class Loader {
             {"uplinks", [&](auto& v, auto& k) { f.uplinks = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
             {"uplink_bandwidth", [&](auto& v, auto& k) { f.uplink_bytes_per_s = r_.bandwidth(v, k); }},
             {"switch_latency", [&](auto& v, auto& k) { f.switch_latency_s = r_.time(v, k); }},
+            {"superpod_nodes",
+             [&](auto& v, auto& k) { f.superpod_nodes = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
+            {"superpod_oversubscription",
+             [&](auto& v, auto& k) {
+               f.superpod_oversubscription = r_.number(v, k);
+               if (f.superpod_oversubscription < 1)
+                 r_.fail(v, k + ": below 1 (expected 1 for full bisection, 7 for 7:1)");
+             }},
         });
   }
 
@@ -266,9 +301,42 @@ class Loader {
                       if (!(st.nic_bandwidth_factor > 0 && st.nic_bandwidth_factor <= 1))
                         r_.fail(v, kk + ": out of range (expected a fraction of the line rate in (0, 1])");
                     }},
+                   {"link",
+                    [&](auto& v, auto& kk) {
+                      st.link = r_.string(v, kk);
+                      if (st.link.empty())
+                        r_.fail(v, kk + ": empty (expected a link name as run --json names links, e.g. "
+                                        "\"node1/gpu3/nvlink.tx\" or \"fabric/pod0/up\", '*' for any characters)");
+                    }},
+                   {"bandwidth_factor",
+                    [&](auto& v, auto& kk) {
+                      st.bandwidth_factor = r_.number(v, kk);
+                      if (!(st.bandwidth_factor > 0 && st.bandwidth_factor <= 1))
+                        r_.fail(v, kk + ": out of range (expected a fraction of the link's capacity in (0, 1])");
+                    }},
+                   {"latency_factor",
+                    [&](auto& v, auto& kk) {
+                      st.latency_factor = r_.number(v, kk);
+                      if (!(st.latency_factor >= 1 && st.latency_factor <= 1e6))
+                        r_.fail(v, kk + ": out of range (expected a factor from 1 to 1e6, 2 = twice the latency)");
+                    }},
                });
-      if (st.ranks.empty() == !st.node.has_value())
-        r_.fail(t, k + ": give either ranks = [...] or node = N (expected exactly one)");
+      const int targets = !st.ranks.empty() + st.node.has_value() + !st.link.empty();
+      if (targets != 1)
+        r_.fail(t, k + ": give one of ranks = [...], node = N or link = \"...\" (expected exactly one)");
+      // A link's factors and a rank's or node's are kept apart: each names what it slows.
+      for (const char* own : {"bandwidth_factor", "latency_factor"})
+        if (st.link.empty() && out_.positions.count(k + "." + own))
+          throw UserError(
+              out_.position_of(k + "." + own),
+              k + "." + own + ": applies to a link (expected link = \"...\" in this entry, or " +
+                  (std::string(own) == "bandwidth_factor" ? "nic_bandwidth_factor for a rank's or node's NICs)"
+                                                          : "no latency_factor for a rank or node)"));
+      for (const char* other : {"compute_slowdown", "nic_bandwidth_factor"})
+        if (!st.link.empty() && out_.positions.count(k + "." + other))
+          throw UserError(out_.position_of(k + "." + other),
+                          k + "." + other + ": applies to ranks or a node (expected bandwidth_factor or " +
+                              "latency_factor with link = \"...\")");
       out_.spec.stragglers.push_back(std::move(st));
     }
   }
@@ -665,6 +733,21 @@ class Loader {
   void finish() {
     models::ScenarioSpec& s = out_.spec;
     const SourcePos top{file_name_, 1, 1};
+    if (!s.cluster.groups.empty()) {
+      if (!s.jobs.empty())
+        throw UserError(out_.position_of("cluster.groups"),
+                        "cluster.groups: mixed instance groups beside [[jobs]] are not modelled yet (expected one "
+                        "cluster.instance for a cluster shared by several jobs)");
+      for (const char* one : {"cluster.instance", "cluster.nodes", "cluster.node"})
+        if (out_.positions.count(one))
+          throw UserError(out_.position_of(one), std::string(one) +
+                                                     ": given beside [[cluster.groups]] (expected either "
+                                                     "cluster.instance and cluster.nodes, or groups of instance and "
+                                                     "nodes each)");
+      s.cluster.instance = s.cluster.groups.front().instance;
+      s.cluster.nodes = 0;
+      for (const auto& g : s.cluster.groups) s.cluster.nodes += g.nodes;
+    }
     if (!s.cluster.instance.empty() && s.cluster.node)
       throw UserError(
           out_.position_of("cluster.node"),

@@ -82,6 +82,16 @@ TEST_CASE("scenarios: alike Megatron replicas are simulated once, with the full 
   c.stragglers = "[[stragglers]]\nnode = 5\nnic_bandwidth_factor = 0.5\n";
   CHECK(run_both(c, &note) == Mode::Replicas);
   CHECK(note.find("replica 2 apart: node5/") != std::string::npos);
+  // A slow link (models/world/link_stragglers.hpp): node 3's GPU 2 NVLink port at 60 %, twice
+  // the latency (node 3 holds stage 1 of replica 0): replicas 1 and 2 are another kind than 0.
+  c.stragglers = "[[stragglers]]\nlink = \"node3/gpu2/nvlink.tx\"\nbandwidth_factor = 0.6\nlatency_factor = 2\n";
+  CHECK(run_both(c, &note) == Mode::Replicas);
+  CHECK(note.rfind("symmetry: 2 of 3 data-parallel replicas simulated", 0) == 0);
+  CHECK(note.find("replica 1 apart: node4/gpu2/nvlink.tx differs from node3/gpu2/nvlink.tx") != std::string::npos);
+  // The same slowdown on every node's GPU 2 port: replicas alike again, one simulated.
+  c.stragglers = "[[stragglers]]\nlink = \"node*/gpu2/nvlink.tx\"\nbandwidth_factor = 0.6\n";
+  CHECK(run_both(c, &note) == Mode::Replicas);
+  CHECK(note.rfind("symmetry: 1 of 3 data-parallel replicas simulated", 0) == 0);
 }
 
 TEST_CASE("scenarios: Megatron replicas that share nodes or whose traffic meets are simulated in full, the same",

@@ -144,6 +144,34 @@ TEST_CASE("all-to-all fold: a straggler's NIC breaks the symmetry, and the pairs
   check_same(a, b);
 }
 
+TEST_CASE("all-to-all fold: a slow link breaks the symmetry and the pairs run, every pod's alike keeps it", "[nccl]") {
+  // [[stragglers]] link = "..." (models/world/link_stragglers.hpp): one GPU's NVLink port, or one
+  // pod's uplink, at half rate makes that rank's (pod's) folded flows unlike the others': pairs.
+  // The same factor on every pod's uplinks leaves the network symmetric: the fold runs, exactly.
+  ScenarioSpec base = cluster("p5en.48xlarge", 4);
+  base.cluster.fabric.topology = "fat_tree";
+  base.cluster.fabric.pod_nodes = 2;
+  base.cluster.fabric.oversubscription = 2;
+  for (const char* pattern : {"node1/gpu3/nvlink.tx", "fabric/pod1/up", "fabric/pod*/up"}) {
+    INFO(pattern);
+    ScenarioSpec spec = base;
+    StragglerSpec st;
+    st.link = pattern;
+    st.bandwidth_factor = 0.5;
+    spec.stragglers.push_back(st);
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    auto world = World::build(spec, net);
+    std::vector<int> all;
+    for (int r = 0; r < world->size(); ++r) all.push_back(r);
+    const bool symmetric = std::string(pattern) == "fabric/pod*/up";
+    CHECK(build_fold(*world, net, all).fold.has_value() == symmetric);
+    const Outcome a = run_a2a(spec, true, 1 << 30), b = run_a2a(spec, false, 1 << 30);
+    CHECK((a.flows_at_start == 32 * 31) == !symmetric);
+    check_same(a, b);
+  }
+}
+
 TEST_CASE("all-to-all fold: ECMP over several uplinks hashes pairs apart, and the pairs run", "[nccl]") {
   ScenarioSpec spec = cluster("p5en.48xlarge", 4);
   spec.cluster.fabric.topology = "fat_tree";

@@ -69,3 +69,37 @@ TEST_CASE("fabric: full bisection (1:1) leaves the ring bound by its NICs, as no
   // 4:1 binds: the ring slows to C_pod where each NIC's flow cap bound it before.
   CHECK(r4.t > 2 * r1.t);
 }
+
+TEST_CASE("fabric: a ring crossing a 4:1 third tier runs at C_sp, 2(n-1)/n S / C_sp", "[nccl]") {
+  // 4 x p4d (n = 32), pods of 1 node at full bisection (C_pod = 50 GB/s), superpods of 2 nodes at
+  // 4:1 above them: C_sp = 2 x C_pod / 4 = 25 GB/s. The ring (nodes 0, 1, 2, 3) leaves superpod 0
+  // on its node 1 -> node 2 edges: the R = 4 rings' 2(n-1)/n S / R each share C_sp.
+  ScenarioSpec spec;
+  spec.cluster.instance = "p4d.24xlarge";
+  spec.cluster.nodes = 4;
+  spec.cluster.fabric.topology = "fat_tree";
+  spec.cluster.fabric.pod_nodes = 1;
+  spec.cluster.fabric.superpod_nodes = 2;
+  spec.cluster.fabric.superpod_oversubscription = 4;
+  spec.nccl_env = {{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}};
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  net.set_audit(true);
+  auto world = World::build(spec, net);
+  auto engine = make_collective_engine(sim, net, *world, spec);
+  Group g;
+  for (int r = 0; r < world->size(); ++r) g.ranks.push_back(r);
+  const int64_t S = 1LL << 30;
+  const int n = 32;
+  double t = 0;
+  engine->launch(g, nccl::CollOp::AllReduce, S, [&](const CollectiveRecord&) { t = sim.now().seconds(); });
+  sim.run();
+  const double c_sp = 2 * 50e9 / 4;
+  const double bw_term = 2.0 * (n - 1) / n * S / c_sp;
+  CHECK(t > bw_term);
+  CHECK(t == Approx(bw_term).epsilon(0.01));
+  for (uint32_t l = 0; l < net.link_count(); ++l)
+    if (net.link_name(sim::LinkId{l}) == "fabric/superpod0/up")
+      CHECK(net.link_bytes(sim::LinkId{l}) == Approx(2.0 * (n - 1) / n * S).epsilon(1e-6));
+  CHECK_THAT(world->describe(), Catch::Contains("2 superpod(s) of 2 node(s)"));
+}

@@ -145,3 +145,103 @@ TEST_CASE("fabric: a node without NICs gets no fabric links (its traffic is NET/
   f.path(0, 0, 1, 0, p);
   CHECK(p.empty());
 }
+
+namespace {
+// Three tiers: 8 nodes, pods of 2 nodes at 2:1 (C_pod = 2 x 50 / 2 = 50 GB/s), superpods of 4
+// nodes (two pods) at 2:1 above them (C_sp = 2 x C_pod / 2 = 50 GB/s).
+models::FabricSpec three_tier(const std::string& topology = "fat_tree", const std::string& spreading = "") {
+  models::FabricSpec f = spec(topology, 2, 2, spreading);
+  f.superpod_nodes = 4;
+  f.superpod_oversubscription = 2;
+  return f;
+}
+}  // namespace
+
+TEST_CASE("fabric: three tiers, pod up, superpod up, superpod down, pod down between superpods", "[models]") {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  Fabric f(three_tier(), 8, kFourEfa, models::hw::NicKind::Efa);
+  f.add_links(net);
+  REQUIRE(f.pods() == 4);
+  REQUIRE(f.superpods() == 2);
+  CHECK(f.pod_uplink_bytes_per_s() == Approx(50e9));
+  CHECK(f.superpod_uplink_bytes_per_s() == Approx(50e9));
+  std::vector<sim::LinkId> p;
+  f.path(0, 0, 1, 0, p);  // one pod: full bisection
+  CHECK(p.empty());
+  f.path(0, 0, 2, 0, p);  // another pod of the superpod: the pod tier only
+  CHECK(names(net, p) == V{"fabric/pod0/up", "fabric/pod1/down"});
+  p.clear();
+  f.path(1, 2, 6, 3, p);  // another superpod: both tiers, up then down
+  CHECK(names(net, p) == V{"fabric/pod0/up", "fabric/superpod0/up", "fabric/superpod1/down", "fabric/pod3/down"});
+  CHECK(net.link_capacity(p[1]) == Approx(50e9));
+  // Pairs no longer depend on pods alone (two other pods: this superpod or another).
+  CHECK_FALSE(f.by_pod());
+  CHECK_THAT(f.describe(), Catch::Contains("2 superpod(s) of 4 node(s); above a superpod 2:1, 50 GB/s"));
+  // Rail: the leaves around the same two tiers.
+  sim::FlowNetwork rail_net(sim);
+  Fabric r(three_tier("rail"), 8, kFourEfa, models::hw::NicKind::Efa);
+  r.add_links(rail_net);
+  p.clear();
+  r.path(0, 1, 7, 1, p);
+  CHECK(names(rail_net, p) == V{"fabric/pod0/rail1/up", "fabric/pod0/up", "fabric/superpod0/up",
+                                "fabric/superpod1/down", "fabric/pod3/down", "fabric/pod3/rail1/down"});
+}
+
+TEST_CASE("fabric: flows leaving a superpod share C_sp, closed form S / (C_sp / k) + 4 hops", "[models]") {
+  // Nodes 0-3 (superpod 0) each send S to node n + 4 through their 50 GB/s of NICs: each pod's
+  // uplink (50 GB/s) carries two flows, the superpod's uplink (50 GB/s) all four: it binds,
+  //   rate = C_sp / 4 = 12.5 GB/s,  T = S / 12.5 GB/s + 4 switch traversals (+ NIC latency 0 here).
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  Fabric f(three_tier(), 8, kFourEfa, models::hw::NicKind::Efa);
+  f.add_links(net);
+  const int64_t S = 1 << 30;
+  std::vector<double> done(4, 0);
+  for (int n = 0; n < 4; ++n) {
+    std::vector<sim::LinkId> p{net.add_link("nic" + std::to_string(n), "efa", 50e9, sim::Time::zero())};
+    f.path(n, 0, n + 4, 0, p);
+    REQUIRE(p.size() == 5);
+    net.start(p, S, [&, n] { done[n] = sim.now().seconds(); });
+  }
+  sim.run();
+  const double hop = models::topology::default_switch_latency_s(models::hw::NicKind::Efa);
+  for (double t : done) CHECK(t == Approx(S / (50e9 / 4) + 4 * hop).epsilon(1e-9));
+  // ~1:7 above a superpod (Meta's Llama 3 ratio above its 3,072-GPU pods): C_sp = 2 x 50 / 7.
+  models::FabricSpec meta = three_tier();
+  meta.superpod_oversubscription = 7;
+  Fabric f7(meta, 8, kFourEfa, models::hw::NicKind::Efa);
+  CHECK(f7.superpod_uplink_bytes_per_s() == Approx(2 * 50e9 / 7));
+}
+
+TEST_CASE("fabric: three tiers with ECMP hash over C_sp / uplink links, bad superpods name their key", "[models]") {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  Fabric f(three_tier("fat_tree", "ecmp"), 8, kFourEfa, models::hw::NicKind::Efa);
+  f.add_links(net);
+  std::vector<sim::LinkId> p;
+  f.path(0, 1, 5, 2, p);
+  REQUIRE(p.size() == 4);
+  CHECK(net.link_capacity(p[1]) == Approx(12.5e9));                 // one of round(50 / 12.5) = 4 superpod uplinks
+  CHECK(net.link_name(p[1]).back() == net.link_name(p[2]).back());  // one core switch: up k, down k
+  auto key_of = [](const models::FabricSpec& s) {
+    try {
+      Fabric bad(s, 8, kFourEfa, models::hw::NicKind::Efa);
+    } catch (const models::SpecError& e) {
+      return e.key();
+    }
+    return std::string();
+  };
+  models::FabricSpec s = three_tier();
+  s.superpod_nodes = 3;  // not whole pods of 2
+  CHECK(key_of(s) == "cluster.fabric.superpod_nodes");
+  s = three_tier();
+  s.pod_nodes = 0;  // every node in one pod: no superpod above it
+  CHECK(key_of(s) == "cluster.fabric.superpod_nodes");
+  s = three_tier();
+  s.topology = "nonblocking";
+  CHECK(key_of(s) == "cluster.fabric.superpod_nodes");
+  s = three_tier();
+  s.superpod_oversubscription = 0.5;
+  CHECK(key_of(s) == "cluster.fabric.superpod_oversubscription");
+}

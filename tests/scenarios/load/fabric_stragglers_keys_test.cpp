@@ -48,3 +48,43 @@ bytes = "1 GiB"
   CHECK(s.stragglers[0].node == 1);
   CHECK(s.stragglers[0].nic_bandwidth_factor == 0.5);
 }
+
+TEST_CASE("loader: link stragglers, a third fabric tier and [[cluster.groups]] fill the spec", "[scenarios]") {
+  const auto loaded = scenarios::load_scenario_text(R"(
+[[cluster.groups]]
+instance = "p5.48xlarge"
+nodes = 2
+[[cluster.groups]]
+instance = "p4d.24xlarge"
+nodes = 3
+[cluster.fabric]
+topology = "fat_tree"
+pod_nodes = 1
+superpod_nodes = 2
+superpod_oversubscription = 7
+[[stragglers]]
+link = "fabric/pod*/up"
+bandwidth_factor = 0.25
+latency_factor = 3
+[collective]
+op = "all_reduce"
+bytes = "1 GiB"
+)",
+                                                    "inline.toml");
+  const auto& s = loaded.spec;
+  REQUIRE(s.cluster.groups.size() == 2);
+  CHECK(s.cluster.groups[1].instance == "p4d.24xlarge");
+  CHECK(s.cluster.groups[1].nodes == 3);
+  CHECK(s.cluster.instance == "p5.48xlarge");  // the first group's, for what reads one machine
+  CHECK(s.cluster.nodes == 5);                 // the groups' sum
+  CHECK(s.cluster.fabric.superpod_nodes == 2);
+  CHECK(s.cluster.fabric.superpod_oversubscription == 7);
+  REQUIRE(s.stragglers.size() == 1);
+  CHECK(s.stragglers[0].link == "fabric/pod*/up");
+  CHECK(s.stragglers[0].bandwidth_factor == 0.25);
+  CHECK(s.stragglers[0].latency_factor == 3);
+  CHECK(s.stragglers[0].ranks.empty());
+  // The shipped examples load.
+  for (const char* f : {"mixed_p5_p4d.toml", "allreduce_fat_tree_3tier.toml"})
+    CHECK_NOTHROW(scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/" + f));
+}
