@@ -9,6 +9,10 @@ namespace models::memory {
 
 using workload::Strategy;
 
+namespace {
+int expert_tp(const MemoryInputs& in) { return in.etp > 0 ? in.etp : std::max(1, in.tp); }  // etp 0: = tp
+}  // namespace
+
 double Phase::total() const {
   double s = 0;
   for (const Term& t : terms) s += t.bytes;
@@ -16,14 +20,14 @@ double Phase::total() const {
 }
 
 // The routed experts a rank of stage `in.stage` holds (MoE; stages of consecutive layers):
-// E 3 h f_e / (ep tp) per MoE layer.
+// E 3 h f_e / (ep etp) per MoE layer.
 double rank_expert_params(const MemoryInputs& in) {
   const workload::ModelShape& m = in.model;
   if (!m.is_moe()) return 0;
   const int pp = std::max(1, in.pp), per_stage = m.layers / pp;
   double p = 0;
   for (int i = in.stage * per_stage; i < (in.stage + 1) * per_stage; ++i)
-    if (m.moe_layer(i)) p += double(m.moe_expert_params()) / (double(std::max(1, in.ep)) * std::max(1, in.tp));
+    if (m.moe_layer(i)) p += double(m.moe_expert_params()) / (double(std::max(1, in.ep)) * expert_tp(in));
   return p;
 }
 
@@ -52,8 +56,8 @@ double stage_block_activation_bytes_per_token(const MemoryInputs& in) {
   const workload::ModelShape& m = in.model;
   const double dense = block_activation_bytes_per_token(m, in.tp, in.sequence_parallel, in.recompute, in.compute_bytes);
   if (!m.is_moe()) return dense;
-  const double moe =
-      moe_block_activation_bytes_per_token(m, in.tp, in.sequence_parallel, in.recompute, in.compute_bytes);
+  const double moe = moe_block_activation_bytes_per_token(m, in.tp, in.sequence_parallel, in.recompute,
+                                                          in.compute_bytes, expert_tp(in));
   const int pp = std::max(1, in.pp), per_stage = std::max(1, m.layers / pp);
   int moe_layers = 0;
   for (int i = in.stage * per_stage; i < (in.stage + 1) * per_stage; ++i) moe_layers += m.moe_layer(i) ? 1 : 0;
@@ -120,9 +124,9 @@ Held held(const MemoryInputs& in, double p) {
       h.weights = s.weights * p;
       h.gradients = s.gradients * p;
       h.optimizer = s.optimizer * p;
-      if (const double experts = rank_expert_params(in); experts > 0) {  // sharded over dp cp / ep
-        const StateBytesPerParam se =
-            megatron_state_bytes(in.distributed_optimizer, std::max(1, int(shard) / std::max(1, in.ep)));
+      if (const double experts = rank_expert_params(in); experts > 0) {  // sharded over edp = tp dp cp / (etp ep)
+        const int edp = int(shard) * std::max(1, in.tp) / (expert_tp(in) * std::max(1, in.ep));
+        const StateBytesPerParam se = megatron_state_bytes(in.distributed_optimizer, std::max(1, edp));
         h.optimizer = s.optimizer * (p - experts) + se.optimizer * experts;
       }
       break;
@@ -150,7 +154,7 @@ RankEstimate estimate_rank(const MemoryInputs& in) {
   if (last) activations += tokens * kFinalNormBytesPerHidden * m.hidden * in.compute_bytes / 2;
   const double recompute_block =
       in.recompute == Recompute::Full
-          ? tokens * recompute_working_bytes_per_token(m, in.tp, in.sequence_parallel, in.compute_bytes)
+          ? tokens * recompute_working_bytes_per_token(m, in.tp, in.sequence_parallel, in.compute_bytes, expert_tp(in))
           : 0;
   const double logits = last ? tokens * kLogitBytesPerEntry * m.vocab / std::max(1, in.vocab_shards) : 0;
 

@@ -47,7 +47,8 @@ struct MemoryInputs {
   workload::ModelShape model;
   workload::Strategy strategy = workload::Strategy::Zero3;
   int tp = 1, pp = 1, dp = 1, cp = 1, vp = 1;
-  int ep = 1;            // expert parallelism (MoE): routed experts split over ep x tp, their optimizer over dp cp / ep
+  int ep = 1;            // expert parallelism (MoE): routed experts split over ep x etp,
+  int etp = 0;           // their optimizer over edp = tp cp dp / (etp ep); etp 0: = tp
   int shard_group = 0;   // ranks sharding model states (0: dp x cp)
   int vocab_shards = 1;  // embedding / head split (1: replicated across TP, as workload/megatron.cpp runs them)
   bool sequence_parallel = false;
@@ -84,7 +85,7 @@ struct RankEstimate {
 // Parameters the rank holds before data-parallel sharding: its stage's blocks (matrices / tp),
 // the embedding on stage 0, final norm and head on the last stage (each / vocab_shards).
 // MoE layers count their attention, norms, router and shared experts as a block does and their
-// routed experts / (ep tp) (rank_expert_params, included in rank_params).
+// routed experts / (ep etp) (rank_expert_params, included in rank_params).
 double rank_params(const MemoryInputs& in);
 double rank_expert_params(const MemoryInputs& in);
 RankEstimate estimate_rank(const MemoryInputs& in);

@@ -44,12 +44,12 @@ ChunkPlan plan_chunk(const MegatronConfig& c, int stage, int chunk) {
   const int64_t vocab_shard = m.embedding_params() / vocab_split;
   if (k.embedding) k.unit_params.push_back(vocab_shard);
   // An MoE layer: attention, norms, router and shared experts as a dense layer; the routed
-  // experts split over ep (and etp = tp).
+  // experts split over ep and etp.
   const int64_t moe_layer = (m.attention_matmul_params() + m.moe_dense_params()) / l.tp + m.block_norm_params();
   for (int i = 0; i < k.layers; ++i) {
     const bool moe = m.moe_layer(k.first_layer + i);
     k.unit_params.push_back(moe ? moe_layer : layer);
-    if (moe) k.expert_params += m.moe_expert_params() / (int64_t(l.ep) * l.tp);
+    if (moe) k.expert_params += m.moe_expert_params() / (int64_t(l.ep) * l.etp);
   }
   if (k.head) {
     // Final norm and the output layer: its own matrix, or with tied embeddings a copy of the word
@@ -360,26 +360,39 @@ void megatron_layout(const MegatronConfig& c, std::vector<collectives::Group>& g
         for (int t = 0; t < l.tp; ++t)
           add_group("embedding", kGroupEmbedding,
                     {megatron_rank(l, {t, cp, d, 0}), megatron_rank(l, {t, cp, d, l.pp - 1})});
-  // Expert parallel (layout.hpp): within a stage, x = c + cp d = e + ep j for EP index e and
-  // expert-data-parallel index j; an EP group fixes (t, j, s), an EDP group (t, e, s).
+  // Expert grid (layout.hpp): within a stage, y = t + tp (c + cp d) = te + etp (e + ep j) for
+  // ETP index te, EP index e and expert-data-parallel index j; an EP group fixes (te, j, s), an
+  // EDP group (te, e, s), an ETP group (e, j, s). With etp = tp an ETP group is a TP group: the
+  // MoE collectives use the TP communicator (no second one).
   if (c.model.is_moe()) {
-    const int edp = l.edp();
-    auto rank_of = [&](int t, int x, int s) { return megatron_rank(l, {t, x % l.cp, x / l.cp, s}); };
+    const int edp = l.edp(), stage_size = l.tp * l.cp * l.dp;
+    auto rank_of = [&](int te, int e, int j, int s) { return s * stage_size + te + l.etp * (e + l.ep * j); };
     for (int s = 0; s < l.pp; ++s)
-      for (int t = 0; t < l.tp; ++t) {
+      for (int te = 0; te < l.etp; ++te) {
         if (l.ep > 1)
           for (int j = 0; j < edp; ++j) {
             std::vector<int> m;
-            for (int e = 0; e < l.ep; ++e) m.push_back(rank_of(t, e + l.ep * j, s));
+            for (int e = 0; e < l.ep; ++e) m.push_back(rank_of(te, e, j, s));
             add_group("ep", kGroupEp, m);
           }
         if (edp > 1)
           for (int e = 0; e < l.ep; ++e) {
             std::vector<int> m;
-            for (int j = 0; j < edp; ++j) m.push_back(rank_of(t, e + l.ep * j, s));
+            for (int j = 0; j < edp; ++j) m.push_back(rank_of(te, e, j, s));
             add_group("edp", kGroupEdp, m);
           }
       }
+    if (l.etp == l.tp) {
+      for (RankSetup& r : ranks) r.group[kGroupEtp] = r.group[kGroupTp];
+    } else if (l.etp > 1) {
+      for (int s = 0; s < l.pp; ++s)
+        for (int j = 0; j < edp; ++j)
+          for (int e = 0; e < l.ep; ++e) {
+            std::vector<int> m;
+            for (int te = 0; te < l.etp; ++te) m.push_back(rank_of(te, e, j, s));
+            add_group("etp", kGroupEtp, m);
+          }
+    }
   }
   for (int r = 0; r < n; ++r) {
     const MegatronCoord x = megatron_coord(l, r);

@@ -572,6 +572,7 @@ class Loader {
                  {"micro_batches", degree(p.micro_batches)},
                  {"cp", degree(p.cp)},
                  {"ep", degree(p.ep)},
+                 {"etp", degree(p.etp)},
                  {"vp", degree(p.vp)},
                  {"sequence_parallel", flag(p.sequence_parallel)},
                  {"distributed_optimizer", flag(p.distributed_optimizer)},

@@ -95,9 +95,10 @@ TEST_CASE("megatron moe: 4 all-to-alls per MoE layer and micro-batch of c (T / t
   const Counted a2a = count(p, kGroupEp, CollOp::AllToAll, "moe");
   CHECK(a2a.ops == 4 * moe_layers * micro_batches);
   CHECK(a2a.bytes == int64_t(1.0 * 256 * 2 * 1024 * 2));
-  // The routed tokens' all-gather and reduce-scatter over tp: tp times the all-to-all's bytes.
-  const Counted ag = count(p, kGroupTp, CollOp::AllGather, "moe tp"),
-                rs = count(p, kGroupTp, CollOp::ReduceScatter, "moe tp");
+  // The routed tokens' all-gather and reduce-scatter over etp = tp (the ETP slot holds the TP
+  // group): tp times the all-to-all's bytes.
+  const Counted ag = count(p, kGroupEtp, CollOp::AllGather, "moe tp"),
+                rs = count(p, kGroupEtp, CollOp::ReduceScatter, "moe tp");
   CHECK(ag.ops == 2 * moe_layers * micro_batches);
   CHECK(rs.ops == 2 * moe_layers * micro_batches);
   CHECK(ag.bytes == 2 * a2a.bytes);
@@ -118,7 +119,7 @@ TEST_CASE("megatron moe: expert GEMM seconds are the GEMM law's for the expert s
   // 8 experts over ep 4: 2 local, each n_e = c ep T k / E = 4 x 512 x 2 / 8 = 512 tokens (etp = tp
   // 2: f_e / 2 = 1024 wide); at a flat rate the three GEMMs of both take forward_flops / rate.
   const MegatronConfig c = config(scenario(2, 4), 16);
-  const MoeKernels k = moe_kernels(c.model, 512, 2, 4, c.rates);
+  const MoeKernels k = moe_kernels(c.model, 512, 2, 4, 2, c.rates);
   CHECK(k.gemms.local_experts == 2);
   CHECK(k.gemms.tokens_per_expert == Approx(512));
   CHECK(k.gemms.gate_up.n == 1024);
@@ -131,7 +132,7 @@ TEST_CASE("megatron moe: expert GEMM seconds are the GEMM law's for the expert s
   models::ScenarioSpec s = scenario(2, 4);
   s.model->token_skew = 1.5;
   const MegatronConfig skewed = config(s, 16);
-  CHECK(moe_kernels(skewed.model, 512, 2, 4, skewed.rates).experts_down.fwd == Approx(1.5 * k.experts_down.fwd));
+  CHECK(moe_kernels(skewed.model, 512, 2, 4, 2, skewed.rates).experts_down.fwd == Approx(1.5 * k.experts_down.fwd));
 }
 
 TEST_CASE("megatron moe: EP groups are ep ranks tp apart, expert data parallel the rest", "[workload]") {
