@@ -171,7 +171,10 @@ RankEstimate estimate_rank(const MemoryInputs& in) {
   if (in.strategy == Strategy::Zero3) add(fb.terms, "unit_gradients", h.unit_grads);
   add(fb.terms, "grad_buckets", h.buckets);
   add(fb.terms, "activations", activations);
-  add(fb.terms, "recompute_block", recompute_block);
+  // The last block is recomputed after the loss's backward has freed the logits and their
+  // gradients: the moment holds the larger of the two, so recompute_block is what the recomputed
+  // block adds beyond the logits (all of it on a stage without the output layer).
+  add(fb.terms, "recompute_block", std::max(0.0, recompute_block - logits));
   add(fb.terms, "logits", logits);
   common(fb.terms);
   e.phases.push_back(std::move(fb));

@@ -27,6 +27,11 @@
 //             (gradient_as_bucket_view=False, PyTorch's default: one more gradient-sized buffer).
 //   megatron  Megatron-LM: megatron_state_bytes (18 B per parameter, distributed optimizer
 //             6 + 12/d with d = dp x cp); fused Adam (no temporary).
+// Full recompute: the recomputed block's activations (recompute_working_bytes_per_token) exist only
+// after the loss's backward has freed the logits, so forward_backward counts the larger of the two
+// (term recompute_block: the excess over the logits). Measured on one H100
+// (scenarios/validation/h100x1/measured/moe_memory.jsonl): the sum overestimated the three
+// full-recompute peaks by 1.8-3.6 %, the larger of the two matches them within 0.01 %.
 // Activations: micro_batch x seq / cp tokens per micro-batch, block bytes per token by recompute
 // mode and sequence parallelism, times the blocks in flight (1 micro-batch's worth of all blocks
 // for data parallelism; pipeline_blocks_in_flight for a pipeline stage); the last stage adds
