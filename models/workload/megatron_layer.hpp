@@ -71,6 +71,9 @@ namespace models::workload {
 namespace megatron_slots {
 inline constexpr int kCompute = 0, kSendNext = 1, kSendPrev = 2, kRecvPrev = 3, kRecvNext = 4, kTpAsync = 5,
                      kCpSend = 6, kCpRecv = 7, kDpComm = 8;
+// MoE models only: the expert-data-parallel gradient buckets, on their own communicator and stream
+// (Megatron-Core launches each bucket group's collective asynchronously on its own group).
+inline constexpr int kEdpComm = 9;
 inline constexpr int kGroupDp = 0, kGroupTp = 1, kGroupEmbedding = 2;  // kGroupDp: dp x cp ranks
 inline constexpr int kGroupEp = 3, kGroupEdp = 4;  // expert parallel; expert data parallel (layout.hpp)
 inline constexpr int kGroupEtp = 5;                // expert tensor parallel (the TP group when etp = tp)

@@ -221,3 +221,32 @@ TEST_CASE("megatron moe: presets and Megatron's MoE FLOP count", "[workload]") {
   dense.ffn = 2 * 14336;
   CHECK(models::megatron_step_flops(mixtral, 8).total() == Approx(models::megatron_step_flops(dense, 8).total()));
 }
+
+TEST_CASE("megatron moe: with overlap_grad_reduce expert gradients go in their own buckets in the last backward",
+          "[workload]") {
+  // Megatron-Core's DDP keeps the routed experts in expert_parallel_buffers, bucketed by the same
+  // bucket_size (max(4e7, 1e6 dp cp) parameters) and reduced over the expert-data-parallel group as
+  // the last micro-batch's backward completes each bucket.
+  models::ScenarioSpec s = scenario(2, 4);  // tp 2 x dp 8, ep 4: edp 2
+  s.parallel.overlap_grad_reduce = true;
+  const Program p = build_megatron_programs(config(s, 16))[0];
+  const int64_t per_layer = 8LL * 3 * 1024 * 2048 / (4 * 2);  // E 3 h f_e / (ep etp)
+  const Counted one = count(p, kGroupEdp, CollOp::AllReduce, "mb2 expert grad bucket 0");
+  CHECK(one.ops == 1);
+  CHECK(one.bytes == 2 * per_layer * 4);                                   // both MoE layers (12.6 M < 40 M), fp32
+  CHECK(count(p, kGroupEdp, CollOp::AllReduce, "expert grads").ops == 0);  // none left for the end
+  CHECK(count(p, kGroupEdp, CollOp::AllReduce, "").ops == 1);
+  // Experts of 16384: 50.3 M parameters per MoE layer, over the bucket size: one bucket each.
+  s.model->moe_ffn = 16384;
+  const Program big = build_megatron_programs(config(s, 16))[0];
+  const int64_t big_layer = 8LL * 3 * 1024 * 16384 / (4 * 2);
+  for (const char* b : {"mb2 expert grad bucket 0", "mb2 expert grad bucket 1"}) {
+    const Counted c = count(big, kGroupEdp, CollOp::AllReduce, b);
+    CHECK(c.ops == 1);
+    CHECK(c.bytes == big_layer * 4);
+  }
+  CHECK(count(big, kGroupEdp, CollOp::AllReduce, "").ops == 2);
+  // Without overlap_grad_reduce: one reduction per chunk after the last backward, as before.
+  s.parallel.overlap_grad_reduce = false;
+  CHECK(count(build_megatron_programs(config(s, 16))[0], kGroupEdp, CollOp::AllReduce, "expert grads").ops == 1);
+}
