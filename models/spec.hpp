@@ -118,6 +118,9 @@ struct ParallelSpec {
   // Megatron-LM / Megatron-Core options (models/workload/layout.hpp says what each one does).
   int cp = 1;  // context parallelism (ring attention)
   int ep = 1;  // expert parallelism (MoE models): experts split over ep ranks of the dp x cp ranks
+  // expert tensor parallelism (MoE models, Megatron-Core's --expert-tensor-parallel-size): each
+  // routed expert's ffn split over etp ranks; 0: unset, etp = tp (Megatron-Core's default)
+  int etp = 0;
   int vp = 1;  // virtual pipeline stages per rank (interleaved 1F1B)
   // Unequal pipeline stages, Megatron-Core's options (models/workload/pipeline_split.hpp); 0: unset.
   int decoder_first_pipeline_num_layers = 0, decoder_last_pipeline_num_layers = 0;

@@ -61,6 +61,7 @@ MemoryFill estimate_step_memory(const ScenarioSpec& spec, const World& world, co
   in.pp = layout.pp;
   in.dp = layout.dp;
   in.ep = layout.ep;
+  in.etp = layout.etp;
   in.cp = layout.cp;
   in.vp = layout.vp;
   if (layout.strategy == workload::Strategy::Megatron) in.split = workload::pipeline_split(layout, shape.layers);

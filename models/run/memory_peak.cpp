@@ -9,6 +9,10 @@ namespace models::memory {
 
 using workload::Strategy;
 
+namespace {
+int expert_tp(const MemoryInputs& in) { return in.etp > 0 ? in.etp : std::max(1, in.tp); }  // etp 0: = tp
+}  // namespace
+
 double Phase::total() const {
   double s = 0;
   for (const Term& t : terms) s += t.bytes;
@@ -26,13 +30,13 @@ std::vector<int> stage_layer_ids(const MemoryInputs& in) {
 }
 }  // namespace
 
-// The routed experts a rank of stage `in.stage` holds (MoE): E 3 h f_e / (ep tp) per MoE layer.
+// The routed experts a rank of stage `in.stage` holds (MoE): E 3 h f_e / (ep etp) per MoE layer.
 double rank_expert_params(const MemoryInputs& in) {
   const workload::ModelShape& m = in.model;
   if (!m.is_moe()) return 0;
   double p = 0;
   for (int i : stage_layer_ids(in))
-    if (m.moe_layer(i)) p += double(m.moe_expert_params()) / (double(std::max(1, in.ep)) * std::max(1, in.tp));
+    if (m.moe_layer(i)) p += double(m.moe_expert_params()) / (double(std::max(1, in.ep)) * expert_tp(in));
   return p;
 }
 
@@ -61,8 +65,8 @@ double stage_block_activation_bytes_per_token(const MemoryInputs& in) {
   const workload::ModelShape& m = in.model;
   const double dense = block_activation_bytes_per_token(m, in.tp, in.sequence_parallel, in.recompute, in.compute_bytes);
   if (!m.is_moe()) return dense;
-  const double moe =
-      moe_block_activation_bytes_per_token(m, in.tp, in.sequence_parallel, in.recompute, in.compute_bytes);
+  const double moe = moe_block_activation_bytes_per_token(m, in.tp, in.sequence_parallel, in.recompute,
+                                                          in.compute_bytes, expert_tp(in));
   const std::vector<int> layers = stage_layer_ids(in);
   int moe_layers = 0;
   for (int i : layers) moe_layers += m.moe_layer(i) ? 1 : 0;
@@ -129,9 +133,9 @@ Held held(const MemoryInputs& in, double p) {
       h.weights = s.weights * p;
       h.gradients = s.gradients * p;
       h.optimizer = s.optimizer * p;
-      if (const double experts = rank_expert_params(in); experts > 0) {  // sharded over dp cp / ep
-        const StateBytesPerParam se =
-            megatron_state_bytes(in.distributed_optimizer, std::max(1, int(shard) / std::max(1, in.ep)));
+      if (const double experts = rank_expert_params(in); experts > 0) {  // sharded over edp = tp dp cp / (etp ep)
+        const int edp = int(shard) * std::max(1, in.tp) / (expert_tp(in) * std::max(1, in.ep));
+        const StateBytesPerParam se = megatron_state_bytes(in.distributed_optimizer, std::max(1, edp));
         h.optimizer = s.optimizer * (p - experts) + se.optimizer * experts;
       }
       break;
@@ -160,7 +164,7 @@ RankEstimate estimate_rank(const MemoryInputs& in) {
   if (last) activations += tokens * kFinalNormBytesPerHidden * m.hidden * in.compute_bytes / 2;
   const double recompute_block =
       in.recompute == Recompute::Full
-          ? tokens * recompute_working_bytes_per_token(m, in.tp, in.sequence_parallel, in.compute_bytes)
+          ? tokens * recompute_working_bytes_per_token(m, in.tp, in.sequence_parallel, in.compute_bytes, expert_tp(in))
           : 0;
   const double logits = last ? tokens * kLogitBytesPerEntry * m.vocab / std::max(1, in.vocab_shards) : 0;
 
@@ -177,7 +181,10 @@ RankEstimate estimate_rank(const MemoryInputs& in) {
   if (in.strategy == Strategy::Zero3) add(fb.terms, "unit_gradients", h.unit_grads);
   add(fb.terms, "grad_buckets", h.buckets);
   add(fb.terms, "activations", activations);
-  add(fb.terms, "recompute_block", recompute_block);
+  // The last block is recomputed after the loss's backward has freed the logits and their
+  // gradients: the moment holds the larger of the two, so recompute_block is what the recomputed
+  // block adds beyond the logits (all of it on a stage without the output layer).
+  add(fb.terms, "recompute_block", std::max(0.0, recompute_block - logits));
   add(fb.terms, "logits", logits);
   common(fb.terms);
   e.phases.push_back(std::move(fb));

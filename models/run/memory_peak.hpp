@@ -27,6 +27,11 @@
 //             (gradient_as_bucket_view=False, PyTorch's default: one more gradient-sized buffer).
 //   megatron  Megatron-LM: megatron_state_bytes (18 B per parameter, distributed optimizer
 //             6 + 12/d with d = dp x cp); fused Adam (no temporary).
+// Full recompute: the recomputed block's activations (recompute_working_bytes_per_token) exist only
+// after the loss's backward has freed the logits, so forward_backward counts the larger of the two
+// (term recompute_block: the excess over the logits). Measured on one H100
+// (scenarios/validation/h100x1/measured/moe_memory.jsonl): the sum overestimated the three
+// full-recompute peaks by 1.8-3.6 %, the larger of the two matches them within 0.01 %.
 // Activations: micro_batch x seq / cp tokens per micro-batch, block bytes per token by recompute
 // mode and sequence parallelism, times the blocks in flight (1 micro-batch's worth of all blocks
 // for data parallelism; pipeline_blocks_in_flight for a pipeline stage); the last stage adds
@@ -48,7 +53,8 @@ struct MemoryInputs {
   workload::ModelShape model;
   workload::Strategy strategy = workload::Strategy::Zero3;
   int tp = 1, pp = 1, dp = 1, cp = 1, vp = 1;
-  int ep = 1;            // expert parallelism (MoE): routed experts split over ep x tp, their optimizer over dp cp / ep
+  int ep = 1;            // expert parallelism (MoE): routed experts split over ep x etp,
+  int etp = 0;           // their optimizer over edp = tp cp dp / (etp ep); etp 0: = tp
   int shard_group = 0;   // ranks sharding model states (0: dp x cp)
   int vocab_shards = 1;  // embedding / head split (1: replicated across TP, as workload/megatron.cpp runs them)
   bool sequence_parallel = false;
@@ -87,7 +93,7 @@ struct RankEstimate {
 // Parameters the rank holds before data-parallel sharding: its stage's blocks (matrices / tp),
 // the embedding on stage 0, final norm and head on the last stage (each / vocab_shards).
 // MoE layers count their attention, norms, router and shared experts as a block does and their
-// routed experts / (ep tp) (rank_expert_params, included in rank_params).
+// routed experts / (ep etp) (rank_expert_params, included in rank_params).
 double rank_params(const MemoryInputs& in);
 double rank_expert_params(const MemoryInputs& in);
 RankEstimate estimate_rank(const MemoryInputs& in);

@@ -24,7 +24,7 @@ double block_activation_bytes_per_token(const workload::ModelShape& m, int tp, b
 }
 
 double moe_block_activation_bytes_per_token(const workload::ModelShape& m, int tp, bool sequence_parallel, Recompute r,
-                                            int act_bytes) {
+                                            int act_bytes, int etp) {
   if (r == Recompute::Full) return block_activation_bytes_per_token(m, tp, sequence_parallel, r, act_bytes);
   const workload::MoeSpec& moe = m.moe;
   const double h = m.hidden, kv = double(m.kv_dim()), t = std::max(1, tp), e = act_bytes;
@@ -33,16 +33,19 @@ double moe_block_activation_bytes_per_token(const workload::ModelShape& m, int t
   const double sp = sequence_parallel ? t : 1;
   const double replicated = 4 * e * h / sp;
   const double attention = e * (2 * h + 2 * kv) / t;
-  const double routed = 2 * e * h * copies + 4 * e * f_e * copies / t;
+  const double gathered = etp > 0 ? double(etp) / t : 1.0;  // the ETP group's copies per routed token
+  const double routed = e * h * copies * (gathered + 1) + 4 * e * f_e * copies / t;
   const double shared = 4 * e * moe.shared_experts * f_e / t;
   const double router = 8.0 * moe.experts / sp;  // fp32 logits and probabilities
   return replicated + attention + routed + shared + router;
 }
 
-double recompute_working_bytes_per_token(const workload::ModelShape& m, int tp, bool sequence_parallel, int act_bytes) {
+double recompute_working_bytes_per_token(const workload::ModelShape& m, int tp, bool sequence_parallel, int act_bytes,
+                                         int etp) {
   const double dense = block_activation_bytes_per_token(m, tp, sequence_parallel, Recompute::None, act_bytes);
   if (!m.is_moe()) return dense;
-  return std::max(dense, moe_block_activation_bytes_per_token(m, tp, sequence_parallel, Recompute::None, act_bytes));
+  return std::max(dense,
+                  moe_block_activation_bytes_per_token(m, tp, sequence_parallel, Recompute::None, act_bytes, etp));
 }
 
 double korthikanti_layer_bytes(double s, double b, double h, double a, int tp, bool sequence_parallel, Recompute r) {

@@ -31,21 +31,24 @@ const char* recompute_name(Recompute r);  // "none", "selective", "full"
 double block_activation_bytes_per_token(const workload::ModelShape& m, int tp, bool sequence_parallel, Recompute r,
                                         int act_bytes = 2);
 // The same for a mixture-of-experts block (moe.hpp): attention and norms as in a dense block; the
-// MLP's 8 ffn / tp becomes, per token of the rank (Megatron-core's alltoall dispatcher, expert
-// tensor parallelism = tp, so a rank holds every routed copy of its EP slice after the TP
-// all-gather, c k s copies per token on the busiest rank):
-//   routed copies' expert input and output (the combine's backward needs the output)  2 h c k s
-//   their gate, SiLU, up, product over moe_ffn / tp                                   4 f_e c k s / tp
+// MLP's 8 ffn / tp becomes, per token of the rank (Megatron-core's alltoall dispatcher: a rank
+// routes T / tp tokens and, after the all-gather over its expert-tensor-parallel group, holds the
+// routed copies of etp of them, c k s etp / tp copies per token on the busiest rank; c k s with
+// etp = tp):
+//   routed copies' expert input and output (the combine's backward needs the output)  h c k s (etp / tp + 1)
+//   their gate, SiLU, up, product over moe_ffn / etp                                  4 f_e c k s / tp
 //   shared experts' gate, SiLU, up, product                                            4 shared f_e / tp
 //   router logits and probabilities, fp32                                               8 E (/ tp under SP)
-// all times act_bytes except the router. Full recompute keeps the block input only, as dense.
+// all times act_bytes except the router; etp 0 means etp = tp. Full recompute keeps the block
+// input only, as dense. With tp = etp = 1 the terms were measured within 0.3 % (the peaks of
+// scenarios/validation/h100x1/measured/moe_memory.jsonl, tests/validation/h100x1_moe_memory_validation_test.cpp).
 double moe_block_activation_bytes_per_token(const workload::ModelShape& m, int tp, bool sequence_parallel, Recompute r,
-                                            int act_bytes = 2);
+                                            int act_bytes = 2, int etp = 0);
 // All of a block's activations while its backward runs under full recompute (the recomputed
 // forward): the "none" value, rematerialised for one block at a time (the larger of a dense and
 // an MoE block in an MoE model).
 double recompute_working_bytes_per_token(const workload::ModelShape& m, int tp, bool sequence_parallel,
-                                         int act_bytes = 2);
+                                         int act_bytes = 2, int etp = 0);
 // Korthikanti et al. 2022, bytes per transformer layer for s tokens, b sequences, h hidden,
 // a heads, tensor-parallel degree t (the published formula, for comparison).
 double korthikanti_layer_bytes(double s, double b, double h, double a, int t, bool sequence_parallel, Recompute r);

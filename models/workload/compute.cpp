@@ -122,17 +122,18 @@ double memory_seconds(const ComputeRates& r, MemKernel kind, double bytes, int l
   return compute::memory_seconds(r.gpu.memory, kind, bytes, launches) + launches * r.gpu.launch_gap_s;
 }
 
-MoeKernels moe_kernels(const ModelShape& m, int64_t tokens, int tp, int ep, const ComputeRates& r) {
+MoeKernels moe_kernels(const ModelShape& m, int64_t tokens, int tp, int ep, int etp, const ComputeRates& r) {
   const compute::GemmLaw& g = r.gpu.gemm;
   const double gap = r.gpu.launch_gap_s, e = compute::activation_bytes(r.gpu.precision);
-  const int64_t h = m.hidden, f = m.moe.moe_ffn / tp, router_tokens = tokens / tp;
+  const int64_t h = m.hidden, f = m.moe.moe_ffn / etp, router_tokens = tokens / tp;
+  const int64_t expert_tokens = tokens * etp / tp;  // the ETP group's router tokens, etp Tn
   auto stretch = [&](compute::LinearSeconds l, double n, int launches) {
     const double s = r.gemm_stretch;
     return compute::LinearSeconds{n * l.fwd * s + launches * gap, n * l.dgrad * s + launches * gap,
                                   n * l.wgrad * s + launches * gap};
   };
   MoeKernels k;
-  k.gemms = expert_gemms(m.moe, tokens, m.hidden, ep, tp);
+  k.gemms = expert_gemms(m.moe, expert_tokens, m.hidden, ep, etp);
   const double local = k.gemms.local_experts;
   k.router = stretch(compute::linear_seconds(g, router_tokens, h, m.moe.experts), 1, 1);
   k.experts_up = stretch(compute::linear_seconds(g, k.gemms.gate_up.m, h, 2 * f), local, 1);

@@ -107,15 +107,17 @@ BlockKernels block_kernels(const ModelShape& m, int64_t tokens, int tp, const Co
                            bool sequence_parallel = false, bool flash_attention = true);
 
 // An MoE layer's MLP on one rank and micro-batch (moe.hpp; Megatron-Core's alltoall token
-// dispatcher with GroupedGEMM experts, expert tensor parallelism etp = tp), `tokens` = T the
-// rank's tokens before sequence parallelism's split, Tn = T / tp (sp) the router's:
+// dispatcher with GroupedGEMM experts, expert tensor parallelism etp: tp by default), `tokens` = T
+// the rank's tokens before sequence parallelism's split, Tn = T / tp (sp) the router's; the
+// experts see the tokens of their ETP group, etp Tn (T with etp = tp):
 //   router     GEMM [Tn x h] x [h x E] (fwd, dgrad, wgrad by the GEMM law)
 //   permute    gather of the k c Tn routed token copies, read + write 2 e per element of h; the
 //              unpermute (combine) alike; their backwards the same bytes
-//   experts    E / ep local experts of n_e = s c ep T k / E tokens (moe.hpp expert_gemms): each
-//              expert's gate+up [n_e x h] x [h x 2 f_e / tp] and down [n_e x f_e / tp] x [f_e / tp x h]
-//              priced by the GEMM law at its own shape (grouped GEMM: one launch gap per kind)
-//   act        SwiGLU on E/ep x n_e x f_e / tp elements (as the dense MLP's)
+//   experts    E / ep local experts of n_e = s c ep etp Tn k / E tokens (moe.hpp expert_gemms):
+//              each expert's gate+up [n_e x h] x [h x 2 f_e / etp] and down [n_e x f_e / etp] x
+//              [f_e / etp x h] priced by the GEMM law at its own shape (grouped GEMM: one launch
+//              gap per kind)
+//   act        SwiGLU on E/ep x n_e x f_e / etp elements (as the dense MLP's)
 //   shared     shared_experts dense SwiGLU experts of f_e each on T tokens, split over tp as the
 //              dense MLP is (gate+up, act, down)
 struct MoeKernels {
@@ -124,7 +126,7 @@ struct MoeKernels {
   double act_fwd = 0, act_bwd = 0, shared_act_fwd = 0, shared_act_bwd = 0;
   ExpertGemms gemms;
 };
-MoeKernels moe_kernels(const ModelShape& m, int64_t tokens, int tp, int ep, const ComputeRates& r);
+MoeKernels moe_kernels(const ModelShape& m, int64_t tokens, int tp, int ep, int etp, const ComputeRates& r);
 
 // One block on one rank (see above): its attention half (norm 1, qkv, attention, o, residual) and
 // its MLP half (norm 2, gate, up, SwiGLU, down, residual), forward and backward.

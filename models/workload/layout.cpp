@@ -54,15 +54,28 @@ int derive_grad_accum(const TrainingSpec& t, int dp) {
 // Expert parallelism (layout.hpp states the grid; Megatron-LM arguments.py validate_args).
 void moe_checks(const ScenarioSpec& spec, const ModelShape& model, ParallelLayout& l) {
   l.ep = std::max(1, spec.parallel.ep);
+  l.etp = spec.parallel.etp > 0 ? spec.parallel.etp : l.tp;
   if (!model.is_moe()) {
     if (l.ep > 1)
       throw SpecError("parallel.ep", "ep = " + str(l.ep) + " needs a mixture-of-experts model (model.experts)");
+    if (spec.parallel.etp > 0)
+      throw SpecError("parallel.etp",
+                      "etp = " + str(l.etp) + " needs a mixture-of-experts model (expected model.experts, or no etp)");
     return;
   }
   if (model.moe.experts % l.ep != 0)
     throw SpecError("parallel.ep", "ep = " + str(l.ep) + " does not divide the " + str(model.moe.experts) +
                                        " experts (expected ep to divide model.experts)");
-  if ((l.cp * l.dp) % l.ep != 0)
+  if (model.moe.moe_ffn % l.etp != 0)
+    throw SpecError("parallel.etp", "etp = " + str(l.etp) + " does not divide the expert ffn, model.moe_ffn = " +
+                                        str(model.moe.moe_ffn) + " (expected etp to divide it)");
+  const int stage = l.tp * l.cp * l.dp;
+  if (l.etp != l.tp && stage % (l.etp * l.ep) != 0)
+    throw SpecError("parallel.etp", "etp x ep = " + str(l.etp) + " x " + str(l.ep) + " = " + str(l.etp * l.ep) +
+                                        " does not divide tp x cp x dp = " + str(stage) +
+                                        " (expected etp x ep to divide the ranks of a pipeline stage: Megatron-Core's "
+                                        "expert grid is etp x ep x expert-data-parallel)");
+  if (l.etp == l.tp && (l.cp * l.dp) % l.ep != 0)
     throw SpecError("parallel.ep",
                     "ep = " + str(l.ep) + " does not divide cp x dp = " + str(l.cp * l.dp) +
                         " (expected ep to divide cp x dp: Megatron-Core folds the expert-parallel group into the "
@@ -186,6 +199,7 @@ void data_parallel_checks(const ScenarioSpec& spec, const ModelShape& model, int
       {"parallel.cp", par.cp > 1},
       {"parallel.vp", par.vp > 1},
       {"parallel.ep", par.ep > 1},
+      {"parallel.etp", par.etp > 0},
       {"parallel.sequence_parallel", par.sequence_parallel},
       {"parallel.distributed_optimizer", par.distributed_optimizer},
       {"parallel.overlap_param_gather", par.overlap_param_gather},

@@ -17,13 +17,17 @@
 // micro-batches (parallel.micro_batches, an older key, overrides it).
 // Recompute: training.recompute = none | selective | full; grad_checkpointing = true means full.
 //
-// Expert parallelism (MoE models, megatron only): Megatron-Core's expert grid with
-//   expert_tensor_parallel_size = tp (its default), order "tp-ep-dp-pp": within a pipeline stage
-//   the tp x cp x dp ranks split into etp = tp, ep and expert-data-parallel edp = cp dp / ep, ep
-//   fastest after tp. So an EP group is ep ranks tp apart (same t and s, consecutive c + cp d), and
-//   an expert's gradients are summed over the edp ranks tp ep apart. ep divides the experts and cp
-//   dp; with tp > 1 sequence parallelism is required (Megatron-LM arguments.py: "When using MoE and
-//   tensor parallelism, sequence parallelism must be used").
+// Expert parallelism (MoE models, megatron only): Megatron-Core's expert grid
+//   (megatron/core/parallel_state.py initialize_model_parallel: expert_tensor_parallel_size etp,
+//   tp when unset; expert_data_parallel_size = world / (etp ep pp); the expert rank generator's
+//   order "tp-ep-dp-pp" with tp = etp and cp = 1): within a pipeline stage the tp x cp x dp ranks
+//   split again into etp x ep x edp, edp = tp cp dp / (etp ep), etp fastest, then ep. With y the
+//   rank's index inside its stage (y = t + tp (c + cp d)), y = te + etp (e + ep j): an ETP group is
+//   etp consecutive ranks, an EP group ep ranks etp apart, an EDP group (an expert's gradients) edp
+//   ranks etp ep apart. With etp = tp (the default) an ETP group is the TP group and ep must
+//   divide cp dp. ep divides the experts, etp the expert ffn (moe_ffn), etp ep the tp cp dp ranks of
+//   a stage; with tp > 1 sequence parallelism is required (Megatron-LM arguments.py: "When using
+//   MoE and tensor parallelism, sequence parallelism must be used").
 // Adding a strategy (hsdp: shard within a group of ranks, replicate across groups) is an enum
 // value, its checks in make_layout and its builder in strategy.cpp. Adding a Megatron dimension
 // (ep: expert parallelism) is a field, a Dim value, its place in kMegatronOrder (Megatron-Core's
@@ -66,7 +70,8 @@ struct ParallelLayout {
   int pp = 1;                                 // pipeline stages (megatron)
   int vp = 1;                                 // virtual pipeline stages (model chunks) per pipeline rank (megatron)
   int dp = 1;                                 // data-parallel degree
-  int ep = 1;                                 // expert-parallel degree (MoE, megatron): divides cp x dp
+  int ep = 1;                                 // expert-parallel degree (MoE, megatron): etp x ep divides tp x cp x dp
+  int etp = 1;                                // expert tensor-parallel degree (MoE, megatron): parallel.etp, else tp
   int micro_batch = 1;                        // sequences per micro-batch
   int grad_accum = 1;                         // micro-batches per step per data-parallel replica
   int pipeline_micro_batches = 1;             // micro-batches through the pipeline (megatron)
@@ -90,7 +95,8 @@ struct ParallelLayout {
   bool sharded() const { return strategy == Strategy::Zero3 || strategy == Strategy::Fsdp; }
   bool interleaved() const { return vp > 1; }
   int global_batch() const { return micro_batch * grad_accum * dp; }
-  int edp() const { return cp * dp / ep; }  // expert data parallelism: ranks summing an expert's gradients
+  // Expert data parallelism: ranks summing an expert's gradients, tp cp dp / (etp ep).
+  int edp() const { return tp * cp * dp / (etp * ep); }
 };
 
 // A rank's place in Megatron's grid.

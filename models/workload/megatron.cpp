@@ -23,7 +23,12 @@ struct ChunkPlan {
   std::vector<int> bucket_of_unit;   // bucket index (buckets numbered in backward order)
   std::vector<int64_t> bucket_params;
   int64_t expert_params = 0;  // routed experts' (MoE), summed over edp instead of dp x cp
-  int64_t params() const {    // those summed over dp x cp
+  // Their own buckets (Megatron-Core's expert_parallel_buffers): per unit (forward order) its
+  // routed-expert parameters and their bucket (-1: none), and each bucket's first unit.
+  std::vector<int64_t> unit_expert_params;
+  std::vector<int> expert_bucket_of_unit, expert_bucket_first_unit;
+  std::vector<int64_t> expert_bucket_params;
+  int64_t params() const {  // those summed over dp x cp
     int64_t n = 0;
     for (int64_t p : unit_params) n += p;
     return n;
@@ -42,20 +47,25 @@ ChunkPlan plan_chunk(const MegatronConfig& c, const PipelineSplit& split, int st
   const int64_t layer = m.block_matmul_params() / l.tp + m.block_norm_params();
   const int vocab_split = l.vocab_parallel ? l.tp : 1;
   const int64_t vocab_shard = m.embedding_params() / vocab_split;
-  if (k.embedding) k.unit_params.push_back(vocab_shard);
+  if (k.embedding) {
+    k.unit_params.push_back(vocab_shard);
+    k.unit_expert_params.push_back(0);
+  }
   // An MoE layer: attention, norms, router and shared experts as a dense layer; the routed
-  // experts split over ep (and etp = tp).
+  // experts split over ep and etp.
   const int64_t moe_layer = (m.attention_matmul_params() + m.moe_dense_params()) / l.tp + m.block_norm_params();
   for (int i = 0; i < k.layers; ++i) {
     const bool moe = m.moe_layer(k.first_layer + i);
     k.unit_params.push_back(moe ? moe_layer : layer);
-    if (moe) k.expert_params += m.moe_expert_params() / (int64_t(l.ep) * l.tp);
+    k.unit_expert_params.push_back(moe ? m.moe_expert_params() / (int64_t(l.ep) * l.etp) : 0);
+    k.expert_params += k.unit_expert_params.back();
   }
   if (k.head) {
     // Final norm and the output layer: its own matrix, or with tied embeddings a copy of the word
     // embeddings on the last stage (none when the first and last stage are one rank).
     const int64_t out = m.tied_embeddings ? (k.embedding ? 0 : vocab_shard) : m.head_params() / vocab_split;
     k.unit_params.push_back(m.hidden + out);
+    k.unit_expert_params.push_back(0);
   }
   // Buckets (param_and_grad_buffer.py): parameters in backward order, a bucket closed as soon as
   // it holds bucket_size or more; the rest forms the last one. Without overlap_grad_reduce, one.
@@ -71,7 +81,30 @@ ChunkPlan plan_chunk(const MegatronConfig& c, const PipelineSplit& split, int st
     }
   }
   if (acc > 0 || k.bucket_params.empty()) k.bucket_params.push_back(acc);
+  // The routed experts' buckets, by the same rule over the units that hold them.
+  k.expert_bucket_of_unit.assign(k.unit_params.size(), -1);
+  acc = 0;
+  for (int u = int(k.unit_params.size()) - 1; u >= 0; --u) {
+    if (k.unit_expert_params[u] == 0) continue;
+    const int b = int(k.expert_bucket_params.size());
+    if (int(k.expert_bucket_first_unit.size()) == b) k.expert_bucket_first_unit.push_back(u);
+    k.expert_bucket_of_unit[u] = b;
+    k.expert_bucket_first_unit[b] = u;
+    acc += k.unit_expert_params[u];
+    if (acc >= cap) {
+      k.expert_bucket_params.push_back(acc);
+      acc = 0;
+    }
+  }
+  if (acc > 0) k.expert_bucket_params.push_back(acc);
   return k;
+}
+
+std::vector<std::string> stream_names(bool moe) {
+  std::vector<std::string> s{"compute",  "send next", "send prev", "recv prev", "recv next",
+                             "tp async", "cp send",   "cp recv",   "dp comm"};
+  if (moe) s.push_back("edp comm");  // kEdpComm
+  return s;
 }
 
 class StageBuilder {
@@ -80,8 +113,7 @@ class StageBuilder {
       : c_(c),
         l_(c.layout),
         s_(stage),
-        p_({"compute", "send next", "send prev", "recv prev", "recv next", "tp async", "cp send", "cp recv",
-            "dp comm"}),
+        p_(stream_names(c.model.is_moe())),
         layer_(c.model, c.layout, c.training, c.rates, p_) {
     const ModelShape& m = c.model;
     const int e = dtype_bytes(c.training.dtype);
@@ -162,12 +194,15 @@ class StageBuilder {
     const std::string t = tag(at);
     const bool last_mb = at.micro_batch == l_.pipeline_micro_batches - 1;
     const bool sync = last_mb && l_.overlap_grad_reduce && dp_ranks_ > 1;
+    const bool expert_sync = last_mb && l_.overlap_grad_reduce && l_.edp() > 1;
     if (needs_grad(at.chunk)) wait_received(bwd_fifo_, bwd_used_, t + "recv grad");
     int unit = int(k.unit_params.size()) - 1;
     auto done = [&](int u) {
       // The bucket is complete once its first unit (in forward order) has its gradients.
       if (sync && (u == 0 || k.bucket_of_unit[u - 1] != k.bucket_of_unit[u]))
         reduce_bucket(k.bucket_params[k.bucket_of_unit[u]], t + "grad bucket " + std::to_string(k.bucket_of_unit[u]));
+      if (const int b = k.expert_bucket_of_unit[u]; expert_sync && b >= 0 && k.expert_bucket_first_unit[b] == u)
+        reduce_bucket(k.expert_bucket_params[b], t + "expert grad bucket " + std::to_string(b), kGroupEdp, kEdpComm);
     };
     if (k.head) {
       layer_.head_backward(t);
@@ -208,10 +243,11 @@ class StageBuilder {
     for (int stream : back) p_.join(stream, kCompute);
   }
 
-  void reduce_bucket(int64_t params, const std::string& name) {
+  void reduce_bucket(int64_t params, const std::string& name, int group = kGroupDp, int stream = kDpComm) {
     layer_.flush();
-    p_.join(kCompute, kDpComm);
-    p_.collective(kDpComm, kGroupDp, l_.distributed_optimizer ? CollOp::ReduceScatter : CollOp::AllReduce,
+    p_.join(kCompute, stream);
+    expert_buckets_ |= stream == kEdpComm;
+    p_.collective(stream, group, l_.distributed_optimizer ? CollOp::ReduceScatter : CollOp::AllReduce,
                   params * grad_bytes_, name);
   }
 
@@ -239,17 +275,18 @@ class StageBuilder {
     const ModelShape& m = c_.model;
     if (dp_ranks_ > 1 && !l_.overlap_grad_reduce)
       for (int j = 0; j < l_.vp; ++j) reduce_bucket(chunks_[j].params(), "c" + std::to_string(j) + " grads");
-    // Routed experts' gradients: summed over the expert-data-parallel ranks, once per chunk after
-    // the last backward (not bucketed with the dense ones: a simplification of Megatron-Core's
-    // separate expert buffers, which overlap_grad_reduce also overlaps).
+    // Routed experts' gradients: summed over the expert-data-parallel ranks in their own buckets
+    // (Megatron-Core's expert_parallel_buffers): with overlap_grad_reduce each bucket as the last
+    // backward completes it (backward() above), else once per chunk here.
     int64_t experts = 0;
     for (const ChunkPlan& k : chunks_) experts += k.expert_params;
-    if (experts > 0 && l_.edp() > 1)
+    if (experts > 0 && l_.edp() > 1 && !l_.overlap_grad_reduce)
       for (int j = 0; j < l_.vp; ++j)
         if (chunks_[j].expert_params > 0)
           p_.collective(kDpComm, kGroupEdp, l_.distributed_optimizer ? CollOp::ReduceScatter : CollOp::AllReduce,
                         chunks_[j].expert_params * grad_bytes_, "c" + std::to_string(j) + " expert grads");
     p_.join(kDpComm, kCompute);
+    if (expert_buckets_) p_.join(kEdpComm, kCompute);
     int64_t params = 0, norms = 0;
     bool has_embedding = false, has_head = false;
     for (const ChunkPlan& k : chunks_) {
@@ -299,6 +336,7 @@ class StageBuilder {
   std::size_t fwd_used_ = 0, bwd_used_ = 0;
   int64_t full_act_ = 0, p2p_bytes_ = 0;
   bool gather_after_p2p_ = false;
+  bool expert_buckets_ = false;  // kEdpComm carries expert gradient buckets
   int param_bytes_ = 2, grad_bytes_ = 2, dp_ranks_ = 1;
 };
 
@@ -361,26 +399,39 @@ void megatron_layout(const MegatronConfig& c, std::vector<collectives::Group>& g
         for (int t = 0; t < l.tp; ++t)
           add_group("embedding", kGroupEmbedding,
                     {megatron_rank(l, {t, cp, d, 0}), megatron_rank(l, {t, cp, d, l.pp - 1})});
-  // Expert parallel (layout.hpp): within a stage, x = c + cp d = e + ep j for EP index e and
-  // expert-data-parallel index j; an EP group fixes (t, j, s), an EDP group (t, e, s).
+  // Expert grid (layout.hpp): within a stage, y = t + tp (c + cp d) = te + etp (e + ep j) for
+  // ETP index te, EP index e and expert-data-parallel index j; an EP group fixes (te, j, s), an
+  // EDP group (te, e, s), an ETP group (e, j, s). With etp = tp an ETP group is a TP group: the
+  // MoE collectives use the TP communicator (no second one).
   if (c.model.is_moe()) {
-    const int edp = l.edp();
-    auto rank_of = [&](int t, int x, int s) { return megatron_rank(l, {t, x % l.cp, x / l.cp, s}); };
+    const int edp = l.edp(), stage_size = l.tp * l.cp * l.dp;
+    auto rank_of = [&](int te, int e, int j, int s) { return s * stage_size + te + l.etp * (e + l.ep * j); };
     for (int s = 0; s < l.pp; ++s)
-      for (int t = 0; t < l.tp; ++t) {
+      for (int te = 0; te < l.etp; ++te) {
         if (l.ep > 1)
           for (int j = 0; j < edp; ++j) {
             std::vector<int> m;
-            for (int e = 0; e < l.ep; ++e) m.push_back(rank_of(t, e + l.ep * j, s));
+            for (int e = 0; e < l.ep; ++e) m.push_back(rank_of(te, e, j, s));
             add_group("ep", kGroupEp, m);
           }
         if (edp > 1)
           for (int e = 0; e < l.ep; ++e) {
             std::vector<int> m;
-            for (int j = 0; j < edp; ++j) m.push_back(rank_of(t, e + l.ep * j, s));
+            for (int j = 0; j < edp; ++j) m.push_back(rank_of(te, e, j, s));
             add_group("edp", kGroupEdp, m);
           }
       }
+    if (l.etp == l.tp) {
+      for (RankSetup& r : ranks) r.group[kGroupEtp] = r.group[kGroupTp];
+    } else if (l.etp > 1) {
+      for (int s = 0; s < l.pp; ++s)
+        for (int j = 0; j < edp; ++j)
+          for (int e = 0; e < l.ep; ++e) {
+            std::vector<int> m;
+            for (int te = 0; te < l.etp; ++te) m.push_back(rank_of(te, e, j, s));
+            add_group("etp", kGroupEtp, m);
+          }
+    }
   }
   for (int r = 0; r < n; ++r) {
     const MegatronCoord x = megatron_coord(l, r);

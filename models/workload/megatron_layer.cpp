@@ -34,7 +34,8 @@ LayerWork megatron_layer_work(const ModelShape& m, const ParallelLayout& l, cons
   if (m.is_moe()) {
     const auto router_tokens = int64_t(tokens / tp);  // sequence parallel (required with tp > 1)
     w.moe_a2a_bytes = int64_t(moe_alltoall_bytes(m.moe, router_tokens, m.hidden, int(e)));
-    w.moe_tp_bytes = int64_t(moe_alltoall_bytes(m.moe, int64_t(tokens), m.hidden, int(e)));
+    // The ETP group gathers its etp ranks' received tokens: etp Tn = T etp / tp (T with etp = tp).
+    w.moe_tp_bytes = int64_t(moe_alltoall_bytes(m.moe, int64_t(tokens * l.etp / tp), m.hidden, int(e)));
   }
   return w;
 }
@@ -48,7 +49,7 @@ MegatronLayer::MegatronLayer(const ModelShape& m, const ParallelLayout& l, const
   // Every piece priced once by the compute model's laws (compute.hpp block_kernels, head_kernels).
   k_ = block_kernels(m, tokens_, l.tp, rates, l.sequence_parallel, t.attention_backend != "unfused");
   head_ = head_kernels(m, tokens_, norm_tokens_, l.vocab_parallel ? l.tp : 1, rates);
-  if (m.is_moe()) moe_k_ = workload::moe_kernels(m, tokens_, l.tp, l.ep, rates);
+  if (m.is_moe()) moe_k_ = workload::moe_kernels(m, tokens_, l.tp, l.ep, l.etp, rates);
 }
 
 void MegatronLayer::compute(double seconds, const std::string& name) {
@@ -178,7 +179,7 @@ void MegatronLayer::mlp_backward(const std::string& n) {
 }
 
 void MegatronLayer::moe_collective(int group, CollOp op, int64_t bytes, const std::string& name) {
-  if ((group == kGroupEp ? l_.ep : l_.tp) == 1) return;
+  if ((group == kGroupEp ? l_.ep : l_.etp) == 1) return;
   flush();
   p_.collective(kCompute, group, op, bytes, name);
 }
@@ -187,9 +188,9 @@ void MegatronLayer::moe_forward(const std::string& n) {
   const MoeKernels& k = moe_k_;
   compute(k.router.fwd + k.permute, n + " router+permute");
   moe_collective(kGroupEp, CollOp::AllToAll, w_.moe_a2a_bytes, n + " moe dispatch all_to_all");
-  moe_collective(kGroupTp, CollOp::AllGather, w_.moe_tp_bytes, n + " moe tp all_gather");
+  moe_collective(kGroupEtp, CollOp::AllGather, w_.moe_tp_bytes, n + " moe tp all_gather");
   compute(k.experts_up.fwd + k.act_fwd + k.experts_down.fwd, n + " experts");
-  moe_collective(kGroupTp, CollOp::ReduceScatter, w_.moe_tp_bytes, n + " moe tp reduce_scatter");
+  moe_collective(kGroupEtp, CollOp::ReduceScatter, w_.moe_tp_bytes, n + " moe tp reduce_scatter");
   moe_collective(kGroupEp, CollOp::AllToAll, w_.moe_a2a_bytes, n + " moe combine all_to_all");
   compute(k.permute, n + " unpermute");
   if (m_.moe.shared_experts > 0) {
@@ -208,9 +209,9 @@ void MegatronLayer::moe_backward(const std::string& n) {
   }
   compute(k.permute, n + " unpermute");
   moe_collective(kGroupEp, CollOp::AllToAll, w_.moe_a2a_bytes, n + " moe combine all_to_all");
-  moe_collective(kGroupTp, CollOp::AllGather, w_.moe_tp_bytes, n + " moe tp all_gather");
+  moe_collective(kGroupEtp, CollOp::AllGather, w_.moe_tp_bytes, n + " moe tp all_gather");
   compute(k.experts_down.bwd() + k.act_bwd + k.experts_up.bwd(), n + " experts");
-  moe_collective(kGroupTp, CollOp::ReduceScatter, w_.moe_tp_bytes, n + " moe tp reduce_scatter");
+  moe_collective(kGroupEtp, CollOp::ReduceScatter, w_.moe_tp_bytes, n + " moe tp reduce_scatter");
   moe_collective(kGroupEp, CollOp::AllToAll, w_.moe_a2a_bytes, n + " moe dispatch all_to_all");
   compute(k.permute + k.router.bwd(), n + " permute+router");
 }

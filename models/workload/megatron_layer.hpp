@@ -46,11 +46,12 @@
 // Mixture of experts (moe.hpp; Megatron-Core's MoELayer with the alltoall token dispatcher,
 //   megatron/core/transformer/moe/token_dispatcher.py): in an MoE layer the MLP becomes the router
 //   GEMM and permute, the dispatch all-to-all over the EP group (c Tn k h e bytes per rank,
-//   nccl-tests' size), with tp > 1 the all-gather of the received tokens over tp (c T k h e, the
-//   sequence-parallel all-gather of k c times the tokens), the local experts' GEMMs (compute.hpp
-//   moe_kernels), the reduce-scatter over tp and the combine all-to-all, then the unpermute; shared
-//   experts after, as a dense tensor-parallel MLP. Backward: the same four collectives in reverse
-//   (2 all-to-alls). The all-to-alls run on the compute stream (the dispatcher waits for them).
+//   nccl-tests' size), with etp > 1 the all-gather of the received tokens over the expert-tensor-
+//   parallel group (c etp Tn k h e: k c times the etp ranks' router tokens; c T k h e with etp = tp,
+//   the sequence-parallel all-gather of k c times the tokens), the local experts' GEMMs (compute.hpp
+//   moe_kernels, each expert's ffn / etp), the reduce-scatter over etp and the combine all-to-all,
+//   then the unpermute; shared experts after, as a dense tensor-parallel MLP (over tp). Backward: the same four
+//   collectives in reverse (2 all-to-alls). The all-to-alls run on the compute stream (the dispatcher waits for them).
 //   token_skew stretches the expert GEMMs (the busiest rank sets the pace); the all-to-all bytes
 //   stay the balanced ones.
 // Recompute: full re-runs the layer forward (its communication included) before the backward;
@@ -70,8 +71,12 @@ namespace models::workload {
 namespace megatron_slots {
 inline constexpr int kCompute = 0, kSendNext = 1, kSendPrev = 2, kRecvPrev = 3, kRecvNext = 4, kTpAsync = 5,
                      kCpSend = 6, kCpRecv = 7, kDpComm = 8;
+// MoE models only: the expert-data-parallel gradient buckets, on their own communicator and stream
+// (Megatron-Core launches each bucket group's collective asynchronously on its own group).
+inline constexpr int kEdpComm = 9;
 inline constexpr int kGroupDp = 0, kGroupTp = 1, kGroupEmbedding = 2;  // kGroupDp: dp x cp ranks
 inline constexpr int kGroupEp = 3, kGroupEdp = 4;  // expert parallel; expert data parallel (layout.hpp)
+inline constexpr int kGroupEtp = 5;                // expert tensor parallel (the TP group when etp = tp)
 inline constexpr int kPeerNext = 0, kPeerPrev = 1, kPeerCpNext = 2, kPeerCpPrev = 3;
 }  // namespace megatron_slots
 
@@ -85,7 +90,7 @@ struct LayerWork {
   int64_t tp_bytes = 0;                             // A: one TP collective (nccl-tests size)
   int64_t cp_kv_bytes = 0;                          // K and V of one ring step
   int64_t moe_a2a_bytes = 0;                        // one dispatch or combine all-to-all (MoE)
-  int64_t moe_tp_bytes = 0;                         // the all-gather / reduce-scatter of routed tokens over tp
+  int64_t moe_tp_bytes = 0;                         // the all-gather / reduce-scatter of routed tokens over etp
 };
 LayerWork megatron_layer_work(const ModelShape& m, const ParallelLayout& l, const TrainingSpec& t);
 

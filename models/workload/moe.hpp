@@ -15,7 +15,9 @@
 //   s c T k h b: exact when each rank's own port (NVLink, NIC) is the bottleneck, an upper bound
 //   when a shared fabric tier is (then only the hot rank's traffic is s times larger).
 //   Per MoE layer and micro-batch: 2 all-to-alls forward (dispatch, combine), 2 backward.
-// Expert GEMMs (SwiGLU experts with moe_ffn f_e, expert tensor parallelism etp splitting f_e):
+// Expert GEMMs (SwiGLU experts with moe_ffn f_e, expert tensor parallelism etp splitting f_e; T
+// here the tokens routed by the rank's expert-tensor-parallel group, etp T / tp for a rank of T
+// tokens under sequence parallelism, T with etp = tp):
 //   tokens per local expert   n_e = s c ep T k / E
 //   gate, up: [n_e x h] x [h x f_e/etp]     down: [n_e x f_e/etp] x [f_e/etp x h]
 //   forward FLOPs per rank per MoE layer = (E/ep) x 3 x 2 n_e h f_e/etp = 6 s c T k h f_e / etp.

@@ -640,6 +640,7 @@ class Loader {
                  {"micro_batches", degree(p.micro_batches)},
                  {"cp", degree(p.cp)},
                  {"ep", degree(p.ep)},
+                 {"etp", degree(p.etp)},
                  {"vp", degree(p.vp)},
                  {"decoder_first_pipeline_num_layers", degree(p.decoder_first_pipeline_num_layers)},
                  {"decoder_last_pipeline_num_layers", degree(p.decoder_last_pipeline_num_layers)},

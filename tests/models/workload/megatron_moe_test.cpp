@@ -95,9 +95,10 @@ TEST_CASE("megatron moe: 4 all-to-alls per MoE layer and micro-batch of c (T / t
   const Counted a2a = count(p, kGroupEp, CollOp::AllToAll, "moe");
   CHECK(a2a.ops == 4 * moe_layers * micro_batches);
   CHECK(a2a.bytes == int64_t(1.0 * 256 * 2 * 1024 * 2));
-  // The routed tokens' all-gather and reduce-scatter over tp: tp times the all-to-all's bytes.
-  const Counted ag = count(p, kGroupTp, CollOp::AllGather, "moe tp"),
-                rs = count(p, kGroupTp, CollOp::ReduceScatter, "moe tp");
+  // The routed tokens' all-gather and reduce-scatter over etp = tp (the ETP slot holds the TP
+  // group): tp times the all-to-all's bytes.
+  const Counted ag = count(p, kGroupEtp, CollOp::AllGather, "moe tp"),
+                rs = count(p, kGroupEtp, CollOp::ReduceScatter, "moe tp");
   CHECK(ag.ops == 2 * moe_layers * micro_batches);
   CHECK(rs.ops == 2 * moe_layers * micro_batches);
   CHECK(ag.bytes == 2 * a2a.bytes);
@@ -118,7 +119,7 @@ TEST_CASE("megatron moe: expert GEMM seconds are the GEMM law's for the expert s
   // 8 experts over ep 4: 2 local, each n_e = c ep T k / E = 4 x 512 x 2 / 8 = 512 tokens (etp = tp
   // 2: f_e / 2 = 1024 wide); at a flat rate the three GEMMs of both take forward_flops / rate.
   const MegatronConfig c = config(scenario(2, 4), 16);
-  const MoeKernels k = moe_kernels(c.model, 512, 2, 4, c.rates);
+  const MoeKernels k = moe_kernels(c.model, 512, 2, 4, 2, c.rates);
   CHECK(k.gemms.local_experts == 2);
   CHECK(k.gemms.tokens_per_expert == Approx(512));
   CHECK(k.gemms.gate_up.n == 1024);
@@ -131,7 +132,7 @@ TEST_CASE("megatron moe: expert GEMM seconds are the GEMM law's for the expert s
   models::ScenarioSpec s = scenario(2, 4);
   s.model->token_skew = 1.5;
   const MegatronConfig skewed = config(s, 16);
-  CHECK(moe_kernels(skewed.model, 512, 2, 4, skewed.rates).experts_down.fwd == Approx(1.5 * k.experts_down.fwd));
+  CHECK(moe_kernels(skewed.model, 512, 2, 4, 2, skewed.rates).experts_down.fwd == Approx(1.5 * k.experts_down.fwd));
 }
 
 TEST_CASE("megatron moe: EP groups are ep ranks tp apart, expert data parallel the rest", "[workload]") {
@@ -219,4 +220,33 @@ TEST_CASE("megatron moe: presets and Megatron's MoE FLOP count", "[workload]") {
   dense.moe = MoeSpec{};
   dense.ffn = 2 * 14336;
   CHECK(models::megatron_step_flops(mixtral, 8).total() == Approx(models::megatron_step_flops(dense, 8).total()));
+}
+
+TEST_CASE("megatron moe: with overlap_grad_reduce expert gradients go in their own buckets in the last backward",
+          "[workload]") {
+  // Megatron-Core's DDP keeps the routed experts in expert_parallel_buffers, bucketed by the same
+  // bucket_size (max(4e7, 1e6 dp cp) parameters) and reduced over the expert-data-parallel group as
+  // the last micro-batch's backward completes each bucket.
+  models::ScenarioSpec s = scenario(2, 4);  // tp 2 x dp 8, ep 4: edp 2
+  s.parallel.overlap_grad_reduce = true;
+  const Program p = build_megatron_programs(config(s, 16))[0];
+  const int64_t per_layer = 8LL * 3 * 1024 * 2048 / (4 * 2);  // E 3 h f_e / (ep etp)
+  const Counted one = count(p, kGroupEdp, CollOp::AllReduce, "mb2 expert grad bucket 0");
+  CHECK(one.ops == 1);
+  CHECK(one.bytes == 2 * per_layer * 4);                                   // both MoE layers (12.6 M < 40 M), fp32
+  CHECK(count(p, kGroupEdp, CollOp::AllReduce, "expert grads").ops == 0);  // none left for the end
+  CHECK(count(p, kGroupEdp, CollOp::AllReduce, "").ops == 1);
+  // Experts of 16384: 50.3 M parameters per MoE layer, over the bucket size: one bucket each.
+  s.model->moe_ffn = 16384;
+  const Program big = build_megatron_programs(config(s, 16))[0];
+  const int64_t big_layer = 8LL * 3 * 1024 * 16384 / (4 * 2);
+  for (const char* b : {"mb2 expert grad bucket 0", "mb2 expert grad bucket 1"}) {
+    const Counted c = count(big, kGroupEdp, CollOp::AllReduce, b);
+    CHECK(c.ops == 1);
+    CHECK(c.bytes == big_layer * 4);
+  }
+  CHECK(count(big, kGroupEdp, CollOp::AllReduce, "").ops == 2);
+  // Without overlap_grad_reduce: one reduction per chunk after the last backward, as before.
+  s.parallel.overlap_grad_reduce = false;
+  CHECK(count(build_megatron_programs(config(s, 16))[0], kGroupEdp, CollOp::AllReduce, "expert grads").ops == 1);
 }
