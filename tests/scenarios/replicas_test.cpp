@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/scenarios/both_modes.hpp"
 #include "tests/scenarios/command_runner.hpp"
 #include "tests/scenarios/mode_free_json.hpp"
 
@@ -44,17 +45,7 @@ enum class Mode { Replicas, Abandoned, Other };
 
 // Runs the case both ways, checks the results agree, and says which mode the default run took.
 Mode run_both(const Case& c, std::string* note = nullptr) {
-  const auto dir = scenarios_test::fresh_temp_dir("replicas");
-  const auto path = dir / "s.toml";
-  std::ofstream(path) << toml(c);
-  INFO(toml(c));
-  const auto quick = run_commsim({"run", path.string(), "--json"});
-  const auto full = run_commsim({"run", path.string(), "--json", "--full"});
-  std::filesystem::remove_all(dir);
-  REQUIRE(quick.exit_code == 0);
-  REQUIRE(full.exit_code == 0);
-  const auto a = nlohmann::json::parse(quick.out), b = nlohmann::json::parse(full.out);
-  CHECK(mode_free_json(a) == mode_free_json(b));
+  const auto [a, b] = run_default_and_full(toml(c), "replicas");
   Mode mode = Mode::Other;
   for (const auto& n : a["notes"]) {
     const auto text = n.get<std::string>();
