@@ -133,6 +133,8 @@ struct ParallelSpec {
   bool tp_comm_overlap = false;
   bool scatter_gather_tensors_in_pipeline = false;  // Megatron-LM <= 2022: p2p sends 1/tp, then all-gather
   std::optional<bool> overlap_p2p_comm;             // unset: Megatron-Core's default (on with vp > 1)
+  // "1f1b" (plain, or interleaved with vp > 1) | "zb_h1" (zero bubble, Qi et al. 2024; vp = 1).
+  std::string pipeline_schedule = "1f1b";
   // false: embedding and output layer replicated on every TP rank (plain PyTorch tensor
   // parallelism, bench/device/torch_tp_step.py), not split over the vocabulary as Megatron-LM does.
   bool vocab_parallel = true;

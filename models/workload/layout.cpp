@@ -183,6 +183,14 @@ void megatron_checks(const ScenarioSpec& spec, const ModelShape& model, int n, P
   } else if (par.overlap_p2p_comm.value_or(false)) {
     l.notes.push_back("overlap_p2p_comm ignored without vp > 1 (as Megatron does)");
   }
+  if (par.pipeline_schedule == "zb_h1") {
+    if (l.interleaved())
+      throw SpecError("parallel.pipeline_schedule",
+                      "zb_h1 runs one model chunk per pipeline rank, got vp = " + str(l.vp) +
+                          " (expected vp = 1, or pipeline_schedule = \"1f1b\" for interleaved 1F1B)");
+    l.zero_bubble = l.pp > 1;
+    if (l.pp == 1) l.notes.push_back("pipeline_schedule = \"zb_h1\" ignored: pp = 1, no pipeline");
+  }
 }
 
 void data_parallel_checks(const ScenarioSpec& spec, const ModelShape& model, int n, ParallelLayout& l) {
@@ -206,6 +214,7 @@ void data_parallel_checks(const ScenarioSpec& spec, const ModelShape& model, int
       {"parallel.tp_comm_overlap", par.tp_comm_overlap},
       {"parallel.scatter_gather_tensors_in_pipeline", par.scatter_gather_tensors_in_pipeline},
       {"parallel.overlap_p2p_comm", par.overlap_p2p_comm.has_value()},
+      {"parallel.pipeline_schedule", par.pipeline_schedule != "1f1b"},
       {"parallel.overlap_grad_reduce", par.overlap_grad_reduce},
       {"parallel.vocab_parallel", !par.vocab_parallel},
       {"parallel.async_tensor_model_parallel_allreduce", !par.async_tensor_model_parallel_allreduce},

@@ -84,6 +84,7 @@ struct ParallelLayout {
   bool overlap_grad_reduce = false;
   bool overlap_param_gather = false;
   bool overlap_p2p_comm = false;
+  bool zero_bubble = false;  // ZB-H1's schedule (pipeline_schedule.hpp) instead of 1F1B
   bool tp_comm_overlap = false;
   bool scatter_gather_p2p = false;
   bool vocab_parallel = true;      // embedding and output layer split over tp (false: replicated)

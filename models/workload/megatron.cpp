@@ -131,11 +131,20 @@ class StageBuilder {
 
   Program build() {
     if (l_.distributed_optimizer && l_.overlap_param_gather && dp_ranks_ > 1) gather_params_at_start();
-    for (const PipeStep& st :
-         megatron_pipeline_schedule(l_.pp, l_.vp, l_.pipeline_micro_batches, s_, l_.overlap_p2p_comm)) {
+    const std::vector<PipeStep> steps =
+        l_.zero_bubble ? zb_h1_pipeline_schedule(l_.pp, l_.pipeline_micro_batches, s_)
+                       : megatron_pipeline_schedule(l_.pp, l_.vp, l_.pipeline_micro_batches, s_, l_.overlap_p2p_comm);
+    // Gradients are complete (and their buckets reduced) at the last pass computing weight
+    // gradients: 1F1B's last backward, ZB-H1's last W (a deferred one on every stage but the first).
+    for (const PipeStep& st : steps)
+      if (st.kind == PipeStep::Kind::Backward || st.kind == PipeStep::Kind::BackwardWeight)
+        last_grad_mb_ = st.at.micro_batch;
+    for (const PipeStep& st : steps) {
       switch (st.kind) {
         case PipeStep::Kind::Forward: forward(st.at); break;
-        case PipeStep::Kind::Backward: backward(st.at); break;
+        case PipeStep::Kind::Backward: backward(st.at, BackwardPart::Both); break;
+        case PipeStep::Kind::BackwardInput: backward(st.at, BackwardPart::Input); break;
+        case PipeStep::Kind::BackwardWeight: backward(st.at, BackwardPart::Weight); break;
         case PipeStep::Kind::Comm: comm(st); break;
       }
     }
@@ -189,15 +198,19 @@ class StageBuilder {
     layer_.flush();
   }
 
-  void backward(ChunkRef at) {
+  // One backward pass, or ZB-H1's B (input gradients: receives the gradient, sends it on) or W
+  // (weight gradients: the gradient buckets fill here).
+  void backward(ChunkRef at, BackwardPart part) {
     const ChunkPlan& k = chunks_[at.chunk];
-    const std::string t = tag(at);
-    const bool last_mb = at.micro_batch == l_.pipeline_micro_batches - 1;
+    const std::string t = tag(at) + (part == BackwardPart::Input ? "B " : part == BackwardPart::Weight ? "W " : "");
+    const bool grads = part != BackwardPart::Input;
+    const bool last_mb = grads && at.micro_batch == last_grad_mb_;
     const bool sync = last_mb && l_.overlap_grad_reduce && dp_ranks_ > 1;
     const bool expert_sync = last_mb && l_.overlap_grad_reduce && l_.edp() > 1;
-    if (needs_grad(at.chunk)) wait_received(bwd_fifo_, bwd_used_, t + "recv grad");
+    if (part != BackwardPart::Weight && needs_grad(at.chunk)) wait_received(bwd_fifo_, bwd_used_, t + "recv grad");
     int unit = int(k.unit_params.size()) - 1;
     auto done = [&](int u) {
+      if (!grads) return;
       // The bucket is complete once its first unit (in forward order) has its gradients.
       if (sync && (u == 0 || k.bucket_of_unit[u - 1] != k.bucket_of_unit[u]))
         reduce_bucket(k.bucket_params[k.bucket_of_unit[u]], t + "grad bucket " + std::to_string(k.bucket_of_unit[u]));
@@ -205,16 +218,16 @@ class StageBuilder {
         reduce_bucket(k.expert_bucket_params[b], t + "expert grad bucket " + std::to_string(b), kGroupEdp, kEdpComm);
     };
     if (k.head) {
-      layer_.head_backward(t);
+      layer_.head_backward(t, part);
       done(unit--);
     }
     for (int i = k.layers - 1; i >= 0; --i) {
       layer_.set_moe(c_.model.moe_layer(k.first_layer + i));
-      layer_.backward(t + "L" + std::to_string(k.first_layer + i) + " ");
+      layer_.backward(t + "L" + std::to_string(k.first_layer + i) + " ", part);
       done(unit--);
     }
     if (k.embedding) {
-      layer_.embedding_backward(t);
+      if (grads) layer_.embedding_backward(t);
       done(unit--);
     }
     layer_.flush();
@@ -338,6 +351,7 @@ class StageBuilder {
   bool gather_after_p2p_ = false;
   bool expert_buckets_ = false;  // kEdpComm carries expert gradient buckets
   int param_bytes_ = 2, grad_bytes_ = 2, dp_ranks_ = 1;
+  int last_grad_mb_ = 0;  // the micro-batch whose weight gradients complete the step's
 };
 
 }  // namespace

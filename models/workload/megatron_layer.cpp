@@ -101,14 +101,14 @@ void MegatronLayer::tp_exit(double gemm_s, const std::string& name) {
 // Row-parallel linear backward (proj, fc2): with SP the output gradient is all-gathered first
 // (the backward of the forward's reduce-scatter); then dgrad and wgrad.
 void MegatronLayer::row_backward(const compute::LinearSeconds& g, const std::string& name) {
-  if (!l_.sequence_parallel || l_.tp == 1) return compute(g.bwd(), name + " dgrad+wgrad");
+  if (!l_.sequence_parallel || l_.tp == 1) return compute(g.dgrad + wgrad(g), name + " dgrad+wgrad");
   if (l_.tp_comm_overlap) {
     tp_beside(CollOp::AllGather, g.dgrad, name + " ag+dgrad");
   } else {
     tp(CollOp::AllGather, name + " sp all_gather grad");
     compute(g.dgrad, name + " dgrad");
   }
-  compute(g.wgrad, name + " wgrad");
+  compute(wgrad(g), name + " wgrad");
 }
 
 // Column-parallel linear backward (qkv, fc1, logits): Megatron's
@@ -116,15 +116,16 @@ void MegatronLayer::row_backward(const compute::LinearSeconds& g, const std::str
 // runs beside the wgrad GEMM; with SP the input is all-gathered again beside the dgrad GEMM and
 // the input gradient reduce-scattered beside the wgrad GEMM.
 void MegatronLayer::column_backward(const compute::LinearSeconds& g, const std::string& name) {
-  if (l_.tp == 1) return compute(g.bwd(), name + " dgrad+wgrad");
+  if (l_.tp == 1) return compute(g.dgrad + wgrad(g), name + " dgrad+wgrad");
+  const bool beside = part_ != BackwardPart::Input;  // ZB-H1's B has no wgrad to hide the reduction
   if (l_.sequence_parallel) {
     tp_beside(CollOp::AllGather, g.dgrad, name + " ag input+dgrad");
-    tp_beside(CollOp::ReduceScatter, g.wgrad, name + " rs grad+wgrad");
-    return;
+    if (beside) return tp_beside(CollOp::ReduceScatter, g.wgrad, name + " rs grad+wgrad");
+    return tp(CollOp::ReduceScatter, name + " sp reduce_scatter grad");
   }
   compute(g.dgrad, name + " dgrad");
-  if (l_.async_tp_allreduce) return tp_beside(CollOp::AllReduce, g.wgrad, name + " ar grad+wgrad");
-  compute(g.wgrad, name + " wgrad");
+  if (l_.async_tp_allreduce && beside) return tp_beside(CollOp::AllReduce, g.wgrad, name + " ar grad+wgrad");
+  compute(wgrad(g), name + " wgrad");
   tp(CollOp::AllReduce, name + " tp all_reduce grad");
 }
 
@@ -210,13 +211,26 @@ void MegatronLayer::moe_backward(const std::string& n) {
   compute(k.permute, n + " unpermute");
   moe_collective(kGroupEp, CollOp::AllToAll, w_.moe_a2a_bytes, n + " moe combine all_to_all");
   moe_collective(kGroupEtp, CollOp::AllGather, w_.moe_tp_bytes, n + " moe tp all_gather");
-  compute(k.experts_down.bwd() + k.act_bwd + k.experts_up.bwd(), n + " experts");
+  // Grouped as dgrad + wgrad per GEMM, the sums 1F1B's passes have always had (same rounding).
+  compute((k.experts_down.dgrad + wgrad(k.experts_down)) + k.act_bwd + (k.experts_up.dgrad + wgrad(k.experts_up)),
+          n + " experts");
   moe_collective(kGroupEtp, CollOp::ReduceScatter, w_.moe_tp_bytes, n + " moe tp reduce_scatter");
   moe_collective(kGroupEp, CollOp::AllToAll, w_.moe_a2a_bytes, n + " moe dispatch all_to_all");
-  compute(k.permute + k.router.bwd(), n + " permute+router");
+  compute(k.permute + (k.router.dgrad + wgrad(k.router)), n + " permute+router");
 }
 
-void MegatronLayer::backward(const std::string& tag) {
+double MegatronLayer::layer_wgrad_seconds() const {
+  double s = k_.qkv.wgrad + k_.o.wgrad;
+  if (!moe_) return s + k_.up.wgrad + k_.down.wgrad;
+  const MoeKernels& k = moe_k_;
+  s += k.router.wgrad + k.experts_up.wgrad + k.experts_down.wgrad;
+  if (m_.moe.shared_experts > 0) s += k.shared_up.wgrad + k.shared_down.wgrad;
+  return s;
+}
+
+void MegatronLayer::backward(const std::string& tag, BackwardPart part) {
+  if (part == BackwardPart::Weight) return compute(layer_wgrad_seconds(), tag + "bwd wgrads");
+  part_ = part;
   if (l_.recompute == Recompute::Full) forward(tag, true);
   const std::string n = tag + "bwd";
   compute(k_.add, n + " add");
@@ -231,6 +245,7 @@ void MegatronLayer::backward(const std::string& tag) {
   compute(k_.qkv_copies_bwd, n + " qkv grad copies");
   column_backward(k_.qkv, n + " qkv");
   compute(k_.norm_bwd + k_.add, n + " norm+add");
+  part_ = BackwardPart::Both;
 }
 
 // Vocab-parallel embedding: each TP rank looks up its vocabulary shard, then the partial
@@ -266,13 +281,16 @@ void MegatronLayer::head_forward(const std::string& tag) {
   }
 }
 
-void MegatronLayer::head_backward(const std::string& tag) {
+void MegatronLayer::head_backward(const std::string& tag, BackwardPart part) {
+  if (part == BackwardPart::Weight) return compute(head_.logits.wgrad, tag + "logits wgrad");
+  part_ = part;
   compute(head_.loss_bwd, tag + "cross entropy bwd");
   if (l_.vocab_parallel)
     column_backward(head_.logits, tag + "logits");
   else  // every rank holds the same input gradient: no reduction (with SP each keeps its shard)
-    compute(head_.logits.bwd(), tag + "logits dgrad+wgrad");
+    compute(head_.logits.dgrad + wgrad(head_.logits), tag + "logits dgrad+wgrad");
   compute(head_.norm_bwd, tag + "final norm bwd");
+  part_ = BackwardPart::Both;
 }
 
 }  // namespace models::workload

@@ -94,17 +94,23 @@ struct LayerWork {
 };
 LayerWork megatron_layer_work(const ModelShape& m, const ParallelLayout& l, const TrainingSpec& t);
 
+// Which part of a layer's backward a pass runs: both (1F1B), or ZB-H1's B (input gradient: every
+// kernel but the weight-gradient GEMMs, and the TP communication) and W (the wgrad GEMMs alone;
+// pipeline_schedule.hpp). With sequence parallelism B keeps the all-gathered inputs for W.
+enum class BackwardPart : unsigned char { Both, Input, Weight };
+
 class MegatronLayer {
  public:
   MegatronLayer(const ModelShape& m, const ParallelLayout& l, const TrainingSpec& t, const ComputeRates& rates,
                 Program& p);
 
   void forward(const std::string& tag, bool recompute = false);
-  void backward(const std::string& tag);  // recomputes first as the layout says
+  // Recomputes first as the layout says (not for the Weight part: W reuses B's activations).
+  void backward(const std::string& tag, BackwardPart part = BackwardPart::Both);
   void embedding_forward(const std::string& tag);
-  void embedding_backward(const std::string& tag);
-  void head_forward(const std::string& tag);  // final norm, logits, vocab-parallel cross entropy
-  void head_backward(const std::string& tag);
+  void embedding_backward(const std::string& tag);  // a weight gradient only: W's part under ZB-H1
+  void head_forward(const std::string& tag);        // final norm, logits, vocab-parallel cross entropy
+  void head_backward(const std::string& tag, BackwardPart part = BackwardPart::Both);
   // Pending compute is issued as one op before any communication (fewer ops, same times).
   void flush();
   // The next forward / backward is of an MoE layer (the model's moe_layer(index)).
@@ -131,6 +137,8 @@ class MegatronLayer {
   void moe_forward(const std::string& n);
   void moe_backward(const std::string& n);
   void moe_collective(int group, nccl::CollOp op, int64_t bytes, const std::string& name);
+  double wgrad(const compute::LinearSeconds& g) const { return part_ == BackwardPart::Input ? 0 : g.wgrad; }
+  double layer_wgrad_seconds() const;  // the wgrad GEMMs of the current (dense or MoE) layer
 
   const ModelShape& m_;
   const ParallelLayout& l_;
@@ -140,6 +148,7 @@ class MegatronLayer {
   HeadKernels head_;
   MoeKernels moe_k_;
   bool moe_ = false;
+  BackwardPart part_ = BackwardPart::Both;  // of the backward being issued
   double pending_s_ = 0;
   std::string pending_name_;
   int64_t tokens_ = 0;       // T

@@ -60,6 +60,38 @@ std::vector<PipeStep> plain_1f1b(int p, int m, int s) {
   return out;
 }
 
+// ZB-H1 (pipeline_schedule.hpp): 1F1B's order and p2p batches, the backward split into B and W.
+// B's gradient is sent asynchronously (blocking = false) so that W runs while it travels; the next
+// forward's input is then received in its own batch. The first `deferred` rounds' W run at the end.
+std::vector<PipeStep> zb_h1(int p, int m, int s) {
+  std::vector<PipeStep> out;
+  const bool first = s == 0, last = s == p - 1;
+  const int warmup = std::min(p - s - 1, m), remaining = m - warmup;
+  const int deferred = std::min(s, remaining);
+  for (int i = 0; i < warmup; ++i) {
+    comm(out, false, false, !first, false);  // recv_forward
+    out.push_back(pass(Kind::Forward, {i, 0}));
+    comm(out, !last, false, false, false);  // send_forward
+  }
+  if (remaining > 0) comm(out, false, false, !first, false);
+  for (int i = 0; i < remaining; ++i) {
+    out.push_back(pass(Kind::Forward, {warmup + i, 0}));
+    comm(out, !last, false, false, !last);  // send_forward_recv_backward
+    out.push_back(pass(Kind::BackwardInput, {i, 0}));
+    comm(out, false, !first, false, false, false);  // send_backward, asynchronous
+    if (i >= deferred) out.push_back(pass(Kind::BackwardWeight, {i, 0}));
+    if (i != remaining - 1) comm(out, false, false, !first, false);  // recv_forward
+  }
+  for (int i = 0; i < warmup; ++i) {
+    comm(out, false, false, false, !last);  // recv_backward
+    out.push_back(pass(Kind::BackwardInput, {remaining + i, 0}));
+    comm(out, false, !first, false, false, false);  // send_backward, asynchronous
+    out.push_back(pass(Kind::BackwardWeight, {remaining + i, 0}));
+  }
+  for (int i = 0; i < deferred; ++i) out.push_back(pass(Kind::BackwardWeight, {i, 0}));
+  return out;
+}
+
 class Interleaved {
  public:
   Interleaved(int p, int v, int m, int s, bool overlap)
@@ -151,6 +183,11 @@ std::vector<ChunkRef> megatron_schedule_table(int m, int v, int group) {
       for (int mb = lo; mb < hi; ++mb) table.push_back({mb, c});
   }
   return table;
+}
+
+std::vector<PipeStep> zb_h1_pipeline_schedule(int p, int m, int stage) {
+  SIM_CHECK(p >= 1 && m >= 1 && stage >= 0 && stage < p, "pipeline schedule out of range");
+  return zb_h1(p, m, stage);
 }
 
 std::vector<PipeStep> megatron_pipeline_schedule(int p, int v, int m, int stage, bool overlap_p2p_comm) {

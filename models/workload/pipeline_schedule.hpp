@@ -19,6 +19,14 @@
 // receives are done (PyTorch's req.wait() puts the compute stream behind the NCCL stream). With
 // overlap_p2p_comm (interleaved only; Megatron-Core's default there) the steady state's batches
 // are asynchronous: a received tensor is waited for just before the pass that uses it.
+//
+// ZB-H1 (Qi et al. 2024, "Zero Bubble (Almost) Pipeline Parallelism", ICLR, section 3.1; the
+// handcrafted schedule of sail-sg/zero-bubble-pipeline-parallelism's ZeroBubbleH1Pipeline with
+// exact semantics): the backward splits into B (input gradient, on the critical path) and W
+// (weight gradient). Stage s runs 1F1B's warm-up, then for the first s steady rounds F and B only,
+// then F, B, W; the cool-down runs B, W; the s deferred W passes close the step. B's gradient is
+// sent before W runs (asynchronously), so upstream stages get it one W earlier. Same peak number of
+// micro-batches in flight as 1F1B; bubble (p - 1)(T_F + T_B - T_W) instead of (p - 1)(T_F + T_B + T_W).
 #include <vector>
 
 namespace models::workload {
@@ -29,7 +37,8 @@ struct ChunkRef {
 };
 
 struct PipeStep {
-  enum class Kind : unsigned char { Forward, Backward, Comm };
+  // Backward: input and weight gradients together; BackwardInput / BackwardWeight: ZB-H1's B and W.
+  enum class Kind : unsigned char { Forward, Backward, BackwardInput, BackwardWeight, Comm };
   Kind kind = Kind::Comm;
   ChunkRef at;  // Forward / Backward: the pass
   // Comm: one batch_isend_irecv. send_next: activation to the next stage; send_prev: gradient
@@ -42,6 +51,9 @@ struct PipeStep {
 // One step of stage `stage` (0-based) of a p-stage pipeline with v chunks per rank and m
 // micro-batches (v == 1: plain 1F1B; v > 1 needs m a multiple of p, as make_layout checks).
 std::vector<PipeStep> megatron_pipeline_schedule(int p, int v, int m, int stage, bool overlap_p2p_comm);
+
+// ZB-H1 for stage `stage` of a p-stage pipeline with m micro-batches (one model chunk per rank).
+std::vector<PipeStep> zb_h1_pipeline_schedule(int p, int m, int stage);
 
 // Megatron-Core's get_schedule_table(m, v, group): the (micro-batch, chunk) of each virtual
 // micro-batch.

@@ -248,6 +248,10 @@ void Loader::parallel(const toml::node& n, const std::string& key) {
                {"tp_comm_overlap", flag(p.tp_comm_overlap)},
                {"scatter_gather_tensors_in_pipeline", flag(p.scatter_gather_tensors_in_pipeline)},
                {"overlap_p2p_comm", [&](auto& v, auto& k) { p.overlap_p2p_comm = r_.boolean(v, k); }},
+               {"pipeline_schedule",
+                [&](auto& v, auto& k) {
+                  p.pipeline_schedule = r_.one_of(v, k, {"1f1b", "zb_h1"});
+                }},
                {"vocab_parallel", flag(p.vocab_parallel)},
                {"async_tensor_model_parallel_allreduce", flag(p.async_tensor_model_parallel_allreduce)},
            });

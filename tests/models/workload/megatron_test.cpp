@@ -136,6 +136,27 @@ TEST_CASE("megatron: interleaved 1F1B bubble is (p-1)/(v m) on idle links", "[wo
     }
 }
 
+TEST_CASE("megatron: ZB-H1's bubble is (p-1)(F + B - W) on idle links, 1F1B's (p-1)(F + B + W)", "[workload]") {
+  // Qi et al. 2024, section 3.1: W (the weight-gradient GEMMs) fills the cool-down's idle time.
+  for (int m : {4, 8, 16}) {
+    const int p = 4, layers = 8;
+    MegatronConfig c = config(layers, 1, p, 1, m);
+    c.layout.zero_bubble = true;
+    const Measured zb = simulate(c);
+    const Measured plain = simulate(config(layers, 1, p, 1, m));
+    models::workload::Program scratch;
+    const BlockKernels k = MegatronLayer(c.model, c.layout, c.training, c.rates, scratch).kernels();
+    const double w = layers / p * (k.qkv.wgrad + k.o.wgrad + k.up.wgrad + k.down.wgrad);
+    for (int s = 0; s < p; ++s) {
+      INFO("m " << m << " stage " << s);
+      const double busy = zb.compute[s], pass = busy / m;  // F + B + W of one micro-batch
+      CHECK(busy == Approx(plain.compute[s]).epsilon(1e-6));  // the same work, split (ps rounding per op)
+      CHECK(zb.step - busy == Approx((p - 1) * (pass - 2 * w)).epsilon(0.01));
+      CHECK(plain.step - busy == Approx((p - 1) * pass).epsilon(0.01));
+    }
+  }
+}
+
 TEST_CASE("megatron: sequence parallelism moves the all-reduce's bytes as all-gather + reduce-scatter", "[workload]") {
   // Per layer, A = b s h e bytes. Without SP: forward 2 all-reduces, backward 2 (the input
   // gradients of qkv and fc1). With SP: forward 2 all-gathers + 2 reduce-scatters (the same wire
