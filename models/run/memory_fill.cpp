@@ -64,6 +64,7 @@ MemoryFill estimate_step_memory(const ScenarioSpec& spec, const World& world, co
   in.etp = layout.etp;
   in.cp = layout.cp;
   in.vp = layout.vp;
+  in.zero_bubble = layout.zero_bubble;
   if (layout.strategy == workload::Strategy::Megatron) in.split = workload::pipeline_split(layout, shape.layers);
   in.sequence_parallel = layout.sequence_parallel;
   in.distributed_optimizer = layout.distributed_optimizer;

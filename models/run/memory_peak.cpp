@@ -156,10 +156,10 @@ RankEstimate estimate_rank(const MemoryInputs& in) {
   const Held h = held(in, p);
   const bool last = in.stage == std::max(1, in.pp) - 1;
   const double tokens = double(in.micro_batch) * m.seq / std::max(1, in.cp);
-  const double blocks =
-      in.strategy == Strategy::Megatron
-          ? pipeline_blocks_in_flight(int(stage_layer_ids(in).size()), in.pp, in.vp, in.stage, in.micro_batches)
-          : double(m.layers);
+  const double blocks = in.strategy == Strategy::Megatron
+                            ? pipeline_blocks_in_flight(int(stage_layer_ids(in).size()), in.pp, in.vp, in.stage,
+                                                        in.micro_batches, in.zero_bubble)
+                            : double(m.layers);
   double activations = tokens * blocks * stage_block_activation_bytes_per_token(in);
   if (last) activations += tokens * kFinalNormBytesPerHidden * m.hidden * in.compute_bytes / 2;
   const double recompute_block =

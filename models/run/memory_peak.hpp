@@ -61,8 +61,9 @@ struct MemoryInputs {
   bool distributed_optimizer = false;
   Recompute recompute = Recompute::None;
   int micro_batch = 1;
-  int micro_batches = 1;  // per step: grad_accum (data parallel) or the pipeline's micro-batches
-  int stage = 0;          // pipeline stage of the rank
+  int micro_batches = 1;     // per step: grad_accum (data parallel) or the pipeline's micro-batches
+  int stage = 0;             // pipeline stage of the rank
+  bool zero_bubble = false;  // ZB-H1's schedule (pipeline_blocks_in_flight)
   // Layers per stage (megatron: layout.split); unset: layers / pp consecutive layers per stage.
   std::optional<workload::PipelineSplit> split;
   int compute_bytes = 2;          // training.dtype

@@ -58,8 +58,17 @@ double korthikanti_layer_bytes(double s, double b, double h, double a, int tp, b
   return 0;
 }
 
-double pipeline_blocks_in_flight(int stage_layers, int pp, int vp, int stage, int micro_batches) {
+double pipeline_blocks_in_flight(int stage_layers, int pp, int vp, int stage, int micro_batches, bool zero_bubble) {
   const int p = std::max(1, pp), v = std::max(1, vp), m = std::max(1, micro_batches);
+  if (v == 1 && zero_bubble) {
+    // ZB-H1: 1F1B's p - s, plus the deferred W's (s of them, pipeline_schedule.hpp), each holding its
+    // linear layers' inputs and output gradients: about a whole micro-batch's activations
+    // (Korthikanti et al. 2022's 34 sbh / t per layer with SP: inputs 14 sbh, output gradients
+    // 18 sbh). So every stage holds about p micro-batches, stage 0's 1F1B peak (Qi et al. 2024:
+    // ZB-H1's peak memory is 1F1B's).
+    const int warmup = std::min(p - stage - 1, m), deferred = std::min(stage, m - warmup);
+    return double(stage_layers) * std::min(p - stage + deferred, m);
+  }
   if (v == 1) return double(stage_layers) * std::min(p - stage, m);
   const int chunks = std::min((p - stage - 1) * 2 + (v - 1) * p + 1, m * v);
   return double(stage_layers) / v * chunks;

@@ -69,8 +69,11 @@ inline constexpr double kFinalNormBytesPerHidden = 4;
 //   L_s/vp x min((pp - stage - 1) 2 + (vp - 1) pp + 1, m vp)
 // (chunks of unequal size, pipeline_split.hpp's accounted embedding/loss, taken at their mean).
 // Stage 0 with m >= pp and equal stages holds `layers` blocks (1F1B) or layers (1 + (pp-1)/(pp vp))
-// (interleaved), Korthikanti et al. 2022 section 4.2.3.
-double pipeline_blocks_in_flight(int stage_layers, int pp, int vp, int stage, int micro_batches);
+// (interleaved), Korthikanti et al. 2022 section 4.2.3. ZB-H1 (zero_bubble, vp = 1): stage s also
+// holds its deferred W passes' inputs and output gradients, about a micro-batch each:
+//   L_s x min(pp - stage + min(stage, m - min(pp - stage - 1, m)), m)
+double pipeline_blocks_in_flight(int stage_layers, int pp, int vp, int stage, int micro_batches,
+                                 bool zero_bubble = false);
 
 // Model states per parameter, bytes, of mixed-precision Adam (K = 12: fp32 master, m, v).
 // ZeRO (Rajbhandari et al. 2020, section 5.1, Psi = parameters, N = data-parallel degree):

@@ -81,10 +81,13 @@ TEST_CASE("memory: Korthikanti et al. 2022 Table 2 activation formulas", "[model
 
 TEST_CASE("memory: 1F1B holds pp - stage micro-batches, interleaving L(1 + (p-1)/(pv)) on stage 0", "[models]") {
   // 32 layers over 4 stages, 8 micro-batches.
-  CHECK(pipeline_blocks_in_flight(8, 4, 1, 0, 8) == 32);   // 4 micro-batches x 8 layers
-  CHECK(pipeline_blocks_in_flight(8, 4, 1, 3, 8) == 8);    // the last stage: one
-  CHECK(pipeline_blocks_in_flight(8, 4, 1, 0, 2) == 16);   // fewer micro-batches than stages
-  CHECK(pipeline_blocks_in_flight(32, 1, 1, 0, 8) == 32);  // no pipeline: one micro-batch at a time
+  CHECK(pipeline_blocks_in_flight(8, 4, 1, 0, 8) == 32);  // 4 micro-batches x 8 layers
+  CHECK(pipeline_blocks_in_flight(8, 4, 1, 3, 8) == 8);   // the last stage: one
+  CHECK(pipeline_blocks_in_flight(8, 4, 1, 0, 2) == 16);  // fewer micro-batches than stages
+  // ZB-H1: stage s also holds its s deferred W passes' activations, p micro-batches in all.
+  for (int s = 0; s < 4; ++s) CHECK(pipeline_blocks_in_flight(8, 4, 1, s, 8, true) == 32);
+  CHECK(pipeline_blocks_in_flight(8, 4, 1, 3, 2, true) == 16);  // m = 2: at most 2 in flight
+  CHECK(pipeline_blocks_in_flight(32, 1, 1, 0, 8) == 32);       // no pipeline: one micro-batch at a time
   // Interleaved, 2 chunks per stage: (3 x 2 + 1 x 4 + 1) = 11 chunks of 4 layers = 32 (1 + 3/8).
   CHECK(pipeline_blocks_in_flight(8, 4, 2, 0, 8) == Approx(32 * (1 + 3.0 / 8)));
   CHECK(pipeline_blocks_in_flight(8, 4, 2, 3, 8) == Approx(4 * (0 + 4 + 1)));
