@@ -92,8 +92,8 @@ SharedRun simulate(const ScenarioSpec& spec, const std::vector<int>& first, cons
     const JobSpec& job = spec.jobs[i];
     JobRun& jr = runs.emplace_back();
     jr.index = i;
-    jr.spec = job_scenario(spec, job);
     try {
+      jr.spec = job_scenario(spec, job, first[i], i);
       check_memory_budget(jr.spec, topology::make_placement(jr.spec.cluster, jr.spec.placement,
                                                             topology::resolve_node(jr.spec.cluster).gpus)
                                        .size());
@@ -230,12 +230,30 @@ std::vector<int> place_jobs(const ScenarioSpec& spec) {
   return first;
 }
 
-ScenarioSpec job_scenario(const ScenarioSpec& spec, const JobSpec& job) {
+ScenarioSpec job_scenario(const ScenarioSpec& spec, const JobSpec& job, int first_node, std::size_t index) {
   ScenarioSpec s;
   s.name = job.name;
   s.source_file = spec.source_file;
   s.cluster = spec.cluster;
   s.cluster.nodes = job.nodes;
+  if (!spec.cluster.groups.empty()) {
+    s.cluster.groups.clear();
+    int start = 0;
+    for (const NodeGroupSpec& g : spec.cluster.groups) {
+      if (first_node < start + g.nodes) {
+        if (first_node + job.nodes > start + g.nodes) {
+          const std::string key = job_key(index) + ".nodes";
+          throw SpecError(key, key + ": nodes " + node_range(first_node, job.nodes) + " span the " + g.instance +
+                                   " group (nodes " + node_range(start, g.nodes) +
+                                   ") and the next one (expected each job on the nodes of one [[cluster.groups]] "
+                                   "entry: a job over two instances is not modelled)");
+        }
+        s.cluster.instance = g.instance;
+        break;
+      }
+      start += g.nodes;
+    }
+  }
   s.nccl_env = spec.nccl_env;
   s.placement = job.placement;
   s.model = job.model;

@@ -17,6 +17,8 @@
 // One step each, from t = 0: a job that ends first leaves the fabric to the others for the rest
 // of their step, so a longer job's loss is a lower bound of its steady-state loss (where every
 // job keeps stepping); the run's notes say so.
+// A mixed cluster ([[cluster.groups]]) holds jobs each on the nodes of one group (its own instance);
+// on a rail or fat-tree fabric their NICs must match (the fabric is built for the first job's).
 // Not with several jobs: [[stragglers]] (a SpecError), a DeepSpeed JSON per job.
 #include <vector>
 
@@ -32,8 +34,10 @@ namespace models {
 // finds no room; SpecError("jobs.<i>.name") for a name two jobs share.
 std::vector<int> place_jobs(const ScenarioSpec& spec);
 
-// The job's own scenario: the cluster's machine and [nccl.env] on `job.nodes` nodes, its tables.
-ScenarioSpec job_scenario(const ScenarioSpec& spec, const JobSpec& job);
+// The job's own scenario: the cluster's machine and [nccl.env] on `job.nodes` nodes from
+// `first_node` (place_jobs), its tables. On a mixed cluster ([[cluster.groups]]) the machine is the
+// group's whose nodes hold the job; a job over nodes of two groups throws SpecError("jobs.<index>.nodes").
+ScenarioSpec job_scenario(const ScenarioSpec& spec, const JobSpec& job, int first_node, std::size_t index);
 
 // run_scenario for a spec with jobs: RunResult::jobs holds each job's result; the top level is the
 // shared run (step_time_s: the longest job's step together; ranks: every job's ranks, numbered

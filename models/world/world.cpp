@@ -450,7 +450,7 @@ class WorldImpl final : public World {
         throw SpecError("placement",
                         "placement: the NIC groups (rails) differ from the first job's, which the shared "
                         "fabric was built for (expected the same placement.nics_per_pod and pods per "
-                        "node in every job on a rail or fat_tree fabric)");
+                        "node, and instances with the same NICs, in every job on a rail or fat_tree fabric)");
       fabric_ = slot.fabric;
       return;
     }

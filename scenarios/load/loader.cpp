@@ -91,10 +91,6 @@ void Loader::finish() {
   models::ScenarioSpec& s = out_.spec;
   const SourcePos top{file_name_, 1, 1};
   if (!s.cluster.groups.empty()) {
-    if (!s.jobs.empty())
-      throw UserError(out_.position_of("cluster.groups"),
-                      "cluster.groups: mixed instance groups beside [[jobs]] are not modelled yet (expected one "
-                      "cluster.instance for a cluster shared by several jobs)");
     for (const char* one : {"cluster.instance", "cluster.nodes", "cluster.node"})
       if (out_.positions.count(one))
         throw UserError(out_.position_of(one), std::string(one) +

@@ -165,3 +165,37 @@ TEST_CASE("jobs: node ranges beyond the cluster, overlapping or without room are
   s.jobs[1].name = "a";
   CHECK(key_of(s) == "jobs.1.name");
 }
+
+TEST_CASE("jobs: on a mixed cluster each job runs on its group's instance, as on a cluster of it alone",
+          "[models]") {
+  // 2 x p5.48xlarge then 2 x p4d.24xlarge ([[cluster.groups]]), one all-reduce job on each group, on
+  // the default non-blocking network: no shared link, so each job's step is its instance's alone.
+  const int64_t S = int64_t{1} << 28;
+  ScenarioSpec s;
+  s.cluster.groups = {{"p5.48xlarge", 2}, {"p4d.24xlarge", 2}};
+  s.cluster.instance = "p5.48xlarge";  // as the loader sets it: the first group's
+  s.cluster.nodes = 4;
+  s.jobs = {all_reduce_job("on p5", 0, 2, S), all_reduce_job("on p4d", 2, 2, S)};
+  const RunResult r = run_scenario(s);
+  REQUIRE(r.jobs.size() == 2);
+  for (const auto& [i, instance] : {std::pair{0, "p5.48xlarge"}, std::pair{1, "p4d.24xlarge"}}) {
+    ScenarioSpec alone;
+    alone.cluster.instance = instance;
+    alone.cluster.nodes = 2;
+    alone.collective = CollectiveSpec{"all_reduce", S, 1};
+    const double t = run_scenario(alone).step_time_s;
+    INFO(instance);
+    CHECK(r.jobs[i].step_together_s == Approx(t).epsilon(1e-12));
+    CHECK(r.jobs[i].lost_s() == 0);
+  }
+  CHECK(r.jobs[1].step_together_s > 2 * r.jobs[0].step_together_s);  // 4 x 100 Gb/s EFA vs 32 x 100
+  // A job over nodes of both groups is refused at its node range.
+  s.jobs = {all_reduce_job("across", 1, 2, S)};
+  try {
+    run_scenario(s);
+    FAIL("a job over two instances ran");
+  } catch (const SpecError& e) {
+    CHECK(e.key() == "jobs.0.nodes");
+    CHECK(std::string(e.what()).find("span the p5.48xlarge group (nodes 0..1)") != std::string::npos);
+  }
+}
