@@ -118,6 +118,58 @@ bool FlowNetwork::start_block(std::span<const BlockFlow> flows, Completion on_al
   return true;
 }
 
+uint32_t FlowNetwork::start_solo_block(std::span<const BlockFlow> flows, Completion on_all_done,
+                                       std::vector<uint8_t>& solo) {
+  solo.assign(flows.size(), 0);
+  if (!closed_forms() || flows.empty()) return 0;
+  if (exclusive_ != UINT32_MAX) demote(exclusive_);  // its links are not marked: mark them
+  const Time now = sim_.now();
+  // Uses per link among `flows`, counted in its `local` field (rate_component's scratch, which
+  // numbers links afresh under a new epoch): the first use under this mark sets it.
+  ++epoch_;
+  for (const BlockFlow& bf : flows) {
+    if (bf.bytes <= 0) continue;  // never on a link (start_impl)
+    for (LinkId id : bf.path) {
+      SIM_CHECK(id.index < links_.size(), "flow path names an unknown link");
+      Link& l = links_[route(id.index)];
+      if (l.mark != epoch_) {
+        l.mark = epoch_;
+        l.local = 0;
+      }
+      ++l.local;
+    }
+  }
+  solo_flows_.clear();
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    const BlockFlow& bf = flows[i];
+    bool alone = true;
+    if (bf.bytes > 0)
+      for (LinkId id : bf.path) {
+        const Link& l = links_[route(id.index)];
+        if (l.local != 1 || !l.flows.empty() || (l.held_by != UINT32_MAX && l.held_until > now)) {
+          alone = false;
+          break;
+        }
+      }
+    if (!alone) continue;
+    solo[i] = 1;
+    solo_flows_.push_back(bf);
+  }
+  if (solo_flows_.empty()) return 0;
+  // Room for the flows the caller starts next (a 131,072-GPU NVLSTree starts half a million):
+  // once, instead of growing the records by doubling (each growth moves every record).
+  const std::size_t need = flows_.size() + (flows.size() - solo_flows_.size());
+  if (need > flows_.capacity() && need - flows_.size() > free_flows_.size()) {
+    flows_.reserve(need);
+    flow_mark_.reserve(need);
+    flow_pos_.reserve(need);
+    new_rate_.reserve(need);
+  }
+  const bool closed = start_block(solo_flows_, std::move(on_all_done));
+  SIM_CHECK(closed, "flows alone on idle links must run in closed form");
+  return static_cast<uint32_t>(solo_flows_.size());
+}
+
 bool FlowNetwork::start_cached_block(uint64_t shape, Completion on_all_done) {
   if (!closed_forms() || shape == 0 || active_flows_ != 0 || live_blocks_ != 0) return false;
   const auto it = solution_of_shape_.find(shape);

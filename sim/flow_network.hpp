@@ -113,6 +113,14 @@ class FlowNetwork {
   // `shape` (non-zero): the caller's name for this exact list of flows; a block that runs in
   // closed form is then remembered, and start_cached_block(shape) repeats it without the list.
   bool start_block(std::span<const BlockFlow> flows, Completion on_all_done, uint64_t shape = 0);
+  // The part of a block that runs alone (issue 14): when start_block refused `flows` because some
+  // of them share links or find links busy, starts as one closed-form block those whose every link
+  // is idle and crossed by no other flow of `flows` -- each of them is then a max-min component of
+  // its own as a flow too, for as long as no flow arrives on its links (the guard), so the block
+  // is exact as start_block's is. Sets solo[i] (resized to flows.size()) for them and returns how
+  // many; 0: nothing started (closed forms off, or no flow alone). The caller starts the others
+  // as flows, which never touch the solo ones' links.
+  uint32_t start_solo_block(std::span<const BlockFlow> flows, Completion on_all_done, std::vector<uint8_t>& solo);
   // Repeats the remembered block `shape` in O(1) when the whole network is idle (no flow, no
   // other block): it then touches no link; its links are credited by settle_blocks(), and any
   // flow or block starting while it runs makes it an ordinary held block first (its links
@@ -336,6 +344,7 @@ class FlowNetwork {
   uint32_t exclusive_ = UINT32_MAX;   // the repeated block running, if any
   std::vector<Block> blocks_;
   std::vector<uint32_t> free_blocks_;
+  std::vector<BlockFlow> solo_flows_;  // start_solo_block's scratch
   // Mirrors (set_mirrors): per real link its class; shadows are links first_shadow_ + class.
   std::vector<uint32_t> class_of_link_;
   uint32_t first_shadow_ = UINT32_MAX;

@@ -186,6 +186,8 @@ double Engine::flow_cap(const Edge& e, const FlowShape& f, double scale) const {
 
 void Engine::add_merged_flows(uint32_t pending, const std::vector<CommPlan::MergedEdge>& edges, const FlowShape& whole,
                               bool split_channels) {
+  block_.reserve(block_.size() + edges.size());  // one growth, not a doubling series (786k flows at 131k GPUs)
+  block_info_.reserve(block_info_.size() + edges.size());
   for (const auto& m : edges) {
     FlowShape f = whole;
     f.bytes = whole.bytes * m.bytes_frac;
@@ -214,7 +216,15 @@ void Engine::start_flows(uint32_t pending, uint64_t shape) {
           block_, [this, pending] { flow_done(pending); }, shape)) {
     pending_[pending].flows_left -= k - 1;  // one completion for the block
   } else {
+    // The flows alone on idle links still run as one closed-form block (FlowNetwork::
+    // start_solo_block; NVLSTree's NVLink port flows beside its tree's shared NIC flows): one
+    // completion for them, the others as flows.
+    const uint32_t solo = k > 1 ? net_.start_solo_block(
+                                      block_, [this, pending] { flow_done(pending); }, solo_)
+                                : 0;
+    if (solo > 0) pending_[pending].flows_left -= static_cast<int>(solo) - 1;
     for (int i = 0; i < k; ++i) {
+      if (solo > 0 && solo_[i]) continue;
       const int64_t b = block_info_[i].bytes;
       const int to = block_info_[i].to;
       net_.start_with_latency(

@@ -187,6 +187,7 @@ class Engine final : public CollectiveEngine {
   uint64_t next_shape_ = 0;            // block shapes named so far
   std::vector<sim::BlockFlow> block_;  // the launch's flows (paths point into cached plans)
   std::vector<Buffered> block_info_;
+  std::vector<uint8_t> solo_;  // start_flows: which of block_ ran alone (FlowNetwork::start_solo_block)
   std::vector<Pending> pending_;
   std::vector<uint32_t> free_pending_;
 };

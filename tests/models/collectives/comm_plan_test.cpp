@@ -3,6 +3,7 @@
 // catalog), rings per NIC group, tree sets.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <numeric>
 #include <set>
 #include <string>
@@ -123,4 +124,72 @@ TEST_CASE("comm plan: A100 is SM80, not SM86 as its name once suggested (A10 mat
   std::vector<int> ranks(world->size());
   std::iota(ranks.begin(), ranks.end(), 0);
   CHECK(models::collectives::build_plan(*world, net, ranks).view.sm == 80);
+}
+
+// Issue 14's set orbits (docs/scale-design.md, after status item 6): the tree sets are one
+// double binary tree with the node leader rotated one local GPU per set, and the NVLSTree port
+// flows rotate the same way, so moving every set one on (set r's edge i to set r+1's edge i, the
+// rank at local position j to j+1) maps the tree's and NVLSTree's edges onto themselves: every
+// link gets one image (a bijection of the links they use), with the same capacity, and every
+// edge's image has the same class, bandwidth, sharing and latency. A fold that keeps one set on
+// shadow links, one per link orbit, rests on this.
+TEST_CASE("comm plan: rotating every node's GPUs one on maps the tree sets and NVLSTree's port edges onto themselves",
+          "[nccl]") {
+  for (const char* instance : {"p5.48xlarge", "p5en.48xlarge"}) {
+    INFO(instance);
+    ScenarioSpec spec;
+    spec.cluster.instance = instance;
+    spec.cluster.nodes = 24;  // not a power of two: the heap tree is uneven
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    auto world = World::build(spec, net);
+    const CommPlan plan = build_plan(*world, net, all_ranks(*world), kPlanTrees | kPlanNvlsTree);
+    const int sets = static_cast<int>(plan.trees.size());
+    REQUIRE(sets == 8);
+    REQUIRE(plan.view.nvls);
+    std::map<uint32_t, uint32_t> image, preimage;
+    int mismatches = 0;
+    auto map_edge = [&](const Edge& a, const Edge& b) {
+      if (a.path.size() != b.path.size() || a.link_class != b.link_class || a.raw_bandwidth != b.raw_bandwidth ||
+          a.rings_sharing != b.rings_sharing || a.p2p_read != b.p2p_read || a.fabric_latency_s != b.fabric_latency_s) {
+        ++mismatches;
+        return;
+      }
+      for (std::size_t j = 0; j < a.path.size(); ++j) {
+        const auto [i1, fresh1] = image.try_emplace(a.path[j].index, b.path[j].index);
+        const auto [i2, fresh2] = preimage.try_emplace(b.path[j].index, a.path[j].index);
+        if (i1->second != b.path[j].index || i2->second != a.path[j].index ||
+            net.link_capacity(a.path[j]) != net.link_capacity(b.path[j]))
+          ++mismatches;
+      }
+    };
+    for (int r = 0; r < sets; ++r) {
+      const auto &a = plan.trees[r], &b = plan.trees[(r + 1) % sets];
+      for (int t = 0; t < 2; ++t) {
+        REQUIRE(a.up[t].size() == b.up[t].size());
+        for (std::size_t i = 0; i < a.up[t].size(); ++i) {
+          map_edge(a.up[t][i], b.up[t][i]);
+          map_edge(a.down[t][i], b.down[t][i]);
+        }
+      }
+      REQUIRE(a.chain_up.size() == b.chain_up.size());
+      for (std::size_t i = 0; i < a.chain_up.size(); ++i) {
+        map_edge(a.chain_up[i], b.chain_up[i]);
+        map_edge(a.chain_down[i], b.chain_down[i]);
+      }
+    }
+    const int ppn = static_cast<int>(plan.members.front().size());
+    REQUIRE(plan.nvls_switch.size() == 2 * plan.members.size() * ppn);  // per rank: to and from the switch
+    for (std::size_t k = 0; k < plan.members.size(); ++k)
+      for (int j = 0; j < ppn; ++j)
+        for (int d = 0; d < 2; ++d) {
+          const auto& a = plan.nvls_switch[(k * ppn + j) * 2 + d];
+          const auto& b = plan.nvls_switch[(k * ppn + (j + 1) % ppn) * 2 + d];
+          CHECK(a.bytes_frac == b.bytes_frac);
+          map_edge(a.edge, b.edge);
+        }
+    CHECK(mismatches == 0);
+    CHECK(image.size() == preimage.size());
+    CHECK(image.size() == static_cast<std::size_t>(spec.cluster.nodes) * 48);  // 16 ports, 32 PCIe/NIC links per node
+  }
 }

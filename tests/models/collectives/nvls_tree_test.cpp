@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "models/collectives/comm_plan.hpp"
 #include "models/collectives/flow_cap.hpp"
@@ -131,4 +133,57 @@ TEST_CASE("nvls tree: 2 x p5 all-reduce moves S per node over the network and (1
   const double t_tree = run_all_reduce(p5(2, {{"NCCL_ALGO", "Tree"}}), S, &tree_rec);
   REQUIRE(tree_rec.algo == Algo::Tree);
   CHECK(t_tree > 1.2 * t);  // NVLink-bound (2 S per port each way) where NVLSTree is EFA-bound
+}
+
+namespace {
+// One all-reduce of S on `spec`, closed forms on or off (no audit: it turns them off): when it
+// ends (picoseconds), the bytes every link carried, and the blocks run in closed form.
+struct Outcome {
+  int64_t end_ps = 0;
+  std::vector<double> link_bytes;
+  uint64_t blocks = 0;
+  uint64_t events = 0;
+  Algo algo = Algo::Ring;
+};
+Outcome all_reduce_outcome(const ScenarioSpec& spec, int64_t S, bool closed_forms) {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  net.set_closed_forms(closed_forms);
+  auto world = World::build(spec, net);
+  auto engine = make_collective_engine(sim, net, *world, spec);
+  Group g;
+  for (int r = 0; r < world->size(); ++r) g.ranks.push_back(r);
+  Outcome out;
+  engine->launch(g, CollOp::AllReduce, S, [&](const CollectiveRecord& r) {
+    out.end_ps = sim.now().ps();
+    out.algo = r.algo;
+  });
+  out.events = sim.run();
+  net.settle_blocks();
+  for (uint32_t l = 0; l < net.link_count(); ++l) out.link_bytes.push_back(net.link_bytes(sim::LinkId{l}));
+  out.blocks = net.blocks_closed();
+  return out;
+}
+}  // namespace
+
+// Issue 14: the tree's inter-node flows share NICs (a node sends up and down both trees through
+// its head's NIC), so the whole collective cannot run in closed form; its flows alone on idle
+// links (NVLSTree's NVLink port flows, one per port and direction) still do, as one block
+// (sim::FlowNetwork::start_solo_block), at the same picoseconds and link bytes as every flow.
+TEST_CASE("nvls tree: on 16 x p5 the NVLink port flows run as a solo block, exactly as flows", "[nccl]") {
+  const int64_t S = int64_t{1} << 30;
+  for (const char* algo : {"NVLSTree", "Tree"}) {
+    INFO(algo);
+    const ScenarioSpec spec = p5(16, {{"NCCL_ALGO", algo}});
+    const Outcome closed = all_reduce_outcome(spec, S, true);
+    const Outcome flows = all_reduce_outcome(spec, S, false);
+    CHECK(closed.algo == (std::string(algo) == "Tree" ? Algo::Tree : Algo::NVLSTree));
+    CHECK(closed.end_ps == flows.end_ps);          // the same picosecond
+    CHECK(closed.link_bytes == flows.link_bytes);  // exact, not approximate
+    CHECK(flows.blocks == 0);
+    if (closed.algo == Algo::NVLSTree) {
+      CHECK(closed.blocks == 1);  // the 256 port flows as one block
+      CHECK(closed.events < flows.events);
+    }
+  }
 }
