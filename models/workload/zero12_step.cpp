@@ -7,9 +7,10 @@
 //     accumulation boundary (reduce_ready_partitions_and_remove_grads), during the last backward
 //     when overlap_comm, else after it (reduce_gradients walks the parameters in group order);
 //   a bucket goes when the next gradient would overflow reduce_bucket_size elements
-//     (reduce_independent_p_g_buckets_and_remove_grads); per unit here: full buckets of
-//     reduce_bucket_size elements leave as the backward fills them, the rest at the end
-//     (overlapping_partition_gradients_reduce_epilogue);
+//     (reduce_independent_p_g_buckets_and_remove_grads), gradient tensor by tensor in backward order
+//     (block: down, up, gate, post-attention norm, o, v, k, q, input norm; head: lm_head, final
+//     norm; embedding); a tensor larger than the bucket is reduced alone, not copied into it
+//     (extra_large_param_to_reduce); the rest goes at the end (overlapping_partition_gradients_reduce_epilogue);
 //   a bucket is ALL-REDUCED, not reduce-scattered: average_tensor collects each partition's slices
 //     and, with use_multi_rank_bucket_allreduce (default true), allreduce_and_scatter all-reduces
 //     them together, each rank keeping its own slice (reduce_scatter = false all-reduces the bucket
@@ -108,15 +109,39 @@ class Zero12Step {
                  tg + "grad partition copy");
   }
 
+  // The unit's gradient tensors in the order the backward produces them (see the top).
+  std::vector<int64_t> tensors(const Unit& u) const {
+    const ModelShape& md = c_.model;
+    const int64_t h = md.hidden, f = md.ffn, kv = md.kv_dim();
+    std::vector<int64_t> t;
+    if (u.block) {
+      for (int i = 0; i < md.mlp_matrices(); ++i) t.push_back(h * f);
+      t.insert(t.end(), {h, h * h, h * kv, h * kv, h * h, h});
+    } else if (u.name == "head") {
+      t = {md.head_params(), h};
+    } else {
+      t = {u.params};
+    }
+    int64_t sum = 0;
+    for (int64_t x : t) sum += x;
+    if (sum != u.params) return {u.params};  // a shape these tensors do not describe: one tensor
+    return t;
+  }
+
   void add_to_bucket(const Unit& u, int m) {
-    if (c_.zero.contiguous_gradients)
-      p_.compute(kComputeStream, secs(mem(double(u.params) * kIpgCopyBytesPerParam)), Work::Memory,
-                 "ipg copy " + u.name);
-    pending_ += u.params;
-    while (double(pending_) >= bucket_) {
-      const auto full = int64_t(bucket_);
-      all_reduce(full, m);
-      pending_ -= full;
+    const std::vector<int64_t> ts = tensors(u);
+    if (c_.zero.contiguous_gradients) {  // copies into the bucket; larger tensors are reduced in place
+      double copied = 0;
+      for (int64_t t : ts) copied += double(t) <= bucket_ ? double(t) : 0.0;
+      p_.compute(kComputeStream, secs(mem(copied * kIpgCopyBytesPerParam)), Work::Memory, "ipg copy " + u.name);
+    }
+    for (int64_t t : ts) {
+      if (t <= 0) continue;
+      if (double(pending_ + t) > bucket_ && pending_ > 0) {
+        all_reduce(pending_, m);
+        pending_ = 0;
+      }
+      pending_ += t;
     }
   }
 

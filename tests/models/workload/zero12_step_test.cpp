@@ -64,12 +64,20 @@ TEST_CASE(
   // (use_multi_rank_bucket_allreduce), no reduce-scatter and no per-unit gather.
   CHECK(s.other == 0);
   CHECK(sum(s.all_reduce) == 3 * 2 * p);
-  // Per micro-batch: floor(P / B) full buckets of B = 5e7 elements (1e8 B), then the rest.
-  const int64_t full = p / 50'000'000, rest = p % 50'000'000;
-  REQUIRE(s.all_reduce.size() == size_t(3 * (full + (rest > 0 ? 1 : 0))));
-  int full_seen = 0;
-  for (int64_t b : s.all_reduce) full_seen += b == 100'000'000;
-  CHECK(full_seen == 3 * full);
+  // Buckets of at most B = 5e7 elements (1e8 B), filled tensor by tensor in backward order; a tensor
+  // above B goes alone (extra_large_param_to_reduce). h200x4-decoder (h 4096, ffn 14336, no GQA):
+  // per block down, up, gate (58.7 M each) alone, then o + v (33.6 M), k + q + the norms carried
+  // into the next block's first flush: 3 + 2 per block; the embedding, the head (131 M) and the
+  // final norm (flushed by the first down) alone.
+  const ModelShape& m = c.model;
+  const int64_t mlp = 2 * int64_t(m.hidden) * m.ffn;
+  int alone = 0;
+  for (int64_t b : s.all_reduce) {
+    CHECK((b <= 100'000'000 || b == mlp || b == 2 * m.embedding_params() || b == 2 * m.head_params()));
+    alone += b == mlp;
+  }
+  CHECK(alone == 3 * 3 * m.layers);
+  CHECK(s.all_reduce.size() == size_t(3 * (5 * m.layers + 2 + 1)));
   // step(): all_gather_dp_groups, one all_gather_into_tensor of the bf16 flat buffer.
   REQUIRE(s.all_gather.size() == 1);
   CHECK(s.all_gather[0] == 2 * p);
