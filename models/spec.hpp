@@ -112,9 +112,11 @@ struct TrainingSpec {
 };
 
 struct ParallelSpec {
-  std::string strategy = "zero3";  // zero3 | fsdp | ddp | megatron
+  std::string strategy = "zero3";  // zero3 | zero2 | zero1 | fsdp | hsdp | ddp | megatron
   int tp = 1, pp = 1, dp = 0;      // dp 0: derived from the GPU count
-  int micro_batches = 0;           // pipeline micro-batches per step (0: grad_accum)
+  // hsdp: ranks of one shard group (torchtitan's data_parallel_shard_degree); 0: one node's ranks.
+  int dp_shard = 0;
+  int micro_batches = 0;  // pipeline micro-batches per step (0: grad_accum)
   // Megatron-LM / Megatron-Core options (models/workload/layout.hpp says what each one does).
   int cp = 1;  // context parallelism (ring attention)
   int ep = 1;  // expert parallelism (MoE models): experts split over ep ranks of the dp x cp ranks

@@ -53,13 +53,15 @@ MemoryFill estimate_step_memory(const ScenarioSpec& spec, const World& world, co
   MemoryFill out;
   if (spec.collective || !spec.model) return out;
   const workload::ModelShape shape = workload::resolve_model(*spec.model);
-  const workload::ParallelLayout layout = workload::make_layout(spec, shape, world.size());
+  const workload::ParallelLayout layout =
+      workload::make_layout(spec, shape, world.size(), world.placement().ranks_per_node());
   memory::MemoryInputs in;
   in.model = shape;
   in.strategy = layout.strategy;
   in.tp = layout.tp;
   in.pp = layout.pp;
   in.dp = layout.dp;
+  if (layout.strategy == workload::Strategy::Hsdp) in.shard_group = layout.dp_shard;
   in.ep = layout.ep;
   in.etp = layout.etp;
   in.cp = layout.cp;

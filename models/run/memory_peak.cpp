@@ -107,7 +107,26 @@ Held held(const MemoryInputs& in, double p) {
       h.sharded = true;
       break;
     }
-    case Strategy::Fsdp: {
+    case Strategy::Zero1:
+    case Strategy::Zero2: {
+      // DeepSpeed stage_1_and_2.py: bf16 weights replicated, gradients full (stage 1) or the
+      // rank's partition (stage 2), fp32 Adam states / S (zero_state_bytes); at the step the
+      // partition's fp32 gradients (single_grad_partition, 4 B); one ipg bucket of
+      // reduce_bucket_size elements, two under overlap_comm (setup_buckets).
+      const bool offload = in.zero.offload_optimizer == "cpu";
+      const StateBytesPerParam s =
+          zero_state_bytes(in.strategy == Strategy::Zero1 ? 1 : 2, int(shard), offload, /*offload_param=*/false);
+      h.weights = s.weights * p;
+      // Stage 1 accumulates every bf16 gradient on the GPU until the boundary, offloaded or not.
+      h.gradients = in.strategy == Strategy::Zero1 ? 2 * p : s.gradients * p;
+      h.optimizer = s.optimizer * p;
+      if (!offload) h.optimizer_temp = 4 * p / shard;
+      if (in.zero.contiguous_gradients) h.buckets = 2 * in.zero.reduce_bucket_size * (in.zero.overlap_comm ? 2 : 1);
+      h.grads_in_forward = in.micro_batches > 1;
+      break;
+    }
+    case Strategy::Fsdp:
+    case Strategy::Hsdp: {
       const double pb = in.param_bytes;
       h.weights = h.gradients = pb * p / shard;
       h.optimizer = 2 * pb * p / shard;

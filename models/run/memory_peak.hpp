@@ -19,7 +19,11 @@
 //             gradients; the reduce bucket, reduce_bucket_size bf16 elements (stage3.py's
 //             __ipg_bucket_flat_buffer); at the step the fp32 gradients of one sub-group,
 //             min(sub_group_size, P/S) x 4 B (stage3.py _prepare_fp32_grad_for_sub_group).
-//   fsdp      FSDP2: weights, gradients, m, v in the parameter dtype, / S; foreach AdamW's
+//   zero1/2   DeepSpeed stage_1_and_2.py: bf16 weights (all), gradients (stage 1 all, stage 2 / S),
+//             fp32 Adam states / S (zero_state_bytes); the fp32 gradient partition at the step
+//             (4 B / S); the ipg bucket, reduce_bucket_size bf16 elements (two under overlap_comm);
+//             no gathered parameters.
+//   fsdp      FSDP2 (hsdp: S = dp_shard): weights, gradients, m, v in the parameter dtype, / S; foreach AdamW's
 //             temporary (a copy of v, `_foreach_sqrt`); gathered bf16 blocks (current and the
 //             prefetched one) and the root unit; gradients exist in the forward only from the
 //             second micro-batch (zero_grad(set_to_none=True)).

@@ -183,7 +183,8 @@ void complete_result(RunResult& result, const ScenarioSpec& spec, const World& w
     result.ranks[r].memory_peak_bytes = memory.rank_peak_bytes[r];
   if (!spec.collective && spec.model) {
     const workload::ModelShape shape = workload::resolve_model(*spec.model);
-    const workload::ParallelLayout layout = workload::make_layout(spec, shape, world.size());
+    const workload::ParallelLayout layout =
+        workload::make_layout(spec, shape, world.size(), world.placement().ranks_per_node());
     const int micro_batches = layout.strategy == workload::Strategy::Megatron ? layout.pipeline_micro_batches
                                                                               : std::max(1, spec.training.grad_accum);
     result.throughput = make_throughput(shape, samples_per_step(spec, layout.dp, micro_batches), result.step_time_s,

@@ -95,11 +95,11 @@ RankComputeSeconds rank_compute_seconds(const ScenarioSpec& spec, const ModelSha
   if (megatron)
     params = layers * double(m.block_matmul_params() / layout.tp + m.block_norm_params()) +
              double(m.head_params() + m.hidden);
-  else if (layout.sharded())
-    params = double(total) / layout.dp;
+  else
+    params = double(total) / layout.state_shards();
   other += optimizer_seconds(params, optimizer_plan(t, layout.strategy), rates);
-  if (layout.strategy == Strategy::Fsdp) {
-    const int n = layout.dp;
+  if (layout.strategy == Strategy::Fsdp || layout.strategy == Strategy::Hsdp) {
+    const int n = layout.state_shards();
     const int pb = t.param_dtype.empty() ? dtype_bytes(t.dtype) : dtype_bytes(t.param_dtype);
     const int64_t blocks = int64_t(m.layers) * m.block_params();
     const double copies = fsdp_all_gather_bytes(total, n, pb) + fsdp_all_gather_bytes(blocks, n, pb) +
@@ -112,8 +112,7 @@ RankComputeSeconds rank_compute_seconds(const ScenarioSpec& spec, const ModelSha
 
 ComputeRates power_capped_rates(const ScenarioSpec& spec, const ModelShape& m, const ParallelLayout& layout,
                                 const ComputeRates& rates) {
-  if (layout.strategy == Strategy::Zero3 && (spec.zero.offload_optimizer == "cpu" || spec.zero.offload_param == "cpu"))
-    return rates;
+  if (layout.deepspeed() && (spec.zero.offload_optimizer == "cpu" || spec.zero.offload_param == "cpu")) return rates;
   const RankComputeSeconds s = rank_compute_seconds(spec, m, layout, rates);
   return with_power_cap(rates, s.gemm, s.other);
 }
@@ -243,7 +242,7 @@ HeadSeconds head_seconds(const ModelShape& m, int64_t tokens, int vocab_split, c
 
 OptimizerPlan optimizer_plan(const TrainingSpec& t, Strategy s) {
   OptimizerPlan p;
-  const bool pytorch = s == Strategy::Fsdp || s == Strategy::Ddp;
+  const bool pytorch = s == Strategy::Fsdp || s == Strategy::Hsdp || s == Strategy::Ddp;
   p.impl = pytorch ? compute::OptimizerImpl::Foreach : compute::OptimizerImpl::Fused;
   if (!t.optimizer_impl.empty()) {
     const auto impl = compute::parse_optimizer_impl(t.optimizer_impl);
@@ -253,7 +252,8 @@ OptimizerPlan optimizer_plan(const TrainingSpec& t, Strategy s) {
     p.impl = *impl;
   }
   const int compute_bytes = compute::activation_bytes(training_precision(t));
-  if (s == Strategy::Zero3) {  // fp32 partition; its gradients are cast in the step program
+  // DeepSpeed's ZeRO: the fp32 partition; its gradients are cast in the step program.
+  if (s == Strategy::Zero3 || s == Strategy::Zero2 || s == Strategy::Zero1) {
     p.state_bytes = 4;
     p.cast_params_down = compute_bytes < 4;
   } else if (s == Strategy::Megatron && t.param_dtype.empty()) {  // fp32 master weights

@@ -1,7 +1,9 @@
 #pragma once
 // Data-parallel training steps as Programs, one file per strategy:
 //   ZeRO-3 (DeepSpeed semantics)                          zero3_step.cpp
-//   FSDP (FSDP2 full sharding per block)                  fsdp_step.cpp
+//   ZeRO-1 and ZeRO-2 (DeepSpeed's stage_1_and_2.py)      zero12_step.cpp
+//   FSDP (FSDP2 full sharding per block), and HSDP        fsdp_step.cpp
+//     (FSDP2 sharding in a group, replicas all-reduce)
 //   DDP (bucketed gradient all-reduce during backward)    ddp_step.cpp
 // ZeRO-3 and FSDP share the sharded step's skeleton (sharded_step.hpp): per micro-batch, each
 // unit's parameters are all-gathered before its forward and again before its backward, and its
@@ -23,8 +25,9 @@ struct DataParallelConfig {
   ModelShape model;
   TrainingSpec training;
   ZeroSpec zero;
-  Strategy strategy = Strategy::Zero3;  // Zero3, Fsdp or Ddp (models/workload/layout.hpp)
+  Strategy strategy = Strategy::Zero3;  // Zero3, Zero2, Zero1, Fsdp, Hsdp or Ddp (models/workload/layout.hpp)
   int dp = 1;
+  int dp_shard = 0;    // hsdp: ranks of one shard group (slot 0), dp / dp_shard replicas (slot 1); 0: dp
   int node_ranks = 1;  // ranks sharing one host (CPU-Adam shares its memory bandwidth)
   // Processes one launcher started (ranks per pod). torchrun sets OMP_NUM_THREADS=1 for each
   // process when it starts more than one (torch/distributed/run.py), so DeepSpeed's OpenMP
@@ -50,9 +53,14 @@ int zero3_prefetch_depth(const ZeroSpec& z, int64_t unit_params);
 // (modules below persistence_threshold are never gathered).
 int64_t zero3_regathered_params(const ModelShape& m, double persistence_threshold, double max_reuse_distance);
 
+// HSDP's all-reduce of one unit's gradient shard over the replicas, bytes: FSDP2 pads a unit's
+// parameters to dp_shard equal parts (_fsdp_param.py), so ceil(unit_params / dp_shard) elements.
+int64_t hsdp_all_reduce_bytes(int64_t unit_params, int dp_shard, int bytes_per_element);
+
 // One program per strategy; build_data_parallel_program checks the config and picks one.
 Program build_zero3_program(const DataParallelConfig& c);
-Program build_fsdp_program(const DataParallelConfig& c);
+Program build_zero12_program(const DataParallelConfig& c);  // Zero1 or Zero2
+Program build_fsdp_program(const DataParallelConfig& c);    // Fsdp or Hsdp
 Program build_ddp_program(const DataParallelConfig& c);
 Program build_data_parallel_program(const DataParallelConfig& c);
 

@@ -13,14 +13,30 @@
 //     over micro-batches (fsdp_reduce_scatter_*_bytes, compute.hpp);
 //   optimizer: torch AdamW (foreach unless training.optimizer_impl) on the parameter dtype
 //     (optimizer_plan, compute.hpp).
+// HSDP (fully_shard on a 2-D mesh (replicate, shard); FSDP1's HYBRID_SHARD): all of the above inside
+// a shard group of dp_shard ranks (slot 0), then, per unit and micro-batch, the reduce-scatter's
+// output (the gradient shard, ceil(params / dp_shard) elements) all-reduced over the dp / dp_shard
+// replicas (slot 1) on its own stream once the reduce-scatter is done (foreach_reduce:
+// all_reduce_stream.wait_stream(reduce_scatter_stream); dist.all_reduce(reduce_output,
+// group=all_reduce_group)); the end of the backward waits for the all-reduces; the optimizer
+// updates the 1 / dp_shard shard.
 // Collectives per micro-batch (S = parameters x compute dtype bytes): all-gather of every unit
-// forward and of every block backward; reduce-scatter of every unit. Sources:
+// forward and of every block backward; reduce-scatter of every unit (HSDP: in its shard group,
+// then the all-reduce of each unit's shard, S / dp_shard in all). Sources:
 // torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py (foreach_all_gather,
 // foreach_reduce), _fsdp_param_group.py (root not resharded after forward), torch/optim/adamw.py.
 // Tests: tests/models/workload/fsdp_step_test.cpp; validation tests/validation/h200x2_steps_validation_test.cpp.
+#include <algorithm>
+
 #include "models/workload/sharded_step.hpp"
+#include "sim/check.hpp"
 
 namespace models::workload {
+
+int64_t hsdp_all_reduce_bytes(int64_t unit_params, int dp_shard, int bytes_per_element) {
+  const int64_t s = std::max(1, dp_shard);
+  return (unit_params + s - 1) / s * bytes_per_element;
+}
 
 namespace {
 
@@ -33,6 +49,11 @@ class FsdpStep final : public ShardedStep {
   explicit FsdpStep(const DataParallelConfig& c) : ShardedStep(c, 0, c.zero.stage3_max_reuse_distance) {
     overlap_ = true;
     depth_ = 1;
+    replicas_ = c.strategy == Strategy::Hsdp ? c.dp / n_ : 1;
+    if (replicas_ > 1) {
+      const int stream = p_.add_stream("allreduce");
+      SIM_CHECK(stream == kAllReduceStream, "HSDP's all-reduce stream");
+    }
   }
 
  private:
@@ -59,6 +80,18 @@ class FsdpStep final : public ShardedStep {
 
   double reduce_piece_params(int64_t params) const override { return double(params); }
 
+  // HSDP: the reduced shard all-reduced over the replicas, after the reduce-scatter.
+  uint32_t after_reduce(int64_t params, const std::string& name, uint32_t reduced) override {
+    if (replicas_ < 2) return reduced;
+    p_.wait(kAllReduceStream, reduced);
+    const int64_t bytes = hsdp_all_reduce_bytes(params, n_, compute_bytes_);
+    p_.collective(kAllReduceStream, kReplicaSlot, nccl::CollOp::AllReduce, bytes,
+                  "all_reduce " + name + " " + mb(double(bytes)));
+    const uint32_t e = p_.new_event();
+    p_.record(kAllReduceStream, e);
+    return e;
+  }
+
   void end_of_backward(int m) override {
     const double bytes = fsdp_grad_cast_bytes(shard_params(), param_bytes_, /*accumulate=*/m > 0);
     const auto kind = param_bytes_ == 4 ? compute::MemKernel::CastUp : compute::MemKernel::Elementwise;  // 16 -> 32 bit
@@ -72,6 +105,8 @@ class FsdpStep final : public ShardedStep {
     p_.compute(kComputeStream, secs(optimizer_seconds(shard, plan, c_.rates)), Work::Memory,
                "adamw " + mb(shard * plan.state_bytes) + " shard");
   }
+
+  int replicas_ = 1;  // HSDP: dp / dp_shard
 };
 
 }  // namespace

@@ -13,7 +13,8 @@
 namespace models::workload {
 
 namespace {
-constexpr std::array kStrategies = {Strategy::Zero3, Strategy::Fsdp, Strategy::Ddp, Strategy::Megatron};
+constexpr std::array kStrategies = {Strategy::Zero3, Strategy::Fsdp,  Strategy::Ddp, Strategy::Megatron,
+                                    Strategy::Zero1, Strategy::Zero2, Strategy::Hsdp};
 
 std::string str(int v) { return std::to_string(v); }
 
@@ -193,7 +194,7 @@ void megatron_checks(const ScenarioSpec& spec, const ModelShape& model, int n, P
   }
 }
 
-void data_parallel_checks(const ScenarioSpec& spec, const ModelShape& model, int n, ParallelLayout& l) {
+void data_parallel_checks(const ScenarioSpec& spec, const ModelShape& model, int n, int node_ranks, ParallelLayout& l) {
   const ParallelSpec& par = spec.parallel;
   if (model.is_moe())
     throw SpecError("parallel.strategy",
@@ -230,11 +231,27 @@ void data_parallel_checks(const ScenarioSpec& spec, const ModelShape& model, int
   if (par.dp != 0 && par.dp != n)
     throw SpecError("parallel.dp", "dp = " + str(par.dp) + " but there are " + str(n) +
                                        " GPUs (expected dp = " + str(n) + ", or 0 to derive it)");
-  if (l.strategy == Strategy::Zero3 && spec.zero.stage != 3)
-    throw SpecError("zero.stage",
-                    "only ZeRO stage 3 is modelled (expected zero.stage = 3, or strategy ddp for plain data "
-                    "parallelism)");
+  if (l.deepspeed() && spec.zero.stage != l.zero_stage())
+    throw SpecError("zero.stage", "zero.stage = " + str(spec.zero.stage) + " but strategy = \"" + par.strategy +
+                                      "\" (expected the same ZeRO stage in both, or only one of the two: the other "
+                                      "follows; stage 0 is strategy ddp)");
+  if (l.deepspeed() && l.zero_stage() < 3 && spec.zero.offload_param != "none")
+    throw SpecError("zero.offload_param", "offload_param needs ZeRO stage 3, got stage " + str(l.zero_stage()) +
+                                              " (expected offload_param = \"none\", or strategy zero3: "
+                                              "DeepSpeed offloads parameters only at stage 3)");
   l.dp = n;
+  l.dp_shard = n;
+  if (l.strategy == Strategy::Hsdp) {
+    // torch.distributed.device_mesh.init_device_mesh(("replicate", "shard")): rank = r dp_shard + s,
+    // a shard group is dp_shard consecutive ranks; by default one node's.
+    if (par.dp_shard <= 0 && node_ranks <= 0)
+      throw SpecError("parallel.dp_shard", "hsdp needs the shard group's size (expected parallel.dp_shard)");
+    l.dp_shard = par.dp_shard > 0 ? par.dp_shard : node_ranks;
+    if (n % l.dp_shard != 0)
+      throw SpecError("parallel.dp_shard",
+                      "dp_shard = " + str(l.dp_shard) + (par.dp_shard > 0 ? "" : " (the ranks of one node)") +
+                          " does not divide the " + str(n) + " GPUs (expected a divisor of the GPU count)");
+  }
 }
 }  // namespace
 
@@ -244,6 +261,9 @@ const char* strategy_name(Strategy s) {
     case Strategy::Fsdp: return "fsdp";
     case Strategy::Ddp: return "ddp";
     case Strategy::Megatron: return "megatron";
+    case Strategy::Zero1: return "zero1";
+    case Strategy::Zero2: return "zero2";
+    case Strategy::Hsdp: return "hsdp";
   }
   return "?";
 }
@@ -312,21 +332,24 @@ PipelineSplit pipeline_split(const ParallelLayout& l, int layers) {
   return make_pipeline_split(layers, l.pp, l.vp, ParallelSpec{});
 }
 
-ParallelLayout make_layout(const ScenarioSpec& spec, const ModelShape& model, int world_size) {
+ParallelLayout make_layout(const ScenarioSpec& spec, const ModelShape& model, int world_size, int node_ranks) {
   const ParallelSpec& par = spec.parallel;
   ParallelLayout l;
   const auto strategy = parse_strategy(par.strategy);
   if (!strategy)
-    throw SpecError("parallel.strategy",
-                    "unknown strategy '" + par.strategy + "' (expected zero3, fsdp, ddp or megatron)");
+    throw SpecError("parallel.strategy", "unknown strategy '" + par.strategy +
+                                             "' (expected zero3, zero2, zero1, fsdp, hsdp, ddp or megatron)");
   l.strategy = *strategy;
   l.recompute = parse_recompute(spec.training);
   l.micro_batch = std::max(1, spec.training.micro_batch);
+  if (par.dp_shard > 0 && l.strategy != Strategy::Hsdp)
+    throw SpecError("parallel.dp_shard",
+                    "dp_shard is an HSDP option (expected strategy = \"hsdp\", got " + par.strategy + ")");
   if (l.strategy == Strategy::Megatron) {
     megatron_checks(spec, model, world_size, l);
     return l;
   }
-  data_parallel_checks(spec, model, world_size, l);
+  data_parallel_checks(spec, model, world_size, node_ranks, l);
   l.split = make_pipeline_split(model.layers, 1, 1, par);  // every layer on every rank
   l.grad_accum = derive_grad_accum(spec.training, l.dp);
   l.pipeline_micro_batches = l.grad_accum;

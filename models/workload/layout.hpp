@@ -8,6 +8,14 @@
 //   zero3     DeepSpeed ZeRO stage 3 over dp = all ranks (parameters, gradients, optimizer
 //             state sharded); fsdp: PyTorch FSDP2 full sharding (ZeRO-3 semantics, its own
 //             copies and casts); ddp: replicated parameters, bucketed gradient all-reduce.
+//   zero1     DeepSpeed ZeRO stage 1 (optimizer states sharded) and zero2 (gradients too), both
+//   zero2     DeepSpeed's stage_1_and_2.py engine; parameters replicated (zero12_step.cpp). The
+//             strategy and zero.stage (the [zero] table or the DeepSpeed JSON) agree: the loader
+//             derives the one not written from the other (deepspeed_config.cpp resolve_zero_stage),
+//             and make_layout refuses a contradiction at zero.stage.
+//   hsdp      PyTorch FSDP2 on a 2-D mesh (replicate, shard) (FSDP1: HYBRID_SHARD): parameters,
+//             gradients and optimizer states sharded over dp_shard consecutive ranks (default:
+//             the ranks of one node), replicated over dp / dp_shard such groups (fsdp_step.cpp).
 //   megatron  tp x cp x pp x dp = world size, in Megatron-Core's rank order (kMegatronOrder).
 //             tp divides the heads and the KV heads; the layers split over pp x vp chunks
 //             as pipeline_split.hpp says; 2 cp divides the
@@ -28,9 +36,8 @@
 //   divide cp dp. ep divides the experts, etp the expert ffn (moe_ffn), etp ep the tp cp dp ranks of
 //   a stage; with tp > 1 sequence parallelism is required (Megatron-LM arguments.py: "When using
 //   MoE and tensor parallelism, sequence parallelism must be used").
-// Adding a strategy (hsdp: shard within a group of ranks, replicate across groups) is an enum
-// value, its checks in make_layout and its builder in strategy.cpp. Adding a Megatron dimension
-// (ep: expert parallelism) is a field, a Dim value, its place in kMegatronOrder (Megatron-Core's
+// Adding a strategy is an enum value, its checks in make_layout and its builder in strategy.cpp. Adding a Megatron
+// dimension (ep: expert parallelism) is a field, a Dim value, its place in kMegatronOrder (Megatron-Core's
 // "tp-cp-ep-dp-pp"), its degree in degree(), and its checks in make_layout: megatron_rank and
 // megatron_coord then place it, and every group built from the grid follows.
 #include <array>
@@ -45,8 +52,9 @@
 
 namespace models::workload {
 
-enum class Strategy { Zero3, Fsdp, Ddp, Megatron };
-const char* strategy_name(Strategy s);  // "zero3", "fsdp", "ddp", "megatron": the scenario's values
+enum class Strategy { Zero3, Fsdp, Ddp, Megatron, Zero1, Zero2, Hsdp };
+// "zero3", "fsdp", "ddp", "megatron", "zero1", "zero2", "hsdp": the scenario's values
+const char* strategy_name(Strategy s);
 std::optional<Strategy> parse_strategy(std::string_view name);
 
 // Activation recomputation (Korthikanti et al. 2022): none keeps every activation; selective
@@ -70,6 +78,7 @@ struct ParallelLayout {
   int pp = 1;                                 // pipeline stages (megatron)
   int vp = 1;                                 // virtual pipeline stages (model chunks) per pipeline rank (megatron)
   int dp = 1;                                 // data-parallel degree
+  int dp_shard = 1;                           // hsdp: ranks of one shard group (consecutive); dp / dp_shard replicas
   int ep = 1;                                 // expert-parallel degree (MoE, megatron): etp x ep divides tp x cp x dp
   int etp = 1;                                // expert tensor-parallel degree (MoE, megatron): parallel.etp, else tp
   int micro_batch = 1;                        // sequences per micro-batch
@@ -93,7 +102,20 @@ struct ParallelLayout {
 
   int size() const { return tp * cp * pp * dp; }
   int degree(Dim d) const;
-  bool sharded() const { return strategy == Strategy::Zero3 || strategy == Strategy::Fsdp; }
+  // Parameters sharded and gathered per unit (ZeRO-3, FSDP2, HSDP).
+  bool sharded() const {
+    return strategy == Strategy::Zero3 || strategy == Strategy::Fsdp || strategy == Strategy::Hsdp;
+  }
+  // DeepSpeed's ZeRO engines (stage_1_and_2.py, stage3.py) and their stage.
+  bool deepspeed() const { return zero_stage() > 0; }
+  int zero_stage() const {
+    return strategy == Strategy::Zero1 ? 1 : strategy == Strategy::Zero2 ? 2 : strategy == Strategy::Zero3 ? 3 : 0;
+  }
+  // Ranks the optimizer states are sharded over: dp (ZeRO 1-3, FSDP), dp_shard (HSDP), else 1.
+  int state_shards() const {
+    if (strategy == Strategy::Hsdp) return dp_shard;
+    return deepspeed() || strategy == Strategy::Fsdp ? dp : 1;
+  }
   bool interleaved() const { return vp > 1; }
   int global_batch() const { return micro_batch * grad_accum * dp; }
   // Expert data parallelism: ranks summing an expert's gradients, tp cp dp / (etp ep).
@@ -116,8 +138,9 @@ MegatronCoord megatron_coord(const ParallelLayout& l, int rank);
 // the even split of `layers` over pp x vp.
 PipelineSplit pipeline_split(const ParallelLayout& l, int layers);
 
-// The layout of `spec` ([parallel], [zero], [training]) for `model` on `world_size` ranks.
+// The layout of `spec` ([parallel], [zero], [training]) for `model` on `world_size` ranks, of which
+// `node_ranks` share a node (hsdp's default shard group; 0: unknown, dp_shard must be given).
 // Throws SpecError at the parallel.*, training.* or zero.stage key to change.
-ParallelLayout make_layout(const ScenarioSpec& spec, const ModelShape& model, int world_size);
+ParallelLayout make_layout(const ScenarioSpec& spec, const ModelShape& model, int world_size, int node_ranks = 0);
 
 }  // namespace models::workload

@@ -40,6 +40,11 @@ struct Program {
   explicit Program(std::vector<std::string> streams = {"compute", "comm"})
       : stream_names(std::move(streams)), ops(stream_names.size()) {}
   int streams() const { return int(ops.size()); }
+  int add_stream(std::string n) {  // its index
+    stream_names.push_back(std::move(n));
+    ops.emplace_back();
+    return streams() - 1;
+  }
 
   uint32_t new_event() { return events++; }
   uint32_t name(std::string n) {

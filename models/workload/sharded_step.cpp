@@ -21,7 +21,7 @@ std::string mb(double bytes) {
 }
 
 ShardedStep::ShardedStep(const DataParallelConfig& c, double persistence_threshold, double max_reuse_distance)
-    : c_(c), p_({"compute", "comm", "offload"}), n_(c.dp) {
+    : c_(c), p_({"compute", "comm", "offload"}), n_(c.dp_shard > 0 ? c.dp_shard : c.dp) {
   const int64_t tokens = int64_t(c.training.micro_batch) * c.model.seq;
   units_ = decoder_units(c.model, tokens, c.rates, c.training.grad_checkpointing, persistence_threshold, 1,
                          max_reuse_distance);

@@ -20,7 +20,9 @@ namespace models::workload {
 
 // Streams of a data-parallel step's program, and the slot of its data-parallel group.
 inline constexpr int kComputeStream = 0, kCommStream = 1, kOffloadStream = 2;
-inline constexpr int kDpSlot = 0;
+inline constexpr int kAllReduceStream = 3;  // HSDP: the replica all-reduce's stream (FSDP2's all_reduce_stream)
+inline constexpr int kDpSlot = 0;           // the data-parallel group (HSDP: the shard group)
+inline constexpr int kReplicaSlot = 1;      // HSDP: the replica group (ranks at one place of every shard group)
 
 inline sim::Time secs(double s) { return sim::Time::from_seconds(s); }
 std::string mb(double bytes);  // "123 MB", for op names
@@ -63,12 +65,12 @@ class ShardedStep {
   // Reduce-scatter of `params` gradients (in pieces of reduce_piece_params, at most
   // kMaxPiecesPerUnit), waited for at the end of the backward.
   void reduce(int64_t params, const std::string& name);
-  double shard_params() const;  // all parameters / dp
+  double shard_params() const;  // all parameters / n_
   static std::string tag(int m) { return "mb" + std::to_string(m) + " "; }
 
   const DataParallelConfig& c_;
   Program p_;
-  int n_;  // data-parallel ranks
+  int n_;  // ranks sharding the parameters: dp (HSDP: dp_shard)
   std::vector<Unit> units_;
   int compute_bytes_ = 2, param_bytes_ = 2;
   bool overlap_ = true;  // collectives on their own stream

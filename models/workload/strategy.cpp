@@ -11,6 +11,7 @@
 #include "models/workload/layout.hpp"
 #include "models/workload/megatron.hpp"
 #include "models/workload/model_shape.hpp"
+#include "models/workload/sharded_step.hpp"
 
 namespace models::workload {
 
@@ -85,6 +86,32 @@ void megatron_step(const ScenarioSpec& spec, const ModelShape& shape, const Para
   plan.notes.insert(plan.notes.end(), l.notes.begin(), l.notes.end());
 }
 
+// HSDP's groups (init_device_mesh(("replicate", "shard")): rank = r x dp_shard + s): slot 0 the
+// shard group of dp_shard consecutive ranks, slot 1 the replica group of the ranks at the same
+// place in every shard group. Each shard group is a data-parallel replica (replicas.hpp).
+void hsdp_groups(int n, int dp_shard, StepPlan& plan) {
+  const int replicas = n / dp_shard;
+  for (int g = 0; g < replicas; ++g) {
+    collectives::Group shard{{}, int(plan.groups.size()), "shard"};
+    for (int s = 0; s < dp_shard; ++s) {
+      shard.ranks.push_back(g * dp_shard + s);
+      plan.ranks[g * dp_shard + s].group[kDpSlot] = int(plan.groups.size());
+    }
+    plan.groups.push_back(std::move(shard));
+  }
+  if (replicas < 2) return;
+  for (int s = 0; s < dp_shard; ++s) {
+    collectives::Group rep{{}, int(plan.groups.size()), "replicate"};
+    for (int g = 0; g < replicas; ++g) {
+      rep.ranks.push_back(g * dp_shard + s);
+      plan.ranks[g * dp_shard + s].group[kReplicaSlot] = int(plan.groups.size());
+    }
+    plan.groups.push_back(std::move(rep));
+  }
+  plan.replica.resize(n);
+  for (int r = 0; r < n; ++r) plan.replica[r] = r / dp_shard;
+}
+
 void data_parallel_step(const ScenarioSpec& spec, const World& world, const ModelShape& shape,
                         const ParallelLayout& layout, const ComputeRates& rates, StepPlan& plan) {
   const int n = layout.dp;
@@ -96,23 +123,31 @@ void data_parallel_step(const ScenarioSpec& spec, const World& world, const Mode
   c.zero = spec.zero;
   c.strategy = layout.strategy;
   c.dp = n;
+  c.dp_shard = layout.dp_shard;
   c.node_ranks = world.placement().ranks_per_node();
   c.launcher_procs = world.placement().ranks_per_pod();  // one launcher (torchrun) per pod
   c.cpu_threads = spec.training.cpu_threads;
   c.rates = rates;
   plan.programs = {build_data_parallel_program(c)};
-  collectives::Group dp{{}, 0, "dp"};
   plan.ranks.assign(n, RankSetup{});
-  for (int r = 0; r < n; ++r) {
-    dp.ranks.push_back(r);
-    plan.ranks[r].group[0] = 0;
+  if (layout.strategy == Strategy::Hsdp) {
+    hsdp_groups(n, layout.dp_shard, plan);
+  } else {
+    collectives::Group dp{{}, 0, "dp"};
+    for (int r = 0; r < n; ++r) {
+      dp.ranks.push_back(r);
+      plan.ranks[r].group[0] = 0;
+    }
+    plan.groups.push_back(std::move(dp));
   }
-  plan.groups.push_back(std::move(dp));
-  plan.notes.push_back(spec.parallel.strategy + " over " + std::to_string(n) + " ranks, " +
-                       std::to_string(layout.grad_accum) + " micro-batch(es) of " +
-                       std::to_string(spec.training.micro_batch) + " x " + std::to_string(shape.seq) +
-                       " tokens per step");
-  if (layout.strategy == Strategy::Zero3 && !spec.zero.unmodelled.empty()) {
+  std::string over = std::to_string(n) + " ranks";
+  if (layout.strategy == Strategy::Hsdp)
+    over += " (" + std::to_string(n / layout.dp_shard) + " replicas x shard groups of " +
+            std::to_string(layout.dp_shard) + ")";
+  plan.notes.push_back(spec.parallel.strategy + " over " + over + ", " + std::to_string(layout.grad_accum) +
+                       " micro-batch(es) of " + std::to_string(spec.training.micro_batch) + " x " +
+                       std::to_string(shape.seq) + " tokens per step");
+  if (layout.deepspeed() && !spec.zero.unmodelled.empty()) {
     std::string keys;
     for (const auto& k : spec.zero.unmodelled) keys += (keys.empty() ? "" : ", ") + k;
     plan.notes.push_back("zero: " + keys + (spec.zero.unmodelled.size() == 1 ? " is" : " are") +
@@ -138,7 +173,7 @@ StepPlan plan_step(const ScenarioSpec& spec, const World& world, const hw::NodeS
   plan.overlap_slowdown = rates.overlap_slowdown;
   plan.comm_overlap_slowdown =
       param_or(spec.cluster.params, "comm.overlap_slowdown", param_default("comm.overlap_slowdown"));
-  const ParallelLayout layout = make_layout(spec, shape, world.size());
+  const ParallelLayout layout = make_layout(spec, shape, world.size(), world.placement().ranks_per_node());
   rates = power_capped_rates(spec, shape, layout, rates);  // compute.hpp
   if (layout.strategy == Strategy::Megatron)
     megatron_step(spec, shape, layout, rates, plan);

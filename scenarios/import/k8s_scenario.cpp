@@ -198,7 +198,12 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
   else
     fill("training", "dtype", std::string("bf16"), "no bf16/fp16 flag given" + trainer_hint);
   if (!ds.empty()) {
-    w.set("parallel", "strategy", std::string("zero3"), "DeepSpeed ZeRO (stage from the config)");
+    // The engine DeepSpeed runs: zero_optimization.stage 1, 2 or 3 (3 when not given).
+    std::string strategy = "zero3";
+    if (auto st = settings.zero.find("stage");
+        st != settings.zero.end() && st->second.number && (*st->second.number == 1 || *st->second.number == 2))
+      strategy = *st->second.number == 1 ? "zero1" : "zero2";
+    w.set("parallel", "strategy", strategy, "DeepSpeed ZeRO (stage from the config)");
     // DeepSpeed's "auto" values in zero_optimization come from the model's hidden size, as the
     // Hugging Face Trainer fills them; say which.
     std::vector<std::string> autos;

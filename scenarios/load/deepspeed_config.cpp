@@ -351,6 +351,19 @@ void apply_deepspeed(const DeepSpeedSettings& settings, models::ScenarioSpec& sp
       throw UserError(e.pos, "zero.stage: not a ZeRO stage (expected 0, 1, 2 or 3)");
     z.stage = static_cast<int>(*e.number);
   }
+  // ZeRO's stage and the strategy agree (models/workload/layout.hpp): parallel.strategy = "zero1" or
+  // "zero2" without a stage sets it; a stage 1 or 2 without a strategy picks it (the DeepSpeed JSON's
+  // zero_optimization.stage selects the engine, as in DeepSpeed); both written and different is
+  // make_layout's error at zero.stage.
+  const std::string& strategy = spec.parallel.strategy;
+  const bool strategy_written = positions.count("parallel.strategy") > 0;
+  const bool stage_written = settings.zero.count("stage") > 0;
+  if (strategy_written && !stage_written && (strategy == "zero1" || strategy == "zero2")) z.stage = strategy[4] - '0';
+  if (!strategy_written && stage_written && (z.stage == 1 || z.stage == 2))
+    spec.parallel.strategy = "zero" + std::to_string(z.stage);
+  // DeepSpeedZeroConfig.overlap_comm_valid (deepspeed/runtime/zero/config.py): unset, overlap_comm is
+  // on at stage 3 only.
+  if (!settings.zero.count("overlap_comm") && (z.stage == 1 || z.stage == 2)) z.overlap_comm = false;
   for (const auto& [key, e] : settings.zero) {  // keys are canonical (read_deepspeed_json, loader)
     positions["zero." + key] = e.pos;
     if (key == "stage") {

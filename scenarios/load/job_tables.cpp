@@ -226,11 +226,12 @@ void Loader::parallel(const toml::node& n, const std::string& key) {
            {
                {"strategy",
                 [&](auto& v, auto& k) {
-                  p.strategy = r_.one_of(v, k, {"zero3", "fsdp", "ddp", "megatron"});
+                  p.strategy = r_.one_of(v, k, {"zero3", "zero2", "zero1", "fsdp", "hsdp", "ddp", "megatron"});
                 }},
                {"tp", degree(p.tp)},
                {"pp", degree(p.pp)},
                {"dp", degree(p.dp)},
+               {"dp_shard", degree(p.dp_shard)},
                {"micro_batches", degree(p.micro_batches)},
                {"cp", degree(p.cp)},
                {"ep", degree(p.ep)},

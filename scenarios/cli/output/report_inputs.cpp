@@ -43,7 +43,11 @@ std::vector<std::pair<std::string, std::string>> scenario_summary(const models::
                                  t.dtype, t.grad_checkpointing ? ", activation checkpointing" : "")});
     std::string par = fmt::format("{} (tp {}, pp {}, dp {})", s.parallel.strategy, s.parallel.tp, s.parallel.pp,
                                   s.parallel.dp == 0 ? std::string("auto") : std::to_string(s.parallel.dp));
-    if (s.parallel.strategy == "zero3" || s.parallel.strategy == "fsdp")
+    if (s.parallel.strategy == "hsdp")
+      par += fmt::format("; shard groups of {}",
+                         s.parallel.dp_shard > 0 ? std::to_string(s.parallel.dp_shard) : std::string("one node"));
+    if (s.parallel.strategy == "zero1" || s.parallel.strategy == "zero2" || s.parallel.strategy == "zero3" ||
+        s.parallel.strategy == "fsdp")
       par += fmt::format("; stage {}, overlap_comm {}, offload optimizer {}, params {}", s.zero.stage,
                          s.zero.overlap_comm, s.zero.offload_optimizer, s.zero.offload_param);
     out.push_back({"parallel", par});

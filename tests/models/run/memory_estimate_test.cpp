@@ -53,15 +53,17 @@ std::string key_of_refusal(const models::ScenarioSpec& spec, int ranks, bool ful
 
 TEST_CASE("memory estimate: the operation bound holds for every strategy's programs", "[models]") {
   double worst = 0;  // largest built / estimated
-  for (const std::string strategy : {"zero3", "fsdp", "ddp", "megatron"})
+  for (const std::string strategy : {"zero3", "zero2", "zero1", "fsdp", "hsdp", "ddp", "megatron"})
     for (int accum : {1, 3})
       for (bool ckpt : {false, true})
         for (bool offload : {false, true}) {
-          if (offload && strategy != "zero3") continue;
+          const bool deepspeed = strategy.rfind("zero", 0) == 0;
+          if (offload && !deepspeed) continue;
           auto s = training(strategy, accum, ckpt);
+          if (deepspeed) s.zero.stage = strategy[4] - '0';
           if (offload) {
             s.zero.offload_optimizer = "cpu";
-            s.zero.offload_param = "cpu";
+            if (strategy == "zero3") s.zero.offload_param = "cpu";
           }
           if (strategy == "megatron") {
             s.parallel.tp = 4;

@@ -89,6 +89,60 @@ TEST_CASE("memory: ZeRO-3 buffers: reduce bucket, prefetched units, the fp32 sub
   CHECK(term(phase(e, "forward_backward"), "gathered_params") == Approx(2.0 * in.model.embedding_params()));
 }
 
+TEST_CASE("memory: ZeRO-1 and ZeRO-2 model states (Rajbhandari et al. 2020) and their ipg buckets", "[models]") {
+  const ModelShape m = llama3_8b();
+  const double p = double(m.total_params());
+  const int n = 32;
+  for (Strategy st : {Strategy::Zero1, Strategy::Zero2}) {
+    MemoryInputs in;
+    in.model = m;
+    in.strategy = st;
+    in.dp = n;
+    in.zero.overlap_comm = false;
+    RankEstimate e = estimate_rank(in);
+    const Phase& opt = phase(e, "optimizer");
+    // Stage 1: 2 + 2 + 12 / N bytes per parameter; stage 2: 2 + (2 + 12) / N.
+    CHECK(term(opt, "weights") == Approx(2 * p));
+    CHECK(term(opt, "gradients") == Approx(st == Strategy::Zero1 ? 2 * p : 2 * p / n));
+    CHECK(term(opt, "optimizer_states") == Approx(12 * p / n));
+    CHECK(term(opt, "optimizer_temp") == Approx(4 * p / n));  // the fp32 gradient partition at the step
+    CHECK(term(opt, "grad_buckets") == Approx(2 * 5e8));      // one ipg buffer of reduce_bucket_size
+    CHECK(term(phase(e, "forward_backward"), "gathered_params") == 0);
+    // DeepSpeed's estimate_zero2_model_states_mem_needs (stage_1_and_2.py), GPU without offload:
+    // 4 P + 16 P / N: it counts every bf16 gradient (the backward's, before the reduction: + 2 P) and
+    // 2 B more per partition element (+ 2 P / N) than the paper's 2 + (2 + 12) / N.
+    if (st == Strategy::Zero2) {
+      const double states = term(opt, "weights") + term(opt, "gradients") + term(opt, "optimizer_states");
+      CHECK(4 * p + 16 * p / n - states == Approx(2 * p + 2 * p / n));
+    }
+    in.zero.overlap_comm = true;  // double buffers
+    CHECK(term(phase(estimate_rank(in), "optimizer"), "grad_buckets") == Approx(4 * 5e8));
+    // offload_optimizer: states on the host; stage 2's gradient partition too (DeepSpeed's estimator:
+    // 2 P on the GPU), stage 1 keeps its accumulated bf16 gradients (+ 2 P).
+    in.zero.offload_optimizer = "cpu";
+    e = estimate_rank(in);
+    CHECK(term(phase(e, "optimizer"), "weights") + term(phase(e, "optimizer"), "gradients") +
+              term(phase(e, "optimizer"), "optimizer_states") ==
+          Approx(st == Strategy::Zero1 ? 4 * p : 2 * p));
+  }
+}
+
+TEST_CASE("memory: HSDP shards over its shard group only, FSDP over every rank", "[models]") {
+  MemoryInputs in;
+  in.model = llama3_8b();
+  in.strategy = Strategy::Hsdp;
+  in.dp = 32;
+  in.shard_group = 8;
+  const double p = double(in.model.total_params());
+  const RankEstimate h = estimate_rank(in);
+  CHECK(term(phase(h, "optimizer"), "weights") == Approx(2 * p / 8));
+  CHECK(term(phase(h, "optimizer"), "optimizer_states") == Approx(4 * p / 8));
+  in.strategy = Strategy::Fsdp;
+  in.shard_group = 0;
+  in.dp = 8;
+  CHECK(estimate_rank(in).peak_bytes() == Approx(h.peak_bytes()));  // HSDP 4 x 8 holds what FSDP on 8 does
+}
+
 TEST_CASE("memory: DDP holds everything plus its bucket copies, gradients appear with accumulation", "[models]") {
   MemoryInputs in;
   in.model = llama3_8b();

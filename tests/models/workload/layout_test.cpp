@@ -39,7 +39,8 @@ std::string error_key(const models::ScenarioSpec& s, int world_size) {
 }  // namespace
 
 TEST_CASE("layout: strategy names are the scenario's values", "[workload]") {
-  for (Strategy s : {Strategy::Zero3, Strategy::Fsdp, Strategy::Ddp, Strategy::Megatron})
+  for (Strategy s : {Strategy::Zero3, Strategy::Fsdp, Strategy::Ddp, Strategy::Megatron, Strategy::Zero1,
+                     Strategy::Zero2, Strategy::Hsdp})
     CHECK(parse_strategy(strategy_name(s)) == s);
   CHECK_FALSE(parse_strategy("zero-3"));
   CHECK(error_key(scenario("zero-3"), 4) == "parallel.strategy");
@@ -186,4 +187,35 @@ TEST_CASE("layout: Megatron's grid checks (cp, vp, options) name the key to chan
   auto z = scenario("ddp");
   z.parallel.distributed_optimizer = true;
   CHECK(error_key(z, 4) == "parallel.distributed_optimizer");
+}
+
+TEST_CASE("layout: zero1 and zero2 need their zero.stage, and hsdp's shard group divides the ranks", "[workload]") {
+  for (const char* name : {"zero1", "zero2"}) {
+    INFO(name);
+    auto s = scenario(name);
+    CHECK(error_key(s, 8) == "zero.stage");  // the default stage 3 contradicts zero1/zero2
+    s.zero.stage = name[4] - '0';
+    const ParallelLayout l = make_layout(s, decoder(), 8);
+    CHECK(l.zero_stage() == s.zero.stage);
+    CHECK_FALSE(l.sharded());  // parameters replicated
+    CHECK(l.state_shards() == 8);
+    s.zero.offload_param = "cpu";  // DeepSpeed offloads parameters at stage 3 only
+    CHECK(error_key(s, 8) == "zero.offload_param");
+  }
+  auto h = scenario("hsdp");
+  CHECK(error_key(h, 16) == "parallel.dp_shard");  // no node size known, none given
+  ParallelLayout l = make_layout(h, decoder(), 16, /*node_ranks=*/8);
+  CHECK(l.dp == 16);
+  CHECK(l.dp_shard == 8);  // one node
+  CHECK(l.state_shards() == 8);
+  CHECK(l.sharded());
+  h.parallel.dp_shard = 4;
+  CHECK(make_layout(h, decoder(), 16, 8).dp_shard == 4);
+  h.parallel.dp_shard = 3;
+  CHECK(error_key(h, 16) == "parallel.dp_shard");
+  auto f = scenario("fsdp");
+  f.parallel.dp_shard = 4;
+  CHECK(error_key(f, 16) == "parallel.dp_shard");
+  CHECK(make_layout(scenario("fsdp"), decoder(), 16).state_shards() == 16);
+  CHECK(make_layout(scenario("ddp"), decoder(), 16).state_shards() == 1);
 }
