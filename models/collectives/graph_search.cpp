@@ -134,12 +134,6 @@ void rate_nvls(const World& world, const sim::FlowNetwork& net, const std::vecto
     v.nvls_bw_intra_gbs = v.nvls_bw_inter_gbs = v.bw_inter_gbs;
     return;
   }
-  // Until the default changes (its own commit): on one node only where NCCL_NVLS_ENABLE is set.
-  if (!world.nccl_env().raw.contains("NCCL_NVLS_ENABLE")) {
-    v.nvls = false;
-    v.nvls_heads = 0;
-    return;
-  }
   const int heads = std::min(kMaxNvlsArity, static_cast<int>(min_ppn));
   const Edge e = make_edge(world, net, members[0][0], members[0][1]);
   const double links = std::max(1.0, std::round(e.raw_bandwidth / 1e9 / raw_nvlink_per_link(v.sm)));

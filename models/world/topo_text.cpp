@@ -74,15 +74,18 @@ std::string pxn_text(const topology::NodeGraph& graph, const topology::Placement
 // InfiniBand fabric (CollNet), as NCCL would enable them (models/collectives/graph_search.cpp has
 // the rules the tuner's view applies; nvls.cpp and collnet.cpp their data movement).
 std::string switch_reduction_text(const ScenarioSpec& spec, const hw::NodeSpec& node, const nccl::NcclEnv& env,
-                                  int nccl_nodes) {
-  // Until the default changes (its own commit): shown where NCCL_NVLS_ENABLE is set.
-  const bool multicast = node.nvls && node.gpu.sm >= 90 && node.nvswitch && env.raw.contains("NCCL_NVLS_ENABLE");
+                                  int ranks, int nccl_nodes) {
+  const bool multicast = node.nvls && node.gpu.sm >= 90 && node.nvswitch;
   if (!multicast && !spec.cluster.fabric.sharp && !env.collnet_enable) return "";
   std::ostringstream os;
   os << "Reduction in the switches (all-reduce; NCCL's tuner picks it by size where it is faster):\n";
   if (multicast) {
-    os << "  NVLink SHARP (NVLS): " << (env.nvls_enable ? "on" : "off (NCCL_NVLS_ENABLE=0)");
-    if (env.nvls_enable)
+    const bool alone = ranks <= nccl_nodes;  // one rank per NCCL node: no NVLink peer to reduce with
+    os << "  NVLink SHARP (NVLS): "
+       << (!env.nvls_enable ? "off (NCCL_NVLS_ENABLE=0)"
+           : alone          ? "off (one GPU per NCCL node)"
+                            : "on");
+    if (env.nvls_enable && !alone)
       os << ": the NVSwitch reduces and multicasts, each GPU sends (1 + 1/heads) S and receives as much "
             "(a ring: 2(n-1)/n S); NVLS on one node, NVLSTree across nodes"
          << (spec.cluster.fabric.sharp && env.collnet_enable ? ", NVLS over CollNet across nodes" : "");
@@ -144,7 +147,7 @@ std::string render_topo(const ScenarioSpec& spec, int max_ranks_listed) {
     for (std::size_t r = 0; r < rails.size() && fabric.kind() == topology::FabricKind::Rail; ++r)
       os << "  rail " << r << ": NIC group " << r << " of nodes 0.." << spec.cluster.nodes - 1 << "\n";
   }
-  os << switch_reduction_text(spec, node, env, model.nccl_nodes());
+  os << switch_reduction_text(spec, node, env, layout.size(), model.nccl_nodes());
   os << "\n";
   os << "GPU topology of one node (nvidia-smi topo -m):\n" << matrix(graph.smi_matrix()) << "\n";
   const int n = layout.size();

@@ -169,3 +169,43 @@ TEST_CASE("nvls: reduce-scatter and all-gather (NCCL_ALGO=NVLS) move S one way a
     CHECK(r.t == Approx(lat + S / cap).epsilon(1e-6));
   }
 }
+
+TEST_CASE("nvls: across DGX H100 nodes with SHARP, NVLS runs over CollNet -- S/8 per NIC, (1 + 1/8) S per port",
+          "[nccl]") {
+  auto sharp = [](int nodes, std::map<std::string, std::string> env) {
+    ScenarioSpec spec = node_of("dgx-h100", nodes, std::move(env));
+    spec.cluster.fabric.sharp = true;
+    spec.nccl_env.emplace("NCCL_COLLNET_ENABLE", "1");
+    return spec;
+  };
+  const CommView v = view_of(sharp(2, {}));
+  REQUIRE(v.nvls);
+  REQUIRE(v.collnet);
+  CHECK(v.nvls_heads == 8);  // one per NIC
+  // tuning.cc: bw = min(48 x .85 x 7/8 x 2, 48) = 48, busBw = 8 x 48, algBw x 16/30; 25 + 18 us.
+  const AlgoCost c = nccl_cost(v, CollOp::AllReduce, Algo::NVLS, Proto::Simple);
+  CHECK(c.algbw_gbs == Approx(8 * 48.0 * 16 / 30));
+  CHECK(c.latency_us == Approx(25 + 18));
+  // Without CollNet NVLS does not cross nodes (NVLSTree does).
+  CHECK(nccl_cost(view_of(node_of("dgx-h100", 2, {})), CollOp::AllReduce, Algo::NVLS, Proto::Simple).algbw_gbs == 0);
+  // 16 nodes, 1 GiB: NVLS (193.5 GB/s, 43 us) beats CollNetChain (192, 69 us) and NVLSTree (183).
+  CHECK(choose(view_of(sharp(16, {})), TuningEnv{}, CollOp::AllReduce, int64_t{1} << 30).algo == Algo::NVLS);
+  const int64_t S = int64_t{1} << 30;
+  const Run r = run(sharp(2, {{"NCCL_ALGO", "NVLS"}}), CollOp::AllReduce, S);  // audit: nvls_delivery
+  REQUIRE(r.rec.algo == Algo::NVLS);
+  REQUIRE(r.rec.channels == 16);  // min(nvlsChannels, the communicator's 16)
+  CHECK(r.bytes_by_kind_max.at("nvlink") == Approx(1.125 * S).epsilon(1e-6));
+  CHECK(r.bytes_by_kind_max.at("ib") == Approx(S / 8.0).epsilon(1e-6));
+  const double raw = 18 * 25e9;
+  const double port = std::min(flow_rate_cap(P, {.link_class = LinkClass::NVLink,
+                                                 .proto = Proto::Simple,
+                                                 .raw_bandwidth = raw,
+                                                 .channels = 16,
+                                                 .work = 1 / 0.85}),
+                               raw * P.of(LinkClass::NVLink).efficiency[static_cast<int>(Proto::Simple)]);
+  const double nic =
+      std::min(P.of(LinkClass::IB).efficiency[static_cast<int>(Proto::Simple)], P.sharp_efficiency) * 50e9;
+  const double lat = P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple) +
+                     2 * hop(LinkClass::IB, Proto::Simple) + P.sharp_latency_s;
+  CHECK(r.t == Approx(lat + std::max(1.125 * S / port, S / 8.0 / nic)).epsilon(1e-6));
+}
