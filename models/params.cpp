@@ -147,6 +147,34 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
      "hw::p2p_read_model(90)",
      O::Collectives,
      "one handshake per pipeline step in read mode; models/hw/links.cpp p2p_read_model"},
+    // NVLink SHARP (NVLS, models/collectives/nvls.cpp): the switch's multimem reduction and multicast
+    // move data at this fraction of what the GPU's NVLink port carries for a ring (its Simple
+    // efficiency). NCCL's own figure (src/graph/tuning.cc nvlsEfficiency: Hopper .85, Blackwell .74);
+    // on 8 x H100 it turns the measured 370 GB/s ring bus bandwidth into 0.85 x 370 / (1 + 1/8) =
+    // 280 GB/s of algorithm bandwidth, against ~275 measured (github.com/NVIDIA/nccl-tests/issues/212,
+    // sjeaugey; NVIDIA/nccl#1455: 258-273 GB/s on 5-8 GPUs).
+    {"nvls.efficiency",
+     U::Fraction,
+     kFraction,
+     {},
+     "by GPU generation: Hopper 0.85, Blackwell 0.74",
+     O::Collectives,
+     "NVLS port rate / the ring's; NCCL src/graph/tuning.cc nvlsEfficiency, 8 x H100 nccl-tests "
+     "(NVIDIA/nccl-tests#212)"},
+    // SHARP in InfiniBand switches (CollNet, models/collectives/collnet.cpp). Streaming aggregation
+    // reduces at ~95 % of the port's line rate (R. L. Graham et al., "Scalable Hierarchical
+    // Aggregation and Reduction Protocol (SHARP) Streaming-Aggregation Hardware Design and
+    // Evaluation", ISC 2020, LNCS 12151, doi:10.1007/978-3-030-50743-5_3: MPI_Allreduce at about
+    // 95 % of network bandwidth on HDR). NCCL's rule of thumb is ~20 GB/s per HDR NIC (25 GB/s line;
+    // sjeaugey in github.com/NVIDIA/nccl/issues/320), which ib.efficiency.simple (0.9) bounds first.
+    {"sharp.efficiency", U::Fraction, kFraction, 0.95, "", O::Collectives,
+     "SHARP streaming aggregation / port line rate; Graham et al. ISC 2020 (HDR MPI_Allreduce ~95 %)"},
+    // The switches' share of a CollNet step: NCCL's tuner counts 30 us (CollNetChain) and 31 us
+    // (CollNetDirect) for the network part of a CollNet all-reduce with Simple (src/graph/tuning.cc
+    // hwLatencies NET), where a NET hop is 14 us (ib.hop_latency.simple): up to the switches and back
+    // are two such hops, leaving 2 us for the aggregation in the switches.
+    {"sharp.latency", U::Seconds, kTime, 2e-6, "", O::Collectives,
+     "aggregation in the switches per CollNet all-reduce; NCCL tuning.cc NET CollNetChain 30 us - 2 x 14 us"},
 
     // Hop latencies: NCCL's tuning model (src/graph/tuning.cc, hwLat[] for Ring): NVLink
     // .6/1.9/3.4 us, PCI 1.0/2.5/5.7 us, NET 2.7/4.0/14.0 us (LL/LL128/Simple). SHM crosses PCI twice.

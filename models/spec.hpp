@@ -43,6 +43,9 @@ struct FabricSpec {
   // its uplink carries its pods' uplinks / superpod_oversubscription. 0: two tiers.
   int superpod_nodes = 0;
   double superpod_oversubscription = 1;
+  // SHARP in the switches (InfiniBand only: NVIDIA Quantum / Quantum-2 / Quantum-X800 with the
+  // aggregation manager running): NCCL's CollNet algorithms where NCCL_COLLNET_ENABLE=1.
+  bool sharp = false;
 };
 
 // One group of a mixed cluster ([[cluster.groups]]): `nodes` nodes of catalog instance

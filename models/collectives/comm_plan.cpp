@@ -8,6 +8,7 @@
 //   count_rings_sharing     how many rings (tree sets) split each bottleneck link's channels
 //   merge_*_edges           rotated rings share most pairs: one flow per distinct pair
 //   plan_nvls_tree          NVLSTree: the heads' inter-node edges, every rank's port to the switch
+//   plan_nvls, plan_collnet_*  NVLS and CollNet: ports to the switch, heads' NICs (switch_plan.cpp)
 //   rate_p2p_peers          what NCCL's topology gives a point-to-point peer (p2p_channels.hpp)
 // The view, ring order and p2p rating come first; rings, tree sets and NVLSTree's parts are laid
 // out by complete_plan, each when an algorithm first needs it (PlanPart, comm_plan.hpp).
@@ -20,6 +21,7 @@
 #include <unordered_set>
 
 #include "models/collectives/graph_search.hpp"
+#include "models/collectives/switch_plan.hpp"
 
 namespace models::collectives {
 
@@ -399,14 +401,20 @@ void complete_plan(const World& world, const sim::FlowNetwork& net, CommPlan& pl
   // Tree sets: with their chains for the tree all-reduce; for NVLSTree alone, without (their
   // inter-node edges' rings_sharing still counts the chains, chain_bottlenecks_shared). Built
   // again with chains when a tree all-reduce follows an NVLSTree one: the same edges.
-  const bool chains = (missing & kPlanTrees) != 0;
+  // CollNetChain reads the same chains (switch_plan.cpp).
+  const bool chains =
+      (missing & kPlanTrees) != 0 || ((missing & kPlanChain) && !(plan.built & kPlanTrees) && plan.view.collnet);
   if (chains || ((missing & kPlanNvlsTree) && plan.trees.empty())) {
     build_tree_sets(world, net, plan.members, plan.sets, chains, plan);
     count_tree_sets_sharing(plan.trees, chains ? std::vector<std::vector<sim::LinkId>>{}
                                                : chain_bottlenecks_shared(world, net, plan.members, plan.sets, plan));
   }
   if (missing & kPlanTrees) merge_tree_edges(plan);
-  if ((missing & kPlanNvlsTree) && plan.view.nvls) plan_nvls_tree(world, net, plan.members, plan);
+  if ((missing & kPlanNvlsTree) && plan.view.nvls && plan.view.nnodes > 1)
+    plan_nvls_tree(world, net, plan.members, plan);
+  if (missing & kPlanNvls) plan_nvls(world, net, plan);
+  if (missing & kPlanCollNet) plan_collnet_direct(world, net, plan);
+  if (missing & kPlanChain) plan_collnet_chain(world, net, plan);
   plan.built |= parts;
 }
 

@@ -62,6 +62,21 @@ struct CommPlan {
   // heads (the sets' leaders), merged like tree_merged; and per rank its NVLink port to the
   // switch and from it (a one-link path each; bytes_frac in units of S).
   std::vector<MergedEdge> nvls_net_merged, nvls_switch;
+  // NVLS and CollNet (nvls.cpp, collnet.cpp): per rank its NVLink port towards the switch (tx) and
+  // from it (rx), a one-link path each, with the share of S it handles as a head (1/H for each of
+  // the H heads of its node, 0 for the others); the bytes each moves depend on the op (at launch).
+  struct Port {
+    Edge edge;
+    bool tx = true;
+    double head_frac = 0;
+    int node_ranks = 0;  // ranks of its NCCL node
+  };
+  std::vector<Port> nvls_ports, collnet_ports;
+  // Across nodes, per head its NIC towards the SHARP switches (tx) and from them (rx), a one-link
+  // path each, bytes_frac its share of S; for NVLS (over CollNet), CollNetDirect, CollNetChain.
+  std::vector<MergedEdge> nvls_sharp, collnet_sharp, chain_sharp;
+  // CollNetChain: the tree sets' chains inside each node, merged (each set S/sets up and down).
+  std::vector<MergedEdge> chain_merged;
   std::vector<int> node_of;  // per position in `ring`: NCCL node index
   // Point to point (p2p_channels.hpp): the smallest topo(peer) over the communicator's peers
   // (2 x NVLink links, else 2) and whether NVLink joins every pair (NCCL's 512 KiB p2p chunk).
@@ -84,7 +99,10 @@ enum PlanPart : unsigned {
   // trees' inter-node edges (their chains only counted for rings_sharing, not kept unless
   // kPlanTrees is built too), nvls_net_merged, nvls_switch (NVLSTree all-reduce)
   kPlanNvlsTree = 4,
-  kPlanAll = 7,
+  kPlanNvls = 8,      // nvls_ports, nvls_sharp (NVLS)
+  kPlanCollNet = 16,  // collnet_ports, collnet_sharp (CollNetDirect)
+  kPlanChain = 32,    // tree sets with their chains, chain_merged, chain_sharp (CollNetChain)
+  kPlanAll = 63,
 };
 
 // NCCL's Socket plugin: 10 Gb/s when the interface's speed cannot be read (ncclTopo keeps 1.25 GB/s).

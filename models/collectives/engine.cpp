@@ -74,6 +74,9 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
   const int n = static_cast<int>(group.ranks.size());
   const bool tree = rec.algo == Algo::Tree && op == CollOp::AllReduce;
   const bool nvls_tree = rec.algo == Algo::NVLSTree && op == CollOp::AllReduce;
+  const bool nvls = rec.algo == Algo::NVLS && (op == CollOp::AllReduce || op == CollOp::AllGather ||
+                                               op == CollOp::ReduceScatter);  // RS, AG on one node (tuning.cpp)
+  const bool collnet = (rec.algo == Algo::CollNetDirect || rec.algo == Algo::CollNetChain) && op == CollOp::AllReduce;
   pending_[idx].expected = expected_delivery(op, n, static_cast<double>(bytes), tree);
   pending_[idx].group_size = n;
   if (n <= 1 || bytes == 0) {
@@ -86,9 +89,13 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
                 op == CollOp::AllToAll ? 0u
                 : tree                 ? kPlanTrees
                 : nvls_tree            ? kPlanNvlsTree
+                : nvls                 ? kPlanNvls
+                : collnet              ? (rec.algo == Algo::CollNetDirect ? kPlanCollNet : kPlanChain)
                                        : kPlanRings);
   const CommPlan& plan = entry.plan;
   if (nvls_tree) pending_[idx].expected = nvls_tree_delivery(n, plan.view.nnodes, static_cast<double>(bytes));
+  if (nvls) pending_[idx].expected = nvls_delivery(op, n, plan.view.nnodes, static_cast<double>(bytes));
+  if (collnet) pending_[idx].expected = collnet_delivery(rec.algo, n, plan.view.nnodes, static_cast<double>(bytes));
   const Launch l{.pending = idx,
                  .plan = &plan,
                  .cache = &entry,
@@ -130,6 +137,10 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
     launch_tree_all_reduce(l);
   else if (nvls_tree)
     launch_nvls_tree_all_reduce(l);
+  else if (nvls)
+    launch_nvls(l);
+  else if (collnet)
+    launch_collnet_all_reduce(l);
   else
     launch_ring(l);  // and PAT, replayed on the ring
   collecting_ = false;
@@ -198,7 +209,8 @@ void Engine::add_merged_flows(uint32_t pending, const std::vector<CommPlan::Merg
 }
 
 void Engine::add_flow(uint32_t pending, const Edge& e, const FlowShape& f) {
-  const double cap = flow_cap(e, f, rate_scale_);
+  double cap = flow_cap(e, f, rate_scale_);
+  if (f.max_rate > 0) cap = std::min(cap, rate_scale_ * f.max_rate);
   ++pending_[pending].flows_left;
   ++pending_[pending].flows;
   const int64_t b = static_cast<int64_t>(std::ceil(f.bytes));

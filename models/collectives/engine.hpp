@@ -5,6 +5,8 @@
 //   ring.cpp            ring all-reduce / all-gather / reduce-scatter, broadcast/reduce chains, PAT
 //   tree.cpp            tree all-reduce (chain inside a node, double binary tree across nodes)
 //   nvls_tree.cpp       NVLSTree all-reduce (NVSwitch reduction inside nodes, heads' tree across)
+//   nvls.cpp            NVLS (NVSwitch reduction; across nodes with SHARP between the heads)
+//   collnet.cpp         CollNetDirect / CollNetChain all-reduce (SHARP in the InfiniBand switches)
 //   point_to_point.cpp  send/recv and all-to-all
 // Every flow's rate cap is flow_rate_cap (flow_cap.hpp, its one statement); its fixed latency is
 // the algorithm's pipeline latency (kernel + steps x hop), which replaces the path's link
@@ -38,7 +40,9 @@ struct Delivery {
   bool rooted = false;  // one rank (the chain's head) receives nothing
 };
 Delivery expected_delivery(CollOp op, int n, double S, bool tree);
-Delivery nvls_tree_delivery(int n, int nodes, double S);  // NVLSTree all-reduce (nvls_tree.cpp)
+Delivery nvls_tree_delivery(int n, int nodes, double S);           // NVLSTree all-reduce (nvls_tree.cpp)
+Delivery nvls_delivery(CollOp op, int n, int nodes, double S);     // NVLS (nvls.cpp)
+Delivery collnet_delivery(Algo algo, int n, int nodes, double S);  // CollNet all-reduce (collnet.cpp)
 
 // The shape of one flow along an edge: what it moves, its fixed latency and what its rate cap
 // depends on besides the edge (flow_cap.hpp; the edge gives link class, raw bandwidth and read
@@ -52,6 +56,7 @@ struct FlowShape {
   sim::Time latency;         // the whole pipeline's; replaces the path's link latencies
   bool duplex = true;        // the edge's receiver also sends in this collective (P2P read pays only then)
   double work = 1;           // copy_work_vs_all_reduce
+  double max_rate = 0;       // bytes/s a switch's aggregation allows besides the cap (SHARP); 0: none
 };
 
 // One launched collective as the algorithms see it.
@@ -105,9 +110,13 @@ class Engine final : public CollectiveEngine {
   };
 
   // The algorithms (one file each).
-  void launch_ring(const Launch& l);                            // ring.cpp
-  void launch_tree_all_reduce(const Launch& l);                 // tree.cpp
-  void launch_nvls_tree_all_reduce(const Launch& l);            // nvls_tree.cpp
+  void launch_ring(const Launch& l);                  // ring.cpp
+  void launch_tree_all_reduce(const Launch& l);       // tree.cpp
+  void launch_nvls_tree_all_reduce(const Launch& l);  // nvls_tree.cpp
+  void launch_nvls(const Launch& l);                  // nvls.cpp
+  void launch_collnet_all_reduce(const Launch& l);    // collnet.cpp
+  // Flows of S on `sharp` (the heads' NICs to and from the SHARP switches; collnet.cpp).
+  void add_sharp_flows(const Launch& l, const std::vector<CommPlan::MergedEdge>& sharp, sim::Time lat);
   void launch_all_to_all(const Group& group, const Launch& l);  // point_to_point.cpp
   // The fold (all_to_all_fold.hpp): starts the folded flows and returns true, or returns false
   // (no fold for this group, or its links busy): the caller starts the pairs.

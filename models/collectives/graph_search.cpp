@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "models/collectives/comm_plan.hpp"
+#include "models/topology/fabric.hpp"
 
 namespace models::collectives {
 
@@ -104,15 +105,65 @@ int count_nics_leaving_node(const World& world, const sim::FlowNetwork& net,
 // 100 Mb/s (kvDictPciGen: Gen3 60, Gen4 120, Gen5 240, Gen6 480) / 80): Gen4 24, Gen5 48 GB/s.
 double nccl_pcie_x16_gbs(int gen) { return 16.0 * (gen >= 6 ? 480 : gen == 5 ? 240 : gen == 4 ? 120 : 60) / 80.0; }
 
-// NVLSTree (tuning.hpp CommView::nvls): the node's NVSwitch multicast, NCCL_NVLS_ENABLE not 0,
-// NVLink inside every NCCL node of two or more ranks, several nodes. Heads: one per NIC group a
-// node leaves by, at most its ranks (search.cc, NVLS pattern: "NIC:GPU combinations ... heads").
-void rate_nvls(const World& world, const std::vector<std::vector<int>>& members, nccl::CommView& v) {
+// The NVLS graph (tuning.hpp CommView::nvls): the node's NVSwitch multicast, NCCL_NVLS_ENABLE not
+// 0, NVLink inside every NCCL node of two or more ranks, compute capability 9.0+ (search.cc).
+// Across nodes, heads: one per NIC group a node leaves by, at most its ranks (search.cc, NVLS
+// pattern: "NIC:GPU combinations ... heads"), at the network's speed. On one node every GPU is a
+// head (minChannels = maxChannels: "pull evenly from all GPUs", <= NCCL_MAX_NVLS_ARITY 32), and
+// the search (ncclTopoSearchTryNvls) loads each GPU's NVLink to the switch with bw per channel,
+// 2 bw for the channel it heads, both ways: the fastest speed of the intra-node list with
+// (heads + 1) x bw <= the GPU's NVLink bandwidth (H100/H200: 9 x 40 <= 18 x 20.6; B200:
+// 9 x 80 <= 18 x 40.1). Pass 2 then raises bwInter alone while it is below 2 x bwIntra (60 and 90).
+constexpr double kSpeedsSm100[] = {90, 80, 70, 60, 50, 40, 30, 24, 20, 19, 18};  // sm100SpeedArrayIntra
+constexpr int kMaxNvlsArity = 32;                                                // NCCL_MAX_NVLS_ARITY
+
+void rate_nvls(const World& world, const sim::FlowNetwork& net, const std::vector<std::vector<int>>& members,
+               nccl::CommView& v) {
   std::size_t min_ppn = members[0].size();
   for (const auto& m : members) min_ppn = std::min(min_ppn, m.size());
   const hw::NodeSpec& node = world.node_of(world.rank(members[0][0]).node);
-  v.nvls = node.nvls && world.nccl_env().nvls_enable && v.intra_nvlink && members.size() > 1 && min_ppn > 1;
-  v.nvls_heads = v.nvls ? std::min(v.graph_channels, static_cast<int>(min_ppn)) : 0;
+  v.nvls = node.nvls && world.nccl_env().nvls_enable && v.intra_nvlink && v.sm >= 90 && min_ppn > 1;
+  // nvls.cc: NVLS_NCHANNELS 16 on Hopper; Blackwell 24 on one node, 32 across nodes.
+  v.nvls_channels = v.sm >= 100 ? (members.size() > 1 ? 32 : 24) : 16;
+  if (!v.nvls) {
+    v.nvls_heads = 0;
+    return;
+  }
+  if (members.size() > 1) {
+    v.nvls_heads = std::min(v.graph_channels, static_cast<int>(min_ppn));
+    v.nvls_bw_intra_gbs = v.nvls_bw_inter_gbs = v.bw_inter_gbs;
+    return;
+  }
+  const int heads = std::min(kMaxNvlsArity, static_cast<int>(min_ppn));
+  const Edge e = make_edge(world, net, members[0][0], members[0][1]);
+  const double links = std::max(1.0, std::round(e.raw_bandwidth / 1e9 / raw_nvlink_per_link(v.sm)));
+  const double gpu_bw = links * nccl_nvlink_per_link(v.sm);
+  const double* list = v.sm >= 100 ? kSpeedsSm100 : kSpeedsSm90;
+  const int count = v.sm >= 100 ? static_cast<int>(std::size(kSpeedsSm100)) : static_cast<int>(std::size(kSpeedsSm90));
+  int i = 0;
+  while (i < count - 1 && (heads + 1) * list[i] > gpu_bw + 1e-9) ++i;
+  v.nvls_heads = heads;
+  v.nvls_bw_intra_gbs = list[i];
+  int j = i;
+  while (j > 0 && list[j] < 2 * list[i]) --j;
+  v.nvls_bw_inter_gbs = list[j];
+}
+
+// CollNet (tuning.hpp CommView::collnet): NCCL_COLLNET_ENABLE=1, a SHARP fabric ([cluster.fabric]
+// sharp; topology::Fabric refuses it off InfiniBand) and InfiniBand NICs, several NCCL nodes.
+// Heads: one per NIC a node leaves by (the COLLNET_DIRECT graph stops at NCCL_MAX_DIRECT_ARITY + 1
+// = 8), at most the ranks per node. bwIntra: pass 2 of the search raises it alone up the speed
+// list while below 2 x bwInter ("increase bwIntra for trees (2 nodes or collnet)"), as for a tree
+// on 2 nodes (tuning.cpp).
+void rate_collnet(const World& world, const std::vector<std::vector<int>>& members, nccl::CommView& v) {
+  std::size_t min_ppn = members[0].size();
+  for (const auto& m : members) min_ppn = std::min(min_ppn, m.size());
+  const hw::NodeSpec& node = world.node_of(world.rank(members[0][0]).node);
+  v.nvswitch = node.nvswitch;
+  v.collnet = world.nccl_env().collnet_enable && world.fabric() && world.fabric()->sharp() &&
+              node.nic_kind == hw::NicKind::Ib && members.size() > 1;
+  v.collnet_heads = v.collnet ? std::min({v.graph_channels, static_cast<int>(min_ppn), 8}) : 0;
+  v.collnet_bw_intra_gbs = v.collnet ? std::min(2 * v.bw_inter_gbs, v.sm >= 100 ? 96.0 : 48.0) : 0;
 }
 
 // Across nodes: the speed NCCL's net plugin reports, and one graph channel per NIC used.
@@ -140,7 +191,7 @@ void rate_network(const World& world, const sim::FlowNetwork& net, const std::ve
   v.net_latency_us = t.net_plugin == NetPlugin::Libfabric ? node.net_plugin_latency_us : 0.0;
   v.graph_channels = std::max(1, count_nics_leaving_node(world, net, members));
   if (v.bw_intra_gbs == 0) v.bw_intra_gbs = v.bw_inter_gbs;
-  rate_nvls(world, members, v);
+  rate_collnet(world, members, v);
 }
 }  // namespace
 
@@ -159,6 +210,7 @@ nccl::CommView own_view(const World& world, const sim::FlowNetwork& net, const s
   v.graph_channels = 1;
   rate_intra_node_graph(world, net, members, v);
   if (nnodes > 1) rate_network(world, net, members, v);
+  rate_nvls(world, net, members, v);
   if (v.bw_intra_gbs == 0) v.bw_intra_gbs = 1;
   return v;
 }
@@ -186,6 +238,13 @@ nccl::CommView tuner_view(const World& world, const sim::FlowNetwork& net, const
     v.net_latency_us = std::max(v.net_latency_us, w.net_latency_us);
     v.nvls = v.nvls && w.nvls;
     v.nvls_heads = v.nvls ? std::min(v.nvls_heads, w.nvls_heads) : 0;
+    v.nvls_bw_intra_gbs = std::min(v.nvls_bw_intra_gbs, w.nvls_bw_intra_gbs);
+    v.nvls_bw_inter_gbs = std::min(v.nvls_bw_inter_gbs, w.nvls_bw_inter_gbs);
+    v.nvls_channels = std::min(v.nvls_channels, w.nvls_channels);
+    v.nvswitch = v.nvswitch && w.nvswitch;
+    v.collnet = v.collnet && w.collnet;
+    v.collnet_heads = v.collnet ? std::min(v.collnet_heads, w.collnet_heads) : 0;
+    v.collnet_bw_intra_gbs = std::min(v.collnet_bw_intra_gbs, w.collnet_bw_intra_gbs);
   }
   return v;
 }

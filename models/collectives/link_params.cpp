@@ -26,6 +26,7 @@ LinkParams LinkParams::defaults() {
   const hw::P2pReadModel read = hw::p2p_read_model(90);
   p.p2p_read_bandwidth_factor = -1;  // by GPU generation: the engine asks hw::p2p_read_model(sm)
   p.p2p_read_extra_latency_s = read.extra_latency_s;
+  p.nvls_efficiency = -1;  // by GPU generation (nvls_efficiency_of)
   return p;
 }
 
@@ -44,6 +45,9 @@ double* find(LinkParams& p, const std::string& name) {
   if (name == "nccl.launch_sharpness") return &p.launch_sharpness;
   if (name == "p2p.read.bandwidth_factor") return &p.p2p_read_bandwidth_factor;
   if (name == "p2p.read.extra_latency") return &p.p2p_read_extra_latency_s;
+  if (name == "nvls.efficiency") return &p.nvls_efficiency;
+  if (name == "sharp.efficiency") return &p.sharp_efficiency;
+  if (name == "sharp.latency") return &p.sharp_latency_s;
   for (LinkClass c : kClasses) {
     const std::string prefix = std::string(link_class_name(c)) + ".";
     if (name.compare(0, prefix.size(), prefix) != 0) continue;

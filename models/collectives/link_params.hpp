@@ -54,6 +54,12 @@ struct LinkParams {
   // the extra handshake per pipeline step (models/hw/links.cpp p2p_read_model, cited there).
   double p2p_read_bandwidth_factor = 1;  // < 0: by GPU generation (hw::p2p_read_model(sm))
   double p2p_read_extra_latency_s = 0;
+  // NVLS: the switch's rate per GPU port relative to a ring's (< 0: by GPU generation,
+  // nvls_efficiency_of); SHARP: its aggregation rate per NIC port / line rate, and its latency.
+  double nvls_efficiency = -1;
+  double sharp_efficiency = 0.95;
+  double sharp_latency_s = 2e-6;
+  double nvls_efficiency_of(int sm) const { return nvls_efficiency > 0 ? nvls_efficiency : sm >= 100 ? 0.74 : 0.85; }
 
   // Time per iteration of a back-to-back loop of operations taking `device_s` each on the GPU,
   // issued by one host thread that launches on `gpus_per_thread` GPUs (nccl-tests -g N: N kernel

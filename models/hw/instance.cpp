@@ -87,6 +87,7 @@ void dgx_nodes(std::vector<NodeSpec>& c) {
     ib_nics(n, 8, 1, 400);
     n.eth_bytes_per_s = 100 * kGbit;  // the 100 Gb/s Ethernet NIC
     n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 4800);
+    n.nvls = true;  // NVSwitch gen 3 with multicast (NVLink SHARP): see dgx-h100 in make_catalog
     // dgx-h100 itself is main's entry in make_catalog (with its RoCE variant); only the H200 here.
     n.name = "dgx-h200";
     n.gpu = find_gpu("H200");
@@ -111,6 +112,7 @@ void dgx_nodes(std::vector<NodeSpec>& c) {
     ib_nics(n, 8, 1, 400);
     n.eth_bytes_per_s = 100 * kGbit;
     n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 5600);
+    n.nvls = true;  // NVSwitch with multicast (NVLink SHARP), as on p6-b200
     c.push_back(n);
   }
 }
@@ -267,12 +269,18 @@ std::vector<NodeSpec> make_catalog() {
     ib_nics(n, 8, 1, 400);
     n.eth_bytes_per_s = 400 * kGbit;
     n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 4800);
+    // NVLink SHARP: third-generation NVSwitch with multicast, which NCCL uses by default for
+    // all-reduce (NVLS: busbw 370 -> 480 GB/s on 8 x H100, sjeaugey in NVIDIA/nccl-tests#212).
+    n.nvls = true;
     c.push_back(n);
     // dgx-h100-roce: the same host with its ConnectX-7 ports in Ethernet mode (400 GbE RoCE v2,
-    // e.g. on NVIDIA Spectrum-X), as many H100 clouds run it.
+    // e.g. on NVIDIA Spectrum-X), as many H100 clouds run it. NVLS is left off here: its only
+    // scenarios reproduce Meta's Llama 3 runs (scenarios/validation/llama3), whose NCCL settings
+    // are not published; turn it on with [cluster.node] or use dgx-h100 for NVLS.
     n.name = "dgx-h100-roce";
     n.citation = "NVIDIA DGX H100 User Guide; ConnectX-7 in Ethernet mode";
     n.nic_kind = NicKind::Roce;
+    n.nvls = false;
     c.push_back(n);
   }
   {

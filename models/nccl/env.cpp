@@ -83,6 +83,8 @@ const Modelled kModelled[] = {
                      const std::string& v) { parse_list(n, v, kAlgoNames, e.tuning.algo_enabled); }},
     {"NCCL_BUFFSIZE",
      [](NcclEnv& e, const std::string& n, const std::string& v) { e.buffsize = parse_int(n, v, 1, int64_t{1} << 40); }},
+    {"NCCL_COLLNET_ENABLE",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.collnet_enable = parse_flag(n, v); }},
     {"NCCL_CUMEM_ENABLE",
      [](NcclEnv& e, const std::string& n, const std::string& v) { e.cumem_enable = parse_flag(n, v); }},
     {"NCCL_HOSTID",
@@ -121,6 +123,8 @@ const Modelled kModelled[] = {
        // 0 off; 1 on; 2 (default) on where the driver reports multicast (hw::NodeSpec::nvls).
        e.nvls_enable = parse_int(n, v, 0, 2) != 0;
      }},
+    {"NCCL_NVLS_NCHANNELS",
+     [](NcclEnv& e, const std::string& n, const std::string& v) { e.tuning.nvls_channels = parse_channels(n, v); }},
     {"NCCL_P2P_DISABLE",
      [](NcclEnv& e, const std::string& n, const std::string& v) { e.p2p_disable = parse_flag(n, v); }},
     {"NCCL_P2P_LEVEL",
@@ -139,9 +143,8 @@ const Modelled kModelled[] = {
     {"NCCL_SHM_DISABLE",
      [](NcclEnv& e, const std::string& n, const std::string& v) { e.shm_disable = parse_flag(n, v); }},
     {"NCCL_SOCKET_NTHREADS",
-     [](NcclEnv& e, const std::string& n, const std::string& v) {
-       e.socket_nthreads = static_cast<int>(parse_int(n, v, 0, 16));
-     }},
+     [](NcclEnv& e, const std::string& n,
+        const std::string& v) { e.socket_nthreads = static_cast<int>(parse_int(n, v, 0, 16)); }},
 };
 }  // namespace
 
@@ -229,7 +232,7 @@ const std::vector<std::string> kTimingNeutral = {
     "FI_LOG_LEVEL",
 };
 // Features commsim never uses: turning them off changes nothing here, turning them on is not modelled.
-const std::vector<std::string> kNeutralWhenOff = {"NCCL_COLLNET_ENABLE", "NCCL_MNNVL_ENABLE"};
+const std::vector<std::string> kNeutralWhenOff = {"NCCL_MNNVL_ENABLE"};
 
 // NCCL's documented variables (docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html, 2.11
 // to 2.28), a few long-standing undocumented ones users set (LL/LL128 buffer and thread counts)
@@ -354,6 +357,13 @@ void check_nccl_env_names(const std::map<std::string, std::string>& env) {
       throw SpecError("nccl.env." + name, "'" + name + "' is not an NCCL variable (did you mean " +
                                               join(closest_names(name, near, 2)) + "?)");
   }
+}
+
+std::optional<std::string> collnet_note(const std::map<std::string, std::string>& env, bool sharp_fabric) {
+  const auto it = env.find("NCCL_COLLNET_ENABLE");
+  if (sharp_fabric || it == env.end() || it->second == "0") return std::nullopt;
+  return "nccl.env: NCCL_COLLNET_ENABLE=1 has no effect here: the fabric has no SHARP switches (CollNet needs "
+         "InfiniBand with SHARP: [cluster.fabric] sharp = true; EFA and RoCE have none), so NCCL runs without CollNet";
 }
 
 std::vector<std::string> unmodelled_nccl_env_notes(const std::map<std::string, std::string>& env) {

@@ -24,10 +24,13 @@ namespace models::nccl {
 // "^Tree", NCCL_PROTO likewise; channel limits from NCCL_MIN/MAX_NCHANNELS, overridden by
 // NCCL_MIN/MAX_CTAS.
 struct TuningEnv {
-  std::array<bool, 7> algo_enabled{true, true, false, false, false, false, true};  // nccl::Algo order
-  std::array<bool, 3> proto_enabled{true, true, true};                             // nccl::Proto order
+  // PAT off unless listed (NCCL 2.28.9 logs Ring for the 4 x 1-GPU Socket runs' all-gathers); CollNet
+  // and NVLS on: whether they exist is the communicator's (tuning.hpp CommView::collnet, nvls).
+  std::array<bool, 7> algo_enabled{true, true, false, true, true, true, true};  // nccl::Algo order
+  std::array<bool, 3> proto_enabled{true, true, true};                          // nccl::Proto order
   std::optional<int> min_channels, max_channels;
-  bool proto_forced = false;  // NCCL_PROTO given: LL128 even where NCCL would not enable it
+  std::optional<int> nvls_channels;  // NCCL_NVLS_NCHANNELS (NVLS's CTAs; unset: 16 on Hopper, 24/32 on Blackwell)
+  bool proto_forced = false;         // NCCL_PROTO given: LL128 even where NCCL would not enable it
 };
 
 struct NcclEnv {
@@ -49,6 +52,7 @@ struct NcclEnv {
   int min_ctas = 0, max_ctas = 0;          // NCCL_MIN_CTAS, NCCL_MAX_CTAS (0: unset; tuner only)
   bool pxn_disable = false;                // NCCL_PXN_DISABLE=1 (no sending through a peer GPU's NIC)
   bool nvls_enable = true;                 // NCCL_NVLS_ENABLE (0: off; else where the node has multicast)
+  bool collnet_enable = false;             // NCCL_COLLNET_ENABLE=1 (CollNet where the fabric has SHARP)
   std::string hostid;                      // NCCL_HOSTID (per node: pods of a node share it)
   TuningEnv tuning;                        // NCCL_ALGO, NCCL_PROTO, NCCL_MIN/MAX_NCHANNELS|CTAS
   std::map<std::string, std::string> raw;  // every variable as given
@@ -76,6 +80,10 @@ SocketThreads socket_threads(const NcclEnv& env, const std::string& eth_driver);
 // Throws SpecError("nccl.env.NAME") for an NCCL_ name that is not a known NCCL variable but is
 // within two edits of one ("did you mean"). Other unknown NCCL_ names, and FI_ names, pass.
 void check_nccl_env_names(const std::map<std::string, std::string>& env);
+
+// NCCL_COLLNET_ENABLE=1 on a fabric without SHARP ([cluster.fabric] sharp): NCCL finds no collnet
+// plugin or SHARP-capable switch and runs without CollNet, as commsim does; the note says so.
+std::optional<std::string> collnet_note(const std::map<std::string, std::string>& env, bool sharp_fabric);
 
 // One note per group of variables that are set but not modelled (empty when there are none):
 // "nccl.env: NCCL_CROSS_NIC, FI_EFA_USE_DEVICE_RDMA are set but not modelled (...)".

@@ -1,7 +1,8 @@
 // NCCL's tuning model, reproduced to make NCCL's choice of algorithm, protocol and channels.
 // Source: NVIDIA/nccl src/graph/tuning.cc (ncclTopoTuneModel) and src/enqueue.cc
-// (topoGetAlgoInfo), 2.2x series. Only Ring, Tree and PAT are modelled: CollNet needs SHARP
-// switches and NVLS NVLink multicast, both absent (NCCL_NVLS_ENABLE=0) on what we calibrate.
+// (topoGetAlgoInfo), 2.2x series (v2.28.9): Ring, Tree, PAT, NVLS and NVLSTree (NVLink SHARP,
+// where the node has NVSwitch multicast and NCCL_NVLS_ENABLE is not 0), CollNetDirect and
+// CollNetChain (SHARP in InfiniBand switches, NCCL_COLLNET_ENABLE=1 on a SHARP fabric).
 #include "models/nccl/tuning.hpp"
 
 #include <algorithm>
@@ -40,9 +41,20 @@ constexpr double kNvlsEfficiency[4] = {0.0, 0.0, 0.85, 0.74};
 constexpr double kPerChMaxNvlsTreeBw[4][3] = {
     {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}};
 constexpr double kNvlsTreeIntraLatUs = 25.0, kNvlsTreeInterLatUs = 20.9;
+// NVLS (tuning.cc): hwLatencies NVLINK/NVLS/Simple 25 us, NET/NVLS/Simple 18 us (base 0).
+constexpr double kNvlsIntraLatUs = 25.0, kNvlsInterLatUs = 18.0;
+// CollNet (tuning.cc): hwLatencies NVLINK CollNetDirect/Simple 3.7 us, CollNetChain 2.8 us; NET
+// CollNetDirect 31 us, CollNetChain 30 us; CollNetDirect adds 0.4 us per local rank ("arity
+// serialization latency").
+constexpr double kCollNetDirectIntraLatUs = 3.7, kCollNetChainIntraLatUs = 2.8;
+constexpr double kCollNetDirectInterLatUs = 31.0, kCollNetChainInterLatUs = 30.0, kCollNetArityLatUs = 0.4;
+constexpr int kCollNetThreadThreshold = 512;  // tuning.cc threadThresholds[COLLNET_*][SIMPLE]
+constexpr int kMaxNvlsArity = 32;             // NCCL_MAX_NVLS_ARITY (src/include/device.h)
+constexpr int kMaxDirectArity = 7;            // NCCL_MAX_DIRECT_ARITY
 // Default thread thresholds (bytes per thread below which channels are dropped), enqueue.cc.
 constexpr int kThreadThreshold[3] = {8, 8, 64};
 constexpr int kMaxThreads[3] = {512, 640, 512};
+constexpr int kMaxNThreads = 640;  // NCCL_MAX_NTHREADS: CollNet's and NVLS's threads (tuning.cc)
 
 // ncclTopoGetAlgoTime (src/graph/tuning.cc, 2.2x): trees do not follow the model at medium
 // sizes, so NCCL scales their all-reduce bandwidth by a static factor per power of two from 64 B;
@@ -78,7 +90,64 @@ int nsteps_of(CollOp op, int n) {
   }
 }
 
+// NVLS and CollNet (tuning.cc ncclTopoTuneModel, the same branches in its order), Simple only:
+//   NVLS: intraBw = bwIntra x nvlsEfficiency x (nCh-1)/nCh x (all-reduce: 2; else (ppn-1)/ppn),
+//         bw = min(intraBw, bwInter), busBw = nCh x bw, algBw = busBw x n / nsteps (all-reduce;
+//         all-gather/reduce-scatter keep busBw); latency 25 us (+ 18 us and the plugin's across
+//         nodes, where NVLS runs over CollNet, all-reduce only).
+//   CollNetDirect all-reduce: busBw = nCh x bwIntra / f (f = ppn/nCh - (ppn/nCh - 1)/2: heads
+//         short of GPUs), x .85 on Hopper+, algBw = busBw / 2; latency
+//         2 (min(1, ppn-1) 3.7 + (ppn-1) 0.4) + 31 us + 2 x the plugin's.
+//   CollNetChain all-reduce: algBw = nCh x bwIntra / 2; latency 2 (ppn-1) 2.8 + 30 us + 2 x the plugin's.
+// All-gather/reduce-scatter over CollNet need the plugin's iallgather/ireducescatter and one head
+// per GPU: not modelled (0).
+AlgoCost sharp_cost(const CommView& v, CollOp op, Algo a, Proto p) {
+  AlgoCost cost;
+  const int n = v.nranks, nn = std::max(1, v.nnodes);
+  const bool is_ar = op == CollOp::AllReduce;
+  const double ppn = static_cast<double>(n) / nn;
+  if (p != Proto::Simple) return cost;
+  const double net_lat = 2 * v.net_latency_us;  // latencyInter, and again for Simple's flush
+  if (a == Algo::NVLS) {
+    const bool ag_rs = op == CollOp::AllGather || op == CollOp::ReduceScatter;
+    if (!v.nvls || v.nvls_heads < 2 || !(is_ar || ag_rs)) return cost;
+    if (nn > 1 && (!v.collnet || !is_ar)) return cost;  // across nodes: NVLS + CollNet, all-reduce
+    if (!is_ar && ppn > kMaxNvlsArity) return cost;     // enqueue.cc
+    const int nch = v.nvls_heads;
+    const double intra =
+        v.nvls_bw_intra_gbs * kNvlsEfficiency[compcap_index(v.sm)] * (nch - 1) / nch * (is_ar ? 2.0 : (ppn - 1) / ppn);
+    const double bus = nch * std::min(intra, v.nvls_bw_inter_gbs);
+    cost.algbw_gbs = is_ar ? bus * n / (2.0 * (n - 1)) : bus;
+    cost.latency_us = kNvlsIntraLatUs + (nn > 1 ? kNvlsInterLatUs + net_lat : 0.0);
+    return cost;
+  }
+  if (!is_ar || !v.collnet || nn < 2 || v.collnet_heads < 1) return cost;
+  const int nch = v.collnet_heads;
+  if (a == Algo::CollNetDirect) {
+    if (!v.nvswitch) return cost;
+    double factor = ppn / nch;
+    factor -= (factor - 1) / 2;
+    double bus = nch * v.collnet_bw_intra_gbs / factor;
+    if (v.sm >= 90) bus *= 0.85;
+    cost.algbw_gbs = bus * 0.5;
+    cost.latency_us = 2 * (std::min(1.0, ppn - 1) * kCollNetDirectIntraLatUs + (ppn - 1) * kCollNetArityLatUs) +
+                      kCollNetDirectInterLatUs + net_lat;
+    return cost;
+  }
+  if (ppn > kMaxDirectArity + 1) return cost;  // enqueue.cc: CollNetChain up to 8 local ranks
+  cost.algbw_gbs = nch * v.collnet_bw_intra_gbs * 0.5;
+  cost.latency_us = 2 * (ppn - 1) * kCollNetChainIntraLatUs + kCollNetChainInterLatUs + net_lat;
+  return cost;
+}
+
 }  // namespace
+
+int nvls_channels(const CommView& v, const TuningEnv& env) {
+  int c = env.nvls_channels.value_or(v.nvls_channels);
+  if (env.max_channels) c = std::min(c, *env.max_channels);
+  if (env.min_channels) c = std::max(c, *env.min_channels);
+  return std::max(1, c);
+}
 
 int coll_channels(const CommView& v, const TuningEnv& env) {
   int c = std::min(32, 2 * v.graph_channels);
@@ -126,6 +195,7 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
         kNvlsTreeIntraLatUs + 2 * std::log2(static_cast<double>(nn)) * (kNvlsTreeInterLatUs + 2 * v.net_latency_us);
     return cost;
   }
+  if (a == Algo::NVLS || a == Algo::CollNetDirect || a == Algo::CollNetChain) return sharp_cost(v, op, a, p);
   if (a == Algo::Tree && !is_ar) return cost;
   if (a == Algo::PAT && !((op == CollOp::AllGather || op == CollOp::ReduceScatter) && nn == n)) return cost;
   if (a != Algo::Tree && a != Algo::Ring && a != Algo::PAT) return cost;
@@ -186,7 +256,8 @@ Choice choose(const CommView& v, const TuningEnv& env, CollOp op, int64_t bytes)
   const int all_channels = coll_channels(v, env);
   Choice best;
   best.nccl_predicted_us = -1;
-  const Algo algos[] = {Algo::Tree, Algo::Ring, Algo::PAT, Algo::NVLSTree};
+  const Algo algos[] = {Algo::Tree,         Algo::Ring, Algo::PAT,     Algo::CollNetDirect,
+                        Algo::CollNetChain, Algo::NVLS, Algo::NVLSTree};
   const Proto protos[] = {Proto::LL, Proto::LL128, Proto::Simple};
   for (Algo a : algos) {
     if (!env.algo_enabled[static_cast<int>(a)]) continue;
@@ -207,10 +278,32 @@ Choice choose(const CommView& v, const TuningEnv& env, CollOp op, int64_t bytes)
     best.proto = Proto::Simple;
     best.nccl_predicted_us = nccl_cost(v, op, Algo::Ring, Proto::Simple).time_us(bytes);
   }
+  // enqueue.cc: NVLS runs on nvlsChannels whatever the size (across nodes at most the
+  // communicator's channels); CollNetDirect halves its channels in steps while bytes < channels x
+  // threads x heads x 512 (ncSwitch 16, 8, 4, 2, 1).
+  if (best.algo == Algo::NVLS) {
+    best.channels = nvls_channels(v, env);
+    if (v.nnodes > 1) best.channels = std::min(best.channels, all_channels);
+    return best;
+  }
+  if (best.algo == Algo::CollNetDirect) {
+    int nc = all_channels;
+    int64_t threshold = kCollNetThreadThreshold;
+    const int64_t per_channel = int64_t{kMaxNThreads} * std::max(1, v.collnet_heads);
+    bool more = true;
+    for (int sw = 16; sw >= 1 && more; sw /= 2) {
+      while ((more = bytes < nc * per_channel * threshold) && nc > sw) {
+        if (nc == sw + sw / 2) threshold /= 2;
+        --nc;
+      }
+    }
+    best.channels = nc;
+    return best;
+  }
   // enqueue.cc: fewer channels for small messages (bytes < channels x threads x threshold).
   int nc = all_channels;
   const int pi = static_cast<int>(best.proto);
-  int64_t threshold = kThreadThreshold[pi];
+  int64_t threshold = best.algo == Algo::CollNetChain ? kCollNetThreadThreshold : kThreadThreshold[pi];
   if (best.algo == Algo::Ring && best.proto == Proto::LL) threshold *= v.nranks;
   // tuning.cc: Simple runs 256 threads when the ring graph is no faster than PCIe
   // (bwIntra x nChannels <= PCI_BW = 12 GB/s), else NCCL_SIMPLE_MAX_NTHREADS.

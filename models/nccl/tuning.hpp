@@ -26,10 +26,26 @@ struct CommView {
   double bw_intra_gbs = 30;  // per-channel bandwidth the graph search settled on, GB/s
   double bw_inter_gbs = 0;   // per-channel network bandwidth, GB/s (0 on one node)
   int graph_channels = 12;   // channels of the ring graph; NCCL runs twice as many
-  // NVLSTree usable: NVSwitch multicast on the node (hw::NodeSpec::nvls), NCCL_NVLS_ENABLE not 0,
-  // several nodes of several NVLink GPUs each. Its graph has one head per NIC (<= GPUs per node).
+  // The NVLS graph (search.cc, NCCL_TOPO_PATTERN_NVLS): NVSwitch multicast on the node
+  // (hw::NodeSpec::nvls), NCCL_NVLS_ENABLE not 0, NVLink inside every NCCL node of 2+ ranks, 2+
+  // heads. On one node it gives NVLS; across nodes NVLSTree, and NVLS itself only with CollNet.
+  // Heads (the graph's channels): every GPU on one node (<= NCCL_MAX_NVLS_ARITY 32), one per NIC
+  // across nodes. Its per-channel speeds: on one node from the intra-node list (graph_search.cpp),
+  // across nodes the network's (bw_inter_gbs, which NVLSTree reads).
   bool nvls = false;
   int nvls_heads = 0;
+  double nvls_bw_intra_gbs = 0, nvls_bw_inter_gbs = 0;
+  // nvlsChannels, the CTAs NVLS runs on (src/transport/nvls.cc: 16 on Hopper; Blackwell 24 on one
+  // node, 32 across nodes; NCCL_NVLS_NCHANNELS; within NCCL_MIN/MAX_CTAS).
+  int nvls_channels = 16;
+  // CollNet (SHARP in the InfiniBand switches, through NCCL's collnet plugin): NCCL_COLLNET_ENABLE=1
+  // and a SHARP fabric ([cluster.fabric] sharp), several nodes. Its graphs (COLLNET_DIRECT, and the
+  // tree pattern for CollNetChain) have one head per NIC; CollNetDirect needs an NVSwitch
+  // (tuning.cc: nvsCount), CollNetChain at most 8 ranks per node (NCCL_MAX_DIRECT_ARITY + 1).
+  bool collnet = false;
+  bool nvswitch = false;
+  int collnet_heads = 0;
+  double collnet_bw_intra_gbs = 0;  // the collnet graphs' bwIntra (pass 2 raises it, as for trees on 2 nodes)
   // The latency the network plugin declares (graph latencyInter, us): added to every inter-node
   // step, twice with Simple ("flush extra latency"). aws-ofi-nccl on EFA: 75 or 35 us; else 0.
   double net_latency_us = 0;
@@ -58,5 +74,7 @@ Choice choose(const CommView& v, const TuningEnv& env, CollOp op, int64_t bytes)
 
 // Channels NCCL runs collectives on for this view (2 x graph channels, within env limits, <= 32).
 int coll_channels(const CommView& v, const TuningEnv& env);
+// nvlsChannels within the environment's limits (NCCL_NVLS_NCHANNELS, NCCL_MIN/MAX_CTAS).
+int nvls_channels(const CommView& v, const TuningEnv& env);
 
 }  // namespace models::nccl

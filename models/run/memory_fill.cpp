@@ -28,10 +28,13 @@ std::vector<double> nccl_bytes_per_rank(const World& world, const workload::Step
     for (int r : g.ranks) nodes.insert(world.rank(r).node);
     const auto key = std::make_pair(g.ranks.size(), int(nodes.size()));
     auto it = channels_by_shape.find(key);
-    if (it == channels_by_shape.end())
-      it = channels_by_shape
-               .emplace(key, std::max(1, engine.choose(g, nccl::CollOp::AllReduce, int64_t{1} << 30).channels))
-               .first;
+    if (it == channels_by_shape.end()) {
+      // The ring/tree channels NCCL connects; NVLS runs on its own nvlsChannels (its multicast
+      // buffers are not counted here), so where it takes the large all-reduce, an all-gather's.
+      collectives::CollectiveRecord rec = engine.choose(g, nccl::CollOp::AllReduce, int64_t{1} << 30);
+      if (rec.algo == nccl::Algo::NVLS) rec = engine.choose(g, nccl::CollOp::AllGather, int64_t{1} << 30);
+      it = channels_by_shape.emplace(key, std::max(1, rec.channels)).first;
+    }
     const double b = memory::nccl_buffer_bytes(it->second, 2, buffsize);
     for (int r : g.ranks) bytes[r] += b;
   }

@@ -103,6 +103,7 @@ std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOption
   workload::StepPlan plan = workload::plan_step(spec, *world);
   give_ranks_their_gpus(spec, *world, plan);  // [[cluster.groups]] of other GPUs: each rank on its own
   for (auto& note : nccl::unmodelled_nccl_env_notes(spec.nccl_env)) plan.notes.push_back(std::move(note));
+  if (auto note = nccl::collnet_note(spec.nccl_env, spec.cluster.fabric.sharp)) plan.notes.push_back(std::move(*note));
   apply_stragglers(spec, *world, plan.ranks);  // [[stragglers]]: slower compute on listed ranks/nodes
   if (budget.spent("writing every rank's step program")) return stopped_in_setup(spec, budget);
   // -> the GPU memory each rank needs (a layout that does not fit still runs, flagged).

@@ -59,6 +59,14 @@ Fabric::Fabric(const FabricSpec& spec, int nodes, std::vector<double> rail_bytes
     throw SpecError("cluster.fabric.spreading",
                     "cluster.fabric.spreading: unknown '" + spec.spreading + "' (expected spray or ecmp)");
   switch_latency_s_ = spec.switch_latency_s.value_or(default_switch_latency_s(kind));
+  // SHARP runs in NVIDIA's InfiniBand switches (Quantum, HDR: SHARPv2; Quantum-2, NDR: SHARPv3);
+  // EFA, RoCE and TCP fabrics have no in-network reduction NCCL can use (its CollNet plugin is
+  // nccl-rdma-sharp-plugins, InfiniBand only).
+  if (spec.sharp && kind != hw::NicKind::Ib)
+    throw SpecError("cluster.fabric.sharp", std::string("cluster.fabric.sharp: SHARP needs InfiniBand switches, and "
+                                                        "this cluster's NICs are ") +
+                                                hw::nic_kind_name(kind) + " (expected sharp = false)");
+  sharp_ = spec.sharp;
   const double node_bw = std::accumulate(rail_bw_.begin(), rail_bw_.end(), 0.0);
   const double nic_bw = rail_bw_.empty() ? 0 : *std::min_element(rail_bw_.begin(), rail_bw_.end());
   // C_pod = pod_nodes x node NIC bandwidth / oversubscription, or the uplinks the spec gives.
@@ -188,7 +196,7 @@ void Fabric::path(int node_a, int rail_a, int node_b, int rail_b, std::vector<si
 }
 
 std::string Fabric::describe() const {
-  if (kind_ == FabricKind::NonBlocking) return "";
+  if (kind_ == FabricKind::NonBlocking) return sharp_ ? "non-blocking, SHARP aggregation in the switches" : "";
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s, %d pod(s) of %d node(s); above a pod %g:1, %g GB/s up per pod, ",
                 kind_ == FabricKind::Rail ? "rail-optimized leaf/spine" : "fat-tree", pods_, pod_nodes_,
@@ -201,6 +209,7 @@ std::string Fabric::describe() const {
   }
   s += spray_ ? "sprayed over equal paths (SRD)" : "ECMP over " + std::to_string(pod_uplinks_) + " uplinks";
   if (kind_ == FabricKind::Rail) s += "; NIC group i of every node on rail leaf i";
+  if (sharp_) s += "; SHARP aggregation in the switches";
   return s;
 }
 

@@ -62,6 +62,8 @@ class Fabric {
   double pod_uplink_bytes_per_s(int pod = 0) const { return pod_capacity_.at(pod); }  // C_pod, all uplinks
   int pod_uplinks() const { return pod_uplinks_; }
   double switch_latency_s() const { return switch_latency_s_; }
+  // SHARP aggregation in the switches ([cluster.fabric] sharp; InfiniBand only, else SpecError).
+  bool sharp() const { return sharp_; }
   const std::vector<double>& rail_bytes_per_s() const { return rail_bw_; }  // per NIC group of a node
   int superpods() const { return superpods_; }
   int superpod_of(int node) const { return node / superpod_nodes_; }
@@ -98,6 +100,7 @@ class Fabric {
   std::vector<double> superpod_capacity_;  // per superpod (empty: two tiers)
   int superpod_uplinks_ = 1;               // ECMP paths above a superpod (1 when sprayed)
   double switch_latency_s_ = 0;
+  bool sharp_ = false;
   // [pod][k] up and down; rail: [pod * rails + rail][k].
   std::vector<std::vector<sim::LinkId>> pod_up_, pod_down_, leaf_up_, leaf_down_;
   std::vector<std::vector<sim::LinkId>> superpod_up_, superpod_down_;  // [superpod][k]

@@ -70,6 +70,43 @@ std::string pxn_text(const topology::NodeGraph& graph, const topology::Placement
   }
   return os.str();
 }
+// Reduction in the switches: NVLink SHARP on the node's NVSwitch (NVLS, NVLSTree) and SHARP in the
+// InfiniBand fabric (CollNet), as NCCL would enable them (models/collectives/graph_search.cpp has
+// the rules the tuner's view applies; nvls.cpp and collnet.cpp their data movement).
+std::string switch_reduction_text(const ScenarioSpec& spec, const hw::NodeSpec& node, const nccl::NcclEnv& env,
+                                  int ranks, int nccl_nodes) {
+  const bool multicast = node.nvls && node.gpu.sm >= 90 && node.nvswitch;
+  if (!multicast && !spec.cluster.fabric.sharp && !env.collnet_enable) return "";
+  std::ostringstream os;
+  os << "Reduction in the switches (all-reduce; NCCL's tuner picks it by size where it is faster):\n";
+  if (multicast) {
+    const bool alone = ranks <= nccl_nodes;  // one rank per NCCL node: no NVLink peer to reduce with
+    os << "  NVLink SHARP (NVLS): "
+       << (!env.nvls_enable ? "off (NCCL_NVLS_ENABLE=0)"
+           : alone          ? "off (one GPU per NCCL node)"
+                            : "on");
+    if (env.nvls_enable && !alone)
+      os << ": the NVSwitch reduces and multicasts, each GPU sends (1 + 1/heads) S and receives as much "
+            "(a ring: 2(n-1)/n S); NVLS on one node, NVLSTree across nodes"
+         << (spec.cluster.fabric.sharp && env.collnet_enable ? ", NVLS over CollNet across nodes" : "");
+    os << "\n";
+  }
+  if (spec.cluster.fabric.sharp || env.collnet_enable) {
+    os << "  SHARP in the InfiniBand switches (CollNet): ";
+    if (!spec.cluster.fabric.sharp)
+      os << "off (NCCL_COLLNET_ENABLE=1, but the fabric has no SHARP: [cluster.fabric] sharp = true on InfiniBand)";
+    else if (!env.collnet_enable)
+      os << "off (the fabric has SHARP; NCCL uses it with NCCL_COLLNET_ENABLE=1)";
+    else if (nccl_nodes < 2)
+      os << "off (one NCCL node)";
+    else
+      os << "on: each node's heads (one per NIC) send its reduced data once and receive the result once, "
+            "S per node each way (a ring: 2(n-1)/n S); CollNetDirect"
+         << (node.nvswitch ? "" : " (needs NVSwitch: off here)") << ", CollNetChain";
+    os << "\n";
+  }
+  return os.str();
+}
 }  // namespace
 
 std::string render_topo(const ScenarioSpec& spec, int max_ranks_listed) {
@@ -110,6 +147,7 @@ std::string render_topo(const ScenarioSpec& spec, int max_ranks_listed) {
     for (std::size_t r = 0; r < rails.size() && fabric.kind() == topology::FabricKind::Rail; ++r)
       os << "  rail " << r << ": NIC group " << r << " of nodes 0.." << spec.cluster.nodes - 1 << "\n";
   }
+  os << switch_reduction_text(spec, node, env, layout.size(), model.nccl_nodes());
   os << "\n";
   os << "GPU topology of one node (nvidia-smi topo -m):\n" << matrix(graph.smi_matrix()) << "\n";
   const int n = layout.size();

@@ -83,6 +83,7 @@ void Loader::fabric(const toml::node& n, const std::string& key) {
                   if (f.superpod_oversubscription < 1)
                     r_.fail(v, k + ": below 1 (expected 1 for full bisection, 7 for 7:1)");
                 }},
+               {"sharp", [&](auto& v, auto& k) { f.sharp = r_.boolean(v, k); }},
            });
 }
 

@@ -42,11 +42,12 @@ TEST_CASE("params: names are unique and every registered default lies in its own
       CHECK_FALSE(p.default_note.empty());  // a computed default says where it comes from
     }
   }
-  // 10 World capacities, socket.thread_duplex, 54 collective parameters, 30 compute laws
-  // (models/compute), 4 workload (host CPU-Adam, one core's bandwidth, compute-communication
-  // interference, comm.overlap_slowdown), 1 memory (framework overhead)
-  CHECK(seen.size() == 100);
-  CHECK(with_default == 66);
+  // 10 World capacities, socket.thread_duplex, 57 collective parameters (with nvls.efficiency,
+  // sharp.efficiency and sharp.latency), 30 compute laws (models/compute), 4 workload (host
+  // CPU-Adam, one core's bandwidth, compute-communication interference, comm.overlap_slowdown),
+  // 1 memory (framework overhead)
+  CHECK(seen.size() == 103);
+  CHECK(with_default == 68);
 }
 
 TEST_CASE("params: the collective engine's defaults are the registry's, name for name", "[models]") {

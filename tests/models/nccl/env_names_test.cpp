@@ -38,9 +38,10 @@ TEST_CASE("nccl env names: set but unmodelled variables are named in the notes, 
         "nccl.env: FI_PROVIDER, NCCL_CROSS_NIC are set but not modelled (no effect on the simulated times)");
   CHECK(notes[1] == "nccl.env: NCCL_SOMETHING_NEW is not known to commsim (kept; no effect on the simulated times)");
   CHECK(unmodelled_nccl_env_notes({{"NCCL_P2P_DISABLE", "1"}, {"NCCL_DEBUG", "WARN"}}).empty());
-  // CollNet is never simulated: off changes nothing, on is a feature commsim does not model.
+  // CollNet is modelled (collnet.cpp, where the fabric has SHARP; collnet_note says when it cannot be).
   CHECK(unmodelled_nccl_env_notes({{"NCCL_COLLNET_ENABLE", "0"}}).empty());
-  CHECK(unmodelled_nccl_env_notes({{"NCCL_COLLNET_ENABLE", "1"}}).size() == 1);
+  CHECK(unmodelled_nccl_env_notes({{"NCCL_COLLNET_ENABLE", "1"}}).empty());
+  CHECK(unmodelled_nccl_env_notes({{"NCCL_MNNVL_ENABLE", "1"}}).size() == 1);
   // NVLS is modelled (NVLSTree where the node has NVSwitch multicast), and PXN: no note either way.
   CHECK(unmodelled_nccl_env_notes({{"NCCL_NVLS_ENABLE", "1"}, {"NCCL_PXN_DISABLE", "1"}}).empty());
   // Every modelled variable parses (values checked elsewhere); none of them is reported.

@@ -15,7 +15,7 @@ using namespace models::nccl;
 
 TEST_CASE("nccl env: every modelled variable is parsed, and a value NCCL would refuse is an error", "[nccl]") {
   const auto& names = modelled_nccl_variables();
-  REQUIRE(names.size() == 22);  // with NCCL_NVLS_ENABLE (NVLSTree) and NCCL_PXN_DISABLE (PXN paths)
+  REQUIRE(names.size() == 24);  // with NCCL_NVLS_ENABLE/NCHANNELS (NVLS), NCCL_COLLNET_ENABLE, NCCL_PXN_DISABLE
   for (const std::string& name : names) {
     INFO(name);
     // An empty NCCL_HOSTID is the one value of it NCCL cannot use; for the others, a word.

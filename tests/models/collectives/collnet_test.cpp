@@ -1,0 +1,154 @@
+// CollNet all-reduce (collnet.cpp): SHARP in the InfiniBand switches, on DGX H100 nodes (8 GPUs,
+// 8 x NDR 400 Gb/s) with [cluster.fabric] sharp = true and NCCL_COLLNET_ENABLE=1 (NVLS off, so
+// that CollNetDirect/Chain, not NVLS over CollNet, are NCCL's candidates). Where NCCL has it, its
+// rating (tuning.cc), and its data movement on idle links:
+//   each head's NIC moves S/H each way (a ring's: 2(n-1)/n S/H), every NVLink port 1.75 S each way;
+//   T = kernel + (direct 2 | chain 2(k-1)) hop_nvlink + 2 hop_ib + sharp.latency
+//       + max(1.75 S / port rate, S/8 / min(cap_ib, sharp.efficiency x B_nic))
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/collectives/comm_plan.hpp"
+#include "models/collectives/flow_cap.hpp"
+#include "models/error.hpp"
+#include "rig.hpp"
+
+using namespace collectives_test;
+
+namespace {
+ScenarioSpec dgx(int nodes, std::map<std::string, std::string> env = {}, bool sharp = true,
+                 const std::string& instance = "dgx-h100") {
+  ScenarioSpec spec;
+  spec.cluster.instance = instance;
+  spec.cluster.nodes = nodes;
+  spec.cluster.fabric.sharp = sharp;
+  env.emplace("NCCL_COLLNET_ENABLE", "1");
+  env.emplace("NCCL_NVLS_ENABLE", "0");
+  spec.nccl_env = std::move(env);
+  return spec;
+}
+
+CommView view_of(const ScenarioSpec& spec) {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  auto world = World::build(spec, net);
+  std::vector<int> ranks(world->size());
+  for (int r = 0; r < world->size(); ++r) ranks[r] = r;
+  return build_plan(*world, net, ranks, 0).view;
+}
+
+struct Run {
+  double t = -1;
+  CollectiveRecord rec;
+  std::map<std::string, double> max_bytes;  // per link kind, the most one link carried
+};
+
+Run all_reduce(const ScenarioSpec& spec, int64_t S) {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  net.set_audit(true);  // byte conservation against collnet_delivery
+  auto world = World::build(spec, net);
+  auto engine = make_collective_engine(sim, net, *world, spec);
+  Group g;
+  for (int r = 0; r < world->size(); ++r) g.ranks.push_back(r);
+  Run out;
+  engine->launch(g, CollOp::AllReduce, S, [&](const CollectiveRecord& r) {
+    out.t = r.end_s - r.start_s;
+    out.rec = r;
+  });
+  sim.run();
+  net.settle_blocks();
+  for (std::size_t i = 0; i < net.link_count(); ++i) {
+    const sim::LinkId l{static_cast<uint32_t>(i)};
+    double& m = out.max_bytes[std::string(net.link_kind(l))];
+    m = std::max(m, net.link_bytes(l));
+  }
+  return out;
+}
+
+constexpr double kNvlinkRaw = 18 * 25e9;  // H100: 18 NVLink-4 links
+constexpr double kNicRaw = 50e9;          // NDR 400 Gb/s
+}  // namespace
+
+TEST_CASE("collnet: NCCL's view of DGX H100 with SHARP -- 8 heads at 48 GB/s, Chain beats Ring from 16 nodes",
+          "[nccl]") {
+  const CommView v = view_of(dgx(2));
+  REQUIRE(v.collnet);
+  CHECK(v.nvswitch);
+  CHECK(v.collnet_heads == 8);
+  CHECK(v.bw_inter_gbs == Approx(48));  // NDR 50 GB/s behind a Gen5 x16 path rated 48
+  CHECK(v.collnet_bw_intra_gbs == Approx(48));
+  // tuning.cc CollNetDirect: busBw = 8 x 48 / (ppn/nCh = 1) x .85 (Hopper), algBw = busBw / 2;
+  // latency 2 (3.7 + 7 x 0.4) + 31 us.
+  const AlgoCost direct = nccl_cost(v, CollOp::AllReduce, Algo::CollNetDirect, Proto::Simple);
+  CHECK(direct.algbw_gbs == Approx(8 * 48 * 0.85 / 2));
+  CHECK(direct.latency_us == Approx(2 * (3.7 + 7 * 0.4) + 31));
+  // CollNetChain: algBw = 8 x 48 / 2; latency 2 x 7 x 2.8 + 30 us.
+  const AlgoCost chain = nccl_cost(v, CollOp::AllReduce, Algo::CollNetChain, Proto::Simple);
+  CHECK(chain.algbw_gbs == Approx(8 * 48 / 2.0));
+  CHECK(chain.latency_us == Approx(2 * 7 * 2.8 + 30));
+  CHECK(nccl_cost(v, CollOp::AllReduce, Algo::CollNetChain, Proto::LL).algbw_gbs == 0);  // Simple only
+  CHECK(nccl_cost(v, CollOp::AllGather, Algo::CollNetDirect, Proto::Simple).algbw_gbs == 0);
+  // NCCL's own model: on 2 nodes the ring's 8 x 48 x 16/30 = 204.8 GB/s wins at 1 GiB; on 16 nodes
+  // the ring's latency (x 1.4 plateau) and 193.5 GB/s lose to CollNetChain's 192 GB/s.
+  CHECK(choose(v, TuningEnv{}, CollOp::AllReduce, int64_t{1} << 30).algo == Algo::Ring);
+  const CommView v16 = view_of(dgx(16));
+  CHECK(choose(v16, TuningEnv{}, CollOp::AllReduce, int64_t{1} << 30).algo == Algo::CollNetChain);
+}
+
+TEST_CASE("collnet: off without SHARP switches or NCCL_COLLNET_ENABLE=1, a SHARP fabric off InfiniBand is refused",
+          "[nccl]") {
+  CHECK_FALSE(view_of(dgx(2, {}, /*sharp=*/false)).collnet);
+  CHECK_FALSE(view_of(dgx(2, {{"NCCL_COLLNET_ENABLE", "0"}})).collnet);
+  CHECK_FALSE(view_of(dgx(1)).collnet);  // one node: nothing between nodes
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  CHECK_THROWS_AS(World::build(dgx(2, {}, true, "p5.48xlarge"), net), SpecError);  // EFA: no SHARP
+  sim::FlowNetwork net2(sim);
+  CHECK_THROWS_AS(World::build(dgx(2, {}, true, "dgx-h100-roce"), net2), SpecError);
+  CHECK(collnet_note({{"NCCL_COLLNET_ENABLE", "1"}}, false).has_value());
+  CHECK_FALSE(collnet_note({{"NCCL_COLLNET_ENABLE", "1"}}, true).has_value());
+}
+
+TEST_CASE("collnet: CollNetDirect moves S/8 per NIC each way (a ring 2(n-1)/n S/8) and 1.75 S per NVLink port",
+          "[nccl]") {
+  const int64_t S = int64_t{1} << 30;
+  const Run d = all_reduce(dgx(2, {{"NCCL_ALGO", "CollNetDirect"}}), S);  // the audit checks collnet_delivery
+  REQUIRE(d.rec.algo == Algo::CollNetDirect);
+  REQUIRE(d.rec.channels == 16);
+  CHECK(d.max_bytes.at("ib") == Approx(S / 8.0).epsilon(1e-6));
+  CHECK(d.max_bytes.at("nvlink") == Approx(1.75 * S).epsilon(1e-6));
+  const double eta_nvl = P.of(LinkClass::NVLink).efficiency[static_cast<int>(Proto::Simple)];
+  const double port = std::min(
+      kNvlinkRaw * eta_nvl,
+      flow_rate_cap(
+          P, {.link_class = LinkClass::NVLink, .proto = Proto::Simple, .raw_bandwidth = kNvlinkRaw, .channels = 16}));
+  const double nic = std::min(
+      flow_rate_cap(P, {.link_class = LinkClass::IB, .proto = Proto::Simple, .raw_bandwidth = kNicRaw, .channels = 2}),
+      P.sharp_efficiency * kNicRaw);
+  const double lat = P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple) +
+                     2 * hop(LinkClass::IB, Proto::Simple) + P.sharp_latency_s;
+  CHECK(d.t == Approx(lat + std::max(1.75 * S / port, S / 8.0 / nic)).epsilon(1e-6));
+  // The ring (forced) sends 2(n-1)/n S/8 through each NIC: 1.875 x CollNet's.
+  const Run ring = all_reduce(dgx(2, {{"NCCL_ALGO", "Ring"}}), S);
+  REQUIRE(ring.rec.algo == Algo::Ring);
+  CHECK(ring.max_bytes.at("ib") == Approx(2.0 * 15 / 16 * S / 8).epsilon(1e-6));
+}
+
+TEST_CASE("collnet: CollNetChain runs the chain inside the node (1.75 S per port over 8 rotated sets) and SHARP across",
+          "[nccl]") {
+  const int64_t S = int64_t{1} << 30;
+  const Run c = all_reduce(dgx(2, {{"NCCL_ALGO", "CollNetChain"}}), S);
+  REQUIRE(c.rec.algo == Algo::CollNetChain);
+  CHECK(c.max_bytes.at("ib") == Approx(S / 8.0).epsilon(1e-6));
+  CHECK(c.max_bytes.at("nvlink") == Approx(1.75 * S).epsilon(1e-6));
+  // Each port carries two chain flows (up to its parent, down to its child) sharing its rate.
+  const double port = kNvlinkRaw * P.of(LinkClass::NVLink).efficiency[static_cast<int>(Proto::Simple)];
+  const double nic =
+      std::min(P.of(LinkClass::IB).efficiency[static_cast<int>(Proto::Simple)] * kNicRaw, P.sharp_efficiency * kNicRaw);
+  const double lat = P.kernel_latency_s + 2 * 7 * hop(LinkClass::NVLink, Proto::Simple) +
+                     2 * hop(LinkClass::IB, Proto::Simple) + P.sharp_latency_s;
+  CHECK(c.t == Approx(lat + std::max(1.75 * S / port, S / 8.0 / nic)).epsilon(1e-6));
+}

@@ -1,0 +1,211 @@
+// NVLS on one node (nvls.cpp): where NCCL has it (NVSwitch multicast, SM 9.0+, NCCL_NVLS_ENABLE not
+// 0), its rating (tuning.cc) and channels (nvls.cc), and its data movement on idle links:
+//   all-reduce      T = kernel + 2 hop_nvlink + (1 + 1/n) S / cap,   each port (1 + 1/n) S each way
+//   reduce-scatter  T = kernel + 2 hop_nvlink + S / cap,             each port S up, S/n down
+// with cap = one port's flow cap at nvls.efficiency (NCCL's nvlsEfficiency, Hopper 0.85).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/collectives/comm_plan.hpp"
+#include "models/collectives/flow_cap.hpp"
+#include "rig.hpp"
+
+using namespace collectives_test;
+
+namespace {
+ScenarioSpec node_of(const std::string& instance, int nodes, std::map<std::string, std::string> env) {
+  ScenarioSpec spec;
+  spec.cluster.instance = instance;
+  spec.cluster.nodes = nodes;
+  spec.nccl_env = std::move(env);
+  return spec;
+}
+
+CommView view_of(const ScenarioSpec& spec) {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  auto world = World::build(spec, net);
+  std::vector<int> ranks(world->size());
+  for (int r = 0; r < world->size(); ++r) ranks[r] = r;
+  return build_plan(*world, net, ranks, 0).view;
+}
+
+struct Run {
+  double t = -1;
+  CollectiveRecord rec;
+  std::map<std::string, double> bytes_by_kind_max;  // per link kind, the most bytes one link carried
+};
+
+Run run(const ScenarioSpec& spec, CollOp op, int64_t S) {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  net.set_audit(true);  // byte conservation against nvls_delivery
+  auto world = World::build(spec, net);
+  auto engine = make_collective_engine(sim, net, *world, spec);
+  Group g;
+  for (int r = 0; r < world->size(); ++r) g.ranks.push_back(r);
+  Run out;
+  engine->launch(g, op, S, [&](const CollectiveRecord& r) {
+    out.t = r.end_s - r.start_s;
+    out.rec = r;
+  });
+  sim.run();
+  net.settle_blocks();
+  for (std::size_t i = 0; i < net.link_count(); ++i) {
+    const sim::LinkId l{static_cast<uint32_t>(i)};
+    double& m = out.bytes_by_kind_max[std::string(net.link_kind(l))];
+    m = std::max(m, net.link_bytes(l));
+  }
+  return out;
+}
+
+const std::map<std::string, std::string> kNvlsOn = {{"NCCL_NVLS_ENABLE", "1"}};
+}  // namespace
+
+TEST_CASE("nvls: NCCL's view of one H100 node -- 8 heads at 40/60 GB/s, 16 channels, NVLS wins large all-reduce",
+          "[nccl]") {
+  const CommView v = view_of(node_of("p5.48xlarge", 1, kNvlsOn));
+  REQUIRE(v.nvls);
+  CHECK(v.nvls_heads == 8);
+  // search.cc: 9 x bw <= 18 NVLinks x 20.6 GB/s gives 40; pass 2 raises bwInter to 60 (< 2 x 40).
+  CHECK(v.nvls_bw_intra_gbs == 40);
+  CHECK(v.nvls_bw_inter_gbs == 60);
+  CHECK(v.nvls_channels == 16);  // nvls.cc NVLS_NCHANNELS_SM90
+  // tuning.cc: bw = min(40 x .85 x 7/8 x 2, 60) = 59.5, busBw = 8 x 59.5, algBw = busBw x 8 / 14.
+  const AlgoCost ar = nccl_cost(v, CollOp::AllReduce, Algo::NVLS, Proto::Simple);
+  CHECK(ar.algbw_gbs == Approx(8 * 59.5 * 8 / 14));
+  CHECK(ar.latency_us == Approx(25));
+  CHECK(nccl_cost(v, CollOp::AllReduce, Algo::NVLS, Proto::LL).algbw_gbs == 0);  // Simple only
+  // All-gather: bw = min(40 x .85 x 7/8 x 7/8, 60), busBw kept as algBw: slower than the ring.
+  const AlgoCost ag = nccl_cost(v, CollOp::AllGather, Algo::NVLS, Proto::Simple);
+  CHECK(ag.algbw_gbs == Approx(8 * 40 * 0.85 * 7 / 8 * 7 / 8));
+  CHECK(ag.algbw_gbs < nccl_cost(v, CollOp::AllGather, Algo::Ring, Proto::Simple).algbw_gbs);
+  CHECK(nccl_cost(v, CollOp::AllReduce, Algo::NVLSTree, Proto::Simple).algbw_gbs == 0);  // one node
+  const Choice big = choose(v, TuningEnv{}, CollOp::AllReduce, int64_t{1} << 30);
+  CHECK(big.algo == Algo::NVLS);
+  CHECK(big.channels == 16);  // nvlsChannels whatever the size (enqueue.cc)
+  CHECK(choose(v, TuningEnv{}, CollOp::AllReduce, int64_t{64} << 10).algo != Algo::NVLS);
+  CHECK(choose(v, TuningEnv{}, CollOp::AllGather, int64_t{1} << 30).algo == Algo::Ring);
+  TuningEnv eight;
+  eight.nvls_channels = 8;  // NCCL_NVLS_NCHANNELS=8
+  CHECK(choose(v, eight, CollOp::AllReduce, int64_t{1} << 30).channels == 8);
+}
+
+TEST_CASE("nvls: not where NCCL has no NVLS (NCCL_NVLS_ENABLE=0, A100, one GPU), Blackwell's 80/90 GB/s, 24 channels",
+          "[nccl]") {
+  CHECK_FALSE(view_of(node_of("p5.48xlarge", 1, {{"NCCL_NVLS_ENABLE", "0"}})).nvls);
+  CHECK_FALSE(view_of(node_of("p4de.24xlarge", 1, kNvlsOn)).nvls);  // A100: no NVLink SHARP
+  ScenarioSpec one = node_of("p5.48xlarge", 1, kNvlsOn);
+  one.placement.gpus_per_pod = 1;
+  one.placement.pods_per_node = 1;
+  CHECK_FALSE(view_of(one).nvls);
+  const CommView b = view_of(node_of("p6-b200.48xlarge", 1, kNvlsOn));
+  REQUIRE(b.nvls);
+  CHECK(b.nvls_bw_intra_gbs == 80);  // 9 x 80 <= 18 x 40.1
+  CHECK(b.nvls_bw_inter_gbs == 90);
+  CHECK(b.nvls_channels == 24);  // NVLS_NCHANNELS_SM100_NVL on one node
+  // Blackwell: bw = min(80 x .74 x 7/8 x 2, 90) = 90 per channel.
+  CHECK(nccl_cost(b, CollOp::AllReduce, Algo::NVLS, Proto::Simple).algbw_gbs == Approx(8 * 90.0 * 8 / 14));
+}
+
+TEST_CASE("nvls: one-node all-reduce moves (1 + 1/n) S per NVLink port each way, at nvls.efficiency of a port",
+          "[nccl]") {
+  const int64_t S = int64_t{1} << 30;
+  const ScenarioSpec spec = node_of("p5.48xlarge", 1, kNvlsOn);
+  const Run nvls = run(spec, CollOp::AllReduce, S);  // the byte audit checks nvls_delivery
+  REQUIRE(nvls.rec.algo == Algo::NVLS);
+  REQUIRE(nvls.rec.channels == 16);
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  auto world = World::build(spec, net);
+  std::vector<int> ranks(world->size());
+  for (int r = 0; r < world->size(); ++r) ranks[r] = r;
+  const CommPlan plan = build_plan(*world, net, ranks, kPlanNvls);
+  REQUIRE(plan.nvls_ports.size() == 16);  // 8 ranks x (to, from the switch)
+  for (const auto& p : plan.nvls_ports) CHECK(p.head_frac == Approx(1.0 / 8));
+  const CommPlan::Port& port = plan.nvls_ports.front();
+  const double eta = 0.85;  // nvls.efficiency on Hopper
+  const double cap = std::min(
+      flow_rate_cap(P, {.link_class = LinkClass::NVLink,
+                        .proto = Proto::Simple,
+                        .raw_bandwidth = port.edge.raw_bandwidth,
+                        .coll_share = static_cast<double>(nvls.rec.channels) / plan.channels_ref,
+                        .channels = static_cast<double>(nvls.rec.channels),
+                        .work = 1 / eta}),
+      port.edge.raw_bandwidth * P.of(LinkClass::NVLink).efficiency[static_cast<int>(Proto::Simple)]);  // the port
+  const double lat = P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple);
+  CHECK(nvls.t == Approx(lat + 1.125 * S / cap).epsilon(1e-6));
+  CHECK(nvls.bytes_by_kind_max.at("nvlink") == Approx(1.125 * S).epsilon(1e-6));  // not 2(n-1)/n S = 1.75 S
+  // The ring (forced) moves 1.75 S per port: NVLS is faster by 1.75/1.125 x eta x (port cap / cap).
+  auto ring_env = kNvlsOn;
+  ring_env["NCCL_ALGO"] = "Ring";
+  const Run ring = run(node_of("p5.48xlarge", 1, ring_env), CollOp::AllReduce, S);
+  REQUIRE(ring.rec.algo == Algo::Ring);
+  CHECK(ring.bytes_by_kind_max.at("nvlink") == Approx(1.75 * S).epsilon(1e-6));
+  CHECK(ring.t / nvls.t > 1.25);
+  CHECK(ring.t / nvls.t < 1.75 / 1.125);
+}
+
+TEST_CASE("nvls: reduce-scatter and all-gather (NCCL_ALGO=NVLS) move S one way and S/n the other", "[nccl]") {
+  const int64_t S = int64_t{1} << 30;
+  auto env = kNvlsOn;
+  env["NCCL_ALGO"] = "NVLS";
+  const ScenarioSpec spec = node_of("p5.48xlarge", 1, env);
+  for (CollOp op : {CollOp::ReduceScatter, CollOp::AllGather}) {
+    const Run r = run(spec, op, S);
+    REQUIRE(r.rec.algo == Algo::NVLS);
+    CHECK(r.bytes_by_kind_max.at("nvlink") == Approx(static_cast<double>(S)).epsilon(1e-6));
+    const double raw = 18 * 25e9;  // H100: 18 NVLink-4 links of 25 GB/s
+    const double cap = std::min(flow_rate_cap(P, {.link_class = LinkClass::NVLink,
+                                                  .proto = Proto::Simple,
+                                                  .raw_bandwidth = raw,
+                                                  .coll_share = 16.0 / 24.0,
+                                                  .channels = 16,
+                                                  .work = 1 / 0.85}),
+                                raw * P.of(LinkClass::NVLink).efficiency[static_cast<int>(Proto::Simple)]);
+    const double lat = P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple);
+    CHECK(r.t == Approx(lat + S / cap).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("nvls: across DGX H100 nodes with SHARP, NVLS runs over CollNet -- S/8 per NIC, (1 + 1/8) S per port",
+          "[nccl]") {
+  auto sharp = [](int nodes, std::map<std::string, std::string> env) {
+    ScenarioSpec spec = node_of("dgx-h100", nodes, std::move(env));
+    spec.cluster.fabric.sharp = true;
+    spec.nccl_env.emplace("NCCL_COLLNET_ENABLE", "1");
+    return spec;
+  };
+  const CommView v = view_of(sharp(2, {}));
+  REQUIRE(v.nvls);
+  REQUIRE(v.collnet);
+  CHECK(v.nvls_heads == 8);  // one per NIC
+  // tuning.cc: bw = min(48 x .85 x 7/8 x 2, 48) = 48, busBw = 8 x 48, algBw x 16/30; 25 + 18 us.
+  const AlgoCost c = nccl_cost(v, CollOp::AllReduce, Algo::NVLS, Proto::Simple);
+  CHECK(c.algbw_gbs == Approx(8 * 48.0 * 16 / 30));
+  CHECK(c.latency_us == Approx(25 + 18));
+  // Without CollNet NVLS does not cross nodes (NVLSTree does).
+  CHECK(nccl_cost(view_of(node_of("dgx-h100", 2, {})), CollOp::AllReduce, Algo::NVLS, Proto::Simple).algbw_gbs == 0);
+  // 16 nodes, 1 GiB: NVLS (193.5 GB/s, 43 us) beats CollNetChain (192, 69 us) and NVLSTree (183).
+  CHECK(choose(view_of(sharp(16, {})), TuningEnv{}, CollOp::AllReduce, int64_t{1} << 30).algo == Algo::NVLS);
+  const int64_t S = int64_t{1} << 30;
+  const Run r = run(sharp(2, {{"NCCL_ALGO", "NVLS"}}), CollOp::AllReduce, S);  // audit: nvls_delivery
+  REQUIRE(r.rec.algo == Algo::NVLS);
+  REQUIRE(r.rec.channels == 16);  // min(nvlsChannels, the communicator's 16)
+  CHECK(r.bytes_by_kind_max.at("nvlink") == Approx(1.125 * S).epsilon(1e-6));
+  CHECK(r.bytes_by_kind_max.at("ib") == Approx(S / 8.0).epsilon(1e-6));
+  const double raw = 18 * 25e9;
+  const double port = std::min(flow_rate_cap(P, {.link_class = LinkClass::NVLink,
+                                                 .proto = Proto::Simple,
+                                                 .raw_bandwidth = raw,
+                                                 .channels = 16,
+                                                 .work = 1 / 0.85}),
+                               raw * P.of(LinkClass::NVLink).efficiency[static_cast<int>(Proto::Simple)]);
+  const double nic =
+      std::min(P.of(LinkClass::IB).efficiency[static_cast<int>(Proto::Simple)], P.sharp_efficiency) * 50e9;
+  const double lat = P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple) +
+                     2 * hop(LinkClass::IB, Proto::Simple) + P.sharp_latency_s;
+  CHECK(r.t == Approx(lat + std::max(1.125 * S / port, S / 8.0 / nic)).epsilon(1e-6));
+}
