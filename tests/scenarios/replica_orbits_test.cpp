@@ -17,9 +17,10 @@ namespace {
 
 struct Case {
   int nodes = 8, pp = 2, cp = 2, vp = 1, micro_batches = 4;
-  bool tp_pp_dp = true, grad = true, param = true;
+  bool tp_pp_dp = true, grad = true, param = true, distributed_optimizer = true;
   std::string fabric;      // "" (non-blocking) or a [cluster.fabric] body
   std::string stragglers;  // [[stragglers]] tables
+  std::string nccl_env;    // a [nccl.env] body
 };
 
 std::string toml(const Case& c) {
@@ -28,12 +29,13 @@ std::string toml(const Case& c) {
   if (!c.fabric.empty()) s += "[cluster.fabric]\n" + c.fabric;
   s += c.stragglers;
   s += "[model]\npreset = \"sc21-1.7b\"\nseq = 2048\n[training]\nmicro_batch = 1\ndtype = \"bf16\"\n";
-  s +=
-      "[parallel]\nstrategy = \"megatron\"\ntp = 8\npp = " + std::to_string(c.pp) + "\ncp = " + std::to_string(c.cp) +
-      "\nvp = " + std::to_string(c.vp) + "\nmicro_batches = " + std::to_string(c.micro_batches) +
-      "\nsequence_parallel = true\ndistributed_optimizer = true\noverlap_grad_reduce = " + (c.grad ? "true" : "false") +
-      "\noverlap_param_gather = " + (c.param ? "true" : "false") +
-      "\nuse_tp_pp_dp_mapping = " + (c.tp_pp_dp ? "true" : "false") + "\n";
+  s += "[parallel]\nstrategy = \"megatron\"\ntp = 8\npp = " + std::to_string(c.pp) + "\ncp = " + std::to_string(c.cp) +
+       "\nvp = " + std::to_string(c.vp) + "\nmicro_batches = " + std::to_string(c.micro_batches) +
+       "\nsequence_parallel = true\ndistributed_optimizer = " + (c.distributed_optimizer ? "true" : "false") +
+       "\noverlap_grad_reduce = " + (c.grad ? "true" : "false") +
+       "\noverlap_param_gather = " + (c.param ? "true" : "false") +
+       "\nuse_tp_pp_dp_mapping = " + (c.tp_pp_dp ? "true" : "false") + "\n";
+  if (!c.nccl_env.empty()) s += "[nccl.env]\n" + c.nccl_env;
   return s;
 }
 
@@ -89,6 +91,16 @@ TEST_CASE("scenarios: replica orbits fall back to every replica where the move i
   c.stragglers = "[[stragglers]]\nranks = [40]\ncompute_slowdown = 1.2\n";
   CHECK(run_both(c, &note) == Mode::Every);
   CHECK(note.find("replica orbits: replicas of several kinds") != std::string::npos);
+  // Gradients all-reduced on NCCL's trees (no distributed optimizer): a tree's flows are not
+  // moved with the replicas; the engine finds it at the first launch and every replica runs.
+  c = Case{};
+  c.nodes = 32;
+  c.distributed_optimizer = false;
+  c.param = false;
+  c.nccl_env = "NCCL_ALGO = \"Tree\"\n";
+  CHECK(run_both(c, &note) == Mode::Every);
+  CHECK(note.find("replica orbits abandoned (at ") != std::string::npos);
+  CHECK(note.find("the all_reduce (Tree, ") != std::string::npos);
 }
 
 TEST_CASE("scenarios: random overlapped Megatron layouts give the full simulation's result in any mode",
