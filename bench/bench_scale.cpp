@@ -1,7 +1,8 @@
 // Issue 14's cluster-scale cases (bench/scale/*.toml), one simulated step per
 // iteration as `commsim run` does it (World build included, no timeline), with closed forms (the
 // default) and without (`--full`: every flow simulated); Megatron also with every data-parallel
-// replica simulated (`/every_replica`: the default before replicas were simulated once, issue 14),
+// replica simulated (`/every_replica`: the default before replicas were simulated once, issue 14;
+// with the data-parallel overlap, what the default ran before replica orbits, session 9),
 // ZeRO-3 offload with every node simulated (`/every_replica`: the default before alike nodes were
 // simulated once).
 // Counters: the simulated step, events.
@@ -53,7 +54,8 @@ int main(int argc, char** argv) {
        {"zero3_llama70b_p5_128", "megatron_tp8_pp8_llama70b_p5_128", "zero3_offload_llama70b_p5_128",
         "zero3_llama70b_p5en_2048", "megatron_tp8_pp8_llama70b_p5en_2048", "zero3_offload_llama70b_p5en_2048",
         "alltoall_1gib_p5en_128", "alltoall_1gib_p5en_2048", "alltoall_1gib_p5en_16384", "zero3_llama70b_p5en_16384",
-        "megatron_tp8_pp8_llama70b_p5en_16384", "allreduce_1gib_p5en_16384"})
+        "megatron_tp8_pp8_llama70b_p5en_16384", "allreduce_1gib_p5en_16384",
+        "megatron_overlap_tp8_pp8_llama70b_p5en_2048"})
     for (Mode mode : {Mode::Closed, Mode::Full, Mode::EveryReplica}) {
       if (mode == Mode::EveryReplica && std::string(name).rfind("megatron", 0) != 0 &&
           std::string(name).rfind("zero3_offload", 0) != 0)

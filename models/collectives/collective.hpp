@@ -80,6 +80,14 @@ class CollectiveEngine {
   // first launch of each (communicator, op, size), then remembered. A collective that fails it
   // stops the simulator and orbit_failure() says why (the caller then simulates every rank).
   virtual void set_node_orbits(bool on) { (void)on; }
+  // Orbits of a block translation instead (models/workload/replica_orbits.cpp: data-parallel
+  // replicas of several nodes each): per node its block (0 .. blocks - 1, -1: none) and its place
+  // in the block; the move takes node (k, place) to (k + 1 mod blocks, place), and the flows kept
+  // are those leaving block 0. Set before the first launch with orbits on.
+  virtual void set_orbit_blocks(std::vector<int> block_of_node, std::vector<int> place_of_node) {
+    (void)block_of_node;
+    (void)place_of_node;
+  }
   virtual std::string orbit_failure() const { return {}; }
 };
 

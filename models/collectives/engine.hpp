@@ -81,6 +81,10 @@ class Engine final : public CollectiveEngine {
   CollectiveRecord choose(const Group& group, CollOp op, int64_t bytes) const override;
   void set_rate_scale(double scale) override { rate_scale_ = scale; }
   void set_node_orbits(bool on) override { orbits_ = on; }
+  void set_orbit_blocks(std::vector<int> block_of_node, std::vector<int> place_of_node) override {
+    block_of_node_ = std::move(block_of_node);
+    place_of_node_ = std::move(place_of_node);
+  }
   std::string orbit_failure() const override { return orbit_failure_; }
 
  private:
@@ -191,7 +195,8 @@ class Engine final : public CollectiveEngine {
     std::vector<Buffered> info;
   };
   std::unordered_map<uint64_t, OrbitFlows> orbit_flows_;
-  std::vector<int> node_of_link_;  // per link: its node (-1: none), built at the first check
+  std::vector<int> node_of_link_;                   // per link: its node (-1: none), built at the first check
+  std::vector<int> block_of_node_, place_of_node_;  // set_orbit_blocks; empty: each node a block
   bool collecting_ = false;
   uint64_t next_shape_ = 0;            // block shapes named so far
   std::vector<sim::BlockFlow> block_;  // the launch's flows (paths point into cached plans)

@@ -14,6 +14,9 @@
 // those rates, and drain at the same instants. The same holds for the other traffic the quotient
 // puts on the shadows (each simulated rank's offload copies, which the other nodes' ranks repeat
 // on their own links).
+// Replica orbits (set_orbit_blocks, models/workload/replica_orbits.cpp) are the same with blocks of
+// nodes (a data-parallel replica's) for nodes: a hop is (blocks on from its sender's, its node's
+// place in its block, offset), and its shadow (place, offset).
 // Checked on the whole flow list (hashes sorted, keys compared: O(F log F)) at the first launch of each block shape,
 // then remembered with the kept flows.
 #include <algorithm>
@@ -34,6 +37,16 @@ uint64_t bits(double x) {
 
 bool Engine::keep_orbits(uint32_t pending, const CollectiveRecord& rec) {
   const int nodes = world_.nodes();
+  // Blocks: each node its own (node orbits), or set_orbit_blocks' (replica orbits: a hop's place
+  // in its block and link offset name its shadow, the blocks it is on from its sender's its move).
+  const bool by_node = block_of_node_.empty();
+  int blocks = nodes;
+  if (!by_node) {
+    blocks = 0;
+    for (int b : block_of_node_) blocks = std::max(blocks, b + 1);
+  }
+  const auto block = [&](int node) { return by_node ? node : block_of_node_[node]; };
+  const auto place = [&](int node) { return by_node ? 0 : place_of_node_[node]; };
   auto fail = [&](std::string why) {
     orbit_failure_ = std::string(nccl::coll_op_name(rec.op)) + " (" + nccl::algo_name(rec.algo) + ", " +
                      std::to_string(rec.bytes) + " B): " + why;
@@ -52,10 +65,11 @@ bool Engine::keep_orbits(uint32_t pending, const CollectiveRecord& rec) {
   std::vector<uint64_t> keys;
   std::vector<std::size_t> begin(count + 1, 0);
   std::vector<int> src(count);
-  std::vector<uint32_t> offsets;
+  std::vector<uint64_t> offsets;
   for (std::size_t i = 0; i < count; ++i) {
     const sim::BlockFlow& f = block_[i];
-    src[i] = world_.rank(block_info_[i].from).node;
+    src[i] = block(world_.rank(block_info_[i].from).node);
+    if (src[i] < 0) return fail("a flow leaves a node of no block");
     keys.push_back(static_cast<uint64_t>(f.bytes));
     keys.push_back(bits(f.rate_cap));
     keys.push_back(static_cast<uint64_t>(f.latency.ps()));
@@ -63,10 +77,14 @@ bool Engine::keep_orbits(uint32_t pending, const CollectiveRecord& rec) {
     for (sim::LinkId l : f.path) {
       const int node = l.index < node_of_link_.size() ? node_of_link_[l.index] : -1;
       if (node < 0) return fail("a flow crosses " + std::string(net_.link_name(l)) + ", a link of no node");
-      const uint32_t o = l.index - world_.node_links(node).first;
-      const uint64_t d = static_cast<uint64_t>((node - src[i] + nodes) % nodes);
-      keys.push_back(d << 32 | o);
-      offsets.push_back(o);
+      if (block(node) < 0) return fail("a flow crosses " + std::string(net_.link_name(l)) + ", a node of no block");
+      // Its shadow: (place, offset); its move: blocks on from the sender's.
+      const uint64_t shadow = static_cast<uint64_t>(place(node)) << 24 | (l.index - world_.node_links(node).first);
+      SIM_CHECK(l.index - world_.node_links(node).first < (1u << 24) && place(node) < (1 << 20),
+                "a node of too many links, or a block of too many nodes");
+      const uint64_t d = static_cast<uint64_t>((block(node) - src[i] + blocks) % blocks);
+      keys.push_back(d << 44 | shadow);
+      offsets.push_back(shadow);
     }
     std::sort(offsets.begin(), offsets.end());
     if (std::adjacent_find(offsets.begin(), offsets.end()) != offsets.end())
@@ -92,15 +110,17 @@ bool Engine::keep_orbits(uint32_t pending, const CollectiveRecord& rec) {
     order[i] = {src[i], h ^ (h >> 29), static_cast<uint32_t>(i)};
   }
   std::sort(order.begin(), order.end());
-  if (count % static_cast<std::size_t>(nodes) != 0) return fail("its flows do not leave every node alike");
-  const std::size_t per_node = count / static_cast<std::size_t>(nodes);
+  if (count % static_cast<std::size_t>(blocks) != 0) return fail("its flows do not leave every node alike");
+  const std::size_t per_node = count / static_cast<std::size_t>(blocks);
   for (std::size_t j = 0; j < count; ++j) {
     const Sorted &x = order[j], &y = order[j % per_node];
     const auto a = key(x.flow), b = key(y.flow);
     if (x.node != static_cast<int>(j / per_node) || x.hash != y.hash ||
         !std::equal(a.begin(), a.end(), b.begin(), b.end()))
-      return fail("node " + std::to_string(x.node) + "'s flows are not node 0's moved " + std::to_string(x.node) +
-                  " nodes on");
+      return fail(by_node ? "node " + std::to_string(x.node) + "'s flows are not node 0's moved " +
+                                std::to_string(x.node) + " nodes on"
+                          : "replica " + std::to_string(x.node) + "'s flows are not replica 0's moved " +
+                                std::to_string(x.node) + " replicas on");
   }
   // Keep node 0's flows, in their order.
   std::size_t kept = 0;

@@ -77,11 +77,20 @@ bool ring_collectives_only(const workload::StepPlan& plan, const collectives::Co
   return true;
 }
 
-// One simulated step. `replicas`: simulate one data-parallel replica per class where they are
-// alike (workload/replicas.hpp); nullopt if the network's guard then found the replicas' own
-// traffic meeting other traffic (`abandoned` says where): the caller simulates every replica.
-std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOptions& options, bool replicas,
-                                       WallBudget& budget, std::string& abandoned) {
+// Which symmetry a step may use: none (every replica simulated), the data-parallel replicas
+// (workload/replicas.hpp: the guard may abandon them), or the replicas with their data-parallel
+// collectives as orbits too (workload/replica_orbits.cpp).
+enum class Quotient { None, Replicas, ReplicaOrbits };
+
+// One simulated step. `mode` Replicas: simulate one data-parallel replica per class where they
+// are alike; nullopt if the network's guard then found the replicas' own traffic meeting other
+// traffic (`abandoned` says where), with `orbits_why` saying why replica orbits do not apply ("" if
+// they may). ReplicaOrbits: nullopt if they do not apply, or a collective's flows lacked the
+// invariance (`abandoned` says why). The caller then simulates every replica.
+std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOptions& options, Quotient mode,
+                                       WallBudget& budget, std::string& abandoned,
+                                       std::optional<std::string>* orbits_why = nullptr) {
+  const bool replicas = mode != Quotient::None;
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   if (options.audit) net.set_audit(true);
@@ -114,6 +123,16 @@ std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOption
   workload::ReplicaQuotient quotient;
   if (replicas && !options.full && !plan.replica.empty())
     quotient = workload::replica_quotient(*world, net, plan.programs, plan.groups, plan.ranks, plan.replica);
+  if (mode == Quotient::ReplicaOrbits) {
+    quotient = workload::replica_orbits(std::move(quotient), *world, net, plan.groups);
+    if (!quotient.applies()) {
+      abandoned = quotient.why_not;
+      return std::nullopt;
+    }
+  }
+  // Kept for replica orbits, should the guard abandon the replicas (one class only).
+  std::optional<workload::ReplicaQuotient> alike;
+  if (orbits_why && quotient.applies() && quotient.simulated_replicas == 1) alike = quotient;
   // Offload copies share each node's host links, so ranks are simulated for their images on other
   // nodes only with those nodes' copies: every node alike simulated once (audit mode checks each
   // collective's bytes per rank: every rank simulated).
@@ -136,6 +155,14 @@ std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOption
   if (options.timeline) exec.record_timeline(recorded = timeline_ranks(exec));
   if (options.full) {
     plan.notes.push_back("full simulation (--full): every rank and every flow simulated");
+  } else if (quotient.applies() && !quotient.spanning_group.empty()) {
+    plan.notes.push_back("symmetry: 1 of " + std::to_string(quotient.replicas) + " data-parallel replicas simulated (" +
+                         std::to_string(quotient.simulated_ranks) + " of " + std::to_string(world->size()) +
+                         " ranks), each for the replicas alike to it, and the data-parallel collectives' flows "
+                         "leaving it, each for its images on every replica, all on its links standing for every "
+                         "replica's (its own traffic meets the data-parallel traffic), checked at each collective's "
+                         "first launch (--full: all)");
+    exec.simulate_replicas(std::move(quotient));
   } else if (quotient.applies() && quotient.node_orbits) {
     plan.notes.push_back("symmetry: 1 of " + std::to_string(quotient.replicas) + " alike nodes simulated (" +
                          std::to_string(quotient.simulated_ranks) + " of " + std::to_string(world->size()) +
@@ -173,9 +200,11 @@ std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOption
   if (budget.spent("finding the rank classes")) return stopped_in_setup(spec, budget);
   exec.set_wall_limit(options.time_limit_s, budget.start());
   exec.run();
-  if (const std::string orbits = engine->orbit_failure(); !orbits.empty()) {
-    abandoned = "symmetry: nodes simulated once abandoned (at " + std::to_string(sim.now().seconds()) + " s the " +
-                orbits + "): every rank simulated";
+  if (const std::string failed = engine->orbit_failure(); !failed.empty()) {
+    abandoned = std::string(mode == Quotient::ReplicaOrbits ? "replica orbits abandoned"
+                                                            : "symmetry: nodes simulated once abandoned") +
+                " (at " + std::to_string(sim.now().seconds()) + " s the " + failed + ")";
+    if (mode != Quotient::ReplicaOrbits) abandoned += ": every rank simulated";
     return std::nullopt;
   }
   if (net.mirror_violated()) {
@@ -185,6 +214,10 @@ std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOption
                 std::to_string(net.mirror_violation_time().seconds()) +
                 " s a replica's own traffic met other traffic on " +
                 (name.rfind("mirror/", 0) == 0 ? name.substr(7) : name) + "): every replica simulated";
+    if (orbits_why)  // (audit mode checks each collective's bytes per rank: not as orbits)
+      *orbits_why = options.audit ? std::string("audit mode (--check) simulates every flow")
+                    : alike       ? workload::replica_orbits(std::move(*alike), *world, net, exec.groups()).why_not
+                                  : std::string("replicas of several kinds");
     return std::nullopt;
   }
   SIM_CHECK(exec.all_done() || exec.stopped(), "step programs deadlocked: a rank waits for a peer that never comes");
@@ -207,11 +240,20 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   // --time-limit counts the set-up too: checked between its stages (wall_budget.hpp).
   WallBudget budget(options.time_limit_s, WallBudget::Clock::now());
   std::string abandoned;
+  std::optional<std::string> orbits;  // the guard abandoned the replicas: why not as orbits ("": try them)
   RunResult result;
-  if (auto once = simulate_step(spec, options, options.replicas, budget, abandoned)) {
+  if (auto once = simulate_step(spec, options, options.replicas ? Quotient::Replicas : Quotient::None, budget,
+                                abandoned, &orbits)) {
+    result = std::move(*once);
+  } else if (std::string why;
+             orbits && orbits->empty() && (once = simulate_step(spec, options, Quotient::ReplicaOrbits, budget, why))) {
+    // The replicas' own traffic met the data-parallel traffic: replicas and their data-parallel
+    // collectives as orbits (the mode note says so).
     result = std::move(*once);
   } else {
-    result = *simulate_step(spec, options, false, budget, abandoned);
+    if (orbits && !orbits->empty()) abandoned += " (replica orbits: " + *orbits + ")";
+    if (!why.empty()) abandoned += " (" + why + ")";
+    result = *simulate_step(spec, options, Quotient::None, budget, abandoned);
     // One note on the mode: this one says why every replica (so, with send/recv, every rank) ran.
     std::erase_if(result.notes, [](const std::string& n) { return n.rfind("symmetry: every rank simulated", 0) == 0; });
     result.notes.insert(result.notes.begin(), abandoned);

@@ -358,9 +358,11 @@ void StepExecutor::launch(int g, uint64_t seq) {
   }
   set_comm_rate_scale(simulated_members(g));  // a class's members compute when its representative does
   net_.set_mirror_tag(mirrored_group(g));     // a replica's own: on shadow links, for its images too
+  if (!orbit_group_.empty()) engine_.set_node_orbits(orbit_group_[g]);  // replica orbits: spanning groups
   engine_.launch(
       groups_[g], inst.op, inst.bytes,
       [this, g, seq](const collectives::CollectiveRecord& rec) { collective_done(g, seq, rec); }, inst.in_place);
+  if (!orbit_group_.empty()) engine_.set_node_orbits(false);
   net_.set_mirror_tag(false);
   engine_.set_rate_scale(1.0);
 }

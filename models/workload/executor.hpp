@@ -206,6 +206,7 @@ class StepExecutor {
   std::vector<int> launches_;             // per group: instances one launch stands for
   std::vector<std::vector<int>> images_;  // per simulated rank: the ranks it stands for, itself first
   bool mirror_copies_ = false;            // nodes simulated once: copies on shadow links
+  std::vector<uint8_t> orbit_group_;      // replica orbits: per group, launched as orbits (spanning)
   int weight(int r) const { return weight_.empty() ? 1 : weight_[r]; }
   int rep(int r) const { return rep_.empty() ? r : rep_[r]; }
   uint32_t group_need(int g) const { return group_need_.empty() ? uint32_t(groups_[g].ranks.size()) : group_need_[g]; }

@@ -51,6 +51,11 @@ struct ReplicaQuotient {
   // nodes, and its collectives launch as node orbits on the shadows (CollectiveEngine::set_node_orbits).
   // Also set when node_quotient refused (why_not says why).
   bool node_orbits = false;
+  // Replica orbits (replica_orbits): per node its replica and its place among a replica's nodes
+  // (-1: none), and per group whether it spans the replicas (its collectives launch as orbits of
+  // the replica translation, on the shadows). Empty otherwise.
+  std::vector<int> block_of_node, place_of_node;
+  std::vector<uint8_t> spanning_group;
   bool applies() const { return why_not.empty() && !rep.empty(); }
 };
 
@@ -58,6 +63,18 @@ struct ReplicaQuotient {
 ReplicaQuotient replica_quotient(const World& world, const sim::FlowNetwork& net, const std::vector<Program>& programs,
                                  const std::vector<collectives::Group>& groups, const std::vector<RankSetup>& ranks,
                                  const std::vector<int>& replica_of_rank);
+
+// Replicas simulated once, with their data-parallel collectives too (replica_orbits.cpp; issue
+// 14, for Megatron with overlap_grad_reduce / overlap_param_gather, whose data-parallel flows meet
+// the replicas' own traffic on the NICs, so the replica quotient's guard gives up). `q`:
+// replica_quotient's, applied, with one class (every replica alike). Then the data-parallel
+// collectives, invariant under moving every rank one replica on, start only the flows leaving
+// replica 0, each standing for its images on every replica, on the shadow links with the
+// replica's own traffic (collectives/node_orbits.cpp checks each collective's flows at its first
+// launch and stops the run if they lack the invariance). Not applicable, and why: replicas of
+// several kinds, or data-parallel traffic through the fabric's shared links.
+ReplicaQuotient replica_orbits(ReplicaQuotient q, const World& world, const sim::FlowNetwork& net,
+                               const std::vector<collectives::Group>& groups);
 
 // Nodes simulated once (node_quotient.cpp; issue 14, for steps with offload copies: ZeRO-3 with
 // CPU offload). When every node holds its ranks at the same places, each rank running the

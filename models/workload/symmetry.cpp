@@ -77,7 +77,12 @@ void StepExecutor::simulate_replicas(ReplicaQuotient q) {
   net_.set_mirrors(std::move(q.class_of_link), q.model_of_class);
   // Nodes simulated once: the simulated ranks' copies stand for their images' too, and the
   // collectives launch as node orbits.
-  mirror_copies_ = q.node_orbits;
+  mirror_copies_ = q.node_orbits && q.spanning_group.empty();
+  if (!q.spanning_group.empty()) {  // replica orbits: the spanning groups' collectives launch as orbits
+    orbit_group_ = std::move(q.spanning_group);
+    engine_.set_orbit_blocks(std::move(q.block_of_node), std::move(q.place_of_node));
+    return;
+  }
   engine_.set_node_orbits(q.node_orbits);
 }
 

@@ -2,7 +2,8 @@
 // `run --json` (every digit printed, apart from the events count and the note on the mode), whether
 // the replicas are alike, some are apart (a slow GPU, a slow node's NICs: mixed nodes), an odd
 // number, the quotient does not apply (replicas sharing nodes) or its guard abandons it (a
-// replica's own traffic meeting data-parallel traffic); the run's notes say which mode ran.
+// replica's own traffic meeting data-parallel traffic: replica orbits, or on pods every replica);
+// the run's notes say which mode ran.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -93,13 +94,14 @@ TEST_CASE("scenarios: Megatron replicas that share nodes or whose traffic meets 
   c.tp = 4;
   CHECK(run_both(c, &note) == Mode::Other);
   // Gradient buckets reduced during the last backward, beside the pipeline's gradient sends on
-  // the same NICs: the guard abandons the quotient and every replica is simulated.
+  // the same NICs: the guard abandons the quotient, and the replicas run again with their
+  // data-parallel collectives as orbits (tests/scenarios/replica_orbits_test.cpp).
   c = Case{};
   c.nodes = 6;
   c.overlap_grad_reduce = true;
   c.distributed_optimizer = true;
-  CHECK(run_both(c, &note) == Mode::Abandoned);
-  CHECK(note.find("a replica's own traffic met other traffic on node") != std::string::npos);
+  CHECK(run_both(c, &note) == Mode::Replicas);
+  CHECK(note.find("and the data-parallel collectives' flows leaving it") != std::string::npos);
 }
 
 // Random layouts, placements, fabrics and stragglers: whatever mode runs, the result is the full
@@ -141,5 +143,6 @@ TEST_CASE("scenarios: random Megatron layouts and stragglers give the full simul
     }
     replicas += run_both(c) == Mode::Replicas;
   }
-  CHECK(replicas >= 4);  // these seeds: 5 simulate replicas once (3 with one apart), 1 abandons, 4 do not apply
+  // These seeds: 5 simulate replicas once (3 with one apart), 1 is abandoned by the guard, 4 do not apply.
+  CHECK(replicas >= 4);
 }

@@ -1,0 +1,90 @@
+// Replica orbits (replicas.hpp, replica_orbits): every data-parallel replica alike, and the
+// data-parallel collectives' flows too simulated for one replica, as orbits of the replica
+// translation k -> k + 1 (mod m).
+//
+// Why it is exact. replica_quotient found every replica alike to replica 0 (the same programs,
+// speeds, places, groups, peers and links rank by rank, and every pair its own groups and peers
+// join has the image transport and path on its own nodes), so moving every rank one replica on
+// maps each replica's own traffic onto the next replica's. Where the data-parallel collectives'
+// flows are invariant under the same move (the flows leaving replica k are replica 0's moved k
+// replicas on, hop by hop: collectives/node_orbits.cpp checks it on each collective's whole flow
+// list at its first launch), the whole network's flow set is invariant, and every orbit of flows
+// has one member per replica. Max-min fair rates are unique, so the members of an orbit get equal
+// rates; the network is then the quotient by the move: one shadow link per (place among a
+// replica's nodes, link offset) standing for that link of every replica (FlowNetwork mirrors),
+// carrying one flow per orbit (replica 0's own flows, and the data-parallel flows leaving replica
+// 0), each crossing a shadow at most once (checked). The shadows then meet exactly the capacity
+// and bottleneck conditions of the full network's rates, so their flows drain at the same
+// instants, replica 0's ranks do what every replica's do, and the data-parallel and pipeline
+// flows share the NICs exactly as in the full network (Megatron's overlap_grad_reduce /
+// overlap_param_gather, where the replicas' own traffic meets the data-parallel traffic and the
+// plain replica quotient's guard gives up). Not applicable: replicas of several kinds (a
+// straggler), or data-parallel traffic through the fabric's shared links (pods: ECMP picks a pod
+// uplink per flow, so the move is no symmetry of the network).
+#include <string>
+
+#include "models/workload/replicas.hpp"
+
+namespace models::workload {
+
+ReplicaQuotient replica_orbits(ReplicaQuotient q, const World& world, const sim::FlowNetwork& net,
+                               const std::vector<collectives::Group>& groups) {
+  auto refuse = [&](std::string why) {
+    ReplicaQuotient out;
+    out.replicas = q.replicas;
+    out.why_not = std::move(why);
+    return out;
+  };
+  if (!q.applies()) return refuse(q.why_not);
+  if (q.simulated_replicas != 1)
+    return refuse("replicas of " + std::to_string(q.simulated_replicas) + " kinds (" + q.apart + ")");
+  const int nodes = world.nodes();
+  // Per node its replica (block) and its place among the simulated replica's nodes: rank r of the
+  // simulated replica and its image in replica k sit at the same place of their replicas' nodes.
+  q.block_of_node.assign(nodes, -1);
+  q.place_of_node.assign(nodes, -1);
+  int places = 0;
+  for (std::size_t r = 0; r < q.images.size(); ++r) {
+    if (q.images[r].empty()) continue;
+    const int home = world.rank(static_cast<int>(r)).node;
+    if (q.place_of_node[home] < 0) q.place_of_node[home] = places++;
+    const int place = q.place_of_node[home];
+    for (std::size_t k = 0; k < q.images[r].size(); ++k) {
+      const int node = world.rank(q.images[r][k]).node;
+      if ((q.block_of_node[node] >= 0 && q.block_of_node[node] != static_cast<int>(k)) ||
+          (q.place_of_node[node] >= 0 && q.place_of_node[node] != place))
+        return refuse("node " + std::to_string(node) + " stands at two places of the replicas");
+      q.block_of_node[node] = static_cast<int>(k);
+      q.place_of_node[node] = place;
+    }
+  }
+  std::vector<uint8_t> of_node(net.link_count(), 0);
+  for (int node = 0; node < nodes; ++node) {
+    const World::LinkRange range = world.node_links(node);
+    if (range.count == 0) return refuse("the World does not lay its links out per node");
+    for (uint32_t o = 0; o < range.count; ++o) of_node.at(range.first + o) = 1;
+  }
+  // The groups spanning the replicas (launched over all their ranks): their flows become orbits
+  // on the shadows. A quick look at their neighbours' paths refuses the fabric's shared links
+  // before the run (the engine checks every flow at each collective's first launch).
+  q.spanning_group.assign(groups.size(), 0);
+  std::vector<sim::LinkId> path;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    if (q.mirrored_group[g] || q.launches[g] != 1) continue;  // a replica's own, or its image
+    q.spanning_group[g] = 1;
+    q.mirrored_group[g] = 1;
+    const auto& mem = groups[g].ranks;
+    for (std::size_t i = 0; i < mem.size() && mem.size() > 1; ++i) {
+      path.clear();
+      world.path(mem[i], mem[(i + 1) % mem.size()], path);
+      for (sim::LinkId l : path)
+        if (l.index >= of_node.size() || !of_node[l.index])
+          return refuse("the data-parallel traffic crosses the fabric's shared links (" +
+                        std::string(net.link_name(l)) + ")");
+    }
+  }
+  q.node_orbits = true;
+  return q;
+}
+
+}  // namespace models::workload
