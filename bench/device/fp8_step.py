@@ -4,6 +4,9 @@
 # installed on the device machine (torch only), so its Linear is rebuilt here from torch ops:
 #
 #   python3 bench/device/fp8_step.py OUT.jsonl            (QUANT=compiled,eager selects the casts)
+#   FP8_PLAN=bf16:1,fp8:1,fp8head:2 python3 bench/device/fp8_step.py OUT.jsonl
+#                                   (steps only, compiled casts: precision:micro-batch; fp8head also
+#                                    runs the output layer in fp8, as TE does with a te.Linear head)
 #
 # The model: tp_rank_compute.py's plain step (decoder.py's 8 blocks, hidden 4096, 32 heads, SwiGLU
 # 14336, vocab 32000, seq 2048, micro-batch 2, bf16 parameters, fused AdamW). In the fp8 model every
@@ -146,7 +149,7 @@ class Model(nn.Module):
         return self.head(self.norm(x))
 
 
-def make_model(fp8):
+def make_model(fp8, head_fp8=False):
     torch.manual_seed(0)
     with torch.device("cuda"):
         model = Model().to(torch.bfloat16)
@@ -154,12 +157,14 @@ def make_model(fp8):
         for b in model.blocks:
             for lin in (b.qkv, b.o, b.gate, b.up, b.down):
                 lin.__class__ = Fp8Linear
+    if head_fp8:  # every Linear a te.Linear, the head too (not Megatron's default)
+        model.head.__class__ = Fp8Linear
     return model
 
 
-def tokens_of(seed=1):
+def tokens_of(mb=MB, seed=1):
     g = torch.Generator(device="cuda").manual_seed(seed)
-    return torch.randint(0, V, (MB, SEQ + 1), device="cuda", generator=g)
+    return torch.randint(0, V, (mb, SEQ + 1), device="cuda", generator=g)
 
 
 def numerics(rows):
@@ -182,11 +187,11 @@ def numerics(rows):
          loss_rel_diff=out["fp8"]["loss"] / out["bf16"]["loss"] - 1, grad_cosine=cos, grad_rel_err=rel)
 
 
-def step_row(rows, fp8):
+def step_row(rows, fp8, mb=MB, head_fp8=False):
     from torch.profiler import profile, ProfilerActivity
-    model = make_model(fp8)
+    model = make_model(fp8, head_fp8)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-    tokens = tokens_of()
+    tokens = tokens_of(mb)
     losses = []
     def step():
         loss = loss_of(model(tokens[:, :-1]), tokens)
@@ -215,7 +220,7 @@ def step_row(rows, fp8):
         calls += e.count / 3
     kernels.sort(key=lambda k: -k["us_per_step"])
     rows(kind="step", precision="fp8" if fp8 else "bf16", quant=Quant.mode if fp8 else None, adamw="fused",
-         blocks=L, micro_batch=MB, seq=SEQ, params=sum(p.numel() for p in model.parameters()), first_step_s=first_s,
+         head_fp8=head_fp8, blocks=L, micro_batch=mb, seq=SEQ, params=sum(p.numel() for p in model.parameters()), first_step_s=first_s,
          step_s=times, mean_step_s=sum(times) / 6, class_us_per_step=totals, kernel_us_per_step=sum(totals.values()),
          kernel_calls_per_step=calls, losses=[l.item() for l in losses],
          max_memory_allocated=torch.cuda.max_memory_allocated(), kernels=kernels[:80], **clk)
@@ -259,18 +264,22 @@ def main():
     rows = Rows(sys.argv[1])
     rows(kind="info", **device_info(), smi_before=smi())
     modes = os.environ.get("QUANT", "compiled,eager").split(",")
-    plan = [("step", False, None)]
+    plan = [("step", False, None, MB, False)]
     for m in modes:
-        plan += [("numerics", True, m), ("step", True, m), ("casts", True, m)]
-    plan += [("step", False, None)]  # bf16 again at the end: the power state's drift
-    for what, fp8, mode in plan:
+        plan += [("numerics", True, m, MB, False), ("step", True, m, MB, False), ("casts", True, m, MB, False)]
+    plan += [("step", False, None, MB, False)]  # bf16 again at the end: the power state's drift
+    if os.environ.get("FP8_PLAN"):  # e.g. "bf16:1,fp8:1,fp8head:2": steps only, casts compiled
+        Quant.setup("compiled")
+        plan = [("step", p != "bf16", "compiled" if p != "bf16" else None, int(mb), p == "fp8head")
+                for p, mb in (e.split(":") for e in os.environ["FP8_PLAN"].split(","))]
+    for what, fp8, mode, mb, head_fp8 in plan:
         try:
-            if mode: Quant.setup(mode)
+            if mode and mode != Quant.mode: Quant.setup(mode)
             torch.cuda.reset_peak_memory_stats()
-            {"step": lambda: step_row(rows, fp8), "numerics": lambda: numerics(rows),
+            {"step": lambda: step_row(rows, fp8, mb, head_fp8), "numerics": lambda: numerics(rows),
              "casts": lambda: casts_row(rows)}[what]()
         except Exception:
-            rows(kind="error", where=f"{what} fp8={fp8} quant={mode}", error=traceback.format_exc()[-1500:])
+            rows(kind="error", where=f"{what} fp8={fp8} quant={mode} mb={mb} head_fp8={head_fp8}", error=traceback.format_exc()[-1500:])
         torch.cuda.empty_cache()
     rows(kind="end", smi_after=smi())
 
