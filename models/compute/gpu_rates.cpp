@@ -22,9 +22,10 @@ constexpr std::array<double, kMemKernels> kH200MemoryBandwidth{
     2.53e12,  // SwigluFwd
     2.43e12,  // SwigluBwd
     1.16e12,  // StridedCopy: packed-qkv backward, 1.18 (32 heads) and 1.13 TB/s (16 heads)
+    2.87e12,  // Fp8Cast: 2.23 TB/s measured on an H100 (kernels.hpp), the transfer rule inverted
 };
-constexpr std::array<const char*, kMemKernels> kMemoryNames{"elementwise", "cast_up",    "norm_fwd",    "norm_bwd",
-                                                            "swiglu_fwd",  "swiglu_bwd", "strided_copy"};
+constexpr std::array<const char*, kMemKernels> kMemoryNames{"elementwise", "cast_up",    "norm_fwd",     "norm_bwd",
+                                                            "swiglu_fwd",  "swiglu_bwd", "strided_copy", "fp8_cast"};
 // AdamW on one H200 (ANALYSIS.md section 3), bytes/s at adamw_bytes_per_param: [impl][fp32, 16-bit].
 constexpr std::array<std::array<double, 2>, kOptimizerImpls> kH200Adamw{{
     {3.67e12, 3.07e12},  // foreach: 80 B in 21.79 ps, 40 B in 13.02 ps
@@ -76,6 +77,13 @@ GpuRates make_gpu_rates(const hw::GpuSpec& gpu, Precision precision, const std::
   if (gemm_efficiency > 0) r.gemm.flops_per_s = peak * gemm_efficiency;
   r.gemm.fixed_s = value(key("compute.gemm_fixed_time", law), h200.fixed_s);
   r.gemm.output_bytes_per_s = value(key("compute.gemm_output_bandwidth", law), h200.output_bytes_per_s * hbm);
+  r.gemm16 = r.gemm;
+  if (fp8) {  // bf16's law on this GPU, as a bf16 step prices it
+    const double peak16 = gpu.bf16_flops > 0 ? gpu.bf16_flops : gpu.fp16_flops;
+    r.gemm16.flops_per_s = value("compute.gemm_rate.bf16", peak16 * (kH200GemmBf16.flops_per_s / kH200PeakBf16));
+    r.gemm16.fixed_s = value("compute.gemm_fixed_time.bf16", kH200GemmBf16.fixed_s);
+    r.gemm16.output_bytes_per_s = value("compute.gemm_output_bandwidth.bf16", kH200GemmBf16.output_bytes_per_s * hbm);
+  }
 
   // Attention runs in 16 bits (under fp8 too): its rates scale with the 16-bit peak.
   const double peak16 = gpu.bf16_flops > 0 ? gpu.bf16_flops : gpu.fp16_flops;

@@ -15,6 +15,13 @@
 //   SwigluBwd    its backward (3 kernels), 10 B/element        2.43 TB/s
 //   StridedCopy  the backward of a packed q/k/v split (stack of dq, dk, dv and the copy back to
 //                the projection's layout): 1.16 TB/s, ANALYSIS.md section 7 (32 and 16 heads)
+//   Fp8Cast      fp8 quantization with current (per-tensor) scaling, as Transformer Engine runs it:
+//                an amax pass (read 2 B), a scale kernel, one fused cast + transpose (read 2 B,
+//                write the fp8 tensor and its transpose, 1 + 1 B): 6 B per element, 3 launches.
+//                Measured on one H100 inside fp8 steps (bench/device/fp8_step.py, 112
+//                quantizations per step, 26.6 GB in 11.92 ms: 2.23 TB/s at micro-batch 1, 2 and 4,
+//                scenarios/validation/h100x1/measured/README.md); 2.87 TB/s on the H200 by the
+//                transfer rule (gpu_rates.hpp) run backwards: a prediction, not an H200 measurement.
 // Attention (causal scaled-dot-product, cuDNN's fused kernels, PyTorch's default on H200):
 //   t_fwd = t0f + F / Rf,  t_bwd = t0b + 2.5 F / Rb,  F = 2 T s h / tp  (causal counted as half:
 //   QK^T and PV are 4 T s h, half of the tiles are skipped; the backward is 2.5x the forward's
@@ -29,8 +36,8 @@
 
 namespace models::compute {
 
-enum class MemKernel : uint8_t { Elementwise, CastUp, NormFwd, NormBwd, SwigluFwd, SwigluBwd, StridedCopy };
-inline constexpr int kMemKernels = 7;
+enum class MemKernel : uint8_t { Elementwise, CastUp, NormFwd, NormBwd, SwigluFwd, SwigluBwd, StridedCopy, Fp8Cast };
+inline constexpr int kMemKernels = 8;
 
 struct MemoryRates {
   double fixed_s = 0;                                // t0 per kernel launch

@@ -29,12 +29,18 @@ constexpr int kUnfusedFwdKernels = 2,
 constexpr double kMultiTensorLaunchParams = 320.0 * 65536;
 constexpr int kAdamwOps = 8;
 constexpr double kMasterCastBytes = 4 + 2;  // fp32 <-> 16-bit: read 4 write 2 (or read 2 write 4)
+// fp8 current scaling (compute/kernels.hpp Fp8Cast): amax reads 2 B, cast + transpose reads 2 B and
+// writes 1 + 1 B per element; three kernels per quantized tensor (amax, scale, cast + transpose).
+constexpr double kFp8CastBytes = 6;
+constexpr int kFp8CastKernels = 3;
 
 WorkSeconds gemm(double s) { return {s, 0, 0}; }
 // A linear layer's three GEMMs at the law's rate (x gemms), stretched under the power limit, one
 // launch gap each.
-compute::LinearSeconds linear(const ComputeRates& r, int64_t tokens, int64_t in, int64_t out, int gemms = 1) {
-  const compute::LinearSeconds l = compute::linear_seconds(r.gpu.gemm, tokens, in, out);
+compute::LinearSeconds linear(const ComputeRates& r, int64_t tokens, int64_t in, int64_t out, int gemms = 1,
+                              bool sixteen_bit = false) {
+  const bool keep16 = sixteen_bit && r.gpu.precision == compute::Precision::Fp8;
+  const compute::LinearSeconds l = compute::linear_seconds(keep16 ? r.gpu.gemm16 : r.gpu.gemm, tokens, in, out);
   const double s = r.gemm_stretch, gap = r.gpu.launch_gap_s;
   return {gemms * (l.fwd * s + gap), gemms * (l.dgrad * s + gap), gemms * (l.wgrad * s + gap)};
 }
@@ -192,6 +198,19 @@ BlockKernels block_kernels(const ModelShape& m, int64_t tokens, int tp, const Co
     k.act_bwd = mem(MemKernel::Elementwise, 4 * e * ffn, 1);
   }
   k.qkv_copies_bwd = mem(MemKernel::StridedCopy, 4 * e * T * double(h + 2 * kv) / tp, kQkvCopyKernels);
+  if (r.gpu.precision == compute::Precision::Fp8) {
+    // 6 B per element at the Fp8Cast rate, plus amax, scale and cast + transpose launches per tensor.
+    auto cast = [&](double elements, int tensors) {
+      return mem(MemKernel::Fp8Cast, kFp8CastBytes * elements, 0) + kFp8CastKernels * tensors * gap;
+    };
+    const double up = double(f) * (m.gated_mlp ? 2 : 1) / tp;  // gate and up: one weight, one input
+    k.fp8_attn_fwd = cast(T * double(h) + T * double(h) / tp, 2);
+    k.fp8_mlp_fwd = cast(T * double(h) + T * double(f) / tp, 2);
+    k.fp8_attn_bwd = cast(T * double(h + 2 * kv) / tp + T * double(h), 2);
+    k.fp8_mlp_bwd = cast(T * up + T * double(h), 2);
+    k.fp8_attn_weights = cast(double(h) * double(h + 2 * kv) / tp + double(h) * double(h) / tp, 2);
+    k.fp8_mlp_weights = cast(double(h) * up + double(f) / tp * double(h), 2);
+  }
   return k;
 }
 
@@ -199,6 +218,10 @@ BlockSeconds block_seconds(const ModelShape& m, int64_t tokens, int tp, const Co
   const BlockKernels k = block_kernels(m, tokens, tp, r, sequence_parallel);
   BlockSeconds b;
   b.attn_fwd += memory(k.norm_fwd);
+  b.attn_fwd += memory(k.fp8_attn_fwd + k.fp8_attn_weights);  // 0 unless fp8
+  b.mlp_fwd += memory(k.fp8_mlp_fwd + k.fp8_mlp_weights);
+  b.attn_bwd += memory(k.fp8_attn_bwd);
+  b.mlp_bwd += memory(k.fp8_mlp_bwd);
   b.attn_fwd += gemm(k.qkv.fwd + k.o.fwd);
   b.attn_fwd += attention(k.attn_fwd);
   b.attn_fwd += memory(k.add);
@@ -224,7 +247,8 @@ HeadKernels head_kernels(const ModelShape& m, int64_t tokens, int64_t norm_token
   HeadKernels k;
   k.norm_fwd = memory_seconds(r, MemKernel::NormFwd, 2 * e * act, kNormFwdKernels);
   k.norm_bwd = memory_seconds(r, MemKernel::NormBwd, 3 * e * act, kNormBwdKernels);
-  k.logits = linear(r, tokens, m.hidden, m.vocab / vocab_split);
+  // The output layer stays 16-bit under fp8 (Megatron-LM's and Transformer Engine's recipes).
+  k.logits = linear(r, tokens, m.hidden, m.vocab / vocab_split, 1, /*sixteen_bit=*/true);
   k.loss_fwd = loss / 2;
   k.loss_bwd = loss / 2;
   return k;

@@ -102,6 +102,13 @@ struct BlockKernels {
   double add = 0;
   double act_fwd = 0, act_bwd = 0;
   double qkv_copies_bwd = 0;
+  // fp8 (precision.hpp) only, else 0: the quantizations (compute/kernels.hpp Fp8Cast) of the linear
+  // layers' inputs (forward: qkv's and fc1's inputs, the attention output, the SwiGLU output), of
+  // their output gradients (backward) and of their weights (once per step where the framework keeps
+  // the fp8 weights across micro-batches, as Megatron does; every forward otherwise). Attention's
+  // half (qkv, o) and the MLP's (fc1, fc2) apart, so an MoE layer keeps only the former.
+  double fp8_attn_fwd = 0, fp8_mlp_fwd = 0, fp8_attn_bwd = 0, fp8_mlp_bwd = 0;
+  double fp8_attn_weights = 0, fp8_mlp_weights = 0;
 };
 BlockKernels block_kernels(const ModelShape& m, int64_t tokens, int tp, const ComputeRates& r,
                            bool sequence_parallel = false, bool flash_attention = true);

@@ -189,7 +189,7 @@ class StageBuilder {
     for (int i = 0; i < k.layers; ++i) {
       use_params(at.chunk, unit++, at.micro_batch);
       layer_.set_moe(c_.model.moe_layer(k.first_layer + i));
-      layer_.forward(t + "L" + std::to_string(k.first_layer + i) + " ");
+      layer_.forward(t + "L" + std::to_string(k.first_layer + i) + " ", false, at.micro_batch == 0);
     }
     if (k.head) {
       use_params(at.chunk, unit++, at.micro_batch);

@@ -153,9 +153,13 @@ void MegatronLayer::attention_core(bool backward, const std::string& name) {
   }
 }
 
-void MegatronLayer::forward(const std::string& tag, bool recompute) {
+void MegatronLayer::forward(const std::string& tag, bool recompute, bool first_micro_batch) {
   const std::string n = tag + (recompute ? "recompute" : "fwd");
   compute(k_.norm_fwd, n + " norm");
+  // fp8 quantizations (0 otherwise); an MoE layer's experts are not counted (not measured).
+  compute(k_.fp8_attn_fwd + (moe_ ? 0 : k_.fp8_mlp_fwd), n + " fp8 casts");
+  if (first_micro_batch && !recompute)
+    compute(k_.fp8_attn_weights + (moe_ ? 0 : k_.fp8_mlp_weights), n + " fp8 weight casts");
   tp_entry(k_.qkv.fwd, n + " qkv");
   attention_core(false, n + " attn");
   tp_exit(k_.o.fwd, n + " proj");
@@ -233,6 +237,7 @@ void MegatronLayer::backward(const std::string& tag, BackwardPart part) {
   part_ = part;
   if (l_.recompute == Recompute::Full) forward(tag, true);
   const std::string n = tag + "bwd";
+  compute(k_.fp8_attn_bwd + (moe_ ? 0 : k_.fp8_mlp_bwd), n + " fp8 grad casts");  // 0 unless fp8
   compute(k_.add, n + " add");
   if (moe_)
     moe_backward(n);

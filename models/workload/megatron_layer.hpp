@@ -104,7 +104,9 @@ class MegatronLayer {
   MegatronLayer(const ModelShape& m, const ParallelLayout& l, const TrainingSpec& t, const ComputeRates& rates,
                 Program& p);
 
-  void forward(const std::string& tag, bool recompute = false);
+  // `first_micro_batch`: fp8 weights are quantized here, once per step (Megatron passes
+  // is_first_microbatch to Transformer Engine, which keeps them for the other micro-batches).
+  void forward(const std::string& tag, bool recompute = false, bool first_micro_batch = false);
   // Recomputes first as the layout says (not for the Weight part: W reuses B's activations).
   void backward(const std::string& tag, BackwardPart part = BackwardPart::Both);
   void embedding_forward(const std::string& tag);

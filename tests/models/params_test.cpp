@@ -46,7 +46,7 @@ TEST_CASE("params: names are unique and every registered default lies in its own
   // sharp.efficiency and sharp.latency), 30 compute laws (models/compute), 4 workload (host
   // CPU-Adam, one core's bandwidth, compute-communication interference, comm.overlap_slowdown),
   // 1 memory (framework overhead)
-  CHECK(seen.size() == 103);
+  CHECK(seen.size() == 104);
   CHECK(with_default == 68);
 }
 

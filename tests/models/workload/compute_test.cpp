@@ -167,7 +167,8 @@ TEST_CASE("workload: the one-GPU step programs compute exactly the closed-form b
   dc.training.param_dtype = "fp32";
   dc.strategy = Strategy::Fsdp;
   dc.rates = r;
-  const SingleGpuTerms fsdp = single_gpu_breakdown(m, 2, false, true, 4, optimizer_plan(dc.training, Strategy::Fsdp), r);
+  const SingleGpuTerms fsdp =
+      single_gpu_breakdown(m, 2, false, true, 4, optimizer_plan(dc.training, Strategy::Fsdp), r);
   CHECK(compute_seconds(build_data_parallel_program(dc)) == Approx(fsdp.total()).epsilon(1e-9));
   // Checkpointing recomputes each block's forward once.
   const SingleGpuTerms ckpt = single_gpu_breakdown(m, 2, true, false, 2, optimizer_plan(t, Strategy::Megatron), r);
@@ -183,11 +184,37 @@ TEST_CASE("workload: fp8 runs the GEMMs at the fp8 law and leaves attention and 
   // fp8 is 1.8-1.9x bf16 at these sizes (ANALYSIS.md section 1: 1.79x at min dim 4096).
   CHECK(g16 / g8 == Approx(1.75).epsilon(0.08));
   CHECK(b8.attn_fwd.attention == b16.attn_fwd.attention);
-  CHECK(b8.mlp_bwd.memory == b16.mlp_bwd.memory);
+  // Memory-bound work is 16-bit work plus the quantizations (the next test has their closed form).
+  const BlockKernels k8 = block_kernels(m, 4096, 1, h200(Precision::Fp8));
+  CHECK(b8.mlp_bwd.memory == Approx(b16.mlp_bwd.memory + k8.fp8_mlp_bwd).epsilon(1e-12));
+  CHECK(block_kernels(m, 4096, 1, h200()).fp8_mlp_bwd == 0);
   models::TrainingSpec t;
   t.precision = "fp8";
   CHECK(training_precision(t) == Precision::Fp8);
   t.precision.clear();
   t.dtype = "fp16";
   CHECK(training_precision(t) == Precision::Fp16);
+}
+
+TEST_CASE("workload: fp8 quantizations move 6 B per element at the Fp8Cast rate, 3 kernels per tensor", "[workload]") {
+  // Transformer Engine's current scaling (compute/kernels.hpp Fp8Cast): per tensor an amax pass, a
+  // scale kernel and a fused cast + transpose. Decoder: h 4096, kv 4096 (32 heads, no GQA), f 14336
+  // (SwiGLU: gate and up one 2f-wide weight), T tokens, tp 2.
+  const ModelShape m = decoder();
+  const ComputeRates r = h200(Precision::Fp8);
+  const double T = 4096, h = 4096, f = 14336, tp = 2, gap = r.gpu.launch_gap_s;
+  const double bw = r.gpu.memory.bandwidth(MemKernel::Fp8Cast);
+  CHECK(bw == 2.87e12);
+  auto cast = [&](double elements, int tensors) { return 6 * elements / bw + 3 * tensors * gap; };
+  const BlockKernels k = block_kernels(m, int64_t(T), int(tp), r);
+  CHECK(k.fp8_attn_fwd == Approx(cast(T * h + T * h / tp, 2)));      // qkv's input, o's input
+  CHECK(k.fp8_mlp_fwd == Approx(cast(T * h + T * f / tp, 2)));       // fc1's input (shared), fc2's
+  CHECK(k.fp8_attn_bwd == Approx(cast(T * 3 * h / tp + T * h, 2)));  // output gradients
+  CHECK(k.fp8_mlp_bwd == Approx(cast(T * 2 * f / tp + T * h, 2)));
+  CHECK(k.fp8_attn_weights == Approx(cast((3 * h * h + h * h) / tp, 2)));
+  CHECK(k.fp8_mlp_weights == Approx(cast((2 * f * h + f * h) / tp, 2)));
+  // The output layer stays 16-bit: its GEMMs at the bf16 law under fp8.
+  const HeadKernels h8 = head_kernels(m, int64_t(T), int64_t(T), 1, r),
+                    h16 = head_kernels(m, int64_t(T), int64_t(T), 1, h200());
+  CHECK(h8.logits.fwd == Approx(h16.logits.fwd).epsilon(1e-12));
 }
