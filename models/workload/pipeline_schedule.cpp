@@ -32,17 +32,23 @@ void comm(std::vector<PipeStep>& out, bool send_next, bool send_prev, bool recv_
   out.push_back(s);
 }
 
-// forward_backward_pipelining_without_interleaving.
-std::vector<PipeStep> plain_1f1b(int p, int m, int s) {
-  std::vector<PipeStep> out;
-  const bool first = s == 0, last = s == p - 1;
-  const int warmup = std::min(p - s - 1, m), remaining = m - warmup;
+// The warm-up of forward_backward_pipelining_without_interleaving (shared by ZB-H1): `warmup`
+// forwards, each received and sent on, then the first steady forward's input received.
+void warm_up(std::vector<PipeStep>& out, int warmup, int remaining, bool first, bool last) {
   for (int i = 0; i < warmup; ++i) {
     comm(out, false, false, !first, false);  // recv_forward
     out.push_back(pass(Kind::Forward, {i, 0}));
     comm(out, !last, false, false, false);  // send_forward
   }
   if (remaining > 0) comm(out, false, false, !first, false);
+}
+
+// forward_backward_pipelining_without_interleaving.
+std::vector<PipeStep> plain_1f1b(int p, int m, int s) {
+  std::vector<PipeStep> out;
+  const bool first = s == 0, last = s == p - 1;
+  const int warmup = std::min(p - s - 1, m), remaining = m - warmup;
+  warm_up(out, warmup, remaining, first, last);
   for (int i = 0; i < remaining; ++i) {
     out.push_back(pass(Kind::Forward, {warmup + i, 0}));
     comm(out, !last, false, false, !last);  // send_forward_recv_backward
@@ -68,12 +74,7 @@ std::vector<PipeStep> zb_h1(int p, int m, int s) {
   const bool first = s == 0, last = s == p - 1;
   const int warmup = std::min(p - s - 1, m), remaining = m - warmup;
   const int deferred = std::min(s, remaining);
-  for (int i = 0; i < warmup; ++i) {
-    comm(out, false, false, !first, false);  // recv_forward
-    out.push_back(pass(Kind::Forward, {i, 0}));
-    comm(out, !last, false, false, false);  // send_forward
-  }
-  if (remaining > 0) comm(out, false, false, !first, false);
+  warm_up(out, warmup, remaining, first, last);
   for (int i = 0; i < remaining; ++i) {
     out.push_back(pass(Kind::Forward, {warmup + i, 0}));
     comm(out, !last, false, false, !last);  // send_forward_recv_backward
