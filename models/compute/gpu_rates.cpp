@@ -122,6 +122,8 @@ double transfer_memory_slowdown(double h200_bytes_per_s, double hbm_bytes_per_s)
   return 1 + h200_bytes_per_s * d;
 }
 
+const char* memory_kernel_name(MemKernel k) { return kMemoryNames[size_t(k)]; }
+
 double transfer_memory_rate(double h200_bytes_per_s, double hbm_bytes_per_s) {
   return h200_bytes_per_s / transfer_memory_slowdown(h200_bytes_per_s, hbm_bytes_per_s);
 }

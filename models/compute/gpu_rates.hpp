@@ -71,6 +71,9 @@ inline constexpr double kStreamFraction = 4.33e12 / kH200Hbm;
 // The rule for one memory-bound rate measured at `h200_bytes_per_s` on the H200, on a GPU of
 // `hbm_bytes_per_s` (exactly h200_bytes_per_s on an H200), and its time's ratio to the H200's.
 double transfer_memory_rate(double h200_bytes_per_s, double hbm_bytes_per_s);
+
+// A memory-bound kind's parameter suffix: compute.memory_bandwidth.<name> ("elementwise", "fp8_cast").
+const char* memory_kernel_name(MemKernel k);
 double transfer_memory_slowdown(double h200_bytes_per_s, double hbm_bytes_per_s);
 inline constexpr GemmLaw kH200GemmBf16{6.93e-6, 793e12, 8.04e12};                // ANALYSIS.md section 1, law L4
 inline constexpr GemmLaw kH200GemmFp8{7.06e-6, 1492e12, 4.64e12};                // e4m3 x e4m3, per-tensor scales

@@ -80,12 +80,10 @@ double fsdp_fused_step(const std::map<std::string, double>& params = {}) {
 std::map<std::string, double> hbm_scaled_rule() {
   const auto h200 = models::compute::make_gpu_rates(models::hw::find_gpu("H200"), Precision::Bf16, {});
   const double hbm = h100().hbm_bytes_per_s / models::compute::kH200Hbm;
-  const char* kinds[] = {"elementwise", "cast_up",    "norm_fwd",     "norm_bwd",
-                         "swiglu_fwd",  "swiglu_bwd", "strided_copy", "fp8_cast"};
-  static_assert(std::size(kinds) == models::compute::kMemKernels);
   std::map<std::string, double> p;
   for (int k = 0; k < models::compute::kMemKernels; ++k)
-    p[std::string("compute.memory_bandwidth.") + kinds[k]] = h200.memory.bytes_per_s[size_t(k)] * hbm;
+    p[std::string("compute.memory_bandwidth.") + models::compute::memory_kernel_name(models::compute::MemKernel(k))] =
+        h200.memory.bytes_per_s[size_t(k)] * hbm;
   for (int i = 0; i < models::compute::kOptimizerImpls; ++i)
     for (int d = 0; d < 2; ++d)
       p[std::string("compute.adamw_bandwidth.") +

@@ -145,11 +145,9 @@ TEST_CASE("compute: every catalog GPU's transferred rates sit well inside the pa
           {"compute.power.gemm", r.gemm_power},
           {"compute.power.other", r.other_power},
       };
-      const char* kinds[] = {"elementwise", "cast_up",    "norm_fwd",     "norm_bwd",
-                             "swiglu_fwd",  "swiglu_bwd", "strided_copy", "fp8_cast"};
-      static_assert(std::size(kinds) == kMemKernels);
       for (int k = 0; k < kMemKernels; ++k)
-        values.push_back({std::string("compute.memory_bandwidth.") + kinds[k], r.memory.bytes_per_s[k]});
+        values.push_back(
+            {std::string("compute.memory_bandwidth.") + memory_kernel_name(MemKernel(k)), r.memory.bytes_per_s[k]});
       for (int i = 0; i < kOptimizerImpls; ++i)
         for (int d = 0; d < 2; ++d)
           values.push_back({std::string("compute.adamw_bandwidth.") + optimizer_impl_name(OptimizerImpl(i)) +
