@@ -151,6 +151,9 @@ class FlowNetwork {
   static constexpr uint32_t kNoClass = UINT32_MAX;
   void set_mirrors(std::vector<uint32_t> class_of_link, std::span<const LinkId> model_of_class);
   void set_mirror_tag(bool on) { mirror_tag_ = on; }
+  bool mirror_tag() const { return mirror_tag_; }
+  // No flow and no closed-form block in flight (set_mirrors may be called).
+  bool idle() const { return active_flows_ == 0 && live_blocks_ == 0; }
   bool mirrored() const { return first_shadow_ != UINT32_MAX; }
   bool is_shadow(LinkId l) const { return mirrored() && l.index >= first_shadow_; }
   // The shadow carrying the simulated replica's own flows for real link `l`'s class, if any.

@@ -15,6 +15,7 @@
 #include "models/collectives/comm_plan.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <map>
 #include <unordered_map>
@@ -35,7 +36,7 @@ Edge make_edge(const World& world, const sim::FlowNetwork& net, int from, int to
 }
 
 void fill_edge(const World& world, const sim::FlowNetwork& net, Edge& e) {
-  const Transport t = world.transport(e.from, e.to);
+  const Transport t = world.route(e.from, e.to);
   e.link_class = t.link_class;
   e.p2p_read = t.kind == TransportKind::P2P && t.p2p_read;
   e.raw_bandwidth = 0;
@@ -163,11 +164,12 @@ void build_rings(const World& world, const sim::FlowNetwork& net, const std::vec
 // Tree sets: each rotates the nodes' GPU order like its ring, so its node leader (and the NIC
 // the leader uses) differs from the other sets'. Tree 0 across the leaders is a heap-ordered
 // binary tree; tree 1 mirrors it (NCCL's ncclGetDtree, src/graph/trees.cc).
+// `built`: the sets laid out (all but folded: set 0 alone, the others its rotations).
 void build_tree_sets(const World& world, const sim::FlowNetwork& net, const std::vector<std::vector<int>>& members,
-                     int rings, bool chains, CommPlan& plan) {
+                     int rings, bool chains, CommPlan& plan, int built) {
   const int nnodes = static_cast<int>(members.size());
   plan.trees.clear();
-  for (int r = 0; r < rings; ++r) {
+  for (int r = 0; r < built; ++r) {
     CommPlan::TreeSet ts;
     std::vector<int> leader(nnodes);
     for (int k = 0; k < nnodes; ++k) {
@@ -226,14 +228,21 @@ class SetsPerLink {
 // that are also the bottleneck of an inter-node edge, the only chain edges that change an
 // inter-node edge's rings_sharing. A bottleneck is a link of its path, so a chain edge whose path
 // holds no inter-node bottleneck is skipped without rating it.
+// Folded (`rotation`, plan.trees set 0 alone): set r's inter-node bottlenecks are set 0's rotated r
+// times, and set r's shared chain bottlenecks set 0's rotated (probed for set 0 only).
 std::vector<std::vector<sim::LinkId>> chain_bottlenecks_shared(const World& world, const sim::FlowNetwork& net,
                                                                const std::vector<std::vector<int>>& members, int rings,
-                                                               const CommPlan& plan) {
+                                                               const CommPlan& plan, const GpuRotation* rot) {
   std::unordered_set<uint32_t> inter;
   for (const auto& ts : plan.trees)
     for (int t = 0; t < 2; ++t)
       for (const auto* list : {&ts.up[t], &ts.down[t]})
-        for (const Edge& e : *list) inter.insert(e.bottleneck.index);
+        for (const Edge& e : *list) {
+          uint32_t x = e.bottleneck.index;
+          for (int r = 0; r < (rot ? rot->k : 1) && x != GpuRotation::kNone; ++r, x = rot ? rot->rotate_link(x) : x)
+            inter.insert(x);
+        }
+  if (rot) rings = 1;
   std::vector<std::vector<sim::LinkId>> shared(rings);
   std::vector<sim::LinkId> path;
   auto probe = [&](int r, int from, int to) {
@@ -285,6 +294,30 @@ void count_tree_sets_sharing(std::vector<CommPlan::TreeSet>& trees,
     for (Edge* e : tree_edges(ts)) e->rings_sharing = on.sets(e->bottleneck);
 }
 
+// Folded (trees: set 0 alone): link b is a bottleneck of set r iff rotating it back r GPUs gives
+// one of set 0's, so its sets are the r with b among set 0's bottlenecks rotated r times. False
+// when a bottleneck has no known image (the fold is then abandoned).
+bool count_folded_sets_sharing(std::vector<CommPlan::TreeSet>& trees, const std::vector<sim::LinkId>& chain_shared,
+                               const GpuRotation& rot) {
+  std::unordered_map<uint32_t, uint64_t> sets_of;  // per link: a bit per set
+  bool known = true;
+  const auto add = [&](sim::LinkId b) {
+    uint32_t x = b.index;
+    for (int r = 0; r < rot.k; ++r) {
+      if (x == GpuRotation::kNone) {
+        known = false;
+        return;
+      }
+      sets_of[x] |= uint64_t{1} << r;
+      x = rot.rotate_link(x);
+    }
+  };
+  for (Edge* e : tree_edges(trees.front())) add(e->bottleneck);
+  for (sim::LinkId l : chain_shared) add(l);
+  for (Edge* e : tree_edges(trees.front())) e->rings_sharing = std::popcount(sets_of[e->bottleneck.index]);
+  return known && rot.k <= 64;
+}
+
 // Merges identical (from, to) pairs, kept in first-seen order so that runs stay deterministic.
 class EdgeMerger {
  public:
@@ -330,20 +363,21 @@ void merge_tree_edges(CommPlan& plan) {
 // heads, one per NIC group), and per rank its NVLink port towards the NVSwitch (tx: all its S
 // goes up for the switch to reduce, plus the slices it multicasts as a head) and from it (rx:
 // the S the switch multicasts to it, plus the reduced slices it receives as a head).
+// `folded`: set 0's inter-node edges and each node's first GPU's port pair only (CommPlan::nvls_rotation).
 void plan_nvls_tree(const World& world, const sim::FlowNetwork& net, const std::vector<std::vector<int>>& members,
-                    CommPlan& plan) {
+                    CommPlan& plan, bool folded) {
   EdgeMerger inter(plan.nvls_net_merged, 4 * members.size());
-  const double nt = static_cast<double>(plan.trees.size());
-  for (const auto& ts : plan.trees)
+  const int sets = plan.sets;
+  const double nt = static_cast<double>(sets);
+  for (std::size_t r = 0; r < (folded ? 1 : plan.trees.size()); ++r)
     for (int t = 0; t < 2; ++t)
-      for (const auto* list : {&ts.up[t], &ts.down[t]})
+      for (const auto* list : {&plan.trees[r].up[t], &plan.trees[r].down[t]})
         for (const Edge& e : *list) inter.add(e, 0.5 / nt, 0.5 / e.rings_sharing);
-  const int sets = static_cast<int>(plan.trees.size());
   for (const auto& m : members) {
     const int k = static_cast<int>(m.size());
     std::vector<double> head_frac(k, 0.0);
     for (int r = 0; r < sets; ++r) head_frac[rotation(r, sets, k) % k] += 1.0 / nt;
-    for (int j = 0; j < k; ++j) {
+    for (int j = 0; j < (folded ? 1 : k); ++j) {
       const int g = m[j], peer = m[(j + 1) % k];
       Edge tx = make_edge(world, net, g, peer);
       tx.path.resize(1);  // the sender's NVLink port (World::path: [tx of g, rx of peer])
@@ -358,6 +392,60 @@ void plan_nvls_tree(const World& world, const sim::FlowNetwork& net, const std::
       }
     }
   }
+}
+
+// Whether the NVLSTree part may be built folded by `rotation`: one tree set per GPU of whole
+// nodes, each NCCL node one World node in local GPU order (set r's leaders are then GPU r's).
+bool may_fold(const World& world, const CommPlan& plan, const GpuRotation& rot) {
+  if (!rot.applies() || plan.sets != rot.k || static_cast<int>(plan.members.size()) != world.nodes()) return false;
+  for (const auto& m : plan.members) {
+    if (static_cast<int>(m.size()) != rot.k) return false;
+    const int node = world.rank(m[0]).node;
+    for (int j = 0; j < rot.k; ++j)
+      if (m[j] != rot.rank_at[node][j] || rotation(j, plan.sets, rot.k) != j) return false;
+  }
+  return true;
+}
+
+// The folded flows' links: each in an orbit of k (a class of shadows), no class twice on one edge.
+bool folded_links_ok(const CommPlan& plan, const GpuRotation& rot) {
+  std::vector<uint32_t> classes;
+  const auto ok = [&](const Edge& e) {
+    classes.clear();
+    for (sim::LinkId l : e.path) {
+      const uint32_t c = rot.class_of_link[l.index];
+      if (c == sim::FlowNetwork::kNoClass) return false;
+      classes.push_back(c);
+    }
+    std::sort(classes.begin(), classes.end());
+    return std::adjacent_find(classes.begin(), classes.end()) == classes.end();
+  };
+  for (const auto* list : {&plan.nvls_net_merged, &plan.nvls_switch})
+    for (const auto& m : *list)
+      if (!ok(m.edge)) return false;
+  return true;
+}
+
+// The NVLSTree part folded (may_fold holds); false (nothing kept) when a bottleneck has no known
+// image or a kept edge crosses a link outside the orbits of k.
+bool plan_nvls_tree_folded(const World& world, const sim::FlowNetwork& net, CommPlan& plan, const GpuRotation& rot) {
+  if (plan.trees.empty()) {
+    build_tree_sets(world, net, plan.members, plan.sets, false, plan, 1);
+    const auto shared = chain_bottlenecks_shared(world, net, plan.members, plan.sets, plan, &rot);
+    if (!count_folded_sets_sharing(plan.trees, shared.front(), rot)) {
+      plan.trees.clear();
+      return false;
+    }
+  }
+  plan_nvls_tree(world, net, plan.members, plan, /*folded=*/true);
+  if (!folded_links_ok(plan, rot)) {
+    if (static_cast<int>(plan.trees.size()) < plan.sets) plan.trees.clear();
+    plan.nvls_net_merged.clear();
+    plan.nvls_switch.clear();
+    return false;
+  }
+  plan.nvls_rotation = rot.k;
+  return true;
 }
 
 // ncclTopoGetNchannels (src/graph/paths.cc): a peer on the same NCCL node over an NVLink path is
@@ -389,7 +477,17 @@ CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::
   return plan;
 }
 
-void complete_plan(const World& world, const sim::FlowNetwork& net, CommPlan& plan, unsigned parts) {
+void unfold_nvls_tree(CommPlan& plan) {
+  if (plan.nvls_rotation == 0) return;
+  if (static_cast<int>(plan.trees.size()) < plan.sets) plan.trees.clear();
+  plan.nvls_net_merged.clear();
+  plan.nvls_switch.clear();
+  plan.nvls_rotation = 0;
+  plan.built &= ~static_cast<unsigned>(kPlanNvlsTree);
+}
+
+void complete_plan(const World& world, const sim::FlowNetwork& net, CommPlan& plan, unsigned parts,
+                   const GpuRotation* rotation) {
   const unsigned missing = parts & ~plan.built;
   if (missing == 0) return;
   const int n = static_cast<int>(plan.ring.size());
@@ -402,16 +500,20 @@ void complete_plan(const World& world, const sim::FlowNetwork& net, CommPlan& pl
   // inter-node edges' rings_sharing still counts the chains, chain_bottlenecks_shared). Built
   // again with chains when a tree all-reduce follows an NVLSTree one: the same edges.
   // CollNetChain reads the same chains (switch_plan.cpp).
+  // Folded NVLSTree (rotation): tree set 0 alone, unless the sets are there already.
+  const bool nvls_tree = (missing & kPlanNvlsTree) && plan.view.nvls && plan.view.nnodes > 1;
   const bool chains =
       (missing & kPlanTrees) != 0 || ((missing & kPlanChain) && !(plan.built & kPlanTrees) && plan.view.collnet);
-  if (chains || ((missing & kPlanNvlsTree) && plan.trees.empty())) {
-    build_tree_sets(world, net, plan.members, plan.sets, chains, plan);
-    count_tree_sets_sharing(plan.trees, chains ? std::vector<std::vector<sim::LinkId>>{}
-                                               : chain_bottlenecks_shared(world, net, plan.members, plan.sets, plan));
+  const bool folded = nvls_tree && !chains && rotation && may_fold(world, plan, *rotation) &&
+                      plan_nvls_tree_folded(world, net, plan, *rotation);
+  if (chains || (!folded && (missing & kPlanNvlsTree) && static_cast<int>(plan.trees.size()) < plan.sets)) {
+    build_tree_sets(world, net, plan.members, plan.sets, chains, plan, plan.sets);
+    count_tree_sets_sharing(plan.trees,
+                            chains ? std::vector<std::vector<sim::LinkId>>{}
+                                   : chain_bottlenecks_shared(world, net, plan.members, plan.sets, plan, nullptr));
   }
   if (missing & kPlanTrees) merge_tree_edges(plan);
-  if ((missing & kPlanNvlsTree) && plan.view.nvls && plan.view.nnodes > 1)
-    plan_nvls_tree(world, net, plan.members, plan);
+  if (nvls_tree && !folded) plan_nvls_tree(world, net, plan.members, plan, /*folded=*/false);
   if (missing & kPlanNvls) plan_nvls(world, net, plan);
   if (missing & kPlanCollNet) plan_collnet_direct(world, net, plan);
   if (missing & kPlanChain) plan_collnet_chain(world, net, plan);

@@ -7,6 +7,7 @@
 #include "models/collectives/link_params.hpp"
 #include "models/hw/links.hpp"
 #include "models/nccl/tuning.hpp"
+#include "models/world/gpu_rotation.hpp"
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
 
@@ -62,6 +63,10 @@ struct CommPlan {
   // heads (the sets' leaders), merged like tree_merged; and per rank its NVLink port to the
   // switch and from it (a one-link path each; bytes_frac in units of S).
   std::vector<MergedEdge> nvls_net_merged, nvls_switch;
+  // Folded by the GPU rotation (complete_plan with a GpuRotation; rotation_fold.cpp): k > 0 when
+  // nvls_net_merged holds tree set 0's edges only and nvls_switch each node's first GPU's pair
+  // only, each standing for its k images (trees then holds set 0 alone unless built with chains).
+  int nvls_rotation = 0;
   // NVLS and CollNet (nvls.cpp, collnet.cpp): per rank its NVLink port towards the switch (tx) and
   // from it (rx), a one-link path each, with the share of S it handles as a head (1/H for each of
   // the H heads of its node, 0 for the others); the bytes each moves depend on the op (at launch).
@@ -111,8 +116,14 @@ inline constexpr double kSocketReportedGbs = 1.25;
 // The plan of `ranks` with the given parts (the view, ring order and point-to-point rating always).
 CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::vector<int>& ranks,
                     unsigned parts = kPlanAll);
-// Adds the parts not built yet (a no-op for those already there).
-void complete_plan(const World& world, const sim::FlowNetwork& net, CommPlan& plan, unsigned parts);
+// Adds the parts not built yet (a no-op for those already there). With `rotation` (a symmetry of
+// the World: models/world/gpu_rotation.hpp), the NVLSTree part is built folded where the plan's
+// NCCL nodes are whole nodes in local GPU order, one tree set per GPU, and set 0's edges cross
+// only links in orbits of k, none twice (CommPlan::nvls_rotation says whether it was).
+void complete_plan(const World& world, const sim::FlowNetwork& net, CommPlan& plan, unsigned parts,
+                   const GpuRotation* rotation = nullptr);
+// Drops the NVLSTree part (and folded tree sets), to be laid out again unfolded.
+void unfold_nvls_tree(CommPlan& plan);
 Edge make_edge(const World& world, const sim::FlowNetwork& net, int from, int to);
 // make_edge's fields from e.from, e.to and e.path, the path already there.
 void fill_edge(const World& world, const sim::FlowNetwork& net, Edge& e);

@@ -84,6 +84,10 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
     return;
   }
   PlanEntry& entry = plan_for(group);
+  // NVLSTree folded by the GPU rotation where it may run so now (rotation_fold.cpp); a part laid
+  // out folded is laid out again when it may not.
+  const GpuRotation* rot = nvls_tree ? fold_rotation() : nullptr;
+  if (nvls_tree && !rot) unfold_nvls_tree(entry.plan);
   // The algorithm's part of the plan, laid out on its first launch (all-to-all needs none).
   complete_plan(world_, net_, entry.plan,
                 op == CollOp::AllToAll ? 0u
@@ -91,7 +95,8 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
                 : nvls_tree            ? kPlanNvlsTree
                 : nvls                 ? kPlanNvls
                 : collnet              ? (rec.algo == Algo::CollNetDirect ? kPlanCollNet : kPlanChain)
-                                       : kPlanRings);
+                                       : kPlanRings,
+                rot);
   const CommPlan& plan = entry.plan;
   if (nvls_tree) pending_[idx].expected = nvls_tree_delivery(n, plan.view.nnodes, static_cast<double>(bytes));
   if (nvls) pending_[idx].expected = nvls_delivery(op, n, plan.view.nnodes, static_cast<double>(bytes));
@@ -148,6 +153,14 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
     if (!keep_orbits(idx, rec)) return;
     if (shape != 0) orbit_flows_[shape] = {block_, block_info_};
   }
+  if (folded_launch_) {  // one tree set's flows, on the shadows of their links (rotation_fold.cpp)
+    folded_launch_ = false;
+    const bool tag = net_.mirror_tag();
+    net_.set_mirror_tag(true);
+    start_flows(idx, shape);
+    net_.set_mirror_tag(tag);
+    return;
+  }
   start_flows(idx, shape);
 }
 
@@ -195,7 +208,7 @@ double Engine::flow_cap(const Edge& e, const FlowShape& f, double scale) const {
                                          .buffsize = buffsize_});
 }
 
-void Engine::add_merged_flows(uint32_t pending, const std::vector<CommPlan::MergedEdge>& edges, const FlowShape& whole,
+void Engine::add_merged_flows(uint32_t pending, std::span<const CommPlan::MergedEdge> edges, const FlowShape& whole,
                               bool split_channels) {
   block_.reserve(block_.size() + edges.size());  // one growth, not a doubling series (786k flows at 131k GPUs)
   block_info_.reserve(block_info_.size() + edges.size());

@@ -14,6 +14,8 @@
 // Internal to models/collectives: users hold a CollectiveEngine (collective.hpp).
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -24,6 +26,7 @@
 #include "models/collectives/link_params.hpp"
 #include "models/collectives/plan_cache.hpp"
 #include "models/nccl/tuning.hpp"
+#include "models/world/gpu_rotation.hpp"
 
 namespace models::collectives {
 
@@ -86,6 +89,8 @@ class Engine final : public CollectiveEngine {
     place_of_node_ = std::move(place_of_node);
   }
   std::string orbit_failure() const override { return orbit_failure_; }
+  void set_rotation_fold(bool on) override { rotation_on_ = on; }
+  uint64_t rotation_folds() const override { return rotation_folds_; }
 
  private:
   struct Pending {
@@ -146,7 +151,7 @@ class Engine final : public CollectiveEngine {
   // One flow per merged edge (CommPlan::MergedEdge) of `whole`, the shape of all of them together:
   // each moves its bytes_frac of whole.bytes on share_frac of its link, and carries its bytes_frac
   // of whole.channels when `split_channels` (else every channel: all edges cross the same ports).
-  void add_merged_flows(uint32_t pending, const std::vector<CommPlan::MergedEdge>& edges, const FlowShape& whole,
+  void add_merged_flows(uint32_t pending, std::span<const CommPlan::MergedEdge> edges, const FlowShape& whole,
                         bool split_channels = true);
   double flow_cap(const Edge& e, const FlowShape& f, double scale) const;  // scale x flow_rate_cap
   // Starts the buffered flows of `pending`: as one closed-form block if their links are idle
@@ -160,6 +165,11 @@ class Engine final : public CollectiveEngine {
   // node 0. False: not invariant; the run is stopped and orbit_failure_ says why.
   bool keep_orbits(uint32_t pending, const CollectiveRecord& rec);
   void audit_delivery(const Pending& p) const;
+  // GPU rotation fold (rotation_fold.cpp): the World's rotation when a folded NVLSTree may run
+  // now (fold on, the rotation a symmetry, the shadows set or settable), else null; and the
+  // launch's flows as folded (the shadows set now if not yet).
+  const GpuRotation* fold_rotation();
+  void start_folded();
   // One pipeline step over edge e (wire included; the switch tiers of a [cluster.fabric] added);
   // read mode's handshake only with Simple, the one protocol whose buffer read mode moves
   // (flow_cap.cpp, NCCL src/transport/p2p.cc).
@@ -198,6 +208,12 @@ class Engine final : public CollectiveEngine {
   std::vector<int> node_of_link_;                   // per link: its node (-1: none), built at the first check
   std::vector<int> block_of_node_, place_of_node_;  // set_orbit_blocks; empty: each node a block
   bool collecting_ = false;
+  // GPU rotation fold (set_rotation_fold): on; the World's rotation (built at the first NVLSTree
+  // launch); each plan's verdict; folded launches; whether the launch being built is folded.
+  bool rotation_on_ = false;
+  std::unique_ptr<GpuRotation> rotation_;
+  uint64_t rotation_folds_ = 0;
+  bool folded_launch_ = false;
   uint64_t next_shape_ = 0;            // block shapes named so far
   std::vector<sim::BlockFlow> block_;  // the launch's flows (paths point into cached plans)
   std::vector<Buffered> block_info_;

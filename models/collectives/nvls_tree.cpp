@@ -41,6 +41,10 @@ void Engine::launch_nvls_tree_all_reduce(const Launch& l) {
                         .coll_share = l.share,
                         .channels = static_cast<double>(l.rec.channels),
                         .latency = lat};
+  // Folded (CommPlan::nvls_rotation): one tree set's inter-node edges and each node's GPU 0 port
+  // pair, each flow for its images on the other sets and GPUs, started on shadow links
+  // (rotation_fold.cpp).
+  if (plan.nvls_rotation > 0) start_folded();
   add_merged_flows(l.pending, plan.nvls_net_merged, whole);
   add_merged_flows(l.pending, plan.nvls_switch, whole, /*split_channels=*/false);
 }

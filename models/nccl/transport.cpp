@@ -94,7 +94,10 @@ bool TransportModel::net_faster(int ga, int gb, bool p2p) const {
   return net_speed(ga) > speed && net_speed(gb) > speed;
 }
 
-Transport TransportModel::choose(const RankInfo& a, const RankInfo& b) const {
+Transport TransportModel::choose(const RankInfo& a, const RankInfo& b) const { return decide(a, b, true); }
+Transport TransportModel::route(const RankInfo& a, const RankInfo& b) const { return decide(a, b, false); }
+
+Transport TransportModel::decide(const RankInfo& a, const RankInfo& b, bool labelled) const {
   const int ga = a.local_gpu, gb = b.local_gpu;
   const bool same_host = same_host_hash(a, b);
   const bool same_shm = a.pod == b.pod || (a.node == b.node && placement_.host_ipc);
@@ -111,6 +114,7 @@ Transport TransportModel::choose(const RankInfo& a, const RankInfo& b) const {
       // paths.cc: read only for NVLink between SM80 GPUs; p2p.cc: NCCL_P2P_READ_ENABLE overrides.
       t.p2p_read = path.type == PathType::NVL && node_.gpu.sm == 80;
       if (env_.p2p_read_enable) t.p2p_read = *env_.p2p_read_enable;
+      if (!labelled) return t;
       if (placement_.single_process && !env_.p2p_use_cuda_memcpy)
         t.label = "P2P/direct pointer";
       else
@@ -124,7 +128,7 @@ Transport TransportModel::choose(const RankInfo& a, const RankInfo& b) const {
     t.kind = TransportKind::SHM;
     t.link_class = LinkClass::SHM;
     t.path = graph_.gpu_gpu(ga, gb).type;
-    t.label = "SHM/direct/direct";
+    if (labelled) t.label = "SHM/direct/direct";
     return t;
   }
   t.kind = TransportKind::NET;
@@ -144,6 +148,7 @@ Transport TransportModel::choose(const RankInfo& a, const RankInfo& b) const {
     if (group >= 0 && !t.gdr) t.pxn_gpu = pxn_relay(a, nics_.groups[group].nics.front());
     if (t.pxn_gpu) t.gdr = true;
   }
+  if (!labelled) return t;
   t.label = std::string("NET/") + net_plugin_name(plugin) + "/" + std::to_string(dev);
   if (t.pxn_gpu) {  // the relay rank, as net.cc logs it: "NET/<plugin>/<dev>(<rank>)"
     t.label += '(';

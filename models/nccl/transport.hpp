@@ -41,6 +41,9 @@ class TransportModel {
                  const topology::Placement& layout, const NcclEnv& env);
 
   Transport choose(const RankInfo& a, const RankInfo& b) const;
+  // choose() without the label: the route every edge's path and rating need (the label, a string
+  // built per call, cost a heap allocation per pair at 131,072 ranks).
+  Transport route(const RankInfo& a, const RankInfo& b) const;
   // P2P channels NCCL wants to a peer (src/graph/paths.cc ncclTopoGetNchannels: NVLink 2 x links,
   // other local peers 2, network peers max(NICs, NIC GB/s / 14)), clamped by NCCL_MIN/MAX_NCHANNELS.
   // NCCL then rounds to a power of two and caps by the communicator's channel count
@@ -61,6 +64,7 @@ class TransportModel {
   std::optional<int> pxn_relay(const RankInfo& a, int nic) const;
 
  private:
+  Transport decide(const RankInfo& a, const RankInfo& b, bool labelled) const;
   bool net_faster(int ga, int gb, bool p2p) const;
   const hw::NodeSpec& node_;
   const topology::NodeGraph& graph_;

@@ -146,6 +146,10 @@ std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOption
   if (replicas && !options.full && !options.audit && !quotient.applies() && world->nodes() > 1 &&
       !has_copies(plan.programs) && ring_collectives_only(plan, *engine))
     orbits = workload::node_quotient(*world, net, plan.programs, plan.groups, plan.ranks);
+  // Nothing else owns the network's mirrors: NVLSTree all-reduces may run as GPU rotation orbits
+  // (models/collectives/rotation_fold.cpp; the guard abandons them if other traffic meets them).
+  if (replicas && !options.full && !options.audit && !quotient.applies() && !orbits.applies())
+    engine->set_rotation_fold(true);
   // -> the executor.
   workload::StepExecutor exec(sim, net, *engine, world.get(), std::move(plan.programs), std::move(plan.groups),
                               std::move(plan.ranks));
@@ -207,6 +211,13 @@ std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOption
     if (mode != Quotient::ReplicaOrbits) abandoned += ": every rank simulated";
     return std::nullopt;
   }
+  if (net.mirror_violated() && engine->rotation_folds() > 0) {
+    const std::string name(net.link_name(net.mirror_violation_link()));
+    abandoned = "symmetry: GPU rotation fold abandoned (at " + std::to_string(net.mirror_violation_time().seconds()) +
+                " s other traffic met a folded all-reduce's flows on " +
+                (name.rfind("mirror/", 0) == 0 ? name.substr(7) : name) + "): every flow simulated";
+    return std::nullopt;
+  }
   if (net.mirror_violated()) {
     const sim::LinkId at = net.mirror_violation_link();
     const std::string name(net.link_name(at));
@@ -225,6 +236,11 @@ std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOption
   if (options.audit && !exec.stopped())
     SIM_CHECK(net.active_flows() == 0, "flows still in flight after every rank finished its program");
 
+  if (const uint64_t folds = engine->rotation_folds(); folds > 0)
+    plan.notes.push_back("symmetry: " + std::to_string(folds) +
+                         " NVLSTree all-reduce(s) as the orbits of moving every node's GPUs one on: one tree set's "
+                         "flows and GPU 0's NVLink port flows, each for its images, on links standing for their "
+                         "orbits (--full: all)");
   net.settle_blocks();  // link totals of repeated closed-form collectives
   // -> the result.
   RunResult result = fill_result(exec, net, *world, spec, options);

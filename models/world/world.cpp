@@ -77,6 +77,10 @@ class WorldImpl final : public World {
     const RankInfo& ra = ranks_.at(a);
     return transports_of(ra.node).choose(ra, ranks_.at(b));  // between nodes: the sender's rules
   }
+  Transport route(int a, int b) const override {
+    const RankInfo& ra = ranks_.at(a);
+    return transports_of(ra.node).route(ra, ranks_.at(b));
+  }
 
   void path(int a, int b, std::vector<sim::LinkId>& out) const override { path_impl(a, b, out, nullptr); }
 
@@ -98,7 +102,7 @@ class WorldImpl final : public World {
       if (split) *split = out.size() - start;
     };
     const RankInfo &ra = ranks_.at(a), &rb = ranks_.at(b);
-    const Transport t = transports_of(ra.node).choose(ra, rb);
+    const Transport t = transports_of(ra.node).route(ra, rb);
     const NodeLinks &la = links_[ra.node], &lb = links_[rb.node];
     const int ga = ra.local_gpu, gb = rb.local_gpu;
     switch (t.kind) {
@@ -155,7 +159,7 @@ class WorldImpl final : public World {
     const int na = ta.nic_group_of(ga), nb = tb.nic_group_of(gb);
     SIM_CHECK(na >= 0 && nb >= 0, "NET over a NIC plugin without a NIC");
     // The receiver's side decides its own GDR, on its own path (NCCL uses PXN to send only).
-    const Transport back = tb.choose(rb, ra);
+    const Transport back = tb.route(rb, ra);
     const bool gdr_b = back.gdr && !back.pxn_gpu;
     if (t.gdr) {
       up_to(la, ga_pci, ta.nic_groups()[na].pcie_switch, out);

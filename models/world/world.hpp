@@ -49,6 +49,8 @@ class World {
   // NCCL's choice between ranks a and b (a != b), computed on demand (16k ranks have 268M pairs:
   // nothing per pair is stored), and the links a flow a->b crosses, appended to `out`.
   virtual Transport transport(int a, int b) const = 0;
+  // transport() without its label (a string per call): for paths and edges, built per pair.
+  virtual Transport route(int a, int b) const { return transport(a, b); }
   virtual void path(int a, int b, std::vector<sim::LinkId>& out) const = 0;
   // Where path(a, b) changes hands (issue 14's all-to-all fold, models/collectives/all_to_all_fold.hpp):
   // the number of its leading links on a's side (a's GPU and node, its NIC, the fabric's up
