@@ -21,7 +21,7 @@
 // each node's GPU 0 port pair only, with set 0's rings_sharing counted over every set's images;
 // the flows are then exactly those kept. Where the shadows cannot be set (the network is busy at
 // the first such launch), the part is laid out again unfolded. Tests:
-// tests/models/collectives/rotation_fold_test.cpp (folded runs equal to --full).
+// tests/scenarios/rotation_fold_test.cpp (folded runs equal to --full, the guard).
 #include "models/collectives/engine.hpp"
 
 namespace models::collectives {

@@ -1,0 +1,99 @@
+// GPU rotation fold (models/collectives/rotation_fold.cpp): an NVLSTree all-reduce over whole
+// alike nodes runs as one tree set's flows and GPU 0's port flows on shadow links, and gives the
+// full simulation's `run --json` (every digit, apart from the events count and the notes on the
+// mode) for bare all-reduces and for DDP / ZeRO-1 / ZeRO-2 steps, on three instances and several
+// node counts (odd ones: the heap tree is uneven); where a link is slowed, the fold is not taken.
+// The guard (other traffic meeting the folded flows) is checked on the engine directly.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "models/collectives/collective.hpp"
+#include "models/spec.hpp"
+#include "models/world/world.hpp"
+#include "sim/flow_network.hpp"
+#include "sim/simulator.hpp"
+#include "tests/scenarios/both_modes.hpp"
+
+namespace {
+
+bool folded(const nlohmann::json& run) {
+  for (const auto& n : run["notes"])
+    if (n.get<std::string>().find("NVLSTree all-reduce(s) as the orbits") != std::string::npos) return true;
+  return false;
+}
+
+std::string bare(const std::string& instance, int nodes, const std::string& bytes, int iterations) {
+  return "name = \"fold\"\n[cluster]\ninstance = \"" + instance + "\"\nnodes = " + std::to_string(nodes) +
+         "\n[collective]\nop = \"all_reduce\"\nbytes = \"" + bytes + "\"\niterations = " + std::to_string(iterations) +
+         "\n";
+}
+
+std::string step(const std::string& strategy, int nodes, const std::string& extra = "") {
+  return "name = \"fold\"\n[cluster]\ninstance = \"p5en.48xlarge\"\nnodes = " + std::to_string(nodes) + "\n" + extra +
+         "[model]\npreset = \"sc21-1.7b\"\nseq = 1024\n[training]\nmicro_batch = 1\ngrad_accum = 2\n"
+         "[parallel]\nstrategy = \"" +
+         strategy + "\"\n";
+}
+
+}  // namespace
+
+TEST_CASE("scenarios: NVLSTree all-reduces folded by the GPU rotation give the full simulation's result",
+          "[scenarios]") {
+  for (const char* instance : {"p5en.48xlarge", "p5.48xlarge", "dgx-b200"})
+    for (int nodes : {2, 3, 5, 13}) {
+      INFO(instance << " x " << nodes);
+      const auto [a, b] = run_default_and_full(bare(instance, nodes, "1 GiB", 2), "rotation-fold");
+      CHECK(folded(a));
+      CHECK(a["events"] < b["events"]);
+    }
+  const auto [a, b] = run_default_and_full(bare("p5en.48xlarge", 6, "96 MiB", 3), "rotation-fold");
+  CHECK(folded(a));
+}
+
+TEST_CASE("scenarios: DDP, ZeRO-1 and ZeRO-2 steps fold their NVLSTree all-reduces, with the full result",
+          "[scenarios]") {
+  for (const char* strategy : {"ddp", "zero1", "zero2"})
+    for (int nodes : {2, 3}) {
+      INFO(strategy << " on " << nodes << " x p5en");
+      const auto [a, b] = run_default_and_full(step(strategy, nodes), "rotation-fold");
+      CHECK(folded(a));
+    }
+}
+
+TEST_CASE("scenarios: a slowed NIC breaks the GPU rotation: no fold, the same result", "[scenarios]") {
+  const std::string slow = "[[stragglers]]\nlink = \"node1/nic2-3.tx\"\nbandwidth_factor = 0.5\n";
+  const auto [a, b] = run_default_and_full(step("ddp", 3, slow), "rotation-fold");
+  CHECK_FALSE(folded(a));
+  const auto [c, d] =
+      run_default_and_full(bare("p5en.48xlarge", 3, "1 GiB", 1) +
+                               "[[stragglers]]\nlink = \"node2/gpu5/nvlink.rx\"\nbandwidth_factor = 0.8\n",
+                           "rotation-fold");
+  CHECK_FALSE(folded(c));
+}
+
+TEST_CASE("scenarios: the guard stops a folded all-reduce that meets other traffic on its links", "[scenarios]") {
+  using namespace models;
+  ScenarioSpec spec;
+  spec.cluster.instance = "p5en.48xlarge";
+  spec.cluster.nodes = 3;
+  spec.collective = CollectiveSpec{"all_reduce", int64_t{1} << 30, 1};
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  const auto world = World::build(spec, net);
+  auto engine = collectives::make_collective_engine(sim, net, *world, spec);
+  engine->set_rotation_fold(true);
+  collectives::Group all{{}, 0, "world"};
+  for (int r = 0; r < world->size(); ++r) all.ranks.push_back(r);
+  REQUIRE(engine->choose(all, nccl::CollOp::AllReduce, int64_t{1} << 30).algo == nccl::Algo::NVLSTree);
+  int done = 0;
+  engine->launch(all, nccl::CollOp::AllReduce, int64_t{1} << 30, [&](const collectives::CollectiveRecord&) { ++done; });
+  CHECK(engine->rotation_folds() == 1);
+  // A ring all-gather over the same ranks at once: its flows cross the folded flows' NICs.
+  engine->launch(all, nccl::CollOp::AllGather, int64_t{1} << 30, [&](const collectives::CollectiveRecord&) { ++done; });
+  sim.run();
+  CHECK(net.mirror_violated());
+  CHECK(done < 2);  // stopped at the first instant the two met
+}
