@@ -6,6 +6,7 @@
 // The guard (other traffic meeting the folded flows) is checked on the engine directly.
 #include <catch2/catch.hpp>
 
+#include <random>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -61,6 +62,31 @@ TEST_CASE("scenarios: DDP, ZeRO-1 and ZeRO-2 steps fold their NVLSTree all-reduc
       const auto [a, b] = run_default_and_full(step(strategy, nodes), "rotation-fold");
       CHECK(folded(a));
     }
+}
+
+TEST_CASE("scenarios: random folded layouts (instances, nodes, sizes, strategies, slow GPUs) equal --full",
+          "[scenarios]") {
+  std::mt19937 rng(2026);
+  const char* instances[] = {"p5en.48xlarge", "p5.48xlarge", "p5e.48xlarge", "dgx-b200"};
+  const char* strategies[] = {"ddp", "zero1", "zero2", "zero3", "fsdp"};
+  const char* sizes[] = {"4 MiB", "48 MiB", "300 MiB", "2 GiB"};
+  int folds = 0;
+  for (int t = 0; t < 10; ++t) {
+    const std::string instance = instances[rng() % 4];
+    const int nodes = 2 + static_cast<int>(rng() % 6);
+    std::string toml;
+    if (t % 2 == 0) {
+      toml = bare(instance, nodes, sizes[rng() % 4], 1 + static_cast<int>(rng() % 3));
+    } else {
+      std::string extra =
+          "[[stragglers]]\nranks = [" + std::to_string(rng() % (8 * nodes)) + "]\ncompute_slowdown = 1.3\n";
+      toml = step(strategies[rng() % 5], nodes, extra);
+      toml.replace(toml.find("p5en.48xlarge"), 13, instance);
+    }
+    const auto [a, b] = run_default_and_full(toml, "rotation-fold");
+    folds += folded(a);
+  }
+  CHECK(folds >= 4);
 }
 
 TEST_CASE("scenarios: a slowed NIC breaks the GPU rotation: no fold, the same result", "[scenarios]") {
