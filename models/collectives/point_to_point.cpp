@@ -37,7 +37,8 @@ void Engine::launch_all_to_all(const Group& group, const Launch& l) {
                  .proto = l.rec.proto,
                  .link_fraction = 1.0,
                  .coll_share = 1.0,
-                 .channels = static_cast<double>(ch)};
+                 .channels = static_cast<double>(ch),
+                 .latency = sim::Time::zero()};  // set per transfer below
   // Folded (all_to_all_fold.hpp) unless --full, where the group and its idle links allow it.
   // Not while replicas are mirrored (sim::FlowNetwork::set_mirrors): a folded flow's links would be
   // routed to shadows that the fold's idle check and guard do not watch. Megatron-core carves EP
@@ -171,7 +172,7 @@ void Engine::send_recv(int src, int dst, int64_t bytes, Done on_done, const std:
   rec.proto = bytes <= kP2pLLThresholdBytes ? Proto::LL : Proto::Simple;
   if (src != dst) {
     // The communicator's plan, looked up by its ranks (id -1: not a group of the workload).
-    const Group g{.ranks = comm ? *comm : std::vector<int>{std::min(src, dst), std::max(src, dst)}, .id = -1};
+    const Group g{.ranks = comm ? *comm : std::vector<int>{std::min(src, dst), std::max(src, dst)}, .id = -1, .name = {}};
     rec.channels = p2p_transfer_channels(plan_for(g).plan, static_cast<int>(g.ranks.size()), bytes);
   }
   const uint32_t idx = open(rec, std::move(on_done));
