@@ -239,7 +239,7 @@ std::vector<std::vector<sim::LinkId>> chain_bottlenecks_shared(const World& worl
       for (const auto* list : {&ts.up[t], &ts.down[t]})
         for (const Edge& e : *list) {
           uint32_t x = e.bottleneck.index;
-          for (int r = 0; r < (rot ? rot->k : 1) && x != GpuRotation::kNone; ++r, x = rot ? rot->rotate_link(x) : x)
+          for (int r = 0; r < (rot ? rot->order : 1) && x != GpuRotation::kNone; ++r, x = rot ? rot->rotate_link(x) : x)
             inter.insert(x);
         }
   if (rot) rings = 1;
@@ -303,7 +303,7 @@ bool count_folded_sets_sharing(std::vector<CommPlan::TreeSet>& trees, const std:
   bool known = true;
   const auto add = [&](sim::LinkId b) {
     uint32_t x = b.index;
-    for (int r = 0; r < rot.k; ++r) {
+    for (int r = 0; r < rot.order; ++r) {
       if (x == GpuRotation::kNone) {
         known = false;
         return;
@@ -315,7 +315,7 @@ bool count_folded_sets_sharing(std::vector<CommPlan::TreeSet>& trees, const std:
   for (Edge* e : tree_edges(trees.front())) add(e->bottleneck);
   for (sim::LinkId l : chain_shared) add(l);
   for (Edge* e : tree_edges(trees.front())) e->rings_sharing = std::popcount(sets_of[e->bottleneck.index]);
-  return known && rot.k <= 64;
+  return known && rot.order <= 64;
 }
 
 // Merges identical (from, to) pairs, kept in first-seen order so that runs stay deterministic.
@@ -363,13 +363,14 @@ void merge_tree_edges(CommPlan& plan) {
 // heads, one per NIC group), and per rank its NVLink port towards the NVSwitch (tx: all its S
 // goes up for the switch to reduce, plus the slices it multicasts as a head) and from it (rx:
 // the S the switch multicasts to it, plus the reduced slices it receives as a head).
-// `folded`: set 0's inter-node edges and each node's first GPU's port pair only (CommPlan::nvls_rotation).
+// `folded` (> 0: the rotation's step): set 0's inter-node edges and each node's first `folded`
+// GPUs' port pairs only (CommPlan::nvls_rotation).
 void plan_nvls_tree(const World& world, const sim::FlowNetwork& net, const std::vector<std::vector<int>>& members,
-                    CommPlan& plan, bool folded) {
+                    CommPlan& plan, int folded) {
   EdgeMerger inter(plan.nvls_net_merged, 4 * members.size());
   const int sets = plan.sets;
   const double nt = static_cast<double>(sets);
-  for (std::size_t r = 0; r < (folded ? 1 : plan.trees.size()); ++r)
+  for (std::size_t r = 0; r < (folded > 0 ? 1 : plan.trees.size()); ++r)
     for (int t = 0; t < 2; ++t)
       for (const auto* list : {&plan.trees[r].up[t], &plan.trees[r].down[t]})
         for (const Edge& e : *list) inter.add(e, 0.5 / nt, 0.5 / e.rings_sharing);
@@ -377,7 +378,7 @@ void plan_nvls_tree(const World& world, const sim::FlowNetwork& net, const std::
     const int k = static_cast<int>(m.size());
     std::vector<double> head_frac(k, 0.0);
     for (int r = 0; r < sets; ++r) head_frac[rotation(r, sets, k) % k] += 1.0 / nt;
-    for (int j = 0; j < (folded ? 1 : k); ++j) {
+    for (int j = 0; j < (folded > 0 ? folded : k); ++j) {
       const int g = m[j], peer = m[(j + 1) % k];
       Edge tx = make_edge(world, net, g, peer);
       tx.path.resize(1);  // the sender's NVLink port (World::path: [tx of g, rx of peer])
@@ -397,12 +398,14 @@ void plan_nvls_tree(const World& world, const sim::FlowNetwork& net, const std::
 // Whether the NVLSTree part may be built folded by `rotation`: one tree set per GPU of whole
 // nodes, each NCCL node one World node in local GPU order (set r's leaders are then GPU r's).
 bool may_fold(const World& world, const CommPlan& plan, const GpuRotation& rot) {
-  if (!rot.applies() || plan.sets != rot.k || static_cast<int>(plan.members.size()) != world.nodes()) return false;
+  if (!rot.applies() || plan.sets != rot.order || static_cast<int>(plan.members.size()) != world.nodes()) return false;
   for (const auto& m : plan.members) {
     if (static_cast<int>(m.size()) != rot.k) return false;
     const int node = world.rank(m[0]).node;
     for (int j = 0; j < rot.k; ++j)
-      if (m[j] != rot.rank_at[node][j] || rotation(j, plan.sets, rot.k) != j) return false;
+      if (m[j] != rot.rank_at[node][j]) return false;
+    for (int r = 0; r < plan.sets; ++r)
+      if (rotation(r, plan.sets, rot.k) != r * rot.step) return false;
   }
   return true;
 }
@@ -437,14 +440,14 @@ bool plan_nvls_tree_folded(const World& world, const sim::FlowNetwork& net, Comm
       return false;
     }
   }
-  plan_nvls_tree(world, net, plan.members, plan, /*folded=*/true);
+  plan_nvls_tree(world, net, plan.members, plan, /*folded=*/rot.step);
   if (!folded_links_ok(plan, rot)) {
     if (static_cast<int>(plan.trees.size()) < plan.sets) plan.trees.clear();
     plan.nvls_net_merged.clear();
     plan.nvls_switch.clear();
     return false;
   }
-  plan.nvls_rotation = rot.k;
+  plan.nvls_rotation = rot.order;
   return true;
 }
 
@@ -513,7 +516,7 @@ void complete_plan(const World& world, const sim::FlowNetwork& net, CommPlan& pl
                                    : chain_bottlenecks_shared(world, net, plan.members, plan.sets, plan, nullptr));
   }
   if (missing & kPlanTrees) merge_tree_edges(plan);
-  if (nvls_tree && !folded) plan_nvls_tree(world, net, plan.members, plan, /*folded=*/false);
+  if (nvls_tree && !folded) plan_nvls_tree(world, net, plan.members, plan, /*folded=*/0);
   if (missing & kPlanNvls) plan_nvls(world, net, plan);
   if (missing & kPlanCollNet) plan_collnet_direct(world, net, plan);
   if (missing & kPlanChain) plan_collnet_chain(world, net, plan);

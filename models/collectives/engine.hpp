@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -170,6 +171,9 @@ class Engine final : public CollectiveEngine {
   // launch's flows as folded (the shadows set now if not yet).
   const GpuRotation* fold_rotation();
   void start_folded();
+  // A merged edge list folded by the rotation: the indices of the edges kept (one per orbit), or
+  // null (no fold now, or the list is not invariant). Remembered per list.
+  const std::vector<uint32_t>* rotation_kept(const std::vector<CommPlan::MergedEdge>& edges);
   // One pipeline step over edge e (wire included; the switch tiers of a [cluster.fabric] added);
   // read mode's handshake only with Simple, the one protocol whose buffer read mode moves
   // (flow_cap.cpp, NCCL src/transport/p2p.cc).
@@ -213,6 +217,7 @@ class Engine final : public CollectiveEngine {
   bool rotation_on_ = false;
   std::unique_ptr<GpuRotation> rotation_;
   uint64_t rotation_folds_ = 0;
+  std::unordered_map<const void*, std::optional<std::vector<uint32_t>>> kept_edges_;
   bool folded_launch_ = false;
   uint64_t next_shape_ = 0;            // block shapes named so far
   std::vector<sim::BlockFlow> block_;  // the launch's flows (paths point into cached plans)

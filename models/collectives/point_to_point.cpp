@@ -172,7 +172,8 @@ void Engine::send_recv(int src, int dst, int64_t bytes, Done on_done, const std:
   rec.proto = bytes <= kP2pLLThresholdBytes ? Proto::LL : Proto::Simple;
   if (src != dst) {
     // The communicator's plan, looked up by its ranks (id -1: not a group of the workload).
-    const Group g{.ranks = comm ? *comm : std::vector<int>{std::min(src, dst), std::max(src, dst)}, .id = -1, .name = {}};
+    const Group g{
+        .ranks = comm ? *comm : std::vector<int>{std::min(src, dst), std::max(src, dst)}, .id = -1, .name = {}};
     rec.channels = p2p_transfer_channels(plan_for(g).plan, static_cast<int>(g.ranks.size()), bytes);
   }
   const uint32_t idx = open(rec, std::move(on_done));

@@ -22,6 +22,10 @@
 // the flows are then exactly those kept. Where the shadows cannot be set (the network is busy at
 // the first such launch), the part is laid out again unfolded. Tests:
 // tests/scenarios/rotation_fold_test.cpp (folded runs equal to --full, the guard).
+#include <algorithm>
+#include <bit>
+#include <unordered_map>
+
 #include "models/collectives/engine.hpp"
 
 namespace models::collectives {
@@ -39,6 +43,65 @@ void Engine::start_folded() {
   if (!net_.mirrored()) net_.set_mirrors(rotation_->class_of_link, rotation_->model_of_class);
   folded_launch_ = true;
   ++rotation_folds_;
+}
+
+namespace {
+// b is a's image under the rotation: ends moved, path link by link, everything else equal.
+bool rotated_edge(const World& world, const GpuRotation& rot, const CommPlan::MergedEdge& a,
+                  const CommPlan::MergedEdge& b) {
+  const auto same = [](double x, double y) { return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y); };
+  const Edge &x = a.edge, &y = b.edge;
+  if (y.from != rot.rotate(world, x.from) || y.to != rot.rotate(world, x.to) || x.path.size() != y.path.size() ||
+      x.link_class != y.link_class || x.p2p_read != y.p2p_read || !same(x.raw_bandwidth, y.raw_bandwidth) ||
+      !same(x.simple_raw_factor, y.simple_raw_factor) || x.rings_sharing != y.rings_sharing ||
+      !same(x.fabric_latency_s, y.fabric_latency_s) || !same(a.bytes_frac, b.bytes_frac) ||
+      !same(a.share_frac, b.share_frac))
+    return false;
+  for (std::size_t h = 0; h < x.path.size(); ++h)
+    if (rot.rotate_link(x.path[h].index) != y.path[h].index) return false;
+  return true;
+}
+}  // namespace
+
+// A merged edge list laid out whole (the tree all-reduce's tree_merged: its sets' chains share
+// intra-node pairs, so no set is a block of its own) folds where the rotation maps it onto itself
+// edge by edge: checked once per list by looking up each edge's image by its ends (merged edges
+// have distinct ends). The orbits are free (each image moves the sender `step` GPUs on), so the
+// edges leaving local GPUs 0 .. step - 1 are one per orbit: those are kept, on the shadows, if
+// their links are in orbits of `order` and none twice.
+const std::vector<uint32_t>* Engine::rotation_kept(const std::vector<CommPlan::MergedEdge>& edges) {
+  const GpuRotation* rot = fold_rotation();
+  if (!rot || edges.empty()) return nullptr;
+  auto [it, fresh] = kept_edges_.try_emplace(&edges);
+  if (fresh) {
+    it->second.reset();
+    const auto ends = [](int from, int to) {
+      return static_cast<uint64_t>(static_cast<uint32_t>(from)) << 32 | static_cast<uint32_t>(to);
+    };
+    std::unordered_map<uint64_t, uint32_t> at;
+    at.reserve(edges.size());
+    for (uint32_t i = 0; i < edges.size(); ++i)
+      if (!at.emplace(ends(edges[i].edge.from, edges[i].edge.to), i).second) return nullptr;
+    std::vector<uint32_t> kept, classes;
+    for (uint32_t i = 0; i < edges.size(); ++i) {
+      const Edge& e = edges[i].edge;
+      const auto j = at.find(ends(rot->rotate(world_, e.from), rot->rotate(world_, e.to)));
+      if (j == at.end() || !rotated_edge(world_, *rot, edges[i], edges[j->second])) return nullptr;
+      if (world_.rank(e.from).local_gpu >= rot->step) continue;
+      classes.clear();
+      for (sim::LinkId l : e.path) {
+        const uint32_t c = rot->class_of_link[l.index];
+        if (c == sim::FlowNetwork::kNoClass) return nullptr;
+        classes.push_back(c);
+      }
+      std::sort(classes.begin(), classes.end());
+      if (std::adjacent_find(classes.begin(), classes.end()) != classes.end()) return nullptr;
+      kept.push_back(i);
+    }
+    if (kept.size() * static_cast<std::size_t>(rot->order) != edges.size()) return nullptr;
+    it->second = std::move(kept);
+  }
+  return it->second ? &*it->second : nullptr;
 }
 
 }  // namespace models::collectives

@@ -29,12 +29,21 @@ void Engine::launch_tree_all_reduce(const Launch& l) {
   const double lat_s = params_.kernel_latency_s +
                        2 * ((ppn - 1) * intra_hop + std::log2(static_cast<double>(plan.view.nnodes)) * inter_hop);
   const sim::Time lat = sim::Time::from_seconds(lat_s);
-  add_merged_flows(l.pending, plan.tree_merged,
-                   {.bytes = l.S,
-                    .proto = proto,
-                    .coll_share = l.share,
-                    .channels = static_cast<double>(l.rec.channels),
-                    .latency = lat});
+  const FlowShape whole{.bytes = l.S,
+                        .proto = proto,
+                        .coll_share = l.share,
+                        .channels = static_cast<double>(l.rec.channels),
+                        .latency = lat};
+  // Folded by the GPU rotation (rotation_fold.cpp): one edge per orbit, each flow for its images,
+  // on shadow links.
+  if (const std::vector<uint32_t>* kept = rotation_kept(plan.tree_merged)) {
+    block_.reserve(block_.size() + kept->size());
+    block_info_.reserve(block_info_.size() + kept->size());
+    for (uint32_t i : *kept) add_merged_flows(l.pending, std::span(plan.tree_merged).subspan(i, 1), whole);
+    start_folded();
+  } else {
+    add_merged_flows(l.pending, plan.tree_merged, whole);
+  }
   if (pending_[l.pending].flows_left == 0) complete_after(l.pending, lat);  // one rank per node, one node
 }
 

@@ -238,9 +238,9 @@ std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOption
 
   if (const uint64_t folds = engine->rotation_folds(); folds > 0)
     plan.notes.push_back("symmetry: " + std::to_string(folds) +
-                         " NVLSTree all-reduce(s) as the orbits of moving every node's GPUs one on: one tree set's "
-                         "flows and GPU 0's NVLink port flows, each for its images, on links standing for their "
-                         "orbits (--full: all)");
+                         " tree all-reduce(s) (NVLSTree, Tree) as the orbits of moving every node's GPUs on: one "
+                         "flow per orbit (one tree set's, the first GPUs' ports and chains), each for its images, on "
+                         "links standing for their orbits (--full: all)");
   net.settle_blocks();  // link totals of repeated closed-form collectives
   // -> the result.
   RunResult result = fill_result(exec, net, *world, spec, options);

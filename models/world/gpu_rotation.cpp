@@ -30,32 +30,11 @@ bool same_link(const World& world, const sim::FlowNetwork& net, sim::LinkId x, s
 
 }  // namespace
 
-GpuRotation gpu_rotation(const World& world, const sim::FlowNetwork& net) {
-  const int nodes = world.nodes(), n = world.size();
-  if (nodes < 2) return refused("a single node");
-  if (world.mixed()) return refused("nodes of several kinds");
-  const int k = world.placement().ranks_per_node();
-  if (k < 2 || k != world.node().gpus) return refused("nodes not filled with ranks");
-  GpuRotation g;
-  g.k = k;
-  g.rank_at.assign(nodes, std::vector<int>(k, -1));
-  for (int r = 0; r < n; ++r) {
-    const RankInfo& info = world.rank(r);
-    if (info.local_gpu < 0 || info.local_gpu >= k || g.rank_at[info.node][info.local_gpu] >= 0)
-      return refused("ranks placed unevenly on their nodes");
-    g.rank_at[info.node][info.local_gpu] = r;
-  }
-  // Every node's links alike, offset by offset.
+// pi for g.step, found from node 0's pairs and nodes 0-1's pairs (both ways), and the classes:
+// "" when every checked path rotates onto a path alike, else why not.
+static std::string find_orbits(const World& world, const sim::FlowNetwork& net, GpuRotation& g) {
+  const int k = g.k, nodes = world.nodes();
   const World::LinkRange first = world.node_links(0);
-  if (first.count == 0) return refused("the World does not lay its links out per node");
-  for (int node = 1; node < nodes; ++node) {
-    const World::LinkRange range = world.node_links(node);
-    if (range.count != first.count) return refused("node " + std::to_string(node) + " is another kind");
-    for (uint32_t o = 0; o < range.count; ++o)
-      if (!same_link(world, net, {first.first + o}, {range.first + o}))
-        return refused(std::string(net.link_name({range.first + o})) + " differs from " +
-                       std::string(net.link_name({first.first + o})));
-  }
   // pi from the paths of node 0's pairs and of nodes 0 and 1's pairs, both ways.
   const World::LinkRange second = world.node_links(1);
   std::vector<uint32_t> pi(first.count, GpuRotation::kNone), pre(first.count, GpuRotation::kNone);
@@ -78,7 +57,7 @@ GpuRotation gpu_rotation(const World& world, const sim::FlowNetwork& net) {
     const Transport t = world.route(a, b), u = world.route(ra, rb);
     const auto rotated_pxn = [&](std::optional<int> x) -> std::optional<int> {
       if (!x) return std::nullopt;
-      return (*x + 1) % k;
+      return (*x + g.step) % k;
     };
     if (t.kind != u.kind || t.link_class != u.link_class || t.p2p_read != u.p2p_read || t.net_plugin != u.net_plugin ||
         t.gdr != u.gdr || rotated_pxn(t.pxn_gpu) != u.pxn_gpu || t.path != u.path) {
@@ -115,9 +94,9 @@ GpuRotation gpu_rotation(const World& world, const sim::FlowNetwork& net) {
   for (int ga = 0; ga < k; ++ga)
     for (int gb = 0; gb < k; ++gb) {
       const int a0 = g.rank_at[0][ga], b0 = g.rank_at[0][gb], b1 = g.rank_at[1][gb];
-      if ((ga != gb && !check_pair(a0, b0)) || !check_pair(a0, b1) || !check_pair(b1, a0)) return refused(why);
+      if ((ga != gb && !check_pair(a0, b0)) || !check_pair(a0, b1) || !check_pair(b1, a0)) return why;
     }
-  // Orbits of pi of length k are the classes, one per node; any other offset is in none.
+  // Orbits of pi of length `order` are the classes, one per node; any other offset is in none.
   const uint32_t count = first.count;
   std::vector<uint32_t> orbit_of(count, GpuRotation::kNone);
   std::vector<uint32_t> orbit_first;  // per orbit: its first offset
@@ -128,12 +107,12 @@ GpuRotation gpu_rotation(const World& world, const sim::FlowNetwork& net) {
     do {
       x = pi[x];
       ++length;
-    } while (x != o && x != GpuRotation::kNone && length <= k);
-    if (x != o || length != k) continue;
-    for (int s = 0; s < k; ++s, x = pi[x]) orbit_of[x] = static_cast<uint32_t>(orbit_first.size());
+    } while (x != o && x != GpuRotation::kNone && length <= g.order);
+    if (x != o || length != g.order) continue;
+    for (int s = 0; s < g.order; ++s, x = pi[x]) orbit_of[x] = static_cast<uint32_t>(orbit_first.size());
     orbit_first.push_back(o);
   }
-  if (orbit_first.empty()) return refused("no link moves in a cycle of " + std::to_string(k));
+  if (orbit_first.empty()) return "no link moves in a cycle of " + std::to_string(g.order);
   const uint32_t orbits = static_cast<uint32_t>(orbit_first.size());
   g.image.assign(net.link_count(), GpuRotation::kNone);
   g.class_of_link.assign(net.link_count(), sim::FlowNetwork::kNoClass);
@@ -147,7 +126,46 @@ GpuRotation gpu_rotation(const World& world, const sim::FlowNetwork& net) {
     }
     for (uint32_t c = 0; c < orbits; ++c) g.model_of_class.push_back({base + orbit_first[c]});
   }
-  return g;
+  return {};
+}
+
+GpuRotation gpu_rotation(const World& world, const sim::FlowNetwork& net) {
+  const int nodes = world.nodes(), n = world.size();
+  if (nodes < 2) return refused("a single node");
+  if (world.mixed()) return refused("nodes of several kinds");
+  const int k = world.placement().ranks_per_node();
+  if (k < 2 || k != world.node().gpus) return refused("nodes not filled with ranks");
+  GpuRotation g;
+  g.k = k;
+  g.rank_at.assign(nodes, std::vector<int>(k, -1));
+  for (int r = 0; r < n; ++r) {
+    const RankInfo& info = world.rank(r);
+    if (info.local_gpu < 0 || info.local_gpu >= k || g.rank_at[info.node][info.local_gpu] >= 0)
+      return refused("ranks placed unevenly on their nodes");
+    g.rank_at[info.node][info.local_gpu] = r;
+  }
+  // Every node's links alike, offset by offset.
+  const World::LinkRange first = world.node_links(0);
+  if (first.count == 0) return refused("the World does not lay its links out per node");
+  for (int node = 1; node < nodes; ++node) {
+    const World::LinkRange range = world.node_links(node);
+    if (range.count != first.count) return refused("node " + std::to_string(node) + " is another kind");
+    for (uint32_t o = 0; o < range.count; ++o)
+      if (!same_link(world, net, {first.first + o}, {range.first + o}))
+        return refused(std::string(net.link_name({range.first + o})) + " differs from " +
+                       std::string(net.link_name({first.first + o})));
+  }
+  // The smallest step whose rotation carries every checked path over.
+  std::string first_why;
+  for (int step = 1; step < k; ++step) {
+    if (k % step != 0) continue;
+    g.step = step;
+    g.order = k / step;
+    std::string why = find_orbits(world, net, g);
+    if (why.empty()) return g;
+    if (first_why.empty()) first_why = why;
+  }
+  return refused(first_why);
 }
 
 }  // namespace models

@@ -1,5 +1,7 @@
 #pragma once
-// Moving every node's GPUs one on (rank at local GPU g -> the rank at g + 1 mod k, on every node):
+// Moving every node's GPUs `step` on (rank at local GPU g -> the rank at g + step mod k, on every
+// node; step the smallest divisor of k for which this holds, 1 on p5, 2 on p4d whose GPUs pair on
+// PCIe switches and NICs):
 // when that maps the World onto itself, NCCL's tree sets (one per NIC group, each the previous
 // one with its node leaders one GPU on: comm_plan.cpp rotation()) are images of one another, and
 // an NVLSTree all-reduce can be simulated for one set (models/collectives/rotation_fold.cpp).
@@ -19,9 +21,9 @@
 // crossed (world.cpp path_impl, nccl/transport.cpp). tests/models/world/gpu_rotation_test.cpp
 // checks random pairs of other nodes too.
 //
-// The rotation's link orbits of size k (a node's k GPU ports, its k NICs ...) are the classes of
-// the network's shadow links (sim::FlowNetwork::set_mirrors); links it fixes or moves in shorter
-// cycles (a PCIe switch two GPUs share) are in no class.
+// The rotation's link orbits of size order = k / step (a node's GPU ports, its NICs ...) are the
+// classes of the network's shadow links (sim::FlowNetwork::set_mirrors); links it fixes or moves
+// in shorter cycles are in no class.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,7 +36,9 @@ namespace models {
 
 struct GpuRotation {
   static constexpr uint32_t kNone = UINT32_MAX;
-  int k = 0;                                // GPUs (ranks) per node: the rotation's order
+  int k = 0;                                // GPUs (ranks) per node
+  int step = 1;                             // GPUs one rotation moves (the smallest that is a symmetry)
+  int order = 0;                            // k / step: rotations before every GPU is back
   std::vector<std::vector<int>> rank_at;    // [node][local GPU] -> World rank
   std::vector<uint32_t> image;              // per link: its image under the rotation, or kNone
   std::vector<uint32_t> class_of_link;      // per link: its orbit's class, or FlowNetwork::kNoClass
@@ -42,10 +46,10 @@ struct GpuRotation {
   std::string why_not;                      // set when the rotation is not a symmetry
 
   bool applies() const { return why_not.empty(); }
-  // The rank `steps` GPUs on from `rank` on its node.
-  int rotate(const World& world, int rank, int steps = 1) const {
+  // The rank `times` rotations on from `rank` on its node (times x step GPUs).
+  int rotate(const World& world, int rank, int times = 1) const {
     const RankInfo& r = world.rank(rank);
-    return rank_at[r.node][(r.local_gpu + steps) % k];
+    return rank_at[r.node][(r.local_gpu + times * step) % k];
   }
   // The image of link l (kNone: a link no checked path crosses, or outside the nodes).
   uint32_t rotate_link(uint32_t l) const { return l < image.size() ? image[l] : kNone; }

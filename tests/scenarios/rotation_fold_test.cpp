@@ -22,7 +22,8 @@ namespace {
 
 bool folded(const nlohmann::json& run) {
   for (const auto& n : run["notes"])
-    if (n.get<std::string>().find("NVLSTree all-reduce(s) as the orbits") != std::string::npos) return true;
+    if (n.get<std::string>().find("tree all-reduce(s) (NVLSTree, Tree) as the orbits") != std::string::npos)
+      return true;
   return false;
 }
 
@@ -87,6 +88,17 @@ TEST_CASE("scenarios: random folded layouts (instances, nodes, sizes, strategies
     folds += folded(a);
   }
   CHECK(folds >= 4);
+}
+
+TEST_CASE("scenarios: Tree all-reduces fold too (p4d: GPUs rotate two by two), with the full result", "[scenarios]") {
+  for (int nodes : {2, 40}) {
+    INFO("ddp on " << nodes << " x p4d");
+    std::string toml = step("ddp", nodes);
+    toml.replace(toml.find("p5en.48xlarge"), 13, "p4d.24xlarge");
+    const auto [a, b] = run_default_and_full(toml, "rotation-fold");
+    CHECK(folded(a));
+    CHECK(a["events"] < b["events"]);
+  }
 }
 
 TEST_CASE("scenarios: a slowed NIC breaks the GPU rotation: no fold, the same result", "[scenarios]") {

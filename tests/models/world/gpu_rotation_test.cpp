@@ -77,6 +77,18 @@ TEST_CASE("gpu rotation: on p5, p5en and dgx-b200 every path and transport rotat
   }
 }
 
+TEST_CASE("gpu rotation: on p4d the GPUs pair on PCIe switches and NICs, so they rotate two by two", "[models]") {
+  const ScenarioSpec spec = cluster("p4d.24xlarge", 3);
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  const auto world = World::build(spec, net);
+  const GpuRotation rot = gpu_rotation(*world, net);
+  REQUIRE(rot.applies());
+  CHECK(rot.step == 2);
+  CHECK(rot.order == 4);
+  CHECK(world->rank(rot.rotate(*world, 9)).local_gpu == 3);  // node 1, GPU 1 -> GPU 3
+}
+
 TEST_CASE("gpu rotation: refused on one node, a slowed link, partial nodes and mixed instances", "[models]") {
   const auto why = [](const ScenarioSpec& spec) {
     sim::Simulator sim;
