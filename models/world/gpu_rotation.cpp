@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include "models/topology/fabric.hpp"
+
 namespace models {
 
 namespace {
@@ -133,6 +135,10 @@ GpuRotation gpu_rotation(const World& world, const sim::FlowNetwork& net) {
   const int nodes = world.nodes(), n = world.size();
   if (nodes < 2) return refused("a single node");
   if (world.mixed()) return refused("nodes of several kinds");
+  // A rail or fat-tree fabric's links depend on the two nodes (their pods, ECMP's pick per pair):
+  // paths between one pair of nodes would not stand for the others'.
+  if (world.fabric() && world.fabric()->kind() != topology::FabricKind::NonBlocking)
+    return refused("the fabric's links between nodes depend on the nodes");
   const int k = world.placement().ranks_per_node();
   if (k < 2 || k != world.node().gpus) return refused("nodes not filled with ranks");
   GpuRotation g;

@@ -7,7 +7,8 @@
 // an NVLSTree all-reduce can be simulated for one set (models/collectives/rotation_fold.cpp).
 //
 // It maps the World onto itself when (gpu_rotation checks it, else says why not):
-// - there are >= 2 nodes of one kind, each holding k ranks on local GPUs 0..k-1, and every node
+// - there are >= 2 nodes of one kind on a non-blocking fabric (no fabric link on any path), each
+//   holding k ranks on local GPUs 0..k-1, and every node
 //   lays out its links alike (World::node_links) with equal capacity, latency, raw capacity and
 //   added latency ([[stragglers]] link entries) at every offset;
 // - a permutation pi of a node's link offsets maps path(a, b) hop by hop onto

@@ -106,6 +106,11 @@ TEST_CASE("gpu rotation: refused on one node, a slowed link, partial nodes and m
   ScenarioSpec partial = cluster("p5en.48xlarge", 4);
   partial.placement.gpus_per_pod = 4;
   CHECK(why(partial) == "nodes not filled with ranks");
+  ScenarioSpec fat = cluster("p5en.48xlarge", 4);  // paths between nodes climb the fabric's switches
+  fat.cluster.fabric.topology = "fat_tree";
+  fat.cluster.fabric.pod_nodes = 2;
+  fat.cluster.fabric.oversubscription = 2;
+  CHECK(why(fat) == "the fabric's links between nodes depend on the nodes");
   ScenarioSpec mixed = cluster("p5en.48xlarge", 3);
   mixed.cluster.groups = {{"p5en.48xlarge", 2}, {"p5.48xlarge", 1}};
   CHECK(why(mixed) == "nodes of several kinds");
