@@ -89,14 +89,14 @@ class CollectiveEngine {
     (void)place_of_node;
   }
   virtual std::string orbit_failure() const { return {}; }
-  // GPU rotation fold (models/collectives/rotation_fold.cpp): on, an NVLSTree all-reduce over
-  // whole alike nodes whose tree sets are images of one another under moving every node's GPUs
-  // one on (models/world/gpu_rotation.hpp) starts one set's flows (and GPU 0's port flows), each
-  // standing for its k images, on shadow links (FlowNetwork mirrors, set at the first such
-  // launch, which needs an idle network). Exact while no other traffic meets a shadow's class on
-  // the real links: the network's guard stops the run otherwise (mirror_violated(); the caller
-  // then runs without the fold). Off by default; never with node orbits or replicas (they own
-  // the mirrors).
+  // GPU rotation fold (models/collectives/rotation_fold.cpp): on, a tree all-reduce (NVLSTree,
+  // Tree) over whole alike nodes whose flows are invariant under moving every node's GPUs on
+  // (models/world/gpu_rotation.hpp) starts one flow per orbit (one tree set's, the first GPUs'
+  // ports and chains), each standing for its images, on shadow links (FlowNetwork mirrors, set at
+  // the first such launch, which needs an idle network). Exact while no other traffic meets a
+  // shadow's class on the real links: the network's guard stops the run otherwise
+  // (mirror_violated(); the caller then runs without the fold). Off by default; never with node
+  // orbits or replicas (they own the mirrors).
   virtual void set_rotation_fold(bool on) { (void)on; }
   // Launches that ran folded so far.
   virtual uint64_t rotation_folds() const { return 0; }

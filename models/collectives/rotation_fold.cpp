@@ -1,27 +1,30 @@
-// GPU rotation fold (CollectiveEngine::set_rotation_fold, collective.hpp): an NVLSTree all-reduce
-// as the orbits of moving every node's GPUs one on, one flow per orbit.
+// GPU rotation fold (CollectiveEngine::set_rotation_fold, collective.hpp): a tree all-reduce
+// (NVLSTree, Tree) as the orbits of moving every node's GPUs `step` on, one flow per orbit.
 //
-// NVLSTree's inter-node flows are k tree sets (one per NIC group, k = GPUs per node), set r the
-// double binary tree over the nodes' local GPU r (comm_plan.cpp rotation()), and each rank's two
-// NVLink port flows to and from the switch. Where the rotation sigma (local GPU g -> g + 1 on
-// every node) maps the World onto itself (models/world/gpu_rotation.hpp: links alike, paths and
-// transports carried over), set r + 1's edges are sigma of set r's and GPU j + 1's port edges
-// sigma of GPU j's, with the same bytes, caps and latency: the collective's flows are invariant
-// under sigma, which acts freely on the links they use (orbits of k). Then, as for node orbits
-// (node_orbits.cpp), the full network's flows on a link l correspond one to one to the kept
-// flows (set 0's, GPU 0's) crossing l's orbit, provided no kept flow crosses one orbit twice:
-// each flow is sigma^j of exactly one kept flow f, and it crosses l iff f crosses sigma^-j(l).
-// Max-min rates are unique and sigma maps the full network onto itself, so a flow's images share
-// its rate; the kept flows on one shadow link per orbit (FlowNetwork mirrors, capacity that of
-// each of the orbit's links) meet exactly the capacity and bottleneck conditions of those rates,
-// and drain at the same instants. Each real link is reported with its orbit's shadow (the same
-// bytes and busy time as in the full network: result_fill.cpp).
+// NCCL lays out one tree set per NIC group, set r the double binary tree over the nodes' GPU
+// r x step (comm_plan.cpp rotation()); NVLSTree adds each rank's two NVLink port flows to and from
+// the switch, Tree each set's chain inside every node. Where the rotation sigma (local GPU g ->
+// g + step on every node) maps the World onto itself (models/world/gpu_rotation.hpp: links alike,
+// paths and transports carried over, no fabric link), set r + 1's edges are sigma of set r's and
+// GPU j + step's edges sigma of GPU j's, with the same bytes, caps and latency: the collective's
+// flows are invariant under sigma, which acts freely on the links they use (orbits of
+// order = k / step). Then, as for node orbits (node_orbits.cpp), the full network's flows on a link
+// l correspond one to one to the kept flows (one per orbit) crossing l's orbit, provided no kept
+// flow crosses one orbit twice: each flow is sigma^j of exactly one kept flow f, and it crosses l
+// iff f crosses sigma^-j(l). Max-min rates are unique and sigma maps the full network onto itself,
+// so a flow's images share its rate; the kept flows on one shadow link per orbit (FlowNetwork
+// mirrors, capacity that of each of the orbit's links) meet exactly the capacity and bottleneck
+// conditions of those rates, and drain at the same instants. Each real link is reported with its
+// orbit's shadow (the same bytes and busy time as in the full network: result_fill.cpp).
 //
-// The plan part is built folded (comm_plan.cpp complete_plan with the rotation): tree set 0 and
-// each node's GPU 0 port pair only, with set 0's rings_sharing counted over every set's images;
-// the flows are then exactly those kept. Where the shadows cannot be set (the network is busy at
-// the first such launch), the part is laid out again unfolded. Tests:
-// tests/scenarios/rotation_fold_test.cpp (folded runs equal to --full, the guard).
+// NVLSTree: the plan part is laid out folded (comm_plan.cpp complete_plan with the rotation): tree
+// set 0 and each node's first `step` GPUs' port pairs only, set 0's rings_sharing counted over every
+// set's images; its flows are exactly those kept. Where the shadows cannot be set (the network is
+// busy at the first such launch) the part is laid out again unfolded. Tree: its merged edges are
+// laid out whole and checked (rotation_kept below). The shadows are set once per run, at the first
+// folded launch; the network's guard stops the run if other traffic meets a shadow's class on the
+// real links (run.cpp then runs without the fold). Tests: tests/scenarios/rotation_fold_test.cpp
+// (folded runs equal to --full, the guard), tests/models/world/gpu_rotation_test.cpp.
 #include <algorithm>
 #include <bit>
 #include <unordered_map>
