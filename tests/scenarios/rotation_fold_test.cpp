@@ -135,3 +135,30 @@ TEST_CASE("scenarios: the guard stops a folded all-reduce that meets other traff
   CHECK(net.mirror_violated());
   CHECK(done < 2);  // stopped at the first instant the two met
 }
+
+TEST_CASE("scenarios: an all-reduce launched while other traffic is in flight is not folded (no shadows then)",
+          "[scenarios]") {
+  using namespace models;
+  ScenarioSpec spec;
+  spec.cluster.instance = "p5en.48xlarge";
+  spec.cluster.nodes = 3;
+  spec.collective = CollectiveSpec{"all_reduce", int64_t{1} << 30, 1};
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  const auto world = World::build(spec, net);
+  auto engine = collectives::make_collective_engine(sim, net, *world, spec);
+  engine->set_rotation_fold(true);
+  collectives::Group all{{}, 0, "world"};
+  for (int r = 0; r < world->size(); ++r) all.ranks.push_back(r);
+  int done = 0;
+  const auto count = [&](const collectives::CollectiveRecord&) { ++done; };
+  engine->launch(all, nccl::CollOp::AllGather, int64_t{1} << 30, count);
+  engine->launch(all, nccl::CollOp::AllReduce, int64_t{1} << 30, count);  // the network is busy
+  sim.run();
+  CHECK(engine->rotation_folds() == 0);
+  CHECK_FALSE(net.mirrored());
+  CHECK(done == 2);
+  engine->launch(all, nccl::CollOp::AllReduce, int64_t{1} << 30, count);  // idle now, but laid out whole
+  sim.run();
+  CHECK(done == 3);
+}
