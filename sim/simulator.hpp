@@ -5,18 +5,27 @@
 // event once the pool has grown); cancellation is O(1) through a generation counter.
 //
 // The queue is a radix heap (Ahuja, Mehlhorn, Orlin & Tarjan, "Faster algorithms for the shortest
-// path problem", J. ACM 37(2), 1990) with 6-bit digits, which fits a simulator's clock: keys are
-// integer picoseconds and never lie before the last key taken out (`last_`). An event waits in the
-// bucket named by the highest 6-bit digit in which its time differs from last_ (the level) and
-// its own value of that digit; bucket 0 holds the events at last_ itself. Insertion is an append;
-// when bucket 0 runs dry, the lowest non-empty bucket (it holds the smallest times) is spread over
-// the levels below it, with last_ set to its smallest time. An event moves down at most 10 times
-// in its life (about log64(its distance from now / the gap between events) in practice), each
-// move a sequential copy of 16 bytes. Same-time order needs no sequence number: every bucket is
-// always in scheduling order (appends are in scheduling order, and a bucket is refilled only
-// while empty, from one bucket that was itself in order), and events of one time always share a
-// bucket. End-of-instant events wait in their own FIFO until no ordinary event of the instant is
-// left.
+// path problem", J. ACM 37(2), 1990) with 6-bit digits, in front of which the earliest events
+// wait in a short sorted array, the run. Radix heaps fit a simulator's clock: keys are integer
+// picoseconds and never lie before the last key taken out (`last_`).
+// - The run holds exactly the events with time in [last_, run_limit_), sorted by (time,
+//   scheduling order); the next event is its front. An event for that range is inserted after
+//   the last entry of a time <= its own (usually it goes last: an append).
+// - Every later event waits in the bucket named by the highest 6-bit digit in which its time
+//   differs from last_ (the level) and its own value of that digit. Insertion is an append.
+// - When the run is exhausted, the lowest non-empty bucket (it holds the smallest times) is
+//   taken and last_ set to its smallest time. If it is of level 0 (one time) or holds at most
+//   kSortMax events, it is sorted into the run whole and run_limit_ becomes the end of the range
+//   of times the bucket stands for (no other bucket holds times in it); otherwise its events at last_ start the run and
+//   the others are spread over the levels below it (each a sequential copy of 16 bytes; an event moves down at most 10
+//   times). With 1 k events pending over a microsecond, an event is appended once, spread once and sorted into the run
+//   once.
+// - A run grown past kRunMax entries spills its later times back to the buckets (all events of
+//   one time together; a run of one time is a FIFO and stays).
+// Same-time order needs no sequence number: a bucket keeps each time's events in scheduling
+// order (appends are in that order; a bucket is refilled only while empty, from a bucket or a
+// run's tail that was itself in order), and the sort into the run is stable. End-of-instant
+// events wait in their own FIFO until no ordinary event of the instant is left.
 #include <cstdint>
 #include <memory>
 #include <optional>
