@@ -104,7 +104,7 @@ void Simulator::trim_run() {
   if (t == first)
     t = std::upper_bound(mid, run_.end(), first, [](int64_t v, const Entry& x) { return v < x.time_ps; })->time_ps;
   const auto cut = std::lower_bound(run_.begin() + static_cast<std::ptrdiff_t>(run_head_), run_.end(), t, by_time);
-  run_limit_ = t;
+  run_limit_ = static_cast<uint64_t>(t);
   for (auto it = cut; it != run_.end(); ++it) radix_push(*it);
   run_.erase(cut, run_.end());
 }
@@ -140,13 +140,12 @@ void Simulator::refill(int b) {
     }
     from.clear();
     const uint64_t span = uint64_t{1} << (kDigitBits * level);
-    const uint64_t end = (static_cast<uint64_t>(last_) & ~(span - 1)) + span;
-    run_limit_ = static_cast<int64_t>(std::min<uint64_t>(end, static_cast<uint64_t>(kNoTime)));
+    run_limit_ = (static_cast<uint64_t>(last_) & ~(span - 1)) + span;
     return;
   }
   // Too many to sort: the events at last_ start the run, the others land on lower levels (they
   // all share last_'s digits from `level` up).
-  run_limit_ = last_ + 1;
+  run_limit_ = static_cast<uint64_t>(last_) + 1;
   for (const Entry& e : from) push(e);
   from.clear();
 }
@@ -176,7 +175,7 @@ bool Simulator::front(int64_t limit, bool* end_of_instant) {
           // Nothing is queued: any reference time is valid, and now_ keeps it <= now_ even after
           // tombstones beyond now_ were taken out.
           last_ = now_.ps();
-          run_limit_ = last_ + 1;
+          run_limit_ = static_cast<uint64_t>(last_) + 1;
           return false;
         }
         const int b = lowest_bucket();

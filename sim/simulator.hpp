@@ -175,7 +175,7 @@ class Simulator {
     return EventId{i, generation};
   }
   void push(const Entry& e) {
-    if (e.time_ps < run_limit_) {
+    if (static_cast<uint64_t>(e.time_ps) < run_limit_) {
       run_insert(e);
     } else {
       radix_push(e);
@@ -224,7 +224,7 @@ class Simulator {
   int64_t last_ = 0;
   // The run: the events with time in [last_, run_limit_), sorted by (time, scheduling order);
   // entries before run_head_ were taken. run_limit_ > last_, and every bucket's times are >= it.
-  int64_t run_limit_ = 1;
+  uint64_t run_limit_ = 1;  // unsigned: 2^63 when last_ is Time::max()
   std::size_t run_head_ = 0;
   std::size_t end_head_ = 0;
   uint32_t levels_ = 0;  // bit l: a bucket of level l is non-empty
