@@ -88,11 +88,14 @@ void Simulator::run_insert_before_back(const Entry& e) {
   }
 }
 
+// Called when the run's vector passes run_trim_at_; the next call waits until it doubles (or,
+// after a spill, reaches kRunMax again), so a long FIFO costs O(1) per append.
 void Simulator::trim_run() {
   if (run_head_ * 2 >= run_.size()) {
     run_.erase(run_.begin(), run_.begin() + static_cast<std::ptrdiff_t>(run_head_));
     run_head_ = 0;
   }
+  run_trim_at_ = std::max(kRunMax, 2 * run_.size());
   if (run_.size() - run_head_ <= kRunMax) return;
   const int64_t first = run_[run_head_].time_ps;
   if (run_.back().time_ps == first) return;  // one time: a FIFO, appends stay O(1)
@@ -107,6 +110,7 @@ void Simulator::trim_run() {
   run_limit_ = static_cast<uint64_t>(t);
   for (auto it = cut; it != run_.end(); ++it) radix_push(*it);
   run_.erase(cut, run_.end());
+  run_trim_at_ = std::max(kRunMax, 2 * run_.size());
 }
 
 void Simulator::refill(int b) {
@@ -170,6 +174,7 @@ bool Simulator::front(int64_t limit, bool* end_of_instant) {
     } else {
       run_.clear();
       run_head_ = 0;
+      run_trim_at_ = kRunMax;
       if (end_head_ == end_of_instant_.size() || (levels_ != 0 && bucket_min_[lowest_bucket()] <= now_.ps())) {
         if (levels_ == 0) {
           // Nothing is queued: any reference time is valid, and now_ keeps it <= now_ even after

@@ -189,7 +189,7 @@ class Simulator {
     } else {
       run_insert_before_back(e);
     }
-    if (run_.size() > kRunMax) [[unlikely]]
+    if (run_.size() > run_trim_at_) [[unlikely]]
       trim_run();
   }
   // Into the radix levels: time_ps >= run_limit_ > last_, so it differs from last_.
@@ -226,6 +226,7 @@ class Simulator {
   // entries before run_head_ were taken. run_limit_ > last_, and every bucket's times are >= it.
   uint64_t run_limit_ = 1;  // unsigned: 2^63 when last_ is Time::max()
   std::size_t run_head_ = 0;
+  std::size_t run_trim_at_ = kRunMax;  // trim_run() when the run's vector grows past this
   std::size_t end_head_ = 0;
   uint32_t levels_ = 0;  // bit l: a bucket of level l is non-empty
   bool stopped_ = false;
