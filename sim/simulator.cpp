@@ -46,7 +46,7 @@ bool Simulator::cancel(EventId id) {
   return true;
 }
 
-// Drops the tombstones, keeping every bucket's order (and so the same-time order).
+// Drops the tombstones, keeping the run's and every bucket's order (and so the same-time order).
 void Simulator::compact() {
   auto keep_live = [this](std::vector<Entry>& v, std::size_t head) {
     std::size_t kept = 0;
@@ -54,13 +54,13 @@ void Simulator::compact() {
       if (alive(v[i])) v[kept++] = v[i];
     v.resize(kept);
   };
-  keep_live(buckets_[0], head0_);
-  head0_ = 0;
+  keep_live(run_, run_head_);
+  run_head_ = 0;
   keep_live(end_of_instant_, end_head_);
   end_head_ = 0;
   levels_ = 0;
-  for (int b = 1; b < kBuckets; ++b) {
-    const int level = (b - 1) / kDigits, digit = (b - 1) % kDigits;
+  for (int b = 0; b < kBuckets; ++b) {
+    const int level = b / kDigits, digit = b % kDigits;
     if (digit % 64 == 0) digits_[level][digit / 64] = 0;
     keep_live(buckets_[b], 0);
     bucket_min_[b] = kNoTime;
@@ -73,68 +73,133 @@ void Simulator::compact() {
   cancelled_ = 0;
 }
 
-void Simulator::spread(int b) {
+// e goes before the run's last entry: after every entry of a time <= its own. The taken entries
+// before run_head_ leave room at the front, so the shorter side moves.
+void Simulator::run_insert_before_back(const Entry& e) {
+  const auto begin = run_.begin() + static_cast<std::ptrdiff_t>(run_head_);
+  const auto at =
+      std::upper_bound(begin, run_.end(), e.time_ps, [](int64_t t, const Entry& x) { return t < x.time_ps; });
+  if (run_head_ > 0 && at - begin <= run_.end() - at) {
+    std::move(begin, at, begin - 1);
+    --run_head_;
+    *(at - 1) = e;
+  } else {
+    run_.insert(at, e);
+  }
+}
+
+// Called when the run's vector passes run_trim_at_; the next call waits until it doubles (or,
+// after a spill, reaches kRunMax again), so a long FIFO costs O(1) per append.
+void Simulator::trim_run() {
+  if (run_head_ * 2 >= run_.size()) {
+    run_.erase(run_.begin(), run_.begin() + static_cast<std::ptrdiff_t>(run_head_));
+    run_head_ = 0;
+  }
+  run_trim_at_ = std::max(kRunMax, 2 * run_.size());
+  if (run_.size() - run_head_ <= kRunMax) return;
+  const int64_t first = run_[run_head_].time_ps;
+  if (run_.back().time_ps == first) return;  // one time: a FIFO, appends stay O(1)
+  // The later half moves to the levels, all entries of one time together: from the first entry
+  // of time t, the middle entry's time or, if that is the first time, the next one. t > last_.
+  auto by_time = [](const Entry& x, int64_t t) { return x.time_ps < t; };
+  auto mid = run_.begin() + static_cast<std::ptrdiff_t>(run_head_ + (run_.size() - run_head_) / 2);
+  int64_t t = mid->time_ps;
+  if (t == first)
+    t = std::upper_bound(mid, run_.end(), first, [](int64_t v, const Entry& x) { return v < x.time_ps; })->time_ps;
+  const auto cut = std::lower_bound(run_.begin() + static_cast<std::ptrdiff_t>(run_head_), run_.end(), t, by_time);
+  run_limit_ = static_cast<uint64_t>(t);
+  for (auto it = cut; it != run_.end(); ++it) radix_push(*it);
+  run_.erase(cut, run_.end());
+  run_trim_at_ = std::max(kRunMax, 2 * run_.size());
+}
+
+void Simulator::refill(int b) {
   std::vector<Entry>& from = buckets_[b];
   last_ = bucket_min_[b];
   bucket_min_[b] = kNoTime;
-  const int level = (b - 1) / kDigits, digit = (b - 1) % kDigits;
+  const int level = b / kDigits, digit = b % kDigits;
   digits_[level][digit / 64] &= ~(uint64_t{1} << (digit % 64));
   bool empty_level = true;
   for (uint64_t w : digits_[level]) empty_level = empty_level && w == 0;
   if (empty_level) levels_ &= ~(1u << level);
-  if (level == 0 || from.size() == 1) {
-    // All its events are at last_ (a level-0 bucket's differ from last_ in the lowest digit only
-    // and share that digit), in order. Bucket 0 is empty: exchange the buffers instead.
-    buckets_[0].swap(from);
+  if (level == 0 || from.size() <= kSortMax) {
+    // The whole bucket becomes the run. Its range (the times that share last_'s digits from
+    // `level` up) lies below every other bucket's times, so the run may hold all of it. A
+    // level-0 bucket holds one time; others are sorted by time, stably (a bucket holds each
+    // time's events in scheduling order).
+    run_head_ = 0;
+    if (level == 0) {
+      run_.swap(from);
+    } else {
+      // Counting ranks instead of an insertion sort: no branch depends on the times.
+      const std::size_t n = from.size();
+      run_.resize(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const int64_t t = from[i].time_ps;
+        std::size_t rank = 0;
+        for (std::size_t j = 0; j < i; ++j) rank += from[j].time_ps <= t;
+        for (std::size_t j = i + 1; j < n; ++j) rank += from[j].time_ps < t;
+        run_[rank] = from[i];
+      }
+    }
+    from.clear();
+    const uint64_t span = uint64_t{1} << (kDigitBits * level);
+    run_limit_ = (static_cast<uint64_t>(last_) & ~(span - 1)) + span;
     return;
   }
-  // Every entry lands on a lower level: they all share last_'s digits from `level` up.
+  // Too many to sort: the events at last_ start the run, the others land on lower levels (they
+  // all share last_'s digits from `level` up).
+  run_limit_ = static_cast<uint64_t>(last_) + 1;
   for (const Entry& e : from) push(e);
   from.clear();
 }
 
-// Bucket 0, when not empty, holds events at now_: a handler only runs right after one of its
-// events was taken, and run(until) returns only once bucket 0 is empty. So its events come
-// first; end-of-instant events come next unless an ordinary event at now_ waits in a higher
-// bucket (run(until) moved now_ past last_).
+// The run holds the earliest ordinary events. End-of-instant events (at now_) come after the
+// ordinary events at now_: those are at the run's front if anywhere (every bucket's times are
+// >= run_limit_), unless the run is empty and run(until) moved now_ past last_.
 bool Simulator::front(int64_t limit, bool* end_of_instant) {
-  std::vector<Entry>& zero = buckets_[0];
   for (;;) {
-    if (head0_ < zero.size()) {
-      const Entry& e = zero[head0_];
-      if (e.time_ps > limit) return false;
-      if (alive(e)) {
+    if (run_head_ < run_.size()) {
+      const Entry& e = run_[run_head_];
+      if (!alive(e)) {
+        --cancelled_;
+        ++run_head_;
+        continue;
+      }
+      if (e.time_ps <= now_.ps() || end_head_ == end_of_instant_.size()) {
+        if (e.time_ps > limit) return false;
         *end_of_instant = false;
         return true;
       }
-      --cancelled_;
-      ++head0_;
-      continue;
-    }
-    zero.clear();
-    head0_ = 0;
-    if (end_head_ < end_of_instant_.size() && (levels_ == 0 || bucket_min_[lowest_bucket()] > now_.ps())) {
-      if (now_.ps() > limit) return false;
-      if (alive(end_of_instant_[end_head_])) {
-        *end_of_instant = true;
-        return true;
+    } else {
+      run_.clear();
+      run_head_ = 0;
+      run_trim_at_ = kRunMax;
+      if (end_head_ == end_of_instant_.size() || (levels_ != 0 && bucket_min_[lowest_bucket()] <= now_.ps())) {
+        if (levels_ == 0) {
+          // Nothing is queued: any reference time is valid, and now_ keeps it <= now_ even after
+          // tombstones beyond now_ were taken out.
+          last_ = now_.ps();
+          run_limit_ = static_cast<uint64_t>(last_) + 1;
+          return false;
+        }
+        const int b = lowest_bucket();
+        if (bucket_min_[b] > limit) return false;
+        refill(b);
+        continue;
       }
-      --cancelled_;
-      if (++end_head_ == end_of_instant_.size()) {
-        end_of_instant_.clear();
-        end_head_ = 0;
-      }
-      continue;
     }
-    if (levels_ == 0) {
-      // Nothing is queued: any reference time is valid, and now_ keeps it <= now_ even after
-      // tombstones beyond now_ were taken out.
-      last_ = now_.ps();
-      return false;
+    // The next event is the end-of-instant FIFO's front.
+    if (now_.ps() > limit) return false;
+    if (alive(end_of_instant_[end_head_])) {
+      *end_of_instant = true;
+      return true;
     }
-    const int b = lowest_bucket();
-    if (bucket_min_[b] > limit) return false;
-    spread(b);
+    --cancelled_;
+    if (++end_head_ == end_of_instant_.size()) {
+      end_of_instant_.clear();
+      end_head_ = 0;
+    }
   }
 }
 
@@ -148,7 +213,7 @@ void Simulator::run_front(bool end_of_instant) {
       end_head_ = 0;
     }
   } else {
-    e = buckets_[0][head0_++];
+    e = run_[run_head_++];
   }
   SIM_CHECK(e.time_ps >= now_.ps(), "time went backwards");
   now_ = Time::from_ps(e.time_ps);

@@ -5,18 +5,27 @@
 // event once the pool has grown); cancellation is O(1) through a generation counter.
 //
 // The queue is a radix heap (Ahuja, Mehlhorn, Orlin & Tarjan, "Faster algorithms for the shortest
-// path problem", J. ACM 37(2), 1990) with 6-bit digits, which fits a simulator's clock: keys are
-// integer picoseconds and never lie before the last key taken out (`last_`). An event waits in the
-// bucket named by the highest 6-bit digit in which its time differs from last_ (the level) and
-// its own value of that digit; bucket 0 holds the events at last_ itself. Insertion is an append;
-// when bucket 0 runs dry, the lowest non-empty bucket (it holds the smallest times) is spread over
-// the levels below it, with last_ set to its smallest time. An event moves down at most 10 times
-// in its life (about log64(its distance from now / the gap between events) in practice), each
-// move a sequential copy of 16 bytes. Same-time order needs no sequence number: every bucket is
-// always in scheduling order (appends are in scheduling order, and a bucket is refilled only
-// while empty, from one bucket that was itself in order), and events of one time always share a
-// bucket. End-of-instant events wait in their own FIFO until no ordinary event of the instant is
-// left.
+// path problem", J. ACM 37(2), 1990) with 6-bit digits, in front of which the earliest events
+// wait in a short sorted array, the run. Radix heaps fit a simulator's clock: keys are integer
+// picoseconds and never lie before the last key taken out (`last_`).
+// - The run holds exactly the events with time in [last_, run_limit_), sorted by (time,
+//   scheduling order); the next event is its front. An event for that range is inserted after
+//   the last entry of a time <= its own (usually it goes last: an append).
+// - Every later event waits in the bucket named by the highest 6-bit digit in which its time
+//   differs from last_ (the level) and its own value of that digit. Insertion is an append.
+// - When the run is exhausted, the lowest non-empty bucket (it holds the smallest times) is
+//   taken and last_ set to its smallest time. If it is of level 0 (one time) or holds at most
+//   kSortMax events, it is sorted into the run whole and run_limit_ becomes the end of the range
+//   of times the bucket stands for (no other bucket holds times in it); otherwise its events at last_ start the run and
+//   the others are spread over the levels below it (each a sequential copy of 16 bytes; an event moves down at most 10
+//   times). With 1 k events pending over a microsecond, an event is appended once, spread once and sorted into the run
+//   once.
+// - A run grown past kRunMax entries spills its later times back to the buckets (all events of
+//   one time together; a run of one time is a FIFO and stays).
+// Same-time order needs no sequence number: a bucket keeps each time's events in scheduling
+// order (appends are in that order; a bucket is refilled only while empty, from a bucket or a
+// run's tail that was itself in order), and the sort into the run is stable. End-of-instant
+// events wait in their own FIFO until no ordinary event of the instant is left.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -108,13 +117,18 @@ class Simulator {
   // even when it schedules events that grow the pool.
   static constexpr uint32_t kChunkBits = 8;
   static constexpr uint32_t kChunk = 1u << kChunkBits;
-  // Times are >= 0, so they differ from last_ below bit 63: 11 levels of 6-bit digits. Bucket 0
-  // is last_ itself; level l, digit d (a later time has the larger digit) is bucket 1 + 64 l + d.
+  // Times are >= 0, so they differ from last_ below bit 63: 11 levels of 6-bit digits. Level l,
+  // digit d (a later time has the larger digit) is bucket 64 l + d.
   static constexpr int kDigitBits = 6;  // 6 and 8 measured: 6 runs fewer instructions
   static constexpr int kDigits = 1 << kDigitBits;
   static constexpr int kWords = kDigits / 64;  // occupancy words per level
   static constexpr int kLevels = (63 + kDigitBits - 1) / kDigitBits;
-  static constexpr int kBuckets = 1 + kDigits * kLevels;
+  static constexpr int kBuckets = kDigits * kLevels;
+  // A bucket of at most kSortMax entries is sorted into the run whole; a larger one is spread
+  // over the levels below it first. The run spills its later half back to the levels when it
+  // holds more than kRunMax entries (unless they all share one time: then it is a FIFO).
+  static constexpr std::size_t kSortMax = 32;
+  static constexpr std::size_t kRunMax = 4 * kSortMax;
 
   Slot& slot(uint32_t i) { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
   Handler& large(uint32_t i) { return large_chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
@@ -161,37 +175,58 @@ class Simulator {
     return EventId{i, generation};
   }
   void push(const Entry& e) {
-    const uint64_t diff = static_cast<uint64_t>(e.time_ps ^ last_);
-    if (diff == 0) {
-      buckets_[0].push_back(e);
-      return;
+    if (static_cast<uint64_t>(e.time_ps) < run_limit_) {
+      run_insert(e);
+    } else {
+      radix_push(e);
     }
+  }
+  // Into the sorted run, after every entry of an earlier or equal time (so in scheduling order
+  // among equal times). Most events go last: then it is an append.
+  void run_insert(const Entry& e) {
+    if (run_head_ == run_.size() || run_.back().time_ps <= e.time_ps) [[likely]] {
+      run_.push_back(e);
+    } else {
+      run_insert_before_back(e);
+    }
+    if (run_.size() > run_trim_at_) [[unlikely]]
+      trim_run();
+  }
+  // Into the radix levels: time_ps >= run_limit_ > last_, so it differs from last_.
+  void radix_push(const Entry& e) {
+    const uint64_t diff = static_cast<uint64_t>(e.time_ps ^ last_);
     const int level = (63 - __builtin_clzll(diff)) / kDigitBits;
     const int digit = static_cast<int>((static_cast<uint64_t>(e.time_ps) >> (kDigitBits * level)) & (kDigits - 1));
-    const int b = 1 + kDigits * level + digit;
+    const int b = kDigits * level + digit;
     buckets_[b].push_back(e);
     levels_ |= 1u << level;
     digits_[level][digit / 64] |= uint64_t{1} << (digit % 64);
     if (e.time_ps < bucket_min_[b]) bucket_min_[b] = e.time_ps;
   }
-  // The bucket > 0 that holds the smallest times (levels_ != 0).
+  // The bucket that holds the smallest times (levels_ != 0).
   int lowest_bucket() const {
     const int level = __builtin_ctz(levels_);
     int w = 0;
     while (digits_[level][w] == 0) ++w;
-    return 1 + kDigits * level + 64 * w + __builtin_ctzll(digits_[level][w]);
+    return kDigits * level + 64 * w + __builtin_ctzll(digits_[level][w]);
   }
-  // Makes the next live event with time <= limit the front of bucket 0 or of the end-of-instant
+  void run_insert_before_back(const Entry& e);
+  void trim_run();  // drops the run's taken entries and spills its tail when it grew too long
+  // Makes the next live event with time <= limit the front of the run or of the end-of-instant
   // FIFO (*end_of_instant says which); false if there is none. Never moves last_ past `limit`,
   // so events may still be scheduled from now() on.
   bool front(int64_t limit, bool* end_of_instant);
-  void spread(int b);  // moves bucket b's events to the levels below it
+  void refill(int b);  // the run is empty: fills it from bucket b, the lowest
   void run_front(bool end_of_instant);
   void compact();
 
   Time now_;
   int64_t last_ = 0;
-  std::size_t head0_ = 0;  // bucket 0 is a FIFO: entries before head0_ were taken
+  // The run: the events with time in [last_, run_limit_), sorted by (time, scheduling order);
+  // entries before run_head_ were taken. run_limit_ > last_, and every bucket's times are >= it.
+  uint64_t run_limit_ = 1;  // unsigned: 2^63 when last_ is Time::max()
+  std::size_t run_head_ = 0;
+  std::size_t run_trim_at_ = kRunMax;  // trim_run() when the run's vector grows past this
   std::size_t end_head_ = 0;
   uint32_t levels_ = 0;  // bit l: a bucket of level l is non-empty
   bool stopped_ = false;
@@ -201,6 +236,7 @@ class Simulator {
   uint64_t digits_[kLevels][kWords]{};  // bit d: bucket (l, d) is non-empty
   std::vector<Entry> buckets_[kBuckets];
   int64_t bucket_min_[kBuckets];
+  std::vector<Entry> run_;
   std::vector<Entry> end_of_instant_;
   std::vector<std::unique_ptr<Slot[]>> chunks_;
   uint32_t slot_count_ = 0;

@@ -37,6 +37,28 @@ TEST_CASE("simulator: same-time events keep scheduling order", "[sim]") {
   }
 }
 
+TEST_CASE("simulator: events at Time::max() run, in scheduling order, after earlier ones", "[sim]") {
+  // The last representable instant: the queue's range arithmetic must not overflow there.
+  for (int earlier : {0, 1, 40}) {
+    Simulator s;
+    std::vector<int> seen;
+    for (int i = 0; i < earlier; ++i)
+      s.schedule_at(Time::max() - Time::from_ps(int64_t(1) << (i % 62)), [&seen] { seen.push_back(-1); });
+    s.schedule_at(Time::max(), [&] {
+      seen.push_back(0);
+      s.schedule_at(Time::max(), [&seen] { seen.push_back(3); });
+      s.schedule_end_of_instant([&seen] { seen.push_back(4); });
+    });
+    s.schedule_at(Time::max(), [&seen] { seen.push_back(1); });
+    s.schedule_at(Time::max(), [&seen] { seen.push_back(2); });
+    CHECK(s.run() == uint64_t(earlier) + 5);
+    CHECK(s.now() == Time::max());
+    std::vector<int> want(std::size_t(earlier), -1);
+    for (int i = 0; i <= 4; ++i) want.push_back(i);
+    CHECK(seen == want);
+  }
+}
+
 TEST_CASE("simulator: events scheduled during an instant for that instant run after it", "[sim]") {
   Simulator s;
   std::vector<int> seen;
