@@ -20,6 +20,10 @@ using sim::Simulator;
 using sim::Time;
 
 namespace {
+// A block flow with no cap and no latency, every field named (-Wmissing-field-initializers).
+BlockFlow uncapped(std::span<const LinkId> path, int64_t bytes) {
+  return {.path = path, .bytes = bytes, .rate_cap = sim::kUnlimitedRate, .latency = Time::zero()};
+}
 
 // Starts `flows` as a block, or, if the network refuses (or closed forms are off), one by one
 // with a shared countdown: what models::collectives::Engine does. `solo` (non-null): as the
@@ -191,16 +195,16 @@ TEST_CASE("flow block: busy or shared links, audit mode or closed forms off refu
   const LinkId a = net.add_link("a", "x", 1e9, Time::zero());
   const LinkId b = net.add_link("b", "x", 1e9, Time::zero());
   const std::vector<LinkId> pa{a}, pab{a, b}, pb{b};
-  CHECK_FALSE(net.start_block(std::vector<BlockFlow>{{.path = pa, .bytes = 10}, {.path = pab, .bytes = 10}}, [] {}));
+  CHECK_FALSE(net.start_block(std::vector<BlockFlow>{uncapped(pa, 10), uncapped(pab, 10)}, [] {}));
   net.start(pb, 1000, [] {});
-  CHECK_FALSE(net.start_block(std::vector<BlockFlow>{{.path = pb, .bytes = 10}}, [] {}));
+  CHECK_FALSE(net.start_block(std::vector<BlockFlow>{uncapped(pb, 10)}, [] {}));
   net.set_audit(true);
-  CHECK_FALSE(net.start_block(std::vector<BlockFlow>{{.path = pa, .bytes = 10}}, [] {}));
+  CHECK_FALSE(net.start_block(std::vector<BlockFlow>{uncapped(pa, 10)}, [] {}));
   net.set_audit(false);
   net.set_closed_forms(false);
-  CHECK_FALSE(net.start_block(std::vector<BlockFlow>{{.path = pa, .bytes = 10}}, [] {}));
+  CHECK_FALSE(net.start_block(std::vector<BlockFlow>{uncapped(pa, 10)}, [] {}));
   net.set_closed_forms(true);
-  CHECK(net.start_block(std::vector<BlockFlow>{{.path = pa, .bytes = 10}}, [] {}));
+  CHECK(net.start_block(std::vector<BlockFlow>{uncapped(pa, 10)}, [] {}));
   sim.run();
 }
 
