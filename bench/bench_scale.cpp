@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
         "zero3_llama70b_p5en_2048", "megatron_tp8_pp8_llama70b_p5en_2048", "zero3_offload_llama70b_p5en_2048",
         "alltoall_1gib_p5en_128", "alltoall_1gib_p5en_2048", "alltoall_1gib_p5en_16384", "zero3_llama70b_p5en_16384",
         "megatron_tp8_pp8_llama70b_p5en_16384", "allreduce_1gib_p5en_16384",
-        "megatron_overlap_tp8_pp8_llama70b_p5en_2048"})
+        "megatron_overlap_tp8_pp8_llama70b_p5en_2048", "ddp_llama8b_p4d_2048"})
     for (Mode mode : {Mode::Closed, Mode::Full, Mode::EveryReplica}) {
       if (mode == Mode::EveryReplica && std::string(name).rfind("megatron", 0) != 0 &&
           std::string(name).rfind("zero3_offload", 0) != 0)
