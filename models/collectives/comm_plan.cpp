@@ -238,9 +238,12 @@ std::vector<std::vector<sim::LinkId>> chain_bottlenecks_shared(const World& worl
     for (int t = 0; t < 2; ++t)
       for (const auto* list : {&ts.up[t], &ts.down[t]})
         for (const Edge& e : *list) {
-          uint32_t x = e.bottleneck.index;
-          for (int r = 0; r < (rot ? rot->order : 1) && x != GpuRotation::kNone; ++r, x = rot ? rot->rotate_link(x) : x)
+          inter.insert(e.bottleneck.index);
+          for (uint32_t x = e.bottleneck.index, r = 1; rot && r < static_cast<uint32_t>(rot->order); ++r) {
+            x = rot->rotate_link(x);
+            if (x == GpuRotation::kNone) break;  // count_folded_sets_sharing then refuses the fold
             inter.insert(x);
+          }
         }
   if (rot) rings = 1;
   std::vector<std::vector<sim::LinkId>> shared(rings);
@@ -410,22 +413,11 @@ bool may_fold(const World& world, const CommPlan& plan, const GpuRotation& rot) 
   return true;
 }
 
-// The folded flows' links: each in an orbit of k (a class of shadows), no class twice on one edge.
+// The folded flows' links: each in an orbit (a class of shadows), no class twice on one edge.
 bool folded_links_ok(const CommPlan& plan, const GpuRotation& rot) {
-  std::vector<uint32_t> classes;
-  const auto ok = [&](const Edge& e) {
-    classes.clear();
-    for (sim::LinkId l : e.path) {
-      const uint32_t c = rot.class_of_link[l.index];
-      if (c == sim::FlowNetwork::kNoClass) return false;
-      classes.push_back(c);
-    }
-    std::sort(classes.begin(), classes.end());
-    return std::adjacent_find(classes.begin(), classes.end()) == classes.end();
-  };
   for (const auto* list : {&plan.nvls_net_merged, &plan.nvls_switch})
     for (const auto& m : *list)
-      if (!ok(m.edge)) return false;
+      if (!rot.shadowable(m.edge.path)) return false;
   return true;
 }
 

@@ -25,7 +25,6 @@
 // folded launch; the network's guard stops the run if other traffic meets a shadow's class on the
 // real links (run.cpp then runs without the fold). Tests: tests/scenarios/rotation_fold_test.cpp
 // (folded runs equal to --full, the guard), tests/models/world/gpu_rotation_test.cpp.
-#include <algorithm>
 #include <bit>
 #include <unordered_map>
 
@@ -85,20 +84,13 @@ const std::vector<uint32_t>* Engine::rotation_kept(const std::vector<CommPlan::M
     at.reserve(edges.size());
     for (uint32_t i = 0; i < edges.size(); ++i)
       if (!at.emplace(ends(edges[i].edge.from, edges[i].edge.to), i).second) return nullptr;
-    std::vector<uint32_t> kept, classes;
+    std::vector<uint32_t> kept;
     for (uint32_t i = 0; i < edges.size(); ++i) {
       const Edge& e = edges[i].edge;
       const auto j = at.find(ends(rot->rotate(world_, e.from), rot->rotate(world_, e.to)));
       if (j == at.end() || !rotated_edge(world_, *rot, edges[i], edges[j->second])) return nullptr;
       if (world_.rank(e.from).local_gpu >= rot->step) continue;
-      classes.clear();
-      for (sim::LinkId l : e.path) {
-        const uint32_t c = rot->class_of_link[l.index];
-        if (c == sim::FlowNetwork::kNoClass) return nullptr;
-        classes.push_back(c);
-      }
-      std::sort(classes.begin(), classes.end());
-      if (std::adjacent_find(classes.begin(), classes.end()) != classes.end()) return nullptr;
+      if (!rot->shadowable(e.path)) return nullptr;
       kept.push_back(i);
     }
     if (kept.size() * static_cast<std::size_t>(rot->order) != edges.size()) return nullptr;

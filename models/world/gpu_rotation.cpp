@@ -3,7 +3,9 @@
 // checked to keep every link's parameters and every transport; then spread to every node.
 #include "models/world/gpu_rotation.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include "models/topology/fabric.hpp"
 
@@ -129,6 +131,19 @@ static std::string find_orbits(const World& world, const sim::FlowNetwork& net, 
     for (uint32_t c = 0; c < orbits; ++c) g.model_of_class.push_back({base + orbit_first[c]});
   }
   return {};
+}
+
+bool GpuRotation::shadowable(std::span<const sim::LinkId> path) const {
+  uint32_t classes[16];
+  if (path.size() > std::size(classes)) return false;
+  std::size_t n = 0;
+  for (sim::LinkId l : path) {
+    const uint32_t c = l.index < class_of_link.size() ? class_of_link[l.index] : sim::FlowNetwork::kNoClass;
+    if (c == sim::FlowNetwork::kNoClass) return false;
+    classes[n++] = c;
+  }
+  std::sort(classes, classes + n);
+  return std::adjacent_find(classes, classes + n) == classes + n;
 }
 
 GpuRotation gpu_rotation(const World& world, const sim::FlowNetwork& net) {

@@ -27,6 +27,7 @@
 // in shorter cycles are in no class.
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,10 @@ struct GpuRotation {
   }
   // The image of link l (kNone: a link no checked path crosses, or outside the nodes).
   uint32_t rotate_link(uint32_t l) const { return l < image.size() ? image[l] : kNone; }
+  // A kept flow may stand for its images on shadows: every link of its path in a class, no class
+  // twice (its images then cross each real link at most once each). Paths of more than 16 links
+  // (none today: a NET path with PXN has 9) are refused.
+  bool shadowable(std::span<const sim::LinkId> path) const;
 };
 
 // The rotation of `world` (on links of `net`), or why it is not a symmetry (why_not).

@@ -6,6 +6,7 @@
 // The guard (other traffic meeting the folded flows) is checked on the engine directly.
 #include <catch2/catch.hpp>
 
+#include <memory>
 #include <random>
 #include <string>
 
@@ -39,6 +40,30 @@ std::string step(const std::string& strategy, int nodes, const std::string& extr
          "[parallel]\nstrategy = \"" +
          strategy + "\"\n";
 }
+
+// 3 x p5en with the collective engine's fold on, and the group of every rank (the engine-level tests).
+struct EngineRig {
+  models::ScenarioSpec spec = [] {
+    models::ScenarioSpec s;
+    s.cluster.instance = "p5en.48xlarge";
+    s.cluster.nodes = 3;
+    s.collective = models::CollectiveSpec{"all_reduce", int64_t{1} << 30, 1};
+    return s;
+  }();
+  sim::Simulator sim;
+  sim::FlowNetwork net{sim};
+  std::unique_ptr<models::World> world = models::World::build(spec, net);
+  std::unique_ptr<models::collectives::CollectiveEngine> engine = [this] {
+    auto e = models::collectives::make_collective_engine(sim, net, *world, spec);
+    e->set_rotation_fold(true);
+    return e;
+  }();
+  models::collectives::Group all = [this] {
+    models::collectives::Group g{{}, 0, "world"};
+    for (int r = 0; r < world->size(); ++r) g.ranks.push_back(r);
+    return g;
+  }();
+};
 
 }  // namespace
 
@@ -114,17 +139,8 @@ TEST_CASE("scenarios: a slowed NIC breaks the GPU rotation: no fold, the same re
 
 TEST_CASE("scenarios: the guard stops a folded all-reduce that meets other traffic on its links", "[scenarios]") {
   using namespace models;
-  ScenarioSpec spec;
-  spec.cluster.instance = "p5en.48xlarge";
-  spec.cluster.nodes = 3;
-  spec.collective = CollectiveSpec{"all_reduce", int64_t{1} << 30, 1};
-  sim::Simulator sim;
-  sim::FlowNetwork net(sim);
-  const auto world = World::build(spec, net);
-  auto engine = collectives::make_collective_engine(sim, net, *world, spec);
-  engine->set_rotation_fold(true);
-  collectives::Group all{{}, 0, "world"};
-  for (int r = 0; r < world->size(); ++r) all.ranks.push_back(r);
+  EngineRig rig;
+  auto& [spec, sim, net, world, engine, all] = rig;
   REQUIRE(engine->choose(all, nccl::CollOp::AllReduce, int64_t{1} << 30).algo == nccl::Algo::NVLSTree);
   int done = 0;
   engine->launch(all, nccl::CollOp::AllReduce, int64_t{1} << 30, [&](const collectives::CollectiveRecord&) { ++done; });
@@ -139,17 +155,8 @@ TEST_CASE("scenarios: the guard stops a folded all-reduce that meets other traff
 TEST_CASE("scenarios: an all-reduce launched while other traffic is in flight is not folded (no shadows then)",
           "[scenarios]") {
   using namespace models;
-  ScenarioSpec spec;
-  spec.cluster.instance = "p5en.48xlarge";
-  spec.cluster.nodes = 3;
-  spec.collective = CollectiveSpec{"all_reduce", int64_t{1} << 30, 1};
-  sim::Simulator sim;
-  sim::FlowNetwork net(sim);
-  const auto world = World::build(spec, net);
-  auto engine = collectives::make_collective_engine(sim, net, *world, spec);
-  engine->set_rotation_fold(true);
-  collectives::Group all{{}, 0, "world"};
-  for (int r = 0; r < world->size(); ++r) all.ranks.push_back(r);
+  EngineRig rig;
+  auto& [spec, sim, net, world, engine, all] = rig;
   int done = 0;
   const auto count = [&](const collectives::CollectiveRecord&) { ++done; };
   engine->launch(all, nccl::CollOp::AllGather, int64_t{1} << 30, count);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "catalog_run.hpp"
 #include "models/collectives/comm_plan.hpp"
 #include "models/collectives/flow_cap.hpp"
 #include "models/error.hpp"
@@ -30,43 +31,8 @@ ScenarioSpec dgx(int nodes, std::map<std::string, std::string> env = {}, bool sh
   return spec;
 }
 
-CommView view_of(const ScenarioSpec& spec) {
-  sim::Simulator sim;
-  sim::FlowNetwork net(sim);
-  auto world = World::build(spec, net);
-  std::vector<int> ranks(world->size());
-  for (int r = 0; r < world->size(); ++r) ranks[r] = r;
-  return build_plan(*world, net, ranks, 0).view;
-}
-
-struct Run {
-  double t = -1;
-  CollectiveRecord rec;
-  std::map<std::string, double> max_bytes;  // per link kind, the most one link carried
-};
-
-Run all_reduce(const ScenarioSpec& spec, int64_t S) {
-  sim::Simulator sim;
-  sim::FlowNetwork net(sim);
-  net.set_audit(true);  // byte conservation against collnet_delivery
-  auto world = World::build(spec, net);
-  auto engine = make_collective_engine(sim, net, *world, spec);
-  Group g;
-  for (int r = 0; r < world->size(); ++r) g.ranks.push_back(r);
-  Run out;
-  engine->launch(g, CollOp::AllReduce, S, [&](const CollectiveRecord& r) {
-    out.t = r.end_s - r.start_s;
-    out.rec = r;
-  });
-  sim.run();
-  net.settle_blocks();
-  for (std::size_t i = 0; i < net.link_count(); ++i) {
-    const sim::LinkId l{static_cast<uint32_t>(i)};
-    double& m = out.max_bytes[std::string(net.link_kind(l))];
-    m = std::max(m, net.link_bytes(l));
-  }
-  return out;
-}
+// The audit checks collnet_delivery.
+CatalogRun all_reduce(const ScenarioSpec& spec, int64_t S) { return audited_run(spec, CollOp::AllReduce, S); }
 
 constexpr double kNvlinkRaw = 18 * 25e9;  // H100: 18 NVLink-4 links
 constexpr double kNicRaw = 50e9;          // NDR 400 Gb/s
@@ -115,7 +81,7 @@ TEST_CASE("collnet: off without SHARP switches or NCCL_COLLNET_ENABLE=1, a SHARP
 TEST_CASE("collnet: CollNetDirect moves S/8 per NIC each way (a ring 2(n-1)/n S/8) and 1.75 S per NVLink port",
           "[nccl]") {
   const int64_t S = int64_t{1} << 30;
-  const Run d = all_reduce(dgx(2, {{"NCCL_ALGO", "CollNetDirect"}}), S);  // the audit checks collnet_delivery
+  const CatalogRun d = all_reduce(dgx(2, {{"NCCL_ALGO", "CollNetDirect"}}), S);  // the audit checks collnet_delivery
   REQUIRE(d.rec.algo == Algo::CollNetDirect);
   REQUIRE(d.rec.channels == 16);
   CHECK(d.max_bytes.at("ib") == Approx(S / 8.0).epsilon(1e-6));
@@ -132,7 +98,7 @@ TEST_CASE("collnet: CollNetDirect moves S/8 per NIC each way (a ring 2(n-1)/n S/
                      2 * hop(LinkClass::IB, Proto::Simple) + P.sharp_latency_s;
   CHECK(d.t == Approx(lat + std::max(1.75 * S / port, S / 8.0 / nic)).epsilon(1e-6));
   // The ring (forced) sends 2(n-1)/n S/8 through each NIC: 1.875 x CollNet's.
-  const Run ring = all_reduce(dgx(2, {{"NCCL_ALGO", "Ring"}}), S);
+  const CatalogRun ring = all_reduce(dgx(2, {{"NCCL_ALGO", "Ring"}}), S);
   REQUIRE(ring.rec.algo == Algo::Ring);
   CHECK(ring.max_bytes.at("ib") == Approx(2.0 * 15 / 16 * S / 8).epsilon(1e-6));
 }
@@ -140,7 +106,7 @@ TEST_CASE("collnet: CollNetDirect moves S/8 per NIC each way (a ring 2(n-1)/n S/
 TEST_CASE("collnet: CollNetChain runs the chain inside the node (1.75 S per port over 8 rotated sets) and SHARP across",
           "[nccl]") {
   const int64_t S = int64_t{1} << 30;
-  const Run c = all_reduce(dgx(2, {{"NCCL_ALGO", "CollNetChain"}}), S);
+  const CatalogRun c = all_reduce(dgx(2, {{"NCCL_ALGO", "CollNetChain"}}), S);
   REQUIRE(c.rec.algo == Algo::CollNetChain);
   CHECK(c.max_bytes.at("ib") == Approx(S / 8.0).epsilon(1e-6));
   CHECK(c.max_bytes.at("nvlink") == Approx(1.75 * S).epsilon(1e-6));

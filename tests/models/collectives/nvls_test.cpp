@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "catalog_run.hpp"
 #include "models/collectives/comm_plan.hpp"
 #include "models/collectives/flow_cap.hpp"
 #include "rig.hpp"
@@ -23,43 +24,8 @@ ScenarioSpec node_of(const std::string& instance, int nodes, std::map<std::strin
   return spec;
 }
 
-CommView view_of(const ScenarioSpec& spec) {
-  sim::Simulator sim;
-  sim::FlowNetwork net(sim);
-  auto world = World::build(spec, net);
-  std::vector<int> ranks(world->size());
-  for (int r = 0; r < world->size(); ++r) ranks[r] = r;
-  return build_plan(*world, net, ranks, 0).view;
-}
-
-struct Run {
-  double t = -1;
-  CollectiveRecord rec;
-  std::map<std::string, double> bytes_by_kind_max;  // per link kind, the most bytes one link carried
-};
-
-Run run(const ScenarioSpec& spec, CollOp op, int64_t S) {
-  sim::Simulator sim;
-  sim::FlowNetwork net(sim);
-  net.set_audit(true);  // byte conservation against nvls_delivery
-  auto world = World::build(spec, net);
-  auto engine = make_collective_engine(sim, net, *world, spec);
-  Group g;
-  for (int r = 0; r < world->size(); ++r) g.ranks.push_back(r);
-  Run out;
-  engine->launch(g, op, S, [&](const CollectiveRecord& r) {
-    out.t = r.end_s - r.start_s;
-    out.rec = r;
-  });
-  sim.run();
-  net.settle_blocks();
-  for (std::size_t i = 0; i < net.link_count(); ++i) {
-    const sim::LinkId l{static_cast<uint32_t>(i)};
-    double& m = out.bytes_by_kind_max[std::string(net.link_kind(l))];
-    m = std::max(m, net.link_bytes(l));
-  }
-  return out;
-}
+// The audit checks nvls_delivery.
+CatalogRun run(const ScenarioSpec& spec, CollOp op, int64_t S) { return audited_run(spec, op, S); }
 
 const std::map<std::string, std::string> kNvlsOn = {{"NCCL_NVLS_ENABLE", "1"}};
 }  // namespace
@@ -114,7 +80,7 @@ TEST_CASE("nvls: one-node all-reduce moves (1 + 1/n) S per NVLink port each way,
           "[nccl]") {
   const int64_t S = int64_t{1} << 30;
   const ScenarioSpec spec = node_of("p5.48xlarge", 1, kNvlsOn);
-  const Run nvls = run(spec, CollOp::AllReduce, S);  // the byte audit checks nvls_delivery
+  const CatalogRun nvls = run(spec, CollOp::AllReduce, S);  // the byte audit checks nvls_delivery
   REQUIRE(nvls.rec.algo == Algo::NVLS);
   REQUIRE(nvls.rec.channels == 16);
   sim::Simulator sim;
@@ -137,13 +103,13 @@ TEST_CASE("nvls: one-node all-reduce moves (1 + 1/n) S per NVLink port each way,
       port.edge.raw_bandwidth * P.of(LinkClass::NVLink).efficiency[static_cast<int>(Proto::Simple)]);  // the port
   const double lat = P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple);
   CHECK(nvls.t == Approx(lat + 1.125 * S / cap).epsilon(1e-6));
-  CHECK(nvls.bytes_by_kind_max.at("nvlink") == Approx(1.125 * S).epsilon(1e-6));  // not 2(n-1)/n S = 1.75 S
+  CHECK(nvls.max_bytes.at("nvlink") == Approx(1.125 * S).epsilon(1e-6));  // not 2(n-1)/n S = 1.75 S
   // The ring (forced) moves 1.75 S per port: NVLS is faster by 1.75/1.125 x eta x (port cap / cap).
   auto ring_env = kNvlsOn;
   ring_env["NCCL_ALGO"] = "Ring";
-  const Run ring = run(node_of("p5.48xlarge", 1, ring_env), CollOp::AllReduce, S);
+  const CatalogRun ring = run(node_of("p5.48xlarge", 1, ring_env), CollOp::AllReduce, S);
   REQUIRE(ring.rec.algo == Algo::Ring);
-  CHECK(ring.bytes_by_kind_max.at("nvlink") == Approx(1.75 * S).epsilon(1e-6));
+  CHECK(ring.max_bytes.at("nvlink") == Approx(1.75 * S).epsilon(1e-6));
   CHECK(ring.t / nvls.t > 1.25);
   CHECK(ring.t / nvls.t < 1.75 / 1.125);
 }
@@ -154,9 +120,9 @@ TEST_CASE("nvls: reduce-scatter and all-gather (NCCL_ALGO=NVLS) move S one way a
   env["NCCL_ALGO"] = "NVLS";
   const ScenarioSpec spec = node_of("p5.48xlarge", 1, env);
   for (CollOp op : {CollOp::ReduceScatter, CollOp::AllGather}) {
-    const Run r = run(spec, op, S);
+    const CatalogRun r = run(spec, op, S);
     REQUIRE(r.rec.algo == Algo::NVLS);
-    CHECK(r.bytes_by_kind_max.at("nvlink") == Approx(static_cast<double>(S)).epsilon(1e-6));
+    CHECK(r.max_bytes.at("nvlink") == Approx(static_cast<double>(S)).epsilon(1e-6));
     const double raw = 18 * 25e9;  // H100: 18 NVLink-4 links of 25 GB/s
     const double cap = std::min(flow_rate_cap(P, {.link_class = LinkClass::NVLink,
                                                   .proto = Proto::Simple,
@@ -191,11 +157,11 @@ TEST_CASE("nvls: across DGX H100 nodes with SHARP, NVLS runs over CollNet -- S/8
   // 16 nodes, 1 GiB: NVLS (193.5 GB/s, 43 us) beats CollNetChain (192, 69 us) and NVLSTree (183).
   CHECK(choose(view_of(sharp(16, {})), TuningEnv{}, CollOp::AllReduce, int64_t{1} << 30).algo == Algo::NVLS);
   const int64_t S = int64_t{1} << 30;
-  const Run r = run(sharp(2, {{"NCCL_ALGO", "NVLS"}}), CollOp::AllReduce, S);  // audit: nvls_delivery
+  const CatalogRun r = run(sharp(2, {{"NCCL_ALGO", "NVLS"}}), CollOp::AllReduce, S);  // audit: nvls_delivery
   REQUIRE(r.rec.algo == Algo::NVLS);
   REQUIRE(r.rec.channels == 16);  // min(nvlsChannels, the communicator's 16)
-  CHECK(r.bytes_by_kind_max.at("nvlink") == Approx(1.125 * S).epsilon(1e-6));
-  CHECK(r.bytes_by_kind_max.at("ib") == Approx(S / 8.0).epsilon(1e-6));
+  CHECK(r.max_bytes.at("nvlink") == Approx(1.125 * S).epsilon(1e-6));
+  CHECK(r.max_bytes.at("ib") == Approx(S / 8.0).epsilon(1e-6));
   const double raw = 18 * 25e9;
   const double port = std::min(flow_rate_cap(P, {.link_class = LinkClass::NVLink,
                                                  .proto = Proto::Simple,
