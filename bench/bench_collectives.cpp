@@ -1,4 +1,4 @@
-// Speed of the collective engine (issue 8 targets, one core):
+// Speed of the collective engine (its speed targets, one core):
 //   1 GiB all-reduce over 1,024 GPUs (128 x p5.48xlarge)          < 0.2 s
 //   1 GiB all-reduce over 16,384 GPUs (2,048 x p5en.48xlarge)     < 2 s, < 1 GB
 //   nccl-tests sweep 8 B - 1 GiB x2, 7 collectives, 64 GPUs       < 1 s

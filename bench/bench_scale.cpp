@@ -1,8 +1,8 @@
-// Issue 14's cluster-scale cases (bench/scale/*.toml), one simulated step per
+// The cluster-scale cases (bench/scale/*.toml), one simulated step per
 // iteration as `commsim run` does it (World build included, no timeline), with closed forms (the
 // default) and without (`--full`: every flow simulated); Megatron also with every data-parallel
-// replica simulated (`/every_replica`: the default before replicas were simulated once, issue 14;
-// with the data-parallel overlap, what the default ran before replica orbits, session 9),
+// replica simulated (`/every_replica`: the default before replicas were simulated once;
+// with the data-parallel overlap, what the default ran before replica orbits),
 // ZeRO-3 offload with every node simulated (`/every_replica`: the default before alike nodes were
 // simulated once).
 // Counters: the simulated step, events.

@@ -1,4 +1,4 @@
-// Engine speed (issue 2): the event queue and the flow network under churn.
+// Engine speed: the event queue and the flow network under churn.
 //
 //   EventQueue/hold:N       the "hold" model: N events pending; each pop schedules one more at a
 //                           random later time. One item = one schedule + one pop.
@@ -14,7 +14,7 @@
 //   EventQueue/retime:N     hold with N pending, and each event also cancels one pending event and
 //                           schedules it again later (the executor re-timing compute when a rank's
 //                           communication starts or ends). One item = one event run.
-// The shapes of cluster-scale steps (issue 14): flows that start in one instant, as a collective's
+// The shapes of cluster-scale steps: flows that start in one instant, as a collective's
 // do, each iteration running them to completion. One item = one flow, start to completion handler.
 //   Flows/disjoint/N        N flows, each alone on its own 3 links (GPU port, NIC out, NIC in):
 //                           N one-flow components starting together and ending together.

@@ -1,4 +1,4 @@
-// Speed goals of issue 4: one simulated training step of Llama-3-70B on 1,024 GPUs
+// Speed goals: one simulated training step of Llama-3-70B on 1,024 GPUs
 // (128 x p5.48xlarge) in under 1 s, for ZeRO-3 and for Megatron TP 8 x PP 8 x DP 16.
 #include <benchmark/benchmark.h>
 

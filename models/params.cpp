@@ -19,7 +19,7 @@ namespace {
 constexpr double kUs = 1e-6;  // hop latencies are written in microseconds, as NCCL's tables do
 
 // Physical bounds, so that a unit mistake (a latency in us written as seconds, "1e300") is refused
-// where it is written instead of printing tables of hundreds of hours (issue 21). They are far
+// where it is written instead of printing tables of hundreds of hours. They are far
 // outside any real value, not fits:
 // - times [0, 1] s: NCCL's largest modelled latency is 14 us (hwLat NET Simple, tuning.cc); one
 //   way across a continent is ~0.05 s. A second is above every latency a link or kernel has.
@@ -474,13 +474,13 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     // measurement on one GPU type; 0 = perfect overlap.
     {"compute.overlap_slowdown", U::Factor, kStretch, 0.49, "", O::Workload,
      "compute stretch while comm is in flight; 2 x H200 FSDP2 profile (validation/h200x2/profile_fsdp_n*.txt)"},
-    // The mirror (issue 18, mechanism 7): a collective launched while a rank of its group computes
+    // The converse of compute.overlap_slowdown: a collective launched while a rank of its group computes
     // runs its flows at 1 / (1 + this) (the compute kernels hold SMs and memory bandwidth the
     // NCCL CTAs need; over SHM the copies go through host memory as well). Not measured yet: an
     // FSDP step over SHM (fsdp_shm_n2, -11 %) is predicted faster than its isolated collectives
     // allow, which this would explain; it needs the profiler on a multi-GPU host. 0 until then.
     {"comm.overlap_slowdown", U::Factor, kStretch, 0, "", O::Workload,
-     "comm stretch for a collective launched beside compute; not measured (issue 18): 0"},
+     "comm stretch for a collective launched beside compute; not measured: 0"},
     // GPU memory the framework holds beside the tensors (models/run/memory_peak.hpp): the CUDA
     // context and libraries' handles. Measured on one H200 (PyTorch 2.11, CUDA 13.0): an OOM
     // report says "this process has 79.06 GiB memory in use ... 76.96 GiB is allocated by PyTorch,

@@ -101,6 +101,14 @@ struct PairTransport {
   std::string link_class;  // as in TransportCount
 };
 
+// One mechanism of the scale engine (models/scale/README.md) and whether this run used it, and
+// why or why not (`commsim run --explain-mode`).
+struct ScaleModeLine {
+  std::string mechanism;  // "data-parallel replicas", "rank classes", ... (the README's table)
+  bool applied = false;
+  std::string why;
+};
+
 struct JobResult;  // below: one job of several on one fabric
 
 struct RunResult {
@@ -116,6 +124,7 @@ struct RunResult {
   std::map<std::string, double> breakdown;     // named totals for the summary, e.g. "compute_s"
   RankBreakdown step_breakdown;                // mean of the ranks' breakdowns: sums to step_time_s
   std::vector<std::string> notes;              // what the model assumed, in plain words
+  std::vector<ScaleModeLine> scale_mode;       // RunOptions::explain_mode: every mechanism, in order
   bool partial = false;                        // stopped by --time-limit
   uint64_t events = 0;                         // simulator events processed
   MemoryResult memory;                         // GPU memory estimate (training steps)

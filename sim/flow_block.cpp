@@ -88,7 +88,7 @@ bool FlowNetwork::start_block(std::span<const BlockFlow> flows, Completion on_al
         l.held_by = b;
         l.held_flow = i;
         l.held_until = h.drain;
-        if (mirrored()) occupy(li, false, h.drain);
+        if (folded()) occupy(li, false, h.drain);
       }
     }
     k.last_drain = std::max(k.last_drain, h.drain);
@@ -283,7 +283,7 @@ void FlowNetwork::demote(uint32_t b) {
       l.held_by = b;
       l.held_flow = i;
       l.held_until = k.start + from.drain;
-      if (mirrored()) occupy(li, false, l.held_until);
+      if (folded()) occupy(li, false, l.held_until);
     }
     h.total = from.total;
     h.rate = from.rate;
@@ -324,7 +324,7 @@ void FlowNetwork::materialize(uint32_t b) {
       l.busy_since = k.start;
       hops[j].link = li;
       hops[j].position = 0;
-      if (mirrored()) occupy(li, true, now);
+      if (folded()) occupy(li, true, now);
       l.flows.push_back(slot);
       l.weight += 1;
     }

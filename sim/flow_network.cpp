@@ -200,7 +200,7 @@ void FlowNetwork::attach(uint32_t slot) {
   for (uint32_t i = 0; i < f.hops.size(); ++i) {
     Link& l = links_[hops[i].link];
     for (uint32_t j = 0; j < i; ++j) SIM_CHECK(hops[j].link != hops[i].link, "a flow path must not use a link twice");
-    if (mirrored()) occupy(hops[i].link, l.flows.empty(), now);
+    if (folded()) occupy(hops[i].link, l.flows.empty(), now);
     if (l.flows.empty()) l.busy_since = sim_.now();
     hops[i].position = static_cast<uint32_t>(l.flows.size());
     l.flows.push_back(slot);
@@ -232,7 +232,7 @@ void FlowNetwork::detach(uint32_t slot) {
     l.bytes_done += f.total - f.remaining;
     if (l.flows.empty()) {
       l.busy_total += sim_.now() - l.busy_since;
-      if (mirrored()) vacate(li);
+      if (folded()) vacate(li);
     }
     mark_dirty(li);
   }
@@ -555,8 +555,8 @@ Time FlowNetwork::link_busy(LinkId l) const {
   return busy;
 }
 
-void FlowNetwork::set_mirrors(std::vector<uint32_t> class_of_link, std::span<const LinkId> model_of_class) {
-  SIM_CHECK(!mirrored() && active_flows_ == 0 && live_blocks_ == 0, "mirrors are set once, before any flow");
+void FlowNetwork::set_folded_links(std::vector<uint32_t> class_of_link, std::span<const LinkId> model_of_class) {
+  SIM_CHECK(!folded() && active_flows_ == 0 && live_blocks_ == 0, "folded links are set once, before any flow");
   SIM_CHECK(class_of_link.size() == links_.size(), "a class (or none) for every link");
   const uint32_t classes = static_cast<uint32_t>(model_of_class.size());
   for (uint32_t c : class_of_link) SIM_CHECK(c == kNoClass || c < classes, "a link of an unknown class");
@@ -566,10 +566,10 @@ void FlowNetwork::set_mirrors(std::vector<uint32_t> class_of_link, std::span<con
     const Link& model = links_[m.index];
     const double capacity = model.capacity;
     const Time latency = model.latency;
-    const std::string name = "mirror/" + std::string(link_name(m)), kind = link_kind(m);
+    const std::string name = "fold/" + std::string(link_name(m)), kind = link_kind(m);
     add_link(name, kind, capacity, latency);
   }
-  first_shadow_ = first;
+  first_folded_ = first;
   class_of_link_ = std::move(class_of_link);
   real_flows_.assign(classes, 0);
   real_held_.assign(classes, Time::zero());
@@ -581,8 +581,8 @@ void FlowNetwork::occupy(uint32_t li, bool flow, Time until) {
   const Time now = sim_.now();
   uint32_t c;
   bool other_busy;
-  if (li >= first_shadow_) {
-    c = li - first_shadow_;
+  if (li >= first_folded_) {
+    c = li - first_folded_;
     other_busy = real_busy(c);
   } else {
     if (li >= class_of_link_.size() || class_of_link_[li] == kNoClass) return;
@@ -591,37 +591,37 @@ void FlowNetwork::occupy(uint32_t li, bool flow, Time until) {
       ++real_flows_[c];
     else if (until > now)
       real_held_[c] = std::max(real_held_[c], until);
-    other_busy = shadow_busy(c);
+    other_busy = folded_busy(c);
   }
   if (!other_busy) return;
   suspects_.push_back(c);
   if (!check_scheduled_) {
     check_scheduled_ = true;
-    sim_.schedule_end_of_instant([this] { check_mirrors(); });
+    sim_.schedule_end_of_instant([this] { check_folds(); });
   }
 }
 
 // A held link stays busy until its flow's drain (a block turned into flows keeps the bound: its
 // flows drain no earlier, as they ran alone at the fastest rate their links allow).
-bool FlowNetwork::shadow_busy(uint32_t c) const {
-  const Link& s = links_[first_shadow_ + c];
+bool FlowNetwork::folded_busy(uint32_t c) const {
+  const Link& s = links_[first_folded_ + c];
   return !s.flows.empty() || s.held_until > sim_.now();
 }
 
 bool FlowNetwork::real_busy(uint32_t c) const { return real_flows_[c] > 0 || real_held_[c] > sim_.now(); }
 
-// End of an instant: a class whose shadow and one of whose real links both still carry traffic
+// End of an instant: a class whose folded link and one of whose real links both still carry traffic
 // would have shared that link in the full network from this instant on.
-void FlowNetwork::check_mirrors() {
+void FlowNetwork::check_folds() {
   check_scheduled_ = false;
   for (uint32_t c : suspects_)
-    if (!mirror_violated_ && shadow_busy(c) && real_busy(c)) violate(first_shadow_ + c);
+    if (!fold_violated_ && folded_busy(c) && real_busy(c)) violate(first_folded_ + c);
   suspects_.clear();
 }
 
 void FlowNetwork::violate(uint32_t li) {
-  if (mirror_violated_) return;
-  mirror_violated_ = true;
+  if (fold_violated_) return;
+  fold_violated_ = true;
   violation_time_ = sim_.now();
   violation_link_ = LinkId{li};
   sim_.stop();

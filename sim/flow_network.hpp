@@ -78,7 +78,7 @@ class FlowNetwork {
   // account for latency themselves (a collective's pipeline latency is calibrated as a whole).
   FlowId start_with_latency(std::span<const LinkId> path, int64_t bytes, Completion on_done, double rate_cap,
                             Time latency);
-  // Weighted flow (issue 14's all-to-all fold): one record that stands for `weight` identical
+  // Weighted flow (the all-to-all fold): one record that stands for `weight` identical
   // flows on `path` (each of bytes / weight, capped at rate_cap / weight, with this latency).
   // Progressive filling raises rates per unit of weight: a link's fair share is its remaining
   // capacity over the unfixed weight on it, and a flow of weight w is fixed at w times that share
@@ -90,7 +90,7 @@ class FlowNetwork {
   // Bytes a flow still has to drain now (0 once drained or not active).
   double remaining(FlowId id) const;
 
-  // Watches (issue 14's all-to-all fold): `on_touch` runs once, inside the start of the first
+  // Watches (the all-to-all fold): `on_touch` runs once, inside the start of the first
   // flow that attaches to one of `links` while that link carries a flow, before that flow joins
   // (so the watcher can replace its own flows first: it may start and cancel flows). The watch
   // ends then, or at unwatch. A link has one watch at a time (the latest).
@@ -113,7 +113,7 @@ class FlowNetwork {
   // `shape` (non-zero): the caller's name for this exact list of flows; a block that runs in
   // closed form is then remembered, and start_cached_block(shape) repeats it without the list.
   bool start_block(std::span<const BlockFlow> flows, Completion on_all_done, uint64_t shape = 0);
-  // The part of a block that runs alone (issue 14): when start_block refused `flows` because some
+  // The part of a block that runs alone: when start_block refused `flows` because some
   // of them share links or find links busy, starts as one closed-form block those whose every link
   // is idle and crossed by no other flow of `flows` -- each of them is then a max-min component of
   // its own as a flow too, for as long as no flow arrives on its links (the guard), so the block
@@ -137,34 +137,34 @@ class FlowNetwork {
   uint64_t blocks_materialized() const { return blocks_materialized_; }  // of those, turned into flows
   uint64_t blocks_repeated() const { return blocks_repeated_; }          // of those, start_cached_block
 
-  // Mirrored replicas (models/workload/replicas.hpp). A workload made of m identical replicas whose
+  // Folded replicas (models/scale/step/replicas.hpp). A workload made of m identical replicas whose
   // own traffic stays on their own links simulates one replica for m: each class c of links (the
-  // same link of every replica) gets a shadow link, and the flows of the simulated replica's own
-  // operations (started while set_mirror_tag(true)) run on the shadows of their links, so that
+  // same link of every replica) gets a folded link, and the flows of the simulated replica's own
+  // operations (started while set_fold_tag(true)) run on the folded links of their links, so that
   // they are rated exactly as any replica's own flows are in the full network (which never meet
   // another replica's). Every other flow (a data-parallel collective's, across replicas) runs on
   // the real links. That is exact as long as no other flow is on a link of class c while the
-  // shadow of c carries a flow: the guard checks it at the end of every instant in which a flow
+  // folded link of c carries a flow: the guard checks it at the end of every instant in which a flow
   // or block arrived on a classed link, and if it fails, records it and stops the simulator (the
   // caller then runs every replica). `class_of_link`: per link (add every link first), its class
   // or kNoClass; `capacity_of_class` etc. are taken from `model_of_class`, one link of each class.
   static constexpr uint32_t kNoClass = UINT32_MAX;
-  void set_mirrors(std::vector<uint32_t> class_of_link, std::span<const LinkId> model_of_class);
-  void set_mirror_tag(bool on) { mirror_tag_ = on; }
-  bool mirror_tag() const { return mirror_tag_; }
-  // No flow and no closed-form block in flight (set_mirrors may be called).
+  void set_folded_links(std::vector<uint32_t> class_of_link, std::span<const LinkId> model_of_class);
+  void set_fold_tag(bool on) { fold_tag_ = on; }
+  bool fold_tag() const { return fold_tag_; }
+  // No flow and no closed-form block in flight (set_folded_links may be called).
   bool idle() const { return active_flows_ == 0 && live_blocks_ == 0; }
-  bool mirrored() const { return first_shadow_ != UINT32_MAX; }
-  bool is_shadow(LinkId l) const { return mirrored() && l.index >= first_shadow_; }
-  // The shadow carrying the simulated replica's own flows for real link `l`'s class, if any.
-  std::optional<LinkId> shadow_of(LinkId l) const {
-    if (!mirrored() || l.index >= class_of_link_.size() || class_of_link_[l.index] == kNoClass) return std::nullopt;
-    return LinkId{first_shadow_ + class_of_link_[l.index]};
+  bool folded() const { return first_folded_ != UINT32_MAX; }
+  bool is_folded_link(LinkId l) const { return folded() && l.index >= first_folded_; }
+  // The folded link carrying the simulated replica's own flows for real link `l`'s class, if any.
+  std::optional<LinkId> folded_link_of(LinkId l) const {
+    if (!folded() || l.index >= class_of_link_.size() || class_of_link_[l.index] == kNoClass) return std::nullopt;
+    return LinkId{first_folded_ + class_of_link_[l.index]};
   }
   // The guard failed: when, and on which class (its model link).
-  bool mirror_violated() const { return mirror_violated_; }
-  Time mirror_violation_time() const { return violation_time_; }
-  LinkId mirror_violation_link() const { return violation_link_; }
+  bool fold_violated() const { return fold_violated_; }
+  Time fold_violation_time() const { return violation_time_; }
+  LinkId fold_violation_link() const { return violation_link_; }
 
   // Removes a flow that has not finished; its handler never runs. Returns false if not active.
   bool cancel(FlowId id);
@@ -279,11 +279,11 @@ class FlowNetwork {
   void demote(uint32_t b);
   void credit_links(uint32_t b, uint32_t i);
   uint32_t alloc_slot();
-  // Mirrors: where a flow started now goes (a tagged flow's link: its class's shadow), and the guard.
+  // Folded links: where a flow started now goes (a tagged flow's link: its class's folded link), and the guard.
   uint32_t route(uint32_t li) {
-    if (!mirror_tag_ || !mirrored()) return li;
-    if (li < class_of_link_.size() && class_of_link_[li] != kNoClass) return first_shadow_ + class_of_link_[li];
-    violate(li);  // a replica's own flow on a link no class holds: its mirrors would share it
+    if (!fold_tag_ || !folded()) return li;
+    if (li < class_of_link_.size() && class_of_link_[li] != kNoClass) return first_folded_ + class_of_link_[li];
+    violate(li);  // a replica's own flow on a link no class holds: its folded links would share it
     return li;
   }
   // A flow or block now occupies link li (held until `until` if a block's): note it for the guard.
@@ -291,9 +291,9 @@ class FlowNetwork {
   void vacate(uint32_t li) {  // li's last flow left
     if (li < class_of_link_.size() && class_of_link_[li] != kNoClass) --real_flows_[class_of_link_[li]];
   }
-  bool shadow_busy(uint32_t c) const;
+  bool folded_busy(uint32_t c) const;
   bool real_busy(uint32_t c) const;
-  void check_mirrors();
+  void check_folds();
   void violate(uint32_t li);
 
   FlowId start_impl(std::span<const LinkId> path, double bytes, Completion on_done, double rate_cap, Time latency,
@@ -348,15 +348,15 @@ class FlowNetwork {
   std::vector<Block> blocks_;
   std::vector<uint32_t> free_blocks_;
   std::vector<BlockFlow> solo_flows_;  // start_solo_block's scratch
-  // Mirrors (set_mirrors): per real link its class; shadows are links first_shadow_ + class.
+  // Folded links (set_folded_links): per real link its class; folded links are links first_folded_ + class.
   std::vector<uint32_t> class_of_link_;
-  uint32_t first_shadow_ = UINT32_MAX;
-  bool mirror_tag_ = false;
+  uint32_t first_folded_ = UINT32_MAX;
+  bool fold_tag_ = false;
   std::vector<uint32_t> real_flows_;  // per class: real links of the class carrying flows
   std::vector<Time> real_held_;       // per class: latest drain of a block's flow on a real link of it
   std::vector<uint32_t> suspects_;    // classes to check at the end of this instant
   bool check_scheduled_ = false;
-  bool mirror_violated_ = false;
+  bool fold_violated_ = false;
   Time violation_time_;
   LinkId violation_link_;
   struct Watch {

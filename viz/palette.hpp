@@ -18,7 +18,7 @@ inline constexpr const char* kPurple = "#CC79A7";  // reddish purple
 inline constexpr const char* kGrey = "#999999";    // not Okabe-Ito: "other / unknown"
 }  // namespace okabe_ito
 
-// The transports a picture distinguishes (issue 5): P2P over NVLink or PCIe, SHM, NET over EFA,
+// The transports a picture distinguishes: P2P over NVLink or PCIe, SHM, NET over EFA,
 // InfiniBand or TCP sockets.
 enum class TransportClass { NVLink, PCIe, SHM, EFA, IB, Socket, Unknown };
 

@@ -80,7 +80,7 @@ std::string scenario_block(const models::RunResult& r, const ReportInputs& in) {
   return o.str();
 }
 
-// What each number of the scenario block means, one line each (issue 19: a page read without the
+// What each number of the scenario block means, one line each (a page read without the
 // README must not be misread).
 std::string numbers_key() {
   static constexpr const char* kKey[][2] = {

@@ -1,4 +1,4 @@
-# torch.optim.AdamW on one GPU (issue 18, mechanism 2: fit the optimizer on its own): time per
+# torch.optim.AdamW on one GPU (fit the optimizer on its own): time per
 # step of the fused (fused=True), multi-tensor (foreach=True, PyTorch's default on CUDA) and per-tensor
 # for-loop (foreach=False) implementations, on fp32 and on bf16 parameters (states in the parameters'
 # dtype, as torch creates them), for parameter sets cut like the calibration decoder's tensors:

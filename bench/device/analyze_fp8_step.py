@@ -1,5 +1,5 @@
 # The fp8 step's tables (scenarios/validation/h100x1/measured/README.md, "fp8 steps"): the measured
-# steps of fp8_step.py against commsim's predictions (which price the casts since session 9).
+# steps of fp8_step.py against commsim's predictions (which price the casts).
 # No GPU:
 #   python3 bench/device/analyze_fp8_step.py build/scenarios/commsim
 # Cast model (not in commsim yet): every quantized tensor of n elements costs 6 B per element
@@ -64,7 +64,7 @@ def main():
            for r in rs]
     bw_cast = 6 * sum(elements(2)) / (mean(fit, lambda r: r["class_us_per_step"]["cast"]) * 1e-6)
     print(f"BW_cast (micro-batch 2, {len(fit)} runs) = {bw_cast / 1e12:.3f} TB/s at 6 B per element\n")
-    # commsim prices the casts since session 9 (models/workload/compute.cpp: 6 B per element at the
+    # commsim prices the casts (models/workload/compute.cpp: 6 B per element at the
     # Fp8Cast rate, 3 launches per tensor, fp8 weights once per step, the output layer in bf16), so
     # its prediction is compared as it is; "cast model" is that model's cast time for the row.
     print("| step | runs | measured ms | kernels ms | GEMM ms | cast ms | commsim | error | cast model ms |")

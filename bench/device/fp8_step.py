@@ -1,6 +1,6 @@
 # One fp8 training step of the calibration decoder on ONE GPU, as Transformer Engine's default
-# recipe with current (per-tensor) scaling runs it, against the same step in bf16 (issue 15:
-# "Precision: bf16, fp16, fp8 ... checked against a measurement"). Transformer Engine is not
+# recipe with current (per-tensor) scaling runs it, against the same step in bf16 (each
+# precision the model offers is checked against a measurement). Transformer Engine is not
 # installed on the device machine (torch only), so its Linear is rebuilt here from torch ops:
 #
 #   python3 bench/device/fp8_step.py OUT.jsonl            (QUANT=compiled,eager selects the casts)

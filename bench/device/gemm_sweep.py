@@ -1,4 +1,4 @@
-# GEMM efficiency by shape on one GPU (issue 18, mechanism 2): bf16 torch.matmul and fp8
+# GEMM efficiency by shape on one GPU: bf16 torch.matmul and fp8
 # torch._scaled_mm (e4m3 x e4m3, per-tensor fp32 scales, bf16 output), one JSON line per shape.
 #
 #   python3 bench/device/gemm_sweep.py OUT.jsonl        (GEMM_BUDGET_S=200 bounds the whole sweep)

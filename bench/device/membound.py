@@ -1,4 +1,4 @@
-# Memory-bound work on one GPU (issue 18, mechanism 2): achieved bytes/s of the kernels around the
+# Memory-bound work on one GPU: achieved bytes/s of the kernels around the
 # GEMMs of the calibration decoder (tokens T = 4096 = 2 x 2048, hidden 4096, FFN 14336, vocab 32000),
 # and scaled_dot_product_attention forward and backward. One JSON line per measurement.
 #

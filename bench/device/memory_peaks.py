@@ -1,4 +1,4 @@
-# Peak GPU memory of the calibration decoder's single-GPU training steps (issue 16), one JSON line per
+# Peak GPU memory of the calibration decoder's single-GPU training steps, one JSON line per
 # configuration: torch.cuda.max_memory_allocated / max_memory_reserved, and memory_allocated at the
 # points of a step that split the peak into terms.
 #
@@ -14,7 +14,7 @@
 #   plain  as tp_n1 (torch_tp_step.py at tp = 1): bf16 parameters, foreach AdamW with bf16 states
 # each with and without activation checkpointing (checkpoint_wrapper, non-reentrant, on every block,
 # as torchtitan applies it before fully_shard), micro-batch 1, 2, 4 sequences of 2048, 8 blocks
-# (2.21 G parameters) and 16 blocks (4.28 G; issue 16: "runs out of memory on one 80 GB GPU").
+# (2.21 G parameters) and 16 blocks (4.28 G: expected to run out of memory on one 80 GB GPU).
 # Per configuration: build (params), one warm step (creates the AdamW states), then two instrumented
 # steps. Fields (bytes, memory_allocated unless named peak):
 #   params      after building and sharding the model

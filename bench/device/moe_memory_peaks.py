@@ -1,5 +1,5 @@
 # Peak GPU memory of small mixture-of-experts decoders trained on ONE GPU the way Megatron-LM holds
-# its model states (issue 16), one JSON line per configuration: torch.cuda.max_memory_allocated and
+# its model states, one JSON line per configuration: torch.cuda.max_memory_allocated and
 # memory_allocated at the points of a step that split the peak into terms. commsim's estimate
 # (models/run/memory_peak.hpp, strategy megatron, tp = pp = dp = ep = 1) is checked against these rows
 # by tests/validation/h100x1_moe_memory_validation_test.cpp.

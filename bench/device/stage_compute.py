@@ -1,4 +1,4 @@
-# Pipeline stages' and other shapes' compute on ONE GPU, no communication (issue 18, mechanism 2:
+# Pipeline stages' and other shapes' compute on ONE GPU, no communication (mechanism 2:
 # checks of the compute model out of sample).
 #
 #   python3 bench/device/stage_compute.py OUT.jsonl

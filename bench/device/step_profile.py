@@ -1,4 +1,4 @@
-# Kernel-time breakdown of the two single-GPU calibration steps on one GPU (issue 18, mechanism 2: what
+# Kernel-time breakdown of the two single-GPU calibration steps on one GPU (what
 # a step spends in GEMMs, attention, memory-bound kernels and the optimizer), 8 blocks, micro-batch 2:
 #   fsdp   as z3_n1 (FSDP2 on one rank, fp32 parameters, bf16 compute, foreach AdamW, fp32 states)
 #   plain  as tp_n1 (bf16 parameters, foreach AdamW, bf16 states)

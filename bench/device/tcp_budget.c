@@ -1,4 +1,4 @@
-// TCP budget of one thread (issue 18, mechanism 1): how many bytes/s one single-threaded process moves
+// TCP budget of one thread: how many bytes/s one single-threaded process moves
 // through the kernel's TCP path when it only sends, only receives, or sends and receives at once (as
 // NCCL's proxy thread does for a rank's Socket traffic: ncclNetSocket with nThreads = 0 progresses
 // every send and receive from the proxy thread with non-blocking send()/recv()), and what a host

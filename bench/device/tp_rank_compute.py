@@ -1,4 +1,4 @@
-# What one tensor-parallel rank computes, measured on ONE GPU (issue 18, mechanism 2: "tensor-parallel
+# What one tensor-parallel rank computes, measured on ONE GPU ("tensor-parallel
 # compute is not FLOPs / tp"), and the attention layout copies of the calibration decoder.
 #
 #   python3 bench/device/tp_rank_compute.py OUT.jsonl OUTDIR

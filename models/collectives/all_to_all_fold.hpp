@@ -1,5 +1,5 @@
 #pragma once
-// All-to-all without n(n-1) flows (issue 14): the fold.
+// All-to-all without n(n-1) flows: the fold.
 //
 // NCCL's all-to-all is every ordered pair (a, b) of the n ranks sending S/n at once
 // (point_to_point.cpp), n(n-1) flows max-min shared on their links. World::path_split cuts

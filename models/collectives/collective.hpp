@@ -70,17 +70,17 @@ class CollectiveEngine {
   virtual void set_rate_scale(double scale) { (void)scale; }
   // The algorithm, protocol and channels NCCL's tuner would pick (no simulation).
   virtual CollectiveRecord choose(const Group& group, CollOp op, int64_t bytes) const = 0;
-  // Node orbits (models/workload/replicas.hpp, node_quotient: every node alike, one simulated for
+  // Node orbits (models/scale/step/replicas.hpp, alike_nodes_fold: every node alike, one simulated for
   // all). On: a collective starts only the flows that leave the first node (World node 0), each
   // standing for its images on the other nodes (node k's flow is node 0's moved k nodes on,
-  // modulo the node count); the caller routes them onto shadow links (FlowNetwork mirrors), where
+  // modulo the node count); the caller routes them onto folded links (FlowNetwork folded links), where
   // the first node's links stand for every node's. That is the full network's traffic exactly when
   // the collective's flows are invariant under that move (same bytes, cap and latency, the image
   // path, no two hops on the same link of two nodes): checked on the whole list of flows at the
   // first launch of each (communicator, op, size), then remembered. A collective that fails it
   // stops the simulator and orbit_failure() says why (the caller then simulates every rank).
   virtual void set_node_orbits(bool on) { (void)on; }
-  // Orbits of a block translation instead (models/workload/replica_orbits.cpp: data-parallel
+  // Orbits of a block translation instead (models/scale/step/replica_orbits.cpp: data-parallel
   // replicas of several nodes each): per node its block (0 .. blocks - 1, -1: none) and its place
   // in the block; the move takes node (k, place) to (k + 1 mod blocks, place), and the flows kept
   // are those leaving block 0. Set before the first launch with orbits on.
@@ -91,15 +91,22 @@ class CollectiveEngine {
   virtual std::string orbit_failure() const { return {}; }
   // GPU rotation fold (models/collectives/rotation_fold.cpp): on, a tree all-reduce (NVLSTree,
   // Tree) over whole alike nodes whose flows are invariant under moving every node's GPUs on
-  // (models/world/gpu_rotation.hpp) starts one flow per orbit (one tree set's, the first GPUs'
-  // ports and chains), each standing for its images, on shadow links (FlowNetwork mirrors, set at
+  // (models/scale/gpu_rotation.hpp) starts one flow per orbit (one tree set's, the first GPUs'
+  // ports and chains), each standing for its images, on folded links (FlowNetwork folded links, set at
   // the first such launch, which needs an idle network). Exact while no other traffic meets a
-  // shadow's class on the real links: the network's guard stops the run otherwise
-  // (mirror_violated(); the caller then runs without the fold). Off by default; never with node
-  // orbits or replicas (they own the mirrors).
+  // folded link's class on the real links: the network's guard stops the run otherwise
+  // (fold_violated(); the caller then runs without the fold). Off by default; never with node
+  // orbits or replicas (they own the folded links).
   virtual void set_rotation_fold(bool on) { (void)on; }
   // Launches that ran folded so far.
   virtual uint64_t rotation_folds() const { return 0; }
+  // All-to-all launches folded (all_to_all_fold.hpp) and laid out pair by pair so far, and why the
+  // first of the latter was not folded.
+  struct AllToAllFolds {
+    uint64_t folded = 0, whole = 0;
+    std::string why_not;
+  };
+  virtual AllToAllFolds alltoall_folds() const { return {}; }
 };
 
 }  // namespace models::collectives

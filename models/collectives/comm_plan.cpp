@@ -232,7 +232,7 @@ class SetsPerLink {
 // times, and set r's shared chain bottlenecks set 0's rotated (probed for set 0 only).
 std::vector<std::vector<sim::LinkId>> chain_bottlenecks_shared(const World& world, const sim::FlowNetwork& net,
                                                                const std::vector<std::vector<int>>& members, int rings,
-                                                               const CommPlan& plan, const GpuRotation* rot) {
+                                                               const CommPlan& plan, const scale::GpuRotation* rot) {
   std::unordered_set<uint32_t> inter;
   for (const auto& ts : plan.trees)
     for (int t = 0; t < 2; ++t)
@@ -241,7 +241,7 @@ std::vector<std::vector<sim::LinkId>> chain_bottlenecks_shared(const World& worl
           inter.insert(e.bottleneck.index);
           for (uint32_t x = e.bottleneck.index, r = 1; rot && r < static_cast<uint32_t>(rot->order); ++r) {
             x = rot->rotate_link(x);
-            if (x == GpuRotation::kNone) break;  // count_folded_sets_sharing then refuses the fold
+            if (x == scale::GpuRotation::kNone) break;  // count_folded_sets_sharing then refuses the fold
             inter.insert(x);
           }
         }
@@ -301,13 +301,13 @@ void count_tree_sets_sharing(std::vector<CommPlan::TreeSet>& trees,
 // one of set 0's, so its sets are the r with b among set 0's bottlenecks rotated r times. False
 // when a bottleneck has no known image (the fold is then abandoned).
 bool count_folded_sets_sharing(std::vector<CommPlan::TreeSet>& trees, const std::vector<sim::LinkId>& chain_shared,
-                               const GpuRotation& rot) {
+                               const scale::GpuRotation& rot) {
   std::unordered_map<uint32_t, uint64_t> sets_of;  // per link: a bit per set
   bool known = true;
   const auto add = [&](sim::LinkId b) {
     uint32_t x = b.index;
     for (int r = 0; r < rot.order; ++r) {
-      if (x == GpuRotation::kNone) {
+      if (x == scale::GpuRotation::kNone) {
         known = false;
         return;
       }
@@ -400,7 +400,7 @@ void plan_nvls_tree(const World& world, const sim::FlowNetwork& net, const std::
 
 // Whether the NVLSTree part may be built folded by `rotation`: one tree set per GPU of whole
 // nodes, each NCCL node one World node in local GPU order (set r's leaders are then GPU r's).
-bool may_fold(const World& world, const CommPlan& plan, const GpuRotation& rot) {
+bool may_fold(const World& world, const CommPlan& plan, const scale::GpuRotation& rot) {
   if (!rot.applies() || plan.sets != rot.order || static_cast<int>(plan.members.size()) != world.nodes()) return false;
   for (const auto& m : plan.members) {
     if (static_cast<int>(m.size()) != rot.k) return false;
@@ -413,17 +413,17 @@ bool may_fold(const World& world, const CommPlan& plan, const GpuRotation& rot) 
   return true;
 }
 
-// The folded flows' links: each in an orbit (a class of shadows), no class twice on one edge.
-bool folded_links_ok(const CommPlan& plan, const GpuRotation& rot) {
+// The folded flows' links: each in an orbit (a class of folded links), no class twice on one edge.
+bool folded_links_ok(const CommPlan& plan, const scale::GpuRotation& rot) {
   for (const auto* list : {&plan.nvls_net_merged, &plan.nvls_switch})
     for (const auto& m : *list)
-      if (!rot.shadowable(m.edge.path)) return false;
+      if (!rot.foldable(m.edge.path)) return false;
   return true;
 }
 
 // The NVLSTree part folded (may_fold holds); false (nothing kept) when a bottleneck has no known
 // image or a kept edge crosses a link outside the orbits of k.
-bool plan_nvls_tree_folded(const World& world, const sim::FlowNetwork& net, CommPlan& plan, const GpuRotation& rot) {
+bool plan_nvls_tree_folded(const World& world, const sim::FlowNetwork& net, CommPlan& plan, const scale::GpuRotation& rot) {
   if (plan.trees.empty()) {
     build_tree_sets(world, net, plan.members, plan.sets, false, plan, 1);
     const auto shared = chain_bottlenecks_shared(world, net, plan.members, plan.sets, plan, &rot);
@@ -482,7 +482,7 @@ void unfold_nvls_tree(CommPlan& plan) {
 }
 
 void complete_plan(const World& world, const sim::FlowNetwork& net, CommPlan& plan, unsigned parts,
-                   const GpuRotation* rotation) {
+                   const scale::GpuRotation* rotation) {
   const unsigned missing = parts & ~plan.built;
   if (missing == 0) return;
   const int n = static_cast<int>(plan.ring.size());

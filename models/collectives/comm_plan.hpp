@@ -7,7 +7,7 @@
 #include "models/collectives/link_params.hpp"
 #include "models/hw/links.hpp"
 #include "models/nccl/tuning.hpp"
-#include "models/world/gpu_rotation.hpp"
+#include "models/scale/gpu_rotation.hpp"
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
 
@@ -117,11 +117,11 @@ inline constexpr double kSocketReportedGbs = 1.25;
 CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::vector<int>& ranks,
                     unsigned parts = kPlanAll);
 // Adds the parts not built yet (a no-op for those already there). With `rotation` (a symmetry of
-// the World: models/world/gpu_rotation.hpp), the NVLSTree part is built folded where the plan's
+// the World: models/scale/gpu_rotation.hpp), the NVLSTree part is built folded where the plan's
 // NCCL nodes are whole nodes in local GPU order, one tree set per GPU, and set 0's edges cross
 // only links in orbits of k, none twice (CommPlan::nvls_rotation says whether it was).
 void complete_plan(const World& world, const sim::FlowNetwork& net, CommPlan& plan, unsigned parts,
-                   const GpuRotation* rotation = nullptr);
+                   const scale::GpuRotation* rotation = nullptr);
 // Drops the NVLSTree part (and folded tree sets), to be laid out again unfolded.
 void unfold_nvls_tree(CommPlan& plan);
 Edge make_edge(const World& world, const sim::FlowNetwork& net, int from, int to);

@@ -86,7 +86,7 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
   PlanEntry& entry = plan_for(group);
   // NVLSTree folded by the GPU rotation where it may run so now (rotation_fold.cpp); a part laid
   // out folded is laid out again when it may not.
-  const GpuRotation* rot = nvls_tree ? fold_rotation() : nullptr;
+  const scale::GpuRotation* rot = nvls_tree ? fold_rotation() : nullptr;
   if (nvls_tree && !rot) unfold_nvls_tree(entry.plan);
   // The algorithm's part of the plan, laid out on its first launch (all-to-all needs none).
   complete_plan(world_, net_, entry.plan,
@@ -153,12 +153,12 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
     if (!keep_orbits(idx, rec)) return;
     if (shape != 0) orbit_flows_[shape] = {block_, block_info_};
   }
-  if (folded_launch_) {  // one tree set's flows, on the shadows of their links (rotation_fold.cpp)
+  if (folded_launch_) {  // one tree set's flows, on their links' folded links (rotation_fold.cpp)
     folded_launch_ = false;
-    const bool tag = net_.mirror_tag();
-    net_.set_mirror_tag(true);
+    const bool tag = net_.fold_tag();
+    net_.set_fold_tag(true);
     start_flows(idx, shape);
-    net_.set_mirror_tag(tag);
+    net_.set_fold_tag(tag);
     return;
   }
   start_flows(idx, shape);

@@ -27,7 +27,7 @@
 #include "models/collectives/link_params.hpp"
 #include "models/collectives/plan_cache.hpp"
 #include "models/nccl/tuning.hpp"
-#include "models/world/gpu_rotation.hpp"
+#include "models/scale/gpu_rotation.hpp"
 
 namespace models::collectives {
 
@@ -92,6 +92,7 @@ class Engine final : public CollectiveEngine {
   std::string orbit_failure() const override { return orbit_failure_; }
   void set_rotation_fold(bool on) override { rotation_on_ = on; }
   uint64_t rotation_folds() const override { return rotation_folds_; }
+  AllToAllFolds alltoall_folds() const override { return alltoall_folds_; }
 
  private:
   struct Pending {
@@ -167,9 +168,9 @@ class Engine final : public CollectiveEngine {
   bool keep_orbits(uint32_t pending, const CollectiveRecord& rec);
   void audit_delivery(const Pending& p) const;
   // GPU rotation fold (rotation_fold.cpp): the World's rotation when a folded NVLSTree may run
-  // now (fold on, the rotation a symmetry, the shadows set or settable), else null; and the
-  // launch's flows as folded (the shadows set now if not yet).
-  const GpuRotation* fold_rotation();
+  // now (fold on, the rotation a symmetry, the folded links set or settable), else null; and the
+  // launch's flows as folded (the folded links set now if not yet).
+  const scale::GpuRotation* fold_rotation();
   void start_folded();
   // A merged edge list folded by the rotation: the indices of the edges kept (one per orbit), or
   // null (no fold now, or the list is not invariant). Remembered per list.
@@ -215,8 +216,9 @@ class Engine final : public CollectiveEngine {
   // GPU rotation fold (set_rotation_fold): on; the World's rotation (built at the first NVLSTree
   // launch); each plan's verdict; folded launches; whether the launch being built is folded.
   bool rotation_on_ = false;
-  std::unique_ptr<GpuRotation> rotation_;
+  std::unique_ptr<scale::GpuRotation> rotation_;
   uint64_t rotation_folds_ = 0;
+  AllToAllFolds alltoall_folds_;
   std::unordered_map<const void*, std::optional<std::vector<uint32_t>>> kept_edges_;
   bool folded_launch_ = false;
   uint64_t next_shape_ = 0;            // block shapes named so far

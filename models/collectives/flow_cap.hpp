@@ -15,12 +15,12 @@
 //
 // Over NVLink the port itself also carries the efficiency: a GPU's NVLink tx/rx capacity in the
 // FlowNetwork is eta[NVLink][Simple] x raw (world.cpp build_links), so flows sharing a port (all-to-all's
-// n-1, a Tree chain's 2, concurrent collectives) together reach eta x raw, not raw (issue 18,
-// mechanism 3). This cap still bounds each flow alone. Over Socket, the same: a GPU's "proxy"
+// n-1, a Tree chain's 2, concurrent collectives) together reach eta x raw, not raw (the port's
+// efficiency is shared, not each flow's). This cap still bounds each flow alone. Over Socket, the same: a GPU's "proxy"
 // link (its rank's proxy thread, both directions) carries eta[Socket][Simple] on its total, and a
 // Simple flow's B_path is the thread's one-way rate (x simple_raw_factor = 1/socket.thread_duplex
 // over the both-way basis the efficiencies were fitted on), so a rank that only sends over TCP
-// moves 1/0.77 of what one sending and receiving does per direction (issue 18, mechanism 1).
+// moves 1/0.77 of what one sending and receiving does per direction.
 // B_path: the raw bandwidth of the edge's narrowest link (World::raw_capacity); link_fraction: its share of that link
 // (1 / rings crossing it); eta: the fitted efficiency of protocol P on that link class.
 // work (copy_work.hpp): the collective's loads and stores per byte sent relative to all-reduce,

@@ -63,7 +63,7 @@ struct LinkParams {
 
   // Time per iteration of a back-to-back loop of operations taking `device_s` each on the GPU,
   // issued by one host thread that launches on `gpus_per_thread` GPUs (nccl-tests -g N: N kernel
-  // launches and N communicators' enqueue per operation, issue 18 mechanism 6):
+  // launches and N communicators' enqueue per operation):
   //   L = launch_overhead + (gpus_per_thread - 1) x launch_per_gpu,  T = (L^p + D^p)^(1/p).
   double launch_cost(int gpus_per_thread) const {
     return launch_overhead_s + (gpus_per_thread > 1 ? gpus_per_thread - 1 : 0) * launch_per_gpu_s;

@@ -1,44 +1,26 @@
 // Node orbits (CollectiveEngine::set_node_orbits, collective.hpp): a collective's flows as the
 // orbits of the node translation k -> k + 1 (mod N), one flow per orbit, the one leaving node 0.
 //
-// Why it is exact. Let every node be alike (the same links at the same offsets, the same ranks
-// at the same places; models/workload/replicas.hpp node_quotient checks it) and let the flows of
-// the collective be invariant under the translation: the flows leaving node k are those leaving
-// node 0 with every hop (node 0 + d, link offset o) moved to (node k + d, o), and the same bytes,
-// cap and latency. Then the full network's flows on link (k, o) are in one-to-one correspondence
-// with the kept flows that cross offset o (the flow leaving node k - d for a kept flow's hop
-// (d, o)), provided no kept flow crosses one offset twice (at two nodes). Max-min fair rates are
-// unique, so the translation, which maps the full network onto itself, gives the flows of one
-// orbit equal rates; the kept flows on shadow links (one per offset: FlowNetwork mirrors) then
-// meet exactly the capacity and bottleneck conditions of the full network's rates, so they get
-// those rates, and drain at the same instants. The same holds for the other traffic the quotient
-// puts on the shadows (each simulated rank's offload copies, which the other nodes' ranks repeat
-// on their own links).
-// Replica orbits (set_orbit_blocks, models/workload/replica_orbits.cpp) are the same with blocks of
+// The orbit check of models/scale/README.md ("The guard"): the flows leaving node k are those
+// leaving node 0 with every hop (node 0 + d, link offset o) moved to (node k + d, o), with the same
+// bytes, cap and latency, and no kept flow crosses one offset twice (at two nodes); then the kept
+// flows on the folded links (one per offset) are the full network's (the theorem, same README).
+// Replica orbits (set_orbit_blocks, models/scale/step/replica_orbits.cpp) are the same with blocks of
 // nodes (a data-parallel replica's) for nodes: a hop is (blocks on from its sender's, its node's
-// place in its block, offset), and its shadow (place, offset).
+// place in its block, offset), and its folded link (place, offset).
 // Checked on the whole flow list (hashes sorted, keys compared: O(F log F)) at the first launch of each block shape,
 // then remembered with the kept flows.
 #include <algorithm>
-#include <cstring>
 
 #include "models/collectives/engine.hpp"
 #include "sim/check.hpp"
 
 namespace models::collectives {
 
-namespace {
-uint64_t bits(double x) {
-  uint64_t b = 0;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
-}
-}  // namespace
-
 bool Engine::keep_orbits(uint32_t pending, const CollectiveRecord& rec) {
   const int nodes = world_.nodes();
   // Blocks: each node its own (node orbits), or set_orbit_blocks' (replica orbits: a hop's place
-  // in its block and link offset name its shadow, the blocks it is on from its sender's its move).
+  // in its block and link offset name its folded link, the blocks it is on from its sender's its move).
   const bool by_node = block_of_node_.empty();
   int blocks = nodes;
   if (!by_node) {
@@ -71,20 +53,20 @@ bool Engine::keep_orbits(uint32_t pending, const CollectiveRecord& rec) {
     src[i] = block(world_.rank(block_info_[i].from).node);
     if (src[i] < 0) return fail("a flow leaves a node of no block");
     keys.push_back(static_cast<uint64_t>(f.bytes));
-    keys.push_back(bits(f.rate_cap));
+    keys.push_back(scale::bits(f.rate_cap));
     keys.push_back(static_cast<uint64_t>(f.latency.ps()));
     offsets.clear();
     for (sim::LinkId l : f.path) {
       const int node = l.index < node_of_link_.size() ? node_of_link_[l.index] : -1;
       if (node < 0) return fail("a flow crosses " + std::string(net_.link_name(l)) + ", a link of no node");
       if (block(node) < 0) return fail("a flow crosses " + std::string(net_.link_name(l)) + ", a node of no block");
-      // Its shadow: (place, offset); its move: blocks on from the sender's.
-      const uint64_t shadow = static_cast<uint64_t>(place(node)) << 24 | (l.index - world_.node_links(node).first);
+      // Its folded link: (place, offset); its move: blocks on from the sender's.
+      const uint64_t folded = static_cast<uint64_t>(place(node)) << 24 | (l.index - world_.node_links(node).first);
       SIM_CHECK(l.index - world_.node_links(node).first < (1u << 24) && place(node) < (1 << 20),
                 "a node of too many links, or a block of too many nodes");
       const uint64_t d = static_cast<uint64_t>((block(node) - src[i] + blocks) % blocks);
-      keys.push_back(d << 44 | shadow);
-      offsets.push_back(shadow);
+      keys.push_back(d << 44 | folded);
+      offsets.push_back(folded);
     }
     std::sort(offsets.begin(), offsets.end());
     if (std::adjacent_find(offsets.begin(), offsets.end()) != offsets.end())

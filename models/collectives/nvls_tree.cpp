@@ -42,7 +42,7 @@ void Engine::launch_nvls_tree_all_reduce(const Launch& l) {
                         .channels = static_cast<double>(l.rec.channels),
                         .latency = lat};
   // Folded (CommPlan::nvls_rotation): one tree set's inter-node edges and each node's GPU 0 port
-  // pair, each flow for its images on the other sets and GPUs, started on shadow links
+  // pair, each flow for its images on the other sets and GPUs, started on folded links
   // (rotation_fold.cpp).
   if (plan.nvls_rotation > 0) start_folded();
   add_merged_flows(l.pending, plan.nvls_net_merged, whole);

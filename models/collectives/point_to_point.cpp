@@ -40,11 +40,21 @@ void Engine::launch_all_to_all(const Group& group, const Launch& l) {
                  .channels = static_cast<double>(ch),
                  .latency = sim::Time::zero()};  // set per transfer below
   // Folded (all_to_all_fold.hpp) unless --full, where the group and its idle links allow it.
-  // Not while replicas are mirrored (sim::FlowNetwork::set_mirrors): a folded flow's links would be
-  // routed to shadows that the fold's idle check and guard do not watch. Megatron-core carves EP
+  // Not while replicas are folded (sim::FlowNetwork::set_folded_links): a folded flow's links would be
+  // routed to folded links that the fold's idle check and guard do not watch. Megatron-core carves EP
   // groups out of the data-parallel dimension, so an all-to-all spans replicas and the quotient
   // does not apply to it anyway; this keeps the two exact if that ever changes.
-  if (net_.closed_forms_requested() && !net_.mirrored() && launch_folded(group, l, pair)) return;
+  if (net_.closed_forms_requested() && !net_.folded() && launch_folded(group, l, pair)) {
+    ++alltoall_folds_.folded;
+    return;
+  }
+  ++alltoall_folds_.whole;
+  if (alltoall_folds_.why_not.empty())
+    alltoall_folds_.why_not = !net_.closed_forms_requested() ? "--full or --check: every pair's flow"
+                              : net_.folded()               ? "another fold owns the network's folded links"
+                              : folds_.count(group.ranks) && !folds_.at(group.ranks).fold
+                                  ? folds_.at(group.ranks).reason
+                                  : "its links were shared with another collective at its launch";
   // The n(n-1) pair paths are built once per group, on its first all-to-all.
   auto it = all_pairs_.find(group.ranks);
   if (it == all_pairs_.end()) {
@@ -106,7 +116,7 @@ bool Engine::launch_folded(const Group& group, const Launch& l, FlowShape pair) 
 void Engine::folded_flow_done(uint32_t run, uint32_t flow) {
   const FoldRun& r = fold_runs_[run];
   const uint32_t pending = r.pending;
-  if (net_.audit()) {  // a's flow: what a sends, and mirrored, what a receives
+  if (net_.audit()) {  // a's flow: what a sends, and folded, what a receives
     const FoldFlow& f = r.fold->flows[flow];
     const int64_t b = r.pair_bytes * f.weight;
     pending_[pending].delivered += b;

@@ -4,27 +4,22 @@
 // NCCL lays out one tree set per NIC group, set r the double binary tree over the nodes' GPU
 // r x step (comm_plan.cpp rotation()); NVLSTree adds each rank's two NVLink port flows to and from
 // the switch, Tree each set's chain inside every node. Where the rotation sigma (local GPU g ->
-// g + step on every node) maps the World onto itself (models/world/gpu_rotation.hpp: links alike,
+// g + step on every node) maps the World onto itself (models/scale/gpu_rotation.hpp: links alike,
 // paths and transports carried over, no fabric link), set r + 1's edges are sigma of set r's and
 // GPU j + step's edges sigma of GPU j's, with the same bytes, caps and latency: the collective's
 // flows are invariant under sigma, which acts freely on the links they use (orbits of
-// order = k / step). Then, as for node orbits (node_orbits.cpp), the full network's flows on a link
-// l correspond one to one to the kept flows (one per orbit) crossing l's orbit, provided no kept
-// flow crosses one orbit twice: each flow is sigma^j of exactly one kept flow f, and it crosses l
-// iff f crosses sigma^-j(l). Max-min rates are unique and sigma maps the full network onto itself,
-// so a flow's images share its rate; the kept flows on one shadow link per orbit (FlowNetwork
-// mirrors, capacity that of each of the orbit's links) meet exactly the capacity and bottleneck
-// conditions of those rates, and drain at the same instants. Each real link is reported with its
-// orbit's shadow (the same bytes and busy time as in the full network: result_fill.cpp).
+// order = k / step): the theorem of models/scale/README.md gives the kept flows (one per orbit) on
+// one folded link per link orbit the full network's rates. Each real link is reported with its
+// orbit's folded link (the same bytes and busy time as in the full network: result_fill.cpp).
 //
 // NVLSTree: the plan part is laid out folded (comm_plan.cpp complete_plan with the rotation): tree
 // set 0 and each node's first `step` GPUs' port pairs only, set 0's rings_sharing counted over every
-// set's images; its flows are exactly those kept. Where the shadows cannot be set (the network is
+// set's images; its flows are exactly those kept. Where the folded links cannot be set (the network is
 // busy at the first such launch) the part is laid out again unfolded. Tree: its merged edges are
-// laid out whole and checked (rotation_kept below). The shadows are set once per run, at the first
-// folded launch; the network's guard stops the run if other traffic meets a shadow's class on the
+// laid out whole and checked (rotation_kept below). The folded links are set once per run, at the first
+// folded launch; the network's guard stops the run if other traffic meets a folded link's class on the
 // real links (run.cpp then runs without the fold). Tests: tests/scenarios/rotation_fold_test.cpp
-// (folded runs equal to --full, the guard), tests/models/world/gpu_rotation_test.cpp.
+// (folded runs equal to --full, the guard), tests/models/scale/gpu_rotation_test.cpp.
 #include <bit>
 #include <unordered_map>
 
@@ -32,24 +27,24 @@
 
 namespace models::collectives {
 
-const GpuRotation* Engine::fold_rotation() {
+const scale::GpuRotation* Engine::fold_rotation() {
   if (!rotation_on_ || net_.audit()) return nullptr;
-  if (!rotation_) rotation_ = std::make_unique<GpuRotation>(gpu_rotation(world_, net_));
-  // The shadows are set at the first folded launch, on an idle network (this engine is the
-  // mirrors' only user when the fold is on).
-  if (!rotation_->applies() || !(net_.mirrored() || net_.idle())) return nullptr;
+  if (!rotation_) rotation_ = std::make_unique<scale::GpuRotation>(scale::gpu_rotation(world_, net_));
+  // The folded links are set at the first folded launch, on an idle network (this engine is the
+  // folded links' only user when the fold is on).
+  if (!rotation_->applies() || !(net_.folded() || net_.idle())) return nullptr;
   return rotation_.get();
 }
 
 void Engine::start_folded() {
-  if (!net_.mirrored()) net_.set_mirrors(rotation_->class_of_link, rotation_->model_of_class);
+  if (!net_.folded()) scale::fold_links(net_, *rotation_);
   folded_launch_ = true;
   ++rotation_folds_;
 }
 
 namespace {
 // b is a's image under the rotation: ends moved, path link by link, everything else equal.
-bool rotated_edge(const World& world, const GpuRotation& rot, const CommPlan::MergedEdge& a,
+bool rotated_edge(const World& world, const scale::GpuRotation& rot, const CommPlan::MergedEdge& a,
                   const CommPlan::MergedEdge& b) {
   const auto same = [](double x, double y) { return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y); };
   const Edge &x = a.edge, &y = b.edge;
@@ -69,10 +64,10 @@ bool rotated_edge(const World& world, const GpuRotation& rot, const CommPlan::Me
 // intra-node pairs, so no set is a block of its own) folds where the rotation maps it onto itself
 // edge by edge: checked once per list by looking up each edge's image by its ends (merged edges
 // have distinct ends). The orbits are free (each image moves the sender `step` GPUs on), so the
-// edges leaving local GPUs 0 .. step - 1 are one per orbit: those are kept, on the shadows, if
+// edges leaving local GPUs 0 .. step - 1 are one per orbit: those are kept, on the folded links, if
 // their links are in orbits of `order` and none twice.
 const std::vector<uint32_t>* Engine::rotation_kept(const std::vector<CommPlan::MergedEdge>& edges) {
-  const GpuRotation* rot = fold_rotation();
+  const scale::GpuRotation* rot = fold_rotation();
   if (!rot || edges.empty()) return nullptr;
   auto [it, fresh] = kept_edges_.try_emplace(&edges);
   if (fresh) {
@@ -90,7 +85,7 @@ const std::vector<uint32_t>* Engine::rotation_kept(const std::vector<CommPlan::M
       const auto j = at.find(ends(rot->rotate(world_, e.from), rot->rotate(world_, e.to)));
       if (j == at.end() || !rotated_edge(world_, *rot, edges[i], edges[j->second])) return nullptr;
       if (world_.rank(e.from).local_gpu >= rot->step) continue;
-      if (!rot->shadowable(e.path)) return nullptr;
+      if (!rot->foldable(e.path)) return nullptr;
       kept.push_back(i);
     }
     if (kept.size() * static_cast<std::size_t>(rot->order) != edges.size()) return nullptr;

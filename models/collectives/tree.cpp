@@ -35,7 +35,7 @@ void Engine::launch_tree_all_reduce(const Launch& l) {
                         .channels = static_cast<double>(l.rec.channels),
                         .latency = lat};
   // Folded by the GPU rotation (rotation_fold.cpp): one edge per orbit, each flow for its images,
-  // on shadow links.
+  // on folded links.
   if (const std::vector<uint32_t>* kept = rotation_kept(plan.tree_merged)) {
     block_.reserve(block_.size() + kept->size());
     block_info_.reserve(block_info_.size() + kept->size());

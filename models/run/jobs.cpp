@@ -14,12 +14,11 @@
 #include "models/nccl/env.hpp"
 #include "models/params.hpp"
 #include "models/run/breakdown.hpp"
-#include "models/run/memory_estimate.hpp"
 #include "models/run/memory_fill.hpp"
 #include "models/run/result_fill.hpp"
+#include "models/run/step_build.hpp"
+#include "models/scale/step/mode.hpp"
 #include "models/topology/fabric.hpp"
-#include "models/topology/placement.hpp"
-#include "models/topology/resolve.hpp"
 #include "models/workload/executor.hpp"
 #include "models/workload/strategy.hpp"
 #include "sim/check.hpp"
@@ -55,9 +54,9 @@ struct JobRun {
   ScenarioSpec spec;
   std::unique_ptr<World> world;
   std::unique_ptr<collectives::CollectiveEngine> engine;
-  std::vector<std::string> notes;
-  int iterations = 1;
+  workload::StepPlan plan;  // its programs, groups and ranks moved into the executor
   MemoryFill memory;
+  scale::StepMode mode;
   std::unique_ptr<workload::StepExecutor> exec;
 };
 
@@ -94,16 +93,21 @@ SharedRun simulate(const ScenarioSpec& spec, const std::vector<int>& first, cons
     jr.index = i;
     try {
       jr.spec = job_scenario(spec, job, first[i], i);
-      check_memory_budget(jr.spec, topology::make_placement(jr.spec.cluster, jr.spec.placement,
-                                                            topology::resolve_node(jr.spec.cluster).gpus)
-                                       .size());
-      jr.world = World::build(jr.spec, net, ClusterSlot{first[i], spec.cluster.nodes, fabric});
+      // The run's pipeline (step_build.hpp), on the job's nodes of the shared cluster; the
+      // run-wide notes are the shared run's.
+      WallBudget setup(std::nullopt, wall_start);  // --time-limit is checked while simulating
+      BuiltStep built =
+          *build_step(jr.spec, sim, net, options, setup, ClusterSlot{first[i], spec.cluster.nodes, fabric}, false);
+      jr.world = std::move(built.world);
       if (!fabric) fabric = jr.world->fabric();
-      jr.engine = collectives::make_collective_engine(sim, net, *jr.world, jr.spec);
-      workload::StepPlan plan = workload::plan_step(jr.spec, *jr.world);
-      jr.memory = estimate_step_memory(jr.spec, *jr.world, plan, *jr.engine);
-      jr.notes = std::move(plan.notes);
-      jr.iterations = plan.iterations;
+      jr.engine = std::move(built.engine);
+      jr.plan = std::move(built.plan);
+      workload::StepPlan& plan = jr.plan;
+      jr.memory = std::move(built.memory);
+      // Rank classes only (mode.hpp): a class's ranks share one job's programs and communicators,
+      // and every collective still launches all its flows on the shared network.
+      jr.mode = scale::choose_mode({.full = options.full, .audit = options.audit, .jobs = true}, *jr.world, net, plan,
+                                   *jr.engine);
       jr.exec = std::make_unique<workload::StepExecutor>(sim, net, *jr.engine, jr.world.get(), std::move(plan.programs),
                                                          std::move(plan.groups), std::move(plan.ranks));
       jr.exec->overlap_slowdown = plan.overlap_slowdown;
@@ -114,13 +118,7 @@ SharedRun simulate(const ScenarioSpec& spec, const std::vector<int>& first, cons
     workload::StepExecutor& exec = *jr.exec;
     std::vector<int> recorded;
     if (options.timeline) exec.record_timeline(recorded = timeline_ranks(exec));
-    // Rank classes hold with several jobs: a class's ranks share one job's programs and
-    // communicators, and every collective still launches all its flows on the shared network.
-    if (!options.full)
-      if (const auto classes = exec.simulate_classes(recorded); classes.simulated < jr.world->size())
-        jr.notes.push_back("symmetry: " + std::to_string(classes.simulated) + " of " +
-                           std::to_string(jr.world->size()) +
-                           " ranks simulated, each for the ranks with its program and communicators (--full: all)");
+    scale::start_mode(jr.mode, *jr.engine, exec, recorded, jr.world->size(), jr.plan.notes);
     exec.set_wall_limit(options.time_limit_s, wall_start);
   }
   for (auto& jr : runs) jr.exec->start_ranks();
@@ -153,7 +151,9 @@ SharedRun simulate(const ScenarioSpec& spec, const std::vector<int>& first, cons
       r.pod += f * pods_per_node;
     }
     std::erase_if(res.links, [&](const LinkResult& l) { return !on_nodes(l.name, f, jr.spec.cluster.nodes); });
-    complete_result(res, jr.spec, *jr.world, jr.notes, jr.iterations, std::move(jr.memory));
+    scale::finish_mode(jr.mode, *jr.engine, net, sim, *jr.world, *jr.exec, jr.plan.notes);  // no guard to fail
+    complete_result(res, jr.spec, *jr.world, jr.plan, std::move(jr.memory));
+    if (options.explain_mode) res.scale_mode = std::move(jr.mode.lines);
     out.jobs.push_back(std::move(res));
   }
   const double step = end.seconds();
@@ -358,6 +358,8 @@ RunResult run_jobs(const ScenarioSpec& spec, const RunOptions& options) {
     out.breakdown["offload_s"] += r.offload_s * inv;
   }
   out.breakdown["collectives"] = collectives;
+  // --explain-mode: every job gets the same mode (rank classes only); the first job's lines.
+  if (options.explain_mode && !out.jobs.empty()) out.scale_mode = out.jobs.front().together.scale_mode;
   // --time-limit: how much of one step the least advanced simulation (together or alone) covered.
   if (out.partial) out.breakdown["simulated_fraction"] = progress;
   std::vector<std::string> notes = {

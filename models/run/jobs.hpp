@@ -1,5 +1,5 @@
 #pragma once
-// Several jobs on one cluster ([[jobs]], issue 17): each job has its own model, training,
+// Several jobs on one cluster ([[jobs]]): each job has its own model, training,
 // parallel layout and placement on a range of the cluster's nodes; all of them share the
 // cluster's fabric ([cluster.fabric]).
 //

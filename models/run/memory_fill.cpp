@@ -10,6 +10,7 @@
 #include "models/run/memory_peak.hpp"
 #include "models/workload/compute.hpp"
 #include "models/workload/layout.hpp"
+#include "sim/check.hpp"
 
 namespace models {
 
@@ -55,9 +56,9 @@ MemoryFill estimate_step_memory(const ScenarioSpec& spec, const World& world, co
                                 const collectives::CollectiveEngine& engine) {
   MemoryFill out;
   if (spec.collective || !spec.model) return out;
-  const workload::ModelShape shape = workload::resolve_model(*spec.model);
-  const workload::ParallelLayout layout =
-      workload::make_layout(spec, shape, world.size(), world.placement().ranks_per_node());
+  SIM_CHECK(plan.shape && plan.layout, "a training step's plan carries its model and layout");
+  const workload::ModelShape& shape = *plan.shape;
+  const workload::ParallelLayout& layout = *plan.layout;
   memory::MemoryInputs in;
   in.model = shape;
   in.strategy = layout.strategy;

@@ -139,18 +139,18 @@ RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork
   std::vector<Loaded> loaded;
   for (std::size_t i = 0; i < net.link_count(); ++i) {
     const sim::LinkId l{uint32_t(i)};
-    if (net.is_shadow(l)) continue;
-    // Simulated replicas (workload/replicas.hpp): a link also carried, at other instants than the
-    // spanning collectives' traffic, its replica's own traffic, which ran on its class's shadow.
+    if (net.is_folded_link(l)) continue;
+    // Simulated replicas (models/scale/step/replicas.hpp): a link also carried, at other instants than the
+    // spanning collectives' traffic, its replica's own traffic, which ran on its class's folded link.
     // Bytes are whole numbers and busy times picoseconds: the sums are the full simulation's.
-    const std::optional<sim::LinkId> shadow = net.shadow_of(l);
-    const double bytes = net.link_bytes(l) + (shadow ? net.link_bytes(*shadow) : 0.0);
+    const std::optional<sim::LinkId> folded = net.folded_link_of(l);
+    const double bytes = net.link_bytes(l) + (folded ? net.link_bytes(*folded) : 0.0);
     if (bytes <= 0) continue;
     const double capacity = world.raw_capacity(l, net);  // physical (an NVLink port's usable part is less)
     const double utilization = step > 0 && capacity > 0 ? bytes / (capacity * step) : 0;
     if (options.audit && !res.partial)
       SIM_CHECK(utilization <= 1.0 + 1e-6, "a link carried more than its capacity over the step");
-    loaded.push_back({utilization, bytes, net.link_busy(l) + (shadow ? net.link_busy(*shadow) : sim::Time::zero()),
+    loaded.push_back({utilization, bytes, net.link_busy(l) + (folded ? net.link_busy(*folded) : sim::Time::zero()),
                       capacity, uint32_t(i)});
   }
   const auto busier = [&](const Loaded& a, const Loaded& b) {
@@ -175,16 +175,18 @@ RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork
   return res;
 }
 
-void complete_result(RunResult& result, const ScenarioSpec& spec, const World& world,
-                     const std::vector<std::string>& notes, int iterations, MemoryFill memory) {
+void complete_result(RunResult& result, const ScenarioSpec& spec, const World& world, const workload::StepPlan& plan,
+                     MemoryFill memory) {
+  const std::vector<std::string>& notes = plan.notes;
+  const int iterations = plan.iterations;
   result.notes.insert(result.notes.begin(), notes.begin(), notes.end());
   result.memory = std::move(memory.memory);
   for (std::size_t r = 0; r < memory.rank_peak_bytes.size() && r < result.ranks.size(); ++r)
     result.ranks[r].memory_peak_bytes = memory.rank_peak_bytes[r];
   if (!spec.collective && spec.model) {
-    const workload::ModelShape shape = workload::resolve_model(*spec.model);
-    const workload::ParallelLayout layout =
-        workload::make_layout(spec, shape, world.size(), world.placement().ranks_per_node());
+    SIM_CHECK(plan.shape && plan.layout, "a training step's plan carries its model and layout");
+    const workload::ModelShape& shape = *plan.shape;
+    const workload::ParallelLayout& layout = *plan.layout;
     const int micro_batches = layout.strategy == workload::Strategy::Megatron ? layout.pipeline_micro_batches
                                                                               : std::max(1, spec.training.grad_accum);
     result.throughput = make_throughput(shape, samples_per_step(spec, layout.dp, micro_batches), result.step_time_s,

@@ -8,6 +8,7 @@
 #include "models/run/memory_fill.hpp"
 #include "models/run/run.hpp"
 #include "models/workload/executor.hpp"
+#include "models/workload/strategy.hpp"
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
 
@@ -24,10 +25,11 @@ std::vector<TransportCount> count_transports(const workload::StepExecutor& exec,
 RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork& net, const World& world,
                       const ScenarioSpec& spec, const RunOptions& options);
 
-// The rest of a result once fill_result() has the accounts: the plan's `notes` first, the memory
-// estimate, a training step's throughput (tokens/s, MFU), and a bare collective's times per
-// iteration (the simulated "step" ran `iterations` of it).
-void complete_result(RunResult& result, const ScenarioSpec& spec, const World& world,
-                     const std::vector<std::string>& notes, int iterations, MemoryFill memory);
+// The rest of a result once fill_result() has the accounts: the plan's notes first, the memory
+// estimate, a training step's throughput (tokens/s, MFU; from the plan's model and layout), and a
+// bare collective's times per iteration (the simulated "step" ran the plan's `iterations` of it).
+// `plan`: after its programs, groups and ranks moved into the executor.
+void complete_result(RunResult& result, const ScenarioSpec& spec, const World& world, const workload::StepPlan& plan,
+                     MemoryFill memory);
 
 }  // namespace models

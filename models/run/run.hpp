@@ -13,13 +13,15 @@ struct RunOptions {
   bool audit = false;                  // --check: verify conservation and capacity invariants
   std::optional<double> time_limit_s;  // --time-limit: wall-clock budget; partial results
   bool timeline = true;                // record the timeline of one step
-  // --full: simulate every rank and every flow. Default: ranks of one class (workload/symmetry.hpp)
-  // simulated once, collectives on idle links in closed form (sim::FlowNetwork::start_block).
-  // Same results either way (tests/scenarios/closed_forms_test.cpp); only the cost differs.
+  // --full: simulate every rank and every flow. Default: the folds of models/scale/README.md
+  // (ranks of one class simulated once, collectives on idle links in closed form, ...).
+  // Same results either way (tests/scenarios/fold_equals_full_test.cpp); only the cost differs.
   bool full = false;
-  // Off: Megatron's alike data-parallel replicas are each simulated (workload/replicas.hpp), as
-  // before they could be simulated once; for benches comparing the two. Same results.
+  // Off: no fold that owns the network's folded links (data-parallel replicas, alike nodes, node
+  // orbits, the GPU rotation): rank classes only; for benches comparing the two. Same results.
   bool replicas = true;
+  // --explain-mode: RunResult::scale_mode lists every mechanism, whether it applied, and why.
+  bool explain_mode = false;
 };
 
 RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options = {});

@@ -1,5 +1,5 @@
 #pragma once
-// --time-limit before the first simulated operation (issue 21): the wall-clock budget is checked
+// --time-limit before the first simulated operation: the wall-clock budget is checked
 // between the set-up stages of run_scenario (World, collective engine, every rank's program, the
 // memory estimate, rank classes) and after the result fill, so a limit that passes during set-up
 // ends the run at the next stage boundary instead of after the whole set-up. The executor checks

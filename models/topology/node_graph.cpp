@@ -314,7 +314,7 @@ PathInfo NodeGraph::path_in_tree(const Tree& tree, Vertex from, Vertex to, bool 
 }
 
 // Two searches per GPU (NVLink, PCIe) instead of two per pair of devices: a 1,024-GPU custom node
-// set up in minutes before (issue 21), O(GPUs x (V + E)) now.
+// set up in minutes before, O(GPUs x (V + E)) now.
 void NodeGraph::compute_all() {
   const int ng = gpus(), nn = nics();
   gpu_gpu_.assign(static_cast<size_t>(ng) * ng, PathInfo{PathType::LOC, 0, kUnlimited, kUnlimited, 0});

@@ -248,9 +248,9 @@ bool StepExecutor::step_stream(int r, int s) {
           sim_.schedule_in(sim::transfer_time(double(op.bytes), fallback_copy_bytes_per_s),
                            [this, r, s] { finish_op(r, s); });
         else {
-          net_.set_mirror_tag(mirror_copies_);  // nodes simulated once: for every node's copy
+          net_.set_fold_tag(folded_copies_);  // alike nodes: for every node's copy
           net_.start(path_scratch_, op.bytes, [this, r, s] { finish_op(r, s); });
-          net_.set_mirror_tag(false);
+          net_.set_fold_tag(false);
         }
         return true;
       }
@@ -357,13 +357,13 @@ void StepExecutor::launch(int g, uint64_t seq) {
     return;
   }
   set_comm_rate_scale(simulated_members(g));  // a class's members compute when its representative does
-  net_.set_mirror_tag(mirrored_group(g));     // a replica's own: on shadow links, for its images too
+  net_.set_fold_tag(folded_group(g));  // a replica's own: on folded links, for its images too
   if (!orbit_group_.empty()) engine_.set_node_orbits(orbit_group_[g]);  // replica orbits: spanning groups
   engine_.launch(
       groups_[g], inst.op, inst.bytes,
       [this, g, seq](const collectives::CollectiveRecord& rec) { collective_done(g, seq, rec); }, inst.in_place);
   if (!orbit_group_.empty()) engine_.set_node_orbits(false);
-  net_.set_mirror_tag(false);
+  net_.set_fold_tag(false);
   engine_.set_rate_scale(1.0);
 }
 
@@ -434,7 +434,7 @@ void StepExecutor::start_transfer(int src, uint8_t ss, int dst, uint8_t ds, int6
   const sim::Time started = sim_.now();
   const int pair[2] = {src, dst};
   set_comm_rate_scale(pair);
-  net_.set_mirror_tag(mirrored_rank(src));  // a replica's own pipeline transfer, for its images too
+  net_.set_fold_tag(folded_rank(src));  // a replica's own pipeline transfer, for its images too
   engine_.send_recv(src, dst, bytes,
                     [this, src, ss, dst, ds, bytes, started](const collectives::CollectiveRecord& rec) {
                       for (auto [r, s] : {std::pair<int, int>{src, ss}, std::pair<int, int>{dst, ds}}) {
@@ -444,7 +444,7 @@ void StepExecutor::start_transfer(int src, uint8_t ss, int dst, uint8_t ds, int6
                         finish_op(r, s);
                       }
                     });
-  net_.set_mirror_tag(false);
+  net_.set_fold_tag(false);
   engine_.set_rate_scale(1.0);
 }
 

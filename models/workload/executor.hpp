@@ -22,10 +22,9 @@
 
 #include "models/collectives/collective.hpp"
 #include "models/result.hpp"
+#include "models/scale/step_fold.hpp"
 #include "models/workload/program.hpp"
-#include "models/workload/replicas.hpp"
 #include "models/workload/step_breakdown.hpp"
-#include "models/workload/symmetry.hpp"
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/simulator.hpp"
@@ -61,22 +60,22 @@ class StepExecutor {
   // its GPU compute runs at 1 / (1 + overlap_slowdown) of its rate (NCCL's CTAs hold SMs and
   // the compute kernels lose whole waves; see compute.overlap_slowdown in models/params.cpp).
   double overlap_slowdown = 0;
-  // The mirror (issue 18, mechanism 7; comm.overlap_slowdown, 0 until measured): a collective or
+  // The converse (comm.overlap_slowdown, 0 until measured): a collective or
   // send/recv launched while one of its ranks runs GPU compute moves at 1 / (1 + this) of its rate,
   // for its whole life (first order: it is not re-timed when the compute ends).
   double comm_overlap_slowdown = 0;
 
-  // Simulate one representative per class of identical ranks (symmetry.hpp), the ranks of `keep`
-  // on their own; call before run(). Returns the classes (all ranks simulated: not applied).
-  RankClasses simulate_classes(const std::vector<int>& keep);
-  // Simulate one data-parallel replica per class of alike replicas (replicas.hpp; `q.applies()`),
-  // their own traffic on the network's shadow links; call before run(). Recorded ranks of other
-  // replicas are recorded from the ranks that stand for them. After run(), the network's
-  // mirror_violated() says whether the run is valid (else simulate every replica).
-  void simulate_replicas(ReplicaQuotient q);
-  // With rank classes (no copies): only the collectives' flows as node orbits (`q`: node_quotient's,
-  // applied), on the network's shadow links; call before run().
-  void simulate_node_orbits(ReplicaQuotient q);
+  // Simulate one representative per class of identical ranks (scale::rank_classes; all ranks
+  // simulated: nothing to do); call before run().
+  void simulate_classes(const scale::RankClasses& classes);
+  // Simulate the fold's ranks (`f.applies()`: data-parallel replicas, replica orbits or alike
+  // nodes, models/scale/step/replicas.hpp), their own traffic on the network's folded links;
+  // call before run(). Recorded ranks of other replicas are recorded from the ranks that stand for
+  // them. After run(), the guard (scale::guard_failure) says whether the run is valid.
+  void simulate_fold(scale::StepFold f);
+  // With rank classes (no copies): only the collectives' flows as node orbits (`f`: alike_nodes'
+  // fold, applied), on the network's folded links; call before run().
+  void simulate_node_orbits(scale::StepFold f);
 
   // Starts every rank now and runs the simulator until all programs end (or the wall-clock
   // limit stops it: then stopped() is true).
@@ -98,6 +97,7 @@ class StepExecutor {
   const std::vector<TimelineEvent>& timeline() const { return timeline_; }
   const std::vector<collectives::Group>& groups() const { return groups_; }
   const std::vector<RankSetup>& ranks() const { return ranks_; }
+  const std::vector<Program>& programs() const { return programs_; }
   // Ordered rank pairs that exchanged point-to-point data.
   const std::vector<std::pair<int, int>>& p2p_pairs() const { return p2p_pairs_; }
   uint64_t collectives_launched() const { return launched_; }
@@ -196,22 +196,22 @@ class StepExecutor {
   std::vector<TimelineEvent> timeline_;
   std::vector<sim::LinkId> path_scratch_;
   sim::Time start_;
-  // Rank classes (symmetry.cpp); empty: every rank simulated.
+  // Folded ranks (executor_folds.cpp); empty: every rank simulated.
   std::vector<int> weight_;                  // per rank: ranks it stands for (0: not simulated)
   std::vector<int> rep_;                     // per rank: its representative
   std::vector<std::vector<int>> group_sim_;  // per group: its simulated members
   std::vector<uint32_t> group_need_;         // per group: arrivals (weights) that launch it
-  // Replicas (simulate_replicas); empty otherwise.
-  std::vector<uint8_t> mirrored_group_;   // per group: a simulated replica's own (flows on shadows)
+  // Replicas or alike nodes (simulate_fold); empty otherwise.
+  std::vector<uint8_t> folded_group_;     // per group: a simulated replica's own (flows on folded links)
   std::vector<int> launches_;             // per group: instances one launch stands for
   std::vector<std::vector<int>> images_;  // per simulated rank: the ranks it stands for, itself first
-  bool mirror_copies_ = false;            // nodes simulated once: copies on shadow links
+  bool folded_copies_ = false;            // alike nodes: copies on folded links
   std::vector<uint8_t> orbit_group_;      // replica orbits: per group, launched as orbits (spanning)
   int weight(int r) const { return weight_.empty() ? 1 : weight_[r]; }
   int rep(int r) const { return rep_.empty() ? r : rep_[r]; }
   uint32_t group_need(int g) const { return group_need_.empty() ? uint32_t(groups_[g].ranks.size()) : group_need_[g]; }
-  bool mirrored_group(int g) const { return !mirrored_group_.empty() && mirrored_group_[g]; }
-  bool mirrored_rank(int r) const { return !images_.empty() && images_[r].size() > 1; }
+  bool folded_group(int g) const { return !folded_group_.empty() && folded_group_[g]; }
+  bool folded_rank(int r) const { return !images_.empty() && images_[r].size() > 1; }
   const std::vector<int>& simulated_members(int g) const { return weight_.empty() ? groups_[g].ranks : group_sim_[g]; }
   void set_simulated(std::vector<int> weight, std::vector<int> rep);  // weights, reps and group members
   void expand_classes();  // copies representatives' accounts (and transfers) to the ranks they stand for

@@ -1,5 +1,5 @@
 #pragma once
-// Mixture-of-experts layers in closed form (issue 16): which layers are MoE, the all-to-all bytes
+// Mixture-of-experts layers in closed form: which layers are MoE, the all-to-all bytes
 // of token dispatch and combine over the expert-parallel group, the expert GEMM shapes and the
 // expert parameters per rank. Megatron's step program uses them (megatron_layer.hpp, compute.hpp
 // moe_kernels; the EP grid in layout.hpp); the data-parallel strategies refuse MoE models.

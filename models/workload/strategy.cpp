@@ -174,6 +174,8 @@ StepPlan plan_step(const ScenarioSpec& spec, const World& world, const hw::NodeS
   plan.comm_overlap_slowdown =
       param_or(spec.cluster.params, "comm.overlap_slowdown", param_default("comm.overlap_slowdown"));
   const ParallelLayout layout = make_layout(spec, shape, world.size(), world.placement().ranks_per_node());
+  plan.shape = shape;
+  plan.layout = layout;
   rates = power_capped_rates(spec, shape, layout, rates);  // compute.hpp
   if (layout.strategy == Strategy::Megatron)
     megatron_step(spec, shape, layout, rates, plan);

@@ -4,11 +4,14 @@
 // [collective] repeated; or a training step, whose layout (layout.hpp) picks the builder:
 // data_parallel.hpp for zero3/fsdp/ddp, megatron.hpp for megatron. Placement facts (ranks per
 // node, per pod) and the node's GPU come from the World, never recomputed from ranks.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "models/collectives/collective.hpp"
 #include "models/spec.hpp"
+#include "models/workload/layout.hpp"
+#include "models/workload/model_shape.hpp"
 #include "models/workload/program.hpp"
 #include "models/world/world.hpp"
 
@@ -24,6 +27,10 @@ struct StepPlan {
   double overlap_slowdown = 0;       // compute.overlap_slowdown, for training steps
   double comm_overlap_slowdown = 0;  // comm.overlap_slowdown, for training steps
   int iterations = 1;                // a bare collective's repetitions in one simulated "step"
+  // A training step's model and layout, built once here for the memory estimate and the
+  // throughput (empty for a bare collective).
+  std::optional<ModelShape> shape;
+  std::optional<ParallelLayout> layout;
 };
 
 // Throws SpecError for what the scenario asks that cannot be built (layout, model, collective).

@@ -13,6 +13,9 @@
 #include "models/topology/node_graph.hpp"
 #include "models/topology/resolve.hpp"
 #include "models/world/node_kinds.hpp"
+#include "sim/check.hpp"
+#include "sim/flow_network.hpp"
+#include "sim/simulator.hpp"
 
 namespace models {
 
@@ -109,21 +112,17 @@ std::string switch_reduction_text(const ScenarioSpec& spec, const hw::NodeSpec& 
 }
 }  // namespace
 
-std::string render_topo(const ScenarioSpec& spec, int max_ranks_listed) {
-  const hw::NodeSpec node = topology::resolve_node(spec.cluster);
-  const topology::NodeGraph graph(node);
-  const nccl::NcclEnv env = nccl::parse_nccl_env(spec.nccl_env);
-  const topology::Placement layout = topology::make_placement(spec.cluster, spec.placement, node.gpus);
-  const nccl::TransportModel model(node, graph, spec.placement, layout, env);
-  // [[cluster.groups]]: each pair by its sender's node's rules (node_kinds.hpp), as the World does.
-  std::optional<NodeKinds> kinds;
-  if (!spec.cluster.groups.empty()) {
-    kinds.emplace(spec);
-    kinds->build_transports(spec.placement, layout, env);
-  }
-  auto rules = [&](const RankInfo& a) -> const nccl::TransportModel& {
-    return kinds ? *kinds->of_node(a.node).transports : model;
-  };
+std::string render_topo(const World& world, const ScenarioSpec& spec, int max_ranks_listed) {
+  // Everything below is the World's, as run simulates it: its machines (node graph, NCCL's rules
+  // per kind: [[cluster.groups]] pairs by their sender's node), its placement, [nccl.env] and fabric.
+  SIM_CHECK(world.node_kinds() != nullptr, "topo renders a World built from a scenario");
+  const NodeKinds& kinds = *world.node_kinds();
+  const hw::NodeSpec& node = kinds.kind(0).node;
+  const topology::NodeGraph& graph = kinds.kind(0).graph;
+  const nccl::NcclEnv& env = world.nccl_env();
+  const topology::Placement& layout = world.placement();
+  const nccl::TransportModel& model = *kinds.kind(0).transports;
+  auto rules = [&](const RankInfo& a) -> const nccl::TransportModel& { return *kinds.of_node(a.node).transports; };
   std::ostringstream os;
   if (spec.cluster.groups.empty()) {
     os << "Machine: " << spec.cluster.nodes << " x " << node.name << " (" << node.gpus << " x " << node.gpu.name << ", "
@@ -138,13 +137,10 @@ std::string render_topo(const ScenarioSpec& spec, int max_ranks_listed) {
   os << "Placement: " << layout.pods_per_node << " pod(s) x " << layout.gpus_per_pod << " GPU(s) per node, "
      << layout.size() << " ranks, " << (spec.placement.single_process ? "one process per pod" : "one process per GPU")
      << "; NCCL counts nNodes " << model.nccl_nodes() << "\n";
-  // The fabric level ([cluster.fabric]); nothing for the default non-blocking switch.
-  std::vector<double> rails;
-  for (const auto& g : model.nic_groups()) rails.push_back(node.nic_bytes_per_s * static_cast<double>(g.nics.size()));
-  const topology::Fabric fabric(spec.cluster.fabric, spec.cluster.nodes, rails, node.nic_kind);
-  if (!fabric.describe().empty()) {
-    os << "Fabric: " << fabric.describe() << "\n";
-    for (std::size_t r = 0; r < rails.size() && fabric.kind() == topology::FabricKind::Rail; ++r)
+  // The fabric level ([cluster.fabric]) the World built; nothing for the default non-blocking switch.
+  if (const topology::Fabric* fabric = world.fabric(); fabric && !fabric->describe().empty()) {
+    os << "Fabric: " << fabric->describe() << "\n";
+    for (std::size_t r = 0; r < fabric->rail_bytes_per_s().size() && fabric->kind() == topology::FabricKind::Rail; ++r)
       os << "  rail " << r << ": NIC group " << r << " of nodes 0.." << spec.cluster.nodes - 1 << "\n";
   }
   os << switch_reduction_text(spec, node, env, layout.size(), model.nccl_nodes());
@@ -179,6 +175,13 @@ std::string render_topo(const ScenarioSpec& spec, int max_ranks_listed) {
   for (const auto& [label, c] : counts) os << "  " << label << ": " << c << "\n";
   os << pxn_text(graph, layout, model, env);
   return os.str();
+}
+
+std::string render_topo(const ScenarioSpec& spec, int max_ranks_listed) {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  const std::unique_ptr<World> world = World::build(spec, net);
+  return render_topo(*world, spec, max_ranks_listed);
 }
 
 }  // namespace models

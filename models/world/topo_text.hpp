@@ -4,12 +4,15 @@
 #include <string>
 
 #include "models/spec.hpp"
+#include "models/world/world.hpp"
 
 namespace models {
 
-// Throws SpecError / ParseError like World::build. Lists every ordered pair up to
+// Renders `world` (World::build of `spec`: what run simulates). Lists every ordered pair up to
 // `max_pairs_listed` ranks' worth (16 ranks: 240 pairs); beyond, rank 0's pairs and a count per
 // transport label.
+std::string render_topo(const World& world, const ScenarioSpec& spec, int max_ranks_listed = 16);
+// The same on a World built here (throws SpecError / ParseError like World::build).
 std::string render_topo(const ScenarioSpec& spec, int max_ranks_listed = 16);
 
 }  // namespace models

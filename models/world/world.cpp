@@ -214,6 +214,7 @@ class WorldImpl final : public World {
   bool mixed() const override { return kinds_.count() > 1; }
   const nccl::NcclEnv& nccl_env() const override { return env_; }
   const topology::Fabric* fabric() const override { return fabric_; }
+  const NodeKinds* node_kinds() const override { return &kinds_; }
 
   std::string describe() const override {
     // "N x instance (machine)", or per group joined by " + " ([[cluster.groups]]).
@@ -285,7 +286,7 @@ class WorldImpl final : public World {
       // NCCL's Simple protocol moves at most this fraction of a port's raw bandwidth, whatever the
       // number of flows through it (a ring's one edge per direction, all-to-all's n-1, a Tree
       // chain's two): 4 x H200 ring all-reduce 354 of 478 GB/s (ar_g4.txt), and NCCL reaches the
-      // same fraction with all-to-all (issue 18). So the port's capacity carries the efficiency
+      // same fraction with all-to-all. So the port's capacity carries the efficiency
       // and the per-flow caps (models/collectives/flow_cap.hpp) keep the protocol's and channels'
       // terms; raw_capacity() keeps the physical bandwidth for the tuner and calibrate.
       k.nvl_eff = param_or(spec.cluster.params, "nvlink.efficiency.simple", param_default("nvlink.efficiency.simple"));

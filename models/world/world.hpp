@@ -36,6 +36,8 @@ struct ClusterSlot {
   const topology::Fabric* fabric = nullptr;  // a fabric another World built, or null: build one
 };
 
+class NodeKinds;  // node_kinds.hpp
+
 class World {
  public:
   // Builds placement, topology, transports and the links in `net`. Throws SpecError on an
@@ -52,7 +54,7 @@ class World {
   // transport() without its label (a string per call): for paths and edges, built per pair.
   virtual Transport route(int a, int b) const { return transport(a, b); }
   virtual void path(int a, int b, std::vector<sim::LinkId>& out) const = 0;
-  // Where path(a, b) changes hands (issue 14's all-to-all fold, models/collectives/all_to_all_fold.hpp):
+  // Where path(a, b) changes hands (the all-to-all fold, models/collectives/all_to_all_fold.hpp):
   // the number of its leading links on a's side (a's GPU and node, its NIC, the fabric's up
   // links; a host memory both cross counts there once), the rest being b's (the fabric's down
   // links, b's NIC, node and GPU). nullopt: the path has no such split (NET/Socket: both ranks'
@@ -123,6 +125,9 @@ class World {
   virtual const nccl::NcclEnv& nccl_env() const = 0;
   // The fabric between nodes this World's NET flows cross (shared with other Worlds of a ClusterSlot).
   virtual const topology::Fabric* fabric() const { return nullptr; }
+  // The machines, their node graphs and NCCL's rules on them, as this World built them (what
+  // `commsim topo` renders); null for a World of no catalog machine (tests' fakes).
+  virtual const NodeKinds* node_kinds() const { return nullptr; }
   // Name of the GPU model (catalog key) and its node's description, for reports.
   const std::string& gpu_name() const { return node().gpu.name; }
   virtual std::string describe() const = 0;

@@ -193,7 +193,7 @@ std::string report_text(const NcclLogReport& r, const std::vector<Finding>& find
   return o;
 }
 
-// What the same job would gain with one pod per host (issue 6): when the log shows ranks alone
+// What the same job would gain with one pod per host: when the log shows ranks alone
 // on their NCCL nodes on a multi-GPU instance, simulate the layout the log shows and the one-pod
 // layout. Empty when it does not apply or cannot run (the report is still useful without it).
 struct OnePodComparison {

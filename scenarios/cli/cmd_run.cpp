@@ -1,4 +1,5 @@
 // commsim run SCENARIO.toml [--set K=V]... [--json] [--out DIR] [--check] [--time-limit SECONDS] [--full]
+//             [--explain-mode]
 // One simulated run: a readable summary, or one JSON object (--json); --out writes result.json
 // and summary.txt together (output_files.hpp), only after the run succeeded: a failed run keeps
 // the previous ones. A run stopped by --time-limit prints what it simulated ("simulated x % of one
@@ -22,7 +23,7 @@ int cmd_run(int argc, char** argv) {
   CLI::App app{"Simulate one scenario: step time, where it goes, per rank.", "commsim run"};
   std::string path;
   std::vector<std::string> sets;
-  bool json = false, check = false, full = false;
+  bool json = false, check = false, full = false, explain = false;
   std::string out_dir;
   double time_limit = 0;
   app.add_option("scenario", path, "scenario file (TOML)")->required()->type_name("SCENARIO.toml");
@@ -32,6 +33,9 @@ int cmd_run(int argc, char** argv) {
   app.add_flag("--check", check, "audit mode: verify conservation and capacity invariants while running");
   app.add_flag("--full", full,
                "simulate every rank and every flow: no rank classes, no closed forms (same results, slower)");
+  app.add_flag("--explain-mode", explain,
+               "say which of the scale engine's mechanisms simulated the step and why each other did not "
+               "(models/scale/README.md; JSON: scale_mode)");
   auto* limit = app.add_option("--time-limit", time_limit,
                                "stop after this many wall-clock seconds: prints what was simulated "
                                "(x % of one step, no step or run time) and exits 3")
@@ -57,6 +61,7 @@ int cmd_run(int argc, char** argv) {
     models::RunOptions options;
     options.audit = check;
     options.full = full;
+    options.explain_mode = explain;
     if (limit->count() > 0) options.time_limit_s = time_limit;
     options.timeline = false;  // the summary and JSON do not show it; `commsim report` does
     const models::RunResult result = run_loaded(scenario, options);

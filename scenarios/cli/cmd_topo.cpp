@@ -2,6 +2,7 @@
 // (nvidia-smi topo -m style), the transport NCCL would log per rank pair, and the P2P channels
 // per pair; --json gives the same as one object (docs/result.schema.json, "topo").
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,8 @@
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/output/topo_json.hpp"
+#include "sim/flow_network.hpp"
+#include "sim/simulator.hpp"
 
 namespace scenarios {
 
@@ -29,8 +32,12 @@ int cmd_topo(int argc, char** argv) {
     const LoadedScenario scenario = load_scenario(path, sets);
     std::string text;
     try {
-      text = json ? dump_json(topo_json(scenario.spec, max_ranks, scenario_inputs(scenario, sets)))
-                  : models::render_topo(scenario.spec, max_ranks);
+      // The World run builds from this scenario, rendered (one picture: text and JSON alike).
+      sim::Simulator sim;
+      sim::FlowNetwork net(sim);
+      const std::unique_ptr<models::World> world = models::World::build(scenario.spec, net);
+      text = json ? dump_json(topo_json(*world, scenario.spec, max_ranks, scenario_inputs(scenario, sets)))
+                  : models::render_topo(*world, scenario.spec, max_ranks);
     } catch (const models::SpecError& e) {
       throw scenario.to_user_error(e);
     }

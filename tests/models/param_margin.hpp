@@ -1,5 +1,5 @@
 #pragma once
-// Issue 21's physical bounds on parameter values (models/params.cpp) are far outside real values,
+// The physical bounds on parameter values (models/params.cpp) are far outside real values,
 // not fits: a value a model really uses (a shipped profile's, a GPU's transferred compute rate)
 // must sit well inside them. Empty when `value` is at least `factor` away from each finite,
 // non-zero end of `name`'s range (times, bandwidths, FLOP rates, sizes); else why not.

@@ -95,7 +95,7 @@ TEST_CASE("params: a value out of range is an error naming the range", "[models]
   CHECK(error_of("compute.overlap_slowdown", 10).first.empty());
 }
 
-// Issue 21: values in seconds or B/s are bounded by physics, so a unit mistake is refused where it
+// Values in seconds or B/s are bounded by physics, so a unit mistake is refused where it
 // is written ("1e300", a latency in microseconds without its unit) instead of printing tables of
 // hundreds of hours; 0 stays "unknown" for the per-channel rates.
 TEST_CASE("params: times and bandwidths have physical bounds", "[models]") {

@@ -1,4 +1,4 @@
-// The step breakdown through the real binary (issue 19): in `run --json` every rank of every
+// The step breakdown through the real binary: in `run --json` every rank of every
 // shipped scenario carries `breakdown` with exactly compute_s, interference_s, exposed_comm_s,
 // host_s, bubble_s, barrier_wait_s and other_s, adding up to step_time_s; the run summary's
 // step_* terms (the mean rank) add up too; a pipeline shows its bubble, ZeRO-Offload its host work.

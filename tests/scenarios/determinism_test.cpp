@@ -1,4 +1,4 @@
-// Determinism, audit and scale limits through the real binary (issue 7): every shipped scenario
+// Determinism, audit and scale limits through the real binary: every shipped scenario
 // runs in audit mode (--check: byte conservation per collective, link capacity, every flow ends)
 // and gives byte-identical JSON twice; sweeps of a training scenario do not depend on --jobs or
 // on sharding; --time-limit stops cleanly with "partial": true; a question too big for 4 GB is
@@ -99,7 +99,7 @@ TEST_CASE("scenarios: 16384 GPUs run a 1 GiB all-reduce and a folded alltoall, a
   const auto j = nlohmann::json::parse(ok.out);
   CHECK(j["ranks"].size() == 16384);
   CHECK(j["partial"] == false);
-  // The alltoall runs folded (issue 14: a few flows per rank). Each GPU sends 16,376/16,384 of
+  // The alltoall runs folded (a few flows per rank). Each GPU sends 16,376/16,384 of
   // 1 GiB through its NIC group and 7/16,384 over NVLink: the NICs' time.
   const auto a2a = run_commsim({"run", ar, "--set", "collective.op=alltoall", "--json"});
   REQUIRE(a2a.exit_code == 0);

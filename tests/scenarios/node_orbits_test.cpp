@@ -1,4 +1,4 @@
-// Nodes simulated once (models/workload/replicas.hpp node_quotient, collectives/node_orbits.cpp):
+// Nodes simulated once (models/scale/step/replicas.hpp alike_nodes_fold, collectives/node_orbits.cpp):
 // ZeRO-3 with CPU offload, whose copies share each node's host links, gives the full simulation's
 // `run --json` (every digit printed, apart from the events count and the note on the mode) whether
 // every node is alike (one simulated), some are not (a slow GPU, a slow node's NICs: mixed nodes;

@@ -1,4 +1,4 @@
-// The README's printed example is what the program prints (issue 19): the block under "What the
+// The README's printed example is what the program prints: the block under "What the
 // first command prints" is compared, line by line, with the output of the command the README
 // gives above it, so a model change that moves a number fails here until the README follows.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// Replica orbits (models/workload/replica_orbits.cpp): Megatron with overlap_grad_reduce /
+// Replica orbits (models/scale/step/replica_orbits.cpp): Megatron with overlap_grad_reduce /
 // overlap_param_gather and the distributed optimizer, whose data-parallel flows meet the pipeline's
 // and context-parallel flows on the NICs, simulate one replica for all with the data-parallel
 // collectives' flows as orbits, and give the full simulation's `run --json` (every digit, apart

@@ -1,4 +1,4 @@
-// Data-parallel replicas simulated once (models/workload/replicas.hpp) give the full simulation's
+// Data-parallel replicas simulated once (models/scale/step/replicas.hpp) give the full simulation's
 // `run --json` (every digit printed, apart from the events count and the note on the mode), whether
 // the replicas are alike, some are apart (a slow GPU, a slow node's NICs: mixed nodes), an odd
 // number, the quotient does not apply (replicas sharing nodes) or its guard abandons it (a

@@ -1,5 +1,5 @@
 // GPU rotation fold (models/collectives/rotation_fold.cpp): an NVLSTree all-reduce over whole
-// alike nodes runs as one tree set's flows and GPU 0's port flows on shadow links, and gives the
+// alike nodes runs as one tree set's flows and GPU 0's port flows on folded links, and gives the
 // full simulation's `run --json` (every digit, apart from the events count and the notes on the
 // mode) for bare all-reduces and for DDP / ZeRO-1 / ZeRO-2 steps, on three instances and several
 // node counts (odd ones: the heap tree is uneven); where a link is slowed, the fold is not taken.
@@ -148,11 +148,11 @@ TEST_CASE("scenarios: the guard stops a folded all-reduce that meets other traff
   // A ring all-gather over the same ranks at once: its flows cross the folded flows' NICs.
   engine->launch(all, nccl::CollOp::AllGather, int64_t{1} << 30, [&](const collectives::CollectiveRecord&) { ++done; });
   sim.run();
-  CHECK(net.mirror_violated());
+  CHECK(net.fold_violated());
   CHECK(done < 2);  // stopped at the first instant the two met
 }
 
-TEST_CASE("scenarios: an all-reduce launched while other traffic is in flight is not folded (no shadows then)",
+TEST_CASE("scenarios: an all-reduce launched while other traffic is in flight is not folded (no folded links then)",
           "[scenarios]") {
   using namespace models;
   EngineRig rig;
@@ -163,7 +163,7 @@ TEST_CASE("scenarios: an all-reduce launched while other traffic is in flight is
   engine->launch(all, nccl::CollOp::AllReduce, int64_t{1} << 30, count);  // the network is busy
   sim.run();
   CHECK(engine->rotation_folds() == 0);
-  CHECK_FALSE(net.mirrored());
+  CHECK_FALSE(net.folded());
   CHECK(done == 2);
   engine->launch(all, nccl::CollOp::AllReduce, int64_t{1} << 30, count);  // idle now, but laid out whole
   sim.run();

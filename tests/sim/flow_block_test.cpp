@@ -27,7 +27,7 @@ BlockFlow uncapped(std::span<const LinkId> path, int64_t bytes) {
 
 // Starts `flows` as a block, or, if the network refuses (or closed forms are off), one by one
 // with a shared countdown: what models::collectives::Engine does. `solo` (non-null): as the
-// Engine does since issue 14's solo blocks, the flows alone on idle links still as one block
+// Engine does since solo blocks, the flows alone on idle links still as one block
 // (FlowNetwork::start_solo_block), counted in *solo.
 void start_group(FlowNetwork& net, const std::vector<BlockFlow>& flows, std::function<void()> done, uint64_t shape = 0,
                  uint64_t* solo = nullptr) {

@@ -1,4 +1,4 @@
-// Weighted flows and watches (sim::FlowNetwork::start_weighted, watch_links; issue 14's
+// Weighted flows and watches (sim::FlowNetwork::start_weighted, watch_links;
 // all-to-all fold). A flow of weight w stands for w identical flows: max-min gives identical
 // flows identical rates (the allocation is unique), so the w copies, as one record, get w times
 // one copy's rate and finish at the same picosecond (up to the rounding of the w-fold sums).

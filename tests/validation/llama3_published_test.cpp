@@ -9,7 +9,7 @@
 // non-causal attention FLOPs (Megatron's num_floating_point_operations, 4 s h) the derived times
 // grow by 4 %, 4 % and 40 % (the CP 16 row is 131,072 tokens long): the note gives both.
 // Every rank runs (on these pods the data-parallel rings climb to uplinks that ECMP picks per flow,
-// so no two replicas are provably alike): 65 s, 70 s and 9.3 min of CPU in session 9, so CTest
+// so no two replicas are provably alike): 65 s, 70 s and 9.3 min of CPU (2 loaded cores), so CTest
 // label long, ctest --test-dir build -L long --output-on-failure.
 #include <catch2/catch.hpp>
 

@@ -2,7 +2,7 @@
 // accuracy"): 2 x p4de.24xlarge (8 B - 2 GiB) and 2 x p5.48xlarge (8 B - 16 GiB) all_reduce_perf,
 // both from github.com/awslabs/awsome-distributed-ai @0b55ba5 micro-benchmarks/nccl-tests/README.md,
 // copied under scenarios/validation/{p4de,p5}_2node_efa/measured/. Per size the measured time is
-// the faster of out-of-place and in-place. The target (issue 17) is a median |time error| <= 10 %;
+// the faster of out-of-place and in-place. The target is a median |time error| <= 10 %;
 // the bounds below are the accuracy as it stands, asserted so that a change shows (the README's
 // "Multi-node accuracy" says what each size range lacks).
 #include <catch2/catch.hpp>

@@ -3,7 +3,7 @@
 // the profile scenarios/validation/h200x4.profile.toml fitted from them by `commsim calibrate`.
 // Per size the measured time is the faster of out-of-place and in-place (noise only adds time).
 //
-// Targets (issue 8): median |error| <= 5 %, none worse than 25 %. Measured truth, asserted
+// Targets: median |error| <= 5 %, none worse than 25 %. Measured truth, asserted
 // below as it stands: P2P and SHM meet the median; P2P's first ten sizes of ar_g4.txt (8 B -
 // 4 KiB) ran ~30 % slower than the same sizes in ar_g4_info.txt (a sweep's slow start), so
 // their error reaches 32 %. Socket: median 7.0 % (12.7 % before the tuner saw what NCCL sees --

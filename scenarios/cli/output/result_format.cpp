@@ -155,6 +155,11 @@ std::string result_json(const models::RunResult& r, const CommandInputs& inputs)
   j["fits"] = r.fits();
   j["memory"] = memory_json(r.memory);
   j["throughput"] = throughput_json(r.throughput);
+  if (!r.scale_mode.empty()) {  // --explain-mode
+    Json mode = Json::array();
+    for (const auto& m : r.scale_mode) mode.push_back(Json{{"mechanism", m.mechanism}, {"applied", m.applied}, {"why", m.why}});
+    j["scale_mode"] = std::move(mode);
+  }
   if (r.straggler_free_step_s) j["straggler_free_step_s"] = *r.straggler_free_step_s;
   if (!r.jobs.empty()) j["jobs"] = jobs_json(r);  // several jobs on one fabric
   if (r.partial) {
@@ -237,6 +242,11 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
     line("");
     line("notes");
     for (const auto& n : r.notes) line("  - " + n);
+  }
+  if (!r.scale_mode.empty()) {  // --explain-mode: every mechanism of models/scale/README.md, in order
+    line("");
+    line("scale mode ([x] applied, [ ] not, and why)");
+    for (const auto& m : r.scale_mode) line(fmt::format("  [{}] {}: {}", m.applied ? 'x' : ' ', m.mechanism, m.why));
   }
   return out;
 }

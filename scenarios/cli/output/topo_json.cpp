@@ -8,17 +8,22 @@
 #include "models/nccl/transport.hpp"
 #include "models/readers/smi_topo.hpp"
 #include "models/topology/node_graph.hpp"
-#include "models/topology/resolve.hpp"
+#include "models/world/node_kinds.hpp"
 
 namespace scenarios {
 
-Json topo_json(const models::ScenarioSpec& spec, int max_ranks_listed, const CommandInputs& inputs) {
+Json topo_json(const models::World& world, const models::ScenarioSpec& spec, int max_ranks_listed,
+               const CommandInputs& inputs) {
   namespace topo = models::topology;
-  const models::hw::NodeSpec node = topo::resolve_node(spec.cluster);
-  const topo::NodeGraph graph(node);
-  const models::nccl::NcclEnv env = models::nccl::parse_nccl_env(spec.nccl_env);
-  const topo::Placement layout = topo::make_placement(spec.cluster, spec.placement, node.gpus);
-  const models::nccl::TransportModel model(node, graph, spec.placement, layout, env);
+  // The World's machines, placement and NCCL rules, as run simulates them (models/world/topo_text).
+  const models::NodeKinds& kinds = *world.node_kinds();
+  const models::hw::NodeSpec& node = kinds.kind(0).node;
+  const topo::NodeGraph& graph = kinds.kind(0).graph;
+  const topo::Placement& layout = world.placement();
+  const models::nccl::TransportModel& model = *kinds.kind(0).transports;
+  auto rules = [&](const models::RankInfo& a) -> const models::nccl::TransportModel& {
+    return *kinds.of_node(a.node).transports;
+  };
 
   Json j = json_header("topo", inputs);
   j["machine"] = {{"instance", node.name},
@@ -48,14 +53,14 @@ Json topo_json(const models::ScenarioSpec& spec, int max_ranks_listed, const Com
   Json pairs = Json::array();
   auto pair = [&](int a, int b) {
     const models::RankInfo ra = layout.rank(a), rb = layout.rank(b);
-    const models::Transport t = model.choose(ra, rb);
+    const models::Transport t = rules(ra).choose(ra, rb);
     pairs.push_back({{"from", a},
                      {"to", b},
                      {"from_device", ra.pod_rank},
                      {"to_device", rb.pod_rank},
                      {"transport", t.label},
                      {"path", models::path_type_name(t.path)},
-                     {"channels", model.p2p_channels(ra, rb)}});
+                     {"channels", rules(ra).p2p_channels(ra, rb)}});
   };
   if (n <= max_ranks_listed) {
     for (int a = 0; a < n; ++a)
@@ -69,7 +74,7 @@ Json topo_json(const models::ScenarioSpec& spec, int max_ranks_listed, const Com
   std::map<std::string, int> counts;
   for (int a = 0; a < (all_pairs ? n : 1); ++a)
     for (int b = 0; b < n; ++b)
-      if (a != b) ++counts[model.choose(layout.rank(a), layout.rank(b)).label];
+      if (a != b) ++counts[rules(layout.rank(a)).choose(layout.rank(a), layout.rank(b)).label];
   j["pairs_counted"] = all_pairs ? "all" : "rank 0";
   j["pairs_per_transport"] = counts;
   return j;

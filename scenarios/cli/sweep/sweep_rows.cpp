@@ -27,7 +27,7 @@ Json typed_value(const std::string& text) {
       parse_override_value(text));
 }
 
-// Does it fit, how fast (issue 16), after the columns of schema 1 so their positions do not move:
+// Does it fit, how fast, after the columns of schema 1 so their positions do not move:
 // fits, memory_peak_bytes, memory_capacity_bytes, tokens_per_s, samples_per_s,
 // model_tflops_per_gpu, mfu, tokens_per_s_per_gpu (the rate of a sweep over nodes divided by
 // that of its first point is the scaling efficiency). Null where not computed.

@@ -1,5 +1,5 @@
 // The host's issue cost in a back-to-back loop grows with the GPUs one thread launches on
-// (issue 18, mechanism 6; models/collectives/link_params.hpp LinkParams::launch_cost):
+// (models/collectives/link_params.hpp LinkParams::launch_cost):
 //   L(g) = nccl.launch_overhead + (g - 1) x nccl.launch_per_gpu,   T = (L(g)^p + D^p)^(1/p)
 // nccl-tests -g N (placement.single_process) has g = gpus per pod; one process per GPU g = 1.
 #include <catch2/catch.hpp>

@@ -126,13 +126,13 @@ TEST_CASE("comm plan: A100 is SM80, not SM86 as its name once suggested (A10 mat
   CHECK(models::collectives::build_plan(*world, net, ranks).view.sm == 80);
 }
 
-// Issue 14's set orbits (docs/scale-design.md, after status item 6): the tree sets are one
+// The set orbits (docs/scale-design.md, after status item 6): the tree sets are one
 // double binary tree with the node leader rotated one local GPU per set, and the NVLSTree port
 // flows rotate the same way, so moving every set one on (set r's edge i to set r+1's edge i, the
 // rank at local position j to j+1) maps the tree's and NVLSTree's edges onto themselves: every
 // link gets one image (a bijection of the links they use), with the same capacity, and every
 // edge's image has the same class, bandwidth, sharing and latency. A fold that keeps one set on
-// shadow links, one per link orbit, rests on this.
+// folded links, one per link orbit, rests on this.
 TEST_CASE("comm plan: rotating every node's GPUs one on maps the tree sets and NVLSTree's port edges onto themselves",
           "[nccl]") {
   for (const char* instance : {"p5.48xlarge", "p5en.48xlarge"}) {

@@ -13,7 +13,7 @@ TEST_CASE("collectives: two all-reduces on the same links share them (contention
   const int64_t S = 1LL << 30;
   const double alone = rig.run(CollOp::AllReduce, S);
   // Two at once: each flow is capped at eta B, and the two share the port's usable eta B (the
-  // protocol's efficiency is the port's, issue 18 mechanism 3) -> eta B / 2 each.
+  // protocol's efficiency is the port's) -> eta B / 2 each.
   double t_a = -1, t_b = -1;
   const double t0 = rig.sim.now().seconds();
   rig.engine->launch(rig.all(), CollOp::AllReduce, S,

@@ -168,7 +168,7 @@ Outcome all_reduce_outcome(const ScenarioSpec& spec, int64_t S, bool closed_form
 }
 }  // namespace
 
-// Issue 14: the tree's inter-node flows share NICs (a node sends up and down both trees through
+// The tree's inter-node flows share NICs (a node sends up and down both trees through
 // its head's NIC), so the whole collective cannot run in closed form; its flows alone on idle
 // links (NVLSTree's NVLink port flows, one per port and direction) still do, as one block
 // (sim::FlowNetwork::start_solo_block), at the same picoseconds and link bytes as every flow.

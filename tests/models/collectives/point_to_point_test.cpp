@@ -19,7 +19,7 @@ TEST_CASE("collectives: send/recv and all-to-all deliver over the pair's path", 
                     (1 << 30) / (eta(LinkClass::NVLink, Proto::Simple) * B))
                  .epsilon(1e-6));
   // All-to-all of S per rank: each GPU sends 3 x S/4 through its own tx port, shared by 3 flows.
-  // The protocol's efficiency is the port's, not each flow's (issue 18, mechanism 3: NCCL's
+  // The protocol's efficiency is the port's, not each flow's (NCCL's
   // all-to-all reaches the ring's ~0.75 of raw, not the raw rate), so the three together move
   // eta B: T = kernel + hop + (3/4) S / (eta B).
   const int64_t S = 1LL << 30;

@@ -1,4 +1,4 @@
-// The TCP budget of a rank (issue 18, mechanism 1): without NCCL's helper threads (a virtio NIC:
+// The TCP budget of a rank: without NCCL's helper threads (a virtio NIC:
 // autoNt = 0, src/transport/net_socket.cc) a rank's proxy thread moves all of its Socket traffic.
 // On the 4 x H200 catalog node, two pods of one GPU each (every pair over NET/Socket on loopback):
 //   one way        T = kernel + hop + S / (eta T_thread / d)      (the thread only sends)

@@ -16,7 +16,7 @@ TEST_CASE("collectives: tree all-reduce when forced, and its closed form", "[ncc
   REQUIRE(rec.algo == Algo::Tree);
   // One node: a chain 0-1-2-3; every chain edge carries S up and S down. An interior GPU sends
   // S up and S down through its one NVLink tx port, whose usable total is eta B (the protocol's
-  // efficiency is the port's, issue 18 mechanism 3), so each flow gets eta B / 2:
+  // efficiency is the port's), so each flow gets eta B / 2:
   // T = kernel + 2 (ppn-1) hop + 2 S / (eta B).
   const double e = eta(LinkClass::NVLink, Proto::Simple);
   CHECK(t ==

@@ -121,7 +121,7 @@ TEST_CASE("compute: under the power limit GEMMs stretch to keep the step's mean 
   CHECK((1.22 * tg + 0.71 * to) / (s * tg + to) == Approx(1.0));
 }
 
-// Issue 21: [cluster.params] values have physical bounds (models/params.cpp). The rates every
+// [cluster.params] values have physical bounds (models/params.cpp). The rates every
 // catalog GPU gets by the transfer rule are what a user would write for it: each must sit inside
 // its parameter's bounds with a margin of 10x, or a bound would refuse a real GPU's own value.
 TEST_CASE("compute: every catalog GPU's transferred rates sit well inside the parameters' bounds", "[models]") {

@@ -159,7 +159,7 @@ TEST_CASE("memory: DDP holds everything plus its bucket copies, gradients appear
   in.micro_batches = 4;
   e = estimate_rank(in);
   CHECK(term(phase(e, "forward_backward"), "gradients") == 2 * p);
-  // Llama-3-8B in DDP does not fit an 80 GB GPU (issue 16): 6 x 2 B x 8.03 G = 96 GB at the step.
+  // Llama-3-8B in DDP does not fit an 80 GB GPU: 6 x 2 B x 8.03 G = 96 GB at the step.
   CHECK(e.peak_bytes() > 80e9);
 }
 

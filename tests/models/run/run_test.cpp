@@ -4,7 +4,7 @@
 #include "models/run/run.hpp"
 
 // --time-limit counts the set-up (World, plans, programs) too: a budget the set-up already spent
-// stops the run at the next set-up stage boundary, before its first op, marked partial (issue 21).
+// stops the run at the next set-up stage boundary, before its first op, marked partial.
 TEST_CASE("run: --time-limit covers the set-up", "[models]") {
   models::ScenarioSpec s;
   s.cluster.instance = "h200x4";

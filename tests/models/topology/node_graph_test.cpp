@@ -186,7 +186,7 @@ TEST_CASE("topology: NVLink through another GPU is NVB, bounded by its narrowest
   CHECK(g.smi_matrix().gpu_gpu[0][2] == PathType::PIX);  // nvidia-smi prints the PCIe relation
 }
 
-// Issue 21: a 1,024-GPU custom node took minutes to set up (two searches per pair of devices;
+// A 1,024-GPU custom node took minutes to set up (two searches per pair of devices;
 // 256 GPUs: 51 s, a 256-GPU topology file: 33 s). Two searches per GPU now: seconds at most.
 TEST_CASE("topology: 1,024-GPU nodes and a 512-GPU topology file set up in seconds", "[models]") {
   using clock = std::chrono::steady_clock;

@@ -165,7 +165,7 @@ TEST_CASE("workload: ZeRO-3 overlap hides gathers behind compute", "[workload]")
 }
 
 TEST_CASE("workload: a collective launched beside compute runs at 1/(1+s) (comm.overlap_slowdown)", "[workload]") {
-  // Issue 18, mechanism 7: C = 0.5 ms alone; launched while stream 0 computes, its rate is
+  // C = 0.5 ms alone; launched while stream 0 computes, its rate is
   // 1 / (1 + s) for its whole life: C (1 + s) = 1 ms with s = 1. Default s = 0 changes nothing.
   for (const double s : {0.0, 1.0}) {
     sim::Simulator sim;

@@ -32,7 +32,7 @@ TEST_CASE("transport: P2P NVLink crosses the sender's NVLink tx and the receiver
   w->path(0, 1, p);
   CHECK(names(net, p) == V{"node0/gpu0/nvlink.tx", "node0/gpu1/nvlink.rx"});
   // 18 NVLink-4 links x 25 GB/s per direction (H100/H200 datasheet: 900 GB/s bidirectional);
-  // the port's usable capacity is NCCL Simple's efficiency of it (issue 18, mechanism 3).
+  // the port's usable capacity is NCCL Simple's efficiency of it.
   const double eff = models::param_default("nvlink.efficiency.simple");
   CHECK(w->raw_capacity(p[0], net) == Approx(450e9));
   CHECK(net.link_capacity(p[0]) == Approx(450e9 * eff));

@@ -75,7 +75,7 @@ TEST_CASE("scenarios: run --json carries the memory estimate per rank and fits",
 }
 
 TEST_CASE("scenarios: a layout that does not fit is flagged in run, run --json, compare and sweep", "[scenarios]") {
-  // Llama-3-8B in plain DDP on 8 x H100 80 GB (issue 16): 2 + 2 + 4 B per parameter of model
+  // Llama-3-8B in plain DDP on 8 x H100 80 GB: 2 + 2 + 4 B per parameter of model
   // states alone, plus foreach AdamW's temporary and DDP's buckets, is over 80 GB.
   const auto text = run_commsim({"run", kP5, "--set", "parallel.strategy=ddp"});
   REQUIRE(text.exit_code == 0);

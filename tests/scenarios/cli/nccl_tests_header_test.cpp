@@ -1,5 +1,5 @@
 // `commsim nccl-tests --compare` checks the measured file's header against the prediction
-// (issue 19): a file of another collective is refused (exit 2, one line naming the file and what
+//: a file of another collective is refused (exit 2, one line naming the file and what
 // was expected); a file of another rank count or GPU model is compared with a warning on stderr.
 // `calibrate` warns about another GPU model too, and names the parameters that no file exercised
 // and those the fit pushed to a bound.

@@ -1,4 +1,4 @@
-// import k8s writes placement.nics_per_pod from the pods' vpc.amazonaws.com/efa limit (issue 17).
+// import k8s writes placement.nics_per_pod from the pods' vpc.amazonaws.com/efa limit.
 #include <catch2/catch.hpp>
 
 #include "scenarios/import/k8s_job.hpp"

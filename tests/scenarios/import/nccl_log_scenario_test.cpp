@@ -86,7 +86,7 @@ TEST_CASE("commsim nccl-log: report, JSON, and a scenario that commsim run runs"
   CHECK(js.exit_code == 0);
   CHECK(js.out.find("\"NET/Libfabric/GDRDMA\": 12") != std::string::npos);
   CHECK(js.out.find("\"ranks-isolated\"") != std::string::npos);
-  // Issue 6: what the same job gains in one pod. The 4 isolated ranks of seed 000 talk over EFA;
+  // What the same job gains in one pod. The 4 isolated ranks of seed 000 talk over EFA;
   // in one pod of the same p4d.24xlarge they use NVLink, so the simulated step must be shorter.
   const auto j = nlohmann::json::parse(js.out);
   REQUIRE(j.contains("one_pod_comparison"));

@@ -266,7 +266,7 @@ TEST_CASE("scenarios: a [cluster.params] name written quoted and dotted is one n
                     "each key and table once)");
 }
 
-// Issue 21 bounds [cluster.params] values by physics (models/params.cpp); the values the shipped
+// The registry bounds [cluster.params] values by physics (models/params.cpp); the values the shipped
 // scenarios and calibration profiles use are measured or fitted ones and must sit well inside
 // (10x from each finite end), so a bound never refuses a real machine's own profile.
 TEST_CASE("scenarios: every shipped scenario's parameters, profiles included, sit well inside their bounds",
@@ -289,7 +289,7 @@ TEST_CASE("scenarios: every shipped scenario's parameters, profiles included, si
   CHECK(values >= 100);  // the 4 x H200 profile's 21 values in every validation/h200x4 scenario, p4de's 2
 }
 
-TEST_CASE("scenarios: issue 15's Megatron keys load as written and give Megatron's layout", "[scenarios]") {
+TEST_CASE("scenarios: the Megatron keys load as written and give Megatron's layout", "[scenarios]") {
   // The issue's contract block, verbatim but for its comments: GPT-3 175B on 8 DGX A100.
   const auto s = load_scenario_text(R"([model]
 preset = "gpt3-175b"

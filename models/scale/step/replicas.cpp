@@ -1,13 +1,19 @@
-// Data-parallel replicas simulated once (replicas.hpp): which replicas are alike, checked from
+// Data-parallel replicas (replicas.hpp, replica_fold): which replicas are alike, checked from
 // the programs, groups, peers, placement, links and paths alone.
-#include "models/workload/replicas.hpp"
+#include "models/scale/step/replicas.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <set>
 
-namespace models::workload {
+namespace models::scale {
+
+using workload::kMaxSlots;
+using workload::Op;
+using workload::OpKind;
+using workload::Program;
+using workload::RankSetup;
 
 namespace {
 
@@ -18,20 +24,14 @@ bool same_transport(const Transport& a, const Transport& b) {
          a.gdr == b.gdr && a.net_plugin == b.net_plugin && a.path == b.path;
 }
 
-uint64_t bits(double x) {
-  uint64_t b = 0;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
-}
-
 class Analysis {
  public:
   Analysis(const World& world, const sim::FlowNetwork& net, const std::vector<collectives::Group>& groups,
            const std::vector<RankSetup>& ranks, const std::vector<int>& replica_of)
       : world_(world), net_(net), groups_(groups), ranks_(ranks), replica_of_(replica_of) {}
 
-  ReplicaQuotient run(const std::vector<Program>& programs) {
-    ReplicaQuotient q;
+  StepFold run(const std::vector<Program>& programs) {
+    StepFold q;
     const int n = static_cast<int>(ranks_.size());
     if (static_cast<int>(replica_of_.size()) != n || n == 0) return refuse(q, "no data-parallel replicas");
     for (const Program& p : programs)
@@ -100,7 +100,7 @@ class Analysis {
     // Groups: a replica's own (launched once for its class, or an image never launched), or
     // spanning, launched over all its ranks: every member's representative must be a member too,
     // so that the representatives' weights add up to the group.
-    q.mirrored_group.assign(groups_.size(), 0);
+    q.folded_group.assign(groups_.size(), 0);
     q.launches.assign(groups_.size(), 1);
     std::vector<int> stamp(n, -1);
     for (std::size_t g = 0; g < groups_.size(); ++g) {
@@ -109,7 +109,7 @@ class Analysis {
         const int k = group_replica_[g];
         const int size = static_cast<int>(class_members[class_of[k]].size());
         q.launches[g] = class_of[k] == k ? size : 0;
-        q.mirrored_group[g] = class_of[k] == k && size > 1;
+        q.folded_group[g] = class_of[k] == k && size > 1;
         continue;
       }
       for (int x : mem) stamp[x] = static_cast<int>(g);
@@ -140,8 +140,8 @@ class Analysis {
   }
 
  private:
-  static ReplicaQuotient refuse(ReplicaQuotient& q, std::string why) {
-    ReplicaQuotient out;
+  static StepFold refuse(StepFold& q, std::string why) {
+    StepFold out;
     out.replicas = q.replicas;
     out.why_not = std::move(why);
     return out;
@@ -299,10 +299,10 @@ class Analysis {
 
 }  // namespace
 
-ReplicaQuotient replica_quotient(const World& world, const sim::FlowNetwork& net, const std::vector<Program>& programs,
+StepFold replica_fold(const World& world, const sim::FlowNetwork& net, const std::vector<Program>& programs,
                                  const std::vector<collectives::Group>& groups, const std::vector<RankSetup>& ranks,
                                  const std::vector<int>& replica_of_rank) {
   return Analysis(world, net, groups, ranks, replica_of_rank).run(programs);
 }
 
-}  // namespace models::workload
+}  // namespace models::scale

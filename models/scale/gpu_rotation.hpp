@@ -4,7 +4,8 @@
 // PCIe switches and NICs):
 // when that maps the World onto itself, NCCL's tree sets (one per NIC group, each the previous
 // one with its node leaders one GPU on: comm_plan.cpp rotation()) are images of one another, and
-// an NVLSTree all-reduce can be simulated for one set (models/collectives/rotation_fold.cpp).
+// a tree all-reduce can be simulated for one set (models/collectives/rotation_fold.cpp): the GPU
+// rotation fold, whose folded links are the rotation's link orbits.
 //
 // It maps the World onto itself when (gpu_rotation checks it, else says why not):
 // - there are >= 2 nodes of one kind on a non-blocking fabric (no fabric link on any path), each
@@ -19,32 +20,31 @@
 // One node pair stands for all: World::path builds a path between two ranks from their own
 // nodes' links by local GPU and NCCL's transport choice, which depends on the ranks' local GPUs,
 // pods and whether they share a host, not on which nodes they are on, once no fabric link is
-// crossed (world.cpp path_impl, nccl/transport.cpp). tests/models/world/gpu_rotation_test.cpp
+// crossed (world.cpp path_impl, nccl/transport.cpp). tests/models/scale/gpu_rotation_test.cpp
 // checks random pairs of other nodes too.
 //
 // The rotation's link orbits of size order = k / step (a node's GPU ports, its NICs ...) are the
-// classes of the network's shadow links (sim::FlowNetwork::set_mirrors); links it fixes or moves
-// in shorter cycles are in no class.
+// classes of the network's folded links (FoldedLinks); links it fixes or moves in shorter cycles
+// are in no class.
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "models/scale/fold.hpp"
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
 
-namespace models {
+namespace models::scale {
 
-struct GpuRotation {
+struct GpuRotation : FoldedLinks {
   static constexpr uint32_t kNone = UINT32_MAX;
   int k = 0;                                // GPUs (ranks) per node
   int step = 1;                             // GPUs one rotation moves (the smallest that is a symmetry)
   int order = 0;                            // k / step: rotations before every GPU is back
   std::vector<std::vector<int>> rank_at;    // [node][local GPU] -> World rank
   std::vector<uint32_t> image;              // per link: its image under the rotation, or kNone
-  std::vector<uint32_t> class_of_link;      // per link: its orbit's class, or FlowNetwork::kNoClass
-  std::vector<sim::LinkId> model_of_class;  // per class: one of its links
   std::string why_not;                      // set when the rotation is not a symmetry
 
   bool applies() const { return why_not.empty(); }
@@ -55,13 +55,13 @@ struct GpuRotation {
   }
   // The image of link l (kNone: a link no checked path crosses, or outside the nodes).
   uint32_t rotate_link(uint32_t l) const { return l < image.size() ? image[l] : kNone; }
-  // A kept flow may stand for its images on shadows: every link of its path in a class, no class
+  // A kept flow may stand for its images on folded links: every link of its path in a class, no class
   // twice (its images then cross each real link at most once each). Paths of more than 16 links
   // (none today: a NET path with PXN has 9) are refused.
-  bool shadowable(std::span<const sim::LinkId> path) const;
+  bool foldable(std::span<const sim::LinkId> path) const;
 };
 
 // The rotation of `world` (on links of `net`), or why it is not a symmetry (why_not).
 GpuRotation gpu_rotation(const World& world, const sim::FlowNetwork& net);
 
-}  // namespace models
+}  // namespace models::scale

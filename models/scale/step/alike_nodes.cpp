@@ -1,21 +1,19 @@
-// Nodes simulated once (replicas.hpp, node_quotient): whether every node is alike to node 0,
+// Alike nodes (replicas.hpp, alike_nodes_fold): whether every node is alike to node 0,
 // checked from the programs, rank set-ups, placement and links alone; the collectives' flows are
 // checked by the engine at their first launch (collectives/node_orbits.cpp).
-#include <cstring>
+#include "models/scale/step/replicas.hpp"
 
-#include "models/workload/replicas.hpp"
+namespace models::scale {
 
-namespace models::workload {
+using workload::kMaxSlots;
+using workload::Op;
+using workload::OpKind;
+using workload::Program;
+using workload::RankSetup;
 
 namespace {
-uint64_t bits(double x) {
-  uint64_t b = 0;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
-}
-
-ReplicaQuotient refused(int nodes, std::string why) {
-  ReplicaQuotient q;
+StepFold refused(int nodes, std::string why) {
+  StepFold q;
   q.replicas = nodes;
   q.node_orbits = true;  // tried
   q.why_not = std::move(why);
@@ -23,8 +21,8 @@ ReplicaQuotient refused(int nodes, std::string why) {
 }
 }  // namespace
 
-ReplicaQuotient node_quotient(const World& world, const sim::FlowNetwork& net, const std::vector<Program>& programs,
-                              const std::vector<collectives::Group>& groups, const std::vector<RankSetup>& ranks) {
+StepFold alike_nodes_fold(const World& world, const sim::FlowNetwork& net, const std::vector<Program>& programs,
+                          const std::vector<collectives::Group>& groups, const std::vector<RankSetup>& ranks) {
   const int n = static_cast<int>(ranks.size()), nodes = world.nodes();
   if (nodes < 2 || n != world.size()) return refused(nodes, "a single node");
   for (const Program& p : programs)
@@ -73,7 +71,7 @@ ReplicaQuotient node_quotient(const World& world, const sim::FlowNetwork& net, c
     }
   }
 
-  ReplicaQuotient q;
+  StepFold q;
   q.replicas = nodes;
   q.simulated_replicas = 1;
   q.simulated_ranks = static_cast<int>(on_node[0].size());
@@ -85,8 +83,8 @@ ReplicaQuotient node_quotient(const World& world, const sim::FlowNetwork& net, c
     ++q.weight[q.rep[r]];
   }
   // Every group spans the nodes alike (each rank is in its node-0 image's groups): launched once,
-  // as node orbits on the shadows.
-  q.mirrored_group.assign(groups.size(), 1);
+  // as node orbits on the folded links.
+  q.folded_group.assign(groups.size(), 1);
   q.launches.assign(groups.size(), 1);
   // Link classes: link o of every node.
   q.class_of_link.assign(net.link_count(), sim::FlowNetwork::kNoClass);
@@ -98,4 +96,4 @@ ReplicaQuotient node_quotient(const World& world, const sim::FlowNetwork& net, c
   return q;
 }
 
-}  // namespace models::workload
+}  // namespace models::scale

@@ -1,7 +1,9 @@
 #pragma once
-// Up-front memory estimate of a run, so a question too big for the machine is refused with a
-// suggestion before anything large is built (issue 7: 16,384 GPUs within 4 GB, or a clear "no";
-// issue 21: nodes = 1,000,000 or iterations = 1e9 ended in std::bad_alloc after a minute).
+// The simulator's own RAM budget (not the GPU memory estimate of a training step, which is
+// memory_fill.hpp): an up-front estimate of the host memory a run needs, so a question too big
+// for the machine is refused with a suggestion before anything large is built (16,384 GPUs run
+// within 4 GB; nodes = 1,000,000 or iterations = 1e9 get a clear "no" instead of std::bad_alloc
+// after a minute).
 //
 // Model (fitted on this code, RSS measured with /usr/bin/time -v, see tests/scenarios/scale/):
 //   bytes = base + ranks * per_rank + peak_flows * per_flow + ops * per_op + ranks * rank_ops * 1 B
@@ -24,9 +26,9 @@
 
 namespace models {
 
-inline constexpr double kMemoryBudgetBytes = 4.0 * 1024 * 1024 * 1024;  // the issue's 4 GB
+inline constexpr double kRamBudgetBytes = 4.0 * 1024 * 1024 * 1024;  // a laptop's share: 4 GB
 
-struct MemoryEstimate {
+struct RunRamEstimate {
   double bytes = 0;
   double peak_flows = 0;
   double ops = 0;       // operations of all programs together
@@ -37,7 +39,7 @@ struct MemoryEstimate {
 //   bare collective: iterations (x2 programs for sendrecv);
 //   training step: kOpsPerUnitStep x (layers + 2 pp) x micro-steps, where a unit is a decoder block
 //   (or the embedding and head of each stage) and micro-steps are grad_accum, or the pipeline's
-//   micro-batches. tests/models/run/memory_estimate_test.cpp checks the bound against the programs
+//   micro-batches. tests/models/run/ram_budget_test.cpp checks the bound against the programs
 //   every strategy builds.
 struct ProgramOps {
   double ops = 0;
@@ -45,15 +47,15 @@ struct ProgramOps {
 };
 ProgramOps estimate_program_ops(const ScenarioSpec& spec);
 
-// Whether a bare alltoall of this scenario runs folded (issue 14), from the scenario alone: not
+// Whether a bare alltoall of this scenario runs folded, from the scenario alone: not
 // under --full, and nothing the fold refuses that the scenario shows (NIC or link stragglers, NET/Socket,
 // a fabric that hashes pairs over ECMP paths, cuts uneven pods or has a third tier).
 bool alltoall_folds(const ScenarioSpec& spec, bool full);
 
-MemoryEstimate estimate_memory(const ScenarioSpec& spec, int ranks, bool full = false);
+RunRamEstimate estimate_run_ram(const ScenarioSpec& spec, int ranks, bool full = false);
 
-// Throws SpecError (at the key to change) when the estimate exceeds kMemoryBudgetBytes, naming
+// Throws SpecError (at the key to change) when the estimate exceeds kRamBudgetBytes, naming
 // the estimate, the limit and what would fit.
-void check_memory_budget(const ScenarioSpec& spec, int ranks, bool full = false);
+void check_ram_budget(const ScenarioSpec& spec, int ranks, bool full = false);
 
 }  // namespace models

@@ -1,4 +1,4 @@
-#include "models/run/memory_estimate.hpp"
+#include "models/run/ram_budget.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -17,7 +17,7 @@ constexpr double kPerRankBytes = 8.0 * 1024;
 constexpr double kPerFlowBytes = 512;
 constexpr double kPerOpBytes = 160;
 // Ops per unit and micro-step, the largest any strategy builds (ZeRO-3 with both offloads and
-// checkpointing); memory_estimate_test.cpp measures it and fails if a program exceeds the bound.
+// checkpointing); ram_budget_test.cpp measures it and fails if a program exceeds the bound.
 constexpr double kOpsPerUnitStep = 40;
 
 bool is_alltoall(const ScenarioSpec& spec) {
@@ -87,9 +87,9 @@ ProgramOps estimate_program_ops(const ScenarioSpec& spec) {
   return p;
 }
 
-MemoryEstimate estimate_memory(const ScenarioSpec& spec, int ranks, bool full) {
+RunRamEstimate estimate_run_ram(const ScenarioSpec& spec, int ranks, bool full) {
   const double n = ranks;
-  MemoryEstimate e;
+  RunRamEstimate e;
   if (spec.collective && is_alltoall(spec) && alltoall_folds(spec, full)) {
     int gpus = 8;
     try {
@@ -110,12 +110,12 @@ MemoryEstimate estimate_memory(const ScenarioSpec& spec, int ranks, bool full) {
   return e;
 }
 
-void check_memory_budget(const ScenarioSpec& spec, int ranks, bool full) {
-  const MemoryEstimate e = estimate_memory(spec, ranks, full);
-  if (e.bytes <= kMemoryBudgetBytes) return;
+void check_ram_budget(const ScenarioSpec& spec, int ranks, bool full) {
+  const RunRamEstimate e = estimate_run_ram(spec, ranks, full);
+  if (e.bytes <= kRamBudgetBytes) return;
   const std::string head = std::to_string(ranks) + " ranks would need about " + gib(e.bytes) + " (" +
                            count(e.peak_flows) + " flows at once, " + count(e.ops) + " program operations), over the " +
-                           gib(kMemoryBudgetBytes) + " limit";
+                           gib(kRamBudgetBytes) + " limit";
   // What dominates decides the key to change.
   const double ops_bytes = e.ops * kPerOpBytes + ranks * (e.ops / e.programs);
   const double flow_bytes = e.peak_flows * kPerFlowBytes;
@@ -133,7 +133,7 @@ void check_memory_budget(const ScenarioSpec& spec, int ranks, bool full) {
   }
   if (is_alltoall(spec) && !alltoall_folds(spec, full)) {
     // Largest n with base + n*per_rank + n(n-1)*per_flow <= budget.
-    const double a = kPerFlowBytes, b = kPerRankBytes - kPerFlowBytes, c = kBaseBytes - kMemoryBudgetBytes;
+    const double a = kPerFlowBytes, b = kPerRankBytes - kPerFlowBytes, c = kBaseBytes - kRamBudgetBytes;
     const int fit = static_cast<int>(std::floor((-b + std::sqrt(b * b - 4 * a * c)) / (2 * a)));
     throw SpecError("collective.op",
                     head + ": alltoall opens a flow per ordered pair of ranks" +

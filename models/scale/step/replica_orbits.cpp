@@ -1,36 +1,26 @@
-// Replica orbits (replicas.hpp, replica_orbits): every data-parallel replica alike, and the
+// Replica orbits (replicas.hpp, replica_orbit_fold): every data-parallel replica alike, and the
 // data-parallel collectives' flows too simulated for one replica, as orbits of the replica
-// translation k -> k + 1 (mod m).
-//
-// Why it is exact. replica_quotient found every replica alike to replica 0 (the same programs,
-// speeds, places, groups, peers and links rank by rank, and every pair its own groups and peers
-// join has the image transport and path on its own nodes), so moving every rank one replica on
-// maps each replica's own traffic onto the next replica's. Where the data-parallel collectives'
-// flows are invariant under the same move (the flows leaving replica k are replica 0's moved k
-// replicas on, hop by hop: collectives/node_orbits.cpp checks it on each collective's whole flow
-// list at its first launch), the whole network's flow set is invariant, and every orbit of flows
-// has one member per replica. Max-min fair rates are unique, so the members of an orbit get equal
-// rates; the network is then the quotient by the move: one shadow link per (place among a
-// replica's nodes, link offset) standing for that link of every replica (FlowNetwork mirrors),
-// carrying one flow per orbit (replica 0's own flows, and the data-parallel flows leaving replica
-// 0), each crossing a shadow at most once (checked). The shadows then meet exactly the capacity
-// and bottleneck conditions of the full network's rates, so their flows drain at the same
-// instants, replica 0's ranks do what every replica's do, and the data-parallel and pipeline
-// flows share the NICs exactly as in the full network (Megatron's overlap_grad_reduce /
-// overlap_param_gather, where the replicas' own traffic meets the data-parallel traffic and the
-// plain replica quotient's guard gives up). Not applicable: replicas of several kinds (a
-// straggler), or data-parallel traffic through the fabric's shared links (pods: ECMP picks a pod
-// uplink per flow, so the move is no symmetry of the network).
+// translation k -> k + 1 (mod m): the node orbits' fold (collectives/node_orbits.cpp) with blocks
+// of nodes (a replica's) for nodes, one folded link per (place among a replica's nodes, link
+// offset). Why that is exact: models/scale/README.md ("Why a fold is exact"). Not applicable:
+// replicas of several kinds (a straggler), or data-parallel traffic through the fabric's shared
+// links (pods: ECMP picks a pod uplink per flow, so the move is no symmetry of the network).
 #include <string>
 
-#include "models/workload/replicas.hpp"
+#include "models/scale/step/replicas.hpp"
 
-namespace models::workload {
+namespace models::scale {
 
-ReplicaQuotient replica_orbits(ReplicaQuotient q, const World& world, const sim::FlowNetwork& net,
-                               const std::vector<collectives::Group>& groups) {
+using workload::kMaxSlots;
+using workload::Op;
+using workload::OpKind;
+using workload::Program;
+using workload::RankSetup;
+
+StepFold replica_orbit_fold(StepFold q, const World& world, const sim::FlowNetwork& net,
+                            const std::vector<collectives::Group>& groups) {
   auto refuse = [&](std::string why) {
-    ReplicaQuotient out;
+    StepFold out;
     out.replicas = q.replicas;
     out.why_not = std::move(why);
     return out;
@@ -65,14 +55,14 @@ ReplicaQuotient replica_orbits(ReplicaQuotient q, const World& world, const sim:
     for (uint32_t o = 0; o < range.count; ++o) of_node.at(range.first + o) = 1;
   }
   // The groups spanning the replicas (launched over all their ranks): their flows become orbits
-  // on the shadows. A quick look at their neighbours' paths refuses the fabric's shared links
+  // on the folded links. A quick look at their neighbours' paths refuses the fabric's shared links
   // before the run (the engine checks every flow at each collective's first launch).
   q.spanning_group.assign(groups.size(), 0);
   std::vector<sim::LinkId> path;
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    if (q.mirrored_group[g] || q.launches[g] != 1) continue;  // a replica's own, or its image
+    if (q.folded_group[g] || q.launches[g] != 1) continue;  // a replica's own, or its image
     q.spanning_group[g] = 1;
-    q.mirrored_group[g] = 1;
+    q.folded_group[g] = 1;
     const auto& mem = groups[g].ranks;
     for (std::size_t i = 0; i < mem.size() && mem.size() > 1; ++i) {
       path.clear();
@@ -87,4 +77,4 @@ ReplicaQuotient replica_orbits(ReplicaQuotient q, const World& world, const sim:
   return q;
 }
 
-}  // namespace models::workload
+}  // namespace models::scale

@@ -1,14 +1,16 @@
-// Rank classes (models/workload/symmetry.hpp): which ranks are simulated once for their class, and
+// Rank classes (models/scale/step/rank_classes.hpp): which ranks are simulated once for their class, and
 // the executor's results with classes equal to simulating every rank, exactly, with stragglers
 // and several communicators per rank.
 #include <catch2/catch.hpp>
 #include <random>
 
 #include "models/workload/executor.hpp"
-#include "models/workload/symmetry.hpp"
+#include "models/scale/step/rank_classes.hpp"
 #include "tests/models/workload/fakes.hpp"
 
 using namespace models::workload;
+using models::scale::rank_classes;
+using models::scale::RankClasses;
 using models::collectives::Group;
 
 namespace {
@@ -25,46 +27,46 @@ Program two_collectives() {
 }
 }  // namespace
 
-TEST_CASE("symmetry: identical ranks are one class, a straggler and other groups split it", "[workload]") {
+TEST_CASE("rank classes: identical ranks are one class, a straggler and other groups split it", "[scale]") {
   const std::vector<Program> programs{two_collectives()};
   auto ranks = world_group(8);
   RankClasses c = rank_classes(programs, ranks, {});
-  CHECK(c.why_full.empty());
+  CHECK(c.why_not.empty());
   CHECK(c.simulated == 1);
-  CHECK(c.size[0] == 8);
+  CHECK(c.weight[0] == 8);
   for (int r = 0; r < 8; ++r) CHECK(c.rep[r] == 0);
 
   ranks[5].compute_scale = 1.3;                               // a slow GPU is simulated on its own
   for (int r = 0; r < 8; ++r) ranks[r].group[1] = 1 + r / 4;  // two node groups
   c = rank_classes(programs, ranks, {});
   CHECK(c.simulated == 3);  // {0..3}, {4, 6, 7}, {5}
-  CHECK(c.size[0] == 4);
-  CHECK(c.size[4] == 3);
-  CHECK(c.size[5] == 1);
+  CHECK(c.weight[0] == 4);
+  CHECK(c.weight[4] == 3);
+  CHECK(c.weight[5] == 1);
   CHECK(c.rep[7] == 4);
 
   c = rank_classes(programs, ranks, {7});  // a timeline rank stays itself
   CHECK(c.simulated == 4);
   CHECK(c.rep[7] == 7);
-  CHECK(c.size[4] == 2);
+  CHECK(c.weight[4] == 2);
 }
 
-TEST_CASE("symmetry: point-to-point ops and offload copies keep every rank, with the reason", "[workload]") {
+TEST_CASE("rank classes: point-to-point ops and offload copies keep every rank, with the reason", "[scale]") {
   Program p = two_collectives();
   p.send(1, 0, 100, "act");
   RankClasses c = rank_classes({p}, world_group(4), {});
   CHECK(c.simulated == 4);
-  CHECK(c.why_full.find("point-to-point") != std::string::npos);
+  CHECK(c.why_not.find("point-to-point") != std::string::npos);
   Program q = two_collectives();
   q.copy(1, CopyDir::GpuToHost, 100, "offload");
   c = rank_classes({q}, world_group(4), {});
   CHECK(c.simulated == 4);
-  CHECK(c.why_full.find("offload") != std::string::npos);
+  CHECK(c.why_not.find("offload") != std::string::npos);
 }
 
 // Random programs (compute on two streams, collectives on a world group and on random sub-groups),
 // random stragglers: every rank's accounts and the step end equal the full simulation's exactly.
-TEST_CASE("symmetry: random groups and stragglers give the full simulation's accounts exactly", "[workload]") {
+TEST_CASE("rank classes: random groups and stragglers give the full simulation's accounts exactly", "[scale]") {
   int reduced = 0;
   for (uint64_t seed = 1; seed <= 200; ++seed) {
     INFO("seed " << seed);
@@ -118,7 +120,11 @@ TEST_CASE("symmetry: random groups and stragglers give the full simulation's acc
       StepExecutor ex(sim, net, engine, nullptr, programs, groups, ranks);
       ex.overlap_slowdown = 0.25;
       int simulated = n;
-      if (classes) simulated = ex.simulate_classes({}).simulated;
+      if (classes) {
+        const RankClasses c = rank_classes(ex.programs(), ex.ranks(), {});
+        ex.simulate_classes(c);
+        simulated = c.simulated;
+      }
       ex.run();
       REQUIRE(ex.all_done());
       std::vector<RankAccount> acc;

@@ -1,6 +1,6 @@
-// The up-front memory estimate (models/run/memory_estimate.hpp): its bound on program operations
+// The up-front memory estimate (models/run/ram_budget.hpp): its bound on program operations
 // holds for what every strategy really builds, and run_scenario refuses what would not fit before
-// the World is built (issue 21: nodes = 1,000,000 took 51 s to end in std::bad_alloc).
+// the World is built (nodes = 1,000,000 took 51 s to end in std::bad_alloc).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "models/error.hpp"
-#include "models/run/memory_estimate.hpp"
+#include "models/run/ram_budget.hpp"
 #include "models/run/run.hpp"
 #include "models/workload/strategy.hpp"
 #include "models/world/world.hpp"
@@ -42,7 +42,7 @@ models::ScenarioSpec training(const std::string& strategy, int accum, bool check
 
 std::string key_of_refusal(const models::ScenarioSpec& spec, int ranks, bool full = false) {
   try {
-    models::check_memory_budget(spec, ranks, full);
+    models::check_ram_budget(spec, ranks, full);
   } catch (const models::SpecError& e) {
     return e.key();
   }
@@ -98,7 +98,7 @@ TEST_CASE("memory estimate: what would not fit is refused at the key to change",
   CHECK(key_of_refusal(bare, 4).empty());
   CHECK(key_of_refusal(bare, 8000000) == "cluster.nodes");
   bare.collective->op = "alltoall";
-  // Folded (issue 14): a few flows per rank; as pairs (--full, or a straggler's NIC): n(n-1).
+  // Folded: a few flows per rank; as pairs (--full, or a straggler's NIC): n(n-1).
   CHECK(models::alltoall_folds(bare, false));
   CHECK(key_of_refusal(bare, 16384).empty());
   CHECK(key_of_refusal(bare, 131072).empty());

@@ -1,10 +1,10 @@
-// Rank classes (models/workload/symmetry.hpp), data-parallel replicas simulated once
-// (models/workload/replicas.hpp) and closed forms (sim::FlowNetwork::start_block, used
+// Rank classes (models/scale/step/rank_classes.hpp), data-parallel replicas simulated once
+// (models/scale/step/replicas.hpp) and closed forms (sim::FlowNetwork::start_block, used
 // by every collective and send/recv whose links are idle) change the cost of a run, never its
 // result: every shipped and validation scenario's `run --json` is identical with and without
 // --full (every rank and flow simulated), apart from the number of events simulated and the note
 // saying which mode ran; compared as text, every digit the JSON prints (9 significant;
-// tests/models/workload/symmetry_test.cpp compares the accounts as doubles). Covers ring, tree, PAT, broadcast/reduce
+// tests/models/scale/step/rank_classes_test.cpp compares the accounts as doubles). Covers ring, tree, PAT, broadcast/reduce
 // chains, all-to-all and pipeline send/recv on NVLink, PCIe, EFA, IB and socket paths, with offload copies contending.
 #include <catch2/catch.hpp>
 

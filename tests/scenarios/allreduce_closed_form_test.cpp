@@ -1,5 +1,5 @@
 // The shipped engine-level scenario end to end (loader -> World -> collective engine -> result)
-// equals the ring all-reduce closed form on idle links (issue 2's "done when").
+// equals the ring all-reduce closed form on idle links (the engine's first acceptance check).
 #include <catch2/catch.hpp>
 
 #include "models/collectives/link_params.hpp"

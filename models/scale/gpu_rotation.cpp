@@ -1,15 +1,14 @@
 // GPU rotation (gpu_rotation.hpp): the permutation of a node's link offsets that moving every
 // GPU one on induces, found from the paths between node 0's GPUs and between nodes 0 and 1, and
 // checked to keep every link's parameters and every transport; then spread to every node.
-#include "models/world/gpu_rotation.hpp"
+#include "models/scale/gpu_rotation.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <iterator>
 
 #include "models/topology/fabric.hpp"
 
-namespace models {
+namespace models::scale {
 
 namespace {
 
@@ -17,12 +16,6 @@ GpuRotation refused(std::string why) {
   GpuRotation g;
   g.why_not = std::move(why);
   return g;
-}
-
-uint64_t bits(double x) {
-  uint64_t b = 0;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
 }
 
 // Two links play the same part: capacity, latency, raw capacity, added latency and kind.
@@ -133,7 +126,7 @@ static std::string find_orbits(const World& world, const sim::FlowNetwork& net, 
   return {};
 }
 
-bool GpuRotation::shadowable(std::span<const sim::LinkId> path) const {
+bool GpuRotation::foldable(std::span<const sim::LinkId> path) const {
   uint32_t classes[16];
   if (path.size() > std::size(classes)) return false;
   std::size_t n = 0;
@@ -189,4 +182,4 @@ GpuRotation gpu_rotation(const World& world, const sim::FlowNetwork& net) {
   return refused(first_why);
 }
 
-}  // namespace models
+}  // namespace models::scale

@@ -1,4 +1,4 @@
-// GPU rotation (models/world/gpu_rotation.hpp): moving every node's GPUs one on maps the World
+// GPU rotation (models/scale/gpu_rotation.hpp): moving every node's GPUs one on maps the World
 // onto itself on catalog instances, found from node 0 and nodes 0-1 alone; checked here on pairs
 // of other nodes (the one-pair argument), and refused where the nodes or links differ.
 #include <catch2/catch.hpp>
@@ -7,7 +7,7 @@
 #include <set>
 
 #include "models/spec.hpp"
-#include "models/world/gpu_rotation.hpp"
+#include "models/scale/gpu_rotation.hpp"
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/simulator.hpp"
@@ -24,14 +24,14 @@ ScenarioSpec cluster(const std::string& instance, int nodes) {
 }
 }  // namespace
 
-TEST_CASE("gpu rotation: on p5, p5en and dgx-b200 every path and transport rotates with the GPUs", "[models]") {
+TEST_CASE("gpu rotation: on p5, p5en and dgx-b200 every path and transport rotates with the GPUs", "[scale]") {
   for (const char* instance : {"p5.48xlarge", "p5en.48xlarge", "dgx-b200"}) {
     INFO(instance);
     const ScenarioSpec spec = cluster(instance, 13);
     sim::Simulator sim;
     sim::FlowNetwork net(sim);
     const auto world = World::build(spec, net);
-    const GpuRotation rot = gpu_rotation(*world, net);
+    const scale::GpuRotation rot = scale::gpu_rotation(*world, net);
     REQUIRE(rot.applies());
     REQUIRE(rot.k == 8);
     // Pairs on nodes other than 0 and 1, and inside other nodes: path(rot a, rot b) is the
@@ -77,24 +77,24 @@ TEST_CASE("gpu rotation: on p5, p5en and dgx-b200 every path and transport rotat
   }
 }
 
-TEST_CASE("gpu rotation: on p4d the GPUs pair on PCIe switches and NICs, so they rotate two by two", "[models]") {
+TEST_CASE("gpu rotation: on p4d the GPUs pair on PCIe switches and NICs, so they rotate two by two", "[scale]") {
   const ScenarioSpec spec = cluster("p4d.24xlarge", 3);
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   const auto world = World::build(spec, net);
-  const GpuRotation rot = gpu_rotation(*world, net);
+  const scale::GpuRotation rot = scale::gpu_rotation(*world, net);
   REQUIRE(rot.applies());
   CHECK(rot.step == 2);
   CHECK(rot.order == 4);
   CHECK(world->rank(rot.rotate(*world, 9)).local_gpu == 3);  // node 1, GPU 1 -> GPU 3
 }
 
-TEST_CASE("gpu rotation: refused on one node, a slowed link, partial nodes and mixed instances", "[models]") {
+TEST_CASE("gpu rotation: refused on one node, a slowed link, partial nodes and mixed instances", "[scale]") {
   const auto why = [](const ScenarioSpec& spec) {
     sim::Simulator sim;
     sim::FlowNetwork net(sim);
     const auto world = World::build(spec, net);
-    return gpu_rotation(*world, net).why_not;
+    return scale::gpu_rotation(*world, net).why_not;
   };
   CHECK(why(cluster("p5en.48xlarge", 1)) == "a single node");
   ScenarioSpec slow = cluster("p5en.48xlarge", 4);

@@ -1,0 +1,44 @@
+// The one pipeline to a step ready to simulate (step_build.hpp).
+#include "models/run/step_build.hpp"
+
+#include "models/nccl/env.hpp"
+#include "models/run/mixed_gpus.hpp"
+#include "models/run/ram_budget.hpp"
+#include "models/run/stragglers.hpp"
+#include "models/topology/placement.hpp"
+#include "models/topology/resolve.hpp"
+
+namespace models {
+
+std::optional<BuiltStep> build_step(const ScenarioSpec& spec, sim::Simulator& sim, sim::FlowNetwork& net,
+                                    const RunOptions& options, WallBudget& budget, const ClusterSlot& slot,
+                                    bool run_notes) {
+  // Refuse what would not fit before anything big is built: the ranks come from the placement
+  // alone (the node's GPU count), the operations from the scenario (ram_budget.hpp).
+  check_ram_budget(
+      spec, topology::make_placement(spec.cluster, spec.placement, topology::resolve_node(spec.cluster).gpus).size(),
+      options.full);
+  BuiltStep s;
+  // Scenario -> World: placement, topology, NCCL's transports, the links (and [nccl.env], parsed once).
+  s.world = World::build(spec, net, slot);
+  if (budget.spent("building the world (placement, transports, links)")) return std::nullopt;
+  // -> the collective engine on that World.
+  s.engine = collectives::make_collective_engine(sim, net, *s.world, spec);
+  if (budget.spent("building the collective engine")) return std::nullopt;
+  // -> what every rank runs (the layout is validated there, once).
+  s.plan = workload::plan_step(spec, *s.world);
+  give_ranks_their_gpus(spec, *s.world, s.plan);  // [[cluster.groups]] of other GPUs: each rank on its own
+  if (run_notes) {
+    for (auto& note : nccl::unmodelled_nccl_env_notes(spec.nccl_env)) s.plan.notes.push_back(std::move(note));
+    if (auto note = nccl::collnet_note(spec.nccl_env, spec.cluster.fabric.sharp))
+      s.plan.notes.push_back(std::move(*note));
+  }
+  apply_stragglers(spec, *s.world, s.plan.ranks);  // [[stragglers]]: slower compute on listed ranks/nodes
+  if (budget.spent("writing every rank's step program")) return std::nullopt;
+  // -> the GPU memory each rank needs (a layout that does not fit still runs, flagged).
+  s.memory = estimate_step_memory(spec, *s.world, s.plan, *s.engine);
+  if (budget.spent("estimating every rank's memory")) return std::nullopt;
+  return s;
+}
+
+}  // namespace models

@@ -1,0 +1,106 @@
+// `commsim run --explain-mode` (models/scale/step/mode.hpp): on shipped scenarios, one per fold,
+// the mechanism models/scale/README.md's table says applies is the one marked applied, the others
+// say why not, and asking changes nothing else in the result.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/scenarios/command_runner.hpp"
+
+using scenarios_test::run_commsim;
+
+namespace {
+
+const std::vector<std::string> kRows = {"data-parallel replicas", "replica orbits",    "alike nodes",
+                                        "rank classes",           "node orbits",       "GPU rotation",
+                                        "all-to-all fold",        "closed-form blocks"};
+
+nlohmann::json run_json(const std::string& scenario, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"run", std::string(COMMSIM_SOURCE_DIR) + "/" + scenario, "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto r = run_commsim(args);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+// The explained run: every row in the table's order, each with a reason; returns the rows applied.
+std::vector<std::string> applied(const std::string& scenario, nlohmann::json* row_of = nullptr) {
+  const nlohmann::json plain = run_json(scenario), j = run_json(scenario, {"--explain-mode"});
+  CHECK_FALSE(plain.contains("scale_mode"));
+  // Asking changes nothing else: the same result without the field.
+  nlohmann::json rest = j;
+  rest.erase("scale_mode");
+  CHECK(rest == plain);
+  const auto& rows = j.at("scale_mode");
+  REQUIRE(rows.size() == kRows.size());
+  std::vector<std::string> on;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    CHECK(rows[i].at("mechanism") == kRows[i]);
+    CHECK_FALSE(rows[i].at("why").get<std::string>().empty());
+    if (rows[i].at("applied").get<bool>()) on.push_back(kRows[i]);
+  }
+  if (row_of) *row_of = rows;
+  return on;
+}
+
+std::string why(const nlohmann::json& rows, const std::string& mechanism) {
+  for (const auto& r : rows)
+    if (r.at("mechanism") == mechanism) return r.at("why");
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("explain mode: Megatron's alike data-parallel replicas are simulated once", "[scenarios]") {
+  nlohmann::json rows;
+  const auto on = applied("scenarios/validation/megatron/sc21_39b.toml", &rows);
+  CHECK(on == std::vector<std::string>{"data-parallel replicas", "closed-form blocks"});
+  CHECK(why(rows, "data-parallel replicas").find("1 of 32 replicas simulated") != std::string::npos);
+  CHECK(why(rows, "rank classes") == "data-parallel replicas applied");
+  CHECK(why(rows, "alike nodes") == "data-parallel replicas own the folded links");
+}
+
+TEST_CASE("explain mode: ZeRO-3 with offload on alike nodes simulates one node", "[scenarios]") {
+  nlohmann::json rows;
+  const auto on = applied("scenarios/examples/p4d_4node_zero3_offload.toml", &rows);
+  CHECK(on == std::vector<std::string>{"alike nodes", "closed-form blocks"});
+  CHECK(why(rows, "alike nodes").find("1 of 4 nodes simulated") != std::string::npos);
+  CHECK(why(rows, "rank classes") == "alike nodes applied");
+}
+
+TEST_CASE("explain mode: ZeRO-1 on p4d runs rank classes, its tree all-reduces by the GPU rotation", "[scenarios]") {
+  nlohmann::json rows;
+  const auto on = applied("scenarios/examples/p4d_4node_zero1_llama3_8b.toml", &rows);
+  CHECK(on == std::vector<std::string>{"rank classes", "GPU rotation", "closed-form blocks"});
+  CHECK(why(rows, "rank classes") == "1 of 32 ranks simulated");
+  CHECK(why(rows, "all-to-all fold") == "the step has no all-to-all");
+}
+
+TEST_CASE("explain mode: node orbits abandoned by their orbit check say so; rank classes carry the run",
+          "[scenarios]") {
+  nlohmann::json rows;
+  const auto on = applied("scenarios/examples/allreduce_fat_tree_3tier.toml", &rows);
+  CHECK(std::find(on.begin(), on.end(), "rank classes") != on.end());
+  CHECK(why(rows, "node orbits").rfind("abandoned: symmetry: nodes simulated once abandoned", 0) == 0);
+}
+
+TEST_CASE("explain mode: --full applies nothing, and says so for every row", "[scenarios]") {
+  const nlohmann::json j = run_json("scenarios/examples/p4d_4node_zero1_llama3_8b.toml", {"--full", "--explain-mode"});
+  for (const auto& r : j.at("scale_mode")) {
+    CHECK_FALSE(r.at("applied").get<bool>());
+    const std::string w = r.at("why");
+    CHECK((w.find("--full") != std::string::npos || w == "the step has no all-to-all"));
+  }
+}
+
+TEST_CASE("explain mode: the summary lists every row", "[scenarios]") {
+  const auto r = run_commsim(
+      {"run", std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/p4d_4node_zero3_offload.toml", "--explain-mode"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("scale mode ([x] applied, [ ] not, and why)") != std::string::npos);
+  CHECK(r.out.find("  [x] alike nodes: 1 of 4 nodes simulated") != std::string::npos);
+  CHECK(r.out.find("  [ ] rank classes: alike nodes applied") != std::string::npos);
+}
