@@ -481,7 +481,7 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     // allow, which this would explain; it needs the profiler on a multi-GPU host. 0 until then.
     {"comm.overlap_slowdown", U::Factor, kStretch, 0, "", O::Workload,
      "comm stretch for a collective launched beside compute; not measured: 0"},
-    // GPU memory the framework holds beside the tensors (models/run/memory_peak.hpp): the CUDA
+    // GPU memory the framework holds beside the tensors (models/memory/memory_peak.hpp): the CUDA
     // context and libraries' handles. Measured on one H200 (PyTorch 2.11, CUDA 13.0): an OOM
     // report says "this process has 79.06 GiB memory in use ... 76.96 GiB is allocated by PyTorch,
     // and 1.29 GiB is reserved by PyTorch but unallocated", leaving 0.81 GiB outside PyTorch

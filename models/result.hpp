@@ -36,13 +36,13 @@ struct RankResult {
   RankBreakdown breakdown;       // sums to the step time
 };
 
-// One named part of a rank's GPU memory ("weights", "activations", ...; models/run/memory_peak.hpp).
+// One named part of a rank's GPU memory ("weights", "activations", ...; models/memory/memory_peak.hpp).
 struct MemoryTerm {
   std::string name;
   double bytes = 0;
 };
 
-// The GPU memory estimate of a training step (models/run/memory_peak.hpp): the rank with the
+// The GPU memory estimate of a training step (models/memory/memory_peak.hpp): the rank with the
 // largest peak, its phase of the step and its terms, against the GPU's capacity.
 struct MemoryResult {
   bool estimated = false;         // false for a bare collective

@@ -84,7 +84,7 @@ struct ModelSpec {
   int seq = 2048;
   bool tied_embeddings = false;
   std::string mlp;  // "" (the preset's, else swiglu) | swiglu (3 matrices, Llama) | gelu (2, GPT)
-  // Mixture of experts (models/workload/moe.hpp); unset: the preset's (a dense preset has none).
+  // Mixture of experts (models/model/moe.hpp); unset: the preset's (a dense preset has none).
   std::optional<int> experts;          // routed experts E (0: dense)
   std::optional<int> top_k;            // experts per token
   std::optional<int> moe_ffn;          // an expert's ffn width (unset: ffn)

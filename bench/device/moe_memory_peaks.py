@@ -1,7 +1,7 @@
 # Peak GPU memory of small mixture-of-experts decoders trained on ONE GPU the way Megatron-LM holds
 # its model states, one JSON line per configuration: torch.cuda.max_memory_allocated and
 # memory_allocated at the points of a step that split the peak into terms. commsim's estimate
-# (models/run/memory_peak.hpp, strategy megatron, tp = pp = dp = ep = 1) is checked against these rows
+# (models/memory/memory_peak.hpp, strategy megatron, tp = pp = dp = ep = 1) is checked against these rows
 # by tests/validation/h100x1_moe_memory_validation_test.cpp.
 #
 #   python3 bench/device/moe_memory_peaks.py OUT.jsonl     (MEM_BUDGET_S=240 bounds the run)

@@ -14,13 +14,13 @@
 #include "models/nccl/env.hpp"
 #include "models/params.hpp"
 #include "models/run/breakdown.hpp"
-#include "models/run/memory_fill.hpp"
+#include "models/memory/memory_fill.hpp"
 #include "models/run/result_fill.hpp"
 #include "models/run/step_build.hpp"
 #include "models/scale/step/mode.hpp"
 #include "models/topology/fabric.hpp"
 #include "models/workload/executor.hpp"
-#include "models/workload/strategy.hpp"
+#include "models/workload/steps/strategy.hpp"
 #include "sim/check.hpp"
 
 namespace models {

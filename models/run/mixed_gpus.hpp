@@ -7,7 +7,7 @@
 // the whole step, since a GEMM and a memory-bound kernel scale differently between GPUs).
 // Ranks that wait for slower GPUs show it as barrier wait, as with [[stragglers]].
 #include "models/spec.hpp"
-#include "models/workload/strategy.hpp"
+#include "models/workload/steps/strategy.hpp"
 #include "models/world/world.hpp"
 
 namespace models {

@@ -7,7 +7,7 @@
 
 #include "models/error.hpp"
 #include "models/topology/resolve.hpp"
-#include "models/workload/model_shape.hpp"
+#include "models/model/model_shape.hpp"
 
 namespace models {
 
@@ -74,7 +74,7 @@ ProgramOps estimate_program_ops(const ScenarioSpec& spec) {
   double layers = spec.model->layers;
   if (layers <= 0) {
     try {
-      layers = workload::resolve_model(*spec.model).layers;
+      layers = model::resolve_model(*spec.model).layers;
     } catch (const SpecError&) {
       return p;  // the strategy step reports the model's own error
     }

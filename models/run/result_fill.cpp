@@ -8,7 +8,7 @@
 #include "models/run/breakdown.hpp"
 #include "models/run/throughput.hpp"
 #include "models/workload/layout.hpp"
-#include "models/workload/model_shape.hpp"
+#include "models/model/model_shape.hpp"
 #include "sim/check.hpp"
 
 namespace models {
@@ -185,7 +185,7 @@ void complete_result(RunResult& result, const ScenarioSpec& spec, const World& w
     result.ranks[r].memory_peak_bytes = memory.rank_peak_bytes[r];
   if (!spec.collective && spec.model) {
     SIM_CHECK(plan.shape && plan.layout, "a training step's plan carries its model and layout");
-    const workload::ModelShape& shape = *plan.shape;
+    const model::ModelShape& shape = *plan.shape;
     const workload::ParallelLayout& layout = *plan.layout;
     const int micro_batches = layout.strategy == workload::Strategy::Megatron ? layout.pipeline_micro_batches
                                                                               : std::max(1, spec.training.grad_accum);

@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "models/result.hpp"
-#include "models/run/memory_fill.hpp"
+#include "models/memory/memory_fill.hpp"
 #include "models/run/run.hpp"
 #include "models/workload/executor.hpp"
-#include "models/workload/strategy.hpp"
+#include "models/workload/steps/strategy.hpp"
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
 

@@ -13,7 +13,7 @@
 #include "models/params.hpp"
 #include "models/run/breakdown.hpp"
 #include "models/run/jobs.hpp"
-#include "models/run/memory_fill.hpp"
+#include "models/memory/memory_fill.hpp"
 #include "models/run/result_fill.hpp"
 #include "models/run/step_build.hpp"
 #include "models/run/stragglers.hpp"
@@ -21,7 +21,7 @@
 #include "models/run/wall_budget.hpp"
 #include "models/scale/step/mode.hpp"
 #include "models/workload/executor.hpp"
-#include "models/workload/strategy.hpp"
+#include "models/workload/steps/strategy.hpp"
 #include "sim/check.hpp"
 
 namespace models {

@@ -8,11 +8,11 @@
 #include <optional>
 
 #include "models/collectives/collective.hpp"
-#include "models/run/memory_fill.hpp"
+#include "models/memory/memory_fill.hpp"
 #include "models/run/run.hpp"
 #include "models/run/wall_budget.hpp"
 #include "models/spec.hpp"
-#include "models/workload/strategy.hpp"
+#include "models/workload/steps/strategy.hpp"
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/simulator.hpp"

@@ -3,7 +3,7 @@
 
 namespace models {
 
-StepFlops megatron_step_flops(const workload::ModelShape& m, double samples) {
+StepFlops megatron_step_flops(const model::ModelShape& m, double samples) {
   const double s = m.seq, L = m.layers, h = m.hidden, a = m.heads, g = m.kv_heads, f = m.ffn, V = m.vocab;
   const double q_ratio = double(m.head_dim()) * a / h;  // query projection size / hidden
   const double base = 12 * samples * s * L * h * h;
@@ -25,7 +25,7 @@ double samples_per_step(const ScenarioSpec& spec, int dp, int micro_batches) {
   return double(dp) * spec.training.micro_batch * micro_batches;
 }
 
-ThroughputResult make_throughput(const workload::ModelShape& m, double samples, double step_time_s, int world_size,
+ThroughputResult make_throughput(const model::ModelShape& m, double samples, double step_time_s, int world_size,
                                  double peak_flops, bool full_recompute) {
   ThroughputResult t;
   t.estimated = true;

@@ -16,7 +16,7 @@
 // which is what Megatron-LM logs as "TFLOP/s/GPU".
 #include "models/result.hpp"
 #include "models/spec.hpp"
-#include "models/workload/model_shape.hpp"
+#include "models/model/model_shape.hpp"
 
 namespace models {
 
@@ -27,13 +27,13 @@ struct StepFlops {
 };
 // Megatron's num_floating_point_operations for `samples` samples (above). MoE models: an MoE
 // layer's f is (top_k + shared_experts) moe_ffn, the others keep ffn (Megatron's moe count).
-StepFlops megatron_step_flops(const workload::ModelShape& m, double samples);
+StepFlops megatron_step_flops(const model::ModelShape& m, double samples);
 
 // Samples per optimizer step: dp x micro_batch x (grad_accum, or the pipeline's micro-batches).
 double samples_per_step(const ScenarioSpec& spec, int dp, int micro_batches);
 
 // Fills every field from the step time; `world_size` GPUs of `peak_flops` dense bf16 each.
-ThroughputResult make_throughput(const workload::ModelShape& m, double samples, double step_time_s, int world_size,
+ThroughputResult make_throughput(const model::ModelShape& m, double samples, double step_time_s, int world_size,
                                  double peak_flops, bool full_recompute);
 
 }  // namespace models

@@ -80,7 +80,7 @@ ComputeRates with_power_cap(const ComputeRates& r, double gemm_s, double other_s
 }
 
 // The busiest rank's step, unstretched (compute.hpp).
-RankComputeSeconds rank_compute_seconds(const ScenarioSpec& spec, const ModelShape& m, const ParallelLayout& layout,
+RankComputeSeconds rank_compute_seconds(const ScenarioSpec& spec, const model::ModelShape& m, const ParallelLayout& layout,
                                         const ComputeRates& rates) {
   const TrainingSpec& t = spec.training;
   const bool megatron = layout.strategy == Strategy::Megatron;
@@ -116,7 +116,7 @@ RankComputeSeconds rank_compute_seconds(const ScenarioSpec& spec, const ModelSha
   return {gemm, other};
 }
 
-ComputeRates power_capped_rates(const ScenarioSpec& spec, const ModelShape& m, const ParallelLayout& layout,
+ComputeRates power_capped_rates(const ScenarioSpec& spec, const model::ModelShape& m, const ParallelLayout& layout,
                                 const ComputeRates& rates) {
   if (layout.deepspeed() && (spec.zero.offload_optimizer == "cpu" || spec.zero.offload_param == "cpu")) return rates;
   const RankComputeSeconds s = rank_compute_seconds(spec, m, layout, rates);
@@ -127,7 +127,7 @@ double memory_seconds(const ComputeRates& r, MemKernel kind, double bytes, int l
   return compute::memory_seconds(r.gpu.memory, kind, bytes, launches) + launches * r.gpu.launch_gap_s;
 }
 
-MoeKernels moe_kernels(const ModelShape& m, int64_t tokens, int tp, int ep, int etp, const ComputeRates& r) {
+MoeKernels moe_kernels(const model::ModelShape& m, int64_t tokens, int tp, int ep, int etp, const ComputeRates& r) {
   const compute::GemmLaw& g = r.gpu.gemm;
   const double gap = r.gpu.launch_gap_s, e = compute::activation_bytes(r.gpu.precision);
   const int64_t h = m.hidden, f = m.moe.moe_ffn / etp, router_tokens = tokens / tp;
@@ -138,7 +138,7 @@ MoeKernels moe_kernels(const ModelShape& m, int64_t tokens, int tp, int ep, int 
                                   n * l.wgrad * s + launches * gap};
   };
   MoeKernels k;
-  k.gemms = expert_gemms(m.moe, expert_tokens, m.hidden, ep, etp);
+  k.gemms = model::expert_gemms(m.moe, expert_tokens, m.hidden, ep, etp);
   const double local = k.gemms.local_experts;
   k.router = stretch(compute::linear_seconds(g, router_tokens, h, m.moe.experts), 1, 1);
   k.experts_up = stretch(compute::linear_seconds(g, k.gemms.gate_up.m, h, 2 * f), local, 1);
@@ -158,7 +158,7 @@ MoeKernels moe_kernels(const ModelShape& m, int64_t tokens, int tp, int ep, int 
   return k;
 }
 
-BlockKernels block_kernels(const ModelShape& m, int64_t tokens, int tp, const ComputeRates& r, bool sequence_parallel,
+BlockKernels block_kernels(const model::ModelShape& m, int64_t tokens, int tp, const ComputeRates& r, bool sequence_parallel,
                            bool flash_attention) {
   const compute::GemmLaw& g = r.gpu.gemm;
   const int64_t h = m.hidden, kv = m.kv_dim(), f = m.ffn;
@@ -214,7 +214,7 @@ BlockKernels block_kernels(const ModelShape& m, int64_t tokens, int tp, const Co
   return k;
 }
 
-BlockSeconds block_seconds(const ModelShape& m, int64_t tokens, int tp, const ComputeRates& r, bool sequence_parallel) {
+BlockSeconds block_seconds(const model::ModelShape& m, int64_t tokens, int tp, const ComputeRates& r, bool sequence_parallel) {
   const BlockKernels k = block_kernels(m, tokens, tp, r, sequence_parallel);
   BlockSeconds b;
   b.attn_fwd += memory(k.norm_fwd);
@@ -238,7 +238,7 @@ BlockSeconds block_seconds(const ModelShape& m, int64_t tokens, int tp, const Co
   return b;
 }
 
-HeadKernels head_kernels(const ModelShape& m, int64_t tokens, int64_t norm_tokens, int vocab_split,
+HeadKernels head_kernels(const model::ModelShape& m, int64_t tokens, int64_t norm_tokens, int vocab_split,
                          const ComputeRates& r) {
   const double gap = r.gpu.launch_gap_s, e = compute::activation_bytes(r.gpu.precision);
   const double act = double(norm_tokens) * double(m.hidden);
@@ -254,7 +254,7 @@ HeadKernels head_kernels(const ModelShape& m, int64_t tokens, int64_t norm_token
   return k;
 }
 
-HeadSeconds head_seconds(const ModelShape& m, int64_t tokens, int vocab_split, const ComputeRates& r) {
+HeadSeconds head_seconds(const model::ModelShape& m, int64_t tokens, int vocab_split, const ComputeRates& r) {
   const HeadKernels k = head_kernels(m, tokens, tokens, vocab_split, r);
   HeadSeconds s;
   s.fwd += memory(k.norm_fwd + k.loss_fwd);
@@ -298,13 +298,13 @@ double optimizer_seconds(double params, const OptimizerPlan& plan, const Compute
   return s;
 }
 
-double block_forward_flops(const ModelShape& m, int64_t tokens, int tp) {
+double block_forward_flops(const model::ModelShape& m, int64_t tokens, int tp) {
   const double matmul = 2.0 * double(tokens) * double(m.block_matmul_params());
   const double attention = 2.0 * double(tokens) * double(m.seq) * double(m.hidden);
   return (matmul + attention) / tp;
 }
 
-double head_forward_flops(const ModelShape& m, int64_t tokens, int tp) {
+double head_forward_flops(const model::ModelShape& m, int64_t tokens, int tp) {
   return 2.0 * double(tokens) * double(m.vocab) * double(m.hidden) / tp;
 }
 
@@ -337,7 +337,7 @@ double fsdp_all_gather_bytes(int64_t params, int n, int param_bytes) {
 
 double fsdp_reduce_scatter_bytes(int64_t params, int n) { return fsdp_reduce_scatter_copy_in_bytes(params, n); }
 
-SingleGpuTerms single_gpu_breakdown(const ModelShape& m, int micro_batch, bool grad_checkpointing, bool fsdp,
+SingleGpuTerms single_gpu_breakdown(const model::ModelShape& m, int micro_batch, bool grad_checkpointing, bool fsdp,
                                     int param_bytes, const OptimizerPlan& plan, const ComputeRates& r) {
   const int64_t tokens = int64_t(micro_batch) * m.seq;
   const BlockSeconds b = block_seconds(m, tokens, 1, r);

@@ -33,7 +33,7 @@
 #include "models/hw/gpu.hpp"
 #include "models/spec.hpp"
 #include "models/workload/layout.hpp"
-#include "models/workload/model_shape.hpp"
+#include "models/model/model_shape.hpp"
 
 namespace models::workload {
 
@@ -110,7 +110,7 @@ struct BlockKernels {
   double fp8_attn_fwd = 0, fp8_mlp_fwd = 0, fp8_attn_bwd = 0, fp8_mlp_bwd = 0;
   double fp8_attn_weights = 0, fp8_mlp_weights = 0;
 };
-BlockKernels block_kernels(const ModelShape& m, int64_t tokens, int tp, const ComputeRates& r,
+BlockKernels block_kernels(const model::ModelShape& m, int64_t tokens, int tp, const ComputeRates& r,
                            bool sequence_parallel = false, bool flash_attention = true);
 
 // An MoE layer's MLP on one rank and micro-batch (moe.hpp; Megatron-Core's alltoall token
@@ -131,9 +131,9 @@ struct MoeKernels {
   compute::LinearSeconds router, experts_up, experts_down, shared_up, shared_down;
   double permute = 0;  // one of permute / unpermute, forward (backward the same)
   double act_fwd = 0, act_bwd = 0, shared_act_fwd = 0, shared_act_bwd = 0;
-  ExpertGemms gemms;
+  model::ExpertGemms gemms;
 };
-MoeKernels moe_kernels(const ModelShape& m, int64_t tokens, int tp, int ep, int etp, const ComputeRates& r);
+MoeKernels moe_kernels(const model::ModelShape& m, int64_t tokens, int tp, int ep, int etp, const ComputeRates& r);
 
 // One block on one rank (see above): its attention half (norm 1, qkv, attention, o, residual) and
 // its MLP half (norm 2, gate, up, SwiGLU, down, residual), forward and backward.
@@ -142,7 +142,7 @@ struct BlockSeconds {
   double fwd() const { return attn_fwd.total() + mlp_fwd.total(); }
   double bwd() const { return attn_bwd.total() + mlp_bwd.total(); }
 };
-BlockSeconds block_seconds(const ModelShape& m, int64_t tokens, int tp, const ComputeRates& r,
+BlockSeconds block_seconds(const model::ModelShape& m, int64_t tokens, int tp, const ComputeRates& r,
                            bool sequence_parallel = false);
 
 // Final norm, LM head (logits) and loss on one rank; `vocab_split` 1 (replicated) or tp
@@ -153,12 +153,12 @@ struct HeadKernels {
   compute::LinearSeconds logits;
   double loss_fwd = 0, loss_bwd = 0;
 };
-HeadKernels head_kernels(const ModelShape& m, int64_t tokens, int64_t norm_tokens, int vocab_split,
+HeadKernels head_kernels(const model::ModelShape& m, int64_t tokens, int64_t norm_tokens, int vocab_split,
                          const ComputeRates& r);
 struct HeadSeconds {
   WorkSeconds fwd, bwd;
 };
-HeadSeconds head_seconds(const ModelShape& m, int64_t tokens, int vocab_split, const ComputeRates& r);
+HeadSeconds head_seconds(const model::ModelShape& m, int64_t tokens, int vocab_split, const ComputeRates& r);
 
 // `r` with gemm_stretch set for one rank's step of `gemm_s` GEMM seconds and `other_s` seconds of
 // everything else it computes (compute::power_capped_gemm_stretch), from unstretched rates.
@@ -168,7 +168,7 @@ ComputeRates with_power_cap(const ComputeRates& r, double gemm_s, double other_s
 struct RankComputeSeconds {
   double gemm = 0, other = 0;
 };
-RankComputeSeconds rank_compute_seconds(const ScenarioSpec& spec, const ModelShape& m, const ParallelLayout& layout,
+RankComputeSeconds rank_compute_seconds(const ScenarioSpec& spec, const model::ModelShape& m, const ParallelLayout& layout,
                                         const ComputeRates& rates);
 // The rates of one rank of `spec`'s step with its power-capped stretch: the busiest rank's GEMM and
 // other compute seconds (Megatron's last stage: its blocks and the head over the pipeline's
@@ -177,7 +177,7 @@ RankComputeSeconds rank_compute_seconds(const ScenarioSpec& spec, const ModelSha
 // left out (they lower the mean power: a communication-bound step is throttled less than this
 // says, where its compute matters less). Offloaded ZeRO-3 steps, which wait on the host for most
 // of the step, are not capped.
-ComputeRates power_capped_rates(const ScenarioSpec& spec, const ModelShape& m, const ParallelLayout& layout,
+ComputeRates power_capped_rates(const ScenarioSpec& spec, const model::ModelShape& m, const ParallelLayout& layout,
                                 const ComputeRates& rates);
 
 // A memory-bound op of `bytes` in `launches` kernels of one kind.
@@ -204,8 +204,8 @@ double optimizer_seconds(double params, const OptimizerPlan& plan, const Compute
 
 // Forward FLOPs of one block for `tokens` tokens, divided over `tp` ranks (GEMMs 2 x params x
 // tokens, causal attention counted as half: 2 T s h); of the LM head (embedding: a lookup).
-double block_forward_flops(const ModelShape& m, int64_t tokens, int tp = 1);
-double head_forward_flops(const ModelShape& m, int64_t tokens, int tp = 1);
+double block_forward_flops(const model::ModelShape& m, int64_t tokens, int tp = 1);
+double head_forward_flops(const model::ModelShape& m, int64_t tokens, int tp = 1);
 
 int dtype_bytes(const std::string& dtype);  // bf16/fp16: 2, fp32: 4; SpecError on others
 
@@ -237,7 +237,7 @@ struct SingleGpuTerms {
   double gemm = 0, attention = 0, memory = 0, fsdp_copies = 0, optimizer = 0;
   double total() const { return gemm + attention + memory + fsdp_copies + optimizer; }
 };
-SingleGpuTerms single_gpu_breakdown(const ModelShape& m, int micro_batch, bool grad_checkpointing, bool fsdp,
+SingleGpuTerms single_gpu_breakdown(const model::ModelShape& m, int micro_batch, bool grad_checkpointing, bool fsdp,
                                     int param_bytes, const OptimizerPlan& plan, const ComputeRates& r);
 
 }  // namespace models::workload

@@ -53,7 +53,7 @@ int derive_grad_accum(const TrainingSpec& t, int dp) {
 }
 
 // Expert parallelism (layout.hpp states the grid; Megatron-LM arguments.py validate_args).
-void moe_checks(const ScenarioSpec& spec, const ModelShape& model, ParallelLayout& l) {
+void moe_checks(const ScenarioSpec& spec, const model::ModelShape& model, ParallelLayout& l) {
   l.ep = std::max(1, spec.parallel.ep);
   l.etp = spec.parallel.etp > 0 ? spec.parallel.etp : l.tp;
   if (!model.is_moe()) {
@@ -87,7 +87,7 @@ void moe_checks(const ScenarioSpec& spec, const ModelShape& model, ParallelLayou
                     "Megatron's rule: \"When using MoE and tensor parallelism, sequence parallelism must be used\")");
 }
 
-void megatron_checks(const ScenarioSpec& spec, const ModelShape& model, int n, ParallelLayout& l) {
+void megatron_checks(const ScenarioSpec& spec, const model::ModelShape& model, int n, ParallelLayout& l) {
   const ParallelSpec& par = spec.parallel;
   l.tp = std::max(1, par.tp);
   l.cp = std::max(1, par.cp);
@@ -194,7 +194,7 @@ void megatron_checks(const ScenarioSpec& spec, const ModelShape& model, int n, P
   }
 }
 
-void data_parallel_checks(const ScenarioSpec& spec, const ModelShape& model, int n, int node_ranks, ParallelLayout& l) {
+void data_parallel_checks(const ScenarioSpec& spec, const model::ModelShape& model, int n, int node_ranks, ParallelLayout& l) {
   const ParallelSpec& par = spec.parallel;
   if (model.is_moe())
     throw SpecError("parallel.strategy",
@@ -332,7 +332,7 @@ PipelineSplit pipeline_split(const ParallelLayout& l, int layers) {
   return make_pipeline_split(layers, l.pp, l.vp, ParallelSpec{});
 }
 
-ParallelLayout make_layout(const ScenarioSpec& spec, const ModelShape& model, int world_size, int node_ranks) {
+ParallelLayout make_layout(const ScenarioSpec& spec, const model::ModelShape& model, int world_size, int node_ranks) {
   const ParallelSpec& par = spec.parallel;
   ParallelLayout l;
   const auto strategy = parse_strategy(par.strategy);

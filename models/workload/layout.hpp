@@ -47,7 +47,7 @@
 #include <vector>
 
 #include "models/spec.hpp"
-#include "models/workload/model_shape.hpp"
+#include "models/model/model_shape.hpp"
 #include "models/workload/pipeline_split.hpp"
 
 namespace models::workload {
@@ -141,6 +141,6 @@ PipelineSplit pipeline_split(const ParallelLayout& l, int layers);
 // The layout of `spec` ([parallel], [zero], [training]) for `model` on `world_size` ranks, of which
 // `node_ranks` share a node (hsdp's default shard group; 0: unknown, dp_shard must be given).
 // Throws SpecError at the parallel.*, training.* or zero.stage key to change.
-ParallelLayout make_layout(const ScenarioSpec& spec, const ModelShape& model, int world_size, int node_ranks = 0);
+ParallelLayout make_layout(const ScenarioSpec& spec, const model::ModelShape& model, int world_size, int node_ranks = 0);
 
 }  // namespace models::workload

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "models/hw/instance.hpp"
-#include "models/workload/model_shape.hpp"
+#include "models/model/model_shape.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/help/completion.hpp"
@@ -52,7 +52,7 @@ int cmd_completion(int argc, char** argv) {
     values["--redop"] = nccl_redops();
     values["--redop"].push_back("all");
     values["--instance"] = models::hw::instance_names();
-    values["--model"] = models::workload::preset_names();
+    values["--model"] = models::model::preset_names();
     for (const auto& s : subcommands()) values["help"].push_back(s.name);
     for (const auto& t : help_topics()) values["help"].push_back(t.name);
     const std::string script = shell == "bash"  ? bash_completion(commands, values)

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "models/workload/model_shape.hpp"
+#include "models/model/model_shape.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/output/result_schema.hpp"
@@ -14,7 +14,7 @@
 namespace scenarios {
 
 // Where each preset's shape comes from (the comment above the table in
-// models/workload/model_shape.cpp; a test checks every preset has one).
+// models/model/model_shape.cpp; a test checks every preset has one).
 const std::map<std::string, std::string>& preset_sources() {
   static const std::map<std::string, std::string> sources = {
       {"llama-3-8b", "meta-llama/Meta-Llama-3-8B config.json (Hugging Face hub)"},
@@ -51,12 +51,12 @@ int cmd_presets(int argc, char** argv) {
     Json list = Json::array();
     std::string out = fmt::format("{:<16} {:>6} {:>6} {:>5} {:>8} {:>6} {:>7} {:>10}  {}\n", "preset", "layers",
                                   "hidden", "heads", "kv_heads", "ffn", "vocab", "parameters", "source");
-    for (const auto& name : models::workload::preset_names()) {
+    for (const auto& name : models::model::preset_names()) {
       models::ModelSpec spec;
       spec.preset = name;
-      const auto shape = models::workload::resolve_model(spec);
+      const auto shape = models::model::resolve_model(spec);
       const auto it = preset_sources().find(name);
-      const std::string source = it == preset_sources().end() ? "models/workload/model_shape.cpp" : it->second;
+      const std::string source = it == preset_sources().end() ? "models/model/model_shape.cpp" : it->second;
       list.push_back({{"name", name},
                       {"layers", shape.layers},
                       {"hidden", shape.hidden},

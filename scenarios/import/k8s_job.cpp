@@ -11,7 +11,7 @@
 
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
-#include "models/workload/model_shape.hpp"
+#include "models/model/model_shape.hpp"
 #include "scenarios/import/scenario_writer.hpp"
 #include "scenarios/import/trainer_args.hpp"
 #include "scenarios/import/yaml_guard.hpp"

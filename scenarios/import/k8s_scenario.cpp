@@ -7,7 +7,7 @@
 
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
-#include "models/workload/model_shape.hpp"
+#include "models/model/model_shape.hpp"
 #include "scenarios/import/k8s_job.hpp"
 #include "scenarios/import/scenario_writer.hpp"
 #include "scenarios/import/trainer_args.hpp"
@@ -137,7 +137,7 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
   std::string preset = opt.model;
   if (preset.empty()) {
     const std::string hay = job.command + " " + job.name;
-    for (const auto& p : models::workload::preset_names())
+    for (const auto& p : models::model::preset_names())
       if (hay.find(p) != std::string::npos && p.size() > preset.size()) preset = p;
   }
   TrainerArgs ta;

@@ -7,7 +7,7 @@
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
 #include "models/nccl/diagnosis.hpp"
-#include "models/workload/model_shape.hpp"
+#include "models/model/model_shape.hpp"
 #include "scenarios/import/scenario_writer.hpp"
 #include "scenarios/load/loader.hpp"
 
@@ -15,11 +15,11 @@ namespace scenarios {
 
 std::string preset_for_parameters(long long parameters) {
   if (parameters <= 0) return "";
-  for (const auto& name : models::workload::preset_names()) {
+  for (const auto& name : models::model::preset_names()) {
     models::ModelSpec spec;
     spec.preset = name;
     try {
-      const double total = static_cast<double>(models::workload::resolve_model(spec).total_params());
+      const double total = static_cast<double>(models::model::resolve_model(spec).total_params());
       if (std::abs(total - static_cast<double>(parameters)) <= 0.005 * static_cast<double>(parameters)) return name;
     } catch (const models::SpecError&) {
     }

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/error.hpp"
-#include "models/workload/model_shape.hpp"
+#include "models/model/model_shape.hpp"
 #include "scenarios/load/input_file.hpp"
 #include "scenarios/load/lenient_json.hpp"
 
@@ -187,7 +187,7 @@ ZeroEntry entry_from_json(const std::string& key, const Json& v, const SourcePos
 int model_hidden(const models::ScenarioSpec& spec, std::optional<models::SpecError>& error) {
   if (!spec.model) return 0;
   try {
-    return models::workload::resolve_model(*spec.model).hidden;
+    return models::model::resolve_model(*spec.model).hidden;
   } catch (const models::SpecError& e) {
     error = e;
     return spec.model->hidden;

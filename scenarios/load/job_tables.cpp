@@ -121,7 +121,7 @@ void Loader::model(const toml::node& n, const std::string& key) {
                 [&](auto& v, auto& k) {
                   m.mlp = r_.one_of(v, k, {"swiglu", "gelu"});
                 }},
-               // Mixture of experts (models/workload/moe.hpp).
+               // Mixture of experts (models/model/moe.hpp).
                {"experts", [&](auto& v, auto& k) { m.experts = int(r_.integer(v, k, 0, 1 << 16)); }},
                {"top_k", [&](auto& v, auto& k) { m.top_k = int(r_.integer(v, k, 1, 1 << 16)); }},
                {"moe_ffn", [&](auto& v, auto& k) { m.moe_ffn = int(r_.integer(v, k, 1, 1 << 24)); }},

@@ -16,7 +16,7 @@
 #include "models/compute/gpu_rates.hpp"
 #include "models/hw/instance.hpp"
 #include "models/workload/compute.hpp"
-#include "models/workload/megatron.hpp"
+#include "models/workload/steps/megatron.hpp"
 #include "tests/validation/jsonl_rows.hpp"
 #include "tests/validation/megatron_rank_compute.hpp"
 
@@ -36,10 +36,10 @@ using validation::median;
 
 const models::hw::GpuSpec& h100() { return models::hw::find_instance("p5.48xlarge").gpu; }
 
-ModelShape decoder() {
+models::model::ModelShape decoder() {
   models::ModelSpec s;
   s.preset = "h200x4-decoder";
-  return resolve_model(s);
+  return models::model::resolve_model(s);
 }
 
 ComputeRates rates(const std::map<std::string, double>& params = {}) {
@@ -70,7 +70,7 @@ double fsdp_fused_step(const std::map<std::string, double>& params = {}) {
   const models::ScenarioSpec spec = spec_of(2, false, "fp32", "fused");
   ParallelLayout layout;
   layout.strategy = Strategy::Fsdp;
-  const ModelShape m = decoder();
+  const models::model::ModelShape m = decoder();
   const ComputeRates r = power_capped_rates(spec, m, layout, rates(params));
   return single_gpu_breakdown(m, 2, false, true, 4, optimizer_plan(spec.training, Strategy::Fsdp), r).total();
 }
@@ -240,7 +240,7 @@ TEST_CASE("validation: the H100's memory-bound kernel classes against the model'
     }
   REQUIRE(n == 2);
   for (auto& [k, v] : cls) v /= n;
-  const ModelShape m = decoder();
+  const models::model::ModelShape m = decoder();
   const models::ScenarioSpec spec = spec_of(2, false, "bf16", "foreach");
   ParallelLayout layout;
   layout.strategy = Strategy::Megatron;

@@ -1,4 +1,4 @@
-// The memory estimate of a mixture-of-experts model (models/run/memory_peak.hpp, strategy megatron)
+// The memory estimate of a mixture-of-experts model (models/memory/memory_peak.hpp, strategy megatron)
 // against torch.cuda.max_memory_allocated of small MoE decoders trained on one H100 with Megatron's
 // model states (bench/device/moe_memory_peaks.py; scenarios/validation/h100x1/measured/
 // moe_memory.jsonl, README.md there): 11 runs, 5 shapes (8 or 16 experts, top 2 or 4, every layer
@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/run/run.hpp"
-#include "models/workload/model_shape.hpp"
+#include "models/model/model_shape.hpp"
 #include "scenarios/load/loader.hpp"
 
 namespace {
@@ -46,7 +46,7 @@ TEST_CASE("h100x1 moe: memory peaks of 11 MoE runs on one H100 within the stated
                                                  {"training.micro_batch=" + std::to_string(j["micro_batch"].get<int>()),
                                                   std::string("training.recompute=") + (ckpt ? "full" : "none")});
     // The scenario is the measured model: the same parameter count, to the parameter.
-    CHECK(models::workload::resolve_model(*loaded.spec.model).total_params() == j["params_count"].get<int64_t>());
+    CHECK(models::model::resolve_model(*loaded.spec.model).total_params() == j["params_count"].get<int64_t>());
     const models::RunResult res = models::run_scenario(loaded.spec);
     REQUIRE(res.memory.estimated);
     const models::MemoryResult& m = res.memory;

@@ -18,7 +18,7 @@
 #include "models/hw/gpu.hpp"
 #include "models/run/run.hpp"
 #include "models/workload/compute.hpp"
-#include "models/workload/megatron.hpp"
+#include "models/workload/steps/megatron.hpp"
 #include "scenarios/load/loader.hpp"
 #include "tests/validation/jsonl_rows.hpp"
 #include "tests/validation/megatron_rank_compute.hpp"
@@ -37,10 +37,10 @@ std::vector<json> rows(const std::string& file, const std::string& kind) {
 
 using validation::median;
 
-ModelShape decoder() {
+models::model::ModelShape decoder() {
   models::ModelSpec s;
   s.preset = "h200x4-decoder";
-  return resolve_model(s);
+  return models::model::resolve_model(s);
 }
 
 ComputeRates h200(const std::map<std::string, double>& params = {}) {
@@ -116,7 +116,7 @@ TEST_CASE("validation: the single-GPU steps decompose term by term as their kern
     }
   }
   REQUIRE(step.size() == 2);
-  const ModelShape m = decoder();
+  const models::model::ModelShape m = decoder();
   models::ScenarioSpec fsdp_s, plain_s;
   fsdp_s.training.micro_batch = plain_s.training.micro_batch = 2;
   fsdp_s.training.param_dtype = "fp32";   // FSDP2, fp32 parameters, foreach (z3_n1)
@@ -191,7 +191,7 @@ TEST_CASE("validation: fused AdamW steps out of sample (the optimizer swapped, n
   for (const json& r : rows("tp_rank.jsonl", "rank_step"))
     if (r["adamw"] == "fused") fused[r["mode"]] = r["mean_step_s"];
   CHECK(rank_compute(1, "fused") == Approx(fused["plain"]).epsilon(0.08));  // -0.8 % (power-capped GEMMs x 1.11)
-  const ModelShape m = decoder();
+  const models::model::ModelShape m = decoder();
   models::TrainingSpec t;
   t.param_dtype = "fp32";
   t.optimizer_impl = "fused";
@@ -282,7 +282,7 @@ TEST_CASE("validation: the power limit's GEMM power fraction, fitted on the H200
       steps.push_back({"micro-batch " + std::to_string(r["micro_batch"].get<int>()), 1, r["micro_batch"], 1, 1,
                        "foreach", r["class_us_per_step"]["gemm"].get<double>() * 1e-6, r["power_w"]});
   REQUIRE(steps.size() == 12);
-  const ModelShape m = decoder();
+  const models::model::ModelShape m = decoder();
   const ComputeRates rates = h200();
   std::vector<double> at_limit, below;
   for (const Step& s : steps) {

@@ -1,4 +1,4 @@
-// The memory estimate (models/run/memory_peak.hpp) against torch.cuda.max_memory_allocated of the
+// The memory estimate (models/memory/memory_peak.hpp) against torch.cuda.max_memory_allocated of the
 // calibration decoder on one H200 (scenarios/validation/h200x1/measured/memory_peaks.jsonl,
 // ANALYSIS.md section 6): 34 completed runs, FSDP2 (fp32 parameters) and a plain bf16 model,
 // 8 and 16 blocks, micro-batch 1-4, with and without checkpointing, foreach and fused AdamW.
@@ -11,18 +11,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/run/memory_peak.hpp"
+#include "models/memory/memory_peak.hpp"
 
 using namespace models::memory;
 
 namespace {
 
-models::workload::ModelShape decoder(int blocks) {
+models::model::ModelShape decoder(int blocks) {
   models::ModelSpec s;
   s.preset = "h200x4-decoder";
   s.layers = blocks;
   s.seq = 2048;
-  return models::workload::resolve_model(s);
+  return models::model::resolve_model(s);
 }
 
 double term(const Phase& p, const char* name) {

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "models/run/run.hpp"
-#include "models/workload/model_shape.hpp"
+#include "models/model/model_shape.hpp"
 #include "scenarios/load/loader.hpp"
 
 namespace fs = std::filesystem;
@@ -57,7 +57,7 @@ TEST_CASE("validation: Llama 3 405B on 8,192-16,384 H100 (Meta 2024 Table 4), ev
     const double tflops = published_tflops(f);
     REQUIRE(tflops > 0);
     const auto loaded = scenarios::load_scenario(f.string());
-    const auto m = models::workload::resolve_model(*loaded.spec.model);
+    const auto m = models::model::resolve_model(*loaded.spec.model);
     const auto t0 = std::chrono::steady_clock::now();
     const models::RunResult res = models::run_scenario(loaded.spec);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

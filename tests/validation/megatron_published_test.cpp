@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "models/run/run.hpp"
-#include "models/workload/model_shape.hpp"
+#include "models/model/model_shape.hpp"
 #include "scenarios/load/loader.hpp"
 
 namespace fs = std::filesystem;
@@ -83,7 +83,7 @@ Result run(const Row& row) {
     r.published_s = row.published_s;
   } else {
     // SC'21: F = 96 B s l h^2 (1 + s/6h + V/16lh) FLOPs per iteration (full recompute counted).
-    const auto m = models::workload::resolve_model(*loaded.spec.model);
+    const auto m = models::model::resolve_model(*loaded.spec.model);
     const double b = loaded.spec.training.global_batch, s = m.seq, l = m.layers, h = m.hidden, v = m.vocab;
     const double flops = 96 * b * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h));
     r.published_s = flops / (row.published_tflops * 1e12 * double(res.ranks.size()));

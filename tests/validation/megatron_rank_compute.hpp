@@ -7,11 +7,11 @@
 
 #include "models/spec.hpp"
 #include "models/workload/compute.hpp"
-#include "models/workload/megatron.hpp"
+#include "models/workload/steps/megatron.hpp"
 
 namespace validation {
 
-inline double megatron_rank_compute(const models::ScenarioSpec& spec, const models::workload::ModelShape& model,
+inline double megatron_rank_compute(const models::ScenarioSpec& spec, const models::model::ModelShape& model,
                                     int tp, int pp, int stage, int micro_batches,
                                     const models::workload::ComputeRates& rates) {
   using namespace models::workload;

@@ -22,7 +22,7 @@
 #include "models/result.hpp"
 #include "models/scale/step_fold.hpp"
 #include "models/workload/executor.hpp"
-#include "models/workload/strategy.hpp"
+#include "models/workload/steps/strategy.hpp"
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/simulator.hpp"

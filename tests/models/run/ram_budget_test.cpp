@@ -10,7 +10,7 @@
 #include "models/error.hpp"
 #include "models/run/ram_budget.hpp"
 #include "models/run/run.hpp"
-#include "models/workload/strategy.hpp"
+#include "models/workload/steps/strategy.hpp"
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/simulator.hpp"

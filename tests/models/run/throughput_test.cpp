@@ -5,19 +5,19 @@
 
 using models::make_throughput;
 using models::megatron_step_flops;
-using models::workload::ModelShape;
+using models::model::ModelShape;
 
 namespace {
-ModelShape llama3_8b() {
+models::model::ModelShape llama3_8b() {
   models::ModelSpec s;
   s.preset = "llama-3-8b";
   s.seq = 8192;
-  return models::workload::resolve_model(s);
+  return models::model::resolve_model(s);
 }
 }  // namespace
 
 TEST_CASE("throughput: Megatron's FLOP count equals 3 passes of every GEMM with full attention", "[models]") {
-  const ModelShape m = llama3_8b();
+  const models::model::ModelShape m = llama3_8b();
   const double B = 4, s = m.seq, h = m.hidden, kv = double(m.kv_dim()), f = m.ffn, V = m.vocab, L = m.layers;
   // 12 B s L h^2 [(1 + g/a + s/h) + (f/h)(3/2) + V/(2Lh)], written out: 3 x 2 FLOPs per
   // multiply-add over q, o (h x h), k, v (h x kv), gate, up, down (h x f), QK^T and PV (s x h each),
@@ -33,7 +33,7 @@ TEST_CASE("throughput: Megatron's FLOP count equals 3 passes of every GEMM with 
 }
 
 TEST_CASE("throughput: tokens/s, TFLOP/s per GPU, MFU and the recompute's hardware FLOPs", "[models]") {
-  const ModelShape m = llama3_8b();
+  const models::model::ModelShape m = llama3_8b();
   const auto f = megatron_step_flops(m, 64);
   const auto t = make_throughput(m, 64, 2.0, 8, 989e12, true);
   CHECK(t.tokens_per_step == 64.0 * 8192);

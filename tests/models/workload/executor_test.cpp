@@ -4,7 +4,7 @@
 #include "fakes.hpp"
 #include "models/hw/gpu.hpp"
 #include "models/params.hpp"
-#include "models/workload/data_parallel.hpp"
+#include "models/workload/steps/data_parallel.hpp"
 #include "models/workload/executor.hpp"
 
 using namespace models::workload;
@@ -112,7 +112,7 @@ TEST_CASE("workload: ZeRO-3 without overlap is compute plus the sum of its colle
   DataParallelConfig c;
   models::ModelSpec ms;
   ms.preset = "h200x4-decoder";
-  c.model = resolve_model(ms);
+  c.model = models::model::resolve_model(ms);
   c.training.micro_batch = 1;
   c.training.grad_accum = 2;
   c.zero.overlap_comm = false;
@@ -143,7 +143,7 @@ TEST_CASE("workload: ZeRO-3 overlap hides gathers behind compute", "[workload]")
   DataParallelConfig c;
   models::ModelSpec ms;
   ms.preset = "h200x4-decoder";
-  c.model = resolve_model(ms);
+  c.model = models::model::resolve_model(ms);
   c.training.micro_batch = 2;
   c.strategy = Strategy::Zero3;
   c.dp = n;

@@ -6,7 +6,7 @@
 
 #include "models/error.hpp"
 #include "models/workload/layout.hpp"
-#include "models/workload/strategy.hpp"
+#include "models/workload/steps/strategy.hpp"
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/simulator.hpp"
@@ -22,10 +22,10 @@ models::ScenarioSpec scenario(const std::string& strategy, int tp = 1, int pp = 
   s.parallel.dp = dp;
   return s;
 }
-ModelShape decoder() {  // 8 layers, 32 heads
+models::model::ModelShape decoder() {  // 8 layers, 32 heads
   models::ModelSpec ms;
   ms.preset = "h200x4-decoder";
-  return resolve_model(ms);
+  return models::model::resolve_model(ms);
 }
 // The key of the SpecError make_layout throws, empty when it accepts.
 std::string error_key(const models::ScenarioSpec& s, int world_size) {

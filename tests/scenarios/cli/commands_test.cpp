@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/hw/instance.hpp"
-#include "models/workload/model_shape.hpp"
+#include "models/model/model_shape.hpp"
 #include "scenarios/cli/help/node_keys.hpp"
 #include "scenarios/load/loader.hpp"
 #include "tests/scenarios/command_runner.hpp"
@@ -65,10 +65,10 @@ TEST_CASE("commsim presets lists every model preset with its shape, parameters a
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("llama-3-8b           32   4096    32        8  14336  128256     8.03 B") != std::string::npos);
   const auto j = nlohmann::json::parse(run_commsim({"presets", "--json"}).out);
-  REQUIRE(j["presets"].size() == models::workload::preset_names().size());
+  REQUIRE(j["presets"].size() == models::model::preset_names().size());
   for (const auto& p : j["presets"]) {
     // A source other than the fallback: a new preset must say where its shape comes from.
-    CHECK(p["source"] != "models/workload/model_shape.cpp");
+    CHECK(p["source"] != "models/model/model_shape.cpp");
     CHECK(p["parameters"].is_number_integer());
   }
   CHECK(j["presets"][0]["parameters"] == 8030261248);  // Llama-3-8B, as tests/models check the count

@@ -9,7 +9,7 @@
 
 #include "models/error.hpp"
 #include "models/workload/layout.hpp"
-#include "models/workload/model_shape.hpp"
+#include "models/model/model_shape.hpp"
 #include "scenarios/load/loader.hpp"
 #include "tests/models/param_margin.hpp"
 #include "tests/scenarios/command_runner.hpp"
@@ -318,7 +318,7 @@ nodes = 8
   CHECK(s.spec.parallel.vp == 3);
   CHECK(s.spec.parallel.sequence_parallel);
   CHECK(s.spec.parallel.distributed_optimizer);
-  const auto model = models::workload::resolve_model(*s.spec.model);
+  const auto model = models::model::resolve_model(*s.spec.model);
   const models::workload::ParallelLayout l = models::workload::make_layout(s.spec, model, 64);
   CHECK(l.dp == 1);
   CHECK(l.grad_accum == 1536);  // global_batch / (micro_batch x dp)

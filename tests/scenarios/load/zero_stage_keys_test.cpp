@@ -10,7 +10,7 @@
 
 #include "models/error.hpp"
 #include "models/workload/layout.hpp"
-#include "models/workload/model_shape.hpp"
+#include "models/model/model_shape.hpp"
 #include "scenarios/load/loader.hpp"
 #include "tests/scenarios/command_runner.hpp"
 
@@ -36,7 +36,7 @@ std::string layout_error(const scenarios::LoadedScenario& s) {
   models::ModelSpec m;
   m.preset = "llama-3-8b";
   try {
-    models::workload::make_layout(s.spec, models::workload::resolve_model(m), 8, 8);
+    models::workload::make_layout(s.spec, models::model::resolve_model(m), 8, 8);
   } catch (const models::SpecError& e) {
     return s.to_user_error(e).what();
   }

@@ -1,0 +1,234 @@
+// One rank's memory by phase of the step (what each strategy holds: memory_peak.hpp).
+#include "models/memory/memory_peak.hpp"
+
+#include <algorithm>
+
+#include "models/workload/steps/data_parallel.hpp"
+
+namespace models::memory {
+
+using workload::Strategy;
+
+namespace {
+int expert_tp(const MemoryInputs& in) { return in.etp > 0 ? in.etp : std::max(1, in.tp); }  // etp 0: = tp
+}  // namespace
+
+double Phase::total() const {
+  double s = 0;
+  for (const Term& t : terms) s += t.bytes;
+  return s;
+}
+
+namespace {
+// The layers stage `in.stage` holds: its model chunks' (in.split), or layers / pp consecutive ones.
+std::vector<int> stage_layer_ids(const MemoryInputs& in) {
+  if (in.split) return in.split->stage_layer_ids(in.stage);
+  const int pp = std::max(1, in.pp), per_stage = in.model.layers / pp;
+  std::vector<int> ids;
+  for (int i = in.stage * per_stage; i < (in.stage + 1) * per_stage; ++i) ids.push_back(i);
+  return ids;
+}
+}  // namespace
+
+// The routed experts a rank of stage `in.stage` holds (MoE): E 3 h f_e / (ep etp) per MoE layer.
+double rank_expert_params(const MemoryInputs& in) {
+  const model::ModelShape& m = in.model;
+  if (!m.is_moe()) return 0;
+  double p = 0;
+  for (int i : stage_layer_ids(in))
+    if (m.moe_layer(i)) p += double(m.moe_expert_params()) / (double(std::max(1, in.ep)) * expert_tp(in));
+  return p;
+}
+
+double rank_params(const MemoryInputs& in) {
+  const model::ModelShape& m = in.model;
+  const int pp = std::max(1, in.pp), tp = std::max(1, in.tp), v = std::max(1, in.vocab_shards);
+  const double block = double(m.block_matmul_params()) / tp + double(m.block_norm_params());
+  const std::vector<int> layers = stage_layer_ids(in);
+  double p = double(layers.size()) * block;
+  if (m.is_moe()) {  // MoE layers: attention, norms, router and shared experts, then the routed experts
+    const double moe_block =
+        double(m.attention_matmul_params() + m.moe_dense_params()) / tp + double(m.block_norm_params());
+    p = rank_expert_params(in);
+    for (int i : layers) p += m.moe_layer(i) ? moe_block : block;
+  }
+  if (in.stage == 0) p += double(m.embedding_params()) / v;
+  if (in.stage == pp - 1) p += double(m.head_params()) / v + m.hidden;
+  return p;
+}
+
+namespace {
+
+// Bytes per token of one block of stage `in.stage`, averaged over its layers (an MoE model mixes
+// dense and MoE blocks; the stage's blocks in flight are taken in that proportion).
+double stage_block_activation_bytes_per_token(const MemoryInputs& in) {
+  const model::ModelShape& m = in.model;
+  const double dense = block_activation_bytes_per_token(m, in.tp, in.sequence_parallel, in.recompute, in.compute_bytes);
+  if (!m.is_moe()) return dense;
+  const double moe = moe_block_activation_bytes_per_token(m, in.tp, in.sequence_parallel, in.recompute,
+                                                          in.compute_bytes, expert_tp(in));
+  const std::vector<int> layers = stage_layer_ids(in);
+  int moe_layers = 0;
+  for (int i : layers) moe_layers += m.moe_layer(i) ? 1 : 0;
+  const double f = layers.empty() ? 0 : double(moe_layers) / double(layers.size());
+  return f * moe + (1 - f) * dense;
+}
+
+// Model states and working copies of one strategy, bytes.
+struct Held {
+  double weights = 0, gradients = 0, optimizer = 0, optimizer_temp = 0;
+  double gathered_fb = 0, gathered_end = 0;  // gathered parameters: forward/backward, backward end
+  double unit_grads = 0;                     // one unit's unsharded gradients (sharded strategies)
+  double buckets = 0;                        // gradient buckets held the whole step
+  bool grads_in_forward = true;              // gradients allocated before the backward
+  bool sharded = false;
+};
+
+Held held(const MemoryInputs& in, double p) {
+  const model::ModelShape& m = in.model;
+  const double shard = in.shard_group > 0 ? in.shard_group : double(std::max(1, in.dp) * std::max(1, in.cp));
+  const double block = double(m.block_params());
+  const double root = double(m.embedding_params() + m.head_params() + m.hidden);
+  const double largest_unit = std::max({block, double(m.embedding_params()), double(m.head_params() + m.hidden)});
+  Held h;
+  switch (in.strategy) {
+    case Strategy::Zero3: {
+      const StateBytesPerParam s = zero_state_bytes(std::max(1, in.zero.stage), int(shard),
+                                                    in.zero.offload_optimizer == "cpu", in.zero.offload_param == "cpu");
+      h.weights = s.weights * p;
+      h.gradients = s.gradients * p;
+      h.optimizer = s.optimizer * p;
+      if (in.zero.offload_optimizer != "cpu") h.optimizer_temp = 4 * std::min(in.zero.sub_group_size, p / shard);
+      const int depth = workload::zero3_prefetch_depth(in.zero, int64_t(block));
+      h.gathered_fb = 2 * std::max({depth * block, double(m.embedding_params()), double(m.head_params() + m.hidden)});
+      h.gathered_end = 2 * largest_unit;
+      h.unit_grads = 2 * largest_unit;
+      if (in.zero.contiguous_gradients) h.buckets = 2 * in.zero.reduce_bucket_size;
+      h.sharded = true;
+      break;
+    }
+    case Strategy::Zero1:
+    case Strategy::Zero2: {
+      // DeepSpeed stage_1_and_2.py: bf16 weights replicated, gradients full (stage 1) or the
+      // rank's partition (stage 2), fp32 Adam states / S (zero_state_bytes); at the step the
+      // partition's fp32 gradients (single_grad_partition, 4 B); one ipg bucket of
+      // reduce_bucket_size elements, two under overlap_comm (setup_buckets).
+      const bool offload = in.zero.offload_optimizer == "cpu";
+      const StateBytesPerParam s =
+          zero_state_bytes(in.strategy == Strategy::Zero1 ? 1 : 2, int(shard), offload, /*offload_param=*/false);
+      h.weights = s.weights * p;
+      // Stage 1 accumulates every bf16 gradient on the GPU until the boundary, offloaded or not.
+      h.gradients = in.strategy == Strategy::Zero1 ? 2 * p : s.gradients * p;
+      h.optimizer = s.optimizer * p;
+      if (!offload) h.optimizer_temp = 4 * p / shard;
+      if (in.zero.contiguous_gradients) h.buckets = 2 * in.zero.reduce_bucket_size * (in.zero.overlap_comm ? 2 : 1);
+      h.grads_in_forward = in.micro_batches > 1;
+      break;
+    }
+    case Strategy::Fsdp:
+    case Strategy::Hsdp: {
+      const double pb = in.param_bytes;
+      h.weights = h.gradients = pb * p / shard;
+      h.optimizer = 2 * pb * p / shard;
+      if (in.foreach_adamw) h.optimizer_temp = pb * p / shard;
+      h.gathered_fb = 2 * root + 2 * 2 * block;  // root kept, current and prefetched block
+      h.gathered_end = 2 * root + 2 * block;
+      h.unit_grads = 2 * block;
+      h.grads_in_forward = in.micro_batches > 1;
+      h.sharded = true;
+      break;
+    }
+    case Strategy::Ddp: {
+      const double pb = in.param_bytes;
+      h.weights = h.gradients = pb * p;
+      h.optimizer = 2 * pb * p;
+      if (in.foreach_adamw) h.optimizer_temp = pb * p;
+      if (in.ddp_bucket_copies) h.buckets = pb * p;
+      h.grads_in_forward = in.micro_batches > 1;
+      break;
+    }
+    case Strategy::Megatron: {
+      const StateBytesPerParam s = megatron_state_bytes(in.distributed_optimizer, int(shard));
+      h.weights = s.weights * p;
+      h.gradients = s.gradients * p;
+      h.optimizer = s.optimizer * p;
+      if (const double experts = rank_expert_params(in); experts > 0) {  // sharded over edp = tp dp cp / (etp ep)
+        const int edp = int(shard) * std::max(1, in.tp) / (expert_tp(in) * std::max(1, in.ep));
+        const StateBytesPerParam se = megatron_state_bytes(in.distributed_optimizer, std::max(1, edp));
+        h.optimizer = s.optimizer * (p - experts) + se.optimizer * experts;
+      }
+      break;
+    }
+  }
+  return h;
+}
+
+void add(std::vector<Term>& terms, const char* name, double bytes) {
+  if (bytes > 0) terms.push_back({name, bytes});
+}
+
+}  // namespace
+
+RankEstimate estimate_rank(const MemoryInputs& in) {
+  const model::ModelShape& m = in.model;
+  const double p = rank_params(in);
+  const Held h = held(in, p);
+  const bool last = in.stage == std::max(1, in.pp) - 1;
+  const double tokens = double(in.micro_batch) * m.seq / std::max(1, in.cp);
+  const double blocks = in.strategy == Strategy::Megatron
+                            ? pipeline_blocks_in_flight(int(stage_layer_ids(in).size()), in.pp, in.vp, in.stage,
+                                                        in.micro_batches, in.zero_bubble)
+                            : double(m.layers);
+  double activations = tokens * blocks * stage_block_activation_bytes_per_token(in);
+  if (last) activations += tokens * kFinalNormBytesPerHidden * m.hidden * in.compute_bytes / 2;
+  const double recompute_block =
+      in.recompute == Recompute::Full
+          ? tokens * recompute_working_bytes_per_token(m, in.tp, in.sequence_parallel, in.compute_bytes, expert_tp(in))
+          : 0;
+  const double logits = last ? tokens * kLogitBytesPerEntry * m.vocab / std::max(1, in.vocab_shards) : 0;
+
+  auto common = [&](std::vector<Term>& t) {
+    add(t, "nccl_buffers", in.nccl_bytes);
+    add(t, "framework_overhead", in.framework_overhead_bytes);
+  };
+  RankEstimate e;
+  Phase fb{"forward_backward", {}};
+  add(fb.terms, "weights", h.weights);
+  if (h.grads_in_forward) add(fb.terms, "gradients", h.gradients);
+  add(fb.terms, "optimizer_states", h.optimizer);
+  add(fb.terms, "gathered_params", h.gathered_fb);
+  if (in.strategy == Strategy::Zero3) add(fb.terms, "unit_gradients", h.unit_grads);
+  add(fb.terms, "grad_buckets", h.buckets);
+  add(fb.terms, "activations", activations);
+  // The last block is recomputed after the loss's backward has freed the logits and their
+  // gradients: the moment holds the larger of the two, so recompute_block is what the recomputed
+  // block adds beyond the logits (all of it on a stage without the output layer).
+  add(fb.terms, "recompute_block", std::max(0.0, recompute_block - logits));
+  add(fb.terms, "logits", logits);
+  common(fb.terms);
+  e.phases.push_back(std::move(fb));
+  if (h.sharded) {
+    Phase end{"backward_end", {}};
+    add(end.terms, "weights", h.weights);
+    add(end.terms, "gradients", h.gradients);
+    add(end.terms, "optimizer_states", h.optimizer);
+    add(end.terms, "gathered_params", h.gathered_end);
+    add(end.terms, "unit_gradients", h.unit_grads);
+    add(end.terms, "grad_buckets", h.buckets);
+    common(end.terms);
+    e.phases.push_back(std::move(end));
+  }
+  Phase opt{"optimizer", {}};
+  add(opt.terms, "weights", h.weights);
+  add(opt.terms, "gradients", h.gradients);
+  add(opt.terms, "optimizer_states", h.optimizer);
+  add(opt.terms, "optimizer_temp", h.optimizer_temp);
+  add(opt.terms, "grad_buckets", h.buckets);
+  common(opt.terms);
+  e.phases.push_back(std::move(opt));
+  for (std::size_t i = 1; i < e.phases.size(); ++i)
+    if (e.phases[i].total() > e.phases[e.peak].total()) e.peak = int(i);
+  return e;
+}
+
+}  // namespace models::memory

@@ -1,0 +1,106 @@
+#pragma once
+// models::memory::estimate_rank: one rank's GPU memory at the three moments of a training step
+// where it peaks, as named terms (bytes). Terms are closed forms (memory_terms.hpp); this file
+// decides which a strategy holds, how they are sharded and when they are alive.
+//
+// Phases (the peak is the largest; the ANALYSIS of scenarios/validation/h200x1 section 6 measured
+// each within 0.5 % on one H200):
+//   forward_backward  start of the last micro-batch's backward: model states, the activations of
+//                     every micro-batch in flight, the loss's logits and gradients, working
+//                     copies (gathered parameters, gradient buckets);
+//   backward_end      (sharded strategies) every gradient, plus one unit's gathered parameters
+//                     and gradients and FSDP2's root (embedding, head) kept from forward to backward;
+//   optimizer         model states plus the optimizer's temporaries.
+// What each strategy holds (P = parameters this rank's TP/PP shard holds, S = ranks sharding
+// the model states: dp, or the shard group of HSDP):
+//   zero3     DeepSpeed: bf16 weights and gradients and fp32 Adam states, all / S (zero_state_bytes;
+//             ZeRO-Offload moves states and gradients, offload_param the weights, to the host);
+//             gathered bf16 units (prefetch depth, zero3_prefetch_depth) and one unit's bf16
+//             gradients; the reduce bucket, reduce_bucket_size bf16 elements (stage3.py's
+//             __ipg_bucket_flat_buffer); at the step the fp32 gradients of one sub-group,
+//             min(sub_group_size, P/S) x 4 B (stage3.py _prepare_fp32_grad_for_sub_group).
+//   zero1/2   DeepSpeed stage_1_and_2.py: bf16 weights (all), gradients (stage 1 all, stage 2 / S),
+//             fp32 Adam states / S (zero_state_bytes); the fp32 gradient partition at the step
+//             (4 B / S); the ipg bucket, reduce_bucket_size bf16 elements (two under overlap_comm);
+//             no gathered parameters.
+//   fsdp      FSDP2 (hsdp: S = dp_shard): weights, gradients, m, v in the parameter dtype, / S; foreach AdamW's
+//             temporary (a copy of v, `_foreach_sqrt`); gathered bf16 blocks (current and the
+//             prefetched one) and the root unit; gradients exist in the forward only from the
+//             second micro-batch (zero_grad(set_to_none=True)).
+//   ddp       PyTorch DDP: as fsdp unsharded, plus DDP's bucket copies of the gradients
+//             (gradient_as_bucket_view=False, PyTorch's default: one more gradient-sized buffer).
+//   megatron  Megatron-LM: megatron_state_bytes (18 B per parameter, distributed optimizer
+//             6 + 12/d with d = dp x cp); fused Adam (no temporary).
+// Full recompute: the recomputed block's activations (recompute_working_bytes_per_token) exist only
+// after the loss's backward has freed the logits, so forward_backward counts the larger of the two
+// (term recompute_block: the excess over the logits). Measured on one H100
+// (scenarios/validation/h100x1/measured/moe_memory.jsonl): the sum overestimated the three
+// full-recompute peaks by 1.8-3.6 %, the larger of the two matches them within 0.01 %.
+// Activations: micro_batch x seq / cp tokens per micro-batch, block bytes per token by recompute
+// mode and sequence parallelism, times the blocks in flight (1 micro-batch's worth of all blocks
+// for data parallelism; pipeline_blocks_in_flight for a pipeline stage); the last stage adds
+// the final norm and the logits (kLogitBytesPerEntry per token per vocabulary entry).
+#include <optional>
+#include <vector>
+
+#include "models/memory/memory_terms.hpp"
+#include "models/spec.hpp"
+#include "models/workload/layout.hpp"
+#include "models/model/model_shape.hpp"
+
+namespace models::memory {
+
+// What the estimate reads. Fields a ParallelLayout does not carry yet (cp, vp, sequence
+// parallelism, distributed optimizer, recompute mode, HSDP's shard group) have neutral defaults;
+// memory_fill.cpp sets them from the layout when it has them.
+struct MemoryInputs {
+  model::ModelShape model;
+  workload::Strategy strategy = workload::Strategy::Zero3;
+  int tp = 1, pp = 1, dp = 1, cp = 1, vp = 1;
+  int ep = 1;            // expert parallelism (MoE): routed experts split over ep x etp,
+  int etp = 0;           // their optimizer over edp = tp cp dp / (etp ep); etp 0: = tp
+  int shard_group = 0;   // ranks sharding model states (0: dp x cp)
+  int vocab_shards = 1;  // embedding / head split (1: replicated across TP, as workload/megatron.cpp runs them)
+  bool sequence_parallel = false;
+  bool distributed_optimizer = false;
+  Recompute recompute = Recompute::None;
+  int micro_batch = 1;
+  int micro_batches = 1;     // per step: grad_accum (data parallel) or the pipeline's micro-batches
+  int stage = 0;             // pipeline stage of the rank
+  bool zero_bubble = false;  // ZB-H1's schedule (pipeline_blocks_in_flight)
+  // Layers per stage (megatron: layout.split); unset: layers / pp consecutive layers per stage.
+  std::optional<workload::PipelineSplit> split;
+  int compute_bytes = 2;          // training.dtype
+  int param_bytes = 2;            // training.param_dtype for the PyTorch strategies (fsdp, ddp)
+  bool foreach_adamw = true;      // torch.optim.AdamW's default on CUDA (fsdp, ddp)
+  bool ddp_bucket_copies = true;  // DDP's gradient_as_bucket_view=False default
+  ZeroSpec zero;
+  double nccl_bytes = 0;                // memory_fill.cpp: nccl_buffer_bytes over the rank's communicators
+  double framework_overhead_bytes = 0;  // memory.framework_overhead (CUDA context and libraries)
+};
+
+struct Term {
+  const char* name;  // "weights", "gradients", "optimizer_states", ...
+  double bytes = 0;
+};
+struct Phase {
+  const char* name;  // "forward_backward", "backward_end", "optimizer"
+  std::vector<Term> terms;
+  double total() const;
+};
+struct RankEstimate {
+  std::vector<Phase> phases;
+  int peak = 0;  // index of the largest phase
+  double peak_bytes() const { return phases[peak].total(); }
+  const Phase& peak_phase() const { return phases[peak]; }
+};
+
+// Parameters the rank holds before data-parallel sharding: its stage's blocks (matrices / tp),
+// the embedding on stage 0, final norm and head on the last stage (each / vocab_shards).
+// MoE layers count their attention, norms, router and shared experts as a block does and their
+// routed experts / (ep etp) (rank_expert_params, included in rank_params).
+double rank_params(const MemoryInputs& in);
+double rank_expert_params(const MemoryInputs& in);
+RankEstimate estimate_rank(const MemoryInputs& in);
+
+}  // namespace models::memory

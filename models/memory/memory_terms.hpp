@@ -1,0 +1,103 @@
+#pragma once
+// Closed forms of a GPU's memory during training, one function per term, each with its source.
+// memory_peak.hpp adds them up per rank and phase of the step; the tests check every function
+// against its closed form, DeepSpeed's estimator and the peaks measured on one H200
+// (scenarios/validation/h200x1/ANALYSIS.md section 6).
+//
+// Activations of a Llama block (bf16, SDPA/FlashAttention, no dropout), bytes per token saved
+// for the backward, measured within 0.1 % (ANALYSIS.md section 6):
+//   replicated across TP (unless sequence parallel): block input, norm-1 output, residual,
+//     norm-2 output                                             4 x 2h
+//   split over TP: q, k, v (h + 2 kv_dim), SDPA output (h)     2 (2h + 2 kv_dim) / tp
+//                  gate, SiLU, up, product (4 x ffn)           8 ffn / tp
+//   = 16h + 8ffn without GQA and TP. Full recompute keeps the block input only (2h, / tp under SP);
+//   selective recompute (Korthikanti et al. 2022) drops the attention scores, which SDPA never
+//   stores, so it saves nothing over "none" here.
+// Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer Models",
+// eq. 1-5 and Table 2), a GPT block with dropout and unfused attention, bytes per layer:
+//   none:      sbh (10 + 24/t + 5as/(ht))        (sequence parallel: sbh (34/t + 5as/(ht)))
+//   selective: sbh (10 + 24/t)                   (sequence parallel: 34 sbh / t)
+//   full:      2 sbh                             (Table 2 gives 2 sbh with or without SP)
+#include <cstdint>
+
+#include "models/model/model_shape.hpp"
+
+namespace models::memory {
+
+enum class Recompute { None, Selective, Full };
+const char* recompute_name(Recompute r);  // "none", "selective", "full"
+
+// Bytes per token one Llama block keeps for its backward (see above), act_bytes per element.
+double block_activation_bytes_per_token(const model::ModelShape& m, int tp, bool sequence_parallel, Recompute r,
+                                        int act_bytes = 2);
+// The same for a mixture-of-experts block (moe.hpp): attention and norms as in a dense block; the
+// MLP's 8 ffn / tp becomes, per token of the rank (Megatron-core's alltoall dispatcher: a rank
+// routes T / tp tokens and, after the all-gather over its expert-tensor-parallel group, holds the
+// routed copies of etp of them, c k s etp / tp copies per token on the busiest rank; c k s with
+// etp = tp):
+//   routed copies' expert input and output (the combine's backward needs the output)  h c k s (etp / tp + 1)
+//   their gate, SiLU, up, product over moe_ffn / etp                                  4 f_e c k s / tp
+//   shared experts' gate, SiLU, up, product                                            4 shared f_e / tp
+//   router logits and probabilities, fp32                                               8 E (/ tp under SP)
+// all times act_bytes except the router; etp 0 means etp = tp. Full recompute keeps the block
+// input only, as dense. With tp = etp = 1 the terms were measured within 0.3 % (the peaks of
+// scenarios/validation/h100x1/measured/moe_memory.jsonl, tests/validation/h100x1_moe_memory_validation_test.cpp).
+double moe_block_activation_bytes_per_token(const model::ModelShape& m, int tp, bool sequence_parallel, Recompute r,
+                                            int act_bytes = 2, int etp = 0);
+// All of a block's activations while its backward runs under full recompute (the recomputed
+// forward): the "none" value, rematerialised for one block at a time (the larger of a dense and
+// an MoE block in an MoE model).
+double recompute_working_bytes_per_token(const model::ModelShape& m, int tp, bool sequence_parallel,
+                                         int act_bytes = 2, int etp = 0);
+// Korthikanti et al. 2022, bytes per transformer layer for s tokens, b sequences, h hidden,
+// a heads, tensor-parallel degree t (the published formula, for comparison).
+double korthikanti_layer_bytes(double s, double b, double h, double a, int t, bool sequence_parallel, Recompute r);
+
+// The loss of one micro-batch, bytes per token per vocabulary entry held at the start of the
+// backward (ANALYSIS.md section 6: bf16 logits 2, fp32 log-softmax output 4, the loss's two fp32
+// gradients 8): 14. Korthikanti counts only the fp32 logits kept for the backward (4 per entry).
+inline constexpr double kLogitBytesPerEntry = 14;
+// Outside the blocks: the final norm's input and output, 2 x 2h per token.
+inline constexpr double kFinalNormBytesPerHidden = 4;
+
+// Pipeline schedules: block-micro-batches of activations stage `stage`, holding L_s layers
+// (layers / pp when the stages are equal), holds at its peak.
+// 1F1B (Narayanan et al. 2021; Megatron's warm-up count pp - stage - 1, then one more forward):
+//   L_s x min(pp - stage, m)
+// Interleaved with vp chunks per stage (Megatron's get_forward_backward_func: warm-up
+// (pp - stage - 1) x 2 + (vp - 1) x pp chunks, then one more):
+//   L_s/vp x min((pp - stage - 1) 2 + (vp - 1) pp + 1, m vp)
+// (chunks of unequal size, pipeline_split.hpp's accounted embedding/loss, taken at their mean).
+// Stage 0 with m >= pp and equal stages holds `layers` blocks (1F1B) or layers (1 + (pp-1)/(pp vp))
+// (interleaved), Korthikanti et al. 2022 section 4.2.3. ZB-H1 (zero_bubble, vp = 1): stage s also
+// holds its deferred W passes' inputs and output gradients, about a micro-batch each:
+//   L_s x min(pp - stage + min(stage, m - min(pp - stage - 1, m)), m)
+double pipeline_blocks_in_flight(int stage_layers, int pp, int vp, int stage, int micro_batches,
+                                 bool zero_bubble = false);
+
+// Model states per parameter, bytes, of mixed-precision Adam (K = 12: fp32 master, m, v).
+// ZeRO (Rajbhandari et al. 2020, section 5.1, Psi = parameters, N = data-parallel degree):
+//   stage 0: 2 + 2 + K;  stage 1: 2 + 2 + K/N;  stage 2: 2 + (2 + K)/N;  stage 3: (2 + 2 + K)/N.
+// offload_optimizer = cpu (ZeRO-Offload): optimizer states and gradients live on the host, the
+// GPU keeps its bf16 parameters (DeepSpeed's estimators: 2 Psi for stage 2, 2 Psi/N for stage 3);
+// offload_param = cpu (stage 3): the bf16 partition too.
+struct StateBytesPerParam {
+  double weights = 0, gradients = 0, optimizer = 0;
+  double total() const { return weights + gradients + optimizer; }
+};
+StateBytesPerParam zero_state_bytes(int stage, int n, bool offload_optimizer, bool offload_param);
+// Megatron-LM's optimizer (docs/source/distrib_optimizer.md, "bytes per parameter"): bf16
+// parameters with fp32 gradient accumulation (Megatron turns it on for --bf16):
+//   non-distributed 2 + 4 + 12 = 18;  distributed optimizer 2 + 4 + 12/d (6 + 12/d).
+// fp16 parameters and gradients (an fp32 main-gradient copy in the optimizer):
+//   non-distributed 2 + 2 + 16 = 20;  distributed 4 + 16/d.
+StateBytesPerParam megatron_state_bytes(bool distributed_optimizer, int d, bool fp32_grads = true);
+
+// NCCL's buffers per connection (src/include/device.h; NCCL 2.18-2.28): Simple NCCL_BUFFSIZE
+// (4 MiB default), LL128 120 elements x 640 threads x 8 steps x 8 B = 4,915,200 B, LL 8 lines
+// x 512 threads x 8 steps x 16 B = 524,288 B. A rank holds one set per channel per ring peer.
+inline constexpr double kNcclLl128Bytes = 120.0 * 640 * 8 * 8;
+inline constexpr double kNcclLlBytes = 8.0 * 512 * 8 * 16;
+double nccl_buffer_bytes(int channels, int peers, double buffsize);
+
+}  // namespace models::memory

@@ -1,0 +1,51 @@
+// The units of a decoder step and their compute (decoder_units.hpp); seconds from compute.hpp.
+#include "models/workload/steps/decoder_units.hpp"
+
+#include "models/workload/steps/data_parallel.hpp"
+
+namespace models::workload {
+
+std::vector<Unit> decoder_units(const model::ModelShape& m, int64_t tokens, const ComputeRates& rates, bool checkpointing,
+                                double persistence_threshold, int tp, double max_reuse_distance) {
+  using sim::Time;
+  auto secs = [](double s) { return Time::from_seconds(s); };
+  std::vector<Unit> units;
+  // Embedding: a lookup (no FLOPs); its backward is a scatter-add of the same size (negligible).
+  Unit emb{"embed", m.embedding_params(), m.embedding_params(), {}, {}, {}, false};
+  units.push_back(emb);
+  // One module's parameters persist (are never gathered) when below the threshold: the norms.
+  const int64_t h = m.hidden;
+  const int64_t modules[] = {h * h, h * m.kv_dim(), h * m.kv_dim(), h * h, h * m.ffn, h * m.ffn, h * m.ffn, h, h};
+  int64_t gathered = 0;
+  for (int64_t p : modules)
+    if (double(p) >= persistence_threshold) gathered += p;
+  const int64_t regathered =
+      checkpointing ? zero3_regathered_params(m, persistence_threshold, max_reuse_distance) / tp : 0;
+  const BlockSeconds block = block_seconds(m, tokens, tp, rates);  // models/workload/compute.hpp
+  for (int l = 0; l < m.layers; ++l) {
+    Unit u{"L" + std::to_string(l),
+           m.block_params(),
+           gathered,
+           secs(block.fwd()),
+           secs(block.bwd()),
+           checkpointing ? secs(block.fwd()) : Time::zero(),
+           true,
+           regathered};
+    units.push_back(u);
+  }
+  // Final norm + head + loss (replicated on every TP rank; the loss split evenly between the
+  // forward and the backward: compute.hpp head_seconds).
+  const HeadSeconds head = head_seconds(m, tokens, 1, rates);
+  const int64_t head_params = m.head_params() + h;
+  Unit hd{"head",
+          head_params,
+          m.head_params() + (double(h) >= persistence_threshold ? h : 0),
+          secs(head.fwd.total()),
+          secs(head.bwd.total()),
+          Time::zero(),
+          false};
+  units.push_back(hd);
+  return units;
+}
+
+}  // namespace models::workload

@@ -1,0 +1,39 @@
+#pragma once
+// The units a training step walks through (embedding, each decoder block, head), with the
+// compute of one micro-batch on each (compute.hpp's FLOPs at the achieved rates) and the
+// parameters a sharded strategy gathers for it. Shared by every strategy (data_parallel.hpp,
+// megatron.hpp).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/workload/compute.hpp"
+#include "models/model/model_shape.hpp"
+#include "sim/time.hpp"
+
+namespace models::workload {
+
+// Per-unit compute of one micro-batch, shared by every strategy.
+struct Unit {
+  std::string name;
+  int64_t params = 0;    // all parameters of the unit
+  int64_t gathered = 0;  // parameters above stage3_param_persistence_threshold
+  sim::Time fwd, bwd, recompute;
+  bool block = false;
+  // Under gradient checkpointing: parameters the recompute's post-forward hooks release and the
+  // backward gathers once more (DeepSpeed keeps a module only if it is reused within
+  // stage3_max_reuse_distance parameters of the trace: zero3_regathered_params, zero3_step.cpp).
+  int64_t regathered = 0;
+};
+
+// DeepSpeed's default stage3_max_reuse_distance (deepspeed/runtime/zero/config.py): nothing is
+// released between a checkpointed block's recompute and its backward on Llama-3-8B.
+inline constexpr double kDefaultMaxReuseDistance = 1e9;
+
+// A module's parameters persist (are never gathered) below `persistence_threshold`; `tp` divides
+// every block's compute and the re-gathered parameters (Megatron); `max_reuse_distance` as above.
+std::vector<Unit> decoder_units(const model::ModelShape& m, int64_t tokens, const ComputeRates& rates, bool checkpointing,
+                                double persistence_threshold, int tp = 1,
+                                double max_reuse_distance = kDefaultMaxReuseDistance);
+
+}  // namespace models::workload

@@ -1,0 +1,116 @@
+// PyTorch FSDP2 (fully_shard per decoder block, full sharding) as a sharded step
+// (sharded_step.hpp): ZeRO-3's collectives with FSDP2's own copies and casts and no DeepSpeed
+// knobs:
+//   every parameter is sharded and gathered (no persistence threshold), one unit ahead, always
+//     on its own stream (FSDP2's implicit prefetch: the CPU issues the next unit's all-gather on
+//     the all-gather stream while this unit computes);
+//   all-gather: copy-in of the shard into the all-gather input (in place), then copy-out of the
+//     gathered tensor into the parameters (fsdp_all_gather_copy_*_bytes, compute.hpp);
+//   the root unit (embedding, final norm, head) is not resharded after forward: the embedding is
+//     not gathered again for the backward;
+//   reduce-scatter of each unit's gradients as soon as its backward ends (no buckets): copy-in,
+//     then after all reductions the reduced shard cast to the parameter dtype and accumulated
+//     over micro-batches (fsdp_reduce_scatter_*_bytes, compute.hpp);
+//   optimizer: torch AdamW (foreach unless training.optimizer_impl) on the parameter dtype
+//     (optimizer_plan, compute.hpp).
+// HSDP (fully_shard on a 2-D mesh (replicate, shard); FSDP1's HYBRID_SHARD): all of the above inside
+// a shard group of dp_shard ranks (slot 0), then, per unit and micro-batch, the reduce-scatter's
+// output (the gradient shard, ceil(params / dp_shard) elements) all-reduced over the dp / dp_shard
+// replicas (slot 1) on its own stream once the reduce-scatter is done (foreach_reduce:
+// all_reduce_stream.wait_stream(reduce_scatter_stream); dist.all_reduce(reduce_output,
+// group=all_reduce_group)); the end of the backward waits for the all-reduces; the optimizer
+// updates the 1 / dp_shard shard.
+// Collectives per micro-batch (S = parameters x compute dtype bytes): all-gather of every unit
+// forward and of every block backward; reduce-scatter of every unit (HSDP: in its shard group,
+// then the all-reduce of each unit's shard, S / dp_shard in all). Sources:
+// torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py (foreach_all_gather,
+// foreach_reduce), _fsdp_param_group.py (root not resharded after forward), torch/optim/adamw.py.
+// Tests: tests/models/workload/steps/fsdp_step_test.cpp; validation tests/validation/h200x2_steps_validation_test.cpp.
+#include <algorithm>
+
+#include "models/workload/steps/sharded_step.hpp"
+#include "sim/check.hpp"
+
+namespace models::workload {
+
+int64_t hsdp_all_reduce_bytes(int64_t unit_params, int dp_shard, int bytes_per_element) {
+  const int64_t s = std::max(1, dp_shard);
+  return (unit_params + s - 1) / s * bytes_per_element;
+}
+
+namespace {
+
+class FsdpStep final : public ShardedStep {
+ public:
+  // FSDP2 shards and gathers every parameter (threshold 0). The reuse distance is DeepSpeed's
+  // knob, passed as the code always has (zero.stage3_max_reuse_distance, default 1e9): it
+  // releases nothing where a block's modules after q_proj hold under 5e8 parameters (Llama-3-8B:
+  // 201M); larger checkpointed blocks are re-gathered as under ZeRO-3 (README, Limitations).
+  explicit FsdpStep(const DataParallelConfig& c) : ShardedStep(c, 0, c.zero.stage3_max_reuse_distance) {
+    overlap_ = true;
+    depth_ = 1;
+    replicas_ = c.strategy == Strategy::Hsdp ? c.dp / n_ : 1;
+    if (replicas_ > 1) {
+      const int stream = p_.add_stream("allreduce");
+      SIM_CHECK(stream == kAllReduceStream, "HSDP's all-reduce stream");
+    }
+  }
+
+ private:
+  void before_gather(const Unit& unit, int64_t, std::optional<uint32_t>) override {
+    // Copy-in on the compute stream, then the gather may start.
+    p_.compute(kComputeStream, secs(mem_time(fsdp_all_gather_copy_in_bytes(unit.gathered, n_, param_bytes_))),
+               Work::Memory, "copy-in " + unit.name);
+    if (overlap_) p_.join(kComputeStream, comm_stream());
+  }
+
+  void after_gather(const Unit& unit) override {
+    p_.compute(kComputeStream, secs(mem_time(fsdp_all_gather_copy_out_bytes(unit.gathered))), Work::Memory,
+               "copy-out " + unit.name);
+  }
+
+  // The root unit holds the embedding; it stays gathered from forward to backward.
+  bool kept_for_backward(int u) const override { return u == 0; }
+
+  void gradients_ready(const Unit& unit, bool) override {
+    p_.compute(kComputeStream, secs(mem_time(fsdp_reduce_scatter_copy_in_bytes(unit.params, n_))), Work::Memory,
+               "rs copy-in " + unit.name);
+    reduce(unit.params, unit.name);
+  }
+
+  double reduce_piece_params(int64_t params) const override { return double(params); }
+
+  // HSDP: the reduced shard all-reduced over the replicas, after the reduce-scatter.
+  uint32_t after_reduce(int64_t params, const std::string& name, uint32_t reduced) override {
+    if (replicas_ < 2) return reduced;
+    p_.wait(kAllReduceStream, reduced);
+    const int64_t bytes = hsdp_all_reduce_bytes(params, n_, compute_bytes_);
+    p_.collective(kAllReduceStream, kReplicaSlot, nccl::CollOp::AllReduce, bytes,
+                  "all_reduce " + name + " " + mb(double(bytes)));
+    const uint32_t e = p_.new_event();
+    p_.record(kAllReduceStream, e);
+    return e;
+  }
+
+  void end_of_backward(int m) override {
+    const double bytes = fsdp_grad_cast_bytes(shard_params(), param_bytes_, /*accumulate=*/m > 0);
+    const auto kind = param_bytes_ == 4 ? compute::MemKernel::CastUp : compute::MemKernel::Elementwise;  // 16 -> 32 bit
+    p_.compute(kComputeStream, secs(mem_time(bytes, kind)), Work::Memory, tag(m) + "grad cast");
+  }
+
+  void optimizer() override {
+    const double shard = shard_params();
+    // torch AdamW (foreach by default) on the parameter dtype (compute.hpp optimizer_plan).
+    const OptimizerPlan plan = optimizer_plan(c_.training, Strategy::Fsdp);
+    p_.compute(kComputeStream, secs(optimizer_seconds(shard, plan, c_.rates)), Work::Memory,
+               "adamw " + mb(shard * plan.state_bytes) + " shard");
+  }
+
+  int replicas_ = 1;  // HSDP: dp / dp_shard
+};
+
+}  // namespace
+
+Program build_fsdp_program(const DataParallelConfig& c) { return FsdpStep(c).build(); }
+
+}  // namespace models::workload

@@ -1,0 +1,197 @@
+// The strategy step of run_scenario: scenario + World -> programs, groups and rank slots.
+#include "models/workload/steps/strategy.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "models/error.hpp"
+#include "models/params.hpp"
+#include "models/workload/compute.hpp"
+#include "models/workload/steps/data_parallel.hpp"
+#include "models/workload/layout.hpp"
+#include "models/workload/steps/megatron.hpp"
+#include "models/model/model_shape.hpp"
+#include "models/workload/steps/sharded_step.hpp"
+
+namespace models::workload {
+
+namespace {
+
+// A bare collective repeated `iterations` times over every rank (the engine's end-to-end run).
+void bare_collective(const ScenarioSpec& spec, int n, StepPlan& plan) {
+  const CollectiveSpec& c = *spec.collective;
+  nccl::CollOp op;
+  if (!nccl::parse_coll_op(c.op, op))
+    throw SpecError("collective.op", "unknown collective '" + c.op +
+                                         "' (expected all_reduce, all_gather, reduce_scatter, "
+                                         "broadcast, reduce, alltoall or sendrecv)");
+  if (c.bytes <= 0)
+    throw SpecError("collective.bytes", "collective size is not positive (expected a size such as \"1 GiB\")");
+  if (c.iterations < 1)
+    throw SpecError("collective.iterations", "iterations = " + std::to_string(c.iterations) + " (expected at least 1)");
+  plan.iterations = c.iterations;
+  plan.ranks.assign(n, RankSetup{});
+  if (op == nccl::CollOp::SendRecv) {
+    if (n < 2) throw SpecError("collective.op", "sendrecv on 1 rank (expected at least 2 ranks)");
+    Program idle({"compute"}), sender({"compute"}), receiver({"compute"});
+    for (int i = 0; i < c.iterations; ++i) {
+      sender.send(0, 0, c.bytes, "send");
+      receiver.recv(0, 0, c.bytes, "recv");
+    }
+    plan.programs = {std::move(idle), std::move(sender), std::move(receiver)};
+    plan.ranks[0].program = 1;
+    plan.ranks[0].peer[0] = 1;
+    plan.ranks[1].program = 2;
+    plan.ranks[1].peer[0] = 0;
+  } else {
+    Program p({"compute"});
+    for (int i = 0; i < c.iterations; ++i) p.collective(0, 0, op, c.bytes, std::string(nccl::coll_op_name(op)));
+    plan.programs = {std::move(p)};
+    collectives::Group world{{}, 0, "world"};
+    for (int r = 0; r < n; ++r) {
+      world.ranks.push_back(r);
+      plan.ranks[r].group[0] = 0;
+    }
+    plan.groups.push_back(std::move(world));
+  }
+  plan.notes.push_back("bare " + c.op + " of " + std::to_string(c.bytes) + " B over " + std::to_string(n) + " ranks, " +
+                       std::to_string(c.iterations) + " iterations back to back");
+}
+
+void megatron_step(const ScenarioSpec& spec, const model::ModelShape& shape, const ParallelLayout& layout,
+                   const ComputeRates& rates, StepPlan& plan) {
+  MegatronConfig c;
+  c.model = shape;
+  c.training = spec.training;
+  c.layout = layout;
+  c.rates = rates;
+  plan.programs = build_megatron_programs(c);
+  megatron_layout(c, plan.groups, plan.ranks);
+  plan.replica.resize(plan.ranks.size());
+  for (std::size_t r = 0; r < plan.ranks.size(); ++r) plan.replica[r] = megatron_coord(layout, int(r)).d;
+  const ParallelLayout& l = layout;
+  std::string what = "Megatron TP " + std::to_string(l.tp) + (l.cp > 1 ? " x CP " + std::to_string(l.cp) : "") +
+                     " x PP " + std::to_string(l.pp) + " x DP " + std::to_string(l.dp) + ", " +
+                     (l.interleaved() ? "interleaved 1F1B (vp " + std::to_string(l.vp) + ")" : std::string("1F1B")) +
+                     " over " + std::to_string(l.pipeline_micro_batches) + " micro-batches of " +
+                     std::to_string(l.micro_batch) + " x " + std::to_string(shape.seq) + " tokens; recompute " +
+                     recompute_name(l.recompute);
+  if (l.sequence_parallel) what += "; sequence parallel";
+  if (l.tp_comm_overlap) what += " with TP comm overlap";
+  if (l.distributed_optimizer) what += "; distributed optimizer";
+  if (l.overlap_grad_reduce) what += "; overlapped grad reduce";
+  if (l.overlap_param_gather) what += "; overlapped param gather";
+  if (l.interleaved() && l.overlap_p2p_comm) what += "; overlapped p2p";
+  plan.notes.push_back(what);
+  plan.notes.insert(plan.notes.end(), l.notes.begin(), l.notes.end());
+}
+
+// HSDP's groups (init_device_mesh(("replicate", "shard")): rank = r x dp_shard + s): slot 0 the
+// shard group of dp_shard consecutive ranks, slot 1 the replica group of the ranks at the same
+// place in every shard group. Each shard group is a data-parallel replica (replicas.hpp).
+void hsdp_groups(int n, int dp_shard, StepPlan& plan) {
+  const int replicas = n / dp_shard;
+  for (int g = 0; g < replicas; ++g) {
+    collectives::Group shard{{}, int(plan.groups.size()), "shard"};
+    for (int s = 0; s < dp_shard; ++s) {
+      shard.ranks.push_back(g * dp_shard + s);
+      plan.ranks[g * dp_shard + s].group[kDpSlot] = int(plan.groups.size());
+    }
+    plan.groups.push_back(std::move(shard));
+  }
+  if (replicas < 2) return;
+  for (int s = 0; s < dp_shard; ++s) {
+    collectives::Group rep{{}, int(plan.groups.size()), "replicate"};
+    for (int g = 0; g < replicas; ++g) {
+      rep.ranks.push_back(g * dp_shard + s);
+      plan.ranks[g * dp_shard + s].group[kReplicaSlot] = int(plan.groups.size());
+    }
+    plan.groups.push_back(std::move(rep));
+  }
+  plan.replica.resize(n);
+  for (int r = 0; r < n; ++r) plan.replica[r] = r / dp_shard;
+}
+
+void data_parallel_step(const ScenarioSpec& spec, const World& world, const model::ModelShape& shape,
+                        const ParallelLayout& layout, const ComputeRates& rates, StepPlan& plan) {
+  const int n = layout.dp;
+  DataParallelConfig c;
+  c.model = shape;
+  c.training = spec.training;
+  c.training.grad_accum = layout.grad_accum;  // from global_batch when given
+  c.training.grad_checkpointing = layout.recompute == Recompute::Full;
+  c.zero = spec.zero;
+  c.strategy = layout.strategy;
+  c.dp = n;
+  c.dp_shard = layout.dp_shard;
+  c.node_ranks = world.placement().ranks_per_node();
+  c.launcher_procs = world.placement().ranks_per_pod();  // one launcher (torchrun) per pod
+  c.cpu_threads = spec.training.cpu_threads;
+  c.rates = rates;
+  plan.programs = {build_data_parallel_program(c)};
+  plan.ranks.assign(n, RankSetup{});
+  if (layout.strategy == Strategy::Hsdp) {
+    hsdp_groups(n, layout.dp_shard, plan);
+  } else {
+    collectives::Group dp{{}, 0, "dp"};
+    for (int r = 0; r < n; ++r) {
+      dp.ranks.push_back(r);
+      plan.ranks[r].group[0] = 0;
+    }
+    plan.groups.push_back(std::move(dp));
+  }
+  std::string over = std::to_string(n) + " ranks";
+  if (layout.strategy == Strategy::Hsdp)
+    over += " (" + std::to_string(n / layout.dp_shard) + " replicas x shard groups of " +
+            std::to_string(layout.dp_shard) + ")";
+  plan.notes.push_back(spec.parallel.strategy + " over " + over + ", " + std::to_string(layout.grad_accum) +
+                       " micro-batch(es) of " + std::to_string(spec.training.micro_batch) + " x " +
+                       std::to_string(shape.seq) + " tokens per step");
+  if (layout.deepspeed() && !spec.zero.unmodelled.empty()) {
+    std::string keys;
+    for (const auto& k : spec.zero.unmodelled) keys += (keys.empty() ? "" : ", ") + k;
+    plan.notes.push_back("zero: " + keys + (spec.zero.unmodelled.size() == 1 ? " is" : " are") +
+                         " set but not modelled (simulated as DeepSpeed's default)");
+  }
+}
+
+}  // namespace
+
+StepPlan plan_step(const ScenarioSpec& spec, const World& world, const hw::NodeSpec* machine) {
+  StepPlan plan;
+  if (spec.collective) {
+    bare_collective(spec, world.size(), plan);
+    return plan;
+  }
+  if (!spec.model) throw SpecError("model", "a scenario needs [model] (a training step) or [collective]");
+  const model::ModelShape shape = model::resolve_model(*spec.model);
+  const hw::NodeSpec& node = machine ? *machine : world.node();
+  const compute::Precision precision = training_precision(spec.training);
+  ComputeRates rates =
+      make_rates(node.gpu, precision, node.host_mem_bytes_per_s > 0 ? node.host_mem_bytes_per_s : 200e9,
+                 spec.training.compute_efficiency, spec.cluster.params);
+  plan.overlap_slowdown = rates.overlap_slowdown;
+  plan.comm_overlap_slowdown =
+      param_or(spec.cluster.params, "comm.overlap_slowdown", param_default("comm.overlap_slowdown"));
+  const ParallelLayout layout = make_layout(spec, shape, world.size(), world.placement().ranks_per_node());
+  plan.shape = shape;
+  plan.layout = layout;
+  rates = power_capped_rates(spec, shape, layout, rates);  // compute.hpp
+  if (layout.strategy == Strategy::Megatron)
+    megatron_step(spec, shape, layout, rates, plan);
+  else
+    data_parallel_step(spec, world, shape, layout, rates, plan);
+  const compute::GemmLaw& g = rates.gpu.gemm;
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "compute: %s %s GEMMs t = %.2f us + F / %.0f TFLOP/s + 2mn B / %.2f TB/s (%.3f of peak), "
+                "x %.3f under the power limit; memory-bound kernels by kind, AdamW by implementation "
+                "(models/compute)",
+                node.gpu.name.c_str(), compute::precision_name(precision), g.fixed_s * 1e6, g.flops_per_s / 1e12,
+                g.output_bytes_per_s / 1e12, g.flops_per_s / compute::peak_flops(node.gpu, precision),
+                rates.gemm_stretch);
+  plan.notes.emplace_back(buf);
+  return plan;
+}
+
+}  // namespace models::workload

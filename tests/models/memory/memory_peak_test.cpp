@@ -1,0 +1,211 @@
+// One rank's memory by phase (models/memory/memory_peak.hpp): strategies term by term, and
+// DeepSpeed's estimate_zero3_model_states_mem_needs (deepspeed/runtime/zero/stage3.py).
+#include "models/memory/memory_peak.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using namespace models::memory;
+using models::model::ModelShape;
+using models::workload::Strategy;
+
+namespace {
+
+models::model::ModelShape llama3_8b() {
+  models::ModelSpec s;
+  s.preset = "llama-3-8b";
+  s.seq = 8192;
+  return models::model::resolve_model(s);
+}
+
+double term(const Phase& p, const std::string& name) {
+  for (const Term& t : p.terms)
+    if (name == t.name) return t.bytes;
+  return 0;
+}
+
+const Phase& phase(const RankEstimate& e, const std::string& name) {
+  for (const Phase& p : e.phases)
+    if (name == p.name) return p;
+  FAIL("no phase " << name);
+  return e.phases.front();
+}
+
+// DeepSpeed's estimate_zero3_model_states_mem_needs, GPU part (deepspeed/runtime/zero/stage3.py):
+//   largest_layer_memory = 4 x largest_layer_params
+//   offload optimizer and params: largest_layer_memory
+//   offload optimizer only:       largest_layer_memory + 2 x total_params / total_gpus
+//   no offload:                   largest_layer_memory + 18 x total_params / total_gpus
+double deepspeed_zero3_gpu_bytes(double total, double largest, int gpus, bool offload, bool offload_params) {
+  const double largest_mem = 4 * largest;
+  if (offload) return offload_params ? largest_mem : largest_mem + 2 * total / gpus;
+  return largest_mem + 18 * total / gpus;
+}
+
+}  // namespace
+
+TEST_CASE("memory: ZeRO-3 model states against DeepSpeed's estimate_zero3_model_states_mem_needs", "[models]") {
+  const models::model::ModelShape m = llama3_8b();
+  const double psi = double(m.total_params());
+  const double largest = double(m.embedding_params());  // the largest module: 128256 x 4096
+  for (const auto& [offload, offload_params] : {std::pair{false, false}, {true, false}, {true, true}}) {
+    MemoryInputs in;
+    in.model = m;
+    in.strategy = Strategy::Zero3;
+    in.dp = 8;
+    in.zero.offload_optimizer = offload ? "cpu" : "none";
+    in.zero.offload_param = offload_params ? "cpu" : "none";
+    const RankEstimate e = estimate_rank(in);
+    const Phase& end = phase(e, "backward_end");
+    const double states = term(end, "weights") + term(end, "gradients") + term(end, "optimizer_states");
+    const double working = term(end, "gathered_params") + term(end, "unit_gradients");
+    const double ds = deepspeed_zero3_gpu_bytes(psi, largest, 8, offload, offload_params);
+    INFO("offload " << offload << " params " << offload_params << ": ours " << states + working << " DeepSpeed " << ds);
+    // The largest layer's bf16 parameters and gradients: DeepSpeed's 4 x largest_layer_params.
+    CHECK(working == Approx(4 * largest));
+    if (offload) {
+      CHECK(states + working == Approx(ds));  // identical with offload
+    } else {
+      // DeepSpeed counts 18 B per parameter, the ZeRO paper's model states 16 (2 + 2 + 12):
+      // ours is lower by exactly 2 Psi / N (plus, at the step, 4 B per element of a sub-group).
+      CHECK(states == Approx(16 * psi / 8));
+      CHECK(ds - (states + working) == Approx(2 * psi / 8));
+    }
+  }
+}
+
+TEST_CASE("memory: ZeRO-3 buffers: reduce bucket, prefetched units, the fp32 sub-group at the step", "[models]") {
+  MemoryInputs in;
+  in.model = llama3_8b();
+  in.strategy = Strategy::Zero3;
+  in.dp = 64;
+  const RankEstimate e = estimate_rank(in);
+  const Phase& opt = phase(e, "optimizer");
+  CHECK(term(opt, "grad_buckets") == 2 * 5e8);  // reduce_bucket_size bf16 elements
+  const double shard = double(in.model.total_params()) / 64;
+  CHECK(term(opt, "optimizer_temp") == Approx(4 * std::min(1e9, shard)));
+  // Forward/backward: the embedding (525 M parameters) is the largest gathered unit.
+  CHECK(term(phase(e, "forward_backward"), "gathered_params") == Approx(2.0 * in.model.embedding_params()));
+}
+
+TEST_CASE("memory: ZeRO-1 and ZeRO-2 model states (Rajbhandari et al. 2020) and their ipg buckets", "[models]") {
+  const models::model::ModelShape m = llama3_8b();
+  const double p = double(m.total_params());
+  const int n = 32;
+  for (Strategy st : {Strategy::Zero1, Strategy::Zero2}) {
+    MemoryInputs in;
+    in.model = m;
+    in.strategy = st;
+    in.dp = n;
+    in.zero.overlap_comm = false;
+    RankEstimate e = estimate_rank(in);
+    const Phase& opt = phase(e, "optimizer");
+    // Stage 1: 2 + 2 + 12 / N bytes per parameter; stage 2: 2 + (2 + 12) / N.
+    CHECK(term(opt, "weights") == Approx(2 * p));
+    CHECK(term(opt, "gradients") == Approx(st == Strategy::Zero1 ? 2 * p : 2 * p / n));
+    CHECK(term(opt, "optimizer_states") == Approx(12 * p / n));
+    CHECK(term(opt, "optimizer_temp") == Approx(4 * p / n));  // the fp32 gradient partition at the step
+    CHECK(term(opt, "grad_buckets") == Approx(2 * 5e8));      // one ipg buffer of reduce_bucket_size
+    CHECK(term(phase(e, "forward_backward"), "gathered_params") == 0);
+    // DeepSpeed's estimate_zero2_model_states_mem_needs (stage_1_and_2.py), GPU without offload:
+    // 4 P + 16 P / N: it counts every bf16 gradient (the backward's, before the reduction: + 2 P) and
+    // 2 B more per partition element (+ 2 P / N) than the paper's 2 + (2 + 12) / N.
+    if (st == Strategy::Zero2) {
+      const double states = term(opt, "weights") + term(opt, "gradients") + term(opt, "optimizer_states");
+      CHECK(4 * p + 16 * p / n - states == Approx(2 * p + 2 * p / n));
+    }
+    in.zero.overlap_comm = true;  // double buffers
+    CHECK(term(phase(estimate_rank(in), "optimizer"), "grad_buckets") == Approx(4 * 5e8));
+    // offload_optimizer: states on the host; stage 2's gradient partition too (DeepSpeed's estimator:
+    // 2 P on the GPU), stage 1 keeps its accumulated bf16 gradients (+ 2 P).
+    in.zero.offload_optimizer = "cpu";
+    e = estimate_rank(in);
+    CHECK(term(phase(e, "optimizer"), "weights") + term(phase(e, "optimizer"), "gradients") +
+              term(phase(e, "optimizer"), "optimizer_states") ==
+          Approx(st == Strategy::Zero1 ? 4 * p : 2 * p));
+  }
+}
+
+TEST_CASE("memory: HSDP shards over its shard group only, FSDP over every rank", "[models]") {
+  MemoryInputs in;
+  in.model = llama3_8b();
+  in.strategy = Strategy::Hsdp;
+  in.dp = 32;
+  in.shard_group = 8;
+  const double p = double(in.model.total_params());
+  const RankEstimate h = estimate_rank(in);
+  CHECK(term(phase(h, "optimizer"), "weights") == Approx(2 * p / 8));
+  CHECK(term(phase(h, "optimizer"), "optimizer_states") == Approx(4 * p / 8));
+  in.strategy = Strategy::Fsdp;
+  in.shard_group = 0;
+  in.dp = 8;
+  CHECK(estimate_rank(in).peak_bytes() == Approx(h.peak_bytes()));  // HSDP 4 x 8 holds what FSDP on 8 does
+}
+
+TEST_CASE("memory: DDP holds everything plus its bucket copies, gradients appear with accumulation", "[models]") {
+  MemoryInputs in;
+  in.model = llama3_8b();
+  in.strategy = Strategy::Ddp;
+  in.dp = 8;
+  const double p = double(in.model.total_params());
+  RankEstimate e = estimate_rank(in);
+  const Phase& opt = phase(e, "optimizer");
+  CHECK(term(opt, "weights") == 2 * p);
+  CHECK(term(opt, "optimizer_states") == 4 * p);
+  CHECK(term(opt, "optimizer_temp") == 2 * p);                  // foreach's copy of v
+  CHECK(term(opt, "grad_buckets") == 2 * p);                    // gradient_as_bucket_view=False
+  CHECK(term(phase(e, "forward_backward"), "gradients") == 0);  // set_to_none, one micro-batch
+  in.micro_batches = 4;
+  e = estimate_rank(in);
+  CHECK(term(phase(e, "forward_backward"), "gradients") == 2 * p);
+  // Llama-3-8B in DDP does not fit an 80 GB GPU: 6 x 2 B x 8.03 G = 96 GB at the step.
+  CHECK(e.peak_bytes() > 80e9);
+}
+
+TEST_CASE("memory: Megatron stage 0 holds pp micro-batches under 1F1B, the last stage the logits", "[models]") {
+  MemoryInputs in;
+  in.model = llama3_8b();
+  in.strategy = Strategy::Megatron;
+  in.tp = 2, in.pp = 4, in.dp = 2;
+  in.micro_batches = 8;
+  in.micro_batch = 1;
+  const double tokens = 8192;
+  const double per_token = block_activation_bytes_per_token(in.model, 2, false, Recompute::None);
+  in.stage = 0;
+  RankEstimate first = estimate_rank(in);
+  CHECK(term(phase(first, "forward_backward"), "activations") == Approx(tokens * 32 * per_token));
+  CHECK(term(phase(first, "forward_backward"), "logits") == 0);
+  in.stage = 3;
+  RankEstimate last = estimate_rank(in);
+  CHECK(term(phase(last, "forward_backward"), "activations") == Approx(tokens * 8 * per_token + tokens * 4 * 4096));
+  CHECK(term(phase(last, "forward_backward"), "logits") == Approx(tokens * 14 * 128256));
+  // Model states: 18 B per parameter of the stage's shard; distributed optimizer 6 + 12/d.
+  MemoryInputs stage0 = in;
+  stage0.stage = 0;
+  const double p0 = rank_params(stage0);
+  CHECK(p0 == Approx(8 * (in.model.block_matmul_params() / 2.0 + in.model.block_norm_params()) +
+                     in.model.embedding_params()));
+  const Phase& opt0 = phase(first, "optimizer");
+  CHECK(term(opt0, "weights") + term(opt0, "gradients") + term(opt0, "optimizer_states") == Approx(18 * p0));
+  in.stage = 0;
+  in.distributed_optimizer = true;
+  const RankEstimate dist = estimate_rank(in);
+  const Phase& opt_d = phase(dist, "optimizer");
+  CHECK(term(opt_d, "weights") + term(opt_d, "gradients") + term(opt_d, "optimizer_states") ==
+        Approx((6 + 12.0 / 2) * p0));
+}
+
+TEST_CASE("memory: NCCL buffers and the framework overhead are in every phase", "[models]") {
+  MemoryInputs in;
+  in.model = llama3_8b();
+  in.strategy = Strategy::Fsdp;
+  in.dp = 8;
+  in.nccl_bytes = 3e8;
+  in.framework_overhead_bytes = 8.7e8;
+  const RankEstimate e = estimate_rank(in);
+  for (const Phase& p : e.phases) {
+    CHECK(term(p, "nccl_buffers") == 3e8);
+    CHECK(term(p, "framework_overhead") == 8.7e8);
+  }
+}

@@ -1,0 +1,125 @@
+// Closed forms of training memory (models/memory/memory_terms.hpp), each against its source.
+#include "models/memory/memory_terms.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "models/model/model_shape.hpp"
+
+using namespace models::memory;
+using models::model::ModelShape;
+
+namespace {
+models::model::ModelShape decoder(int layers = 8) {
+  // scenarios/validation/h200x1: h 4096, 32 heads (no GQA), ffn 14336, V 32000, seq 2048.
+  models::model::ModelShape m;
+  m.layers = layers, m.hidden = 4096, m.heads = 32, m.kv_heads = 32, m.ffn = 14336, m.vocab = 32000, m.seq = 2048;
+  return m;
+}
+}  // namespace
+
+TEST_CASE("memory: a Llama block keeps 16h + 8ffn bytes per token without GQA, TP or recompute", "[models]") {
+  const models::model::ModelShape m = decoder();
+  CHECK(block_activation_bytes_per_token(m, 1, false, Recompute::None) == 16.0 * 4096 + 8.0 * 14336);
+  // Selective recompute drops the attention scores, which SDPA never stores: nothing changes.
+  CHECK(block_activation_bytes_per_token(m, 1, false, Recompute::Selective) == 16.0 * 4096 + 8.0 * 14336);
+  // Full recompute keeps the block input only: 2h.
+  CHECK(block_activation_bytes_per_token(m, 1, false, Recompute::Full) == 2.0 * 4096);
+}
+
+TEST_CASE("memory: TP splits q, k, v, the attention output and the MLP, SP splits the rest too", "[models]") {
+  models::model::ModelShape m = decoder();
+  m.kv_heads = 8;  // GQA: kv_dim = 1024
+  const double h = 4096, kv = 1024, f = 14336;
+  // replicated 4 x 2h, split 2(2h + 2kv) + 8f over t = 4
+  CHECK(block_activation_bytes_per_token(m, 4, false, Recompute::None) ==
+        Approx(8 * h + (2 * (2 * h + 2 * kv) + 8 * f) / 4));
+  CHECK(block_activation_bytes_per_token(m, 4, true, Recompute::None) ==
+        Approx((8 * h + 2 * (2 * h + 2 * kv) + 8 * f) / 4));
+  CHECK(block_activation_bytes_per_token(m, 4, true, Recompute::Full) == Approx(2 * h / 4));
+  CHECK(recompute_working_bytes_per_token(m, 4, true) == block_activation_bytes_per_token(m, 4, true, Recompute::None));
+}
+
+TEST_CASE("memory: an MoE block keeps every routed copy's expert input, output and intermediates", "[models]") {
+  // Mixtral-8x7B: h 4096, GQA kv_dim 1024, 8 experts of 14336, top-2; TP 2 with SP, bf16.
+  models::model::ModelShape m = decoder();
+  m.kv_heads = 8;
+  m.moe.experts = 8, m.moe.top_k = 2, m.moe.moe_ffn = 14336;
+  const double h = 4096, kv = 1024, f = 14336, t = 2;
+  // replicated 8h / t, attention 2(2h + 2kv)/t, 2 routed copies of 2 x 2h (input, output) and
+  // 8f / t (gate, SiLU, up, product), router 8 E / t
+  const double balanced = 8 * h / t + 2 * (2 * h + 2 * kv) / t + 2 * (4 * h + 8 * f / t) + 8 * 8 / t;
+  CHECK(moe_block_activation_bytes_per_token(m, 2, true, Recompute::None) == Approx(balanced));
+  // Against the dense block of the same shape: top-2 doubles the MLP's intermediates (+8f/t) and
+  // adds the two routed copies' input and output (2 x 2 x 2h) and the router (8E/t).
+  CHECK(moe_block_activation_bytes_per_token(m, 2, true, Recompute::None) -
+            block_activation_bytes_per_token(m, 2, true, Recompute::None) ==
+        Approx(8 * f / t + 8 * h + 8 * 8 / t));
+  // Capacity factor and token skew scale the routed copies; a shared expert adds one dense MLP.
+  m.moe.capacity_factor = 1.25, m.moe.token_skew = 1.5, m.moe.shared_experts = 1;
+  const double copies = 2 * 1.25 * 1.5;
+  CHECK(moe_block_activation_bytes_per_token(m, 2, true, Recompute::None) ==
+        Approx(8 * h / t + 2 * (2 * h + 2 * kv) / t + copies * (4 * h + 8 * f / t) + 8 * f / t + 8 * 8 / t));
+  // Full recompute: the block input only, as dense; the recomputed block is the larger of the two.
+  CHECK(moe_block_activation_bytes_per_token(m, 2, true, Recompute::Full) == Approx(2 * h / t));
+  CHECK(recompute_working_bytes_per_token(m, 2, true) ==
+        moe_block_activation_bytes_per_token(m, 2, true, Recompute::None));
+}
+
+TEST_CASE("memory: Korthikanti et al. 2022 Table 2 activation formulas", "[models]") {
+  // GPT-3 175B: s 2048, b 1, h 12288, a 96, t 8; 5as/(ht) = 5 x 96 x 2048 / (12288 x 8) = 10.
+  const double s = 2048, b = 1, h = 12288, a = 96, sbh = s * b * h;
+  CHECK(korthikanti_layer_bytes(s, b, h, a, 1, false, Recompute::None) == Approx(sbh * (34 + 5 * a * s / h)));
+  CHECK(korthikanti_layer_bytes(s, b, h, a, 8, false, Recompute::None) == Approx(sbh * (10 + 3 + 10)));
+  CHECK(korthikanti_layer_bytes(s, b, h, a, 8, true, Recompute::None) == Approx(sbh * (34.0 / 8 + 10)));
+  CHECK(korthikanti_layer_bytes(s, b, h, a, 8, false, Recompute::Selective) == Approx(sbh * 13));
+  CHECK(korthikanti_layer_bytes(s, b, h, a, 8, true, Recompute::Selective) == Approx(sbh * 34 / 8));
+  CHECK(korthikanti_layer_bytes(s, b, h, a, 8, true, Recompute::Full) == Approx(2 * sbh));
+  // Sequence parallelism with selective recompute: 34/t, the t = 1 value over t (the paper's point).
+  CHECK(korthikanti_layer_bytes(s, b, h, a, 8, true, Recompute::Selective) ==
+        Approx(korthikanti_layer_bytes(s, b, h, a, 1, false, Recompute::Selective) / 8));
+}
+
+TEST_CASE("memory: 1F1B holds pp - stage micro-batches, interleaving L(1 + (p-1)/(pv)) on stage 0", "[models]") {
+  // 32 layers over 4 stages, 8 micro-batches.
+  CHECK(pipeline_blocks_in_flight(8, 4, 1, 0, 8) == 32);  // 4 micro-batches x 8 layers
+  CHECK(pipeline_blocks_in_flight(8, 4, 1, 3, 8) == 8);   // the last stage: one
+  CHECK(pipeline_blocks_in_flight(8, 4, 1, 0, 2) == 16);  // fewer micro-batches than stages
+  // ZB-H1: stage s also holds its s deferred W passes' activations, p micro-batches in all.
+  for (int s = 0; s < 4; ++s) CHECK(pipeline_blocks_in_flight(8, 4, 1, s, 8, true) == 32);
+  CHECK(pipeline_blocks_in_flight(8, 4, 1, 3, 2, true) == 16);  // m = 2: at most 2 in flight
+  CHECK(pipeline_blocks_in_flight(32, 1, 1, 0, 8) == 32);       // no pipeline: one micro-batch at a time
+  // Interleaved, 2 chunks per stage: (3 x 2 + 1 x 4 + 1) = 11 chunks of 4 layers = 32 (1 + 3/8).
+  CHECK(pipeline_blocks_in_flight(8, 4, 2, 0, 8) == Approx(32 * (1 + 3.0 / 8)));
+  CHECK(pipeline_blocks_in_flight(8, 4, 2, 3, 8) == Approx(4 * (0 + 4 + 1)));
+}
+
+TEST_CASE("memory: ZeRO stages reproduce the paper's 7.5B-parameter example on 64 GPUs", "[models]") {
+  // Rajbhandari et al. 2020, Figure 1: Psi = 7.5e9, N_d = 64, K = 12: baseline 120 GB,
+  // P_os 31.4 GB, P_os+g 16.6 GB, P_os+g+p 1.9 GB.
+  const double psi = 7.5e9;
+  CHECK(zero_state_bytes(0, 64, false, false).total() * psi / 1e9 == Approx(120));
+  CHECK(zero_state_bytes(1, 64, false, false).total() * psi / 1e9 == Approx(31.4).epsilon(0.002));
+  CHECK(zero_state_bytes(2, 64, false, false).total() * psi / 1e9 == Approx(16.6).epsilon(0.005));
+  CHECK(zero_state_bytes(3, 64, false, false).total() * psi / 1e9 == Approx(1.9).epsilon(0.02));
+  // ZeRO-Offload: the GPU keeps its bf16 parameters only (DeepSpeed's estimators: 2 Psi / N).
+  const StateBytesPerParam off = zero_state_bytes(3, 8, true, false);
+  CHECK(off.weights == 2.0 / 8);
+  CHECK(off.gradients == 0);
+  CHECK(off.optimizer == 0);
+  CHECK(zero_state_bytes(3, 8, true, true).total() == 0);
+}
+
+TEST_CASE("memory: Megatron-LM's bytes per parameter with and without the distributed optimizer", "[models]") {
+  // docs/source/distrib_optimizer.md: bf16 params + fp32 grads: 18 and 6 + 12/d; fp16: 20, 4 + 16/d.
+  CHECK(megatron_state_bytes(false, 8).total() == 18);
+  CHECK(megatron_state_bytes(true, 8).total() == Approx(6 + 12.0 / 8));
+  CHECK(megatron_state_bytes(false, 8, false).total() == 20);
+  CHECK(megatron_state_bytes(true, 8, false).total() == Approx(4 + 16.0 / 8));
+}
+
+TEST_CASE("memory: NCCL keeps Simple, LL128 and LL buffers per channel per peer", "[models]") {
+  CHECK(kNcclLl128Bytes == 4915200);
+  CHECK(kNcclLlBytes == 524288);
+  // 24 channels, 2 ring peers, NCCL_BUFFSIZE 4 MiB: 24 x 2 x (4194304 + 4915200 + 524288) = 462.4 MB
+  CHECK(nccl_buffer_bytes(24, 2, 4194304) == 24.0 * 2 * (4194304 + 4915200 + 524288));
+}

@@ -1,0 +1,41 @@
+// DDP (ddp_step.cpp): gradients all-reduced in 25 MB multiples during the last micro-batch's
+// backward only (no_sync before it), then AdamW.
+#include <catch2/catch.hpp>
+
+#include "models/hw/gpu.hpp"
+#include "models/workload/steps/data_parallel.hpp"
+
+using namespace models::workload;
+using models::nccl::CollOp;
+
+TEST_CASE("ddp: all gradients all-reduced once per step in 25 MB multiples, during the last backward", "[workload]") {
+  models::ModelSpec s;
+  s.preset = "h200x4-decoder";
+  DataParallelConfig c;
+  c.model = models::model::resolve_model(s);
+  c.training.grad_accum = 3;
+  c.dp = 4;
+  c.rates = make_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, 300e9, 0, {});
+  const Program p = build_ddp_program(c);
+  std::vector<int64_t> sizes;
+  for (const Op& o : p.ops[1])
+    if (o.kind == OpKind::Collective) {
+      CHECK(o.coll == CollOp::AllReduce);
+      sizes.push_back(o.bytes);
+    }
+  REQUIRE(sizes.size() > 1);
+  int64_t total = 0;
+  for (int64_t b : sizes) total += b;
+  CHECK(total == 2 * c.model.total_params());  // bf16 gradients, once per step
+  for (size_t i = 0; i + 1 < sizes.size(); ++i) CHECK(sizes[i] % 25'000'000 == 0);
+  // Micro-batches 0 and 1 run without synchronisation: the compute stream's first hand-off to
+  // the communication stream comes after every one of their ops.
+  size_t last_early = 0, first_join = p.ops[0].size();
+  for (size_t i = 0; i < p.ops[0].size(); ++i) {
+    const Op& o = p.ops[0][i];
+    if (o.kind == OpKind::Record && first_join == p.ops[0].size()) first_join = i;
+    if (o.kind == OpKind::Compute && (p.names[o.arg].rfind("mb0 ", 0) == 0 || p.names[o.arg].rfind("mb1 ", 0) == 0))
+      last_early = i;
+  }
+  CHECK(last_early < first_join);
+}

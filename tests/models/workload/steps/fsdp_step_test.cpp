@@ -1,0 +1,62 @@
+// FSDP2 (fsdp_step.cpp): its collectives per micro-batch, and on one GPU the closed form of the
+// compute model (compute.hpp single_gpu_breakdown).
+#include <catch2/catch.hpp>
+
+#include "models/hw/gpu.hpp"
+#include "models/workload/steps/data_parallel.hpp"
+
+using namespace models::workload;
+using models::nccl::CollOp;
+
+namespace {
+DataParallelConfig fsdp(int dp) {
+  models::ModelSpec s;
+  s.preset = "h200x4-decoder";
+  DataParallelConfig c;
+  c.model = models::model::resolve_model(s);
+  c.training.micro_batch = 2;
+  c.training.param_dtype = "fp32";  // FSDP2 mixed precision: fp32 parameters, bf16 compute
+  c.dp = dp;
+  c.rates = make_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, 300e9, 0, {});
+  return c;
+}
+}  // namespace
+
+TEST_CASE("fsdp: every unit gathered forward, every block backward, every unit reduce-scattered", "[workload]") {
+  const DataParallelConfig c = fsdp(4);
+  const Program p = build_fsdp_program(c);
+  const models::model::ModelShape& m = c.model;
+  const int units = m.layers + 2;  // embedding, blocks, head
+  int ag = 0, rs = 0;
+  int64_t ag_bytes = 0, rs_bytes = 0;
+  for (const auto& stream : p.ops)
+    for (const Op& o : stream) {
+      if (o.kind != OpKind::Collective) continue;
+      if (o.coll == CollOp::AllGather) ++ag, ag_bytes += o.bytes;
+      if (o.coll == CollOp::ReduceScatter) ++rs, rs_bytes += o.bytes;
+    }
+  // The root unit (embedding, head) is not resharded after forward: only blocks are gathered
+  // again. Bytes in the compute dtype (bf16), nccl-tests' convention (the gathered total).
+  CHECK(ag == units + m.layers);
+  CHECK(rs == units);
+  const int64_t blocks = int64_t(m.layers) * m.block_params();
+  CHECK(ag_bytes == 2 * (m.total_params() + blocks));
+  CHECK(rs_bytes == 2 * m.total_params());
+}
+
+TEST_CASE("fsdp: on one GPU the step's compute is single_gpu_breakdown's closed form", "[workload]") {
+  for (bool ckpt : {false, true}) {
+    DataParallelConfig c = fsdp(1);
+    c.training.grad_checkpointing = ckpt;
+    const Program p = build_fsdp_program(c);
+    double compute = 0;
+    int ops = 0;
+    for (const Op& o : p.ops[0])
+      if (o.kind == OpKind::Compute) compute += o.duration.seconds(), ++ops;
+    const SingleGpuTerms w =
+        single_gpu_breakdown(c.model, 2, ckpt, /*fsdp=*/true, 4, optimizer_plan(c.training, Strategy::Fsdp), c.rates);
+    const double closed = w.total();
+    // Each op's duration is rounded to a picosecond.
+    CHECK(compute == Approx(closed).epsilon(1e-12).margin(ops * 1e-12));
+  }
+}
