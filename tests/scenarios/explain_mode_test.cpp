@@ -79,7 +79,7 @@ TEST_CASE("explain mode: ZeRO-1 on p4d runs rank classes, its tree all-reduces b
   CHECK(why(rows, "all-to-all fold") == "the step has no all-to-all");
 }
 
-TEST_CASE("explain mode: node orbits abandoned by their orbit check say so; rank classes carry the run",
+TEST_CASE("explain mode: node orbits abandoned by their orbit check say so, and rank classes carry the run",
           "[scenarios]") {
   nlohmann::json rows;
   const auto on = applied("scenarios/examples/allreduce_fat_tree_3tier.toml", &rows);
