@@ -12,6 +12,7 @@
 //   rate_p2p_peers          what NCCL's topology gives a point-to-point peer (p2p_channels.hpp)
 // The view, ring order and p2p rating come first; rings, tree sets and NVLSTree's parts are laid
 // out by complete_plan, each when an algorithm first needs it (PlanPart, comm_plan.hpp).
+// NVLSTree's part folded by the GPU rotation: comm_plan_fold.cpp.
 #include "models/collectives/comm_plan.hpp"
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "models/collectives/comm_plan_steps.hpp"
 #include "models/collectives/graph_search.hpp"
 #include "models/collectives/switch_plan.hpp"
 
@@ -66,7 +68,8 @@ void fill_edge(const World& world, const sim::FlowNetwork& net, Edge& e) {
   }
 }
 
-namespace {
+// The named steps (comm_plan_steps.hpp declares those the folded layout, comm_plan_fold.cpp, uses).
+namespace plan_steps {
 
 // NCCL nodes: ranks that reach each other without the network. A host's GPUs split into
 // separate nodes where only NET joins them (ncclTopoTrimSystem keeps, per rank, the GPUs its
@@ -297,30 +300,6 @@ void count_tree_sets_sharing(std::vector<CommPlan::TreeSet>& trees,
     for (Edge* e : tree_edges(ts)) e->rings_sharing = on.sets(e->bottleneck);
 }
 
-// Folded (trees: set 0 alone): link b is a bottleneck of set r iff rotating it back r GPUs gives
-// one of set 0's, so its sets are the r with b among set 0's bottlenecks rotated r times. False
-// when a bottleneck has no known image (the fold is then abandoned).
-bool count_folded_sets_sharing(std::vector<CommPlan::TreeSet>& trees, const std::vector<sim::LinkId>& chain_shared,
-                               const scale::GpuRotation& rot) {
-  std::unordered_map<uint32_t, uint64_t> sets_of;  // per link: a bit per set
-  bool known = true;
-  const auto add = [&](sim::LinkId b) {
-    uint32_t x = b.index;
-    for (int r = 0; r < rot.order; ++r) {
-      if (x == scale::GpuRotation::kNone) {
-        known = false;
-        return;
-      }
-      sets_of[x] |= uint64_t{1} << r;
-      x = rot.rotate_link(x);
-    }
-  };
-  for (Edge* e : tree_edges(trees.front())) add(e->bottleneck);
-  for (sim::LinkId l : chain_shared) add(l);
-  for (Edge* e : tree_edges(trees.front())) e->rings_sharing = std::popcount(sets_of[e->bottleneck.index]);
-  return known && rot.order <= 64;
-}
-
 // Merges identical (from, to) pairs, kept in first-seen order so that runs stay deterministic.
 class EdgeMerger {
  public:
@@ -398,51 +377,6 @@ void plan_nvls_tree(const World& world, const sim::FlowNetwork& net, const std::
   }
 }
 
-// Whether the NVLSTree part may be built folded by `rotation`: one tree set per GPU of whole
-// nodes, each NCCL node one World node in local GPU order (set r's leaders are then GPU r's).
-bool may_fold(const World& world, const CommPlan& plan, const scale::GpuRotation& rot) {
-  if (!rot.applies() || plan.sets != rot.order || static_cast<int>(plan.members.size()) != world.nodes()) return false;
-  for (const auto& m : plan.members) {
-    if (static_cast<int>(m.size()) != rot.k) return false;
-    const int node = world.rank(m[0]).node;
-    for (int j = 0; j < rot.k; ++j)
-      if (m[j] != rot.rank_at[node][j]) return false;
-    for (int r = 0; r < plan.sets; ++r)
-      if (rotation(r, plan.sets, rot.k) != r * rot.step) return false;
-  }
-  return true;
-}
-
-// The folded flows' links: each in an orbit (a class of folded links), no class twice on one edge.
-bool folded_links_ok(const CommPlan& plan, const scale::GpuRotation& rot) {
-  for (const auto* list : {&plan.nvls_net_merged, &plan.nvls_switch})
-    for (const auto& m : *list)
-      if (!rot.foldable(m.edge.path)) return false;
-  return true;
-}
-
-// The NVLSTree part folded (may_fold holds); false (nothing kept) when a bottleneck has no known
-// image or a kept edge crosses a link outside the orbits of k.
-bool plan_nvls_tree_folded(const World& world, const sim::FlowNetwork& net, CommPlan& plan, const scale::GpuRotation& rot) {
-  if (plan.trees.empty()) {
-    build_tree_sets(world, net, plan.members, plan.sets, false, plan, 1);
-    const auto shared = chain_bottlenecks_shared(world, net, plan.members, plan.sets, plan, &rot);
-    if (!count_folded_sets_sharing(plan.trees, shared.front(), rot)) {
-      plan.trees.clear();
-      return false;
-    }
-  }
-  plan_nvls_tree(world, net, plan.members, plan, /*folded=*/rot.step);
-  if (!folded_links_ok(plan, rot)) {
-    if (static_cast<int>(plan.trees.size()) < plan.sets) plan.trees.clear();
-    plan.nvls_net_merged.clear();
-    plan.nvls_switch.clear();
-    return false;
-  }
-  plan.nvls_rotation = rot.order;
-  return true;
-}
-
 // ncclTopoGetNchannels (src/graph/paths.cc): a peer on the same NCCL node over an NVLink path is
 // worth 2 x its NVLink links (the topology's path, whatever transport NCCL_P2P_DISABLE leaves),
 // any other 2; 4 x H200 over TCP logs "2 p2p channels per peer" (measured/logs/sock_n4.rank0.log).
@@ -453,7 +387,9 @@ void rate_p2p_peers(const World& world, const std::vector<std::vector<int>>& mem
   plan.p2p_topo_per_peer = plan.p2p_all_nvlink ? 2 * node.nvlink_links : 2;
 }
 
-}  // namespace
+}  // namespace plan_steps
+
+using namespace plan_steps;
 
 CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::vector<int>& ranks, unsigned parts) {
   CommPlan plan;
@@ -470,15 +406,6 @@ CommPlan build_plan(const World& world, const sim::FlowNetwork& net, const std::
   plan.sets = rings_per_nic_group(plan, plan.members);
   complete_plan(world, net, plan, parts);
   return plan;
-}
-
-void unfold_nvls_tree(CommPlan& plan) {
-  if (plan.nvls_rotation == 0) return;
-  if (static_cast<int>(plan.trees.size()) < plan.sets) plan.trees.clear();
-  plan.nvls_net_merged.clear();
-  plan.nvls_switch.clear();
-  plan.nvls_rotation = 0;
-  plan.built &= ~static_cast<unsigned>(kPlanNvlsTree);
 }
 
 void complete_plan(const World& world, const sim::FlowNetwork& net, CommPlan& plan, unsigned parts,

@@ -8,11 +8,12 @@
 // Replica orbits (set_orbit_blocks, models/scale/step/replica_orbits.cpp) are the same with blocks of
 // nodes (a data-parallel replica's) for nodes: a hop is (blocks on from its sender's, its node's
 // place in its block, offset), and its folded link (place, offset).
-// Checked on the whole flow list (hashes sorted, keys compared: O(F log F)) at the first launch of each block shape,
-// then remembered with the kept flows.
+// Checked on the whole flow list (scale::orbit_check) at the first launch of each block shape, then
+// remembered with the kept flows.
 #include <algorithm>
 
 #include "models/collectives/engine.hpp"
+#include "models/scale/orbit_check.hpp"
 #include "sim/check.hpp"
 
 namespace models::collectives {
@@ -73,36 +74,14 @@ bool Engine::keep_orbits(uint32_t pending, const CollectiveRecord& rec) {
       return fail("a flow crosses the same link of two nodes");
     begin[i + 1] = keys.size();
   }
-  // Invariant: every node sends the same multiset of keys. Flows sorted by (sender's node, hash
-  // of the key) and compared key by key with node 0's at the same rank: equal multisets give
-  // equal sequences (a hash collision can only make the check fail, never pass wrongly).
-  struct Sorted {
-    int node;
-    uint64_t hash;
-    uint32_t flow;
-    bool operator<(const Sorted& o) const { return node != o.node ? node < o.node : hash < o.hash; }
-  };
-  const auto key = [&](uint32_t i) {
-    return std::span<const uint64_t>(keys.data() + begin[i], keys.data() + begin[i + 1]);
-  };
-  std::vector<Sorted> order(count);
-  for (std::size_t i = 0; i < count; ++i) {
-    uint64_t h = 1469598103934665603ull;  // FNV-1a over the key's words, then mixed
-    for (uint64_t w : key(static_cast<uint32_t>(i))) h = (h ^ w) * 1099511628211ull;
-    order[i] = {src[i], h ^ (h >> 29), static_cast<uint32_t>(i)};
-  }
-  std::sort(order.begin(), order.end());
-  if (count % static_cast<std::size_t>(blocks) != 0) return fail("its flows do not leave every node alike");
-  const std::size_t per_node = count / static_cast<std::size_t>(blocks);
-  for (std::size_t j = 0; j < count; ++j) {
-    const Sorted &x = order[j], &y = order[j % per_node];
-    const auto a = key(x.flow), b = key(y.flow);
-    if (x.node != static_cast<int>(j / per_node) || x.hash != y.hash ||
-        !std::equal(a.begin(), a.end(), b.begin(), b.end()))
-      return fail(by_node ? "node " + std::to_string(x.node) + "'s flows are not node 0's moved " +
-                                std::to_string(x.node) + " nodes on"
-                          : "replica " + std::to_string(x.node) + "'s flows are not replica 0's moved " +
-                                std::to_string(x.node) + " replicas on");
+  // Invariant: every node (block) sends the same multiset of keys (scale::orbit_check).
+  if (const int x = scale::orbit_check(src, blocks, keys, begin); x == scale::kUnevenBlocks) {
+    return fail("its flows do not leave every node alike");
+  } else if (x != scale::kOrbitsHold) {
+    return fail(by_node ? "node " + std::to_string(x) + "'s flows are not node 0's moved " + std::to_string(x) +
+                              " nodes on"
+                        : "replica " + std::to_string(x) + "'s flows are not replica 0's moved " + std::to_string(x) +
+                              " replicas on");
   }
   // Keep node 0's flows, in their order.
   std::size_t kept = 0;

@@ -42,7 +42,7 @@ void Engine::launch_all_to_all(const Group& group, const Launch& l) {
   // Folded (all_to_all_fold.hpp) unless --full, where the group and its idle links allow it.
   // Not while replicas are folded (sim::FlowNetwork::set_folded_links): a folded flow's links would be
   // routed to folded links that the fold's idle check and guard do not watch. Megatron-core carves EP
-  // groups out of the data-parallel dimension, so an all-to-all spans replicas and the quotient
+  // groups out of the data-parallel dimension, so an all-to-all spans replicas and the replica fold
   // does not apply to it anyway; this keeps the two exact if that ever changes.
   if (net_.closed_forms_requested() && !net_.folded() && launch_folded(group, l, pair)) {
     ++alltoall_folds_.folded;

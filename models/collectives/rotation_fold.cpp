@@ -20,10 +20,10 @@
 // folded launch; the network's guard stops the run if other traffic meets a folded link's class on the
 // real links (run.cpp then runs without the fold). Tests: tests/scenarios/rotation_fold_test.cpp
 // (folded runs equal to --full, the guard), tests/models/scale/gpu_rotation_test.cpp.
-#include <bit>
-#include <unordered_map>
+#include <unordered_set>
 
 #include "models/collectives/engine.hpp"
+#include "models/scale/orbit_check.hpp"
 
 namespace models::collectives {
 
@@ -42,30 +42,13 @@ void Engine::start_folded() {
   ++rotation_folds_;
 }
 
-namespace {
-// b is a's image under the rotation: ends moved, path link by link, everything else equal.
-bool rotated_edge(const World& world, const scale::GpuRotation& rot, const CommPlan::MergedEdge& a,
-                  const CommPlan::MergedEdge& b) {
-  const auto same = [](double x, double y) { return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y); };
-  const Edge &x = a.edge, &y = b.edge;
-  if (y.from != rot.rotate(world, x.from) || y.to != rot.rotate(world, x.to) || x.path.size() != y.path.size() ||
-      x.link_class != y.link_class || x.p2p_read != y.p2p_read || !same(x.raw_bandwidth, y.raw_bandwidth) ||
-      !same(x.simple_raw_factor, y.simple_raw_factor) || x.rings_sharing != y.rings_sharing ||
-      !same(x.fabric_latency_s, y.fabric_latency_s) || !same(a.bytes_frac, b.bytes_frac) ||
-      !same(a.share_frac, b.share_frac))
-    return false;
-  for (std::size_t h = 0; h < x.path.size(); ++h)
-    if (rot.rotate_link(x.path[h].index) != y.path[h].index) return false;
-  return true;
-}
-}  // namespace
-
 // A merged edge list laid out whole (the tree all-reduce's tree_merged: its sets' chains share
 // intra-node pairs, so no set is a block of its own) folds where the rotation maps it onto itself
-// edge by edge: checked once per list by looking up each edge's image by its ends (merged edges
-// have distinct ends). The orbits are free (each image moves the sender `step` GPUs on), so the
-// edges leaving local GPUs 0 .. step - 1 are one per orbit: those are kept, on the folded links, if
-// their links are in orbits of `order` and none twice.
+// edge by edge: the orbit check (scale::orbit_check) with the blocks of `step` GPUs, each edge
+// described by its ends, parameters and path moved back to block 0, once per list. The orbits are
+// free (each image moves the sender `step` GPUs on), so the edges leaving local GPUs
+// 0 .. step - 1 are one per orbit: those are kept, on the folded links, if their links are in
+// orbits of `order` and none twice.
 const std::vector<uint32_t>* Engine::rotation_kept(const std::vector<CommPlan::MergedEdge>& edges) {
   const scale::GpuRotation* rot = fold_rotation();
   if (!rot || edges.empty()) return nullptr;
@@ -75,17 +58,36 @@ const std::vector<uint32_t>* Engine::rotation_kept(const std::vector<CommPlan::M
     const auto ends = [](int from, int to) {
       return static_cast<uint64_t>(static_cast<uint32_t>(from)) << 32 | static_cast<uint32_t>(to);
     };
-    std::unordered_map<uint64_t, uint32_t> at;
-    at.reserve(edges.size());
-    for (uint32_t i = 0; i < edges.size(); ++i)
-      if (!at.emplace(ends(edges[i].edge.from, edges[i].edge.to), i).second) return nullptr;
+    std::unordered_set<uint64_t> seen;  // merged edges have distinct ends
+    seen.reserve(edges.size());
+    for (const auto& m : edges)
+      if (!seen.insert(ends(m.edge.from, m.edge.to)).second) return nullptr;
+    std::vector<int> block(edges.size());
+    std::vector<uint64_t> words;
+    std::vector<std::size_t> begin(edges.size() + 1, 0);
+    for (std::size_t i = 0; i < edges.size(); ++i) {
+      const Edge& e = edges[i].edge;
+      block[i] = world_.rank(e.from).local_gpu / rot->step;
+      const int back = (rot->order - block[i]) % rot->order;  // rotations back to block 0
+      words.insert(words.end(), {ends(rot->rotate(world_, e.from, back), rot->rotate(world_, e.to, back)),
+                                 static_cast<uint64_t>(e.path.size()), static_cast<uint64_t>(e.link_class),
+                                 static_cast<uint64_t>(e.p2p_read), scale::bits(e.raw_bandwidth),
+                                 scale::bits(e.simple_raw_factor), static_cast<uint64_t>(e.rings_sharing),
+                                 scale::bits(e.fabric_latency_s), scale::bits(edges[i].bytes_frac),
+                                 scale::bits(edges[i].share_frac)});
+      for (sim::LinkId l : e.path) {
+        uint32_t x = l.index;
+        for (int r = 0; r < back && x != scale::GpuRotation::kNone; ++r) x = rot->rotate_link(x);
+        if (x == scale::GpuRotation::kNone) return nullptr;
+        words.push_back(x);
+      }
+      begin[i + 1] = words.size();
+    }
+    if (scale::orbit_check(block, rot->order, words, begin) != scale::kOrbitsHold) return nullptr;
     std::vector<uint32_t> kept;
     for (uint32_t i = 0; i < edges.size(); ++i) {
-      const Edge& e = edges[i].edge;
-      const auto j = at.find(ends(rot->rotate(world_, e.from), rot->rotate(world_, e.to)));
-      if (j == at.end() || !rotated_edge(world_, *rot, edges[i], edges[j->second])) return nullptr;
-      if (world_.rank(e.from).local_gpu >= rot->step) continue;
-      if (!rot->foldable(e.path)) return nullptr;
+      if (block[i] != 0) continue;
+      if (!rot->foldable(edges[i].edge.path)) return nullptr;
       kept.push_back(i);
     }
     if (kept.size() * static_cast<std::size_t>(rot->order) != edges.size()) return nullptr;

@@ -3,6 +3,7 @@
 // say why not, and asking changes nothing else in the result.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,23 @@ TEST_CASE("explain mode: ZeRO-1 on p4d runs rank classes, its tree all-reduces b
   CHECK(on == std::vector<std::string>{"rank classes", "GPU rotation", "closed-form blocks"});
   CHECK(why(rows, "rank classes") == "1 of 32 ranks simulated");
   CHECK(why(rows, "all-to-all fold") == "the step has no all-to-all");
+}
+
+TEST_CASE("explain mode: alike p4d nodes' ring all-reduce runs as node orbits beside rank classes", "[scenarios]") {
+  nlohmann::json rows;
+  const auto on = applied("scenarios/validation/p4d_nodes_allreduce.toml", &rows);
+  CHECK(std::find(on.begin(), on.end(), "rank classes") != on.end());
+  CHECK(std::find(on.begin(), on.end(), "node orbits") != on.end());
+  CHECK(why(rows, "node orbits").rfind("the collectives' flows of 1 of ", 0) == 0);
+  CHECK(why(rows, "GPU rotation") == "another fold owns the folded links");
+}
+
+TEST_CASE("explain mode: Mixtral's expert all-to-alls are folded; its pipeline keeps every rank", "[scenarios]") {
+  nlohmann::json rows;
+  const auto on = applied("scenarios/examples/mixtral_ep_128.toml", &rows);
+  CHECK(std::find(on.begin(), on.end(), "all-to-all fold") != on.end());
+  CHECK(why(rows, "rank classes") == "point-to-point transfers are per rank pair");
+  CHECK(why(rows, "all-to-all fold").find(" all-to-all launch(es) folded") != std::string::npos);
 }
 
 TEST_CASE("explain mode: node orbits abandoned by their orbit check say so, and rank classes carry the run",

@@ -3,7 +3,7 @@
 // `run --json` (every digit printed, apart from the events count and the note on the mode) whether
 // every node is alike (one simulated), some are not (a slow GPU, a slow node's NICs: mixed nodes;
 // every rank simulated, the note saying why), the pods split nodes oddly, a shared fabric carries
-// the rings (the engine's check abandons the quotient) or the tuner picks a tree.
+// the rings (the engine's check abandons the fold) or the tuner picks a tree.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -146,5 +146,5 @@ TEST_CASE("scenarios: random ZeRO-3 offload layouts and stragglers give the full
     }
     nodes += run_both(c) == Mode::Nodes;
   }
-  CHECK(nodes >= 3);  // the quotient did run on some of them
+  CHECK(nodes >= 3);  // the fold did run on some of them
 }

@@ -1,7 +1,7 @@
 // Data-parallel replicas simulated once (models/scale/step/replicas.hpp) give the full simulation's
 // `run --json` (every digit printed, apart from the events count and the note on the mode), whether
 // the replicas are alike, some are apart (a slow GPU, a slow node's NICs: mixed nodes), an odd
-// number, the quotient does not apply (replicas sharing nodes) or its guard abandons it (a
+// number, the fold does not apply (replicas sharing nodes) or its guard abandons it (a
 // replica's own traffic meeting data-parallel traffic: replica orbits, or on pods every replica);
 // the run's notes say which mode ran.
 #include <catch2/catch.hpp>
@@ -94,7 +94,7 @@ TEST_CASE("scenarios: Megatron replicas that share nodes or whose traffic meets 
   c.tp = 4;
   CHECK(run_both(c, &note) == Mode::Other);
   // Gradient buckets reduced during the last backward, beside the pipeline's gradient sends on
-  // the same NICs: the guard abandons the quotient, and the replicas run again with their
+  // the same NICs: the guard abandons the fold, and the replicas run again with their
   // data-parallel collectives as orbits (tests/scenarios/replica_orbits_test.cpp).
   c = Case{};
   c.nodes = 6;

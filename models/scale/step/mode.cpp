@@ -53,11 +53,11 @@ std::string ring_collectives_only(const workload::StepPlan& plan, const collecti
         if (g < 0 || plan.groups[g].ranks.size() <= 1) continue;
         if (op.coll != nccl::CollOp::AllGather && op.coll != nccl::CollOp::ReduceScatter &&
             op.coll != nccl::CollOp::AllReduce)
-          return std::string("a ") + nccl::coll_op_name(op.coll) + " (its flows are not the same from every node)";
+          return std::string(nccl::coll_op_name(op.coll)) + " in the step (its flows are not the same from every node)";
         const nccl::Algo algo = engine.choose(plan.groups[g], op.coll, op.bytes).algo;
         if (algo != nccl::Algo::Ring && algo != nccl::Algo::PAT)
-          return std::string("a ") + nccl::coll_op_name(op.coll) + " on " + nccl::algo_name(algo) +
-                 " (a tree's or a rooted chain's flows are not invariant under moving the nodes on)";
+          return std::string(nccl::coll_op_name(op.coll)) + " on " + nccl::algo_name(algo) +
+                 " in the step (a tree's or a rooted chain's flows are not invariant under moving the nodes on)";
       }
   }
   return "";
