@@ -89,7 +89,7 @@ TEST_CASE("explain mode: alike p4d nodes' ring all-reduce runs as node orbits be
   CHECK(why(rows, "GPU rotation") == "another fold owns the folded links");
 }
 
-TEST_CASE("explain mode: Mixtral's expert all-to-alls are folded; its pipeline keeps every rank", "[scenarios]") {
+TEST_CASE("explain mode: Mixtral's expert all-to-alls are folded, its pipeline keeps every rank", "[scenarios]") {
   nlohmann::json rows;
   const auto on = applied("scenarios/examples/mixtral_ep_128.toml", &rows);
   CHECK(std::find(on.begin(), on.end(), "all-to-all fold") != on.end());
