@@ -82,8 +82,16 @@ struct ModelSpec {
   std::string preset;  // llama-3-8b, llama-3-70b, llama-2-7b, ... or empty
   int layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn = 0, vocab = 0;
   int seq = 2048;
-  bool tied_embeddings = false;
+  std::optional<bool> tied_embeddings;  // unset: the preset's (else untied)
   std::string mlp;  // "" (the preset's, else swiglu) | swiglu (3 matrices, Llama) | gelu (2, GPT)
+  // Decoders that are not Llama-shaped (models/model/model_shape.hpp); unset / empty: the preset's.
+  int head_dim = 0;           // per-head width when not hidden / heads (Qwen3, gpt-oss)
+  std::string norm;           // "" | rmsnorm | layernorm (weight and bias)
+  std::optional<bool> biases;  // every linear layer carries a bias (GPT-2, gpt-oss)
+  std::string positions;      // "" | rotary | learned (a max_positions x hidden table)
+  int max_positions = 0;      // rows of the learned position table (0: seq)
+  // Multi-head latent attention (models/model/attention.hpp); kv_lora_rank > 0 turns it on.
+  std::optional<int> q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim;
   // Mixture of experts (models/model/moe.hpp); unset: the preset's (a dense preset has none).
   std::optional<int> experts;          // routed experts E (0: dense)
   std::optional<int> top_k;            // experts per token
@@ -106,6 +114,8 @@ struct TrainingSpec {
   std::string precision = "";    // bf16 | fp16 | fp8: the GEMMs' format; "": dtype's
   std::string optimizer = "adamw";
   std::string optimizer_impl = "";          // foreach | fused | for_loop; "": the framework's default
+  std::string optimizer_dtype = "";         // Adam's m and v: fp32 | bf16 | fp16; "": as the framework keeps
+                                            // them (torch AdamW: the parameters' dtype; Megatron, DeepSpeed: fp32)
   double compute_efficiency = 0;            // 0: model default (fraction of peak)
   int cpu_threads = 0;                      // OMP_NUM_THREADS per rank for host work (CPU-Adam); 0: as
                                             // torchrun sets it (1 with several processes per pod, else all)

@@ -85,6 +85,8 @@ MemoryFill estimate_step_memory(const ScenarioSpec& spec, const World& world, co
   in.compute_bytes = workload::dtype_bytes(spec.training.dtype);
   in.param_bytes =
       spec.training.param_dtype.empty() ? in.compute_bytes : workload::dtype_bytes(spec.training.param_dtype);
+  in.optimizer_bytes =
+      spec.training.optimizer_dtype.empty() ? 0 : workload::dtype_bytes(spec.training.optimizer_dtype);
   in.zero = spec.zero;
   in.framework_overhead_bytes =
       param_or(spec.cluster.params, "memory.framework_overhead", param_default("memory.framework_overhead"));

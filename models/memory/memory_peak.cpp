@@ -43,17 +43,21 @@ double rank_expert_params(const MemoryInputs& in) {
 double rank_params(const MemoryInputs& in) {
   const model::ModelShape& m = in.model;
   const int pp = std::max(1, in.pp), tp = std::max(1, in.tp), v = std::max(1, in.vocab_shards);
-  const double block = double(m.block_matmul_params()) / tp + double(m.block_norm_params());
+  // The attention's down projections (MLA) are whole on every TP rank; the rest of the matrices and
+  // the biases split (row-parallel biases are replicated in Megatron: < 0.01 % of a block).
+  const double replicated = double(m.block_replicated_params());
+  const double block = (double(m.block_matmul_params()) - replicated) / tp + replicated +
+                       double(m.block_norm_params()) + double(m.block_bias_params()) / tp;
   const std::vector<int> layers = stage_layer_ids(in);
   double p = double(layers.size()) * block;
   if (m.is_moe()) {  // MoE layers: attention, norms, router and shared experts, then the routed experts
-    const double moe_block =
-        double(m.attention_matmul_params() + m.moe_dense_params()) / tp + double(m.block_norm_params());
+    const double moe_block = (double(m.attention_matmul_params() + m.moe_dense_params()) - replicated) / tp +
+                             replicated + double(m.block_norm_params()) + double(m.attention().bias_params()) / tp;
     p = rank_expert_params(in);
     for (int i : layers) p += m.moe_layer(i) ? moe_block : block;
   }
   if (in.stage == 0) p += double(m.embedding_params()) / v;
-  if (in.stage == pp - 1) p += double(m.head_params()) / v + m.hidden;
+  if (in.stage == pp - 1) p += double(m.head_params()) / v + double(m.final_norm_params());
   return p;
 }
 
@@ -88,19 +92,23 @@ Held held(const MemoryInputs& in, double p) {
   const model::ModelShape& m = in.model;
   const double shard = in.shard_group > 0 ? in.shard_group : double(std::max(1, in.dp) * std::max(1, in.cp));
   const double block = double(m.block_params());
-  const double root = double(m.embedding_params() + m.head_params() + m.hidden);
-  const double largest_unit = std::max({block, double(m.embedding_params()), double(m.head_params() + m.hidden)});
+  const double root = double(m.embedding_params() + m.head_params() + m.final_norm_params());
+  const double largest_unit =
+      std::max({block, double(m.embedding_params()), double(m.head_params() + m.final_norm_params())});
+  const int moments = in.optimizer_bytes > 0 ? in.optimizer_bytes : 4;  // DeepSpeed's and Megatron's: fp32
   Held h;
   switch (in.strategy) {
     case Strategy::Zero3: {
-      const StateBytesPerParam s = zero_state_bytes(std::max(1, in.zero.stage), int(shard),
-                                                    in.zero.offload_optimizer == "cpu", in.zero.offload_param == "cpu");
+      const StateBytesPerParam s =
+          zero_state_bytes(std::max(1, in.zero.stage), int(shard), in.zero.offload_optimizer == "cpu",
+                           in.zero.offload_param == "cpu", moments);
       h.weights = s.weights * p;
       h.gradients = s.gradients * p;
       h.optimizer = s.optimizer * p;
       if (in.zero.offload_optimizer != "cpu") h.optimizer_temp = 4 * std::min(in.zero.sub_group_size, p / shard);
       const int depth = workload::zero3_prefetch_depth(in.zero, int64_t(block));
-      h.gathered_fb = 2 * std::max({depth * block, double(m.embedding_params()), double(m.head_params() + m.hidden)});
+      h.gathered_fb = 2 * std::max({depth * block, double(m.embedding_params()),
+                                    double(m.head_params() + m.final_norm_params())});
       h.gathered_end = 2 * largest_unit;
       h.unit_grads = 2 * largest_unit;
       if (in.zero.contiguous_gradients) h.buckets = 2 * in.zero.reduce_bucket_size;
@@ -114,8 +122,8 @@ Held held(const MemoryInputs& in, double p) {
       // partition's fp32 gradients (single_grad_partition, 4 B); one ipg bucket of
       // reduce_bucket_size elements, two under overlap_comm (setup_buckets).
       const bool offload = in.zero.offload_optimizer == "cpu";
-      const StateBytesPerParam s =
-          zero_state_bytes(in.strategy == Strategy::Zero1 ? 1 : 2, int(shard), offload, /*offload_param=*/false);
+      const StateBytesPerParam s = zero_state_bytes(in.strategy == Strategy::Zero1 ? 1 : 2, int(shard), offload,
+                                                    /*offload_param=*/false, moments);
       h.weights = s.weights * p;
       // Stage 1 accumulates every bf16 gradient on the GPU until the boundary, offloaded or not.
       h.gradients = in.strategy == Strategy::Zero1 ? 2 * p : s.gradients * p;
@@ -127,10 +135,11 @@ Held held(const MemoryInputs& in, double p) {
     }
     case Strategy::Fsdp:
     case Strategy::Hsdp: {
-      const double pb = in.param_bytes;
+      // torch.optim.AdamW keeps m and v in the parameters' dtype (training.optimizer_dtype overrides).
+      const double pb = in.param_bytes, ob = in.optimizer_bytes > 0 ? in.optimizer_bytes : pb;
       h.weights = h.gradients = pb * p / shard;
-      h.optimizer = 2 * pb * p / shard;
-      if (in.foreach_adamw) h.optimizer_temp = pb * p / shard;
+      h.optimizer = 2 * ob * p / shard;
+      if (in.foreach_adamw) h.optimizer_temp = ob * p / shard;
       h.gathered_fb = 2 * root + 2 * 2 * block;  // root kept, current and prefetched block
       h.gathered_end = 2 * root + 2 * block;
       h.unit_grads = 2 * block;
@@ -139,22 +148,22 @@ Held held(const MemoryInputs& in, double p) {
       break;
     }
     case Strategy::Ddp: {
-      const double pb = in.param_bytes;
+      const double pb = in.param_bytes, ob = in.optimizer_bytes > 0 ? in.optimizer_bytes : pb;
       h.weights = h.gradients = pb * p;
-      h.optimizer = 2 * pb * p;
-      if (in.foreach_adamw) h.optimizer_temp = pb * p;
+      h.optimizer = 2 * ob * p;
+      if (in.foreach_adamw) h.optimizer_temp = ob * p;
       if (in.ddp_bucket_copies) h.buckets = pb * p;
       h.grads_in_forward = in.micro_batches > 1;
       break;
     }
     case Strategy::Megatron: {
-      const StateBytesPerParam s = megatron_state_bytes(in.distributed_optimizer, int(shard));
+      const StateBytesPerParam s = megatron_state_bytes(in.distributed_optimizer, int(shard), true, moments);
       h.weights = s.weights * p;
       h.gradients = s.gradients * p;
       h.optimizer = s.optimizer * p;
       if (const double experts = rank_expert_params(in); experts > 0) {  // sharded over edp = tp dp cp / (etp ep)
         const int edp = int(shard) * std::max(1, in.tp) / (expert_tp(in) * std::max(1, in.ep));
-        const StateBytesPerParam se = megatron_state_bytes(in.distributed_optimizer, std::max(1, edp));
+        const StateBytesPerParam se = megatron_state_bytes(in.distributed_optimizer, std::max(1, edp), true, moments);
         h.optimizer = s.optimizer * (p - experts) + se.optimizer * experts;
       }
       break;

@@ -73,6 +73,10 @@ struct MemoryInputs {
   int compute_bytes = 2;          // training.dtype
   int param_bytes = 2;            // training.param_dtype for the PyTorch strategies (fsdp, ddp)
   bool foreach_adamw = true;      // torch.optim.AdamW's default on CUDA (fsdp, ddp)
+  // Bytes of each of Adam's moments m and v (training.optimizer_dtype); 0: as the framework keeps
+  // them: torch.optim.AdamW in the parameters' dtype (fsdp, ddp: bf16 parameters keep bf16 moments),
+  // DeepSpeed and Megatron-LM in fp32 beside their fp32 master weights.
+  int optimizer_bytes = 0;
   bool ddp_bucket_copies = true;  // DDP's gradient_as_bucket_view=False default
   ZeroSpec zero;
   double nccl_bytes = 0;                // memory_fill.cpp: nccl_buffer_bytes over the rank's communicators

@@ -16,10 +16,12 @@ const char* recompute_name(Recompute r) {
 
 double block_activation_bytes_per_token(const model::ModelShape& m, int tp, bool sequence_parallel, Recompute r,
                                         int act_bytes) {
-  const double h = m.hidden, kv = double(m.kv_dim()), f = m.ffn, t = std::max(1, tp), e = act_bytes;
+  const double h = m.hidden, f = m.ffn, t = std::max(1, tp), e = act_bytes;
   if (r == Recompute::Full) return e * h / (sequence_parallel ? t : 1);
-  const double replicated = 4 * e * h / (sequence_parallel ? t : 1);
-  const double split = (e * (2 * h + 2 * kv) + 4 * e * f) / t;
+  const model::AttentionShape a = m.attention();
+  const double mlp = m.gated_mlp ? 4 : 2;  // SwiGLU: gate, SiLU, up, product; GELU: fc1's output, GELU's
+  const double replicated = 4 * e * h / (sequence_parallel ? t : 1) + e * double(a.saved_latent_elements());
+  const double split = (e * double(a.saved_split_elements()) + mlp * e * f) / t;
   return replicated + split;
 }
 
@@ -27,12 +29,13 @@ double moe_block_activation_bytes_per_token(const model::ModelShape& m, int tp, 
                                             int act_bytes, int etp) {
   if (r == Recompute::Full) return block_activation_bytes_per_token(m, tp, sequence_parallel, r, act_bytes);
   const model::MoeSpec& moe = m.moe;
-  const double h = m.hidden, kv = double(m.kv_dim()), t = std::max(1, tp), e = act_bytes;
+  const double h = m.hidden, t = std::max(1, tp), e = act_bytes;
+  const model::AttentionShape a = m.attention();
   const double copies = moe.capacity_factor * moe.top_k * moe.token_skew;  // routed copies per token
   const double f_e = moe.moe_ffn;
   const double sp = sequence_parallel ? t : 1;
-  const double replicated = 4 * e * h / sp;
-  const double attention = e * (2 * h + 2 * kv) / t;
+  const double replicated = 4 * e * h / sp + e * double(a.saved_latent_elements());
+  const double attention = e * double(a.saved_split_elements()) / t;
   const double gathered = etp > 0 ? double(etp) / t : 1.0;  // the ETP group's copies per routed token
   const double routed = e * h * copies * (gathered + 1) + 4 * e * f_e * copies / t;
   const double shared = 4 * e * moe.shared_experts * f_e / t;
@@ -74,8 +77,8 @@ double pipeline_blocks_in_flight(int stage_layers, int pp, int vp, int stage, in
   return double(stage_layers) / v * chunks;
 }
 
-StateBytesPerParam zero_state_bytes(int stage, int n, bool offload_optimizer, bool offload_param) {
-  constexpr double kAdam = 12;  // fp32 master, m, v
+StateBytesPerParam zero_state_bytes(int stage, int n, bool offload_optimizer, bool offload_param, int moment_bytes) {
+  const double kAdam = 4 + 2.0 * moment_bytes;  // fp32 master, m, v (12 with fp32 moments)
   const double d = std::max(1, n);
   StateBytesPerParam s;
   s.weights = stage >= 3 ? 2 / d : 2;
@@ -86,12 +89,13 @@ StateBytesPerParam zero_state_bytes(int stage, int n, bool offload_optimizer, bo
   return s;
 }
 
-StateBytesPerParam megatron_state_bytes(bool distributed_optimizer, int d, bool fp32_grads) {
+StateBytesPerParam megatron_state_bytes(bool distributed_optimizer, int d, bool fp32_grads, int moment_bytes) {
   const double n = distributed_optimizer ? std::max(1, d) : 1;
   StateBytesPerParam s;
   s.weights = 2;
   s.gradients = fp32_grads ? 4 : 2;
-  s.optimizer = (fp32_grads ? 12 : 16) / n;  // fp32 master, m, v (+ fp32 main gradient for fp16)
+  // fp32 master, m, v (+ fp32 main gradient for fp16): 12 (16) with fp32 moments
+  s.optimizer = (4 + 2.0 * moment_bytes + (fp32_grads ? 0 : 4)) / n;
   return s;
 }
 

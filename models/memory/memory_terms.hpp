@@ -10,7 +10,10 @@
 //     norm-2 output                                             4 x 2h
 //   split over TP: q, k, v (h + 2 kv_dim), SDPA output (h)     2 (2h + 2 kv_dim) / tp
 //                  gate, SiLU, up, product (4 x ffn)           8 ffn / tp
-//   = 16h + 8ffn without GQA and TP. Full recompute keeps the block input only (2h, / tp under SP);
+//   = 16h + 8ffn without GQA and TP. A GELU MLP (gated_mlp false) keeps fc1's output and GELU's
+//   output, 2 x ffn (Korthikanti's 16 sbh for ffn = 4h). For any attention (model/attention.hpp) the
+//   split part is q + k + v + o_in (h + 2 kv_dim + h above); MLA adds its latents, replicated:
+//   2 q_lora_rank + 2 kv_lora_rank + qk_rope_head_dim. Full recompute keeps the block input only (2h, / tp under SP);
 //   selective recompute (Korthikanti et al. 2022) drops the attention scores, which SDPA never
 //   stores, so it saves nothing over "none" here.
 // Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer Models",
@@ -85,13 +88,18 @@ struct StateBytesPerParam {
   double weights = 0, gradients = 0, optimizer = 0;
   double total() const { return weights + gradients + optimizer; }
 };
-StateBytesPerParam zero_state_bytes(int stage, int n, bool offload_optimizer, bool offload_param);
+// moment_bytes: Adam's m and v (4: fp32, as DeepSpeed keeps them; training.optimizer_dtype).
+StateBytesPerParam zero_state_bytes(int stage, int n, bool offload_optimizer, bool offload_param,
+                                    int moment_bytes = 4);
 // Megatron-LM's optimizer (docs/source/distrib_optimizer.md, "bytes per parameter"): bf16
 // parameters with fp32 gradient accumulation (Megatron turns it on for --bf16):
 //   non-distributed 2 + 4 + 12 = 18;  distributed optimizer 2 + 4 + 12/d (6 + 12/d).
 // fp16 parameters and gradients (an fp32 main-gradient copy in the optimizer):
 //   non-distributed 2 + 2 + 16 = 20;  distributed 4 + 16/d.
-StateBytesPerParam megatron_state_bytes(bool distributed_optimizer, int d, bool fp32_grads = true);
+// moment_bytes 2: Megatron's precision-aware optimizer with --exp-avg-dtype / --exp-avg-sq-dtype bf16
+// (training.optimizer_dtype = "bf16"): 4 + 2 + 2 = 8 B per parameter for master, m, v.
+StateBytesPerParam megatron_state_bytes(bool distributed_optimizer, int d, bool fp32_grads = true,
+                                        int moment_bytes = 4);
 
 // NCCL's buffers per connection (src/include/device.h; NCCL 2.18-2.28): Simple NCCL_BUFFSIZE
 // (4 MiB default), LL128 120 elements x 640 threads x 8 steps x 8 B = 4,915,200 B, LL 8 lines

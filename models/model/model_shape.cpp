@@ -1,51 +1,13 @@
-// Model presets and parameter counting. Shapes are the published configs (config.json of each
-// model on the Hugging Face hub); the parameter totals are checked in tests/models/workload_shape.
+// Model shapes and parameter counting (equations in model_shape.hpp; the presets and their sources
+// in presets.cpp, their totals checked in tests/models/model/presets_test.cpp).
 #include "models/model/model_shape.hpp"
 
-#include <array>
-
 #include "models/error.hpp"
+#include "models/suggest.hpp"
 
 namespace models::model {
 
 namespace {
-struct Preset {
-  const char* name;
-  int layers, hidden, heads, kv_heads, ffn, vocab;
-  bool tied, gated;
-};
-// Llama (SwiGLU, untied): the config.json of each model on the Hugging Face hub:
-// meta-llama/Meta-Llama-3-8B, Meta-Llama-3-70B, Llama-2-7b-hf, Llama-3.1-8B, Llama-3.1-70B,
-// Llama-3.1-405B (num_hidden_layers, hidden_size, num_attention_heads, num_key_value_heads,
-// intermediate_size, vocab_size). h200x4-decoder is the decoder of
-// scenarios/validation/h200x4/measured/README.md (no GQA: 32 heads share nothing).
-// GPT (GELU, ffn = 4h, embeddings tied as Megatron-LM's GPT does): GPT-3 175B, Brown et al. 2020
-// Table 2.1 (96 layers, d_model 12288, 96 heads of 128; vocabulary: GPT-2's BPE, 50,257).
-// Megatron's published runs (vocabulary 51,200 = GPT-2's padded as Megatron-LM pads it at tp 8):
-// Korthikanti et al. 2022 Table 3 / calculon-ai/calculon models/*.json (22B, 530B = MT-NLG, 1T;
-// their 175B is gpt3-175b with that vocabulary) and Narayanan et al. SC'21 Table 1 / NVIDIA/Megatron-LM examples/sc21/
-// run_table_1.sh (NLS, HS, NAH of each row).
-constexpr std::array<Preset, 19> kPresets{{
-    {"llama-3-8b", 32, 4096, 32, 8, 14336, 128256, false, true},
-    {"llama-3-70b", 80, 8192, 64, 8, 28672, 128256, false, true},
-    {"llama-2-7b", 32, 4096, 32, 32, 11008, 32000, false, true},
-    {"h200x4-decoder", 8, 4096, 32, 32, 14336, 32000, false, true},
-    {"llama-3.1-8b", 32, 4096, 32, 8, 14336, 128256, false, true},
-    {"llama-3.1-70b", 80, 8192, 64, 8, 28672, 128256, false, true},
-    {"llama-3.1-405b", 126, 16384, 128, 8, 53248, 128256, false, true},
-    {"gpt3-175b", 96, 12288, 96, 96, 49152, 50257, true, false},
-    {"megatron-22b", 48, 6144, 64, 64, 24576, 51200, true, false},
-    {"mt-nlg-530b", 105, 20480, 128, 128, 81920, 51200, true, false},
-    {"megatron-1t", 128, 25600, 160, 160, 102400, 51200, true, false},
-    {"sc21-1.7b", 24, 2304, 24, 24, 9216, 51200, true, false},
-    {"sc21-3.6b", 30, 3072, 32, 32, 12288, 51200, true, false},
-    {"sc21-7.5b", 36, 4096, 32, 32, 16384, 51200, true, false},
-    {"sc21-18b", 40, 6144, 48, 48, 24576, 51200, true, false},
-    {"sc21-39b", 48, 8192, 64, 64, 32768, 51200, true, false},
-    {"sc21-76b", 60, 10240, 80, 80, 40960, 51200, true, false},
-    {"sc21-145b", 80, 12288, 96, 96, 49152, 51200, true, false},
-    {"sc21-310b", 96, 16384, 128, 128, 65536, 51200, true, false},
-}};
 // The MoE keys on top of the preset's; checked at the key at fault.
 void resolve_moe(const ModelSpec& spec, ModelShape& m) {
   MoeSpec& e = m.moe;
@@ -82,54 +44,138 @@ void resolve_moe(const ModelSpec& spec, ModelShape& m) {
     throw SpecError("model.moe_first_dense", "moe_first_dense = " + std::to_string(e.first_dense) +
                                                  " leaves no MoE layer of the " + std::to_string(m.layers));
 }
+
+// The MLA keys (attention.hpp) on top of the preset's: kv_lora_rank > 0 turns MLA on and then needs
+// the head dimensions; kv_lora_rank = 0 turns it off (grouped-query attention).
+void resolve_mla(const ModelSpec& spec, ModelShape& m) {
+  MlaSpec& a = m.mla;
+  if (spec.q_lora_rank) a.q_lora_rank = *spec.q_lora_rank;
+  if (spec.kv_lora_rank) a.kv_lora_rank = *spec.kv_lora_rank;
+  if (spec.qk_nope_head_dim) a.qk_nope_head_dim = *spec.qk_nope_head_dim;
+  if (spec.qk_rope_head_dim) a.qk_rope_head_dim = *spec.qk_rope_head_dim;
+  if (spec.v_head_dim) a.v_head_dim = *spec.v_head_dim;
+  if (!a.enabled()) {
+    const std::pair<const char*, bool> mla_only[] = {
+        {"model.q_lora_rank", spec.q_lora_rank.has_value() && *spec.q_lora_rank > 0},
+        {"model.qk_nope_head_dim", spec.qk_nope_head_dim.has_value()},
+        {"model.qk_rope_head_dim", spec.qk_rope_head_dim.has_value()},
+        {"model.v_head_dim", spec.v_head_dim.has_value()},
+    };
+    for (const auto& [key, set] : mla_only)
+      if (set)
+        throw SpecError(key, std::string(key).substr(6) +
+                                 " is a multi-head latent attention key (expected model.kv_lora_rank > 0 beside it)");
+    a = MlaSpec{};
+    return;
+  }
+  const std::pair<const char*, int> need[] = {{"model.qk_nope_head_dim", a.qk_nope_head_dim},
+                                              {"model.qk_rope_head_dim", a.qk_rope_head_dim},
+                                              {"model.v_head_dim", a.v_head_dim}};
+  for (const auto& [key, v] : need)
+    if (v <= 0)
+      throw SpecError(key, std::string(key).substr(6) +
+                               " is missing or not positive (multi-head latent attention needs qk_nope_head_dim, "
+                               "qk_rope_head_dim and v_head_dim)");
+  if (m.biases) throw SpecError("model.biases", "biases are not modelled with multi-head latent attention");
+}
+
+ModelShape from_preset(const Preset& p, int seq) {
+  ModelShape m;
+  m.name = p.name;
+  m.layers = p.layers, m.hidden = p.hidden, m.heads = p.heads, m.kv_heads = p.kv_heads;
+  m.ffn = p.ffn, m.vocab = p.vocab, m.seq = seq;
+  m.tied_embeddings = p.tied;
+  m.gated_mlp = p.gated;
+  m.moe = p.moe;
+  m.head_dim_given = p.head_dim;
+  m.mla = p.mla;
+  m.norm = p.norm;
+  m.biases = p.biases;
+  m.positions = p.positions;
+  m.max_positions = p.max_positions;
+  return m;
+}
 }  // namespace
 
-int64_t ModelShape::block_matmul_params() const {
-  const int64_t h = hidden;
-  return 2 * h * h + 2 * h * kv_dim() + mlp_matrices() * h * int64_t(ffn);
+int64_t ModelShape::block_matmul_params() const { return attention_matmul_params() + mlp_matmul_params(); }
+
+std::vector<int64_t> ModelShape::block_tensors() const {
+  const int64_t h = hidden, f = ffn;
+  const AttentionShape a = attention();
+  std::vector<int64_t> t;
+  auto norm = [&] {
+    t.push_back(h);
+    if (norm_params_per_hidden() == 2) t.push_back(h);
+  };
+  norm();
+  const int64_t attention_bias[] = {a.q_dim(), a.k_dim(), a.v_dim(), h};  // GQA's q, k, v, o (no biases with MLA)
+  int i = 0;
+  for (const AttentionLinear& l : a.linears()) {
+    t.push_back(l.params());
+    if (biases) t.push_back(attention_bias[i++]);
+  }
+  if (a.is_mla()) {
+    if (mla.q_lora_rank > 0) t.push_back(mla.q_lora_rank);
+    t.push_back(mla.kv_lora_rank);
+  }
+  norm();
+  for (int m = 0; m < mlp_matrices(); ++m) {
+    t.push_back(h * f);
+    if (biases) t.push_back(m + 1 < mlp_matrices() ? f : h);  // gate/up (fc1) biases f, down (fc2) h
+  }
+  return t;
+}
+
+std::vector<int64_t> ModelShape::block_matrices() const {
+  std::vector<int64_t> t;
+  for (const AttentionLinear& l : attention().linears()) t.push_back(l.params());
+  for (int m = 0; m < mlp_matrices(); ++m) t.push_back(int64_t(hidden) * ffn);
+  return t;
+}
+
+int64_t ModelShape::one_expert_params() const {
+  const int64_t h = hidden, f = moe.moe_ffn;
+  return 3 * h * f + (biases ? 2 * f + h : 0);
 }
 
 int64_t ModelShape::moe_dense_params() const {
-  return int64_t(moe.experts) * hidden + int64_t(moe.shared_experts) * 3 * hidden * moe.moe_ffn;
+  return int64_t(moe.experts) * hidden + (biases ? moe.experts : 0) +
+         int64_t(moe.shared_experts) * 3 * hidden * moe.moe_ffn;
 }
 
-int64_t ModelShape::moe_expert_params() const { return int64_t(moe.experts) * 3 * hidden * moe.moe_ffn; }
+int64_t ModelShape::moe_expert_params() const { return int64_t(moe.experts) * one_expert_params(); }
 
 int64_t ModelShape::total_params() const {
   const int moe_n = moe_layers();
-  const int64_t moe_block = attention_matmul_params() + moe_dense_params() + moe_expert_params() + block_norm_params();
-  return int64_t(layers - moe_n) * block_params() + moe_n * moe_block + embedding_params() + hidden + head_params();
+  const int64_t moe_block = attention_matmul_params() + attention().bias_params() + moe_dense_params() +
+                            moe_expert_params() + block_norm_params();
+  return int64_t(layers - moe_n) * block_params() + moe_n * moe_block + embedding_params() + final_norm_params() +
+         head_params();
+}
+
+int64_t ModelShape::active_params() const {
+  return total_params() - int64_t(moe_layers()) * (moe.experts - moe.top_k) * one_expert_params();
 }
 
 const std::vector<std::string>& preset_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
-    for (const auto& p : kPresets) v.emplace_back(p.name);
-    for (const char* p : {"mixtral-8x7b", "deepseek-v3"}) v.emplace_back(p);
+    for (const Preset& p : presets()) v.emplace_back(p.name);
     return v;
   }();
   return names;
 }
 
+std::string unknown_preset_message(const std::string& name) {
+  return unknown_name_message("model preset", name, preset_names()) + "; `commsim presets` lists them with sources";
+}
+
 ModelShape resolve_model(const ModelSpec& spec) {
   ModelShape m;
   if (!spec.preset.empty()) {
-    const Preset* found = nullptr;
-    for (const auto& p : kPresets)
-      if (spec.preset == p.name) found = &p;
-    if (!found && !find_moe_preset(spec.preset)) {
-      std::string list;
-      for (const std::string& p : preset_names()) list += std::string(list.empty() ? "" : ", ") + p;
-      throw SpecError("model.preset", "unknown model preset '" + spec.preset + "' (expected one of " + list + ")");
-    }
-    if (found) {
-      m = ModelShape{found->name,  found->layers, found->hidden, found->heads, found->kv_heads, found->ffn,
-                     found->vocab, spec.seq,      found->tied,   found->gated, MoeSpec{}};
-    } else {  // a mixture-of-experts preset (sources in moe.cpp)
-      const MoePreset* moe = find_moe_preset(spec.preset);
-      m = ModelShape{moe->name,  moe->layers, moe->hidden, moe->heads, moe->kv_heads, moe->ffn,
-                     moe->vocab, spec.seq,    false,       true,       moe->moe};
-    }
+    const Preset* found = find_preset(spec.preset);
+    if (!found) throw SpecError("model.preset", unknown_preset_message(spec.preset));
+    m = from_preset(*found, spec.seq);
   } else {
     m.name = "custom";
   }
@@ -139,15 +185,38 @@ ModelShape resolve_model(const ModelSpec& spec) {
   if (spec.kv_heads) m.kv_heads = spec.kv_heads;
   if (spec.ffn) m.ffn = spec.ffn;
   if (spec.vocab) m.vocab = spec.vocab;
+  if (spec.head_dim) m.head_dim_given = spec.head_dim;
   m.seq = spec.seq;
-  if (spec.tied_embeddings) m.tied_embeddings = true;
+  if (spec.tied_embeddings) m.tied_embeddings = *spec.tied_embeddings;
   if (spec.mlp == "gelu")
     m.gated_mlp = false;
   else if (spec.mlp == "swiglu")
     m.gated_mlp = true;
   else if (!spec.mlp.empty())
     throw SpecError("model.mlp", "unknown MLP '" + spec.mlp + "' (expected swiglu or gelu)");
+  if (spec.norm == "layernorm")
+    m.norm = Norm::LayerNorm;
+  else if (spec.norm == "rmsnorm")
+    m.norm = Norm::RmsNorm;
+  else if (!spec.norm.empty())
+    throw SpecError("model.norm", "unknown norm '" + spec.norm + "' (expected rmsnorm or layernorm)");
+  if (spec.biases) m.biases = *spec.biases;
+  if (spec.positions == "learned")
+    m.positions = Positions::Learned;
+  else if (spec.positions == "rotary")
+    m.positions = Positions::Rotary;
+  else if (!spec.positions.empty())
+    throw SpecError("model.positions", "unknown positions '" + spec.positions + "' (expected rotary or learned)");
+  if (spec.max_positions) {
+    if (m.positions != Positions::Learned)
+      throw SpecError("model.max_positions", "max_positions sizes a learned position table (expected positions = \"learned\")");
+    m.max_positions = spec.max_positions;
+  }
+  if (m.positions == Positions::Learned && m.max_positions > 0 && m.seq > m.max_positions)
+    throw SpecError("model.seq", "seq = " + std::to_string(m.seq) + " exceeds the learned position table's " +
+                                     std::to_string(m.max_positions) + " rows (expected seq <= max_positions)");
   resolve_moe(spec, m);
+  resolve_mla(spec, m);
   if (m.kv_heads == 0) m.kv_heads = m.heads;  // no GQA given: multi-head attention
   const std::pair<const char*, int> need[] = {{"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads},
                                               {"ffn", m.ffn},       {"vocab", m.vocab},   {"seq", m.seq}};
@@ -156,9 +225,10 @@ ModelShape resolve_model(const ModelSpec& spec) {
       throw SpecError(
           std::string("model.") + key,
           std::string("model ") + key + " is missing or not positive (expected a positive integer, or model.preset)");
-  if (m.hidden % m.heads != 0)
+  if (m.head_dim_given == 0 && m.hidden % m.heads != 0)
     throw SpecError("model.heads", "hidden size " + std::to_string(m.hidden) + " is not divisible by " +
-                                       std::to_string(m.heads) + " heads (expected heads dividing hidden)");
+                                       std::to_string(m.heads) +
+                                       " heads (expected heads dividing hidden)");
   if (m.heads % m.kv_heads != 0)
     throw SpecError("model.kv_heads", std::to_string(m.heads) + " heads are not a multiple of " +
                                           std::to_string(m.kv_heads) +

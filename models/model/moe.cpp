@@ -2,7 +2,6 @@
 #include "models/model/moe.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 
 namespace models::model {
@@ -42,27 +41,6 @@ ExpertGemms expert_gemms(const MoeSpec& m, int64_t tokens, int hidden, int ep, i
 
 double expert_params_per_rank(const MoeSpec& m, int hidden, int ep, int etp) {
   return double(m.experts) * 3 * hidden * double(m.moe_ffn) / (std::max(1, ep) * std::max(1, etp));
-}
-
-namespace {
-// mistralai/Mixtral-8x7B-v0.1 config.json: 32 layers, hidden 4096, 32 heads, 8 kv heads,
-// intermediate 14336, vocab 32000, num_local_experts 8, num_experts_per_tok 2, every layer MoE.
-// deepseek-ai/DeepSeek-V3 config.json: 61 layers, hidden 7168, 128 heads, dense intermediate
-// 18432, moe_intermediate_size 2048, n_routed_experts 256, num_experts_per_tok 8,
-// n_shared_experts 1, first_k_dense_replace 3, moe_layer_freq 1, vocab 129280. Its multi-head
-// latent attention is not modelled: kv_heads = heads stands in for it.
-constexpr std::array<MoePreset, 2> kMoePresets{{
-    {"mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000, MoeSpec{8, 2, 14336, 0, 0, 1, 1.0, 1.0},
-     "mistralai/Mixtral-8x7B-v0.1 config.json"},
-    {"deepseek-v3", 61, 7168, 128, 128, 18432, 129280, MoeSpec{256, 8, 2048, 1, 3, 1, 1.0, 1.0},
-     "deepseek-ai/DeepSeek-V3 config.json"},
-}};
-}  // namespace
-
-const MoePreset* find_moe_preset(const std::string& name) {
-  for (const auto& p : kMoePresets)
-    if (name == p.name) return &p;
-  return nullptr;
 }
 
 }  // namespace models::model

@@ -24,7 +24,6 @@
 // Parameters per MoE layer: E x 3 h f_e routed (+ shared experts x 3 h f_e) + router E x h;
 // a rank holds the routed part / (ep x etp).
 #include <cstdint>
-#include <string>
 
 namespace models::model {
 
@@ -63,14 +62,5 @@ ExpertGemms expert_gemms(const MoeSpec& m, int64_t tokens, int hidden, int ep, i
 
 // Routed expert parameters of one MoE layer on one rank: E 3 h f_e / (ep etp).
 double expert_params_per_rank(const MoeSpec& m, int hidden, int ep, int etp = 1);
-
-// Presets with sources: "mixtral-8x7b", "deepseek-v3"; nullptr for other names.
-struct MoePreset {
-  const char* name;
-  int layers, hidden, heads, kv_heads, ffn, vocab;
-  MoeSpec moe;
-  const char* source;
-};
-const MoePreset* find_moe_preset(const std::string& name);
 
 }  // namespace models::model

@@ -17,6 +17,17 @@ StepFlops megatron_step_flops(const model::ModelShape& m, double samples) {
     out.layers =
         base * ((1 + g / a + s / h) * q_ratio) + 12 * samples * s * h * h * 1.5 / h * ((L - moe_n) * f + moe_n * fe);
   }
+  if (m.attention().is_mla()) {
+    // Multi-head latent attention (model/attention.hpp): 6 x its matrices' parameters per token, and
+    // the core's QK^T and PV at their own head dimensions, counted whole as above: 6 s a (d_qk + d_v).
+    const model::AttentionShape at = m.attention();
+    const double attention = 6 * samples * s * L *
+                             (double(at.matmul_params()) + s * double(at.heads) * double(at.qk_head_dim() + at.v_head_dim()));
+    const double dense_mlp = 12 * samples * s * h * h * 1.5 / h * (L - m.moe_layers()) * f;
+    const double moe_mlp = 12 * samples * s * h * h * 1.5 / h * m.moe_layers() *
+                           (m.moe.moe_ffn * double(m.moe.top_k + m.moe.shared_experts));
+    out.layers = attention + dense_mlp + moe_mlp;
+  }
   out.logits = base * (V / (2 * L * h));
   return out;
 }

@@ -26,7 +26,9 @@ struct StepFlops {
   double total() const { return layers + logits; }
 };
 // Megatron's num_floating_point_operations for `samples` samples (above). MoE models: an MoE
-// layer's f is (top_k + shared_experts) moe_ffn, the others keep ffn (Megatron's moe count).
+// layer's f is (top_k + shared_experts) moe_ffn, the others keep ffn (Megatron's moe count). MLA
+// (model/attention.hpp): the attention term is 6 S s L (its matrices' parameters + s a (d_qk + d_v)),
+// the same count at MLA's own shapes (the core whole, as above).
 StepFlops megatron_step_flops(const model::ModelShape& m, double samples);
 
 // Samples per optimizer step: dp x micro_batch x (grad_accum, or the pipeline's micro-batches).

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "models/error.hpp"
 #include "models/params.hpp"
@@ -99,8 +100,9 @@ RankComputeSeconds rank_compute_seconds(const ScenarioSpec& spec, const model::M
   const int64_t total = m.total_params();
   double params = double(total);
   if (megatron)
-    params = layers * double(m.block_matmul_params() / layout.tp + m.block_norm_params()) +
-             double(m.head_params() + m.hidden);
+    params = layers * double((m.block_matmul_params() - m.block_replicated_params()) / layout.tp +
+                             m.block_replicated_params() + m.block_norm_params() + m.block_bias_params() / layout.tp) +
+             double(m.head_params() + m.final_norm_params());
   else
     params = double(total) / layout.state_shards();
   other += optimizer_seconds(params, optimizer_plan(t, layout.strategy), rates);
@@ -161,7 +163,8 @@ MoeKernels moe_kernels(const model::ModelShape& m, int64_t tokens, int tp, int e
 BlockKernels block_kernels(const model::ModelShape& m, int64_t tokens, int tp, const ComputeRates& r, bool sequence_parallel,
                            bool flash_attention) {
   const compute::GemmLaw& g = r.gpu.gemm;
-  const int64_t h = m.hidden, kv = m.kv_dim(), f = m.ffn;
+  const model::AttentionShape a = m.attention();
+  const int64_t h = m.hidden, kv = m.kv_dim(), f = m.ffn, qkv = a.q_dim() + a.k_dim() + a.v_dim();
   const double T = double(tokens), e = compute::activation_bytes(r.gpu.precision);
   const double gap = r.gpu.launch_gap_s;
   auto lin = [&](int64_t in, int64_t out, int gemms = 1) { return linear(r, tokens, in, out, gemms); };
@@ -171,11 +174,19 @@ BlockKernels block_kernels(const model::ModelShape& m, int64_t tokens, int tp, c
   const double act = (sequence_parallel ? T / tp : T) * double(h);
   const double ffn = T * double(f) / tp;
   BlockKernels k;
-  k.qkv = lin(h, (h + 2 * kv) / tp);
-  k.o = lin(h / tp, h);
+  if (a.is_mla()) {  // q_a, q_b (or q), kv_a, kv_b: the down projections whole, the up ones by heads
+    for (const model::AttentionLinear& l : a.linears()) {
+      if (l.name == std::string_view("o")) continue;
+      const compute::LinearSeconds one = lin(l.in, l.split ? l.out / tp : l.out);
+      k.qkv.fwd += one.fwd, k.qkv.dgrad += one.dgrad, k.qkv.wgrad += one.wgrad;
+    }
+  } else {
+    k.qkv = lin(h, (a.q_dim() + 2 * kv) / tp);  // one fused projection (q_dim = h unless head_dim is given)
+  }
+  k.o = lin(a.o_in() / tp, h);
   k.up = lin(h, f / tp, m.gated_mlp ? 2 : 1);
   k.down = lin(f / tp, h);
-  const double flops = compute::attention_fwd_flops(tokens, m.seq, h, tp);
+  const double flops = compute::attention_fwd_flops(tokens, m.seq, a.core_width(), tp);
   if (flash_attention) {
     k.attn_fwd = compute::attention_fwd_seconds(r.gpu.attention, flops) + kAttentionFwdKernels * gap;
     k.attn_bwd = compute::attention_bwd_seconds(r.gpu.attention, flops) + kAttentionBwdKernels * gap;
@@ -197,7 +208,17 @@ BlockKernels block_kernels(const model::ModelShape& m, int64_t tokens, int tp, c
     k.act_fwd = mem(MemKernel::Elementwise, 2 * e * ffn, 1);
     k.act_bwd = mem(MemKernel::Elementwise, 4 * e * ffn, 1);
   }
-  k.qkv_copies_bwd = mem(MemKernel::StridedCopy, 4 * e * T * double(h + 2 * kv) / tp, kQkvCopyKernels);
+  k.qkv_copies_bwd = mem(MemKernel::StridedCopy, 4 * e * T * double(qkv) / tp, kQkvCopyKernels);
+  if (a.is_mla()) {  // two RMSNorms over the latents (replicated over TP)
+    const double latent = T * double(a.latent_norm_elements());
+    k.latent_norm_fwd = mem(MemKernel::NormFwd, 2 * e * latent, 2 * kNormFwdKernels);
+    k.latent_norm_bwd = mem(MemKernel::NormBwd, 3 * e * latent, 2 * kNormBwdKernels);
+  }
+  if (m.biases) {  // bias gradients: one reduction of each linear layer's output gradient
+    k.bias_attn_bwd = mem(MemKernel::Elementwise, e * T * (double(qkv) / tp + double(h)), 2);
+    k.bias_mlp_bwd =
+        mem(MemKernel::Elementwise, e * T * (double(f) * (m.gated_mlp ? 2 : 1) / tp + double(h)), m.gated_mlp ? 3 : 2);
+  }
   if (r.gpu.precision == compute::Precision::Fp8) {
     // 6 B per element at the Fp8Cast rate, plus amax, scale and cast + transpose launches per tensor.
     auto cast = [&](double elements, int tensors) {
@@ -206,9 +227,9 @@ BlockKernels block_kernels(const model::ModelShape& m, int64_t tokens, int tp, c
     const double up = double(f) * (m.gated_mlp ? 2 : 1) / tp;  // gate and up: one weight, one input
     k.fp8_attn_fwd = cast(T * double(h) + T * double(h) / tp, 2);
     k.fp8_mlp_fwd = cast(T * double(h) + T * double(f) / tp, 2);
-    k.fp8_attn_bwd = cast(T * double(h + 2 * kv) / tp + T * double(h), 2);
+    k.fp8_attn_bwd = cast(T * double(qkv) / tp + T * double(h), 2);
     k.fp8_mlp_bwd = cast(T * up + T * double(h), 2);
-    k.fp8_attn_weights = cast(double(h) * double(h + 2 * kv) / tp + double(h) * double(h) / tp, 2);
+    k.fp8_attn_weights = cast(double(h) * double(a.q_dim() + 2 * kv) / tp + double(a.o_in()) * double(h) / tp, 2);
     k.fp8_mlp_weights = cast(double(h) * up + double(f) / tp * double(h), 2);
   }
   return k;
@@ -219,6 +240,7 @@ BlockSeconds block_seconds(const model::ModelShape& m, int64_t tokens, int tp, c
   BlockSeconds b;
   b.attn_fwd += memory(k.norm_fwd);
   b.attn_fwd += memory(k.fp8_attn_fwd + k.fp8_attn_weights);  // 0 unless fp8
+  b.attn_fwd += memory(k.latent_norm_fwd);                     // 0 unless MLA
   b.mlp_fwd += memory(k.fp8_mlp_fwd + k.fp8_mlp_weights);
   b.attn_bwd += memory(k.fp8_attn_bwd);
   b.mlp_bwd += memory(k.fp8_mlp_bwd);
@@ -232,9 +254,11 @@ BlockSeconds block_seconds(const model::ModelShape& m, int64_t tokens, int tp, c
   // gradient sum; o, attention, the q/k/v gradient's copies, qkv, norm 1, the residual's sum.
   b.mlp_bwd += gemm(k.down.bwd() + k.up.bwd());
   b.mlp_bwd += memory(k.act_bwd + 2 * k.add + k.norm_bwd);
+  b.mlp_bwd += memory(k.bias_mlp_bwd);  // 0 without biases
   b.attn_bwd += gemm(k.o.bwd() + k.qkv.bwd());
   b.attn_bwd += attention(k.attn_bwd);
   b.attn_bwd += memory(k.qkv_copies_bwd + k.add + k.norm_bwd);
+  b.attn_bwd += memory(k.latent_norm_bwd + k.bias_attn_bwd);  // 0 unless MLA / biases
   return b;
 }
 
@@ -300,7 +324,7 @@ double optimizer_seconds(double params, const OptimizerPlan& plan, const Compute
 
 double block_forward_flops(const model::ModelShape& m, int64_t tokens, int tp) {
   const double matmul = 2.0 * double(tokens) * double(m.block_matmul_params());
-  const double attention = 2.0 * double(tokens) * double(m.seq) * double(m.hidden);
+  const double attention = 2.0 * double(tokens) * double(m.seq) * double(m.attention().core_width());
   return (matmul + attention) / tp;
 }
 

@@ -90,7 +90,11 @@ struct WorkSeconds {
 //   add        residual add, read 2 + write 1: 3 e (the backward's gradient sums alike)
 //   act        SwiGLU: forward 3 e per T x ffn / tp element (read gate and up, write), backward 5 e;
 //              GELU (gated_mlp false): 2 e forward, 4 e backward
-//   qkv copies the backward's stack of dq, dk, dv and copy back: 4 e per T x (h + 2 kv) / tp element
+//   qkv copies the backward's stack of dq, dk, dv and copy back: 4 e per T x (q + k + v) / tp element
+//              (h + 2 kv for Llama's attention; model/attention.hpp gives q, k, v for head_dim and MLA)
+//   MLA        the attention's GEMMs are its down projections q_a [h x r_q], kv_a [h x (r_kv + d_r)]
+//              (whole on every TP rank), up projections q_b, kv_b and o (split by heads), each by the
+//              GEMM law at its shape; the core at width W = a (d_qk + d_v) / 2 (F = 2 T s W / tp)
 //   attention  flash (causal SDPA law, attention_fwd_flops); unfused (Megatron-LM <= 2022: explicit
 //              scores, softmax, dropout) = its GEMM FLOPs (4 T s h / tp, the masked half included) at
 //              the GEMM law's rate plus its score tensor's bytes (megatron_layer.hpp: 6 e + 1 per
@@ -102,6 +106,15 @@ struct BlockKernels {
   double add = 0;
   double act_fwd = 0, act_bwd = 0;
   double qkv_copies_bwd = 0;
+  // Multi-head latent attention only (model/attention.hpp), else 0: the RMSNorms of its latents
+  // (q_a_layernorm over r_q, kv_a_layernorm over r_kv per token), forward and backward, on every
+  // TP rank (the down projections are replicated).
+  double latent_norm_fwd = 0, latent_norm_bwd = 0;
+  // Biases (model.biases), else 0: the forward adds them in the GEMMs' epilogue (no kernel); the
+  // backward reduces each output gradient over the tokens for its bias gradient: read e per element
+  // of T x (q + k + v) / tp and T x h (o, replicated over TP), one kernel each (attention), and of
+  // the MLP's T x ffn (x2 gated) / tp and T x h (MLP).
+  double bias_attn_bwd = 0, bias_mlp_bwd = 0;
   // fp8 (precision.hpp) only, else 0: the quantizations (compute/kernels.hpp Fp8Cast) of the linear
   // layers' inputs (forward: qkv's and fc1's inputs, the attention output, the SwiGLU output), of
   // their output gradients (backward) and of their weights (once per step where the framework keeps
@@ -203,7 +216,8 @@ OptimizerPlan optimizer_plan(const TrainingSpec& t, Strategy s);
 double optimizer_seconds(double params, const OptimizerPlan& plan, const ComputeRates& r);
 
 // Forward FLOPs of one block for `tokens` tokens, divided over `tp` ranks (GEMMs 2 x params x
-// tokens, causal attention counted as half: 2 T s h); of the LM head (embedding: a lookup).
+// tokens, causal attention counted as half: 2 T s W, W = h for Llama's attention, a (d_qk + d_v) / 2
+// in general: model/attention.hpp); of the LM head (embedding: a lookup).
 double block_forward_flops(const model::ModelShape& m, int64_t tokens, int tp = 1);
 double head_forward_flops(const model::ModelShape& m, int64_t tokens, int tp = 1);
 

@@ -1,7 +1,7 @@
-// commsim presets [--json]: the models model.preset can name (models/workload), with their shape,
-// parameter count and source.
+// commsim presets [--json]: the models model.preset can name (models/model/presets.cpp), with their
+// shape, parameter counts and source.
+#include <algorithm>
 #include <cstdio>
-#include <map>
 #include <string>
 
 #include <fmt/format.h>
@@ -13,34 +13,19 @@
 
 namespace scenarios {
 
-// Where each preset's shape comes from (the comment above the table in
-// models/model/model_shape.cpp; a test checks every preset has one).
-const std::map<std::string, std::string>& preset_sources() {
-  static const std::map<std::string, std::string> sources = {
-      {"llama-3-8b", "meta-llama/Meta-Llama-3-8B config.json (Hugging Face hub)"},
-      {"llama-3-70b", "meta-llama/Meta-Llama-3-70B config.json (Hugging Face hub)"},
-      {"llama-2-7b", "meta-llama/Llama-2-7b-hf config.json (Hugging Face hub)"},
-      {"llama-3.1-8b", "meta-llama/Llama-3.1-8B config.json (Hugging Face hub)"},
-      {"llama-3.1-70b", "meta-llama/Llama-3.1-70B config.json (Hugging Face hub)"},
-      {"llama-3.1-405b", "meta-llama/Llama-3.1-405B config.json (Hugging Face hub)"},
-      {"gpt3-175b", "Brown et al. 2020 (GPT-3) Table 2.1; GPT-2 BPE vocabulary"},
-      {"megatron-22b", "Korthikanti et al. 2022 Table 3; calculon-ai/calculon models/megatron-22B.json"},
-      {"mt-nlg-530b", "Korthikanti et al. 2022 Table 3; calculon-ai/calculon models/turing-530B.json"},
-      {"megatron-1t", "Korthikanti et al. 2022 Table 3; calculon-ai/calculon models/megatron-1T.json"},
-      {"sc21-1.7b", "Narayanan et al. SC'21 Table 1; NVIDIA/Megatron-LM examples/sc21/run_table_1.sh"},
-      {"sc21-3.6b", "Narayanan et al. SC'21 Table 1; NVIDIA/Megatron-LM examples/sc21/run_table_1.sh"},
-      {"sc21-7.5b", "Narayanan et al. SC'21 Table 1; NVIDIA/Megatron-LM examples/sc21/run_table_1.sh"},
-      {"sc21-18b", "Narayanan et al. SC'21 Table 1; NVIDIA/Megatron-LM examples/sc21/run_table_1.sh"},
-      {"sc21-39b", "Narayanan et al. SC'21 Table 1; NVIDIA/Megatron-LM examples/sc21/run_table_1.sh"},
-      {"sc21-76b", "Narayanan et al. SC'21 Table 1; NVIDIA/Megatron-LM examples/sc21/run_table_1.sh"},
-      {"sc21-145b", "Narayanan et al. SC'21 Table 1; NVIDIA/Megatron-LM examples/sc21/run_table_1.sh"},
-      {"sc21-310b", "Narayanan et al. SC'21 Table 1; NVIDIA/Megatron-LM examples/sc21/run_table_1.sh"},
-      {"h200x4-decoder", "the calibration decoder, scenarios/validation/h200x4/measured/README.md"},
-      {"mixtral-8x7b", "mistralai/Mixtral-8x7B-v0.1 config.json (Hugging Face hub); 8 experts, top 2"},
-      {"deepseek-v3", "deepseek-ai/DeepSeek-V3 config.json (Hugging Face hub); 256 experts, top 8, MLA as MHA"},
-  };
-  return sources;
+namespace {
+// "MHA", "GQA", "MLA" and the MoE routing "128e top 8 +1", for the table.
+std::string attention_kind(const models::model::ModelShape& m) {
+  if (m.attention().is_mla()) return "MLA";
+  return m.kv_heads == m.heads ? "MHA" : "GQA";
 }
+std::string experts(const models::model::ModelShape& m) {
+  if (!m.is_moe()) return "-";
+  std::string s = std::to_string(m.moe.experts) + "e top " + std::to_string(m.moe.top_k);
+  if (m.moe.shared_experts > 0) s += " +" + std::to_string(m.moe.shared_experts);
+  return s;
+}
+}  // namespace
 
 int cmd_presets(int argc, char** argv) {
   CLI::App app{"List the models model.preset can name: shape, parameters, source.", "commsim presets"};
@@ -49,27 +34,37 @@ int cmd_presets(int argc, char** argv) {
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
   return guarded([&] {
     Json list = Json::array();
-    std::string out = fmt::format("{:<16} {:>6} {:>6} {:>5} {:>8} {:>6} {:>7} {:>10}  {}\n", "preset", "layers",
-                                  "hidden", "heads", "kv_heads", "ffn", "vocab", "parameters", "source");
-    for (const auto& name : models::model::preset_names()) {
+    std::string out = fmt::format("{:<17} {:>6} {:>6} {:>5} {:>8} {:>6} {:>7} {:>4} {:<14} {:>10} {:>10}  {}\n", "preset",
+                                  "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "attn", "experts",
+                                  "parameters", "active", "source");
+    for (const models::model::Preset& p : models::model::presets()) {
       models::ModelSpec spec;
-      spec.preset = name;
+      spec.preset = p.name;
+      if (p.max_positions > 0) spec.seq = std::min(spec.seq, p.max_positions);  // a learned table's length
       const auto shape = models::model::resolve_model(spec);
-      const auto it = preset_sources().find(name);
-      const std::string source = it == preset_sources().end() ? "models/model/model_shape.cpp" : it->second;
-      list.push_back({{"name", name},
+      list.push_back({{"name", p.name},
                       {"layers", shape.layers},
                       {"hidden", shape.hidden},
                       {"heads", shape.heads},
                       {"kv_heads", shape.kv_heads},
+                      {"head_dim", shape.attention().qk_head_dim()},
                       {"ffn", shape.ffn},
                       {"vocab", shape.vocab},
+                      {"attention", attention_kind(shape)},
+                      {"mlp", shape.gated_mlp ? "swiglu" : "gelu"},
+                      {"norm", shape.norm == models::model::Norm::LayerNorm ? "layernorm" : "rmsnorm"},
+                      {"biases", shape.biases},
+                      {"positions", shape.positions == models::model::Positions::Learned ? "learned" : "rotary"},
                       {"tied_embeddings", shape.tied_embeddings},
+                      {"experts", shape.moe.experts},
+                      {"top_k", shape.is_moe() ? shape.moe.top_k : 0},
                       {"parameters", shape.total_params()},
-                      {"source", source}});
-      out += fmt::format("{:<16} {:>6} {:>6} {:>5} {:>8} {:>6} {:>7} {:>8.2f} B  {}\n", name, shape.layers,
-                         shape.hidden, shape.heads, shape.kv_heads, shape.ffn, shape.vocab,
-                         static_cast<double>(shape.total_params()) / 1e9, source);
+                      {"active_parameters", shape.active_params()},
+                      {"source", p.source}});
+      out += fmt::format("{:<17} {:>6} {:>6} {:>5} {:>8} {:>6} {:>7} {:>4} {:<14} {:>8.2f} B {:>8.2f} B  {}\n", p.name,
+                         shape.layers, shape.hidden, shape.heads, shape.kv_heads, shape.ffn, shape.vocab,
+                         attention_kind(shape), experts(shape), static_cast<double>(shape.total_params()) / 1e9,
+                         static_cast<double>(shape.active_params()) / 1e9, p.source);
     }
     if (json) {
       Json j = json_header("presets", {});
@@ -77,7 +72,8 @@ int cmd_presets(int argc, char** argv) {
       std::fputs(dump_json(std::move(j)).c_str(), stdout);
       return 0;
     }
-    out += "\nUse one with [model] preset = \"NAME\"; or give layers, hidden, heads, kv_heads, ffn, vocab.\n";
+    out += "\nUse one with [model] preset = \"NAME\"; or give layers, hidden, heads, kv_heads, ffn, vocab "
+           "(docs/models.md: every model key).\n";
     std::fputs(out.c_str(), stdout);
     return 0;
   });

@@ -106,6 +106,9 @@ void Loader::model(const toml::node& n, const std::string& key) {
   auto dim = [&](int& field) {
     return [&](const toml::node& v, const std::string& k) { field = static_cast<int>(r_.integer(v, k, 1, 1 << 24)); };
   };
+  auto rank = [&](std::optional<int>& field, int low) {
+    return [&, low](const toml::node& v, const std::string& k) { field = int(r_.integer(v, k, low, 1 << 20)); };
+  };
   r_.table(n, key,
            {
                {"preset", [&](auto& v, auto& k) { m.preset = r_.string(v, k); }},
@@ -121,6 +124,18 @@ void Loader::model(const toml::node& n, const std::string& key) {
                 [&](auto& v, auto& k) {
                   m.mlp = r_.one_of(v, k, {"swiglu", "gelu"});
                 }},
+               // Decoders that are not Llama-shaped (models/model/model_shape.hpp, docs/models.md).
+               {"head_dim", dim(m.head_dim)},
+               {"norm", [&](auto& v, auto& k) { m.norm = r_.one_of(v, k, {"rmsnorm", "layernorm"}); }},
+               {"biases", [&](auto& v, auto& k) { m.biases = r_.boolean(v, k); }},
+               {"positions", [&](auto& v, auto& k) { m.positions = r_.one_of(v, k, {"rotary", "learned"}); }},
+               {"max_positions", dim(m.max_positions)},
+               // Multi-head latent attention (models/model/attention.hpp).
+               {"q_lora_rank", rank(m.q_lora_rank, 0)},
+               {"kv_lora_rank", rank(m.kv_lora_rank, 0)},
+               {"qk_nope_head_dim", rank(m.qk_nope_head_dim, 1)},
+               {"qk_rope_head_dim", rank(m.qk_rope_head_dim, 1)},
+               {"v_head_dim", rank(m.v_head_dim, 1)},
                // Mixture of experts (models/model/moe.hpp).
                {"experts", [&](auto& v, auto& k) { m.experts = int(r_.integer(v, k, 0, 1 << 16)); }},
                {"top_k", [&](auto& v, auto& k) { m.top_k = int(r_.integer(v, k, 1, 1 << 16)); }},
@@ -191,6 +206,10 @@ void Loader::training(const toml::node& n, const std::string& key) {
              }
            }},
           {"optimizer", [&](auto& v, auto& k) { t.optimizer = r_.one_of(v, k, {"adamw"}); }},
+          {"optimizer_dtype",
+           [&](auto& v, auto& k) {
+             t.optimizer_dtype = r_.one_of(v, k, {"fp32", "bf16", "fp16"});
+           }},
           {"optimizer_impl",
            [&](auto& v, auto& k) {
              t.optimizer_impl = r_.one_of(v, k, {"foreach", "fused", "for_loop"});

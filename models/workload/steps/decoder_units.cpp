@@ -13,11 +13,11 @@ std::vector<Unit> decoder_units(const model::ModelShape& m, int64_t tokens, cons
   // Embedding: a lookup (no FLOPs); its backward is a scatter-add of the same size (negligible).
   Unit emb{"embed", m.embedding_params(), m.embedding_params(), {}, {}, {}, false};
   units.push_back(emb);
-  // One module's parameters persist (are never gathered) when below the threshold: the norms.
+  // One module's parameters persist (are never gathered) when below the threshold: the norms, the
+  // biases (model/model_shape.hpp block_tensors).
   const int64_t h = m.hidden;
-  const int64_t modules[] = {h * h, h * m.kv_dim(), h * m.kv_dim(), h * h, h * m.ffn, h * m.ffn, h * m.ffn, h, h};
   int64_t gathered = 0;
-  for (int64_t p : modules)
+  for (int64_t p : m.block_tensors())
     if (double(p) >= persistence_threshold) gathered += p;
   const int64_t regathered =
       checkpointing ? zero3_regathered_params(m, persistence_threshold, max_reuse_distance) / tp : 0;
@@ -36,10 +36,10 @@ std::vector<Unit> decoder_units(const model::ModelShape& m, int64_t tokens, cons
   // Final norm + head + loss (replicated on every TP rank; the loss split evenly between the
   // forward and the backward: compute.hpp head_seconds).
   const HeadSeconds head = head_seconds(m, tokens, 1, rates);
-  const int64_t head_params = m.head_params() + h;
+  const int64_t head_params = m.head_params() + m.final_norm_params();
   Unit hd{"head",
           head_params,
-          m.head_params() + (double(h) >= persistence_threshold ? h : 0),
+          m.head_params() + (double(h) >= persistence_threshold ? m.final_norm_params() : 0),
           secs(head.fwd.total()),
           secs(head.bwd.total()),
           Time::zero(),

@@ -15,12 +15,19 @@ LayerWork megatron_layer_work(const model::ModelShape& m, const ParallelLayout& 
   const double b = l.micro_batch, s = m.seq, h = m.hidden, tp = l.tp, cp = l.cp;
   const double tokens = b * s / cp;
   const double norm_tokens = l.sequence_parallel ? tokens / tp : tokens;
-  w.qkv_flops = 2 * tokens * h * (h + 2.0 * double(m.kv_dim())) / tp;
-  w.proj_flops = 2 * tokens * h * h / tp;
+  const model::AttentionShape a = m.attention();
+  if (a.is_mla()) {  // the down projections whole on every TP rank, the up projections by heads
+    const double replicated = double(a.replicated_params());
+    const double split = double(a.matmul_params() - a.replicated_params()) - double(a.o_in()) * h;
+    w.qkv_flops = 2 * tokens * (split / tp + replicated);
+  } else {
+    w.qkv_flops = 2 * tokens * h * (double(a.q_dim()) + 2.0 * double(m.kv_dim())) / tp;
+  }
+  w.proj_flops = 2 * tokens * double(a.o_in()) * h / tp;
   w.fc1_flops = 2 * tokens * h * double(m.ffn) * (m.gated_mlp ? 2 : 1) / tp;
   w.fc2_flops = 2 * tokens * double(m.ffn) * h / tp;
   const bool flash = t.attention_backend != "unfused";
-  w.core_flops = 4 * b * (s / cp) * s * h / tp * (flash ? 0.5 : 1.0);
+  w.core_flops = 4 * b * (s / cp) * s * double(a.core_width()) / tp * (flash ? 0.5 : 1.0);
   w.norm_bytes = 2 * e * h * norm_tokens;
   w.resid_bytes = 3 * e * h * norm_tokens;
   w.act_bytes = (m.gated_mlp ? 3 : 2) * e * tokens * double(m.ffn) / tp;
@@ -30,7 +37,8 @@ LayerWork megatron_layer_work(const model::ModelShape& m, const ParallelLayout& 
     w.score_bytes_bwd = scores * (9 * e + 1);
   }
   w.tp_bytes = int64_t(tokens * h * e);
-  w.cp_kv_bytes = int64_t(2 * b * (s / cp) * (double(m.kv_heads) / tp) * double(m.head_dim()) * e);
+  w.cp_kv_bytes = a.is_mla() ? int64_t(b * (s / cp) * double(a.k_dim() + a.v_dim()) / tp * e)
+                             : int64_t(2 * b * (s / cp) * (double(m.kv_heads) / tp) * double(m.head_dim()) * e);
   if (m.is_moe()) {
     const auto router_tokens = int64_t(tokens / tp);  // sequence parallel (required with tp > 1)
     w.moe_a2a_bytes = int64_t(model::moe_alltoall_bytes(m.moe, router_tokens, m.hidden, int(e)));
@@ -160,7 +168,7 @@ void MegatronLayer::forward(const std::string& tag, bool recompute, bool first_m
   compute(k_.fp8_attn_fwd + (moe_ ? 0 : k_.fp8_mlp_fwd), n + " fp8 casts");
   if (first_micro_batch && !recompute)
     compute(k_.fp8_attn_weights + (moe_ ? 0 : k_.fp8_mlp_weights), n + " fp8 weight casts");
-  tp_entry(k_.qkv.fwd, n + " qkv");
+  tp_entry(k_.qkv.fwd + k_.latent_norm_fwd, n + " qkv");  // MLA's latent norms between its projections
   attention_core(false, n + " attn");
   tp_exit(k_.o.fwd, n + " proj");
   compute(k_.add + k_.norm_fwd, n + " add+norm");
@@ -179,7 +187,7 @@ void MegatronLayer::mlp_forward(const std::string& n) {
 
 void MegatronLayer::mlp_backward(const std::string& n) {
   row_backward(k_.down, n + " fc2");
-  compute(k_.act_bwd, n + " act");
+  compute(k_.act_bwd + k_.bias_mlp_bwd, n + " act");  // the MLP's bias gradients: 0 without biases
   column_backward(k_.up, n + " fc1");
 }
 
@@ -247,7 +255,7 @@ void MegatronLayer::backward(const std::string& tag, BackwardPart part) {
   row_backward(k_.o, n + " proj");
   if (l_.recompute == Recompute::Selective) attention_core(false, tag + "recompute attn");
   attention_core(true, n + " attn");
-  compute(k_.qkv_copies_bwd, n + " qkv grad copies");
+  compute(k_.qkv_copies_bwd + k_.latent_norm_bwd + k_.bias_attn_bwd, n + " qkv grad copies");
   column_backward(k_.qkv, n + " qkv");
   compute(k_.norm_bwd + k_.add, n + " norm+add");
   part_ = BackwardPart::Both;

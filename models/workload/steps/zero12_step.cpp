@@ -112,13 +112,12 @@ class Zero12Step {
   // The unit's gradient tensors in the order the backward produces them (see the top).
   std::vector<int64_t> tensors(const Unit& u) const {
     const model::ModelShape& md = c_.model;
-    const int64_t h = md.hidden, f = md.ffn, kv = md.kv_dim();
     std::vector<int64_t> t;
     if (u.block) {
-      for (int i = 0; i < md.mlp_matrices(); ++i) t.push_back(h * f);
-      t.insert(t.end(), {h, h * h, h * kv, h * kv, h * h, h});
+      const std::vector<int64_t> fwd = md.block_tensors();  // forward order; the backward reverses it
+      t.assign(fwd.rbegin(), fwd.rend());
     } else if (u.name == "head") {
-      t = {md.head_params(), h};
+      t = {md.head_params(), md.final_norm_params()};
     } else {
       t = {u.params};
     }

@@ -60,9 +60,8 @@ int64_t zero3_regathered_params(const model::ModelShape& m, double persistence_t
   // comes back after 2 x (params of the modules after it), so it is released (and gathered again
   // for its backward) when 2 x after >= max_reuse_distance. Llama-3-8B with 1e8: only down_proj
   // (0 after it) is kept; 1e9 (DeepSpeed's default) keeps all.
-  const int64_t h = m.hidden;
-  const int64_t fwd_order[] = {h * h, h * m.kv_dim(), h * m.kv_dim(), h * h, h * m.ffn, h * m.ffn, h * m.ffn};
-  constexpr int kModules = int(std::size(fwd_order));
+  const std::vector<int64_t> fwd_order = m.block_matrices();
+  const int kModules = int(fwd_order.size());
   int64_t regathered = 0;
   for (int i = 0; i < kModules; ++i) {
     if (double(fwd_order[i]) < persistence_threshold) continue;

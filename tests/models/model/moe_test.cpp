@@ -1,5 +1,6 @@
 // Mixture-of-experts closed forms (models/model/moe.hpp).
 #include "models/model/moe.hpp"
+#include "models/model/presets.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -13,7 +14,7 @@ TEST_CASE("moe: layer selection by first dense layers and stride", "[workload]")
   CHECK(models::model::is_moe_layer(m, 0));
   CHECK_FALSE(models::model::is_moe_layer(m, 1));
   CHECK(models::model::moe_layer_count(m, 32) == 16);
-  const models::model::MoePreset* ds = models::model::find_moe_preset("deepseek-v3");
+  const models::model::Preset* ds = models::model::find_preset("deepseek-v3");
   REQUIRE(ds);
   CHECK(models::model::moe_layer_count(ds->moe, ds->layers) == 58);  // 61 layers, the first 3 dense
   models::model::MoeSpec dense;
@@ -21,7 +22,7 @@ TEST_CASE("moe: layer selection by first dense layers and stride", "[workload]")
 }
 
 TEST_CASE("moe: all-to-all bytes per layer are c T k h b, (ep-1)/ep of it remote", "[workload]") {
-  const models::model::MoePreset* mx = models::model::find_moe_preset("mixtral-8x7b");
+  const models::model::Preset* mx = models::model::find_preset("mixtral-8x7b");
   REQUIRE(mx);
   // Mixtral, micro-batch 1 x 4096 tokens, bf16: 1.0 x 4096 x 2 x 4096 x 2 B = 64 MiB per rank.
   CHECK(models::model::moe_alltoall_bytes(mx->moe, 4096, mx->hidden, 2) == 4096.0 * 2 * 4096 * 2);
@@ -36,7 +37,7 @@ TEST_CASE("moe: all-to-all bytes per layer are c T k h b, (ep-1)/ep of it remote
 }
 
 TEST_CASE("moe: expert GEMM shapes and FLOPs", "[workload]") {
-  const models::model::MoePreset* ds = models::model::find_moe_preset("deepseek-v3");
+  const models::model::Preset* ds = models::model::find_preset("deepseek-v3");
   REQUIRE(ds);
   // DeepSeek-V3 on EP 64: 4 local experts; 4096 tokens x 8 routes x 64 ranks / 256 experts = 8192
   // tokens per expert: gate/up [8192 x 7168] x [7168 x 2048], down [8192 x 2048] x [2048 x 7168].

@@ -1,0 +1,62 @@
+// docs/models.md is what the program does: every ```toml example in it runs (`commsim run --json`,
+// exit 0, a step time), and its presets table names every preset `commsim presets` lists, with the
+// same source.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/scenarios/command_runner.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+const fs::path kDoc = fs::path(COMMSIM_SOURCE_DIR) / "docs" / "models.md";
+
+std::vector<std::string> toml_blocks(const std::string& text) {
+  std::vector<std::string> out;
+  const std::string open = "```toml\n";
+  for (auto at = text.find(open); at != std::string::npos; at = text.find(open, at + 1)) {
+    const auto from = at + open.size();
+    const auto close = text.find("```", from);
+    REQUIRE(close != std::string::npos);
+    out.push_back(text.substr(from, close - from));
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("docs/models.md: every TOML example runs", "[scenarios]") {
+  const std::string doc = scenarios_test::slurp(kDoc);
+  const auto blocks = toml_blocks(doc);
+  REQUIRE(blocks.size() >= 2);
+  const auto dir = scenarios_test::fresh_temp_dir("docs-models");
+  int i = 0;
+  for (const std::string& block : blocks) {
+    const fs::path file = dir / ("example" + std::to_string(i++) + ".toml");
+    std::ofstream(file) << block;
+    const auto r = scenarios_test::run_commsim({"run", file.string(), "--json"});
+    INFO(block << "\n" << r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["step_time_s"].get<double>() > 0);
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("docs/models.md: the presets table lists every preset with its source", "[scenarios]") {
+  const std::string doc = scenarios_test::slurp(kDoc);
+  const auto r = scenarios_test::run_commsim({"presets", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  for (const auto& p : j["presets"]) {
+    const std::string row = "| `" + p["name"].get<std::string>() + "` |";
+    INFO(row);
+    CHECK(doc.find(row) != std::string::npos);
+    CHECK(doc.find(p["source"].get<std::string>()) != std::string::npos);
+  }
+}
