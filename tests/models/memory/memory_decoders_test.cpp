@@ -69,7 +69,8 @@ TEST_CASE("memory: the optimizer moments' dtype as the framework keeps them, or 
   in.ddp_bucket_copies = false;
   const double p = double(in.model.total_params());
   // torch.optim.AdamW keeps m and v in the parameters' dtype: bf16 parameters, 2 x 2 B.
-  const Phase& opt = estimate_rank(in).phases.back();
+  const RankEstimate e = estimate_rank(in);
+  const Phase& opt = e.phases.back();
   CHECK(term(opt, "optimizer_states") == Approx(4 * p));
   CHECK(term(opt, "optimizer_temp") == Approx(2 * p));  // foreach's copy of v
   in.optimizer_bytes = 4;  // fp32 moments (an optimizer that keeps them apart from the parameters)
