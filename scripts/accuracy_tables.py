@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Prints every accuracy figure of README.md's "Accuracy" section that commsim can recompute from
+# Prints every accuracy figure of docs/accuracy.md that commsim can recompute from
 # the measurements committed in the repository, one row per measured curve or step:
 #   - nccl-tests on the 4 x H200 calibration machine (scenarios/validation/h200x4/measured/nccl-tests):
 #     median and max |error| of the time per size over all sizes (8 B up) and over >= 16 MiB;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Prints the README's "Out of sample: 2 x H200" table: commsim's nccl-tests prediction against
+# Prints docs/accuracy.md's "Out of sample: 2 x H200" table: commsim's nccl-tests prediction against
 # each measurement in scenarios/validation/h200x2/ (sizes >= 1 MiB; error of the time per size).
 # Usage: scripts/h200x2_table.py [build/scenarios/commsim]
 import json, os, statistics, subprocess, sys

@@ -111,10 +111,10 @@ def test_importable_with_pythonpath_as_the_readme_says(repo, commsim_binary, all
     assert out.stdout.strip() == "True"
 
 
-def test_the_readme_python_line_runs(repo, commsim_binary):
-    lines = [line for line in (repo / "README.md").read_text().splitlines()
+def test_the_docs_python_line_runs(repo, commsim_binary):
+    lines = [line for line in (repo / "docs" / "python.md").read_text().splitlines()
              if line.startswith("PYTHONPATH=scenarios/python python3 -c ")]
-    assert len(lines) == 1, "README.md shows one PYTHONPATH=scenarios/python line"
+    assert len(lines) == 1, "docs/python.md shows one PYTHONPATH=scenarios/python line"
     env = dict(os.environ, COMMSIM_BINARY=commsim_binary, PYTHON=sys.executable)
     out = subprocess.run(["bash", "-c", lines[0].replace("python3 -c", '"$PYTHON" -c', 1)], env=env, cwd=repo,
                          capture_output=True, text=True)

@@ -1,6 +1,6 @@
-// The README's printed example is what the program prints: the block under "What the
-// first command prints" is compared, line by line, with the output of the command the README
-// gives above it, so a model change that moves a number fails here until the README follows.
+// The README's printed example is what the program prints: the block under "Reading the first
+// output" is compared, line by line, with the output of the README's first command, so a model
+// change that moves a number fails here until the README follows.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -36,9 +36,9 @@ std::vector<std::string> readme_command(const std::string& readme) {
   return args;
 }
 
-// The fenced block after "What the first command prints".
+// The fenced block after "Reading the first output".
 std::vector<std::string> readme_block(const std::string& readme) {
-  const auto head = readme.find("What the first command prints");
+  const auto head = readme.find("## Reading the first output");
   REQUIRE(head != std::string::npos);
   const auto open = readme.find("```\n", head);
   REQUIRE(open != std::string::npos);
