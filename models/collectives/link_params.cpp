@@ -30,6 +30,12 @@ LinkParams LinkParams::defaults() {
   return p;
 }
 
+double nvlink_channel_bandwidth_for(int sm, double h200_rate) {
+  // tuning.cc perChMaxTreeBws[compCapIndex][0] (one node), GB/s.
+  const double ceiling = sm >= 100 ? 70.0 : sm >= 90 ? 38.7 : sm >= 80 ? 24.0 : 26.5;
+  return h200_rate * ceiling / 38.7;
+}
+
 double LinkParams::loop_time(double device_s, int gpus_per_thread) const {
   const double p = launch_sharpness, launch = launch_cost(gpus_per_thread);
   const double hi = std::max(launch, device_s), lo = std::min(launch, device_s);
