@@ -31,8 +31,12 @@ LinkParams LinkParams::defaults() {
 }
 
 double nvlink_channel_bandwidth_for(int sm, double h200_rate) {
-  // tuning.cc perChMaxTreeBws[compCapIndex][0] (one node), GB/s.
-  const double ceiling = sm >= 100 ? 70.0 : sm >= 90 ? 38.7 : sm >= 80 ? 24.0 : 26.5;
+  // tuning.cc perChMaxTreeBws[compCapIndex][0] (one node), GB/s: Hopper 38.7, Blackwell 70.0.
+  // Ampere (24.0) and Volta (26.5) are not carried yet: the rule would give A100 13.6 GB/s, and
+  // the A100 validations (p4de over EFA, Megatron on Selene) and the engine tests pinned on p4d have
+  // not been re-run with it; they keep the H200 value (docs/hardware.md, known gap).
+  if (sm < 90) return h200_rate;
+  const double ceiling = sm >= 100 ? 70.0 : 38.7;
   return h200_rate * ceiling / 38.7;
 }
 

@@ -52,6 +52,7 @@ inline int serial_channels(LinkClass c, int channels) { return c == LinkClass::S
 // A channel is one CTA moving data with loads and stores; NCCL's ceilings state how much faster its
 // developers found one CTA on each generation. Checked on B200 and GB200 nccl-tests
 // (scenarios/validation/b200x8, gb200_nvl72; docs/hardware.md). Exactly r_H200 on Hopper.
+// Not yet carried below Hopper (A100, V100 keep r_H200; link_params.cpp says why).
 double nvlink_channel_bandwidth_for(int sm, double h200_rate);
 
 struct LinkParams {
