@@ -11,10 +11,10 @@ using models::compute::MemKernel;
 using models::compute::Precision;
 
 namespace {
-ModelShape decoder() {
+models::model::ModelShape decoder() {
   models::ModelSpec s;
   s.preset = "h200x4-decoder";
-  return resolve_model(s);
+  return models::model::resolve_model(s);
 }
 ComputeRates b200(Precision p) { return make_rates(models::hw::find_gpu("B200"), p, 300e9, 0, {}); }
 }  // namespace
@@ -22,7 +22,7 @@ ComputeRates b200(Precision p) { return make_rates(models::hw::find_gpu("B200"),
 TEST_CASE("workload: mxfp8 and nvfp4 casts by their formats' bytes and kernels per tensor", "[workload]") {
   // Per quantized tensor: mxfp8 4.0625 B per element in 1 kernel, nvfp4 5.125 B in 2 (precision.hpp).
   // The MLP's forward casts fc1's input (T x h) and fc2's input (T x f / tp): two tensors.
-  const ModelShape m = decoder();
+  const models::model::ModelShape m = decoder();
   const double T = 4096, h = 4096, f = 14336, tp = 2;
   for (auto [p, bytes, kernels] : {std::tuple{Precision::Mxfp8, 4.0625, 1}, std::tuple{Precision::Nvfp4, 5.125, 2}}) {
     const ComputeRates r = b200(p);
@@ -39,7 +39,7 @@ TEST_CASE("workload: mxfp8 and nvfp4 casts by their formats' bytes and kernels p
 TEST_CASE("workload: nvfp4 GEMMs on B200 run at twice mxfp8's rate at large shapes", "[workload]") {
   // Same law (fixed cost, epilogue), peaks 9 vs 4.5 PF: the GEMM time of a large block halves
   // up to the fixed costs and epilogue.
-  const ModelShape m = decoder();
+  const models::model::ModelShape m = decoder();
   const BlockSeconds a = block_seconds(m, 16384, 1, b200(Precision::Mxfp8));
   const BlockSeconds b = block_seconds(m, 16384, 1, b200(Precision::Nvfp4));
   const double ga = a.attn_fwd.gemm + a.mlp_fwd.gemm, gb = b.attn_fwd.gemm + b.mlp_fwd.gemm;
