@@ -194,8 +194,12 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
     // (bench/device/torch_nccl_bench.py on the device machine, 2026-11-22; README "Out-of-sample
     // checks"). With the flow-control window below, 22.0 GB/s per channel gives those 20.6 at the
     // default 4 MiB NCCL_BUFFSIZE: 1 / (1/22.0e9 + 13e-6/4 MiB) = 20.6e9.
+    // Blackwell gets it by a transfer rule unless this is set: x NCCL's per-channel Simple ceiling
+    // of its generation over Hopper's (tuning.cc perChMaxTreeBws; 70.0 / 38.7 -> 39.8 GB/s;
+    // models/collectives/link_params.hpp nvlink_channel_bandwidth_for; not yet below Hopper).
     {"nvlink.channel_bandwidth", U::BytesPerSecond, kChannelRate, 22.0e9, "", O::Collectives,
-     "one channel with Simple, 2 x H200 NCCL_MAX_NCHANNELS=4 (bench/device/torch_nccl_bench.py)"},
+     "one channel with Simple, 2 x H200 NCCL_MAX_NCHANNELS=4 (bench/device/torch_nccl_bench.py); other "
+     "Blackwell x NCCL's per-channel ceiling ratio (link_params.hpp)"},
     // Round trip of a FIFO credit over NVLink, from 2 x H200 all-reduce with NCCL_BUFFSIZE=64 KiB
     // and 256 KiB (24 channels: 1 GiB in 10.26 ms and 4.37 ms; per channel 1/r = 1/22e9 + T/W
     // gives T = 12.0 and 13.7 us; scenarios/validation/h200x2/n2_buff*.json).
@@ -291,6 +295,21 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
      kByPeak,
      O::Compute,
      "GEMM law's R, fp8 e4m3: 1492 TFLOP/s on H200 (law L4 on the fp8 grid, ANALYSIS.md section 1)"},
+    {"compute.gemm_rate.mxfp8",
+     U::FlopsPerSecond,
+     kFlopRate,
+     {},
+     kByPeak,
+     O::Compute,
+     "GEMM law's R, MXFP8 (Blackwell): the H200's fp8 fraction (0.754) of the fp8 peak; not measured"},
+    {"compute.gemm_rate.nvfp4",
+     U::FlopsPerSecond,
+     kFlopRate,
+     {},
+     kByPeak,
+     O::Compute,
+     "GEMM law's R, NVFP4 (Blackwell): the H200's fp8 fraction (0.754) of the fp4 peak; Azure GB200 cuBLASLt "
+     "fp4: 7.6 PFLOP/s at 8192^3 (docs/hardware.md)"},
     {"compute.gemm_rate.fp32",
      U::FlopsPerSecond,
      kFlopRate,

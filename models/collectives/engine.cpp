@@ -42,6 +42,14 @@ Engine::Engine(sim::Simulator& sim, sim::FlowNetwork& net, const World& world, c
   // mixed cluster ([[cluster.groups]]) on each edge's own GPUs (flow_cap).
   read_by_gpu_ = params_.p2p_read_bandwidth_factor < 0;
   if (read_by_gpu_) params_.p2p_read_bandwidth_factor = hw::p2p_read_model(world.node().gpu.sm).bandwidth_factor;
+  // NVLink's channel rate was measured on H200: other generations get it by the transfer rule
+  // (link_params.hpp nvlink_channel_bandwidth_for) unless the scenario or its profile sets it.
+  channel_by_gpu_ = !spec.cluster.params.count("nvlink.channel_bandwidth");
+  if (channel_by_gpu_) {
+    ClassParams& nv = params_.of(LinkClass::NVLink);
+    h200_channel_rate_ = nv.channel_bandwidth;
+    nv.channel_bandwidth = nvlink_channel_bandwidth_for(world.node().gpu.sm, h200_channel_rate_);
+  }
 }
 
 CollectiveRecord Engine::choose(const Group& group, CollOp op, int64_t bytes) const {
@@ -190,9 +198,13 @@ double Engine::flow_cap(const Edge& e, const FlowShape& f, double scale) const {
   // scale: comm.overlap_slowdown (set_rate_scale), a collective launched beside compute.
   const LinkParams* params = &params_;
   LinkParams own;
-  if (read_by_gpu_ && e.p2p_read && world_.mixed()) {  // P2P read inside a node: that node's GPUs
+  const bool nvlink_rate = channel_by_gpu_ && e.link_class == LinkClass::NVLink;
+  if (world_.mixed() && ((read_by_gpu_ && e.p2p_read) || nvlink_rate)) {
+    // NVLink inside a node of a mixed cluster: that node's GPUs' read factor and channel rate.
+    const int sm = world_.node_of(world_.rank(e.to).node).gpu.sm;
     own = params_;
-    own.p2p_read_bandwidth_factor = hw::p2p_read_model(world_.node_of(world_.rank(e.to).node).gpu.sm).bandwidth_factor;
+    if (read_by_gpu_ && e.p2p_read) own.p2p_read_bandwidth_factor = hw::p2p_read_model(sm).bandwidth_factor;
+    if (nvlink_rate) own.of(LinkClass::NVLink).channel_bandwidth = nvlink_channel_bandwidth_for(sm, h200_channel_rate_);
     params = &own;
   }
   return scale * flow_rate_cap(*params, {.link_class = e.link_class,

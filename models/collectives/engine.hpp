@@ -188,6 +188,8 @@ class Engine final : public CollectiveEngine {
   const World& world_;
   nccl::TuningEnv env_;
   LinkParams params_;
+  bool channel_by_gpu_ = false;          // nvlink.channel_bandwidth by GPU generation (not set by the scenario)
+  double h200_channel_rate_ = 0;         // its registered (H200-measured) default, carried by the rule
   bool read_by_gpu_ = false;             // p2p.read.bandwidth_factor by GPU generation (not set by the scenario)
   int64_t buffsize_ = int64_t{1} << 22;  // NCCL_BUFFSIZE: Simple's FIFO per channel and peer
   double rate_scale_ = 1;                // set_rate_scale: comm beside compute

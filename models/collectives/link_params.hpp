@@ -44,6 +44,17 @@ struct ClassParams {
 // transports' channels run in parallel on their own CTAs.
 inline int serial_channels(LinkClass c, int channels) { return c == LinkClass::Socket ? std::max(1, channels) : 1; }
 
+// One NVLink channel's Simple rate on a GPU of compute capability `sm` (x10), carried from the
+// rate measured on H200 (nvlink.channel_bandwidth's registered default, `h200_rate`) by NCCL's own
+// ratio of per-channel Simple ceilings between GPU generations (src/graph/tuning.cc
+// perChMaxTreeBws, one node: Volta 26.5, Ampere 24.0, Hopper 38.7, Blackwell 70.0 GB/s):
+//   r(sm) = r_H200 x ceiling(sm) / ceiling(Hopper)       (Blackwell: 22.0 x 70.0 / 38.7 = 39.8 GB/s)
+// A channel is one CTA moving data with loads and stores; NCCL's ceilings state how much faster its
+// developers found one CTA on each generation. Checked on B200 and GB200 nccl-tests
+// (scenarios/validation/b200x8, gb200_nvl72; docs/hardware.md). Exactly r_H200 on Hopper.
+// Not yet carried below Hopper (A100, V100 keep r_H200; link_params.cpp says why).
+double nvlink_channel_bandwidth_for(int sm, double h200_rate);
+
 struct LinkParams {
   std::array<ClassParams, kNumLinkClasses> by_class{};
   double kernel_latency_s = 0;   // device-side fixed cost of one collective

@@ -37,7 +37,7 @@ std::string key(std::string_view a, std::string_view b) { return std::string(a) 
 
 std::string supported(const hw::GpuSpec& gpu) {
   std::string out;
-  for (Precision p : {Precision::Bf16, Precision::Fp16, Precision::Fp8})
+  for (Precision p : {Precision::Bf16, Precision::Fp16, Precision::Fp8, Precision::Mxfp8, Precision::Nvfp4})
     if (peak_flops(gpu, p) > 0) out += (out.empty() ? "" : " or ") + std::string(precision_name(p));
   return out;
 }
@@ -50,6 +50,10 @@ double peak_flops(const hw::GpuSpec& gpu, Precision precision) {
     case Precision::Bf16: return gpu.bf16_flops;
     case Precision::Fp16: return gpu.fp16_flops;
     case Precision::Fp8: return gpu.fp8_flops;
+    // Block-scaled formats need Blackwell's tensor cores (SM100+; Hopper's fp8 has no block scales):
+    // MXFP8 at the fp8 peak, NVFP4 at the fp4 peak (the datasheets' "FP8/FP6" and "FP4" figures).
+    case Precision::Mxfp8: return gpu.sm >= 100 ? gpu.fp8_flops : 0;
+    case Precision::Nvfp4: return gpu.sm >= 100 ? gpu.fp4_flops : 0;
   }
   return 0;
 }
@@ -68,8 +72,10 @@ GpuRates make_gpu_rates(const hw::GpuSpec& gpu, Precision precision, const std::
   GpuRates r;
   r.precision = precision;
   // GEMMs: fp8 has its own law; fp16 and fp32 use bf16's fixed cost and epilogue, and the bf16
-  // fraction of their own peak.
-  const bool fp8 = precision == Precision::Fp8;
+  // fraction of their own peak. The block-scaled formats (mxfp8, nvfp4) are not measured: they take
+  // the fp8 law (the H200's fp8 fraction of peak, fixed cost and epilogue) at their own peak, a
+  // transfer (checked against Azure's GB200 cuBLASLt fp4 GEMMs: docs/hardware.md).
+  const bool fp8 = quantized(precision);
   const GemmLaw& h200 = fp8 ? kH200GemmFp8 : kH200GemmBf16;
   const double fraction = fp8 ? kH200GemmFp8.flops_per_s / kH200PeakFp8 : kH200GemmBf16.flops_per_s / kH200PeakBf16;
   const std::string law = fp8 ? "fp8" : "bf16";

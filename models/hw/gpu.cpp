@@ -33,10 +33,31 @@ std::vector<GpuSpec> make_catalog() {
       // NVLink 4 x18.
       {"H200", 90, 4, 18, 5, 16, 989 * kT, 989 * kT, 67 * kT, 141 * kGB, 4800 * kGB,
        "NVIDIA H200 Tensor Core GPU datasheet (SXM)", 1979 * kT},
-      // NVIDIA HGX B200 / DGX B200 datasheet, per GPU: 2.25 PF bf16 dense, 4.5 PF fp8 dense (9 PF
-      // sparse), 75 TF fp32, 180 GB HBM3e at 8 TB/s, NVLink 5 x18 (1.8 TB/s bidirectional), PCIe Gen6.
+      // NVIDIA HGX B200 / DGX B200 datasheet, per GPU (the 8-GPU board's figures / 8; sparse / 2 for
+      // dense): 2.25 PF bf16 dense, 4.5 PF fp8 (and MXFP8) dense (9 sparse), 9 PF fp4 dense (18
+      // sparse), 75 TF fp32, 180 GB HBM3e (1,440 GB per board) at 8 TB/s, NVLink 5 x18 (1.8 TB/s
+      // bidirectional), PCIe Gen6. SM100.
       {"B200", 100, 5, 18, 6, 16, 2250 * kT, 2250 * kT, 75 * kT, 180 * kGB, 8000 * kGB,
-       "NVIDIA HGX B200 datasheet (per GPU)", 4500 * kT},
+       "NVIDIA HGX B200 datasheet (per GPU)", 4500 * kT, 9000 * kT},
+      // NVIDIA HGX B300 (Blackwell Ultra) datasheet, per GPU (board / 8): fp4 108 PF dense / 144
+      // sparse per board -> 13.5 PF dense, fp8 72 PF sparse -> 4.5 PF dense, bf16 36 PF sparse ->
+      // 2.25 PF dense, 75 TF fp32, "up to 2.3 TB" HBM3e per board -> 288 GB per GPU at 8 TB/s,
+      // NVLink 5 x18, PCIe Gen6. Compute capability 10.3 (SM103).
+      {"B300", 103, 5, 18, 6, 16, 2250 * kT, 2250 * kT, 75 * kT, 288 * kGB, 8000 * kGB,
+       "NVIDIA HGX B300 datasheet (per GPU)", 4500 * kT, 13500 * kT},
+      // The B200 of a GB200 superchip (NVIDIA GB200 NVL72 datasheet, rack / 72; sparse / 2): the
+      // superchip's higher power limit gives 2.5 PF bf16 dense (360 PF sparse per rack), 5 PF fp8 (720
+      // sparse), 10 PF fp4 (1,440 sparse), 80 TF fp32 (5,760 TF per rack); 13.4 TB HBM3e per rack ->
+      // 186 GB per GPU (nvidia-smi shows 185-186 GB: Azure ND GB200 v6 results, MLCommons GB200
+      // system descriptions), 576 TB/s -> 8 TB/s; NVLink 5 x18; the Grace CPU over NVLink-C2C. SM100.
+      {"GB200", 100, 5, 18, 6, 16, 2500 * kT, 2500 * kT, 80 * kT, 186 * kGB, 8000 * kGB,
+       "NVIDIA GB200 NVL72 datasheet (per GPU: rack / 72)", 5000 * kT, 10000 * kT},
+      // The B300 of a GB300 superchip (NVIDIA GB300 NVL72 datasheet, rack / 72): fp4 1,080 PF dense
+      // (1,440 sparse) -> 15 PF, fp8 720 PF sparse -> 5 PF dense, bf16 360 PF sparse -> 2.5 PF dense,
+      // 80 TF fp32; "up to 20 TB" HBM3e per rack -> 279 GB per GPU as exposed (Verda's GB300 NVL72
+      // per-GPU table; 288 GB physical), 576 TB/s -> 8 TB/s; NVLink 5 x18. SM103.
+      {"GB300", 103, 5, 18, 6, 16, 2500 * kT, 2500 * kT, 80 * kT, 279 * kGB, 8000 * kGB,
+       "NVIDIA GB300 NVL72 datasheet (per GPU: rack / 72)", 5000 * kT, 15000 * kT},
       // NVIDIA L40S datasheet: 362 TF bf16/fp16 dense (733 sparse), 733 TF fp8 dense (1466
       // sparse), 91.6 TF fp32, 48 GB GDDR6 at 864 GB/s, PCIe Gen4 x16, no NVLink.
       {"L40S", 89, 0, 0, 4, 16, 362 * kT, 362 * kT, 91.6 * kT, 48 * kGB, 864 * kGB, "NVIDIA L40S datasheet", 733 * kT},

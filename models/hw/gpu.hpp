@@ -22,6 +22,9 @@ struct GpuSpec {
   double hbm_bytes_per_s = 0;
   std::string citation;
   double fp8_flops = 0;  // dense fp8 tensor-core peak; 0: no fp8 tensor cores (before Ada/Hopper)
+  // Dense fp4 (NVFP4 / MXFP4, block-scaled e2m1) tensor-core peak; 0: none (before Blackwell).
+  // Blackwell's block-scaled MXFP8 runs at the fp8 peak (the datasheets' single "FP8/FP6" figure).
+  double fp4_flops = 0;
 };
 
 const std::vector<GpuSpec>& gpu_catalog();

@@ -3,48 +3,21 @@
 // named in seeds/000's log) and `nvidia-smi topo -m` samples (seeds/000, calibration topo.txt).
 #include "models/hw/instance.hpp"
 
+#include <cctype>
+#include <string>
+
 #include "models/error.hpp"
+#include "models/hw/instance_build.hpp"
 #include "models/hw/links.hpp"
 #include "models/suggest.hpp"
 
 namespace models::hw {
 
 namespace {
-constexpr double kGbit = 1e9 / 8;
-
-NodeSpec base(const char* name, const char* gpu, int gpus, const char* citation) {
-  NodeSpec n;
-  n.name = name;
-  n.gpu = find_gpu(gpu);
-  n.gpus = gpus;
-  n.nvlink_gen = n.gpu.nvlink_gen;
-  n.nvlink_links = n.gpu.nvlink_links;
-  n.pcie_gen = n.gpu.pcie_gen;
-  n.citation = citation;
-  return n;
-}
-
-void efa_nics(NodeSpec& n, int count, int per_switch, int generation, double gbit) {
-  n.nics = count;
-  n.nics_per_switch = per_switch;
-  n.nic_kind = NicKind::Efa;
-  n.efa_generation = generation;
-  n.nic_bytes_per_s = gbit * kGbit;
-  // aws-ofi-nccl src/platform-aws.cpp: 75 us for p4d, p4de, p5, p5e, g5 and, as the fall-through
-  // default, hosts it does not list ("Empirical testing on P5 had shown that NCCL's internal
-  // tuner choices work better with this value"); 35 us for p5en and p6 (set there).
-  n.net_plugin_latency_us = 75;
-}
-
-// InfiniBand HCAs for the compute fabric, one per GPU on NVIDIA's DGX systems (NCCL's NET/IB).
-void ib_nics(NodeSpec& n, int count, int per_switch, double gbit) {
-  n.nics = count;
-  n.nics_per_switch = per_switch;
-  n.nic_kind = NicKind::Ib;
-  n.efa_generation = 0;
-  n.net_plugin_latency_us = 0;  // NCCL's IB plugin declares none
-  n.nic_bytes_per_s = gbit * kGbit;
-}
+using detail::base;
+using detail::efa_nics;
+using detail::ib_nics;
+using detail::kGbit;
 
 // NVIDIA DGX nodes: 8 SXM GPUs on NVSwitch, 8 single-port InfiniBand HCAs for the compute fabric
 // (one per GPU, under the GPU's PCIe switch), two CPU sockets.
@@ -280,6 +253,7 @@ std::vector<NodeSpec> make_catalog() {
     n.name = "dgx-h100-roce";
     n.citation = "NVIDIA DGX H100 User Guide; ConnectX-7 in Ethernet mode";
     n.nic_kind = NicKind::Roce;
+    n.nic_tech = "RoCE v2 (ConnectX-7, Ethernet mode)";
     n.nvls = false;
     c.push_back(n);
   }
@@ -304,6 +278,8 @@ std::vector<NodeSpec> make_catalog() {
     c.push_back(n);
   }
   dgx_nodes(c);
+  detail::add_blackwell_nodes(c);
+  detail::add_cloud_nodes(c);
   return c;
 }
 }  // namespace
@@ -319,9 +295,53 @@ std::vector<std::string> instance_names() {
   return names;
 }
 
+namespace {
+// Names compared as users type them: case and '-' / '_' / '.' / ' ' do not matter ("GB200_NVL72").
+std::string folded(std::string_view s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '-' || ch == '_' || ch == '.' || ch == ' ') continue;
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  return out;
+}
+
+// Cloud names of the same machines: VM sizes that are whole catalog nodes, and VM sizes that are one
+// host of an NVLink domain (the catalog's node is the domain).
+struct Alias {
+  const char* name;
+  const char* instance;
+  bool one_host_of_domain;
+};
+constexpr Alias kAliases[] = {
+    {"Standard_ND96isr_H100_v5", "nd-h100-v5", false},
+    {"Standard_ND96isr_H200_v5", "nd-h200-v5", false},
+    {"Standard_ND128isr_NDR_GB200_v6", "nd-gb200-v6-nvl72", true},
+    {"nd-gb200-v6", "nd-gb200-v6-nvl72", true},
+    {"a4x-highgpu-4g", "a4x-nvl72", true},
+    {"p6e-gb200.36xlarge", "u-p6e-gb200x72", true},
+    {"gb200", "gb200-nvl72", false},
+    {"gb300", "gb300-nvl72", false},
+};
+}  // namespace
+
 const NodeSpec& find_instance(std::string_view name) {
   for (const auto& n : instance_catalog())
     if (n.name == name) return n;
+  const std::string key = folded(name);
+  for (const auto& n : instance_catalog())
+    if (folded(n.name) == key) return n;
+  for (const Alias& a : kAliases) {
+    if (folded(a.name) != key) continue;
+    if (a.one_host_of_domain) {
+      const NodeSpec& d = find_instance(a.instance);
+      throw SpecError("cluster.instance",
+                      "'" + std::string(name) + "' is one " + std::to_string(d.host_gpus) +
+                          "-GPU host of an NVLink domain; a catalog node is the whole domain (expected instance = \"" +
+                          d.name + "\": " + std::to_string(d.gpus) + " GPUs per node, cluster.nodes counts domains)");
+    }
+    return find_instance(a.instance);
+  }
   throw SpecError("cluster.instance", unknown_name_message("instance", name, instance_names()));
 }
 

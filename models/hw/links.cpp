@@ -107,6 +107,12 @@ LinkTech inter_socket(std::string_view cpu_family) {
   // Sapphire/Emerald Rapids: 4 UPI 2.0 links at 16 GT/s = 32 GB/s each per direction.
   if (f == "sapphirerapids" || f == "emeraldrapids")
     return {"upi2", 128 * kGB, 0.15e-6, 10 * kGB, "Intel Xeon 4th/5th gen product brief; NCCL topo.h"};
+  // NVIDIA Grace (GB200/GB300 compute trays): the two Graces of a tray, each with its two GPUs on
+  // NVLink-C2C; a CPU-to-CPU rate is not published for the tray: assumed one C2C link's 450 GB/s
+  // per direction (Grace CPU Superchip datasheet: NVLink-C2C 900 GB/s both ways). NCCL's graph:
+  // ARM_BW 6 GB/s (topo.h).
+  if (f == "grace")
+    return {"c2c", 450 * kGB, 0.2e-6, 6 * kGB, "assumed: NVLink-C2C (Grace CPU Superchip datasheet); NCCL topo.h"};
   // AMD EPYC Rome/Milan: 4 xGMI-2 links x16 at 16 GT/s = 32 GB/s each per direction. NCCL's graph:
   // AMD_BW 16 GB/s (topo.h).
   return {"xgmi", 128 * kGB, 0.2e-6, 16 * kGB, "AMD EPYC 7003 architecture overview; NCCL topo.h"};

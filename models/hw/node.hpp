@@ -42,6 +42,12 @@ struct NodeSpec {
   // NVSwitch multicast (NVLink SHARP) that NCCL uses for NVLS / NVLSTree (NCCL_NVLS_ENABLE auto:
   // the CUDA driver reports multicast support). Set where a source shows NCCL running NVLS there.
   bool nvls = false;
+  // Multi-node NVLink (NCCL's MNNVL): the node is one NVLink domain of several hosts (compute trays)
+  // whose GPUs all reach one NVLink switch fabric, e.g. a GB200 NVL72 rack of 18 trays x 4 GPUs.
+  // host_gpus: GPUs per host; 0 = the node is one host. Hosts are consecutive local GPUs.
+  int host_gpus = 0;
+  int hosts() const { return host_gpus > 0 ? (gpus + host_gpus - 1) / host_gpus : 1; }
+  int host_of(int local_gpu) const { return host_gpus > 0 ? local_gpu / host_gpus : 0; }
   // PCIe layout (see topology/node_graph.hpp for how it becomes a graph)
   int pcie_gen = 4;
   int pcie_lanes = 16;
@@ -56,6 +62,9 @@ struct NodeSpec {
   int nics_per_switch = 0;  // NICs under each GPU PCIe switch; 0: NICs on their own host bridges
   NicKind nic_kind = NicKind::None;
   int efa_generation = 0;
+  // The NIC technology as its vendor names it ("EFA v4", "InfiniBand NDR (ConnectX-7)", "GPUDirect-TCPXO
+  // over gVNIC"); empty: nic_kind says it all. Shown by `commsim instances` and `commsim topo`.
+  std::string nic_tech;
   // Latency the network plugin declares to NCCL (ncclNetProperties_t::latency, us), which NCCL's
   // tuner adds to every inter-node step (graph latencyInter). aws-ofi-nccl: per platform
   // (src/platform-aws.cpp: 75 us on p4d/p4de/p5/p5e and unknown hosts, 35 on p5en/p6), on

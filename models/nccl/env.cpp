@@ -102,6 +102,12 @@ const Modelled kModelled[] = {
      [](NcclEnv& e, const std::string& n, const std::string& v) { e.min_ctas = parse_channels(n, v); }},
     {"NCCL_MIN_NCHANNELS",
      [](NcclEnv& e, const std::string& n, const std::string& v) { e.min_nchannels = parse_channels(n, v); }},
+    {"NCCL_MNNVL_ENABLE",
+     [](NcclEnv& e, const std::string& n, const std::string& v) {
+       // src/init.cc: 0 off, 1 forced, 2 (default) when the communicator spans hosts of one NVLink
+       // fabric (ncclMnnvlCheck in src/mnnvl.cc then needs IMEX channels).
+       e.mnnvl_enable = parse_int(n, v, 0, 2) != 0;
+     }},
     {"NCCL_NET",
      [](NcclEnv& e, const std::string& n, const std::string& v) {
        // Plugin names as NCCL logs them ("Using network Socket", "Loaded net plugin Libfabric").
@@ -232,7 +238,7 @@ const std::vector<std::string> kTimingNeutral = {
     "FI_LOG_LEVEL",
 };
 // Features commsim never uses: turning them off changes nothing here, turning them on is not modelled.
-const std::vector<std::string> kNeutralWhenOff = {"NCCL_MNNVL_ENABLE"};
+const std::vector<std::string> kNeutralWhenOff = {};
 
 // NCCL's documented variables (docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html, 2.11
 // to 2.28), a few long-standing undocumented ones users set (LL/LL128 buffer and thread counts)

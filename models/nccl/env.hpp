@@ -53,6 +53,8 @@ struct NcclEnv {
   bool pxn_disable = false;                // NCCL_PXN_DISABLE=1 (no sending through a peer GPU's NIC)
   bool nvls_enable = true;                 // NCCL_NVLS_ENABLE (0: off; else where the node has multicast)
   bool collnet_enable = false;             // NCCL_COLLNET_ENABLE=1 (CollNet where the fabric has SHARP)
+  bool mnnvl_enable = true;                // NCCL_MNNVL_ENABLE (0: off; 1, 2 (default): on where the node
+                                           // is a multi-host NVLink domain, hw::NodeSpec::host_gpus)
   std::string hostid;                      // NCCL_HOSTID (per node: pods of a node share it)
   TuningEnv tuning;                        // NCCL_ALGO, NCCL_PROTO, NCCL_MIN/MAX_NCHANNELS|CTAS
   std::map<std::string, std::string> raw;  // every variable as given

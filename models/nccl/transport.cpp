@@ -54,15 +54,34 @@ TransportModel::TransportModel(const hw::NodeSpec& node, const topology::NodeGra
   for (int pod = 0; pod < layout_.pods_per_node; ++pod)
     pod_plugin_.push_back(
         choose_net_plugin(node_.nic_kind, placement_.efa_plugin_ok, !nics_.pod_nics[pod].empty(), env_));
+  // src/init.cc: ncclMnnvlCheck runs when nNodes > 1 and NCCL_MNNVL_ENABLE != 0 and the P2P level
+  // is not 0; it needs cuMem (src/mnnvl.cc). The placement spans hosts of the domain when the GPUs
+  // it uses on a node reach past the first host.
+  const int used = layout_.pods_per_node * layout_.gpus_per_pod;
+  mnnvl_ = node_.host_gpus > 0 && node_.nvswitch && used > node_.host_gpus && env_.mnnvl_enable &&
+           env_.cumem_enable && !env_.p2p_disable;
 }
 
 bool TransportModel::same_host_hash(const RankInfo& a, const RankInfo& b) const {
-  return a.node == b.node && (a.pod == b.pod || placement_.host_network || !env_.hostid.empty());
+  return a.node == b.node && node_.host_of(a.local_gpu) == node_.host_of(b.local_gpu) &&
+         (a.pod == b.pod || placement_.host_network || !env_.hostid.empty());
 }
 
 int TransportModel::nccl_nodes() const {
+  // MNNVL fuses a domain's hosts into one NCCL node (src/graph/topo.cc, clique as local ranks).
+  if (mnnvl_) return layout_.nodes;
   bool shared = placement_.host_network || !env_.hostid.empty();
-  return layout_.nodes * (shared ? 1 : layout_.pods_per_node);
+  if (node_.host_gpus <= 0) return layout_.nodes * (shared ? 1 : layout_.pods_per_node);
+  // A multi-host node without MNNVL: one NCCL node per host, or per (pod, host) when pods do not
+  // share a host hash.
+  int count = 0, last_pod = -1, last_host = -1;
+  for (int g = 0; g < layout_.pods_per_node * layout_.gpus_per_pod; ++g) {
+    const int pod = shared ? 0 : g / layout_.gpus_per_pod, host = node_.host_of(g);
+    if (pod != last_pod || host != last_host) ++count;
+    last_pod = pod;
+    last_host = host;
+  }
+  return layout_.nodes * count;
 }
 
 PathType TransportModel::p2p_level(const RankInfo& a) const {
@@ -117,12 +136,26 @@ Transport TransportModel::decide(const RankInfo& a, const RankInfo& b, bool labe
       if (!labelled) return t;
       if (placement_.single_process && !env_.p2p_use_cuda_memcpy)
         t.label = "P2P/direct pointer";
-      else
-        t.label = env_.cumem_enable ? "P2P/CUMEM" : "P2P/IPC";
+      else  // p2p.cc: a communicator with MNNVL on logs every cuMem P2P connection as "P2P/MNNVL"
+        t.label = mnnvl_ ? "P2P/MNNVL" : env_.cumem_enable ? "P2P/CUMEM" : "P2P/IPC";
       if (t.p2p_read) t.label += "/read";
       if (env_.p2p_use_cuda_memcpy) t.label += "/CE";
       return t;
     }
+  }
+  if (!same_host && mnnvl_ && a.node == b.node && ga != gb) {
+    // MNNVL: P2P to a GPU of another host of the domain, through the NVLink switches (paths.cc
+    // ncclTopoCheckP2p; write mode, p2p.cc logs "P2P/MNNVL").
+    t.kind = TransportKind::P2P;
+    t.path = graph_.gpu_gpu(ga, gb).type;
+    t.link_class = LinkClass::NVLink;
+    t.p2p_read = node_.gpu.sm == 80 && t.path == PathType::NVL;
+    if (env_.p2p_read_enable) t.p2p_read = *env_.p2p_read_enable;
+    if (!labelled) return t;
+    t.label = "P2P/MNNVL";
+    if (t.p2p_read) t.label += "/read";
+    if (env_.p2p_use_cuda_memcpy) t.label += "/CE";
+    return t;
   }
   if (!env_.shm_disable && same_host && same_shm && ga != gb && !net_faster(ga, gb, false)) {
     t.kind = TransportKind::SHM;

@@ -19,6 +19,15 @@
 // own hostname unless placement.host_network, so pods of one host count as separate nodes
 // (seeds/000: 4 pods x 1 GPU on one p4d -> nNodes 4, NET/Libfabric/0/GDRDMA). NCCL_HOSTID is
 // taken as set per node (pods of a node share it), the only way it is useful.
+// Multi-node NVLink (MNNVL): a node of several hosts (hw::NodeSpec::host_gpus, e.g. an NVL72 rack
+// of 4-GPU trays) is one NVLink domain. Hosts are told apart as above (each tray its own host
+// hash). NCCL (src/init.cc, src/mnnvl.cc ncclMnnvlCheck) turns MNNVL on when the communicator spans
+// hosts, NCCL_MNNVL_ENABLE is not 0, NCCL_P2P_DISABLE is not 1 and cuMem is on (fabric handles,
+// exported through IMEX channels); then ranks of different hosts in one clique (one domain) connect
+// over P2P (src/graph/paths.cc ncclTopoCheckP2p: a different host hash allows P2P only within the
+// MNNVL clique), logged "P2P/MNNVL", the clique's topologies are fused into one NCCL node
+// (src/graph/topo.cc: nLocalRanks = clique.size) and NET joins domains. Without MNNVL the trays
+// are separate NCCL nodes joined by NET.
 #include <memory>
 #include <optional>
 #include <vector>
@@ -52,6 +61,9 @@ class TransportModel {
   // Ranks NCCL counts as separate hosts (nNodes).
   int nccl_nodes() const;
   bool same_host_hash(const RankInfo& a, const RankInfo& b) const;
+  // MNNVL is on: the node is a multi-host NVLink domain, the placement uses more than one of its
+  // hosts, and NCCL_MNNVL_ENABLE, NCCL_P2P_DISABLE and NCCL_CUMEM_ENABLE allow it.
+  bool mnnvl() const { return mnnvl_; }
   // NIC group of a local GPU (index into nic_groups()), -1 when its pod has no NIC.
   int nic_group_of(int local_gpu) const { return nics_.gpu_group[local_gpu]; }
   const std::vector<NicGroup>& nic_groups() const { return nics_.groups; }
@@ -73,6 +85,7 @@ class TransportModel {
   NcclEnv env_;
   NicAssignment nics_;
   std::vector<NetPlugin> pod_plugin_;  // per pod of a node
+  bool mnnvl_ = false;
 };
 
 // The network plugin a pod's NCCL ends up with: aws-ofi-nccl ("Libfabric") on EFA when it

@@ -30,17 +30,15 @@ constexpr int kUnfusedFwdKernels = 2,
 constexpr double kMultiTensorLaunchParams = 320.0 * 65536;
 constexpr int kAdamwOps = 8;
 constexpr double kMasterCastBytes = 4 + 2;  // fp32 <-> 16-bit: read 4 write 2 (or read 2 write 4)
-// fp8 current scaling (compute/kernels.hpp Fp8Cast): amax reads 2 B, cast + transpose reads 2 B and
-// writes 1 + 1 B per element; three kernels per quantized tensor (amax, scale, cast + transpose).
-constexpr double kFp8CastBytes = 6;
-constexpr int kFp8CastKernels = 3;
+// Quantized GEMM inputs (fp8 current scaling, mxfp8, nvfp4): bytes per element and kernels per
+// tensor of their casts, compute/precision.hpp quantized_cast, at the Fp8Cast rate (kernels.hpp).
 
 WorkSeconds gemm(double s) { return {s, 0, 0}; }
 // A linear layer's three GEMMs at the law's rate (x gemms), stretched under the power limit, one
 // launch gap each.
 compute::LinearSeconds linear(const ComputeRates& r, int64_t tokens, int64_t in, int64_t out, int gemms = 1,
                               bool sixteen_bit = false) {
-  const bool keep16 = sixteen_bit && r.gpu.precision == compute::Precision::Fp8;
+  const bool keep16 = sixteen_bit && compute::quantized(r.gpu.precision);
   const compute::LinearSeconds l = compute::linear_seconds(keep16 ? r.gpu.gemm16 : r.gpu.gemm, tokens, in, out);
   const double s = r.gemm_stretch, gap = r.gpu.launch_gap_s;
   return {gemms * (l.fwd * s + gap), gemms * (l.dgrad * s + gap), gemms * (l.wgrad * s + gap)};
@@ -55,7 +53,7 @@ compute::Precision training_precision(const TrainingSpec& t) {
   const auto p = compute::parse_precision(text);
   if (!p)
     throw SpecError(t.precision.empty() ? "training.dtype" : "training.precision",
-                    "unknown precision '" + text + "' (expected bf16, fp16 or fp8)");
+                    "unknown precision '" + text + "' (expected bf16, fp16, fp8, mxfp8 or nvfp4)");
   return *p;
 }
 
@@ -219,10 +217,12 @@ BlockKernels block_kernels(const model::ModelShape& m, int64_t tokens, int tp, c
     k.bias_mlp_bwd =
         mem(MemKernel::Elementwise, e * T * (double(f) * (m.gated_mlp ? 2 : 1) / tp + double(h)), m.gated_mlp ? 3 : 2);
   }
-  if (r.gpu.precision == compute::Precision::Fp8) {
-    // 6 B per element at the Fp8Cast rate, plus amax, scale and cast + transpose launches per tensor.
+  if (compute::quantized(r.gpu.precision)) {
+    // The format's cast bytes per element at the Fp8Cast rate, plus its launches per tensor (fp8:
+    // 6 B, amax, scale and cast + transpose; mxfp8, nvfp4: precision.hpp).
+    const compute::QuantizedCast qc = compute::quantized_cast(r.gpu.precision);
     auto cast = [&](double elements, int tensors) {
-      return mem(MemKernel::Fp8Cast, kFp8CastBytes * elements, 0) + kFp8CastKernels * tensors * gap;
+      return mem(MemKernel::Fp8Cast, qc.bytes_per_element * elements, 0) + qc.kernels_per_tensor * tensors * gap;
     };
     const double up = double(f) * (m.gated_mlp ? 2 : 1) / tp;  // gate and up: one weight, one input
     k.fp8_attn_fwd = cast(T * double(h) + T * double(h) / tp, 2);

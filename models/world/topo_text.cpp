@@ -110,6 +110,34 @@ std::string switch_reduction_text(const ScenarioSpec& spec, const hw::NodeSpec& 
   }
   return os.str();
 }
+
+// The NVLink domain of a multi-host node (NCCL's MNNVL): how many hosts it spans, whether MNNVL is
+// on, and where the job's ranks sit in domains.
+std::string domain_text(const hw::NodeSpec& node, const nccl::NcclEnv& env,
+                        const topology::Placement& layout, const nccl::TransportModel& model) {
+  if (node.host_gpus <= 0) return "";
+  std::ostringstream os;
+  const int used = layout.pods_per_node * layout.gpus_per_pod;
+  const int hosts_used = (used + node.host_gpus - 1) / node.host_gpus;
+  os << "NVLink domain: each node is one multi-node NVLink domain of " << node.gpus << " GPUs on " << node.hosts()
+     << " hosts of " << node.host_gpus << " GPUs; this job uses " << used << " GPUs on " << hosts_used
+     << " host(s) in each of " << layout.nodes << " domain(s)\n";
+  os << "  MNNVL: ";
+  if (model.mnnvl())
+    os << "on: P2P over NVLink between the hosts of a domain (\"P2P/MNNVL\")"
+       << (node.nvls && env.nvls_enable ? ", NVLS over the whole domain" : "")
+       << (layout.nodes > 1 ? ", NET between domains" : "") << "; needs IMEX channels on every host "
+       << "(Kubernetes: a ComputeDomain; else NCCL stops at init, or set NCCL_MNNVL_ENABLE=0)\n";
+  else if (hosts_used <= 1)
+    os << "not needed (each domain's ranks sit on one host)\n";
+  else
+    os << "off (" << (!env.mnnvl_enable ? "NCCL_MNNVL_ENABLE=0"
+                      : env.p2p_disable ? "NCCL_P2P_DISABLE=1"
+                                        : "NCCL_CUMEM_ENABLE=0")
+       << "): the hosts of a domain reach each other over NET\n";
+  return os.str();
+}
+
 }  // namespace
 
 std::string render_topo(const World& world, const ScenarioSpec& spec, int max_ranks_listed) {
@@ -137,6 +165,7 @@ std::string render_topo(const World& world, const ScenarioSpec& spec, int max_ra
   os << "Placement: " << layout.pods_per_node << " pod(s) x " << layout.gpus_per_pod << " GPU(s) per node, "
      << layout.size() << " ranks, " << (spec.placement.single_process ? "one process per pod" : "one process per GPU")
      << "; NCCL counts nNodes " << model.nccl_nodes() << "\n";
+  os << domain_text(node, env, layout, model);
   // The fabric level ([cluster.fabric]) the World built; nothing for the default non-blocking switch.
   if (const topology::Fabric* fabric = world.fabric(); fabric && !fabric->describe().empty()) {
     os << "Fabric: " << fabric->describe() << "\n";
@@ -145,7 +174,11 @@ std::string render_topo(const World& world, const ScenarioSpec& spec, int max_ra
   }
   os << switch_reduction_text(spec, node, env, layout.size(), model.nccl_nodes());
   os << "\n";
-  os << "GPU topology of one node (nvidia-smi topo -m):\n" << matrix(graph.smi_matrix()) << "\n";
+  if (node.host_gpus > 0)  // 72 x 72 plus the NICs would fill pages: the one fact the matrix holds
+    os << "GPU topology of one node: every GPU pair NV" << node.nvlink_links << " through the NVLink switches; "
+       << "each GPU beside its own NIC (" << node.nics << " NICs)\n\n";
+  else
+    os << "GPU topology of one node (nvidia-smi topo -m):\n" << matrix(graph.smi_matrix()) << "\n";
   const int n = layout.size();
   os << "Transport NCCL would log, sender -> receiver (channels = P2P channels to that peer):\n";
   std::map<std::string, int> counts;

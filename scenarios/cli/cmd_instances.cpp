@@ -24,7 +24,22 @@ std::string nics_text(const models::hw::NodeSpec& n) {
   std::string kind = models::hw::nic_kind_name(n.nic_kind);
   for (char& c : kind) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   if (n.nic_kind == models::hw::NicKind::Efa) kind += " v" + std::to_string(n.efa_generation);
-  return fmt::format("{} x {} {:g} Gb/s", n.nics, kind, n.nic_bytes_per_s * 8 / 1e9);
+  if (!n.nic_tech.empty()) kind = n.nic_tech;
+  return fmt::format("{} x {:g} Gb/s {}", n.nics, n.nic_bytes_per_s * 8 / 1e9, kind);
+}
+
+// "72 (18 hosts x 4)" for a multi-host NVLink domain, else the GPU count.
+std::string gpus_text(const models::hw::NodeSpec& n) {
+  if (n.hosts() <= 1) return std::to_string(n.gpus);
+  return fmt::format("{} ({}x{})", n.gpus, n.hosts(), n.host_gpus);
+}
+
+// "B200 180GB bf16 2.25 fp8 4.5 fp4 9 PF": the GPU's HBM and dense peaks.
+std::string gpu_text(const models::hw::GpuSpec& g) {
+  std::string out = fmt::format("{} {:g}GB bf16 {:g}", g.name, g.hbm_bytes / 1e9, g.bf16_flops / 1e15);
+  if (g.fp8_flops > 0) out += fmt::format(" fp8 {:g}", g.fp8_flops / 1e15);
+  if (g.fp4_flops > 0) out += fmt::format(" fp4 {:g}", g.fp4_flops / 1e15);
+  return out + " PF";
 }
 
 }  // namespace
@@ -53,16 +68,27 @@ int cmd_instances(int argc, char** argv) {
                         {"nic_bytes_per_s", integer_json(n.nic_bytes_per_s)},
                         {"eth_bytes_per_s", integer_json(n.eth_bytes_per_s)},
                         {"host_mem_bytes_per_s", integer_json(n.host_mem_bytes_per_s)},
+                        {"hosts", n.hosts()},
+                        {"host_gpus", n.host_gpus > 0 ? n.host_gpus : n.gpus},
+                        {"nic_technology", n.nic_tech.empty() ? models::hw::nic_kind_name(n.nic_kind) : n.nic_tech},
+                        {"gpu_hbm_bytes", integer_json(n.gpu.hbm_bytes)},
+                        {"gpu_hbm_bytes_per_s", integer_json(n.gpu.hbm_bytes_per_s)},
+                        {"gpu_bf16_flops", integer_json(n.gpu.bf16_flops)},
+                        {"gpu_fp8_flops", integer_json(n.gpu.fp8_flops)},
+                        {"gpu_fp4_flops", integer_json(n.gpu.fp4_flops)},
                         {"citation", n.citation}});
       j["instances"] = std::move(list);
       std::fputs(dump_json(std::move(j)).c_str(), stdout);
       return 0;
     }
-    std::string out =
-        fmt::format("{:<18} {:>4}  {:<10} {:<22} {:<22} {}\n", "instance", "GPUs", "GPU", "NVLink", "NICs", "source");
+    std::string out = fmt::format("{:<18} {:>12}  {:<34} {:<20} {:<40} {}\n", "instance", "GPUs", "GPU (dense peaks)",
+                                  "NVLink", "NICs", "source");
     for (const auto& n : catalog)
-      out += fmt::format("{:<18} {:>4}  {:<10} {:<22} {:<22} {}\n", n.name, n.gpus, n.gpu.name, nvlink_text(n),
-                         nics_text(n), n.citation);
+      out += fmt::format("{:<18} {:>12}  {:<34} {:<20} {:<40} {}\n", n.name, gpus_text(n), gpu_text(n.gpu),
+                         nvlink_text(n), nics_text(n), n.citation);
+    out +=
+        "\nGPUs \"72 (18x4)\": one node is a multi-node NVLink domain of 18 hosts of 4 GPUs (NCCL's MNNVL); "
+        "cluster.nodes counts domains.";
     out +=
         "\nUse one with cluster.instance = \"NAME\"; describe another machine with [cluster.node] "
         "(commsim help node).\n";

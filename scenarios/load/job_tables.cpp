@@ -193,12 +193,12 @@ void Loader::training(const toml::node& n, const std::string& key) {
           // fp16) activations (models/compute/precision.hpp).
           {"precision",
            [&](auto& v, auto& k) {
-             t.precision = r_.one_of(v, k, {"bf16", "fp16", "fp8"});
-             const bool fp8 = t.precision == "fp8";
+             t.precision = r_.one_of(v, k, {"bf16", "fp16", "fp8", "mxfp8", "nvfp4"});
+             const bool fp8 = t.precision == "fp8" || t.precision == "mxfp8" || t.precision == "nvfp4";
              if (out_.positions.count(prefix_ + "training.dtype")) {
                if (fp8 ? t.dtype == "fp32" : t.dtype != t.precision)
                  r_.fail(v, k + ": \"" + t.precision + "\" conflicts with training.dtype = \"" + t.dtype +
-                                (fp8 ? "\" (expected dtype bf16 or fp16 beside fp8 GEMMs, or only one of the two keys)"
+                                (fp8 ? "\" (expected dtype bf16 or fp16 beside " + t.precision + " GEMMs, or only one of the two keys)"
                                      : "\" (expected the same format in both keys, or only one of them)"));
              } else {
                t.dtype = fp8 ? "bf16" : t.precision;

@@ -46,8 +46,20 @@ TEST_CASE("commsim suggests the command a typo meant", "[scenarios]") {
 TEST_CASE("commsim instances lists every catalog machine with its GPUs, NVLink, NICs and source", "[scenarios]") {
   const auto text = run_commsim({"instances"});
   REQUIRE(text.exit_code == 0);
-  CHECK(text.out.find("p4d.24xlarge          8  A100-40GB  NVLink3 x12, NVSwitch  4 x EFA v1 100 Gb/s") !=
-        std::string::npos);
+  // One line per machine: GPUs (hosts x GPUs for an NVLink domain of several hosts), the GPU with
+  // its HBM and dense peaks, NVLink, NICs with their technology, source.
+  auto line_of = [&](const std::string& name) {
+    const auto at = text.out.find("\n" + name + " ");
+    return at == std::string::npos ? std::string() : text.out.substr(at + 1, text.out.find('\n', at + 1) - at - 1);
+  };
+  const std::string p4d = line_of("p4d.24xlarge");
+  CHECK(p4d.find(" 8  A100-40GB 40GB bf16 0.312 PF") != std::string::npos);
+  CHECK(p4d.find("NVLink3 x12, NVSwitch") != std::string::npos);
+  CHECK(p4d.find("4 x 100 Gb/s EFA v1") != std::string::npos);
+  const std::string rack = line_of("gb200-nvl72");
+  CHECK(rack.find("72 (18x4)  GB200 186GB bf16 2.5 fp8 5 fp4 10 PF") != std::string::npos);
+  CHECK(rack.find("72 x 400 Gb/s InfiniBand NDR (ConnectX-7)") != std::string::npos);
+  CHECK(rack.find("NVIDIA GB200 NVL72 datasheet") != std::string::npos);
   CHECK(text.out.find("commsim help node") != std::string::npos);
   const auto j = nlohmann::json::parse(run_commsim({"instances", "--json"}).out);
   CHECK(j["command"] == "instances");

@@ -1,0 +1,126 @@
+// Blackwell catalog entries: 8-GPU B200/B300 nodes and the NVLink racks of GB200/GB300 superchips,
+// each with the source of its numbers. A rack is one node of the catalog: one NVLink domain
+// (NCCL's multi-node NVLink, MNNVL) of `host_gpus`-GPU compute trays, each tray its own host with
+// its own CPUs and NICs (NodeSpec::host_gpus; docs/hardware.md "Multi-node NVLink").
+#include "models/hw/instance_build.hpp"
+#include "models/hw/links.hpp"
+
+namespace models::hw::detail {
+
+namespace {
+
+// One rack of GB200 or GB300 superchips: `gpus` GPUs in trays of 4 (two Grace CPUs and four GPUs
+// per tray, each Grace joined to two GPUs by NVLink-C2C), every GPU's 18 NVLink 5 links into the
+// rack's NVLink switch trays (non-blocking: NVIDIA GB200 NVL72 datasheet, 130 TB/s for 72 GPUs =
+// 1.8 TB/s each), one NIC per GPU. NCCL sees a GPU's NIC through C2C and the Grace's PCIe (path
+// P2C) and uses GPUDirect RDMA there (NCCL_NET_GDR_C2C, default 1 since 2.27: src/graph/paths.cc
+// ncclTopoCheckGdr), modelled as the NIC sharing a switch with its GPU (PIX: the same GDR
+// decision). NVLS over the whole domain (NVLink SHARP in the NVLink switches; NCCL src/transport/
+// nvls.cc runs it across the MNNVL clique).
+NodeSpec rack(const char* name, const char* gpu, int gpus, const char* citation) {
+  NodeSpec n = base(name, gpu, gpus, citation);
+  n.host_gpus = 4;
+  n.nvswitch = true;
+  n.nvls = true;
+  n.pcie_gen = 5;  // Grace's PCIe Gen5 to the NICs
+  n.numa_nodes = gpus / 2;
+  n.gpus_per_switch = 1;
+  n.gpus_per_host_bridge = 1;
+  n.cpu = CpuVendor::Arm;
+  n.cpu_family = "grace";
+  return n;
+}
+
+}  // namespace
+
+void add_blackwell_nodes(std::vector<NodeSpec>& c) {
+  {
+    // p6-b300.48xlarge: 8 x B300 (2.1 TB HBM3e), NVLink 5 through NVSwitch, 6.4 Tbps of EFA v4
+    // (AWS EC2 P6 instance page). AWS gives the total only: modelled as one 800 Gb/s EFA per GPU
+    // switch, the HGX B300 reference's per-GPU rate (an assumption for the count). Host: 2 x Xeon,
+    // PCIe Gen5; host memory as p6-b200 (8 x DDR5-5600 per socket; not published, assumed).
+    NodeSpec n = base("p6-b300.48xlarge", "B300", 8, "AWS EC2 P6 instance page (p6-b300); NVIDIA HGX B300 datasheet");
+    n.nvswitch = true;
+    n.nvls = true;  // NVSwitch multicast as on p6-b200
+    n.numa_nodes = 2;
+    n.pcie_gen = 5;
+    n.gpus_per_switch = 1;
+    n.gpus_per_host_bridge = 1;
+    n.cpu = CpuVendor::Intel;
+    n.cpu_family = "emeraldrapids";
+    efa_nics(n, 8, 1, 4, 800);
+    n.net_plugin_latency_us = 35;  // aws-ofi-nccl "p5en/p6-b200" platform value, assumed for p6-b300
+    n.eth_bytes_per_s = 300 * kGbit;
+    n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 5600);
+    c.push_back(n);
+  }
+  {
+    // DGX B300: 8 x B300, NVLink 5 through NVSwitch, 8 x single-port ConnectX-8 VPI up to 800 Gb/s
+    // (InfiniBand XDR), 2 x Xeon 6776P (Granite Rapids, 8 x DDR5-6400 per socket), PCIe Gen5 host.
+    // Source: NVIDIA DGX B300 datasheet; DGX SuperPOD B300 reference architecture.
+    NodeSpec n = base("dgx-b300", "B300", 8, "NVIDIA DGX B300 datasheet; DGX SuperPOD B300 reference architecture");
+    n.nvswitch = true;
+    n.nvls = true;
+    n.numa_nodes = 2;
+    n.pcie_gen = 5;
+    n.gpus_per_switch = 1;
+    n.gpus_per_host_bridge = 1;
+    n.cpu = CpuVendor::Intel;
+    n.cpu_family = "emeraldrapids";  // Xeon 6: UPI 2.0 as the 5th-gen entry (links.cpp inter_socket)
+    ib_nics(n, 8, 1, 800);
+    n.nic_tech = "InfiniBand XDR (ConnectX-8)";
+    n.eth_bytes_per_s = 400 * kGbit;
+    n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 6400);
+    c.push_back(n);
+  }
+  {
+    // GB200 NVL72 (NVIDIA DGX GB200 and the OEM racks): 72 x GB200's B200 in 18 compute trays of
+    // 4 GPUs + 2 Grace CPUs, one NVLink domain of 72 GPUs (130 TB/s), 4 x ConnectX-7 NDR 400 Gb/s
+    // InfiniBand per tray (one per GPU: NVIDIA DGX SuperPOD GB200 reference architecture, "DGX
+    // GB200 compute tray"), a BlueField-3 (2 x 200 Gb/s) per tray for storage and in-band. Grace:
+    // up to 480 GB LPDDR5X at up to 512 GB/s each (GB200 NVL72 datasheet: 17 TB, 18.4 TB/s per rack).
+    NodeSpec n = rack("gb200-nvl72", "GB200", 72,
+                      "NVIDIA GB200 NVL72 datasheet; DGX SuperPOD GB200 reference architecture (compute tray)");
+    ib_nics(n, 72, 1, 400);
+    n.nic_tech = "InfiniBand NDR (ConnectX-7)";
+    n.eth_bytes_per_s = 18 * 400 * kGbit;
+    n.host_mem_bytes_per_s = 36 * 512e9;
+    c.push_back(n);
+    // GB200 NVL36x2: the same 72-GPU NVLink domain built from two racks of 9 compute trays each,
+    // their NVLink switch trays cabled together (NVIDIA GB200 NVL72 / NVL36x2 configurations; OCP
+    // "Blackwell NVL36x2" contribution): the same numbers as one NVL72 rack.
+    n.name = "gb200-nvl36x2";
+    n.citation = "NVIDIA GB200 NVL36x2 configuration (two racks, one 72-GPU NVLink domain); GB200 NVL72 datasheet";
+    c.push_back(n);
+  }
+  {
+    // GB300 NVL72: 72 x GB300's B300 in 18 trays, one NVLink domain of 72 (130 TB/s), one
+    // ConnectX-8 SuperNIC at 800 Gb/s per GPU (72 per rack; InfiniBand XDR or Spectrum-X Ethernet),
+    // 36 Grace with 17 TB LPDDR5X at 14 TB/s per rack. Source: NVIDIA GB300 NVL72 datasheet.
+    NodeSpec n = rack("gb300-nvl72", "GB300", 72, "NVIDIA GB300 NVL72 datasheet");
+    ib_nics(n, 72, 1, 800);
+    n.nic_tech = "InfiniBand XDR (ConnectX-8 SuperNIC)";
+    n.eth_bytes_per_s = 18 * 400 * kGbit;
+    n.host_mem_bytes_per_s = 14e12;
+    c.push_back(n);
+  }
+  {
+    // AWS P6e-GB200 UltraServers: u-p6e-gb200x72 is 18 p6e-gb200.36xlarge instances (4 GB200 GPUs
+    // and 2 Grace each) in one 72-GPU NVLink domain, 28.8 Tbps of EFA v4 = 400 Gb/s per GPU;
+    // u-p6e-gb200x36 is 9 instances, a 36-GPU domain (AWS EC2 P6e-GB200 instance page; "Amazon EC2
+    // UltraServers" user guide). aws-ofi-nccl's platform latency for these hosts is not in its
+    // platform table: its fall-through 75 us.
+    NodeSpec n = rack("u-p6e-gb200x72", "GB200", 72, "AWS EC2 P6e-GB200 UltraServer page; EC2 UltraServers user guide");
+    efa_nics(n, 72, 1, 4, 400);
+    n.eth_bytes_per_s = 18 * 100 * kGbit;
+    n.host_mem_bytes_per_s = 36 * 512e9;
+    c.push_back(n);
+    n = rack("u-p6e-gb200x36", "GB200", 36, "AWS EC2 P6e-GB200 UltraServer page; EC2 UltraServers user guide");
+    efa_nics(n, 36, 1, 4, 400);
+    n.eth_bytes_per_s = 9 * 100 * kGbit;
+    n.host_mem_bytes_per_s = 18 * 512e9;
+    c.push_back(n);
+  }
+}
+
+}  // namespace models::hw::detail

@@ -1,0 +1,50 @@
+// The instance catalog's shared helpers (instance_build.hpp).
+#include "models/hw/instance_build.hpp"
+
+#include <string>
+
+namespace models::hw::detail {
+
+NodeSpec base(const char* name, const char* gpu, int gpus, const char* citation) {
+  NodeSpec n;
+  n.name = name;
+  n.gpu = find_gpu(gpu);
+  n.gpus = gpus;
+  n.nvlink_gen = n.gpu.nvlink_gen;
+  n.nvlink_links = n.gpu.nvlink_links;
+  n.pcie_gen = n.gpu.pcie_gen;
+  n.citation = citation;
+  return n;
+}
+
+void efa_nics(NodeSpec& n, int count, int per_switch, int generation, double gbit) {
+  n.nics = count;
+  n.nics_per_switch = per_switch;
+  n.nic_kind = NicKind::Efa;
+  n.efa_generation = generation;
+  n.nic_bytes_per_s = gbit * kGbit;
+  n.nic_tech = "EFA v" + std::to_string(generation);
+  // aws-ofi-nccl src/platform-aws.cpp: 75 us for p4d, p4de, p5, p5e, g5 and, as the fall-through
+  // default, hosts it does not list ("Empirical testing on P5 had shown that NCCL's internal
+  // tuner choices work better with this value"); 35 us for p5en and p6 (set there).
+  n.net_plugin_latency_us = 75;
+}
+
+// InfiniBand HCAs for the compute fabric, one per GPU on NVIDIA's DGX systems (NCCL's NET/IB).
+void ib_nics(NodeSpec& n, int count, int per_switch, double gbit) {
+  n.nics = count;
+  n.nics_per_switch = per_switch;
+  n.nic_kind = NicKind::Ib;
+  n.efa_generation = 0;
+  n.net_plugin_latency_us = 0;  // NCCL's IB plugin declares none
+  n.nic_bytes_per_s = gbit * kGbit;
+  n.nic_tech = std::string("InfiniBand ") + (gbit <= 200 ? "HDR" : gbit <= 400 ? "NDR" : "XDR");
+}
+
+void roce_nics(NodeSpec& n, int count, int per_switch, double gbit) {
+  ib_nics(n, count, per_switch, gbit);
+  n.nic_kind = NicKind::Roce;
+  n.nic_tech = "RoCE v2";
+}
+
+}  // namespace models::hw::detail

@@ -1,0 +1,25 @@
+#pragma once
+// Helpers the instance catalog's files share (instance.cpp, instance_blackwell.cpp,
+// instance_clouds.cpp): a node from a catalog GPU, and its NICs by technology. Each catalog file
+// adds its entries with their citations through the add_* functions declared here.
+#include <vector>
+
+#include "models/hw/node.hpp"
+
+namespace models::hw::detail {
+
+inline constexpr double kGbit = 1e9 / 8;
+
+NodeSpec base(const char* name, const char* gpu, int gpus, const char* citation);
+// AWS Elastic Fabric Adapter: `count` NICs of `gbit` Gb/s, `per_switch` under each GPU PCIe switch.
+void efa_nics(NodeSpec& n, int count, int per_switch, int generation, double gbit);
+// InfiniBand HCAs driven by NCCL's IB plugin (one per GPU on DGX-style nodes).
+void ib_nics(NodeSpec& n, int count, int per_switch, double gbit);
+// RDMA over Converged Ethernet (ConnectX in Ethernet mode), NCCL's IB plugin.
+void roce_nics(NodeSpec& n, int count, int per_switch, double gbit);
+
+// The catalog's parts, in the order `commsim instances` lists them.
+void add_blackwell_nodes(std::vector<NodeSpec>& c);  // B200/B300 8-GPU nodes, GB200/GB300 NVLink racks
+void add_cloud_nodes(std::vector<NodeSpec>& c);      // Azure ND and GCP A3/A4 machines
+
+}  // namespace models::hw::detail
