@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/error.hpp"
+#include "models/params_goodput.hpp"
 #include "models/suggest.hpp"
 #include "sim/check.hpp"
 
@@ -52,7 +53,7 @@ constexpr std::string_view kByPeak = "by GPU and precision: the H200's fraction 
 constexpr std::string_view kByHbm = "by GPU: the H200's value x HBM / 4.8 TB/s";
 constexpr std::string_view kByStream = "by GPU: 1/BW = 1/(0.902 HBM) + the H200's non-HBM time per byte";
 
-constexpr std::array kRegistry = std::to_array<ParamSpec>({
+constexpr std::array kCoreRegistry = std::to_array<ParamSpec>({
     // World: raw link capacities (physical numbers, datasheet or measured); NCCL's per-channel and
     // protocol limits are applied on top by the collective engine. Defaults: the node's catalog.
     {"nvlink.bandwidth",
@@ -511,6 +512,16 @@ constexpr std::array kRegistry = std::to_array<ParamSpec>({
      "(validation/h200x1/measured/memory_peaks.jsonl)"},
 });
 
+// The core rows, then the at-scale models' (params_goodput.hpp).
+template <std::size_t A, std::size_t B>
+constexpr std::array<ParamSpec, A + B> joined(const std::array<ParamSpec, A>& a, const std::array<ParamSpec, B>& b) {
+  std::array<ParamSpec, A + B> all{};
+  for (std::size_t i = 0; i < A; ++i) all[i] = a[i];
+  for (std::size_t i = 0; i < B; ++i) all[A + i] = b[i];
+  return all;
+}
+constexpr auto kRegistry = joined(kCoreRegistry, params_detail::kGoodputParams);
+
 std::string number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
@@ -546,6 +557,8 @@ const char* param_unit_symbol(ParamUnit u) {
     case U::Factor: return "1";
     case U::FlopsPerSecond: return "FLOP/s";
     case U::Bytes: return "B";
+    case U::PerMillionHours: return "1/(1e6 h)";
+    case U::UsdPerHour: return "$/h";
   }
   return "?";
 }
@@ -558,6 +571,8 @@ const char* param_unit_noun(ParamUnit u) {
     case U::Factor: return "factor";
     case U::FlopsPerSecond: return "rate";
     case U::Bytes: return "size";
+    case U::PerMillionHours: return "failure rate";
+    case U::UsdPerHour: return "price";
   }
   return "?";
 }
@@ -568,6 +583,7 @@ const char* param_owner_name(ParamOwner o) {
     case O::Collectives: return "models/collectives";
     case O::Compute: return "models/compute";
     case O::Workload: return "models/workload";
+    case O::Goodput: return "models/goodput";
   }
   return "?";
 }

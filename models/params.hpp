@@ -16,9 +16,11 @@
 
 namespace models {
 
-enum class ParamUnit { Seconds, BytesPerSecond, Fraction, Factor, FlopsPerSecond, Bytes };
-const char* param_unit_symbol(ParamUnit u);  // "s", "B/s", "1", "1", "FLOP/s", "B"
-const char* param_unit_noun(ParamUnit u);    // "time", "bandwidth", "fraction", "factor", "rate", "size"
+enum class ParamUnit { Seconds, BytesPerSecond, Fraction, Factor, FlopsPerSecond, Bytes, PerMillionHours, UsdPerHour };
+// "s", "B/s", "1", "1", "FLOP/s", "B", "1/(1e6 h)", "$/h"
+const char* param_unit_symbol(ParamUnit u);
+// "time", "bandwidth", "fraction", "factor", "rate", "size", "failure rate", "price"
+const char* param_unit_noun(ParamUnit u);
 
 // [min, max], each end open where marked; an infinite max is always open. Values must be finite.
 // zero_too: 0 is accepted as well (it means "off" or "unknown" for that parameter).
@@ -33,8 +35,8 @@ struct ParamRange {
 };
 
 // The model that reads the value (and the folder it lives in).
-enum class ParamOwner { World, Collectives, Compute, Workload };
-// "models/world", "models/collectives", "models/compute", "models/workload"
+enum class ParamOwner { World, Collectives, Compute, Workload, Goodput };
+// "models/world", "models/collectives", "models/compute", "models/workload", "models/goodput"
 const char* param_owner_name(ParamOwner o);
 
 struct ParamSpec {

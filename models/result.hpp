@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "models/goodput_result.hpp"
+
 namespace models {
 
 // Where one rank's step went: a partition of [step start, step end), so the terms add up to
@@ -134,6 +136,10 @@ struct RunResult {
   // Several jobs on one fabric ([[jobs]], models/run/jobs.hpp): each job's own figures; the fields
   // above then describe the shared run (step_time_s: the longest job's step together).
   std::vector<JobResult> jobs;
+  // At scale (models/goodput_result.hpp): the step over seeded GPU speeds (--samples), and the
+  // run's failures, checkpoints, expected wall time, goodput and cost.
+  VariabilityResult variability;
+  GoodputResult goodput;
   bool fits() const { return !memory.estimated || memory.fits; }
 };
 

@@ -70,6 +70,24 @@ std::string scenario_block(const models::RunResult& r, const ReportInputs& in) {
                  : "<div class=\"stat over\"><div class=\"v\">" + esc(v) + "</div><div class=\"k\">" + esc(k) +
                        "</div></div>");
   }
+  if (r.variability.sampled) {  // run --samples: the step as a distribution
+    const models::VariabilityResult& v = r.variability;
+    o << stat(fmt::seconds(v.median_s) + " / " + fmt::seconds(v.p99_s),
+              "step median / p99 over " + std::to_string(v.samples) + " samples of GPU speeds");
+  }
+  if (const models::GoodputResult& g = r.goodput; g.estimated) {
+    char gp[96];
+    std::snprintf(gp, sizeof gp, "%.1f%%", 100 * g.goodput);
+    char why[160];
+    std::snprintf(why, sizeof why, "goodput (%.2f interruptions/day, checkpoint every %lld steps)",
+                  g.interruptions_per_day, g.interval_steps);
+    o << stat(gp, why) << stat(fmt::duration_hms(g.expected_wall_s), "expected wall time with failures");
+    if (g.price_per_gpu_hour > 0) {
+      char usd[48];
+      std::snprintf(usd, sizeof usd, "$%.0f", g.expected_cost);
+      o << stat(usd, "expected cost");
+    }
+  }
   o << "</div>";
   if (m.estimated && !m.fits && !m.terms.empty())
     o << "<p class=\"oom\">Does not fit: rank " << m.peak_rank << " needs " << esc(fmt::bytes(m.peak_bytes))
@@ -91,6 +109,10 @@ std::string numbers_key() {
       {"tokens/s", "tokens of the global batch per step over the step time"},
       {"per GPU", "model TFLOP/s per GPU (Megatron's FLOP count); MFU = that over the GPU's dense bf16 peak"},
       {"GPU memory peak", "the largest estimated peak over the ranks against the GPU's memory (red: does not fit)"},
+      {"goodput", "failure-free time over the expected wall time with interruptions (Llama 3's rates per "
+                  "component), checkpoints at Daly's interval and restarts (docs/goodput.md)"},
+      {"step median / p99", "with --samples: the step over seeded draws of every GPU's speed (the slowest GPU "
+                            "paces every collective)"},
   };
   std::string s = "<ul class=\"notes key\">";
   for (const auto& k : kKey) s += "<li><b>" + esc(k[0]) + "</b>: " + esc(k[1]) + "</li>";

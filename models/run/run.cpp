@@ -13,11 +13,13 @@
 #include "models/params.hpp"
 #include "models/run/breakdown.hpp"
 #include "models/run/jobs.hpp"
+#include "models/run/goodput_fill.hpp"
 #include "models/memory/memory_fill.hpp"
 #include "models/run/result_fill.hpp"
 #include "models/run/step_build.hpp"
 #include "models/run/stragglers.hpp"
 #include "models/run/throughput.hpp"
+#include "models/run/variability.hpp"
 #include "models/run/wall_budget.hpp"
 #include "models/scale/step/mode.hpp"
 #include "models/workload/executor.hpp"
@@ -108,12 +110,15 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
     cascade.failed(std::get<scale::Abandoned>(step));
   }
   cascade.finish(result);
-  if (!spec.stragglers.empty() && !result.partial) {  // what they cost: the same step without them
+  if (!spec.stragglers.empty() && !result.partial && options.straggler_cost) {  // what they cost: the same step without them
     RunOptions calm = options;
     calm.timeline = false;
     if (options.time_limit_s) calm.time_limit_s = *options.time_limit_s - budget.elapsed_s();
+    calm.samples = 0;
     add_straggler_cost(result, run_scenario(without_stragglers(spec), calm));
   }
+  if (options.samples > 0 && !result.partial) add_variability(result, spec, options);  // --samples
+  if (options.straggler_cost) fill_goodput(result, spec);  // failures, checkpoints, goodput (not per sample)
   return result;
 }
 

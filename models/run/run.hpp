@@ -2,7 +2,9 @@
 // models::run_scenario: the one entry point from a scenario to a result. Builds the World, the
 // collective engine and the workload (training step, or a bare collective), runs the simulator,
 // and fills RunResult. Throws SpecError for what the user asked that cannot be done.
+#include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "models/result.hpp"
 #include "models/spec.hpp"
@@ -22,6 +24,14 @@ struct RunOptions {
   bool replicas = true;
   // --explain-mode: RunResult::scale_mode lists every mechanism, whether it applied, and why.
   bool explain_mode = false;
+  // --samples N --seed S: the step over N seeded draws of every GPU's speed (variability.hpp);
+  // 0: the deterministic step only (every GPU at its nominal speed).
+  int samples = 0;
+  uint64_t seed = 1;
+  // Set by the sampler for each sample: every rank's compute time multiplied by its factor
+  // (empty: none), and whether [[stragglers]]' cost is simulated again (the sampler's own runs: no).
+  std::vector<double> rank_compute_scale;
+  bool straggler_cost = true;
 };
 
 RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options = {});

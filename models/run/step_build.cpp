@@ -34,6 +34,8 @@ std::optional<BuiltStep> build_step(const ScenarioSpec& spec, sim::Simulator& si
       s.plan.notes.push_back(std::move(*note));
   }
   apply_stragglers(spec, *s.world, s.plan.ranks);  // [[stragglers]]: slower compute on listed ranks/nodes
+  for (std::size_t r = 0; r < options.rank_compute_scale.size() && r < s.plan.ranks.size(); ++r)
+    s.plan.ranks[r].compute_scale *= options.rank_compute_scale[r];  // a variability sample (variability.hpp)
   if (budget.spent("writing every rank's step program")) return std::nullopt;
   // -> the GPU memory each rank needs (a layout that does not fit still runs, flagged).
   s.memory = estimate_step_memory(spec, *s.world, s.plan, *s.engine);

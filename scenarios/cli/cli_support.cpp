@@ -91,4 +91,13 @@ models::RunResult run_loaded(const LoadedScenario& scenario, const models::RunOp
   }
 }
 
+void add_sample_options(CLI::App& app, int& samples, uint64_t& seed) {
+  app.add_option("--samples", samples,
+                 "the step over N seeded draws of every GPU's speed (variability.* parameters): median, p99, "
+                 "the slowest GPU; 0: deterministic")
+      ->type_name("N")
+      ->check(CLI::Range(0, 100000));
+  app.add_option("--seed", seed, "which draws --samples takes (the same seed, the same numbers)")->type_name("S");
+}
+
 }  // namespace scenarios

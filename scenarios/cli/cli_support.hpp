@@ -2,6 +2,7 @@
 // What every `commsim` subcommand does the same way: parse its arguments with CLI11 (help exits
 // 0, a bad argument exits 2 with one line), load a scenario and run it with SpecErrors mapped to
 // FILE:LINE:COL, print user errors as one line and exit 2; output files: output_files.hpp.
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <utility>
@@ -23,6 +24,10 @@ inline constexpr const char* kListOptionsFlag = "--commsim-list-options";
 
 // Adds the repeatable `--set K=V` option.
 void add_set_option(CLI::App& app, std::vector<std::string>& sets);
+
+// Adds --samples N (the step over N seeded draws of every GPU's speed; 0: deterministic) and
+// --seed S (which draws; the same seed gives the same numbers).
+void add_sample_options(CLI::App& app, int& samples, uint64_t& seed);
 
 // Runs `body`; a UserError (or a SpecError that escaped) is printed as its one line with exit
 // code 2; anything else is an internal failure (exit 1).

@@ -12,6 +12,7 @@
 
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
+#include "scenarios/cli/output/goodput_format.hpp"
 #include "scenarios/cli/output/report_inputs.hpp"
 #include "scenarios/cli/output/result_format.hpp"
 #include "scenarios/cli/output/result_schema.hpp"
@@ -51,6 +52,9 @@ int cmd_compare(int argc, char** argv) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_flag("--json", json, "print one JSON object (docs/result.schema.json) instead of the table");
   app.add_option("--html", html, "write an HTML page with the comparison")->type_name("FILE");
+  int samples = 0;
+  uint64_t seed = 1;
+  add_sample_options(app, samples, seed);
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
@@ -68,6 +72,8 @@ int cmd_compare(int argc, char** argv) {
     std::vector<models::RunResult> results;
     models::RunOptions options;
     options.timeline = !html.empty();
+    options.samples = samples;
+    options.seed = seed;
     for (const auto& s : loaded) results.push_back(run_loaded(s, options));
 
     struct Row {
@@ -101,6 +107,8 @@ int cmd_compare(int argc, char** argv) {
         o["fits"] = r.fits();
         o["memory"] = memory_json(r.memory);
         o["throughput"] = throughput_json(r.throughput);
+        o["variability"] = variability_json(r.variability);
+        o["goodput"] = goodput_json(r.goodput);
         list.push_back(std::move(o));
       }
       j["results"] = std::move(list);
@@ -182,6 +190,39 @@ int cmd_compare(int argc, char** argv) {
           out += fmt::format(" {:>{}}", fit(cell, kCol), kCol);
         }
         out += "\n";
+      }
+      // At scale: the sampled step, failures, checkpoints, goodput, wall time and cost.
+      auto text_row = [&](const char* label, auto cell) {
+        out += fmt::format("{:<24}", label);
+        for (const auto& r : results) out += fmt::format(" {:>{}}", fit(cell(r), kCol), kCol);
+        out += "\n";
+      };
+      if (std::any_of(results.begin(), results.end(), [](const auto& r) { return r.variability.sampled; })) {
+        text_row("step median / p99", [](const models::RunResult& r) {
+          return r.variability.sampled ? format_seconds(r.variability.median_s) + " / " + format_seconds(r.variability.p99_s)
+                                       : std::string("-");
+        });
+      }
+      if (std::any_of(results.begin(), results.end(), [](const auto& r) { return r.goodput.estimated; })) {
+        using G = models::GoodputResult;
+        auto est = [](const models::RunResult& r, std::string (*f)(const G&)) {
+          return r.goodput.estimated ? f(r.goodput) : std::string("-");
+        };
+        text_row("interruptions / day", [&](const models::RunResult& r) {
+          return est(r, [](const G& g) { return fmt::format("{:.2f} ({} GPUs)", g.interruptions_per_day, g.gpus); });
+        });
+        text_row("checkpoint every", [&](const models::RunResult& r) {
+          return est(r, [](const G& g) { return fmt::format("{} steps, {}", g.interval_steps, format_duration(g.interval_s)); });
+        });
+        text_row("goodput", [&](const models::RunResult& r) {
+          return est(r, [](const G& g) { return fmt::format("{:.1f} %", 100 * g.goodput); });
+        });
+        text_row("expected wall time", [&](const models::RunResult& r) {
+          return est(r, [](const G& g) { return format_duration(g.expected_wall_s); });
+        });
+        text_row("expected cost", [&](const models::RunResult& r) {
+          return est(r, [](const G& g) { return g.price_per_gpu_hour > 0 ? format_usd(g.expected_cost) : std::string("unknown"); });
+        });
       }
       for (size_t i = 0; i < results.size(); ++i)
         if (results[i].partial) out += "note: " + paths[i] + " stopped early (partial result)\n";

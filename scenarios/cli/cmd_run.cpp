@@ -1,5 +1,5 @@
 // commsim run SCENARIO.toml [--set K=V]... [--json] [--out DIR] [--check] [--time-limit SECONDS] [--full]
-//             [--explain-mode]
+//             [--explain-mode] [--samples N] [--seed S]
 // One simulated run: a readable summary, or one JSON object (--json); --out writes result.json
 // and summary.txt together (output_files.hpp), only after the run succeeded: a failed run keeps
 // the previous ones. A run stopped by --time-limit prints what it simulated ("simulated x % of one
@@ -50,6 +50,9 @@ int cmd_run(int argc, char** argv) {
                           return "'" + v + "' is not a positive number of seconds";
                         },
                         "SECONDS > 0"));
+  int samples = 0;
+  uint64_t seed = 1;
+  add_sample_options(app, samples, seed);
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
@@ -64,6 +67,8 @@ int cmd_run(int argc, char** argv) {
     options.explain_mode = explain;
     if (limit->count() > 0) options.time_limit_s = time_limit;
     options.timeline = false;  // the summary and JSON do not show it; `commsim report` does
+    options.samples = samples;
+    options.seed = seed;
     const models::RunResult result = run_loaded(scenario, options);
     const CommandInputs inputs = scenario_inputs(scenario, sets);
     const std::string as_json = result_json(result, inputs);

@@ -143,6 +143,9 @@ int cmd_sweep(int argc, char** argv) {
       ->type_name("FILE")
       ->excludes(resume_opt)
       ->excludes(app.get_option("--shard"));
+  int samples = 0;
+  uint64_t seed = 1;
+  add_sample_options(app, samples, seed);
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
@@ -202,6 +205,8 @@ int cmd_sweep(int argc, char** argv) {
     auto worker = [&] {
       models::RunOptions options;
       options.timeline = false;
+      options.samples = samples;  // every point draws with the same seed: GPU r is the same GPU
+      options.seed = seed;
       for (size_t k; (k = next.fetch_add(1)) < todo.size();) {
         const size_t i = todo[k];
         std::optional<models::RunResult> result;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "scenarios/cli/output/goodput_format.hpp"
 #include "scenarios/cli/output/jobs_format.hpp"
 
 namespace scenarios {
@@ -161,6 +162,8 @@ std::string result_json(const models::RunResult& r, const CommandInputs& inputs)
     j["scale_mode"] = std::move(mode);
   }
   if (r.straggler_free_step_s) j["straggler_free_step_s"] = *r.straggler_free_step_s;
+  j["variability"] = variability_json(r.variability);  // null unless --samples
+  j["goodput"] = goodput_json(r.goodput);              // null for a bare collective
   if (!r.jobs.empty()) j["jobs"] = jobs_json(r);  // several jobs on one fabric
   if (r.partial) {
     j["simulated_fraction"] = simulated_fraction(r);
@@ -188,10 +191,12 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
                            ? 100 * (r.step_time_s - *r.straggler_free_step_s) / *r.straggler_free_step_s
                            : 0.0,
                        format_seconds(*r.straggler_free_step_s)));
+    for (const auto& l : variability_lines(r.variability)) line(l);
   }
   if (r.throughput.estimated) line("throughput " + throughput_line(r.throughput));
   if (r.memory.estimated) line("memory     " + memory_line(r.memory, 3));
   if (!r.fits()) line("WARNING    " + memory_warning(r.memory));
+  for (const auto& l : goodput_lines(r.goodput)) line(l);
   if (!r.jobs.empty()) {
     line("");
     out += jobs_summary(r);

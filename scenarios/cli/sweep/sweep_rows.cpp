@@ -45,6 +45,23 @@ void add_fit_and_rate(Json& j, const models::RunResult* r) {
       rate && !r->ranks.empty() ? Json(t.tokens_per_s / double(r->ranks.size())) : Json(nullptr);
 }
 
+// At scale, after the columns above: the GPU count, the step over --samples (null without), and
+// the run's interruptions, checkpoint interval, goodput, expected wall time and cost (null for a
+// bare collective; cost null without a price).
+void add_at_scale(Json& j, const models::RunResult* r) {
+  const bool sampled = r && r->variability.sampled, est = r && r->goodput.estimated;
+  j["gpus"] = r ? Json(r->ranks.size()) : Json(nullptr);
+  j["step_mean_s"] = sampled ? Json(r->variability.mean_s) : Json(nullptr);
+  j["step_median_s"] = sampled ? Json(r->variability.median_s) : Json(nullptr);
+  j["step_p99_s"] = sampled ? Json(r->variability.p99_s) : Json(nullptr);
+  const auto& g = r ? r->goodput : models::GoodputResult{};
+  j["interruptions_per_day"] = est ? Json(g.interruptions_per_day) : Json(nullptr);
+  j["checkpoint_interval_s"] = est ? Json(g.interval_s) : Json(nullptr);
+  j["goodput"] = est ? Json(g.goodput) : Json(nullptr);
+  j["expected_wall_s"] = est ? Json(g.expected_wall_s) : Json(nullptr);
+  j["expected_cost_usd"] = est && g.price_per_gpu_hour > 0 ? Json(g.expected_cost) : Json(nullptr);
+}
+
 }  // namespace
 
 std::string SweepRows::cell_text(const Json& v) {
@@ -80,6 +97,7 @@ Json SweepRows::row(const SweepPoint& point, const models::RunResult* result, co
   j["commsim_version"] = commsim_version();
   j["schema_version"] = kSchemaVersion;
   add_fit_and_rate(j, result);
+  add_at_scale(j, result);
   round_numbers(j);
   return j;
 }

@@ -1,0 +1,58 @@
+#pragma once
+// What a run adds at scale (models/goodput/README.md): the step as a distribution over seeded
+// draws of every GPU's speed (VariabilityResult), and the run's interruptions, checkpoints,
+// expected wall time, goodput and cost (GoodputResult). Part of models::RunResult.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace models {
+
+struct ComponentRate {
+  std::string name;  // "gpu", "hbm", "nic", "network", "software", "host"
+  double per_day = 0;
+};
+
+struct GoodputResult {
+  bool estimated = false;  // a training step (not a bare collective), not stopped by --time-limit
+  int gpus = 0, nodes = 0;
+  double interruptions_per_day = 0, mtbf_s = 0;
+  std::vector<ComponentRate> components;  // per day, biggest first
+  double checkpoint_bytes = 0, storage_bandwidth_bytes_per_s = 0;
+  double checkpoint_write_s = 0, checkpoint_blocking_s = 0;
+  bool checkpoint_async = false;
+  double restart_s = 0;
+  double young_interval_s = 0, daly_interval_s = 0;
+  double interval_s = 0;  // the one used: whole steps
+  long long interval_steps = 0;
+  double step_s = 0;            // the step used (the sampled mean with --samples, else the step)
+  double work_s = 0;            // failure-free: steps x step_s
+  double expected_wall_s = 0;   // with checkpoints, lost work and restarts
+  double goodput = 1;           // work_s / expected_wall_s
+  double expected_interruptions = 0;
+  double checkpoint_overhead_s = 0, rework_s = 0, restart_overhead_s = 0;  // wall - work, split
+  double price_per_gpu_hour = 0;  // 0: unknown
+  double expected_cost = 0, work_cost = 0;  // $, when the price is known
+};
+
+struct VariabilityResult {
+  bool sampled = false;
+  uint64_t seed = 0;
+  int samples = 0;
+  bool exact = false;  // every rank at its own speed (--full); else the slowest-rank rule
+  double gpu_speed_cv = 0, step_jitter_cv = 0, nic_jitter_cv = 0;
+  int ranks = 0;
+  double deterministic_step_s = 0;  // every GPU at the nominal speed
+  std::vector<double> steps_s;      // one per sample, in sample order
+  double mean_s = 0, median_s = 0, p99_s = 0, min_s = 0, max_s = 0;
+  double slowdown = 0;  // mean / deterministic - 1
+  // The closed form: the slowest of N GPUs is E[max of N normals] sigma slower (extreme.hpp),
+  // sigma = sqrt(gpu_speed_cv^2 + step_jitter_cv^2).
+  double expected_max_z = 0, closed_form_slowdown = 0;
+  // The median sample's slowest rank: every collective that spans it waits for it.
+  int slowest_rank = 0, slowest_node = 0;
+  double slowest_compute_scale = 1;
+  std::string who_waits;  // in words
+};
+
+}  // namespace models

@@ -1,0 +1,88 @@
+// RunResult::goodput from the scenario and the step (goodput_fill.hpp).
+#include "models/run/goodput_fill.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/goodput/checkpoint.hpp"
+#include "models/goodput/failures.hpp"
+#include "models/goodput/goodput.hpp"
+#include "models/hw/links.hpp"
+#include "models/params.hpp"
+#include "models/topology/resolve.hpp"
+#include "models/model/model_shape.hpp"
+
+namespace models {
+
+double checkpoint_bytes_per_param(const ScenarioSpec& spec) {
+  const auto& p = spec.cluster.params;
+  if (p.count("checkpoint.bytes_per_param")) return param_or(p, "checkpoint.bytes_per_param", 14);
+  return spec.training.dtype == "fp32" ? 4 + 8 : 2 + 12;
+}
+
+void fill_goodput(RunResult& result, const ScenarioSpec& spec) {
+  if (spec.collective || !spec.model || result.partial || result.step_time_s <= 0 || result.ranks.empty()) return;
+  const int gpus = static_cast<int>(result.ranks.size());
+  int nodes = 0;
+  for (const auto& r : result.ranks) nodes = std::max(nodes, r.node + 1);
+  const hw::NodeSpec node = topology::resolve_node(spec.cluster);
+  const auto& p = spec.cluster.params;
+  GoodputResult& g = result.goodput;
+  g.estimated = true;
+  g.gpus = gpus;
+  g.nodes = nodes;
+
+  const goodput::FailureModel failures = goodput::failure_model(p, gpus, nodes);
+  g.interruptions_per_day = failures.per_hour() * 24;
+  g.mtbf_s = failures.mtbf_s();
+  for (const auto& c : failures.components) g.components.push_back({c.name, c.per_hour * 24});
+  std::stable_sort(g.components.begin(), g.components.end(),
+                   [](const ComponentRate& a, const ComponentRate& b) { return a.per_day > b.per_day; });
+
+  const double aggregate = param_or(p, "checkpoint.storage_bandwidth", 0);
+  g.storage_bandwidth_bytes_per_s =
+      aggregate > 0 ? aggregate
+                    : param_or(p, "checkpoint.storage_bandwidth_per_gpu",
+                               param_default("checkpoint.storage_bandwidth_per_gpu")) *
+                          gpus;
+  g.checkpoint_async = param_or(p, "checkpoint.async", 0) >= 0.5;
+  const model::ModelShape shape = model::resolve_model(*spec.model);
+  const goodput::CheckpointCost ckpt = goodput::checkpoint_cost(
+      {.params = static_cast<double>(shape.total_params()),
+       .bytes_per_param = checkpoint_bytes_per_param(spec),
+       .gpus = gpus,
+       .storage_bandwidth = g.storage_bandwidth_bytes_per_s,
+       .host_copy_bandwidth = hw::pcie(node.pcie_gen, node.pcie_lanes).bytes_per_s,
+       .async = g.checkpoint_async});
+  g.checkpoint_bytes = ckpt.bytes;
+  g.checkpoint_write_s = ckpt.write_s;
+  g.checkpoint_blocking_s = ckpt.blocking_s;
+  g.restart_s = param_or(p, "restart.time", param_default("restart.time"));
+
+  g.step_s = result.variability.sampled ? result.variability.mean_s : result.step_time_s;
+  g.work_s = g.step_s * result.steps;
+  const goodput::GoodputEstimate e = goodput::estimate_goodput({.work_s = g.work_s,
+                                                                .step_s = g.step_s,
+                                                                .blocking_s = ckpt.blocking_s,
+                                                                .write_s = ckpt.write_s,
+                                                                .async = g.checkpoint_async,
+                                                                .restart_s = g.restart_s,
+                                                                .mtbf_s = g.mtbf_s});
+  g.young_interval_s = e.young_s;
+  g.daly_interval_s = e.daly_s;
+  g.interval_s = e.interval_s;
+  g.interval_steps = e.interval_steps;
+  g.expected_wall_s = e.wall_s;
+  g.goodput = e.goodput;
+  g.expected_interruptions = e.interruptions;
+  g.checkpoint_overhead_s = e.checkpoint_overhead_s;
+  g.rework_s = e.rework_s;
+  g.restart_overhead_s = e.restart_overhead_s;
+  g.price_per_gpu_hour = param_or(p, "price.gpu_hour", 0);
+  if (g.price_per_gpu_hour > 0) {
+    g.expected_cost = g.expected_wall_s / 3600 * gpus * g.price_per_gpu_hour;
+    g.work_cost = g.work_s / 3600 * gpus * g.price_per_gpu_hour;
+  }
+}
+
+}  // namespace models

@@ -1,0 +1,133 @@
+// Seeded samples of every GPU's speed, and the step over them (variability.hpp).
+#include "models/run/variability.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <string>
+
+#include "models/goodput/draws.hpp"
+#include "models/goodput/extreme.hpp"
+#include "models/params.hpp"
+#include "models/topology/resolve.hpp"
+
+namespace models {
+
+namespace {
+// Draw streams: 2k sample k's GPU speeds, 2k + 1 its jitter, 2^32 + k its NIC factors.
+constexpr uint64_t kNicStream = uint64_t{1} << 32;
+constexpr double kFloor = 0.05;
+
+double cv_param(const ScenarioSpec& spec, const char* name) {
+  return param_or(spec.cluster.params, name, param_default(name));
+}
+}  // namespace
+
+SpeedDraw draw_speeds(uint64_t seed, int sample, const std::vector<int>& node_of, double gpu_cv, double jitter_cv,
+                      double nic_cv) {
+  SpeedDraw d;
+  const int n = static_cast<int>(node_of.size());
+  d.compute_scale.resize(n);
+  int nodes = 0;
+  for (int r = 0; r < n; ++r) {
+    const double persistent = std::max(kFloor, 1 + gpu_cv * goodput::normal_draw(seed, 2 * uint64_t(sample), r));
+    const double jitter = jitter_cv > 0 ? std::max(kFloor, 1 + jitter_cv * goodput::normal_draw(seed, 2 * uint64_t(sample) + 1, r))
+                                        : 1.0;
+    d.compute_scale[r] = persistent * jitter;
+    if (d.compute_scale[r] > d.compute_scale[d.slowest_rank]) d.slowest_rank = r;
+    nodes = std::max(nodes, node_of[r] + 1);
+  }
+  d.max_scale = n > 0 ? d.compute_scale[d.slowest_rank] : 1;
+  d.nic_factor.assign(nodes, 1.0);
+  if (nic_cv > 0)
+    for (int k = 0; k < nodes; ++k) {
+      d.nic_factor[k] = std::max(kFloor, 1 - std::fabs(nic_cv * goodput::normal_draw(seed, kNicStream + sample, k)));
+      d.min_nic = std::min(d.min_nic, d.nic_factor[k]);
+    }
+  return d;
+}
+
+double sample_quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  if (q == 0.5) return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  const std::size_t rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(n)));
+  return v[std::clamp<std::size_t>(rank, 1, n) - 1];
+}
+
+void add_variability(RunResult& result, const ScenarioSpec& spec, const RunOptions& options) {
+  VariabilityResult& v = result.variability;
+  v.sampled = true;
+  v.seed = options.seed;
+  v.samples = options.samples;
+  v.exact = options.full;
+  v.gpu_speed_cv = cv_param(spec, "variability.gpu_speed_cv");
+  v.step_jitter_cv = cv_param(spec, "variability.step_jitter_cv");
+  v.nic_jitter_cv = cv_param(spec, "variability.nic_jitter_cv");
+  v.deterministic_step_s = result.step_time_s;
+  std::vector<int> node_of;
+  for (const auto& r : result.ranks) node_of.push_back(r.node);
+  v.ranks = static_cast<int>(node_of.size());
+
+  RunOptions each = options;
+  each.samples = 0;
+  each.timeline = false;
+  each.straggler_cost = false;
+  const double nic_line =
+      v.nic_jitter_cv > 0 ? param_or(spec.cluster.params, "nic.bandwidth", topology::resolve_node(spec.cluster).nic_bytes_per_s)
+                          : 0;
+  std::vector<SpeedDraw> draws;
+  for (int k = 0; k < options.samples; ++k) {
+    SpeedDraw d = draw_speeds(options.seed, k, node_of, v.gpu_speed_cv, v.step_jitter_cv, v.nic_jitter_cv);
+    ScenarioSpec s = spec;
+    if (options.full) {  // exact: every rank and node at its own speed
+      each.rank_compute_scale = d.compute_scale;
+      for (int n = 0; n < static_cast<int>(d.nic_factor.size()); ++n)
+        if (d.nic_factor[n] < 1) s.stragglers.push_back({.node = n, .nic_bandwidth_factor = d.nic_factor[n]});
+    } else {  // the slowest-rank rule: every rank at the slowest's speed, every NIC at the slowest's
+      each.rank_compute_scale.assign(d.compute_scale.size(), d.max_scale);
+      if (d.min_nic < 1 && nic_line > 0) s.cluster.params["nic.bandwidth"] = nic_line * d.min_nic;
+    }
+    const RunResult one = run_scenario(s, each);
+    v.steps_s.push_back(one.partial ? NAN : one.step_time_s);
+    draws.push_back(std::move(d));
+  }
+  const auto& st = v.steps_s;
+  v.mean_s = std::accumulate(st.begin(), st.end(), 0.0) / std::max<std::size_t>(1, st.size());
+  v.median_s = sample_quantile(st, 0.5);
+  v.p99_s = sample_quantile(st, 0.99);
+  v.min_s = *std::min_element(st.begin(), st.end());
+  v.max_s = *std::max_element(st.begin(), st.end());
+  v.slowdown = v.deterministic_step_s > 0 ? v.mean_s / v.deterministic_step_s - 1 : 0;
+  const double sigma = std::hypot(v.gpu_speed_cv, v.step_jitter_cv);
+  v.expected_max_z = goodput::expected_max_normal(v.ranks);
+  v.closed_form_slowdown = sigma * v.expected_max_z;
+  // The median sample's slowest GPU.
+  std::vector<int> order(st.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return st[a] < st[b]; });
+  const SpeedDraw& mid = draws[order[(order.size() - 1) / 2]];
+  v.slowest_rank = mid.slowest_rank;
+  v.slowest_node = node_of.empty() ? 0 : node_of[mid.slowest_rank];
+  v.slowest_compute_scale = mid.max_scale;
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "in the median sample rank %d (node %d) is the slowest GPU, its compute x%.4f; every collective "
+                "that includes it starts when it arrives, so its group's other ranks wait there, and every other "
+                "rank waits at the next collective it shares with them (in a data-parallel step: each one)",
+                v.slowest_rank, v.slowest_node, v.slowest_compute_scale);
+  v.who_waits = line;
+  std::snprintf(line, sizeof line,
+                "variability: %d samples (seed %llu, %s): step median %.6g s, p99 %.6g s, mean %+.2f %% over the "
+                "deterministic %.6g s; the slowest of %d GPUs is E[max of %d normals] = %.3f sigma = %+.2f %% slower "
+                "(closed form)",
+                v.samples, static_cast<unsigned long long>(v.seed),
+                v.exact ? "every rank at its own speed" : "every rank at the slowest rank's speed", v.median_s, v.p99_s,
+                100 * v.slowdown, v.deterministic_step_s, v.ranks, v.ranks, v.expected_max_z,
+                100 * v.closed_form_slowdown);
+  result.notes.push_back(line);
+}
+
+}  // namespace models

@@ -1,0 +1,46 @@
+#pragma once
+// The step as a distribution over seeded draws of every GPU's speed (run --samples N --seed S).
+// Sample k draws rank r's compute time factor
+//   c_r = (1 + sigma_p Z_rk) (1 + sigma_j Z'_rk)        (both floored at 0.05)
+// Z_rk the speed of the GPU the job got as rank r in sample k (one allocation of GPUs per sample:
+// variability.gpu_speed_cv), Z'_rk one step's jitter (variability.step_jitter_cv), all independent
+// standard normals, a pure function of (seed, k, r): rank r of sample k is the same GPU whatever
+// the job's size. The mean over samples is the expectation over allocations; a GPU keeps its
+// speed every step of a run, so the run's step is its allocation's
+// (models/goodput/draws.hpp); and each node's NIC bandwidth factor 1 - |sigma_n Z_nk| (floored at
+// 0.05; variability.nic_jitter_cv).
+//
+// Exact (--full): every rank computes at its own factor and every node's NICs run at theirs;
+// every rank is simulated (no two ranks alike). Default, the slowest-rank rule: every rank
+// computes at max_r c_r and every NIC at min_n of the factors, so the ranks stay alike and a
+// sample costs what the deterministic step costs. In a step whose every collective spans every
+// rank (DDP, ZeRO, FSDP with one group) a collective starts when its last member arrives, and its
+// last member is the slowest rank at every collective, so the rule is exact up to the overlap of
+// the others' compute with communication; with tensor or pipeline groups the slowest rank's groups
+// gate the rest at the next data-parallel collective, and the rule is an upper bound
+// (variability_test.cpp measures both against the exact samples). A ring's throughput is its
+// slowest link's, so the NIC rule is exact for rings, an upper bound for trees.
+#include "models/result.hpp"
+#include "models/run/run.hpp"
+#include "models/spec.hpp"
+
+namespace models {
+
+// One sample's draws for `ranks` ranks on nodes `node_of[r]`.
+struct SpeedDraw {
+  std::vector<double> compute_scale;  // per rank, c_r
+  std::vector<double> nic_factor;     // per node
+  int slowest_rank = 0;
+  double max_scale = 1, min_nic = 1;
+};
+SpeedDraw draw_speeds(uint64_t seed, int sample, const std::vector<int>& node_of, double gpu_cv, double jitter_cv,
+                      double nic_cv);
+
+// Runs options.samples samples of `spec` (the sampler's runs are plain run_scenario calls) and
+// fills result.variability; the deterministic step is result.step_time_s.
+void add_variability(RunResult& result, const ScenarioSpec& spec, const RunOptions& options);
+
+// Nearest-rank quantile of `values` (q in [0, 1]); the median of an even count is the mean of the two.
+double sample_quantile(std::vector<double> values, double q);
+
+}  // namespace models
