@@ -154,7 +154,10 @@ int cmd_sweep(int argc, char** argv) {
     refuse_repeated_vary_keys(axes);  // the last would win while the rows showed both values
     const Shard shard = shard_text.empty() ? Shard{} : parse_shard(shard_text);
     const size_t total = sweep_size(axes);
-    const auto [begin, end] = shard_range(total, shard);
+    // Plain names, not a structured binding: the lambdas below capture them (clang 14 refuses
+    // to capture a binding).
+    const auto range = shard_range(total, shard);
+    const size_t begin = range.first, end = range.second;
 
     // Load every point first: user errors (unknown key, bad unit) stop the sweep before any run
     // and before the output file is opened.
