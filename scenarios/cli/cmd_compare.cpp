@@ -244,10 +244,9 @@ int cmd_compare(int argc, char** argv) {
               !(uses(rdma, "NET/Libfabric") || uses(rdma, "NET/IB")) || !(sock.step_time_s < rdma.step_time_s))
             continue;
           out += fmt::format(
-              "why [{}] (TCP sockets) beats [{}] ({}): NCCL's Socket transport spreads each connection over "
-              "NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD sockets, over the host's network or, between pods of one "
-              "host, its loopback ({}), while [{}] drives each rank's own NIC with NCCL's few channels at the fabric's "
-              "measured efficiency. Set nccl.env.NCCL_SOCKET_NTHREADS=\"1\" to see one thread per connection.\n",
+              "why [{}] (TCP sockets) beats [{}] ({}): its Socket traffic runs over {} (the busiest link),\n"
+              "  each connection spread over NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD sockets; [{}] crosses\n"
+              "  each rank's own NIC with NCCL's few channels at the fabric's measured efficiency\n",
               i + 1, j + 1, uses(rdma, "NET/IB") ? "InfiniBand" : "EFA", sock.links.empty() ? "-" : sock.links[0].name,
               j + 1);
           break;
