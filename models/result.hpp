@@ -49,7 +49,7 @@ struct MemoryTerm {
 struct MemoryResult {
   bool estimated = false;         // false for a bare collective
   std::string gpu;                // catalog name of the GPU
-  double capacity_bytes = 0;      // the GPU's HBM (catalog)
+  double capacity_bytes = 0;      // what a process can allocate on the GPU (hw/gpu_memory.hpp), not the datasheet's HBM
   double peak_bytes = 0;          // largest over ranks
   int peak_rank = 0;              // first rank with that peak
   std::string phase;              // "forward_backward", "backward_end" or "optimizer"
@@ -115,6 +115,10 @@ struct JobResult;  // below: one job of several on one fabric
 
 struct RunResult {
   std::string scenario;
+  // What it ran on (models/run/layout_line.hpp): GPU, node and pod counts and the one line every
+  // output prints beside the numbers ("4 GPUs: 1 node p4d.24xlarge, 4 pods x 1 GPU; zero3, dp 4").
+  int gpus = 0, nodes = 0, pods = 0;
+  std::string layout;
   double step_time_s = 0;
   double run_time_s = 0;  // step_time * training.steps (+ one-off costs if modelled)
   int steps = 1;

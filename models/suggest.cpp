@@ -10,6 +10,40 @@ namespace models {
 namespace {
 char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
 
+std::string lowered(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = lower(c);
+  return out;
+}
+
+// Lower case without '-', '.', '_' and spaces: "Llama3-70B" and "llama-3-70b" are one name.
+std::string normalized(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if (c != '-' && c != '.' && c != '_' && c != ' ') out += lower(c);
+  return out;
+}
+
+// The words of `s` (split at '-', '.', '_', '/') of 3 characters or more that hold a digit:
+// "gb200-nvl72" -> {"gb200", "nvl72"}, "llama3-70b" -> {"llama3", "70b"}.
+std::vector<std::string> numbered_words(std::string_view s) {
+  std::vector<std::string> out;
+  std::string cur;
+  auto flush = [&] {
+    if (cur.size() >= 3 && std::any_of(cur.begin(), cur.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      out.push_back(cur);
+    cur.clear();
+  };
+  for (char c : s) {
+    if (c == '-' || c == '.' || c == '_' || c == '/')
+      flush();
+    else
+      cur += lower(c);
+  }
+  flush();
+  return out;
+}
+
 std::size_t common_prefix(std::string_view a, std::string_view b) {
   std::size_t n = 0;
   while (n < a.size() && n < b.size() && lower(a[n]) == lower(b[n])) ++n;
@@ -35,7 +69,14 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::vector<std::string> closest_names(std::string_view word, const std::vector<std::string>& candidates,
                                        std::size_t count) {
+  // What people type is often a family ("p5", "p4d": the name before its size), the start of a
+  // name ("gb200"), or the name without its separators ("llama3-70b"): such candidates come first
+  // (tier 0: the same name without separators or the same family; 1: a name it starts; 2: a name
+  // holding one of its numbered words, "70b" or "gb200"), then by edit distance.
+  const std::string w = normalized(word);
+  const std::vector<std::string> tokens = numbered_words(word);
   struct Scored {
+    int tier;
     std::size_t score;
     std::string name;
   };
@@ -45,10 +86,20 @@ std::vector<std::string> closest_names(std::string_view word, const std::vector<
     // A long shared prefix is strong evidence ("p4d.24xl" -> "p4d.24xlarge"): discount it.
     std::size_t prefix = common_prefix(word, c);
     std::size_t score = d > prefix / 2 ? d - prefix / 2 : 0;
-    scored.push_back({score, c});
+    const std::string lc = lowered(c);
+    int tier = 3;
+    if (!w.empty() && (normalized(c) == w || lowered(c.substr(0, c.find('.'))) == lowered(word)))
+      tier = 0;
+    else if (word.size() >= 2 && lc.rfind(lowered(word), 0) == 0)
+      tier = 1;
+    else if (std::any_of(tokens.begin(), tokens.end(), [&](const std::string& t) { return lc.find(t) != std::string::npos; }))
+      tier = 2;
+    scored.push_back({tier, score, c});
   }
-  std::sort(scored.begin(), scored.end(),
-            [](const Scored& x, const Scored& y) { return x.score != y.score ? x.score < y.score : x.name < y.name; });
+  std::sort(scored.begin(), scored.end(), [](const Scored& x, const Scored& y) {
+    if (x.tier != y.tier) return x.tier < y.tier;
+    return x.score != y.score ? x.score < y.score : x.name < y.name;
+  });
   std::vector<std::string> out;
   for (std::size_t i = 0; i < scored.size() && i < count; ++i) out.push_back(scored[i].name);
   return out;

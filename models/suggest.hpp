@@ -11,8 +11,11 @@ namespace models {
 // Case-insensitive Levenshtein distance.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
-// Up to `count` candidates ordered by distance (then by name); candidates that share a prefix
-// with `word` ("p5" for "p5.48xl") rank first since users often type a family name.
+// Up to `count` candidates, those the way people type names first: the same name without
+// separators ("llama3-70b" -> llama-3-70b), the same family ("p5" -> p5.48xlarge, "p4d" ->
+// p4d.24xlarge), a name `word` starts ("p5" -> p5e.48xlarge), a name holding one of its numbered
+// words ("gb200-nvl72" -> any gb200 instance); then by edit distance (a shared prefix discounted),
+// then by name.
 std::vector<std::string> closest_names(std::string_view word, const std::vector<std::string>& candidates,
                                        std::size_t count = 3);
 

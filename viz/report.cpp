@@ -37,6 +37,24 @@ std::string stat(const std::string& value, const std::string& key) {
   return "<div class=\"stat\"><div class=\"v\">" + esc(value) + "</div><div class=\"k\">" + esc(key) + "</div></div>";
 }
 
+// One tile per part of the mean rank's step that is large (>= 1 % of it), in the breakdown's
+// order, so the headline adds up: compute lost to communication, the bubble and host work are
+// on tiles beside exposed communication and barrier wait (exposed communication always is).
+std::string breakdown_tiles(const models::RunResult& r) {
+  const double step = r.step_time_s;
+  if (!(step > 0)) return "";
+  const auto values = charts::breakdown_values(r.step_breakdown);
+  const auto& parts = charts::breakdown_parts();
+  std::string out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const double share = values[i] / step;
+    const bool exposed = std::string(parts[i].css) == "exposed";
+    if (share < 0.01 && !exposed) continue;
+    out += stat(fmt::percent(share), std::string(parts[i].short_name) + " (share of the step, mean rank)");
+  }
+  return out;
+}
+
 std::string scenario_block(const models::RunResult& r, const ReportInputs& in) {
   std::ostringstream o;
   o << "<table class=\"summary\">";
@@ -50,11 +68,8 @@ std::string scenario_block(const models::RunResult& r, const ReportInputs& in) {
   const double step = r.step_time_s;
   o << "<div class=\"stats\">" << stat(fmt::seconds(step), "step time")
     << stat(fmt::duration_hms(r.run_time_s), "run time (" + std::to_string(r.steps) + " steps)")
-    << stat(fmt::percent(step > 0 ? mean_of(r, &models::RankResult::exposed_comm_s) / step : 0),
-            "exposed comm (mean rank)")
-    << stat(fmt::percent(step > 0 ? mean_of(r, &models::RankResult::barrier_wait_s) / step : 0),
-            "barrier wait (mean rank)")
-    << stat(fmt::count(static_cast<long long>(r.ranks.size())), "ranks");
+    << stat(fmt::count(static_cast<long long>(r.gpus > 0 ? r.gpus : static_cast<int>(r.ranks.size()))), "GPUs");
+  o << breakdown_tiles(r);
   if (r.throughput.estimated) {
     char tps[32], mfu[64];
     std::snprintf(tps, sizeof tps, "%.0f", r.throughput.tokens_per_s);
@@ -353,7 +368,9 @@ std::string compare_html(const std::vector<models::RunResult>& results, const st
       const std::vector<std::string> names = distinct_titles(titles);
       for (size_t i = 0; i < results.size(); ++i)
         for (BusBwPoint p : in_of(i).busbw) {
-          p.series = p.series.empty() ? names[i] : names[i] + " · " + p.series;
+          // Numbered as the columns are, so two scenarios of one name never merge into one curve.
+          const std::string name = "[" + std::to_string(i + 1) + "] " + names[i];
+          p.series = p.series.empty() ? name : name + " · " + p.series;
           all.push_back(std::move(p));
         }
       charts::Shared wide = sh;

@@ -99,14 +99,18 @@ std::string chrome_trace(const models::RunResult& r) {
   if (!std::isfinite(t0)) t0 = 0;
   std::map<int, bool> named_node;
   std::map<int, bool> named_thread;
-  for (const auto& k : r.ranks)
-    if (!named_node[k.node]) {
-      named_node[k.node] = true;
-      events.push_back(meta("process_name", k.node + 1, 0, {{"name", "node " + std::to_string(k.node)}}));
-      events.push_back(meta("process_sort_index", k.node + 1, 0, {{"sort_index", k.node}}));
-    }
+  // A node is named when one of its ranks has a row: the timeline keeps only a few ranks at scale
+  // (models/run/result_fill.hpp timeline_ranks), and a process per node without a row is an empty line in the viewer
+  // (a 4,096-GPU run had 503 of them).
+  auto name_node = [&](int pid) {
+    if (named_node[pid]) return;
+    named_node[pid] = true;
+    events.push_back(meta("process_name", pid, 0, {{"name", "node " + std::to_string(pid - 1)}}));
+    events.push_back(meta("process_sort_index", pid, 0, {{"sort_index", pid - 1}}));
+  };
   auto name_thread = [&](int rank, const std::string& stream) {
     const int pid = pid_of(rank), tid = tid_of(rank, stream);
+    name_node(pid);
     if (named_thread[tid]) return;
     named_thread[tid] = true;
     const std::string label = stream == "cpu" ? "cpu (host work)" : stream;

@@ -6,6 +6,7 @@
 #include <set>
 #include <utility>
 
+#include "models/hw/gpu_memory.hpp"
 #include "models/params.hpp"
 #include "models/memory/memory_peak.hpp"
 #include "models/workload/compute.hpp"
@@ -97,12 +98,13 @@ MemoryFill estimate_step_memory(const ScenarioSpec& spec, const World& world, co
   MemoryResult& m = out.memory;
   m.estimated = true;
   m.gpu = world.node().gpu.name;
-  m.capacity_bytes = world.node().gpu.hbm_bytes;
+  // What a process can allocate, not the datasheet's figure (hw/gpu_memory.hpp).
+  m.capacity_bytes = hw::usable_memory(world.node().gpu).bytes;
   if (world.mixed())  // [[cluster.groups]]: the smallest GPU decides whether the step fits
     for (int node = 0; node < world.nodes(); ++node)
-      if (world.node_of(node).gpu.hbm_bytes < m.capacity_bytes) {
+      if (const double usable = hw::usable_memory(world.node_of(node).gpu).bytes; usable < m.capacity_bytes) {
         m.gpu = world.node_of(node).gpu.name;
-        m.capacity_bytes = world.node_of(node).gpu.hbm_bytes;
+        m.capacity_bytes = usable;
       }
   m.recompute = memory::recompute_name(in.recompute);
   out.rank_peak_bytes.assign(n, 0.0);

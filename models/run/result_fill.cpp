@@ -34,8 +34,10 @@ std::vector<int> timeline_ranks(const workload::StepExecutor& exec) {
   return out;
 }
 
-// Pairs listed one by one for the topology picture; beyond this, reports aggregate anyway.
-constexpr std::size_t kMaxListedPairs = 4096;
+// Pairs listed one by one for the topology picture, up to this many per transport: a cap over
+// all of them let the first groups walked (a 4,096-GPU Megatron run's data-parallel rings over
+// InfiniBand) fill the list, and the picture lost NVLink inside the node.
+constexpr int kMaxListedPairsPerTransport = 1024;
 
 std::vector<TransportCount> count_transports(const workload::StepExecutor& exec, const World& world,
                                              std::vector<PairTransport>& pairs) {
@@ -47,9 +49,9 @@ std::vector<TransportCount> count_transports(const workload::StepExecutor& exec,
     const uint64_t key = (uint64_t(uint32_t(a)) << 32) | uint32_t(b);
     if (!seen.insert(key).second) return;
     const Transport t = world.transport(a, b);
-    ++counts[t.label];
+    const int listed = counts[t.label]++;
     classes[t.label] = link_class_name(t.link_class);  // the label alone cannot tell NVLink from PCIe P2P
-    if (pairs.size() < kMaxListedPairs) pairs.push_back({a, b, t.label, link_class_name(t.link_class)});
+    if (listed < kMaxListedPairsPerTransport) pairs.push_back({a, b, t.label, link_class_name(t.link_class)});
   };
   for (const auto& g : exec.groups()) {
     const auto& m = g.ranks;
@@ -196,7 +198,17 @@ void complete_result(RunResult& result, const ScenarioSpec& spec, const World& w
     result.step_time_s /= iterations;
     result.run_time_s = result.step_time_s * iterations;
     result.steps = iterations;
-    for (auto& r : result.ranks) r.breakdown = scaled(r.breakdown, iterations);
+    // Every per-rank and per-link figure is per iteration too, so a rank's communication is never
+    // shown as 20 iterations' beside one iteration's step.
+    const double per = 1.0 / std::max(1, iterations);
+    for (auto& r : result.ranks) {
+      r.breakdown = scaled(r.breakdown, iterations);
+      for (double* f : {&r.compute_s, &r.comm_s, &r.exposed_comm_s, &r.barrier_wait_s, &r.offload_s}) *f *= per;
+    }
+    for (auto& l : result.links) {  // utilisation (bytes over capacity x time) is unchanged
+      l.bytes *= per;
+      l.busy_s *= per;
+    }
     result.step_breakdown = scaled(result.step_breakdown, iterations);
   }
 }

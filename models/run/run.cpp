@@ -15,6 +15,7 @@
 #include "models/run/jobs.hpp"
 #include "models/run/goodput_fill.hpp"
 #include "models/memory/memory_fill.hpp"
+#include "models/run/layout_line.hpp"
 #include "models/run/result_fill.hpp"
 #include "models/run/step_build.hpp"
 #include "models/run/stragglers.hpp"
@@ -90,9 +91,8 @@ std::variant<RunResult, scale::Abandoned> simulate_step(const ScenarioSpec& spec
   return result;
 }
 
-}  // namespace
-
-RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
+// The simulation itself (run_scenario adds what it ran on).
+RunResult simulate_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   if (!spec.jobs.empty()) return run_jobs(spec, options);  // several jobs on one fabric (jobs.hpp)
   // --time-limit counts the set-up too: checked between its stages (wall_budget.hpp).
   WallBudget budget(options.time_limit_s, WallBudget::Clock::now());
@@ -119,6 +119,21 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   }
   if (options.samples > 0 && !result.partial) add_variability(result, spec, options);  // --samples
   if (options.straggler_cost) fill_goodput(result, spec);  // failures, checkpoints, goodput (not per sample)
+  return result;
+}
+
+}  // namespace
+
+RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
+  RunResult result = simulate_scenario(spec, options);
+  // A run stopped by --time-limit simulated part of a step: tokens/s and MFU over that part would
+  // be rates of work never finished (an MFU over 1000 %), so none is given.
+  if (result.partial) result.throughput = ThroughputResult{};
+  const LayoutSummary layout = describe_layout(spec);
+  result.gpus = layout.gpus;
+  result.nodes = layout.nodes;
+  result.pods = layout.pods;
+  result.layout = layout.line;
   return result;
 }
 

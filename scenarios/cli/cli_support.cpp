@@ -58,6 +58,11 @@ int parse_cli(CLI::App& app, int argc, char** argv) {
   return -1;
 }
 
+void add_require_fit_flag(CLI::App& app, bool& require_fit) {
+  app.add_flag("--require-fit", require_fit,
+               "exit 4 when a layout does not fit in GPU memory (its times are still printed), for scripts");
+}
+
 void add_set_option(CLI::App& app, std::vector<std::string>& sets) {
   app.add_option("--set", sets, "override a scenario key, e.g. --set placement.gpus_per_pod=1 (repeatable)")
       ->type_name("KEY=VALUE")

@@ -23,6 +23,12 @@ int parse_cli(CLI::App& app, int argc, char** argv);
 inline constexpr const char* kListOptionsFlag = "--commsim-list-options";
 
 // Adds the repeatable `--set K=V` option.
+// Exit status when --require-fit is given and a layout does not fit in GPU memory: its times are
+// printed as usual, but a script sees the failure (2 is a user error, 3 a partial run).
+constexpr int kExitNotFits = 4;
+// --require-fit on `app` (run, compare, sweep).
+void add_require_fit_flag(CLI::App& app, bool& require_fit);
+
 void add_set_option(CLI::App& app, std::vector<std::string>& sets);
 
 // Adds --samples N (the step over N seeded draws of every GPU's speed; 0: deterministic) and

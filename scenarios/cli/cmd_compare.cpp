@@ -38,7 +38,7 @@ std::string fit(std::string s, size_t width) {
 int cmd_compare(int argc, char** argv) {
   CLI::App app{"Several scenarios side by side, with ratios against the first.", "commsim compare"};
   std::vector<std::string> paths, sets;
-  bool json = false;
+  bool json = false, require_fit = false;
   std::string html;
   app.add_option("scenarios", paths, "scenario files (TOML); the first is the baseline")
       ->required()
@@ -55,6 +55,7 @@ int cmd_compare(int argc, char** argv) {
   int samples = 0;
   uint64_t seed = 1;
   add_sample_options(app, samples, seed);
+  add_require_fit_flag(app, require_fit);
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
@@ -102,6 +103,7 @@ int cmd_compare(int argc, char** argv) {
         o["index"] = i + 1;
         o["inputs"] = inputs_json(inputs[i]);
         add_run_summary(o, r);
+        add_layout(o, &r);
         o["step_time_ratio"] = base_step > 0 ? Json(r.step_time_s / base_step) : Json(nullptr);
         o["run_time_ratio"] = base_run > 0 ? Json(r.run_time_s / base_run) : Json(nullptr);
         o["fits"] = r.fits();
@@ -121,7 +123,13 @@ int cmd_compare(int argc, char** argv) {
         std::string source = paths[i];
         for (const auto& o : per.of(i)) source += " --set " + shell_word(o);
         out += fmt::format("[{}] {}  ({}){}\n", i + 1, results[i].scenario, source, i == 0 ? "  baseline" : "");
+        if (!results[i].layout.empty()) out += fmt::format("    {}\n", results[i].layout);
       }
+      // A what-if whose override changed the GPU count says so before any ratio is read.
+      for (size_t i = 1; i < results.size(); ++i)
+        if (results[i].gpus != results[0].gpus)
+          out += fmt::format("note: [{}] runs on {} GPU{}, [1] on {}: its ratios compare different GPU counts\n", i + 1,
+                             results[i].gpus, results[i].gpus == 1 ? "" : "s", results[0].gpus);
       out += fmt::format("\n{:<24}", "");
       for (size_t i = 0; i < results.size(); ++i) out += fmt::format(" {:>{}}", fmt::format("[{}]", i + 1), kCol);
       out += "\n";
@@ -209,7 +217,7 @@ int cmd_compare(int argc, char** argv) {
           return r.goodput.estimated ? f(r.goodput) : std::string("-");
         };
         text_row("interruptions / day", [&](const models::RunResult& r) {
-          return est(r, [](const G& g) { return fmt::format("{:.2f} ({} GPUs)", g.interruptions_per_day, g.gpus); });
+          return est(r, [](const G& g) { return fmt::format("{:.2f} ({} GPU{})", g.interruptions_per_day, g.gpus, g.gpus == 1 ? "" : "s"); });
         });
         text_row("checkpoint every", [&](const models::RunResult& r) {
           return est(r, [](const G& g) { return fmt::format("{} steps, {}", g.interval_steps, format_duration(g.interval_s)); });
@@ -224,6 +232,25 @@ int cmd_compare(int argc, char** argv) {
           return est(r, [](const G& g) { return g.price_per_gpu_hour > 0 ? format_usd(g.expected_cost) : std::string("unknown"); });
         });
       }
+      // TCP sockets faster than EFA or InfiniBand surprises people: say why where it happens.
+      auto uses = [](const models::RunResult& r, const char* prefix) {
+        return std::any_of(r.transports.begin(), r.transports.end(),
+                           [&](const auto& t) { return t.label.rfind(prefix, 0) == 0; });
+      };
+      for (size_t i = 0; i < results.size(); ++i)
+        for (size_t j = 0; j < results.size(); ++j) {
+          const auto &sock = results[i], &rdma = results[j];
+          if (!uses(sock, "NET/Socket") || uses(sock, "NET/Libfabric") || uses(sock, "NET/IB") ||
+              !(uses(rdma, "NET/Libfabric") || uses(rdma, "NET/IB")) || !(sock.step_time_s < rdma.step_time_s))
+            continue;
+          out += fmt::format(
+              "why [{}] (TCP sockets) beats [{}] ({}): its Socket traffic runs over {} (the busiest link),\n"
+              "  each connection spread over NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD sockets; [{}] crosses\n"
+              "  each rank's own NIC with NCCL's few channels at the fabric's measured efficiency\n",
+              i + 1, j + 1, uses(rdma, "NET/IB") ? "InfiniBand" : "EFA", sock.links.empty() ? "-" : sock.links[0].name,
+              j + 1);
+          break;
+        }
       for (size_t i = 0; i < results.size(); ++i)
         if (results[i].partial) out += "note: " + paths[i] + " stopped early (partial result)\n";
       for (size_t i = 0; i < results.size(); ++i)
@@ -238,7 +265,8 @@ int cmd_compare(int argc, char** argv) {
       write_file_atomically(html, viz::compare_html(results, pages));
     }
     std::fputs(out.c_str(), stdout);
-    return 0;
+    const bool all_fit = std::all_of(results.begin(), results.end(), [](const auto& r) { return r.fits(); });
+    return require_fit && !all_fit ? kExitNotFits : 0;
   });
 }
 

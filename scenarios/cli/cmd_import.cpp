@@ -61,6 +61,10 @@ int cmd_import(int argc, char** argv) {
       for (const auto& d : imported.defaults)
         std::fprintf(stderr, "  %s = %s: %s\n", d.key.c_str(), d.value.c_str(), d.why.c_str());
     }
+    if (!imported.taken.empty()) {
+      std::fprintf(stderr, "commsim import: read from the job's command:\n");
+      for (const auto& t : imported.taken) std::fprintf(stderr, "  %s\n", t.c_str());
+    }
     if (json) {
       CommandInputs inputs{{job_path}, {}};
       for (const auto* f : {&opt.deepspeed, &opt.trainer_args})

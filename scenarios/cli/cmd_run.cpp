@@ -13,6 +13,7 @@
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/output/result_format.hpp"
+#include "scenarios/cli/scenario_sets.hpp"
 
 namespace scenarios {
 
@@ -23,11 +24,12 @@ int cmd_run(int argc, char** argv) {
   CLI::App app{"Simulate one scenario: step time, where it goes, per rank.", "commsim run"};
   std::string path;
   std::vector<std::string> sets;
-  bool json = false, check = false, full = false, explain = false;
+  bool json = false, check = false, full = false, explain = false, require_fit = false;
   std::string out_dir;
   double time_limit = 0;
   app.add_option("scenario", path, "scenario file (TOML)")->required()->type_name("SCENARIO.toml");
   add_set_option(app, sets);
+  add_require_fit_flag(app, require_fit);
   app.add_flag("--json", json, "print one JSON object instead of the summary");
   app.add_option("--out", out_dir, "also write result.json and summary.txt into DIR")->type_name("DIR");
   app.add_flag("--check", check, "audit mode: verify conservation and capacity invariants while running");
@@ -56,7 +58,8 @@ int cmd_run(int argc, char** argv) {
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
-    const LoadedScenario scenario = load_scenario(path, sets);
+    LoadedScenario scenario = load_scenario(path, sets);
+    scenario.spec.name = name_with_overrides(scenario.spec.name, sets);
     if (!out_dir.empty())  // before the run: an --out over one of the inputs is refused at once
       refuse_outputs_over_inputs({{"--out", (std::filesystem::path(out_dir) / "result.json").string()},
                                   {"--out", (std::filesystem::path(out_dir) / "summary.txt").string()}},
@@ -75,7 +78,8 @@ int cmd_run(int argc, char** argv) {
     const std::string summary = result_summary(result, inputs);
     if (!out_dir.empty()) write_files_atomically(out_dir, {{"result.json", as_json}, {"summary.txt", summary}});
     std::fputs(json ? as_json.c_str() : summary.c_str(), stdout);
-    return result.partial ? kExitPartial : 0;
+    if (result.partial) return kExitPartial;
+    return require_fit && !result.fits() ? kExitNotFits : 0;
   });
 }
 

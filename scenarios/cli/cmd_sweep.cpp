@@ -109,7 +109,7 @@ int cmd_sweep(int argc, char** argv) {
                "commsim sweep"};
   std::string path, shard_text, csv, jsonl, html;
   std::vector<std::string> sets, varies;
-  bool json = false, resume = false, no_header = false, header = false, fail_on_error = false, progress = false;
+  bool json = false, resume = false, no_header = false, header = false, fail_on_error = false, progress = false, require_fit = false;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   app.add_option("scenario", path, "scenario file (TOML)")->required()->type_name("SCENARIO.toml");
   app.add_option("--vary", varies, "KEY=V1,V2,...: values of one key (repeatable; the first varies slowest)")
@@ -135,6 +135,7 @@ int cmd_sweep(int argc, char** argv) {
   auto* no_header_opt =
       app.add_flag("--no-header", no_header, "no CSV header line (default for shards after the first)");
   app.add_flag("--header", header, "a CSV header line even on shards after the first")->excludes(no_header_opt);
+  add_require_fit_flag(app, require_fit);
   app.add_flag("--fail-on-error", fail_on_error, "exit 1 when any point failed (its row still has the error)");
   app.add_flag("--progress", progress, "progress on standard error even when it is not a terminal");
   app.add_option("--html", html,
@@ -276,7 +277,8 @@ int cmd_sweep(int argc, char** argv) {
       write_file_atomically(html, viz::sweep_html(page));
       std::fprintf(stderr, "sweep: wrote %s\n", html.c_str());
     }
-    return failed > 0 && fail_on_error ? 1 : 0;
+    if (failed > 0 && fail_on_error) return 1;
+    return over > 0 && require_fit ? kExitNotFits : 0;
   });
 }
 

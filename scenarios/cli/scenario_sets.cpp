@@ -29,9 +29,18 @@ ScenarioSets::ScenarioSets(const std::vector<std::string>& sets, size_t n) : per
   }
 }
 
+std::string name_with_overrides(const std::string& name, const std::vector<std::string>& overrides) {
+  if (overrides.empty()) return name;
+  std::string out = name + " [";
+  for (size_t k = 0; k < overrides.size(); ++k) out += (k ? ", " : "") + overrides[k];
+  return out + "]";
+}
+
 LoadedScenario ScenarioSets::load(const std::string& path, size_t i) const {
   try {
-    return load_scenario(path, per_scenario_[i]);
+    LoadedScenario s = load_scenario(path, per_scenario_[i]);
+    s.spec.name = name_with_overrides(s.spec.name, per_scenario_[i]);
+    return s;
   } catch (const UserError& e) {
     const SourcePos& p = e.pos();
     if (p.file != "--set" || p.line < 1 || static_cast<size_t>(p.line) > origins_[i].size()) throw;

@@ -10,6 +10,10 @@
 
 namespace scenarios {
 
+// "NAME [K=V, K2=V2]": the name a scenario is shown under once overrides changed it; NAME when
+// there are none.
+std::string name_with_overrides(const std::string& name, const std::vector<std::string>& overrides);
+
 class ScenarioSets {
  public:
   // Throws UserError ("--set:ORDINAL:1: ...") for an index out of 1..n_scenarios.
@@ -17,6 +21,8 @@ class ScenarioSets {
   // The overrides scenario `i` (0-based) gets, without their "N:" prefix, in command-line order.
   const std::vector<std::string>& of(size_t i) const { return per_scenario_[i]; }
   // load_scenario(path, of(i)); a --set error points at the user's --set (ordinal and column).
+  // The scenario's name gets its overrides appended (name_with_overrides), so two columns of one
+  // file never show the same name over different numbers.
   LoadedScenario load(const std::string& path, size_t i) const;
 
  private:

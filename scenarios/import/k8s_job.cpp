@@ -142,6 +142,34 @@ class JobReader {
     if (c["args"]) command(c["args"], job);
   }
 
+  // affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution: an instance-type
+  // expression with operator In and one value pins the instance as a nodeSelector does; "" if none.
+  static std::string affinity_instance(const YAML::Node& spec) {
+    YAML::Node n;
+    n.reset(spec);  // reset rebinds; operator= would write into the document
+    for (const char* k : {"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
+                          "nodeSelectorTerms"}) {
+      const YAML::Node& here = n;  // const: a missing key is not added
+      if (!here.IsMap() || !here[k]) return "";
+      const YAML::Node next = here[k];
+      n.reset(next);
+    }
+    if (!n.IsSequence()) return "";
+    for (const auto& term : n) {
+      if (!term.IsMap() || !term["matchExpressions"] || !term["matchExpressions"].IsSequence()) continue;
+      for (const auto& e : term["matchExpressions"]) {
+        if (!e.IsMap() || !e["key"] || !e["operator"] || !e["values"]) continue;
+        const YAML::Node key = e["key"], op = e["operator"], values = e["values"];
+        if (!key.IsScalar() || !op.IsScalar() || op.Scalar() != "In" || !values.IsSequence() || values.size() != 1 ||
+            !values[0].IsScalar())
+          continue;
+        if (key.Scalar() == "node.kubernetes.io/instance-type" || key.Scalar() == "beta.kubernetes.io/instance-type")
+          return values[0].Scalar();
+      }
+    }
+    return "";
+  }
+
   // A PodSpec, or a partial one from a TrainJob override.
   void pod_spec(const YAML::Node& spec, const std::string& key, K8sJob& job) const {
     need_map(spec, key.empty() ? "pod spec" : key);
@@ -156,6 +184,9 @@ class JobReader {
       for (const char* k : {"node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type"})
         if (sel[k]) job.instance_type = scalar(sel[k], at + "nodeSelector." + k);
     }
+    // affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution: an instance-type
+    // expression with operator In and one value pins the instance as a nodeSelector does.
+    if (job.instance_type.empty()) job.instance_type = affinity_instance(spec);
     if (const auto cs = spec["containers"]) {
       // Real pod specs have a list; notes often show a single container as a mapping.
       if (cs.IsSequence()) {

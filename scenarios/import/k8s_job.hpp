@@ -60,6 +60,7 @@ struct ImportedScenario {
   std::vector<FilledDefault> defaults;
   int nodes = 1, pods_per_node = 1;
   std::vector<std::string> files;  // what the import read beside the job (trainer arguments, DeepSpeed JSON)
+  std::vector<std::string> taken;  // "key = value (from --flag)": what the job's command gave, for stderr
 };
 
 // Throws UserError when the instance is unknown or missing, or the placement asked for does not fit.

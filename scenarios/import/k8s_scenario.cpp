@@ -8,6 +8,8 @@
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
 #include "models/model/model_shape.hpp"
+#include "scenarios/import/job_command.hpp"
+#include "scenarios/import/job_model.hpp"
 #include "scenarios/import/k8s_job.hpp"
 #include "scenarios/import/scenario_writer.hpp"
 #include "scenarios/import/trainer_args.hpp"
@@ -133,13 +135,13 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
   if (job.omp_threads)
     w.set("training", "cpu_threads", static_cast<long long>(*job.omp_threads), "container env OMP_NUM_THREADS");
 
-  // Model: --model, else a preset named in the command or the job name (llama-3-8b.py).
-  std::string preset = opt.model;
-  if (preset.empty()) {
-    const std::string hay = job.command + " " + job.name;
-    for (const auto& p : models::model::preset_names())
-      if (hay.find(p) != std::string::npos && p.size() > preset.size()) preset = p;
-  }
+  // What the job's own command says (launcher, Trainer or Megatron flags); a --trainer-args file
+  // given by the user wins over it, value by value.
+  const JobCommand cmd = parse_job_command(job.command);
+  for (const auto& t : cmd.taken) result.taken.push_back(t);
+  const JobModel model = find_job_model(job, cmd, opt);
+  if (opt.model.empty() && !model.from.empty())
+    result.taken.push_back("model " + (model.preset.empty() ? std::string("shape") : model.preset) + ": " + model.from);
   TrainerArgs ta;
   std::string ds = opt.deepspeed;
   if (!opt.trainer_args.empty()) {
@@ -154,26 +156,53 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
                  "\", not found next to them; pass --deepspeed");
     }
   }
+  const std::string ta_name = opt.trainer_args.empty() ? "" : fs::path(opt.trainer_args).filename().string();
+  // Each training value: the trainer arguments file, else the job's command, else a default.
+  auto pick = [&](std::optional<int> file_v, std::optional<int> cmd_v, const char* file_key,
+                  const char* cmd_key) -> std::pair<std::optional<int>, std::string> {
+    if (file_v) return {file_v, ta_name + ": " + file_key};
+    if (cmd_v) return {cmd_v, std::string("the job's command: ") + cmd_key};
+    return {std::nullopt, ""};
+  };
+  if (ds.empty() && !cmd.deepspeed.empty()) {
+    const fs::path p = fs::path(job.source).parent_path() / cmd.deepspeed;
+    if (fs::is_regular_file(p))
+      ds = p.string();
+    else
+      w.header("note: the job's command names --deepspeed " + cmd.deepspeed +
+               ", not found beside the job; pass --deepspeed FILE");
+  }
   DeepSpeedSettings settings;
   if (!ds.empty()) {
     settings = read_deepspeed_json(ds, ds, {"--deepspeed", 1, 1});  // fail now, with the JSON's line
     result.files.push_back(ds);
-    w.set("", "deepspeed_config", relative_to_output(ds, opt.out), "the job's DeepSpeed config");
   }
-  if (preset.empty()) {
+  const bool has_model = !model.preset.empty() || !model.shape.empty();
+  if (!has_model) {
+    // No model: the layout is exercised by one all-reduce, and every training value read is
+    // still written (in [training], [parallel], [zero]) so that adding [model] makes it a step.
     fill("collective", "op", std::string("all_reduce"),
-         "no model named in the job (pass --model PRESET, see commsim presets): a 1 GiB all-reduce over all ranks "
-         "exercises the layout");
+         "no model in the job (no --model, no Hugging Face id in its command, no config.json beside it, no "
+         "preset name in the command): a 1 GiB all-reduce over all ranks exercises the layout; add [model] "
+         "preset = ... (commsim presets) to simulate the training step with the values below");
     fill("collective", "bytes", std::string("1 GiB"), "see collective.op");
-    result.toml = w.str();
-    return result;
+  } else if (!model.preset.empty()) {
+    w.set("model", "preset", model.preset, model.from);
+  } else {
+    for (const auto& [k, v] : model.shape) w.set("model", k, v, model.from);
   }
-  w.set("model", "preset", preset, opt.model.empty() ? "named in the job's command" : "given with --model");
-  fill("model", "seq", 2048LL, "sequence length not in the job (edit it to the training's)");
+  if (has_model) {
+    if (cmd.seq)
+      w.set("model", "seq", static_cast<long long>(*cmd.seq), "the job's command");
+    else
+      fill("model", "seq", 2048LL, "sequence length not in the job (edit it to the training's)");
+  }
+  if (!ds.empty()) w.set("", "deepspeed_config", relative_to_output(ds, opt.out), "the job's DeepSpeed config");
   const std::string trainer_hint = opt.trainer_args.empty() ? " (pass --trainer-args, or edit)" : "";
-  auto count = [&](const char* key, const std::optional<int>& v, const char* arg, const std::string& auto_key) {
-    if (v) {
-      w.set("training", key, static_cast<long long>(*v), arg);
+  auto count = [&](const char* key, std::pair<std::optional<int>, std::string> v, const char* arg,
+                   const std::string& auto_key) {
+    if (v.first) {
+      w.set("training", key, static_cast<long long>(*v.first), v.second);
       return;
     }
     std::string why = std::string(arg) + " not given" + trainer_hint;
@@ -181,20 +210,33 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
       why += "; the DeepSpeed config's " + auto_key + " = \"auto\" becomes this value";
     fill("training", key, 1LL, why);
   };
-  count("micro_batch", ta.micro_batch, "per_device_train_batch_size", "train_micro_batch_size_per_gpu");
-  count("grad_accum", ta.grad_accum, "gradient_accumulation_steps", "gradient_accumulation_steps");
-  if (ta.steps)
-    w.set("training", "steps", static_cast<long long>(*ta.steps), "max_steps");
+  count("micro_batch",
+        pick(ta.micro_batch, cmd.micro_batch, "per_device_train_batch_size", "per-device / micro batch size"),
+        "per_device_train_batch_size", "train_micro_batch_size_per_gpu");
+  if (cmd.global_batch && !ta.grad_accum)
+    w.set("training", "global_batch", static_cast<long long>(*cmd.global_batch), "the job's command: --global-batch-size");
+  else
+    count("grad_accum", pick(ta.grad_accum, cmd.grad_accum, "gradient_accumulation_steps", "--gradient_accumulation_steps"),
+          "gradient_accumulation_steps", "gradient_accumulation_steps");
+  if (const auto steps = pick(ta.steps, cmd.steps, "max_steps", "--max_steps / --train-iters"); steps.first)
+    w.set("training", "steps", static_cast<long long>(*steps.first), steps.second);
   else
     fill("training", "steps", 1LL, "max_steps not given" + trainer_hint + ": run time is one step");
-  if (ta.grad_checkpointing)
-    w.set("training", "grad_checkpointing", *ta.grad_checkpointing, "gradient_checkpointing");
+  const std::optional<bool> ckpt = ta.grad_checkpointing ? ta.grad_checkpointing : cmd.grad_checkpointing;
+  if (!cmd.recompute.empty())
+    w.set("training", "recompute", cmd.recompute, "the job's command: --recompute-granularity");
+  else if (ckpt)
+    w.set("training", "grad_checkpointing", *ckpt,
+          ta.grad_checkpointing ? ta_name + ": gradient_checkpointing" : "the job's command: --gradient_checkpointing");
   else
     fill("training", "grad_checkpointing", false, "gradient_checkpointing not given" + trainer_hint);
-  if (ta.bf16 && *ta.bf16)
-    w.set("training", "dtype", std::string("bf16"), "bf16=True");
-  else if (ta.fp16 && *ta.fp16)
-    w.set("training", "dtype", std::string("fp16"), "fp16=True");
+  const bool bf16 = (ta.bf16 && *ta.bf16) || (!ta.bf16 && !ta.fp16 && cmd.bf16 && *cmd.bf16);
+  const bool fp16 = !bf16 && ((ta.fp16 && *ta.fp16) || (!ta.bf16 && !ta.fp16 && cmd.fp16 && *cmd.fp16));
+  const std::string dtype_from = (ta.bf16 || ta.fp16) ? ta_name : std::string("the job's command");
+  if (bf16)
+    w.set("training", "dtype", std::string("bf16"), dtype_from + ": bf16");
+  else if (fp16)
+    w.set("training", "dtype", std::string("fp16"), dtype_from + ": fp16");
   else
     fill("training", "dtype", std::string("bf16"), "no bf16/fp16 flag given" + trainer_hint);
   if (!ds.empty()) {
@@ -218,11 +260,21 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
                                  "resolved from the model's hidden size, as the "
                                  "Hugging Face Trainer does"});
     }
+  } else if (cmd.megatron) {
+    w.set("parallel", "strategy", std::string("megatron"), "the job's command: Megatron-LM flags");
+    if (cmd.tp) w.set("parallel", "tp", static_cast<long long>(*cmd.tp), "--tensor-model-parallel-size");
+    if (cmd.pp) w.set("parallel", "pp", static_cast<long long>(*cmd.pp), "--pipeline-model-parallel-size");
+    if (cmd.vp) w.set("parallel", "vp", static_cast<long long>(*cmd.vp), "--virtual-pipeline-model-parallel-size");
+    if (cmd.cp) w.set("parallel", "cp", static_cast<long long>(*cmd.cp), "--context-parallel-size");
+    if (cmd.sequence_parallel) w.set("parallel", "sequence_parallel", true, "--sequence-parallel");
+    if (cmd.distributed_optimizer) w.set("parallel", "distributed_optimizer", true, "--use-distributed-optimizer");
+  } else if (!cmd.fsdp.empty()) {
+    w.set("parallel", "strategy", std::string("fsdp"), "the job's command: --fsdp " + cmd.fsdp);
   } else {
     fill(
         "parallel", "strategy", std::string("ddp"),
-        "no DeepSpeed config (pass --deepspeed): plain data parallel (a script under torchrun or mpirun without ZeRO); "
-        "set fsdp or megatron if the job uses them");
+        "no DeepSpeed config (pass --deepspeed), no --fsdp or Megatron flag in the job's command: plain data "
+        "parallel (a script under torchrun or mpirun without ZeRO); set fsdp or megatron if the job uses them");
   }
   result.toml = w.str();
   return result;

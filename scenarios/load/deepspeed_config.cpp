@@ -378,6 +378,11 @@ void apply_deepspeed(const DeepSpeedSettings& settings, models::ScenarioSpec& sp
         throw UserError(e.pos,
                         "zero." + key + ": device \"" + device + "\" is not modelled (expected \"cpu\" or \"none\")");
       (key == "offload_optimizer" ? z.offload_optimizer : z.offload_param) = device;
+    } else if (e.is_auto && !spec.model &&
+               (key == "reduce_bucket_size" || key == "stage3_prefetch_bucket_size" ||
+                key == "stage3_param_persistence_threshold")) {
+      // A scenario with no [model] (a collective, e.g. an imported job whose model is unknown)
+      // has no buckets to size: "auto" keeps DeepSpeed's default there.
     } else if (key == "reduce_bucket_size") {
       // Hugging Face: reduce_bucket_size = hidden^2 (transformers/integrations/deepspeed.py).
       z.reduce_bucket_size = e.is_auto ? needs_hidden(key, e) * needs_hidden(key, e) : require_count(key, e);

@@ -120,3 +120,21 @@ def test_the_docs_python_line_runs(repo, commsim_binary):
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert float(out.stdout) > 0
+
+
+def test_every_row_states_gpus_nodes_pods_and_the_layout(repo):
+    # The one-knob what-if that changes the GPU count: each result and each sweep row says so.
+    seed = str(repo / "scenarios" / "seeds" / "p4d_1pod_4gpu.toml")
+    c = commsim.compare([seed, seed], {"2:placement.gpus_per_pod": 1, "training.steps": 1})
+    first, second = c["results"]
+    assert (first["gpus"], first["nodes"], first["pods"]) == (4, 1, 1)
+    assert (second["gpus"], second["nodes"], second["pods"]) == (1, 1, 1)
+    assert first["layout"].startswith("4 GPUs: 1 node p4d.24xlarge, 1 pod x 4 GPUs; zero3")
+    assert second["layout"].startswith("1 GPU: 1 node p4d.24xlarge, 1 pod x 1 GPU; zero3")
+    # The override is part of the second column's name: two columns never share one.
+    assert second["scenario"] == first["scenario"].replace("[training.steps=1]", "[placement.gpus_per_pod=1, training.steps=1]")
+    rows = commsim.sweep(seed, {"placement.pods_per_node": [1, 4], "placement.gpus_per_pod": [4, 1]})
+    laid = {(r["placement.pods_per_node"], r["placement.gpus_per_pod"]): r for r in rows if r["error"] is None}
+    assert laid[(4, 1)]["pods"] == 4 and laid[(4, 1)]["gpus"] == 4
+    assert "4 pods x 1 GPU" in laid[(4, 1)]["layout"]
+    assert laid[(1, 1)]["gpus"] == 1

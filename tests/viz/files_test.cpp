@@ -2,6 +2,7 @@
 // CSV (RFC 4180, units in the header), checked by parsing them back.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -88,6 +89,21 @@ TEST_CASE("viz: chrome trace has a process per node, a thread per rank and strea
   for (const auto& e : doc["traceEvents"])
     if (e["ph"] == "X") longest_trace = std::max(longest_trace, e["dur"].get<double>());
   CHECK(longest_trace == Approx(longest * 1e6));
+}
+
+// At scale the timeline keeps a few ranks (models/run/result_fill.hpp timeline_ranks): a node none
+// of whose ranks has a row gets no process, so the viewer shows no empty lines.
+TEST_CASE("viz: chrome trace names only the nodes whose ranks have a row", "[viz]") {
+  auto r = viz_test::make_run(viz_test::eight_ranks());
+  const auto on_node1 = [&](const models::TimelineEvent& e) { return r.ranks[e.rank].node == 1; };
+  REQUIRE(std::any_of(r.timeline.begin(), r.timeline.end(), on_node1));
+  r.timeline.erase(std::remove_if(r.timeline.begin(), r.timeline.end(), on_node1), r.timeline.end());
+  const auto doc = nlohmann::json::parse(viz::chrome_trace(r));
+  std::set<std::string> nodes;
+  for (const auto& e : doc["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "process_name" && std::string(e["args"]["name"]).rfind("node ", 0) == 0)
+      nodes.insert(e["args"]["name"].get<std::string>());
+  CHECK(nodes == std::set<std::string>{"node 0"});
 }
 
 TEST_CASE("viz: CSV has a row per rank and per event, units in the header, quoting that round-trips", "[viz]") {

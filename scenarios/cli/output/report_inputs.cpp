@@ -15,7 +15,7 @@
 
 namespace scenarios {
 
-std::vector<std::pair<std::string, std::string>> scenario_summary(const models::ScenarioSpec& s) {
+std::vector<std::pair<std::string, std::string>> scenario_summary(const models::ScenarioSpec& s, int gpus) {
   std::vector<std::pair<std::string, std::string>> out;
   const int nodes = s.cluster.nodes;
   if (!s.cluster.instance.empty())
@@ -38,9 +38,18 @@ std::vector<std::pair<std::string, std::string>> scenario_summary(const models::
          fmt::format("{}, seq {}",
                      m.preset.empty() ? fmt::format("{} layers x {} hidden", m.layers, m.hidden) : m.preset, m.seq)});
     const auto& t = s.training;
-    out.push_back(
-        {"training", fmt::format("micro batch {} x grad accum {}, {} steps, {}{}", t.micro_batch, t.grad_accum, t.steps,
-                                 t.dtype, t.grad_checkpointing ? ", activation checkpointing" : "")});
+    // The micro-batches per step as the run used them: with global_batch, global_batch /
+    // (micro_batch x dp), dp = GPUs / (tp x cp x pp) (the text's and the step's number).
+    std::string batches = fmt::format("micro batch {} x grad accum {}", t.micro_batch, t.grad_accum);
+    if (t.global_batch > 0 && gpus > 0 && t.micro_batch > 0) {
+      const auto& q = s.parallel;
+      const int dp = q.strategy == "megatron" ? gpus / std::max(1, q.tp * q.pp * std::max(1, q.cp)) : gpus;
+      if (dp > 0)
+        batches = fmt::format("global batch {} = micro batch {} x dp {} x grad accum {}", t.global_batch, t.micro_batch,
+                              dp, t.global_batch / (t.micro_batch * dp));
+    }
+    out.push_back({"training", fmt::format("{}, {} steps, {}{}", batches, t.steps, t.dtype,
+                                           t.grad_checkpointing ? ", activation checkpointing" : "")});
     std::string par = fmt::format("{} (tp {}, pp {}, dp {})", s.parallel.strategy, s.parallel.tp, s.parallel.pp,
                                   s.parallel.dp == 0 ? std::string("auto") : std::to_string(s.parallel.dp));
     if (s.parallel.strategy == "hsdp")
@@ -144,7 +153,8 @@ viz::ReportInputs report_inputs_for(const LoadedScenario& scenario, const models
   viz::ReportInputs in;
   in.title = result.scenario;
   in.source_file = inputs.files.empty() ? scenario.spec.source_file : inputs.files.front();
-  in.summary = scenario_summary(scenario.spec);
+  in.summary = scenario_summary(scenario.spec, result.gpus);
+  if (!result.layout.empty()) in.summary.insert(in.summary.begin(), {"layout", result.layout});
   std::string files;
   for (size_t i = 1; i < inputs.files.size(); ++i) files += (files.empty() ? "" : ", ") + inputs.files[i];
   for (const auto& m : measured_files) files += (files.empty() ? "" : ", ") + m;

@@ -14,7 +14,8 @@
 namespace scenarios {
 
 // ("cluster", "p4d.24xlarge x 1 node"), ("placement", ...), ("NCCL env", ...), ...
-std::vector<std::pair<std::string, std::string>> scenario_summary(const models::ScenarioSpec& spec);
+// `gpus` (0: unknown) derives grad accum from training.global_batch as the run does.
+std::vector<std::pair<std::string, std::string>> scenario_summary(const models::ScenarioSpec& spec, int gpus = 0);
 
 // Predicted busbw from 8 B to 1 GiB (x4 steps) for each op in the run's timeline (or the
 // scenario's bare collective), with the measured busbw of `measured_files` (nccl-tests output)

@@ -122,6 +122,7 @@ std::string memory_warning(const models::MemoryResult& m) {
 std::string result_json(const models::RunResult& r, const CommandInputs& inputs) {
   Json j = json_header("run", inputs);
   add_run_summary(j, r);
+  add_layout(j, &r);
   Json ranks = Json::array();
   for (const auto& k : r.ranks) {
     Json o{{"rank", k.rank},
@@ -176,6 +177,7 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
   std::string out;
   auto line = [&](const std::string& s) { out += s + "\n"; };
   line(fmt::format("scenario   {}", r.scenario));
+  if (!r.layout.empty()) line(fmt::format("layout     {}", r.layout));
   line(fmt::format("inputs     {}", inputs_text(inputs)));
   if (r.partial) {
     line(fmt::format("PARTIAL    stopped by --time-limit: simulated {:.1f} % of one step ({} of simulated time)",
@@ -194,6 +196,7 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
     for (const auto& l : variability_lines(r.variability)) line(l);
   }
   if (r.throughput.estimated) line("throughput " + throughput_line(r.throughput));
+  if (r.partial) line("throughput none for a partial step (a rate of unfinished work would mislead)");
   if (r.memory.estimated) line("memory     " + memory_line(r.memory, 3));
   if (!r.fits()) line("WARNING    " + memory_warning(r.memory));
   for (const auto& l : goodput_lines(r.goodput)) line(l);

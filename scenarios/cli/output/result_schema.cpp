@@ -112,6 +112,14 @@ void add_null_run_summary(Json& j) {
   for (const auto& [k, v] : breakdown_terms({})) j[std::string("step_") + k] = nullptr;
 }
 
+void add_layout(Json& j, const models::RunResult* r) {
+  const bool known = r && r->gpus > 0;
+  j["gpus"] = known ? Json(r->gpus) : Json(nullptr);
+  j["nodes"] = known ? Json(r->nodes) : Json(nullptr);
+  j["pods"] = known ? Json(r->pods) : Json(nullptr);
+  j["layout"] = known ? Json(r->layout) : Json(nullptr);
+}
+
 std::string shell_word(const std::string& s) {
   if (!s.empty() && s.find_first_of(" \t\n'\"\\$`*?[]{}();&|<>#~!") == std::string::npos) return s;
   std::string q = "'";

@@ -57,6 +57,10 @@ Json breakdown_json(const models::RankBreakdown& b);
 Json link_json(const models::LinkResult& l);
 // The same keys, null (a sweep point that failed).
 void add_null_run_summary(Json& j);
+// What the run ran on: "gpus", "nodes", "pods" and "layout" (the line of models/run/layout_line.hpp);
+// null for a sweep point that failed. run and compare write them after the summary, sweep rows at
+// their end (the columns before them keep their positions).
+void add_layout(Json& j, const models::RunResult* r);
 
 // A text line recording the inputs, for human-readable outputs:
 // "a.toml, ds.json --set k=v; commsim 0.1.0".

@@ -50,7 +50,6 @@ void add_fit_and_rate(Json& j, const models::RunResult* r) {
 // bare collective; cost null without a price).
 void add_at_scale(Json& j, const models::RunResult* r) {
   const bool sampled = r && r->variability.sampled, est = r && r->goodput.estimated;
-  j["gpus"] = r ? Json(r->ranks.size()) : Json(nullptr);
   j["step_mean_s"] = sampled ? Json(r->variability.mean_s) : Json(nullptr);
   j["step_median_s"] = sampled ? Json(r->variability.median_s) : Json(nullptr);
   j["step_p99_s"] = sampled ? Json(r->variability.p99_s) : Json(nullptr);
@@ -97,6 +96,7 @@ Json SweepRows::row(const SweepPoint& point, const models::RunResult* result, co
   j["commsim_version"] = commsim_version();
   j["schema_version"] = kSchemaVersion;
   add_fit_and_rate(j, result);
+  add_layout(j, result);  // gpus, nodes, pods, layout: one owner (result_schema.cpp)
   add_at_scale(j, result);
   round_numbers(j);
   return j;

@@ -131,7 +131,8 @@ TEST_CASE("commsim completion: bash completes commands, options and values", "[s
   std::ofstream(script) << r.out;
   CHECK(bash_complete(script, "commsim ru", 1) == "run");
   CHECK(bash_complete(script, "commsim i", 1) == "import instances");
-  CHECK(bash_complete(script, "commsim sweep x.toml --re", 3) == "--resume");
+  CHECK(bash_complete(script, "commsim sweep x.toml --res", 3) == "--resume");
+  CHECK(bash_complete(script, "commsim sweep x.toml --re", 3) == "--resume --require-fit");
   CHECK(bash_complete(script, "commsim sweep x.toml --fail", 3) == "--fail-on-error");
   CHECK(bash_complete(script, "commsim nccl-tests x.toml --op all_r", 4) == "all_reduce");
   CHECK(bash_complete(script, "commsim nccl-tests x.toml -d bf", 4) == "bfloat16");

@@ -1,0 +1,190 @@
+// A job's command line -> JobCommand (see job_command.hpp).
+#include "scenarios/import/job_command.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <utility>
+
+namespace scenarios {
+namespace {
+
+// Whitespace-separated words, quotes removed, YAML's line-continuation backslashes dropped.
+std::vector<std::string> words_of(const std::string& command) {
+  std::vector<std::string> out;
+  std::string w;
+  char quote = 0;
+  auto flush = [&] {
+    if (!w.empty() && w != "\\") out.push_back(w);
+    w.clear();
+  };
+  for (char c : command.substr(0, 65536)) {
+    if (quote) {
+      if (c == quote)
+        quote = 0;
+      else
+        w += c;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      flush();
+    } else {
+      w += c;
+    }
+  }
+  flush();
+  return out;
+}
+
+std::optional<int> positive(const std::string& s) {
+  int v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || v < 1) return std::nullopt;
+  return v;
+}
+
+std::optional<bool> truth(const std::string& s) {
+  if (s == "True" || s == "true" || s == "1") return true;
+  if (s == "False" || s == "false" || s == "0") return false;
+  return std::nullopt;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+JobCommand parse_job_command(const std::string& command) {
+  JobCommand out;
+  const std::vector<std::string> words = words_of(command);
+  // Flags spelled with '-' or '_' are the same flag (torchrun and HF accept both).
+  auto norm = [](std::string f) {
+    std::replace(f.begin(), f.end(), '_', '-');
+    return f;
+  };
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (out.launcher.empty()) {
+      const std::string base = w.substr(w.find_last_of('/') + 1);
+      if (base == "torchrun" || base == "accelerate" || base == "deepspeed" || base == "mpirun")
+        out.launcher = base;
+      else if (w == "torch.distributed.run" || w == "torch.distributed.launch")
+        out.launcher = "torchrun";
+    }
+    if (w.size() < 3 || w[0] != '-' || w[1] != '-') continue;
+    std::string flag = w.substr(2), value;
+    bool has_value = false;
+    if (const auto eq = flag.find('='); eq != std::string::npos) {
+      value = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+      has_value = true;
+    } else if (i + 1 < words.size() && !(words[i + 1].size() > 1 && words[i + 1][0] == '-')) {
+      value = words[i + 1];
+      has_value = true;
+    }
+    const std::string f = norm(flag);
+    const std::string from = " (from --" + flag + ")";
+    auto integer = [&](std::optional<int>& field, const std::string& key) {
+      if (!has_value) return;
+      if (const auto v = positive(value)) {
+        field = *v;
+        out.taken.push_back(key + " = " + value + from);
+      } else {
+        out.taken.push_back(key + ": --" + flag + " " + value + " is not a positive number, skipped");
+      }
+    };
+    // A boolean flag: bare (--bf16) is true; "--bf16 True" / "--bf16=false" as written.
+    auto flag_bool = [&](std::optional<bool>& field, const std::string& key) {
+      std::optional<bool> v = has_value ? truth(value) : std::optional<bool>(true);
+      if (!v) v = true;  // "--bf16 train.py": bare flag followed by a word
+      field = *v;
+      out.taken.push_back(key + " = " + (*v ? "true" : "false") + from);
+    };
+    if (f == "nproc-per-node" || f == "num-gpus")
+      integer(out.procs_per_node, "processes per node");
+    else if (f == "nnodes" || f == "num-machines" || f == "num-nodes")
+      integer(out.nodes, "nodes");
+    else if (f == "model-name-or-path" || f == "model-id" || f == "model" || f == "model-name" || f == "model-path") {
+      if (has_value) {
+        out.model_id = value;
+        out.taken.push_back("model = " + value + from);
+      }
+    } else if (f == "per-device-train-batch-size" || f == "micro-batch-size")
+      integer(out.micro_batch, "training.micro_batch");
+    else if (f == "gradient-accumulation-steps")
+      integer(out.grad_accum, "training.grad_accum");
+    else if (f == "global-batch-size")
+      integer(out.global_batch, "training.global_batch");
+    else if (f == "max-steps" || f == "train-iters")
+      integer(out.steps, "training.steps");
+    else if (f == "max-seq-length" || f == "block-size" || f == "model-max-length" || f == "seq-length" ||
+             f == "max-length")
+      integer(out.seq, "model.seq");
+    else if (f == "bf16")
+      flag_bool(out.bf16, "training.dtype bf16");
+    else if (f == "fp16")
+      flag_bool(out.fp16, "training.dtype fp16");
+    else if (f == "gradient-checkpointing")
+      flag_bool(out.grad_checkpointing, "training.grad_checkpointing");
+    else if (f == "recompute-granularity" && has_value) {
+      out.recompute = value;
+      out.megatron = true;
+      out.taken.push_back("training.recompute = " + value + from);
+    } else if (f == "fsdp" && has_value && lower(value) != "false" && !value.empty()) {
+      out.fsdp = value;
+      out.taken.push_back("parallel.strategy = fsdp (from --" + flag + " " + value + ")");
+    } else if (f == "deepspeed" && has_value && value.ends_with(".json")) {
+      out.deepspeed = value;
+      out.taken.push_back("DeepSpeed config " + value + from);
+    } else if (f == "tensor-model-parallel-size") {
+      out.megatron = true;
+      integer(out.tp, "parallel.tp");
+    } else if (f == "pipeline-model-parallel-size") {
+      out.megatron = true;
+      integer(out.pp, "parallel.pp");
+    } else if (f == "num-layers-per-virtual-pipeline-stage" || f == "virtual-pipeline-model-parallel-size") {
+      out.megatron = true;
+      if (f == "virtual-pipeline-model-parallel-size") integer(out.vp, "parallel.vp");
+    } else if (f == "context-parallel-size") {
+      out.megatron = true;
+      integer(out.cp, "parallel.cp");
+    } else if (f == "sequence-parallel") {
+      out.megatron = true;
+      out.sequence_parallel = true;
+      out.taken.push_back("parallel.sequence_parallel = true" + from);
+    } else if (f == "use-distributed-optimizer") {
+      out.megatron = true;
+      out.distributed_optimizer = true;
+      out.taken.push_back("parallel.distributed_optimizer = true" + from);
+    }
+  }
+  return out;
+}
+
+std::string preset_for_model_id(const std::string& model_id) {
+  // Hugging Face ids of the models whose shapes are presets (the config.json of each repository
+  // gives the same layers, hidden, heads, KV heads, ffn and vocabulary as the preset).
+  static const std::vector<std::pair<const char*, const char*>> kIds = {
+      {"meta-llama/meta-llama-3-8b", "llama-3-8b"},      {"meta-llama/meta-llama-3-70b", "llama-3-70b"},
+      {"meta-llama/llama-3.1-8b", "llama-3.1-8b"},       {"meta-llama/meta-llama-3.1-8b", "llama-3.1-8b"},
+      {"meta-llama/llama-3.1-70b", "llama-3.1-70b"},     {"meta-llama/meta-llama-3.1-70b", "llama-3.1-70b"},
+      {"meta-llama/llama-3.1-405b", "llama-3.1-405b"},   {"meta-llama/meta-llama-3.1-405b", "llama-3.1-405b"},
+      {"meta-llama/llama-2-7b-hf", "llama-2-7b"},        {"meta-llama/llama-2-7b", "llama-2-7b"},
+      {"mistralai/mixtral-8x7b-v0.1", "mixtral-8x7b"},   {"deepseek-ai/deepseek-v3", "deepseek-v3"},
+  };
+  std::string id = lower(model_id);
+  // An instruct/chat variant has its base model's shape.
+  for (const char* tail : {"-instruct", "-chat-hf", "-chat", "-base"})
+    if (id.ends_with(tail)) id = id.substr(0, id.size() - std::string(tail).size());
+  for (const auto& [hf, preset] : kIds) {
+    const std::string key = hf;
+    const std::string name = key.substr(key.find('/') + 1);
+    // The whole id, or a local path / cache folder ending in the repository's name.
+    if (id == key || id.ends_with("/" + name) || id == name) return preset;
+  }
+  return "";
+}
+
+}  // namespace scenarios
