@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/collective_size.hpp"
 #include "models/collectives/flow_cap.hpp"
 #include "models/hw/links.hpp"
 #include "models/nccl/env.hpp"
@@ -77,6 +78,7 @@ CollectiveRecord Engine::choose(const Group& group, CollOp op, int64_t bytes) co
 
 void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, bool in_place) {
   SIM_CHECK(bytes >= 0, "a collective of negative size");
+  check_collective_bytes(static_cast<double>(bytes), "collective.bytes");  // a user error, never an abort
   const CollectiveRecord rec = choose(group, op, bytes);
   const uint32_t idx = open(rec, std::move(on_done));
   const int n = static_cast<int>(group.ranks.size());
@@ -122,7 +124,7 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
   // shape is named by (op, bytes, in_place): everything else its flows depend on (paths, channels
   // by size, link capacities) is fixed per communicator and run, except rate_scale_ (comm beside
   // compute), so a scaled launch neither uses nor names a remembered shape.
-  SIM_CHECK(bytes < (int64_t{1} << 55), "collective too large to name its shape");
+  static_assert(kMaxCollectiveBytes < (int64_t{1} << 55), "a collective's size must fit its shape's name");
   uint64_t unnamed = 0;
   uint64_t& shape =
       rate_scale_ == 1.0 ? entry.block_shapes[PlanCache::choice_key(op, bytes) ^ (uint64_t{in_place} << 55)] : unnamed;

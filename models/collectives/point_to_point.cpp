@@ -18,6 +18,7 @@
 #include <cmath>
 #include <span>
 
+#include "models/collective_size.hpp"
 #include "models/collectives/engine.hpp"
 #include "models/collectives/flow_cap.hpp"
 #include "models/collectives/p2p_channels.hpp"
@@ -176,6 +177,7 @@ void Engine::unfold(uint32_t run) {
 }
 
 void Engine::send_recv(int src, int dst, int64_t bytes, Done on_done, const std::vector<int>* comm) {
+  check_collective_bytes(static_cast<double>(bytes), "collective.bytes");  // as launch(): a user error
   CollectiveRecord rec;
   rec.op = CollOp::SendRecv;
   rec.bytes = bytes;

@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "models/parse_error.hpp"
+#include "models/utf8.hpp"
 #include "models/readers/log_line.hpp"
 #include "models/readers/nccl_log.hpp"
 
@@ -511,7 +512,11 @@ class LogParser {
 
 }  // namespace
 
-NcclLogReport parse_nccl_log(std::string_view text, const std::string& source) { return LogParser(text, source).run(); }
+// A log is another program's output: bytes that are not UTF-8 (a host name) are read as Latin-1.
+NcclLogReport parse_nccl_log(std::string_view text, const std::string& source) {
+  const std::string decoded = utf8_text(text);
+  return LogParser(decoded, source).run();
+}
 
 NcclLogReport parse_nccl_log_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -1,4 +1,5 @@
 #include "models/readers/nccl_tests_output.hpp"
+#include "models/utf8.hpp"
 
 #include <cctype>
 #include <charconv>
@@ -356,7 +357,8 @@ class Parser {
 }  // namespace
 
 std::vector<NcclTestsRun> parse_nccl_tests(std::string_view text, const std::string& source) {
-  return Parser(text, source).run();
+  const std::string decoded = utf8_text(text);  // another program's output: not-UTF-8 bytes read as Latin-1
+  return Parser(decoded, source).run();
 }
 
 std::vector<NcclTestsRun> parse_nccl_tests_files(const std::vector<std::string>& paths) {

@@ -62,7 +62,11 @@ bool alltoall_folds(const ScenarioSpec& spec, bool full) {
   return spray && even_pods && two_tiers;  // ECMP hashes pairs; an uneven pod breaks the symmetry
 }
 
-ProgramOps estimate_program_ops(const ScenarioSpec& spec) {
+namespace {
+// estimate_program_ops on `ranks` GPUs (0: any). With training.global_batch the micro-steps are
+// global_batch / (micro_batch x dp), dp = ranks / (tp x cp x pp) as the layout derives it
+// (layout.cpp, derive_grad_accum); without the GPU count dp = 1, the bound for any count.
+ProgramOps program_ops(const ScenarioSpec& spec, int ranks) {
   ProgramOps p;
   if (spec.collective) {
     const bool sendrecv = spec.collective->op == "sendrecv";
@@ -80,12 +84,22 @@ ProgramOps estimate_program_ops(const ScenarioSpec& spec) {
     }
   }
   const double pp = std::max(1, spec.parallel.pp);
-  const double micro =
+  double micro =
       spec.parallel.micro_batches > 0 ? spec.parallel.micro_batches : std::max(1, spec.training.grad_accum);
+  if (spec.parallel.micro_batches <= 0 && spec.training.global_batch > 0) {
+    // global_batch / (micro_batch x dp), as layout.cpp's derive_grad_accum (an uneven split is its error)
+    const double model_parallel =
+        double(std::max(1, spec.parallel.tp)) * std::max(1, spec.parallel.cp) * std::max(1, spec.parallel.pp);
+    const double dp = ranks > 0 ? std::max(1.0, std::floor(ranks / model_parallel)) : 1.0;
+    micro = std::max(1.0, std::floor(spec.training.global_batch / (std::max(1, spec.training.micro_batch) * dp)));
+  }
   p.programs = spec.parallel.strategy == "megatron" ? pp : 1;
   p.ops = kOpsPerUnitStep * (layers + 2 * pp) * micro;
   return p;
 }
+}  // namespace
+
+ProgramOps estimate_program_ops(const ScenarioSpec& spec) { return program_ops(spec, 0); }
 
 RunRamEstimate estimate_run_ram(const ScenarioSpec& spec, int ranks, bool full) {
   const double n = ranks;
@@ -102,7 +116,7 @@ RunRamEstimate estimate_run_ram(const ScenarioSpec& spec, int ranks, bool full) 
   } else {
     e.peak_flows = 8 * n;
   }
-  const ProgramOps ops = estimate_program_ops(spec);
+  const ProgramOps ops = program_ops(spec, ranks);
   e.ops = ops.ops;
   e.programs = ops.programs;
   e.bytes =
@@ -126,6 +140,10 @@ void check_ram_budget(const ScenarioSpec& spec, int ranks, bool full) {
     const bool accum = spec.parallel.micro_batches <= 0 && spec.training.grad_accum > 1;
     if (spec.parallel.micro_batches > 0)
       throw SpecError("parallel.micro_batches", head + " (expected fewer parallel.micro_batches)");
+    if (spec.training.global_batch > 0)
+      throw SpecError("training.global_batch",
+                      head + " (expected a smaller training.global_batch: each of its micro-batches repeats the "
+                             "step's operations)");
     throw SpecError(accum ? "training.grad_accum" : "model.layers",
                     head + (accum ? " (expected fewer training.grad_accum: each micro-batch repeats the step's "
                                     "operations)"

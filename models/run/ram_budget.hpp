@@ -38,9 +38,11 @@ struct RunRamEstimate {
 // An upper bound of the operations the strategy step builds, from the scenario alone:
 //   bare collective: iterations (x2 programs for sendrecv);
 //   training step: kOpsPerUnitStep x (layers + 2 pp) x micro-steps, where a unit is a decoder block
-//   (or the embedding and head of each stage) and micro-steps are grad_accum, or the pipeline's
-//   micro-batches. tests/models/run/ram_budget_test.cpp checks the bound against the programs
-//   every strategy builds.
+//   (or the embedding and head of each stage) and micro-steps are the pipeline's micro-batches,
+//   grad_accum, or global_batch / (micro_batch x dp) as the layout derives it (estimate_run_ram
+//   knows the GPU count; estimate_program_ops takes dp = 1, the bound for any count).
+//   tests/models/run/ram_budget_test.cpp checks the bound against the programs every strategy
+//   builds.
 struct ProgramOps {
   double ops = 0;
   double programs = 1;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <string>
 
+#include "models/utf8.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/output/result_schema.hpp"
@@ -53,8 +54,28 @@ int cmd_import(int argc, char** argv) {
     const ImportedScenario imported = import_scenario(job, opt);
     // again with what the import found to read (a DeepSpeed JSON the trainer arguments name)
     refuse_outputs_over_inputs({{"--out", opt.out}}, imported.files);
-    write_file_atomically(opt.out, imported.toml);
     const int gpus = job.gpus_per_pod.value_or(job.procs_per_pod.value_or(0));
+    // Everything that could still fail (the JSON) is made before the file is written: an import
+    // that exits with an error leaves an existing --out as it was.
+    std::string json_out;
+    if (json) {
+      CommandInputs inputs{{job_path}, {}};
+      for (const auto* f : {&opt.deepspeed, &opt.trainer_args})
+        if (!f->empty()) inputs.files.push_back(*f);
+      Json j = json_header("import", inputs);
+      j["output"] = models::utf8_text(opt.out);  // a file name is bytes; JSON needs UTF-8
+      j["kind"] = job.kind;
+      j["name"] = job.name;
+      j["pods"] = job.pods;
+      j["gpus_per_pod"] = gpus;
+      j["nodes"] = imported.nodes;
+      j["pods_per_node"] = imported.pods_per_node;
+      Json defaults = Json::array();
+      for (const auto& d : imported.defaults) defaults.push_back({{"key", d.key}, {"value", d.value}, {"why", d.why}});
+      j["defaults"] = std::move(defaults);
+      json_out = dump_json(std::move(j));
+    }
+    write_file_atomically(opt.out, imported.toml);
     if (!imported.defaults.empty()) {
       std::fprintf(stderr, "commsim import: %zu value%s not in the job, written to %s with a 'default:' comment:\n",
                    imported.defaults.size(), imported.defaults.size() == 1 ? "" : "s", opt.out.c_str());
@@ -66,21 +87,7 @@ int cmd_import(int argc, char** argv) {
       for (const auto& t : imported.taken) std::fprintf(stderr, "  %s\n", t.c_str());
     }
     if (json) {
-      CommandInputs inputs{{job_path}, {}};
-      for (const auto* f : {&opt.deepspeed, &opt.trainer_args})
-        if (!f->empty()) inputs.files.push_back(*f);
-      Json j = json_header("import", inputs);
-      j["output"] = opt.out;
-      j["kind"] = job.kind;
-      j["name"] = job.name;
-      j["pods"] = job.pods;
-      j["gpus_per_pod"] = gpus;
-      j["nodes"] = imported.nodes;
-      j["pods_per_node"] = imported.pods_per_node;
-      Json defaults = Json::array();
-      for (const auto& d : imported.defaults) defaults.push_back({{"key", d.key}, {"value", d.value}, {"why", d.why}});
-      j["defaults"] = std::move(defaults);
-      std::fputs(dump_json(std::move(j)).c_str(), stdout);
+      std::fputs(json_out.c_str(), stdout);
       return 0;
     }
     std::printf("%s: %s, %d pod%s x %d GPU%s on %d host%s -> %s\n", job_path.c_str(), job.kind.c_str(), job.pods,

@@ -15,10 +15,12 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include "models/calibrate/nccl_tests.hpp"
+#include "models/collective_size.hpp"
 #include "models/readers/nccl_tests_output.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
@@ -209,6 +211,11 @@ int cmd_nccl_tests(int argc, char** argv) {
       throw UserError({"-b", 1, 1}, "bad size '" + min_s + "' (expected e.g. 8, 128K, 1M, 1G)");
     if (!parse_nccl_tests_size(max_s, o.max_bytes))
       throw UserError({"-e", 1, 1}, "bad size '" + max_s + "' (expected e.g. 8, 128K, 1M, 1G)");
+    for (const auto& [opt, text, bytes] : {std::tuple{"-b", min_s, o.min_bytes}, std::tuple{"-e", max_s, o.max_bytes}})
+      if (bytes > models::kMaxCollectiveBytes)  // the engine's bound (models/collective_size.hpp)
+        throw UserError({opt, 1, 1}, "size '" + text +
+                                         "' is more than 2^50 bytes (1 PiB), the largest collective commsim simulates "
+                                         "(expected a size up to 1024T)");
     if (o.max_bytes < o.min_bytes)
       throw UserError({"-e", 1, 1}, "the largest size is smaller than the smallest (expected -e MAX >= -b MIN)");
     o.factor = factor;

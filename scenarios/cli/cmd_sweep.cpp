@@ -16,7 +16,9 @@
 
 #include <atomic>
 #include <cstdio>
+#include <functional>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <set>
 #include <string>
@@ -178,7 +180,7 @@ int cmd_sweep(int argc, char** argv) {
     {                                      // before any run: the rows must not go over a file the sweep reads
       std::set<std::string> inputs{path};  // --vary may name other profiles or DeepSpeed files
       for (const auto& l : loaded) inputs.insert(l.files.begin(), l.files.end());
-      refuse_outputs_over_inputs({{"--csv", csv}, {"--jsonl", jsonl}}, {inputs.begin(), inputs.end()});
+      refuse_outputs_over_inputs({{"--csv", csv}, {"--jsonl", jsonl}, {"--html", html}}, {inputs.begin(), inputs.end()});
     }
     const RowFormat format = (json || !jsonl.empty()) ? RowFormat::JsonLines : RowFormat::Csv;
     const SweepRows rows(axes, path, sets);
@@ -205,8 +207,19 @@ int cmd_sweep(int argc, char** argv) {
     std::optional<ProgressLine> bar;
     if ((terminal || progress) && !points.empty()) bar.emplace(stderr, terminal, points.size(), present.size());
     std::exception_ptr write_error;
+    std::function<void()> run_points;
 
+    std::exception_ptr fatal;  // anything that is not a point's own error: the sweep stops
     auto worker = [&] {
+      try {
+        run_points();
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(write_mutex);
+        if (!fatal) fatal = std::current_exception();
+        next.store(todo.size());
+      }
+    };
+    run_points = [&] {
       models::RunOptions options;
       options.timeline = false;
       options.samples = samples;  // every point draws with the same seed: GPU r is the same GPU
@@ -219,6 +232,9 @@ int cmd_sweep(int argc, char** argv) {
           result = run_loaded(loaded[i], options);
         } catch (const UserError& e) {
           error = at_vary(e, sets.size(), axes, points[i]).what();
+        } catch (const std::bad_alloc&) {
+          error = "out of memory running this point (expected a point that fits in this machine's memory, or "
+                  "fewer --jobs)";
         } catch (const std::exception& e) {
           error = std::string("internal error: ") + e.what();
         }
@@ -248,11 +264,22 @@ int cmd_sweep(int argc, char** argv) {
     };
     std::vector<std::thread> threads;
     const size_t n_threads = std::min<size_t>(jobs, std::max<size_t>(todo.size(), 1));
-    for (size_t t = 1; t < n_threads; ++t) threads.emplace_back(worker);
+    threads.reserve(n_threads);
+    for (size_t t = 1; t < n_threads; ++t) {
+      try {  // the system may refuse a thread (a memory limit, a process limit): run on those it gave
+        threads.emplace_back(worker);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "sweep: running on %zu thread%s, not %zu: the system refused another (%s)\n",
+                     threads.size() + 1, threads.empty() ? "" : "s", n_threads, e.what());
+        break;
+      }
+    }
     worker();
     for (auto& t : threads) t.join();
     if (bar) bar->finish();
     if (write_error) std::rethrow_exception(write_error);
+    if (fatal) std::rethrow_exception(fatal);
+    out.commit();  // every point has its row: a file the rows were written beside is replaced now
 
     if (failed > 0)
       std::fprintf(stderr, "sweep: %zu of %zu points failed (see the error column)\n", failed.load(), todo.size());

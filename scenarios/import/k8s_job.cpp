@@ -12,6 +12,7 @@
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
 #include "models/model/model_shape.hpp"
+#include "models/utf8.hpp"
 #include "scenarios/import/scenario_writer.hpp"
 #include "scenarios/import/trainer_args.hpp"
 #include "scenarios/import/yaml_guard.hpp"
@@ -190,6 +191,8 @@ class JobReader {
     if (const auto cs = spec["containers"]) {
       // Real pod specs have a list; notes often show a single container as a mapping.
       if (cs.IsSequence()) {
+        if (cs.size() == 0)  // a pod without containers runs nothing: Kubernetes refuses it too
+          fail(cs, at + "containers: an empty list (expected at least one container, with the GPUs it requests)");
         for (size_t i = 0; i < cs.size(); ++i) container(cs[i], at + "containers[" + std::to_string(i) + "]", job);
       } else {
         container(cs, at + "containers", job);
@@ -369,7 +372,10 @@ void find_torchrun(K8sJob& job) {
 
 }  // namespace
 
-K8sJob parse_k8s_job(const std::string& text, const std::string& file_name, const std::string& job_name) {
+K8sJob parse_k8s_job(const std::string& bytes, const std::string& file_name, const std::string& job_name) {
+  // Written by an editor, not by commsim: bytes that are not UTF-8 (a name saved in Latin-1) are
+  // read as Latin-1, so the scenario written is UTF-8 as TOML requires.
+  const std::string text = models::utf8_text(bytes);
   int line = 1, col = 1;
   for (unsigned char c : text) {
     if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t'))
@@ -423,6 +429,7 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name, cons
   }
   std::vector<YAML::Node> docs;
   check_yaml_terminates(text, file_name);  // yaml-cpp 0.7 loops forever on some inputs (fuzzing)
+  check_yaml_structure(text, file_name);   // duplicate keys, aliases to themselves, alias bombs
   try {
     docs = YAML::LoadAll(text);
   } catch (const YAML::ParserException& e) {
@@ -441,7 +448,6 @@ K8sJob parse_k8s_job(const std::string& text, const std::string& file_name, cons
     throw UserError({file_name, e.mark.line + 1, e.mark.column + 1},
                     "invalid YAML: " + e.msg + (hint.empty() ? " (expected YAML, such as a Kubernetes job)" : hint));
   }
-  for (const auto& doc : docs) check_unique_keys(doc, file_name);
   JobReader rd(file_name);
   // Every document (and every item of a `kind: List`) that is a training job becomes a candidate.
   std::vector<YAML::Node> objects;

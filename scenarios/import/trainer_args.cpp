@@ -2,6 +2,8 @@
 #include <regex>
 
 #include "scenarios/import/trainer_args.hpp"
+
+#include "models/utf8.hpp"
 #include "scenarios/load/input_file.hpp"
 #include "scenarios/load/loader.hpp"
 
@@ -21,7 +23,8 @@ SourcePos pos_of(const std::string& file, const std::string& text, size_t offset
 
 }  // namespace
 
-TrainerArgs parse_trainer_args(const std::string& text, const std::string& file_name) {
+TrainerArgs parse_trainer_args(const std::string& bytes, const std::string& file_name) {
+  const std::string text = models::utf8_text(bytes);  // not-UTF-8 bytes read as Latin-1 (models/utf8.hpp)
   for (size_t i = 0; i < text.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
     if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t'))

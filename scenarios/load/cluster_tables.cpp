@@ -1,4 +1,6 @@
 // The scenario's cluster-wide tables: [cluster] and what it holds, [nccl.env], [[stragglers]].
+#include <map>
+
 #include "scenarios/load/input_file.hpp"
 #include "scenarios/load/table_loader.hpp"
 #include "scenarios/load/units.hpp"
@@ -165,9 +167,18 @@ void Loader::stragglers(const toml::node& n, const std::string& key) {
                   [&](auto& v, auto& kk) {
                     const toml::array* ranks = v.as_array();
                     if (!ranks) r_.fail(v, kk + ": got " + detail::article_type(v) + " (expected a list of ranks)");
-                    for (std::size_t j = 0; j < ranks->size(); ++j)
-                      st.ranks.push_back(
-                          static_cast<int>(r_.integer(*ranks->get(j), kk + "." + std::to_string(j), 0, kMaxCount)));
+                    // A rank listed twice would be slowed twice (the factor applies per listing):
+                    // refused, as a key written twice is.
+                    std::map<int, SourcePos> seen;
+                    for (std::size_t j = 0; j < ranks->size(); ++j) {
+                      const toml::node& rn = *ranks->get(j);
+                      const int rank = static_cast<int>(r_.integer(rn, kk + "." + std::to_string(j), 0, kMaxCount));
+                      if (auto [it, fresh] = seen.emplace(rank, r_.pos(rn)); !fresh)
+                        r_.fail(rn, kk + ": rank " + std::to_string(rank) + " listed twice, first at " +
+                                        it->second.str() +
+                                        " (expected each rank once: one straggler's factors apply once per rank)");
+                      st.ranks.push_back(rank);
+                    }
                   }},
                  {"node", [&](auto& v, auto& kk) { st.node = static_cast<int>(r_.integer(v, kk, 0, kMaxCount)); }},
                  {"compute_slowdown",

@@ -3,6 +3,8 @@
 
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 namespace scenarios {
 namespace {
 
@@ -11,8 +13,20 @@ enum class Expect { kKey, kColon, kValue, kAfter };
 struct Frame {
   bool object;
   Expect expect;
-  std::map<std::string, size_t, std::less<>> keys;  // key as written -> offset of its quote
+  std::map<std::string, size_t, std::less<>> keys;  // key, escapes decoded -> offset of its quote
 };
+
+// A key as JSON readers see it, escapes decoded ("overlap_c\u006fmm" is overlap_comm): two
+// spellings of one key are one key written twice. A key the parser will refuse stays as written.
+std::string decoded_key(std::string_view token) {
+  if (token.find('\\') == std::string_view::npos) return std::string(token);
+  const nlohmann::json k = nlohmann::json::parse(token, nullptr, false);
+  if (!k.is_string()) return std::string(token);
+  std::string quoted(1, '"');
+  quoted += k.get<std::string>();
+  quoted += '"';
+  return quoted;
+}
 
 bool is_delimiter(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',' || c == ':' || c == '[' || c == ']' || c == '{' ||
@@ -130,10 +144,12 @@ StrictJson strict_json(std::string_view text, const std::string& file) {
       emit(token, i);
       if (!stack.empty() && stack.back().object && stack.back().expect == Expect::kKey) {
         Frame& f = stack.back();
-        auto [it, inserted] = f.keys.emplace(std::string(token), i);
+        const std::string key = decoded_key(token);
+        auto [it, inserted] = f.keys.emplace(key, i);
         if (!inserted)
           throw UserError(place_in(file, text, i),
-                          "duplicate key " + std::string(token) + " in one object, first at " +
+                          "duplicate key " + key + (key == token ? "" : " (written " + std::string(token) + ")") +
+                              " in one object, first at " +
                               place_in(file, text, it->second).str() +
                               " (expected each key once: DeepSpeed refuses a duplicate key, JSON readers keep "
                               "the last silently)");

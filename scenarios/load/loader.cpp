@@ -8,6 +8,8 @@
 #include <cctype>
 #include <filesystem>
 
+#include "models/utf8.hpp"
+#include "scenarios/load/held_pipe.hpp"
 #include "scenarios/load/input_file.hpp"
 #include "scenarios/load/table_loader.hpp"
 #include "scenarios/load/units.hpp"
@@ -20,7 +22,7 @@ namespace detail {
 void Loader::load(std::string_view text, const std::vector<std::string>& overrides) {
   models::ScenarioSpec& s = out_.spec;
   s.source_file = file_name_;
-  s.name = fs::path(file_name_).stem().string();
+  s.name = models::utf8_text(fs::path(file_name_).stem().string());  // a file name is bytes; a name is text
   toml::table root = parse_toml(text, file_name_);
   for (size_t i = 0; i < overrides.size(); ++i) r_.apply_override(root, overrides[i], static_cast<int>(i) + 1);
 
@@ -163,7 +165,7 @@ LoadedScenario load_scenario_text(std::string_view text, const std::string& file
 
 LoadedScenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
   const std::string text = read_input_file(path, {path, 1, 1}, "scenario", "a scenario file in TOML");
-  fs::path base = fs::path(path).parent_path();
+  fs::path base = is_held_descriptor(path) ? fs::path() : fs::path(path).parent_path();  // <(generate.sh): here
   if (base.empty()) base = ".";
   return load_scenario_text(text, path, overrides, base.string());
 }

@@ -14,6 +14,11 @@ std::string trim(std::string_view s) {
 }
 }  // namespace
 
+bool opens_toml_value(std::string_view text) {
+  const size_t b = text.find_first_not_of(" \t");
+  return b != std::string_view::npos && std::string_view("\"'[{").find(text[b]) != std::string_view::npos;
+}
+
 OverrideValue parse_override_value(std::string_view text) {
   try {
     const std::string doc_text = "x=" + std::string(text);

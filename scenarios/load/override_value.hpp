@@ -17,4 +17,9 @@ using OverrideValue = std::variant<bool, int64_t, double, std::string, RawText>;
 
 OverrideValue parse_override_value(std::string_view text);
 
+// Whether a value text opens a TOML string, array or table (its first non-blank character is a
+// quote or a bracket): such a value must parse as TOML, else it is an error at its place (an
+// unterminated "abc is not the string `"abc`); any other text that is not TOML is a plain string.
+bool opens_toml_value(std::string_view text);
+
 }  // namespace scenarios

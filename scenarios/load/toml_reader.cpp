@@ -8,6 +8,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "models/utf8.hpp"
+#include "scenarios/load/override_value.hpp"
 #include "scenarios/load/toml_nesting.hpp"
 #include "scenarios/load/units.hpp"
 
@@ -124,10 +126,23 @@ void TomlReader::apply_override(toml::table& root, const std::string& arg, int o
     throw UserError({"--set", ordinal, deep->line == 1 ? deep->col - 1 : static_cast<int>(eq) + 2},
                     "nested more than " + std::to_string(kMaxTomlNesting) +
                         " levels deep (expected a value such as 1, \"450 GB/s\" or [1, 2])");
+  if (const size_t bad = models::first_invalid_utf8(arg); bad != models::kValidUtf8)
+    throw UserError({"--set", ordinal, static_cast<int>(bad) + 1},
+                    "a byte that is not UTF-8 text (expected UTF-8, as in a scenario file)");
   try {
     toml::table doc = toml::parse(std::string_view(doc_text), std::string_view("--set"));
     if (auto* v = doc.get("x")) node = toml::impl::make_node(*v);
-  } catch (const toml::parse_error&) {
+  } catch (const toml::parse_error& e) {
+    if (opens_toml_value(value)) {  // a quote or bracket left open: not a plain string
+      const char open = trim(value).front();
+      throw UserError(value_pos, open == '"' || open == '\''
+                                     ? std::string("unterminated string: no closing ") + open +
+                                           " (expected a closed string such as \"Ring\", or a value without "
+                                           "quotes such as 450 GB/s)"
+                                     : "not a TOML " + std::string(open == '[' ? "list" : "table") + ": " +
+                                           std::string(e.description()) +
+                                           " (expected a list such as [1, 2] or a table such as {a = 1})");
+    }
   }
   if (!node) node = std::make_unique<toml::value<std::string>>(trim(value));
 

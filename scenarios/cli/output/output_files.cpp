@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -154,6 +155,21 @@ bool write_all(int fd, const std::string& content, int& err) {
   return true;
 }
 
+// Takes the lock a sweep holds on the file it writes (flock, as sweep_output.cpp takes it): an
+// existing file another commsim is writing is refused (its rows are never replaced under it), and
+// no sweep can start on it while it is staged and renamed. Held from stage() to the end of commit().
+int lock_existing(const std::string& shown, const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return -1;  // unreadable: nobody's lock to honour that this user could see
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return fd;
+  const int err = errno;
+  ::close(fd);
+  if (err == EWOULDBLOCK)
+    cannot_write(shown, "another commsim (a sweep) is writing this file and holds its lock",
+                 "a file no running commsim writes: wait for it to finish, or choose another name");
+  return -1;  // a file system without locks: nobody else's lock either
+}
+
 mode_t new_file_mode() {
   const mode_t mask = ::umask(0);  // reading the umask means setting it: put it back at once
   ::umask(mask);
@@ -204,6 +220,7 @@ void refuse_outputs_over_inputs(const std::vector<OutputPath>& outputs, const st
 struct OutputSet::Entry {
   std::string shown, content;
   Resolved target;
+  int lock_fd = -1;    // the existing file, locked while it is staged and replaced
   std::string temp;    // the staged file (kReplace), until renamed
   std::string backup;  // a hard link to the file it replaced, until the commit is done
   bool renamed = false;
@@ -235,6 +252,8 @@ void OutputSet::discard() noexcept {
     e.temp.clear();
     if (!e.backup.empty()) ::unlink(e.backup.c_str());
     e.backup.clear();
+    if (e.lock_fd >= 0) ::close(e.lock_fd);
+    e.lock_fd = -1;
   }
 }
 
@@ -256,6 +275,7 @@ void OutputSet::stage() {
       if (dir.empty()) dir = ".";
       if (e.target.existed && ::faccessat(AT_FDCWD, e.target.path.c_str(), W_OK, AT_EACCESS) != 0)
         cannot_write(e.shown, std::strerror(errno), "a file this user may write");
+      if (e.target.existed) e.lock_fd = lock_existing(e.shown, e.target.path);
       std::string name = (dir / ("." + final_path.filename().string() + ".commsim-XXXXXX")).string();
       const int fd = ::mkostemp(name.data(), O_CLOEXEC);
       if (fd < 0) cannot_write(e.shown, std::strerror(errno), "a folder this user may write in");
@@ -329,6 +349,8 @@ void OutputSet::commit() {
     if (!e.backup.empty()) ::unlink(e.backup.c_str());
     e.backup.clear();
     e.renamed = false;
+    if (e.lock_fd >= 0) ::close(e.lock_fd);
+    e.lock_fd = -1;
     if (e.target.kind == Kind::kReplace) {
       const fs::path dir = fs::path(e.target.path).parent_path();
       dirs.insert(dir.empty() ? "." : dir.string());

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "models/utf8.hpp"
+#include "scenarios/cli/output/json_text.hpp"
 #include "scenarios/cli/output/result_format.hpp"
 
 namespace scenarios {
@@ -36,7 +38,11 @@ Json integer_json(double v) {
 }
 
 Json inputs_json(const CommandInputs& in) {
-  return Json{{"files", in.files}, {"overrides", in.overrides}, {"commsim_version", commsim_version()}};
+  // File names are bytes, not text: shown as UTF-8 (models/utf8.hpp) so the JSON stays valid.
+  Json files = Json::array(), overrides = Json::array();
+  for (const auto& f : in.files) files.push_back(models::utf8_text(f));
+  for (const auto& o : in.overrides) overrides.push_back(models::utf8_text(o));
+  return Json{{"files", std::move(files)}, {"overrides", std::move(overrides)}, {"commsim_version", commsim_version()}};
 }
 
 Json json_header(const std::string& command, const CommandInputs& inputs) {
@@ -49,7 +55,7 @@ Json json_header(const std::string& command, const CommandInputs& inputs) {
 
 std::string dump_json(Json j) {
   round_numbers(j);
-  return j.dump(2) + "\n";
+  return json_text(j, 2) + "\n";
 }
 
 void add_run_summary(Json& j, const models::RunResult& r) {

@@ -8,7 +8,9 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "scenarios/cli/output/output_files.hpp"
 
@@ -44,6 +46,11 @@ SweepOutput::SweepOutput(const std::string& path, RowFormat format)
   fd_ = target.fd;
   owned_ = target.owned;
   regular_ = target.regular;
+  if (regular_) {  // the file the rows go to, symlinks followed (a temporary may replace it)
+    std::error_code ec;
+    const std::filesystem::path real = std::filesystem::canonical(path, ec);
+    target_ = ec ? path : real.string();
+  }
   if (!owned_ && fd_ == STDOUT_FILENO) fd_ = -1;  // /dev/stdout: through stdio, in order with the rest
   if (regular_ && ::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
@@ -59,6 +66,46 @@ SweepOutput::SweepOutput(const std::string& path, RowFormat format)
 
 SweepOutput::~SweepOutput() {
   if (owned_ && fd_ >= 0) ::close(fd_);  // releases the lock
+  if (!temp_.empty()) ::unlink(temp_.c_str());  // not committed: the old file stays as it was
+  if (target_fd_ >= 0) ::close(target_fd_);
+}
+
+// The old file stays; the rows go to a locked temporary beside it, with its permissions.
+void SweepOutput::write_beside() {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0)
+    throw UserError({name_, 1, 1}, std::string("cannot read: ") + std::strerror(errno) + " (expected a readable file)");
+  namespace fs = std::filesystem;
+  const fs::path final_path(target_);
+  fs::path dir = final_path.parent_path();
+  if (dir.empty()) dir = ".";
+  std::string temp = (dir / ("." + final_path.filename().string() + ".commsim-XXXXXX")).string();
+  const int fd = ::mkostemp(temp.data(), O_CLOEXEC);
+  if (fd < 0)
+    throw UserError({name_, 1, 1}, std::string("cannot write beside it: ") + std::strerror(errno) +
+                                       " (expected a folder this user may write in: the rows replace the file "
+                                       "only when the sweep is done)");
+  if (::geteuid() == 0) (void)::fchown(fd, st.st_uid, st.st_gid);
+  (void)::fchmod(fd, st.st_mode & 07777);
+  (void)::flock(fd, LOCK_EX | LOCK_NB);
+  target_fd_ = fd_;
+  fd_ = fd;
+  temp_ = temp;
+}
+
+void SweepOutput::commit() {
+  if (temp_.empty()) return;
+  if (::fsync(fd_) != 0 || ::rename(temp_.c_str(), target_.c_str()) != 0)
+    throw UserError({name_, 1, 1}, std::string("cannot replace: ") + std::strerror(errno) +
+                                       " (expected a folder this user may write in; the old file is unchanged)");
+  temp_.clear();
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(target_).parent_path();
+  const int d = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (d >= 0) {
+    (void)::fsync(d);
+    ::close(d);
+  }
 }
 
 std::set<size_t> SweepOutput::start(const std::string& header, bool resume,
@@ -68,9 +115,8 @@ std::set<size_t> SweepOutput::start(const std::string& header, bool resume,
     if (resume)
       throw UserError({name_, 1, 1},
                       "--resume needs a regular file to read back (expected --csv FILE or --jsonl FILE)");
-    if (regular_ && ::ftruncate(fd_, 0) != 0)
-      throw UserError({name_, 1, 1},
-                      std::string("cannot empty: ") + std::strerror(errno) + " (expected a file this user may write)");
+    struct stat st {};
+    if (regular_ && ::fstat(fd_, &st) == 0 && st.st_size > 0) write_beside();
     if (!header.empty()) write(header);
     return present;
   }

@@ -1,8 +1,16 @@
 #pragma once
 // Where sweep rows go, one at a time, as they complete: standard output, or a file that is
 // locked while the sweep writes it (a second sweep on the same file is refused, so two shards
-// given the same --csv cannot interleave or lose rows), rows written and flushed one by one (a
-// killed sweep keeps every row it wrote), and `--resume` reading the rows already there.
+// given the same --csv cannot interleave or lose rows, and so is any other commsim command
+// writing over it, see output_files.hpp), rows written and flushed one by one (a killed sweep
+// keeps every row it wrote), and `--resume` reading the rows already there.
+// What happens to a file that is already there:
+//   - new or empty, or `--resume`: the rows are written into it in place, so a killed sweep keeps
+//     them and `--resume` runs only the rest;
+//   - not empty, without `--resume`: the old file is never emptied; the rows go to a temporary
+//     file beside it (`.NAME.commsim-XXXXXX`, the old file's permissions), which replaces it only
+//     when every point has its row (commit()). A sweep that stops before that (an error, a kill)
+//     leaves the old file as it was; a kill leaves the temporary behind too.
 // The file is opened by scenarios/cli/output/output_files.hpp's open_output_in_place: symlinks followed,
 // devices, pipes and FIFOs written through (a FIFO needs a reader), never replaced; /dev/stdout
 // is this process's standard output.
@@ -26,7 +34,8 @@ class SweepOutput {
   SweepOutput(const SweepOutput&) = delete;
   SweepOutput& operator=(const SweepOutput&) = delete;
 
-  // Starts the output: without `resume`, empties the file and writes `header` (may be empty).
+  // Starts the output: without `resume`, writes `header` (may be empty) into a new or empty file,
+  // or into the temporary beside a file that has rows (see above).
   // With `resume`, checks that the file starts with `header`, drops a last line cut short by a
   // kill, and returns the row indices already present. `check_row(line_no, row)` validates each
   // existing row (its index belongs to this sweep, its key columns match) and throws UserError.
@@ -34,6 +43,8 @@ class SweepOutput {
                          const std::function<size_t(int line_no, const Json& row)>& check_row);
   // Appends one line (with its newline) and hands it to the operating system at once.
   void write(const std::string& line);
+  // Every row is written: a temporary replaces the old file (nothing to do when written in place).
+  void commit();
 
   const std::string& name() const { return name_; }
 
@@ -43,6 +54,10 @@ class SweepOutput {
   int fd_ = -1;  // -1: standard output through stdio
   bool owned_ = false;
   bool regular_ = false;
+  void write_beside();
+  std::string target_;   // the regular file named, the symlink chain followed
+  std::string temp_;     // the rows' temporary while an old file waits to be replaced
+  int target_fd_ = -1;   // the old file, kept open and locked until it is replaced
 };
 
 // The fields of one CSV line (RFC 4180, as csv_field writes them), without the newline.

@@ -3,6 +3,8 @@
 
 #include <variant>
 
+#include "models/utf8.hpp"
+#include "scenarios/cli/output/json_text.hpp"
 #include "scenarios/load/override_value.hpp"
 
 namespace scenarios {
@@ -71,11 +73,11 @@ std::string SweepRows::cell_text(const Json& v) {
     for (const auto& item : v) s += (s.empty() ? "" : ";") + cell_text(item);
     return s;
   }
-  return v.dump();
+  return json_text(v);
 }
 
 SweepRows::SweepRows(std::vector<VaryAxis> axes, std::string scenario_file, std::vector<std::string> overrides)
-    : axes_(std::move(axes)), file_(std::move(scenario_file)), overrides_(std::move(overrides)) {
+    : axes_(std::move(axes)), file_(models::utf8_text(scenario_file)), overrides_(std::move(overrides)) {
   // Column names come from a row, so the header can never disagree with the rows.
   const SweepPoint any{0, std::vector<std::string>(axes_.size())};
   const Json sample = row(any, nullptr, "");
@@ -118,6 +120,6 @@ std::string SweepRows::csv_line(const Json& row) {
   return s + "\n";
 }
 
-std::string SweepRows::json_line(const Json& row) { return row.dump() + "\n"; }
+std::string SweepRows::json_line(const Json& row) { return json_text(row) + "\n"; }
 
 }  // namespace scenarios

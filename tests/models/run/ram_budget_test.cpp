@@ -121,6 +121,31 @@ TEST_CASE("memory estimate: what would not fit is refused at the key to change",
   CHECK(key_of_refusal(z3, 16) == "model.layers");
 }
 
+TEST_CASE("memory estimate: training.global_batch counts the micro-batches the layout derives", "[models]") {
+  // Closed form: micro-steps = global_batch / (micro_batch x dp), dp = ranks / (tp x cp x pp).
+  // Megatron tp 4 x pp 2 on 16 GPUs leaves dp 2: global_batch 8 with micro_batch 1 is 4
+  // micro-batches, the same programs as grad_accum = 4.
+  auto by_batch = training("megatron", 1, false);
+  by_batch.parallel.tp = 4;
+  by_batch.parallel.pp = 2;
+  by_batch.training.global_batch = 8;
+  auto by_accum = training("megatron", 4, false);
+  by_accum.parallel.tp = 4;
+  by_accum.parallel.pp = 2;
+  const double ops = models::estimate_run_ram(by_batch, 16).ops;
+  CHECK(ops == models::estimate_run_ram(by_accum, 16).ops);
+  auto one = by_accum;
+  one.training.grad_accum = 1;
+  CHECK(ops == 4 * models::estimate_run_ram(one, 16).ops);
+  CHECK(built_ops(by_batch) == built_ops(by_accum));
+  CHECK(built_ops(by_batch) <= ops);
+  // Without the GPU count the bound takes dp = 1 (any count): 8 micro-batches.
+  CHECK(models::estimate_program_ops(by_batch).ops == 2 * ops);
+  // global_batch at its accepted maximum (2^20) is refused at its own key, before anything is built.
+  by_batch.training.global_batch = 1 << 20;
+  CHECK(key_of_refusal(by_batch, 16) == "training.global_batch");
+}
+
 TEST_CASE("memory estimate: run_scenario refuses a million nodes before building them", "[models]") {
   models::ScenarioSpec s;
   s.cluster.instance = "p5.48xlarge";
