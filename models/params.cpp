@@ -107,9 +107,13 @@ constexpr std::array kCoreRegistry = std::to_array<ParamSpec>({
      O::World,
      "per node ordinary Ethernet (ENA/virtio, NET/Socket), per direction"},
     {"eth.latency", U::Seconds, kTime, {}, "catalog", O::World, "TCP, one way; models/hw/links.cpp ena, virtio_nic"},
-    {"socket.thread_duplex", U::Fraction, kFraction, 0.77, "", O::World,
-     "measured, one H200 host: a TCP thread sending and receiving moves 3.56 GB/s per direction, one "
-     "sending only 4.65 (4 MiB calls; scenarios/validation/h200x1/measured/tcp.jsonl, ANALYSIS.md section 5)"},
+    {"socket.thread_duplex", U::Fraction, kFraction, 0.45, "", O::World,
+     "measured through NCCL 2.28.9 on the 4 x H200 host, where each rank's proxy thread moves all of its "
+     "Socket traffic (net_socket.cc: no helper threads off AWS/GCP NICs): 7.6 GB/s per one-way TCP edge "
+     "(2 pods x 2, all_gather 64 MiB) against 3.4 GB/s per direction when every rank sends and receives "
+     "(all pairs Socket, all_gather 64 MiB): scenarios/validation/h200x4/measured/tcp/torch/cb_pod2_n4.jsonl, "
+     "sock_n4.jsonl. A lone test pair on one H200 host measured 0.77 (h200x1/ANALYSIS.md section 5): four "
+     "busy both-way threads contend there too (-20 % at 4 pairs)"},
     {"loopback.bandwidth",
      U::BytesPerSecond,
      kBandwidth,

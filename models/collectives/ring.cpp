@@ -6,7 +6,9 @@
 // cap = flow_rate_cap (flow_cap.hpp) of an edge:
 //   all-reduce (reduce-scatter, then all-gather):   T = kernel + 2(n-1) hop + 2(n-1)/n S / cap
 //   all-gather, reduce-scatter (S = the total):      T = kernel + (n-1) hop + (n-1)/n S / cap
-//   broadcast, reduce (a chain cut before the root): T = kernel + (n-1) hop + S / cap
+//   broadcast, reduce (a chain cut before the root): T = kernel + (n-1) hop + fill + S / cap
+//     fill = min(1, slice / (S / channels)) x (sum - max of the chain edges' bytes / cap), Simple
+//     only (pipeline_fill.hpp); on uniform edges (n-2) min(1, slice / (S / channels)) S / cap
 //   PAT (all-gather, reduce-scatter):                T = kernel + ceil(log2 n) hop + (n-1)/n S / cap
 // Every edge of the ring moves the same bytes at once, so in steady state the pipelined ring
 // runs at its slowest edge; with contention the flows' max-min rates replace cap.
@@ -17,9 +19,11 @@
 // doc/PERFORMANCE.md (bus bandwidth factors 2(n-1)/n and (n-1)/n). Tests:
 // tests/models/collectives/ring_test.cpp.
 #include <cmath>
+#include <algorithm>
 
 #include "models/collectives/copy_work.hpp"
 #include "models/collectives/engine.hpp"
+#include "models/collectives/pipeline_fill.hpp"
 #include "sim/check.hpp"
 
 namespace models::collectives {
@@ -49,7 +53,7 @@ void Engine::launch_ring(const Launch& l) {
   const double hop_sum = ring_hop_sum(l);
   double lat_s = params_.kernel_latency_s + rs.steps * hop_sum / n;
   if (l.rec.algo == Algo::PAT) lat_s = params_.kernel_latency_s + std::ceil(std::log2(n)) * hop_sum / n;
-  const sim::Time lat = sim::Time::from_seconds(lat_s);
+  sim::Time lat = sim::Time::from_seconds(lat_s);
   const double work = copy_work_vs_all_reduce(op, n, l.in_place);
   const bool rooted = op == CollOp::Broadcast || op == CollOp::Reduce;
   if (!rooted) {
@@ -73,6 +77,23 @@ void Engine::launch_ring(const Launch& l) {
   // rotated rings (one per NIC group) are each entered at the root, not at their own first rank.
   const double rings = static_cast<double>(plan.rings.size());
   const int root = plan.ring.front();
+  // The chain's pipeline fill (pipeline_fill.hpp): the first ring's n-1 edges from the root on,
+  // each at its bytes over its cap.
+  if (proto == Proto::Simple && n > 2) {
+    double sum_t = 0, max_t = 0;
+    for (const Edge& e : plan.rings.front()) {
+      if (e.to == root) continue;
+      FlowShape f{.bytes = rs.edge_bytes / rings, .proto = proto, .latency = sim::Time::zero()};
+      f.link_fraction = 1.0 / e.rings_sharing;
+      f.coll_share = l.share;
+      f.channels = l.rec.channels / rings;
+      f.work = work;
+      const double t = f.bytes / flow_cap(e, f, rate_scale_);
+      sum_t += t;
+      max_t = std::max(max_t, t);
+    }
+    lat = sim::Time::from_seconds(lat_s + chain_fill_s(proto, buffsize_, l.S / l.rec.channels, sum_t, max_t));
+  }
   for (const auto& ring : plan.rings) {
     int start = 0;
     while (start < n && ring[start].from != root) ++start;

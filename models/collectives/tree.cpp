@@ -4,7 +4,10 @@
 // On idle links, for n ranks on `nodes` NCCL nodes (ppn = n / nodes ranks each) and S bytes, with
 // hop_intra / hop_inter = the largest per-step latency of a chain edge / of an inter-node tree
 // edge (LinkParams, wire included) and cap = flow_rate_cap (flow_cap.hpp):
-//   T = kernel + 2 ((ppn-1) hop_intra + log2(nodes) hop_inter) + S / cap
+//   T = kernel + 2 ((ppn-1) hop_intra + log2(nodes) hop_inter) + fill + S / cap
+// with, for Simple, fill = min(1, slice / (S / channels)) x (2 ((ppn-1) T_chain + log2(nodes) T_net)
+// - max(T_chain, T_net)), T_x the bytes over cap of the slowest chain / network edge
+// (pipeline_fill.hpp: NCCL's slices pass the tree up and down store-and-forward).
 // Every edge carries S up and S down (2 S per edge, one flow each way); the two inter-node trees
 // each carry half of the data on half of the channels; with several tree sets (one per NIC group,
 // like the rings) each set carries 1/sets of it. On one node with a chain of GPUs sharing their
@@ -18,6 +21,7 @@
 #include <cmath>
 
 #include "models/collectives/engine.hpp"
+#include "models/collectives/pipeline_fill.hpp"
 
 namespace models::collectives {
 
@@ -26,14 +30,31 @@ void Engine::launch_tree_all_reduce(const Launch& l) {
   const Proto proto = l.rec.proto;
   const auto [intra_hop, inter_hop] = tree_hops(l);
   const int ppn = plan.view.nranks / plan.view.nnodes;
-  const double lat_s = params_.kernel_latency_s +
-                       2 * ((ppn - 1) * intra_hop + std::log2(static_cast<double>(plan.view.nnodes)) * inter_hop);
+  const double depth = (ppn - 1) + std::log2(static_cast<double>(plan.view.nnodes));  // edges leaf -> root
+  FlowShape whole{.bytes = l.S,
+                  .proto = proto,
+                  .coll_share = l.share,
+                  .channels = static_cast<double>(l.rec.channels),
+                  .latency = sim::Time::zero()};
+  // The pipeline's fill (pipeline_fill.hpp): up and down, (ppn-1) chain edges and log2(nodes)
+  // network edges each way, each at the pace of its kind's slowest edge (bytes over cap, as
+  // add_merged_flows sets them).
+  double t_chain = 0, t_net = 0;
+  for (const auto& m : plan.tree_merged) {
+    FlowShape f = whole;
+    f.bytes = whole.bytes * m.bytes_frac;
+    f.link_fraction = m.share_frac;
+    const double t = f.bytes / flow_cap(m.edge, f, rate_scale_);
+    const LinkClass c = m.edge.link_class;
+    double& slot = (c == LinkClass::EFA || c == LinkClass::IB || c == LinkClass::Socket) ? t_net : t_chain;
+    slot = std::max(slot, t);
+  }
+  const double net_edges = depth - (ppn - 1);
+  const double fill_s = chain_fill_s(proto, buffsize_, l.S / whole.channels,
+                                     2 * ((ppn - 1) * t_chain + net_edges * t_net), std::max(t_chain, t_net));
+  const double lat_s = params_.kernel_latency_s + 2 * ((ppn - 1) * intra_hop + (depth - (ppn - 1)) * inter_hop) + fill_s;
   const sim::Time lat = sim::Time::from_seconds(lat_s);
-  const FlowShape whole{.bytes = l.S,
-                        .proto = proto,
-                        .coll_share = l.share,
-                        .channels = static_cast<double>(l.rec.channels),
-                        .latency = lat};
+  whole.latency = lat;
   // Folded by the GPU rotation (rotation_fold.cpp): one edge per orbit, each flow for its images,
   // on folded links.
   if (const std::vector<uint32_t>* kept = rotation_kept(plan.tree_merged)) {

@@ -60,13 +60,15 @@ Accuracy compare(const std::string& dir) {
 TEST_CASE("validation: 2 x p4de over EFA, all_reduce_perf 8 B - 2 GiB within 10 % median", "[validation][nccl]") {
   // With its profile (EFA efficiency 0.84, per-hop latency 45 us) and aws-ofi-nccl's
   // NCCL_PROTO=simple; Tree at large sizes, as NCCL's 2-node tree rule picks. As it stands:
-  // median 9.0 %, plateau (>= 256 MiB) median 3 %, max 53 % at 4-16 MiB, where the model is
-  // ~2x fast (the tree's pipeline fill and channel count at medium sizes are not modelled).
+  // median 2.5 %, plateau (>= 256 MiB) median 0.9 %, max 36 % at 4 MiB (+36 %, one channel's
+  // whole share is one slice there), 32 KiB-512 KiB 10-16 % fast. Before the tree's pipeline
+  // fill (models/collectives/pipeline_fill.hpp: 512 KiB slices store-and-forward along 7 NVLink
+  // and 1 EFA edge each way) it was 9.0 %, max 53 % at 4-16 MiB where the model was ~2x fast.
   const Accuracy a = compare("p4de_2node_efa");
   CHECK(a.points == 29);
-  CHECK(a.median <= 0.10);
-  CHECK(a.large_median <= 0.05);
-  CHECK(a.max < 0.55);
+  CHECK(a.median <= 0.05);
+  CHECK(a.large_median <= 0.02);
+  CHECK(a.max < 0.40);
 }
 
 TEST_CASE("validation: 2 x p5 over EFA, all_reduce_perf 8 B - 16 GiB within 10 % median", "[validation][nccl]") {

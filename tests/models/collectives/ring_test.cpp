@@ -1,7 +1,8 @@
 // Ring algorithms (ring.cpp) against their closed forms on idle links, on the rig of rig.hpp:
 //   all-reduce             T = kernel + 2(n-1) hop + 2(n-1)/n S / cap
 //   all-gather, RS         T = kernel + (n-1) hop + (n-1)/n S / cap
-//   broadcast, reduce      T = kernel + (n-1) hop + S / cap
+//   broadcast, reduce      T = kernel + (n-1) hop + fill + S / cap, Simple's chain fill
+//                          fill = (n-2) min(1, slice / (S / channels)) S / cap (pipeline_fill.hpp)
 //   PAT                    T = kernel + ceil(log2 n) hop + (n-1)/n S / cap
 #include <catch2/catch.hpp>
 
@@ -48,7 +49,12 @@ TEST_CASE("collectives: all-gather, reduce-scatter and broadcast closed forms", 
   SECTION("broadcast: a pipelined chain of n-1 hops carrying S (less work than all-reduce: capped at eta B)") {
     Rig rig(1, 8, B, 50e9);
     REQUIRE(copy_work_vs_all_reduce(CollOp::Broadcast, 8, false) < 1);
-    CHECK(rig.run(CollOp::Broadcast, S) == Approx(P.kernel_latency_s + 7 * h + S / (e * B)).epsilon(1e-6));
+    CollectiveRecord rec;
+    const double t = rig.run(CollOp::Broadcast, S, &rec);
+    REQUIRE(rec.proto == Proto::Simple);
+    // fill: 6 more edges than the slowest, each passing a 512 KiB slice (4 MiB / NCCL_STEPS)
+    const double fill = 6 * (512.0 * 1024 * rec.channels / S) * S / (e * B);
+    CHECK(t == Approx(P.kernel_latency_s + 7 * h + fill + S / (e * B)).epsilon(1e-6));
   }
 }
 
@@ -104,8 +110,12 @@ TEST_CASE("ring: reduce is broadcast's chain, n-1 hops carrying S", "[nccl]") {
   // (30L + 14R) / 14 at n = 8): capped at eta B, as broadcast.
   REQUIRE(copy_work_vs_all_reduce(CollOp::Reduce, 8, false) < 1);
   const double h = hop(LinkClass::NVLink, Proto::Simple), e = eta(LinkClass::NVLink, Proto::Simple);
-  // T = kernel + (n-1) hop + S / (eta B)
-  CHECK(rig.run(CollOp::Reduce, S) == Approx(P.kernel_latency_s + 7 * h + S / (e * B)).epsilon(1e-6));
+  // T = kernel + (n-1) hop + fill + S / (eta B), fill = (n-2) x (one 512 KiB slice per channel) / rate
+  CollectiveRecord rec;
+  const double t = rig.run(CollOp::Reduce, S, &rec);
+  REQUIRE(rec.proto == Proto::Simple);
+  const double fill = 6 * (512.0 * 1024 * rec.channels / S) * S / (e * B);
+  CHECK(t == Approx(P.kernel_latency_s + 7 * h + fill + S / (e * B)).epsilon(1e-6));
 }
 
 TEST_CASE("ring: PAT pays ceil(log2 n) hops for the ring's bytes", "[nccl]") {

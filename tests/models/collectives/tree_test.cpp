@@ -1,8 +1,12 @@
 // Tree all-reduce (tree.cpp) against its closed form on idle links, on the rig of rig.hpp:
-//   T = kernel + 2 ((ppn-1) hop_intra + log2(nodes) hop_inter) + S / cap
+//   T = kernel + 2 ((ppn-1) hop_intra + log2(nodes) hop_inter) + fill + S / cap
+// fill (Simple, pipeline_fill.hpp) = min(1, slice / (S / channels)) x (2 ((ppn-1) T_chain +
+// log2(nodes) T_net) - max(T_chain, T_net)), T_x = the slowest such edge's bytes over its cap
+// alone, slice = NCCL_BUFFSIZE / NCCL_STEPS = 512 KiB.
 #include <catch2/catch.hpp>
 
 #include "models/collectives/comm_plan.hpp"
+#include "models/collectives/flow_cap.hpp"
 #include "rig.hpp"
 
 using namespace collectives_test;
@@ -17,10 +21,12 @@ TEST_CASE("collectives: tree all-reduce when forced, and its closed form", "[ncc
   // One node: a chain 0-1-2-3; every chain edge carries S up and S down. An interior GPU sends
   // S up and S down through its one NVLink tx port, whose usable total is eta B (the protocol's
   // efficiency is the port's), so each flow gets eta B / 2:
-  // T = kernel + 2 (ppn-1) hop + 2 S / (eta B).
+  // T = kernel + 2 (ppn-1) hop + fill + 2 S / (eta B). The fill: 6 chain edges (3 up, 3 down), a
+  // 512 KiB slice each at one edge's cap alone (eta B, S / (eta B) for all S), less the slowest once.
   const double e = eta(LinkClass::NVLink, Proto::Simple);
-  CHECK(t ==
-        Approx(P.kernel_latency_s + 2 * 3 * hop(LinkClass::NVLink, Proto::Simple) + 2.0 * S / (e * B)).epsilon(1e-6));
+  const double fill = (6 - 1) * (512.0 * 1024 * rec.channels / S) * S / (e * B);
+  CHECK(t == Approx(P.kernel_latency_s + 2 * 3 * hop(LinkClass::NVLink, Proto::Simple) + fill + 2.0 * S / (e * B))
+                 .epsilon(1e-6));
 }
 
 TEST_CASE("tree: all-reduce across nodes pays log2(nodes) network hops and moves S over each NIC", "[nccl]") {
@@ -40,5 +46,15 @@ TEST_CASE("tree: all-reduce across nodes pays log2(nodes) network hops and moves
   // T = kernel + 2 ((ppn-1) hop_intra + log2(nodes) hop_inter) + S / cap, ppn = 2, nodes = 2
   const double lat =
       P.kernel_latency_s + 2 * (hop(LinkClass::NVLink, Proto::Simple) + hop(LinkClass::IB, Proto::Simple));
-  CHECK(t == Approx(lat + S / cap).epsilon(1e-6));
+  // The fill: the NIC edge once (up and down, less the slowest passed once) and the 2 NVLink
+  // chain edges: min(1, slice / (S / channels)) x (S / cap + 2 T_chain), T_chain = S over the
+  // chain edge's cap alone (flow_cap.hpp: the NVLink per-channel rate x channels here).
+  const double nvlink_cap = flow_rate_cap(P, {.link_class = LinkClass::NVLink,
+                                              .proto = Proto::Simple,
+                                              .raw_bandwidth = 450e9,
+                                              .coll_share = share,
+                                              .channels = static_cast<double>(rec.channels)});
+  const double fill = (512.0 * 1024 * rec.channels / S) * (S / cap + 2 * S / nvlink_cap);
+  INFO("channels " << rec.channels << ", NVLink chain cap " << nvlink_cap / 1e9 << " GB/s");
+  CHECK(t == Approx(lat + fill + S / cap).epsilon(1e-6));
 }

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+# Prints docs/accuracy.md's "Every shipped curve with the defaults, per size range" table: for every
+# collective curve measured under scenarios/validation/, commsim's nccl-tests prediction with the
+# defaults a user gets (the scenario's calibration profile, if it names one, removed: no parameter
+# fitted on any file), and per size range the median |error| of the time, with the median signed
+# error beside it (- : the model is too fast).
+# Ranges: < 64 KiB, 64 KiB - < 1 MiB, 1 MiB - < 64 MiB, >= 64 MiB. Error of a size: predicted /
+# measured - 1 on the time; nccl-tests tables: the faster of out-of-place and in-place, as its users
+# read it; bus bandwidth points: time = size x factor / busbw.
+# Usage: scripts/accuracy_ranges.py [build/scenarios/commsim] [--profile] (--profile: keep the profiles)
+import json, os, re, statistics, subprocess, sys, tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+V = os.path.join(ROOT, "scenarios/validation")
+BIN = next((a for a in sys.argv[1:] if not a.startswith("--")), os.path.join(ROOT, "build/scenarios/commsim"))
+KEEP_PROFILE = "--profile" in sys.argv
+KiB, MiB = 1 << 10, 1 << 20
+RANGES = [("< 64 KiB", 0, 64 * KiB), ("64 KiB-1 MiB", 64 * KiB, MiB), ("1-64 MiB", MiB, 64 * MiB),
+          (">= 64 MiB", 64 * MiB, 1 << 62)]
+
+
+def defaults_scenario(path):
+    """The scenario without its `profile = ...` line, written to a temporary file."""
+    text = open(path).read()
+    if KEEP_PROFILE:
+        return path
+    text = re.sub(r"(?m)^profile\s*=.*$", "", text)
+    fd, tmp = tempfile.mkstemp(suffix=".toml")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    return tmp
+
+
+def predict(scenario, op, lo, hi, sets=()):
+    cmd = [BIN, "nccl-tests", defaults_scenario(scenario), "--op", op, "-b", str(lo), "-e", str(hi), "-f", "2",
+           "--json"]
+    for s in sets:
+        cmd += ["--set", s]
+    out = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
+    return {r["size_bytes"]: r for r in out["rows"]}
+
+
+def read_nccl_tests(path):
+    text = re.sub(r"[A-Za-z][\w.-]*:\d+:\d+ \[\d+\] NCCL INFO[^\n]*\n", "", open(path).read())
+    rows = {}
+    for line in text.splitlines():
+        f = line.split()
+        # size count type redop root | time algbw busbw #wrong | time algbw busbw #wrong (large times
+        # are printed without a decimal point)
+        if len(f) >= 13 and f[0].isdigit() and f[1].isdigit():
+            rows[int(f[0])] = min(float(f[5]), float(f[9]))
+    return rows
+
+
+def env(k, v):
+    return [f'nccl.env.{k}="{v}"']
+
+
+def nccl_tests_curve(label, scenario, table, sets=()):
+    meas = read_nccl_tests(os.path.join(V, table))
+    pred = predict(os.path.join(V, scenario), "all_reduce", min(meas), max(meas), sets)
+    return label, {s: min(pred[s]["time_us"], pred[s]["in_place_time_us"]) / t - 1 for s, t in meas.items()}
+
+
+def torch_curve(label, f, op, sets=()):
+    rows = [r for r in json.load(open(os.path.join(V, "h200x2", f)))["rows"] if r["op"] == op]
+    pred = predict(os.path.join(V, "h200x2/n2.toml"), op, min(r["size"] for r in rows), max(r["size"] for r in rows),
+                   sets)
+    return label, {r["size"]: pred[r["size"]]["time_us"] / r["time_us"] - 1 for r in rows if r["size"] in pred}
+
+
+def busbw_points(label, scenario, points, nranks):
+    errs = {}
+    for size, busbw in points:
+        p = predict(os.path.join(V, scenario), "all_reduce", size, size)[size]
+        t_meas = size * 2 * (nranks - 1) / nranks / (busbw * 1e3)  # us
+        errs[size] = min(p["time_us"], p["in_place_time_us"]) / t_meas - 1
+    return label, errs
+
+
+def azure_tray():
+    pts = []
+    for line in open(os.path.join(V, "gb200_nvl72/measured/azure_nd_gb200_v6_4gpu.csv")):
+        f = line.strip().split(",")
+        if len(f) == 2 and f[0].isdigit():
+            pts.append((int(f[0]), float(f[1])))
+    return busbw_points("GB200, one tray, 4 GPUs (Azure ND GB200 v6)", "gb200_nvl72/tray_4gpu.toml", pts, 4)
+
+
+CURVES = [
+    lambda: nccl_tests_curve("4 x H200, P2P/NVLink (`ar_g4.txt`)", "h200x4.toml", "h200x4/measured/nccl-tests/ar_g4.txt"),
+    lambda: nccl_tests_curve("4 x H200, P2P/NVLink (`ar_g4_info.txt`)", "h200x4.toml",
+                             "h200x4/measured/nccl-tests/ar_g4_info.txt"),
+    lambda: nccl_tests_curve("4 x H200, SHM (`ar_g4_shm.txt`)", "h200x4.toml", "h200x4/measured/nccl-tests/ar_g4_shm.txt",
+                             env("NCCL_P2P_DISABLE", 1)),
+    lambda: nccl_tests_curve("4 x H200, Socket (`ar_g4_sock.txt`)", "h200x4.toml",
+                             "h200x4/measured/nccl-tests/ar_g4_sock.txt",
+                             env("NCCL_P2P_DISABLE", 1) + env("NCCL_SHM_DISABLE", 1)),
+    lambda: torch_curve("2 x H200, all_reduce (PyTorch, `n2_default.json`)", "n2_default.json", "all_reduce"),
+    lambda: torch_curve("2 x H200, all_gather (PyTorch)", "n2_default.json", "all_gather"),
+    lambda: torch_curve("2 x H200, reduce_scatter (PyTorch)", "n2_default.json", "reduce_scatter"),
+    lambda: torch_curve("2 x H200, broadcast (PyTorch)", "n2_default.json", "broadcast"),
+    lambda: nccl_tests_curve("2 x p5.48xlarge, EFA (16 ranks)", "p5_2node_efa/scenario.toml",
+                             "p5_2node_efa/measured/all_reduce_perf.txt"),
+    lambda: nccl_tests_curve("2 x p4de.24xlarge, EFA (16 ranks)", "p4de_2node_efa/scenario.toml",
+                             "p4de_2node_efa/measured/all_reduce_perf.txt"),
+    lambda: busbw_points("3 and 4 x p4d.24xlarge, EFA, 1 GiB (NVIDIA/nccl#527)", "p4d_nodes_allreduce.toml", [], 0),
+    azure_tray,
+    lambda: nccl_tests_curve("GB200 NVL72, one rack (72 GPUs)", "gb200_nvl72/scenario.toml",
+                             "gb200_nvl72/measured/all_reduce_1rack.txt"),
+    lambda: nccl_tests_curve("GB200 NVL72, two racks (144 GPUs)", "gb200_nvl72/two_racks.toml",
+                             "gb200_nvl72/measured/all_reduce_2racks.txt"),
+    lambda: busbw_points("8 x B200, one machine (NVIDIA/nccl#1807)", "b200x8/scenario.toml", [(8 << 30, 830.0)], 8),
+    lambda: busbw_points("2 x 8 B200, InfiniBand (coreweave/nccl-tests#92)", "b200x8/two_nodes.toml",
+                         [(8 << 30, 690.07)], 16),
+]
+
+
+def p4d_points():
+    # github.com/NVIDIA/nccl/issues/527: 1 GiB all-reduce, 64782 us on 3 nodes, 70253 us on 4.
+    errs = []
+    for nodes, t in ((3, 64782.0), (4, 70253.0)):
+        p = predict(os.path.join(V, "p4d_nodes_allreduce.toml"), "all_reduce", 1 << 30, 1 << 30,
+                    [f"cluster.nodes={nodes}"])[1 << 30]
+        errs.append(p["time_us"] / t - 1)
+    return errs
+
+
+def cell(errs):
+    if not errs:
+        return "-"
+    return f"{statistics.median(abs(e) for e in errs) * 100:.1f} % ({statistics.median(errs) * 100:+.0f})"
+
+
+print("| curve | sizes | " + " | ".join(r[0] for r in RANGES) + " | all sizes |")
+print("|---|---|" + "---|" * (len(RANGES) + 1))
+for make in CURVES:
+    label, errs = make()
+    if label.startswith("3 and 4 x p4d"):
+        e = p4d_points()
+        print(f"| {label} | 2 | - | - | - | {cell(e)} | {cell(e)} |")
+        continue
+    cells = [cell([e for s, e in errs.items() if lo <= s < hi]) for _, lo, hi in RANGES]
+    print(f"| {label} | {len(errs)} | " + " | ".join(cells) + f" | {cell(list(errs.values()))} |")
