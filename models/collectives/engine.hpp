@@ -13,6 +13,7 @@
 // latencies (LinkParams hop latencies are calibrated with the wire included).
 // Internal to models/collectives: users hold a CollectiveEngine (collective.hpp).
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -214,6 +215,7 @@ class Engine final : public CollectiveEngine {
   std::unordered_map<uint64_t, OrbitFlows> orbit_flows_;
   std::vector<int> node_of_link_;                   // per link: its node (-1: none), built at the first check
   std::vector<int> block_of_node_, place_of_node_;  // set_orbit_blocks; empty: each node a block
+  std::deque<std::vector<sim::LinkId>> lifted_paths_;  // ECMP orbits: the kept flows' paths (scale::lift_shared_hops)
   bool collecting_ = false;
   // GPU rotation fold (set_rotation_fold): on; the World's rotation (built at the first NVLSTree
   // launch); each plan's verdict; folded launches; whether the launch being built is folded.

@@ -2,12 +2,11 @@
 #include "models/scale/orbit_check.hpp"
 
 #include <algorithm>
-#include <vector>
 
 namespace models::scale {
 
 int orbit_check(std::span<const int> block_of, int blocks, std::span<const uint64_t> words,
-                std::span<const std::size_t> begin) {
+                std::span<const std::size_t> begin, std::vector<uint32_t>* orbit_of) {
   const std::size_t count = block_of.size();
   const auto key = [&](uint32_t i) { return words.subspan(begin[i], begin[i + 1] - begin[i]); };
   // Flows sorted by (block, hash of the key) and compared key by key with block 0's at the same
@@ -32,6 +31,10 @@ int orbit_check(std::span<const int> block_of, int blocks, std::span<const uint6
     const auto a = key(x.flow), b = key(y.flow);
     if (x.block != static_cast<int>(j / per_block) || x.hash != y.hash || !std::equal(a.begin(), a.end(), b.begin(), b.end()))
       return x.block;
+  }
+  if (orbit_of) {  // a member of an orbit sits at its block-0 flow's rank among its block's
+    orbit_of->assign(count, 0);
+    for (std::size_t j = 0; j < count; ++j) (*orbit_of)[order[j].flow] = order[j % per_block].flow;
   }
   return kOrbitsHold;
 }

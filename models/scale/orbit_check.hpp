@@ -13,15 +13,18 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace models::scale {
 
 // Keys in flat words: flow i's are words[begin[i] .. begin[i + 1]). `block_of[i]`: the block flow
 // i leaves (0 .. blocks - 1). Returns kOrbitsHold, kUnevenBlocks (not as many flows leave every
 // block), or the first block whose flows are not block 0's moved on.
+// `orbit_of`, if given and the orbits hold: per flow, the flow of block 0 whose orbit it is in
+// (ECMP orbits, ecmp_orbits.hpp, lift each member's shared hops onto it).
 inline constexpr int kOrbitsHold = -1;
 inline constexpr int kUnevenBlocks = -2;
 int orbit_check(std::span<const int> block_of, int blocks, std::span<const uint64_t> words,
-                std::span<const std::size_t> begin);
+                std::span<const std::size_t> begin, std::vector<uint32_t>* orbit_of = nullptr);
 
 }  // namespace models::scale

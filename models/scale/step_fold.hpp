@@ -38,6 +38,9 @@ struct StepFold : Fold {
   // the replica translation, on the folded links). Empty otherwise.
   std::vector<int> block_of_node, place_of_node;
   std::vector<uint8_t> spanning_group;
+  // ECMP orbits (models/scale/ecmp_orbits.hpp): the spanning groups' ring edges (neighbour pairs),
+  // and those of them whose path climbs to the fabric's shared links.
+  int ring_edges = 0, climbing_edges = 0;
   bool applies() const { return why_not.empty() && !rep.empty(); }
 };
 

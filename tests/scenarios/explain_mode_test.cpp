@@ -15,9 +15,9 @@ using scenarios_test::run_commsim;
 
 namespace {
 
-const std::vector<std::string> kRows = {"data-parallel replicas", "replica orbits",    "alike nodes",
-                                        "rank classes",           "node orbits",       "GPU rotation",
-                                        "all-to-all fold",        "closed-form blocks"};
+const std::vector<std::string> kRows = {"data-parallel replicas", "replica orbits", "ECMP orbits",
+                                        "alike nodes",            "rank classes",   "node orbits",
+                                        "GPU rotation",           "all-to-all fold", "closed-form blocks"};
 
 nlohmann::json run_json(const std::string& scenario, std::vector<std::string> extra = {}) {
   std::vector<std::string> args = {"run", std::string(COMMSIM_SOURCE_DIR) + "/" + scenario, "--json"};
@@ -62,6 +62,22 @@ TEST_CASE("explain mode: Megatron's alike data-parallel replicas are simulated o
   CHECK(why(rows, "data-parallel replicas").find("1 of 32 replicas simulated") != std::string::npos);
   CHECK(why(rows, "rank classes") == "data-parallel replicas applied");
   CHECK(why(rows, "alike nodes") == "data-parallel replicas own the folded links");
+}
+
+TEST_CASE("explain mode: Llama 3 405B on Meta's ECMP pods runs as ECMP orbits, approximate and bounded",
+          "[scenarios]") {
+  nlohmann::json rows;
+  const auto on = applied("scenarios/validation/llama3/llama3_405b_8k_gpus.toml", &rows);
+  CHECK(on == std::vector<std::string>{"ECMP orbits", "closed-form blocks"});
+  // The replicas' guard failed (pipeline and data-parallel flows share the NICs); replica orbits
+  // refused the uplinks alone; ECMP orbits ran, saying they are approximate and their bound.
+  CHECK(why(rows, "data-parallel replicas").rfind("abandoned: symmetry: replicas simulated once abandoned", 0) == 0);
+  CHECK(why(rows, "replica orbits").rfind("refused: the data-parallel traffic crosses the fabric's shared links", 0) ==
+        0);
+  CHECK(why(rows, "ECMP orbits") ==
+        "1 of 64 replicas, its data-parallel flows as orbits; 384 of 8192 ring edges climb to ECMP-picked uplinks "
+        "(approximate: step time within 2 % of --full)");
+  CHECK(why(rows, "rank classes") == "ECMP orbits applied");
 }
 
 TEST_CASE("explain mode: ZeRO-3 with offload on alike nodes simulates one node", "[scenarios]") {

@@ -32,9 +32,11 @@ std::vector<fs::path> runnable_scenarios() {
     std::ifstream in(e.path());
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     // Rows marked "# long:" take minutes to simulate (twice here, once with --full): they run in
-    // the long test only (ctest -L long).
+    // the long test only (ctest -L long). Rows marked "# full: skip" run approximate folds (ECMP
+    // orbits: tests/scenarios/ecmp_orbits_test.cpp bounds them against --full on small pod
+    // fabrics) and take minutes with --full.
     if (std::regex_search(text, std::regex(R"(^\[(model|collective)\])", std::regex::multiline)) &&
-        !std::regex_search(text, std::regex(R"(^# long:)", std::regex::multiline)))
+        !std::regex_search(text, std::regex(R"(^# (long:|full: skip))", std::regex::multiline)))
       out.push_back(e.path());
   }
   std::sort(out.begin(), out.end());

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "models/scale/ecmp_orbits.hpp"
 #include "models/scale/step/rank_classes.hpp"
 #include "models/scale/step/replicas.hpp"
 
@@ -11,9 +12,9 @@ namespace models::scale {
 
 namespace {
 
-constexpr const char* kMechanismNames[kMechanisms] = {"data-parallel replicas", "replica orbits",    "alike nodes",
-                                                      "rank classes",           "node orbits",       "GPU rotation",
-                                                      "all-to-all fold",        "closed-form blocks"};
+constexpr const char* kMechanismNames[kMechanisms] = {
+    "data-parallel replicas", "replica orbits",  "ECMP orbits",       "alike nodes", "rank classes",
+    "node orbits",            "GPU rotation",    "all-to-all fold",   "closed-form blocks"};
 
 ScaleModeLine& line(StepMode& mode, Mechanism m) { return mode.lines[static_cast<int>(m)]; }
 
@@ -85,8 +86,9 @@ StepMode choose_mode(const ModeRequest& request, const World& world, const sim::
   const std::string closed = why_no_folds(request);
   const bool may = closed.empty();
   const bool orbits_attempt = request.attempt == Attempt::ReplicaOrbits;
+  const bool ecmp_attempt = request.attempt == Attempt::EcmpOrbits;
 
-  // Data-parallel replicas (and, in their own attempt, replica orbits).
+  // Data-parallel replicas (and, in their own attempts, replica orbits or ECMP orbits).
   if (!may) {
     set(mode, Mechanism::Replicas, false, closed);
   } else if (plan.replica.empty()) {
@@ -102,6 +104,18 @@ StepMode choose_mode(const ModeRequest& request, const World& world, const sim::
       else
         set(mode, Mechanism::ReplicaOrbits, false, mode.fold.why_not);
       if (!mode.fold.applies()) mode.refused = Abandoned{Mechanism::ReplicaOrbits, mode.fold.why_not, std::nullopt};
+    } else if (ecmp_attempt) {
+      set(mode, Mechanism::Replicas, false, "their guard failed in the first attempt: ECMP orbits instead");
+      mode.fold = ecmp_orbit_fold(std::move(mode.fold), world, net, plan.groups);
+      if (mode.fold.applies())
+        set(mode, Mechanism::EcmpOrbits, true,
+            "1 of " + std::to_string(mode.fold.replicas) + " replicas, its data-parallel flows as orbits; " +
+                std::to_string(mode.fold.climbing_edges) + " of " + std::to_string(mode.fold.ring_edges) +
+                " ring edges climb to ECMP-picked uplinks (approximate: step time within " +
+                std::to_string(static_cast<int>(kEcmpOrbitsBound * 100 + 0.5)) + " % of --full)");
+      else
+        set(mode, Mechanism::EcmpOrbits, false, mode.fold.why_not);
+      if (!mode.fold.applies()) mode.refused = Abandoned{Mechanism::EcmpOrbits, mode.fold.why_not, std::nullopt};
     } else if (mode.fold.applies()) {
       set(mode, Mechanism::Replicas, true,
           std::to_string(mode.fold.simulated_replicas) + " of " + std::to_string(mode.fold.replicas) +
@@ -111,10 +125,17 @@ StepMode choose_mode(const ModeRequest& request, const World& world, const sim::
       set(mode, Mechanism::Replicas, false, mode.fold.why_not);
     }
   }
-  if (!orbits_attempt)
+  if (!orbits_attempt && !ecmp_attempt)
     set(mode, Mechanism::ReplicaOrbits, false,
         !may ? closed
              : "tried only when the replicas' guard fails (their own traffic meets the data-parallel traffic)");
+  if (ecmp_attempt)  // (the cascade's finish names the refusal)
+    set(mode, Mechanism::ReplicaOrbits, false, std::string(kFabricRefusal));
+  if (!ecmp_attempt)
+    set(mode, Mechanism::EcmpOrbits, false,
+        !may ? closed
+             : "tried only when replica orbits refuse the fabric's shared links alone (pods whose uplinks ECMP picks "
+               "per node pair)");
 
   // Alike nodes (steps with offload copies): the copies share each node's host links, so ranks
   // stand for their images on other nodes only with those nodes' copies.
@@ -177,6 +198,10 @@ void start_mode(StepMode& mode, collectives::CollectiveEngine& engine, workload:
   if (mode.request.full) {
     if (!mode.request.jobs) notes.push_back("full simulation (--full): every rank and every flow simulated");
     set(mode, Mechanism::RankClasses, false, "--full simulates every rank");
+  } else if (q.applies() && !q.spanning_group.empty() && mode.request.attempt == Attempt::EcmpOrbits) {
+    notes.push_back(ecmp_orbits_note(q.replicas, q.simulated_ranks, world_size, q.climbing_edges, q.ring_edges));
+    set(mode, Mechanism::RankClasses, false, "ECMP orbits applied");
+    exec.simulate_fold(std::move(mode.fold));
   } else if (q.applies() && !q.spanning_group.empty()) {
     notes.push_back("symmetry: 1 of " + std::to_string(q.replicas) + " data-parallel replicas simulated (" + ranks_of +
                     "), each for the replicas alike to it, and the data-parallel collectives' flows "
@@ -228,12 +253,16 @@ void start_mode(StepMode& mode, collectives::CollectiveEngine& engine, workload:
 std::optional<Abandoned> finish_mode(StepMode& mode, const collectives::CollectiveEngine& engine,
                                      const sim::FlowNetwork& net, const sim::Simulator& sim, const World& world,
                                      const workload::StepExecutor& exec, std::vector<std::string>& notes) {
-  const bool orbits_attempt = mode.request.attempt == Attempt::ReplicaOrbits;
+  const bool ecmp_attempt = mode.request.attempt == Attempt::EcmpOrbits;
+  const bool orbits_attempt = mode.request.attempt == Attempt::ReplicaOrbits || ecmp_attempt;
   if (const std::string failed = engine.orbit_failure(); !failed.empty()) {
-    Abandoned a{orbits_attempt                              ? Mechanism::ReplicaOrbits
+    Abandoned a{ecmp_attempt                                ? Mechanism::EcmpOrbits
+                : orbits_attempt                            ? Mechanism::ReplicaOrbits
                 : line(mode, Mechanism::AlikeNodes).applied ? Mechanism::AlikeNodes
                                                             : Mechanism::NodeOrbits,
-                std::string(orbits_attempt ? "replica orbits abandoned" : "symmetry: nodes simulated once abandoned") +
+                std::string(ecmp_attempt     ? "ECMP orbits abandoned"
+                            : orbits_attempt ? "replica orbits abandoned"
+                                             : "symmetry: nodes simulated once abandoned") +
                     " (at " + std::to_string(sim.now().seconds()) + " s the " + failed + ")",
                 std::nullopt};
     if (!orbits_attempt) a.note += ": every rank simulated";
@@ -247,7 +276,7 @@ std::optional<Abandoned> finish_mode(StepMode& mode, const collectives::Collecti
                          "): every flow simulated",
                      std::nullopt};
   if (guard) {
-    Abandoned a{orbits_attempt ? Mechanism::ReplicaOrbits : Mechanism::Replicas,
+    Abandoned a{ecmp_attempt ? Mechanism::EcmpOrbits : orbits_attempt ? Mechanism::ReplicaOrbits : Mechanism::Replicas,
                 "symmetry: replicas simulated once abandoned (at " + std::to_string(guard->at.seconds()) +
                     " s a replica's own traffic met other traffic on " + guard->link + "): every replica simulated",
                 std::nullopt};
@@ -287,6 +316,10 @@ void ModeCascade::failed(const Abandoned& a) {
     abandoned_ = a.note;
     orbits_ = a.orbits_why;
     attempt_ = orbits_ && orbits_->empty() ? Attempt::ReplicaOrbits : Attempt::RankClassesOnly;
+    if (orbits_ && orbits_->rfind(kFabricRefusal, 0) == 0) {  // the fabric's shared links alone: ECMP orbits
+      given_up_.emplace_back(Mechanism::ReplicaOrbits, "refused: " + *orbits_);
+      attempt_ = Attempt::EcmpOrbits;
+    }
   } else {
     orbits_failed_ = a.note;
     attempt_ = Attempt::RankClassesOnly;
@@ -300,8 +333,8 @@ void ModeCascade::finish(RunResult& result) const {
     l.applied = false;
     l.why = why;
   }
-  // Replica orbits held after the replicas' guard failed: their own note says so.
-  if (!failed_ || attempt_ == Attempt::ReplicaOrbits) return;
+  // Replica orbits (or ECMP orbits) held after the replicas' guard failed: their own note says so.
+  if (!failed_ || attempt_ == Attempt::ReplicaOrbits || attempt_ == Attempt::EcmpOrbits) return;
   std::string note = abandoned_;
   if (orbits_ && !orbits_->empty()) note += " (replica orbits: " + *orbits_ + ")";
   if (!orbits_failed_.empty()) note += " (" + orbits_failed_ + ")";

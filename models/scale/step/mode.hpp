@@ -4,10 +4,11 @@
 //
 // A run is a cascade of attempts (ModeCascade): the first tries every fold in the table's order;
 // a fold whose guard fails during the run stops it, and the step is simulated again by the
-// attempt the failure names (replica orbits after the replicas' guard, else rank classes alone),
-// whose note says what was abandoned. Within an attempt, at most one fold owns the network's
-// folded links (data-parallel replicas, replica orbits, alike nodes, node orbits or the GPU
-// rotation, in that order of preference); rank classes, the all-to-all fold and closed-form
+// attempt the failure names (replica orbits after the replicas' guard, ECMP orbits where replica
+// orbits refuse only the fabric's shared links, else rank classes alone), whose note says what was
+// abandoned. Within an attempt, at most one fold owns the network's
+// folded links (data-parallel replicas, replica orbits, ECMP orbits, alike nodes, node orbits or
+// the GPU rotation, in that order of preference); rank classes, the all-to-all fold and closed-form
 // blocks need no folded links and combine with the others.
 //
 // Adding a mechanism: a row in the Mechanism list below and in kMechanismNames (mode.cpp), its
@@ -33,6 +34,7 @@ namespace models::scale {
 enum class Mechanism {
   Replicas,       // data-parallel replicas simulated once per class (replicas.hpp)
   ReplicaOrbits,  // ... and their data-parallel collectives' flows as orbits (replicas.hpp)
+  EcmpOrbits,     // ... on ECMP pod uplinks, approximate (replicas.hpp, models/scale/ecmp_orbits.hpp)
   AlikeNodes,     // every node alike simulated once, with offload copies (replicas.hpp)
   RankClasses,    // ranks with the same program, speed and communicators (rank_classes.hpp)
   NodeOrbits,     // beside rank classes: the collectives' flows of node 0 (collectives/node_orbits.cpp)
@@ -40,13 +42,14 @@ enum class Mechanism {
   AllToAllFold,   // all-to-all as a few weighted flows per rank (collectives/all_to_all_fold.hpp)
   ClosedForms,    // collectives on idle links in closed form (sim/flow_block.hpp)
 };
-inline constexpr int kMechanisms = 8;
+inline constexpr int kMechanisms = 9;
 const char* mechanism_name(Mechanism m);
 
 // The attempts of a run, in the order the cascade may take them.
 enum class Attempt {
   Folded,           // every fold of the table may apply
   ReplicaOrbits,    // the replicas' guard failed: replicas with their data-parallel flows as orbits
+  EcmpOrbits,       // ... and replica orbits refused the fabric's shared links: ECMP orbits
   RankClassesOnly,  // a guard failed (or RunOptions::replicas is off): rank classes only
 };
 
@@ -107,7 +110,7 @@ class ModeCascade {
   bool failed_ = false;
   std::string abandoned_;              // the first attempt's note
   std::optional<std::string> orbits_;  // why replica orbits could not follow ("": they could)
-  std::string orbits_failed_;          // the replica orbits attempt's note
+  std::string orbits_failed_;          // the replica orbits (or ECMP orbits) attempt's note
   std::vector<std::pair<Mechanism, std::string>> given_up_;
 };
 

@@ -4,7 +4,8 @@
 // of nodes (a replica's) for nodes, one folded link per (place among a replica's nodes, link
 // offset). Why that is exact: models/scale/README.md ("Why a fold is exact"). Not applicable:
 // replicas of several kinds (a straggler), or data-parallel traffic through the fabric's shared
-// links (pods: ECMP picks a pod uplink per flow, so the move is no symmetry of the network).
+// links (pods: ECMP picks a pod uplink per flow, so the move is no symmetry of the network: ECMP
+// orbits, ecmp_orbits.cpp, lift that one refusal).
 #include <string>
 
 #include "models/scale/step/replicas.hpp"
@@ -19,6 +20,11 @@ using workload::RankSetup;
 
 StepFold replica_orbit_fold(StepFold q, const World& world, const sim::FlowNetwork& net,
                             const std::vector<collectives::Group>& groups) {
+  return replica_orbit_fold_on(std::move(q), world, net, groups, false);
+}
+
+StepFold replica_orbit_fold_on(StepFold q, const World& world, const sim::FlowNetwork& net,
+                               const std::vector<collectives::Group>& groups, bool fabric_hops) {
   auto refuse = [&](std::string why) {
     StepFold out;
     out.replicas = q.replicas;
@@ -67,10 +73,15 @@ StepFold replica_orbit_fold(StepFold q, const World& world, const sim::FlowNetwo
     for (std::size_t i = 0; i < mem.size() && mem.size() > 1; ++i) {
       path.clear();
       world.path(mem[i], mem[(i + 1) % mem.size()], path);
-      for (sim::LinkId l : path)
-        if (l.index >= of_node.size() || !of_node[l.index])
-          return refuse("the data-parallel traffic crosses the fabric's shared links (" +
-                        std::string(net.link_name(l)) + ")");
+      bool climbs = false;
+      for (sim::LinkId l : path) {
+        if (l.index < of_node.size() && of_node[l.index]) continue;
+        if (!fabric_hops || net.link_kind(l) != "fabric")
+          return refuse(std::string(kFabricRefusal) + " (" + std::string(net.link_name(l)) + ")");
+        climbs = true;
+      }
+      ++q.ring_edges;
+      q.climbing_edges += climbs;
     }
   }
   q.node_orbits = true;

@@ -20,6 +20,7 @@
 // and spanning collectives launch over their whole groups with all their flows. Exact while the
 // replicas' own traffic never shares a link with other traffic: the guard.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/collectives/collective.hpp"
@@ -46,6 +47,23 @@ StepFold replica_fold(const World& world, const sim::FlowNetwork& net, const std
 // shared links.
 StepFold replica_orbit_fold(StepFold f, const World& world, const sim::FlowNetwork& net,
                             const std::vector<collectives::Group>& groups);
+
+// replica_orbit_fold's reason when the data-parallel traffic crosses the fabric's shared links
+// (the one refusal ECMP orbits lift).
+inline constexpr std::string_view kFabricRefusal = "the data-parallel traffic crosses the fabric's shared links";
+
+// replica_orbit_fold itself, the fabric's shared links allowed on the data-parallel rings when
+// `fabric_hops` (counted: StepFold::ring_edges, climbing_edges).
+StepFold replica_orbit_fold_on(StepFold f, const World& world, const sim::FlowNetwork& net,
+                               const std::vector<collectives::Group>& groups, bool fabric_hops);
+
+// ECMP orbits (ecmp_orbits.cpp; models/scale/ecmp_orbits.hpp states the mechanism and its bound):
+// replica orbits on a pod fabric whose uplinks ECMP picks per node pair, each of the fabric's
+// shared links a class of its own, so that each data-parallel orbit's kept flow crosses every
+// shared link its members cross. Approximate. Not applicable (and why): what replica_orbit_fold
+// refuses for any reason but the shared links.
+StepFold ecmp_orbit_fold(StepFold f, const World& world, const sim::FlowNetwork& net,
+                         const std::vector<collectives::Group>& groups);
 
 // Alike nodes (alike_nodes.cpp; for steps with offload copies: ZeRO-3 with CPU offload, and for
 // node orbits beside rank classes). When every node holds its ranks at the same places, each rank
