@@ -5,6 +5,8 @@
 // with the data-parallel overlap, what the default ran before replica orbits),
 // ZeRO-3 offload with every node simulated (`/every_replica`: the default before alike nodes were
 // simulated once).
+// Shipped validation rows by their path under scenarios/ (Llama 3 405B on Meta's pod fabric, ECMP
+// over the pod uplinks: ECMP orbits, models/scale/ecmp_orbits.hpp; /full is minutes).
 // Counters: the simulated step, events.
 //   build/bench/bench_scale --benchmark_filter='zero3_llama70b_p5en_2048'
 // Memory is measured apart (/usr/bin/time -f %M on `commsim run`): one process holds one case;
@@ -24,7 +26,10 @@ namespace {
 enum class Mode { Closed, Full, EveryReplica };
 
 void run_case(benchmark::State& state, const std::string& name, Mode mode) {
-  const auto loaded = scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/bench/scale/" + name + ".toml");
+  // A name with a slash is a shipped scenario (scenarios/NAME.toml), else one of bench/scale/.
+  const std::string file = name.find('/') != std::string::npos ? "/scenarios/" + name + ".toml"
+                                                                : "/bench/scale/" + name + ".toml";
+  const auto loaded = scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + file);
   models::RunOptions opt;
   opt.timeline = false;
   opt.full = mode == Mode::Full;
@@ -55,11 +60,13 @@ int main(int argc, char** argv) {
         "zero3_llama70b_p5en_2048", "megatron_tp8_pp8_llama70b_p5en_2048", "zero3_offload_llama70b_p5en_2048",
         "alltoall_1gib_p5en_128", "alltoall_1gib_p5en_2048", "alltoall_1gib_p5en_16384", "zero3_llama70b_p5en_16384",
         "megatron_tp8_pp8_llama70b_p5en_16384", "allreduce_1gib_p5en_16384",
-        "megatron_overlap_tp8_pp8_llama70b_p5en_2048", "ddp_llama8b_p4d_2048"})
+        "megatron_overlap_tp8_pp8_llama70b_p5en_2048", "ddp_llama8b_p4d_2048",
+        "validation/llama3/llama3_405b_8k_gpus", "validation/llama3/llama3_405b_16k_gpus"})
     for (Mode mode : {Mode::Closed, Mode::Full, Mode::EveryReplica}) {
       if (mode == Mode::EveryReplica && std::string(name).rfind("megatron", 0) != 0 &&
           std::string(name).rfind("zero3_offload", 0) != 0)
         continue;
+      if (mode == Mode::EveryReplica && std::string(name).rfind("validation/", 0) == 0) continue;
       const char* tail = mode == Mode::Closed ? "/closed" : mode == Mode::Full ? "/full" : "/every_replica";
       benchmark::RegisterBenchmark((std::string(name) + tail).c_str(),
                                    [name, mode](benchmark::State& s) { run_case(s, name, mode); })
