@@ -31,7 +31,7 @@ TEST_CASE("pipeline fill: the closed form of a chain", "[nccl][pipeline]") {
   CHECK(chain_fill_s(Proto::Simple, buff, 4.0 * (1 << 20), 80e-6, 80e-6) == 0);
 }
 
-TEST_CASE("pipeline fill: a broadcast chain pays it, scaled by NCCL_BUFFSIZE; LL does not", "[nccl][pipeline]") {
+TEST_CASE("pipeline fill: a broadcast chain pays it, scaled by NCCL_BUFFSIZE, and LL does not", "[nccl][pipeline]") {
   // 8 GPUs on one NVSwitch, broadcast of 64 MiB, every edge at eta B (copy work below all-reduce's):
   //   T = kernel + 7 hop + 6 min(1, slice / (S / channels)) S / (eta B) + S / (eta B)
   const double B = 450e9, e = eta(LinkClass::NVLink, Proto::Simple), h = hop(LinkClass::NVLink, Proto::Simple);
