@@ -108,20 +108,10 @@ std::string read_input_file(const std::string& path, const SourcePos& at, const 
   }
   std::string text;
   text.reserve(static_cast<size_t>(st.st_size));
-  char buf[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n > 0) {
-      text.append(buf, static_cast<size_t>(n));
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      refuse(path, at, what, std::strerror(err), expected);
-    }
-    break;
+  if (!read_all(fd, text)) {
+    const int err = errno;
+    ::close(fd);
+    refuse(path, at, what, std::strerror(err), expected);
   }
   ::close(fd);
   return text;
