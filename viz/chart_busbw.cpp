@@ -12,13 +12,6 @@
 
 namespace viz::charts {
 
-namespace {
-// Colours for series (layouts, measured files) when several share one axis.
-constexpr const char* kSeriesColors[] = {okabe_ito::kBlue,       okabe_ito::kOrange, okabe_ito::kGreen,
-                                         okabe_ito::kVermillion, okabe_ito::kPurple, okabe_ito::kSkyBlue,
-                                         okabe_ito::kBlack,      okabe_ito::kYellow};
-}  // namespace
-
 std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared) {
   // A curve is (series, op): one run's ops, or several layouts / measured files on one axis.
   std::map<std::pair<std::string, std::string>, std::vector<const BusBwPoint*>> curves;

@@ -17,9 +17,6 @@
 namespace viz::charts {
 namespace {
 
-constexpr const char* kSeriesColors[] = {okabe_ito::kBlue,       okabe_ito::kOrange, okabe_ito::kGreen,
-                                         okabe_ito::kVermillion, okabe_ito::kPurple, okabe_ito::kSkyBlue,
-                                         okabe_ito::kBlack,      okabe_ito::kYellow};
 constexpr const char* kOomColor = "#c0392b";
 
 size_t index_of(const std::vector<std::string>& v, const std::string& s) {

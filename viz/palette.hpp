@@ -32,6 +32,11 @@ const char* transport_color(TransportClass c);
 const char* link_class_label(TransportClass c);  // for physical links: "NVLink", "PCIe", "EFA", ...
 bool transport_is_net(TransportClass c);
 
+// Colours for series (layouts, measured files, sweep series) when several share one axis.
+inline constexpr const char* kSeriesColors[] = {okabe_ito::kBlue,       okabe_ito::kOrange, okabe_ito::kGreen,
+                                                okabe_ito::kVermillion, okabe_ito::kPurple, okabe_ito::kSkyBlue,
+                                                okabe_ito::kBlack,      okabe_ito::kYellow};
+
 // Rank-bar components and timeline streams.
 inline constexpr const char* kComputeColor = okabe_ito::kSkyBlue;
 inline constexpr const char* kExposedCommColor = okabe_ito::kVermillion;

@@ -61,10 +61,10 @@ std::string points_table(const SweepReport& s) {
   return o.str();
 }
 
-struct Chart {
+struct SweepChart {
   const char *id, *heading, *what;
 };
-constexpr Chart kCharts[] = {
+constexpr SweepChart kSweepCharts[] = {
     {"scaling-throughput", "Throughput",
      "Simulated tokens/s at each point, one line per series; dashed: linear scaling from the series' first point "
      "(its tokens/s times GPUs over its GPUs). Hover a point for its numbers."},
@@ -96,7 +96,7 @@ std::string sweep_html(const SweepReport& s) {
     o << "<p class=\"oom\">" << over
       << " point(s) do not fit in GPU memory (red): their times are what the layout would take if it fitted.</p>";
   o << "</section>";
-  for (const auto& c : kCharts) {
+  for (const auto& c : kSweepCharts) {
     const std::string id = c.id;
     const std::string svg = id == "scaling-throughput"   ? charts::scaling_throughput(s.points, s.axis)
                             : id == "scaling-efficiency" ? charts::scaling_efficiency(s.points, s.axis)

@@ -12,7 +12,7 @@ namespace {
 constexpr double kT = 1e12;
 constexpr double kGB = 1e9;
 
-std::vector<GpuSpec> make_catalog() {
+std::vector<GpuSpec> make_gpu_catalog() {
   return {
       // NVIDIA Tesla V100 datasheet (SXM2, 32 GB): 125 TF fp16 tensor, 15.7 TF fp32, 900 GB/s,
       // NVLink 2.0 x6 (300 GB/s bidirectional); no bf16 support (SM70).
@@ -74,7 +74,7 @@ std::vector<GpuSpec> make_catalog() {
 }  // namespace
 
 const std::vector<GpuSpec>& gpu_catalog() {
-  static const std::vector<GpuSpec> catalog = make_catalog();  // immutable after first use
+  static const std::vector<GpuSpec> catalog = make_gpu_catalog();  // immutable after first use
   return catalog;
 }
 

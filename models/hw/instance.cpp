@@ -60,8 +60,8 @@ void dgx_nodes(std::vector<NodeSpec>& c) {
     ib_nics(n, 8, 1, 400);
     n.eth_bytes_per_s = 100 * kGbit;  // the 100 Gb/s Ethernet NIC
     n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 4800);
-    n.nvls = true;  // NVSwitch gen 3 with multicast (NVLink SHARP): see dgx-h100 in make_catalog
-    // dgx-h100 itself is main's entry in make_catalog (with its RoCE variant); only the H200 here.
+    n.nvls = true;  // NVSwitch gen 3 with multicast (NVLink SHARP): see dgx-h100 in make_node_catalog
+    // dgx-h100 itself is main's entry in make_node_catalog (with its RoCE variant); only the H200 here.
     n.name = "dgx-h200";
     n.gpu = find_gpu("H200");
     n.citation = "NVIDIA DGX BasePOD reference architecture (Core Components); DGX H200 User Guide";
@@ -90,7 +90,7 @@ void dgx_nodes(std::vector<NodeSpec>& c) {
   }
 }
 
-std::vector<NodeSpec> make_catalog() {
+std::vector<NodeSpec> make_node_catalog() {
   std::vector<NodeSpec> c;
   {
     // p4d.24xlarge: 8 x A100 40GB, NVSwitch (NV12), 2 x Xeon 8275CL (Cascade Lake, 6 x DDR4-2933
@@ -285,7 +285,7 @@ std::vector<NodeSpec> make_catalog() {
 }  // namespace
 
 const std::vector<NodeSpec>& instance_catalog() {
-  static const std::vector<NodeSpec> catalog = make_catalog();  // immutable after first use
+  static const std::vector<NodeSpec> catalog = make_node_catalog();  // immutable after first use
   return catalog;
 }
 

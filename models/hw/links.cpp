@@ -9,7 +9,7 @@
 namespace models::hw {
 
 namespace {
-constexpr double kGB = 1e9;
+constexpr double kGBps = 1e9;
 // PCIe payload efficiency: 256-byte max payload in ~280-290 bytes on the wire after TLP header,
 // DLLP and encoding overhead ~= 0.87 (PCI-SIG base spec framing; measured 55.3 GB/s pinned
 // host->GPU on the Gen5 x16 calibration machine, scenarios/validation/h200x4/measured/copy_bench.jsonl,
@@ -27,19 +27,19 @@ LinkTech nvlink(int gen, const std::string& key) {
   switch (gen) {
     // NVLink 2 (V100): 25 GB/s per link per direction, 6 links = 300 GB/s bidirectional
     // (V100 datasheet). NCCL's graph: 20 GB/s per SM70 link (src/graph/topo.h SM70_NVLINK_BW).
-    case 2: return {"nvlink2", 25 * kGB, 0.7e-6, 20 * kGB, "NVIDIA V100 datasheet; NCCL topo.h"};
+    case 2: return {"nvlink2", 25 * kGBps, 0.7e-6, 20 * kGBps, "NVIDIA V100 datasheet; NCCL topo.h"};
     // NVLink 3 (A100): 25 GB/s per link per direction, 12 links = 600 GB/s bidirectional
     // (A100 datasheet). NCCL: SM80_NVLINK_BW 20.
-    case 3: return {"nvlink3", 25 * kGB, 0.7e-6, 20 * kGB, "NVIDIA A100 datasheet; NCCL topo.h"};
+    case 3: return {"nvlink3", 25 * kGBps, 0.7e-6, 20 * kGBps, "NVIDIA A100 datasheet; NCCL topo.h"};
     // NVLink 4 (H100/H200): 18 links = 900 GB/s bidirectional (25 GB/s per link per direction
     // payload); nvidia-smi reports 26.562 GB/s per link (calibration topo.txt) and a one-way
     // H200 peer copy reaches 395 GB/s of 478 (copy_bench.jsonl). NCCL: SM90_NVLINK_BW 20.6.
     case 4:
-      return {"nvlink4", 25 * kGB, 0.7e-6, 20.6 * kGB,
+      return {"nvlink4", 25 * kGBps, 0.7e-6, 20.6 * kGBps,
               "NVIDIA H100 datasheet; nvidia-smi nvlink -s (calibration); NCCL topo.h"};
     // NVLink 5 (B200): 18 links = 1.8 TB/s bidirectional, 50 GB/s per link per direction.
     // NCCL: SM100_NVLINK_BW 40.1.
-    case 5: return {"nvlink5", 50 * kGB, 0.7e-6, 40.1 * kGB, "NVIDIA HGX B200 datasheet; NCCL topo.h"};
+    case 5: return {"nvlink5", 50 * kGBps, 0.7e-6, 40.1 * kGBps, "NVIDIA HGX B200 datasheet; NCCL topo.h"};
     default: break;
   }
   throw SpecError(key, "unknown NVLink generation " + std::to_string(gen) + " (expected 2, 3, 4 or 5)");
@@ -67,20 +67,20 @@ LinkTech pcie(int gen, int lanes, const std::string& key) {
   double lane = 0, nccl16 = 0;
   switch (gen) {
     case 3:
-      lane = 0.985 * kGB;
-      nccl16 = 12 * kGB;
+      lane = 0.985 * kGBps;
+      nccl16 = 12 * kGBps;
       break;
     case 4:
-      lane = 1.969 * kGB;
-      nccl16 = 24 * kGB;
+      lane = 1.969 * kGBps;
+      nccl16 = 24 * kGBps;
       break;
     case 5:
-      lane = 3.938 * kGB;
-      nccl16 = 48 * kGB;
+      lane = 3.938 * kGBps;
+      nccl16 = 48 * kGBps;
       break;
     case 6:
-      lane = 7.563 * kGB;
-      nccl16 = 96 * kGB;
+      lane = 7.563 * kGBps;
+      nccl16 = 96 * kGBps;
       break;
     default:
       throw SpecError(key, "unknown PCIe generation " + std::to_string(gen) + " (expected gen3, gen4, gen5 or gen6)");
@@ -103,19 +103,19 @@ LinkTech inter_socket(std::string_view cpu_family) {
   std::string f = lower(cpu_family);
   // Cascade Lake: 3 UPI links at 10.4 GT/s = 20.8 GB/s each per direction (Intel Xeon Scalable
   // 2nd gen product brief). NCCL's graph: 10 GB/s for Skylake-class QPI/UPI (topo.h SKL_QPI_BW).
-  if (f == "cascadelake") return {"upi", 62.4 * kGB, 0.15e-6, 10 * kGB, "Intel Xeon 2nd gen brief; NCCL topo.h"};
+  if (f == "cascadelake") return {"upi", 62.4 * kGBps, 0.15e-6, 10 * kGBps, "Intel Xeon 2nd gen brief; NCCL topo.h"};
   // Sapphire/Emerald Rapids: 4 UPI 2.0 links at 16 GT/s = 32 GB/s each per direction.
   if (f == "sapphirerapids" || f == "emeraldrapids")
-    return {"upi2", 128 * kGB, 0.15e-6, 10 * kGB, "Intel Xeon 4th/5th gen product brief; NCCL topo.h"};
+    return {"upi2", 128 * kGBps, 0.15e-6, 10 * kGBps, "Intel Xeon 4th/5th gen product brief; NCCL topo.h"};
   // NVIDIA Grace (GB200/GB300 compute trays): the two Graces of a tray, each with its two GPUs on
   // NVLink-C2C; a CPU-to-CPU rate is not published for the tray: assumed one C2C link's 450 GB/s
   // per direction (Grace CPU Superchip datasheet: NVLink-C2C 900 GB/s both ways). NCCL's graph:
   // ARM_BW 6 GB/s (topo.h).
   if (f == "grace")
-    return {"c2c", 450 * kGB, 0.2e-6, 6 * kGB, "assumed: NVLink-C2C (Grace CPU Superchip datasheet); NCCL topo.h"};
+    return {"c2c", 450 * kGBps, 0.2e-6, 6 * kGBps, "assumed: NVLink-C2C (Grace CPU Superchip datasheet); NCCL topo.h"};
   // AMD EPYC Rome/Milan: 4 xGMI-2 links x16 at 16 GT/s = 32 GB/s each per direction. NCCL's graph:
   // AMD_BW 16 GB/s (topo.h).
-  return {"xgmi", 128 * kGB, 0.2e-6, 16 * kGB, "AMD EPYC 7003 architecture overview; NCCL topo.h"};
+  return {"xgmi", 128 * kGBps, 0.2e-6, 16 * kGBps, "AMD EPYC 7003 architecture overview; NCCL topo.h"};
 }
 
 double ddr_bytes_per_s(int channels, double mt_per_s) { return channels * mt_per_s * 1e6 * 8; }
@@ -163,7 +163,7 @@ LinkTech roce(double gbit) {
 LinkTech virtio_nic(double gbit) {
   // virtio-net reports no link speed; NCCL then assumes 10 Gb/s (NET/0 1.2 GB/s in the
   // calibration log logs/p2p_n4.rank0.log).
-  return {"virtio", gbit * 1e9 / 8, 40e-6, 1.25 * kGB, "calibration logs/p2p_n4.rank0.log"};
+  return {"virtio", gbit * 1e9 / 8, 40e-6, 1.25 * kGBps, "calibration logs/p2p_n4.rank0.log"};
 }
 
 LinkTech tcp_loopback() {
@@ -173,7 +173,7 @@ LinkTech tcp_loopback() {
   // ~40 Gb/s) is a per-flow limit: the collective engine's socket efficiency, which
   // `commsim calibrate` fits (4xH200: 3.5 GB/s per ring edge, ar_g4_sock.txt). Override with
   // cluster.params "loopback.bandwidth".
-  return {"loopback", 40 * kGB, 15e-6, 5 * kGB, "assumed: ~40 GB/s aggregate TCP over lo, many cores"};
+  return {"loopback", 40 * kGBps, 15e-6, 5 * kGBps, "assumed: ~40 GB/s aggregate TCP over lo, many cores"};
 }
 
 P2pReadModel p2p_read_model(int sm) {

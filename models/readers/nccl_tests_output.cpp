@@ -31,7 +31,7 @@ struct Token {
   int col;
 };
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_blanks(std::string_view s) {
   size_t b = s.find_first_not_of(" \t");
   if (b == std::string_view::npos) return {};
   size_t e = s.find_last_not_of(" \t");
@@ -50,7 +50,7 @@ void tokenize(std::string_view s, int line, int col_base, std::vector<Token>& ou
   }
 }
 
-std::vector<std::string_view> words(std::string_view s) {
+std::vector<std::string_view> blank_words(std::string_view s) {
   std::vector<Token> t;
   tokenize(s, 0, 1, t);
   std::vector<std::string_view> w;
@@ -107,7 +107,7 @@ class Parser {
     std::string_view data = raw;
     int data_col = 1;
     if (auto ll = split_nccl_line(raw, no)) data = ll->before;  // cut NCCL messages out
-    std::string_view t = trim(data);
+    std::string_view t = trim_blanks(data);
     if (t.empty()) return;
     data_col = static_cast<int>(t.data() - raw.data()) + 1;
     if (t.front() == '#') {
@@ -148,18 +148,18 @@ class Parser {
   }
 
   void comment(std::string_view t, int no, int col) {
-    std::string_view body = trim(t.substr(1));
-    auto w = words(body);
+    std::string_view body = trim_blanks(t.substr(1));
+    auto w = blank_words(body);
     if (in_table_ && !w.empty() && w[0] != "size" && !(w[0].size() > 0 && w[0][0] == '(')) end_table(no, col);
     if (body.rfind("nccl-tests version", 0) == 0) {
       if (!current().rows.empty() || !current().op.empty()) new_run();
-      current().version = std::string(trim(body.substr(18)));
+      current().version = std::string(trim_blanks(body.substr(18)));
       return;
     }
     if (body.rfind("Collective test starting:", 0) == 0) {
       auto& r = current();
       if (!r.rows.empty() || !r.op.empty()) new_run();
-      std::string op(trim(body.substr(25)));
+      std::string op(trim_blanks(body.substr(25)));
       if (op.size() > 5 && op.compare(op.size() - 5, 5, "_perf") == 0) op.resize(op.size() - 5);
       runs_.back().op = op;
       return;
@@ -222,7 +222,7 @@ class Parser {
     if (body.rfind("Avg bus bandwidth", 0) == 0) {
       size_t c = body.find(':');
       double v = 0;
-      if (c == std::string_view::npos || !parse_double(trim(body.substr(c + 1)), v))
+      if (c == std::string_view::npos || !parse_double(trim_blanks(body.substr(c + 1)), v))
         throw ParseError(source_, no, col,
                          "cannot read the average bus bandwidth (expected '# Avg bus bandwidth : <GB/s>')");
       current().avg_busbw_gbs = v;

@@ -11,21 +11,21 @@
 namespace models::readers {
 
 namespace {
-struct Token {
+struct Cell {
   std::string text;
   int col = 1;  // 1-based, in the line as read (an escape code counts its bytes)
 };
 
 // Splits on tabs and runs of spaces, dropping ANSI escape sequences ("\x1b[4m", "\x1b[0m").
 // Two or more spaces or a tab separate cells; one space joins words ("CPU Affinity").
-std::vector<Token> cells(const std::string& line) {
-  std::vector<Token> out;
-  Token cur;
+std::vector<Cell> cells(const std::string& line) {
+  std::vector<Cell> out;
+  Cell cur;
   bool in = false;
   auto flush = [&] {
     while (!cur.text.empty() && cur.text.back() == ' ') cur.text.pop_back();
     if (!cur.text.empty()) out.push_back(cur);
-    cur = Token{};
+    cur = Cell{};
     in = false;
   };
   for (std::size_t i = 0; i < line.size(); ++i) {

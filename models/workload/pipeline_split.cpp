@@ -9,7 +9,7 @@
 namespace models::workload {
 
 namespace {
-std::string str(int v) { return std::to_string(v); }
+std::string int_text(int v) { return std::to_string(v); }
 constexpr const char* kFirst = "parallel.decoder_first_pipeline_num_layers";
 constexpr const char* kLast = "parallel.decoder_last_pipeline_num_layers";
 constexpr const char* kEmbedding = "parallel.account_for_embedding_in_pipeline_split";
@@ -52,12 +52,12 @@ PipelineSplit make_pipeline_split(int layers, int pp, int vp, const ParallelSpec
     const int middle_stages = pp - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
     const int middle = layers - first - last;
     if (middle < 0 || (middle_stages == 0 && middle != 0))
-      throw SpecError(first > 0 ? kFirst : kLast, "the first and last stages hold " + str(first + last) + " of " +
-                                                      str(layers) +
+      throw SpecError(first > 0 ? kFirst : kLast, "the first and last stages hold " + int_text(first + last) + " of " +
+                                                      int_text(layers) +
                                                       " layers (expected the other stages to hold the rest)");
     if (middle_stages > 0 && middle % middle_stages != 0)
       throw SpecError(first > 0 ? kFirst : kLast,
-                      str(middle) + " layers do not split evenly into the " + str(middle_stages) +
+                      int_text(middle) + " layers do not split evenly into the " + int_text(middle_stages) +
                           " other pipeline stages (expected them to divide the layers the first/last stages leave)");
     for (int s = 0; s < pp; ++s) stage[s] = middle_stages > 0 ? middle / middle_stages : 0;
     if (first > 0) stage[0] = first;
@@ -69,8 +69,8 @@ PipelineSplit make_pipeline_split(int layers, int pp, int vp, const ParallelSpec
     if (slots % pp != 0)
       throw SpecError(
           accounted ? (e ? kEmbedding : kLoss) : "parallel.pp",
-          str(layers) + (accounted ? " layers and " + str(e + l) + " accounted for the embedding/loss" : " layers") +
-              " do not split evenly into " + str(pp) + " pipeline stages (expected pp to divide the layer count" +
+          int_text(layers) + (accounted ? " layers and " + int_text(e + l) + " accounted for the embedding/loss" : " layers") +
+              " do not split evenly into " + int_text(pp) + " pipeline stages (expected pp to divide the layer count" +
               (accounted ? " plus the accounted embedding/loss)" : ", or decoder_first/last_pipeline_num_layers)"));
     for (int s = 0; s < pp; ++s) stage[s] = slots / pp;
   }
@@ -81,9 +81,9 @@ PipelineSplit make_pipeline_split(int layers, int pp, int vp, const ParallelSpec
   p.first_.assign(size_t(pp) * vp, 0);
   for (int s = 0; s < pp; ++s)
     if (stage[s] % vp != 0)
-      throw SpecError("parallel.vp", (uneven ? "stage " + str(s) + " holds " + str(stage[s]) + " layers, which do"
-                                             : str(stage[s]) + " layers per pipeline stage do") +
-                                         " not split into vp = " + str(vp) + " virtual stages (expected vp to divide " +
+      throw SpecError("parallel.vp", (uneven ? "stage " + int_text(s) + " holds " + int_text(stage[s]) + " layers, which do"
+                                             : int_text(stage[s]) + " layers per pipeline stage do") +
+                                         " not split into vp = " + int_text(vp) + " virtual stages (expected vp to divide " +
                                          (uneven ? "the layers of every stage)" : "the layers per stage)"));
   for (int j = 0; j < vp; ++j)
     for (int s = 0; s < pp; ++s) p.layers_[j * pp + s] = stage[s] / vp;

@@ -23,7 +23,7 @@ using scenarios_test::shell_quote;
 using scenarios_test::slurp;
 
 namespace {
-const fs::path kSource = COMMSIM_SOURCE_DIR;
+const fs::path kDocsSource = COMMSIM_SOURCE_DIR;
 
 struct Block {
   std::string file, lang, text;
@@ -52,8 +52,8 @@ std::vector<Block> blocks_of(const fs::path& path) {
 }
 
 std::vector<fs::path> pages() {
-  std::vector<fs::path> out{kSource / "README.md"};
-  for (const auto& e : fs::directory_iterator(kSource / "docs"))
+  std::vector<fs::path> out{kDocsSource / "README.md"};
+  for (const auto& e : fs::directory_iterator(kDocsSource / "docs"))
     if (e.path().extension() == ".md" && e.path().filename() != "design.md" &&
         e.path().filename() != "scale-design.md")
       out.push_back(e.path());
@@ -87,8 +87,8 @@ std::string complete(const std::string& fragment) {
 // The folder commands run in: the README's first scenario as first.toml, scenarios/ linked.
 fs::path work_dir() {
   const auto dir = scenarios_test::fresh_temp_dir("docs");
-  fs::create_directory_symlink(kSource / "scenarios", dir / "scenarios");
-  for (const auto& b : blocks_of(kSource / "README.md"))
+  fs::create_directory_symlink(kDocsSource / "scenarios", dir / "scenarios");
+  for (const auto& b : blocks_of(kDocsSource / "README.md"))
     if (b.lang == "toml") {
       std::ofstream(dir / "first.toml") << b.text;
       break;

@@ -16,7 +16,7 @@
 
 namespace {
 
-struct Case {
+struct OrbitCase {
   int nodes = 8, pp = 2, cp = 2, vp = 1, micro_batches = 4;
   bool tp_pp_dp = true, grad = true, param = true, distributed_optimizer = true;
   std::string fabric;      // "" (non-blocking) or a [cluster.fabric] body
@@ -24,7 +24,7 @@ struct Case {
   std::string nccl_env;    // a [nccl.env] body
 };
 
-std::string toml(const Case& c) {
+std::string orbit_toml(const OrbitCase& c) {
   std::string s =
       "name = \"replica orbits\"\n[cluster]\ninstance = \"dgx-h100-roce\"\nnodes = " + std::to_string(c.nodes) + "\n";
   if (!c.fabric.empty()) s += "[cluster.fabric]\n" + c.fabric;
@@ -40,22 +40,22 @@ std::string toml(const Case& c) {
   return s;
 }
 
-enum class Mode { Orbits, Replicas, Every };
+enum class OrbitMode { Orbits, Replicas, Every };
 
 // Runs the case both ways (results equal), and says which mode the default run took.
-Mode run_both(const Case& c, std::string* note = nullptr) {
-  const auto [a, b] = run_default_and_full(toml(c), "replica-orbits");
-  Mode mode = Mode::Every;
+OrbitMode run_both(const OrbitCase& c, std::string* note = nullptr) {
+  const auto [a, b] = run_default_and_full(orbit_toml(c), "replica-orbits");
+  OrbitMode mode = OrbitMode::Every;
   for (const auto& n : a["notes"]) {
     const auto text = n.get<std::string>();
     if (text.rfind("symmetry: ", 0) != 0) continue;
     if (note) *note = text;
     if (text.find("data-parallel collectives' flows leaving it") != std::string::npos)
-      mode = Mode::Orbits;
+      mode = OrbitMode::Orbits;
     else if (text.find("data-parallel replicas simulated (") != std::string::npos)
-      mode = Mode::Replicas;
+      mode = OrbitMode::Replicas;
   }
-  if (mode != Mode::Every) CHECK(a["events"] < b["events"]);
+  if (mode != OrbitMode::Every) CHECK(a["events"] < b["events"]);
   return mode;
 }
 
@@ -64,37 +64,37 @@ Mode run_both(const Case& c, std::string* note = nullptr) {
 TEST_CASE("scenarios: overlapped data-parallel traffic on alike replicas runs as replica orbits, exactly",
           "[scenarios]") {
   std::string note;
-  Case c;  // TP 8 x CP 2 x PP 2 x DP 2, ranks [TP, CP, PP, DP]: each replica 4 nodes in a row
-  CHECK(run_both(c, &note) == Mode::Orbits);
+  OrbitCase c;  // TP 8 x CP 2 x PP 2 x DP 2, ranks [TP, CP, PP, DP]: each replica 4 nodes in a row
+  CHECK(run_both(c, &note) == OrbitMode::Orbits);
   CHECK(note.rfind("symmetry: 1 of 2 data-parallel replicas simulated (32 of 64 ranks)", 0) == 0);
   c.nodes = 12;  // DP 3, Megatron's default order [TP, CP, DP, PP]: a replica's nodes interleaved
   c.tp_pp_dp = false;
   c.vp = 2;
-  CHECK(run_both(c, &note) == Mode::Orbits);
+  CHECK(run_both(c, &note) == OrbitMode::Orbits);
   CHECK(note.rfind("symmetry: 1 of 3 data-parallel replicas simulated (32 of 96 ranks)", 0) == 0);
   // Only the gradients' reduce-scatters overlapped (the parameters gathered after the step).
   c.param = false;
-  CHECK(run_both(c) == Mode::Orbits);
+  CHECK(run_both(c) == OrbitMode::Orbits);
 }
 
 TEST_CASE("scenarios: replica orbits fall back to every replica where the move is no symmetry, the same",
           "[scenarios]") {
   std::string note;
-  Case c;
+  OrbitCase c;
   c.nodes = 12;
   // (Pods whose uplinks ECMP picks per flow: ecmp_orbits_test.cpp checks the refusal's words.)
   // A slow GPU in replica 1: two kinds of replicas.
   c.stragglers = "[[stragglers]]\nranks = [40]\ncompute_slowdown = 1.2\n";
-  CHECK(run_both(c, &note) == Mode::Every);
+  CHECK(run_both(c, &note) == OrbitMode::Every);
   CHECK(note.find("replica orbits: replicas of several kinds") != std::string::npos);
   // Gradients all-reduced on NCCL's trees (no distributed optimizer): a tree's flows are not
   // moved with the replicas; the engine finds it at the first launch and every replica runs.
-  c = Case{};
+  c = OrbitCase{};
   c.nodes = 32;
   c.distributed_optimizer = false;
   c.param = false;
   c.nccl_env = "NCCL_ALGO = \"Tree\"\n";
-  CHECK(run_both(c, &note) == Mode::Every);
+  CHECK(run_both(c, &note) == OrbitMode::Every);
   CHECK(note.find("replica orbits abandoned (at ") != std::string::npos);
   CHECK(note.find("the all_reduce (Tree, ") != std::string::npos);
 }
@@ -106,7 +106,7 @@ TEST_CASE("scenarios: random overlapped Megatron layouts give the full simulatio
     INFO("seed " << seed);
     std::mt19937_64 rng(seed);
     auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
-    Case c;
+    OrbitCase c;
     c.pp = 2 << pick(2);
     c.cp = 1 + pick(2);
     const int dp = 2 + pick(2);
@@ -121,7 +121,7 @@ TEST_CASE("scenarios: random overlapped Megatron layouts give the full simulatio
           "topology = \"fat_tree\"\npod_nodes = " + std::to_string(1 + pick(c.nodes)) + "\noversubscription = 2\n";
     if (pick(4) == 0)
       c.stragglers = "[[stragglers]]\nnode = " + std::to_string(pick(c.nodes)) + "\ncompute_slowdown = 1.1\n";
-    orbits += run_both(c) == Mode::Orbits;
+    orbits += run_both(c) == OrbitMode::Orbits;
   }
   CHECK(orbits >= 2);
 }

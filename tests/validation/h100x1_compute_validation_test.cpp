@@ -26,10 +26,10 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kDir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h100x1/measured/";
+const std::string kH100Dir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h100x1/measured/";
 
 std::vector<json> rows(const std::string& file, const std::string& kind) {
-  return validation::jsonl_rows(kDir + file, kind);
+  return validation::jsonl_rows(kH100Dir + file, kind);
 }
 
 using validation::median;

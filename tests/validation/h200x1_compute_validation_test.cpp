@@ -29,15 +29,15 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kDir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x1/measured/";
+const std::string kH200ComputeDir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x1/measured/";
 
-std::vector<json> rows(const std::string& file, const std::string& kind) {
-  return validation::jsonl_rows(kDir + file, kind);
+std::vector<json> h200_rows(const std::string& file, const std::string& kind) {
+  return validation::jsonl_rows(kH200ComputeDir + file, kind);
 }
 
 using validation::median;
 
-models::model::ModelShape decoder() {
+models::model::ModelShape h200_decoder() {
   models::ModelSpec s;
   s.preset = "h200x4-decoder";
   return models::model::resolve_model(s);
@@ -50,14 +50,14 @@ ComputeRates h200(const std::map<std::string, double>& params = {}) {
 // One rank's compute (the sum of the compute ops of a Megatron stage program) with the rates the
 // simulator gives that step (the power limit's stretch included): what bench/device/
 // tp_rank_compute.py and stage_compute.py measure on one GPU, bf16 parameters and `impl` AdamW.
-double rank_compute(int tp, const std::string& impl, int micro_batch = 2, bool ckpt = false, int pp = 1, int stage = 0,
+double h200_rank_compute(int tp, const std::string& impl, int micro_batch = 2, bool ckpt = false, int pp = 1, int stage = 0,
                     int micro_batches = 1, const std::map<std::string, double>& params = {}) {
   models::ScenarioSpec spec;
   spec.training.micro_batch = micro_batch;
   spec.training.grad_checkpointing = ckpt;
   spec.training.param_dtype = "bf16";
   spec.training.optimizer_impl = impl;
-  return validation::megatron_rank_compute(spec, decoder(), tp, pp, stage, micro_batches, h200(params));
+  return validation::megatron_rank_compute(spec, h200_decoder(), tp, pp, stage, micro_batches, h200(params));
 }
 
 double run_step(const std::string& rel, const std::vector<std::string>& sets = {}) {
@@ -75,7 +75,7 @@ TEST_CASE("validation: the GEMM law predicts 183 model-layer shapes per dtype ou
     const bool fp8 = std::string(dtype) == "fp8_e4m3";
     const auto& law = fp8 ? models::compute::kH200GemmFp8 : models::compute::kH200GemmBf16;
     std::vector<double> err;
-    for (const json& r : rows("gemm.jsonl", "gemm")) {
+    for (const json& r : h200_rows("gemm.jsonl", "gemm")) {
       if (r["src"] != "model" || r["dtype"] != dtype || (fp8 && r["fast_accum"].get<bool>())) continue;
       const double t = models::compute::gemm_seconds(law, r["m"], r["n"], r["k"]);
       err.push_back(std::abs(t / r["median_s"].get<double>() - 1));
@@ -103,7 +103,7 @@ TEST_CASE("validation: the single-GPU steps decompose term by term as their kern
       {"other", std::regex(".")}};
   std::map<std::string, std::map<std::string, double>> prof;  // mode -> class -> seconds per step
   std::map<std::string, double> step;
-  for (const json& r : rows("step_profile.jsonl", "profile")) {
+  for (const json& r : h200_rows("step_profile.jsonl", "profile")) {
     const std::string mode = r["mode"];
     step[mode] = r["mean_step_s"];
     for (const json& k : r["kernels"]) {
@@ -116,7 +116,7 @@ TEST_CASE("validation: the single-GPU steps decompose term by term as their kern
     }
   }
   REQUIRE(step.size() == 2);
-  const models::model::ModelShape m = decoder();
+  const models::model::ModelShape m = h200_decoder();
   models::ScenarioSpec fsdp_s, plain_s;
   fsdp_s.training.micro_batch = plain_s.training.micro_batch = 2;
   fsdp_s.training.param_dtype = "fp32";   // FSDP2, fp32 parameters, foreach (z3_n1)
@@ -169,13 +169,13 @@ TEST_CASE("validation: one TP rank's compute at TP 1, 2, 4, 8 (tp_rank.jsonl)", 
   // communication, foreach AdamW; two runs at TP 1 and 4 (mean of both). The old two-parameter
   // model (FLOPs / tp at 560 TFLOP/s) gave 116.6 / 62.7 / 35.8 / 22.3 ms: -10 % at TP 4, -18 % at 8.
   std::map<int, std::vector<double>> measured;
-  for (const json& r : rows("tp_rank.jsonl", "rank_step"))
+  for (const json& r : h200_rows("tp_rank.jsonl", "rank_step"))
     if (r["mode"] == "plain" && r["adamw"] == "foreach") measured[r["tp"].get<int>()].push_back(r["mean_step_s"]);
   REQUIRE(measured.size() == 4);
   std::map<int, double> got, want;
   for (auto& [tp, v] : measured) {
     want[tp] = (v.front() + v.back()) / 2;
-    got[tp] = rank_compute(tp, "foreach");
+    got[tp] = h200_rank_compute(tp, "foreach");
     INFO("tp " << tp << ": model " << got[tp] << " s, measured " << want[tp] << " s");
     CHECK(std::abs(got[tp] / want[tp] - 1) < 0.04);  // -1.6 %, +0.3 %, -0.9 %, -0.6 %
   }
@@ -188,10 +188,10 @@ TEST_CASE("validation: fused AdamW steps out of sample (the optimizer swapped, n
   // tp_rank.jsonl: the same H200 with fused AdamW, plain bf16 101.7 ms (its GEMMs ran 8 % slower
   // than in the foreach runs: 73.0 vs 67.6 ms) and FSDP2 127.6 ms.
   std::map<std::string, double> fused;
-  for (const json& r : rows("tp_rank.jsonl", "rank_step"))
+  for (const json& r : h200_rows("tp_rank.jsonl", "rank_step"))
     if (r["adamw"] == "fused") fused[r["mode"]] = r["mean_step_s"];
-  CHECK(rank_compute(1, "fused") == Approx(fused["plain"]).epsilon(0.08));  // -0.8 % (power-capped GEMMs x 1.11)
-  const models::model::ModelShape m = decoder();
+  CHECK(h200_rank_compute(1, "fused") == Approx(fused["plain"]).epsilon(0.08));  // -0.8 % (power-capped GEMMs x 1.11)
+  const models::model::ModelShape m = h200_decoder();
   models::TrainingSpec t;
   t.param_dtype = "fp32";
   t.optimizer_impl = "fused";
@@ -214,9 +214,9 @@ TEST_CASE("validation: pipeline stages, micro-batch 1 and 4, checkpointing on on
   // micro-batch 1 and 4 and with checkpointing. The GEMM-bound ones (stages, micro-batch 4) ran
   // their GEMMs 9-10 % slower than the law: the power limit (power_capped_gemm_stretch).
   std::map<std::string, std::vector<double>> measured;
-  for (const json& r : rows("stage.jsonl", "stage_step"))
+  for (const json& r : h200_rows("stage.jsonl", "stage_step"))
     measured["stage" + std::to_string(r["stage"].get<int>())].push_back(r["mean_step_s"]);
-  for (const json& r : rows("stage.jsonl", "plain_step"))
+  for (const json& r : h200_rows("stage.jsonl", "plain_step"))
     measured["mb" + std::to_string(r["micro_batch"].get<int>()) + (r["ckpt"].get<bool>() ? " ckpt" : "")].push_back(
         r["mean_step_s"]);
   auto mean = [&](const std::string& k) {
@@ -230,11 +230,11 @@ TEST_CASE("validation: pipeline stages, micro-batch 1 and 4, checkpointing on on
     double model, tolerance;
   };
   const Case cases[] = {
-      {"stage1", rank_compute(1, "foreach", 2, false, 2, 1, 8), 0.04},
-      {"stage0", rank_compute(1, "foreach", 2, false, 2, 0, 8), 0.04},
-      {"mb1", rank_compute(1, "foreach", 1), 0.04},
-      {"mb4", rank_compute(1, "foreach", 4), 0.04},
-      {"mb2", rank_compute(1, "foreach", 2), 0.04},
+      {"stage1", h200_rank_compute(1, "foreach", 2, false, 2, 1, 8), 0.04},
+      {"stage0", h200_rank_compute(1, "foreach", 2, false, 2, 0, 8), 0.04},
+      {"mb1", h200_rank_compute(1, "foreach", 1), 0.04},
+      {"mb4", h200_rank_compute(1, "foreach", 4), 0.04},
+      {"mb2", h200_rank_compute(1, "foreach", 2), 0.04},
   };
   for (const Case& c : cases) {
     INFO(c.key << ": model " << c.model << " s, measured " << mean(c.key) << " s");
@@ -245,13 +245,13 @@ TEST_CASE("validation: pipeline stages, micro-batch 1 and 4, checkpointing on on
   // where the plain step idles 2.7: 2.9 ms per recomputed block while the host reran the block's
   // Python forward inside the backward. Not modelled (one measurement, one host): -10 %.
   double kernels = 0;
-  for (const json& r : rows("stage.jsonl", "plain_step"))
+  for (const json& r : h200_rows("stage.jsonl", "plain_step"))
     if (r["ckpt"].get<bool>()) kernels = r["kernel_us_per_step"].get<double>() * 1e-6;
-  const double no_gaps = rank_compute(1, "foreach", 2, true, 1, 0, 1, {{"compute.launch_gap", 0}});
+  const double no_gaps = h200_rank_compute(1, "foreach", 2, true, 1, 0, 1, {{"compute.launch_gap", 0}});
   // +4.9 %: the model also stretches these GEMMs for the power limit (x 1.06), which the 25.7 ms of
   // idle GPU kept this step under (its GEMMs ran at the law's rate, 85.8 ms).
   CHECK(no_gaps == Approx(kernels).epsilon(0.07));
-  CHECK(std::abs(rank_compute(1, "foreach", 2, true) / mean("mb2 ckpt") - 1) < 0.12);
+  CHECK(std::abs(h200_rank_compute(1, "foreach", 2, true) / mean("mb2 ckpt") - 1) < 0.12);
 }
 
 // The power limit's a (compute.power.gemm) is fitted here, on the steps that ran at the 700 W limit
@@ -268,21 +268,21 @@ TEST_CASE("validation: the power limit's GEMM power fraction, fitted on the H200
     double gemm_measured, power_w;
   };
   std::vector<Step> steps;
-  for (const json& r : rows("tp_rank.jsonl", "rank_step"))
+  for (const json& r : h200_rows("tp_rank.jsonl", "rank_step"))
     if (r["mode"] == "plain")
       steps.push_back({"tp_rank tp " + std::to_string(r["tp"].get<int>()) + " " + r["adamw"].get<std::string>(),
                        r["tp"], 2, 1, 1, r["adamw"], r["class_us_per_step"]["gemm"].get<double>() * 1e-6,
                        r["power_w"]});
-  for (const json& r : rows("stage.jsonl", "stage_step"))
+  for (const json& r : h200_rows("stage.jsonl", "stage_step"))
     if (r["stage"] == 1)
       steps.push_back(
           {"stage 1", 1, 2, 2, 8, "foreach", r["class_us_per_step"]["gemm"].get<double>() * 1e-6, r["power_w"]});
-  for (const json& r : rows("stage.jsonl", "plain_step"))
+  for (const json& r : h200_rows("stage.jsonl", "plain_step"))
     if (!r["ckpt"].get<bool>())
       steps.push_back({"micro-batch " + std::to_string(r["micro_batch"].get<int>()), 1, r["micro_batch"], 1, 1,
                        "foreach", r["class_us_per_step"]["gemm"].get<double>() * 1e-6, r["power_w"]});
   REQUIRE(steps.size() == 12);
-  const models::model::ModelShape m = decoder();
+  const models::model::ModelShape m = h200_decoder();
   const ComputeRates rates = h200();
   std::vector<double> at_limit, below;
   for (const Step& s : steps) {

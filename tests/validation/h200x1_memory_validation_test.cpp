@@ -25,7 +25,7 @@ models::model::ModelShape decoder(int blocks) {
   return models::model::resolve_model(s);
 }
 
-double term(const Phase& p, const char* name) {
+double memory_term(const Phase& p, const char* name) {
   for (const Term& t : p.terms)
     if (std::string(name) == t.name) return t.bytes;
   return 0;
@@ -56,7 +56,7 @@ TEST_CASE("h200x1: memory peaks within 0.5 % and activations within 0.2 % of the
     m.param_bytes = fsdp ? 4 : 2;  // FSDP2 with fp32 parameters; the plain model in bf16
     m.ddp_bucket_copies = false;   // the plain model has no DDP wrapper
     m.foreach_adamw = j.value("adamw", "foreach") == "foreach";
-    m.recompute = j["ckpt"].get<bool>() ? Recompute::Full : Recompute::None;
+    m.recompute = j["ckpt"].get<bool>() ? decltype(m.recompute)::Full : decltype(m.recompute)::None;
     m.micro_batch = j["micro_batch"].get<int>();
     const RankEstimate e = estimate_rank(m);
     const double measured = j["peak"].get<double>();
@@ -71,7 +71,7 @@ TEST_CASE("h200x1: memory peaks within 0.5 % and activations within 0.2 % of the
     const Phase& fb = e.phases.front();
     const auto& s = m.model;
     const double tokens = double(m.micro_batch) * s.seq;
-    const double act = term(fb, "activations") + term(fb, "logits") * 6 / 14 +
+    const double act = memory_term(fb, "activations") + memory_term(fb, "logits") * 6 / 14 +
                        (fsdp ? 2.0 * (s.embedding_params() + s.head_params()) : 0);
     CHECK(act == Approx(j["step2"]["act_fwd"].get<double>()).epsilon(0.002));
     (void)tokens;

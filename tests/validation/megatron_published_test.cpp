@@ -35,11 +35,11 @@ struct Row {
   bool long_row = false;
 };
 
-const fs::path kDir = fs::path(COMMSIM_SOURCE_DIR) / "scenarios/validation/megatron";
+const fs::path kMegatronDir = fs::path(COMMSIM_SOURCE_DIR) / "scenarios/validation/megatron";
 
 std::vector<Row> rows() {
   std::vector<Row> out;
-  for (const auto& entry : fs::directory_iterator(kDir)) {
+  for (const auto& entry : fs::directory_iterator(kMegatronDir)) {
     if (entry.path().extension() != ".toml" || entry.path().stem().string().find("profile") != std::string::npos)
       continue;
     Row r;

@@ -14,7 +14,7 @@
 #include "viz/viz.hpp"
 
 namespace {
-size_t count(const std::string& hay, const std::string& needle) {
+size_t count_of(const std::string& hay, const std::string& needle) {
   size_t n = 0;
   for (size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + needle.size())) ++n;
   return n;
@@ -66,9 +66,9 @@ TEST_CASE("viz: rank bars draw one stacked bar per rank, and groups at 1,024 ran
     const auto r = viz_test::make_run(L);
     const std::string svg = viz::charts::rank_bars(r);
     const size_t n = r.ranks.size();
-    CHECK(count(svg, "class=\"bar-rank\"") == n);
+    CHECK(count_of(svg, "class=\"bar-rank\"") == n);
     // Every rank has compute; the legend names each colour used.
-    CHECK(count(svg, "class=\"seg seg-compute\"") == n);
+    CHECK(count_of(svg, "class=\"seg seg-compute\"") == n);
     CHECK(svg.find(">compute</text>") != std::string::npos);
     CHECK(svg.find(">exposed communication</text>") != std::string::npos);
     CHECK(svg.find(">barrier wait</text>") != std::string::npos);
@@ -78,8 +78,8 @@ TEST_CASE("viz: rank bars draw one stacked bar per rank, and groups at 1,024 ran
   const auto big = viz_test::make_run(viz_test::ranks_1024());
   const std::string svg = viz::charts::rank_bars(big);
   // 128 nodes exceed kMaxRankBars (64), so ranges of ceil(1024/64) = 16 ranks: 64 bars.
-  CHECK(count(svg, "class=\"bar-group\"") == 64);
-  CHECK(count(svg, "class=\"bar-rank\"") == 0);
+  CHECK(count_of(svg, "class=\"bar-group\"") == 64);
+  CHECK(count_of(svg, "class=\"bar-rank\"") == 0);
   CHECK(svg.find("slowest rank of the group") != std::string::npos);
   CHECK(svg.size() < 200'000);
 }
@@ -88,7 +88,7 @@ TEST_CASE("viz: timeline has a row per rank and stream, and three representative
   const auto r8 = viz_test::make_run(viz_test::eight_ranks());
   const std::string svg = viz::charts::timeline(r8);
   // 8 ranks x (compute, comm, offload) streams.
-  CHECK(count(svg, "class=\"timeline-row\"") == 24);
+  CHECK(count_of(svg, "class=\"timeline-row\"") == 24);
   for (int k = 0; k < 8; ++k) CHECK(svg.find(">rank " + std::to_string(k) + "</text>") != std::string::npos);
   // Collectives labelled with op and size where they fit, legend per op.
   CHECK(svg.find(">all_gather<") != std::string::npos);
@@ -107,7 +107,7 @@ TEST_CASE("viz: timeline has a row per rank and stream, and three representative
     CHECK(wait(shown.back().rank) >= wait(k.rank));
   }
   const std::string bsvg = viz::charts::timeline(big);
-  CHECK(count(bsvg, "class=\"timeline-row\"") == 9);
+  CHECK(count_of(bsvg, "class=\"timeline-row\"") == 9);
   CHECK(bsvg.find("most wait") != std::string::npos);
   CHECK(bsvg.find("showing 3 of 1,024 ranks") != std::string::npos);
   CHECK(bsvg.size() < 200'000);
@@ -115,24 +115,24 @@ TEST_CASE("viz: timeline has a row per rank and stream, and three representative
 
 TEST_CASE("viz: topology shows the transport at each level, in the legend too", "[viz]") {
   const std::string one = viz::charts::topology(viz_test::make_run(viz_test::one_pod_four_gpus()));
-  CHECK(count(one, "class=\"topo-gpu\"") == 4);
-  CHECK(count(one, "class=\"topo-pod\"") == 1);
+  CHECK(count_of(one, "class=\"topo-gpu\"") == 4);
+  CHECK(count_of(one, "class=\"topo-pod\"") == 1);
   CHECK(one.find("data-transport=\"P2P NVLink\"") != std::string::npos);
   CHECK(one.find("P2P NVLink: P2P/CUMEM/read (within a pod)") != std::string::npos);
   CHECK(one.find("topo-network") == std::string::npos);  // nothing goes over the network
 
   const std::string four = viz::charts::topology(viz_test::make_run(viz_test::four_pods_one_gpu()));
-  CHECK(count(four, "class=\"topo-pod\"") == 4);
-  CHECK(count(four, "class=\"topo-nic\"") == 4);  // each pod leaves the host through its NIC
+  CHECK(count_of(four, "class=\"topo-pod\"") == 4);
+  CHECK(count_of(four, "class=\"topo-nic\"") == 4);  // each pod leaves the host through its NIC
   CHECK(four.find("data-transport=\"NET EFA\"") != std::string::npos);
   CHECK(four.find("NET EFA: NET/Libfabric/0/GDRDMA (between pods of a node)") != std::string::npos);
 
   const std::string big = viz::charts::topology(viz_test::make_run(viz_test::ranks_1024()));
   // One row of nodes (8 GPUs each: two fit in 1,120 px) and a box for the others.
-  const size_t drawn = count(big, "class=\"topo-node\"");
+  const size_t drawn = count_of(big, "class=\"topo-node\"");
   CHECK(drawn == 2);
   CHECK(big.find(std::to_string(128 - drawn) + " more") != std::string::npos);
-  CHECK(count(big, "class=\"topo-gpu\"") == 8 * drawn);
+  CHECK(count_of(big, "class=\"topo-gpu\"") == 8 * drawn);
   CHECK(big.find("NET EFA: NET/Libfabric/0/GDRDMA (between nodes)") != std::string::npos);
 }
 
@@ -141,9 +141,9 @@ TEST_CASE("viz: link chart shows each link class's busiest link and mean, then t
   const std::string svg = viz::charts::links(r);
   std::set<std::string> kinds;
   for (const auto& l : r.links) kinds.insert(l.kind);
-  CHECK(count(svg, "class=\"link-class-row\"") == kinds.size());
-  CHECK(count(svg, "class=\"link-row\"") >= 1);
-  CHECK(count(svg, "class=\"link-row\"") <= std::min<size_t>(r.links.size(), viz::charts::kMaxLinks));
+  CHECK(count_of(svg, "class=\"link-class-row\"") == kinds.size());
+  CHECK(count_of(svg, "class=\"link-row\"") >= 1);
+  CHECK(count_of(svg, "class=\"link-row\"") <= std::min<size_t>(r.links.size(), viz::charts::kMaxLinks));
   CHECK(svg.find("share of the step (%)") != std::string::npos);
   CHECK(svg.find(">EFA link</text>") != std::string::npos);
   CHECK(svg.find(">PCIe link</text>") != std::string::npos);
@@ -160,8 +160,8 @@ TEST_CASE("viz: links with identical traffic collapse into one row, the class ro
   r.links.push_back({"node0/nic0 -> fabric", "EFA", 1e9, 0.5, 0.2, 5e9});
   r.links.push_back({"node0/nic1 -> fabric", "EFA", 0, 0, 0, 5e9});
   const std::string svg = viz::charts::links(r);
-  CHECK(count(svg, "class=\"link-class-row\"") == 2);
-  CHECK(count(svg, "class=\"link-row\"") == 3);  // 12 alike NVLink ports, then each EFA link
+  CHECK(count_of(svg, "class=\"link-class-row\"") == 2);
+  CHECK(count_of(svg, "class=\"link-row\"") == 3);  // 12 alike NVLink ports, then each EFA link
   CHECK(svg.find(" × 12</text>") != std::string::npos);
   CHECK(svg.find("max 80% · mean 80%") != std::string::npos);
   CHECK(svg.find("max 20% · mean 10%") != std::string::npos);
@@ -180,8 +180,8 @@ TEST_CASE("viz: long labels keep both ends", "[viz]") {
 TEST_CASE("viz: bus bandwidth chart has log axes, predicted lines and measured points", "[viz]") {
   const auto pts = viz_test::busbw_curve(130e9, 25e-6, true);
   const std::string svg = viz::charts::busbw(pts);
-  CHECK(count(svg, "class=\"busbw-predicted\"") == 2);
-  CHECK(count(svg, "class=\"busbw-measured\"") > 20);
+  CHECK(count_of(svg, "class=\"busbw-predicted\"") == 2);
+  CHECK(count_of(svg, "class=\"busbw-measured\"") > 20);
   CHECK(svg.find("bus bandwidth (GB/s, log scale)") != std::string::npos);
   CHECK(svg.find("message size (bytes, log scale") != std::string::npos);
   CHECK(svg.find(">all_gather measured</text>") != std::string::npos);
@@ -212,8 +212,8 @@ TEST_CASE("viz: report page is self-contained, escaped and free of NaN", "[viz]"
   CHECK(stripped.find("url(") == std::string::npos);
   CHECK(stripped.find("@import") == std::string::npos);
   // Five charts, every <svg> closed.
-  CHECK(count(html, "<svg ") == 5);
-  CHECK(count(html, "</svg>") == 5);
+  CHECK(count_of(html, "<svg ") == 5);
+  CHECK(count_of(html, "</svg>") == 5);
   for (const char* c : {"chart-topology", "chart-ranks", "chart-timeline", "chart-links", "chart-busbw"})
     CHECK(html.find(c) != std::string::npos);
 }
@@ -230,16 +230,16 @@ TEST_CASE("viz: comparison page puts the step and run time ratios on top", "[viz
   CHECK(at < html.find("<svg"));
   // Same number of steps: the run-time ratio equals the step ratio and is not printed a second time.
   REQUIRE(a.steps == b.steps);
-  CHECK(count(html, ">" + ratio + "<") == 1);
+  CHECK(count_of(html, ">" + ratio + "<") == 1);
   CHECK(html.find("run-ratio") == std::string::npos);
   CHECK(html.find("; run time ") != std::string::npos);
   // Four charts per column, and one bus-bandwidth chart with every layout on one axis.
-  CHECK(count(html, "class=\"chart chart-") == 9);
-  CHECK(count(html, "class=\"chart chart-busbw\"") == 1);
-  CHECK(count(html, "class=\"busbw-series\"") == 4);  // 2 layouts x 2 collectives
+  CHECK(count_of(html, "class=\"chart chart-") == 9);
+  CHECK(count_of(html, "class=\"chart chart-busbw\"") == 1);
+  CHECK(count_of(html, "class=\"busbw-series\"") == 4);  // 2 layouts x 2 collectives
   // Each chart can be saved as SVG.
-  CHECK(count(html, "class=\"svg-download\"") == 9);
-  CHECK(count(html, "class=\"headline-bars\"") == 1);
+  CHECK(count_of(html, "class=\"svg-download\"") == 9);
+  CHECK(count_of(html, "class=\"headline-bars\"") == 1);
   CHECK(b.step_time_s > a.step_time_s);  // EFA between pods is slower than NVLink inside one
   CHECK_FALSE(has_non_finite(html));
 }
@@ -257,11 +257,11 @@ TEST_CASE("viz: rank bars stack the step breakdown, each bar reaching the step t
     r.ranks.push_back(rr);
   }
   const std::string svg = viz::charts::rank_bars(r);
-  CHECK(count(svg, "class=\"seg seg-compute\"") == 2);
-  CHECK(count(svg, "class=\"seg seg-interference\"") == 2);
-  CHECK(count(svg, "class=\"seg seg-bubble\"") == 2);
-  CHECK(count(svg, "class=\"seg seg-barrier\"") == 1);
-  CHECK(count(svg, "class=\"seg seg-offload\"") == 0);
+  CHECK(count_of(svg, "class=\"seg seg-compute\"") == 2);
+  CHECK(count_of(svg, "class=\"seg seg-interference\"") == 2);
+  CHECK(count_of(svg, "class=\"seg seg-bubble\"") == 2);
+  CHECK(count_of(svg, "class=\"seg seg-barrier\"") == 1);
+  CHECK(count_of(svg, "class=\"seg seg-offload\"") == 0);
   CHECK(svg.find(">pipeline bubble</text>") != std::string::npos);
   CHECK(svg.find(">interference (compute lost to overlapping communication)</text>") != std::string::npos);
   CHECK(svg.find("host work") == std::string::npos);  // absent components stay out of the legend
@@ -315,7 +315,7 @@ TEST_CASE("viz: the headline bars are the mean rank's breakdown, adding up to th
     CHECK(head.find(std::string("class=\"headline-legend\">") + absent + "</text>") == std::string::npos);
   CHECK(head.find("<title>pipeline bubble: 1.25 s</title>") != std::string::npos);
   CHECK(head.find("<title>host work the GPU waits for (CPU offload): 11.0 s</title>") != std::string::npos);
-  CHECK(count(head, "</title></rect>") == 4 + 3);  // the bars' segments (with tooltips): 4 and 3
+  CHECK(count_of(head, "</title></rect>") == 4 + 3);  // the bars' segments (with tooltips): 4 and 3
 }
 
 TEST_CASE("viz: several measured files are separate series on one axis", "[viz]") {
@@ -323,7 +323,7 @@ TEST_CASE("viz: several measured files are separate series on one axis", "[viz]"
   for (const char* file : {"ar_ring.txt (NCCL_ALGO=Ring)", "ar_tree.txt (NCCL_ALGO=Tree)"})
     for (int64_t s = 1024; s <= (1 << 20); s *= 4) pts.push_back({"all_reduce", s, 0, 1e9 * s / (1 << 20), file});
   const std::string svg = viz::charts::busbw(pts);
-  CHECK(count(svg, "class=\"busbw-series\"") == 2);
+  CHECK(count_of(svg, "class=\"busbw-series\"") == 2);
   CHECK(svg.find(">ar_ring.txt (NCCL_ALGO=Ring) · all_reduce measured</text>") != std::string::npos);
   CHECK(svg.find(">ar_tree.txt (NCCL_ALGO=Tree) · all_reduce measured</text>") != std::string::npos);
 }

@@ -9,7 +9,7 @@
 #include "viz/viz.hpp"
 
 namespace {
-size_t count(const std::string& hay, const std::string& needle) {
+size_t count_in(const std::string& hay, const std::string& needle) {
   size_t n = 0;
   for (size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + needle.size())) ++n;
   return n;
@@ -64,10 +64,10 @@ TEST_CASE("viz: scaling efficiency is tokens/s per GPU over the series' first po
 
 TEST_CASE("viz: the throughput chart draws each series with its linear-scaling line", "[viz]") {
   const std::string svg = viz::charts::scaling_throughput(nodes_sweep(), "cluster.nodes");
-  CHECK(count(svg, "class=\"scaling-series\"") == 1);
-  CHECK(count(svg, "class=\"scaling-throughput\"") == 1);
-  CHECK(count(svg, "class=\"scaling-ideal\"") == 1);
-  CHECK(count(svg, "class=\"scaling-point\"") == 3);
+  CHECK(count_in(svg, "class=\"scaling-series\"") == 1);
+  CHECK(count_in(svg, "class=\"scaling-throughput\"") == 1);
+  CHECK(count_in(svg, "class=\"scaling-ideal\"") == 1);
+  CHECK(count_in(svg, "class=\"scaling-point\"") == 3);
   CHECK(svg.find("cluster.nodes") != std::string::npos);  // the x axis is the first --vary key
   CHECK(svg.find("linear scaling") != std::string::npos);
   CHECK(svg.find("scaling efficiency 90%") != std::string::npos);  // the tooltip of the 2-node point
@@ -76,7 +76,7 @@ TEST_CASE("viz: the throughput chart draws each series with its linear-scaling l
   auto over = nodes_sweep();
   over[2].fits = false;
   const std::string oom = viz::charts::scaling_throughput(over, "cluster.nodes");
-  CHECK(count(oom, "scaling-oom") == 1);
+  CHECK(count_in(oom, "scaling-oom") == 1);
   CHECK(oom.find("does not fit in GPU memory") != std::string::npos);
 
   // A bare collective has no tokens: the chart says so instead of drawing a flat line at zero.
@@ -84,14 +84,14 @@ TEST_CASE("viz: the throughput chart draws each series with its linear-scaling l
   for (auto& p : bare) p.tokens_per_s = 0;
   const std::string none = viz::charts::scaling_throughput(bare, "cluster.nodes");
   CHECK(none.find("no throughput") != std::string::npos);
-  CHECK(count(none, "class=\"scaling-point\"") == 0);
+  CHECK(count_in(none, "class=\"scaling-point\"") == 0);
 }
 
 TEST_CASE("viz: the efficiency chart marks 100 % and writes each point's efficiency", "[viz]") {
   const std::string svg = viz::charts::scaling_efficiency(nodes_sweep(), "cluster.nodes");
-  CHECK(count(svg, "scaling-linear") == 1);
-  CHECK(count(svg, "class=\"scaling-point\"") == 3);
-  CHECK(count(svg, "scaling-value") == 3);
+  CHECK(count_in(svg, "scaling-linear") == 1);
+  CHECK(count_in(svg, "class=\"scaling-point\"") == 3);
+  CHECK(count_in(svg, "scaling-value") == 3);
   CHECK(svg.find(">90%<") != std::string::npos);  // not a tick (ticks step by 20 %)
 }
 
@@ -102,10 +102,10 @@ TEST_CASE("viz: the sweep's breakdown bars add up to each point's step and failu
   failed.error = "does not divide";
   pts.push_back(failed);
   const std::string svg = viz::charts::scaling_breakdown(pts);
-  CHECK(count(svg, "class=\"scaling-bar\"") == 3);
-  CHECK(count(svg, "seg seg-compute") == 3);
-  CHECK(count(svg, "seg seg-exposed") == 3);
-  CHECK(count(svg, "seg seg-bubble") == 0);  // absent parts are neither drawn nor in the legend
+  CHECK(count_in(svg, "class=\"scaling-bar\"") == 3);
+  CHECK(count_in(svg, "seg seg-compute") == 3);
+  CHECK(count_in(svg, "seg seg-exposed") == 3);
+  CHECK(count_in(svg, "seg seg-bubble") == 0);  // absent parts are neither drawn nor in the legend
   CHECK(svg.find("pipeline bubble") == std::string::npos);
   CHECK(svg.find("failed: does not divide") != std::string::npos);
 }
@@ -115,8 +115,8 @@ TEST_CASE("viz: the sweep page holds three charts, the points and each column ex
   const std::string html = viz::sweep_html(s);
   for (const char* chart : {"chart-scaling-throughput", "chart-scaling-efficiency", "chart-scaling-breakdown"})
     CHECK(html.find(chart) != std::string::npos);
-  CHECK(count(html, "class=\"svg-download\"") == 3);
-  CHECK(count(html, "class=\"point-row\"") == 3);
+  CHECK(count_in(html, "class=\"svg-download\"") == 3);
+  CHECK(count_in(html, "class=\"point-row\"") == 3);
   for (const char* col :
        {"<b>GPUs</b>", "<b>step time</b>", "<b>tokens/s</b>", "<b>efficiency</b>", "<b>MFU</b>", "<b>fits</b>"})
     CHECK(html.find(col) != std::string::npos);

@@ -28,13 +28,13 @@ namespace models::workload {
 namespace {
 // Copy of a bf16 gradient into the contiguous reduce (ipg) buffer: read 2 B, write 2 B per
 // element (stage3.py __add_grad_to_ipg_bucket copies param.grad into the bucket's buffer).
-constexpr double kIpgCopyBytesPerParam = 2 + 2;
+constexpr double kStage3IpgCopyBytesPerParam = 2 + 2;
 // The reduced bf16 gradient shard cast into the fp32 gradient partition: read 2 B, write 4 B; on
 // later micro-batches accumulated into it: read 4 B more (stage3.py partition_grads).
-constexpr int kGradCastBytesPerParam = 2 + 4;
+constexpr int kStage3GradCastBytesPerParam = 2 + 4;
 constexpr int kGradAccumulateBytesPerParam = 4;
 // Gradient bytes per element of the fp32 partition copied to the host at the boundary.
-constexpr int kFp32Bytes = 4;
+constexpr int kStage3Fp32Bytes = 4;
 }  // namespace
 
 double zero3_host_step_seconds(double shard_params, int launcher_procs, int node_ranks, const ComputeRates& rates,
@@ -101,7 +101,7 @@ class Zero3Step final : public ShardedStep {
 
   void gradients_ready(const Unit& unit, bool last) override {
     if (c_.zero.contiguous_gradients)  // copy into the contiguous reduce (ipg) buffer
-      p_.compute(kComputeStream, secs(mem_time(double(unit.params) * kIpgCopyBytesPerParam)), Work::Memory,
+      p_.compute(kComputeStream, secs(mem_time(double(unit.params) * kStage3IpgCopyBytesPerParam)), Work::Memory,
                  "ipg copy " + unit.name);
     bucket_ += unit.params;
     bucket_names_ += (bucket_names_.empty() ? "" : "+") + unit.name;
@@ -130,7 +130,7 @@ class Zero3Step final : public ShardedStep {
       p_.copy(kOffloadStream, CopyDir::GpuToHost, shard16, "d2h grad buffer " + name);
     }
     if (micro_ == accum_ - 1)
-      p_.copy(kOffloadStream, CopyDir::GpuToHost, int64_t(double(params) / n_ * kFp32Bytes), "d2h fp32 grads " + name);
+      p_.copy(kOffloadStream, CopyDir::GpuToHost, int64_t(double(params) / n_ * kStage3Fp32Bytes), "d2h fp32 grads " + name);
     const uint32_t e = p_.new_event();
     p_.record(kOffloadStream, e);
     return e;
@@ -139,7 +139,7 @@ class Zero3Step final : public ShardedStep {
   void end_of_backward(int m) override {
     if (offload_opt_) return;  // the fp32 gradients are on the host (after_reduce)
     const double shard = shard_params();
-    const double bytes = shard * (kGradCastBytesPerParam + (m > 0 ? kGradAccumulateBytesPerParam : 0));
+    const double bytes = shard * (kStage3GradCastBytesPerParam + (m > 0 ? kGradAccumulateBytesPerParam : 0));
     p_.compute(kComputeStream, secs(mem_time(bytes, compute::MemKernel::CastUp)), Work::Memory, tag(m) + "grad cast");
   }
 
@@ -148,7 +148,7 @@ class Zero3Step final : public ShardedStep {
     if (offload_opt_) {
       // Unscale/clip, CPU-Adam and the bf16 partition refresh on the host (see compute.hpp).
       const double t = zero3_host_step_seconds(shard, c_.launcher_procs, c_.node_ranks, c_.rates, c_.cpu_threads);
-      p_.compute(kComputeStream, secs(t), Work::Host, "cpu step " + mb(shard * kFp32Bytes) + " fp32 shard");
+      p_.compute(kComputeStream, secs(t), Work::Host, "cpu step " + mb(shard * kStage3Fp32Bytes) + " fp32 shard");
       if (!offload_param_) {
         p_.copy(kComputeStream, CopyDir::HostToGpu, int64_t(shard * compute_bytes_), "h2d updated params");
       }

@@ -59,7 +59,7 @@ void same_inter_edges(const CommPlan& part, const CommPlan& whole) {
     }
 }
 
-ScenarioSpec cluster(const std::string& instance, int nodes) {
+ScenarioSpec parts_cluster(const std::string& instance, int nodes) {
   ScenarioSpec s;
   s.cluster.instance = instance;
   s.cluster.nodes = nodes;
@@ -74,11 +74,11 @@ TEST_CASE("comm plan: parts laid out on demand, in any order, equal the plan bui
     ScenarioSpec spec;
   };
   std::vector<Case> cases;
-  cases.push_back({"p5 x 3 (NVLSTree)", cluster("p5.48xlarge", 3)});
-  cases.push_back({"p5en x 5", cluster("p5en.48xlarge", 5)});
-  cases.push_back({"p4d x 3", cluster("p4d.24xlarge", 3)});
+  cases.push_back({"p5 x 3 (NVLSTree)", parts_cluster("p5.48xlarge", 3)});
+  cases.push_back({"p5en x 5", parts_cluster("p5en.48xlarge", 5)});
+  cases.push_back({"p4d x 3", parts_cluster("p4d.24xlarge", 3)});
   {
-    ScenarioSpec s = cluster("p5en.48xlarge", 6);
+    ScenarioSpec s = parts_cluster("p5en.48xlarge", 6);
     s.cluster.fabric.topology = "rail";
     s.cluster.fabric.pod_nodes = 2;
     cases.push_back({"p5en x 6 rail, pods of 2", s});
@@ -86,13 +86,13 @@ TEST_CASE("comm plan: parts laid out on demand, in any order, equal the plan bui
   {
     // Chains over SHM through PCIe, PCIe the narrowest link: a leader's chain edge down and its
     // inter-node edges share its PCIe uplink as bottleneck.
-    ScenarioSpec s = cluster("p5.48xlarge", 3);
+    ScenarioSpec s = parts_cluster("p5.48xlarge", 3);
     s.nccl_env = {{"NCCL_P2P_DISABLE", "1"}};
     s.cluster.params["pcie.bandwidth"] = 1e9;
     cases.push_back({"p5 x 3 SHM chains, PCIe-bound", s});
   }
   {
-    ScenarioSpec s = cluster("p5.48xlarge", 2);
+    ScenarioSpec s = parts_cluster("p5.48xlarge", 2);
     s.nccl_env = {{"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "1"}};
     cases.push_back({"p5 x 2, every GPU its own NCCL node", s});
   }

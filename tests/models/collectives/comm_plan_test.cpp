@@ -16,7 +16,7 @@
 using namespace collectives_test;
 
 namespace {
-std::vector<int> all_ranks(const World& w) {
+std::vector<int> plan_ranks(const World& w) {
   std::vector<int> r;
   for (int i = 0; i < w.size(); ++i) r.push_back(i);
   return r;
@@ -28,7 +28,7 @@ TEST_CASE("comm plan: one NVSwitch node is one NCCL node, one ring, 12 channels 
   // 370.8 GB/s, so the fastest speed that still gives 12 channels is 30 GB/s (as logged on
   // 4 x H200: scenarios/validation/h200x4/measured/nccl-tests/ar_g4_info.txt).
   Rig rig(1, 4, 450e9, 50e9);
-  const CommPlan plan = build_plan(rig.world, rig.net, all_ranks(rig.world));
+  const CommPlan plan = build_plan(rig.world, rig.net, plan_ranks(rig.world));
   CHECK(plan.view.nnodes == 1);
   CHECK(plan.view.intra_nvlink);
   CHECK(plan.view.bw_intra_gbs == 30);
@@ -44,7 +44,7 @@ TEST_CASE("comm plan: one NVSwitch node is one NCCL node, one ring, 12 channels 
 
 TEST_CASE("comm plan: across nodes the network is rated at NIC speed, one graph channel per NIC", "[nccl]") {
   Rig rig(2, 4, 450e9, 12.5e9);
-  const CommPlan plan = build_plan(rig.world, rig.net, all_ranks(rig.world));
+  const CommPlan plan = build_plan(rig.world, rig.net, plan_ranks(rig.world));
   CHECK(plan.view.nnodes == 2);
   CHECK(plan.view.bw_inter_gbs == Approx(12.5));
   CHECK(plan.view.graph_channels == 1);  // one NIC per node
@@ -69,7 +69,7 @@ TEST_CASE("comm plan: one ring per NIC group, each leaving a node through a diff
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   auto world = World::build(spec, net);
-  const CommPlan plan = build_plan(*world, net, all_ranks(*world));
+  const CommPlan plan = build_plan(*world, net, plan_ranks(*world));
   CHECK(plan.view.graph_channels == 8);  // node 0's GPUs leave it by 8 NIC groups
   REQUIRE(plan.rings.size() == 8);
   REQUIRE(plan.trees.size() == 8);
@@ -90,7 +90,7 @@ TEST_CASE("comm plan: without P2P and SHM every GPU is its own NCCL node (ncclTo
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   auto world = World::build(spec, net);
-  const CommPlan plan = build_plan(*world, net, all_ranks(*world));
+  const CommPlan plan = build_plan(*world, net, plan_ranks(*world));
   CHECK(plan.view.nnodes == 8);
   CHECK(plan.view.nranks == 8);
   CHECK(plan.node_of == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
@@ -143,7 +143,7 @@ TEST_CASE("comm plan: rotating every node's GPUs one on maps the tree sets and N
     sim::Simulator sim;
     sim::FlowNetwork net(sim);
     auto world = World::build(spec, net);
-    const CommPlan plan = build_plan(*world, net, all_ranks(*world), kPlanTrees | kPlanNvlsTree);
+    const CommPlan plan = build_plan(*world, net, plan_ranks(*world), kPlanTrees | kPlanNvlsTree);
     const int sets = static_cast<int>(plan.trees.size());
     REQUIRE(sets == 8);
     REQUIRE(plan.view.nvls);

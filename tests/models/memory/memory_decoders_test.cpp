@@ -11,7 +11,7 @@ using namespace models::memory;
 using models::model::ModelShape;
 
 namespace {
-ModelShape preset(const char* name, int seq = 4096) {
+ModelShape decoder_preset(const char* name, int seq = 4096) {
   models::ModelSpec s;
   s.preset = name;
   s.seq = seq;
@@ -27,7 +27,7 @@ double term(const Phase& p, const char* name) {
 TEST_CASE("memory: a GELU block keeps 2 ffn per token for its MLP, SwiGLU 4 ffn", "[memory]") {
   // GPT-2: 4 x 2h replicated, (q + k + v + o) 2 x 4h, MLP 2 x 2 x 4h: 2 (4h + 4h + 8h) = 32 h per token
   // (Korthikanti et al. 2022: 34 sbh with dropout's masks and unfused scores; here flash, no dropout).
-  const ModelShape g = preset("gpt2", 1024);
+  const ModelShape g = decoder_preset("gpt2", 1024);
   CHECK(block_activation_bytes_per_token(g, 1, false, Recompute::None) == 32.0 * 768);
   // Counted as SwiGLU it was 48 h: 1.5x.
   ModelShape as_swiglu = g;
@@ -36,7 +36,7 @@ TEST_CASE("memory: a GELU block keeps 2 ffn per token for its MLP, SwiGLU 4 ffn"
 }
 
 TEST_CASE("memory: MLA's saved activations, by hand from DeepSeek-V3's config", "[memory]") {
-  const ModelShape m = preset("deepseek-v3");
+  const ModelShape m = decoder_preset("deepseek-v3");
   const double e = 2, h = 7168, f = 18432;
   for (int tp : {1, 8}) {
     // replicated: 4 e h (norms, residual) + e (2 x 1536 + 2 x 512 + 64) (the latents);
@@ -51,7 +51,7 @@ TEST_CASE("memory: MLA's saved activations, by hand from DeepSeek-V3's config", 
 
 TEST_CASE("memory: MLA's down projections are held whole by every TP rank", "[memory]") {
   MemoryInputs in;
-  in.model = preset("deepseek-v3");
+  in.model = decoder_preset("deepseek-v3");
   in.model.layers = 3;  // the three dense layers
   in.model.moe = {};
   in.strategy = models::workload::Strategy::Megatron;
@@ -63,7 +63,7 @@ TEST_CASE("memory: MLA's down projections are held whole by every TP rank", "[me
 
 TEST_CASE("memory: the optimizer moments' dtype as the framework keeps them, or as set", "[memory]") {
   MemoryInputs in;
-  in.model = preset("gpt2", 1024);
+  in.model = decoder_preset("gpt2", 1024);
   in.strategy = models::workload::Strategy::Ddp;
   in.param_bytes = 2;
   in.ddp_bucket_copies = false;

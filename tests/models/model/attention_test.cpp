@@ -9,7 +9,7 @@
 using namespace models::model;
 
 namespace {
-ModelShape preset(const char* name) {
+ModelShape attention_preset(const char* name) {
   models::ModelSpec s;
   s.preset = name;
   return resolve_model(s);
@@ -23,7 +23,7 @@ TEST_CASE("attention: DeepSeek-V3's MLA matrices, by hand from its config.json",
   //   kv_a 7168 x (512 + 64)    =  4,128,768   (replicated over TP)
   //   kv_b 512 x 128 (128+128)  = 16,777,216
   //   o    128 x 128 x 7168     = 117,440,512
-  const AttentionShape a = preset("deepseek-v3").attention();
+  const AttentionShape a = attention_preset("deepseek-v3").attention();
   REQUIRE(a.is_mla());
   CHECK(a.matmul_params() == 11010048LL + 37748736 + 4128768 + 16777216 + 117440512);
   CHECK(a.replicated_params() == 11010048LL + 4128768);
@@ -46,16 +46,16 @@ TEST_CASE("attention: DeepSeek-V3's MLA matrices, by hand from its config.json",
 
 TEST_CASE("attention: grouped-query attention with and without head_dim", "[model]") {
   // Llama-3-8B: q, o 4096 x 4096; k, v 4096 x 1024: 2 h^2 + 2 h kv, as before.
-  const AttentionShape l = preset("llama-3-8b").attention();
+  const AttentionShape l = attention_preset("llama-3-8b").attention();
   CHECK(l.matmul_params() == 2LL * 4096 * 4096 + 2LL * 4096 * 1024);
   CHECK(l.core_width() == 4096);
   CHECK(l.replicated_params() == 0);
   // Qwen3-32B: 64 heads of 128 beside hidden 5120: q 5120 x 8192, o 8192 x 5120, k/v 5120 x 1024.
-  const AttentionShape q = preset("qwen3-32b").attention();
+  const AttentionShape q = attention_preset("qwen3-32b").attention();
   CHECK(q.matmul_params() == 2LL * 5120 * 8192 + 2LL * 5120 * 1024);
   CHECK(q.core_width() == 8192);
   // Biases (gpt-oss): q, k, v, o outputs.
-  const AttentionShape g = preset("gpt-oss-120b").attention();
+  const AttentionShape g = attention_preset("gpt-oss-120b").attention();
   CHECK(g.bias_params() == 64 * 64 + 2 * 8 * 64 + 2880);
 }
 

@@ -12,7 +12,7 @@
 using namespace models::model;
 
 namespace {
-ModelShape preset(const char* name) {
+ModelShape preset_shape(const char* name) {
   models::ModelSpec s;
   s.preset = name;
   if (const Preset* p = find_preset(name); p && p->max_positions > 0) s.seq = p->max_positions;  // GPT-2: 1024
@@ -26,7 +26,7 @@ TEST_CASE("presets: every preset resolves and names its source", "[model]") {
     INFO(p.name);
     CHECK(std::string(p.source).size() > 10);
     CHECK(names.insert(p.name).second);  // no name twice
-    const ModelShape m = preset(p.name);
+    const ModelShape m = preset_shape(p.name);
     CHECK(m.total_params() > 0);
     CHECK(m.active_params() <= m.total_params());
   }
@@ -37,14 +37,14 @@ TEST_CASE("presets: GPT-2 counts LayerNorm, biases and the learned position tabl
   // Per block 12 h^2 + 13 h: c_attn 3h^2 + 3h, c_proj h^2 + h, c_fc 4h^2 + 4h, mlp c_proj 4h^2 + h,
   // two LayerNorms 4h; then wte V h, wpe 1024 h, ln_f 2h; the head tied to wte.
   auto gpt2 = [](double L, double h) { return L * (12 * h * h + 13 * h) + 50257 * h + 1024 * h + 2 * h; };
-  CHECK(double(preset("gpt2").total_params()) == gpt2(12, 768));
+  CHECK(double(preset_shape("gpt2").total_params()) == gpt2(12, 768));
   // Hugging Face's num_parameters() of openai-community/gpt2 ... gpt2-xl.
-  CHECK(preset("gpt2").total_params() == 124439808LL);
-  CHECK(preset("gpt2-medium").total_params() == 354823168LL);
-  CHECK(preset("gpt2-large").total_params() == 774030080LL);
-  CHECK(preset("gpt2-xl").total_params() == 1557611200LL);
+  CHECK(preset_shape("gpt2").total_params() == 124439808LL);
+  CHECK(preset_shape("gpt2-medium").total_params() == 354823168LL);
+  CHECK(preset_shape("gpt2-large").total_params() == 774030080LL);
+  CHECK(preset_shape("gpt2-xl").total_params() == 1557611200LL);
   // Llama-shaped keys (RMSNorm, no biases, rotary) miss 11h per block and the position table.
-  const ModelShape g = preset("gpt2");
+  const ModelShape g = preset_shape("gpt2");
   CHECK(g.norm == Norm::LayerNorm);
   CHECK(g.biases);
   CHECK(g.positions == Positions::Learned);
@@ -55,10 +55,10 @@ TEST_CASE("presets: Qwen3 dense with head_dim beside the hidden size", "[model]"
   // embedding and head 151936 x 4096; final norm.
   const double h = 4096, q = 32 * 128, kv = 8 * 128;
   const double block = 2 * h * q + 2 * h * kv + 3 * h * 12288 + 2 * h;
-  CHECK(double(preset("qwen3-8b").total_params()) == 36 * block + 2 * 151936 * h + h);
-  CHECK(double(preset("qwen3-8b").total_params()) == Approx(8.19e9).epsilon(0.002));  // model card: 8.2B
+  CHECK(double(preset_shape("qwen3-8b").total_params()) == 36 * block + 2 * 151936 * h + h);
+  CHECK(double(preset_shape("qwen3-8b").total_params()) == Approx(8.19e9).epsilon(0.002));  // model card: 8.2B
   // Qwen3-32B: 64 x 128 = 8192 query width beside hidden 5120; model card 32.8B.
-  const ModelShape m = preset("qwen3-32b");
+  const ModelShape m = preset_shape("qwen3-32b");
   CHECK(m.attention().q_dim() == 8192);
   CHECK(double(m.total_params()) == Approx(32.8e9).epsilon(0.003));
 }
@@ -84,7 +84,7 @@ TEST_CASE("presets: MoE totals and active parameters against the published ones"
       {"llama-4-maverick", 400e9, 17e9, 0, 0.02},    // 17B active, 400B total (vision encoder included)
   };
   for (const Row& r : rows) {
-    const ModelShape m = preset(r.name);
+    const ModelShape m = preset_shape(r.name);
     const double active = double(m.active_params()) - r.embedding_out * double(m.embedding_params());
     INFO(r.name << ": total " << m.total_params() << " active " << active);
     CHECK(double(m.total_params()) == Approx(r.total).epsilon(r.tol));
@@ -95,14 +95,14 @@ TEST_CASE("presets: MoE totals and active parameters against the published ones"
 TEST_CASE("presets: gpt-oss-120b's attention with biases, by hand", "[model]") {
   // q [2880 x 64*64], k/v [2880 x 8*64], o [4096 x 2880] and their biases 4096 + 512 + 512 + 2880:
   // 26,550,080 per layer (the checkpoint's 26,550,144 adds 64 attention sinks, not modelled).
-  const ModelShape m = preset("gpt-oss-120b");
+  const ModelShape m = preset_shape("gpt-oss-120b");
   CHECK(m.attention_matmul_params() + m.attention().bias_params() == 26550080LL);
   // An expert: gate/up [2880 x 2 x 2880] + bias 5760, down [2880 x 2880] + bias 2880.
   CHECK(m.moe_expert_params() == 128LL * (3 * 2880 * 2880 + 2 * 2880 + 2880));
 }
 
 TEST_CASE("presets: Llama 4 Maverick interleaves dense and MoE layers", "[model]") {
-  const ModelShape m = preset("llama-4-maverick");
+  const ModelShape m = preset_shape("llama-4-maverick");
   // interleave_moe_layer_step 2: layers 1, 3, ..., 47 are MoE; the dense ones have ffn 16384.
   CHECK(m.moe_layers() == 24);
   CHECK_FALSE(m.moe_layer(0));
@@ -112,7 +112,7 @@ TEST_CASE("presets: Llama 4 Maverick interleaves dense and MoE layers", "[model]
   const double total = 48 * (attention + 2 * h) + 24 * dense + 24 * (128 * expert + expert + 128 * h) +
                        2 * 202048 * h + h;
   CHECK(double(m.total_params()) == total);
-  CHECK(preset("llama-4-scout").moe_layers() == 48);
+  CHECK(preset_shape("llama-4-scout").moe_layers() == 48);
 }
 
 TEST_CASE("presets: a learned position table bounds the sequence", "[model]") {

@@ -14,13 +14,13 @@ using models::model::ModelShape;
 
 
 namespace {
-ModelShape preset(const char* name, int seq = 4096) {
+ModelShape mla_preset(const char* name, int seq = 4096) {
   models::ModelSpec s;
   s.preset = name;
   s.seq = seq;
   return models::model::resolve_model(s);
 }
-ComputeRates h200() {
+ComputeRates mla_h200() {
   return make_rates(models::hw::find_instance("h200x4").gpu, models::compute::Precision::Bf16, 300e9, 0, {});
 }
 models::compute::LinearSeconds lin(const ComputeRates& r, int64_t tokens, int64_t in, int64_t out) {
@@ -31,7 +31,7 @@ models::compute::LinearSeconds lin(const ComputeRates& r, int64_t tokens, int64_
 }  // namespace
 
 TEST_CASE("compute: DeepSeek-V3's block FLOPs with MLA, by hand", "[workload]") {
-  const ModelShape m = preset("deepseek-v3");
+  const ModelShape m = mla_preset("deepseek-v3");
   const double T = 4096, s = 4096;
   // A dense block (the first three): 2 T (MLA's matrices + SwiGLU 3 x 7168 x 18432) + 2 T s W,
   // W = 128 (192 + 128) / 2 = 20480 (QK^T at 192 per head, PV at 128; causal half).
@@ -43,8 +43,8 @@ TEST_CASE("compute: DeepSeek-V3's block FLOPs with MLA, by hand", "[workload]") 
 }
 
 TEST_CASE("compute: MLA's GEMMs each at its own shape, the down projections whole under TP", "[workload]") {
-  const ModelShape m = preset("deepseek-v3");
-  const ComputeRates r = h200();
+  const ModelShape m = mla_preset("deepseek-v3");
+  const ComputeRates r = mla_h200();
   const int64_t T = 4096;
   for (int tp : {1, 8}) {
     const BlockKernels k = block_kernels(m, T, tp, r);
@@ -70,10 +70,10 @@ TEST_CASE("compute: MLA's GEMMs each at its own shape, the down projections whol
 }
 
 TEST_CASE("compute: head_dim beside hidden and the bias gradients", "[workload]") {
-  const ComputeRates r = h200();
+  const ComputeRates r = mla_h200();
   const int64_t T = 4096;
   // Qwen3-32B: qkv [5120 x (8192 + 2 x 1024)] in one projection, o [8192 x 5120]; core width 8192.
-  const ModelShape q = preset("qwen3-32b");
+  const ModelShape q = mla_preset("qwen3-32b");
   const BlockKernels k = block_kernels(q, T, 1, r);
   CHECK(k.qkv.fwd == Approx(lin(r, T, 5120, 8192 + 2048).fwd));
   CHECK(k.o.fwd == Approx(lin(r, T, 8192, 5120).fwd));
@@ -82,12 +82,12 @@ TEST_CASE("compute: head_dim beside hidden and the bias gradients", "[workload]"
   CHECK(k.bias_attn_bwd == 0);
   // GPT-2 (biases): the backward reduces each output gradient over the tokens, e = 2 B per element:
   // attention T x (3h) and T x h, MLP T x 4h and T x h.
-  const ModelShape g = preset("gpt2", 1024);
+  const ModelShape g = mla_preset("gpt2", 1024);
   const BlockKernels b = block_kernels(g, T, 1, r);
   CHECK(b.bias_attn_bwd == Approx(memory_seconds(r, models::compute::MemKernel::Elementwise, 2.0 * T * (3 * 768 + 768), 2)));
   CHECK(b.bias_mlp_bwd == Approx(memory_seconds(r, models::compute::MemKernel::Elementwise, 2.0 * T * (4 * 768 + 768), 2)));
   // A Llama block has none of these: its kernels are what they were.
-  const BlockKernels l = block_kernels(preset("llama-3-8b"), T, 1, r);
+  const BlockKernels l = block_kernels(mla_preset("llama-3-8b"), T, 1, r);
   CHECK(l.bias_attn_bwd + l.bias_mlp_bwd + l.latent_norm_fwd + l.latent_norm_bwd == 0);
   CHECK(l.qkv.fwd == Approx(lin(r, T, 4096, 4096 + 2 * 1024).fwd));
 }

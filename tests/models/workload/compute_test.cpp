@@ -14,7 +14,7 @@ using models::compute::OptimizerImpl;
 using models::compute::Precision;
 
 namespace {
-models::model::ModelShape decoder() {
+models::model::ModelShape compute_decoder() {
   models::ModelSpec s;
   s.preset = "h200x4-decoder";
   return models::model::resolve_model(s);
@@ -30,7 +30,7 @@ double compute_seconds(const Program& p) {
 }  // namespace
 
 TEST_CASE("workload: a block is its layers' GEMMs, attention and memory-bound kernels", "[workload]") {
-  const models::model::ModelShape m = decoder();
+  const models::model::ModelShape m = compute_decoder();
   const ComputeRates r = h200();
   const auto& g = r.gpu.gemm;
   const double gap = r.gpu.launch_gap_s;
@@ -69,7 +69,7 @@ TEST_CASE("workload: a block is its layers' GEMMs, attention and memory-bound ke
 }
 
 TEST_CASE("workload: tensor parallelism splits the matrices, not the norms, residuals or the head", "[workload]") {
-  const models::model::ModelShape m = decoder();
+  const models::model::ModelShape m = compute_decoder();
   const ComputeRates r = h200();
   const BlockSeconds b1 = block_seconds(m, 4096, 1, r), b4 = block_seconds(m, 4096, 4, r);
   // Attention over heads / 4: F / 4, the fixed costs stay.
@@ -144,7 +144,7 @@ TEST_CASE("workload: each framework's optimizer: foreach on torch, FusedAdam on 
 }
 
 TEST_CASE("workload: the one-GPU step programs compute exactly the closed-form breakdown", "[workload]") {
-  const models::model::ModelShape m = decoder();
+  const models::model::ModelShape m = compute_decoder();
   const ComputeRates r = h200();
   models::TrainingSpec t;
   t.micro_batch = 2;
@@ -177,7 +177,7 @@ TEST_CASE("workload: the one-GPU step programs compute exactly the closed-form b
 }
 
 TEST_CASE("workload: fp8 runs the GEMMs at the fp8 law and leaves attention and activations in 16 bits", "[workload]") {
-  const models::model::ModelShape m = decoder();
+  const models::model::ModelShape m = compute_decoder();
   const BlockSeconds b16 = block_seconds(m, 4096, 1, h200()), b8 = block_seconds(m, 4096, 1, h200(Precision::Fp8));
   const double g16 = b16.attn_fwd.gemm + b16.mlp_fwd.gemm + b16.attn_bwd.gemm + b16.mlp_bwd.gemm;
   const double g8 = b8.attn_fwd.gemm + b8.mlp_fwd.gemm + b8.attn_bwd.gemm + b8.mlp_bwd.gemm;
@@ -200,7 +200,7 @@ TEST_CASE("workload: fp8 quantizations move 6 B per element at the Fp8Cast rate,
   // Transformer Engine's current scaling (compute/kernels.hpp Fp8Cast): per tensor an amax pass, a
   // scale kernel and a fused cast + transpose. Decoder: h 4096, kv 4096 (32 heads, no GQA), f 14336
   // (SwiGLU: gate and up one 2f-wide weight), T tokens, tp 2.
-  const models::model::ModelShape m = decoder();
+  const models::model::ModelShape m = compute_decoder();
   const ComputeRates r = h200(Precision::Fp8);
   const double T = 4096, h = 4096, f = 14336, tp = 2, gap = r.gpu.launch_gap_s;
   const double bw = r.gpu.memory.bandwidth(MemKernel::Fp8Cast);

@@ -23,11 +23,11 @@ std::vector<RankSetup> in_group(int n) {
   for (auto& r : v) r.group[0] = 0;
   return v;
 }
-ComputeRates h200() { return make_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, 300e9, 0, {}); }
+ComputeRates executor_h200() { return make_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, 300e9, 0, {}); }
 // Every compute op costs only its FLOPs at 500 TFLOP/s: no fixed costs, no launch gaps, memory-bound
 // work at 1e20 B/s (negligible), so the stages of a pipeline are equal.
 ComputeRates flops_only() {
-  ComputeRates r = h200();
+  ComputeRates r = executor_h200();
   r.gpu.gemm = {0, 5e14, 1e20};
   r.gpu.attention = {0, 5e14, 0, 5e14};
   r.gpu.memory.fixed_s = 0;
@@ -119,7 +119,7 @@ TEST_CASE("workload: ZeRO-3 without overlap is compute plus the sum of its colle
   c.zero.reduce_bucket_size = 1e12;  // one bucket: flushed at the end of each backward
   c.strategy = Strategy::Zero3;
   c.dp = n;
-  c.rates = h200();
+  c.rates = executor_h200();
   Program p = build_data_parallel_program(c);
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
@@ -147,7 +147,7 @@ TEST_CASE("workload: ZeRO-3 overlap hides gathers behind compute", "[workload]")
   c.training.micro_batch = 2;
   c.strategy = Strategy::Zero3;
   c.dp = n;
-  c.rates = h200();
+  c.rates = executor_h200();
   auto run = [&](bool overlap) {
     c.zero.overlap_comm = overlap;
     sim::Simulator sim;

@@ -22,7 +22,7 @@ models::ScenarioSpec scenario(const std::string& strategy, int tp = 1, int pp = 
   s.parallel.dp = dp;
   return s;
 }
-models::model::ModelShape decoder() {  // 8 layers, 32 heads
+models::model::ModelShape layout_decoder() {  // 8 layers, 32 heads
   models::ModelSpec ms;
   ms.preset = "h200x4-decoder";
   return models::model::resolve_model(ms);
@@ -30,7 +30,7 @@ models::model::ModelShape decoder() {  // 8 layers, 32 heads
 // The key of the SpecError make_layout throws, empty when it accepts.
 std::string error_key(const models::ScenarioSpec& s, int world_size) {
   try {
-    make_layout(s, decoder(), world_size);
+    make_layout(s, layout_decoder(), world_size);
   } catch (const models::SpecError& e) {
     return e.key();
   }
@@ -47,11 +47,11 @@ TEST_CASE("layout: strategy names are the scenario's values", "[workload]") {
 }
 
 TEST_CASE("layout: megatron splits the ranks into tp x pp x dp", "[workload]") {
-  REQUIRE(decoder().layers == 8);
-  REQUIRE(decoder().heads == 32);
+  REQUIRE(layout_decoder().layers == 8);
+  REQUIRE(layout_decoder().heads == 32);
   auto s = scenario("megatron", 2, 2);
   s.training.grad_accum = 3;
-  const ParallelLayout l = make_layout(s, decoder(), 8);
+  const ParallelLayout l = make_layout(s, layout_decoder(), 8);
   CHECK(l.strategy == Strategy::Megatron);
   CHECK(l.tp == 2);
   CHECK(l.pp == 2);
@@ -59,7 +59,7 @@ TEST_CASE("layout: megatron splits the ranks into tp x pp x dp", "[workload]") {
   CHECK(l.size() == 8);
   CHECK(l.pipeline_micro_batches == 3);  // grad_accum when parallel.micro_batches is not set
   s.parallel.micro_batches = 6;
-  CHECK(make_layout(s, decoder(), 8).pipeline_micro_batches == 6);
+  CHECK(make_layout(s, layout_decoder(), 8).pipeline_micro_batches == 6);
   CHECK_FALSE(l.sharded());
 }
 
@@ -74,7 +74,7 @@ TEST_CASE("layout: each impossible megatron layout names the key to change", "[w
 TEST_CASE("layout: data-parallel strategies take every rank and no tp or pp", "[workload]") {
   for (const char* name : {"zero3", "fsdp", "ddp"}) {
     INFO(name);
-    const ParallelLayout l = make_layout(scenario(name), decoder(), 4);
+    const ParallelLayout l = make_layout(scenario(name), layout_decoder(), 4);
     CHECK(l.dp == 4);
     CHECK(l.tp * l.pp == 1);
     CHECK(error_key(scenario(name, 2), 4) == "parallel.tp");
@@ -82,9 +82,9 @@ TEST_CASE("layout: data-parallel strategies take every rank and no tp or pp", "[
     CHECK(error_key(scenario(name, 1, 1, 2), 4) == "parallel.dp");
     CHECK(error_key(scenario(name, 1, 1, 4), 4).empty());
   }
-  CHECK(make_layout(scenario("zero3"), decoder(), 4).sharded());
-  CHECK(make_layout(scenario("fsdp"), decoder(), 4).sharded());
-  CHECK_FALSE(make_layout(scenario("ddp"), decoder(), 4).sharded());
+  CHECK(make_layout(scenario("zero3"), layout_decoder(), 4).sharded());
+  CHECK(make_layout(scenario("fsdp"), layout_decoder(), 4).sharded());
+  CHECK_FALSE(make_layout(scenario("ddp"), layout_decoder(), 4).sharded());
   auto z2 = scenario("zero3");
   z2.zero.stage = 2;
   CHECK(error_key(z2, 4) == "zero.stage");
@@ -127,7 +127,7 @@ TEST_CASE("layout: global_batch sets grad_accum = global_batch / (micro_batch x 
   auto s = scenario("megatron", 2, 2);  // 16 GPUs: dp = 4
   s.training.micro_batch = 2;
   s.training.global_batch = 64;
-  const ParallelLayout l = make_layout(s, decoder(), 16);
+  const ParallelLayout l = make_layout(s, layout_decoder(), 16);
   CHECK(l.dp == 4);
   CHECK(l.grad_accum == 8);
   CHECK(l.pipeline_micro_batches == 8);
@@ -139,18 +139,18 @@ TEST_CASE("layout: global_batch sets grad_accum = global_batch / (micro_batch x 
   CHECK(error_key(s, 16) == "training.grad_accum");
   auto z = scenario("fsdp");
   z.training.global_batch = 32;
-  CHECK(make_layout(z, decoder(), 4).grad_accum == 8);
+  CHECK(make_layout(z, layout_decoder(), 4).grad_accum == 8);
 }
 
 TEST_CASE("layout: recompute, and grad_checkpointing = true meaning full", "[workload]") {
   auto s = scenario("megatron", 2);
-  CHECK(make_layout(s, decoder(), 2).recompute == Recompute::None);
+  CHECK(make_layout(s, layout_decoder(), 2).recompute == Recompute::None);
   s.training.grad_checkpointing = true;
-  CHECK(make_layout(s, decoder(), 2).recompute == Recompute::Full);
+  CHECK(make_layout(s, layout_decoder(), 2).recompute == Recompute::Full);
   s.training.recompute = "selective";
   CHECK(error_key(s, 2) == "training.grad_checkpointing");
   s.training.grad_checkpointing = false;
-  CHECK(make_layout(s, decoder(), 2).recompute == Recompute::Selective);
+  CHECK(make_layout(s, layout_decoder(), 2).recompute == Recompute::Selective);
   auto z = scenario("zero3");
   z.training.recompute = "selective";
   CHECK(error_key(z, 2) == "training.recompute");
@@ -159,7 +159,7 @@ TEST_CASE("layout: recompute, and grad_checkpointing = true meaning full", "[wor
 TEST_CASE("layout: Megatron's grid checks (cp, vp, options) name the key to change", "[workload]") {
   auto s = scenario("megatron", 2, 2);
   s.parallel.cp = 2;
-  CHECK(make_layout(s, decoder(), 8).dp == 1);  // 2 x 2 x 2
+  CHECK(make_layout(s, layout_decoder(), 8).dp == 1);  // 2 x 2 x 2
   s.parallel.cp = 3;
   CHECK(error_key(s, 12) == "parallel.cp");  // 2048 tokens do not split into 6 chunks
   s.parallel.cp = 1;
@@ -167,7 +167,7 @@ TEST_CASE("layout: Megatron's grid checks (cp, vp, options) name the key to chan
   s.training.grad_accum = 4;
   CHECK(error_key(s, 4).empty());  // pp = 2 is enough with overlap_p2p_comm, Megatron-Core's default
   s.parallel.overlap_p2p_comm = true;
-  CHECK(make_layout(s, decoder(), 4).overlap_p2p_comm);
+  CHECK(make_layout(s, layout_decoder(), 4).overlap_p2p_comm);
   s.parallel.overlap_p2p_comm = false;  // Megatron: pp > 2 without it
   CHECK(error_key(s, 4) == "parallel.vp");
   auto i = scenario("megatron", 1, 4);
@@ -175,10 +175,10 @@ TEST_CASE("layout: Megatron's grid checks (cp, vp, options) name the key to chan
   i.training.grad_accum = 6;  // not a multiple of pp = 4
   CHECK(error_key(i, 4) == "training.grad_accum");
   i.training.grad_accum = 8;
-  CHECK(make_layout(i, decoder(), 4).interleaved());
+  CHECK(make_layout(i, layout_decoder(), 4).interleaved());
   auto sp = scenario("megatron", 1, 1);
   sp.parallel.sequence_parallel = true;  // ignored at tp = 1, as Megatron does
-  const ParallelLayout l = make_layout(sp, decoder(), 1);
+  const ParallelLayout l = make_layout(sp, layout_decoder(), 1);
   CHECK_FALSE(l.sequence_parallel);
   CHECK(l.notes.size() == 1);
   auto opt = scenario("megatron", 2);
@@ -195,7 +195,7 @@ TEST_CASE("layout: zero1 and zero2 need their zero.stage, and hsdp's shard group
     auto s = scenario(name);
     CHECK(error_key(s, 8) == "zero.stage");  // the default stage 3 contradicts zero1/zero2
     s.zero.stage = name[4] - '0';
-    const ParallelLayout l = make_layout(s, decoder(), 8);
+    const ParallelLayout l = make_layout(s, layout_decoder(), 8);
     CHECK(l.zero_stage() == s.zero.stage);
     CHECK_FALSE(l.sharded());  // parameters replicated
     CHECK(l.state_shards() == 8);
@@ -204,18 +204,18 @@ TEST_CASE("layout: zero1 and zero2 need their zero.stage, and hsdp's shard group
   }
   auto h = scenario("hsdp");
   CHECK(error_key(h, 16) == "parallel.dp_shard");  // no node size known, none given
-  ParallelLayout l = make_layout(h, decoder(), 16, /*node_ranks=*/8);
+  ParallelLayout l = make_layout(h, layout_decoder(), 16, /*node_ranks=*/8);
   CHECK(l.dp == 16);
   CHECK(l.dp_shard == 8);  // one node
   CHECK(l.state_shards() == 8);
   CHECK(l.sharded());
   h.parallel.dp_shard = 4;
-  CHECK(make_layout(h, decoder(), 16, 8).dp_shard == 4);
+  CHECK(make_layout(h, layout_decoder(), 16, 8).dp_shard == 4);
   h.parallel.dp_shard = 3;
   CHECK(error_key(h, 16) == "parallel.dp_shard");
   auto f = scenario("fsdp");
   f.parallel.dp_shard = 4;
   CHECK(error_key(f, 16) == "parallel.dp_shard");
-  CHECK(make_layout(scenario("fsdp"), decoder(), 16).state_shards() == 16);
-  CHECK(make_layout(scenario("ddp"), decoder(), 16).state_shards() == 1);
+  CHECK(make_layout(scenario("fsdp"), layout_decoder(), 16).state_shards() == 16);
+  CHECK(make_layout(scenario("ddp"), layout_decoder(), 16).state_shards() == 1);
 }

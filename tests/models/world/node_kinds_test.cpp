@@ -28,7 +28,7 @@ ScenarioSpec groups(std::vector<NodeGroupSpec> g) {
   return s;
 }
 ScenarioSpec p5_p4d() { return groups({{"p5.48xlarge", 2}, {"p4d.24xlarge", 2}}); }
-std::vector<std::string> names(const sim::FlowNetwork& net, const std::vector<sim::LinkId>& ids) {
+std::vector<std::string> kind_link_names(const sim::FlowNetwork& net, const std::vector<sim::LinkId>& ids) {
   std::vector<std::string> out;
   for (auto id : ids) out.emplace_back(net.link_name(id));
   return out;
@@ -64,7 +64,7 @@ TEST_CASE("node kinds: each node is its group's instance, links and NIC groups i
   // p5 GPU 0 (rank 0) -> p4d GPU 2 (rank 18): p5's NIC group 0 (4 EFA), p4d's EFA 1.
   std::vector<sim::LinkId> p;
   w->path(0, 18, p);
-  const auto n = names(net, p);
+  const auto n = kind_link_names(net, p);
   REQUIRE(n.size() >= 4);
   CHECK(n.front() == "node0/gpu0/pcie.up");
   CHECK(n.back() == "node2/gpu2/pcie.down");

@@ -8,7 +8,7 @@
 #include "sim/simulator.hpp"
 
 namespace {
-std::vector<std::string> names(const sim::FlowNetwork& net, const std::vector<sim::LinkId>& ids) {
+std::vector<std::string> path_link_names(const sim::FlowNetwork& net, const std::vector<sim::LinkId>& ids) {
   std::vector<std::string> out;
   for (auto id : ids) out.emplace_back(net.link_name(id));
   return out;
@@ -30,7 +30,7 @@ TEST_CASE("transport: P2P NVLink crosses the sender's NVLink tx and the receiver
   auto w = models::World::build(scenario("h200x4", 1, 4), net);
   std::vector<sim::LinkId> p;
   w->path(0, 1, p);
-  CHECK(names(net, p) == V{"node0/gpu0/nvlink.tx", "node0/gpu1/nvlink.rx"});
+  CHECK(path_link_names(net, p) == V{"node0/gpu0/nvlink.tx", "node0/gpu1/nvlink.rx"});
   // 18 NVLink-4 links x 25 GB/s per direction (H100/H200 datasheet: 900 GB/s bidirectional);
   // the port's usable capacity is NCCL Simple's efficiency of it.
   const double eff = models::param_default("nvlink.efficiency.simple");
@@ -52,7 +52,7 @@ TEST_CASE("transport: SHM and Socket paths go through host memory", "[models][nc
   auto shm = models::World::build(s, net);
   std::vector<sim::LinkId> p;
   shm->path(0, 2, p);
-  CHECK(names(net, p) == V{"node0/gpu0/pcie.up", "node0/hostmem", "node0/gpu2/pcie.down"});
+  CHECK(path_link_names(net, p) == V{"node0/gpu0/pcie.up", "node0/hostmem", "node0/gpu2/pcie.down"});
   s.nccl_env["NCCL_SHM_DISABLE"] = "1";
   sim::FlowNetwork net2(simulator);
   auto sock = models::World::build(s, net2);
@@ -60,7 +60,7 @@ TEST_CASE("transport: SHM and Socket paths go through host memory", "[models][nc
   sock->path(0, 2, p);
   // One host: TCP over the kernel loopback, moved by both ranks' proxy threads (no helper
   // threads on a virtio NIC: NCCL's autoNt = 0).
-  CHECK(names(net2, p) == V{"node0/gpu0/pcie.up", "node0/gpu0/proxy", "node0/gpu2/proxy", "node0/hostmem",
+  CHECK(path_link_names(net2, p) == V{"node0/gpu0/pcie.up", "node0/gpu0/proxy", "node0/gpu2/proxy", "node0/hostmem",
                             "node0/loopback", "node0/gpu2/pcie.down"});
   // The proxy link: raw 2 x kTcpThreadBytesPerS, usable eta[Socket][Simple] of it.
   CHECK(sock->raw_capacity(p[1], net2) == Approx(2 * models::hw::kTcpThreadBytesPerS));
@@ -75,7 +75,7 @@ TEST_CASE("transport: NET with GDR uses the GPU's closest NIC, p4d shares one EF
   auto w = models::World::build(scenario("p4d.24xlarge", 1, 8, 2), net);
   std::vector<sim::LinkId> p;
   w->path(3, 11, p);  // GPU 3 of node 0 -> GPU 3 of node 1: both under switch 1 with EFA 1
-  CHECK(names(net, p) == V{"node0/gpu3/pcie.up", "node0/nic1.tx", "node1/nic1.rx", "node1/gpu3/pcie.down"});
+  CHECK(path_link_names(net, p) == V{"node0/gpu3/pcie.up", "node0/nic1.tx", "node1/nic1.rx", "node1/gpu3/pcie.down"});
   CHECK(net.link_capacity(p[1]) == Approx(12.5e9));  // 100 Gb/s EFA v1
   CHECK(net.link_kind(p[1]) == "efa");
   // Staged (no GDR): host memory on both sides, crossing the switch uplinks.
@@ -85,7 +85,7 @@ TEST_CASE("transport: NET with GDR uses the GPU's closest NIC, p4d shares one EF
   auto staged = models::World::build(s, net2);
   p.clear();
   staged->path(3, 11, p);
-  CHECK(names(net2, p) == V{"node0/gpu3/pcie.up", "node0/pcisw1/pcie.up", "node0/hostmem", "node0/nic1.tx",
+  CHECK(path_link_names(net2, p) == V{"node0/gpu3/pcie.up", "node0/pcisw1/pcie.up", "node0/hostmem", "node0/nic1.tx",
                             "node1/nic1.rx", "node1/hostmem", "node1/pcisw1/pcie.down", "node1/gpu3/pcie.down"});
 }
 

@@ -18,9 +18,9 @@
 using scenarios_test::run_commsim;
 
 namespace {
-const std::string kSource = COMMSIM_SOURCE_DIR;
-const std::string kH200x4 = kSource + "/scenarios/validation/h200x4.toml";                 // single_process = true
-const std::string kP4dNodes = kSource + "/scenarios/validation/p4d_nodes_allreduce.toml";  // 4 nodes x 8 GPUs
+const std::string kNcclTestsSource = COMMSIM_SOURCE_DIR;
+const std::string kH200x4 = kNcclTestsSource + "/scenarios/validation/h200x4.toml";                 // single_process = true
+const std::string kP4dNodes = kNcclTestsSource + "/scenarios/validation/p4d_nodes_allreduce.toml";  // 4 nodes x 8 GPUs
 
 std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
   std::vector<std::string> out;

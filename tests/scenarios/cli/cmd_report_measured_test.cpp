@@ -10,8 +10,8 @@
 using scenarios_test::run_commsim;
 
 namespace {
-const std::string kScenario = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4.toml";
-const std::string kNcclTests = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4/measured/nccl-tests/";
+const std::string kMeasuredScenario = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4.toml";
+const std::string kMeasuredNcclTests = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4/measured/nccl-tests/";
 
 std::string read_all(const std::string& path) {
   std::ifstream f(path);
@@ -24,8 +24,8 @@ std::string read_all(const std::string& path) {
 TEST_CASE("commsim report: each --measured file is its own bus bandwidth series", "[scenarios]") {
   const auto dir = scenarios_test::fresh_temp_dir("report-measured");
   const std::string two = (dir / "two.html").string(), one = (dir / "one.html").string();
-  auto r = run_commsim({"report", kScenario, "--measured", kNcclTests + "ar_g4.txt", "--measured",
-                        kNcclTests + "ar_g4_sock.txt", "--html", two});
+  auto r = run_commsim({"report", kMeasuredScenario, "--measured", kMeasuredNcclTests + "ar_g4.txt", "--measured",
+                        kMeasuredNcclTests + "ar_g4_sock.txt", "--html", two});
   REQUIRE(r.exit_code == 0);
   const std::string html = read_all(two);
   CHECK(html.find("data-series=\"ar_g4.txt\"") != std::string::npos);  // no INFO lines: the name alone
@@ -33,7 +33,7 @@ TEST_CASE("commsim report: each --measured file is its own bus bandwidth series"
   CHECK(html.find("NCCL_SHM_DISABLE=1") != std::string::npos);
   CHECK(html.find(">ar_g4.txt · all_reduce measured</text>") != std::string::npos);
 
-  r = run_commsim({"report", kScenario, "--measured", kNcclTests + "ar_g4.txt", "--html", one});
+  r = run_commsim({"report", kMeasuredScenario, "--measured", kMeasuredNcclTests + "ar_g4.txt", "--html", one});
   REQUIRE(r.exit_code == 0);
   const std::string single = read_all(one);
   CHECK(single.find("data-series=\"ar_g4.txt\"") == std::string::npos);

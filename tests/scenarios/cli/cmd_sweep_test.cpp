@@ -24,8 +24,8 @@ using scenarios_test::run_commsim;
 using scenarios_test::slurp;
 
 namespace {
-const std::string kAllReduce = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/allreduce_h200x4.toml";
-const std::vector<std::string> kSweep = {"sweep",  kAllReduce,
+const std::string kSweepAllReduce = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/allreduce_h200x4.toml";
+const std::vector<std::string> kSweep = {"sweep",  kSweepAllReduce,
                                          "--vary", "collective.bytes=1 MiB,16 MiB,64 MiB",
                                          "--vary", "collective.op=all_reduce,all_gather"};
 
@@ -80,7 +80,7 @@ TEST_CASE("scenarios: sweep CSV and JSON lines carry the same columns, values ty
     CHECK(row["schema_version"] == 1);
     CHECK(row["index"] == rows);
     CHECK(row["overrides"] == nlohmann::json::array({"collective.iterations=2"}));
-    CHECK(row["file"] == kAllReduce);
+    CHECK(row["file"] == kSweepAllReduce);
     CHECK(row["collective.bytes"].is_string());                   // "1 MiB": not TOML, kept as text
     CHECK(row["busiest_link_bytes"].is_number_integer());         // counts are integers
     CHECK(row["busiest_link_utilization"].get<double>() <= 1.0);  // a fraction
@@ -90,7 +90,7 @@ TEST_CASE("scenarios: sweep CSV and JSON lines carry the same columns, values ty
   CHECK(rows == 6);
   // A --vary value that is TOML keeps its type in JSON (4 is a number, "Ring" a string).
   const auto typed = run_commsim(
-      {"sweep", kAllReduce, "--vary", "collective.iterations=3,4", "--vary", "nccl.env.NCCL_ALGO=\"Ring\"", "--json"});
+      {"sweep", kSweepAllReduce, "--vary", "collective.iterations=3,4", "--vary", "nccl.env.NCCL_ALGO=\"Ring\"", "--json"});
   REQUIRE(typed.exit_code == 0);
   const auto first = nlohmann::json::parse(typed.out.substr(0, typed.out.find('\n')));
   CHECK(first["collective.iterations"] == 3);
@@ -120,7 +120,7 @@ TEST_CASE("scenarios: sweep --resume keeps the rows a killed sweep wrote and run
   REQUIRE(run_commsim(with(kSweep, {"--jsonl", jpart, "--resume"})).exit_code == 0);
   CHECK(slurp(jpart) == jwhole);
   // A file of another sweep is refused, untouched.
-  const auto other = run_commsim({"sweep", kAllReduce, "--vary", "collective.bytes=1 MiB,16 MiB,64 MiB", "--vary",
+  const auto other = run_commsim({"sweep", kSweepAllReduce, "--vary", "collective.bytes=1 MiB,16 MiB,64 MiB", "--vary",
                                   "collective.op=all_reduce,broadcast", "--csv", part, "--resume"});
   CHECK(other.exit_code == 2);
   CHECK(other.err.find(part + ":3:1: --resume: row 1 has collective.op 'all_gather' where this sweep has "
@@ -175,7 +175,7 @@ TEST_CASE("scenarios: a typo in --vary stops the sweep before it runs, pointing 
   const fs::path dir = scenarios_test::fresh_temp_dir("typo");
   const std::string csv = (dir / "rows.csv").string();
   std::ofstream(csv) << "kept\n";
-  const auto r = run_commsim({"sweep", kAllReduce, "--vary", "collective.bytes=1 MiB,-3 MB", "--csv", csv});
+  const auto r = run_commsim({"sweep", kSweepAllReduce, "--vary", "collective.bytes=1 MiB,-3 MB", "--csv", csv});
   CHECK(r.exit_code == 2);
   CHECK(r.err.rfind("--vary:1:24: collective.bytes: size \"-3 MB\" must be positive", 0) == 0);
   CHECK(slurp(csv) == "kept\n");  // the output is not touched

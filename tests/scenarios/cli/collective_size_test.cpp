@@ -14,7 +14,7 @@
 using scenarios_test::run_commsim;
 
 namespace {
-const std::string kAllReduce = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/allreduce_h200x4.toml";
+const std::string kSizeAllReduce = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/allreduce_h200x4.toml";
 
 std::vector<nlohmann::json> json_lines(const std::string& out) {
   std::vector<nlohmann::json> rows;
@@ -24,7 +24,7 @@ std::vector<nlohmann::json> json_lines(const std::string& out) {
 }
 
 double run_time(const std::string& bytes) {
-  const auto r = run_commsim({"run", kAllReduce, "--set", "collective.bytes=\"" + bytes + "\"", "--json"});
+  const auto r = run_commsim({"run", kSizeAllReduce, "--set", "collective.bytes=\"" + bytes + "\"", "--json"});
   REQUIRE(r.exit_code == 0);
   return nlohmann::json::parse(r.out)["step_time_s"].get<double>();
 }
@@ -32,12 +32,12 @@ double run_time(const std::string& bytes) {
 
 TEST_CASE("scenarios: a collective over 1 PiB is a user error in run, one row's error in a sweep", "[scenarios]") {
   // 2 PiB = 2^51 bytes > 2^50: refused at the value that gave it, never an abort (exit 134).
-  const auto run = run_commsim({"run", kAllReduce, "--set", "collective.bytes=\"2 PiB\""});
+  const auto run = run_commsim({"run", kSizeAllReduce, "--set", "collective.bytes=\"2 PiB\""});
   CHECK(run.exit_code == 2);
   CHECK(run.err.find("a collective of 2251799813685248 bytes is more than 2^50 bytes (1 PiB)") != std::string::npos);
 
   // In a sweep the oversized point is its row, with the error; the points around it run.
-  const std::vector<std::string> sweep = {"sweep", kAllReduce, "--vary", "collective.bytes=1 MiB,2 PiB,4 MiB", "--json"};
+  const std::vector<std::string> sweep = {"sweep", kSizeAllReduce, "--vary", "collective.bytes=1 MiB,2 PiB,4 MiB", "--json"};
   const auto s = run_commsim(sweep);
   CHECK(s.exit_code == 0);
   const auto rows = json_lines(s.out);
@@ -65,15 +65,15 @@ TEST_CASE("scenarios: a collective of exactly 1 PiB is simulated, on the line th
 }
 
 TEST_CASE("scenarios: nccl-tests sizes over 1 PiB are refused at their flag", "[scenarios]") {
-  const auto e = run_commsim({"nccl-tests", kAllReduce, "-b", "8", "-e", "2048T"});
+  const auto e = run_commsim({"nccl-tests", kSizeAllReduce, "-b", "8", "-e", "2048T"});
   CHECK(e.exit_code == 2);
   CHECK(e.err == "-e:1:1: size '2048T' is more than 2^50 bytes (1 PiB), the largest collective commsim simulates "
                  "(expected a size up to 1024T)\n");
-  const auto b = run_commsim({"nccl-tests", kAllReduce, "-b", "4096T", "-e", "4096T"});
+  const auto b = run_commsim({"nccl-tests", kSizeAllReduce, "-b", "4096T", "-e", "4096T"});
   CHECK(b.exit_code == 2);
   CHECK(b.err.rfind("-b:1:1: size '4096T' is more than 2^50 bytes", 0) == 0);
   // The bound itself is a size nccl-tests' table shows.
-  const auto at = run_commsim({"nccl-tests", kAllReduce, "-b", "1024T", "-e", "1024T"});
+  const auto at = run_commsim({"nccl-tests", kSizeAllReduce, "-b", "1024T", "-e", "1024T"});
   CHECK(at.exit_code == 0);
   CHECK(at.out.find("\n1125899906842624 ") != std::string::npos);  // 2^50, nccl-tests' size column
 }

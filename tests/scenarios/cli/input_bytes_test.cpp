@@ -25,7 +25,7 @@ using scenarios_test::slurp;
 
 namespace {
 const std::string kSource = COMMSIM_SOURCE_DIR;
-const std::string kAllReduce = kSource + "/scenarios/examples/allreduce_h200x4.toml";
+const std::string kBytesAllReduce = kSource + "/scenarios/examples/allreduce_h200x4.toml";
 const std::string kRegressions = kSource + "/tests/fuzz/regressions/";
 
 void write(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
@@ -39,7 +39,7 @@ scenarios_test::CommandResult bash(const std::string& script, const std::string&
 TEST_CASE("scenarios: a scenario whose file name is not UTF-8 runs, and its JSON is UTF-8", "[scenarios]") {
   const fs::path dir = scenarios_test::fresh_temp_dir("latin1name");
   const fs::path latin1 = dir / "caf\xe9.toml";  // Latin-1 e-acute, as an older system names files
-  fs::copy_file(kAllReduce, latin1);
+  fs::copy_file(kBytesAllReduce, latin1);
   const auto run = run_commsim({"run", latin1.string(), "--json"});
   REQUIRE(run.exit_code == 0);
   const auto j = nlohmann::json::parse(run.out);
@@ -55,10 +55,10 @@ TEST_CASE("scenarios: a scenario whose file name is not UTF-8 runs, and its JSON
 }
 
 TEST_CASE("scenarios: a --set value that is not UTF-8 is an error at its byte", "[scenarios]") {
-  const auto r = run_commsim({"sweep", kAllReduce, "--vary", "collective.bytes=1 MiB", "--set", "name=caf\xe9", "--json"});
+  const auto r = run_commsim({"sweep", kBytesAllReduce, "--vary", "collective.bytes=1 MiB", "--set", "name=caf\xe9", "--json"});
   CHECK(r.exit_code == 2);
   CHECK(r.err == "--set:1:9: a byte that is not UTF-8 text (expected UTF-8, as in a scenario file)\n");
-  const auto unterminated = run_commsim({"run", kAllReduce, "--set", "name=\"abc"});
+  const auto unterminated = run_commsim({"run", kBytesAllReduce, "--set", "name=\"abc"});
   CHECK(unterminated.exit_code == 2);
   CHECK(unterminated.err.rfind("--set:1:6: unterminated string: no closing \"", 0) == 0);
 }
@@ -120,17 +120,17 @@ TEST_CASE("scenarios: YAML aliases to themselves and alias bombs are refused at 
 }
 
 TEST_CASE("scenarios: a scenario read from a pipe runs, once read, with errors at its lines", "[scenarios]") {
-  const auto run = bash(R"("$0" run <(cat "$F") --json)", kAllReduce);
+  const auto run = bash(R"("$0" run <(cat "$F") --json)", kBytesAllReduce);
   REQUIRE(run.exit_code == 0);
   CHECK(nlohmann::json::parse(run.out)["inputs"]["files"][0].get<std::string>().rfind("/dev/fd/", 0) == 0);
   // A sweep loads the scenario once per point: the pipe is read once and its text kept.
-  const auto sweep = bash(R"("$0" sweep <(cat "$F") --vary "collective.bytes=1 MiB,2 MiB,4 MiB")", kAllReduce);
+  const auto sweep = bash(R"("$0" sweep <(cat "$F") --vary "collective.bytes=1 MiB,2 MiB,4 MiB")", kBytesAllReduce);
   REQUIRE(sweep.exit_code == 0);
   CHECK(std::count(sweep.out.begin(), sweep.out.end(), '\n') == 4);
-  const auto piped = bash(R"(cat "$F" | "$0" run /dev/stdin)", kAllReduce);
+  const auto piped = bash(R"(cat "$F" | "$0" run /dev/stdin)", kBytesAllReduce);
   CHECK(piped.exit_code == 0);
   // An error names the pipe's file and the line, as for a file.
-  const auto bad = bash(R"("$0" run <(sed 's/^op = .*/op = "allreduse"/' "$F"))", kAllReduce);
+  const auto bad = bash(R"("$0" run <(sed 's/^op = .*/op = "allreduse"/' "$F"))", kBytesAllReduce);
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.rfind("/dev/fd/", 0) == 0);
   CHECK(bad.err.find("collective.op: unknown value \"allreduse\"") != std::string::npos);

@@ -20,9 +20,9 @@ using scenarios_test::slurp;
 
 namespace {
 
-const fs::path kSource = COMMSIM_SOURCE_DIR;
-const fs::path kInputs = kSource / "scenarios/examples/inputs";
-const fs::path kMeasured = kSource / "scenarios/validation/h200x4/measured/nccl-tests/ar_g4.txt";
+const fs::path kFilesSource = COMMSIM_SOURCE_DIR;
+const fs::path kInputs = kFilesSource / "scenarios/examples/inputs";
+const fs::path kMeasured = kFilesSource / "scenarios/validation/h200x4/measured/nccl-tests/ar_g4.txt";
 
 // The files the commands below read, copied into a fresh folder.
 struct Workspace {
@@ -37,11 +37,11 @@ struct Workspace {
   fs::path trainer = dir / "trainer_args.txt";
   fs::path log = dir / "nccl.log";
   Workspace() {
-    fs::copy_file(kSource / "scenarios/examples/allreduce_h200x4.toml", scenario);
-    fs::copy_file(kSource / "scenarios/seeds/p4d_1pod_4gpu.toml", seed);
-    fs::copy_file(kSource / "scenarios/seeds/llama-3-8b-stage3.json", ds);
-    fs::copy_file(kSource / "scenarios/validation/h200x4.toml", machine);
-    fs::copy_file(kSource / "scenarios/validation/h200x4.profile.toml", profile);
+    fs::copy_file(kFilesSource / "scenarios/examples/allreduce_h200x4.toml", scenario);
+    fs::copy_file(kFilesSource / "scenarios/seeds/p4d_1pod_4gpu.toml", seed);
+    fs::copy_file(kFilesSource / "scenarios/seeds/llama-3-8b-stage3.json", ds);
+    fs::copy_file(kFilesSource / "scenarios/validation/h200x4.toml", machine);
+    fs::copy_file(kFilesSource / "scenarios/validation/h200x4.profile.toml", profile);
     fs::copy_file(kMeasured, measured);
     fs::copy_file(kInputs / "seed002_pod_spec.yaml", job);
     fs::copy_file(kInputs / "seed002_trainer_args.txt", trainer);

@@ -27,8 +27,8 @@ using scenarios_test::run_commsim_with;
 using scenarios_test::slurp;
 
 namespace {
-const std::string kAllReduce = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/allreduce_h200x4.toml";
-const std::vector<std::string> kSweep = {"sweep", kAllReduce, "--vary", "collective.bytes=1 MiB,16 MiB,64 MiB",
+const std::string kCommitAllReduce = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/allreduce_h200x4.toml";
+const std::vector<std::string> kSweep = {"sweep", kCommitAllReduce, "--vary", "collective.bytes=1 MiB,16 MiB,64 MiB",
                                          "--vary", "collective.op=all_reduce,all_gather"};
 
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& extra) {
@@ -53,15 +53,15 @@ TEST_CASE("scenarios: no command replaces a file a running sweep is writing", "[
   std::ofstream(csv) << "index,rows of a sweep still running\n";
   {
     const HeldLock sweep(csv);
-    const auto report = run_commsim({"report", kAllReduce, "--no-busbw", "--csv", csv});
+    const auto report = run_commsim({"report", kCommitAllReduce, "--no-busbw", "--csv", csv});
     CHECK(report.exit_code == 2);
     CHECK(report.err.rfind(csv + ":1:1: cannot write: another commsim (a sweep) is writing this file", 0) == 0);
-    const auto trace = run_commsim({"report", kAllReduce, "--no-busbw", "--trace", csv});
+    const auto trace = run_commsim({"report", kCommitAllReduce, "--no-busbw", "--trace", csv});
     CHECK(trace.exit_code == 2);
     CHECK(slurp(csv) == "index,rows of a sweep still running\n");
   }
   // The lock released (the sweep done): the same report replaces it.
-  CHECK(run_commsim({"report", kAllReduce, "--no-busbw", "--csv", csv}).exit_code == 0);
+  CHECK(run_commsim({"report", kCommitAllReduce, "--no-busbw", "--csv", csv}).exit_code == 0);
   CHECK(slurp(csv) != "index,rows of a sweep still running\n");
   // A sweep's own --html on its --csv is one file written twice.
   const auto same = run_commsim(with(kSweep, {"--csv", csv, "--html", csv}));
@@ -109,7 +109,7 @@ TEST_CASE("scenarios: a sweep the system refuses threads runs on fewer, with eve
   const std::string csv = (dir / "rows.csv").string();
   std::string sizes = "collective.bytes=";  // 300 points: more threads than the limit allows
   for (int k = 1; k <= 300; ++k) sizes += (k > 1 ? "," : "") + std::to_string(k) + " KiB";
-  const std::vector<std::string> many = {"sweep", kAllReduce, "--vary", sizes};
+  const std::vector<std::string> many = {"sweep", kCommitAllReduce, "--vary", sizes};
   const auto serial = run_commsim(with(many, {"--jobs", "1"}));
   REQUIRE(serial.exit_code == 0);
   // 1 GiB of address space: each thread's 8 MiB stack counts, so 1,024 threads cannot all start

@@ -14,11 +14,11 @@ using scenarios::UserError;
 using scenarios_test::run_commsim;
 
 namespace {
-const std::string kInputs = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/inputs/";
+const std::string kK8sInputs = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/inputs/";
 }
 
 TEST_CASE("import k8s: seed 002 pod spec (1 pod x 4 GPUs, hostIPC, p4d.24xlarge)", "[scenarios]") {
-  const auto job = scenarios::read_k8s_job(kInputs + "seed002_pod_spec.yaml");
+  const auto job = scenarios::read_k8s_job(kK8sInputs + "seed002_pod_spec.yaml");
   CHECK(job.kind == "pod spec");
   CHECK(job.pods == 1);
   CHECK(job.gpus_per_pod == 4);
@@ -31,7 +31,7 @@ TEST_CASE("import k8s: seed 002 pod spec (1 pod x 4 GPUs, hostIPC, p4d.24xlarge)
 }
 
 TEST_CASE("import k8s: TrainJob, PyTorchJob and the seed 001 trainer block", "[scenarios]") {
-  const auto tj = scenarios::read_k8s_job(kInputs + "trainjob_p4d_4x1.yaml");
+  const auto tj = scenarios::read_k8s_job(kK8sInputs + "trainjob_p4d_4x1.yaml");
   CHECK(tj.kind == "TrainJob");
   CHECK(tj.name == "llama-3-8b");
   CHECK(tj.pods == 4);
@@ -40,20 +40,20 @@ TEST_CASE("import k8s: TrainJob, PyTorchJob and the seed 001 trainer block", "[s
   CHECK(tj.efa_per_pod == 1);
   CHECK(tj.instance_type == "p4d.24xlarge");  // from podSpecOverrides
   CHECK(tj.env.size() == 2);                  // HF_TOKEN is not NCCL's
-  const auto pj = scenarios::read_k8s_job(kInputs + "pytorchjob_p4d_1x4.yaml");
+  const auto pj = scenarios::read_k8s_job(kK8sInputs + "pytorchjob_p4d_1x4.yaml");
   CHECK(pj.kind == "PyTorchJob");
   CHECK(pj.pods == 1);
   CHECK(pj.procs_per_pod == 4);
   CHECK(pj.gpus_per_pod == 4);
   CHECK(pj.host_ipc);
-  const auto t1 = scenarios::read_k8s_job(kInputs + "seed001_trainjob_16x1_fixed.yaml");
+  const auto t1 = scenarios::read_k8s_job(kK8sInputs + "seed001_trainjob_16x1_fixed.yaml");
   CHECK(t1.kind == "trainer block");
   CHECK(t1.pods == 16);
   CHECK(t1.gpus_per_pod == 1);  // "nvidia.com: 1" read as nvidia.com/gpu, with a note
   CHECK(t1.notes.size() == 2);
   // As pasted in the note, the torchrun command with '# comments' is not YAML: line 11.
   try {
-    scenarios::read_k8s_job(kInputs + "seed001_trainjob_16x1.yaml");
+    scenarios::read_k8s_job(kK8sInputs + "seed001_trainjob_16x1.yaml");
     FAIL("no error");
   } catch (const UserError& e) {
     CHECK(e.pos().line == 11);
@@ -88,8 +88,8 @@ TEST_CASE("import k8s: YAML that is not a job, wrong types", "[scenarios]") {
 TEST_CASE("commsim import k8s: scenarios that load and run, nothing written on error", "[scenarios]") {
   const auto dir = scenarios_test::fresh_temp_dir("import");
   const std::string out = (dir / "s002.toml").string();
-  auto r = run_commsim({"import", "k8s", kInputs + "seed002_pod_spec.yaml", "--deepspeed",
-                        kInputs + "llama-3-8b-stage3.json", "--trainer-args", kInputs + "seed002_trainer_args.txt",
+  auto r = run_commsim({"import", "k8s", kK8sInputs + "seed002_pod_spec.yaml", "--deepspeed",
+                        kK8sInputs + "llama-3-8b-stage3.json", "--trainer-args", kK8sInputs + "seed002_trainer_args.txt",
                         "--model", "llama-3-8b", "--out", out});
   REQUIRE(r.exit_code == 0);
   const auto s = scenarios::load_scenario(out).spec;
@@ -109,7 +109,7 @@ TEST_CASE("commsim import k8s: scenarios that load and run, nothing written on e
   // The seed 001 layout: 16 pods x 1 GPU, packed 8 per p4d.24xlarge.
   const std::string out16 = (dir / "s001.toml").string();
   r = run_commsim(
-      {"import", "k8s", kInputs + "seed001_trainjob_16x1_fixed.yaml", "--instance", "p4d.24xlarge", "--out", out16});
+      {"import", "k8s", kK8sInputs + "seed001_trainjob_16x1_fixed.yaml", "--instance", "p4d.24xlarge", "--out", out16});
   REQUIRE(r.exit_code == 0);
   const auto s16 = scenarios::load_scenario(out16).spec;
   CHECK(s16.cluster.nodes == 2);
@@ -118,12 +118,12 @@ TEST_CASE("commsim import k8s: scenarios that load and run, nothing written on e
 
   const std::string bad = (dir / "bad.toml").string();
   r = run_commsim(
-      {"import", "k8s", kInputs + "seed001_trainjob_16x1.yaml", "--instance", "p4d.24xlarge", "--out", bad});
+      {"import", "k8s", kK8sInputs + "seed001_trainjob_16x1.yaml", "--instance", "p4d.24xlarge", "--out", bad});
   CHECK(r.exit_code == 2);
-  CHECK(r.err.rfind(kInputs + "seed001_trainjob_16x1.yaml:11:", 0) == 0);
+  CHECK(r.err.rfind(kK8sInputs + "seed001_trainjob_16x1.yaml:11:", 0) == 0);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   CHECK_FALSE(std::filesystem::exists(bad));
-  r = run_commsim({"import", "k8s", kInputs + "seed001_trainjob_16x1_fixed.yaml", "--out", bad});  // no instance
+  r = run_commsim({"import", "k8s", kK8sInputs + "seed001_trainjob_16x1_fixed.yaml", "--out", bad});  // no instance
   CHECK(r.exit_code == 2);
   CHECK_FALSE(std::filesystem::exists(bad));
   std::filesystem::remove_all(dir);
@@ -149,20 +149,20 @@ TEST_CASE("import k8s: OMP_NUM_THREADS in the container env becomes training.cpu
 }
 
 TEST_CASE("import k8s: batch/v1 Job, JobSet, MPIJob and kind: List", "[scenarios]") {
-  const auto job = scenarios::read_k8s_job(kInputs + "indexed_job_p5_2x8.yaml");  // beside a Service
+  const auto job = scenarios::read_k8s_job(kK8sInputs + "indexed_job_p5_2x8.yaml");  // beside a Service
   CHECK(job.kind == "Job");
   CHECK(job.name == "llama-3-70b-ddp");
   CHECK(job.pods == 2);
   CHECK(job.gpus_per_pod == 8);
   CHECK(job.procs_per_pod == 8);  // torchrun --nproc_per_node=8
   CHECK(job.instance_type == "p5.48xlarge");
-  const auto js = scenarios::read_k8s_job(kInputs + "jobset_p4d_2x8.yaml");
+  const auto js = scenarios::read_k8s_job(kK8sInputs + "jobset_p4d_2x8.yaml");
   CHECK(js.kind == "JobSet");
   CHECK(js.pods == 2);  // the worker job's 2 pods; the driver requests no GPU
   CHECK(js.gpus_per_pod == 8);
   CHECK(js.host_ipc);
   CHECK(js.command.find("watch_llama-3-8b.py") != std::string::npos);  // the driver's command is read
-  const auto mpi = scenarios::read_k8s_job(kInputs + "mpijob_p4d_2x8.yaml");
+  const auto mpi = scenarios::read_k8s_job(kK8sInputs + "mpijob_p4d_2x8.yaml");
   CHECK(mpi.kind == "MPIJob");
   CHECK(mpi.pods == 2);                                        // Workers; the launcher runs no rank
   CHECK(mpi.procs_per_pod == 8);                               // slotsPerWorker
@@ -213,7 +213,7 @@ TEST_CASE("commsim import k8s: every default is written with a comment and liste
   const auto dir = scenarios_test::fresh_temp_dir("import-defaults");
   const std::string out = (dir / "tj.toml").string();
   // A TrainJob of 4 pods x 1 GPU, no Trainer arguments, no DeepSpeed config.
-  const auto r = run_commsim({"import", "k8s", kInputs + "trainjob_p4d_4x1.yaml", "--out", out});
+  const auto r = run_commsim({"import", "k8s", kK8sInputs + "trainjob_p4d_4x1.yaml", "--out", out});
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.rfind("commsim import: 10 values not in the job, written to " + out + " with a 'default:' comment:\n",
                     0) == 0);
@@ -232,8 +232,8 @@ TEST_CASE("commsim import k8s: every default is written with a comment and liste
   CHECK(s.parallel.strategy == "ddp");
   CHECK(s.placement.pods_per_node == 4);
   // With a DeepSpeed config whose batch keys are "auto": said where the default lands.
-  const auto ds = run_commsim({"import", "k8s", kInputs + "trainjob_p4d_4x1.yaml", "--deepspeed",
-                               kInputs + "llama-3-8b-stage3.json", "--out", out, "--json"});
+  const auto ds = run_commsim({"import", "k8s", kK8sInputs + "trainjob_p4d_4x1.yaml", "--deepspeed",
+                               kK8sInputs + "llama-3-8b-stage3.json", "--out", out, "--json"});
   REQUIRE(ds.exit_code == 0);
   CHECK(ds.err.find("training.micro_batch = 1: per_device_train_batch_size not given (pass --trainer-args, or edit); "
                     "the DeepSpeed config's train_micro_batch_size_per_gpu = \"auto\" becomes this value") !=
@@ -250,17 +250,17 @@ TEST_CASE("commsim import k8s: every default is written with a comment and liste
 TEST_CASE("commsim import k8s: --spread and --nodes choose the placement", "[scenarios]") {
   const auto dir = scenarios_test::fresh_temp_dir("import-placement");
   const std::string out = (dir / "p.toml").string();
-  REQUIRE(run_commsim({"import", "k8s", kInputs + "trainjob_p4d_4x1.yaml", "--spread", "--out", out}).exit_code == 0);
+  REQUIRE(run_commsim({"import", "k8s", kK8sInputs + "trainjob_p4d_4x1.yaml", "--spread", "--out", out}).exit_code == 0);
   auto s = scenarios::load_scenario(out).spec;
   CHECK(s.cluster.nodes == 4);
   CHECK(s.placement.pods_per_node == 1);
-  REQUIRE(run_commsim({"import", "k8s", kInputs + "trainjob_p4d_4x1.yaml", "--nodes", "2", "--out", out}).exit_code ==
+  REQUIRE(run_commsim({"import", "k8s", kK8sInputs + "trainjob_p4d_4x1.yaml", "--nodes", "2", "--out", out}).exit_code ==
           0);
   s = scenarios::load_scenario(out).spec;
   CHECK(s.cluster.nodes == 2);
   CHECK(s.placement.pods_per_node == 2);
   CHECK(scenarios_test::slurp(out).find("nodes = 2  # 4 pods, 2 per host (--nodes 2)") != std::string::npos);
-  const auto bad = run_commsim({"import", "k8s", kInputs + "trainjob_p4d_4x1.yaml", "--nodes", "3", "--out", out});
+  const auto bad = run_commsim({"import", "k8s", kK8sInputs + "trainjob_p4d_4x1.yaml", "--nodes", "3", "--out", out});
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.rfind("--nodes:1:1: 4 pods of 1 GPUs do not spread evenly over 3 hosts", 0) == 0);
   std::filesystem::remove_all(dir);
@@ -269,9 +269,9 @@ TEST_CASE("commsim import k8s: --spread and --nodes choose the placement", "[sce
 TEST_CASE("commsim import k8s: paths in the scenario are relative to it, so the folder can move", "[scenarios]") {
   const auto dir = scenarios_test::fresh_temp_dir("import-rel");
   std::filesystem::create_directories(dir / "job" / "out");
-  std::filesystem::copy_file(kInputs + "llama-3-8b-stage3.json", dir / "job" / "ds.json");
+  std::filesystem::copy_file(kK8sInputs + "llama-3-8b-stage3.json", dir / "job" / "ds.json");
   const std::string out = (dir / "job" / "out" / "s.toml").string();
-  REQUIRE(run_commsim({"import", "k8s", kInputs + "seed002_pod_spec.yaml", "--deepspeed",
+  REQUIRE(run_commsim({"import", "k8s", kK8sInputs + "seed002_pod_spec.yaml", "--deepspeed",
                        (dir / "job" / "ds.json").string(), "--model", "llama-3-8b", "--out", out})
               .exit_code == 0);
   CHECK(scenarios_test::slurp(out).find("deepspeed_config = \"../ds.json\"") != std::string::npos);
@@ -335,9 +335,9 @@ TEST_CASE("commsim import k8s: the example Job, JobSet, MPIJob and List become s
   for (const auto& c : cases) {
     INFO(c.file);
     const std::string out = (dir / "s.toml").string();
-    const auto r = run_commsim({"import", "k8s", kInputs + c.file, "--out", out});
+    const auto r = run_commsim({"import", "k8s", kK8sInputs + c.file, "--out", out});
     REQUIRE(r.exit_code == 0);
-    CHECK(r.out == kInputs + c.file + ": " + c.kind + ", " + std::to_string(c.nodes) + " pods x " +
+    CHECK(r.out == kK8sInputs + c.file + ": " + c.kind + ", " + std::to_string(c.nodes) + " pods x " +
                        std::to_string(c.gpus_per_pod) + " GPUs on " + std::to_string(c.nodes) + " hosts -> " + out +
                        "\n");
     const auto s = scenarios::load_scenario(out).spec;
@@ -357,7 +357,7 @@ TEST_CASE("commsim import k8s: the example Job, JobSet, MPIJob and List become s
           std::string::npos);
     CHECK(run_commsim({"run", out}).exit_code == 0);
     // --job picks the job by its metadata.name, whatever its kind.
-    CHECK(run_commsim({"import", "k8s", kInputs + c.file, "--job", c.name, "--out", out}).exit_code == 0);
+    CHECK(run_commsim({"import", "k8s", kK8sInputs + c.file, "--job", c.name, "--out", out}).exit_code == 0);
   }
   std::filesystem::remove_all(dir);
 }

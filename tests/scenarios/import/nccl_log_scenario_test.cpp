@@ -14,7 +14,7 @@
 using scenarios_test::run_commsim;
 
 namespace {
-const std::string kInputs = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/inputs/";
+const std::string kLogInputs = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/inputs/";
 const std::string kCal = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4/measured/";
 
 scenarios::LoadedScenario from_log(const std::string& path, const std::string& instance = "") {
@@ -24,7 +24,7 @@ scenarios::LoadedScenario from_log(const std::string& path, const std::string& i
 }  // namespace
 
 TEST_CASE("nccl-log scenario: seed 000 (4 pods x 1 GPU on one p4d.24xlarge, EFA)", "[scenarios]") {
-  const auto s = from_log(kInputs + "seed000_p4d_4pods_efa.log").spec;
+  const auto s = from_log(kLogInputs + "seed000_p4d_4pods_efa.log").spec;
   CHECK(s.cluster.instance == "p4d.24xlarge");
   // nNodes 4 x localRanks 1 packed on one 8-GPU host, pods not sharing IPC
   CHECK(s.cluster.nodes == 1);
@@ -44,7 +44,7 @@ TEST_CASE("nccl-log scenario: seed 000 (4 pods x 1 GPU on one p4d.24xlarge, EFA)
 }
 
 TEST_CASE("nccl-log scenario: seed 004 (plugin failure on g6e.8xlarge)", "[scenarios]") {
-  const auto s = from_log(kInputs + "seed004_g6e_4pods_socket_fallback.log").spec;
+  const auto s = from_log(kLogInputs + "seed004_g6e_4pods_socket_fallback.log").spec;
   CHECK(s.cluster.instance == "g6e.8xlarge");
   CHECK(s.cluster.nodes == 4);  // one GPU per host
   CHECK(s.placement.pods_per_node == 1);
@@ -73,7 +73,7 @@ TEST_CASE("nccl-log scenario: calibration logs need --instance, env-disabled P2P
 TEST_CASE("commsim nccl-log: report, JSON, and a scenario that commsim run runs", "[scenarios]") {
   const auto dir = scenarios_test::fresh_temp_dir("nccllog");
   const std::string out = (dir / "seed004.toml").string();
-  auto r = run_commsim({"nccl-log", kInputs + "seed004_g6e_4pods_socket_fallback.log", "--scenario", out});
+  auto r = run_commsim({"nccl-log", kLogInputs + "seed004_g6e_4pods_socket_fallback.log", "--scenario", out});
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("[critical] net-plugin-failed") != std::string::npos);
   CHECK(r.out.find("NET/Socket x7") != std::string::npos);
@@ -82,7 +82,7 @@ TEST_CASE("commsim nccl-log: report, JSON, and a scenario that commsim run runs"
   CHECK(run.exit_code == 0);
   CHECK(run.out.find("\"step_time_s\"") != std::string::npos);
 
-  auto js = run_commsim({"nccl-log", kInputs + "seed000_p4d_4pods_efa.log", "--json"});
+  auto js = run_commsim({"nccl-log", kLogInputs + "seed000_p4d_4pods_efa.log", "--json"});
   CHECK(js.exit_code == 0);
   CHECK(js.out.find("\"NET/Libfabric/GDRDMA\": 12") != std::string::npos);
   CHECK(js.out.find("\"ranks-isolated\"") != std::string::npos);

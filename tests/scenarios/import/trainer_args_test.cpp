@@ -10,11 +10,11 @@
 using scenarios::UserError;
 
 namespace {
-const std::string kInputs = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/inputs/";
+const std::string kTrainerInputs = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/inputs/";
 }
 
 TEST_CASE("import k8s: Hugging Face Trainer arguments (seed 002 and command-line form)", "[scenarios]") {
-  const auto a = scenarios::read_trainer_args(kInputs + "seed002_trainer_args.txt");
+  const auto a = scenarios::read_trainer_args(kTrainerInputs + "seed002_trainer_args.txt");
   CHECK(a.micro_batch == 1);
   CHECK(a.grad_accum == 4);
   CHECK(a.steps == 50);

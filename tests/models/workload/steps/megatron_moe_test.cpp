@@ -21,7 +21,7 @@ using models::nccl::CollOp;
 
 namespace {
 // GEMMs at a flat 5e14 FLOP/s (no fixed cost, no launch gaps); memory-bound kernels free.
-ComputeRates flat_rates() {
+ComputeRates moe_flat_rates() {
   ComputeRates r;
   r.gpu.gemm = {0, 5e14, 1e30};
   r.gpu.attention = {0, 5e14, 0, 5e14};
@@ -52,16 +52,16 @@ models::ScenarioSpec scenario(int tp, int ep, bool sp = true) {
   return s;
 }
 
-MegatronConfig config(const models::ScenarioSpec& s, int world) {
+MegatronConfig moe_config(const models::ScenarioSpec& s, int world) {
   MegatronConfig c;
   c.model = models::model::resolve_model(*s.model);
   c.training = s.training;
   c.layout = make_layout(s, c.model, world);
-  c.rates = flat_rates();
+  c.rates = moe_flat_rates();
   return c;
 }
 
-std::string layout_error(const models::ScenarioSpec& s, int world) {
+std::string moe_layout_error(const models::ScenarioSpec& s, int world) {
   try {
     make_layout(s, models::model::resolve_model(*s.model), world);
   } catch (const models::SpecError& e) {
@@ -70,12 +70,12 @@ std::string layout_error(const models::ScenarioSpec& s, int world) {
   return "";
 }
 
-struct Counted {
+struct MoeCounted {
   int ops = 0;
   int64_t bytes = -1;  // every op's (all equal), -2 if they differ
 };
-Counted count(const Program& p, int slot, CollOp op, const std::string& filter) {
-  Counted c;
+MoeCounted moe_count(const Program& p, int slot, CollOp op, const std::string& filter) {
+  MoeCounted c;
   for (const auto& stream : p.ops)
     for (const Op& o : stream)
       if (o.kind == OpKind::Collective && o.slot == slot && o.coll == op &&
@@ -89,36 +89,36 @@ Counted count(const Program& p, int slot, CollOp op, const std::string& filter) 
 
 TEST_CASE("megatron moe: 4 all-to-alls per MoE layer and micro-batch of c (T / tp) k h e bytes", "[workload]") {
   // T = 512 tokens, tp 2 (sequence parallel): 256 routed per rank, k = 2, h = 1024, bf16, c = 1.
-  const MegatronConfig c = config(scenario(2, 4), 16);  // tp 2 x dp 8, ep 4
+  const MegatronConfig c = moe_config(scenario(2, 4), 16);  // tp 2 x dp 8, ep 4
   const Program p = build_megatron_programs(c)[0];
   const int moe_layers = 2, micro_batches = 3;
-  const Counted a2a = count(p, kGroupEp, CollOp::AllToAll, "moe");
+  const MoeCounted a2a = moe_count(p, kGroupEp, CollOp::AllToAll, "moe");
   CHECK(a2a.ops == 4 * moe_layers * micro_batches);
   CHECK(a2a.bytes == int64_t(1.0 * 256 * 2 * 1024 * 2));
   // The routed tokens' all-gather and reduce-scatter over etp = tp (the ETP slot holds the TP
   // group): tp times the all-to-all's bytes.
-  const Counted ag = count(p, kGroupEtp, CollOp::AllGather, "moe tp"),
-                rs = count(p, kGroupEtp, CollOp::ReduceScatter, "moe tp");
+  const MoeCounted ag = moe_count(p, kGroupEtp, CollOp::AllGather, "moe tp"),
+                rs = moe_count(p, kGroupEtp, CollOp::ReduceScatter, "moe tp");
   CHECK(ag.ops == 2 * moe_layers * micro_batches);
   CHECK(rs.ops == 2 * moe_layers * micro_batches);
   CHECK(ag.bytes == 2 * a2a.bytes);
   // Capacity factor scales the bytes; ep 1 moves none.
   models::ScenarioSpec s = scenario(2, 4);
   s.model->capacity_factor = 1.25;
-  CHECK(count(build_megatron_programs(config(s, 16))[0], kGroupEp, CollOp::AllToAll, "moe").bytes ==
+  CHECK(moe_count(build_megatron_programs(moe_config(s, 16))[0], kGroupEp, CollOp::AllToAll, "moe").bytes ==
         int64_t(1.25 * 256 * 2 * 1024 * 2));
-  CHECK(count(build_megatron_programs(config(scenario(2, 1), 16))[0], kGroupEp, CollOp::AllToAll, "").ops == 0);
+  CHECK(moe_count(build_megatron_programs(moe_config(scenario(2, 1), 16))[0], kGroupEp, CollOp::AllToAll, "").ops == 0);
   // Dense model: no MoE op at all.
   models::ScenarioSpec dense = scenario(2, 1);
   dense.model->experts.reset(), dense.model->top_k.reset(), dense.model->moe_ffn.reset(),
       dense.model->moe_stride.reset();
-  CHECK(count(build_megatron_programs(config(dense, 16))[0], kGroupTp, CollOp::AllGather, "moe").ops == 0);
+  CHECK(moe_count(build_megatron_programs(moe_config(dense, 16))[0], kGroupTp, CollOp::AllGather, "moe").ops == 0);
 }
 
 TEST_CASE("megatron moe: expert GEMM seconds are the GEMM law's for the expert shapes", "[workload]") {
   // 8 experts over ep 4: 2 local, each n_e = c ep T k / E = 4 x 512 x 2 / 8 = 512 tokens (etp = tp
   // 2: f_e / 2 = 1024 wide); at a flat rate the three GEMMs of both take forward_flops / rate.
-  const MegatronConfig c = config(scenario(2, 4), 16);
+  const MegatronConfig c = moe_config(scenario(2, 4), 16);
   const MoeKernels k = moe_kernels(c.model, 512, 2, 4, 2, c.rates);
   CHECK(k.gemms.local_experts == 2);
   CHECK(k.gemms.tokens_per_expert == Approx(512));
@@ -131,12 +131,12 @@ TEST_CASE("megatron moe: expert GEMM seconds are the GEMM law's for the expert s
   // Token skew: the busiest rank's experts see s times the tokens.
   models::ScenarioSpec s = scenario(2, 4);
   s.model->token_skew = 1.5;
-  const MegatronConfig skewed = config(s, 16);
+  const MegatronConfig skewed = moe_config(s, 16);
   CHECK(moe_kernels(skewed.model, 512, 2, 4, 2, skewed.rates).experts_down.fwd == Approx(1.5 * k.experts_down.fwd));
 }
 
 TEST_CASE("megatron moe: EP groups are ep ranks tp apart, expert data parallel the rest", "[workload]") {
-  const MegatronConfig c = config(scenario(2, 4), 16);  // rank = t + 2 d
+  const MegatronConfig c = moe_config(scenario(2, 4), 16);  // rank = t + 2 d
   std::vector<Group> groups;
   std::vector<RankSetup> ranks;
   megatron_layout(c, groups, ranks);
@@ -154,13 +154,13 @@ TEST_CASE("megatron moe: EP groups are ep ranks tp apart, expert data parallel t
   CHECK(members(0, kGroupDp).size() == 8);
   // Expert gradients are summed over edp = 2 ranks, the dense ones over dp = 8.
   const Program p = build_megatron_programs(c)[0];
-  const Counted eg = count(p, kGroupEdp, CollOp::AllReduce, "expert grads");
+  const MoeCounted eg = moe_count(p, kGroupEdp, CollOp::AllReduce, "expert grads");
   CHECK(eg.ops == 1);
   CHECK(eg.bytes == 2LL * 8 * 3 * 1024 * 2048 / (4 * 2) * 4);  // 2 MoE layers' experts / (ep tp), fp32
 }
 
 TEST_CASE("megatron moe: parameters per rank split the routed experts over ep x tp", "[workload]") {
-  const MegatronConfig c = config(scenario(2, 4), 16);
+  const MegatronConfig c = moe_config(scenario(2, 4), 16);
   const models::model::ModelShape& m = c.model;
   const int64_t h = 1024, attn = 2 * h * h + 2 * h * 1024, norms = 2 * h;
   const int64_t dense = attn / 2 + 3 * h * 4096 / 2 + norms;              // layers 1 and 3
@@ -178,16 +178,16 @@ TEST_CASE("megatron moe: parameters per rank split the routed experts over ep x 
 }
 
 TEST_CASE("megatron moe: layout checks name the key at fault", "[workload]") {
-  CHECK(layout_error(scenario(2, 4), 16).empty());
-  CHECK(layout_error(scenario(2, 3), 12) == "parallel.ep");  // 3 does not divide 8 experts
-  CHECK(layout_error(scenario(1, 8), 4) == "parallel.ep");   // 8 does not divide dp = 4
-  CHECK(layout_error(scenario(2, 2, false), 8) == "parallel.sequence_parallel");
+  CHECK(moe_layout_error(scenario(2, 4), 16).empty());
+  CHECK(moe_layout_error(scenario(2, 3), 12) == "parallel.ep");  // 3 does not divide 8 experts
+  CHECK(moe_layout_error(scenario(1, 8), 4) == "parallel.ep");   // 8 does not divide dp = 4
+  CHECK(moe_layout_error(scenario(2, 2, false), 8) == "parallel.sequence_parallel");
   models::ScenarioSpec zero = scenario(1, 1);
   zero.parallel.strategy = "zero3";
-  CHECK(layout_error(zero, 8) == "parallel.strategy");
+  CHECK(moe_layout_error(zero, 8) == "parallel.strategy");
   models::ScenarioSpec dense = scenario(1, 2);
   dense.model->experts = 0, dense.model->top_k.reset(), dense.model->moe_ffn.reset(), dense.model->moe_stride.reset();
-  CHECK(layout_error(dense, 8) == "parallel.ep");
+  CHECK(moe_layout_error(dense, 8) == "parallel.ep");
   models::ModelSpec bad = moe_model();
   bad.top_k = 9;
   CHECK_THROWS_AS(models::model::resolve_model(bad), models::SpecError);
@@ -228,24 +228,24 @@ TEST_CASE("megatron moe: with overlap_grad_reduce expert gradients go in their o
   // the last micro-batch's backward completes each bucket.
   models::ScenarioSpec s = scenario(2, 4);  // tp 2 x dp 8, ep 4: edp 2
   s.parallel.overlap_grad_reduce = true;
-  const Program p = build_megatron_programs(config(s, 16))[0];
+  const Program p = build_megatron_programs(moe_config(s, 16))[0];
   const int64_t per_layer = 8LL * 3 * 1024 * 2048 / (4 * 2);  // E 3 h f_e / (ep etp)
-  const Counted one = count(p, kGroupEdp, CollOp::AllReduce, "mb2 expert grad bucket 0");
+  const MoeCounted one = moe_count(p, kGroupEdp, CollOp::AllReduce, "mb2 expert grad bucket 0");
   CHECK(one.ops == 1);
   CHECK(one.bytes == 2 * per_layer * 4);                                   // both MoE layers (12.6 M < 40 M), fp32
-  CHECK(count(p, kGroupEdp, CollOp::AllReduce, "expert grads").ops == 0);  // none left for the end
-  CHECK(count(p, kGroupEdp, CollOp::AllReduce, "").ops == 1);
+  CHECK(moe_count(p, kGroupEdp, CollOp::AllReduce, "expert grads").ops == 0);  // none left for the end
+  CHECK(moe_count(p, kGroupEdp, CollOp::AllReduce, "").ops == 1);
   // Experts of 16384: 50.3 M parameters per MoE layer, over the bucket size: one bucket each.
   s.model->moe_ffn = 16384;
-  const Program big = build_megatron_programs(config(s, 16))[0];
+  const Program big = build_megatron_programs(moe_config(s, 16))[0];
   const int64_t big_layer = 8LL * 3 * 1024 * 16384 / (4 * 2);
   for (const char* b : {"mb2 expert grad bucket 0", "mb2 expert grad bucket 1"}) {
-    const Counted c = count(big, kGroupEdp, CollOp::AllReduce, b);
+    const MoeCounted c = moe_count(big, kGroupEdp, CollOp::AllReduce, b);
     CHECK(c.ops == 1);
     CHECK(c.bytes == big_layer * 4);
   }
-  CHECK(count(big, kGroupEdp, CollOp::AllReduce, "").ops == 2);
+  CHECK(moe_count(big, kGroupEdp, CollOp::AllReduce, "").ops == 2);
   // Without overlap_grad_reduce: one reduction per chunk after the last backward, as before.
   s.parallel.overlap_grad_reduce = false;
-  CHECK(count(build_megatron_programs(config(s, 16))[0], kGroupEdp, CollOp::AllReduce, "expert grads").ops == 1);
+  CHECK(moe_count(build_megatron_programs(moe_config(s, 16))[0], kGroupEdp, CollOp::AllReduce, "expert grads").ops == 1);
 }
