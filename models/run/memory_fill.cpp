@@ -51,13 +51,8 @@ MemoryTerm term(const memory::Term& t) { return MemoryTerm{t.name, t.bytes}; }
 
 }  // namespace
 
-MemoryFill estimate_step_memory(const ScenarioSpec& spec, const World& world, const workload::StepPlan& plan,
-                                const collectives::CollectiveEngine& engine) {
-  MemoryFill out;
-  if (spec.collective || !spec.model) return out;
-  const workload::ModelShape shape = workload::resolve_model(*spec.model);
-  const workload::ParallelLayout layout =
-      workload::make_layout(spec, shape, world.size(), world.placement().ranks_per_node());
+memory::MemoryInputs step_memory_inputs(const ScenarioSpec& spec, const workload::ModelShape& shape,
+                                        const workload::ParallelLayout& layout) {
   memory::MemoryInputs in;
   in.model = shape;
   in.strategy = layout.strategy;
@@ -87,6 +82,17 @@ MemoryFill estimate_step_memory(const ScenarioSpec& spec, const World& world, co
   in.zero = spec.zero;
   in.framework_overhead_bytes =
       param_or(spec.cluster.params, "memory.framework_overhead", param_default("memory.framework_overhead"));
+  return in;
+}
+
+MemoryFill estimate_step_memory(const ScenarioSpec& spec, const World& world, const workload::StepPlan& plan,
+                                const collectives::CollectiveEngine& engine) {
+  MemoryFill out;
+  if (spec.collective || !spec.model) return out;
+  const workload::ModelShape shape = workload::resolve_model(*spec.model);
+  const workload::ParallelLayout layout =
+      workload::make_layout(spec, shape, world.size(), world.placement().ranks_per_node());
+  memory::MemoryInputs in = step_memory_inputs(spec, shape, layout);
 
   const std::vector<double> nccl = nccl_bytes_per_rank(world, plan, engine);
   const int n = world.size();

@@ -12,6 +12,7 @@
 #include "models/nccl/env.hpp"
 #include "models/params.hpp"
 #include "models/run/breakdown.hpp"
+#include "models/run/cost.hpp"
 #include "models/run/jobs.hpp"
 #include "models/run/memory_estimate.hpp"
 #include "models/run/memory_fill.hpp"
@@ -251,8 +252,20 @@ std::optional<RunResult> simulate_step(const ScenarioSpec& spec, const RunOption
 
 }  // namespace
 
+namespace {
+RunResult run_step(const ScenarioSpec& spec, const RunOptions& options);
+}
+
+// The step, then its run's length (training.tokens) and cost (cost.hpp).
 RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
-  if (!spec.jobs.empty()) return run_jobs(spec, options);  // several jobs on one fabric (jobs.hpp)
+  RunResult result = spec.jobs.empty() ? run_step(spec, options) : run_jobs(spec, options);
+  apply_token_target(spec, result);
+  result.cost = make_cost(spec, result);
+  return result;
+}
+
+namespace {
+RunResult run_step(const ScenarioSpec& spec, const RunOptions& options) {
   // --time-limit counts the set-up too: checked between its stages (wall_budget.hpp).
   WallBudget budget(options.time_limit_s, WallBudget::Clock::now());
   std::string abandoned;
@@ -282,5 +295,6 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   }
   return result;
 }
+}  // namespace
 
 }  // namespace models

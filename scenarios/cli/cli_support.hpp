@@ -3,6 +3,7 @@
 // 0, a bad argument exits 2 with one line), load a scenario and run it with SpecErrors mapped to
 // FILE:LINE:COL, print user errors as one line and exit 2; output files: output_files.hpp.
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +24,14 @@ inline constexpr const char* kListOptionsFlag = "--commsim-list-options";
 
 // Adds the repeatable `--set K=V` option.
 void add_set_option(CLI::App& app, std::vector<std::string>& sets);
+
+// Adds `--prices FILE` (scenarios/load/price_file.hpp): $ per node-hour by instance, over the catalog's.
+void add_prices_option(CLI::App& app, std::string& path);
+// The price file's entries (none for an empty path); UserError at FILE:LINE:COL.
+std::map<std::string, models::PriceSpec> read_prices_option(const std::string& path);
+// Puts `prices` into the scenario and records `path` among its input files.
+void set_prices(LoadedScenario& scenario, const std::map<std::string, models::PriceSpec>& prices,
+                const std::string& path);
 
 // Runs `body`; a UserError (or a SpecError that escaped) is printed as its one line with exit
 // code 2; anything else is an internal failure (exit 1).

@@ -100,6 +100,24 @@ std::string throughput_line(const models::ThroughputResult& t) {
   return s + ")";
 }
 
+std::string format_usd(double usd) {
+  if (usd >= 1e6) return fmt::format("${:.2f} M", usd / 1e6);
+  if (usd >= 1000) return fmt::format("${:.0f}", usd);
+  if (usd >= 1) return fmt::format("${:.2f}", usd);
+  return fmt::format("${:.3g}", usd);
+}
+
+std::string cost_line(const models::RunResult& r) {
+  const models::CostResult& c = r.cost;
+  const size_t gpus = r.ranks.size();
+  if (!c.known)
+    return fmt::format("unknown on {} GPUs: no price for {} (give [cluster] price_per_hour or --prices FILE)", gpus,
+                       c.missing.empty() ? std::string("this cluster") : c.missing);
+  std::string s = fmt::format("{} per step, {} per run", format_usd(c.usd_per_step), format_usd(c.usd_per_run));
+  if (c.usd_per_million_tokens > 0) s += fmt::format(", {} per million tokens", format_usd(c.usd_per_million_tokens));
+  return s + fmt::format(" ({} GPUs at {}/h: {})", gpus, format_usd(c.usd_per_hour), c.source);
+}
+
 std::string memory_line(const models::MemoryResult& m, size_t max_terms) {
   if (!m.estimated) return "";
   std::string s = fmt::format("{} peak of {} ({}, rank {}, {})", format_bytes(m.peak_bytes),
@@ -155,6 +173,7 @@ std::string result_json(const models::RunResult& r, const CommandInputs& inputs)
   j["fits"] = r.fits();
   j["memory"] = memory_json(r.memory);
   j["throughput"] = throughput_json(r.throughput);
+  add_cost_summary(j, r);
   if (r.straggler_free_step_s) j["straggler_free_step_s"] = *r.straggler_free_step_s;
   if (!r.jobs.empty()) j["jobs"] = jobs_json(r);  // several jobs on one fabric
   if (r.partial) {
@@ -184,6 +203,7 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
                            : 0.0,
                        format_seconds(*r.straggler_free_step_s)));
   }
+  if (!r.partial) line("cost       " + cost_line(r));
   if (r.throughput.estimated) line("throughput " + throughput_line(r.throughput));
   if (r.memory.estimated) line("memory     " + memory_line(r.memory, 3));
   if (!r.fits()) line("WARNING    " + memory_warning(r.memory));

@@ -80,6 +80,10 @@ Json SweepRows::row(const SweepPoint& point, const models::RunResult* result, co
   j["commsim_version"] = commsim_version();
   j["schema_version"] = kSchemaVersion;
   add_fit_and_rate(j, result);
+  if (result)  // last, so the columns before keep their positions
+    add_cost_summary(j, *result);
+  else
+    add_null_cost_summary(j);
   round_numbers(j);
   return j;
 }
