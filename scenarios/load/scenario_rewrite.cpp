@@ -55,7 +55,8 @@ std::string rewrite_scenario(const std::string& path, const std::vector<std::str
   const std::string text = read_input_file(path, {path, 1, 1}, "scenario");
   toml::table root = detail::parse_toml(text, path);
   const std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  for (const char* k : {"cluster.profile", "deepspeed_config", "cluster.node.topo_file"}) absolute_path(root, k, dir);
+  for (const char* k : {"cluster.profile", "deepspeed_config", "zero.deepspeed_config", "cluster.node.topo_file"})
+    absolute_path(root, k, dir);
   for (const auto& k : remove) remove_key(root, k);
   LoadedScenario scratch;
   detail::TomlReader reader(scratch, path);
