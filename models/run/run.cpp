@@ -12,6 +12,7 @@
 #include "models/collectives/collective.hpp"
 #include "models/params.hpp"
 #include "models/run/breakdown.hpp"
+#include "models/run/cost.hpp"
 #include "models/run/jobs.hpp"
 #include "models/run/goodput_fill.hpp"
 #include "models/memory/memory_fill.hpp"
@@ -92,8 +93,20 @@ std::variant<RunResult, scale::Abandoned> simulate_step(const ScenarioSpec& spec
 
 }  // namespace
 
+namespace {
+RunResult run_step(const ScenarioSpec& spec, const RunOptions& options);
+}
+
+// The step, then its run's length (training.tokens) and cost (cost.hpp).
 RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
-  if (!spec.jobs.empty()) return run_jobs(spec, options);  // several jobs on one fabric (jobs.hpp)
+  RunResult result = spec.jobs.empty() ? run_step(spec, options) : run_jobs(spec, options);
+  apply_token_target(spec, result);
+  result.cost = make_cost(spec, result);
+  return result;
+}
+
+namespace {
+RunResult run_step(const ScenarioSpec& spec, const RunOptions& options) {
   // --time-limit counts the set-up too: checked between its stages (wall_budget.hpp).
   WallBudget budget(options.time_limit_s, WallBudget::Clock::now());
   // The cascade of attempts (models/scale/step/mode.hpp): a fold whose guard fails is abandoned
@@ -121,5 +134,6 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   if (options.straggler_cost) fill_goodput(result, spec);  // failures, checkpoints, goodput (not per sample)
   return result;
 }
+}  // namespace
 
 }  // namespace models

@@ -98,6 +98,10 @@ Json SweepRows::row(const SweepPoint& point, const models::RunResult* result, co
   j["schema_version"] = kSchemaVersion;
   add_fit_and_rate(j, result);
   add_at_scale(j, result);
+  if (result)  // last, so the columns before keep their positions
+    add_cost_summary(j, *result);
+  else
+    add_null_cost_summary(j);
   round_numbers(j);
   return j;
 }

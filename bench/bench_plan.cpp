@@ -1,0 +1,44 @@
+// The planner's speed targets (models/plan/README.md), each a whole `commsim plan` search as the
+// command runs it (space, layout checks and bounds, best-first simulation on 2 threads, ranking):
+//   llama3_70b_p5      bench/plan/llama3_70b_p5.toml, 64 to 1,024 GPUs of p5.48xlarge: <= 60 s wall
+//   llama3_405b_h100   bench/plan/llama3_405b_h100.toml, 2,048 to 16,384 H100: <= 5 min
+// Counters: candidates after the arithmetic, simulated, skipped by the bound, over memory, ranked,
+// and the winner's step.
+//   build/bench/bench_plan --benchmark_filter=llama3_70b_p5
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "models/plan/search.hpp"
+#include "scenarios/load/loader.hpp"
+
+namespace {
+
+void plan_case(benchmark::State& state, const std::string& name, int min_gpus, int max_gpus) {
+  const auto loaded = scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/bench/plan/" + name + ".toml");
+  models::plan::PlanOptions o;
+  o.space.min_gpus = min_gpus;
+  o.space.max_gpus = max_gpus;
+  o.jobs = 2;
+  models::plan::PlanResult r;
+  for (auto _ : state) r = models::plan::plan_layouts(loaded.spec, o);
+  state.counters["candidates"] = double(r.candidates);
+  state.counters["over_memory"] = double(r.over_memory);
+  state.counters["simulated"] = double(r.simulated);
+  state.counters["skipped"] = double(r.skipped_by_bound);
+  state.counters["ranked"] = double(r.ranked.size());
+  state.counters["winner_step_s"] = r.ranked.empty() ? 0 : r.ranked.front().step_s;
+}
+
+}  // namespace
+
+BENCHMARK_CAPTURE(plan_case, llama3_70b_p5, "llama3_70b_p5", 64, 1024)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(plan_case, llama3_405b_h100, "llama3_405b_h100", 2048, 16384)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->UseRealTime();
+
+BENCHMARK_MAIN();
