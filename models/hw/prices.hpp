@@ -21,4 +21,16 @@ const std::vector<InstancePrice>& price_catalog();
 // The catalog's price of `instance`, or nullptr where it has none.
 const InstancePrice* find_price(std::string_view instance);
 
+// Every catalog instance without a price says why: no public on-demand list price (sold through
+// reservations or bought, not rented), or a price that is published but was not checked against
+// its page when this table was written (the page named, so a user can put the figure in a
+// --prices file). Commands print "no price" for these, never a guess.
+struct UnpricedInstance {
+  std::string instance;
+  std::string why;
+};
+const std::vector<UnpricedInstance>& unpriced_catalog();
+// Why `instance` has no catalog price, or nullptr (priced, or not a catalog instance).
+const UnpricedInstance* find_unpriced(std::string_view instance);
+
 }  // namespace models::hw

@@ -6,6 +6,7 @@
 #include "models/compute/gemm.hpp"
 #include "models/hw/instance.hpp"
 #include "models/memory/memory_fill.hpp"
+#include "models/plan/comm_bound.hpp"
 #include "models/workload/compute.hpp"
 #include "models/workload/layout.hpp"
 #include "models/workload/pipeline_split.hpp"
@@ -30,20 +31,27 @@ double memory_lower_bound(const ScenarioSpec& spec, const model::ModelShape& mod
 
 namespace {
 // The smaller of the two GEMM laws a step may use (fp8 keeps some GEMMs in 16 bits: gemm16).
-compute::LinearSeconds fastest(const compute::GpuRates& g, int64_t tokens, int64_t in, int64_t out) {
+// Both laws carry the step's power-limit stretch s (compute.cpp linear_kernels).
+compute::LinearSeconds fastest(const compute::GpuRates& g, double s, int64_t tokens, int64_t in, int64_t out) {
   const compute::LinearSeconds a = compute::linear_seconds(g.gemm, tokens, in, out);
-  if (!(g.gemm16.flops_per_s > 0)) return a;  // set for fp8 steps only
+  if (!(g.gemm16.flops_per_s > 0)) return {s * a.fwd, s * a.dgrad, s * a.wgrad};  // gemm16: fp8 steps only
   const compute::LinearSeconds b = compute::linear_seconds(g.gemm16, tokens, in, out);
-  return {std::min(a.fwd, b.fwd), std::min(a.dgrad, b.dgrad), std::min(a.wgrad, b.wgrad)};
+  return {s * std::min(a.fwd, b.fwd), s * std::min(a.dgrad, b.dgrad), s * std::min(a.wgrad, b.wgrad)};
 }
 }  // namespace
 
-StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m, int gpus_per_node) {
+StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m, int gpus_per_node, bool tight) {
   const int world = spec.cluster.nodes * gpus_per_node;
   const workload::ParallelLayout l = workload::make_layout(spec, m, world, gpus_per_node);
   const hw::NodeSpec& node = hw::find_instance(spec.cluster.instance);
-  const workload::ComputeRates rates = workload::make_rates(node.gpu, workload::training_precision(spec.training), 1e9,
-                                                            spec.training.compute_efficiency, spec.cluster.params);
+  // The rates the step's programs are priced at (workload/steps/strategy.cpp plan_step): the GPU's
+  // laws with the power limit's stretch of this step's GEMMs (one stretch for every rank).
+  const workload::ComputeRates unstretched =
+      workload::make_rates(node.gpu, workload::training_precision(spec.training),
+                           node.host_mem_bytes_per_s > 0 ? node.host_mem_bytes_per_s : 200e9,
+                           spec.training.compute_efficiency, spec.cluster.params);
+  const workload::ComputeRates rates = tight ? workload::power_capped_rates(spec, m, l, unstretched) : unstretched;
+  const double stretch = rates.gemm_stretch;
   const bool megatron = l.strategy == workload::Strategy::Megatron;
   const int tp = megatron ? l.tp : 1, cp = megatron ? l.cp : 1;
   const int64_t tokens = int64_t(l.micro_batch) * m.seq / cp;
@@ -52,22 +60,28 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
   // One block's work by halves: attention (norm, qkv, attention, o, residual) and MLP.
   double attn_f = 0, attn_b = 0, mlp_f = 0, mlp_b = 0;
   const bool whole = cp == 1 && !m.is_moe() && spec.training.attention_backend != "unfused";
-  if (whole) {  // every kernel as the compute model prices it, unstretched (compute.hpp block_seconds)
+  if (whole) {  // every kernel as the compute model prices it (compute.hpp block_seconds)
     const workload::BlockSeconds s = workload::block_seconds(m, tokens, tp, rates, megatron && l.sequence_parallel);
     attn_f = s.attn_fwd.total(), attn_b = s.attn_bwd.total(), mlp_f = s.mlp_fwd.total(), mlp_b = s.mlp_bwd.total();
   } else {  // the linear layers' GEMMs only
-    for (const auto& g : {fastest(rates.gpu, tokens, h, (h + 2 * kv) / tp), fastest(rates.gpu, tokens, h / tp, h)}) {
+    for (const auto& g : {fastest(rates.gpu, stretch, tokens, h, (h + 2 * kv) / tp), fastest(rates.gpu, stretch, tokens, h / tp, h)}) {
       attn_f += g.fwd;
       attn_b += g.dgrad + g.wgrad;
     }
-    const compute::LinearSeconds up = fastest(rates.gpu, tokens, h, f / tp);
-    const compute::LinearSeconds down = fastest(rates.gpu, tokens, f / tp, h);
+    const compute::LinearSeconds up = fastest(rates.gpu, stretch, tokens, h, f / tp);
+    const compute::LinearSeconds down = fastest(rates.gpu, stretch, tokens, f / tp, h);
     const int ups = m.gated_mlp ? 2 : 1;
     mlp_f = ups * up.fwd + down.fwd;
     mlp_b = ups * (up.dgrad + up.wgrad) + down.dgrad + down.wgrad;
   }
   b.block_fwd_s = attn_f + mlp_f;
   b.block_bwd_s = attn_b + mlp_b;
+  // The tensor-parallel collectives the compute stream waits for (comm_bound.hpp), with their half.
+  const TpCommBound tc = tight ? tp_comm_bound(spec, m, l) : TpCommBound{};
+  attn_f += tc.attn_fwd * tc.collective_s, mlp_f += tc.mlp_fwd * tc.collective_s;
+  attn_b += tc.attn_bwd * tc.collective_s, mlp_b += tc.mlp_bwd * tc.collective_s;
+  b.block_comm_fwd_s = (tc.attn_fwd + tc.mlp_fwd) * tc.collective_s;
+  b.block_comm_bwd_s = (tc.attn_bwd + tc.mlp_bwd) * tc.collective_s;
   const double r = l.recompute == workload::Recompute::Full ? 1 : 0;
   const double attn_w = attn_f * (1 + r) + attn_b;
   const double mlp_w = mlp_f * (1 + r) + mlp_b;
@@ -82,7 +96,7 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
   if (!megatron || l.pp == 1) {
     double w = layers_work(0, m.layers, attn_w, mlp_w);
     if (megatron) {  // the output layer's GEMMs (vocab-parallel: V / tp)
-      const compute::LinearSeconds head = fastest(rates.gpu, tokens, h, m.vocab / (l.vocab_parallel ? l.tp : 1));
+      const compute::LinearSeconds head = fastest(rates.gpu, stretch, tokens, h, m.vocab / (l.vocab_parallel ? l.tp : 1));
       w += head.fwd + head.dgrad + head.wgrad;
     } else {  // final norm, head and loss as the data-parallel step prices them (decoder_units.cpp)
       const workload::HeadSeconds head = workload::head_seconds(m, tokens, 1, rates);

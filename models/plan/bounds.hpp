@@ -10,14 +10,19 @@
 // Time (step_lower_bound <= the simulated step, for every candidate): the step of every rank is
 // a partition of [start, end) (RankBreakdown) whose compute term is the sum of its compute ops
 // at their own rate, and no op runs faster than the compute model prices it alone: the GEMM law
-// (t0 + 2mnk/R + 2mn/BWc, models/compute/gemm.hpp) is only stretched (power limit, >= 1) and
-// slowed (communication in flight), other kernels only slowed. Per block and micro-batch of
+// (t0 + 2mnk/R + 2mn/BWc, models/compute/gemm.hpp) times the step's power-limit stretch s >= 1
+// (one factor for every rank, workload::power_capped_rates, as plan_step prices the programs),
+// only slowed further (communication in flight), other kernels only slowed. The compute stream runs its
+// kernels and the collectives it waits for one after another, so its busy time is at least the
+// kernels' sum plus those collectives' lower bounds (comm_bound.hpp). Per block and micro-batch of
 // T = micro_batch x seq / cp tokens:
 //   dense model, cp = 1, flash attention: every kernel of the block as compute.hpp block_seconds
-//     prices it with unstretched rates (what the data-parallel units and Megatron's layer run);
+//     prices it at the step's rates (what the data-parallel units and Megatron's layer run);
 //   otherwise: the linear layers' GEMMs only (q/k/v, o, gate/up, down; an MoE layer's
-//     attention half only), at the faster of the step's GEMM laws;
-//   g_f, g_b  the block's forward and backward;  w = g_f (1 + r) + g_b (r = 1 under full recompute);
+//     attention half only), at the faster of the step's GEMM laws, times s;
+//   g_f, g_b  the block's forward and backward compute;  c_f, c_b  the tensor-parallel collectives
+//     its compute stream waits for, each at its lower bound (comm_bound.hpp; Megatron with tp > 1);
+//   w = (g_f + c_f)(1 + r) + g_b + c_b (r = 1 under full recompute);
 //   data parallel:  T_step >= m (L w + head)   (every rank runs every block; the head as priced)
 //   pipeline (pp stages, m micro-batches, vp chunks per stage; W_s a stage's work per micro-batch,
 //   C_min the lightest chunk's, F_min the lightest chunk's forward alone):
@@ -39,9 +44,13 @@ double memory_lower_bound(const ScenarioSpec& spec, const model::ModelShape& mod
 
 // The lower bound of the step above, seconds (its terms for tests).
 struct StepBound {
-  double block_fwd_s = 0, block_bwd_s = 0;  // g_f, g_b
+  double block_fwd_s = 0, block_bwd_s = 0;            // g_f, g_b: compute
+  double block_comm_fwd_s = 0, block_comm_bwd_s = 0;  // c_f, c_b: blocking TP collectives (dense block)
   double step_s = 0;
 };
-StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& model, int gpus_per_node);
+// tight off: compute alone at unstretched rates (stretch 1, c_f = c_b = 0), the weaker bound
+// bench_plan compares the planner's against.
+StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& model, int gpus_per_node,
+                           bool tight = true);
 
 }  // namespace models::plan

@@ -183,7 +183,7 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
     w.c = cands[k];
     w.spec = apply_candidate(base, w.c);
     try {
-      const StepBound b = step_lower_bound(w.spec, shape, w.c.gpus_per_node);
+      const StepBound b = step_lower_bound(w.spec, shape, w.c.gpus_per_node, o.tight_bound);
       w.bound_s = b.step_s;
       w.memory_bound = memory_lower_bound(w.spec, shape, w.c.gpus_per_node);
     } catch (const SpecError& e) {

@@ -39,6 +39,10 @@ struct PlanOptions {
   bool pareto_exact = false;
   bool audit = false;
   bool exhaustive = false;  // simulate every candidate that fits (the test of the bounds)
+  // Off: the step bound counts compute alone at unstretched rates, without the power limit's
+  // stretch and the tensor-parallel collectives the compute stream waits for (bounds.hpp); for
+  // bench_plan's before/after comparison. Same winner, more candidates simulated.
+  bool tight_bound = true;
 };
 
 // One candidate as the search saw it.

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "models/hw/instance.hpp"
+#include "models/hw/prices.hpp"
 #include "models/run/cost.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
@@ -57,6 +58,10 @@ int cmd_instances(int argc, char** argv) {
     models::ScenarioSpec priced;  // the price of each instance as a scenario would see it (models/run/cost.hpp)
     priced.cluster.prices = read_prices_option(prices);
     auto price_of = [&](const std::string& name) { return models::node_price(priced, name); };
+    auto no_price_reason = [&](const std::string& name) -> Json {
+      const auto* u = models::hw::find_unpriced(name);
+      return !price_of(name) && u ? Json(u->why) : Json(nullptr);
+    };
     if (json) {
       Json j = json_header("instances", {});
       Json list = Json::array();
@@ -85,7 +90,8 @@ int cmd_instances(int argc, char** argv) {
                         {"citation", n.citation},
 
                         {"usd_per_hour", price_of(n.name) ? Json(price_of(n.name)->usd_per_hour) : Json(nullptr)},
-                        {"price_source", price_of(n.name) ? Json(price_of(n.name)->source) : Json(nullptr)}});
+                        {"price_source", price_of(n.name) ? Json(price_of(n.name)->source) : Json(nullptr)},
+                        {"no_price_reason", no_price_reason(n.name)}});
       j["instances"] = std::move(list);
       std::fputs(dump_json(std::move(j)).c_str(), stdout);
       return 0;
@@ -104,6 +110,9 @@ int cmd_instances(int argc, char** argv) {
     out += "\nPrices ($ per node-hour, on demand; - where none is known):\n";
     for (const auto& n : catalog)
       if (const auto p = price_of(n.name)) out += fmt::format("  {:<18} {:>9.4f}  {}\n", n.name, p->usd_per_hour, p->source);
+    out += "No price (the plan and the cost columns say \"no price\" for these):\n";
+    for (const auto& n : catalog)
+      if (const auto r = no_price_reason(n.name); !r.is_null()) out += fmt::format("  {:<18} {}\n", n.name, r.get<std::string>());
     out +=
         "Set your own with [cluster] price_per_hour in a scenario or --prices FILE ([prices.\"NAME\"] usd_per_hour, "
         "source, date).";

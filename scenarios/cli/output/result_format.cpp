@@ -179,6 +179,7 @@ std::string result_json(const models::RunResult& r, const CommandInputs& inputs)
     for (const auto& m : r.scale_mode) mode.push_back(Json{{"mechanism", m.mechanism}, {"applied", m.applied}, {"why", m.why}});
     j["scale_mode"] = std::move(mode);
   }
+  add_layout_columns(j, &r);
   add_cost_summary(j, r);
   if (r.straggler_free_step_s) j["straggler_free_step_s"] = *r.straggler_free_step_s;
   j["variability"] = variability_json(r.variability);  // null unless --samples

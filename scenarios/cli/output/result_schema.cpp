@@ -79,9 +79,12 @@ void add_run_summary(Json& j, const models::RunResult& r) {
   for (const auto& [k, v] : breakdown_terms(r.step_breakdown)) j[std::string("step_") + k] = v;
 }
 
+void add_layout_columns(Json& j, const models::RunResult* r) {
+  j["gpus"] = r ? Json(static_cast<int64_t>(r->ranks.size())) : Json(nullptr);
+}
+
 void add_cost_summary(Json& j, const models::RunResult& r) {
   const models::CostResult& c = r.cost;
-  j["gpus"] = static_cast<int64_t>(r.ranks.size());
   j["usd_per_hour"] = c.known ? Json(c.usd_per_hour) : Json(nullptr);
   j["cost_per_step_usd"] = c.known ? Json(c.usd_per_step) : Json(nullptr);
   j["cost_per_run_usd"] = c.known ? Json(c.usd_per_run) : Json(nullptr);
@@ -124,7 +127,7 @@ void add_null_run_summary(Json& j) {
 }
 
 void add_null_cost_summary(Json& j) {
-  for (const char* k : {"gpus", "usd_per_hour", "cost_per_step_usd", "cost_per_run_usd", "cost_per_million_tokens_usd",
+  for (const char* k : {"usd_per_hour", "cost_per_step_usd", "cost_per_run_usd", "cost_per_million_tokens_usd",
                         "price_source"})
     j[k] = nullptr;
 }

@@ -49,10 +49,12 @@ std::string dump_json(Json j);
 // then step_{compute,interference,exposed_comm,host,bubble,barrier_wait,other}_s (the ranks' mean
 // breakdown, adding up to step_time_s).
 void add_run_summary(Json& j, const models::RunResult& r);
-// The GPU count and the cost (models/run/cost.hpp), after the summary's other keys wherever it is
-// written (run, each compare result, the end of a sweep row): gpus, usd_per_hour (the whole cluster),
-// cost_per_step_usd, cost_per_run_usd, cost_per_million_tokens_usd, price_source (null where no
-// price is known).
+// The layout columns every row states, the one place they are written (run, each compare result,
+// each sweep row): gpus (the World's ranks; null for a sweep point that failed).
+void add_layout_columns(Json& j, const models::RunResult* r);
+// The cost (models/run/cost.hpp), after the summary's other keys wherever it is written (run, each
+// compare result, the end of a sweep row): usd_per_hour (the whole cluster), cost_per_step_usd,
+// cost_per_run_usd, cost_per_million_tokens_usd, price_source (null where no price is known).
 void add_cost_summary(Json& j, const models::RunResult& r);
 // The breakdown keys in order ("compute_s" ... "other_s") and their values.
 std::vector<std::pair<const char*, double>> breakdown_terms(const models::RankBreakdown& b);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "models/hw/prices.hpp"
 #include "scenarios/cli/output/result_format.hpp"
 
 namespace scenarios {
@@ -14,6 +15,8 @@ namespace {
 using models::plan::Evaluated;
 
 std::string usd_or_dash(const std::optional<double>& v) { return v ? format_usd(*v) : std::string("-"); }
+// A row's cost: "no price" where the instance has none (never a guess).
+std::string usd_or_no_price(const std::optional<double>& v) { return v ? format_usd(*v) : std::string("no price"); }
 
 std::string percent(double a, double b) { return b > 0 ? fmt::format("{:+.1f} %", 100 * (a - b) / b) : "-"; }
 
@@ -21,7 +24,7 @@ std::string row_line(size_t rank_label_width, const std::string& rank, const Eva
   const auto& c = e.candidate;
   const double headroom = e.memory_capacity_bytes - e.memory_peak_bytes;
   return fmt::format("{:<{}} {:>10} {:>10} {:>10.0f} {:>5.1f}% {:>9} {:>9} {:>6} {:>4} x {:<18} {}{}\n", rank,
-                     rank_label_width, format_duration(e.train_s), usd_or_dash(e.cost_usd), e.tokens_per_s,
+                     rank_label_width, format_duration(e.train_s), usd_or_no_price(e.cost_usd), e.tokens_per_s,
                      100 * e.mfu, format_bytes(e.memory_peak_bytes), format_bytes(headroom), c.gpus(), c.nodes,
                      c.instance, models::plan::layout_text(c), front ? "  *" : "");
 }
@@ -157,9 +160,11 @@ std::string plan_text(const PlanOutput& p) {
       out += fmt::format("  {:<20} {:>10} {:>10}\n", "run cost", format_usd(*a.cost_usd), format_usd(*b.cost_usd));
   }
   if (!r.missing_prices.empty()) {
-    out += "\nno price for:";
-    for (const auto& m : r.missing_prices) out += " " + m;
-    out += " (their rows show no cost; give [cluster] price_per_hour or --prices FILE)\n";
+    out += "\nno price for (their rows show \"no price\"; give [cluster] price_per_hour or --prices FILE):\n";
+    for (const auto& m : r.missing_prices) {
+      const auto* u = models::hw::find_unpriced(m);
+      out += fmt::format("  {}{}\n", m, u ? ": " + u->why : std::string());
+    }
   }
   return out;
 }

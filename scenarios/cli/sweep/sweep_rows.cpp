@@ -45,12 +45,12 @@ void add_fit_and_rate(Json& j, const models::RunResult* r) {
       rate && !r->ranks.empty() ? Json(t.tokens_per_s / double(r->ranks.size())) : Json(nullptr);
 }
 
-// At scale, after the columns above: the GPU count, the step over --samples (null without), and
+// At scale, after the columns above: the layout columns (the GPU count), the step over --samples (null without), and
 // the run's interruptions, checkpoint interval, goodput, expected wall time and cost (null for a
 // bare collective; cost null without a price).
 void add_at_scale(Json& j, const models::RunResult* r) {
   const bool sampled = r && r->variability.sampled, est = r && r->goodput.estimated;
-  j["gpus"] = r ? Json(r->ranks.size()) : Json(nullptr);
+  add_layout_columns(j, r);
   j["step_mean_s"] = sampled ? Json(r->variability.mean_s) : Json(nullptr);
   j["step_median_s"] = sampled ? Json(r->variability.median_s) : Json(nullptr);
   j["step_p99_s"] = sampled ? Json(r->variability.p99_s) : Json(nullptr);

@@ -16,3 +16,20 @@ TEST_CASE("hw: every price names a catalog instance, a positive price, a source 
   }
   CHECK(models::hw::find_price("dgx-h100") == nullptr);  // bought, not rented: no entry
 }
+
+TEST_CASE("hw: every catalog instance has a price or says why it has none, never both", "[models][hw]") {
+  const auto names = models::hw::instance_names();
+  for (const auto& name : names) {
+    INFO(name);
+    const bool priced = models::hw::find_price(name) != nullptr;
+    const auto* unpriced = models::hw::find_unpriced(name);
+    CHECK(priced != (unpriced != nullptr));
+    if (unpriced) CHECK(unpriced->why.size() > 20);
+  }
+  for (const auto& u : models::hw::unpriced_catalog()) {
+    INFO(u.instance);
+    CHECK(std::find(names.begin(), names.end(), u.instance) != names.end());
+  }
+  REQUIRE(models::hw::find_unpriced("p5en.48xlarge") != nullptr);
+  CHECK(models::hw::find_unpriced("p5en.48xlarge")->why.find("Capacity Blocks") != std::string::npos);
+}

@@ -107,6 +107,25 @@ TEST_CASE("scenarios: plan and run read a price file over the catalog", "[scenar
   CHECK(inst.out.find("test quote, 2026-11") != std::string::npos);
 }
 
+TEST_CASE("scenarios: plan and instances say 'no price' for an instance without one, with the reason", "[scenarios]") {
+  // p5en.48xlarge has no catalog price (models/hw/prices.cpp unpriced_catalog): without a budget or
+  // the cost objective the plan ranks by time and shows "no price" in the cost column, never a figure.
+  const auto p = run_commsim({"plan", kSmall, "--instances", "p5en.48xlarge", "--gpus", "8", "--strategies", "megatron",
+                              "--micro-batches", "1", "--cp", "1", "--max-pp", "2", "--max-vp", "1"});
+  REQUIRE(p.exit_code == 0);
+  CHECK(p.out.find("  no price ") != std::string::npos);
+  CHECK(p.out.find("p5en.48xlarge: no on-demand list price") != std::string::npos);
+  const auto inst = run_commsim({"instances"});
+  REQUIRE(inst.exit_code == 0);
+  CHECK(inst.out.find("No price (") != std::string::npos);
+  CHECK(inst.out.find("nd-h100-v5") != std::string::npos);
+  const auto j = nlohmann::json::parse(run_commsim({"instances", "--json"}).out);
+  for (const auto& i : j["instances"]) {
+    INFO(i["name"]);
+    CHECK(i["usd_per_hour"].is_null() != i["no_price_reason"].is_null());  // a price or the reason, never both
+  }
+}
+
 TEST_CASE("scenarios: plan refuses what has no answer, in one sentence with exit 2", "[scenarios]") {
   struct Case {
     std::vector<std::string> extra;
