@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Builds every libFuzzer target (tests/fuzz/fuzz_*.cpp) with clang in build-fuzz, replays each
+# Builds every libFuzzer target (tests/fuzz/fuzz_*.cpp) with clang in build-fuzz (or FUZZ_BUILD), replays each
 # target's kept inputs (seed corpus and regressions), then fuzzes each for a bounded time.
 # Fails on the first crash, leak, sanitizer report or timeout; the crashing input is copied to
 # tests/fuzz/regressions/<target>/ so it can be fixed and kept forever.
 #   FUZZ_SECONDS   seconds per target (default 60)
 #   FUZZ_TARGETS   space-separated subset (default: every fuzz_*.cpp)
 #   FUZZ_JOBS      build parallelism (default: nproc)
+#   FUZZ_BUILD     build directory (default build-fuzz); scripts/test-sanitize.sh's build-asan
+#                  already holds every target, built with the same sanitizers (what .ci/run uses)
 # Prints one line per target with libFuzzer's execution count (for the reliability note).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,10 +21,13 @@ else
   for f in tests/fuzz/fuzz_*.cpp; do n=$(basename "$f" .cpp); targets+=("${n#fuzz_}"); done
 fi
 
-cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
-      -DCOMMSIM_FUZZ=ON -DCOMMSIM_BENCH=OFF -DCOMMSIM_TESTS=OFF \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" >/dev/null
-cmake --build build-fuzz -j"$jobs" --target "${targets[@]/#/fuzz_}"
+build=${FUZZ_BUILD:-build-fuzz}
+if ! grep -qs '^COMMSIM_FUZZ:BOOL=ON' "$build/CMakeCache.txt"; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
+        -DCOMMSIM_FUZZ=ON -DCOMMSIM_BENCH=OFF -DCOMMSIM_TESTS=OFF \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" >/dev/null
+fi
+cmake --build "$build" -j"$jobs" --target "${targets[@]/#/fuzz_}"
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 work=$(mktemp -d /tmp/commsim-fuzz.XXXXXX)
@@ -30,7 +35,7 @@ trap 'rm -rf "$work"' EXIT
 status=0
 summary=""
 for t in "${targets[@]}"; do
-  bin=build-fuzz/tests/fuzz/fuzz_$t
+  bin=$build/tests/fuzz/fuzz_$t
   seeds=tests/fuzz/corpus/$t
   regressions=tests/fuzz/regressions/$t
   mkdir -p "$work/$t/new" "$work/$t/art" "$seeds"

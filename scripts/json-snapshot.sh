@@ -4,7 +4,7 @@
 #   scripts/json-snapshot.sh build/scenarios/commsim /tmp/before
 #   ... change the code, rebuild ...
 #   scripts/json-snapshot.sh build/scenarios/commsim /tmp/after && diff -r /tmp/before /tmp/after
-# Used to prove that a refactoring keeps behaviour (issue 13's byte-identity check).
+# Used to prove that a refactoring keeps behaviour (byte-identical outputs before and after).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:?usage: json-snapshot.sh COMMSIM_BINARY OUTDIR [EXTRA_ARGS...]}

@@ -167,7 +167,11 @@ const std::vector<std::string>& preset_names() {
 }
 
 std::string unknown_preset_message(const std::string& name) {
-  return unknown_name_message("model preset", name, preset_names()) + "; `commsim presets` lists them with sources";
+  // The hint goes inside the closing parenthesis, so the message still ends with what was expected.
+  std::string message = unknown_name_message("model preset", name, preset_names());
+  const std::string hint = "; `commsim presets` lists them with sources";
+  if (!message.empty() && message.back() == ')') return message.insert(message.size() - 1, hint);
+  return message + hint;
 }
 
 ModelShape resolve_model(const ModelSpec& spec) {

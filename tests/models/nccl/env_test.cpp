@@ -15,7 +15,8 @@ using namespace models::nccl;
 
 TEST_CASE("nccl env: every modelled variable is parsed, and a value NCCL would refuse is an error", "[nccl]") {
   const auto& names = modelled_nccl_variables();
-  REQUIRE(names.size() == 24);  // with NCCL_NVLS_ENABLE/NCHANNELS (NVLS), NCCL_COLLNET_ENABLE, NCCL_PXN_DISABLE
+  REQUIRE(names.size() == 25);  // with NCCL_NVLS_ENABLE/NCHANNELS (NVLS), NCCL_COLLNET_ENABLE, NCCL_PXN_DISABLE,
+                               // NCCL_MNNVL_ENABLE (multi-node NVLink domains)
   for (const std::string& name : names) {
     INFO(name);
     // An empty NCCL_HOSTID is the one value of it NCCL cannot use; for the others, a word.

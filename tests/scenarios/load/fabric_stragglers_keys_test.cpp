@@ -1,4 +1,4 @@
-// The issue-17 scenario keys read into the spec: [cluster.fabric], placement.nics_per_pod and
+// The fabric, NIC and straggler scenario keys read into the spec: [cluster.fabric], placement.nics_per_pod and
 // [[stragglers]] (scenarios/examples/p4d_2node_straggler.toml), with --set on them.
 #include <catch2/catch.hpp>
 
