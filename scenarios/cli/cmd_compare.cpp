@@ -239,16 +239,16 @@ int cmd_compare(int argc, char** argv) {
           return est(r, [](const G& g) { return fmt::format("{:.2f} ({} GPUs)", g.interruptions_per_day, g.gpus); });
         });
         text_row("checkpoint every", [&](const models::RunResult& r) {
-          return est(r, [](const G& g) { return fmt::format("{} steps, {}", g.interval_steps, format_duration(g.interval_s)); });
+          return est(r, [](const G& g) { return fmt::format("{} steps, {}", g.interval_steps, goodput_duration(g.interval_s)); });
         });
         text_row("goodput", [&](const models::RunResult& r) {
           return est(r, [](const G& g) { return fmt::format("{:.1f} %", 100 * g.goodput); });
         });
         text_row("expected wall time", [&](const models::RunResult& r) {
-          return est(r, [](const G& g) { return format_duration(g.expected_wall_s); });
+          return est(r, [](const G& g) { return goodput_duration(g.expected_wall_s); });
         });
         text_row("expected cost", [&](const models::RunResult& r) {
-          return est(r, [](const G& g) { return g.price_per_gpu_hour > 0 ? format_usd(g.expected_cost) : std::string("unknown"); });
+          return est(r, [](const G& g) { return g.price_per_gpu_hour > 0 ? goodput_usd(g.expected_cost) : std::string("unknown"); });
         });
       }
       for (size_t i = 0; i < results.size(); ++i)

@@ -100,7 +100,8 @@ TEST_CASE("scenarios: plan and run read a price file over the catalog", "[scenar
   CHECK(j["usd_per_hour"].get<double>() == 60.0);  // one node at the file's $60
   CHECK(j["price_source"].get<std::string>().find("prices.toml") != std::string::npos);
   const auto p = run_commsim(with(kPlan, {"--instances", "p5en.48xlarge", "--budget", "$1M", "--prices",
-                                          kDir + "prices.toml", "--strategies", "megatron"}));
+                                          kDir + "prices.toml"}));
+  INFO(p.err);
   CHECK(p.exit_code == 0);
   const auto inst = run_commsim({"instances", "--prices", kDir + "prices.toml"});
   REQUIRE(inst.exit_code == 0);
