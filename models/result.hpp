@@ -70,6 +70,18 @@ struct ThroughputResult {
   double mfu = 0, hfu = 0;         // model / hardware TFLOP/s over peak
 };
 
+// What the run costs at the cluster's on-demand price (models/run/cost.hpp): the nodes' $/hour
+// (catalog, the user's price file or [cluster] price_per_hour) times the simulated time.
+struct CostResult {
+  bool known = false;        // false: some node has no price (missing names it) or no model
+  double usd_per_hour = 0;   // the whole cluster
+  double usd_per_step = 0;   // step_time_s x usd_per_hour / 3600
+  double usd_per_run = 0;    // run_time_s x usd_per_hour / 3600
+  double usd_per_million_tokens = 0;  // 0 without a throughput estimate
+  std::string source;        // where the price came from (catalog entry and date, file, scenario)
+  std::string missing;       // an instance with no price ("" when known)
+};
+
 struct LinkResult {
   std::string name, kind;
   double bytes = 0;
@@ -135,6 +147,7 @@ struct RunResult {
   uint64_t events = 0;                         // simulator events processed
   MemoryResult memory;                         // GPU memory estimate (training steps)
   ThroughputResult throughput;                 // tokens/s, TFLOP/s, MFU (training steps)
+  CostResult cost;                             // $ per step, run and million tokens (run/cost.hpp)
   // [[stragglers]]: the same step without them (run/stragglers.hpp); what they cost is the difference.
   std::optional<double> straggler_free_step_s;
   // Several jobs on one fabric ([[jobs]], models/run/jobs.hpp): each job's own figures; the fields

@@ -55,6 +55,13 @@ struct NodeGroupSpec {
   int nodes = 1;
 };
 
+// A node's price ($ per hour) given by the scenario ([cluster] price_per_hour) or by the user's
+// price file (--prices FILE), with where it came from (models/run/cost.hpp says which wins).
+struct PriceSpec {
+  double usd_per_hour = 0;
+  std::string source;  // "scenario [cluster] price_per_hour", "prices.toml:3:1", ...
+};
+
 struct ClusterSpec {
   std::string instance;               // catalog name; empty when `node` is given (with groups: the first group's)
   int nodes = 1;                      // with groups: their sum
@@ -66,6 +73,8 @@ struct ClusterSpec {
   // Names are listed by models/collectives/link_params.hpp; an unknown name is a SpecError.
   std::map<std::string, double> params;
   FabricSpec fabric;
+  std::optional<PriceSpec> price;           // [cluster] price_per_hour: one node of this cluster, $/h
+  std::map<std::string, PriceSpec> prices;  // --prices FILE: $/h per node by instance name
 };
 
 struct PlacementSpec {
@@ -120,6 +129,7 @@ struct TrainingSpec {
   int cpu_threads = 0;                      // OMP_NUM_THREADS per rank for host work (CPU-Adam); 0: as
                                             // torchrun sets it (1 with several processes per pod, else all)
   int global_batch = 0;                     // sequences per step over all replicas; 0: grad_accum is given
+  double tokens = 0;                        // training target in tokens (0: training.steps steps)
   std::string recompute;                    // "" (grad_checkpointing decides) | none | selective | full
   std::string attention_backend = "flash";  // flash (FlashAttention/cuDNN) | unfused (explicit softmax)
 };

@@ -66,6 +66,27 @@ struct SweepReport {
 // breakdown per point, and a table of the points.
 std::string sweep_html(const SweepReport& sweep);
 
+// One ranked layout of `commsim plan`, for the plan page (plan_html).
+struct PlanPoint {
+  int rank = 0;             // 1 = the winner
+  std::string layout;       // one readable line
+  std::string hardware;     // "128 x p5.48xlarge"
+  int gpus = 0;
+  double train_s = 0;       // time to train
+  double cost_usd = -1;     // < 0: no price
+  double tokens_per_s = 0, mfu = 0;
+  bool pareto = false;
+  bool yours = false;       // --include
+};
+struct PlanReport {
+  std::string title, source_file;
+  std::vector<std::pair<std::string, std::string>> summary;  // ("target", "15e12 tokens"), ...
+  std::vector<PlanPoint> points;                             // ranked, best first (and yours)
+};
+// The planner's page: time to train against cost for every ranked layout, the Pareto front drawn
+// as a line, the winner and the --include layout marked, and the ranked table.
+std::string plan_html(const PlanReport& plan);
+
 // Chrome trace event JSON (Perfetto, chrome://tracing): a process per node, a thread per rank
 // and stream, "X" events for compute and collectives, counter tracks of link utilisation.
 std::string chrome_trace(const models::RunResult& result);

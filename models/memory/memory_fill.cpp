@@ -53,13 +53,8 @@ MemoryTerm term(const memory::Term& t) { return MemoryTerm{t.name, t.bytes}; }
 
 }  // namespace
 
-MemoryFill estimate_step_memory(const ScenarioSpec& spec, const World& world, const workload::StepPlan& plan,
-                                const collectives::CollectiveEngine& engine) {
-  MemoryFill out;
-  if (spec.collective || !spec.model) return out;
-  SIM_CHECK(plan.shape && plan.layout, "a training step's plan carries its model and layout");
-  const model::ModelShape& shape = *plan.shape;
-  const workload::ParallelLayout& layout = *plan.layout;
+memory::MemoryInputs step_memory_inputs(const ScenarioSpec& spec, const model::ModelShape& shape,
+                                        const workload::ParallelLayout& layout) {
   memory::MemoryInputs in;
   in.model = shape;
   in.strategy = layout.strategy;
@@ -91,6 +86,17 @@ MemoryFill estimate_step_memory(const ScenarioSpec& spec, const World& world, co
   in.zero = spec.zero;
   in.framework_overhead_bytes =
       param_or(spec.cluster.params, "memory.framework_overhead", param_default("memory.framework_overhead"));
+  return in;
+}
+
+MemoryFill estimate_step_memory(const ScenarioSpec& spec, const World& world, const workload::StepPlan& plan,
+                                const collectives::CollectiveEngine& engine) {
+  MemoryFill out;
+  if (spec.collective || !spec.model) return out;
+  SIM_CHECK(plan.shape && plan.layout, "a training step's plan carries its model and layout");
+  const model::ModelShape& shape = *plan.shape;
+  const workload::ParallelLayout& layout = *plan.layout;
+  memory::MemoryInputs in = step_memory_inputs(spec, shape, layout);
 
   const std::vector<double> nccl = nccl_bytes_per_rank(world, plan, engine);
   const int n = world.size();

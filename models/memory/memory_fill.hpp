@@ -9,6 +9,7 @@
 
 #include "models/collectives/collective.hpp"
 #include "models/result.hpp"
+#include "models/memory/memory_peak.hpp"
 #include "models/spec.hpp"
 #include "models/workload/steps/strategy.hpp"
 #include "models/world/world.hpp"
@@ -22,6 +23,12 @@ struct MemoryFill {
   MemoryResult memory;
   std::vector<double> rank_peak_bytes;  // one per World rank
 };
+
+// memory_peak.hpp's inputs for a rank of `layout` on stage 0, its NCCL buffers left at 0 (the
+// caller sets stage and nccl_bytes): the strategy, degrees, recompute, micro-batches, dtypes,
+// ZeRO settings and the framework's overhead as the step runs them.
+memory::MemoryInputs step_memory_inputs(const ScenarioSpec& spec, const model::ModelShape& shape,
+                                        const workload::ParallelLayout& layout);
 
 // Empty (memory.estimated false) for a bare collective.
 MemoryFill estimate_step_memory(const ScenarioSpec& spec, const World& world, const workload::StepPlan& plan,

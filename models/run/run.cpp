@@ -12,6 +12,7 @@
 #include "models/collectives/collective.hpp"
 #include "models/params.hpp"
 #include "models/run/breakdown.hpp"
+#include "models/run/cost.hpp"
 #include "models/run/jobs.hpp"
 #include "models/run/goodput_fill.hpp"
 #include "models/memory/memory_fill.hpp"
@@ -134,6 +135,8 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   result.nodes = layout.nodes;
   result.pods = layout.pods;
   result.layout = layout.line;
+  apply_token_target(spec, result);  // the run's length from training.tokens
+  result.cost = make_cost(spec, result);  // and its price (cost.hpp)
   return result;
 }
 

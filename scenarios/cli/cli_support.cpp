@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "models/parse_error.hpp"
+#include "scenarios/load/price_file.hpp"
 #include "sim/time.hpp"
 
 namespace scenarios {
@@ -68,6 +69,25 @@ void add_set_option(CLI::App& app, std::vector<std::string>& sets) {
       ->type_name("KEY=VALUE")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+void add_prices_option(CLI::App& app, std::string& path) {
+  app.add_option("--prices", path,
+                 "prices per node-hour by instance (TOML [prices.\"NAME\"] usd_per_hour, source): over the catalog's "
+                 "(commsim instances), under a scenario's [cluster] price_per_hour")
+      ->type_name("FILE");
+}
+
+std::map<std::string, models::PriceSpec> read_prices_option(const std::string& path) {
+  if (path.empty()) return {};
+  return read_price_file(path);
+}
+
+void set_prices(LoadedScenario& scenario, const std::map<std::string, models::PriceSpec>& prices,
+                const std::string& path) {
+  if (path.empty()) return;
+  scenario.spec.cluster.prices = prices;
+  scenario.files.push_back(path);
 }
 
 int guarded(const std::function<int()>& body) {

@@ -4,6 +4,7 @@
 // FILE:LINE:COL, print user errors as one line and exit 2; output files: output_files.hpp.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,13 @@ void add_set_option(CLI::App& app, std::vector<std::string>& sets);
 // Adds --samples N (the step over N seeded draws of every GPU's speed; 0: deterministic) and
 // --seed S (which draws; the same seed gives the same numbers).
 void add_sample_options(CLI::App& app, int& samples, uint64_t& seed);
+// Adds `--prices FILE` (scenarios/load/price_file.hpp): $ per node-hour by instance, over the catalog's.
+void add_prices_option(CLI::App& app, std::string& path);
+// The price file's entries (none for an empty path); UserError at FILE:LINE:COL.
+std::map<std::string, models::PriceSpec> read_prices_option(const std::string& path);
+// Puts `prices` into the scenario and records `path` among its input files.
+void set_prices(LoadedScenario& scenario, const std::map<std::string, models::PriceSpec>& prices,
+                const std::string& path);
 
 // Runs `body`; a UserError (or a SpecError that escaped) is printed as its one line with exit
 // code 2; anything else is an internal failure (exit 1).

@@ -39,7 +39,7 @@ int cmd_compare(int argc, char** argv) {
   CLI::App app{"Several scenarios side by side, with ratios against the first.", "commsim compare"};
   std::vector<std::string> paths, sets;
   bool json = false, require_fit = false;
-  std::string html;
+  std::string html, prices;
   app.add_option("scenarios", paths, "scenario files (TOML); the first is the baseline")
       ->required()
       ->expected(2, 1 << 20)
@@ -50,6 +50,7 @@ int cmd_compare(int argc, char** argv) {
       ->type_name("[N:]KEY=VALUE")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  add_prices_option(app, prices);
   app.add_flag("--json", json, "print one JSON object (docs/result.schema.json) instead of the table");
   app.add_option("--html", html, "write an HTML page with the comparison")->type_name("FILE");
   int samples = 0;
@@ -63,8 +64,10 @@ int cmd_compare(int argc, char** argv) {
     std::vector<LoadedScenario> loaded;
     std::vector<CommandInputs> inputs;
     CommandInputs all{{}, sets};
+    const auto price_table = read_prices_option(prices);
     for (size_t i = 0; i < paths.size(); ++i) {
       loaded.push_back(per.load(paths[i], i));
+      set_prices(loaded.back(), price_table, prices);
       inputs.push_back(scenario_inputs(loaded.back(), per.of(i)));
       for (const auto& f : loaded.back().files)
         if (std::find(all.files.begin(), all.files.end(), f) == all.files.end()) all.files.push_back(f);
@@ -111,6 +114,7 @@ int cmd_compare(int argc, char** argv) {
         o["throughput"] = throughput_json(r.throughput);
         o["variability"] = variability_json(r.variability);
         o["goodput"] = goodput_json(r.goodput);
+        add_cost_summary(o, r);
         list.push_back(std::move(o));
       }
       j["results"] = std::move(list);
@@ -161,6 +165,28 @@ int cmd_compare(int argc, char** argv) {
         out += fmt::format(" {:>{}}", fit(cell, kCol), kCol);
       }
       out += "\n";
+      out += fmt::format("{:<24}", "GPUs");
+      for (const auto& r : results) out += fmt::format(" {:>{}}", r.ranks.size(), kCol);
+      out += "\n";
+      struct CostRow {
+        const char* label;
+        double (*value)(const models::CostResult&);
+      };
+      for (const CostRow& row : {CostRow{"$ per step", [](const models::CostResult& c) { return c.usd_per_step; }},
+                                 CostRow{"$ per run", [](const models::CostResult& c) { return c.usd_per_run; }},
+                                 CostRow{"$ per million tokens",
+                                         [](const models::CostResult& c) { return c.usd_per_million_tokens; }}}) {
+        out += fmt::format("{:<24}", row.label);
+        const double base = row.value(results[0].cost);
+        for (size_t i = 0; i < results.size(); ++i) {
+          const models::CostResult& c = results[i].cost;
+          const double v = row.value(c);
+          std::string cell = !c.known || v <= 0 ? (c.known ? "-" : "no price") : format_usd(v);
+          if (c.known && v > 0 && i > 0 && results[0].cost.known && base > 0) cell += " (" + ratio_text(v, base) + ")";
+          out += fmt::format(" {:>{}}", fit(cell, kCol), kCol);
+        }
+        out += "\n";
+      }
       if (std::any_of(results.begin(), results.end(), [](const auto& r) { return r.throughput.estimated; })) {
         const double base_tps = results[0].throughput.tokens_per_s;
         out += fmt::format("{:<24}", "tokens/s");
@@ -220,16 +246,16 @@ int cmd_compare(int argc, char** argv) {
           return est(r, [](const G& g) { return fmt::format("{:.2f} ({} GPU{})", g.interruptions_per_day, g.gpus, g.gpus == 1 ? "" : "s"); });
         });
         text_row("checkpoint every", [&](const models::RunResult& r) {
-          return est(r, [](const G& g) { return fmt::format("{} steps, {}", g.interval_steps, format_duration(g.interval_s)); });
+          return est(r, [](const G& g) { return fmt::format("{} steps, {}", g.interval_steps, goodput_duration(g.interval_s)); });
         });
         text_row("goodput", [&](const models::RunResult& r) {
           return est(r, [](const G& g) { return fmt::format("{:.1f} %", 100 * g.goodput); });
         });
         text_row("expected wall time", [&](const models::RunResult& r) {
-          return est(r, [](const G& g) { return format_duration(g.expected_wall_s); });
+          return est(r, [](const G& g) { return goodput_duration(g.expected_wall_s); });
         });
         text_row("expected cost", [&](const models::RunResult& r) {
-          return est(r, [](const G& g) { return g.price_per_gpu_hour > 0 ? format_usd(g.expected_cost) : std::string("unknown"); });
+          return est(r, [](const G& g) { return g.price_per_gpu_hour > 0 ? goodput_usd(g.expected_cost) : std::string("unknown"); });
         });
       }
       // TCP sockets faster than EFA or InfiniBand surprises people: say why where it happens.

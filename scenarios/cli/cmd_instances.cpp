@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "models/hw/instance.hpp"
+#include "models/hw/prices.hpp"
+#include "models/run/cost.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/output/result_schema.hpp"
@@ -47,10 +49,19 @@ std::string gpu_text(const models::hw::GpuSpec& g) {
 int cmd_instances(int argc, char** argv) {
   CLI::App app{"List the machines cluster.instance can name: GPUs, NVLink, NICs, source.", "commsim instances"};
   bool json = false;
+  std::string prices;
+  add_prices_option(app, prices);
   app.add_flag("--json", json, "print one JSON object (docs/result.schema.json) instead of the table");
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
   return guarded([&] {
     const auto& catalog = models::hw::instance_catalog();
+    models::ScenarioSpec priced;  // the price of each instance as a scenario would see it (models/run/cost.hpp)
+    priced.cluster.prices = read_prices_option(prices);
+    auto price_of = [&](const std::string& name) { return models::node_price(priced, name); };
+    auto no_price_reason = [&](const std::string& name) -> Json {
+      const auto* u = models::hw::find_unpriced(name);
+      return !price_of(name) && u ? Json(u->why) : Json(nullptr);
+    };
     if (json) {
       Json j = json_header("instances", {});
       Json list = Json::array();
@@ -76,19 +87,35 @@ int cmd_instances(int argc, char** argv) {
                         {"gpu_bf16_flops", integer_json(n.gpu.bf16_flops)},
                         {"gpu_fp8_flops", integer_json(n.gpu.fp8_flops)},
                         {"gpu_fp4_flops", integer_json(n.gpu.fp4_flops)},
-                        {"citation", n.citation}});
+                        {"citation", n.citation},
+
+                        {"usd_per_hour", price_of(n.name) ? Json(price_of(n.name)->usd_per_hour) : Json(nullptr)},
+                        {"price_source", price_of(n.name) ? Json(price_of(n.name)->source) : Json(nullptr)},
+                        {"no_price_reason", no_price_reason(n.name)}});
       j["instances"] = std::move(list);
       std::fputs(dump_json(std::move(j)).c_str(), stdout);
       return 0;
     }
-    std::string out = fmt::format("{:<18} {:>12}  {:<34} {:<20} {:<40} {}\n", "instance", "GPUs", "GPU (dense peaks)",
-                                  "NVLink", "NICs", "source");
-    for (const auto& n : catalog)
-      out += fmt::format("{:<18} {:>12}  {:<34} {:<20} {:<40} {}\n", n.name, gpus_text(n), gpu_text(n.gpu),
-                         nvlink_text(n), nics_text(n), n.citation);
+    std::string out = fmt::format("{:<18} {:>12}  {:<34} {:<20} {:<40} {:>9}  {}\n", "instance", "GPUs",
+                                  "GPU (dense peaks)", "NVLink", "NICs", "$/node-h", "source");
+    for (const auto& n : catalog) {
+      const auto p = price_of(n.name);
+      out += fmt::format("{:<18} {:>12}  {:<34} {:<20} {:<40} {:>9}  {}\n", n.name, gpus_text(n), gpu_text(n.gpu),
+                         nvlink_text(n), nics_text(n), p ? fmt::format("{:.2f}", p->usd_per_hour) : std::string("-"),
+                         n.citation);
+    }
     out +=
         "\nGPUs \"72 (18x4)\": one node is a multi-node NVLink domain of 18 hosts of 4 GPUs (NCCL's MNNVL); "
-        "cluster.nodes counts domains.";
+        "cluster.nodes counts domains.\n";
+    out += "\nPrices ($ per node-hour, on demand; - where none is known):\n";
+    for (const auto& n : catalog)
+      if (const auto p = price_of(n.name)) out += fmt::format("  {:<18} {:>9.4f}  {}\n", n.name, p->usd_per_hour, p->source);
+    out += "No price (the plan and the cost columns say \"no price\" for these):\n";
+    for (const auto& n : catalog)
+      if (const auto r = no_price_reason(n.name); !r.is_null()) out += fmt::format("  {:<18} {}\n", n.name, r.get<std::string>());
+    out +=
+        "Set your own with [cluster] price_per_hour in a scenario or --prices FILE ([prices.\"NAME\"] usd_per_hour, "
+        "source, date).";
     out +=
         "\nUse one with cluster.instance = \"NAME\"; describe another machine with [cluster.node] "
         "(commsim help node).\n";

@@ -25,11 +25,12 @@ int cmd_run(int argc, char** argv) {
   std::string path;
   std::vector<std::string> sets;
   bool json = false, check = false, full = false, explain = false, require_fit = false;
-  std::string out_dir;
+  std::string out_dir, prices;
   double time_limit = 0;
   app.add_option("scenario", path, "scenario file (TOML)")->required()->type_name("SCENARIO.toml");
   add_set_option(app, sets);
   add_require_fit_flag(app, require_fit);
+  add_prices_option(app, prices);
   app.add_flag("--json", json, "print one JSON object instead of the summary");
   app.add_option("--out", out_dir, "also write result.json and summary.txt into DIR")->type_name("DIR");
   app.add_flag("--check", check, "audit mode: verify conservation and capacity invariants while running");
@@ -60,6 +61,7 @@ int cmd_run(int argc, char** argv) {
   return guarded([&] {
     LoadedScenario scenario = load_scenario(path, sets);
     scenario.spec.name = name_with_overrides(scenario.spec.name, sets);
+    set_prices(scenario, read_prices_option(prices), prices);
     if (!out_dir.empty())  // before the run: an --out over one of the inputs is refused at once
       refuse_outputs_over_inputs({{"--out", (std::filesystem::path(out_dir) / "result.json").string()},
                                   {"--out", (std::filesystem::path(out_dir) / "summary.txt").string()}},

@@ -109,7 +109,7 @@ viz::ScalingPoint scaling_point(const std::vector<VaryAxis>& axes, const SweepPo
 int cmd_sweep(int argc, char** argv) {
   CLI::App app{"Run a scenario over every combination of --vary values; one row per point (CSV or JSON lines).",
                "commsim sweep"};
-  std::string path, shard_text, csv, jsonl, html;
+  std::string path, shard_text, csv, jsonl, html, prices;
   std::vector<std::string> sets, varies;
   bool json = false, resume = false, no_header = false, header = false, fail_on_error = false, progress = false, require_fit = false;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
@@ -120,6 +120,7 @@ int cmd_sweep(int argc, char** argv) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   add_set_option(app, sets);
+  add_prices_option(app, prices);
   app.add_option("--jobs,-j", jobs, "threads running points at once (default: one per core)")
       ->check(CLI::Range(1u, 1024u))
       ->type_name("N");
@@ -166,12 +167,14 @@ int cmd_sweep(int argc, char** argv) {
     // and before the output file is opened.
     std::vector<SweepPoint> points;
     std::vector<LoadedScenario> loaded;
+    const auto price_table = read_prices_option(prices);
     for (size_t i = begin; i < end; ++i) {
       points.push_back(sweep_point(axes, i));
       std::vector<std::string> overrides = sets;
       for (size_t a = 0; a < axes.size(); ++a) overrides.push_back(axes[a].key + "=" + points.back().values[a]);
       try {
         loaded.push_back(load_scenario(path, overrides));
+        set_prices(loaded.back(), price_table, prices);
       } catch (const UserError& e) {
         throw at_vary(e, sets.size(), axes, points.back());
       }

@@ -8,6 +8,7 @@ namespace scenarios {
 int cmd_run(int argc, char** argv);
 int cmd_compare(int argc, char** argv);
 int cmd_sweep(int argc, char** argv);
+int cmd_plan(int argc, char** argv);
 int cmd_nccl_tests(int argc, char** argv);
 int cmd_calibrate(int argc, char** argv);
 int cmd_topo(int argc, char** argv);

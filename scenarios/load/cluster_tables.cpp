@@ -21,6 +21,12 @@ void Loader::cluster(const toml::node& n, const std::string& key) {
                {"node", [&](auto& v, auto& k) { custom_node(v, k); }},
                {"fabric", [&](auto& v, auto& k) { fabric(v, k); }},
                {"groups", [&](auto& v, auto& k) { node_groups(v, k); }},
+               {"price_per_hour",  // one node, $ per hour (models/run/cost.hpp)
+                [&](auto& v, auto& k) {
+                  const double usd = r_.number(v, k);
+                  if (!(usd > 0)) r_.fail(v, k + ": not above 0 (expected one node's price in $ per hour, e.g. 55.04)");
+                  c.price = models::PriceSpec{usd, "scenario [cluster] price_per_hour"};
+                }},
                {"params",
                 [&](auto& v, auto& k) {
                   r_.open_table(v, k, [&](const std::string& name, const toml::node& value, const SourcePos&) {

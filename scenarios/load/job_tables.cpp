@@ -182,6 +182,12 @@ void Loader::training(const toml::node& n, const std::string& key) {
           {"micro_batch", [&](auto& v, auto& k) { t.micro_batch = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
           {"grad_accum", [&](auto& v, auto& k) { t.grad_accum = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
           {"steps", [&](auto& v, auto& k) { t.steps = static_cast<int>(r_.integer(v, k, 1, kMaxSteps)); }},
+          // A training target in tokens (models/run/cost.hpp): the run is ceil(tokens / tokens per step) steps.
+          {"tokens",
+           [&](auto& v, auto& k) {
+             t.tokens = r_.number(v, k);
+             if (!(t.tokens >= 1)) r_.fail(v, k + ": below 1 (expected the tokens to train on, e.g. 15e12)");
+           }},
           {"grad_checkpointing", [&](auto& v, auto& k) { t.grad_checkpointing = r_.boolean(v, k); }},
           {"dtype",
            [&](auto& v, auto& k) {

@@ -121,6 +121,15 @@ void Loader::finish() {
   } else if (!s.model && !s.collective) {
     throw UserError(top, "nothing to simulate (expected a [model] or a [collective] table)");
   }
+  if (out_.positions.count("training.tokens") && out_.positions.count("training.steps"))
+    throw UserError(out_.position_of("training.tokens"),
+                    "training.tokens: given beside training.steps (expected one training target: tokens or steps)");
+  if (s.cluster.price && !s.cluster.groups.empty())
+    for (const auto& g : s.cluster.groups)
+      if (g.instance != s.cluster.instance)
+        throw UserError(out_.position_of("cluster.price_per_hour"),
+                        "cluster.price_per_hour: one price for [[cluster.groups]] of different instances (expected a "
+                        "--prices file naming each instance's price)");
   if (s.collective && s.collective->bytes == 0)
     throw UserError(out_.position_of("collective"), "collective.bytes is missing (expected a size such as \"1 GiB\")");
   if (!s.cluster.profile.empty()) merge_profile();

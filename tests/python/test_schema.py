@@ -145,3 +145,11 @@ def test_import(commsim_binary, tmp_path, job):
                            tmp_path / "s.toml", "--json"))
     check(j)
     assert (tmp_path / "s.toml").is_file()
+
+
+def test_plan(commsim_binary, tmp_path):
+    out = commsim(commsim_binary, "plan", "tests/scenarios/cli/plan/small.toml", "--gpus", "8..16", "--strategies",
+                  "megatron,fsdp", "--cp", "1", "--json", "--include", "tests/scenarios/cli/plan/small.toml")
+    j = json.loads(out)
+    check(j)
+    assert j["command"] == "plan" and j["rows"][0]["rank"] == 1 and j["included"]["file"]

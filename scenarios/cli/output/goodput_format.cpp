@@ -11,7 +11,7 @@ namespace scenarios {
 
 using Json = nlohmann::ordered_json;
 
-std::string format_duration(double s) {
+std::string goodput_duration(double s) {
   if (!std::isfinite(s)) return "never";
   if (s >= 86400)
     return fmt::format("{} d {:02} h", static_cast<long long>(s / 86400),
@@ -19,7 +19,7 @@ std::string format_duration(double s) {
   return format_seconds(s);
 }
 
-std::string format_usd(double usd) {
+std::string goodput_usd(double usd) {
   if (!(usd > 0)) return "";
   if (usd >= 1e6) return fmt::format("${:.2f} M", usd / 1e6);
   if (usd >= 1e3) return fmt::format("${:.1f} k", usd / 1e3);
@@ -108,22 +108,22 @@ std::vector<std::string> goodput_lines(const models::GoodputResult& g) {
     if (c.per_day > 0) parts += fmt::format("{}{} {:.2f}", parts.empty() ? "" : ", ", c.name, c.per_day);
   std::vector<std::string> out = {
       fmt::format("failures   {:.2f} interruptions per day on {} GPUs in {} hosts (MTBF {}): {}",
-                  g.interruptions_per_day, g.gpus, g.nodes, format_duration(g.mtbf_s), parts),
+                  g.interruptions_per_day, g.gpus, g.nodes, goodput_duration(g.mtbf_s), parts),
       fmt::format("checkpoint {} every {} steps ({}; Young {}, Daly {}), {} {} to {}/s storage{}; restart {}",
-                  format_bytes(g.checkpoint_bytes), g.interval_steps, format_duration(g.interval_s),
-                  format_duration(g.young_interval_s), format_duration(g.daly_interval_s),
+                  format_bytes(g.checkpoint_bytes), g.interval_steps, goodput_duration(g.interval_s),
+                  goodput_duration(g.young_interval_s), goodput_duration(g.daly_interval_s),
                   g.checkpoint_async ? "async, blocks" : "blocks", format_seconds(g.checkpoint_blocking_s),
                   format_bytes(g.storage_bandwidth_bytes_per_s),
                   g.checkpoint_async ? fmt::format(", written in {}", format_seconds(g.checkpoint_write_s)) : "",
-                  format_duration(g.restart_s)),
+                  goodput_duration(g.restart_s)),
       fmt::format("goodput    {:.1f} %: expected wall time {} for {} of steps ({:.1f} interruptions: checkpoints "
                   "{}, lost work {}, restarts {})",
-                  100 * g.goodput, format_duration(g.expected_wall_s), format_duration(g.work_s),
-                  g.expected_interruptions, format_duration(g.checkpoint_overhead_s), format_duration(g.rework_s),
-                  format_duration(g.restart_overhead_s))};
+                  100 * g.goodput, goodput_duration(g.expected_wall_s), goodput_duration(g.work_s),
+                  g.expected_interruptions, goodput_duration(g.checkpoint_overhead_s), goodput_duration(g.rework_s),
+                  goodput_duration(g.restart_overhead_s))};
   if (g.price_per_gpu_hour > 0)
     out.push_back(fmt::format("cost       {} expected ({} without failures) at ${:.2f} per GPU-hour x {} GPUs",
-                              format_usd(g.expected_cost), format_usd(g.work_cost), g.price_per_gpu_hour, g.gpus));
+                              goodput_usd(g.expected_cost), goodput_usd(g.work_cost), g.price_per_gpu_hour, g.gpus));
   else
     out.push_back("cost       unknown: no price for this instance (set cluster.params.\"price.gpu_hour\")");
   return out;

@@ -18,8 +18,8 @@ nlohmann::ordered_json goodput_json(const models::GoodputResult& g);
 std::vector<std::string> variability_lines(const models::VariabilityResult& v);
 std::vector<std::string> goodput_lines(const models::GoodputResult& g);
 // "3 d 04 h", "5 h 12 min", else format_seconds.
-std::string format_duration(double s);
+std::string goodput_duration(double s);
 // "$1.23 M", "$45,600"-like short money; "" when the price is unknown (cost 0).
-std::string format_usd(double usd);
+std::string goodput_usd(double usd);
 
 }  // namespace scenarios

@@ -103,6 +103,24 @@ std::string throughput_line(const models::ThroughputResult& t) {
   return s + ")";
 }
 
+std::string format_usd(double usd) {
+  if (usd >= 1e6) return fmt::format("${:.2f} M", usd / 1e6);
+  if (usd >= 1000) return fmt::format("${:.0f}", usd);
+  if (usd >= 1) return fmt::format("${:.2f}", usd);
+  return fmt::format("${:.3g}", usd);
+}
+
+std::string cost_line(const models::RunResult& r) {
+  const models::CostResult& c = r.cost;
+  const size_t gpus = r.ranks.size();
+  if (!c.known)
+    return fmt::format("unknown on {} GPUs: no price for {} (give [cluster] price_per_hour or --prices FILE)", gpus,
+                       c.missing.empty() ? std::string("this cluster") : c.missing);
+  std::string s = fmt::format("{} per step, {} per run", format_usd(c.usd_per_step), format_usd(c.usd_per_run));
+  if (c.usd_per_million_tokens > 0) s += fmt::format(", {} per million tokens", format_usd(c.usd_per_million_tokens));
+  return s + fmt::format(" ({} GPUs at {}/h: {})", gpus, format_usd(c.usd_per_hour), c.source);
+}
+
 std::string memory_line(const models::MemoryResult& m, size_t max_terms) {
   if (!m.estimated) return "";
   std::string s = fmt::format("{} peak of {} ({}, rank {}, {})", format_bytes(m.peak_bytes),
@@ -152,6 +170,7 @@ std::string result_json(const models::RunResult& r, const CommandInputs& inputs)
     for (const auto& m : r.scale_mode) mode.push_back(Json{{"mechanism", m.mechanism}, {"applied", m.applied}, {"why", m.why}});
     j["scale_mode"] = std::move(mode);
   }
+  add_cost_summary(j, r);
   if (r.straggler_free_step_s) j["straggler_free_step_s"] = *r.straggler_free_step_s;
   j["variability"] = variability_json(r.variability);  // null unless --samples
   j["goodput"] = goodput_json(r.goodput);              // null for a bare collective
@@ -190,6 +209,7 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
                        format_seconds(*r.straggler_free_step_s)));
     for (const auto& l : variability_lines(r.variability)) line(l);
   }
+  if (!r.partial) line("cost       " + cost_line(r));
   if (r.throughput.estimated) line("throughput " + throughput_line(r.throughput));
   if (r.partial) line("throughput none for a partial step (a rate of unfinished work would mislead)");
   if (r.memory.estimated) line("memory     " + memory_line(r.memory, 3));

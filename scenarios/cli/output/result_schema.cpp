@@ -85,6 +85,16 @@ void add_run_summary(Json& j, const models::RunResult& r) {
   for (const auto& [k, v] : breakdown_terms(r.step_breakdown)) j[std::string("step_") + k] = v;
 }
 
+void add_cost_summary(Json& j, const models::RunResult& r) {
+  const models::CostResult& c = r.cost;
+  j["usd_per_hour"] = c.known ? Json(c.usd_per_hour) : Json(nullptr);
+  j["cost_per_step_usd"] = c.known ? Json(c.usd_per_step) : Json(nullptr);
+  j["cost_per_run_usd"] = c.known ? Json(c.usd_per_run) : Json(nullptr);
+  j["cost_per_million_tokens_usd"] =
+      c.known && c.usd_per_million_tokens > 0 ? Json(c.usd_per_million_tokens) : Json(nullptr);
+  j["price_source"] = c.known ? Json(c.source) : Json(nullptr);
+}
+
 std::vector<std::pair<const char*, double>> breakdown_terms(const models::RankBreakdown& b) {
   return {{"compute_s", b.compute_s},
           {"interference_s", b.interference_s},
@@ -124,6 +134,12 @@ void add_layout(Json& j, const models::RunResult* r) {
   j["nodes"] = known ? Json(r->nodes) : Json(nullptr);
   j["pods"] = known ? Json(r->pods) : Json(nullptr);
   j["layout"] = known ? Json(r->layout) : Json(nullptr);
+}
+
+void add_null_cost_summary(Json& j) {
+  for (const char* k : {"usd_per_hour", "cost_per_step_usd", "cost_per_run_usd", "cost_per_million_tokens_usd",
+                        "price_source"})
+    j[k] = nullptr;
 }
 
 std::string shell_word(const std::string& s) {

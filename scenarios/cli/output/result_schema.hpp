@@ -49,6 +49,10 @@ std::string dump_json(Json j);
 // then step_{compute,interference,exposed_comm,host,bubble,barrier_wait,other}_s (the ranks' mean
 // breakdown, adding up to step_time_s).
 void add_run_summary(Json& j, const models::RunResult& r);
+// The cost (models/run/cost.hpp), after the summary's other keys wherever it is written (run, each
+// compare result, the end of a sweep row): usd_per_hour (the whole cluster), cost_per_step_usd,
+// cost_per_run_usd, cost_per_million_tokens_usd, price_source (null where no price is known).
+void add_cost_summary(Json& j, const models::RunResult& r);
 // The breakdown keys in order ("compute_s" ... "other_s") and their values.
 std::vector<std::pair<const char*, double>> breakdown_terms(const models::RankBreakdown& b);
 // {"compute_s": ..., ..., "other_s": ...}: a rank's breakdown in `run --json`.
@@ -61,6 +65,7 @@ void add_null_run_summary(Json& j);
 // null for a sweep point that failed. run and compare write them after the summary, sweep rows at
 // their end (the columns before them keep their positions).
 void add_layout(Json& j, const models::RunResult* r);
+void add_null_cost_summary(Json& j);
 
 // A text line recording the inputs, for human-readable outputs:
 // "a.toml, ds.json --set k=v; commsim 0.1.0".

@@ -47,7 +47,7 @@ void add_fit_and_rate(Json& j, const models::RunResult* r) {
       rate && !r->ranks.empty() ? Json(t.tokens_per_s / double(r->ranks.size())) : Json(nullptr);
 }
 
-// At scale, after the columns above: the GPU count, the step over --samples (null without), and
+// At scale, after the columns above and the layout's: the step over --samples (null without), and
 // the run's interruptions, checkpoint interval, goodput, expected wall time and cost (null for a
 // bare collective; cost null without a price).
 void add_at_scale(Json& j, const models::RunResult* r) {
@@ -100,6 +100,10 @@ Json SweepRows::row(const SweepPoint& point, const models::RunResult* result, co
   add_fit_and_rate(j, result);
   add_layout(j, result);  // gpus, nodes, pods, layout: one owner (result_schema.cpp)
   add_at_scale(j, result);
+  if (result)  // last, so the columns before keep their positions
+    add_cost_summary(j, *result);
+  else
+    add_null_cost_summary(j);
   round_numbers(j);
   return j;
 }

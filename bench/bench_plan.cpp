@@ -1,0 +1,62 @@
+// The planner's speed targets (models/plan/README.md), each a whole `commsim plan` search as the
+// command runs it (space, layout checks and bounds, best-first simulation on 2 threads, ranking):
+//   llama3_70b_p5      bench/plan/llama3_70b_p5.toml, 64 to 1,024 GPUs of p5.48xlarge: <= 60 s wall
+//   llama3_405b_h100   bench/plan/llama3_405b_h100.toml, 2,048 to 16,384 H100: <= 5 min
+//   llama3_70b_p5_64_256[_compute_bound]  the first target's 64-256 GPUs, with the planner's step
+//                      bound and with compute alone at unstretched rates (PlanOptions::tight_bound
+//                      off, the first version's bound): what the tighter bound saves
+// CPU time is the whole process's (both threads). Counters: candidates after the arithmetic, simulated, skipped by the bound, over memory, ranked,
+// and the winner's step.
+//   build/bench/bench_plan --benchmark_filter=llama3_70b_p5
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "models/plan/search.hpp"
+#include "scenarios/load/loader.hpp"
+
+namespace {
+
+void plan_case(benchmark::State& state, const std::string& name, int min_gpus, int max_gpus, bool tight) {
+  const auto loaded = scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/bench/plan/" + name + ".toml");
+  models::plan::PlanOptions o;
+  o.space.min_gpus = min_gpus;
+  o.space.max_gpus = max_gpus;
+  o.jobs = 2;
+  o.tight_bound = tight;
+  models::plan::PlanResult r;
+  for (auto _ : state) r = models::plan::plan_layouts(loaded.spec, o);
+  state.counters["candidates"] = double(r.candidates);
+  state.counters["over_memory"] = double(r.over_memory);
+  state.counters["simulated"] = double(r.simulated);
+  state.counters["skipped"] = double(r.skipped_by_bound);
+  state.counters["ranked"] = double(r.ranked.size());
+  state.counters["winner_step_s"] = r.ranked.empty() ? 0 : r.ranked.front().step_s;
+}
+
+}  // namespace
+
+// The planner's bound (power-limit stretch, tensor-parallel collectives) against compute alone, on a
+// share of the first target small enough to run both in one go (64-256 GPUs), then the targets.
+BENCHMARK_CAPTURE(plan_case, llama3_70b_p5_64_256_compute_bound, "llama3_70b_p5", 64, 256, false)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK_CAPTURE(plan_case, llama3_70b_p5_64_256, "llama3_70b_p5", 64, 256, true)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK_CAPTURE(plan_case, llama3_70b_p5, "llama3_70b_p5", 64, 1024, true)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK_CAPTURE(plan_case, llama3_405b_h100, "llama3_405b_h100", 2048, 16384, true)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+
+BENCHMARK_MAIN();

@@ -1,0 +1,127 @@
+// The planner's lower bounds (bounds.hpp).
+#include "models/plan/bounds.hpp"
+
+#include <algorithm>
+
+#include "models/compute/gemm.hpp"
+#include "models/hw/instance.hpp"
+#include "models/memory/memory_fill.hpp"
+#include "models/plan/comm_bound.hpp"
+#include "models/workload/compute.hpp"
+#include "models/workload/layout.hpp"
+#include "models/workload/pipeline_split.hpp"
+
+namespace models::plan {
+
+double memory_lower_bound(const ScenarioSpec& spec, const model::ModelShape& model, int gpus_per_node) {
+  const int world = spec.cluster.nodes * gpus_per_node;
+  const workload::ParallelLayout layout = workload::make_layout(spec, model, world, gpus_per_node);
+  ScenarioSpec s = spec;
+  s.training.grad_accum = layout.grad_accum;  // as plan_step's copy carries it (strategy.cpp)
+  memory::MemoryInputs in = step_memory_inputs(s, model, layout);
+  in.nccl_bytes = 0;
+  const int stages = layout.strategy == workload::Strategy::Megatron ? layout.pp : 1;
+  double peak = 0;
+  for (int stage = 0; stage < stages; ++stage) {
+    in.stage = stage;
+    peak = std::max(peak, memory::estimate_rank(in).peak_bytes());
+  }
+  return peak;
+}
+
+namespace {
+// The smaller of the two GEMM laws a step may use (fp8 keeps some GEMMs in 16 bits: gemm16).
+// Both laws carry the step's power-limit stretch s (compute.cpp linear_kernels).
+compute::LinearSeconds fastest(const compute::GpuRates& g, double s, int64_t tokens, int64_t in, int64_t out) {
+  const compute::LinearSeconds a = compute::linear_seconds(g.gemm, tokens, in, out);
+  if (!(g.gemm16.flops_per_s > 0)) return {s * a.fwd, s * a.dgrad, s * a.wgrad};  // gemm16: fp8 steps only
+  const compute::LinearSeconds b = compute::linear_seconds(g.gemm16, tokens, in, out);
+  return {s * std::min(a.fwd, b.fwd), s * std::min(a.dgrad, b.dgrad), s * std::min(a.wgrad, b.wgrad)};
+}
+}  // namespace
+
+StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m, int gpus_per_node, bool tight) {
+  const int world = spec.cluster.nodes * gpus_per_node;
+  const workload::ParallelLayout l = workload::make_layout(spec, m, world, gpus_per_node);
+  const hw::NodeSpec& node = hw::find_instance(spec.cluster.instance);
+  // The rates the step's programs are priced at (workload/steps/strategy.cpp plan_step): the GPU's
+  // laws with the power limit's stretch of this step's GEMMs (one stretch for every rank).
+  const workload::ComputeRates unstretched =
+      workload::make_rates(node.gpu, workload::training_precision(spec.training),
+                           node.host_mem_bytes_per_s > 0 ? node.host_mem_bytes_per_s : 200e9,
+                           spec.training.compute_efficiency, spec.cluster.params);
+  const workload::ComputeRates rates = tight ? workload::power_capped_rates(spec, m, l, unstretched) : unstretched;
+  const double stretch = rates.gemm_stretch;
+  const bool megatron = l.strategy == workload::Strategy::Megatron;
+  const int tp = megatron ? l.tp : 1, cp = megatron ? l.cp : 1;
+  const int64_t tokens = int64_t(l.micro_batch) * m.seq / cp;
+  const int64_t h = m.hidden, kv = m.kv_dim(), f = m.ffn;
+  StepBound b;
+  // One block's work by halves: attention (norm, qkv, attention, o, residual) and MLP.
+  double attn_f = 0, attn_b = 0, mlp_f = 0, mlp_b = 0;
+  const bool whole = cp == 1 && !m.is_moe() && spec.training.attention_backend != "unfused";
+  if (whole) {  // every kernel as the compute model prices it (compute.hpp block_seconds)
+    const workload::BlockSeconds s = workload::block_seconds(m, tokens, tp, rates, megatron && l.sequence_parallel);
+    attn_f = s.attn_fwd.total(), attn_b = s.attn_bwd.total(), mlp_f = s.mlp_fwd.total(), mlp_b = s.mlp_bwd.total();
+  } else {  // the linear layers' GEMMs only
+    for (const auto& g : {fastest(rates.gpu, stretch, tokens, h, (h + 2 * kv) / tp), fastest(rates.gpu, stretch, tokens, h / tp, h)}) {
+      attn_f += g.fwd;
+      attn_b += g.dgrad + g.wgrad;
+    }
+    const compute::LinearSeconds up = fastest(rates.gpu, stretch, tokens, h, f / tp);
+    const compute::LinearSeconds down = fastest(rates.gpu, stretch, tokens, f / tp, h);
+    const int ups = m.gated_mlp ? 2 : 1;
+    mlp_f = ups * up.fwd + down.fwd;
+    mlp_b = ups * (up.dgrad + up.wgrad) + down.dgrad + down.wgrad;
+  }
+  b.block_fwd_s = attn_f + mlp_f;
+  b.block_bwd_s = attn_b + mlp_b;
+  // The tensor-parallel collectives the compute stream waits for (comm_bound.hpp), with their half.
+  const TpCommBound tc = tight ? tp_comm_bound(spec, m, l) : TpCommBound{};
+  attn_f += tc.attn_fwd * tc.collective_s, mlp_f += tc.mlp_fwd * tc.collective_s;
+  attn_b += tc.attn_bwd * tc.collective_s, mlp_b += tc.mlp_bwd * tc.collective_s;
+  b.block_comm_fwd_s = (tc.attn_fwd + tc.mlp_fwd) * tc.collective_s;
+  b.block_comm_bwd_s = (tc.attn_bwd + tc.mlp_bwd) * tc.collective_s;
+  const double r = l.recompute == workload::Recompute::Full ? 1 : 0;
+  const double attn_w = attn_f * (1 + r) + attn_b;
+  const double mlp_w = mlp_f * (1 + r) + mlp_b;
+  const double m_micro = megatron ? l.pipeline_micro_batches : l.grad_accum;
+  // Blocks' work on `layers` consecutive layers of a stage starting at `first`; MoE layers' MLPs
+  // left out (dense layers counted from the model's own layer pattern).
+  auto layers_work = [&](int first, int layers, double attn, double mlp) {
+    double w = 0;
+    for (int i = first; i < first + layers; ++i) w += attn + (m.is_moe() && m.moe_layer(i) ? 0 : mlp);
+    return w;
+  };
+  if (!megatron || l.pp == 1) {
+    double w = layers_work(0, m.layers, attn_w, mlp_w);
+    if (megatron) {  // the output layer's GEMMs (vocab-parallel: V / tp)
+      const compute::LinearSeconds head = fastest(rates.gpu, stretch, tokens, h, m.vocab / (l.vocab_parallel ? l.tp : 1));
+      w += head.fwd + head.dgrad + head.wgrad;
+    } else {  // final norm, head and loss as the data-parallel step prices them (decoder_units.cpp)
+      const workload::HeadSeconds head = workload::head_seconds(m, tokens, 1, rates);
+      w += head.fwd.total() + head.bwd.total();
+    }
+    b.step_s = m_micro * w;
+    return b;
+  }
+  // The lightest stage's work per micro-batch, the lightest chunk's, and its forward alone.
+  const workload::PipelineSplit split = workload::pipeline_split(l, m.layers);
+  double w_min = -1, c_min = -1, f_min = -1;
+  auto keep_min = [](double& v, double x) { v = v < 0 ? x : std::min(v, x); };
+  for (int s = 0; s < l.pp; ++s) {
+    double w = 0;
+    for (int c = 0; c < l.vp; ++c) {
+      const int first = split.chunk_first_layer(s, c), layers = split.chunk_layers(s, c);
+      const double cw = layers_work(first, layers, attn_w, mlp_w);
+      w += cw;
+      keep_min(c_min, cw);
+      keep_min(f_min, layers_work(first, layers, attn_f, mlp_f));
+    }
+    keep_min(w_min, w);
+  }
+  b.step_s = m_micro * w_min + (l.pp - 1) * (l.zero_bubble ? f_min : c_min);
+  return b;
+}
+
+}  // namespace models::plan

@@ -1,0 +1,133 @@
+// A candidate written into a scenario (candidate.hpp).
+#include "models/plan/candidate.hpp"
+
+#include <fmt/format.h>
+
+namespace models::plan {
+
+ScenarioSpec apply_candidate(const ScenarioSpec& base, const Candidate& c) {
+  ScenarioSpec s = base;
+  s.cluster.instance = c.instance;
+  s.cluster.nodes = c.nodes;
+  s.cluster.groups.clear();
+  s.cluster.node.reset();
+  if (s.cluster.price && base.cluster.instance != c.instance) s.cluster.price.reset();  // that node's price only
+  s.placement.pods_per_node = c.pods_per_node;
+  s.placement.gpus_per_pod = c.gpus_per_node / c.pods_per_node;
+  s.placement.nics_per_pod = 0;
+  ParallelSpec& p = s.parallel;
+  p.strategy = c.strategy;
+  p.tp = c.tp;
+  p.pp = c.pp;
+  p.cp = c.cp;
+  p.ep = c.ep;
+  p.vp = c.vp;
+  p.dp = 0;
+  p.dp_shard = 0;
+  p.micro_batches = 0;
+  p.pipeline_schedule = c.schedule;
+  p.sequence_parallel = c.sequence_parallel;
+  p.distributed_optimizer = c.distributed_optimizer;
+  p.etp = 0;
+  if (c.strategy == "megatron") {
+    if (base.parallel.strategy != "megatron") {  // Megatron-Core's recommended overlaps with the distributed optimizer
+      p.overlap_grad_reduce = true;
+      p.overlap_param_gather = c.distributed_optimizer;
+    }
+    if (!c.distributed_optimizer) p.overlap_param_gather = false;  // Megatron needs the distributed optimizer
+    if (!c.sequence_parallel) p.tp_comm_overlap = false;
+  } else {  // the Megatron-only options a data-parallel strategy refuses (workload/layout.cpp)
+    const ParallelSpec plain;
+    p.overlap_grad_reduce = p.overlap_param_gather = p.tp_comm_overlap = false;
+    p.scatter_gather_tensors_in_pipeline = false;
+    p.overlap_p2p_comm.reset();
+    p.vocab_parallel = plain.vocab_parallel;
+    p.async_tensor_model_parallel_allreduce = plain.async_tensor_model_parallel_allreduce;
+    p.decoder_first_pipeline_num_layers = p.decoder_last_pipeline_num_layers = 0;
+    p.account_for_embedding_in_pipeline_split = p.account_for_loss_in_pipeline_split = false;
+    p.use_tp_pp_dp_mapping = false;
+  }
+  TrainingSpec& t = s.training;
+  t.micro_batch = c.micro_batch;
+  t.grad_accum = t.global_batch > 0 ? t.global_batch / (c.dp() * c.micro_batch) : 1;
+  t.recompute = c.recompute;
+  t.grad_checkpointing = c.recompute == "full";
+  if (c.strategy == "zero1" || c.strategy == "zero2" || c.strategy == "zero3") {
+    s.zero.stage = c.strategy.back() - '0';
+    s.zero.offload_optimizer = c.offload ? "cpu" : "none";
+    s.zero.offload_param = "none";
+  }
+  return s;
+}
+
+std::string layout_text(const Candidate& c) {
+  std::string s = c.strategy;
+  if (c.offload) s += "+offload";
+  if (c.strategy == "megatron") {
+    s += fmt::format(" tp{} pp{}", c.tp, c.pp);
+    if (c.vp > 1) s += fmt::format(" vp{}", c.vp);
+    if (c.cp > 1) s += fmt::format(" cp{}", c.cp);
+    if (c.ep > 1) s += fmt::format(" ep{}", c.ep);
+    s += fmt::format(" dp{}", c.dp());
+    if (c.pp > 1 && c.schedule != "1f1b") s += " " + c.schedule;
+    if (c.sequence_parallel) s += " sp";
+    if (c.distributed_optimizer) s += " dist-opt";
+  } else {
+    s += fmt::format(" dp{}", c.dp());
+  }
+  s += fmt::format(" mb{}", c.micro_batch);
+  if (c.recompute != "none") s += " recompute=" + c.recompute;
+  if (c.pods_per_node > 1) s += fmt::format(", {} pods/node", c.pods_per_node);
+  return s;
+}
+
+ScenarioOverrides candidate_overrides(const ScenarioSpec& base, const Candidate& c) {
+  ScenarioOverrides o;
+  auto set = [&](const std::string& k, const std::string& v) { o.set.push_back(k + "=" + v); };
+  auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
+  o.remove = {"cluster.groups", "cluster.node", "placement.nics_per_pod", "parallel.dp", "parallel.dp_shard",
+              "parallel.micro_batches", "parallel.etp"};
+  if (base.cluster.price && base.cluster.instance != c.instance) o.remove.push_back("cluster.price_per_hour");
+  set("cluster.instance", "\"" + c.instance + "\"");
+  set("cluster.nodes", std::to_string(c.nodes));
+  set("placement.pods_per_node", std::to_string(c.pods_per_node));
+  set("placement.gpus_per_pod", std::to_string(c.gpus_per_node / c.pods_per_node));
+  set("parallel.strategy", "\"" + c.strategy + "\"");
+  if (c.strategy == "megatron") {
+    set("parallel.tp", std::to_string(c.tp));
+    set("parallel.pp", std::to_string(c.pp));
+    set("parallel.cp", std::to_string(c.cp));
+    set("parallel.ep", std::to_string(c.ep));
+    set("parallel.vp", std::to_string(c.vp));
+    set("parallel.pipeline_schedule", "\"" + c.schedule + "\"");
+    set("parallel.sequence_parallel", flag(c.sequence_parallel));
+    set("parallel.distributed_optimizer", flag(c.distributed_optimizer));
+    if (base.parallel.strategy != "megatron") {
+      set("parallel.overlap_grad_reduce", "true");
+      set("parallel.overlap_param_gather", flag(c.distributed_optimizer));
+    }
+    if (!c.distributed_optimizer) set("parallel.overlap_param_gather", "false");
+    if (!c.sequence_parallel) set("parallel.tp_comm_overlap", "false");
+  } else {
+    for (const char* k : {"tp", "pp", "cp", "vp", "ep", "sequence_parallel", "distributed_optimizer",
+                          "overlap_param_gather", "tp_comm_overlap", "scatter_gather_tensors_in_pipeline",
+                          "overlap_p2p_comm", "pipeline_schedule", "overlap_grad_reduce", "vocab_parallel",
+                          "async_tensor_model_parallel_allreduce", "decoder_first_pipeline_num_layers",
+                          "decoder_last_pipeline_num_layers", "account_for_embedding_in_pipeline_split",
+                          "account_for_loss_in_pipeline_split", "use_tp_pp_dp_mapping"})
+      o.remove.push_back(std::string("parallel.") + k);
+  }
+  set("training.micro_batch", std::to_string(c.micro_batch));
+  if (base.training.global_batch > 0)
+    set("training.grad_accum", std::to_string(base.training.global_batch / (c.dp() * c.micro_batch)));
+  set("training.recompute", "\"" + c.recompute + "\"");
+  set("training.grad_checkpointing", flag(c.recompute == "full"));
+  if (c.strategy == "zero1" || c.strategy == "zero2" || c.strategy == "zero3") {
+    set("zero.stage", std::string(1, c.strategy.back()));
+    set("zero.offload_optimizer", c.offload ? "\"cpu\"" : "\"none\"");
+    set("zero.offload_param", "\"none\"");
+  }
+  return o;
+}
+
+}  // namespace models::plan

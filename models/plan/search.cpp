@@ -1,0 +1,297 @@
+// The planner's best-first search (search.hpp; the argument in README.md).
+#include "models/plan/search.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+#include "models/error.hpp"
+#include "models/hw/instance.hpp"
+#include "models/plan/bounds.hpp"
+#include "models/run/cost.hpp"
+#include "models/run/run.hpp"
+#include "models/model/model_shape.hpp"
+
+namespace models::plan {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// The simulator rounds each op to whole picoseconds, so a step may come out a few ps per op below
+// the same sum in doubles: bounds are trusted to 1e-6 of their value (10 us of a 10 s step).
+constexpr double kBoundSlack = 1 - 1e-6;
+
+// The first words of a refusal, so alike refusals count together ("pp = 4 does not divide ..."
+// -> the key it names).
+std::string refusal_kind(const SpecError& e) { return e.key(); }
+
+struct Work {
+  Candidate c;
+  ScenarioSpec spec;
+  double bound_s = 0, memory_bound = 0;
+  std::optional<double> usd_per_hour;
+  double bound_obj = 0;  // the objective's lower bound
+  bool done = false;
+  Evaluated result;
+};
+
+template <class F>
+void parallel_for(size_t n, unsigned jobs, F&& body) {
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t k; (k = next.fetch_add(1)) < n;) body(k);
+  };
+  std::vector<std::thread> threads;
+  const size_t count = std::min<size_t>(std::max(1u, jobs), std::max<size_t>(n, 1));
+  for (size_t t = 1; t < count; ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+}
+
+double objective_of(const Evaluated& e, Objective o) {
+  if (o == Objective::Cost) return e.cost_usd ? *e.cost_usd : kInf;
+  return e.train_s;
+}
+
+}  // namespace
+
+bool Evaluated::meets(const PlanOptions& o) const {
+  if (!simulated || !fits || !error.empty()) return false;
+  if (o.budget_usd && (!cost_usd || *cost_usd > *o.budget_usd)) return false;
+  if (o.deadline_s && train_s > *o.deadline_s) return false;
+  return true;
+}
+
+double target_steps(const ScenarioSpec& base, double tokens_per_step) {
+  if (base.training.tokens > 0) return double(steps_for_tokens(base.training.tokens, tokens_per_step));
+  return std::max(1, base.training.steps);
+}
+
+Evaluated evaluate_scenario(const ScenarioSpec& spec, const Candidate& described, double steps) {
+  Evaluated e;
+  e.candidate = described;
+  e.simulated = true;
+  RunOptions options;
+  options.timeline = false;
+  try {
+    const RunResult r = run_scenario(spec, options);
+    e.fits = r.fits();
+    e.step_s = r.step_time_s;
+    e.train_s = r.step_time_s * steps;
+    e.tokens_per_s = r.throughput.tokens_per_s;
+    e.mfu = r.throughput.mfu;
+    e.memory_peak_bytes = r.memory.peak_bytes;
+    e.memory_capacity_bytes = r.memory.capacity_bytes;
+    e.breakdown = r.step_breakdown;
+    e.notes = r.notes;
+    if (r.cost.known) {
+      e.usd_per_hour = r.cost.usd_per_hour;
+      e.cost_usd = e.train_s * r.cost.usd_per_hour / 3600;
+    }
+  } catch (const SpecError& err) {
+    e.error = err.key() + ": " + err.what();
+  } catch (const std::exception& err) {
+    e.error = std::string("internal error: ") + err.what();
+  }
+  return e;
+}
+
+std::vector<size_t> pareto_front(const std::vector<Evaluated>& rows) {
+  std::vector<size_t> idx;
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].cost_usd) idx.push_back(i);
+  std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+    if (rows[a].train_s != rows[b].train_s) return rows[a].train_s < rows[b].train_s;
+    return *rows[a].cost_usd < *rows[b].cost_usd;
+  });
+  std::vector<size_t> front;
+  double cheapest = kInf;
+  for (size_t i : idx)  // fastest first: a row is on the front when cheaper than every faster one
+    if (*rows[i].cost_usd < cheapest) {
+      front.push_back(i);
+      cheapest = *rows[i].cost_usd;
+    }
+  return front;
+}
+
+void rank(std::vector<Evaluated> all, const PlanOptions& o, PlanResult& out) {
+  for (auto& e : all) {
+    if (!e.simulated) continue;
+    if (!e.error.empty()) {
+      ++out.failed;
+    } else if (!e.fits) {
+      ++out.did_not_fit;
+    } else if (e.meets(o)) {
+      out.ranked.push_back(std::move(e));
+    } else {
+      out.rejected.push_back(std::move(e));
+    }
+  }
+  auto better = [&](const Evaluated& a, const Evaluated& b) {
+    const double oa = objective_of(a, o.objective), ob = objective_of(b, o.objective);
+    if (oa != ob) return oa < ob;
+    const double ca = a.cost_usd.value_or(kInf), cb = b.cost_usd.value_or(kInf);
+    if (o.objective == Objective::Time && ca != cb) return ca < cb;
+    if (o.objective == Objective::Cost && a.train_s != b.train_s) return a.train_s < b.train_s;
+    if (a.candidate.gpus() != b.candidate.gpus()) return a.candidate.gpus() < b.candidate.gpus();
+    return layout_text(a.candidate) < layout_text(b.candidate);
+  };
+  std::sort(out.ranked.begin(), out.ranked.end(), better);
+  std::sort(out.rejected.begin(), out.rejected.end(), better);
+  out.pareto = pareto_front(out.ranked);
+}
+
+PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
+  if (!base.model || base.collective)
+    throw SpecError("model", "the planner places a training step (expected a [model] table, not a bare collective)");
+  if (!base.jobs.empty()) throw SpecError("jobs", "the planner places one job (expected no [[jobs]])");
+  if (!base.cluster.groups.empty())
+    throw SpecError("cluster.groups", "the planner picks one instance per candidate (expected cluster.instance, and "
+                                      "--instances for several)");
+  const model::ModelShape shape = model::resolve_model(*base.model);
+  PlanResult out;
+  std::vector<Candidate> cands = enumerate_space(base, shape, o.space, &out.space);
+  out.candidates = int64_t(cands.size());
+  out.tokens_per_step = double(base.training.global_batch) * shape.seq;
+  out.steps = target_steps(base, out.tokens_per_step);
+
+  // Prices per instance: needed by a budget or the cost objective.
+  std::map<std::string, std::optional<double>> node_usd;
+  for (const auto& c : cands)
+    if (!node_usd.count(c.instance)) {
+      ScenarioSpec s = base;
+      if (s.cluster.instance != c.instance) s.cluster.price.reset();
+      const auto p = node_price(s, c.instance);
+      node_usd[c.instance] = p ? std::optional<double>(p->usd_per_hour) : std::nullopt;
+      if (!p) out.missing_prices.push_back(c.instance);
+    }
+  if (!out.missing_prices.empty() && (o.budget_usd || o.objective == Objective::Cost))
+    throw SpecError("cluster.price_per_hour",
+                    "no price for " + out.missing_prices.front() + (o.budget_usd ? ", and a budget needs one" :
+                                                                                   ", and the cost objective needs one") +
+                        " (expected [cluster] price_per_hour, or --prices FILE with [prices.\"" +
+                        out.missing_prices.front() + "\"] usd_per_hour; commsim instances lists the known ones)");
+
+  // Layout checks and bounds, every candidate (cheap: no World is built).
+  std::vector<Work> work(cands.size());
+  std::vector<std::string> invalid(cands.size());
+  parallel_for(cands.size(), o.jobs, [&](size_t k) {
+    Work& w = work[k];
+    w.c = cands[k];
+    w.spec = apply_candidate(base, w.c);
+    try {
+      const StepBound b = step_lower_bound(w.spec, shape, w.c.gpus_per_node, o.tight_bound);
+      w.bound_s = b.step_s;
+      w.memory_bound = memory_lower_bound(w.spec, shape, w.c.gpus_per_node);
+    } catch (const SpecError& e) {
+      invalid[k] = refusal_kind(e);
+    }
+  });
+  std::vector<Work*> live;
+  const double steps = out.steps;
+  for (size_t k = 0; k < work.size(); ++k) {
+    if (!invalid[k].empty()) {
+      ++out.invalid[invalid[k]];
+      continue;
+    }
+    Work& w = work[k];
+    const double capacity = hw::find_instance(w.c.instance).gpu.hbm_bytes;
+    if (w.memory_bound > capacity) {
+      ++out.over_memory;
+      continue;
+    }
+    live.push_back(&w);
+  }
+  // This shard's share: every shard_count-th live candidate (alike mixes of sizes in every shard).
+  std::vector<Work*> mine;
+  for (size_t k = 0; k < live.size(); ++k)
+    if (k % std::max<size_t>(1, o.shard_count) == o.shard_index) mine.push_back(live[k]);
+  out.in_shard = int64_t(mine.size());
+
+  for (Work* w : mine) {
+    w->usd_per_hour = node_usd[w->c.instance];
+    if (w->usd_per_hour) *w->usd_per_hour *= w->c.nodes;
+    const double t = w->bound_s * steps;
+    w->bound_obj = o.objective == Objective::Cost ? (w->usd_per_hour ? t * *w->usd_per_hour / 3600 : kInf) : t;
+  }
+  std::stable_sort(mine.begin(), mine.end(), [](const Work* a, const Work* b) { return a->bound_obj < b->bound_obj; });
+
+  // Best first.
+  std::mutex mu;
+  double best = kInf;
+  std::vector<std::pair<double, double>> front;  // (time, cost) of simulated candidates that meet the constraints
+  std::vector<char> skipped(mine.size(), 0);
+  std::atomic<int64_t> infeasible{0};
+  parallel_for(mine.size(), o.jobs, [&](size_t k) {
+    Work& w = *mine[k];
+    const double t_lb = w.bound_s * steps;
+    const std::optional<double> c_lb =
+        w.usd_per_hour ? std::optional<double>(t_lb * *w.usd_per_hour / 3600) : std::nullopt;
+    if ((o.deadline_s && t_lb * kBoundSlack > *o.deadline_s) || (o.budget_usd && c_lb && *c_lb * kBoundSlack > *o.budget_usd)) {
+      infeasible.fetch_add(1);
+      skipped[k] = 2;  // cannot meet the constraints: the audit checks these too
+      return;
+    }
+    if (!o.exhaustive) {
+      std::lock_guard<std::mutex> lock(mu);
+      bool skip = false;
+      if (o.pareto_exact) {
+        for (const auto& [t, c] : front)
+          if (t <= t_lb * kBoundSlack && c_lb && c <= *c_lb * kBoundSlack) skip = true;
+        if (!c_lb && w.bound_obj * kBoundSlack > best) skip = true;
+      } else {
+        skip = w.bound_obj * kBoundSlack > best;
+      }
+      if (skip) {
+        skipped[k] = 1;
+        return;
+      }
+    }
+    Evaluated e = evaluate_scenario(w.spec, w.c, steps);
+    e.step_bound_s = w.bound_s;
+    e.memory_bound_bytes = w.memory_bound;
+    if (e.meets(o)) {
+      std::lock_guard<std::mutex> lock(mu);
+      best = std::min(best, objective_of(e, o.objective));
+      if (e.cost_usd) front.emplace_back(e.train_s, *e.cost_usd);
+    }
+    w.result = std::move(e);
+    w.done = true;
+  });
+  out.infeasible_by_bound = infeasible.load();
+  std::vector<Evaluated> all;
+  for (Work* w : mine)
+    if (w->done) {
+      ++out.simulated;
+      if (w->result.simulated && w->result.error.empty() && w->result.step_s * (1 + 1e-6) < w->bound_s)
+        out.audit_bound_violations.push_back(w->result);
+      all.push_back(w->result);
+    }
+  for (char s : skipped) out.skipped_by_bound += s == 1;
+  rank(std::move(all), o, out);
+
+  if (o.audit) {  // every skipped candidate simulated: none may beat the winner
+    std::vector<size_t> todo;
+    for (size_t k = 0; k < mine.size(); ++k)
+      if (skipped[k]) todo.push_back(k);
+    std::vector<Evaluated> audited(todo.size());
+    parallel_for(todo.size(), o.jobs, [&](size_t i) {
+      Work& w = *mine[todo[i]];
+      audited[i] = evaluate_scenario(w.spec, w.c, steps);
+      audited[i].step_bound_s = w.bound_s;
+    });
+    out.audited = int64_t(audited.size());
+    for (const auto& e : audited) {
+      if (e.error.empty() && e.step_s * (1 + 1e-6) < e.step_bound_s) out.audit_bound_violations.push_back(e);
+      if (!out.ranked.empty() && e.meets(o) &&
+          objective_of(e, o.objective) < objective_of(out.ranked.front(), o.objective))
+        out.audit_beats_winner.push_back(e);
+    }
+  }
+  return out;
+}
+
+}  // namespace models::plan

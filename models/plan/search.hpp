@@ -1,0 +1,96 @@
+#pragma once
+// The planner's search: the space (space.hpp) filtered by the layout's own checks and the memory
+// lower bound (bounds.hpp), ordered by the lower bound of the objective, and simulated best first
+// with run_scenario (the normal engine, as `commsim run` would run the candidate's scenario) on
+// `jobs` threads until no candidate left can beat the best found (exactness argument: README.md).
+//   time to train  steps x step_s, steps = ceil(training.tokens / (global_batch x seq)), else
+//                  training.steps (the same for every candidate: the global batch is fixed);
+//   cost           time to train x the cluster's $/hour / 3600 (models/run/cost.hpp).
+// Objective time: the fastest candidate whose cost <= budget and time <= deadline; cost: the
+// cheapest under the same constraints. A candidate is skipped (never simulated) only when its
+// lower bound already breaks a constraint or cannot beat the best found so far:
+//   time objective:  steps x bound_s > best time;   cost objective: bound cost > best cost.
+// With pareto_exact, only when a simulated candidate is at least as fast and as cheap as its
+// bounds (so the time/cost Pareto front is exact too). audit simulates every skipped candidate
+// afterwards and reports any that beats the winner or whose step is below its bound.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/plan/candidate.hpp"
+#include "models/plan/space.hpp"
+#include "models/result.hpp"
+#include "models/spec.hpp"
+
+namespace models::plan {
+
+enum class Objective { Time, Cost };
+
+struct PlanOptions {
+  SpaceOptions space;
+  Objective objective = Objective::Time;
+  std::optional<double> budget_usd;  // the whole training run
+  std::optional<double> deadline_s;  // time to train
+  unsigned jobs = 1;
+  size_t shard_index = 0, shard_count = 1;  // this shard: candidates k with k % count == index
+  bool pareto_exact = false;
+  bool audit = false;
+  bool exhaustive = false;  // simulate every candidate that fits (the test of the bounds)
+  // Off: the step bound counts compute alone at unstretched rates, without the power limit's
+  // stretch and the tensor-parallel collectives the compute stream waits for (bounds.hpp); for
+  // bench_plan's before/after comparison. Same winner, more candidates simulated.
+  bool tight_bound = true;
+};
+
+// One candidate as the search saw it.
+struct Evaluated {
+  Candidate candidate;
+  double step_bound_s = 0, memory_bound_bytes = 0;
+  bool simulated = false, fits = false;
+  std::string error;  // the run's error (a layout the engine refused)
+  double step_s = 0, train_s = 0, tokens_per_s = 0, mfu = 0;
+  double memory_peak_bytes = 0, memory_capacity_bytes = 0;
+  std::optional<double> usd_per_hour, cost_usd;  // nullopt: no price for the instance
+  RankBreakdown breakdown;                       // the mean rank's step
+  std::vector<std::string> notes;
+  bool meets(const PlanOptions& o) const;  // fits, cost <= budget, time <= deadline
+};
+
+struct PlanResult {
+  SpaceStats space;
+  int64_t candidates = 0;                            // after the arithmetic
+  std::map<std::string, int64_t> invalid;            // make_layout's refusals, by message (first words)
+  int64_t over_memory = 0;                           // memory lower bound above the GPU's memory
+  int64_t in_shard = 0;                              // candidates this shard owns
+  int64_t simulated = 0, skipped_by_bound = 0, infeasible_by_bound = 0;
+  int64_t did_not_fit = 0, failed = 0;               // simulated: over memory, or refused by the engine
+  std::vector<Evaluated> ranked;                     // simulated, fit, meet the constraints; best first
+  std::vector<Evaluated> rejected;                   // simulated but over budget or deadline (for messages)
+  std::vector<size_t> pareto;                        // indices into ranked: the time/cost front, fastest first
+  double steps = 0, tokens_per_step = 0;             // the training target
+  std::vector<std::string> missing_prices;           // instances with no price
+  // audit
+  int64_t audited = 0;
+  std::vector<Evaluated> audit_beats_winner;         // skipped candidates better than ranked[0]
+  std::vector<Evaluated> audit_bound_violations;     // simulated step below its bound
+};
+
+// Steps of the training target: ceil(training.tokens / tokens per step), else training.steps.
+double target_steps(const ScenarioSpec& base, double tokens_per_step);
+
+PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& options);
+
+// Evaluates one scenario as the planner ranks its candidates (for --include: the user's own layout).
+Evaluated evaluate_scenario(const ScenarioSpec& spec, const Candidate& described, double steps);
+
+// Ranks `all` (already simulated) as plan_layouts does: fits and constraints, objective, Pareto.
+void rank(std::vector<Evaluated> all, const PlanOptions& options, PlanResult& out);
+
+// Indices of the time/cost Pareto front of `rows` (rows with a cost only), fastest first: no other
+// row is at least as fast and as cheap and better in one.
+std::vector<size_t> pareto_front(const std::vector<Evaluated>& rows);
+
+}  // namespace models::plan

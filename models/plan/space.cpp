@@ -1,0 +1,198 @@
+// The planner's space (space.hpp).
+#include "models/plan/space.hpp"
+
+#include <algorithm>
+
+#include "models/error.hpp"
+#include "models/hw/instance.hpp"
+
+namespace models::plan {
+
+namespace {
+
+std::vector<int> divisors_up_to(int n, int max) {
+  std::vector<int> d;
+  for (int i = 1; i <= std::min(n, max); ++i)
+    if (n % i == 0) d.push_back(i);
+  return d;
+}
+
+class Enumerator {
+ public:
+  Enumerator(const ScenarioSpec& base, const model::ModelShape& m, const SpaceOptions& o, SpaceStats& st,
+             std::vector<Candidate>& out)
+      : base_(base), m_(m), o_(o), st_(st), out_(out) {}
+
+  void node(const std::string& instance, int gpus_per_node, int nodes) {
+    for (int pods : o_.pods_per_node) {
+      ++st_.considered;
+      if (pods < 1 || gpus_per_node % pods != 0) {
+        drop("pods_per_node does not divide the node's GPUs");
+        continue;
+      }
+      Candidate c;
+      c.instance = instance;
+      c.nodes = nodes;
+      c.gpus_per_node = gpus_per_node;
+      c.pods_per_node = pods;
+      for (const auto& s : o_.strategies) {
+        if (s == "megatron")
+          megatron(c);
+        else
+          data_parallel(c, s);
+      }
+    }
+  }
+
+ private:
+  void drop(const std::string& why) { ++st_.dropped[why]; }
+
+  // m = global_batch / (dp mb) when it divides.
+  bool batch_divides(int dp, int mb) {
+    const int gb = base_.training.global_batch;
+    if (gb % (dp * mb) != 0) {
+      drop("dp x micro_batch does not divide training.global_batch");
+      return false;
+    }
+    return true;
+  }
+
+  void finish(Candidate c) {
+    for (const auto& r : o_.recompute) {
+      c.recompute = r;
+      out_.push_back(c);
+    }
+  }
+
+  void data_parallel(Candidate c, const std::string& s) {
+    c.strategy = s == "zero3+offload" ? "zero3" : s;
+    c.offload = s == "zero3+offload";
+    if (c.strategy == "hsdp" && c.nodes < 2) {
+      ++st_.considered;
+      drop("hsdp needs two nodes or more");
+      return;
+    }
+    for (int mb : o_.micro_batches) {
+      ++st_.considered;
+      c.micro_batch = mb;
+      if (batch_divides(c.gpus(), mb)) finish(c);
+    }
+  }
+
+  void megatron(Candidate c) {
+    c.strategy = "megatron";
+    c.distributed_optimizer = true;
+    const int pod_gpus = c.gpus_per_node / c.pods_per_node;
+    for (int tp = 1; tp <= pod_gpus; tp *= 2) {
+      if (pod_gpus % tp != 0 || m_.heads % tp != 0 || m_.kv_heads % tp != 0 || m_.ffn % tp != 0) continue;
+      c.tp = tp;
+      c.sequence_parallel = tp > 1;
+      for (int pp : divisors_up_to(m_.layers, o_.max_pp)) {
+        c.pp = pp;
+        for (int cp : o_.cp) {
+          ++st_.considered;
+          c.cp = cp;
+          if (cp < 1 || m_.seq % (2 * cp) != 0) {
+            drop("2 cp does not divide model.seq");
+            continue;
+          }
+          if (c.gpus() % c.model_parallel() != 0) {
+            drop("tp x pp x cp does not divide the GPUs");
+            continue;
+          }
+          const int dp = c.dp();
+          for (int ep : experts_degrees(dp * cp)) {
+            c.ep = ep;
+            for (int mb : o_.micro_batches) {
+              ++st_.considered;
+              c.micro_batch = mb;
+              if (!batch_divides(dp, mb)) continue;
+              const int m = base_.training.global_batch / (dp * mb);
+              schedules(c, m);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  std::vector<int> experts_degrees(int dp_cp) {
+    if (!m_.is_moe()) return {1};
+    std::vector<int> out;
+    for (int ep = 1; ep <= std::min(o_.max_ep, m_.moe.experts); ep *= 2)
+      if (m_.moe.experts % ep == 0 && dp_cp % ep == 0) out.push_back(ep);
+    return out;
+  }
+
+  void schedules(Candidate c, int m) {
+    const int stage_layers = m_.layers / c.pp;
+    c.vp = 1;
+    c.schedule = "1f1b";
+    finish(c);
+    if (c.pp == 1) return;
+    if (o_.zero_bubble) {
+      c.schedule = "zb_h1";
+      finish(c);
+      c.schedule = "1f1b";
+    }
+    for (int vp = 2; vp <= o_.max_vp; ++vp) {
+      ++st_.considered;
+      if (stage_layers % vp != 0) {
+        drop("vp does not divide a stage's layers");
+        continue;
+      }
+      if (m % c.pp != 0) {
+        drop("interleaving needs the micro-batches to be a multiple of pp");
+        continue;
+      }
+      c.vp = vp;
+      finish(c);
+    }
+  }
+
+  const ScenarioSpec& base_;
+  const model::ModelShape& m_;
+  const SpaceOptions& o_;
+  SpaceStats& st_;
+  std::vector<Candidate>& out_;
+};
+
+}  // namespace
+
+std::vector<int> node_counts(int gpus_per_node, int min_gpus, int max_gpus) {
+  std::vector<int> out;
+  for (int n = std::max(1, (min_gpus + gpus_per_node - 1) / gpus_per_node); n * gpus_per_node <= max_gpus; ++n)
+    out.push_back(n);
+  return out;
+}
+
+std::vector<Candidate> enumerate_space(const ScenarioSpec& base, const model::ModelShape& model,
+                                       const SpaceOptions& options, SpaceStats* stats) {
+  SpaceStats local;
+  SpaceStats& st = stats ? *stats : local;
+  std::vector<Candidate> out;
+  if (base.training.global_batch <= 0)
+    throw SpecError("training.global_batch",
+                    "the planner needs training.global_batch (expected the sequences per step it keeps fixed while "
+                    "the layout changes)");
+  std::vector<std::string> instances = options.instances;
+  if (instances.empty()) {
+    if (base.cluster.instance.empty())
+      throw SpecError("cluster.instance", "the planner needs a catalog instance (expected cluster.instance, or --instances)");
+    instances.push_back(base.cluster.instance);
+  }
+  Enumerator e(base, model, options, st, out);
+  for (const auto& name : instances) {
+    const hw::NodeSpec& node = hw::find_instance(name);
+    const int base_gpus = base.cluster.nodes * node.gpus;
+    const int lo = options.min_gpus > 0 ? options.min_gpus : base_gpus;
+    const int hi = options.max_gpus > 0 ? options.max_gpus : std::max(lo, base_gpus);
+    for (int n : node_counts(node.gpus, lo, hi)) e.node(name, node.gpus, n);
+  }
+  // Every combination became a candidate or was dropped for one reason.
+  st.considered = int64_t(out.size());
+  for (const auto& [why, n] : st.dropped) st.considered += n;
+  return out;
+}
+
+}  // namespace models::plan

@@ -1,0 +1,57 @@
+#pragma once
+// The planner's space: every candidate (candidate.hpp) the options allow, with those that cannot
+// run dropped by arithmetic before anything is built. The space, in full:
+//   hardware   each instance of `instances` (default: the scenario's), each node count whose GPUs
+//              lie in [min_gpus, max_gpus] (default: the scenario's count), pods_per_node in
+//              `pods_per_node` (dividing the node's GPUs);
+//   megatron   tp a power of two dividing a pod's GPUs, the heads and the key/value heads;
+//              pp dividing the layers (<= max_pp); cp in `cp` (2 cp dividing seq); ep (MoE only)
+//              dividing the experts and dp x cp (<= max_ep); vp in 1..max_vp dividing the
+//              stage's layers, with m % pp == 0 (Megatron's interleaving rule); schedule 1f1b
+//              (interleaved with vp > 1) or zb_h1 (pp > 1, vp = 1); sequence parallelism on
+//              with tp > 1, the distributed optimizer on (both never cost time in the model and
+//              save memory, so the space keeps only that setting);
+//   data parallel  zero1, zero2, zero3, zero3 with the optimizer offloaded to the host, fsdp,
+//              hsdp (one node's GPUs per shard group, two nodes or more), ddp;
+//   both       micro_batch in `micro_batches`, recompute in `recompute` (none, full: selective
+//              recompute keeps exactly what "none" keeps in this memory model, memory_terms.hpp,
+//              so it never fits where "none" does not and is left out unless asked for);
+//   the batch  dp x micro_batch divides training.global_batch (m = global_batch / (dp mb)).
+// Anything else the layout checks (workload::make_layout) is checked per candidate by the search.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/plan/candidate.hpp"
+#include "models/spec.hpp"
+#include "models/model/model_shape.hpp"
+
+namespace models::plan {
+
+struct SpaceOptions {
+  std::vector<std::string> instances;  // empty: the scenario's
+  int min_gpus = 0, max_gpus = 0;      // 0: the scenario's GPU count
+  std::vector<std::string> strategies = {"megatron", "zero1", "zero2", "zero3", "zero3+offload", "fsdp", "hsdp", "ddp"};
+  std::vector<int> micro_batches = {1, 2};
+  std::vector<std::string> recompute = {"none", "full"};
+  std::vector<int> pods_per_node = {1};
+  std::vector<int> cp = {1, 2};
+  int max_pp = 32, max_vp = 4, max_ep = 8;
+  bool zero_bubble = true;  // also zb_h1 where it applies
+};
+
+struct SpaceStats {
+  int64_t considered = 0;  // combinations looked at: the candidates plus every one dropped
+  std::map<std::string, int64_t> dropped;  // reason -> count ("does not divide the global batch", ...)
+};
+
+// Throws SpecError for options that leave no hardware (an unknown instance names cluster.instance;
+// a GPU range with no whole node names --gpus).
+std::vector<Candidate> enumerate_space(const ScenarioSpec& base, const model::ModelShape& model,
+                                       const SpaceOptions& options, SpaceStats* stats = nullptr);
+
+// Node counts of `gpus_per_node`-GPU nodes inside [min_gpus, max_gpus].
+std::vector<int> node_counts(int gpus_per_node, int min_gpus, int max_gpus);
+
+}  // namespace models::plan

@@ -1,0 +1,71 @@
+// $ per step, run and million tokens (see cost.hpp).
+#include "models/run/cost.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/hw/prices.hpp"
+
+namespace models {
+
+std::optional<PriceSpec> node_price(const ScenarioSpec& spec, const std::string& instance) {
+  const ClusterSpec& c = spec.cluster;
+  if (c.price && (c.groups.empty() || instance == c.instance)) return c.price;
+  if (auto it = c.prices.find(instance); it != c.prices.end()) return it->second;
+  if (const hw::InstancePrice* p = hw::find_price(instance))
+    return PriceSpec{p->usd_per_hour, "catalog: " + p->source + ", " + p->date};
+  return std::nullopt;
+}
+
+std::optional<ClusterPrice> cluster_price(const ScenarioSpec& spec, std::string* missing) {
+  const ClusterSpec& c = spec.cluster;
+  auto fail = [&](const std::string& what) -> std::optional<ClusterPrice> {
+    if (missing) *missing = what;
+    return std::nullopt;
+  };
+  ClusterPrice out;
+  if (c.groups.empty()) {
+    if (c.node && !c.price) return fail("[cluster.node]");
+    const auto p = c.node ? c.price : node_price(spec, c.instance);
+    if (!p) return fail(c.instance);
+    out.usd_per_hour = p->usd_per_hour * std::max(1, c.nodes);
+    out.source = p->source;
+    return out;
+  }
+  for (const auto& g : c.groups) {
+    const auto p = node_price(spec, g.instance);
+    if (!p) return fail(g.instance);
+    out.usd_per_hour += p->usd_per_hour * g.nodes;
+    if (out.source.find(p->source) == std::string::npos) out.source += (out.source.empty() ? "" : "; ") + p->source;
+  }
+  return out;
+}
+
+long long steps_for_tokens(double tokens, double tokens_per_step) {
+  if (tokens <= 0 || tokens_per_step <= 0) return 0;
+  return static_cast<long long>(std::ceil(tokens / tokens_per_step - 1e-9));
+}
+
+void apply_token_target(const ScenarioSpec& spec, RunResult& result) {
+  if (spec.training.tokens <= 0 || !result.throughput.estimated || result.partial) return;
+  const long long steps = steps_for_tokens(spec.training.tokens, result.throughput.tokens_per_step);
+  if (steps <= 0) return;
+  result.steps = static_cast<int>(std::min<long long>(steps, 2'000'000'000LL));
+  result.run_time_s = result.step_time_s * double(steps);
+}
+
+CostResult make_cost(const ScenarioSpec& spec, const RunResult& result) {
+  CostResult c;
+  const auto price = cluster_price(spec, &c.missing);
+  if (!price || result.partial) return c;
+  c.known = true;
+  c.usd_per_hour = price->usd_per_hour;
+  c.source = price->source;
+  c.usd_per_step = result.step_time_s * c.usd_per_hour / 3600;
+  c.usd_per_run = result.run_time_s * c.usd_per_hour / 3600;
+  if (result.throughput.estimated && result.throughput.tokens_per_step > 0)
+    c.usd_per_million_tokens = c.usd_per_step / result.throughput.tokens_per_step * 1e6;
+  return c;
+}
+
+}  // namespace models

@@ -1,0 +1,42 @@
+#pragma once
+// What a run costs: the cluster's nodes at their on-demand price per hour, times the simulated
+// step and run.
+//   price of one node of instance I: [cluster] price_per_hour (the scenario's own figure, one node
+//     of the cluster; not with [[cluster.groups]] of different instances), else the user's price
+//     file (--prices FILE, ClusterSpec::prices), else the catalog (models/hw/prices.hpp);
+//   usd_per_hour = sum over nodes of their price;  usd_per_step = step_time_s x usd_per_hour / 3600;
+//   usd_per_run = run_time_s x usd_per_hour / 3600;
+//   usd_per_million_tokens = usd_per_step / tokens_per_step x 1e6 (training steps only).
+// A node with no price leaves the cost unknown (known = false) and names the instance (missing);
+// nothing is guessed. Whole nodes are paid for even where the placement leaves GPUs idle.
+// training.tokens (a target in tokens rather than steps): the run is ceil(tokens / tokens per step)
+// steps, and run_time_s says so (apply_token_target).
+#include <optional>
+#include <string>
+
+#include "models/result.hpp"
+#include "models/spec.hpp"
+
+namespace models {
+
+// One node's price of `instance` as the scenario, the user's file or the catalog gives it.
+std::optional<PriceSpec> node_price(const ScenarioSpec& spec, const std::string& instance);
+
+// The cluster's $/hour (every node), or nullopt with `missing` set to the first instance that has
+// no price ("[cluster.node]" for a custom node without price_per_hour).
+struct ClusterPrice {
+  double usd_per_hour = 0;
+  std::string source;
+};
+std::optional<ClusterPrice> cluster_price(const ScenarioSpec& spec, std::string* missing = nullptr);
+
+// The steps a run of training.tokens tokens takes: ceil(tokens / tokens_per_step); 0 when the
+// scenario sets no token target or the step has no token count.
+long long steps_for_tokens(double tokens, double tokens_per_step);
+
+// result.steps and run_time_s from training.tokens (when set and the step has a throughput).
+void apply_token_target(const ScenarioSpec& spec, RunResult& result);
+
+CostResult make_cost(const ScenarioSpec& spec, const RunResult& result);
+
+}  // namespace models

@@ -1,0 +1,196 @@
+// commsim plan SCENARIO.toml [--instances A,B] [--gpus MIN..MAX | --max-gpus N] [--budget USD]
+//              [--deadline TIME] [--objective time|cost] [--set K=V]... [--prices FILE] [--jobs N]
+//              [--shard i/N] [--merge FILE...] [--include S.toml] [--top K] [--json | --csv FILE]
+//              [--html FILE] [--emit DIR] [--audit] [--pareto-exact]
+// The best layout and instance for the scenario's model and training target: the space of
+// layouts (models/plan/space.hpp) filtered by the layout checks and the memory lower bound,
+// simulated best first with the normal engine until no candidate left can beat the best
+// (models/plan/README.md), ranked with time to train, $, tokens/s, MFU and memory. Nothing ranked
+// (an empty space, nothing fits, a budget or deadline nothing meets) is a user error: one sentence,
+// exit 2, never an empty table. --shard runs every N-th candidate; --merge ranks the union of
+// the shards' --json files as one run would.
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "models/hw/instance.hpp"
+#include "scenarios/cli/cli_support.hpp"
+#include "scenarios/cli/command.hpp"
+#include "scenarios/cli/output/result_format.hpp"
+#include "scenarios/cli/plan/plan_emit.hpp"
+#include "scenarios/cli/plan/plan_json.hpp"
+#include "scenarios/cli/plan/plan_options.hpp"
+#include "scenarios/cli/plan/plan_report.hpp"
+#include "viz/viz.hpp"
+
+namespace scenarios {
+
+namespace {
+
+// The --include scenario described as a candidate (its layout line and GPUs).
+models::plan::Candidate describe(const models::ScenarioSpec& s, int gpus_per_node) {
+  models::plan::Candidate c;
+  c.instance = s.cluster.instance.empty() ? std::string("[cluster.node]") : s.cluster.instance;
+  c.nodes = s.cluster.nodes;
+  c.gpus_per_node = gpus_per_node;
+  c.pods_per_node = s.placement.pods_per_node;
+  c.strategy = s.parallel.strategy;
+  c.offload = s.zero.offload_optimizer == "cpu" && c.strategy == "zero3";
+  c.tp = s.parallel.tp, c.pp = s.parallel.pp, c.cp = s.parallel.cp, c.ep = s.parallel.ep, c.vp = s.parallel.vp;
+  c.schedule = s.parallel.pipeline_schedule;
+  c.micro_batch = s.training.micro_batch;
+  c.recompute = !s.training.recompute.empty() ? s.training.recompute : s.training.grad_checkpointing ? "full" : "none";
+  c.sequence_parallel = s.parallel.sequence_parallel;
+  c.distributed_optimizer = s.parallel.distributed_optimizer;
+  return c;
+}
+
+viz::PlanReport html_report(const PlanOutput& p, const std::string& path) {
+  viz::PlanReport page;
+  page.title = p.scenario;
+  page.source_file = path;
+  page.summary.emplace_back("target", fmt::format("{:.4g} tokens ({:.0f} steps)", p.result.steps * p.result.tokens_per_step,
+                                                  p.result.steps));
+  page.summary.emplace_back("ranked", std::to_string(p.result.ranked.size()) + " layouts");
+  std::vector<bool> front(p.result.ranked.size(), false);
+  for (size_t i : p.result.pareto) front[i] = true;
+  auto point = [&](const models::plan::Evaluated& e, int rank, bool pareto, bool yours) {
+    viz::PlanPoint q;
+    q.rank = rank;
+    q.layout = models::plan::layout_text(e.candidate);
+    q.hardware = fmt::format("{} x {}", e.candidate.nodes, e.candidate.instance);
+    q.gpus = e.candidate.gpus();
+    q.train_s = e.train_s;
+    q.cost_usd = e.cost_usd.value_or(-1);
+    q.tokens_per_s = e.tokens_per_s;
+    q.mfu = e.mfu;
+    q.pareto = pareto;
+    q.yours = yours;
+    return q;
+  };
+  for (size_t i = 0; i < p.result.ranked.size(); ++i)
+    page.points.push_back(point(p.result.ranked[i], int(i) + 1, front[i], false));
+  if (p.included && p.included->error.empty()) page.points.push_back(point(*p.included, 0, false, true));
+  return page;
+}
+
+}  // namespace
+
+int cmd_plan(int argc, char** argv) {
+  CLI::App app{"The best layout and instance for a scenario's model and training target, with its cost.",
+               "commsim plan"};
+  std::string path, prices, csv, html, emit, include;
+  std::vector<std::string> sets, merge;
+  PlanArgs a;
+  a.jobs = std::max(1u, std::thread::hardware_concurrency());
+  size_t top = 10, emit_count = 3;
+  bool json = false;
+  app.add_option("scenario", path, "base scenario (TOML): model, training target, cluster")
+      ->required()
+      ->type_name("SCENARIO.toml");
+  app.add_option("--instances", a.instances, "catalog instances to try (default: the scenario's)")->type_name("A,B");
+  app.add_option("--gpus", a.gpus, "GPU range (default: the scenario's GPU count)")->type_name("MIN..MAX");
+  app.add_option("--max-gpus", a.max_gpus, "at most N GPUs (from one node)")->type_name("N")->check(CLI::PositiveNumber);
+  app.add_option("--strategies", a.strategies,
+                 "strategies to try (default all: megatron, zero1, zero2, zero3, zero3+offload, fsdp, hsdp, ddp)")
+      ->type_name("S,T");
+  app.add_option("--micro-batches", a.micro_batches, "micro-batch sizes to try (default 1,2)")->type_name("1,2");
+  app.add_option("--recompute", a.recompute, "activation recompute modes to try (default none,full)")
+      ->type_name("none,full");
+  app.add_option("--pods-per-node", a.pods, "pods per node to try (default 1)")->type_name("1,8");
+  app.add_option("--cp", a.cp, "context-parallel degrees to try (default 1,2)")->type_name("1,2");
+  app.add_option("--max-pp", a.max_pp, "largest pipeline degree (default 32)")->type_name("N")->check(CLI::PositiveNumber);
+  app.add_option("--max-vp", a.max_vp, "largest virtual pipeline degree (default 4)")->type_name("N")->check(CLI::PositiveNumber);
+  app.add_option("--objective", a.objective, "rank by time to train (default) or cost")->type_name("time|cost");
+  app.add_option("--budget", a.budget, "the run may cost at most this many dollars")->type_name("USD");
+  app.add_option("--deadline", a.deadline, "the run must end within this time (s, min, h, d, w)")->type_name("TIME");
+  add_set_option(app, sets);
+  add_prices_option(app, prices);
+  app.add_option("--jobs,-j", a.jobs, "threads simulating candidates at once (default: one per core)")
+      ->check(CLI::Range(1u, 1024u))
+      ->type_name("N");
+  app.add_option("--shard", a.shard, "rank only every N-th candidate from the i-th (0 <= i < N); --merge the --json files")
+      ->type_name("i/N");
+  app.add_option("--merge", merge, "rank the union of the shards' plan --json files (no simulation)")
+      ->type_name("FILE...")
+      ->expected(1, 1 << 20);
+  app.add_option("--include", include, "rank your own layout (a scenario) among the candidates")->type_name("S.toml");
+  app.add_option("--top", top, "rows of the text table (default 10)")->type_name("K");
+  auto* json_opt = app.add_flag("--json", json, "print one JSON object (docs/result.schema.json) with every ranked row");
+  app.add_option("--csv", csv, "write every ranked row as CSV to FILE")->type_name("FILE")->excludes(json_opt);
+  app.add_option("--html", html, "write an HTML page with the time/cost Pareto chart")->type_name("FILE");
+  app.add_option("--emit", emit, "write the top layouts as scenario files rank-01.toml ... into DIR")->type_name("DIR");
+  app.add_option("--emit-count", emit_count, "how many --emit writes (default 3)")->type_name("K");
+  app.add_flag("--audit", a.audit, "also simulate every skipped candidate: none may beat the winner");
+  app.add_flag("--pareto-exact", a.pareto_exact,
+               "skip only what a simulated layout beats in both time and cost (the whole front exact; slower)");
+  if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
+
+  return guarded([&] {
+    LoadedScenario base = load_scenario(path, sets);
+    const auto price_table = read_prices_option(prices);
+    set_prices(base, price_table, prices);
+    std::vector<std::string> inputs_files = base.files;
+    refuse_outputs_over_inputs({{"--csv", csv}, {"--html", html}}, inputs_files);
+    PlanOutput out;
+    out.scenario = base.spec.name;
+    out.options = plan_options(a);
+    out.top = top;
+    if (!merge.empty()) {
+      std::vector<models::plan::Evaluated> all;
+      for (const auto& f : merge) {
+        ShardFile s = read_plan_json(f);
+        if (out.result.steps == 0) {
+          out.result.steps = s.steps;
+          out.result.tokens_per_step = s.tokens_per_step;
+        }
+        out.result.simulated += s.space.value("simulated", int64_t{0});
+        out.result.skipped_by_bound += s.space.value("skipped_by_bound", int64_t{0});
+        out.result.in_shard += s.space.value("in_shard", int64_t{0});
+        out.result.candidates = s.space.value("candidates", int64_t{0});
+        out.result.space.considered = s.space.value("combinations", int64_t{0});
+        for (auto& e : s.rows) all.push_back(std::move(e));
+      }
+      out.options.shard_count = 1;
+      models::plan::rank(std::move(all), out.options, out.result);
+    } else {
+      try {
+        out.result = models::plan::plan_layouts(base.spec, out.options);
+      } catch (const models::SpecError& e) {
+        throw base.to_user_error(e);
+      }
+    }
+    if (!include.empty()) {
+      LoadedScenario mine = load_scenario(include, sets);
+      set_prices(mine, price_table, prices);
+      const int per_node = mine.spec.cluster.instance.empty() ? 0 : [&] {
+        try {
+          return models::hw::find_instance(mine.spec.cluster.instance).gpus;
+        } catch (const models::SpecError& e) {
+          throw mine.to_user_error(e);
+        }
+      }();
+      out.included = models::plan::evaluate_scenario(mine.spec, describe(mine.spec, per_node), out.result.steps);
+      out.included_file = include;
+    }
+    const bool shard = out.options.shard_count > 1;
+    if (out.result.ranked.empty() && !shard) throw UserError({path, 1, 1}, plan_empty_reason(out));
+    const CommandInputs inputs{base.files, sets};
+    const std::string as_json = plan_json(out, inputs);
+    if (!csv.empty()) write_file_atomically(csv, plan_csv(out));
+    if (!html.empty()) write_file_atomically(html, viz::plan_html(html_report(out, path)));
+    if (!emit.empty()) write_files_atomically(emit, emitted_scenarios(path, base.spec, out, emit_count, sets));
+    std::fputs(json ? as_json.c_str() : plan_text(out).c_str(), stdout);
+    if (!out.result.audit_beats_winner.empty() || !out.result.audit_bound_violations.empty()) {
+      std::fprintf(stderr, "plan: the audit found %zu skipped layout(s) better than the winner and %zu step(s) below "
+                           "their bound: the search was not exact\n",
+                   out.result.audit_beats_winner.size(), out.result.audit_bound_violations.size());
+      return 1;
+    }
+    return 0;
+  });
+}
+
+}  // namespace scenarios

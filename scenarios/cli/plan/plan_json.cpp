@@ -1,0 +1,197 @@
+// `commsim plan --json` / `--csv` and reading shard outputs back (plan_json.hpp).
+#include "scenarios/cli/plan/plan_json.hpp"
+
+#include "scenarios/cli/plan/plan_report.hpp"
+#include "scenarios/cli/sweep/sweep_rows.hpp"
+#include "scenarios/load/input_file.hpp"
+
+namespace scenarios {
+
+namespace {
+
+Json opt(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
+models::RankBreakdown breakdown_from(const Json& j) {
+  models::RankBreakdown b;
+  b.compute_s = j.value("compute_s", 0.0);
+  b.interference_s = j.value("interference_s", 0.0);
+  b.exposed_comm_s = j.value("exposed_comm_s", 0.0);
+  b.host_s = j.value("host_s", 0.0);
+  b.bubble_s = j.value("bubble_s", 0.0);
+  b.barrier_wait_s = j.value("barrier_wait_s", 0.0);
+  b.other_s = j.value("other_s", 0.0);
+  return b;
+}
+
+Json space_json(const models::plan::PlanResult& r) {
+  Json invalid = Json::object();
+  for (const auto& [k, v] : r.invalid) invalid[k] = v;
+  Json dropped = Json::object();
+  for (const auto& [k, v] : r.space.dropped) dropped[k] = v;
+  return {{"combinations", r.space.considered},
+          {"dropped_by_arithmetic", dropped},
+          {"candidates", r.candidates},
+          {"refused_by_layout", invalid},
+          {"over_memory_bound", r.over_memory},
+          {"in_shard", r.in_shard},
+          {"simulated", r.simulated},
+          {"skipped_by_bound", r.skipped_by_bound},
+          {"infeasible_by_bound", r.infeasible_by_bound},
+          {"did_not_fit", r.did_not_fit},
+          {"failed", r.failed},
+          {"ranked", r.ranked.size()}};
+}
+
+}  // namespace
+
+Json plan_row_json(const models::plan::Evaluated& e, size_t rank, bool pareto) {
+  const models::plan::Candidate& c = e.candidate;
+  Json j;
+  j["rank"] = rank;
+  j["layout"] = models::plan::layout_text(c);
+  j["instance"] = c.instance;
+  j["nodes"] = c.nodes;
+  j["gpus"] = c.gpus();
+  j["gpus_per_node"] = c.gpus_per_node;
+  j["pods_per_node"] = c.pods_per_node;
+  j["strategy"] = c.strategy;
+  j["offload"] = c.offload;
+  j["tp"] = c.tp;
+  j["pp"] = c.pp;
+  j["cp"] = c.cp;
+  j["ep"] = c.ep;
+  j["vp"] = c.vp;
+  j["dp"] = c.dp();
+  j["pipeline_schedule"] = c.schedule;
+  j["micro_batch"] = c.micro_batch;
+  j["recompute"] = c.recompute;
+  j["sequence_parallel"] = c.sequence_parallel;
+  j["distributed_optimizer"] = c.distributed_optimizer;
+  j["step_time_s"] = e.step_s;
+  j["step_bound_s"] = e.step_bound_s;
+  j["train_time_s"] = e.train_s;
+  j["usd_per_hour"] = opt(e.usd_per_hour);
+  j["cost_usd"] = opt(e.cost_usd);
+  j["tokens_per_s"] = e.tokens_per_s;
+  j["mfu"] = e.mfu;
+  j["memory_peak_bytes"] = integer_json(e.memory_peak_bytes);
+  j["memory_capacity_bytes"] = integer_json(e.memory_capacity_bytes);
+  j["memory_headroom_bytes"] = integer_json(e.memory_capacity_bytes - e.memory_peak_bytes);
+  j["fits"] = e.fits;
+  j["pareto"] = pareto;
+  j["breakdown"] = breakdown_json(e.breakdown);
+  return j;
+}
+
+std::string plan_json(const PlanOutput& p, const CommandInputs& inputs) {
+  const auto& r = p.result;
+  Json j = json_header("plan", inputs);
+  j["scenario"] = p.scenario;
+  j["objective"] = p.options.objective == models::plan::Objective::Cost ? "cost" : "time";
+  j["budget_usd"] = opt(p.options.budget_usd);
+  j["deadline_s"] = opt(p.options.deadline_s);
+  j["shard"] = {{"index", p.options.shard_index}, {"count", p.options.shard_count}};
+  j["target"] = {{"steps", r.steps}, {"tokens_per_step", r.tokens_per_step}, {"tokens", r.steps * r.tokens_per_step}};
+  j["space"] = space_json(r);
+  j["missing_prices"] = r.missing_prices;
+  Json rows = Json::array();
+  std::vector<bool> on_front(r.ranked.size(), false);
+  for (size_t i : r.pareto) on_front[i] = true;
+  for (size_t i = 0; i < r.ranked.size(); ++i) rows.push_back(plan_row_json(r.ranked[i], i + 1, on_front[i]));
+  j["rows"] = std::move(rows);
+  Json front = Json::array();
+  for (size_t i : r.pareto) front.push_back(i + 1);
+  j["pareto_ranks"] = std::move(front);
+  if (p.included) {
+    Json inc = plan_row_json(*p.included, included_rank(p), false);
+    inc["file"] = p.included_file;
+    inc["error"] = p.included->error.empty() ? Json(nullptr) : Json(p.included->error);
+    j["included"] = std::move(inc);
+  } else {
+    j["included"] = nullptr;
+  }
+  j["audit"] = {{"simulated", r.audited},
+                {"beats_winner", r.audit_beats_winner.size()},
+                {"bound_violations", r.audit_bound_violations.size()}};
+  return dump_json(std::move(j));
+}
+
+std::string plan_csv(const PlanOutput& p) {
+  const auto& r = p.result;
+  std::vector<bool> on_front(r.ranked.size(), false);
+  for (size_t i : r.pareto) on_front[i] = true;
+  std::string out;
+  for (size_t i = 0; i < r.ranked.size(); ++i) {
+    Json row = plan_row_json(r.ranked[i], i + 1, on_front[i]);
+    for (const auto& [k, v] : breakdown_terms(r.ranked[i].breakdown)) row[std::string("step_") + k] = v;
+    row.erase("breakdown");
+    round_numbers(row);
+    if (i == 0) {
+      bool first = true;
+      for (const auto& item : row.items()) {
+        out += (first ? "" : ",") + csv_field(item.key());
+        first = false;
+      }
+      out += "\n";
+    }
+    out += SweepRows::csv_line(row);
+  }
+  return out;
+}
+
+ShardFile read_plan_json(const std::string& path) {
+  const std::string text = read_input_file(path, {"--merge", 1, 1}, "plan output", "the JSON of commsim plan --json");
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const std::exception& e) {
+    throw UserError({path, 1, 1}, std::string("not JSON: ") + e.what() + " (expected the output of commsim plan --json)");
+  }
+  if (!j.is_object() || j.value("command", "") != "plan" || !j.contains("rows") || !j["rows"].is_array())
+    throw UserError({path, 1, 1}, "not a plan output (expected the output of commsim plan --json)");
+  ShardFile f;
+  try {
+    f.steps = j["target"]["steps"].get<double>();
+    f.tokens_per_step = j["target"]["tokens_per_step"].get<double>();
+    f.space = j["space"];
+    for (const auto& row : j["rows"]) {
+      models::plan::Evaluated e;
+      models::plan::Candidate& c = e.candidate;
+      c.instance = row["instance"].get<std::string>();
+      c.nodes = row["nodes"].get<int>();
+      c.gpus_per_node = row["gpus_per_node"].get<int>();
+      c.pods_per_node = row["pods_per_node"].get<int>();
+      c.strategy = row["strategy"].get<std::string>();
+      c.offload = row["offload"].get<bool>();
+      c.tp = row["tp"].get<int>();
+      c.pp = row["pp"].get<int>();
+      c.cp = row["cp"].get<int>();
+      c.ep = row["ep"].get<int>();
+      c.vp = row["vp"].get<int>();
+      c.schedule = row["pipeline_schedule"].get<std::string>();
+      c.micro_batch = row["micro_batch"].get<int>();
+      c.recompute = row["recompute"].get<std::string>();
+      c.sequence_parallel = row["sequence_parallel"].get<bool>();
+      c.distributed_optimizer = row["distributed_optimizer"].get<bool>();
+      e.simulated = true;
+      e.fits = row["fits"].get<bool>();
+      e.step_s = row["step_time_s"].get<double>();
+      e.step_bound_s = row["step_bound_s"].get<double>();
+      e.train_s = row["train_time_s"].get<double>();
+      if (!row["usd_per_hour"].is_null()) e.usd_per_hour = row["usd_per_hour"].get<double>();
+      if (!row["cost_usd"].is_null()) e.cost_usd = row["cost_usd"].get<double>();
+      e.tokens_per_s = row["tokens_per_s"].get<double>();
+      e.mfu = row["mfu"].get<double>();
+      e.memory_peak_bytes = row["memory_peak_bytes"].get<double>();
+      e.memory_capacity_bytes = row["memory_capacity_bytes"].get<double>();
+      e.breakdown = breakdown_from(row["breakdown"]);
+      f.rows.push_back(std::move(e));
+    }
+  } catch (const Json::exception& e) {
+    throw UserError({path, 1, 1}, std::string("a plan output with a missing or mistyped field: ") + e.what() +
+                                      " (expected the output of commsim plan --json of this version)");
+  }
+  return f;
+}
+
+}  // namespace scenarios

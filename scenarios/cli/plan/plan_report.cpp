@@ -1,0 +1,172 @@
+// `commsim plan`'s text output (plan_report.hpp).
+#include "scenarios/cli/plan/plan_report.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "models/hw/prices.hpp"
+#include "scenarios/cli/output/result_format.hpp"
+
+namespace scenarios {
+
+namespace {
+
+using models::plan::Evaluated;
+
+std::string usd_or_dash(const std::optional<double>& v) { return v ? format_usd(*v) : std::string("-"); }
+// A row's cost: "no price" where the instance has none (never a guess).
+std::string usd_or_no_price(const std::optional<double>& v) { return v ? format_usd(*v) : std::string("no price"); }
+
+std::string percent(double a, double b) { return b > 0 ? fmt::format("{:+.1f} %", 100 * (a - b) / b) : "-"; }
+
+std::string row_line(size_t rank_label_width, const std::string& rank, const Evaluated& e, bool front) {
+  const auto& c = e.candidate;
+  const double headroom = e.memory_capacity_bytes - e.memory_peak_bytes;
+  return fmt::format("{:<{}} {:>10} {:>10} {:>10.0f} {:>5.1f}% {:>9} {:>9} {:>6} {:>4} x {:<18} {}{}\n", rank,
+                     rank_label_width, format_duration(e.train_s), usd_or_no_price(e.cost_usd), e.tokens_per_s,
+                     100 * e.mfu, format_bytes(e.memory_peak_bytes), format_bytes(headroom), c.gpus(), c.nodes,
+                     c.instance, models::plan::layout_text(c), front ? "  *" : "");
+}
+
+double objective(const Evaluated& e, models::plan::Objective o) {
+  return o == models::plan::Objective::Cost ? e.cost_usd.value_or(1e300) : e.train_s;
+}
+
+}  // namespace
+
+std::string format_duration(double s) {
+  if (s >= 2 * 86400) return fmt::format("{:.1f} d", s / 86400);
+  if (s >= 2 * 3600) return fmt::format("{:.1f} h", s / 3600);
+  if (s >= 120) return fmt::format("{:.0f} min", s / 60);
+  return format_seconds(s);
+}
+
+size_t included_rank(const PlanOutput& p) {
+  if (!p.included || !p.included->meets(p.options)) return 0;
+  const double mine = objective(*p.included, p.options.objective);
+  size_t rank = 1;
+  for (const auto& e : p.result.ranked)
+    if (objective(e, p.options.objective) < mine) ++rank;
+  return rank;
+}
+
+std::string plan_empty_reason(const PlanOutput& p) {
+  const auto& r = p.result;
+  if (r.candidates == 0)
+    return fmt::format("no layout in the space: none of the {} combinations divides the GPUs and the global batch "
+                       "(widen --gpus, --micro-batches or --strategies, or change training.global_batch)",
+                       r.space.considered);
+  int64_t refused = 0;
+  for (const auto& [k, v] : r.invalid) refused += v;
+  if (r.in_shard == 0 && r.over_memory + refused == r.candidates)
+    return fmt::format("no layout fits: of {} candidates, {} are refused by the layout checks and {} need more GPU "
+                       "memory than the GPU has even before NCCL's buffers (allow more GPUs, recompute=full or "
+                       "--strategies with sharding)",
+                       r.candidates, refused, r.over_memory);
+  if (r.in_shard == 0) return "this shard holds no candidate (use fewer shards)";
+  if (!r.rejected.empty() || r.infeasible_by_bound > 0) {
+    std::string s = "no layout meets the constraints";
+    if (!r.rejected.empty()) {
+      const Evaluated& best = r.rejected.front();
+      s += fmt::format(": the best simulated one takes {} and costs {} ({} GPUs, {})", format_duration(best.train_s),
+                       usd_or_dash(best.cost_usd), best.candidate.gpus(), models::plan::layout_text(best.candidate));
+    }
+    if (p.options.budget_usd) s += fmt::format("; budget {}", format_usd(*p.options.budget_usd));
+    if (p.options.deadline_s) s += fmt::format("; deadline {}", format_duration(*p.options.deadline_s));
+    return s + fmt::format(" ({} more could not meet them even at their lower bound; raise --budget or --deadline)",
+                           r.infeasible_by_bound);
+  }
+  return fmt::format("no simulated layout fits or runs: {} did not fit once NCCL's buffers were counted, {} were "
+                     "refused by the engine",
+                     r.did_not_fit, r.failed);
+}
+
+std::string plan_text(const PlanOutput& p) {
+  const auto& r = p.result;
+  std::string out;
+  out += fmt::format("commsim {} plan: {}\n", commsim_version(), p.scenario);
+  out += fmt::format("target     {:.4g} tokens = {:.0f} steps of {:.0f} tokens (training.global_batch x seq)\n",
+                     r.steps * r.tokens_per_step, r.steps, r.tokens_per_step);
+  std::string goal = p.options.objective == models::plan::Objective::Cost ? "cheapest" : "fastest";
+  if (p.options.budget_usd) goal += fmt::format(", budget {}", format_usd(*p.options.budget_usd));
+  if (p.options.deadline_s) goal += fmt::format(", deadline {}", format_duration(*p.options.deadline_s));
+  out += "objective  " + goal + "\n";
+  int64_t refused = 0;
+  for (const auto& [k, v] : r.invalid) refused += v;
+  out += fmt::format(
+      "space      {} candidates ({} combinations); {} refused by the layout checks, {} over GPU memory (lower "
+      "bound){}\n",
+      r.candidates, r.space.considered, refused, r.over_memory,
+      p.options.shard_count > 1 ? fmt::format(", {} in shard {}/{}", r.in_shard, p.options.shard_index,
+                                              p.options.shard_count)
+                                : std::string());
+  out += fmt::format(
+      "search     {} simulated best first, {} skipped (their lower bound cannot beat the best), {} cannot meet the "
+      "constraints even at their bound; {} did not fit with NCCL's buffers, {} refused by the engine\n",
+      r.simulated, r.skipped_by_bound, r.infeasible_by_bound, r.did_not_fit, r.failed);
+  if (p.options.audit)
+    out += fmt::format("audit      {} skipped layouts simulated: {} beat the winner, {} steps below their bound{}\n",
+                       r.audited, r.audit_beats_winner.size(), r.audit_bound_violations.size(),
+                       r.audit_beats_winner.empty() && r.audit_bound_violations.empty() ? " (exact)" : " (NOT EXACT)");
+  out += "\n";
+  out += fmt::format("{:<4} {:>10} {:>10} {:>10} {:>6} {:>9} {:>9} {:>6} {:>4}   {:<18} {}\n", "rank", "time", "cost",
+                     "tokens/s", "MFU", "mem peak", "headroom", "GPUs", "nodes", "instance", "layout (* Pareto front)");
+  std::vector<bool> on_front(r.ranked.size(), false);
+  for (size_t i : r.pareto) on_front[i] = true;
+  const size_t shown = std::min(p.top, r.ranked.size());
+  for (size_t i = 0; i < shown; ++i) out += row_line(4, std::to_string(i + 1), r.ranked[i], on_front[i]);
+  if (r.ranked.size() > shown) out += fmt::format("... {} more ranked (--top N, --json or --csv for all)\n",
+                                                  r.ranked.size() - shown);
+  if (p.included) {
+    const size_t rank = included_rank(p);
+    if (!p.included->error.empty())
+      out += fmt::format("yours: {} does not run: {}\n", p.included_file, p.included->error);
+    else
+      out += row_line(4, "you", *p.included, false);
+    if (p.included->error.empty()) {
+      out += fmt::format("yours      {} ({}): ", p.included_file, models::plan::layout_text(p.included->candidate));
+      if (!p.included->fits)
+        out += "does not fit in GPU memory\n";
+      else if (!rank)
+        out += "misses the budget or the deadline\n";
+      else if (!r.ranked.empty())
+        out += fmt::format("would rank {} of {}; the winner is {} faster and {} cheaper\n", rank, r.ranked.size() + 1,
+                           percent(r.ranked[0].train_s, p.included->train_s),
+                           p.included->cost_usd && r.ranked[0].cost_usd
+                               ? percent(*r.ranked[0].cost_usd, *p.included->cost_usd)
+                               : std::string("-"));
+    }
+  }
+  if (!r.pareto.empty()) {
+    out += "\nPareto front (time vs cost, no other layout both faster and cheaper):\n";
+    for (size_t i : r.pareto)
+      out += fmt::format("  #{:<3} {:>10} {:>10}  {} GPUs  {}\n", i + 1, format_duration(r.ranked[i].train_s),
+                         usd_or_dash(r.ranked[i].cost_usd), r.ranked[i].candidate.gpus(),
+                         models::plan::layout_text(r.ranked[i].candidate));
+  }
+  if (r.ranked.size() >= 2) {
+    const Evaluated &a = r.ranked[0], &b = r.ranked[1];
+    out += fmt::format("\nwhy #1 wins over #2: step {} vs {} ({}); where the mean rank's step goes:\n",
+                       format_seconds(a.step_s), format_seconds(b.step_s), percent(a.step_s, b.step_s));
+    const auto ta = breakdown_labels(a.breakdown), tb = breakdown_labels(b.breakdown);
+    for (size_t t = 0; t < ta.size(); ++t) {
+      if (ta[t].second == 0 && tb[t].second == 0) continue;
+      out += fmt::format("  {:<20} {:>10} {:>10}  {:>11}\n", ta[t].first, format_seconds(ta[t].second),
+                         format_seconds(tb[t].second),
+                         (ta[t].second >= tb[t].second ? "+" : "-") + format_seconds(std::abs(ta[t].second - tb[t].second)));
+    }
+    if (a.cost_usd && b.cost_usd)
+      out += fmt::format("  {:<20} {:>10} {:>10}\n", "run cost", format_usd(*a.cost_usd), format_usd(*b.cost_usd));
+  }
+  if (!r.missing_prices.empty()) {
+    out += "\nno price for (their rows show \"no price\"; give [cluster] price_per_hour or --prices FILE):\n";
+    for (const auto& m : r.missing_prices) {
+      const auto* u = models::hw::find_unpriced(m);
+      out += fmt::format("  {}{}\n", m, u ? ": " + u->why : std::string());
+    }
+  }
+  return out;
+}
+
+}  // namespace scenarios

@@ -1,0 +1,22 @@
+#pragma once
+// `commsim plan`'s text: the target and the space's counts, the ranked table (time to train, $,
+// tokens/s, MFU, memory peak and headroom, GPUs and nodes, the layout in one line), the time/cost
+// Pareto front, why the winner wins (its step breakdown term by term against the runner-up's),
+// where the --include layout ranks, and the prices used. When nothing is ranked, plan_empty_reason
+// says why in one sentence (the command exits 2: an empty table is never an answer).
+#include <string>
+
+#include "scenarios/cli/plan/plan_json.hpp"
+
+namespace scenarios {
+
+std::string plan_text(const PlanOutput& p);
+// Where the --include layout ranks among the ranked rows by the objective (1 = better than all);
+// 0 when it does not fit or misses a constraint.
+size_t included_rank(const PlanOutput& p);
+// Why no row was ranked: the sentence (with the counts) the command prints before exiting 2.
+std::string plan_empty_reason(const PlanOutput& p);
+// "3.2 d", "5.1 h", "12 min", "45 s".
+std::string format_duration(double s);
+
+}  // namespace scenarios

@@ -1,0 +1,86 @@
+// The user's price file (price_file.hpp).
+#include "scenarios/load/price_file.hpp"
+
+#include <cmath>
+
+#include <toml++/toml.h>
+
+#include "models/hw/instance.hpp"
+#include "scenarios/load/input_file.hpp"
+#include "scenarios/load/table_loader.hpp"
+
+namespace scenarios {
+
+namespace {
+
+SourcePos at(const std::string& file, const toml::source_region& r) {
+  return {file, std::max(1, int(r.begin.line)), std::max(1, int(r.begin.column))};
+}
+
+double price_value(const toml::node& n, const std::string& file, const std::string& key) {
+  const auto v = n.value<double>();
+  if (!v || !std::isfinite(*v))
+    throw UserError(at(file, n.source()), key + ": not a number (expected one node's price in $ per hour, e.g. 55.04)");
+  if (!(*v > 0)) throw UserError(at(file, n.source()), key + ": not above 0 (expected one node's price in $ per hour)");
+  return *v;
+}
+
+void check_instance(const std::string& name, const SourcePos& pos) {
+  const auto names = models::hw::instance_names();
+  for (const auto& n : names)
+    if (n == name) return;
+  const std::string near = closest_match(name, names);
+  throw UserError(pos, "prices." + name + ": unknown instance" +
+                           (near.empty() ? std::string(" (expected a name `commsim instances` lists)")
+                                         : " (did you mean '" + near + "'?)"));
+}
+
+}  // namespace
+
+std::map<std::string, models::PriceSpec> read_price_text(const std::string& text, const std::string& file) {
+  const toml::table root = detail::parse_toml(text, file);
+  std::map<std::string, models::PriceSpec> out;
+  for (const auto& [key, node] : root) {
+    if (key.str() != "prices")
+      throw UserError(at(file, node.source()), std::string(key.str()) + ": unknown table (expected [prices])");
+    const toml::table* prices = node.as_table();
+    if (!prices) throw UserError(at(file, node.source()), "prices: not a table (expected [prices.\"INSTANCE\"] tables)");
+    for (const auto& [name_key, entry] : *prices) {
+      const std::string name(name_key.str());
+      const SourcePos pos = at(file, entry.source());
+      check_instance(name, pos);
+      models::PriceSpec p;
+      p.source = pos.str();
+      if (const toml::table* t = entry.as_table()) {
+        std::string date;
+        bool has_price = false;
+        for (const auto& [field, v] : *t) {
+          const std::string f(field.str()), k = "prices." + name + "." + f;
+          if (f == "usd_per_hour") {
+            p.usd_per_hour = price_value(v, file, k);
+            has_price = true;
+          } else if (f == "source" || f == "date") {
+            const auto s = v.value<std::string>();
+            if (!s) throw UserError(at(file, v.source()), k + ": not a string (expected text)");
+            (f == "source" ? p.source : date) = *s;
+          } else {
+            throw UserError(at(file, v.source()), k + ": unknown key (expected usd_per_hour, source, date)");
+          }
+        }
+        if (!has_price) throw UserError(pos, "prices." + name + ": usd_per_hour is missing (expected $ per node-hour)");
+        if (!date.empty()) p.source += ", " + date;
+      } else {
+        p.usd_per_hour = price_value(entry, file, "prices." + name);
+      }
+      out[name] = p;
+    }
+  }
+  return out;
+}
+
+std::map<std::string, models::PriceSpec> read_price_file(const std::string& path) {
+  return read_price_text(read_input_file(path, {"--prices", 1, 1}, "price file", "a TOML file of [prices] tables"),
+                         path);
+}
+
+}  // namespace scenarios

@@ -1,0 +1,137 @@
+// The planner's bounds (bounds.hpp): the closed forms of the step bound, and both bounds below
+// what the run reports.
+#include <catch2/catch.hpp>
+
+#include "models/compute/gemm.hpp"
+#include "models/hw/instance.hpp"
+#include "models/hw/links.hpp"
+#include "models/plan/bounds.hpp"
+#include "models/plan/comm_bound.hpp"
+#include "models/workload/layout.hpp"
+#include "models/plan/candidate.hpp"
+#include "models/run/run.hpp"
+#include "models/workload/compute.hpp"
+#include "models/model/model_shape.hpp"
+#include "tests/models/plan/plan_fixture.hpp"
+
+using namespace models::plan;
+
+namespace {
+Candidate megatron(int nodes, int tp, int pp, int vp, const std::string& schedule = "1f1b") {
+  Candidate c;
+  c.instance = "p5.48xlarge";
+  c.nodes = nodes;
+  c.tp = tp, c.pp = pp, c.vp = vp;
+  c.schedule = schedule;
+  c.sequence_parallel = tp > 1;
+  c.distributed_optimizer = true;
+  return c;
+}
+}  // namespace
+
+TEST_CASE("plan: the step bound of data parallelism is m (L w + head) (closed form)", "[models][plan]") {
+  const auto base = plan_test::small_base();
+  const auto m = models::model::resolve_model(*base.model);
+  Candidate c;
+  c.instance = "p5.48xlarge";
+  c.strategy = "fsdp";
+  const auto spec = apply_candidate(base, c);
+  const StepBound b = step_lower_bound(spec, m, 8);
+  // A dense block at cp 1 with flash attention: every kernel as the compute model prices it on
+  // T = 2048 tokens, at the rates the step's programs use: the GPU's laws with the step's
+  // power-limit stretch of its GEMMs (workload/steps/strategy.cpp plan_step).
+  const auto& node = models::hw::find_instance("p5.48xlarge");
+  const auto rates = models::workload::power_capped_rates(
+      spec, m, models::workload::make_layout(spec, m, 8, 8),
+      models::workload::make_rates(node.gpu, models::workload::training_precision(spec.training),
+                                   node.host_mem_bytes_per_s, 0, {}));
+  CHECK(rates.gemm_stretch >= 1);
+  const auto block = models::workload::block_seconds(m, 2048, 1, rates);
+  CHECK(b.block_fwd_s == Approx(block.fwd()).epsilon(1e-12));
+  CHECK(b.block_bwd_s == Approx(block.bwd()).epsilon(1e-12));
+  // m = global batch / dp / mb = 32 / 8 = 4 micro-batches of 32 blocks and the head.
+  const auto head = models::workload::head_seconds(m, 2048, 1, rates);
+  CHECK(b.step_s == Approx(4 * (32 * (block.fwd() + block.bwd()) + head.fwd.total() + head.bwd.total())).epsilon(1e-12));
+  // The GEMMs alone are a part of it (the law's forward products of one block).
+  auto lin = [&](int64_t in, int64_t out) {
+    return models::compute::linear_seconds(rates.gpu.gemm, 2048, in, out).fwd * rates.gemm_stretch;
+  };
+  CHECK(b.block_fwd_s > lin(4096, 6144) + lin(4096, 4096) + 2 * lin(4096, 14336) + lin(14336, 4096));
+}
+
+TEST_CASE("plan: the pipeline bound adds (pp - 1) chunks to m stages' work", "[models][plan]") {
+  const auto base = plan_test::small_base();
+  const auto m = models::model::resolve_model(*base.model);
+  // tp 2, pp 4 on 8 GPUs: dp 1, m = 32 micro-batches; 8 layers per stage.
+  const StepBound plain = step_lower_bound(apply_candidate(base, megatron(1, 2, 4, 1)), m, 8);
+  const double f = plain.block_fwd_s + plain.block_comm_fwd_s;
+  const double w = 8 * (f + plain.block_bwd_s + plain.block_comm_bwd_s);
+  CHECK(plain.step_s == Approx((32 + 3) * w).epsilon(1e-12));
+  // Interleaved, vp 2: chunks of 4 layers, so the warm-up is (pp - 1) half-stages.
+  const StepBound inter = step_lower_bound(apply_candidate(base, megatron(1, 2, 4, 2)), m, 8);
+  CHECK(inter.step_s == Approx(32 * w + 3 * w / 2).epsilon(1e-12));
+  // zb_h1: the forward warm-up only.
+  const StepBound zb = step_lower_bound(apply_candidate(base, megatron(1, 2, 4, 1, "zb_h1")), m, 8);
+  CHECK(zb.step_s == Approx(32 * w + 3 * 8 * f).epsilon(1e-12));
+  // Compute alone at unstretched rates (the bench's comparison): the same formula, no collectives,
+  // never above the planner's bound.
+  const StepBound alone = step_lower_bound(apply_candidate(base, megatron(1, 2, 4, 1)), m, 8, false);
+  CHECK(alone.block_comm_fwd_s == 0);
+  CHECK(alone.step_s == Approx(35 * 8 * (alone.block_fwd_s + alone.block_bwd_s)).epsilon(1e-12));
+  CHECK(alone.step_s < plain.step_s);
+}
+
+TEST_CASE("plan: the blocking tensor-parallel collectives at the GPU ports' bandwidth (closed form)", "[models][plan]") {
+  const auto base = plan_test::small_base();
+  const auto m = models::model::resolve_model(*base.model);
+  // p5.48xlarge: an H100's NVLink 4 port, 18 links x 25 GB/s = 450 GB/s at NCCL Simple's 0.74 (the
+  // World's port capacity), plus its PCIe Gen5 x16 link.
+  const auto spec = apply_candidate(base, megatron(1, 2, 4, 1));
+  const double port = 0.74 * 18 * models::hw::nvlink(4).bytes_per_s + models::hw::pcie(5, 16).bytes_per_s;
+  CHECK(gpu_port_bytes_per_s(spec) == Approx(port).epsilon(1e-12));
+  // tp 2, sequence parallel: the activation S = T h e = 2048 x 4096 x 2 bytes; each collective at
+  // least (tp - 1)/tp S / port; forward 2 all-gathers + 2 reduce-scatters, backward 2 all-gathers.
+  const double t_c = 0.5 * 2048.0 * 4096 * 2 / port;
+  const auto l = models::workload::make_layout(spec, m, 8, 8);
+  const TpCommBound tc = tp_comm_bound(spec, m, l);
+  CHECK(tc.collective_s == Approx(t_c).epsilon(1e-12));
+  CHECK(tc.attn_fwd + tc.mlp_fwd == 4);
+  CHECK(tc.attn_bwd + tc.mlp_bwd == 2);
+  const StepBound b = step_lower_bound(spec, m, 8);
+  CHECK(b.block_comm_fwd_s == Approx(4 * t_c).epsilon(1e-12));
+  CHECK(b.block_comm_bwd_s == Approx(2 * t_c).epsilon(1e-12));
+  // Without sequence parallelism: the all-reduce after proj and fc2 only (the backward's beside the
+  // wgrad GEMM); with tp_comm_overlap none; tp 1 and the data-parallel strategies none.
+  auto no_sp = megatron(1, 2, 4, 1);
+  no_sp.sequence_parallel = false;
+  const auto s2 = apply_candidate(base, no_sp);
+  const TpCommBound t2 = tp_comm_bound(s2, m, models::workload::make_layout(s2, m, 8, 8));
+  CHECK(t2.attn_fwd + t2.mlp_fwd == 2);
+  CHECK(t2.attn_bwd + t2.mlp_bwd == 0);
+  auto s3 = spec;
+  s3.parallel.tp_comm_overlap = true;
+  const TpCommBound t3 = tp_comm_bound(s3, m, models::workload::make_layout(s3, m, 8, 8));
+  CHECK(t3.attn_fwd + t3.mlp_fwd + t3.attn_bwd + t3.mlp_bwd == 0);
+  CHECK(step_lower_bound(apply_candidate(base, megatron(1, 1, 4, 1)), m, 8).block_comm_fwd_s == 0);
+}
+
+TEST_CASE("plan: both bounds stay below what the run reports", "[models][plan]") {
+  const auto base = plan_test::small_base();
+  const auto m = models::model::resolve_model(*base.model);
+  models::RunOptions opt;
+  opt.timeline = false;
+  Candidate no_sp = megatron(1, 4, 2, 1);
+  no_sp.sequence_parallel = false;
+  Candidate full = megatron(2, 8, 2, 1, "zb_h1");
+  full.recompute = "full";
+  for (const Candidate& c : {megatron(1, 2, 4, 1), megatron(1, 8, 1, 1), megatron(2, 4, 2, 2), megatron(1, 1, 4, 1, "zb_h1"),
+                             no_sp, full}) {
+    const auto spec = apply_candidate(base, c);
+    const auto r = models::run_scenario(spec, opt);
+    INFO(layout_text(c));
+    CHECK(step_lower_bound(spec, m, 8).step_s <= r.step_time_s * (1 + 1e-6));  // ps rounding of the ops
+    CHECK(memory_lower_bound(spec, m, 8) <= r.memory.peak_bytes);
+    // The memory bound is the run's estimate without NCCL's buffers: within them of the peak.
+    CHECK(memory_lower_bound(spec, m, 8) >= r.memory.peak_bytes - 2e9);
+  }
+}

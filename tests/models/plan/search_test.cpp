@@ -1,0 +1,127 @@
+// The planner's search: best first with lower bounds gives the same winner as simulating every
+// candidate (exactness), the bounds never exceed a simulated step, the audit finds nothing, the
+// shards' union ranks like one run, and constraints without an answer say so.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/error.hpp"
+#include "models/plan/search.hpp"
+#include "tests/models/plan/plan_fixture.hpp"
+
+using namespace models::plan;
+
+namespace {
+double best_time(const PlanResult& r) { return r.ranked.empty() ? -1 : r.ranked.front().train_s; }
+}  // namespace
+
+TEST_CASE("plan: the best-first winner equals the best of every candidate simulated", "[models][plan]") {
+  const auto base = plan_test::small_base();
+  PlanOptions o = plan_test::small_options();
+  const PlanResult fast = plan_layouts(base, o);
+  o.exhaustive = true;
+  const PlanResult all = plan_layouts(base, o);
+  // Exhaustive: every candidate inside the memory bound is simulated, nothing skipped.
+  CHECK(all.skipped_by_bound == 0);
+  CHECK(all.simulated == all.in_shard);
+  REQUIRE(!fast.ranked.empty());
+  REQUIRE(!all.ranked.empty());
+  // The same best time to train (the same layout, or one that ties it exactly).
+  CHECK(best_time(fast) == best_time(all));
+  CHECK(layout_text(fast.ranked.front().candidate) == layout_text(all.ranked.front().candidate));
+  // The search saved work: it simulated at most what the exhaustive run did.
+  CHECK(fast.simulated <= all.simulated);
+  // Bounds: no simulated step below its lower bound (bounds.hpp's argument).
+  CHECK(all.audit_bound_violations.empty());
+  for (const auto& e : all.ranked) CHECK(e.step_bound_s <= e.step_s * (1 + 1e-6));
+}
+
+TEST_CASE("plan: the audit simulates every skipped layout and none beats the winner", "[models][plan]") {
+  PlanOptions o = plan_test::small_options();
+  o.audit = true;
+  const PlanResult r = plan_layouts(plan_test::small_base(), o);
+  CHECK(r.audited == r.skipped_by_bound + r.infeasible_by_bound);
+  CHECK(r.audit_beats_winner.empty());
+  CHECK(r.audit_bound_violations.empty());
+}
+
+TEST_CASE("plan: shards rank every candidate once and their best is the whole search's", "[models][plan]") {
+  const auto base = plan_test::small_base();
+  PlanOptions o = plan_test::small_options();
+  const PlanResult whole = plan_layouts(base, o);
+  double best = 1e300;
+  int64_t owned = 0;
+  for (size_t i = 0; i < 3; ++i) {
+    o.shard_index = i;
+    o.shard_count = 3;
+    const PlanResult part = plan_layouts(base, o);
+    owned += part.in_shard;
+    if (!part.ranked.empty()) best = std::min(best, part.ranked.front().train_s);
+  }
+  CHECK(owned == whole.in_shard);
+  CHECK(best == best_time(whole));
+}
+
+TEST_CASE("plan: time to train is steps x step, and the steps come from training.tokens", "[models][plan]") {
+  auto base = plan_test::small_base();
+  base.training.tokens = 1e9;
+  PlanOptions o = plan_test::small_options();
+  o.space.strategies = {"megatron"};
+  const PlanResult r = plan_layouts(base, o);
+  // tokens per step = global batch x seq = 32 x 2048 = 65,536; steps = ceil(1e9 / 65,536) = 15,259.
+  CHECK(r.tokens_per_step == 65536);
+  CHECK(r.steps == 15259);
+  REQUIRE(!r.ranked.empty());
+  for (const auto& e : r.ranked) CHECK(e.train_s == Approx(e.step_s * 15259).epsilon(1e-12));
+  // p5.48xlarge has a catalog price: cost = time x nodes x $/h / 3600.
+  const auto& w = r.ranked.front();
+  REQUIRE(w.cost_usd);
+  CHECK(*w.cost_usd == Approx(w.train_s * 98.32 * w.candidate.nodes / 3600).epsilon(1e-12));
+}
+
+TEST_CASE("plan: the cost objective ranks by dollars and a budget filters", "[models][plan]") {
+  const auto base = plan_test::small_base();
+  PlanOptions o = plan_test::small_options();
+  o.objective = Objective::Cost;
+  const PlanResult r = plan_layouts(base, o);
+  REQUIRE(r.ranked.size() >= 2);
+  for (size_t i = 1; i < r.ranked.size(); ++i) CHECK(*r.ranked[i - 1].cost_usd <= *r.ranked[i].cost_usd);
+  // A budget just under the cheapest leaves nothing ranked (the command says so and exits 2).
+  o.budget_usd = *r.ranked.front().cost_usd * 0.999;
+  const PlanResult none = plan_layouts(base, o);
+  CHECK(none.ranked.empty());
+}
+
+TEST_CASE("plan: the Pareto front keeps exactly the layouts no other beats in both time and cost", "[models][plan]") {
+  std::vector<Evaluated> rows(4);
+  auto set = [&](size_t i, double t, double c) {
+    rows[i].train_s = t;
+    rows[i].cost_usd = c;
+  };
+  set(0, 10, 100);  // fastest: on the front
+  set(1, 20, 50);   // slower, cheaper: on the front
+  set(2, 25, 60);   // beaten by row 1 in both
+  set(3, 30, 40);   // cheapest: on the front
+  CHECK(pareto_front(rows) == std::vector<size_t>{0, 1, 3});
+}
+
+TEST_CASE("plan: a missing price with a budget is a user error naming the instance", "[models][plan]") {
+  auto base = plan_test::small_base();
+  PlanOptions o = plan_test::small_options();
+  o.space.instances = {"p5en.48xlarge"};  // no catalog price
+  o.budget_usd = 1e6;
+  try {
+    plan_layouts(base, o);
+    FAIL("expected a SpecError");
+  } catch (const models::SpecError& e) {
+    CHECK(std::string(e.what()).find("no price for p5en.48xlarge") != std::string::npos);
+  }
+  // Without a budget or the cost objective, the plan runs and lists the instance as unpriced.
+  o.budget_usd.reset();
+  o.space.strategies = {"megatron"};
+  const PlanResult r = plan_layouts(base, o);
+  CHECK(r.missing_prices == std::vector<std::string>{"p5en.48xlarge"});
+  REQUIRE(!r.ranked.empty());
+  CHECK(!r.ranked.front().cost_usd);
+}

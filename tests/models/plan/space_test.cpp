@@ -1,0 +1,55 @@
+// The planner's space (space.hpp): what it enumerates and what arithmetic drops.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "models/error.hpp"
+#include "models/plan/space.hpp"
+#include "models/model/model_shape.hpp"
+#include "tests/models/plan/plan_fixture.hpp"
+
+using namespace models::plan;
+
+TEST_CASE("plan: node counts cover the GPU range in whole nodes", "[models][plan]") {
+  CHECK(node_counts(8, 64, 1024).front() == 8);
+  CHECK(node_counts(8, 64, 1024).back() == 128);
+  CHECK(node_counts(8, 64, 1024).size() == 121);
+  CHECK(node_counts(8, 60, 70) == std::vector<int>{8});
+  CHECK(node_counts(8, 9, 15).empty());
+}
+
+TEST_CASE("plan: every candidate divides the GPUs and the global batch", "[models][plan]") {
+  const auto base = plan_test::small_base();
+  const auto m = models::model::resolve_model(*base.model);
+  SpaceStats st;
+  const auto cands = enumerate_space(base, m, plan_test::small_options().space, &st);
+  REQUIRE(!cands.empty());
+  std::set<std::string> strategies;
+  for (const auto& c : cands) {
+    INFO(layout_text(c));
+    CHECK(c.gpus() % c.model_parallel() == 0);
+    CHECK(base.training.global_batch % (c.dp() * c.micro_batch) == 0);
+    CHECK(m.layers % c.pp == 0);
+    CHECK((c.strategy == "megatron" || (c.tp == 1 && c.pp == 1)));
+    CHECK((c.tp == 1 || c.sequence_parallel));
+    strategies.insert(c.strategy);
+  }
+  CHECK(strategies == std::set<std::string>{"megatron", "zero1", "zero3", "fsdp", "ddp"});
+  // 8 and 16 GPUs, data parallel: dp x mb must divide 32 -> (8, 1), (8, 2), (16, 1), (16, 2) for
+  // each of 4 strategies x 2 recompute modes = 32 candidates.
+  size_t dp_only = 0;
+  for (const auto& c : cands) dp_only += c.strategy != "megatron";
+  CHECK(dp_only == 32);
+  CHECK(st.considered > int64_t(cands.size()));
+}
+
+TEST_CASE("plan: a space needs the global batch and a catalog instance", "[models][plan]") {
+  auto base = plan_test::small_base();
+  const auto m = models::model::resolve_model(*base.model);
+  base.training.global_batch = 0;
+  CHECK_THROWS_AS(enumerate_space(base, m, {}), models::SpecError);
+  base.training.global_batch = 32;
+  SpaceOptions o;
+  o.instances = {"p5.48xlarg"};
+  CHECK_THROWS_AS(enumerate_space(base, m, o), models::SpecError);
+}

@@ -1,0 +1,62 @@
+// What a run costs (models/run/cost.hpp): the price's precedence and the three figures.
+#include <catch2/catch.hpp>
+
+#include "models/hw/prices.hpp"
+#include "models/run/cost.hpp"
+#include "models/run/run.hpp"
+
+namespace {
+models::ScenarioSpec p4d(int nodes) {
+  models::ScenarioSpec s;
+  s.cluster.instance = "p4d.24xlarge";
+  s.cluster.nodes = nodes;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("run: a node's price comes from the scenario, then the price file, then the catalog", "[models][run]") {
+  auto s = p4d(2);
+  REQUIRE(models::hw::find_price("p4d.24xlarge"));
+  CHECK(models::node_price(s, "p4d.24xlarge")->usd_per_hour == 32.7726);
+  s.cluster.prices["p4d.24xlarge"] = {20, "file:1:1"};
+  CHECK(models::node_price(s, "p4d.24xlarge")->usd_per_hour == 20);
+  s.cluster.price = models::PriceSpec{15, "scenario"};
+  CHECK(models::node_price(s, "p4d.24xlarge")->usd_per_hour == 15);
+  // The cluster: 2 nodes x $15.
+  CHECK(models::cluster_price(s)->usd_per_hour == 30);
+  // No price: nothing guessed, the instance named.
+  auto t = p4d(1);
+  t.cluster.instance = "dgx-h100";
+  std::string missing;
+  CHECK(!models::cluster_price(t, &missing));
+  CHECK(missing == "dgx-h100");
+}
+
+TEST_CASE("run: cost per step, run and million tokens from the step time", "[models][run]") {
+  auto s = p4d(4);
+  models::RunResult r;
+  r.step_time_s = 2;
+  r.run_time_s = 200;
+  r.throughput.estimated = true;
+  r.throughput.tokens_per_step = 1e6;
+  const auto c = models::make_cost(s, r);
+  REQUIRE(c.known);
+  // 4 x $32.7726/h = $131.0904/h; a 2 s step costs 131.0904 x 2 / 3600.
+  CHECK(c.usd_per_hour == Approx(131.0904));
+  CHECK(c.usd_per_step == Approx(131.0904 * 2 / 3600));
+  CHECK(c.usd_per_run == Approx(131.0904 * 200 / 3600));
+  CHECK(c.usd_per_million_tokens == Approx(131.0904 * 2 / 3600));
+}
+
+TEST_CASE("run: training.tokens sets the run's steps", "[models][run]") {
+  models::ScenarioSpec s = p4d(1);
+  s.training.tokens = 1e9;
+  models::RunResult r;
+  r.step_time_s = 1;
+  r.throughput.estimated = true;
+  r.throughput.tokens_per_step = 65536;
+  models::apply_token_target(s, r);
+  CHECK(r.steps == 15259);  // ceil(1e9 / 65,536)
+  CHECK(r.run_time_s == 15259);
+  CHECK(models::steps_for_tokens(65536, 65536) == 1);
+}

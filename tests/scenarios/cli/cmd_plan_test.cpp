@@ -1,0 +1,155 @@
+// `commsim plan` through the real binary: the ranked table with GPUs and $, JSON that the shards'
+// merge ranks like one run, emitted scenarios that `commsim run` runs with the planned step, the
+// user's layout ranked, prices from a file, and bad input (an empty range, contradictory
+// options, a missing price, a budget nothing meets) as one sentence and exit 2.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/scenarios/command_runner.hpp"
+
+namespace fs = std::filesystem;
+using scenarios_test::run_commsim;
+
+namespace {
+const std::string kDir = std::string(COMMSIM_SOURCE_DIR) + "/tests/scenarios/cli/plan/";
+const std::string kSmall = kDir + "small.toml";
+const std::vector<std::string> kPlan = {"plan", kSmall, "--gpus", "8..16", "--strategies", "megatron,zero3,fsdp",
+                                        "--micro-batches", "1", "--cp", "1", "--max-pp", "4", "--max-vp", "2",
+                                        "--jobs", "2"};
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& extra) {
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+}  // namespace
+
+TEST_CASE("scenarios: plan prints a ranked table with GPUs, nodes, $ and the Pareto front", "[scenarios]") {
+  const auto r = run_commsim(kPlan);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("target     1e+09 tokens = 15259 steps of 65536 tokens") != std::string::npos);
+  CHECK(r.out.find("rank       time       cost") != std::string::npos);
+  CHECK(r.out.find("x p5.48xlarge") != std::string::npos);
+  CHECK(r.out.find("Pareto front") != std::string::npos);
+  CHECK(r.out.find("why #1 wins over #2") != std::string::npos);
+  CHECK(r.out.find("$") != std::string::npos);
+}
+
+TEST_CASE("scenarios: plan --json rows, and --merge of shards ranks like one run", "[scenarios]") {
+  const auto whole = run_commsim(with(kPlan, {"--json"}));
+  REQUIRE(whole.exit_code == 0);
+  const auto j = nlohmann::json::parse(whole.out);
+  CHECK(j["command"] == "plan");
+  REQUIRE(j["rows"].size() > 1);
+  CHECK(j["rows"][0]["rank"] == 1);
+  CHECK(j["rows"][0]["gpus"].get<int>() >= 8);
+  CHECK(j["rows"][0]["cost_usd"].get<double>() > 0);
+  const auto dir = scenarios_test::fresh_temp_dir("plan-shards");
+  std::vector<std::string> merge = {"plan", kSmall, "--merge"};
+  for (int i = 0; i < 2; ++i) {
+    const auto s = run_commsim(with(kPlan, {"--json", "--shard", std::to_string(i) + "/2"}));
+    REQUIRE(s.exit_code == 0);
+    const auto f = dir / ("shard" + std::to_string(i) + ".json");
+    std::ofstream(f) << s.out;
+    merge.push_back(f.string());
+  }
+  const auto merged = run_commsim(with(merge, {"--json"}));
+  REQUIRE(merged.exit_code == 0);
+  const auto m = nlohmann::json::parse(merged.out);
+  CHECK(m["rows"][0]["layout"] == j["rows"][0]["layout"]);
+  CHECK(m["rows"][0]["train_time_s"] == j["rows"][0]["train_time_s"]);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("scenarios: plan --emit writes scenarios that run with the planned step", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("plan-emit");
+  const auto r = run_commsim(with(kPlan, {"--json", "--emit", dir.string(), "--emit-count", "3"}));
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  for (int i = 1; i <= 3; ++i) {
+    const auto f = dir / ("rank-0" + std::to_string(i) + ".toml");
+    REQUIRE(fs::exists(f));
+    const auto run = run_commsim({"run", f.string(), "--json"});
+    REQUIRE(run.exit_code == 0);
+    const auto rj = nlohmann::json::parse(run.out);
+    INFO(f.string());
+    CHECK(rj["step_time_s"].get<double>() == Approx(j["rows"][i - 1]["step_time_s"].get<double>()).epsilon(1e-9));
+    CHECK(rj["gpus"] == j["rows"][i - 1]["gpus"]);
+    CHECK(rj["cost_per_step_usd"].get<double>() > 0);
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("scenarios: plan --include ranks the user's own layout", "[scenarios]") {
+  const auto r = run_commsim(with(kPlan, {"--include", kSmall}));
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("yours      " + kSmall) != std::string::npos);
+  CHECK(r.out.find("would rank") != std::string::npos);
+}
+
+TEST_CASE("scenarios: plan and run read a price file over the catalog", "[scenarios]") {
+  const auto r = run_commsim({"run", kSmall, "--prices", kDir + "prices.toml", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["usd_per_hour"].get<double>() == 60.0);  // one node at the file's $60
+  CHECK(j["price_source"].get<std::string>().find("prices.toml") != std::string::npos);
+  const auto p = run_commsim(with(kPlan, {"--instances", "p5en.48xlarge", "--budget", "$1M", "--prices",
+                                          kDir + "prices.toml"}));
+  INFO(p.err);
+  CHECK(p.exit_code == 0);
+  const auto inst = run_commsim({"instances", "--prices", kDir + "prices.toml"});
+  REQUIRE(inst.exit_code == 0);
+  CHECK(inst.out.find("test quote, 2026-11") != std::string::npos);
+}
+
+TEST_CASE("scenarios: plan and instances say 'no price' for an instance without one, with the reason", "[scenarios]") {
+  // p5en.48xlarge has no catalog price (models/hw/prices.cpp unpriced_catalog): without a budget or
+  // the cost objective the plan ranks by time and shows "no price" in the cost column, never a figure.
+  const auto p = run_commsim({"plan", kSmall, "--instances", "p5en.48xlarge", "--gpus", "8", "--strategies", "megatron",
+                              "--micro-batches", "1", "--cp", "1", "--max-pp", "2", "--max-vp", "1"});
+  REQUIRE(p.exit_code == 0);
+  CHECK(p.out.find("  no price ") != std::string::npos);
+  CHECK(p.out.find("p5en.48xlarge: no on-demand list price") != std::string::npos);
+  const auto inst = run_commsim({"instances"});
+  REQUIRE(inst.exit_code == 0);
+  CHECK(inst.out.find("No price (") != std::string::npos);
+  CHECK(inst.out.find("nd-h100-v5") != std::string::npos);
+  const auto j = nlohmann::json::parse(run_commsim({"instances", "--json"}).out);
+  for (const auto& i : j["instances"]) {
+    INFO(i["name"]);
+    CHECK(i["usd_per_hour"].is_null() != i["no_price_reason"].is_null());  // a price or the reason, never both
+  }
+}
+
+TEST_CASE("scenarios: plan refuses what has no answer, in one sentence with exit 2", "[scenarios]") {
+  struct Case {
+    std::vector<std::string> extra;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{"--gpus", "64..8"}, "--gpus:1:1: empty range 64..8"},
+      {{"--gpus", "8..16", "--max-gpus", "4"}, "contradicts --gpus"},
+      {{"--gpus", "9..15"}, "no layout in the space"},
+      {{"--instances", "p5en.48xlarge", "--budget", "1M"}, "no price for p5en.48xlarge"},
+      {{"--budget", "$1"}, "no layout meets the constraints"},
+      {{"--deadline", "1s"}, "no layout meets the constraints"},
+      {{"--strategies", "zero4"}, "unknown strategy 'zero4'"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"plan", kSmall, "--micro-batches", "1", "--cp", "1", "--max-pp", "2", "--max-vp", "1"};
+    auto given = [&](const char* o) { return std::find(c.extra.begin(), c.extra.end(), o) != c.extra.end(); };
+    if (!given("--gpus")) args = with(args, {"--gpus", "8"});
+    if (!given("--strategies")) args = with(args, {"--strategies", "megatron"});
+    const auto r = run_commsim(with(args, c.extra));
+    INFO(c.says << "\n" << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(c.says) != std::string::npos);
+    CHECK(r.out.empty());  // never a table that looks like an answer
+  }
+}

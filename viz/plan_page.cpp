@@ -1,0 +1,131 @@
+// The planner's page (plan_html): time to train (x, log) against cost (y, log) for every ranked
+// layout, the time/cost Pareto front as a line through its points, the winner and the user's own
+// layout (--include) marked, then the ranked table. Same page rules as the report: inline CSS and
+// SVG, no script, nothing fetched.
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "viz/format.hpp"
+#include "viz/page.hpp"
+#include "viz/palette.hpp"
+#include "viz/svg.hpp"
+#include "viz/viz.hpp"
+
+namespace viz {
+namespace {
+
+using svg::esc;
+
+std::string days(double s) {
+  std::ostringstream o;
+  if (s >= 2 * 86400)
+    o << std::round(s / 8640) / 10 << " d";
+  else if (s >= 2 * 3600)
+    o << std::round(s / 360) / 10 << " h";
+  else
+    o << fmt::seconds(s);
+  return o.str();
+}
+
+std::string dollars(double usd) {
+  std::ostringstream o;
+  if (usd < 0) return "-";
+  if (usd >= 1e6)
+    o << "$" << std::round(usd / 1e4) / 100 << " M";
+  else if (usd >= 1e3)
+    o << "$" << std::round(usd / 100) / 10 << " k";
+  else
+    o << "$" << std::round(usd * 100) / 100;
+  return o.str();
+}
+
+std::string pareto_chart(const PlanReport& p) {
+  std::vector<const PlanPoint*> priced;
+  for (const auto& q : p.points)
+    if (q.cost_usd > 0 && q.train_s > 0) priced.push_back(&q);
+  const double W = 900, H = 520, left = 80, right = 20, top = 20, bottom = 90;
+  svg::Writer w(W, H, "chart chart-pareto", "Time to train against cost, one point per ranked layout");
+  if (priced.empty()) {
+    w.text(W / 2, H / 2, "no layout has a price: the chart needs $ per hour (--prices FILE or price_per_hour)",
+           {.size = 13, .anchor = "middle", .fill = "#555"});
+    return w.finish();
+  }
+  double t0 = 1e300, t1 = 0, c0 = 1e300, c1 = 0;
+  for (const auto* q : priced) {
+    t0 = std::min(t0, q->train_s), t1 = std::max(t1, q->train_s);
+    c0 = std::min(c0, q->cost_usd), c1 = std::max(c1, q->cost_usd);
+  }
+  const svg::Scale x{t0 / 1.2, t1 * 1.2, left, W - right, true};
+  const svg::Scale y{c0 / 1.2, c1 * 1.2, H - bottom, top, true};
+  w.line(left, H - bottom, W - right, H - bottom, "#444", 1);
+  w.line(left, top, left, H - bottom, "#444", 1);
+  for (double t : svg::log_ticks(t0 / 1.2, t1 * 1.2, 10)) {
+    w.line(x(t), H - bottom, x(t), H - bottom + 5, "#444", 1);
+    w.text(x(t), H - bottom + 18, days(t), {.size = 11, .anchor = "middle"});
+  }
+  for (double c : svg::log_ticks(c0 / 1.2, c1 * 1.2, 10)) {
+    w.line(left - 5, y(c), left, y(c), "#444", 1);
+    w.text(left - 8, y(c) + 4, dollars(c), {.size = 11, .anchor = "end"});
+  }
+  w.text((left + W - right) / 2, H - bottom + 40, "time to train (log)", {.size = 12, .anchor = "middle"});
+  w.text(18, (top + H - bottom) / 2, "cost of the run (log)", {.size = 12, .anchor = "middle", .vertical = true});
+  std::vector<const PlanPoint*> front;
+  for (const auto* q : priced)
+    if (q->pareto) front.push_back(q);
+  std::sort(front.begin(), front.end(), [](auto* a, auto* b) { return a->train_s < b->train_s; });
+  std::vector<std::pair<double, double>> line;
+  for (const auto* q : front) line.push_back({x(q->train_s), y(q->cost_usd)});
+  w.polyline(line, okabe_ito::kVermillion, 2, "class=\"pareto-front\"");
+  for (const auto* q : priced) {
+    const std::string tip = (q->yours ? std::string("yours: ") : "#" + std::to_string(q->rank) + ": ") + q->layout +
+                            " on " + q->hardware + " — " + days(q->train_s) + ", " + dollars(q->cost_usd);
+    const char* fill = q->yours ? okabe_ito::kGreen : q->rank == 1 ? okabe_ito::kVermillion
+                       : q->pareto                       ? okabe_ito::kOrange
+                                                         : okabe_ito::kGrey;
+    w.circle(x(q->train_s), y(q->cost_usd), q->rank == 1 || q->yours ? 6.5 : 4, fill, "#fff", tip,
+             q->pareto ? "plan-point plan-pareto" : "plan-point");
+  }
+  svg::legend(w, left, H - bottom + 56, W - left - right,
+              {{"the winner", okabe_ito::kVermillion},
+               {"on the Pareto front (line)", okabe_ito::kOrange},
+               {"other ranked layouts", okabe_ito::kGrey},
+               {"your layout (--include)", okabe_ito::kGreen}});
+  return w.finish();
+}
+
+std::string table(const PlanReport& p) {
+  std::ostringstream o;
+  o << "<table class=\"points\"><thead><tr><th>rank</th><th>time to train</th><th>cost</th><th>tokens/s</th>"
+       "<th>MFU</th><th>GPUs</th><th>hardware</th><th>layout</th><th>Pareto</th></tr></thead><tbody>";
+  for (const auto& q : p.points) {
+    o << "<tr class=\"point-row\"><td>" << (q.yours ? std::string("yours") : std::to_string(q.rank)) << "</td><td>"
+      << esc(days(q.train_s)) << "</td><td>" << esc(dollars(q.cost_usd)) << "</td><td>"
+      << fmt::count(std::llround(q.tokens_per_s)) << "</td><td>" << fmt::percent(q.mfu) << "</td><td>" << q.gpus
+      << "</td><td>" << esc(q.hardware) << "</td><td>" << esc(q.layout) << "</td><td>" << (q.pareto ? "yes" : "")
+      << "</td></tr>";
+  }
+  o << "</tbody></table>";
+  return o.str();
+}
+
+}  // namespace
+
+std::string plan_html(const PlanReport& p) {
+  const std::string title = p.title.empty() ? std::string("plan") : p.title;
+  std::ostringstream o;
+  o << page::open("commsim plan: " + title, 1180) << "<header><h1>" << esc(title)
+    << "</h1><p class=\"sub\">commsim plan — the best layout and instance, with its cost</p></header>";
+  o << "<section id=\"scenario\"><h2>Plan</h2><table class=\"summary\">";
+  if (!p.source_file.empty()) o << "<tr><th>scenario file</th><td>" << esc(p.source_file) << "</td></tr>";
+  for (const auto& [k, v] : p.summary) o << "<tr><th>" << esc(k) << "</th><td>" << esc(v) << "</td></tr>";
+  o << "</table></section>";
+  o << "<section id=\"pareto\"><h2>Time against cost</h2><p class=\"what\">Every ranked layout; the line joins the "
+       "Pareto front (no other layout is both faster and cheaper). Hover a point for its layout.</p>"
+    << page::figure(pareto_chart(p), page::slug(title) + "-pareto") << "</section>";
+  o << "<section id=\"ranked\"><h2>Ranked layouts</h2>" << table(p) << "</section>";
+  o << page::close();
+  return o.str();
+}
+
+}  // namespace viz
