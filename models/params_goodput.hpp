@@ -87,9 +87,10 @@ inline constexpr auto kGoodputParams = std::to_array<ParamSpec>({
     // lowered them), rescheduling and reloading the checkpoint.
     {"restart.time", ParamUnit::Seconds, kLongTime, 600, "", ParamOwner::Goodput,
      "detect, reschedule, reload after an interruption; assumption: Daly 2006's example R = 10 min"},
-    // The instance price table fills this when a scenario names a priced instance; else unknown.
+    // A price per GPU-hour, as GPU clouds quote it; used (x the run's GPUs) when the scenario gives
+    // no [cluster] price_per_hour. Without either, the instance price table (models/run/cost.hpp).
     {"price.gpu_hour", ParamUnit::UsdPerHour, kPrice, 0, "", ParamOwner::Goodput,
-     "US$ per GPU-hour for the run's cost; 0: unknown"},
+     "US$ per GPU-hour for the run's cost (x GPUs); 0: the node's price from the catalog or --prices"},
 });
 
 }  // namespace models::params_detail

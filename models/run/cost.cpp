@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "models/hw/prices.hpp"
+#include "models/params.hpp"
 
 namespace models {
 
@@ -56,7 +57,14 @@ void apply_token_target(const ScenarioSpec& spec, RunResult& result) {
 
 CostResult make_cost(const ScenarioSpec& spec, const RunResult& result) {
   CostResult c;
-  const auto price = cluster_price(spec, &c.missing);
+  // cluster.params "price.gpu_hour" (a price per GPU-hour, as cloud GPU offers quote it) stands in
+  // for the node prices when the scenario gives no [cluster] price_per_hour.
+  const double per_gpu = param_or(spec.cluster.params, "price.gpu_hour", 0);
+  std::optional<ClusterPrice> price;
+  if (per_gpu > 0 && !spec.cluster.price && result.gpus > 0)
+    price = ClusterPrice{per_gpu * result.gpus, "cluster.params \"price.gpu_hour\""};
+  else
+    price = cluster_price(spec, &c.missing);
   if (!price || result.partial) return c;
   c.known = true;
   c.usd_per_hour = price->usd_per_hour;

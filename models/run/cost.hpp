@@ -4,6 +4,7 @@
 //   price of one node of instance I: [cluster] price_per_hour (the scenario's own figure, one node
 //     of the cluster; not with [[cluster.groups]] of different instances), else the user's price
 //     file (--prices FILE, ClusterSpec::prices), else the catalog (models/hw/prices.hpp);
+//   or, without price_per_hour, cluster.params "price.gpu_hour" x the run's GPUs;
 //   usd_per_hour = sum over nodes of their price;  usd_per_step = step_time_s x usd_per_hour / 3600;
 //   usd_per_run = run_time_s x usd_per_hour / 3600;
 //   usd_per_million_tokens = usd_per_step / tokens_per_step x 1e6 (training steps only).

@@ -78,10 +78,12 @@ void fill_goodput(RunResult& result, const ScenarioSpec& spec) {
   g.checkpoint_overhead_s = e.checkpoint_overhead_s;
   g.rework_s = e.rework_s;
   g.restart_overhead_s = e.restart_overhead_s;
-  g.price_per_gpu_hour = param_or(p, "price.gpu_hour", 0);
-  if (g.price_per_gpu_hour > 0) {
-    g.expected_cost = g.expected_wall_s / 3600 * gpus * g.price_per_gpu_hour;
-    g.work_cost = g.work_s / 3600 * gpus * g.price_per_gpu_hour;
+  // The run's own price (make_cost: the scenario's, the user's file or the catalog), so the
+  // goodput's cost and the run's $ per run rest on one figure.
+  if (result.cost.known && result.cost.usd_per_hour > 0) {
+    g.price_per_gpu_hour = result.cost.usd_per_hour / gpus;
+    g.expected_cost = g.expected_wall_s / 3600 * result.cost.usd_per_hour;
+    g.work_cost = g.work_s / 3600 * result.cost.usd_per_hour;
   }
 }
 

@@ -119,7 +119,6 @@ RunResult simulate_scenario(const ScenarioSpec& spec, const RunOptions& options)
     add_straggler_cost(result, run_scenario(without_stragglers(spec), calm));
   }
   if (options.samples > 0 && !result.partial) add_variability(result, spec, options);  // --samples
-  if (options.straggler_cost) fill_goodput(result, spec);  // failures, checkpoints, goodput (not per sample)
   return result;
 }
 
@@ -137,6 +136,8 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   result.layout = layout.line;
   apply_token_target(spec, result);  // the run's length from training.tokens
   result.cost = make_cost(spec, result);  // and its price (cost.hpp)
+  // Failures, checkpoints, goodput (not per sample): over the run's steps and at its price.
+  if (options.straggler_cost) fill_goodput(result, spec);
   return result;
 }
 

@@ -125,7 +125,7 @@ std::vector<std::string> goodput_lines(const models::GoodputResult& g) {
     out.push_back(fmt::format("cost       {} expected ({} without failures) at ${:.2f} per GPU-hour x {} GPUs",
                               goodput_usd(g.expected_cost), goodput_usd(g.work_cost), g.price_per_gpu_hour, g.gpus));
   else
-    out.push_back("cost       unknown: no price for this instance (set cluster.params.\"price.gpu_hour\")");
+    out.push_back("cost       unknown: no price for this instance (give [cluster] price_per_hour or --prices FILE)");
   return out;
 }
 

@@ -107,7 +107,7 @@ std::string format_usd(double usd) {
   if (usd >= 1e6) return fmt::format("${:.2f} M", usd / 1e6);
   if (usd >= 1000) return fmt::format("${:.0f}", usd);
   if (usd >= 1) return fmt::format("${:.2f}", usd);
-  return fmt::format("${:.3g}", usd);
+  return fmt::format("${:#.3g}", usd);  // three digits, trailing zeros kept: $0.230
 }
 
 std::string cost_line(const models::RunResult& r) {

@@ -12,12 +12,12 @@ using models::nccl::CollOp;
 using sim::Time;
 
 namespace {
-std::vector<Group> one_group(int n) {
+std::vector<Group> breakdown_one_group(int n) {
   Group g{{}, 0, "dp"};
   for (int r = 0; r < n; ++r) g.ranks.push_back(r);
   return {g};
 }
-std::vector<RankSetup> in_group(int n) {
+std::vector<RankSetup> breakdown_in_group(int n) {
   std::vector<RankSetup> v(n);
   for (auto& r : v) r.group[0] = 0;
   return v;
@@ -35,9 +35,9 @@ TEST_CASE("workload: breakdown puts a late member's lead into barrier wait and t
   Program p;
   p.compute(0, Time::from_ms(1), Work::Math, "work");
   p.collective(0, 0, CollOp::AllReduce, 100'000'000, "ar");
-  auto ranks = in_group(3);
+  auto ranks = breakdown_in_group(3);
   ranks[2].compute_scale = 2.0;  // rank 2 arrives at 2 ms
-  StepExecutor ex(sim, net, engine, nullptr, {p}, one_group(3), ranks);
+  StepExecutor ex(sim, net, engine, nullptr, {p}, breakdown_one_group(3), ranks);
   ex.run();
   REQUIRE(ex.all_done());
   const double t_ar = 10e-6 + 2.0 * 2 / 3 * 1e8 / 100e9;  // alpha + 2(n-1)/n S/B
@@ -65,7 +65,7 @@ TEST_CASE("workload: breakdown splits slowed compute into work done and interfer
   p.compute(0, Time::from_ms(2), Work::Math, "independent");  // D = 2 ms of work
   p.wait(0, e);
   p.compute(0, Time::from_ms(1), Work::Math, "dependent");
-  StepExecutor ex(sim, net, engine, nullptr, {p}, one_group(2), in_group(2));
+  StepExecutor ex(sim, net, engine, nullptr, {p}, breakdown_one_group(2), breakdown_in_group(2));
   ex.overlap_slowdown = 0.5;
   ex.run();
   REQUIRE(ex.all_done());
@@ -119,7 +119,7 @@ TEST_CASE("workload: breakdown counts host work the GPU waits for as host", "[wo
   p.compute(0, Time::from_ms(1), Work::Math, "bwd");
   p.compute(0, Time::from_ms(3), Work::Host, "cpu step");
   p.compute(0, Time::from_ms(1), Work::Memory, "cast");
-  StepExecutor ex(sim, net, engine, nullptr, {p}, one_group(1), in_group(1));
+  StepExecutor ex(sim, net, engine, nullptr, {p}, breakdown_one_group(1), breakdown_in_group(1));
   ex.run();
   REQUIRE(ex.all_done());
   const StepBreakdown b = ex.breakdown(0, ex.end());

@@ -1,0 +1,53 @@
+// A run's price has one home (models/run/cost.hpp): the $ per run and the goodput's expected cost
+// rest on the same price per hour, over the same steps (a training.tokens target included).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "models/run/run.hpp"
+#include "scenarios/load/loader.hpp"
+#include "tests/scenarios/command_runner.hpp"
+
+namespace {
+const std::string kSeedDir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/seeds";
+const std::string kSeed = kSeedDir + "/p4d_1pod_4gpu.toml";
+
+// The seed with a token target in place of its step count.
+scenarios::LoadedScenario seed_with_tokens(const std::string& tokens) {
+  std::string text = scenarios_test::slurp(kSeed);
+  const auto at = text.find("\nsteps = ");
+  REQUIRE(at != std::string::npos);
+  text.replace(at + 1, text.find('\n', at + 1) - at - 1, "tokens = " + tokens);
+  return scenarios::load_scenario_text(text, kSeed, {}, kSeedDir);
+}
+}  // namespace
+
+TEST_CASE("scenarios: the goodput's cost and the run's $ per run use one price over the same steps", "[scenarios]") {
+  for (int variant = 0; variant < 3; ++variant) {
+    INFO("variant " << variant << ": the seed, with a token target, with a price per GPU-hour");
+    const std::vector<std::string> per_gpu_price = {"cluster.params.price.gpu_hour=2.5"};
+    const auto loaded = variant == 1 ? seed_with_tokens("2e8")
+                                     : scenarios::load_scenario(kSeed, variant == 2 ? per_gpu_price
+                                                                                    : std::vector<std::string>{});
+    const models::RunResult r = models::run_scenario(loaded.spec, {});
+    REQUIRE(r.cost.known);
+    REQUIRE(r.goodput.estimated);
+    // Failure-free work is the run: steps x step (no --samples here).
+    CHECK(r.goodput.work_s == Approx(r.run_time_s).epsilon(1e-12));
+    CHECK(r.goodput.work_cost == Approx(r.cost.usd_per_run).epsilon(1e-12));
+    // With failures: the expected wall time at the same $ per hour.
+    CHECK(r.goodput.expected_cost == Approx(r.goodput.expected_wall_s / 3600 * r.cost.usd_per_hour).epsilon(1e-12));
+    CHECK(r.goodput.price_per_gpu_hour * r.gpus == Approx(r.cost.usd_per_hour).epsilon(1e-12));
+  }
+  // p4d.24xlarge from the catalog: one whole node ($32.7726/h) though the run uses 4 of its 8 GPUs.
+  CHECK(models::run_scenario(scenarios::load_scenario(kSeed).spec, {}).cost.usd_per_hour == Approx(32.7726));
+  // A price per GPU-hour: x 4 GPUs.
+  const auto per_gpu = scenarios::load_scenario(kSeed, {"cluster.params.price.gpu_hour=2.5"});
+  CHECK(models::run_scenario(per_gpu.spec, {}).cost.usd_per_hour == Approx(10.0));
+  // The run's steps follow the token target: ceil(tokens / tokens per step).
+  const auto tokens = seed_with_tokens("2e8");
+  const models::RunResult t = models::run_scenario(tokens.spec, {});
+  REQUIRE(t.throughput.tokens_per_step > 0);
+  CHECK(t.steps == static_cast<int>(std::ceil(2e8 / t.throughput.tokens_per_step - 1e-9)));
+}
