@@ -50,8 +50,7 @@ MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const 
       r.explain = "the simulated step holds " + pct(comm / result.step_time_s).substr(1) +
                   " of exposed communication or waits; see the compute and collective rows for the rest";
     } else {
-      r.parameter = "compute.launch_gap";
-      r.explain = "a compute-bound step: the compute rows below explain it";
+      r.explain = "a compute-bound step: the compute and idle rows below explain it";
     }
     d.rows.push_back(r);
   }
@@ -75,9 +74,9 @@ MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const 
     };
     for (const Class& c : classes) {
       DiffRow r{"compute", c.name, c.measured, c.simulated, c.parameter, ""};
-      r.explain = std::string(c.what) + " run " + pct(r.relative()) + " in the simulation; " +
+      r.explain = std::string(c.what) + ": the simulation is " + pct(r.relative()) + " off; " +
                   (r.relative() > 0 ? "a higher " : "a lower ") + c.parameter +
-                  " (or commsim profile on this trace) closes it";
+                  " (commsim profile fits it from this trace) closes it";
       if (c.measured == 0 && c.simulated > 0) r.explain = "the trace has no such kernels; the laws price them";
       d.rows.push_back(r);
     }
@@ -96,7 +95,7 @@ DiffRow collective_row(const std::string& op, long long bytes, int ranks, double
                        const std::string& algo, const std::string& proto) {
   DiffRow r;
   r.kind = "collective";
-  r.name = op + " " + std::to_string(bytes) + " B on " + std::to_string(ranks) + " ranks";
+  r.name = op + " " + std::to_string(bytes) + " B on " + std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks");
   r.measured_s = measured_s;
   r.simulated_s = simulated_s;
   std::string p = proto;
@@ -112,7 +111,10 @@ DiffRow collective_row(const std::string& op, long long bytes, int ranks, double
     r.explain = "bandwidth-bound (" + algo + "/" + proto + "): the efficiency of the links it crosses for " + proto +
                 " sets it (commsim calibrate fits it from nccl-tests output)";
   }
-  if (ranks <= 1) r.explain = "one rank: NCCL copies locally (no link is crossed); the copy's bandwidth sets it";
+  if (ranks <= 1) {
+    r.parameter = "nccl.launch_overhead";
+    r.explain = "one rank: NCCL runs a local copy (no link is crossed); commsim prices the launch only";
+  }
   return r;
 }
 
