@@ -40,12 +40,14 @@ MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const 
   d.gpus = layout.gpus;
   d.layout = layout.line;
   if (measured_step_s <= 0 && trace) measured_step_s = trace->host > 0 ? trace->host : trace->span;
-  const workload::ComputeClasses sim = scenario_compute(spec);
+  const workload::ComputeClasses sim = trace ? scenario_compute(spec) : workload::ComputeClasses{};
   if (measured_step_s > 0) {
     DiffRow r{"step", "step time", measured_step_s, result.step_time_s, "", ""};
     // What the compute rows below do not account for: the step's communication and waits.
     const double comm = result.step_time_s - sim.total();
-    if (comm > 0.05 * result.step_time_s) {
+    if (!trace) {
+      r.explain = "no trace: the collective rows, if any, and commsim run's breakdown say where the step goes";
+    } else if (comm > 0.05 * result.step_time_s) {
       r.parameter = "compute.overlap_slowdown";
       r.explain = "the simulated step holds " + pct(comm / result.step_time_s).substr(1) +
                   " of exposed communication or waits; see the compute and collective rows for the rest";

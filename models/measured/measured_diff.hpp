@@ -34,9 +34,12 @@ struct MeasuredDiff {
   int gpus = 0;
   std::string layout;  // models/run/layout_line.hpp's line of the scenario
   std::vector<DiffRow> rows;
+  // Measured collectives not compared: "NAME: why" (another rank count than the scenario's).
+  std::vector<std::string> skipped;
 };
 
-// Step and compute rows: `trace` may be null (then only the step row, from `measured_step_s`).
+// Step and compute rows: `trace` may be null (then only the step row, from `measured_step_s`, and
+// none without it).
 // `measured_step_s` <= 0: taken from the trace. `result` is run_scenario's result of `spec`.
 MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const TraceCompute* trace,
                        double measured_step_s);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 #include "models/calibrate/nccl_tests.hpp"
 #include "models/measured/measured_diff.hpp"
@@ -34,8 +35,11 @@ struct MeasuredCollective {
   std::string source;
 };
 
-// The simulated time of `c` on the scenario's machine (nccl-tests' emulation: a back-to-back loop).
-models::measured::DiffRow simulate_collective(const LoadedScenario& scenario, const MeasuredCollective& c) {
+// The simulated time of `c` on the scenario's machine (nccl-tests' emulation: a back-to-back loop,
+// over every rank of the scenario). Empty when the scenario has another rank count than `c`.
+std::optional<models::measured::DiffRow> simulate_collective(const LoadedScenario& scenario, const MeasuredCollective& c,
+                                                             int scenario_ranks) {
+  if (scenario_ranks != c.ranks) return std::nullopt;
   models::nccl::CollOp op;
   if (!models::nccl::parse_coll_op(c.op, op))
     throw UserError({c.source, 1, 1}, "collective '" + c.op + "' is not one commsim simulates");
@@ -49,12 +53,8 @@ models::measured::DiffRow simulate_collective(const LoadedScenario& scenario, co
     throw scenario.to_user_error(e);
   }
   const auto& row = r.rows.front();
-  auto d = models::measured::collective_row(c.op, c.bytes, c.ranks, c.seconds, row.best_time_us() * 1e-6, row.algo,
-                                            row.proto);
-  if (r.nranks != c.ranks)
-    d.explain = "measured on " + std::to_string(c.ranks) + " ranks, simulated on the scenario's " +
-                std::to_string(r.nranks) + ": " + d.explain;
-  return d;
+  return models::measured::collective_row(c.op, c.bytes, c.ranks, c.seconds, row.best_time_us() * 1e-6, row.algo,
+                                          row.proto);
 }
 
 std::string signed_seconds(double s) { return (s < 0 ? "-" : "+") + format_seconds(std::fabs(s)); }
@@ -117,7 +117,13 @@ int cmd_diff(int argc, char** argv) {
     } catch (const models::SpecError& e) {
       throw scenario.to_user_error(e);
     }
-    for (const auto& c : collectives) d.rows.push_back(simulate_collective(scenario, c));
+    for (const auto& c : collectives) {
+      if (auto row = simulate_collective(scenario, c, d.gpus))
+        d.rows.push_back(std::move(*row));
+      else
+        d.skipped.push_back(c.op + " " + std::to_string(c.bytes) + " B on " + std::to_string(c.ranks) + " ranks (" +
+                            c.source + "): the scenario has " + std::to_string(d.gpus) + " GPUs");
+    }
     models::measured::order_rows(d.rows);
 
     if (json) {
@@ -137,6 +143,7 @@ int cmd_diff(int argc, char** argv) {
                         {"parameter", r.parameter},
                         {"explain", r.explain}});
       j["rows"] = std::move(rows);
+      j["skipped"] = d.skipped;
       std::fputs(dump_json(std::move(j)).c_str(), stdout);
       return 0;
     }
@@ -155,6 +162,8 @@ int cmd_diff(int argc, char** argv) {
     std::stable_sort(big.begin(), big.end(), [](const auto* a, const auto* b) {
       return std::fabs(a->diff_s()) > std::fabs(b->diff_s());
     });
+    if (!d.skipped.empty()) std::printf("\nnot compared (another rank count than the scenario's):\n");
+    for (const auto& s : d.skipped) std::printf("  %s\n", s.c_str());
     if (!big.empty()) std::printf("\nlargest differences:\n");
     for (std::size_t i = 0; i < big.size() && i < 3; ++i)
       std::printf("  %zu. %s %s: %s (%s)\n", i + 1, big[i]->kind.c_str(), big[i]->name.c_str(),
