@@ -6,7 +6,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <string>
 
+#include "scenarios/cli/nccl_tests_support.hpp"
 #include "tests/scenarios/command_runner.hpp"
 
 using scenarios_test::run_commsim;
@@ -60,4 +63,11 @@ TEST_CASE("commsim profile and diff: broken inputs are one FILE:LINE:COL line, e
   auto i = run_commsim({"diff", lines, kRun + "plain_step.toml"});
   CHECK(i.exit_code == 2);
   CHECK_THAT(i.err, Catch::StartsWith(lines + ":1:") && Catch::Contains("coll_perf: no \"coll_sn\" member"));
+}
+
+TEST_CASE("nccl-tests JSON: the variables of its env list are the run's, as an INFO log's", "[scenarios][measured]") {
+  // NCCL_NVLS_ENABLE is modelled (models/nccl/env.cpp); NCCL_VERSION, a container's label, is not.
+  const auto env = scenarios::nccl_env_from_log(
+      R"({"version":3,"args":["./all_reduce_perf"],"env":["NCCL_VERSION=2.28.3-1","NCCL_NVLS_ENABLE=0","PATH=/bin"]})");
+  CHECK(env == std::map<std::string, std::string>{{"NCCL_NVLS_ENABLE", "0"}});
 }
