@@ -13,15 +13,13 @@
 
 namespace models::measured {
 
-using readers::KernelClass;
-
 TraceCompute trace_compute(const readers::KinetoTrace& t) {
   TraceCompute c;
-  c.gemm = t.mean_class_s(KernelClass::Gemm);
-  c.attention = t.mean_class_s(KernelClass::Attention);
-  c.elementwise = t.mean_class_s(KernelClass::Elementwise) + t.mean_class_s(KernelClass::Memcpy);
-  c.optimizer = t.mean_class_s(KernelClass::Optimizer);
-  c.communication = t.mean_class_s(KernelClass::Communication);
+  c.gemm = t.mean_class_s(readers::KernelClass::Gemm);
+  c.attention = t.mean_class_s(readers::KernelClass::Attention);
+  c.elementwise = t.mean_class_s(readers::KernelClass::Elementwise) + t.mean_class_s(readers::KernelClass::Memcpy);
+  c.optimizer = t.mean_class_s(readers::KernelClass::Optimizer);
+  c.communication = t.mean_class_s(readers::KernelClass::Communication);
   c.busy = t.mean_busy_s();
   c.span = t.mean_span_s();
   c.host = t.mean_host_s();
@@ -33,19 +31,19 @@ TraceCompute trace_compute(const readers::KinetoTrace& t) {
 
 namespace {
 
-struct StepSetup {
+struct FitStepSetup {
   hw::GpuSpec gpu;
   double host_bytes_per_s = 0;
   model::ModelShape shape;
   workload::ParallelLayout layout;
 };
 
-StepSetup step_setup(const ScenarioSpec& spec) {
+FitStepSetup fit_step_setup(const ScenarioSpec& spec) {
   if (!spec.model) throw SpecError("model", "a measured step needs [model] (the model the trace ran)");
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   const std::unique_ptr<World> world = World::build(spec, net);
-  StepSetup s;
+  FitStepSetup s;
   s.gpu = world->node().gpu;
   s.host_bytes_per_s = world->node().host_mem_bytes_per_s > 0 ? world->node().host_mem_bytes_per_s : 200e9;
   s.shape = model::resolve_model(*spec.model);
@@ -53,7 +51,7 @@ StepSetup step_setup(const ScenarioSpec& spec) {
   return s;
 }
 
-workload::ComputeClasses classes_of(const ScenarioSpec& spec, const StepSetup& s) {
+workload::ComputeClasses fit_classes_of(const ScenarioSpec& spec, const FitStepSetup& s) {
   workload::ComputeRates r = workload::make_rates(s.gpu, workload::training_precision(spec.training), s.host_bytes_per_s,
                                                   spec.training.compute_efficiency, spec.cluster.params);
   r = workload::power_capped_rates(spec, s.shape, s.layout, r);
@@ -62,7 +60,7 @@ workload::ComputeClasses classes_of(const ScenarioSpec& spec, const StepSetup& s
 
 }  // namespace
 
-workload::ComputeClasses scenario_compute(const ScenarioSpec& spec) { return classes_of(spec, step_setup(spec)); }
+workload::ComputeClasses scenario_compute(const ScenarioSpec& spec) { return fit_classes_of(spec, fit_step_setup(spec)); }
 
 // The power stretch makes the fixed point contract by about (1 - b) t_o / (s t_g) per pass (0.3-0.5 on
 // the calibration decoder): 1e-9 within ~40 passes.
@@ -73,7 +71,7 @@ ComputeFit fit_compute(const ScenarioSpec& traced, const TraceCompute& measured)
     throw SpecError("training.compute_efficiency",
                     "fixes the GEMM rate, so the trace's GEMM time cannot be fitted (remove it from the scenario "
                     "that describes the traced run)");
-  const StepSetup setup = step_setup(traced);
+  const FitStepSetup setup = fit_step_setup(traced);
   const compute::Precision precision = workload::training_precision(traced.training);
   const compute::GpuRates base = compute::make_gpu_rates(setup.gpu, precision, traced.cluster.params);
   const workload::OptimizerPlan plan = workload::optimizer_plan(traced.training, setup.layout.strategy);
@@ -105,7 +103,7 @@ ComputeFit fit_compute(const ScenarioSpec& traced, const TraceCompute& measured)
     return p;
   };
   ScenarioSpec spec = traced;
-  fit.laws = classes_of(spec, setup);
+  fit.laws = fit_classes_of(spec, setup);
   workload::ComputeClasses now = fit.laws;
   auto ratio = [](double want, double have) { return want > 0 && have > 0 ? want / have : 1.0; };
   for (fit.iterations = 1; fit.iterations <= kMaxIterations; ++fit.iterations) {
@@ -116,7 +114,7 @@ ComputeFit fit_compute(const ScenarioSpec& traced, const TraceCompute& measured)
     if (fit.gaps_fitted) fit.gap *= ratio(measured.idle(), now.gaps);
     fit.params = params_for(fit);
     for (const auto& [k, v] : fit.params) spec.cluster.params[k] = v;
-    now = classes_of(spec, setup);
+    now = fit_classes_of(spec, setup);
     const double worst = std::max({std::fabs(ratio(measured.gemm, now.gemm) - 1),
                                    std::fabs(ratio(measured.attention, now.attention) - 1),
                                    std::fabs(ratio(measured.elementwise, now.elementwise) - 1),

@@ -11,14 +11,14 @@ namespace models::measured {
 
 namespace {
 
-int kind_rank(const std::string& k) {
+int diff_kind_rank(const std::string& k) {
   if (k == "step") return 0;
   if (k == "compute") return 1;
   if (k == "idle") return 2;
   return 3;
 }
 
-std::string pct(double r) {
+std::string diff_pct(double r) {
   char b[32];
   std::snprintf(b, sizeof b, "%+.1f %%", r * 100);
   return b;
@@ -28,7 +28,7 @@ std::string pct(double r) {
 
 void order_rows(std::vector<DiffRow>& rows) {
   std::stable_sort(rows.begin(), rows.end(), [](const DiffRow& a, const DiffRow& b) {
-    if (kind_rank(a.kind) != kind_rank(b.kind)) return kind_rank(a.kind) < kind_rank(b.kind);
+    if (diff_kind_rank(a.kind) != diff_kind_rank(b.kind)) return diff_kind_rank(a.kind) < diff_kind_rank(b.kind);
     return std::fabs(a.diff_s()) > std::fabs(b.diff_s());
   });
 }
@@ -49,7 +49,7 @@ MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const 
       r.explain = "no trace: the collective rows, if any, and commsim run's breakdown say where the step goes";
     } else if (comm > 0.05 * result.step_time_s) {
       r.parameter = "compute.overlap_slowdown";
-      r.explain = "the simulated step holds " + pct(comm / result.step_time_s).substr(1) +
+      r.explain = "the simulated step holds " + diff_pct(comm / result.step_time_s).substr(1) +
                   " of exposed communication or waits; see the compute and collective rows for the rest";
     } else {
       r.explain = "a compute-bound step: the compute and idle rows below explain it";
@@ -76,7 +76,7 @@ MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const 
     };
     for (const Class& c : classes) {
       DiffRow r{"compute", c.name, c.measured, c.simulated, c.parameter, ""};
-      r.explain = std::string(c.what) + ": the simulation is " + pct(r.relative()) + " off; " +
+      r.explain = std::string(c.what) + ": the simulation is " + diff_pct(r.relative()) + " off; " +
                   (r.relative() > 0 ? "a higher " : "a lower ") + c.parameter +
                   " (commsim profile fits it from this trace) closes it";
       if (c.measured == 0 && c.simulated > 0) r.explain = "the trace has no such kernels; the laws price them";
@@ -85,7 +85,7 @@ MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const 
     DiffRow idle{"idle", "GPU idle between kernels", trace->idle(), sim.gaps, "compute.launch_gap", ""};
     idle.explain = trace->communication > 0
                        ? "the trace's idle time holds its waits for communication too"
-                       : "the host issuing kernels (eager PyTorch): " + pct(idle.relative()) +
+                       : "the host issuing kernels (eager PyTorch): " + diff_pct(idle.relative()) +
                              " in the simulation; compute.launch_gap sets the gap per kernel";
     d.rows.push_back(idle);
   }

@@ -42,19 +42,19 @@ KernelClass classify_kernel(std::string_view name, std::string_view category) {
 
 namespace {
 
-struct GpuEvent {
+struct KinetoGpuEvent {
   std::string name;
   KernelClass cls;
   double ts, dur;
   long long correlation;
   bool has_correlation;
 };
-struct StepSpan {
+struct KinetoStepSpan {
   std::string name;
   double ts, dur;
 };
 
-double mean_of(const std::vector<TraceStep>& steps, double (*f)(const TraceStep&)) {
+double kineto_mean_of(const std::vector<TraceStep>& steps, double (*f)(const TraceStep&)) {
   if (steps.empty()) return 0;
   double s = 0;
   for (const auto& st : steps) s += f(st);
@@ -64,13 +64,13 @@ double mean_of(const std::vector<TraceStep>& steps, double (*f)(const TraceStep&
 }  // namespace
 
 double KinetoTrace::mean_busy_s() const {
-  return mean_of(steps, [](const TraceStep& s) { return s.gpu_busy_s; });
+  return kineto_mean_of(steps, [](const TraceStep& s) { return s.gpu_busy_s; });
 }
 double KinetoTrace::mean_span_s() const {
-  return mean_of(steps, [](const TraceStep& s) { return s.gpu_span_s; });
+  return kineto_mean_of(steps, [](const TraceStep& s) { return s.gpu_span_s; });
 }
 double KinetoTrace::mean_host_s() const {
-  return mean_of(steps, [](const TraceStep& s) { return s.host_s; });
+  return kineto_mean_of(steps, [](const TraceStep& s) { return s.host_s; });
 }
 double KinetoTrace::mean_class_s(KernelClass c) const {
   if (steps.empty()) return 0;
@@ -97,8 +97,8 @@ KinetoTrace parse_kineto_trace(std::string_view text, const std::string& source)
                                                  (*it)[0]["name"].is_string())
     out.device = (*it)[0]["name"].get<std::string>();
 
-  std::vector<GpuEvent> gpu;
-  std::vector<StepSpan> spans;
+  std::vector<KinetoGpuEvent> gpu;
+  std::vector<KinetoStepSpan> spans;
   std::unordered_map<long long, double> launch_ts;
   std::set<long long> devices;
   for (std::size_t i = 0; i < events.size(); ++i) {
@@ -128,7 +128,7 @@ KinetoTrace parse_kineto_trace(std::string_view text, const std::string& source)
       spans.push_back({name, ts, dur});
       continue;
     }
-    GpuEvent g{name, classify_kernel(name, cat), ts, dur, 0, false};
+    KinetoGpuEvent g{name, classify_kernel(name, cat), ts, dur, 0, false};
     if (auto a = e.find("args"); a != e.end() && a->is_object()) {
       if (auto c = a->find("correlation"); c != a->end() && c->is_number_integer())
         g.correlation = c->get<long long>(), g.has_correlation = true;
@@ -140,7 +140,7 @@ KinetoTrace parse_kineto_trace(std::string_view text, const std::string& source)
     doc.fail({std::string("traceEvents")},
              "no GPU events (kernel, gpu_memcpy, gpu_memset): profile with ProfilerActivity.CUDA");
   out.gpus = std::max<int>(1, int(devices.size()));
-  std::sort(spans.begin(), spans.end(), [](const StepSpan& a, const StepSpan& b) { return a.ts < b.ts; });
+  std::sort(spans.begin(), spans.end(), [](const KinetoStepSpan& a, const KinetoStepSpan& b) { return a.ts < b.ts; });
 
   const bool whole = spans.empty();
   const std::size_t n = whole ? 1 : spans.size();

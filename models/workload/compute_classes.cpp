@@ -9,7 +9,7 @@ namespace models::workload {
 namespace {
 
 // The classes at `r`, launch gaps included in each (rank_compute_seconds' terms, split).
-ComputeClasses classes_at(const ScenarioSpec& spec, const model::ModelShape& m, const ParallelLayout& layout,
+ComputeClasses compute_classes_at(const ScenarioSpec& spec, const model::ModelShape& m, const ParallelLayout& layout,
                           const ComputeRates& r) {
   const TrainingSpec& t = spec.training;
   const bool megatron = layout.strategy == Strategy::Megatron;
@@ -57,8 +57,8 @@ ComputeClasses rank_compute_classes(const ScenarioSpec& spec, const model::Model
                                     const ComputeRates& rates) {
   ComputeRates bare = rates;
   bare.gpu.launch_gap_s = 0;
-  ComputeClasses k = classes_at(spec, m, layout, bare);
-  const ComputeClasses with = classes_at(spec, m, layout, rates);
+  ComputeClasses k = compute_classes_at(spec, m, layout, bare);
+  const ComputeClasses with = compute_classes_at(spec, m, layout, rates);
   k.gaps = with.total() - k.kernels();
   return k;
 }

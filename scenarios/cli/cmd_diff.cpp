@@ -37,7 +37,7 @@ struct MeasuredCollective {
 
 // The simulated time of `c` on the scenario's machine (nccl-tests' emulation: a back-to-back loop,
 // over every rank of the scenario). Empty when the scenario has another rank count than `c`.
-std::optional<models::measured::DiffRow> simulate_collective(const LoadedScenario& scenario, const MeasuredCollective& c,
+std::optional<models::measured::DiffRow> diff_simulate_collective(const LoadedScenario& scenario, const MeasuredCollective& c,
                                                              int scenario_ranks) {
   if (scenario_ranks != c.ranks) return std::nullopt;
   models::nccl::CollOp op;
@@ -57,7 +57,7 @@ std::optional<models::measured::DiffRow> simulate_collective(const LoadedScenari
                                           row.proto);
 }
 
-std::string signed_seconds(double s) { return (s < 0 ? "-" : "+") + format_seconds(std::fabs(s)); }
+std::string diff_signed_seconds(double s) { return (s < 0 ? "-" : "+") + format_seconds(std::fabs(s)); }
 
 }  // namespace
 
@@ -118,7 +118,7 @@ int cmd_diff(int argc, char** argv) {
       throw scenario.to_user_error(e);
     }
     for (const auto& c : collectives) {
-      if (auto row = simulate_collective(scenario, c, d.gpus))
+      if (auto row = diff_simulate_collective(scenario, c, d.gpus))
         d.rows.push_back(std::move(*row));
       else
         d.skipped.push_back(c.op + " " + std::to_string(c.bytes) + " B on " + std::to_string(c.ranks) + " ranks (" +
@@ -154,7 +154,7 @@ int cmd_diff(int argc, char** argv) {
     for (const auto& r : d.rows)
       std::printf("%-10s %-40s %11s %11s %11s %+7.1f%%  %s\n", r.kind.c_str(), r.name.c_str(),
                   format_seconds(r.measured_s).c_str(), format_seconds(r.simulated_s).c_str(),
-                  signed_seconds(r.diff_s()).c_str(), r.relative() * 100, r.parameter.c_str());
+                  diff_signed_seconds(r.diff_s()).c_str(), r.relative() * 100, r.parameter.c_str());
     // The largest differences, in words (step rows aside: the others explain them).
     std::vector<const models::measured::DiffRow*> big;
     for (const auto& r : d.rows)
@@ -167,7 +167,7 @@ int cmd_diff(int argc, char** argv) {
     if (!big.empty()) std::printf("\nlargest differences:\n");
     for (std::size_t i = 0; i < big.size() && i < 3; ++i)
       std::printf("  %zu. %s %s: %s (%s)\n", i + 1, big[i]->kind.c_str(), big[i]->name.c_str(),
-                  signed_seconds(big[i]->diff_s()).c_str(), big[i]->explain.c_str());
+                  diff_signed_seconds(big[i]->diff_s()).c_str(), big[i]->explain.c_str());
     return 0;
   });
 }
