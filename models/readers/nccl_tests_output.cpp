@@ -1,4 +1,5 @@
 #include "models/readers/nccl_tests_output.hpp"
+#include "models/readers/nccl_tests_json.hpp"
 #include "models/utf8.hpp"
 
 #include <cctype>
@@ -357,6 +358,8 @@ class Parser {
 }  // namespace
 
 std::vector<NcclTestsRun> parse_nccl_tests(std::string_view text, const std::string& source) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && text[first] == '{') return parse_nccl_tests_json(text, source);  // -J output
   const std::string decoded = utf8_text(text);  // another program's output: not-UTF-8 bytes read as Latin-1
   return Parser(decoded, source).run();
 }

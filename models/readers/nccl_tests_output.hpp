@@ -52,7 +52,7 @@ struct NcclTestsRun {
   std::optional<double> avg_busbw_gbs;
 };
 
-// Parses one file's text. Throws models::ParseError (file:line:col) on a malformed table.
+// Parses one file's text (nccl-tests' JSON, -J, when it starts with '{': nccl_tests_json.hpp). Throws models::ParseError (file:line:col) on a malformed table.
 std::vector<NcclTestsRun> parse_nccl_tests(std::string_view text, const std::string& source);
 
 // Whether a GPU product name as nvidia-smi and nccl-tests' "# Rank" lines print it ("NVIDIA

@@ -18,6 +18,8 @@ int cmd_import(int argc, char** argv);
 int cmd_instances(int argc, char** argv);
 int cmd_presets(int argc, char** argv);
 int cmd_completion(int argc, char** argv);
+int cmd_profile(int argc, char** argv);
+int cmd_diff(int argc, char** argv);
 
 struct Subcommand {
   const char* name;

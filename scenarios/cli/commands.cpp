@@ -18,6 +18,8 @@ const std::vector<Subcommand>& subcommands() {
       {"plan", cmd_plan, "the best layout and instance for a model, budget and deadline, with its cost"},
       {"nccl-tests", cmd_nccl_tests, "predict nccl-tests output (same table, nccl-tests' flags)"},
       {"calibrate", cmd_calibrate, "fit link parameters to nccl-tests output"},
+      {"profile", cmd_profile, "fit compute parameters to a measured profiler trace"},
+      {"diff", cmd_diff, "a measured run (trace, nccl-tests, Inspector) against the simulation"},
       {"topo", cmd_topo, "GPU matrix and NCCL's transport per rank pair"},
       {"nccl-log", cmd_nccl_log, "read a real NCCL INFO log and explain it"},
       {"report", cmd_report, "HTML report with plots, Chrome trace, CSV"},

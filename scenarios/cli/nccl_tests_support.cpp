@@ -63,6 +63,11 @@ std::map<std::string, std::string> nccl_env_from_log(const std::string& text) {
     while (!value.empty() && value.back() == '.') value.pop_back();  // "set by environment to 1."
     if (is_modelled(name)) env[name] = value;
   }
+  // nccl-tests' -J JSON lists the environment it ran in: "env":["NCCL_P2P_DISABLE=1", ...].
+  static const std::regex kJsonEnv(R"re("(NCCL_[A-Z0-9_]+)=([^"]*)")re");
+  if (text.find("\"env\":[") != std::string::npos)
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), kJsonEnv); it != std::sregex_iterator(); ++it)
+      if (is_modelled((*it)[1])) env[(*it)[1]] = (*it)[2];
   return env;
 }
 

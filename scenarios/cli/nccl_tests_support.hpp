@@ -23,7 +23,8 @@ NcclTestsFile read_nccl_tests_output(const std::string& path, const std::string&
 // nccl-tests sizes: "8", "128K", "1M", "1G" (binary multiples, as nccl-tests parses them).
 bool parse_nccl_tests_size(const std::string& text, int64_t& bytes);
 
-// NCCL variables that change transports or tuning, from "NCCL_X set by environment to Y" lines.
+// NCCL variables that change transports or tuning, from "NCCL_X set by environment to Y" lines, or
+// from the "env" list of nccl-tests' -J JSON ("NCCL_X=Y").
 std::map<std::string, std::string> nccl_env_from_log(const std::string& text);
 
 // Applies what the run shows to a scenario: one process driving every GPU (nccl-tests -g N),

@@ -102,6 +102,26 @@ def test_calibrate(commsim_binary, tmp_path):
     assert (tmp_path / "p.toml").is_file()
 
 
+MEASURED_RUN = "scenarios/validation/h200x1/measured_run"
+
+
+def test_profile(commsim_binary, tmp_path):
+    j = json.loads(commsim(commsim_binary, "profile", f"{MEASURED_RUN}/kineto_plain_step.json", "--scenario",
+                           f"{MEASURED_RUN}/plain_step.toml", "--out", tmp_path / "c.toml", "--json"))
+    check(j)
+    assert [c["class"] for c in j["classes"]] == ["gemm", "attention", "elementwise", "optimizer"]
+    assert (tmp_path / "c.toml").is_file()
+
+
+def test_diff(commsim_binary):
+    j = json.loads(commsim(commsim_binary, "diff", f"{MEASURED_RUN}/kineto_plain_step.json",
+                           f"{MEASURED_RUN}/nccl_tests_all_reduce.json", f"{MEASURED_RUN}/inspector_handwritten.jsonl",
+                           f"{MEASURED_RUN}/plain_step.toml", "--json"))
+    check(j)
+    assert j["rows"][0]["kind"] == "step"
+    assert {r["kind"] for r in j["rows"]} == {"step", "compute", "idle", "collective"}
+
+
 @pytest.mark.parametrize("log", ["seed000_p4d_4pods_efa.log", "seed004_g6e_4pods_socket_fallback.log"])
 def test_nccl_log(commsim_binary, log):
     check(json.loads(commsim(commsim_binary, "nccl-log", f"scenarios/examples/inputs/{log}", "--json")))

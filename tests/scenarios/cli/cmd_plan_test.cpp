@@ -24,7 +24,7 @@ const std::vector<std::string> kPlan = {"plan", kSmall, "--gpus", "8..16", "--st
                                         "--micro-batches", "1", "--cp", "1", "--max-pp", "4", "--max-vp", "2",
                                         "--jobs", "2"};
 
-std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& extra) {
+std::vector<std::string> plan_args_with(std::vector<std::string> args, const std::vector<std::string>& extra) {
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
@@ -42,7 +42,7 @@ TEST_CASE("scenarios: plan prints a ranked table with GPUs, nodes, $ and the Par
 }
 
 TEST_CASE("scenarios: plan --json rows, and --merge of shards ranks like one run", "[scenarios]") {
-  const auto whole = run_commsim(with(kPlan, {"--json"}));
+  const auto whole = run_commsim(plan_args_with(kPlan, {"--json"}));
   REQUIRE(whole.exit_code == 0);
   const auto j = nlohmann::json::parse(whole.out);
   CHECK(j["command"] == "plan");
@@ -53,13 +53,13 @@ TEST_CASE("scenarios: plan --json rows, and --merge of shards ranks like one run
   const auto dir = scenarios_test::fresh_temp_dir("plan-shards");
   std::vector<std::string> merge = {"plan", kSmall, "--merge"};
   for (int i = 0; i < 2; ++i) {
-    const auto s = run_commsim(with(kPlan, {"--json", "--shard", std::to_string(i) + "/2"}));
+    const auto s = run_commsim(plan_args_with(kPlan, {"--json", "--shard", std::to_string(i) + "/2"}));
     REQUIRE(s.exit_code == 0);
     const auto f = dir / ("shard" + std::to_string(i) + ".json");
     std::ofstream(f) << s.out;
     merge.push_back(f.string());
   }
-  const auto merged = run_commsim(with(merge, {"--json"}));
+  const auto merged = run_commsim(plan_args_with(merge, {"--json"}));
   REQUIRE(merged.exit_code == 0);
   const auto m = nlohmann::json::parse(merged.out);
   CHECK(m["rows"][0]["layout"] == j["rows"][0]["layout"]);
@@ -69,7 +69,7 @@ TEST_CASE("scenarios: plan --json rows, and --merge of shards ranks like one run
 
 TEST_CASE("scenarios: plan --emit writes scenarios that run with the planned step", "[scenarios]") {
   const auto dir = scenarios_test::fresh_temp_dir("plan-emit");
-  const auto r = run_commsim(with(kPlan, {"--json", "--emit", dir.string(), "--emit-count", "3"}));
+  const auto r = run_commsim(plan_args_with(kPlan, {"--json", "--emit", dir.string(), "--emit-count", "3"}));
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
   for (int i = 1; i <= 3; ++i) {
@@ -87,7 +87,7 @@ TEST_CASE("scenarios: plan --emit writes scenarios that run with the planned ste
 }
 
 TEST_CASE("scenarios: plan --include ranks the user's own layout", "[scenarios]") {
-  const auto r = run_commsim(with(kPlan, {"--include", kSmall}));
+  const auto r = run_commsim(plan_args_with(kPlan, {"--include", kSmall}));
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("yours      " + kSmall) != std::string::npos);
   CHECK(r.out.find("would rank") != std::string::npos);
@@ -99,7 +99,7 @@ TEST_CASE("scenarios: plan and run read a price file over the catalog", "[scenar
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["usd_per_hour"].get<double>() == 60.0);  // one node at the file's $60
   CHECK(j["price_source"].get<std::string>().find("prices.toml") != std::string::npos);
-  const auto p = run_commsim(with(kPlan, {"--instances", "p5en.48xlarge", "--budget", "$1M", "--prices",
+  const auto p = run_commsim(plan_args_with(kPlan, {"--instances", "p5en.48xlarge", "--budget", "$1M", "--prices",
                                           kDir + "prices.toml"}));
   INFO(p.err);
   CHECK(p.exit_code == 0);
@@ -144,9 +144,9 @@ TEST_CASE("scenarios: plan refuses what has no answer, in one sentence with exit
   for (const auto& c : cases) {
     std::vector<std::string> args = {"plan", kSmall, "--micro-batches", "1", "--cp", "1", "--max-pp", "2", "--max-vp", "1"};
     auto given = [&](const char* o) { return std::find(c.extra.begin(), c.extra.end(), o) != c.extra.end(); };
-    if (!given("--gpus")) args = with(args, {"--gpus", "8"});
-    if (!given("--strategies")) args = with(args, {"--strategies", "megatron"});
-    const auto r = run_commsim(with(args, c.extra));
+    if (!given("--gpus")) args = plan_args_with(args, {"--gpus", "8"});
+    if (!given("--strategies")) args = plan_args_with(args, {"--strategies", "megatron"});
+    const auto r = run_commsim(plan_args_with(args, c.extra));
     INFO(c.says << "\n" << r.err);
     CHECK(r.exit_code == 2);
     CHECK(r.err.find(c.says) != std::string::npos);

@@ -1,0 +1,123 @@
+#include "models/measured/measured_diff.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/compute/precision.hpp"
+#include "models/run/layout_line.hpp"
+#include "models/workload/compute.hpp"
+
+namespace models::measured {
+
+namespace {
+
+int diff_kind_rank(const std::string& k) {
+  if (k == "step") return 0;
+  if (k == "compute") return 1;
+  if (k == "idle") return 2;
+  return 3;
+}
+
+std::string diff_pct(double r) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%+.1f %%", r * 100);
+  return b;
+}
+
+}  // namespace
+
+void order_rows(std::vector<DiffRow>& rows) {
+  std::stable_sort(rows.begin(), rows.end(), [](const DiffRow& a, const DiffRow& b) {
+    if (diff_kind_rank(a.kind) != diff_kind_rank(b.kind)) return diff_kind_rank(a.kind) < diff_kind_rank(b.kind);
+    return std::fabs(a.diff_s()) > std::fabs(b.diff_s());
+  });
+}
+
+MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const TraceCompute* trace,
+                       double measured_step_s) {
+  MeasuredDiff d;
+  const LayoutSummary layout = describe_layout(spec);
+  d.gpus = layout.gpus;
+  d.layout = layout.line;
+  if (measured_step_s <= 0 && trace) measured_step_s = trace->host > 0 ? trace->host : trace->span;
+  const workload::ComputeClasses sim = trace ? scenario_compute(spec) : workload::ComputeClasses{};
+  if (measured_step_s > 0) {
+    DiffRow r{"step", "step time", measured_step_s, result.step_time_s, "", ""};
+    // What the compute rows below do not account for: the step's communication and waits.
+    const double comm = result.step_time_s - sim.total();
+    if (!trace) {
+      r.explain = "no trace: the collective rows, if any, and commsim run's breakdown say where the step goes";
+    } else if (comm > 0.05 * result.step_time_s) {
+      r.parameter = "compute.overlap_slowdown";
+      r.explain = "the simulated step holds " + diff_pct(comm / result.step_time_s).substr(1) +
+                  " of exposed communication or waits; see the compute and collective rows for the rest";
+    } else {
+      r.explain = "a compute-bound step: the compute and idle rows below explain it";
+    }
+    d.rows.push_back(r);
+  }
+  if (trace) {
+    const std::string prec = compute::precision_name(workload::training_precision(spec.training));
+    const workload::OptimizerPlan plan = workload::optimizer_plan(
+        spec.training, workload::make_layout(spec, model::resolve_model(*spec.model), layout.gpus).strategy);
+    const std::string adamw = std::string("compute.adamw_bandwidth.") + compute::optimizer_impl_name(plan.impl) +
+                              (plan.state_bytes >= 4 ? "_fp32" : "_bf16");
+    struct Class {
+      const char* name;
+      double measured, simulated;
+      std::string parameter, what;
+    };
+    const Class classes[] = {
+        {"gemm", trace->gemm, sim.gemm, "compute.gemm_rate." + prec, "GEMMs (cuBLAS tiles at the model's shapes)"},
+        {"attention", trace->attention, sim.attention, "compute.attention_rate.fwd", "the attention core"},
+        {"elementwise", trace->elementwise, sim.elementwise, "compute.memory_bandwidth.elementwise",
+         "memory-bound kernels (norms, activations, adds, casts, the loss, copies)"},
+        {"optimizer", trace->optimizer, sim.optimizer, adamw, "the optimizer's kernels"},
+    };
+    for (const Class& c : classes) {
+      DiffRow r{"compute", c.name, c.measured, c.simulated, c.parameter, ""};
+      r.explain = std::string(c.what) + ": the simulation is " + diff_pct(r.relative()) + " off; " +
+                  (r.relative() > 0 ? "a higher " : "a lower ") + c.parameter +
+                  " (commsim profile fits it from this trace) closes it";
+      if (c.measured == 0 && c.simulated > 0) r.explain = "the trace has no such kernels; the laws price them";
+      d.rows.push_back(r);
+    }
+    DiffRow idle{"idle", "GPU idle between kernels", trace->idle(), sim.gaps, "compute.launch_gap", ""};
+    idle.explain = trace->communication > 0
+                       ? "the trace's idle time holds its waits for communication too"
+                       : "the host issuing kernels (eager PyTorch): " + diff_pct(idle.relative()) +
+                             " in the simulation; compute.launch_gap sets the gap per kernel";
+    d.rows.push_back(idle);
+  }
+  order_rows(d.rows);
+  return d;
+}
+
+DiffRow collective_row(const std::string& op, long long bytes, int ranks, double measured_s, double simulated_s,
+                       const std::string& algo, const std::string& proto) {
+  DiffRow r;
+  r.kind = "collective";
+  r.name = op + " " + std::to_string(bytes) + " B on " + std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks");
+  r.measured_s = measured_s;
+  r.simulated_s = simulated_s;
+  std::string p = proto;
+  std::transform(p.begin(), p.end(), p.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (p.empty()) p = "simple";
+  // Below ~64 KiB a collective is latency-bound (NCCL picks LL there); above it, bandwidth-bound.
+  if (bytes < (64 << 10)) {
+    r.parameter = "nccl.launch_overhead";
+    r.explain = "latency-bound (" + algo + "/" + proto + "): the launch overhead and the hop latency (<link>.hop_latency." +
+                p + ") set it";
+  } else {
+    r.parameter = "<link>.efficiency." + p;
+    r.explain = "bandwidth-bound (" + algo + "/" + proto + "): the efficiency of the links it crosses for " + proto +
+                " sets it (commsim calibrate fits it from nccl-tests output)";
+  }
+  if (ranks <= 1) {
+    r.parameter = "nccl.launch_overhead";
+    r.explain = "one rank: NCCL runs a local copy (no link is crossed); commsim prices the launch only";
+  }
+  return r;
+}
+
+}  // namespace models::measured

@@ -1,0 +1,55 @@
+#pragma once
+// A measured run lined up with the simulated one: one row per thing both can time, the difference,
+// and the model parameter that would move the simulated value towards the measured one.
+//   step         the measured step time (a training log's, --step-time, else the trace's
+//                ProfilerStep annotations, else its GPU span) against run_scenario's step_time_s
+//   compute      per kernel class, the trace's mean kernel seconds per step against the busiest
+//                rank's (workload/compute_classes.hpp): gemm, attention, elementwise, optimizer
+//   idle         the trace's GPU idle time per step (span - busy) against the laws' launch gaps
+//   collective   a measured collective (nccl-tests row or NCCL Inspector operation) against the
+//                same collective simulated on the scenario's machine
+// Rows come back largest |difference| first within the order step, compute, idle, collective.
+// The parameters named are registered ones (models/params.cpp): a row says which one, not what
+// value; `commsim profile` (compute) and `commsim calibrate` (links) fit them.
+#include <string>
+#include <vector>
+
+#include "models/measured/compute_fit.hpp"
+#include "models/result.hpp"
+
+namespace models::measured {
+
+struct DiffRow {
+  std::string kind;  // "step", "compute", "idle", "collective"
+  std::string name;  // "step time", "gemm", "all_reduce 268435456 B on 8 ranks", ...
+  double measured_s = 0, simulated_s = 0;
+  double diff_s() const { return simulated_s - measured_s; }
+  // simulated / measured - 1 (0 when nothing was measured).
+  double relative() const { return measured_s > 0 ? simulated_s / measured_s - 1 : 0; }
+  std::string parameter;  // the registered parameter that would explain the difference
+  std::string explain;    // one sentence
+};
+
+struct MeasuredDiff {
+  int gpus = 0;
+  std::string layout;  // models/run/layout_line.hpp's line of the scenario
+  std::vector<DiffRow> rows;
+  // Measured collectives not compared: "NAME: why" (another rank count than the scenario's).
+  std::vector<std::string> skipped;
+};
+
+// Step and compute rows: `trace` may be null (then only the step row, from `measured_step_s`, and
+// none without it).
+// `measured_step_s` <= 0: taken from the trace. `result` is run_scenario's result of `spec`.
+MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const TraceCompute* trace,
+                       double measured_step_s);
+
+// One collective row: measured and simulated seconds of one operation of `bytes` on `ranks` ranks;
+// `proto` the protocol NCCL's tuner picked in the simulation ("LL", "LL128", "Simple").
+DiffRow collective_row(const std::string& op, long long bytes, int ranks, double measured_s, double simulated_s,
+                       const std::string& algo, const std::string& proto);
+
+// Orders rows: by kind (step, compute, idle, collective), then by |difference|, largest first.
+void order_rows(std::vector<DiffRow>& rows);
+
+}  // namespace models::measured

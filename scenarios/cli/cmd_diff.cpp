@@ -1,0 +1,175 @@
+// commsim diff MEASURED... SCENARIO.toml [--step-time S] [--set K=V]... [--json]
+// A measured run lined up with the simulated one (models/measured/measured_diff.hpp): the step
+// time, the compute per kernel class and the GPU's idle time (from a PyTorch profiler trace), and
+// collectives (nccl-tests output, text or -J JSON, and NCCL Inspector JSON lines), each measured
+// against the same thing simulated on SCENARIO, with the parameter that would explain the
+// difference. MEASURED files are told apart by their content.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+
+#include "models/calibrate/nccl_tests.hpp"
+#include "models/measured/measured_diff.hpp"
+#include "models/nccl/ops.hpp"
+#include "models/readers/kineto_trace.hpp"
+#include "models/readers/nccl_inspector.hpp"
+#include "models/readers/nccl_tests_output.hpp"
+#include "scenarios/cli/cli_support.hpp"
+#include "scenarios/cli/command.hpp"
+#include "scenarios/cli/nccl_tests_support.hpp"
+#include "scenarios/cli/output/result_format.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
+#include "scenarios/load/input_file.hpp"
+
+namespace scenarios {
+namespace {
+
+// One measured collective: op in nccl-tests' naming, bytes by nccl-tests' convention.
+struct MeasuredCollective {
+  std::string op;
+  long long bytes = 0;
+  int ranks = 0;
+  double seconds = 0;
+  std::string source;
+};
+
+// The simulated time of `c` on the scenario's machine (nccl-tests' emulation: a back-to-back loop,
+// over every rank of the scenario). Empty when the scenario has another rank count than `c`.
+std::optional<models::measured::DiffRow> diff_simulate_collective(const LoadedScenario& scenario, const MeasuredCollective& c,
+                                                             int scenario_ranks) {
+  if (scenario_ranks != c.ranks) return std::nullopt;
+  models::nccl::CollOp op;
+  if (!models::nccl::parse_coll_op(c.op, op))
+    throw UserError({c.source, 1, 1}, "collective '" + c.op + "' is not one commsim simulates");
+  models::calibrate::NcclTestsOptions o;
+  o.op = op;
+  o.min_bytes = o.max_bytes = std::max<long long>(c.bytes, 4);
+  models::calibrate::NcclTestsResult r;
+  try {
+    r = models::calibrate::run_nccl_tests(scenario.spec, o);
+  } catch (const models::SpecError& e) {
+    throw scenario.to_user_error(e);
+  }
+  const auto& row = r.rows.front();
+  return models::measured::collective_row(c.op, c.bytes, c.ranks, c.seconds, row.best_time_us() * 1e-6, row.algo,
+                                          row.proto);
+}
+
+std::string diff_signed_seconds(double s) { return (s < 0 ? "-" : "+") + format_seconds(std::fabs(s)); }
+
+}  // namespace
+
+int cmd_diff(int argc, char** argv) {
+  CLI::App app{"Line up a measured run (profiler trace, nccl-tests output, NCCL Inspector log) with the simulated one.",
+               "commsim diff"};
+  std::vector<std::string> files, sets;
+  double step_time = 0;
+  bool json = false;
+  app.add_option("files", files, "measured files, then the scenario (TOML) that describes the run")
+      ->required()
+      ->expected(2, 1 << 20)
+      ->type_name("MEASURED... SCENARIO.toml");
+  app.add_option("--step-time", step_time, "the measured step time in seconds (from a training log)")
+      ->check(CLI::PositiveNumber);
+  add_set_option(app, sets);
+  app.add_flag("--json", json, "print one JSON object (docs/result.schema.json) instead of the table");
+  if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
+
+  return guarded([&] {
+    const std::string scenario_path = files.back();
+    files.pop_back();
+    const LoadedScenario scenario = load_scenario(scenario_path, sets);
+    std::optional<models::measured::TraceCompute> trace;
+    std::vector<MeasuredCollective> collectives;
+    for (const std::string& f : files) {
+      const std::string text = read_input_file(f, {f, 1, 1}, "measured file",
+                                               "a profiler trace, nccl-tests output or NCCL Inspector JSON lines");
+      if (models::readers::looks_like_kineto_trace(text)) {
+        if (trace) throw UserError({f, 1, 1}, "a second profiler trace (expected one trace per diff)");
+        trace = models::measured::trace_compute(models::readers::parse_kineto_trace(text, f));
+      } else if (models::readers::looks_like_nccl_inspector(text)) {
+        // Inspector: one operation per line; the mean per (collective, size, ranks).
+        std::map<std::tuple<std::string, long long, int>, std::pair<double, int>> groups;
+        for (const auto& r : models::readers::parse_nccl_inspector(text, f)) {
+          const std::string op = r.p2p ? "sendrecv" : models::readers::inspector_op_name(r.op);
+          if (op.empty()) continue;
+          auto& g = groups[{op, r.bytes, r.n_ranks}];
+          g.first += r.exec_s, g.second += 1;
+        }
+        for (const auto& [key, g] : groups)
+          collectives.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), g.first / g.second, f});
+      } else {
+        for (const auto& run : read_nccl_tests_output(f, "diff").runs)
+          for (const auto& row : run.rows) {
+            // The faster column (noise only adds time), except on one rank, where in place is no work at all.
+            const double us =
+                row.ip && run.ranks > 1 ? std::min(row.oop.time_us, row.ip->time_us) : row.oop.time_us;
+            collectives.push_back({run.op, row.size_bytes, run.ranks, us * 1e-6, f});
+          }
+      }
+    }
+    models::measured::MeasuredDiff d;
+    try {
+      const models::RunResult result = models::run_scenario(scenario.spec);
+      d = models::measured::diff_step(scenario.spec, result, trace ? &*trace : nullptr, step_time);
+    } catch (const models::SpecError& e) {
+      throw scenario.to_user_error(e);
+    }
+    for (const auto& c : collectives) {
+      if (auto row = diff_simulate_collective(scenario, c, d.gpus))
+        d.rows.push_back(std::move(*row));
+      else
+        d.skipped.push_back(c.op + " " + std::to_string(c.bytes) + " B on " + std::to_string(c.ranks) + " ranks (" +
+                            c.source + "): the scenario has " + std::to_string(d.gpus) + " GPUs");
+    }
+    models::measured::order_rows(d.rows);
+
+    if (json) {
+      CommandInputs in = scenario_inputs(scenario, sets);
+      in.files.insert(in.files.end(), files.begin(), files.end());
+      Json j = json_header("diff", in);
+      j["gpus"] = d.gpus;
+      j["layout"] = d.layout;
+      Json rows = Json::array();
+      for (const auto& r : d.rows)
+        rows.push_back({{"kind", r.kind},
+                        {"name", r.name},
+                        {"measured_s", r.measured_s},
+                        {"simulated_s", r.simulated_s},
+                        {"difference_s", r.diff_s()},
+                        {"relative", r.relative()},
+                        {"parameter", r.parameter},
+                        {"explain", r.explain}});
+      j["rows"] = std::move(rows);
+      j["skipped"] = d.skipped;
+      std::fputs(dump_json(std::move(j)).c_str(), stdout);
+      return 0;
+    }
+    std::printf("scenario   %s\nlayout     %s\nmeasured   ", scenario_path.c_str(), d.layout.c_str());
+    for (std::size_t i = 0; i < files.size(); ++i) std::printf("%s%s", i ? ", " : "", files[i].c_str());
+    std::printf("\n\n%-10s %-40s %11s %11s %11s %8s  %s\n", "kind", "what", "measured", "simulated", "sim - meas",
+                "rel", "parameter");
+    for (const auto& r : d.rows)
+      std::printf("%-10s %-40s %11s %11s %11s %+7.1f%%  %s\n", r.kind.c_str(), r.name.c_str(),
+                  format_seconds(r.measured_s).c_str(), format_seconds(r.simulated_s).c_str(),
+                  diff_signed_seconds(r.diff_s()).c_str(), r.relative() * 100, r.parameter.c_str());
+    // The largest differences, in words (step rows aside: the others explain them).
+    std::vector<const models::measured::DiffRow*> big;
+    for (const auto& r : d.rows)
+      if (r.kind != "step") big.push_back(&r);
+    std::stable_sort(big.begin(), big.end(), [](const auto* a, const auto* b) {
+      return std::fabs(a->diff_s()) > std::fabs(b->diff_s());
+    });
+    if (!d.skipped.empty()) std::printf("\nnot compared (another rank count than the scenario's):\n");
+    for (const auto& s : d.skipped) std::printf("  %s\n", s.c_str());
+    if (!big.empty()) std::printf("\nlargest differences:\n");
+    for (std::size_t i = 0; i < big.size() && i < 3; ++i)
+      std::printf("  %zu. %s %s: %s (%s)\n", i + 1, big[i]->kind.c_str(), big[i]->name.c_str(),
+                  diff_signed_seconds(big[i]->diff_s()).c_str(), big[i]->explain.c_str());
+    return 0;
+  });
+}
+
+}  // namespace scenarios

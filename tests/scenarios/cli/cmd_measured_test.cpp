@@ -1,0 +1,73 @@
+// `commsim profile` and `commsim diff` from the command line, on the one-H200 measured run
+// (scenarios/validation/h200x1/measured_run/): a profile that a scenario then reads, a diff whose
+// rows name the largest differences, and broken inputs as one FILE:LINE:COL line with exit 2 and
+// nothing written.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "scenarios/cli/nccl_tests_support.hpp"
+#include "tests/scenarios/command_runner.hpp"
+
+using scenarios_test::run_commsim;
+
+namespace {
+const std::string kRun = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x1/measured_run/";
+}  // namespace
+
+TEST_CASE("commsim profile: the trace's compute becomes a profile a scenario reads", "[scenarios][measured]") {
+  const auto dir = scenarios_test::fresh_temp_dir("profile-ok");
+  const std::string out = (dir / "c.toml").string();
+  auto r = run_commsim({"profile", kRun + "kineto_plain_step.json", "--scenario", kRun + "plain_step.toml", "--out", out});
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("gemm") && Catch::Contains("with this profile 114.875 ms"));
+  // The profile, read by the traced scenario, gives the trace's mean GPU span (the fit's closed form).
+  auto run = run_commsim({"run", kRun + "plain_step.toml", "--set", "cluster.profile=\"" + out + "\""});
+  CHECK(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::Contains("step time  114.875 ms"));
+}
+
+TEST_CASE("commsim diff: the largest differences on the shipped fixtures", "[scenarios][measured]") {
+  auto r = run_commsim({"diff", kRun + "kineto_plain_step.json", kRun + "nccl_tests_all_reduce.json",
+                        kRun + "plain_step.toml", "--step-time", "0.11470981"});
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("1 GPU: 1 node h200x4"));
+  // Per class (ms, the trace's means against the default laws): gemm 67.300 / 68.164 is the largest.
+  CHECK_THAT(r.out, Catch::Contains("  1. compute gemm: +864.783 us"));
+  CHECK_THAT(r.out, Catch::Contains("all_reduce 536870912 B on 1 rank"));
+}
+
+TEST_CASE("commsim profile and diff: broken inputs are one FILE:LINE:COL line, exit 2", "[scenarios][measured]") {
+  const auto dir = scenarios_test::fresh_temp_dir("measured-bad");
+  const std::string bad = (dir / "bad.json").string();
+  {
+    std::ofstream f(bad);
+    f << "{\"traceEvents\": [\n {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": null}]}\n";
+  }
+  const std::string out = (dir / "c.toml").string();
+  auto p = run_commsim({"profile", bad, "--scenario", kRun + "plain_step.toml", "--out", out});
+  CHECK(p.exit_code == 2);
+  CHECK(p.err == bad + ":2:60: traceEvents[0].dur: expected a number, found null\n");
+  CHECK_FALSE(std::filesystem::exists(out));
+  auto d = run_commsim({"diff", bad, kRun + "plain_step.toml"});
+  CHECK(d.exit_code == 2);
+  CHECK(d.err == p.err);
+  const std::string lines = (dir / "insp.jsonl").string();
+  {
+    std::ofstream f(lines);
+    f << "{\"header\":{\"id\":\"0x1\",\"rank\":0,\"n_ranks\":2,\"nnodes\":1},\"coll_perf\":{\"coll\":\"AllGather\"}}\n";
+  }
+  auto i = run_commsim({"diff", lines, kRun + "plain_step.toml"});
+  CHECK(i.exit_code == 2);
+  CHECK_THAT(i.err, Catch::StartsWith(lines + ":1:") && Catch::Contains("coll_perf: no \"coll_sn\" member"));
+}
+
+TEST_CASE("nccl-tests JSON: the variables of its env list are the run's, as an INFO log's", "[scenarios][measured]") {
+  // NCCL_NVLS_ENABLE is modelled (models/nccl/env.cpp); NCCL_VERSION, a container's label, is not.
+  const auto env = scenarios::nccl_env_from_log(
+      R"({"version":3,"args":["./all_reduce_perf"],"env":["NCCL_VERSION=2.28.3-1","NCCL_NVLS_ENABLE=0","PATH=/bin"]})");
+  CHECK(env == std::map<std::string, std::string>{{"NCCL_NVLS_ENABLE", "0"}});
+}
