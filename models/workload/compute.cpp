@@ -78,41 +78,47 @@ ComputeRates with_power_cap(const ComputeRates& r, double gemm_s, double other_s
   return capped;
 }
 
-// The busiest rank's step, unstretched (compute.hpp).
-RankComputeSeconds rank_compute_seconds(const ScenarioSpec& spec, const model::ModelShape& m, const ParallelLayout& layout,
-                                        const ComputeRates& rates) {
+RankStepWork rank_step_work(const ScenarioSpec& spec, const model::ModelShape& m, const ParallelLayout& layout,
+                            const ComputeRates& rates) {
   const TrainingSpec& t = spec.training;
   const bool megatron = layout.strategy == Strategy::Megatron;
   const int64_t tokens = int64_t(t.micro_batch) * m.seq;
-  const BlockSeconds b = block_seconds(m, tokens, megatron ? layout.tp : 1, rates);
-  const HeadSeconds h = head_seconds(m, tokens, 1, rates);
-  const double layers = megatron ? double(pipeline_split(layout, m.layers).max_stage_layers()) : double(m.layers);
-  const double micro = megatron ? layout.pipeline_micro_batches : std::max(1, t.grad_accum);
-  const double recompute = t.grad_checkpointing ? 1 : 0;
-  auto all = [&](auto part) {
-    const double fwd = part(b.attn_fwd) + part(b.mlp_fwd);
-    return micro * (layers * (fwd * (1 + recompute) + part(b.attn_bwd) + part(b.mlp_bwd)) + part(h.fwd) + part(h.bwd));
-  };
-  const double gemm = all([](const WorkSeconds& w) { return w.gemm; });
-  double other = all([](const WorkSeconds& w) { return w.attention + w.memory; });
-  const int64_t total = m.total_params();
-  double params = double(total);
+  RankStepWork w;
+  w.block = block_seconds(m, tokens, megatron ? layout.tp : 1, rates);
+  w.head = head_seconds(m, tokens, 1, rates);
+  w.layers = megatron ? double(pipeline_split(layout, m.layers).max_stage_layers()) : double(m.layers);
+  w.micro = megatron ? layout.pipeline_micro_batches : std::max(1, t.grad_accum);
+  w.recompute = t.grad_checkpointing ? 1 : 0;
   if (megatron)
-    params = layers * double((m.block_matmul_params() - m.block_replicated_params()) / layout.tp +
-                             m.block_replicated_params() + m.block_norm_params() + m.block_bias_params() / layout.tp) +
-             double(m.head_params() + m.final_norm_params());
+    w.params = w.layers * double((m.block_matmul_params() - m.block_replicated_params()) / layout.tp +
+                                 m.block_replicated_params() + m.block_norm_params() + m.block_bias_params() / layout.tp) +
+               double(m.head_params() + m.final_norm_params());
   else
-    params = double(total) / layout.state_shards();
-  other += optimizer_seconds(params, optimizer_plan(t, layout.strategy), rates);
-  if (layout.strategy == Strategy::Fsdp || layout.strategy == Strategy::Hsdp) {
-    const int n = layout.state_shards();
-    const int pb = t.param_dtype.empty() ? dtype_bytes(t.dtype) : dtype_bytes(t.param_dtype);
-    const int64_t blocks = int64_t(m.layers) * m.block_params();
-    const double copies = fsdp_all_gather_bytes(total, n, pb) + fsdp_all_gather_bytes(blocks, n, pb) +
-                          fsdp_reduce_scatter_bytes(total, n);
-    other += micro * memory_seconds(rates, compute::MemKernel::Elementwise, copies) +
-             memory_seconds(rates, compute::MemKernel::CastUp, params * (2 + pb));
-  }
+    w.params = double(m.total_params()) / layout.state_shards();
+  return w;
+}
+
+double fsdp_copy_seconds(const ScenarioSpec& spec, const model::ModelShape& m, const ParallelLayout& layout,
+                         const ComputeRates& rates, double micro, double params) {
+  if (layout.strategy != Strategy::Fsdp && layout.strategy != Strategy::Hsdp) return 0;
+  const TrainingSpec& t = spec.training;
+  const int n = layout.state_shards();
+  const int pb = t.param_dtype.empty() ? dtype_bytes(t.dtype) : dtype_bytes(t.param_dtype);
+  const int64_t total = m.total_params(), blocks = int64_t(m.layers) * m.block_params();
+  const double copies =
+      fsdp_all_gather_bytes(total, n, pb) + fsdp_all_gather_bytes(blocks, n, pb) + fsdp_reduce_scatter_bytes(total, n);
+  return micro * memory_seconds(rates, compute::MemKernel::Elementwise, copies) +
+         memory_seconds(rates, compute::MemKernel::CastUp, params * (2 + pb));
+}
+
+// The busiest rank's step, unstretched (compute.hpp).
+RankComputeSeconds rank_compute_seconds(const ScenarioSpec& spec, const model::ModelShape& m, const ParallelLayout& layout,
+                                        const ComputeRates& rates) {
+  const RankStepWork w = rank_step_work(spec, m, layout, rates);
+  const double gemm = w.sum([](const WorkSeconds& k) { return k.gemm; });
+  double other = w.sum([](const WorkSeconds& k) { return k.attention + k.memory; });
+  other += optimizer_seconds(w.params, optimizer_plan(spec.training, layout.strategy), rates);
+  other += fsdp_copy_seconds(spec, m, layout, rates, w.micro, w.params);
   return {gemm, other};
 }
 

@@ -176,6 +176,29 @@ HeadSeconds head_seconds(const model::ModelShape& m, int64_t tokens, int vocab_s
 // `r` with gemm_stretch set for one rank's step of `gemm_s` GEMM seconds and `other_s` seconds of
 // everything else it computes (compute::power_capped_gemm_stretch), from unstretched rates.
 ComputeRates with_power_cap(const ComputeRates& r, double gemm_s, double other_s);
+// The busiest rank's work in one step at `rates`, before it is summed by class:
+// rank_compute_seconds sums it as GEMMs and the rest, rank_compute_classes per kernel class.
+struct RankStepWork {
+  BlockSeconds block;
+  HeadSeconds head;
+  double layers = 0;     // blocks on the rank (Megatron: the largest stage)
+  double micro = 0;      // micro-batches of the step
+  double recompute = 0;  // 1: the forward runs again in the backward
+  double params = 0;     // parameters its optimizer updates (Megatron: one stage's blocks and the head)
+  // `part` of every kernel of the step: micro x (layers x block + head), recomputed forwards included.
+  template <class Part>
+  double sum(Part part) const {
+    const double fwd = part(block.attn_fwd) + part(block.mlp_fwd);
+    return micro * (layers * (fwd * (1 + recompute) + part(block.attn_bwd) + part(block.mlp_bwd)) + part(head.fwd) +
+                    part(head.bwd));
+  }
+};
+RankStepWork rank_step_work(const ScenarioSpec& spec, const model::ModelShape& m, const ParallelLayout& layout,
+                            const ComputeRates& rates);
+// FSDP2's copies of one step (all-gather and reduce-scatter buffers, the cast of the parameters)
+// for a rank updating `params` parameters; 0 for other strategies.
+double fsdp_copy_seconds(const ScenarioSpec& spec, const model::ModelShape& m, const ParallelLayout& layout,
+                         const ComputeRates& rates, double micro, double params);
 // One rank's compute seconds in a step at `rates` (the busiest rank, as power_capped_rates says):
 // its GEMMs (with their launch gaps) and everything else it computes.
 struct RankComputeSeconds {
