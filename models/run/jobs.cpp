@@ -86,6 +86,7 @@ SharedRun simulate(const ScenarioSpec& spec, const std::vector<int>& first, cons
   if (options.audit) net.set_audit(true);
   net.set_closed_forms(!options.full);
   std::deque<JobRun> runs;
+  std::vector<double> shares(which.size(), 0.0);  // each job's share of its step simulated (progress)
   const topology::Fabric* fabric = nullptr;  // built by the first job's World, crossed by all
   for (const std::size_t i : which) {
     const JobSpec& job = spec.jobs[i];
@@ -95,7 +96,10 @@ SharedRun simulate(const ScenarioSpec& spec, const std::vector<int>& first, cons
       jr.spec = job_scenario(spec, job, first[i], i);
       // The run's pipeline (step_build.hpp), on the job's nodes of the shared cluster; the
       // run-wide notes are the shared run's.
-      WallBudget setup(std::nullopt, wall_start);  // --time-limit is checked while simulating
+      WallBudget::Progress setup_progress;
+      if (options.progress) setup_progress = [&options](std::string_view stage) { options.progress(stage, -1); };
+      // --time-limit is checked while simulating
+      WallBudget setup(std::nullopt, wall_start, std::move(setup_progress));
       BuiltStep built =
           *build_step(jr.spec, sim, net, options, setup, ClusterSlot{first[i], spec.cluster.nodes, fabric}, false);
       jr.world = std::move(built.world);
@@ -120,6 +124,11 @@ SharedRun simulate(const ScenarioSpec& spec, const std::vector<int>& first, cons
     if (options.timeline) exec.record_timeline(recorded = timeline_ranks(exec));
     scale::start_mode(jr.mode, *jr.engine, exec, recorded, jr.world->size(), jr.plan.notes);
     exec.set_wall_limit(options.time_limit_s, wall_start);
+    if (options.progress)  // the jobs share one simulator: the run's progress is the least advanced job's
+      exec.set_progress([&options, &shares, k = runs.size() - 1](double fraction) {
+        shares[k] = fraction;
+        options.progress({}, *std::min_element(shares.begin(), shares.end()));
+      });
   }
   for (auto& jr : runs) jr.exec->start_ranks();
   sim.run();

@@ -76,6 +76,7 @@ std::variant<RunResult, scale::Abandoned> simulate_step(const ScenarioSpec& spec
   scale::start_mode(mode, *engine, exec, recorded, world->size(), plan.notes);
   if (budget.spent("finding the rank classes")) return stopped_in_setup(spec, budget);
   exec.set_wall_limit(options.time_limit_s, budget.start());
+  if (options.progress) exec.set_progress([&options](double fraction) { options.progress({}, fraction); });
   exec.run();
   if (auto abandoned = scale::finish_mode(mode, *engine, net, sim, *world, exec, plan.notes)) return *abandoned;
   SIM_CHECK(exec.all_done() || exec.stopped(), "step programs deadlocked: a rank waits for a peer that never comes");
@@ -96,7 +97,9 @@ std::variant<RunResult, scale::Abandoned> simulate_step(const ScenarioSpec& spec
 RunResult simulate_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   if (!spec.jobs.empty()) return run_jobs(spec, options);  // several jobs on one fabric (jobs.hpp)
   // --time-limit counts the set-up too: checked between its stages (wall_budget.hpp).
-  WallBudget budget(options.time_limit_s, WallBudget::Clock::now());
+  WallBudget::Progress setup_progress;
+  if (options.progress) setup_progress = [&options](std::string_view stage) { options.progress(stage, -1); };
+  WallBudget budget(options.time_limit_s, WallBudget::Clock::now(), std::move(setup_progress));
   // The cascade of attempts (models/scale/step/mode.hpp): a fold whose guard fails is abandoned
   // and the step simulated again by the next attempt, which cannot fail the same way.
   scale::ModeCascade cascade(options.replicas);

@@ -3,7 +3,9 @@
 // collective engine and the workload (training step, or a bare collective), runs the simulator,
 // and fills RunResult. Throws SpecError for what the user asked that cannot be done.
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "models/result.hpp"
@@ -32,6 +34,12 @@ struct RunOptions {
   // (empty: none), and whether [[stragglers]]' cost is simulated again (the sampler's own runs: no).
   std::vector<double> rank_compute_scale;
   bool straggler_cost = true;
+  // Progress of a long run (`--progress`; empty: none): called with `stage` set and `fraction` < 0
+  // after each set-up stage, then with the share of the step's operations simulated so far
+  // (0..1, every 1,024 operations and once at the end). A second simulation of the same run (a
+  // fold's guard failed, the straggler-free step, a variability sample) starts again from 0.
+  // Called on the simulating thread; it should return quickly.
+  std::function<void(std::string_view stage, double fraction)> progress;
 };
 
 RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options = {});

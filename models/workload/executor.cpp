@@ -81,7 +81,10 @@ void StepExecutor::start_ranks() {
       if (weight(r) > 0) advance(r);
 }
 
-void StepExecutor::finish_run() { expand_classes(); }
+void StepExecutor::finish_run() {
+  if (progress_report_) progress_report_(progress());
+  expand_classes();
+}
 
 const Op& StepExecutor::current(int r, int s) const {
   return programs_[ranks_[r].program].ops[s][state_[r].streams[s].pc];
@@ -304,6 +307,7 @@ void StepExecutor::finish_op(int r, int s) {
 }
 
 void StepExecutor::check_wall() {
+  if (progress_report_) progress_report_(progress());
   if (!wall_limit_s_ || stopped_) return;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
   if (elapsed > *wall_limit_s_) {

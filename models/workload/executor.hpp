@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -55,6 +56,9 @@ class StepExecutor {
     wall_limit_s_ = seconds;
     wall_start_ = since;
   }
+  // Called with progress() every 1,024 simulated operations and once when the run ends (a long
+  // run's progress line); empty: none.
+  void set_progress(std::function<void(double fraction)> report) { progress_report_ = std::move(report); }
   double fallback_copy_bytes_per_s = 25e9;
   // Compute-communication interference: while a collective or send/recv is in flight on a rank,
   // its GPU compute runs at 1 / (1 + overlap_slowdown) of its rate (NCCL's CTAs hold SMs and
@@ -223,6 +227,7 @@ class StepExecutor {
   bool stopped_ = false;
   std::optional<double> wall_limit_s_;
   std::chrono::steady_clock::time_point wall_start_;
+  std::function<void(double)> progress_report_;
 };
 
 }  // namespace models::workload

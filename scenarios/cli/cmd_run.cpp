@@ -1,9 +1,12 @@
 // commsim run SCENARIO.toml [--set K=V]... [--json] [--out DIR] [--check] [--time-limit SECONDS] [--full]
-//             [--explain-mode] [--samples N] [--seed S]
+//             [--explain-mode] [--samples N] [--seed S] [--progress]
 // One simulated run: a readable summary, or one JSON object (--json); --out writes result.json
 // and summary.txt together (output_files.hpp), only after the run succeeded: a failed run keeps
-// the previous ones. A run stopped by --time-limit prints what it simulated ("simulated x % of one
-// step", no step or run time) and exits 3.
+// the previous ones. A run stopped by --time-limit prints what it simulated ("simulated x % of
+// one step", no step or run time) and exits 3. A run that takes more than a second draws its
+// progress on standard error when that is a terminal (--progress: always; run_progress.hpp).
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -13,6 +16,7 @@
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/output/result_format.hpp"
+#include "scenarios/cli/output/run_progress.hpp"
 #include "scenarios/cli/scenario_sets.hpp"
 
 namespace scenarios {
@@ -24,7 +28,7 @@ int cmd_run(int argc, char** argv) {
   CLI::App app{"Simulate one scenario: step time, where it goes, per rank.", "commsim run"};
   std::string path;
   std::vector<std::string> sets;
-  bool json = false, check = false, full = false, explain = false, require_fit = false;
+  bool json = false, check = false, full = false, explain = false, require_fit = false, progress = false;
   std::string out_dir, prices;
   double time_limit = 0;
   app.add_option("scenario", path, "scenario file (TOML)")->required()->type_name("SCENARIO.toml");
@@ -53,6 +57,8 @@ int cmd_run(int argc, char** argv) {
                           return "'" + v + "' is not a positive number of seconds";
                         },
                         "SECONDS > 0"));
+  app.add_flag("--progress", progress,
+               "the run's progress on standard error even when it is not a terminal (one line per second)");
   int samples = 0;
   uint64_t seed = 1;
   add_sample_options(app, samples, seed);
@@ -74,7 +80,14 @@ int cmd_run(int argc, char** argv) {
     options.timeline = false;  // the summary and JSON do not show it; `commsim report` does
     options.samples = samples;
     options.seed = seed;
+    const bool terminal = ::isatty(STDERR_FILENO);
+    std::optional<RunProgressLine> line;
+    if (terminal || progress) {
+      line.emplace(stderr, terminal, "commsim run");
+      options.progress = line->callback();
+    }
     const models::RunResult result = run_loaded(scenario, options);
+    if (line) line->finish();
     const CommandInputs inputs = scenario_inputs(scenario, sets);
     const std::string as_json = result_json(result, inputs);
     const std::string summary = result_summary(result, inputs);

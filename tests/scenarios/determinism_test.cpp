@@ -18,12 +18,12 @@ namespace fs = std::filesystem;
 using scenarios_test::run_commsim;
 
 namespace {
-const fs::path kSource = COMMSIM_SOURCE_DIR;
+const fs::path kSourceOfDeterminism = COMMSIM_SOURCE_DIR;
 
 std::vector<fs::path> shipped_scenarios() {
   std::vector<fs::path> out;
   for (const char* dir : {"scenarios/examples", "scenarios/seeds"})
-    for (const auto& e : fs::directory_iterator(kSource / dir))
+    for (const auto& e : fs::directory_iterator(kSourceOfDeterminism / dir))
       if (e.path().extension() == ".toml") out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
@@ -48,7 +48,7 @@ TEST_CASE("scenarios: every shipped scenario passes the audit and gives byte-ide
 }
 
 TEST_CASE("scenarios: a training sweep is identical across --jobs 1/2 and across shards merged back", "[scenarios]") {
-  const std::string seed = (kSource / "scenarios/seeds/p4d_1pod_4gpu.toml").string();
+  const std::string seed = (kSourceOfDeterminism / "scenarios/seeds/p4d_1pod_4gpu.toml").string();
   const std::vector<std::string> base = {
       "sweep", seed, "--vary", "zero.reduce_bucket_size=1e7,5e7,2e8", "--vary", "placement.pods_per_node=1,4"};
   const auto runs = scenarios_test::sweep_three_ways(base, 2, 3);
@@ -62,7 +62,7 @@ TEST_CASE("scenarios: --time-limit stops a large run cleanly and marks the resul
   // ZeRO-3 Llama-3-70B on 256 x p5en.48xlarge (2,048 GPUs), every rank and flow simulated
   // (--full; with rank classes it takes ~1,000 events): millions of events, far more than 0.2 s
   // of work; the limit is checked every 1,024 finished operations.
-  const std::string z3 = (kSource / "tests/scenarios/scale/zero3_70b_16k_p5en.toml").string();
+  const std::string z3 = (kSourceOfDeterminism / "tests/scenarios/scale/zero3_70b_16k_p5en.toml").string();
   const auto r = run_commsim({"run", z3, "--set", "cluster.nodes=256", "--time-limit", "0.2", "--json", "--full"});
   REQUIRE(r.exit_code == 3);  // stopped: neither a result nor an error
   const auto j = nlohmann::json::parse(r.out);
@@ -93,7 +93,7 @@ TEST_CASE("scenarios: --time-limit stops a large run cleanly and marks the resul
 
 TEST_CASE("scenarios: 16384 GPUs run a 1 GiB all-reduce and a folded alltoall, and refuse its pairs up front",
           "[scenarios]") {
-  const std::string ar = (kSource / "tests/scenarios/scale/allreduce_16k_p5en.toml").string();
+  const std::string ar = (kSourceOfDeterminism / "tests/scenarios/scale/allreduce_16k_p5en.toml").string();
   const auto ok = run_commsim({"run", ar, "--json"});
   REQUIRE(ok.exit_code == 0);
   const auto j = nlohmann::json::parse(ok.out);

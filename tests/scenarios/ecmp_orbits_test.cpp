@@ -22,13 +22,13 @@
 
 namespace {
 
-struct Case {
+struct EcmpOrbitsCase {
   int nodes = 12, pp = 2, vp = 1, micro_batches = 4;
   std::string fabric = "topology = \"fat_tree\"\npod_nodes = 4\noversubscription = 2\n";
   std::string stragglers;
 };
 
-std::string toml(const Case& c) {
+std::string toml_ecmp_orbits(const EcmpOrbitsCase& c) {
   return "name = \"ecmp orbits\"\n[cluster]\ninstance = \"dgx-h100-roce\"\nnodes = " + std::to_string(c.nodes) +
          "\n[cluster.fabric]\n" + c.fabric + c.stragglers +
          "[model]\npreset = \"sc21-1.7b\"\nseq = 2048\n[training]\nmicro_batch = 1\ndtype = \"bf16\"\n"
@@ -48,8 +48,8 @@ bool ecmp_ran(const nlohmann::json& run) {
 // Runs the case with and without --full. Where the default run took ECMP orbits: its step time
 // within the bound of --full's, every rank's row there; else the exact check (run_default_and_full).
 // Returns whether ECMP orbits ran; `error`: the relative step-time error (0 when exact).
-bool against_full(const Case& c, double* error = nullptr) {
-  const std::string text = toml(c);
+bool against_full(const EcmpOrbitsCase& c, double* error = nullptr) {
+  const std::string text = toml_ecmp_orbits(c);
   INFO(text);
   const auto dir = scenarios_test::fresh_temp_dir("ecmp-orbits");
   const auto path = dir / "s.toml";
@@ -84,7 +84,7 @@ TEST_CASE("scenarios: Megatron on ECMP pods runs as ECMP orbits, its step time w
   // TP 8 x PP 2 x DP 6 on 12 nodes, replicas of 2 nodes, pods of 4 nodes at 2:1 (16 uplinks of one
   // NIC's rate per pod): the data-parallel rings cross pods 0 -> 1 -> 2 -> 0, half their edges
   // climb. Measured: --full's step time to every printed digit.
-  Case c;
+  EcmpOrbitsCase c;
   double e = 1;
   CHECK(against_full(c, &e));
   CHECK(e < 1e-8);
@@ -102,9 +102,9 @@ TEST_CASE("scenarios: Megatron on ECMP pods runs as ECMP orbits, its step time w
 
 TEST_CASE("scenarios: ECMP orbits say why replica orbits refused, and fall back to every replica, exactly",
           "[scenarios]") {
-  Case c;
+  EcmpOrbitsCase c;
   const auto dir = scenarios_test::fresh_temp_dir("ecmp-explain");
-  std::ofstream(dir / "s.toml") << toml(c);
+  std::ofstream(dir / "s.toml") << toml_ecmp_orbits(c);
   const auto r = scenarios_test::run_commsim({"run", (dir / "s.toml").string(), "--json", "--explain-mode"});
   std::filesystem::remove_all(dir);
   REQUIRE(r.exit_code == 0);
@@ -118,7 +118,7 @@ TEST_CASE("scenarios: ECMP orbits say why replica orbits refused, and fall back 
   c.stragglers = "[[stragglers]]\nranks = [20]\ncompute_slowdown = 1.2\n";
   CHECK_FALSE(against_full(c));
   // Sprayed uplinks (one link of the pod's whole capacity per direction): the same mechanism.
-  c = Case{};
+  c = EcmpOrbitsCase{};
   c.fabric += "spreading = \"spray\"\n";
   CHECK(against_full(c));
 }
@@ -131,7 +131,7 @@ TEST_CASE("scenarios: random ECMP pod fabrics under Megatron give --full's step 
     INFO("seed " << seed);
     std::mt19937_64 rng(seed);
     auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
-    Case c;
+    EcmpOrbitsCase c;
     c.pp = 1 << (1 + pick(2));
     const int dp = 3 + pick(4);
     c.nodes = c.pp * dp;

@@ -19,7 +19,7 @@ const std::vector<std::string> kRows = {"data-parallel replicas", "replica orbit
                                         "alike nodes",            "rank classes",   "node orbits",
                                         "GPU rotation",           "all-to-all fold", "closed-form blocks"};
 
-nlohmann::json run_json(const std::string& scenario, std::vector<std::string> extra = {}) {
+nlohmann::json run_json_explain_mode(const std::string& scenario, std::vector<std::string> extra = {}) {
   std::vector<std::string> args = {"run", std::string(COMMSIM_SOURCE_DIR) + "/" + scenario, "--json"};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto r = run_commsim(args);
@@ -29,7 +29,7 @@ nlohmann::json run_json(const std::string& scenario, std::vector<std::string> ex
 
 // The explained run: every row in the table's order, each with a reason; returns the rows applied.
 std::vector<std::string> applied(const std::string& scenario, nlohmann::json* row_of = nullptr) {
-  const nlohmann::json plain = run_json(scenario), j = run_json(scenario, {"--explain-mode"});
+  const nlohmann::json plain = run_json_explain_mode(scenario), j = run_json_explain_mode(scenario, {"--explain-mode"});
   CHECK_FALSE(plain.contains("scale_mode"));
   // Asking changes nothing else: the same result without the field.
   nlohmann::json rest = j;
@@ -122,7 +122,7 @@ TEST_CASE("explain mode: node orbits abandoned by their orbit check say so, and 
 }
 
 TEST_CASE("explain mode: --full applies nothing, and says so for every row", "[scenarios]") {
-  const nlohmann::json j = run_json("scenarios/examples/p4d_4node_zero1_llama3_8b.toml", {"--full", "--explain-mode"});
+  const nlohmann::json j = run_json_explain_mode("scenarios/examples/p4d_4node_zero1_llama3_8b.toml", {"--full", "--explain-mode"});
   for (const auto& r : j.at("scale_mode")) {
     CHECK_FALSE(r.at("applied").get<bool>());
     const std::string w = r.at("why");

@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 using scenarios_test::run_commsim;
 
 namespace {
-std::vector<fs::path> runnable_scenarios() {
+std::vector<fs::path> runnable_scenarios_fold_equals_full() {
   std::vector<fs::path> out;
   for (const auto& e : fs::recursive_directory_iterator(fs::path(COMMSIM_SOURCE_DIR) / "scenarios")) {
     if (e.path().extension() != ".toml") continue;
@@ -46,7 +46,7 @@ std::vector<fs::path> runnable_scenarios() {
 
 TEST_CASE("scenarios: rank classes and closed forms give the full simulation's run --json, events and mode note apart",
           "[scenarios]") {
-  const auto paths = runnable_scenarios();
+  const auto paths = runnable_scenarios_fold_equals_full();
   REQUIRE(paths.size() >= 30);
   int fewer_events = 0, symmetric = 0, replicas = 0, nodes = 0;
   for (const auto& p : paths) {

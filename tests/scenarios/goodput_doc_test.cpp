@@ -14,7 +14,7 @@
 namespace fs = std::filesystem;
 
 namespace {
-const fs::path kSource = COMMSIM_SOURCE_DIR;
+const fs::path kSourceOfGoodputDoc = COMMSIM_SOURCE_DIR;
 
 struct Example {
   std::vector<std::string> args;
@@ -34,7 +34,7 @@ std::vector<Example> console_blocks(const std::string& doc) {
     Example e;
     std::istringstream words(first.substr(prompt.size()));
     for (std::string w; words >> w;)  // paths relative to the repository, made absolute
-      e.args.push_back(w.size() > 5 && w.ends_with(".toml") ? (kSource / w).string() : w);
+      e.args.push_back(w.size() > 5 && w.ends_with(".toml") ? (kSourceOfGoodputDoc / w).string() : w);
     for (std::string l; std::getline(block, l);) e.lines.push_back(l);
     out.push_back(std::move(e));
     at = close + 3;
@@ -44,7 +44,7 @@ std::vector<Example> console_blocks(const std::string& doc) {
 }  // namespace
 
 TEST_CASE("docs/goodput.md: every console example prints what the page shows", "[scenarios][goodput]") {
-  const auto examples = console_blocks(scenarios_test::slurp(kSource / "docs" / "goodput.md"));
+  const auto examples = console_blocks(scenarios_test::slurp(kSourceOfGoodputDoc / "docs" / "goodput.md"));
   REQUIRE(examples.size() >= 2);
   for (const auto& e : examples) {
     std::string shown;

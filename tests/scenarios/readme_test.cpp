@@ -14,7 +14,7 @@
 namespace fs = std::filesystem;
 
 namespace {
-const fs::path kSource = COMMSIM_SOURCE_DIR;
+const fs::path kSourceOfReadme = COMMSIM_SOURCE_DIR;
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -32,7 +32,7 @@ std::vector<std::string> readme_command(const std::string& readme) {
   std::istringstream words(readme.substr(from, readme.find('\n', from) - from));
   std::vector<std::string> args;
   // Scenario paths are relative to the repository: made absolute, as the test runs elsewhere.
-  for (std::string w; words >> w;) args.push_back(w.size() > 5 && w.ends_with(".toml") ? (kSource / w).string() : w);
+  for (std::string w; words >> w;) args.push_back(w.size() > 5 && w.ends_with(".toml") ? (kSourceOfReadme / w).string() : w);
   return args;
 }
 
@@ -49,7 +49,7 @@ std::vector<std::string> readme_block(const std::string& readme) {
 }  // namespace
 
 TEST_CASE("scenarios: the README's printed compare block is what the program prints", "[scenarios]") {
-  const std::string readme = scenarios_test::slurp(kSource / "README.md");
+  const std::string readme = scenarios_test::slurp(kSourceOfReadme / "README.md");
   const auto args = readme_command(readme);
   REQUIRE(args.front() == "compare");
   REQUIRE(args.size() >= 3);

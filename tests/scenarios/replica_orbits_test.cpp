@@ -43,7 +43,7 @@ std::string orbit_toml(const OrbitCase& c) {
 enum class OrbitMode { Orbits, Replicas, Every };
 
 // Runs the case both ways (results equal), and says which mode the default run took.
-OrbitMode run_both(const OrbitCase& c, std::string* note = nullptr) {
+OrbitMode run_both_replica_orbits(const OrbitCase& c, std::string* note = nullptr) {
   const auto [a, b] = run_default_and_full(orbit_toml(c), "replica-orbits");
   OrbitMode mode = OrbitMode::Every;
   for (const auto& n : a["notes"]) {
@@ -65,16 +65,16 @@ TEST_CASE("scenarios: overlapped data-parallel traffic on alike replicas runs as
           "[scenarios]") {
   std::string note;
   OrbitCase c;  // TP 8 x CP 2 x PP 2 x DP 2, ranks [TP, CP, PP, DP]: each replica 4 nodes in a row
-  CHECK(run_both(c, &note) == OrbitMode::Orbits);
+  CHECK(run_both_replica_orbits(c, &note) == OrbitMode::Orbits);
   CHECK(note.rfind("symmetry: 1 of 2 data-parallel replicas simulated (32 of 64 ranks)", 0) == 0);
   c.nodes = 12;  // DP 3, Megatron's default order [TP, CP, DP, PP]: a replica's nodes interleaved
   c.tp_pp_dp = false;
   c.vp = 2;
-  CHECK(run_both(c, &note) == OrbitMode::Orbits);
+  CHECK(run_both_replica_orbits(c, &note) == OrbitMode::Orbits);
   CHECK(note.rfind("symmetry: 1 of 3 data-parallel replicas simulated (32 of 96 ranks)", 0) == 0);
   // Only the gradients' reduce-scatters overlapped (the parameters gathered after the step).
   c.param = false;
-  CHECK(run_both(c) == OrbitMode::Orbits);
+  CHECK(run_both_replica_orbits(c) == OrbitMode::Orbits);
 }
 
 TEST_CASE("scenarios: replica orbits fall back to every replica where the move is no symmetry, the same",
@@ -85,7 +85,7 @@ TEST_CASE("scenarios: replica orbits fall back to every replica where the move i
   // (Pods whose uplinks ECMP picks per flow: ecmp_orbits_test.cpp checks the refusal's words.)
   // A slow GPU in replica 1: two kinds of replicas.
   c.stragglers = "[[stragglers]]\nranks = [40]\ncompute_slowdown = 1.2\n";
-  CHECK(run_both(c, &note) == OrbitMode::Every);
+  CHECK(run_both_replica_orbits(c, &note) == OrbitMode::Every);
   CHECK(note.find("replica orbits: replicas of several kinds") != std::string::npos);
   // Gradients all-reduced on NCCL's trees (no distributed optimizer): a tree's flows are not
   // moved with the replicas; the engine finds it at the first launch and every replica runs.
@@ -94,7 +94,7 @@ TEST_CASE("scenarios: replica orbits fall back to every replica where the move i
   c.distributed_optimizer = false;
   c.param = false;
   c.nccl_env = "NCCL_ALGO = \"Tree\"\n";
-  CHECK(run_both(c, &note) == OrbitMode::Every);
+  CHECK(run_both_replica_orbits(c, &note) == OrbitMode::Every);
   CHECK(note.find("replica orbits abandoned (at ") != std::string::npos);
   CHECK(note.find("the all_reduce (Tree, ") != std::string::npos);
 }
@@ -121,7 +121,7 @@ TEST_CASE("scenarios: random overlapped Megatron layouts give the full simulatio
           "topology = \"fat_tree\"\npod_nodes = " + std::to_string(1 + pick(c.nodes)) + "\noversubscription = 2\n";
     if (pick(4) == 0)
       c.stragglers = "[[stragglers]]\nnode = " + std::to_string(pick(c.nodes)) + "\ncompute_slowdown = 1.1\n";
-    orbits += run_both(c) == OrbitMode::Orbits;
+    orbits += run_both_replica_orbits(c) == OrbitMode::Orbits;
   }
   CHECK(orbits >= 2);
 }

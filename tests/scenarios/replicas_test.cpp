@@ -20,7 +20,7 @@ using scenarios_test::run_commsim;
 
 namespace {
 
-struct Case {
+struct ReplicasCase {
   std::string instance = "p4d.24xlarge";
   int nodes = 4, tp = 8, pp = 2, micro_batches = 4;
   bool overlap_grad_reduce = false, distributed_optimizer = false;
@@ -28,7 +28,7 @@ struct Case {
   std::string stragglers;  // [[stragglers]] tables
 };
 
-std::string toml(const Case& c) {
+std::string toml_replicas(const ReplicasCase& c) {
   std::string s =
       "name = \"replicas\"\n[cluster]\ninstance = \"" + c.instance + "\"\nnodes = " + std::to_string(c.nodes) + "\n";
   if (!c.fabric.empty()) s += "[cluster.fabric]\n" + c.fabric;
@@ -42,19 +42,19 @@ std::string toml(const Case& c) {
   return s;
 }
 
-enum class Mode { Replicas, Abandoned, Other };
+enum class ReplicasMode { Replicas, Abandoned, Other };
 
 // Runs the case both ways, checks the results agree, and says which mode the default run took.
-Mode run_both(const Case& c, std::string* note = nullptr) {
-  const auto [a, b] = run_default_and_full(toml(c), "replicas");
-  Mode mode = Mode::Other;
+ReplicasMode run_both_replicas(const ReplicasCase& c, std::string* note = nullptr) {
+  const auto [a, b] = run_default_and_full(toml_replicas(c), "replicas");
+  ReplicasMode mode = ReplicasMode::Other;
   for (const auto& n : a["notes"]) {
     const auto text = n.get<std::string>();
-    if (text.find("data-parallel replicas simulated") != std::string::npos) mode = Mode::Replicas;
-    if (text.find("replicas simulated once abandoned") != std::string::npos) mode = Mode::Abandoned;
+    if (text.find("data-parallel replicas simulated") != std::string::npos) mode = ReplicasMode::Replicas;
+    if (text.find("replicas simulated once abandoned") != std::string::npos) mode = ReplicasMode::Abandoned;
     if (note && text.rfind("symmetry: ", 0) == 0) *note = text;
   }
-  if (mode == Mode::Replicas) CHECK(a["events"] < b["events"]);
+  if (mode == ReplicasMode::Replicas) CHECK(a["events"] < b["events"]);
   return mode;
 }
 
@@ -62,45 +62,45 @@ Mode run_both(const Case& c, std::string* note = nullptr) {
 
 TEST_CASE("scenarios: alike Megatron replicas are simulated once, with the full simulation's result", "[scenarios]") {
   std::string note;
-  Case c;  // TP 8 x PP 2 x DP 2 on 4 x p4d
-  CHECK(run_both(c, &note) == Mode::Replicas);
+  ReplicasCase c;  // TP 8 x PP 2 x DP 2 on 4 x p4d
+  CHECK(run_both_replicas(c, &note) == ReplicasMode::Replicas);
   CHECK(note.rfind("symmetry: 1 of 2 data-parallel replicas simulated (16 of 32 ranks)", 0) == 0);
   c.nodes = 6;  // DP 3, a slow GPU in replica 1: two kinds of replicas
   c.stragglers = "[[stragglers]]\nranks = [12]\ncompute_slowdown = 1.2\n";
-  CHECK(run_both(c, &note) == Mode::Replicas);
+  CHECK(run_both_replicas(c, &note) == ReplicasMode::Replicas);
   CHECK(note.rfind("symmetry: 2 of 3 data-parallel replicas simulated (32 of 48 ranks)", 0) == 0);
   CHECK(note.find("replica 1 apart: rank 12 computes at") != std::string::npos);
   // A slow node's NICs (node 5: stage 1 of replica 2) make another kind of node.
   c.stragglers = "[[stragglers]]\nnode = 5\nnic_bandwidth_factor = 0.5\n";
-  CHECK(run_both(c, &note) == Mode::Replicas);
+  CHECK(run_both_replicas(c, &note) == ReplicasMode::Replicas);
   CHECK(note.find("replica 2 apart: node5/") != std::string::npos);
   // A slow link (models/world/link_stragglers.hpp): node 3's GPU 2 NVLink port at 60 %, twice
   // the latency (node 3 holds stage 1 of replica 0): replicas 1 and 2 are another kind than 0.
   c.stragglers = "[[stragglers]]\nlink = \"node3/gpu2/nvlink.tx\"\nbandwidth_factor = 0.6\nlatency_factor = 2\n";
-  CHECK(run_both(c, &note) == Mode::Replicas);
+  CHECK(run_both_replicas(c, &note) == ReplicasMode::Replicas);
   CHECK(note.rfind("symmetry: 2 of 3 data-parallel replicas simulated", 0) == 0);
   CHECK(note.find("replica 1 apart: node4/gpu2/nvlink.tx differs from node3/gpu2/nvlink.tx") != std::string::npos);
   // The same slowdown on every node's GPU 2 port: replicas alike again, one simulated.
   c.stragglers = "[[stragglers]]\nlink = \"node*/gpu2/nvlink.tx\"\nbandwidth_factor = 0.6\n";
-  CHECK(run_both(c, &note) == Mode::Replicas);
+  CHECK(run_both_replicas(c, &note) == ReplicasMode::Replicas);
   CHECK(note.rfind("symmetry: 1 of 3 data-parallel replicas simulated", 0) == 0);
 }
 
 TEST_CASE("scenarios: Megatron replicas that share nodes or whose traffic meets are simulated in full, the same",
           "[scenarios]") {
   std::string note;
-  Case c;
+  ReplicasCase c;
   c.nodes = 2;  // TP 4 x PP 2 x DP 2: both replicas on both nodes
   c.tp = 4;
-  CHECK(run_both(c, &note) == Mode::Other);
+  CHECK(run_both_replicas(c, &note) == ReplicasMode::Other);
   // Gradient buckets reduced during the last backward, beside the pipeline's gradient sends on
   // the same NICs: the guard abandons the fold, and the replicas run again with their
   // data-parallel collectives as orbits (tests/scenarios/replica_orbits_test.cpp).
-  c = Case{};
+  c = ReplicasCase{};
   c.nodes = 6;
   c.overlap_grad_reduce = true;
   c.distributed_optimizer = true;
-  CHECK(run_both(c, &note) == Mode::Replicas);
+  CHECK(run_both_replicas(c, &note) == ReplicasMode::Replicas);
   CHECK(note.find("and the data-parallel collectives' flows leaving it") != std::string::npos);
 }
 
@@ -113,7 +113,7 @@ TEST_CASE("scenarios: random Megatron layouts and stragglers give the full simul
     INFO("seed " << seed);
     std::mt19937_64 rng(seed);
     auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
-    Case c;
+    ReplicasCase c;
     c.instance = pick(2) ? "p4d.24xlarge" : "p5.48xlarge";
     // TP 8 gives each replica whole nodes; TP 4 makes replicas share nodes (not applicable).
     const int layouts[][2] = {{8, 1}, {8, 2}, {8, 4}, {8, 2}, {4, 2}};
@@ -141,7 +141,7 @@ TEST_CASE("scenarios: random Megatron layouts and stragglers give the full simul
         break;
       default: break;
     }
-    replicas += run_both(c) == Mode::Replicas;
+    replicas += run_both_replicas(c) == ReplicasMode::Replicas;
   }
   // These seeds: 5 simulate replicas once (3 with one apart), 1 is abandoned by the guard, 4 do not apply.
   CHECK(replicas >= 4);

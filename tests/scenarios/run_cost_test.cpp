@@ -11,15 +11,15 @@
 
 namespace {
 const std::string kSeedDir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/seeds";
-const std::string kSeed = kSeedDir + "/p4d_1pod_4gpu.toml";
+const std::string kSeedOfRunCost = kSeedDir + "/p4d_1pod_4gpu.toml";
 
 // The seed with a token target in place of its step count.
 scenarios::LoadedScenario seed_with_tokens(const std::string& tokens) {
-  std::string text = scenarios_test::slurp(kSeed);
+  std::string text = scenarios_test::slurp(kSeedOfRunCost);
   const auto at = text.find("\nsteps = ");
   REQUIRE(at != std::string::npos);
   text.replace(at + 1, text.find('\n', at + 1) - at - 1, "tokens = " + tokens);
-  return scenarios::load_scenario_text(text, kSeed, {}, kSeedDir);
+  return scenarios::load_scenario_text(text, kSeedOfRunCost, {}, kSeedDir);
 }
 }  // namespace
 
@@ -28,7 +28,7 @@ TEST_CASE("scenarios: the goodput's cost and the run's $ per run use one price o
     INFO("variant " << variant << ": the seed, with a token target, with a price per GPU-hour");
     const std::vector<std::string> per_gpu_price = {"cluster.params.price.gpu_hour=2.5"};
     const auto loaded = variant == 1 ? seed_with_tokens("2e8")
-                                     : scenarios::load_scenario(kSeed, variant == 2 ? per_gpu_price
+                                     : scenarios::load_scenario(kSeedOfRunCost, variant == 2 ? per_gpu_price
                                                                                     : std::vector<std::string>{});
     const models::RunResult r = models::run_scenario(loaded.spec, {});
     REQUIRE(r.cost.known);
@@ -41,9 +41,9 @@ TEST_CASE("scenarios: the goodput's cost and the run's $ per run use one price o
     CHECK(r.goodput.price_per_gpu_hour * r.gpus == Approx(r.cost.usd_per_hour).epsilon(1e-12));
   }
   // p4d.24xlarge from the catalog: one whole node ($32.7726/h) though the run uses 4 of its 8 GPUs.
-  CHECK(models::run_scenario(scenarios::load_scenario(kSeed).spec, {}).cost.usd_per_hour == Approx(32.7726));
+  CHECK(models::run_scenario(scenarios::load_scenario(kSeedOfRunCost).spec, {}).cost.usd_per_hour == Approx(32.7726));
   // A price per GPU-hour: x 4 GPUs.
-  const auto per_gpu = scenarios::load_scenario(kSeed, {"cluster.params.price.gpu_hour=2.5"});
+  const auto per_gpu = scenarios::load_scenario(kSeedOfRunCost, {"cluster.params.price.gpu_hour=2.5"});
   CHECK(models::run_scenario(per_gpu.spec, {}).cost.usd_per_hour == Approx(10.0));
   // The run's steps follow the token target: ceil(tokens / tokens per step).
   const auto tokens = seed_with_tokens("2e8");

@@ -28,7 +28,7 @@ namespace {
 
 const std::string kH100Dir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h100x1/measured/";
 
-std::vector<json> rows(const std::string& file, const std::string& kind) {
+std::vector<json> rows_h100x1_compute_validation(const std::string& file, const std::string& kind) {
   return validation::jsonl_rows(kH100Dir + file, kind);
 }
 
@@ -103,14 +103,14 @@ struct Row {
 // Every measured step of tp_rank.jsonl and stage.jsonl (repeats averaged) with its prediction.
 std::vector<Row> step_rows() {
   std::map<std::string, std::vector<double>> m;
-  for (const json& r : rows("tp_rank.jsonl", "rank_step")) {
+  for (const json& r : rows_h100x1_compute_validation("tp_rank.jsonl", "rank_step")) {
     const std::string mode = r["mode"], impl = r["adamw"];
     m[mode == "fsdp" ? "fsdp2 fused" : "tp " + std::to_string(r["tp"].get<int>()) + " " + impl].push_back(
         r["mean_step_s"]);
   }
-  for (const json& r : rows("stage.jsonl", "stage_step"))
+  for (const json& r : rows_h100x1_compute_validation("stage.jsonl", "stage_step"))
     m["stage " + std::to_string(r["stage"].get<int>())].push_back(r["mean_step_s"]);
-  for (const json& r : rows("stage.jsonl", "plain_step"))
+  for (const json& r : rows_h100x1_compute_validation("stage.jsonl", "plain_step"))
     m["mb " + std::to_string(r["micro_batch"].get<int>()) + (r["ckpt"].get<bool>() ? " ckpt" : "")].push_back(
         r["mean_step_s"]);
   auto mean = [&](const std::string& k) {
@@ -151,7 +151,7 @@ void print(const std::vector<Row>& table) {
 
 TEST_CASE("validation: the catalog's p5.48xlarge GPU is the measured H100 80GB HBM3", "[validation]") {
   // info.txt: NVIDIA H100 80GB HBM3, 132 SMs, 700 W limit; the catalog's datasheet numbers.
-  const auto info = rows("tp_rank.jsonl", "info");
+  const auto info = rows_h100x1_compute_validation("tp_rank.jsonl", "info");
   REQUIRE(info.size() == 1);
   CHECK(info[0]["name"] == "NVIDIA H100 80GB HBM3");
   CHECK(h100().name == "H100");
@@ -171,7 +171,7 @@ TEST_CASE("validation: the H200's GEMM law predicts the H100's model-layer shape
     const bool fp8 = std::string(dtype) == "fp8_e4m3";
     const auto law = models::compute::make_gpu_rates(h100(), fp8 ? Precision::Fp8 : Precision::Bf16, {}).gemm;
     std::vector<double> err;
-    for (const json& r : rows("gemm.jsonl", "gemm")) {
+    for (const json& r : rows_h100x1_compute_validation("gemm.jsonl", "gemm")) {
       if (r["src"] != "model" || r["dtype"] != dtype || (fp8 && r["fast_accum"].get<bool>())) continue;
       const double t = models::compute::gemm_seconds(law, r["m"], r["n"], r["k"]);
       err.push_back(std::abs(t / r["median_s"].get<double>() - 1));
@@ -233,7 +233,7 @@ TEST_CASE("validation: one H100's steps predicted from the H200's rates (out of 
 TEST_CASE("validation: the H100's memory-bound kernel classes against the model's terms", "[validation]") {
   std::map<std::string, double> cls;
   int n = 0;
-  for (const json& r : rows("tp_rank.jsonl", "rank_step"))
+  for (const json& r : rows_h100x1_compute_validation("tp_rank.jsonl", "rank_step"))
     if (r["mode"] == "plain" && r["adamw"] == "foreach" && r["tp"] == 1) {
       ++n;
       for (const auto& [k, v] : r["class_us_per_step"].items()) cls[k] += v.get<double>() * 1e-6;

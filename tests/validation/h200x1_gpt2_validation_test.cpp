@@ -22,7 +22,7 @@ const std::string kGpt2Dir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/valid
 // the calibration decoder's hidden 4096.
 constexpr double kGpt2StepTolerance = 0.10;
 
-double term(const models::memory::Phase& p, const char* name) {
+double term_h200x1_gpt2_validation(const models::memory::Phase& p, const char* name) {
   for (const auto& t : p.terms)
     if (std::string(name) == t.name) return t.bytes;
   return 0;
@@ -53,7 +53,7 @@ TEST_CASE("h200x1 gpt2: parameters exact, activations within 1 %, peaks within 2
     const models::memory::Phase& fb = e.phases.front();
     // After forward and loss: the blocks' activations (GELU keeps 2 x ffn per token, not SwiGLU's 4),
     // the final norm's, and 6 of the logits' 14 B per entry (bf16 logits, fp32 log-softmax).
-    const double act = term(fb, "activations") + term(fb, "logits") * 6 / 14;
+    const double act = term_h200x1_gpt2_validation(fb, "activations") + term_h200x1_gpt2_validation(fb, "logits") * 6 / 14;
     INFO(name << " micro-batch " << mb << ": activations " << act / 1e9 << " GB vs " << j["act_fwd"].get<double>() / 1e9
               << "; peak " << e.peak_bytes() / 1e9 << " GB (" << e.peak_phase().name << ") vs "
               << j["peak"].get<double>() / 1e9);

@@ -17,7 +17,7 @@ using namespace models::memory;
 
 namespace {
 
-models::model::ModelShape decoder(int blocks) {
+models::model::ModelShape decoder_h200x1_memory_validation(int blocks) {
   models::ModelSpec s;
   s.preset = "h200x4-decoder";
   s.layers = blocks;
@@ -51,7 +51,7 @@ TEST_CASE("h200x1: memory peaks within 0.5 % and activations within 0.2 % of the
     if (j.value("kind", "") != "memory" || j.value("oom", false)) continue;
     const bool fsdp = j["mode"] == "fsdp";
     MemoryInputs m;
-    m.model = decoder(j["blocks"].get<int>());
+    m.model = decoder_h200x1_memory_validation(j["blocks"].get<int>());
     m.strategy = fsdp ? models::workload::Strategy::Fsdp : models::workload::Strategy::Ddp;
     m.param_bytes = fsdp ? 4 : 2;  // FSDP2 with fp32 parameters; the plain model in bf16
     m.ddp_bucket_copies = false;   // the plain model has no DDP wrapper
@@ -85,7 +85,7 @@ TEST_CASE("h200x1: the 16-block decoder under FSDP2 does not fit an 80 GB GPU wi
   // Measured: 83.09 GB allocated, out of memory under an 80 GB GPU's cap; fits with fused AdamW
   // (67.8 GB). The framework overhead (memory.framework_overhead, 0.81 GiB) adds to both.
   MemoryInputs m;
-  m.model = decoder(16);
+  m.model = decoder_h200x1_memory_validation(16);
   m.strategy = models::workload::Strategy::Fsdp;
   m.param_bytes = 4;
   m.micro_batch = 2;

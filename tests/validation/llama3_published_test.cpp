@@ -31,7 +31,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kDir = fs::path(COMMSIM_SOURCE_DIR) / "scenarios/validation/llama3";
+const fs::path kDirOfLlama3Published = fs::path(COMMSIM_SOURCE_DIR) / "scenarios/validation/llama3";
 
 double published_tflops(const fs::path& file) {
   std::ifstream in(file);
@@ -77,7 +77,7 @@ std::vector<double> table(const std::vector<fs::path>& files) {
 
 std::vector<fs::path> rows(bool with_long) {
   std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(kDir))
+  for (const auto& e : fs::directory_iterator(kDirOfLlama3Published))
     if (e.path().extension() == ".toml" && (with_long || !long_row(e.path()))) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   return files;

@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Row {
+struct MegatronPublishedRow {
   fs::path file;
   double published_s = 0;       // Table 5: measured iteration time
   double published_tflops = 0;  // SC'21: TFLOP/s per GPU
@@ -37,12 +37,12 @@ struct Row {
 
 const fs::path kMegatronDir = fs::path(COMMSIM_SOURCE_DIR) / "scenarios/validation/megatron";
 
-std::vector<Row> rows() {
-  std::vector<Row> out;
+std::vector<MegatronPublishedRow> rows_megatron_published() {
+  std::vector<MegatronPublishedRow> out;
   for (const auto& entry : fs::directory_iterator(kMegatronDir)) {
     if (entry.path().extension() != ".toml" || entry.path().stem().string().find("profile") != std::string::npos)
       continue;
-    Row r;
+    MegatronPublishedRow r;
     r.file = entry.path();
     std::ifstream in(r.file);
     for (std::string line; std::getline(in, line) && line.rfind("#", 0) == 0;) {
@@ -56,7 +56,7 @@ std::vector<Row> rows() {
     }
     out.push_back(r);
   }
-  std::sort(out.begin(), out.end(), [](const Row& a, const Row& b) { return a.file < b.file; });
+  std::sort(out.begin(), out.end(), [](const MegatronPublishedRow& a, const MegatronPublishedRow& b) { return a.file < b.file; });
   return out;
 }
 
@@ -69,7 +69,7 @@ struct Result {
   double error() const { return predicted_s / published_s - 1; }
 };
 
-Result run(const Row& row) {
+Result run(const MegatronPublishedRow& row) {
   const auto loaded = scenarios::load_scenario(row.file.string());
   const auto t0 = std::chrono::steady_clock::now();
   const models::RunResult res = models::run_scenario(loaded.spec);
@@ -92,7 +92,7 @@ Result run(const Row& row) {
   return r;
 }
 
-double median_abs(std::vector<Result> v) {
+double median_abs_megatron_published(std::vector<Result> v) {
   std::vector<double> e;
   for (const auto& r : v) e.push_back(std::fabs(r.error()));
   std::sort(e.begin(), e.end());
@@ -119,7 +119,7 @@ void print_table(const std::vector<Result>& results) {
 // Both tables' short rows, one test case per table (CTest runs them side by side). Wall time is
 // printed, not checked: it depends on the machine's load.
 void check_short_rows(bool table5) {
-  const auto all = rows();
+  const auto all = rows_megatron_published();
   int tab5 = 0, sc21 = 0, long_rows = 0;
   for (const auto& r : all) {
     tab5 += r.published_s > 0;
@@ -143,7 +143,7 @@ void check_short_rows(bool table5) {
   }
   print_table(results);
   CHECK(int(results.size()) == (table5 ? tab5 : sc21) - (table5 ? 0 : long_rows));
-  CHECK(median_abs(results) <= 0.10);
+  CHECK(median_abs_megatron_published(results) <= 0.10);
 }
 
 }  // namespace
@@ -160,7 +160,7 @@ TEST_CASE("validation: Megatron published Narayanan et al. SC21 Table 1, short r
 
 TEST_CASE("validation: Megatron published tables - every row and the median over both tables", "[.long]") {
   std::vector<Result> results;
-  for (const auto& row : rows()) {
+  for (const auto& row : rows_megatron_published()) {
     results.push_back(run(row));
     const Result& r = results.back();
     INFO(r.name << ": published " << r.published_s << " s, commsim " << r.predicted_s << " s, error " << 100 * r.error()
@@ -172,5 +172,5 @@ TEST_CASE("validation: Megatron published tables - every row and the median over
   }
   print_table(results);
   REQUIRE(results.size() == 18);
-  CHECK(median_abs(results) <= 0.10);
+  CHECK(median_abs_megatron_published(results) <= 0.10);
 }

@@ -27,7 +27,7 @@ struct CurveAccuracy {
   int points = 0;
 };
 
-CurveAccuracy compare(const std::string& measured_file, const std::vector<std::string>& sets) {
+CurveAccuracy compare_nccl_tests_validation(const std::string& measured_file, const std::vector<std::string>& sets) {
   const auto loaded =
       scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4.toml", sets);
   const auto runs = models::readers::parse_nccl_tests_files(
@@ -57,7 +57,7 @@ CurveAccuracy compare(const std::string& measured_file, const std::vector<std::s
 }  // namespace
 
 TEST_CASE("validation: all-reduce over NVLink P2P (ar_g4.txt) within 5 % median", "[validation][nccl]") {
-  const CurveAccuracy a = compare("ar_g4.txt", {});
+  const CurveAccuracy a = compare_nccl_tests_validation("ar_g4.txt", {});
   CHECK(a.points == 28);
   CHECK(a.median <= 0.05);
   CHECK(a.max <= 0.35);  // the 8 B - 4 KiB slow start, see the header
@@ -65,14 +65,14 @@ TEST_CASE("validation: all-reduce over NVLink P2P (ar_g4.txt) within 5 % median"
 
 TEST_CASE("validation: all-reduce through host memory (ar_g4_shm.txt, NCCL_P2P_DISABLE=1) within 5 % median",
           "[validation][nccl]") {
-  const CurveAccuracy a = compare("ar_g4_shm.txt", {"nccl.env.NCCL_P2P_DISABLE=\"1\""});
+  const CurveAccuracy a = compare_nccl_tests_validation("ar_g4_shm.txt", {"nccl.env.NCCL_P2P_DISABLE=\"1\""});
   CHECK(a.points == 26);
   CHECK(a.median <= 0.05);
   CHECK(a.max <= 0.25);
 }
 
 TEST_CASE("validation: all-reduce over TCP sockets (ar_g4_sock.txt) within 8 % median", "[validation][nccl]") {
-  const CurveAccuracy a = compare("ar_g4_sock.txt", {"nccl.env.NCCL_P2P_DISABLE=\"1\"", "nccl.env.NCCL_SHM_DISABLE=\"1\""});
+  const CurveAccuracy a = compare_nccl_tests_validation("ar_g4_sock.txt", {"nccl.env.NCCL_P2P_DISABLE=\"1\"", "nccl.env.NCCL_SHM_DISABLE=\"1\""});
   CHECK(a.points == 24);
   CHECK(a.median <= 0.08);  // misses the 5 % target: see the header
   CHECK(a.max <= 0.45);

@@ -10,7 +10,7 @@
 #include "scenarios/load/loader.hpp"
 
 namespace {
-double run_step(const std::string& rel) {
+double run_step_workload_validation(const std::string& rel) {
   const auto loaded = scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/" + rel);
   return models::run_scenario(loaded.spec).step_time_s;
 }
@@ -28,8 +28,8 @@ double measured_mean(const std::string& json_rel) {
 // Before the compute model by shape, the two-parameter fit reproduced the first pair by construction.
 TEST_CASE("workload: z3_n1 and tp_n1 predict the single-GPU steps of three hosts within 5 %",
           "[validation][workload]") {
-  const double z3 = run_step("scenarios/validation/h200x4/z3_n1.toml");  // 0.1531 s
-  const double tp = run_step("scenarios/validation/h200x4/tp_n1.toml");  // 0.1132 s
+  const double z3 = run_step_workload_validation("scenarios/validation/h200x4/z3_n1.toml");  // 0.1531 s
+  const double tp = run_step_workload_validation("scenarios/validation/h200x4/tp_n1.toml");  // 0.1132 s
   // Calibration machine: 0.1606 and 0.1166 s (-4.7 %, -2.9 %).
   CHECK(std::abs(z3 / measured_mean("scenarios/validation/h200x4/measured/torch/z3_n1.json") - 1) < 0.05);
   CHECK(std::abs(tp / measured_mean("scenarios/validation/h200x4/measured/torch/tp_n1.json") - 1) < 0.05);
@@ -65,8 +65,8 @@ TEST_CASE("workload: seed 002 ratio of 4 pods x 1 GPU (EFA) to 1 pod x 4 GPUs wi
           "[validation][workload]") {
   // scenarios/seeds/notes/002_*: 50 steps in 0:16:21 (1 pod, P2P) and 0:39:32 (4 pods, EFA GDRDMA).
   const double measured = (39 * 60 + 32) / double(16 * 60 + 21);
-  const double one_pod = run_step("scenarios/seeds/p4d_1pod_4gpu.toml");
-  const double four_pods = run_step("scenarios/seeds/p4d_4pod_1gpu_efa.toml");
+  const double one_pod = run_step_workload_validation("scenarios/seeds/p4d_1pod_4gpu.toml");
+  const double four_pods = run_step_workload_validation("scenarios/seeds/p4d_4pod_1gpu_efa.toml");
   INFO("1 pod " << one_pod << " s/step, 4 pods " << four_pods << " s/step, measured ratio " << measured);
   CHECK(std::abs((four_pods / one_pod) / measured - 1) < 0.15);
 }

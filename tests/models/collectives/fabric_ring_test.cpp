@@ -20,7 +20,7 @@ struct Result {
   double t = 0, up_bytes = 0;
   int rings = 0;
 };
-Result all_reduce(double oversubscription, int64_t S, const std::string& topology = "fat_tree") {
+Result all_reduce_fabric_ring(double oversubscription, int64_t S, const std::string& topology = "fat_tree") {
   ScenarioSpec spec;
   spec.cluster.instance = "p4d.24xlarge";
   spec.cluster.nodes = 2;
@@ -48,7 +48,7 @@ Result all_reduce(double oversubscription, int64_t S, const std::string& topolog
 TEST_CASE("fabric: a ring crossing a 4:1 tier runs at C_pod, 2(n-1)/n S / C_pod", "[nccl]") {
   const int64_t S = 1LL << 30;
   const int n = 16;
-  const Result r4 = all_reduce(4, S);
+  const Result r4 = all_reduce_fabric_ring(4, S);
   REQUIRE(r4.rings == 4);
   const double c_pod = 4 * 12.5e9 / 4;
   const double bw_term = 2.0 * (n - 1) / n * S / c_pod;
@@ -61,7 +61,7 @@ TEST_CASE("fabric: a ring crossing a 4:1 tier runs at C_pod, 2(n-1)/n S / C_pod"
 
 TEST_CASE("fabric: full bisection (1:1) leaves the ring bound by its NICs, as non-blocking", "[nccl]") {
   const int64_t S = 1LL << 30;
-  const Result r1 = all_reduce(1, S), flat = all_reduce(1, S, "nonblocking"), r4 = all_reduce(4, S);
+  const Result r1 = all_reduce_fabric_ring(1, S), flat = all_reduce_fabric_ring(1, S, "nonblocking"), r4 = all_reduce_fabric_ring(4, S);
   // C_pod = the node's 4 NICs: the uplink never binds; only its switch traversals add latency
   // (2 per step, 1 us each on EFA's Ethernet), far below the 1 GiB bandwidth term.
   CHECK(r1.t > flat.t);

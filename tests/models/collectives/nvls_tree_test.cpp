@@ -140,14 +140,14 @@ TEST_CASE("nvls tree: 2 x p5 all-reduce moves S per node over the network and (1
 namespace {
 // One all-reduce of S on `spec`, closed forms on or off (no audit: it turns them off): when it
 // ends (picoseconds), the bytes every link carried, and the blocks run in closed form.
-struct Outcome {
+struct NvlsTreeOutcome {
   int64_t end_ps = 0;
   std::vector<double> link_bytes;
   uint64_t blocks = 0;
   uint64_t events = 0;
   Algo algo = Algo::Ring;
 };
-Outcome all_reduce_outcome(const ScenarioSpec& spec, int64_t S, bool closed_forms) {
+NvlsTreeOutcome all_reduce_outcome(const ScenarioSpec& spec, int64_t S, bool closed_forms) {
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   net.set_closed_forms(closed_forms);
@@ -155,7 +155,7 @@ Outcome all_reduce_outcome(const ScenarioSpec& spec, int64_t S, bool closed_form
   auto engine = make_collective_engine(sim, net, *world, spec);
   Group g;
   for (int r = 0; r < world->size(); ++r) g.ranks.push_back(r);
-  Outcome out;
+  NvlsTreeOutcome out;
   engine->launch(g, CollOp::AllReduce, S, [&](const CollectiveRecord& r) {
     out.end_ps = sim.now().ps();
     out.algo = r.algo;
@@ -177,8 +177,8 @@ TEST_CASE("nvls tree: on 16 x p5 the NVLink port flows run as a solo block, exac
   for (const char* algo : {"NVLSTree", "Tree"}) {
     INFO(algo);
     const ScenarioSpec spec = p5(16, {{"NCCL_ALGO", algo}});
-    const Outcome closed = all_reduce_outcome(spec, S, true);
-    const Outcome flows = all_reduce_outcome(spec, S, false);
+    const NvlsTreeOutcome closed = all_reduce_outcome(spec, S, true);
+    const NvlsTreeOutcome flows = all_reduce_outcome(spec, S, false);
     CHECK(closed.algo == (std::string(algo) == "Tree" ? Algo::Tree : Algo::NVLSTree));
     CHECK(closed.end_ps == flows.end_ps);          // the same picosecond
     CHECK(closed.link_bytes == flows.link_bytes);  // exact, not approximate

@@ -12,14 +12,14 @@ using models::workload::Strategy;
 
 namespace {
 
-models::model::ModelShape llama3_8b() {
+models::model::ModelShape llama3_8b_memory_peak() {
   models::ModelSpec s;
   s.preset = "llama-3-8b";
   s.seq = 8192;
   return models::model::resolve_model(s);
 }
 
-double term(const Phase& p, const std::string& name) {
+double term_memory_peak(const Phase& p, const std::string& name) {
   for (const Term& t : p.terms)
     if (name == t.name) return t.bytes;
   return 0;
@@ -46,7 +46,7 @@ double deepspeed_zero3_gpu_bytes(double total, double largest, int gpus, bool of
 }  // namespace
 
 TEST_CASE("memory: ZeRO-3 model states against DeepSpeed's estimate_zero3_model_states_mem_needs", "[models]") {
-  const models::model::ModelShape m = llama3_8b();
+  const models::model::ModelShape m = llama3_8b_memory_peak();
   const double psi = double(m.total_params());
   const double largest = double(m.embedding_params());  // the largest module: 128256 x 4096
   for (const auto& [offload, offload_params] : {std::pair{false, false}, {true, false}, {true, true}}) {
@@ -58,8 +58,8 @@ TEST_CASE("memory: ZeRO-3 model states against DeepSpeed's estimate_zero3_model_
     in.zero.offload_param = offload_params ? "cpu" : "none";
     const RankEstimate e = estimate_rank(in);
     const Phase& end = phase(e, "backward_end");
-    const double states = term(end, "weights") + term(end, "gradients") + term(end, "optimizer_states");
-    const double working = term(end, "gathered_params") + term(end, "unit_gradients");
+    const double states = term_memory_peak(end, "weights") + term_memory_peak(end, "gradients") + term_memory_peak(end, "optimizer_states");
+    const double working = term_memory_peak(end, "gathered_params") + term_memory_peak(end, "unit_gradients");
     const double ds = deepspeed_zero3_gpu_bytes(psi, largest, 8, offload, offload_params);
     INFO("offload " << offload << " params " << offload_params << ": ours " << states + working << " DeepSpeed " << ds);
     // The largest layer's bf16 parameters and gradients: DeepSpeed's 4 x largest_layer_params.
@@ -77,20 +77,20 @@ TEST_CASE("memory: ZeRO-3 model states against DeepSpeed's estimate_zero3_model_
 
 TEST_CASE("memory: ZeRO-3 buffers: reduce bucket, prefetched units, the fp32 sub-group at the step", "[models]") {
   MemoryInputs in;
-  in.model = llama3_8b();
+  in.model = llama3_8b_memory_peak();
   in.strategy = Strategy::Zero3;
   in.dp = 64;
   const RankEstimate e = estimate_rank(in);
   const Phase& opt = phase(e, "optimizer");
-  CHECK(term(opt, "grad_buckets") == 2 * 5e8);  // reduce_bucket_size bf16 elements
+  CHECK(term_memory_peak(opt, "grad_buckets") == 2 * 5e8);  // reduce_bucket_size bf16 elements
   const double shard = double(in.model.total_params()) / 64;
-  CHECK(term(opt, "optimizer_temp") == Approx(4 * std::min(1e9, shard)));
+  CHECK(term_memory_peak(opt, "optimizer_temp") == Approx(4 * std::min(1e9, shard)));
   // Forward/backward: the embedding (525 M parameters) is the largest gathered unit.
-  CHECK(term(phase(e, "forward_backward"), "gathered_params") == Approx(2.0 * in.model.embedding_params()));
+  CHECK(term_memory_peak(phase(e, "forward_backward"), "gathered_params") == Approx(2.0 * in.model.embedding_params()));
 }
 
 TEST_CASE("memory: ZeRO-1 and ZeRO-2 model states (Rajbhandari et al. 2020) and their ipg buckets", "[models]") {
-  const models::model::ModelShape m = llama3_8b();
+  const models::model::ModelShape m = llama3_8b_memory_peak();
   const double p = double(m.total_params());
   const int n = 32;
   for (Strategy st : {Strategy::Zero1, Strategy::Zero2}) {
@@ -102,41 +102,41 @@ TEST_CASE("memory: ZeRO-1 and ZeRO-2 model states (Rajbhandari et al. 2020) and 
     RankEstimate e = estimate_rank(in);
     const Phase& opt = phase(e, "optimizer");
     // Stage 1: 2 + 2 + 12 / N bytes per parameter; stage 2: 2 + (2 + 12) / N.
-    CHECK(term(opt, "weights") == Approx(2 * p));
-    CHECK(term(opt, "gradients") == Approx(st == Strategy::Zero1 ? 2 * p : 2 * p / n));
-    CHECK(term(opt, "optimizer_states") == Approx(12 * p / n));
-    CHECK(term(opt, "optimizer_temp") == Approx(4 * p / n));  // the fp32 gradient partition at the step
-    CHECK(term(opt, "grad_buckets") == Approx(2 * 5e8));      // one ipg buffer of reduce_bucket_size
-    CHECK(term(phase(e, "forward_backward"), "gathered_params") == 0);
+    CHECK(term_memory_peak(opt, "weights") == Approx(2 * p));
+    CHECK(term_memory_peak(opt, "gradients") == Approx(st == Strategy::Zero1 ? 2 * p : 2 * p / n));
+    CHECK(term_memory_peak(opt, "optimizer_states") == Approx(12 * p / n));
+    CHECK(term_memory_peak(opt, "optimizer_temp") == Approx(4 * p / n));  // the fp32 gradient partition at the step
+    CHECK(term_memory_peak(opt, "grad_buckets") == Approx(2 * 5e8));      // one ipg buffer of reduce_bucket_size
+    CHECK(term_memory_peak(phase(e, "forward_backward"), "gathered_params") == 0);
     // DeepSpeed's estimate_zero2_model_states_mem_needs (stage_1_and_2.py), GPU without offload:
     // 4 P + 16 P / N: it counts every bf16 gradient (the backward's, before the reduction: + 2 P) and
     // 2 B more per partition element (+ 2 P / N) than the paper's 2 + (2 + 12) / N.
     if (st == Strategy::Zero2) {
-      const double states = term(opt, "weights") + term(opt, "gradients") + term(opt, "optimizer_states");
+      const double states = term_memory_peak(opt, "weights") + term_memory_peak(opt, "gradients") + term_memory_peak(opt, "optimizer_states");
       CHECK(4 * p + 16 * p / n - states == Approx(2 * p + 2 * p / n));
     }
     in.zero.overlap_comm = true;  // double buffers
-    CHECK(term(phase(estimate_rank(in), "optimizer"), "grad_buckets") == Approx(4 * 5e8));
+    CHECK(term_memory_peak(phase(estimate_rank(in), "optimizer"), "grad_buckets") == Approx(4 * 5e8));
     // offload_optimizer: states on the host; stage 2's gradient partition too (DeepSpeed's estimator:
     // 2 P on the GPU), stage 1 keeps its accumulated bf16 gradients (+ 2 P).
     in.zero.offload_optimizer = "cpu";
     e = estimate_rank(in);
-    CHECK(term(phase(e, "optimizer"), "weights") + term(phase(e, "optimizer"), "gradients") +
-              term(phase(e, "optimizer"), "optimizer_states") ==
+    CHECK(term_memory_peak(phase(e, "optimizer"), "weights") + term_memory_peak(phase(e, "optimizer"), "gradients") +
+              term_memory_peak(phase(e, "optimizer"), "optimizer_states") ==
           Approx(st == Strategy::Zero1 ? 4 * p : 2 * p));
   }
 }
 
 TEST_CASE("memory: HSDP shards over its shard group only, FSDP over every rank", "[models]") {
   MemoryInputs in;
-  in.model = llama3_8b();
+  in.model = llama3_8b_memory_peak();
   in.strategy = Strategy::Hsdp;
   in.dp = 32;
   in.shard_group = 8;
   const double p = double(in.model.total_params());
   const RankEstimate h = estimate_rank(in);
-  CHECK(term(phase(h, "optimizer"), "weights") == Approx(2 * p / 8));
-  CHECK(term(phase(h, "optimizer"), "optimizer_states") == Approx(4 * p / 8));
+  CHECK(term_memory_peak(phase(h, "optimizer"), "weights") == Approx(2 * p / 8));
+  CHECK(term_memory_peak(phase(h, "optimizer"), "optimizer_states") == Approx(4 * p / 8));
   in.strategy = Strategy::Fsdp;
   in.shard_group = 0;
   in.dp = 8;
@@ -145,27 +145,27 @@ TEST_CASE("memory: HSDP shards over its shard group only, FSDP over every rank",
 
 TEST_CASE("memory: DDP holds everything plus its bucket copies, gradients appear with accumulation", "[models]") {
   MemoryInputs in;
-  in.model = llama3_8b();
+  in.model = llama3_8b_memory_peak();
   in.strategy = Strategy::Ddp;
   in.dp = 8;
   const double p = double(in.model.total_params());
   RankEstimate e = estimate_rank(in);
   const Phase& opt = phase(e, "optimizer");
-  CHECK(term(opt, "weights") == 2 * p);
-  CHECK(term(opt, "optimizer_states") == 4 * p);
-  CHECK(term(opt, "optimizer_temp") == 2 * p);                  // foreach's copy of v
-  CHECK(term(opt, "grad_buckets") == 2 * p);                    // gradient_as_bucket_view=False
-  CHECK(term(phase(e, "forward_backward"), "gradients") == 0);  // set_to_none, one micro-batch
+  CHECK(term_memory_peak(opt, "weights") == 2 * p);
+  CHECK(term_memory_peak(opt, "optimizer_states") == 4 * p);
+  CHECK(term_memory_peak(opt, "optimizer_temp") == 2 * p);                  // foreach's copy of v
+  CHECK(term_memory_peak(opt, "grad_buckets") == 2 * p);                    // gradient_as_bucket_view=False
+  CHECK(term_memory_peak(phase(e, "forward_backward"), "gradients") == 0);  // set_to_none, one micro-batch
   in.micro_batches = 4;
   e = estimate_rank(in);
-  CHECK(term(phase(e, "forward_backward"), "gradients") == 2 * p);
+  CHECK(term_memory_peak(phase(e, "forward_backward"), "gradients") == 2 * p);
   // Llama-3-8B in DDP does not fit an 80 GB GPU: 6 x 2 B x 8.03 G = 96 GB at the step.
   CHECK(e.peak_bytes() > 80e9);
 }
 
 TEST_CASE("memory: Megatron stage 0 holds pp micro-batches under 1F1B, the last stage the logits", "[models]") {
   MemoryInputs in;
-  in.model = llama3_8b();
+  in.model = llama3_8b_memory_peak();
   in.strategy = Strategy::Megatron;
   in.tp = 2, in.pp = 4, in.dp = 2;
   in.micro_batches = 8;
@@ -174,12 +174,12 @@ TEST_CASE("memory: Megatron stage 0 holds pp micro-batches under 1F1B, the last 
   const double per_token = block_activation_bytes_per_token(in.model, 2, false, Recompute::None);
   in.stage = 0;
   RankEstimate first = estimate_rank(in);
-  CHECK(term(phase(first, "forward_backward"), "activations") == Approx(tokens * 32 * per_token));
-  CHECK(term(phase(first, "forward_backward"), "logits") == 0);
+  CHECK(term_memory_peak(phase(first, "forward_backward"), "activations") == Approx(tokens * 32 * per_token));
+  CHECK(term_memory_peak(phase(first, "forward_backward"), "logits") == 0);
   in.stage = 3;
   RankEstimate last = estimate_rank(in);
-  CHECK(term(phase(last, "forward_backward"), "activations") == Approx(tokens * 8 * per_token + tokens * 4 * 4096));
-  CHECK(term(phase(last, "forward_backward"), "logits") == Approx(tokens * 14 * 128256));
+  CHECK(term_memory_peak(phase(last, "forward_backward"), "activations") == Approx(tokens * 8 * per_token + tokens * 4 * 4096));
+  CHECK(term_memory_peak(phase(last, "forward_backward"), "logits") == Approx(tokens * 14 * 128256));
   // Model states: 18 B per parameter of the stage's shard; distributed optimizer 6 + 12/d.
   MemoryInputs stage0 = in;
   stage0.stage = 0;
@@ -187,25 +187,25 @@ TEST_CASE("memory: Megatron stage 0 holds pp micro-batches under 1F1B, the last 
   CHECK(p0 == Approx(8 * (in.model.block_matmul_params() / 2.0 + in.model.block_norm_params()) +
                      in.model.embedding_params()));
   const Phase& opt0 = phase(first, "optimizer");
-  CHECK(term(opt0, "weights") + term(opt0, "gradients") + term(opt0, "optimizer_states") == Approx(18 * p0));
+  CHECK(term_memory_peak(opt0, "weights") + term_memory_peak(opt0, "gradients") + term_memory_peak(opt0, "optimizer_states") == Approx(18 * p0));
   in.stage = 0;
   in.distributed_optimizer = true;
   const RankEstimate dist = estimate_rank(in);
   const Phase& opt_d = phase(dist, "optimizer");
-  CHECK(term(opt_d, "weights") + term(opt_d, "gradients") + term(opt_d, "optimizer_states") ==
+  CHECK(term_memory_peak(opt_d, "weights") + term_memory_peak(opt_d, "gradients") + term_memory_peak(opt_d, "optimizer_states") ==
         Approx((6 + 12.0 / 2) * p0));
 }
 
 TEST_CASE("memory: NCCL buffers and the framework overhead are in every phase", "[models]") {
   MemoryInputs in;
-  in.model = llama3_8b();
+  in.model = llama3_8b_memory_peak();
   in.strategy = Strategy::Fsdp;
   in.dp = 8;
   in.nccl_bytes = 3e8;
   in.framework_overhead_bytes = 8.7e8;
   const RankEstimate e = estimate_rank(in);
   for (const Phase& p : e.phases) {
-    CHECK(term(p, "nccl_buffers") == 3e8);
-    CHECK(term(p, "framework_overhead") == 8.7e8);
+    CHECK(term_memory_peak(p, "nccl_buffers") == 3e8);
+    CHECK(term_memory_peak(p, "framework_overhead") == 8.7e8);
   }
 }

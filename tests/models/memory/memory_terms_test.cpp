@@ -9,7 +9,7 @@ using namespace models::memory;
 using models::model::ModelShape;
 
 namespace {
-models::model::ModelShape decoder(int layers = 8) {
+models::model::ModelShape decoder_memory_terms(int layers = 8) {
   // scenarios/validation/h200x1: h 4096, 32 heads (no GQA), ffn 14336, V 32000, seq 2048.
   models::model::ModelShape m;
   m.layers = layers, m.hidden = 4096, m.heads = 32, m.kv_heads = 32, m.ffn = 14336, m.vocab = 32000, m.seq = 2048;
@@ -18,7 +18,7 @@ models::model::ModelShape decoder(int layers = 8) {
 }  // namespace
 
 TEST_CASE("memory: a Llama block keeps 16h + 8ffn bytes per token without GQA, TP or recompute", "[models]") {
-  const models::model::ModelShape m = decoder();
+  const models::model::ModelShape m = decoder_memory_terms();
   CHECK(block_activation_bytes_per_token(m, 1, false, Recompute::None) == 16.0 * 4096 + 8.0 * 14336);
   // Selective recompute drops the attention scores, which SDPA never stores: nothing changes.
   CHECK(block_activation_bytes_per_token(m, 1, false, Recompute::Selective) == 16.0 * 4096 + 8.0 * 14336);
@@ -27,7 +27,7 @@ TEST_CASE("memory: a Llama block keeps 16h + 8ffn bytes per token without GQA, T
 }
 
 TEST_CASE("memory: TP splits q, k, v, the attention output and the MLP, SP splits the rest too", "[models]") {
-  models::model::ModelShape m = decoder();
+  models::model::ModelShape m = decoder_memory_terms();
   m.kv_heads = 8;  // GQA: kv_dim = 1024
   const double h = 4096, kv = 1024, f = 14336;
   // replicated 4 x 2h, split 2(2h + 2kv) + 8f over t = 4
@@ -41,7 +41,7 @@ TEST_CASE("memory: TP splits q, k, v, the attention output and the MLP, SP split
 
 TEST_CASE("memory: an MoE block keeps every routed copy's expert input, output and intermediates", "[models]") {
   // Mixtral-8x7B: h 4096, GQA kv_dim 1024, 8 experts of 14336, top-2; TP 2 with SP, bf16.
-  models::model::ModelShape m = decoder();
+  models::model::ModelShape m = decoder_memory_terms();
   m.kv_heads = 8;
   m.moe.experts = 8, m.moe.top_k = 2, m.moe.moe_ffn = 14336;
   const double h = 4096, kv = 1024, f = 14336, t = 2;

@@ -15,7 +15,7 @@
 using namespace models::nccl;
 
 namespace {
-CommView h200x4() {
+CommView h200x4_tuning() {
   CommView v;
   v.nranks = 4;
   v.nnodes = 1;
@@ -26,7 +26,7 @@ CommView h200x4() {
   return v;
 }
 void check(CollOp op, Algo a, Proto p, double lat_us, double bw_gbs) {
-  const AlgoCost c = nccl_cost(h200x4(), op, a, p);
+  const AlgoCost c = nccl_cost(h200x4_tuning(), op, a, p);
   INFO(coll_op_name(op) << " " << algo_name(a) << "/" << proto_name(p));
   CHECK(c.latency_us == Approx(lat_us).margin(0.05));
   CHECK(c.algbw_gbs == Approx(bw_gbs).margin(0.05));
@@ -50,39 +50,39 @@ TEST_CASE("tuning: NCCL's latency/bandwidth table on 4xH200 is reproduced", "[nc
   check(CollOp::AllReduce, Algo::Tree, Proto::LL128, 21.5, 128.8);
   check(CollOp::AllReduce, Algo::Tree, Proto::Simple, 32.4, 165.6);
   // Tree exists only for all-reduce.
-  CHECK(nccl_cost(h200x4(), CollOp::AllGather, Algo::Tree, Proto::Simple).algbw_gbs == 0);
+  CHECK(nccl_cost(h200x4_tuning(), CollOp::AllGather, Algo::Tree, Proto::Simple).algbw_gbs == 0);
 }
 
 TEST_CASE("tuning: NCCL picks LL, then LL128, then Simple as messages grow", "[nccl]") {
   const TuningEnv env;
   // Crossovers from the table: LL/LL128 at 10.2 + S/94e3 = 25.4 + S/220.8e3 -> S = 2.49 MB;
   // LL128/Simple at 25.4 + S/220.8e3 = 28.8 + S/240e3 -> S = 9.4 MB.
-  CHECK(choose(h200x4(), env, CollOp::AllReduce, 8).proto == Proto::LL);
-  CHECK(choose(h200x4(), env, CollOp::AllReduce, 2 << 20).proto == Proto::LL);
-  CHECK(choose(h200x4(), env, CollOp::AllReduce, 4 << 20).proto == Proto::LL128);
-  CHECK(choose(h200x4(), env, CollOp::AllReduce, 8 << 20).proto == Proto::LL128);
-  CHECK(choose(h200x4(), env, CollOp::AllReduce, 16 << 20).proto == Proto::Simple);
-  CHECK(choose(h200x4(), env, CollOp::AllReduce, 1 << 30).algo == Algo::Ring);
+  CHECK(choose(h200x4_tuning(), env, CollOp::AllReduce, 8).proto == Proto::LL);
+  CHECK(choose(h200x4_tuning(), env, CollOp::AllReduce, 2 << 20).proto == Proto::LL);
+  CHECK(choose(h200x4_tuning(), env, CollOp::AllReduce, 4 << 20).proto == Proto::LL128);
+  CHECK(choose(h200x4_tuning(), env, CollOp::AllReduce, 8 << 20).proto == Proto::LL128);
+  CHECK(choose(h200x4_tuning(), env, CollOp::AllReduce, 16 << 20).proto == Proto::Simple);
+  CHECK(choose(h200x4_tuning(), env, CollOp::AllReduce, 1 << 30).algo == Algo::Ring);
   // 24 channels for large messages (the log's "24 coll channels"), fewer for small ones.
-  CHECK(choose(h200x4(), env, CollOp::AllReduce, 1 << 30).channels == 24);
-  CHECK(choose(h200x4(), env, CollOp::AllReduce, 8).channels == 1);
+  CHECK(choose(h200x4_tuning(), env, CollOp::AllReduce, 1 << 30).channels == 24);
+  CHECK(choose(h200x4_tuning(), env, CollOp::AllReduce, 8).channels == 1);
 }
 
 TEST_CASE("tuning: NCCL_ALGO, NCCL_PROTO and channel limits use NCCL's syntax", "[nccl]") {
   TuningEnv env = parse_nccl_env({{"NCCL_PROTO", "Simple"}, {"NCCL_ALGO", "Tree"}}).tuning;
-  const Choice c = choose(h200x4(), env, CollOp::AllReduce, 1 << 20);
+  const Choice c = choose(h200x4_tuning(), env, CollOp::AllReduce, 1 << 20);
   CHECK(c.algo == Algo::Tree);
   CHECK(c.proto == Proto::Simple);
   env = parse_nccl_env({{"NCCL_PROTO", "^LL128,LL"}}).tuning;
-  CHECK(choose(h200x4(), env, CollOp::AllReduce, 8).proto == Proto::Simple);
+  CHECK(choose(h200x4_tuning(), env, CollOp::AllReduce, 8).proto == Proto::Simple);
   env = parse_nccl_env({{"NCCL_MAX_NCHANNELS", "4"}}).tuning;
-  CHECK(choose(h200x4(), env, CollOp::AllReduce, 1 << 30).channels == 4);
+  CHECK(choose(h200x4_tuning(), env, CollOp::AllReduce, 1 << 30).channels == 4);
   CHECK_THROWS_AS(parse_nccl_env({{"NCCL_PROTO", "Fast"}}).tuning, models::SpecError);
   CHECK_THROWS_WITH(parse_nccl_env({{"NCCL_MAX_NCHANNELS", "many"}}).tuning, Catch::Contains("expected an integer"));
 }
 
 TEST_CASE("tuning: multi-node rings pay network hops, LL128 needs NVLink inside the node", "[nccl]") {
-  CommView v = h200x4();
+  CommView v = h200x4_tuning();
   v.nranks = 16;
   v.nnodes = 4;
   v.bw_inter_gbs = 12.5;
@@ -141,7 +141,7 @@ TEST_CASE("tuning: algorithm, protocol and channels NCCL logged per size on 4xH2
                       {524288, Proto::LL, 24},     {2097152, Proto::LL, 24},      {4194304, Proto::LL128, 24},
                       {8388608, Proto::LL128, 24}, {16777216, Proto::Simple, 24}, {1073741824, Proto::Simple, 24}};
   for (const Row& r : rows) {
-    const Choice c = choose(h200x4(), TuningEnv{}, CollOp::AllReduce, r.bytes);
+    const Choice c = choose(h200x4_tuning(), TuningEnv{}, CollOp::AllReduce, r.bytes);
     INFO(r.bytes << " bytes");
     CHECK(c.algo == Algo::Ring);
     CHECK(c.proto == r.proto);
@@ -191,7 +191,7 @@ TEST_CASE("tuning: every choice in NCCL's 4xH200 logs (all-reduce, all-gather, r
   // (channel_layout.hpp), which leaves 22 of 24 channels busy in 4 P2P lines (all-gather and
   // reduce-scatter at 512 KiB, broadcast at 512 KiB and 2 MiB).
   const std::string logs = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4/measured/logs/";
-  const auto [p2p, p2p_exact] = check_log_choices(logs + "p2p_n4.rank0.log", h200x4());
+  const auto [p2p, p2p_exact] = check_log_choices(logs + "p2p_n4.rank0.log", h200x4_tuning());
   CHECK(p2p >= 80);
   CHECK(p2p_exact == p2p);
   CommView sock;
@@ -210,7 +210,7 @@ TEST_CASE("tuning: 2 x H200 (NV18): NCCL's table and every choice it logged", "[
   // scenarios/validation/h200x2/n2_tuning.log: NCCL 2.28.9, 2 processes, NCCL_DEBUG_SUBSYS=TUNING.
   // Same graph as 4 GPUs (12 x 30 GB/s) but 2 ranks: Ring all-reduce 7.8/141, 17.8/331.2,
   // 15.2/360; Tree 8.0/61.1, 16.5/180.6, 16.4/232.2; all-gather 7.2/282, 15.9/662.4, 11.8/720.
-  CommView v = h200x4();
+  CommView v = h200x4_tuning();
   v.nranks = 2;
   auto c = [&](CollOp op, Algo a, Proto p) { return nccl_cost(v, op, a, p); };
   CHECK(c(CollOp::AllReduce, Algo::Ring, Proto::LL).latency_us == Approx(7.8).margin(0.05));

@@ -12,7 +12,7 @@ using models::readers::parse_kineto_trace;
 using models::readers::read_kineto_trace;
 
 namespace {
-const std::string kRun = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x1/measured_run/";
+const std::string kRunOfKinetoTrace = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x1/measured_run/";
 double class_ms(const models::readers::TraceStep& s, KernelClass c) { return s.class_s[int(c)] * 1e3; }
 }  // namespace
 
@@ -31,7 +31,7 @@ TEST_CASE("kineto trace: kernel classes by name", "[models][readers][kineto]") {
 }
 
 TEST_CASE("kineto trace: the measured plain step on one H200", "[models][readers][kineto]") {
-  const auto t = read_kineto_trace(kRun + "kineto_plain_step.json");
+  const auto t = read_kineto_trace(kRunOfKinetoTrace + "kineto_plain_step.json");
   CHECK(t.device == "NVIDIA H200");
   CHECK(t.gpus == 1);
   REQUIRE(t.steps.size() == 2);
@@ -106,5 +106,5 @@ TEST_CASE("kineto trace: malformed traces fail at FILE:LINE:COL with the JSON pa
   fails("{\"traceEvents\": [\n {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a\", \"ts\": 1, \"dur\": 2}]}", 1, 17,
         "no GPU events");
   fails("[1, 2]", 1, 1, "expected a Chrome trace object");
-  CHECK_THROWS_AS(read_kineto_trace(kRun + "no-such-trace.json"), ParseError);
+  CHECK_THROWS_AS(read_kineto_trace(kRunOfKinetoTrace + "no-such-trace.json"), ParseError);
 }

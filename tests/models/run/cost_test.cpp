@@ -6,7 +6,7 @@
 #include "models/run/run.hpp"
 
 namespace {
-models::ScenarioSpec p4d(int nodes) {
+models::ScenarioSpec p4d_cost(int nodes) {
   models::ScenarioSpec s;
   s.cluster.instance = "p4d.24xlarge";
   s.cluster.nodes = nodes;
@@ -15,7 +15,7 @@ models::ScenarioSpec p4d(int nodes) {
 }  // namespace
 
 TEST_CASE("run: a node's price comes from the scenario, then the price file, then the catalog", "[models][run]") {
-  auto s = p4d(2);
+  auto s = p4d_cost(2);
   REQUIRE(models::hw::find_price("p4d.24xlarge"));
   CHECK(models::node_price(s, "p4d.24xlarge")->usd_per_hour == 32.7726);
   s.cluster.prices["p4d.24xlarge"] = {20, "file:1:1"};
@@ -25,7 +25,7 @@ TEST_CASE("run: a node's price comes from the scenario, then the price file, the
   // The cluster: 2 nodes x $15.
   CHECK(models::cluster_price(s)->usd_per_hour == 30);
   // No price: nothing guessed, the instance named.
-  auto t = p4d(1);
+  auto t = p4d_cost(1);
   t.cluster.instance = "dgx-h100";
   std::string missing;
   CHECK(!models::cluster_price(t, &missing));
@@ -33,7 +33,7 @@ TEST_CASE("run: a node's price comes from the scenario, then the price file, the
 }
 
 TEST_CASE("run: cost per step, run and million tokens from the step time", "[models][run]") {
-  auto s = p4d(4);
+  auto s = p4d_cost(4);
   models::RunResult r;
   r.step_time_s = 2;
   r.run_time_s = 200;
@@ -49,7 +49,7 @@ TEST_CASE("run: cost per step, run and million tokens from the step time", "[mod
 }
 
 TEST_CASE("run: training.tokens sets the run's steps", "[models][run]") {
-  models::ScenarioSpec s = p4d(1);
+  models::ScenarioSpec s = p4d_cost(1);
   s.training.tokens = 1e9;
   models::RunResult r;
   r.step_time_s = 1;

@@ -7,7 +7,7 @@
 #include "models/error.hpp"
 
 namespace {
-models::ScenarioSpec p4d(int pods_per_node, int gpus_per_pod) {
+models::ScenarioSpec p4d_layout_line(int pods_per_node, int gpus_per_pod) {
   models::ScenarioSpec s;
   s.cluster.instance = "p4d.24xlarge";
   s.cluster.nodes = 1;
@@ -22,16 +22,16 @@ models::ScenarioSpec p4d(int pods_per_node, int gpus_per_pod) {
 TEST_CASE("layout line: GPUs, nodes, pods and the strategy of the seeds' three layouts", "[models]") {
   // 1 node x 1 pod x 4 GPUs = 4 GPUs; 1 x 4 x 1 = 4 GPUs in 4 pods; an override to 1 GPU per pod
   // without more pods leaves 1 GPU (the what-if that used to keep its name and hide the change).
-  const auto one_pod = models::describe_layout(p4d(1, 4));
+  const auto one_pod = models::describe_layout(p4d_layout_line(1, 4));
   CHECK(one_pod.gpus == 4);
   CHECK(one_pod.nodes == 1);
   CHECK(one_pod.pods == 1);
   CHECK(one_pod.line == "4 GPUs: 1 node p4d.24xlarge, 1 pod x 4 GPUs; zero3, dp 4");
-  const auto four_pods = models::describe_layout(p4d(4, 1));
+  const auto four_pods = models::describe_layout(p4d_layout_line(4, 1));
   CHECK(four_pods.gpus == 4);
   CHECK(four_pods.pods == 4);
   CHECK(four_pods.line == "4 GPUs: 1 node p4d.24xlarge, 4 pods x 1 GPU; zero3, dp 4");
-  const auto shrunk = models::describe_layout(p4d(1, 1));
+  const auto shrunk = models::describe_layout(p4d_layout_line(1, 1));
   CHECK(shrunk.gpus == 1);
   CHECK(shrunk.line == "1 GPU: 1 node p4d.24xlarge, 1 pod x 1 GPU; zero3, dp 1");
 }
@@ -52,7 +52,7 @@ TEST_CASE("layout line: Megatron's dp is GPUs / (tp x pp x cp), with vp shown", 
 }
 
 TEST_CASE("layout line: a bare collective names its op and size", "[models]") {
-  auto s = p4d(1, 4);
+  auto s = p4d_layout_line(1, 4);
   s.model.reset();
   s.collective.emplace();
   s.collective->op = "all_reduce";
@@ -62,5 +62,5 @@ TEST_CASE("layout line: a bare collective names its op and size", "[models]") {
 }
 
 TEST_CASE("layout line: a layout that does not tile the node is the placement's error", "[models]") {
-  CHECK_THROWS_AS(models::describe_layout(p4d(4, 4)), models::SpecError);  // 16 GPUs on an 8-GPU node
+  CHECK_THROWS_AS(models::describe_layout(p4d_layout_line(4, 4)), models::SpecError);  // 16 GPUs on an 8-GPU node
 }

@@ -26,3 +26,34 @@ TEST_CASE("run: --time-limit covers the set-up", "[models]") {
   CHECK_FALSE(done.partial);
   CHECK(done.step_time_s > 0);
 }
+
+// RunOptions::progress: each set-up stage once, in the pipeline's order, then the share of the
+// step's operations simulated, never going back within one simulation and ending at 1.
+TEST_CASE("run: progress reports the set-up stages, then the share simulated up to 1", "[models]") {
+  models::ScenarioSpec s;
+  s.cluster.instance = "h200x4";
+  s.collective = models::CollectiveSpec{};
+  s.collective->op = "all_reduce";
+  s.collective->bytes = 1 << 20;
+  std::vector<std::string> stages;
+  std::vector<double> fractions;
+  models::RunOptions options;
+  options.progress = [&](std::string_view stage, double fraction) {
+    if (fraction < 0)
+      stages.emplace_back(stage);
+    else
+      fractions.push_back(fraction);
+  };
+  const auto done = models::run_scenario(s, options);
+  CHECK_FALSE(done.partial);
+  REQUIRE(stages.size() >= 4);
+  CHECK(stages[0] == "building the world (placement, transports, links)");
+  CHECK(stages[1] == "building the collective engine");
+  CHECK(stages[2] == "writing every rank's step program");
+  CHECK(stages[3] == "estimating every rank's memory");
+  REQUIRE_FALSE(fractions.empty());
+  for (std::size_t i = 1; i < fractions.size(); ++i) CHECK(fractions[i] >= fractions[i - 1]);
+  CHECK(fractions.back() == 1.0);
+  // Without a listener nothing changes: the same step.
+  CHECK(models::run_scenario(s).step_time_s == done.step_time_s);
+}

@@ -15,7 +15,7 @@
 using namespace models;
 
 namespace {
-ScenarioSpec cluster(const std::string& instance, int nodes) {
+ScenarioSpec cluster_gpu_rotation(const std::string& instance, int nodes) {
   ScenarioSpec s;
   s.cluster.instance = instance;
   s.cluster.nodes = nodes;
@@ -27,7 +27,7 @@ ScenarioSpec cluster(const std::string& instance, int nodes) {
 TEST_CASE("gpu rotation: on p5, p5en and dgx-b200 every path and transport rotates with the GPUs", "[scale]") {
   for (const char* instance : {"p5.48xlarge", "p5en.48xlarge", "dgx-b200"}) {
     INFO(instance);
-    const ScenarioSpec spec = cluster(instance, 13);
+    const ScenarioSpec spec = cluster_gpu_rotation(instance, 13);
     sim::Simulator sim;
     sim::FlowNetwork net(sim);
     const auto world = World::build(spec, net);
@@ -78,7 +78,7 @@ TEST_CASE("gpu rotation: on p5, p5en and dgx-b200 every path and transport rotat
 }
 
 TEST_CASE("gpu rotation: on p4d the GPUs pair on PCIe switches and NICs, so they rotate two by two", "[scale]") {
-  const ScenarioSpec spec = cluster("p4d.24xlarge", 3);
+  const ScenarioSpec spec = cluster_gpu_rotation("p4d.24xlarge", 3);
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   const auto world = World::build(spec, net);
@@ -96,22 +96,22 @@ TEST_CASE("gpu rotation: refused on one node, a slowed link, partial nodes and m
     const auto world = World::build(spec, net);
     return scale::gpu_rotation(*world, net).why_not;
   };
-  CHECK(why(cluster("p5en.48xlarge", 1)) == "a single node");
-  ScenarioSpec slow = cluster("p5en.48xlarge", 4);
+  CHECK(why(cluster_gpu_rotation("p5en.48xlarge", 1)) == "a single node");
+  ScenarioSpec slow = cluster_gpu_rotation("p5en.48xlarge", 4);
   StragglerSpec st;
   st.link = "node2/nic4-5.tx";
   st.bandwidth_factor = 0.5;
   slow.stragglers.push_back(st);
   CHECK(why(slow).find("node2/nic4-5.tx differs") != std::string::npos);
-  ScenarioSpec partial = cluster("p5en.48xlarge", 4);
+  ScenarioSpec partial = cluster_gpu_rotation("p5en.48xlarge", 4);
   partial.placement.gpus_per_pod = 4;
   CHECK(why(partial) == "nodes not filled with ranks");
-  ScenarioSpec fat = cluster("p5en.48xlarge", 4);  // paths between nodes climb the fabric's switches
+  ScenarioSpec fat = cluster_gpu_rotation("p5en.48xlarge", 4);  // paths between nodes climb the fabric's switches
   fat.cluster.fabric.topology = "fat_tree";
   fat.cluster.fabric.pod_nodes = 2;
   fat.cluster.fabric.oversubscription = 2;
   CHECK(why(fat) == "the fabric's links between nodes depend on the nodes");
-  ScenarioSpec mixed = cluster("p5en.48xlarge", 3);
+  ScenarioSpec mixed = cluster_gpu_rotation("p5en.48xlarge", 3);
   mixed.cluster.groups = {{"p5en.48xlarge", 2}, {"p5.48xlarge", 1}};
   CHECK(why(mixed) == "nodes of several kinds");
 }

@@ -18,7 +18,7 @@ using models::topology::Fabric;
 using models::topology::FabricKind;
 
 namespace {
-std::vector<std::string> names(const sim::FlowNetwork& net, const std::vector<sim::LinkId>& ids) {
+std::vector<std::string> names_fabric(const sim::FlowNetwork& net, const std::vector<sim::LinkId>& ids) {
   std::vector<std::string> out;
   for (auto id : ids) out.emplace_back(net.link_name(id));
   return out;
@@ -60,7 +60,7 @@ TEST_CASE("fabric: fat-tree pods share an oversubscribed uplink of pod_nodes x n
   f.path(0, 0, 1, 2, p);  // same pod: full bisection, no shared link
   CHECK(p.empty());
   f.path(1, 0, 2, 3, p);
-  CHECK(names(net, p) == V{"fabric/pod0/up", "fabric/pod1/down"});
+  CHECK(names_fabric(net, p) == V{"fabric/pod0/up", "fabric/pod1/down"});
   CHECK(net.link_capacity(p[0]) == Approx(25e9));
   CHECK(net.link_kind(p[0]) == "fabric");
   // One switch traversal per link crossed (Ethernet under EFA: 1 us assumed).
@@ -103,7 +103,7 @@ TEST_CASE("fabric: rail-optimized, NIC group i of every node on rail i", "[model
     CHECK(p.empty());
   }
   f.path(0, 1, 3, 2, p);  // rail 1 -> rail 2: up through the spine and down
-  CHECK(names(net, p) == V{"fabric/pod0/rail1/up", "fabric/pod0/rail2/down"});
+  CHECK(names_fabric(net, p) == V{"fabric/pod0/rail1/up", "fabric/pod0/rail2/down"});
   // Full bisection below the pod tier: C_leaf = pod_nodes x rail bandwidth.
   CHECK(net.link_capacity(p[0]) == Approx(4 * 12.5e9));
 }
@@ -115,7 +115,7 @@ TEST_CASE("fabric: rail across pods climbs the rail leaf and the pod tier", "[mo
   f.add_links(net);
   std::vector<sim::LinkId> p;
   f.path(0, 1, 2, 1, p);
-  CHECK(names(net, p) == V{"fabric/pod0/rail1/up", "fabric/pod0/up", "fabric/pod1/down", "fabric/pod1/rail1/down"});
+  CHECK(names_fabric(net, p) == V{"fabric/pod0/rail1/up", "fabric/pod0/up", "fabric/pod1/down", "fabric/pod1/rail1/down"});
   // ~1:7 above the pod, as Meta's Llama 3 cluster: 2 x 50 GB/s / 7.
   CHECK(net.link_capacity(p[1]) == Approx(2 * 50e9 / 7));
   CHECK_THAT(f.describe(), Catch::Contains("rail-optimized"));
@@ -170,10 +170,10 @@ TEST_CASE("fabric: three tiers, pod up, superpod up, superpod down, pod down bet
   f.path(0, 0, 1, 0, p);  // one pod: full bisection
   CHECK(p.empty());
   f.path(0, 0, 2, 0, p);  // another pod of the superpod: the pod tier only
-  CHECK(names(net, p) == V{"fabric/pod0/up", "fabric/pod1/down"});
+  CHECK(names_fabric(net, p) == V{"fabric/pod0/up", "fabric/pod1/down"});
   p.clear();
   f.path(1, 2, 6, 3, p);  // another superpod: both tiers, up then down
-  CHECK(names(net, p) == V{"fabric/pod0/up", "fabric/superpod0/up", "fabric/superpod1/down", "fabric/pod3/down"});
+  CHECK(names_fabric(net, p) == V{"fabric/pod0/up", "fabric/superpod0/up", "fabric/superpod1/down", "fabric/pod3/down"});
   CHECK(net.link_capacity(p[1]) == Approx(50e9));
   // Pairs no longer depend on pods alone (two other pods: this superpod or another).
   CHECK_FALSE(f.by_pod());
@@ -184,7 +184,7 @@ TEST_CASE("fabric: three tiers, pod up, superpod up, superpod down, pod down bet
   r.add_links(rail_net);
   p.clear();
   r.path(0, 1, 7, 1, p);
-  CHECK(names(rail_net, p) == V{"fabric/pod0/rail1/up", "fabric/pod0/up", "fabric/superpod0/up",
+  CHECK(names_fabric(rail_net, p) == V{"fabric/pod0/rail1/up", "fabric/pod0/up", "fabric/superpod0/up",
                                 "fabric/superpod1/down", "fabric/pod3/down", "fabric/pod3/rail1/down"});
 }
 

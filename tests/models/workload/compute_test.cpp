@@ -19,7 +19,7 @@ models::model::ModelShape compute_decoder() {
   s.preset = "h200x4-decoder";
   return models::model::resolve_model(s);
 }
-ComputeRates h200(Precision p = Precision::Bf16) { return make_rates(models::hw::find_gpu("H200"), p, 300e9, 0, {}); }
+ComputeRates h200_compute(Precision p = Precision::Bf16) { return make_rates(models::hw::find_gpu("H200"), p, 300e9, 0, {}); }
 double compute_seconds(const Program& p) {
   double s = 0;
   for (const auto& stream : p.ops)
@@ -31,7 +31,7 @@ double compute_seconds(const Program& p) {
 
 TEST_CASE("workload: a block is its layers' GEMMs, attention and memory-bound kernels", "[workload]") {
   const models::model::ModelShape m = compute_decoder();
-  const ComputeRates r = h200();
+  const ComputeRates r = h200_compute();
   const auto& g = r.gpu.gemm;
   const double gap = r.gpu.launch_gap_s;
   const int64_t T = 4096, h = 4096, f = 14336;
@@ -70,7 +70,7 @@ TEST_CASE("workload: a block is its layers' GEMMs, attention and memory-bound ke
 
 TEST_CASE("workload: tensor parallelism splits the matrices, not the norms, residuals or the head", "[workload]") {
   const models::model::ModelShape m = compute_decoder();
-  const ComputeRates r = h200();
+  const ComputeRates r = h200_compute();
   const BlockSeconds b1 = block_seconds(m, 4096, 1, r), b4 = block_seconds(m, 4096, 4, r);
   // Attention over heads / 4: F / 4, the fixed costs stay.
   const auto& a = r.gpu.attention;
@@ -135,7 +135,7 @@ TEST_CASE("workload: each framework's optimizer: foreach on torch, FusedAdam on 
   CHECK_THROWS_AS(optimizer_plan(bad, Strategy::Ddp), models::SpecError);
   // Time: AdamW at its bandwidth, the launch gaps of 8 multi-tensor ops per 2.1e7 parameters
   // (1 for fused), master casts at 6 B per parameter.
-  const ComputeRates r = h200();
+  const ComputeRates r = h200_compute();
   const OptimizerPlan m{OptimizerImpl::Fused, 4, true, true};
   const double n = 1e9, launches = std::ceil(n / (320.0 * 65536));
   CHECK(optimizer_seconds(n, m, r) ==
@@ -145,7 +145,7 @@ TEST_CASE("workload: each framework's optimizer: foreach on torch, FusedAdam on 
 
 TEST_CASE("workload: the one-GPU step programs compute exactly the closed-form breakdown", "[workload]") {
   const models::model::ModelShape m = compute_decoder();
-  const ComputeRates r = h200();
+  const ComputeRates r = h200_compute();
   models::TrainingSpec t;
   t.micro_batch = 2;
   // Plain bf16 (tp_n1): Megatron builder, TP = PP = DP = 1, bf16 parameters, foreach.
@@ -178,16 +178,16 @@ TEST_CASE("workload: the one-GPU step programs compute exactly the closed-form b
 
 TEST_CASE("workload: fp8 runs the GEMMs at the fp8 law and leaves attention and activations in 16 bits", "[workload]") {
   const models::model::ModelShape m = compute_decoder();
-  const BlockSeconds b16 = block_seconds(m, 4096, 1, h200()), b8 = block_seconds(m, 4096, 1, h200(Precision::Fp8));
+  const BlockSeconds b16 = block_seconds(m, 4096, 1, h200_compute()), b8 = block_seconds(m, 4096, 1, h200_compute(Precision::Fp8));
   const double g16 = b16.attn_fwd.gemm + b16.mlp_fwd.gemm + b16.attn_bwd.gemm + b16.mlp_bwd.gemm;
   const double g8 = b8.attn_fwd.gemm + b8.mlp_fwd.gemm + b8.attn_bwd.gemm + b8.mlp_bwd.gemm;
   // fp8 is 1.8-1.9x bf16 at these sizes (ANALYSIS.md section 1: 1.79x at min dim 4096).
   CHECK(g16 / g8 == Approx(1.75).epsilon(0.08));
   CHECK(b8.attn_fwd.attention == b16.attn_fwd.attention);
   // Memory-bound work is 16-bit work plus the quantizations (the next test has their closed form).
-  const BlockKernels k8 = block_kernels(m, 4096, 1, h200(Precision::Fp8));
+  const BlockKernels k8 = block_kernels(m, 4096, 1, h200_compute(Precision::Fp8));
   CHECK(b8.mlp_bwd.memory == Approx(b16.mlp_bwd.memory + k8.fp8_mlp_bwd).epsilon(1e-12));
-  CHECK(block_kernels(m, 4096, 1, h200()).fp8_mlp_bwd == 0);
+  CHECK(block_kernels(m, 4096, 1, h200_compute()).fp8_mlp_bwd == 0);
   models::TrainingSpec t;
   t.precision = "fp8";
   CHECK(training_precision(t) == Precision::Fp8);
@@ -201,7 +201,7 @@ TEST_CASE("workload: fp8 quantizations move 6 B per element at the Fp8Cast rate,
   // scale kernel and a fused cast + transpose. Decoder: h 4096, kv 4096 (32 heads, no GQA), f 14336
   // (SwiGLU: gate and up one 2f-wide weight), T tokens, tp 2.
   const models::model::ModelShape m = compute_decoder();
-  const ComputeRates r = h200(Precision::Fp8);
+  const ComputeRates r = h200_compute(Precision::Fp8);
   const double T = 4096, h = 4096, f = 14336, tp = 2, gap = r.gpu.launch_gap_s;
   const double bw = r.gpu.memory.bandwidth(MemKernel::Fp8Cast);
   CHECK(bw == 2.87e12);
@@ -215,6 +215,6 @@ TEST_CASE("workload: fp8 quantizations move 6 B per element at the Fp8Cast rate,
   CHECK(k.fp8_mlp_weights == Approx(cast((2 * f * h + f * h) / tp, 2)));
   // The output layer stays 16-bit: its GEMMs at the bf16 law under fp8.
   const HeadKernels h8 = head_kernels(m, int64_t(T), int64_t(T), 1, r),
-                    h16 = head_kernels(m, int64_t(T), int64_t(T), 1, h200());
+                    h16 = head_kernels(m, int64_t(T), int64_t(T), 1, h200_compute());
   CHECK(h8.logits.fwd == Approx(h16.logits.fwd).epsilon(1e-12));
 }

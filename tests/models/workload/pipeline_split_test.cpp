@@ -11,7 +11,7 @@
 using namespace models::workload;
 
 namespace {
-std::string error_key(int layers, int pp, int vp, const models::ParallelSpec& par) {
+std::string error_key_pipeline_split(int layers, int pp, int vp, const models::ParallelSpec& par) {
   try {
     make_pipeline_split(layers, pp, vp, par);
   } catch (const models::SpecError& e) {
@@ -40,8 +40,8 @@ TEST_CASE("pipeline split: even, L / (pp vp) consecutive layers per chunk", "[wo
   CHECK(p.stage_layers(2) == 8);
   CHECK(p.stage_layer_ids(0) == std::vector<int>{0, 1, 2, 3, 16, 17, 18, 19});
   check_cover(p, 32);
-  CHECK(error_key(30, 4, 1, {}) == "parallel.pp");  // 30 layers over 4 stages
-  CHECK(error_key(32, 4, 3, {}) == "parallel.vp");  // 8 per stage into 3 chunks
+  CHECK(error_key_pipeline_split(30, 4, 1, {}) == "parallel.pp");  // 30 layers over 4 stages
+  CHECK(error_key_pipeline_split(32, 4, 3, {}) == "parallel.vp");  // 8 per stage into 3 chunks
 }
 
 TEST_CASE("pipeline split: uneven first/last stages, the rest evenly (transformer_block.py)", "[workload]") {
@@ -63,12 +63,12 @@ TEST_CASE("pipeline split: uneven first/last stages, the rest evenly (transforme
   CHECK(q.chunk_layers(0, 0) == 3);
   CHECK(q.chunk_layers(1, 1) == 4);
   check_cover(q, 30);
-  CHECK(error_key(30, 4, 4, first) == "parallel.vp");  // 6 into 4 chunks
+  CHECK(error_key_pipeline_split(30, 4, 4, first) == "parallel.vp");  // 6 into 4 chunks
   first.decoder_first_pipeline_num_layers = 5;         // 25 over 3 stages
-  CHECK(error_key(30, 4, 1, first) == "parallel.decoder_first_pipeline_num_layers");
+  CHECK(error_key_pipeline_split(30, 4, 1, first) == "parallel.decoder_first_pipeline_num_layers");
   first.decoder_first_pipeline_num_layers = 40;  // more than the model
-  CHECK(error_key(30, 4, 1, first) == "parallel.decoder_first_pipeline_num_layers");
-  CHECK(error_key(30, 1, 1, par) == "parallel.decoder_first_pipeline_num_layers");  // no pipeline
+  CHECK(error_key_pipeline_split(30, 4, 1, first) == "parallel.decoder_first_pipeline_num_layers");
+  CHECK(error_key_pipeline_split(30, 1, 1, par) == "parallel.decoder_first_pipeline_num_layers");  // no pipeline
 }
 
 TEST_CASE("pipeline split: embedding and loss accounted as layers (Llama 3's layout)", "[workload]") {
@@ -91,12 +91,12 @@ TEST_CASE("pipeline split: embedding and loss accounted as layers (Llama 3's lay
   CHECK(q.chunk_layers(0, 0) == 1);
   CHECK(q.chunk_layers(0, 1) == 2);
   check_cover(q, 126);
-  CHECK(error_key(126, 16, 1, {}) == "parallel.pp");  // unaccounted, 126 over 16
+  CHECK(error_key_pipeline_split(126, 16, 1, {}) == "parallel.pp");  // unaccounted, 126 over 16
   models::ParallelSpec both = par;
   both.decoder_first_pipeline_num_layers = 7;
-  CHECK(error_key(126, 16, 1, both) == "parallel.account_for_embedding_in_pipeline_split");
+  CHECK(error_key_pipeline_split(126, 16, 1, both) == "parallel.account_for_embedding_in_pipeline_split");
   models::ParallelSpec loss;
   loss.account_for_loss_in_pipeline_split = true;  // 127 + 1 over 16
-  CHECK(error_key(127, 16, 1, loss).empty());
-  CHECK(error_key(126, 16, 1, loss) == "parallel.account_for_loss_in_pipeline_split");
+  CHECK(error_key_pipeline_split(127, 16, 1, loss).empty());
+  CHECK(error_key_pipeline_split(126, 16, 1, loss) == "parallel.account_for_loss_in_pipeline_split");
 }

@@ -12,7 +12,7 @@ std::vector<std::string> names(const sim::FlowNetwork& net, const std::vector<si
   for (auto id : ids) out.emplace_back(net.link_name(id));
   return out;
 }
-models::ScenarioSpec p4d(int nodes, const std::string& topology) {
+models::ScenarioSpec p4d_fabric_paths(int nodes, const std::string& topology) {
   models::ScenarioSpec s;
   s.cluster.instance = "p4d.24xlarge";
   s.cluster.nodes = nodes;
@@ -25,7 +25,7 @@ using V = std::vector<std::string>;
 TEST_CASE("world: rail mapping, GPU g's NIC i reaches NIC i of another node through its rail leaf only", "[models]") {
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
-  auto w = models::World::build(p4d(2, "rail"), net);
+  auto w = models::World::build(p4d_fabric_paths(2, "rail"), net);
   std::vector<sim::LinkId> p;
   // p4d: GPUs 2k and 2k+1 share EFA k (aws-ofi-nccl p4d-24xl-topo.xml). Rank 8 is node 1's GPU 0.
   w->path(0, 8, p);
@@ -41,8 +41,8 @@ TEST_CASE("world: rail mapping, GPU g's NIC i reaches NIC i of another node thro
 TEST_CASE("world: the default fabric adds no link and keeps the description", "[models]") {
   sim::Simulator sim;
   sim::FlowNetwork a(sim), b(sim);
-  auto plain = models::World::build(p4d(2, "nonblocking"), a);
-  auto fat = models::World::build(p4d(2, "fat_tree"), b);  // one pod of every node: no shared link
+  auto plain = models::World::build(p4d_fabric_paths(2, "nonblocking"), a);
+  auto fat = models::World::build(p4d_fabric_paths(2, "fat_tree"), b);  // one pod of every node: no shared link
   CHECK(a.link_count() == b.link_count());
   CHECK(plain->describe() == fat->describe().substr(0, plain->describe().size()));
   CHECK(plain->describe().find("fabric") == std::string::npos);

@@ -18,7 +18,7 @@
 using namespace models;
 
 namespace {
-ScenarioSpec ring_on(const std::string& instance, int nodes, int64_t bytes) {
+ScenarioSpec ring_on_link_stragglers(const std::string& instance, int nodes, int64_t bytes) {
   ScenarioSpec s;
   s.cluster.instance = instance;
   s.cluster.nodes = nodes;
@@ -59,7 +59,7 @@ TEST_CASE("link stragglers: a pattern matches link names, '*' any run, '?' one c
 }
 
 TEST_CASE("link stragglers: capacity and latency scaled, raw bandwidth with them, only on matching links", "[models]") {
-  ScenarioSpec s = ring_on("p4d.24xlarge", 2, 1 << 20);
+  ScenarioSpec s = ring_on_link_stragglers("p4d.24xlarge", 2, 1 << 20);
   s.cluster.fabric.topology = "fat_tree";
   s.cluster.fabric.pod_nodes = 1;
   sim::Simulator sim;
@@ -101,7 +101,7 @@ TEST_CASE("link stragglers: one GPU's NVLink port at 1/4 makes a one-node ring's
   // p4d, 8 GPUs on NVSwitch: the ring's every edge leaves one GPU's port; the slowed port is the
   // narrowest link of its edge, which then moves at f of the others' rate, and the ring ends with
   // its slowest edge: b' = b / f.
-  ScenarioSpec s = ring_on("p4d.24xlarge", 1, 1 << 28);
+  ScenarioSpec s = ring_on_link_stragglers("p4d.24xlarge", 1, 1 << 28);
   const double even = slope(s);
   s.stragglers.push_back(slow_link("node0/gpu3/nvlink.tx", 0.25));
   const double slow = slope(s);
@@ -113,7 +113,7 @@ TEST_CASE("link stragglers: a fabric uplink at half rate: the ring's closed form
   // C_pod = 4 x 12.5 GB/s, node 0's four rings leaving it (tests/models/collectives/
   // fabric_ring_test.cpp). At f = 1/2 the four rings share f C_pod, below each ring edge's cap,
   // so the bytes crossing it, 2(n-1)/n S in all, set the slope: b' = 2(n-1)/n / (f C_pod).
-  ScenarioSpec s = ring_on("p4d.24xlarge", 2, 1 << 28);
+  ScenarioSpec s = ring_on_link_stragglers("p4d.24xlarge", 2, 1 << 28);
   s.cluster.fabric.topology = "fat_tree";
   s.cluster.fabric.pod_nodes = 1;
   const double c_pod = 4 * 12.5e9, n = 16;
@@ -130,7 +130,7 @@ TEST_CASE("link stragglers: a fabric uplink at half rate: the ring's closed form
 }
 
 TEST_CASE("link stragglers: a pattern that names no link is an error naming the closest links", "[models]") {
-  ScenarioSpec s = ring_on("p4d.24xlarge", 2, 1 << 20);
+  ScenarioSpec s = ring_on_link_stragglers("p4d.24xlarge", 2, 1 << 20);
   s.stragglers.push_back(slow_link("node1/gpu9/nvlink.tx", 0.5));
   try {
     run_scenario(s);

@@ -13,7 +13,7 @@ std::vector<std::string> path_link_names(const sim::FlowNetwork& net, const std:
   for (auto id : ids) out.emplace_back(net.link_name(id));
   return out;
 }
-models::ScenarioSpec scenario(const std::string& instance, int pods, int gpus, int nodes = 1) {
+models::ScenarioSpec scenario_world_paths(const std::string& instance, int pods, int gpus, int nodes = 1) {
   models::ScenarioSpec s;
   s.cluster.instance = instance;
   s.cluster.nodes = nodes;
@@ -27,7 +27,7 @@ using V = std::vector<std::string>;
 TEST_CASE("transport: P2P NVLink crosses the sender's NVLink tx and the receiver's rx", "[models][nccl]") {
   sim::Simulator simulator;
   sim::FlowNetwork net(simulator);
-  auto w = models::World::build(scenario("h200x4", 1, 4), net);
+  auto w = models::World::build(scenario_world_paths("h200x4", 1, 4), net);
   std::vector<sim::LinkId> p;
   w->path(0, 1, p);
   CHECK(path_link_names(net, p) == V{"node0/gpu0/nvlink.tx", "node0/gpu1/nvlink.rx"});
@@ -47,7 +47,7 @@ TEST_CASE("transport: P2P NVLink crosses the sender's NVLink tx and the receiver
 TEST_CASE("transport: SHM and Socket paths go through host memory", "[models][nccl]") {
   sim::Simulator simulator;
   sim::FlowNetwork net(simulator);
-  auto s = scenario("h200x4", 1, 4);
+  auto s = scenario_world_paths("h200x4", 1, 4);
   s.nccl_env["NCCL_P2P_DISABLE"] = "1";
   auto shm = models::World::build(s, net);
   std::vector<sim::LinkId> p;
@@ -72,14 +72,14 @@ TEST_CASE("transport: SHM and Socket paths go through host memory", "[models][nc
 TEST_CASE("transport: NET with GDR uses the GPU's closest NIC, p4d shares one EFA per two GPUs", "[models][nccl]") {
   sim::Simulator simulator;
   sim::FlowNetwork net(simulator);
-  auto w = models::World::build(scenario("p4d.24xlarge", 1, 8, 2), net);
+  auto w = models::World::build(scenario_world_paths("p4d.24xlarge", 1, 8, 2), net);
   std::vector<sim::LinkId> p;
   w->path(3, 11, p);  // GPU 3 of node 0 -> GPU 3 of node 1: both under switch 1 with EFA 1
   CHECK(path_link_names(net, p) == V{"node0/gpu3/pcie.up", "node0/nic1.tx", "node1/nic1.rx", "node1/gpu3/pcie.down"});
   CHECK(net.link_capacity(p[1]) == Approx(12.5e9));  // 100 Gb/s EFA v1
   CHECK(net.link_kind(p[1]) == "efa");
   // Staged (no GDR): host memory on both sides, crossing the switch uplinks.
-  auto s = scenario("p4d.24xlarge", 1, 8, 2);
+  auto s = scenario_world_paths("p4d.24xlarge", 1, 8, 2);
   s.nccl_env["NCCL_NET_GDR_LEVEL"] = "LOC";
   sim::FlowNetwork net2(simulator);
   auto staged = models::World::build(s, net2);
@@ -92,7 +92,7 @@ TEST_CASE("transport: NET with GDR uses the GPU's closest NIC, p4d shares one EF
 TEST_CASE("transport: p5 spreads a GPU over its four EFAs, params override raw capacities", "[models][nccl]") {
   sim::Simulator simulator;
   sim::FlowNetwork net(simulator);
-  auto s = scenario("p5.48xlarge", 1, 8, 2);
+  auto s = scenario_world_paths("p5.48xlarge", 1, 8, 2);
   s.cluster.params["pcie.bandwidth"] = 40e9;
   auto w = models::World::build(s, net);
   std::vector<sim::LinkId> p;
@@ -106,7 +106,7 @@ TEST_CASE("transport: p5 spreads a GPU over its four EFAs, params override raw c
 TEST_CASE("transport: 16k ranks build quickly and answer transports on demand", "[models][nccl]") {
   sim::Simulator simulator;
   sim::FlowNetwork net(simulator);
-  auto w = models::World::build(scenario("p5.48xlarge", 1, 8, 2048), net);
+  auto w = models::World::build(scenario_world_paths("p5.48xlarge", 1, 8, 2048), net);
   CHECK(w->size() == 16384);
   CHECK(w->transport(0, 16383).kind == models::TransportKind::NET);
   CHECK(w->transport(16376, 16383).label == "P2P/CUMEM");

@@ -16,7 +16,7 @@
 using scenarios_test::run_commsim;
 
 namespace {
-std::string read_all(const std::filesystem::path& path) {
+std::string read_all_cmd_report_scale(const std::filesystem::path& path) {
   std::ifstream f(path);
   std::stringstream s;
   s << f.rdbuf();
@@ -48,7 +48,7 @@ pp = 8
   REQUIRE(r.exit_code == 0);
   // 128 micro-batches per step (8,192 / 64 replicas) on 4,096 ranks: a page under 5 MB.
   CHECK(std::filesystem::file_size(html) < 5'000'000);
-  const std::string page = read_all(html);
+  const std::string page = read_all_cmd_report_scale(html);
   CHECK(page.find("grad accum 128") != std::string::npos);  // from global_batch, not the default 1
   const auto topo = page.find("Topology and NCCL transports");
   REQUIRE(topo != std::string::npos);
@@ -57,7 +57,7 @@ pp = 8
   CHECK(picture.find("NVLink") != std::string::npos);
   CHECK(picture.find("NET/IB") != std::string::npos);
   // Every node named in the trace has at least one span.
-  const auto doc = nlohmann::json::parse(read_all(trace));
+  const auto doc = nlohmann::json::parse(read_all_cmd_report_scale(trace));
   std::set<int> named, used;
   for (const auto& e : doc["traceEvents"]) {
     if (e["ph"] == "M" && e["name"] == "process_name" && e["args"]["name"].get<std::string>().rfind("node ", 0) == 0)

@@ -12,13 +12,13 @@ namespace fs = std::filesystem;
 using scenarios_test::run_commsim;
 
 namespace {
-const std::string kAllReduce = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/allreduce_h200x4.toml";
+const std::string kAllReduceOfCmdRun = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/allreduce_h200x4.toml";
 }
 
 TEST_CASE("scenarios: run --json prints one object with the contract's keys, identical across runs", "[scenarios]") {
-  const auto a = run_commsim({"run", kAllReduce, "--json"});
+  const auto a = run_commsim({"run", kAllReduceOfCmdRun, "--json"});
   REQUIRE(a.exit_code == 0);
-  const auto b = run_commsim({"run", kAllReduce, "--json"});
+  const auto b = run_commsim({"run", kAllReduceOfCmdRun, "--json"});
   CHECK(a.out == b.out);  // byte-identical
   const auto j = nlohmann::json::parse(a.out);
   for (const char* key : {"step_time_s", "run_time_s", "ranks", "links", "transports"}) CHECK(j.contains(key));
@@ -33,7 +33,7 @@ TEST_CASE("scenarios: run --json prints one object with the contract's keys, ide
 
 TEST_CASE("scenarios: run --out writes result.json and summary.txt", "[scenarios]") {
   const fs::path dir = scenarios_test::fresh_temp_dir("out") / "res";
-  const auto r = run_commsim({"run", kAllReduce, "--out", dir.string()});
+  const auto r = run_commsim({"run", kAllReduceOfCmdRun, "--out", dir.string()});
   REQUIRE(r.exit_code == 0);
   CHECK(scenarios_test::slurp(dir / "summary.txt") == r.out);
   CHECK(nlohmann::json::parse(scenarios_test::slurp(dir / "result.json")).contains("step_time_s"));
@@ -68,7 +68,7 @@ TEST_CASE("scenarios: run --json carries the memory estimate per rank and fits",
   CHECK(t["mfu"].get<double>() < 1);
   CHECK(t["hardware_flops_per_step"].get<double>() > t["model_flops_per_step"].get<double>());  // recompute
   // A bare collective has no memory estimate.
-  const auto bare = nlohmann::json::parse(run_commsim({"run", kAllReduce, "--json"}).out);
+  const auto bare = nlohmann::json::parse(run_commsim({"run", kAllReduceOfCmdRun, "--json"}).out);
   CHECK(bare["memory"].is_null());
   CHECK(bare["fits"] == true);
   CHECK(bare["throughput"].is_null());
@@ -103,4 +103,17 @@ TEST_CASE("scenarios: a layout that does not fit is flagged in run, run --json, 
                                 "training.micro_batch=1,2", "--jobs", "1"});
   REQUIRE(two.exit_code == 0);
   CHECK(two.err.find("scaling efficiency") == std::string::npos);
+}
+
+// --progress: the run's progress on standard error even into a file (a quick run: its set-up
+// stages, the share simulated, a last line), and standard output unchanged.
+TEST_CASE("scenarios: run --progress draws the progress on standard error, not on standard output", "[scenarios]") {
+  const auto quiet = run_commsim({"run", kAllReduceOfCmdRun, "--json"});
+  const auto loud = run_commsim({"run", kAllReduceOfCmdRun, "--json", "--progress"});
+  REQUIRE(loud.exit_code == 0);
+  CHECK(loud.out == quiet.out);
+  CHECK(quiet.err.empty());  // not a terminal, not asked: nothing
+  CHECK(loud.err.rfind("commsim run: ", 0) == 0);
+  CHECK(loud.err.find("commsim run: done in ") != std::string::npos);
+  CHECK(loud.err.find('\r') == std::string::npos);
 }

@@ -24,11 +24,11 @@ using scenarios_test::shell_quote;
 using scenarios_test::slurp;
 
 namespace {
-const std::string kSource = COMMSIM_SOURCE_DIR;
-const std::string kBytesAllReduce = kSource + "/scenarios/examples/allreduce_h200x4.toml";
-const std::string kRegressions = kSource + "/tests/fuzz/regressions/";
+const std::string kSourceOfInputBytes = COMMSIM_SOURCE_DIR;
+const std::string kBytesAllReduce = kSourceOfInputBytes + "/scenarios/examples/allreduce_h200x4.toml";
+const std::string kRegressions = kSourceOfInputBytes + "/tests/fuzz/regressions/";
 
-void write(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
+void write_input_bytes(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
 
 // Runs `script` in bash with "$0" the commsim binary and "$F" the file `f`.
 scenarios_test::CommandResult bash(const std::string& script, const std::string& f) {
@@ -73,7 +73,7 @@ TEST_CASE("scenarios: an NCCL log whose host name is not UTF-8 is read, its JSON
 TEST_CASE("scenarios: a job named in Latin-1 imports to a scenario that runs", "[scenarios]") {
   const fs::path dir = scenarios_test::fresh_temp_dir("latin1job");
   const std::string out = (dir / "job.toml").string();
-  write(out, "kept\n");
+  write_input_bytes(out, "kept\n");
   const auto imp = run_commsim({"import", "k8s", kRegressions + "k8s_job/latin1-job-name.yaml", "--model",
                                 "llama-3-8b", "--out", out, "--json"});
   REQUIRE(imp.exit_code == 0);
@@ -93,7 +93,7 @@ TEST_CASE("scenarios: a pod with no containers is not imported with an invented 
                         "requests)\n");
   CHECK_FALSE(fs::exists(out));
   // With --json and an existing --out: the import fails, the file is as it was.
-  write(out, "kept\n");
+  write_input_bytes(out, "kept\n");
   const auto json = run_commsim({"import", "k8s", yaml, "--model", "llama-3-8b", "--out", out, "--json"});
   CHECK(json.exit_code == 2);
   CHECK(json.out.empty());

@@ -13,11 +13,11 @@
 using scenarios_test::run_commsim;
 
 namespace {
-const std::string kTwoJobs = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/two_jobs_fat_tree.toml";
+const std::string kTwoJobsOfJobsOutput = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/two_jobs_fat_tree.toml";
 }
 
 TEST_CASE("scenarios: two jobs on a 4:1 fat-tree each lose part of their step to the other", "[scenarios]") {
-  const auto r = run_commsim({"run", kTwoJobs, "--json"});
+  const auto r = run_commsim({"run", kTwoJobsOfJobsOutput, "--json"});
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
   REQUIRE(j["jobs"].size() == 2);
@@ -43,12 +43,12 @@ TEST_CASE("scenarios: two jobs on a 4:1 fat-tree each lose part of their step to
   for (const auto& l : j["links"]) spine |= l["name"] == "fabric/pod1/up" && l["utilization"].get<double>() > 0.8;
   CHECK(spine);
 
-  const auto text = run_commsim({"run", kTwoJobs});
+  const auto text = run_commsim({"run", kTwoJobsOfJobsOutput});
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("step alone  step together") != std::string::npos);
   CHECK(text.out.find("  zero3                  2-5     32") != std::string::npos);
 
-  const auto flat = run_commsim({"run", kTwoJobs, "--json", "--set", "cluster.fabric.oversubscription=1"});
+  const auto flat = run_commsim({"run", kTwoJobsOfJobsOutput, "--json", "--set", "cluster.fabric.oversubscription=1"});
   REQUIRE(flat.exit_code == 0);
   const auto flat_json = nlohmann::json::parse(flat.out);  // named: a range-for over a temporary's ["jobs"] dangles
   REQUIRE(flat_json["jobs"].size() == 2);

@@ -18,35 +18,35 @@
 using scenarios_test::run_commsim;
 
 namespace {
-const std::string kSource = COMMSIM_SOURCE_DIR;
-const std::string kH200x4 = kSource + "/scenarios/validation/h200x4.toml";                         // 4 GPUs
-const std::string kP4dNodes = kSource + "/scenarios/validation/p4d_nodes_allreduce.toml";          // 32 GPUs
-const std::string kArG4 = kSource + "/scenarios/validation/h200x4/measured/nccl-tests/ar_g4.txt";  // all_reduce, 4
+const std::string kSourceOfNcclTestsHeader = COMMSIM_SOURCE_DIR;
+const std::string kH200x4OfNcclTestsHeader = kSourceOfNcclTestsHeader + "/scenarios/validation/h200x4.toml";                         // 4 GPUs
+const std::string kP4dNodesOfNcclTestsHeader = kSourceOfNcclTestsHeader + "/scenarios/validation/p4d_nodes_allreduce.toml";          // 32 GPUs
+const std::string kArG4 = kSourceOfNcclTestsHeader + "/scenarios/validation/h200x4/measured/nccl-tests/ar_g4.txt";  // all_reduce, 4
 }  // namespace
 
 TEST_CASE("scenarios: nccl-tests --compare refuses another collective and warns about another rank count",
           "[scenarios]") {
-  const auto same = run_commsim({"nccl-tests", kH200x4, "-b", "1M", "-e", "4M", "--compare", kArG4});
+  const auto same = run_commsim({"nccl-tests", kH200x4OfNcclTestsHeader, "-b", "1M", "-e", "4M", "--compare", kArG4});
   REQUIRE(same.exit_code == 0);
   CHECK(same.err.find("warning") == std::string::npos);
   CHECK(same.out.find("sizes compared") != std::string::npos);
 
   const auto other_op =
-      run_commsim({"nccl-tests", kH200x4, "--op", "all_gather", "-b", "1M", "-e", "4M", "--compare", kArG4});
+      run_commsim({"nccl-tests", kH200x4OfNcclTestsHeader, "--op", "all_gather", "-b", "1M", "-e", "4M", "--compare", kArG4});
   CHECK(other_op.exit_code == 2);
   CHECK(other_op.err.find("ar_g4.txt") != std::string::npos);
   CHECK(other_op.err.find("ran all_reduce_perf, the prediction is all_gather") != std::string::npos);
   CHECK(other_op.out.empty());
 
-  const auto other_ranks = run_commsim({"nccl-tests", kP4dNodes, "-b", "1M", "-e", "4M", "--compare", kArG4});
+  const auto other_ranks = run_commsim({"nccl-tests", kP4dNodesOfNcclTestsHeader, "-b", "1M", "-e", "4M", "--compare", kArG4});
   CHECK(other_ranks.exit_code == 0);
   CHECK(other_ranks.err.find("warning: " + kArG4 + " ran on 4 ranks, the scenario has 32") != std::string::npos);
 }
 
 TEST_CASE("scenarios: calibrate marks parameters no file exercised", "[scenarios]") {
   const auto dir = scenarios_test::fresh_temp_dir("calibrate-marks");
-  const std::string shm = kSource + "/scenarios/validation/h200x4/measured/nccl-tests/ar_g4_shm.txt:NCCL_P2P_DISABLE=1";
-  const std::vector<std::string> base = {"calibrate", "--scenario", kH200x4, kArG4, shm};
+  const std::string shm = kSourceOfNcclTestsHeader + "/scenarios/validation/h200x4/measured/nccl-tests/ar_g4_shm.txt:NCCL_P2P_DISABLE=1";
+  const std::vector<std::string> base = {"calibrate", "--scenario", kH200x4OfNcclTestsHeader, kArG4, shm};
   auto with = [&](const std::string& out, bool json) {
     auto args = base;
     args.insert(args.end(), {"--out", (dir / out).string()});
@@ -79,17 +79,17 @@ TEST_CASE("scenarios: nccl-tests --compare warns when the measured file ran on a
   REQUIRE(replaced == 4);
   const auto a100 = dir / "ar_g4_a100.txt";
   std::ofstream(a100) << text;
-  const auto r = run_commsim({"nccl-tests", kH200x4, "-b", "1M", "-e", "4M", "--compare", a100.string()});
+  const auto r = run_commsim({"nccl-tests", kH200x4OfNcclTestsHeader, "-b", "1M", "-e", "4M", "--compare", a100.string()});
   CHECK(r.exit_code == 0);
   CHECK(r.err.find("warning: " + a100.string() + " ran on NVIDIA A100-SXM4-40GB, the scenario's GPU is H200") !=
         std::string::npos);
   // calibrate: the same warning, once per GPU line, and the fit still runs.
-  const auto c = run_commsim({"calibrate", "--scenario", kH200x4, a100.string(), "--out", (dir / "p.toml").string()});
+  const auto c = run_commsim({"calibrate", "--scenario", kH200x4OfNcclTestsHeader, a100.string(), "--out", (dir / "p.toml").string()});
   CHECK(c.exit_code == 0);
   CHECK(c.err.find("commsim calibrate: warning: " + a100.string() +
                    " ran on NVIDIA A100-SXM4-40GB, the scenario's GPU is H200: the fit mixes machines") !=
         std::string::npos);
-  const auto same = run_commsim({"calibrate", "--scenario", kH200x4, kArG4, "--out", (dir / "q.toml").string()});
+  const auto same = run_commsim({"calibrate", "--scenario", kH200x4OfNcclTestsHeader, kArG4, "--out", (dir / "q.toml").string()});
   CHECK(same.exit_code == 0);
   CHECK(same.err.find("warning") == std::string::npos);
   std::filesystem::remove_all(dir);

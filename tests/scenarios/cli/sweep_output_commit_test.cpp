@@ -28,10 +28,10 @@ using scenarios_test::slurp;
 
 namespace {
 const std::string kCommitAllReduce = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/allreduce_h200x4.toml";
-const std::vector<std::string> kSweep = {"sweep", kCommitAllReduce, "--vary", "collective.bytes=1 MiB,16 MiB,64 MiB",
+const std::vector<std::string> kSweepOfSweepOutputCommit = {"sweep", kCommitAllReduce, "--vary", "collective.bytes=1 MiB,16 MiB,64 MiB",
                                          "--vary", "collective.op=all_reduce,all_gather"};
 
-std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& extra) {
+std::vector<std::string> with_sweep_output_commit(std::vector<std::string> args, const std::vector<std::string>& extra) {
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
@@ -64,7 +64,7 @@ TEST_CASE("scenarios: no command replaces a file a running sweep is writing", "[
   CHECK(run_commsim({"report", kCommitAllReduce, "--no-busbw", "--csv", csv}).exit_code == 0);
   CHECK(slurp(csv) != "index,rows of a sweep still running\n");
   // A sweep's own --html on its --csv is one file written twice.
-  const auto same = run_commsim(with(kSweep, {"--csv", csv, "--html", csv}));
+  const auto same = run_commsim(with_sweep_output_commit(kSweepOfSweepOutputCommit, {"--csv", csv, "--html", csv}));
   CHECK(same.exit_code == 2);
   CHECK(same.err.find("--html: '" + csv + "' is also the file of --csv") != std::string::npos);
   fs::remove_all(dir);
@@ -76,21 +76,21 @@ TEST_CASE("scenarios: a sweep over a file with rows replaces it only once every 
   const std::string old = "index,an earlier sweep's rows\n0,kept\n";
   std::ofstream(csv) << old;
   ::chmod(csv.c_str(), 0640);
-  const auto fresh = run_commsim(kSweep);
+  const auto fresh = run_commsim(kSweepOfSweepOutputCommit);
   REQUIRE(fresh.exit_code == 0);
   REQUIRE(fresh.out.size() > 1024);
 
   // The rows cannot all be written (a 1 KiB file size limit; SIGXFSZ ignored, so write() fails
   // with EFBIG): the sweep stops with an error and the old file is as it was, no temporary left.
   std::string cmd = "trap '' XFSZ; ulimit -f 2; exec";  // dash counts 512-byte blocks
-  const auto cut = run_commsim_with(cmd, with(kSweep, {"--csv", csv}));
+  const auto cut = run_commsim_with(cmd, with_sweep_output_commit(kSweepOfSweepOutputCommit, {"--csv", csv}));
   CHECK(cut.exit_code == 2);
   CHECK(cut.err.find("cannot write") != std::string::npos);
   CHECK(slurp(csv) == old);
   CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}) == 1);
 
   // Every row written: the file is replaced, its permissions kept.
-  const auto done = run_commsim(with(kSweep, {"--csv", csv}));
+  const auto done = run_commsim(with_sweep_output_commit(kSweepOfSweepOutputCommit, {"--csv", csv}));
   REQUIRE(done.exit_code == 0);
   CHECK(slurp(csv) == fresh.out);
   struct stat st {};
@@ -99,7 +99,7 @@ TEST_CASE("scenarios: a sweep over a file with rows replaces it only once every 
 
   // A new file is written in place (a killed sweep keeps its rows for --resume), as before.
   const std::string fresh_csv = (dir / "new.csv").string();
-  REQUIRE(run_commsim(with(kSweep, {"--csv", fresh_csv})).exit_code == 0);
+  REQUIRE(run_commsim(with_sweep_output_commit(kSweepOfSweepOutputCommit, {"--csv", fresh_csv})).exit_code == 0);
   CHECK(slurp(fresh_csv) == fresh.out);
   fs::remove_all(dir);
 }
@@ -110,12 +110,12 @@ TEST_CASE("scenarios: a sweep the system refuses threads runs on fewer, with eve
   std::string sizes = "collective.bytes=";  // 300 points: more threads than the limit allows
   for (int k = 1; k <= 300; ++k) sizes += (k > 1 ? "," : "") + std::to_string(k) + " KiB";
   const std::vector<std::string> many = {"sweep", kCommitAllReduce, "--vary", sizes};
-  const auto serial = run_commsim(with(many, {"--jobs", "1"}));
+  const auto serial = run_commsim(with_sweep_output_commit(many, {"--jobs", "1"}));
   REQUIRE(serial.exit_code == 0);
   // 1 GiB of address space: each thread's 8 MiB stack counts, so 1,024 threads cannot all start
   // (one malloc arena per process keeps the arenas' reservations out of the way).
   const auto r = run_commsim_with("MALLOC_ARENA_MAX=1 sh -c 'ulimit -v 1048576; exec \"$0\" \"$@\"'",
-                                  with(many, {"--jobs", "1024", "--csv", csv}));
+                                  with_sweep_output_commit(many, {"--jobs", "1024", "--csv", csv}));
   CHECK(r.exit_code == 0);
   CHECK(r.err.find("the system refused another") != std::string::npos);
   CHECK(slurp(csv) == serial.out);

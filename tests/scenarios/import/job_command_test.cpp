@@ -15,7 +15,7 @@
 using scenarios_test::run_commsim;
 
 namespace {
-const std::string kInputs = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/inputs/";
+const std::string kInputsOfJobCommand = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/inputs/";
 
 // A PyTorchJob running the Hugging Face example script under torchrun, pinned by nodeAffinity.
 const char* kHfJob = R"(apiVersion: kubeflow.org/v1
@@ -150,8 +150,8 @@ TEST_CASE("commsim import k8s: the seed inputs without --model give scenarios th
   const std::string out = (dir / "s.toml").string();
   // The seed 002 pod spec has no command: no model anywhere. The DeepSpeed config and the Trainer
   // arguments are still read and written; the layout runs as a 1 GiB all-reduce.
-  auto r = run_commsim({"import", "k8s", kInputs + "seed002_pod_spec.yaml", "--deepspeed",
-                        kInputs + "llama-3-8b-stage3.json", "--trainer-args", kInputs + "seed002_trainer_args.txt",
+  auto r = run_commsim({"import", "k8s", kInputsOfJobCommand + "seed002_pod_spec.yaml", "--deepspeed",
+                        kInputsOfJobCommand + "llama-3-8b-stage3.json", "--trainer-args", kInputsOfJobCommand + "seed002_trainer_args.txt",
                         "--out", out});
   REQUIRE(r.exit_code == 0);
   auto s = scenarios::load_scenario(out).spec;
@@ -165,9 +165,9 @@ TEST_CASE("commsim import k8s: the seed inputs without --model give scenarios th
   for (const char* input : {"seed001_trainjob_16x1_fixed.yaml", "trainjob_p4d_4x1.yaml", "pytorchjob_p4d_1x4.yaml",
                             "list_pytorchjob_g6e_2x4.yaml"}) {
     INFO(input);
-    r = run_commsim({"import", "k8s", kInputs + input, "--instance", "p4d.24xlarge", "--out", out});
+    r = run_commsim({"import", "k8s", kInputsOfJobCommand + input, "--instance", "p4d.24xlarge", "--out", out});
     if (std::string(input).find("g6e") != std::string::npos)
-      r = run_commsim({"import", "k8s", kInputs + input, "--out", out});
+      r = run_commsim({"import", "k8s", kInputsOfJobCommand + input, "--out", out});
     REQUIRE(r.exit_code == 0);
     CHECK(run_commsim({"run", out}).exit_code == 0);
   }

@@ -30,14 +30,14 @@ op = "all_reduce"
 bytes = "1 GiB"
 )";
 
-void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+void write_loader(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 
 // A p4d.24xlarge Llama-3-8B scenario in `dir` that reads `json` as its DeepSpeed config; `zero`
 // is appended as the scenario's own [zero] table (its first key lands on line 7).
 scenarios::LoadedScenario load_with_deepspeed(const fs::path& dir, const std::string& json,
                                               const std::string& zero = "") {
-  write(dir / "ds.json", json);
-  write(dir / "s.toml",
+  write_loader(dir / "ds.json", json);
+  write_loader(dir / "s.toml",
         "deepspeed_config = \"ds.json\"\n[cluster]\ninstance = \"p4d.24xlarge\"\n"
         "[model]\npreset = \"llama-3-8b\"\n" +
             (zero.empty() ? "" : "[zero]\n" + zero));
@@ -107,8 +107,8 @@ TEST_CASE("scenarios: tables are closed and typos get a suggestion", "[scenarios
 
 TEST_CASE("scenarios: a calibration profile fills cluster.params, the scenario's own values win", "[scenarios]") {
   const fs::path dir = scenarios_test::fresh_temp_dir("profile");
-  write(dir / "prof.toml", "[params]\n\"nvlink.bw\" = \"20 GB/s\"\nnvlink.latency = 2e-6\nshm.bw = 9e9\n");
-  write(dir / "s.toml", std::string(kMinimal) + "[cluster.params]\n\"shm.bw\" = \"5 GB/s\"\n");
+  write_loader(dir / "prof.toml", "[params]\n\"nvlink.bw\" = \"20 GB/s\"\nnvlink.latency = 2e-6\nshm.bw = 9e9\n");
+  write_loader(dir / "s.toml", std::string(kMinimal) + "[cluster.params]\n\"shm.bw\" = \"5 GB/s\"\n");
   const auto s = load_scenario((dir / "s.toml").string(), {"cluster.profile=" + (dir / "prof.toml").string()});
   CHECK(s.spec.cluster.params.at("nvlink.bw") == Approx(20e9));
   CHECK(s.spec.cluster.params.at("nvlink.latency") == Approx(2e-6));  // nested table flattened
@@ -121,7 +121,7 @@ TEST_CASE("scenarios: a calibration profile fills cluster.params, the scenario's
 TEST_CASE("scenarios: a DeepSpeed JSON is read verbatim and its \"auto\" resolved", "[scenarios]") {
   const fs::path dir = scenarios_test::fresh_temp_dir("ds");
   // The seeds' real file (scenarios/seeds/notes/002_*), trimmed to the keys that matter.
-  write(dir / "ds.json", R"({
+  write_loader(dir / "ds.json", R"({
     "bf16": { "enabled": true },
     "zero_optimization": {
         "stage": 3,
@@ -139,7 +139,7 @@ TEST_CASE("scenarios: a DeepSpeed JSON is read verbatim and its \"auto\" resolve
     "train_micro_batch_size_per_gpu": "auto",
     "gradient_accumulation_steps": 4
 })");
-  write(dir / "s.toml", R"(deepspeed_config = "ds.json"
+  write_loader(dir / "s.toml", R"(deepspeed_config = "ds.json"
 [cluster]
 instance = "p4d.24xlarge"
 [model]

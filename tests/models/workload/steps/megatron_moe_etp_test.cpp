@@ -31,7 +31,7 @@ ComputeRates flat_rates() {  // GEMMs at a flat 5e14 FLOP/s, everything else fre
 }
 
 // 4 layers, MoE every second one (layers 0 and 2), 8 experts of 2048, top 2; T = 512 tokens.
-models::ScenarioSpec scenario(int tp, int ep, int etp) {
+models::ScenarioSpec scenario_megatron_moe_etp(int tp, int ep, int etp) {
   models::ScenarioSpec s;
   models::ModelSpec ms;
   ms.layers = 4, ms.hidden = 1024, ms.heads = 8, ms.kv_heads = 8, ms.ffn = 4096, ms.vocab = 256, ms.seq = 512;
@@ -91,13 +91,13 @@ constexpr int64_t kH = 1024, kFe = 2048, kE = 8, kK = 2, kMoeLayers = 2, kMicro 
 }  // namespace
 
 TEST_CASE("megatron moe etp: unset, etp is tp, and the grid is etp x ep x (tp cp dp / (etp ep))", "[workload]") {
-  const MegatronConfig same = config(scenario(2, 4, 0), 16);
+  const MegatronConfig same = config(scenario_megatron_moe_etp(2, 4, 0), 16);
   CHECK(same.layout.etp == 2);
   CHECK(same.layout.edp() == 2);  // cp dp / ep with etp = tp
-  const MegatronConfig one = config(scenario(2, 4, 1), 16);
+  const MegatronConfig one = config(scenario_megatron_moe_etp(2, 4, 1), 16);
   CHECK(one.layout.etp == 1);
   CHECK(one.layout.edp() == 4);  // 2 x 8 / (1 x 4)
-  const MegatronConfig four = config(scenario(2, 2, 4), 16);
+  const MegatronConfig four = config(scenario_megatron_moe_etp(2, 2, 4), 16);
   CHECK(four.layout.edp() == 2);  // 2 x 8 / (4 x 2)
   // The routed tokens' all-gather runs on the ETP slot, which is the TP group, at c T k h e.
   const Program p = build_megatron_programs(same)[0];
@@ -111,7 +111,7 @@ TEST_CASE("megatron moe etp: unset, etp is tp, and the grid is etp x ep x (tp cp
 }
 
 TEST_CASE("megatron moe etp: etp 1 under tp 2: EP groups of consecutive ranks, no expert all-gather", "[workload]") {
-  const MegatronConfig c = config(scenario(2, 4, 1), 16);  // stage index y = te + (e + 4 j)
+  const MegatronConfig c = config(scenario_megatron_moe_etp(2, 4, 1), 16);  // stage index y = te + (e + 4 j)
   std::vector<Group> groups;
   std::vector<RankSetup> ranks;
   megatron_layout(c, groups, ranks);
@@ -152,7 +152,7 @@ TEST_CASE("megatron moe etp: etp 1 under tp 2: EP groups of consecutive ranks, n
 }
 
 TEST_CASE("megatron moe etp: etp 4 over tp 2: the ETP group gathers 4 ranks' routed tokens", "[workload]") {
-  const MegatronConfig c = config(scenario(2, 2, 4), 16);  // y = te + 4 (e + 2 j)
+  const MegatronConfig c = config(scenario_megatron_moe_etp(2, 2, 4), 16);  // y = te + 4 (e + 2 j)
   std::vector<Group> groups;
   std::vector<RankSetup> ranks;
   megatron_layout(c, groups, ranks);
@@ -183,7 +183,7 @@ TEST_CASE("megatron moe etp: etp 4 over tp 2: the ETP group gathers 4 ranks' rou
 }
 
 TEST_CASE("megatron moe etp: the distributed optimizer shards expert states over edp", "[workload]") {
-  models::ScenarioSpec s = scenario(2, 4, 1);
+  models::ScenarioSpec s = scenario_megatron_moe_etp(2, 4, 1);
   s.parallel.distributed_optimizer = true;
   const MegatronConfig c = config(s, 16);
   const Program p = build_megatron_programs(c)[0];
@@ -204,7 +204,7 @@ TEST_CASE("megatron moe etp: the distributed optimizer shards expert states over
 }
 
 TEST_CASE("megatron moe etp: routed activations per token, h c k (etp / tp + 1) + 4 f_e c k / tp", "[workload]") {
-  const models::model::ModelShape m = models::model::resolve_model(*scenario(2, 4, 1).model);
+  const models::model::ModelShape m = models::model::resolve_model(*scenario_megatron_moe_etp(2, 4, 1).model);
   using models::memory::moe_block_activation_bytes_per_token;
   using models::memory::Recompute;
   const double e = 2, h = kH, c = 1, k = kK, tp = 2;
@@ -223,13 +223,13 @@ TEST_CASE("megatron moe etp: routed activations per token, h c k (etp / tp + 1) 
 }
 
 TEST_CASE("megatron moe etp: layout checks name parallel.etp", "[workload]") {
-  CHECK(layout_error(scenario(2, 4, 1), 16).empty());
-  CHECK(layout_error(scenario(2, 2, 4), 16).empty());
-  CHECK(layout_error(scenario(1, 2, 2), 8).empty());             // etp above tp = 1: 2 x 2 x 2 ranks
-  CHECK(layout_error(scenario(2, 2, 3), 12) == "parallel.etp");  // 3 does not divide moe_ffn 2048
-  CHECK(layout_error(scenario(2, 4, 4), 8) == "parallel.etp");   // 4 x 4 does not divide 8 ranks
-  CHECK(layout_error(scenario(2, 3, 1), 12) == "parallel.ep");   // 3 does not divide the 8 experts
-  models::ScenarioSpec dense = scenario(2, 1, 2);
+  CHECK(layout_error(scenario_megatron_moe_etp(2, 4, 1), 16).empty());
+  CHECK(layout_error(scenario_megatron_moe_etp(2, 2, 4), 16).empty());
+  CHECK(layout_error(scenario_megatron_moe_etp(1, 2, 2), 8).empty());             // etp above tp = 1: 2 x 2 x 2 ranks
+  CHECK(layout_error(scenario_megatron_moe_etp(2, 2, 3), 12) == "parallel.etp");  // 3 does not divide moe_ffn 2048
+  CHECK(layout_error(scenario_megatron_moe_etp(2, 4, 4), 8) == "parallel.etp");   // 4 x 4 does not divide 8 ranks
+  CHECK(layout_error(scenario_megatron_moe_etp(2, 3, 1), 12) == "parallel.ep");   // 3 does not divide the 8 experts
+  models::ScenarioSpec dense = scenario_megatron_moe_etp(2, 1, 2);
   dense.model->experts = 0, dense.model->top_k.reset(), dense.model->moe_ffn.reset(), dense.model->moe_stride.reset();
   CHECK(layout_error(dense, 8) == "parallel.etp");
   models::ScenarioSpec zero = dense;

@@ -41,7 +41,7 @@ models::ModelSpec moe_model() {
   return ms;
 }
 
-models::ScenarioSpec scenario(int tp, int ep, bool sp = true) {
+models::ScenarioSpec scenario_megatron_moe(int tp, int ep, bool sp = true) {
   models::ScenarioSpec s;
   s.model = moe_model();
   s.parallel.strategy = "megatron";
@@ -89,7 +89,7 @@ MoeCounted moe_count(const Program& p, int slot, CollOp op, const std::string& f
 
 TEST_CASE("megatron moe: 4 all-to-alls per MoE layer and micro-batch of c (T / tp) k h e bytes", "[workload]") {
   // T = 512 tokens, tp 2 (sequence parallel): 256 routed per rank, k = 2, h = 1024, bf16, c = 1.
-  const MegatronConfig c = moe_config(scenario(2, 4), 16);  // tp 2 x dp 8, ep 4
+  const MegatronConfig c = moe_config(scenario_megatron_moe(2, 4), 16);  // tp 2 x dp 8, ep 4
   const Program p = build_megatron_programs(c)[0];
   const int moe_layers = 2, micro_batches = 3;
   const MoeCounted a2a = moe_count(p, kGroupEp, CollOp::AllToAll, "moe");
@@ -103,13 +103,13 @@ TEST_CASE("megatron moe: 4 all-to-alls per MoE layer and micro-batch of c (T / t
   CHECK(rs.ops == 2 * moe_layers * micro_batches);
   CHECK(ag.bytes == 2 * a2a.bytes);
   // Capacity factor scales the bytes; ep 1 moves none.
-  models::ScenarioSpec s = scenario(2, 4);
+  models::ScenarioSpec s = scenario_megatron_moe(2, 4);
   s.model->capacity_factor = 1.25;
   CHECK(moe_count(build_megatron_programs(moe_config(s, 16))[0], kGroupEp, CollOp::AllToAll, "moe").bytes ==
         int64_t(1.25 * 256 * 2 * 1024 * 2));
-  CHECK(moe_count(build_megatron_programs(moe_config(scenario(2, 1), 16))[0], kGroupEp, CollOp::AllToAll, "").ops == 0);
+  CHECK(moe_count(build_megatron_programs(moe_config(scenario_megatron_moe(2, 1), 16))[0], kGroupEp, CollOp::AllToAll, "").ops == 0);
   // Dense model: no MoE op at all.
-  models::ScenarioSpec dense = scenario(2, 1);
+  models::ScenarioSpec dense = scenario_megatron_moe(2, 1);
   dense.model->experts.reset(), dense.model->top_k.reset(), dense.model->moe_ffn.reset(),
       dense.model->moe_stride.reset();
   CHECK(moe_count(build_megatron_programs(moe_config(dense, 16))[0], kGroupTp, CollOp::AllGather, "moe").ops == 0);
@@ -118,7 +118,7 @@ TEST_CASE("megatron moe: 4 all-to-alls per MoE layer and micro-batch of c (T / t
 TEST_CASE("megatron moe: expert GEMM seconds are the GEMM law's for the expert shapes", "[workload]") {
   // 8 experts over ep 4: 2 local, each n_e = c ep T k / E = 4 x 512 x 2 / 8 = 512 tokens (etp = tp
   // 2: f_e / 2 = 1024 wide); at a flat rate the three GEMMs of both take forward_flops / rate.
-  const MegatronConfig c = moe_config(scenario(2, 4), 16);
+  const MegatronConfig c = moe_config(scenario_megatron_moe(2, 4), 16);
   const MoeKernels k = moe_kernels(c.model, 512, 2, 4, 2, c.rates);
   CHECK(k.gemms.local_experts == 2);
   CHECK(k.gemms.tokens_per_expert == Approx(512));
@@ -129,14 +129,14 @@ TEST_CASE("megatron moe: expert GEMM seconds are the GEMM law's for the expert s
   CHECK(k.experts_up.fwd == Approx(2 * one.fwd));
   CHECK(k.experts_up.bwd() == Approx(2 * one.bwd()));
   // Token skew: the busiest rank's experts see s times the tokens.
-  models::ScenarioSpec s = scenario(2, 4);
+  models::ScenarioSpec s = scenario_megatron_moe(2, 4);
   s.model->token_skew = 1.5;
   const MegatronConfig skewed = moe_config(s, 16);
   CHECK(moe_kernels(skewed.model, 512, 2, 4, 2, skewed.rates).experts_down.fwd == Approx(1.5 * k.experts_down.fwd));
 }
 
 TEST_CASE("megatron moe: EP groups are ep ranks tp apart, expert data parallel the rest", "[workload]") {
-  const MegatronConfig c = moe_config(scenario(2, 4), 16);  // rank = t + 2 d
+  const MegatronConfig c = moe_config(scenario_megatron_moe(2, 4), 16);  // rank = t + 2 d
   std::vector<Group> groups;
   std::vector<RankSetup> ranks;
   megatron_layout(c, groups, ranks);
@@ -160,7 +160,7 @@ TEST_CASE("megatron moe: EP groups are ep ranks tp apart, expert data parallel t
 }
 
 TEST_CASE("megatron moe: parameters per rank split the routed experts over ep x tp", "[workload]") {
-  const MegatronConfig c = moe_config(scenario(2, 4), 16);
+  const MegatronConfig c = moe_config(scenario_megatron_moe(2, 4), 16);
   const models::model::ModelShape& m = c.model;
   const int64_t h = 1024, attn = 2 * h * h + 2 * h * 1024, norms = 2 * h;
   const int64_t dense = attn / 2 + 3 * h * 4096 / 2 + norms;              // layers 1 and 3
@@ -178,14 +178,14 @@ TEST_CASE("megatron moe: parameters per rank split the routed experts over ep x 
 }
 
 TEST_CASE("megatron moe: layout checks name the key at fault", "[workload]") {
-  CHECK(moe_layout_error(scenario(2, 4), 16).empty());
-  CHECK(moe_layout_error(scenario(2, 3), 12) == "parallel.ep");  // 3 does not divide 8 experts
-  CHECK(moe_layout_error(scenario(1, 8), 4) == "parallel.ep");   // 8 does not divide dp = 4
-  CHECK(moe_layout_error(scenario(2, 2, false), 8) == "parallel.sequence_parallel");
-  models::ScenarioSpec zero = scenario(1, 1);
+  CHECK(moe_layout_error(scenario_megatron_moe(2, 4), 16).empty());
+  CHECK(moe_layout_error(scenario_megatron_moe(2, 3), 12) == "parallel.ep");  // 3 does not divide 8 experts
+  CHECK(moe_layout_error(scenario_megatron_moe(1, 8), 4) == "parallel.ep");   // 8 does not divide dp = 4
+  CHECK(moe_layout_error(scenario_megatron_moe(2, 2, false), 8) == "parallel.sequence_parallel");
+  models::ScenarioSpec zero = scenario_megatron_moe(1, 1);
   zero.parallel.strategy = "zero3";
   CHECK(moe_layout_error(zero, 8) == "parallel.strategy");
-  models::ScenarioSpec dense = scenario(1, 2);
+  models::ScenarioSpec dense = scenario_megatron_moe(1, 2);
   dense.model->experts = 0, dense.model->top_k.reset(), dense.model->moe_ffn.reset(), dense.model->moe_stride.reset();
   CHECK(moe_layout_error(dense, 8) == "parallel.ep");
   models::ModelSpec bad = moe_model();
@@ -226,7 +226,7 @@ TEST_CASE("megatron moe: with overlap_grad_reduce expert gradients go in their o
   // Megatron-Core's DDP keeps the routed experts in expert_parallel_buffers, bucketed by the same
   // bucket_size (max(4e7, 1e6 dp cp) parameters) and reduced over the expert-data-parallel group as
   // the last micro-batch's backward completes each bucket.
-  models::ScenarioSpec s = scenario(2, 4);  // tp 2 x dp 8, ep 4: edp 2
+  models::ScenarioSpec s = scenario_megatron_moe(2, 4);  // tp 2 x dp 8, ep 4: edp 2
   s.parallel.overlap_grad_reduce = true;
   const Program p = build_megatron_programs(moe_config(s, 16))[0];
   const int64_t per_layer = 8LL * 3 * 1024 * 2048 / (4 * 2);  // E 3 h f_e / (ep etp)

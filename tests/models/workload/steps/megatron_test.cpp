@@ -39,7 +39,7 @@ ComputeRates layer_rates(double peak_flops, double efficiency, double hbm_bytes_
   return r;
 }
 
-MegatronConfig config(int layers, int tp, int pp, int vp, int m) {
+MegatronConfig config_megatron(int layers, int tp, int pp, int vp, int m) {
   MegatronConfig c;
   models::ModelSpec ms;
   ms.layers = layers, ms.hidden = 1024, ms.heads = 8, ms.ffn = 4096, ms.vocab = 8, ms.seq = 512, ms.mlp = "gelu";
@@ -99,7 +99,7 @@ std::map<CollOp, int> count_ops(const Program& p, int slot, const std::string& f
   return n;
 }
 
-double compute_seconds(const Program& p) {
+double compute_seconds_megatron(const Program& p) {
   double t = 0;
   for (const Op& op : p.ops[kCompute])
     if (op.kind == OpKind::Compute) t += op.duration.seconds();
@@ -111,7 +111,7 @@ TEST_CASE("megatron: 1F1B bubble is (p-1)/m of the ideal step on idle links", "[
   // Narayanan et al. 2021: t_bubble / t_ideal = (p - 1) / m.
   for (int m : {4, 8, 16}) {
     const int p = 4;
-    const Measured r = simulate(config(8, 1, p, 1, m));
+    const Measured r = simulate(config_megatron(8, 1, p, 1, m));
     for (int s = 0; s < p; ++s) {
       INFO("m " << m << " stage " << s);
       const double busy = r.compute[s];
@@ -125,7 +125,7 @@ TEST_CASE("megatron: interleaved 1F1B bubble is (p-1)/(v m) on idle links", "[wo
   for (bool overlap : {false, true})
     for (int v : {2, 4}) {
       const int p = 4, m = 8;
-      MegatronConfig c = config(p * v * 2, 1, p, v, m);
+      MegatronConfig c = config_megatron(p * v * 2, 1, p, v, m);
       c.layout.overlap_p2p_comm = overlap;
       const Measured r = simulate(c);
       for (int s = 0; s < p; ++s) {
@@ -140,10 +140,10 @@ TEST_CASE("megatron: ZB-H1's bubble is (p-1)(F + B - W) on idle links, 1F1B's (p
   // Qi et al. 2024, section 3.1: W (the weight-gradient GEMMs) fills the cool-down's idle time.
   for (int m : {4, 8, 16}) {
     const int p = 4, layers = 8;
-    MegatronConfig c = config(layers, 1, p, 1, m);
+    MegatronConfig c = config_megatron(layers, 1, p, 1, m);
     c.layout.zero_bubble = true;
     const Measured zb = simulate(c);
-    const Measured plain = simulate(config(layers, 1, p, 1, m));
+    const Measured plain = simulate(config_megatron(layers, 1, p, 1, m));
     models::workload::Program scratch;
     const BlockKernels k = MegatronLayer(c.model, c.layout, c.training, c.rates, scratch).kernels();
     const double w = layers / p * (k.qkv.wgrad + k.o.wgrad + k.up.wgrad + k.down.wgrad);
@@ -163,7 +163,7 @@ TEST_CASE("megatron: sequence parallelism moves the all-reduce's bytes as all-ga
   // bytes: 2 x 2(t-1)/t A = 4 x (t-1)/t A); backward 2 gradient all-gathers, the 2 input
   // all-gathers again and 2 reduce-scatters: 6 (t-1)/t A, 1.5x the all-reduces'.
   const int t = 8;
-  MegatronConfig c = config(2, t, 1, 1, 1);
+  MegatronConfig c = config_megatron(2, t, 1, 1, 1);
   const LayerWork w = megatron_layer_work(c.model, c.layout, c.training);
   const double a = double(w.tp_bytes);
   CHECK(a == 1.0 * 512 * 1024 * 2);
@@ -193,7 +193,7 @@ TEST_CASE("megatron: context parallelism sends cp-1 KV blocks per attention forw
           "[workload]") {
   // KV block of one ring step: 2 (K and V) x b (s / cp) x (kv_heads / tp) x head_dim x e.
   for (int cp : {2, 4}) {
-    MegatronConfig c = config(2, 2, 1, 1, 1);
+    MegatronConfig c = config_megatron(2, 2, 1, 1, 1);
     c.layout.cp = cp;
     const LayerWork w = megatron_layer_work(c.model, c.layout, c.training);
     CHECK(w.cp_kv_bytes == 2LL * 1 * (512 / cp) * (8 / 2) * 128 * 2);
@@ -206,7 +206,7 @@ TEST_CASE("megatron: context parallelism sends cp-1 KV blocks per attention forw
     CHECK(fwd == Approx((cp - 1) * double(w.cp_kv_bytes)));
     CHECK(bwd == Approx(2 * (cp - 1) * double(w.cp_kv_bytes)));
     // GEMM FLOPs per rank fall by cp (each rank holds s / cp tokens).
-    CHECK(w.qkv_flops == Approx(megatron_layer_work(c.model, config(2, 2, 1, 1, 1).layout, c.training).qkv_flops / cp));
+    CHECK(w.qkv_flops == Approx(megatron_layer_work(c.model, config_megatron(2, 2, 1, 1, 1).layout, c.training).qkv_flops / cp));
     // The ring runs: 2 x cp ranks, each exchanging with its neighbours, no deadlock.
     const Measured r = simulate(c, 1e-6, 1e11);
     CHECK(r.step > 0);
@@ -216,7 +216,7 @@ TEST_CASE("megatron: context parallelism sends cp-1 KV blocks per attention forw
 TEST_CASE("megatron: distributed optimizer reduce-scatters gradients and all-gathers parameters over dp x cp",
           "[workload]") {
   // bf16: gradients reduced in fp32 (4 B per parameter), parameters gathered in bf16 (2 B).
-  MegatronConfig c = config(8, 1, 1, 1, 2);
+  MegatronConfig c = config_megatron(8, 1, 1, 1, 2);
   c.model.hidden = 2048, c.model.ffn = 8192, c.model.heads = 16, c.model.kv_heads = 16;
   c.layout.dp = 2;
   c.layout.cp = 2;
@@ -258,10 +258,10 @@ TEST_CASE("megatron: distributed optimizer reduce-scatters gradients and all-gat
 }
 
 TEST_CASE("megatron: selective recompute adds attention's core, full the whole layer forward", "[workload]") {
-  MegatronConfig c = config(1, 1, 1, 1, 1);
+  MegatronConfig c = config_megatron(1, 1, 1, 1, 1);
   c.training.attention_backend = "unfused";
   c.rates = layer_rates(312e12, 0.5, 2.0e12, 0.8, 1e11, 1.0);
-  const double none = compute_seconds(build_megatron_programs(c)[0]);
+  const double none = compute_seconds_megatron(build_megatron_programs(c)[0]);
   Program scratch;
   MegatronLayer probe(c.model, c.layout, c.training, c.rates, scratch);
   const LayerWork& w = probe.work();
@@ -272,9 +272,9 @@ TEST_CASE("megatron: selective recompute adds attention's core, full the whole l
   // Unfused attention at flat rates: its GEMM FLOPs plus its score tensor's bytes.
   CHECK(core == Approx(w.core_flops / (312e12 * 0.5) + w.score_bytes_fwd / (2.0e12 * 0.8)).epsilon(1e-9));
   c.layout.recompute = Recompute::Selective;
-  CHECK(compute_seconds(build_megatron_programs(c)[0]) - none == Approx(core).epsilon(1e-6));
+  CHECK(compute_seconds_megatron(build_megatron_programs(c)[0]) - none == Approx(core).epsilon(1e-6));
   c.layout.recompute = Recompute::Full;
-  CHECK(compute_seconds(build_megatron_programs(c)[0]) - none == Approx(layer_fwd).epsilon(1e-6));
+  CHECK(compute_seconds_megatron(build_megatron_programs(c)[0]) - none == Approx(layer_fwd).epsilon(1e-6));
   // Unfused attention computes the whole score matrix; flash skips the masked half.
   c.training.attention_backend = "flash";
   CHECK(megatron_layer_work(c.model, c.layout, c.training).core_flops == Approx(w.core_flops / 2));
@@ -286,7 +286,7 @@ TEST_CASE("megatron: ranks follow Megatron-Core's order tp-cp-dp-pp", "[workload
   l.tp = 2, l.cp = 2, l.dp = 2, l.pp = 2;
   CHECK(megatron_rank(l, {1, 1, 1, 1}) == 1 + 2 * (1 + 2 * (1 + 2 * 1)));
   for (int r = 0; r < l.size(); ++r) CHECK(megatron_rank(l, megatron_coord(l, r)) == r);
-  MegatronConfig c = config(4, 2, 2, 1, 2);
+  MegatronConfig c = config_megatron(4, 2, 2, 1, 2);
   c.layout.cp = 2, c.layout.dp = 2;
   std::vector<Group> groups;
   std::vector<RankSetup> ranks;
@@ -304,7 +304,7 @@ TEST_CASE("megatron: ranks follow Megatron-Core's order tp-cp-dp-pp", "[workload
 TEST_CASE("megatron: tp_comm_overlap runs each SP collective beside its GEMM", "[workload]") {
   // Model: the all-gather / reduce-scatter starts with the GEMM it feeds or drains; the pair ends
   // when both end; the GEMM pays compute.overlap_slowdown while the collective moves (0 here).
-  MegatronConfig c = config(2, 8, 1, 1, 1);
+  MegatronConfig c = config_megatron(2, 8, 1, 1, 1);
   c.rates = layer_rates(312e12, 0.6, 2e12, 0.8, 1e11, 1.0);
   c.layout.sequence_parallel = true;
   const double serial = simulate(c, 20e-6, 100e9).step;

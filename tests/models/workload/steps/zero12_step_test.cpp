@@ -27,12 +27,12 @@ DataParallelConfig zero12(Strategy s, int accum) {
   return c;
 }
 
-struct Seen {
+struct Zero12StepSeen {
   std::vector<int64_t> all_reduce, all_gather;
   int other = 0;
 };
-Seen collectives(const Program& p) {
-  Seen s;
+Zero12StepSeen collectives(const Program& p) {
+  Zero12StepSeen s;
   for (const auto& stream : p.ops)
     for (const Op& o : stream) {
       if (o.kind != OpKind::Collective) continue;
@@ -58,7 +58,7 @@ TEST_CASE(
     "zero2: every micro-batch all-reduces 2P in reduce_bucket_size pieces, then one all-gather of 2P after the step",
     "[workload]") {
   const DataParallelConfig c = zero12(Strategy::Zero2, 3);
-  const Seen s = collectives(build_zero12_program(c));
+  const Zero12StepSeen s = collectives(build_zero12_program(c));
   const int64_t p = c.model.total_params();
   // stage_1_and_2.py average_tensor: the bucket's slices all-reduced together
   // (use_multi_rank_bucket_allreduce), no reduce-scatter and no per-unit gather.
@@ -86,7 +86,7 @@ TEST_CASE(
 TEST_CASE("zero1: gradients reduced once, after the last micro-batch's backward without overlap_comm", "[workload]") {
   DataParallelConfig c = zero12(Strategy::Zero1, 3);
   const Program p = build_zero12_program(c);
-  const Seen s = collectives(p);
+  const Zero12StepSeen s = collectives(p);
   CHECK(sum(s.all_reduce) == 2 * c.model.total_params());
   REQUIRE(s.all_gather.size() == 1);
   // No overlap: every collective on the compute stream, after the last backward op (reduce_gradients

@@ -56,21 +56,21 @@ TEST_CASE("workload: checkpointed blocks re-gather what stage3_max_reuse_distanc
 }
 
 namespace {
-models::model::ModelShape decoder() {
+models::model::ModelShape decoder_zero3_step() {
   models::ModelSpec s;
   s.preset = "h200x4-decoder";
   return models::model::resolve_model(s);
 }
 DataParallelConfig zero3(int dp) {
   DataParallelConfig c;
-  c.model = decoder();
+  c.model = decoder_zero3_step();
   c.training.micro_batch = 1;
   c.dp = dp;
   c.rates = make_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, 300e9, 0, {});
   return c;
 }
 // Collectives of a program (every stream), in stream then issue order.
-std::vector<const Op*> collectives(const Program& p, models::nccl::CollOp op) {
+std::vector<const Op*> collectives_zero3_step(const Program& p, models::nccl::CollOp op) {
   std::vector<const Op*> out;
   for (const auto& stream : p.ops)
     for (const Op& o : stream)
@@ -101,7 +101,7 @@ TEST_CASE("zero3: every gradient is reduce-scattered once per micro-batch, bucke
   c.zero.reduce_bucket_size = double(c.model.block_params());
   const Program p = build_zero3_program(c);
   const int units = c.model.layers + 2;
-  const auto rs = collectives(p, models::nccl::CollOp::ReduceScatter);
+  const auto rs = collectives_zero3_step(p, models::nccl::CollOp::ReduceScatter);
   CHECK(rs.size() == 2u * units);
   int64_t bytes = 0;
   for (const Op* o : rs) bytes += o->bytes;
@@ -112,7 +112,7 @@ TEST_CASE("zero3: offload_param copies each rank's shard host->GPU before every 
   DataParallelConfig c = zero3(4);
   c.zero.offload_param = "cpu";
   const Program p = build_zero3_program(c);
-  const auto ag = collectives(p, models::nccl::CollOp::AllGather);
+  const auto ag = collectives_zero3_step(p, models::nccl::CollOp::AllGather);
   int64_t gathered = 0, copied = 0, copies = 0;
   for (const Op* o : ag) gathered += o->bytes;
   for (const auto& stream : p.ops)

@@ -24,10 +24,10 @@ using scenarios_test::slurp;
 
 namespace {
 
-const std::string kAllReduce = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/allreduce_h200x4.toml";
+const std::string kAllReduceOfOutputFiles = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/allreduce_h200x4.toml";
 
 std::vector<std::string> sweep_to(const std::string& csv) {
-  return {"sweep", kAllReduce, "--vary", "collective.bytes=1MB,2MB", "--jobs", "1", "--csv", csv};
+  return {"sweep", kAllReduceOfOutputFiles, "--vary", "collective.bytes=1MB,2MB", "--jobs", "1", "--csv", csv};
 }
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
@@ -130,16 +130,16 @@ TEST_CASE("output files: report commits its outputs together or leaves them all 
   const std::string html = (dir / "report.html").string(), csv = (dir / "new.csv").string();
   write(html, "<old>");
   const std::string missing = (dir / "no-such-folder" / "t.json").string();
-  auto r = run_commsim({"report", kAllReduce, "--no-busbw", "--html", html, "--csv", csv, "--trace", missing});
+  auto r = run_commsim({"report", kAllReduceOfOutputFiles, "--no-busbw", "--html", html, "--csv", csv, "--trace", missing});
   CHECK(r.exit_code == 2);
   CHECK(r.err.rfind(missing + ":1:1: cannot write: No such file or directory", 0) == 0);
   CHECK(slurp(html) == "<old>");
   CHECK(listing(dir) == std::set<std::string>{"report.html"});
-  r = run_commsim({"report", kAllReduce, "--no-busbw", "--html", html, "--csv", "/dev/full"});
+  r = run_commsim({"report", kAllReduceOfOutputFiles, "--no-busbw", "--html", html, "--csv", "/dev/full"});
   CHECK(r.exit_code == 2);
   CHECK(slurp(html) == "<old>");
   CHECK(listing(dir) == std::set<std::string>{"report.html"});
-  r = run_commsim({"report", kAllReduce, "--no-busbw", "--html", html, "--csv", csv});
+  r = run_commsim({"report", kAllReduceOfOutputFiles, "--no-busbw", "--html", html, "--csv", csv});
   CHECK(r.exit_code == 0);
   CHECK(slurp(html).find("<html") != std::string::npos);
   CHECK(slurp(csv).size() > 0);
@@ -171,7 +171,7 @@ TEST_CASE("output files: a rename that fails puts back every file already replac
 TEST_CASE("output files: a failed run --out keeps the previous result.json", "[scenarios]") {
   const auto dir = scenarios_test::fresh_temp_dir("out-run");
   const fs::path out = dir / "res";
-  REQUIRE(run_commsim({"run", kAllReduce, "--out", out.string()}).exit_code == 0);
+  REQUIRE(run_commsim({"run", kAllReduceOfOutputFiles, "--out", out.string()}).exit_code == 0);
   const std::string first = slurp(out / "result.json");
   const std::string bad = std::string(COMMSIM_SOURCE_DIR) + "/tests/scenarios/bad/unknown_key_placement.toml";
   CHECK(run_commsim({"run", bad, "--out", out.string()}).exit_code == 2);
@@ -179,7 +179,7 @@ TEST_CASE("output files: a failed run --out keeps the previous result.json", "[s
   // The second file cannot be written: the first is not replaced either.
   fs::remove(out / "summary.txt");
   fs::create_directories(out / "summary.txt");
-  const auto r = run_commsim({"run", kAllReduce, "--set", "collective.bytes=\"2 GiB\"", "--out", out.string()});
+  const auto r = run_commsim({"run", kAllReduceOfOutputFiles, "--set", "collective.bytes=\"2 GiB\"", "--out", out.string()});
   CHECK(r.exit_code == 2);
   CHECK(r.err == (out / "summary.txt").string() + ":1:1: cannot write: it is a folder (expected a file name)\n");
   CHECK(slurp(out / "result.json") == first);
