@@ -22,7 +22,8 @@
 // Blackwell efficiency, and below 4 GiB the measured times carry 260-390 us that NCCL's one-node
 // NVLS pipeline does not explain); two racks 13.6 % median, -15.6 .. -8.7 % (43.9 %, -58 .. -36 %
 // before NVLSTree's NVLink leg ran at the switch's rate on NCCL's 32 heads and paid its loops'
-// fill: nvls_tree.cpp); 8 x B200 -8 % (766 vs 830+ GB/s); 2 x 8 B200 -2.4 % (674 vs 690 GB/s).
+// fill: nvls_tree.cpp); 8 x B200 -8 % (766 vs 830+ GB/s); 2 x 8 B200 -3.2 % (669 vs 690 GB/s; -2.4 %,
+// 674, before NVLSTree's fill).
 #ifndef BOUND_TRAY
 constexpr double BOUND_TRAY = 0.05, BOUND_1RACK = 0.20, BOUND_2RACKS = 0.15, BOUND_B200 = 0.10, BOUND_B200X2 = 0.05;
 #endif
