@@ -27,6 +27,7 @@
 
 #include "models/collectives/engine.hpp"
 #include "models/collectives/pipeline_fill.hpp"
+#include "sim/check.hpp"
 
 namespace models::collectives {
 
@@ -53,24 +54,25 @@ void Engine::launch_nvls_tree_all_reduce(const Launch& l) {
   // kernel moves them (scatter into the NVLS buffers, multimem.ld_reduce by the heads, multimem.st).
   FlowShape port = whole;
   port.work = 1.0 / params_.nvls_efficiency_of(plan.view.sm);
+  // Folded (CommPlan::nvls_rotation): one tree set's inter-node edges and each node's GPU 0 port
+  // pair, each flow for its images on the other sets and GPUs, started on folded links
+  // (rotation_fold.cpp).
+  if (plan.nvls_rotation > 0) start_folded();
+  SIM_CHECK(collecting_, "NVLSTree's flows are set up while the launch collects them");
+  const std::size_t first = block_.size();
+  add_merged_flows(l.pending, plan.nvls_net_merged, whole);
+  const std::size_t ports = block_.size();
+  add_merged_flows(l.pending, plan.nvls_switch, port, /*split_channels=*/false);
   // The pipeline's fill (pipeline_fill.hpp loop_fill_s): a loop passes, store and forward, the
   // leaf heads' reduce through the switch, `depth` network edges and reducing heads up, the root
   // heads' reduce and multicast, `depth` edges and multicasts down: 2 depth + 1 switch stages and
-  // 2 depth network edges, each at the pace of its kind's slowest flow (bytes over cap, as
-  // add_merged_flows sets them). The scatter and gather copies (local memory) are not counted.
+  // 2 depth network edges, each at the pace of its kind's slowest flow (its bytes over its cap,
+  // as just added). The scatter and gather copies (local memory) are not counted. The flows wait
+  // for the launch to end (collecting), so their latency is set here.
   double t_switch = 0, t_net = 0;
-  for (const auto& m : plan.nvls_switch) {
-    FlowShape f = port;
-    f.bytes = l.S * m.bytes_frac;
-    f.link_fraction = m.share_frac;
-    t_switch = std::max(t_switch, f.bytes / flow_cap(m.edge, f, rate_scale_));
-  }
-  for (const auto& m : plan.nvls_net_merged) {
-    FlowShape f = whole;
-    f.bytes = l.S * m.bytes_frac;
-    f.link_fraction = m.share_frac;
-    f.channels = whole.channels * m.bytes_frac;
-    t_net = std::max(t_net, f.bytes / flow_cap(m.edge, f, rate_scale_));
+  for (std::size_t i = first; i < block_.size(); ++i) {
+    double& t = i < ports ? t_net : t_switch;
+    t = std::max(t, static_cast<double>(block_[i].bytes) / block_[i].rate_cap);
   }
   const int heads = std::max(1, plan.view.nvls_heads);
   const double loop =
@@ -78,14 +80,9 @@ void Engine::launch_nvls_tree_all_reduce(const Launch& l) {
       static_cast<double>(nvls_tree_chunk_bytes(static_cast<int64_t>(l.S), l.rec.channels, heads, plan.view.nnodes));
   const double fill_s = loop_fill_s(loop, l.S / whole.channels, (2 * depth + 1) * t_switch + 2 * depth * t_net,
                                     std::max(t_switch, t_net));
-  const double lat_s = params_.kernel_latency_s + 2 * nvlink_hop + 2 * depth * inter_hop + fill_s;
-  whole.latency = port.latency = sim::Time::from_seconds(lat_s);
-  // Folded (CommPlan::nvls_rotation): one tree set's inter-node edges and each node's GPU 0 port
-  // pair, each flow for its images on the other sets and GPUs, started on folded links
-  // (rotation_fold.cpp).
-  if (plan.nvls_rotation > 0) start_folded();
-  add_merged_flows(l.pending, plan.nvls_net_merged, whole);
-  add_merged_flows(l.pending, plan.nvls_switch, port, /*split_channels=*/false);
+  const sim::Time lat =
+      sim::Time::from_seconds(params_.kernel_latency_s + 2 * nvlink_hop + 2 * depth * inter_hop + fill_s);
+  for (std::size_t i = first; i < block_.size(); ++i) block_[i].latency = lat;
 }
 
 }  // namespace models::collectives
