@@ -101,6 +101,8 @@ int count_nics_leaving_node(const World& world, const sim::FlowNetwork& net,
   return static_cast<int>(nics.size());
 }
 
+constexpr int kMaxRingGraphChannels = 32;  // src/init.cc ringGraph->maxChannels = MAXCHANNELS / 2
+
 // NCCL's rating of an x16 PCIe link (src/graph/topo.cc ncclTopoAddPci: width x per-lane speed in
 // 100 Mb/s (kvDictPciGen: Gen3 60, Gen4 120, Gen5 240, Gen6 480) / 80): Gen4 24, Gen5 48 GB/s.
 double nccl_pcie_x16_gbs(int gen) { return 16.0 * (gen >= 6 ? 480 : gen == 5 ? 240 : gen == 4 ? 120 : 60) / 80.0; }
@@ -130,7 +132,9 @@ void rate_nvls(const World& world, const sim::FlowNetwork& net, const std::vecto
     return;
   }
   if (members.size() > 1) {
-    v.nvls_heads = std::min(v.graph_channels, static_cast<int>(min_ppn));
+    // One head per NIC the NVLS graph finds, at most NCCL_MAX_NVLS_ARITY (search.cc: the NVLS
+    // graph's maxChannels = min(NCCL_MAX_NVLS_ARITY, GPUs); a GB200 NVL72 rack: 72 NICs, 32 heads).
+    v.nvls_heads = std::min({v.graph_channels, static_cast<int>(min_ppn), kMaxNvlsArity});
     v.nvls_bw_intra_gbs = v.nvls_bw_inter_gbs = v.bw_inter_gbs;
     return;
   }
@@ -189,7 +193,9 @@ void rate_network(const World& world, const sim::FlowNetwork& net, const std::ve
   }
   v.inter_gdr_near = t.gdr;
   v.net_latency_us = t.net_plugin == NetPlugin::Libfabric ? node.net_plugin_latency_us : 0.0;
-  v.graph_channels = std::max(1, count_nics_leaving_node(world, net, members));
+  // One graph channel per NIC, at most the ring graph's maxChannels = MAXCHANNELS / 2 = 32
+  // (src/init.cc; MAXCHANNELS 64): a GB200 NVL72 rack leaves by 72 NICs, its graphs by 32.
+  v.graph_channels = std::clamp(count_nics_leaving_node(world, net, members), 1, kMaxRingGraphChannels);
   if (v.bw_intra_gbs == 0) v.bw_intra_gbs = v.bw_inter_gbs;
   rate_collnet(world, members, v);
 }

@@ -41,4 +41,18 @@ inline double simple_chain_slice_bytes(int64_t buffsize) { return static_cast<do
 // max_time_s are the sum and the largest of the chain's edges' bandwidth times; 0 for LL/LL128.
 double chain_fill_s(Proto proto, int64_t buffsize, double bytes_per_channel, double sum_time_s, double max_time_s);
 
+// NVLSTree forwards loops, not FIFO steps. Per channel a loop is heads x chunk: the scatter warps
+// copy one chunk for every head and post them together, the heads reduce their chunks through the
+// switch and send them up the tree, and the gather warps wait for every head's chunk
+// (src/device/all_reduce.h RunWorkColl NVLS_TREE; prims_simple.h ScatterGatherOp: one postPeer
+// after the loop over peers). The chunk is NCCL's (src/enqueue.cc calcCollChunking, NVLS_TREE,
+// NCCL 2.26-2.28): NCCL_NVLS_CHUNKSIZE (128 KiB), at most 64 KiB from 4 nodes on
+// (NCCL_NVLSTREE_MAX_CHUNKSIZE unset), then with ops = channels x heads:
+//   bytes < 16 ops chunk -> 128 KiB, < 4 ops chunk -> 64 KiB, < ops chunk -> 32 KiB.
+int64_t nvls_tree_chunk_bytes(int64_t bytes, int channels, int heads, int nodes);
+
+// fill = min(1, loop / bytes_per_channel) x (sum_time_s - max_time_s): a chain forwarding whole
+// loops of `loop_bytes` per channel (the form of chain_fill_s with the loop as the slice).
+double loop_fill_s(double loop_bytes, double bytes_per_channel, double sum_time_s, double max_time_s);
+
 }  // namespace models::collectives

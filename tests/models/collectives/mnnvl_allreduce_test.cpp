@@ -7,7 +7,14 @@
 //                least S each way, over at most 72 NICs a side: some NIC carries >= S / 72.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
+
 #include "catalog_run.hpp"
+#include "models/collectives/comm_plan.hpp"
+#include "models/collectives/flow_cap.hpp"
+#include "models/collectives/link_params.hpp"
+#include "models/collectives/pipeline_fill.hpp"
 #include "rig.hpp"
 
 using namespace collectives_test;
@@ -53,4 +60,44 @@ TEST_CASE("mnnvl: a 144-GPU all-reduce over two racks crosses the NICs", "[nccl]
   const CatalogRun off = audited_run(racks(2, {{"NCCL_MNNVL_ENABLE", "0"}}), CollOp::AllReduce, S);
   CHECK(nic_bytes(off) > nic_bytes(two));
   CHECK(off.t > two.t);
+}
+
+TEST_CASE("mnnvl: two racks run NVLSTree with NCCL's 32 heads, the ports at the switch's rate", "[nccl]") {
+  // NCCL's graphs of a rack that leaves by 72 NICs: the ring graph at most MAXCHANNELS / 2 = 32
+  // channels (src/init.cc), the NVLS graph at most NCCL_MAX_NVLS_ARITY = 32 heads (search.cc).
+  const nccl::CommView v = view_of(racks(2));
+  CHECK(v.graph_channels == 32);
+  CHECK(v.nvls_heads == 32);
+  CHECK(choose(v, TuningEnv{}, CollOp::AllReduce, int64_t{8} << 30).algo == Algo::NVLSTree);
+  // On idle links, H = 32 heads, d = log2(2) = 1:
+  //   T = kernel + 2 hop_nvlink + 2 hop_ib + fill + max(T_sw, T_net),
+  //   T_sw = (1 + 1/32) S / (eta_nvls cap_port), eta_nvls = 0.74 (Blackwell, tuning.cc),
+  //   T_net = S / 32 / cap_nic,  fill = (32 x 128 KiB) / (S / 32) x (3 T_sw + 2 T_net - max).
+  const int64_t S = int64_t{1} << 30;
+  const CatalogRun r = audited_run(racks(2), CollOp::AllReduce, S);  // audit: nvls_tree_delivery
+  REQUIRE(r.rec.algo == Algo::NVLSTree);
+  REQUIRE(r.rec.channels == 32);
+  // Every port moves at most (1 + 1/32) S each way; the busiest NIC S / 32 each way (two trees).
+  CHECK(r.max_bytes.at("nvlink") == Approx((1 + 1.0 / 32) * S).epsilon(1e-6));
+  CHECK(r.max_bytes.at("ib") == Approx(double(S) / 32).epsilon(1e-6));
+  const ClassParams& nv = P.of(LinkClass::NVLink);
+  const double r_ch = nvlink_channel_bandwidth_for(100, nv.channel_bandwidth);  // Blackwell's channel
+  const double per_ch = 1 / (1 / (r_ch * 0.74) + nv.flow_control_rtt_s / (4 << 20));
+  // The switch's rate per port: eta_nvls of the port's Simple efficiency x 18 links of 50 GB/s;
+  // the channels' term (24 on one domain, 32 across: nvls.cc) does not bind.
+  const double port = nv.efficiency[2] * 0.74 * 18 * 50e9;
+  REQUIRE(24 * per_ch > port);
+  const double t_sw = (1 + 1.0 / 32) * S / port;
+  const double nic = flow_rate_cap(P, {.link_class = LinkClass::IB, .proto = Proto::Simple, .raw_bandwidth = 50e9,
+                                       .link_fraction = 1, .coll_share = 1, .channels = 1});
+  const double t_net = double(S) / 32 / nic;
+  REQUIRE(t_sw > t_net);  // the NVLink leg bounds two racks, as it bounds NVLS on one
+  CHECK(nvls_tree_chunk_bytes(S, 32, 32, 2) == 128 << 10);
+  const double fill = 32.0 * (128 << 10) / (double(S) / 32) * (3 * t_sw + 2 * t_net - t_sw);
+  const double lat = P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple) + 2 * hop(LinkClass::IB, Proto::Simple);
+  CHECK(r.t == Approx(lat + fill + t_sw).epsilon(1e-3));
+  // The bandwidth term is one rack's NVLS term: the same (1 + 1/32) S per port at the same rate.
+  const CatalogRun one = audited_run(racks(1), CollOp::AllReduce, S);
+  REQUIRE(one.rec.algo == Algo::NVLS);
+  CHECK(one.t == Approx(P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple) + t_sw).epsilon(1e-3));
 }

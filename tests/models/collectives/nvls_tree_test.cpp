@@ -1,6 +1,8 @@
 // NVLSTree all-reduce (nvls_tree.cpp) on 2 x p5.48xlarge: where NCCL would use it, its rating
 // (tuning.cc), and its data movement against the closed form on idle links:
-//   T = kernel + 2 hop_nvlink + 2 log2(nodes) hop_inter + max((1 + 1/H) S / cap_nvlink, S / (H cap_inter))
+//   T = kernel + 2 hop_nvlink + 2 d hop_inter + fill + max(T_sw, T_net),  d = log2(nodes),
+//   T_sw = (1 + 1/H) S / (eta_nvls cap_nvlink),  T_net = S / (H cap_inter),
+//   fill = min(1, H chunk / (S / channels)) ((2d + 1) T_sw + 2d T_net - max(T_sw, T_net))
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 
 #include "models/collectives/comm_plan.hpp"
 #include "models/collectives/flow_cap.hpp"
+#include "models/collectives/pipeline_fill.hpp"
 #include "rig.hpp"
 
 using namespace collectives_test;
@@ -116,19 +119,26 @@ TEST_CASE("nvls tree: 2 x p5 all-reduce moves S per node over the network and (1
   REQUIRE(plan.nvls_net_merged.size() == 16);  // 8 heads x 2 directions
   for (const auto& m : plan.nvls_net_merged) CHECK(m.bytes_frac == Approx(1.0 / 8));
   const double share = static_cast<double>(rec.channels) / plan.channels_ref;
-  const auto cap = [&](const CommPlan::MergedEdge& m, double channels) {
+  const auto cap = [&](const CommPlan::MergedEdge& m, double channels, double work) {
     return flow_rate_cap(P, {.link_class = m.edge.link_class,
                              .proto = Proto::Simple,
                              .raw_bandwidth = m.edge.raw_bandwidth,
                              .link_fraction = m.share_frac,
                              .coll_share = share,
-                             .channels = channels});
+                             .channels = channels,
+                             .work = work});
   };
-  const double nvl = 1.125 * S / cap(plan.nvls_switch.front(), rec.channels);
-  const double inter = S / 8.0 / cap(plan.nvls_net_merged.front(), rec.channels / 8.0);
+  // The ports at the switch's rate: nvls.efficiency (Hopper 0.85) of the ring's.
+  const double nvl = 1.125 * S / cap(plan.nvls_switch.front(), rec.channels, 1 / 0.85);
+  const double inter = S / 8.0 / cap(plan.nvls_net_merged.front(), rec.channels / 8.0, 1);
+  // The fill: a loop of 8 heads x 128 KiB per channel (NCCL's chunk: 1 GiB is not below
+  // 16 x channels x 8 heads x 128 KiB) passes 3 switch stages and 2 network edges (2 nodes: d = 1)
+  // store and forward.
+  CHECK(nvls_tree_chunk_bytes(S, rec.channels, 8, 2) == 128 << 10);
+  const double fill = 8.0 * (128 << 10) / (double(S) / rec.channels) * (3 * nvl + 2 * inter - std::max(nvl, inter));
   const double lat =
       P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple) + 2 * hop(LinkClass::EFA, Proto::Simple);
-  CHECK(t == Approx(lat + std::max(nvl, inter)).epsilon(1e-6));
+  CHECK(t == Approx(lat + fill + std::max(nvl, inter)).epsilon(1e-6));
   CHECK(inter > nvl);  // EFA (8 x 50 GB/s per node) is the bottleneck, not NVLink
   // The same bytes as a (forced) Tree: its chain puts 2 S through every NVLink port each way.
   CollectiveRecord tree_rec;

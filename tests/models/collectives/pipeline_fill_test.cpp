@@ -31,6 +31,28 @@ TEST_CASE("pipeline fill: the closed form of a chain", "[nccl][pipeline]") {
   CHECK(chain_fill_s(Proto::Simple, buff, 4.0 * (1 << 20), 80e-6, 80e-6) == 0);
 }
 
+TEST_CASE("pipeline fill: NVLSTree's loop -- NCCL's chunk and the fill of a chain of loops", "[nccl][pipeline]") {
+  // src/enqueue.cc calcCollChunking (NVLS_TREE): 128 KiB, at most 64 KiB from 4 nodes on; with
+  // ops = channels x heads: below 16 ops chunk 128 KiB, below 4 ops chunk 64 KiB, below ops chunk
+  // 32 KiB. Two GB200 NVL72 racks: 32 channels x 32 heads = 1024 ops.
+  const int64_t KiB = 1024, MiB = KiB * KiB;
+  CHECK(nvls_tree_chunk_bytes(512 * MiB, 32, 32, 2) == 128 * KiB);  // not below 4 x 1024 x 128 KiB
+  CHECK(nvls_tree_chunk_bytes(512 * MiB - 1, 32, 32, 2) == 64 * KiB);
+  CHECK(nvls_tree_chunk_bytes(64 * MiB - 1, 32, 32, 2) == 32 * KiB);  // below 1024 x 64 KiB
+  CHECK(nvls_tree_chunk_bytes(int64_t{16} << 30, 32, 32, 2) == 128 * KiB);
+  // Twenty racks: 64 KiB (NCCL_NVLSTREE_MAX_CHUNKSIZE's default from 4 nodes), 32 KiB below
+  // 1024 x 64 KiB.
+  CHECK(nvls_tree_chunk_bytes(int64_t{8} << 30, 32, 32, 20) == 64 * KiB);
+  CHECK(nvls_tree_chunk_bytes(32 * MiB, 32, 32, 20) == 32 * KiB);
+  // The fill of a loop: 32 heads x 128 KiB = 4 MiB per channel, 32 MiB per channel in all (8
+  // loops); 5 stages of 800 us each (the whole share's): one loop passes a stage in 100 us, the
+  // last loop ends after (5 + 8 - 1) x 100 us, 400 us more than the 800 us of bytes.
+  CHECK(loop_fill_s(4.0 * MiB, 32.0 * MiB, 5 * 800e-6, 800e-6) == Approx(400e-6));
+  // A share below one loop: the whole share is the loop, fill = (E - 1) x T.
+  CHECK(loop_fill_s(4.0 * MiB, 1.0 * MiB, 5 * 800e-6, 800e-6) == Approx(4 * 800e-6));
+  CHECK(loop_fill_s(4.0 * MiB, 32.0 * MiB, 800e-6, 800e-6) == 0);  // one stage: nothing to fill
+}
+
 TEST_CASE("pipeline fill: a broadcast chain pays it, scaled by NCCL_BUFFSIZE, and LL does not", "[nccl][pipeline]") {
   // 8 GPUs on one NVSwitch, broadcast of 64 MiB, every edge at eta B (copy work below all-reduce's):
   //   T = kernel + 7 hop + 6 min(1, slice / (S / channels)) S / (eta B) + S / (eta B)
