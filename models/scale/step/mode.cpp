@@ -101,10 +101,14 @@ StepMode choose_mode(const ModeRequest& request, const World& world, const sim::
   } else if (plan.replica.empty()) {
     set(mode, Mechanism::Replicas, false, "the step names no data-parallel replicas");
   } else {
+    // Replicas that share nodes as blocks holding whole nodes; where the blocks do not fold either,
+    // the replicas' own refusal (that they share nodes) is the one the run reports.
     const std::vector<int> blocks = node_whole_replicas(world, plan.replica);
     mode.fold = replica_fold(world, net, plan.programs, plan.groups, plan.ranks, blocks);
-    if (blocks != plan.replica && mode.fold.replicas > 0)
+    if (blocks != plan.replica && mode.fold.applies())
       mode.fold.replica_block = (1 + *std::max_element(plan.replica.begin(), plan.replica.end())) / mode.fold.replicas;
+    else if (blocks != plan.replica)
+      mode.fold = replica_fold(world, net, plan.programs, plan.groups, plan.ranks, plan.replica);
     if (orbits_attempt) {
       set(mode, Mechanism::Replicas, false, "their guard failed in the first attempt: replica orbits instead");
       mode.fold = replica_orbit_fold(std::move(mode.fold), world, net, plan.groups);
