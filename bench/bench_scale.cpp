@@ -2,7 +2,8 @@
 // iteration as `commsim run` does it (World build included, no timeline), with closed forms (the
 // default) and without (`--full`: every flow simulated); Megatron also with every data-parallel
 // replica simulated (`/every_replica`: the default before replicas were simulated once;
-// with the data-parallel overlap, what the default ran before replica orbits),
+// with the data-parallel overlap, what the default ran before replica orbits; with replicas that
+// share nodes, megatron_tp4_pp8_llama70b_p5_1024, what it ran before blocks of replicas),
 // ZeRO-3 offload with every node simulated (`/every_replica`: the default before alike nodes were
 // simulated once).
 // Shipped validation rows by their path under scenarios/ (Llama 3 405B on Meta's pod fabric, ECMP
@@ -60,7 +61,7 @@ int main(int argc, char** argv) {
         "zero3_llama70b_p5en_2048", "megatron_tp8_pp8_llama70b_p5en_2048", "zero3_offload_llama70b_p5en_2048",
         "alltoall_1gib_p5en_128", "alltoall_1gib_p5en_2048", "alltoall_1gib_p5en_16384", "zero3_llama70b_p5en_16384",
         "megatron_tp8_pp8_llama70b_p5en_16384", "allreduce_1gib_p5en_16384",
-        "megatron_overlap_tp8_pp8_llama70b_p5en_2048", "ddp_llama8b_p4d_2048",
+        "megatron_overlap_tp8_pp8_llama70b_p5en_2048", "ddp_llama8b_p4d_2048", "megatron_tp4_pp8_llama70b_p5_1024",
         "validation/llama3/llama3_405b_8k_gpus", "validation/llama3/llama3_405b_16k_gpus"})
     for (Mode mode : {Mode::Closed, Mode::Full, Mode::EveryReplica}) {
       if (mode == Mode::EveryReplica && std::string(name).rfind("megatron", 0) != 0 &&

@@ -59,7 +59,9 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
   StepBound b;
   // One block's work by halves: attention (norm, qkv, attention, o, residual) and MLP.
   double attn_f = 0, attn_b = 0, mlp_f = 0, mlp_b = 0;
-  const bool whole = cp == 1 && !m.is_moe() && spec.training.attention_backend != "unfused";
+  // At cp > 1 the block's kernels are priced on its T = mb seq / cp tokens too, attention on T
+  // queries against the whole sequence (the ring's cp steps of 1/cp of it add up to the same sum).
+  const bool whole = (tight || cp == 1) && !m.is_moe() && spec.training.attention_backend != "unfused";
   if (whole) {  // every kernel as the compute model prices it (compute.hpp block_seconds)
     const workload::BlockSeconds s = workload::block_seconds(m, tokens, tp, rates, megatron && l.sequence_parallel);
     attn_f = s.attn_fwd.total(), attn_b = s.attn_bwd.total(), mlp_f = s.mlp_fwd.total(), mlp_b = s.mlp_bwd.total();
@@ -93,11 +95,27 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
     for (int i = first; i < first + layers; ++i) w += attn + (m.is_moe() && m.moe_layer(i) ? 0 : mlp);
     return w;
   };
+  // The output layer on Megatron's last stage: every kernel as the layer prices it (the final
+  // norm on T / tp tokens with sequence parallelism, logits on V / tp columns when vocab-parallel,
+  // the loss), and its blocking all-gather with sequence parallelism; untight: its GEMMs alone.
+  double megatron_head = 0;
+  if (megatron) {
+    const int split = l.vocab_parallel ? l.tp : 1;
+    if (tight) {
+      const int64_t norm_tokens = l.sequence_parallel ? tokens / l.tp : tokens;
+      const workload::HeadKernels k = workload::head_kernels(m, tokens, norm_tokens, split, rates);
+      megatron_head = k.norm_fwd + k.logits.fwd + k.loss_fwd + k.loss_bwd + k.logits.dgrad + k.logits.wgrad +
+                      k.norm_bwd + tc.head_fwd * tc.collective_s;
+    } else {
+      const compute::LinearSeconds head = fastest(rates.gpu, stretch, tokens, h, m.vocab / split);
+      megatron_head = head.fwd + head.dgrad + head.wgrad;
+    }
+  }
+  b.head_s = megatron_head;
   if (!megatron || l.pp == 1) {
     double w = layers_work(0, m.layers, attn_w, mlp_w);
-    if (megatron) {  // the output layer's GEMMs (vocab-parallel: V / tp)
-      const compute::LinearSeconds head = fastest(rates.gpu, stretch, tokens, h, m.vocab / (l.vocab_parallel ? l.tp : 1));
-      w += head.fwd + head.dgrad + head.wgrad;
+    if (megatron) {
+      w += megatron_head;
     } else {  // final norm, head and loss as the data-parallel step prices them (decoder_units.cpp)
       const workload::HeadSeconds head = workload::head_seconds(m, tokens, 1, rates);
       w += head.fwd.total() + head.bwd.total();
@@ -105,22 +123,36 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
     b.step_s = m_micro * w;
     return b;
   }
-  // The lightest stage's work per micro-batch, the lightest chunk's, and its forward alone.
+  // Stage s starts after the forwards of chunk 0 on stages 0 .. s-1 (micro-batch 1), runs its m
+  // micro-batches' work (the last stage with the output layer), and under 1F1B its last op is
+  // chunk 0's backward of micro-batch m, which then goes back through chunk 0 of stages s-1 .. 0;
+  // zb_h1 may end a stage with deferred weight gradients, so only the forwards count there.
   const workload::PipelineSplit split = workload::pipeline_split(l, m.layers);
-  double w_min = -1, c_min = -1, f_min = -1;
-  auto keep_min = [](double& v, double x) { v = v < 0 ? x : std::min(v, x); };
-  for (int s = 0; s < l.pp; ++s) {
-    double w = 0;
-    for (int c = 0; c < l.vp; ++c) {
-      const int first = split.chunk_first_layer(s, c), layers = split.chunk_layers(s, c);
-      const double cw = layers_work(first, layers, attn_w, mlp_w);
-      w += cw;
-      keep_min(c_min, cw);
-      keep_min(f_min, layers_work(first, layers, attn_f, mlp_f));
+  if (!tight) {  // the first version's: the lightest stage after (pp - 1) of the lightest chunk
+    double w_min = -1, c_min = -1, f_min = -1;
+    auto keep_min = [](double& v, double x) { v = v < 0 ? x : std::min(v, x); };
+    for (int s = 0; s < l.pp; ++s) {
+      double w = 0;
+      for (int c = 0; c < l.vp; ++c) {
+        const int first = split.chunk_first_layer(s, c), layers = split.chunk_layers(s, c);
+        const double cw = layers_work(first, layers, attn_w, mlp_w);
+        w += cw;
+        keep_min(c_min, cw);
+        keep_min(f_min, layers_work(first, layers, attn_f, mlp_f));
+      }
+      keep_min(w_min, w);
     }
-    keep_min(w_min, w);
+    b.step_s = m_micro * w_min + (l.pp - 1) * (l.zero_bubble ? f_min : c_min);
+    return b;
   }
-  b.step_s = m_micro * w_min + (l.pp - 1) * (l.zero_bubble ? f_min : c_min);
+  double before = 0;  // sum over stages s' < s of chunk 0's forward (and backward, 1F1B)
+  for (int s = 0; s < l.pp; ++s) {
+    double w = s == l.pp - 1 ? megatron_head : 0;
+    for (int c = 0; c < l.vp; ++c) w += layers_work(split.chunk_first_layer(s, c), split.chunk_layers(s, c), attn_w, mlp_w);
+    b.step_s = std::max(b.step_s, m_micro * w + before);
+    const int first = split.chunk_first_layer(s, 0), layers = split.chunk_layers(s, 0);
+    before += l.zero_bubble ? layers_work(first, layers, attn_f, mlp_f) : layers_work(first, layers, attn_w, mlp_w);
+  }
   return b;
 }
 

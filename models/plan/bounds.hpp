@@ -16,24 +16,33 @@
 // kernels and the collectives it waits for one after another, so its busy time is at least the
 // kernels' sum plus those collectives' lower bounds (comm_bound.hpp). Per block and micro-batch of
 // T = micro_batch x seq / cp tokens:
-//   dense model, cp = 1, flash attention: every kernel of the block as compute.hpp block_seconds
-//     prices it at the step's rates (what the data-parallel units and Megatron's layer run);
+//   dense model, flash attention: every kernel of the block as compute.hpp block_seconds prices it
+//     at the step's rates (what the data-parallel units and Megatron's layer run; at cp > 1 the
+//     attention of T queries against the whole sequence, which ring attention runs in cp steps of
+//     1/cp each: the same sum);
 //   otherwise: the linear layers' GEMMs only (q/k/v, o, gate/up, down; an MoE layer's
 //     attention half only), at the faster of the step's GEMM laws, times s;
 //   g_f, g_b  the block's forward and backward compute;  c_f, c_b  the tensor-parallel collectives
 //     its compute stream waits for, each at its lower bound (comm_bound.hpp; Megatron with tp > 1);
 //   w = (g_f + c_f)(1 + r) + g_b + c_b (r = 1 under full recompute);
+//   H  Megatron's output layer per micro-batch on the last stage: final norm, logits (V / tp
+//      columns when vocab-parallel), loss, forward and backward, as megatron_layer.cpp prices them
+//      (head_kernels), plus its input's blocking all-gather with sequence parallelism;
 //   data parallel:  T_step >= m (L w + head)   (every rank runs every block; the head as priced)
-//   pipeline (pp stages, m micro-batches, vp chunks per stage; W_s a stage's work per micro-batch,
-//   C_min the lightest chunk's, F_min the lightest chunk's forward alone):
-//     1F1B / interleaved: T_step >= m min_s W_s + (pp - 1) C_min
-//     zb_h1 (weight gradients deferred): T_step >= m min_s W_s + (pp - 1) F_min
-// Pipeline: the last stage starts micro-batch 1 only after chunks 0 of stages 0 .. pp-2 ran its
-// forward, runs m micro-batches of its own work, and its last backward (chunk 0 of micro-batch
-// m) must still come back through chunks 0 of stages pp-2 .. 0: pp - 1 forwards and pp - 1
-// backwards of chunks outside the last stage's own work (zb_h1 can defer the W passes, so only
-// the forward warm-up is counted there). Each hop is a data dependency the
-// executor keeps (send/recv between stages).
+//   Megatron, one stage: T_step >= m (L w + H)
+//   pipeline (pp stages, m micro-batches, vp chunks per stage; W_s stage s's work per micro-batch,
+//   the last stage's with H; P_s chunk 0 of stage s: its work, or its forward alone under zb_h1):
+//     T_step >= max over s of  m W_s + sum over s' < s of P_s'
+// Pipeline: stage s starts micro-batch 1 only after chunk 0 of stages 0 .. s-1 ran its forward,
+// then runs m micro-batches of its own work; under 1F1B (interleaved or not) its last op is chunk
+// 0's backward of micro-batch m, which must still come back through chunk 0 of stages s-1 .. 0
+// (zb_h1 can defer the W passes to the end, so only the forward warm-up is counted there). Each
+// hop is a data dependency the executor keeps (send/recv between stages). The last stage (s =
+// pp - 1, with H) gives  m (W + H) + (pp - 1) C  on an even split (C a chunk's work).
+//
+// tight off (bench_plan's comparison, the first version's bound): compute alone at unstretched
+// rates, at cp > 1 the GEMMs only, no collectives, H the logits' GEMMs, and the pipeline as
+//   m min_s W_s + (pp - 1) C_min   (zb_h1: (pp - 1) F_min).
 #include "models/spec.hpp"
 #include "models/model/model_shape.hpp"
 
@@ -46,10 +55,10 @@ double memory_lower_bound(const ScenarioSpec& spec, const model::ModelShape& mod
 struct StepBound {
   double block_fwd_s = 0, block_bwd_s = 0;            // g_f, g_b: compute
   double block_comm_fwd_s = 0, block_comm_bwd_s = 0;  // c_f, c_b: blocking TP collectives (dense block)
+  double head_s = 0;                                  // H: Megatron's output layer per micro-batch
   double step_s = 0;
 };
-// tight off: compute alone at unstretched rates (stretch 1, c_f = c_b = 0), the weaker bound
-// bench_plan compares the planner's against.
+// tight off: the first version's weaker bound above, which bench_plan compares the planner's against.
 StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& model, int gpus_per_node,
                            bool tight = true);
 

@@ -29,6 +29,7 @@ TpCommBound tp_comm_bound(const ScenarioSpec& spec, const model::ModelShape& m, 
     if (l.tp_comm_overlap) return b;
     b.attn_fwd = b.mlp_fwd = 2;  // all-gather in, reduce-scatter out
     b.attn_bwd = b.mlp_bwd = 1;  // the row-parallel GEMM's output-gradient all-gather
+    b.head_fwd = 1;              // the logits' input all-gather (vocab-parallel or not)
   } else {
     b.attn_fwd = b.mlp_fwd = 1;  // all-reduce after the row-parallel GEMM
     if (!l.async_tp_allreduce) b.attn_bwd = b.mlp_bwd = 1;

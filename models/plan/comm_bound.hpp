@@ -43,6 +43,7 @@ struct TpCommBound {
   double collective_s = 0;      // t_c: (tp - 1)/tp x the activation's bytes / B_gpu
   int attn_fwd = 0, mlp_fwd = 0;  // blocking collectives per half-layer, forward
   int attn_bwd = 0, mlp_bwd = 0;  // ... backward
+  int head_fwd = 0;               // the output layer's (its input's all-gather with sequence parallelism)
 };
 TpCommBound tp_comm_bound(const ScenarioSpec& spec, const model::ModelShape& model,
                           const workload::ParallelLayout& layout);

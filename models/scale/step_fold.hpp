@@ -23,6 +23,7 @@ struct RankClasses : Fold {
 // own traffic runs on the folded links.
 struct StepFold : Fold {
   int replicas = 0;            // in the step (replicas or nodes)
+  int replica_block = 1;       // data-parallel replicas per folded one (blocks that share nodes: replicas.hpp)
   int simulated_replicas = 0;  // one per class of alike replicas
   int simulated_ranks = 0;
   std::vector<uint8_t> folded_group;     // per group: a simulated replica's own, standing for its images

@@ -1,7 +1,8 @@
 // Data-parallel replicas simulated once (models/scale/step/replicas.hpp) give the full simulation's
 // `run --json` (every digit printed, apart from the events count and the note on the mode), whether
 // the replicas are alike, some are apart (a slow GPU, a slow node's NICs: mixed nodes), an odd
-// number, the fold does not apply (replicas sharing nodes) or its guard abandons it (a
+// number, share nodes (folded as blocks of replicas), the fold does not apply (replicas sharing
+// nodes with no block of whole nodes) or its guard abandons it (a
 // replica's own traffic meeting data-parallel traffic: replica orbits, or on pods every replica);
 // the run's notes say which mode ran.
 #include <catch2/catch.hpp>
@@ -98,6 +99,29 @@ TEST_CASE("scenarios: Megatron replicas that share nodes or whose traffic meets 
   // data-parallel collectives as orbits (tests/scenarios/replica_orbits_test.cpp).
   c = ReplicasCase{};
   c.nodes = 6;
+  c.overlap_grad_reduce = true;
+  c.distributed_optimizer = true;
+  CHECK(run_both_replicas(c, &note) == ReplicasMode::Replicas);
+  CHECK(note.find("and the data-parallel collectives' flows leaving it") != std::string::npos);
+}
+
+// Replicas that share nodes (TP 4 or 2 below a node's 8 GPUs: Megatron's rank order puts 8 / tp
+// consecutive replicas on one node) fold as blocks of 8 / tp replicas (replicas.hpp,
+// node_whole_replicas), each block holding whole nodes: TP 4 x PP 2 x DP 4 on 4 nodes is 2 blocks
+// of 2 replicas (16 ranks each), TP 2 x PP 2 x DP 8 on 4 nodes 2 blocks of 4; with the gradient
+// buckets reduced during the backward, the guard gives up and replica orbits run the blocks.
+TEST_CASE("scenarios: Megatron replicas that share nodes fold as blocks of whole nodes, the full simulation's result",
+          "[scenarios]") {
+  std::string note;
+  ReplicasCase c;
+  c.nodes = 4;
+  c.tp = 4;
+  CHECK(run_both_replicas(c, &note) == ReplicasMode::Replicas);
+  CHECK(note.rfind("symmetry: 1 of 2 blocks of 2 data-parallel replicas simulated (16 of 32 ranks)", 0) == 0);
+  c.tp = 2;
+  CHECK(run_both_replicas(c, &note) == ReplicasMode::Replicas);
+  CHECK(note.rfind("symmetry: 1 of 2 blocks of 4 data-parallel replicas simulated (16 of 32 ranks)", 0) == 0);
+  c.tp = 4;
   c.overlap_grad_reduce = true;
   c.distributed_optimizer = true;
   CHECK(run_both_replicas(c, &note) == ReplicasMode::Replicas);

@@ -64,6 +64,13 @@ std::string ring_collectives_only(const workload::StepPlan& plan, const collecti
   return "";
 }
 
+// "16 data-parallel replicas", or for blocks of replicas that share nodes (replicas.hpp,
+// node_whole_replicas) "16 blocks of 2 data-parallel replicas".
+std::string replicas_text(const StepFold& q, const std::string& what) {
+  if (q.replica_block <= 1) return std::to_string(q.replicas) + " " + what;
+  return std::to_string(q.replicas) + " blocks of " + std::to_string(q.replica_block) + " " + what;
+}
+
 // Why no fold of the table's first rows may run in this attempt ("" when they may).
 std::string why_no_folds(const ModeRequest& r) {
   if (r.full) return "--full simulates every rank and every flow";
@@ -94,13 +101,20 @@ StepMode choose_mode(const ModeRequest& request, const World& world, const sim::
   } else if (plan.replica.empty()) {
     set(mode, Mechanism::Replicas, false, "the step names no data-parallel replicas");
   } else {
-    mode.fold = replica_fold(world, net, plan.programs, plan.groups, plan.ranks, plan.replica);
+    // Replicas that share nodes as blocks holding whole nodes; where the blocks do not fold either,
+    // the replicas' own refusal (that they share nodes) is the one the run reports.
+    const std::vector<int> blocks = node_whole_replicas(world, plan.replica);
+    mode.fold = replica_fold(world, net, plan.programs, plan.groups, plan.ranks, blocks);
+    if (blocks != plan.replica && mode.fold.applies())
+      mode.fold.replica_block = (1 + *std::max_element(plan.replica.begin(), plan.replica.end())) / mode.fold.replicas;
+    else if (blocks != plan.replica)
+      mode.fold = replica_fold(world, net, plan.programs, plan.groups, plan.ranks, plan.replica);
     if (orbits_attempt) {
       set(mode, Mechanism::Replicas, false, "their guard failed in the first attempt: replica orbits instead");
       mode.fold = replica_orbit_fold(std::move(mode.fold), world, net, plan.groups);
       if (mode.fold.applies())
         set(mode, Mechanism::ReplicaOrbits, true,
-            "1 of " + std::to_string(mode.fold.replicas) + " replicas, with its data-parallel flows as orbits");
+            "1 of " + replicas_text(mode.fold, "replicas") + ", with its data-parallel flows as orbits");
       else
         set(mode, Mechanism::ReplicaOrbits, false, mode.fold.why_not);
       if (!mode.fold.applies()) mode.refused = Abandoned{Mechanism::ReplicaOrbits, mode.fold.why_not, std::nullopt};
@@ -118,8 +132,8 @@ StepMode choose_mode(const ModeRequest& request, const World& world, const sim::
       if (!mode.fold.applies()) mode.refused = Abandoned{Mechanism::EcmpOrbits, mode.fold.why_not, std::nullopt};
     } else if (mode.fold.applies()) {
       set(mode, Mechanism::Replicas, true,
-          std::to_string(mode.fold.simulated_replicas) + " of " + std::to_string(mode.fold.replicas) +
-              " replicas simulated; their own traffic checked at every instant never to meet other traffic");
+          std::to_string(mode.fold.simulated_replicas) + " of " + replicas_text(mode.fold, "replicas") +
+              " simulated; their own traffic checked at every instant never to meet other traffic");
       if (mode.fold.simulated_replicas == 1) mode.alike = mode.fold;  // for replica orbits, should the guard fail
     } else {
       set(mode, Mechanism::Replicas, false, mode.fold.why_not);
@@ -203,7 +217,7 @@ void start_mode(StepMode& mode, collectives::CollectiveEngine& engine, workload:
     set(mode, Mechanism::RankClasses, false, "ECMP orbits applied");
     exec.simulate_fold(std::move(mode.fold));
   } else if (q.applies() && !q.spanning_group.empty()) {
-    notes.push_back("symmetry: 1 of " + std::to_string(q.replicas) + " data-parallel replicas simulated (" + ranks_of +
+    notes.push_back("symmetry: 1 of " + replicas_text(q, "data-parallel replicas") + " simulated (" + ranks_of +
                     "), each for the replicas alike to it, and the data-parallel collectives' flows "
                     "leaving it, each for its images on every replica, all on its links standing for every "
                     "replica's (its own traffic meets the data-parallel traffic), checked at each collective's "
@@ -217,8 +231,8 @@ void start_mode(StepMode& mode, collectives::CollectiveEngine& engine, workload:
     set(mode, Mechanism::RankClasses, false, "alike nodes applied");
     exec.simulate_fold(std::move(mode.fold));
   } else if (q.applies()) {
-    notes.push_back("symmetry: " + std::to_string(q.simulated_replicas) + " of " + std::to_string(q.replicas) +
-                    " data-parallel replicas simulated (" + ranks_of + "), each for the replicas alike to it" +
+    notes.push_back("symmetry: " + std::to_string(q.simulated_replicas) + " of " +
+                    replicas_text(q, "data-parallel replicas") + " simulated (" + ranks_of + "), each for the replicas alike to it" +
                     (q.apart.empty() ? "" : " (" + q.apart + ")") +
                     "; their own traffic checked at every instant never to meet other traffic (--full: all)");
     set(mode, Mechanism::RankClasses, false, "data-parallel replicas applied");

@@ -36,6 +36,16 @@ StepFold replica_fold(const World& world, const sim::FlowNetwork& net, const std
                       const std::vector<collectives::Group>& groups, const std::vector<workload::RankSetup>& ranks,
                       const std::vector<int>& replica_of_rank);
 
+// The replicas as blocks of g consecutive ones (replica_blocks.cpp): per rank, its replica / g,
+// for the smallest g dividing the replicas' count such that no node holds ranks of two blocks
+// (Megatron's rank order tp-cp-dp-pp puts 8 / (tp cp) consecutive replicas on one node when
+// tp cp is below a node's GPUs). A block is a data-parallel replica of the fold above: its ranks
+// run the replicas' programs side by side, its own groups are its replicas' own, and the
+// data-parallel groups span the blocks (with g members in each); moving every rank one block on
+// is the same kind of move as one replica on, so the fold, its guard and replica orbits apply
+// unchanged. `replica_of_rank` unchanged when g = 1 or no such g below the count exists.
+std::vector<int> node_whole_replicas(const World& world, const std::vector<int>& replica_of_rank);
+
 // Replica orbits (replica_orbits.cpp; for Megatron with overlap_grad_reduce /
 // overlap_param_gather, whose data-parallel flows meet the replicas' own traffic on the NICs, so
 // the replica fold's guard gives up). `f`: replica_fold's, applied, with one class (every replica

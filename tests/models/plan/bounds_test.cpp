@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "models/compute/gemm.hpp"
+#include "models/compute/kernels.hpp"
 #include "models/hw/instance.hpp"
 #include "models/hw/links.hpp"
 #include "models/plan/bounds.hpp"
@@ -59,26 +60,79 @@ TEST_CASE("plan: the step bound of data parallelism is m (L w + head) (closed fo
   CHECK(b.block_fwd_s > lin(4096, 6144) + lin(4096, 4096) + 2 * lin(4096, 14336) + lin(14336, 4096));
 }
 
-TEST_CASE("plan: the pipeline bound adds (pp - 1) chunks to m stages' work", "[models][plan]") {
+TEST_CASE("plan: the pipeline bound is the last stage's m (W + H) after (pp - 1) chunks", "[models][plan]") {
   const auto base = plan_test::small_base();
   const auto m = models::model::resolve_model(*base.model);
   // tp 2, pp 4 on 8 GPUs: dp 1, m = 32 micro-batches; 8 layers per stage.
-  const StepBound plain = step_lower_bound(apply_candidate(base, megatron(1, 2, 4, 1)), m, 8);
+  const auto spec = apply_candidate(base, megatron(1, 2, 4, 1));
+  const StepBound plain = step_lower_bound(spec, m, 8);
   const double f = plain.block_fwd_s + plain.block_comm_fwd_s;
   const double w = 8 * (f + plain.block_bwd_s + plain.block_comm_bwd_s);
-  CHECK(plain.step_s == Approx((32 + 3) * w).epsilon(1e-12));
+  // H: the output layer as Megatron's layer prices it (final norm on T / tp tokens with sequence
+  // parallelism, logits on V / tp columns, the loss) plus its input's all-gather at its bound.
+  const auto& node = models::hw::find_instance("p5.48xlarge");
+  const auto layout = models::workload::make_layout(spec, m, 8, 8);
+  const auto rates = models::workload::power_capped_rates(
+      spec, m, layout,
+      models::workload::make_rates(node.gpu, models::workload::training_precision(spec.training),
+                                   node.host_mem_bytes_per_s, 0, {}));
+  const auto k = models::workload::head_kernels(m, 2048, 1024, 2, rates);
+  const double t_c = tp_comm_bound(spec, m, layout).collective_s;
+  const double head = k.norm_fwd + k.logits.fwd + k.loss_fwd + k.loss_bwd + k.logits.bwd() + k.norm_bwd + t_c;
+  CHECK(plain.head_s == Approx(head).epsilon(1e-12));
+  CHECK(head > 0);
+  // The last stage: m (W + H) after the (pp - 1) chunks before it.
+  CHECK(plain.step_s == Approx(32 * (w + head) + 3 * w).epsilon(1e-12));
   // Interleaved, vp 2: chunks of 4 layers, so the warm-up is (pp - 1) half-stages.
   const StepBound inter = step_lower_bound(apply_candidate(base, megatron(1, 2, 4, 2)), m, 8);
-  CHECK(inter.step_s == Approx(32 * w + 3 * w / 2).epsilon(1e-12));
+  CHECK(inter.step_s == Approx(32 * (w + head) + 3 * w / 2).epsilon(1e-12));
   // zb_h1: the forward warm-up only.
   const StepBound zb = step_lower_bound(apply_candidate(base, megatron(1, 2, 4, 1, "zb_h1")), m, 8);
-  CHECK(zb.step_s == Approx(32 * w + 3 * 8 * f).epsilon(1e-12));
-  // Compute alone at unstretched rates (the bench's comparison): the same formula, no collectives,
+  CHECK(zb.step_s == Approx(32 * (w + head) + 3 * 8 * f).epsilon(1e-12));
+  // One stage (tp 8, dp 1, m = 32): m (L w + H).
+  const StepBound one = step_lower_bound(apply_candidate(base, megatron(1, 8, 1, 1)), m, 8);
+  CHECK(one.step_s == Approx(32 * (32 * (one.block_fwd_s + one.block_comm_fwd_s + one.block_bwd_s + one.block_comm_bwd_s) +
+                                  one.head_s))
+                          .epsilon(1e-12));
+  // Compute alone at unstretched rates (the bench's comparison, the first version's bound): the
+  // lightest stage after (pp - 1) chunks, no collectives, the head's GEMMs left out with pp > 1;
   // never above the planner's bound.
   const StepBound alone = step_lower_bound(apply_candidate(base, megatron(1, 2, 4, 1)), m, 8, false);
   CHECK(alone.block_comm_fwd_s == 0);
   CHECK(alone.step_s == Approx(35 * 8 * (alone.block_fwd_s + alone.block_bwd_s)).epsilon(1e-12));
   CHECK(alone.step_s < plain.step_s);
+}
+
+TEST_CASE("plan: at cp 2 the block's kernels are priced on seq / cp tokens, attention against the whole sequence",
+          "[models][plan]") {
+  const auto base = plan_test::small_base();
+  const auto m = models::model::resolve_model(*base.model);
+  Candidate c = megatron(1, 2, 2, 1);
+  c.cp = 2;  // tp 2 x cp 2 x pp 2 on 8 GPUs: dp 1, m = 32, 16 layers per stage, T = 1024 tokens
+  const auto spec = apply_candidate(base, c);
+  const auto& node = models::hw::find_instance("p5.48xlarge");
+  const auto layout = models::workload::make_layout(spec, m, 8, 8);
+  const auto rates = models::workload::power_capped_rates(
+      spec, m, layout,
+      models::workload::make_rates(node.gpu, models::workload::training_precision(spec.training),
+                                   node.host_mem_bytes_per_s, 0, {}));
+  const auto block = models::workload::block_seconds(m, 1024, 2, rates, true);
+  const StepBound b = step_lower_bound(spec, m, 8);
+  CHECK(b.block_fwd_s == Approx(block.fwd()).epsilon(1e-12));
+  CHECK(b.block_bwd_s == Approx(block.bwd()).epsilon(1e-12));
+  // The attention of 1024 queries against 2048 keys: half of cp 1's FLOPs on 2048 tokens, not the
+  // quarter of a 1024-token sequence; its time between the two.
+  const int64_t width = m.attention().core_width();
+  CHECK(models::compute::attention_fwd_flops(1024, 2048, width, 2) ==
+        Approx(models::compute::attention_fwd_flops(2048, 2048, width, 2) / 2).epsilon(1e-12));
+  const auto whole = models::workload::block_seconds(m, 2048, 2, rates, true);
+  auto short_model = m;
+  short_model.seq = 1024;
+  const auto quarter = models::workload::block_seconds(short_model, 1024, 2, rates, true);
+  CHECK(block.attn_fwd.attention > quarter.attn_fwd.attention);
+  CHECK(block.attn_fwd.attention < whole.attn_fwd.attention);
+  // Untight (the first version's): the linear layers' GEMMs only, below.
+  CHECK(step_lower_bound(spec, m, 8, false).block_fwd_s < b.block_fwd_s);
 }
 
 TEST_CASE("plan: the blocking tensor-parallel collectives at the GPU ports' bandwidth (closed form)", "[models][plan]") {
@@ -124,9 +178,16 @@ TEST_CASE("plan: both bounds stay below what the run reports", "[models][plan]")
   no_sp.sequence_parallel = false;
   Candidate full = megatron(2, 8, 2, 1, "zb_h1");
   full.recompute = "full";
+  Candidate cp2 = megatron(2, 2, 4, 2);
+  cp2.cp = 2;
+  Candidate mb2 = megatron(1, 2, 2, 1, "zb_h1");
+  mb2.cp = 2;
+  mb2.micro_batch = 2;
   for (const Candidate& c : {megatron(1, 2, 4, 1), megatron(1, 8, 1, 1), megatron(2, 4, 2, 2), megatron(1, 1, 4, 1, "zb_h1"),
-                             no_sp, full}) {
-    const auto spec = apply_candidate(base, c);
+                             no_sp, full, cp2, mb2, megatron(1, 4, 2, 1), megatron(1, 2, 2, 2)}) {
+    auto spec = apply_candidate(base, c);
+    // The last one with the output layer replicated (not vocab-parallel): every rank's logits.
+    if (c.tp == 2 && c.pp == 2 && c.vp == 2) spec.parallel.vocab_parallel = false;
     const auto r = models::run_scenario(spec, opt);
     INFO(layout_text(c));
     CHECK(step_lower_bound(spec, m, 8).step_s <= r.step_time_s * (1 + 1e-6));  // ps rounding of the ops
