@@ -12,11 +12,15 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "models/error.hpp"
 #include "models/nccl/diagnosis.hpp"
 #include "models/parse_error.hpp"
+#include "models/readers/kineto_trace.hpp"
+#include "models/readers/nccl_inspector.hpp"
 #include "models/readers/nccl_log.hpp"
+#include "models/readers/nccl_tests_json.hpp"
 #include "models/readers/nccl_tests_output.hpp"
 #include "models/readers/smi_topo.hpp"
 #include "scenarios/import/k8s_job.hpp"
@@ -90,6 +94,21 @@ const std::map<std::string, Replay>& replays() {
            (void)scenarios::parse_trainer_args(text, "fuzz.txt");
          } catch (const scenarios::UserError& e) {
            return placed(e.pos().line, e.pos().col, e.what());
+         }
+         return std::string();
+       }},
+      {"measured",  // the first byte picks the reader (mod 3): Kineto trace, nccl-tests JSON, Inspector
+       [](const std::string& text) {
+         if (text.empty()) return std::string();
+         const std::string_view rest = std::string_view(text).substr(1);
+         try {
+           switch (static_cast<unsigned char>(text[0]) % 3) {
+             case 0: (void)models::readers::parse_kineto_trace(rest, "fuzz.json"); break;
+             case 1: (void)models::readers::parse_nccl_tests_json(rest, "fuzz.json"); break;
+             default: (void)models::readers::parse_nccl_inspector(rest, "fuzz.jsonl"); break;
+           }
+         } catch (const models::ParseError& e) {
+           return placed(e.line(), e.col(), e.what());
          }
          return std::string();
        }},
