@@ -87,6 +87,23 @@ struct PlanReport {
 // as a line, the winner and the --include layout marked, and the ranked table.
 std::string plan_html(const PlanReport& plan);
 
+// `commsim diff` as a page: a measured run against the simulated one, one row per thing both
+// time (models/measured/measured_diff.hpp's rows, copied: viz does not read models/measured).
+struct DiffPoint {
+  std::string kind, name;  // "compute", "gemm"
+  double measured_s = 0, simulated_s = 0;
+  std::string parameter, explain;
+};
+struct DiffReport {
+  std::string title;
+  std::vector<std::pair<std::string, std::string>> summary;  // ("scenario", "..."), ("GPUs", "8"), ...
+  std::vector<DiffPoint> points;                             // in the command's order
+  std::vector<std::string> skipped;                          // measured, not compared: why
+};
+// A bar per row of simulated / measured - 1 (left: the model is fast, right: slow), then the table
+// with the parameter that would explain each difference.
+std::string diff_html(const DiffReport& diff);
+
 // Chrome trace event JSON (Perfetto, chrome://tracing): a process per node, a thread per rank
 // and stream, "X" events for compute and collectives, counter tracks of link utilisation.
 std::string chrome_trace(const models::RunResult& result);

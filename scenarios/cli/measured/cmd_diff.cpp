@@ -1,9 +1,10 @@
-// commsim diff MEASURED... SCENARIO.toml [--step-time S] [--set K=V]... [--json]
+// commsim diff MEASURED... SCENARIO.toml [--step-time S] [--set K=V]... [--json] [--html FILE]
 // A measured run lined up with the simulated one (models/measured/measured_diff.hpp): the step
 // time, the compute per kernel class and the GPU's idle time (from a PyTorch profiler trace), and
 // collectives (nccl-tests output, text or -J JSON, and NCCL Inspector JSON lines), each measured
 // against the same thing simulated on SCENARIO, with the parameter that would explain the
-// difference. MEASURED files are told apart by their content.
+// difference. MEASURED files are told apart by their content. --html writes the same rows as a
+// page (a bar per row, simulated / measured - 1, and the table: viz::diff_html).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -20,8 +21,10 @@
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/nccl_tests_support.hpp"
 #include "scenarios/cli/output/result_format.hpp"
+#include "scenarios/cli/output/output_files.hpp"
 #include "scenarios/cli/output/result_schema.hpp"
 #include "scenarios/load/input_file.hpp"
+#include "viz/viz.hpp"
 
 namespace scenarios {
 namespace {
@@ -67,6 +70,7 @@ int cmd_diff(int argc, char** argv) {
   std::vector<std::string> files, sets;
   double step_time = 0;
   bool json = false;
+  std::string html;
   app.add_option("files", files, "measured files, then the scenario (TOML) that describes the run")
       ->required()
       ->expected(2, 1 << 20)
@@ -75,12 +79,18 @@ int cmd_diff(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   add_set_option(app, sets);
   app.add_flag("--json", json, "print one JSON object (docs/result.schema.json) instead of the table");
+  app.add_option("--html", html, "also write the rows as an HTML page: a bar per row and the table")->type_name("FILE");
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
     const std::string scenario_path = files.back();
     files.pop_back();
     const LoadedScenario scenario = load_scenario(scenario_path, sets);
+    if (!html.empty()) {  // before any work: a page over one of the inputs is refused
+      std::vector<std::string> inputs = scenario.files;
+      inputs.insert(inputs.end(), files.begin(), files.end());
+      refuse_outputs_over_inputs({{"--html", html}}, inputs);
+    }
     std::optional<models::measured::TraceCompute> trace;
     std::vector<MeasuredCollective> collectives;
     for (const std::string& f : files) {
@@ -125,6 +135,18 @@ int cmd_diff(int argc, char** argv) {
                             c.source + "): the scenario has " + std::to_string(d.gpus) + " GPUs");
     }
     models::measured::order_rows(d.rows);
+    if (!html.empty()) {
+      viz::DiffReport page;
+      page.title = scenario.spec.name.empty() ? scenario_path : scenario.spec.name;
+      page.summary = {{"scenario", scenario_path}, {"GPUs", std::to_string(d.gpus)}, {"layout", d.layout}};
+      std::string measured_files;
+      for (std::size_t i = 0; i < files.size(); ++i) measured_files += (i ? ", " : "") + files[i];
+      page.summary.emplace_back("measured", measured_files);
+      for (const auto& r : d.rows)
+        page.points.push_back({r.kind, r.name, r.measured_s, r.simulated_s, r.parameter, r.explain});
+      page.skipped = d.skipped;
+      write_file_atomically(html, viz::diff_html(page));
+    }
 
     if (json) {
       CommandInputs in = scenario_inputs(scenario, sets);

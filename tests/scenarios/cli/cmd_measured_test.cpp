@@ -40,6 +40,37 @@ TEST_CASE("commsim diff: the largest differences on the shipped fixtures", "[sce
   CHECK_THAT(r.out, Catch::Contains("all_reduce 536870912 B on 1 rank"));
 }
 
+// --html: the same rows as a page (a bar and a table row each, with the parameter), the text
+// output unchanged; a page over an input is refused before any work and the input kept.
+TEST_CASE("commsim diff --html: the rows as a page, the table unchanged", "[scenarios][measured]") {
+  const auto dir = scenarios_test::fresh_temp_dir("diff-html");
+  const std::string page = (dir / "diff.html").string();
+  const std::vector<std::string> args = {"diff", kRun + "kineto_plain_step.json", kRun + "nccl_tests_all_reduce.json",
+                                         kRun + "plain_step.toml", "--step-time", "0.11470981"};
+  auto plain = run_commsim(args);
+  auto with_page = args;
+  with_page.insert(with_page.end(), {"--html", page});
+  auto r = run_commsim(with_page);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == plain.out);
+  const std::string html = scenarios_test::slurp(page);
+  CHECK_THAT(html, Catch::StartsWith("<!DOCTYPE html>"));
+  CHECK_THAT(html, Catch::Contains("chart-diff") && Catch::Contains("model fast") && Catch::Contains("model slow"));
+  // One bar (a tooltip per row) and one table row per row of the text table; gemm's +1.3 % on both.
+  CHECK_THAT(html, Catch::Contains("compute gemm: measured "));
+  CHECK_THAT(html, Catch::Contains("<td>gemm</td>"));
+  CHECK_THAT(html, Catch::Contains("+1.3 %"));
+  CHECK_THAT(html, Catch::Contains("<td>1</td>"));  // the GPU count in the summary
+  // Over one of its inputs: refused, exit 2, the input untouched.
+  const std::string copy = (dir / "plain_step.toml").string();
+  std::filesystem::copy_file(kRun + "plain_step.toml", copy);
+  const std::string before = scenarios_test::slurp(copy);
+  auto over = run_commsim({"diff", kRun + "kineto_plain_step.json", copy, "--html", copy});
+  CHECK(over.exit_code == 2);
+  CHECK(scenarios_test::slurp(copy) == before);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("commsim profile and diff: broken inputs are one FILE:LINE:COL line, exit 2", "[scenarios][measured]") {
   const auto dir = scenarios_test::fresh_temp_dir("measured-bad");
   const std::string bad = (dir / "bad.json").string();
