@@ -4,7 +4,9 @@
 #include <cmath>
 
 #include "models/error.hpp"
+#include "models/hw/efa_generations.hpp"
 #include "models/hw/links.hpp"
+#include "models/hw/node.hpp"
 #include "models/params.hpp"
 
 namespace models::collectives {
@@ -27,6 +29,17 @@ LinkParams LinkParams::defaults() {
   p.p2p_read_bandwidth_factor = -1;  // by GPU generation: the engine asks hw::p2p_read_model(sm)
   p.p2p_read_extra_latency_s = read.extra_latency_s;
   p.nvls_efficiency = -1;  // by GPU generation (nvls_efficiency_of)
+  return p;
+}
+
+LinkParams LinkParams::for_node(const hw::NodeSpec& node) {
+  LinkParams p = defaults();
+  if (node.nic_kind != hw::NicKind::Efa) return p;
+  if (const hw::EfaGenerationParams* g = hw::efa_generation_params(node.efa_generation)) {
+    ClassParams& efa = p.of(LinkClass::EFA);
+    efa.hop_latency_s = g->hop_latency_s;
+    efa.efficiency = g->efficiency;
+  }
   return p;
 }
 
