@@ -8,6 +8,7 @@
 #include "models/hw/links.hpp"
 #include "models/hw/node.hpp"
 #include "models/params.hpp"
+#include "models/world/world.hpp"
 
 namespace models::collectives {
 
@@ -41,6 +42,16 @@ LinkParams LinkParams::for_node(const hw::NodeSpec& node) {
     efa.efficiency = g->efficiency;
   }
   return p;
+}
+
+LinkParams LinkParams::for_world(const World& world) {
+  const hw::NodeSpec* ref = &world.node();
+  for (int n = 0; world.mixed() && n < world.nodes(); ++n) {
+    const hw::NodeSpec& k = world.node_of(n);
+    if (k.nic_kind == hw::NicKind::Efa && (ref->nic_kind != hw::NicKind::Efa || k.efa_generation < ref->efa_generation))
+      ref = &k;
+  }
+  return for_node(*ref);
 }
 
 double nvlink_channel_bandwidth_for(int sm, double h200_rate) {
