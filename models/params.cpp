@@ -233,7 +233,8 @@ constexpr std::array kCoreRegistry = std::to_array<ParamSpec>({
     // 1 GiB, 8 GPUs and 4 EFA per node (github.com/NVIDIA/nccl/issues/527): 3 and 4 nodes (ring)
     // 31.8 and 29.6 GB/s bus bandwidth = 0.64 and 0.59 of the 4 x 12.5 GB/s; 2 nodes 30.5 GB/s
     // algorithm bandwidth (tree: each node moves S each way) = 0.61. Simple 0.6; LL and LL128 keep
-    // NCCL's ratios to it (aws-ofi-nccl forces Simple on p4d anyway).
+    // NCCL's ratios to it (aws-ofi-nccl forces Simple on p4d anyway). These are EFA v1's; EFA v2-v4
+    // hosts (p5, p5en, p6) get their own from the catalog (models/hw/efa_generations.cpp).
     {"efa.hop_latency.ll", U::Seconds, kTime, 2.7 * kUs, "", O::Collectives, kNcclHwLat},
     {"efa.hop_latency.ll128", U::Seconds, kTime, 4.0 * kUs, "", O::Collectives, kNcclHwLat},
     {"efa.hop_latency.simple", U::Seconds, kTime, 14.0 * kUs, "", O::Collectives, kNcclHwLat},
