@@ -125,7 +125,7 @@ TEST_CASE("ofi tuner: 1 rank per node all-gather on p5 from the edge (4 MiB, 2) 
   CHECK(is(ag(std::exp2(23.15)), Algo::Ring, Proto::Simple));
 }
 
-TEST_CASE("ofi tuner: NCCL's choice on 4 x p5 follows the plugin; NCCL_TUNER_PLUGIN=none and Internal restore NCCL's",
+TEST_CASE("ofi tuner: NCCL's choice on 4 x p5 follows the plugin, NCCL_TUNER_PLUGIN=none and Internal restore NCCL's",
           "[nccl]") {
   const CommView v = view_of("p5.48xlarge", 4);
   REQUIRE(v.ofi_tuner == OfiTunerPlatform::P5P5e);
