@@ -193,11 +193,11 @@ void rate_network(const World& world, const sim::FlowNetwork& net, const std::ve
   }
   v.inter_gdr_near = t.gdr;
   v.net_latency_us = t.net_plugin == NetPlugin::Libfabric ? node.net_plugin_latency_us : 0.0;
-  // One graph channel per NIC, at most the ring graph's maxChannels = MAXCHANNELS / 2 = 32
-  // (src/init.cc; MAXCHANNELS 64): a GB200 NVL72 rack leaves by 72 NICs, its graphs by 32.
   // aws-ofi-nccl's tuner comes with its net plugin, on the hosts it knows (nccl/ofi_tuner.hpp).
   v.ofi_tuner =
       t.net_plugin == NetPlugin::Libfabric ? nccl::ofi_tuner_platform(node.name) : nccl::OfiTunerPlatform::None;
+  // One graph channel per NIC, at most the ring graph's maxChannels = MAXCHANNELS / 2 = 32
+  // (src/init.cc; MAXCHANNELS 64): a GB200 NVL72 rack leaves by 72 NICs, its graphs by 32.
   v.graph_channels = std::clamp(count_nics_leaving_node(world, net, members), 1, kMaxRingGraphChannels);
   if (v.bw_intra_gbs == 0) v.bw_intra_gbs = v.bw_inter_gbs;
   rate_collnet(world, members, v);
