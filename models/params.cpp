@@ -47,6 +47,10 @@ using O = ParamOwner;
 constexpr std::string_view kCatalogLinks = "catalog (models/hw/links.cpp, instance.cpp)";
 constexpr std::string_view kNcclHwLat = "NCCL src/graph/tuning.cc hwLat, Ring";
 constexpr std::string_view kNcclProtoRatio = "NCCL's protocol ratios (tuning.cc): LL x0.5, LL128 x0.94 of Simple";
+constexpr std::string_view kEfaV1Lat =
+    "EFA v1: NCCL src/graph/tuning.cc hwLat, Ring; EFA v2-v4 hosts: models/hw/efa_generations.cpp";
+constexpr std::string_view kEfaV1Ratio =
+    "EFA v1: NCCL's protocol ratios to Simple; EFA v2-v4 hosts: models/hw/efa_generations.cpp";
 constexpr std::string_view kNoChannelRate = "0: unknown, bandwidth scales with channels / default channels";
 constexpr std::string_view kNoWindow = "0: no flow-control window limit";
 constexpr std::string_view kByPeak = "by GPU and precision: the H200's fraction of the datasheet peak";
@@ -233,14 +237,16 @@ constexpr std::array kCoreRegistry = std::to_array<ParamSpec>({
     // 1 GiB, 8 GPUs and 4 EFA per node (github.com/NVIDIA/nccl/issues/527): 3 and 4 nodes (ring)
     // 31.8 and 29.6 GB/s bus bandwidth = 0.64 and 0.59 of the 4 x 12.5 GB/s; 2 nodes 30.5 GB/s
     // algorithm bandwidth (tree: each node moves S each way) = 0.61. Simple 0.6; LL and LL128 keep
-    // NCCL's ratios to it (aws-ofi-nccl forces Simple on p4d anyway).
-    {"efa.hop_latency.ll", U::Seconds, kTime, 2.7 * kUs, "", O::Collectives, kNcclHwLat},
-    {"efa.hop_latency.ll128", U::Seconds, kTime, 4.0 * kUs, "", O::Collectives, kNcclHwLat},
-    {"efa.hop_latency.simple", U::Seconds, kTime, 14.0 * kUs, "", O::Collectives, kNcclHwLat},
-    {"efa.efficiency.ll", U::Fraction, kFraction, 0.3, "", O::Collectives, kNcclProtoRatio},
-    {"efa.efficiency.ll128", U::Fraction, kFraction, 0.56, "", O::Collectives, kNcclProtoRatio},
+    // NCCL's ratios to it (aws-ofi-nccl forces Simple on p4d anyway). These are EFA v1's; EFA v2-v4
+    // hosts (p5, p5en, p6) get their own from the catalog (models/hw/efa_generations.cpp).
+    {"efa.hop_latency.ll", U::Seconds, kTime, 2.7 * kUs, "", O::Collectives, kEfaV1Lat},
+    {"efa.hop_latency.ll128", U::Seconds, kTime, 4.0 * kUs, "", O::Collectives, kEfaV1Lat},
+    {"efa.hop_latency.simple", U::Seconds, kTime, 14.0 * kUs, "", O::Collectives, kEfaV1Lat},
+    {"efa.efficiency.ll", U::Fraction, kFraction, 0.3, "", O::Collectives, kEfaV1Ratio},
+    {"efa.efficiency.ll128", U::Fraction, kFraction, 0.56, "", O::Collectives, kEfaV1Ratio},
     {"efa.efficiency.simple", U::Fraction, kFraction, 0.6, "", O::Collectives,
-     "p4dn nccl-tests all_reduce, 0.59-0.64 of 4 x 12.5 GB/s (github.com/NVIDIA/nccl/issues/527)"},
+     "EFA v1: p4dn nccl-tests all_reduce, 0.59-0.64 of 4 x 12.5 GB/s (github.com/NVIDIA/nccl/issues/527); "
+     "EFA v2-v4 hosts: models/hw/efa_generations.cpp"},
     {"efa.channel_bandwidth", U::BytesPerSecond, kChannelRate, 0, "", O::Collectives, kNoChannelRate},
     {"efa.flow_control_rtt", U::Seconds, kTime, 0, "", O::Collectives, kNoWindow},
 

@@ -87,6 +87,22 @@ def azure_tray():
     return busbw_points("GB200, one tray, 4 GPUs (Azure ND GB200 v6)", "gb200_nvl72/tray_4gpu.toml", pts, 4)
 
 
+def p5_nodes(nodes):
+    # github.com/crazyguitar/aws-gpu-communication-benchmark: all_reduce_perf 32 MiB - 8 GiB on 2-32 p5
+    # nodes (algbw per size; the faster of out-of-place and in-place). EFA v2's efficiency is read off
+    # the 4-16 node plateaus (models/hw/efa_generations.cpp); every other point checks.
+    meas = {}
+    for line in open(os.path.join(V, "p5_nodes_efa/measured/nccl_all_reduce.csv")):
+        f = line.strip().split(",")
+        if len(f) == 9 and f[0] == str(nodes):
+            size = int(f[2]) * MiB
+            meas[size] = size / max(float(f[5]), float(f[7])) / 1e3
+    pred = predict(os.path.join(V, "p5_nodes_efa/scenario.toml"), "all_reduce", min(meas), max(meas),
+                   [f"cluster.nodes={nodes}"])
+    label = f"{nodes} x p5.48xlarge, EFA ({nodes * 8} ranks, crazyguitar/aws-gpu-communication-benchmark)"
+    return label, {s: min(pred[s]["time_us"], pred[s]["in_place_time_us"]) / t - 1 for s, t in meas.items()}
+
+
 CURVES = [
     lambda: nccl_tests_curve("4 x H200, P2P/NVLink (`ar_g4.txt`)", "h200x4.toml", "h200x4/measured/nccl-tests/ar_g4.txt"),
     lambda: nccl_tests_curve("4 x H200, P2P/NVLink (`ar_g4_info.txt`)", "h200x4.toml",
@@ -102,6 +118,7 @@ CURVES = [
     lambda: torch_curve("2 x H200, broadcast (PyTorch)", "n2_default.json", "broadcast"),
     lambda: nccl_tests_curve("2 x p5.48xlarge, EFA (16 ranks)", "p5_2node_efa/scenario.toml",
                              "p5_2node_efa/measured/all_reduce_perf.txt"),
+    *[lambda n=n: p5_nodes(n) for n in (2, 4, 8, 16, 32)],
     lambda: nccl_tests_curve("2 x p4de.24xlarge, EFA (16 ranks)", "p4de_2node_efa/scenario.toml",
                              "p4de_2node_efa/measured/all_reduce_perf.txt"),
     lambda: busbw_points("3 and 4 x p4d.24xlarge, EFA, 1 GiB (NVIDIA/nccl#527)", "p4d_nodes_allreduce.toml", [], 0),

@@ -147,12 +147,12 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
   fit.points.reserve(total);
   std::set<int> classes;
   for (const auto& m : measurements) {
-    collectives::LinkParams p = defaults;
-    p.apply(m.spec.cluster.params);
     sim::Simulator sim;
     sim::FlowNetwork net(sim);
     check_params(m.spec.cluster.params);
     auto world = World::build(m.spec, net);
+    // The fit starts from the first cluster's defaults (EFA by generation: LinkParams::for_node).
+    if (&m == &measurements.front()) defaults = collectives::LinkParams::for_world(*world);
     std::vector<int> ranks(world->size());
     for (int i = 0; i < world->size(); ++i) ranks[i] = i;
     if (world->size() < 2) throw SpecError("cluster", "calibration needs at least 2 ranks in " + m.run.source);

@@ -49,7 +49,7 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
   check_params(spec.cluster.params);
   auto world = World::build(spec, net);
   auto engine = make_collective_engine(sim, net, *world, spec);
-  LinkParams params = LinkParams::defaults();
+  LinkParams params = LinkParams::for_world(*world);
   params.apply(spec.cluster.params);
 
   // nccl-tests -g N: one thread launches on every GPU of its process (single_process), else one.

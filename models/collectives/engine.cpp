@@ -36,7 +36,7 @@ Delivery expected_delivery(CollOp op, int n, double S, bool tree) {
 
 Engine::Engine(sim::Simulator& sim, sim::FlowNetwork& net, const World& world, const ScenarioSpec& spec)
     : sim_(sim), net_(net), world_(world), env_(world.nccl_env().tuning) {
-  params_ = LinkParams::defaults();
+  params_ = LinkParams::for_world(world);  // EFA by generation (models/hw/efa_generations.hpp)
   params_.apply(spec.cluster.params);
   buffsize_ = world.nccl_env().buffsize;
   // Read mode's bandwidth cost depends on the GPU generation unless the scenario sets it; in a

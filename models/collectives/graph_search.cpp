@@ -193,6 +193,9 @@ void rate_network(const World& world, const sim::FlowNetwork& net, const std::ve
   }
   v.inter_gdr_near = t.gdr;
   v.net_latency_us = t.net_plugin == NetPlugin::Libfabric ? node.net_plugin_latency_us : 0.0;
+  // aws-ofi-nccl's tuner comes with its net plugin, on the hosts it knows (nccl/ofi_tuner.hpp).
+  v.ofi_tuner =
+      t.net_plugin == NetPlugin::Libfabric ? nccl::ofi_tuner_platform(node.name) : nccl::OfiTunerPlatform::None;
   // One graph channel per NIC, at most the ring graph's maxChannels = MAXCHANNELS / 2 = 32
   // (src/init.cc; MAXCHANNELS 64): a GB200 NVL72 rack leaves by 72 NICs, its graphs by 32.
   v.graph_channels = std::clamp(count_nics_leaving_node(world, net, members), 1, kMaxRingGraphChannels);
@@ -242,6 +245,7 @@ nccl::CommView tuner_view(const World& world, const sim::FlowNetwork& net, const
     v.graph_channels = std::min(v.graph_channels, w.graph_channels);
     v.inter_gdr_near = v.inter_gdr_near && w.inter_gdr_near;
     v.net_latency_us = std::max(v.net_latency_us, w.net_latency_us);
+    if (v.ofi_tuner != w.ofi_tuner) v.ofi_tuner = nccl::OfiTunerPlatform::None;  // no one platform
     v.nvls = v.nvls && w.nvls;
     v.nvls_heads = v.nvls ? std::min(v.nvls_heads, w.nvls_heads) : 0;
     v.nvls_bw_intra_gbs = std::min(v.nvls_bw_intra_gbs, w.nvls_bw_intra_gbs);

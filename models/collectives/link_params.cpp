@@ -4,8 +4,11 @@
 #include <cmath>
 
 #include "models/error.hpp"
+#include "models/hw/efa_generations.hpp"
 #include "models/hw/links.hpp"
+#include "models/hw/node.hpp"
 #include "models/params.hpp"
+#include "models/world/world.hpp"
 
 namespace models::collectives {
 
@@ -28,6 +31,27 @@ LinkParams LinkParams::defaults() {
   p.p2p_read_extra_latency_s = read.extra_latency_s;
   p.nvls_efficiency = -1;  // by GPU generation (nvls_efficiency_of)
   return p;
+}
+
+LinkParams LinkParams::for_node(const hw::NodeSpec& node) {
+  LinkParams p = defaults();
+  if (node.nic_kind != hw::NicKind::Efa) return p;
+  if (const hw::EfaGenerationParams* g = hw::efa_generation_params(node.efa_generation)) {
+    ClassParams& efa = p.of(LinkClass::EFA);
+    efa.hop_latency_s = g->hop_latency_s;
+    efa.efficiency = g->efficiency;
+  }
+  return p;
+}
+
+LinkParams LinkParams::for_world(const World& world) {
+  const hw::NodeSpec* ref = &world.node();
+  for (int n = 0; world.mixed() && n < world.nodes(); ++n) {
+    const hw::NodeSpec& k = world.node_of(n);
+    if (k.nic_kind == hw::NicKind::Efa && (ref->nic_kind != hw::NicKind::Efa || k.efa_generation < ref->efa_generation))
+      ref = &k;
+  }
+  return for_node(*ref);
 }
 
 double nvlink_channel_bandwidth_for(int sm, double h200_rate) {

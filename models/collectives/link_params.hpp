@@ -20,6 +20,13 @@
 
 #include "models/hw/link_class.hpp"
 
+namespace models {
+class World;
+}
+namespace models::hw {
+struct NodeSpec;
+}
+
 namespace models::collectives {
 
 inline constexpr int kNumLinkClasses = 6;
@@ -86,6 +93,13 @@ struct LinkParams {
 
   // The registered defaults (models/params.cpp holds every number and its source).
   static LinkParams defaults();
+  // The defaults for a cluster of `node`: the registered ones, with the EFA parameters of the
+  // node's EFA generation where the catalog has its own (models/hw/efa_generations.hpp). A
+  // scenario's [cluster.params] are applied on top (apply()).
+  static LinkParams for_node(const hw::NodeSpec& node);
+  // for_node of the World's machine; in a cluster of several instances ([[cluster.groups]]) of
+  // the oldest EFA generation present, whose parameters bound every EFA path that reaches it.
+  static LinkParams for_world(const World& world);
   // Applies the parameters this table owns (registry owner models/collectives:
   // "nvlink.efficiency.simple", "socket.hop_latency.ll", "nccl.kernel_latency", ...); the others
   // (raw bandwidths: World; compute: workload) are skipped. An unregistered name or a value out

@@ -125,7 +125,8 @@ std::vector<NodeSpec> make_node_catalog() {
     efa_nics(n, 32, 4, 2, 100);
     // NVLS on: aws-ofi-nccl (src/platform-aws.cpp, "p5/p5e" and "p5en/p6-b200") sets
     // NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE for these hosts ("NVLS Tree ... on AWS"),
-    // and its tuner (src/tuner/nccl_ofi_regions.cpp) picks NVLS_TREE on 2+ p5 nodes above 30 MiB.
+    // and its tuner (src/tuner/nccl_ofi_regions.cpp, models/nccl/ofi_tuner.hpp) picks NVLS_TREE on
+    // 3+ p5 nodes at large sizes.
     n.nvls = true;
     n.eth_bytes_per_s = 100 * kGbit;
     n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 3200);

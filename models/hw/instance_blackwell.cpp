@@ -49,7 +49,7 @@ void add_blackwell_nodes(std::vector<NodeSpec>& c) {
     n.cpu = CpuVendor::Intel;
     n.cpu_family = "emeraldrapids";
     efa_nics(n, 8, 1, 4, 800);
-    n.net_plugin_latency_us = 35;  // aws-ofi-nccl "p5en/p6-b200" platform value, assumed for p6-b300
+    n.net_plugin_latency_us = 35;  // aws-ofi-nccl platform "p6-b300": latency 35.0
     n.eth_bytes_per_s = 300 * kGbit;
     n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 5600);
     c.push_back(n);
@@ -108,15 +108,17 @@ void add_blackwell_nodes(std::vector<NodeSpec>& c) {
     // AWS P6e-GB200 UltraServers: u-p6e-gb200x72 is 18 p6e-gb200.36xlarge instances (4 GB200 GPUs
     // and 2 Grace each) in one 72-GPU NVLink domain, 28.8 Tbps of EFA v4 = 400 Gb/s per GPU;
     // u-p6e-gb200x36 is 9 instances, a 36-GPU domain (AWS EC2 P6e-GB200 instance page; "Amazon EC2
-    // UltraServers" user guide). aws-ofi-nccl's platform latency for these hosts is not in its
-    // platform table: its fall-through 75 us.
+    // UltraServers" user guide). aws-ofi-nccl's platform table matches p6e-gb200 by its "p-series"
+    // entry (regex ^p([5-9]|[0-9]{2,}).*, "we expect this to apply to P6e-GB200 and later"): 35 us.
     NodeSpec n = rack("u-p6e-gb200x72", "GB200", 72, "AWS EC2 P6e-GB200 UltraServer page; EC2 UltraServers user guide");
     efa_nics(n, 72, 1, 4, 400);
+    n.net_plugin_latency_us = 35;
     n.eth_bytes_per_s = 18 * 100 * kGbit;
     n.host_mem_bytes_per_s = 36 * 512e9;
     c.push_back(n);
     n = rack("u-p6e-gb200x36", "GB200", 36, "AWS EC2 P6e-GB200 UltraServer page; EC2 UltraServers user guide");
     efa_nics(n, 36, 1, 4, 400);
+    n.net_plugin_latency_us = 35;
     n.eth_bytes_per_s = 9 * 100 * kGbit;
     n.host_mem_bytes_per_s = 18 * 512e9;
     c.push_back(n);

@@ -151,6 +151,32 @@ const Modelled kModelled[] = {
     {"NCCL_SOCKET_NTHREADS",
      [](NcclEnv& e, const std::string& n,
         const std::string& v) { e.socket_nthreads = static_cast<int>(parse_int(n, v, 0, 16)); }},
+    {"NCCL_TUNER_PLUGIN",
+     [](NcclEnv& e, const std::string&, const std::string& v) {
+       // src/plugin/tuner.cc: "none" (any case) loads no tuner; any other value names a library,
+       // and NCCL falls back to the net plugin's tuner when it cannot open it (models/nccl/ofi_tuner.hpp).
+       std::string l = v;
+       for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+       e.tuning.tuner_plugin = l != "none";
+     }},
+    // aws-ofi-nccl's own settings (src/nccl_ofi_param.h, prefix OFI_NCCL_): its tuner's type, and
+    // the rail count that marks a job of mixed hosts (its tuner then falls back to NCCL's).
+    {"OFI_NCCL_FORCE_NUM_RAILS",
+     [](NcclEnv& e, const std::string& n, const std::string& v) {
+       parse_int(n, v, 1, 64);
+       e.tuning.ofi_tuner_fallback = true;
+     }},
+    {"OFI_NCCL_TUNER_TYPE",
+     [](NcclEnv& e, const std::string& n, const std::string& v) {
+       std::string l = v;
+       for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+       if (l == "internal") e.tuning.ofi_tuner_fallback = true;
+       else if (l == "model")
+         throw SpecError(key_of(n), "OFI_NCCL_TUNER_TYPE=Model: aws-ofi-nccl's model-based tuner is not modelled "
+                                    "(Region, its default, and Internal are)");
+       else if (l != "region")
+         throw SpecError(key_of(n), "unknown value '" + v + "' in " + n + " (expected Internal, Region or Model)");
+     }},
 };
 }  // namespace
 
@@ -318,7 +344,6 @@ const std::vector<std::string> kDocumented = {
     "NCCL_SOCKET_IFNAME",
     "NCCL_TOPO_FILE",
     "NCCL_TREE_THRESHOLD",
-    "NCCL_TUNER_PLUGIN",
     "NCCL_UID_STAGGER_RATE",
     "NCCL_UID_STAGGER_THRESHOLD",
     "NCCL_WIN_ENABLE",

@@ -31,6 +31,8 @@ struct TuningEnv {
   std::optional<int> min_channels, max_channels;
   std::optional<int> nvls_channels;  // NCCL_NVLS_NCHANNELS (NVLS's CTAs; unset: 16 on Hopper, 24/32 on Blackwell)
   bool proto_forced = false;         // NCCL_PROTO given: LL128 even where NCCL would not enable it
+  bool tuner_plugin = true;          // NCCL_TUNER_PLUGIN not "none": the net plugin's tuner may load
+  bool ofi_tuner_fallback = false;   // OFI_NCCL_TUNER_TYPE=Internal or OFI_NCCL_FORCE_NUM_RAILS set
 };
 
 struct NcclEnv {

@@ -259,7 +259,23 @@ Choice choose(const CommView& v, const TuningEnv& env, CollOp op, int64_t bytes)
   const Algo algos[] = {Algo::Tree,         Algo::Ring, Algo::PAT,     Algo::CollNetDirect,
                         Algo::CollNetChain, Algo::NVLS, Algo::NVLSTree};
   const Proto protos[] = {Proto::LL, Proto::LL128, Proto::Simple};
+  // aws-ofi-nccl's tuner (ofi_tuner.hpp) first: its region's algorithm and protocol get cost 0 in
+  // NCCL's table where NCCL has them; NCCL then sizes the channels as for its own choice.
+  if (env.tuner_plugin && !env.ofi_tuner_fallback && v.ofi_tuner != OfiTunerPlatform::None) {
+    const auto usable = [&](Algo a, Proto p) {
+      return env.algo_enabled[static_cast<int>(a)] && protocol_enabled(v, env, a, p) &&
+             nccl_cost(v, op, a, p).algbw_gbs > 0;
+    };
+    if (const auto c = ofi_tuner_choice(v.ofi_tuner, v.nranks, v.nnodes, op, bytes, usable)) {
+      best.algo = c->algo;
+      best.proto = c->proto;
+      best.nccl_predicted_us =
+          nccl_time_us(v, all_channels, op, c->algo, c->proto, nccl_cost(v, op, c->algo, c->proto), bytes);
+    }
+  }
+  const bool tuned_by_plugin = best.nccl_predicted_us >= 0;
   for (Algo a : algos) {
+    if (tuned_by_plugin) break;
     if (!env.algo_enabled[static_cast<int>(a)]) continue;
     for (Proto p : protos) {
       if (!protocol_enabled(v, env, a, p)) continue;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "models/nccl/env.hpp"
+#include "models/nccl/ofi_tuner.hpp"
 #include "models/nccl/ops.hpp"
 
 namespace models::nccl {
@@ -49,6 +50,9 @@ struct CommView {
   // The latency the network plugin declares (graph latencyInter, us): added to every inter-node
   // step, twice with Simple ("flush extra latency"). aws-ofi-nccl on EFA: 75 or 35 us; else 0.
   double net_latency_us = 0;
+  // aws-ofi-nccl's tuner platform where the network is aws-ofi-nccl on a host its tuner knows
+  // (ofi_tuner.hpp); choose() then takes the plugin's region before NCCL's cost model.
+  OfiTunerPlatform ofi_tuner = OfiTunerPlatform::None;
 };
 
 // The environment it reads (NCCL_ALGO, NCCL_PROTO, channel limits) is TuningEnv, parsed with

@@ -28,10 +28,12 @@ bool folded(const nlohmann::json& run) {
   return false;
 }
 
+// NCCL's own tuner, which picks NVLSTree for these all-reduces: aws-ofi-nccl's tuner
+// (models/nccl/ofi_tuner.hpp) would pick Ring or Tree for some of them on 3+ nodes.
 std::string bare(const std::string& instance, int nodes, const std::string& bytes, int iterations) {
   return "name = \"fold\"\n[cluster]\ninstance = \"" + instance + "\"\nnodes = " + std::to_string(nodes) +
-         "\n[collective]\nop = \"all_reduce\"\nbytes = \"" + bytes + "\"\niterations = " + std::to_string(iterations) +
-         "\n";
+         "\n[nccl.env]\nNCCL_TUNER_PLUGIN = \"none\"\n[collective]\nop = \"all_reduce\"\nbytes = \"" + bytes +
+         "\"\niterations = " + std::to_string(iterations) + "\n";
 }
 
 std::string step(const std::string& strategy, int nodes, const std::string& extra = "") {

@@ -77,10 +77,10 @@ TEST_CASE("validation: 2 x p5 over EFA, all_reduce_perf 8 B - 16 GiB within 10 %
   // search sees: aws-ofi-nccl's RDMA protocol reports each GPU's 4 EFAs as one 50 GB/s device
   // behind a 48 GB/s PCIe path, 8 channels, and the plugin's declared 75 us per inter-node step;
   // NVSwitch multicast makes NVLSTree/Simple the pick from 64 MiB (aws-ofi-nccl's own p5 tuner
-  // switches at 30 MiB), with its loops' pipeline fill (nvls_tree.cpp; the Simple step was 165 us
-  // before the fill was modelled, median 4.1 %). As it stands: median 4.2 %, >= 256 MiB median
-  // 2.7 %, max 40 % at 128-256 KiB, where NCCL's model picks Ring/LL (2 x 15 NVLink steps + 2 EFA
-  // steps) and the run was faster (aws-ofi-nccl's tuner would run Tree/LL128 there); 2-8 MiB
+  // leaves 2 nodes to NCCL), with its loops' pipeline fill (nvls_tree.cpp; the Simple step was 165 us
+  // before the fill was modelled, median 4.1 %). LL and LL128 efficiencies are EFA v2's defaults
+  // (hw/efa_generations.cpp). As it stands: median 3.6 %, max 36 % at 64 KiB - 256 KiB, where
+  // NCCL's model picks Ring/LL (2 x 15 NVLink steps + 2 EFA steps) and the run was faster; 2-8 MiB
   // (Tree/LL128) 17-23 % fast and 16-32 MiB (Ring/LL128) 16 % slow: NCCL's pipeline at medium
   // sizes is not modelled.
   const Accuracy a = compare("p5_2node_efa");

@@ -119,14 +119,17 @@ TEST_CASE("nvls tree: 2 x p5 all-reduce moves S per node over the network and (1
   REQUIRE(plan.nvls_net_merged.size() == 16);  // 8 heads x 2 directions
   for (const auto& m : plan.nvls_net_merged) CHECK(m.bytes_frac == Approx(1.0 / 8));
   const double share = static_cast<double>(rec.channels) / plan.channels_ref;
+  // p5's defaults: EFA v2's own latencies and efficiency (LinkParams::for_node, hw/efa_generations).
+  const LinkParams P5 = LinkParams::for_node(world->node());
+  const auto hop5 = [&](LinkClass c, Proto p) { return P5.of(c).hop_latency_s[static_cast<int>(p)]; };
   const auto cap = [&](const CommPlan::MergedEdge& m, double channels, double work) {
-    return flow_rate_cap(P, {.link_class = m.edge.link_class,
-                             .proto = Proto::Simple,
-                             .raw_bandwidth = m.edge.raw_bandwidth,
-                             .link_fraction = m.share_frac,
-                             .coll_share = share,
-                             .channels = channels,
-                             .work = work});
+    return flow_rate_cap(P5, {.link_class = m.edge.link_class,
+                              .proto = Proto::Simple,
+                              .raw_bandwidth = m.edge.raw_bandwidth,
+                              .link_fraction = m.share_frac,
+                              .coll_share = share,
+                              .channels = channels,
+                              .work = work});
   };
   // The ports at the switch's rate: nvls.efficiency (Hopper 0.85) of the ring's.
   const double nvl = 1.125 * S / cap(plan.nvls_switch.front(), rec.channels, 1 / 0.85);
@@ -137,9 +140,11 @@ TEST_CASE("nvls tree: 2 x p5 all-reduce moves S per node over the network and (1
   CHECK(nvls_tree_chunk_bytes(S, rec.channels, 8, 2) == 128 << 10);
   const double fill = 8.0 * (128 << 10) / (double(S) / rec.channels) * (3 * nvl + 2 * inter - std::max(nvl, inter));
   const double lat =
-      P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple) + 2 * hop(LinkClass::EFA, Proto::Simple);
+      P5.kernel_latency_s + 2 * hop5(LinkClass::NVLink, Proto::Simple) + 2 * hop5(LinkClass::EFA, Proto::Simple);
   CHECK(t == Approx(lat + fill + std::max(nvl, inter)).epsilon(1e-6));
-  CHECK(inter > nvl);  // EFA (8 x 50 GB/s per node) is the bottleneck, not NVLink
+  // With EFA v2 moving 0.89 of 8 x 50 GB/s per node (hw/efa_generations.cpp) the switch ports,
+  // (1 + 1/8) S each way at NVLS's rate, are the bottleneck, not the network.
+  CHECK(nvl > inter);
   // The same bytes as a (forced) Tree: its chain puts 2 S through every NVLink port each way.
   CollectiveRecord tree_rec;
   const double t_tree = run_all_reduce(p5(2, {{"NCCL_ALGO", "Tree"}}), S, &tree_rec);

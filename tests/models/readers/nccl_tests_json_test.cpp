@@ -11,13 +11,13 @@ using models::readers::parse_nccl_tests;
 using models::readers::parse_nccl_tests_files;
 
 namespace {
-const std::string kRun = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x1/measured_run/";
+const std::string kNcclTestsJsonRun = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x1/measured_run/";
 }
 
 TEST_CASE("nccl-tests JSON: the same rows as the text table of the same run", "[models][readers][nccl_tests_json]") {
   for (const std::string op : {"all_reduce", "all_gather"}) {
-    const auto json = parse_nccl_tests_files({kRun + "nccl_tests_" + op + ".json"});
-    const auto text = parse_nccl_tests_files({kRun + "nccl_tests_" + op + ".txt"});
+    const auto json = parse_nccl_tests_files({kNcclTestsJsonRun + "nccl_tests_" + op + ".json"});
+    const auto text = parse_nccl_tests_files({kNcclTestsJsonRun + "nccl_tests_" + op + ".txt"});
     REQUIRE(json.size() == 1);
     REQUIRE(text.size() == 1);
     const auto& j = json[0];
