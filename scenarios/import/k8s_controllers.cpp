@@ -1,0 +1,170 @@
+// The per-controller readers of JobReader (k8s_job_reader.hpp): how each kind of job says how many
+// pods it runs and where their pod template is: Kubeflow TrainJob (and a bare trainer: block),
+// PyTorchJob and MPIJob, batch/v1 Job and JobSet. Each hands its pod template to pod_spec
+// (k8s_pod_spec.cpp); k8s_job.cpp dispatches on kind.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <yaml-cpp/yaml.h>
+
+#include "scenarios/import/k8s_job.hpp"
+#include "scenarios/import/k8s_job_reader.hpp"
+
+namespace scenarios::k8s_read {
+
+void JobReader::trainer(const YAML::Node& t, const std::string& key, K8sJob& job) const {
+  need_map(t, key);
+  if (t["numNodes"]) job.pods = std::max(1, integer(t["numNodes"], key + ".numNodes"));
+  if (t["numProcPerNode"] && t["numProcPerNode"].IsScalar() && t["numProcPerNode"].Scalar() != "auto")
+    job.procs_per_pod = integer(t["numProcPerNode"], key + ".numProcPerNode");
+  if (const auto r = t["resourcesPerNode"]) {
+    need_map(r, key + ".resourcesPerNode");
+    if (r["limits"])
+      limits(r["limits"], key + ".resourcesPerNode.limits", job, false);
+    else if (r["requests"])
+      limits(r["requests"], key + ".resourcesPerNode.requests", job, false);
+  }
+  if (t["env"]) env(t["env"], key + ".env", job);
+  if (t["command"]) command(t["command"], job);
+  if (t["args"]) command(t["args"], job);
+}
+
+void JobReader::train_job(const YAML::Node& doc, K8sJob& job) const {
+  const auto spec = doc["spec"];
+  if (!spec) fail(doc, "TrainJob without spec (expected spec.trainer)");
+  need_map(spec, "spec");
+  if (spec["trainer"]) trainer(spec["trainer"], "spec.trainer", job);
+  for (const char* k : {"podSpecOverrides", "podTemplateOverrides"}) {
+    const auto list = spec[k];
+    if (!list) continue;
+    if (!list.IsSequence()) fail(list, std::string("spec.") + k + ": got " + shape(list) + " (expected a list)");
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string key = std::string("spec.") + k + "[" + std::to_string(i) + "]";
+      pod_spec(list[i]["spec"] ? list[i]["spec"] : list[i], key, job);
+    }
+  }
+}
+
+void JobReader::pytorch_job(const YAML::Node& doc, K8sJob& job) const {
+  const auto spec = doc["spec"];
+  if (!spec) fail(doc, "PyTorchJob without spec (expected spec.pytorchReplicaSpecs)");
+  need_map(spec, "spec");
+  if (spec["nprocPerNode"] && spec["nprocPerNode"].Scalar() != "auto")
+    job.procs_per_pod = integer(spec["nprocPerNode"], "spec.nprocPerNode");
+  if (spec["elasticPolicy"] && spec["elasticPolicy"]["nProcPerNode"])
+    job.procs_per_pod = integer(spec["elasticPolicy"]["nProcPerNode"], "spec.elasticPolicy.nProcPerNode");
+  const auto replicas = spec["pytorchReplicaSpecs"];
+  if (!replicas) fail(spec, "PyTorchJob without spec.pytorchReplicaSpecs (expected Master and/or Worker)");
+  need_map(replicas, "spec.pytorchReplicaSpecs");
+  job.pods = 0;
+  bool spec_read = false;
+  for (const char* role : {"Worker", "Master"}) {
+    const auto r = replicas[role];
+    if (!r) continue;
+    const std::string key = std::string("spec.pytorchReplicaSpecs.") + role;
+    job.pods += r["replicas"] ? integer(r["replicas"], key + ".replicas") : 1;
+    if (!spec_read && r["template"] && r["template"]["spec"]) {
+      pod_spec(r["template"]["spec"], key + ".template.spec", job);
+      spec_read = true;
+    }
+  }
+  if (job.pods == 0)
+    fail(replicas, "spec.pytorchReplicaSpecs: no Master or Worker replicas (expected Master and/or Worker)");
+}
+
+// A batch/v1 Job's spec: its pods run at once (parallelism, else completions, else 1), each
+// from template.spec; `replicas` copies of it in a JobSet.
+void JobReader::batch_job_spec(const YAML::Node& spec, const std::string& key, K8sJob& job, int replicas) const {
+  need_map(spec, key);
+  int pods = 1;
+  if (spec["parallelism"])
+    pods = integer(spec["parallelism"], key + ".parallelism");
+  else if (spec["completions"])
+    pods = integer(spec["completions"], key + ".completions");
+  if (spec["parallelism"] && spec["completions"] && integer(spec["completions"], key + ".completions") != pods)
+    job.notes.push_back(key + ": parallelism " + std::to_string(pods) + " pods at once, completions " +
+                        std::to_string(integer(spec["completions"], key + ".completions")) +
+                        ": the pods running at once are simulated");
+  job.pods = std::max(1, pods) * replicas;
+  const auto tpl = spec["template"];
+  if (!tpl || !tpl["spec"]) fail(spec, key + ": no template.spec (expected the pod template of the job)");
+  pod_spec(tpl["spec"], key + ".template.spec", job);
+}
+
+void JobReader::batch_job(const YAML::Node& doc, K8sJob& job) const {
+  if (!doc["spec"]) fail(doc, "Job without spec");
+  batch_job_spec(doc["spec"], "spec", job, 1);
+}
+
+// JobSet (jobset.x-k8s.io): replicatedJobs, each `replicas` copies of a Job template. The pods
+// of the replicated jobs requesting GPUs are the training; the others (a driver, a launcher)
+// only lend their command to find the model.
+void JobReader::jobset(const YAML::Node& doc, K8sJob& job) const {
+  const auto spec = doc["spec"];
+  if (!spec || !spec["replicatedJobs"]) fail(doc, "JobSet without spec.replicatedJobs");
+  const auto list = spec["replicatedJobs"];
+  if (!list.IsSequence()) fail(list, "spec.replicatedJobs: expected a list");
+  std::optional<K8sJob> gpu_job;
+  int pods = 0;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string key = "spec.replicatedJobs[" + std::to_string(i) + "]";
+    const auto rj = list[i];
+    need_map(rj, key);
+    const int replicas = rj["replicas"] ? integer(rj["replicas"], key + ".replicas") : 1;
+    if (!rj["template"] || !rj["template"]["spec"]) fail(rj, key + ": no template.spec (expected a Job template)");
+    K8sJob part;
+    batch_job_spec(rj["template"]["spec"], key + ".template.spec", part, replicas);
+    job.command += part.command;
+    if (!part.gpus_per_pod) continue;
+    if (gpu_job && part.gpus_per_pod != gpu_job->gpus_per_pod)
+      job.notes.push_back(key + ": " + std::to_string(*part.gpus_per_pod) + " GPUs per pod where an earlier job has " +
+                          std::to_string(*gpu_job->gpus_per_pod) + ": the first job's shape is used for all");
+    pods += part.pods;
+    if (!gpu_job) gpu_job = std::move(part);
+  }
+  if (gpu_job) {
+    // The worker job's pod shape; the JobSet's own name, file and line, every job's command.
+    K8sJob whole = std::move(*gpu_job);
+    whole.source = job.source;
+    whole.line = job.line;
+    whole.name = job.name;
+    whole.command = job.command;
+    whole.notes.insert(whole.notes.begin(), job.notes.begin(), job.notes.end());
+    whole.pods = pods;
+    job = std::move(whole);
+  }
+}
+
+// MPIJob (kubeflow.org/v2beta1): Worker replicas run the ranks (slotsPerWorker each); the
+// Launcher runs mpirun and, unless runLauncherAsWorker, no rank.
+void JobReader::mpi_job(const YAML::Node& doc, K8sJob& job) const {
+  const auto spec = doc["spec"];
+  if (!spec || !spec["mpiReplicaSpecs"]) fail(doc, "MPIJob without spec.mpiReplicaSpecs");
+  need_map(spec, "spec");
+  const auto replicas = spec["mpiReplicaSpecs"];
+  need_map(replicas, "spec.mpiReplicaSpecs");
+  if (spec["slotsPerWorker"]) job.procs_per_pod = integer(spec["slotsPerWorker"], "spec.slotsPerWorker");
+  const auto worker = replicas["Worker"];
+  if (!worker) fail(replicas, "spec.mpiReplicaSpecs: no Worker (expected the pods that run the ranks)");
+  need_map(worker, "spec.mpiReplicaSpecs.Worker");
+  job.pods = worker["replicas"] ? integer(worker["replicas"], "spec.mpiReplicaSpecs.Worker.replicas") : 1;
+  if (!worker["template"] || !worker["template"]["spec"])
+    fail(worker, "spec.mpiReplicaSpecs.Worker: no template.spec (expected the worker pod template)");
+  pod_spec(worker["template"]["spec"], "spec.mpiReplicaSpecs.Worker.template.spec", job);
+  if (spec["runLauncherAsWorker"] && boolean(spec["runLauncherAsWorker"], "spec.runLauncherAsWorker")) {
+    ++job.pods;
+    job.notes.push_back("runLauncherAsWorker: the launcher pod runs ranks too");
+  }
+  // The launcher's mpirun line names the training script (and so, often, the model).
+  if (const auto launcher = replicas["Launcher"]; launcher && launcher["template"] && launcher["template"]["spec"])
+    if (const auto cs = launcher["template"]["spec"]["containers"]; cs && cs.IsSequence())
+      for (const auto& c : cs) {
+        if (!c.IsMap()) continue;
+        if (c["command"]) command(c["command"], job);
+        if (c["args"]) command(c["args"], job);
+      }
+}
+
+}  // namespace scenarios::k8s_read
