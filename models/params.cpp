@@ -126,7 +126,7 @@ constexpr std::array kCoreRegistry = std::to_array<ParamSpec>({
      O::World,
      "per node, TCP between its pods; models/hw/links.cpp tcp_loopback"},
 
-    // Collectives (models/collectives/link_params.hpp):
+    // Collectives (models/comm_plan/link_params.hpp):
     //   cap(edge) = eta[class][proto] * B_path * channels / channels_ref
     //   latency   = kernel_latency + sum over pipeline steps of hop_latency[class][proto]
     //   nccl-tests loop = (launch^p + device^p)^(1/p)
@@ -205,7 +205,7 @@ constexpr std::array kCoreRegistry = std::to_array<ParamSpec>({
     // default 4 MiB NCCL_BUFFSIZE: 1 / (1/22.0e9 + 13e-6/4 MiB) = 20.6e9.
     // Blackwell gets it by a transfer rule unless this is set: x NCCL's per-channel Simple ceiling
     // of its generation over Hopper's (tuning.cc perChMaxTreeBws; 70.0 / 38.7 -> 39.8 GB/s;
-    // models/collectives/link_params.hpp nvlink_channel_bandwidth_for; not yet below Hopper).
+    // models/comm_plan/link_params.hpp nvlink_channel_bandwidth_for; not yet below Hopper).
     {"nvlink.channel_bandwidth", U::BytesPerSecond, kChannelRate, 22.0e9, "", O::Collectives,
      "one channel with Simple, 2 x H200 NCCL_MAX_NCHANNELS=4 (bench/device/torch_nccl_bench.py); other "
      "Blackwell x NCCL's per-channel ceiling ratio (link_params.hpp)"},
@@ -265,7 +265,7 @@ constexpr std::array kCoreRegistry = std::to_array<ParamSpec>({
     {"ib.channel_bandwidth", U::BytesPerSecond, kChannelRate, 0, "", O::Collectives, kNoChannelRate},
     {"ib.flow_control_rtt", U::Seconds, kTime, 0, "", O::Collectives, kNoWindow},
 
-    // Socket: relative to one TCP stream (models/collectives/comm_plan.hpp kTcpStreamBytesPerS);
+    // Socket: relative to one TCP stream (models/comm_plan/comm_plan.hpp kTcpStreamBytesPerS);
     // fitted on the 4xH200 machine's loopback (ar_g4_sock.txt: 3.3 GB/s per ring edge with
     // Simple, LL ~0.1 of the stream).
     {"socket.hop_latency.ll", U::Seconds, kTime, 8.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},

@@ -70,7 +70,7 @@ struct ClusterSpec {
   std::string profile;  // calibration profile path (TOML written by `commsim calibrate`)
   // Physical parameters by name, e.g. {"nvlink.hop_latency.simple", 3.1e-6}: the loader puts the
   // profile's values here first, then the scenario's own [cluster.params], which win.
-  // Names are listed by models/collectives/link_params.hpp; an unknown name is a SpecError.
+  // Names are listed by models/comm_plan/link_params.hpp; an unknown name is a SpecError.
   std::map<std::string, double> params;
   FabricSpec fabric;
   std::optional<PriceSpec> price;           // [cluster] price_per_hour: one node of this cluster, $/h

@@ -8,8 +8,8 @@
 #include <set>
 
 #include "models/collectives/collective.hpp"
-#include "models/collectives/comm_plan.hpp"
-#include "models/collectives/link_params.hpp"
+#include "models/comm_plan/comm_plan.hpp"
+#include "models/comm_plan/link_params.hpp"
 #include "models/error.hpp"
 #include "models/nccl/tuning.hpp"
 #include "models/world/world.hpp"

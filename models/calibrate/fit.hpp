@@ -1,5 +1,5 @@
 #pragma once
-// Least-squares fit of the collective engine's physical parameters (models/collectives/link_params.hpp)
+// Least-squares fit of the collective engine's physical parameters (models/comm_plan/link_params.hpp)
 // to nccl-tests measurements. Each measured point is classified with NCCL's own tuner (which
 // algorithm/protocol/channels NCCL ran at that size); then, per link class:
 //

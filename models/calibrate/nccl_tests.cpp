@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "models/collectives/collective.hpp"
-#include "models/collectives/link_params.hpp"
+#include "models/comm_plan/link_params.hpp"
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
 

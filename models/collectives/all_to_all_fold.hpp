@@ -43,7 +43,7 @@
 #include <string>
 #include <vector>
 
-#include "models/collectives/comm_plan.hpp"
+#include "models/comm_plan/comm_plan.hpp"
 
 namespace models::collectives {
 

@@ -24,8 +24,8 @@
 
 #include "models/collectives/all_to_all_fold.hpp"
 #include "models/collectives/collective.hpp"
-#include "models/collectives/comm_plan.hpp"
-#include "models/collectives/link_params.hpp"
+#include "models/comm_plan/comm_plan.hpp"
+#include "models/comm_plan/link_params.hpp"
 #include "models/collectives/plan_cache.hpp"
 #include "models/nccl/tuning.hpp"
 #include "models/scale/gpu_rotation.hpp"

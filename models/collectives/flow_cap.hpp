@@ -35,7 +35,7 @@
 #include <cstdint>
 
 #include "models/collectives/collective.hpp"
-#include "models/collectives/link_params.hpp"
+#include "models/comm_plan/link_params.hpp"
 
 namespace models::collectives {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "models/collectives/collective.hpp"
-#include "models/collectives/comm_plan.hpp"
+#include "models/comm_plan/comm_plan.hpp"
 #include "models/nccl/tuning.hpp"
 
 namespace models::collectives {

@@ -21,7 +21,7 @@
 #include "models/collective_size.hpp"
 #include "models/collectives/engine.hpp"
 #include "models/collectives/flow_cap.hpp"
-#include "models/collectives/p2p_channels.hpp"
+#include "models/comm_plan/p2p_channels.hpp"
 
 namespace models::collectives {
 

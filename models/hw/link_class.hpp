@@ -1,7 +1,7 @@
 #pragma once
 // models::LinkClass: which physical model (latency per hop, bandwidth per channel) applies to a
 // transfer. Shared vocabulary of NCCL's transport choice (which class a rank pair's transfers
-// are), the collective engine's per-class parameters (models/collectives/link_params.hpp) and
+// are), the collective engine's per-class parameters (models/comm_plan/link_params.hpp) and
 // the result's transport counts, so it sits in the lowest folder that needs it.
 namespace models {
 

@@ -3,7 +3,7 @@
 // reaches) and one-way latency of each interconnect, plus the bandwidth NCCL's own topology
 // code assumes for it (src/graph/topo.h), which is what NCCL's decisions (GDR, NET vs SHM,
 // channels) compare. Sources in links.cpp. The collective engine applies NCCL's per-channel and
-// protocol limits on top of the physical numbers (models/collectives/link_params.hpp).
+// protocol limits on top of the physical numbers (models/comm_plan/link_params.hpp).
 #include <string>
 #include <string_view>
 

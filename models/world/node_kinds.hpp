@@ -9,7 +9,7 @@
 // crosses its own nodes' NICs and the slowest NIC on a ring sets the ring's pace. NCCL's
 // communicator-wide values are the minimum over its ranks (src/init.cc: nChannels, bwIntra,
 // bwInter are allgathered and the minimum kept), which the tuner's view takes over the kinds
-// (models/collectives/graph_search.cpp).
+// (models/comm_plan/graph_search.cpp).
 // Required alike across groups (a SpecError naming cluster.groups.<i>.instance otherwise): the GPU
 // count per node (one placement of pods and GPUs over every node) and the NIC kind (one network).
 // Compute: each rank's GPU is its node's (models/run/mixed_gpus.hpp).

@@ -74,7 +74,7 @@ std::string pxn_text(const topology::NodeGraph& graph, const topology::Placement
   return os.str();
 }
 // Reduction in the switches: NVLink SHARP on the node's NVSwitch (NVLS, NVLSTree) and SHARP in the
-// InfiniBand fabric (CollNet), as NCCL would enable them (models/collectives/graph_search.cpp has
+// InfiniBand fabric (CollNet), as NCCL would enable them (models/comm_plan/graph_search.cpp has
 // the rules the tuner's view applies; nvls.cpp and collnet.cpp their data movement).
 std::string switch_reduction_text(const ScenarioSpec& spec, const hw::NodeSpec& node, const nccl::NcclEnv& env,
                                   int ranks, int nccl_nodes) {

@@ -108,7 +108,7 @@ class World {
   virtual void host_to_gpu(int r, std::vector<sim::LinkId>& out) const = 0;
   virtual void gpu_to_host(int r, std::vector<sim::LinkId>& out) const = 0;
   // Physical parameters the collectives need, by link class (from the catalog, overrides and
-  // the calibration profile): see models/collectives/link_params.hpp.
+  // the calibration profile): see models/comm_plan/link_params.hpp.
   // Where the ranks sit (nodes x pods per node x GPUs per pod) and what one node is: facts the
   // World was built from, for the workloads (CPU-Adam shares a node, torchrun starts a pod).
   virtual const topology::Placement& placement() const = 0;

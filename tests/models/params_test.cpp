@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-#include "models/collectives/link_params.hpp"
+#include "models/comm_plan/link_params.hpp"
 #include "models/error.hpp"
 #include "models/params.hpp"
 

@@ -2,7 +2,7 @@
 // equals the ring all-reduce closed form on idle links (the engine's first acceptance check).
 #include <catch2/catch.hpp>
 
-#include "models/collectives/link_params.hpp"
+#include "models/comm_plan/link_params.hpp"
 #include "models/run/run.hpp"
 #include "models/world/world.hpp"
 #include "scenarios/load/loader.hpp"

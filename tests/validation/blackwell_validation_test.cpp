@@ -1,6 +1,6 @@
 // Blackwell validation against public all-reduce measurements (docs/hardware.md "Blackwell
 // accuracy"), with the defaults a user gets: no profile, nothing fitted on these files. The NVLink
-// rates are the H200's carried by the per-generation rule (collectives/link_params.hpp
+// rates are the H200's carried by the per-generation rule (comm_plan/link_params.hpp
 // nvlink_channel_bandwidth_for), chosen from NCCL's tables before any of these runs was simulated:
 // every point below is out of sample for it.
 // Per size the measured time is the faster of out-of-place and in-place (bus bandwidth: the larger).

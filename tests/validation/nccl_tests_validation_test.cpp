@@ -90,7 +90,7 @@ TEST_CASE("validation: p4d over EFA, 1 GiB all-reduce on 3 and 4 nodes (public n
           "[validation][nccl]") {
   // github.com/NVIDIA/nccl/issues/527 (p4dn.24xlarge, 8 GPUs + 4 x 100 Gb/s EFA per node):
   // 64782 us on 3 nodes, 70253 us on 4. In sample: the EFA Simple efficiency (0.6) comes from
-  // these two numbers (models/collectives/link_params.cpp); this pins that the engine turns it back into
+  // these two numbers (models/comm_plan/link_params.cpp); this pins that the engine turns it back into
   // them through the multi-node rings spread over the four NIC groups.
   for (const auto& [nodes, measured_us] : {std::pair{3, 64782.0}, std::pair{4, 70253.0}}) {
     const auto loaded =

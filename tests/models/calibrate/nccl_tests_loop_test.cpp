@@ -1,5 +1,5 @@
 // The host's issue cost in a back-to-back loop grows with the GPUs one thread launches on
-// (models/collectives/link_params.hpp LinkParams::launch_cost):
+// (models/comm_plan/link_params.hpp LinkParams::launch_cost):
 //   L(g) = nccl.launch_overhead + (g - 1) x nccl.launch_per_gpu,   T = (L(g)^p + D^p)^(1/p)
 // nccl-tests -g N (placement.single_process) has g = gpus per pod; one process per GPU g = 1.
 #include <catch2/catch.hpp>
@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "models/calibrate/nccl_tests.hpp"
-#include "models/collectives/link_params.hpp"
+#include "models/comm_plan/link_params.hpp"
 
 using namespace models;
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "models/collectives/collective.hpp"
-#include "models/collectives/comm_plan.hpp"
+#include "models/comm_plan/comm_plan.hpp"
 #include "models/spec.hpp"
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"

@@ -11,7 +11,7 @@
 #include <cmath>
 
 #include "catalog_run.hpp"
-#include "models/collectives/comm_plan.hpp"
+#include "models/comm_plan/comm_plan.hpp"
 #include "models/collectives/flow_cap.hpp"
 #include "models/error.hpp"
 #include "rig.hpp"

@@ -11,9 +11,9 @@
 #include <cmath>
 
 #include "catalog_run.hpp"
-#include "models/collectives/comm_plan.hpp"
+#include "models/comm_plan/comm_plan.hpp"
 #include "models/collectives/flow_cap.hpp"
-#include "models/collectives/link_params.hpp"
+#include "models/comm_plan/link_params.hpp"
 #include "models/collectives/pipeline_fill.hpp"
 #include "rig.hpp"
 

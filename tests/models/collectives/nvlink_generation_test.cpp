@@ -11,7 +11,7 @@
 #include <algorithm>
 
 #include "catalog_run.hpp"
-#include "models/collectives/link_params.hpp"
+#include "models/comm_plan/link_params.hpp"
 #include "rig.hpp"
 
 using namespace collectives_test;

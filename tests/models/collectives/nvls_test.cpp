@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "catalog_run.hpp"
-#include "models/collectives/comm_plan.hpp"
+#include "models/comm_plan/comm_plan.hpp"
 #include "models/collectives/flow_cap.hpp"
 #include "rig.hpp"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "models/collectives/comm_plan.hpp"
+#include "models/comm_plan/comm_plan.hpp"
 #include "models/collectives/flow_cap.hpp"
 #include "models/collectives/pipeline_fill.hpp"
 #include "rig.hpp"

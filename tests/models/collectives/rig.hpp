@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "models/collectives/collective.hpp"
-#include "models/collectives/link_params.hpp"
+#include "models/comm_plan/link_params.hpp"
 #include "models/nccl/env.hpp"
 
 namespace collectives_test {

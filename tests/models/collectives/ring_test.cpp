@@ -6,7 +6,7 @@
 //   PAT                    T = kernel + ceil(log2 n) hop + (n-1)/n S / cap
 #include <catch2/catch.hpp>
 
-#include "models/collectives/comm_plan.hpp"
+#include "models/comm_plan/comm_plan.hpp"
 #include "models/collectives/copy_work.hpp"
 #include "rig.hpp"
 

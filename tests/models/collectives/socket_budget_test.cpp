@@ -10,7 +10,7 @@
 #include <algorithm>
 
 #include "models/collectives/collective.hpp"
-#include "models/collectives/link_params.hpp"
+#include "models/comm_plan/link_params.hpp"
 #include "models/params.hpp"
 #include "models/world/world.hpp"
 

@@ -5,7 +5,7 @@
 // alone, slice = NCCL_BUFFSIZE / NCCL_STEPS = 512 KiB.
 #include <catch2/catch.hpp>
 
-#include "models/collectives/comm_plan.hpp"
+#include "models/comm_plan/comm_plan.hpp"
 #include "models/collectives/flow_cap.hpp"
 #include "rig.hpp"
 

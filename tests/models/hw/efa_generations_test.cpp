@@ -4,7 +4,7 @@
 //   LL128 = LL + 1.3 us (NCCL's hwLat NET 4.0 - 2.7); LL, LL128 efficiency = 0.5, 0.94 x Simple's.
 #include <catch2/catch.hpp>
 
-#include "models/collectives/link_params.hpp"
+#include "models/comm_plan/link_params.hpp"
 #include "models/hw/efa_generations.hpp"
 #include "models/hw/instance.hpp"
 

@@ -8,7 +8,7 @@
 
 #include <cmath>
 
-#include "models/collectives/comm_plan.hpp"
+#include "models/comm_plan/comm_plan.hpp"
 #include "models/nccl/env.hpp"
 #include "models/nccl/ofi_tuner.hpp"
 #include "models/nccl/tuning.hpp"

@@ -5,7 +5,7 @@
 //   L' = g L: a collective edge crossing the link gains (g - 1) L of hop latency.
 #include <catch2/catch.hpp>
 
-#include "models/collectives/comm_plan.hpp"
+#include "models/comm_plan/comm_plan.hpp"
 #include "models/error.hpp"
 #include "models/run/run.hpp"
 #include "models/spec.hpp"

@@ -1,4 +1,4 @@
-#include "models/collectives/p2p_channels.hpp"
+#include "models/comm_plan/p2p_channels.hpp"
 
 #include <algorithm>
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "models/collectives/comm_plan.hpp"
-#include "rig.hpp"
+#include "models/comm_plan/comm_plan.hpp"
+#include "tests/models/collectives/rig.hpp"
 
 using namespace collectives_test;
 

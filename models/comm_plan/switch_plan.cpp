@@ -2,7 +2,7 @@
 // ranks the way the rings and tree sets are rotated (comm_plan.cpp rotation), so that on a node
 // with one NIC per GPU every head has its own NIC (NCCL's NVLS and COLLNET_DIRECT graphs pick,
 // per NIC, the GPU next to it: src/graph/search.cc ncclTopoSearchRecNet).
-#include "models/collectives/switch_plan.hpp"
+#include "models/comm_plan/switch_plan.hpp"
 
 #include <cstdint>
 #include <string_view>

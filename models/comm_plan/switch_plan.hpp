@@ -4,7 +4,7 @@
 // algorithm first needs them. Internal to models/collectives.
 #include <vector>
 
-#include "models/collectives/comm_plan.hpp"
+#include "models/comm_plan/comm_plan.hpp"
 
 namespace models::collectives {
 

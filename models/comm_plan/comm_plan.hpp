@@ -4,7 +4,7 @@
 // of build_plan are named in comm_plan.cpp (the tuner's view: graph_search.hpp).
 #include <vector>
 
-#include "models/collectives/link_params.hpp"
+#include "models/comm_plan/link_params.hpp"
 #include "models/hw/links.hpp"
 #include "models/nccl/tuning.hpp"
 #include "models/scale/gpu_rotation.hpp"

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <unordered_map>
 
-#include "models/collectives/comm_plan_steps.hpp"
+#include "models/comm_plan/comm_plan_steps.hpp"
 
 namespace models::collectives {
 

@@ -1,4 +1,4 @@
-#include "models/collectives/link_params.hpp"
+#include "models/comm_plan/link_params.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 // GPU rotation (comm_plan_fold.cpp) shares; internal to models/collectives.
 #include <vector>
 
-#include "models/collectives/comm_plan.hpp"
+#include "models/comm_plan/comm_plan.hpp"
 #include "models/scale/gpu_rotation.hpp"
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"

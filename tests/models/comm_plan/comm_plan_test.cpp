@@ -8,10 +8,10 @@
 #include <set>
 #include <string>
 
-#include "models/collectives/comm_plan.hpp"
+#include "models/comm_plan/comm_plan.hpp"
 #include "models/hw/gpu.hpp"
 #include "models/hw/instance.hpp"
-#include "rig.hpp"
+#include "tests/models/collectives/rig.hpp"
 
 using namespace collectives_test;
 

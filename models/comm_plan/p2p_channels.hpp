@@ -14,7 +14,7 @@
 // So on 4 x H200 (24 coll channels, 36 per NVLink peer: "32 p2p channels, 32 p2p channels per
 // peer", scenarios/validation/h200x4/measured/logs/p2p_n4.rank0.log) a peer starts at 8 channels
 // on 4 ranks and 16 on 2, and gets more only once a channel's part passes 16 MiB (128 MiB on 4
-// ranks, 256 MiB on 2). Tests: tests/models/collectives/p2p_channels_test.cpp.
+// ranks, 256 MiB on 2). Tests: tests/models/comm_plan/p2p_channels_test.cpp.
 #pragma once
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 // 4 x H200 machine and the rule worked by hand.
 #include <catch2/catch.hpp>
 
-#include "models/collectives/p2p_channels.hpp"
+#include "models/comm_plan/p2p_channels.hpp"
 
 using namespace models::collectives;
 

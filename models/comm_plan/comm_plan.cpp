@@ -13,7 +13,7 @@
 // The view, ring order and p2p rating come first; rings, tree sets and NVLSTree's parts are laid
 // out by complete_plan, each when an algorithm first needs it (PlanPart, comm_plan.hpp).
 // NVLSTree's part folded by the GPU rotation: comm_plan_fold.cpp.
-#include "models/collectives/comm_plan.hpp"
+#include "models/comm_plan/comm_plan.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -22,9 +22,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "models/collectives/comm_plan_steps.hpp"
-#include "models/collectives/graph_search.hpp"
-#include "models/collectives/switch_plan.hpp"
+#include "models/comm_plan/comm_plan_steps.hpp"
+#include "models/comm_plan/graph_search.hpp"
+#include "models/comm_plan/switch_plan.hpp"
 
 namespace models::collectives {
 

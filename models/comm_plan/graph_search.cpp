@@ -1,5 +1,5 @@
 // The tuner's view of a communicator, as NCCL's graph search would rate it (graph_search.hpp).
-#include "models/collectives/graph_search.hpp"
+#include "models/comm_plan/graph_search.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "models/collectives/comm_plan.hpp"
+#include "models/comm_plan/comm_plan.hpp"
 #include "models/topology/fabric.hpp"
 
 namespace models::collectives {
