@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/error.hpp"
+#include "models/params_compute.hpp"
 #include "models/params_goodput.hpp"
 #include "models/suggest.hpp"
 #include "sim/check.hpp"
@@ -19,26 +20,6 @@ namespace {
 
 constexpr double kUs = 1e-6;  // hop latencies are written in microseconds, as NCCL's tables do
 
-// Physical bounds, so that a unit mistake (a latency in us written as seconds, "1e300") is refused
-// where it is written instead of printing tables of hundreds of hours. They are far
-// outside any real value, not fits:
-// - times [0, 1] s: NCCL's largest modelled latency is 14 us (hwLat NET Simple, tuning.cc); one
-//   way across a continent is ~0.05 s. A second is above every latency a link or kernel has.
-// - bandwidths [1e6, 1e15] B/s: below 1 MB/s is slower than 10 Mb/s Ethernet (1.25 MB/s); above
-//   1 PB/s is over 500 x NVLink 5's 1.8 TB/s per GPU (both directions). Within these bounds a
-//   1 TB transfer stays under 12 days, inside the picosecond clock's 106 days (sim/time.hpp).
-// - compute rates [1e9, 1e18] FLOP/s: below 1 GFLOP/s is slower than one CPU core; above
-//   1 EFLOP/s is over 50 x a B200's 18 PFLOP/s (FP4, sparse), its datasheet's highest figure.
-// - memory sizes [0, 1e12] B: more than 3 x the largest GPU memory sold (B300, 288 GB); what the
-//   framework holds beside the tensors cannot exceed the GPU's memory.
-constexpr ParamRange kBandwidth{1e6, 1e15, false, false};          // [1e6, 1e15] B/s
-constexpr ParamRange kChannelRate{1e6, 1e15, false, false, true};  // 0 (unknown) or [1e6, 1e15] B/s
-constexpr ParamRange kTime{0, 1, false, false};                    // [0, 1] s: latencies, windows
-constexpr ParamRange kFlopRate{1e9, 1e18, false, false};           // [1e9, 1e18] FLOP/s
-constexpr ParamRange kMemorySize{0, 1e12, false, false};           // [0, 1e12] B
-constexpr ParamRange kFraction{0, 1, true, false};                 // (0, 1]: efficiencies
-constexpr ParamRange kSharpness{1, 64, false, false};              // [1, 64]: exponent p of a p-norm
-constexpr ParamRange kStretch{0, 10, false, false};                // [0, 10]
 
 using U = ParamUnit;
 using O = ParamOwner;
@@ -53,65 +34,62 @@ constexpr std::string_view kEfaV1Ratio =
     "EFA v1: NCCL's protocol ratios to Simple; EFA v2-v4 hosts: models/hw/efa_generations.cpp";
 constexpr std::string_view kNoChannelRate = "0: unknown, bandwidth scales with channels / default channels";
 constexpr std::string_view kNoWindow = "0: no flow-control window limit";
-constexpr std::string_view kByPeak = "by GPU and precision: the H200's fraction of the datasheet peak";
-constexpr std::string_view kByHbm = "by GPU: the H200's value x HBM / 4.8 TB/s";
-constexpr std::string_view kByStream = "by GPU: 1/BW = 1/(0.902 HBM) + the H200's non-HBM time per byte";
 
-constexpr std::array kCoreRegistry = std::to_array<ParamSpec>({
+constexpr std::array kLinkRegistry = std::to_array<ParamSpec>({
     // World: raw link capacities (physical numbers, datasheet or measured); NCCL's per-channel and
     // protocol limits are applied on top by the collective engine. Defaults: the node's catalog.
     {"nvlink.bandwidth",
      U::BytesPerSecond,
-     kBandwidth,
+     params_detail::kBandwidth,
      {},
      "catalog",
      O::World,
      "per GPU, per direction, all its NVLinks; catalog (models/hw/links.cpp nvlink)"},
     {"nvlink.latency",
      U::Seconds,
-     kTime,
+     params_detail::kTime,
      {},
      "catalog",
      O::World,
      "GPU to GPU, one way (+ NVSwitch); models/hw/links.cpp nvlink, nvswitch"},
     {"pcie.bandwidth",
      U::BytesPerSecond,
-     kBandwidth,
+     params_detail::kBandwidth,
      {},
      "catalog",
      O::World,
      "per GPU slot and switch uplink, per direction; models/hw/links.cpp pcie"},
-    {"pcie.latency", U::Seconds, kTime, {}, "catalog", O::World, "GPU to host, one way; models/hw/links.cpp pcie"},
+    {"pcie.latency", U::Seconds, params_detail::kTime, {}, "catalog", O::World, "GPU to host, one way; models/hw/links.cpp pcie"},
     {"hostmem.bandwidth",
      U::BytesPerSecond,
-     kBandwidth,
+     params_detail::kBandwidth,
      {},
      "catalog",
      O::World,
      "per node, host DRAM (all sockets); models/hw/instance.cpp"},
     {"nic.bandwidth",
      U::BytesPerSecond,
-     kBandwidth,
+     params_detail::kBandwidth,
      {},
      "catalog",
      O::World,
      "per NIC (EFA/IB), per direction; line rate"},
     {"nic.latency",
      U::Seconds,
-     kTime,
+     params_detail::kTime,
      {},
      "catalog",
      O::World,
      "NIC to NIC, one way; models/hw/links.cpp efa, infiniband"},
     {"eth.bandwidth",
      U::BytesPerSecond,
-     kBandwidth,
+     params_detail::kBandwidth,
      {},
      "catalog",
      O::World,
      "per node ordinary Ethernet (ENA/virtio, NET/Socket), per direction"},
-    {"eth.latency", U::Seconds, kTime, {}, "catalog", O::World, "TCP, one way; models/hw/links.cpp ena, virtio_nic"},
-    {"socket.thread_duplex", U::Fraction, kFraction, 0.45, "", O::World,
+    {"eth.latency", U::Seconds, params_detail::kTime, {}, "catalog", O::World, "TCP, one way; models/hw/links.cpp ena, virtio_nic"},
+    {"socket.thread_duplex", U::Fraction, params_detail::kFraction, 0.45, "", O::World,
      "measured through NCCL 2.28.9 on the 4 x H200 host, where each rank's proxy thread moves all of its "
      "Socket traffic (net_socket.cc: no helper threads off AWS/GCP NICs): 7.6 GB/s per one-way TCP edge "
      "(2 pods x 2, all_gather 64 MiB) against 3.4 GB/s per direction when every rank sends and receives "
@@ -120,7 +98,7 @@ constexpr std::array kCoreRegistry = std::to_array<ParamSpec>({
      "busy both-way threads contend there too (-20 % at 4 pairs)"},
     {"loopback.bandwidth",
      U::BytesPerSecond,
-     kBandwidth,
+     params_detail::kBandwidth,
      {},
      "catalog",
      O::World,
@@ -130,28 +108,28 @@ constexpr std::array kCoreRegistry = std::to_array<ParamSpec>({
     //   cap(edge) = eta[class][proto] * B_path * channels / channels_ref
     //   latency   = kernel_latency + sum over pipeline steps of hop_latency[class][proto]
     //   nccl-tests loop = (launch^p + device^p)^(1/p)
-    {"nccl.kernel_latency", U::Seconds, kTime, 5e-6, "", O::Collectives,
+    {"nccl.kernel_latency", U::Seconds, params_detail::kTime, 5e-6, "", O::Collectives,
      "launch-to-start of a NCCL kernel on the device; prior"},
-    {"nccl.launch_overhead", U::Seconds, kTime, 25e-6, "", O::Collectives,
+    {"nccl.launch_overhead", U::Seconds, params_detail::kTime, 25e-6, "", O::Collectives,
      "host issue cost per op in a back-to-back loop with one GPU per thread, plus nccl.launch_per_gpu per "
      "further GPU (nccl-tests -g N); fitted by calibrate (4 x H200, -g 4: 25 us)"},
-    {"nccl.launch_per_gpu", U::Seconds, kTime, 0, "", O::Collectives,
+    {"nccl.launch_per_gpu", U::Seconds, params_detail::kTime, 0, "", O::Collectives,
      "host issue cost per further GPU one thread launches on (nccl-tests -g N). 0 until measured: the "
      "data here cannot separate it (only -g 4 nccl-tests; the 2 x H200 one-GPU-per-process floors, "
      "20-24 us, include PyTorch's own cost, so they bound it only from below: >= (25 - 20) / 3 = 1.7 us)"},
-    {"nccl.launch_sharpness", U::Factor, kSharpness, 4, "", O::Collectives,
+    {"nccl.launch_sharpness", U::Factor, params_detail::kSharpness, 4, "", O::Collectives,
      "p of (launch^p + device^p)^(1/p): how sharply host- and device-bound regimes meet"},
     // P2P read mode ("P2P/CUMEM/read"): by GPU generation, models/hw/links.cpp p2p_read_model.
     {"p2p.read.bandwidth_factor",
      U::Fraction,
-     kFraction,
+     params_detail::kFraction,
      {},
      "by GPU generation",
      O::Collectives,
      "read-mode bandwidth / write-mode where the reader also sends; models/hw/links.cpp p2p_read_model"},
     {"p2p.read.extra_latency",
      U::Seconds,
-     kTime,
+     params_detail::kTime,
      {},
      "hw::p2p_read_model(90)",
      O::Collectives,
@@ -164,7 +142,7 @@ constexpr std::array kCoreRegistry = std::to_array<ParamSpec>({
     // sjeaugey; NVIDIA/nccl#1455: 258-273 GB/s on 5-8 GPUs).
     {"nvls.efficiency",
      U::Fraction,
-     kFraction,
+     params_detail::kFraction,
      {},
      "by GPU generation: Hopper 0.85, Blackwell 0.74",
      O::Collectives,
@@ -176,13 +154,13 @@ constexpr std::array kCoreRegistry = std::to_array<ParamSpec>({
     // Evaluation", ISC 2020, LNCS 12151, doi:10.1007/978-3-030-50743-5_3: MPI_Allreduce at about
     // 95 % of network bandwidth on HDR). NCCL's rule of thumb is ~20 GB/s per HDR NIC (25 GB/s line;
     // sjeaugey in github.com/NVIDIA/nccl/issues/320), which ib.efficiency.simple (0.9) bounds first.
-    {"sharp.efficiency", U::Fraction, kFraction, 0.95, "", O::Collectives,
+    {"sharp.efficiency", U::Fraction, params_detail::kFraction, 0.95, "", O::Collectives,
      "SHARP streaming aggregation / port line rate; Graham et al. ISC 2020 (HDR MPI_Allreduce ~95 %)"},
     // The switches' share of a CollNet step: NCCL's tuner counts 30 us (CollNetChain) and 31 us
     // (CollNetDirect) for the network part of a CollNet all-reduce with Simple (src/graph/tuning.cc
     // hwLatencies NET), where a NET hop is 14 us (ib.hop_latency.simple): up to the switches and back
     // are two such hops, leaving 2 us for the aggregation in the switches.
-    {"sharp.latency", U::Seconds, kTime, 2e-6, "", O::Collectives,
+    {"sharp.latency", U::Seconds, params_detail::kTime, 2e-6, "", O::Collectives,
      "aggregation in the switches per CollNet all-reduce; NCCL tuning.cc NET CollNetChain 30 us - 2 x 14 us"},
 
     // Hop latencies: NCCL's tuning model (src/graph/tuning.cc, hwLat[] for Ring): NVLink
@@ -191,12 +169,12 @@ constexpr std::array kCoreRegistry = std::to_array<ParamSpec>({
     // bandwidth. Simple reaches ~74 % of raw NVLink (4xH200: 354 GB/s busbw of 478 GB/s raw,
     // scenarios/validation/h200x4/measured/nccl-tests/ar_g4.txt); LL moves 8-byte lines with 4
     // bytes of data (x0.5), LL128 120 of 128 bytes (x0.94) -- NCCL's own ratios (tuning.cc).
-    {"nvlink.hop_latency.ll", U::Seconds, kTime, 0.6 * kUs, "", O::Collectives, kNcclHwLat},
-    {"nvlink.hop_latency.ll128", U::Seconds, kTime, 1.9 * kUs, "", O::Collectives, kNcclHwLat},
-    {"nvlink.hop_latency.simple", U::Seconds, kTime, 3.4 * kUs, "", O::Collectives, kNcclHwLat},
-    {"nvlink.efficiency.ll", U::Fraction, kFraction, 0.37, "", O::Collectives, kNcclProtoRatio},
-    {"nvlink.efficiency.ll128", U::Fraction, kFraction, 0.69, "", O::Collectives, kNcclProtoRatio},
-    {"nvlink.efficiency.simple", U::Fraction, kFraction, 0.74, "", O::Collectives,
+    {"nvlink.hop_latency.ll", U::Seconds, params_detail::kTime, 0.6 * kUs, "", O::Collectives, kNcclHwLat},
+    {"nvlink.hop_latency.ll128", U::Seconds, params_detail::kTime, 1.9 * kUs, "", O::Collectives, kNcclHwLat},
+    {"nvlink.hop_latency.simple", U::Seconds, params_detail::kTime, 3.4 * kUs, "", O::Collectives, kNcclHwLat},
+    {"nvlink.efficiency.ll", U::Fraction, params_detail::kFraction, 0.37, "", O::Collectives, kNcclProtoRatio},
+    {"nvlink.efficiency.ll128", U::Fraction, params_detail::kFraction, 0.69, "", O::Collectives, kNcclProtoRatio},
+    {"nvlink.efficiency.simple", U::Fraction, params_detail::kFraction, 0.74, "", O::Collectives,
      "4xH200 nccl-tests: 354 of 478 GB/s (scenarios/validation/h200x4/measured/nccl-tests/ar_g4.txt)"},
     // One NVLink channel (CTA) on H200 with Simple: 2 x H200 (NV18), one process per GPU,
     // NCCL_MAX_NCHANNELS=4, 1 GiB all-reduce in 13.0 ms = 82.5 GB/s per ring edge over 4 channels
@@ -206,32 +184,32 @@ constexpr std::array kCoreRegistry = std::to_array<ParamSpec>({
     // Blackwell gets it by a transfer rule unless this is set: x NCCL's per-channel Simple ceiling
     // of its generation over Hopper's (tuning.cc perChMaxTreeBws; 70.0 / 38.7 -> 39.8 GB/s;
     // models/comm_plan/link_params.hpp nvlink_channel_bandwidth_for; not yet below Hopper).
-    {"nvlink.channel_bandwidth", U::BytesPerSecond, kChannelRate, 22.0e9, "", O::Collectives,
+    {"nvlink.channel_bandwidth", U::BytesPerSecond, params_detail::kChannelRate, 22.0e9, "", O::Collectives,
      "one channel with Simple, 2 x H200 NCCL_MAX_NCHANNELS=4 (bench/device/torch_nccl_bench.py); other "
      "Blackwell x NCCL's per-channel ceiling ratio (link_params.hpp)"},
     // Round trip of a FIFO credit over NVLink, from 2 x H200 all-reduce with NCCL_BUFFSIZE=64 KiB
     // and 256 KiB (24 channels: 1 GiB in 10.26 ms and 4.37 ms; per channel 1/r = 1/22e9 + T/W
     // gives T = 12.0 and 13.7 us; scenarios/validation/h200x2/n2_buff*.json).
-    {"nvlink.flow_control_rtt", U::Seconds, kTime, 13e-6, "", O::Collectives,
+    {"nvlink.flow_control_rtt", U::Seconds, params_detail::kTime, 13e-6, "", O::Collectives,
      "2 x H200 with NCCL_BUFFSIZE 64 KiB and 256 KiB (scenarios/validation/h200x2/n2_buff*.json)"},
 
-    {"pcie.hop_latency.ll", U::Seconds, kTime, 1.0 * kUs, "", O::Collectives, kNcclHwLat},
-    {"pcie.hop_latency.ll128", U::Seconds, kTime, 2.5 * kUs, "", O::Collectives, kNcclHwLat},
-    {"pcie.hop_latency.simple", U::Seconds, kTime, 5.7 * kUs, "", O::Collectives, kNcclHwLat},
-    {"pcie.efficiency.ll", U::Fraction, kFraction, 0.35, "", O::Collectives, kNcclProtoRatio},
-    {"pcie.efficiency.ll128", U::Fraction, kFraction, 0.65, "", O::Collectives, kNcclProtoRatio},
-    {"pcie.efficiency.simple", U::Fraction, kFraction, 0.75, "", O::Collectives, "prior; fitted by calibrate"},
-    {"pcie.channel_bandwidth", U::BytesPerSecond, kChannelRate, 0, "", O::Collectives, kNoChannelRate},
-    {"pcie.flow_control_rtt", U::Seconds, kTime, 0, "", O::Collectives, kNoWindow},
+    {"pcie.hop_latency.ll", U::Seconds, params_detail::kTime, 1.0 * kUs, "", O::Collectives, kNcclHwLat},
+    {"pcie.hop_latency.ll128", U::Seconds, params_detail::kTime, 2.5 * kUs, "", O::Collectives, kNcclHwLat},
+    {"pcie.hop_latency.simple", U::Seconds, params_detail::kTime, 5.7 * kUs, "", O::Collectives, kNcclHwLat},
+    {"pcie.efficiency.ll", U::Fraction, params_detail::kFraction, 0.35, "", O::Collectives, kNcclProtoRatio},
+    {"pcie.efficiency.ll128", U::Fraction, params_detail::kFraction, 0.65, "", O::Collectives, kNcclProtoRatio},
+    {"pcie.efficiency.simple", U::Fraction, params_detail::kFraction, 0.75, "", O::Collectives, "prior; fitted by calibrate"},
+    {"pcie.channel_bandwidth", U::BytesPerSecond, params_detail::kChannelRate, 0, "", O::Collectives, kNoChannelRate},
+    {"pcie.flow_control_rtt", U::Seconds, params_detail::kTime, 0, "", O::Collectives, kNoWindow},
 
-    {"shm.hop_latency.ll", U::Seconds, kTime, 2.0 * kUs, "", O::Collectives, "NCCL hwLat PCI, crossed twice"},
-    {"shm.hop_latency.ll128", U::Seconds, kTime, 5.0 * kUs, "", O::Collectives, "NCCL hwLat PCI, crossed twice"},
-    {"shm.hop_latency.simple", U::Seconds, kTime, 11.4 * kUs, "", O::Collectives, "NCCL hwLat PCI, crossed twice"},
-    {"shm.efficiency.ll", U::Fraction, kFraction, 0.2, "", O::Collectives, kNcclProtoRatio},
-    {"shm.efficiency.ll128", U::Fraction, kFraction, 0.4, "", O::Collectives, kNcclProtoRatio},
-    {"shm.efficiency.simple", U::Fraction, kFraction, 0.5, "", O::Collectives, "prior; fitted by calibrate"},
-    {"shm.channel_bandwidth", U::BytesPerSecond, kChannelRate, 0, "", O::Collectives, kNoChannelRate},
-    {"shm.flow_control_rtt", U::Seconds, kTime, 0, "", O::Collectives, kNoWindow},
+    {"shm.hop_latency.ll", U::Seconds, params_detail::kTime, 2.0 * kUs, "", O::Collectives, "NCCL hwLat PCI, crossed twice"},
+    {"shm.hop_latency.ll128", U::Seconds, params_detail::kTime, 5.0 * kUs, "", O::Collectives, "NCCL hwLat PCI, crossed twice"},
+    {"shm.hop_latency.simple", U::Seconds, params_detail::kTime, 11.4 * kUs, "", O::Collectives, "NCCL hwLat PCI, crossed twice"},
+    {"shm.efficiency.ll", U::Fraction, params_detail::kFraction, 0.2, "", O::Collectives, kNcclProtoRatio},
+    {"shm.efficiency.ll128", U::Fraction, params_detail::kFraction, 0.4, "", O::Collectives, kNcclProtoRatio},
+    {"shm.efficiency.simple", U::Fraction, params_detail::kFraction, 0.5, "", O::Collectives, "prior; fitted by calibrate"},
+    {"shm.channel_bandwidth", U::BytesPerSecond, params_detail::kChannelRate, 0, "", O::Collectives, kNoChannelRate},
+    {"shm.flow_control_rtt", U::Seconds, params_detail::kTime, 0, "", O::Collectives, kNoWindow},
 
     // EFA (first generation, 100 Gb/s per NIC, aws-ofi-nccl): p4dn.24xlarge nccl-tests all_reduce
     // 1 GiB, 8 GPUs and 4 EFA per node (github.com/NVIDIA/nccl/issues/527): 3 and 4 nodes (ring)
@@ -239,252 +217,56 @@ constexpr std::array kCoreRegistry = std::to_array<ParamSpec>({
     // algorithm bandwidth (tree: each node moves S each way) = 0.61. Simple 0.6; LL and LL128 keep
     // NCCL's ratios to it (aws-ofi-nccl forces Simple on p4d anyway). These are EFA v1's; EFA v2-v4
     // hosts (p5, p5en, p6) get their own from the catalog (models/hw/efa_generations.cpp).
-    {"efa.hop_latency.ll", U::Seconds, kTime, 2.7 * kUs, "", O::Collectives, kEfaV1Lat},
-    {"efa.hop_latency.ll128", U::Seconds, kTime, 4.0 * kUs, "", O::Collectives, kEfaV1Lat},
-    {"efa.hop_latency.simple", U::Seconds, kTime, 14.0 * kUs, "", O::Collectives, kEfaV1Lat},
-    {"efa.efficiency.ll", U::Fraction, kFraction, 0.3, "", O::Collectives, kEfaV1Ratio},
-    {"efa.efficiency.ll128", U::Fraction, kFraction, 0.56, "", O::Collectives, kEfaV1Ratio},
-    {"efa.efficiency.simple", U::Fraction, kFraction, 0.6, "", O::Collectives,
+    {"efa.hop_latency.ll", U::Seconds, params_detail::kTime, 2.7 * kUs, "", O::Collectives, kEfaV1Lat},
+    {"efa.hop_latency.ll128", U::Seconds, params_detail::kTime, 4.0 * kUs, "", O::Collectives, kEfaV1Lat},
+    {"efa.hop_latency.simple", U::Seconds, params_detail::kTime, 14.0 * kUs, "", O::Collectives, kEfaV1Lat},
+    {"efa.efficiency.ll", U::Fraction, params_detail::kFraction, 0.3, "", O::Collectives, kEfaV1Ratio},
+    {"efa.efficiency.ll128", U::Fraction, params_detail::kFraction, 0.56, "", O::Collectives, kEfaV1Ratio},
+    {"efa.efficiency.simple", U::Fraction, params_detail::kFraction, 0.6, "", O::Collectives,
      "EFA v1: p4dn nccl-tests all_reduce, 0.59-0.64 of 4 x 12.5 GB/s (github.com/NVIDIA/nccl/issues/527); "
      "EFA v2-v4 hosts: models/hw/efa_generations.cpp"},
-    {"efa.channel_bandwidth", U::BytesPerSecond, kChannelRate, 0, "", O::Collectives, kNoChannelRate},
-    {"efa.flow_control_rtt", U::Seconds, kTime, 0, "", O::Collectives, kNoWindow},
+    {"efa.channel_bandwidth", U::BytesPerSecond, params_detail::kChannelRate, 0, "", O::Collectives, kNoChannelRate},
+    {"efa.flow_control_rtt", U::Seconds, params_detail::kTime, 0, "", O::Collectives, kNoWindow},
 
     // InfiniBand (NCCL's NET/IB, GPUDirect RDMA): 2 x HGX A100 with 4 x HDR 200 Gb/s each, nccl-tests
     // all_reduce 1-8 GiB: 91 GB/s bus bandwidth of 4 x 25 GB/s = 0.91
     // (github.com/NVIDIA/nccl-tests/issues/100); 2 x A100 nodes, 4 x HDR: 86 GB/s, and 24 of
     // 25 GB/s through one HCA (github.com/NVIDIA/nccl/issues/1048). Simple 0.9; LL and LL128 keep
     // NCCL's ratios to it.
-    {"ib.hop_latency.ll", U::Seconds, kTime, 2.7 * kUs, "", O::Collectives, kNcclHwLat},
-    {"ib.hop_latency.ll128", U::Seconds, kTime, 4.0 * kUs, "", O::Collectives, kNcclHwLat},
-    {"ib.hop_latency.simple", U::Seconds, kTime, 14.0 * kUs, "", O::Collectives, kNcclHwLat},
-    {"ib.efficiency.ll", U::Fraction, kFraction, 0.45, "", O::Collectives, kNcclProtoRatio},
-    {"ib.efficiency.ll128", U::Fraction, kFraction, 0.85, "", O::Collectives, kNcclProtoRatio},
-    {"ib.efficiency.simple", U::Fraction, kFraction, 0.9, "", O::Collectives,
+    {"ib.hop_latency.ll", U::Seconds, params_detail::kTime, 2.7 * kUs, "", O::Collectives, kNcclHwLat},
+    {"ib.hop_latency.ll128", U::Seconds, params_detail::kTime, 4.0 * kUs, "", O::Collectives, kNcclHwLat},
+    {"ib.hop_latency.simple", U::Seconds, params_detail::kTime, 14.0 * kUs, "", O::Collectives, kNcclHwLat},
+    {"ib.efficiency.ll", U::Fraction, params_detail::kFraction, 0.45, "", O::Collectives, kNcclProtoRatio},
+    {"ib.efficiency.ll128", U::Fraction, params_detail::kFraction, 0.85, "", O::Collectives, kNcclProtoRatio},
+    {"ib.efficiency.simple", U::Fraction, params_detail::kFraction, 0.9, "", O::Collectives,
      "2 x HGX A100, 4 x HDR: nccl-tests all_reduce 91 GB/s of 100 (github.com/NVIDIA/nccl-tests/issues/100)"},
-    {"ib.channel_bandwidth", U::BytesPerSecond, kChannelRate, 0, "", O::Collectives, kNoChannelRate},
-    {"ib.flow_control_rtt", U::Seconds, kTime, 0, "", O::Collectives, kNoWindow},
+    {"ib.channel_bandwidth", U::BytesPerSecond, params_detail::kChannelRate, 0, "", O::Collectives, kNoChannelRate},
+    {"ib.flow_control_rtt", U::Seconds, params_detail::kTime, 0, "", O::Collectives, kNoWindow},
 
     // Socket: relative to one TCP stream (models/comm_plan/comm_plan.hpp kTcpStreamBytesPerS);
     // fitted on the 4xH200 machine's loopback (ar_g4_sock.txt: 3.3 GB/s per ring edge with
     // Simple, LL ~0.1 of the stream).
-    {"socket.hop_latency.ll", U::Seconds, kTime, 8.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
-    {"socket.hop_latency.ll128", U::Seconds, kTime, 20.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
-    {"socket.hop_latency.simple", U::Seconds, kTime, 42.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
-    {"socket.efficiency.ll", U::Fraction, kFraction, 0.1, "", O::Collectives,
+    {"socket.hop_latency.ll", U::Seconds, params_detail::kTime, 8.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
+    {"socket.hop_latency.ll128", U::Seconds, params_detail::kTime, 20.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
+    {"socket.hop_latency.simple", U::Seconds, params_detail::kTime, 42.0 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
+    {"socket.efficiency.ll", U::Fraction, params_detail::kFraction, 0.1, "", O::Collectives,
      "fitted, 4xH200 loopback (scenarios/validation/h200x4/measured/nccl-tests/ar_g4_sock.txt)"},
-    {"socket.efficiency.ll128", U::Fraction, kFraction, 0.3, "", O::Collectives, "fitted, 4xH200 loopback"},
-    {"socket.efficiency.simple", U::Fraction, kFraction, 0.67, "", O::Collectives,
+    {"socket.efficiency.ll128", U::Fraction, params_detail::kFraction, 0.3, "", O::Collectives, "fitted, 4xH200 loopback"},
+    {"socket.efficiency.simple", U::Fraction, params_detail::kFraction, 0.67, "", O::Collectives,
      "fitted, 4xH200 loopback: 3.3 GB/s per ring edge"},
-    {"socket.channel_bandwidth", U::BytesPerSecond, kChannelRate, 0, "", O::Collectives, kNoChannelRate},
-    {"socket.flow_control_rtt", U::Seconds, kTime, 0, "", O::Collectives, kNoWindow},
+    {"socket.channel_bandwidth", U::BytesPerSecond, params_detail::kChannelRate, 0, "", O::Collectives, kNoChannelRate},
+    {"socket.flow_control_rtt", U::Seconds, params_detail::kTime, 0, "", O::Collectives, kNoWindow},
 
-    // Compute: the GPU's rates (models/compute/ states each law). Defaults: measured on one H200
-    // (scenarios/validation/h200x1/ANALYSIS.md); other GPUs by the transfer rule of
-    // models/compute/gpu_rates.hpp (rates x the GPU's datasheet peak / the H200's, memory-bound
-    // bandwidths and the loss streamed at 0.902 of its HBM plus the H200's non-HBM time per byte,
-    // the GEMM epilogue x its HBM / 4.8 TB/s, fixed times kept). A measured value for the user's GPU overrides
-    // them.
-    {"compute.gemm_rate.bf16",
-     U::FlopsPerSecond,
-     kFlopRate,
-     {},
-     kByPeak,
-     O::Compute,
-     "GEMM law's R, bf16: 793 TFLOP/s on H200 (law L4 fitted on 2197 shapes, ANALYSIS.md section 1)"},
-    {"compute.gemm_rate.fp16",
-     U::FlopsPerSecond,
-     kFlopRate,
-     {},
-     kByPeak,
-     O::Compute,
-     "GEMM law's R, fp16: the bf16 fraction (0.802) of the fp16 peak"},
-    {"compute.gemm_rate.fp8",
-     U::FlopsPerSecond,
-     kFlopRate,
-     {},
-     kByPeak,
-     O::Compute,
-     "GEMM law's R, fp8 e4m3: 1492 TFLOP/s on H200 (law L4 on the fp8 grid, ANALYSIS.md section 1)"},
-    {"compute.gemm_rate.mxfp8",
-     U::FlopsPerSecond,
-     kFlopRate,
-     {},
-     kByPeak,
-     O::Compute,
-     "GEMM law's R, MXFP8 (Blackwell): the H200's fp8 fraction (0.754) of the fp8 peak; not measured"},
-    {"compute.gemm_rate.nvfp4",
-     U::FlopsPerSecond,
-     kFlopRate,
-     {},
-     kByPeak,
-     O::Compute,
-     "GEMM law's R, NVFP4 (Blackwell): the H200's fp8 fraction (0.754) of the fp4 peak; Azure GB200 cuBLASLt "
-     "fp4: 7.6 PFLOP/s at 8192^3 (docs/hardware.md)"},
-    {"compute.gemm_rate.fp32",
-     U::FlopsPerSecond,
-     kFlopRate,
-     {},
-     kByPeak,
-     O::Compute,
-     "GEMM law's R, fp32 (CUDA cores): the bf16 fraction (0.802) of the fp32 peak; not measured"},
-    {"compute.gemm_fixed_time.bf16", U::Seconds, kTime, 6.93e-6, "", O::Compute,
-     "GEMM law's t0 for 16-bit and fp32 products; H200 law L4 (ANALYSIS.md section 1)"},
-    {"compute.gemm_fixed_time.fp8", U::Seconds, kTime, 7.06e-6, "", O::Compute,
-     "GEMM law's t0 for fp8 products; H200 law L4 on the fp8 grid"},
-    {"compute.gemm_output_bandwidth.bf16",
-     U::BytesPerSecond,
-     kBandwidth,
-     {},
-     kByHbm,
-     O::Compute,
-     "GEMM law's BWc (2 B per output element): 8.04 TB/s on H200 (law L4)"},
-    {"compute.gemm_output_bandwidth.fp8",
-     U::BytesPerSecond,
-     kBandwidth,
-     {},
-     kByHbm,
-     O::Compute,
-     "GEMM law's BWc for fp8 products: 4.64 TB/s on H200 (law L4 on the fp8 grid)"},
-    {"compute.attention_rate.fwd",
-     U::FlopsPerSecond,
-     kFlopRate,
-     {},
-     kByPeak,
-     O::Compute,
-     "causal SDPA forward (cuDNN): 582 TFLOP/s on H200, causal as half (ANALYSIS.md section 7)"},
-    {"compute.attention_rate.bwd",
-     U::FlopsPerSecond,
-     kFlopRate,
-     {},
-     kByPeak,
-     O::Compute,
-     "causal SDPA backward (2.5x the forward's FLOPs): 449 TFLOP/s on H200 (ANALYSIS.md section 7)"},
-    {"compute.attention_fixed_time.fwd", U::Seconds, kTime, 24.5e-6, "", O::Compute,
-     "causal SDPA forward's t0: fit over 32, 16, 8 heads on H200 (ANALYSIS.md section 7)"},
-    {"compute.attention_fixed_time.bwd", U::Seconds, kTime, 61.4e-6, "", O::Compute,
-     "causal SDPA backward's t0: same fit"},
-    {"compute.kernel_fixed_time", U::Seconds, kTime, 4.1e-6, "", O::Compute,
-     "memory-bound kernel's fixed cost: median over 8 ops at two sizes on H200 (ANALYSIS.md section 2)"},
-    {"compute.memory_bandwidth.elementwise",
-     U::BytesPerSecond,
-     kBandwidth,
-     {},
-     kByStream,
-     O::Compute,
-     "copy, residual add, fp32->16-bit cast: 4.26 TB/s on H200 (4.14, 4.33, 4.30; ANALYSIS.md section 2)"},
-    {"compute.memory_bandwidth.cast_up",
-     U::BytesPerSecond,
-     kBandwidth,
-     {},
-     kByStream,
-     O::Compute,
-     "16-bit->fp32 cast: 2.10 TB/s on H200 (ANALYSIS.md section 2)"},
-    {"compute.memory_bandwidth.norm_fwd",
-     U::BytesPerSecond,
-     kBandwidth,
-     {},
-     kByStream,
-     O::Compute,
-     "RMSNorm forward, 4 B per element: 3.40 TB/s on H200 (ANALYSIS.md section 2)"},
-    {"compute.memory_bandwidth.norm_bwd",
-     U::BytesPerSecond,
-     kBandwidth,
-     {},
-     kByStream,
-     O::Compute,
-     "RMSNorm backward, 6 B per element: 1.84 TB/s on H200 (ANALYSIS.md section 2)"},
-    {"compute.memory_bandwidth.swiglu_fwd",
-     U::BytesPerSecond,
-     kBandwidth,
-     {},
-     kByStream,
-     O::Compute,
-     "silu(g) * u, 6 B per element: 2.53 TB/s on H200 (ANALYSIS.md section 2)"},
-    {"compute.memory_bandwidth.swiglu_bwd",
-     U::BytesPerSecond,
-     kBandwidth,
-     {},
-     kByStream,
-     O::Compute,
-     "SwiGLU backward, 10 B per element: 2.43 TB/s on H200 (ANALYSIS.md section 2)"},
-    {"compute.memory_bandwidth.strided_copy",
-     U::BytesPerSecond,
-     kBandwidth,
-     {},
-     kByStream,
-     O::Compute,
-     "packed-qkv backward copies (stack + layout copy): 1.16 TB/s on H200 (ANALYSIS.md section 7)"},
-    {"compute.memory_bandwidth.fp8_cast",
-     U::BytesPerSecond,
-     kBandwidth,
-     {},
-     kByStream,
-     O::Compute,
-     "fp8 current-scaling quantization (amax + cast + transpose), 6 B per element: 2.23 TB/s measured on "
-     "H100 in fp8 steps (h100x1/measured/README.md), 2.87 TB/s on H200 by the transfer rule inverted"},
-    {"compute.launch_gap", U::Seconds, kTime, 2.6e-6, "", O::Compute,
-     "GPU idle per kernel of an eager step (host issue): median of 10 profiled H200 steps (ANALYSIS.md 7)"},
-    {"compute.power.gemm", U::Factor, kStretch, 1.22, "", O::Compute,
-     "board power of GEMMs at the law's rate / power limit: median of 6 H200 steps at the limit (ANALYSIS.md 8)"},
-    {"compute.power.other", U::Fraction, kFraction, 0.71, "", O::Compute,
-     "board power of memory-bound work / power limit: AdamW drew 476-531 W of 700 on H200 (adamw.jsonl)"},
-    {"compute.loss_time_per_logit",
-     U::Seconds,
-     kTime,
-     {},
-     kByStream,
-     O::Compute,
-     "fp32 cross-entropy fwd+bwd with the logits' casts: 12.8 ps on H200 (ANALYSIS.md section 2)"},
-    {"compute.adamw_bandwidth.foreach_fp32",
-     U::BytesPerSecond,
-     kBandwidth,
-     {},
-     kByStream,
-     O::Compute,
-     "torch foreach AdamW, fp32, 80 B per parameter: 3.67 TB/s on H200 (ANALYSIS.md section 3)"},
-    {"compute.adamw_bandwidth.foreach_bf16",
-     U::BytesPerSecond,
-     kBandwidth,
-     {},
-     kByStream,
-     O::Compute,
-     "torch foreach AdamW, 16-bit, 40 B per parameter: 3.07 TB/s on H200 (ANALYSIS.md section 3)"},
-    {"compute.adamw_bandwidth.fused_fp32",
-     U::BytesPerSecond,
-     kBandwidth,
-     {},
-     kByStream,
-     O::Compute,
-     "fused AdamW, fp32, 28 B per parameter: 3.47 TB/s on H200 (ANALYSIS.md section 3)"},
-    {"compute.adamw_bandwidth.fused_bf16",
-     U::BytesPerSecond,
-     kBandwidth,
-     {},
-     kByStream,
-     O::Compute,
-     "fused AdamW, 16-bit, 14 B per parameter: 2.72 TB/s on H200 (ANALYSIS.md section 3)"},
-    {"compute.adamw_bandwidth.for_loop_fp32",
-     U::BytesPerSecond,
-     kBandwidth,
-     {},
-     kByStream,
-     O::Compute,
-     "for-loop AdamW, fp32, 80 B per parameter: 4.19 TB/s on H200 (ANALYSIS.md section 3)"},
-    {"compute.adamw_bandwidth.for_loop_bf16",
-     U::BytesPerSecond,
-     kBandwidth,
-     {},
-     kByStream,
-     O::Compute,
-     "for-loop AdamW, 16-bit, 40 B per parameter: 4.07 TB/s on H200 (ANALYSIS.md section 3)"},
+});
 
+// (The GPU's compute rows come between: params_compute.hpp.)
+constexpr std::array kWorkloadRegistry = std::to_array<ParamSpec>({
     // Workload: host work and compute-communication interference (models/workload/compute.hpp).
     // DeepSpeed CPU-Adam is memory-bound (30 B per parameter: read p, g, m, v fp32, write p, m, v
     // fp32 and the bf16 copy). ZeRO-Offload (Ren et al., USENIX ATC 2021, Table 3) measures
     // CPU-Adam at 2.41 s for 8B parameters on a 2 x 24-core Xeon 8168 host: 8e9 x 30 B / 2.41 s =
     // 100 GB/s of DRAM traffic, about 0.4 of that host's 256 GB/s peak. A prior, not fitted here.
-    {"host.adam_efficiency", U::Fraction, kFraction, 0.4, "", O::Workload,
+    {"host.adam_efficiency", U::Fraction, params_detail::kFraction, 0.4, "", O::Workload,
      "CPU-Adam's fraction of host DRAM bandwidth; ZeRO-Offload (Ren et al., ATC 2021, Table 3)"},
     // One core's achieved DRAM bandwidth on a Skylake-SP/Cascade Lake Xeon: ~12 GB/s, limited by
     // the outstanding L1/L2 misses one core can hold (Little's law), far below the socket's share.
@@ -492,7 +274,7 @@ constexpr std::array kCoreRegistry = std::to_array<ParamSpec>({
     // talk) and his STREAM single-thread results on Xeon Platinum 8160 (~12-14 GB/s). CPU-Adam
     // with AVX512 does ~1.5e9 elements/s of arithmetic per core (sqrt + div per element), so one
     // thread is bandwidth-bound: 12 GB/s / 28 B = 0.43e9 elements/s.
-    {"host.core_bytes_per_s", U::BytesPerSecond, kBandwidth, 12e9, "", O::Workload,
+    {"host.core_bytes_per_s", U::BytesPerSecond, params_detail::kBandwidth, 12e9, "", O::Workload,
      "one CPU thread's achieved DRAM bandwidth; McCalpin, STREAM single-thread on Xeon 8160"},
     // Compute-communication interference, measured with the PyTorch profiler on 2 x H200 (NV18)
     // during FSDP2 steps of the calibration decoder (bench/device/torch_fsdp_step.py PROFILE=...,
@@ -502,14 +284,14 @@ constexpr std::array kCoreRegistry = std::to_array<ParamSpec>({
     // 38 ms at rate 1/(1+s) with W*s = 12.5 ms gives s = 12.5 / (38 - 12.5) = 0.49: while a
     // collective's CTAs hold SMs, the GEMMs (one persistent CTA per SM) lose whole waves. One
     // measurement on one GPU type; 0 = perfect overlap.
-    {"compute.overlap_slowdown", U::Factor, kStretch, 0.49, "", O::Workload,
+    {"compute.overlap_slowdown", U::Factor, params_detail::kStretch, 0.49, "", O::Workload,
      "compute stretch while comm is in flight; 2 x H200 FSDP2 profile (validation/h200x2/profile_fsdp_n*.txt)"},
     // The converse of compute.overlap_slowdown: a collective launched while a rank of its group computes
     // runs its flows at 1 / (1 + this) (the compute kernels hold SMs and memory bandwidth the
     // NCCL CTAs need; over SHM the copies go through host memory as well). Not measured yet: an
     // FSDP step over SHM (fsdp_shm_n2, -11 %) is predicted faster than its isolated collectives
     // allow, which this would explain; it needs the profiler on a multi-GPU host. 0 until then.
-    {"comm.overlap_slowdown", U::Factor, kStretch, 0, "", O::Workload,
+    {"comm.overlap_slowdown", U::Factor, params_detail::kStretch, 0, "", O::Workload,
      "comm stretch for a collective launched beside compute; not measured: 0"},
     // GPU memory the framework holds beside the tensors (models/memory/memory_peak.hpp): the CUDA
     // context and libraries' handles. Measured on one H200 (PyTorch 2.11, CUDA 13.0): an OOM
@@ -517,12 +299,13 @@ constexpr std::array kCoreRegistry = std::to_array<ParamSpec>({
     // and 1.29 GiB is reserved by PyTorch but unallocated", leaving 0.81 GiB outside PyTorch
     // (scenarios/validation/h200x1/measured/memory_peaks.jsonl, ANALYSIS.md section 6). The
     // caching allocator's fragmentation (0.4-17 GB there) is not in it.
-    {"memory.framework_overhead", U::Bytes, kMemorySize, 0.81 * 1024 * 1024 * 1024, "", O::Workload,
+    {"memory.framework_overhead", U::Bytes, params_detail::kMemorySize, 0.81 * 1024 * 1024 * 1024, "", O::Workload,
      "CUDA context and libraries beside PyTorch's tensors; 1 x H200 OOM report "
      "(validation/h200x1/measured/memory_peaks.jsonl)"},
 });
 
-// The core rows, then the at-scale models' (params_goodput.hpp).
+// The links' rows, the GPU's compute rows (params_compute.hpp), the workload's, then the at-scale
+// models' (params_goodput.hpp): the order `commsim params` lists them in.
 template <std::size_t A, std::size_t B>
 constexpr std::array<ParamSpec, A + B> joined(const std::array<ParamSpec, A>& a, const std::array<ParamSpec, B>& b) {
   std::array<ParamSpec, A + B> all{};
@@ -530,7 +313,8 @@ constexpr std::array<ParamSpec, A + B> joined(const std::array<ParamSpec, A>& a,
   for (std::size_t i = 0; i < B; ++i) all[A + i] = b[i];
   return all;
 }
-constexpr auto kRegistry = joined(kCoreRegistry, params_detail::kGoodputParams);
+constexpr auto kRegistry = joined(
+    joined(joined(kLinkRegistry, params_detail::kComputeParams), kWorkloadRegistry), params_detail::kGoodputParams);
 
 std::string number(double v) {
   char buf[32];
