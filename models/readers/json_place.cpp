@@ -146,7 +146,25 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& file, i
     const auto cut = what.find("parse error");
     if (cut != std::string::npos) what = what.substr(cut);
     throw ParseError(file, s.line + first_line - 1, s.col, "not valid JSON (" + what + ")");
+  } catch (const nlohmann::json::out_of_range& e) {
+    const OverflowNumber n = overflow_number(text, e.what());
+    JsonScan s{text};
+    if (n.offset != std::string_view::npos)
+      while (s.i < n.offset) s.advance();
+    throw ParseError(file, s.line + first_line - 1, s.col,
+                     "number " + (n.token.empty() ? std::string("out of range") : n.token) +
+                         " is too large (expected a finite number)");
   }
+}
+
+OverflowNumber overflow_number(std::string_view text, const std::string& what) {
+  OverflowNumber out;
+  const std::size_t q1 = what.find('\'');
+  const std::size_t q2 = q1 == std::string::npos ? q1 : what.find('\'', q1 + 1);
+  if (q2 == std::string::npos) return out;
+  out.token = what.substr(q1 + 1, q2 - q1 - 1);
+  if (!out.token.empty()) out.offset = text.find(out.token);
+  return out;
 }
 
 void json_fail(std::string_view text, const std::string& file, const JsonPath& path, const std::string& message,

@@ -32,7 +32,16 @@ JsonPlace json_place(std::string_view text, const JsonPath& path);
 
 // Parses `text` as one JSON document. A syntax error throws models::ParseError at the line and
 // column of the offending byte; `first_line` shifts the line (a JSON-lines file's line number).
+// A number past double's range (valid JSON, "1e999") is refused the same way, at the number.
 nlohmann::json parse_json_text(std::string_view text, const std::string& file, int first_line = 1);
+
+// nlohmann throws out_of_range.406 "number overflow parsing '<token>'" for a number past double's
+// range, with no offset: the token and its first offset in `text` (npos when not found).
+struct OverflowNumber {
+  std::string token;
+  std::size_t offset = std::string_view::npos;
+};
+OverflowNumber overflow_number(std::string_view text, const std::string& what);
 
 // Throws models::ParseError at the place of `path` in `text`: "PATH: message".
 [[noreturn]] void json_fail(std::string_view text, const std::string& file, const JsonPath& path,

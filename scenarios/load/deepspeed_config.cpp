@@ -8,6 +8,7 @@
 
 #include "models/error.hpp"
 #include "models/model/model_shape.hpp"
+#include "models/readers/json_place.hpp"
 #include "scenarios/load/input_file.hpp"
 #include "scenarios/load/lenient_json.hpp"
 
@@ -252,15 +253,10 @@ DeepSpeedSettings read_deepspeed_json(const std::string& path, const std::string
     throw UserError(pos_at(shown_path, text, strict.origin[offset]),
                     "invalid JSON: " + what + " (expected JSON; comments and trailing commas are accepted)");
   } catch (const Json::out_of_range& e) {
-    // A number beyond double (found by fuzzing: "5e7777..."): nlohmann throws out_of_range.406
-    // "number overflow parsing '<token>'" with no offset, so place it at the token.
-    const std::string what = e.what();
-    const size_t q1 = what.find('\'');
-    const size_t q2 = q1 == std::string::npos ? q1 : what.find('\'', q1 + 1);
-    const std::string token = q2 == std::string::npos ? "" : what.substr(q1 + 1, q2 - q1 - 1);
-    const size_t at = token.empty() ? std::string::npos : text.find(token);
-    throw UserError(pos_at(shown_path, text, at == std::string::npos ? 0 : at),
-                    "invalid JSON: number " + (token.empty() ? std::string("out of range") : token) +
+    // A number beyond double (found by fuzzing: "5e7777...").
+    const models::readers::OverflowNumber n = models::readers::overflow_number(text, e.what());
+    throw UserError(pos_at(shown_path, text, n.offset == std::string_view::npos ? 0 : n.offset),
+                    "invalid JSON: number " + (n.token.empty() ? std::string("out of range") : n.token) +
                         " is too large (expected a finite number)");
   }
   if (!doc.is_object())

@@ -77,6 +77,8 @@ TEST_CASE("nccl-tests JSON: malformed files fail at FILE:LINE:COL with the JSON 
   fails(R"({"args":[],"config":{}})", 1, 9, "args: expected the command line");
   fails("{\"args\": [\"a\"],\n \"config\": 3}", 2, 12, "config: expected an object");
   fails("{\"args\":\n", 2, 1, "not valid JSON");
+  // Valid JSON past double's range (found by fuzzing): refused at the number, not thrown raw.
+  fails(good_head + "\n\"results\":[{\"size\":0.63e0450}]}", 2, 20, "number 0.63e0450 is too large");
   // A good minimal file parses to one row.
   const auto runs = parse_nccl_tests(row_head + R"("out_of_place":{"time":6.5,"alg_bw":0.0,"bus_bw":0.0,"nwrong":0.0}}]})", "r.json");
   REQUIRE(runs.size() == 1);
