@@ -96,10 +96,8 @@ SharedRun simulate(const ScenarioSpec& spec, const std::vector<int>& first, cons
       jr.spec = job_scenario(spec, job, first[i], i);
       // The run's pipeline (step_build.hpp), on the job's nodes of the shared cluster; the
       // run-wide notes are the shared run's.
-      WallBudget::Progress setup_progress;
-      if (options.progress) setup_progress = [&options](std::string_view stage) { options.progress(stage, -1); };
       // --time-limit is checked while simulating
-      WallBudget setup(std::nullopt, wall_start, std::move(setup_progress));
+      WallBudget setup(std::nullopt, wall_start, setup_progress(options));
       BuiltStep built =
           *build_step(jr.spec, sim, net, options, setup, ClusterSlot{first[i], spec.cluster.nodes, fabric}, false);
       jr.world = std::move(built.world);

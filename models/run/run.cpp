@@ -97,9 +97,7 @@ std::variant<RunResult, scale::Abandoned> simulate_step(const ScenarioSpec& spec
 RunResult simulate_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   if (!spec.jobs.empty()) return run_jobs(spec, options);  // several jobs on one fabric (jobs.hpp)
   // --time-limit counts the set-up too: checked between its stages (wall_budget.hpp).
-  WallBudget::Progress setup_progress;
-  if (options.progress) setup_progress = [&options](std::string_view stage) { options.progress(stage, -1); };
-  WallBudget budget(options.time_limit_s, WallBudget::Clock::now(), std::move(setup_progress));
+  WallBudget budget(options.time_limit_s, WallBudget::Clock::now(), setup_progress(options));
   // The cascade of attempts (models/scale/step/mode.hpp): a fold whose guard fails is abandoned
   // and the step simulated again by the next attempt, which cannot fail the same way.
   scale::ModeCascade cascade(options.replicas);

@@ -43,4 +43,9 @@ std::optional<BuiltStep> build_step(const ScenarioSpec& spec, sim::Simulator& si
   return s;
 }
 
+WallBudget::Progress setup_progress(const RunOptions& options) {
+  if (!options.progress) return {};
+  return [&options](std::string_view stage) { options.progress(stage, -1); };
+}
+
 }  // namespace models

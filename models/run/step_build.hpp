@@ -33,4 +33,8 @@ std::optional<BuiltStep> build_step(const ScenarioSpec& spec, sim::Simulator& si
                                     const RunOptions& options, WallBudget& budget, const ClusterSlot& slot = {},
                                     bool run_notes = true);
 
+// The set-up stages of a run (World, programs, fold) reported through `options.progress` as
+// (stage, -1); empty when no one listens.
+WallBudget::Progress setup_progress(const RunOptions& options);
+
 }  // namespace models

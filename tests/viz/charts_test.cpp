@@ -8,7 +8,7 @@
 #include <string>
 
 #include "tests/viz/fixtures.hpp"
-#include "viz/charts.hpp"
+#include "viz/charts/charts.hpp"
 #include "viz/format.hpp"
 #include "viz/svg.hpp"
 #include "viz/viz.hpp"

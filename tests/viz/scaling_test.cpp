@@ -1,11 +1,11 @@
-// The sweep page's scaling charts (viz/chart_scaling.cpp, viz/sweep_page.cpp) on hand-made points:
+// The sweep page's scaling charts (viz/charts/chart_scaling.cpp, viz/pages/sweep_page.cpp) on hand-made points:
 // scaling efficiency in closed form, one line per series, the linear-scaling line, points that do
 // not fit marked, failed points said in words, and the table's columns explained.
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
-#include "viz/charts.hpp"
+#include "viz/charts/charts.hpp"
 #include "viz/viz.hpp"
 
 namespace {

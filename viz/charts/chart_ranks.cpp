@@ -10,7 +10,7 @@
 #include <iterator>
 #include <map>
 
-#include "viz/charts.hpp"
+#include "viz/charts/charts.hpp"
 #include "viz/format.hpp"
 #include "viz/palette.hpp"
 #include "viz/svg.hpp"

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <map>
 
-#include "viz/charts.hpp"
+#include "viz/charts/charts.hpp"
 #include "viz/format.hpp"
 #include "viz/palette.hpp"
 #include "viz/svg.hpp"

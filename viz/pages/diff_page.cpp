@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "viz/format.hpp"
-#include "viz/page.hpp"
+#include "viz/pages/page.hpp"
 #include "viz/svg.hpp"
 #include "viz/viz.hpp"
 

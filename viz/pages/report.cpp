@@ -8,9 +8,9 @@
 #include <sstream>
 #include <string_view>
 
-#include "viz/charts.hpp"
+#include "viz/charts/charts.hpp"
 #include "viz/format.hpp"
-#include "viz/page.hpp"
+#include "viz/pages/page.hpp"
 #include "viz/palette.hpp"
 #include "viz/svg.hpp"
 #include "viz/viz.hpp"

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "viz/charts.hpp"
+#include "viz/charts/charts.hpp"
 #include "viz/format.hpp"
 #include "viz/palette.hpp"
 #include "viz/svg.hpp"

@@ -1,5 +1,5 @@
 // The page around the charts, shared by the report, the comparison and the sweep page (page.hpp).
-#include "viz/page.hpp"
+#include "viz/pages/page.hpp"
 
 #include <cctype>
 #include <string_view>

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <sstream>
 
-#include "viz/charts.hpp"
+#include "viz/charts/charts.hpp"
 #include "viz/format.hpp"
-#include "viz/page.hpp"
+#include "viz/pages/page.hpp"
 #include "viz/svg.hpp"
 #include "viz/viz.hpp"
 
