@@ -4,8 +4,10 @@
 # Skipped here, because the sanitizers add nothing to what they test and they would take most of
 # the 45 minutes .ci/run has: the browser and validation tests (rendering and accuracy), and the two
 # whole-library loops that run every shipped scenario (fold_equals_full_test.cpp runs each twice,
-# once with --full; breakdown_test.cpp's seven terms). Both run in scripts/test.sh; the code they
-# reach is reached here by the smaller tests of each mechanism.
+# once with --full; breakdown_test.cpp's seven terms), and the planner's exhaustive twin of its
+# audit test (models/plan/search_test.cpp: both simulate every candidate of the same space; the
+# audit one stays). All run in scripts/test.sh; the code they reach is reached here by the smaller tests
+# of each mechanism.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -19,6 +21,7 @@ cmake --build build-asan -j"$jobs" --target commsim test_architecture test_sim t
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 heavy="rank classes and closed forms give the full simulation's run --json, events and mode note apart"
 heavy+="|every rank's breakdown has the seven terms and adds up to the step on every shipped scenario"
+heavy+="|the best-first winner equals the best of every candidate simulated"
 # The browser tests (Catch tag [browser]; CTest has no label for a tag, so by name).
 browser="reports render in headless Chromium|no two labels overlap in the rendered report"
 browser+="|the sweep page over nodes renders its three charts"
