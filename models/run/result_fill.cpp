@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <map>
-#include <unordered_set>
 
 #include "models/run/breakdown.hpp"
 #include "models/run/throughput.hpp"
@@ -41,17 +40,14 @@ constexpr int kMaxListedPairsPerTransport = 1024;
 
 std::vector<TransportCount> count_transports(const workload::StepExecutor& exec, const World& world,
                                              std::vector<PairTransport>& pairs) {
-  std::unordered_set<uint64_t> seen;
-  std::map<std::string, int> counts;
-  std::map<std::string, std::string> classes;
+  // Every ring neighbour pair of every group and every point-to-point pair, in walk order (131,072
+  // GPUs under Megatron: ~400 k pairs). Each distinct ordered pair counts once, at its first
+  // appearance: the keys are sorted with their walk position, the first of each kept, and the
+  // survivors visited in walk order again (a hash set node per pair was most of this function).
+  std::vector<std::pair<uint64_t, uint32_t>> keys;  // (pair, walk position)
   auto add = [&](int a, int b) {
     if (a == b) return;
-    const uint64_t key = (uint64_t(uint32_t(a)) << 32) | uint32_t(b);
-    if (!seen.insert(key).second) return;
-    const Transport t = world.transport(a, b);
-    const int listed = counts[t.label]++;
-    classes[t.label] = link_class_name(t.link_class);  // the label alone cannot tell NVLink from PCIe P2P
-    if (listed < kMaxListedPairsPerTransport) pairs.push_back({a, b, t.label, link_class_name(t.link_class)});
+    keys.push_back({(uint64_t(uint32_t(a)) << 32) | uint32_t(b), static_cast<uint32_t>(keys.size())});
   };
   for (const auto& g : exec.groups()) {
     const auto& m = g.ranks;
@@ -59,12 +55,29 @@ std::vector<TransportCount> count_transports(const workload::StepExecutor& exec,
     for (std::size_t i = 0; i < m.size(); ++i) add(m[i], m[(i + 1) % m.size()]);
   }
   for (auto [a, b] : exec.p2p_pairs()) add(a, b);
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
+             keys.end());
+  std::sort(keys.begin(), keys.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+
+  struct Tally {
+    int pairs = 0;
+    std::string link_class;  // the label alone cannot tell NVLink from PCIe P2P
+  };
+  std::map<std::string, Tally> counts;
+  for (const auto& [key, order] : keys) {
+    const int a = static_cast<int>(key >> 32), b = static_cast<int>(key & 0xffffffffu);
+    const Transport t = world.transport(a, b);
+    Tally& tally = counts[t.label];
+    tally.link_class = link_class_name(t.link_class);  // a label's class: its last pair's
+    if (tally.pairs++ < kMaxListedPairsPerTransport) pairs.push_back({a, b, t.label, tally.link_class});
+  }
   std::vector<TransportCount> out;
-  for (auto& [label, n] : counts) {
+  for (auto& [label, tally] : counts) {
     TransportCount t;
     t.label = label;
-    t.pairs = n;
-    t.link_class = classes[label];
+    t.pairs = tally.pairs;
+    t.link_class = tally.link_class;
     out.push_back(t);
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.pairs > b.pairs; });

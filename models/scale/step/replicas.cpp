@@ -221,21 +221,21 @@ class Analysis {
     const int ppn = world_.placement().pods_per_node;
     for (std::size_t i = 0; i < A.size(); ++i) {
       const int a = A[i], b = B[i];
-      const std::string rb = "rank " + std::to_string(b);
-      if (ranks_[a].program != ranks_[b].program) return fail(why, rb + " runs another program");
+      auto rb = [b] { return "rank " + std::to_string(b); };  // built only for the reason of a refusal
+      if (ranks_[a].program != ranks_[b].program) return fail(why, rb() + " runs another program");
       if (bits(ranks_[a].compute_scale) != bits(ranks_[b].compute_scale))
-        return fail(why, rb + " computes at " + std::to_string(ranks_[b].compute_scale) + " x");
+        return fail(why, rb() + " computes at " + std::to_string(ranks_[b].compute_scale) + " x");
       const RankInfo &ia = world_.rank(a), &ib = world_.rank(b);
       if (ia.local_gpu != ib.local_gpu || ia.pod_rank != ib.pod_rank ||
           ia.pod - ia.node * ppn != ib.pod - ib.node * ppn || node_pos_[ia.node] != node_pos_[ib.node])
-        return fail(why, rb + " sits elsewhere");
+        return fail(why, rb() + " sits elsewhere");
       for (int s = 0; s < kMaxSlots; ++s) {
         const int ga = ranks_[a].group[s], gb = ranks_[b].group[s];
-        if (ga != gb && !image_group(ga, gb, j, k)) return fail(why, rb + " is in another kind of group");
+        if (ga != gb && !image_group(ga, gb, j, k)) return fail(why, rb() + " is in another kind of group");
         const int pa = ranks_[a].peer[s], pb = ranks_[b].peer[s];
         if (pa == pb && pa < 0) continue;
         if (pa < 0 || pb < 0 || replica_of_[pa] != j || replica_of_[pb] != k || position_[pa] != position_[pb])
-          return fail(why, rb + " has another peer");
+          return fail(why, rb() + " has another peer");
       }
     }
     for (std::size_t p = 0; p < nodes_of_[j].size(); ++p) {
