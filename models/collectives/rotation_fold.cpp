@@ -18,7 +18,7 @@
 // busy at the first such launch) the part is laid out again unfolded. Tree: its merged edges are
 // laid out whole and checked (rotation_kept below). The folded links are set once per run, at the first
 // folded launch; the network's guard stops the run if other traffic meets a folded link's class on the
-// real links (run.cpp then runs without the fold). Tests: tests/scenarios/rotation_fold_test.cpp
+// real links (run.cpp then runs without the fold). Tests: tests/scenarios/scale/rotation_fold_test.cpp
 // (folded runs equal to --full, the guard), tests/models/scale/gpu_rotation_test.cpp.
 #include <unordered_set>
 

@@ -19,7 +19,7 @@ struct RunOptions {
   bool timeline = true;                // record the timeline of one step
   // --full: simulate every rank and every flow. Default: the folds of models/scale/README.md
   // (ranks of one class simulated once, collectives on idle links in closed form, ...).
-  // Same results either way (tests/scenarios/fold_equals_full_test.cpp); only the cost differs.
+  // Same results either way (tests/scenarios/scale/fold_equals_full_test.cpp); only the cost differs.
   bool full = false;
   // Off: no fold that owns the network's folded links (data-parallel replicas, alike nodes, node
   // orbits, the GPU rotation): rank classes only; for benches comparing the two. Same results.

@@ -37,7 +37,7 @@
 namespace models::scale {
 
 // The stated bound on |step time - --full's| / --full's where ECMP orbits ran (tested on small pod
-// fabrics, tests/scenarios/ecmp_orbits_test.cpp; the largest error measured there is 1.81 %).
+// fabrics, tests/scenarios/scale/ecmp_orbits_test.cpp; the largest error measured there is 1.81 %).
 inline constexpr double kEcmpOrbitsBound = 0.02;
 
 // Whether the orbit check lifts link `l` out of a flow's key: a fabric link (no node's) that has a

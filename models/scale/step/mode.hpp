@@ -14,7 +14,7 @@
 // Adding a mechanism: a row in the Mechanism list below and in kMechanismNames (mode.cpp), its
 // precondition in choose_mode (after the folds it yields to, before those it beats), its start in
 // start_mode, its guard's reading in finish_mode, its row in models/scale/README.md's table, and
-// a test that runs a shipped scenario with --explain-mode (tests/scenarios/explain_mode_test.cpp).
+// a test that runs a shipped scenario with --explain-mode (tests/scenarios/scale/explain_mode_test.cpp).
 #include <optional>
 #include <string>
 #include <vector>

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/scenarios/both_modes.hpp"
+#include "tests/scenarios/scale/both_modes.hpp"
 
 namespace {
 

@@ -13,9 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/scenarios/both_modes.hpp"
+#include "tests/scenarios/scale/both_modes.hpp"
 #include "tests/scenarios/command_runner.hpp"
-#include "tests/scenarios/mode_free_json.hpp"
+#include "tests/scenarios/scale/mode_free_json.hpp"
 
 using scenarios_test::run_commsim;
 
@@ -96,7 +96,7 @@ TEST_CASE("scenarios: Megatron replicas that share nodes or whose traffic meets 
   CHECK(run_both_replicas(c, &note) == ReplicasMode::Other);
   // Gradient buckets reduced during the last backward, beside the pipeline's gradient sends on
   // the same NICs: the guard abandons the fold, and the replicas run again with their
-  // data-parallel collectives as orbits (tests/scenarios/replica_orbits_test.cpp).
+  // data-parallel collectives as orbits (tests/scenarios/scale/replica_orbits_test.cpp).
   c = ReplicasCase{};
   c.nodes = 6;
   c.overlap_grad_reduce = true;

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/scenarios/command_runner.hpp"
-#include "tests/scenarios/mode_free_json.hpp"
+#include "tests/scenarios/scale/mode_free_json.hpp"
 
 inline std::pair<nlohmann::json, nlohmann::json> run_default_and_full(const std::string& toml, const std::string& tag) {
   const auto dir = scenarios_test::fresh_temp_dir(tag);

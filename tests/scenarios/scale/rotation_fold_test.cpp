@@ -17,7 +17,7 @@
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/simulator.hpp"
-#include "tests/scenarios/both_modes.hpp"
+#include "tests/scenarios/scale/both_modes.hpp"
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/scale/ecmp_orbits.hpp"
-#include "tests/scenarios/both_modes.hpp"
+#include "tests/scenarios/scale/both_modes.hpp"
 #include "tests/scenarios/command_runner.hpp"
 
 namespace {

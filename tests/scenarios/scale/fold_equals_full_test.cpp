@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/scenarios/command_runner.hpp"
-#include "tests/scenarios/mode_free_json.hpp"
+#include "tests/scenarios/scale/mode_free_json.hpp"
 
 namespace fs = std::filesystem;
 using scenarios_test::run_commsim;
@@ -33,7 +33,7 @@ std::vector<fs::path> runnable_scenarios_fold_equals_full() {
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     // Rows marked "# long:" take minutes to simulate (twice here, once with --full): they run in
     // the long test only (ctest -L long). Rows marked "# full: skip" run approximate folds (ECMP
-    // orbits: tests/scenarios/ecmp_orbits_test.cpp bounds them against --full on small pod
+    // orbits: tests/scenarios/scale/ecmp_orbits_test.cpp bounds them against --full on small pod
     // fabrics) and take minutes with --full.
     if (std::regex_search(text, std::regex(R"(^\[(model|collective)\])", std::regex::multiline)) &&
         !std::regex_search(text, std::regex(R"(^# (long:|full: skip))", std::regex::multiline)))

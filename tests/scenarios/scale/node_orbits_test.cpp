@@ -12,9 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/scenarios/both_modes.hpp"
+#include "tests/scenarios/scale/both_modes.hpp"
 #include "tests/scenarios/command_runner.hpp"
-#include "tests/scenarios/mode_free_json.hpp"
+#include "tests/scenarios/scale/mode_free_json.hpp"
 
 using scenarios_test::run_commsim;
 
