@@ -7,8 +7,8 @@
 //    ring 0 1 2 3, no Socket helper threads: each rank's proxy thread moves its TCP traffic), and
 //    so does the model: both predict 2.88 s.
 //  - The runs come from two boots of the host (process ids restart between z3_sock_n4 at 22:15 and
-//    z3_pod2_n4 at 22:21). Boot A (z3_sock_n4; the collective bench sock_n4.jsonl and nccl-tests'
-//    ar_g4_sock.txt, the profile's source, agree with it) moved 3.2-3.4 GB/s per direction both
+//    z3_pod2_n4 at 22:21). Boot A (z3_sock_n4 and the collective bench sock_n4.jsonl; nccl-tests'
+//    ar_g4_sock.txt, the profile's source, moved alike) moved 3.2-3.4 GB/s per direction both
 //    ways; in boot B each of the three Socket-bound steps (z3_pod1_n4, z3_pod2_n4, tp_sock_n4),
 //    inverted alone through the model, needs socket.efficiency.simple 0.81-0.84, boot A's 0.63.
 //  - So with the profile (boot A's level) boot A's step is within 10 % and boot B's three are
