@@ -14,21 +14,21 @@
 #include "models/params.hpp"
 
 namespace {
-struct LaunchRates {
+struct SocketLaunchRates {
   std::vector<double> ring, one_way;
   std::map<std::string, std::vector<double>> by_point;
 };
 
-std::map<std::string, LaunchRates> launches() {
+std::map<std::string, SocketLaunchRates> socket_launches() {
   const std::string dir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x1/measured/nccl_socket/";
-  std::map<std::string, LaunchRates> out;
+  std::map<std::string, SocketLaunchRates> out;
   for (const char* f : {"socket_hosts.jsonl", "cores.jsonl"}) {
     std::ifstream in(dir + f);
     REQUIRE(in.good());
     for (std::string line; std::getline(in, line);) {
       if (line.empty()) continue;
       const auto j = nlohmann::json::parse(line);
-      LaunchRates& l = out[j.at("tag").get<std::string>()];
+      SocketLaunchRates& l = out[j.at("tag").get<std::string>()];
       const double r = j.at("per_direction_GBps");
       const std::string p = j.at("point");
       l.by_point[p].push_back(r);
@@ -39,7 +39,7 @@ std::map<std::string, LaunchRates> launches() {
   return out;
 }
 
-double mean_of(const std::vector<double>& v) {
+double socket_rate_mean(const std::vector<double>& v) {
   double s = 0;
   for (double x : v) s += x;
   return s / static_cast<double>(v.size());
@@ -47,14 +47,14 @@ double mean_of(const std::vector<double>& v) {
 }  // namespace
 
 TEST_CASE("validation: socket.thread_duplex is the median both-way over one-way ratio through NCCL", "[validation][nccl]") {
-  const auto all = launches();
+  const auto all = socket_launches();
   REQUIRE(all.size() == 7);
   std::vector<double> d;
   for (const auto& [tag, l] : all) {
     REQUIRE(l.ring.size() >= 8);
     REQUIRE(l.one_way.size() >= 2);
-    d.push_back(mean_of(l.ring) / mean_of(l.one_way));
-    std::printf("%-9s ring %.2f GB/s, one-way %.2f GB/s, d %.3f\n", tag.c_str(), mean_of(l.ring), mean_of(l.one_way), d.back());
+    d.push_back(socket_rate_mean(l.ring) / socket_rate_mean(l.one_way));
+    std::printf("%-9s ring %.2f GB/s, one-way %.2f GB/s, d %.3f\n", tag.c_str(), socket_rate_mean(l.ring), socket_rate_mean(l.one_way), d.back());
   }
   const double med = validation::median(d);
   CHECK(models::param_default("socket.thread_duplex") == Approx(med).margin(0.005));
@@ -62,8 +62,8 @@ TEST_CASE("validation: socket.thread_duplex is the median both-way over one-way 
 }
 
 TEST_CASE("validation: the TP all_reduce and the FSDP2 block all_gather move alike over Socket", "[validation][nccl]") {
-  for (const auto& [tag, l] : launches()) {
-    const double ar = mean_of(l.by_point.at("ar32")), ag = mean_of(l.by_point.at("ag_blk"));
+  for (const auto& [tag, l] : socket_launches()) {
+    const double ar = socket_rate_mean(l.by_point.at("ar32")), ag = socket_rate_mean(l.by_point.at("ag_blk"));
     CHECK(std::fabs(ar / ag - 1) <= 0.12);  // a point moves +-15 % round to round
   }
 }

@@ -29,14 +29,14 @@
 #include "scenarios/load/loader.hpp"
 
 namespace {
-const std::string kDir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4/";
+const std::string kTcpStepsDir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4/";
 
 // Predicted over measured, minus 1; `eta` > 0 overrides socket.efficiency.simple (the level).
 double tcp_step_error(const std::string& tag, double eta = 0) {
-  std::ifstream in(kDir + "measured/tcp/torch/" + tag + ".json");
+  std::ifstream in(kTcpStepsDir + "measured/tcp/torch/" + tag + ".json");
   REQUIRE(in.good());
   const double measured = nlohmann::json::parse(in).at("mean_step_s").get<double>();
-  models::ScenarioSpec spec = scenarios::load_scenario(kDir + tag + ".toml").spec;
+  models::ScenarioSpec spec = scenarios::load_scenario(kTcpStepsDir + tag + ".toml").spec;
   if (eta > 0) spec.cluster.params["socket.efficiency.simple"] = eta;
   const double predicted = models::run_scenario(spec).step_time_s;
   const double err = predicted / measured - 1;
@@ -49,7 +49,7 @@ double tcp_step_error(const std::string& tag, double eta = 0) {
 // reduce_scatter at 16-64 MiB (2 pods x 2: each TCP rank only sends or only receives, and the ring
 // moves at that edge's rate, which nccl-tests' bus bandwidth is).
 double boot_b_one_way() {
-  std::ifstream in(kDir + "measured/tcp/torch/cb_pod2_n4.jsonl");
+  std::ifstream in(kTcpStepsDir + "measured/tcp/torch/cb_pod2_n4.jsonl");
   REQUIRE(in.good());
   std::vector<double> r;
   for (std::string line; std::getline(in, line);) {
