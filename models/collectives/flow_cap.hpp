@@ -20,7 +20,7 @@
 // link (its rank's proxy thread, both directions) carries eta[Socket][Simple] on its total, and a
 // Simple flow's B_path is the thread's one-way rate (x simple_raw_factor = 1/socket.thread_duplex
 // over the both-way basis the efficiencies were fitted on), so a rank that only sends over TCP
-// moves 1/socket.thread_duplex (2.2x) what one sending and receiving does per direction.
+// moves 1/socket.thread_duplex (1.6x) what one sending and receiving does per direction.
 // B_path: the raw bandwidth of the edge's narrowest link (World::raw_capacity); link_fraction: its share of that link
 // (1 / rings crossing it); eta: the fitted efficiency of protocol P on that link class.
 // work (copy_work.hpp): the collective's loads and stores per byte sent relative to all-reduce,

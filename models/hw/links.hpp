@@ -49,10 +49,12 @@ LinkTech tcp_loopback();
 // thread does in a ring: the basis the fitted socket efficiency is relative to (single-stream
 // iperf3 over lo, ~40 Gb/s; one H200 host's thread measured 3.6 GB/s per direction at 4 MiB
 // calls, scenarios/validation/h200x1/ANALYSIS.md section 5). A thread that only sends or only
-// receives moves 1 / socket.thread_duplex of it: 0.45 measured through NCCL on the 4 x H200 host
-// (scenarios/validation/h200x4/measured/tcp: four ranks' proxy threads each serving both
-// directions in turn); a lone test pair alternating non-blocking calls on one H200 host measured
-// 4.7 GB/s one way against 3.6 both ways (0.77), and both-way rates fall ~20 % at 4 pairs.
+// receives moves 1 / socket.thread_duplex of it: 0.61 measured through NCCL in one launch on one
+// H200 VM (scenarios/validation/h200x1/measured/nccl_socket: a 4-rank ring against a 2-rank
+// broadcast); a lone test pair alternating non-blocking calls on one H200 host measured 4.7 GB/s
+// one way against 3.6 both ways (0.77), and both-way rates fall ~20 % at 4 pairs. The absolute
+// rate of a thread depends on where the OS runs it (35 % between vCPU placements of one launch,
+// 25 % between two boots of the 4 x H200 host); the ratio does not.
 inline constexpr double kTcpThreadBytesPerS = 5e9;
 
 // Software cost per message of NCCL's Socket transport (a send/recv system call pair and the

@@ -321,7 +321,7 @@ class WorldImpl final : public World {
     // helper threads (autoNt=0 unless the NIC is AWS's or GCP's) the rank's proxy thread moves all
     // of its Socket traffic, every channel and both directions: a thread moves T per direction
     // when it sends and receives and T / d when it only sends or receives (d =
-    // socket.thread_duplex, measured 0.45 through NCCL on the 4 x H200 host). So one edge is capped at T / d (tcp_edge(), Simple)
+    // socket.thread_duplex, measured 0.61 through NCCL on one H200 VM). So one edge is capped at T / d (tcp_edge(), Simple)
     // and each GPU gets a "proxy" link of raw 2 T that its Socket flows cross both ways, carrying
     // the Socket protocol's efficiency on its total like an NVLink port: a ring rank (both ways)
     // keeps eta T per direction, a rank that only sends gets eta T / d. With helper threads each

@@ -1,49 +1,91 @@
 // Training steps over TCP between "pods" of one 4 x H200 host (scenarios/validation/h200x4/
 // measured/tcp/: NCCL 2.28.9 through PyTorch, NCCL_HOSTID per pod so NCCL falls back to NET/Socket
 // between pods; README there). Predicted by scenarios/validation/h200x4/{z3,tp,pp}_*_n4.toml with
-// the machine's nccl-tests profile (fitted on nccl-tests curves, not on these steps).
-// Target: within 10 %. The mechanism: each rank's NCCL proxy thread moves all of its Socket
-// traffic (no helper threads off AWS/GCP NICs), so a rank that only sends over TCP (a ring's one
-// network edge per pod boundary) moves 1/socket.thread_duplex of what a rank that sends and
-// receives does per direction: 0.45 measured through NCCL on this host (7.6 GB/s per one-way
-// edge, 2 pods x 2, against 3.4 GB/s both ways, all pairs Socket; all_gather 64 MiB).
-// As it stands: FSDP2 all Socket -5.4 %, 2 pods x 2 -1.0 %, PP all Socket -3.4 %. Not explained:
-// FSDP2 as 4 pods x 1 (NCCL sees what it sees in the all-Socket run: 4 nodes, 2 channels) ran
-// 25 % faster than the all-Socket run, and TP 4 over Socket 23 % faster than the model; both
-// are asserted as they stand so a change shows.
+// the machine's nccl-tests profile (fitted on nccl-tests curves, not on these steps). Target:
+// within 10 %. What the runs say (docs/accuracy.md, "Training steps on the 4 x H200 machine"):
+//  - NCCL lays out the all-Socket runs and the 4 pods x 1 GPU runs alike (4 NCCL nodes, 2 channels,
+//    ring 0 1 2 3, no Socket helper threads: each rank's proxy thread moves its TCP traffic), and
+//    so does the model: both predict 2.88 s.
+//  - The runs come from two boots of the host (process ids restart between z3_sock_n4 at 22:15 and
+//    z3_pod2_n4 at 22:21). Boot A (z3_sock_n4 and the collective bench sock_n4.jsonl; nccl-tests'
+//    ar_g4_sock.txt, the profile's source, moved alike) moved 3.2-3.4 GB/s per direction both
+//    ways; in boot B each of the three Socket-bound steps (z3_pod1_n4, z3_pod2_n4, tp_sock_n4),
+//    inverted alone through the model, needs socket.efficiency.simple 0.81-0.84, boot A's 0.63.
+//  - So with the profile (boot A's level) boot A's step is within 10 % and boot B's three are
+//    over-predicted by one common offset; pp_sock_n4 (TCP a small share, point-to-point) is within 5 %.
+//  - With boot B's level from boot B's own collective bench (cb_pod2_n4.jsonl, the one-way edge R:
+//    eta_B = R x socket.thread_duplex / T_thread) the boot-B steps come out 8-13 % fast: they ran
+//    below what their boot's bench moved (not explained).
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "jsonl_rows.hpp"
+#include "models/hw/links.hpp"
+#include "models/params.hpp"
 #include "models/run/run.hpp"
 #include "scenarios/load/loader.hpp"
 
 namespace {
-double error_of(const std::string& tag) {
-  const std::string dir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4/";
-  std::ifstream in(dir + "measured/tcp/torch/" + tag + ".json");
+const std::string kTcpStepsDir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4/";
+
+// Predicted over measured, minus 1; `eta` > 0 overrides socket.efficiency.simple (the level).
+double tcp_step_error(const std::string& tag, double eta = 0) {
+  std::ifstream in(kTcpStepsDir + "measured/tcp/torch/" + tag + ".json");
   REQUIRE(in.good());
   const double measured = nlohmann::json::parse(in).at("mean_step_s").get<double>();
-  const double predicted = models::run_scenario(scenarios::load_scenario(dir + tag + ".toml").spec).step_time_s;
+  models::ScenarioSpec spec = scenarios::load_scenario(kTcpStepsDir + tag + ".toml").spec;
+  if (eta > 0) spec.cluster.params["socket.efficiency.simple"] = eta;
+  const double predicted = models::run_scenario(spec).step_time_s;
   const double err = predicted / measured - 1;
-  std::printf("%-12s measured %.4f s, predicted %.4f s, %+5.1f %%\n", tag.c_str(), measured, predicted, err * 100);
+  std::printf("%-12s %s measured %.4f s, predicted %.4f s, %+5.1f %%\n", tag.c_str(), eta > 0 ? "boot B level" : "profile     ",
+              measured, predicted, err * 100);
   return err;
+}
+
+// Boot B's one-way TCP edge: the median per-direction rate of cb_pod2_n4's all_gather and
+// reduce_scatter at 16-64 MiB (2 pods x 2: each TCP rank only sends or only receives, and the ring
+// moves at that edge's rate, which nccl-tests' bus bandwidth is).
+double boot_b_one_way() {
+  std::ifstream in(kTcpStepsDir + "measured/tcp/torch/cb_pod2_n4.jsonl");
+  REQUIRE(in.good());
+  std::vector<double> r;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    const auto j = nlohmann::json::parse(line);
+    const std::string op = j.at("op");
+    const double bytes = j.at("bytes");
+    if ((op == "all_gather" || op == "reduce_scatter") && bytes >= (16 << 20)) r.push_back(j.at("busbw_GBps").get<double>() * 1e9);
+  }
+  REQUIRE(r.size() == 6);
+  return validation::median(r);
 }
 }  // namespace
 
-TEST_CASE("validation: 4 x H200 steps over TCP between pods within 10 %", "[validation][workload]") {
-  CHECK(std::fabs(error_of("z3_sock_n4")) <= 0.10);
-  CHECK(std::fabs(error_of("z3_pod2_n4")) <= 0.05);
-  CHECK(std::fabs(error_of("pp_sock_n4")) <= 0.05);
+TEST_CASE("validation: 4 x H200 TCP steps with the machine's profile", "[validation][workload]") {
+  CHECK(std::fabs(tcp_step_error("z3_sock_n4")) <= 0.10);  // boot A, as the profile's nccl-tests
+  CHECK(std::fabs(tcp_step_error("pp_sock_n4")) <= 0.05);
+  // Boot B's three Socket-bound steps: one common offset, as they stand (see the header).
+  const double pod1 = tcp_step_error("z3_pod1_n4"), pod2 = tcp_step_error("z3_pod2_n4"), tp = tcp_step_error("tp_sock_n4");
+  for (double e : {pod1, pod2, tp}) {
+    CHECK(e >= 0.15);
+    CHECK(e <= 0.30);
+  }
+  CHECK(std::max({pod1, pod2, tp}) - std::min({pod1, pod2, tp}) <= 0.08);
 }
 
-TEST_CASE("validation: 4 x H200 TCP steps the model does not explain yet", "[validation][workload]") {
-  // See the header: the model over-predicts both by ~25 %.
-  const double pod1 = error_of("z3_pod1_n4"), tp = error_of("tp_sock_n4");
-  CHECK(pod1 > 0);
-  CHECK(pod1 <= 0.30);
-  CHECK(tp > 0);
-  CHECK(tp <= 0.30);
+TEST_CASE("validation: 4 x H200 TCP steps at boot B's level, from boot B's collective bench", "[validation][workload]") {
+  // Closed form: the one-way edge moves eta T_thread / d (T_thread / d below the proxy link's 2 T_thread).
+  const double d = models::param_default("socket.thread_duplex");
+  REQUIRE(1 / d < 2);
+  const double eta_b = boot_b_one_way() * d / models::hw::kTcpThreadBytesPerS;
+  std::printf("boot B: one-way edge %.2f GB/s, socket.efficiency.simple %.3f\n", boot_b_one_way() / 1e9, eta_b);
+  CHECK(eta_b == Approx(0.937).epsilon(0.01));
+  for (const char* tag : {"z3_pod1_n4", "z3_pod2_n4", "tp_sock_n4"}) {
+    const double e = tcp_step_error(tag, eta_b);
+    CHECK(e <= 0);  // as they stand: the steps ran slower than their boot's bench
+    CHECK(e >= -0.15);
+  }
 }

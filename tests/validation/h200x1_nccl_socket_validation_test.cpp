@@ -1,0 +1,69 @@
+// socket.thread_duplex against its measurement (scenarios/validation/h200x1/measured/nccl_socket/,
+// README there): 4 processes on one H200 VM, each its own NCCL host, every pair NET/Socket. Per
+// launch, d = (mean per-direction rate of the 4-rank ring points: each rank sends and receives) /
+// (mean rate of the 2-rank broadcast: one rank only sends, the other only receives); the parameter
+// is the median over the launches. And the message does not matter: within a launch the TP step's
+// all_reduce (32 MiB) and the FSDP2 block's all_gather (486.6 MB) move the same bytes per second.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "jsonl_rows.hpp"
+#include "models/params.hpp"
+
+namespace {
+struct SocketLaunchRates {
+  std::vector<double> ring, one_way;
+  std::map<std::string, std::vector<double>> by_point;
+};
+
+std::map<std::string, SocketLaunchRates> socket_launches() {
+  const std::string dir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x1/measured/nccl_socket/";
+  std::map<std::string, SocketLaunchRates> out;
+  for (const char* f : {"socket_hosts.jsonl", "cores.jsonl"}) {
+    std::ifstream in(dir + f);
+    REQUIRE(in.good());
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty()) continue;
+      const auto j = nlohmann::json::parse(line);
+      SocketLaunchRates& l = out[j.at("tag").get<std::string>()];
+      const double r = j.at("per_direction_GBps");
+      const std::string p = j.at("point");
+      l.by_point[p].push_back(r);
+      if (j.at("ranks").get<int>() == 4) l.ring.push_back(r);
+      if (p == "bc2") l.one_way.push_back(r);
+    }
+  }
+  return out;
+}
+
+double socket_rate_mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return s / static_cast<double>(v.size());
+}
+}  // namespace
+
+TEST_CASE("validation: socket.thread_duplex is the median both-way over one-way ratio through NCCL", "[validation][nccl]") {
+  const auto all = socket_launches();
+  REQUIRE(all.size() == 7);
+  std::vector<double> d;
+  for (const auto& [tag, l] : all) {
+    REQUIRE(l.ring.size() >= 8);
+    REQUIRE(l.one_way.size() >= 2);
+    d.push_back(socket_rate_mean(l.ring) / socket_rate_mean(l.one_way));
+    std::printf("%-9s ring %.2f GB/s, one-way %.2f GB/s, d %.3f\n", tag.c_str(), socket_rate_mean(l.ring), socket_rate_mean(l.one_way), d.back());
+  }
+  const double med = validation::median(d);
+  CHECK(models::param_default("socket.thread_duplex") == Approx(med).margin(0.005));
+  for (double x : d) CHECK(std::fabs(x - med) <= 0.08);  // 0.54-0.65: placement moves rates, not the ratio
+}
+
+TEST_CASE("validation: the TP all_reduce and the FSDP2 block all_gather move alike over Socket", "[validation][nccl]") {
+  for (const auto& [tag, l] : socket_launches()) {
+    const double ar = socket_rate_mean(l.by_point.at("ar32")), ag = socket_rate_mean(l.by_point.at("ag_blk"));
+    CHECK(std::fabs(ar / ag - 1) <= 0.12);  // a point moves +-15 % round to round
+  }
+}
