@@ -12,7 +12,7 @@ double chain_fill_s(Proto proto, int64_t buffsize, double bytes_per_channel, dou
 
 int64_t nvls_tree_chunk_bytes(int64_t bytes, int channels, int heads, int nodes) {
   const int64_t ops = static_cast<int64_t>(std::max(1, channels)) * std::max(1, heads);
-  int64_t chunk = int64_t{128} << 10;       // NCCL_NVLS_CHUNKSIZE
+  int64_t chunk = int64_t{128} << 10;         // NCCL_NVLS_CHUNKSIZE
   if (nodes >= 4) chunk = int64_t{64} << 10;  // NCCL_NVLSTREE_MAX_CHUNKSIZE's default from 4 nodes
   if (bytes < 32 * ops * chunk && chunk > (int64_t{256} << 10)) chunk = int64_t{256} << 10;
   if (bytes < 16 * ops * chunk && chunk > (int64_t{128} << 10)) chunk = int64_t{128} << 10;

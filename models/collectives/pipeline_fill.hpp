@@ -58,7 +58,6 @@ int64_t nvls_tree_chunk_bytes(int64_t bytes, int channels, int heads, int nodes)
 // loops of `loop_bytes` per channel (the form of chain_fill_s with the loop as the slice).
 double loop_fill_s(double loop_bytes, double bytes_per_channel, double sum_time_s, double max_time_s);
 
-
 // ---- LL and LL128: what a receiver forwards at once ----------------------------------------
 // LL and LL128 carry a flag in every 16-byte (LL) or 128-byte (LL128) line, so a receiving GPU
 // polls and forwards without waiting for a whole step. It still forwards in units: every thread
@@ -81,10 +80,10 @@ double loop_fill_s(double loop_bytes, double bytes_per_channel, double sum_time_
 // the threads, whole warps, reduce up and the rest broadcast down (640 threads: 14 and 6 warps,
 // 26,880 and 11,520 B; 512: 352 and 160 threads, 2,816 and 1,280 B).
 // Ring algorithms have no fill in any protocol (lockstep; see above).
-inline constexpr int kLlMaxThreads = 512;          // NCCL_LL_MAX_NTHREADS (src/include/device.h)
-inline constexpr int kLl128MaxThreads = 640;       // NCCL_LL128_MAX_NTHREADS
-inline constexpr int64_t kLl128WarpBytes = 1920;   // 32 threads x 8 words x 8 B x 15/16
-inline constexpr int64_t kLlChunkBytes = 32768;    // DEFAULT_LL_BUFFSIZE / NCCL_STEPS / 2
+inline constexpr int kLlMaxThreads = 512;            // NCCL_LL_MAX_NTHREADS (src/include/device.h)
+inline constexpr int kLl128MaxThreads = 640;         // NCCL_LL128_MAX_NTHREADS
+inline constexpr int64_t kLl128WarpBytes = 1920;     // 32 threads x 8 words x 8 B x 15/16
+inline constexpr int64_t kLlChunkBytes = 32768;      // DEFAULT_LL_BUFFSIZE / NCCL_STEPS / 2
 inline constexpr int64_t kLl128ChunkBytes = 576000;  // DEFAULT_LL128_BUFFSIZE / NCCL_STEPS x 15 / 16
 
 // Tree/LL128's chunk (src/enqueue.cc calcCollChunking, NCCL 2.2x): from 576,000 B, with

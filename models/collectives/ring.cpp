@@ -98,7 +98,8 @@ void Engine::launch_ring(const Launch& l) {
       const double t = f.bytes / flow_cap(e, f, rate_scale_);
       sum_t += t;
       max_t = std::max(max_t, t);
-      const bool net = e.link_class == LinkClass::EFA || e.link_class == LinkClass::IB || e.link_class == LinkClass::Socket;
+      const bool net =
+          e.link_class == LinkClass::EFA || e.link_class == LinkClass::IB || e.link_class == LinkClass::Socket;
       stages.push_back({1, t, net ? u.net : u.gpu_up});
     }
     const double fill_s = proto == Proto::Simple ? chain_fill_s(proto, buffsize_, l.S / l.rec.channels, sum_t, max_t)

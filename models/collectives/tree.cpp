@@ -58,17 +58,18 @@ void Engine::launch_tree_all_reduce(const Launch& l) {
   if (proto != Proto::Simple) {
     // LL/LL128: the CTA is split (70 % of its warps reduce up, the rest broadcast down), each
     // forwarding one iteration at a time on GPU edges; network edges forward whole chunks.
-    const double chunk = proto == Proto::LL ? static_cast<double>(kLlChunkBytes)
-                                            : static_cast<double>(tree_ll128_chunk_bytes(
-                                                  static_cast<int64_t>(l.S), l.rec.channels, plan.view.nranks,
-                                                  plan.view.nnodes));
+    const double chunk = proto == Proto::LL
+                             ? static_cast<double>(kLlChunkBytes)
+                             : static_cast<double>(tree_ll128_chunk_bytes(static_cast<int64_t>(l.S), l.rec.channels,
+                                                                          plan.view.nranks, plan.view.nnodes));
     const ChainUnits u = line_chain_units(proto, /*tree_split=*/true, chunk);
     const ChainStage stages[] = {{static_cast<double>(ppn - 1), t_chain, u.gpu_up},
                                  {static_cast<double>(ppn - 1), t_chain, u.gpu_down},
                                  {2 * net_edges, t_net, u.net}};
     fill_s = staged_chain_fill_s(stages, l.S / whole.channels);
   }
-  const double lat_s = params_.kernel_latency_s + 2 * ((ppn - 1) * intra_hop + (depth - (ppn - 1)) * inter_hop) + fill_s;
+  const double lat_s =
+      params_.kernel_latency_s + 2 * ((ppn - 1) * intra_hop + (depth - (ppn - 1)) * inter_hop) + fill_s;
   const sim::Time lat = sim::Time::from_seconds(lat_s);
   whole.latency = lat;
   // Folded by the GPU rotation (rotation_fold.cpp): one edge per orbit, each flow for its images,

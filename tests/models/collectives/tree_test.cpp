@@ -7,9 +7,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "models/comm_plan/comm_plan.hpp"
 #include "models/collectives/flow_cap.hpp"
 #include "models/collectives/pipeline_fill.hpp"
+#include "models/comm_plan/comm_plan.hpp"
 #include "rig.hpp"
 
 using namespace collectives_test;
@@ -82,8 +82,7 @@ TEST_CASE("tree: LL128 across nodes pays its fill in CTA iterations and network 
                                               .raw_bandwidth = 450e9,
                                               .coll_share = share,
                                               .channels = static_cast<double>(rec.channels)});
-  const double lat =
-      P.kernel_latency_s + 2 * (hop(LinkClass::NVLink, Proto::LL128) + hop(LinkClass::IB, Proto::LL128));
+  const double lat = P.kernel_latency_s + 2 * (hop(LinkClass::NVLink, Proto::LL128) + hop(LinkClass::IB, Proto::LL128));
   const double per_channel = static_cast<double>(S) / rec.channels;
   const double chunk = static_cast<double>(tree_ll128_chunk_bytes(S, rec.channels, 4, 2));
   const double tau_up = std::min(1.0, 26880 / per_channel) * S / nvlink_cap;
