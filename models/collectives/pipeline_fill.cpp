@@ -12,7 +12,7 @@ double chain_fill_s(Proto proto, int64_t buffsize, double bytes_per_channel, dou
 
 int64_t nvls_tree_chunk_bytes(int64_t bytes, int channels, int heads, int nodes) {
   const int64_t ops = static_cast<int64_t>(std::max(1, channels)) * std::max(1, heads);
-  int64_t chunk = int64_t{128} << 10;       // NCCL_NVLS_CHUNKSIZE
+  int64_t chunk = int64_t{128} << 10;         // NCCL_NVLS_CHUNKSIZE
   if (nodes >= 4) chunk = int64_t{64} << 10;  // NCCL_NVLSTREE_MAX_CHUNKSIZE's default from 4 nodes
   if (bytes < 32 * ops * chunk && chunk > (int64_t{256} << 10)) chunk = int64_t{256} << 10;
   if (bytes < 16 * ops * chunk && chunk > (int64_t{128} << 10)) chunk = int64_t{128} << 10;
@@ -24,6 +24,45 @@ int64_t nvls_tree_chunk_bytes(int64_t bytes, int channels, int heads, int nodes)
 double loop_fill_s(double loop_bytes, double bytes_per_channel, double sum_time_s, double max_time_s) {
   if (loop_bytes <= 0 || bytes_per_channel <= 0 || sum_time_s <= max_time_s) return 0;
   return std::min(1.0, loop_bytes / bytes_per_channel) * (sum_time_s - max_time_s);
+}
+
+int64_t tree_ll128_chunk_bytes(int64_t bytes, int channels, int nranks, int nnodes) {
+  const int64_t nc = std::max(1, channels);
+  const int nodes = std::max(1, nnodes);
+  int log2_nodes = 0;  // NCCL's log2i: floor
+  while ((2 << log2_nodes) <= nodes) ++log2_nodes;
+  const double ppn = static_cast<double>(nranks) / nodes;
+  const double steps = 1 + log2_nodes + 0.1 * ppn;
+  int64_t chunk = kLl128ChunkBytes;
+  while (static_cast<double>(bytes / (nc * chunk)) < steps * 64 / ppn && chunk > 131072) chunk /= 2;
+  while (static_cast<double>(bytes / (nc * chunk)) < steps * 16 / ppn && chunk > 32768) chunk /= 2;
+  return chunk / kLl128WarpBytes * kLl128WarpBytes;
+}
+
+ChainUnits line_chain_units(Proto proto, bool tree_split, double chunk_bytes) {
+  if (proto == Proto::Simple) return {};
+  const int threads = proto == Proto::LL ? kLlMaxThreads : kLl128MaxThreads;
+  // runTreeSplit: nthreadsSplit = (nthreads x 7 / (10 x WARP_SIZE)) x WARP_SIZE reduce up.
+  const int up = tree_split ? threads * 7 / (10 * 32) * 32 : threads;
+  const int down = tree_split ? threads - up : threads;
+  const auto unit = [&](int t) {
+    const double b = proto == Proto::LL ? t * 8.0 : (t / 32) * static_cast<double>(kLl128WarpBytes);
+    return std::min(b, chunk_bytes);
+  };
+  return {unit(up), unit(down), chunk_bytes};
+}
+
+double staged_chain_fill_s(std::span<const ChainStage> stages, double bytes_per_channel) {
+  if (bytes_per_channel <= 0) return 0;
+  double sum = 0, largest = 0, count = 0;
+  for (const ChainStage& s : stages) {
+    if (s.edges <= 0 || s.time_s <= 0) continue;
+    const double tau = std::min(1.0, s.unit_bytes / bytes_per_channel) * s.time_s;
+    sum += s.edges * tau;
+    largest = std::max(largest, tau);
+    count += s.edges;
+  }
+  return count > 1 ? std::max(0.0, sum - largest) : 0;
 }
 
 }  // namespace models::collectives

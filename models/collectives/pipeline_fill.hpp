@@ -21,11 +21,14 @@
 //   - ring all-reduce, all-gather, reduce-scatter: none. Every rank sends its own chunk at the
 //     first step, so the ranks run in lockstep and no stage waits for another to fill (each step
 //     still pays its hop latency, already counted).
-// LL and LL128 carry a flag in every 8-byte (LL) or 128-byte (LL128) line, so a receiver forwards
-// line by line: no slice-sized fill (0 here). Tests: tests/models/collectives/pipeline_fill_test.cpp.
+// LL and LL128 carry a flag in every line, so a receiver forwards without waiting for a slice,
+// but in units of one iteration of its CTA (GPU edges) or one chunk (network edges): below,
+// line_chain_units and staged_chain_fill_s (chain_fill_s itself is Simple's and 0 for LL/LL128).
+// Tests: tests/models/collectives/pipeline_fill_test.cpp.
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "models/collectives/collective.hpp"
 
@@ -54,5 +57,60 @@ int64_t nvls_tree_chunk_bytes(int64_t bytes, int channels, int heads, int nodes)
 // fill = min(1, loop / bytes_per_channel) x (sum_time_s - max_time_s): a chain forwarding whole
 // loops of `loop_bytes` per channel (the form of chain_fill_s with the loop as the slice).
 double loop_fill_s(double loop_bytes, double bytes_per_channel, double sum_time_s, double max_time_s);
+
+// ---- LL and LL128: what a receiver forwards at once ----------------------------------------
+// LL and LL128 carry a flag in every 16-byte (LL) or 128-byte (LL128) line, so a receiving GPU
+// polls and forwards without waiting for a whole step. It still forwards in units: every thread
+// of the CTA handles one LL line (8 bytes of data) per iteration of prims_ll.h's loop, and every
+// warp 8 LL128 lines per thread (NCCL_LL128_SHMEM_ELEMS_PER_THREAD = 8 words, 15 of 16 words
+// data: 1920 bytes per warp) per iteration of prims_ll128.h GenericOp (DataEltPerSlice; the warps
+// interleave, `nelem -= DataEltPerSlice * nwarps`), and all threads write their lines at once,
+// so the data of one iteration of the whole CTA lands together. Over the network the proxy sends
+// a step only once the GPU has posted it (src/transport/net.cc sendProxyProgress: LL128 waits for
+// `recvTail > tail`, LL for every line's flag), one step per primitive call: the network edge
+// forwards whole chunks (src/enqueue.cc calcCollChunking).
+//   unit on a GPU edge:     LL   threads x 8 B           (NCCL_LL_MAX_NTHREADS 512)
+//                           LL128 warps x 1920 B          (NCCL_LL128_MAX_NTHREADS 640: 20 warps)
+//                           never more than the chunk
+//   unit on a network edge: the chunk. LL: NCCL_LL_BUFFSIZE / NCCL_STEPS / 2 = 32 KiB of data
+//     (DEFAULT_LL_BUFFSIZE 512 KiB, src/init.cc; half of a line is flag); LL128: NCCL_LL128_BUFFSIZE
+//     / NCCL_STEPS x 15/16 = 576,000 B (DEFAULT_LL128_BUFFSIZE = 120 x 640 x 8 x 8 B), shrunk for
+//     Tree/LL128 at medium sizes (tree_ll128_chunk_bytes).
+// Tree all-reduce with LL/LL128 splits the CTA (src/device/all_reduce.h runTreeSplit): 70 % of
+// the threads, whole warps, reduce up and the rest broadcast down (640 threads: 14 and 6 warps,
+// 26,880 and 11,520 B; 512: 352 and 160 threads, 2,816 and 1,280 B).
+// Ring algorithms have no fill in any protocol (lockstep; see above).
+inline constexpr int kLlMaxThreads = 512;            // NCCL_LL_MAX_NTHREADS (src/include/device.h)
+inline constexpr int kLl128MaxThreads = 640;         // NCCL_LL128_MAX_NTHREADS
+inline constexpr int64_t kLl128WarpBytes = 1920;     // 32 threads x 8 words x 8 B x 15/16
+inline constexpr int64_t kLlChunkBytes = 32768;      // DEFAULT_LL_BUFFSIZE / NCCL_STEPS / 2
+inline constexpr int64_t kLl128ChunkBytes = 576000;  // DEFAULT_LL128_BUFFSIZE / NCCL_STEPS x 15 / 16
+
+// Tree/LL128's chunk (src/enqueue.cc calcCollChunking, NCCL 2.2x): from 576,000 B, with
+// ppn = ranks / nodes and steps = 1 + floor(log2 nodes) + 0.1 ppn, halved while
+// bytes / (channels x chunk) (integer division) < steps x 64 / ppn and chunk > 128 KiB, then while
+// < steps x 16 / ppn and chunk > 32 KiB; then a multiple of LL128's grain, 1920 B.
+int64_t tree_ll128_chunk_bytes(int64_t bytes, int channels, int nranks, int nnodes);
+
+// What one edge of a chain forwards at once (bytes of data per channel).
+struct ChainUnits {
+  double gpu_up = 0;    // a GPU edge carrying data up (reduce; a rooted chain's every GPU edge)
+  double gpu_down = 0;  // a GPU edge carrying data down (the tree's broadcast half)
+  double net = 0;       // a network edge
+};
+// LL or LL128's units (Simple: the slice everywhere, simple_chain_slice_bytes). tree_split: the
+// tree all-reduce's CTA split; chunk: the protocol's chunk for this collective.
+ChainUnits line_chain_units(Proto proto, bool tree_split, double chunk_bytes);
+
+// One kind of edge of a chain: how many edges, each edge's bandwidth time (its bytes over its
+// cap) and its unit.
+struct ChainStage {
+  double edges = 0;
+  double time_s = 0;
+  double unit_bytes = 0;
+};
+// fill = sum over edges of tau_e - max_e tau_e,  tau_e = min(1, unit_e / bytes_per_channel) x T_e:
+// chain_fill_s's form with a unit per edge kind.
+double staged_chain_fill_s(std::span<const ChainStage> stages, double bytes_per_channel);
 
 }  // namespace models::collectives

@@ -8,7 +8,8 @@
 //   all-gather, reduce-scatter (S = the total):      T = kernel + (n-1) hop + (n-1)/n S / cap
 //   broadcast, reduce (a chain cut before the root): T = kernel + (n-1) hop + fill + S / cap
 //     fill = min(1, slice / (S / channels)) x (sum - max of the chain edges' bytes / cap), Simple
-//     only (pipeline_fill.hpp); on uniform edges (n-2) min(1, slice / (S / channels)) S / cap
+//     (pipeline_fill.hpp); on uniform edges (n-2) min(1, slice / (S / channels)) S / cap; LL and
+//     LL128 the same with their units (one CTA iteration on a GPU edge, a chunk on a network edge)
 //   PAT (all-gather, reduce-scatter):                T = kernel + ceil(log2 n) hop + (n-1)/n S / cap
 // Every edge of the ring moves the same bytes at once, so in steady state the pipelined ring
 // runs at its slowest edge; with contention the flows' max-min rates replace cap.
@@ -18,8 +19,9 @@
 // src/graph/tuning.cc (ring latency = steps x per-hop latency; PAT's log2 n steps); nccl-tests
 // doc/PERFORMANCE.md (bus bandwidth factors 2(n-1)/n and (n-1)/n). Tests:
 // tests/models/collectives/ring_test.cpp.
-#include <cmath>
 #include <algorithm>
+#include <cmath>
+#include <vector>
 
 #include "models/collectives/copy_work.hpp"
 #include "models/collectives/engine.hpp"
@@ -79,8 +81,13 @@ void Engine::launch_ring(const Launch& l) {
   const int root = plan.ring.front();
   // The chain's pipeline fill (pipeline_fill.hpp): the first ring's n-1 edges from the root on,
   // each at its bytes over its cap.
-  if (proto == Proto::Simple && n > 2) {
+  if (n > 2) {
     double sum_t = 0, max_t = 0;
+    // LL/LL128 (pipeline_fill.hpp line_chain_units): the whole CTA forwards one iteration at a
+    // time on a GPU edge; a network edge forwards the protocol's chunk (no shrink for a chain).
+    const double chunk = static_cast<double>(proto == Proto::LL ? kLlChunkBytes : kLl128ChunkBytes);
+    const ChainUnits u = line_chain_units(proto, /*tree_split=*/false, chunk);
+    std::vector<ChainStage> stages;
     for (const Edge& e : plan.rings.front()) {
       if (e.to == root) continue;
       FlowShape f{.bytes = rs.edge_bytes / rings, .proto = proto, .latency = sim::Time::zero()};
@@ -91,8 +98,13 @@ void Engine::launch_ring(const Launch& l) {
       const double t = f.bytes / flow_cap(e, f, rate_scale_);
       sum_t += t;
       max_t = std::max(max_t, t);
+      const bool net =
+          e.link_class == LinkClass::EFA || e.link_class == LinkClass::IB || e.link_class == LinkClass::Socket;
+      stages.push_back({1, t, net ? u.net : u.gpu_up});
     }
-    lat = sim::Time::from_seconds(lat_s + chain_fill_s(proto, buffsize_, l.S / l.rec.channels, sum_t, max_t));
+    const double fill_s = proto == Proto::Simple ? chain_fill_s(proto, buffsize_, l.S / l.rec.channels, sum_t, max_t)
+                                                 : staged_chain_fill_s(stages, l.S / l.rec.channels);
+    lat = sim::Time::from_seconds(lat_s + fill_s);
   }
   for (const auto& ring : plan.rings) {
     int start = 0;

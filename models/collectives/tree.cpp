@@ -7,7 +7,10 @@
 //   T = kernel + 2 ((ppn-1) hop_intra + log2(nodes) hop_inter) + fill + S / cap
 // with, for Simple, fill = min(1, slice / (S / channels)) x (2 ((ppn-1) T_chain + log2(nodes) T_net)
 // - max(T_chain, T_net)), T_x the bytes over cap of the slowest chain / network edge
-// (pipeline_fill.hpp: NCCL's slices pass the tree up and down store-and-forward).
+// (pipeline_fill.hpp: NCCL's slices pass the tree up and down store-and-forward); for LL and
+// LL128 fill = sum_e tau_e - max_e tau_e, tau_e = min(1, unit_e / (S / channels)) x T_e, with the
+// unit one iteration of the reducing (up) or broadcasting (down) warps on a GPU edge and NCCL's
+// chunk on a network edge (pipeline_fill.hpp line_chain_units, tree_ll128_chunk_bytes).
 // Every edge carries S up and S down (2 S per edge, one flow each way); the two inter-node trees
 // each carry half of the data on half of the channels; with several tree sets (one per NIC group,
 // like the rings) each set carries 1/sets of it. On one node with a chain of GPUs sharing their
@@ -50,9 +53,23 @@ void Engine::launch_tree_all_reduce(const Launch& l) {
     slot = std::max(slot, t);
   }
   const double net_edges = depth - (ppn - 1);
-  const double fill_s = chain_fill_s(proto, buffsize_, l.S / whole.channels,
-                                     2 * ((ppn - 1) * t_chain + net_edges * t_net), std::max(t_chain, t_net));
-  const double lat_s = params_.kernel_latency_s + 2 * ((ppn - 1) * intra_hop + (depth - (ppn - 1)) * inter_hop) + fill_s;
+  double fill_s = chain_fill_s(proto, buffsize_, l.S / whole.channels, 2 * ((ppn - 1) * t_chain + net_edges * t_net),
+                               std::max(t_chain, t_net));
+  if (proto != Proto::Simple) {
+    // LL/LL128: the CTA is split (70 % of its warps reduce up, the rest broadcast down), each
+    // forwarding one iteration at a time on GPU edges; network edges forward whole chunks.
+    const double chunk = proto == Proto::LL
+                             ? static_cast<double>(kLlChunkBytes)
+                             : static_cast<double>(tree_ll128_chunk_bytes(static_cast<int64_t>(l.S), l.rec.channels,
+                                                                          plan.view.nranks, plan.view.nnodes));
+    const ChainUnits u = line_chain_units(proto, /*tree_split=*/true, chunk);
+    const ChainStage stages[] = {{static_cast<double>(ppn - 1), t_chain, u.gpu_up},
+                                 {static_cast<double>(ppn - 1), t_chain, u.gpu_down},
+                                 {2 * net_edges, t_net, u.net}};
+    fill_s = staged_chain_fill_s(stages, l.S / whole.channels);
+  }
+  const double lat_s =
+      params_.kernel_latency_s + 2 * ((ppn - 1) * intra_hop + (depth - (ppn - 1)) * inter_hop) + fill_s;
   const sim::Time lat = sim::Time::from_seconds(lat_s);
   whole.latency = lat;
   // Folded by the GPU rotation (rotation_fold.cpp): one edge per orbit, each flow for its images,

@@ -1,7 +1,8 @@
 // The fill of a store-and-forward chain (pipeline_fill.hpp), closed form first:
 //   fill = min(1, slice / (bytes per channel)) x (sum_e T_e - max_e T_e),  slice = NCCL_BUFFSIZE / 8
 // and on the engine: a broadcast chain's time grows by exactly that fill, which scales with
-// NCCL_BUFFSIZE, and LL (a flag per line) pays none.
+// NCCL_BUFFSIZE; LL and LL128 pay theirs with their own units (one CTA iteration on a GPU edge,
+// one chunk on a network edge).
 #include <catch2/catch.hpp>
 
 #include "models/collectives/copy_work.hpp"
@@ -25,7 +26,7 @@ TEST_CASE("pipeline fill: the closed form of a chain", "[nccl][pipeline]") {
   CHECK(chain_fill_s(Proto::Simple, buff, 2.0 * (1 << 20), 2 * 100e-6 + 14 * 5e-6, 100e-6) == Approx(42.5e-6));
   // A smaller NCCL_BUFFSIZE, a smaller slice, a shorter fill.
   CHECK(chain_fill_s(Proto::Simple, int64_t{1} << 20, 4.0 * (1 << 20), 5 * 80e-6, 80e-6) == Approx(10e-6));
-  // LL and LL128 forward line by line; one edge has nothing to fill.
+  // chain_fill_s is Simple's (LL and LL128: staged_chain_fill_s below); one edge has nothing to fill.
   CHECK(chain_fill_s(Proto::LL, buff, 4.0 * (1 << 20), 5 * 80e-6, 80e-6) == 0);
   CHECK(chain_fill_s(Proto::LL128, buff, 4.0 * (1 << 20), 5 * 80e-6, 80e-6) == 0);
   CHECK(chain_fill_s(Proto::Simple, buff, 4.0 * (1 << 20), 80e-6, 80e-6) == 0);
@@ -70,12 +71,65 @@ TEST_CASE("pipeline fill: a broadcast chain pays it, scaled by NCCL_BUFFSIZE, an
     CHECK(fill > 0);
     CHECK(t == Approx(P.kernel_latency_s + 7 * h + fill + S / (e * B)).epsilon(1e-6));
   }
-  // LL: no fill, T = kernel + 7 hop_LL + S / cap_LL (whatever the cap, no slice term: compare
-  // two sizes' difference with the bytes term alone).
+  // LL: a GPU edge forwards one iteration of the CTA, 512 threads x 8 B = 4 KiB per channel, so on
+  // 7 uniform edges fill = 6 x (4096 / (S / channels)) x S / cap = 6 x 4096 x channels / cap, a
+  // constant: T(S) = kernel + 7 hop_LL + 6 x 4096 x channels / cap + S / cap, with cap read off
+  // two sizes' difference (the bytes term alone).
   Rig ll(1, 8, B, 50e9, {{"NCCL_PROTO", "LL"}});
   CollectiveRecord r1, r2;
   const double t1 = ll.run(CollOp::Broadcast, S, &r1), t2 = ll.run(CollOp::Broadcast, 2 * S, &r2);
   REQUIRE(r1.proto == Proto::LL);
   REQUIRE(r1.channels == r2.channels);
-  CHECK(t2 - t1 == Approx(t1 - P.kernel_latency_s - 7 * hop(LinkClass::NVLink, Proto::LL)).epsilon(1e-6));
+  const double cap_ll = S / (t2 - t1);
+  CHECK(t1 == Approx(P.kernel_latency_s + 7 * hop(LinkClass::NVLink, Proto::LL) + 6 * 4096.0 * r1.channels / cap_ll +
+                     S / cap_ll)
+                  .epsilon(1e-6));
+}
+
+TEST_CASE("pipeline fill: LL and LL128 forward one CTA iteration on a GPU, one chunk over the network",
+          "[nccl][pipeline]") {
+  // Tree/LL128's chunk (src/enqueue.cc calcCollChunking), by hand for 2 nodes x 8 GPUs on 16
+  // channels: ppn 8, steps = 1 + log2(2) + 0.8 = 2.8, thresholds 2.8 x 64 / 8 = 22.4 and
+  // 2.8 x 16 / 8 = 5.6 chunks per channel.
+  //   4 MiB: 4194304 / (16 x 576000) = 0 -> 288000 (0) -> 144000 (1) -> 72000, not above 128 KiB;
+  //          then 4194304 / (16 x 72000) = 3 < 5.6 -> 36000 (7); 36000 / 1920 = 18 grains -> 34560.
+  //   64 MiB: 7 -> 288000 (14) -> 144000 (29, not below 22.4); 144000 = 75 grains.
+  //   1 GiB: 116 chunks, no shrink: 576000 = 300 grains.
+  CHECK(tree_ll128_chunk_bytes(int64_t{4} << 20, 16, 16, 2) == 34560);
+  CHECK(tree_ll128_chunk_bytes(int64_t{64} << 20, 16, 16, 2) == 144000);
+  CHECK(tree_ll128_chunk_bytes(int64_t{1} << 30, 16, 16, 2) == 576000);
+  // 32 nodes x 8 (ppn 8, steps 1 + 5 + 0.8 = 6.8: 54.4 and 13.6), 16 channels, 32 MiB:
+  // 3 -> 288000 (7) -> 144000 (14) -> 72000; 29 >= 13.6: 72000 / 1920 = 37.5 -> 37 grains, 71040.
+  CHECK(tree_ll128_chunk_bytes(int64_t{32} << 20, 16, 256, 32) == 71040);
+
+  // Units: LL128 splits 640 threads into 14 warps up (640 x 7 / 320 = 14) and 6 down, 1920 B of
+  // data per warp: 26880 and 11520 B; LL 512 threads into 352 up and 160 down, 8 B each: 2816
+  // and 1280 B; a rooted chain keeps the whole CTA (20 warps: 38400 B; 512 x 8 = 4096 B). Never
+  // more than the chunk; the network edge forwards the chunk.
+  const ChainUnits t128 = line_chain_units(Proto::LL128, true, 34560);
+  CHECK(t128.gpu_up == 26880);
+  CHECK(t128.gpu_down == 11520);
+  CHECK(t128.net == 34560);
+  const ChainUnits tll = line_chain_units(Proto::LL, true, 32768);
+  CHECK(tll.gpu_up == 2816);
+  CHECK(tll.gpu_down == 1280);
+  CHECK(tll.net == 32768);
+  CHECK(line_chain_units(Proto::LL128, false, 576000).gpu_up == 38400);
+  CHECK(line_chain_units(Proto::LL, false, 32768).gpu_up == 4096);
+  CHECK(line_chain_units(Proto::LL128, false, 19200).gpu_up == 19200);  // capped by the chunk
+
+  // The staged fill, 2 nodes x 8 GPUs: 7 edges up (10 us of bytes each), 7 down (10 us), 2 network
+  // edges (40 us each), 8 network chunks per channel (bytes per channel 276480 = 8 x 34560):
+  //   tau_up = 26880 / 276480 x 10 = 0.97222 us, tau_down = 11520 / 276480 x 10 = 0.41667 us,
+  //   tau_net = 34560 / 276480 x 40 = 5 us; fill = 7 x 0.97222 + 7 x 0.41667 + 2 x 5 - 5 = 14.7222 us.
+  const ChainStage stages[] = {{7, 10e-6, 26880}, {7, 10e-6, 11520}, {2, 40e-6, 34560}};
+  CHECK(staged_chain_fill_s(stages, 276480) == Approx(7 * 0.972222e-6 + 7 * 0.416667e-6 + 5e-6).epsilon(1e-5));
+  // A channel's share below every unit: each edge passes the whole share, fill = sum T - max T.
+  CHECK(staged_chain_fill_s(stages, 8192) == Approx(14 * 10e-6 + 2 * 40e-6 - 40e-6));
+  // Uniform units: chain_fill_s's Simple form with the unit as the slice.
+  const ChainStage uniform[] = {{5, 80e-6, 512.0 * 1024}};
+  CHECK(staged_chain_fill_s(uniform, 4.0 * (1 << 20)) ==
+        Approx(chain_fill_s(Proto::Simple, int64_t{4} << 20, 4.0 * (1 << 20), 5 * 80e-6, 80e-6)));
+  const ChainStage single[] = {{1, 80e-6, 4096}};
+  CHECK(staged_chain_fill_s(single, 4096) == 0);  // one edge: nothing to fill
 }

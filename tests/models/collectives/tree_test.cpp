@@ -3,10 +3,13 @@
 // fill (Simple, pipeline_fill.hpp) = min(1, slice / (S / channels)) x (2 ((ppn-1) T_chain +
 // log2(nodes) T_net) - max(T_chain, T_net)), T_x = the slowest such edge's bytes over its cap
 // alone, slice = NCCL_BUFFSIZE / NCCL_STEPS = 512 KiB.
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
-#include "models/comm_plan/comm_plan.hpp"
 #include "models/collectives/flow_cap.hpp"
+#include "models/collectives/pipeline_fill.hpp"
+#include "models/comm_plan/comm_plan.hpp"
 #include "rig.hpp"
 
 using namespace collectives_test;
@@ -56,5 +59,37 @@ TEST_CASE("tree: all-reduce across nodes pays log2(nodes) network hops and moves
                                               .channels = static_cast<double>(rec.channels)});
   const double fill = (512.0 * 1024 * rec.channels / S) * (S / cap + 2 * S / nvlink_cap);
   INFO("channels " << rec.channels << ", NVLink chain cap " << nvlink_cap / 1e9 << " GB/s");
+  CHECK(t == Approx(lat + fill + S / cap).epsilon(1e-6));
+}
+
+TEST_CASE("tree: LL128 across nodes pays its fill in CTA iterations and network chunks", "[nccl][pipeline]") {
+  // 2 nodes x 2 GPUs, Tree/LL128: as above with LL128's hops and caps, and the fill of
+  // pipeline_fill.hpp's units: the NVLink edge up forwards 14 warps x 1920 B = 26880 B, down
+  // 6 warps = 11520 B, the network edge (up and down) one chunk, tree_ll128_chunk_bytes:
+  //   fill = tau_up + tau_down + 2 tau_net - max,  tau = min(1, unit / (S / channels)) x T
+  const double B_net = 12.5e9;
+  Rig rig(2, 2, 450e9, B_net, {{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "LL128"}});
+  CollectiveRecord rec;
+  const int64_t S = 64LL << 20;
+  const double t = rig.run(CollOp::AllReduce, S, &rec);
+  REQUIRE(rec.algo == Algo::Tree);
+  REQUIRE(rec.proto == Proto::LL128);
+  const CommPlan plan = build_plan(rig.world, rig.net, rig.all().ranks);
+  const double share = static_cast<double>(rec.channels) / plan.channels_ref;
+  const double cap = eta(LinkClass::IB, Proto::LL128) * B_net * share;
+  const double nvlink_cap = flow_rate_cap(P, {.link_class = LinkClass::NVLink,
+                                              .proto = Proto::LL128,
+                                              .raw_bandwidth = 450e9,
+                                              .coll_share = share,
+                                              .channels = static_cast<double>(rec.channels)});
+  const double lat = P.kernel_latency_s + 2 * (hop(LinkClass::NVLink, Proto::LL128) + hop(LinkClass::IB, Proto::LL128));
+  const double per_channel = static_cast<double>(S) / rec.channels;
+  const double chunk = static_cast<double>(tree_ll128_chunk_bytes(S, rec.channels, 4, 2));
+  const double tau_up = std::min(1.0, 26880 / per_channel) * S / nvlink_cap;
+  const double tau_down = std::min(1.0, 11520 / per_channel) * S / nvlink_cap;
+  const double tau_net = std::min(1.0, chunk / per_channel) * S / cap;
+  const double fill = tau_up + tau_down + 2 * tau_net - std::max({tau_up, tau_down, tau_net});
+  INFO("channels " << rec.channels << ", chunk " << chunk << " B, fill " << fill * 1e6 << " us");
+  CHECK(fill > 0);
   CHECK(t == Approx(lat + fill + S / cap).epsilon(1e-6));
 }
