@@ -2,7 +2,7 @@
 # its model states, one JSON line per configuration: torch.cuda.max_memory_allocated and
 # memory_allocated at the points of a step that split the peak into terms. commsim's estimate
 # (models/memory/memory_peak.hpp, strategy megatron, tp = pp = dp = ep = 1) is checked against these rows
-# by tests/validation/h100x1_moe_memory_validation_test.cpp.
+# by tests/validation/one_gpu/h100x1_moe_memory_validation_test.cpp.
 #
 #   python3 bench/device/moe_memory_peaks.py OUT.jsonl     (MEM_BUDGET_S=240 bounds the run)
 #   MOE_CONFIGS="e8f4096:0:2,e16f2048:1:4" (shape:ckpt:micro_batch) instead of the default plan.

@@ -22,7 +22,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "jsonl_rows.hpp"
+#include "tests/validation/jsonl_rows.hpp"
 #include "models/hw/links.hpp"
 #include "models/params.hpp"
 #include "models/run/run.hpp"

@@ -1,6 +1,6 @@
 // The GEMM law t = t0 + 2mnk/R + 2mn/BWc (models/compute/gemm.hpp) against rows measured on one H200
 // (scenarios/validation/h200x1/measured/gemm.jsonl, line numbers below; the whole sweep is checked
-// in tests/validation/h200x1_compute_validation_test.cpp).
+// in tests/validation/one_gpu/h200x1_compute_validation_test.cpp).
 #include <catch2/catch.hpp>
 
 #include "models/compute/gemm.hpp"

@@ -10,7 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "jsonl_rows.hpp"
+#include "tests/validation/jsonl_rows.hpp"
 #include "models/params.hpp"
 
 namespace {

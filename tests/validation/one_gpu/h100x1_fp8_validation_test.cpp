@@ -13,7 +13,7 @@
 #include <string>
 #include <utility>
 
-#include "jsonl_rows.hpp"
+#include "tests/validation/jsonl_rows.hpp"
 #include "models/run/run.hpp"
 #include "scenarios/load/loader.hpp"
 

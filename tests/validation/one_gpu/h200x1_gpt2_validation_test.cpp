@@ -42,7 +42,7 @@ TEST_CASE("h200x1 gpt2: parameters exact, activations within 1 %, peaks within 2
     // bias and the 1024-row position table included).
     CHECK(shape.total_params() == j["params_count"].get<int64_t>());
     // The plain bf16 model of the script: weights and gradients 2 B, foreach AdamW's bf16 m and v,
-    // no DDP wrapper (as tests/validation/h200x1_memory_validation_test.cpp's plain runs).
+    // no DDP wrapper (as tests/validation/one_gpu/h200x1_memory_validation_test.cpp's plain runs).
     models::memory::MemoryInputs in;
     in.model = shape;
     in.strategy = models::workload::Strategy::Ddp;
