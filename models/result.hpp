@@ -79,6 +79,7 @@ struct CostResult {
   double usd_per_run = 0;    // run_time_s x usd_per_hour / 3600
   double usd_per_million_tokens = 0;  // 0 without a throughput estimate
   std::string source;        // where the price came from (catalog entry and date, file, scenario)
+  std::string pricing;       // how the nodes are sold: "on-demand", "capacity block", "given" (the user's), "mixed"
   std::string missing;       // an instance with no price ("" when known)
 };
 

@@ -59,7 +59,8 @@ struct NodeGroupSpec {
 // price file (--prices FILE), with where it came from (models/run/cost.hpp says which wins).
 struct PriceSpec {
   double usd_per_hour = 0;
-  std::string source;  // "scenario [cluster] price_per_hour", "prices.toml:3:1", ...
+  std::string source;   // "scenario [cluster] price_per_hour", "prices.toml:3:1", ...
+  std::string pricing = "given";  // how it is sold: "on-demand", "capacity block" (catalog); "given": the user's figure
 };
 
 struct ClusterSpec {

@@ -1,30 +1,39 @@
 #pragma once
-// On-demand prices of catalog instances, $ per node-hour, each with its source and the date the
-// number is from. Kept apart from the instance catalog (instance.cpp): prices change far more
-// often than hardware, and an instance without a published on-demand price simply has no entry
-// (find_price returns nullptr; callers say so, and a scenario's [cluster] price_per_hour or the
-// user's --prices file fills the gap, models/run/cost.hpp).
+// Prices of catalog instances, $ per node-hour, each with its pricing model, region, source and
+// the month the figure is from. Kept apart from the instance catalog (instance.cpp): prices change
+// far more often than hardware. An instance without a public price has no entry (find_price
+// returns nullptr) and says why (find_unpriced); callers print "no price", and a scenario's
+// [cluster] price_per_hour or the user's --prices file fills the gap (models/run/cost.hpp).
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace models::hw {
 
+// How the figure is sold. On demand: the list price per hour, no commitment (Azure calls it
+// pay-as-you-go). Capacity block: the published effective hourly rate of a reservation bought up
+// front for a fixed window (AWS EC2 Capacity Blocks for ML), used only where the provider sells
+// the instance on no on-demand price; the rate is revised over time and charged for the whole block.
+enum class PricingModel { OnDemand, CapacityBlock };
+const char* pricing_model_name(PricingModel m);  // "on-demand", "capacity block"
+
 struct InstancePrice {
   std::string instance;      // catalog name (instance.cpp)
-  double usd_per_hour = 0;   // one node, on demand, Linux, the region named in `source`
+  double usd_per_hour = 0;   // one node (a multi-host NVLink domain: the whole domain), Linux
+  PricingModel model = PricingModel::OnDemand;
+  std::string region;        // where the figure applies, e.g. "us-east-1"
   std::string source;        // where the number is published
   std::string date;          // when it was that price (YYYY-MM)
+  std::string note;          // earlier prices and sources that disagree, and which was chosen; may be empty
 };
 
 const std::vector<InstancePrice>& price_catalog();
 // The catalog's price of `instance`, or nullptr where it has none.
 const InstancePrice* find_price(std::string_view instance);
 
-// Every catalog instance without a price says why: no public on-demand list price (sold through
-// reservations or bought, not rented), or a price that is published but was not checked against
-// its page when this table was written (the page named, so a user can put the figure in a
-// --prices file). Commands print "no price" for these, never a guess.
+// Every catalog instance without a price says why: bought, not rented (DGX systems, racks, the
+// calibration host), or sold on no public hourly price that could be found. Commands print
+// "no price" for these, never a guess.
 struct UnpricedInstance {
   std::string instance;
   std::string why;

@@ -90,6 +90,7 @@ Evaluated evaluate_scenario(const ScenarioSpec& spec, const Candidate& described
     if (r.cost.known) {
       e.usd_per_hour = r.cost.usd_per_hour;
       e.cost_usd = e.train_s * r.cost.usd_per_hour / 3600;
+      e.pricing = r.cost.pricing;
     }
   } catch (const SpecError& err) {
     e.error = err.key() + ": " + err.what();
@@ -167,6 +168,7 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
       const auto p = node_price(s, c.instance);
       node_usd[c.instance] = p ? std::optional<double>(p->usd_per_hour) : std::nullopt;
       if (!p) out.missing_prices.push_back(c.instance);
+      else out.node_prices[c.instance] = *p;
     }
   if (!out.missing_prices.empty() && (o.budget_usd || o.objective == Objective::Cost))
     throw SpecError("cluster.price_per_hour",

@@ -54,6 +54,7 @@ struct Evaluated {
   double step_s = 0, train_s = 0, tokens_per_s = 0, mfu = 0;
   double memory_peak_bytes = 0, memory_capacity_bytes = 0;
   std::optional<double> usd_per_hour, cost_usd;  // nullopt: no price for the instance
+  std::string pricing;  // how the price is sold (CostResult::pricing: on-demand, capacity block, given); "" without
   RankBreakdown breakdown;                       // the mean rank's step
   std::vector<std::string> notes;
   bool meets(const PlanOptions& o) const;  // fits, cost <= budget, time <= deadline
@@ -72,6 +73,7 @@ struct PlanResult {
   std::vector<size_t> pareto;                        // indices into ranked: the time/cost front, fastest first
   double steps = 0, tokens_per_step = 0;             // the training target
   std::vector<std::string> missing_prices;           // instances with no price
+  std::map<std::string, PriceSpec> node_prices;      // the others: one node's price, how it is sold, its source
   // audit
   int64_t audited = 0;
   std::vector<Evaluated> audit_beats_winner;         // skipped candidates better than ranked[0]

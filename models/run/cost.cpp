@@ -13,8 +13,11 @@ std::optional<PriceSpec> node_price(const ScenarioSpec& spec, const std::string&
   const ClusterSpec& c = spec.cluster;
   if (c.price && (c.groups.empty() || instance == c.instance)) return c.price;
   if (auto it = c.prices.find(instance); it != c.prices.end()) return it->second;
-  if (const hw::InstancePrice* p = hw::find_price(instance))
-    return PriceSpec{p->usd_per_hour, "catalog: " + p->source + ", " + p->date};
+  if (const hw::InstancePrice* p = hw::find_price(instance)) {
+    const std::string pricing = hw::pricing_model_name(p->model);
+    return PriceSpec{p->usd_per_hour, "catalog: " + pricing + ", " + p->region + ", " + p->source + ", " + p->date,
+                     pricing};
+  }
   return std::nullopt;
 }
 
@@ -31,12 +34,14 @@ std::optional<ClusterPrice> cluster_price(const ScenarioSpec& spec, std::string*
     if (!p) return fail(c.instance);
     out.usd_per_hour = p->usd_per_hour * std::max(1, c.nodes);
     out.source = p->source;
+    out.pricing = p->pricing;
     return out;
   }
   for (const auto& g : c.groups) {
     const auto p = node_price(spec, g.instance);
     if (!p) return fail(g.instance);
     out.usd_per_hour += p->usd_per_hour * g.nodes;
+    out.pricing = out.pricing.empty() || out.pricing == p->pricing ? p->pricing : "mixed";
     if (out.source.find(p->source) == std::string::npos) out.source += (out.source.empty() ? "" : "; ") + p->source;
   }
   return out;
@@ -62,13 +67,14 @@ CostResult make_cost(const ScenarioSpec& spec, const RunResult& result) {
   const double per_gpu = param_or(spec.cluster.params, "price.gpu_hour", 0);
   std::optional<ClusterPrice> price;
   if (per_gpu > 0 && !spec.cluster.price && result.gpus > 0)
-    price = ClusterPrice{per_gpu * result.gpus, "cluster.params \"price.gpu_hour\""};
+    price = ClusterPrice{per_gpu * result.gpus, "cluster.params \"price.gpu_hour\"", "given"};
   else
     price = cluster_price(spec, &c.missing);
   if (!price || result.partial) return c;
   c.known = true;
   c.usd_per_hour = price->usd_per_hour;
   c.source = price->source;
+  c.pricing = price->pricing;
   c.usd_per_step = result.step_time_s * c.usd_per_hour / 3600;
   c.usd_per_run = result.run_time_s * c.usd_per_hour / 3600;
   if (result.throughput.estimated && result.throughput.tokens_per_step > 0)

@@ -3,7 +3,8 @@
 // step and run.
 //   price of one node of instance I: [cluster] price_per_hour (the scenario's own figure, one node
 //     of the cluster; not with [[cluster.groups]] of different instances), else the user's price
-//     file (--prices FILE, ClusterSpec::prices), else the catalog (models/hw/prices.hpp);
+//     file (--prices FILE, ClusterSpec::prices), else the catalog (models/hw/prices.hpp: on demand,
+//     or a Capacity Block's rate where AWS sells no on-demand; the source says which);
 //   or, without price_per_hour, cluster.params "price.gpu_hour" x the run's GPUs;
 //   usd_per_hour = sum over nodes of their price;  usd_per_step = step_time_s x usd_per_hour / 3600;
 //   usd_per_run = run_time_s x usd_per_hour / 3600;
@@ -28,6 +29,7 @@ std::optional<PriceSpec> node_price(const ScenarioSpec& spec, const std::string&
 struct ClusterPrice {
   double usd_per_hour = 0;
   std::string source;
+  std::string pricing;  // PriceSpec::pricing of every node; "mixed" when the groups' differ
 };
 std::optional<ClusterPrice> cluster_price(const ScenarioSpec& spec, std::string* missing = nullptr);
 

@@ -58,6 +58,15 @@ int cmd_instances(int argc, char** argv) {
     models::ScenarioSpec priced;  // the price of each instance as a scenario would see it (models/run/cost.hpp)
     priced.cluster.prices = read_prices_option(prices);
     auto price_of = [&](const std::string& name) { return models::node_price(priced, name); };
+    // The catalog entry behind a price (nullptr for the user's own figure or none).
+    auto catalog_entry = [&](const std::string& name) -> const models::hw::InstancePrice* {
+      const auto p = price_of(name);
+      return p && p->pricing != "given" ? models::hw::find_price(name) : nullptr;
+    };
+    auto entry_text = [&](const std::string& name, std::string models::hw::InstancePrice::*field) -> Json {
+      const auto* e = catalog_entry(name);
+      return e && !(e->*field).empty() ? Json(e->*field) : Json(nullptr);
+    };
     auto no_price_reason = [&](const std::string& name) -> Json {
       const auto* u = models::hw::find_unpriced(name);
       return !price_of(name) && u ? Json(u->why) : Json(nullptr);
@@ -90,7 +99,11 @@ int cmd_instances(int argc, char** argv) {
                         {"citation", n.citation},
 
                         {"usd_per_hour", price_of(n.name) ? Json(price_of(n.name)->usd_per_hour) : Json(nullptr)},
+                        {"pricing", price_of(n.name) ? Json(price_of(n.name)->pricing) : Json(nullptr)},
+                        {"price_region", entry_text(n.name, &models::hw::InstancePrice::region)},
+                        {"price_date", entry_text(n.name, &models::hw::InstancePrice::date)},
                         {"price_source", price_of(n.name) ? Json(price_of(n.name)->source) : Json(nullptr)},
+                        {"price_note", entry_text(n.name, &models::hw::InstancePrice::note)},
                         {"no_price_reason", no_price_reason(n.name)}});
       j["instances"] = std::move(list);
       std::fputs(dump_json(std::move(j)).c_str(), stdout);
@@ -107,9 +120,12 @@ int cmd_instances(int argc, char** argv) {
     out +=
         "\nGPUs \"72 (18x4)\": one node is a multi-node NVLink domain of 18 hosts of 4 GPUs (NCCL's MNNVL); "
         "cluster.nodes counts domains.\n";
-    out += "\nPrices ($ per node-hour, on demand; - where none is known):\n";
+    out +=
+        "\nPrices ($ per node-hour; on-demand: the list price, no commitment; capacity block: AWS EC2 Capacity "
+        "Blocks' published hourly rate, a reservation paid up front, where AWS sells no on-demand):\n";
     for (const auto& n : catalog)
-      if (const auto p = price_of(n.name)) out += fmt::format("  {:<18} {:>9.4f}  {}\n", n.name, p->usd_per_hour, p->source);
+      if (const auto p = price_of(n.name))
+        out += fmt::format("  {:<18} {:>9.4f}  {:<14} {}\n", n.name, p->usd_per_hour, p->pricing, p->source);
     out += "No price (the plan and the cost columns say \"no price\" for these):\n";
     for (const auto& n : catalog)
       if (const auto r = no_price_reason(n.name); !r.is_null()) out += fmt::format("  {:<18} {}\n", n.name, r.get<std::string>());

@@ -72,6 +72,7 @@ Json plan_row_json(const models::plan::Evaluated& e, size_t rank, bool pareto) {
   j["train_time_s"] = e.train_s;
   j["usd_per_hour"] = opt(e.usd_per_hour);
   j["cost_usd"] = opt(e.cost_usd);
+  j["pricing"] = e.cost_usd && !e.pricing.empty() ? Json(e.pricing) : Json(nullptr);
   j["tokens_per_s"] = e.tokens_per_s;
   j["mfu"] = e.mfu;
   j["memory_peak_bytes"] = integer_json(e.memory_peak_bytes);
@@ -180,6 +181,7 @@ ShardFile read_plan_json(const std::string& path) {
       e.train_s = row["train_time_s"].get<double>();
       if (!row["usd_per_hour"].is_null()) e.usd_per_hour = row["usd_per_hour"].get<double>();
       if (!row["cost_usd"].is_null()) e.cost_usd = row["cost_usd"].get<double>();
+      if (!row["pricing"].is_null()) e.pricing = row["pricing"].get<std::string>();
       e.tokens_per_s = row["tokens_per_s"].get<double>();
       e.mfu = row["mfu"].get<double>();
       e.memory_peak_bytes = row["memory_peak_bytes"].get<double>();

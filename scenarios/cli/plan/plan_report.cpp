@@ -18,14 +18,21 @@ std::string usd_or_dash(const std::optional<double>& v) { return v ? format_usd(
 // A row's cost: "no price" where the instance has none (never a guess).
 std::string usd_or_no_price(const std::optional<double>& v) { return v ? format_usd(*v) : std::string("no price"); }
 
+// How a row's $ is sold, in the table's 9 columns: on-demand, cap.block (a Capacity Block's
+// hourly rate), given (the user's figure), mixed; "-" without a price.
+std::string pricing_label(const Evaluated& e) {
+  if (!e.cost_usd || e.pricing.empty()) return "-";
+  return e.pricing == "capacity block" ? "cap.block" : e.pricing;
+}
+
 std::string percent(double a, double b) { return b > 0 ? fmt::format("{:+.1f} %", 100 * (a - b) / b) : "-"; }
 
 std::string row_line(size_t rank_label_width, const std::string& rank, const Evaluated& e, bool front) {
   const auto& c = e.candidate;
   const double headroom = e.memory_capacity_bytes - e.memory_peak_bytes;
-  return fmt::format("{:<{}} {:>10} {:>10} {:>10.0f} {:>5.1f}% {:>9} {:>9} {:>6} {:>4} x {:<18} {}{}\n", rank,
-                     rank_label_width, format_duration(e.train_s), usd_or_no_price(e.cost_usd), e.tokens_per_s,
-                     100 * e.mfu, format_bytes(e.memory_peak_bytes), format_bytes(headroom), c.gpus(), c.nodes,
+  return fmt::format("{:<{}} {:>10} {:>10} {:<9} {:>10.0f} {:>5.1f}% {:>9} {:>9} {:>6} {:>4} x {:<18} {}{}\n", rank,
+                     rank_label_width, format_duration(e.train_s), usd_or_no_price(e.cost_usd),
+                     pricing_label(e), e.tokens_per_s, 100 * e.mfu, format_bytes(e.memory_peak_bytes), format_bytes(headroom), c.gpus(), c.nodes,
                      c.instance, models::plan::layout_text(c), front ? "  *" : "");
 }
 
@@ -110,8 +117,8 @@ std::string plan_text(const PlanOutput& p) {
                        r.audited, r.audit_beats_winner.size(), r.audit_bound_violations.size(),
                        r.audit_beats_winner.empty() && r.audit_bound_violations.empty() ? " (exact)" : " (NOT EXACT)");
   out += "\n";
-  out += fmt::format("{:<4} {:>10} {:>10} {:>10} {:>6} {:>9} {:>9} {:>6} {:>4}   {:<18} {}\n", "rank", "time", "cost",
-                     "tokens/s", "MFU", "mem peak", "headroom", "GPUs", "nodes", "instance", "layout (* Pareto front)");
+  out += fmt::format("{:<4} {:>10} {:>10} {:<9} {:>10} {:>6} {:>9} {:>9} {:>6} {:>4}   {:<18} {}\n", "rank", "time",
+                     "cost", "pricing", "tokens/s", "MFU", "mem peak", "headroom", "GPUs", "nodes", "instance", "layout (* Pareto front)");
   std::vector<bool> on_front(r.ranked.size(), false);
   for (size_t i : r.pareto) on_front[i] = true;
   const size_t shown = std::min(p.top, r.ranked.size());
@@ -141,9 +148,10 @@ std::string plan_text(const PlanOutput& p) {
   if (!r.pareto.empty()) {
     out += "\nPareto front (time vs cost, no other layout both faster and cheaper):\n";
     for (size_t i : r.pareto)
-      out += fmt::format("  #{:<3} {:>10} {:>10}  {} GPUs  {}\n", i + 1, format_duration(r.ranked[i].train_s),
-                         usd_or_dash(r.ranked[i].cost_usd), r.ranked[i].candidate.gpus(),
-                         models::plan::layout_text(r.ranked[i].candidate));
+      out += fmt::format("  #{:<3} {:>10} {:>10} {:<9} {:>5} GPUs  {:>4} x {:<18} {}\n", i + 1,
+                         format_duration(r.ranked[i].train_s), usd_or_dash(r.ranked[i].cost_usd),
+                         pricing_label(r.ranked[i]), r.ranked[i].candidate.gpus(), r.ranked[i].candidate.nodes,
+                         r.ranked[i].candidate.instance, models::plan::layout_text(r.ranked[i].candidate));
   }
   if (r.ranked.size() >= 2) {
     const Evaluated &a = r.ranked[0], &b = r.ranked[1];
@@ -158,6 +166,13 @@ std::string plan_text(const PlanOutput& p) {
     }
     if (a.cost_usd && b.cost_usd)
       out += fmt::format("  {:<20} {:>10} {:>10}\n", "run cost", format_usd(*a.cost_usd), format_usd(*b.cost_usd));
+  }
+  if (!r.node_prices.empty()) {
+    out += "\nprices (one node-hour; on-demand: list price; capacity block: AWS EC2 Capacity Blocks' hourly rate, "
+           "paid up front for the block):\n";
+    for (const auto& [instance, price] : r.node_prices)
+      out += fmt::format("  {:<18} {:>10}  {:<14} {}\n", instance, format_usd(price.usd_per_hour), price.pricing,
+                         price.source);
   }
   if (!r.missing_prices.empty()) {
     out += "\nno price for (their rows show \"no price\"; give [cluster] price_per_hour or --prices FILE):\n";

@@ -77,7 +77,8 @@ TEST_CASE("plan: time to train is steps x step, and the steps come from training
   // p5.48xlarge has a catalog price: cost = time x nodes x $/h / 3600.
   const auto& w = r.ranked.front();
   REQUIRE(w.cost_usd);
-  CHECK(*w.cost_usd == Approx(w.train_s * 98.32 * w.candidate.nodes / 3600).epsilon(1e-12));
+  CHECK(*w.cost_usd == Approx(w.train_s * 55.04 * w.candidate.nodes / 3600).epsilon(1e-12));
+  CHECK(w.pricing == "on-demand");
 }
 
 TEST_CASE("plan: the cost objective ranks by dollars and a budget filters", "[models][plan]") {
@@ -109,19 +110,49 @@ TEST_CASE("plan: the Pareto front keeps exactly the layouts no other beats in bo
 TEST_CASE("plan: a missing price with a budget is a user error naming the instance", "[models][plan]") {
   auto base = plan_test::small_base();
   PlanOptions o = plan_test::small_options();
-  o.space.instances = {"p5en.48xlarge"};  // no catalog price
+  o.space.instances = {"dgx-h100"};  // bought, not rented: no catalog price
   o.budget_usd = 1e6;
   try {
     plan_layouts(base, o);
     FAIL("expected a SpecError");
   } catch (const models::SpecError& e) {
-    CHECK(std::string(e.what()).find("no price for p5en.48xlarge") != std::string::npos);
+    CHECK(std::string(e.what()).find("no price for dgx-h100") != std::string::npos);
   }
   // Without a budget or the cost objective, the plan runs and lists the instance as unpriced.
   o.budget_usd.reset();
   o.space.strategies = {"megatron"};
   const PlanResult r = plan_layouts(base, o);
-  CHECK(r.missing_prices == std::vector<std::string>{"p5en.48xlarge"});
+  CHECK(r.missing_prices == std::vector<std::string>{"dgx-h100"});
   REQUIRE(!r.ranked.empty());
   CHECK(!r.ranked.front().cost_usd);
+}
+
+TEST_CASE("plan: on two priced instances the cost objective ranks by $ of the closed form", "[models][plan]") {
+  // $ per run = step time x steps x nodes x one node's $/h / 3600, each row at its own instance's
+  // catalog price: p5.48xlarge $55.04 on demand, p5e.48xlarge $39.80 a Capacity Block's rate
+  // (models/hw/prices.cpp). Both are 8 x H100/H200 nodes: the ranking mixes them by $ alone.
+  auto base = plan_test::small_base();
+  PlanOptions o = plan_test::small_options();
+  o.space.instances = {"p5.48xlarge", "p5e.48xlarge"};
+  o.space.strategies = {"megatron", "zero3"};
+  o.space.micro_batches = {1};
+  o.objective = Objective::Cost;
+  o.exhaustive = true;  // every layout that fits is simulated, so both instances have rows
+  const PlanResult r = plan_layouts(base, o);
+  REQUIRE(r.missing_prices.empty());
+  REQUIRE(r.node_prices.at("p5e.48xlarge").pricing == "capacity block");
+  bool seen[2] = {false, false};
+  for (size_t i = 0; i < r.ranked.size(); ++i) {
+    const Evaluated& e = r.ranked[i];
+    INFO(layout_text(e.candidate) << " on " << e.candidate.instance);
+    const bool p5e = e.candidate.instance == "p5e.48xlarge";
+    seen[p5e] = true;
+    const double node_usd = p5e ? 39.80 : 55.04;
+    REQUIRE(e.cost_usd);
+    CHECK(*e.cost_usd == Approx(e.step_s * r.steps * e.candidate.nodes * node_usd / 3600).epsilon(1e-12));
+    CHECK(e.pricing == (p5e ? "capacity block" : "on-demand"));
+    if (i > 0) CHECK(*r.ranked[i - 1].cost_usd <= *e.cost_usd);
+  }
+  CHECK(seen[0]);
+  CHECK(seen[1]);
 }

@@ -18,8 +18,14 @@ TEST_CASE("run: a node's price comes from the scenario, then the price file, the
   auto s = p4d_cost(2);
   REQUIRE(models::hw::find_price("p4d.24xlarge"));
   CHECK(models::node_price(s, "p4d.24xlarge")->usd_per_hour == 32.7726);
+  // The catalog's figure says how it is sold, where and when (models/hw/prices.cpp).
+  CHECK(models::node_price(s, "p4d.24xlarge")->pricing == "on-demand");
+  CHECK(models::node_price(s, "p4d.24xlarge")->source.find("catalog: on-demand, us-east-1, ") == 0);
+  CHECK(models::node_price(s, "p5e.48xlarge")->pricing == "capacity block");
+  CHECK(models::node_price(s, "p5e.48xlarge")->source.find("catalog: capacity block, ") == 0);
   s.cluster.prices["p4d.24xlarge"] = {20, "file:1:1"};
   CHECK(models::node_price(s, "p4d.24xlarge")->usd_per_hour == 20);
+  CHECK(models::node_price(s, "p4d.24xlarge")->pricing == "given");
   s.cluster.price = models::PriceSpec{15, "scenario"};
   CHECK(models::node_price(s, "p4d.24xlarge")->usd_per_hour == 15);
   // The cluster: 2 nodes x $15.
@@ -46,6 +52,7 @@ TEST_CASE("run: cost per step, run and million tokens from the step time", "[mod
   CHECK(c.usd_per_step == Approx(131.0904 * 2 / 3600));
   CHECK(c.usd_per_run == Approx(131.0904 * 200 / 3600));
   CHECK(c.usd_per_million_tokens == Approx(131.0904 * 2 / 3600));
+  CHECK(c.pricing == "on-demand");
 }
 
 TEST_CASE("run: training.tokens sets the run's steps", "[models][run]") {

@@ -103,27 +103,34 @@ TEST_CASE("scenarios: plan and run read a price file over the catalog", "[scenar
                                           kDir + "prices.toml"}));
   INFO(p.err);
   CHECK(p.exit_code == 0);
+  // The rows say the $ is the user's own figure, and the price list under the table names the file.
+  CHECK(p.out.find("$80.00  given          test quote, 2026-11") != std::string::npos);
   const auto inst = run_commsim({"instances", "--prices", kDir + "prices.toml"});
   REQUIRE(inst.exit_code == 0);
   CHECK(inst.out.find("test quote, 2026-11") != std::string::npos);
 }
 
 TEST_CASE("scenarios: plan and instances say 'no price' for an instance without one, with the reason", "[scenarios]") {
-  // p5en.48xlarge has no catalog price (models/hw/prices.cpp unpriced_catalog): without a budget or
-  // the cost objective the plan ranks by time and shows "no price" in the cost column, never a figure.
-  const auto p = run_commsim({"plan", kSmall, "--instances", "p5en.48xlarge", "--gpus", "8", "--strategies", "megatron",
+  // dgx-h100 has no catalog price (models/hw/prices.cpp unpriced_catalog: bought, not rented):
+  // without a budget or the cost objective the plan ranks by time and shows "no price" in the cost
+  // column, never a figure.
+  const auto p = run_commsim({"plan", kSmall, "--instances", "dgx-h100", "--gpus", "8", "--strategies", "megatron",
                               "--micro-batches", "1", "--cp", "1", "--max-pp", "2", "--max-vp", "1"});
   REQUIRE(p.exit_code == 0);
   CHECK(p.out.find("  no price ") != std::string::npos);
-  CHECK(p.out.find("p5en.48xlarge: no on-demand list price") != std::string::npos);
+  CHECK(p.out.find("dgx-h100: bought, not rented") != std::string::npos);
   const auto inst = run_commsim({"instances"});
   REQUIRE(inst.exit_code == 0);
   CHECK(inst.out.find("No price (") != std::string::npos);
-  CHECK(inst.out.find("nd-h100-v5") != std::string::npos);
+  // The pricing model is listed with each price: p5e.48xlarge is sold on a Capacity Block's rate only.
+  CHECK(inst.out.find("p5e.48xlarge         39.8000  capacity block") != std::string::npos);
+  CHECK(inst.out.find("p5.48xlarge          55.0400  on-demand") != std::string::npos);
   const auto j = nlohmann::json::parse(run_commsim({"instances", "--json"}).out);
   for (const auto& i : j["instances"]) {
     INFO(i["name"]);
     CHECK(i["usd_per_hour"].is_null() != i["no_price_reason"].is_null());  // a price or the reason, never both
+    CHECK(i["usd_per_hour"].is_null() == i["pricing"].is_null());
+    CHECK(i["usd_per_hour"].is_null() == i["price_date"].is_null());
   }
 }
 
@@ -136,7 +143,7 @@ TEST_CASE("scenarios: plan refuses what has no answer, in one sentence with exit
       {{"--gpus", "64..8"}, "--gpus:1:1: empty range 64..8"},
       {{"--gpus", "8..16", "--max-gpus", "4"}, "contradicts --gpus"},
       {{"--gpus", "9..15"}, "no layout in the space"},
-      {{"--instances", "p5en.48xlarge", "--budget", "1M"}, "no price for p5en.48xlarge"},
+      {{"--instances", "dgx-h100", "--budget", "1M"}, "no price for dgx-h100"},
       {{"--budget", "$1"}, "no layout meets the constraints"},
       {{"--deadline", "1s"}, "no layout meets the constraints"},
       {{"--strategies", "zero4"}, "unknown strategy 'zero4'"},
