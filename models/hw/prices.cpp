@@ -33,15 +33,13 @@ constexpr PricingModel kCapacityBlock = PricingModel::CapacityBlock;
 const std::vector<InstancePrice>& price_catalog() {
   static const std::vector<InstancePrice> catalog = {
       // ---- AWS EC2 -------------------------------------------------------------------------
-      // P4: still the list prices before the June 2025 cut (the README's worked example is priced at
-      // p4d's); the prices since are in the notes.
-      {"p4d.24xlarge", 32.7726, kOnDemand, "us-east-1",
-       "AWS EC2 P4 instance page, before the June 2025 cut", "2025-05",
-       "$21.957642 since the June 2025 cut (AWS EC2 on-demand price list as copied by instances.vantage.sh, "
-       "2026-08; 0.67 x, the same 33 % as p4de's)"},
-      {"p4de.24xlarge", 40.96575, kOnDemand, "us-east-1",
-       "AWS EC2 P4 instance page, before the June 2025 cut", "2025-05",
-       "$27.44705 since the June 2025 cut (AWS EC2 on-demand price list, us-east-1, read 2026-09)"},
+      // P4: the list prices since AWS's June 2025 cut, as every other AWS entry here.
+      {"p4d.24xlarge", 21.957642, kOnDemand, "us-east-1",
+       "AWS EC2 on-demand price list (instances.vantage.sh/aws/ec2/p4d.24xlarge)", "2026-08",
+       "$32.7726 before the June 2025 cut (-33 %, the same as p4de's); pages written before the cut still "
+       "quote $32.77"},
+      {"p4de.24xlarge", 27.44705, kOnDemand, "us-east-1", "AWS EC2 on-demand price list, us-east-1", "2026-09",
+       "$40.96575 before the June 2025 cut (-33 %)"},
       {"p5.48xlarge", 55.04, kOnDemand, "us-east-1",
        "AWS EC2 on-demand price list (instances.vantage.sh/aws/ec2/p5.48xlarge)", "2026-08",
        "$98.32 before the June 2025 cut (-44 %); pages written before the cut, and a few since, still quote "

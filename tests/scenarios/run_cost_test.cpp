@@ -40,8 +40,8 @@ TEST_CASE("scenarios: the goodput's cost and the run's $ per run use one price o
     CHECK(r.goodput.expected_cost == Approx(r.goodput.expected_wall_s / 3600 * r.cost.usd_per_hour).epsilon(1e-12));
     CHECK(r.goodput.price_per_gpu_hour * r.gpus == Approx(r.cost.usd_per_hour).epsilon(1e-12));
   }
-  // p4d.24xlarge from the catalog: one whole node ($32.7726/h) though the run uses 4 of its 8 GPUs.
-  CHECK(models::run_scenario(scenarios::load_scenario(kSeedOfRunCost).spec, {}).cost.usd_per_hour == Approx(32.7726));
+  // p4d.24xlarge from the catalog: one whole node ($21.957642/h) though the run uses 4 of its 8 GPUs.
+  CHECK(models::run_scenario(scenarios::load_scenario(kSeedOfRunCost).spec, {}).cost.usd_per_hour == Approx(21.957642));
   // A price per GPU-hour: x 4 GPUs.
   const auto per_gpu = scenarios::load_scenario(kSeedOfRunCost, {"cluster.params.price.gpu_hour=2.5"});
   CHECK(models::run_scenario(per_gpu.spec, {}).cost.usd_per_hour == Approx(10.0));

@@ -17,7 +17,7 @@ models::ScenarioSpec p4d_cost(int nodes) {
 TEST_CASE("run: a node's price comes from the scenario, then the price file, then the catalog", "[models][run]") {
   auto s = p4d_cost(2);
   REQUIRE(models::hw::find_price("p4d.24xlarge"));
-  CHECK(models::node_price(s, "p4d.24xlarge")->usd_per_hour == 32.7726);
+  CHECK(models::node_price(s, "p4d.24xlarge")->usd_per_hour == 21.957642);
   // The catalog's figure says how it is sold, where and when (models/hw/prices.cpp).
   CHECK(models::node_price(s, "p4d.24xlarge")->pricing == "on-demand");
   CHECK(models::node_price(s, "p4d.24xlarge")->source.find("catalog: on-demand, us-east-1, ") == 0);
@@ -47,11 +47,11 @@ TEST_CASE("run: cost per step, run and million tokens from the step time", "[mod
   r.throughput.tokens_per_step = 1e6;
   const auto c = models::make_cost(s, r);
   REQUIRE(c.known);
-  // 4 x $32.7726/h = $131.0904/h; a 2 s step costs 131.0904 x 2 / 3600.
-  CHECK(c.usd_per_hour == Approx(131.0904));
-  CHECK(c.usd_per_step == Approx(131.0904 * 2 / 3600));
-  CHECK(c.usd_per_run == Approx(131.0904 * 200 / 3600));
-  CHECK(c.usd_per_million_tokens == Approx(131.0904 * 2 / 3600));
+  // 4 x $21.957642/h = $87.830568/h; a 2 s step costs 87.830568 x 2 / 3600.
+  CHECK(c.usd_per_hour == Approx(87.830568));
+  CHECK(c.usd_per_step == Approx(87.830568 * 2 / 3600));
+  CHECK(c.usd_per_run == Approx(87.830568 * 200 / 3600));
+  CHECK(c.usd_per_million_tokens == Approx(87.830568 * 2 / 3600));
   CHECK(c.pricing == "on-demand");
 }
 
