@@ -6,8 +6,8 @@
 namespace models::collectives {
 
 double chain_fill_s(Proto proto, int64_t buffsize, double bytes_per_channel, double sum_time_s, double max_time_s) {
-  if (proto != Proto::Simple || bytes_per_channel <= 0 || sum_time_s <= max_time_s) return 0;
-  return std::min(1.0, simple_chain_slice_bytes(buffsize) / bytes_per_channel) * (sum_time_s - max_time_s);
+  if (proto != Proto::Simple) return 0;
+  return loop_fill_s(simple_chain_slice_bytes(buffsize), bytes_per_channel, sum_time_s, max_time_s);
 }
 
 int64_t nvls_tree_chunk_bytes(int64_t bytes, int channels, int heads, int nodes) {
