@@ -30,19 +30,21 @@ class G(nn.Module):
   for b in s.bs:x=b(x)
   return s.n(x)@s.e.weight.t()
 def A():torch.cuda.synchronize();return torch.cuda.memory_allocated()
-R=Rows(sys.argv[1]);R(kind="info",**device_info())
-for nm,L,h,a,mb in [("gpt2",12,768,12,8),("gpt2",12,768,12,16),("gpt2-medium",24,1024,16,8),("gpt2-large",36,1280,20,8),("gpt2-xl",48,1600,25,4),("gpt2-xl",48,1600,25,8)]:
- torch.cuda.empty_cache();b0=A();torch.manual_seed(0)
- with torch.device("cuda"):m=G(L,h,a).to(torch.bfloat16)
- o=torch.optim.AdamW(m.parameters(),lr=1e-4,foreach=True);tk=torch.randint(0,V,(mb,S+1),device="cuda")
- def st():
-  F.cross_entropy(m(tk[:,:-1]).float().view(-1,V),tk[:,1:].reshape(-1)).backward();o.step();o.zero_grad(set_to_none=True)
- p=A()-b0
- for _ in range(3):st()
- sb=A()-b0-p;ts=[]
- for _ in range(8):
-  torch.cuda.synchronize();t0=time.perf_counter();st();torch.cuda.synchronize();ts.append(time.perf_counter()-t0)
- c=clocks();torch.cuda.reset_peak_memory_stats();m0=A();lo=m(tk[:,:-1]);ml=A()-m0
- l=F.cross_entropy(lo.float().view(-1,V),tk[:,1:].reshape(-1));mf=A()-m0;l.backward();del lo,l;mg=A()-m0;o.step();o.zero_grad(set_to_none=True)
- R(kind="gpt2_step",model=nm,layers=L,hidden=h,heads=a,seq=S,vocab=V,micro_batch=mb,mode="plain",params_count=sum(x.numel() for x in m.parameters()),params=p,states=sb,act_before_loss=ml,act_fwd=mf,grads=mg,peak=torch.cuda.max_memory_allocated()-b0,step_s=ts,median_step_s=sorted(ts)[4],**c)
- print(nm,mb,round(sorted(ts)[4]*1e3,2),"ms",round((torch.cuda.max_memory_allocated()-b0)/1e9,3),"GB",flush=True);del m,o
+def main():
+ R=Rows(sys.argv[1]);R(kind="info",**device_info())
+ for nm,L,h,a,mb in [("gpt2",12,768,12,8),("gpt2",12,768,12,16),("gpt2-medium",24,1024,16,8),("gpt2-large",36,1280,20,8),("gpt2-xl",48,1600,25,4),("gpt2-xl",48,1600,25,8)]:
+  torch.cuda.empty_cache();b0=A();torch.manual_seed(0)
+  with torch.device("cuda"):m=G(L,h,a).to(torch.bfloat16)
+  o=torch.optim.AdamW(m.parameters(),lr=1e-4,foreach=True);tk=torch.randint(0,V,(mb,S+1),device="cuda")
+  def st():
+   F.cross_entropy(m(tk[:,:-1]).float().view(-1,V),tk[:,1:].reshape(-1)).backward();o.step();o.zero_grad(set_to_none=True)
+  p=A()-b0
+  for _ in range(3):st()
+  sb=A()-b0-p;ts=[]
+  for _ in range(8):
+   torch.cuda.synchronize();t0=time.perf_counter();st();torch.cuda.synchronize();ts.append(time.perf_counter()-t0)
+  c=clocks();torch.cuda.reset_peak_memory_stats();m0=A();lo=m(tk[:,:-1]);ml=A()-m0
+  l=F.cross_entropy(lo.float().view(-1,V),tk[:,1:].reshape(-1));mf=A()-m0;l.backward();del lo,l;mg=A()-m0;o.step();o.zero_grad(set_to_none=True)
+  R(kind="gpt2_step",model=nm,layers=L,hidden=h,heads=a,seq=S,vocab=V,micro_batch=mb,mode="plain",params_count=sum(x.numel() for x in m.parameters()),params=p,states=sb,act_before_loss=ml,act_fwd=mf,grads=mg,peak=torch.cuda.max_memory_allocated()-b0,step_s=ts,median_step_s=sorted(ts)[4],**c)
+  print(nm,mb,round(sorted(ts)[4]*1e3,2),"ms",round((torch.cuda.max_memory_allocated()-b0)/1e9,3),"GB",flush=True);del m,o
+if __name__=="__main__":main()

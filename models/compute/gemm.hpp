@@ -26,6 +26,23 @@ struct LinearSeconds {
   double fwd = 0, dgrad = 0, wgrad = 0;
   double bwd() const { return dgrad + wgrad; }
 };
-LinearSeconds linear_seconds(const GemmLaw& law, int64_t tokens, int64_t in, int64_t out);
+
+// A layer whose `in` or `out` features are not a multiple of 16 bytes of its inputs (8 elements of
+// bf16): every one of its products has a matrix with such a leading dimension, and cuBLAS's Hopper
+// kernels (TMA, wgmma) need 16-byte leading dimensions, so it falls back to older kernels:
+// cutlass_80 "align2" when the widths are even, cutlass_75 "align1" when one is odd (GPT-2's and
+// GPT-3's vocabulary, 50257, as the LM head's width in PyTorch, which does not pad it). Those run at
+// a fixed fraction of the law's rate, t = t0 + 2mnk / (f R), measured on one H200
+// (bench/device/gemm_misaligned.py, scenarios/validation/h200x1/measured/gemm_misaligned.jsonl:
+// the median TFLOP/s of 12-14 shapes per product, tokens 2048 and 8192, in 768-4096, out 32003 and
+// 50257-50260, over R = 793; the spread is -16 .. +38 % for align1's forward, within 13 % else) and
+// carried to other GPUs with R (not measured on another generation).
+struct MisalignedFractions {
+  double fwd = 1, dgrad = 1, wgrad = 1;
+};
+inline constexpr MisalignedFractions kAlign1Fractions{94.5 / 793, 137.6 / 793, 146.7 / 793};
+inline constexpr MisalignedFractions kAlign2Fractions{267.1 / 793, 242.0 / 793, 262.6 / 793};
+// `align` the elements in 16 bytes of the GEMM's inputs (8 for 16-bit, 16 for 8-bit).
+LinearSeconds linear_seconds(const GemmLaw& law, int64_t tokens, int64_t in, int64_t out, int align = 8);
 
 }  // namespace models::compute

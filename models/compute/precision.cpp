@@ -30,6 +30,16 @@ int activation_bytes(Precision p) { return p == Precision::Fp32 ? 4 : 2; }
 
 bool quantized(Precision p) { return p == Precision::Fp8 || p == Precision::Mxfp8 || p == Precision::Nvfp4; }
 
+int gemm_alignment_elements(Precision p) {
+  switch (p) {
+    case Precision::Fp32: return 4;
+    case Precision::Fp8:
+    case Precision::Mxfp8: return 16;
+    case Precision::Nvfp4: return 32;
+    default: return 8;
+  }
+}
+
 QuantizedCast quantized_cast(Precision p) {
   switch (p) {
     case Precision::Fp8: return {6.0, 3};

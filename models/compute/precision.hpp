@@ -27,6 +27,9 @@ const char* precision_name(Precision p);
 int activation_bytes(Precision p);
 // GEMM inputs quantized from bf16 (fp8, mxfp8, nvfp4): the casts below and 16-bit products elsewhere.
 bool quantized(Precision p);
+// Elements of a GEMM input in 16 bytes (fp32 4, 16-bit 8, fp8 16, fp4 32): the leading-dimension
+// multiple cuBLAS's fastest kernels need (gemm.hpp linear_seconds).
+int gemm_alignment_elements(Precision p);
 
 // What quantizing one bf16 tensor costs, per element and per tensor (TE's recipes; a tensor is cast
 // once for the forward GEMM and once, transposed, for the backward's):

@@ -42,6 +42,7 @@ ScenarioSpec apply_candidate(const ScenarioSpec& base, const Candidate& c) {
     p.scatter_gather_tensors_in_pipeline = false;
     p.overlap_p2p_comm.reset();
     p.vocab_parallel = plain.vocab_parallel;
+    p.make_vocab_size_divisible_by = plain.make_vocab_size_divisible_by;
     p.async_tensor_model_parallel_allreduce = plain.async_tensor_model_parallel_allreduce;
     p.decoder_first_pipeline_num_layers = p.decoder_last_pipeline_num_layers = 0;
     p.account_for_embedding_in_pipeline_split = p.account_for_loss_in_pipeline_split = false;
@@ -111,7 +112,7 @@ ScenarioOverrides candidate_overrides(const ScenarioSpec& base, const Candidate&
   } else {
     for (const char* k : {"tp", "pp", "cp", "vp", "ep", "sequence_parallel", "distributed_optimizer",
                           "overlap_param_gather", "tp_comm_overlap", "scatter_gather_tensors_in_pipeline",
-                          "overlap_p2p_comm", "pipeline_schedule", "overlap_grad_reduce", "vocab_parallel",
+                          "overlap_p2p_comm", "pipeline_schedule", "overlap_grad_reduce", "vocab_parallel", "make_vocab_size_divisible_by",
                           "async_tensor_model_parallel_allreduce", "decoder_first_pipeline_num_layers",
                           "decoder_last_pipeline_num_layers", "account_for_embedding_in_pipeline_split",
                           "account_for_loss_in_pipeline_split", "use_tp_pp_dp_mapping"})

@@ -39,7 +39,9 @@ WorkSeconds gemm(double s) { return {s, 0, 0}; }
 compute::LinearSeconds linear(const ComputeRates& r, int64_t tokens, int64_t in, int64_t out, int gemms = 1,
                               bool sixteen_bit = false) {
   const bool keep16 = sixteen_bit && compute::quantized(r.gpu.precision);
-  const compute::LinearSeconds l = compute::linear_seconds(keep16 ? r.gpu.gemm16 : r.gpu.gemm, tokens, in, out);
+  const compute::LinearSeconds l = compute::linear_seconds(
+      keep16 ? r.gpu.gemm16 : r.gpu.gemm, tokens, in, out,
+      keep16 ? compute::gemm_alignment_elements(compute::Precision::Bf16) : compute::gemm_alignment_elements(r.gpu.precision));
   const double s = r.gemm_stretch, gap = r.gpu.launch_gap_s;
   return {gemms * (l.fwd * s + gap), gemms * (l.dgrad * s + gap), gemms * (l.wgrad * s + gap)};
 }
@@ -85,7 +87,7 @@ RankStepWork rank_step_work(const ScenarioSpec& spec, const model::ModelShape& m
   const int64_t tokens = int64_t(t.micro_batch) * m.seq;
   RankStepWork w;
   w.block = block_seconds(m, tokens, megatron ? layout.tp : 1, rates);
-  w.head = head_seconds(m, tokens, 1, rates);
+  w.head = head_seconds(m, tokens, 1, rates, megatron ? megatron_padded_vocab(m.vocab, layout.tp, layout.vocab_multiple) : 0);
   w.layers = megatron ? double(pipeline_split(layout, m.layers).max_stage_layers()) : double(m.layers);
   w.micro = megatron ? layout.pipeline_micro_batches : std::max(1, t.grad_accum);
   w.recompute = t.grad_checkpointing ? 1 : 0;
@@ -269,29 +271,36 @@ BlockSeconds block_seconds(const model::ModelShape& m, int64_t tokens, int tp, c
 }
 
 HeadKernels head_kernels(const model::ModelShape& m, int64_t tokens, int64_t norm_tokens, int vocab_split,
-                         const ComputeRates& r) {
+                         const ComputeRates& r, int64_t vocab) {
+  if (vocab == 0) vocab = m.vocab;
   const double gap = r.gpu.launch_gap_s, e = compute::activation_bytes(r.gpu.precision);
   const double act = double(norm_tokens) * double(m.hidden);
   const double loss =
-      r.gpu.memory.loss_s_per_logit * double(tokens) * double(m.vocab) / vocab_split + kLossKernels * gap;
+      r.gpu.memory.loss_s_per_logit * double(tokens) * double(vocab) / vocab_split + kLossKernels * gap;
   HeadKernels k;
   k.norm_fwd = memory_seconds(r, MemKernel::NormFwd, 2 * e * act, kNormFwdKernels);
   k.norm_bwd = memory_seconds(r, MemKernel::NormBwd, 3 * e * act, kNormBwdKernels);
   // The output layer stays 16-bit under fp8 (Megatron-LM's and Transformer Engine's recipes).
-  k.logits = linear(r, tokens, m.hidden, m.vocab / vocab_split, 1, /*sixteen_bit=*/true);
+  k.logits = linear(r, tokens, m.hidden, vocab / vocab_split, 1, /*sixteen_bit=*/true);
   k.loss_fwd = loss / 2;
   k.loss_bwd = loss / 2;
   return k;
 }
 
-HeadSeconds head_seconds(const model::ModelShape& m, int64_t tokens, int vocab_split, const ComputeRates& r) {
-  const HeadKernels k = head_kernels(m, tokens, tokens, vocab_split, r);
+HeadSeconds head_seconds(const model::ModelShape& m, int64_t tokens, int vocab_split, const ComputeRates& r,
+                         int64_t vocab) {
+  const HeadKernels k = head_kernels(m, tokens, tokens, vocab_split, r, vocab);
   HeadSeconds s;
   s.fwd += memory(k.norm_fwd + k.loss_fwd);
   s.fwd += gemm(k.logits.fwd);
   s.bwd += memory(k.loss_bwd + k.norm_bwd);
   s.bwd += gemm(k.logits.bwd());
   return s;
+}
+
+int64_t megatron_padded_vocab(int64_t vocab, int tp, int multiple) {
+  const int64_t step = int64_t(std::max(1, multiple)) * std::max(1, tp);
+  return (vocab + step - 1) / step * step;
 }
 
 OptimizerPlan optimizer_plan(const TrainingSpec& t, Strategy s) {

@@ -166,12 +166,21 @@ struct HeadKernels {
   compute::LinearSeconds logits;
   double loss_fwd = 0, loss_bwd = 0;
 };
+// `vocab`: the output layer's rows when the framework pads them (0: the model's vocab; Megatron:
+// megatron_padded_vocab).
 HeadKernels head_kernels(const model::ModelShape& m, int64_t tokens, int64_t norm_tokens, int vocab_split,
-                         const ComputeRates& r);
+                         const ComputeRates& r, int64_t vocab = 0);
 struct HeadSeconds {
   WorkSeconds fwd, bwd;
 };
-HeadSeconds head_seconds(const model::ModelShape& m, int64_t tokens, int vocab_split, const ComputeRates& r);
+HeadSeconds head_seconds(const model::ModelShape& m, int64_t tokens, int vocab_split, const ComputeRates& r,
+                         int64_t vocab = 0);
+// Megatron-LM pads the vocabulary to a multiple of make_vocab_size_divisible_by (128 by default) x tp
+// (megatron/training/tokenizer/tokenizer.py _vocab_size_with_padding), so each rank's share of the
+// output layer is a multiple of 128 rows and its GEMMs run aligned (compute/gemm.hpp); PyTorch's
+// nn.Linear and Hugging Face models do not pad (GPT-2's 50257). Parameters and memory keep the
+// model's vocab (the padding is under 0.1 % of GPT-3's parameters).
+int64_t megatron_padded_vocab(int64_t vocab, int tp, int multiple = 128);
 
 // `r` with gemm_stretch set for one rank's step of `gemm_s` GEMM seconds and `other_s` seconds of
 // everything else it computes (compute::power_capped_gemm_stretch), from unstretched rates.

@@ -160,6 +160,7 @@ void megatron_checks(const ScenarioSpec& spec, const model::ModelShape& model, i
                     "overlap_param_gather needs overlap_grad_reduce = true (expected it too, as Megatron requires)");
   l.scatter_gather_p2p = par.scatter_gather_tensors_in_pipeline;
   l.vocab_parallel = par.vocab_parallel;
+  l.vocab_multiple = par.make_vocab_size_divisible_by;
   l.async_tp_allreduce = par.async_tensor_model_parallel_allreduce;
   if (l.interleaved()) {
     // Megatron-Core's default is --overlap-p2p-communication on (arguments.py

@@ -96,6 +96,7 @@ struct ParallelLayout {
   bool zero_bubble = false;  // ZB-H1's schedule (pipeline_schedule.hpp) instead of 1F1B
   bool tp_comm_overlap = false;
   bool scatter_gather_p2p = false;
+  int vocab_multiple = 128;        // the vocabulary padded to a multiple of this x tp (Megatron); 1: not padded
   bool vocab_parallel = true;      // embedding and output layer split over tp (false: replicated)
   bool async_tp_allreduce = true;  // backward input-gradient all-reduce beside the wgrad GEMM
   std::vector<std::string> notes;  // options the layout adjusted, as Megatron does, in plain words

@@ -282,6 +282,7 @@ void Loader::parallel(const toml::node& n, const std::string& key) {
                   p.pipeline_schedule = r_.one_of(v, k, {"1f1b", "zb_h1"});
                 }},
                {"vocab_parallel", flag(p.vocab_parallel)},
+               {"make_vocab_size_divisible_by", degree(p.make_vocab_size_divisible_by)},
                {"async_tensor_model_parallel_allreduce", flag(p.async_tensor_model_parallel_allreduce)},
            });
 }

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <new>
 #include <optional>
@@ -210,24 +211,26 @@ int cmd_sweep(int argc, char** argv) {
     std::optional<ProgressLine> bar;
     if ((terminal || progress) && !points.empty()) bar.emplace(stderr, terminal, points.size(), present.size());
     std::exception_ptr write_error;
-    std::function<void()> run_points;
+    std::function<void(size_t)> run_points;
 
     std::exception_ptr fatal;  // anything that is not a point's own error: the sweep stops
-    auto worker = [&] {
+    // Workers numbered `allowed` and above stop before their next point (below: a refused thread).
+    std::atomic<size_t> allowed{std::numeric_limits<size_t>::max()};
+    auto worker = [&](size_t id) {
       try {
-        run_points();
+        run_points(id);
       } catch (...) {
         std::lock_guard<std::mutex> lock(write_mutex);
         if (!fatal) fatal = std::current_exception();
         next.store(todo.size());
       }
     };
-    run_points = [&] {
+    run_points = [&](size_t id) {
       models::RunOptions options;
       options.timeline = false;
       options.samples = samples;  // every point draws with the same seed: GPU r is the same GPU
       options.seed = seed;
-      for (size_t k; (k = next.fetch_add(1)) < todo.size();) {
+      for (size_t k; id < allowed.load() && (k = next.fetch_add(1)) < todo.size();) {
         const size_t i = todo[k];
         std::optional<models::RunResult> result;
         std::string error;
@@ -270,14 +273,24 @@ int cmd_sweep(int argc, char** argv) {
     threads.reserve(n_threads);
     for (size_t t = 1; t < n_threads; ++t) {
       try {  // the system may refuse a thread (a memory limit, a process limit): run on those it gave
-        threads.emplace_back(worker);
+        threads.emplace_back(worker, t);
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "sweep: running on %zu thread%s, not %zu: the system refused another (%s)\n",
-                     threads.size() + 1, threads.empty() ? "" : "s", n_threads, e.what());
+        // A refusal means the threads' stacks reached the limit, which leaves the points no memory:
+        // keep half of the threads it gave and join the others, whose stacks are then returned.
+        const size_t given = threads.size() + 1, keep = (given + 1) / 2;
+        allowed.store(keep);
+        while (threads.size() + 1 > keep) {
+          threads.back().join();
+          threads.pop_back();
+        }
+        std::fprintf(stderr,
+                     "sweep: running on %zu thread%s, not %zu: the system refused another (%s) after %zu; half of "
+                     "them are kept, to leave the points memory\n",
+                     keep, keep == 1 ? "" : "s", n_threads, e.what(), given);
         break;
       }
     }
-    worker();
+    worker(0);
     for (auto& t : threads) t.join();
     if (bar) bar->finish();
     if (write_error) std::rethrow_exception(write_error);

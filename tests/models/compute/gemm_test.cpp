@@ -53,3 +53,26 @@ TEST_CASE("compute: the H200 bf16 and fp8 GEMM laws reproduce measured shapes wi
   CHECK(gemm_seconds(kH200GemmBf16, 256, 256, 256) ==
         Approx(6.93e-6 + 2.0 * 256 * 256 * 256 / 793e12 + 2.0 * 256 * 256 / 8.04e12));
 }
+
+TEST_CASE("compute: a layer whose widths are not 16-byte multiples runs at the fallback kernels' fractions", "[models]") {
+  const GemmLaw law{5e-6, 1e15, 1e13};
+  const double flops = 2.0 * 8192 * 768 * 50257;
+  // An odd width (GPT-2's vocabulary as the head's out): cutlass_75 align1, t = t0 + F / (f R).
+  const LinearSeconds odd = linear_seconds(law, 8192, 768, 50257);
+  CHECK(odd.fwd == Approx(5e-6 + flops / (kAlign1Fractions.fwd * 1e15)).epsilon(1e-12));
+  CHECK(odd.dgrad == Approx(5e-6 + flops / (kAlign1Fractions.dgrad * 1e15)).epsilon(1e-12));
+  CHECK(odd.wgrad == Approx(5e-6 + flops / (kAlign1Fractions.wgrad * 1e15)).epsilon(1e-12));
+  // Even but not a multiple of 8 (either width): cutlass_80 align2.
+  const LinearSeconds even = linear_seconds(law, 8192, 768, 50258);
+  CHECK(even.fwd == Approx(5e-6 + 2.0 * 8192 * 768 * 50258 / (kAlign2Fractions.fwd * 1e15)).epsilon(1e-12));
+  CHECK(linear_seconds(law, 8192, 4100, 4096).dgrad ==
+        Approx(5e-6 + 2.0 * 8192 * 4100 * 4096 / (kAlign2Fractions.dgrad * 1e15)).epsilon(1e-12));
+  // A multiple of 8 is the law itself; fp8 inputs (16 per 16 bytes) need a multiple of 16.
+  const LinearSeconds aligned = linear_seconds(law, 8192, 768, 50264);
+  CHECK(aligned.fwd == Approx(gemm_seconds(law, 8192, 50264, 768)));
+  CHECK(linear_seconds(law, 8192, 768, 50264, 16).fwd > 2 * aligned.fwd);  // 50264 = 8 x 6283: not 16-aligned
+  // The H200's measured medians (TFLOP/s, scenarios/validation/h200x1/measured/gemm_misaligned.jsonl)
+  // over the law's 793: align1 is 8x, 5.8x, 5.4x slower than the aligned rate per product.
+  CHECK(kAlign1Fractions.fwd * 793 == Approx(94.5));
+  CHECK(kAlign2Fractions.wgrad * 793 == Approx(262.6));
+}

@@ -105,6 +105,24 @@ TEST_CASE("workload: tensor parallelism splits the matrices, not the norms, resi
   CHECK(rep.bwd.memory - vp.bwd.memory == Approx(0.5 * 0.75 * r.gpu.memory.loss_s_per_logit * 4096 * 32000));
 }
 
+TEST_CASE("workload: Megatron pads the vocabulary to 128 x tp and its head runs aligned where PyTorch's does not",
+          "[workload]") {
+  // megatron/training/tokenizer/tokenizer.py _vocab_size_with_padding: ceil(V / (128 tp)) x 128 tp.
+  CHECK(megatron_padded_vocab(50257, 1) == 50304);
+  CHECK(megatron_padded_vocab(50257, 8) == 51200);
+  CHECK(megatron_padded_vocab(128256, 8) == 129024);
+  CHECK(megatron_padded_vocab(32000, 2) == 32000);
+  models::ModelSpec spec;
+  spec.preset = "gpt2";
+  spec.seq = 1024;
+  const models::model::ModelShape m = models::model::resolve_model(spec);
+  const ComputeRates r = make_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, 300e9, 0, {});
+  // nn.Linear over 50257 rows (odd): cuBLAS's align1 kernels, more than 5x the 50304 rows Megatron
+  // computes, although those are 0.1 % more.
+  const HeadKernels torch = head_kernels(m, 8192, 8192, 1, r), megatron = head_kernels(m, 8192, 8192, 1, r, 50304);
+  CHECK(torch.logits.fwd + torch.logits.bwd() > 5 * (megatron.logits.fwd + megatron.logits.bwd()));
+}
+
 TEST_CASE("workload: each framework's optimizer: foreach on torch, FusedAdam on fp32 master in Megatron",
           "[workload]") {
   models::TrainingSpec t;  // dtype bf16

@@ -10,17 +10,20 @@
 #include <cmath>
 #include <string>
 
+#include "models/compute/gpu_rates.hpp"
+#include "models/hw/gpu.hpp"
 #include "models/memory/memory_peak.hpp"
 #include "models/run/run.hpp"
+#include "models/workload/compute.hpp"
 #include "scenarios/load/loader.hpp"
 #include "tests/validation/jsonl_rows.hpp"
 
 namespace {
 const std::string kGpt2Dir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x1/";
-// The step time's target. Marked mayfail: the one-GPU closed form gives these rows 13-41 % too
-// little time (docs/models.md, "Checked"), not yet explained; the compute laws were measured on
-// the calibration decoder's hidden 4096.
-constexpr double kGpt2StepTolerance = 0.10;
+// The step time's target. The LM head's width, 50257, is odd: its GEMMs run in cuBLAS's align1
+// fallback kernels (compute/gemm.hpp, rates from bench/device/gemm_misaligned.py, not from these
+// rows); before that law the rows were 13-41 % fast.
+constexpr double kGpt2StepTolerance = 0.05;
 
 double term_h200x1_gpt2_validation(const models::memory::Phase& p, const char* name) {
   for (const auto& t : p.terms)
@@ -67,7 +70,7 @@ TEST_CASE("h200x1 gpt2: parameters exact, activations within 1 %, peaks within 2
   WARN("h200x1 gpt2 memory: " << rows << " runs, worst peak error " << 100 * worst << " %");
 }
 
-TEST_CASE("h200x1 gpt2: step times of the simulated plain step against the measured", "[validation][!mayfail]") {
+TEST_CASE("h200x1 gpt2: step times of the simulated plain step within 5 % of the measured", "[validation]") {
   double worst = 0;
   int rows = 0;
   for (const auto& j : validation::jsonl_rows(kGpt2Dir + "measured/gpt2_steps.jsonl", "gpt2_step")) {
@@ -86,4 +89,29 @@ TEST_CASE("h200x1 gpt2: step times of the simulated plain step against the measu
   }
   CHECK(rows == 6);
   WARN("h200x1 gpt2 step: " << rows << " runs, worst error " << 100 * worst << " %");
+}
+
+TEST_CASE("h200x1 gpt2: the LM head's misaligned GEMMs within 10 % of their profiled kernels", "[validation]") {
+  // gpt2_profile.jsonl: the step of gpt2_step.py under torch.profiler; the head's three products are
+  // the only cutlass "align1" kernels of the step (vocabulary 50257 is odd). The model prices them
+  // with compute/gemm.hpp's fallback fractions, measured on other shapes (gemm_misaligned.jsonl).
+  const models::workload::ComputeRates rates =
+      models::workload::make_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, 300e9, 0, {});
+  int rows = 0;
+  for (const auto& j : validation::jsonl_rows(kGpt2Dir + "measured/gpt2_profile.jsonl", "gpt2_profile")) {
+    double measured = 0;
+    for (const auto& k : j["kernels"])
+      if (k["name"].get<std::string>().find("align1") != std::string::npos) measured += k["us_per_step"].get<double>() * 1e-6;
+    models::ModelSpec spec;
+    spec.preset = j["model"];
+    spec.seq = 1024;
+    const models::model::ModelShape m = models::model::resolve_model(spec);
+    const int64_t tokens = j["micro_batch"].get<int64_t>() * 1024;
+    const models::compute::LinearSeconds head = models::workload::head_kernels(m, tokens, tokens, 1, rates).logits;
+    const double predicted = head.fwd + head.dgrad + head.wgrad - 3 * rates.gpu.launch_gap_s;
+    INFO(spec.preset << ": head GEMMs " << predicted * 1e3 << " ms, profiled " << measured * 1e3 << " ms");
+    CHECK(predicted == Approx(measured).epsilon(0.10));
+    ++rows;
+  }
+  CHECK(rows == 4);
 }
