@@ -11,11 +11,12 @@ double gemm_seconds(const GemmLaw& law, int64_t m, int64_t n, int64_t k) {
 LinearSeconds linear_seconds(const GemmLaw& law, int64_t tokens, int64_t in, int64_t out, int align) {
   if (in % align == 0 && out % align == 0)
     return {gemm_seconds(law, tokens, out, in), gemm_seconds(law, tokens, in, out), gemm_seconds(law, out, in, tokens)};
-  const MisalignedFractions f = (in % 2 != 0 || out % 2 != 0) ? kAlign1Fractions : kAlign2Fractions;
+  const bool odd = in % 2 != 0 || out % 2 != 0;
+  const MisalignedFractions f = odd ? kAlign1Fractions : kAlign2Fractions;
   // The fallback kernels' measured rates include their epilogue: no separate output term.
   const double flops = 2.0 * double(tokens) * double(in) * double(out);
   return {law.fixed_s + flops / (f.fwd * law.flops_per_s), law.fixed_s + flops / (f.dgrad * law.flops_per_s),
-          law.fixed_s + flops / (f.wgrad * law.flops_per_s)};
+          law.fixed_s + flops / (f.wgrad * law.flops_per_s), /*full_power=*/!odd};
 }
 
 }  // namespace models::compute

@@ -24,6 +24,10 @@ double gemm_seconds(const GemmLaw& law, int64_t m, int64_t n, int64_t k);
 // (tokens, in, out) and weight gradient "wgrad" (out, in, tokens).
 struct LinearSeconds {
   double fwd = 0, dgrad = 0, wgrad = 0;
+  // false: the products run in align1 fallback kernels (below), which draw like memory-bound work
+  // (450 W of the H200's 700 where aligned and align2 GEMMs sit at the limit:
+  // measured/gemm_misaligned_power.jsonl), so the power limit neither stretches nor counts them.
+  bool full_power = true;
   double bwd() const { return dgrad + wgrad; }
 };
 

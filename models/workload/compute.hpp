@@ -172,6 +172,7 @@ HeadKernels head_kernels(const model::ModelShape& m, int64_t tokens, int64_t nor
                          const ComputeRates& r, int64_t vocab = 0);
 struct HeadSeconds {
   WorkSeconds fwd, bwd;
+  compute::LinearSeconds logits;  // the output layer's GEMMs alone (also in fwd and bwd)
 };
 HeadSeconds head_seconds(const model::ModelShape& m, int64_t tokens, int vocab_split, const ComputeRates& r,
                          int64_t vocab = 0);

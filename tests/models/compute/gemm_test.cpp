@@ -62,8 +62,10 @@ TEST_CASE("compute: a layer whose widths are not 16-byte multiples runs at the f
   CHECK(odd.fwd == Approx(5e-6 + flops / (kAlign1Fractions.fwd * 1e15)).epsilon(1e-12));
   CHECK(odd.dgrad == Approx(5e-6 + flops / (kAlign1Fractions.dgrad * 1e15)).epsilon(1e-12));
   CHECK(odd.wgrad == Approx(5e-6 + flops / (kAlign1Fractions.wgrad * 1e15)).epsilon(1e-12));
+  CHECK_FALSE(odd.full_power);  // align1 kernels drew 450 W of 700 (gemm_misaligned_power.jsonl)
   // Even but not a multiple of 8 (either width): cutlass_80 align2.
   const LinearSeconds even = linear_seconds(law, 8192, 768, 50258);
+  CHECK(even.full_power);  // align2 kernels sat at the power limit as aligned ones (688 W)
   CHECK(even.fwd == Approx(5e-6 + 2.0 * 8192 * 768 * 50258 / (kAlign2Fractions.fwd * 1e15)).epsilon(1e-12));
   CHECK(linear_seconds(law, 8192, 4100, 4096).dgrad ==
         Approx(5e-6 + 2.0 * 8192 * 4100 * 4096 / (kAlign2Fractions.dgrad * 1e15)).epsilon(1e-12));
