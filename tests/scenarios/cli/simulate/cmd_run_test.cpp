@@ -117,3 +117,19 @@ TEST_CASE("scenarios: run --progress draws the progress on standard error, not o
   CHECK(loud.err.find("commsim run: done in ") != std::string::npos);
   CHECK(loud.err.find('\r') == std::string::npos);
 }
+
+TEST_CASE("scenarios: run notes what padding an unaligned vocabulary would save, and only then", "[scenarios]") {
+  // GPT-2's 50257 rows: cuBLAS's fallback kernels for the head (models/compute/gemm.hpp).
+  const std::string gpt2 = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x1/gpt2.toml";
+  const auto odd = run_commsim({"run", gpt2});
+  REQUIRE(odd.exit_code == 0);
+  CHECK(odd.out.find("the LM head's 50257 rows are not a multiple of 8") != std::string::npos);
+  CHECK(odd.out.find("model.vocab = 50304 would save about") != std::string::npos);
+  const auto padded = run_commsim({"run", gpt2, "--set", "model.vocab=50304"});
+  REQUIRE(padded.exit_code == 0);
+  CHECK(padded.out.find("LM head") == std::string::npos);
+  // Megatron pads to 128 x tp itself: no note.
+  const auto megatron = run_commsim({"run", gpt2, "--set", "parallel.strategy=\"megatron\""});
+  REQUIRE(megatron.exit_code == 0);
+  CHECK(megatron.out.find("LM head") == std::string::npos);
+}
