@@ -219,20 +219,29 @@ double Engine::flow_cap(const Edge& e, const FlowShape& f, double scale) const {
                                          .p2p_read = e.p2p_read,
                                          .duplex = f.duplex,
                                          .work = f.work,
-                                         .buffsize = buffsize_});
+                                         .buffsize = buffsize_,
+                                         .thread_share = f.thread_share});
 }
 
 void Engine::add_merged_flows(uint32_t pending, std::span<const CommPlan::MergedEdge> edges, const FlowShape& whole,
-                              bool split_channels) {
+                              bool split_channels, ThreadShares shares) {
   block_.reserve(block_.size() + edges.size());  // one growth, not a doubling series (786k flows at 131k GPUs)
   block_info_.reserve(block_info_.size() + edges.size());
-  for (const auto& m : edges) {
-    FlowShape f = whole;
-    f.bytes = whole.bytes * m.bytes_frac;
-    f.link_fraction = m.share_frac;
-    f.channels = split_channels ? whole.channels * m.bytes_frac : whole.channels;
-    add_flow(pending, m.edge, f);
-  }
+  for (const auto& m : edges) add_flow(pending, m.edge, merged_flow_shape(m, whole, split_channels, shares));
+}
+
+FlowShape merged_flow_shape(const CommPlan::MergedEdge& m, const FlowShape& whole, bool split_channels,
+                            ThreadShares shares) {
+  FlowShape f = whole;
+  f.bytes = whole.bytes * m.bytes_frac;
+  f.link_fraction = m.share_frac;
+  f.channels = split_channels ? whole.channels * m.bytes_frac : whole.channels;
+  // Up and down data on one edge move by different threads at once: the edge takes as long as the
+  // slower of the two at its share, max(up / s_up, down / s_down), over the bytes of both.
+  const double down = m.down_frac, up = m.bytes_frac - m.down_frac;
+  const double slowest = std::max(up / shares.up, down / shares.down);
+  if (slowest > 0) f.thread_share = m.bytes_frac / slowest;
+  return f;
 }
 
 void Engine::add_flow(uint32_t pending, const Edge& e, const FlowShape& f) {

@@ -62,7 +62,18 @@ struct FlowShape {
   bool duplex = true;        // the edge's receiver also sends in this collective (P2P read pays only then)
   double work = 1;           // copy_work_vs_all_reduce
   double max_rate = 0;       // bytes/s a switch's aggregation allows besides the cap (SHARP); 0: none
+  double thread_share = 1;   // the CTA's threads moving it, over a ring's (a tree's split: flow_cap.hpp)
 };
+
+// A tree's CTA split (pipeline_fill.hpp tree_split_threads): the threads reducing up and those
+// broadcasting down, each over a ring's CTA of the same protocol.
+struct ThreadShares {
+  double up = 1, down = 1;
+};
+// The flow of one merged edge of `whole` (add_merged_flows): its bytes, link share, channels and
+// the thread share of its up and down data.
+FlowShape merged_flow_shape(const CommPlan::MergedEdge& m, const FlowShape& whole, bool split_channels,
+                            ThreadShares shares);
 
 // One launched collective as the algorithms see it.
 struct Launch {
@@ -154,8 +165,9 @@ class Engine final : public CollectiveEngine {
   // One flow per merged edge (CommPlan::MergedEdge) of `whole`, the shape of all of them together:
   // each moves its bytes_frac of whole.bytes on share_frac of its link, and carries its bytes_frac
   // of whole.channels when `split_channels` (else every channel: all edges cross the same ports).
+  // `shares`: the tree's thread split (up and down, over a ring's CTA; else 1 and 1).
   void add_merged_flows(uint32_t pending, std::span<const CommPlan::MergedEdge> edges, const FlowShape& whole,
-                        bool split_channels = true);
+                        bool split_channels = true, ThreadShares shares = {});
   double flow_cap(const Edge& e, const FlowShape& f, double scale) const;  // scale x flow_rate_cap
   // Starts the buffered flows of `pending`: as one closed-form block if their links are idle
   // (sim::FlowNetwork::start_block: one completion for the collective), else one by one.

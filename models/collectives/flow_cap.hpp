@@ -9,7 +9,7 @@
 //   cap = min( eta' x B_path x link_fraction x coll_share ,  channels x NCCL_BUFFSIZE / rtt )
 // where
 //   eta' = min(1, eta[class][P] x simplex) x read x link_work
-//   r'   = channel_bandwidth x read x channel_work                                 (LL, LL128)
+//   r'   = channel_bandwidth x read x channel_work x thread_share                  (LL, LL128)
 //   r'   = 1 / (1 / (channel_bandwidth x read x channel_work) + rtt / NCCL_BUFFSIZE)  (Simple)
 //   link_work = min(1, 1/work), channel_work = 1/work over NVLink; both 1 on other classes.
 //
@@ -29,6 +29,10 @@
 // (read mode moves only the SIMPLE buffer, NCCL src/transport/p2p.cc p2pSendConnect). simplex: SHM's copies
 // to and from host memory share one throughput per GPU, so a one-way edge gets twice the duplex
 // rate. rtt: a FIFO credit's round trip; a channel keeps NCCL_BUFFSIZE in flight (Simple).
+// thread_share: a channel's rate is its CTA's copying, measured with a ring's threads; a tree's
+// ranks split the CTA between reducing up and broadcasting down (runTreeSplit: LL128 0.7 and 0.3
+// of the ring's threads, pipeline_fill.hpp tree_split_threads), and each direction moves at its
+// threads' share of the rate (assumed proportional; not measured apart).
 // Sources of each term: the measurements cited in flow_cap.cpp, copy_work.hpp and link_params.cpp.
 #pragma once
 
@@ -51,6 +55,7 @@ struct FlowCapInputs {
   bool duplex = true;                   // the edge's receiver also sends in this collective
   double work = 1;                      // copy_work_vs_all_reduce
   int64_t buffsize = int64_t{1} << 22;  // NCCL_BUFFSIZE
+  double thread_share = 1;              // the CTA's threads moving this flow over a ring's (tree split)
 };
 
 double flow_rate_cap(const LinkParams& params, const FlowCapInputs& in);

@@ -39,12 +39,19 @@ int64_t tree_ll128_chunk_bytes(int64_t bytes, int channels, int nranks, int nnod
   return chunk / kLl128WarpBytes * kLl128WarpBytes;
 }
 
+TreeSplitThreads tree_split_threads(Proto proto) {
+  constexpr int kTreeThreads = 640, kWarp = 32;  // NCCL_MAX_NTHREADS, WARP_SIZE
+  const int up = proto == Proto::Simple ? kTreeThreads / 2 + 64 : kTreeThreads * 7 / (10 * kWarp) * kWarp;
+  const int ring = proto == Proto::LL128 ? kLl128MaxThreads : proto == Proto::LL ? kLlMaxThreads : 512;
+  return {up, kTreeThreads - up, ring};
+}
+
 ChainUnits line_chain_units(Proto proto, bool tree_split, double chunk_bytes) {
   if (proto == Proto::Simple) return {};
   const int threads = proto == Proto::LL ? kLlMaxThreads : kLl128MaxThreads;
-  // runTreeSplit: nthreadsSplit = (nthreads x 7 / (10 x WARP_SIZE)) x WARP_SIZE reduce up.
-  const int up = tree_split ? threads * 7 / (10 * 32) * 32 : threads;
-  const int down = tree_split ? threads - up : threads;
+  const TreeSplitThreads split = tree_split_threads(proto);
+  const int up = tree_split ? split.up : threads;
+  const int down = tree_split ? split.down : threads;
   const auto unit = [&](int t) {
     const double b = proto == Proto::LL ? t * 8.0 : (t / 32) * static_cast<double>(kLl128WarpBytes);
     return std::min(b, chunk_bytes);

@@ -76,9 +76,9 @@ double loop_fill_s(double loop_bytes, double bytes_per_channel, double sum_time_
 //     (DEFAULT_LL_BUFFSIZE 512 KiB, src/init.cc; half of a line is flag); LL128: NCCL_LL128_BUFFSIZE
 //     / NCCL_STEPS x 15/16 = 576,000 B (DEFAULT_LL128_BUFFSIZE = 120 x 640 x 8 x 8 B), shrunk for
 //     Tree/LL128 at medium sizes (tree_ll128_chunk_bytes).
-// Tree all-reduce with LL/LL128 splits the CTA (src/device/all_reduce.h runTreeSplit): 70 % of
-// the threads, whole warps, reduce up and the rest broadcast down (640 threads: 14 and 6 warps,
-// 26,880 and 11,520 B; 512: 352 and 160 threads, 2,816 and 1,280 B).
+// Tree all-reduce splits the CTA (src/device/all_reduce.h runTreeSplit; tree_split_threads): for
+// LL/LL128 70 % of the threads, whole warps, reduce up and the rest broadcast down (640 threads:
+// 14 and 6 warps, 26,880 and 11,520 B of LL128, 3,584 and 1,536 B of LL).
 // Ring algorithms have no fill in any protocol (lockstep; see above).
 inline constexpr int kLlMaxThreads = 512;            // NCCL_LL_MAX_NTHREADS (src/include/device.h)
 inline constexpr int kLl128MaxThreads = 640;         // NCCL_LL128_MAX_NTHREADS
@@ -91,6 +91,19 @@ inline constexpr int64_t kLl128ChunkBytes = 576000;  // DEFAULT_LL128_BUFFSIZE /
 // bytes / (channels x chunk) (integer division) < steps x 64 / ppn and chunk > 128 KiB, then while
 // < steps x 16 / ppn and chunk > 32 KiB; then a multiple of LL128's grain, 1920 B.
 int64_t tree_ll128_chunk_bytes(int64_t bytes, int channels, int nranks, int nnodes);
+
+// The tree all-reduce's CTA (src/device/all_reduce.h runTreeSplit): every rank but the root splits
+// its threads between reducing up and broadcasting down. Tree runs NCCL_MAX_NTHREADS = 640 threads
+// in every protocol (src/enqueue.cc: "Tree now uses all threads always", since 2.22); Simple gives
+// up half plus 64 (384 and 256), LL and LL128 whole warps of 70 % (448 and 192). A ring's CTA has
+// 512 working threads in Simple and LL, 640 in LL128 (NCCL_SIMPLE/LL/LL128_MAX_NTHREADS).
+struct TreeSplitThreads {
+  int up = 0, down = 0;
+  int ring = 0;  // the same protocol's ring CTA, whose per-channel rate the model measures
+  double up_share() const { return double(up) / ring; }
+  double down_share() const { return double(down) / ring; }
+};
+TreeSplitThreads tree_split_threads(Proto proto);
 
 // What one edge of a chain forwards at once (bytes of data per channel).
 struct ChainUnits {

@@ -74,7 +74,7 @@ const std::vector<uint32_t>* Engine::rotation_kept(const std::vector<CommPlan::M
                                  static_cast<uint64_t>(e.p2p_read), scale::bits(e.raw_bandwidth),
                                  scale::bits(e.simple_raw_factor), static_cast<uint64_t>(e.rings_sharing),
                                  scale::bits(e.fabric_latency_s), scale::bits(edges[i].bytes_frac),
-                                 scale::bits(edges[i].share_frac)});
+                                 scale::bits(edges[i].share_frac), scale::bits(edges[i].down_frac)});
       for (sim::LinkId l : e.path) {
         uint32_t x = l.index;
         for (int r = 0; r < back && x != scale::GpuRotation::kNone; ++r) x = rot->rotate_link(x);

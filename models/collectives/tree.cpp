@@ -11,6 +11,10 @@
 // LL128 fill = sum_e tau_e - max_e tau_e, tau_e = min(1, unit_e / (S / channels)) x T_e, with the
 // unit one iteration of the reducing (up) or broadcasting (down) warps on a GPU edge and NCCL's
 // chunk on a network edge (pipeline_fill.hpp line_chain_units, tree_ll128_chunk_bytes).
+// With LL and LL128 every rank but the root splits its CTA (runTreeSplit): 70 % of the threads
+// reduce up, 30 % broadcast down, so over NVLink, where a channel's rate is its CTA's copying,
+// the up data moves at 0.7 and the down data at 0.3 of a ring CTA's per-channel rate (flow_cap.hpp
+// thread_share; pipeline_fill.hpp tree_split_threads); an edge carrying both takes the slower.
 // Every edge carries S up and S down (2 S per edge, one flow each way); the two inter-node trees
 // each carry half of the data on half of the channels; with several tree sets (one per NIC group,
 // like the rings) each set carries 1/sets of it. On one node with a chain of GPUs sharing their
@@ -42,11 +46,17 @@ void Engine::launch_tree_all_reduce(const Launch& l) {
   // The pipeline's fill (pipeline_fill.hpp): up and down, (ppn-1) chain edges and log2(nodes)
   // network edges each way, each at the pace of its kind's slowest edge (bytes over cap, as
   // add_merged_flows sets them).
+  // Each direction of an LL/LL128 tree moves at its threads' share of a ring's CTA (runTreeSplit:
+  // 0.7 and 0.3 of LL128's, pipeline_fill.hpp tree_split_threads): 4-32 x p5 at 32-256 MiB, all
+  // Tree/LL128, went from 44-55 % fast to 13-33 %. Simple's split (384 and 256 of 640 threads) is
+  // not applied: its fill then grew by ~330 us on 2 x p4de (Tree/Simple, 1-64 MiB 13 -> 40 % off),
+  // and no curve shows Simple's per-channel copy to be thread-bound at 256 threads.
+  const TreeSplitThreads split = tree_split_threads(proto);
+  const ThreadShares shares =
+      proto == Proto::Simple ? ThreadShares{} : ThreadShares{split.up_share(), split.down_share()};
   double t_chain = 0, t_net = 0;
   for (const auto& m : plan.tree_merged) {
-    FlowShape f = whole;
-    f.bytes = whole.bytes * m.bytes_frac;
-    f.link_fraction = m.share_frac;
+    const FlowShape f = merged_flow_shape(m, whole, /*split_channels=*/true, shares);
     const double t = f.bytes / flow_cap(m.edge, f, rate_scale_);
     const LinkClass c = m.edge.link_class;
     double& slot = (c == LinkClass::EFA || c == LinkClass::IB || c == LinkClass::Socket) ? t_net : t_chain;
@@ -77,10 +87,11 @@ void Engine::launch_tree_all_reduce(const Launch& l) {
   if (const std::vector<uint32_t>* kept = rotation_kept(plan.tree_merged)) {
     block_.reserve(block_.size() + kept->size());
     block_info_.reserve(block_info_.size() + kept->size());
-    for (uint32_t i : *kept) add_merged_flows(l.pending, std::span(plan.tree_merged).subspan(i, 1), whole);
+    for (uint32_t i : *kept)
+      add_merged_flows(l.pending, std::span(plan.tree_merged).subspan(i, 1), whole, /*split_channels=*/true, shares);
     start_folded();
   } else {
-    add_merged_flows(l.pending, plan.tree_merged, whole);
+    add_merged_flows(l.pending, plan.tree_merged, whole, /*split_channels=*/true, shares);
   }
   if (pending_[l.pending].flows_left == 0) complete_after(l.pending, lat);  // one rank per node, one node
 }

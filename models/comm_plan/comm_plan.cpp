@@ -304,14 +304,15 @@ void count_tree_sets_sharing(std::vector<CommPlan::TreeSet>& trees,
 class EdgeMerger {
  public:
   EdgeMerger(std::vector<CommPlan::MergedEdge>& out, std::size_t edges) : out_(out) { index_.reserve(edges); }
-  void add(const Edge& e, double bytes_frac, double share_frac) {
+  void add(const Edge& e, double bytes_frac, double share_frac, bool down = false) {
     const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(e.from)) << 32) | static_cast<uint32_t>(e.to);
     auto [it, fresh] = index_.try_emplace(key, out_.size());
     if (fresh) {
-      out_.push_back({e, bytes_frac, share_frac});
+      out_.push_back({e, bytes_frac, share_frac, down ? bytes_frac : 0.0});
     } else {
       out_[it->second].bytes_frac += bytes_frac;
       out_[it->second].share_frac += share_frac;
+      if (down) out_[it->second].down_frac += bytes_frac;
     }
   }
 
@@ -334,10 +335,10 @@ void merge_tree_edges(CommPlan& plan) {
   const double nt = static_cast<double>(plan.trees.size());
   for (const auto& ts : plan.trees) {
     for (const auto* chain : {&ts.chain_up, &ts.chain_down})
-      for (const Edge& e : *chain) trees.add(e, 1.0 / nt, 1.0 / e.rings_sharing);
+      for (const Edge& e : *chain) trees.add(e, 1.0 / nt, 1.0 / e.rings_sharing, chain == &ts.chain_down);
     for (int t = 0; t < 2; ++t)
       for (const auto* list : {&ts.up[t], &ts.down[t]})
-        for (const Edge& e : *list) trees.add(e, 0.5 / nt, 0.5 / e.rings_sharing);
+        for (const Edge& e : *list) trees.add(e, 0.5 / nt, 0.5 / e.rings_sharing, list == &ts.down[t]);
   }
 }
 

@@ -57,6 +57,7 @@ struct CommPlan {
     Edge edge;
     double bytes_frac = 0;  // of the per-edge bytes of one full ring (tree: of S)
     double share_frac = 0;  // of the collective's channel share
+    double down_frac = 0;   // of bytes_frac, what a tree broadcasts down (the rest it reduces up)
   };
   std::vector<MergedEdge> ring_merged, tree_merged;
   // NVLSTree (view.nvls; nvls_tree.cpp): the tree sets' inter-node edges between the nodes'

@@ -102,17 +102,24 @@ TEST_CASE("pipeline fill: LL and LL128 forward one CTA iteration on a GPU, one c
   // 3 -> 288000 (7) -> 144000 (14) -> 72000; 29 >= 13.6: 72000 / 1920 = 37.5 -> 37 grains, 71040.
   CHECK(tree_ll128_chunk_bytes(int64_t{32} << 20, 16, 256, 32) == 71040);
 
-  // Units: LL128 splits 640 threads into 14 warps up (640 x 7 / 320 = 14) and 6 down, 1920 B of
-  // data per warp: 26880 and 11520 B; LL 512 threads into 352 up and 160 down, 8 B each: 2816
-  // and 1280 B; a rooted chain keeps the whole CTA (20 warps: 38400 B; 512 x 8 = 4096 B). Never
-  // more than the chunk; the network edge forwards the chunk.
+  // Units: a tree runs 640 threads in every protocol (src/enqueue.cc, since NCCL 2.22); LL128 and LL
+  // split them into 14 warps up (640 x 7 / 320 = 14) and 6 down: 1920 B of LL128 data per warp,
+  // 26880 and 11520 B; 8 B of LL per thread, 3584 and 1536 B; a rooted chain keeps the whole CTA
+  // (LL128 20 warps: 38400 B; LL 512 x 8 = 4096 B). Never more than the chunk; the network edge
+  // forwards the chunk.
   const ChainUnits t128 = line_chain_units(Proto::LL128, true, 34560);
   CHECK(t128.gpu_up == 26880);
   CHECK(t128.gpu_down == 11520);
   CHECK(t128.net == 34560);
   const ChainUnits tll = line_chain_units(Proto::LL, true, 32768);
-  CHECK(tll.gpu_up == 2816);
-  CHECK(tll.gpu_down == 1280);
+  CHECK(tll.gpu_up == 3584);
+  CHECK(tll.gpu_down == 1536);
+  // The split's threads over a ring's CTA of the protocol (the rate each direction gets).
+  CHECK(tree_split_threads(Proto::LL128).up_share() == Approx(0.7));
+  CHECK(tree_split_threads(Proto::LL128).down_share() == Approx(0.3));
+  CHECK(tree_split_threads(Proto::LL).down_share() == Approx(192.0 / 512));
+  CHECK(tree_split_threads(Proto::Simple).up == 384);
+  CHECK(tree_split_threads(Proto::Simple).down == 256);
   CHECK(tll.net == 32768);
   CHECK(line_chain_units(Proto::LL128, false, 576000).gpu_up == 38400);
   CHECK(line_chain_units(Proto::LL, false, 32768).gpu_up == 4096);

@@ -77,11 +77,19 @@ TEST_CASE("tree: LL128 across nodes pays its fill in CTA iterations and network 
   const CommPlan plan = build_plan(rig.world, rig.net, rig.all().ranks);
   const double share = static_cast<double>(rec.channels) / plan.channels_ref;
   const double cap = eta(LinkClass::IB, Proto::LL128) * B_net * share;
+  // A chain edge moves its up data with 14 of the ring CTA's 20 warps and its down data with 6
+  // (runTreeSplit): an edge carrying both takes max(up / 0.7, down / 0.3) of the whole CTA's time.
+  double chain_share = 1;
+  for (const auto& m : plan.tree_merged)
+    if (m.edge.link_class == LinkClass::NVLink)
+      chain_share = std::min(chain_share, m.bytes_frac / std::max((m.bytes_frac - m.down_frac) / 0.7, m.down_frac / 0.3));
+  CHECK(chain_share < 1);
   const double nvlink_cap = flow_rate_cap(P, {.link_class = LinkClass::NVLink,
                                               .proto = Proto::LL128,
                                               .raw_bandwidth = 450e9,
                                               .coll_share = share,
-                                              .channels = static_cast<double>(rec.channels)});
+                                              .channels = static_cast<double>(rec.channels),
+                                              .thread_share = chain_share});
   const double lat = P.kernel_latency_s + 2 * (hop(LinkClass::NVLink, Proto::LL128) + hop(LinkClass::IB, Proto::LL128));
   const double per_channel = static_cast<double>(S) / rec.channels;
   const double chunk = static_cast<double>(tree_ll128_chunk_bytes(S, rec.channels, 4, 2));
@@ -92,4 +100,38 @@ TEST_CASE("tree: LL128 across nodes pays its fill in CTA iterations and network 
   INFO("channels " << rec.channels << ", chunk " << chunk << " B, fill " << fill * 1e6 << " us");
   CHECK(fill > 0);
   CHECK(t == Approx(lat + fill + S / cap).epsilon(1e-6));
+}
+
+TEST_CASE("tree: an LL128 chain moves each direction at its threads' share of a ring's CTA", "[nccl][pipeline]") {
+  // 2 nodes x 2 GPUs over a NIC faster than the chain: the NVLink chain edges bind. Each node's
+  // chain is one edge up (all of S, reduced by 14 of the CTA's 20 warps) and one down (all of S,
+  // broadcast by 6: runTreeSplit), so the down edge sets the pace at 0.3 of a ring CTA's rate:
+  // T = lat + fill + S / (channels x r' x 0.3) (r' the ring's LL128 channel rate, flow_cap.hpp).
+  Rig rig(2, 2, 450e9, 4000e9, {{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "LL128"}});
+  CollectiveRecord rec;
+  const int64_t S = 256LL << 20;
+  const double t = rig.run(CollOp::AllReduce, S, &rec);
+  REQUIRE(rec.proto == Proto::LL128);
+  const CommPlan plan = build_plan(rig.world, rig.net, rig.all().ranks);
+  double slowest = 0;  // max over chain edges of max(up / 0.7, down / 0.3), in units of S
+  for (const auto& m : plan.tree_merged)
+    if (m.edge.link_class == LinkClass::NVLink)
+      slowest = std::max(slowest, std::max((m.bytes_frac - m.down_frac) / 0.7, m.down_frac / 0.3));
+  CHECK(slowest == Approx(1 / 0.3));
+  const double share = static_cast<double>(rec.channels) / plan.channels_ref;
+  const FlowCapInputs chain{.link_class = LinkClass::NVLink,
+                            .proto = Proto::LL128,
+                            .raw_bandwidth = 450e9,
+                            .coll_share = share,
+                            .channels = static_cast<double>(rec.channels)};
+  FlowCapInputs down = chain;
+  down.thread_share = 0.3;
+  const double whole_cta = flow_rate_cap(P, chain), cap = flow_rate_cap(P, down);
+  REQUIRE(P.of(LinkClass::NVLink).channel_bandwidth > 0);
+  CHECK(cap == Approx(0.3 * whole_cta));  // the per-channel term binds the chain
+  const double lat = P.kernel_latency_s + 2 * (hop(LinkClass::NVLink, Proto::LL128) + hop(LinkClass::IB, Proto::LL128));
+  // The bandwidth term alone below, plus a chain's fill (a few CTA iterations) above.
+  CHECK(t > lat + S / cap);
+  CHECK(t < lat + S / cap * 1.05);
+  CHECK(t > lat + S / whole_cta * 3);  // the split, not the whole CTA, sets the pace
 }
