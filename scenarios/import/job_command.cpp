@@ -150,6 +150,9 @@ JobCommand parse_job_command(const std::string& command) {
     } else if (f == "context-parallel-size") {
       out.megatron = true;
       integer(out.cp, "parallel.cp");
+    } else if (f == "make-vocab-size-divisible-by") {
+      out.megatron = true;
+      integer(out.vocab_divisible_by, "parallel.make_vocab_size_divisible_by");
     } else if (f == "sequence-parallel") {
       out.megatron = true;
       out.sequence_parallel = true;

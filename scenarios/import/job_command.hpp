@@ -26,6 +26,7 @@ struct JobCommand {
   std::string fsdp;                    // --fsdp "full_shard auto_wrap" (as written); "" if not given
   std::string deepspeed;               // --deepspeed ds.json (as written)
   std::optional<int> tp, pp, vp, cp;   // Megatron parallel sizes
+  std::optional<int> vocab_divisible_by;  // Megatron --make-vocab-size-divisible-by
   bool megatron = false;               // a Megatron flag was seen
   bool sequence_parallel = false, distributed_optimizer = false;
   // "key = value (from --flag)" per value taken, in order: what the import lists on stderr.

@@ -266,6 +266,9 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
     if (cmd.pp) w.set("parallel", "pp", static_cast<long long>(*cmd.pp), "--pipeline-model-parallel-size");
     if (cmd.vp) w.set("parallel", "vp", static_cast<long long>(*cmd.vp), "--virtual-pipeline-model-parallel-size");
     if (cmd.cp) w.set("parallel", "cp", static_cast<long long>(*cmd.cp), "--context-parallel-size");
+    if (cmd.vocab_divisible_by)
+      w.set("parallel", "make_vocab_size_divisible_by", static_cast<long long>(*cmd.vocab_divisible_by),
+            "--make-vocab-size-divisible-by");
     if (cmd.sequence_parallel) w.set("parallel", "sequence_parallel", true, "--sequence-parallel");
     if (cmd.distributed_optimizer) w.set("parallel", "distributed_optimizer", true, "--use-distributed-optimizer");
   } else if (!cmd.fsdp.empty()) {

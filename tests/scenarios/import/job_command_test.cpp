@@ -71,8 +71,9 @@ TEST_CASE("job command: Megatron-LM flags", "[scenarios]") {
   const auto c = scenarios::parse_job_command(
       "python pretrain_gpt.py --tensor-model-parallel-size 8 --pipeline-model-parallel-size 4 --micro-batch-size 1 "
       "--global-batch-size 512 --seq-length 4096 --sequence-parallel --use-distributed-optimizer "
-      "--recompute-granularity selective --bf16 --train-iters 1000");
+      "--recompute-granularity selective --bf16 --train-iters 1000 --make-vocab-size-divisible-by 64");
   CHECK(c.megatron);
+  CHECK(c.vocab_divisible_by == 64);  // parallel.make_vocab_size_divisible_by
   CHECK(c.tp == 8);
   CHECK(c.pp == 4);
   CHECK(c.micro_batch == 1);
