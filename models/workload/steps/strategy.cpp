@@ -157,9 +157,6 @@ void data_parallel_step(const ScenarioSpec& spec, const World& world, const mode
   }
 }
 
-}  // namespace
-
-namespace {
 // A head whose rows per rank are not a 16-byte multiple (GPT-2's 50257 in PyTorch) runs its GEMMs
 // in cuBLAS's fallback kernels (compute/gemm.hpp): the cheapest fix a user has is to pad the
 // vocabulary, so the note says what padding it to a multiple of 128 rows per rank would save per
