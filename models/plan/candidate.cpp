@@ -112,8 +112,9 @@ ScenarioOverrides candidate_overrides(const ScenarioSpec& base, const Candidate&
   } else {
     for (const char* k : {"tp", "pp", "cp", "vp", "ep", "sequence_parallel", "distributed_optimizer",
                           "overlap_param_gather", "tp_comm_overlap", "scatter_gather_tensors_in_pipeline",
-                          "overlap_p2p_comm", "pipeline_schedule", "overlap_grad_reduce", "vocab_parallel", "make_vocab_size_divisible_by",
-                          "async_tensor_model_parallel_allreduce", "decoder_first_pipeline_num_layers",
+                          "overlap_p2p_comm", "pipeline_schedule", "overlap_grad_reduce", "vocab_parallel",
+                          "make_vocab_size_divisible_by", "async_tensor_model_parallel_allreduce",
+                          "decoder_first_pipeline_num_layers",
                           "decoder_last_pipeline_num_layers", "account_for_embedding_in_pipeline_split",
                           "account_for_loss_in_pipeline_split", "use_tp_pp_dp_mapping"})
       o.remove.push_back(std::string("parallel.") + k);

@@ -39,9 +39,10 @@ WorkSeconds gemm(double s) { return {s, 0, 0}; }
 compute::LinearSeconds linear(const ComputeRates& r, int64_t tokens, int64_t in, int64_t out, int gemms = 1,
                               bool sixteen_bit = false) {
   const bool keep16 = sixteen_bit && compute::quantized(r.gpu.precision);
-  const compute::LinearSeconds l = compute::linear_seconds(
-      keep16 ? r.gpu.gemm16 : r.gpu.gemm, tokens, in, out,
-      keep16 ? compute::gemm_alignment_elements(compute::Precision::Bf16) : compute::gemm_alignment_elements(r.gpu.precision));
+  const compute::LinearSeconds l =
+      compute::linear_seconds(keep16 ? r.gpu.gemm16 : r.gpu.gemm, tokens, in, out,
+                              keep16 ? compute::gemm_alignment_elements(compute::Precision::Bf16)
+                                     : compute::gemm_alignment_elements(r.gpu.precision));
   const double s = l.full_power ? r.gemm_stretch : 1.0, gap = r.gpu.launch_gap_s;
   return {gemms * (l.fwd * s + gap), gemms * (l.dgrad * s + gap), gemms * (l.wgrad * s + gap), l.full_power};
 }
@@ -87,7 +88,8 @@ RankStepWork rank_step_work(const ScenarioSpec& spec, const model::ModelShape& m
   const int64_t tokens = int64_t(t.micro_batch) * m.seq;
   RankStepWork w;
   w.block = block_seconds(m, tokens, megatron ? layout.tp : 1, rates);
-  w.head = head_seconds(m, tokens, 1, rates, megatron ? megatron_padded_vocab(m.vocab, layout.tp, layout.vocab_multiple) : 0);
+  w.head = head_seconds(m, tokens, 1, rates,
+                        megatron ? megatron_padded_vocab(m.vocab, layout.tp, layout.vocab_multiple) : 0);
   w.layers = megatron ? double(pipeline_split(layout, m.layers).max_stage_layers()) : double(m.layers);
   w.micro = megatron ? layout.pipeline_micro_batches : std::max(1, t.grad_accum);
   w.recompute = t.grad_checkpointing ? 1 : 0;
@@ -281,8 +283,7 @@ HeadKernels head_kernels(const model::ModelShape& m, int64_t tokens, int64_t nor
   if (vocab == 0) vocab = m.vocab;
   const double gap = r.gpu.launch_gap_s, e = compute::activation_bytes(r.gpu.precision);
   const double act = double(norm_tokens) * double(m.hidden);
-  const double loss =
-      r.gpu.memory.loss_s_per_logit * double(tokens) * double(vocab) / vocab_split + kLossKernels * gap;
+  const double loss = r.gpu.memory.loss_s_per_logit * double(tokens) * double(vocab) / vocab_split + kLossKernels * gap;
   HeadKernels k;
   k.norm_fwd = memory_seconds(r, MemKernel::NormFwd, 2 * e * act, kNormFwdKernels);
   k.norm_bwd = memory_seconds(r, MemKernel::NormBwd, 3 * e * act, kNormBwdKernels);

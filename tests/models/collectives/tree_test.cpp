@@ -82,7 +82,8 @@ TEST_CASE("tree: LL128 across nodes pays its fill in CTA iterations and network 
   double chain_share = 1;
   for (const auto& m : plan.tree_merged)
     if (m.edge.link_class == LinkClass::NVLink)
-      chain_share = std::min(chain_share, m.bytes_frac / std::max((m.bytes_frac - m.down_frac) / 0.7, m.down_frac / 0.3));
+      chain_share =
+          std::min(chain_share, m.bytes_frac / std::max((m.bytes_frac - m.down_frac) / 0.7, m.down_frac / 0.3));
   CHECK(chain_share < 1);
   const double nvlink_cap = flow_rate_cap(P, {.link_class = LinkClass::NVLink,
                                               .proto = Proto::LL128,

@@ -54,7 +54,8 @@ TEST_CASE("compute: the H200 bf16 and fp8 GEMM laws reproduce measured shapes wi
         Approx(6.93e-6 + 2.0 * 256 * 256 * 256 / 793e12 + 2.0 * 256 * 256 / 8.04e12));
 }
 
-TEST_CASE("compute: a layer whose widths are not 16-byte multiples runs at the fallback kernels' fractions", "[models]") {
+TEST_CASE("compute: a layer whose widths are not 16-byte multiples runs at the fallback kernels' fractions",
+          "[models]") {
   const GemmLaw law{5e-6, 1e15, 1e13};
   const double flops = 2.0 * 8192 * 768 * 50257;
   // An odd width (GPT-2's vocabulary as the head's out): cutlass_75 align1, t = t0 + F / (f R).

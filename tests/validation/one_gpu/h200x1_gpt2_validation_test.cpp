@@ -101,7 +101,8 @@ TEST_CASE("h200x1 gpt2: the LM head's misaligned GEMMs within 10 % of their prof
   for (const auto& j : validation::jsonl_rows(kGpt2Dir + "measured/gpt2_profile.jsonl", "gpt2_profile")) {
     double measured = 0;
     for (const auto& k : j["kernels"])
-      if (k["name"].get<std::string>().find("align1") != std::string::npos) measured += k["us_per_step"].get<double>() * 1e-6;
+      if (k["name"].get<std::string>().find("align1") != std::string::npos)
+        measured += k["us_per_step"].get<double>() * 1e-6;
     models::ModelSpec spec;
     spec.preset = j["model"];
     spec.seq = 1024;
