@@ -127,6 +127,8 @@ CURVES = [
                              "gb200_nvl72/measured/all_reduce_1rack.txt"),
     lambda: nccl_tests_curve("GB200 NVL72, two racks (144 GPUs)", "gb200_nvl72/two_racks.toml",
                              "gb200_nvl72/measured/all_reduce_2racks.txt"),
+    lambda: nccl_tests_curve("GB200 NVL72, twenty racks (1,440 GPUs)", "gb200_nvl72/twenty_racks.toml",
+                             "gb200_nvl72/measured/all_reduce_20racks.txt"),
     lambda: busbw_points("8 x B200, one machine (NVIDIA/nccl#1807)", "b200x8/scenario.toml", [(8 << 30, 830.0)], 8),
     lambda: busbw_points("2 x 8 B200, InfiniBand (coreweave/nccl-tests#92)", "b200x8/two_nodes.toml",
                          [(8 << 30, 690.07)], 16),
