@@ -5,8 +5,8 @@
 #   PYTHONPATH=bench/device python3 bench/device/gemm_misaligned_power.py OUT.jsonl
 # Why: the compute model's power limit (compute/gpu_rates.hpp) counts GEMMs at the law's rate as
 # drawing a x P_limit; a fallback kernel at an eighth of that rate need not.
-import statistics, sys, threading, time, torch
-from gpu_timing import Rows, clocks, device_info
+import sys, torch
+from gpu_timing import Rows, device_info, power_while
 
 
 def main():
@@ -15,26 +15,10 @@ def main():
     for fout in (50264, 50257, 50258, 50264):
         x = torch.randn(8192, 1600, device="cuda", dtype=torch.bfloat16)
         w = torch.randn(fout, 1600, device="cuda", dtype=torch.bfloat16)
-        for _ in range(3): x @ w.t()
-        torch.cuda.synchronize()
-        samples, stop = [], threading.Event()
-        def sample():
-            while not stop.is_set():
-                time.sleep(0.05); samples.append(clocks())
-        t = threading.Thread(target=sample); t.start()
-        t0 = time.perf_counter(); n = 0
-        while time.perf_counter() - t0 < 3.0:
-            for _ in range(20): x @ w.t()
-            n += 20
-            torch.cuda.synchronize()
-        dt = time.perf_counter() - t0
-        stop.set(); t.join()
-        p = [s.get("power_w") for s in samples[4:] if s.get("power_w")]
-        rows(kind="gemm_power", fout=fout, fin=1600, tokens=8192, calls=n, seconds=dt,
-             tflops=2 * 8192 * 1600 * fout * n / dt / 1e12, power_w=p, median_power_w=statistics.median(p),
-             sm_mhz=statistics.median(s.get("sm_mhz", 0) for s in samples[4:]),
-             throttle=[s.get("throttle") for s in samples[4:]][-5:])
-        print(fout, round(2 * 8192 * 1600 * fout * n / dt / 1e12, 1), "TFLOP/s", round(statistics.median(p)), "W", flush=True)
+        m = power_while(lambda: x @ w.t(), batch=20)
+        tflops = 2 * 8192 * 1600 * fout * m["calls"] / m["seconds"] / 1e12
+        rows(kind="gemm_power", fout=fout, fin=1600, tokens=8192, tflops=tflops, **m)
+        print(fout, round(tflops, 1), "TFLOP/s", round(m["median_power_w"]), "W", flush=True)
         del x, w
 
 

@@ -5,7 +5,7 @@
 # of GPU time, between min_reps and max_reps) queued behind a spin kernel (torch.cuda._sleep) so the
 # host is ahead of the GPU and the events measure kernels back to back, not launch latency; one
 # event between consecutive calls; returns the median, 10th and 90th percentile per call.
-import json, statistics, subprocess, time
+import json, statistics, subprocess, threading, time
 import torch
 
 try:
@@ -67,6 +67,29 @@ def time_op(fn, target_s=0.015, min_reps=5, max_reps=100):
     t = sorted(ev[i].elapsed_time(ev[i + 1]) / 1e3 for i in range(reps))
     return {"median_s": statistics.median(t), "p10_s": t[len(t) // 10], "p90_s": t[(len(t) * 9) // 10],
             "reps": reps}
+
+
+def power_while(fn, seconds=3.0, batch=10):
+    """Runs fn back to back for `seconds` while NVML is read every 50 ms; the readings after the
+    first 0.2 s: calls, seconds, power_w (list), median_power_w, sm_mhz (median), throttle (last 5)."""
+    for _ in range(3): fn()
+    torch.cuda.synchronize()
+    samples, stop = [], threading.Event()
+    def sample():
+        while not stop.is_set():
+            time.sleep(0.05); samples.append(clocks())
+    t = threading.Thread(target=sample); t.start()
+    t0 = time.perf_counter(); n = 0
+    while time.perf_counter() - t0 < seconds:
+        for _ in range(batch): fn()
+        n += batch
+        torch.cuda.synchronize()
+    dt = time.perf_counter() - t0
+    stop.set(); t.join()
+    p = [s.get("power_w") for s in samples[4:] if s.get("power_w")]
+    return {"calls": n, "seconds": dt, "power_w": p, "median_power_w": statistics.median(p),
+            "sm_mhz": statistics.median(s.get("sm_mhz", 0) for s in samples[4:]),
+            "throttle": [s.get("throttle") for s in samples[4:]][-5:]}
 
 
 class Rows:

@@ -6,29 +6,13 @@
 #   PYTHONPATH=bench/device python3 bench/device/kernel_power.py OUT.jsonl
 # Why: the compute model's power limit (compute/gpu_rates.hpp) prices GEMMs at a x P_limit and
 # everything else at b x P_limit; this says which other kernels draw like GEMMs.
-import statistics, sys, threading, time, torch, torch.nn.functional as F
-from gpu_timing import Rows, clocks, device_info
+import sys, torch, torch.nn.functional as F
+from gpu_timing import Rows, device_info, power_while
 
 
-def run(rows, kind, fn, seconds=3.0):
-    for _ in range(3): fn()
-    torch.cuda.synchronize()
-    samples, stop = [], threading.Event()
-    def sample():
-        while not stop.is_set():
-            time.sleep(0.05); samples.append(clocks())
-    t = threading.Thread(target=sample); t.start()
-    t0 = time.perf_counter(); n = 0
-    while time.perf_counter() - t0 < seconds:
-        for _ in range(10): fn()
-        n += 10
-        torch.cuda.synchronize()
-    dt = time.perf_counter() - t0
-    stop.set(); t.join()
-    p = [s.get("power_w") for s in samples[4:] if s.get("power_w")]
-    row = rows(kind="kernel_power", kernel=kind, calls=n, seconds=dt, ms_per_call=dt / n * 1e3, power_w=p,
-               median_power_w=statistics.median(p), sm_mhz=statistics.median(s.get("sm_mhz", 0) for s in samples[4:]),
-               throttle=[s.get("throttle") for s in samples[4:]][-5:])
+def run(rows, kind, fn):
+    m = power_while(fn)
+    row = rows(kind="kernel_power", kernel=kind, ms_per_call=m["seconds"] / m["calls"] * 1e3, **m)
     print(kind, round(row["ms_per_call"], 3), "ms", round(row["median_power_w"]), "W", row["sm_mhz"], "MHz", flush=True)
 
 

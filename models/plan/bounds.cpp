@@ -103,13 +103,13 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
     const int split = l.vocab_parallel ? l.tp : 1;
     if (tight) {
       const int64_t norm_tokens = l.sequence_parallel ? tokens / l.tp : tokens;
-      const workload::HeadKernels k = workload::head_kernels(
-          m, tokens, norm_tokens, split, rates, workload::megatron_padded_vocab(m.vocab, l.tp, l.vocab_multiple));
+      const workload::HeadKernels k =
+          workload::head_kernels(m, tokens, norm_tokens, split, rates, workload::output_layer_rows(m, l));
       megatron_head = k.norm_fwd + k.logits.fwd + k.loss_fwd + k.loss_bwd + k.logits.dgrad + k.logits.wgrad +
                       k.norm_bwd + tc.head_fwd * tc.collective_s;
     } else {
-      const compute::LinearSeconds head = fastest(
-          rates.gpu, stretch, tokens, h, workload::megatron_padded_vocab(m.vocab, l.tp, l.vocab_multiple) / split);
+      const compute::LinearSeconds head =
+          fastest(rates.gpu, stretch, tokens, h, workload::output_layer_rows(m, l) / split);
       megatron_head = head.fwd + head.dgrad + head.wgrad;
     }
   }

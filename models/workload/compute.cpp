@@ -88,8 +88,7 @@ RankStepWork rank_step_work(const ScenarioSpec& spec, const model::ModelShape& m
   const int64_t tokens = int64_t(t.micro_batch) * m.seq;
   RankStepWork w;
   w.block = block_seconds(m, tokens, megatron ? layout.tp : 1, rates);
-  w.head = head_seconds(m, tokens, 1, rates,
-                        megatron ? megatron_padded_vocab(m.vocab, layout.tp, layout.vocab_multiple) : 0);
+  w.head = head_seconds(m, tokens, 1, rates, output_layer_rows(m, layout));
   w.layers = megatron ? double(pipeline_split(layout, m.layers).max_stage_layers()) : double(m.layers);
   w.micro = megatron ? layout.pipeline_micro_batches : std::max(1, t.grad_accum);
   w.recompute = t.grad_checkpointing ? 1 : 0;
@@ -304,6 +303,10 @@ HeadSeconds head_seconds(const model::ModelShape& m, int64_t tokens, int vocab_s
   s.bwd += gemm(k.logits.bwd());
   s.logits = k.logits;
   return s;
+}
+
+int64_t output_layer_rows(const model::ModelShape& m, const ParallelLayout& l) {
+  return l.strategy == Strategy::Megatron ? megatron_padded_vocab(m.vocab, l.tp, l.vocab_multiple) : m.vocab;
 }
 
 int64_t megatron_padded_vocab(int64_t vocab, int tp, int multiple) {

@@ -182,6 +182,9 @@ HeadSeconds head_seconds(const model::ModelShape& m, int64_t tokens, int vocab_s
 // nn.Linear and Hugging Face models do not pad (GPT-2's 50257). Parameters and memory keep the
 // model's vocab (the padding is under 0.1 % of GPT-3's parameters).
 int64_t megatron_padded_vocab(int64_t vocab, int tp, int multiple = 128);
+// The output layer's rows as `l`'s framework computes them: Megatron's padded vocabulary, else the
+// model's.
+int64_t output_layer_rows(const model::ModelShape& m, const ParallelLayout& l);
 
 // `r` with gemm_stretch set for one rank's step of `gemm_s` GEMM seconds and `other_s` seconds of
 // everything else it computes (compute::power_capped_gemm_stretch), from unstretched rates.

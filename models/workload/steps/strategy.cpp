@@ -165,7 +165,7 @@ std::optional<std::string> misaligned_head_note(const ScenarioSpec& spec, const 
                                                 const ParallelLayout& l, const ComputeRates& rates) {
   const bool megatron = l.strategy == Strategy::Megatron;
   const int split = megatron && l.vocab_parallel ? l.tp : 1;
-  const int64_t vocab = megatron ? megatron_padded_vocab(m.vocab, l.tp, l.vocab_multiple) : m.vocab;
+  const int64_t vocab = output_layer_rows(m, l);
   if ((vocab / split) % compute::gemm_alignment_elements(compute::Precision::Bf16) == 0) return std::nullopt;
   const int64_t padded = megatron_padded_vocab(vocab, split);
   const RankStepWork w = rank_step_work(spec, m, l, rates);
