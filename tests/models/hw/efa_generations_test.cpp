@@ -19,6 +19,10 @@ TEST_CASE("efa generations: v1 keeps the registered defaults, v2-v4 their own", 
   const LinkParams p4d = LinkParams::for_node(hw::find_instance("p4d.24xlarge"));
   CHECK(p4d.of(LinkClass::EFA).hop_latency_s == reg.of(LinkClass::EFA).hop_latency_s);
   CHECK(p4d.of(LinkClass::EFA).efficiency == reg.of(LinkClass::EFA).efficiency);
+  // EFA v1's registered step latencies are EFA v2's measured ones (its lower bound), not NCCL's
+  // InfiniBand hwLat; its efficiency stays p4dn's 0.6.
+  CHECK(reg.of(LinkClass::EFA).hop_latency_s == hw::efa_generation_params(2)->hop_latency_s);
+  CHECK(reg.of(LinkClass::EFA).efficiency[2] == Approx(0.6));
   // A host without EFA keeps every default.
   CHECK(LinkParams::for_node(hw::find_instance("dgx-h100")).of(LinkClass::EFA).efficiency ==
         reg.of(LinkClass::EFA).efficiency);
