@@ -7,12 +7,16 @@
 # Ranges: < 64 KiB, 64 KiB - < 1 MiB, 1 MiB - < 64 MiB, >= 64 MiB. Error of a size: predicted /
 # measured - 1 on the time; nccl-tests tables: the faster of out-of-place and in-place, as its users
 # read it; bus bandwidth points: time = size x factor / busbw.
-# Usage: scripts/accuracy_ranges.py [build/scenarios/commsim] [--profile] (--profile: keep the profiles)
+# Usage: scripts/accuracy_ranges.py [build/scenarios/commsim] [--profile] [--check DOC.md]
+#   --profile: keep the profiles; --check: also fail (exit 1) unless every printed row is in DOC.md
+#   verbatim (the test that keeps docs/accuracy.md's first table what the model gives).
 import json, os, re, statistics, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 V = os.path.join(ROOT, "scenarios/validation")
-BIN = next((a for a in sys.argv[1:] if not a.startswith("--")), os.path.join(ROOT, "build/scenarios/commsim"))
+CHECK = sys.argv[sys.argv.index("--check") + 1] if "--check" in sys.argv else None
+BIN = next((a for a in sys.argv[1:] if not a.startswith("--") and a != CHECK),
+           os.path.join(ROOT, "build/scenarios/commsim"))
 KEEP_PROFILE = "--profile" in sys.argv
 KiB, MiB = 1 << 10, 1 << 20
 RANGES = [("< 64 KiB", 0, 64 * KiB), ("64 KiB-1 MiB", 64 * KiB, MiB), ("1-64 MiB", MiB, 64 * MiB),
@@ -151,13 +155,20 @@ def cell(errs):
     return f"{statistics.median(abs(e) for e in errs) * 100:.1f} % ({statistics.median(errs) * 100:+.0f})"
 
 
-print("| curve | sizes | " + " | ".join(r[0] for r in RANGES) + " | all sizes |")
-print("|---|---|" + "---|" * (len(RANGES) + 1))
+rows = ["| curve | sizes | " + " | ".join(r[0] for r in RANGES) + " | all sizes |",
+        "|---|---|" + "---|" * (len(RANGES) + 1)]
 for make in CURVES:
     label, errs = make()
     if label.startswith("3 and 4 x p4d"):
         e = p4d_points()
-        print(f"| {label} | 2 | - | - | - | {cell(e)} | {cell(e)} |")
+        rows.append(f"| {label} | 2 | - | - | - | {cell(e)} | {cell(e)} |")
         continue
     cells = [cell([e for s, e in errs.items() if lo <= s < hi]) for _, lo, hi in RANGES]
-    print(f"| {label} | {len(errs)} | " + " | ".join(cells) + f" | {cell(list(errs.values()))} |")
+    rows.append(f"| {label} | {len(errs)} | " + " | ".join(cells) + f" | {cell(list(errs.values()))} |")
+print("\n".join(rows))
+if CHECK:
+    doc = set(open(CHECK).read().splitlines())
+    missing = [r for r in rows if r not in doc]
+    for r in missing:
+        print(f"{CHECK}: row not in the document as printed: {r}", file=sys.stderr)
+    sys.exit(1 if missing else 0)
