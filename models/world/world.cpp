@@ -19,6 +19,7 @@
 #include <optional>
 
 #include "models/error.hpp"
+#include "models/hw/efa_generations.hpp"
 #include "models/hw/links.hpp"
 #include "models/nccl/env.hpp"
 #include "models/nccl/transport.hpp"
@@ -271,6 +272,7 @@ class WorldImpl final : public World {
     int gpus = 0;
     double nvl_bw = 0, nvl_lat = 0, nvl_eff = 1;
     double pcie_bw = 0, pcie_lat = 0, mem_bw = 0, nic_bw = 0, nic_lat = 0, eth_bw = 0, eth_lat = 0;
+    double nic_eff = 1;
     const char* nic_kind = "eth";
   };
   static KindRates rates_of(const ScenarioSpec& spec, const hw::NodeSpec& node, const topology::NodeGraph& graph) {
@@ -309,6 +311,19 @@ class WorldImpl final : public World {
     k.eth_bw = param_or(spec.cluster.params, "eth.bandwidth", node.eth_bytes_per_s);
     k.eth_lat = param_or(spec.cluster.params, "eth.latency", eth.latency_s);
     k.nic_kind = nic_link_kind(node.nic_kind);
+    // A NIC moves at most NCCL's Simple efficiency of its line rate, whatever the number of flows
+    // through it, as an NVLink port does (above): so its capacity carries that efficiency, and flows
+    // that converge on it (a tree's interior node, all-to-all, concurrent collectives) share
+    // eta x line rate, not the line rate. Each flow's own cap (flow_cap.hpp) is unchanged. The
+    // efficiency is the engine's (LinkParams::for_node): EFA by generation (efa_generations.cpp),
+    // InfiniBand and RoCE ib.efficiency.simple; a scenario's [cluster.params] or profile overrides.
+    if (node.nic_kind == hw::NicKind::Efa) {
+      const hw::EfaGenerationParams* g = hw::efa_generation_params(node.efa_generation);
+      const double catalog = g ? g->efficiency[2] : param_default("efa.efficiency.simple");
+      k.nic_eff = param_or(spec.cluster.params, "efa.efficiency.simple", catalog);
+    } else if (node.nic_kind == hw::NicKind::Ib || node.nic_kind == hw::NicKind::Roce) {
+      k.nic_eff = param_or(spec.cluster.params, "ib.efficiency.simple", param_default("ib.efficiency.simple"));
+    }
     return k;
   }
 
@@ -409,8 +424,8 @@ class WorldImpl final : public World {
         if (grp.nics.size() > 1) name.append("-").append(std::to_string(grp.nics.back()));
         const std::size_t np = name.size();
         double bw = k.nic_bw * static_cast<double>(grp.nics.size()) * nic_factor[n][gi];
-        l.nic_tx.push_back(net.add_link(named(np, ".tx"), k.nic_kind, bw, Time::from_seconds(k.nic_lat / 2)));
-        l.nic_rx.push_back(net.add_link(named(np, ".rx"), k.nic_kind, bw, Time::from_seconds(k.nic_lat / 2)));
+        l.nic_tx.push_back(add_port(net, named(np, ".tx"), k.nic_kind, bw, k.nic_eff, Time::from_seconds(k.nic_lat / 2)));
+        l.nic_rx.push_back(add_port(net, named(np, ".rx"), k.nic_kind, bw, k.nic_eff, Time::from_seconds(k.nic_lat / 2)));
       }
       l.eth_tx = net.add_link(named(p, "eth.tx"), "eth", k.eth_bw, Time::from_seconds(k.eth_lat / 2));
       l.eth_rx = net.add_link(named(p, "eth.rx"), "eth", k.eth_bw, Time::from_seconds(k.eth_lat / 2));

@@ -1,5 +1,6 @@
-// Multi-node validation against public nccl-tests runs over EFA (docs: README "Multi-node
-// accuracy"): 2 x p4de.24xlarge (8 B - 2 GiB) and 2 x p5.48xlarge (8 B - 16 GiB) all_reduce_perf,
+// What `commsim calibrate` reaches on public nccl-tests runs over EFA, with each cluster's profile
+// fitted on the same file (in sample: docs/accuracy.md "Calibrated: multi-node accuracy"; the
+// same files with the defaults a user gets: efa_defaults_validation_test.cpp): 2 x p4de.24xlarge (8 B - 2 GiB) and 2 x p5.48xlarge (8 B - 16 GiB) all_reduce_perf,
 // both from github.com/awslabs/awsome-distributed-ai @0b55ba5 micro-benchmarks/nccl-tests/README.md,
 // copied under scenarios/validation/{p4de,p5}_2node_efa/measured/. Per size the measured time is
 // the faster of out-of-place and in-place. The target is a median |time error| <= 10 %;
@@ -57,7 +58,7 @@ Accuracy compare(const std::string& dir) {
 }
 }  // namespace
 
-TEST_CASE("validation: 2 x p4de over EFA, all_reduce_perf 8 B - 2 GiB within 10 % median", "[validation][nccl]") {
+TEST_CASE("calibrated (its profile, fitted on the same file): 2 x p4de over EFA, all_reduce_perf 8 B - 2 GiB within 10 % median", "[validation][nccl]") {
   // With its profile (EFA efficiency 0.84, per-hop latency 45 us) and aws-ofi-nccl's
   // NCCL_PROTO=simple; Tree at large sizes, as NCCL's 2-node tree rule picks. As it stands:
   // median 2.5 %, plateau (>= 256 MiB) median 0.9 %, max 36 % at 4 MiB (+36 %, one channel's
@@ -71,7 +72,7 @@ TEST_CASE("validation: 2 x p4de over EFA, all_reduce_perf 8 B - 2 GiB within 10 
   CHECK(a.max < 0.40);
 }
 
-TEST_CASE("validation: 2 x p5 over EFA, all_reduce_perf 8 B - 16 GiB within 10 % median", "[validation][nccl]") {
+TEST_CASE("calibrated (its profile, fitted on the same file): 2 x p5 over EFA, all_reduce_perf 8 B - 16 GiB within 10 % median", "[validation][nccl]") {
   // With its profile (EFA v2 per-hop latency LL 26 / LL128 40 / Simple 30 us, Simple efficiency
   // 0.63; p5.profile.toml says where each comes from) and NCCL's own choice on what its graph
   // search sees: aws-ofi-nccl's RDMA protocol reports each GPU's 4 EFAs as one 50 GB/s device

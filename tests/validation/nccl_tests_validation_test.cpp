@@ -1,5 +1,6 @@
-// Validation of the collective engine against the real nccl-tests curves of the 4 x H200
-// machine (scenarios/validation/h200x4/measured/nccl-tests/, NCCL 2.28.9, all_reduce_perf -g 4), with
+// What `commsim calibrate` reaches on the real nccl-tests curves of the 4 x H200 (in sample; the
+// same curves with the defaults: scripts/accuracy_ranges.py --check) machine
+// (scenarios/validation/h200x4/measured/nccl-tests/, NCCL 2.28.9, all_reduce_perf -g 4), with
 // the profile scenarios/validation/h200x4.profile.toml fitted from them by `commsim calibrate`.
 // Per size the measured time is the faster of out-of-place and in-place (noise only adds time).
 //
@@ -56,14 +57,14 @@ CurveAccuracy compare_nccl_tests_validation(const std::string& measured_file, co
 }
 }  // namespace
 
-TEST_CASE("validation: all-reduce over NVLink P2P (ar_g4.txt) within 5 % median", "[validation][nccl]") {
+TEST_CASE("calibrated (the profile fitted on these files): all-reduce over NVLink P2P (ar_g4.txt) within 5 % median", "[validation][nccl]") {
   const CurveAccuracy a = compare_nccl_tests_validation("ar_g4.txt", {});
   CHECK(a.points == 28);
   CHECK(a.median <= 0.05);
   CHECK(a.max <= 0.35);  // the 8 B - 4 KiB slow start, see the header
 }
 
-TEST_CASE("validation: all-reduce through host memory (ar_g4_shm.txt, NCCL_P2P_DISABLE=1) within 5 % median",
+TEST_CASE("calibrated (the profile fitted on these files): all-reduce through host memory (ar_g4_shm.txt, NCCL_P2P_DISABLE=1) within 5 % median",
           "[validation][nccl]") {
   const CurveAccuracy a = compare_nccl_tests_validation("ar_g4_shm.txt", {"nccl.env.NCCL_P2P_DISABLE=\"1\""});
   CHECK(a.points == 26);
@@ -71,7 +72,7 @@ TEST_CASE("validation: all-reduce through host memory (ar_g4_shm.txt, NCCL_P2P_D
   CHECK(a.max <= 0.25);
 }
 
-TEST_CASE("validation: all-reduce over TCP sockets (ar_g4_sock.txt) within 8 % median", "[validation][nccl]") {
+TEST_CASE("calibrated (the profile fitted on these files): all-reduce over TCP sockets (ar_g4_sock.txt) within 8 % median", "[validation][nccl]") {
   const CurveAccuracy a = compare_nccl_tests_validation("ar_g4_sock.txt", {"nccl.env.NCCL_P2P_DISABLE=\"1\"", "nccl.env.NCCL_SHM_DISABLE=\"1\""});
   CHECK(a.points == 24);
   CHECK(a.median <= 0.08);  // misses the 5 % target: see the header

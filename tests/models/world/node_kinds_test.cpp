@@ -75,8 +75,10 @@ TEST_CASE("node kinds: each node is its group's instance, links and NIC groups i
   }
   REQUIRE(tx > 0);
   REQUIRE(rx == tx + 1);  // non-blocking between nodes: NIC to NIC
-  CHECK(net.link_capacity(p[tx]) == Approx(4 * 12.5e9));
-  CHECK(net.link_capacity(p[rx]) == Approx(12.5e9));
+  // Each NIC link carries its own generation's Simple efficiency: EFA v2 0.89, EFA v1 0.6.
+  CHECK(net.link_capacity(p[tx]) == Approx(0.89 * 4 * 12.5e9));
+  CHECK(net.link_capacity(p[rx]) == Approx(0.6 * 12.5e9));
+  CHECK(w->raw_capacity(p[rx], net) == Approx(12.5e9));
   CHECK(w->transport(0, 18).label == "NET/Libfabric/0/GDRDMA");
   // Inside a p4d node: its own NVLink 3 (P2P read between A100s), not p5's NVLink 4.
   const Transport t = w->transport(16, 17);

@@ -76,7 +76,9 @@ TEST_CASE("transport: NET with GDR uses the GPU's closest NIC, p4d shares one EF
   std::vector<sim::LinkId> p;
   w->path(3, 11, p);  // GPU 3 of node 0 -> GPU 3 of node 1: both under switch 1 with EFA 1
   CHECK(path_link_names(net, p) == V{"node0/gpu3/pcie.up", "node0/nic1.tx", "node1/nic1.rx", "node1/gpu3/pcie.down"});
-  CHECK(net.link_capacity(p[1]) == Approx(12.5e9));  // 100 Gb/s EFA v1
+  // 100 Gb/s EFA v1: the NIC link carries NCCL's Simple efficiency (0.6), raw_capacity the line rate.
+  CHECK(net.link_capacity(p[1]) == Approx(0.6 * 12.5e9));
+  CHECK(w->raw_capacity(p[1], net) == Approx(12.5e9));
   CHECK(net.link_kind(p[1]) == "efa");
   // Staged (no GDR): host memory on both sides, crossing the switch uplinks.
   auto s = scenario_world_paths("p4d.24xlarge", 1, 8, 2);
@@ -98,7 +100,8 @@ TEST_CASE("transport: p5 spreads a GPU over its four EFAs, params override raw c
   std::vector<sim::LinkId> p;
   w->path(0, 8, p);
   CHECK(net.link_name(p[1]) == "node0/nic0-3.tx");
-  CHECK(net.link_capacity(p[1]) == Approx(4 * 12.5e9));  // 4 x 100 Gb/s EFA v2
+  CHECK(net.link_capacity(p[1]) == Approx(0.89 * 4 * 12.5e9));  // 4 x 100 Gb/s EFA v2 at its 0.89
+  CHECK(w->raw_capacity(p[1], net) == Approx(4 * 12.5e9));
   CHECK(net.link_capacity(p[0]) == Approx(40e9));        // overridden
   CHECK(w->transport(0, 8).label == "NET/Libfabric/0/GDRDMA");
 }
