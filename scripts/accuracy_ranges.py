@@ -7,15 +7,16 @@
 # Ranges: < 64 KiB, 64 KiB - < 1 MiB, 1 MiB - < 64 MiB, >= 64 MiB. Error of a size: predicted /
 # measured - 1 on the time; nccl-tests tables: the faster of out-of-place and in-place, as its users
 # read it; bus bandwidth points: time = size x factor / busbw.
-# Usage: scripts/accuracy_ranges.py [build/scenarios/commsim] [--profile] [--check DOC.md]
-#   --profile: keep the profiles; --check: also fail (exit 1) unless every printed row is in DOC.md
-#   verbatim (the test that keeps docs/accuracy.md's first table what the model gives).
+# Usage: scripts/accuracy_ranges.py [build/scenarios/commsim] [--profile] [--check DOC.md]...
+#   --profile: keep the profiles; --check (repeatable): also fail (exit 1) unless every printed row
+#   is in DOC.md verbatim (the test that keeps the README's and docs/accuracy.md's tables what the
+#   model gives).
 import json, os, re, statistics, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 V = os.path.join(ROOT, "scenarios/validation")
-CHECK = sys.argv[sys.argv.index("--check") + 1] if "--check" in sys.argv else None
-BIN = next((a for a in sys.argv[1:] if not a.startswith("--") and a != CHECK),
+CHECKS = [sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--check"]
+BIN = next((a for a in sys.argv[1:] if not a.startswith("--") and a not in CHECKS),
            os.path.join(ROOT, "build/scenarios/commsim"))
 KEEP_PROFILE = "--profile" in sys.argv
 KiB, MiB = 1 << 10, 1 << 20
@@ -166,9 +167,11 @@ for make in CURVES:
     cells = [cell([e for s, e in errs.items() if lo <= s < hi]) for _, lo, hi in RANGES]
     rows.append(f"| {label} | {len(errs)} | " + " | ".join(cells) + f" | {cell(list(errs.values()))} |")
 print("\n".join(rows))
-if CHECK:
-    doc = set(open(CHECK).read().splitlines())
-    missing = [r for r in rows if r not in doc]
-    for r in missing:
-        print(f"{CHECK}: row not in the document as printed: {r}", file=sys.stderr)
-    sys.exit(1 if missing else 0)
+missing = 0
+for check in CHECKS:
+    doc = set(open(check).read().splitlines())
+    for r in rows:
+        if r not in doc:
+            print(f"{check}: row not in the document as printed: {r}", file=sys.stderr)
+            missing += 1
+sys.exit(1 if missing else 0)

@@ -424,8 +424,9 @@ class WorldImpl final : public World {
         if (grp.nics.size() > 1) name.append("-").append(std::to_string(grp.nics.back()));
         const std::size_t np = name.size();
         double bw = k.nic_bw * static_cast<double>(grp.nics.size()) * nic_factor[n][gi];
-        l.nic_tx.push_back(add_port(net, named(np, ".tx"), k.nic_kind, bw, k.nic_eff, Time::from_seconds(k.nic_lat / 2)));
-        l.nic_rx.push_back(add_port(net, named(np, ".rx"), k.nic_kind, bw, k.nic_eff, Time::from_seconds(k.nic_lat / 2)));
+        const Time half = Time::from_seconds(k.nic_lat / 2);
+        l.nic_tx.push_back(add_port(net, named(np, ".tx"), k.nic_kind, bw, k.nic_eff, half));
+        l.nic_rx.push_back(add_port(net, named(np, ".rx"), k.nic_kind, bw, k.nic_eff, half));
       }
       l.eth_tx = net.add_link(named(p, "eth.tx"), "eth", k.eth_bw, Time::from_seconds(k.eth_lat / 2));
       l.eth_rx = net.add_link(named(p, "eth.rx"), "eth", k.eth_bw, Time::from_seconds(k.eth_lat / 2));
