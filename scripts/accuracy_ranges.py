@@ -36,9 +36,19 @@ def defaults_scenario(path):
     return tmp
 
 
+def own_profile(scenario):
+    """--profile: the profile of a cluster whose scenario runs with the defaults and keeps its own
+    fit beside it (scenarios/validation/*_efa/<instance>.profile.toml), as a --set."""
+    d = os.path.dirname(scenario)
+    names = [f for f in os.listdir(d) if f.endswith(".profile.toml")] if KEEP_PROFILE else []
+    if len(names) != 1 or re.search(r"(?m)^profile\s*=", open(scenario).read()):
+        return []
+    return ["--set", f'cluster.profile="{os.path.join(d, names[0])}"']
+
+
 def predict(scenario, op, lo, hi, sets=()):
     cmd = [BIN, "nccl-tests", defaults_scenario(scenario), "--op", op, "-b", str(lo), "-e", str(hi), "-f", "2",
-           "--json"]
+           "--json"] + own_profile(scenario)
     for s in sets:
         cmd += ["--set", s]
     out = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)

@@ -29,7 +29,10 @@ double median_of(std::vector<double> v) {
 
 Accuracy compare(const std::string& dir) {
   const std::string base = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/" + dir;
-  const auto loaded = scenarios::load_scenario(base + "/scenario.toml");
+  // The scenario runs with the catalog's defaults; its cluster's profile, fitted on the same file,
+  // is applied here (named <instance>.profile.toml beside it).
+  const std::string profile = base + "/" + dir.substr(0, dir.find('_')) + ".profile.toml";
+  const auto loaded = scenarios::load_scenario(base + "/scenario.toml", {"cluster.profile=\"" + profile + "\""});
   const auto runs = models::readers::parse_nccl_tests_files({base + "/measured/all_reduce_perf.txt"});
   REQUIRE(runs.size() == 1);
   models::calibrate::NcclTestsOptions o;
