@@ -39,6 +39,8 @@ Engine::Engine(sim::Simulator& sim, sim::FlowNetwork& net, const World& world, c
   params_ = LinkParams::for_world(world);  // EFA by generation (models/hw/efa_generations.hpp)
   params_.apply(spec.cluster.params);
   buffsize_ = world.nccl_env().buffsize;
+  nvls_chunk_ = world.nccl_env().nvls_chunksize;
+  nvlstree_max_chunk_ = world.nccl_env().nvlstree_max_chunksize;
   // Read mode's bandwidth cost depends on the GPU generation unless the scenario sets it; in a
   // mixed cluster ([[cluster.groups]]) on each edge's own GPUs (flow_cap).
   read_by_gpu_ = params_.p2p_read_bandwidth_factor < 0;

@@ -205,6 +205,7 @@ class Engine final : public CollectiveEngine {
   double h200_channel_rate_ = 0;         // its registered (H200-measured) default, carried by the rule
   bool read_by_gpu_ = false;             // p2p.read.bandwidth_factor by GPU generation (not set by the scenario)
   int64_t buffsize_ = int64_t{1} << 22;  // NCCL_BUFFSIZE: Simple's FIFO per channel and peer
+  int64_t nvls_chunk_ = int64_t{1} << 17, nvlstree_max_chunk_ = -2;  // NCCL_NVLS_CHUNKSIZE, _NVLSTREE_MAX_
   double rate_scale_ = 1;                // set_rate_scale: comm beside compute
   mutable PlanCache plans_;
   std::map<std::vector<int>, std::vector<Edge>> all_pairs_;  // all-to-all paths per group

@@ -10,10 +10,12 @@ double chain_fill_s(Proto proto, int64_t buffsize, double bytes_per_channel, dou
   return loop_fill_s(simple_chain_slice_bytes(buffsize), bytes_per_channel, sum_time_s, max_time_s);
 }
 
-int64_t nvls_tree_chunk_bytes(int64_t bytes, int channels, int heads, int nodes) {
+int64_t nvls_tree_chunk_bytes(int64_t bytes, int channels, int heads, int nodes, int64_t nvls_chunk,
+                              int64_t max_chunk) {
   const int64_t ops = static_cast<int64_t>(std::max(1, channels)) * std::max(1, heads);
-  int64_t chunk = int64_t{128} << 10;         // NCCL_NVLS_CHUNKSIZE
-  if (nodes >= 4) chunk = int64_t{64} << 10;  // NCCL_NVLSTREE_MAX_CHUNKSIZE's default from 4 nodes
+  int64_t chunk = nvls_chunk;
+  if (max_chunk == -2) max_chunk = nodes >= 4 ? int64_t{64} << 10 : chunk;  // NCCL's default
+  if (max_chunk > 0) chunk = std::min(chunk, max_chunk);
   if (bytes < 32 * ops * chunk && chunk > (int64_t{256} << 10)) chunk = int64_t{256} << 10;
   if (bytes < 16 * ops * chunk && chunk > (int64_t{128} << 10)) chunk = int64_t{128} << 10;
   if (bytes < 4 * ops * chunk && chunk > (int64_t{64} << 10)) chunk = int64_t{64} << 10;

@@ -49,10 +49,15 @@ double chain_fill_s(Proto proto, int64_t buffsize, double bytes_per_channel, dou
 // switch and send them up the tree, and the gather warps wait for every head's chunk
 // (src/device/all_reduce.h RunWorkColl NVLS_TREE; prims_simple.h ScatterGatherOp: one postPeer
 // after the loop over peers). The chunk is NCCL's (src/enqueue.cc calcCollChunking, NVLS_TREE,
-// NCCL 2.26-2.28): NCCL_NVLS_CHUNKSIZE (128 KiB), at most 64 KiB from 4 nodes on
-// (NCCL_NVLSTREE_MAX_CHUNKSIZE unset), then with ops = channels x heads:
-//   bytes < 16 ops chunk -> 128 KiB, < 4 ops chunk -> 64 KiB, < ops chunk -> 32 KiB.
-int64_t nvls_tree_chunk_bytes(int64_t bytes, int channels, int heads, int nodes);
+// NCCL 2.26-2.28): NCCL_NVLS_CHUNKSIZE (nvls_chunk, 128 KiB by default), at most
+// NCCL_NVLSTREE_MAX_CHUNKSIZE (max_chunk; -2, its default: 64 KiB from 4 nodes on, else no bound),
+// then with ops = channels x heads:
+//   bytes < 32 ops chunk -> 256 KiB, < 16 ops chunk -> 128 KiB, < 4 ops chunk -> 64 KiB,
+//   < ops chunk -> 32 KiB (each only where the chunk is larger).
+// aws-ofi-nccl sets both to 512 KiB on p5 and later ("a max chunk size of 512KiB recovers from
+// the regression" of NCCL 2.19.3's 64 KiB, src/platform-aws.cpp).
+int64_t nvls_tree_chunk_bytes(int64_t bytes, int channels, int heads, int nodes, int64_t nvls_chunk = int64_t{1} << 17,
+                              int64_t max_chunk = -2);
 
 // fill = min(1, loop / bytes_per_channel) x (sum_time_s - max_time_s): a chain forwarding whole
 // loops of `loop_bytes` per channel (the form of chain_fill_s with the loop as the slice).

@@ -14,6 +14,7 @@
 namespace models::hw {
 
 namespace {
+using detail::aws_ofi_env;
 using detail::base;
 using detail::efa_nics;
 using detail::ib_nics;
@@ -103,6 +104,7 @@ std::vector<NodeSpec> make_node_catalog() {
     n.cpu = CpuVendor::Intel;
     n.cpu_family = "cascadelake";
     efa_nics(n, 4, 1, 1, 100);
+    aws_ofi_env(n, false);  // platforms "p4d.24xlarge", "p4de.24xlarge"
     n.eth_bytes_per_s = 100 * kGbit;
     n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(6, 2933);
     c.push_back(n);
@@ -123,6 +125,7 @@ std::vector<NodeSpec> make_node_catalog() {
     n.cpu = CpuVendor::Amd;
     n.cpu_family = "milan";
     efa_nics(n, 32, 4, 2, 100);
+    aws_ofi_env(n, true);  // platforms "p5/p5e", "p5en/p6-b200"
     // NVLS on: aws-ofi-nccl (src/platform-aws.cpp, "p5/p5e" and "p5en/p6-b200") sets
     // NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE for these hosts ("NVLS Tree ... on AWS"),
     // and its tuner (src/tuner/nccl_ofi_regions.cpp, models/nccl/ofi_tuner.hpp) picks NVLS_TREE on
@@ -143,6 +146,8 @@ std::vector<NodeSpec> make_node_catalog() {
     n.cpu = CpuVendor::Intel;
     n.cpu_family = "sapphirerapids";
     efa_nics(n, 16, 2, 3, 200);
+    aws_ofi_env(n, true);
+    n.net_plugin_env.emplace_back("NCCL_NETDEVS_POLICY", "max:1");  // "p5en/p6-b200" only
     n.net_plugin_latency_us = 35;  // aws-ofi-nccl "p5en/p6-b200": latency 35.0
     n.eth_bytes_per_s = 200 * kGbit;
     n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 4800);
@@ -161,6 +166,8 @@ std::vector<NodeSpec> make_node_catalog() {
     n.cpu = CpuVendor::Intel;
     n.cpu_family = "emeraldrapids";
     efa_nics(n, 8, 1, 4, 400);
+    aws_ofi_env(n, true);
+    n.net_plugin_env.emplace_back("NCCL_NETDEVS_POLICY", "max:1");  // "p5en/p6-b200" only
     n.net_plugin_latency_us = 35;  // aws-ofi-nccl "p5en/p6-b200": latency 35.0
     n.nvls = true;                 // aws-ofi-nccl src/platform-aws.cpp "p5en/p6-b200": NVLS chunk sizes set
     n.eth_bytes_per_s = 100 * kGbit;

@@ -49,6 +49,7 @@ void add_blackwell_nodes(std::vector<NodeSpec>& c) {
     n.cpu = CpuVendor::Intel;
     n.cpu_family = "emeraldrapids";
     efa_nics(n, 8, 1, 4, 800);
+    aws_ofi_env(n, true);          // platform "p6-b300"
     n.net_plugin_latency_us = 35;  // aws-ofi-nccl platform "p6-b300": latency 35.0
     n.eth_bytes_per_s = 300 * kGbit;
     n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 5600);
@@ -112,12 +113,14 @@ void add_blackwell_nodes(std::vector<NodeSpec>& c) {
     // entry (regex ^p([5-9]|[0-9]{2,}).*, "we expect this to apply to P6e-GB200 and later"): 35 us.
     NodeSpec n = rack("u-p6e-gb200x72", "GB200", 72, "AWS EC2 P6e-GB200 UltraServer page; EC2 UltraServers user guide");
     efa_nics(n, 72, 1, 4, 400);
+    aws_ofi_env(n, true);  // platform "p-series"
     n.net_plugin_latency_us = 35;
     n.eth_bytes_per_s = 18 * 100 * kGbit;
     n.host_mem_bytes_per_s = 36 * 512e9;
     c.push_back(n);
     n = rack("u-p6e-gb200x36", "GB200", 36, "AWS EC2 P6e-GB200 UltraServer page; EC2 UltraServers user guide");
     efa_nics(n, 36, 1, 4, 400);
+    aws_ofi_env(n, true);  // platform "p-series"
     n.net_plugin_latency_us = 35;
     n.eth_bytes_per_s = 9 * 100 * kGbit;
     n.host_mem_bytes_per_s = 18 * 512e9;

@@ -13,6 +13,11 @@ inline constexpr double kGbit = 1e9 / 8;
 NodeSpec base(const char* name, const char* gpu, int gpus, const char* citation);
 // AWS Elastic Fabric Adapter: `count` NICs of `gbit` Gb/s, `per_switch` under each GPU PCIe switch.
 void efa_nics(NodeSpec& n, int count, int per_switch, int generation, double gbit);
+// The NCCL variables aws-ofi-nccl sets on an AWS platform (NodeSpec::net_plugin_env; its
+// src/platform-aws.cpp env tables): NCCL_BUFFSIZE 8 MiB and NCCL_P2P_NET_CHUNKSIZE 512 KiB, and
+// from p5 on (`nvls_chunks`) NCCL_NVLSTREE_MAX_CHUNKSIZE and NCCL_NVLS_CHUNKSIZE 512 KiB and
+// NCCL_NET_FORCE_FLUSH 0.
+void aws_ofi_env(NodeSpec& n, bool nvls_chunks);
 // InfiniBand HCAs driven by NCCL's IB plugin (one per GPU on DGX-style nodes).
 void ib_nics(NodeSpec& n, int count, int per_switch, double gbit);
 // RDMA over Converged Ethernet (ConnectX in Ethernet mode), NCCL's IB plugin.

@@ -4,6 +4,7 @@
 // imported `nvidia-smi topo -m`) both end up here.
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/hw/gpu.hpp"
@@ -70,6 +71,10 @@ struct NodeSpec {
   // (src/platform-aws.cpp: 75 us on p4d/p4de/p5/p5e and unknown hosts, 35 on p5en/p6), on
   // EFA only; NCCL's own IB and Socket plugins declare 0.
   double net_plugin_latency_us = 0;
+  // NCCL variables the network plugin sets in the process where the user has not: aws-ofi-nccl
+  // (1.16 and later) per platform (src/platform-aws.cpp, env tables: NCCL_BUFFSIZE 8 MiB on p4d,
+  // p4de and p5 on; NVLS chunk sizes 512 KiB from p5 on). A scenario's [nccl.env] wins.
+  std::vector<std::pair<std::string, std::string>> net_plugin_env;
   double nic_bytes_per_s = 0;       // per NIC, line rate
   double eth_bytes_per_s = 0;       // ordinary interface (ENA/virtio) used by NET/Socket
   std::string eth_driver = "ena";   // "ena" (NCCL: 2 threads x 8 sockets), "virtio", ...

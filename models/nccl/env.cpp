@@ -129,6 +129,14 @@ const Modelled kModelled[] = {
        // 0 off; 1 on; 2 (default) on where the driver reports multicast (hw::NodeSpec::nvls).
        e.nvls_enable = parse_int(n, v, 0, 2) != 0;
      }},
+    {"NCCL_NVLS_CHUNKSIZE",
+     [](NcclEnv& e, const std::string& n, const std::string& v) {
+       e.nvls_chunksize = parse_int(n, v, 1, int64_t{1} << 30);
+     }},
+    {"NCCL_NVLSTREE_MAX_CHUNKSIZE",
+     [](NcclEnv& e, const std::string& n, const std::string& v) {
+       e.nvlstree_max_chunksize = parse_int(n, v, -2, int64_t{1} << 30);
+     }},
     {"NCCL_NVLS_NCHANNELS",
      [](NcclEnv& e, const std::string& n, const std::string& v) { e.tuning.nvls_channels = parse_channels(n, v); }},
     {"NCCL_P2P_DISABLE",
@@ -323,8 +331,6 @@ const std::vector<std::string> kDocumented = {
     "NCCL_NETDEVS_POLICY",
     "NCCL_NTHREADS",
     "NCCL_NVB_DISABLE",
-    "NCCL_NVLS_CHUNKSIZE",
-    "NCCL_NVLSTREE_MAX_CHUNKSIZE",
     "NCCL_OOB_NET_ENABLE",
     "NCCL_OOB_NET_IFNAME",
     "NCCL_P2P_DIRECT_DISABLE",

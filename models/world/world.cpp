@@ -51,12 +51,19 @@ struct NodeLinks {
   const topology::NodeGraph* graph = nullptr;  // its kind's (NodeKinds): which PCIe switch each GPU sits under
 };
 
+// The environment NCCL runs with: the network plugin's variables (hw::NodeSpec::net_plugin_env:
+// aws-ofi-nccl sets them at load, without overwriting) under the scenario's [nccl.env].
+std::map<std::string, std::string> env_with_plugin(std::map<std::string, std::string> env, const hw::NodeSpec& node) {
+  for (const auto& [name, value] : node.net_plugin_env) env.emplace(name, value);
+  return env;
+}
+
 class WorldImpl final : public World {
  public:
   WorldImpl(const ScenarioSpec& spec, sim::FlowNetwork& net, const ClusterSlot& slot)
       : kinds_(spec),
         node_(kinds_.kind(0).node),
-        env_(nccl::parse_nccl_env(spec.nccl_env)),
+        env_(nccl::parse_nccl_env(env_with_plugin(spec.nccl_env, node_))),
         layout_(kinds_.place(spec)) {
     kinds_.build_transports(spec.placement, layout_, env_);
     if (kinds_.count() > 1 && slot.cluster_nodes > 0)

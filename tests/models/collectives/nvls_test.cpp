@@ -99,7 +99,8 @@ TEST_CASE("nvls: one-node all-reduce moves (1 + 1/n) S per NVLink port each way,
                         .raw_bandwidth = port.edge.raw_bandwidth,
                         .coll_share = static_cast<double>(nvls.rec.channels) / plan.channels_ref,
                         .channels = static_cast<double>(nvls.rec.channels),
-                        .work = 1 / eta}),
+                        .work = 1 / eta,
+                        .buffsize = world->nccl_env().buffsize}),  // aws-ofi-nccl's 8 MiB on p5
       port.edge.raw_bandwidth * P.of(LinkClass::NVLink).efficiency[static_cast<int>(Proto::Simple)]);  // the port
   const double lat = P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple);
   CHECK(nvls.t == Approx(lat + 1.125 * S / cap).epsilon(1e-6));
@@ -113,6 +114,9 @@ TEST_CASE("nvls: one-node all-reduce moves (1 + 1/n) S per NVLink port each way,
   CHECK(ring.t / nvls.t > 1.25);
   CHECK(ring.t / nvls.t < 1.75 / 1.125);
 }
+
+// aws-ofi-nccl's NCCL_BUFFSIZE on p5 (hw::NodeSpec::net_plugin_env): Simple's window per channel.
+constexpr int64_t kAwsOfiBuffsize = int64_t{8} << 20;
 
 TEST_CASE("nvls: reduce-scatter and all-gather (NCCL_ALGO=NVLS) move S one way and S/n the other", "[nccl]") {
   const int64_t S = int64_t{1} << 30;
@@ -129,7 +133,8 @@ TEST_CASE("nvls: reduce-scatter and all-gather (NCCL_ALGO=NVLS) move S one way a
                                                   .raw_bandwidth = raw,
                                                   .coll_share = 16.0 / 24.0,
                                                   .channels = 16,
-                                                  .work = 1 / 0.85}),
+                                                  .work = 1 / 0.85,
+                                                  .buffsize = kAwsOfiBuffsize}),
                                 raw * P.of(LinkClass::NVLink).efficiency[static_cast<int>(Proto::Simple)]);
     const double lat = P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple);
     CHECK(r.t == Approx(lat + S / cap).epsilon(1e-6));

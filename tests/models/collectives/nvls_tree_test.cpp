@@ -121,6 +121,11 @@ TEST_CASE("nvls tree: 2 x p5 all-reduce moves S per node over the network and (1
   const double share = static_cast<double>(rec.channels) / plan.channels_ref;
   // p5's defaults: EFA v2's own latencies and efficiency (LinkParams::for_node, hw/efa_generations).
   const LinkParams P5 = LinkParams::for_node(world->node());
+  // aws-ofi-nccl's environment on p5 (hw::NodeSpec::net_plugin_env): NCCL_BUFFSIZE 8 MiB,
+  // NCCL_NVLS_CHUNKSIZE and NCCL_NVLSTREE_MAX_CHUNKSIZE 512 KiB.
+  const auto& env = world->nccl_env();
+  REQUIRE(env.buffsize == int64_t{8} << 20);
+  REQUIRE(env.nvls_chunksize == int64_t{512} << 10);
   const auto hop5 = [&](LinkClass c, Proto p) { return P5.of(c).hop_latency_s[static_cast<int>(p)]; };
   const auto cap = [&](const CommPlan::MergedEdge& m, double channels, double work) {
     return flow_rate_cap(P5, {.link_class = m.edge.link_class,
@@ -129,16 +134,18 @@ TEST_CASE("nvls tree: 2 x p5 all-reduce moves S per node over the network and (1
                               .link_fraction = m.share_frac,
                               .coll_share = share,
                               .channels = channels,
-                              .work = work});
+                              .work = work,
+                              .buffsize = env.buffsize});
   };
   // The ports at the switch's rate: nvls.efficiency (Hopper 0.85) of the ring's.
   const double nvl = 1.125 * S / cap(plan.nvls_switch.front(), rec.channels, 1 / 0.85);
   const double inter = S / 8.0 / cap(plan.nvls_net_merged.front(), rec.channels / 8.0, 1);
-  // The fill: a loop of 8 heads x 128 KiB per channel (NCCL's chunk: 1 GiB is not below
-  // 16 x channels x 8 heads x 128 KiB) passes 3 switch stages and 2 network edges (2 nodes: d = 1)
-  // store and forward.
+  // The fill: a loop of 8 heads x 256 KiB per channel (NCCL's chunk: 512 KiB, and 1 GiB is below
+  // 32 x channels x 8 heads x 512 KiB, not below 16 x ... x 256 KiB) passes 3 switch stages and 2
+  // network edges (2 nodes: d = 1) store and forward. With NCCL's own 128 KiB it would be 128 KiB.
+  CHECK(nvls_tree_chunk_bytes(S, rec.channels, 8, 2, env.nvls_chunksize, env.nvlstree_max_chunksize) == 256 << 10);
   CHECK(nvls_tree_chunk_bytes(S, rec.channels, 8, 2) == 128 << 10);
-  const double fill = 8.0 * (128 << 10) / (double(S) / rec.channels) * (3 * nvl + 2 * inter - std::max(nvl, inter));
+  const double fill = 8.0 * (256 << 10) / (double(S) / rec.channels) * (3 * nvl + 2 * inter - std::max(nvl, inter));
   const double lat =
       P5.kernel_latency_s + 2 * hop5(LinkClass::NVLink, Proto::Simple) + 2 * hop5(LinkClass::EFA, Proto::Simple);
   CHECK(t == Approx(lat + fill + std::max(nvl, inter)).epsilon(1e-6));

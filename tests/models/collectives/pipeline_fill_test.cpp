@@ -45,6 +45,15 @@ TEST_CASE("pipeline fill: NVLSTree's loop -- NCCL's chunk and the fill of a chai
   // 1024 x 64 KiB.
   CHECK(nvls_tree_chunk_bytes(int64_t{8} << 30, 32, 32, 20) == 64 * KiB);
   CHECK(nvls_tree_chunk_bytes(32 * MiB, 32, 32, 20) == 32 * KiB);
+  // aws-ofi-nccl's NCCL_NVLS_CHUNKSIZE = NCCL_NVLSTREE_MAX_CHUNKSIZE = 512 KiB (p5 on): 32 p5
+  // nodes, 16 channels x 8 heads = 128 ops: 512 KiB from 32 x 128 x 512 KiB = 2 GiB, 256 KiB
+  // below it, 128 KiB below 16 x 128 x 256 KiB = 512 MiB; NCCL's own 64 KiB without them.
+  CHECK(nvls_tree_chunk_bytes(int64_t{2} << 30, 16, 8, 32, 512 * KiB, 512 * KiB) == 512 * KiB);
+  CHECK(nvls_tree_chunk_bytes(int64_t{1} << 30, 16, 8, 32, 512 * KiB, 512 * KiB) == 256 * KiB);
+  CHECK(nvls_tree_chunk_bytes(256 * MiB, 16, 8, 32, 512 * KiB, 512 * KiB) == 128 * KiB);
+  CHECK(nvls_tree_chunk_bytes(int64_t{2} << 30, 16, 8, 32) == 64 * KiB);
+  // An explicit NCCL_NVLSTREE_MAX_CHUNKSIZE bounds the chunk on 2 nodes too.
+  CHECK(nvls_tree_chunk_bytes(int64_t{2} << 30, 16, 8, 2, 512 * KiB, 64 * KiB) == 64 * KiB);
   // The fill of a loop: 32 heads x 128 KiB = 4 MiB per channel, 32 MiB per channel in all (8
   // loops); 5 stages of 800 us each (the whole share's): one loop passes a stage in 100 us, the
   // last loop ends after (5 + 8 - 1) x 100 us, 400 us more than the 800 us of bytes.

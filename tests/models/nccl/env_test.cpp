@@ -15,9 +15,10 @@ using namespace models::nccl;
 
 TEST_CASE("nccl env: every modelled variable is parsed, and a value NCCL would refuse is an error", "[nccl]") {
   const auto& names = modelled_nccl_variables();
-  REQUIRE(names.size() == 28);  // with NCCL_NVLS_ENABLE/NCHANNELS (NVLS), NCCL_COLLNET_ENABLE, NCCL_PXN_DISABLE,
+  REQUIRE(names.size() == 30);  // with NCCL_NVLS_ENABLE/NCHANNELS (NVLS), NCCL_COLLNET_ENABLE, NCCL_PXN_DISABLE,
                                 // NCCL_MNNVL_ENABLE (multi-node NVLink domains), NCCL_TUNER_PLUGIN and
-                                // aws-ofi-nccl's OFI_NCCL_TUNER_TYPE, OFI_NCCL_FORCE_NUM_RAILS
+                                // aws-ofi-nccl's OFI_NCCL_TUNER_TYPE, OFI_NCCL_FORCE_NUM_RAILS, and
+                                // NCCL_NVLS_CHUNKSIZE, NCCL_NVLSTREE_MAX_CHUNKSIZE (NVLSTree's chunk)
   for (const std::string& name : names) {
     INFO(name);
     // NCCL_TUNER_PLUGIN names a library: NCCL refuses no value (one it cannot open falls back to the
@@ -32,6 +33,35 @@ TEST_CASE("nccl env: every modelled variable is parsed, and a value NCCL would r
       CHECK(e.key() == "nccl.env." + name);
     }
   }
+}
+
+TEST_CASE("nccl env: aws-ofi-nccl's platform variables apply under the scenario's", "[nccl]") {
+  // p5: the plugin sets NCCL_BUFFSIZE 8 MiB and the NVLS chunks 512 KiB (src/platform-aws.cpp);
+  // a scenario's own value wins; a host without the plugin (DGX, InfiniBand) keeps NCCL's.
+  const auto env_of = [](const char* instance, std::map<std::string, std::string> env) {
+    models::ScenarioSpec s;
+    s.cluster.instance = instance;
+    s.cluster.nodes = 1;
+    s.placement.pods_per_node = 1;
+    s.placement.gpus_per_pod = 8;
+    s.nccl_env = std::move(env);
+    sim::Simulator sim;
+    sim::FlowNetwork net(sim);
+    return models::World::build(s, net)->nccl_env();
+  };
+  const NcclEnv p5 = env_of("p5.48xlarge", {});
+  CHECK(p5.buffsize == int64_t{8} << 20);
+  CHECK(p5.nvls_chunksize == int64_t{512} << 10);
+  CHECK(p5.nvlstree_max_chunksize == int64_t{512} << 10);
+  const NcclEnv mine = env_of("p5.48xlarge", {{"NCCL_BUFFSIZE", "4194304"}});
+  CHECK(mine.buffsize == int64_t{4} << 20);
+  CHECK(mine.nvls_chunksize == int64_t{512} << 10);
+  const NcclEnv p4d = env_of("p4d.24xlarge", {});
+  CHECK(p4d.buffsize == int64_t{8} << 20);
+  CHECK(p4d.nvls_chunksize == int64_t{128} << 10);  // the plugin sets no NVLS chunk on p4d
+  const NcclEnv dgx = env_of("dgx-h100", {});
+  CHECK(dgx.buffsize == int64_t{4} << 20);
+  CHECK(dgx.nvlstree_max_chunksize == -2);
 }
 
 TEST_CASE("nccl env: integers are read as NCCL reads them (strtoll, base 0), by every reader", "[nccl]") {
