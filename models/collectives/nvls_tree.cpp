@@ -75,10 +75,9 @@ void Engine::launch_nvls_tree_all_reduce(const Launch& l) {
     t = std::max(t, static_cast<double>(block_[i].bytes) / block_[i].rate_cap);
   }
   const int heads = std::max(1, plan.view.nvls_heads);
-  const double loop =
-      static_cast<double>(heads) *
-      static_cast<double>(nvls_tree_chunk_bytes(static_cast<int64_t>(l.S), l.rec.channels, heads, plan.view.nnodes,
-                                                nvls_chunk_, nvlstree_max_chunk_));
+  const double loop = static_cast<double>(heads) *
+                      static_cast<double>(nvls_tree_chunk_bytes(static_cast<int64_t>(l.S), l.rec.channels, heads,
+                                                                plan.view.nnodes, nvls_chunk_, nvlstree_max_chunk_));
   const double fill_s = loop_fill_s(loop, l.S / whole.channels, (2 * depth + 1) * t_switch + 2 * depth * t_net,
                                     std::max(t_switch, t_net));
   const sim::Time lat =

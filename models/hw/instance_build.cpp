@@ -36,9 +36,9 @@ void aws_ofi_env(NodeSpec& n, bool nvls_chunks) {
   // "NCCL v2.19.3 reduced the chunk size used when running NVLS Tree algorithm on greater than 4
   // nodes to 64KiB. This drastically impacted performance on AWS ... a max chunk size of 512KiB
   // recovers from the regression" (src/platform-aws.cpp).
-  n.net_plugin_env.insert(n.net_plugin_env.end(), {{"NCCL_NVLSTREE_MAX_CHUNKSIZE", "524288"},
-                                                   {"NCCL_NVLS_CHUNKSIZE", "524288"},
-                                                   {"NCCL_NET_FORCE_FLUSH", "0"}});
+  n.net_plugin_env.insert(
+      n.net_plugin_env.end(),
+      {{"NCCL_NVLSTREE_MAX_CHUNKSIZE", "524288"}, {"NCCL_NVLS_CHUNKSIZE", "524288"}, {"NCCL_NET_FORCE_FLUSH", "0"}});
 }
 
 // InfiniBand HCAs for the compute fabric, one per GPU on NVIDIA's DGX systems (NCCL's NET/IB).
