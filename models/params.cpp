@@ -260,13 +260,16 @@ constexpr std::array kLinkRegistry = std::to_array<ParamSpec>({
     // scenarios/validation/h200x4.profile.toml): 3.3 GB/s per ring edge with Simple; a step pays
     // its latency once per channel (serial_channels, link_params.hpp), so Simple's 21 us is 42 us
     // per step on the 2 channels NCCL runs there.
-    {"socket.hop_latency.ll", U::Seconds, params_detail::kTime, 13.1 * kUs, "", O::Collectives, "fitted, 4xH200 loopback"},
-    {"socket.hop_latency.ll128", U::Seconds, params_detail::kTime, 20.0 * kUs, "", O::Collectives, "prior: no curve runs LL128 over TCP"},
+    {"socket.hop_latency.ll", U::Seconds, params_detail::kTime, 13.1 * kUs, "", O::Collectives,
+     "fitted, 4xH200 loopback"},
+    {"socket.hop_latency.ll128", U::Seconds, params_detail::kTime, 20.0 * kUs, "", O::Collectives,
+     "prior: no curve runs LL128 over TCP"},
     {"socket.hop_latency.simple", U::Seconds, params_detail::kTime, 21.2 * kUs, "", O::Collectives,
      "fitted, 4xH200 loopback (per channel)"},
     {"socket.efficiency.ll", U::Fraction, params_detail::kFraction, 0.235, "", O::Collectives,
      "fitted, 4xH200 loopback (scenarios/validation/h200x4/measured/nccl-tests/ar_g4_sock.txt)"},
-    {"socket.efficiency.ll128", U::Fraction, params_detail::kFraction, 0.3, "", O::Collectives, "prior: no curve runs LL128 over TCP"},
+    {"socket.efficiency.ll128", U::Fraction, params_detail::kFraction, 0.3, "", O::Collectives,
+     "prior: no curve runs LL128 over TCP"},
     {"socket.efficiency.simple", U::Fraction, params_detail::kFraction, 0.67, "", O::Collectives,
      "fitted, 4xH200 loopback: 3.3 GB/s per ring edge"},
     {"socket.channel_bandwidth", U::BytesPerSecond, params_detail::kChannelRate, 0, "", O::Collectives, kNoChannelRate},

@@ -2,8 +2,9 @@
 // The collective engine's EFA parameters per EFA generation: the per-step latency and the
 // fraction of the NICs' line rate that NCCL moves through aws-ofi-nccl, for LL, LL128 and Simple.
 // EFA v1 (p4d, p4de, g5, g6e) keeps the registered defaults `efa.*` (models/params.cpp: EFA v2's
-// step latencies, its lower bound, and p4dn's efficiency); later generations have their own, each read off a public measurement of that generation
-// that no validation file of the repository holds (sources in efa_generations.cpp). A scenario's
+// step latencies, its lower bound, and p4dn's efficiency); later generations have their own, each
+// read off a public measurement of that generation that no validation file of the repository holds
+// (sources in efa_generations.cpp). A scenario's
 // `[cluster.params]` (or its profile) overrides them as it overrides any default.
 //
 // The latency the plugin declares to NCCL (NodeSpec::net_plugin_latency_us: 75 or 35 us) is not
