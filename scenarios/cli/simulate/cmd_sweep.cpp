@@ -216,7 +216,11 @@ int cmd_sweep(int argc, char** argv) {
     std::exception_ptr fatal;  // anything that is not a point's own error: the sweep stops
     // Workers numbered `allowed` and above stop before their next point (below: a refused thread).
     std::atomic<size_t> allowed{std::numeric_limits<size_t>::max()};
+    // No worker takes a point before every thread is started (or refused and trimmed): points run
+    // while the stacks still fill the address space would find no memory.
+    std::atomic<bool> started{false};
     auto worker = [&](size_t id) {
+      started.wait(false);
       try {
         run_points(id);
       } catch (...) {
@@ -279,6 +283,8 @@ int cmd_sweep(int argc, char** argv) {
         // keep half of the threads it gave and join the others, whose stacks are then returned.
         const size_t given = threads.size() + 1, keep = (given + 1) / 2;
         allowed.store(keep);
+        started.store(true);
+        started.notify_all();
         while (threads.size() + 1 > keep) {
           threads.back().join();
           threads.pop_back();
@@ -290,6 +296,8 @@ int cmd_sweep(int argc, char** argv) {
         break;
       }
     }
+    started.store(true);
+    started.notify_all();
     worker(0);
     for (auto& t : threads) t.join();
     if (bar) bar->finish();

@@ -116,6 +116,7 @@ TEST_CASE("scenarios: a sweep the system refuses threads runs on fewer, with eve
   // (one malloc arena per process keeps the arenas' reservations out of the way).
   const auto r = run_commsim_with("MALLOC_ARENA_MAX=1 sh -c 'ulimit -v 1048576; exec \"$0\" \"$@\"'",
                                   with_sweep_output_commit(many, {"--jobs", "1024", "--csv", csv}));
+  INFO("stderr: " << r.err.substr(0, 2000));
   CHECK(r.exit_code == 0);
   CHECK(r.err.find("the system refused another") != std::string::npos);
   CHECK(slurp(csv) == serial.out);
