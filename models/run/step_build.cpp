@@ -32,6 +32,14 @@ std::optional<BuiltStep> build_step(const ScenarioSpec& spec, sim::Simulator& si
     for (auto& note : nccl::unmodelled_nccl_env_notes(spec.nccl_env)) s.plan.notes.push_back(std::move(note));
     if (auto note = nccl::collnet_note(spec.nccl_env, spec.cluster.fabric.sharp))
       s.plan.notes.push_back(std::move(*note));
+    // What the network plugin set that the scenario did not (hw::NodeSpec::net_plugin_env): a
+    // user comparing with a run of an older plugin sees which values differ.
+    std::string plugin;
+    for (const auto& [name, value] : s.world->node().net_plugin_env)
+      if (!spec.nccl_env.count(name)) plugin += (plugin.empty() ? "" : ", ") + name + "=" + value;
+    if (!plugin.empty())
+      s.plan.notes.push_back("NCCL environment aws-ofi-nccl (1.16 on) sets on " + s.world->node().name +
+                             ", applied under [nccl.env]: " + plugin);
   }
   apply_stragglers(spec, *s.world, s.plan.ranks);  // [[stragglers]]: slower compute on listed ranks/nodes
   for (std::size_t r = 0; r < options.rank_compute_scale.size() && r < s.plan.ranks.size(); ++r)

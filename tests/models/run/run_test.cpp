@@ -57,3 +57,31 @@ TEST_CASE("run: progress reports the set-up stages, then the share simulated up 
   // Without a listener nothing changes: the same step.
   CHECK(models::run_scenario(s).step_time_s == done.step_time_s);
 }
+
+// The network plugin's variables the scenario did not set are named in the notes: a user whose
+// plugin is older (no NCCL_BUFFSIZE of its own) sees what differs; one the scenario sets is not.
+TEST_CASE("run: the notes name the aws-ofi-nccl variables applied under [nccl.env]", "[models]") {
+  models::ScenarioSpec s;
+  s.cluster.instance = "p4d.24xlarge";
+  s.cluster.nodes = 2;
+  s.placement.pods_per_node = 1;
+  s.placement.gpus_per_pod = 8;
+  s.collective = models::CollectiveSpec{};
+  s.collective->op = "all_reduce";
+  s.collective->bytes = 1 << 20;
+  const auto note_of = [](const models::RunResult& r) {
+    for (const auto& n : r.notes)
+      if (n.find("aws-ofi-nccl") != std::string::npos) return n;
+    return std::string();
+  };
+  const std::string note = note_of(models::run_scenario(s, {}));
+  CHECK(note.find("NCCL_BUFFSIZE=8388608") != std::string::npos);
+  CHECK(note.find("NCCL_P2P_NET_CHUNKSIZE=524288") != std::string::npos);
+  CHECK(note.find("NVLS") == std::string::npos);  // p4d: no NVLS chunk sizes
+  s.nccl_env["NCCL_BUFFSIZE"] = "4194304";
+  CHECK(note_of(models::run_scenario(s, {})).find("NCCL_BUFFSIZE") == std::string::npos);
+  s.cluster.instance = "h200x4";
+  s.cluster.nodes = 1;
+  s.placement.gpus_per_pod = 4;
+  CHECK(note_of(models::run_scenario(s, {})).empty());
+}
