@@ -52,7 +52,8 @@ struct NodeLinks {
 };
 
 // The environment NCCL runs with: the network plugin's variables (hw::NodeSpec::net_plugin_env:
-// aws-ofi-nccl sets them at load, without overwriting) under the scenario's [nccl.env].
+// aws-ofi-nccl sets them at load, without overwriting) under the scenario's [nccl.env]. One
+// environment per World, as [nccl.env] is: a mixed cluster takes its first node kind's.
 std::map<std::string, std::string> env_with_plugin(std::map<std::string, std::string> env, const hw::NodeSpec& node) {
   for (const auto& [name, value] : node.net_plugin_env) env.emplace(name, value);
   return env;
