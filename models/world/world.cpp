@@ -19,7 +19,6 @@
 #include <optional>
 
 #include "models/error.hpp"
-#include "models/hw/efa_generations.hpp"
 #include "models/hw/links.hpp"
 #include "models/nccl/env.hpp"
 #include "models/nccl/transport.hpp"
@@ -27,6 +26,7 @@
 #include "models/topology/fabric.hpp"
 #include "models/topology/node_graph.hpp"
 #include "models/topology/resolve.hpp"
+#include "models/world/link_rates.hpp"
 #include "models/world/link_stragglers.hpp"
 #include "models/world/node_kinds.hpp"
 #include "sim/check.hpp"
@@ -34,15 +34,6 @@
 namespace models {
 
 namespace {
-
-const char* nic_link_kind(hw::NicKind k) {
-  switch (k) {
-    case hw::NicKind::Efa: return "efa";
-    case hw::NicKind::Ib:
-    case hw::NicKind::Roce: return "ib";
-    default: return "eth";
-  }
-}
 
 struct NodeLinks {
   std::vector<sim::LinkId> nvl_tx, nvl_rx, pcie_up, pcie_down, sw_up, sw_down, nic_tx, nic_rx;
@@ -275,70 +266,10 @@ class WorldImpl final : public World {
     return id;
   }
 
-  // One kind of node's link rates (catalog, overridden by [cluster.params]).
-  struct KindRates {
-    int gpus = 0;
-    double nvl_bw = 0, nvl_lat = 0, nvl_eff = 1;
-    double pcie_bw = 0, pcie_lat = 0, mem_bw = 0, nic_bw = 0, nic_lat = 0, eth_bw = 0, eth_lat = 0;
-    double nic_eff = 1;
-    const char* nic_kind = "eth";
-  };
-  static KindRates rates_of(const ScenarioSpec& spec, const hw::NodeSpec& node, const topology::NodeGraph& graph) {
-    KindRates k;
-    const int ng = k.gpus = graph.gpus();
-    if (node.nvlink_gen) {
-      hw::LinkTech nvl = hw::nvlink(node.nvlink_gen);
-      // A GPU's NVLink port: all its links (through NVSwitch every peer shares them).
-      int links = node.nvlink_links;
-      if (node.imported)
-        for (int b = 1; b < ng; ++b) links = std::max(links, graph.gpu_gpu(0, b).nv_links);
-      k.nvl_bw = param_or(spec.cluster.params, "nvlink.bandwidth", links * nvl.bytes_per_s);
-      // NCCL's Simple protocol moves at most this fraction of a port's raw bandwidth, whatever the
-      // number of flows through it (a ring's one edge per direction, all-to-all's n-1, a Tree
-      // chain's two): 4 x H200 ring all-reduce 354 of 478 GB/s (ar_g4.txt), and NCCL reaches the
-      // same fraction with all-to-all. So the port's capacity carries the efficiency
-      // and the per-flow caps (models/collectives/flow_cap.hpp) keep the protocol's and channels'
-      // terms; raw_capacity() keeps the physical bandwidth for the tuner and calibrate.
-      k.nvl_eff = param_or(spec.cluster.params, "nvlink.efficiency.simple", param_default("nvlink.efficiency.simple"));
-      k.nvl_lat = param_or(spec.cluster.params, "nvlink.latency",
-                           nvl.latency_s + (node.nvswitch ? hw::nvswitch(4).latency_s : 0));
-    }
-    hw::LinkTech pci = hw::pcie(node.pcie_gen, node.pcie_lanes);
-    k.pcie_bw = param_or(spec.cluster.params, "pcie.bandwidth", pci.bytes_per_s);
-    k.pcie_lat = param_or(spec.cluster.params, "pcie.latency", pci.latency_s);
-    k.mem_bw = param_or(spec.cluster.params, "hostmem.bandwidth", node.host_mem_bytes_per_s);
-    hw::LinkTech nic = node.nic_kind == hw::NicKind::Efa ? hw::efa(node.efa_generation, node.nic_bytes_per_s * 8 / 1e9)
-                       : node.nic_kind == hw::NicKind::Roce ? hw::roce(node.nic_bytes_per_s * 8 / 1e9)
-                       : node.nic_kind == hw::NicKind::Ib
-                           ? hw::infiniband(hw::infiniband_rate_for(node.nic_bytes_per_s))
-                           : hw::infiniband(node.nic_bytes_per_s > 25e9 ? "ndr" : "hdr");
-    k.nic_bw = param_or(spec.cluster.params, "nic.bandwidth", node.nic_bytes_per_s);
-    k.nic_lat = param_or(spec.cluster.params, "nic.latency", nic.latency_s);
-    hw::LinkTech eth = node.eth_driver == "virtio" ? hw::virtio_nic(node.eth_bytes_per_s * 8 / 1e9)
-                                                   : hw::ena(node.eth_bytes_per_s * 8 / 1e9);
-    k.eth_bw = param_or(spec.cluster.params, "eth.bandwidth", node.eth_bytes_per_s);
-    k.eth_lat = param_or(spec.cluster.params, "eth.latency", eth.latency_s);
-    k.nic_kind = nic_link_kind(node.nic_kind);
-    // A NIC moves at most NCCL's Simple efficiency of its line rate, whatever the number of flows
-    // through it, as an NVLink port does (above): so its capacity carries that efficiency, and flows
-    // that converge on it (a tree's interior node, all-to-all, concurrent collectives) share
-    // eta x line rate, not the line rate. Each flow's own cap (flow_cap.hpp) is unchanged. The
-    // efficiency is the engine's (LinkParams::for_node): EFA by generation (efa_generations.cpp),
-    // InfiniBand and RoCE ib.efficiency.simple; a scenario's [cluster.params] or profile overrides.
-    if (node.nic_kind == hw::NicKind::Efa) {
-      const hw::EfaGenerationParams* g = hw::efa_generation_params(node.efa_generation);
-      const double catalog = g ? g->efficiency[2] : param_default("efa.efficiency.simple");
-      k.nic_eff = param_or(spec.cluster.params, "efa.efficiency.simple", catalog);
-    } else if (node.nic_kind == hw::NicKind::Ib || node.nic_kind == hw::NicKind::Roce) {
-      k.nic_eff = param_or(spec.cluster.params, "ib.efficiency.simple", param_default("ib.efficiency.simple"));
-    }
-    return k;
-  }
-
   void build_links(const ScenarioSpec& spec, sim::FlowNetwork& net, const ClusterSlot& slot) {
     using sim::Time;
-    std::vector<KindRates> rates;
-    for (int k = 0; k < kinds_.count(); ++k) rates.push_back(rates_of(spec, kinds_.kind(k).node, kinds_.kind(k).graph));
+    std::vector<NodeLinkRates> rates;
+    for (int k = 0; k < kinds_.count(); ++k) rates.push_back(node_link_rates(spec, kinds_.kind(k).node, kinds_.kind(k).graph));
     hw::LinkTech lo = hw::tcp_loopback();
     // NCCL's Socket transport (src/transport/net_socket.cc ncclNetSocketGetNsockNthread): without
     // helper threads (autoNt=0 unless the NIC is AWS's or GCP's) the rank's proxy thread moves all
@@ -393,7 +324,7 @@ class WorldImpl final : public World {
     };
     for (int n = 0; n < layout_.nodes; ++n) {
       const NodeKind& kind = kinds_.of_node(n);
-      const KindRates& k = rates[kinds_.kind_of_node(n)];
+      const NodeLinkRates& k = rates[kinds_.kind_of_node(n)];
       const auto& groups = kind.transports->nic_groups();
       // Each direction of a GPU<->X transfer crosses two of these links: half the latency each.
       const Time nvl_half = Time::from_seconds(k.nvl_lat / 2), pcie_half = Time::from_seconds(k.pcie_lat / 2);
