@@ -71,6 +71,29 @@ std::vector<std::vector<int>> pod_nics(const topology::NodeGraph& graph, const t
   return out;
 }
 
+// GPU `i`'s NICs among the GPUs' closest ones: where the m GPUs that have the same closest c
+// NICs number no more than the NICs (DGX A100: two GPUs and two HDR NICs under each PCIe switch),
+// the j-th of them takes NICs [j c / m, (j + 1) c / m), as NCCL pairs each GPU with its own NIC
+// (src/graph/topo.cc ncclTopoGetLocalNet: the GPU's device index, mirrored, modulo the local
+// NICs); with fewer NICs than GPUs (p4d: one EFA for two GPUs) they share them all.
+// Only NICs under the GPU's own PCIe switch are split: NICs reached across the CPU stay one
+// group, over which the GPU's traffic spreads.
+std::vector<int> share_of_closest(const topology::NodeGraph& graph, const std::vector<std::vector<int>>& closest,
+                                  int first, int i) {
+  const std::vector<int>& nics = closest[i];
+  const int sw = graph.gpu_switch(first + i);
+  if (sw < 0 || std::any_of(nics.begin(), nics.end(), [&](int n) { return graph.nic_switch(n) != sw; })) return nics;
+  int m = 0, j = 0;
+  for (int k = 0; k < static_cast<int>(closest.size()); ++k)
+    if (closest[k] == closest[i]) {
+      if (k < i) ++j;
+      ++m;
+    }
+  const int c = static_cast<int>(nics.size());
+  if (m <= 1 || c < m) return nics;
+  return std::vector<int>(nics.begin() + j * c / m, nics.begin() + (j + 1) * c / m);
+}
+
 // Step 2: each GPU's group among its pod's NICs.
 void group_nics(const topology::NodeGraph& graph, const topology::Placement& layout, NicAssignment& a) {
   a.gpu_group.assign(graph.gpus(), -1);
@@ -78,12 +101,19 @@ void group_nics(const topology::NodeGraph& graph, const topology::Placement& lay
   for (int pod = 0; pod < layout.pods_per_node; ++pod) {
     const std::vector<int>& visible = a.pod_nics[pod];
     const int first = pod * layout.gpus_per_pod, last = first + layout.gpus_per_pod;
+    // Each GPU's closest NICs, then, where several GPUs have the same closest NICs and there are
+    // at least as many NICs as GPUs, each GPU its own share of them.
+    std::vector<std::vector<int>> closest(last - first);
     for (int g = first; g < last; ++g) {
       const int best = graph.closest_nic(g, visible);
       if (best < 0) continue;
-      NicGroup group;
       for (int n : visible)
-        if (graph.gpu_nic(g, n).type == graph.gpu_nic(g, best).type) group.nics.push_back(n);
+        if (graph.gpu_nic(g, n).type == graph.gpu_nic(g, best).type) closest[g - first].push_back(n);
+    }
+    for (int g = first; g < last; ++g) {
+      if (closest[g - first].empty()) continue;
+      NicGroup group;
+      group.nics = share_of_closest(graph, closest, first, g - first);
       group.pcie_switch = graph.nic_switch(group.nics.front());
       for (int n : group.nics)
         if (graph.nic_switch(n) != group.pcie_switch) group.pcie_switch = -1;

@@ -14,6 +14,7 @@
 // for a whole sweep run at once (not with --shard or --resume: the page needs every point).
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <functional>
@@ -229,48 +230,59 @@ int cmd_sweep(int argc, char** argv) {
         next.store(todo.size());
       }
     };
-    run_points = [&](size_t id) {
-      models::RunOptions options;
-      options.timeline = false;
-      options.samples = samples;  // every point draws with the same seed: GPU r is the same GPU
-      options.seed = seed;
-      for (size_t k; id < allowed.load() && (k = next.fetch_add(1)) < todo.size();) {
-        const size_t i = todo[k];
-        std::optional<models::RunResult> result;
-        std::string error;
-        try {
-          result = run_loaded(loaded[i], options);
-        } catch (const UserError& e) {
-          error = at_vary(e, sets.size(), axes, points[i]).what();
-        } catch (const std::bad_alloc&) {
-          error = "out of memory running this point (expected a point that fits in this machine's memory, or "
-                  "fewer --jobs)";
-        } catch (const std::exception& e) {
-          error = std::string("internal error: ") + e.what();
+    // A point that runs out of memory while other points run beside it is run again alone once
+    // the workers are done: its row is the machine's answer for that point, not for --jobs.
+    std::vector<size_t> deferred;  // positions in todo, run again alone
+    std::atomic<bool> alone{false};
+    models::RunOptions options;
+    options.timeline = false;
+    options.samples = samples;  // every point draws with the same seed: GPU r is the same GPU
+    options.seed = seed;
+    // Runs todo[k] and writes its row (rows are written in order); false: deferred, no row yet.
+    auto run_point = [&](size_t k) {
+      const size_t i = todo[k];
+      std::optional<models::RunResult> result;
+      std::string error;
+      try {
+        result = run_loaded(loaded[i], options);
+      } catch (const UserError& e) {
+        error = at_vary(e, sets.size(), axes, points[i]).what();
+      } catch (const std::bad_alloc&) {
+        if (!alone.load()) {
+          std::lock_guard<std::mutex> lock(write_mutex);
+          deferred.push_back(k);
+          return false;
         }
-        if (!result) failed.fetch_add(1);
-        if (result && !result->fits()) over.fetch_add(1);
-        const Json row = rows.row(points[i], result ? &*result : nullptr, error);
-        std::string line = format == RowFormat::Csv ? SweepRows::csv_line(row) : SweepRows::json_line(row);
-        std::lock_guard<std::mutex> lock(write_mutex);
-        done_lines[k] = std::move(line);
-        if (result && result->throughput.estimated && !result->ranks.empty())
-          per_gpu_rates[k] = result->throughput.tokens_per_s / double(result->ranks.size());
-        if (!html.empty()) {
-          scaling[k] = scaling_point(axes, points[i], result ? &*result : nullptr, error);
-          if (result && scenario_name.empty()) scenario_name = result->scenario;
-        }
-        try {
-          for (; next_to_write < todo.size() && done_lines[next_to_write]; ++next_to_write) {
-            out.write(*done_lines[next_to_write]);
-            done_lines[next_to_write].reset();
-          }
-        } catch (...) {
-          if (!write_error) write_error = std::current_exception();
-          next.store(todo.size());  // stop taking points
-        }
-        if (bar) bar->point_done(!result);
+        error = "out of memory running this point (expected a point that fits in this machine's memory)";
+      } catch (const std::exception& e) {
+        error = std::string("internal error: ") + e.what();
       }
+      if (!result) failed.fetch_add(1);
+      if (result && !result->fits()) over.fetch_add(1);
+      const Json row = rows.row(points[i], result ? &*result : nullptr, error);
+      std::string line = format == RowFormat::Csv ? SweepRows::csv_line(row) : SweepRows::json_line(row);
+      std::lock_guard<std::mutex> lock(write_mutex);
+      done_lines[k] = std::move(line);
+      if (result && result->throughput.estimated && !result->ranks.empty())
+        per_gpu_rates[k] = result->throughput.tokens_per_s / double(result->ranks.size());
+      if (!html.empty()) {
+        scaling[k] = scaling_point(axes, points[i], result ? &*result : nullptr, error);
+        if (result && scenario_name.empty()) scenario_name = result->scenario;
+      }
+      try {
+        for (; next_to_write < todo.size() && done_lines[next_to_write]; ++next_to_write) {
+          out.write(*done_lines[next_to_write]);
+          done_lines[next_to_write].reset();
+        }
+      } catch (...) {
+        if (!write_error) write_error = std::current_exception();
+        next.store(todo.size());  // stop taking points
+      }
+      if (bar) bar->point_done(!result);
+      return true;
+    };
+    run_points = [&](size_t id) {
+      for (size_t k; id < allowed.load() && (k = next.fetch_add(1)) < todo.size();) run_point(k);
     };
     std::vector<std::thread> threads;
     const size_t n_threads = std::min<size_t>(jobs, std::max<size_t>(todo.size(), 1));
@@ -298,8 +310,20 @@ int cmd_sweep(int argc, char** argv) {
     }
     started.store(true);
     started.notify_all();
+    alone.store(threads.empty());
     worker(0);
     for (auto& t : threads) t.join();
+    if (!fatal && !write_error && !deferred.empty()) {
+      std::sort(deferred.begin(), deferred.end());
+      std::fprintf(stderr, "sweep: %zu point%s ran out of memory beside others; running %s again alone\n",
+                   deferred.size(), deferred.size() == 1 ? "" : "s", deferred.size() == 1 ? "it" : "them");
+      alone.store(true);
+      try {
+        for (size_t k : deferred) run_point(k);
+      } catch (...) {
+        fatal = std::current_exception();
+      }
+    }
     if (bar) bar->finish();
     if (write_error) std::rethrow_exception(write_error);
     if (fatal) std::rethrow_exception(fatal);

@@ -48,6 +48,25 @@ TEST_CASE("nic groups: one pod sees every NIC, each GPU sends through the NICs n
   for (int g = 0; g < 8; ++g) CHECK(b.groups[b.gpu_group[g]].nics.size() == 4);
 }
 
+TEST_CASE("nic groups: GPUs under one switch with as many NICs each take their own", "[nccl]") {
+  // DGX A100: two GPUs and two HDR NICs under each PCIe switch. NCCL pairs each GPU with a NIC of
+  // its own (ncclTopoGetLocalNet), so all eight NICs carry rings, not one of each pair.
+  const Node dgx("dgx-a100");
+  REQUIRE(dgx.graph.nics() == 8);
+  const NicAssignment a = assign_nics(dgx.graph, {1, 1, 8});
+  CHECK(a.groups.size() == 8);
+  std::set<int> used;
+  for (int g = 0; g < 8; ++g) {
+    INFO("GPU " << g);
+    REQUIRE(a.gpu_group[g] >= 0);
+    const std::vector<int>& nics = a.groups[a.gpu_group[g]].nics;
+    REQUIRE(nics.size() == 1);
+    CHECK(dgx.graph.nic_switch(nics[0]) == dgx.graph.gpu_switch(g));  // its own switch's NIC
+    used.insert(nics[0]);
+  }
+  CHECK(used.size() == 8);
+}
+
 TEST_CASE("nic groups: pods get NICs of their own while there are enough, then share", "[nccl]") {
   const Node p4d("p4d.24xlarge");
   // seeds/000: 4 pods x 1 GPU, each pod asks for one EFA: four different EFAs, each seen as dev 0.
