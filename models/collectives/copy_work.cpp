@@ -29,4 +29,9 @@ double copy_work_vs_all_reduce(CollOp op, int n, bool in_place) {
   return cost / cost_per_chunk_sent(CollOp::AllReduce, n, false);
 }
 
+double ring_channel_gain(int n) {
+  if (n <= 2) return 1.0;
+  return cost_per_chunk_sent(CollOp::AllReduce, 2, false) / cost_per_chunk_sent(CollOp::AllReduce, n, false);
+}
+
 }  // namespace models::collectives

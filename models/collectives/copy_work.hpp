@@ -32,4 +32,10 @@ namespace models::collectives {
 // itself and for ops the count does not cover: tree, all-to-all, send/recv).
 double copy_work_vs_all_reduce(CollOp op, int n, bool in_place);
 
+// A ring CTA's per-channel rate at n ranks over the 2-rank all-reduce's, which
+// nvlink.channel_bandwidth measures: all-reduce's copy cost per chunk sent falls from 3L + R at
+// n = 2 (half of its steps reduce and copy) towards 2L + R, so its rate rises by
+// cost(all-reduce, 2) / cost(all-reduce, n): 1.15 at 4 ranks, 1.21 at 8, 1.24 at 32.
+double ring_channel_gain(int n);
+
 }  // namespace models::collectives

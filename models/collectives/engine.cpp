@@ -221,6 +221,7 @@ double Engine::flow_cap(const Edge& e, const FlowShape& f, double scale) const {
                                          .p2p_read = e.p2p_read,
                                          .duplex = f.duplex,
                                          .work = f.work,
+                                         .channel_gain = f.channel_gain,
                                          .buffsize = buffsize_,
                                          .thread_share = f.thread_share});
 }

@@ -61,6 +61,7 @@ struct FlowShape {
   sim::Time latency;         // the whole pipeline's; replaces the path's link latencies
   bool duplex = true;        // the edge's receiver also sends in this collective (P2P read pays only then)
   double work = 1;           // copy_work_vs_all_reduce
+  double channel_gain = 1;   // ring_channel_gain: a ring CTA's rate over the measured 2-rank all-reduce's
   double max_rate = 0;       // bytes/s a switch's aggregation allows besides the cap (SHARP); 0: none
   double thread_share = 1;   // the CTA's threads moving it, over a ring's (a tree's split: flow_cap.hpp)
 };

@@ -18,7 +18,7 @@ double flow_rate_cap(const LinkParams& params, const FlowCapInputs& in) {
   // reduce-scatter at 0.82 and 0.84 of all-reduce's rate, against 0.83 from the count.
   const bool sm_bound = in.link_class == LinkClass::NVLink;
   const double link_work = sm_bound ? std::min(1.0, 1.0 / in.work) : 1.0;
-  const double channel_work = sm_bound ? 1.0 / in.work : 1.0;
+  const double channel_work = sm_bound ? in.channel_gain / in.work : 1.0;
   // SHM: the fitted efficiency is all-reduce's (every GPU sends and receives); a one-way edge
   // runs twice as fast (2 x H200, NCCL_P2P_DISABLE=1, 1 GiB: all-reduce 27.7 GB/s per direction,
   // broadcast 49.8; scenarios/validation/h200x2/n2_shm_gather.json), never above the raw path.

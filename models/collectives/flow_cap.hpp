@@ -11,7 +11,9 @@
 //   eta' = min(1, eta[class][P] x simplex) x read x link_work
 //   r'   = channel_bandwidth x read x channel_work x thread_share                  (LL, LL128)
 //   r'   = 1 / (1 / (channel_bandwidth x read x channel_work) + rtt / NCCL_BUFFSIZE)  (Simple)
-//   link_work = min(1, 1/work), channel_work = 1/work over NVLink; both 1 on other classes.
+//   link_work = min(1, 1/work), channel_work = channel_gain / work over NVLink; both 1 on other
+//   classes (channel_gain: a ring's CTA rate at its n ranks over the 2-rank all-reduce that
+//   channel_bandwidth is measured on, copy_work.hpp ring_channel_gain; 1 off rings).
 //
 // Over NVLink the port itself also carries the efficiency: a GPU's NVLink tx/rx capacity in the
 // FlowNetwork is eta[NVLink][Simple] x raw (world.cpp build_links), so flows sharing a port (all-to-all's
@@ -54,6 +56,7 @@ struct FlowCapInputs {
   bool p2p_read = false;                // the edge runs P2P in read mode
   bool duplex = true;                   // the edge's receiver also sends in this collective
   double work = 1;                      // copy_work_vs_all_reduce
+  double channel_gain = 1;              // ring_channel_gain (copy_work.hpp)
   int64_t buffsize = int64_t{1} << 22;  // NCCL_BUFFSIZE
   double thread_share = 1;              // the CTA's threads moving this flow over a ring's (tree split)
 };

@@ -57,6 +57,7 @@ void Engine::launch_ring(const Launch& l) {
   if (l.rec.algo == Algo::PAT) lat_s = params_.kernel_latency_s + std::ceil(std::log2(n)) * hop_sum / n;
   sim::Time lat = sim::Time::from_seconds(lat_s);
   const double work = copy_work_vs_all_reduce(op, n, l.in_place);
+  const double gain = ring_channel_gain(n);
   const bool rooted = op == CollOp::Broadcast || op == CollOp::Reduce;
   if (!rooted) {
     // Each ring moves 1/rings of the data; an edge gets the channels of its bottleneck link that
@@ -69,7 +70,8 @@ void Engine::launch_ring(const Launch& l) {
                       .channels = static_cast<double>(l.rec.channels),
                       .latency = lat,
                       .duplex = true,
-                      .work = work});
+                      .work = work,
+                      .channel_gain = gain});
     return;
   }
   // The chain is each ring cut before the root: n-1 edges from the root on; the last rank only
@@ -95,6 +97,7 @@ void Engine::launch_ring(const Launch& l) {
       f.coll_share = l.share;
       f.channels = l.rec.channels / rings;
       f.work = work;
+      f.channel_gain = gain;
       const double t = f.bytes / flow_cap(e, f, rate_scale_);
       sum_t += t;
       max_t = std::max(max_t, t);
@@ -120,7 +123,8 @@ void Engine::launch_ring(const Launch& l) {
                 .channels = l.rec.channels / rings,
                 .latency = lat,
                 .duplex = k + 2 < n,
-                .work = work});
+                .work = work,
+                .channel_gain = gain});
     }
   }
 }

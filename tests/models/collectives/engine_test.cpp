@@ -38,9 +38,13 @@ TEST_CASE("collectives: fewer channels (NCCL_MAX_NCHANNELS) cap a ring at channe
   // Full: cap = eta B. Limited: cap = min(eta B, 6 x per-channel rate) (one channel moves
   // ~20.6 GB/s on H200, measured with NCCL_MAX_NCHANNELS=4): the bandwidth terms scale by
   // eta B / (6 x 20.6 GB/s), not by 24/6 -- channels are not a fixed slice of the link.
-  // One channel at the default 4 MiB NCCL_BUFFSIZE: 1 / (1/channel_bandwidth + rtt/buffsize).
+  // One channel at the default 4 MiB NCCL_BUFFSIZE: 1 / (1/(g channel_bandwidth) + rtt/buffsize),
+  // g = 5 L / (14 L + 6 R) / 6 = 1.15: a 4-rank ring's copy work per byte sent against the 2-rank
+  // all-reduce channel_bandwidth is measured on (copy_work.hpp ring_channel_gain).
   const auto& nv = P.of(LinkClass::NVLink);
-  const double per_channel = 1.0 / (1.0 / nv.channel_bandwidth + nv.flow_control_rtt_s / double(1 << 22));
+  const double g = models::collectives::ring_channel_gain(4);
+  CHECK(g == Approx(5.0 / (14.0 / 6 + 2.0)));
+  const double per_channel = 1.0 / (1.0 / (g * nv.channel_bandwidth) + nv.flow_control_rtt_s / double(1 << 22));
   const double ratio = eta(LinkClass::NVLink, Proto::Simple) * B / (6 * per_channel);
   CHECK(t_lim / t_full == Approx(ratio).epsilon(0.02));
   CHECK(ratio < 4.0);

@@ -4,13 +4,15 @@
 //   r(sm) = 22.0 GB/s x ceiling(sm) / 38.7,  ceiling: Hopper 38.7, Blackwell 70.0 (Ampere, Volta: not
 //   carried yet, the H200 value)
 // With NCCL_ALGO=Ring, NCCL_PROTO=Simple on one 8-GPU NVSwitch node, each ring edge moves
-// 2(n-1)/n S at min(eta x B_raw, C x r'), r' = 1 / (1/r + rtt/NCCL_BUFFSIZE) (flow_cap.hpp), so
+// 2(n-1)/n S at min(eta x B_raw, C x r'), r' = 1 / (1/(g r) + rtt/NCCL_BUFFSIZE) (flow_cap.hpp), g the
+// ring's copy-work gain over the 2-rank all-reduce r is measured on (copy_work.hpp: 1.21 at 8), so
 //   T = kernel + pipeline latency + 2(n-1)/n x S / min(eta B_raw, C r').
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 
 #include "catalog_run.hpp"
+#include "models/collectives/copy_work.hpp"
 #include "models/comm_plan/link_params.hpp"
 #include "rig.hpp"
 
@@ -43,8 +45,10 @@ TEST_CASE("nvlink: a B200 ring all-reduce runs at Blackwell's channel rate, not 
   const LinkParams d = LinkParams::defaults();
   const ClassParams& nv = d.of(LinkClass::NVLink);
   const double eta = nv.efficiency[2], rtt = nv.flow_control_rtt_s, raw = 18 * 50e9;
+  const double g = models::collectives::ring_channel_gain(8);
+  CHECK(g == Approx(5.0 / (30.0 / 14 + 2.0)));  // (3L + R) / ((4n - 2) L + (2n - 2) R) / (2n - 2), R = 2L
   auto edge_rate = [&](double r, int channels) {
-    return std::min(eta * raw, channels / (1 / r + rtt / W));
+    return std::min(eta * raw, channels / (1 / (g * r) + rtt / W));
   };
   const CatalogRun b200 = audited_run(ring_on("dgx-b200"), CollOp::AllReduce, S);
   REQUIRE(b200.rec.algo == Algo::Ring);
