@@ -47,9 +47,7 @@ TEST_CASE("nvlink: a B200 ring all-reduce runs at Blackwell's channel rate, not 
   const double eta = nv.efficiency[2], rtt = nv.flow_control_rtt_s, raw = 18 * 50e9;
   const double g = models::collectives::ring_channel_gain(8);
   CHECK(g == Approx(5.0 / (30.0 / 14 + 2.0)));  // (3L + R) / ((4n - 2) L + (2n - 2) R) / (2n - 2), R = 2L
-  auto edge_rate = [&](double r, int channels) {
-    return std::min(eta * raw, channels / (1 / (g * r) + rtt / W));
-  };
+  auto edge_rate = [&](double r, int channels) { return std::min(eta * raw, channels / (1 / (g * r) + rtt / W)); };
   const CatalogRun b200 = audited_run(ring_on("dgx-b200"), CollOp::AllReduce, S);
   REQUIRE(b200.rec.algo == Algo::Ring);
   const int C = b200.rec.channels;
