@@ -84,13 +84,24 @@ def torch_curve(label, f, op, sets=()):
     return label, {r["size"]: pred[r["size"]]["time_us"] / r["time_us"] - 1 for r in rows if r["size"] in pred}
 
 
-def busbw_points(label, scenario, points, nranks):
+def busbw_points(label, scenario, points, nranks, sets=()):
     errs = {}
     for size, busbw in points:
-        p = predict(os.path.join(V, scenario), "all_reduce", size, size)[size]
+        p = predict(os.path.join(V, scenario), "all_reduce", size, size, sets)[size]
         t_meas = size * 2 * (nranks - 1) / nranks / (busbw * 1e3)  # us
         errs[size] = min(p["time_us"], p["in_place_time_us"]) / t_meas - 1
     return label, errs
+
+
+def hgx_h100_nodes():
+    # github.com/NVIDIA/nccl-tests/issues/309: the largest bus bandwidth of 1, 2 and 4 HGX H100
+    # nodes (8 x NDR each), compared at 8 GiB. Keyed by node count (one size each).
+    errs = {}
+    for nodes, busbw in ((1, 480.0), (2, 470.0), (4, 365.84)):
+        _, e = busbw_points("", "hgx_h100_nodes_allreduce.toml", [(8 << 30, busbw)], 8 * nodes,
+                            [f"cluster.nodes={nodes}"])
+        errs[(8 << 30) + nodes] = e[8 << 30]  # distinct keys in the >= 64 MiB range
+    return "1, 2 and 4 x HGX H100, InfiniBand NDR, largest bus bandwidth (NVIDIA/nccl-tests#309)", errs
 
 
 def azure_tray():
@@ -149,6 +160,7 @@ CURVES = [
                          [(8 << 30, 690.07)], 16),
     lambda: busbw_points("2 x DGX A100, InfiniBand HDR, rings (NVIDIA/nccl#812)", "dgx_a100_nodes_allreduce.toml",
                          [(8 << 30, 192.0)], 16),
+    hgx_h100_nodes,
 ]
 
 
