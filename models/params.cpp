@@ -178,7 +178,9 @@ constexpr std::array kLinkRegistry = std::to_array<ParamSpec>({
     {"nvlink.efficiency.ll", U::Fraction, params_detail::kFraction, 0.37, "", O::Collectives, kNcclProtoRatio},
     {"nvlink.efficiency.ll128", U::Fraction, params_detail::kFraction, 0.69, "", O::Collectives, kNcclProtoRatio},
     {"nvlink.efficiency.simple", U::Fraction, params_detail::kFraction, 0.74, "", O::Collectives,
-     "4xH200 nccl-tests: 354 of 478 GB/s (scenarios/validation/h200x4/measured/nccl-tests/ar_g4.txt)"},
+     "4xH200 nccl-tests: 354 of 478 GB/s, nvidia-smi's 26.56 GB/s per link (scenarios/validation/h200x4/measured/"
+     "nccl-tests/ar_g4.txt); against the model's 25 GB/s per NVLink 4 link 0.79, and 0.73 at 1 GiB on the 2 x H200 "
+     "machine (docs/accuracy.md)"},
     // One NVLink channel (CTA) on H200 with Simple: 2 x H200 (NV18), one process per GPU,
     // NCCL_MAX_NCHANNELS=4, 1 GiB all-reduce in 13.0 ms = 82.5 GB/s per ring edge over 4 channels
     // (bench/device/torch_nccl_bench.py on the device machine, 2026-11-22; README "Out-of-sample
