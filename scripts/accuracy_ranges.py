@@ -148,6 +148,8 @@ CURVES = [
     lambda: nccl_tests_curve("2 x p4de.24xlarge, EFA (16 ranks)", "p4de_2node_efa/scenario.toml",
                              "p4de_2node_efa/measured/all_reduce_perf.txt"),
     lambda: busbw_points("3 and 4 x p4d.24xlarge, EFA, 1 GiB (NVIDIA/nccl#527)", "p4d_nodes_allreduce.toml", [], 0),
+    lambda: busbw_points("1 and 2 x p4d.24xlarge, 1 GiB, the same run (NVIDIA/nccl#527)", "p4d_nodes_allreduce.toml",
+                         [], 0),
     azure_tray,
     lambda: nccl_tests_curve("GB200 NVL72, one rack (72 GPUs)", "gb200_nvl72/scenario.toml",
                              "gb200_nvl72/measured/all_reduce_1rack.txt"),
@@ -164,10 +166,12 @@ CURVES = [
 ]
 
 
-def p4d_points():
-    # github.com/NVIDIA/nccl/issues/527: 1 GiB all-reduce, 64782 us on 3 nodes, 70253 us on 4.
+def p4d_points(runs=((3, 64782.0), (4, 70253.0))):
+    # github.com/NVIDIA/nccl/issues/527: 1 GiB all-reduce, 64782 us on 3 nodes, 70253 us on 4 (EFA
+    # v1's efficiency is read off these two); the same run's 1 node (NVLink alone) 8142.6 us and
+    # 2 nodes (Tree over EFA) 35215 us.
     errs = []
-    for nodes, t in ((3, 64782.0), (4, 70253.0)):
+    for nodes, t in runs:
         p = predict(os.path.join(V, "p4d_nodes_allreduce.toml"), "all_reduce", 1 << 30, 1 << 30,
                     [f"cluster.nodes={nodes}"])[1 << 30]
         errs.append(p["time_us"] / t - 1)
@@ -184,8 +188,8 @@ rows = ["| curve | sizes | " + " | ".join(r[0] for r in RANGES) + " | all sizes 
         "|---|---|" + "---|" * (len(RANGES) + 1)]
 for make in CURVES:
     label, errs = make()
-    if label.startswith("3 and 4 x p4d"):
-        e = p4d_points()
+    if label.startswith("3 and 4 x p4d") or label.startswith("1 and 2 x p4d"):
+        e = p4d_points() if label.startswith("3") else p4d_points(((1, 8142.6), (2, 35215.0)))
         rows.append(f"| {label} | 2 | - | - | - | {cell(e)} | {cell(e)} |")
         continue
     cells = [cell([e for s, e in errs.items() if lo <= s < hi]) for _, lo, hi in RANGES]
