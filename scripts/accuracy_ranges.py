@@ -160,6 +160,8 @@ CURVES = [
     lambda: busbw_points("8 x B200, one machine (NVIDIA/nccl#1807)", "b200x8/scenario.toml", [(8 << 30, 830.0)], 8),
     lambda: busbw_points("2 x 8 B200, InfiniBand (coreweave/nccl-tests#92)", "b200x8/two_nodes.toml",
                          [(8 << 30, 690.07)], 16),
+    lambda: busbw_points("8 x A100, one node (NVIDIA/nccl-tests#175)", "dgx_a100_nodes_allreduce.toml",
+                         [(4 << 30, 232.54)], 8, ["cluster.nodes=1"]),
     lambda: busbw_points("2 x DGX A100, InfiniBand HDR, rings (NVIDIA/nccl#812)", "dgx_a100_nodes_allreduce.toml",
                          [(8 << 30, 192.0)], 16),
     hgx_h100_nodes,
