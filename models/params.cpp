@@ -177,10 +177,10 @@ constexpr std::array kLinkRegistry = std::to_array<ParamSpec>({
     {"nvlink.hop_latency.simple", U::Seconds, params_detail::kTime, 3.4 * kUs, "", O::Collectives, kNcclHwLat},
     {"nvlink.efficiency.ll", U::Fraction, params_detail::kFraction, 0.37, "", O::Collectives, kNcclProtoRatio},
     {"nvlink.efficiency.ll128", U::Fraction, params_detail::kFraction, 0.69, "", O::Collectives, kNcclProtoRatio},
-    {"nvlink.efficiency.simple", U::Fraction, params_detail::kFraction, 0.74, "", O::Collectives,
-     "4xH200 nccl-tests: 354 of 478 GB/s, nvidia-smi's 26.56 GB/s per link (scenarios/validation/h200x4/measured/"
-     "nccl-tests/ar_g4.txt); against the model's 25 GB/s per NVLink 4 link 0.79, and 0.73 at 1 GiB on the 2 x H200 "
-     "machine (docs/accuracy.md)"},
+    {"nvlink.efficiency.simple", U::Fraction, params_detail::kFraction, 0.79, "", O::Collectives,
+     "up to NVLink 4: 4xH200 nccl-tests, 354 GB/s bus bandwidth of the 450 its NVLink 4 links carry at 25 GB/s "
+     "each (scenarios/validation/h200x4/measured/nccl-tests/ar_g4.txt); NVLink 5: 0.74 unless set "
+     "(models/hw/links.cpp nvlink_simple_efficiency)"},
     // One NVLink channel (CTA) on H200 with Simple: 2 x H200 (NV18), one process per GPU,
     // NCCL_MAX_NCHANNELS=4, 1 GiB all-reduce in 13.0 ms = 82.5 GB/s per ring edge over 4 channels
     // (bench/device/torch_nccl_bench.py on the device machine, 2026-11-22; README "Out-of-sample

@@ -53,6 +53,21 @@ Engine::Engine(sim::Simulator& sim, sim::FlowNetwork& net, const World& world, c
     h200_channel_rate_ = nv.channel_bandwidth;
     nv.channel_bandwidth = nvlink_channel_bandwidth_for(world.node().gpu.sm, h200_channel_rate_);
   }
+  // NVLink's Simple efficiency by NVLink generation unless the scenario or its profile sets it
+  // (hw::nvlink_simple_efficiency; the World's port capacities follow the same rule).
+  nvlink_eff_by_gen_ = !spec.cluster.params.count("nvlink.efficiency.simple");
+  if (nvlink_eff_by_gen_) {
+    registered_nvlink_eff_ = params_.of(LinkClass::NVLink).efficiency;
+    nvlink_efficiency_by_gen(params_.of(LinkClass::NVLink), world.node().nvlink_gen);
+  }
+}
+
+void Engine::nvlink_efficiency_by_gen(ClassParams& nv, int nvlink_gen) const {
+  const int s = static_cast<int>(Proto::Simple);
+  // LL and LL128 keep their registered values (NCCL's ratios to the former 0.74 of every
+  // generation): scaled with Simple's 0.79 they put the 4 x H200 curves 3-4 points further off
+  // at 1-64 MiB.
+  nv.efficiency[s] = hw::nvlink_simple_efficiency(nvlink_gen, registered_nvlink_eff_[s]);
 }
 
 CollectiveRecord Engine::choose(const Group& group, CollOp op, int64_t bytes) const {
@@ -203,12 +218,16 @@ double Engine::flow_cap(const Edge& e, const FlowShape& f, double scale) const {
   const LinkParams* params = &params_;
   LinkParams own;
   const bool nvlink_rate = channel_by_gpu_ && e.link_class == LinkClass::NVLink;
-  if (world_.mixed() && ((read_by_gpu_ && e.p2p_read) || nvlink_rate)) {
-    // NVLink inside a node of a mixed cluster: that node's GPUs' read factor and channel rate.
-    const int sm = world_.node_of(world_.rank(e.to).node).gpu.sm;
+  const bool nvlink_eff = nvlink_eff_by_gen_ && e.link_class == LinkClass::NVLink;
+  if (world_.mixed() && ((read_by_gpu_ && e.p2p_read) || nvlink_rate || nvlink_eff)) {
+    // NVLink inside a node of a mixed cluster: that node's GPUs' read factor, channel rate and
+    // efficiencies.
+    const hw::NodeSpec& node = world_.node_of(world_.rank(e.to).node);
+    const int sm = node.gpu.sm;
     own = params_;
     if (read_by_gpu_ && e.p2p_read) own.p2p_read_bandwidth_factor = hw::p2p_read_model(sm).bandwidth_factor;
     if (nvlink_rate) own.of(LinkClass::NVLink).channel_bandwidth = nvlink_channel_bandwidth_for(sm, h200_channel_rate_);
+    if (nvlink_eff) nvlink_efficiency_by_gen(own.of(LinkClass::NVLink), node.nvlink_gen);
     params = &own;
   }
   return scale * flow_rate_cap(*params, {.link_class = e.link_class,

@@ -12,6 +12,7 @@
 // the algorithm's pipeline latency (kernel + steps x hop), which replaces the path's link
 // latencies (LinkParams hop latencies are calibrated with the wire included).
 // Internal to models/collectives: users hold a CollectiveEngine (collective.hpp).
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -170,6 +171,8 @@ class Engine final : public CollectiveEngine {
   void add_merged_flows(uint32_t pending, std::span<const CommPlan::MergedEdge> edges, const FlowShape& whole,
                         bool split_channels = true, ThreadShares shares = {});
   double flow_cap(const Edge& e, const FlowShape& f, double scale) const;  // scale x flow_rate_cap
+  // NVLink's Simple efficiency for an NVLink generation (hw::nvlink_simple_efficiency).
+  void nvlink_efficiency_by_gen(ClassParams& nv, int nvlink_gen) const;
   // Starts the buffered flows of `pending`: as one closed-form block if their links are idle
   // (sim::FlowNetwork::start_block: one completion for the collective), else one by one.
   void start_flows(uint32_t pending, uint64_t shape = 0);
@@ -203,6 +206,8 @@ class Engine final : public CollectiveEngine {
   nccl::TuningEnv env_;
   LinkParams params_;
   bool channel_by_gpu_ = false;          // nvlink.channel_bandwidth by GPU generation (not set by the scenario)
+  bool nvlink_eff_by_gen_ = false;       // NVLink's Simple efficiency by NVLink generation (not set)
+  std::array<double, kNumProtos> registered_nvlink_eff_{};  // the registered (NVLink 4) ones
   double h200_channel_rate_ = 0;         // its registered (H200-measured) default, carried by the rule
   bool read_by_gpu_ = false;             // p2p.read.bandwidth_factor by GPU generation (not set by the scenario)
   int64_t buffsize_ = int64_t{1} << 22;  // NCCL_BUFFSIZE: Simple's FIFO per channel and peer

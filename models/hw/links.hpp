@@ -19,6 +19,10 @@ struct LinkTech {
 
 // NVLink generation 2..5, one link. Throws SpecError(key) for another generation.
 LinkTech nvlink(int gen, const std::string& key = "cluster.node.nvlink");
+// The fraction of a GPU's raw NVLink port NCCL's Simple protocol moves, by NVLink generation, where
+// the scenario does not set nvlink.efficiency.simple: `registered` (its registered default, measured
+// on NVLink 4) up to NVLink 4, 0.74 on NVLink 5 (links.cpp says why).
+double nvlink_simple_efficiency(int nvlink_gen, double registered);
 // "nvlink4" / "NVLink4" / "4" -> 4; "" -> 0. Throws SpecError(key) otherwise.
 int parse_nvlink_gen(std::string_view text, const std::string& key);
 // The NVSwitch hop a GPU-to-GPU NVLink transfer adds (NVSwitch is non-blocking: no bandwidth

@@ -14,7 +14,8 @@ double gpu_port_bytes_per_s(const ScenarioSpec& spec) {
   double nvlink = 0;
   if (node.nvlink_gen) {  // as World::build's rates_of reads them
     const double raw = param_or(params, "nvlink.bandwidth", node.nvlink_links * hw::nvlink(node.nvlink_gen).bytes_per_s);
-    nvlink = raw * param_or(params, "nvlink.efficiency.simple", param_default("nvlink.efficiency.simple"));
+    nvlink = raw * param_or(params, "nvlink.efficiency.simple",
+                            hw::nvlink_simple_efficiency(node.nvlink_gen, param_default("nvlink.efficiency.simple")));
   }
   const double pcie = param_or(params, "pcie.bandwidth", hw::pcie(node.pcie_gen, node.pcie_lanes).bytes_per_s);
   return nvlink + pcie;

@@ -32,11 +32,13 @@ NodeLinkRates node_link_rates(const ScenarioSpec& spec, const hw::NodeSpec& node
     k.nvl_bw = param_or(spec.cluster.params, "nvlink.bandwidth", links * nvl.bytes_per_s);
     // NCCL's Simple protocol moves at most this fraction of a port's raw bandwidth, whatever the
     // number of flows through it (a ring's one edge per direction, all-to-all's n-1, a Tree
-    // chain's two): 4 x H200 ring all-reduce 354 of 478 GB/s (ar_g4.txt), and NCCL reaches the
+    // chain's two): 4 x H200 ring all-reduce 354 of 450 GB/s (ar_g4.txt), and NCCL reaches the
     // same fraction with all-to-all. So the port's capacity carries the efficiency
     // and the per-flow caps (models/collectives/flow_cap.hpp) keep the protocol's and channels'
-    // terms; raw_capacity() keeps the physical bandwidth for the tuner and calibrate.
-    k.nvl_eff = param_or(spec.cluster.params, "nvlink.efficiency.simple", param_default("nvlink.efficiency.simple"));
+    // terms; raw_capacity() keeps the physical bandwidth for the tuner and calibrate. By NVLink
+    // generation unless set (hw::nvlink_simple_efficiency; the engine's caps follow the same rule).
+    k.nvl_eff = param_or(spec.cluster.params, "nvlink.efficiency.simple",
+                         hw::nvlink_simple_efficiency(node.nvlink_gen, param_default("nvlink.efficiency.simple")));
     k.nvl_lat = param_or(spec.cluster.params, "nvlink.latency",
                          nvl.latency_s + (node.nvswitch ? hw::nvswitch(4).latency_s : 0));
   }

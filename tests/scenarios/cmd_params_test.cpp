@@ -22,12 +22,12 @@ TEST_CASE("scenarios: params lists every registered name with its unit, default,
     CHECK(line.find(p.range.text()) != std::string::npos);
     CHECK(line.find(models::param_owner_name(p.owner)) != std::string::npos);
   }
-  // One row, in full: nvlink.efficiency.simple is a fraction, 0.74 by default, in (0, 1].
+  // One row, in full: nvlink.efficiency.simple is a fraction, 0.79 by default, in (0, 1].
   std::istringstream row(r.out.substr(r.out.find("\nnvlink.efficiency.simple ") + 1));
   std::string name, unit, def, range_lo, range_hi, owner;
   row >> name >> unit >> def >> range_lo >> range_hi >> owner;
   CHECK(unit == "1");
-  CHECK(def == "0.74");
+  CHECK(def == "0.79");
   CHECK(range_lo + " " + range_hi == "(0, 1]");
   CHECK(owner == "models/collectives");
 }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/hw/links.hpp"
 #include "catalog_run.hpp"
 #include "models/comm_plan/comm_plan.hpp"
 #include "models/collectives/flow_cap.hpp"
@@ -83,9 +84,10 @@ TEST_CASE("mnnvl: two racks run NVLSTree with NCCL's 32 heads, the ports at the 
   const ClassParams& nv = P.of(LinkClass::NVLink);
   const double r_ch = nvlink_channel_bandwidth_for(100, nv.channel_bandwidth);  // Blackwell's channel
   const double per_ch = 1 / (1 / (r_ch * 0.74) + nv.flow_control_rtt_s / (4 << 20));
-  // The switch's rate per port: eta_nvls of the port's Simple efficiency x 18 links of 50 GB/s;
-  // the channels' term (24 on one domain, 32 across: nvls.cc) does not bind.
-  const double port = nv.efficiency[2] * 0.74 * 18 * 50e9;
+  // The switch's rate per port: eta_nvls of the port's Simple efficiency (NVLink 5's,
+  // hw::nvlink_simple_efficiency) x 18 links of 50 GB/s; the channels' term (24 on one domain, 32
+  // across: nvls.cc) does not bind.
+  const double port = models::hw::nvlink_simple_efficiency(5, nv.efficiency[2]) * 0.74 * 18 * 50e9;
   REQUIRE(24 * per_ch > port);
   const double t_sw = (1 + 1.0 / 32) * S / port;
   const double nic = flow_rate_cap(P, {.link_class = LinkClass::IB, .proto = Proto::Simple, .raw_bandwidth = 50e9,

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 
+#include "models/hw/links.hpp"
 #include "catalog_run.hpp"
 #include "models/collectives/copy_work.hpp"
 #include "models/comm_plan/link_params.hpp"
@@ -44,7 +45,9 @@ TEST_CASE("nvlink: a B200 ring all-reduce runs at Blackwell's channel rate, not 
   const double n = 8, W = 4 << 20;
   const LinkParams d = LinkParams::defaults();
   const ClassParams& nv = d.of(LinkClass::NVLink);
-  const double eta = nv.efficiency[2], rtt = nv.flow_control_rtt_s, raw = 18 * 50e9;
+  // NVLink 5's port efficiency (hw::nvlink_simple_efficiency), not the registered NVLink 4 one.
+  const double eta = models::hw::nvlink_simple_efficiency(5, nv.efficiency[2]), rtt = nv.flow_control_rtt_s,
+               raw = 18 * 50e9;
   const double g = models::collectives::ring_channel_gain(8);
   CHECK(g == Approx(5.0 / (30.0 / 14 + 2.0)));  // (3L + R) / ((4n - 2) L + (2n - 2) R) / (2n - 2), R = 2L
   auto edge_rate = [&](double r, int channels) { return std::min(eta * raw, channels / (1 / (g * r) + rtt / W)); };

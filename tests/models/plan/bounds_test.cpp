@@ -138,10 +138,10 @@ TEST_CASE("plan: at cp 2 the block's kernels are priced on seq / cp tokens, atte
 TEST_CASE("plan: the blocking tensor-parallel collectives at the GPU ports' bandwidth (closed form)", "[models][plan]") {
   const auto base = plan_test::small_base();
   const auto m = models::model::resolve_model(*base.model);
-  // p5.48xlarge: an H100's NVLink 4 port, 18 links x 25 GB/s = 450 GB/s at NCCL Simple's 0.74 (the
+  // p5.48xlarge: an H100's NVLink 4 port, 18 links x 25 GB/s = 450 GB/s at NCCL Simple's 0.79 (the
   // World's port capacity), plus its PCIe Gen5 x16 link.
   const auto spec = apply_candidate(base, megatron(1, 2, 4, 1));
-  const double port = 0.74 * 18 * models::hw::nvlink(4).bytes_per_s + models::hw::pcie(5, 16).bytes_per_s;
+  const double port = 0.79 * 18 * models::hw::nvlink(4).bytes_per_s + models::hw::pcie(5, 16).bytes_per_s;
   CHECK(gpu_port_bytes_per_s(spec) == Approx(port).epsilon(1e-12));
   // tp 2, sequence parallel: the activation S = T h e = 2048 x 4096 x 2 bytes; each collective at
   // least (tp - 1)/tp S / port; forward 2 all-gathers + 2 reduce-scatters, backward 2 all-gathers.
