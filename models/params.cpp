@@ -60,7 +60,13 @@ constexpr std::array kLinkRegistry = std::to_array<ParamSpec>({
      "catalog",
      O::World,
      "per GPU slot and switch uplink, per direction; models/hw/links.cpp pcie"},
-    {"pcie.latency", U::Seconds, params_detail::kTime, {}, "catalog", O::World, "GPU to host, one way; models/hw/links.cpp pcie"},
+    {"pcie.latency",
+     U::Seconds,
+     params_detail::kTime,
+     {},
+     "catalog",
+     O::World,
+     "GPU to host, one way; models/hw/links.cpp pcie"},
     {"hostmem.bandwidth",
      U::BytesPerSecond,
      params_detail::kBandwidth,
@@ -89,7 +95,13 @@ constexpr std::array kLinkRegistry = std::to_array<ParamSpec>({
      "catalog",
      O::World,
      "per node ordinary Ethernet (ENA/virtio, NET/Socket), per direction"},
-    {"eth.latency", U::Seconds, params_detail::kTime, {}, "catalog", O::World, "TCP, one way; models/hw/links.cpp ena, virtio_nic"},
+    {"eth.latency",
+     U::Seconds,
+     params_detail::kTime,
+     {},
+     "catalog",
+     O::World,
+     "TCP, one way; models/hw/links.cpp ena, virtio_nic"},
     {"socket.thread_duplex", U::Fraction, params_detail::kFraction, 0.61, "", O::World,
      "measured through NCCL 2.28.9 in one launch on one H200 VM, where each rank's proxy thread moves all "
      "of its Socket traffic (net_socket.cc: no helper threads off AWS/GCP NICs): per direction, a 4-rank "
@@ -203,12 +215,15 @@ constexpr std::array kLinkRegistry = std::to_array<ParamSpec>({
     {"pcie.hop_latency.simple", U::Seconds, params_detail::kTime, 5.7 * kUs, "", O::Collectives, kNcclHwLat},
     {"pcie.efficiency.ll", U::Fraction, params_detail::kFraction, 0.35, "", O::Collectives, kNcclProtoRatio},
     {"pcie.efficiency.ll128", U::Fraction, params_detail::kFraction, 0.65, "", O::Collectives, kNcclProtoRatio},
-    {"pcie.efficiency.simple", U::Fraction, params_detail::kFraction, 0.75, "", O::Collectives, "prior; fitted by calibrate"},
+    {"pcie.efficiency.simple", U::Fraction, params_detail::kFraction, 0.75, "", O::Collectives,
+     "prior; fitted by calibrate"},
     {"pcie.channel_bandwidth", U::BytesPerSecond, params_detail::kChannelRate, 0, "", O::Collectives, kNoChannelRate},
     {"pcie.flow_control_rtt", U::Seconds, params_detail::kTime, 0, "", O::Collectives, kNoWindow},
 
-    {"shm.hop_latency.ll", U::Seconds, params_detail::kTime, 2.0 * kUs, "", O::Collectives, "NCCL hwLat PCI, crossed twice"},
-    {"shm.hop_latency.ll128", U::Seconds, params_detail::kTime, 5.0 * kUs, "", O::Collectives, "NCCL hwLat PCI, crossed twice"},
+    {"shm.hop_latency.ll", U::Seconds, params_detail::kTime, 2.0 * kUs, "", O::Collectives,
+     "NCCL hwLat PCI, crossed twice"},
+    {"shm.hop_latency.ll128", U::Seconds, params_detail::kTime, 5.0 * kUs, "", O::Collectives,
+     "NCCL hwLat PCI, crossed twice"},
     // Simple's step: `commsim calibrate`'s fit on the 4xH200 machine (ar_g4_shm.txt, 2.0 us; the
     // value of scenarios/validation/h200x4.profile.toml). NCCL's PCI hwLat crossed twice (11.4 us),
     // the prior before, put that curve's 1-64 MiB 32 % slow; no other SHM curve is measured.
@@ -216,7 +231,8 @@ constexpr std::array kLinkRegistry = std::to_array<ParamSpec>({
      "fitted, 4xH200 (ar_g4_shm.txt)"},
     {"shm.efficiency.ll", U::Fraction, params_detail::kFraction, 0.2, "", O::Collectives, kNcclProtoRatio},
     {"shm.efficiency.ll128", U::Fraction, params_detail::kFraction, 0.4, "", O::Collectives, kNcclProtoRatio},
-    {"shm.efficiency.simple", U::Fraction, params_detail::kFraction, 0.5, "", O::Collectives, "prior; fitted by calibrate"},
+    {"shm.efficiency.simple", U::Fraction, params_detail::kFraction, 0.5, "", O::Collectives,
+     "prior; fitted by calibrate"},
     {"shm.channel_bandwidth", U::BytesPerSecond, params_detail::kChannelRate, 0, "", O::Collectives, kNoChannelRate},
     {"shm.flow_control_rtt", U::Seconds, params_detail::kTime, 0, "", O::Collectives, kNoWindow},
 
@@ -227,13 +243,12 @@ constexpr std::array kLinkRegistry = std::to_array<ParamSpec>({
     // NCCL's ratios to it (aws-ofi-nccl forces Simple on p4d anyway). The step latencies are EFA
     // v2's measured ones, a lower bound for the older NIC behind the same plugin (NCCL's hwLat, 2.7 /
     // 4 / 14 us, is InfiniBand's; with it the 2 x p4de curve's small sizes were 37 % fast, with v2's
-    // 18 %; a test keeps them equal to v2's). These are EFA v1's; EFA v2-v4 hosts (p5, p5en, p6) get their own from the catalog
+    // 18 %; a test keeps them equal to v2's). These are EFA v1's; EFA v2-v4 hosts (p5, p5en, p6) get their own from the
+    // catalog
     // (models/hw/efa_generations.cpp).
     {"efa.hop_latency.ll", U::Seconds, params_detail::kTime, 27.5 * kUs, "", O::Collectives, kEfaV1Lat},
-    {"efa.hop_latency.ll128", U::Seconds, params_detail::kTime, 28.8 * kUs, "", O::Collectives,
-     kEfaV1Lat},
-    {"efa.hop_latency.simple", U::Seconds, params_detail::kTime, 30.0 * kUs, "", O::Collectives,
-     kEfaV1Lat},
+    {"efa.hop_latency.ll128", U::Seconds, params_detail::kTime, 28.8 * kUs, "", O::Collectives, kEfaV1Lat},
+    {"efa.hop_latency.simple", U::Seconds, params_detail::kTime, 30.0 * kUs, "", O::Collectives, kEfaV1Lat},
     {"efa.efficiency.ll", U::Fraction, params_detail::kFraction, 0.3, "", O::Collectives, kEfaV1Ratio},
     {"efa.efficiency.ll128", U::Fraction, params_detail::kFraction, 0.56, "", O::Collectives, kEfaV1Ratio},
     {"efa.efficiency.simple", U::Fraction, params_detail::kFraction, 0.6, "", O::Collectives,

@@ -10,12 +10,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "models/hw/links.hpp"
 #include "catalog_run.hpp"
-#include "models/comm_plan/comm_plan.hpp"
 #include "models/collectives/flow_cap.hpp"
-#include "models/comm_plan/link_params.hpp"
 #include "models/collectives/pipeline_fill.hpp"
+#include "models/comm_plan/comm_plan.hpp"
+#include "models/comm_plan/link_params.hpp"
+#include "models/hw/links.hpp"
 #include "rig.hpp"
 
 using namespace collectives_test;

@@ -11,10 +11,10 @@
 
 #include <algorithm>
 
-#include "models/hw/links.hpp"
 #include "catalog_run.hpp"
 #include "models/collectives/copy_work.hpp"
 #include "models/comm_plan/link_params.hpp"
+#include "models/hw/links.hpp"
 #include "rig.hpp"
 
 using namespace collectives_test;
