@@ -57,17 +57,16 @@ Engine::Engine(sim::Simulator& sim, sim::FlowNetwork& net, const World& world, c
   // (hw::nvlink_simple_efficiency; the World's port capacities follow the same rule).
   nvlink_eff_by_gen_ = !spec.cluster.params.count("nvlink.efficiency.simple");
   if (nvlink_eff_by_gen_) {
-    registered_nvlink_eff_ = params_.of(LinkClass::NVLink).efficiency;
+    registered_nvlink_simple_ = params_.of(LinkClass::NVLink).efficiency[static_cast<int>(Proto::Simple)];
     nvlink_efficiency_by_gen(params_.of(LinkClass::NVLink), world.node().nvlink_gen);
   }
 }
 
 void Engine::nvlink_efficiency_by_gen(ClassParams& nv, int nvlink_gen) const {
-  const int s = static_cast<int>(Proto::Simple);
   // LL and LL128 keep their registered values (NCCL's ratios to the former 0.74 of every
   // generation): scaled with Simple's 0.79 they put the 4 x H200 curves 3-4 points further off
   // at 1-64 MiB.
-  nv.efficiency[s] = hw::nvlink_simple_efficiency(nvlink_gen, registered_nvlink_eff_[s]);
+  nv.efficiency[static_cast<int>(Proto::Simple)] = hw::nvlink_simple_efficiency(nvlink_gen, registered_nvlink_simple_);
 }
 
 CollectiveRecord Engine::choose(const Group& group, CollOp op, int64_t bytes) const {

@@ -12,7 +12,6 @@
 // the algorithm's pipeline latency (kernel + steps x hop), which replaces the path's link
 // latencies (LinkParams hop latencies are calibrated with the wire included).
 // Internal to models/collectives: users hold a CollectiveEngine (collective.hpp).
-#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -207,7 +206,7 @@ class Engine final : public CollectiveEngine {
   LinkParams params_;
   bool channel_by_gpu_ = false;          // nvlink.channel_bandwidth by GPU generation (not set by the scenario)
   bool nvlink_eff_by_gen_ = false;       // NVLink's Simple efficiency by NVLink generation (not set)
-  std::array<double, kNumProtos> registered_nvlink_eff_{};  // the registered (NVLink 4) ones
+  double registered_nvlink_simple_ = 0;  // its registered (NVLink 4) value, carried by the rule
   double h200_channel_rate_ = 0;         // its registered (H200-measured) default, carried by the rule
   bool read_by_gpu_ = false;             // p2p.read.bandwidth_factor by GPU generation (not set by the scenario)
   int64_t buffsize_ = int64_t{1} << 22;  // NCCL_BUFFSIZE: Simple's FIFO per channel and peer

@@ -55,6 +55,19 @@ CurveAccuracy compare_nccl_tests_validation(const std::string& measured_file, co
               a.median * 100, a.max * 100);
   return a;
 }
+// One all-reduce size of a validation scenario (scenarios/validation/FILE), its row as nccl-tests
+// prints it; `nodes` > 0 sets cluster.nodes.
+models::calibrate::NcclTestsRow one_all_reduce(const std::string& file, int nodes, int64_t bytes) {
+  std::vector<std::string> sets;
+  if (nodes > 0) sets.push_back("cluster.nodes=" + std::to_string(nodes));
+  const auto loaded = scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/" + file, sets);
+  models::calibrate::NcclTestsOptions o;
+  o.op = models::nccl::CollOp::AllReduce;
+  o.min_bytes = o.max_bytes = bytes;
+  const auto r = models::calibrate::run_nccl_tests(loaded.spec, o);
+  REQUIRE(r.rows.size() == 1);
+  return r.rows[0];
+}
 }  // namespace
 
 TEST_CASE("calibrated (the profile fitted on these files): all-reduce over NVLink P2P (ar_g4.txt) within 5 % median", "[validation][nccl]") {
@@ -94,16 +107,9 @@ TEST_CASE("validation: p4d over EFA, 1 GiB all-reduce on 3 and 4 nodes (public n
   // these two numbers (models/comm_plan/link_params.cpp); this pins that the engine turns it back into
   // them through the multi-node rings spread over the four NIC groups.
   for (const auto& [nodes, measured_us] : {std::pair{3, 64782.0}, std::pair{4, 70253.0}}) {
-    const auto loaded =
-        scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/p4d_nodes_allreduce.toml",
-                                 {"cluster.nodes=" + std::to_string(nodes)});
-    models::calibrate::NcclTestsOptions o;
-    o.op = models::nccl::CollOp::AllReduce;
-    o.min_bytes = o.max_bytes = int64_t{1} << 30;
-    const auto r = models::calibrate::run_nccl_tests(loaded.spec, o);
-    REQUIRE(r.rows.size() == 1);
-    INFO(nodes << " nodes: predicted " << r.rows[0].time_us << " us, measured " << measured_us << " us");
-    CHECK(std::fabs(r.rows[0].time_us / measured_us - 1) < 0.10);
+    const auto row = one_all_reduce("p4d_nodes_allreduce.toml", nodes, int64_t{1} << 30);
+    INFO(nodes << " nodes: predicted " << row.time_us << " us, measured " << measured_us << " us");
+    CHECK(std::fabs(row.time_us / measured_us - 1) < 0.10);
   }
 }
 
@@ -112,16 +118,9 @@ TEST_CASE("validation: p4d, 1 GiB all-reduce on 1 and 2 nodes of the same public
   // rings alone: out of sample), 35215 us on two (Tree over EFA: EFA v1's efficiency is read off
   // the 3- and 4-node points). As it stands: -1.7 % (8002 us) and +4.8 %.
   for (const auto& [nodes, measured_us] : {std::pair{1, 8142.6}, std::pair{2, 35215.0}}) {
-    const auto loaded =
-        scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/p4d_nodes_allreduce.toml",
-                                 {"cluster.nodes=" + std::to_string(nodes)});
-    models::calibrate::NcclTestsOptions o;
-    o.op = models::nccl::CollOp::AllReduce;
-    o.min_bytes = o.max_bytes = int64_t{1} << 30;
-    const auto r = models::calibrate::run_nccl_tests(loaded.spec, o);
-    REQUIRE(r.rows.size() == 1);
-    INFO(nodes << " nodes: predicted " << r.rows[0].time_us << " us, measured " << measured_us << " us");
-    CHECK(std::fabs(r.rows[0].time_us / measured_us - 1) < 0.08);
+    const auto row = one_all_reduce("p4d_nodes_allreduce.toml", nodes, int64_t{1} << 30);
+    INFO(nodes << " nodes: predicted " << row.time_us << " us, measured " << measured_us << " us");
+    CHECK(std::fabs(row.time_us / measured_us - 1) < 0.08);
   }
 }
 
@@ -131,15 +130,9 @@ TEST_CASE("validation: 2 x DGX A100 over 8 x HDR, ring all-reduce bus bandwidth 
   // and we measure 192GB/s AllReduce BusBW". Nothing is fitted on it. Every GPU sends through a NIC
   // of its own (two GPUs and two NICs under each PCIe switch): with one NIC pair per switch as one
   // group, rings entered and left each pair through one GPU's PCIe link and moved half of it.
-  const auto loaded = scenarios::load_scenario(
-      std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/dgx_a100_nodes_allreduce.toml", {});
-  models::calibrate::NcclTestsOptions o;
-  o.op = models::nccl::CollOp::AllReduce;
-  o.min_bytes = o.max_bytes = int64_t{8} << 30;
-  const auto r = models::calibrate::run_nccl_tests(loaded.spec, o);
-  REQUIRE(r.rows.size() == 1);
-  std::printf("2 x DGX A100: bus bandwidth %.1f GB/s predicted, 192 measured\n", r.rows[0].busbw_gbs);
-  CHECK(std::fabs(r.rows[0].busbw_gbs / 192.0 - 1) < 0.10);
+  const auto row = one_all_reduce("dgx_a100_nodes_allreduce.toml", 0, int64_t{8} << 30);
+  std::printf("2 x DGX A100: bus bandwidth %.1f GB/s predicted, 192 measured\n", row.busbw_gbs);
+  CHECK(std::fabs(row.busbw_gbs / 192.0 - 1) < 0.10);
 }
 
 TEST_CASE("validation: 1, 2 and 4 HGX H100 nodes over 8 x NDR, all-reduce bus bandwidth (public nccl-tests run)",
@@ -148,17 +141,9 @@ TEST_CASE("validation: 1, 2 and 4 HGX H100 nodes over 8 x NDR, all-reduce bus ba
   // the largest bus bandwidth of 1 node 480 GB/s (NVLS), 2 nodes 470 (NVLSTree), 4 nodes 365.84
   // (rings). Nothing is fitted on them. As it stands: 440 (-8.3 %), 468 (-0.4 %), 358 (-2.2 %).
   for (const auto& [nodes, measured] : {std::pair{1, 480.0}, std::pair{2, 470.0}, std::pair{4, 365.84}}) {
-    const auto loaded = scenarios::load_scenario(
-        std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/hgx_h100_nodes_allreduce.toml",
-        {"cluster.nodes=" + std::to_string(nodes)});
-    models::calibrate::NcclTestsOptions o;
-    o.op = models::nccl::CollOp::AllReduce;
-    o.min_bytes = o.max_bytes = int64_t{8} << 30;
-    const auto r = models::calibrate::run_nccl_tests(loaded.spec, o);
-    REQUIRE(r.rows.size() == 1);
-    std::printf("%d x HGX H100: bus bandwidth %.1f GB/s predicted, %.2f measured\n", nodes, r.rows[0].busbw_gbs,
-                measured);
-    CHECK(std::fabs(r.rows[0].busbw_gbs / measured - 1) < 0.10);
+    const auto row = one_all_reduce("hgx_h100_nodes_allreduce.toml", nodes, int64_t{8} << 30);
+    std::printf("%d x HGX H100: bus bandwidth %.1f GB/s predicted, %.2f measured\n", nodes, row.busbw_gbs, measured);
+    CHECK(std::fabs(row.busbw_gbs / measured - 1) < 0.10);
   }
 }
 
@@ -166,13 +151,7 @@ TEST_CASE("validation: 8 x A100 on one node, all-reduce bus bandwidth (public nc
   // github.com/NVIDIA/nccl-tests/issues/175: one node of 8 x A100 SXM on NVSwitch, all_reduce_perf
   // -b 8 -e 4G -g 8: 232.54 GB/s. Nothing is fitted on it (NVLink 4's efficiency, carried to NVLink 3, is the 4 x H200
   // machine's). As it stands: 236.5 GB/s, 1.7 % above (221.5 with every generation at 0.74).
-  const auto loaded = scenarios::load_scenario(
-      std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/dgx_a100_nodes_allreduce.toml", {"cluster.nodes=1"});
-  models::calibrate::NcclTestsOptions o;
-  o.op = models::nccl::CollOp::AllReduce;
-  o.min_bytes = o.max_bytes = int64_t{4} << 30;
-  const auto r = models::calibrate::run_nccl_tests(loaded.spec, o);
-  REQUIRE(r.rows.size() == 1);
-  std::printf("8 x A100: bus bandwidth %.1f GB/s predicted, 232.54 measured\n", r.rows[0].busbw_gbs);
-  CHECK(std::fabs(r.rows[0].busbw_gbs / 232.54 - 1) < 0.08);
+  const auto row = one_all_reduce("dgx_a100_nodes_allreduce.toml", 1, int64_t{4} << 30);
+  std::printf("8 x A100: bus bandwidth %.1f GB/s predicted, 232.54 measured\n", row.busbw_gbs);
+  CHECK(std::fabs(row.busbw_gbs / 232.54 - 1) < 0.08);
 }

@@ -238,7 +238,7 @@ int cmd_sweep(int argc, char** argv) {
     options.timeline = false;
     options.samples = samples;  // every point draws with the same seed: GPU r is the same GPU
     options.seed = seed;
-    // Runs todo[k] and writes its row (rows are written in order); false: deferred, no row yet.
+    // Runs todo[k] and writes its row (rows are written in order), or defers it (no row yet).
     auto run_point = [&](size_t k) {
       const size_t i = todo[k];
       std::optional<models::RunResult> result;
@@ -251,7 +251,7 @@ int cmd_sweep(int argc, char** argv) {
         if (!alone.load()) {
           std::lock_guard<std::mutex> lock(write_mutex);
           deferred.push_back(k);
-          return false;
+          return;
         }
         error = "out of memory running this point (expected a point that fits in this machine's memory)";
       } catch (const std::exception& e) {
@@ -279,7 +279,6 @@ int cmd_sweep(int argc, char** argv) {
         next.store(todo.size());  // stop taking points
       }
       if (bar) bar->point_done(!result);
-      return true;
     };
     run_points = [&](size_t id) {
       for (size_t k; id < allowed.load() && (k = next.fetch_add(1)) < todo.size();) run_point(k);
