@@ -60,8 +60,9 @@ TEST_CASE("validation: 2 x H200 out of sample, >= 1 MiB", "[validation][nccl]") 
 
 TEST_CASE("validation: 2 x H200, all-reduce error grows with the channel count (known, not modelled)",
           "[validation][nccl]") {
-  // README "What is still missing": per-channel speed falls as channels are added (20.8 GB/s at
-  // 4 channels, 17.2 at 16; the model keeps 20.6). These bounds hold today's errors, so a change
+  // docs/accuracy.md, the single-node rings at 1-64 MiB: per-channel speed falls as channels are
+  // added (1 GiB: 20.6 GB/s per channel at 4 channels, 17.3 at 16, 13.7 at 24; the model adds
+  // 20.6 GB/s channels up to the ports' cap). These bounds hold today's errors, so a change
   // that makes them worse shows; a model of the shared resource should tighten them.
   auto ch = [](int n) { return std::vector<std::string>{"nccl.env.NCCL_MAX_NCHANNELS=\"" + std::to_string(n) + "\""}; };
   const double e4 = median_error_at_least_1mib("n2_ch4.json", "all_reduce", ch(4));
