@@ -163,6 +163,22 @@ constexpr std::array kLinkRegistry = std::to_array<ParamSpec>({
      O::Collectives,
      "NVLS port rate / the ring's; NCCL src/graph/tuning.cc nvlsEfficiency, 8 x H100 nccl-tests "
      "(NVIDIA/nccl-tests#212)"},
+    // NVLS on one node (models/collectives/nvls.cpp): the kernel's fixed device time, read off the
+    // flat part of Azure's ND H200 v5 curve (NCCL_ALGO=NVLS, NCCL 2.20.5, 64 KiB - 512 KiB at
+    // 30.8-31.2 us per all_reduce_perf -g 8 iteration, with the model's host loop; scenarios/
+    // validation/azure_nd_v5/measured/nd_h200_v5.csv). NCCL's own tuner charges 23 us (tuning.cc
+    // baseLat NVLS); ND H100 v5's NCCL 2.18.5 ran at 42-45 us there (checked, not fitted).
+    {"nvls.latency", U::Seconds, params_detail::kTime, 28e-6, "", O::Collectives,
+     "one-node NVLS kernel's fixed time; Azure ND H200 v5 all_reduce_perf with NVLS, 64-512 KiB "
+     "(scenarios/validation/azure_nd_v5)"},
+    // One warp copying local GPU memory with 16-byte loads and stores, 8 in flight per thread (NCCL's
+    // ncclCollUnroll on sm80+): 16 CTAs at once, 1 MiB each, 3.71 GB/s per warp with 8 warps per CTA
+    // and 3.80 with 7 (H200, bench/device/cta_copy_rate.cu; scenarios/validation/h200x1/measured/
+    // cta_copy_rate.jsonl; 2.61-2.67 once the data no longer fits in L2). It paces NVLS's scatter
+    // and gather warps (8 and 7 of the CTA's 20 on 8 GPUs).
+    {"nvls.warp_copy_bandwidth", U::BytesPerSecond, params_detail::kBandwidth, 3.7e9, "", O::Collectives,
+     "one warp's local copy rate, H200 (bench/device/cta_copy_rate.cu, scenarios/validation/h200x1/"
+     "measured/cta_copy_rate.jsonl)"},
     // SHARP in InfiniBand switches (CollNet, models/collectives/collnet.cpp). Streaming aggregation
     // reduces at ~95 % of the port's line rate (R. L. Graham et al., "Scalable Hierarchical
     // Aggregation and Reduction Protocol (SHARP) Streaming-Aggregation Hardware Design and

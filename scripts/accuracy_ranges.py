@@ -129,6 +129,46 @@ def p5_nodes(nodes):
     return label, {s: min(pred[s]["time_us"], pred[s]["in_place_time_us"]) / t - 1 for s, t in meas.items()}
 
 
+def azure_curve(label, name):
+    # github.com/Azure/AI-benchmarking-guide: one VM's in-place bus bandwidth, 1 KiB - 8 GiB
+    # (all_reduce_perf -g 8, NCCL_ALGO=NVLS; scenarios/validation/azure_nd_v5/measured/README.md).
+    pts = []
+    for line in open(os.path.join(V, "azure_nd_v5/measured", name + ".csv")):
+        f = line.strip().split(",")
+        if len(f) == 3 and f[1].isdigit():
+            pts.append((int(f[1]), float(f[2])))
+    pred = predict(os.path.join(V, "azure_nd_v5", name + ".toml"), "all_reduce", pts[0][0], pts[-1][0])
+    return label, {s: pred[s]["in_place_time_us"] / (s * 2 * 7 / 8 / (b * 1e3)) - 1 for s, b in pts}
+
+
+def p6_points(label, instance, scenario):
+    # awslabs/awsome-distributed-ai compute-test.md: bus bandwidths quoted per size
+    # (scenarios/validation/p6_efa/measured/points.csv).
+    pts, nodes = [], 0
+    for line in open(os.path.join(V, "p6_efa/measured/points.csv")):
+        f = line.strip().split(",")
+        if len(f) == 4 and f[0] == instance:
+            nodes = int(f[1])
+            pts.append((int(f[2]), float(f[3])))
+    return busbw_points(label, scenario, pts, 8 * nodes)
+
+
+def p5_alltoall(nodes):
+    # awslabs/awsome-distributed-ai ep-backend-comparison/RESULTS-p5.md: alltoall_perf -b 8 -e 8G,
+    # bus bandwidth at 64 MiB and the sweep's peak (compared at 8 GiB, the model's largest)
+    # (scenarios/validation/p5_nodes_efa/measured/alltoall_points.csv).
+    errs = {}
+    for line in open(os.path.join(V, "p5_nodes_efa/measured/alltoall_points.csv")):
+        f = line.strip().split(",")
+        if len(f) == 3 and f[0] == str(nodes):
+            size, busbw = int(f[1]), float(f[2])
+            p = predict(os.path.join(V, "p5_nodes_efa/alltoall.toml"), "alltoall", size, size,
+                        [f"cluster.nodes={nodes}"])[size]
+            n = 8 * nodes
+            errs[size] = min(p["time_us"], p["in_place_time_us"]) / (size * (n - 1) / n / (busbw * 1e3)) - 1
+    return f"{nodes} x p5.48xlarge, EFA, all-to-all ({nodes * 8} ranks, awsome-distributed-ai)", errs
+
+
 CURVES = [
     lambda: nccl_tests_curve("4 x H200, P2P/NVLink (`ar_g4.txt`)", "h200x4.toml", "h200x4/measured/nccl-tests/ar_g4.txt"),
     lambda: nccl_tests_curve("4 x H200, P2P/NVLink (`ar_g4_info.txt`)", "h200x4.toml",
@@ -165,6 +205,14 @@ CURVES = [
     lambda: busbw_points("2 x DGX A100, InfiniBand HDR, rings (NVIDIA/nccl#812)", "dgx_a100_nodes_allreduce.toml",
                          [(8 << 30, 192.0)], 16),
     hgx_h100_nodes,
+    lambda: azure_curve("Azure ND H100 v5, one VM, NVLS (NCCL 2.18.5)", "nd_h100_v5"),
+    lambda: azure_curve("Azure ND H200 v5, one VM, NVLS (NCCL 2.20.5)", "nd_h200_v5"),
+    lambda: azure_curve("Azure ND A100 v4, one VM, rings (NCCL 2.18.5)", "nd_a100_v4"),
+    lambda: p6_points("4 x p6-b200.48xlarge, EFA v4 (32 ranks, awsome-distributed-ai)", "p6-b200.48xlarge",
+                      "p6_efa/b200_nodes.toml"),
+    lambda: p6_points("2 x p6-b300.48xlarge, EFA v4, 16 and 64 GiB (awsome-distributed-ai)", "p6-b300.48xlarge",
+                      "p6_efa/b300_nodes.toml"),
+    *[lambda n=n: p5_alltoall(n) for n in (4, 8)],
 ]
 
 

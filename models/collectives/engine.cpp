@@ -241,7 +241,8 @@ double Engine::flow_cap(const Edge& e, const FlowShape& f, double scale) const {
                                          .work = f.work,
                                          .channel_gain = f.channel_gain,
                                          .buffsize = buffsize_,
-                                         .thread_share = f.thread_share});
+                                         .thread_share = f.thread_share,
+                                         .port_bound = f.port_bound});
 }
 
 void Engine::add_merged_flows(uint32_t pending, std::span<const CommPlan::MergedEdge> edges, const FlowShape& whole,

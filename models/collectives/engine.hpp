@@ -64,6 +64,7 @@ struct FlowShape {
   double channel_gain = 1;   // ring_channel_gain: a ring CTA's rate over the measured 2-rank all-reduce's
   double max_rate = 0;       // bytes/s a switch's aggregation allows besides the cap (SHARP); 0: none
   double thread_share = 1;   // the CTA's threads moving it, over a ring's (a tree's split: flow_cap.hpp)
+  bool port_bound = false;   // NVLS's switch ports: the link's cap alone (flow_cap.hpp)
 };
 
 // A tree's CTA split (pipeline_fill.hpp tree_split_threads): the threads reducing up and those

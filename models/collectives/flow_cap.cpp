@@ -26,6 +26,7 @@ double flow_rate_cap(const LinkParams& params, const FlowCapInputs& in) {
   const double eta = std::min(1.0, cp.efficiency[pi] * simplex) * read * link_work;
   const double raw = in.raw_bandwidth * (in.proto == Proto::Simple ? in.simple_raw_factor : 1.0);
   const double link_cap = eta * raw * in.link_fraction;
+  if (in.port_bound) return link_cap;
   const bool window = in.proto == Proto::Simple && cp.flow_control_rtt_s > 0;
   if (cp.channel_bandwidth <= 0) {
     const double cap = link_cap * in.coll_share;

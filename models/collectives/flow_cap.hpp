@@ -35,6 +35,10 @@
 // ranks split the CTA between reducing up and broadcasting down (runTreeSplit: LL128 0.7 and 0.3
 // of the ring's threads, pipeline_fill.hpp tree_split_threads), and each direction moves at its
 // threads' share of the rate (assumed proportional; not measured apart).
+// port_bound: NVLS's flows to and from the switch. The switch reduces and multicasts
+// (multimem.ld_reduce, multimem.st); no CTA loads and stores them as a ring's copies, so the
+// per-channel term, a ring CTA's measured rate, does not apply and only link_cap does. The NVLS
+// kernel's own copies (its scatter and gather warps) are its pipeline's stages (nvls.cpp).
 // Sources of each term: the measurements cited in flow_cap.cpp, copy_work.hpp and link_params.cpp.
 #pragma once
 
@@ -59,6 +63,7 @@ struct FlowCapInputs {
   double channel_gain = 1;              // ring_channel_gain (copy_work.hpp)
   int64_t buffsize = int64_t{1} << 22;  // NCCL_BUFFSIZE
   double thread_share = 1;              // the CTA's threads moving this flow over a ring's (tree split)
+  bool port_bound = false;              // NVLS's port flows: no per-channel term (below)
 };
 
 double flow_rate_cap(const LinkParams& params, const FlowCapInputs& in);

@@ -10,21 +10,32 @@
 //   reduce-scatter  to the switch S, from it S/n;   all-gather  to the switch S/n, from it S.
 // A ring moves 2(n-1)/n S each way for an all-reduce: 1.75 S on 8 GPUs against NVLS's 1.125 S.
 // The switch's rate per port is nvls.efficiency (Hopper 0.85, Blackwell 0.74; NCCL tuning.cc
-// nvlsEfficiency) of the ring's (a flow's copy work 1/eta, copy_work.hpp's lever on NVLink), so on
-// idle links, one node of n GPUs:
-//   T = kernel + 2 hop_nvlink + (1 + 1/n) S / (eta_nvls cap_nvlink)             (all-reduce)
-//   T = kernel + 2 hop_nvlink + S / (eta_nvls cap_nvlink)                       (reduce-scatter, all-gather)
-// and across nodes, the heads' NICs moving S/H each way through the SHARP switches
-// (collnet.cpp add_sharp_flows):
+// nvlsEfficiency) of the port's Simple rate (a flow's work 1/eta, copy_work.hpp's lever on NVLink).
+// The switch, not a CTA's loads and stores, moves these bytes, so no per-channel term caps them
+// (flow_cap.hpp port_bound). On idle links, one node of n GPUs (H = min(n, 32) heads):
+//   T = nvls.latency + fill + (1 + 1/H) S / (eta_nvls cap_nvlink)             (all-reduce)
+//   T = nvls.latency + S / (eta_nvls cap_nvlink)                              (reduce-scatter, all-gather)
+//   fill = min(1, H chunk / (S/C)) x (t_scatter + t_switch + t_gather - max), t_scatter = (S/C) /
+//          (8 warps x nvls.warp_copy_bandwidth), t_gather with 7 warps (6 and 7 on 6 GPUs or fewer),
+//          t_switch the port term above, C channels, chunk nvls_chunk_bytes (pipeline_fill.hpp)
+// nvls.latency (28 us) is the kernel's fixed time on one node, read off Azure's ND H200 v5 curve;
+// the fill is the first loop's scatter and gather copies, which the switch's loop waits for and
+// the next loop's cannot hide. And across nodes, the heads' NICs moving S/H each way through the
+// SHARP switches (collnet.cpp add_sharp_flows):
 //   T = kernel + 2 hop_nvlink + 2 hop_ib + sharp.latency + max((1 + 1/H) S / (eta_nvls cap_nvlink),
 //                                                              S / (H cap_sharp))
-// 8 x H100: 0.85 x 370 / 1.125 = 280 GB/s algorithm bandwidth (busbw 489) against ~275 (480)
-// measured (NVIDIA/nccl-tests#212); NVIDIA/nccl#1455 has 258-273 GB/s on 5-8 GPUs, where this
-// gives 262-280 (on 2-4 GPUs it measured the ring's bandwidth: not reproduced).
+// 8 x H100: 0.85 x 0.79 x 450 / 1.125 = 268.6 GB/s algorithm bandwidth (bus bandwidth 470) against
+// 273.5 (479) on Azure's ND H100 v5 and 480 on HGX H100 (NVIDIA/nccl-tests#309); NVIDIA/nccl#1455
+// has 258-273 GB/s on 5-8 GPUs.
 // Sources: NCCL src/device/all_reduce.h (RunWorkColl NVLS: scatter, reduce through NVLS, gather;
 // across nodes reduce to the network and back), all_gather.h, reduce_scatter.h, src/graph/tuning.cc.
 // Tests: tests/models/collectives/nvls_test.cpp.
+#include <algorithm>
+#include <cmath>
+
 #include "models/collectives/engine.hpp"
+#include "models/collectives/pipeline_fill.hpp"
+#include "sim/check.hpp"
 
 namespace models::collectives {
 
@@ -42,10 +53,12 @@ void Engine::launch_nvls(const Launch& l) {
   const bool across = plan.view.nnodes > 1;
   const double nvlink_hop = params_.of(LinkClass::NVLink).hop_latency_s[static_cast<int>(Proto::Simple)];
   const double ib_hop = params_.of(LinkClass::IB).hop_latency_s[static_cast<int>(Proto::Simple)];
-  const double lat_s =
-      params_.kernel_latency_s + 2 * nvlink_hop + (across ? 2 * ib_hop + params_.sharp_latency_s : 0.0);
+  const double lat_s = across ? params_.kernel_latency_s + 2 * nvlink_hop + 2 * ib_hop + params_.sharp_latency_s
+                              : params_.nvls_latency_s;
   const sim::Time lat = sim::Time::from_seconds(lat_s);
   const double eta = params_.nvls_efficiency_of(plan.view.sm);
+  SIM_CHECK(collecting_, "NVLS's flows are set up while the launch collects them");
+  const std::size_t first = block_.size();
   for (const auto& p : plan.nvls_ports) {
     double frac = 1.0 + p.head_frac;  // all-reduce, both ways
     if (op == CollOp::ReduceScatter) frac = p.tx ? 1.0 : p.head_frac;
@@ -56,9 +69,37 @@ void Engine::launch_nvls(const Launch& l) {
               .coll_share = l.share,
               .channels = static_cast<double>(l.rec.channels),
               .latency = lat,
-              .work = 1.0 / eta});
+              .work = 1.0 / eta,
+              .port_bound = true});
   }
-  if (across) add_sharp_flows(l, plan.nvls_sharp, lat);
+  if (across) {
+    add_sharp_flows(l, plan.nvls_sharp, lat);
+    return;
+  }
+  if (op != CollOp::AllReduce || params_.warp_copy_bandwidth <= 0) return;
+  // One node's all-reduce forwards loops (heads x chunk per channel) through three stages: the
+  // scatter warps copy a loop of the input into the local NVLS buffer, the heads reduce and
+  // multicast it through the switch (the flows just added, at their cap), the gather warps copy
+  // the result out; each waits for the whole loop of every GPU (prims scatter / gather post once
+  // per loop). Its fill (pipeline_fill.hpp loop_fill_s) is what the first loop's copies add.
+  const double channels = std::max(1, l.rec.channels);
+  const double per_channel = l.S / channels;
+  const NvlsWarps warps = nvls_one_node_warps(l.n);
+  const double t_scatter = per_channel / (warps.scatter * params_.warp_copy_bandwidth);
+  const double t_gather = per_channel / (warps.gather * params_.warp_copy_bandwidth);
+  double t_switch = 0;
+  for (std::size_t i = first; i < block_.size(); ++i)
+    t_switch = std::max(t_switch, static_cast<double>(block_[i].bytes) / block_[i].rate_cap);
+  // Heads: one per GPU, at most NCCL_MAX_NVLS_ARITY (a head's ports carry 1 / heads of S more).
+  double head_frac = 0;
+  for (const auto& p : plan.nvls_ports) head_frac = std::max(head_frac, p.head_frac);
+  const int heads = head_frac > 0 ? static_cast<int>(std::lround(1.0 / head_frac)) : l.n;
+  const double loop = static_cast<double>(heads) *
+                      static_cast<double>(nvls_chunk_bytes(static_cast<int64_t>(l.S), l.rec.channels, heads, nvls_chunk_));
+  const double fill_s = loop_fill_s(loop, per_channel, t_scatter + t_switch + t_gather,
+                                    std::max({t_scatter, t_switch, t_gather}));
+  const sim::Time with_fill = sim::Time::from_seconds(lat_s + fill_s);
+  for (std::size_t i = first; i < block_.size(); ++i) block_[i].latency = with_fill;
 }
 
 }  // namespace models::collectives

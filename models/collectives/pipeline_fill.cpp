@@ -23,6 +23,21 @@ int64_t nvls_tree_chunk_bytes(int64_t bytes, int channels, int heads, int nodes,
   return chunk;
 }
 
+int64_t nvls_chunk_bytes(int64_t bytes, int channels, int heads, int64_t nvls_chunk) {
+  const int64_t ops = static_cast<int64_t>(std::max(1, channels)) * std::max(1, heads);
+  int64_t chunk = nvls_chunk;
+  if (bytes < 64 * ops * chunk && chunk > (int64_t{64} << 10)) chunk = int64_t{64} << 10;
+  if (bytes < 8 * ops * chunk && chunk > (int64_t{32} << 10)) chunk = int64_t{32} << 10;
+  if (bytes < 2 * ops * chunk && chunk > (int64_t{16} << 10)) chunk = int64_t{16} << 10;
+  return chunk;
+}
+
+NvlsWarps nvls_one_node_warps(int nranks) {
+  constexpr int kTotalWarps = 640 / 32;  // NCCL_MAX_NTHREADS / WARP_SIZE
+  const int reduce = nranks <= 6 ? 7 : 5;
+  return {(kTotalWarps - reduce + 1) >> 1, reduce, (kTotalWarps - reduce) >> 1};
+}
+
 double loop_fill_s(double loop_bytes, double bytes_per_channel, double sum_time_s, double max_time_s) {
   if (loop_bytes <= 0 || bytes_per_channel <= 0 || sum_time_s <= max_time_s) return 0;
   return std::min(1.0, loop_bytes / bytes_per_channel) * (sum_time_s - max_time_s);

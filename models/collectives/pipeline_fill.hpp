@@ -59,6 +59,20 @@ double chain_fill_s(Proto proto, int64_t buffsize, double bytes_per_channel, dou
 int64_t nvls_tree_chunk_bytes(int64_t bytes, int channels, int heads, int nodes, int64_t nvls_chunk = int64_t{1} << 17,
                               int64_t max_chunk = -2);
 
+// NVLS's chunk on one node (src/enqueue.cc calcCollChunking, NVLS, NCCL 2.18-2.28): NCCL_NVLS_CHUNKSIZE
+// (nvls_chunk, 128 KiB by default), then with ops = channels x heads:
+//   bytes < 64 ops chunk -> 64 KiB, < 8 ops chunk -> 32 KiB, < 2 ops chunk -> 16 KiB
+// (each only where the chunk is larger). A loop is heads x chunk per channel.
+int64_t nvls_chunk_bytes(int64_t bytes, int channels, int heads, int64_t nvls_chunk = int64_t{1} << 17);
+
+// NVLS's warp groups on one node (src/device/all_reduce.h RunWorkColl NVLS, no network, no
+// registered buffers): of the CTA's 20 warps (NCCL_MAX_NTHREADS 640), 5 reduce through the switch
+// (7 on 6 GPUs or fewer); the rest split into scatter, (rest + 1) / 2, and gather, rest / 2.
+struct NvlsWarps {
+  int scatter = 0, reduce = 0, gather = 0;
+};
+NvlsWarps nvls_one_node_warps(int nranks);
+
 // fill = min(1, loop / bytes_per_channel) x (sum_time_s - max_time_s): a chain forwarding whole
 // loops of `loop_bytes` per channel (the form of chain_fill_s with the loop as the slice).
 double loop_fill_s(double loop_bytes, double bytes_per_channel, double sum_time_s, double max_time_s);

@@ -80,6 +80,8 @@ double* find(LinkParams& p, const std::string& name) {
   if (name == "p2p.read.bandwidth_factor") return &p.p2p_read_bandwidth_factor;
   if (name == "p2p.read.extra_latency") return &p.p2p_read_extra_latency_s;
   if (name == "nvls.efficiency") return &p.nvls_efficiency;
+  if (name == "nvls.latency") return &p.nvls_latency_s;
+  if (name == "nvls.warp_copy_bandwidth") return &p.warp_copy_bandwidth;
   if (name == "sharp.efficiency") return &p.sharp_efficiency;
   if (name == "sharp.latency") return &p.sharp_latency_s;
   for (LinkClass c : kClasses) {

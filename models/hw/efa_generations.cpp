@@ -28,10 +28,16 @@
 //     (median 55.1 us; github.com/dstackai/dstack/pull/3961): (55.1 - 15.1) / 1.95 = 20.5 us.
 //   LL128 21.8 us: LL's + 1.3 us, as for v2.
 //   Simple 23 us: v4's LL + v2's Simple - LL (2.5 us: the same plugin's extra work per Simple
-//     step), assumed: no public Simple-bound curve of EFA v4. Efficiency 0.89: v2's, assumed.
-// EFA v3 (p5en: 16 x 200 Gb/s): v4's values. aws-ofi-nccl treats p5en and p6-b200 as one platform
-//   (src/platform-aws.cpp "p5en/p6-b200": the same declared latency, 35 us, and environment); no
-//   public p5en curve was found.
+//     step), assumed: no public Simple-bound curve of EFA v4.
+//   Efficiency 0.94: 4 x p6-b200.48xlarge all_reduce_perf, NCCL's choice (rings from 512 MiB under
+//     aws-ofi-nccl's tuner), 377 GB/s bus bandwidth at 16 GiB and 375 at 4 GiB, what each node moves
+//     through its 8 x 50 GB/s: 377 / 400 (awslabs/awsome-distributed-ai, architectures/aws-pcs/tests/
+//     compute-test.md; the image it pins: NCCL 2.27.7, aws-ofi-nccl 1.16.3). The same run's 128 MiB -
+//     1 GiB and 2 x p6-b300 at 16 and 64 GiB check it (scenarios/validation/p6_efa).
+// EFA v3 (p5en: 16 x 200 Gb/s): v4's step latencies. aws-ofi-nccl treats p5en and p6-b200 as one
+//   platform (src/platform-aws.cpp "p5en/p6-b200": the same declared latency, 35 us, and
+//   environment). Efficiency: v2's 0.89, assumed: no public p5en curve was found, and v4's is a
+//   newer NIC's.
 #include "models/hw/efa_generations.hpp"
 
 namespace models::hw {
@@ -47,15 +53,17 @@ constexpr EfaGenerationParams kEfaV2{
     {kLlRatio * kEfaRingEfficiency, kLl128Ratio* kEfaRingEfficiency, kEfaRingEfficiency},
     "LL: 2 x p5 all_reduce_perf 16-128 B (aws/aws-k8s-tester#585); Simple: 2 x p5 64-256 MiB; efficiency: 4-16 x p5 "
     "ring plateaus (crazyguitar/aws-gpu-communication-benchmark)"};
+constexpr double kEfaV4RingEfficiency = 0.94;
 constexpr EfaGenerationParams kEfaV4{
     4,
     {20.5 * kUsEfa, 21.8 * kUsEfa, (20.5 + 30 - 27.5) * kUsEfa},
-    {kLlRatio * kEfaRingEfficiency, kLl128Ratio* kEfaRingEfficiency, kEfaRingEfficiency},
+    {kLlRatio * kEfaV4RingEfficiency, kLl128Ratio* kEfaV4RingEfficiency, kEfaV4RingEfficiency},
     "LL: 2 x p6-b200 all_reduce_perf 8-256 B (dstackai/dstack#3961); Simple: LL + EFA v2's Simple - LL, "
-    "efficiency: EFA v2's (assumed)"};
+    "efficiency: 4 x p6-b200 ring plateau, 377 of 400 GB/s (awsome-distributed-ai compute-test.md)"};
 constexpr EfaGenerationParams kEfaV3{
-    3, kEfaV4.hop_latency_s, kEfaV4.efficiency,
-    "EFA v4's: aws-ofi-nccl's platform \"p5en/p6-b200\" (src/platform-aws.cpp); no public p5en curve"};
+    3, kEfaV4.hop_latency_s, kEfaV2.efficiency,
+    "step latencies EFA v4's (aws-ofi-nccl's platform \"p5en/p6-b200\", src/platform-aws.cpp), efficiency "
+    "EFA v2's (assumed); no public p5en curve"};
 }  // namespace
 
 const EfaGenerationParams* efa_generation_params(int generation) {

@@ -48,9 +48,12 @@ NodeSpec gb200_rack_of_vms(const char* name, const char* citation) {
 void add_cloud_nodes(std::vector<NodeSpec>& c) {
   // Azure ND H100 v5 (Standard_ND96isr_H100_v5): 8 x H100 80 GB on NVSwitch, 8 x 400 Gb/s NDR
   // InfiniBand (ConnectX-7, one per GPU), 2 x Xeon Platinum 8480C (Sapphire Rapids, 8 x DDR5-4800
-  // per socket), 1.9 TB. Source: Azure "ND H100 v5 sizes" page. NVLS: no public run shows it in
-  // these VMs, left off (a [cluster.node] can turn it on).
+  // per socket), 1.9 TB. Source: Azure "ND H100 v5 sizes" page. NVLS runs in these VMs: Azure's
+  // own all_reduce_perf with NCCL_ALGO=NVLS reaches 479 GB/s bus bandwidth on one ND H100 v5 and
+  // 480 on one ND H200 v5 (github.com/Azure/AI-benchmarking-guide, Azure_Results; copied in
+  // scenarios/validation/azure_nd_v5/measured), above what rings reach on 8 x H100 (~370).
   NodeSpec n = hgx8("nd-h100-v5", "H100", "sapphirerapids", "Azure ND H100 v5-series sizes page");
+  n.nvls = true;
   ib_nics(n, 8, 1, 400);
   n.nic_tech = "InfiniBand NDR (ConnectX-7)";
   n.eth_bytes_per_s = 80 * kGbit;

@@ -98,8 +98,15 @@ TEST_CASE("mnnvl: two racks run NVLSTree with NCCL's 32 heads, the ports at the 
   const double fill = 32.0 * (128 << 10) / (double(S) / 32) * (3 * t_sw + 2 * t_net - t_sw);
   const double lat = P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple) + 2 * hop(LinkClass::IB, Proto::Simple);
   CHECK(r.t == Approx(lat + fill + t_sw).epsilon(1e-3));
-  // The bandwidth term is one rack's NVLS term: the same (1 + 1/32) S per port at the same rate.
+  // The bandwidth term is one rack's NVLS term: the same (1 + 1/32) S per port at the same rate,
+  // after NVLS's own latency and the fill of one loop (32 heads x 64 KiB per channel, 24 channels)
+  // through its scatter (8 warps), the switch and its gather (7 warps): nvls.cpp.
   const CatalogRun one = audited_run(racks(1), CollOp::AllReduce, S);
   REQUIRE(one.rec.algo == Algo::NVLS);
-  CHECK(one.t == Approx(P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple) + t_sw).epsilon(1e-3));
+  REQUIRE(one.rec.channels == 24);
+  REQUIRE(nvls_chunk_bytes(S, 24, 32) == 64 << 10);
+  const double rack_ch = double(S) / 24;
+  const double t_sc = rack_ch / (8 * P.warp_copy_bandwidth), t_ga = rack_ch / (7 * P.warp_copy_bandwidth);
+  const double one_fill = 32.0 * (64 << 10) / rack_ch * (t_sc + t_sw + t_ga - std::max({t_sc, t_sw, t_ga}));
+  CHECK(one.t == Approx(P.nvls_latency_s + one_fill + t_sw).epsilon(1e-3));
 }

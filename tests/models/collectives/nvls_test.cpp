@@ -11,6 +11,7 @@
 #include "catalog_run.hpp"
 #include "models/comm_plan/comm_plan.hpp"
 #include "models/collectives/flow_cap.hpp"
+#include "models/collectives/pipeline_fill.hpp"
 #include "rig.hpp"
 
 using namespace collectives_test;
@@ -93,17 +94,25 @@ TEST_CASE("nvls: one-node all-reduce moves (1 + 1/n) S per NVLink port each way,
   for (const auto& p : plan.nvls_ports) CHECK(p.head_frac == Approx(1.0 / 8));
   const CommPlan::Port& port = plan.nvls_ports.front();
   const double eta = 0.85;  // nvls.efficiency on Hopper
-  const double cap = std::min(
-      flow_rate_cap(P, {.link_class = LinkClass::NVLink,
-                        .proto = Proto::Simple,
-                        .raw_bandwidth = port.edge.raw_bandwidth,
-                        .coll_share = static_cast<double>(nvls.rec.channels) / plan.channels_ref,
-                        .channels = static_cast<double>(nvls.rec.channels),
-                        .work = 1 / eta,
-                        .buffsize = world->nccl_env().buffsize}),  // aws-ofi-nccl's 8 MiB on p5
-      port.edge.raw_bandwidth * P.of(LinkClass::NVLink).efficiency[static_cast<int>(Proto::Simple)]);  // the port
-  const double lat = P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple);
-  CHECK(nvls.t == Approx(lat + 1.125 * S / cap).epsilon(1e-6));
+  // The switch's ports alone bound the flows (port_bound: no ring CTA's per-channel term).
+  const double cap = flow_rate_cap(P, {.link_class = LinkClass::NVLink,
+                                       .proto = Proto::Simple,
+                                       .raw_bandwidth = port.edge.raw_bandwidth,
+                                       .work = 1 / eta,
+                                       .port_bound = true});
+  CHECK(cap == Approx(port.edge.raw_bandwidth * P.of(LinkClass::NVLink).efficiency[2] * eta));
+  // The fill of one loop (8 heads x 64 KiB per channel: aws-ofi-nccl's NCCL_NVLS_CHUNKSIZE of 512 KiB
+  // on p5, cut to 64 KiB below 64 x 128 chunks) through the scatter (8 warps), the switch and the
+  // gather (7 warps): fill = loop / (S/16) x (t_scatter + t_switch + t_gather - max).
+  REQUIRE(world->nccl_env().nvls_chunksize == 512 << 10);
+  REQUIRE(nvls_chunk_bytes(S, 16, 8, 512 << 10) == 64 << 10);
+  REQUIRE(nvls_one_node_warps(8).scatter == 8);
+  REQUIRE(nvls_one_node_warps(8).gather == 7);
+  const double per_ch = double(S) / 16;
+  const double t_sw = 1.125 * S / cap;
+  const double t_sc = per_ch / (8 * P.warp_copy_bandwidth), t_ga = per_ch / (7 * P.warp_copy_bandwidth);
+  const double fill = 8.0 * (64 << 10) / per_ch * (t_sc + t_sw + t_ga - std::max({t_sc, t_sw, t_ga}));
+  CHECK(nvls.t == Approx(P.nvls_latency_s + fill + t_sw).epsilon(1e-6));
   CHECK(nvls.max_bytes.at("nvlink") == Approx(1.125 * S).epsilon(1e-6));  // not 2(n-1)/n S = 1.75 S
   // The ring (forced) moves 1.75 S per port: NVLS is faster by 1.75/1.125 x eta x (port cap / cap).
   auto ring_env = kNvlsOn;
@@ -115,9 +124,6 @@ TEST_CASE("nvls: one-node all-reduce moves (1 + 1/n) S per NVLink port each way,
   CHECK(ring.t / nvls.t < 1.75 / 1.125);
 }
 
-// aws-ofi-nccl's NCCL_BUFFSIZE on p5 (hw::NodeSpec::net_plugin_env): Simple's window per channel.
-constexpr int64_t kAwsOfiBuffsize = int64_t{8} << 20;
-
 TEST_CASE("nvls: reduce-scatter and all-gather (NCCL_ALGO=NVLS) move S one way and S/n the other", "[nccl]") {
   const int64_t S = int64_t{1} << 30;
   auto env = kNvlsOn;
@@ -128,16 +134,8 @@ TEST_CASE("nvls: reduce-scatter and all-gather (NCCL_ALGO=NVLS) move S one way a
     REQUIRE(r.rec.algo == Algo::NVLS);
     CHECK(r.max_bytes.at("nvlink") == Approx(static_cast<double>(S)).epsilon(1e-6));
     const double raw = 18 * 25e9;  // H100: 18 NVLink-4 links of 25 GB/s
-    const double cap = std::min(flow_rate_cap(P, {.link_class = LinkClass::NVLink,
-                                                  .proto = Proto::Simple,
-                                                  .raw_bandwidth = raw,
-                                                  .coll_share = 16.0 / 24.0,
-                                                  .channels = 16,
-                                                  .work = 1 / 0.85,
-                                                  .buffsize = kAwsOfiBuffsize}),
-                                raw * P.of(LinkClass::NVLink).efficiency[static_cast<int>(Proto::Simple)]);
-    const double lat = P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple);
-    CHECK(r.t == Approx(lat + S / cap).epsilon(1e-6));
+    const double cap = raw * P.of(LinkClass::NVLink).efficiency[static_cast<int>(Proto::Simple)] * 0.85;
+    CHECK(r.t == Approx(P.nvls_latency_s + S / cap).epsilon(1e-6));  // no fill counted (all-reduce only)
   }
 }
 
@@ -168,12 +166,7 @@ TEST_CASE("nvls: across DGX H100 nodes with SHARP, NVLS runs over CollNet -- S/8
   CHECK(r.max_bytes.at("nvlink") == Approx(1.125 * S).epsilon(1e-6));
   CHECK(r.max_bytes.at("ib") == Approx(S / 8.0).epsilon(1e-6));
   const double raw = 18 * 25e9;
-  const double port = std::min(flow_rate_cap(P, {.link_class = LinkClass::NVLink,
-                                                 .proto = Proto::Simple,
-                                                 .raw_bandwidth = raw,
-                                                 .channels = 16,
-                                                 .work = 1 / 0.85}),
-                               raw * P.of(LinkClass::NVLink).efficiency[static_cast<int>(Proto::Simple)]);
+  const double port = raw * P.of(LinkClass::NVLink).efficiency[static_cast<int>(Proto::Simple)] * 0.85;
   const double nic =
       std::min(P.of(LinkClass::IB).efficiency[static_cast<int>(Proto::Simple)], P.sharp_efficiency) * 50e9;
   const double lat = P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple) +

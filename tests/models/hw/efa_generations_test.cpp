@@ -43,11 +43,15 @@ TEST_CASE("efa generations: v1 keeps the registered defaults, v2-v4 their own", 
     // Nothing else moves.
     CHECK(params.of(LinkClass::NVLink).efficiency == reg.of(LinkClass::NVLink).efficiency);
   }
-  // EFA v2: LL 27.5 us read off 2 x p5 (68.7 us at 16-128 B), v4: 20.5 us off 2 x p6-b200; both 0.89.
+  // EFA v2: LL 27.5 us read off 2 x p5 (68.7 us at 16-128 B), v4: 20.5 us off 2 x p6-b200. Ring
+  // efficiency: v2 0.89 (4-16 x p5 plateaus), v4 0.94 (4 x p6-b200, 377 of 400 GB/s); v3 (p5en) takes
+  // v4's step latencies and v2's efficiency (no public p5en curve).
   CHECK(hw::efa_generation_params(2)->hop_latency_s[0] == Approx(27.5e-6));
   CHECK(hw::efa_generation_params(4)->hop_latency_s[0] == Approx(20.5e-6));
   CHECK(hw::efa_generation_params(3)->hop_latency_s == hw::efa_generation_params(4)->hop_latency_s);
   CHECK(hw::efa_generation_params(2)->efficiency[2] == Approx(0.89));
+  CHECK(hw::efa_generation_params(4)->efficiency[2] == Approx(0.94));
+  CHECK(hw::efa_generation_params(3)->efficiency == hw::efa_generation_params(2)->efficiency);
   // A scenario's [cluster.params] still wins.
   LinkParams p5 = LinkParams::for_node(hw::find_instance("p5.48xlarge"));
   p5.apply({{"efa.efficiency.simple", 0.63}});
