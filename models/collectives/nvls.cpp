@@ -94,10 +94,10 @@ void Engine::launch_nvls(const Launch& l) {
   double head_frac = 0;
   for (const auto& p : plan.nvls_ports) head_frac = std::max(head_frac, p.head_frac);
   const int heads = head_frac > 0 ? static_cast<int>(std::lround(1.0 / head_frac)) : l.n;
-  const double loop = static_cast<double>(heads) *
-                      static_cast<double>(nvls_chunk_bytes(static_cast<int64_t>(l.S), l.rec.channels, heads, nvls_chunk_));
-  const double fill_s = loop_fill_s(loop, per_channel, t_scatter + t_switch + t_gather,
-                                    std::max({t_scatter, t_switch, t_gather}));
+  const double loop = static_cast<double>(heads) * static_cast<double>(nvls_chunk_bytes(
+                                                       static_cast<int64_t>(l.S), l.rec.channels, heads, nvls_chunk_));
+  const double fill_s =
+      loop_fill_s(loop, per_channel, t_scatter + t_switch + t_gather, std::max({t_scatter, t_switch, t_gather}));
   const sim::Time with_fill = sim::Time::from_seconds(lat_s + fill_s);
   for (std::size_t i = first; i < block_.size(); ++i) block_[i].latency = with_fill;
 }

@@ -9,9 +9,9 @@
 #include <cmath>
 
 #include "catalog_run.hpp"
-#include "models/comm_plan/comm_plan.hpp"
 #include "models/collectives/flow_cap.hpp"
 #include "models/collectives/pipeline_fill.hpp"
+#include "models/comm_plan/comm_plan.hpp"
 #include "rig.hpp"
 
 using namespace collectives_test;

@@ -153,11 +153,11 @@ TEST_CASE("pipeline fill: LL and LL128 forward one CTA iteration on a GPU, one c
 TEST_CASE("pipeline fill: NVLS's one-node chunk and warp groups follow NCCL's rules", "[nccl][pipeline]") {
   // src/enqueue.cc calcCollChunking NVLS: 128 KiB, then 64 KiB below 64 x ops chunks, 32 KiB below
   // 8 x, 16 KiB below 2 x (ops = channels x heads; 16 x 8 = 128 on 8 x H100).
-  CHECK(nvls_chunk_bytes(int64_t{1} << 30, 16, 8) == 128 << 10);         // 1 GiB = 64 x 128 x 128 KiB
-  CHECK(nvls_chunk_bytes((int64_t{1} << 30) - 1, 16, 8) == 64 << 10);    // just below
-  CHECK(nvls_chunk_bytes(int64_t{64} << 20, 16, 8) == 64 << 10);         // 64 MiB = 8 x 128 x 64 KiB
+  CHECK(nvls_chunk_bytes(int64_t{1} << 30, 16, 8) == 128 << 10);       // 1 GiB = 64 x 128 x 128 KiB
+  CHECK(nvls_chunk_bytes((int64_t{1} << 30) - 1, 16, 8) == 64 << 10);  // just below
+  CHECK(nvls_chunk_bytes(int64_t{64} << 20, 16, 8) == 64 << 10);       // 64 MiB = 8 x 128 x 64 KiB
   CHECK(nvls_chunk_bytes(int64_t{16} << 20, 16, 8) == 32 << 10);
-  CHECK(nvls_chunk_bytes(int64_t{4} << 20, 16, 8) == 16 << 10);          // < 2 x 128 x 32 KiB = 8 MiB
+  CHECK(nvls_chunk_bytes(int64_t{4} << 20, 16, 8) == 16 << 10);             // < 2 x 128 x 32 KiB = 8 MiB
   CHECK(nvls_chunk_bytes(int64_t{1} << 30, 16, 8, 512 << 10) == 64 << 10);  // aws-ofi-nccl's 512 KiB on p5
   // src/device/all_reduce.h: 20 warps; 5 reduce on more than 6 GPUs (7 otherwise), the rest split
   // into scatter (rest + 1) / 2 and gather rest / 2.
