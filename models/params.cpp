@@ -195,11 +195,12 @@ constexpr std::array kLinkRegistry = std::to_array<ParamSpec>({
      "aggregation in the switches per CollNet all-reduce; NCCL tuning.cc NET CollNetChain 30 us - 2 x 14 us"},
 
     // Hop latencies: NCCL's tuning model (src/graph/tuning.cc, hwLat[] for Ring): NVLink
-    // .6/1.9/3.4 us, PCI 1.0/2.5/5.7 us, NET 2.7/4.0/14.0 us (LL/LL128/Simple). SHM crosses PCI twice.
+    // .6/1.9/3.4 us, PCI 1.0/2.5/5.7 us, NET 2.7/4.0/14.0 us (LL/LL128/Simple; InfiniBand's LL and
+    // LL128 are measured instead, below). SHM crosses PCI twice.
     // Efficiencies: with its default channels, protocol P reaches this fraction of the raw path
-    // bandwidth. Simple reaches ~74 % of raw NVLink (4xH200: 354 GB/s busbw of 478 GB/s raw,
-    // scenarios/validation/h200x4/measured/nccl-tests/ar_g4.txt); LL moves 8-byte lines with 4
-    // bytes of data (x0.5), LL128 120 of 128 bytes (x0.94) -- NCCL's own ratios (tuning.cc).
+    // bandwidth. Simple reaches 79 % of NVLink 4's raw rate (4xH200: 354 GB/s bus bandwidth of the
+    // 450 its links carry, scenarios/validation/h200x4/measured/nccl-tests/ar_g4.txt; NVLink 5: 0.74,
+    // hw::nvlink_simple_efficiency); LL and LL128 keep NCCL's own ratios (tuning.cc) to the former 0.74.
     {"nvlink.hop_latency.ll", U::Seconds, params_detail::kTime, 0.6 * kUs, "", O::Collectives, kNcclHwLat},
     {"nvlink.hop_latency.ll128", U::Seconds, params_detail::kTime, 1.9 * kUs, "", O::Collectives, kNcclHwLat},
     {"nvlink.hop_latency.simple", U::Seconds, params_detail::kTime, 3.4 * kUs, "", O::Collectives, kNcclHwLat},
@@ -278,8 +279,16 @@ constexpr std::array kLinkRegistry = std::to_array<ParamSpec>({
     // (github.com/NVIDIA/nccl-tests/issues/100); 2 x A100 nodes, 4 x HDR: 86 GB/s, and 24 of
     // 25 GB/s through one HCA (github.com/NVIDIA/nccl/issues/1048). Simple 0.9; LL and LL128 keep
     // NCCL's ratios to it.
-    {"ib.hop_latency.ll", U::Seconds, params_detail::kTime, 2.7 * kUs, "", O::Collectives, kNcclHwLat},
-    {"ib.hop_latency.ll128", U::Seconds, params_detail::kTime, 4.0 * kUs, "", O::Collectives, kNcclHwLat},
+    // Step latencies: LL read off 2 x Azure NDm A100 v4 (8 x HDR each), all_reduce_perf 8-128 B at
+    // 34.0 us (median; Tree/LL crosses InfiniBand twice; scenarios/validation/ib_2node/measured/
+    // ndm_a100_v4.txt): 8.8 us per step through the model, where NCCL's tuner counts 2.7 (tuning.cc
+    // hwLat NET). The other two public 2-node curves give 9.8 (Lambda, 8 x B200, NCCL 2.26.2) and
+    // 5.7 (Nebius, 8 x H100): they check it. LL128: LL's + 1.3 us, NCCL's own LL128 - LL difference
+    // on a network step (as EFA's, efa_generations.cpp); Simple: NCCL's 14 us.
+    {"ib.hop_latency.ll", U::Seconds, params_detail::kTime, 8.8 * kUs, "", O::Collectives,
+     "2 x Azure NDm A100 v4 all_reduce_perf 8-128 B (scenarios/validation/ib_2node); NCCL's tuner: 2.7 us"},
+    {"ib.hop_latency.ll128", U::Seconds, params_detail::kTime, 10.1 * kUs, "", O::Collectives,
+     "ib.hop_latency.ll + 1.3 us (NCCL tuning.cc hwLat NET LL128 - LL)"},
     {"ib.hop_latency.simple", U::Seconds, params_detail::kTime, 14.0 * kUs, "", O::Collectives, kNcclHwLat},
     {"ib.efficiency.ll", U::Fraction, params_detail::kFraction, 0.45, "", O::Collectives, kNcclProtoRatio},
     {"ib.efficiency.ll128", U::Fraction, params_detail::kFraction, 0.85, "", O::Collectives, kNcclProtoRatio},
