@@ -217,7 +217,7 @@ CURVES = [
                              "gcp_2node/measured/a3_mega.txt"),
     lambda: azure_curve("Azure ND H100 v5, one VM, NVLS (NCCL 2.18.5)", "nd_h100_v5"),
     lambda: azure_curve("Azure ND H200 v5, one VM, NVLS (NCCL 2.20.5)", "nd_h200_v5"),
-    lambda: azure_curve("Azure ND A100 v4, one VM, rings (NCCL 2.18.5)", "nd_a100_v4"),
+    lambda: azure_curve("Azure ND A100 v4, one VM (NCCL_ALGO=NVLS set, which A100 lacks; NCCL 2.18.5)", "nd_a100_v4"),
     lambda: p6_points("4 x p6-b200.48xlarge, EFA v4 (32 ranks, awsome-distributed-ai)", "p6-b200.48xlarge",
                       "p6_efa/b200_nodes.toml"),
     lambda: p6_points("2 x p6-b300.48xlarge, EFA v4, 16 and 64 GiB (awsome-distributed-ai)", "p6-b300.48xlarge",
