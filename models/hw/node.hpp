@@ -75,6 +75,9 @@ struct NodeSpec {
   // (1.16 and later) per platform (src/platform-aws.cpp, env tables: NCCL_BUFFSIZE 8 MiB on p4d,
   // p4de and p5 on; NVLS chunk sizes 512 KiB from p5 on). A scenario's [nccl.env] wins.
   std::vector<std::pair<std::string, std::string>> net_plugin_env;
+  // What the model leaves out of this machine's network, with its measured size, in plain words:
+  // said with every run and nccl-tests prediction that crosses nodes (empty: nothing known).
+  std::string network_note;
   double nic_bytes_per_s = 0;       // per NIC, line rate
   double eth_bytes_per_s = 0;       // ordinary interface (ENA/virtio) used by NET/Socket
   std::string eth_driver = "ena";   // "ena" (NCCL: 2 threads x 8 sockets), "virtio", ...

@@ -285,6 +285,7 @@ int cmd_nccl_tests(int argc, char** argv) {
       throw scenario.to_user_error(e);
     }
     table.gpu = table.passes.front().result.gpu_name;
+    if (!table.passes.front().result.network_note.empty()) notes.push_back(table.passes.front().result.network_note);
 
     note("-n", header.iters, 20, "shown in the header (a predicted iteration does not depend on it)");
     note("-w", header.warmup_iters, 5, "shown in the header (warm-up does not change a prediction)");

@@ -1,0 +1,32 @@
+// A machine whose network the model knows to leave something out of (hw::NodeSpec::network_note)
+// says so with every prediction that crosses nodes, never with one that stays on a node.
+#include <catch2/catch.hpp>
+
+#include "models/calibrate/nccl_tests.hpp"
+
+using namespace models;
+
+namespace {
+ScenarioSpec gcp(const char* instance, int nodes) {
+  ScenarioSpec s;
+  s.cluster.instance = instance;
+  s.cluster.nodes = nodes;
+  s.placement.pods_per_node = 1;
+  s.placement.gpus_per_pod = 8;
+  return s;
+}
+calibrate::NcclTestsResult one_size(const ScenarioSpec& s) {
+  calibrate::NcclTestsOptions o;
+  o.min_bytes = o.max_bytes = 1 << 20;
+  return calibrate::run_nccl_tests(s, o);
+}
+}  // namespace
+
+TEST_CASE("network note: GPUDirect-TCPX and TCPXO say they are modelled as RDMA, across nodes only", "[nccl]") {
+  const auto mega = one_size(gcp("a3-megagpu-8g", 2));
+  CHECK(mega.network_note.find("GPUDirect-TCPXO is modelled as RDMA") != std::string::npos);
+  CHECK(mega.network_note.find("53-72 %") != std::string::npos);  // the measured size of the gap
+  CHECK(one_size(gcp("a3-highgpu-8g", 2)).network_note.find("GPUDirect-TCPX is modelled") != std::string::npos);
+  CHECK(one_size(gcp("a3-megagpu-8g", 1)).network_note.empty());  // NVLink only: nothing left out
+  CHECK(one_size(gcp("a3-ultragpu-8g", 2)).network_note.empty());  // RoCE ConnectX-7: modelled as it is
+}
