@@ -27,6 +27,6 @@ TEST_CASE("network note: GPUDirect-TCPX and TCPXO say they are modelled as RDMA,
   CHECK(mega.network_note.find("GPUDirect-TCPXO is modelled as RDMA") != std::string::npos);
   CHECK(mega.network_note.find("53-72 %") != std::string::npos);  // the measured size of the gap
   CHECK(one_size(gcp("a3-highgpu-8g", 2)).network_note.find("GPUDirect-TCPX is modelled") != std::string::npos);
-  CHECK(one_size(gcp("a3-megagpu-8g", 1)).network_note.empty());  // NVLink only: nothing left out
+  CHECK(one_size(gcp("a3-megagpu-8g", 1)).network_note.empty());   // NVLink only: nothing left out
   CHECK(one_size(gcp("a3-ultragpu-8g", 2)).network_note.empty());  // RoCE ConnectX-7: modelled as it is
 }
