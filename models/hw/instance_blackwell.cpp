@@ -36,9 +36,11 @@ NodeSpec rack(const char* name, const char* gpu, int gpus, const char* citation)
 void add_blackwell_nodes(std::vector<NodeSpec>& c) {
   {
     // p6-b300.48xlarge: 8 x B300 (2.1 TB HBM3e), NVLink 5 through NVSwitch, 6.4 Tbps of EFA v4
-    // (AWS EC2 P6 instance page). AWS gives the total only: modelled as one 800 Gb/s EFA per GPU
-    // switch, the HGX B300 reference's per-GPU rate (an assumption for the count). Host: 2 x Xeon,
-    // PCIe Gen5; host memory as p6-b200 (8 x DDR5-5600 per socket; not published, assumed).
+    // (AWS EC2 P6 instance page) as 16 EFA interfaces: "N = EFA interface count: 32 for p5/p5e, 16
+    // for p5en, 8 for p6-b200, 16 for p6-b300" (AWS's awslabs/awsome-distributed-ai,
+    // architectures/aws-pcs/tests/compute-test.md, where NCCL logs "found N nics"): 16 x 400 Gb/s,
+    // two per GPU switch. Host: 2 x Xeon, PCIe Gen5; host memory as p6-b200 (8 x DDR5-5600 per
+    // socket; not published, assumed).
     NodeSpec n = base("p6-b300.48xlarge", "B300", 8, "AWS EC2 P6 instance page (p6-b300); NVIDIA HGX B300 datasheet");
     n.nvswitch = true;
     n.nvls = true;  // NVSwitch multicast as on p6-b200
@@ -48,7 +50,7 @@ void add_blackwell_nodes(std::vector<NodeSpec>& c) {
     n.gpus_per_host_bridge = 1;
     n.cpu = CpuVendor::Intel;
     n.cpu_family = "emeraldrapids";
-    efa_nics(n, 8, 1, 4, 800);
+    efa_nics(n, 16, 2, 4, 400);
     aws_ofi_env(n, true);          // platform "p6-b300"
     n.net_plugin_latency_us = 35;  // aws-ofi-nccl platform "p6-b300": latency 35.0
     n.eth_bytes_per_s = 300 * kGbit;

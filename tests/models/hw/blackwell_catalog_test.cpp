@@ -76,6 +76,13 @@ TEST_CASE("hw: cloud machines carry their NIC technology and rates", "[models]")
   CHECK(find_instance("nd-h100-v5").nic_tech.find("InfiniBand NDR") != std::string::npos);
   CHECK(find_instance("p6-b200.48xlarge").nic_tech == "EFA v4");
   CHECK(find_instance("dgx-b300").nic_bytes_per_s == Approx(100e9));  // ConnectX-8, 800 Gb/s
+  // p6-b300: 6.4 Tbps as the 16 EFA interfaces NCCL finds (AWS's compute-test.md), two per GPU.
+  CHECK(find_instance("p6-b300.48xlarge").nics == 16);
+  CHECK(find_instance("p6-b300.48xlarge").nics_per_switch == 2);
+  CHECK(total("p6-b300.48xlarge") == Approx(800e9));
+  // Both ND v5 VMs run NVLS (Azure's own NVLS all_reduce_perf, scenarios/validation/azure_nd_v5).
+  CHECK(find_instance("nd-h100-v5").nvls);
+  CHECK(find_instance("nd-h200-v5").nvls);
 }
 
 TEST_CASE("hw: instance names as users type them, and the VM of an NVLink domain", "[models]") {
