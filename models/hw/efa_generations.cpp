@@ -23,7 +23,7 @@
 //     8 x 50 GB/s of EFA, 0.89 of it on all three. On 2 nodes NVLSTree's 255 GB/s (0.64 of the
 //     NICs) is its switch ports' limit, not the wire's: with 0.89 the model gives its 2-node
 //     plateau within 2.2 %. LL and LL128 keep NCCL's data ratios to Simple (0.5, 0.94).
-// EFA v4 (p6-b200 8 x 400 Gb/s, p6-b300 8 x 800, P6e-GB200 UltraServers):
+// EFA v4 (p6-b200 8 x 400 Gb/s, p6-b300 16 x 400, P6e-GB200 UltraServers):
 //   LL 20.5 us: 2 x p6-b200.48xlarge all_reduce_perf, default algorithm, 8-256 B at 50.6-57.1 us
 //     (median 55.1 us; github.com/dstackai/dstack/pull/3961): (55.1 - 15.1) / 1.95 = 20.5 us.
 //   LL128 21.8 us: LL's + 1.3 us, as for v2.
