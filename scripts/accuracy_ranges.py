@@ -84,11 +84,12 @@ def torch_curve(label, f, op, sets=()):
     return label, {r["size"]: pred[r["size"]]["time_us"] / r["time_us"] - 1 for r in rows if r["size"] in pred}
 
 
-def busbw_points(label, scenario, points, nranks, sets=()):
+def busbw_points(label, scenario, points, nranks, sets=(), op="all_reduce"):
+    # nccl-tests' bus bandwidth factor: all-reduce 2(n-1)/n, all-to-all (n-1)/n.
     errs = {}
     for size, busbw in points:
-        p = predict(os.path.join(V, scenario), "all_reduce", size, size, sets)[size]
-        t_meas = size * 2 * (nranks - 1) / nranks / (busbw * 1e3)  # us
+        p = predict(os.path.join(V, scenario), op, size, size, sets)[size]
+        t_meas = size * (2 if op == "all_reduce" else 1) * (nranks - 1) / nranks / (busbw * 1e3)  # us
         errs[size] = min(p["time_us"], p["in_place_time_us"]) / t_meas - 1
     return label, errs
 
@@ -157,16 +158,13 @@ def p5_alltoall(nodes):
     # awslabs/awsome-distributed-ai ep-backend-comparison/RESULTS-p5.md: alltoall_perf -b 8 -e 8G,
     # bus bandwidth at 64 MiB and the sweep's peak (compared at 8 GiB, the model's largest)
     # (scenarios/validation/p5_nodes_efa/measured/alltoall_points.csv).
-    errs = {}
+    pts = []
     for line in open(os.path.join(V, "p5_nodes_efa/measured/alltoall_points.csv")):
         f = line.strip().split(",")
         if len(f) == 3 and f[0] == str(nodes):
-            size, busbw = int(f[1]), float(f[2])
-            p = predict(os.path.join(V, "p5_nodes_efa/alltoall.toml"), "alltoall", size, size,
-                        [f"cluster.nodes={nodes}"])[size]
-            n = 8 * nodes
-            errs[size] = min(p["time_us"], p["in_place_time_us"]) / (size * (n - 1) / n / (busbw * 1e3)) - 1
-    return f"{nodes} x p5.48xlarge, EFA, all-to-all ({nodes * 8} ranks, awsome-distributed-ai)", errs
+            pts.append((int(f[1]), float(f[2])))
+    return busbw_points(f"{nodes} x p5.48xlarge, EFA, all-to-all ({nodes * 8} ranks, awsome-distributed-ai)",
+                        "p5_nodes_efa/alltoall.toml", pts, 8 * nodes, [f"cluster.nodes={nodes}"], "alltoall")
 
 
 CURVES = [

@@ -58,8 +58,7 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
   NcclTestsResult result;
   result.nranks = world->size();
   result.gpu_name = world->gpu_name();
-  if (world->nodes() > 1 && !world->node().network_note.empty())
-    result.network_note = world->node().name + ": " + world->node().network_note;
+  result.network_note = world->network_note();
   Group group;
   group.name = "world";
   for (int r = 0; r < world->size(); ++r) {

@@ -43,7 +43,7 @@ struct NcclTestsResult {
   std::vector<NcclTestsRow> rows;
   int nranks = 0;
   std::string gpu_name;
-  std::string network_note;             // hw::NodeSpec::network_note where the ranks span nodes, else empty
+  std::string network_note;             // World::network_note: what the model leaves out of the network
   std::vector<std::string> rank_lines;  // "#  Rank  0 Group  0 Pid ... device  0 [...] NVIDIA H200"
   double avg_busbw_gbs = 0;
 };

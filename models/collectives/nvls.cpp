@@ -31,7 +31,6 @@
 // across nodes reduce to the network and back), all_gather.h, reduce_scatter.h, src/graph/tuning.cc.
 // Tests: tests/models/collectives/nvls_test.cpp.
 #include <algorithm>
-#include <cmath>
 
 #include "models/collectives/engine.hpp"
 #include "models/collectives/pipeline_fill.hpp"
@@ -90,10 +89,7 @@ void Engine::launch_nvls(const Launch& l) {
   double t_switch = 0;
   for (std::size_t i = first; i < block_.size(); ++i)
     t_switch = std::max(t_switch, static_cast<double>(block_[i].bytes) / block_[i].rate_cap);
-  // Heads: one per GPU, at most NCCL_MAX_NVLS_ARITY (a head's ports carry 1 / heads of S more).
-  double head_frac = 0;
-  for (const auto& p : plan.nvls_ports) head_frac = std::max(head_frac, p.head_frac);
-  const int heads = head_frac > 0 ? static_cast<int>(std::lround(1.0 / head_frac)) : l.n;
+  const int heads = std::max(1, plan.view.nvls_heads);  // one per GPU, at most NCCL_MAX_NVLS_ARITY
   const double loop = static_cast<double>(heads) * static_cast<double>(nvls_chunk_bytes(
                                                        static_cast<int64_t>(l.S), l.rec.channels, heads, nvls_chunk_));
   const double fill_s =

@@ -131,6 +131,11 @@ class World {
   // Name of the GPU model (catalog key) and its node's description, for reports.
   const std::string& gpu_name() const { return node().gpu.name; }
   virtual std::string describe() const = 0;
+  // hw::NodeSpec::network_note, named by its machine, where this World spans nodes (the network is
+  // in play); empty otherwise. Said by `run` and `nccl-tests` alike.
+  std::string network_note() const {
+    return nodes() > 1 && !node().network_note.empty() ? node().name + ": " + node().network_note : std::string{};
+  }
 };
 
 }  // namespace models

@@ -12,21 +12,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
-#include <sstream>
 
+#include "curve_files.hpp"
+#include "jsonl_rows.hpp"
 #include "models/calibrate/nccl_tests.hpp"
-#include "models/readers/nccl_tests_output.hpp"
 #include "scenarios/load/loader.hpp"
 
 namespace {
 const std::string kValidation = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/";
-
-double efa_median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
 
 // The scenario with the catalog's defaults: whatever its profile set is removed.
 models::ScenarioSpec defaults_of(const std::string& scenario) {
@@ -50,22 +44,18 @@ struct Ranges {
 };
 
 Ranges against_file(const std::string& dir) {
-  const auto spec = defaults_of(dir + "/scenario.toml");
-  const auto runs = models::readers::parse_nccl_tests_files({kValidation + dir + "/measured/all_reduce_perf.txt"});
-  REQUIRE(runs.size() == 1);
-  const auto pred = predicted_us(spec, 8, runs[0].rows.back().size_bytes);
   Ranges r;
-  for (const auto& m : runs[0].rows) {
-    const double meas = m.ip ? std::min(m.oop.time_us, m.ip->time_us) : m.oop.time_us;
-    const double e = std::fabs(pred.at(m.size_bytes) / meas - 1);
+  for (const auto& [bytes, err] :
+       validation::nccl_tests_errors(defaults_of(dir + "/scenario.toml"), kValidation + dir + "/measured/all_reduce_perf.txt")) {
+    const double e = std::fabs(err);
     r.all.push_back(e);
-    if (m.size_bytes < (64 << 10)) r.small.push_back(e);
-    if (m.size_bytes >= (int64_t{1} << 20) && m.size_bytes < (int64_t{64} << 20)) r.medium.push_back(e);
-    if (m.size_bytes >= (int64_t{64} << 20)) r.large.push_back(e);
+    if (bytes < (64 << 10)) r.small.push_back(e);
+    if (bytes >= (int64_t{1} << 20) && bytes < (int64_t{64} << 20)) r.medium.push_back(e);
+    if (bytes >= (int64_t{64} << 20)) r.large.push_back(e);
   }
   std::printf("%-16s defaults: median |error| %5.1f %%, < 64 KiB %5.1f %%, 1-64 MiB %5.1f %%, >= 64 MiB %5.1f %%\n",
-              dir.c_str(), efa_median(r.all) * 100, efa_median(r.small) * 100, efa_median(r.medium) * 100,
-              efa_median(r.large) * 100);
+              dir.c_str(), validation::median(r.all) * 100, validation::median(r.small) * 100, validation::median(r.medium) * 100,
+              validation::median(r.large) * 100);
   return r;
 }
 }  // namespace
@@ -87,28 +77,22 @@ TEST_CASE("validation: 2 x p5 and 2 x p4de over EFA with the catalog's defaults"
   // Ring/LL128 at 16-32 MiB, 13-25 % fast).
   const Ranges p5 = against_file("p5_2node_efa");
   CHECK(p5.all.size() == 32);
-  CHECK(efa_median(p5.all) <= 0.07);
-  CHECK(efa_median(p5.small) <= 0.06);
+  CHECK(validation::median(p5.all) <= 0.07);
+  CHECK(validation::median(p5.small) <= 0.06);
   CHECK(p5.medium.size() == 6);
-  CHECK(efa_median(p5.medium) <= 0.21);
-  CHECK(efa_median(p5.large) <= 0.05);
+  CHECK(validation::median(p5.medium) <= 0.21);
+  CHECK(validation::median(p5.large) <= 0.05);
   // p4de (EFA v1: EFA v2's step latencies, a lower bound, and p4dn's 0.6 with NCCL 2.9.9): 18.2 %
   // (36.8 % with NCCL's InfiniBand step latencies), too fast below 1 MiB, 35 % too slow from 64 MiB
   // (0.6 of the NICs where this run's plateau says 0.84).
   const Ranges p4de = against_file("p4de_2node_efa");
   CHECK(p4de.all.size() == 29);
-  CHECK(efa_median(p4de.all) <= 0.19);
+  CHECK(validation::median(p4de.all) <= 0.19);
 }
 
 TEST_CASE("validation: p5 on 2-32 nodes with the catalog's defaults and aws-ofi-nccl's tuner", "[validation][nccl]") {
-  std::ifstream in(kValidation + "p5_nodes_efa/measured/nccl_all_reduce.csv");
-  REQUIRE(in);
   std::map<int, std::map<int64_t, double>> measured;  // nodes -> bytes -> us (the faster column)
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#' || line[0] == 'N') continue;
-    std::stringstream ss(line);
-    std::vector<std::string> f;
-    for (std::string c; std::getline(ss, c, ',');) f.push_back(c);
+  for (const auto& f : validation::csv_rows(kValidation + "p5_nodes_efa/measured/nccl_all_reduce.csv")) {
     REQUIRE(f.size() == 9);
     const int64_t bytes = std::stoll(f[2]) << 20;
     const double algbw = std::max(std::stod(f[5]), std::stod(f[7]));  // GB/s
@@ -124,7 +108,7 @@ TEST_CASE("validation: p5 on 2-32 nodes with the catalog's defaults and aws-ofi-
     std::vector<double> errs;
     for (const auto& [bytes, t] : rows) errs.push_back(std::fabs(pred.at(bytes) / t - 1));
     all.insert(all.end(), errs.begin(), errs.end());
-    median_by_nodes[nodes] = efa_median(errs);
+    median_by_nodes[nodes] = validation::median(errs);
     std::printf("p5 x %2d nodes, 32 MiB - 8 GiB: median |error| %5.1f %%\n", nodes, median_by_nodes[nodes] * 100);
   }
   // As it stands: 2 nodes 4.2 %, 4 nodes 2.0 %, 8 and 16 nodes 9.3-9.4 % (Ring/LL128 at 1-2 GiB 9-12 %
@@ -133,7 +117,7 @@ TEST_CASE("validation: p5 on 2-32 nodes with the catalog's defaults and aws-ofi-
   // split; NVLSTree with the plugin's 512 KiB chunks on 32 nodes 11-16 % fast at 512 MiB-1 GiB (29-41 %
   // with NCCL's own 64 KiB), on 2 nodes 4-5 % slow from 512 MiB (1-4 % fast with 128 KiB).
   CHECK(all.size() == 45);
-  CHECK(efa_median(all) <= 0.11);
+  CHECK(validation::median(all) <= 0.11);
   CHECK(median_by_nodes[2] <= 0.05);
   CHECK(median_by_nodes[4] <= 0.03);
   CHECK(median_by_nodes[8] <= 0.10);
@@ -145,15 +129,10 @@ TEST_CASE("validation: p6-b200 and p6-b300 over EFA v4, public bus bandwidths", 
   // scenarios/validation/p6_efa/measured/points.csv (awsome-distributed-ai compute-test.md): EFA v4's
   // efficiency is the 4 x p6-b200 ring plateau (377 of 400 GB/s); 128 MiB - 1 GiB and 2 x p6-b300
   // check. As it stands: p6-b200 +11, -6, +4, +1, +0 % (time), p6-b300 -11, +0 %.
-  std::ifstream in(kValidation + "p6_efa/measured/points.csv");
-  REQUIRE(in.good());
   std::vector<double> errs;
-  for (std::string line; std::getline(in, line);) {
-    std::stringstream ss(line);
-    std::string inst, nodes, size, busbw;
-    if (!std::getline(ss, inst, ',') || !std::getline(ss, nodes, ',') || !std::getline(ss, size, ',') ||
-        !std::getline(ss, busbw) || inst.rfind("p6-", 0) != 0)
-      continue;
+  for (const auto& row : validation::csv_rows(kValidation + "p6_efa/measured/points.csv")) {
+    REQUIRE(row.size() == 4);
+    const std::string &inst = row[0], &nodes = row[1], &size = row[2], &busbw = row[3];
     const std::string file = inst == "p6-b200.48xlarge" ? "p6_efa/b200_nodes.toml" : "p6_efa/b300_nodes.toml";
     const int64_t bytes = std::stoll(size);
     const int n = 8 * std::stoi(nodes);
@@ -166,22 +145,17 @@ TEST_CASE("validation: p6-b200 and p6-b300 over EFA v4, public bus bandwidths", 
   }
   REQUIRE(errs.size() == 7);
   for (double& e : errs) e = std::fabs(e);
-  CHECK(efa_median(errs) < 0.06);
+  CHECK(validation::median(errs) < 0.06);
 }
 
 TEST_CASE("validation: p5 all-to-all on 4 and 8 nodes, public bus bandwidths", "[validation][nccl]") {
   // scenarios/validation/p5_nodes_efa/measured/alltoall_points.csv (awsome-distributed-ai's
   // expert-parallelism comparison): 64 MiB and the sweep's peak (at 8 GiB). Nothing is fitted on
   // them. As it stands: 64 MiB 19 % and 17 % fast, the peak -6 % and +2 %.
-  std::ifstream in(kValidation + "p5_nodes_efa/measured/alltoall_points.csv");
-  REQUIRE(in.good());
   int rows = 0;
-  for (std::string line; std::getline(in, line);) {
-    std::stringstream ss(line);
-    std::string nodes, size, busbw;
-    if (!std::getline(ss, nodes, ',') || !std::getline(ss, size, ',') || !std::getline(ss, busbw) ||
-        !std::isdigit(static_cast<unsigned char>(nodes[0])))
-      continue;
+  for (const auto& row : validation::csv_rows(kValidation + "p5_nodes_efa/measured/alltoall_points.csv")) {
+    REQUIRE(row.size() == 3);
+    const std::string &nodes = row[0], &size = row[1], &busbw = row[2];
     auto spec = defaults_of("p5_nodes_efa/alltoall.toml");
     spec.cluster.nodes = std::stoi(nodes);
     models::calibrate::NcclTestsOptions o;

@@ -7,13 +7,11 @@
 // The bounds are the accuracy as it stands, asserted so that a change shows.
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
 
-#include "models/calibrate/nccl_tests.hpp"
-#include "models/readers/nccl_tests_output.hpp"
+#include "curve_files.hpp"
+#include "jsonl_rows.hpp"
 #include "scenarios/load/loader.hpp"
 
 namespace {
@@ -23,30 +21,15 @@ struct IbErrors {
   std::vector<double> all, small;  // |time error|: every size, 8-128 B
 };
 
-double ib_median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
 IbErrors ib_curve(const std::string& name) {
-  const auto runs = models::readers::parse_nccl_tests_files({kIb + "measured/" + name + ".txt"});
-  REQUIRE(runs.size() == 1);
-  const auto spec = scenarios::load_scenario(kIb + name + ".toml").spec;
-  models::calibrate::NcclTestsOptions o;
-  o.op = models::nccl::CollOp::AllReduce;
-  o.min_bytes = runs[0].rows.front().size_bytes;
-  o.max_bytes = runs[0].rows.back().size_bytes;
-  std::map<int64_t, double> pred;
-  for (const auto& r : models::calibrate::run_nccl_tests(spec, o).rows) pred[r.size] = r.best_time_us();
   IbErrors e;
-  for (const auto& m : runs[0].rows) {
-    const double meas = m.ip ? std::min(m.oop.time_us, m.ip->time_us) : m.oop.time_us;
-    const double err = std::fabs(pred.at(m.size_bytes) / meas - 1);
-    e.all.push_back(err);
-    if (m.size_bytes <= 128) e.small.push_back(err);
+  for (const auto& [bytes, err] : validation::nccl_tests_errors(scenarios::load_scenario(kIb + name + ".toml").spec,
+                                                                kIb + "measured/" + name + ".txt")) {
+    e.all.push_back(std::fabs(err));
+    if (bytes <= 128) e.small.push_back(std::fabs(err));
   }
-  std::printf("%-12s median |error| %5.1f %%, 8-128 B %5.1f %%\n", name.c_str(), ib_median(e.all) * 100,
-              ib_median(e.small) * 100);
+  std::printf("%-12s median |error| %5.1f %%, 8-128 B %5.1f %%\n", name.c_str(), validation::median(e.all) * 100,
+              validation::median(e.small) * 100);
   return e;
 }
 }  // namespace
@@ -56,11 +39,11 @@ TEST_CASE("validation: two nodes over InfiniBand, three public curves with the c
   const IbErrors ndm = ib_curve("ndm_a100_v4");
   const IbErrors lambda = ib_curve("lambda_b200");
   const IbErrors nebius = ib_curve("nebius_h100");
-  CHECK(ib_median(ndm.small) < 0.02);  // in sample: the LL step's source
+  CHECK(validation::median(ndm.small) < 0.02);  // in sample: the LL step's source
   // As it stands: 4.2, 7.5 and 14.1 % (21.5, 25.0 and 8.9 % with NCCL's 2.7 us LL step).
-  CHECK(ib_median(ndm.all) < 0.06);
-  CHECK(ib_median(lambda.all) < 0.09);
-  CHECK(ib_median(nebius.all) < 0.16);
-  CHECK(ib_median(lambda.small) < 0.08);
-  CHECK(ib_median(nebius.small) < 0.18);
+  CHECK(validation::median(ndm.all) < 0.06);
+  CHECK(validation::median(lambda.all) < 0.09);
+  CHECK(validation::median(nebius.all) < 0.16);
+  CHECK(validation::median(lambda.small) < 0.08);
+  CHECK(validation::median(nebius.small) < 0.18);
 }

@@ -12,9 +12,9 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <vector>
 
+#include "curve_files.hpp"
 #include "jsonl_rows.hpp"
 #include "models/calibrate/nccl_tests.hpp"
 #include "models/comm_plan/link_params.hpp"
@@ -29,14 +29,9 @@ struct Errors {
 
 Errors azure_curve(const std::string& name) {
   std::vector<std::pair<int64_t, double>> measured;  // size, in-place bus bandwidth GB/s
-  std::ifstream in(kAzure + "measured/" + name + ".csv");
-  REQUIRE(in.good());
-  for (std::string line; std::getline(in, line);) {
-    std::stringstream ss(line);
-    std::string label, size, busbw;
-    if (std::getline(ss, label, ',') && std::getline(ss, size, ',') && std::getline(ss, busbw) &&
-        std::isdigit(static_cast<unsigned char>(size[0])))
-      measured.emplace_back(std::stoll(size), std::stod(busbw));
+  for (const auto& row : validation::csv_rows(kAzure + "measured/" + name + ".csv")) {
+    REQUIRE(row.size() == 3);  // the guide's label, bytes, GB/s
+    measured.emplace_back(std::stoll(row[1]), std::stod(row[2]));
   }
   REQUIRE(measured.size() == 24);  // 1 KiB .. 8 GiB
   const auto spec = scenarios::load_scenario(kAzure + name + ".toml").spec;
