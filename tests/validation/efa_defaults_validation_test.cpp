@@ -45,8 +45,8 @@ struct Ranges {
 
 Ranges against_file(const std::string& dir) {
   Ranges r;
-  for (const auto& [bytes, err] :
-       validation::nccl_tests_errors(defaults_of(dir + "/scenario.toml"), kValidation + dir + "/measured/all_reduce_perf.txt")) {
+  for (const auto& [bytes, err] : validation::nccl_tests_errors(defaults_of(dir + "/scenario.toml"),
+                                                                kValidation + dir + "/measured/all_reduce_perf.txt")) {
     const double e = std::fabs(err);
     r.all.push_back(e);
     if (bytes < (64 << 10)) r.small.push_back(e);
@@ -54,8 +54,8 @@ Ranges against_file(const std::string& dir) {
     if (bytes >= (int64_t{64} << 20)) r.large.push_back(e);
   }
   std::printf("%-16s defaults: median |error| %5.1f %%, < 64 KiB %5.1f %%, 1-64 MiB %5.1f %%, >= 64 MiB %5.1f %%\n",
-              dir.c_str(), validation::median(r.all) * 100, validation::median(r.small) * 100, validation::median(r.medium) * 100,
-              validation::median(r.large) * 100);
+              dir.c_str(), validation::median(r.all) * 100, validation::median(r.small) * 100,
+              validation::median(r.medium) * 100, validation::median(r.large) * 100);
   return r;
 }
 }  // namespace
