@@ -7,16 +7,17 @@
 # Ranges: < 64 KiB, 64 KiB - < 1 MiB, 1 MiB - < 64 MiB, >= 64 MiB. Error of a size: predicted /
 # measured - 1 on the time; nccl-tests tables: the faster of out-of-place and in-place, as its users
 # read it; bus bandwidth points: time = size x factor / busbw.
-# Usage: scripts/accuracy_ranges.py [build/scenarios/commsim] [--profile] [--check DOC.md]...
+# Usage: scripts/accuracy_ranges.py [build/scenarios/commsim] [--profile] [--check DOC.md]... [--summary DOC.md]...
 #   --profile: keep the profiles; --check (repeatable): also fail (exit 1) unless every printed row
-#   is in DOC.md verbatim (the test that keeps the README's and docs/accuracy.md's tables what the
-#   model gives).
+#   is in DOC.md verbatim (the test that keeps docs/accuracy.md's table what the model gives);
+#   --summary (repeatable): the same for the table's last line alone (the README's summary).
 import json, os, re, statistics, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 V = os.path.join(ROOT, "scenarios/validation")
 CHECKS = [sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--check"]
-BIN = next((a for a in sys.argv[1:] if not a.startswith("--") and a not in CHECKS),
+SUMMARIES = [sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--summary"]
+BIN = next((a for a in sys.argv[1:] if not a.startswith("--") and a not in CHECKS + SUMMARIES),
            os.path.join(ROOT, "build/scenarios/commsim"))
 KEEP_PROFILE = "--profile" in sys.argv
 KiB, MiB = 1 << 10, 1 << 20
@@ -261,9 +262,9 @@ rows.append(f"Over these {len(per_curve)} curves the median curve is {statistics
             f"sizes; {sum(x <= 10 for x in rounded)} are within 10 % and {sum(x <= 20 for x in rounded)} within 20 %.")
 print("\n".join(rows))
 missing = 0
-for check in CHECKS:
+for check, lines in [(c, rows) for c in CHECKS] + [(s, rows[-1:]) for s in SUMMARIES]:
     doc = set(open(check).read().splitlines())
-    for r in rows:
+    for r in lines:
         if r not in doc:
             print(f"{check}: row not in the document as printed: {r}", file=sys.stderr)
             missing += 1

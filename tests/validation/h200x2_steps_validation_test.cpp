@@ -6,7 +6,7 @@
 // the step_*_n2.toml scenarios beside them: 2 GPUs of the 4xH200 calibration machine with its
 // profile. That host computes ~3-6 % faster (one GPU: FSDP2 0.151 s vs 0.161 s, TP 0.113 s vs
 // 0.117 s), which is left in the error, not corrected.
-// Measured truth (README): FSDP2 p2p +0.1 %, shm -11.2 %, sock +5.5 %; TP p2p -2.7 %, shm +4.4 %,
+// Measured truth (docs/accuracy.md): FSDP2 p2p +0.1 %, shm -11.2 %, sock +5.5 %; TP p2p -2.7 %, shm +4.4 %,
 // sock +21.5 % (2-rank TCP over loopback runs faster on that host than the 4-rank fit predicts);
 // PP p2p +2.9 %, shm +4.1 %, sock +2.1 %; 2 pods x 1 GPU (NCCL_HOSTID, Socket over eth0) -8.9 %;
 // FSDP2 P2P with NCCL_MAX_NCHANNELS=4 +4.2 %.

@@ -4,8 +4,8 @@
 // both from github.com/awslabs/awsome-distributed-ai @0b55ba5 micro-benchmarks/nccl-tests/README.md,
 // copied under scenarios/validation/{p4de,p5}_2node_efa/measured/. Per size the measured time is
 // the faster of out-of-place and in-place. The target is a median |time error| <= 10 %;
-// the bounds below are the accuracy as it stands, asserted so that a change shows (the README's
-// "Multi-node accuracy" says what each size range lacks).
+// the bounds below are the accuracy as it stands, asserted so that a change shows (docs/accuracy.md,
+// "Where a curve misses", says what each size range lacks).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
