@@ -4,8 +4,8 @@
 // 4xH200 profile. PyTorch's host loop is slower than nccl-tests', so only sizes >= 1 MiB (where
 // the device time dominates) are held to a bound. Exception to "out of sample": the NVLink
 // per-channel rate (20.6 GB/s) was read off the 1 GiB point of n2_ch4.json.
-// Measured truth (docs/accuracy.md, scripts/h200x2_table.py): all_reduce median 13.6 %; all_gather 16.9 %, reduce_scatter 16.9 %
-// (25.5 % before copy work per collective was counted: 2-rank gathers reach 269 GB/s where
+// Measured truth (docs/accuracy.md, scripts/h200x2_table.py): all_reduce median 13.6 %; all_gather 16.9 %,
+// reduce_scatter 16.9 % (25.5 % before copy work per collective was counted: 2-rank gathers reach 269 GB/s where
 // all-reduce reaches 330); in-place all_gather 22.6 % (modelled as fast as all-reduce, measured
 // 12 % slower); broadcast 1.8 %; SHM 4.0 %; NCCL_MAX_NCHANNELS=4 0.9 %; NCCL_ALGO=Tree 16.3 %.
 #include <catch2/catch.hpp>

@@ -1,11 +1,11 @@
 // What `commsim calibrate` reaches on public nccl-tests runs over EFA, with each cluster's profile
 // fitted on the same file (in sample: docs/accuracy.md "Calibrated: multi-node accuracy"; the
-// same files with the defaults a user gets: efa_defaults_validation_test.cpp): 2 x p4de.24xlarge (8 B - 2 GiB) and 2 x p5.48xlarge (8 B - 16 GiB) all_reduce_perf,
-// both from github.com/awslabs/awsome-distributed-ai @0b55ba5 micro-benchmarks/nccl-tests/README.md,
-// copied under scenarios/validation/{p4de,p5}_2node_efa/measured/. Per size the measured time is
-// the faster of out-of-place and in-place. The target is a median |time error| <= 10 %;
-// the bounds below are the accuracy as it stands, asserted so that a change shows (docs/accuracy.md,
-// "Where a curve misses", says what each size range lacks).
+// same files with the defaults a user gets: efa_defaults_validation_test.cpp): 2 x p4de.24xlarge (8 B - 2 GiB) and 2 x
+// p5.48xlarge (8 B - 16 GiB) all_reduce_perf, both from github.com/awslabs/awsome-distributed-ai @0b55ba5
+// micro-benchmarks/nccl-tests/README.md, copied under scenarios/validation/{p4de,p5}_2node_efa/measured/. Per size the
+// measured time is the faster of out-of-place and in-place. The target is a median |time error| <= 10 %; the bounds
+// below are the accuracy as it stands, asserted so that a change shows (docs/accuracy.md, "Where a curve misses", says
+// what each size range lacks).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
