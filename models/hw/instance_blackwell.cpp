@@ -28,6 +28,17 @@ NodeSpec rack(const char* name, const char* gpu, int gpus, const char* citation)
   n.gpus_per_host_bridge = 1;
   n.cpu = CpuVendor::Arm;
   n.cpu_family = "grace";
+  // Across more than two NVLink domains NCCL runs NVLSTree, a tree of the domains' NVLS heads.
+  // The one public run beyond two racks (CoreWeave, 20 x GB200 NVL72, NCCL 2.26.2;
+  // scenarios/validation/gb200_nvl72/measured/all_reduce_20racks.txt) reached 382 GB/s of bus
+  // bandwidth at 8 GiB where one and two racks reach ~800 and the model ~870; what limits it (the
+  // fabric between the racks, or how NCCL 2.26 spread the trees over the NICs) is not known
+  // (docs/hardware.md, "Blackwell").
+  n.network_note =
+      "across more than two NVLink domains NVLSTree is an optimistic bound here: a public 20-rack "
+      "GB200 NVL72 all_reduce_perf ran 2.3x slower than this model at 8 GiB (382 against 870 GB/s "
+      "bus bandwidth), while one and two racks are within 15 % (docs/hardware.md)";
+  n.network_note_from_nodes = 3;
   return n;
 }
 

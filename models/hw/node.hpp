@@ -78,6 +78,7 @@ struct NodeSpec {
   // What the model leaves out of this machine's network, with its measured size, in plain words:
   // said with every run and nccl-tests prediction that crosses nodes (empty: nothing known).
   std::string network_note;
+  int network_note_from_nodes = 2;  // the note is said from this many nodes on
   double nic_bytes_per_s = 0;       // per NIC, line rate
   double eth_bytes_per_s = 0;       // ordinary interface (ENA/virtio) used by NET/Socket
   std::string eth_driver = "ena";   // "ena" (NCCL: 2 threads x 8 sockets), "virtio", ...

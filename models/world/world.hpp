@@ -131,10 +131,14 @@ class World {
   // Name of the GPU model (catalog key) and its node's description, for reports.
   const std::string& gpu_name() const { return node().gpu.name; }
   virtual std::string describe() const = 0;
-  // hw::NodeSpec::network_note, named by its machine, where this World spans nodes (the network is
-  // in play); empty otherwise. Said by `run` and `nccl-tests` alike.
+  // hw::NodeSpec::network_note, named by its machine, where this World spans at least its
+  // network_note_from_nodes nodes (the network is in play); empty otherwise. Said by `run` and
+  // `nccl-tests` alike.
   std::string network_note() const {
-    return nodes() > 1 && !node().network_note.empty() ? node().name + ": " + node().network_note : std::string{};
+    const hw::NodeSpec& n = node();
+    return nodes() > 1 && nodes() >= n.network_note_from_nodes && !n.network_note.empty()
+               ? n.name + ": " + n.network_note
+               : std::string{};
   }
 };
 

@@ -30,3 +30,18 @@ TEST_CASE("network note: GPUDirect-TCPX and TCPXO say they are modelled as RDMA,
   CHECK(one_size(gcp("a3-megagpu-8g", 1)).network_note.empty());   // NVLink only: nothing left out
   CHECK(one_size(gcp("a3-ultragpu-8g", 2)).network_note.empty());  // RoCE ConnectX-7: modelled as it is
 }
+
+TEST_CASE("network note: rack-scale NVLink domains say so beyond two racks, not at one or two", "[nccl]") {
+  auto racks = [](int nodes) {
+    ScenarioSpec s = gcp("gb200-nvl72", nodes);
+    s.placement.pods_per_node = 18;
+    s.placement.gpus_per_pod = 4;
+    return s;
+  };
+  const std::string three = one_size(racks(3)).network_note;
+  CHECK(three.rfind("gb200-nvl72: ", 0) == 0);
+  CHECK(three.find("NVLSTree is an optimistic bound") != std::string::npos);
+  CHECK(three.find("382 against 870") != std::string::npos);  // the measured size of the gap
+  CHECK(one_size(racks(2)).network_note.empty());  // two racks: within 15 % of the public run
+  CHECK(one_size(racks(1)).network_note.empty());
+}
