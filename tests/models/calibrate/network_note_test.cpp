@@ -42,6 +42,6 @@ TEST_CASE("network note: rack-scale NVLink domains say so beyond two racks, not 
   CHECK(three.rfind("gb200-nvl72: ", 0) == 0);
   CHECK(three.find("NVLSTree is an optimistic bound") != std::string::npos);
   CHECK(three.find("382 against 870") != std::string::npos);  // the measured size of the gap
-  CHECK(one_size(racks(2)).network_note.empty());  // two racks: within 15 % of the public run
+  CHECK(one_size(racks(2)).network_note.empty());             // two racks: within 15 % of the public run
   CHECK(one_size(racks(1)).network_note.empty());
 }
