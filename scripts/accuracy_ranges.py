@@ -72,9 +72,9 @@ def env(k, v):
     return [f'nccl.env.{k}="{v}"']
 
 
-def nccl_tests_curve(label, scenario, table, sets=()):
+def nccl_tests_curve(label, scenario, table, sets=(), op="all_reduce"):
     meas = read_nccl_tests(os.path.join(V, table))
-    pred = predict(os.path.join(V, scenario), "all_reduce", min(meas), max(meas), sets)
+    pred = predict(os.path.join(V, scenario), op, min(meas), max(meas), sets)
     return label, {s: min(pred[s]["time_us"], pred[s]["in_place_time_us"]) / t - 1 for s, t in meas.items()}
 
 
@@ -168,6 +168,17 @@ def p5_alltoall(nodes):
                         "p5_nodes_efa/alltoall.toml", pts, 8 * nodes, [f"cluster.nodes={nodes}"], "alltoall")
 
 
+def a3_mega_mgcafe():
+    # MG-Cafe/TCPXO-Enabled-A3-Mega-H100-Benchmarks docs/benchmark-report.md: the sizes it quotes
+    # (scenarios/validation/gcp_2node/measured/a3_mega_allgather_mgcafe.csv, time in us).
+    rows = [line.strip().split(",") for line in open(os.path.join(V, "gcp_2node/measured/a3_mega_allgather_mgcafe.csv"))
+            if line[0].isdigit()]
+    meas = {int(r[0]): float(r[1]) for r in rows}
+    pred = predict(os.path.join(V, "gcp_2node/a3_mega_allgather.toml"), "all_gather", min(meas), max(meas))
+    return "2 x GCP A3 Mega, all_gather, MG-Cafe's run (13 sizes)", {
+        sz: min(pred[sz]["time_us"], pred[sz]["in_place_time_us"]) / t - 1 for sz, t in meas.items()}
+
+
 CURVES = [
     lambda: nccl_tests_curve("4 x H200, P2P/NVLink (`ar_g4.txt`)", "h200x4.toml", "h200x4/measured/nccl-tests/ar_g4.txt"),
     lambda: nccl_tests_curve("4 x H200, P2P/NVLink (`ar_g4_info.txt`)", "h200x4.toml",
@@ -212,8 +223,14 @@ CURVES = [
                              "ib_2node/measured/nebius_h100.txt"),
     lambda: nccl_tests_curve("2 x GCP A4, 8 x B200, RoCE (16 ranks, 8 MiB up)", "gcp_2node/a4.toml",
                              "gcp_2node/measured/a4.txt"),
-    lambda: nccl_tests_curve("2 x GCP A3 Mega, 8 x H100, GPUDirect-TCPXO (16 ranks)", "gcp_2node/a3_mega.toml",
-                             "gcp_2node/measured/a3_mega.txt"),
+    lambda: nccl_tests_curve("2 x GCP A3 Mega, 8 x H100, GPUDirect-TCPXO (16 ranks, plugin v1.0.3's Simple profile)",
+                             "gcp_2node/a3_mega.toml", "gcp_2node/measured/a3_mega.txt"),
+    lambda: nccl_tests_curve("2 x GCP A3 Mega, all_gather, Google's run (TCPXO's LL128 step and efficiency read off)",
+                             "gcp_2node/a3_mega_allgather.toml", "gcp_2node/measured/a3_mega_allgather_google.txt",
+                             op="all_gather"),
+    lambda: nccl_tests_curve("2 x GCP A3 Mega, all_gather, dstack's run (8 MiB up)", "gcp_2node/a3_mega_allgather.toml",
+                             "gcp_2node/measured/a3_mega_allgather_dstack.txt", op="all_gather"),
+    a3_mega_mgcafe,
     lambda: azure_curve("Azure ND H100 v5, one VM, NVLS (NCCL 2.18.5)", "nd_h100_v5"),
     lambda: azure_curve("Azure ND H200 v5, one VM, NVLS (NCCL 2.20.5)", "nd_h200_v5"),
     lambda: azure_curve("Azure ND A100 v4, one VM (NCCL_ALGO=NVLS set, which A100 lacks; NCCL 2.18.5)", "nd_a100_v4"),

@@ -98,9 +98,10 @@ struct LinkParams {
 
   // The registered defaults (models/params.cpp holds every number and its source).
   static LinkParams defaults();
-  // The defaults for a cluster of `node`: the registered ones, with the EFA parameters of the
-  // node's EFA generation where the catalog has its own (models/hw/efa_generations.hpp). A
-  // scenario's [cluster.params] are applied on top (apply()).
+  // The defaults for a cluster of `node`: the registered ones, with the node's own network
+  // parameters (hw::NodeSpec::net_params) and the EFA parameters of its EFA generation where the
+  // catalog has them (models/hw/efa_generations.hpp). A scenario's [cluster.params] are applied
+  // on top (apply()).
   static LinkParams for_node(const hw::NodeSpec& node);
   // for_node of the World's machine; in a cluster of several instances ([[cluster.groups]]) of
   // the oldest EFA generation present, whose parameters bound every EFA path that reaches it.

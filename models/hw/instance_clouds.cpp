@@ -3,16 +3,21 @@
 // (instance_blackwell.cpp states the rack's layout).
 //
 // GCP's GPUDirect-TCPX (A3 High) and TCPXO (A3 Mega) move GPU traffic over gVNIC Ethernet through
-// NCCL net plugins of their own (nccl-plugin-gpudirecttcpx, -fastrak). commsim has no link class
-// for them: they are modelled as RDMA NICs (NicKind::Roce, NCCL's IB plugin rules), at their line
-// rate. Their plugins' own costs (per-message latency, the receive data path) are not modelled,
-// so the network part of an A3 High / A3 Mega run is an optimistic bound (docs/hardware.md).
+// NCCL net plugins of their own (nccl-plugin-gpudirecttcpx, -fastrak), modelled on the RoCE class
+// (NicKind::Roce, NCCL's IB plugin rules). TCPXO has its own step latencies and efficiency and
+// the plugin's environment profile (below); TCPX's costs (kernel TCP, the receive unpack kernel)
+// are not modelled, so the network part of an A3 High run is an optimistic bound (docs/hardware.md).
 #include "models/hw/instance_build.hpp"
 #include "models/hw/links.hpp"
 
 namespace models::hw::detail {
 
 namespace {
+
+// GPUDirect-TCPXO on GCP A3 Mega (below, a3-megagpu-8g): its LL128 step in seconds and its Simple
+// efficiency, both read off Google's own 2-node all_gather_perf.
+constexpr double kTcpxoLl128Step = 28.7e-6;
+constexpr double kTcpxoSimpleEfficiency = 0.945;
 
 // An HGX-style 8-GPU host: NVSwitch, one PCIe switch per GPU, two sockets.
 NodeSpec hgx8(const char* name, const char* gpu, const char* cpu_family, const char* citation) {
@@ -95,11 +100,38 @@ void add_cloud_nodes(std::vector<NodeSpec>& c) {
   // GPU), 1,872 GB. Source: GCP "GPU machine types" (A3 Mega); GPUDirect-TCPXO guide.
   n = hgx8("a3-megagpu-8g", "H100", "sapphirerapids", "GCP GPU machine types (A3 Mega); GPUDirect-TCPXO guide");
   roce_nics(n, 8, 1, 200);
-  n.nic_tech = "GPUDirect-TCPXO over gVNIC (modelled as RDMA)";
+  n.nic_tech = "GPUDirect-TCPXO over gVNIC (its own steps on the RoCE class)";
+  // The environment every Google guide sources before NCCL starts, the profile shipped with the
+  // plugin (google/nccl-plugin-gpudirect-tcpxo tcpxo_scripts/nccl-env-profile.sh, plugin v1.0.15):
+  // no LL, NCCL_MIN_NCHANNELS 4, 8 MiB buffers, 512 KiB p2p chunks, 128 KiB NVLSTree chunks. The
+  // same profile loads Google's tuner plugin (libnccl-tuner.so, closed source), which the model
+  // does not have: NCCL's own tuner chooses among what the profile allows.
+  n.net_plugin_env = {{"NCCL_PROTO", "Simple,LL128"},
+                      {"NCCL_MIN_NCHANNELS", "4"},
+                      {"NCCL_BUFFSIZE", "8388608"},
+                      {"NCCL_P2P_NET_CHUNKSIZE", "524288"},
+                      {"NCCL_NVLSTREE_MAX_CHUNKSIZE", "131072"}};
+  // TCPXO's own steps and efficiency on the RoCE class. Each isend/irecv is one operation offloaded
+  // to the NIC's data mover, posted and completed through the plugin's control path (plugin source,
+  // tcpdirect_plugin/fastrak_offload), so a step costs about what EFA's offloaded steps cost, not
+  // InfiniBand's. Read off one public curve, Google's own 2-node all_gather_perf (cluster-toolkit
+  // examples/gke-a3-megagpu, plugin v1.0.15; scenarios/validation/gcp_2node/measured/
+  // a3_mega_allgather_google.txt): the LL128 step from its flat 256 B - 16 KiB (84-87 us, Ring/LL128
+  // through the model), the Simple efficiency from 4-8 GiB (189 GB/s out of each node's 8 x 25). The
+  // Simple step is LL128's + 1.2 us and LL's LL128's - 1.3 us, EFA's and NCCL's differences
+  // (assumed: no TCPXO curve runs Simple or LL at small sizes under today's profile); LL and LL128
+  // efficiencies keep the class's ratios to Simple. Checked on dstack's all_gather and on an
+  // all_reduce of plugin v1.0.3 (docs/accuracy.md).
+  n.net_params = {{"ib.hop_latency.ll128", kTcpxoLl128Step},
+                  {"ib.hop_latency.ll", kTcpxoLl128Step - 1.3e-6},
+                  {"ib.hop_latency.simple", kTcpxoLl128Step + 1.2e-6},
+                  {"ib.efficiency.simple", kTcpxoSimpleEfficiency},
+                  {"ib.efficiency.ll128", kTcpxoSimpleEfficiency * 0.85 / 0.9},
+                  {"ib.efficiency.ll", kTcpxoSimpleEfficiency * 0.45 / 0.9}};
   n.network_note =
-      "GPUDirect-TCPXO is modelled as RDMA at line rate; its plugin's per-message cost and receive "
-      "path are not: a public 2 x a3-megagpu-8g all_reduce_perf ran 53-72 % slower than this model "
-      "below 512 MiB (123 us at 8 B) and within 9 % from 512 MiB (docs/hardware.md)";
+      "GPUDirect-TCPXO has its own steps and the plugin's environment profile here, but not Google's "
+      "tuner plugin: public 2-node all_gather_perf runs are 16-32 % slower than this model at "
+      "64 KiB - 16 MiB and within 5 % elsewhere (docs/accuracy.md)";
   n.eth_bytes_per_s = 100 * kGbit;
   n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 4800);
   c.push_back(n);

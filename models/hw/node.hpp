@@ -4,6 +4,7 @@
 // imported `nvidia-smi topo -m`) both end up here.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -75,6 +76,16 @@ struct NodeSpec {
   // (1.16 and later) per platform (src/platform-aws.cpp, env tables: NCCL_BUFFSIZE 8 MiB on p4d,
   // p4de and p5 on; NVLS chunk sizes 512 KiB from p5 on). A scenario's [nccl.env] wins.
   std::vector<std::pair<std::string, std::string>> net_plugin_env;
+  // Network parameters (names registered in models/params.cpp, SI units) where this machine's
+  // transport is not what its link class's defaults describe (GPUDirect-TCPXO's steps and
+  // efficiency on the RoCE class), each with its source beside the catalog entry.
+  // LinkParams::for_node applies them; [cluster.params] and profiles still override them.
+  std::vector<std::pair<std::string, double>> net_params;
+  double net_param_or(std::string_view name, double fallback) const {
+    for (const auto& [k, v] : net_params)
+      if (k == name) return v;
+    return fallback;
+  }
   // What the model leaves out of this machine's network, with its measured size, in plain words:
   // said with every run and nccl-tests prediction that crosses nodes (empty: nothing known).
   std::string network_note;

@@ -17,12 +17,14 @@
 namespace validation {
 
 // Per size, the prediction's time error against an nccl-tests output (the faster of out-of-place
-// and in-place on both sides; - : the model is fast), all_reduce over the output's sizes.
-inline std::map<int64_t, double> nccl_tests_errors(const models::ScenarioSpec& spec, const std::string& measured_file) {
+// and in-place on both sides; - : the model is fast), `op` (all_reduce unless said) over the
+// output's sizes.
+inline std::map<int64_t, double> nccl_tests_errors(const models::ScenarioSpec& spec, const std::string& measured_file,
+                                                   models::nccl::CollOp op = models::nccl::CollOp::AllReduce) {
   const auto runs = models::readers::parse_nccl_tests_files({measured_file});
   REQUIRE(runs.size() == 1);
   models::calibrate::NcclTestsOptions o;
-  o.op = models::nccl::CollOp::AllReduce;
+  o.op = op;
   o.min_bytes = runs[0].rows.front().size_bytes;
   o.max_bytes = runs[0].rows.back().size_bytes;
   std::map<int64_t, double> pred;

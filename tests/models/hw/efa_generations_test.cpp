@@ -57,3 +57,29 @@ TEST_CASE("efa generations: v1 keeps the registered defaults, v2-v4 their own", 
   p5.apply({{"efa.efficiency.simple", 0.63}});
   CHECK(p5.of(LinkClass::EFA).efficiency[2] == 0.63);
 }
+
+TEST_CASE("a machine's own network parameters (GPUDirect-TCPXO on A3 Mega) replace its class's defaults", "[hw]") {
+  // models/hw/instance_clouds.cpp: TCPXO's LL128 step 28.7 us and Simple efficiency 0.945, read off
+  // Google's 2-node all_gather; Simple = LL128 + 1.2 us, LL = LL128 - 1.3 us; LL128 and LL keep
+  // InfiniBand's efficiency ratios to Simple (0.85 / 0.9, 0.45 / 0.9).
+  const LinkParams reg = LinkParams::defaults();
+  const LinkParams mega = LinkParams::for_node(hw::find_instance("a3-megagpu-8g"));
+  const auto& ib = mega.of(LinkClass::IB);
+  CHECK(ib.hop_latency_s[1] == Approx(28.7e-6));
+  CHECK(ib.hop_latency_s[2] == Approx(29.9e-6));
+  CHECK(ib.hop_latency_s[0] == Approx(27.4e-6));
+  CHECK(ib.efficiency[2] == Approx(0.945));
+  CHECK(ib.efficiency[1] / ib.efficiency[2] == Approx(reg.of(LinkClass::IB).efficiency[1] / reg.of(LinkClass::IB).efficiency[2]));
+  CHECK(ib.efficiency[0] / ib.efficiency[2] == Approx(reg.of(LinkClass::IB).efficiency[0] / reg.of(LinkClass::IB).efficiency[2]));
+  // Its other classes, and every RDMA machine, keep the registered values.
+  CHECK(mega.of(LinkClass::NVLink).hop_latency_s == reg.of(LinkClass::NVLink).hop_latency_s);
+  for (const char* name : {"a3-ultragpu-8g", "a4-highgpu-8g", "dgx-h100"}) {
+    INFO(name);
+    CHECK(LinkParams::for_node(hw::find_instance(name)).of(LinkClass::IB).hop_latency_s ==
+          reg.of(LinkClass::IB).hop_latency_s);
+    CHECK(hw::find_instance(name).net_params.empty());
+  }
+  // The NIC's capacity (World, link_rates.cpp) reads the same efficiency.
+  CHECK(hw::find_instance("a3-megagpu-8g").net_param_or("ib.efficiency.simple", 0.9) == Approx(0.945));
+  CHECK(hw::find_instance("dgx-h100").net_param_or("ib.efficiency.simple", 0.9) == 0.9);
+}

@@ -1,0 +1,75 @@
+// GCP A3 Mega (8 x H100, 8 x 200 Gb/s GPUDirect-TCPXO) on two nodes: four public curves with the
+// catalog's defaults (scenarios/validation/gcp_2node/measured: each file's header says whose and how).
+//   - Google's all_gather_perf (plugin v1.0.15, NCCL 2.28.7): TCPXO's LL128 step is read off its
+//     256 B - 16 KiB and its Simple efficiency off 4-8 GiB (in sample there); the rest checks.
+//   - dstack's and MG-Cafe's all_gather (the same machines and plugin profile): nothing read off.
+//   - An all_reduce of plugin v1.0.3, whose profile ran Simple only (the scenario says so): nothing
+//     read off; its 8 B - 64 KiB imply a Simple step ~5 us longer than the assumed LL128 + 1.2 us.
+// The bounds are the accuracy as it stands, asserted so that a change shows. Medium sizes of the
+// all_gather (64 KiB - 16 MiB) are 16-32 % fast: Google's own tuner plugin (closed source) chooses
+// there, the model has NCCL's.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+
+#include "curve_files.hpp"
+#include "jsonl_rows.hpp"
+#include "scenarios/load/loader.hpp"
+
+namespace {
+const std::string kGcp = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/gcp_2node/";
+
+struct TcpxoErrors {
+  std::vector<double> all, small, large;  // |time error|: every size, <= 16 KiB, >= 64 MiB
+};
+
+TcpxoErrors sorted(const std::map<int64_t, double>& errs, const char* name) {
+  TcpxoErrors e;
+  for (const auto& [bytes, err] : errs) {
+    e.all.push_back(std::fabs(err));
+    if (bytes <= (16 << 10)) e.small.push_back(std::fabs(err));
+    if (bytes >= (int64_t{64} << 20)) e.large.push_back(std::fabs(err));
+  }
+  std::printf("%-28s median |error| %5.1f %% (%zu sizes)\n", name, validation::median(e.all) * 100, e.all.size());
+  return e;
+}
+
+TcpxoErrors curve(const char* scenario, const char* file, models::nccl::CollOp op) {
+  return sorted(
+      validation::nccl_tests_errors(scenarios::load_scenario(kGcp + scenario).spec, kGcp + "measured/" + file, op),
+      file);
+}
+}  // namespace
+
+TEST_CASE("validation: two GCP A3 Mega nodes over GPUDirect-TCPXO, four public curves with the catalog's defaults",
+          "[validation][nccl]") {
+  using models::nccl::CollOp;
+  const TcpxoErrors google = curve("a3_mega_allgather.toml", "a3_mega_allgather_google.txt", CollOp::AllGather);
+  const TcpxoErrors dstack = curve("a3_mega_allgather.toml", "a3_mega_allgather_dstack.txt", CollOp::AllGather);
+  const TcpxoErrors v103 = curve("a3_mega.toml", "a3_mega.txt", CollOp::AllReduce);
+  CHECK(validation::median(google.small) < 0.02);  // in sample: the LL128 step's source
+  CHECK(validation::median(google.large) < 0.03);  // in sample at 4-8 GiB: the efficiency's source
+  // As it stands: 3.5, 3.8 and 8.2 % (the last was 65 % with TCPXO as InfiniBand RDMA).
+  CHECK(validation::median(google.all) < 0.045);
+  CHECK(validation::median(dstack.all) < 0.05);
+  CHECK(validation::median(dstack.large) < 0.03);
+  CHECK(validation::median(v103.all) < 0.09);
+  CHECK(validation::median(v103.small) < 0.10);  // 8.4 %: all fast, the Simple step assumed
+  CHECK(validation::median(v103.large) < 0.03);
+
+  // MG-Cafe's run quotes 13 sizes (time in us).
+  const models::ScenarioSpec spec = scenarios::load_scenario(kGcp + "a3_mega_allgather.toml").spec;
+  std::map<int64_t, double> errs;
+  for (const auto& row : validation::csv_rows(kGcp + "measured/a3_mega_allgather_mgcafe.csv")) {
+    REQUIRE(row.size() == 3);
+    models::calibrate::NcclTestsOptions o;
+    o.op = CollOp::AllGather;
+    o.min_bytes = o.max_bytes = std::stoll(row[0]);
+    errs[o.min_bytes] = models::calibrate::run_nccl_tests(spec, o).rows.at(0).best_time_us() / std::stod(row[1]) - 1;
+  }
+  const TcpxoErrors mgcafe = sorted(errs, "a3_mega_allgather_mgcafe.csv");
+  CHECK(mgcafe.all.size() == 13);
+  CHECK(validation::median(mgcafe.all) < 0.05);  // 4.5 %
+  CHECK(validation::median(mgcafe.large) < 0.03);
+}
