@@ -69,8 +69,10 @@ TEST_CASE("a machine's own network parameters (GPUDirect-TCPXO on A3 Mega) repla
   CHECK(ib.hop_latency_s[2] == Approx(29.9e-6));
   CHECK(ib.hop_latency_s[0] == Approx(27.4e-6));
   CHECK(ib.efficiency[2] == Approx(0.945));
-  CHECK(ib.efficiency[1] / ib.efficiency[2] == Approx(reg.of(LinkClass::IB).efficiency[1] / reg.of(LinkClass::IB).efficiency[2]));
-  CHECK(ib.efficiency[0] / ib.efficiency[2] == Approx(reg.of(LinkClass::IB).efficiency[0] / reg.of(LinkClass::IB).efficiency[2]));
+  CHECK(ib.efficiency[1] / ib.efficiency[2] ==
+        Approx(reg.of(LinkClass::IB).efficiency[1] / reg.of(LinkClass::IB).efficiency[2]));
+  CHECK(ib.efficiency[0] / ib.efficiency[2] ==
+        Approx(reg.of(LinkClass::IB).efficiency[0] / reg.of(LinkClass::IB).efficiency[2]));
   // Its other classes, and every RDMA machine, keep the registered values.
   CHECK(mega.of(LinkClass::NVLink).hop_latency_s == reg.of(LinkClass::NVLink).hop_latency_s);
   for (const char* name : {"a3-ultragpu-8g", "a4-highgpu-8g", "dgx-h100"}) {
