@@ -168,15 +168,23 @@ def p5_alltoall(nodes):
                         "p5_nodes_efa/alltoall.toml", pts, 8 * nodes, [f"cluster.nodes={nodes}"], "alltoall")
 
 
-def a3_mega_mgcafe():
-    # MG-Cafe/TCPXO-Enabled-A3-Mega-H100-Benchmarks docs/benchmark-report.md: the sizes it quotes
-    # (scenarios/validation/gcp_2node/measured/a3_mega_allgather_mgcafe.csv, time in us).
-    rows = [line.strip().split(",") for line in open(os.path.join(V, "gcp_2node/measured/a3_mega_allgather_mgcafe.csv"))
-            if line[0].isdigit()]
+def time_points(label, scenario, csv, op):
+    # A run that quotes (size, time in us) points (scenarios/validation/*/measured/*.csv).
+    rows = [line.strip().split(",") for line in open(os.path.join(V, csv)) if line[0].isdigit()]
     meas = {int(r[0]): float(r[1]) for r in rows}
-    pred = predict(os.path.join(V, "gcp_2node/a3_mega_allgather.toml"), "all_gather", min(meas), max(meas))
-    return "2 x GCP A3 Mega, all_gather, MG-Cafe's run (13 sizes)", {
-        sz: min(pred[sz]["time_us"], pred[sz]["in_place_time_us"]) / t - 1 for sz, t in meas.items()}
+    pred = predict(os.path.join(V, scenario), op, min(meas), max(meas))
+    return label, {sz: min(pred[sz]["time_us"], pred[sz]["in_place_time_us"]) / t - 1 for sz, t in meas.items()}
+
+
+def a3_mega_mgcafe():
+    # MG-Cafe/TCPXO-Enabled-A3-Mega-H100-Benchmarks docs/benchmark-report.md: the sizes it quotes.
+    return time_points("2 x GCP A3 Mega, all_gather, MG-Cafe's run (13 sizes)", "gcp_2node/a3_mega_allgather.toml",
+                       "gcp_2node/measured/a3_mega_allgather_mgcafe.csv", "all_gather")
+
+
+def a3_mega_1vm():
+    return time_points("GCP A3 Mega, one VM, all_reduce -g 8 (MG-Cafe's run, 7 sizes)", "gcp_2node/a3_mega_1vm.toml",
+                       "gcp_2node/measured/a3_mega_1vm_mgcafe.csv", "all_reduce")
 
 
 CURVES = [
@@ -231,6 +239,7 @@ CURVES = [
     lambda: nccl_tests_curve("2 x GCP A3 Mega, all_gather, dstack's run (8 MiB up)", "gcp_2node/a3_mega_allgather.toml",
                              "gcp_2node/measured/a3_mega_allgather_dstack.txt", op="all_gather"),
     a3_mega_mgcafe,
+    a3_mega_1vm,
     lambda: azure_curve("Azure ND H100 v5, one VM, NVLS (NCCL 2.18.5)", "nd_h100_v5"),
     lambda: azure_curve("Azure ND H200 v5, one VM, NVLS (NCCL 2.20.5)", "nd_h200_v5"),
     lambda: azure_curve("Azure ND A100 v4, one VM (NCCL_ALGO=NVLS set, which A100 lacks; NCCL 2.18.5)", "nd_a100_v4"),

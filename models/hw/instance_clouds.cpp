@@ -99,6 +99,11 @@ void add_cloud_nodes(std::vector<NodeSpec>& c) {
   // GCP A3 Mega (a3-megagpu-8g): 8 x H100 80 GB, 8 x 200 Gb/s gVNIC with GPUDirect-TCPXO (one per
   // GPU), 1,872 GB. Source: GCP "GPU machine types" (A3 Mega); GPUDirect-TCPXO guide.
   n = hgx8("a3-megagpu-8g", "H100", "sapphirerapids", "GCP GPU machine types (A3 Mega); GPUDirect-TCPXO guide");
+  // NVLS runs in these VMs: the plugin's profile enables it from v1.0.12 on (NCCL_NVLS_ENABLE
+  // unset, NCCL_NVLSTREE_MAX_CHUNKSIZE set; container-engine-accelerators gpudirect-tcpxo release
+  // notes), and one VM's all_reduce_perf -g 8 reaches 471 GB/s bus bandwidth at 2 GB, above what
+  // rings reach on 8 x H100 (MG-Cafe/TCPXO-Enabled-A3-Mega-H100-Benchmarks, docs/benchmark-report.md).
+  n.nvls = true;
   roce_nics(n, 8, 1, 200);
   n.nic_tech = "GPUDirect-TCPXO over gVNIC (its own steps on the RoCE class)";
   // The environment every Google guide sources before NCCL starts, the profile shipped with the

@@ -73,3 +73,25 @@ TEST_CASE("validation: two GCP A3 Mega nodes over GPUDirect-TCPXO, four public c
   CHECK(validation::median(mgcafe.all) < 0.05);  // 4.5 %
   CHECK(validation::median(mgcafe.large) < 0.03);
 }
+
+TEST_CASE("validation: one GCP A3 Mega VM runs NVLS (MG-Cafe's all_reduce -g 8, seven sizes)", "[validation][nccl]") {
+  // The catalog's a3-megagpu-8g has NVLS (the plugin's profile enables it from v1.0.12 on); with
+  // rings alone the model's 2 GiB was 354 GB/s of bus bandwidth against 471 measured.
+  const models::ScenarioSpec spec = scenarios::load_scenario(kGcp + "a3_mega_1vm.toml").spec;
+  std::map<int64_t, double> errs;
+  std::string algo_at_2g;
+  for (const auto& row : validation::csv_rows(kGcp + "measured/a3_mega_1vm_mgcafe.csv")) {
+    REQUIRE(row.size() == 3);
+    models::calibrate::NcclTestsOptions o;
+    o.op = models::nccl::CollOp::AllReduce;
+    o.min_bytes = o.max_bytes = std::stoll(row[0]);
+    const auto r = models::calibrate::run_nccl_tests(spec, o).rows.at(0);
+    errs[o.min_bytes] = r.best_time_us() / std::stod(row[1]) - 1;
+    if (o.min_bytes == (int64_t{2} << 30)) algo_at_2g = r.algo;
+  }
+  const TcpxoErrors one_vm = sorted(errs, "a3_mega_1vm_mgcafe.csv");
+  CHECK(one_vm.all.size() == 7);
+  CHECK(algo_at_2g == "NVLS");
+  CHECK(validation::median(one_vm.all) < 0.05);    // 4.5 %
+  CHECK(validation::median(one_vm.large) < 0.05);  // 64 MiB up: 1.6-4.6 %
+}
