@@ -287,14 +287,17 @@ constexpr std::array kLinkRegistry = std::to_array<ParamSpec>({
     // 5.7 (Nebius, 8 x H100): they check it. LL128: LL's + 1.3 us, NCCL's own LL128 - LL difference
     // on a network step (as EFA's, efa_generations.cpp); Simple: NCCL's 14 us.
     {"ib.hop_latency.ll", U::Seconds, params_detail::kTime, 8.8 * kUs, "", O::Collectives,
-     "2 x Azure NDm A100 v4 all_reduce_perf 8-128 B (scenarios/validation/ib_2node); NCCL's tuner: 2.7 us"},
+     "2 x Azure NDm A100 v4 all_reduce_perf 8-128 B (scenarios/validation/ib_2node); NCCL's tuner: 2.7 us; "
+     "GPUDirect-TCPXO hosts: models/hw/instance_clouds.cpp"},
     {"ib.hop_latency.ll128", U::Seconds, params_detail::kTime, 10.1 * kUs, "", O::Collectives,
-     "ib.hop_latency.ll + 1.3 us (NCCL tuning.cc hwLat NET LL128 - LL)"},
+     "ib.hop_latency.ll + 1.3 us (NCCL tuning.cc hwLat NET LL128 - LL); GPUDirect-TCPXO hosts: "
+     "models/hw/instance_clouds.cpp"},
     {"ib.hop_latency.simple", U::Seconds, params_detail::kTime, 14.0 * kUs, "", O::Collectives, kNcclHwLat},
     {"ib.efficiency.ll", U::Fraction, params_detail::kFraction, 0.45, "", O::Collectives, kNcclProtoRatio},
     {"ib.efficiency.ll128", U::Fraction, params_detail::kFraction, 0.85, "", O::Collectives, kNcclProtoRatio},
     {"ib.efficiency.simple", U::Fraction, params_detail::kFraction, 0.9, "", O::Collectives,
-     "2 x HGX A100, 4 x HDR: nccl-tests all_reduce 91 GB/s of 100 (github.com/NVIDIA/nccl-tests/issues/100)"},
+     "2 x HGX A100, 4 x HDR: nccl-tests all_reduce 91 GB/s of 100 (github.com/NVIDIA/nccl-tests/issues/100); "
+     "GPUDirect-TCPXO hosts: models/hw/instance_clouds.cpp"},
     {"ib.channel_bandwidth", U::BytesPerSecond, params_detail::kChannelRate, 0, "", O::Collectives, kNoChannelRate},
     {"ib.flow_control_rtt", U::Seconds, params_detail::kTime, 0, "", O::Collectives, kNoWindow},
 
