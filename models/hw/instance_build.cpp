@@ -18,6 +18,7 @@ NodeSpec base(const char* name, const char* gpu, int gpus, const char* citation)
 }
 
 void efa_nics(NodeSpec& n, int count, int per_switch, int generation, double gbit) {
+  n.eth_driver = "ena";  // every EFA host is an EC2 instance: its ordinary NIC is ENA
   n.nics = count;
   n.nics_per_switch = per_switch;
   n.nic_kind = NicKind::Efa;

@@ -89,6 +89,7 @@ void add_cloud_nodes(std::vector<NodeSpec>& c) {
   n.gpus_per_switch = 2;
   roce_nics(n, 4, 1, 200);
   n.nic_tech = "GPUDirect-TCPX over gVNIC (modelled as RDMA)";
+  n.eth_driver = "gve";  // gVNIC
   n.network_note =
       "GPUDirect-TCPX is modelled as RDMA at line rate; its plugin's per-message cost and receive path "
       "are not, so collectives across nodes are an optimistic bound (on A3 Mega's TCPXO, measured: "
@@ -106,6 +107,7 @@ void add_cloud_nodes(std::vector<NodeSpec>& c) {
   n.nvls = true;
   roce_nics(n, 8, 1, 200);
   n.nic_tech = "GPUDirect-TCPXO over gVNIC (its own steps on the RoCE class)";
+  n.eth_driver = "gve";  // gVNIC
   // The environment every Google guide sources before NCCL starts, the profile shipped with the
   // plugin (google/nccl-plugin-gpudirect-tcpxo tcpxo_scripts/nccl-env-profile.sh, plugin v1.0.15):
   // no LL, NCCL_MIN_NCHANNELS 4, 8 MiB buffers, 512 KiB p2p chunks, 128 KiB NVLSTree chunks. The
@@ -146,6 +148,7 @@ void add_cloud_nodes(std::vector<NodeSpec>& c) {
   n = hgx8("a3-ultragpu-8g", "H200", "emeraldrapids", "GCP GPU machine types (A3 Ultra); GPUDirect RDMA guide");
   roce_nics(n, 8, 1, 400);
   n.nic_tech = "RoCE v2 GPUDirect-RDMA (ConnectX-7)";
+  n.eth_driver = "gve";  // gVNIC
   n.eth_bytes_per_s = 400 * kGbit;
   n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 5600);
   c.push_back(n);
@@ -156,6 +159,7 @@ void add_cloud_nodes(std::vector<NodeSpec>& c) {
   n.nvls = true;
   roce_nics(n, 8, 1, 400);
   n.nic_tech = "RoCE v2 GPUDirect-RDMA (ConnectX-7)";
+  n.eth_driver = "gve";  // gVNIC
   n.eth_bytes_per_s = 400 * kGbit;
   n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 5600);
   c.push_back(n);
@@ -165,6 +169,7 @@ void add_cloud_nodes(std::vector<NodeSpec>& c) {
   n = gb200_rack_of_vms("a4x-nvl72", "GCP GPU machine types (A4X: 18 x a4x-highgpu-4g, one NVL72 domain)");
   roce_nics(n, 72, 1, 400);
   n.nic_tech = "RoCE v2 GPUDirect-RDMA (ConnectX-7)";
+  n.eth_driver = "gve";  // gVNIC
   n.eth_bytes_per_s = 18 * 400 * kGbit;
   c.push_back(n);
 }

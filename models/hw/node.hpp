@@ -92,7 +92,11 @@ struct NodeSpec {
   int network_note_from_nodes = 2;  // the note is said from this many nodes on
   double nic_bytes_per_s = 0;       // per NIC, line rate
   double eth_bytes_per_s = 0;       // ordinary interface (ENA/virtio) used by NET/Socket
-  std::string eth_driver = "ena";   // "ena" (NCCL: 2 threads x 8 sockets), "virtio", ...
+  // The ordinary interface's driver, which sets NCCL's Socket helper threads (net_socket.cc
+  // ncclNetSocketGetNsockNthread reads the NIC's PCI vendor): "ena" (AWS, 0x1d0f: 2 threads x 8
+  // sockets), "gve" (GCP gVNIC, 0x1ae0: 4 x 1); any other ("", "virtio", a ConnectX or Azure's
+  // netvsc): none, the rank's proxy thread moves it all.
+  std::string eth_driver;
   double host_mem_bytes_per_s = 0;  // whole node (all sockets)
   // When built from `nvidia-smi topo -m`, the matrix it came from (the graph must reproduce it).
   std::optional<SmiMatrix> imported;
