@@ -176,6 +176,23 @@ def time_points(label, scenario, csv, op):
     return label, {sz: min(pred[sz]["time_us"], pred[sz]["in_place_time_us"]) / t - 1 for sz, t in meas.items()}
 
 
+def gb200_partitions():
+    # NVIDIA/nccl#1801: three NVL4 / NVL8 partitions of GB200 racks over InfiniBand, NVLS off, 16 GiB,
+    # Ring (NCCL's choice) and forced Tree (scenarios/validation/gb200_nvl72/measured/nvl_partitions_ib.csv).
+    errs = {}
+    for line in open(os.path.join(V, "gb200_nvl72/measured/nvl_partitions_ib.csv")):
+        f = line.strip().split(",")
+        if len(f) != 4 or not f[0].isdigit():
+            continue
+        gpus, algo, size, busbw = int(f[0]), f[1], int(f[2]), float(f[3])
+        n = 3 * gpus
+        p = predict(os.path.join(V, "gb200_nvl_partitions.toml"), "all_reduce", size, size,
+                    [f"placement.pods_per_node={gpus // 4}"] + env("NCCL_ALGO", algo))[size]
+        # keyed by size (the range) plus the row's index, four points of one size
+        errs[size + len(errs)] = p["time_us"] / (size * 2 * (n - 1) / n / (busbw * 1e3)) - 1
+    return "GB200 NVL4 / NVL8 partitions on three racks over InfiniBand, Ring and Tree, 16 GiB (NVIDIA/nccl#1801)", errs
+
+
 def a3_mega_mgcafe():
     # MG-Cafe/TCPXO-Enabled-A3-Mega-H100-Benchmarks docs/benchmark-report.md: the sizes it quotes.
     return time_points("2 x GCP A3 Mega, all_gather, MG-Cafe's run (13 sizes)", "gcp_2node/a3_mega_allgather.toml",
@@ -244,6 +261,7 @@ CURVES = [
                              "gcp_2node/measured/a4_allgather_gke_a.txt", op="all_gather"),
     lambda: nccl_tests_curve("2 x GCP A4, all_gather, Google's GKE run (cluster-toolkit @74f7e3da)", "gcp_2node/a4.toml",
                              "gcp_2node/measured/a4_allgather_gke_b.txt", op="all_gather"),
+    gb200_partitions,
     lambda: nccl_tests_curve("OCI GB300 NVL72, one rack, 16 hosts (64 ranks, NCCL 2.28.7)", "gb300_oci/scenario.toml",
                              "gb300_oci/measured/all_reduce_1rack.txt"),
     lambda: nccl_tests_curve("OCI GB300 NVL72, two racks, 32 hosts (128 ranks)", "gb300_oci/scenario.toml",
