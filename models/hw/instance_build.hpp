@@ -9,6 +9,13 @@
 namespace models::hw::detail {
 
 inline constexpr double kGbit = 1e9 / 8;
+// A Grace host's issue cost per NCCL operation in nccl-tests' loop (nccl.launch_overhead; an x86
+// host's registered 25 us is the 4 x H200 machine's). Read off Azure's ND GB200 v6 tray, one
+// process driving 4 GPUs (-g 4, NCCL 2.25.1), at 1-16 KiB through the model's device time (8.7-9.7
+// us) and its (launch^4 + device^4)^(1/4) meeting: 15.2-16.6 us per call measured
+// (scenarios/validation/gb200_nvl72/measured/azure_nd_gb200_v6_4gpu.csv). Checked on Oracle's GB300
+// host, 4 processes of one GPU each (NCCL 2.28.7, gb300_oci/measured/all_reduce_1host.txt).
+inline constexpr double kGraceLaunchOverhead = 15.5e-6;
 
 NodeSpec base(const char* name, const char* gpu, int gpus, const char* citation);
 // AWS Elastic Fabric Adapter: `count` NICs of `gbit` Gb/s, `per_switch` under each GPU PCIe switch.

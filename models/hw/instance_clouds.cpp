@@ -44,6 +44,7 @@ NodeSpec gb200_rack_of_vms(const char* name, const char* citation) {
   n.gpus_per_host_bridge = 1;
   n.cpu = CpuVendor::Arm;
   n.cpu_family = "grace";
+  n.launch_overhead_s = kGraceLaunchOverhead;
   n.host_mem_bytes_per_s = 36 * 512e9;
   return n;
 }

@@ -98,6 +98,9 @@ struct NodeSpec {
   // netvsc): none, the rank's proxy thread moves it all.
   std::string eth_driver;
   double host_mem_bytes_per_s = 0;  // whole node (all sockets)
+  // The host's issue cost per NCCL operation in a back-to-back loop (nccl.launch_overhead), where
+  // this host's CPU has its own measurement; 0: the registered default (an x86 host's).
+  double launch_overhead_s = 0;
   // When built from `nvidia-smi topo -m`, the matrix it came from (the graph must reproduce it).
   std::optional<SmiMatrix> imported;
 };
