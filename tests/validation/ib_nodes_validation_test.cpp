@@ -110,8 +110,8 @@ TEST_CASE("validation: a Grace host's issue cost per call (GB200 tray in sample,
   models::ScenarioSpec host = scenarios::load_scenario(kVal + "gb300_oci/scenario.toml").spec;
   host.placement.pods_per_node = 1;
   const auto errs = validation::nccl_tests_errors(host, kVal + "gb300_oci/measured/all_reduce_1host.txt");
-  CHECK(std::fabs(errs.at(512 << 10)) < 0.10);  // -7 %
-  CHECK(std::fabs(errs.at(1 << 20)) < 0.12);    // -11 %
+  CHECK(std::fabs(errs.at(512 << 10)) < 0.10);                                                     // -7 %
+  CHECK(std::fabs(errs.at(1 << 20)) < 0.12);                                                       // -11 %
   CHECK(median_error(host, "gb300_oci/measured/all_reduce_1host.txt", CollOp::AllReduce) < 0.04);  // 3.2 %
   models::ScenarioSpec two = host;
   two.placement.pods_per_node = 2;
