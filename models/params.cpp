@@ -214,9 +214,8 @@ constexpr std::array kLinkRegistry = std::to_array<ParamSpec>({
     // One NVLink channel (CTA) on H200 with Simple: 2 x H200 (NV18), one process per GPU,
     // NCCL_MAX_NCHANNELS=4, 1 GiB all-reduce in 13.0 ms = 82.5 GB/s per ring edge over 4 channels
     // (bench/device/torch_nccl_bench.py on the device machine, 2026-11-22; docs/accuracy.md "Out of
-    // sample: 2 x H200 of another host"). With the flow-control window below, 22.0 GB/s per channel gives those 20.6 at
-    // the
-    // default 4 MiB NCCL_BUFFSIZE: 1 / (1/22.0e9 + 13e-6/4 MiB) = 20.6e9.
+    // sample: 2 x H200 of another host"). With the flow-control window below, 22.0 GB/s per channel
+    // gives those 20.6 at the default 4 MiB NCCL_BUFFSIZE: 1 / (1/22.0e9 + 13e-6/4 MiB) = 20.6e9.
     // Blackwell gets it by a transfer rule unless this is set: x NCCL's per-channel Simple ceiling
     // of its generation over Hopper's (tuning.cc perChMaxTreeBws; 70.0 / 38.7 -> 39.8 GB/s;
     // models/comm_plan/link_params.hpp nvlink_channel_bandwidth_for; not yet below Hopper).

@@ -93,8 +93,8 @@ void add_cloud_nodes(std::vector<NodeSpec>& c) {
   n.eth_driver = "gve";  // gVNIC
   n.network_note =
       "GPUDirect-TCPX is modelled as RDMA at line rate; its plugin's per-message cost and receive path "
-      "are not, so collectives across nodes are an optimistic bound (on A3 Mega's TCPXO, measured: "
-      "53-72 % slower below 512 MiB; docs/hardware.md)";
+      "are not, so collectives across nodes are an optimistic bound (public 2-node A3 High curves "
+      "take 1.0-1.9 ms at 1 MiB; docs/hardware.md)";
   n.eth_bytes_per_s = 100 * kGbit;
   n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 4800);
   c.push_back(n);

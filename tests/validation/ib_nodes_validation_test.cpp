@@ -21,6 +21,13 @@
 namespace {
 const std::string kVal = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/";
 
+// A shipped scenario with its node count set (one file, several node counts of one machine).
+models::ScenarioSpec at_nodes(const std::string& scenario, int nodes) {
+  models::ScenarioSpec s = scenarios::load_scenario(kVal + scenario).spec;
+  s.cluster.nodes = nodes;
+  return s;
+}
+
 double median_error(models::ScenarioSpec spec, const std::string& file, models::nccl::CollOp op) {
   std::vector<double> all;
   for (const auto& [bytes, err] : validation::nccl_tests_errors(spec, kVal + file, op)) all.push_back(std::fabs(err));
@@ -31,11 +38,7 @@ double median_error(models::ScenarioSpec spec, const std::string& file, models::
 
 TEST_CASE("validation: HGX H100 over InfiniBand at 2, 4 and 8 nodes, another cluster's curves, defaults",
           "[validation][nccl]") {
-  auto nodes = [](int n) {
-    models::ScenarioSpec s = scenarios::load_scenario(kVal + "ib_nodes_h100/scenario.toml").spec;
-    s.cluster.nodes = n;
-    return s;
-  };
+  auto nodes = [](int n) { return at_nodes("ib_nodes_h100/scenario.toml", n); };
   using models::nccl::CollOp;
   CHECK(median_error(nodes(2), "ib_nodes_h100/measured/nodes2.txt", CollOp::AllReduce) < 0.06);  // 4.8 %
   CHECK(median_error(nodes(4), "ib_nodes_h100/measured/nodes4.txt", CollOp::AllReduce) < 0.16);  // 14.6 %
@@ -54,11 +57,7 @@ TEST_CASE("validation: OCI GB300 NVL72 racks (Oracle's runs, NCCL 2.28.7), defau
   // runs at 66 us at 512 KiB - 2 MiB where the model's fixed time is 28 us. Two racks: a flat ~490 us
   // from 512 KiB to 16 MiB (NVLSTree's in the model: 46-166 us) and 20-24 % fast from 1 GiB. The
   // all-to-all within a rack is within 2 % from 1 GiB and 41-75 % fast at 4-32 MiB.
-  auto racks = [](int n) {
-    models::ScenarioSpec s = scenarios::load_scenario(kVal + "gb300_oci/scenario.toml").spec;
-    s.cluster.nodes = n;
-    return s;
-  };
+  auto racks = [](int n) { return at_nodes("gb300_oci/scenario.toml", n); };
   using models::nccl::CollOp;
   CHECK(median_error(racks(1), "gb300_oci/measured/all_reduce_1rack.txt", CollOp::AllReduce) < 0.27);   // 26.2 %
   CHECK(median_error(racks(2), "gb300_oci/measured/all_reduce_2racks.txt", CollOp::AllReduce) < 0.38);  // 36.8 %
