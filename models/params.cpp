@@ -152,18 +152,20 @@ constexpr std::array kLinkRegistry = std::to_array<ParamSpec>({
      "one handshake per pipeline step in read mode; models/hw/links.cpp p2p_read_model"},
     // NVLink SHARP (NVLS, models/collectives/nvls.cpp): the switch's multimem reduction and multicast
     // move data at this fraction of what the GPU's NVLink port carries for a ring (its Simple
-    // efficiency). NCCL's own figure (src/graph/tuning.cc nvlsEfficiency: Hopper .85, Blackwell .74);
-    // on 8 x H100 it turns the measured 370 GB/s ring bus bandwidth into 0.85 x 370 / (1 + 1/8) =
+    // efficiency). Hopper: NCCL's own figure (src/graph/tuning.cc nvlsEfficiency .85, of the ports);
+    // Blackwell: .72 of the switch, read off 8 x B200 (NCCL's table has .74; LinkParams::nvls_port_work
+    // says why the switch, and what checks it). On 8 x H100 it turns the measured 370 GB/s ring bus bandwidth into 0.85 x 370 / (1 + 1/8) =
     // 280 GB/s of algorithm bandwidth, against ~275 measured (github.com/NVIDIA/nccl-tests/issues/212,
     // sjeaugey; NVIDIA/nccl#1455: 258-273 GB/s on 5-8 GPUs).
     {"nvls.efficiency",
      U::Fraction,
      params_detail::kFraction,
      {},
-     "by GPU generation: Hopper 0.85, Blackwell 0.74",
+     "by GPU generation: Hopper 0.85 (its ports), Blackwell 0.72 (its switch)",
      O::Collectives,
-     "NVLS port rate / the ring's; NCCL src/graph/tuning.cc nvlsEfficiency, 8 x H100 nccl-tests "
-     "(NVIDIA/nccl-tests#212)"},
+     "NVLS rate / the ring's port rate; Hopper: NCCL src/graph/tuning.cc nvlsEfficiency, 8 x H100 "
+     "nccl-tests (NVIDIA/nccl-tests#212); Blackwell: 8 x B200 at 830 GB/s bus bandwidth "
+     "(NVIDIA/nccl#1807; NCCL's table has 0.74), checked on B300, GB200 and GB300 (LinkParams::nvls_port_work)"},
     // NVLS on one node (models/collectives/nvls.cpp): the kernel's fixed device time, read off the
     // flat part of Azure's ND H200 v5 curve (NCCL_ALGO=NVLS, NCCL 2.20.5, 64 KiB - 512 KiB at
     // 30.8-31.2 us per all_reduce_perf -g 8 iteration, with the model's host loop; scenarios/

@@ -9,11 +9,14 @@
 //                   from it (1 + hf) S (the reduced slice it heads, every slice multicast to it);
 //   reduce-scatter  to the switch S, from it S/n;   all-gather  to the switch S/n, from it S.
 // A ring moves 2(n-1)/n S each way for an all-reduce: 1.75 S on 8 GPUs against NVLS's 1.125 S.
-// The switch's rate per port is nvls.efficiency (Hopper 0.85, Blackwell 0.74; NCCL tuning.cc
-// nvlsEfficiency) of the port's Simple rate (a flow's work 1/eta, copy_work.hpp's lever on NVLink).
+// The switch's rate per port is nvls.efficiency (Hopper 0.85, NCCL tuning.cc nvlsEfficiency;
+// Blackwell 0.72, measured) of the port's Simple rate (a flow's work 1/eta, copy_work.hpp's lever on NVLink)
+// on what binds: Hopper's ports on their (1 + 1/H) S, Blackwell's switch on S per GPU
+// (LinkParams::nvls_port_work, with the measurements that tell the two apart).
 // The switch, not a CTA's loads and stores, moves these bytes, so no per-channel term caps them
 // (flow_cap.hpp port_bound). On idle links, one node of n GPUs (H = min(n, 32) heads):
-//   T = nvls.latency + fill + (1 + 1/H) S / (eta_nvls cap_nvlink)             (all-reduce)
+//   T = nvls.latency + fill + (1 + 1/H) S / (eta_nvls cap_nvlink)             (all-reduce, Hopper)
+//   T = nvls.latency + fill + max(S / eta_nvls, (1 + 1/H) S) / cap_nvlink      (all-reduce, Blackwell)
 //   T = nvls.latency + S / (eta_nvls cap_nvlink)                              (reduce-scatter, all-gather)
 //   fill = min(1, H chunk / (S/C)) x (t_scatter + t_switch + t_gather - max), t_scatter = (S/C) /
 //          (8 warps x nvls.warp_copy_bandwidth), t_gather with 7 warps (6 and 7 on 6 GPUs or fewer),
@@ -68,7 +71,7 @@ void Engine::launch_nvls(const Launch& l) {
               .coll_share = l.share,
               .channels = static_cast<double>(l.rec.channels),
               .latency = lat,
-              .work = 1.0 / eta,
+              .work = LinkParams::nvls_port_work(eta, frac, plan.view.sm),
               .port_bound = true});
   }
   if (across) {

@@ -6,7 +6,8 @@
 // edges, one tree set per head); the switch then multicasts each head's final slice to every
 // rank of the node. All of it is pipelined, so on idle links, for n ranks on `nodes` nodes:
 //   T = kernel + 2 hop_nvlink + 2 d hop_inter + fill + max( T_sw, T_net ),   d = log2(nodes),
-//   T_sw = (1 + 1/H) S / (eta_nvls cap_nvlink),  T_net = S / (H cap_inter),
+//   T_sw = (1 + 1/H) S / (eta_nvls cap_nvlink) (Blackwell: max(S / eta_nvls, (1 + 1/H) S) / cap_nvlink,
+//   LinkParams::nvls_port_work),  T_net = S / (H cap_inter),
 //   fill = min(1, H chunk / (S / channels)) ((2d + 1) T_sw + 2d T_net - max(T_sw, T_net))
 // (the fill: a loop of H chunks per channel passes 2d + 1 switch stages and 2d network edges store
 // and forward; chunk: NCCL's, pipeline_fill.hpp nvls_tree_chunk_bytes).
@@ -52,8 +53,10 @@ void Engine::launch_nvls_tree_all_reduce(const Launch& l) {
                   .latency = sim::Time::zero()};
   // The ports to and from the switch run at the switch's rate, as NVLS's (nvls.cpp): the same
   // kernel moves them (scatter into the NVLS buffers, multimem.ld_reduce by the heads, multimem.st).
+  // On Blackwell the switch, not the port, binds (LinkParams::nvls_port_work): a head's port
+  // carrying (1 + 1/H) S takes S / eta, as every other port.
   FlowShape port = whole;
-  port.work = 1.0 / params_.nvls_efficiency_of(plan.view.sm);
+  const double eta = params_.nvls_efficiency_of(plan.view.sm);
   // Folded (CommPlan::nvls_rotation): one tree set's inter-node edges and each node's GPU 0 port
   // pair, each flow for its images on the other sets and GPUs, started on folded links
   // (rotation_fold.cpp).
@@ -62,7 +65,12 @@ void Engine::launch_nvls_tree_all_reduce(const Launch& l) {
   const std::size_t first = block_.size();
   add_merged_flows(l.pending, plan.nvls_net_merged, whole);
   const std::size_t ports = block_.size();
-  add_merged_flows(l.pending, plan.nvls_switch, port, /*split_channels=*/false);
+  block_.reserve(block_.size() + plan.nvls_switch.size());
+  block_info_.reserve(block_info_.size() + plan.nvls_switch.size());
+  for (const auto& m : plan.nvls_switch) {
+    port.work = LinkParams::nvls_port_work(eta, m.bytes_frac, plan.view.sm);
+    add_flow(l.pending, m.edge, merged_flow_shape(m, port, /*split_channels=*/false, {}));
+  }
   // The pipeline's fill (pipeline_fill.hpp loop_fill_s): a loop passes, store and forward, the
   // leaf heads' reduce through the switch, `depth` network edges and reducing heads up, the root
   // heads' reduce and multicast, `depth` edges and multicasts down: 2 depth + 1 switch stages and

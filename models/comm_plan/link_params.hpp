@@ -82,7 +82,27 @@ struct LinkParams {
   double warp_copy_bandwidth = 0;
   double sharp_efficiency = 0.95;
   double sharp_latency_s = 2e-6;
-  double nvls_efficiency_of(int sm) const { return nvls_efficiency > 0 ? nvls_efficiency : sm >= 100 ? 0.74 : 0.85; }
+  double nvls_efficiency_of(int sm) const { return nvls_efficiency > 0 ? nvls_efficiency : sm >= 100 ? 0.72 : 0.85; }
+  // The work per byte of an NVLS flow through a GPU's port that carries `frac` x S (all-reduce:
+  // 1 + its head share; nvls.cpp, nvls_tree.cpp). NCCL's one nvlsEfficiency per generation is the
+  // rate of what binds there:
+  //   Hopper (SM 9.x): the port, moving (1 + 1/H) S at eta of its rate    work = 1 / eta
+  //   Blackwell (SM 10+): the switch, reducing and multicasting S per GPU at eta of the port's
+  //     rate whatever the head's extra S/H, which fits in the port's headroom
+  //                                                  work = max(1, 1 / (eta frac)) for frac >= 1
+  //     (a flow of less than S, reduce-scatter's or all-gather's S/n side, only at the port: 1).
+  // Measured: Blackwell's NVLS all-reduce plateau does not depend on the heads. 8 GPUs (H = 8)
+  // run 474-481 GB/s of algorithm bandwidth on four systems (HGX B200, NVIDIA/nccl#1807; HGX B300,
+  // OCI; two trays of an NVL72 on OCI GB300 and GCP A4X), 32 and 64 GPUs (H = 32) 462-473 (GCP A4X,
+  // OCI GB200 and GB300): the port law gives 434 at 8 and 473 at 32-64, the switch's 488 at every
+  // size. Hopper's 8 GPUs (274 on Azure ND H100 v5 and HGX H100) fit the port law (268.6) and not
+  // the switch's (302). Blackwell's eta, 0.72, is read off the 8 x B200 plateau (474 GB/s over the
+  // port's 660; NCCL's table has 0.74); every other point checks it
+  // (scenarios/validation/blackwell_nvls/README.md).
+  static double nvls_port_work(double eta, double frac, int sm) {
+    if (sm < 100) return 1.0 / eta;
+    return frac >= 1.0 ? std::max(1.0, 1.0 / (eta * frac)) : 1.0;
+  }
 
   // Time per iteration of a back-to-back loop of operations taking `device_s` each on the GPU,
   // issued by one host thread that launches on `gpus_per_thread` GPUs (nccl-tests -g N: N kernel

@@ -72,7 +72,8 @@ TEST_CASE("mnnvl: two racks run NVLSTree with NCCL's 32 heads, the ports at the 
   CHECK(choose(v, TuningEnv{}, CollOp::AllReduce, int64_t{8} << 30).algo == Algo::NVLSTree);
   // On idle links, H = 32 heads, d = log2(2) = 1:
   //   T = kernel + 2 hop_nvlink + 2 hop_ib + fill + max(T_sw, T_net),
-  //   T_sw = (1 + 1/32) S / (eta_nvls cap_port), eta_nvls = 0.74 (Blackwell, tuning.cc),
+  //   T_sw = S / (eta_nvls cap_port), eta_nvls = 0.72: Blackwell's switch reduces S per GPU, the
+  //   heads' extra S/32 fits in the port (LinkParams::nvls_port_work),
   //   T_net = S / 32 / cap_nic,  fill = (32 x 128 KiB) / (S / 32) x (3 T_sw + 2 T_net - max).
   const int64_t S = int64_t{1} << 30;
   const CatalogRun r = audited_run(racks(2), CollOp::AllReduce, S);  // audit: nvls_tree_delivery
@@ -83,13 +84,14 @@ TEST_CASE("mnnvl: two racks run NVLSTree with NCCL's 32 heads, the ports at the 
   CHECK(r.max_bytes.at("ib") == Approx(double(S) / 32).epsilon(1e-6));
   const ClassParams& nv = P.of(LinkClass::NVLink);
   const double r_ch = nvlink_channel_bandwidth_for(100, nv.channel_bandwidth);  // Blackwell's channel
-  const double per_ch = 1 / (1 / (r_ch * 0.74) + nv.flow_control_rtt_s / (4 << 20));
+  const double per_ch = 1 / (1 / (r_ch * 0.74) + nv.flow_control_rtt_s / (4 << 20));  // NVLink 5's Simple 0.74
   // The switch's rate per port: eta_nvls of the port's Simple efficiency (NVLink 5's,
   // hw::nvlink_simple_efficiency) x 18 links of 50 GB/s; the channels' term (24 on one domain, 32
   // across: nvls.cc) does not bind.
-  const double port = models::hw::nvlink_simple_efficiency(5, nv.efficiency[2]) * 0.74 * 18 * 50e9;
+  const double port = models::hw::nvlink_simple_efficiency(5, nv.efficiency[2]) * 0.72 * 18 * 50e9;
   REQUIRE(24 * per_ch > port);
-  const double t_sw = (1 + 1.0 / 32) * S / port;
+  REQUIRE(port / 0.72 > (1 + 1.0 / 32) * port);  // the port's own rate does not bind
+  const double t_sw = double(S) / port;
   const double nic = flow_rate_cap(P, {.link_class = LinkClass::IB, .proto = Proto::Simple, .raw_bandwidth = 50e9,
                                        .link_fraction = 1, .coll_share = 1, .channels = 1});
   const double t_net = double(S) / 32 / nic;
@@ -98,7 +100,7 @@ TEST_CASE("mnnvl: two racks run NVLSTree with NCCL's 32 heads, the ports at the 
   const double fill = 32.0 * (128 << 10) / (double(S) / 32) * (3 * t_sw + 2 * t_net - t_sw);
   const double lat = P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple) + 2 * hop(LinkClass::IB, Proto::Simple);
   CHECK(r.t == Approx(lat + fill + t_sw).epsilon(1e-3));
-  // The bandwidth term is one rack's NVLS term: the same (1 + 1/32) S per port at the same rate,
+  // The bandwidth term is one rack's NVLS term: the same S per GPU through the switch at its rate,
   // after NVLS's own latency and the fill of one loop (32 heads x 64 KiB per channel, 24 channels)
   // through its scatter (8 warps), the switch and its gather (7 warps): nvls.cpp.
   const CatalogRun one = audited_run(racks(1), CollOp::AllReduce, S);

@@ -173,3 +173,33 @@ TEST_CASE("nvls: across DGX H100 nodes with SHARP, NVLS runs over CollNet -- S/8
                      2 * hop(LinkClass::IB, Proto::Simple) + P.sharp_latency_s;
   CHECK(r.t == Approx(lat + std::max(1.125 * S / port, S / 8.0 / nic)).epsilon(1e-6));
 }
+
+TEST_CASE("nvls: what binds -- Hopper's ports on (1 + 1/H) S, Blackwell's switch on S whatever the heads",
+          "[nccl]") {
+  // LinkParams::nvls_port_work: the work per byte of a port flow carrying frac x S.
+  CHECK(LinkParams::nvls_port_work(0.85, 1.125, 90) == Approx(1 / 0.85));
+  CHECK(LinkParams::nvls_port_work(0.85, 0.125, 90) == Approx(1 / 0.85));
+  // Blackwell: frac x S x work = S / eta while the port has headroom, else the port's own bytes.
+  CHECK(1.125 * LinkParams::nvls_port_work(0.72, 1.125, 100) == Approx(1 / 0.72));
+  CHECK(1.0 * LinkParams::nvls_port_work(0.72, 1.0, 100) == Approx(1 / 0.72));
+  CHECK(LinkParams::nvls_port_work(0.95, 1.125, 100) == 1.0);  // 0.95 x 1.125 > 1: the port binds
+  CHECK(LinkParams::nvls_port_work(0.72, 1.0 / 8, 100) == 1.0);  // the S/n side: the port alone
+  // On an 8 x B200 machine (H = 8) and 64 GPUs of a GB300 rack (H = 32) the all-reduce's plateau
+  // is the same, S / (0.72 x port's Simple rate) after NVLS's latency and fill; the port law would
+  // have made 8 GPUs 1.125 / 1.031 = 9 % slower.
+  const int64_t S = int64_t{16} << 30;
+  const CatalogRun b8 = run(node_of("p6-b200.48xlarge", 1, {}), CollOp::AllReduce, S);
+  ScenarioSpec rack = node_of("gb300-nvl72", 1, {});
+  rack.placement.pods_per_node = 16;
+  rack.placement.gpus_per_pod = 4;
+  const CatalogRun r64 = run(rack, CollOp::AllReduce, S);
+  REQUIRE(b8.rec.algo == Algo::NVLS);
+  REQUIRE(r64.rec.algo == Algo::NVLS);
+  CHECK(b8.max_bytes.at("nvlink") == Approx(1.125 * S).epsilon(1e-6));  // the bytes are the port law's
+  CHECK(r64.max_bytes.at("nvlink") == Approx((1 + 1.0 / 32) * S).epsilon(1e-6));
+  const double port = 18 * 50e9 * 0.74 * 0.72;  // NVLink 5's Simple efficiency 0.74, the switch's 0.72
+  const double t_sw = double(S) / port;
+  CHECK(b8.t > t_sw);
+  CHECK(b8.t < 1.02 * t_sw);  // latency and one loop's fill: under 2 % at 16 GiB
+  CHECK(r64.t == Approx(b8.t).epsilon(0.01));
+}
