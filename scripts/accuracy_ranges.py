@@ -95,6 +95,51 @@ def busbw_points(label, scenario, points, nranks, sets=(), op="all_reduce"):
     return label, errs
 
 
+def timed_points(label, scenario, op, points):
+    # Single sizes measured at several rank counts: (size, measured time in us, rank count, --set
+    # values). Keyed by size + rank count (distinct keys in one size range).
+    errs = {}
+    for size, t_meas, nranks, sets in points:
+        pred = predict(os.path.join(V, scenario), op, size, size, sets)
+        p = pred[min(pred, key=lambda k: abs(k - size))]  # nccl-tests rounds an all-to-all to n x 4 B
+        errs[size + nranks] = min(p["time_us"], p["in_place_time_us"]) / t_meas - 1
+    return label, errs
+
+
+def a4x_points(op, busbws):
+    # scenarios/validation/blackwell_nvls/measured/gcp_a4x_domain.txt: bus bandwidth at 16 GiB on
+    # 2, 8, 16 and 18 VMs of one NVL72 domain (nccl-tests' factor 2(n-1)/n, all-to-all (n-1)/n).
+    pts = []
+    for vms, busbw in zip((2, 8, 16, 18), busbws):
+        n = 4 * vms
+        factor = (2 if op == "all_reduce" else 1) * (n - 1) / n
+        pts.append((16 << 30, (16 << 30) * factor / (busbw * 1e3), n, [f"placement.pods_per_node={vms}"]))
+    return pts
+
+
+def oci_gb200(op):
+    # scenarios/validation/blackwell_nvls/measured/oci_gb200.txt: the faster of out-of-place and in-place
+    # at 4 and 8 GiB. The all-reduce table headed "2 Nodes on a Single Rack" has 64 ranks' bus
+    # bandwidth factor (891.64 / 452.90 = 1.969 = 2 x 63/64): the page's missing 16-host table.
+    one = ["placement.pods_per_node=1", "placement.single_process=true"]
+    G = 1 << 30
+    if op == "all_reduce":
+        rows = [(4, 9801.3, one), (8, 19424, one), (4, 9868.1, []), (8, 18884, []),
+                (4, 11311, ["cluster.nodes=2"]), (8, 21313, ["cluster.nodes=2"]),
+                (4, 12125, ["cluster.nodes=3"]), (8, 22820, ["cluster.nodes=3"])]
+    else:
+        rows = [(4, 4782.9, one), (8, 9654.2, one), (8, 11418, ["placement.pods_per_node=2"]),
+                (16, 22698, ["placement.pods_per_node=2"]), (4, 6765.9, []), (8, 13560, []),
+                (4, 48071, ["cluster.nodes=2"]), (8, 95018, ["cluster.nodes=2"]),
+                (4, 70159, ["cluster.nodes=3"]), (8, 136749, ["cluster.nodes=3"])]
+    pts = []
+    for gib, t, sets in rows:
+        n = 4 if sets is one else 8 if "placement.pods_per_node=2" in sets else 64 * (
+            3 if "cluster.nodes=3" in sets else 2 if "cluster.nodes=2" in sets else 1)
+        pts.append((gib * G, t, n, sets))
+    return pts
+
+
 def hgx_h100_nodes():
     # github.com/NVIDIA/nccl-tests/issues/309: the largest bus bandwidth of 1, 2 and 4 HGX H100
     # nodes (8 x NDR each), compared at 8 GiB. Keyed by node count (one size each).
@@ -283,6 +328,20 @@ CURVES = [
     lambda: p6_points("2 x p6-b300.48xlarge, EFA v4, 16 and 64 GiB (awsome-distributed-ai)", "p6-b300.48xlarge",
                       "p6_efa/b300_nodes.toml"),
     *[lambda n=n: p5_alltoall(n) for n in (4, 8)],
+    lambda: busbw_points("HGX B300, one machine, 8 GiB (OCI, NCCL 2.28.9)", "blackwell_nvls/b300_1node.toml",
+                         [(8 << 30, 834.84)], 8),
+    lambda: timed_points("GCP A4X, one NVL72 domain, 8 / 32 / 64 / 72 GPUs, all-reduce at 16 GiB",
+                         "blackwell_nvls/a4x_domain.toml", "all_reduce",
+                         a4x_points("all_reduce", (839.54, 908.80, 909.96, 876.55))),
+    lambda: timed_points("GCP A4X, one NVL72 domain, 8 / 32 / 64 / 72 GPUs, all-to-all at 16 GiB",
+                         "blackwell_nvls/a4x_domain.toml", "alltoall",
+                         a4x_points("alltoall", (682.73, 675.98, 666.64, 627.18))),
+    lambda: timed_points("OCI GB200 NVL72, all-reduce at 4 and 8 GiB: one host, one, two and three racks (NCCL 2.27.3)",
+                         "blackwell_nvls/oci_gb200.toml", "all_reduce", oci_gb200("all_reduce")),
+    lambda: timed_points("OCI GB200 NVL72, all-to-all at 4-16 GiB: one and two hosts, one, two and three racks",
+                         "blackwell_nvls/oci_gb200.toml", "alltoall", oci_gb200("alltoall")),
+    lambda: nccl_tests_curve("OCI GB200 NVL72, two racks, 32 hosts (128 ranks, NCCL 2.29.2, NVLS off)",
+                             "blackwell_nvls/oci_gb200_v3_2racks.toml", "blackwell_nvls/measured/oci_gb200_v3_2racks.txt"),
 ]
 
 

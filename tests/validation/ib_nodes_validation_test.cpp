@@ -114,8 +114,12 @@ TEST_CASE("validation: a Grace host's issue cost per call (GB200 tray in sample,
   CHECK(median_error(host, "gb300_oci/measured/all_reduce_1host.txt", CollOp::AllReduce) < 0.04);  // 3.2 %
   models::ScenarioSpec two = host;
   two.placement.pods_per_node = 2;
-  // 12.9 %: across two trays of the rack the small sizes are 36 % fast (29.6 us measured at 512 KiB).
-  CHECK(median_error(two, "gb300_oci/measured/all_reduce_2hosts.txt", CollOp::AllReduce) < 0.14);
+  // 14.8 %: across two trays of the rack the small sizes are 36 % fast (29.6 us measured at 512 KiB)
+  // and 128 MiB - 1 GiB 11-14 % fast; from 2 GiB within 1 % (Blackwell's NVLS switch,
+  // LinkParams::nvls_port_work; the port law had it 10 % slow there).
+  CHECK(median_error(two, "gb300_oci/measured/all_reduce_2hosts.txt", CollOp::AllReduce) < 0.16);
+  const auto two_errs = validation::nccl_tests_errors(two, kVal + "gb300_oci/measured/all_reduce_2hosts.txt");
+  for (const int64_t big : {int64_t{2} << 30, int64_t{16} << 30}) CHECK(std::fabs(two_errs.at(big)) < 0.02);
   // The tray's small sizes, in sample: within 3 % (55 % slow with the x86 host's cost).
   const models::ScenarioSpec tray = scenarios::load_scenario(kVal + "gb200_nvl72/tray_4gpu.toml").spec;
   models::calibrate::NcclTestsOptions o;
