@@ -174,15 +174,14 @@ TEST_CASE("nvls: across DGX H100 nodes with SHARP, NVLS runs over CollNet -- S/8
   CHECK(r.t == Approx(lat + std::max(1.125 * S / port, S / 8.0 / nic)).epsilon(1e-6));
 }
 
-TEST_CASE("nvls: what binds -- Hopper's ports on (1 + 1/H) S, Blackwell's switch on S whatever the heads",
-          "[nccl]") {
+TEST_CASE("nvls: what binds -- Hopper's ports on (1 + 1/H) S, Blackwell's switch on S whatever the heads", "[nccl]") {
   // LinkParams::nvls_port_work: the work per byte of a port flow carrying frac x S.
   CHECK(LinkParams::nvls_port_work(0.85, 1.125, 90) == Approx(1 / 0.85));
   CHECK(LinkParams::nvls_port_work(0.85, 0.125, 90) == Approx(1 / 0.85));
   // Blackwell: frac x S x work = S / eta while the port has headroom, else the port's own bytes.
   CHECK(1.125 * LinkParams::nvls_port_work(0.72, 1.125, 100) == Approx(1 / 0.72));
   CHECK(1.0 * LinkParams::nvls_port_work(0.72, 1.0, 100) == Approx(1 / 0.72));
-  CHECK(LinkParams::nvls_port_work(0.95, 1.125, 100) == 1.0);  // 0.95 x 1.125 > 1: the port binds
+  CHECK(LinkParams::nvls_port_work(0.95, 1.125, 100) == 1.0);    // 0.95 x 1.125 > 1: the port binds
   CHECK(LinkParams::nvls_port_work(0.72, 1.0 / 8, 100) == 1.0);  // the S/n side: the port alone
   // On an 8 x B200 machine (H = 8) and 64 GPUs of a GB300 rack (H = 32) the all-reduce's plateau
   // is the same, S / (0.72 x port's Simple rate) after NVLS's latency and fill; the port law would
