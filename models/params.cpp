@@ -154,10 +154,9 @@ constexpr std::array kLinkRegistry = std::to_array<ParamSpec>({
     // move data at this fraction of what the GPU's NVLink port carries for a ring (its Simple
     // efficiency). Hopper: NCCL's own figure (src/graph/tuning.cc nvlsEfficiency .85, of the ports);
     // Blackwell: .72 of the switch, read off 8 x B200 (NCCL's table has .74; LinkParams::nvls_port_work
-    // says why the switch, and what checks it). On 8 x H100 it turns the measured 370 GB/s ring bus bandwidth into 0.85
-    // x 370 / (1 + 1/8) =
-    // 280 GB/s of algorithm bandwidth, against ~275 measured (github.com/NVIDIA/nccl-tests/issues/212,
-    // sjeaugey; NVIDIA/nccl#1455: 258-273 GB/s on 5-8 GPUs).
+    // says why the switch, and what checks it). On 8 x H100 it turns the measured 370 GB/s ring bus
+    // bandwidth into 0.85 x 370 / (1 + 1/8) = 280 GB/s of algorithm bandwidth, against ~275 measured
+    // (github.com/NVIDIA/nccl-tests/issues/212, sjeaugey; NVIDIA/nccl#1455: 258-273 GB/s on 5-8 GPUs).
     {"nvls.efficiency",
      U::Fraction,
      params_detail::kFraction,
