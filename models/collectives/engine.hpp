@@ -26,6 +26,7 @@
 #include "models/collectives/collective.hpp"
 #include "models/comm_plan/comm_plan.hpp"
 #include "models/comm_plan/link_params.hpp"
+#include "models/comm_plan/p2p_channels.hpp"
 #include "models/collectives/plan_cache.hpp"
 #include "models/nccl/tuning.hpp"
 #include "models/scale/gpu_rotation.hpp"
@@ -149,8 +150,8 @@ class Engine final : public CollectiveEngine {
   void folded_flow_done(uint32_t run, uint32_t flow);
   void unfold(uint32_t run);  // a flow arrived on the fold's links: back to pairs
 
-  // The p2p channels of one transfer in a communicator (p2p_channels.hpp; point_to_point.cpp).
-  int p2p_transfer_channels(const CommPlan& plan, int nranks, int64_t bytes) const;
+  // The communicator's p2p channels (p2p_channels.hpp; point_to_point.cpp).
+  P2pChannels p2p_channels_of(const CommPlan& plan) const;
 
   // The shared core (engine.cpp).
   // Cached per communicator (plan_cache.cpp): its plan, NCCL's choice, and the pipeline latency

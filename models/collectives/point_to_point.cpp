@@ -6,10 +6,12 @@
 // cap = flow_rate_cap (flow_cap.hpp) on the channels NCCL gives the transfer (p2p_channels.hpp:
 // a peer starts at p2p channels per peer halved until x nranks fits the p2p channels, and gets
 // more only for large parts, src/enqueue.cc scheduleP2pTasksToPlan / addP2pToPlan):
-//   send/recv:   T = kernel + hop + S / cap(ch(S))
-//   all-to-all:  T = kernel + max hop + (S/n per pair on ch(S/n) channels, all n(n-1) pairs at
-//                once, max-min shared on the GPUs' ports)
-// so over NVLink a pair runs at min(eta B, ch x r') (r': one channel's rate), and a GPU whose
+//   send/recv:   T = kernel + hop + S / cap(ch(S) x fill)
+//   all-to-all:  T = kernel + max hop + (S/n per pair on ch(S/n) x fill channels, all n(n-1)
+//                pairs at once, max-min shared on the GPUs' ports)
+// where fill = k / (k + 1) for a Simple part of k p2p chunks (p2p_chunk_fill.hpp: a chunk's
+// copy into the peer's FIFO and its copy out never overlap), 1 for LL;
+// so over NVLink a pair runs at min(eta B, ch x fill x r') (r': one channel's rate), and a GPU whose
 // n-1 outgoing flows share its port sends (n-1)/n S at most at eta B (the port's efficiency,
 // models/world/world.cpp). The protocol is LL up to kP2pLLThresholdBytes per peer, else Simple.
 // Sources: NCCL src/enqueue.cc (p2p tasks, NCCL_P2P_LL_THRESHOLD), src/device/sendrecv.h;
@@ -22,23 +24,27 @@
 #include "models/collectives/engine.hpp"
 #include "models/collectives/flow_cap.hpp"
 #include "models/comm_plan/p2p_channels.hpp"
+#include "models/comm_plan/p2p_chunk_fill.hpp"
 
 namespace models::collectives {
 
-int Engine::p2p_transfer_channels(const CommPlan& plan, int nranks, int64_t bytes) const {
-  const P2pChannels c = p2p_channels(nccl::coll_channels(plan.view, env_), plan.p2p_topo_per_peer, plan.view.nnodes > 1,
-                                     plan.p2p_all_nvlink);
-  return collectives::p2p_transfer_channels(c, nranks, bytes);
+P2pChannels Engine::p2p_channels_of(const CommPlan& plan) const {
+  return p2p_channels(nccl::coll_channels(plan.view, env_), plan.p2p_topo_per_peer, plan.view.nnodes > 1,
+                      plan.p2p_all_nvlink);
 }
 
 void Engine::launch_all_to_all(const Group& group, const Launch& l) {
-  const int ch = p2p_transfer_channels(*l.plan, l.n, static_cast<int64_t>(l.S / l.n));
+  const P2pChannels c = p2p_channels_of(*l.plan);
+  const int64_t part = static_cast<int64_t>(l.S / l.n);  // to each peer
+  const int ch = p2p_transfer_channels(c, l.n, part);
   pending_[l.pending].record.channels = ch;
+  // A Simple pair's channels run at its chunk pipeline's share of their rate (p2p_chunk_fill.hpp).
+  const double fill = l.rec.proto == Proto::Simple ? p2p_chunk_fill(c, (part + ch - 1) / ch) : 1.0;
   FlowShape pair{.bytes = l.S / l.n,
                  .proto = l.rec.proto,
                  .link_fraction = 1.0,
                  .coll_share = 1.0,
-                 .channels = static_cast<double>(ch),
+                 .channels = ch * fill,
                  .latency = sim::Time::zero()};  // set per transfer below
   // Folded (all_to_all_fold.hpp) unless --full, where the group and its idle links allow it.
   // Not while replicas are folded (sim::FlowNetwork::set_folded_links): a folded flow's links would be
@@ -182,11 +188,14 @@ void Engine::send_recv(int src, int dst, int64_t bytes, Done on_done, const std:
   rec.op = CollOp::SendRecv;
   rec.bytes = bytes;
   rec.proto = bytes <= kP2pLLThresholdBytes ? Proto::LL : Proto::Simple;
+  double fill = 1.0;  // Simple's chunk pipeline (p2p_chunk_fill.hpp)
   if (src != dst) {
     // The communicator's plan, looked up by its ranks (id -1: not a group of the workload).
     const Group g{
         .ranks = comm ? *comm : std::vector<int>{std::min(src, dst), std::max(src, dst)}, .id = -1, .name = {}};
-    rec.channels = p2p_transfer_channels(plan_for(g).plan, static_cast<int>(g.ranks.size()), bytes);
+    const P2pChannels c = p2p_channels_of(plan_for(g).plan);
+    rec.channels = p2p_transfer_channels(c, static_cast<int>(g.ranks.size()), bytes);
+    if (rec.proto == Proto::Simple) fill = p2p_chunk_fill(c, (bytes + rec.channels - 1) / rec.channels);
   }
   const uint32_t idx = open(rec, std::move(on_done));
   const sim::Time kernel = sim::Time::from_seconds(params_.kernel_latency_s);
@@ -202,7 +211,7 @@ void Engine::send_recv(int src, int dst, int64_t bytes, Done on_done, const std:
   add_flow(idx, e,
            {.bytes = static_cast<double>(bytes),
             .proto = rec.proto,
-            .channels = static_cast<double>(rec.channels),
+            .channels = rec.channels * fill,
             .latency = kernel + sim::Time::from_seconds(hop(e, rec.proto)),
             .duplex = false});
 }

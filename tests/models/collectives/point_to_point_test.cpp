@@ -90,12 +90,14 @@ TEST_CASE("point to point: a transfer runs on NCCL's p2p channels for its size, 
     return std::pair{rec.channels, t};
   };
   const double lat = P.kernel_latency_s + hop(LinkClass::NVLink, Proto::Simple);
-  // 64 MiB: 8 channels x r (165 GB/s) < eta B: T = kernel + hop + S / (8 r)
+  // 64 MiB: 8 channels x r (165 GB/s) < eta B, each channel's 8 MiB part in k = 16 chunks of
+  // 512 KiB through Simple's chunk pipeline (p2p_chunk_fill.hpp: k / (k + 1)):
+  // T = kernel + hop + S / (8 r x 16/17)
   const int64_t S = 64LL << 20;
   REQUIRE(8 * r < eta(LinkClass::NVLink, Proto::Simple) * B);
   const auto [ch, t] = send(S);
   CHECK(ch == 8);
-  CHECK(t == Approx(lat + S / (8 * r)).epsilon(1e-6));
+  CHECK(t == Approx(lat + S / (8 * r * 16.0 / 17.0)).epsilon(1e-6));
   // 512 MiB: 32 channels, the port's efficiency binds: T = kernel + hop + S / (eta B)
   const auto [ch_big, t_big] = send(512LL << 20);
   CHECK(ch_big == 32);
@@ -110,4 +112,24 @@ TEST_CASE("point to point: a transfer runs on NCCL's p2p channels for its size, 
   rig.sim.run();
   CHECK(t2 == 0);
   CHECK(rec2.channels == 16);
+}
+
+TEST_CASE("point to point: a Simple all-to-all pair of one-chunk parts runs at half its channels' rate", "[nccl]") {
+  // 2 ranks on NVLink fast enough (B = 5 TB/s) that the channels bind, not the port. S = 8 MiB
+  // per rank: 4 MiB to the peer on 16 channels (p2p_channels.hpp), parts of 256 KiB, one 512 KiB
+  // chunk each: its copy into the peer's FIFO and its copy out run one after the other
+  // (p2p_chunk_fill.hpp, k = 1: fill 1/2). One channel's Simple rate r = 1 / (1 / r_ch + rtt / NCCL_BUFFSIZE):
+  //   T = kernel + hop + (S / 2) / (16 r x 1/2)
+  const double B = 5000e9;
+  Rig rig(1, 2, B, 50e9);
+  const auto& nv = P.of(LinkClass::NVLink);
+  const double r = 1.0 / (1.0 / nv.channel_bandwidth + nv.flow_control_rtt_s / double(1 << 22));
+  const int64_t S = 8LL << 20;
+  REQUIRE(16 * r * 0.5 < eta(LinkClass::NVLink, Proto::Simple) * B);
+  CollectiveRecord rec;
+  const double t = rig.run(CollOp::AllToAll, S, &rec);
+  CHECK(rec.proto == Proto::Simple);
+  CHECK(rec.channels == 16);
+  CHECK(t ==
+        Approx(P.kernel_latency_s + hop(LinkClass::NVLink, Proto::Simple) + (S / 2) / (16 * r * 0.5)).epsilon(1e-6));
 }

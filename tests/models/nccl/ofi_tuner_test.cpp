@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "models/comm_plan/comm_plan.hpp"
+#include "models/error.hpp"
 #include "models/nccl/env.hpp"
 #include "models/nccl/ofi_tuner.hpp"
 #include "models/nccl/tuning.hpp"
