@@ -127,7 +127,7 @@ constexpr std::array kLinkRegistry = std::to_array<ParamSpec>({
      "launch-to-start of a NCCL kernel on the device; prior"},
     {"nccl.launch_overhead", U::Seconds, params_detail::kTime, 25e-6, "", O::Collectives,
      "host issue cost per op in a back-to-back loop with one GPU per thread, plus nccl.launch_per_gpu per "
-     "further GPU (nccl-tests -g N); fitted by calibrate (4 x H200, -g 4: 25 us); Grace hosts: 15.5 us "
+     "further GPU (nccl-tests -g N); fitted by calibrate (4 x H200, -g 4: 25 us); Grace hosts: 14 us "
      "(models/hw/instance_build.hpp kGraceLaunchOverhead)"},
     {"nccl.launch_per_gpu", U::Seconds, params_detail::kTime, 0, "", O::Collectives,
      "host issue cost per further GPU one thread launches on (nccl-tests -g N). 0 until measured: the "

@@ -35,7 +35,7 @@ LinkParams LinkParams::defaults() {
 
 LinkParams LinkParams::for_node(const hw::NodeSpec& node) {
   LinkParams p = defaults();
-  for (const auto& [name, value] : node.net_params) p.set(name, value);
+  for (const auto& [name, value] : node.link_params) p.set(name, value);
   if (node.launch_overhead_s > 0) p.launch_overhead_s = node.launch_overhead_s;
   if (node.nic_kind != hw::NicKind::Efa) return p;
   if (const hw::EfaGenerationParams* g = hw::efa_generation_params(node.efa_generation)) {

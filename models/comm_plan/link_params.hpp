@@ -119,7 +119,7 @@ struct LinkParams {
   // The registered defaults (models/params.cpp holds every number and its source).
   static LinkParams defaults();
   // The defaults for a cluster of `node`: the registered ones, with the node's own network
-  // parameters (hw::NodeSpec::net_params) and the EFA parameters of its EFA generation where the
+  // parameters (hw::NodeSpec::link_params) and the EFA parameters of its EFA generation where the
   // catalog has them (models/hw/efa_generations.hpp). A scenario's [cluster.params] are applied
   // on top (apply()).
   static LinkParams for_node(const hw::NodeSpec& node);

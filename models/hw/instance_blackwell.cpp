@@ -29,6 +29,7 @@ NodeSpec rack(const char* name, const char* gpu, int gpus, const char* citation)
   n.cpu = CpuVendor::Arm;
   n.cpu_family = "grace";
   n.launch_overhead_s = kGraceLaunchOverhead;
+  rack_nvlink_steps(n);  // the rack's NVLink fabric: instance_build.hpp
   // Across more than two NVLink domains NCCL runs NVLSTree, a tree of the domains' NVLS heads.
   // The one public run beyond two racks (CoreWeave, 20 x GB200 NVL72, NCCL 2.26.2;
   // scenarios/validation/gb200_nvl72/measured/all_reduce_20racks.txt) reached 382 GB/s of bus

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "models/params.hpp"
+
 namespace models::hw::detail {
 
 NodeSpec base(const char* name, const char* gpu, int gpus, const char* citation) {
@@ -57,6 +59,13 @@ void roce_nics(NodeSpec& n, int count, int per_switch, double gbit) {
   ib_nics(n, count, per_switch, gbit);
   n.nic_kind = NicKind::Roce;
   n.nic_tech = "RoCE v2";
+}
+
+void rack_nvlink_steps(NodeSpec& n) {
+  for (const char* proto : {"ll", "ll128", "simple"}) {
+    const std::string name = std::string("nvlink.hop_latency.") + proto;
+    n.link_params.emplace_back(name, param_default(name) + kRackNvlinkStepExtra);
+  }
 }
 
 }  // namespace models::hw::detail

@@ -11,11 +11,24 @@ namespace models::hw::detail {
 inline constexpr double kGbit = 1e9 / 8;
 // A Grace host's issue cost per NCCL operation in nccl-tests' loop (nccl.launch_overhead; an x86
 // host's registered 25 us is the 4 x H200 machine's). Read off Azure's ND GB200 v6 tray, one
-// process driving 4 GPUs (-g 4, NCCL 2.25.1), at 1-16 KiB through the model's device time (8.7-9.7
-// us) and its (launch^4 + device^4)^(1/4) meeting: 15.2-16.6 us per call measured
+// process driving 4 GPUs (-g 4, NCCL 2.25.1), at 1-16 KiB through the model's device time (its
+// Ring/LL over the rack's NVLink steps, kRackNvlinkStepExtra below, read first on a curve where
+// the device time is 180 us and the issue cost does not show) and its (launch^4 + device^4)^(1/4)
+// meeting: 15.2-16.6 us per call measured
 // (scenarios/validation/gb200_nvl72/measured/azure_nd_gb200_v6_4gpu.csv). Checked on Oracle's GB300
 // host, 4 processes of one GPU each (NCCL 2.28.7, gb300_oci/measured/all_reduce_1host.txt).
-inline constexpr double kGraceLaunchOverhead = 15.5e-6;
+inline constexpr double kGraceLaunchOverhead = 14.0e-6;
+// One NVLink step on an NVL72-class rack's NVLink fabric (GPUs joined through the rack's NVLink
+// switch trays, within a compute tray too), LL: 1.28 us where NCCL's table (tuning.cc hwLat, Ring
+// LL on NVLink) and an HGX baseboard have 0.6. Read off OCI's two-rack GB200-v3 all_reduce_perf at
+// 8-64 B (NCCL 2.29.2, NVLS off: Tree/LL, a chain of 63 NVLink steps up and 63 down per rack, 180-188
+// us per call; scenarios/validation/blackwell_nvls/measured/oci_gb200_v3_2racks.txt). The
+// difference, 0.68 us, is the fabric's and is added to LL128's and Simple's steps as well.
+// Checked on OCI's two GB300 trays (a Ring/LL of 8 ranks, 14 steps: 29.6-34.8 us at 512 KiB - 2 MiB,
+// gb300_oci/measured/all_reduce_2hosts.txt).
+inline constexpr double kRackNvlinkStepExtra = 0.68e-6;
+// The rack's NVLink step latencies as NodeSpec::link_params (NCCL's Ring NVLink hwLat + the extra).
+void rack_nvlink_steps(NodeSpec& n);
 
 NodeSpec base(const char* name, const char* gpu, int gpus, const char* citation);
 // AWS Elastic Fabric Adapter: `count` NICs of `gbit` Gb/s, `per_switch` under each GPU PCIe switch.

@@ -45,6 +45,7 @@ NodeSpec gb200_rack_of_vms(const char* name, const char* citation) {
   n.cpu = CpuVendor::Arm;
   n.cpu_family = "grace";
   n.launch_overhead_s = kGraceLaunchOverhead;
+  rack_nvlink_steps(n);  // the rack's NVLink fabric: instance_build.hpp
   n.host_mem_bytes_per_s = 36 * 512e9;
   return n;
 }
@@ -130,7 +131,7 @@ void add_cloud_nodes(std::vector<NodeSpec>& c) {
   // (assumed: no TCPXO curve runs Simple or LL at small sizes under today's profile); LL and LL128
   // efficiencies keep the class's ratios to Simple. Checked on dstack's all_gather and on an
   // all_reduce of plugin v1.0.3 (docs/accuracy.md).
-  n.net_params = {{"ib.hop_latency.ll128", kTcpxoLl128Step},
+  n.link_params = {{"ib.hop_latency.ll128", kTcpxoLl128Step},
                   {"ib.hop_latency.ll", kTcpxoLl128Step - 1.3e-6},
                   {"ib.hop_latency.simple", kTcpxoLl128Step + 1.2e-6},
                   {"ib.efficiency.simple", kTcpxoSimpleEfficiency},

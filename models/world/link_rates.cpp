@@ -63,14 +63,14 @@ NodeLinkRates node_link_rates(const ScenarioSpec& spec, const hw::NodeSpec& node
   // eta x line rate, not the line rate. Each flow's own cap (flow_cap.hpp) is unchanged. The
   // efficiency is the engine's (LinkParams::for_node): EFA by generation (efa_generations.cpp),
   // InfiniBand and RoCE ib.efficiency.simple (the machine's own where its transport has one:
-  // hw::NodeSpec::net_params); a scenario's [cluster.params] or profile overrides.
+  // hw::NodeSpec::link_params); a scenario's [cluster.params] or profile overrides.
   if (node.nic_kind == hw::NicKind::Efa) {
     const hw::EfaGenerationParams* g = hw::efa_generation_params(node.efa_generation);
     const double catalog = g ? g->efficiency[2] : param_default("efa.efficiency.simple");
     k.nic_eff = param_or(spec.cluster.params, "efa.efficiency.simple", catalog);
   } else if (node.nic_kind == hw::NicKind::Ib || node.nic_kind == hw::NicKind::Roce) {
     k.nic_eff = param_or(spec.cluster.params, "ib.efficiency.simple",
-                         node.net_param_or("ib.efficiency.simple", param_default("ib.efficiency.simple")));
+                         node.link_param_or("ib.efficiency.simple", param_default("ib.efficiency.simple")));
   }
   return k;
 }

@@ -79,9 +79,9 @@ TEST_CASE("a machine's own network parameters (GPUDirect-TCPXO on A3 Mega) repla
     INFO(name);
     CHECK(LinkParams::for_node(hw::find_instance(name)).of(LinkClass::IB).hop_latency_s ==
           reg.of(LinkClass::IB).hop_latency_s);
-    CHECK(hw::find_instance(name).net_params.empty());
+    CHECK(hw::find_instance(name).link_params.empty());
   }
   // The NIC's capacity (World, link_rates.cpp) reads the same efficiency.
-  CHECK(hw::find_instance("a3-megagpu-8g").net_param_or("ib.efficiency.simple", 0.9) == Approx(0.945));
-  CHECK(hw::find_instance("dgx-h100").net_param_or("ib.efficiency.simple", 0.9) == 0.9);
+  CHECK(hw::find_instance("a3-megagpu-8g").link_param_or("ib.efficiency.simple", 0.9) == Approx(0.945));
+  CHECK(hw::find_instance("dgx-h100").link_param_or("ib.efficiency.simple", 0.9) == 0.9);
 }
