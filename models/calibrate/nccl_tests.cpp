@@ -59,6 +59,7 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
   result.nranks = world->size();
   result.gpu_name = world->gpu_name();
   result.network_note = world->network_note();
+  result.nvlink_note = world->nvlink_note();
   Group group;
   group.name = "world";
   for (int r = 0; r < world->size(); ++r) {

@@ -44,6 +44,7 @@ struct NcclTestsResult {
   int nranks = 0;
   std::string gpu_name;
   std::string network_note;             // World::network_note: what the model leaves out of the network
+  std::string nvlink_note;              // World::nvlink_note: ... of an NVLink domain across hosts
   std::vector<std::string> rank_lines;  // "#  Rank  0 Group  0 Pid ... device  0 [...] NVIDIA H200"
   double avg_busbw_gbs = 0;
 };

@@ -41,6 +41,7 @@ NodeSpec rack(const char* name, const char* gpu, int gpus, const char* citation)
       "GB200 NVL72 all_reduce_perf ran 2.3x slower than this model at 8 GiB (382 against 870 GB/s "
       "bus bandwidth), while one and two racks are within 15 % (docs/hardware.md)";
   n.network_note_from_nodes = 3;
+  n.nvlink_note = kRackNvlsNote;
   return n;
 }
 

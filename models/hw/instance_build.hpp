@@ -29,6 +29,13 @@ inline constexpr double kGraceLaunchOverhead = 14.0e-6;
 inline constexpr double kRackNvlinkStepExtra = 0.68e-6;
 // The rack's NVLink step latencies as NodeSpec::link_params (NCCL's Ring NVLink hwLat + the extra).
 void rack_nvlink_steps(NodeSpec& n);
+// NodeSpec::nvlink_note of an NVL72-class rack: NVLS over its hosts climbs to its plateau more
+// slowly than the model's pipeline (OCI's GB300 NVL72, 8 and 64 GPUs, NCCL 2.28.7:
+// scenarios/validation/gb300_oci/measured; docs/accuracy.md), and what slows it is not known.
+inline constexpr const char* kRackNvlsNote =
+    "NVLS across the rack's hosts is an optimistic bound below ~2 GiB: on OCI's GB300 NVL72 (8 and 64 "
+    "GPUs) this model was 11-37 % fast at 4 MiB - 1 GiB, and 64 GPUs took 66 us at 512 KiB - 2 MiB "
+    "where it charges 28; within 10 % from 2 GiB, 3 % from 8 GiB (docs/accuracy.md)";
 
 NodeSpec base(const char* name, const char* gpu, int gpus, const char* citation);
 // AWS Elastic Fabric Adapter: `count` NICs of `gbit` Gb/s, `per_switch` under each GPU PCIe switch.

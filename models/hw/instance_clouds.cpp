@@ -46,6 +46,7 @@ NodeSpec gb200_rack_of_vms(const char* name, const char* citation) {
   n.cpu_family = "grace";
   n.launch_overhead_s = kGraceLaunchOverhead;
   rack_nvlink_steps(n);  // the rack's NVLink fabric: instance_build.hpp
+  n.nvlink_note = kRackNvlsNote;
   n.host_mem_bytes_per_s = 36 * 512e9;
   return n;
 }

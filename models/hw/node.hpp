@@ -90,6 +90,10 @@ struct NodeSpec {
   // said with every run and nccl-tests prediction that crosses nodes (empty: nothing known).
   std::string network_note;
   int network_note_from_nodes = 2;  // the note is said from this many nodes on
+  // What the model leaves out of this machine's NVLink domain across its hosts (host_gpus), with
+  // its measured size: said with every run and nccl-tests prediction that puts more GPUs on one
+  // node than one host has (empty: nothing known).
+  std::string nvlink_note;
   double nic_bytes_per_s = 0;       // per NIC, line rate
   double eth_bytes_per_s = 0;       // ordinary interface (ENA/virtio) used by NET/Socket
   // The ordinary interface's driver, which sets NCCL's Socket helper threads (net_socket.cc

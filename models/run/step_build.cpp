@@ -41,6 +41,7 @@ std::optional<BuiltStep> build_step(const ScenarioSpec& spec, sim::Simulator& si
       s.plan.notes.push_back("NCCL environment aws-ofi-nccl (1.16 on) sets on " + s.world->node().name +
                              ", applied under [nccl.env]: " + plugin);
     if (std::string note = s.world->network_note(); !note.empty()) s.plan.notes.push_back(std::move(note));
+    if (std::string note = s.world->nvlink_note(); !note.empty()) s.plan.notes.push_back(std::move(note));
   }
   apply_stragglers(spec, *s.world, s.plan.ranks);  // [[stragglers]]: slower compute on listed ranks/nodes
   for (std::size_t r = 0; r < options.rank_compute_scale.size() && r < s.plan.ranks.size(); ++r)

@@ -140,6 +140,15 @@ class World {
                ? n.name + ": " + n.network_note
                : std::string{};
   }
+  // hw::NodeSpec::nvlink_note, named by its machine, where this World puts more GPUs on a node than
+  // one of its hosts has (its NVLink domain spans hosts); empty otherwise. Said by `run` and
+  // `nccl-tests` alike.
+  std::string nvlink_note() const {
+    const hw::NodeSpec& n = node();
+    const int per_node = nodes() > 0 ? size() / nodes() : 0;
+    return n.host_gpus > 0 && per_node > n.host_gpus && !n.nvlink_note.empty() ? n.name + ": " + n.nvlink_note
+                                                                               : std::string{};
+  }
 };
 
 }  // namespace models
