@@ -24,10 +24,10 @@
 
 #include "models/collectives/all_to_all_fold.hpp"
 #include "models/collectives/collective.hpp"
+#include "models/collectives/plan_cache.hpp"
 #include "models/comm_plan/comm_plan.hpp"
 #include "models/comm_plan/link_params.hpp"
 #include "models/comm_plan/p2p_channels.hpp"
-#include "models/collectives/plan_cache.hpp"
 #include "models/nccl/tuning.hpp"
 #include "models/scale/gpu_rotation.hpp"
 

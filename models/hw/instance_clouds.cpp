@@ -133,11 +133,11 @@ void add_cloud_nodes(std::vector<NodeSpec>& c) {
   // efficiencies keep the class's ratios to Simple. Checked on dstack's all_gather and on an
   // all_reduce of plugin v1.0.3 (docs/accuracy.md).
   n.link_params = {{"ib.hop_latency.ll128", kTcpxoLl128Step},
-                  {"ib.hop_latency.ll", kTcpxoLl128Step - 1.3e-6},
-                  {"ib.hop_latency.simple", kTcpxoLl128Step + 1.2e-6},
-                  {"ib.efficiency.simple", kTcpxoSimpleEfficiency},
-                  {"ib.efficiency.ll128", kTcpxoSimpleEfficiency * 0.85 / 0.9},
-                  {"ib.efficiency.ll", kTcpxoSimpleEfficiency * 0.45 / 0.9}};
+                   {"ib.hop_latency.ll", kTcpxoLl128Step - 1.3e-6},
+                   {"ib.hop_latency.simple", kTcpxoLl128Step + 1.2e-6},
+                   {"ib.efficiency.simple", kTcpxoSimpleEfficiency},
+                   {"ib.efficiency.ll128", kTcpxoSimpleEfficiency * 0.85 / 0.9},
+                   {"ib.efficiency.ll", kTcpxoSimpleEfficiency * 0.45 / 0.9}};
   n.network_note =
       "GPUDirect-TCPXO has its own steps and the plugin's environment profile here, but not Google's "
       "tuner plugin: public 2-node all_gather_perf runs are 16-32 % slower than this model at "

@@ -160,13 +160,15 @@ TEST_CASE("validation: Blackwell's NVLS plateau on 8-64 GPUs does not depend on 
   }
 }
 
-TEST_CASE("validation: an NVL72 rack's NVLink step (read off two GB200 racks' smallest sizes, two GB300 trays check it)",
-          "[validation][nccl]") {
+TEST_CASE(
+    "validation: an NVL72 rack's NVLink step (read off two GB200 racks' smallest sizes, two GB300 trays check it)",
+    "[validation][nccl]") {
   // models/hw/instance_build.hpp kRackNvlinkStepExtra: 0.68 us more per NVLink step than NCCL's
   // HGX table, read off OCI's two-rack GB200-v3 curve at 8-64 B (NVLS off: Tree/LL, 126 NVLink steps
   // per call); NCCL's 0.6 us made those sizes 46 % fast. In sample there; held out: the curve's 128 B
   // - 512 KiB and two GB300 trays' Ring/LL at 512 KiB - 2 MiB (8 ranks, 14 steps: 36-27 % fast before).
-  const auto v3 = errors_vs_table("blackwell_nvls/oci_gb200_v3_2racks.toml", "blackwell_nvls/measured/oci_gb200_v3_2racks.txt");
+  const auto v3 =
+      errors_vs_table("blackwell_nvls/oci_gb200_v3_2racks.toml", "blackwell_nvls/measured/oci_gb200_v3_2racks.txt");
   REQUIRE(v3.size() == 33);
   // 8 B - 512 KiB: -3.1 .. +13.9 % (2-128 KiB carry 9-14 %: the model's Tree/LL steps grow with the
   // data from 1 KiB where the measured times stay flat to 128 KiB), median 2.3 %.
@@ -183,8 +185,8 @@ TEST_CASE("validation: an NVL72 rack's NVLink step (read off two GB200 racks' sm
   const double measured[] = {29.6, 29.9, 34.8};  // in place, gb300_oci/measured/all_reduce_2hosts.txt
   REQUIRE(pred.rows.size() == 3);
   for (std::size_t i = 0; i < 3; ++i) {
-    std::printf("gb300 two trays %8lld B  measured %5.1f us  predicted %5.1f us\n", static_cast<long long>(pred.rows[i].size),
-                measured[i], pred.rows[i].best_time_us());
+    std::printf("gb300 two trays %8lld B  measured %5.1f us  predicted %5.1f us\n",
+                static_cast<long long>(pred.rows[i].size), measured[i], pred.rows[i].best_time_us());
     CHECK(std::fabs(pred.rows[i].best_time_us() / measured[i] - 1) < 0.12);  // -10.4, -2.8, -1.4 %
   }
 }
