@@ -9,27 +9,10 @@ namespace models::hw::detail {
 
 namespace {
 
-// One rack of GB200 or GB300 superchips: `gpus` GPUs in trays of 4 (two Grace CPUs and four GPUs
-// per tray, each Grace joined to two GPUs by NVLink-C2C), every GPU's 18 NVLink 5 links into the
-// rack's NVLink switch trays (non-blocking: NVIDIA GB200 NVL72 datasheet, 130 TB/s for 72 GPUs =
-// 1.8 TB/s each), one NIC per GPU. NCCL sees a GPU's NIC through C2C and the Grace's PCIe (path
-// P2C) and uses GPUDirect RDMA there (NCCL_NET_GDR_C2C, default 1 since 2.27: src/graph/paths.cc
-// ncclTopoCheckGdr), modelled as the NIC sharing a switch with its GPU (PIX: the same GDR
-// decision). NVLS over the whole domain (NVLink SHARP in the NVLink switches; NCCL src/transport/
-// nvls.cc runs it across the MNNVL clique).
+// A rack of the catalog's own (instance_build.hpp grace_rack), with what the model leaves out of
+// its network across racks.
 NodeSpec rack(const char* name, const char* gpu, int gpus, const char* citation) {
-  NodeSpec n = base(name, gpu, gpus, citation);
-  n.host_gpus = 4;
-  n.nvswitch = true;
-  n.nvls = true;
-  n.pcie_gen = 5;  // Grace's PCIe Gen5 to the NICs
-  n.numa_nodes = gpus / 2;
-  n.gpus_per_switch = 1;
-  n.gpus_per_host_bridge = 1;
-  n.cpu = CpuVendor::Arm;
-  n.cpu_family = "grace";
-  n.launch_overhead_s = kGraceLaunchOverhead;
-  rack_nvlink_steps(n);  // the rack's NVLink fabric: instance_build.hpp
+  NodeSpec n = grace_rack(name, gpu, gpus, citation);
   // Across more than two NVLink domains NCCL runs NVLSTree, a tree of the domains' NVLS heads.
   // The one public run beyond two racks (CoreWeave, 20 x GB200 NVL72, NCCL 2.26.2;
   // scenarios/validation/gb200_nvl72/measured/all_reduce_20racks.txt) reached 382 GB/s of bus
@@ -41,7 +24,6 @@ NodeSpec rack(const char* name, const char* gpu, int gpus, const char* citation)
       "GB200 NVL72 all_reduce_perf ran 2.3x slower than this model at 8 GiB (382 against 870 GB/s "
       "bus bandwidth), while one and two racks are within 15 % (docs/hardware.md)";
   n.network_note_from_nodes = 3;
-  n.nvlink_note = kRackNvlsNote;
   return n;
 }
 

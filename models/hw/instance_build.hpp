@@ -27,15 +27,18 @@ inline constexpr double kGraceLaunchOverhead = 14.0e-6;
 // Checked on OCI's two GB300 trays (a Ring/LL of 8 ranks, 14 steps: 29.6-34.8 us at 512 KiB - 2 MiB,
 // gb300_oci/measured/all_reduce_2hosts.txt).
 inline constexpr double kRackNvlinkStepExtra = 0.68e-6;
-// The rack's NVLink step latencies as NodeSpec::link_params (NCCL's Ring NVLink hwLat + the extra).
-void rack_nvlink_steps(NodeSpec& n);
-// NodeSpec::nvlink_note of an NVL72-class rack: NVLS over its hosts climbs to its plateau more
-// slowly than the model's pipeline (OCI's GB300 NVL72, 8 and 64 GPUs, NCCL 2.28.7:
-// scenarios/validation/gb300_oci/measured; docs/accuracy.md), and what slows it is not known.
-inline constexpr const char* kRackNvlsNote =
-    "NVLS across the rack's hosts is an optimistic bound below ~2 GiB: on OCI's GB300 NVL72 (8 and 64 "
-    "GPUs) this model was 11-37 % fast at 4 MiB - 1 GiB, and 64 GPUs took 66 us at 512 KiB - 2 MiB "
-    "where it charges 28; within 10 % from 2 GiB, 3 % from 8 GiB (docs/accuracy.md)";
+// One rack of GB200 or GB300 superchips: `gpus` GPUs in trays of 4 (two Grace CPUs and four GPUs
+// per tray, each Grace joined to two GPUs by NVLink-C2C), every GPU's 18 NVLink 5 links into the
+// rack's NVLink switch trays (non-blocking: NVIDIA GB200 NVL72 datasheet, 130 TB/s for 72 GPUs =
+// 1.8 TB/s each), one NIC per GPU. NCCL sees a GPU's NIC through C2C and the Grace's PCIe (path
+// P2C) and uses GPUDirect RDMA there (NCCL_NET_GDR_C2C, default 1 since 2.27: src/graph/paths.cc
+// ncclTopoCheckGdr), modelled as the NIC sharing a switch with its GPU (PIX: the same GDR
+// decision). NVLS over the whole domain (NVLink SHARP in the NVLink switches; NCCL src/transport/
+// nvls.cc runs it across the MNNVL clique). Its hosts issue at kGraceLaunchOverhead, its NVLink
+// steps are the fabric's (kRackNvlinkStepExtra), and every run spanning its hosts says what the
+// model leaves out of NVLS there (NodeSpec::nvlink_note). The catalog's racks and the clouds'
+// racks of VMs are built on it.
+NodeSpec grace_rack(const char* name, const char* gpu, int gpus, const char* citation);
 
 NodeSpec base(const char* name, const char* gpu, int gpus, const char* citation);
 // AWS Elastic Fabric Adapter: `count` NICs of `gbit` Gb/s, `per_switch` under each GPU PCIe switch.

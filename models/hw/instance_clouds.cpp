@@ -1,6 +1,6 @@
 // Azure ND and GCP A3/A4 catalog entries, each with the source of its numbers. The GB200 machines
 // of both clouds are racks: one node is one 72-GPU NVLink domain of 18 four-GPU VMs
-// (instance_blackwell.cpp states the rack's layout).
+// (instance_build.hpp grace_rack states the rack's layout).
 //
 // GCP's GPUDirect-TCPX (A3 High) and TCPXO (A3 Mega) move GPU traffic over gVNIC Ethernet through
 // NCCL net plugins of their own (nccl-plugin-gpudirecttcpx, -fastrak), modelled on the RoCE class
@@ -32,21 +32,9 @@ NodeSpec hgx8(const char* name, const char* gpu, const char* cpu_family, const c
   return n;
 }
 
-// 18 VMs of 4 GB200 GPUs and 2 Grace each, one 72-GPU NVLink domain (as instance_blackwell.cpp's racks).
+// 18 VMs of 4 GB200 GPUs and 2 Grace each, one 72-GPU NVLink domain (instance_build.hpp grace_rack).
 NodeSpec gb200_rack_of_vms(const char* name, const char* citation) {
-  NodeSpec n = base(name, "GB200", 72, citation);
-  n.host_gpus = 4;
-  n.nvswitch = true;
-  n.nvls = true;
-  n.pcie_gen = 5;
-  n.numa_nodes = 36;
-  n.gpus_per_switch = 1;
-  n.gpus_per_host_bridge = 1;
-  n.cpu = CpuVendor::Arm;
-  n.cpu_family = "grace";
-  n.launch_overhead_s = kGraceLaunchOverhead;
-  rack_nvlink_steps(n);  // the rack's NVLink fabric: instance_build.hpp
-  n.nvlink_note = kRackNvlsNote;
+  NodeSpec n = grace_rack(name, "GB200", 72, citation);
   n.host_mem_bytes_per_s = 36 * 512e9;
   return n;
 }
