@@ -63,7 +63,8 @@ struct FlowShape {
   bool duplex = true;        // the edge's receiver also sends in this collective (P2P read pays only then)
   double work = 1;           // copy_work_vs_all_reduce
   double channel_gain = 1;   // ring_channel_gain: a ring CTA's rate over the measured 2-rank all-reduce's
-  double max_rate = 0;       // bytes/s a switch's aggregation allows besides the cap (SHARP); 0: none
+  double max_rate = 0;       // bytes/s allowed besides the cap: a switch's aggregation (SHARP), NVLS's
+                             // copy warps (nvls.cpp); 0: none
   double thread_share = 1;   // the CTA's threads moving it, over a ring's (a tree's split: flow_cap.hpp)
   bool port_bound = false;   // NVLS's switch ports: the link's cap alone (flow_cap.hpp)
 };

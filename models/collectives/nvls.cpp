@@ -59,6 +59,23 @@ void Engine::launch_nvls(const Launch& l) {
                               : params_.nvls_latency_s;
   const sim::Time lat = sim::Time::from_seconds(lat_s);
   const double eta = params_.nvls_efficiency_of(plan.view.sm);
+  // One node: the kernel's copy warps (scatter into the NVLS buffer, gather out of it) move the
+  // whole S per GPU head by head, one NCCL chunk per call (pipeline_fill.hpp nvls_copy_rate); the
+  // slower group bounds the S per second each port flow may carry, beside the switch's port cap.
+  const double channels = std::max(1, l.rec.channels);
+  const int heads = std::max(1, plan.view.nvls_heads);  // one per GPU, at most NCCL_MAX_NVLS_ARITY
+  const double chunk =
+      static_cast<double>(nvls_chunk_bytes(static_cast<int64_t>(l.S), l.rec.channels, heads, nvls_chunk_));
+  const NvlsWarps warps = nvls_one_node_warps(op, l.n);
+  const double warp_rate = params_.warp_copy_bandwidth;
+  const double scatter_rate = nvls_copy_rate(warps.scatter, chunk, warp_rate);  // per channel; 0: none
+  const double gather_rate = nvls_copy_rate(warps.gather, chunk, warp_rate);
+  double copy_rate = 0;  // S per second the slower copy group allows, all channels; 0: no bound
+  if (!across && warp_rate > 0) {
+    for (const double r : {scatter_rate, gather_rate})
+      if (r > 0) copy_rate = copy_rate > 0 ? std::min(copy_rate, r) : r;
+    copy_rate *= channels;
+  }
   SIM_CHECK(collecting_, "NVLS's flows are set up while the launch collects them");
   const std::size_t first = block_.size();
   for (const auto& p : plan.nvls_ports) {
@@ -72,29 +89,28 @@ void Engine::launch_nvls(const Launch& l) {
               .channels = static_cast<double>(l.rec.channels),
               .latency = lat,
               .work = LinkParams::nvls_port_work(eta, frac, plan.view.sm),
+              .max_rate = frac * copy_rate,
               .port_bound = true});
   }
   if (across) {
     add_sharp_flows(l, plan.nvls_sharp, lat);
     return;
   }
-  if (op != CollOp::AllReduce || params_.warp_copy_bandwidth <= 0) return;
+  if (op != CollOp::AllReduce || warp_rate <= 0) return;
   // One node's all-reduce forwards loops (heads x chunk per channel) through three stages: the
   // scatter warps copy a loop of the input into the local NVLS buffer, the heads reduce and
   // multicast it through the switch (the flows just added, at their cap), the gather warps copy
   // the result out; each waits for the whole loop of every GPU (prims scatter / gather post once
-  // per loop). Its fill (pipeline_fill.hpp loop_fill_s) is what the first loop's copies add.
-  const double channels = std::max(1, l.rec.channels);
+  // per loop). Its fill (pipeline_fill.hpp loop_fill_s) is what the first loop's copies add, at
+  // the warps' streaming rate: the rounds a loop's calls pay beyond their bytes are in nvls.latency,
+  // read off sizes of one loop.
   const double per_channel = l.S / channels;
-  const NvlsWarps warps = nvls_one_node_warps(l.n);
-  const double t_scatter = per_channel / (warps.scatter * params_.warp_copy_bandwidth);
-  const double t_gather = per_channel / (warps.gather * params_.warp_copy_bandwidth);
+  const double t_scatter = per_channel / (warps.scatter * warp_rate);
+  const double t_gather = per_channel / (warps.gather * warp_rate);
   double t_switch = 0;
   for (std::size_t i = first; i < block_.size(); ++i)
     t_switch = std::max(t_switch, static_cast<double>(block_[i].bytes) / block_[i].rate_cap);
-  const int heads = std::max(1, plan.view.nvls_heads);  // one per GPU, at most NCCL_MAX_NVLS_ARITY
-  const double loop = static_cast<double>(heads) * static_cast<double>(nvls_chunk_bytes(
-                                                       static_cast<int64_t>(l.S), l.rec.channels, heads, nvls_chunk_));
+  const double loop = heads * chunk;
   const double fill_s =
       loop_fill_s(loop, per_channel, t_scatter + t_switch + t_gather, std::max({t_scatter, t_switch, t_gather}));
   const sim::Time with_fill = sim::Time::from_seconds(lat_s + fill_s);

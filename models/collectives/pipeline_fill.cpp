@@ -32,10 +32,17 @@ int64_t nvls_chunk_bytes(int64_t bytes, int channels, int heads, int64_t nvls_ch
   return chunk;
 }
 
-NvlsWarps nvls_one_node_warps(int nranks) {
+NvlsWarps nvls_one_node_warps(CollOp op, int nranks) {
   constexpr int kTotalWarps = 640 / 32;  // NCCL_MAX_NTHREADS / WARP_SIZE
+  if (op == CollOp::ReduceScatter) return {8, kTotalWarps - 8, 0};
+  if (op == CollOp::AllGather) return {0, kTotalWarps - 8, 8};
   const int reduce = nranks <= 6 ? 7 : 5;
   return {(kTotalWarps - reduce + 1) >> 1, reduce, (kTotalWarps - reduce) >> 1};
+}
+
+double nvls_copy_rate(int warps, double chunk_bytes, double warp_rate) {
+  if (warps <= 0 || chunk_bytes <= 0) return 0;
+  return warps * warp_rate * chunk_bytes / (chunk_bytes + warps * kWarpRoundBytes);
 }
 
 double loop_fill_s(double loop_bytes, double bytes_per_channel, double sum_time_s, double max_time_s) {

@@ -65,13 +65,29 @@ int64_t nvls_tree_chunk_bytes(int64_t bytes, int channels, int heads, int nodes,
 // (each only where the chunk is larger). A loop is heads x chunk per channel.
 int64_t nvls_chunk_bytes(int64_t bytes, int channels, int heads, int64_t nvls_chunk = int64_t{1} << 17);
 
-// NVLS's warp groups on one node (src/device/all_reduce.h RunWorkColl NVLS, no network, no
-// registered buffers): of the CTA's 20 warps (NCCL_MAX_NTHREADS 640), 5 reduce through the switch
-// (7 on 6 GPUs or fewer); the rest split into scatter, (rest + 1) / 2, and gather, rest / 2.
+// NVLS's warp groups on one node (no network, no registered buffers), of the CTA's 20 warps
+// (NCCL_MAX_NTHREADS 640): all-reduce (src/device/all_reduce.h RunWorkColl NVLS) 5 reduce through
+// the switch (7 on 6 GPUs or fewer), the rest split into scatter, (rest + 1) / 2, and gather,
+// rest / 2; reduce-scatter (reduce_scatter.h) 8 scatter, all-gather (all_gather.h) 8 gather, the
+// rest reduce or multicast through the switch.
 struct NvlsWarps {
   int scatter = 0, reduce = 0, gather = 0;
 };
-NvlsWarps nvls_one_node_warps(int nranks);
+NvlsWarps nvls_one_node_warps(CollOp op, int nranks);
+
+// A warp group copying a loop head by head (NVLS's scatter and gather: prims_simple.h
+// ScatterGatherOp loops over the heads, one reduceCopy of one chunk each, and posts once per
+// loop). A warp keeps 8 loads of 16 B per thread in flight (NCCL's ncclCollUnroll on sm80+), a
+// round of 4 KiB per load round trip: the warp rate it is measured at (nvls.warp_copy_bandwidth,
+// 3.7 GB/s on H200: a round trip of 1.1 us). A call moves its chunk in rounds of the whole group
+// and pays one round more than its bytes (its last round, partial, and the next call's first loads
+// do not overlap), so the group's rate on chunks of c bytes is
+//   rate = warps x warp_rate x c / (c + warps x 4 KiB)
+// Halving NCCL's chunk (nvls_chunk_bytes) halves a call, not the round it pays: at 64 KiB, 7 warps
+// reach 0.82 of their streaming rate, at 16 KiB 0.36. Where this falls below the switch's share of
+// a port, the copies pace NVLS (nvls.cpp).
+inline constexpr double kWarpRoundBytes = 32 * 8 * 16;  // threads x loads in flight x 16 B
+double nvls_copy_rate(int warps, double chunk_bytes, double warp_rate);
 
 // fill = min(1, loop / bytes_per_channel) x (sum_time_s - max_time_s): a chain forwarding whole
 // loops of `loop_bytes` per channel (the form of chain_fill_s with the loop as the slice).

@@ -106,8 +106,8 @@ TEST_CASE("nvls: one-node all-reduce moves (1 + 1/n) S per NVLink port each way,
   // gather (7 warps): fill = loop / (S/16) x (t_scatter + t_switch + t_gather - max).
   REQUIRE(world->nccl_env().nvls_chunksize == 512 << 10);
   REQUIRE(nvls_chunk_bytes(S, 16, 8, 512 << 10) == 64 << 10);
-  REQUIRE(nvls_one_node_warps(8).scatter == 8);
-  REQUIRE(nvls_one_node_warps(8).gather == 7);
+  REQUIRE(nvls_one_node_warps(CollOp::AllReduce, 8).scatter == 8);
+  REQUIRE(nvls_one_node_warps(CollOp::AllReduce, 8).gather == 7);
   const double per_ch = double(S) / 16;
   const double t_sw = 1.125 * S / cap;
   const double t_sc = per_ch / (8 * P.warp_copy_bandwidth), t_ga = per_ch / (7 * P.warp_copy_bandwidth);

@@ -161,11 +161,11 @@ TEST_CASE("pipeline fill: NVLS's one-node chunk and warp groups follow NCCL's ru
   CHECK(nvls_chunk_bytes(int64_t{1} << 30, 16, 8, 512 << 10) == 64 << 10);  // aws-ofi-nccl's 512 KiB on p5
   // src/device/all_reduce.h: 20 warps; 5 reduce on more than 6 GPUs (7 otherwise), the rest split
   // into scatter (rest + 1) / 2 and gather rest / 2.
-  const NvlsWarps eight = nvls_one_node_warps(8);
+  const NvlsWarps eight = nvls_one_node_warps(CollOp::AllReduce, 8);
   CHECK(eight.reduce == 5);
   CHECK(eight.scatter == 8);
   CHECK(eight.gather == 7);
-  const NvlsWarps four = nvls_one_node_warps(4);
+  const NvlsWarps four = nvls_one_node_warps(CollOp::AllReduce, 4);
   CHECK(four.reduce == 7);
   CHECK(four.scatter == 7);
   CHECK(four.gather == 6);
