@@ -14,13 +14,23 @@
 // on what binds: Hopper's ports on their (1 + 1/H) S, Blackwell's switch on S per GPU
 // (LinkParams::nvls_port_work, with the measurements that tell the two apart).
 // The switch, not a CTA's loads and stores, moves these bytes, so no per-channel term caps them
-// (flow_cap.hpp port_bound). On idle links, one node of n GPUs (H = min(n, 32) heads):
-//   T = nvls.latency + fill + (1 + 1/H) S / (eta_nvls cap_nvlink)             (all-reduce, Hopper)
-//   T = nvls.latency + fill + max(S / eta_nvls, (1 + 1/H) S) / cap_nvlink      (all-reduce, Blackwell)
-//   T = nvls.latency + S / (eta_nvls cap_nvlink)                              (reduce-scatter, all-gather)
-//   fill = min(1, H chunk / (S/C)) x (t_scatter + t_switch + t_gather - max), t_scatter = (S/C) /
-//          (8 warps x nvls.warp_copy_bandwidth), t_gather with 7 warps (6 and 7 on 6 GPUs or fewer),
-//          t_switch the port term above, C channels, chunk nvls_chunk_bytes (pipeline_fill.hpp)
+// (flow_cap.hpp port_bound). But the kernel's own copy warps move S per GPU too (the scatter into
+// the NVLS buffer, the gather out of it), head by head, one NCCL chunk per call, and pay a round of
+// their loads per call (pipeline_fill.hpp nvls_copy_rate): on small chunks they, not the switch,
+// set the pace. On idle links, one node of n GPUs (H = min(n, 32) heads), C channels:
+//   T = nvls.latency + fill + max(T_switch, T_copy)
+//   T_switch = (1 + 1/H) S / (eta_nvls cap_nvlink)                 (all-reduce, Hopper)
+//            = max(S / eta_nvls, (1 + 1/H) S) / cap_nvlink          (all-reduce, Blackwell)
+//            = S / (eta_nvls cap_nvlink)                           (reduce-scatter, all-gather)
+//   T_copy = S / (C x min over the op's copy groups of nvls_copy_rate(warps, chunk, warp rate)):
+//            all-reduce 8 scatter and 7 gather warps (7 and 6 on 6 GPUs or fewer), reduce-scatter
+//            8 scatter, all-gather 8 gather; chunk nvls_chunk_bytes (pipeline_fill.hpp)
+//   fill = min(1, H chunk / (S/C)) x (t_scatter + max(T_switch, T_copy) + t_gather - max), all-reduce
+//          only, t_scatter = (S/C) / (8 warps x nvls.warp_copy_bandwidth), t_gather with 7 warps
+// 7 gather warps on 64 KiB chunks copy 0.70 of their stream: on Blackwell's 24 channels 0.90 of
+// the switch's rate, 0.69 on 32 KiB and 0.47 on 16 (two GB300 hosts, 8 GPUs, measured between
+// NCCL's chunk steps: 0.89, 0.55-0.63 and 0.44 of the rate at 128 KiB, where the switch binds).
+// On Hopper's 16 channels the switch binds down to 64 KiB chunks.
 // nvls.latency (28 us) is the kernel's fixed time on one node, read off Azure's ND H200 v5 curve;
 // the fill is the first loop's scatter and gather copies, which the switch's loop waits for and
 // the next loop's cannot hide. And across nodes, the heads' NICs moving S/H each way through the

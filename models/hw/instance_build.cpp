@@ -78,13 +78,13 @@ NodeSpec grace_rack(const char* name, const char* gpu, int gpus, const char* cit
     const std::string param = std::string("nvlink.hop_latency.") + proto;
     n.link_params.emplace_back(param, param_default(param) + kRackNvlinkStepExtra);
   }
-  // NVLS over the rack's hosts climbs to its plateau more slowly than the model's pipeline (OCI's
-  // GB300 NVL72, 8 and 64 GPUs, NCCL 2.28.7: scenarios/validation/gb300_oci/measured;
-  // docs/accuracy.md), and what slows it is not known.
+  // NVLS's fixed time over the rack's hosts is more than the model's (OCI's GB300 NVL72, 64 GPUs,
+  // NCCL 2.28.7: scenarios/validation/gb300_oci/measured; docs/accuracy.md), and what sets it is
+  // not known.
   n.nvlink_note =
-      "NVLS across the rack's hosts is an optimistic bound below ~2 GiB: on OCI's GB300 NVL72 (8 and 64 "
-      "GPUs) this model was 11-37 % fast at 4 MiB - 1 GiB, and 64 GPUs took 66 us at 512 KiB - 2 MiB "
-      "where it charges 28; within 10 % from 2 GiB, 3 % from 8 GiB (docs/accuracy.md)";
+      "NVLS across the rack's hosts is an optimistic bound below ~8 MiB: on OCI's GB300 NVL72 64 GPUs "
+      "took 66 us at 512 KiB - 2 MiB where this model charges 32-44 (21 % fast at 4 MiB); from 8 MiB "
+      "within 13 % (docs/accuracy.md)";
   return n;
 }
 

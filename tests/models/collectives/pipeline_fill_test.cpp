@@ -169,4 +169,24 @@ TEST_CASE("pipeline fill: NVLS's one-node chunk and warp groups follow NCCL's ru
   CHECK(four.reduce == 7);
   CHECK(four.scatter == 7);
   CHECK(four.gather == 6);
+  // reduce_scatter.h: 8 scatter warps, the rest reduce; all_gather.h: 8 gather warps, the rest
+  // multicast.
+  const NvlsWarps rs = nvls_one_node_warps(CollOp::ReduceScatter, 8), ag = nvls_one_node_warps(CollOp::AllGather, 8);
+  CHECK((rs.scatter == 8 && rs.gather == 0 && rs.reduce == 12));
+  CHECK((ag.scatter == 0 && ag.gather == 8 && ag.reduce == 12));
+}
+
+TEST_CASE("pipeline fill: a warp group copying chunk by chunk pays one round of its loads per chunk",
+          "[nccl][pipeline]") {
+  // rate = warps x r x c / (c + warps x 4 KiB): a round is 32 threads x 8 loads x 16 B per warp.
+  const double r = 3.7e9;
+  CHECK(kWarpRoundBytes == 4096);
+  CHECK(nvls_copy_rate(7, 65536, r) == Approx(7 * r * 65536 / (65536 + 7 * 4096.0)));
+  CHECK(nvls_copy_rate(7, 7 * 4096, r) == Approx(3.5 * r));  // a chunk of one round: half the stream
+  CHECK(nvls_copy_rate(8, 1e12, r) == Approx(8 * r).epsilon(1e-6));  // huge chunks: the streaming rate
+  // Halving NCCL's chunk from 128 to 16 KiB: 7 warps at 0.82, 0.70, 0.53 and 0.36 of their stream.
+  CHECK(nvls_copy_rate(7, 128 << 10, r) / (7 * r) == Approx(128.0 / 156).epsilon(1e-9));
+  CHECK(nvls_copy_rate(7, 64 << 10, r) / (7 * r) == Approx(64.0 / 92).epsilon(1e-9));
+  CHECK(nvls_copy_rate(7, 16 << 10, r) / (7 * r) == Approx(16.0 / 44).epsilon(1e-9));
+  CHECK(nvls_copy_rate(0, 65536, r) == 0);  // no such group
 }
