@@ -182,7 +182,7 @@ TEST_CASE("pipeline fill: a warp group copying chunk by chunk pays one round of 
   const double r = 3.7e9;
   CHECK(kWarpRoundBytes == 4096);
   CHECK(nvls_copy_rate(7, 65536, r) == Approx(7 * r * 65536 / (65536 + 7 * 4096.0)));
-  CHECK(nvls_copy_rate(7, 7 * 4096, r) == Approx(3.5 * r));  // a chunk of one round: half the stream
+  CHECK(nvls_copy_rate(7, 7 * 4096, r) == Approx(3.5 * r));          // a chunk of one round: half the stream
   CHECK(nvls_copy_rate(8, 1e12, r) == Approx(8 * r).epsilon(1e-6));  // huge chunks: the streaming rate
   // Halving NCCL's chunk from 128 to 16 KiB: 7 warps at 0.82, 0.70, 0.53 and 0.36 of their stream.
   CHECK(nvls_copy_rate(7, 128 << 10, r) / (7 * r) == Approx(128.0 / 156).epsilon(1e-9));
