@@ -182,6 +182,18 @@ constexpr std::array kLinkRegistry = std::to_array<ParamSpec>({
     {"nvls.warp_copy_bandwidth", U::BytesPerSecond, params_detail::kBandwidth, 3.7e9, "", O::Collectives,
      "one warp's local copy rate, H200 (bench/device/cta_copy_rate.cu, scenarios/validation/h200x1/"
      "measured/cta_copy_rate.jsonl)"},
+    // NVLS on one node: what one NCCL chunk costs a channel's pipeline beyond its bytes, in series
+    // with the gather warps' copy of it (nvls.cpp, pipeline_fill.hpp nvls_chunk_stage_rate). Read
+    // off two OCI GB300 hosts (8 GPUs, NCCL 2.28.7; scenarios/validation/gb300_oci/measured/
+    // all_reduce_2hosts.txt): where NCCL's chunk halves from 128 to 64 KiB (1.5 GiB) the rate falls
+    // to 0.89 of the 128 KiB plateau, which 8 heads x (64 KiB / (7 warps x 3.7 GB/s) + t) against
+    // the switch's 8 x 64 KiB / 20.0 GB/s per channel gives at t = 1.14 us. Checked on the same
+    // curve's 32 and 16 KiB chunks, the GB300 and GB200 racks and Azure's ND H100 and H200 v5.
+    // Where it is spent is not known: the copy warps alone do not pay it (an H200 copying in NCCL's
+    // calls, bench/device/nvls_copy_calls.cu: scenarios/validation/h200x1/measured/nvls_copy_calls.jsonl).
+    {"nvls.chunk_latency", U::Seconds, params_detail::kTime, 1.1e-6, "", O::Collectives,
+     "one NVLS chunk's fixed time per channel; two OCI GB300 hosts, 64 against 128 KiB chunks "
+     "(scenarios/validation/gb300_oci)"},
     // SHARP in InfiniBand switches (CollNet, models/collectives/collnet.cpp). Streaming aggregation
     // reduces at ~95 % of the port's line rate (R. L. Graham et al., "Scalable Hierarchical
     // Aggregation and Reduction Protocol (SHARP) Streaming-Aggregation Hardware Design and

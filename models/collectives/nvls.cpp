@@ -14,23 +14,25 @@
 // on what binds: Hopper's ports on their (1 + 1/H) S, Blackwell's switch on S per GPU
 // (LinkParams::nvls_port_work, with the measurements that tell the two apart).
 // The switch, not a CTA's loads and stores, moves these bytes, so no per-channel term caps them
-// (flow_cap.hpp port_bound). But the kernel's own copy warps move S per GPU too (the scatter into
-// the NVLS buffer, the gather out of it), head by head, one NCCL chunk per call, and pay a round of
-// their loads per call (pipeline_fill.hpp nvls_copy_rate): on small chunks they, not the switch,
-// set the pace. On idle links, one node of n GPUs (H = min(n, 32) heads), C channels:
-//   T = nvls.latency + fill + max(T_switch, T_copy)
+// (flow_cap.hpp port_bound). But the kernel's own warps move S per GPU too (the scatter into the
+// NVLS buffer, the gather out of it), head by head, one NCCL chunk per call, and every chunk costs
+// a channel a fixed nvls.chunk_latency more (pipeline_fill.hpp nvls_chunk_stage_rate): on NCCL's
+// small chunks that stage, not the switch, sets the pace. On idle links, one node of n GPUs
+// (H = min(n, 32) heads), C channels:
+//   T = nvls.latency + fill + max(T_switch, T_stage)
 //   T_switch = (1 + 1/H) S / (eta_nvls cap_nvlink)                 (all-reduce, Hopper)
 //            = max(S / eta_nvls, (1 + 1/H) S) / cap_nvlink          (all-reduce, Blackwell)
 //            = S / (eta_nvls cap_nvlink)                           (reduce-scatter, all-gather)
-//   T_copy = S / (C x min over the op's copy groups of nvls_copy_rate(warps, chunk, warp rate)):
-//            all-reduce 8 scatter and 7 gather warps (7 and 6 on 6 GPUs or fewer), reduce-scatter
-//            8 scatter, all-gather 8 gather; chunk nvls_chunk_bytes (pipeline_fill.hpp)
-//   fill = min(1, H chunk / (S/C)) x (t_scatter + max(T_switch, T_copy) + t_gather - max), all-reduce
+//   T_stage = S / (C x min over the op's copy groups of nvls_chunk_stage_rate(warps, chunk, warp
+//             rate, chunk latency)): all-reduce 8 scatter and 7 gather warps (7 and 6 on 6 GPUs or
+//             fewer), reduce-scatter 8 scatter, all-gather 8 gather; chunk nvls_chunk_bytes
+//   fill = min(1, H chunk / (S/C)) x (t_scatter + max(T_switch, T_stage) + t_gather - max), all-reduce
 //          only, t_scatter = (S/C) / (8 warps x nvls.warp_copy_bandwidth), t_gather with 7 warps
-// 7 gather warps on 64 KiB chunks copy 0.70 of their stream: on Blackwell's 24 channels 0.90 of
-// the switch's rate, 0.69 on 32 KiB and 0.47 on 16 (two GB300 hosts, 8 GPUs, measured between
-// NCCL's chunk steps: 0.89, 0.55-0.63 and 0.44 of the rate at 128 KiB, where the switch binds).
-// On Hopper's 16 channels the switch binds down to 64 KiB chunks.
+// The 7 gather warps' stage moves 0.70 of their copy rate on 64 KiB chunks: on Blackwell's 24
+// channels 0.90 of the switch's rate, 0.69 on 32 KiB and 0.47 on 16 (two GB300 hosts, 8 GPUs,
+// measured between NCCL's chunk steps: 0.89, where nvls.chunk_latency was read, then 0.55-0.63 and
+// 0.44 of the rate at 128 KiB, where the switch binds). On Hopper's 16 channels the switch binds
+// down to 64 KiB chunks.
 // nvls.latency (28 us) is the kernel's fixed time on one node, read off Azure's ND H200 v5 curve;
 // the fill is the first loop's scatter and gather copies, which the switch's loop waits for and
 // the next loop's cannot hide. And across nodes, the heads' NICs moving S/H each way through the
@@ -70,16 +72,18 @@ void Engine::launch_nvls(const Launch& l) {
   const sim::Time lat = sim::Time::from_seconds(lat_s);
   const double eta = params_.nvls_efficiency_of(plan.view.sm);
   // One node: the kernel's copy warps (scatter into the NVLS buffer, gather out of it) move the
-  // whole S per GPU head by head, one NCCL chunk per call (pipeline_fill.hpp nvls_copy_rate); the
-  // slower group bounds the S per second each port flow may carry, beside the switch's port cap.
+  // whole S per GPU head by head, one NCCL chunk per call, each chunk at a fixed cost besides
+  // (pipeline_fill.hpp nvls_chunk_stage_rate); the slower group bounds the S per second each port
+  // flow may carry, beside the switch's port cap.
   const double channels = std::max(1, l.rec.channels);
   const int heads = std::max(1, plan.view.nvls_heads);  // one per GPU, at most NCCL_MAX_NVLS_ARITY
   const double chunk =
       static_cast<double>(nvls_chunk_bytes(static_cast<int64_t>(l.S), l.rec.channels, heads, nvls_chunk_));
   const NvlsWarps warps = nvls_one_node_warps(op, l.n);
   const double warp_rate = params_.warp_copy_bandwidth;
-  const double scatter_rate = nvls_copy_rate(warps.scatter, chunk, warp_rate);  // per channel; 0: none
-  const double gather_rate = nvls_copy_rate(warps.gather, chunk, warp_rate);
+  const double chunk_s = params_.nvls_chunk_latency_s;
+  const double scatter_rate = nvls_chunk_stage_rate(warps.scatter, chunk, warp_rate, chunk_s);  // per channel; 0: none
+  const double gather_rate = nvls_chunk_stage_rate(warps.gather, chunk, warp_rate, chunk_s);
   double copy_rate = 0;  // S per second the slower copy group allows, all channels; 0: no bound
   if (!across && warp_rate > 0) {
     for (const double r : {scatter_rate, gather_rate})
@@ -112,8 +116,8 @@ void Engine::launch_nvls(const Launch& l) {
   // multicast it through the switch (the flows just added, at their cap), the gather warps copy
   // the result out; each waits for the whole loop of every GPU (prims scatter / gather post once
   // per loop). Its fill (pipeline_fill.hpp loop_fill_s) is what the first loop's copies add, at
-  // the warps' streaming rate: the rounds a loop's calls pay beyond their bytes are in nvls.latency,
-  // read off sizes of one loop.
+  // the warps' copy rate: the first loop's chunk costs are in nvls.latency, read off sizes of one
+  // loop.
   const double per_channel = l.S / channels;
   const double t_scatter = per_channel / (warps.scatter * warp_rate);
   const double t_gather = per_channel / (warps.gather * warp_rate);

@@ -40,9 +40,9 @@ NvlsWarps nvls_one_node_warps(CollOp op, int nranks) {
   return {(kTotalWarps - reduce + 1) >> 1, reduce, (kTotalWarps - reduce) >> 1};
 }
 
-double nvls_copy_rate(int warps, double chunk_bytes, double warp_rate) {
-  if (warps <= 0 || chunk_bytes <= 0) return 0;
-  return warps * warp_rate * chunk_bytes / (chunk_bytes + warps * kWarpRoundBytes);
+double nvls_chunk_stage_rate(int warps, double chunk_bytes, double warp_rate, double chunk_latency_s) {
+  if (warps <= 0 || chunk_bytes <= 0 || warp_rate <= 0) return 0;
+  return chunk_bytes / (chunk_bytes / (warps * warp_rate) + chunk_latency_s);
 }
 
 double loop_fill_s(double loop_bytes, double bytes_per_channel, double sum_time_s, double max_time_s) {

@@ -75,19 +75,16 @@ struct NvlsWarps {
 };
 NvlsWarps nvls_one_node_warps(CollOp op, int nranks);
 
-// A warp group copying a loop head by head (NVLS's scatter and gather: prims_simple.h
-// ScatterGatherOp loops over the heads, one reduceCopy of one chunk each, and posts once per
-// loop). A warp keeps 8 loads of 16 B per thread in flight (NCCL's ncclCollUnroll on sm80+), a
-// round of 4 KiB per load round trip: the warp rate it is measured at (nvls.warp_copy_bandwidth,
-// 3.7 GB/s on H200: a round trip of 1.1 us). A call moves its chunk in rounds of the whole group
-// and pays one round more than its bytes (its last round, partial, and the next call's first loads
-// do not overlap), so the group's rate on chunks of c bytes is
-//   rate = warps x warp_rate x c / (c + warps x 4 KiB)
-// Halving NCCL's chunk (nvls_chunk_bytes) halves a call, not the round it pays: 7 warps reach 0.82
-// of their streaming rate on 128 KiB chunks, 0.70 on 64, 0.53 on 32 and 0.36 on 16. Where this
-// falls below the switch's share of a port, the copies pace NVLS (nvls.cpp).
-inline constexpr double kWarpRoundBytes = 32 * 8 * 16;  // threads x loads in flight x 16 B
-double nvls_copy_rate(int warps, double chunk_bytes, double warp_rate);
+// One stage of NVLS's loop that takes a fixed time per chunk beside its copy: the gather warps
+// copy a loop head by head, one chunk per call (prims_simple.h ScatterGatherOp), and every chunk
+// costs the channel nvls.chunk_latency more (read off two GB300 hosts at NCCL's chunk steps;
+// where it is spent is not known: an H200's copy warps alone pay only for rounding a call up to
+// whole rounds of their loads, bench/device/nvls_copy_calls.cu). Per channel:
+//   rate = c / (c / (warps x warp_rate) + chunk_latency)
+// NCCL halves its chunk (nvls_chunk_bytes) as the size falls, not the cost: with 7 warps at
+// 3.7 GB/s and 1.1 us, 0.82 of the warps' rate on 128 KiB chunks, 0.70 on 64, 0.53 on 32 and 0.36
+// on 16. Where this falls below the switch's share of a port, it paces NVLS (nvls.cpp).
+double nvls_chunk_stage_rate(int warps, double chunk_bytes, double warp_rate, double chunk_latency_s);
 
 // fill = min(1, loop / bytes_per_channel) x (sum_time_s - max_time_s): a chain forwarding whole
 // loops of `loop_bytes` per channel (the form of chain_fill_s with the loop as the slice).

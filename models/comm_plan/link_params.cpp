@@ -85,6 +85,7 @@ double* find(LinkParams& p, const std::string& name) {
   if (name == "nvls.efficiency") return &p.nvls_efficiency;
   if (name == "nvls.latency") return &p.nvls_latency_s;
   if (name == "nvls.warp_copy_bandwidth") return &p.warp_copy_bandwidth;
+  if (name == "nvls.chunk_latency") return &p.nvls_chunk_latency_s;
   if (name == "sharp.efficiency") return &p.sharp_efficiency;
   if (name == "sharp.latency") return &p.sharp_latency_s;
   for (LinkClass c : kClasses) {

@@ -76,10 +76,12 @@ struct LinkParams {
   // nvls_efficiency_of); SHARP: its aggregation rate per NIC port / line rate, and its latency.
   double nvls_efficiency = -1;
   // NVLS on one node: the kernel's fixed device time (its barriers between the scatter, the
-  // switch's reduction and the gather), and the rate of one warp copying local memory, which paces
-  // the kernel's scatter and gather stages (nvls.cpp). Both registered in models/params.cpp.
+  // switch's reduction and the gather), the rate of one warp copying local memory, which paces
+  // the kernel's scatter and gather stages, and the fixed time each NCCL chunk costs a channel's
+  // pipeline (nvls.cpp). All registered in models/params.cpp.
   double nvls_latency_s = 0;
   double warp_copy_bandwidth = 0;
+  double nvls_chunk_latency_s = 0;
   double sharp_efficiency = 0.95;
   double sharp_latency_s = 2e-6;
   double nvls_efficiency_of(int sm) const { return nvls_efficiency > 0 ? nvls_efficiency : sm >= 100 ? 0.72 : 0.85; }

@@ -84,7 +84,7 @@ NodeSpec grace_rack(const char* name, const char* gpu, int gpus, const char* cit
   n.nvlink_note =
       "NVLS across the rack's hosts is an optimistic bound below ~8 MiB: on OCI's GB300 NVL72 64 GPUs "
       "took 66 us at 512 KiB - 2 MiB where this model charges 32-44 (21 % fast at 4 MiB); from 8 MiB "
-      "within 13 % (docs/accuracy.md)";
+      "within 14 % (docs/accuracy.md)";
   return n;
 }
 

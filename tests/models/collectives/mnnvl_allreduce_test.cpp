@@ -101,17 +101,17 @@ TEST_CASE("mnnvl: two racks run NVLSTree with NCCL's 32 heads, the ports at the 
   const double lat = P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple) + 2 * hop(LinkClass::IB, Proto::Simple);
   CHECK(r.t == Approx(lat + fill + t_sw).epsilon(1e-3));
   // One rack runs NVLS (nvls.cpp): the same S per GPU through the switch at its rate, unless the
-  // copy warps are slower. At 1 GiB NCCL's chunk is 64 KiB, where the 7 gather warps, paying one
-  // round of 4 KiB per warp per chunk, copy 7 r 64 / (64 + 28) per channel (pipeline_fill.hpp
-  // nvls_copy_rate): 24 channels of that are 10 % below the switch's rate, and bind. After NVLS's
-  // own latency, the fill of one loop (32 heads x 64 KiB per channel) through the scatter (8 warps
-  // at their streaming rate), the bound stage and the gather (7 warps).
+  // chunk stage is slower. At 1 GiB NCCL's chunk is 64 KiB, where the 7 gather warps' stage, a
+  // chunk's copy plus nvls.chunk_latency, moves 64 KiB / (64 KiB / 7 r + t) per channel
+  // (pipeline_fill.hpp nvls_chunk_stage_rate): 24 channels of that are 10 % below the switch's
+  // rate, and bind. After NVLS's own latency, the fill of one loop (32 heads x 64 KiB per channel)
+  // through the scatter (8 warps at their copy rate), the bound stage and the gather (7 warps).
   const CatalogRun one = audited_run(racks(1), CollOp::AllReduce, S);
   REQUIRE(one.rec.algo == Algo::NVLS);
   REQUIRE(one.rec.channels == 24);
   REQUIRE(nvls_chunk_bytes(S, 24, 32) == 64 << 10);
-  const double copy = 24 * 7 * P.warp_copy_bandwidth * 65536 / (65536 + 7 * 4096.0);
-  REQUIRE(nvls_copy_rate(7, 65536, P.warp_copy_bandwidth) * 24 == Approx(copy));
+  const double copy = 24 * 65536 / (65536 / (7 * P.warp_copy_bandwidth) + P.nvls_chunk_latency_s);
+  REQUIRE(nvls_chunk_stage_rate(7, 65536, P.warp_copy_bandwidth, P.nvls_chunk_latency_s) * 24 == Approx(copy));
   REQUIRE(copy < port);
   REQUIRE(copy > 0.85 * port);
   const double t_bw = double(S) / copy;

@@ -176,17 +176,15 @@ TEST_CASE("pipeline fill: NVLS's one-node chunk and warp groups follow NCCL's ru
   CHECK((ag.scatter == 0 && ag.gather == 8 && ag.reduce == 12));
 }
 
-TEST_CASE("pipeline fill: a warp group copying chunk by chunk pays one round of its loads per chunk",
-          "[nccl][pipeline]") {
-  // rate = warps x r x c / (c + warps x 4 KiB): a round is 32 threads x 8 loads x 16 B per warp.
-  const double r = 3.7e9;
-  CHECK(kWarpRoundBytes == 4096);
-  CHECK(nvls_copy_rate(7, 65536, r) == Approx(7 * r * 65536 / (65536 + 7 * 4096.0)));
-  CHECK(nvls_copy_rate(7, 7 * 4096, r) == Approx(3.5 * r));          // a chunk of one round: half the stream
-  CHECK(nvls_copy_rate(8, 1e12, r) == Approx(8 * r).epsilon(1e-6));  // huge chunks: the streaming rate
-  // Halving NCCL's chunk from 128 to 16 KiB: 7 warps at 0.82, 0.70, 0.53 and 0.36 of their stream.
-  CHECK(nvls_copy_rate(7, 128 << 10, r) / (7 * r) == Approx(128.0 / 156).epsilon(1e-9));
-  CHECK(nvls_copy_rate(7, 64 << 10, r) / (7 * r) == Approx(64.0 / 92).epsilon(1e-9));
-  CHECK(nvls_copy_rate(7, 16 << 10, r) / (7 * r) == Approx(16.0 / 44).epsilon(1e-9));
-  CHECK(nvls_copy_rate(0, 65536, r) == 0);  // no such group
+TEST_CASE("pipeline fill: NVLS's chunk stage pays a fixed time per chunk beside its warps' copy", "[nccl][pipeline]") {
+  // rate = c / (c / (warps x r) + t): 7 warps at 3.7 GB/s, t = 1.1 us.
+  const double r = 3.7e9, t = 1.1e-6;
+  CHECK(nvls_chunk_stage_rate(7, 65536, r, t) == Approx(65536 / (65536 / (7 * r) + t)));
+  CHECK(nvls_chunk_stage_rate(7, 65536, r, 0) == Approx(7 * r));                // no fixed cost: the copy
+  CHECK(nvls_chunk_stage_rate(7, 7 * r * t, r, t) == Approx(3.5 * r));           // a chunk of t: half of it
+  CHECK(nvls_chunk_stage_rate(8, 1e12, r, t) == Approx(8 * r).epsilon(1e-6));   // huge chunks: the copy
+  // Halving NCCL's chunk from 128 to 16 KiB: 0.82, 0.70, 0.53 and 0.36 of the warps' rate.
+  for (const auto& [kib, share] : {std::pair{128, 0.82}, {64, 0.70}, {32, 0.53}, {16, 0.36}})
+    CHECK(nvls_chunk_stage_rate(7, kib << 10, r, t) / (7 * r) == Approx(share).margin(0.01));
+  CHECK(nvls_chunk_stage_rate(0, 65536, r, t) == 0);  // no such group
 }
