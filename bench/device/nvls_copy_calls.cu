@@ -111,11 +111,9 @@ int main() {
   const int reps = 20;
   auto time = [&](int ctas, long chunk, int warps, int mode, int gather) {
     const long n16 = bytes_per_cta / 16, c16 = chunk / 16;
-    for (int i = 0; i < 2; ++i)
-      nvls_copy<<<ctas, 640>>>(in, out, ring, n16, c16, heads, warps, mode, gather, flags);
+    for (int i = 0; i < 2; ++i) nvls_copy<<<ctas, 640>>>(in, out, ring, n16, c16, heads, warps, mode, gather, flags);
     CHECK(cudaEventRecord(a));
-    for (int i = 0; i < reps; ++i)
-      nvls_copy<<<ctas, 640>>>(in, out, ring, n16, c16, heads, warps, mode, gather, flags);
+    for (int i = 0; i < reps; ++i) nvls_copy<<<ctas, 640>>>(in, out, ring, n16, c16, heads, warps, mode, gather, flags);
     CHECK(cudaEventRecord(b));
     CHECK(cudaEventSynchronize(b));
     float ms = 0;

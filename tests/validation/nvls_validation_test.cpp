@@ -122,4 +122,3 @@ TEST_CASE("validation: an H200's copy warps pay no fixed time per NVLS chunk, on
   }
   CHECK(rows == 36);  // 2 CTA counts x 3 warp counts x 6 chunks
 }
-

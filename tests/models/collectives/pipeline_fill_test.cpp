@@ -180,9 +180,9 @@ TEST_CASE("pipeline fill: NVLS's chunk stage pays a fixed time per chunk beside 
   // rate = c / (c / (warps x r) + t): 7 warps at 3.7 GB/s, t = 1.1 us.
   const double r = 3.7e9, t = 1.1e-6;
   CHECK(nvls_chunk_stage_rate(7, 65536, r, t) == Approx(65536 / (65536 / (7 * r) + t)));
-  CHECK(nvls_chunk_stage_rate(7, 65536, r, 0) == Approx(7 * r));                // no fixed cost: the copy
-  CHECK(nvls_chunk_stage_rate(7, 7 * r * t, r, t) == Approx(3.5 * r));           // a chunk of t: half of it
-  CHECK(nvls_chunk_stage_rate(8, 1e12, r, t) == Approx(8 * r).epsilon(1e-6));   // huge chunks: the copy
+  CHECK(nvls_chunk_stage_rate(7, 65536, r, 0) == Approx(7 * r));               // no fixed cost: the copy
+  CHECK(nvls_chunk_stage_rate(7, 7 * r * t, r, t) == Approx(3.5 * r));         // a chunk of t: half of it
+  CHECK(nvls_chunk_stage_rate(8, 1e12, r, t) == Approx(8 * r).epsilon(1e-6));  // huge chunks: the copy
   // Halving NCCL's chunk from 128 to 16 KiB: 0.82, 0.70, 0.53 and 0.36 of the warps' rate.
   for (const auto& [kib, share] : {std::pair{128, 0.82}, {64, 0.70}, {32, 0.53}, {16, 0.36}})
     CHECK(nvls_chunk_stage_rate(7, kib << 10, r, t) / (7 * r) == Approx(share).margin(0.01));
