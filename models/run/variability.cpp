@@ -85,7 +85,8 @@ void add_variability(RunResult& result, const ScenarioSpec& spec, const RunOptio
     if (options.full) {  // exact: every rank and node at its own speed
       each.rank_compute_scale = d.compute_scale;
       for (int n = 0; n < static_cast<int>(d.nic_factor.size()); ++n)
-        if (d.nic_factor[n] < 1) s.stragglers.push_back({.node = n, .nic_bandwidth_factor = d.nic_factor[n]});
+        if (d.nic_factor[n] < 1)
+          s.stragglers.push_back({.ranks = {}, .node = n, .link = {}, .nic_bandwidth_factor = d.nic_factor[n]});
     } else {  // the slowest-rank rule: every rank at the slowest's speed, every NIC at the slowest's
       each.rank_compute_scale.assign(d.compute_scale.size(), d.max_scale);
       if (d.min_nic < 1 && nic_line > 0) s.cluster.params["nic.bandwidth"] = nic_line * d.min_nic;
