@@ -84,11 +84,11 @@ void Engine::launch_nvls(const Launch& l) {
   const double chunk_s = params_.nvls_chunk_latency_s;
   const double scatter_rate = nvls_chunk_stage_rate(warps.scatter, chunk, warp_rate, chunk_s);  // per channel; 0: none
   const double gather_rate = nvls_chunk_stage_rate(warps.gather, chunk, warp_rate, chunk_s);
-  double copy_rate = 0;  // S per second the slower copy group allows, all channels; 0: no bound
+  double stage_rate = 0;  // S per second the slower chunk stage allows, all channels; 0: no bound
   if (!across && warp_rate > 0) {
     for (const double r : {scatter_rate, gather_rate})
-      if (r > 0) copy_rate = copy_rate > 0 ? std::min(copy_rate, r) : r;
-    copy_rate *= channels;
+      if (r > 0) stage_rate = stage_rate > 0 ? std::min(stage_rate, r) : r;
+    stage_rate *= channels;
   }
   SIM_CHECK(collecting_, "NVLS's flows are set up while the launch collects them");
   const std::size_t first = block_.size();
@@ -103,7 +103,7 @@ void Engine::launch_nvls(const Launch& l) {
               .channels = static_cast<double>(l.rec.channels),
               .latency = lat,
               .work = LinkParams::nvls_port_work(eta, frac, plan.view.sm),
-              .max_rate = frac * copy_rate,
+              .max_rate = frac * stage_rate,
               .port_bound = true});
   }
   if (across) {
