@@ -20,10 +20,10 @@
 // read off it: LinkParams::nvls_port_work) (docs/hardware.md "Blackwell accuracy"), asserted so that a
 // change shows. One tray 2.2 % median (-7.1, -1.9, +2.2 %); one rack 8.8 % median (-21 % at 512 MiB
 // to +0.2 % at 4 GiB and -9 % at 8 GiB; 14.9 % before NVLS's fixed time per chunk on NCCL's 64 KiB
-// chunks up to 6 GiB, nvls.chunk_latency; 17.7 % before NVLS's latency and fill); two racks 13.6 % median, -15.6 .. -8.7 % (43.9 %, -58 .. -36 %
-// before NVLSTree's NVLink leg ran at the switch's rate on NCCL's 32 heads and paid its loops'
-// fill: nvls_tree.cpp); 8 x B200 -8 % (766 vs 830+ GB/s); 2 x 8 B200 -3.2 % (669 vs 690 GB/s; -2.4 %,
-// 674, before NVLSTree's fill).
+// chunks up to 6 GiB, nvls.chunk_latency; 17.7 % before NVLS's latency and fill); two racks 13.6 % median, -15.6 ..
+// -8.7 % (43.9 %, -58 .. -36 % before NVLSTree's NVLink leg ran at the switch's rate on NCCL's 32 heads and paid its
+// loops' fill: nvls_tree.cpp); 8 x B200 -8 % (766 vs 830+ GB/s); 2 x 8 B200 -3.2 % (669 vs 690 GB/s; -2.4 %, 674,
+// before NVLSTree's fill).
 #ifndef BOUND_TRAY
 constexpr double BOUND_TRAY = 0.05, BOUND_1RACK = 0.10, BOUND_2RACKS = 0.15, BOUND_B200 = 0.10, BOUND_B200X2 = 0.05;
 #endif

@@ -64,7 +64,7 @@ TEST_CASE("validation: OCI GB300 NVL72 racks (Oracle's runs, NCCL 2.28.7), defau
   CHECK(median_error(racks(1), "gb300_oci/measured/all_reduce_1rack.txt", CollOp::AllReduce) < 0.07);  // 5.5 %
   models::ScenarioSpec hosts = at_nodes("gb300_oci/scenario.toml", 1);
   hosts.placement.pods_per_node = 2;
-  CHECK(median_error(hosts, "gb300_oci/measured/all_reduce_2hosts.txt", CollOp::AllReduce) < 0.03);  // 2.1 %
+  CHECK(median_error(hosts, "gb300_oci/measured/all_reduce_2hosts.txt", CollOp::AllReduce) < 0.03);     // 2.1 %
   CHECK(median_error(racks(2), "gb300_oci/measured/all_reduce_2racks.txt", CollOp::AllReduce) < 0.38);  // 36.8 %
   // 27.7 %: 18.7 % with an x86 host's issue cost, which had hidden its 31 us at 512 KiB - 2 MiB.
   CHECK(median_error(racks(1), "gb300_oci/measured/alltoall_1rack.txt", CollOp::AllToAll) < 0.29);
