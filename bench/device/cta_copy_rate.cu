@@ -18,14 +18,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(x)                                                                      \
-  do {                                                                                \
-    cudaError_t e = (x);                                                              \
-    if (e != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
+#include "cuda_check.cuh"
 
 // Threads [0, threads) of each CTA copy that CTA's `n16` 16-byte words; the rest of the CTA idles
 // (as NCCL's other warp groups would be doing other work).

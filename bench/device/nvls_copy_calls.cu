@@ -12,9 +12,9 @@
 //   loops    calls of `chunk`, and per loop a barrier of the group, a system fence and a flag store
 // Direction: "scatter" reads a streaming input and writes a ring of 8 loops (the NVLS buffer's
 // NCCL_STEPS slots), "gather" reads the ring and writes a streaming output.
-// Prints one JSON line per case: microseconds per launch, GB/s per CTA, and the same rate over
-// the stream mode's of the same warps (the model: chunk / (chunk + warps x 4 KiB),
-// models/collectives/pipeline_fill.hpp nvls_copy_rate).
+// Prints one JSON line per case: microseconds per launch, GB/s per CTA, the same rate over the
+// stream mode's of the same warps, and `model`: what one extra round of the group's loads per call
+// would give, chunk / (chunk + warps x 4 KiB) (ruled out: docs/accuracy.md, nvls.chunk_latency).
 //
 // Build and run (device machine, kind nvidia-h200):
 //   nvcc -O3 -arch=sm_90 -o /tmp/nvls_copy_calls bench/device/nvls_copy_calls.cu && /tmp/nvls_copy_calls > OUT.jsonl
@@ -24,14 +24,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(x)                                                                      \
-  do {                                                                                \
-    cudaError_t e = (x);                                                              \
-    if (e != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
+#include "cuda_check.cuh"
 
 constexpr int kUnroll = 8;
 constexpr int kHunk = kUnroll * 32;  // int4s per hunk: 4 KiB

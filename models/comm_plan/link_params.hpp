@@ -10,7 +10,7 @@
 //
 // eta says "with its default channels, protocol P reaches this fraction of the raw bandwidth".
 // Defaults are priors (NCCL's own tuning latencies, src/graph/tuning.cc, and efficiencies
-// measured on the 4xH200 machine), registered with their sources in models/params.cpp;
+// measured on the 4xH200 machine), registered with their sources in models/params_links.hpp;
 // `commsim calibrate` fits them to nccl-tests output.
 #include <algorithm>
 #include <array>
@@ -78,7 +78,7 @@ struct LinkParams {
   // NVLS on one node: the kernel's fixed device time (its barriers between the scatter, the
   // switch's reduction and the gather), the rate of one warp copying local memory, which paces
   // the kernel's scatter and gather stages, and the fixed time each NCCL chunk costs a channel's
-  // pipeline (nvls.cpp). All registered in models/params.cpp.
+  // pipeline (nvls.cpp). All registered in models/params_links.hpp.
   double nvls_latency_s = 0;
   double warp_copy_bandwidth = 0;
   double nvls_chunk_latency_s = 0;
@@ -118,7 +118,7 @@ struct LinkParams {
   const ClassParams& of(LinkClass c) const { return by_class[static_cast<int>(c)]; }
   ClassParams& of(LinkClass c) { return by_class[static_cast<int>(c)]; }
 
-  // The registered defaults (models/params.cpp holds every number and its source).
+  // The registered defaults (models/params_links.hpp holds every number and its source).
   static LinkParams defaults();
   // The defaults for a cluster of `node`: the registered ones, with the node's own network
   // parameters (hw::NodeSpec::link_params) and the EFA parameters of its EFA generation where the

@@ -71,7 +71,7 @@ const EfaGenerationParams* efa_generation_params(int generation) {
     case 2: return &kEfaV2;
     case 3: return &kEfaV3;
     case 4: return &kEfaV4;
-    default: return nullptr;  // EFA v1: the registered efa.* defaults (models/params.cpp)
+    default: return nullptr;  // EFA v1: the registered efa.* defaults (models/params_links.hpp)
   }
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // The collective engine's EFA parameters per EFA generation: the per-step latency and the
 // fraction of the NICs' line rate that NCCL moves through aws-ofi-nccl, for LL, LL128 and Simple.
-// EFA v1 (p4d, p4de, g5, g6e) keeps the registered defaults `efa.*` (models/params.cpp: EFA v2's
+// EFA v1 (p4d, p4de, g5, g6e) keeps the registered defaults `efa.*` (models/params_links.hpp: EFA v2's
 // step latencies, its lower bound, and p4dn's efficiency); later generations have their own, each
 // read off a public measurement of that generation that no validation file of the repository holds
 // (sources in efa_generations.cpp). A scenario's

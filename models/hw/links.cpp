@@ -45,7 +45,7 @@ LinkTech nvlink(int gen, const std::string& key) {
   throw SpecError(key, "unknown NVLink generation " + std::to_string(gen) + " (expected 2, 3, 4 or 5)");
 }
 
-// Registered default (models/params.cpp nvlink.efficiency.simple, 0.79): the 4 x H200 machine's
+// Registered default (models/params_links.hpp nvlink.efficiency.simple, 0.79): the 4 x H200 machine's
 // ring all-reduce plateau, 354 GB/s bus bandwidth of the 450 its 18 NVLink 4 links carry at 25 GB/s;
 // single nodes of 8 x A100 (232.5 GB/s of 300, nccl-tests#175) and 8 x H100 (NVIDIA: ~370 of 450
 // for rings, nccl-tests#212) agree with 0.77-0.82. NVLink 5: 0.74, the value every generation had

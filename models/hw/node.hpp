@@ -76,7 +76,7 @@ struct NodeSpec {
   // (1.16 and later) per platform (src/platform-aws.cpp, env tables: NCCL_BUFFSIZE 8 MiB on p4d,
   // p4de and p5 on; NVLS chunk sizes 512 KiB from p5 on). A scenario's [nccl.env] wins.
   std::vector<std::pair<std::string, std::string>> net_plugin_env;
-  // Link parameters (names registered in models/params.cpp, SI units) where this machine's links
+  // Link parameters (names registered in models/params_links.hpp, SI units) where this machine's links
   // are not what their class's defaults describe (GPUDirect-TCPXO's steps and efficiency on the
   // RoCE class; an NVL72 rack's NVLink steps), each with its source beside the catalog entry.
   // LinkParams::for_node applies them; [cluster.params] and profiles still override them.

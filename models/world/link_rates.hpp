@@ -1,7 +1,7 @@
 #pragma once
 // One kind of node's link rates for the World's flow network: each link class's raw bandwidth and
 // latency from the catalog (models/hw/links.hpp, the node's NodeSpec), overridden by the scenario's
-// [cluster.params] (models/params.cpp), and the efficiency a port's capacity carries (NVLink, the
+// [cluster.params] (models/params_links.hpp), and the efficiency a port's capacity carries (NVLink, the
 // NICs): flows through one port share that fraction of its raw rate (models/world/world.cpp).
 #include "models/hw/node.hpp"
 #include "models/spec.hpp"
