@@ -76,8 +76,9 @@ constexpr std::array<ParamSpec, A + B> joined(const std::array<ParamSpec, A>& a,
   for (std::size_t i = 0; i < B; ++i) all[A + i] = b[i];
   return all;
 }
-constexpr auto kRegistry = joined(
-    joined(joined(params_detail::kLinkParams, params_detail::kComputeParams), kWorkloadRegistry), params_detail::kGoodputParams);
+constexpr auto kRegistry =
+    joined(joined(joined(params_detail::kLinkParams, params_detail::kComputeParams), kWorkloadRegistry),
+           params_detail::kGoodputParams);
 
 std::string number(double v) {
   char buf[32];

@@ -19,7 +19,8 @@ inline constexpr double kUs = 1e-6;  // hop latencies are written in microsecond
 // Sources shared by several rows (the full derivations are in the comments above the rows).
 inline constexpr std::string_view kCatalogLinks = "catalog (models/hw/links.cpp, instance.cpp)";
 inline constexpr std::string_view kNcclHwLat = "NCCL src/graph/tuning.cc hwLat, Ring";
-inline constexpr std::string_view kNcclProtoRatio = "NCCL's protocol ratios (tuning.cc): LL x0.5, LL128 x0.94 of Simple";
+inline constexpr std::string_view kNcclProtoRatio =
+    "NCCL's protocol ratios (tuning.cc): LL x0.5, LL128 x0.94 of Simple";
 inline constexpr std::string_view kEfaV1Lat =
     "EFA v1: EFA v2's measured steps, its lower bound (models/hw/efa_generations.cpp); EFA v2-v4 hosts: "
     "models/hw/efa_generations.cpp";
