@@ -46,7 +46,8 @@ TEST_CASE("network note: rack-scale NVLink domains say so beyond two racks, not 
   CHECK(one_size(racks(1)).network_note.empty());
 }
 
-TEST_CASE("nvlink note: NVLS and all-to-all across a rack's hosts say they are optimistic, one host does not", "[nccl]") {
+TEST_CASE("nvlink note: NVLS and all-to-all across a rack's hosts say they are optimistic, one host does not",
+          "[nccl]") {
   auto rack = [](const char* instance, int hosts) {
     ScenarioSpec s = gcp(instance, 1);
     s.placement.pods_per_node = hosts;
