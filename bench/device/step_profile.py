@@ -18,7 +18,7 @@ from decoder import V, SEQ, MB, loss_of
 from memory_peaks import Model
 
 # Attention first: cuDNN's SDPA kernels carry "sm90_" in their names. (The committed step_profile.jsonl was
-# written with gemm first, so its "class" fields count cuDNN SDPA as gemm; analyze_h200x1.py reclassifies.)
+# written with gemm first, so its "class" fields count cuDNN SDPA as gemm; analysis/analyze_h200x1.py reclassifies.)
 CLASSES = [("attention", r"flash|fmha|sdpa|attention|cudnn"),
            ("gemm", r"gemm|nvjet|xmma|cutlass|sm90_|cublas"),
            ("optimizer", r"multi_tensor|foreach|adam"),

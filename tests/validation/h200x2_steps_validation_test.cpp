@@ -1,5 +1,5 @@
 // Training steps on hardware the calibration never saw: 2 H200 GPUs (NV18) of another host, one
-// process per GPU (torchrun), measured with bench/device/run_steps.sh on 2026-11-22
+// process per GPU (torchrun), measured with bench/device/runs/run_steps.sh on 2026-11-22
 // (scenarios/validation/h200x2/steps_foreach.jsonl: FSDP2 full sharding, Megatron-style TP 2 and
 // a 1F1B pipeline of 2 stages x 8 micro-batches of the calibration decoder; default P2P,
 // NCCL_P2P_DISABLE=1 (SHM), and Socket). Predictions are

@@ -91,7 +91,7 @@ TEST_CASE("validation: the GEMM law predicts 183 model-layer shapes per dtype ou
 // The brief's decomposition: the FSDP2 step of step_profile.jsonl is GEMMs 65.9 + attention 5.1 +
 // optimizer 47.0 + casts/copies 25.7 + other 7.2 ms of kernels (154.3 ms per step), the plain step
 // 67.7 + 5.3 + 28.6 + 3.9 + 7.3 (117.2 ms). The model's terms, launch gaps left out (kernel time),
-// against the profile's classes (analyze_h200x1.py's regular expressions); FSDP2's own copies are
+// against the profile's classes (bench/device/analysis/analyze_h200x1.py's regular expressions); FSDP2's own copies are
 // the FSDP step's casts/copies minus the plain step's (the qkv gradient's copies and the logits'
 // casts, which the model counts with the memory-bound kernels and the loss).
 TEST_CASE("validation: the single-GPU steps decompose term by term as their kernel profiles", "[validation]") {

@@ -2,9 +2,9 @@
 # The fifth device call behind scenarios/validation/h200x1/measured/ (kind nvidia-h200): pipeline
 # stages' compute alone on one GPU, and the plain step at micro-batch 1, 4 and with checkpointing
 # (stage_compute.py says what and how).
-#   OUT=/tmp/out bash bench/device/run_h200x1_stage.sh
+#   OUT=/tmp/out bash bench/device/runs/run_h200x1_stage.sh
 set -u
-HERE=$(cd "$(dirname "$0")" && pwd)
+HERE=$(cd "$(dirname "$0")/.." && pwd)  # the programs, beside runs/
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
 { date -u +%Y-%m-%dT%H:%M:%SZ; uname -r; nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu,power.draw --format=csv;

@@ -5,9 +5,9 @@
 # under an allocator cap of an 80 GB GPU (84.4e9 B: an H100 80GB shows 79.1 GiB = 84.9e9 B to CUDA,
 # less ~0.5 GiB of CUDA context), with foreach and fused AdamW and expandable segments, plus uncapped
 # fused-AdamW peaks for the decomposition.
-#   OUT=/tmp/out bash bench/device/run_h200x1_repeat.sh
+#   OUT=/tmp/out bash bench/device/runs/run_h200x1_repeat.sh
 set -u
-HERE=$(cd "$(dirname "$0")" && pwd)
+HERE=$(cd "$(dirname "$0")/.." && pwd)  # the programs, beside runs/
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
 LOG=$OUT/log2.txt

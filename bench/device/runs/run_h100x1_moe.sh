@@ -1,9 +1,9 @@
 #!/bin/bash
 # One device call on kind nvidia-h100-x1: the mixture-of-experts memory peaks (moe_memory_peaks.py)
 # of scenarios/validation/h100x1/measured/moe_memory.jsonl, with the machine's description.
-#   OUT=/tmp/out bash bench/device/run_h100x1_moe.sh
+#   OUT=/tmp/out bash bench/device/runs/run_h100x1_moe.sh
 set -u
-HERE=$(cd "$(dirname "$0")" && pwd)
+HERE=$(cd "$(dirname "$0")/.." && pwd)  # the programs, beside runs/
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
 { date -u +%Y-%m-%dT%H:%M:%SZ; nvidia-smi --query-gpu=name,driver_version,memory.total,power.limit --format=csv;

@@ -1,14 +1,14 @@
 # The fp8 step's tables (scenarios/validation/h100x1/measured/README.md, "fp8 steps"): the measured
 # steps of fp8_step.py against commsim's predictions (which price the casts).
 # No GPU:
-#   python3 bench/device/analyze_fp8_step.py build/scenarios/commsim
+#   python3 bench/device/analysis/analyze_fp8_step.py build/scenarios/commsim
 # Cast model (not in commsim yet): every quantized tensor of n elements costs 6 B per element
 # (amax: read 2 B; cast_transpose: read 2 B, write the e4m3/e5m2 tensor and its transpose, 1 + 1 B)
 # at BW_cast, 3 kernels each (amax, scale, cast_transpose) at the launch gap, and Megatron's
 # output layer stays bf16 (commsim prices it at the fp8 law).
 import json, os, subprocess, sys
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
 MEAS = os.path.join(ROOT, "scenarios/validation/h100x1/measured")
 H, F, V, L = 4096, 14336, 32000, 8
 LINS = [(3 * H, H), (H, H), (F, H), (F, H), (H, F)]  # (N, K) of qkv, o, gate, up, down

@@ -2,11 +2,11 @@
 # The device call behind the bring-your-own-run fixtures (kind nvidia-h200): a Kineto trace of the
 # calibration decoder's plain step, nccl-tests built from source against the NCCL of the pip package
 # nvidia-nccl-cu13 and run with -J, and NCCL Inspector built from source and run under nccl-tests.
-#   OUT=/tmp/out bash bench/device/run_h200x1_byor.sh
+#   OUT=/tmp/out bash bench/device/runs/run_h200x1_byor.sh
 # with the sources copied beside this script as nccl-tests/ (NVIDIA/nccl-tests a0b82b2, version 2.19.6)
 # and inspector-src/ (NVIDIA/nccl 5067397, plugins/profiler/inspector): the machine reaches no network.
 set -u
-HERE=$(cd "$(dirname "$0")" && pwd)
+HERE=$(cd "$(dirname "$0")/.." && pwd)  # the programs, beside runs/
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=/tmp/res; mkdir -p $R/inspector
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
 pack() { (cd $R && tar czf "$OUT/results.tgz" .); }

@@ -5,9 +5,9 @@
 # bandwidth (models/compute/). One TP rank's compute at tp 1/2/4/8 and the fused-AdamW steps
 # (tp_rank_compute.py), the pipeline stages and plain steps (stage_compute.py), then the GEMM sweep's
 # model rows for as long as the budget lasts. Outputs: scenarios/validation/h100x1/measured/.
-#   OUT=/tmp/out bash bench/device/run_h100x1.sh
+#   OUT=/tmp/out bash bench/device/runs/run_h100x1.sh
 set -u
-HERE=$(cd "$(dirname "$0")" && pwd)
+HERE=$(cd "$(dirname "$0")/.." && pwd)  # the programs, beside runs/
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
 { date -u +%Y-%m-%dT%H:%M:%SZ; uname -r; nvidia-smi;

@@ -5,10 +5,10 @@
 # fresh NCCL: two with the scheduler's placement, one with all 4 processes held on vCPUs 0-3,
 # one more free; rank 0's NCCL INFO log of the first launch is kept (channels, socket threads).
 # PART=cores instead holds the 4 processes on 8, 12 and all 16 vCPUs (2 rounds each, cores.jsonl).
-#   OUT=/tmp/out bash bench/device/run_h200x1_nccl_socket.sh
-#   OUT=/tmp/out PART=cores bash bench/device/run_h200x1_nccl_socket.sh
+#   OUT=/tmp/out bash bench/device/runs/run_h200x1_nccl_socket.sh
+#   OUT=/tmp/out PART=cores bash bench/device/runs/run_h200x1_nccl_socket.sh
 set -u
-HERE=$(cd "$(dirname "$0")" && pwd)
+HERE=$(cd "$(dirname "$0")/.." && pwd)  # the programs, beside runs/
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
 { date -u +%Y-%m-%dT%H:%M:%SZ; uname -r; nproc; nvidia-smi -L; lscpu 2>/dev/null | head -25

@@ -3,9 +3,9 @@
 # alone on an otherwise idle machine, twice over (lo and eth0 each time), because in the first call
 # lo's points ran beside memory_peaks.py and eth0's after it. Appends to $OUT/tcp_alone.jsonl with a
 # "round" field.
-#   OUT=/tmp/out bash bench/device/run_h200x1_tcp.sh
+#   OUT=/tmp/out bash bench/device/runs/run_h200x1_tcp.sh
 set -u
-HERE=$(cd "$(dirname "$0")" && pwd)
+HERE=$(cd "$(dirname "$0")/.." && pwd)  # the programs, beside runs/
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0
 { date -u +%Y-%m-%dT%H:%M:%SZ; uname -r; nproc; uptime; } >"$OUT/info3.txt" 2>&1

@@ -3,9 +3,9 @@
 # tensor-parallel rank computes (tp = 1, 2, 4, 8 on one GPU, no communication), the optimizer swap
 # (fused AdamW) on the plain and FSDP2 steps, and the decoder's attention layout copies
 # (tp_rank_compute.py says what and how).
-#   OUT=/tmp/out bash bench/device/run_h200x1_tp.sh
+#   OUT=/tmp/out bash bench/device/runs/run_h200x1_tp.sh
 set -u
-HERE=$(cd "$(dirname "$0")" && pwd)
+HERE=$(cd "$(dirname "$0")/.." && pwd)  # the programs, beside runs/
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
 { date -u +%Y-%m-%dT%H:%M:%SZ; uname -r; nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu,power.draw --format=csv;

@@ -3,9 +3,9 @@
 # nvidia-h200): machine and software description, GEMM sweep, memory-bound kernels, AdamW, then
 # the memory peaks with the TCP test beside them (the peaks are not timings; TCP uses CPU cores
 # only, 8 of 16 at most). Every part has its own time limit and writes JSON lines as it goes.
-#   OUT=/tmp/out bash bench/device/run_h200x1.sh
+#   OUT=/tmp/out bash bench/device/runs/run_h200x1.sh
 set -u
-HERE=$(cd "$(dirname "$0")" && pwd)
+HERE=$(cd "$(dirname "$0")/.." && pwd)  # the programs, beside runs/
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
 LOG=$OUT/log.txt

@@ -1,12 +1,12 @@
 # Prints the tables of scenarios/validation/h200x1/ANALYSIS.md from the raw measurements in
 # scenarios/validation/h200x1/measured/ (pure Python, no GPU, no numpy):
-#   python3 bench/device/analyze_h200x1.py [MEASURED_DIR]
+#   python3 bench/device/analysis/analyze_h200x1.py [MEASURED_DIR]
 # Sections: GEMM repeatability, per-layer-set GEMM rate by model and TP, a fit of simple physical GEMM
 # laws on the grid (checked on the model rows), memory-bound rates, AdamW, TCP, memory peaks against
 # the term-by-term estimate, and the step profiles' kernel time by class.
 import json, math, os, statistics as st, sys
 
-D = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../../scenarios/validation/h200x1/measured")
+D = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../../../scenarios/validation/h200x1/measured")
 
 
 def load(name, kind=None):

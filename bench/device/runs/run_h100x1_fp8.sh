@@ -2,9 +2,9 @@
 # One device call on kind nvidia-h100-x1: the calibration decoder's plain step in bf16 and as
 # Transformer Engine's fp8 recipe (current scaling) runs it, built from torch ops (fp8_step.py).
 # Outputs: scenarios/validation/h100x1/measured/fp8_steps.jsonl, fp8_info.txt, log_fp8.txt.
-#   OUT=/tmp/out bash bench/device/run_h100x1_fp8.sh
+#   OUT=/tmp/out bash bench/device/runs/run_h100x1_fp8.sh
 set -u
-HERE=$(cd "$(dirname "$0")" && pwd)
+HERE=$(cd "$(dirname "$0")/.." && pwd)  # the programs, beside runs/
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 NAME=${FP8_NAME:-fp8_steps}   # FP8_PLAN (fp8_step.py) selects other steps; FP8_NAME names their files
 export PYTHONUNBUFFERED=1
