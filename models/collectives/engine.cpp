@@ -60,6 +60,11 @@ Engine::Engine(sim::Simulator& sim, sim::FlowNetwork& net, const World& world, c
     registered_nvlink_simple_ = params_.of(LinkClass::NVLink).efficiency[static_cast<int>(Proto::Simple)];
     nvlink_efficiency_by_gen(params_.of(LinkClass::NVLink), world.node().nvlink_gen);
   }
+  // Point-to-point CTAs keep the measured rate on every generation: the transfer rule's ratio is
+  // NCCL's ceiling for its collective algorithms, and NCCL has none for send/recv; OCI's GB300 rack
+  // moves its all-to-all's Simple parts at H200's per-CTA rate (link_params.hpp).
+  p2p_params_ = params_;
+  if (channel_by_gpu_) p2p_params_.of(LinkClass::NVLink).channel_bandwidth = h200_channel_rate_;
 }
 
 void Engine::nvlink_efficiency_by_gen(ClassParams& nv, int nvlink_gen) const {
@@ -225,9 +230,13 @@ double Engine::flow_cap(const Edge& e, const FlowShape& f, double scale) const {
     const int sm = node.gpu.sm;
     own = params_;
     if (read_by_gpu_ && e.p2p_read) own.p2p_read_bandwidth_factor = hw::p2p_read_model(sm).bandwidth_factor;
-    if (nvlink_rate) own.of(LinkClass::NVLink).channel_bandwidth = nvlink_channel_bandwidth_for(sm, h200_channel_rate_);
+    if (nvlink_rate)
+      own.of(LinkClass::NVLink).channel_bandwidth =
+          f.point_to_point ? h200_channel_rate_ : nvlink_channel_bandwidth_for(sm, h200_channel_rate_);
     if (nvlink_eff) nvlink_efficiency_by_gen(own.of(LinkClass::NVLink), node.nvlink_gen);
     params = &own;
+  } else if (nvlink_rate && f.point_to_point) {
+    params = &p2p_params_;
   }
   return scale * flow_rate_cap(*params, {.link_class = e.link_class,
                                          .proto = f.proto,

@@ -71,6 +71,7 @@ struct FlowShape {
                              // copy warps (nvls.cpp); 0: none
   double thread_share = 1;   // the CTA's threads moving it, over a ring's (a tree's split: flow_cap.hpp)
   bool port_bound = false;   // NVLS's switch ports: the link's cap alone (flow_cap.hpp)
+  bool point_to_point = false;  // send/recv, all-to-all
 };
 
 // A tree's CTA split (pipeline_fill.hpp tree_split_threads): the threads reducing up and those
@@ -211,6 +212,7 @@ class Engine final : public CollectiveEngine {
   const World& world_;
   nccl::TuningEnv env_;
   LinkParams params_;
+  LinkParams p2p_params_;  // params_ with NVLink's measured per-channel rate (point-to-point flows)
   bool channel_by_gpu_ = false;          // nvlink.channel_bandwidth by GPU generation (not set by the scenario)
   bool nvlink_eff_by_gen_ = false;       // NVLink's Simple efficiency by NVLink generation (not set)
   double registered_nvlink_simple_ = 0;  // its registered (NVLink 4) value, carried by the rule

@@ -7,11 +7,13 @@
 // a peer starts at p2p channels per peer halved until x nranks fits the p2p channels, and gets
 // more only for large parts, src/enqueue.cc scheduleP2pTasksToPlan / addP2pToPlan):
 //   send/recv:   T = kernel + hop + S / cap(ch(S) x fill)
-//   all-to-all:  T = kernel + max hop + (S/n per pair on ch(S/n) x fill channels, all n(n-1)
+//   all-to-all:  T = kernel + max hop + (S/n per pair on ch(S/n) x fill / W channels, all n(n-1)
 //                pairs at once, max-min shared on the GPUs' ports)
 // where fill = k / (k + 1) for a Simple part of k p2p chunks (p2p_chunk_fill.hpp: a chunk's
-// copy into the peer's FIFO and its copy out never overlap), 1 for LL;
-// so over NVLink a pair runs at min(eta B, ch x fill x r') (r': one channel's rate), and a GPU whose
+// copy into the peer's FIFO and its copy out never overlap), 1 for LL, and W = max(1, (n-1) ch /
+// p2p channels) the waves in which a rank's channels serve its peers;
+// so over NVLink a pair runs at min(eta B, ch x fill x r' / W) (r': one channel's rate; point-to-point
+// keeps H200's measured rate on every generation, Engine::p2p_params_), and a GPU whose
 // n-1 outgoing flows share its port sends (n-1)/n S at most at eta B (the port's efficiency,
 // models/world/world.cpp). The protocol is LL up to kP2pLLThresholdBytes per peer, else Simple.
 // Sources: NCCL src/enqueue.cc (p2p tasks, NCCL_P2P_LL_THRESHOLD), src/device/sendrecv.h;
@@ -40,12 +42,18 @@ void Engine::launch_all_to_all(const Group& group, const Launch& l) {
   pending_[l.pending].record.channels = ch;
   // A Simple pair's channels run at its chunk pipeline's share of their rate (p2p_chunk_fill.hpp).
   const double fill = l.rec.proto == Proto::Simple ? p2p_chunk_fill(c, (part + ch - 1) / ch) : 1.0;
+  // A rank's n-1 peers take ch channels each, spread over its p2p channels round by round
+  // (ncclP2pChannelBaseForRound); where (n-1) x ch exceeds them, a channel's CTA runs several
+  // peers' parts one batch after another (W = (n-1) ch / p2p channels waves), so a pair moves at
+  // 1/W of its channels' rate: 63 peers on 32 channels, two waves.
+  const double waves = std::max(1.0, static_cast<double>(l.n - 1) * ch / static_cast<double>(c.channels));
   FlowShape pair{.bytes = l.S / l.n,
                  .proto = l.rec.proto,
                  .link_fraction = 1.0,
                  .coll_share = 1.0,
-                 .channels = ch * fill,
-                 .latency = sim::Time::zero()};  // set per transfer below
+                 .channels = ch * fill / waves,
+                 .latency = sim::Time::zero(),
+                 .point_to_point = true};  // latency: set per transfer below
   // Folded (all_to_all_fold.hpp) unless --full, where the group and its idle links allow it.
   // Not while replicas are folded (sim::FlowNetwork::set_folded_links): a folded flow's links would be
   // routed to folded links that the fold's idle check and guard do not watch. Megatron-core carves EP
@@ -213,7 +221,8 @@ void Engine::send_recv(int src, int dst, int64_t bytes, Done on_done, const std:
             .proto = rec.proto,
             .channels = rec.channels * fill,
             .latency = kernel + sim::Time::from_seconds(hop(e, rec.proto)),
-            .duplex = false});
+            .duplex = false,
+            .point_to_point = true});
 }
 
 }  // namespace models::collectives

@@ -79,3 +79,30 @@ TEST_CASE("nvlink: a GB200 rack's all-reduce uses Blackwell's rate too", "[nccl]
   const CatalogRun own = audited_run(spec, CollOp::AllReduce, S), h200 = audited_run(pinned, CollOp::AllReduce, S);
   CHECK(own.t < h200.t);
 }
+
+TEST_CASE("nvlink: point-to-point CTAs keep the H200 rate on Blackwell", "[nccl]") {
+  // NCCL's per-channel ceilings, which carry the rate to Blackwell, are its collective algorithms';
+  // send/recv has none, and OCI's GB300 rack moves its all-to-all's Simple parts at H200's rate
+  // (point_to_point.cpp). 8 x B200, all-to-all of 64 MiB per rank: 8 MiB to each of 7 peers on
+  // 4 channels (p2p_channels.hpp), 2 MiB per channel = 4 chunks of 512 KiB (fill 4/5), 28 of the
+  // 32 p2p channels (one wave): a pair moves at 4 x 4/5 x r', 7 pairs 7 x 3.2 r' < eta x 900 GB/s.
+  ScenarioSpec spec = ring_on("dgx-b200");
+  spec.nccl_env.clear();
+  const int64_t S = int64_t{64} << 20;
+  const CatalogRun own = audited_run(spec, CollOp::AllToAll, S);
+  ScenarioSpec pinned = spec;
+  pinned.cluster.params = {{"nvlink.channel_bandwidth", 22.0e9}};
+  CHECK(own.t == Approx(audited_run(pinned, CollOp::AllToAll, S).t).epsilon(1e-9));
+  const LinkParams d = LinkParams::defaults();
+  const ClassParams& nv = d.of(LinkClass::NVLink);
+  const double r = 1 / (1 / 22.0e9 + nv.flow_control_rtt_s / double(4 << 20));
+  CHECK(own.rec.proto == Proto::Simple);
+  CHECK(own.rec.channels == 4);
+  //   T = kernel + hop_Simple + (S / 8) / (4 x 4/5 x r)
+  const double latency = d.kernel_latency_s + nv.hop_latency_s[static_cast<int>(Proto::Simple)];
+  CHECK(own.t == Approx(latency + (S / 8.0) / (4 * 0.8 * r)).epsilon(1e-6));
+  // The Blackwell rate set by hand makes it faster: the rule, not the parameter, keeps it at H200's.
+  ScenarioSpec fast = spec;
+  fast.cluster.params = {{"nvlink.channel_bandwidth", models::collectives::nvlink_channel_bandwidth_for(100, 22.0e9)}};
+  CHECK(audited_run(fast, CollOp::AllToAll, S).t < own.t);
+}

@@ -133,3 +133,23 @@ TEST_CASE("point to point: a Simple all-to-all pair of one-chunk parts runs at h
   CHECK(t ==
         Approx(P.kernel_latency_s + hop(LinkClass::NVLink, Proto::Simple) + (S / 2) / (16 * r * 0.5)).epsilon(1e-6));
 }
+
+TEST_CASE("point to point: all-to-all peers that outnumber the p2p channels take them in waves", "[nccl]") {
+  // 4 ranks, B = 5 TB/s so the channels bind. S = 1 GiB per rank: 256 MiB to each peer, on 16
+  // channels (p2p_channels.hpp). Three peers x 16 channels = 48 channel slots on the rank's 32 p2p
+  // channels: W = 1.5 waves, so a pair gets 16 / 1.5 channels' rate; each channel's part (16 MiB)
+  // is 32 chunks of 512 KiB (fill 32/33):
+  //   T = kernel + hop + (S / 4) / (16 / 1.5 x 32/33 x r)
+  const double B = 5000e9;
+  Rig rig(1, 4, B, 50e9);
+  const auto& nv = P.of(LinkClass::NVLink);
+  const double r = 1.0 / (1.0 / nv.channel_bandwidth + nv.flow_control_rtt_s / double(1 << 22));
+  const int64_t S = 1LL << 30;
+  const double pair_rate = 16 / 1.5 * (32.0 / 33.0) * r;
+  REQUIRE(3 * pair_rate < eta(LinkClass::NVLink, Proto::Simple) * B);
+  CollectiveRecord rec;
+  const double t = rig.run(CollOp::AllToAll, S, &rec);
+  CHECK(rec.proto == Proto::Simple);
+  CHECK(rec.channels == 16);
+  CHECK(t == Approx(P.kernel_latency_s + hop(LinkClass::NVLink, Proto::Simple) + (S / 4) / pair_rate).epsilon(1e-6));
+}
