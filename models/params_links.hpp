@@ -227,8 +227,15 @@ inline constexpr auto kLinkParams = std::to_array<ParamSpec>({
     // of its generation over Hopper's (tuning.cc perChMaxTreeBws; 70.0 / 38.7 -> 39.8 GB/s;
     // models/comm_plan/link_params.hpp nvlink_channel_bandwidth_for; not yet below Hopper).
     {"nvlink.channel_bandwidth", U::BytesPerSecond, params_detail::kChannelRate, 22.0e9, "", O::Collectives,
-     "one channel with Simple, 2 x H200 NCCL_MAX_NCHANNELS=4 (bench/device/torch_nccl_bench.py); other "
-     "Blackwell x NCCL's per-channel ceiling ratio (link_params.hpp)"},
+     "one channel with Simple, 2 x H200 NCCL_MAX_NCHANNELS=4 (bench/device/torch_nccl_bench.py); "
+     "collectives on Blackwell x NCCL's per-channel ceiling ratio, point-to-point as measured (link_params.hpp)"},
+    // One CTA's LL rate in a point-to-point transfer: 2 x H200 all-reduce forced to LL
+    // (NCCL_PROTO=LL), 1 GiB in 8.69 ms = 123.5 GB/s per ring edge over its 24 channels
+    // (scenarios/validation/h200x2/n2_proto_LL.json). Not carried to other generations: OCI's GB300
+    // rack moves its all-to-all's LL parts at 4.8 GB/s per CTA (flow_cap.hpp).
+    {"nvlink.channel_bandwidth_ll", U::BytesPerSecond, params_detail::kChannelRate, 5.15e9, "", O::Collectives,
+     "one CTA with LL, point-to-point: 2 x H200 all-reduce with NCCL_PROTO=LL, 123.5 GB/s over 24 channels "
+     "(scenarios/validation/h200x2/n2_proto_LL.json); every generation"},
     // Round trip of a FIFO credit over NVLink, from 2 x H200 all-reduce with NCCL_BUFFSIZE=64 KiB
     // and 256 KiB (24 channels: 1 GiB in 10.26 ms and 4.37 ms; per channel 1/r = 1/22e9 + T/W
     // gives T = 12.0 and 13.7 us; scenarios/validation/h200x2/n2_buff*.json).

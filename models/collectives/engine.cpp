@@ -60,9 +60,8 @@ Engine::Engine(sim::Simulator& sim, sim::FlowNetwork& net, const World& world, c
     registered_nvlink_simple_ = params_.of(LinkClass::NVLink).efficiency[static_cast<int>(Proto::Simple)];
     nvlink_efficiency_by_gen(params_.of(LinkClass::NVLink), world.node().nvlink_gen);
   }
-  // Point-to-point CTAs keep the measured rate on every generation: the transfer rule's ratio is
-  // NCCL's ceiling for its collective algorithms, and NCCL has none for send/recv; OCI's GB300 rack
-  // moves its all-to-all's Simple parts at H200's per-CTA rate (link_params.hpp).
+  // Point-to-point CTAs keep the measured rate on every generation (link_params.hpp
+  // nvlink_channel_bandwidth_for says why).
   p2p_params_ = params_;
   if (channel_by_gpu_) p2p_params_.of(LinkClass::NVLink).channel_bandwidth = h200_channel_rate_;
 }
@@ -84,9 +83,8 @@ CollectiveRecord Engine::choose(const Group& group, CollOp op, int64_t bytes) co
   const CommPlan& plan = entry.plan;
   if (op == CollOp::AllToAll || op == CollOp::SendRecv) {
     rec.algo = Algo::Ring;  // NCCL runs these as point-to-point operations
-    rec.proto = bytes / std::max<int64_t>(1, static_cast<int64_t>(group.ranks.size())) <= kP2pLLThresholdBytes
-                    ? Proto::LL
-                    : Proto::Simple;
+    const int64_t part = bytes / std::max<int64_t>(1, static_cast<int64_t>(group.ranks.size()));
+    rec.proto = p2p_uses_ll(p2p_channels_of(plan), part) ? Proto::LL : Proto::Simple;
     rec.channels = plan.channels_ref;
     return rec;
   }
@@ -251,7 +249,8 @@ double Engine::flow_cap(const Edge& e, const FlowShape& f, double scale) const {
                                          .channel_gain = f.channel_gain,
                                          .buffsize = buffsize_,
                                          .thread_share = f.thread_share,
-                                         .port_bound = f.port_bound});
+                                         .port_bound = f.port_bound,
+                                         .point_to_point = f.point_to_point});
 }
 
 void Engine::add_merged_flows(uint32_t pending, std::span<const CommPlan::MergedEdge> edges, const FlowShape& whole,

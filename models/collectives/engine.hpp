@@ -33,14 +33,6 @@
 
 namespace models::collectives {
 
-// Point-to-point operations (send/recv, all-to-all) up to this many bytes per peer use LL
-// (NCCL_P2P_LL_THRESHOLD's default, NCCL src/enqueue.cc): NCCL's rule up to 2.21. NCCL 2.22-2.28
-// multiply it by the p2p channels per peer (32 x 16 KiB = 512 KiB on an NVLink node; 2.29 by the
-// transfer's own channels). The model keeps 16 KiB because its LL point-to-point rate is not
-// known: at its LL rate LL would outrun Simple, where one GB300 rack measured LL at a quarter of
-// it (models/collectives/README.md, "All-to-all: what NCCL does"; the rack's note says so).
-inline constexpr int64_t kP2pLLThresholdBytes = 16384;
-
 // What a collective must deliver, from the op's definition alone (not from the replay): the
 // bytes all ranks receive together, and per rank (`per_rank` < 0: any positive amount, as on a
 // tree whose ranks receive S times their degree). Checked in audit mode (FlowNetwork::audit).

@@ -32,6 +32,8 @@ double flow_rate_cap(const LinkParams& params, const FlowCapInputs& in) {
     const double cap = link_cap * in.coll_share;
     return window ? std::min(cap, in.channels * static_cast<double>(in.buffsize) / cp.flow_control_rtt_s) : cap;
   }
+  if (in.point_to_point && in.proto == Proto::LL && cp.channel_bandwidth_ll > 0)
+    return std::min(link_cap, in.channels * cp.channel_bandwidth_ll * channel_work * in.thread_share);
   double per_channel = cp.channel_bandwidth * read * channel_work * in.thread_share;
   if (window) per_channel = 1.0 / (1.0 / per_channel + cp.flow_control_rtt_s / static_cast<double>(in.buffsize));
   return std::min(link_cap, in.channels * per_channel * cp.efficiency[pi] / cp.efficiency[2]);

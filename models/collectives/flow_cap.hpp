@@ -4,6 +4,8 @@
 //
 // With a measured per-channel rate (ClassParams::channel_bandwidth > 0):
 //   cap = min( eta' x B_path x link_fraction ,  channels x r' x eta[class][P] / eta[class][Simple] )
+// except a point-to-point LL flow where channel_bandwidth_ll is set:
+//   cap = min( eta' x B_path x link_fraction ,  channels x channel_bandwidth_ll )
 // Without one (channel_bandwidth = 0), bandwidth scales with the collective's share of the
 // default channels instead, still bounded by the flow-control window (Simple, rtt > 0):
 //   cap = min( eta' x B_path x link_fraction x coll_share ,  channels x NCCL_BUFFSIZE / rtt )
@@ -35,6 +37,12 @@
 // ranks split the CTA between reducing up and broadcasting down (runTreeSplit: LL128 0.7 and 0.3
 // of the ring's threads, pipeline_fill.hpp tree_split_threads), and each direction moves at its
 // threads' share of the rate (assumed proportional; not measured apart).
+// Point-to-point LL: a ring's LL on Hopper is bounded by the port's LL efficiency (each of its
+// channels' flows gets eta[LL] x B / rings), so the ring's per-channel LL term never binds there;
+// an all-to-all's pairs share their port max-min at Simple's efficiency instead, and what bounds
+// them is the CTA: one moves ~5 GB/s of LL on H200 (2 x H200 ring forced to LL: 123.5 GB/s over 24
+// channels) and 4.8 on OCI's GB300 rack (its all-to-all at 4-32 MiB per GPU, 63 peers on 32 CTAs),
+// so channel_bandwidth_ll is that measured rate on every generation.
 // port_bound: NVLS's flows to and from the switch. The switch reduces and multicasts
 // (multimem.ld_reduce, multimem.st); no CTA loads and stores them as a ring's copies, so the
 // per-channel term, a ring CTA's measured rate, does not apply and only link_cap does. The NVLS
@@ -64,6 +72,7 @@ struct FlowCapInputs {
   int64_t buffsize = int64_t{1} << 22;  // NCCL_BUFFSIZE
   double thread_share = 1;              // the CTA's threads moving this flow over a ring's (tree split)
   bool port_bound = false;              // NVLS's port flows: no per-channel term (below)
+  bool point_to_point = false;          // send/recv, all-to-all: LL at channel_bandwidth_ll
 };
 
 double flow_rate_cap(const LinkParams& params, const FlowCapInputs& in);

@@ -10,12 +10,13 @@
 //   all-to-all:  T = kernel + max hop + (S/n per pair on ch(S/n) x fill / W channels, all n(n-1)
 //                pairs at once, max-min shared on the GPUs' ports)
 // where fill = k / (k + 1) for a Simple part of k p2p chunks (p2p_chunk_fill.hpp: a chunk's
-// copy into the peer's FIFO and its copy out never overlap), 1 for LL, and W = max(1, (n-1) ch /
-// p2p channels) the waves in which a rank's channels serve its peers;
+// copy into the peer's FIFO and its copy out never overlap), 1 for LL, and W = ceil((n-1) ch / p2p
+// channels) the waves in which a rank's channels serve its peers;
 // so over NVLink a pair runs at min(eta B, ch x fill x r' / W) (r': one channel's rate; point-to-point
 // keeps H200's measured rate on every generation, Engine::p2p_params_), and a GPU whose
 // n-1 outgoing flows share its port sends (n-1)/n S at most at eta B (the port's efficiency,
-// models/world/world.cpp). The protocol is LL up to kP2pLLThresholdBytes per peer, else Simple.
+// models/world/world.cpp). The protocol is LL up to p2p channels per peer x 16 KiB per peer (p2p_channels.hpp
+// p2p_uses_ll), else Simple; LL at one CTA's measured LL rate (flow_cap.hpp).
 // Sources: NCCL src/enqueue.cc (p2p tasks, NCCL_P2P_LL_THRESHOLD), src/device/sendrecv.h;
 // nccl-tests src/alltoall.cu (S/n to every peer). Tests: tests/models/collectives/point_to_point_test.cpp.
 #include <algorithm>
@@ -42,11 +43,13 @@ void Engine::launch_all_to_all(const Group& group, const Launch& l) {
   pending_[l.pending].record.channels = ch;
   // A Simple pair's channels run at its chunk pipeline's share of their rate (p2p_chunk_fill.hpp).
   const double fill = l.rec.proto == Proto::Simple ? p2p_chunk_fill(c, (part + ch - 1) / ch) : 1.0;
-  // A rank's n-1 peers take ch channels each, spread over its p2p channels round by round
-  // (ncclP2pChannelBaseForRound); where (n-1) x ch exceeds them, a channel's CTA runs several
-  // peers' parts one batch after another (W = (n-1) ch / p2p channels waves), so a pair moves at
-  // 1/W of its channels' rate: 63 peers on 32 channels, two waves.
-  const double waves = std::max(1.0, static_cast<double>(l.n - 1) * ch / static_cast<double>(c.channels));
+  // The n-1 peers' rounds take ch channels each from a base that moves round by round
+  // (ncclP2pChannelBaseForRound); where (n-1) x ch exceeds the p2p channels, a channel's CTA runs
+  // several rounds' parts one batch after another, and a pair, split evenly over its channels,
+  // ends with its most loaded one: W = ceil((n-1) ch / p2p channels) waves, each pair at 1/W of
+  // its channels' rate (64 ranks on 32 channels: two waves; models/collectives/README.md). The
+  // copy to oneself (round 0) stays in the GPU's memory and is not counted.
+  const double waves = std::max<int64_t>(1, (int64_t{l.n - 1} * ch + c.channels - 1) / c.channels);
   FlowShape pair{.bytes = l.S / l.n,
                  .proto = l.rec.proto,
                  .link_fraction = 1.0,
@@ -195,7 +198,7 @@ void Engine::send_recv(int src, int dst, int64_t bytes, Done on_done, const std:
   CollectiveRecord rec;
   rec.op = CollOp::SendRecv;
   rec.bytes = bytes;
-  rec.proto = bytes <= kP2pLLThresholdBytes ? Proto::LL : Proto::Simple;
+  rec.proto = Proto::Simple;  // a copy to oneself (NCCL never gives it LL)
   double fill = 1.0;  // Simple's chunk pipeline (p2p_chunk_fill.hpp)
   if (src != dst) {
     // The communicator's plan, looked up by its ranks (id -1: not a group of the workload).
@@ -203,6 +206,7 @@ void Engine::send_recv(int src, int dst, int64_t bytes, Done on_done, const std:
         .ranks = comm ? *comm : std::vector<int>{std::min(src, dst), std::max(src, dst)}, .id = -1, .name = {}};
     const P2pChannels c = p2p_channels_of(plan_for(g).plan);
     rec.channels = p2p_transfer_channels(c, static_cast<int>(g.ranks.size()), bytes);
+    rec.proto = p2p_uses_ll(c, bytes) ? Proto::LL : Proto::Simple;
     if (rec.proto == Proto::Simple) fill = p2p_chunk_fill(c, (bytes + rec.channels - 1) / rec.channels);
   }
   const uint32_t idx = open(rec, std::move(on_done));

@@ -92,6 +92,7 @@ double* find(LinkParams& p, const std::string& name) {
     const std::string prefix = std::string(link_class_name(c)) + ".";
     if (name.compare(0, prefix.size(), prefix) != 0) continue;
     if (name == prefix + "channel_bandwidth") return &p.of(c).channel_bandwidth;
+    if (name == prefix + "channel_bandwidth_ll") return &p.of(c).channel_bandwidth_ll;
     if (name == prefix + "flow_control_rtt") return &p.of(c).flow_control_rtt_s;
     for (int i = 0; i < kNumProtos; ++i) {
       if (name == prefix + "hop_latency." + kProtoKeys[i]) return &p.of(c).hop_latency_s[i];

@@ -38,6 +38,9 @@ struct ClassParams {
   // What one channel (one CTA) moves with Simple, bytes/s; other protocols scale by their
   // efficiency. 0: unknown, then bandwidth scales with channels / default channels (flow_cap.hpp).
   double channel_bandwidth = 0;
+  // What one CTA moves with LL in a point-to-point transfer (send/recv, all-to-all), bytes/s; 0:
+  // channel_bandwidth x eta[LL] / eta[Simple], as rings and trees (flow_cap.hpp says why they differ).
+  double channel_bandwidth_ll = 0;
   // Simple's flow control: a channel has NCCL_BUFFSIZE of its peer's FIFO in flight and waits
   // a round trip for credits (how that bounds a channel: flow_cap.hpp). 0: no window limit.
   double flow_control_rtt_s = 0;
@@ -59,6 +62,9 @@ inline int serial_channels(LinkClass c, int channels) { return c == LinkClass::S
 // A channel is one CTA moving data with loads and stores; NCCL's ceilings state how much faster its
 // developers found one CTA on each generation. Checked on B200 and GB200 nccl-tests
 // (scenarios/validation/b200x8, gb200_nvl72; docs/hardware.md). Exactly r_H200 on Hopper.
+// For collective algorithms only: NCCL states no ceiling for send/recv, and point-to-point keeps
+// r_H200 on every generation (Engine::p2p_params_): OCI's GB300 rack moves its all-to-all's Simple
+// parts at 21 GB/s per CTA, its LL parts at 4.8 (docs/accuracy.md).
 // Not yet carried below Hopper (A100, V100 keep r_H200; link_params.cpp says why).
 double nvlink_channel_bandwidth_for(int sm, double h200_rate);
 

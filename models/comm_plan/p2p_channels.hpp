@@ -14,7 +14,15 @@
 // So on 4 x H200 (24 coll channels, 36 per NVLink peer: "32 p2p channels, 32 p2p channels per
 // peer", scenarios/validation/h200x4/measured/logs/p2p_n4.rank0.log) a peer starts at 8 channels
 // on 4 ranks and 16 on 2, and gets more only once a channel's part passes 16 MiB (128 MiB on 4
-// ranks, 256 MiB on 2). Tests: tests/models/comm_plan/p2p_channels_test.cpp.
+// ranks, 256 MiB on 2).
+// Protocol (src/enqueue.cc addP2pToPlan, NCCL 2.22-2.28): a transfer runs LL while its bytes are at
+// most thresholdLL = p2pnChannelsPerPeer x NCCL_P2P_LL_THRESHOLD (16 KiB), else Simple. The
+// threshold scales with the channels a peer may get, not the ones it gets (2.29 takes the
+// transfer's own channels; up to 2.21 it was 16 KiB flat): 32 per peer on an NVLink node puts every
+// part up to 512 KiB on LL, even where the peer gets one channel. OCI's GB300 rack shows it:
+// alltoall_perf on 64 ranks moves 140 GB/s up to 32 MiB (512 KiB per peer) and 415 GB/s at 64 MiB
+// (scenarios/validation/gb300_oci/measured/alltoall_1rack.txt).
+// Tests: tests/models/comm_plan/p2p_channels_test.cpp.
 #pragma once
 
 #include <cstdint>
@@ -37,5 +45,10 @@ P2pChannels p2p_channels(int comm_channels, int topo_per_peer, bool multi_node, 
 
 // The channels one transfer of `bytes` runs on, in a communicator of `nranks` ranks.
 int p2p_transfer_channels(const P2pChannels& c, int nranks, int64_t bytes);
+
+inline constexpr int64_t kP2pLLThresholdBytes = 16384;  // NCCL_P2P_LL_THRESHOLD's default
+
+// Whether a transfer of `bytes` to one peer runs LL (else Simple; a copy to oneself never runs LL).
+bool p2p_uses_ll(const P2pChannels& c, int64_t bytes);
 
 }  // namespace models::collectives

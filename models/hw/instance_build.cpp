@@ -80,16 +80,15 @@ NodeSpec grace_rack(const char* name, const char* gpu, int gpus, const char* cit
   }
   // NVLS's fixed time over the rack's hosts is more than the model's (OCI's GB300 NVL72, 64 GPUs,
   // NCCL 2.28.7: scenarios/validation/gb300_oci/measured; docs/accuracy.md), and what sets it is
-  // not known. The same rack's all-to-all runs 2-4x slower than the model up to 32 MiB per GPU:
-  // NCCL 2.22-2.28 sends a peer's part up to 32 x 16 KiB with LL (models/collectives/engine.hpp kP2pLLThresholdBytes),
-  // and LL's point-to-point rate there (4.8 GB/s per CTA) is not modelled. An expert-parallel
-  // all-to-all on a rack is in that range, so a run that spans the rack's hosts says both.
+  // not known. The same rack's all-to-all takes 31 us or more per call, where the model charges
+  // 15-32 us up to 4 MiB per GPU: a fixed cost per call of its 63 peers' sends and receives that
+  // the model does not charge. A run that spans the rack's hosts says both.
   n.nvlink_note =
       "NVLS across the rack's hosts is an optimistic bound below ~8 MiB: on OCI's GB300 NVL72 64 GPUs "
       "took 66 us at 512 KiB - 2 MiB where this model charges 32-44 (21 % fast at 4 MiB); from 8 MiB "
-      "within 14 %. All-to-all across them is optimistic up to 128 MiB per GPU: NCCL sends parts of up "
-      "to 512 KiB per peer with LL, which moved 140-155 GB/s per GPU on that rack, where this model "
-      "is 2-4x faster (512 KiB - 32 MiB per GPU), 1.3-1.5x at 64-128 MiB, within 6 % from 512 MiB "
+      "within 14 %. All-to-all across them is an optimistic bound below ~8 MiB per GPU: that rack took "
+      "31-47 us at 512 KiB - 4 MiB where this model charges 15-32 (a fixed cost per call of 63 peers' "
+      "sends and receives that it does not charge); from 8 MiB within 20 %, from 64 MiB within 5 % "
       "(docs/accuracy.md)";
   return n;
 }

@@ -57,7 +57,7 @@ TEST_CASE("nvlink note: NVLS and all-to-all across a rack's hosts say they are o
   const std::string two = one_size(rack("gb300-nvl72", 2)).nvlink_note;  // 8 GPUs on two trays
   CHECK(two.rfind("gb300-nvl72: ", 0) == 0);
   CHECK(two.find("optimistic bound below ~8 MiB") != std::string::npos);
-  CHECK(two.find("All-to-all across them is optimistic up to 128 MiB per GPU") != std::string::npos);
+  CHECK(two.find("All-to-all across them is an optimistic bound below ~8 MiB per GPU") != std::string::npos);
   CHECK(two.find("66 us") != std::string::npos);                                    // the measured size of the gap
   CHECK(one_size(rack("a4x-nvl72", 16)).nvlink_note.find("a4x-nvl72: NVLS") == 0);  // a rack of VMs too
   CHECK(one_size(rack("gb300-nvl72", 1)).nvlink_note.empty());      // one host: within 3 % (OCI's GB300 host)

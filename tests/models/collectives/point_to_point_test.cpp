@@ -3,6 +3,7 @@
 //   send/recv   T = kernel + hop + S / cap      (cap: the link's efficiency; channels unbounded)
 //   all-to-all  T = kernel + max hop + every pair's S/n at once, max-min shared
 #include <catch2/catch.hpp>
+#include <tuple>
 
 #include "rig.hpp"
 
@@ -43,7 +44,11 @@ TEST_CASE("point to point: send/recv across nodes is bound by the NIC's efficien
             .epsilon(1e-6));
 }
 
-TEST_CASE("point to point: messages up to NCCL_P2P_LL_THRESHOLD (16 KiB) use LL", "[nccl]") {
+TEST_CASE("point to point: LL up to p2p channels per peer x 16 KiB, at one CTA's LL rate", "[nccl]") {
+  // 2 x H200-like rig: 32 p2p channels per peer, so LL up to 32 x 16 KiB = 512 KiB (NCCL 2.22-2.28,
+  // p2p_channels.hpp). 512 KiB takes min(16, 512 KiB / 64 KiB) = 8 channels, each at one CTA's
+  // measured LL rate r_LL (nvlink.channel_bandwidth_ll, flow_cap.hpp):
+  //   T = kernel + hop_LL + S / min(eta_LL B, 8 r_LL)
   const double B = 450e9;
   Rig rig(1, 2, B, 50e9);
   auto send = [&](int64_t bytes) {
@@ -55,16 +60,18 @@ TEST_CASE("point to point: messages up to NCCL_P2P_LL_THRESHOLD (16 KiB) use LL"
       t = rig.sim.now().seconds() - t0;
     });
     rig.sim.run();
-    return std::pair{rec.proto, t};
+    return std::tuple{rec.proto, t, rec.channels};
   };
-  const auto [ll, t_ll] = send(16384);
+  const int64_t S = 512 << 10;
+  const auto [ll, t_ll, ch] = send(S);
   CHECK(ll == Proto::LL);
-  // 16 KiB is one 64 KiB part: one channel (p2p_channels.hpp), at LL's share of its rate r:
-  // T = kernel + hop_LL + S / min(eta_LL B, r eta_LL / eta_Simple)
-  const double e_ll = eta(LinkClass::NVLink, Proto::LL), e_s = eta(LinkClass::NVLink, Proto::Simple);
-  const double cap = std::min(e_ll * B, P.of(LinkClass::NVLink).channel_bandwidth * e_ll / e_s);
-  CHECK(t_ll == Approx(P.kernel_latency_s + hop(LinkClass::NVLink, Proto::LL) + 16384 / cap).epsilon(1e-6));
-  CHECK(send(16385).first == Proto::Simple);
+  CHECK(ch == 8);
+  const double r_ll = P.of(LinkClass::NVLink).channel_bandwidth_ll;
+  CHECK(r_ll == 5.15e9);
+  const double cap = std::min(eta(LinkClass::NVLink, Proto::LL) * B, 8 * r_ll);
+  CHECK(t_ll == Approx(P.kernel_latency_s + hop(LinkClass::NVLink, Proto::LL) + S / cap).epsilon(1e-6));
+  CHECK(std::get<0>(send(S + 1)) == Proto::Simple);
+  CHECK(std::get<0>(send(16384)) == Proto::LL);
 }
 
 TEST_CASE("point to point: a transfer runs on NCCL's p2p channels for its size, not on every channel", "[nccl]") {
@@ -136,16 +143,16 @@ TEST_CASE("point to point: a Simple all-to-all pair of one-chunk parts runs at h
 
 TEST_CASE("point to point: all-to-all peers that outnumber the p2p channels take them in waves", "[nccl]") {
   // 4 ranks, B = 5 TB/s so the channels bind. S = 1 GiB per rank: 256 MiB to each peer, on 16
-  // channels (p2p_channels.hpp). Three peers x 16 channels = 48 channel slots on the rank's 32 p2p
-  // channels: W = 1.5 waves, so a pair gets 16 / 1.5 channels' rate; each channel's part (16 MiB)
-  // is 32 chunks of 512 KiB (fill 32/33):
-  //   T = kernel + hop + (S / 4) / (16 / 1.5 x 32/33 x r)
+  // channels (p2p_channels.hpp). Three peers x 16 channels on the rank's 32 p2p channels:
+  // W = ceil(48 / 32) = 2 waves, so a pair gets 16 / 2 channels' rate; each channel's part
+  // (16 MiB) is 32 chunks of 512 KiB (fill 32/33):
+  //   T = kernel + hop + (S / 4) / (16 / 2 x 32/33 x r)
   const double B = 5000e9;
   Rig rig(1, 4, B, 50e9);
   const auto& nv = P.of(LinkClass::NVLink);
   const double r = 1.0 / (1.0 / nv.channel_bandwidth + nv.flow_control_rtt_s / double(1 << 22));
   const int64_t S = 1LL << 30;
-  const double pair_rate = 16 / 1.5 * (32.0 / 33.0) * r;
+  const double pair_rate = 16 / 2.0 * (32.0 / 33.0) * r;
   REQUIRE(3 * pair_rate < eta(LinkClass::NVLink, Proto::Simple) * B);
   CollectiveRecord rec;
   const double t = rig.run(CollOp::AllToAll, S, &rec);

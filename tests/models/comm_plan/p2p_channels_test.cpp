@@ -43,3 +43,17 @@ TEST_CASE("p2p channels: a peer starts at per_peer halved to fit the ranks, and 
   CHECK(p2p_transfer_channels(sock, 4, 128 * KiB) == 1);
   CHECK(p2p_transfer_channels(sock, 4, 1 * MiB) == 2);
 }
+
+TEST_CASE("p2p channels: LL up to channels per peer x 16 KiB per transfer (NCCL 2.22-2.28)", "[nccl]") {
+  const int64_t KiB = 1024;
+  // An NVLink node, 32 per peer: LL up to 512 KiB, whatever channels the transfer itself gets
+  // (a 64-rank communicator gives each peer one channel and still sends 512 KiB with LL).
+  const P2pChannels nvl = p2p_channels(24, 36, false, true);
+  CHECK(p2p_uses_ll(nvl, 16 * KiB));
+  CHECK(p2p_uses_ll(nvl, 512 * KiB));
+  CHECK_FALSE(p2p_uses_ll(nvl, 512 * KiB + 1));
+  // Across nodes over TCP, 2 per peer: LL up to 32 KiB.
+  const P2pChannels sock = p2p_channels(2, 2, true, false);
+  CHECK(p2p_uses_ll(sock, 32 * KiB));
+  CHECK_FALSE(p2p_uses_ll(sock, 32 * KiB + 1));
+}
