@@ -32,8 +32,10 @@
 namespace models::collectives {
 
 P2pChannels Engine::p2p_channels_of(const CommPlan& plan) const {
-  return p2p_channels(nccl::coll_channels(plan.view, env_), plan.p2p_topo_per_peer, plan.view.nnodes > 1,
-                      plan.p2p_all_nvlink);
+  P2pChannels c = p2p_channels(nccl::coll_channels(plan.view, env_), plan.p2p_topo_per_peer, plan.view.nnodes > 1,
+                               plan.p2p_all_nvlink);
+  c.ll_threshold = world_.nccl_env().p2p_ll_threshold;
+  return c;
 }
 
 void Engine::launch_all_to_all(const Group& group, const Launch& l) {

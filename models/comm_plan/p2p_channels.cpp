@@ -41,6 +41,6 @@ int p2p_transfer_channels(const P2pChannels& c, int nranks, int64_t bytes) {
   return ch;
 }
 
-bool p2p_uses_ll(const P2pChannels& c, int64_t bytes) { return bytes <= c.per_peer * kP2pLLThresholdBytes; }
+bool p2p_uses_ll(const P2pChannels& c, int64_t bytes) { return bytes <= c.per_peer * c.ll_threshold; }
 
 }  // namespace models::collectives

@@ -34,6 +34,7 @@ struct P2pChannels {
   int per_peer = 1;  // comm->p2pnChannelsPerPeer
   bool multi_node = false;
   int64_t chunk = 1 << 17;  // comm->p2pChunkSize, bytes
+  int64_t ll_threshold = 16384;  // NCCL_P2P_LL_THRESHOLD, bytes per channel a peer may get
 };
 
 int pow2_up(int v);
@@ -46,9 +47,8 @@ P2pChannels p2p_channels(int comm_channels, int topo_per_peer, bool multi_node, 
 // The channels one transfer of `bytes` runs on, in a communicator of `nranks` ranks.
 int p2p_transfer_channels(const P2pChannels& c, int nranks, int64_t bytes);
 
-inline constexpr int64_t kP2pLLThresholdBytes = 16384;  // NCCL_P2P_LL_THRESHOLD's default
-
-// Whether a transfer of `bytes` to one peer runs LL (else Simple; a copy to oneself never runs LL).
+// Whether a transfer of `bytes` to one peer runs LL: bytes <= per_peer x ll_threshold (else Simple;
+// a copy to oneself never runs LL).
 bool p2p_uses_ll(const P2pChannels& c, int64_t bytes);
 
 }  // namespace models::collectives

@@ -141,6 +141,10 @@ const Modelled kModelled[] = {
      [](NcclEnv& e, const std::string& n, const std::string& v) { e.tuning.nvls_channels = parse_channels(n, v); }},
     {"NCCL_P2P_DISABLE",
      [](NcclEnv& e, const std::string& n, const std::string& v) { e.p2p_disable = parse_flag(n, v); }},
+    {"NCCL_P2P_LL_THRESHOLD",
+     [](NcclEnv& e, const std::string& n, const std::string& v) {
+       e.p2p_ll_threshold = parse_int(n, v, 0, int64_t{1} << 30);
+     }},
     {"NCCL_P2P_LEVEL",
      [](NcclEnv& e, const std::string& n, const std::string& v) { e.p2p_level = parse_path_level(v, key_of(n)); }},
     {"NCCL_P2P_READ_ENABLE",
@@ -334,7 +338,6 @@ const std::vector<std::string> kDocumented = {
     "NCCL_OOB_NET_ENABLE",
     "NCCL_OOB_NET_IFNAME",
     "NCCL_P2P_DIRECT_DISABLE",
-    "NCCL_P2P_LL_THRESHOLD",
     "NCCL_P2P_NET_CHUNKSIZE",
     "NCCL_P2P_NVL_CHUNKSIZE",
     "NCCL_P2P_PCI_CHUNKSIZE",

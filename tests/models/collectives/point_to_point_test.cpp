@@ -160,3 +160,18 @@ TEST_CASE("point to point: all-to-all peers that outnumber the p2p channels take
   CHECK(rec.channels == 16);
   CHECK(t == Approx(P.kernel_latency_s + hop(LinkClass::NVLink, Proto::Simple) + (S / 4) / pair_rate).epsilon(1e-6));
 }
+
+TEST_CASE("point to point: NCCL_P2P_LL_THRESHOLD moves the LL limit, 0 turns LL off", "[nccl]") {
+  // 2 x H200-like rig, 32 p2p channels per peer: LL up to 32 x the variable (16 KiB unset).
+  auto proto_of = [](std::map<std::string, std::string> env, int64_t bytes) {
+    Rig rig(1, 2, 450e9, 50e9, std::move(env));
+    CollectiveRecord rec;
+    rig.engine->send_recv(0, 1, bytes, [&](const CollectiveRecord& r) { rec = r; });
+    rig.sim.run();
+    return rec.proto;
+  };
+  CHECK(proto_of({}, 512 << 10) == Proto::LL);
+  CHECK(proto_of({{"NCCL_P2P_LL_THRESHOLD", "4096"}}, 128 << 10) == Proto::LL);
+  CHECK(proto_of({{"NCCL_P2P_LL_THRESHOLD", "4096"}}, (128 << 10) + 1) == Proto::Simple);
+  CHECK(proto_of({{"NCCL_P2P_LL_THRESHOLD", "0"}}, 8) == Proto::Simple);
+}

@@ -15,10 +15,11 @@ using namespace models::nccl;
 
 TEST_CASE("nccl env: every modelled variable is parsed, and a value NCCL would refuse is an error", "[nccl]") {
   const auto& names = modelled_nccl_variables();
-  REQUIRE(names.size() == 30);  // with NCCL_NVLS_ENABLE/NCHANNELS (NVLS), NCCL_COLLNET_ENABLE, NCCL_PXN_DISABLE,
+  REQUIRE(names.size() == 31);  // with NCCL_NVLS_ENABLE/NCHANNELS (NVLS), NCCL_COLLNET_ENABLE, NCCL_PXN_DISABLE,
                                 // NCCL_MNNVL_ENABLE (multi-node NVLink domains), NCCL_TUNER_PLUGIN and
                                 // aws-ofi-nccl's OFI_NCCL_TUNER_TYPE, OFI_NCCL_FORCE_NUM_RAILS, and
-                                // NCCL_NVLS_CHUNKSIZE, NCCL_NVLSTREE_MAX_CHUNKSIZE (NVLSTree's chunk)
+                                // NCCL_NVLS_CHUNKSIZE, NCCL_NVLSTREE_MAX_CHUNKSIZE (NVLSTree's chunk),
+                                // NCCL_P2P_LL_THRESHOLD (point-to-point's LL limit)
   for (const std::string& name : names) {
     INFO(name);
     // NCCL_TUNER_PLUGIN names a library: NCCL refuses no value (one it cannot open falls back to the
