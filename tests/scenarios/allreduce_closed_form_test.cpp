@@ -10,7 +10,9 @@
 TEST_CASE("scenarios: the shipped 1 GiB all-reduce on 4xH200 equals its closed form", "[scenarios]") {
   const auto loaded =
       scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/allreduce_h200x4.toml");
-  const models::RunResult r = models::run_scenario(loaded.spec, {.audit = true});
+  models::RunOptions audited;
+  audited.audit = true;
+  const models::RunResult r = models::run_scenario(loaded.spec, audited);
 
   // B: the raw NVLink bandwidth of a GPU (the narrowest link of a P2P path), from the World.
   sim::Simulator sim;
