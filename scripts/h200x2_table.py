@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 # Prints docs/accuracy.md's "Out of sample: 2 x H200" table: commsim's nccl-tests prediction against
 # each measurement in scenarios/validation/h200x2/ (sizes >= 1 MiB; error of the time per size).
-# Usage: scripts/h200x2_table.py [build/scenarios/commsim]
+# Usage: scripts/h200x2_table.py [build/scenarios/commsim] [--check DOC.md]
+#   --check: also fail (exit 1) unless every printed row is in DOC.md verbatim (the test that keeps
+#   docs/accuracy.md's table what the model gives).
 import json, os, statistics, subprocess, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 D = os.path.join(ROOT, "scenarios/validation/h200x2")
-BIN = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build/scenarios/commsim")
+CHECKS = [sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--check"]
+BIN = next((a for a in sys.argv[1:] if not a.startswith("--") and a not in CHECKS),
+           os.path.join(ROOT, "build/scenarios/commsim"))
 
 def env(k, v): return [f'nccl.env.{k}="{v}"']
 CASES = [  # (label, file, op as measured, --set values)
@@ -54,8 +58,7 @@ def predict(op, sets):
         if len(f) >= 13 and f[0].isdigit(): rows[int(f[0])] = (float(f[5]), float(f[9]))  # out of place, in place
     return rows
 
-print("| run | op | median \\|error\\| | max \\|error\\| | 1 GiB measured / predicted (µs) |")
-print("|---|---|---|---|---|")
+lines = ["| run | op | median \\|error\\| | max \\|error\\| | 1 GiB measured / predicted (µs) |", "|---|---|---|---|---|"]
 for label, f, op, sets in CASES:
     rows = [r for r in json.load(open(os.path.join(D, f)))["rows"] if r["op"] == op and r["size"] >= 1 << 20]
     in_place = op == "all_gather_inplace"
@@ -63,5 +66,14 @@ for label, f, op, sets in CASES:
     errs = [abs(pred[r["size"]][in_place] / r["time_us"] - 1) for r in rows]
     last = max(rows, key=lambda r: r["size"])
     name = "all_gather, in place" if in_place else op
-    print(f"| {label} | {name} | {statistics.median(errs) * 100:.1f} % | {max(errs) * 100:.1f} % | "
-          f"{last['time_us']:.0f} / {pred[last['size']][in_place]:.0f} |")
+    lines.append(f"| {label} | {name} | {statistics.median(errs) * 100:.1f} % | {max(errs) * 100:.1f} % | "
+                 f"{last['time_us']:.0f} / {pred[last['size']][in_place]:.0f} |")
+print("\n".join(lines))
+failed = False
+for doc in CHECKS:
+    text = open(doc).read().splitlines()
+    for line in lines[2:]:
+        if line not in text:
+            print(f"{doc}: missing or stale row: {line}", file=sys.stderr)
+            failed = True
+sys.exit(1 if failed else 0)
