@@ -204,7 +204,7 @@ class Engine final : public CollectiveEngine {
   const World& world_;
   nccl::TuningEnv env_;
   LinkParams params_;
-  LinkParams p2p_params_;  // params_ with NVLink's measured per-channel rate (point-to-point flows)
+  LinkParams p2p_params_;                // params_ with NVLink's measured per-channel rate (point-to-point flows)
   bool channel_by_gpu_ = false;          // nvlink.channel_bandwidth by GPU generation (not set by the scenario)
   bool nvlink_eff_by_gen_ = false;       // NVLink's Simple efficiency by NVLink generation (not set)
   double registered_nvlink_simple_ = 0;  // its registered (NVLink 4) value, carried by the rule

@@ -51,7 +51,7 @@ struct NcclEnv {
   int64_t buffsize = int64_t{1} << 22;     // NCCL_BUFFSIZE (Simple protocol buffer, 4 MiB)
   int64_t nvls_chunksize = int64_t{1} << 17;  // NCCL_NVLS_CHUNKSIZE (src/transport/nvls.cc: 128 KiB)
   int64_t nvlstree_max_chunksize = -2;        // NCCL_NVLSTREE_MAX_CHUNKSIZE (-2: 64 KiB from 4 nodes)
-  int64_t p2p_ll_threshold = 16384;  // NCCL_P2P_LL_THRESHOLD: per p2p channel a peer may get (p2p_channels.hpp)
+  int64_t p2p_ll_threshold = 16384;        // NCCL_P2P_LL_THRESHOLD: per p2p channel a peer may get (p2p_channels.hpp)
   int min_nchannels = 0;                   // NCCL_MIN_NCHANNELS (0: unset)
   int max_nchannels = 0;                   // NCCL_MAX_NCHANNELS (0: unset)
   int min_ctas = 0, max_ctas = 0;          // NCCL_MIN_CTAS, NCCL_MAX_CTAS (0: unset; tuner only)

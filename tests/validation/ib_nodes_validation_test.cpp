@@ -69,8 +69,8 @@ TEST_CASE("validation: OCI GB300 NVL72 racks (Oracle's runs, NCCL 2.28.7), defau
   // point_to_point.cpp): from 64 MiB within 7 % (the chunk fill and two waves), at 32 MiB one CTA's
   // LL rate within 12 %; at 512 KiB - 4 MiB 26-53 % fast (~17 us per call not modelled).
   CHECK(median_error(racks(1), "gb300_oci/measured/alltoall_1rack.txt", CollOp::AllToAll) < 0.07);
-  const auto a2a = validation::nccl_tests_errors(racks(1), kVal + "gb300_oci/measured/alltoall_1rack.txt",
-                                                 CollOp::AllToAll);
+  const auto a2a =
+      validation::nccl_tests_errors(racks(1), kVal + "gb300_oci/measured/alltoall_1rack.txt", CollOp::AllToAll);
   for (const auto& [bytes, err] : a2a)
     if (bytes >= int64_t{64} << 20) CHECK(std::fabs(err) < 0.07);
   CHECK(std::fabs(a2a.at(int64_t{32} << 20)) < 0.12);
