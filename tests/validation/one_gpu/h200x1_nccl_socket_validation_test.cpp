@@ -67,3 +67,37 @@ TEST_CASE("validation: the TP all_reduce and the FSDP2 block all_gather move ali
     CHECK(std::fabs(ar / ag - 1) <= 0.12);  // a point moves +-15 % round to round
   }
 }
+
+// Pods in network namespaces of their own (veth pairs on one Linux bridge, as a pod without
+// hostNetwork gets from a bridge CNI) against the same processes over loopback, interleaved in one
+// call (pod_netns.jsonl, README there). commsim has one Socket rate for pods of one host whatever
+// their namespace; this is the measurement that rests on: every point where ranks send and receive
+// crosses the bridge within the +-15 % a point moves round to round, and only a one-way edge at
+// MTU 1500 is slower.
+TEST_CASE("validation: NCCL's Socket collectives cross a pod bridge at loopback's rate", "[validation][nccl]") {
+  const std::string path =
+      std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x1/measured/nccl_socket/pod_netns.jsonl";
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  std::map<std::string, std::map<std::string, std::vector<double>>> rate;  // tag -> point -> rows
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    const auto j = nlohmann::json::parse(line);
+    rate[j.at("tag").get<std::string>()][j.at("point").get<std::string>()].push_back(j.at("per_direction_GBps"));
+  }
+  REQUIRE(rate.size() == 3);
+  for (const char* bridge : {"mtu1500", "mtu9001"}) {
+    for (const char* p : {"ar32", "ag_blk", "rs_blk", "ag64", "ar2"}) {
+      REQUIRE(rate.at(bridge).at(p).size() == 6);
+      const double r = validation::median(rate.at(bridge).at(p)) / validation::median(rate.at("lo").at(p));
+      std::printf("%s %-6s bridge / lo %.2f\n", bridge, p, r);
+      CHECK(std::fabs(r - 1) <= 0.15);
+    }
+  }
+  const double one_way_1500 =
+      validation::median(rate.at("mtu1500").at("bc2")) / validation::median(rate.at("lo").at("bc2"));
+  const double one_way_9001 =
+      validation::median(rate.at("mtu9001").at("bc2")) / validation::median(rate.at("lo").at("bc2"));
+  CHECK(one_way_1500 == Approx(0.83).margin(0.01));
+  CHECK(one_way_9001 == Approx(0.95).margin(0.01));
+}
