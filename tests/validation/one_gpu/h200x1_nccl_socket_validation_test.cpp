@@ -101,3 +101,37 @@ TEST_CASE("validation: NCCL's Socket collectives cross a pod bridge at loopback'
   CHECK(one_way_1500 == Approx(0.83).margin(0.01));
   CHECK(one_way_9001 == Approx(0.95).margin(0.01));
 }
+
+// Point-to-point over Socket against the all-reduce on the same ring edges, with NCCL's
+// point-to-point chunk varied (socket_p2p.jsonl, README there): the figures docs/accuracy.md quotes.
+// A larger chunk lifts the ring send/recv towards the collectives' rate, and a fixed time per chunk
+// in series with a rate, fitted on 128 KiB and 1 MiB, puts 512 KiB within 6 %.
+TEST_CASE("validation: point-to-point over Socket gains with NCCL's chunk", "[validation][nccl]") {
+  const std::string path =
+      std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x1/measured/nccl_socket/socket_p2p.jsonl";
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  std::map<std::string, std::map<std::string, std::vector<double>>> rate;  // tag -> point -> rows
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    const auto j = nlohmann::json::parse(line);
+    rate[j.at("tag").get<std::string>()][j.at("point").get<std::string>()].push_back(j.at("per_direction_GBps"));
+  }
+  auto med = [&](const char* tag, const char* point) {
+    REQUIRE(rate.at(tag).at(point).size() == 6);
+    return validation::median(rate.at(tag).at(point));
+  };
+  const double r128 = med("chunk128k", "sr64"), r512 = med("chunk512k", "sr64"), r1m = med("chunk1m", "sr64");
+  CHECK(r128 / med("chunk128k", "ar32") == Approx(0.67).margin(0.005));
+  CHECK(r512 / med("chunk512k", "ar32") == Approx(0.77).margin(0.005));
+  CHECK(r1m / med("chunk1m", "ar32") == Approx(0.79).margin(0.005));
+  CHECK(r128 < r512);
+  CHECK(r512 < r1m);
+  // chunk / (t0 + chunk / R) through the two ends
+  const double c1 = 131072, c2 = 1048576, t1 = c1 / (r128 * 1e9), t2 = c2 / (r1m * 1e9);
+  const double R = (c2 - c1) / (t2 - t1), t0 = t1 - c1 / R;
+  std::printf("per chunk %.1f us, rate %.2f GB/s\n", t0 * 1e6, R / 1e9);
+  CHECK(t0 * 1e6 == Approx(20.5).margin(0.1));
+  CHECK(R / 1e9 == Approx(2.14).margin(0.01));
+  CHECK(std::fabs(524288 / (t0 + 524288 / R) / (r512 * 1e9) - 1) <= 0.06);
+}
