@@ -45,13 +45,9 @@ void Engine::launch_all_to_all(const Group& group, const Launch& l) {
   pending_[l.pending].record.channels = ch;
   // A Simple pair's channels run at its chunk pipeline's share of their rate (p2p_chunk_fill.hpp).
   const double fill = l.rec.proto == Proto::Simple ? p2p_chunk_fill(c, (part + ch - 1) / ch) : 1.0;
-  // The n-1 peers' rounds take ch channels each from a base that moves round by round
-  // (ncclP2pChannelBaseForRound); where (n-1) x ch exceeds the p2p channels, a channel's CTA runs
-  // several rounds' parts one batch after another, and a pair, split evenly over its channels,
-  // ends with its most loaded one: W = ceil((n-1) ch / p2p channels) waves, each pair at 1/W of
-  // its channels' rate (64 ranks on 32 channels: two waves; models/collectives/README.md). The
-  // copy to oneself (round 0) stays in the GPU's memory and is not counted.
-  const double waves = std::max<int64_t>(1, (int64_t{l.n - 1} * ch + c.channels - 1) / c.channels);
+  // Each pair at 1/W of its channels' rate, W the waves in which a rank's channels serve its peers
+  // (p2p_channels.hpp; 64 ranks on 32 channels: two). The copy to oneself stays in the GPU's memory.
+  const double waves = p2p_waves(c, l.n, ch);
   FlowShape pair{.bytes = l.S / l.n,
                  .proto = l.rec.proto,
                  .link_fraction = 1.0,

@@ -41,6 +41,10 @@ int p2p_transfer_channels(const P2pChannels& c, int nranks, int64_t bytes) {
   return ch;
 }
 
+int p2p_waves(const P2pChannels& c, int nranks, int ch) {
+  return static_cast<int>(std::max<int64_t>(1, div_up(int64_t{nranks - 1} * ch, c.channels)));
+}
+
 bool p2p_uses_ll(const P2pChannels& c, int64_t bytes) { return bytes <= c.per_peer * c.ll_threshold; }
 
 }  // namespace models::collectives

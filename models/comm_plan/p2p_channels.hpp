@@ -22,6 +22,12 @@
 // part up to 512 KiB on LL, even where the peer gets one channel. OCI's GB300 rack shows it:
 // alltoall_perf on 64 ranks moves 140 GB/s up to 32 MiB (512 KiB per peer) and 415 GB/s at 64 MiB
 // (scenarios/validation/gb300_oci/measured/alltoall_1rack.txt).
+// Waves (src/enqueue.cc ncclP2pChannelBaseForRound, scheduleP2pTasksToPlan): an all-to-all's n-1
+// peers' rounds take ch channels each from a base that moves round by round; where (n-1) x ch
+// exceeds the p2p channels, a channel's CTA runs several rounds' parts one batch after another,
+// so a pair, split evenly over its channels, ends with its most loaded one:
+//   W = ceil((n-1) x ch / p2p_channels), each pair at 1/W of its channels' rate
+// (64 ranks on 32 channels at one channel a peer: two waves).
 // Tests: tests/models/comm_plan/p2p_channels_test.cpp.
 #pragma once
 
@@ -46,6 +52,10 @@ P2pChannels p2p_channels(int comm_channels, int topo_per_peer, bool multi_node, 
 
 // The channels one transfer of `bytes` runs on, in a communicator of `nranks` ranks.
 int p2p_transfer_channels(const P2pChannels& c, int nranks, int64_t bytes);
+
+// W above: the waves in which one rank's p2p channels serve its `nranks` - 1 peers of `ch` channels
+// each (at least 1; the copy to oneself is not a round on a channel).
+int p2p_waves(const P2pChannels& c, int nranks, int ch);
 
 // Whether a transfer of `bytes` to one peer runs LL: bytes <= per_peer x ll_threshold (else Simple;
 // a copy to oneself never runs LL).

@@ -101,7 +101,9 @@ class Parser {
     pids_.clear();
   }
   void finish(NcclTestsRun& r) {
-    if (r.ranks == 0) r.ranks = r.nthreads * r.ngpus;
+    // Without Rank lines, nThread x nGpus is one process's count; without even that header (a
+    // table copied from a web page) the count is unknown, not 1.
+    if (r.ranks == 0 && r.header) r.ranks = r.nthreads * r.ngpus;
   }
 
   void line(std::string_view raw, int no) {
@@ -180,7 +182,7 @@ class Parser {
       for (size_t i = 0; i + 1 < w.size(); ++i) {
         int64_t v = 0;
         if (w[i] == "nThread" && parse_int(w[i + 1], v))
-          r.nthreads = count(i, v, 1, kMaxPerProcess);
+          r.nthreads = count(i, v, 1, kMaxPerProcess), r.header = true;
         else if (w[i] == "nGpus" && parse_int(w[i + 1], v))
           r.ngpus = count(i, v, 1, kMaxPerProcess);
         else if (w[i] == "minBytes" && parse_int(w[i + 1], v))

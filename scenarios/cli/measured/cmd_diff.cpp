@@ -39,10 +39,12 @@ struct MeasuredCollective {
 };
 
 // The simulated time of `c` on the scenario's machine (nccl-tests' emulation: a back-to-back loop,
-// over every rank of the scenario). Empty when the scenario has another rank count than `c`.
+// over every rank of the scenario). Empty when the scenario has another rank count than `c`; a
+// table that does not say its rank count (0) is taken to be of the scenario's.
 std::optional<models::measured::DiffRow> diff_simulate_collective(const LoadedScenario& scenario, const MeasuredCollective& c,
                                                              int scenario_ranks) {
-  if (scenario_ranks != c.ranks) return std::nullopt;
+  const int ranks = c.ranks > 0 ? c.ranks : scenario_ranks;
+  if (scenario_ranks != ranks) return std::nullopt;
   models::nccl::CollOp op;
   if (!models::nccl::parse_coll_op(c.op, op))
     throw UserError({c.source, 1, 1}, "collective '" + c.op + "' is not one commsim simulates");
@@ -56,7 +58,7 @@ std::optional<models::measured::DiffRow> diff_simulate_collective(const LoadedSc
     throw scenario.to_user_error(e);
   }
   const auto& row = r.rows.front();
-  return models::measured::collective_row(c.op, c.bytes, c.ranks, c.seconds, row.best_time_us() * 1e-6, row.algo,
+  return models::measured::collective_row(c.op, c.bytes, ranks, c.seconds, row.best_time_us() * 1e-6, row.algo,
                                           row.proto);
 }
 
@@ -114,8 +116,7 @@ int cmd_diff(int argc, char** argv) {
         for (const auto& run : read_nccl_tests_output(f, "diff").runs)
           for (const auto& row : run.rows) {
             // The faster column (noise only adds time), except on one rank, where in place is no work at all.
-            const double us =
-                row.ip && run.ranks > 1 ? std::min(row.oop.time_us, row.ip->time_us) : row.oop.time_us;
+            const double us = row.ip && run.ranks != 1 ? std::min(row.oop.time_us, row.ip->time_us) : row.oop.time_us;
             collectives.push_back({run.op, row.size_bytes, run.ranks, us * 1e-6, f});
           }
       }

@@ -57,3 +57,22 @@ TEST_CASE("p2p channels: LL up to channels per peer x 16 KiB per transfer (NCCL 
   CHECK(p2p_uses_ll(sock, 32 * KiB));
   CHECK_FALSE(p2p_uses_ll(sock, 32 * KiB + 1));
 }
+
+TEST_CASE("p2p channels: an all-to-all's peers share a rank's p2p channels in ceil((n-1) ch / channels) waves",
+          "[nccl]") {
+  const int64_t MiB = 1 << 20;
+  // OCI's GB300 rack: 64 ranks on 32 p2p channels, one channel a peer below 16 MiB parts: 63 rounds
+  // on 32 channels, two waves.
+  const P2pChannels rack = p2p_channels(32, 36, false, true);
+  const int ch = p2p_transfer_channels(rack, 64, 1 * MiB);
+  CHECK(ch == 1);
+  CHECK(p2p_waves(rack, 64, ch) == 2);
+  // 4 x H200: 8 channels a peer on 4 ranks, 3 x 8 = 24 of the 32 channels: one wave.
+  const P2pChannels h200 = p2p_channels(24, 36, false, true);
+  CHECK(p2p_waves(h200, 4, p2p_transfer_channels(h200, 4, 1 * MiB)) == 1);
+  // 33 ranks at one channel a peer: 32 rounds fill the 32 channels exactly; 34 ranks spill into a second.
+  CHECK(p2p_waves(rack, 33, 1) == 1);
+  CHECK(p2p_waves(rack, 34, 1) == 2);
+  // Two ranks: one peer, never more than one wave.
+  CHECK(p2p_waves(rack, 2, rack.per_peer) == 1);
+}

@@ -120,6 +120,17 @@ TEST_CASE("nccl-tests parser: old format without root, 'error' column, two runs 
   CHECK(runs[1].rows[0].size_bytes == 64);
 }
 
+TEST_CASE("nccl-tests parser: a bare table (rows copied from a page, no header) has an unknown rank count",
+          "[models][calibrate]") {
+  // OCI's published GB300 tables are rows alone: 64 ranks ran them, and nothing in the file says so.
+  auto runs = parse_nccl_tests_files(
+      {std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/gb300_oci/measured/all_reduce_1rack.txt"});
+  REQUIRE(runs.size() == 1);
+  CHECK_FALSE(runs[0].header);
+  CHECK(runs[0].ranks == 0);  // unknown, not nThread x nGpus's default 1
+  CHECK(runs[0].rows.size() == 16);
+}
+
 TEST_CASE("nccl-tests parser: GPU product names match catalog GPUs by family and memory size", "[models][calibrate]") {
   using models::readers::gpu_product_matches;
   CHECK(gpu_product_matches("NVIDIA H200", "H200"));
