@@ -46,6 +46,11 @@ std::optional<models::measured::DiffRow> diff_simulate_collective(const LoadedSc
   const int ranks = c.ranks > 0 ? c.ranks : scenario_ranks;
   if (scenario_ranks != ranks) return std::nullopt;
   models::nccl::CollOp op;
+  if (c.op.empty())
+    throw UserError({c.source, 1, 1},
+                    "the file does not say which collective it measured (no nccl-tests header naming its "
+                    "program, such as all_reduce_perf): compare it with `commsim nccl-tests SCENARIO --op OP "
+                    "--compare FILE`");
   if (!models::nccl::parse_coll_op(c.op, op))
     throw UserError({c.source, 1, 1}, "collective '" + c.op + "' is not one commsim simulates");
   models::calibrate::NcclTestsOptions o;

@@ -71,6 +71,21 @@ TEST_CASE("commsim diff --html: the rows as a page, the table unchanged", "[scen
   std::filesystem::remove_all(dir);
 }
 
+// A bare nccl-tests table (rows copied from a page) names neither its collective nor its ranks: diff
+// says so and where to compare it; nccl-tests --compare takes it at the scenario's ranks, silently.
+TEST_CASE("commsim diff and nccl-tests --compare: a bare nccl-tests table", "[scenarios][measured]") {
+  const std::string dir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/gb300_oci/";
+  const std::string bare = dir + "measured/all_reduce_1rack.txt";
+  auto d = run_commsim({"diff", bare, dir + "scenario.toml"});
+  CHECK(d.exit_code == 2);
+  CHECK_THAT(d.err, Catch::StartsWith(bare + ":1:1: the file does not say which collective it measured"));
+  auto c = run_commsim(
+      {"nccl-tests", dir + "scenario.toml", "--op", "all_reduce", "-b", "512K", "-e", "1M", "--compare", bare});
+  REQUIRE(c.exit_code == 0);
+  CHECK_THAT(c.out, Catch::Contains("2 sizes compared"));
+  CHECK_THAT(c.err, !Catch::Contains("ran on"));
+}
+
 TEST_CASE("commsim profile and diff: broken inputs are one FILE:LINE:COL line, exit 2", "[scenarios][measured]") {
   const auto dir = scenarios_test::fresh_temp_dir("measured-bad");
   const std::string bad = (dir / "bad.json").string();
