@@ -44,6 +44,19 @@ double socket_rate_mean(const std::vector<double>& v) {
   for (double x : v) s += x;
   return s / static_cast<double>(v.size());
 }
+
+// One launch file's per-direction rates, by launch tag and point (every row of each).
+std::map<std::string, std::map<std::string, std::vector<double>>> rates_by_tag_and_point(const char* file) {
+  std::ifstream in(std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x1/measured/nccl_socket/" + file);
+  REQUIRE(in.good());
+  std::map<std::string, std::map<std::string, std::vector<double>>> rate;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    const auto j = nlohmann::json::parse(line);
+    rate[j.at("tag").get<std::string>()][j.at("point").get<std::string>()].push_back(j.at("per_direction_GBps"));
+  }
+  return rate;
+}
 }  // namespace
 
 TEST_CASE("validation: socket.thread_duplex is the median both-way over one-way ratio through NCCL", "[validation][nccl]") {
@@ -75,16 +88,7 @@ TEST_CASE("validation: the TP all_reduce and the FSDP2 block all_gather move ali
 // crosses the bridge within the +-15 % a point moves round to round, and only a one-way edge at
 // MTU 1500 is slower.
 TEST_CASE("validation: NCCL's Socket collectives cross a pod bridge at loopback's rate", "[validation][nccl]") {
-  const std::string path =
-      std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x1/measured/nccl_socket/pod_netns.jsonl";
-  std::ifstream in(path);
-  REQUIRE(in.good());
-  std::map<std::string, std::map<std::string, std::vector<double>>> rate;  // tag -> point -> rows
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty()) continue;
-    const auto j = nlohmann::json::parse(line);
-    rate[j.at("tag").get<std::string>()][j.at("point").get<std::string>()].push_back(j.at("per_direction_GBps"));
-  }
+  const auto rate = rates_by_tag_and_point("pod_netns.jsonl");
   REQUIRE(rate.size() == 3);
   for (const char* bridge : {"mtu1500", "mtu9001"}) {
     for (const char* p : {"ar32", "ag_blk", "rs_blk", "ag64", "ar2"}) {
@@ -107,16 +111,7 @@ TEST_CASE("validation: NCCL's Socket collectives cross a pod bridge at loopback'
 // A larger chunk lifts the ring send/recv towards the collectives' rate, and a fixed time per chunk
 // in series with a rate, fitted on 128 KiB and 1 MiB, puts 512 KiB within 6 %.
 TEST_CASE("validation: point-to-point over Socket gains with NCCL's chunk", "[validation][nccl]") {
-  const std::string path =
-      std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x1/measured/nccl_socket/socket_p2p.jsonl";
-  std::ifstream in(path);
-  REQUIRE(in.good());
-  std::map<std::string, std::map<std::string, std::vector<double>>> rate;  // tag -> point -> rows
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty()) continue;
-    const auto j = nlohmann::json::parse(line);
-    rate[j.at("tag").get<std::string>()][j.at("point").get<std::string>()].push_back(j.at("per_direction_GBps"));
-  }
+  const auto rate = rates_by_tag_and_point("socket_p2p.jsonl");
   auto med = [&](const char* tag, const char* point) {
     REQUIRE(rate.at(tag).at(point).size() == 6);
     return validation::median(rate.at(tag).at(point));
