@@ -40,7 +40,7 @@ constexpr std::array kWorkloadRegistry = std::to_array<ParamSpec>({
     {"host.core_bytes_per_s", U::BytesPerSecond, params_detail::kBandwidth, 12e9, "", O::Workload,
      "one CPU thread's achieved DRAM bandwidth; McCalpin, STREAM single-thread on Xeon 8160"},
     // Compute-communication interference, measured with the PyTorch profiler on 2 x H200 (NV18)
-    // during FSDP2 steps of the calibration decoder (bench/device/torch_fsdp_step.py PROFILE=...,
+    // during FSDP2 steps of the calibration decoder (bench/device/steps/torch_fsdp_step.py PROFILE=...,
     // tables in scenarios/validation/h200x2/profile_fsdp_n{1,2}.txt): the same GEMMs take 64.5 ms
     // per step on one GPU and 77.0 ms with 2 GPUs, whose all-gather/reduce-scatter kernels (24
     // channels = 24 of 132 SMs) ran 38 ms per step beside them. Compute work W overlapped for

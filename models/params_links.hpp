@@ -169,11 +169,11 @@ inline constexpr auto kLinkParams = std::to_array<ParamSpec>({
      "(scenarios/validation/azure_nd_v5)"},
     // One warp copying local GPU memory with 16-byte loads and stores, 8 in flight per thread (NCCL's
     // ncclCollUnroll on sm80+): 16 CTAs at once, 1 MiB each, 3.71 GB/s per warp with 8 warps per CTA
-    // and 3.80 with 7 (H200, bench/device/cta_copy_rate.cu; scenarios/validation/h200x1/measured/
+    // and 3.80 with 7 (H200, bench/device/comm/cta_copy_rate.cu; scenarios/validation/h200x1/measured/
     // cta_copy_rate.jsonl; 2.61-2.67 once the data no longer fits in L2). It paces NVLS's scatter
     // and gather warps (8 and 7 of the CTA's 20 on 8 GPUs).
     {"nvls.warp_copy_bandwidth", U::BytesPerSecond, params_detail::kBandwidth, 3.7e9, "", O::Collectives,
-     "one warp's local copy rate, H200 (bench/device/cta_copy_rate.cu, scenarios/validation/h200x1/"
+     "one warp's local copy rate, H200 (bench/device/comm/cta_copy_rate.cu, scenarios/validation/h200x1/"
      "measured/cta_copy_rate.jsonl)"},
     // NVLS on one node: what one NCCL chunk costs a channel's pipeline beyond its bytes, in series
     // with the gather warps' copy of it (nvls.cpp, pipeline_fill.hpp nvls_chunk_stage_rate). Read
@@ -183,7 +183,7 @@ inline constexpr auto kLinkParams = std::to_array<ParamSpec>({
     // the switch's 8 x 64 KiB / 20.0 GB/s per channel gives at t = 1.14 us. Checked on the same
     // curve's 32 and 16 KiB chunks, the GB300 and GB200 racks and Azure's ND H100 and H200 v5.
     // Where it is spent is not known: the copy warps alone do not pay it (an H200 copying in NCCL's
-    // calls, bench/device/nvls_copy_calls.cu: scenarios/validation/h200x1/measured/nvls_copy_calls.jsonl).
+    // calls, bench/device/comm/nvls_copy_calls.cu: scenarios/validation/h200x1/measured/nvls_copy_calls.jsonl).
     {"nvls.chunk_latency", U::Seconds, params_detail::kTime, 1.1e-6, "", O::Collectives,
      "one NVLS chunk's fixed time per channel; two OCI GB300 hosts, 64 against 128 KiB chunks "
      "(scenarios/validation/gb300_oci)"},
@@ -220,14 +220,14 @@ inline constexpr auto kLinkParams = std::to_array<ParamSpec>({
      "(models/hw/links.cpp nvlink_simple_efficiency)"},
     // One NVLink channel (CTA) on H200 with Simple: 2 x H200 (NV18), one process per GPU,
     // NCCL_MAX_NCHANNELS=4, 1 GiB all-reduce in 13.0 ms = 82.5 GB/s per ring edge over 4 channels
-    // (bench/device/torch_nccl_bench.py on the device machine, 2026-11-22; docs/accuracy.md "Out of
+    // (bench/device/comm/torch_nccl_bench.py on the device machine, 2026-11-22; docs/accuracy.md "Out of
     // sample: 2 x H200 of another host"). With the flow-control window below, 22.0 GB/s per channel
     // gives those 20.6 at the default 4 MiB NCCL_BUFFSIZE: 1 / (1/22.0e9 + 13e-6/4 MiB) = 20.6e9.
     // Blackwell gets it by a transfer rule unless this is set: x NCCL's per-channel Simple ceiling
     // of its generation over Hopper's (tuning.cc perChMaxTreeBws; 70.0 / 38.7 -> 39.8 GB/s;
     // models/comm_plan/link_params.hpp nvlink_channel_bandwidth_for; not yet below Hopper).
     {"nvlink.channel_bandwidth", U::BytesPerSecond, params_detail::kChannelRate, 22.0e9, "", O::Collectives,
-     "one channel with Simple, 2 x H200 NCCL_MAX_NCHANNELS=4 (bench/device/torch_nccl_bench.py); "
+     "one channel with Simple, 2 x H200 NCCL_MAX_NCHANNELS=4 (bench/device/comm/torch_nccl_bench.py); "
      "collectives on Blackwell x NCCL's per-channel ceiling ratio, point-to-point as measured (link_params.hpp)"},
     // One CTA's LL rate in a point-to-point transfer: 2 x H200 all-reduce forced to LL
     // (NCCL_PROTO=LL), 1 GiB in 8.69 ms = 123.5 GB/s per ring edge over its 24 channels

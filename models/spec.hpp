@@ -162,15 +162,15 @@ struct ParallelSpec {
   // "1f1b" (plain, or interleaved with vp > 1) | "zb_h1" (zero bubble, Qi et al. 2024; vp = 1).
   std::string pipeline_schedule = "1f1b";
   // false: embedding and output layer replicated on every TP rank (plain PyTorch tensor
-  // parallelism, bench/device/torch_tp_step.py), not split over the vocabulary as Megatron-LM does.
+  // parallelism, bench/device/steps/torch_tp_step.py), not split over the vocabulary as Megatron-LM does.
   bool vocab_parallel = true;
   // Megatron-LM's --make-vocab-size-divisible-by: the vocabulary is padded to a multiple of this x tp
   // (tokenizer.py _vocab_size_with_padding), so each rank's share of the output layer runs aligned
-  // GEMMs (models/compute/gemm.hpp); 1: no padding (plain PyTorch, bench/device/torch_tp_step.py).
+  // GEMMs (models/compute/gemm.hpp); 1: no padding (plain PyTorch, bench/device/steps/torch_tp_step.py).
   int make_vocab_size_divisible_by = 128;
   // Megatron-LM's --async-tensor-model-parallel-allreduce (on since 2021): the backward's input-
   // gradient all-reduce runs beside the wgrad GEMM; false: after it, on the compute stream (plain
-  // PyTorch autograd with Megatron's f/g functions, bench/device/torch_tp_step.py).
+  // PyTorch autograd with Megatron's f/g functions, bench/device/steps/torch_tp_step.py).
   bool async_tensor_model_parallel_allreduce = true;
 };
 

@@ -79,7 +79,7 @@ NvlsWarps nvls_one_node_warps(CollOp op, int nranks);
 // copy a loop head by head, one chunk per call (prims_simple.h ScatterGatherOp), and every chunk
 // costs the channel nvls.chunk_latency more (read off two GB300 hosts at NCCL's chunk steps;
 // where it is spent is not known: an H200's copy warps alone pay only for rounding a call up to
-// whole rounds of their loads, bench/device/nvls_copy_calls.cu). Per channel:
+// whole rounds of their loads, bench/device/comm/nvls_copy_calls.cu). Per channel:
 //   rate = c / (c / (warps x warp_rate) + chunk_latency)
 // NCCL halves its chunk (nvls_chunk_bytes) as the size falls, not the cost: with 7 warps at
 // 3.7 GB/s and 1.1 us, 0.82 of the warps' rate on 128 KiB chunks, 0.70 on 64, 0.53 on 32 and 0.36

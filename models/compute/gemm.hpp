@@ -37,7 +37,7 @@ struct LinearSeconds {
 // cutlass_80 "align2" when the widths are even, cutlass_75 "align1" when one is odd (GPT-2's and
 // GPT-3's vocabulary, 50257, as the LM head's width in PyTorch, which does not pad it). Those run at
 // a fixed fraction of the law's rate, t = t0 + 2mnk / (f R), measured on one H200
-// (bench/device/gemm_misaligned.py, scenarios/validation/h200x1/measured/gemm_misaligned.jsonl:
+// (bench/device/compute/gemm_misaligned.py, scenarios/validation/h200x1/measured/gemm_misaligned.jsonl:
 // the median TFLOP/s of 12-14 shapes per product, tokens 2048 and 8192, in 768-4096, out 32003 and
 // 50257-50260, over R = 793; the spread is -16 .. +38 % for align1's forward, within 13 % else) and
 // carried to other GPUs with R (not measured on another generation).

@@ -18,7 +18,7 @@
 //   Fp8Cast      fp8 quantization with current (per-tensor) scaling, as Transformer Engine runs it:
 //                an amax pass (read 2 B), a scale kernel, one fused cast + transpose (read 2 B,
 //                write the fp8 tensor and its transpose, 1 + 1 B): 6 B per element, 3 launches.
-//                Measured on one H100 inside fp8 steps (bench/device/fp8_step.py, 112
+//                Measured on one H100 inside fp8 steps (bench/device/steps/fp8_step.py, 112
 //                quantizations per step, 26.6 GB in 11.92 ms: 2.23 TB/s at micro-batch 1, 2 and 4,
 //                scenarios/validation/h100x1/measured/README.md); 2.87 TB/s on the H200 by the
 //                transfer rule (gpu_rates.hpp) run backwards: a prediction, not an H200 measurement.

@@ -189,7 +189,7 @@ P2pReadModel p2p_read_model(int sm) {
   // NCCL enables read mode by default only for NVLink between SM80 GPUs, because there it is
   // faster (src/graph/paths.cc ncclTopoCheckP2p: "Enable P2P Read for Ampere/NVLink only"): on
   // A100 read costs no bandwidth. On Hopper it does: 2 x H200 (NV18), one process per GPU,
-  // NCCL_P2P_READ_ENABLE=1 (bench/device/torch_nccl_bench.py, scenarios/validation/h200x2/
+  // NCCL_P2P_READ_ENABLE=1 (bench/device/comm/torch_nccl_bench.py, scenarios/validation/h200x2/
   // n2_read.json, 2026-11-22): 1 GiB all-reduce 3937 us vs 3256 us in write mode (0.83),
   // all-gather 2490 vs 2017 (0.81), but broadcast 3015 vs 2908 (0.96). The loss appears when the
   // reader's port also carries data the other way (all-reduce, all-gather: every rank sends and

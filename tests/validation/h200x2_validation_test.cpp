@@ -1,6 +1,6 @@
 // Out-of-sample check on hardware the calibration never saw: 2 H200 GPUs (NV18) of another
 // host, one process per GPU, NCCL 2.28 through PyTorch (scenarios/validation/h200x2/n2_*.json,
-// measured with bench/device/torch_nccl_bench.py on the device machine, 2026-11-22). Predictions use the
+// measured with bench/device/comm/torch_nccl_bench.py on the device machine, 2026-11-22). Predictions use the
 // 4xH200 profile. PyTorch's host loop is slower than nccl-tests', so only sizes >= 1 MiB (where
 // the device time dominates) are held to a bound. Exception to "out of sample": the NVLink
 // per-channel rate (20.6 GB/s) was read off the 1 GiB point of n2_ch4.json.
@@ -19,7 +19,7 @@
 #include "scenarios/load/loader.hpp"
 
 namespace {
-// op "all_gather_inplace" (bench/device/torch_nccl_bench.py) is compared with the in-place column.
+// op "all_gather_inplace" (bench/device/comm/torch_nccl_bench.py) is compared with the in-place column.
 double median_error_at_least_1mib(const std::string& file, const std::string& op,
                                   const std::vector<std::string>& sets) {
   const bool in_place = op == "all_gather_inplace";

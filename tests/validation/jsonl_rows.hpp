@@ -1,5 +1,5 @@
 #pragma once
-// The device scripts' JSON-lines outputs (bench/device/*.py), read by the validation tests: the rows
+// The device scripts' JSON-lines outputs (bench/device/*/*.py), read by the validation tests: the rows
 // of one `kind`, and the median the tests report.
 #include <algorithm>
 #include <catch2/catch.hpp>

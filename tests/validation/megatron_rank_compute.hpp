@@ -1,6 +1,6 @@
 #pragma once
 // One rank's compute in a Megatron stage program (the compute ops of stage `stage`, power-limit
-// stretch included) for the one-GPU device scripts (bench/device/tp_rank_compute.py,
+// stretch included) for the one-GPU device scripts (bench/device/compute/tp_rank_compute.py,
 // stage_compute.py): plain PyTorch TP, embedding/head/loss replicated, backward all-reduce after
 // the GEMMs. Shared by the H200 and H100 compute validation tests.
 #include <vector>

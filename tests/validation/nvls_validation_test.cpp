@@ -5,7 +5,7 @@
 //     checks the switch's port rate and the fill of the scatter and gather copies.
 //   - ND H100 v5 (NCCL 2.18.5): nothing read off it. Its NCCL ran 64 KiB - 1 MiB at 42 us, 14 us above
 //     2.20.5's; from 2 MiB on the same curve as the H200's.
-//   - nvls.warp_copy_bandwidth is what bench/device/cta_copy_rate.cu measured on an H200.
+//   - nvls.warp_copy_bandwidth is what bench/device/comm/cta_copy_rate.cu measured on an H200.
 // The bounds are the accuracy as it stands, asserted so that a change shows.
 #include <catch2/catch.hpp>
 
@@ -80,7 +80,7 @@ TEST_CASE("validation: one-node NVLS against Azure's ND H200 v5 and ND H100 v5 c
 }
 
 TEST_CASE("validation: nvls.warp_copy_bandwidth is the H200's measured copy rate of one warp", "[validation]") {
-  // bench/device/cta_copy_rate.cu: 16 CTAs (channels) at once, 1 MiB each, 8 loads in flight per
+  // bench/device/comm/cta_copy_rate.cu: 16 CTAs (channels) at once, 1 MiB each, 8 loads in flight per
   // thread (NCCL's unroll on sm80+), with NVLS's 8 scatter and 7 gather warps.
   std::ifstream in(std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x1/measured/cta_copy_rate.jsonl");
   REQUIRE(in.good());
@@ -98,7 +98,7 @@ TEST_CASE("validation: nvls.warp_copy_bandwidth is the H200's measured copy rate
 
 TEST_CASE("validation: an H200's copy warps pay no fixed time per NVLS chunk, only whole rounds of their loads",
           "[validation]") {
-  // bench/device/nvls_copy_calls.cu: NVLS's scatter pattern (a loop of 8 heads' chunks, one call
+  // bench/device/comm/nvls_copy_calls.cu: NVLS's scatter pattern (a loop of 8 heads' chunks, one call
   // each, then a barrier, fence and flag), 16 and 24 CTAs, 5-8 warps, chunks of 16-512 KiB. A call's
   // 4 KiB hunks are dealt over the warps, so it lasts ceil(hunks / warps) rounds: its rate over the
   // stream's is (hunks / warps) / ceil(hunks / warps), within 10 % (calls writing a small ring run up

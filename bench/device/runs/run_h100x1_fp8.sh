@@ -4,7 +4,7 @@
 # Outputs: scenarios/validation/h100x1/measured/fp8_steps.jsonl, fp8_info.txt, log_fp8.txt.
 #   OUT=/tmp/out bash bench/device/runs/run_h100x1_fp8.sh
 set -u
-HERE=$(cd "$(dirname "$0")/.." && pwd)  # the programs, beside runs/
+HERE=$(cd "$(dirname "$0")/.." && pwd)  # bench/device: the programs are in its topic folders
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 NAME=${FP8_NAME:-fp8_steps}   # FP8_PLAN (fp8_step.py) selects other steps; FP8_NAME names their files
 export PYTHONUNBUFFERED=1
@@ -12,7 +12,7 @@ export PYTHONUNBUFFERED=1
   python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)";
   python3 -c "import triton; print('triton', triton.__version__)"; } >"$OUT/${NAME}_info.txt" 2>&1
 cd "$HERE"
-timeout ${FP8_TIMEOUT:-400} python3 fp8_step.py "$OUT/$NAME.jsonl" >"$OUT/log_$NAME.txt" 2>&1; echo "rc=$?" >>"$OUT/log_$NAME.txt"
+timeout ${FP8_TIMEOUT:-400} python3 steps/fp8_step.py "$OUT/$NAME.jsonl" >"$OUT/log_$NAME.txt" 2>&1; echo "rc=$?" >>"$OUT/log_$NAME.txt"
 nvidia-smi --query-gpu=clocks.sm,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv >>"$OUT/${NAME}_info.txt" 2>&1
 python3 - "$OUT/$NAME.jsonl" <<'PY'
 import json, sys

@@ -5,7 +5,7 @@
 # only, 8 of 16 at most). Every part has its own time limit and writes JSON lines as it goes.
 #   OUT=/tmp/out bash bench/device/runs/run_h200x1.sh
 set -u
-HERE=$(cd "$(dirname "$0")/.." && pwd)  # the programs, beside runs/
+HERE=$(cd "$(dirname "$0")/.." && pwd)  # bench/device: the programs are in its topic folders
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
 LOG=$OUT/log.txt
@@ -30,11 +30,11 @@ part() {  # name limit_s command...
   timeout "$lim" "$@" >>"$LOG" 2>&1; echo "== $name rc=$? end $(date +%T)" >>"$LOG"
   echo "$name done $(date +%T)"
 }
-GEMM_BUDGET_S=${GEMM_BUDGET_S:-170} part gemm 230 python3 "$HERE/gemm_sweep.py" "$OUT/gemm.jsonl"
-part membound 75 python3 "$HERE/membound.py" "$OUT/membound.jsonl"
-part adamw 75 python3 "$HERE/adamw_bench.py" "$OUT/adamw.jsonl"
-part tcp 110 bash "$HERE/tcp_budget.sh" "$OUT/tcp.jsonl" &
-MEM_BUDGET_S=${MEM_BUDGET_S:-110} part memory 150 python3 "$HERE/memory_peaks.py" "$OUT/memory_peaks.jsonl"
+GEMM_BUDGET_S=${GEMM_BUDGET_S:-170} part gemm 230 python3 "$HERE/compute/gemm_sweep.py" "$OUT/gemm.jsonl"
+part membound 75 python3 "$HERE/compute/membound.py" "$OUT/membound.jsonl"
+part adamw 75 python3 "$HERE/compute/adamw_bench.py" "$OUT/adamw.jsonl"
+part tcp 110 bash "$HERE/comm/tcp_budget.sh" "$OUT/tcp.jsonl" &
+MEM_BUDGET_S=${MEM_BUDGET_S:-110} part memory 150 python3 "$HERE/memory/memory_peaks.py" "$OUT/memory_peaks.jsonl"
 wait
 nvidia-smi -q -d CLOCK,PERFORMANCE >>"$OUT/info.txt" 2>&1
 # short summary for the reply's output tail

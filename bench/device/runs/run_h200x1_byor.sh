@@ -6,14 +6,14 @@
 # with the sources copied beside this script as nccl-tests/ (NVIDIA/nccl-tests a0b82b2, version 2.19.6)
 # and inspector-src/ (NVIDIA/nccl 5067397, plugins/profiler/inspector): the machine reaches no network.
 set -u
-HERE=$(cd "$(dirname "$0")/.." && pwd)  # the programs, beside runs/
+HERE=$(cd "$(dirname "$0")/.." && pwd)  # bench/device: the programs are in its topic folders
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; R=/tmp/res; mkdir -p $R/inspector
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
 pack() { (cd $R && tar czf "$OUT/results.tgz" .); }
 { date -u +%Y-%m-%dT%H:%M:%SZ; uname -r; nproc; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv;
   nvcc --version | tail -2; python3 -m pip show nvidia-nccl-cu13 2>/dev/null | head -3; g++ --version | head -1; } >$R/info.txt 2>&1
 cat $R/info.txt
-echo "== kineto"; timeout 240 python3 $HERE/kineto_step.py $R 2>&1 | tail -5; pack
+echo "== kineto"; timeout 240 python3 $HERE/steps/kineto_step.py $R 2>&1 | tail -5; pack
 NCCL_PY=$(python3 -c "import nvidia, os; print([p for p in nvidia.__path__][0])")
 NCCL_H=$(find $NCCL_PY -name nccl.h | head -1); NCCL_SO=$(find $NCCL_PY -name 'libnccl.so*' | head -1)
 echo "nccl.h $NCCL_H libnccl $NCCL_SO" | tee -a $R/info.txt

@@ -8,7 +8,7 @@
 #   OUT=/tmp/out bash bench/device/runs/run_h200x1_nccl_socket.sh
 #   OUT=/tmp/out PART=cores bash bench/device/runs/run_h200x1_nccl_socket.sh
 set -u
-HERE=$(cd "$(dirname "$0")/.." && pwd)  # the programs, beside runs/
+HERE=$(cd "$(dirname "$0")/.." && pwd)  # bench/device: the programs are in its topic folders
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
 { date -u +%Y-%m-%dT%H:%M:%SZ; uname -r; nproc; nvidia-smi -L; lscpu 2>/dev/null | head -25
@@ -24,7 +24,7 @@ echo "mps=$MPS" >>"$OUT/info.txt"
 JSONL=socket_hosts.jsonl
 run() {  # tag, then a command prefix (env VAR=... or taskset -c LIST)
   local tag=$1; shift
-  timeout 150 "$@" torchrun --standalone --nproc_per_node=4 "$HERE/nccl_socket_hosts.py" \
+  timeout 150 "$@" torchrun --standalone --nproc_per_node=4 "$HERE/comm/nccl_socket_hosts.py" \
     "$OUT/$JSONL" "$tag" >>"$OUT/log.txt" 2>&1 || { echo "$tag failed" | tee -a "$OUT/log.txt"; return 1; }
 }
 if [ "${PART:-}" = cores ]; then

@@ -16,7 +16,7 @@
 set -u
 # iproute2's ip: the machine's, or IPTOOL (a folder whose `ip` runs a copied one with its libraries).
 [ -n "${IPTOOL:-}" ] && PATH=$IPTOOL:$PATH
-HERE=$(cd "$(dirname "$0")/.." && pwd)  # the programs, beside runs/
+HERE=$(cd "$(dirname "$0")/.." && pwd)  # bench/device: the programs are in its topic folders
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
 export ROUNDS=${ROUNDS:-2}
@@ -53,7 +53,7 @@ echo "mps=$MPS" >>"$OUT/netns_info.txt"
 JSONL=$OUT/pod_netns.jsonl
 PORT=29600
 lo_run() {  # the 4 processes in the host's namespace, over loopback
-  timeout 150 torchrun --standalone --nproc_per_node=4 "$HERE/nccl_socket_hosts.py" "$JSONL" "$1" \
+  timeout 150 torchrun --standalone --nproc_per_node=4 "$HERE/comm/nccl_socket_hosts.py" "$JSONL" "$1" \
     >>"$LOG" 2>&1 || echo "$1 failed" | tee -a "$LOG"
 }
 ns_run() {  # tag, MTU: one process per namespace, over the bridge
@@ -62,7 +62,7 @@ ns_run() {  # tag, MTU: one process per namespace, over the bridge
   for k in 0 1 2 3; do
     ip netns exec ns$k env -u LD_LIBRARY_PATH RANK=$k LOCAL_RANK=$k WORLD_SIZE=4 LOCAL_WORLD_SIZE=1 MASTER_ADDR=10.77.0.10 \
       MASTER_PORT=$PORT NCCL_SOCKET_IFNAME=pod0 GLOO_SOCKET_IFNAME=pod0 ${DBG:-} \
-      timeout 150 python3 "$HERE/nccl_socket_hosts.py" "$JSONL" "$1" >>"$LOG" 2>&1 &
+      timeout 150 python3 "$HERE/comm/nccl_socket_hosts.py" "$JSONL" "$1" >>"$LOG" 2>&1 &
     pids+=($!)
   done
   for p in "${pids[@]}"; do wait "$p" || echo "$1 rank process $p failed" | tee -a "$LOG"; done

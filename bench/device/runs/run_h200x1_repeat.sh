@@ -7,7 +7,7 @@
 # fused-AdamW peaks for the decomposition.
 #   OUT=/tmp/out bash bench/device/runs/run_h200x1_repeat.sh
 set -u
-HERE=$(cd "$(dirname "$0")/.." && pwd)  # the programs, beside runs/
+HERE=$(cd "$(dirname "$0")/.." && pwd)  # bench/device: the programs are in its topic folders
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
 LOG=$OUT/log2.txt
@@ -18,14 +18,14 @@ part() {  # name limit_s command...
   timeout "$lim" "$@" >>"$LOG" 2>&1; echo "== $name rc=$? end $(date +%T)" >>"$LOG"
   echo "$name done $(date +%T)"
 }
-GEMM_ORDER=reverse GEMM_GRID=pow2 GEMM_BUDGET_S=60 part gemm 90 python3 "$HERE/gemm_sweep.py" "$OUT/gemm_repeat.jsonl"
-part profile 90 python3 "$HERE/step_profile.py" "$OUT/step_profile.jsonl" "$OUT"
+GEMM_ORDER=reverse GEMM_GRID=pow2 GEMM_BUDGET_S=60 part gemm 90 python3 "$HERE/compute/gemm_sweep.py" "$OUT/gemm_repeat.jsonl"
+part profile 90 python3 "$HERE/steps/step_profile.py" "$OUT/step_profile.jsonl" "$OUT"
 CAP=84.4e9; C16="fsdp:16:0:2,fsdp:16:0:1,fsdp:16:1:2"
-MEM_LIMIT_BYTES=$CAP ADAMW=foreach MEM_CONFIGS=$C16 part cap_foreach 80 python3 "$HERE/memory_peaks.py" "$OUT/memory_cap.jsonl"
-MEM_LIMIT_BYTES=$CAP ADAMW=fused MEM_CONFIGS=$C16 part cap_fused 80 python3 "$HERE/memory_peaks.py" "$OUT/memory_cap.jsonl"
+MEM_LIMIT_BYTES=$CAP ADAMW=foreach MEM_CONFIGS=$C16 part cap_foreach 80 python3 "$HERE/memory/memory_peaks.py" "$OUT/memory_cap.jsonl"
+MEM_LIMIT_BYTES=$CAP ADAMW=fused MEM_CONFIGS=$C16 part cap_fused 80 python3 "$HERE/memory/memory_peaks.py" "$OUT/memory_cap.jsonl"
 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True MEM_LIMIT_BYTES=$CAP ADAMW=foreach MEM_CONFIGS=$C16 \
-  part cap_expandable 80 python3 "$HERE/memory_peaks.py" "$OUT/memory_cap.jsonl"
-ADAMW=fused MEM_CONFIGS="fsdp:8:0:2,plain:8:0:2,fsdp:16:0:2,plain:16:0:2" part fused_nocap 80 python3 "$HERE/memory_peaks.py" "$OUT/memory_cap.jsonl"
+  part cap_expandable 80 python3 "$HERE/memory/memory_peaks.py" "$OUT/memory_cap.jsonl"
+ADAMW=fused MEM_CONFIGS="fsdp:8:0:2,plain:8:0:2,fsdp:16:0:2,plain:16:0:2" part fused_nocap 80 python3 "$HERE/memory/memory_peaks.py" "$OUT/memory_cap.jsonl"
 nvidia-smi --query-gpu=clocks.sm,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv >>"$OUT/info2.txt" 2>&1
 python3 - "$OUT" <<'PY'
 import json, sys

@@ -5,7 +5,7 @@
 # (nccl_socket_p2p.py beside this file says what each point is).
 #   OUT=/tmp/out bash bench/device/runs/run_h200x1_socket_p2p.sh
 set -u
-HERE=$(cd "$(dirname "$0")/.." && pwd)  # the programs, beside runs/
+HERE=$(cd "$(dirname "$0")/.." && pwd)  # bench/device: the programs are in its topic folders
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1 ROUNDS=${ROUNDS:-3}
 { date -u +%Y-%m-%dT%H:%M:%SZ; uname -r; nproc; nvidia-smi -L; uptime; } >"$OUT/p2p_info.txt" 2>&1
@@ -17,7 +17,7 @@ fi
 echo "mps=$MPS" >>"$OUT/p2p_info.txt"
 run() {  # tag, then env assignments
   local tag=$1; shift
-  env "$@" timeout 150 torchrun --standalone --nproc_per_node=4 "$HERE/nccl_socket_p2p.py" "$OUT/socket_p2p.jsonl" \
+  env "$@" timeout 150 torchrun --standalone --nproc_per_node=4 "$HERE/comm/nccl_socket_p2p.py" "$OUT/socket_p2p.jsonl" \
     "$tag" >>"$OUT/p2p_log.txt" 2>&1 || echo "$tag failed" | tee -a "$OUT/p2p_log.txt"
 }
 for i in 1 2; do

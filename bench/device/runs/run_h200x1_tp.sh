@@ -5,12 +5,12 @@
 # (tp_rank_compute.py says what and how).
 #   OUT=/tmp/out bash bench/device/runs/run_h200x1_tp.sh
 set -u
-HERE=$(cd "$(dirname "$0")/.." && pwd)  # the programs, beside runs/
+HERE=$(cd "$(dirname "$0")/.." && pwd)  # bench/device: the programs are in its topic folders
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
 { date -u +%Y-%m-%dT%H:%M:%SZ; uname -r; nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu,power.draw --format=csv;
   python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'cudnn', torch.backends.cudnn.version())"; } >"$OUT/info4.txt" 2>&1
-cd "$HERE" && timeout 400 python3 tp_rank_compute.py "$OUT/tp_rank.jsonl" "$OUT" >"$OUT/log4.txt" 2>&1; echo "rc=$?" >>"$OUT/log4.txt"
+cd "$HERE" && timeout 400 python3 compute/tp_rank_compute.py "$OUT/tp_rank.jsonl" "$OUT" >"$OUT/log4.txt" 2>&1; echo "rc=$?" >>"$OUT/log4.txt"
 nvidia-smi --query-gpu=clocks.sm,temperature.gpu,power.draw,clocks_event_reasons.active --format=csv >>"$OUT/info4.txt" 2>&1
 python3 - "$OUT/tp_rank.jsonl" <<'PY'
 import json, sys

@@ -7,7 +7,7 @@ export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
 SOCK="NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo"
 run() {  # tag nproc script env...
   local tag=$1 n=$2 script=$3; shift 3
-  env "$@" timeout 170 torchrun --standalone --nproc_per_node="$n" "bench/device/$script" /tmp/r.json >/tmp/log_$tag.txt 2>&1 \
+  env "$@" timeout 170 torchrun --standalone --nproc_per_node="$n" "bench/device/steps/$script" /tmp/r.json >/tmp/log_$tag.txt 2>&1 \
     && echo "{\"tag\": \"$tag\", \"result\": $(tr -d '\n' </tmp/r.json)}" >>"$OUT/steps.jsonl" \
     || { echo "$tag failed"; tail -5 /tmp/log_$tag.txt; }
   rm -f /tmp/r.json

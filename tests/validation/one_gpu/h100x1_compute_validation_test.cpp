@@ -57,7 +57,7 @@ models::ScenarioSpec spec_of(int micro_batch, bool ckpt, const std::string& para
 
 // One rank's compute (the compute ops of a Megatron stage program) at the rates the simulator gives
 // that step on the H100 (its power-limit stretch included), bf16 parameters and `impl` AdamW: what
-// bench/device/tp_rank_compute.py and stage_compute.py measure on one GPU without communication.
+// bench/device/compute/tp_rank_compute.py and stage_compute.py measure on one GPU without communication.
 double rank_compute(int tp, const std::string& impl, int micro_batch = 2, bool ckpt = false, int pp = 1, int stage = 0,
                     int micro_batches = 1, const std::map<std::string, double>& params = {}) {
   const models::ScenarioSpec spec = spec_of(micro_batch, ckpt, "bf16", impl);

@@ -1,4 +1,4 @@
-// fp8 training steps measured on one H100 (bench/device/fp8_step.py: the calibration decoder with
+// fp8 training steps measured on one H100 (bench/device/steps/fp8_step.py: the calibration decoder with
 // Transformer Engine's current-scaling recipe rebuilt from torch ops, casts torch.compile'd;
 // scenarios/validation/h100x1/measured/fp8_steps*.jsonl and README.md) against commsim, which prices
 // fp8 GEMMs by the fp8 law and the quantizations as memory-bound Fp8Cast work

@@ -1,6 +1,6 @@
 // The memory estimate of a mixture-of-experts model (models/memory/memory_peak.hpp, strategy megatron)
 // against torch.cuda.max_memory_allocated of small MoE decoders trained on one H100 with Megatron's
-// model states (bench/device/moe_memory_peaks.py; scenarios/validation/h100x1/measured/
+// model states (bench/device/memory/moe_memory_peaks.py; scenarios/validation/h100x1/measured/
 // moe_memory.jsonl, README.md there): 11 runs, 5 shapes (8 or 16 experts, top 2 or 4, every layer
 // or every second layer MoE, hidden 2048 or 4096), micro-batch 1-4, with and without full
 // recompute. Each run is the shipped scenario scenarios/validation/h100x1/moe_<shape>.toml with

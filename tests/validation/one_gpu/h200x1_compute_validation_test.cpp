@@ -165,7 +165,7 @@ TEST_CASE("validation: the single-GPU steps decompose term by term as their kern
 }
 
 TEST_CASE("validation: one TP rank's compute at TP 1, 2, 4, 8 (tp_rank.jsonl)", "[validation]") {
-  // bench/device/tp_rank_compute.py: the plain bf16 step with the matrices split for `tp`, no
+  // bench/device/compute/tp_rank_compute.py: the plain bf16 step with the matrices split for `tp`, no
   // communication, foreach AdamW; two runs at TP 1 and 4 (mean of both). The old two-parameter
   // model (FLOPs / tp at 560 TFLOP/s) gave 116.6 / 62.7 / 35.8 / 22.3 ms: -10 % at TP 4, -18 % at 8.
   std::map<int, std::vector<double>> measured;
@@ -209,7 +209,7 @@ TEST_CASE("validation: fused AdamW steps out of sample (the optimizer swapped, n
 }
 
 TEST_CASE("validation: pipeline stages, micro-batch 1 and 4, checkpointing on one GPU (stage.jsonl)", "[validation]") {
-  // bench/device/stage_compute.py on one H200, no communication: torch_pp_step.py's stages (4 blocks
+  // bench/device/compute/stage_compute.py on one H200, no communication: torch_pp_step.py's stages (4 blocks
   // each, 8 micro-batches of 2 x 2048 tokens in 1F1B order, foreach AdamW), the plain step at
   // micro-batch 1 and 4 and with checkpointing. The GEMM-bound ones (stages, micro-batch 4) ran
   // their GEMMs 9-10 % slower than the law: the power limit (power_capped_gemm_stretch).

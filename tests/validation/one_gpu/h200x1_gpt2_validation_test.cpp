@@ -1,6 +1,6 @@
 // A decoder that is not Llama-shaped, out of sample: GPT-2 (LayerNorm, biases, GELU MLP of 4h, learned
 // positions, tied head) measured on one H200 (scenarios/validation/h200x1/measured/gpt2_steps.jsonl,
-// bench/device/gpt2_step.py), against the step time the simulator gives
+// bench/device/steps/gpt2_step.py), against the step time the simulator gives
 // scenarios/validation/h200x1/gpt2.toml and the memory estimate (models/memory/memory_peak.hpp) of
 // the same plain bf16 model. Nothing was fitted on these rows: the compute laws are the calibration
 // decoder's (models/compute/, scenarios/validation/h200x1/ANALYSIS.md).
@@ -21,7 +21,7 @@
 namespace {
 const std::string kGpt2Dir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x1/";
 // The step time's target. The LM head's width, 50257, is odd: its GEMMs run in cuBLAS's align1
-// fallback kernels (compute/gemm.hpp, rates and power from bench/device/gemm_misaligned*.py, not
+// fallback kernels (compute/gemm.hpp, rates and power from bench/device/compute/gemm_misaligned*.py, not
 // from these rows); before that law the rows were 13-41 % fast. Now -6.3 .. +1.0 %, median 2.6 %.
 constexpr double kGpt2StepTolerance = 0.07;
 

@@ -2,7 +2,7 @@
 # the same op, CUDA events around it, time per iteration; sizes in nccl-tests' convention (total
 # bytes for all_gather / reduce_scatter). Used to check commsim's predictions on hardware it was
 # not calibrated on (here: 2 GPUs, one process each, P2P/CUMEM). Run with torchrun:
-#   torchrun --nproc_per_node=2 bench/device/torch_nccl_bench.py OUT.json all_reduce,all_gather,...
+#   torchrun --nproc_per_node=2 bench/device/comm/torch_nccl_bench.py OUT.json all_reduce,all_gather,...
 # WARMUP_MS=N runs each size for at least N ms before timing it (default: 3 iterations, as
 # before), so GPU clocks have settled; each row records the SM clock read after timing (NVML).
 import json, os, sys

@@ -4,10 +4,10 @@
 # (models/memory/memory_peak.hpp, strategy megatron, tp = pp = dp = ep = 1) is checked against these rows
 # by tests/validation/one_gpu/h100x1_moe_memory_validation_test.cpp.
 #
-#   python3 bench/device/moe_memory_peaks.py OUT.jsonl     (MEM_BUDGET_S=240 bounds the run)
+#   python3 bench/device/memory/moe_memory_peaks.py OUT.jsonl     (MEM_BUDGET_S=240 bounds the run)
 #   MOE_CONFIGS="e8f4096:0:2,e16f2048:1:4" (shape:ckpt:micro_batch) instead of the default plan.
 #
-# The model (the calibration decoder's block, bench/device/decoder.py, with its MLP replaced by an
+# The model (the calibration decoder's block, bench/device/common/decoder.py, with its MLP replaced by an
 # MoE layer; no biases, RMSNorm, untied head, vocabulary 32000, sequence 2048, bf16):
 #   router   Linear(h, E) in bf16, softmax over the E experts in fp32, top-k, the k weights
 #            renormalised (Mixtral's routing); dropless (every token reaches its k experts: the
@@ -38,6 +38,7 @@
 #   peak           step3's peak
 import gc, os, sys, time, traceback
 import torch, torch.nn as nn, torch.nn.functional as F
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))  # gpu_timing, decoder
 from gpu_timing import Rows, device_info, smi
 from decoder import V, SEQ, loss_of
 

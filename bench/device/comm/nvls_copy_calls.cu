@@ -17,14 +17,14 @@
 // would give, chunk / (chunk + warps x 4 KiB) (ruled out: docs/accuracy.md, nvls.chunk_latency).
 //
 // Build and run (device machine, kind nvidia-h200):
-//   nvcc -O3 -arch=sm_90 -o /tmp/nvls_copy_calls bench/device/nvls_copy_calls.cu && /tmp/nvls_copy_calls > OUT.jsonl
+//   nvcc -O3 -arch=sm_90 -o /tmp/nvls_copy_calls bench/device/comm/nvls_copy_calls.cu && /tmp/nvls_copy_calls > OUT.jsonl
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
-#include "cuda_check.cuh"
+#include "../common/cuda_check.cuh"
 
 constexpr int kUnroll = 8;
 constexpr int kHunk = kUnroll * 32;  // int4s per hunk: 4 KiB

@@ -2,10 +2,12 @@
 # nvjet kernels) against misaligned (out = 50257, cutlass_75 align1; 50258, cutlass_80 align2), tokens
 # 8192, in 1600, bf16. One JSON line per case: the NVML power readings (W) sampled every 50 ms
 # while the GPU is busy, their median, the SM clock, the throttle mask and the kernel's TFLOP/s.
-#   PYTHONPATH=bench/device python3 bench/device/gemm_misaligned_power.py OUT.jsonl
+#   python3 bench/device/compute/gemm_misaligned_power.py OUT.jsonl
 # Why: the compute model's power limit (compute/gpu_rates.hpp) counts GEMMs at the law's rate as
 # drawing a x P_limit; a fallback kernel at an eighth of that rate need not.
 import sys, torch
+import os
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))  # gpu_timing, decoder
 from gpu_timing import Rows, device_info, power_while
 
 

@@ -1,7 +1,7 @@
 # GEMM efficiency by shape on one GPU: bf16 torch.matmul and fp8
 # torch._scaled_mm (e4m3 x e4m3, per-tensor fp32 scales, bf16 output), one JSON line per shape.
 #
-#   python3 bench/device/gemm_sweep.py OUT.jsonl        (GEMM_BUDGET_S=200 bounds the whole sweep)
+#   python3 bench/device/compute/gemm_sweep.py OUT.jsonl        (GEMM_BUDGET_S=200 bounds the whole sweep)
 #   GEMM_ORDER=reverse GEMM_GRID=pow2 ... : the repeat run (model rows in reverse order, then only the
 #   powers-of-two grid in bf16, reversed), to see how much a row depends on the GPU's power state
 #
@@ -23,6 +23,7 @@
 # not run out of L2. Each row carries NVML's SM clock read right after it was timed.
 import itertools, json, math, os, random, sys, time, traceback
 import torch
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))  # gpu_timing, decoder
 from gpu_timing import Rows, clocks, device_info, smi, time_op
 
 FP8 = torch.float8_e4m3fn

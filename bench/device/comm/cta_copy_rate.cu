@@ -11,14 +11,14 @@
 // so the copy's own time is `us - empty_us`.
 //
 // Build and run (device machine, kind nvidia-h200):
-//   nvcc -O3 -arch=sm_90 -o /tmp/cta_copy_rate bench/device/cta_copy_rate.cu && /tmp/cta_copy_rate > OUT.jsonl
+//   nvcc -O3 -arch=sm_90 -o /tmp/cta_copy_rate bench/device/comm/cta_copy_rate.cu && /tmp/cta_copy_rate > OUT.jsonl
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
-#include "cuda_check.cuh"
+#include "../common/cuda_check.cuh"
 
 // Threads [0, threads) of each CTA copy that CTA's `n16` 16-byte words; the rest of the CTA idles
 // (as NCCL's other warp groups would be doing other work).

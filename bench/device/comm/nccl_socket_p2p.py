@@ -11,7 +11,7 @@ rank sends per call over that time ("per direction": send/recv S, ring all_reduc
 NCCL_P2P_NET_CHUNKSIZE (NCCL's point-to-point chunk over the network, 128 KiB by default) is
 recorded with every row: it is what the launches vary.
 
-Run:  torchrun --standalone --nproc_per_node=4 bench/device/nccl_socket_p2p.py OUT.jsonl TAG
+Run:  torchrun --standalone --nproc_per_node=4 bench/device/comm/nccl_socket_p2p.py OUT.jsonl TAG
 """
 import json, os, sys, time
 

@@ -6,7 +6,7 @@
 #   oneway  1 pair, blocking, 4 MiB
 #   bothway 1 pair, spin, 512 KiB, 4 MiB, 64 MiB
 #   oneway and bothway, 2 and 4 pairs at once, spin, 4 MiB
-#   bash bench/device/tcp_budget.sh OUT.jsonl [tcp_budget binary]
+#   bash bench/device/comm/tcp_budget.sh OUT.jsonl [tcp_budget binary]
 set -u
 OUTF=$1
 HERE=$(cd "$(dirname "$0")" && pwd)

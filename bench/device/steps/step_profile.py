@@ -3,7 +3,7 @@
 #   fsdp   as z3_n1 (FSDP2 on one rank, fp32 parameters, bf16 compute, foreach AdamW, fp32 states)
 #   plain  as tp_n1 (bf16 parameters, foreach AdamW, bf16 states)
 #
-#   python3 bench/device/step_profile.py OUT.jsonl OUTDIR
+#   python3 bench/device/steps/step_profile.py OUT.jsonl OUTDIR
 #
 # Per mode: 3 warm-up steps, 6 steps timed with torch.cuda.synchronize (mean and each), then 3 steps
 # under torch.profiler (CUDA activity). One JSON line per mode: step times, every GPU kernel's total
@@ -13,9 +13,9 @@
 import os, re, sys, time
 import torch
 import torch.distributed as dist
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))  # gpu_timing, decoder
 from gpu_timing import Rows, clocks, device_info
-from decoder import V, SEQ, MB, loss_of
-from memory_peaks import Model
+from decoder import V, SEQ, MB, Model, loss_of
 
 # Attention first: cuDNN's SDPA kernels carry "sm90_" in their names. (The committed step_profile.jsonl was
 # written with gemm first, so its "class" fields count cuDNN SDPA as gemm; analysis/analyze_h200x1.py reclassifies.)

@@ -2,7 +2,7 @@
 # GEMMs of the calibration decoder (tokens T = 4096 = 2 x 2048, hidden 4096, FFN 14336, vocab 32000),
 # and scaled_dot_product_attention forward and backward. One JSON line per measurement.
 #
-#   python3 bench/device/membound.py OUT.jsonl
+#   python3 bench/device/compute/membound.py OUT.jsonl
 #
 # Each op is timed at the decoder's size ("decoder", rotating over 4 input sets so that repeats do not
 # sit in the 60 MB L2) and at 8x that size ("large", the asymptotic HBM rate). `bytes` is the fewest
@@ -24,6 +24,8 @@
 #               causal as half: fwd 4*b*h*s^2*d/2, bwd 2.5x fwd (FlashAttention-2's count); TFLOP/s.
 import sys, traceback
 import torch, torch.nn as nn, torch.nn.functional as F
+import os
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))  # gpu_timing, decoder
 from gpu_timing import Rows, clocks, device_info, smi, time_op
 
 T, H, FFN, V = 4096, 4096, 14336, 32000

@@ -4,7 +4,7 @@
 // every send and receive from the proxy thread with non-blocking send()/recv()), and what a host
 // moves with several such pairs at once.
 //
-//   gcc -O2 -o tcp_budget bench/device/tcp_budget.c
+//   gcc -O2 -o tcp_budget bench/device/comm/tcp_budget.c
 //   ./tcp_budget MODE PAIRS CHUNK_BYTES SECONDS ADDR [spin|block]
 //     MODE   oneway  : per pair, process A only sends to B, B only receives (one connection)
 //            bothway : per pair, two connections A->B and B->A; each process sends on one and receives

@@ -1,5 +1,5 @@
 # A PyTorch profiler (Kineto) Chrome trace of the calibration decoder's plain single-GPU training step
-# (bench/device/memory_peaks.py's Model: 8 blocks, hidden 4096, 32 heads, SwiGLU 14336, vocab 32000,
+# (bench/device/common/decoder.py's Model: 8 blocks, hidden 4096, 32 heads, SwiGLU 14336, vocab 32000,
 # untied, sequence 2048, micro-batch 2; bf16 parameters, foreach torch.optim.AdamW with bf16 states:
 # the tp_n1 calibration run), and the step times measured without the profiler.
 #   python3 kineto_step.py OUTDIR
@@ -7,10 +7,9 @@
 # with schedule(wait=0, warmup=1, active=2): the trace holds 2 ProfilerStep#N steps, CPU and CUDA
 # activity, no shapes or stacks; then 6 more timed steps.
 import json, os, sys, time
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch
-from decoder import V, SEQ, MB, loss_of
-from memory_peaks import Model
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))  # gpu_timing, decoder
+from decoder import V, SEQ, MB, Model, loss_of
 from torch.profiler import profile, ProfilerActivity, schedule
 
 out = sys.argv[1]

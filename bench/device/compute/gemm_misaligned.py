@@ -1,15 +1,17 @@
 # A linear layer whose feature count is not a multiple of 8 (16 bytes of bf16): the three products
 # nn.Linear runs (forward, input gradient, weight gradient) timed for aligned and misaligned widths,
 # bf16 torch.matmul, one JSON line per product and shape.
-#   PYTHONPATH=bench/device python3 bench/device/gemm_misaligned.py OUT.jsonl
+#   python3 bench/device/compute/gemm_misaligned.py OUT.jsonl
 # Why: cuBLAS's Hopper kernels (TMA, wgmma) need every matrix's leading dimension to be a multiple of
 # 16 bytes; GPT-2's vocabulary, 50257, is odd, and its LM head ran in cutlass_75 "align1" kernels at an
-# eighth of the aligned rate (bench/device/gpt2_profile.py). The widths out = 50257 (odd), 50258
+# eighth of the aligned rate (bench/device/steps/gpt2_profile.py). The widths out = 50257 (odd), 50258
 # (2 mod 4), 50260 (4 mod 8), 50264 (aligned) and 32003 / 32000 at in = 768, 1600, 4096 and tokens
 # 2048, 8192; and in = 4099 (odd input features) at out = 4096. Rows: product, tokens, in, out,
 # m n k of the product, median time (gpu_timing.time_op: queued behind a spin kernel, CUDA events) and
 # the TFLOP/s of 2 m n k.
 import sys, torch
+import os
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))  # gpu_timing, decoder
 from gpu_timing import Rows, clocks, device_info, time_op
 
 

@@ -7,6 +7,7 @@
 import json, os, sys
 import torch, torch.nn as nn
 import torch.distributed as dist
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))  # gpu_timing, decoder
 from decoder import H, V, L, SEQ, MB, Block, loss_of, time_steps
 
 class Stage(nn.Module):

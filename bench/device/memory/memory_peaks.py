@@ -2,7 +2,7 @@
 # configuration: torch.cuda.max_memory_allocated / max_memory_reserved, and memory_allocated at the
 # points of a step that split the peak into terms.
 #
-#   python3 bench/device/memory_peaks.py OUT.jsonl        (MEM_BUDGET_S=150 bounds the run)
+#   python3 bench/device/memory/memory_peaks.py OUT.jsonl        (MEM_BUDGET_S=150 bounds the run)
 # Options (environment): ADAMW=fused for the fused optimizer (default foreach, as the calibration runs);
 # MEM_CONFIGS="fsdp:16:0:2,plain:8:1:4" (mode:blocks:ckpt:micro_batch) instead of the default plan;
 # MEM_LIMIT_BYTES=N caps the caching allocator at N bytes (torch.cuda.set_per_process_memory_fraction)
@@ -29,21 +29,9 @@
 import gc, os, sys, time, traceback
 import torch, torch.nn as nn
 import torch.distributed as dist
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))  # gpu_timing, decoder
 from gpu_timing import Rows, device_info, smi
-from decoder import H, V, SEQ, Block, loss_of
-
-
-class Model(nn.Module):
-    def __init__(self, blocks, ckpt):
-        super().__init__()
-        from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
-        self.emb = nn.Embedding(V, H)
-        self.blocks = nn.ModuleList((checkpoint_wrapper(Block()) if ckpt else Block()) for _ in range(blocks))
-        self.norm, self.head = nn.RMSNorm(H), nn.Linear(H, V, bias=False)
-    def forward(self, t):
-        x = self.emb(t)
-        for b in self.blocks: x = b(x)
-        return self.head(self.norm(x))
+from decoder import H, V, SEQ, Block, Model, loss_of
 
 
 LIMIT = int(float(os.environ["MEM_LIMIT_BYTES"])) if os.environ.get("MEM_LIMIT_BYTES") else None

@@ -17,7 +17,7 @@ Per point: ITERS back-to-back calls between CUDA events, the slowest rank's time
 bytes each rank sends per call over that time ("per direction": ring all_reduce 2 (n-1)/n S,
 all_gather / reduce_scatter (n-1)/n S of the total S, 2-rank broadcast and all_reduce S).
 
-Run:  torchrun --standalone --nproc_per_node=4 bench/device/nccl_socket_hosts.py OUT.jsonl TAG
+Run:  torchrun --standalone --nproc_per_node=4 bench/device/comm/nccl_socket_hosts.py OUT.jsonl TAG
 Env:  ROUNDS (default 3), NCCL_* as usual (NCCL_DEBUG=INFO shows channels and socket threads).
 Writes one JSON line per point and round to OUT.jsonl (appends), rank 0 only.
 """

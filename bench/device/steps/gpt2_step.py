@@ -1,8 +1,9 @@
 # A GPT-2-shaped decoder's single-GPU training step: step time and peak memory, one JSON line per
 # configuration (scenarios/validation/h200x1/measured/gpt2_steps.jsonl), to check the compute and
 # memory models on a decoder that is not Llama-shaped. Written compactly so that it travels inside
-# the device tool's 2,000-character command (gzip + base64); this file is the script as it ran:
-#   PYTHONPATH=bench/device python3 bench/device/gpt2_step.py OUT.jsonl
+# the device tool's 2,000-character command (gzip + base64); this file is the script as it ran, but
+# for the line that finds ../common:
+#   python3 bench/device/steps/gpt2_step.py OUT.jsonl
 # The model is GPT-2 (openai-community/gpt2* config.json: n_layer, n_embd, n_head, n_positions 1024,
 # vocab 50257) as nanoGPT writes it, without dropout: LayerNorm with bias, c_attn Linear(h, 3h) and
 # c_proj Linear(h, h) with biases, causal SDPA, GELU (tanh) MLP of 4h with biases, learned positions
@@ -13,6 +14,8 @@
 # backward (grads), and max_memory_allocated over that step (peak), all less the allocation before
 # the model was built; params and states (AdamW's m, v after the warm-up) likewise.
 import json,time,sys,torch,torch.nn as nn,torch.nn.functional as F
+import os
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))  # gpu_timing, decoder
 from gpu_timing import Rows,device_info,clocks
 V,S=50257,1024
 class B(nn.Module):

@@ -6,7 +6,7 @@
 #   4blocks four blocks (973 M)
 #   decoder 8 blocks + embedding and head 32000x4096 + final norm (2,208,370,688, the z3_n1 model)
 #
-#   python3 bench/device/adamw_bench.py OUT.jsonl
+#   python3 bench/device/compute/adamw_bench.py OUT.jsonl
 #
 # lr 1e-4, default betas/eps/weight_decay (0.01), random gradients set once. Median of >= 5 steps
 # after 2 warm-up steps (the first allocates the states), CUDA events. Bytes per parameter stated:
@@ -17,6 +17,8 @@
 #              addcmul (3), sqrt (2), div (2), add (2), addcdiv (4)
 import sys, traceback
 import torch
+import os
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))  # gpu_timing, decoder
 from gpu_timing import Rows, clocks, device_info, smi, time_op
 
 H, FFN, V = 4096, 14336, 32000

@@ -41,3 +41,16 @@ def time_steps(step, timed=6, barrier_each=False):
             dist.barrier(); torch.cuda.synchronize()
         t0 = time.perf_counter(); step(); torch.cuda.synchronize(); times.append(time.perf_counter() - t0)
     return times
+
+
+class Model(nn.Module):
+    def __init__(self, blocks, ckpt):
+        super().__init__()
+        from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
+        self.emb = nn.Embedding(V, H)
+        self.blocks = nn.ModuleList((checkpoint_wrapper(Block()) if ckpt else Block()) for _ in range(blocks))
+        self.norm, self.head = nn.RMSNorm(H), nn.Linear(H, V, bias=False)
+    def forward(self, t):
+        x = self.emb(t)
+        for b in self.blocks: x = b(x)
+        return self.head(self.norm(x))

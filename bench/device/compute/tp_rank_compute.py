@@ -1,7 +1,7 @@
 # What one tensor-parallel rank computes, measured on ONE GPU ("tensor-parallel
 # compute is not FLOPs / tp"), and the attention layout copies of the calibration decoder.
 #
-#   python3 bench/device/tp_rank_compute.py OUT.jsonl OUTDIR
+#   python3 bench/device/compute/tp_rank_compute.py OUT.jsonl OUTDIR
 #
 # 1. kind "rank_step": the plain bf16 step of torch_tp_step.py (decoder.py's Block(tp) with its
 #    matrices split as TP splits them: qkv, gate, up by columns, o and down by rows; embedding,
@@ -19,6 +19,7 @@
 import os, re, sys, time, traceback
 import torch, torch.nn as nn, torch.nn.functional as F
 import torch.distributed as dist
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))  # gpu_timing, decoder
 from gpu_timing import Rows, clocks, device_info, smi, time_op
 from decoder import H, HEADS, V, SEQ, MB, L, Block, loss_of
 

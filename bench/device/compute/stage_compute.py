@@ -1,7 +1,7 @@
 # Pipeline stages' and other shapes' compute on ONE GPU, no communication (mechanism 2:
 # checks of the compute model out of sample).
 #
-#   python3 bench/device/stage_compute.py OUT.jsonl
+#   python3 bench/device/compute/stage_compute.py OUT.jsonl
 #
 # kind "stage_step": torch_pp_step.py's two stages of the calibration decoder (2 stages of 4 blocks;
 #   stage 0 with the embedding, stage 1 with the final norm, head and loss) run alone on one GPU:
@@ -15,6 +15,7 @@
 import os, re, sys, time, traceback
 import torch, torch.nn as nn
 from torch.utils.checkpoint import checkpoint
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))  # gpu_timing, decoder
 from gpu_timing import Rows, clocks, device_info, smi
 from decoder import H, V, L, SEQ, MB, Block, loss_of
 

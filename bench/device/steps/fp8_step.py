@@ -3,8 +3,8 @@
 # precision the model offers is checked against a measurement). Transformer Engine is not
 # installed on the device machine (torch only), so its Linear is rebuilt here from torch ops:
 #
-#   python3 bench/device/fp8_step.py OUT.jsonl            (QUANT=compiled,eager selects the casts)
-#   FP8_PLAN=bf16:1,fp8:1,fp8head:2 python3 bench/device/fp8_step.py OUT.jsonl
+#   python3 bench/device/steps/fp8_step.py OUT.jsonl            (QUANT=compiled,eager selects the casts)
+#   FP8_PLAN=bf16:1,fp8:1,fp8head:2 python3 bench/device/steps/fp8_step.py OUT.jsonl
 #                                   (steps only, compiled casts: precision:micro-batch; fp8head also
 #                                    runs the output layer in fp8, as TE does with a te.Linear head)
 #
@@ -37,6 +37,7 @@
 #               timed by gpu_timing.time_op (queued, back to back) and summed, with the bytes moved.
 import os, re, sys, time, traceback
 import torch, torch.nn as nn
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))  # gpu_timing, decoder
 from gpu_timing import Rows, clocks, device_info, smi, time_op
 from decoder import H, V, L, SEQ, MB, Block, loss_of
 

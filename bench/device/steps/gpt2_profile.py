@@ -1,6 +1,6 @@
 # Where a GPT-2 training step's time goes on one GPU: the kernels of gpt2_step.py's step (same model,
 # optimizer and loss), per kernel and per class, and how much of the step the GPU is idle.
-#   PYTHONPATH=bench/device python3 bench/device/gpt2_profile.py OUT.jsonl TRACEDIR
+#   python3 bench/device/steps/gpt2_profile.py OUT.jsonl TRACEDIR
 # Per configuration: 3 warm-up steps, 6 timed steps (CUDA-synchronised, wall clock), then 3 steps under
 # torch.profiler (CPU and CUDA activity), exported as a Chrome trace and read back: every GPU activity
 # (kernels, memcpy, memset) summed per kernel name and per class, the union of their intervals (the
@@ -8,6 +8,7 @@
 # line per configuration (kind "gpt2_profile"); the trace files stay in TRACEDIR.
 import gzip, json, os, re, sys, time
 import torch, torch.nn.functional as F
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))  # gpu_timing, decoder
 from gpu_timing import Rows, clocks, device_info
 from gpt2_step import G, V, S
 

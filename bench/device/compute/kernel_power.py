@@ -3,10 +3,12 @@
 # bf16 GEMM at the law's shapes (8192 x 8192 x 8192), causal SDPA forward and backward (GPT-2 XL's
 # heads: batch 8, 25 heads of 64, sequence 1024), LayerNorm forward, GELU forward, a residual add,
 # and foreach AdamW on 1.5 G bf16 parameters (GPT-2 XL).
-#   PYTHONPATH=bench/device python3 bench/device/kernel_power.py OUT.jsonl
+#   python3 bench/device/compute/kernel_power.py OUT.jsonl
 # Why: the compute model's power limit (compute/gpu_rates.hpp) prices GEMMs at a x P_limit and
 # everything else at b x P_limit; this says which other kernels draw like GEMMs.
 import sys, torch, torch.nn.functional as F
+import os
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))  # gpu_timing, decoder
 from gpu_timing import Rows, device_info, power_while
 
 
