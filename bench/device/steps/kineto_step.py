@@ -13,6 +13,7 @@ from decoder import V, SEQ, MB, Model, loss_of
 from torch.profiler import profile, ProfilerActivity, schedule
 
 out = sys.argv[1]
+os.makedirs(out, exist_ok=True)  # the trace is written at the end: a missing folder would lose the run
 torch.cuda.set_device(0)
 torch.manual_seed(0)
 with torch.device("cuda"):
