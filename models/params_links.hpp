@@ -123,9 +123,11 @@ inline constexpr auto kLinkParams = std::to_array<ParamSpec>({
      "further GPU (nccl-tests -g N); fitted by calibrate (4 x H200, -g 4: 25 us); Grace hosts: 14 us "
      "(models/hw/instance_build.hpp kGraceLaunchOverhead)"},
     {"nccl.launch_per_gpu", U::Seconds, params_detail::kTime, 0, "", O::Collectives,
-     "host issue cost per further GPU one thread launches on (nccl-tests -g N). 0 until measured: the "
-     "data here cannot separate it (only -g 4 nccl-tests; the 2 x H200 one-GPU-per-process floors, "
-     "20-24 us, include PyTorch's own cost, so they bound it only from below: >= (25 - 20) / 3 = 1.7 us)"},
+     "host issue cost per further GPU one thread launches on (nccl-tests -g N). 0: one H200 VM's host "
+     "loops nccl-tests -g 1 at 6.6 us per call (scenarios/validation/h200x1/measured_run/), so on the "
+     "4 x H200 VM -g 4 would be ~5.3 us per further GPU, but Azure's -g 8 floors (25-45 us) give 2.5-5 "
+     "and InfiniBand's LL step was read off a -g 1 run given 25 us: splitting it moved the median curve "
+     "5.7 -> 6.6 % (docs/accuracy.md, the host loop)"},
     {"nccl.launch_sharpness", U::Factor, params_detail::kSharpness, 4, "", O::Collectives,
      "p of (launch^p + device^p)^(1/p): how sharply host- and device-bound regimes meet"},
     // P2P read mode ("P2P/CUMEM/read"): by GPU generation, models/hw/links.cpp p2p_read_model.
