@@ -13,17 +13,21 @@ namespace {
 // its network across racks.
 NodeSpec rack(const char* name, const char* gpu, int gpus, const char* citation) {
   NodeSpec n = grace_rack(name, gpu, gpus, citation);
-  // Across more than two NVLink domains NCCL runs NVLSTree, a tree of the domains' NVLS heads.
-  // The one public run beyond two racks (CoreWeave, 20 x GB200 NVL72, NCCL 2.26.2;
-  // scenarios/validation/gb200_nvl72/measured/all_reduce_20racks.txt) reached 382 GB/s of bus
-  // bandwidth at 8 GiB where one and two racks reach ~800 and the model ~870; what limits it (the
-  // fabric between the racks, or how NCCL 2.26 spread the trees over the NICs) is not known
-  // (docs/hardware.md, "Blackwell").
+  // Across NVLink domains NCCL runs NVLSTree, a tree of the domains' NVLS heads, and every public
+  // run across racks is slower than the model's: OCI's two GB300 NVL72 racks (NCCL 2.28.7;
+  // scenarios/validation/gb300_oci/measured/all_reduce_2racks.txt) hold a flat ~490 us from 512 KiB
+  // to 16 MiB where the model's NVLSTree takes 46-166 us, and run 20-24 % slower from 1 GiB;
+  // CoreWeave's two GB200 racks 9-16 % slower from 512 MiB; the one run beyond two racks (CoreWeave,
+  // 20 x GB200 NVL72, NCCL 2.26.2; gb200_nvl72/measured/all_reduce_20racks.txt) reached 382 GB/s of
+  // bus bandwidth at 8 GiB where one and two racks reach ~800 and the model ~870. What limits them
+  // (NCCL's choice across the racks, the fabric between them, how the trees spread over the NICs)
+  // is not known (docs/accuracy.md, "OCI GB300 NVL72 racks"; docs/hardware.md, "Blackwell").
   n.network_note =
-      "across more than two NVLink domains NVLSTree is an optimistic bound here: a public 20-rack "
-      "GB200 NVL72 all_reduce_perf ran 2.3x slower than this model at 8 GiB (382 against 870 GB/s "
-      "bus bandwidth), while one and two racks are within 15 % (docs/hardware.md)";
-  n.network_note_from_nodes = 3;
+      "across NVLink domains NVLSTree is an optimistic bound here: on two racks below ~64 MiB (OCI's "
+      "two GB300 NVL72 racks took a flat ~490 us at 512 KiB - 16 MiB where this model charges 46-166 "
+      "us; 9-24 % slower than it from 512 MiB on two GB200 and GB300 racks), beyond two racks at every "
+      "size (a public 20-rack GB200 NVL72 all_reduce_perf ran 2.3x slower than this model at 8 GiB: "
+      "382 against 870 GB/s bus bandwidth) (docs/accuracy.md)";
   return n;
 }
 

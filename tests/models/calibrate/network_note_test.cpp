@@ -31,7 +31,7 @@ TEST_CASE("network note: GPUDirect-TCPX and TCPXO say what the model leaves out,
   CHECK(one_size(gcp("a3-ultragpu-8g", 2)).network_note.empty());  // RoCE ConnectX-7: modelled as it is
 }
 
-TEST_CASE("network note: rack-scale NVLink domains say so beyond two racks, not at one or two", "[nccl]") {
+TEST_CASE("network note: rack-scale NVLink domains say so across racks, not on one", "[nccl]") {
   auto racks = [](int nodes) {
     ScenarioSpec s = gcp("gb200-nvl72", nodes);
     s.placement.pods_per_node = 18;
@@ -42,7 +42,9 @@ TEST_CASE("network note: rack-scale NVLink domains say so beyond two racks, not 
   CHECK(three.rfind("gb200-nvl72: ", 0) == 0);
   CHECK(three.find("NVLSTree is an optimistic bound") != std::string::npos);
   CHECK(three.find("382 against 870") != std::string::npos);  // the measured size of the gap
-  CHECK(one_size(racks(2)).network_note.empty());             // two racks: within 15 % of the public run
+  const std::string two = one_size(racks(2)).network_note;
+  CHECK(two.find("NVLSTree is an optimistic bound") != std::string::npos);
+  CHECK(two.find("~490 us") != std::string::npos);  // OCI's two GB300 racks below 16 MiB
   CHECK(one_size(racks(1)).network_note.empty());
 }
 
