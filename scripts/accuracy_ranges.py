@@ -78,8 +78,26 @@ def nccl_tests_curve(label, scenario, table, sets=(), op="all_reduce"):
     return label, {s: min(pred[s]["time_us"], pred[s]["in_place_time_us"]) / t - 1 for s, t in meas.items()}
 
 
+def torch_issue_us(op):
+    """The host time one PyTorch process spends per call of `op` in torch_nccl_bench.py's loop, as
+    measured on an H200 VM with the 2 x H200 runs' software (torch 2.11, NCCL 2.28.9): one rank
+    (h200x1/measured/torch_host_issue.jsonl, median over sizes, rounds and launches). With one rank
+    NCCL copies for an out-of-place op (all_gather, reduce_scatter: a launch, as with two) and does
+    nothing for an in-place one (all_reduce, broadcast), which therefore add what one NCCL call of
+    one rank, out of place, costs that host (h200x1/measured/nccl_p2p_issue_cost.jsonl, all-reduce
+    alone: an upper bound, its own checks included). This replaces nccl-tests' loop (the 4 x H200
+    -g 4 fit, 25 us), which is not what these runs' host did."""
+    rows = [json.loads(l) for l in open(os.path.join(V, "h200x1/measured/torch_host_issue.jsonl"))]
+    t = statistics.median(r["issue_us"] for r in rows if r["ranks"] == 1 and r["op"] == op)
+    if op in ("all_reduce", "broadcast"):
+        calls = [json.loads(l) for l in open(os.path.join(V, "h200x1/measured/nccl_p2p_issue_cost.jsonl"))]
+        t += statistics.median(c["api_us"] for c in calls if c.get("kind") == "allreduce" and c["k"] == 1)
+    return t
+
+
 def torch_curve(label, f, op, sets=()):
     rows = [r for r in json.load(open(os.path.join(V, "h200x2", f)))["rows"] if r["op"] == op]
+    sets = list(sets) + [f"cluster.params.nccl.launch_overhead={torch_issue_us(op) * 1e-6}"]
     pred = predict(os.path.join(V, "h200x2/n2.toml"), op, min(r["size"] for r in rows), max(r["size"] for r in rows),
                    sets)
     return label, {r["size"]: pred[r["size"]]["time_us"] / r["time_us"] - 1 for r in rows if r["size"] in pred}

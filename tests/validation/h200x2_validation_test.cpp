@@ -151,3 +151,43 @@ TEST_CASE("validation: 2 x H200, NCCL_BUFFSIZE (Simple's flow-control window), >
     CHECK(median_error_at_least_1mib(file, "broadcast", set) <= 0.25);
   }
 }
+
+TEST_CASE("validation: PyTorch's issue cost per call, measured on one H200, is the 2 x H200 runs' floor",
+          "[validation][nccl]") {
+  // h200x1/measured/torch_host_issue.jsonl: one rank, calls queued back to back (the host binds);
+  // all_reduce and broadcast run in place, where one rank's NCCL launches nothing, so they add one
+  // out-of-place NCCL call of one rank (nccl_p2p_issue_cost.jsonl, all-reduce alone). The 2 x H200
+  // runs' median time below 64 KiB (n2_default.json), host-bound there, agrees within 12 %.
+  const std::string val = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/";
+  auto median = [](std::vector<double> v) {
+    REQUIRE(!v.empty());
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  };
+  auto jsonl = [](const std::string& path) {
+    std::vector<nlohmann::json> rows;
+    std::ifstream in(path);
+    REQUIRE(in.good());
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty()) rows.push_back(nlohmann::json::parse(line));
+    return rows;
+  };
+  const auto issue = jsonl(val + "h200x1/measured/torch_host_issue.jsonl");
+  std::vector<double> launch;
+  for (const auto& c : jsonl(val + "h200x1/measured/nccl_p2p_issue_cost.jsonl"))
+    if (c.value("kind", "") == "allreduce" && c.at("k") == 1) launch.push_back(c.at("api_us"));
+  std::ifstream runs(val + "h200x2/n2_default.json");
+  REQUIRE(runs.good());
+  const auto measured = nlohmann::json::parse(runs);
+  for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "broadcast"}) {
+    std::vector<double> one_rank, two_gpus;
+    for (const auto& r : issue)
+      if (r.at("ranks") == 1 && r.at("op") == op) one_rank.push_back(r.at("issue_us"));
+    for (const auto& r : measured.at("rows"))
+      if (r.at("op") == op && r.at("size").get<int64_t>() < (64 << 10)) two_gpus.push_back(r.at("time_us"));
+    const bool in_place = std::string(op) == "all_reduce" || std::string(op) == "broadcast";
+    const double floor_us = median(one_rank) + (in_place ? median(launch) : 0);
+    INFO(op << ": measured on one H200 " << floor_us << " us, 2 x H200's floor " << median(two_gpus) << " us");
+    CHECK(std::fabs(floor_us / median(two_gpus) - 1) < 0.12);
+  }
+}
