@@ -5,7 +5,7 @@
 # the 45 minutes .ci/run has: the browser and validation tests (rendering and accuracy), and the two
 # whole-library loops that run every shipped scenario (fold_equals_full_test.cpp runs each twice,
 # once with --full; breakdown_test.cpp's seven terms), and the planner's exhaustive twin of its
-# audit test (models/plan/search_test.cpp: both simulate every candidate of the same space; the
+# audit test (tests/models/plan/search_test.cpp: both simulate every candidate of the same space; the
 # audit one stays). All run in scripts/test.sh; the code they reach is reached here by the smaller tests
 # of each mechanism.
 set -euo pipefail

@@ -16,7 +16,7 @@
 // multiply. A pattern that matches no link is a SpecError naming the closest link names.
 // The shortcuts that assume alike ranks or nodes check capacities and latencies and fall back
 // (replica fold: node links compared one by one; all-to-all fold: per-link signature;
-// closed-form blocks read the links as they are): tests/scenarios/link_stragglers_test.cpp
+// closed-form blocks read the links as they are): tests/models/world/link_stragglers_test.cpp
 // compares each with --full.
 #include <cstdint>
 #include <string_view>

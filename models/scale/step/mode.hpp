@@ -40,7 +40,7 @@ enum class Mechanism {
   NodeOrbits,     // beside rank classes: the collectives' flows of node 0 (collectives/node_orbits.cpp)
   GpuRotation,    // tree all-reduces as the orbits of moving every node's GPUs on (gpu_rotation.hpp)
   AllToAllFold,   // all-to-all as a few weighted flows per rank (collectives/all_to_all_fold.hpp)
-  ClosedForms,    // collectives on idle links in closed form (sim/flow_block.hpp)
+  ClosedForms,    // collectives on idle links in closed form (sim/flow_block.cpp)
 };
 inline constexpr int kMechanisms = 9;
 const char* mechanism_name(Mechanism m);
