@@ -81,14 +81,17 @@ NodeSpec grace_rack(const char* name, const char* gpu, int gpus, const char* cit
   // NVLS's fixed time over the rack's hosts is more than the model's (OCI's GB300 NVL72, 64 GPUs,
   // NCCL 2.28.7: scenarios/validation/gb300_oci/measured; docs/accuracy.md), and what sets it is
   // not known. The same rack's all-to-all takes 31 us or more per call, where the model charges
-  // 15-32 us up to 4 MiB per GPU: a fixed cost per call, not charged, whose source is not found
-  // (docs/accuracy.md). A run that spans the rack's hosts says both.
+  // 15-32 us up to 4 MiB per GPU: a fixed cost per call, not charged. Its size is the host's issue
+  // cost of the call's 128 sends and receives (0.26 us each on an x86 H200 host,
+  // scenarios/validation/h200x1/measured/nccl_p2p_issue_cost.jsonl); Grace's own rate is not
+  // measured (docs/accuracy.md). A run that spans the rack's hosts says both.
   n.nvlink_note =
       "NVLS across the rack's hosts is an optimistic bound below ~8 MiB: on OCI's GB300 NVL72 64 GPUs "
       "took 66 us at 512 KiB - 2 MiB where this model charges 32-44 (21 % fast at 4 MiB); from 8 MiB "
       "within 14 %. All-to-all across them is an optimistic bound below ~8 MiB per GPU: that rack took "
       "31-44 us at 512 KiB - 4 MiB where this model charges 15-32 (a fixed cost per call that it does "
-      "not charge); from 8 MiB within 20 %, from 64 MiB within 6 % (docs/accuracy.md)";
+      "not charge: the host issuing the call's sends and receives, 2 per peer); from 8 MiB within "
+      "20 %, from 64 MiB within 6 % (docs/accuracy.md)";
   return n;
 }
 
