@@ -17,6 +17,7 @@
 
 #include "models/calibrate/nccl_tests.hpp"
 #include "scenarios/load/loader.hpp"
+#include "tests/validation/jsonl_rows.hpp"
 
 namespace {
 // op "all_gather_inplace" (bench/device/comm/torch_nccl_bench.py) is compared with the in-place column.
@@ -159,23 +160,11 @@ TEST_CASE("validation: PyTorch's issue cost per call, measured on one H200, is t
   // out-of-place NCCL call of one rank (nccl_p2p_issue_cost.jsonl, all-reduce alone). The 2 x H200
   // runs' median time below 64 KiB (n2_default.json), host-bound there, agrees within 12 %.
   const std::string val = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/";
-  auto median = [](std::vector<double> v) {
-    REQUIRE(!v.empty());
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-  };
-  auto jsonl = [](const std::string& path) {
-    std::vector<nlohmann::json> rows;
-    std::ifstream in(path);
-    REQUIRE(in.good());
-    for (std::string line; std::getline(in, line);)
-      if (!line.empty()) rows.push_back(nlohmann::json::parse(line));
-    return rows;
-  };
-  const auto issue = jsonl(val + "h200x1/measured/torch_host_issue.jsonl");
+  const auto issue = validation::jsonl_rows(val + "h200x1/measured/torch_host_issue.jsonl", "torch_issue");
   std::vector<double> launch;
-  for (const auto& c : jsonl(val + "h200x1/measured/nccl_p2p_issue_cost.jsonl"))
-    if (c.value("kind", "") == "allreduce" && c.at("k") == 1) launch.push_back(c.at("api_us"));
+  for (const auto& c : validation::jsonl_rows(val + "h200x1/measured/nccl_p2p_issue_cost.jsonl", "allreduce"))
+    if (c.at("k") == 1) launch.push_back(c.at("api_us"));
+  REQUIRE(!launch.empty());
   std::ifstream runs(val + "h200x2/n2_default.json");
   REQUIRE(runs.good());
   const auto measured = nlohmann::json::parse(runs);
@@ -185,9 +174,12 @@ TEST_CASE("validation: PyTorch's issue cost per call, measured on one H200, is t
       if (r.at("ranks") == 1 && r.at("op") == op) one_rank.push_back(r.at("issue_us"));
     for (const auto& r : measured.at("rows"))
       if (r.at("op") == op && r.at("size").get<int64_t>() < (64 << 10)) two_gpus.push_back(r.at("time_us"));
+    REQUIRE(!one_rank.empty());
+    REQUIRE(!two_gpus.empty());
     const bool in_place = std::string(op) == "all_reduce" || std::string(op) == "broadcast";
-    const double floor_us = median(one_rank) + (in_place ? median(launch) : 0);
-    INFO(op << ": measured on one H200 " << floor_us << " us, 2 x H200's floor " << median(two_gpus) << " us");
-    CHECK(std::fabs(floor_us / median(two_gpus) - 1) < 0.12);
+    const double floor_us = validation::median(one_rank) + (in_place ? validation::median(launch) : 0);
+    const double two_gpus_us = validation::median(two_gpus);
+    INFO(op << ": measured on one H200 " << floor_us << " us, 2 x H200's floor " << two_gpus_us << " us");
+    CHECK(std::fabs(floor_us / two_gpus_us - 1) < 0.12);
   }
 }
