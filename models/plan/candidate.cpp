@@ -79,6 +79,7 @@ std::string layout_text(const Candidate& c) {
   s += fmt::format(" mb{}", c.micro_batch);
   if (c.recompute != "none") s += " recompute=" + c.recompute;
   if (c.pods_per_node > 1) s += fmt::format(", {} pods/node", c.pods_per_node);
+  if (c.node_gpus > c.gpus_per_node) s += fmt::format(", {} of {} GPUs per node", c.gpus_per_node, c.node_gpus);
   return s;
 }
 

@@ -13,7 +13,8 @@ namespace models::plan {
 struct Candidate {
   std::string instance;  // catalog name
   int nodes = 1;
-  int gpus_per_node = 8;  // the instance's
+  int gpus_per_node = 8;  // GPUs a node gives the job: the instance's, or whole hosts of a multi-host domain
+  int node_gpus = 0;      // the instance's GPUs per node (0: gpus_per_node); the rest idle, but paid
   int pods_per_node = 1;
   std::string strategy = "megatron";  // megatron | zero1 | zero2 | zero3 | fsdp | hsdp | ddp
   bool offload = false;               // zero3: optimizer states on the host (offload_optimizer = cpu)
@@ -35,7 +36,8 @@ struct Candidate {
 ScenarioSpec apply_candidate(const ScenarioSpec& base, const Candidate& c);
 
 // The layout in one readable line: "megatron tp8 pp4 vp2 dp32 sp dist-opt mb1 recompute=full,
-// 1 pod/node" (what differs from plain defaults only).
+// 2 pods/node, 64 of 72 GPUs per node" (what differs from plain defaults only; the last part where
+// hosts of an NVLink domain idle).
 std::string layout_text(const Candidate& c);
 // The same candidate as edits of the scenario file: keys to remove, then `--set KEY=VALUE`
 // overrides (values in TOML syntax). Loading the base file with these gives apply_candidate's

@@ -194,15 +194,19 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
   });
   std::vector<Work*> live;
   const double steps = out.steps;
+  for (const auto& [name, n] : out.space.per_instance) out.by_instance[name].candidates = n;
   for (size_t k = 0; k < work.size(); ++k) {
+    InstanceTally& tally = out.by_instance[work[k].c.instance];
     if (!invalid[k].empty()) {
       ++out.invalid[invalid[k]];
+      ++tally.refused;
       continue;
     }
     Work& w = work[k];
     const double capacity = hw::find_instance(w.c.instance).gpu.hbm_bytes;
     if (w.memory_bound > capacity) {
       ++out.over_memory;
+      ++tally.over_memory;
       continue;
     }
     live.push_back(&w);
@@ -272,8 +276,14 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
         out.audit_bound_violations.push_back(w->result);
       all.push_back(w->result);
     }
+  for (size_t k = 0; k < mine.size(); ++k) {
+    InstanceTally& tally = out.by_instance[mine[k]->c.instance];
+    tally.simulated += mine[k]->done;
+    tally.skipped_by_bound += skipped[k] == 1;
+  }
   for (char s : skipped) out.skipped_by_bound += s == 1;
   rank(std::move(all), o, out);
+  for (const auto& e : out.ranked) ++out.by_instance[e.candidate.instance].ranked;
 
   if (o.audit) {  // every skipped candidate simulated: none may beat the winner
     std::vector<size_t> todo;

@@ -60,6 +60,11 @@ struct Evaluated {
   bool meets(const PlanOptions& o) const;  // fits, cost <= budget, time <= deadline
 };
 
+// What became of one instance's candidates (an instance with no row says why).
+struct InstanceTally {
+  int64_t candidates = 0, refused = 0, over_memory = 0, simulated = 0, skipped_by_bound = 0, ranked = 0;
+};
+
 struct PlanResult {
   SpaceStats space;
   int64_t candidates = 0;                            // after the arithmetic
@@ -74,6 +79,7 @@ struct PlanResult {
   double steps = 0, tokens_per_step = 0;             // the training target
   std::vector<std::string> missing_prices;           // instances with no price
   std::map<std::string, PriceSpec> node_prices;      // the others: one node's price, how it is sold, its source
+  std::map<std::string, InstanceTally> by_instance;  // every instance asked for (this shard's share)
   // audit
   int64_t audited = 0;
   std::vector<Evaluated> audit_beats_winner;         // skipped candidates better than ranked[0]

@@ -23,7 +23,7 @@ class Enumerator {
              std::vector<Candidate>& out)
       : base_(base), m_(m), o_(o), st_(st), out_(out) {}
 
-  void node(const std::string& instance, int gpus_per_node, int nodes) {
+  void node(const std::string& instance, int node_gpus, int gpus_per_node, int nodes) {
     for (int pods : o_.pods_per_node) {
       ++st_.considered;
       if (pods < 1 || gpus_per_node % pods != 0) {
@@ -33,6 +33,7 @@ class Enumerator {
       Candidate c;
       c.instance = instance;
       c.nodes = nodes;
+      c.node_gpus = node_gpus;
       c.gpus_per_node = gpus_per_node;
       c.pods_per_node = pods;
       for (const auto& s : o_.strategies) {
@@ -166,6 +167,29 @@ std::vector<int> node_counts(int gpus_per_node, int min_gpus, int max_gpus) {
   return out;
 }
 
+std::vector<int> used_gpus_per_node(const hw::NodeSpec& node, const std::vector<int>& domain_hosts) {
+  const int hosts = node.hosts();
+  if (hosts <= 1) return {node.gpus};
+  std::vector<int> h = domain_hosts;
+  if (h.empty()) {
+    h.push_back(hosts);
+    int p = 1;
+    while (2 * p < hosts) p *= 2;
+    if (p < hosts && p > 1) h.push_back(p);
+  }
+  std::vector<int> out;
+  for (int k : h) {
+    if (k < 1 || k > hosts)
+      throw SpecError("cluster.instance", node.name + " is one NVLink domain of " + std::to_string(hosts) +
+                                              " hosts, not " + std::to_string(k) + " (expected --hosts-per-domain from 1 to " +
+                                              std::to_string(hosts) + ")");
+    const int g = std::min(node.gpus, k * node.host_gpus);
+    if (std::find(out.begin(), out.end(), g) == out.end()) out.push_back(g);
+  }
+  std::sort(out.rbegin(), out.rend());
+  return out;
+}
+
 std::vector<Candidate> enumerate_space(const ScenarioSpec& base, const model::ModelShape& model,
                                        const SpaceOptions& options, SpaceStats* stats) {
   SpaceStats local;
@@ -184,10 +208,14 @@ std::vector<Candidate> enumerate_space(const ScenarioSpec& base, const model::Mo
   Enumerator e(base, model, options, st, out);
   for (const auto& name : instances) {
     const hw::NodeSpec& node = hw::find_instance(name);
-    const int base_gpus = base.cluster.nodes * node.gpus;
-    const int lo = options.min_gpus > 0 ? options.min_gpus : base_gpus;
-    const int hi = options.max_gpus > 0 ? options.max_gpus : std::max(lo, base_gpus);
-    for (int n : node_counts(node.gpus, lo, hi)) e.node(name, node.gpus, n);
+    const size_t before = out.size();
+    for (int used : used_gpus_per_node(node, options.domain_hosts)) {
+      const int base_gpus = base.cluster.nodes * used;
+      const int lo = options.min_gpus > 0 ? options.min_gpus : base_gpus;
+      const int hi = options.max_gpus > 0 ? options.max_gpus : std::max(lo, base_gpus);
+      for (int n : node_counts(used, lo, hi)) e.node(name, node.gpus, used, n);
+    }
+    st.per_instance[name] += int64_t(out.size() - before);
   }
   // Every combination became a candidate or was dropped for one reason.
   st.considered = int64_t(out.size());

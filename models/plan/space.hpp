@@ -2,8 +2,12 @@
 // The planner's space: every candidate (candidate.hpp) the options allow, with those that cannot
 // run dropped by arithmetic before anything is built. The space, in full:
 //   hardware   each instance of `instances` (default: the scenario's), each node count whose GPUs
-//              lie in [min_gpus, max_gpus] (default: the scenario's count), pods_per_node in
-//              `pods_per_node` (dividing the node's GPUs);
+//              lie in [min_gpus, max_gpus] (default: the scenario's node count), pods_per_node in
+//              `pods_per_node` (dividing the GPUs a node gives the job); a multi-host NVLink domain
+//              (an NVL72 rack) gives all its hosts, or `domain_hosts` of them (default: also the
+//              largest power of two below all: 16 of 18 trays, the Slurm `--segment=16` NVIDIA
+//              recommends for large jobs on GB200 NVL72), the rest idle but paid: a rack's 72 = 8 x 9 GPUs divide no
+//              power-of-two global batch with the heads' and layers' degrees, 64 do;
 //   megatron   tp a power of two dividing a pod's GPUs, the heads and the key/value heads;
 //              pp dividing the layers (<= max_pp); cp in `cp` (2 cp dividing seq); ep (MoE only)
 //              dividing the experts and dp x cp (<= max_ep); vp in 1..max_vp dividing the
@@ -24,8 +28,9 @@
 #include <vector>
 
 #include "models/plan/candidate.hpp"
-#include "models/spec.hpp"
+#include "models/hw/node.hpp"
 #include "models/model/model_shape.hpp"
+#include "models/spec.hpp"
 
 namespace models::plan {
 
@@ -36,6 +41,9 @@ struct SpaceOptions {
   std::vector<int> micro_batches = {1, 2};
   std::vector<std::string> recompute = {"none", "full"};
   std::vector<int> pods_per_node = {1};
+  // Hosts of a multi-host NVLink domain a node gives the job; empty: all, and the largest power
+  // of two below all. Ignored for single-host nodes.
+  std::vector<int> domain_hosts;
   std::vector<int> cp = {1, 2};
   int max_pp = 32, max_vp = 4, max_ep = 8;
   bool zero_bubble = true;  // also zb_h1 where it applies
@@ -44,6 +52,7 @@ struct SpaceOptions {
 struct SpaceStats {
   int64_t considered = 0;  // combinations looked at: the candidates plus every one dropped
   std::map<std::string, int64_t> dropped;  // reason -> count ("does not divide the global batch", ...)
+  std::map<std::string, int64_t> per_instance;  // instance -> candidates (every instance asked for, 0 included)
 };
 
 // Throws SpecError for options that leave no hardware (an unknown instance names cluster.instance;
@@ -53,5 +62,10 @@ std::vector<Candidate> enumerate_space(const ScenarioSpec& base, const model::Mo
 
 // Node counts of `gpus_per_node`-GPU nodes inside [min_gpus, max_gpus].
 std::vector<int> node_counts(int gpus_per_node, int min_gpus, int max_gpus);
+
+// The GPUs a node of `node` gives the job, most first: every GPU, and for a multi-host NVLink
+// domain `domain_hosts` whole hosts of it (empty: also the largest power of two below all hosts).
+// Throws SpecError for a host count the domain does not have.
+std::vector<int> used_gpus_per_node(const hw::NodeSpec& node, const std::vector<int>& domain_hosts);
 
 }  // namespace models::plan

@@ -35,6 +35,13 @@ std::string machines(const ScenarioSpec& spec, int gpus_per_node) {
   return c.instance;
 }
 
+// " (4 of 8 GPUs per node idle)" where the pods leave GPUs of a node unused: the node is still
+// paid whole, so the line says what the $ rows pay for besides the GPUs that run.
+std::string idle_text(int used, int node_gpus) {
+  if (used >= node_gpus) return "";
+  return " (" + std::to_string(node_gpus - used) + " of " + std::to_string(node_gpus) + " GPUs per node idle)";
+}
+
 // The parallel layout of one job.
 std::string parallel_text(const ParallelSpec& p, const std::optional<CollectiveSpec>& collective, int gpus) {
   if (collective) {
@@ -65,7 +72,8 @@ LayoutSummary describe_layout(const ScenarioSpec& spec) {
     s.gpus = place.size();
     s.pods = place.nodes * place.pods_per_node;
     s.line = count(s.gpus, "GPU", "GPUs") + ": " + count(s.nodes, "node", "nodes") + " " + machines(spec, node_gpus) +
-             ", " + count(s.pods, "pod", "pods") + " x " + count(place.gpus_per_pod, "GPU", "GPUs") + "; " +
+             ", " + count(s.pods, "pod", "pods") + " x " + count(place.gpus_per_pod, "GPU", "GPUs") +
+             idle_text(place.pods_per_node * place.gpus_per_pod, node_gpus) + "; " +
              parallel_text(spec.parallel, spec.collective, s.gpus);
     return s;
   }

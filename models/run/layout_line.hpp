@@ -3,6 +3,7 @@
 // and the parallel layout, e.g.
 //   "4 GPUs: 1 node p4d.24xlarge, 4 pods x 1 GPU; zero3, dp 4"
 //   "512 GPUs: 64 nodes dgx-a100-80gb, 64 pods x 8 GPUs; megatron tp 8 pp 8 dp 8 (vp 3)"
+//   "128 GPUs: 2 nodes gb200-nvl72, 2 pods x 64 GPUs (8 of 72 GPUs per node idle); megatron ..."
 // Every output that shows a run's numbers (run, compare, sweep rows, plan, the HTML pages, the
 // JSON summary the Python package reads) states this line, so a what-if whose override changed
 // the GPU count says so beside its numbers. Computed from the scenario alone (no simulation).

@@ -129,8 +129,8 @@ def test_every_row_states_gpus_nodes_pods_and_the_layout(repo):
     first, second = c["results"]
     assert (first["gpus"], first["nodes"], first["pods"]) == (4, 1, 1)
     assert (second["gpus"], second["nodes"], second["pods"]) == (1, 1, 1)
-    assert first["layout"].startswith("4 GPUs: 1 node p4d.24xlarge, 1 pod x 4 GPUs; zero3")
-    assert second["layout"].startswith("1 GPU: 1 node p4d.24xlarge, 1 pod x 1 GPU; zero3")
+    assert first["layout"].startswith("4 GPUs: 1 node p4d.24xlarge, 1 pod x 4 GPUs (4 of 8 GPUs per node idle); zero3")
+    assert second["layout"].startswith("1 GPU: 1 node p4d.24xlarge, 1 pod x 1 GPU (7 of 8 GPUs per node idle); zero3")
     # The override is part of the second column's name: two columns never share one.
     assert second["scenario"] == first["scenario"].replace("[training.steps=1]", "[placement.gpus_per_pod=1, training.steps=1]")
     rows = commsim.sweep(seed, {"placement.pods_per_node": [1, 4], "placement.gpus_per_pod": [4, 1]})

@@ -53,6 +53,7 @@ Json plan_row_json(const models::plan::Evaluated& e, size_t rank, bool pareto) {
   j["nodes"] = c.nodes;
   j["gpus"] = c.gpus();
   j["gpus_per_node"] = c.gpus_per_node;
+  j["node_gpus"] = c.node_gpus > 0 ? c.node_gpus : c.gpus_per_node;
   j["pods_per_node"] = c.pods_per_node;
   j["strategy"] = c.strategy;
   j["offload"] = c.offload;
@@ -161,6 +162,7 @@ ShardFile read_plan_json(const std::string& path) {
       c.instance = row["instance"].get<std::string>();
       c.nodes = row["nodes"].get<int>();
       c.gpus_per_node = row["gpus_per_node"].get<int>();
+      c.node_gpus = row.value("node_gpus", c.gpus_per_node);
       c.pods_per_node = row["pods_per_node"].get<int>();
       c.strategy = row["strategy"].get<std::string>();
       c.offload = row["offload"].get<bool>();

@@ -162,6 +162,7 @@ models::plan::PlanOptions plan_options(const PlanArgs& a) {
         throw UserError({"--recompute", 1, 1}, "unknown recompute '" + r + "' (expected none, selective or full)");
   }
   if (!a.pods.empty()) s.pods_per_node = parse_int_list(a.pods, "--pods-per-node", 1, 64);
+  if (!a.domain_hosts.empty()) s.domain_hosts = parse_int_list(a.domain_hosts, "--hosts-per-domain", 1, 1024);
   if (!a.cp.empty()) s.cp = parse_int_list(a.cp, "--cp", 1, 64);
   s.max_pp = a.max_pp;
   s.max_vp = a.max_vp;

@@ -21,7 +21,7 @@ double parse_usd(const std::string& text, const std::string& option);
 double parse_duration(const std::string& text, const std::string& option);
 
 struct PlanArgs {
-  std::string instances, gpus, strategies, micro_batches, recompute, pods, cp, objective = "time";
+  std::string instances, gpus, strategies, micro_batches, recompute, pods, domain_hosts, cp, objective = "time";
   std::string budget, deadline;
   int max_gpus = 0, max_pp = 32, max_vp = 4;
   unsigned jobs = 1;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "models/hw/instance.hpp"
 #include "models/hw/prices.hpp"
 #include "scenarios/cli/output/result_format.hpp"
 
@@ -38,6 +39,30 @@ std::string row_line(size_t rank_label_width, const std::string& rank, const Eva
 
 double objective(const Evaluated& e, models::plan::Objective o) {
   return o == models::plan::Objective::Cost ? e.cost_usd.value_or(1e300) : e.train_s;
+}
+
+// One line per instance asked for when there are several: what became of its candidates, so an
+// instance with no row in the table says why instead of vanishing.
+std::string instances_text(const models::plan::PlanResult& r) {
+  if (r.by_instance.size() < 2) return "";
+  std::string out = "\ninstances (what became of each one's candidates):\n";
+  for (const auto& [name, t] : r.by_instance) {
+    std::string line = fmt::format("  {:<18} {:>6} candidates", name, t.candidates);
+    if (t.candidates == 0) {
+      line += ": no layout divides its nodes' GPUs and the global batch (--gpus, training.global_batch";
+      line += models::hw::find_instance(name).hosts() > 1 ? ", --hosts-per-domain)" : ")";
+    } else {
+      size_t best = 0;
+      for (size_t i = 0; i < r.ranked.size() && !best; ++i)
+        if (r.ranked[i].candidate.instance == name) best = i + 1;
+      line += fmt::format(": {} ranked{}, {} simulated, {} skipped (their bound cannot beat the best), {} over GPU "
+                          "memory, {} refused by the layout checks",
+                          t.ranked, best ? fmt::format(" (best #{})", best) : std::string(), t.simulated,
+                          t.skipped_by_bound, t.over_memory, t.refused);
+    }
+    out += line + "\n";
+  }
+  return out;
 }
 
 }  // namespace
@@ -145,6 +170,7 @@ std::string plan_text(const PlanOutput& p) {
                                : std::string("-"));
     }
   }
+  out += instances_text(r);
   if (!r.pareto.empty()) {
     out += "\nPareto front (time vs cost, no other layout both faster and cheaper):\n";
     for (size_t i : r.pareto)

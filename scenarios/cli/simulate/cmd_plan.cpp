@@ -100,6 +100,10 @@ int cmd_plan(int argc, char** argv) {
   app.add_option("--recompute", a.recompute, "activation recompute modes to try (default none,full)")
       ->type_name("none,full");
   app.add_option("--pods-per-node", a.pods, "pods per node to try (default 1)")->type_name("1,8");
+  app.add_option("--hosts-per-domain", a.domain_hosts,
+                 "hosts of a multi-host NVLink domain (an NVL72 rack) to use, the rest idle but paid (default: all, "
+                 "and the largest power of two below: 16,18 on NVL72)")
+      ->type_name("16,18");
   app.add_option("--cp", a.cp, "context-parallel degrees to try (default 1,2)")->type_name("1,2");
   app.add_option("--max-pp", a.max_pp, "largest pipeline degree (default 32)")->type_name("N")->check(CLI::PositiveNumber);
   app.add_option("--max-vp", a.max_vp, "largest virtual pipeline degree (default 4)")->type_name("N")->check(CLI::PositiveNumber);

@@ -156,3 +156,29 @@ TEST_CASE("plan: on two priced instances the cost objective ranks by $ of the cl
   CHECK(seen[0]);
   CHECK(seen[1]);
 }
+
+TEST_CASE("plan: 64 of an NVL72 rack's 72 GPUs run as planned, the rack paid whole, the bounds still below",
+          "[models][plan]") {
+  // u-p6e-gb200x72 at $761.904 per UltraServer-hour (models/hw/prices.cpp): a layout on 16 of its
+  // 18 trays pays all 18. Global batch 32 divides no dp on 72 GPUs with tp a power of two.
+  auto base = plan_test::small_base();
+  PlanOptions o = plan_test::small_options();
+  o.space.instances = {"u-p6e-gb200x72"};
+  o.space.min_gpus = 64;
+  o.space.max_gpus = 144;
+  o.space.strategies = {"megatron", "fsdp"};
+  o.space.micro_batches = {1};
+  o.audit = true;
+  const PlanResult r = plan_layouts(base, o);
+  REQUIRE(!r.ranked.empty());
+  CHECK(r.audit_beats_winner.empty());
+  CHECK(r.audit_bound_violations.empty());
+  CHECK(r.by_instance.at("u-p6e-gb200x72").ranked == int64_t(r.ranked.size()));
+  for (const Evaluated& e : r.ranked) {
+    INFO(layout_text(e.candidate));
+    CHECK(e.candidate.gpus_per_node == 64);
+    CHECK(e.candidate.gpus() == 64 * e.candidate.nodes);
+    REQUIRE(e.cost_usd);
+    CHECK(*e.cost_usd == Approx(e.step_s * r.steps * e.candidate.nodes * 761.904 / 3600).epsilon(1e-12));
+  }
+}

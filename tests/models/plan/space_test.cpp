@@ -4,6 +4,7 @@
 #include <set>
 
 #include "models/error.hpp"
+#include "models/hw/instance.hpp"
 #include "models/plan/space.hpp"
 #include "models/model/model_shape.hpp"
 #include "tests/models/plan/plan_fixture.hpp"
@@ -52,4 +53,43 @@ TEST_CASE("plan: a space needs the global batch and a catalog instance", "[model
   SpaceOptions o;
   o.instances = {"p5.48xlarg"};
   CHECK_THROWS_AS(enumerate_space(base, m, o), models::SpecError);
+}
+
+TEST_CASE("plan: an NVL72 rack gives all its hosts or a power of two of them, and is paid whole",
+          "[models][plan]") {
+  const auto& rack = models::hw::find_instance("gb200-nvl72");
+  REQUIRE(rack.hosts() == 18);
+  CHECK(used_gpus_per_node(rack, {}) == std::vector<int>{72, 64});                // 18 and 16 trays of 4
+  CHECK(used_gpus_per_node(models::hw::find_instance("u-p6e-gb200x36"), {}) == std::vector<int>{36, 32});
+  CHECK(used_gpus_per_node(rack, {16}) == std::vector<int>{64});
+  CHECK(used_gpus_per_node(models::hw::find_instance("p5.48xlarge"), {4}) == std::vector<int>{8});  // one host
+  CHECK_THROWS_AS(used_gpus_per_node(rack, {19}), models::SpecError);
+
+  // Llama-3-70B, global batch 1024: 72 = 8 x 9 GPUs per rack leave a factor 9 that no power-of-two
+  // dp, no tp dividing 64 heads and no pp dividing 80 layers takes, so only 64 of 72 GPUs divide.
+  models::ScenarioSpec base = plan_test::small_base();
+  base.model->preset = "llama-3-70b";
+  base.training.global_batch = 1024;
+  const auto m = models::model::resolve_model(*base.model);
+  SpaceOptions o;
+  o.instances = {"gb200-nvl72"};
+  o.min_gpus = 64;
+  o.max_gpus = 1152;
+  SpaceStats st;
+  const auto cands = enumerate_space(base, m, o, &st);
+  REQUIRE(!cands.empty());
+  std::set<int> nodes;
+  for (const auto& c : cands) {
+    INFO(layout_text(c));
+    CHECK(c.gpus_per_node == 64);
+    CHECK(c.node_gpus == 72);
+    CHECK(base.training.global_batch % (c.dp() * c.micro_batch) == 0);
+    nodes.insert(c.nodes);
+  }
+  // dp a power of two: 64 x 2^k GPUs, or 5 x 64 x 2^k with pp taking the 5 (80 layers).
+  CHECK(nodes == std::set<int>{1, 2, 4, 5, 8, 10, 16});
+  CHECK(st.per_instance.at("gb200-nvl72") == int64_t(cands.size()));
+  CHECK(layout_text(cands.front()).find(", 64 of 72 GPUs per node") != std::string::npos);
+  o.domain_hosts = {18};
+  CHECK(enumerate_space(base, m, o).empty());  // all 18 trays: nothing divides
 }

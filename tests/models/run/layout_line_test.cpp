@@ -26,14 +26,14 @@ TEST_CASE("layout line: GPUs, nodes, pods and the strategy of the seeds' three l
   CHECK(one_pod.gpus == 4);
   CHECK(one_pod.nodes == 1);
   CHECK(one_pod.pods == 1);
-  CHECK(one_pod.line == "4 GPUs: 1 node p4d.24xlarge, 1 pod x 4 GPUs; zero3, dp 4");
+  CHECK(one_pod.line == "4 GPUs: 1 node p4d.24xlarge, 1 pod x 4 GPUs (4 of 8 GPUs per node idle); zero3, dp 4");
   const auto four_pods = models::describe_layout(p4d_layout_line(4, 1));
   CHECK(four_pods.gpus == 4);
   CHECK(four_pods.pods == 4);
-  CHECK(four_pods.line == "4 GPUs: 1 node p4d.24xlarge, 4 pods x 1 GPU; zero3, dp 4");
+  CHECK(four_pods.line == "4 GPUs: 1 node p4d.24xlarge, 4 pods x 1 GPU (4 of 8 GPUs per node idle); zero3, dp 4");
   const auto shrunk = models::describe_layout(p4d_layout_line(1, 1));
   CHECK(shrunk.gpus == 1);
-  CHECK(shrunk.line == "1 GPU: 1 node p4d.24xlarge, 1 pod x 1 GPU; zero3, dp 1");
+  CHECK(shrunk.line == "1 GPU: 1 node p4d.24xlarge, 1 pod x 1 GPU (7 of 8 GPUs per node idle); zero3, dp 1");
 }
 
 TEST_CASE("layout line: Megatron's dp is GPUs / (tp x pp x cp), with vp shown", "[models]") {
@@ -58,7 +58,7 @@ TEST_CASE("layout line: a bare collective names its op and size", "[models]") {
   s.collective->op = "all_reduce";
   s.collective->bytes = int64_t{1} << 30;
   s.collective->iterations = 20;
-  CHECK(models::describe_layout(s).line == "4 GPUs: 1 node p4d.24xlarge, 1 pod x 4 GPUs; all_reduce of 1 GiB x 20 iterations");
+  CHECK(models::describe_layout(s).line == "4 GPUs: 1 node p4d.24xlarge, 1 pod x 4 GPUs (4 of 8 GPUs per node idle); all_reduce of 1 GiB x 20 iterations");
 }
 
 TEST_CASE("layout line: a layout that does not tile the node is the placement's error", "[models]") {

@@ -134,6 +134,20 @@ TEST_CASE("scenarios: plan and instances say 'no price' for an instance without 
   }
 }
 
+TEST_CASE("scenarios: plan names every instance asked for, and why one has no row", "[scenarios]") {
+  // 8..16 GPUs: a GB200 NVL72 rack gives 64 or 72, so it has no candidate; it is named, not dropped.
+  const auto r = run_commsim(plan_args_with(kPlan, {"--instances", "p5.48xlarge,gb200-nvl72"}));
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("instances (what became of each one's candidates):") != std::string::npos);
+  CHECK(r.out.find("gb200-nvl72             0 candidates: no layout divides its nodes' GPUs and the global batch "
+                   "(--gpus, training.global_batch, --hosts-per-domain)") != std::string::npos);
+  CHECK(r.out.find("p5.48xlarge") != std::string::npos);
+  CHECK(r.out.find("ranked (best #1)") != std::string::npos);
+  const auto bad = run_commsim(plan_args_with(kPlan, {"--instances", "gb200-nvl72", "--hosts-per-domain", "20"}));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("gb200-nvl72 is one NVLink domain of 18 hosts, not 20") != std::string::npos);
+}
+
 TEST_CASE("scenarios: plan refuses what has no answer, in one sentence with exit 2", "[scenarios]") {
   struct Case {
     std::vector<std::string> extra;
