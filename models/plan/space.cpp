@@ -181,8 +181,8 @@ std::vector<int> used_gpus_per_node(const hw::NodeSpec& node, const std::vector<
   for (int k : h) {
     if (k < 1 || k > hosts)
       throw SpecError("cluster.instance", node.name + " is one NVLink domain of " + std::to_string(hosts) +
-                                              " hosts, not " + std::to_string(k) + " (expected --hosts-per-domain from 1 to " +
-                                              std::to_string(hosts) + ")");
+                                              " hosts, not " + std::to_string(k) +
+                                              " (expected --hosts-per-domain from 1 to " + std::to_string(hosts) + ")");
     const int g = std::min(node.gpus, k * node.host_gpus);
     if (std::find(out.begin(), out.end(), g) == out.end()) out.push_back(g);
   }

@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "models/plan/candidate.hpp"
 #include "models/hw/node.hpp"
 #include "models/model/model_shape.hpp"
+#include "models/plan/candidate.hpp"
 #include "models/spec.hpp"
 
 namespace models::plan {

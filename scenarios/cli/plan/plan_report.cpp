@@ -55,10 +55,11 @@ std::string instances_text(const models::plan::PlanResult& r) {
       size_t best = 0;
       for (size_t i = 0; i < r.ranked.size() && !best; ++i)
         if (r.ranked[i].candidate.instance == name) best = i + 1;
-      line += fmt::format(": {} ranked{}, {} simulated, {} skipped (their bound cannot beat the best), {} over GPU "
-                          "memory, {} refused by the layout checks",
-                          t.ranked, best ? fmt::format(" (best #{})", best) : std::string(), t.simulated,
-                          t.skipped_by_bound, t.over_memory, t.refused);
+      line += fmt::format(
+          ": {} ranked{}, {} simulated, {} skipped (their bound cannot beat the best), {} over GPU "
+          "memory, {} refused by the layout checks",
+          t.ranked, best ? fmt::format(" (best #{})", best) : std::string(), t.simulated, t.skipped_by_bound,
+          t.over_memory, t.refused);
     }
     out += line + "\n";
   }

@@ -5,8 +5,8 @@
 
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
-#include "models/plan/space.hpp"
 #include "models/model/model_shape.hpp"
+#include "models/plan/space.hpp"
 #include "tests/models/plan/plan_fixture.hpp"
 
 using namespace models::plan;
@@ -55,11 +55,10 @@ TEST_CASE("plan: a space needs the global batch and a catalog instance", "[model
   CHECK_THROWS_AS(enumerate_space(base, m, o), models::SpecError);
 }
 
-TEST_CASE("plan: an NVL72 rack gives all its hosts or a power of two of them, and is paid whole",
-          "[models][plan]") {
+TEST_CASE("plan: an NVL72 rack gives all its hosts or a power of two of them, and is paid whole", "[models][plan]") {
   const auto& rack = models::hw::find_instance("gb200-nvl72");
   REQUIRE(rack.hosts() == 18);
-  CHECK(used_gpus_per_node(rack, {}) == std::vector<int>{72, 64});                // 18 and 16 trays of 4
+  CHECK(used_gpus_per_node(rack, {}) == std::vector<int>{72, 64});  // 18 and 16 trays of 4
   CHECK(used_gpus_per_node(models::hw::find_instance("u-p6e-gb200x36"), {}) == std::vector<int>{36, 32});
   CHECK(used_gpus_per_node(rack, {16}) == std::vector<int>{64});
   CHECK(used_gpus_per_node(models::hw::find_instance("p5.48xlarge"), {4}) == std::vector<int>{8});  // one host

@@ -58,7 +58,8 @@ TEST_CASE("layout line: a bare collective names its op and size", "[models]") {
   s.collective->op = "all_reduce";
   s.collective->bytes = int64_t{1} << 30;
   s.collective->iterations = 20;
-  CHECK(models::describe_layout(s).line == "4 GPUs: 1 node p4d.24xlarge, 1 pod x 4 GPUs (4 of 8 GPUs per node idle); all_reduce of 1 GiB x 20 iterations");
+  CHECK(models::describe_layout(s).line ==
+        "4 GPUs: 1 node p4d.24xlarge, 1 pod x 4 GPUs (4 of 8 GPUs per node idle); all_reduce of 1 GiB x 20 iterations");
 }
 
 TEST_CASE("layout line: a layout that does not tile the node is the placement's error", "[models]") {

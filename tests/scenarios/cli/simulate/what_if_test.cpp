@@ -25,8 +25,10 @@ TEST_CASE("what-if: the README's one-knob compare names the override and the new
   // gpus_per_pod = 1 with one pod of one node: 1 x 1 x 1 = 1 GPU where the file has 4.
   const auto r = run_commsim({"compare", kOnePod, kOnePod, "--set", "2:placement.gpus_per_pod=1"});
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find("    4 GPUs: 1 node p4d.24xlarge, 1 pod x 4 GPUs (4 of 8 GPUs per node idle); zero3, dp 4\n") != std::string::npos);
-  CHECK(r.out.find("    1 GPU: 1 node p4d.24xlarge, 1 pod x 1 GPU (7 of 8 GPUs per node idle); zero3, dp 1\n") != std::string::npos);
+  CHECK(r.out.find("    4 GPUs: 1 node p4d.24xlarge, 1 pod x 4 GPUs (4 of 8 GPUs per node idle); zero3, dp 4\n") !=
+        std::string::npos);
+  CHECK(r.out.find("    1 GPU: 1 node p4d.24xlarge, 1 pod x 1 GPU (7 of 8 GPUs per node idle); zero3, dp 1\n") !=
+        std::string::npos);
   CHECK(r.out.find("(P2P) [placement.gpus_per_pod=1]  (") != std::string::npos);
   CHECK(r.out.find("note: [2] runs on 1 GPU, [1] on 4") != std::string::npos);
   const auto j = nlohmann::json::parse(run_commsim({"compare", kOnePod, kOnePod, "--set", "2:placement.gpus_per_pod=1",
@@ -41,7 +43,9 @@ TEST_CASE("what-if: the README's one-knob compare names the override and the new
 TEST_CASE("what-if: run prints the layout line and run --json has gpus, nodes, pods, layout", "[scenarios]") {
   const auto r = run_commsim({"run", kSeeds + "p4d_4pod_1gpu_efa.toml"});
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find("layout     4 GPUs: 1 node p4d.24xlarge, 4 pods x 1 GPU (4 of 8 GPUs per node idle); zero3, dp 4\n") != std::string::npos);
+  CHECK(
+      r.out.find("layout     4 GPUs: 1 node p4d.24xlarge, 4 pods x 1 GPU (4 of 8 GPUs per node idle); zero3, dp 4\n") !=
+      std::string::npos);
   const auto j = nlohmann::json::parse(run_commsim({"run", kSeeds + "p4d_4pod_1gpu_efa.toml", "--json"}).out);
   CHECK(j["gpus"] == 4);
   CHECK(j["nodes"] == 1);
