@@ -6,6 +6,9 @@
 //                      version's step bound (compute alone at unstretched rates, the GEMMs only at
 //                      cp > 1, no output layer on the last stage: PlanOptions::tight_bound off):
 //                      against the same case with the planner's bound, what the bound saves
+//   qwen3_moe_gb200[_compute_bound]  bench/plan/qwen3_30b_a3b_gb200.toml at 64 GPUs of one NVL72
+//                      rack, Megatron at micro-batch 1, pp <= 4, vp <= 2, with the planner's bound (an MoE layer's experts, router and permutes as
+//                      Megatron's layer prices them) and with the first version's (MoE MLPs left out)
 // CPU time is the whole process's (both threads). Counters: candidates after the arithmetic, simulated, skipped by the bound, over memory, ranked,
 // and the winner's step.
 //   build/bench/bench_plan --benchmark_filter=llama3_70b_p5
@@ -18,9 +21,18 @@
 
 namespace {
 
-void plan_case(benchmark::State& state, const std::string& name, int min_gpus, int max_gpus, bool tight) {
+// `megatron_only`: Megatron layouts at micro-batch 1, pp <= 4, vp <= 2 (a space the first
+// version's bound can still search in about a minute).
+void plan_case(benchmark::State& state, const std::string& name, int min_gpus, int max_gpus, bool tight,
+               bool megatron_only = false) {
   const auto loaded = scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/bench/plan/" + name + ".toml");
   models::plan::PlanOptions o;
+  if (megatron_only) {
+    o.space.strategies = {"megatron"};
+    o.space.micro_batches = {1};
+    o.space.max_pp = 4;
+    o.space.max_vp = 2;
+  }
   o.space.min_gpus = min_gpus;
   o.space.max_gpus = max_gpus;
   o.jobs = 2;
@@ -55,6 +67,16 @@ BENCHMARK_CAPTURE(plan_case, llama3_70b_p5_compute_bound, "llama3_70b_p5", 64, 1
     ->MeasureProcessCPUTime()
     ->UseRealTime();
 BENCHMARK_CAPTURE(plan_case, llama3_70b_p5, "llama3_70b_p5", 64, 1024, true)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK_CAPTURE(plan_case, qwen3_moe_gb200_compute_bound, "qwen3_30b_a3b_gb200", 64, 64, false, true)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK_CAPTURE(plan_case, qwen3_moe_gb200, "qwen3_30b_a3b_gb200", 64, 64, true, true)
     ->Unit(benchmark::kSecond)
     ->Iterations(1)
     ->MeasureProcessCPUTime()

@@ -61,7 +61,10 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
   double attn_f = 0, attn_b = 0, mlp_f = 0, mlp_b = 0;
   // At cp > 1 the block's kernels are priced on its T = mb seq / cp tokens too, attention on T
   // queries against the whole sequence (the ring's cp steps of 1/cp of it add up to the same sum).
-  const bool whole = (tight || cp == 1) && !m.is_moe() && spec.training.attention_backend != "unfused";
+  // An MoE model's blocks are whole only under Megatron, whose layer prices them with these laws
+  // (workload/steps/megatron_layer.cpp); the data-parallel steps' MoE pricing is not bounded here.
+  const bool whole =
+      (tight || cp == 1) && (!m.is_moe() || (megatron && tight)) && spec.training.attention_backend != "unfused";
   if (whole) {  // every kernel as the compute model prices it (compute.hpp block_seconds)
     const workload::BlockSeconds s = workload::block_seconds(m, tokens, tp, rates, megatron && l.sequence_parallel);
     attn_f = s.attn_fwd.total(), attn_b = s.attn_bwd.total(), mlp_f = s.mlp_fwd.total(), mlp_b = s.mlp_bwd.total();
@@ -76,6 +79,21 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
     mlp_f = ups * up.fwd + down.fwd;
     mlp_b = ups * (up.dgrad + up.wgrad) + down.dgrad + down.wgrad;
   }
+  // An MoE layer's MLP under Megatron: the compute-stream kernels of MegatronLayer::moe_forward
+  // and moe_backward (router, permute and unpermute, grouped experts, SwiGLU, shared experts), as
+  // moe_kernels prices them; its all-to-alls and norms are left out (0 under the data-parallel
+  // strategies: their MoE layers' MLPs are not counted).
+  double moe_f = 0, moe_b = 0;
+  if (m.is_moe() && megatron && tight) {
+    const workload::MoeKernels k = workload::moe_kernels(m, tokens, l.tp, l.ep, l.etp, rates);
+    moe_f = k.router.fwd + 2 * k.permute + k.experts_up.fwd + k.act_fwd + k.experts_down.fwd;
+    moe_b = k.router.dgrad + k.router.wgrad + 2 * k.permute + k.experts_up.dgrad + k.experts_up.wgrad + k.act_bwd +
+            k.experts_down.dgrad + k.experts_down.wgrad;
+    if (m.moe.shared_experts > 0) {
+      moe_f += k.shared_up.fwd + k.shared_act_fwd + k.shared_down.fwd;
+      moe_b += k.shared_up.dgrad + k.shared_up.wgrad + k.shared_act_bwd + k.shared_down.dgrad + k.shared_down.wgrad;
+    }
+  }
   b.block_fwd_s = attn_f + mlp_f;
   b.block_bwd_s = attn_b + mlp_b;
   // The tensor-parallel collectives the compute stream waits for (comm_bound.hpp), with their half.
@@ -87,12 +105,13 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
   const double r = l.recompute == workload::Recompute::Full ? 1 : 0;
   const double attn_w = attn_f * (1 + r) + attn_b;
   const double mlp_w = mlp_f * (1 + r) + mlp_b;
+  const double moe_w = moe_f * (1 + r) + moe_b;
   const double m_micro = megatron ? l.pipeline_micro_batches : l.grad_accum;
-  // Blocks' work on `layers` consecutive layers of a stage starting at `first`; MoE layers' MLPs
-  // left out (dense layers counted from the model's own layer pattern).
-  auto layers_work = [&](int first, int layers, double attn, double mlp) {
+  // Blocks' work on `layers` consecutive layers of a stage starting at `first`: an MoE layer's MLP
+  // is `moe` (dense and MoE layers from the model's own layer pattern).
+  auto layers_work = [&](int first, int layers, double attn, double mlp, double moe) {
     double w = 0;
-    for (int i = first; i < first + layers; ++i) w += attn + (m.is_moe() && m.moe_layer(i) ? 0 : mlp);
+    for (int i = first; i < first + layers; ++i) w += attn + (m.is_moe() && m.moe_layer(i) ? moe : mlp);
     return w;
   };
   // The output layer on Megatron's last stage: every kernel as the layer prices it (the final
@@ -115,7 +134,7 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
   }
   b.head_s = megatron_head;
   if (!megatron || l.pp == 1) {
-    double w = layers_work(0, m.layers, attn_w, mlp_w);
+    double w = layers_work(0, m.layers, attn_w, mlp_w, moe_w);
     if (megatron) {
       w += megatron_head;
     } else {  // final norm, head and loss as the data-parallel step prices them (decoder_units.cpp)
@@ -137,10 +156,10 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
       double w = 0;
       for (int c = 0; c < l.vp; ++c) {
         const int first = split.chunk_first_layer(s, c), layers = split.chunk_layers(s, c);
-        const double cw = layers_work(first, layers, attn_w, mlp_w);
+        const double cw = layers_work(first, layers, attn_w, mlp_w, moe_w);
         w += cw;
         keep_min(c_min, cw);
-        keep_min(f_min, layers_work(first, layers, attn_f, mlp_f));
+        keep_min(f_min, layers_work(first, layers, attn_f, mlp_f, moe_f));
       }
       keep_min(w_min, w);
     }
@@ -150,10 +169,10 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
   double before = 0;  // sum over stages s' < s of chunk 0's forward (and backward, 1F1B)
   for (int s = 0; s < l.pp; ++s) {
     double w = s == l.pp - 1 ? megatron_head : 0;
-    for (int c = 0; c < l.vp; ++c) w += layers_work(split.chunk_first_layer(s, c), split.chunk_layers(s, c), attn_w, mlp_w);
+    for (int c = 0; c < l.vp; ++c) w += layers_work(split.chunk_first_layer(s, c), split.chunk_layers(s, c), attn_w, mlp_w, moe_w);
     b.step_s = std::max(b.step_s, m_micro * w + before);
     const int first = split.chunk_first_layer(s, 0), layers = split.chunk_layers(s, 0);
-    before += l.zero_bubble ? layers_work(first, layers, attn_f, mlp_f) : layers_work(first, layers, attn_w, mlp_w);
+    before += l.zero_bubble ? layers_work(first, layers, attn_f, mlp_f, moe_f) : layers_work(first, layers, attn_w, mlp_w, moe_w);
   }
   return b;
 }

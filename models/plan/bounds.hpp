@@ -20,6 +20,11 @@
 //     at the step's rates (what the data-parallel units and Megatron's layer run; at cp > 1 the
 //     attention of T queries against the whole sequence, which ring attention runs in cp steps of
 //     1/cp each: the same sum);
+//   MoE model under Megatron, flash attention: the same for the attention half and the dense
+//     layers' MLPs; an MoE layer's MLP as the compute-stream kernels of megatron_layer.cpp
+//     moe_forward / moe_backward (router, permute and unpermute, the E/ep local experts' grouped
+//     GEMMs, SwiGLU, shared experts: compute.hpp moe_kernels at the step's rates), its
+//     all-to-alls left out (>= 0);
 //   otherwise: the linear layers' GEMMs only (q/k/v, o, gate/up, down; an MoE layer's
 //     attention half only), at the faster of the step's GEMM laws, times s;
 //   g_f, g_b  the block's forward and backward compute;  c_f, c_b  the tensor-parallel collectives

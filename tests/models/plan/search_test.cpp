@@ -182,3 +182,29 @@ TEST_CASE("plan: 64 of an NVL72 rack's 72 GPUs run as planned, the rack paid who
     CHECK(*e.cost_usd == Approx(e.step_s * r.steps * e.candidate.nodes * 761.904 / 3600).epsilon(1e-12));
   }
 }
+
+TEST_CASE("plan: on a mixture of experts the bound counts the experts and stays exact", "[models][plan]") {
+  // Llama 4 Scout (16 experts top 1 and a shared expert in every layer) on 2 x p6-b300: an MoE
+  // layer's MLP is bounded by its router, permutes, grouped experts and shared expert as
+  // Megatron's layer prices them. Without them every layout here was simulated (0 skipped).
+  auto base = plan_test::small_base();
+  base.cluster.instance = "p6-b300.48xlarge";
+  base.model->preset = "llama-4-scout";
+  base.model->seq = 4096;
+  base.training.global_batch = 64;
+  PlanOptions o = plan_test::small_options();
+  o.space.min_gpus = o.space.max_gpus = 16;
+  o.space.strategies = {"megatron"};
+  o.space.micro_batches = {1};
+  o.space.max_pp = 2;
+  o.space.max_vp = 1;
+  o.audit = true;
+  const PlanResult r = plan_layouts(base, o);
+  REQUIRE(!r.ranked.empty());
+  CHECK(r.audit_beats_winner.empty());
+  CHECK(r.audit_bound_violations.empty());
+  CHECK(r.skipped_by_bound > r.simulated);
+  bool expert_parallel = false;
+  for (const Evaluated& e : r.ranked) expert_parallel |= e.candidate.ep > 1;
+  CHECK(expert_parallel);
+}
