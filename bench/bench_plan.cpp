@@ -7,10 +7,11 @@
 //                      cp > 1, no output layer on the last stage: PlanOptions::tight_bound off):
 //                      against the same case with the planner's bound, what the bound saves
 //   qwen3_moe_gb200[_compute_bound]  bench/plan/qwen3_30b_a3b_gb200.toml at 64 GPUs of one NVL72
-//                      rack, Megatron at micro-batch 1, pp <= 4, vp <= 2, with the planner's bound (an MoE layer's experts, router and permutes as
-//                      Megatron's layer prices them) and with the first version's (MoE MLPs left out)
-// CPU time is the whole process's (both threads). Counters: candidates after the arithmetic, simulated, skipped by the bound, over memory, ranked,
-// and the winner's step.
+//                      rack, Megatron at micro-batch 1, pp <= 4, vp <= 2, with the planner's bound (an MoE layer's
+//                      experts, router and permutes as Megatron's layer prices them) and with the first version's (MoE
+//                      MLPs left out)
+// CPU time is the whole process's (both threads). Counters: candidates after the arithmetic, simulated, skipped by the
+// bound, over memory, ranked, and the winner's step.
 //   build/bench/bench_plan --benchmark_filter=llama3_70b_p5
 #include <benchmark/benchmark.h>
 

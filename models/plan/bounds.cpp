@@ -169,10 +169,12 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
   double before = 0;  // sum over stages s' < s of chunk 0's forward (and backward, 1F1B)
   for (int s = 0; s < l.pp; ++s) {
     double w = s == l.pp - 1 ? megatron_head : 0;
-    for (int c = 0; c < l.vp; ++c) w += layers_work(split.chunk_first_layer(s, c), split.chunk_layers(s, c), attn_w, mlp_w, moe_w);
+    for (int c = 0; c < l.vp; ++c)
+      w += layers_work(split.chunk_first_layer(s, c), split.chunk_layers(s, c), attn_w, mlp_w, moe_w);
     b.step_s = std::max(b.step_s, m_micro * w + before);
     const int first = split.chunk_first_layer(s, 0), layers = split.chunk_layers(s, 0);
-    before += l.zero_bubble ? layers_work(first, layers, attn_f, mlp_f, moe_f) : layers_work(first, layers, attn_w, mlp_w, moe_w);
+    before += l.zero_bubble ? layers_work(first, layers, attn_f, mlp_f, moe_f)
+                            : layers_work(first, layers, attn_w, mlp_w, moe_w);
   }
   return b;
 }
