@@ -205,6 +205,12 @@ std::vector<Candidate> enumerate_space(const ScenarioSpec& base, const model::Mo
       throw SpecError("cluster.instance", "the planner needs a catalog instance (expected cluster.instance, or --instances)");
     instances.push_back(base.cluster.instance);
   }
+  if (!options.domain_hosts.empty() &&
+      std::none_of(instances.begin(), instances.end(), [](const std::string& n) { return hw::find_instance(n).hosts() > 1; }))
+    throw SpecError("cluster.instance", "--hosts-per-domain applies to multi-host NVLink domains (NVL72 racks), and " +
+                                            instances.front() +
+                                            (instances.size() > 1 ? " and the other instances are" : " is") +
+                                            " one host per node (expected an instance such as gb200-nvl72)");
   Enumerator e(base, model, options, st, out);
   for (const auto& name : instances) {
     const hw::NodeSpec& node = hw::find_instance(name);

@@ -146,6 +146,9 @@ TEST_CASE("scenarios: plan names every instance asked for, and why one has no ro
   const auto bad = run_commsim(plan_args_with(kPlan, {"--instances", "gb200-nvl72", "--hosts-per-domain", "20"}));
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("gb200-nvl72 is one NVLink domain of 18 hosts, not 20") != std::string::npos);
+  const auto one_host = run_commsim(plan_args_with(kPlan, {"--hosts-per-domain", "16"}));
+  CHECK(one_host.exit_code == 2);
+  CHECK(one_host.err.find("--hosts-per-domain applies to multi-host NVLink domains") != std::string::npos);
 }
 
 TEST_CASE("scenarios: plan refuses what has no answer, in one sentence with exit 2", "[scenarios]") {
