@@ -205,8 +205,9 @@ std::vector<Candidate> enumerate_space(const ScenarioSpec& base, const model::Mo
       throw SpecError("cluster.instance", "the planner needs a catalog instance (expected cluster.instance, or --instances)");
     instances.push_back(base.cluster.instance);
   }
-  if (!options.domain_hosts.empty() &&
-      std::none_of(instances.begin(), instances.end(), [](const std::string& n) { return hw::find_instance(n).hosts() > 1; }))
+  if (!options.domain_hosts.empty() && std::none_of(instances.begin(), instances.end(), [](const std::string& n) {
+        return hw::find_instance(n).hosts() > 1;
+      }))
     throw SpecError("cluster.instance", "--hosts-per-domain applies to multi-host NVLink domains (NVL72 racks), and " +
                                             instances.front() +
                                             (instances.size() > 1 ? " and the other instances are" : " is") +
