@@ -28,6 +28,11 @@ Json space_json(const models::plan::PlanResult& r) {
   for (const auto& [k, v] : r.invalid) invalid[k] = v;
   Json dropped = Json::object();
   for (const auto& [k, v] : r.space.dropped) dropped[k] = v;
+  Json instances = Json::object();
+  for (const auto& [name, t] : r.by_instance)
+    instances[name] = {{"candidates", t.candidates}, {"refused_by_layout", t.refused},
+                       {"over_memory_bound", t.over_memory}, {"simulated", t.simulated},
+                       {"skipped_by_bound", t.skipped_by_bound}, {"ranked", t.ranked}};
   return {{"combinations", r.space.considered},
           {"dropped_by_arithmetic", dropped},
           {"candidates", r.candidates},
@@ -39,7 +44,8 @@ Json space_json(const models::plan::PlanResult& r) {
           {"infeasible_by_bound", r.infeasible_by_bound},
           {"did_not_fit", r.did_not_fit},
           {"failed", r.failed},
-          {"ranked", r.ranked.size()}};
+          {"ranked", r.ranked.size()},
+          {"instances", instances}};
 }
 
 }  // namespace

@@ -155,10 +155,22 @@ int cmd_plan(int argc, char** argv) {
         out.result.in_shard += s.space.value("in_shard", int64_t{0});
         out.result.candidates = s.space.value("candidates", int64_t{0});
         out.result.space.considered = s.space.value("combinations", int64_t{0});
+        // Per instance: the space, refusals and memory bound are every shard's (taken before the
+        // split), what was simulated or skipped is each shard's own (summed).
+        if (s.space.contains("instances") && s.space["instances"].is_object())
+          for (const auto& [name, t] : s.space["instances"].items()) {
+            models::plan::InstanceTally& tally = out.result.by_instance[name];
+            tally.candidates = t.value("candidates", int64_t{0});
+            tally.refused = t.value("refused_by_layout", int64_t{0});
+            tally.over_memory = t.value("over_memory_bound", int64_t{0});
+            tally.simulated += t.value("simulated", int64_t{0});
+            tally.skipped_by_bound += t.value("skipped_by_bound", int64_t{0});
+          }
         for (auto& e : s.rows) all.push_back(std::move(e));
       }
       out.options.shard_count = 1;
       models::plan::rank(std::move(all), out.options, out.result);
+      for (const auto& e : out.result.ranked) ++out.result.by_instance[e.candidate.instance].ranked;
     } else {
       try {
         out.result = models::plan::plan_layouts(base.spec, out.options);

@@ -64,6 +64,9 @@ TEST_CASE("scenarios: plan --json rows, and --merge of shards ranks like one run
   const auto m = nlohmann::json::parse(merged.out);
   CHECK(m["rows"][0]["layout"] == j["rows"][0]["layout"]);
   CHECK(m["rows"][0]["train_time_s"] == j["rows"][0]["train_time_s"]);
+  // Per instance: the shards' space is the whole run's; the ranked rows are counted again.
+  CHECK(m["space"]["instances"]["p5.48xlarge"]["candidates"] == j["space"]["instances"]["p5.48xlarge"]["candidates"]);
+  CHECK(m["space"]["instances"]["p5.48xlarge"]["ranked"] == m["rows"].size());
   fs::remove_all(dir);
 }
 
@@ -143,6 +146,9 @@ TEST_CASE("scenarios: plan names every instance asked for, and why one has no ro
                    "(--gpus, training.global_batch, --hosts-per-domain)") != std::string::npos);
   CHECK(r.out.find("p5.48xlarge") != std::string::npos);
   CHECK(r.out.find("ranked (best #1)") != std::string::npos);
+  const auto j = nlohmann::json::parse(run_commsim(plan_args_with(kPlan, {"--instances", "p5.48xlarge,gb200-nvl72", "--json"})).out);
+  CHECK(j["space"]["instances"]["gb200-nvl72"]["candidates"] == 0);
+  CHECK(j["space"]["instances"]["p5.48xlarge"]["ranked"] == j["rows"].size());
   const auto bad = run_commsim(plan_args_with(kPlan, {"--instances", "gb200-nvl72", "--hosts-per-domain", "20"}));
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("gb200-nvl72 is one NVLink domain of 18 hosts, not 20") != std::string::npos);
