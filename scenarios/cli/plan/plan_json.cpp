@@ -30,9 +30,9 @@ Json space_json(const models::plan::PlanResult& r) {
   for (const auto& [k, v] : r.space.dropped) dropped[k] = v;
   Json instances = Json::object();
   for (const auto& [name, t] : r.by_instance)
-    instances[name] = {{"candidates", t.candidates}, {"refused_by_layout", t.refused},
-                       {"over_memory_bound", t.over_memory}, {"simulated", t.simulated},
-                       {"skipped_by_bound", t.skipped_by_bound}, {"ranked", t.ranked}};
+    instances[name] = {
+        {"candidates", t.candidates}, {"refused_by_layout", t.refused},         {"over_memory_bound", t.over_memory},
+        {"simulated", t.simulated},   {"skipped_by_bound", t.skipped_by_bound}, {"ranked", t.ranked}};
   return {{"combinations", r.space.considered},
           {"dropped_by_arithmetic", dropped},
           {"candidates", r.candidates},

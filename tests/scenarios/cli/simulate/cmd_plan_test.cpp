@@ -146,7 +146,8 @@ TEST_CASE("scenarios: plan names every instance asked for, and why one has no ro
                    "(--gpus, training.global_batch, --hosts-per-domain)") != std::string::npos);
   CHECK(r.out.find("p5.48xlarge") != std::string::npos);
   CHECK(r.out.find("ranked (best #1)") != std::string::npos);
-  const auto j = nlohmann::json::parse(run_commsim(plan_args_with(kPlan, {"--instances", "p5.48xlarge,gb200-nvl72", "--json"})).out);
+  const auto j = nlohmann::json::parse(
+      run_commsim(plan_args_with(kPlan, {"--instances", "p5.48xlarge,gb200-nvl72", "--json"})).out);
   CHECK(j["space"]["instances"]["gb200-nvl72"]["candidates"] == 0);
   CHECK(j["space"]["instances"]["p5.48xlarge"]["ranked"] == j["rows"].size());
   const auto bad = run_commsim(plan_args_with(kPlan, {"--instances", "gb200-nvl72", "--hosts-per-domain", "20"}));
