@@ -179,7 +179,7 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
 
   // Layout checks and bounds, every candidate (cheap: no World is built).
   std::vector<Work> work(cands.size());
-  std::vector<std::string> invalid(cands.size());
+  std::vector<std::string> invalid(cands.size()), invalid_why(cands.size());
   parallel_for(cands.size(), o.jobs, [&](size_t k) {
     Work& w = work[k];
     w.c = cands[k];
@@ -190,6 +190,7 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
       w.memory_bound = memory_lower_bound(w.spec, shape, w.c.gpus_per_node);
     } catch (const SpecError& e) {
       invalid[k] = refusal_kind(e);
+      invalid_why[k] = e.what();
     }
   });
   std::vector<Work*> live;
@@ -199,6 +200,7 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
     InstanceTally& tally = out.by_instance[work[k].c.instance];
     if (!invalid[k].empty()) {
       ++out.invalid[invalid[k]];
+      out.invalid_why.emplace(invalid[k], invalid_why[k]);
       ++tally.refused;
       continue;
     }

@@ -68,7 +68,8 @@ struct InstanceTally {
 struct PlanResult {
   SpaceStats space;
   int64_t candidates = 0;                            // after the arithmetic
-  std::map<std::string, int64_t> invalid;            // make_layout's refusals, by message (first words)
+  std::map<std::string, int64_t> invalid;            // make_layout's refusals, by the key at fault
+  std::map<std::string, std::string> invalid_why;    // the key at fault -> its first refusal's message
   int64_t over_memory = 0;                           // memory lower bound above the GPU's memory
   int64_t in_shard = 0;                              // candidates this shard owns
   int64_t simulated = 0, skipped_by_bound = 0, infeasible_by_bound = 0;

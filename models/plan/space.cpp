@@ -66,6 +66,11 @@ class Enumerator {
   }
 
   void data_parallel(Candidate c, const std::string& s) {
+    if (m_.is_moe()) {  // workload::make_layout refuses them: MoE layers are modelled under Megatron only
+      ++st_.considered;
+      drop("mixture-of-experts models are modelled under megatron only");
+      return;
+    }
     c.strategy = s == "zero3+offload" ? "zero3" : s;
     c.offload = s == "zero3+offload";
     if (c.strategy == "hsdp" && c.nodes < 2) {

@@ -92,3 +92,16 @@ TEST_CASE("plan: an NVL72 rack gives all its hosts or a power of two of them, an
   o.domain_hosts = {18};
   CHECK(enumerate_space(base, m, o).empty());  // all 18 trays: nothing divides
 }
+
+TEST_CASE("plan: a mixture of experts gets Megatron layouts only, and the space says why", "[models][plan]") {
+  auto base = plan_test::small_base();
+  base.model->preset = "qwen3-30b-a3b";
+  const auto m = models::model::resolve_model(*base.model);
+  SpaceOptions o = plan_test::small_options().space;
+  o.strategies = {"fsdp", "zero3"};
+  SpaceStats st;
+  CHECK(enumerate_space(base, m, o, &st).empty());
+  CHECK(st.dropped.at("mixture-of-experts models are modelled under megatron only") > 0);
+  o.strategies = {"megatron", "fsdp"};
+  for (const auto& c : enumerate_space(base, m, o)) CHECK(c.strategy == "megatron");
+}
