@@ -101,19 +101,20 @@ std::string plan_empty_reason(const PlanOutput& p) {
     return fmt::format("no layout in the space: no number of whole nodes has {} to {} GPUs (widen --gpus)",
                        p.options.space.min_gpus, p.options.space.max_gpus);
   if (r.candidates == 0)
-    return fmt::format("no layout in the space: none of the {} combinations is left ({}) (widen --gpus, "
-                       "--micro-batches or --strategies, or change training.global_batch)",
-                       r.space.considered, most_frequent(r.space.dropped, 3));
+    return fmt::format(
+        "no layout in the space: none of the {} combinations is left ({}) (widen --gpus, "
+        "--micro-batches or --strategies, or change training.global_batch)",
+        r.space.considered, most_frequent(r.space.dropped, 3));
   int64_t refused = 0;
   for (const auto& [k, v] : r.invalid) refused += v;
   if (r.in_shard == 0 && r.over_memory + refused == r.candidates) {
     std::map<std::string, int64_t> why;  // each key's first message, counted as the key's refusals
     for (const auto& [k, v] : r.invalid) why[r.invalid_why.count(k) ? r.invalid_why.at(k) : k] += v;
-    return fmt::format("no layout fits: of {} candidates, {} are refused by the layout checks{} and {} need more GPU "
-                       "memory than the GPU has even before NCCL's buffers (allow more GPUs, recompute=full or "
-                       "--strategies with sharding)",
-                       r.candidates, refused, refused ? " (" + most_frequent(why, 2) + ")" : std::string(),
-                       r.over_memory);
+    return fmt::format(
+        "no layout fits: of {} candidates, {} are refused by the layout checks{} and {} need more GPU "
+        "memory than the GPU has even before NCCL's buffers (allow more GPUs, recompute=full or "
+        "--strategies with sharding)",
+        r.candidates, refused, refused ? " (" + most_frequent(why, 2) + ")" : std::string(), r.over_memory);
   }
   if (r.in_shard == 0) return "this shard holds no candidate (use fewer shards)";
   if (!r.rejected.empty() || r.infeasible_by_bound > 0) {
