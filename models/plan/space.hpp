@@ -16,7 +16,8 @@
 //              with tp > 1, the distributed optimizer on (both never cost time in the model and
 //              save memory, so the space keeps only that setting);
 //   data parallel  zero1, zero2, zero3, zero3 with the optimizer offloaded to the host, fsdp,
-//              hsdp (one node's GPUs per shard group, two nodes or more), ddp;
+//              hsdp (one node's GPUs per shard group, two nodes or more), ddp; dense models only
+//              (MoE layers are modelled under Megatron: make_layout refuses the others);
 //   both       micro_batch in `micro_batches`, recompute in `recompute` (none, full: selective
 //              recompute keeps exactly what "none" keeps in this memory model, memory_terms.hpp,
 //              so it never fits where "none" does not and is left out unless asked for);
