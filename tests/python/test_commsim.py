@@ -1,4 +1,4 @@
-"""The Python package (scenarios/python/commsim): run, compare and sweep over the JSON interface,
+"""The Python package (scenarios/python/commsim): run, compare, sweep and plan over the JSON interface,
 errors as CommsimError with the FILE:LINE:COL line and the exit code, the binary found as the
 module documents."""
 
@@ -138,3 +138,23 @@ def test_every_row_states_gpus_nodes_pods_and_the_layout(repo):
     assert laid[(4, 1)]["pods"] == 4 and laid[(4, 1)]["gpus"] == 4
     assert "4 pods x 1 GPU" in laid[(4, 1)]["layout"]
     assert laid[(1, 1)]["gpus"] == 1
+
+
+def test_plan_ranks_layouts_and_names_every_instance(repo):
+    # The plan of docs/plan.md's small example with a GB200 NVL72 UltraServer beside p5: every
+    # UltraServer row runs 64 of its 72 GPUs and pays the whole rack.
+    example = str(repo / "scenarios" / "examples" / "plan_llama3_8b.toml")
+    p = commsim.plan(example, instances=["p5.48xlarge", "u-p6e-gb200x72"], gpus=(64, 144),
+                     strategies=["megatron"], micro_batches=[1], cp=[1], jobs=2)
+    assert p["command"] == "plan"
+    assert p["rows"][0]["rank"] == 1
+    assert set(p["space"]["instances"]) == {"p5.48xlarge", "u-p6e-gb200x72"}
+    for row in p["rows"]:
+        if row["instance"] == "u-p6e-gb200x72":
+            assert (row["gpus_per_node"], row["node_gpus"]) == (64, 72)
+            assert row["layout"].endswith(", 64 of 72 GPUs per node")
+            assert row["cost_usd"] == pytest.approx(row["train_time_s"] * row["nodes"] * 761.904 / 3600, rel=1e-6)
+    with pytest.raises(commsim.CommsimError) as e:
+        commsim.plan(example, gpus="9..15")
+    assert e.value.exit_code == 2
+    assert "no number of whole nodes has 9 to 15 GPUs" in e.value.message

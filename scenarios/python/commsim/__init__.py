@@ -170,3 +170,36 @@ def sweep(
         args.append("--fail-on-error")
     text = command(args, json_output=False)
     return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def plan(
+    path: Union[str, os.PathLike],
+    overrides: Overrides = None,
+    *,
+    instances: Sequence[str] | None = None,
+    gpus: Union[int, str, tuple[int, int], None] = None,
+    **options: Any,
+) -> dict:
+    """``commsim plan PATH --json``: the ranked layouts (``rows``, best first, each with ``gpus``,
+    ``nodes``, ``instance``, ``layout``, ``train_time_s``, ``cost_usd``), the Pareto front
+    (``pareto_ranks``) and what became of each instance's candidates (``space["instances"]``).
+    ``gpus``: ``(64, 1024)``, ``"64..1024"`` or one count. Any other option of the command by its
+    name with ``_`` for ``-``: ``strategies=["megatron", "fsdp"]``, ``budget="2M"``,
+    ``deadline="30d"``, ``objective="cost"``, ``hosts_per_domain=[16, 18]``, ``jobs=2``,
+    ``pareto_exact=True``."""
+    args = ["plan", os.fspath(path), "--json", *_set_args(overrides)]
+    if instances is not None:
+        args += ["--instances", ",".join(instances)]
+    if gpus is not None:
+        args += ["--gpus", f"{gpus[0]}..{gpus[1]}" if isinstance(gpus, tuple) else str(gpus)]
+    for name, value in options.items():
+        flag = "--" + name.replace("_", "-")
+        if value is True:
+            args.append(flag)
+        elif value is False or value is None:
+            continue
+        elif isinstance(value, (list, tuple)):
+            args += [flag, ",".join(str(v) for v in value)]
+        else:
+            args += [flag, str(value)]
+    return command(args)
