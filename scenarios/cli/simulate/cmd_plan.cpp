@@ -9,6 +9,7 @@
 // (an empty space, nothing fits, a budget or deadline nothing meets) is a user error: one sentence,
 // exit 2, never an empty table. --shard runs every N-th candidate; --merge ranks the union of
 // the shards' --json files as one run would.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <thread>
@@ -16,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "models/hw/instance.hpp"
+#include "models/run/layout_line.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/output/result_format.hpp"
@@ -181,14 +183,17 @@ int cmd_plan(int argc, char** argv) {
     if (!include.empty()) {
       LoadedScenario mine = load_scenario(include, sets);
       set_prices(mine, price_table, prices);
-      const int per_node = mine.spec.cluster.instance.empty() ? 0 : [&] {
-        try {
-          return models::hw::find_instance(mine.spec.cluster.instance).gpus;
-        } catch (const models::SpecError& e) {
-          throw mine.to_user_error(e);
-        }
-      }();
-      out.included = models::plan::evaluate_scenario(mine.spec, describe(mine.spec, per_node), out.result.steps);
+      models::plan::Candidate yours;
+      try {
+        // The GPUs its pods use per node (a layout may leave some idle), and the node's own.
+        const models::LayoutSummary used = models::describe_layout(mine.spec);
+        yours = describe(mine.spec, used.gpus / std::max(1, used.nodes));
+        if (!mine.spec.cluster.instance.empty())
+          yours.node_gpus = models::hw::find_instance(mine.spec.cluster.instance).gpus;
+      } catch (const models::SpecError& e) {
+        throw mine.to_user_error(e);
+      }
+      out.included = models::plan::evaluate_scenario(mine.spec, yours, out.result.steps);
       out.included_file = include;
     }
     const bool shard = out.options.shard_count > 1;
