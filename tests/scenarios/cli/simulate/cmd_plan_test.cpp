@@ -98,9 +98,9 @@ TEST_CASE("scenarios: plan --include ranks the user's own layout", "[scenarios]"
   const auto dir = scenarios_test::fresh_temp_dir("plan-include");
   const auto half = dir / "half.toml";
   std::ofstream(half) << "name = \"half a node\"\n[cluster]\ninstance = \"p5.48xlarge\"\nnodes = 1\n"
-                          "[placement]\ngpus_per_pod = 4\n[model]\npreset = \"llama-3-8b\"\nseq = 2048\n"
-                          "[training]\nglobal_batch = 32\nmicro_batch = 1\ntokens = 1e9\n"
-                          "[parallel]\nstrategy = \"megatron\"\ntp = 2\npp = 2\nsequence_parallel = true\n";
+                         "[placement]\ngpus_per_pod = 4\n[model]\npreset = \"llama-3-8b\"\nseq = 2048\n"
+                         "[training]\nglobal_batch = 32\nmicro_batch = 1\ntokens = 1e9\n"
+                         "[parallel]\nstrategy = \"megatron\"\ntp = 2\npp = 2\nsequence_parallel = true\n";
   const auto h = run_commsim(plan_args_with(kPlan, {"--include", half.string(), "--json"}));
   REQUIRE(h.exit_code == 0);
   const auto j = nlohmann::json::parse(h.out);
