@@ -143,6 +143,7 @@ void rank(std::vector<Evaluated> all, const PlanOptions& o, PlanResult& out) {
   std::sort(out.ranked.begin(), out.ranked.end(), better);
   std::sort(out.rejected.begin(), out.rejected.end(), better);
   out.pareto = pareto_front(out.ranked);
+  for (const auto& e : out.ranked) ++out.by_instance[e.candidate.instance].ranked;
 }
 
 PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
@@ -285,7 +286,6 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
   }
   for (char s : skipped) out.skipped_by_bound += s == 1;
   rank(std::move(all), o, out);
-  for (const auto& e : out.ranked) ++out.by_instance[e.candidate.instance].ranked;
 
   if (o.audit) {  // every skipped candidate simulated: none may beat the winner
     std::vector<size_t> todo;

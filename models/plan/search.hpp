@@ -95,7 +95,8 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& options);
 // Evaluates one scenario as the planner ranks its candidates (for --include: the user's own layout).
 Evaluated evaluate_scenario(const ScenarioSpec& spec, const Candidate& described, double steps);
 
-// Ranks `all` (already simulated) as plan_layouts does: fits and constraints, objective, Pareto.
+// Ranks `all` (already simulated) as plan_layouts does: fits and constraints, objective, Pareto,
+// and each instance's ranked rows (by_instance).
 void rank(std::vector<Evaluated> all, const PlanOptions& options, PlanResult& out);
 
 // Indices of the time/cost Pareto front of `rows` (rows with a cost only), fastest first: no other

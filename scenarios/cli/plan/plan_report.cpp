@@ -67,6 +67,16 @@ std::string instances_text(const models::plan::PlanResult& r) {
   return out;
 }
 
+// The most frequent entries of a reason -> count map, "reason (n), reason (n)".
+std::string most_frequent(const std::map<std::string, int64_t>& counts, size_t k) {
+  std::vector<std::pair<std::string, int64_t>> v(counts.begin(), counts.end());
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string out;
+  for (size_t i = 0; i < std::min(k, v.size()); ++i)
+    out += fmt::format("{}{} ({})", i ? "; " : "", v[i].first, v[i].second);
+  return out;
+}
+
 }  // namespace
 
 std::string format_duration(double s) {
@@ -83,16 +93,6 @@ size_t included_rank(const PlanOutput& p) {
   for (const auto& e : p.result.ranked)
     if (objective(e, p.options.objective) < mine) ++rank;
   return rank;
-}
-
-// The most frequent entries of a reason -> count map, "reason (n), reason (n)".
-std::string most_frequent(const std::map<std::string, int64_t>& counts, size_t k) {
-  std::vector<std::pair<std::string, int64_t>> v(counts.begin(), counts.end());
-  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::string out;
-  for (size_t i = 0; i < std::min(k, v.size()); ++i)
-    out += fmt::format("{}{} ({})", i ? "; " : "", v[i].first, v[i].second);
-  return out;
 }
 
 std::string plan_empty_reason(const PlanOutput& p) {

@@ -172,7 +172,6 @@ int cmd_plan(int argc, char** argv) {
       }
       out.options.shard_count = 1;
       models::plan::rank(std::move(all), out.options, out.result);
-      for (const auto& e : out.result.ranked) ++out.result.by_instance[e.candidate.instance].ranked;
     } else {
       try {
         out.result = models::plan::plan_layouts(base.spec, out.options);
