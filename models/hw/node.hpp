@@ -94,6 +94,18 @@ struct NodeSpec {
   // its measured size: said with every run and nccl-tests prediction that puts more GPUs on one
   // node than one host has (empty: nothing known).
   std::string nvlink_note;
+  // The two notes as a run of `nodes` such nodes, `gpus_per_node` GPUs of each, says them: named
+  // by the machine, network_note from network_note_from_nodes nodes on (the network in play),
+  // nvlink_note where a node holds more GPUs than one host (its NVLink domain spans hosts);
+  // empty otherwise. The one rule for `run`, `nccl-tests` and the planner's rows.
+  std::string network_caveat(int nodes) const {
+    return nodes > 1 && nodes >= network_note_from_nodes && !network_note.empty() ? name + ": " + network_note
+                                                                                   : std::string{};
+  }
+  std::string nvlink_caveat(int gpus_per_node) const {
+    return host_gpus > 0 && gpus_per_node > host_gpus && !nvlink_note.empty() ? name + ": " + nvlink_note
+                                                                              : std::string{};
+  }
   double nic_bytes_per_s = 0;       // per NIC, line rate
   double eth_bytes_per_s = 0;       // ordinary interface (ENA/virtio) used by NET/Socket
   // The ordinary interface's driver, which sets NCCL's Socket helper threads (net_socket.cc

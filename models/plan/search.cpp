@@ -86,7 +86,7 @@ Evaluated evaluate_scenario(const ScenarioSpec& spec, const Candidate& described
     e.memory_peak_bytes = r.memory.peak_bytes;
     e.memory_capacity_bytes = r.memory.capacity_bytes;
     e.breakdown = r.step_breakdown;
-    e.notes = r.notes;
+    e.caveats = r.caveats;
     if (r.cost.known) {
       e.usd_per_hour = r.cost.usd_per_hour;
       e.cost_usd = e.train_s * r.cost.usd_per_hour / 3600;

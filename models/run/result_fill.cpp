@@ -195,6 +195,8 @@ void complete_result(RunResult& result, const ScenarioSpec& spec, const World& w
   const std::vector<std::string>& notes = plan.notes;
   const int iterations = plan.iterations;
   result.notes.insert(result.notes.begin(), notes.begin(), notes.end());
+  for (std::string caveat : {world.network_note(), world.nvlink_note()})
+    if (!caveat.empty()) result.caveats.push_back(std::move(caveat));
   result.memory = std::move(memory.memory);
   for (std::size_t r = 0; r < memory.rank_peak_bytes.size() && r < result.ranks.size(); ++r)
     result.ranks[r].memory_peak_bytes = memory.rank_peak_bytes[r];

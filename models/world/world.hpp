@@ -131,24 +131,10 @@ class World {
   // Name of the GPU model (catalog key) and its node's description, for reports.
   const std::string& gpu_name() const { return node().gpu.name; }
   virtual std::string describe() const = 0;
-  // hw::NodeSpec::network_note, named by its machine, where this World spans at least its
-  // network_note_from_nodes nodes (the network is in play); empty otherwise. Said by `run` and
-  // `nccl-tests` alike.
-  std::string network_note() const {
-    const hw::NodeSpec& n = node();
-    return nodes() > 1 && nodes() >= n.network_note_from_nodes && !n.network_note.empty()
-               ? n.name + ": " + n.network_note
-               : std::string{};
-  }
-  // hw::NodeSpec::nvlink_note, named by its machine, where this World puts more GPUs on a node than
-  // one of its hosts has (its NVLink domain spans hosts); empty otherwise. Said by `run` and
-  // `nccl-tests` alike.
-  std::string nvlink_note() const {
-    const hw::NodeSpec& n = node();
-    const int per_node = nodes() > 0 ? size() / nodes() : 0;
-    return n.host_gpus > 0 && per_node > n.host_gpus && !n.nvlink_note.empty() ? n.name + ": " + n.nvlink_note
-                                                                               : std::string{};
-  }
+  // hw::NodeSpec::network_caveat and nvlink_caveat for this World's nodes and GPUs per node. Said
+  // by `run` and `nccl-tests` alike.
+  std::string network_note() const { return node().network_caveat(nodes()); }
+  std::string nvlink_note() const { return node().nvlink_caveat(nodes() > 0 ? size() / nodes() : 0); }
 };
 
 }  // namespace models

@@ -88,6 +88,7 @@ Json plan_row_json(const models::plan::Evaluated& e, size_t rank, bool pareto) {
   j["fits"] = e.fits;
   j["pareto"] = pareto;
   j["breakdown"] = breakdown_json(e.breakdown);
+  j["caveats"] = e.caveats;
   return j;
 }
 
@@ -133,6 +134,9 @@ std::string plan_csv(const PlanOutput& p) {
     Json row = plan_row_json(r.ranked[i], i + 1, on_front[i]);
     for (const auto& [k, v] : breakdown_terms(r.ranked[i].breakdown)) row[std::string("step_") + k] = v;
     row.erase("breakdown");
+    std::string caveats;  // one text cell: "a | b"
+    for (const auto& c : r.ranked[i].caveats) caveats += (caveats.empty() ? "" : " | ") + c;
+    row["caveats"] = caveats;
     round_numbers(row);
     if (i == 0) {
       bool first = true;
@@ -195,6 +199,7 @@ ShardFile read_plan_json(const std::string& path) {
       e.memory_peak_bytes = row["memory_peak_bytes"].get<double>();
       e.memory_capacity_bytes = row["memory_capacity_bytes"].get<double>();
       e.breakdown = breakdown_from(row["breakdown"]);
+      if (row.contains("caveats")) e.caveats = row["caveats"].get<std::vector<std::string>>();
       f.rows.push_back(std::move(e));
     }
   } catch (const Json::exception& e) {

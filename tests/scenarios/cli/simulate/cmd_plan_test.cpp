@@ -173,6 +173,43 @@ TEST_CASE("scenarios: plan names every instance asked for, and why one has no ro
   CHECK(one_host.err.find("--hosts-per-domain applies to multi-host NVLink domains") != std::string::npos);
 }
 
+TEST_CASE("scenarios: plan shows where a row's machine runs slower than the model, once per caveat", "[scenarios]") {
+  // GB200 NVL72 racks across their trays and across racks: the catalog's two measured caveats
+  // (hw::NodeSpec::nvlink_note, network_note) reach the rows they apply to, named by rank.
+  const std::vector<std::string> racks = {"plan", std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/plan_llama3_8b.toml",
+                                          "--gpus", "64..144", "--instances", "u-p6e-gb200x72", "--strategies",
+                                          "megatron", "--micro-batches", "1", "--cp", "1", "--max-pp", "2", "--top", "40"};
+  const auto r = run_commsim(racks);
+  REQUIRE(r.exit_code == 0);
+  const auto at = r.out.find("caveats (where these rows' machines at their size run slower than the model):");
+  REQUIRE(at != std::string::npos);
+  const std::string caveats = r.out.substr(at, r.out.find("\n\n", at) - at);
+  // NVLS across a rack's trays applies to every row; NVLSTree across racks to the two-rack rows only
+  // (the one-rack rows of 64 GPUs do not cross the network).
+  CHECK(caveats.find("  every row above: u-p6e-gb200x72: NVLS across the rack's hosts is an optimistic bound") !=
+        std::string::npos);
+  const auto across = caveats.find(": u-p6e-gb200x72: across NVLink domains NVLSTree is an optimistic bound");
+  REQUIRE(across != std::string::npos);
+  const std::string rows = caveats.substr(caveats.rfind('\n', across) + 3, across - caveats.rfind('\n', across) - 3);
+  CHECK(rows.rfind("#1", 0) == 0);
+  const auto j = nlohmann::json::parse(run_commsim(plan_args_with(racks, {"--json"})).out);
+  REQUIRE(j["rows"].size() > 1);
+  size_t one_rack = 0, listed = 0;
+  for (const auto& row : j["rows"]) {
+    const bool two_racks = row["nodes"] == 2;
+    CHECK(row["caveats"].size() == (two_racks ? 2u : 1u));
+    one_rack += !two_racks;
+    listed += two_racks;
+  }
+  CHECK(one_rack > 0);
+  CHECK(std::count(rows.begin(), rows.end(), '#') == static_cast<std::ptrdiff_t>(listed));
+  // A machine with no known caveat (p5 over EFA): no section, empty lists.
+  const auto p5 = run_commsim(kPlan);
+  CHECK(p5.out.find("caveats (") == std::string::npos);
+  const auto p5j = nlohmann::json::parse(run_commsim(plan_args_with(kPlan, {"--json"})).out);
+  CHECK(p5j["rows"][0]["caveats"].empty());
+}
+
 TEST_CASE("scenarios: plan refuses what has no answer, in one sentence with exit 2", "[scenarios]") {
   struct Case {
     std::vector<std::string> extra;
