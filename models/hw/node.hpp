@@ -100,7 +100,7 @@ struct NodeSpec {
   // empty otherwise. The one rule for `run`, `nccl-tests` and the planner's rows.
   std::string network_caveat(int nodes) const {
     return nodes > 1 && nodes >= network_note_from_nodes && !network_note.empty() ? name + ": " + network_note
-                                                                                   : std::string{};
+                                                                                  : std::string{};
   }
   std::string nvlink_caveat(int gpus_per_node) const {
     return host_gpus > 0 && gpus_per_node > host_gpus && !nvlink_note.empty() ? name + ": " + nvlink_note
