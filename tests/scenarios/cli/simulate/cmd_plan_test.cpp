@@ -176,22 +176,10 @@ TEST_CASE("scenarios: plan names every instance asked for, and why one has no ro
 TEST_CASE("scenarios: plan shows where a row's machine runs slower than the model, once per caveat", "[scenarios]") {
   // GB200 NVL72 racks across their trays and across racks: the catalog's two measured caveats
   // (hw::NodeSpec::nvlink_note, network_note) reach the rows they apply to, named by rank.
-  const std::vector<std::string> racks = {"plan",
-                                          std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/plan_llama3_8b.toml",
-                                          "--gpus",
-                                          "64..144",
-                                          "--instances",
-                                          "u-p6e-gb200x72",
-                                          "--strategies",
-                                          "megatron",
-                                          "--micro-batches",
-                                          "1",
-                                          "--cp",
-                                          "1",
-                                          "--max-pp",
-                                          "2",
-                                          "--top",
-                                          "40"};
+  const std::vector<std::string> racks =
+      plan_args_with({"plan", std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/plan_llama3_8b.toml"},
+                     {"--gpus", "64..144", "--instances", "u-p6e-gb200x72", "--strategies", "megatron",
+                      "--micro-batches", "1", "--cp", "1", "--max-pp", "2", "--top", "40"});
   const auto r = run_commsim(racks);
   REQUIRE(r.exit_code == 0);
   const auto at = r.out.find("caveats (where these rows' machines at their size run slower than the model):");
