@@ -105,8 +105,8 @@ struct TimelineEvent {
 struct TransportCount {
   std::string label;       // "P2P/CUMEM/read", "NET/Socket/0"...
   int pairs = 0;           // ordered rank pairs connected this way (ring/tree neighbours used)
-  std::string link_class;  // optional: models::link_class_name ("NVLink", "PCIe", "SHM", "EFA",
-                           // "IB", "Socket"); the label alone cannot tell NVLink from PCIe P2P
+  std::string link_class;  // optional: models::link_class_name ("nvlink", "pcie", "shm", "efa",
+                           // "ib", "socket"); the label alone cannot tell NVLink from PCIe P2P
 };
 
 // Optional, for pictures: one connected rank pair (ring/tree neighbours), as NCCL would log it.

@@ -60,6 +60,13 @@ LinkTech tcp_loopback();
 // rate of a thread depends on where the OS runs it (35 % between vCPU placements of one launch,
 // 25 % between two boots of the 4 x H200 host); the ratio does not.
 inline constexpr double kTcpThreadBytesPerS = 5e9;
+// Said with every run that has Socket pairs: the rate above moves with the host, and one level
+// cannot be right for every boot of it (scenarios/validation/h200x4/measured/tcp/: boots A and B).
+inline constexpr const char* kSocketRateNote =
+    "Socket (NCCL over TCP) carries some pairs: CPU threads copy every byte, so its rate is where the OS "
+    "runs them; on one 4 x H200 host the same FSDP step (the same NCCL layout) moved 3.2 GB/s per "
+    "direction in one boot and 4.2 in another, and this run takes one level (socket.efficiency.*: "
+    "`commsim calibrate` on the host's own nccl-tests sets it) (docs/accuracy.md, TCP steps)";
 
 // Software cost per message of NCCL's Socket transport (a send/recv system call pair and the
 // proxy thread's hand-off), added per chunk by the collective engine.

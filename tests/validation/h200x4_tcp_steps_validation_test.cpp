@@ -18,8 +18,11 @@
 //    below what their boot's bench moved (not explained).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <string>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "tests/validation/jsonl_rows.hpp"
@@ -88,4 +91,19 @@ TEST_CASE("validation: 4 x H200 TCP steps at boot B's level, from boot B's colle
     CHECK(e <= 0);  // as they stand: the steps ran slower than their boot's bench
     CHECK(e >= -0.15);
   }
+}
+
+TEST_CASE("validation: a run with Socket pairs says that its rate moves with the host, a P2P run does not",
+          "[validation][workload]") {
+  // The boots above: one Socket level cannot be right for both, and the run says so with the two
+  // rates it measured (hw::kSocketRateNote); only where Socket carries pairs.
+  const auto notes_of = [](const std::string& tag) {
+    return models::run_scenario(scenarios::load_scenario(kTcpStepsDir + tag + ".toml").spec).notes;
+  };
+  const auto has_note = [](const std::vector<std::string>& notes) {
+    return std::count(notes.begin(), notes.end(), std::string(models::hw::kSocketRateNote)) == 1;
+  };
+  CHECK(has_note(notes_of("z3_pod1_n4")));
+  CHECK(has_note(notes_of("tp_sock_n4")));
+  CHECK_FALSE(has_note(notes_of("z3_p2p_n4")));
 }
