@@ -5,10 +5,10 @@
 #include <map>
 
 #include "models/hw/links.hpp"
+#include "models/model/model_shape.hpp"
 #include "models/run/breakdown.hpp"
 #include "models/run/throughput.hpp"
 #include "models/workload/layout.hpp"
-#include "models/model/model_shape.hpp"
 #include "sim/check.hpp"
 
 namespace models {

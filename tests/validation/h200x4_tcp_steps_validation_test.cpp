@@ -21,9 +21,9 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-#include <nlohmann/json.hpp>
 
 #include "tests/validation/jsonl_rows.hpp"
 #include "models/hw/links.hpp"
