@@ -143,8 +143,9 @@ struct RunResult {
   std::map<std::string, double> breakdown;     // named totals for the summary, e.g. "compute_s"
   RankBreakdown step_breakdown;                // mean of the ranks' breakdowns: sums to step_time_s
   std::vector<std::string> notes;              // what the model assumed, in plain words
-  // Of the notes, those that say where this machine at this size is known to run slower than the
-  // model (hw::NodeSpec::network_caveat, nvlink_caveat): the planner shows them beside its rows.
+  // Of the notes, those that say where this machine at this size is known to differ from the model,
+  // with the measured size (hw::NodeSpec::network_caveat, nvlink_caveat, hw::kSocketRateNote):
+  // `plan` and `compare` show them beside their rows.
   std::vector<std::string> caveats;
   std::vector<ScaleModeLine> scale_mode;       // RunOptions::explain_mode: every mechanism, in order
   bool partial = false;                        // stopped by --time-limit

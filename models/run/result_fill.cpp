@@ -200,7 +200,10 @@ void complete_result(RunResult& result, const ScenarioSpec& spec, const World& w
     if (!caveat.empty()) result.caveats.push_back(std::move(caveat));
   if (std::any_of(result.transports.begin(), result.transports.end(),
                   [](const TransportCount& t) { return t.link_class == link_class_name(LinkClass::Socket); }))
+  {
     result.notes.push_back(hw::kSocketRateNote);
+    result.caveats.push_back(hw::kSocketRateNote);
+  }
   result.memory = std::move(memory.memory);
   for (std::size_t r = 0; r < memory.rank_peak_bytes.size() && r < result.ranks.size(); ++r)
     result.ranks[r].memory_peak_bytes = memory.rank_peak_bytes[r];

@@ -274,4 +274,39 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
   return out;
 }
 
+std::string caveat_lines(const std::vector<std::pair<std::string, const std::vector<std::string>*>>& labelled,
+                         const std::string& all) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> seen;  // caveat -> its labels, first seen first
+  for (const auto& [label, caveats] : labelled)
+    for (const auto& c : *caveats) {
+      auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == c; });
+      if (it == seen.end()) it = seen.insert(seen.end(), {c, {}});
+      it->second.push_back(label);
+    }
+  std::string out;
+  for (const auto& [caveat, labels] : seen) {
+    std::string who;
+    if (labels.size() == labelled.size() && labelled.size() > 1)
+      who = all;
+    else
+      for (size_t i = 0; i < labels.size(); ++i) who += (i ? " " : "") + labels[i];
+    // Wrapped at 100 columns, continuation lines indented under the first: a terminal's width.
+    std::string line = "  " + who + ":";
+    size_t from = 0;
+    while (from < caveat.size()) {
+      size_t to = caveat.find(' ', from);
+      if (to == std::string::npos) to = caveat.size();
+      const std::string word = caveat.substr(from, to - from);
+      if (line.size() + 1 + word.size() > 100 && line.size() > 4) {
+        out += line + "\n";
+        line = "   ";
+      }
+      line += " " + word;
+      from = to + 1;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
 }  // namespace scenarios

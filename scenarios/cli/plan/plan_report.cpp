@@ -80,33 +80,14 @@ std::string most_frequent(const std::map<std::string, int64_t>& counts, size_t k
   return out;
 }
 
-// The caveats of the rows shown and the user's (RunResult::caveats: where the model is known to
-// run faster than the machine at that size), each once, with the rows it applies to, so a
-// recommendation never reads more certain than the model is.
+// The caveats of the rows shown and the user's (caveat_lines), so a recommendation never reads
+// more certain than the model is.
 std::string caveats_text(const PlanOutput& p, size_t shown) {
-  std::vector<std::pair<std::string, std::vector<std::string>>> seen;  // caveat -> its rows, first seen first
-  size_t rows = 0;
-  auto add = [&](const Evaluated& e, const std::string& label) {
-    ++rows;
-    for (const auto& c : e.caveats) {
-      auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == c; });
-      if (it == seen.end()) it = seen.insert(seen.end(), {c, {}});
-      it->second.push_back(label);
-    }
-  };
-  for (size_t i = 0; i < shown; ++i) add(p.result.ranked[i], "#" + std::to_string(i + 1));
-  if (p.included && p.included->error.empty()) add(*p.included, "yours");
-  if (seen.empty()) return "";
-  std::string out = "\ncaveats (where these rows' machines at their size run slower than the model):\n";
-  for (const auto& [caveat, labels] : seen) {
-    std::string who;
-    if (labels.size() == rows && rows > 1)
-      who = "every row above";
-    else
-      for (size_t i = 0; i < labels.size(); ++i) who += (i ? " " : "") + labels[i];
-    out += "  " + who + ": " + caveat + "\n";
-  }
-  return out;
+  std::vector<std::pair<std::string, const std::vector<std::string>*>> rows;
+  for (size_t i = 0; i < shown; ++i) rows.push_back({"#" + std::to_string(i + 1), &p.result.ranked[i].caveats});
+  if (p.included && p.included->error.empty()) rows.push_back({"yours", &p.included->caveats});
+  const std::string lines = caveat_lines(rows, "every row above");
+  return lines.empty() ? "" : "\ncaveats (where these rows' machines at their size are known to differ from the model):\n" + lines;
 }
 
 }  // namespace

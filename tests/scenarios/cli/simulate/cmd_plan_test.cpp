@@ -182,14 +182,14 @@ TEST_CASE("scenarios: plan shows where a row's machine runs slower than the mode
                       "--micro-batches", "1", "--cp", "1", "--max-pp", "2", "--top", "40"});
   const auto r = run_commsim(racks);
   REQUIRE(r.exit_code == 0);
-  const auto at = r.out.find("caveats (where these rows' machines at their size run slower than the model):");
+  const auto at = r.out.find("caveats (where these rows' machines at their size are known to differ from the model):");
   REQUIRE(at != std::string::npos);
   const std::string caveats = r.out.substr(at, r.out.find("\n\n", at) - at);
   // NVLS across a rack's trays applies to every row; NVLSTree across racks to the two-rack rows only
   // (the one-rack rows of 64 GPUs do not cross the network).
   CHECK(caveats.find("  every row above: u-p6e-gb200x72: NVLS across the rack's hosts is an optimistic bound") !=
         std::string::npos);
-  const auto across = caveats.find(": u-p6e-gb200x72: across NVLink domains NVLSTree is an optimistic bound");
+  const auto across = caveats.find(": u-p6e-gb200x72: across NVLink domains NVLSTree");
   REQUIRE(across != std::string::npos);
   const std::string rows = caveats.substr(caveats.rfind('\n', across) + 3, across - caveats.rfind('\n', across) - 3);
   CHECK(rows.rfind("#1", 0) == 0);
