@@ -56,7 +56,7 @@ struct Evaluated {
   std::optional<double> usd_per_hour, cost_usd;  // nullopt: no price for the instance
   std::string pricing;  // how the price is sold (CostResult::pricing: on-demand, capacity block, given); "" without
   RankBreakdown breakdown;                       // the mean rank's step
-  std::vector<std::string> caveats;  // RunResult::caveats: where the machine at this size is known to differ
+  std::vector<std::string> caveats;        // RunResult::caveats: where the machine at this size is known to differ
   bool meets(const PlanOptions& o) const;  // fits, cost <= budget, time <= deadline
 };
 

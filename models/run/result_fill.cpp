@@ -199,8 +199,7 @@ void complete_result(RunResult& result, const ScenarioSpec& spec, const World& w
   for (std::string caveat : {world.network_note(), world.nvlink_note()})
     if (!caveat.empty()) result.caveats.push_back(std::move(caveat));
   if (std::any_of(result.transports.begin(), result.transports.end(),
-                  [](const TransportCount& t) { return t.link_class == link_class_name(LinkClass::Socket); }))
-  {
+                  [](const TransportCount& t) { return t.link_class == link_class_name(LinkClass::Socket); })) {
     result.notes.push_back(hw::kSocketRateNote);
     result.caveats.push_back(hw::kSocketRateNote);
   }

@@ -87,7 +87,9 @@ std::string caveats_text(const PlanOutput& p, size_t shown) {
   for (size_t i = 0; i < shown; ++i) rows.push_back({"#" + std::to_string(i + 1), &p.result.ranked[i].caveats});
   if (p.included && p.included->error.empty()) rows.push_back({"yours", &p.included->caveats});
   const std::string lines = caveat_lines(rows, "every row above");
-  return lines.empty() ? "" : "\ncaveats (where these rows' machines at their size are known to differ from the model):\n" + lines;
+  return lines.empty()
+             ? ""
+             : "\ncaveats (where these rows' machines at their size are known to differ from the model):\n" + lines;
 }
 
 }  // namespace
