@@ -82,6 +82,8 @@ struct PlanReport {
   std::string title, source_file;
   std::vector<std::pair<std::string, std::string>> summary;  // ("target", "15e12 tokens"), ...
   std::vector<PlanPoint> points;                             // ranked, best first (and yours)
+  // Where a row's machine at its size is known to differ from the model: (its ranks, the caveat).
+  std::vector<std::pair<std::string, std::string>> caveats;
 };
 // The planner's page: time to train against cost for every ranked layout, the Pareto front drawn
 // as a line, the winner and the --include layout marked, and the ranked table.

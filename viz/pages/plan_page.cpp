@@ -124,6 +124,12 @@ std::string plan_html(const PlanReport& p) {
        "Pareto front (no other layout is both faster and cheaper). Hover a point for its layout.</p>"
     << page::figure(pareto_chart(p), page::slug(title) + "-pareto") << "</section>";
   o << "<section id=\"ranked\"><h2>Ranked layouts</h2>" << table(p) << "</section>";
+  if (!p.caveats.empty()) {
+    o << "<section id=\"caveats\"><h2>Caveats</h2><p class=\"what\">Where these rows' machines at their size "
+         "are known to differ from the model, with what was measured.</p><ul>";
+    for (const auto& [who, caveat] : p.caveats) o << "<li><b>" << esc(who) << "</b>: " << esc(caveat) << "</li>";
+    o << "</ul></section>";
+  }
   o << page::close();
   return o.str();
 }

@@ -274,8 +274,7 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
   return out;
 }
 
-std::string caveat_lines(const std::vector<std::pair<std::string, const std::vector<std::string>*>>& labelled,
-                         const std::string& all) {
+std::vector<std::pair<std::string, std::string>> group_caveats(const Labelled& labelled, const std::string& all) {
   std::vector<std::pair<std::string, std::vector<std::string>>> seen;  // caveat -> its labels, first seen first
   for (const auto& [label, caveats] : labelled)
     for (const auto& c : *caveats) {
@@ -283,13 +282,21 @@ std::string caveat_lines(const std::vector<std::pair<std::string, const std::vec
       if (it == seen.end()) it = seen.insert(seen.end(), {c, {}});
       it->second.push_back(label);
     }
-  std::string out;
+  std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [caveat, labels] : seen) {
     std::string who;
     if (labels.size() == labelled.size() && labelled.size() > 1)
       who = all;
     else
       for (size_t i = 0; i < labels.size(); ++i) who += (i ? " " : "") + labels[i];
+    out.emplace_back(std::move(who), caveat);
+  }
+  return out;
+}
+
+std::string caveat_lines(const Labelled& labelled, const std::string& all) {
+  std::string out;
+  for (const auto& [who, caveat] : group_caveats(labelled, all)) {
     // Wrapped at 100 columns, continuation lines indented under the first: a terminal's width.
     std::string line = "  " + who + ":";
     size_t from = 0;

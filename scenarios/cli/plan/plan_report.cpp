@@ -83,7 +83,7 @@ std::string most_frequent(const std::map<std::string, int64_t>& counts, size_t k
 // The caveats of the rows shown and the user's (caveat_lines), so a recommendation never reads
 // more certain than the model is.
 std::string caveats_text(const PlanOutput& p, size_t shown) {
-  std::vector<std::pair<std::string, const std::vector<std::string>*>> rows;
+  Labelled rows;
   for (size_t i = 0; i < shown; ++i) rows.push_back({"#" + std::to_string(i + 1), &p.result.ranked[i].caveats});
   if (p.included && p.included->error.empty()) rows.push_back({"yours", &p.included->caveats});
   const std::string lines = caveat_lines(rows, "every row above");

@@ -204,9 +204,22 @@ TEST_CASE("scenarios: plan shows where a row's machine runs slower than the mode
   }
   CHECK(one_rack > 0);
   CHECK(std::count(rows.begin(), rows.end(), '#') == static_cast<std::ptrdiff_t>(listed));
+  // The page (--html): the chart, the table of every ranked row, and the caveats with their ranks.
+  const auto dir = scenarios_test::fresh_temp_dir("plan-html");
+  const auto page_file = (dir / "racks.html").string();
+  REQUIRE(run_commsim(plan_args_with(racks, {"--html", page_file})).exit_code == 0);
+  const std::string page = scenarios_test::slurp(page_file);
+  CHECK(page.find("Time against cost") != std::string::npos);
+  CHECK(page.find("<section id=\"ranked\">") != std::string::npos);
+  CHECK(page.find("<section id=\"caveats\"><h2>Caveats</h2>") != std::string::npos);
+  CHECK(page.find("<li><b>every ranked layout</b>: u-p6e-gb200x72: NVLS across the rack&#39;s hosts") !=
+        std::string::npos);
+  CHECK(page.find("<li><b>#1 ") != std::string::npos);
   // A machine with no known caveat (p5 over EFA): no section, empty lists.
   const auto p5 = run_commsim(kPlan);
   CHECK(p5.out.find("caveats (") == std::string::npos);
+  REQUIRE(run_commsim(plan_args_with(kPlan, {"--html", (dir / "p5.html").string()})).exit_code == 0);
+  CHECK(scenarios_test::slurp((dir / "p5.html").string()).find("id=\"caveats\"") == std::string::npos);
   const auto p5j = nlohmann::json::parse(run_commsim(plan_args_with(kPlan, {"--json"})).out);
   CHECK(p5j["rows"][0]["caveats"].empty());
 }
