@@ -274,7 +274,7 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> group_caveats(const Labelled& labelled, const std::string& all) {
+std::vector<std::pair<std::string, std::string>> group_caveats(const LabelledCaveats& labelled, const std::string& all) {
   std::vector<std::pair<std::string, std::vector<std::string>>> seen;  // caveat -> its labels, first seen first
   for (const auto& [label, caveats] : labelled)
     for (const auto& c : *caveats) {
@@ -294,7 +294,7 @@ std::vector<std::pair<std::string, std::string>> group_caveats(const Labelled& l
   return out;
 }
 
-std::string caveat_lines(const Labelled& labelled, const std::string& all) {
+std::string caveat_lines(const LabelledCaveats& labelled, const std::string& all) {
   std::string out;
   for (const auto& [who, caveat] : group_caveats(labelled, all)) {
     // Wrapped at 100 columns, continuation lines indented under the first: a terminal's width.

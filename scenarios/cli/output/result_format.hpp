@@ -53,10 +53,10 @@ std::vector<std::pair<const char*, double>> breakdown_labels(const models::RankB
 // The caveats of several labelled results (RunResult::caveats: where a machine at its size is
 // known to differ from the model), each once, first seen first, with the labels of the results it
 // applies to ("#1 #3"), `all` when it applies to all of several: (labels, caveat) pairs.
-using Labelled = std::vector<std::pair<std::string, const std::vector<std::string>*>>;
-std::vector<std::pair<std::string, std::string>> group_caveats(const Labelled& labelled, const std::string& all);
+using LabelledCaveats = std::vector<std::pair<std::string, const std::vector<std::string>*>>;
+std::vector<std::pair<std::string, std::string>> group_caveats(const LabelledCaveats& labelled, const std::string& all);
 // The same as "  LABELS: CAVEAT" lines wrapped at 100 columns; "" without any.
-std::string caveat_lines(const Labelled& labelled, const std::string& all);
+std::string caveat_lines(const LabelledCaveats& labelled, const std::string& all);
 
 // Share of one step's operations a run simulated: 1, or less where --time-limit stopped it.
 double simulated_fraction(const models::RunResult& result);

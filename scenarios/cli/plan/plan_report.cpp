@@ -83,16 +83,21 @@ std::string most_frequent(const std::map<std::string, int64_t>& counts, size_t k
 // The caveats of the rows shown and the user's (caveat_lines), so a recommendation never reads
 // more certain than the model is.
 std::string caveats_text(const PlanOutput& p, size_t shown) {
-  Labelled rows;
-  for (size_t i = 0; i < shown; ++i) rows.push_back({"#" + std::to_string(i + 1), &p.result.ranked[i].caveats});
-  if (p.included && p.included->error.empty()) rows.push_back({"yours", &p.included->caveats});
-  const std::string lines = caveat_lines(rows, "every row above");
+  const std::string lines = caveat_lines(plan_row_caveats(p, shown), "every row above");
   return lines.empty()
              ? ""
              : "\ncaveats (where these rows' machines at their size are known to differ from the model):\n" + lines;
 }
 
 }  // namespace
+
+LabelledCaveats plan_row_caveats(const PlanOutput& p, size_t rows) {
+  LabelledCaveats out;
+  for (size_t i = 0; i < rows && i < p.result.ranked.size(); ++i)
+    out.push_back({"#" + std::to_string(i + 1), &p.result.ranked[i].caveats});
+  if (p.included && p.included->error.empty()) out.push_back({"yours", &p.included->caveats});
+  return out;
+}
 
 std::string format_duration(double s) {
   if (s >= 2 * 86400) return fmt::format("{:.1f} d", s / 86400);

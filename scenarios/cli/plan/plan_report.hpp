@@ -6,6 +6,7 @@
 // says why in one sentence (the command exits 2: an empty table is never an answer).
 #include <string>
 
+#include "scenarios/cli/output/result_format.hpp"
 #include "scenarios/cli/plan/plan_json.hpp"
 
 namespace scenarios {
@@ -16,6 +17,9 @@ std::string plan_text(const PlanOutput& p);
 size_t included_rank(const PlanOutput& p);
 // Why no row was ranked: the sentence (with the counts) the command prints before exiting 2.
 std::string plan_empty_reason(const PlanOutput& p);
+// The caveats of the first `rows` ranked rows, labelled "#1", "#2", ..., and the --include layout's
+// ("yours"): what the text (the rows shown) and the page (every ranked row) list.
+LabelledCaveats plan_row_caveats(const PlanOutput& p, size_t rows);
 // "3.2 d", "5.1 h", "12 min", "45 s".
 std::string format_duration(double s);
 

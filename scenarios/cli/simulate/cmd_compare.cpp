@@ -277,7 +277,7 @@ int cmd_compare(int argc, char** argv) {
               j + 1);
           break;
         }
-      Labelled columns;
+      LabelledCaveats columns;
       for (size_t i = 0; i < results.size(); ++i) columns.push_back({fmt::format("[{}]", i + 1), &results[i].caveats});
       if (const std::string lines = caveat_lines(columns, "every column"); !lines.empty())
         out += "caveats (where a column's machine at its size is known to differ from the model):\n" + lines;

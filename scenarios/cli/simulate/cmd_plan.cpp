@@ -75,11 +75,8 @@ viz::PlanReport html_report(const PlanOutput& p, const std::string& path) {
   for (size_t i = 0; i < p.result.ranked.size(); ++i)
     page.points.push_back(point(p.result.ranked[i], int(i) + 1, front[i], false));
   if (p.included && p.included->error.empty()) page.points.push_back(point(*p.included, 0, false, true));
-  Labelled rows;  // every ranked row is on the page, so every row's caveats
-  for (size_t i = 0; i < p.result.ranked.size(); ++i)
-    rows.push_back({"#" + std::to_string(i + 1), &p.result.ranked[i].caveats});
-  if (p.included && p.included->error.empty()) rows.push_back({"yours", &p.included->caveats});
-  page.caveats = group_caveats(rows, "every ranked layout");
+  // Every ranked row is on the page, so every row's caveats.
+  page.caveats = group_caveats(plan_row_caveats(p, p.result.ranked.size()), "every ranked layout");
   return page;
 }
 
