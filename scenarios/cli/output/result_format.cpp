@@ -274,7 +274,8 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> group_caveats(const LabelledCaveats& labelled, const std::string& all) {
+std::vector<std::pair<std::string, std::string>> group_caveats(const LabelledCaveats& labelled,
+                                                               const std::string& all) {
   std::vector<std::pair<std::string, std::vector<std::string>>> seen;  // caveat -> its labels, first seen first
   for (const auto& [label, caveats] : labelled)
     for (const auto& c : *caveats) {

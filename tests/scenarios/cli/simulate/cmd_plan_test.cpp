@@ -173,7 +173,8 @@ TEST_CASE("scenarios: plan names every instance asked for, and why one has no ro
   CHECK(one_host.err.find("--hosts-per-domain applies to multi-host NVLink domains") != std::string::npos);
 }
 
-TEST_CASE("scenarios: plan shows where a row's machine is known to differ from the model, once per caveat", "[scenarios]") {
+TEST_CASE("scenarios: plan shows where a row's machine is known to differ from the model, once per caveat",
+          "[scenarios]") {
   // GB200 NVL72 racks across their trays and across racks: the catalog's two measured caveats
   // (hw::NodeSpec::nvlink_note, network_note) reach the rows they apply to, named by rank.
   const std::vector<std::string> racks =
