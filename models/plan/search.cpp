@@ -146,6 +146,40 @@ void rank(std::vector<Evaluated> all, const PlanOptions& o, PlanResult& out) {
   for (const auto& e : out.ranked) ++out.by_instance[e.candidate.instance].ranked;
 }
 
+namespace {
+
+// Nothing simulated met the budget or the deadline, and the rest cannot even at their bounds: the
+// kNearest candidates nearest to each by their bounds (the fastest for a deadline, the cheapest
+// for a budget) are simulated anyway, so that the answer names what the nearest layouts take and
+// cost, not only that none qualifies. A bound orders candidates only roughly, hence several.
+constexpr size_t kNearest = 8;
+
+void simulate_closest(const std::vector<Work*>& mine, std::vector<char>& skipped, const PlanOptions& o, double steps,
+                      PlanResult& out) {
+  auto simulate_lowest = [&](auto key) {
+    std::vector<size_t> order;
+    for (size_t k = 0; k < mine.size(); ++k)
+      if (!mine[k]->done && key(*mine[k]) < kInf) order.push_back(k);
+    const size_t n = std::min(kNearest, order.size());
+    std::partial_sort(order.begin(), order.begin() + n, order.end(),
+                      [&](size_t a, size_t b) { return key(*mine[a]) < key(*mine[b]); });
+    for (size_t i = 0; i < n; ++i) {
+      const size_t at = order[i];
+      Work& w = *mine[at];
+      w.result = evaluate_scenario(w.spec, w.c, steps);
+      w.result.step_bound_s = w.bound_s;
+      w.result.memory_bound_bytes = w.memory_bound;
+      w.done = true;
+      if (skipped[at] == 2) --out.infeasible_by_bound;
+      skipped[at] = 0;
+    }
+  };
+  if (o.deadline_s) simulate_lowest([](const Work& w) { return w.bound_s; });
+  if (o.budget_usd) simulate_lowest([](const Work& w) { return w.usd_per_hour ? w.bound_s * *w.usd_per_hour : kInf; });
+}
+
+}  // namespace
+
 PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
   if (!base.model || base.collective)
     throw SpecError("model", "the planner places a training step (expected a [model] table, not a bare collective)");
@@ -271,6 +305,7 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
     w.done = true;
   });
   out.infeasible_by_bound = infeasible.load();
+  if (best == kInf) simulate_closest(mine, skipped, o, steps, out);
   std::vector<Evaluated> all;
   for (Work* w : mine)
     if (w->done) {

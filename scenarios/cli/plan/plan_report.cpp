@@ -138,15 +138,27 @@ std::string plan_empty_reason(const PlanOutput& p) {
   }
   if (r.in_shard == 0) return "this shard holds no candidate (use fewer shards)";
   if (!r.rejected.empty() || r.infeasible_by_bound > 0) {
+    // The nearest simulated layout to each constraint: the fastest against a deadline, the
+    // cheapest against a budget (when no candidate qualifies, the search simulates the few nearest
+    // to each by their bounds: search.cpp simulate_closest).
     std::string s = "no layout meets the constraints";
-    if (!r.rejected.empty()) {
-      const Evaluated& best = r.rejected.front();
-      s += fmt::format(": the best simulated one takes {} and costs {} ({} GPUs, {})", format_duration(best.train_s),
-                       usd_or_dash(best.cost_usd), best.candidate.gpus(), models::plan::layout_text(best.candidate));
-    }
-    if (p.options.budget_usd) s += fmt::format("; budget {}", format_usd(*p.options.budget_usd));
-    if (p.options.deadline_s) s += fmt::format("; deadline {}", format_duration(*p.options.deadline_s));
-    return s + fmt::format(" ({} more could not meet them even at their lower bound; raise --budget or --deadline)",
+    if (p.options.deadline_s) s += fmt::format(" (deadline {})", format_duration(*p.options.deadline_s));
+    if (p.options.budget_usd) s += fmt::format(" (budget {})", format_usd(*p.options.budget_usd));
+    auto row = [](const Evaluated& e) {
+      return fmt::format("{} and {} on {} GPUs, {} x {} ({})", format_duration(e.train_s), usd_or_dash(e.cost_usd),
+                         e.candidate.gpus(), e.candidate.nodes, e.candidate.instance,
+                         models::plan::layout_text(e.candidate));
+    };
+    const auto by = [&](auto less) { return *std::min_element(r.rejected.begin(), r.rejected.end(), less); };
+    if (!r.rejected.empty() && p.options.deadline_s)
+      s += "; the fastest simulated takes " +
+           row(by([](const Evaluated& a, const Evaluated& b) { return a.train_s < b.train_s; }));
+    if (!r.rejected.empty() && p.options.budget_usd)
+      s += "; the cheapest simulated takes " + row(by([](const Evaluated& a, const Evaluated& b) {
+             return a.cost_usd.value_or(1e300) < b.cost_usd.value_or(1e300);
+           }));
+    return s + fmt::format("; {} more could not meet them even at their lower bound (raise --budget or --deadline, "
+                           "or widen --gpus or --instances)",
                            r.infeasible_by_bound);
   }
   return fmt::format("no simulated layout fits or runs: {} did not fit once NCCL's buffers were counted, {} were "

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "tests/scenarios/command_runner.hpp"
@@ -223,6 +224,38 @@ TEST_CASE("scenarios: plan shows where a row's machine is known to differ from t
   CHECK(scenarios_test::slurp((dir / "p5.html").string()).find("id=\"caveats\"") == std::string::npos);
   const auto p5j = nlohmann::json::parse(run_commsim(plan_args_with(kPlan, {"--json"})).out);
   CHECK(p5j["rows"][0]["caveats"].empty());
+}
+
+TEST_CASE("scenarios: plan with no layout inside a deadline or budget names the nearest ones, simulated",
+          "[scenarios]") {
+  // Every candidate misses a 1 s deadline and a $1 budget even at its bound, so none would be
+  // simulated; the answer still names the fastest and the cheapest layouts, as the unconstrained
+  // plans rank them first (objective time, then cost), with their GPUs, nodes and instance.
+  auto first_row = [](const std::vector<std::string>& args) {
+    const auto j = nlohmann::json::parse(run_commsim(plan_args_with(args, {"--json"})).out);
+    REQUIRE(!j["rows"].empty());
+    return j["rows"][0];
+  };
+  const auto fastest = first_row(kPlan);
+  const auto cheapest = first_row(plan_args_with(kPlan, {"--objective", "cost"}));
+  auto named = [](const nlohmann::json& row) {
+    return fmt::format("on {} GPUs, {} x {} ({})", row["gpus"].get<int>(), row["nodes"].get<int>(),
+                       row["instance"].get<std::string>(), row["layout"].get<std::string>());
+  };
+  const auto late = run_commsim(plan_args_with(kPlan, {"--deadline", "1s"}));
+  INFO(late.err);
+  CHECK(late.exit_code == 2);
+  CHECK(late.out.empty());
+  CHECK(late.err.find("no layout meets the constraints (deadline 1.000 s); the fastest simulated takes ") !=
+        std::string::npos);
+  CHECK(late.err.find(named(fastest)) != std::string::npos);
+  CHECK(late.err.find("the cheapest") == std::string::npos);  // no budget was given
+  const auto poor = run_commsim(plan_args_with(kPlan, {"--budget", "$1", "--deadline", "1s"}));
+  INFO(poor.err);
+  CHECK(poor.err.find(named(fastest)) != std::string::npos);
+  CHECK(poor.err.find("; the cheapest simulated takes ") != std::string::npos);
+  CHECK(poor.err.find(named(cheapest)) != std::string::npos);
+  CHECK(poor.err.find(fmt::format("${:.2f}", cheapest["cost_usd"].get<double>())) != std::string::npos);
 }
 
 TEST_CASE("scenarios: plan refuses what has no answer, in one sentence with exit 2", "[scenarios]") {
