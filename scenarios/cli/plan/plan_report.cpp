@@ -157,9 +157,10 @@ std::string plan_empty_reason(const PlanOutput& p) {
       s += "; the cheapest simulated takes " + row(by([](const Evaluated& a, const Evaluated& b) {
              return a.cost_usd.value_or(1e300) < b.cost_usd.value_or(1e300);
            }));
-    return s + fmt::format("; {} more could not meet them even at their lower bound (raise --budget or --deadline, "
-                           "or widen --gpus or --instances)",
-                           r.infeasible_by_bound);
+    return s + fmt::format(
+                   "; {} more could not meet them even at their lower bound (raise --budget or --deadline, "
+                   "or widen --gpus or --instances)",
+                   r.infeasible_by_bound);
   }
   return fmt::format("no simulated layout fits or runs: {} did not fit once NCCL's buffers were counted, {} were "
                      "refused by the engine",
