@@ -111,6 +111,11 @@ std::string plan_json(const PlanOutput& p, const CommandInputs& inputs) {
   Json front = Json::array();
   for (size_t i : r.pareto) front.push_back(i + 1);
   j["pareto_ranks"] = std::move(front);
+  // What was simulated and fit but missed the budget or the deadline (rank 0): a merge of shards
+  // names the nearest of them when no shard ranked anything.
+  Json rejected = Json::array();
+  for (const auto& e : r.rejected) rejected.push_back(plan_row_json(e, 0, false));
+  j["rejected"] = std::move(rejected);
   if (p.included) {
     Json inc = plan_row_json(*p.included, included_rank(p), false);
     inc["file"] = p.included_file;
@@ -151,6 +156,48 @@ std::string plan_csv(const PlanOutput& p) {
   return out;
 }
 
+namespace {
+
+// One row of plan --json back into what the search evaluated (the inverse of plan_row_json).
+models::plan::Evaluated plan_row_from(const Json& row) {
+  models::plan::Evaluated e;
+  models::plan::Candidate& c = e.candidate;
+  c.instance = row["instance"].get<std::string>();
+  c.nodes = row["nodes"].get<int>();
+  c.gpus_per_node = row["gpus_per_node"].get<int>();
+  c.node_gpus = row.value("node_gpus", c.gpus_per_node);
+  c.pods_per_node = row["pods_per_node"].get<int>();
+  c.strategy = row["strategy"].get<std::string>();
+  c.offload = row["offload"].get<bool>();
+  c.tp = row["tp"].get<int>();
+  c.pp = row["pp"].get<int>();
+  c.cp = row["cp"].get<int>();
+  c.ep = row["ep"].get<int>();
+  c.vp = row["vp"].get<int>();
+  c.schedule = row["pipeline_schedule"].get<std::string>();
+  c.micro_batch = row["micro_batch"].get<int>();
+  c.recompute = row["recompute"].get<std::string>();
+  c.sequence_parallel = row["sequence_parallel"].get<bool>();
+  c.distributed_optimizer = row["distributed_optimizer"].get<bool>();
+  e.simulated = true;
+  e.fits = row["fits"].get<bool>();
+  e.step_s = row["step_time_s"].get<double>();
+  e.step_bound_s = row["step_bound_s"].get<double>();
+  e.train_s = row["train_time_s"].get<double>();
+  if (!row["usd_per_hour"].is_null()) e.usd_per_hour = row["usd_per_hour"].get<double>();
+  if (!row["cost_usd"].is_null()) e.cost_usd = row["cost_usd"].get<double>();
+  if (!row["pricing"].is_null()) e.pricing = row["pricing"].get<std::string>();
+  e.tokens_per_s = row["tokens_per_s"].get<double>();
+  e.mfu = row["mfu"].get<double>();
+  e.memory_peak_bytes = row["memory_peak_bytes"].get<double>();
+  e.memory_capacity_bytes = row["memory_capacity_bytes"].get<double>();
+  e.breakdown = breakdown_from(row["breakdown"]);
+  if (row.contains("caveats")) e.caveats = row["caveats"].get<std::vector<std::string>>();
+  return e;
+}
+
+}  // namespace
+
 ShardFile read_plan_json(const std::string& path) {
   const std::string text = read_input_file(path, {"--merge", 1, 1}, "plan output", "the JSON of commsim plan --json");
   Json j;
@@ -166,42 +213,11 @@ ShardFile read_plan_json(const std::string& path) {
     f.steps = j["target"]["steps"].get<double>();
     f.tokens_per_step = j["target"]["tokens_per_step"].get<double>();
     f.space = j["space"];
-    for (const auto& row : j["rows"]) {
-      models::plan::Evaluated e;
-      models::plan::Candidate& c = e.candidate;
-      c.instance = row["instance"].get<std::string>();
-      c.nodes = row["nodes"].get<int>();
-      c.gpus_per_node = row["gpus_per_node"].get<int>();
-      c.node_gpus = row.value("node_gpus", c.gpus_per_node);
-      c.pods_per_node = row["pods_per_node"].get<int>();
-      c.strategy = row["strategy"].get<std::string>();
-      c.offload = row["offload"].get<bool>();
-      c.tp = row["tp"].get<int>();
-      c.pp = row["pp"].get<int>();
-      c.cp = row["cp"].get<int>();
-      c.ep = row["ep"].get<int>();
-      c.vp = row["vp"].get<int>();
-      c.schedule = row["pipeline_schedule"].get<std::string>();
-      c.micro_batch = row["micro_batch"].get<int>();
-      c.recompute = row["recompute"].get<std::string>();
-      c.sequence_parallel = row["sequence_parallel"].get<bool>();
-      c.distributed_optimizer = row["distributed_optimizer"].get<bool>();
-      e.simulated = true;
-      e.fits = row["fits"].get<bool>();
-      e.step_s = row["step_time_s"].get<double>();
-      e.step_bound_s = row["step_bound_s"].get<double>();
-      e.train_s = row["train_time_s"].get<double>();
-      if (!row["usd_per_hour"].is_null()) e.usd_per_hour = row["usd_per_hour"].get<double>();
-      if (!row["cost_usd"].is_null()) e.cost_usd = row["cost_usd"].get<double>();
-      if (!row["pricing"].is_null()) e.pricing = row["pricing"].get<std::string>();
-      e.tokens_per_s = row["tokens_per_s"].get<double>();
-      e.mfu = row["mfu"].get<double>();
-      e.memory_peak_bytes = row["memory_peak_bytes"].get<double>();
-      e.memory_capacity_bytes = row["memory_capacity_bytes"].get<double>();
-      e.breakdown = breakdown_from(row["breakdown"]);
-      if (row.contains("caveats")) e.caveats = row["caveats"].get<std::vector<std::string>>();
-      f.rows.push_back(std::move(e));
-    }
+    for (const auto& row : j["rows"]) f.rows.push_back(plan_row_from(row));
+    if (j.contains("rejected"))
+      for (const auto& row : j["rejected"]) f.rejected.push_back(plan_row_from(row));
+    if (j.contains("budget_usd") && !j["budget_usd"].is_null()) f.budget_usd = j["budget_usd"].get<double>();
+    if (j.contains("deadline_s") && !j["deadline_s"].is_null()) f.deadline_s = j["deadline_s"].get<double>();
   } catch (const Json::exception& e) {
     throw UserError({path, 1, 1}, std::string("a plan output with a missing or mistyped field: ") + e.what() +
                                       " (expected the output of commsim plan --json of this version)");

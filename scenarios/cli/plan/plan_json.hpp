@@ -31,8 +31,10 @@ std::string plan_csv(const PlanOutput& p);
 // objective are checked against `expect` (same scenario, options). Throws UserError at FILE:1:1.
 struct ShardFile {
   std::vector<models::plan::Evaluated> rows;
+  std::vector<models::plan::Evaluated> rejected;  // simulated, fit, missed the budget or deadline
   double steps = 0, tokens_per_step = 0;
-  Json space;  // the counts, summed by the merge
+  std::optional<double> budget_usd, deadline_s;  // the shard's constraints
+  Json space;                                     // the counts, summed by the merge
 };
 ShardFile read_plan_json(const std::string& path);
 

@@ -156,9 +156,29 @@ int cmd_plan(int argc, char** argv) {
         }
         out.result.simulated += s.space.value("simulated", int64_t{0});
         out.result.skipped_by_bound += s.space.value("skipped_by_bound", int64_t{0});
+        out.result.infeasible_by_bound += s.space.value("infeasible_by_bound", int64_t{0});
+        out.result.did_not_fit += s.space.value("did_not_fit", int64_t{0});
+        out.result.failed += s.space.value("failed", int64_t{0});
         out.result.in_shard += s.space.value("in_shard", int64_t{0});
         out.result.candidates = s.space.value("candidates", int64_t{0});
+        out.result.over_memory = s.space.value("over_memory_bound", int64_t{0});
         out.result.space.considered = s.space.value("combinations", int64_t{0});
+        // The shards' budget and deadline hold unless this command sets its own: their rows were
+        // searched under them, and the rows they rejected are ranked (or named) against them.
+        // A looser one would rank the shards' leftovers as if the layouts the shards never
+        // simulated under theirs had been searched.
+        if (a.budget.empty() && s.budget_usd) out.options.budget_usd = s.budget_usd;
+        if (a.deadline.empty() && s.deadline_s) out.options.deadline_s = s.deadline_s;
+        if (s.budget_usd && (!out.options.budget_usd || *out.options.budget_usd > *s.budget_usd))
+          throw UserError({"--budget", 1, 1},
+                          fmt::format("{} searched under a budget of {}; a looser one here would rank a partial "
+                                      "search (run the shards again with the new --budget)",
+                                      f, format_usd(*s.budget_usd)));
+        if (s.deadline_s && (!out.options.deadline_s || *out.options.deadline_s > *s.deadline_s))
+          throw UserError({"--deadline", 1, 1},
+                          fmt::format("{} searched under a deadline of {}; a looser one here would rank a partial "
+                                      "search (run the shards again with the new --deadline)",
+                                      f, format_duration(*s.deadline_s)));
         // Per instance: the space, refusals and memory bound are every shard's (taken before the
         // split), what was simulated or skipped is each shard's own (summed).
         if (s.space.contains("instances") && s.space["instances"].is_object())
@@ -171,6 +191,7 @@ int cmd_plan(int argc, char** argv) {
             tally.skipped_by_bound += t.value("skipped_by_bound", int64_t{0});
           }
         for (auto& e : s.rows) all.push_back(std::move(e));
+        for (auto& e : s.rejected) all.push_back(std::move(e));
       }
       out.options.shard_count = 1;
       models::plan::rank(std::move(all), out.options, out.result);

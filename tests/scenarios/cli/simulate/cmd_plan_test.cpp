@@ -71,6 +71,41 @@ TEST_CASE("scenarios: plan --json rows, and --merge of shards ranks like one run
   fs::remove_all(dir);
 }
 
+TEST_CASE("scenarios: plan --merge keeps the shards' deadline, names the nearest layout, refuses a looser one",
+          "[scenarios]") {
+  // Shards searched under a deadline nothing meets. Merged without repeating it, the answer is
+  // the one run's: the same error naming the same fastest layout, with the misses counted (not
+  // "nothing fits"). A looser deadline at the merge would rank a partial search: refused.
+  const auto whole = run_commsim(plan_args_with(kPlan, {"--deadline", "1s"}));
+  REQUIRE(whole.exit_code == 2);
+  const auto named = whole.err.find("the fastest simulated takes ");
+  REQUIRE(named != std::string::npos);
+  const std::string fastest = whole.err.substr(named, whole.err.find(';', named) - named);
+  const auto dir = scenarios_test::fresh_temp_dir("plan-shards-deadline");
+  std::vector<std::string> merge = {"plan", kSmall, "--merge"};
+  for (int i = 0; i < 2; ++i) {
+    const auto s = run_commsim(plan_args_with(kPlan, {"--deadline", "1s", "--json", "--shard", std::to_string(i) + "/2"}));
+    REQUIRE(s.exit_code == 0);  // a shard is not the answer: it writes what it has
+    const auto f = dir / ("shard" + std::to_string(i) + ".json");
+    std::ofstream(f) << s.out;
+    merge.push_back(f.string());
+    CHECK(nlohmann::json::parse(s.out)["rows"].empty());
+  }
+  const auto merged = run_commsim(merge);
+  INFO(merged.err);
+  CHECK(merged.exit_code == 2);
+  CHECK(merged.out.empty());
+  CHECK(merged.err.find("no layout meets the constraints (deadline 1.000 s)") != std::string::npos);
+  CHECK(merged.err.find(fastest) != std::string::npos);
+  CHECK(merged.err.find("more could not meet them even at their lower bound") != std::string::npos);
+  const auto looser = run_commsim(plan_args_with(merge, {"--deadline", "30d"}));
+  INFO(looser.err);
+  CHECK(looser.exit_code == 2);
+  CHECK(looser.err.find("searched under a deadline of 1.000 s; a looser one here would rank a partial search") !=
+        std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("scenarios: plan --emit writes scenarios that run with the planned step", "[scenarios]") {
   const auto dir = scenarios_test::fresh_temp_dir("plan-emit");
   const auto r = run_commsim(plan_args_with(kPlan, {"--json", "--emit", dir.string(), "--emit-count", "3"}));
