@@ -34,7 +34,7 @@ struct ShardFile {
   std::vector<models::plan::Evaluated> rejected;  // simulated, fit, missed the budget or deadline
   double steps = 0, tokens_per_step = 0;
   std::optional<double> budget_usd, deadline_s;  // the shard's constraints
-  Json space;                                     // the counts, summed by the merge
+  Json space;                                    // the counts, summed by the merge
 };
 ShardFile read_plan_json(const std::string& path);
 

@@ -84,7 +84,8 @@ TEST_CASE("scenarios: plan --merge keeps the shards' deadline, names the nearest
   const auto dir = scenarios_test::fresh_temp_dir("plan-shards-deadline");
   std::vector<std::string> merge = {"plan", kSmall, "--merge"};
   for (int i = 0; i < 2; ++i) {
-    const auto s = run_commsim(plan_args_with(kPlan, {"--deadline", "1s", "--json", "--shard", std::to_string(i) + "/2"}));
+    const auto s =
+        run_commsim(plan_args_with(kPlan, {"--deadline", "1s", "--json", "--shard", std::to_string(i) + "/2"}));
     REQUIRE(s.exit_code == 0);  // a shard is not the answer: it writes what it has
     const auto f = dir / ("shard" + std::to_string(i) + ".json");
     std::ofstream(f) << s.out;
