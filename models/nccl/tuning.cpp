@@ -23,11 +23,22 @@ constexpr double kBaseLat[3][3] = {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {8.0, 8.0
 constexpr double kHwLat[3][3][3] = {
     {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 4.0}},
     {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 4.0}},
-    {{5.0, 8.5, 14.0}, {5.0, 8.5, 14.0}, {0, 0, 14.0}},
+    {{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0, 0, 14.0}},
 };
-// NET row, Ring: {5.0, 8.5, 14.0} as NCCL 2.28.9 printed for a Socket communicator of 4 nodes
-// (scenarios/validation/h200x4/measured/logs/sock_n4.rank0.log: Ring LL 36.6 = 6.6 + 6 x 5.0, LL128
-// 65.0 = 14 + 6 x 8.5, Simple 92.4 = 8.4 + 6 x 14); older NCCL had {2.7, 4.0, 14.0}.
+// With one rank per node every algorithm takes the Tree's NET row ("With ppn=1 latencies are fully
+// exposed, use the Tree network latency", NCCL 2.23 on): NCCL 2.28.9 printed Ring LL 36.6 = 6.6 +
+// 6 x 5.0, LL128 65.0 = 14 + 6 x 8.5, Simple 92.4 = 8.4 + 6 x 14 for a Socket communicator of 4
+// one-GPU nodes (scenarios/validation/h200x4/measured/logs/sock_n4.rank0.log).
+// An inter-node ring's intra-node steps cost at least the host's network overhead (getNetOverhead:
+// 1 us, 2 on AMD x86; NCCL_NET_OVERHEAD, which overrides it, is not read), three times that with Simple
+// ("Inter-node rings still have to launch nsteps * net overhead").
+double net_overhead_us(const CommView& v) { return v.cpu_amd ? 2.0 : 1.0; }
+// NCCL's log2i: floor(log2 n) (src/include/utils.h log2Down), for tree depths.
+double log2i(int n) {
+  int l = 0;
+  while (n >>= 1) ++l;
+  return l;
+}
 // [compcap: Volta, Ampere, Hopper, Blackwell][scale: 1 node, 2 nodes, >2 nodes], GB/s.
 constexpr double kLlMaxBw[4][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}};
 constexpr double kPerChMaxRingLL128Bw[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40}};
@@ -192,7 +203,7 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
     const double bw = std::min({intra, inter, kPerChMaxNvlsTreeBw[cc][scale]});
     cost.algbw_gbs = nch * bw * n / (2.0 * (n - 1));
     cost.latency_us =
-        kNvlsTreeIntraLatUs + 2 * std::log2(static_cast<double>(nn)) * (kNvlsTreeInterLatUs + 2 * v.net_latency_us);
+        kNvlsTreeIntraLatUs + 2 * log2i(nn) * (kNvlsTreeInterLatUs + 2 * v.net_latency_us);
     return cost;
   }
   if (a == Algo::NVLS || a == Algo::CollNetDirect || a == Algo::CollNetChain) return sharp_cost(v, op, a, p);
@@ -202,7 +213,6 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
 
   const int nsteps = nsteps_of(op, n);
   const int ninter = nn > 1 ? (is_ar ? 2 * (nn - 1) : nn - 1) : 0;
-  const double ppn = static_cast<double>(n) / nn;
   // tuning.cc: bw = nNodes <= 2 ? graph->bwIntra : graph->bwInter. A multi-node ring graph has
   // bwIntra == bwInter (search.cc raises both together); a tree graph on 2 nodes has its bwIntra
   // raised alone up to twice bwInter ("increase bwIntra for trees (2 nodes or collnet)").
@@ -216,7 +226,7 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
   const double ll_max = kLlMaxBw[std::min(llidx, 3)][scale];
   if (a == Algo::Ring && p == Proto::LL) bus = std::min(ll_max, bus * 0.5);
   if (a == Algo::Ring && p == Proto::LL128)
-    bus = std::min(bus * (ppn < 2 ? 0.7 : 0.92), v.graph_channels * kPerChMaxRingLL128Bw[cc][scale]);
+    bus = std::min(bus * 0.92, v.graph_channels * kPerChMaxRingLL128Bw[cc][scale]);  // 0.7 with ppn < 2 before 2.23
   // Two GPUs of one node: the tree graph is a single pair, each direction carrying one stream,
   // and NCCL's search settles at twice the ring's speed (2 x H200: Tree Simple 232.2 =
   // min(720 x .92, 12 x 38.7) / 2, LL 61.1; scenarios/validation/h200x2/n2_tuning.log).
@@ -234,19 +244,22 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
   const int intra_hw = v.intra_nvlink ? 0 : 1;
   const int hw = nn == 1 ? intra_hw : 2;
   double lat = kBaseLat[ai][pi];
-  const double intra_lat = kHwLat[intra_hw][ai][pi];
-  // tuning.cc: interLat = hwLat[NET] + graph latencyInter, + latencyInter again for Simple.
-  const double inter_lat = kHwLat[2][ai][pi] + v.net_latency_us * (p == Proto::Simple ? 2 : 1);
+  double intra_lat = kHwLat[intra_hw][ai][pi];
+  // tuning.cc: interLat = hwLat[NET] (the Tree's row with one rank per node) + graph latencyInter,
+  // + latencyInter again for Simple.
+  const double inter_lat = kHwLat[2][n == nn ? kTree : ai][pi] + v.net_latency_us * (p == Proto::Simple ? 2 : 1);
   if (a == Algo::Ring) {
     if (op == CollOp::Broadcast || op == CollOp::Reduce) {
       lat += kHwLat[hw][ai][pi];  // sameChannels: pipelined, one hop of latency counted
     } else {
+      if (nn > 1) intra_lat = std::max(intra_lat, net_overhead_us(v) * (p == Proto::Simple ? 3 : 1));
       lat += (nsteps - ninter) * intra_lat + ninter * inter_lat;
     }
   } else if (a == Algo::Tree) {
-    lat += 2 * ((ppn - 1) * intra_lat + std::log2(static_cast<double>(nn)) * inter_lat);
+    lat += 2 * ((n / nn - 1) * intra_lat + log2i(nn) * inter_lat);
   } else if (a == Algo::PAT) {
-    lat += std::log2(static_cast<double>(nn)) * inter_lat;
+    // "Log latency" plus "still a linear part" (tuning.cc, NCCL 2.23 on).
+    lat += log2i(nn) * (inter_lat / 3.5) + n * 2.8;
   }
   cost.latency_us = lat;
   return cost;

@@ -23,7 +23,7 @@ struct CommView {
   int sm = 90;                 // compute capability x10 of the GPUs (70, 80, 90, 100)
   bool intra_nvlink = true;    // graph typeIntra is NVLink (else PCI: PCIe P2P, SHM, loopback NET)
   bool inter_gdr_near = true;  // NIC within PXB/PXN of the GPU (LL128 allowed across nodes)
-  bool cpu_amd = false;
+  bool cpu_amd = false;        // the hosts' CPUs are AMD x86 (or mixed): llMaxBws row, network overhead
   double bw_intra_gbs = 30;  // per-channel bandwidth the graph search settled on, GB/s
   double bw_inter_gbs = 0;   // per-channel network bandwidth, GB/s (0 on one node)
   int graph_channels = 12;   // channels of the ring graph; NCCL runs twice as many

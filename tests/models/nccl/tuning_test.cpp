@@ -87,9 +87,25 @@ TEST_CASE("tuning: multi-node rings pay network hops, LL128 needs NVLink inside 
   v.nnodes = 4;
   v.bw_inter_gbs = 12.5;
   v.graph_channels = 4;
-  // Ring all-reduce LL latency: 6.6 + (30 - 6) x .6 + 6 x 5.0 = 51.0 us (nInter = 2 (nodes-1);
-  // the network hop of 2.28.9, see the Socket table below).
-  CHECK(nccl_cost(v, CollOp::AllReduce, Algo::Ring, Proto::LL).latency_us == Approx(51.0));
+  // Ring all-reduce LL latency (tuning.cc, NCCL 2.28.9): 6.6 + (30 - 6) x max(.6, 1.0) + 6 x 2.7 =
+  // 46.8 us: nInter = 2 (nodes-1) network steps at the Ring's NET hwLat, and the intra-node steps
+  // of an inter-node ring at least the host's network overhead (1 us; 2 on AMD x86; x3 for
+  // Simple, where 3.4 us already exceeds Intel's 3).
+  CHECK(nccl_cost(v, CollOp::AllReduce, Algo::Ring, Proto::LL).latency_us == Approx(46.8));
+  CHECK(nccl_cost(v, CollOp::AllReduce, Algo::Ring, Proto::Simple).latency_us == Approx(8.4 + 24 * 3.4 + 6 * 14.0));
+  v.cpu_amd = true;
+  CHECK(nccl_cost(v, CollOp::AllReduce, Algo::Ring, Proto::LL).latency_us == Approx(6.6 + 24 * 2.0 + 6 * 2.7));
+  CHECK(nccl_cost(v, CollOp::AllReduce, Algo::Ring, Proto::Simple).latency_us == Approx(8.4 + 24 * 6.0 + 6 * 14.0));
+  // A tree's depth is NCCL's log2i, the floor: 3 nodes of 4 ranks are one level deep, as 2 are.
+  v.cpu_amd = false;
+  v.nranks = 12;
+  v.nnodes = 3;
+  CHECK(nccl_cost(v, CollOp::AllReduce, Algo::Tree, Proto::LL).latency_us == Approx(6.8 + 2 * (3 * 0.6 + 1 * 5.0)));
+  // PAT (one rank per node): 8.0 + log2i(nodes) x interLat / 3.5 + 2.8 per rank, interLat the
+  // Tree's NET Simple step (14 us) as every algorithm's with one rank per node.
+  CommView pat = v;
+  pat.nranks = pat.nnodes = 8;
+  CHECK(nccl_cost(pat, CollOp::AllGather, Algo::PAT, Proto::Simple).latency_us == Approx(8.0 + 3 * 14.0 / 3.5 + 8 * 2.8));
   v.intra_nvlink = false;
   CHECK_FALSE(protocol_enabled(v, TuningEnv{}, Algo::Ring, Proto::LL128));
 }
