@@ -7,36 +7,6 @@
 
 namespace models::hw::detail {
 
-namespace {
-
-// A rack of the catalog's own (instance_build.hpp grace_rack), with what the model leaves out of
-// its network across racks.
-NodeSpec rack(const char* name, const char* gpu, int gpus, const char* citation) {
-  NodeSpec n = grace_rack(name, gpu, gpus, citation);
-  // Across NVLink domains NCCL runs NVLSTree, a tree of the domains' NVLS heads, and every public
-  // run across racks is slower than the model's: OCI's two GB300 NVL72 racks (NCCL 2.28.7;
-  // scenarios/validation/gb300_oci/measured/all_reduce_2racks.txt) hold a flat ~490 us from 512 KiB
-  // to 16 MiB where the model's NVLSTree takes 46-166 us, and run 20-24 % slower from 1 GiB;
-  // CoreWeave's two GB200 racks 9-16 % slower from 512 MiB; the one run beyond two racks (CoreWeave,
-  // 20 x GB200 NVL72, NCCL 2.26.2; gb200_nvl72/measured/all_reduce_20racks.txt) reached 382 GB/s of
-  // bus bandwidth at 8 GiB where one and two racks reach ~800 and the model ~870: the network binds
-  // there at 28 % of 32 heads' NICs, and NCCL 2.27.3's release notes say it raised the NICs used
-  // between MNNVL domains on GB200 to 16 and turned GPUDirect RDMA on for NICs behind the Grace CPU,
-  // so that run's 2.26.2 used fewer (how many is not known). What limits two racks below 64 MiB is
-  // not known (docs/accuracy.md, "An NVL72 rack's NVLink step" and "OCI GB300 NVL72 racks";
-  // docs/hardware.md, "Blackwell").
-  n.network_note =
-      "across NVLink domains NVLSTree is an optimistic bound here: on two racks below ~64 MiB (OCI's "
-      "two GB300 NVL72 racks took a flat ~490 us at 512 KiB - 16 MiB where this model charges 46-166 "
-      "us; 9-24 % slower than it from 512 MiB on two GB200 and GB300 racks), beyond two racks at every "
-      "size (a public 20-rack GB200 NVL72 all_reduce_perf with NCCL 2.26.2 ran 2.3x slower than this "
-      "model at 8 GiB: 382 against 870 GB/s bus bandwidth; NCCL 2.27.3 raised the NICs used between "
-      "racks, so newer NCCL may run closer) (docs/accuracy.md)";
-  return n;
-}
-
-}  // namespace
-
 void add_blackwell_nodes(std::vector<NodeSpec>& c) {
   {
     // p6-b300.48xlarge: 8 x B300 (2.1 TB HBM3e), NVLink 5 through NVSwitch, 6.4 Tbps of EFA v4
@@ -86,7 +56,7 @@ void add_blackwell_nodes(std::vector<NodeSpec>& c) {
     // InfiniBand per tray (one per GPU: NVIDIA DGX SuperPOD GB200 reference architecture, "DGX
     // GB200 compute tray"), a BlueField-3 (2 x 200 Gb/s) per tray for storage and in-band. Grace:
     // up to 480 GB LPDDR5X at up to 512 GB/s each (GB200 NVL72 datasheet: 17 TB, 18.4 TB/s per rack).
-    NodeSpec n = rack("gb200-nvl72", "GB200", 72,
+    NodeSpec n = grace_rack("gb200-nvl72", "GB200", 72,
                       "NVIDIA GB200 NVL72 datasheet; DGX SuperPOD GB200 reference architecture (compute tray)");
     ib_nics(n, 72, 1, 400);
     n.nic_tech = "InfiniBand NDR (ConnectX-7)";
@@ -104,7 +74,7 @@ void add_blackwell_nodes(std::vector<NodeSpec>& c) {
     // GB300 NVL72: 72 x GB300's B300 in 18 trays, one NVLink domain of 72 (130 TB/s), one
     // ConnectX-8 SuperNIC at 800 Gb/s per GPU (72 per rack; InfiniBand XDR or Spectrum-X Ethernet),
     // 36 Grace with 17 TB LPDDR5X at 14 TB/s per rack. Source: NVIDIA GB300 NVL72 datasheet.
-    NodeSpec n = rack("gb300-nvl72", "GB300", 72, "NVIDIA GB300 NVL72 datasheet");
+    NodeSpec n = grace_rack("gb300-nvl72", "GB300", 72, "NVIDIA GB300 NVL72 datasheet");
     ib_nics(n, 72, 1, 800);
     n.nic_tech = "InfiniBand XDR (ConnectX-8 SuperNIC)";
     n.eth_bytes_per_s = 18 * 400 * kGbit;
@@ -117,14 +87,14 @@ void add_blackwell_nodes(std::vector<NodeSpec>& c) {
     // u-p6e-gb200x36 is 9 instances, a 36-GPU domain (AWS EC2 P6e-GB200 instance page; "Amazon EC2
     // UltraServers" user guide). aws-ofi-nccl's platform table matches p6e-gb200 by its "p-series"
     // entry (regex ^p([5-9]|[0-9]{2,}).*, "we expect this to apply to P6e-GB200 and later"): 35 us.
-    NodeSpec n = rack("u-p6e-gb200x72", "GB200", 72, "AWS EC2 P6e-GB200 UltraServer page; EC2 UltraServers user guide");
+    NodeSpec n = grace_rack("u-p6e-gb200x72", "GB200", 72, "AWS EC2 P6e-GB200 UltraServer page; EC2 UltraServers user guide");
     efa_nics(n, 72, 1, 4, 400);
     aws_ofi_env(n, true);  // platform "p-series"
     n.net_plugin_latency_us = 35;
     n.eth_bytes_per_s = 18 * 100 * kGbit;
     n.host_mem_bytes_per_s = 36 * 512e9;
     c.push_back(n);
-    n = rack("u-p6e-gb200x36", "GB200", 36, "AWS EC2 P6e-GB200 UltraServer page; EC2 UltraServers user guide");
+    n = grace_rack("u-p6e-gb200x36", "GB200", 36, "AWS EC2 P6e-GB200 UltraServer page; EC2 UltraServers user guide");
     efa_nics(n, 36, 1, 4, 400);
     aws_ofi_env(n, true);  // platform "p-series"
     n.net_plugin_latency_us = 35;

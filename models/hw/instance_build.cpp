@@ -92,6 +92,25 @@ NodeSpec grace_rack(const char* name, const char* gpu, int gpus, const char* cit
       "31-44 us at 512 KiB - 4 MiB where this model charges 15-32 (a fixed cost per call that it does "
       "not charge: the host issuing the call's sends and receives, 2 per peer); from 8 MiB within "
       "20 %, from 64 MiB within 6 % (docs/accuracy.md)";
+  // Across NVLink domains NCCL runs NVLSTree, a tree of the domains' NVLS heads, and every public
+  // run across racks is slower than the model's: OCI's two GB300 NVL72 racks (NCCL 2.28.7;
+  // scenarios/validation/gb300_oci/measured/all_reduce_2racks.txt) hold a flat ~490 us from 512 KiB
+  // to 16 MiB where the model's NVLSTree takes 46-166 us, and run 20-24 % slower from 1 GiB;
+  // CoreWeave's two GB200 racks 9-16 % slower from 512 MiB; the one run beyond two racks (CoreWeave,
+  // 20 x GB200 NVL72, NCCL 2.26.2; gb200_nvl72/measured/all_reduce_20racks.txt) reached 382 GB/s of
+  // bus bandwidth at 8 GiB where one and two racks reach ~800 and the model ~870: the network binds
+  // there at 28 % of 32 heads' NICs, and NCCL 2.27.3's release notes say it raised the NICs used
+  // between MNNVL domains on GB200 to 16 and turned GPUDirect RDMA on for NICs behind the Grace CPU,
+  // so that run's 2.26.2 used fewer (how many is not known). What limits two racks below 64 MiB is
+  // not known (docs/accuracy.md, "An NVL72 rack's NVLink step" and "OCI GB300 NVL72 racks";
+  // docs/hardware.md, "Blackwell").
+  n.network_note =
+      "across NVLink domains NVLSTree is an optimistic bound here: on two racks below ~64 MiB (OCI's "
+      "two GB300 NVL72 racks took a flat ~490 us at 512 KiB - 16 MiB where this model charges 46-166 "
+      "us; 9-24 % slower than it from 512 MiB on two GB200 and GB300 racks), beyond two racks at every "
+      "size (a public 20-rack GB200 NVL72 all_reduce_perf with NCCL 2.26.2 ran 2.3x slower than this "
+      "model at 8 GiB: 382 against 870 GB/s bus bandwidth; NCCL 2.27.3 raised the NICs used between "
+      "racks, so newer NCCL may run closer) (docs/accuracy.md)";
   return n;
 }
 

@@ -36,8 +36,9 @@ inline constexpr double kRackNvlinkStepExtra = 0.68e-6;
 // decision). NVLS over the whole domain (NVLink SHARP in the NVLink switches; NCCL src/transport/
 // nvls.cc runs it across the MNNVL clique). Its hosts issue at kGraceLaunchOverhead, its NVLink
 // steps are the fabric's (kRackNvlinkStepExtra), and every run spanning its hosts says what the
-// model leaves out of NVLS there (NodeSpec::nvlink_note). The catalog's racks and the clouds'
-// racks of VMs are built on it.
+// model leaves out of NVLS there (NodeSpec::nvlink_note), and every run across racks what it
+// leaves out of NVLSTree between them (NodeSpec::network_note). The catalog's racks and the
+// clouds' racks of VMs are built on it.
 NodeSpec grace_rack(const char* name, const char* gpu, int gpus, const char* citation);
 
 NodeSpec base(const char* name, const char* gpu, int gpus, const char* citation);

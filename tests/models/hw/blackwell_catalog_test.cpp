@@ -61,6 +61,24 @@ TEST_CASE("hw: NVL72 racks are one node of 18 hosts of 4 GPUs, one NIC per GPU",
   CHECK(find_instance("dgx-b200").hosts() == 1);
 }
 
+TEST_CASE("hw: every multi-host NVLink domain says what the model leaves out, across its hosts and across racks",
+          "[models]") {
+  // Whoever sells the rack (the catalog's, AWS's UltraServers, Azure's and GCP's racks of VMs),
+  // NVLS over its hosts and NVLSTree between racks are the same mechanisms: a run spanning hosts
+  // carries the NVLS caveat, a run on two racks or more the NVLSTree one, one rack of one host none.
+  int racks = 0;
+  for (const auto& n : models::hw::instance_catalog()) {
+    if (n.host_gpus == 0 || n.host_gpus >= n.gpus) continue;
+    INFO(n.name);
+    ++racks;
+    CHECK(n.nvlink_caveat(n.gpus).find("NVLS across the rack's hosts") != std::string::npos);
+    CHECK(n.nvlink_caveat(n.host_gpus).empty());
+    CHECK(n.network_caveat(2).find("across NVLink domains NVLSTree is an optimistic bound") != std::string::npos);
+    CHECK(n.network_caveat(1).empty());
+  }
+  CHECK(racks >= 7);
+}
+
 TEST_CASE("hw: cloud machines carry their NIC technology and rates", "[models]") {
   // Per node, per direction: A3 High 4 x 200 Gb/s = 100 GB/s, A3 Mega 8 x 200 = 200, A3 Ultra and
   // A4 8 x 400 = 400, ND H100 v5 8 x 400 = 400 GB/s.
