@@ -16,6 +16,7 @@ struct ComponentRate {
 struct GoodputResult {
   bool estimated = false;  // a training step (not a bare collective), not stopped by --time-limit
   int gpus = 0, nodes = 0;
+  int hosts = 0;  // the hosts those nodes hold (an NVL72 rack: its trays), the unit host failures count
   double interruptions_per_day = 0, mtbf_s = 0;
   std::vector<ComponentRate> components;  // per day, biggest first
   double checkpoint_bytes = 0, storage_bandwidth_bytes_per_s = 0;

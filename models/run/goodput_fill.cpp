@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <utility>
 
 #include "models/goodput/checkpoint.hpp"
 #include "models/goodput/failures.hpp"
@@ -23,16 +25,24 @@ double checkpoint_bytes_per_param(const ScenarioSpec& spec) {
 void fill_goodput(RunResult& result, const ScenarioSpec& spec) {
   if (spec.collective || !spec.model || result.partial || result.step_time_s <= 0 || result.ranks.empty()) return;
   const int gpus = static_cast<int>(result.ranks.size());
-  int nodes = 0;
-  for (const auto& r : result.ranks) nodes = std::max(nodes, r.node + 1);
   const hw::NodeSpec node = topology::resolve_node(spec.cluster);
+  // Host failures count hosts: a node of the catalog that is a multi-host NVLink domain (an NVL72
+  // rack, 18 trays of 4 GPUs) fails by its trays, each its own host with its own CPUs, memory,
+  // power and NICs, as the hosts of 8-GPU nodes do.
+  int nodes = 0;
+  std::set<std::pair<int, int>> hosts;
+  for (const auto& r : result.ranks) {
+    nodes = std::max(nodes, r.node + 1);
+    hosts.insert({r.node, node.host_of(r.gpu)});
+  }
   const auto& p = spec.cluster.params;
   GoodputResult& g = result.goodput;
   g.estimated = true;
   g.gpus = gpus;
   g.nodes = nodes;
+  g.hosts = static_cast<int>(hosts.size());
 
-  const goodput::FailureModel failures = goodput::failure_model(p, gpus, nodes);
+  const goodput::FailureModel failures = goodput::failure_model(p, gpus, g.hosts);
   g.interruptions_per_day = failures.per_hour() * 24;
   g.mtbf_s = failures.mtbf_s();
   for (const auto& c : failures.components) g.components.push_back({c.name, c.per_hour * 24});

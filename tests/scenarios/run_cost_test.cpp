@@ -51,3 +51,39 @@ TEST_CASE("scenarios: the goodput's cost and the run's $ per run use one price o
   REQUIRE(t.throughput.tokens_per_step > 0);
   CHECK(t.steps == static_cast<int>(std::ceil(2e8 / t.throughput.tokens_per_step - 1e-9)));
 }
+
+TEST_CASE("scenarios: host failures count an NVL72 rack's trays, not the rack", "[scenarios]") {
+  // 144 GPUs on two GB200 NVL72 racks are 36 trays, each its own host: as many hosts fail as on
+  // 36 nodes of 4 GPUs, twice the 18 hosts of 18 eight-GPU nodes. The GPU failure rate is the same.
+  const std::string text = R"(name = "two racks"
+[cluster]
+instance = "gb200-nvl72"
+nodes = 2
+[model]
+preset = "qwen3-8b"
+seq = 4096
+[training]
+micro_batch = 1
+grad_accum = 1
+steps = 10
+[parallel]
+strategy = "fsdp"
+)";
+  auto run = [&](const std::vector<std::string>& sets) {
+    return models::run_scenario(scenarios::load_scenario_text(text, "racks.toml", sets, kSeedDir).spec, {}).goodput;
+  };
+  const models::GoodputResult racks = run({});
+  const models::GoodputResult nodes = run({"cluster.instance=p6-b200.48xlarge", "cluster.nodes=18"});
+  REQUIRE(racks.estimated);
+  CHECK(racks.gpus == 144);
+  CHECK(racks.nodes == 2);
+  CHECK(racks.hosts == 36);
+  CHECK(nodes.hosts == 18);
+  auto rate = [](const models::GoodputResult& g, const std::string& name) {
+    for (const auto& c : g.components)
+      if (c.name == name) return c.per_day;
+    return -1.0;
+  };
+  CHECK(rate(racks, "host") == Approx(2 * rate(nodes, "host")));
+  CHECK(rate(racks, "gpu") == Approx(rate(nodes, "gpu")));
+}

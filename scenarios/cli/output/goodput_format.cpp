@@ -58,6 +58,7 @@ Json goodput_json(const models::GoodputResult& g) {
   const bool priced = g.price_per_gpu_hour > 0;
   return {{"gpus", g.gpus},
           {"nodes", g.nodes},
+          {"hosts", g.hosts},
           {"interruptions_per_day", g.interruptions_per_day},
           {"mtbf_s", std::isfinite(g.mtbf_s) ? Json(g.mtbf_s) : Json(nullptr)},
           {"interruptions_per_day_by_component", std::move(components)},
@@ -108,7 +109,7 @@ std::vector<std::string> goodput_lines(const models::GoodputResult& g) {
     if (c.per_day > 0) parts += fmt::format("{}{} {:.2f}", parts.empty() ? "" : ", ", c.name, c.per_day);
   std::vector<std::string> out = {
       fmt::format("failures   {:.2f} interruptions per day on {} GPUs in {} hosts (MTBF {}): {}",
-                  g.interruptions_per_day, g.gpus, g.nodes, goodput_duration(g.mtbf_s), parts),
+                  g.interruptions_per_day, g.gpus, g.hosts, goodput_duration(g.mtbf_s), parts),
       fmt::format("checkpoint {} every {} steps ({}; Young {}, Daly {}), {} {} to {}/s storage{}; restart {}",
                   format_bytes(g.checkpoint_bytes), g.interval_steps, goodput_duration(g.interval_s),
                   goodput_duration(g.young_interval_s), goodput_duration(g.daly_interval_s),
