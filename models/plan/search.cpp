@@ -149,33 +149,38 @@ void rank(std::vector<Evaluated> all, const PlanOptions& o, PlanResult& out) {
 namespace {
 
 // Nothing simulated met the budget or the deadline, and the rest cannot even at their bounds: the
-// kNearest candidates nearest to each by their bounds (the fastest for a deadline, the cheapest
-// for a budget) are simulated anyway, so that the answer names what the nearest layouts take and
-// cost, not only that none qualifies. A bound orders candidates only roughly, hence several.
-constexpr size_t kNearest = 8;
-
+// fastest layout (for a deadline) and the cheapest (for a budget) are found anyway, best first by
+// their bounds as the search itself goes, stopping once no bound can beat the best simulated, so
+// that the answer names the nearest layouts exactly (as far as the bounds hold, which --audit
+// checks), not only that none qualifies.
 void simulate_closest(const std::vector<Work*>& mine, std::vector<char>& skipped, const PlanOptions& o, double steps,
                       PlanResult& out) {
-  auto simulate_lowest = [&](auto key) {
+  // key: the objective's lower bound of a candidate (kInf: it has none), value: a simulated one's.
+  auto best_first = [&](auto key, auto value) {
     std::vector<size_t> order;
     for (size_t k = 0; k < mine.size(); ++k)
-      if (!mine[k]->done && key(*mine[k]) < kInf) order.push_back(k);
-    const size_t n = std::min(kNearest, order.size());
-    std::partial_sort(order.begin(), order.begin() + n, order.end(),
-                      [&](size_t a, size_t b) { return key(*mine[a]) < key(*mine[b]); });
-    for (size_t i = 0; i < n; ++i) {
-      const size_t at = order[i];
+      if (key(*mine[k]) < kInf) order.push_back(k);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(*mine[a]) < key(*mine[b]); });
+    double best = kInf;
+    for (size_t at : order) {
       Work& w = *mine[at];
-      w.result = evaluate_scenario(w.spec, w.c, steps);
-      w.result.step_bound_s = w.bound_s;
-      w.result.memory_bound_bytes = w.memory_bound;
-      w.done = true;
-      if (skipped[at] == 2) --out.infeasible_by_bound;
-      skipped[at] = 0;
+      if (key(w) * kBoundSlack > best) break;
+      if (!w.done) {
+        w.result = evaluate_scenario(w.spec, w.c, steps);
+        w.result.step_bound_s = w.bound_s;
+        w.result.memory_bound_bytes = w.memory_bound;
+        w.done = true;
+        if (skipped[at] == 2) --out.infeasible_by_bound;
+        skipped[at] = 0;
+      }
+      if (w.result.simulated && w.result.fits && w.result.error.empty()) best = std::min(best, value(w.result));
     }
   };
-  if (o.deadline_s) simulate_lowest([](const Work& w) { return w.bound_s; });
-  if (o.budget_usd) simulate_lowest([](const Work& w) { return w.usd_per_hour ? w.bound_s * *w.usd_per_hour : kInf; });
+  if (o.deadline_s)
+    best_first([&](const Work& w) { return w.bound_s * steps; }, [](const Evaluated& e) { return e.train_s; });
+  if (o.budget_usd)
+    best_first([&](const Work& w) { return w.usd_per_hour ? w.bound_s * steps * *w.usd_per_hour / 3600 : kInf; },
+               [](const Evaluated& e) { return e.cost_usd.value_or(kInf); });
 }
 
 }  // namespace

@@ -139,8 +139,8 @@ std::string plan_empty_reason(const PlanOutput& p) {
   if (r.in_shard == 0) return "this shard holds no candidate (use fewer shards)";
   if (!r.rejected.empty() || r.infeasible_by_bound > 0) {
     // The nearest simulated layout to each constraint: the fastest against a deadline, the
-    // cheapest against a budget (when no candidate qualifies, the search simulates the few nearest
-    // to each by their bounds: search.cpp simulate_closest).
+    // cheapest against a budget (when no candidate qualifies, the search finds them best first by
+    // their bounds: search.cpp simulate_closest).
     std::string s = "no layout meets the constraints";
     if (p.options.deadline_s) s += fmt::format(" (deadline {})", format_duration(*p.options.deadline_s));
     if (p.options.budget_usd) s += fmt::format(" (budget {})", format_usd(*p.options.budget_usd));

@@ -292,6 +292,17 @@ TEST_CASE("scenarios: plan with no layout inside a deadline or budget names the 
   CHECK(poor.err.find("; the cheapest simulated takes ") != std::string::npos);
   CHECK(poor.err.find(named(cheapest)) != std::string::npos);
   CHECK(poor.err.find(fmt::format("${:.2f}", cheapest["cost_usd"].get<double>())) != std::string::npos);
+  // The shipped 8B example, whose cheapest layout (ZeRO-1 on one node) has neither the lowest
+  // cost bound nor one of the eight lowest: found all the same.
+  const std::string example = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/plan_llama3_8b.toml";
+  const std::vector<std::string> space = {"plan", example, "--gpus", "8..16", "--jobs", "2"};
+  const auto cheapest_8b = first_row(plan_args_with(space, {"--objective", "cost"}));
+  const auto fastest_8b = first_row(space);
+  const auto both = run_commsim(plan_args_with(space, {"--budget", "10", "--deadline", "1s"}));
+  INFO(both.err);
+  CHECK(both.err.find("the cheapest simulated takes") != std::string::npos);
+  CHECK(both.err.find(named(cheapest_8b)) != std::string::npos);
+  CHECK(both.err.find(named(fastest_8b)) != std::string::npos);
 }
 
 TEST_CASE("scenarios: plan refuses what has no answer, in one sentence with exit 2", "[scenarios]") {
