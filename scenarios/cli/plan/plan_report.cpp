@@ -32,6 +32,15 @@ std::string pricing_label(const Evaluated& e) {
 
 std::string percent(double a, double b) { return b > 0 ? fmt::format("{:+.1f} %", 100 * (a - b) / b) : "-"; }
 
+// "27.2 % less time", "3.1 % more", "the same time": a against b, in words that keep the sign.
+std::string compared(double a, double b, const std::string& what) {
+  if (b <= 0) return "-";
+  const double d = 100 * (a - b) / b;
+  const std::string tail = what.empty() ? "" : " " + what;
+  if (std::abs(d) < 0.05) return "the same" + tail;
+  return fmt::format("{:.1f} % {}{}", std::abs(d), d < 0 ? "less" : "more", tail);
+}
+
 std::string row_line(size_t rank_label_width, const std::string& rank, const Evaluated& e, bool front) {
   const auto& c = e.candidate;
   const double headroom = e.memory_capacity_bytes - e.memory_peak_bytes;
@@ -216,11 +225,11 @@ std::string plan_text(const PlanOutput& p) {
       else if (!rank)
         out += "misses the budget or the deadline\n";
       else if (!r.ranked.empty())
-        out += fmt::format("would rank {} of {}; the winner is {} faster and {} cheaper\n", rank, r.ranked.size() + 1,
-                           percent(r.ranked[0].train_s, p.included->train_s),
+        out += fmt::format("would rank {} of {}; the winner takes {} and costs {}\n", rank, r.ranked.size() + 1,
+                           compared(r.ranked[0].train_s, p.included->train_s, "time"),
                            p.included->cost_usd && r.ranked[0].cost_usd
-                               ? percent(*r.ranked[0].cost_usd, *p.included->cost_usd)
-                               : std::string("-"));
+                               ? compared(*r.ranked[0].cost_usd, *p.included->cost_usd, "")
+                               : std::string("- (no price)"));
     }
   }
   out += caveats_text(p, shown);

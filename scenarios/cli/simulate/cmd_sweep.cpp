@@ -157,7 +157,7 @@ int cmd_sweep(int argc, char** argv) {
   return guarded([&] {
     std::vector<VaryAxis> axes;
     for (size_t i = 0; i < varies.size(); ++i) axes.push_back(parse_vary(varies[i], static_cast<int>(i) + 1));
-    refuse_repeated_vary_keys(axes);  // the last would win while the rows showed both values
+    refuse_repeated_vary_keys(axes, sets);  // the last would win while the rows showed both values
     const Shard shard = shard_text.empty() ? Shard{} : parse_shard(shard_text);
     const size_t total = sweep_size(axes);
     // Plain names, not a structured binding: the lambdas below capture them (clang 14 refuses

@@ -45,7 +45,7 @@ VaryAxis parse_vary(const std::string& text, int ordinal) {
   return axis;
 }
 
-void refuse_repeated_vary_keys(const std::vector<VaryAxis>& axes) {
+void refuse_repeated_vary_keys(const std::vector<VaryAxis>& axes, const std::vector<std::string>& sets) {
   auto canonical = [](std::string key) {
     const size_t a = key.find_first_not_of(" \t"), b = key.find_last_not_of(" \t");
     key = a == std::string::npos ? "" : key.substr(a, b - a + 1);
@@ -58,6 +58,15 @@ void refuse_repeated_vary_keys(const std::vector<VaryAxis>& axes) {
         throw UserError({"--vary", static_cast<int>(later) + 1, 1},
                         "'" + canonical(axes[later].key) + "' is varied twice, first at --vary:" +
                             std::to_string(first + 1) + ":1 (expected each key in one --vary, with all its values)");
+  // A --set of a varied key would be overridden by every point while each row still lists it.
+  for (size_t s = 0; s < sets.size(); ++s) {
+    const std::string key = canonical(sets[s].substr(0, sets[s].find('=')));
+    for (size_t a = 0; a < axes.size(); ++a)
+      if (canonical(axes[a].key) == key)
+        throw UserError({"--set", static_cast<int>(s) + 1, 1},
+                        "'" + key + "' is both set and varied (--vary:" + std::to_string(a + 1) +
+                            ":1), and every point would take the varied value (expected one of the two)");
+  }
 }
 
 size_t sweep_size(const std::vector<VaryAxis>& axes) {

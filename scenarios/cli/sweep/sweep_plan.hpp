@@ -22,8 +22,8 @@ VaryAxis parse_vary(const std::string& text, int ordinal);
 
 // Throws UserError at the later --vary when two vary the same key (spaces around it and
 // DeepSpeed's stage3_ aliases count as the same key): the last would win while the rows showed
-// both values.
-void refuse_repeated_vary_keys(const std::vector<VaryAxis>& axes);
+// both values; and at a --set (KEY=VALUE) of a varied key, which every point would override.
+void refuse_repeated_vary_keys(const std::vector<VaryAxis>& axes, const std::vector<std::string>& sets);
 
 struct SweepPoint {
   size_t index = 0;                 // position in the full (unsharded) sweep
