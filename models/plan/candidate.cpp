@@ -5,6 +5,18 @@
 
 namespace models::plan {
 
+namespace {
+
+// A ZeRO candidate overlaps its reduce-scatters and all-gathers with the backward pass
+// (DeepSpeed's overlap_comm, recommended and on by default at stage 3, off at stages 1 and 2
+// unless set), as a Megatron candidate takes Megatron-Core's recommended overlaps; a ZeRO base
+// scenario keeps its own setting.
+bool zero_overlap_comm(const ScenarioSpec& base) {
+  return base.parallel.strategy.rfind("zero", 0) == 0 ? base.zero.overlap_comm : true;
+}
+
+}  // namespace
+
 ScenarioSpec apply_candidate(const ScenarioSpec& base, const Candidate& c) {
   ScenarioSpec s = base;
   s.cluster.instance = c.instance;
@@ -57,6 +69,7 @@ ScenarioSpec apply_candidate(const ScenarioSpec& base, const Candidate& c) {
     s.zero.stage = c.strategy.back() - '0';
     s.zero.offload_optimizer = c.offload ? "cpu" : "none";
     s.zero.offload_param = "none";
+    s.zero.overlap_comm = zero_overlap_comm(base);
   }
   return s;
 }
@@ -129,6 +142,7 @@ ScenarioOverrides candidate_overrides(const ScenarioSpec& base, const Candidate&
     set("zero.stage", std::string(1, c.strategy.back()));
     set("zero.offload_optimizer", c.offload ? "\"cpu\"" : "\"none\"");
     set("zero.offload_param", "\"none\"");
+    set("zero.overlap_comm", flag(zero_overlap_comm(base)));  // DeepSpeed's default is off at stages 1 and 2
   }
   return o;
 }
