@@ -110,28 +110,28 @@ TEST_CASE("scenarios: plan --merge keeps the shards' deadline, names the nearest
 TEST_CASE("scenarios: plan --emit writes scenarios that run with the planned step", "[scenarios]") {
   // ZeRO-1 and -2 too, whose DeepSpeed default (overlap_comm off) differs from the planner's.
   for (const char* strategies : {"megatron,zero3,fsdp", "zero1,zero2"}) {
-  INFO(strategies);
-  const auto dir = scenarios_test::fresh_temp_dir("plan-emit");
-  std::vector<std::string> plan = kPlan;
-  plan[std::find(plan.begin(), plan.end(), "--strategies") - plan.begin() + 1] = strategies;
-  const auto r = run_commsim(plan_args_with(plan, {"--json", "--emit", dir.string(), "--emit-count", "3"}));
-  REQUIRE(r.exit_code == 0);
-  const auto j = nlohmann::json::parse(r.out);
-  const int emitted = std::min<int>(3, static_cast<int>(j["rows"].size()));
-  REQUIRE(emitted >= 2);
-  CHECK_FALSE(fs::exists(dir / ("rank-0" + std::to_string(emitted + 1) + ".toml")));
-  for (int i = 1; i <= emitted; ++i) {
-    const auto f = dir / ("rank-0" + std::to_string(i) + ".toml");
-    REQUIRE(fs::exists(f));
-    const auto run = run_commsim({"run", f.string(), "--json"});
-    REQUIRE(run.exit_code == 0);
-    const auto rj = nlohmann::json::parse(run.out);
-    INFO(f.string());
-    CHECK(rj["step_time_s"].get<double>() == Approx(j["rows"][i - 1]["step_time_s"].get<double>()).epsilon(1e-9));
-    CHECK(rj["gpus"] == j["rows"][i - 1]["gpus"]);
-    CHECK(rj["cost_per_step_usd"].get<double>() > 0);
-  }
-  fs::remove_all(dir);
+    INFO(strategies);
+    const auto dir = scenarios_test::fresh_temp_dir("plan-emit");
+    std::vector<std::string> plan = kPlan;
+    plan[std::find(plan.begin(), plan.end(), "--strategies") - plan.begin() + 1] = strategies;
+    const auto r = run_commsim(plan_args_with(plan, {"--json", "--emit", dir.string(), "--emit-count", "3"}));
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    const int emitted = std::min<int>(3, static_cast<int>(j["rows"].size()));
+    REQUIRE(emitted >= 2);
+    CHECK_FALSE(fs::exists(dir / ("rank-0" + std::to_string(emitted + 1) + ".toml")));
+    for (int i = 1; i <= emitted; ++i) {
+      const auto f = dir / ("rank-0" + std::to_string(i) + ".toml");
+      REQUIRE(fs::exists(f));
+      const auto run = run_commsim({"run", f.string(), "--json"});
+      REQUIRE(run.exit_code == 0);
+      const auto rj = nlohmann::json::parse(run.out);
+      INFO(f.string());
+      CHECK(rj["step_time_s"].get<double>() == Approx(j["rows"][i - 1]["step_time_s"].get<double>()).epsilon(1e-9));
+      CHECK(rj["gpus"] == j["rows"][i - 1]["gpus"]);
+      CHECK(rj["cost_per_step_usd"].get<double>() > 0);
+    }
+    fs::remove_all(dir);
   }
 }
 
