@@ -4,13 +4,25 @@
 
 #include <fmt/format.h>
 
+#include "models/hw/gpu.hpp"
+
 namespace scenarios {
+
+namespace {
+// Every GPU of the catalog, in its order (models/hw/gpu.cpp), so the help never falls behind it.
+const std::string& catalog_gpus_line() {
+  static const std::string line = [] {
+    std::string out = "GPU model from the catalog: ";
+    for (const auto& g : models::hw::gpu_catalog()) out += (out.back() == ' ' ? "" : ", ") + g.name;
+    return out;
+  }();
+  return line;
+}
+}  // namespace
 
 const std::vector<NodeKey>& node_keys() {
   static const std::vector<NodeKey> keys = {
-      {"gpu", "required", "\"H200\"",
-       "GPU model from the catalog: V100, A100-40GB, A100-80GB, H100, H200, B200, L40S, "
-       "A10G, L4"},
+      {"gpu", "required", "\"H200\"", catalog_gpus_line().c_str()},
       {"gpus", "required (or from topo_file)", "8", "GPUs in one node, 1 to 1024"},
       {"nvlink", "\"\" (none)", "\"nvlink4\"", "NVLink generation: nvlink2, nvlink3, nvlink4, nvlink5"},
       {"nvlink_links", "the GPU's own count", "18", "NVLink links per GPU"},

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/hw/gpu.hpp"
 #include "models/hw/instance.hpp"
 #include "models/model/model_shape.hpp"
 #include "scenarios/cli/help/node_keys.hpp"
@@ -104,6 +105,15 @@ TEST_CASE("commsim help node documents only [cluster.node] keys the loader accep
     const std::string toml = std::string("name = \"n\"\n[cluster]\n[cluster.node]\ngpu = \"H200\"\ngpus = 8\n") +
                              k.name + " = " + k.example + "\n[collective]\nop = \"all_reduce\"\nbytes = \"1 MiB\"\n";
     INFO(k.name);
+    CHECK_NOTHROW(scenarios::load_scenario_text(toml, (dir / "node.toml").string(), {}, dir.string()));
+  }
+  // Every GPU a custom node may name, each of which loads.
+  for (const auto& g : models::hw::gpu_catalog()) {
+    INFO(g.name);
+    const bool listed = r.out.find(g.name + ",") != std::string::npos || r.out.find(g.name + "\n") != std::string::npos;
+    CHECK(listed);
+    const std::string toml = "name = \"n\"\n[cluster]\n[cluster.node]\ngpu = \"" + g.name +
+                             "\"\ngpus = 4\n[collective]\nop = \"all_reduce\"\nbytes = \"1 MiB\"\n";
     CHECK_NOTHROW(scenarios::load_scenario_text(toml, (dir / "node.toml").string(), {}, dir.string()));
   }
   fs::remove_all(dir);
