@@ -36,12 +36,16 @@ GoodputEstimate estimate_goodput(const GoodputInputs& in) {
   if (in.async) k = std::max(k, static_cast<long long>(std::ceil(in.write_s / step)));
   e.interval_steps = k;
   e.interval_s = static_cast<double>(k) * step;
-  e.wall_s = expected_wall_time(in.work_s, e.interval_s, in.blocking_s, restart, in.mtbf_s);
+  // A run no longer than one interval never checkpoints: one segment of the whole work, no
+  // checkpoint cost, a failure losing what the run had done (Daly's law with tau = T_s, delta = 0).
+  const bool never = e.interval_s >= in.work_s;
+  const double tau = never ? in.work_s : e.interval_s, delta = never ? 0.0 : in.blocking_s;
+  e.wall_s = expected_wall_time(in.work_s, tau, delta, restart, in.mtbf_s);
   e.goodput = in.work_s / e.wall_s;
   e.interruptions = e.wall_s / in.mtbf_s;
   // First-order split (goodput.hpp), scaled so the three add up to wall - work.
-  const double c = in.blocking_s / e.interval_s, l = (e.interval_s + in.blocking_s) / (2 * in.mtbf_s),
-               r = restart / in.mtbf_s, extra = e.wall_s - in.work_s, sum = c + l + r;
+  const double c = delta / tau, l = (tau + delta) / (2 * in.mtbf_s), r = restart / in.mtbf_s,
+               extra = e.wall_s - in.work_s, sum = c + l + r;
   if (sum > 0) {
     e.checkpoint_overhead_s = extra * c / sum;
     e.rework_s = extra * l / sum;

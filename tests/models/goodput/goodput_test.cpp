@@ -92,3 +92,21 @@ TEST_CASE("goodput: estimate rounds the interval to whole steps and splits the l
   never.mtbf_s = INFINITY;
   CHECK(estimate_goodput(never).goodput == 1);
 }
+
+TEST_CASE("goodput: a run shorter than the interval never checkpoints, and loses what it did on a failure",
+          "[goodput]") {
+  // 50 steps of 14 s (the seeds' run) with a one-day MTBF: Daly's interval is hours, longer than
+  // the run. No checkpoint is written, so none is paid; a failure restarts the run from its start:
+  // T_w = M e^(R/M) (e^(T_s/M) - 1).
+  const GoodputInputs in{.work_s = 50 * 14.0, .step_s = 14, .blocking_s = 30, .write_s = 30, .async = false,
+                         .restart_s = 600, .mtbf_s = 86400};
+  const GoodputEstimate e = estimate_goodput(in);
+  CHECK(e.interval_s > in.work_s);
+  CHECK(e.checkpoint_overhead_s == 0);
+  CHECK(e.wall_s == Approx(86400 * std::exp(600.0 / 86400) * std::expm1(700.0 / 86400)));
+  CHECK(e.rework_s + e.restart_overhead_s == Approx(e.wall_s - in.work_s));
+  // One step longer than the interval: checkpoints again, at their cost.
+  GoodputInputs longer = in;
+  longer.work_s = e.interval_s + 14;
+  CHECK(estimate_goodput(longer).checkpoint_overhead_s > 0);
+}
