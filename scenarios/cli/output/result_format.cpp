@@ -161,6 +161,7 @@ std::string result_json(const models::RunResult& r, const CommandInputs& inputs)
   for (const auto& [k, v] : r.breakdown) breakdown[k] = v;  // std::map: sorted, deterministic
   j["breakdown"] = std::move(breakdown);
   j["notes"] = r.notes;
+  j["caveats"] = r.caveats;
   j["events"] = r.events;
   j["fits"] = r.fits();
   j["memory"] = memory_json(r.memory);

@@ -114,6 +114,7 @@ int cmd_compare(int argc, char** argv) {
         o["throughput"] = throughput_json(r.throughput);
         o["variability"] = variability_json(r.variability);
         o["goodput"] = goodput_json(r.goodput);
+        o["caveats"] = r.caveats;  // the text's caveats section, per column
         add_cost_summary(o, r);
         list.push_back(std::move(o));
       }
