@@ -43,6 +43,7 @@ table.summary td{padding:2px 0;font-family:ui-monospace,"DejaVu Sans Mono",monos
 .headline .ratio.small{font-size:54px;color:#56B4E9}
 .headline .lbl{font-size:14px;color:#d7e3ee;max-width:34em}
 .headline .vs{font-size:19px;margin:0 0 14px}
+.headline .gpu-note{margin:-8px 0 14px;color:#a15c00}
 .headline b{color:#fff}
 .headline .hbars{margin-top:18px;max-width:1000px}
 .headline .hbars svg{width:100%;height:auto;display:block}

@@ -334,7 +334,12 @@ std::string compare_html(const std::vector<models::RunResult>& results, const st
       const double run_ratio = base.run_time_s > 0 ? r.run_time_s / base.run_time_s : NAN;
       // The ratio is printed once, large, in its card; the line above says what is compared.
       o << "<p class=\"vs\"><b>" << esc(titles[i]) << "</b> vs <b>" << esc(titles[0]) << "</b>"
-        << esc(transports_line(r, base)) << "</p><div class=\"cards\">"
+        << esc(transports_line(r, base)) << "</p>";
+      // As the text says before its table: a what-if that changed the GPU count compares unlike runs.
+      if (r.gpus != base.gpus)
+        o << "<p class=\"gpu-note\">" << esc(titles[i]) << " runs on " << r.gpus << " GPU" << (r.gpus == 1 ? "" : "s")
+          << ", the baseline on " << base.gpus << ": its ratios compare different GPU counts</p>";
+      o << "<div class=\"cards\">"
         << "<div><div class=\"ratio step-ratio\">" << esc(fmt::fixed(step_ratio, 2))
         << "×</div><div class=\"lbl\">step time: " << esc(fmt::seconds(r.step_time_s)) << " vs "
         << esc(fmt::seconds(base.step_time_s)) << (step_ratio >= 1 ? " (slower)" : " (faster)");
