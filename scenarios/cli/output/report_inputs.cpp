@@ -50,8 +50,19 @@ std::vector<std::pair<std::string, std::string>> scenario_summary(const models::
     }
     out.push_back({"training", fmt::format("{}, {} steps, {}{}", batches, t.steps, t.dtype,
                                            t.grad_checkpointing ? ", activation checkpointing" : "")});
-    std::string par = fmt::format("{} (tp {}, pp {}, dp {})", s.parallel.strategy, s.parallel.tp, s.parallel.pp,
-                                  s.parallel.dp == 0 ? std::string("auto") : std::to_string(s.parallel.dp));
+    // Every degree the layout has (the run's layout line says the same), dp as the run takes it.
+    const auto& q = s.parallel;
+    const int grid = q.strategy == "megatron" ? q.tp * q.pp * std::max(1, q.cp) : 1;
+    const std::string dp = q.dp > 0 ? std::to_string(q.dp) : gpus > 0 ? std::to_string(gpus / std::max(1, grid)) : "auto";
+    std::string par = s.parallel.strategy + " (";
+    if (q.strategy == "megatron") {
+      par += fmt::format("tp {}, pp {}", q.tp, q.pp);
+      if (q.vp > 1) par += fmt::format(", vp {}", q.vp);
+      if (q.cp > 1) par += fmt::format(", cp {}", q.cp);
+      if (q.ep > 1) par += fmt::format(", ep {}", q.ep);
+      par += ", ";
+    }
+    par += "dp " + dp + ")";
     if (s.parallel.strategy == "hsdp")
       par += fmt::format("; shard groups of {}",
                          s.parallel.dp_shard > 0 ? std::to_string(s.parallel.dp_shard) : std::string("one node"));

@@ -67,3 +67,18 @@ pp = 8
   CHECK(!named.empty());
   for (int pid : named) CHECK(used.count(pid) == 1);
 }
+
+TEST_CASE("commsim report: the summary's parallel line names every degree of the layout", "[scenarios]") {
+  // Llama 4 Maverick with expert parallelism: tp 4, pp 4, ep 8 on 128 GPUs, so dp 8.
+  const auto dir = std::filesystem::temp_directory_path() / "commsim-report-degrees";
+  std::filesystem::create_directories(dir);
+  const std::string html = (dir / "r.html").string();
+  const auto r = run_commsim(
+      {"report", std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/llama4_maverick_ep.toml", "--html", html});
+  REQUIRE(r.exit_code == 0);
+  std::ifstream in(html);
+  std::stringstream page;
+  page << in.rdbuf();
+  CHECK(page.str().find("<th>parallel</th><td>megatron (tp 4, pp 4, ep 8, dp 8)") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
