@@ -53,7 +53,9 @@ std::vector<std::pair<std::string, std::string>> scenario_summary(const models::
     // Every degree the layout has (the run's layout line says the same), dp as the run takes it.
     const auto& q = s.parallel;
     const int grid = q.strategy == "megatron" ? q.tp * q.pp * std::max(1, q.cp) : 1;
-    const std::string dp = q.dp > 0 ? std::to_string(q.dp) : gpus > 0 ? std::to_string(gpus / std::max(1, grid)) : "auto";
+    const std::string dp = q.dp > 0   ? std::to_string(q.dp)
+                           : gpus > 0 ? std::to_string(gpus / std::max(1, grid))
+                                      : "auto";
     std::string par = s.parallel.strategy + " (";
     if (q.strategy == "megatron") {
       par += fmt::format("tp {}, pp {}", q.tp, q.pp);

@@ -98,8 +98,13 @@ TEST_CASE("goodput: a run shorter than the interval never checkpoints, and loses
   // 50 steps of 14 s (the seeds' run) with a one-day MTBF: Daly's interval is hours, longer than
   // the run. No checkpoint is written, so none is paid; a failure restarts the run from its start:
   // T_w = M e^(R/M) (e^(T_s/M) - 1).
-  const GoodputInputs in{.work_s = 50 * 14.0, .step_s = 14, .blocking_s = 30, .write_s = 30, .async = false,
-                         .restart_s = 600, .mtbf_s = 86400};
+  const GoodputInputs in{.work_s = 50 * 14.0,
+                         .step_s = 14,
+                         .blocking_s = 30,
+                         .write_s = 30,
+                         .async = false,
+                         .restart_s = 600,
+                         .mtbf_s = 86400};
   const GoodputEstimate e = estimate_goodput(in);
   CHECK(e.interval_s > in.work_s);
   CHECK(e.checkpoint_overhead_s == 0);

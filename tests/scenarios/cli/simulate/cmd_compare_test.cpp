@@ -76,11 +76,12 @@ TEST_CASE("scenarios: compare --html records files, overrides and the version", 
   CHECK(page.find("<th>commsim</th>") != std::string::npos);
   CHECK(page.find("class=\"gpu-note\"") == std::string::npos);  // the same GPUs in both columns
   // A what-if that changes the GPU count says so on the page, as the text does before its table.
-  const auto gpus = run_commsim({"compare", kAllReduce, kAllReduce, "--set", "2:placement.gpus_per_pod=2", "--html", html});
+  const auto gpus =
+      run_commsim({"compare", kAllReduce, kAllReduce, "--set", "2:placement.gpus_per_pod=2", "--html", html});
   REQUIRE(gpus.exit_code == 0);
   CHECK(gpus.out.find("its ratios compare different GPU counts") != std::string::npos);
-  CHECK(scenarios_test::slurp(html).find("runs on 2 GPUs, the baseline on 4: its ratios compare different GPU counts") !=
-        std::string::npos);
+  CHECK(scenarios_test::slurp(html).find(
+            "runs on 2 GPUs, the baseline on 4: its ratios compare different GPU counts") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
 

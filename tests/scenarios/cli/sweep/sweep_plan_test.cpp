@@ -52,15 +52,15 @@ TEST_CASE("scenarios: shards are contiguous, balanced and cover every point once
 TEST_CASE("scenarios: a key varied by two --vary is refused at the second", "[scenarios]") {
   using scenarios::parse_vary;
   CHECK_NOTHROW(scenarios::refuse_repeated_vary_keys({parse_vary("a.b=1,2", 1), parse_vary("a.c=1", 2)}, {"a.d=3"}));
-  CHECK_THROWS_WITH(
-      scenarios::refuse_repeated_vary_keys({parse_vary("a.b=1", 1), parse_vary("x.y=1", 2), parse_vary(" a.b =2", 3)}, {}),
-      "--vary:3:1: 'a.b' is varied twice, first at --vary:1:1 (expected each key in one --vary, with "
-      "all its values)");
+  CHECK_THROWS_WITH(scenarios::refuse_repeated_vary_keys(
+                        {parse_vary("a.b=1", 1), parse_vary("x.y=1", 2), parse_vary(" a.b =2", 3)}, {}),
+                    "--vary:3:1: 'a.b' is varied twice, first at --vary:1:1 (expected each key in one --vary, with "
+                    "all its values)");
   // DeepSpeed's field name and its stage3_ alias are one key.
-  CHECK_THROWS_WITH(scenarios::refuse_repeated_vary_keys({parse_vary("zero.max_reuse_distance=1", 1),
-                                                          parse_vary("zero.stage3_max_reuse_distance=2", 2)},
-                                                         {}),
-                    Catch::StartsWith("--vary:2:1: 'zero.stage3_max_reuse_distance' is varied twice"));
+  CHECK_THROWS_WITH(
+      scenarios::refuse_repeated_vary_keys(
+          {parse_vary("zero.max_reuse_distance=1", 1), parse_vary("zero.stage3_max_reuse_distance=2", 2)}, {}),
+      Catch::StartsWith("--vary:2:1: 'zero.stage3_max_reuse_distance' is varied twice"));
   // A --set of a varied key: every point would take the varied value while its row listed the set.
   CHECK_THROWS_WITH(
       scenarios::refuse_repeated_vary_keys({parse_vary("x.y=1", 1), parse_vary("cluster.nodes=1,2", 2)},
