@@ -11,12 +11,13 @@
 // To first order T_w/T_s - 1 = delta/tau + (tau + delta)/(2M) + R/M: what checkpoints cost, the
 // work lost since the last one (half an interval on average) and the restart.
 // Checkpoints are taken between optimizer steps, so tau is a whole number of steps (the nearest
-// to tau_D). A run no longer than tau never checkpoints: T_w = M e^(R/M) (e^(T_s/M) - 1). Asynchronous checkpoints
-// (checkpoint.hpp) block for their copy to host memory only, delta = that copy; a checkpoint is usable once written (W
-// later), so a failure loses W more work on average (R + W in place of R) and checkpoints cannot come closer than W. J.
-// W. Young, "A first order approximation to the optimum checkpoint interval", CACM 17(9), 1974; J. T. Daly, "A higher
-// order estimate of the optimum checkpoint interval for restart dumps", Future Generation Computer Systems 22(3), 2006
-// (eq. 13 and 37).
+// to tau_D). A run no longer than tau never checkpoints: T_w = M e^(R/M) (e^(T_s/M) - 1).
+// Asynchronous checkpoints (checkpoint.hpp) block for their copy to host memory only, delta = that
+// copy; a checkpoint is usable once written (W later), so a failure loses W more work on average
+// (R + W in place of R) and checkpoints cannot come closer than W.
+// J. W. Young, "A first order approximation to the optimum checkpoint interval", CACM 17(9), 1974;
+// J. T. Daly, "A higher order estimate of the optimum checkpoint interval for restart dumps",
+// Future Generation Computer Systems 22(3), 2006 (eq. 13 and 37).
 namespace models::goodput {
 
 double young_interval(double delta, double mtbf);
