@@ -161,6 +161,17 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
     CollOp op;
     if (!nccl::parse_coll_op(m.run.op.empty() ? "all_reduce" : m.run.op, op))
       throw SpecError("", "unsupported collective '" + m.run.op + "' in " + m.run.source);
+    // One link class per file: every step of the fit's model is the file's class (make_sample). A
+    // communicator whose ring crosses two (NVLink inside nodes and a NIC between them) would load
+    // the network's time onto the first one's parameters, and the profile would be wrong on both.
+    for (const auto& ring : plan.rings)
+      for (const auto& e : ring)
+        if (e.link_class != plan.rings.front().front().link_class)
+          throw SpecError("cluster", "calibrate fits one link class per nccl-tests file, and " + m.run.source +
+                                         "'s ring crosses " + link_class_name(plan.rings.front().front().link_class) +
+                                         " and " + link_class_name(e.link_class) + " (" +
+                                         std::to_string(plan.view.nnodes) +
+                                         " nodes) (expected a file of one node, or of one GPU per node)");
     fit.classes[m.run.source] = link_class_name(plan.rings.front().front().link_class);
     const std::size_t first = samples.size();
     for (const auto& row : m.run.rows) {
