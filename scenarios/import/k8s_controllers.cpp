@@ -16,7 +16,7 @@ namespace scenarios::k8s_read {
 
 void JobReader::trainer(const YAML::Node& t, const std::string& key, K8sJob& job) const {
   need_map(t, key);
-  if (t["numNodes"]) job.pods = std::max(1, integer(t["numNodes"], key + ".numNodes"));
+  if (t["numNodes"]) job.pods = pod_count(t["numNodes"], key + ".numNodes");
   if (t["numProcPerNode"] && t["numProcPerNode"].IsScalar() && t["numProcPerNode"].Scalar() != "auto")
     job.procs_per_pod = integer(t["numProcPerNode"], key + ".numProcPerNode");
   if (const auto r = t["resourcesPerNode"]) {
@@ -80,14 +80,14 @@ void JobReader::batch_job_spec(const YAML::Node& spec, const std::string& key, K
   need_map(spec, key);
   int pods = 1;
   if (spec["parallelism"])
-    pods = integer(spec["parallelism"], key + ".parallelism");
+    pods = pod_count(spec["parallelism"], key + ".parallelism");
   else if (spec["completions"])
-    pods = integer(spec["completions"], key + ".completions");
+    pods = pod_count(spec["completions"], key + ".completions");
   if (spec["parallelism"] && spec["completions"] && integer(spec["completions"], key + ".completions") != pods)
     job.notes.push_back(key + ": parallelism " + std::to_string(pods) + " pods at once, completions " +
                         std::to_string(integer(spec["completions"], key + ".completions")) +
                         ": the pods running at once are simulated");
-  job.pods = std::max(1, pods) * replicas;
+  job.pods = pods * replicas;
   const auto tpl = spec["template"];
   if (!tpl || !tpl["spec"]) fail(spec, key + ": no template.spec (expected the pod template of the job)");
   pod_spec(tpl["spec"], key + ".template.spec", job);
@@ -112,7 +112,7 @@ void JobReader::jobset(const YAML::Node& doc, K8sJob& job) const {
     const std::string key = "spec.replicatedJobs[" + std::to_string(i) + "]";
     const auto rj = list[i];
     need_map(rj, key);
-    const int replicas = rj["replicas"] ? integer(rj["replicas"], key + ".replicas") : 1;
+    const int replicas = rj["replicas"] ? pod_count(rj["replicas"], key + ".replicas") : 1;
     if (!rj["template"] || !rj["template"]["spec"]) fail(rj, key + ": no template.spec (expected a Job template)");
     K8sJob part;
     batch_job_spec(rj["template"]["spec"], key + ".template.spec", part, replicas);
@@ -149,7 +149,7 @@ void JobReader::mpi_job(const YAML::Node& doc, K8sJob& job) const {
   const auto worker = replicas["Worker"];
   if (!worker) fail(replicas, "spec.mpiReplicaSpecs: no Worker (expected the pods that run the ranks)");
   need_map(worker, "spec.mpiReplicaSpecs.Worker");
-  job.pods = worker["replicas"] ? integer(worker["replicas"], "spec.mpiReplicaSpecs.Worker.replicas") : 1;
+  job.pods = worker["replicas"] ? pod_count(worker["replicas"], "spec.mpiReplicaSpecs.Worker.replicas") : 1;
   if (!worker["template"] || !worker["template"]["spec"])
     fail(worker, "spec.mpiReplicaSpecs.Worker: no template.spec (expected the worker pod template)");
   pod_spec(worker["template"]["spec"], "spec.mpiReplicaSpecs.Worker.template.spec", job);

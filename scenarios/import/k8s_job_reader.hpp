@@ -50,6 +50,13 @@ class JobReader {
     }
     fail(n, key + ": '" + s + "' is not a count (expected a whole number such as \"4\")");
   }
+  // A count of pods that run ranks: 0 would run none (and place nothing), so it is refused here,
+  // at the key, rather than turned into 1.
+  int pod_count(const YAML::Node& n, const std::string& key) const {
+    const int v = integer(n, key);
+    if (v < 1) fail(n, key + ": 0 pods would run no rank (expected 1 or more)");
+    return v;
+  }
   bool boolean(const YAML::Node& n, const std::string& key) const {
     const std::string s = scalar(n, key);
     if (s == "true" || s == "True") return true;

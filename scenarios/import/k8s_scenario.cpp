@@ -56,6 +56,8 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
   }
   const int gpus = job.gpus_per_pod.value_or(job.procs_per_pod.value_or(0));
   if (gpus <= 0) throw UserError(at, "no GPU count (expected resources.limits nvidia.com/gpu or numProcPerNode)");
+  if (job.pods < 1)
+    throw UserError(at, "the job runs no GPU pod: its replica counts add up to 0 (expected 1 or more)");
   if (gpus > node->gpus)
     throw UserError(at, "nvidia.com/gpu: " + std::to_string(gpus) + " per pod but " + instance + " has " +
                             std::to_string(node->gpus) + " GPUs (expected at most " + std::to_string(node->gpus) +

@@ -177,6 +177,44 @@ TEST_CASE("import k8s: batch/v1 Job, JobSet, MPIJob and kind: List", "[scenarios
   CHECK(list.gpus_per_pod == 2);
 }
 
+TEST_CASE("import k8s: a count of 0 GPU pods is refused at its key, not run or turned into 1", "[scenarios]") {
+  // MPIJob Worker replicas, a JobSet's replicated job, a Job's parallelism or completions, a
+  // TrainJob's numNodes: 0 would place no rank (an MPIJob of 0 workers once divided by zero).
+  struct Case {
+    std::string from, to;
+    const char* file;
+    const char* key;
+  };
+  const std::vector<Case> cases = {
+      {"replicas: 2", "replicas: 0", "mpijob_p4d_2x8.yaml", "spec.mpiReplicaSpecs.Worker.replicas: 0 pods"},
+      {"parallelism: 2", "parallelism: 0", "indexed_job_p5_2x8.yaml", ".parallelism: 0 pods"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.file);
+    std::string text = scenarios_test::slurp(kK8sInputs + c.file);
+    const auto at = text.find(c.from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, c.from.size(), c.to);
+    try {
+      scenarios::parse_k8s_job(text, c.file);
+      FAIL("no error");
+    } catch (const UserError& e) {
+      CHECK(std::string(e.what()).find(c.key) != std::string::npos);
+      CHECK(std::string(e.what()).find("would run no rank (expected 1 or more)") != std::string::npos);
+      CHECK(e.pos().line > 1);
+    }
+  }
+  try {
+    scenarios::parse_k8s_job("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: t}\nspec:\n"
+                             "  trainer:\n    numNodes: 0\n    resourcesPerNode: {limits: {nvidia.com/gpu: 8}}\n",
+                             "t.yaml");
+    FAIL("no error");
+  } catch (const UserError& e) {
+    CHECK(std::string(e.what()).find("t.yaml:6:") == 0);
+    CHECK(std::string(e.what()).find("numNodes: 0 pods would run no rank") != std::string::npos);
+  }
+}
+
 TEST_CASE("import k8s: a file with two training jobs is refused with both names unless --job picks one",
           "[scenarios]") {
   const std::string two =
