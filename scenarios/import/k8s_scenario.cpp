@@ -62,6 +62,18 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
     throw UserError(at, "nvidia.com/gpu: " + std::to_string(gpus) + " per pod but " + instance + " has " +
                             std::to_string(node->gpus) + " GPUs (expected at most " + std::to_string(node->gpus) +
                             " per pod, or another --instance)");
+  // Ranks per pod: the launcher's processes (one per GPU each) where it starts fewer than the pod's
+  // GPU limit; the other GPUs of the pod are reserved but idle. More processes than GPUs would
+  // share GPUs, which NCCL refuses.
+  int ranks = gpus;
+  if (job.gpus_per_pod && job.procs_per_pod && *job.procs_per_pod != *job.gpus_per_pod) {
+    if (*job.procs_per_pod > *job.gpus_per_pod)
+      throw UserError(at, std::to_string(*job.procs_per_pod) + " processes per pod on " +
+                              std::to_string(*job.gpus_per_pod) +
+                              " GPUs: ranks would share GPUs, which NCCL refuses (expected at most one process per "
+                              "GPU: nproc_per_node, numProcPerNode or slotsPerWorker up to nvidia.com/gpu)");
+    ranks = *job.procs_per_pod;
+  }
 
   ImportedScenario result;
   ScenarioWriter w;
@@ -112,8 +124,16 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
     fill("cluster", "nodes", static_cast<long long>(result.nodes), placement_why);
     fill("placement", "pods_per_node", static_cast<long long>(pods_per_node), "see cluster.nodes");
   }
-  w.set("placement", "gpus_per_pod", static_cast<long long>(gpus),
-        job.gpus_per_pod ? "resources.limits nvidia.com/gpu" : "numProcPerNode");
+  if (ranks != gpus) {
+    const std::string why = "the launcher starts " + std::to_string(ranks) + " processes per pod; its " +
+                            std::to_string(gpus) + " GPUs (resources.limits nvidia.com/gpu) leave " +
+                            std::to_string(gpus - ranks) + " idle";
+    w.set("placement", "gpus_per_pod", static_cast<long long>(ranks), why);
+    result.taken.push_back("placement.gpus_per_pod = " + std::to_string(ranks) + " (" + why + ")");
+  } else {
+    w.set("placement", "gpus_per_pod", static_cast<long long>(gpus),
+          job.gpus_per_pod ? "resources.limits nvidia.com/gpu" : "numProcPerNode");
+  }
   if (job.host_ipc_set)
     w.set("placement", "host_ipc", job.host_ipc, "hostIPC");
   else if (pods_per_node > 1)
@@ -130,9 +150,6 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
   if (node->nics >= pods_per_node && job.efa_per_pod.value_or(0) > 0)  // the device plugin: each pod its own EFAs
     w.set("placement", "nics_per_pod", static_cast<long long>(std::min(*job.efa_per_pod, node->nics / pods_per_node)),
           "vpc.amazonaws.com/efa: " + std::to_string(*job.efa_per_pod));
-  if (job.procs_per_pod && *job.procs_per_pod != gpus)
-    w.note("placement", "numProcPerNode " + std::to_string(*job.procs_per_pod) + " differs from the GPU limit " +
-                            std::to_string(gpus));
   for (const auto& [k, v] : job.env) w.set("nccl.env", k, v, "container env");
   if (job.omp_threads)
     w.set("training", "cpu_threads", static_cast<long long>(*job.omp_threads), "container env OMP_NUM_THREADS");

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -398,4 +399,32 @@ TEST_CASE("commsim import k8s: the example Job, JobSet, MPIJob and List become s
     CHECK(run_commsim({"import", "k8s", kK8sInputs + c.file, "--job", c.name, "--out", out}).exit_code == 0);
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("commsim import k8s: the launcher's processes per pod are the ranks, never more than its GPUs",
+          "[scenarios]") {
+  // The indexed Job's pods hold 8 GPUs; torchrun started with --nproc_per_node=4 runs 4 ranks per
+  // pod and leaves 4 GPUs idle (said on stderr and in the scenario), and 16 would share GPUs.
+  const auto dir = scenarios_test::fresh_temp_dir("import-nproc");
+  std::string text = scenarios_test::slurp(kK8sInputs + "indexed_job_p5_2x8.yaml");
+  const auto at = text.find("--nproc_per_node=8");
+  REQUIRE(at != std::string::npos);
+  auto with = [&](const std::string& n) {
+    std::string t = text;
+    t.replace(at, std::string("--nproc_per_node=8").size(), "--nproc_per_node=" + n);
+    const auto f = dir / ("job" + n + ".yaml");
+    std::ofstream(f) << t;
+    return f.string();
+  };
+  const std::string out = (dir / "s.toml").string();
+  const auto four = run_commsim({"import", "k8s", with("4"), "--out", out});
+  REQUIRE(four.exit_code == 0);
+  CHECK(four.err.find("placement.gpus_per_pod = 4 (the launcher starts 4 processes per pod; its 8 GPUs") !=
+        std::string::npos);
+  const auto run = nlohmann::json::parse(run_commsim({"run", out, "--json"}).out);
+  CHECK(run["gpus"] == 8);  // 2 pods x 4 ranks
+  const auto sixteen = run_commsim({"import", "k8s", with("16"), "--out", (dir / "t.toml").string()});
+  CHECK(sixteen.exit_code == 2);
+  CHECK(sixteen.err.find("16 processes per pod on 8 GPUs: ranks would share GPUs") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "t.toml"));
 }
