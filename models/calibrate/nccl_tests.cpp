@@ -1,4 +1,6 @@
 #include "models/calibrate/nccl_tests.hpp"
+
+#include <algorithm>
 #include "models/params.hpp"
 
 #include <cmath>
@@ -72,6 +74,11 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
     result.rank_lines.push_back(line);
   }
   const int n = world->size();
+  for (int r = 0; r + 1 < n; ++r) {
+    const std::string c = link_class_name(world->route(r, r + 1).link_class);
+    if (std::find(result.link_classes.begin(), result.link_classes.end(), c) == result.link_classes.end())
+      result.link_classes.push_back(c);
+  }
   double busbw_sum = 0;
   for (int64_t size : nccl_tests_sizes(o)) {
     // nccl-tests rounds the size down to whole elements (and to n x elements for gather ops).

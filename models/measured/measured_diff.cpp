@@ -94,7 +94,7 @@ MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const 
 }
 
 DiffRow collective_row(const std::string& op, long long bytes, int ranks, double measured_s, double simulated_s,
-                       const std::string& algo, const std::string& proto) {
+                       const std::string& algo, const std::string& proto, const std::vector<std::string>& classes) {
   DiffRow r;
   r.kind = "collective";
   r.name = op + " " + std::to_string(bytes) + " B on " + std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks");
@@ -103,13 +103,16 @@ DiffRow collective_row(const std::string& op, long long bytes, int ranks, double
   std::string p = proto;
   std::transform(p.begin(), p.end(), p.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   if (p.empty()) p = "simple";
+  // The parameter of the link class the collective crosses; of the slowest where it crosses
+  // several (the last: the network, after NVLink or PCIe inside the node).
+  const std::string link = classes.empty() ? std::string("<link>") : classes.back();
   // Below ~64 KiB a collective is latency-bound (NCCL picks LL there); above it, bandwidth-bound.
   if (bytes < (64 << 10)) {
     r.parameter = "nccl.launch_overhead";
-    r.explain = "latency-bound (" + algo + "/" + proto + "): the launch overhead and the hop latency (<link>.hop_latency." +
+    r.explain = "latency-bound (" + algo + "/" + proto + "): the launch overhead and the hop latency (" + link + ".hop_latency." +
                 p + ") set it";
   } else {
-    r.parameter = "<link>.efficiency." + p;
+    r.parameter = link + ".efficiency." + p;
     r.explain = "bandwidth-bound (" + algo + "/" + proto + "): the efficiency of the links it crosses for " + proto +
                 " sets it (commsim calibrate fits it from nccl-tests output)";
   }

@@ -45,9 +45,10 @@ MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const 
                        double measured_step_s);
 
 // One collective row: measured and simulated seconds of one operation of `bytes` on `ranks` ranks;
-// `proto` the protocol NCCL's tuner picked in the simulation ("LL", "LL128", "Simple").
+// `proto` the protocol NCCL's tuner picked in the simulation ("LL", "LL128", "Simple"); `classes`
+// the link classes its ranks' pairs cross (NcclTestsResult::link_classes), whose parameter it names.
 DiffRow collective_row(const std::string& op, long long bytes, int ranks, double measured_s, double simulated_s,
-                       const std::string& algo, const std::string& proto);
+                       const std::string& algo, const std::string& proto, const std::vector<std::string>& classes);
 
 // Orders rows: by kind (step, compute, idle, collective), then by |difference|, largest first.
 void order_rows(std::vector<DiffRow>& rows);

@@ -36,6 +36,10 @@ struct MeasuredCollective {
   int ranks = 0;
   double seconds = 0;
   std::string source;
+  // What the run shows of how it ran (nccl-tests: its NCCL variables and -g N), applied to the
+  // scenario as calibrate and nccl-tests --compare's readers apply them (apply_run_to_spec).
+  std::map<std::string, std::string> env;
+  bool single_process = false;
 };
 
 // The simulated time of `c` on the scenario's machine (nccl-tests' emulation: a back-to-back loop,
@@ -57,14 +61,17 @@ std::optional<models::measured::DiffRow> diff_simulate_collective(const LoadedSc
   o.op = op;
   o.min_bytes = o.max_bytes = std::max<long long>(c.bytes, 4);
   models::calibrate::NcclTestsResult r;
+  models::ScenarioSpec spec = scenario.spec;
+  for (const auto& [k, v] : c.env) spec.nccl_env[k] = v;
+  if (c.single_process) spec.placement.single_process = true;
   try {
-    r = models::calibrate::run_nccl_tests(scenario.spec, o);
+    r = models::calibrate::run_nccl_tests(spec, o);
   } catch (const models::SpecError& e) {
     throw scenario.to_user_error(e);
   }
   const auto& row = r.rows.front();
   return models::measured::collective_row(c.op, c.bytes, ranks, c.seconds, row.best_time_us() * 1e-6, row.algo,
-                                          row.proto);
+                                          row.proto, r.link_classes);
 }
 
 std::string diff_signed_seconds(double s) { return (s < 0 ? "-" : "+") + format_seconds(std::fabs(s)); }
@@ -118,11 +125,14 @@ int cmd_diff(int argc, char** argv) {
         for (const auto& [key, g] : groups)
           collectives.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), g.first / g.second, f});
       } else {
-        for (const auto& run : read_nccl_tests_output(f, "diff").runs)
+        const NcclTestsFile measured = read_nccl_tests_output(f, "diff");
+        const std::map<std::string, std::string> env = nccl_env_from_log(measured.text);
+        for (const auto& run : measured.runs)
           for (const auto& row : run.rows) {
             // The faster column (noise only adds time), except on one rank, where in place is no work at all.
             const double us = row.ip && run.ranks != 1 ? std::min(row.oop.time_us, row.ip->time_us) : row.oop.time_us;
-            collectives.push_back({run.op, row.size_bytes, run.ranks, us * 1e-6, f});
+            collectives.push_back(
+                {run.op, row.size_bytes, run.ranks, us * 1e-6, f, env, run.ranks > 1 && run.processes == 1});
           }
       }
     }

@@ -233,9 +233,20 @@ int cmd_nccl_tests(int argc, char** argv) {
         reduces ? one_or_all(redop, nccl_redops(), nccl_redops(), "-o", "reduction") : std::vector<std::string>{"sum"};
 
     LoadedScenario scenario = load_scenario(path, sets);
-    // The measured file before any work: an empty or wrong one fails before the table is printed.
-    if (!compare.empty()) (void)read_nccl_tests_output(compare, "--compare");
     std::vector<std::string> notes;
+    // The measured file before any work: an empty or wrong one fails before the table is printed.
+    // The NCCL variables it ran with (its INFO lines, or -J's env) are applied where the scenario
+    // sets none, so the prediction is of the run it is compared with (as calibrate and diff do).
+    if (!compare.empty()) {
+      const NcclTestsFile measured = read_nccl_tests_output(compare, "--compare");
+      std::string applied;
+      for (const auto& [k, v] : nccl_env_from_log(measured.text))
+        if (!scenario.spec.nccl_env.count(k)) {
+          scenario.spec.nccl_env[k] = v;
+          applied += (applied.empty() ? "" : ", ") + k + "=" + v;
+        }
+      if (!applied.empty()) notes.push_back(compare + " ran with " + applied + ": applied to the prediction");
+    }
     auto given = [&](const char* flag) { return app.count(flag) > 0; };
     // A note for a flag given with a value other than nccl-tests' default (src/common.cu).
     auto note = [&](const char* flag, int value, int nccl_tests_default, const std::string& why) {

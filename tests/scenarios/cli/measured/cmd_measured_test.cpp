@@ -4,6 +4,7 @@
 // nothing written.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -116,4 +117,29 @@ TEST_CASE("nccl-tests JSON: the variables of its env list are the run's, as an I
   const auto env = scenarios::nccl_env_from_log(
       R"({"version":3,"args":["./all_reduce_perf"],"env":["NCCL_VERSION=2.28.3-1","NCCL_NVLS_ENABLE=0","PATH=/bin"]})");
   CHECK(env == std::map<std::string, std::string>{{"NCCL_NVLS_ENABLE", "0"}});
+}
+
+TEST_CASE("commsim diff and nccl-tests --compare: the measured run's NCCL variables are the prediction's",
+          "[scenarios][measured]") {
+  // ar_g4_sock.txt ran with NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1 (its INFO lines): both tools
+  // predict that run (Socket), not the scenario's NVLink, and name the Socket class's parameter.
+  const std::string v = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/";
+  const std::string sock = v + "h200x4/measured/nccl-tests/ar_g4_sock.txt", machine = v + "h200x4.toml";
+  const auto d = nlohmann::json::parse(run_commsim({"diff", sock, machine, "--json"}).out);
+  int rows = 0;
+  for (const auto& r : d["rows"]) {
+    if (r["kind"] != "collective") continue;
+    ++rows;
+    INFO(r["name"]);
+    CHECK(std::abs(r["relative"].get<double>()) < 0.5);  // NVLink would be ~-99 %
+    CHECK(r["parameter"].get<std::string>().find("<link>") == std::string::npos);
+    if (r["parameter"].get<std::string>().find("efficiency") != std::string::npos)
+      CHECK(r["parameter"].get<std::string>().rfind("socket.", 0) == 0);
+  }
+  CHECK(rows > 10);
+  const auto c = run_commsim({"nccl-tests", machine, "all_reduce_perf", "-b", "8", "-e", "1G", "-f", "2", "-g", "4",
+                              "--compare", sock});
+  REQUIRE(c.exit_code == 0);
+  CHECK(c.err.find("NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1: applied to the prediction") != std::string::npos);
+  CHECK(c.out.find("median |error| 6.2 %") != std::string::npos);
 }
