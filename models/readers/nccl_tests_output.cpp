@@ -71,6 +71,20 @@ bool parse_double(std::string_view s, double& v) {
   return !tmp.empty() && end == tmp.c_str() + tmp.size() && std::isfinite(v);
 }
 
+// A launcher's per-rank label in front of every line: Open MPI's --tag-output ("[1,0]<stdout>:")
+// and Slurm's srun --label ("0: "). Rows, comments and NCCL lines never start so.
+std::string_view without_rank_label(std::string_view s) {
+  if (!s.empty() && s.front() == '[') {
+    const size_t tag = s.find("]<std");
+    const size_t end = tag == std::string_view::npos ? tag : s.find(">:", tag);
+    if (end != std::string_view::npos && s.find_first_not_of("0123456789,", 1) == tag) return s.substr(end + 2);
+  }
+  size_t i = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+  if (i > 0 && i + 1 < s.size() && s[i] == ':' && s[i + 1] == ' ') return s.substr(i + 2);
+  return s;
+}
+
 class Parser {
  public:
   Parser(std::string_view text, std::string source) : text_(text), source_(std::move(source)) {}
@@ -107,9 +121,9 @@ class Parser {
   }
 
   void line(std::string_view raw, int no) {
-    std::string_view data = raw;
+    std::string_view data = without_rank_label(raw);
     int data_col = 1;
-    if (auto ll = split_nccl_line(raw, no)) data = ll->before;  // cut NCCL messages out
+    if (auto ll = split_nccl_line(data, no)) data = ll->before;  // cut NCCL messages out
     std::string_view t = trim_blanks(data);
     if (t.empty()) return;
     data_col = static_cast<int>(t.data() - raw.data()) + 1;

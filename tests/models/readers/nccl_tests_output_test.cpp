@@ -3,6 +3,9 @@
 // old-format and broken inputs.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
+
 #include "models/parse_error.hpp"
 #include "models/readers/nccl_tests_output.hpp"
 
@@ -233,5 +236,29 @@ TEST_CASE("nccl-tests parser: a crashed or interrupted run says so, at the line"
     REQUIRE(runs.size() == 1);
     CHECK(runs[0].op == "all_reduce");
     CHECK(runs[0].rows.size() == 1);
+  }
+}
+
+TEST_CASE("nccl-tests parser: launchers' rank labels in front of every line are read through", "[models][calibrate]") {
+  // Open MPI's --tag-output ("[1,0]<stdout>:") and Slurm's srun --label ("0: "): the same rows,
+  // header and ranks as the unlabelled file.
+  std::ifstream in(kDir + "ar_g4_info.txt");
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto plain = parse_nccl_tests(text.str(), "plain.txt");
+  for (const std::string label : {"[1,0]<stdout>:", "0: ", "12: "}) {
+    INFO(label);
+    std::string labelled;
+    std::istringstream lines(text.str());
+    for (std::string l; std::getline(lines, l);) labelled += label + l + "\n";
+    const auto runs = parse_nccl_tests(labelled, "labelled.txt");
+    REQUIRE(runs.size() == plain.size());
+    CHECK(runs[0].ranks == plain[0].ranks);
+    CHECK(runs[0].op == plain[0].op);
+    REQUIRE(runs[0].rows.size() == plain[0].rows.size());
+    for (size_t i = 0; i < runs[0].rows.size(); ++i) {
+      CHECK(runs[0].rows[i].size_bytes == plain[0].rows[i].size_bytes);
+      CHECK(runs[0].rows[i].oop.time_us == plain[0].rows[i].oop.time_us);
+    }
   }
 }
