@@ -78,6 +78,12 @@ std::string scenario_from_nccl_log(const models::readers::NcclLogReport& r, cons
   const bool env_isolates = p2p_off && p2p_off->value == "1" && shm_off && shm_off->value == "1";
   const int local = std::max(1, r.local_ranks);
   const int nnodes = std::max(1, r.nnodes);
+  // A host must hold one NCCL node's ranks, one GPU each: a smaller instance could not have run it.
+  if (host_gpus > 0 && local > host_gpus)
+    throw UserError(options.instance.empty() ? at : SourcePos{"--instance", 1, 1},
+                    "the log's NCCL nodes run " + std::to_string(local) + " ranks each (localRanks), but " + instance +
+                        " has " + std::to_string(host_gpus) + " GPU" + (host_gpus == 1 ? "" : "s") +
+                        " (expected an instance of at least " + std::to_string(local) + " GPUs)");
   int gpus_per_pod = local, pods_per_node = 1, nodes = nnodes;
   bool host_ipc = true;
   std::string why;

@@ -68,6 +68,13 @@ TEST_CASE("nccl-log scenario: calibration logs need --instance, env-disabled P2P
   // one process drives the 4 GPUs in nccl-tests -g 4
   const auto g4 = from_log(kCal + "nccl-tests/ar_g4_info.txt", "h200x4").spec;
   CHECK(g4.placement.single_process);
+  // An instance with fewer GPUs than a log's node ran ranks could not have run it: refused at
+  // --instance, not written as a scenario that `run` then refuses.
+  scenarios::LogScenarioOptions one_gpu;
+  one_gpu.instance = "g6e.8xlarge";
+  CHECK_THROWS_WITH(scenarios::scenario_from_nccl_log(report, one_gpu),
+                    Catch::StartsWith("--instance:1:1: the log's NCCL nodes run 4 ranks each (localRanks), but "
+                                      "g6e.8xlarge has 1 GPU"));
 }
 
 TEST_CASE("commsim nccl-log: report, JSON, and a scenario that commsim run runs", "[scenarios]") {
