@@ -12,6 +12,8 @@
 #include "models/measured/compute_fit.hpp"
 #include "models/params.hpp"
 #include "models/readers/kineto_trace.hpp"
+#include "models/topology/resolve.hpp"
+#include "models/readers/nccl_tests_output.hpp"
 #include "models/run/layout_line.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
@@ -80,6 +82,14 @@ int cmd_profile(int argc, char** argv) {
     const std::string text =
         read_input_file(trace_path, {trace_path, 1, 1}, "trace", "a PyTorch profiler trace (export_chrome_trace JSON)");
     const models::readers::KinetoTrace trace = models::readers::parse_kineto_trace(text, trace_path);
+    // A profile carries kernel rates measured on one GPU (docs/measured-runs.md): on another
+    // GPU's scenario it would set wrong ones. A warning, as calibrate's and --compare's: the user
+    // may mean it.
+    const std::string gpu = models::topology::resolve_node(scenario.spec.cluster).gpu.name;
+    if (!trace.device.empty() && !models::readers::gpu_product_matches(trace.device, gpu))
+      std::fprintf(stderr, "commsim profile: warning: %s ran on %s, the scenario's GPU is %s: the profile's rates "
+                           "are that GPU's\n",
+                   trace_path.c_str(), trace.device.c_str(), gpu.c_str());
     const models::measured::TraceCompute measured = models::measured::trace_compute(trace);
     models::measured::ComputeFit fit;
     models::ScenarioSpec fitted = scenario.spec;

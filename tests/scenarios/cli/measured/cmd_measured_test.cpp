@@ -29,6 +29,14 @@ TEST_CASE("commsim profile: the trace's compute becomes a profile a scenario rea
   auto run = run_commsim({"run", kRun + "plain_step.toml", "--set", "cluster.profile=\"" + out + "\""});
   CHECK(run.exit_code == 0);
   CHECK_THAT(run.out, Catch::Contains("step time  114.875 ms"));
+  CHECK(r.err.find("warning") == std::string::npos);  // an H200 trace for an H200 scenario
+  // The same trace for an H100 scenario: written, with a warning that its rates are an H200's.
+  const auto other = run_commsim({"profile", kRun + "kineto_plain_step.json", "--scenario", kRun + "plain_step.toml",
+                                  "--set", "cluster.instance=\"p5.48xlarge\"", "--out", (dir / "h100.toml").string()});
+  INFO(other.err);
+  CHECK(other.exit_code == 0);
+  CHECK(other.err.find("ran on NVIDIA H200, the scenario's GPU is H100: the profile's rates are that GPU's") !=
+        std::string::npos);
 }
 
 TEST_CASE("commsim diff: the largest differences on the shipped fixtures", "[scenarios][measured]") {
