@@ -38,6 +38,14 @@ struct Work {
   Evaluated result;
 };
 
+// One candidate simulated, with the bounds the search had for it beside the result.
+Evaluated simulate(const Work& w, double steps) {
+  Evaluated e = evaluate_scenario(w.spec, w.c, steps);
+  e.step_bound_s = w.bound_s;
+  e.memory_bound_bytes = w.memory_bound;
+  return e;
+}
+
 template <class F>
 void parallel_for(size_t n, unsigned jobs, F&& body) {
   std::atomic<size_t> next{0};
@@ -166,9 +174,7 @@ void simulate_closest(const std::vector<Work*>& mine, std::vector<char>& skipped
       Work& w = *mine[at];
       if (key(w) * kBoundSlack > best) break;
       if (!w.done) {
-        w.result = evaluate_scenario(w.spec, w.c, steps);
-        w.result.step_bound_s = w.bound_s;
-        w.result.memory_bound_bytes = w.memory_bound;
+        w.result = simulate(w, steps);
         w.done = true;
         if (skipped[at] == 2) --out.infeasible_by_bound;
         skipped[at] = 0;
@@ -298,9 +304,7 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
         return;
       }
     }
-    Evaluated e = evaluate_scenario(w.spec, w.c, steps);
-    e.step_bound_s = w.bound_s;
-    e.memory_bound_bytes = w.memory_bound;
+    Evaluated e = simulate(w, steps);
     if (e.meets(o)) {
       std::lock_guard<std::mutex> lock(mu);
       best = std::min(best, objective_of(e, o.objective));
@@ -334,8 +338,7 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
     std::vector<Evaluated> audited(todo.size());
     parallel_for(todo.size(), o.jobs, [&](size_t i) {
       Work& w = *mine[todo[i]];
-      audited[i] = evaluate_scenario(w.spec, w.c, steps);
-      audited[i].step_bound_s = w.bound_s;
+      audited[i] = simulate(w, steps);
     });
     out.audited = int64_t(audited.size());
     for (const auto& e : audited) {

@@ -42,7 +42,8 @@ std::string idle_text(int used, int node_gpus) {
   return " (" + std::to_string(node_gpus - used) + " of " + std::to_string(node_gpus) + " GPUs per node idle)";
 }
 
-// The parallel layout of one job.
+}  // namespace
+
 std::string parallel_text(const ParallelSpec& p, const std::optional<CollectiveSpec>& collective, int gpus) {
   if (collective) {
     return collective->op + " of " + human_bytes(collective->bytes) +
@@ -61,7 +62,6 @@ std::string parallel_text(const ParallelSpec& p, const std::optional<CollectiveS
   if (p.strategy == "hsdp" && p.dp_shard > 0) s += " (shard " + std::to_string(p.dp_shard) + ")";
   return s;
 }
-}  // namespace
 
 LayoutSummary describe_layout(const ScenarioSpec& spec) {
   const int node_gpus = topology::resolve_node(spec.cluster).gpus;

@@ -21,4 +21,8 @@ struct LayoutSummary {
 // Throws SpecError as make_placement does for a layout that does not tile the node.
 LayoutSummary describe_layout(const ScenarioSpec& spec);
 
+// The parallel layout of one job on `gpus` GPUs, the line's last part ("megatron tp 4 pp 4 dp 8 ep 8",
+// "zero3, dp 4"), or the collective's ("all_reduce of 1 GiB").
+std::string parallel_text(const ParallelSpec& p, const std::optional<CollectiveSpec>& collective, int gpus);
+
 }  // namespace models

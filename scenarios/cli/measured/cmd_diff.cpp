@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <map>
 #include <optional>
 
@@ -36,10 +37,9 @@ struct MeasuredCollective {
   int ranks = 0;
   double seconds = 0;
   std::string source;
-  // What the run shows of how it ran (nccl-tests: its NCCL variables and -g N), applied to the
-  // scenario as calibrate and nccl-tests --compare's readers apply them (apply_run_to_spec).
-  std::map<std::string, std::string> env;
-  bool single_process = false;
+  // The scenario as the measured run ran it (nccl-tests: its NCCL variables and -g N, applied by
+  // apply_run_to_spec as calibrate does), the run's entry of the specs beside; null: the scenario.
+  const models::ScenarioSpec* spec = nullptr;
 };
 
 // The simulated time of `c` on the scenario's machine (nccl-tests' emulation: a back-to-back loop,
@@ -61,11 +61,8 @@ std::optional<models::measured::DiffRow> diff_simulate_collective(const LoadedSc
   o.op = op;
   o.min_bytes = o.max_bytes = std::max<long long>(c.bytes, 4);
   models::calibrate::NcclTestsResult r;
-  models::ScenarioSpec spec = scenario.spec;
-  for (const auto& [k, v] : c.env) spec.nccl_env[k] = v;
-  if (c.single_process) spec.placement.single_process = true;
   try {
-    r = models::calibrate::run_nccl_tests(spec, o);
+    r = models::calibrate::run_nccl_tests(c.spec ? *c.spec : scenario.spec, o);
   } catch (const models::SpecError& e) {
     throw scenario.to_user_error(e);
   }
@@ -107,6 +104,7 @@ int cmd_diff(int argc, char** argv) {
     }
     std::optional<models::measured::TraceCompute> trace;
     std::vector<MeasuredCollective> collectives;
+    std::deque<models::ScenarioSpec> run_specs;  // one per nccl-tests run; a deque keeps their addresses
     for (const std::string& f : files) {
       const std::string text = read_input_file(f, {f, 1, 1}, "measured file",
                                                "a profiler trace, nccl-tests output or NCCL Inspector JSON lines");
@@ -127,13 +125,14 @@ int cmd_diff(int argc, char** argv) {
       } else {
         const NcclTestsFile measured = read_nccl_tests_output(f, "diff");
         const std::map<std::string, std::string> env = nccl_env_from_log(measured.text);
-        for (const auto& run : measured.runs)
+        for (const auto& run : measured.runs) {
+          apply_run_to_spec(run, env, run_specs.emplace_back(scenario.spec));
           for (const auto& row : run.rows) {
             // The faster column (noise only adds time), except on one rank, where in place is no work at all.
             const double us = row.ip && run.ranks != 1 ? std::min(row.oop.time_us, row.ip->time_us) : row.oop.time_us;
-            collectives.push_back(
-                {run.op, row.size_bytes, run.ranks, us * 1e-6, f, env, run.ranks > 1 && run.processes == 1});
+            collectives.push_back({run.op, row.size_bytes, run.ranks, us * 1e-6, f, &run_specs.back()});
           }
+        }
       }
     }
     models::measured::MeasuredDiff d;

@@ -235,8 +235,9 @@ int cmd_nccl_tests(int argc, char** argv) {
     LoadedScenario scenario = load_scenario(path, sets);
     std::vector<std::string> notes;
     // The measured file before any work: an empty or wrong one fails before the table is printed.
-    // The NCCL variables it ran with (its INFO lines, or -J's env) are applied where the scenario
-    // sets none, so the prediction is of the run it is compared with (as calibrate and diff do).
+    // The NCCL variables it ran with (its INFO lines, or -J's env) are applied, so the prediction is
+    // of the run it is compared with (as calibrate and diff do); a variable the scenario sets itself
+    // stays the scenario's here, since this table is the scenario's prediction first.
     if (!compare.empty()) {
       const NcclTestsFile measured = read_nccl_tests_output(compare, "--compare");
       std::string applied;

@@ -12,6 +12,7 @@
 #include "models/calibrate/nccl_tests.hpp"
 #include "models/readers/nccl_log.hpp"
 #include "models/readers/nccl_tests_output.hpp"
+#include "models/run/layout_line.hpp"
 
 namespace scenarios {
 
@@ -50,21 +51,8 @@ std::vector<std::pair<std::string, std::string>> scenario_summary(const models::
     }
     out.push_back({"training", fmt::format("{}, {} steps, {}{}", batches, t.steps, t.dtype,
                                            t.grad_checkpointing ? ", activation checkpointing" : "")});
-    // Every degree the layout has (the run's layout line says the same), dp as the run takes it.
-    const auto& q = s.parallel;
-    const int grid = q.strategy == "megatron" ? q.tp * q.pp * std::max(1, q.cp) : 1;
-    const std::string dp = q.dp > 0   ? std::to_string(q.dp)
-                           : gpus > 0 ? std::to_string(gpus / std::max(1, grid))
-                                      : "auto";
-    std::string par = s.parallel.strategy + " (";
-    if (q.strategy == "megatron") {
-      par += fmt::format("tp {}, pp {}", q.tp, q.pp);
-      if (q.vp > 1) par += fmt::format(", vp {}", q.vp);
-      if (q.cp > 1) par += fmt::format(", cp {}", q.cp);
-      if (q.ep > 1) par += fmt::format(", ep {}", q.ep);
-      par += ", ";
-    }
-    par += "dp " + dp + ")";
+    // Every degree of the layout, as the run's layout line states it (one formatter for both).
+    std::string par = models::parallel_text(s.parallel, std::nullopt, gpus);
     if (s.parallel.strategy == "hsdp")
       par += fmt::format("; shard groups of {}",
                          s.parallel.dp_shard > 0 ? std::to_string(s.parallel.dp_shard) : std::string("one node"));

@@ -158,7 +158,9 @@ std::string plan_empty_reason(const PlanOutput& p) {
                          e.candidate.gpus(), e.candidate.nodes, e.candidate.instance,
                          models::plan::layout_text(e.candidate));
     };
-    const auto by = [&](auto less) { return *std::min_element(r.rejected.begin(), r.rejected.end(), less); };
+    const auto by = [&](auto less) -> const Evaluated& {
+      return *std::min_element(r.rejected.begin(), r.rejected.end(), less);
+    };
     if (!r.rejected.empty() && p.options.deadline_s)
       s += "; the fastest simulated takes " +
            row(by([](const Evaluated& a, const Evaluated& b) { return a.train_s < b.train_s; }));

@@ -69,7 +69,7 @@ pp = 8
 }
 
 TEST_CASE("commsim report: the summary's parallel line names every degree of the layout", "[scenarios]") {
-  // Llama 4 Maverick with expert parallelism: tp 4, pp 4, ep 8 on 128 GPUs, so dp 8.
+  // Llama 4 Maverick with expert parallelism: tp 4, pp 4, ep 8 on 128 GPUs, so dp 8, as the layout line says.
   const auto dir = std::filesystem::temp_directory_path() / "commsim-report-degrees";
   std::filesystem::create_directories(dir);
   const std::string html = (dir / "r.html").string();
@@ -79,6 +79,6 @@ TEST_CASE("commsim report: the summary's parallel line names every degree of the
   std::ifstream in(html);
   std::stringstream page;
   page << in.rdbuf();
-  CHECK(page.str().find("<th>parallel</th><td>megatron (tp 4, pp 4, ep 8, dp 8)") != std::string::npos);
+  CHECK(page.str().find("<th>parallel</th><td>megatron tp 4 pp 4 dp 8 ep 8") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
