@@ -93,7 +93,7 @@ class Parser {
     if (text_.substr(0, 3) == "\xEF\xBB\xBF") text_.remove_prefix(3);  // a UTF-8 byte-order mark
     check_text(text_, source_);
     auto lines = split_lines(text_);
-    for (size_t i = 0; i < lines.size(); ++i) line(lines[i], static_cast<int>(i) + 1);
+    for (size_t i = 0; i < lines.size(); ++i) line(lines[i], static_cast<int>(i) + 1, i + 1 == lines.size());
     if (!pending_.empty())
       throw ParseError(source_, pending_.back().line, pending_.back().col,
                        "the file ends in the middle of a result row (" + std::to_string(pending_.size()) + " of " +
@@ -120,10 +120,11 @@ class Parser {
     if (r.ranks == 0 && r.header) r.ranks = r.nthreads * r.ngpus;
   }
 
-  void line(std::string_view raw, int no) {
+  void line(std::string_view raw, int no, bool last) {
     std::string_view data = without_rank_label(raw);
     int data_col = 1;
-    if (auto ll = split_nccl_line(data, no)) data = ll->before;  // cut NCCL messages out
+    const auto ll = split_nccl_line(data, no);
+    if (ll) data = ll->before;  // cut NCCL messages out
     std::string_view t = trim_blanks(data);
     if (t.empty()) return;
     data_col = static_cast<int>(t.data() - raw.data()) + 1;
@@ -152,7 +153,24 @@ class Parser {
                              "table's '#' footer; did the run crash or get interrupted?)");
     }
     tokenize(t, no, data_col, pending_);
-    while (pending_.size() >= columns_.size()) take_row();
+    bool took = false;
+    while (pending_.size() >= columns_.size()) {
+      take_row();
+      took = true;
+    }
+    // A row goes on past its line only where an NCCL message cut into it (nccl-tests prints a
+    // row in pieces, and NCCL's INFO lines share its stdout); a row ending with its line has all
+    // its values or is wrong here, not at the next row.
+    if (pending_.empty() || ll) return;
+    const std::string of = " where the table has " + std::to_string(columns_.size()) + " columns";
+    if (took && pending_.front().line == no)
+      throw ParseError(source_, no, pending_.front().col,
+                       "'" + std::string(pending_.front().text) + "' is a value too many: this row has " +
+                           std::to_string(columns_.size() + pending_.size()) + " values" + of);
+    if (last) return;  // a file cut off mid-row: its end says so
+    throw ParseError(source_, pending_.front().line, pending_.front().col,
+                     "result row cut short: " + std::to_string(pending_.size()) + " values" + of +
+                         " (a value missing?)");
   }
 
   void end_table(int no, int col) {

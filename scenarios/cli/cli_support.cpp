@@ -1,7 +1,9 @@
 // Shared plumbing of the `commsim` subcommands: argument errors, user errors, running a scenario.
 #include "scenarios/cli/cli_support.hpp"
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "models/parse_error.hpp"
 #include "scenarios/load/price_file.hpp"
@@ -114,6 +116,31 @@ models::RunResult run_loaded(const LoadedScenario& scenario, const models::RunOp
     throw UserError({scenario.spec.source_file, 1, 1},
                     std::string(e.what()) + " (expected sizes and times the 64-bit picosecond clock can hold)");
   }
+}
+
+namespace {
+CLI::Validator number_check(bool zero_ok) {
+  return CLI::Validator(
+      [zero_ok](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v))
+          return "'" + text + "' is not a number";
+        if (v < 0 || (v == 0 && !zero_ok))
+          return text + (zero_ok ? " is below 0 (expected 0 or more)" : " is not above 0 (expected a positive number)");
+        return "";
+      },
+      zero_ok ? "NONNEGATIVE" : "POSITIVE");
+}
+}  // namespace
+
+const CLI::Validator& above_zero() {
+  static const CLI::Validator v = number_check(false);
+  return v;
+}
+const CLI::Validator& zero_or_more() {
+  static const CLI::Validator v = number_check(true);
+  return v;
 }
 
 void add_sample_options(CLI::App& app, int& samples, uint64_t& seed) {

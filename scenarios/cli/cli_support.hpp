@@ -23,6 +23,11 @@ namespace scenarios {
 int parse_cli(CLI::App& app, int argc, char** argv);
 inline constexpr const char* kListOptionsFlag = "--commsim-list-options";
 
+// Checks for numeric options whose refusal reads as a sentence ("0 is not above 0 (expected a
+// positive number)"), where CLI11's own PositiveNumber prints its range up to DBL_MAX in full.
+const CLI::Validator& above_zero();
+const CLI::Validator& zero_or_more();
+
 // Adds the repeatable `--set K=V` option.
 // Exit status when --require-fit is given and a layout does not fit in GPU memory: its times are
 // printed as usual, but a script sees the failure (2 is a user error, 3 a partial run).

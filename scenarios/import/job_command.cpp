@@ -166,6 +166,60 @@ JobCommand parse_job_command(const std::string& command) {
   return out;
 }
 
+MpiRanks mpi_ranks(const std::string& command) {
+  MpiRanks out;
+  const std::vector<std::string> words = words_of(command);
+  size_t i = 0;
+  auto launcher = [](const std::string& w) {
+    const std::string base = w.substr(w.find_last_of('/') + 1);
+    return base == "mpirun" || base == "mpiexec" || base == "mpiexec.hydra" || base == "orterun" || base == "prterun";
+  };
+  while (i < words.size() && !launcher(words[i])) ++i;
+  if (i == words.size()) return out;
+  // Options that take no value, and those that take two (Open MPI's MCA pairs); any other option
+  // takes the next word unless it is an option itself. The first other word is the program.
+  static const std::vector<std::string> kBare = {
+      "--allow-run-as-root", "--oversubscribe", "--nooversubscribe", "--report-bindings", "-report-bindings",
+      "--tag-output", "-tag-output", "--timestamp-output", "--display-map", "-display-map",
+      "--display-allocation", "--merge-stderr-to-stdout", "--use-hwthread-cpus", "--noprefix", "-v",
+      "--verbose", "-q", "--quiet", "-l", "-prepend-rank", "--prepend-rank", "-bind-to-core", "--bind-to-core"};
+  static const std::vector<std::string> kPair = {"-mca", "--mca", "-gmca", "--gmca"};
+  auto has = [](const std::vector<std::string>& v, const std::string& w) {
+    return std::find(v.begin(), v.end(), w) != v.end();
+  };
+  for (++i; i < words.size(); ++i) {
+    std::string w = words[i];
+    if (w.size() < 2 || w[0] != '-') break;  // the program
+    std::string value;
+    if (const auto eq = w.find('='); eq != std::string::npos) {
+      value = w.substr(eq + 1);
+      w = w.substr(0, eq);
+    } else if (has(kBare, w)) {
+      continue;
+    } else if (has(kPair, w)) {
+      i += 2;
+      continue;
+    } else if (i + 1 < words.size() && !(words[i + 1].size() > 1 && words[i + 1][0] == '-')) {
+      value = words[++i];
+    }
+    const std::string as_written = w + " " + value;
+    if (w == "-np" || w == "-n" || w == "--np" || w == "--n" || w == "-c") {
+      out.total = positive(value);
+    } else if (w == "-N" || w == "-npernode" || w == "--npernode" || w == "-ppn" || w == "--ppn") {
+      out.per_node = positive(value);
+    } else if ((w == "--map-by" || w == "-map-by") && value.starts_with("ppr:")) {
+      // ppr:N:node[:PE=...]: N processes per node (per socket or core is not a per-node count).
+      const auto colon = value.find(':', 4);
+      if (colon != std::string::npos && value.compare(colon + 1, 4, "node") == 0)
+        out.per_node = positive(value.substr(4, colon - 4));
+    } else {
+      continue;
+    }
+    out.flags += (out.flags.empty() ? "" : " ") + as_written;
+  }
+  return out;
+}
+
 std::string preset_for_model_id(const std::string& model_id) {
   // Hugging Face ids of the models whose shapes are presets (the config.json of each repository
   // gives the same layers, hidden, heads, KV heads, ffn and vocabulary as the preset).

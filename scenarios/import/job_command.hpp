@@ -37,6 +37,16 @@ struct JobCommand {
 // skipped with a line in `taken` saying so. Never throws.
 JobCommand parse_job_command(const std::string& command);
 
+// The ranks an MPI launcher line starts: Open MPI's and MPICH/Hydra's `-np N` / `-n N` / `--np N`
+// (total) and `-N N` / `--npernode N` / `-ppn N` / `--map-by ppr:N:node` (per node), read up to the
+// program it launches (whose own `-n` is not the launcher's). `flags` is what was read, as written.
+struct MpiRanks {
+  std::optional<int> total;
+  std::optional<int> per_node;
+  std::string flags;
+};
+MpiRanks mpi_ranks(const std::string& command);
+
 // A Hugging Face model id (or a local path ending in one) -> the preset of the same shape, from a
 // small offline table ("meta-llama/Meta-Llama-3-8B" -> "llama-3-8b"); "" if none matches.
 std::string preset_for_model_id(const std::string& model_id);

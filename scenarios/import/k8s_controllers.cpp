@@ -157,14 +157,60 @@ void JobReader::mpi_job(const YAML::Node& doc, K8sJob& job) const {
     ++job.pods;
     job.notes.push_back("runLauncherAsWorker: the launcher pod runs ranks too");
   }
-  // The launcher's mpirun line names the training script (and so, often, the model).
+  // The launcher's mpirun line names the training script (and so, often, the model), and may
+  // start fewer ranks than the workers' slots.
+  K8sJob launcher_job;
+  YAML::Node launcher_at = replicas;
   if (const auto launcher = replicas["Launcher"]; launcher && launcher["template"] && launcher["template"]["spec"])
     if (const auto cs = launcher["template"]["spec"]["containers"]; cs && cs.IsSequence())
       for (const auto& c : cs) {
         if (!c.IsMap()) continue;
-        if (c["command"]) command(c["command"], job);
-        if (c["args"]) command(c["args"], job);
+        for (const char* k : {"command", "args"})
+          if (c[k]) {
+            command(c[k], launcher_job);
+            launcher_at = c[k];
+          }
       }
+  job.command += launcher_job.command;
+  mpi_launch(mpi_ranks(launcher_job.command), launcher_at, job);
+}
+
+// What mpirun's rank counts leave of the workers: `-N` ranks on every pod, or `-np` ranks filling
+// the pods' slots in order (Open MPI's and Hydra's default mapping by slot), the later pods idle.
+void JobReader::mpi_launch(const MpiRanks& mpi, const YAML::Node& at, K8sJob& job) const {
+  if (!mpi.total && !mpi.per_node) return;
+  const std::string said = "the launcher's mpirun " + mpi.flags;
+  if (mpi.per_node) {
+    if (job.procs_per_pod && *mpi.per_node > *job.procs_per_pod)
+      fail(at, said + " starts " + std::to_string(*mpi.per_node) + " ranks per pod on " +
+                   std::to_string(*job.procs_per_pod) +
+                   " slots per worker (spec.slotsPerWorker): mpirun refuses that (expected at most the slots)");
+    job.procs_per_pod = *mpi.per_node;
+  }
+  if (!mpi.total) return;
+  const int per = job.procs_per_pod.value_or(job.gpus_per_pod.value_or(0));
+  if (per < 1) return;  // the import says that no GPU count was found
+  const long long slots = static_cast<long long>(per) * job.pods;
+  const std::string pods_text = std::to_string(job.pods) + " pods of " + std::to_string(per) + " ranks";
+  if (*mpi.total > slots)
+    fail(at, said + " starts " + std::to_string(*mpi.total) + " ranks, more than the " + pods_text + " hold (" +
+                 std::to_string(slots) +
+                 "): ranks would share GPUs, which NCCL refuses (expected -np up to the workers' slots)");
+  if (*mpi.total == slots) return;
+  if (*mpi.total < per) {
+    job.notes.push_back(said + ": " + std::to_string(*mpi.total) + " ranks on the first pod, the other " +
+                        std::to_string(job.pods - 1) + " pods idle");
+    job.pods = 1;
+    job.procs_per_pod = *mpi.total;
+  } else if (*mpi.total % per == 0) {
+    job.notes.push_back(said + ": " + std::to_string(*mpi.total / per) + " of the " + pods_text +
+                        " run ranks (mpirun fills each pod's slots in turn), the others idle");
+    job.pods = *mpi.total / per;
+  } else {
+    fail(at, said + " leaves the " + pods_text + " unevenly filled (" + std::to_string(*mpi.total % per) +
+                 " ranks on the last): commsim simulates pods of one size (expected -np a multiple of " +
+                 std::to_string(per) + ", or -N)");
+  }
 }
 
 }  // namespace scenarios::k8s_read

@@ -12,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "models/error.hpp"
+#include "scenarios/import/job_command.hpp"
 #include "scenarios/import/k8s_job.hpp"
 #include "scenarios/load/loader.hpp"
 
@@ -94,6 +95,7 @@ class JobReader {
   // MPIJob (kubeflow.org/v2beta1): Worker replicas run the ranks (slotsPerWorker each); the
   // Launcher runs mpirun and, unless runLauncherAsWorker, no rank.
   void mpi_job(const YAML::Node& doc, K8sJob& job) const;
+  void mpi_launch(const MpiRanks& mpi, const YAML::Node& at, K8sJob& job) const;
 
  private:
   std::string file_;

@@ -87,7 +87,7 @@ int cmd_diff(int argc, char** argv) {
       ->expected(2, 1 << 20)
       ->type_name("MEASURED... SCENARIO.toml");
   app.add_option("--step-time", step_time, "the measured step time in seconds (from a training log)")
-      ->check(CLI::PositiveNumber);
+      ->check(above_zero());
   add_set_option(app, sets);
   app.add_flag("--json", json, "print one JSON object (docs/result.schema.json) instead of the table");
   app.add_option("--html", html, "also write the rows as an HTML page: a bar per row and the table")->type_name("FILE");

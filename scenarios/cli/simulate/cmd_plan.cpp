@@ -96,7 +96,7 @@ int cmd_plan(int argc, char** argv) {
       ->type_name("SCENARIO.toml");
   app.add_option("--instances", a.instances, "catalog instances to try (default: the scenario's)")->type_name("A,B");
   app.add_option("--gpus", a.gpus, "GPU range (default: the scenario's GPU count)")->type_name("MIN..MAX");
-  app.add_option("--max-gpus", a.max_gpus, "at most N GPUs (from one node)")->type_name("N")->check(CLI::PositiveNumber);
+  app.add_option("--max-gpus", a.max_gpus, "at most N GPUs (from one node)")->type_name("N")->check(above_zero());
   app.add_option("--strategies", a.strategies,
                  "strategies to try (default all: megatron, zero1, zero2, zero3, zero3+offload, fsdp, hsdp, ddp)")
       ->type_name("S,T");
@@ -109,8 +109,8 @@ int cmd_plan(int argc, char** argv) {
                  "and the largest power of two below: 16,18 on NVL72)")
       ->type_name("16,18");
   app.add_option("--cp", a.cp, "context-parallel degrees to try (default 1,2)")->type_name("1,2");
-  app.add_option("--max-pp", a.max_pp, "largest pipeline degree (default 32)")->type_name("N")->check(CLI::PositiveNumber);
-  app.add_option("--max-vp", a.max_vp, "largest virtual pipeline degree (default 4)")->type_name("N")->check(CLI::PositiveNumber);
+  app.add_option("--max-pp", a.max_pp, "largest pipeline degree (default 32)")->type_name("N")->check(above_zero());
+  app.add_option("--max-vp", a.max_vp, "largest virtual pipeline degree (default 4)")->type_name("N")->check(above_zero());
   app.add_option("--objective", a.objective, "rank by time to train (default) or cost")->type_name("time|cost");
   app.add_option("--budget", a.budget, "the run may cost at most this many dollars")->type_name("USD");
   app.add_option("--deadline", a.deadline, "the run must end within this time (s, min, h, d, w)")->type_name("TIME");

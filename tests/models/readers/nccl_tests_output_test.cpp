@@ -176,6 +176,28 @@ TEST_CASE("nccl-tests parser: broken inputs give file:line:col errors", "[models
     CHECK_THROWS_AS(parse_nccl_tests(head + "  1024  256  float none -1 12.0\n# Avg bus bandwidth : 1\n", "t.txt"),
                     ParseError);
   }
+  SECTION("a value missing from a row is reported at that row, not at the next") {
+    try {
+      parse_nccl_tests(head +
+                           "        1024   256  float  none  -1  12.0  0.1  0.1  0  12.0  0.1  0.1\n"
+                           "        2048   512  float  none  -1  13.0  0.2  0.2  0  13.0  0.2  0.2  0\n",
+                       "t.txt");
+      FAIL("no error");
+    } catch (const ParseError& e) {
+      CHECK(e.line() == 3);
+      CHECK(std::string(e.what()).find("cut short: 12 values where the table has 13 columns") != std::string::npos);
+    }
+  }
+  SECTION("a value too many is reported at itself") {
+    try {
+      parse_nccl_tests(head + "  1024  256  float  none  -1  12.0  0.1  0.1  0  12.0  0.1  0.1  0  7\n", "t.txt");
+      FAIL("no error");
+    } catch (const ParseError& e) {
+      CHECK(e.line() == 3);
+      CHECK(e.col() == 69);  // the 1-based column of the stray "7"
+      CHECK(std::string(e.what()).find("'7' is a value too many: this row has 14 values") != std::string::npos);
+    }
+  }
   SECTION("binary data") {
     std::string bin = head + std::string(
                                  "\x7f"

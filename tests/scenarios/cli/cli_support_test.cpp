@@ -17,3 +17,17 @@ TEST_CASE("scenarios: every subcommand of this folder answers --help", "[scenari
   const auto bad = run_commsim({"run"});
   CHECK(bad.exit_code == 2);
 }
+
+TEST_CASE("scenarios: a number option out of its range says so in a sentence", "[scenarios]") {
+  // CLI11's own PositiveNumber printed its range up to DBL_MAX, 300 digits long.
+  const auto step = run_commsim({"diff", "a.txt", "b.toml", "--step-time", "0"});
+  CHECK(step.exit_code == 2);
+  CHECK(step.err.find("--step-time: 0 is not above 0 (expected a positive number)") != std::string::npos);
+  CHECK(step.err.size() < 200);
+  const auto root = run_commsim({"nccl-tests", "-r", "-1"});
+  CHECK(root.exit_code == 2);
+  CHECK(root.err.find("--root: -1 is below 0 (expected 0 or more)") != std::string::npos);
+  const auto word = run_commsim({"plan", "x.toml", "--max-gpus", "many"});
+  CHECK(word.exit_code == 2);
+  CHECK(word.err.find("--max-gpus: 'many' is not a number") != std::string::npos);
+}

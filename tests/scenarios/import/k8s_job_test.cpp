@@ -178,6 +178,62 @@ TEST_CASE("import k8s: batch/v1 Job, JobSet, MPIJob and kind: List", "[scenarios
   CHECK(list.gpus_per_pod == 2);
 }
 
+TEST_CASE("import k8s: an MPIJob's mpirun -np and -N decide its ranks", "[scenarios]") {
+  const std::string text = scenarios_test::slurp(kK8sInputs + "mpijob_p4d_2x8.yaml");
+  auto with_launch = [&](const std::string& flags) {
+    std::string t = text;
+    const std::string from = R"("-np", "16")";
+    const auto at = t.find(from);
+    REQUIRE(at != std::string::npos);
+    t.replace(at, from.size(), flags);
+    return t;
+  };
+  SECTION("-np equal to the slots: as written") {
+    const auto job = scenarios::parse_k8s_job(text, "m.yaml");
+    CHECK(job.pods == 2);
+    CHECK(job.procs_per_pod == 8);
+  }
+  SECTION("-np 8 fills the first worker's 8 slots; the second is idle") {
+    const auto job = scenarios::parse_k8s_job(with_launch(R"("-np", "8")"), "m.yaml");
+    CHECK(job.pods == 1);
+    CHECK(job.procs_per_pod == 8);
+    REQUIRE_FALSE(job.notes.empty());
+    CHECK(job.notes.back().find("1 of the 2 pods of 8 ranks run ranks") != std::string::npos);
+  }
+  SECTION("-np 4 runs 4 ranks on one pod") {
+    const auto job = scenarios::parse_k8s_job(with_launch(R"("-n", "4")"), "m.yaml");
+    CHECK(job.pods == 1);
+    CHECK(job.procs_per_pod == 4);
+  }
+  SECTION("-N 4 puts 4 ranks on each worker, --map-by ppr:2:node 2") {
+    const auto four = scenarios::parse_k8s_job(with_launch(R"("-x", "NCCL_DEBUG=INFO", "-N", "4")"), "m.yaml");
+    CHECK(four.pods == 2);
+    CHECK(four.procs_per_pod == 4);
+    const auto two = scenarios::parse_k8s_job(with_launch(R"("--mca", "btl", "tcp,self", "--map-by", "ppr:2:node")"),
+                                              "m.yaml");
+    CHECK(two.procs_per_pod == 2);
+    CHECK(two.pods == 2);
+  }
+  SECTION("the program's own -n is not mpirun's") {
+    const auto job = scenarios::parse_k8s_job(
+        with_launch(R"("--allow-run-as-root", "/opt/nccl-tests/build/all_reduce_perf", "-n", "4")"), "m.yaml");
+    CHECK(job.pods == 2);
+    CHECK(job.procs_per_pod == 8);
+  }
+  SECTION("more ranks than slots, or pods filled unevenly, are refused at the launcher's command") {
+    for (const char* flags : {R"("-np", "24")", R"("-np", "12")", R"("-N", "9")"}) {
+      INFO(flags);
+      try {
+        scenarios::parse_k8s_job(with_launch(flags), "m.yaml");
+        FAIL("no error");
+      } catch (const UserError& e) {
+        CHECK(std::string(e.what()).find("m.yaml:19:") == 0);
+        CHECK(std::string(e.what()).find("the launcher's mpirun -") != std::string::npos);
+      }
+    }
+  }
+}
+
 TEST_CASE("import k8s: a count of 0 GPU pods is refused at its key, not run or turned into 1", "[scenarios]") {
   // MPIJob Worker replicas, a JobSet's replicated job, a Job's parallelism or completions, a
   // TrainJob's numNodes: 0 would place no rank (an MPIJob of 0 workers once divided by zero).
