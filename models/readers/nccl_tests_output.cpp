@@ -168,9 +168,9 @@ class Parser {
                        "'" + std::string(pending_.front().text) + "' is a value too many: this row has " +
                            std::to_string(columns_.size() + pending_.size()) + " values" + of);
     if (last) return;  // a file cut off mid-row: its end says so
-    throw ParseError(source_, pending_.front().line, pending_.front().col,
-                     "result row cut short: " + std::to_string(pending_.size()) + " values" + of +
-                         " (a value missing?)");
+    throw ParseError(
+        source_, pending_.front().line, pending_.front().col,
+        "result row cut short: " + std::to_string(pending_.size()) + " values" + of + " (a value missing?)");
   }
 
   void end_table(int no, int col) {

@@ -178,11 +178,29 @@ MpiRanks mpi_ranks(const std::string& command) {
   if (i == words.size()) return out;
   // Options that take no value, and those that take two (Open MPI's MCA pairs); any other option
   // takes the next word unless it is an option itself. The first other word is the program.
-  static const std::vector<std::string> kBare = {
-      "--allow-run-as-root", "--oversubscribe", "--nooversubscribe", "--report-bindings", "-report-bindings",
-      "--tag-output", "-tag-output", "--timestamp-output", "--display-map", "-display-map",
-      "--display-allocation", "--merge-stderr-to-stdout", "--use-hwthread-cpus", "--noprefix", "-v",
-      "--verbose", "-q", "--quiet", "-l", "-prepend-rank", "--prepend-rank", "-bind-to-core", "--bind-to-core"};
+  static const std::vector<std::string> kBare = {"--allow-run-as-root",
+                                                 "--oversubscribe",
+                                                 "--nooversubscribe",
+                                                 "--report-bindings",
+                                                 "-report-bindings",
+                                                 "--tag-output",
+                                                 "-tag-output",
+                                                 "--timestamp-output",
+                                                 "--display-map",
+                                                 "-display-map",
+                                                 "--display-allocation",
+                                                 "--merge-stderr-to-stdout",
+                                                 "--use-hwthread-cpus",
+                                                 "--noprefix",
+                                                 "-v",
+                                                 "--verbose",
+                                                 "-q",
+                                                 "--quiet",
+                                                 "-l",
+                                                 "-prepend-rank",
+                                                 "--prepend-rank",
+                                                 "-bind-to-core",
+                                                 "--bind-to-core"};
   static const std::vector<std::string> kPair = {"-mca", "--mca", "-gmca", "--gmca"};
   auto has = [](const std::vector<std::string>& v, const std::string& w) {
     return std::find(v.begin(), v.end(), w) != v.end();

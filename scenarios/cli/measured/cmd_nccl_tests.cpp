@@ -174,10 +174,8 @@ int cmd_nccl_tests(int argc, char** argv) {
       ->check(CLI::Range(1, 1024));
   app.add_option("-n,--iters", header.iters, "iterations (header only: a prediction is per iteration)")
       ->check(zero_or_more());
-  app.add_option("-w,--warmup_iters", header.warmup_iters, "warm-up iterations (header only)")
-      ->check(zero_or_more());
-  app.add_option("-m,--agg_iters", header.agg_iters, "aggregated iterations (header only)")
-      ->check(zero_or_more());
+  app.add_option("-w,--warmup_iters", header.warmup_iters, "warm-up iterations (header only)")->check(zero_or_more());
+  app.add_option("-m,--agg_iters", header.agg_iters, "aggregated iterations (header only)")->check(zero_or_more());
   app.add_option("-N,--run_cycles", header.cycles, "print the table this many times (0, endless, prints it once)")
       ->check(CLI::Range(0, 1000));
   app.add_option("-c,--check", header.check, "check iterations (header only)")->check(zero_or_more());

@@ -110,7 +110,9 @@ int cmd_plan(int argc, char** argv) {
       ->type_name("16,18");
   app.add_option("--cp", a.cp, "context-parallel degrees to try (default 1,2)")->type_name("1,2");
   app.add_option("--max-pp", a.max_pp, "largest pipeline degree (default 32)")->type_name("N")->check(above_zero());
-  app.add_option("--max-vp", a.max_vp, "largest virtual pipeline degree (default 4)")->type_name("N")->check(above_zero());
+  app.add_option("--max-vp", a.max_vp, "largest virtual pipeline degree (default 4)")
+      ->type_name("N")
+      ->check(above_zero());
   app.add_option("--objective", a.objective, "rank by time to train (default) or cost")->type_name("time|cost");
   app.add_option("--budget", a.budget, "the run may cost at most this many dollars")->type_name("USD");
   app.add_option("--deadline", a.deadline, "the run must end within this time (s, min, h, d, w)")->type_name("TIME");

@@ -209,8 +209,8 @@ TEST_CASE("import k8s: an MPIJob's mpirun -np and -N decide its ranks", "[scenar
     const auto four = scenarios::parse_k8s_job(with_launch(R"("-x", "NCCL_DEBUG=INFO", "-N", "4")"), "m.yaml");
     CHECK(four.pods == 2);
     CHECK(four.procs_per_pod == 4);
-    const auto two = scenarios::parse_k8s_job(with_launch(R"("--mca", "btl", "tcp,self", "--map-by", "ppr:2:node")"),
-                                              "m.yaml");
+    const auto two =
+        scenarios::parse_k8s_job(with_launch(R"("--mca", "btl", "tcp,self", "--map-by", "ppr:2:node")"), "m.yaml");
     CHECK(two.procs_per_pod == 2);
     CHECK(two.pods == 2);
   }
