@@ -232,6 +232,7 @@ struct ScenarioSpec {
   ClusterSpec cluster;
   PlacementSpec placement;
   std::map<std::string, std::string> nccl_env;
+  int nccl_version = 0;  // nccl.version: the run's NCCL release (nccl/tuner_tables.hpp; 0: the default)
   std::optional<ModelSpec> model;
   TrainingSpec training;
   ParallelSpec parallel;

@@ -216,6 +216,8 @@ nccl::CommView own_view(const World& world, const sim::FlowNetwork& net, const s
   v.sm = world.node_of(world.rank(members[0][0]).node).gpu.sm;  // the catalog's compute capability
   // The host's CPU vendor picks NCCL's multi-node LL ceiling and its network overhead (tuning.cpp).
   v.cpu_amd = world.node_of(world.rank(members[0][0]).node).cpu == hw::CpuVendor::Amd;
+  v.cpu_arm = world.node_of(world.rank(members[0][0]).node).cpu == hw::CpuVendor::Arm;
+  v.nccl_version = world.nccl_env().version;
   v.intra_nvlink = false;
   v.bw_intra_gbs = 0;
   v.graph_channels = 1;
@@ -242,6 +244,7 @@ nccl::CommView tuner_view(const World& world, const sim::FlowNetwork& net, const
     const nccl::CommView w = own_view(world, net, rotated, nranks);
     v.sm = std::min(v.sm, w.sm);
     v.cpu_amd = v.cpu_amd || w.cpu_amd;  // NCCL's mixed vendors take the AMD row of llMaxBws
+    v.cpu_arm = v.cpu_arm || w.cpu_arm;
     v.intra_nvlink = v.intra_nvlink && w.intra_nvlink;
     v.bw_intra_gbs = std::min(v.bw_intra_gbs, w.bw_intra_gbs);
     v.bw_inter_gbs = std::min(v.bw_inter_gbs, w.bw_inter_gbs);

@@ -62,6 +62,7 @@ struct NcclEnv {
                                            // is a multi-host NVLink domain, hw::NodeSpec::host_gpus)
   std::string hostid;                      // NCCL_HOSTID (per node: pods of a node share it)
   TuningEnv tuning;                        // NCCL_ALGO, NCCL_PROTO, NCCL_MIN/MAX_NCHANNELS|CTAS
+  int version = 0;                         // the scenario's nccl.version (not a variable; 0: the default)
   std::map<std::string, std::string> raw;  // every variable as given
 };
 

@@ -1,6 +1,7 @@
 // NCCL's tuning model, reproduced to make NCCL's choice of algorithm, protocol and channels.
 // Source: NVIDIA/nccl src/graph/tuning.cc (ncclTopoTuneModel) and src/enqueue.cc
-// (topoGetAlgoInfo), 2.2x series (v2.28.9): Ring, Tree, PAT, NVLS and NVLSTree (NVLink SHARP,
+// (topoGetAlgoInfo), 2.2x series (v2.28.9; the tuner's constants and rules of 2.17-2.30 by the
+// run's `nccl.version`: tuner_tables.hpp): Ring, Tree, PAT, NVLS and NVLSTree (NVLink SHARP,
 // where the node has NVSwitch multicast and NCCL_NVLS_ENABLE is not 0), CollNetDirect and
 // CollNetChain (SHARP in InfiniBand switches, NCCL_COLLNET_ENABLE=1 on a SHARP fabric).
 #include "models/nccl/tuning.hpp"
@@ -12,23 +13,18 @@
 
 #include "models/error.hpp"
 #include "models/nccl/channel_layout.hpp"
+#include "models/nccl/tuner_tables.hpp"
 
 namespace models::nccl {
 
 namespace {
 constexpr int kTree = 0, kRing = 1, kPat = 2;
-// baseLat[algo][proto] in us: Tree, Ring, PAT.
-constexpr double kBaseLat[3][3] = {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {8.0, 8.0, 8.0}};
-// hwLat[hw][algo][proto] in us; hw: NVLINK, PCI, NET.
-constexpr double kHwLat[3][3][3] = {
-    {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 4.0}},
-    {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 4.0}},
-    {{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0, 0, 14.0}},
-};
-// With one rank per node every algorithm takes the Tree's NET row ("With ppn=1 latencies are fully
-// exposed, use the Tree network latency", NCCL 2.23 on): NCCL 2.28.9 printed Ring LL 36.6 = 6.6 +
-// 6 x 5.0, LL128 65.0 = 14 + 6 x 8.5, Simple 92.4 = 8.4 + 6 x 14 for a Socket communicator of 4
-// one-GPU nodes (scenarios/validation/h200x4/measured/logs/sock_n4.rank0.log).
+// The latency tables, LL and per-channel ceilings and the rules that changed between NCCL
+// releases are the run's release's (tuner_tables.hpp, `CommView::nccl_version`). With one rank
+// per node every algorithm takes the Tree's NET row from 2.23 on ("With ppn=1 latencies are fully
+// exposed, use the Tree network latency"): NCCL 2.28.9 printed Ring LL 36.6 = 6.6 + 6 x 5.0,
+// LL128 65.0 = 14 + 6 x 8.5, Simple 92.4 = 8.4 + 6 x 14 for a Socket communicator of 4 one-GPU
+// nodes (scenarios/validation/h200x4/measured/logs/sock_n4.rank0.log).
 // An inter-node ring's intra-node steps cost at least the host's network overhead (getNetOverhead:
 // 1 us, 2 on AMD x86; NCCL_NET_OVERHEAD, which overrides it, is not read), three times that with Simple
 // ("Inter-node rings still have to launch nsteps * net overhead").
@@ -39,21 +35,10 @@ double log2i(int n) {
   while (n >>= 1) ++l;
   return l;
 }
-// [compcap: Volta, Ampere, Hopper, Blackwell][scale: 1 node, 2 nodes, >2 nodes], GB/s.
-constexpr double kLlMaxBw[4][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}};
-constexpr double kPerChMaxRingLL128Bw[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40}};
-constexpr double kPerChMaxTreeLL128Bw[4][3] = {{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
-constexpr double kPerChMaxTreeBw[4][3] = {
-    {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
-// NVLSTree (tuning.cc): NVLink SHARP inside each node, a tree of the nodes' heads across them.
-// nvlsEfficiency (Hopper .85, Blackwell .74), perChMaxNVLSTreeBws [compcap][1 node, 2, >2],
-// baseLatencies 0, hwLatencies NVLINK/NVLSTree/Simple 25 us and NET/NVLSTree/Simple 20.9 us.
+// NVLSTree and NVLS (tuning.cc): NVLink SHARP inside each node (NVLSTree: a tree of the nodes'
+// heads across them). nvlsEfficiency (Hopper .85, Blackwell .74); their latencies and NVLSTree's
+// per-channel ceiling are the release's (tuner_tables.hpp).
 constexpr double kNvlsEfficiency[4] = {0.0, 0.0, 0.85, 0.74};
-constexpr double kPerChMaxNvlsTreeBw[4][3] = {
-    {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}};
-constexpr double kNvlsTreeIntraLatUs = 25.0, kNvlsTreeInterLatUs = 20.9;
-// NVLS (tuning.cc): hwLatencies NVLINK/NVLS/Simple 25 us, NET/NVLS/Simple 18 us (base 0).
-constexpr double kNvlsIntraLatUs = 25.0, kNvlsInterLatUs = 18.0;
 // CollNet (tuning.cc): hwLatencies NVLINK CollNetDirect/Simple 3.7 us, CollNetChain 2.8 us; NET
 // CollNetDirect 31 us, CollNetChain 30 us; CollNetDirect adds 0.4 us per local rank ("arity
 // serialization latency").
@@ -70,10 +55,11 @@ constexpr int kMaxNThreads = 640;  // NCCL_MAX_NTHREADS: CollNet's and NVLS's th
 // ncclTopoGetAlgoTime (src/graph/tuning.cc, 2.2x): trees do not follow the model at medium
 // sizes, so NCCL scales their all-reduce bandwidth by a static factor per power of two from 64 B;
 // Ring/Simple all-reduce across nodes pays a "plateau" factor on its latency.
-constexpr double kTreeCorrection[3][23] = {
-    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
-    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
-    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
+// From 2.29 the same table, one entry longer, scales NVLSTree's on Blackwell with x86 hosts.
+constexpr double kTreeCorrection[3][24] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
 
 // NCCL's estimate for one operation of `bytes` (numPipeOps = 1).
 double nccl_time_us(const CommView& v, int coll_channels, CollOp op, Algo a, Proto p, const AlgoCost& c,
@@ -81,9 +67,13 @@ double nccl_time_us(const CommView& v, int coll_channels, CollOp op, Algo a, Pro
   double bw = c.algbw_gbs, lat = c.latency_us;
   int log_size = -1;  // log2i(bytes >> 6)
   for (int64_t b = bytes >> 6; b > 0; b >>= 1) ++log_size;
+  const TunerTables& t = tuner_tables(v.nccl_version);
   if (a == Algo::Tree && op == CollOp::AllReduce && log_size >= 0 && log_size < 23)
     bw *= kTreeCorrection[static_cast<int>(p)][log_size];
-  if (a == Algo::Ring && p == Proto::Simple && v.nnodes > 1 && op == CollOp::AllReduce &&
+  if (a == Algo::NVLSTree && t.nvls_tree_correction && op == CollOp::AllReduce && log_size >= 0 && log_size < 24 &&
+      v.sm >= 100 && !v.cpu_arm)
+    bw *= kTreeCorrection[static_cast<int>(p)][log_size];
+  if (t.ring_plateau && a == Algo::Ring && p == Proto::Simple && v.nnodes > 1 && op == CollOp::AllReduce &&
       bytes / (static_cast<int64_t>(coll_channels) * v.nranks) >= 64)
     lat *= v.sm < 80 ? 1.9 : 1.4;
   return lat + bytes / (1000.0 * bw);
@@ -129,7 +119,17 @@ AlgoCost sharp_cost(const CommView& v, CollOp op, Algo a, Proto p) {
         v.nvls_bw_intra_gbs * kNvlsEfficiency[compcap_index(v.sm)] * (nch - 1) / nch * (is_ar ? 2.0 : (ppn - 1) / ppn);
     const double bus = nch * std::min(intra, v.nvls_bw_inter_gbs);
     cost.algbw_gbs = is_ar ? bus * n / (2.0 * (n - 1)) : bus;
-    cost.latency_us = kNvlsIntraLatUs + (nn > 1 ? kNvlsInterLatUs + net_lat : 0.0);
+    const TunerTables& t = tuner_tables(v.nccl_version);
+    if (t.nvls_era < 28) {
+      // Earlier releases: the graph's speeds, busBw x a fixed ratio (tuner_tables.hpp nvls_era).
+      double bw = v.nvls_bw_intra_gbs;
+      if (t.nvls_era >= 19 && is_ar) bw = std::min(v.nvls_bw_intra_gbs, v.nvls_bw_inter_gbs);
+      if (t.nvls_era >= 27 && !is_ar) bw = std::min(v.nvls_bw_intra_gbs * (ppn - 1) / ppn, v.nvls_bw_inter_gbs * 0.9);
+      double bus_then = nch * bw;
+      if (t.busbw_gpu_cap) bus_then = std::min(bus_then, v.sm >= 90 ? 370.0 : 235.0);
+      cost.algbw_gbs = is_ar || t.nvls_ag_ratio ? bus_then * t.nvls_ratio : bus_then;
+    }
+    cost.latency_us = t.nvls_intra_lat + (nn > 1 ? t.nvls_inter_lat + net_lat : 0.0);
     return cost;
   }
   if (!is_ar || !v.collnet || nn < 2 || v.collnet_heads < 1) return cost;
@@ -186,6 +186,7 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
   const int scale = nn <= 2 ? nn - 1 : 2;
   const int pi = static_cast<int>(p);
   const int ai = algo_index(a);
+  const TunerTables& t = tuner_tables(v.nccl_version);
   AlgoCost cost;
   if (n <= 1) return cost;
   const bool is_ar = op == CollOp::AllReduce;
@@ -193,22 +194,27 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
   if (a == Algo::NVLSTree) {
     // tuning.cc: intraBw = bwIntra x nvlsEfficiency x (nCh-1)/nCh x 2 (all-reduce pipelines two
     // operations); interBw = bwInter x 2 on 2 nodes; bw = min(intra, inter, perChMaxNVLSTreeBw);
-    // busBw = nCh x bw; algBw = busBw x n / nsteps. Latency: 25 + 2 log2(nNodes) x 20.9 us.
+    // busBw = nCh x bw; algBw = busBw x n / nsteps. Latency: 25 + 2 log2(nNodes) x 20.9 us (2.28.9).
     if (!is_ar || !v.nvls || nn < 2 || p != Proto::Simple || v.nvls_heads < 2) return cost;
+    if (t.nvls_tree_intra_lat == 0) return cost;  // NVLSTree came with 2.18
     const int nch = v.nvls_heads;
     // The NVLS graph is searched with the inter-node speed list like the others across nodes
     // (search.cc), so its bwIntra is its bwInter.
     const double intra = v.bw_inter_gbs * kNvlsEfficiency[cc] * (nch - 1) / nch * 2;
     const double inter = v.bw_inter_gbs * (nn <= 2 ? 2 : 1);
-    const double bw = std::min({intra, inter, kPerChMaxNvlsTreeBw[cc][scale]});
+    const double bw = std::min({intra, inter, t.nvls_tree_per_ch[cc][scale]});
     cost.algbw_gbs = nch * bw * n / (2.0 * (n - 1));
-    cost.latency_us =
-        kNvlsTreeIntraLatUs + 2 * log2i(nn) * (kNvlsTreeInterLatUs + 2 * v.net_latency_us);
+    // Earlier releases (tuner_tables.hpp nvls_era): 2.18 the network speed x 0.70 n / (2(n-1));
+    // 2.19-2.27 half of it beyond two nodes, x 5/6.
+    if (t.nvls_era == 18) cost.algbw_gbs = nch * v.bw_inter_gbs * 0.70 * nn / (2.0 * (nn - 1));
+    if (t.nvls_era >= 19 && t.nvls_era < 28) cost.algbw_gbs = nch * v.bw_inter_gbs * (nn <= 2 ? 1.0 : 0.5) * 5.0 / 6.0;
+    cost.latency_us = t.nvls_tree_intra_lat + 2 * log2i(nn) * (t.nvls_tree_inter_lat + 2 * v.net_latency_us);
     return cost;
   }
   if (a == Algo::NVLS || a == Algo::CollNetDirect || a == Algo::CollNetChain) return sharp_cost(v, op, a, p);
   if (a == Algo::Tree && !is_ar) return cost;
-  if (a == Algo::PAT && !((op == CollOp::AllGather || op == CollOp::ReduceScatter) && nn == n)) return cost;
+  if (a == Algo::PAT && (t.pat_factor == 0 || !((op == CollOp::AllGather || op == CollOp::ReduceScatter) && nn == n)))
+    return cost;
   if (a != Algo::Tree && a != Algo::Ring && a != Algo::PAT) return cost;
 
   const int nsteps = nsteps_of(op, n);
@@ -222,37 +228,50 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
   double bw = nn == 1 ? v.bw_intra_gbs : v.bw_inter_gbs;
   if (nn == 2 && a == Algo::Tree && v.intra_nvlink) bw = std::min(2 * v.bw_inter_gbs, v.sm >= 100 ? 96.0 : 48.0);
   double bus = v.graph_channels * bw;
+  if (t.busbw_gpu_cap && cc == 1) bus = std::min(bus, 235.0);  // 2.17: "Various model refinements"
+  if (t.busbw_gpu_cap && cc >= 2) bus = std::min(bus, 370.0);
   const int llidx = nn == 1 ? cc : (v.cpu_amd ? 1 : 0);
-  const double ll_max = kLlMaxBw[std::min(llidx, 3)][scale];
-  if (a == Algo::Ring && p == Proto::LL) bus = std::min(ll_max, bus * 0.5);
+  const double ll_max = t.ll_max_bw[std::min(llidx, 3)][scale];
+  const double ppn = static_cast<double>(n) / nn;
+  if (a == Algo::Ring && p == Proto::LL) {
+    // To 2.20: a quarter of the ring's busBw across nodes and for all-reduce/reduce, else a third.
+    const bool quarter = nn > 1 || is_ar || op == CollOp::Reduce;
+    bus = std::min(ll_max, bus * (!t.ring_ll_quarter ? 0.5 : quarter ? 0.25 : 1.0 / 3.0));
+  }
   if (a == Algo::Ring && p == Proto::LL128)
-    bus = std::min(bus * 0.92, v.graph_channels * kPerChMaxRingLL128Bw[cc][scale]);  // 0.7 with ppn < 2 before 2.23
+    bus = std::min(bus * (t.ll128_ppn_discount && ppn < 2 ? 0.7 : 0.92), v.graph_channels * t.ring_ll128_per_ch[cc][scale]);
   // Two GPUs of one node: the tree graph is a single pair, each direction carrying one stream,
   // and NCCL's search settles at twice the ring's speed (2 x H200: Tree Simple 232.2 =
   // min(720 x .92, 12 x 38.7) / 2, LL 61.1; scenarios/validation/h200x2/n2_tuning.log).
   if (a == Algo::Tree && nn == 1 && n == 2) bus *= 2;
-  if (a == Algo::Tree && is_ar) bus = std::min(bus * 0.92, v.graph_channels * kPerChMaxTreeBw[cc][scale]);
+  if (a == Algo::Tree && is_ar) bus = std::min(bus * 0.92, v.graph_channels * t.tree_per_ch[cc][scale]);
   if (a == Algo::Tree && p == Proto::LL) bus = std::min(bus / 3.8, ll_max);
   if (a == Algo::Tree && p == Proto::LL128)
-    bus = std::min(bus * (nn == 1 ? 7.0 / 9.0 : 120.0 / 128.0), v.graph_channels * kPerChMaxTreeLL128Bw[cc][scale]);
-  if (a == Algo::Tree && nn > 1) bus *= 0.85;  // the inter-node tree pattern
-  if (a == Algo::PAT) bus *= 0.75;
+    bus = std::min(bus * (nn == 1 ? 7.0 / 9.0 : 120.0 / 128.0), v.graph_channels * t.tree_ll128_per_ch[cc][scale]);
+  if (a == Algo::Tree && nn > 1 && t.tree_pattern_factor) bus *= 0.85;  // the inter-node tree pattern
+  if (a == Algo::PAT) bus *= t.pat_factor;
   // busBw -> algBw.
   const double ratio = a == Algo::Ring ? static_cast<double>(n) / nsteps : 0.5;
   cost.algbw_gbs = (a == Algo::PAT) ? bus * n / nsteps : bus * ratio;
 
   const int intra_hw = v.intra_nvlink ? 0 : 1;
   const int hw = nn == 1 ? intra_hw : 2;
-  double lat = kBaseLat[ai][pi];
-  double intra_lat = kHwLat[intra_hw][ai][pi];
-  // tuning.cc: interLat = hwLat[NET] (the Tree's row with one rank per node) + graph latencyInter,
-  // + latencyInter again for Simple.
-  const double inter_lat = kHwLat[2][n == nn ? kTree : ai][pi] + v.net_latency_us * (p == Proto::Simple ? 2 : 1);
+  double lat = t.base_lat[ai][pi];
+  double intra_lat = t.hw_lat[intra_hw][ai][pi];
+  if (t.ll_intra_slower && nn > 1 && p == Proto::LL) intra_lat *= 1.8;
+  // tuning.cc: interLat = hwLat[NET] (the Tree's row with one rank per node, 2.23 on) + graph
+  // latencyInter, + latencyInter again for Simple (2.18 on; 2.17 took the plugin's latency alone
+  // where it declared one).
+  const double inter_lat =
+      t.plugin_lat_replaces
+          ? (v.net_latency_us > 0 ? v.net_latency_us : t.hw_lat[2][ai][pi])
+          : t.hw_lat[2][t.ppn1_tree_lat && n == nn ? kTree : ai][pi] + v.net_latency_us * (p == Proto::Simple ? 2 : 1);
   if (a == Algo::Ring) {
     if (op == CollOp::Broadcast || op == CollOp::Reduce) {
-      lat += kHwLat[hw][ai][pi];  // sameChannels: pipelined, one hop of latency counted
+      lat += t.hw_lat[hw][ai][pi];  // sameChannels: pipelined, one hop of latency counted
     } else {
-      if (nn > 1) intra_lat = std::max(intra_lat, net_overhead_us(v) * (p == Proto::Simple ? 3 : 1));
+      if (nn > 1 && t.net_overhead)
+        intra_lat = std::max(intra_lat, net_overhead_us(v) * (p == Proto::Simple ? 3 : 1));
       lat += (nsteps - ninter) * intra_lat + ninter * inter_lat;
     }
   } else if (a == Algo::Tree) {

@@ -24,6 +24,8 @@ struct CommView {
   bool intra_nvlink = true;    // graph typeIntra is NVLink (else PCI: PCIe P2P, SHM, loopback NET)
   bool inter_gdr_near = true;  // NIC within PXB/PXN of the GPU (LL128 allowed across nodes)
   bool cpu_amd = false;        // the hosts' CPUs are AMD x86 (or mixed): llMaxBws row, network overhead
+  bool cpu_arm = false;        // Arm hosts (Grace): not x86, as 2.29's NVLSTree correction asks
+  int nccl_version = 0;        // the run's NCCL release (tuner_tables.hpp; 0: the default)
   double bw_intra_gbs = 30;  // per-channel bandwidth the graph search settled on, GB/s
   double bw_inter_gbs = 0;   // per-channel network bandwidth, GB/s (0 on one node)
   int graph_channels = 12;   // channels of the ring graph; NCCL runs twice as many

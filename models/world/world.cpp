@@ -57,6 +57,7 @@ class WorldImpl final : public World {
         node_(kinds_.kind(0).node),
         env_(nccl::parse_nccl_env(env_with_plugin(spec.nccl_env, node_))),
         layout_(kinds_.place(spec)) {
+    env_.version = spec.nccl_version;
     kinds_.build_transports(spec.placement, layout_, env_);
     if (kinds_.count() > 1 && slot.cluster_nodes > 0)
       throw SpecError("cluster.groups",

@@ -7,6 +7,7 @@
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
 #include "models/nccl/diagnosis.hpp"
+#include "models/nccl/tuner_tables.hpp"
 #include "models/model/model_shape.hpp"
 #include "scenarios/import/scenario_writer.hpp"
 #include "scenarios/load/loader.hpp"
@@ -68,6 +69,13 @@ std::string scenario_from_nccl_log(const models::readers::NcclLogReport& r, cons
   w.header("Written by `commsim nccl-log " + file + " --scenario`: what the log shows, as a scenario.");
   w.header("Values the log cannot show keep the scenario defaults; check them before drawing conclusions.");
   w.set("", "name", "from NCCL log " + file);
+  // The release picks the tuner's tables (models/nccl/tuner_tables.hpp); one older than they go is
+  // left to the default, with a note.
+  if (const int version = models::nccl::parse_nccl_version(r.nccl_version); version > 0)
+    w.set("nccl", "version", r.nccl_version.substr(0, r.nccl_version.find('+')), "the log's NCCL banner");
+  else if (version < 0)
+    w.header("note: NCCL " + r.nccl_version + " is older than the tuner tables commsim carries (2.17 on); the default "
+             "release picks the algorithms");
 
   // Where the ranks run. NCCL counts a "node" per host hash; pods that do not share the IPC
   // namespace count as separate nodes even on one host. We pack NCCL nodes onto as few hosts as

@@ -1,6 +1,7 @@
 // The scenario's cluster-wide tables: [cluster] and what it holds, [nccl.env], [[stragglers]].
 #include <map>
 
+#include "models/nccl/tuner_tables.hpp"
 #include "scenarios/load/input_file.hpp"
 #include "scenarios/load/table_loader.hpp"
 #include "scenarios/load/units.hpp"
@@ -157,6 +158,15 @@ void Loader::nccl_env(const toml::node& n, const std::string& key) {
     else
       r_.fail(v, k + ": got " + detail::article_type(v) + " (expected a string, as in the environment)");
   });
+}
+
+void Loader::nccl_version(const toml::node& n, const std::string& key) {
+  const std::string text = r_.string(n, key);
+  const int v = models::nccl::parse_nccl_version(text);
+  if (v < 0)
+    r_.fail(n, key + ": NCCL " + text + " is older than the tuner commsim carries (expected 2.17 or later)");
+  if (v == 0) r_.fail(n, key + ": '" + text + "' is not an NCCL release (expected a version such as \"2.28.9\")");
+  out_.spec.nccl_version = v;
 }
 
 // [[stragglers]]: slow ranks or nodes (models/spec.hpp StragglerSpec).

@@ -34,7 +34,9 @@ void Loader::load(std::string_view text, const std::vector<std::string>& overrid
                {"placement", [&](auto& n, auto& k) { placement(n, k); }},
                {"nccl",
                 [&](auto& n, auto& k) {
-                  r_.table(n, k, {{"env", [&](auto& n2, auto& k2) { nccl_env(n2, k2); }}});
+                  r_.table(n, k,
+                           {{"env", [&](auto& n2, auto& k2) { nccl_env(n2, k2); }},
+                            {"version", [&](auto& n2, auto& k2) { nccl_version(n2, k2); }}});
                 }},
                {"model", [&](auto& n, auto& k) { model(n, k); }},
                {"training", [&](auto& n, auto& k) { training(n, k); }},

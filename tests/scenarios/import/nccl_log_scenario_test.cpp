@@ -154,6 +154,7 @@ TEST_CASE("nccl-log scenario: an older NCCL log (no nNodes line)", "[scenarios]"
   // 2 NCCL nodes of 2 ranks packed on one 8-GPU host (pods not sharing IPC), as for later logs
   CHECK(s.cluster.nodes * s.placement.pods_per_node == 2);
   CHECK(s.placement.gpus_per_pod == 2);
+  CHECK(s.nccl_version == 21803);  // the banner's release picks the tuner's tables
 
   const auto half = models::readers::parse_nccl_log(
       "host-0:10:1 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\n" + log.substr(0, log.find("host-1")), "half.log");

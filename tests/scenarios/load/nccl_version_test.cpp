@@ -1,0 +1,42 @@
+// nccl.version: the run's NCCL release, whose tuner picks the algorithms (models/nccl/tuner_tables.hpp).
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "models/error.hpp"
+#include "models/nccl/tuner_tables.hpp"
+#include "scenarios/load/loader.hpp"
+
+namespace {
+const std::string kBody = "\n[cluster]\ninstance = \"p5.48xlarge\"\nnodes = 2\n[collective]\nop = \"all_reduce\"\nbytes = \"1 GiB\"\n";
+}
+
+TEST_CASE("loader: nccl.version names the run's NCCL release", "[scenarios]") {
+  const auto loaded = scenarios::load_scenario_text("nccl.version = \"2.18.5\"" + kBody, "v.toml");
+  CHECK(loaded.spec.nccl_version == models::nccl::nccl_version_number(18, 5));
+  // NCCL's banner form, and --set.
+  const auto banner = scenarios::load_scenario_text("nccl.version = \"2.27.3+cuda12.9\"" + kBody, "v.toml");
+  CHECK(banner.spec.nccl_version == 22703);
+  const auto set = scenarios::load_scenario_text(kBody, "v.toml", {"nccl.version=\"2.21\""});
+  CHECK(set.spec.nccl_version == 22100);
+  CHECK(scenarios::load_scenario_text(kBody, "v.toml").spec.nccl_version == 0);  // the default
+  // With [nccl.env] beside it.
+  const auto both =
+      scenarios::load_scenario_text("[nccl]\nversion = \"2.23.4\"\n[nccl.env]\nNCCL_PROTO = \"Simple\"" + kBody, "v.toml");
+  CHECK(both.spec.nccl_version == 22304);
+  CHECK(both.spec.nccl_env.at("NCCL_PROTO") == "Simple");
+}
+
+TEST_CASE("loader: an NCCL release the tuner tables do not hold is refused at its key", "[scenarios]") {
+  for (const auto& [value, says] : {std::pair<std::string, std::string>{"2.9.9", "older than the tuner commsim carries"},
+                                    {"two point eighteen", "is not an NCCL release"}}) {
+    INFO(value);
+    try {
+      scenarios::load_scenario_text("nccl.version = \"" + value + "\"" + kBody, "v.toml");
+      FAIL("no error");
+    } catch (const scenarios::UserError& e) {
+      CHECK(std::string(e.what()).find("v.toml:1:") == 0);
+      CHECK(std::string(e.what()).find(says) != std::string::npos);
+    }
+  }
+}
