@@ -30,16 +30,16 @@ struct TunerTables {
   double tree_per_ch[4][3] = {};
   double nvls_tree_per_ch[4][3] = {};  // 0: no ceiling (before 2.28)
   // Rules.
-  bool busbw_gpu_cap = false;      // 2.17: busBw at most 235 GB/s on Ampere, 370 on Hopper
-  bool ring_ll_quarter = false;    // to 2.20: Ring/LL busBw x 1/4 (1/3 for all-gather etc. on one node), later x 1/2
-  bool ll_intra_slower = false;    // 2.17: an LL intra-node step x 1.8 across nodes
-  bool plugin_lat_replaces = false;  // 2.17: the net plugin's latency replaces NCCL's NET row, no flush term
-  bool net_overhead = false;       // 2.18 on: an inter-node ring's intra steps cost the network overhead
-  bool ring_plateau = false;       // 2.18 on: Ring/Simple all-reduce across nodes x 1.4 (1.9 before Ampere)
-  bool tree_pattern_factor = false;  // 2.19 on: an inter-node tree's busBw x 0.85
-  bool ll128_ppn_discount = false;   // to 2.22: Ring/LL128 x 0.7 instead of 0.92 with fewer than 2 ranks per node
-  bool ppn1_tree_lat = false;        // 2.23 on: one rank per node takes the Tree's NET row
-  double pat_factor = 0;             // PAT's busBw factor: none before 2.23, 0.85 in 2.23, 0.75 from 2.24
+  bool busbw_gpu_cap = false;         // 2.17: busBw at most 235 GB/s on Ampere, 370 on Hopper
+  bool ring_ll_quarter = false;       // to 2.20: Ring/LL busBw x 1/4 (1/3 for all-gather etc. on one node), later x 1/2
+  bool ll_intra_slower = false;       // 2.17: an LL intra-node step x 1.8 across nodes
+  bool plugin_lat_replaces = false;   // 2.17: the net plugin's latency replaces NCCL's NET row, no flush term
+  bool net_overhead = false;          // 2.18 on: an inter-node ring's intra steps cost the network overhead
+  bool ring_plateau = false;          // 2.18 on: Ring/Simple all-reduce across nodes x 1.4 (1.9 before Ampere)
+  bool tree_pattern_factor = false;   // 2.19 on: an inter-node tree's busBw x 0.85
+  bool ll128_ppn_discount = false;    // to 2.22: Ring/LL128 x 0.7 instead of 0.92 with fewer than 2 ranks per node
+  bool ppn1_tree_lat = false;         // 2.23 on: one rank per node takes the Tree's NET row
+  double pat_factor = 0;              // PAT's busBw factor: none before 2.23, 0.85 in 2.23, 0.75 from 2.24
   bool nvls_tree_correction = false;  // 2.29 on: the tree correction table on NVLSTree too (Blackwell, x86 hosts)
   // NVLS's and NVLSTree's bandwidth rules by era (tuning.cc): 17 (NVLS busBw x 0.75), 18 (NVLSTree
   // busBw x 0.70 n/(2(n-1))), 19 (NVLS min(bwIntra, bwInter), NVLSTree min(bwIntra, bwInter, /2

@@ -239,7 +239,8 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
     bus = std::min(ll_max, bus * (!t.ring_ll_quarter ? 0.5 : quarter ? 0.25 : 1.0 / 3.0));
   }
   if (a == Algo::Ring && p == Proto::LL128)
-    bus = std::min(bus * (t.ll128_ppn_discount && ppn < 2 ? 0.7 : 0.92), v.graph_channels * t.ring_ll128_per_ch[cc][scale]);
+    bus = std::min(bus * (t.ll128_ppn_discount && ppn < 2 ? 0.7 : 0.92),
+                   v.graph_channels * t.ring_ll128_per_ch[cc][scale]);
   // Two GPUs of one node: the tree graph is a single pair, each direction carrying one stream,
   // and NCCL's search settles at twice the ring's speed (2 x H200: Tree Simple 232.2 =
   // min(720 x .92, 12 x 38.7) / 2, LL 61.1; scenarios/validation/h200x2/n2_tuning.log).
@@ -262,16 +263,14 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
   // tuning.cc: interLat = hwLat[NET] (the Tree's row with one rank per node, 2.23 on) + graph
   // latencyInter, + latencyInter again for Simple (2.18 on; 2.17 took the plugin's latency alone
   // where it declared one).
-  const double inter_lat =
-      t.plugin_lat_replaces
-          ? (v.net_latency_us > 0 ? v.net_latency_us : t.hw_lat[2][ai][pi])
-          : t.hw_lat[2][t.ppn1_tree_lat && n == nn ? kTree : ai][pi] + v.net_latency_us * (p == Proto::Simple ? 2 : 1);
+  const double inter_lat = t.plugin_lat_replaces ? (v.net_latency_us > 0 ? v.net_latency_us : t.hw_lat[2][ai][pi])
+                                                 : t.hw_lat[2][t.ppn1_tree_lat && n == nn ? kTree : ai][pi] +
+                                                       v.net_latency_us * (p == Proto::Simple ? 2 : 1);
   if (a == Algo::Ring) {
     if (op == CollOp::Broadcast || op == CollOp::Reduce) {
       lat += t.hw_lat[hw][ai][pi];  // sameChannels: pipelined, one hop of latency counted
     } else {
-      if (nn > 1 && t.net_overhead)
-        intra_lat = std::max(intra_lat, net_overhead_us(v) * (p == Proto::Simple ? 3 : 1));
+      if (nn > 1 && t.net_overhead) intra_lat = std::max(intra_lat, net_overhead_us(v) * (p == Proto::Simple ? 3 : 1));
       lat += (nsteps - ninter) * intra_lat + ninter * inter_lat;
     }
   } else if (a == Algo::Tree) {

@@ -6,9 +6,9 @@
 
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
+#include "models/model/model_shape.hpp"
 #include "models/nccl/diagnosis.hpp"
 #include "models/nccl/tuner_tables.hpp"
-#include "models/model/model_shape.hpp"
 #include "scenarios/import/scenario_writer.hpp"
 #include "scenarios/load/loader.hpp"
 
@@ -74,7 +74,8 @@ std::string scenario_from_nccl_log(const models::readers::NcclLogReport& r, cons
   if (const int version = models::nccl::parse_nccl_version(r.nccl_version); version > 0)
     w.set("nccl", "version", r.nccl_version.substr(0, r.nccl_version.find('+')), "the log's NCCL banner");
   else if (version < 0)
-    w.header("note: NCCL " + r.nccl_version + " is older than the tuner tables commsim carries (2.17 on); the default "
+    w.header("note: NCCL " + r.nccl_version +
+             " is older than the tuner tables commsim carries (2.17 on); the default "
              "release picks the algorithms");
 
   // Where the ranks run. NCCL counts a "node" per host hash; pods that do not share the IPC

@@ -10,8 +10,8 @@ namespace scenarios {
 namespace {
 
 // The contract's table order; any other table goes after these, in first-use order.
-const std::vector<std::string> kOrder = {"",         "cluster",  "placement", "nccl",      "nccl.env",  "model",
-                                         "training", "parallel", "zero",      "collective"};
+const std::vector<std::string> kOrder = {"",      "cluster",  "placement", "nccl", "nccl.env",
+                                         "model", "training", "parallel",  "zero", "collective"};
 
 std::string key_text(const std::string& k) {
   bool bare = !k.empty() && std::all_of(k.begin(), k.end(), [](char c) {

@@ -163,8 +163,7 @@ void Loader::nccl_env(const toml::node& n, const std::string& key) {
 void Loader::nccl_version(const toml::node& n, const std::string& key) {
   const std::string text = r_.string(n, key);
   const int v = models::nccl::parse_nccl_version(text);
-  if (v < 0)
-    r_.fail(n, key + ": NCCL " + text + " is older than the tuner commsim carries (expected 2.17 or later)");
+  if (v < 0) r_.fail(n, key + ": NCCL " + text + " is older than the tuner commsim carries (expected 2.17 or later)");
   if (v == 0) r_.fail(n, key + ": '" + text + "' is not an NCCL release (expected a version such as \"2.28.9\")");
   out_.spec.nccl_version = v;
 }

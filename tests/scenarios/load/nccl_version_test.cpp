@@ -8,7 +8,8 @@
 #include "scenarios/load/loader.hpp"
 
 namespace {
-const std::string kBody = "\n[cluster]\ninstance = \"p5.48xlarge\"\nnodes = 2\n[collective]\nop = \"all_reduce\"\nbytes = \"1 GiB\"\n";
+const std::string kBody =
+    "\n[cluster]\ninstance = \"p5.48xlarge\"\nnodes = 2\n[collective]\nop = \"all_reduce\"\nbytes = \"1 GiB\"\n";
 }
 
 TEST_CASE("loader: nccl.version names the run's NCCL release", "[scenarios]") {
@@ -21,15 +22,16 @@ TEST_CASE("loader: nccl.version names the run's NCCL release", "[scenarios]") {
   CHECK(set.spec.nccl_version == 22100);
   CHECK(scenarios::load_scenario_text(kBody, "v.toml").spec.nccl_version == 0);  // the default
   // With [nccl.env] beside it.
-  const auto both =
-      scenarios::load_scenario_text("[nccl]\nversion = \"2.23.4\"\n[nccl.env]\nNCCL_PROTO = \"Simple\"" + kBody, "v.toml");
+  const auto both = scenarios::load_scenario_text(
+      "[nccl]\nversion = \"2.23.4\"\n[nccl.env]\nNCCL_PROTO = \"Simple\"" + kBody, "v.toml");
   CHECK(both.spec.nccl_version == 22304);
   CHECK(both.spec.nccl_env.at("NCCL_PROTO") == "Simple");
 }
 
 TEST_CASE("loader: an NCCL release the tuner tables do not hold is refused at its key", "[scenarios]") {
-  for (const auto& [value, says] : {std::pair<std::string, std::string>{"2.9.9", "older than the tuner commsim carries"},
-                                    {"two point eighteen", "is not an NCCL release"}}) {
+  for (const auto& [value, says] :
+       {std::pair<std::string, std::string>{"2.9.9", "older than the tuner commsim carries"},
+        {"two point eighteen", "is not an NCCL release"}}) {
     INFO(value);
     try {
       scenarios::load_scenario_text("nccl.version = \"" + value + "\"" + kBody, "v.toml");
