@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "models/nccl/env.hpp"
+#include "models/nccl/tuner_tables.hpp"
 
 #include "scenarios/load/input_file.hpp"
 
@@ -71,10 +72,18 @@ std::map<std::string, std::string> nccl_env_from_log(const std::string& text) {
   return env;
 }
 
+int nccl_version_from_log(const std::string& text) {
+  static const std::regex kVersion(R"(NCCL version (2\.\d+\.\d+))");
+  std::smatch m;
+  if (!std::regex_search(text, m, kVersion)) return 0;
+  return std::max(0, models::nccl::parse_nccl_version(m[1].str()));
+}
+
 void apply_run_to_spec(const models::readers::NcclTestsRun& run, const std::map<std::string, std::string>& env,
-                       models::ScenarioSpec& spec) {
+                       int version, models::ScenarioSpec& spec) {
   if (run.ranks > 1 && run.processes == 1) spec.placement.single_process = true;
   for (const auto& [k, v] : env) spec.nccl_env[k] = v;
+  if (version > 0) spec.nccl_version = version;
 }
 
 }  // namespace scenarios

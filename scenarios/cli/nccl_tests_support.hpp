@@ -27,9 +27,14 @@ bool parse_nccl_tests_size(const std::string& text, int64_t& bytes);
 // from the "env" list of nccl-tests' -J JSON ("NCCL_X=Y").
 std::map<std::string, std::string> nccl_env_from_log(const std::string& text);
 
+// The NCCL release a log or nccl-tests output printed ("NCCL version 2.28.9+cuda13.0" in its INFO
+// lines), as nccl.version reads it (models/nccl/tuner_tables.hpp); 0 when none is printed or it
+// is older than the tuner tables.
+int nccl_version_from_log(const std::string& text);
+
 // Applies what the run shows to a scenario: one process driving every GPU (nccl-tests -g N),
-// and the NCCL variables it ran with.
+// the NCCL variables it ran with, and the release it printed (`version`, 0: none).
 void apply_run_to_spec(const models::readers::NcclTestsRun& run, const std::map<std::string, std::string>& env,
-                       models::ScenarioSpec& spec);
+                       int version, models::ScenarioSpec& spec);
 
 }  // namespace scenarios

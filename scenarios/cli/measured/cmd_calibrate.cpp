@@ -112,7 +112,7 @@ int cmd_calibrate(int argc, char** argv) {
       }
       for (auto& run : measured.runs) {
         models::calibrate::Measurement m{base.spec, std::move(run)};
-        apply_run_to_spec(m.run, env, m.spec);
+        apply_run_to_spec(m.run, env, nccl_version_from_log(measured.text), m.spec);
         measurements.push_back(std::move(m));
       }
       sources.push_back(file);

@@ -125,8 +125,9 @@ int cmd_diff(int argc, char** argv) {
       } else {
         const NcclTestsFile measured = read_nccl_tests_output(f, "diff");
         const std::map<std::string, std::string> env = nccl_env_from_log(measured.text);
+        const int version = nccl_version_from_log(measured.text);
         for (const auto& run : measured.runs) {
-          apply_run_to_spec(run, env, run_specs.emplace_back(scenario.spec));
+          apply_run_to_spec(run, env, version, run_specs.emplace_back(scenario.spec));
           for (const auto& row : run.rows) {
             // The faster column (noise only adds time), except on one rank, where in place is no work at all.
             const double us = row.ip && run.ranks != 1 ? std::min(row.oop.time_us, row.ip->time_us) : row.oop.time_us;

@@ -21,6 +21,7 @@
 
 #include "models/calibrate/nccl_tests.hpp"
 #include "models/collective_size.hpp"
+#include "models/nccl/tuner_tables.hpp"
 #include "models/readers/nccl_tests_output.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
@@ -244,6 +245,10 @@ int cmd_nccl_tests(int argc, char** argv) {
           scenario.spec.nccl_env[k] = v;
           applied += (applied.empty() ? "" : ", ") + k + "=" + v;
         }
+      if (const int version = nccl_version_from_log(measured.text); version > 0 && scenario.spec.nccl_version == 0) {
+        scenario.spec.nccl_version = version;
+        applied += (applied.empty() ? "NCCL " : ", NCCL ") + models::nccl::nccl_version_text(version) + "'s tuner";
+      }
       if (!applied.empty()) notes.push_back(compare + " ran with " + applied + ": applied to the prediction");
     }
     auto given = [&](const char* flag) { return app.count(flag) > 0; };

@@ -127,6 +127,12 @@ TEST_CASE("nccl-tests JSON: the variables of its env list are the run's, as an I
   CHECK(env == std::map<std::string, std::string>{{"NCCL_NVLS_ENABLE", "0"}});
 }
 
+TEST_CASE("nccl-tests output: the NCCL release its INFO banner printed", "[scenarios][measured]") {
+  CHECK(scenarios::nccl_version_from_log("vm:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n") == 22809);
+  CHECK(scenarios::nccl_version_from_log("# nThread 1 nGpus 4\n") == 0);            // not printed
+  CHECK(scenarios::nccl_version_from_log("h:1:1 [0] NCCL INFO NCCL version 2.9.9\n") == 0);  // older than the tables
+}
+
 TEST_CASE("commsim diff and nccl-tests --compare: the measured run's NCCL variables are the prediction's",
           "[scenarios][measured]") {
   // ar_g4_sock.txt ran with NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1 (its INFO lines): both tools
@@ -148,6 +154,8 @@ TEST_CASE("commsim diff and nccl-tests --compare: the measured run's NCCL variab
   const auto c = run_commsim({"nccl-tests", machine, "all_reduce_perf", "-b", "8", "-e", "1G", "-f", "2", "-g", "4",
                               "--compare", sock});
   REQUIRE(c.exit_code == 0);
-  CHECK(c.err.find("NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1: applied to the prediction") != std::string::npos);
+  // ... and its release's tuner (its INFO banner: NCCL version 2.28.9+cuda13.0).
+  CHECK(c.err.find("NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1, NCCL 2.28.9's tuner: applied to the prediction") !=
+        std::string::npos);
   CHECK(c.out.find("median |error| 6.2 %") != std::string::npos);
 }
