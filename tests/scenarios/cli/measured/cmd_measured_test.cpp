@@ -129,7 +129,7 @@ TEST_CASE("nccl-tests JSON: the variables of its env list are the run's, as an I
 
 TEST_CASE("nccl-tests output: the NCCL release its INFO banner printed", "[scenarios][measured]") {
   CHECK(scenarios::nccl_version_from_log("vm:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n") == 22809);
-  CHECK(scenarios::nccl_version_from_log("# nThread 1 nGpus 4\n") == 0);            // not printed
+  CHECK(scenarios::nccl_version_from_log("# nThread 1 nGpus 4\n") == 0);                     // not printed
   CHECK(scenarios::nccl_version_from_log("h:1:1 [0] NCCL INFO NCCL version 2.9.9\n") == 0);  // older than the tables
 }
 
