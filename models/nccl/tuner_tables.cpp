@@ -220,4 +220,10 @@ std::string nccl_version_text(int version) {
   return buf;
 }
 
+std::string nccl_version_note(int version) {
+  return "nccl.version " + nccl_version_text(version) +
+         ": that release's tuner tables and rules pick algorithm, protocol and channels (transports, the graph "
+         "search and the kernels are modelled as in 2.28)";
+}
+
 }  // namespace models::nccl

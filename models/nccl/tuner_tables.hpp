@@ -60,5 +60,7 @@ const TunerTables& tuner_table(int index);
 // 0 if `text` is not a version of that form. Versions before 2.17 are not modelled: -1.
 int parse_nccl_version(const std::string& text);
 std::string nccl_version_text(int version);
+// The run's note for a scenario that names its release.
+std::string nccl_version_note(int version);
 
 }  // namespace models::nccl

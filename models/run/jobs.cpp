@@ -12,6 +12,7 @@
 #include "models/collectives/collective.hpp"
 #include "models/error.hpp"
 #include "models/nccl/env.hpp"
+#include "models/nccl/tuner_tables.hpp"
 #include "models/params.hpp"
 #include "models/run/breakdown.hpp"
 #include "models/memory/memory_fill.hpp"
@@ -379,6 +380,7 @@ RunResult run_jobs(const ScenarioSpec& spec, const RunOptions& options) {
       "step time and ranks here: the longest job's step, every job's ranks numbered job after job (a job that "
       "ends sooner waits at the step's end, as barrier wait); each job's own figures are under its name"};
   for (auto& note : nccl::unmodelled_nccl_env_notes(spec.nccl_env)) notes.push_back(std::move(note));
+  if (spec.nccl_version > 0) notes.push_back(nccl::nccl_version_note(spec.nccl_version));
   if (auto note = nccl::collnet_note(spec.nccl_env, spec.cluster.fabric.sharp)) notes.push_back(std::move(*note));
   if (options.full) notes.push_back("full simulation (--full): every rank and every flow simulated");
   out.notes.insert(out.notes.begin(), notes.begin(), notes.end());

@@ -2,6 +2,7 @@
 #include "models/run/step_build.hpp"
 
 #include "models/nccl/env.hpp"
+#include "models/nccl/tuner_tables.hpp"
 #include "models/run/mixed_gpus.hpp"
 #include "models/run/ram_budget.hpp"
 #include "models/run/stragglers.hpp"
@@ -30,6 +31,7 @@ std::optional<BuiltStep> build_step(const ScenarioSpec& spec, sim::Simulator& si
   give_ranks_their_gpus(spec, *s.world, s.plan);  // [[cluster.groups]] of other GPUs: each rank on its own
   if (run_notes) {
     for (auto& note : nccl::unmodelled_nccl_env_notes(spec.nccl_env)) s.plan.notes.push_back(std::move(note));
+    if (spec.nccl_version > 0) s.plan.notes.push_back(nccl::nccl_version_note(spec.nccl_version));
     if (auto note = nccl::collnet_note(spec.nccl_env, spec.cluster.fabric.sharp))
       s.plan.notes.push_back(std::move(*note));
     // What the network plugin set that the scenario did not (hw::NodeSpec::net_plugin_env): a

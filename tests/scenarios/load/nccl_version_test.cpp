@@ -6,6 +6,7 @@
 #include "models/error.hpp"
 #include "models/nccl/tuner_tables.hpp"
 #include "scenarios/load/loader.hpp"
+#include "tests/scenarios/command_runner.hpp"
 
 namespace {
 const std::string kBody =
@@ -41,4 +42,13 @@ TEST_CASE("loader: an NCCL release the tuner tables do not hold is refused at it
       CHECK(std::string(e.what()).find(says) != std::string::npos);
     }
   }
+}
+
+TEST_CASE("run: a scenario that names its NCCL release says so in its notes", "[scenarios]") {
+  const std::string lambda = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/ib_2node/lambda_b200.toml";
+  const auto r = scenarios_test::run_commsim({"run", lambda});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("nccl.version 2.26.2: that release's tuner tables and rules pick") != std::string::npos);
+  const auto d = scenarios_test::run_commsim({"run", lambda, "--set", "nccl.version=\"2.30.7\""});
+  CHECK(d.out.find("nccl.version 2.30.7") != std::string::npos);
 }
