@@ -11,11 +11,11 @@
 
 #include "models/collectives/collective.hpp"
 #include "models/error.hpp"
+#include "models/memory/memory_fill.hpp"
 #include "models/nccl/env.hpp"
 #include "models/nccl/tuner_tables.hpp"
 #include "models/params.hpp"
 #include "models/run/breakdown.hpp"
-#include "models/memory/memory_fill.hpp"
 #include "models/run/result_fill.hpp"
 #include "models/run/step_build.hpp"
 #include "models/scale/step/mode.hpp"
