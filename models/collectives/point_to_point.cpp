@@ -35,6 +35,7 @@ P2pChannels Engine::p2p_channels_of(const CommPlan& plan) const {
   P2pChannels c = p2p_channels(nccl::coll_channels(plan.view, env_), plan.p2p_topo_per_peer, plan.view.nnodes > 1,
                                plan.p2p_all_nvlink);
   c.ll_threshold = world_.nccl_env().p2p_ll_threshold;
+  c.ll_rule = p2p_ll_rule(world_.nccl_env().version);
   return c;
 }
 
@@ -204,7 +205,7 @@ void Engine::send_recv(int src, int dst, int64_t bytes, Done on_done, const std:
         .ranks = comm ? *comm : std::vector<int>{std::min(src, dst), std::max(src, dst)}, .id = -1, .name = {}};
     const P2pChannels c = p2p_channels_of(plan_for(g).plan);
     rec.channels = p2p_transfer_channels(c, static_cast<int>(g.ranks.size()), bytes);
-    rec.proto = p2p_uses_ll(c, bytes) ? Proto::LL : Proto::Simple;
+    rec.proto = p2p_uses_ll(c, static_cast<int>(g.ranks.size()), bytes) ? Proto::LL : Proto::Simple;
     if (rec.proto == Proto::Simple) fill = p2p_chunk_fill(c, (bytes + rec.channels - 1) / rec.channels);
   }
   const uint32_t idx = open(rec, std::move(on_done));

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/nccl/tuner_tables.hpp"
+
 namespace models::collectives {
 
 namespace {
@@ -45,6 +47,19 @@ int p2p_waves(const P2pChannels& c, int nranks, int ch) {
   return static_cast<int>(std::max<int64_t>(1, div_up(int64_t{nranks - 1} * ch, c.channels)));
 }
 
-bool p2p_uses_ll(const P2pChannels& c, int64_t bytes) { return bytes <= c.per_peer * c.ll_threshold; }
+bool p2p_uses_ll(const P2pChannels& c, int nranks, int64_t bytes) {
+  using Rule = P2pChannels::LlRule;
+  const int64_t times = c.ll_rule == Rule::Flat      ? 1
+                        : c.ll_rule == Rule::PerPeer ? c.per_peer
+                                                     : p2p_transfer_channels(c, nranks, bytes);
+  return bytes <= times * c.ll_threshold;
+}
+
+P2pChannels::LlRule p2p_ll_rule(int nccl_version) {
+  const int v = nccl_version > 0 ? nccl_version : nccl::kDefaultNcclVersion;
+  if (v < nccl::nccl_version_number(22, 0)) return P2pChannels::LlRule::Flat;
+  if (v < nccl::nccl_version_number(29, 0)) return P2pChannels::LlRule::PerPeer;
+  return P2pChannels::LlRule::PerTransfer;
+}
 
 }  // namespace models::collectives

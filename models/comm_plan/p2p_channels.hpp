@@ -15,11 +15,12 @@
 // peer", scenarios/validation/h200x4/measured/logs/p2p_n4.rank0.log) a peer starts at 8 channels
 // on 4 ranks and 16 on 2, and gets more only once a channel's part passes 16 MiB (128 MiB on 4
 // ranks, 256 MiB on 2).
-// Protocol (src/enqueue.cc addP2pToPlan, NCCL 2.22-2.28): a transfer runs LL while its bytes are at
-// most thresholdLL = p2pnChannelsPerPeer x NCCL_P2P_LL_THRESHOLD (16 KiB), else Simple. The
-// threshold scales with the channels a peer may get, not the ones it gets (2.29 takes the
-// transfer's own channels; up to 2.21 it was 16 KiB flat): 32 per peer on an NVLink node puts every
-// part up to 512 KiB on LL, even where the peer gets one channel. OCI's GB300 rack shows it:
+// Protocol (src/enqueue.cc addP2pToPlan), by release: a transfer runs LL while its bytes are at most
+// NCCL_P2P_LL_THRESHOLD (16 KiB) times, to 2.21, 1; in 2.22-2.28 p2pnChannelsPerPeer, the channels
+// a peer may get, not the ones it gets; from 2.29 the transfer's own channels (so on one node, where
+// a part under 64 KiB runs one channel, LL ends at 16 KiB); else Simple. Under 2.22-2.28, 32 per
+// peer on an NVLink node put every part up to 512 KiB on LL, even where the peer gets one channel.
+// OCI's GB300 rack (NCCL 2.28.7) shows it:
 // alltoall_perf on 64 ranks moves 140 GB/s up to 32 MiB (512 KiB per peer) and 415 GB/s at 64 MiB
 // (scenarios/validation/gb300_oci/measured/alltoall_1rack.txt).
 // Waves (src/enqueue.cc ncclP2pChannelBaseForRound, scheduleP2pTasksToPlan): an all-to-all's n-1
@@ -40,7 +41,11 @@ struct P2pChannels {
   int per_peer = 1;  // comm->p2pnChannelsPerPeer
   bool multi_node = false;
   int64_t chunk = 1 << 17;  // comm->p2pChunkSize, bytes
-  int64_t ll_threshold = 16384;  // NCCL_P2P_LL_THRESHOLD, bytes per channel a peer may get
+  int64_t ll_threshold = 16384;  // NCCL_P2P_LL_THRESHOLD, bytes per channel
+  // Which channels the LL threshold counts, by NCCL release (nccl.version): to 2.21 none (the
+  // threshold is the transfer's limit), 2.22-2.28 the channels a peer may get, from 2.29 the
+  // transfer's own.
+  enum class LlRule { Flat, PerPeer, PerTransfer } ll_rule = LlRule::PerTransfer;
 };
 
 int pow2_up(int v);
@@ -57,8 +62,10 @@ int p2p_transfer_channels(const P2pChannels& c, int nranks, int64_t bytes);
 // each (at least 1; the copy to oneself is not a round on a channel).
 int p2p_waves(const P2pChannels& c, int nranks, int ch);
 
-// Whether a transfer of `bytes` to one peer runs LL: bytes <= per_peer x ll_threshold (else Simple;
-// a copy to oneself never runs LL).
-bool p2p_uses_ll(const P2pChannels& c, int64_t bytes);
+// Whether a transfer of `bytes` to one peer of `nranks` runs LL: bytes <= ll_threshold x (1, per_peer
+// or the transfer's channels, by ll_rule); else Simple. A copy to oneself never runs LL.
+bool p2p_uses_ll(const P2pChannels& c, int nranks, int64_t bytes);
+// The rule of an NCCL release (0: the default release).
+P2pChannels::LlRule p2p_ll_rule(int nccl_version);
 
 }  // namespace models::collectives

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <tuple>
 
+#include "models/nccl/tuner_tables.hpp"
 #include "rig.hpp"
 
 using namespace collectives_test;
@@ -50,7 +51,7 @@ TEST_CASE("point to point: LL up to p2p channels per peer x 16 KiB, at one CTA's
   // measured LL rate r_LL (nvlink.channel_bandwidth_ll, flow_cap.hpp):
   //   T = kernel + hop_LL + S / min(eta_LL B, 8 r_LL)
   const double B = 450e9;
-  Rig rig(1, 2, B, 50e9);
+  Rig rig(1, 2, B, 50e9, {}, models::nccl::nccl_version_number(28, 9));  // NCCL 2.22-2.28's LL limit
   auto send = [&](int64_t bytes) {
     CollectiveRecord rec;
     const double t0 = rig.sim.now().seconds();
@@ -72,6 +73,18 @@ TEST_CASE("point to point: LL up to p2p channels per peer x 16 KiB, at one CTA's
   CHECK(t_ll == Approx(P.kernel_latency_s + hop(LinkClass::NVLink, Proto::LL) + S / cap).epsilon(1e-6));
   CHECK(std::get<0>(send(S + 1)) == Proto::Simple);
   CHECK(std::get<0>(send(16384)) == Proto::LL);
+  // From 2.29 (the default) the limit counts the transfer's own channels: one below 64 KiB on one
+  // node, so LL ends at 16 KiB.
+  Rig now(1, 2, B, 50e9);
+  auto proto_now = [&](int64_t bytes) {
+    CollectiveRecord rec;
+    now.engine->send_recv(0, 1, bytes, [&](const CollectiveRecord& r) { rec = r; });
+    now.sim.run();
+    return rec.proto;
+  };
+  CHECK(proto_now(16384) == Proto::LL);
+  CHECK(proto_now(16385) == Proto::Simple);
+  CHECK(proto_now(S) == Proto::Simple);
 }
 
 TEST_CASE("point to point: a transfer runs on NCCL's p2p channels for its size, not on every channel", "[nccl]") {
@@ -162,9 +175,9 @@ TEST_CASE("point to point: all-to-all peers that outnumber the p2p channels take
 }
 
 TEST_CASE("point to point: NCCL_P2P_LL_THRESHOLD moves the LL limit, 0 turns LL off", "[nccl]") {
-  // 2 x H200-like rig, 32 p2p channels per peer: LL up to 32 x the variable (16 KiB unset).
+  // 2 x H200-like rig under NCCL 2.28, 32 p2p channels per peer: LL up to 32 x the variable (16 KiB unset).
   auto proto_of = [](std::map<std::string, std::string> env, int64_t bytes) {
-    Rig rig(1, 2, 450e9, 50e9, std::move(env));
+    Rig rig(1, 2, 450e9, 50e9, std::move(env), models::nccl::nccl_version_number(28, 9));
     CollectiveRecord rec;
     rig.engine->send_recv(0, 1, bytes, [&](const CollectiveRecord& r) { rec = r; });
     rig.sim.run();

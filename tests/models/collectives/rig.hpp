@@ -113,10 +113,13 @@ struct Rig {
   FakeWorld world;
   ScenarioSpec spec;
   std::unique_ptr<CollectiveEngine> engine;
-  Rig(int nodes, int gpn, double B, double B_net, std::map<std::string, std::string> env = {})
+  // `nccl_version`: the release whose rules apply (nccl.version; 0: the default).
+  Rig(int nodes, int gpn, double B, double B_net, std::map<std::string, std::string> env = {}, int nccl_version = 0)
       : world(net, nodes, gpn, B, B_net) {
     spec.nccl_env = std::move(env);
+    spec.nccl_version = nccl_version;
     world.env = parse_nccl_env(spec.nccl_env);
+    world.env.version = nccl_version;
     net.set_audit(true);
     engine = make_collective_engine(sim, net, world, spec);
   }

@@ -4,8 +4,10 @@
 #include <catch2/catch.hpp>
 
 #include "models/comm_plan/p2p_channels.hpp"
+#include "models/nccl/tuner_tables.hpp"
 
 using namespace models::collectives;
+using models::nccl::nccl_version_number;
 
 TEST_CASE("p2p channels: the communicator's p2p channels and channels per peer, as NCCL logs them", "[nccl]") {
   // NVLink: 24 coll channels, 2 x 18 links per peer -> "32 p2p channels, 32 p2p channels per peer"
@@ -44,18 +46,33 @@ TEST_CASE("p2p channels: a peer starts at per_peer halved to fit the ranks, and 
   CHECK(p2p_transfer_channels(sock, 4, 1 * MiB) == 2);
 }
 
-TEST_CASE("p2p channels: LL up to channels per peer x 16 KiB per transfer (NCCL 2.22-2.28)", "[nccl]") {
+TEST_CASE("p2p channels: LL up to 16 KiB x 1, the peer's or the transfer's channels, by NCCL release", "[nccl]") {
   const int64_t KiB = 1024;
-  // An NVLink node, 32 per peer: LL up to 512 KiB, whatever channels the transfer itself gets
-  // (a 64-rank communicator gives each peer one channel and still sends 512 KiB with LL).
-  const P2pChannels nvl = p2p_channels(24, 36, false, true);
-  CHECK(p2p_uses_ll(nvl, 16 * KiB));
-  CHECK(p2p_uses_ll(nvl, 512 * KiB));
-  CHECK_FALSE(p2p_uses_ll(nvl, 512 * KiB + 1));
+  // 2.22-2.28: an NVLink node, 32 per peer: LL up to 512 KiB, whatever channels the transfer itself
+  // gets (a 64-rank communicator gives each peer one channel and still sends 512 KiB with LL).
+  P2pChannels nvl = p2p_channels(24, 36, false, true);
+  nvl.ll_rule = p2p_ll_rule(nccl_version_number(28, 9));
+  CHECK(p2p_uses_ll(nvl, 64, 16 * KiB));
+  CHECK(p2p_uses_ll(nvl, 64, 512 * KiB));
+  CHECK_FALSE(p2p_uses_ll(nvl, 64, 512 * KiB + 1));
   // Across nodes over TCP, 2 per peer: LL up to 32 KiB.
-  const P2pChannels sock = p2p_channels(2, 2, true, false);
-  CHECK(p2p_uses_ll(sock, 32 * KiB));
-  CHECK_FALSE(p2p_uses_ll(sock, 32 * KiB + 1));
+  P2pChannels sock = p2p_channels(2, 2, true, false);
+  sock.ll_rule = p2p_ll_rule(nccl_version_number(28, 9));
+  CHECK(p2p_uses_ll(sock, 4, 32 * KiB));
+  CHECK_FALSE(p2p_uses_ll(sock, 4, 32 * KiB + 1));
+  // 2.29 on (the default): the transfer's own channels. On one node a part under 64 KiB (512 KiB /
+  // 8) runs one channel, so LL ends at 16 KiB; 2 channels from 64 KiB would allow 32 KiB, below it.
+  nvl.ll_rule = p2p_ll_rule(0);
+  CHECK(nvl.ll_rule == P2pChannels::LlRule::PerTransfer);
+  CHECK(p2p_transfer_channels(nvl, 2, 16 * KiB) == 1);
+  CHECK(p2p_uses_ll(nvl, 2, 16 * KiB));
+  CHECK_FALSE(p2p_uses_ll(nvl, 2, 16 * KiB + 1));
+  CHECK_FALSE(p2p_uses_ll(nvl, 2, 512 * KiB));
+  // To 2.21: 16 KiB flat.
+  nvl.ll_rule = p2p_ll_rule(nccl_version_number(21, 5));
+  CHECK(nvl.ll_rule == P2pChannels::LlRule::Flat);
+  CHECK(p2p_uses_ll(nvl, 64, 16 * KiB));
+  CHECK_FALSE(p2p_uses_ll(nvl, 64, 16 * KiB + 1));
 }
 
 TEST_CASE("p2p channels: an all-to-all's peers share a rank's p2p channels in ceil((n-1) ch / channels) waves",

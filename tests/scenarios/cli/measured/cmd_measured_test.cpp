@@ -154,8 +154,18 @@ TEST_CASE("commsim diff and nccl-tests --compare: the measured run's NCCL variab
   const auto c = run_commsim({"nccl-tests", machine, "all_reduce_perf", "-b", "8", "-e", "1G", "-f", "2", "-g", "4",
                               "--compare", sock});
   REQUIRE(c.exit_code == 0);
-  // ... and its release's tuner (its INFO banner: NCCL version 2.28.9+cuda13.0).
-  CHECK(c.err.find("NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1, NCCL 2.28.9's tuner: applied to the prediction") !=
-        std::string::npos);
+  CHECK(c.err.find("NCCL_P2P_DISABLE=1, NCCL_SHM_DISABLE=1: applied to the prediction") != std::string::npos);
+  // ... and its release (its INFO banner: NCCL version 2.28.9+cuda13.0) where the scenario names none.
+  const auto dir = scenarios_test::fresh_temp_dir("compare-version");
+  std::string text = scenarios_test::slurp(machine);
+  text.erase(text.find("nccl.version"), text.find('\n', text.find("nccl.version")) - text.find("nccl.version") + 1);
+  const std::string unnamed_path = (dir / "h200x4.toml").string();
+  std::filesystem::copy_file(v + "h200x4.profile.toml", dir / "h200x4.profile.toml");
+  std::ofstream(unnamed_path) << text;
+  const auto unnamed = run_commsim(
+      {"nccl-tests", unnamed_path, "all_reduce_perf", "-b", "8", "-e", "1M", "-f", "2", "-g", "4", "--compare", sock});
+  REQUIRE(unnamed.exit_code == 0);
+  CHECK(unnamed.err.find("NCCL_SHM_DISABLE=1, NCCL 2.28.9's tuner: applied to the prediction") != std::string::npos);
+  std::filesystem::remove_all(dir);
   CHECK(c.out.find("median |error| 6.2 %") != std::string::npos);
 }
