@@ -84,7 +84,8 @@ CollectiveRecord Engine::choose(const Group& group, CollOp op, int64_t bytes) co
   if (op == CollOp::AllToAll || op == CollOp::SendRecv) {
     rec.algo = Algo::Ring;  // NCCL runs these as point-to-point operations
     const int64_t part = bytes / std::max<int64_t>(1, static_cast<int64_t>(group.ranks.size()));
-    rec.proto = p2p_uses_ll(p2p_channels_of(plan), static_cast<int>(group.ranks.size()), part) ? Proto::LL : Proto::Simple;
+    rec.proto =
+        p2p_uses_ll(p2p_channels_of(plan), static_cast<int>(group.ranks.size()), part) ? Proto::LL : Proto::Simple;
     rec.channels = plan.channels_ref;
     return rec;
   }
