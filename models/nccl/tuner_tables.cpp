@@ -61,6 +61,7 @@ std::vector<TunerTables> build_tuner_tables() {
   set3(t.tree_per_ch[kHopper], 38.7, 41.4, 33.0);
   for (auto& g : t.nvls_tree_per_ch) set3(g, kNoCeiling, kNoCeiling, kNoCeiling);
   t.busbw_gpu_cap = t.ring_ll_quarter = t.ll_intra_slower = t.plugin_lat_replaces = t.ll128_ppn_discount = true;
+  t.ring_inter_steps_all_nodes = true;
   t.nvls_era = 17;
   t.nvls_ratio = 0.75;
   t.nvls_ag_ratio = true;
@@ -79,7 +80,8 @@ std::vector<TunerTables> build_tuner_tables() {
   t.nvls_inter_lat = 18.0;
   t.nvls_tree_inter_lat = 19.0;
   t.busbw_gpu_cap = t.ll_intra_slower = t.plugin_lat_replaces = false;
-  t.net_overhead = t.ring_plateau = true;
+  t.net_overhead = true;
+  t.ring_plateau = 18;
   t.nvls_era = 18;
   rows.push_back(t);
 
@@ -111,13 +113,15 @@ std::vector<TunerTables> build_tuner_tables() {
   rows.push_back(t);
 
   // v2.23.4-1: Tree/Simple 8.4 + 4 / 4 / 14 us; one rank per node takes the Tree's NET row; PAT;
-  // Ring/LL128's one-rank discount gone.
+  // Ring/LL128's one-rank discount gone; an inter-node ring all-reduce's network steps 2 (nNodes - 1).
   t.since = nccl_version_number(23, 0);
   t.base_lat[kRowTree][2] = 8.4;
   simple_tree_hw(t, 4.0, 4.0, 14);
   t.ppn1_tree_lat = true;
   t.ll128_ppn_discount = false;
+  t.ring_inter_steps_all_nodes = false;
   t.pat_factor = 0.85;
+  set3(t.base_lat[kRowPat], 8.0, 8.0, 8.0);  // the formula's own "8 +" until 2.28 moved it into the table
   t.nvls_ag_ratio = false;
   rows.push_back(t);
 
@@ -139,10 +143,9 @@ std::vector<TunerTables> build_tuner_tables() {
   t.nvls_era = 27;
   rows.push_back(t);
 
-  // v2.28.3-1 (tunerConstants): PAT's latencies; Blackwell's tree ceilings; NVLSTree's.
+  // v2.28.3-1 (tunerConstants): PAT's hardware latencies; Blackwell's tree ceilings; NVLSTree's.
   t.since = nccl_version_number(28, 0);
   t.nvls_era = 28;
-  set3(t.base_lat[kRowPat], 8.0, 8.0, 8.0);
   set3(t.hw_lat[kHwNvlink][kRowPat], 0, 0, 4.0);
   set3(t.hw_lat[kHwPci][kRowPat], 0, 0, 4.0);
   set3(t.hw_lat[kHwNet][kRowPat], 0, 0, 14);
@@ -209,7 +212,6 @@ int parse_nccl_version(const std::string& text) {
   if (!std::regex_match(text, m, kVersion)) return 0;
   const int minor = std::stoi(m[1].str());
   const int patch = m[2].matched ? std::stoi(m[2].str()) : 0;
-  if (minor < 17) return -1;
   return nccl_version_number(minor, patch);
 }
 

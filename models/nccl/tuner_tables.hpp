@@ -9,8 +9,12 @@
 
 namespace models::nccl {
 
-// A release as one number: 2.17.1 -> 21701.
+// A release as one number: 2.17.1 -> 21701 (NCCL's own NCCL_VERSION_CODE since 2.9).
 constexpr int nccl_version_number(int minor, int patch) { return 20000 + minor * 100 + patch; }
+// Whether the tables hold `version`'s release (2.17 to 2.30).
+constexpr bool nccl_version_in_tables(int version) {
+  return version >= nccl_version_number(17, 0) && version < nccl_version_number(31, 0);
+}
 // What the model follows when a scenario names no version: the newest release it has read.
 inline constexpr int kDefaultNcclVersion = nccl_version_number(30, 7);
 
@@ -35,7 +39,11 @@ struct TunerTables {
   bool ll_intra_slower = false;       // 2.17: an LL intra-node step x 1.8 across nodes
   bool plugin_lat_replaces = false;   // 2.17: the net plugin's latency replaces NCCL's NET row, no flush term
   bool net_overhead = false;          // 2.18 on: an inter-node ring's intra steps cost the network overhead
-  bool ring_plateau = false;          // 2.18 on: Ring/Simple all-reduce across nodes x 1.4 (1.9 before Ampere)
+  // Ring/Simple all-reduce across nodes, latency x plateau (ncclTopoGetAlgoTime): 2.17 x 1.5 on
+  // Hopper (1.9 before) from nRanks/16 x 64 KiB; 2.18 on x 1.4 (1.9 before Ampere) from 64 B per
+  // channel and rank.
+  int ring_plateau = 17;
+  bool ring_inter_steps_all_nodes = false;  // to 2.22: an inter-node ring all-reduce counts 2 nNodes network steps
   bool tree_pattern_factor = false;   // 2.19 on: an inter-node tree's busBw x 0.85
   bool ll128_ppn_discount = false;    // to 2.22: Ring/LL128 x 0.7 instead of 0.92 with fewer than 2 ranks per node
   bool ppn1_tree_lat = false;         // 2.23 on: one rank per node takes the Tree's NET row
@@ -57,7 +65,8 @@ int tuner_table_count();
 const TunerTables& tuner_table(int index);
 
 // "2.17.1", "2.28" (patch 0), "2.27.3+cuda12.9" (NCCL's own banner) -> 21701, 22800, 22703;
-// 0 if `text` is not a version of that form. Versions before 2.17 are not modelled: -1.
+// 0 if `text` is not a version of that form. Releases outside the tables are returned as they
+// are (nccl_version_in_tables tells).
 int parse_nccl_version(const std::string& text);
 std::string nccl_version_text(int version);
 // The run's note for a scenario that names its release.

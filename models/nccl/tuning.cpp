@@ -73,9 +73,11 @@ double nccl_time_us(const CommView& v, int coll_channels, CollOp op, Algo a, Pro
   if (a == Algo::NVLSTree && t.nvls_tree_correction && op == CollOp::AllReduce && log_size >= 0 && log_size < 24 &&
       v.sm >= 100 && !v.cpu_arm)
     bw *= kTreeCorrection[static_cast<int>(p)][log_size];
-  if (t.ring_plateau && a == Algo::Ring && p == Proto::Simple && v.nnodes > 1 && op == CollOp::AllReduce &&
-      bytes / (static_cast<int64_t>(coll_channels) * v.nranks) >= 64)
-    lat *= v.sm < 80 ? 1.9 : 1.4;
+  if (a == Algo::Ring && p == Proto::Simple && v.nnodes > 1 && op == CollOp::AllReduce) {
+    if (t.ring_plateau == 17 && bytes >= v.nranks / 16.0 * 65536) lat *= v.sm < 90 ? 1.9 : 1.5;
+    if (t.ring_plateau >= 18 && bytes / (static_cast<int64_t>(coll_channels) * v.nranks) >= 64)
+      lat *= v.sm < 80 ? 1.9 : 1.4;
+  }
   return lat + bytes / (1000.0 * bw);
 }
 
@@ -209,6 +211,7 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
     if (t.nvls_era == 18) cost.algbw_gbs = nch * v.bw_inter_gbs * 0.70 * nn / (2.0 * (nn - 1));
     if (t.nvls_era >= 19 && t.nvls_era < 28) cost.algbw_gbs = nch * v.bw_inter_gbs * (nn <= 2 ? 1.0 : 0.5) * 5.0 / 6.0;
     cost.latency_us = t.nvls_tree_intra_lat + 2 * log2i(nn) * (t.nvls_tree_inter_lat + 2 * v.net_latency_us);
+    if (t.nvls_era == 18) cost.latency_us = t.nvls_tree_intra_lat + 2 * (nn - 1) * t.nvls_tree_inter_lat;  // 2.18
     return cost;
   }
   if (a == Algo::NVLS || a == Algo::CollNetDirect || a == Algo::CollNetChain) return sharp_cost(v, op, a, p);
@@ -218,7 +221,7 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
   if (a != Algo::Tree && a != Algo::Ring && a != Algo::PAT) return cost;
 
   const int nsteps = nsteps_of(op, n);
-  const int ninter = nn > 1 ? (is_ar ? 2 * (nn - 1) : nn - 1) : 0;
+  const int ninter = nn > 1 ? (is_ar ? 2 * (t.ring_inter_steps_all_nodes ? nn : nn - 1) : nn - 1) : 0;
   // tuning.cc: bw = nNodes <= 2 ? graph->bwIntra : graph->bwInter. A multi-node ring graph has
   // bwIntra == bwInter (search.cc raises both together); a tree graph on 2 nodes has its bwIntra
   // raised alone up to twice bwInter ("increase bwIntra for trees (2 nodes or collnet)").

@@ -263,6 +263,7 @@ ScenarioSpec job_scenario(const ScenarioSpec& spec, const JobSpec& job, int firs
     }
   }
   s.nccl_env = spec.nccl_env;
+  s.nccl_version = spec.nccl_version;
   s.placement = job.placement;
   s.model = job.model;
   s.training = job.training;

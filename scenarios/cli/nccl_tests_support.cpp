@@ -72,11 +72,31 @@ std::map<std::string, std::string> nccl_env_from_log(const std::string& text) {
   return env;
 }
 
-int nccl_version_from_log(const std::string& text) {
-  static const std::regex kVersion(R"(NCCL version (2\.\d+\.\d+))");
+StatedNcclVersion stated_nccl_version(const NcclTestsFile& file) {
+  StatedNcclVersion out;
+  static const std::regex kLibrary(R"(nccl-library=(\d{5}))");
+  static const std::regex kBanner(R"(NCCL version (2\.\d+\.\d+))");
   std::smatch m;
-  if (!std::regex_search(text, m, kVersion)) return 0;
-  return std::max(0, models::nccl::parse_nccl_version(m[1].str()));
+  for (const auto& run : file.runs)
+    if (std::regex_search(run.version, m, kLibrary)) {
+      out.number = std::stoi(m[1].str());
+      out.text = models::nccl::nccl_version_text(out.number);
+      return out;
+    }
+  if (std::regex_search(file.text, m, kBanner)) {
+    out.text = m[1].str();
+    out.number = models::nccl::parse_nccl_version(out.text);
+  }
+  return out;
+}
+
+int usable_nccl_version(const NcclTestsFile& file, const std::string& name, std::string* note) {
+  const StatedNcclVersion v = stated_nccl_version(file);
+  if (v.number == 0 || models::nccl::nccl_version_in_tables(v.number)) return v.number;
+  if (note)
+    *note = name + " ran NCCL " + v.text + ", outside the tuner tables commsim carries (2.17 to 2.30): the " +
+            "scenario's release (default " + models::nccl::nccl_version_text(0) + ") tunes it";
+  return 0;
 }
 
 void apply_run_to_spec(const models::readers::NcclTestsRun& run, const std::map<std::string, std::string>& env,

@@ -27,10 +27,17 @@ bool parse_nccl_tests_size(const std::string& text, int64_t& bytes);
 // from the "env" list of nccl-tests' -J JSON ("NCCL_X=Y").
 std::map<std::string, std::string> nccl_env_from_log(const std::string& text);
 
-// The NCCL release a log or nccl-tests output printed ("NCCL version 2.28.9+cuda13.0" in its INFO
-// lines), as nccl.version reads it (models/nccl/tuner_tables.hpp); 0 when none is printed or it
-// is older than the tuner tables.
-int nccl_version_from_log(const std::string& text);
+// The NCCL release a measured file states: nccl-tests' header ("nccl-library=22809", text and -J
+// JSON) or NCCL's INFO banner ("NCCL version 2.28.9+cuda13.0"); number 0 when none is printed.
+// The number is nccl.version's (models/nccl/tuner_tables.hpp), possibly outside its tables.
+struct StatedNcclVersion {
+  int number = 0;
+  std::string text;  // "2.28.9"
+};
+StatedNcclVersion stated_nccl_version(const NcclTestsFile& file);
+// The release to simulate `file` with (0: none) and, when it states one outside the tuner tables,
+// a note for the user saying that the default tunes it instead.
+int usable_nccl_version(const NcclTestsFile& file, const std::string& name, std::string* note);
 
 // Applies what the run shows to a scenario: one process driving every GPU (nccl-tests -g N),
 // the NCCL variables it ran with, and the release it printed (`version`, 0: none).

@@ -71,12 +71,12 @@ std::string scenario_from_nccl_log(const models::readers::NcclLogReport& r, cons
   w.set("", "name", "from NCCL log " + file);
   // The release picks the tuner's tables (models/nccl/tuner_tables.hpp); one older than they go is
   // left to the default, with a note.
-  if (const int version = models::nccl::parse_nccl_version(r.nccl_version); version > 0)
+  if (const int version = models::nccl::parse_nccl_version(r.nccl_version);
+      models::nccl::nccl_version_in_tables(version))
     w.set("nccl", "version", r.nccl_version.substr(0, r.nccl_version.find('+')), "the log's NCCL banner");
-  else if (version < 0)
-    w.header("note: NCCL " + r.nccl_version +
-             " is older than the tuner tables commsim carries (2.17 on); the default "
-             "release picks the algorithms");
+  else if (version > 0)
+    w.header("note: NCCL " + r.nccl_version + " is outside the tuner tables commsim carries (2.17 to 2.30); the " +
+             "default release (" + models::nccl::nccl_version_text(0) + ") picks the algorithms");
 
   // Where the ranks run. NCCL counts a "node" per host hash; pods that do not share the IPC
   // namespace count as separate nodes even on one host. We pack NCCL nodes onto as few hosts as

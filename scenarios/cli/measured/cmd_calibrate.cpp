@@ -110,9 +110,12 @@ int cmd_calibrate(int argc, char** argv) {
           env[kv.substr(0, eq)] = kv.substr(eq + 1);
         }
       }
+      std::string version_note;
+      const int version = usable_nccl_version(measured, file, &version_note);
+      if (!version_note.empty()) std::fprintf(stderr, "commsim calibrate: note: %s\n", version_note.c_str());
       for (auto& run : measured.runs) {
         models::calibrate::Measurement m{base.spec, std::move(run)};
-        apply_run_to_spec(m.run, env, nccl_version_from_log(measured.text), m.spec);
+        apply_run_to_spec(m.run, env, version, m.spec);
         measurements.push_back(std::move(m));
       }
       sources.push_back(file);

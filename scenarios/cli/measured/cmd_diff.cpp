@@ -125,7 +125,9 @@ int cmd_diff(int argc, char** argv) {
       } else {
         const NcclTestsFile measured = read_nccl_tests_output(f, "diff");
         const std::map<std::string, std::string> env = nccl_env_from_log(measured.text);
-        const int version = nccl_version_from_log(measured.text);
+        std::string version_note;
+        const int version = usable_nccl_version(measured, f, &version_note);
+        if (!version_note.empty()) std::fprintf(stderr, "commsim diff: note: %s\n", version_note.c_str());
         for (const auto& run : measured.runs) {
           apply_run_to_spec(run, env, version, run_specs.emplace_back(scenario.spec));
           for (const auto& row : run.rows) {

@@ -245,10 +245,13 @@ int cmd_nccl_tests(int argc, char** argv) {
           scenario.spec.nccl_env[k] = v;
           applied += (applied.empty() ? "" : ", ") + k + "=" + v;
         }
-      if (const int version = nccl_version_from_log(measured.text); version > 0 && scenario.spec.nccl_version == 0) {
+      std::string version_note;
+      if (const int version = usable_nccl_version(measured, compare, &version_note);
+          version > 0 && scenario.spec.nccl_version == 0) {
         scenario.spec.nccl_version = version;
         applied += (applied.empty() ? "NCCL " : ", NCCL ") + models::nccl::nccl_version_text(version) + "'s tuner";
       }
+      if (!version_note.empty()) notes.push_back(version_note);
       if (!applied.empty()) notes.push_back(compare + " ran with " + applied + ": applied to the prediction");
     }
     auto given = [&](const char* flag) { return app.count(flag) > 0; };

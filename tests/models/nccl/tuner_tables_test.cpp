@@ -30,7 +30,10 @@ TEST_CASE("tuner tables: versions as NCCL prints them", "[nccl]") {
   CHECK(parse_nccl_version("2.28") == 22800);
   CHECK(parse_nccl_version("2.27.3+cuda12.9") == 22703);  // NCCL's banner
   CHECK(parse_nccl_version("v2.21.5-1") == 22105);        // a git tag
-  CHECK(parse_nccl_version("2.9.9") == -1);               // older than the tables
+  CHECK(parse_nccl_version("2.9.9") == 20909);  // read as it is; outside the tables
+  CHECK_FALSE(nccl_version_in_tables(20909));
+  CHECK_FALSE(nccl_version_in_tables(parse_nccl_version("2.31.0")));
+  CHECK(nccl_version_in_tables(parse_nccl_version("2.30.7")));
   CHECK(parse_nccl_version("banana") == 0);
   CHECK(parse_nccl_version("3.0") == 0);
   CHECK(nccl_version_text(21701) == "2.17.1");
@@ -62,17 +65,21 @@ TEST_CASE("tuner tables: an inter-node ring's latency as each release computed i
   // 2.28.9: base 6.6 + (30 - 2) intra steps x max(NVLink 0.6, network overhead 1) + 2 x 2.7.
   CHECK(nccl_cost(two_nodes(v(28, 9)), CollOp::AllReduce, Algo::Ring, Proto::LL).latency_us ==
         Approx(6.6 + 28 * 1.0 + 2 * 2.7));
+  // To 2.22 an all-reduce ring counts 2 nNodes network steps (4 here), 2 (nNodes - 1) from 2.23.
   // 2.17.1: base 3.6, no network overhead, an LL intra step x 1.8 across nodes (0.47 x 1.8).
   CHECK(nccl_cost(two_nodes(v(17, 1)), CollOp::AllReduce, Algo::Ring, Proto::LL).latency_us ==
-        Approx(3.6 + 28 * 0.47 * 1.8 + 2 * 2.7));
+        Approx(3.6 + 26 * 0.47 * 1.8 + 4 * 2.7));
   // 2.17.1's NET Simple step for rings was 9.6 us; 14 from 2.18.
   CHECK(nccl_cost(two_nodes(v(17, 1)), CollOp::AllReduce, Algo::Ring, Proto::Simple).latency_us ==
-        Approx(8.4 + 28 * 3.4 + 2 * 9.6));
+        Approx(8.4 + 26 * 3.4 + 4 * 9.6));
   // 2.17.1: a plugin's declared latency replaces NCCL's NET row (later: added, twice for Simple).
   CommView plugin = two_nodes(v(17, 1));
   plugin.net_latency_us = 35;
-  CHECK(nccl_cost(plugin, CollOp::AllReduce, Algo::Ring, Proto::Simple).latency_us == Approx(8.4 + 28 * 3.4 + 2 * 35));
+  CHECK(nccl_cost(plugin, CollOp::AllReduce, Algo::Ring, Proto::Simple).latency_us == Approx(8.4 + 26 * 3.4 + 4 * 35));
   plugin.nccl_version = v(18, 5);
+  CHECK(nccl_cost(plugin, CollOp::AllReduce, Algo::Ring, Proto::Simple).latency_us ==
+        Approx(8.4 + 26 * 3.4 + 4 * (14 + 2 * 35)));
+  plugin.nccl_version = v(23, 4);
   CHECK(nccl_cost(plugin, CollOp::AllReduce, Algo::Ring, Proto::Simple).latency_us ==
         Approx(8.4 + 28 * 3.4 + 2 * (14 + 2 * 35)));
 }
@@ -80,8 +87,10 @@ TEST_CASE("tuner tables: an inter-node ring's latency as each release computed i
 TEST_CASE("tuner tables: one rank per node, Ring/LL128's discount and PAT by release", "[nccl]") {
   CommView one = two_nodes(v(22, 3));
   one.nranks = one.nnodes = 4;
-  // Up to 2.22 a ring takes its own NET row (LL 2.7 us); from 2.23 one rank per node takes the Tree's (5.0).
-  CHECK(nccl_cost(one, CollOp::AllReduce, Algo::Ring, Proto::LL).latency_us == Approx(6.6 + 6 * 2.7));
+  // Up to 2.22 a ring takes its own NET row (LL 2.7 us) on 2 nNodes = 8 network steps of its 6 (NCCL
+  // counts the other -2 intra-node steps at the network overhead, 1 us); from 2.23 one rank per node
+  // takes the Tree's row (5.0) on 2 (nNodes - 1) = 6.
+  CHECK(nccl_cost(one, CollOp::AllReduce, Algo::Ring, Proto::LL).latency_us == Approx(6.6 - 2 * 1.0 + 8 * 2.7));
   // ... and Ring/LL128 runs at 0.7 of the busBw with fewer than 2 ranks per node (0.92 from 2.23).
   const double ll128_22 = nccl_cost(one, CollOp::AllReduce, Algo::Ring, Proto::LL128).algbw_gbs;
   CHECK(nccl_cost(one, CollOp::AllGather, Algo::PAT, Proto::Simple).algbw_gbs == 0);  // no PAT before 2.23
@@ -92,6 +101,12 @@ TEST_CASE("tuner tables: one rank per node, Ring/LL128's discount and PAT by rel
   CHECK(pat_23 > 0);
   one.nccl_version = v(24, 3);
   CHECK(nccl_cost(one, CollOp::AllGather, Algo::PAT, Proto::Simple).algbw_gbs == Approx(pat_23 * 0.75 / 0.85));
+  // PAT's latency is 8 + log2i(nodes) x interLat / 3.5 + 2.8 per rank in every release that has it
+  // (to 2.27 the 8 is in the formula, from 2.28 PAT's base latency; one rank per node takes the
+  // Tree's NET Simple step, 14 us).
+  CHECK(nccl_cost(one, CollOp::AllGather, Algo::PAT, Proto::Simple).latency_us == Approx(8.0 + 2 * 14 / 3.5 + 4 * 2.8));
+  one.nccl_version = v(28, 9);
+  CHECK(nccl_cost(one, CollOp::AllGather, Algo::PAT, Proto::Simple).latency_us == Approx(8.0 + 2 * 14 / 3.5 + 4 * 2.8));
 }
 
 TEST_CASE("tuner tables: Ring/LL's share of the ring, the 2.17 ceilings, trees and NVLSTree by release", "[nccl]") {
@@ -120,8 +135,12 @@ TEST_CASE("tuner tables: Ring/LL's share of the ring, the 2.17 ceilings, trees a
   nvls.nvls = true;
   nvls.nvls_heads = 8;
   CHECK(nccl_cost(nvls, CollOp::AllReduce, Algo::NVLSTree, Proto::Simple).algbw_gbs == 0);
-  nvls.nccl_version = v(18, 5);
+  nvls.nccl_version = v(18, 5);  // 2.18: 23 + 2 (nNodes - 1) x 19, no plugin term
   CHECK(nccl_cost(nvls, CollOp::AllReduce, Algo::NVLSTree, Proto::Simple).latency_us == Approx(23 + 2 * 19.0));
+  CommView sixteen = nvls;
+  sixteen.nnodes = 16;
+  sixteen.nranks = 128;
+  CHECK(nccl_cost(sixteen, CollOp::AllReduce, Algo::NVLSTree, Proto::Simple).latency_us == Approx(23 + 2 * 15 * 19.0));
   nvls.nccl_version = v(28, 9);
   CHECK(nccl_cost(nvls, CollOp::AllReduce, Algo::NVLSTree, Proto::Simple).latency_us == Approx(25 + 2 * 20.9));
 }

@@ -127,10 +127,22 @@ TEST_CASE("nccl-tests JSON: the variables of its env list are the run's, as an I
   CHECK(env == std::map<std::string, std::string>{{"NCCL_NVLS_ENABLE", "0"}});
 }
 
-TEST_CASE("nccl-tests output: the NCCL release its INFO banner printed", "[scenarios][measured]") {
-  CHECK(scenarios::nccl_version_from_log("vm:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n") == 22809);
-  CHECK(scenarios::nccl_version_from_log("# nThread 1 nGpus 4\n") == 0);                     // not printed
-  CHECK(scenarios::nccl_version_from_log("h:1:1 [0] NCCL INFO NCCL version 2.9.9\n") == 0);  // older than the tables
+TEST_CASE("nccl-tests output: the NCCL release it states, and one outside the tuner tables", "[scenarios][measured]") {
+  scenarios::NcclTestsFile banner;
+  banner.text = "vm:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda13.0\n";
+  CHECK(scenarios::stated_nccl_version(banner).number == 22809);
+  scenarios::NcclTestsFile header;  // nccl-tests' own header (text; -J JSON's nccl_version reads the same)
+  header.runs.emplace_back().version = "2.19.6 nccl-headers=22809 nccl-library=22501";
+  CHECK(scenarios::stated_nccl_version(header).number == 22501);
+  CHECK(scenarios::stated_nccl_version(header).text == "2.25.1");
+  scenarios::NcclTestsFile none;
+  none.text = "# nThread 1 nGpus 4\n";
+  CHECK(scenarios::stated_nccl_version(none).number == 0);
+  scenarios::NcclTestsFile old;
+  old.text = "h:1:1 [0] NCCL INFO NCCL version 2.16.5+cuda12.0\n";
+  std::string note;
+  CHECK(scenarios::usable_nccl_version(old, "old.txt", &note) == 0);
+  CHECK(note.find("old.txt ran NCCL 2.16.5, outside the tuner tables") == 0);
 }
 
 TEST_CASE("commsim diff and nccl-tests --compare: the measured run's NCCL variables are the prediction's",
