@@ -162,16 +162,20 @@ void Loader::nccl_env(const toml::node& n, const std::string& key) {
 
 void Loader::nccl_version(const toml::node& n, const std::string& key) {
   if (!n.is_string())
-    r_.fail(n, key + ": got " + detail::article_type(n) +
-                   " (expected the release as a string, such as \"2.28.9\": quoted, also in --set 'nccl.version=\"2.28\"')");
+    r_.fail(
+        n,
+        key + ": got " + detail::article_type(n) +
+            " (expected the release as a string, such as \"2.28.9\": quoted, also in --set 'nccl.version=\"2.28\"')");
   const std::string text = r_.string(n, key);
   const int v = models::nccl::parse_nccl_version(text);
   if (v == 0) r_.fail(n, key + ": '" + text + "' is not an NCCL release (expected a version such as \"2.28.9\")");
   if (v < models::nccl::nccl_version_number(17, 0))
     r_.fail(n, key + ": NCCL " + text + " is older than the tuner tables commsim carries (expected 2.17 to 2.30)");
   if (!models::nccl::nccl_version_in_tables(v))
-    r_.fail(n, key + ": NCCL " + text +
-                   " is newer than the tuner tables commsim carries (expected 2.17 to 2.30; \"2.30.7\" is the newest read)");
+    r_.fail(
+        n,
+        key + ": NCCL " + text +
+            " is newer than the tuner tables commsim carries (expected 2.17 to 2.30; \"2.30.7\" is the newest read)");
   out_.spec.nccl_version = v;
 }
 

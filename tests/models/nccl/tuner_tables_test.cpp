@@ -30,7 +30,7 @@ TEST_CASE("tuner tables: versions as NCCL prints them", "[nccl]") {
   CHECK(parse_nccl_version("2.28") == 22800);
   CHECK(parse_nccl_version("2.27.3+cuda12.9") == 22703);  // NCCL's banner
   CHECK(parse_nccl_version("v2.21.5-1") == 22105);        // a git tag
-  CHECK(parse_nccl_version("2.9.9") == 20909);  // read as it is; outside the tables
+  CHECK(parse_nccl_version("2.9.9") == 20909);            // read as it is; outside the tables
   CHECK_FALSE(nccl_version_in_tables(20909));
   CHECK_FALSE(nccl_version_in_tables(parse_nccl_version("2.31.0")));
   CHECK(nccl_version_in_tables(parse_nccl_version("2.30.7")));

@@ -75,7 +75,8 @@ TEST_CASE("run: every job of a [[jobs]] scenario is tuned by the scenario's NCCL
                          "bytes = \"16 MiB\"\n[[jobs]]\nname = \"b\"\nnodes = [2, 3]\n[jobs.collective]\n"
                          "op = \"all_reduce\"\nbytes = \"16 MiB\"\n";
   auto step = [&](const char* version) {
-    const auto r = scenarios_test::run_commsim({"run", path, "--json", "--set", std::string("nccl.version=\"") + version + "\""});
+    const auto r =
+        scenarios_test::run_commsim({"run", path, "--json", "--set", std::string("nccl.version=\"") + version + "\""});
     REQUIRE(r.exit_code == 0);
     return nlohmann::json::parse(r.out)["step_time_s"].get<double>();
   };
