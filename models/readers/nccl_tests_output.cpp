@@ -93,7 +93,10 @@ class Parser {
     if (text_.substr(0, 3) == "\xEF\xBB\xBF") text_.remove_prefix(3);  // a UTF-8 byte-order mark
     check_text(text_, source_);
     auto lines = split_lines(text_);
-    for (size_t i = 0; i < lines.size(); ++i) line(lines[i], static_cast<int>(i) + 1, i + 1 == lines.size());
+    // The last line with text: a file cut off mid-row may still end in blank lines.
+    size_t last = lines.size();
+    while (last > 0 && trim_blanks(lines[last - 1]).empty()) --last;
+    for (size_t i = 0; i < lines.size(); ++i) line(lines[i], static_cast<int>(i) + 1, i + 1 >= last);
     if (!pending_.empty())
       throw ParseError(source_, pending_.back().line, pending_.back().col,
                        "the file ends in the middle of a result row (" + std::to_string(pending_.size()) + " of " +
@@ -161,12 +164,15 @@ class Parser {
     // A row goes on past its line only where an NCCL message cut into it (nccl-tests prints a
     // row in pieces, and NCCL's INFO lines share its stdout); a row ending with its line has all
     // its values or is wrong here, not at the next row.
-    if (pending_.empty() || ll) return;
+    if (pending_.empty()) return;
     const std::string of = " where the table has " + std::to_string(columns_.size()) + " columns";
+    // Values left after a row ended on this line are one too many, NCCL message or not: nccl-tests
+    // starts every row on a line of its own.
     if (took && pending_.front().line == no)
       throw ParseError(source_, no, pending_.front().col,
                        "'" + std::string(pending_.front().text) + "' is a value too many: this row has " +
                            std::to_string(columns_.size() + pending_.size()) + " values" + of);
+    if (ll) return;
     if (last) return;  // a file cut off mid-row: its end says so
     throw ParseError(
         source_, pending_.front().line, pending_.front().col,

@@ -200,8 +200,11 @@ MpiRanks mpi_ranks(const std::string& command) {
                                                  "-prepend-rank",
                                                  "--prepend-rank",
                                                  "-bind-to-core",
-                                                 "--bind-to-core"};
-  static const std::vector<std::string> kPair = {"-mca", "--mca", "-gmca", "--gmca"};
+                                                 "--bind-to-core",
+                                                 "-genvall",
+                                                 "-genvnone"};
+  // MCA pairs (Open MPI) and Hydra's -genv/-env NAME VALUE.
+  static const std::vector<std::string> kPair = {"-mca", "--mca", "-gmca", "--gmca", "-genv", "--genv", "-env", "--env"};
   auto has = [](const std::vector<std::string>& v, const std::string& w) {
     return std::find(v.begin(), v.end(), w) != v.end();
   };
@@ -221,9 +224,14 @@ MpiRanks mpi_ranks(const std::string& command) {
       value = words[++i];
     }
     const std::string as_written = w + " " + value;
-    if (w == "-np" || w == "-n" || w == "--np" || w == "--n" || w == "-c") {
+    const bool total = w == "-np" || w == "-n" || w == "--np" || w == "--n" || w == "-c";
+    const bool per_node = w == "-N" || w == "-npernode" || w == "--npernode" || w == "-ppn" || w == "--ppn";
+    if ((total || per_node) && !positive(value)) {
+      out.unread += (out.unread.empty() ? "" : " ") + as_written;  // "$NP": set where the job runs
+      continue;
+    } else if (total) {
       out.total = positive(value);
-    } else if (w == "-N" || w == "-npernode" || w == "--npernode" || w == "-ppn" || w == "--ppn") {
+    } else if (per_node) {
       out.per_node = positive(value);
     } else if ((w == "--map-by" || w == "-map-by") && value.starts_with("ppr:")) {
       // ppr:N:node[:PE=...]: N processes per node (per socket or core is not a per-node count).

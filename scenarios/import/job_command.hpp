@@ -44,6 +44,7 @@ struct MpiRanks {
   std::optional<int> total;
   std::optional<int> per_node;
   std::string flags;
+  std::string unread;  // rank counts that are not numbers ("-np $NP"), as written
 };
 MpiRanks mpi_ranks(const std::string& command);
 

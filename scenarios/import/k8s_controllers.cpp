@@ -145,7 +145,11 @@ void JobReader::mpi_job(const YAML::Node& doc, K8sJob& job) const {
   need_map(spec, "spec");
   const auto replicas = spec["mpiReplicaSpecs"];
   need_map(replicas, "spec.mpiReplicaSpecs");
-  if (spec["slotsPerWorker"]) job.procs_per_pod = integer(spec["slotsPerWorker"], "spec.slotsPerWorker");
+  // slotsPerWorker defaults to 1 (kubeflow/mpi-operator v2beta1 types.go, +kubebuilder:default:=1): the
+  // hostfile gives each worker one slot, so mpirun starts one rank per worker unless -N says more.
+  const bool slots_given = static_cast<bool>(spec["slotsPerWorker"]);
+  job.procs_per_pod = slots_given ? integer(spec["slotsPerWorker"], "spec.slotsPerWorker") : 1;
+  if (!slots_given) job.notes.push_back("default: slotsPerWorker not given, the MPI operator's 1 slot per worker");
   const auto worker = replicas["Worker"];
   if (!worker) fail(replicas, "spec.mpiReplicaSpecs: no Worker (expected the pods that run the ranks)");
   need_map(worker, "spec.mpiReplicaSpecs.Worker");
@@ -178,6 +182,9 @@ void JobReader::mpi_job(const YAML::Node& doc, K8sJob& job) const {
 // What mpirun's rank counts leave of the workers: `-N` ranks on every pod, or `-np` ranks filling
 // the pods' slots in order (Open MPI's and Hydra's default mapping by slot), the later pods idle.
 void JobReader::mpi_launch(const MpiRanks& mpi, const YAML::Node& at, K8sJob& job) const {
+  if (!mpi.unread.empty())
+    job.notes.push_back("the launcher's mpirun " + mpi.unread + " is not a number here (set where the job runs): " +
+                        "its rank count is not read");
   if (!mpi.total && !mpi.per_node) return;
   const std::string said = "the launcher's mpirun " + mpi.flags;
   if (mpi.per_node) {
@@ -195,7 +202,8 @@ void JobReader::mpi_launch(const MpiRanks& mpi, const YAML::Node& at, K8sJob& jo
   if (*mpi.total > slots)
     fail(at, said + " starts " + std::to_string(*mpi.total) + " ranks, more than the " + pods_text + " hold (" +
                  std::to_string(slots) +
-                 "): ranks would share GPUs, which NCCL refuses (expected -np up to the workers' slots)");
+                 " slots): mpirun refuses more ranks than slots (expected -np up to the slots, or a larger "
+                 "slotsPerWorker)");
   if (*mpi.total == slots) return;
   if (*mpi.total < per) {
     job.notes.push_back(said + ": " + std::to_string(*mpi.total) + " ranks on the first pod, the other " +

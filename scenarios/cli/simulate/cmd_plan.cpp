@@ -127,12 +127,12 @@ int cmd_plan(int argc, char** argv) {
       ->type_name("FILE...")
       ->expected(1, 1 << 20);
   app.add_option("--include", include, "rank your own layout (a scenario) among the candidates")->type_name("S.toml");
-  app.add_option("--top", top, "rows of the text table (default 10)")->type_name("K");
+  app.add_option("--top", top, "rows of the text table (default 10)")->type_name("K")->check(above_zero());
   auto* json_opt = app.add_flag("--json", json, "print one JSON object (docs/result.schema.json) with every ranked row");
   app.add_option("--csv", csv, "write every ranked row as CSV to FILE")->type_name("FILE")->excludes(json_opt);
   app.add_option("--html", html, "write an HTML page with the time/cost Pareto chart")->type_name("FILE");
   app.add_option("--emit", emit, "write the top layouts as scenario files rank-01.toml ... into DIR")->type_name("DIR");
-  app.add_option("--emit-count", emit_count, "how many --emit writes (default 3)")->type_name("K");
+  app.add_option("--emit-count", emit_count, "how many --emit writes (default 3)")->type_name("K")->check(above_zero());
   app.add_flag("--audit", a.audit, "also simulate every skipped candidate: none may beat the winner");
   app.add_flag("--pareto-exact", a.pareto_exact,
                "skip only what a simulated layout beats in both time and cost (the whole front exact; slower)");

@@ -188,6 +188,25 @@ TEST_CASE("nccl-tests parser: broken inputs give file:line:col errors", "[models
       CHECK(std::string(e.what()).find("cut short: 12 values where the table has 13 columns") != std::string::npos);
     }
   }
+  SECTION("a value too many is reported at itself, also on a line an NCCL message ends") {
+    try {
+      parse_nccl_tests(head + "  1024  256  float  none  -1  12.0  0.1  0.1  0  12.0  0.1  0.1  0  7h:1:1 [0] NCCL INFO x\n" +
+                           "  2048  512  float  none  -1  13.0  0.2  0.2  0  13.0  0.2  0.2  0\n",
+                       "t.txt");
+      FAIL("no error");
+    } catch (const ParseError& e) {
+      CHECK(e.line() == 3);
+      CHECK(std::string(e.what()).find("'7' is a value too many") != std::string::npos);
+    }
+  }
+  SECTION("a file cut off mid-row and ending in blank lines says so") {
+    try {
+      parse_nccl_tests(head + "        1024           256     float    none      -1    12.0\n\n   \n", "t.txt");
+      FAIL("no error");
+    } catch (const ParseError& e) {
+      CHECK(std::string(e.what()).find("ends in the middle of a result row") != std::string::npos);
+    }
+  }
   SECTION("a value too many is reported at itself") {
     try {
       parse_nccl_tests(head + "  1024  256  float  none  -1  12.0  0.1  0.1  0  12.0  0.1  0.1  0  7\n", "t.txt");

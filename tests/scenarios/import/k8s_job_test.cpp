@@ -214,6 +214,24 @@ TEST_CASE("import k8s: an MPIJob's mpirun -np and -N decide its ranks", "[scenar
     CHECK(two.procs_per_pod == 2);
     CHECK(two.pods == 2);
   }
+  SECTION("Hydra's -genv NAME VALUE is skipped whole; a count set where the job runs is said, not read") {
+    const auto genv = scenarios::parse_k8s_job(with_launch(R"("-genv", "I_MPI_DEBUG", "5", "-n", "8")"), "m.yaml");
+    CHECK(genv.pods == 1);
+    const auto var = scenarios::parse_k8s_job(with_launch(R"("-np", "$NP")"), "m.yaml");
+    CHECK(var.pods == 2);
+    REQUIRE_FALSE(var.notes.empty());
+    CHECK(var.notes.back().find("mpirun -np $NP is not a number here") != std::string::npos);
+  }
+  SECTION("without slotsPerWorker a worker has the MPI operator's one slot") {
+    std::string t = with_launch(R"("-N", "1")");
+    t.erase(t.find("  slotsPerWorker: 8\n"), std::string("  slotsPerWorker: 8\n").size());
+    const auto job = scenarios::parse_k8s_job(t, "m.yaml");
+    CHECK(job.procs_per_pod == 1);
+    CHECK(job.pods == 2);
+    bool said = false;
+    for (const auto& n : job.notes) said = said || n.find("slotsPerWorker not given") != std::string::npos;
+    CHECK(said);
+  }
   SECTION("the program's own -n is not mpirun's") {
     const auto job = scenarios::parse_k8s_job(
         with_launch(R"("--allow-run-as-root", "/opt/nccl-tests/build/all_reduce_perf", "-n", "4")"), "m.yaml");
