@@ -204,7 +204,8 @@ MpiRanks mpi_ranks(const std::string& command) {
                                                  "-genvall",
                                                  "-genvnone"};
   // MCA pairs (Open MPI) and Hydra's -genv/-env NAME VALUE.
-  static const std::vector<std::string> kPair = {"-mca", "--mca", "-gmca", "--gmca", "-genv", "--genv", "-env", "--env"};
+  static const std::vector<std::string> kPair = {"-mca",  "--mca",  "-gmca", "--gmca",
+                                                 "-genv", "--genv", "-env",  "--env"};
   auto has = [](const std::vector<std::string>& v, const std::string& w) {
     return std::find(v.begin(), v.end(), w) != v.end();
   };

@@ -183,8 +183,8 @@ void JobReader::mpi_job(const YAML::Node& doc, K8sJob& job) const {
 // the pods' slots in order (Open MPI's and Hydra's default mapping by slot), the later pods idle.
 void JobReader::mpi_launch(const MpiRanks& mpi, const YAML::Node& at, K8sJob& job) const {
   if (!mpi.unread.empty())
-    job.notes.push_back("the launcher's mpirun " + mpi.unread + " is not a number here (set where the job runs): " +
-                        "its rank count is not read");
+    job.notes.push_back("the launcher's mpirun " + mpi.unread +
+                        " is not a number here (set where the job runs): " + "its rank count is not read");
   if (!mpi.total && !mpi.per_node) return;
   const std::string said = "the launcher's mpirun " + mpi.flags;
   if (mpi.per_node) {

@@ -162,7 +162,8 @@ int cmd_nccl_tests(int argc, char** argv) {
   app.add_option("-b,--minbytes", min_s, "smallest size (nccl-tests syntax: 8, 128K, 1M, 1G; default 8)");
   app.add_option("-e,--maxbytes", max_s, "largest size (default 1G)");
   app.add_option("-f,--stepfactor", factor, "multiply the size by this factor each step (1: add -i instead)")
-      ->check(above_zero())->check(CLI::Range(1.0, 1024.0));
+      ->check(above_zero())
+      ->check(CLI::Range(1.0, 1024.0));
   app.add_option("-i,--stepbytes", step_bytes, "add this many bytes each step when -f is 1")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   app.add_option("-d,--datatype", type,

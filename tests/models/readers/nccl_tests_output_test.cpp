@@ -190,9 +190,10 @@ TEST_CASE("nccl-tests parser: broken inputs give file:line:col errors", "[models
   }
   SECTION("a value too many is reported at itself, also on a line an NCCL message ends") {
     try {
-      parse_nccl_tests(head + "  1024  256  float  none  -1  12.0  0.1  0.1  0  12.0  0.1  0.1  0  7h:1:1 [0] NCCL INFO x\n" +
-                           "  2048  512  float  none  -1  13.0  0.2  0.2  0  13.0  0.2  0.2  0\n",
-                       "t.txt");
+      parse_nccl_tests(
+          head + "  1024  256  float  none  -1  12.0  0.1  0.1  0  12.0  0.1  0.1  0  7h:1:1 [0] NCCL INFO x\n" +
+              "  2048  512  float  none  -1  13.0  0.2  0.2  0  13.0  0.2  0.2  0\n",
+          "t.txt");
       FAIL("no error");
     } catch (const ParseError& e) {
       CHECK(e.line() == 3);
