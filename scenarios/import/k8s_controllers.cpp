@@ -157,7 +157,9 @@ void JobReader::mpi_job(const YAML::Node& doc, K8sJob& job) const {
   if (!worker["template"] || !worker["template"]["spec"])
     fail(worker, "spec.mpiReplicaSpecs.Worker: no template.spec (expected the worker pod template)");
   pod_spec(worker["template"]["spec"], "spec.mpiReplicaSpecs.Worker.template.spec", job);
-  if (spec["runLauncherAsWorker"] && boolean(spec["runLauncherAsWorker"], "spec.runLauncherAsWorker")) {
+  const bool launcher_works =
+      spec["runLauncherAsWorker"] && boolean(spec["runLauncherAsWorker"], "spec.runLauncherAsWorker");
+  if (launcher_works) {
     ++job.pods;
     job.notes.push_back("runLauncherAsWorker: the launcher pod runs ranks too");
   }
@@ -174,7 +176,16 @@ void JobReader::mpi_job(const YAML::Node& doc, K8sJob& job) const {
             command(c[k], launcher_job);
             launcher_at = c[k];
           }
+        if (c["resources"] && c["resources"].IsMap() && c["resources"]["limits"])
+          limits(c["resources"]["limits"], "spec.mpiReplicaSpecs.Launcher...resources.limits", launcher_job, true);
       }
+  // A launcher that runs ranks is one more pod of the workers' kind: commsim simulates pods of one size.
+  if (launcher_works && launcher_job.gpus_per_pod.value_or(0) != job.gpus_per_pod.value_or(0))
+    fail(replicas["Launcher"] ? replicas["Launcher"] : replicas,
+         "runLauncherAsWorker: the launcher pod runs ranks but requests " +
+             std::to_string(launcher_job.gpus_per_pod.value_or(0)) + " GPUs where each worker has " +
+             std::to_string(job.gpus_per_pod.value_or(0)) +
+             " (expected the launcher's resources.limits nvidia.com/gpu equal to the workers')");
   job.command += launcher_job.command;
   mpi_launch(mpi_ranks(launcher_job.command), launcher_at, job);
 }

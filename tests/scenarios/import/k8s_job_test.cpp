@@ -232,6 +232,23 @@ TEST_CASE("import k8s: an MPIJob's mpirun -np and -N decide its ranks", "[scenar
     for (const auto& n : job.notes) said = said || n.find("slotsPerWorker not given") != std::string::npos;
     CHECK(said);
   }
+  SECTION("runLauncherAsWorker: the launcher is one more pod, with the workers' GPUs or refused") {
+    std::string t = with_launch(R"("-np", "24")");
+    t.insert(t.find("  slotsPerWorker: 8"), "  runLauncherAsWorker: true\n");
+    try {
+      scenarios::parse_k8s_job(t, "m.yaml");  // the example's launcher asks for no GPU
+      FAIL("no error");
+    } catch (const UserError& e) {
+      CHECK(std::string(e.what()).find("runLauncherAsWorker: the launcher pod runs ranks but requests 0 GPUs") !=
+            std::string::npos);
+    }
+    const std::string launcher = "- name: launcher\n";
+    REQUIRE(t.find(launcher) != std::string::npos);
+    t.insert(t.find(launcher) + launcher.size(), "              resources: {limits: {nvidia.com/gpu: 8}}\n");
+    const auto job = scenarios::parse_k8s_job(t, "m.yaml");
+    CHECK(job.pods == 3);
+    CHECK(job.procs_per_pod == 8);
+  }
   SECTION("the program's own -n is not mpirun's") {
     const auto job = scenarios::parse_k8s_job(
         with_launch(R"("--allow-run-as-root", "/opt/nccl-tests/build/all_reduce_perf", "-n", "4")"), "m.yaml");
