@@ -1,6 +1,7 @@
 // Shared plumbing of the `commsim` subcommands: argument errors, user errors, running a scenario.
 #include "scenarios/cli/cli_support.hpp"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -134,6 +135,26 @@ CLI::Validator number_check(bool zero_ok) {
 }
 }  // namespace
 
+CLI::Validator whole_number(int64_t lo, int64_t hi) {
+  // A bound this large only guards the int it is read into: help says "N or more".
+  const bool open_ended = hi >= (int64_t{1} << 30);
+  return CLI::Validator(
+      [lo, hi, open_ended](std::string& text) -> std::string {
+        size_t digits = (!text.empty() && (text[0] == '-' || text[0] == '+')) ? 1 : 0;
+        const bool whole = digits < text.size() &&
+                           text.find_first_not_of("0123456789", digits) == std::string::npos;
+        if (!whole) return "'" + text + "' is not a whole number";
+        errno = 0;
+        const long long v = std::strtoll(text.c_str(), nullptr, 10);
+        const std::string range = "expected " + std::to_string(lo) + (open_ended ? " or more" : " to " + std::to_string(hi));
+        if (errno == ERANGE || v > hi)
+          return text + (open_ended ? " is too large" : " is above " + std::to_string(hi) + " (" + range + ")");
+        if (v < lo) return text + " is below " + std::to_string(lo) + " (" + range + ")";
+        return "";
+      },
+      open_ended ? ">=" + std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi));
+}
+
 const CLI::Validator& above_zero() {
   static const CLI::Validator v = number_check(false);
   return v;
@@ -148,7 +169,7 @@ void add_sample_options(CLI::App& app, int& samples, uint64_t& seed) {
                  "the step over N seeded draws of every GPU's speed (variability.* parameters): median, p99, "
                  "the slowest GPU; 0: deterministic")
       ->type_name("N")
-      ->check(CLI::Range(0, 100000));
+      ->check(whole_number(0, 100000));
   app.add_option("--seed", seed, "which draws --samples takes (the same seed, the same numbers)")->type_name("S");
 }
 

@@ -27,6 +27,9 @@ inline constexpr const char* kListOptionsFlag = "--commsim-list-options";
 // positive number)"), where CLI11's own PositiveNumber prints its range up to DBL_MAX in full.
 const CLI::Validator& above_zero();
 const CLI::Validator& zero_or_more();
+// The same for counts: a whole number from lo to hi ("'1e3' is not a whole number", where CLI11
+// would say "Could not convert", and "Value abc not in range" for what is not a number at all).
+CLI::Validator whole_number(int64_t lo, int64_t hi);
 
 // Adds the repeatable `--set K=V` option.
 // Exit status when --require-fit is given and a layout does not fit in GPU memory: its times are

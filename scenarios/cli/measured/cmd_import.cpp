@@ -41,7 +41,7 @@ int cmd_import(int argc, char** argv) {
   auto* nodes_opt =
       k8s->add_option("--nodes", nodes, "spread the pods evenly over N hosts (default: packed onto as few as fit)")
           ->type_name("N")
-          ->check(CLI::Range(1, 1000000));
+          ->check(whole_number(1, 1000000));
   k8s->add_flag("--spread", opt.spread, "one pod per host (default: packed onto as few as fit)")->excludes(nodes_opt);
   k8s->add_option("--out", opt.out, "scenario file to write")->required()->type_name("scenario.toml");
   k8s->add_flag("--json", json, "print what was imported as one JSON object (docs/result.schema.json)");

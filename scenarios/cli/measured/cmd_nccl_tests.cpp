@@ -165,23 +165,23 @@ int cmd_nccl_tests(int argc, char** argv) {
       ->check(above_zero())
       ->check(CLI::Range(1.0, 1024.0));
   app.add_option("-i,--stepbytes", step_bytes, "add this many bytes each step when -f is 1")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+      ->check(whole_number(1, int64_t{1} << 40));
   app.add_option("-d,--datatype", type,
                  "data type: int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 "
                  "f8e4m3 f8e5m2, or all (default float)");
   app.add_option("-o,--redop", redop, "reduction: sum prod max min avg mulsum, or all (nccl-tests' -o/--op)");
-  app.add_option("-r,--root", root, "root rank of broadcast and reduce")->check(zero_or_more());
-  app.add_option("-t,--nthreads", threads, "threads per process, each driving -g GPUs")->check(CLI::Range(1, 1024));
+  app.add_option("-r,--root", root, "root rank of broadcast and reduce")->check(whole_number(0, 1 << 30));
+  app.add_option("-t,--nthreads", threads, "threads per process, each driving -g GPUs")->check(whole_number(1, 1024));
   app.add_option("-g,--ngpus", gpus, "GPUs per thread (one process drives them: P2P/direct pointer)")
-      ->check(CLI::Range(1, 1024));
+      ->check(whole_number(1, 1024));
   app.add_option("-n,--iters", header.iters, "iterations (header only: a prediction is per iteration)")
-      ->check(zero_or_more());
-  app.add_option("-w,--warmup_iters", header.warmup_iters, "warm-up iterations (header only)")->check(zero_or_more());
-  app.add_option("-m,--agg_iters", header.agg_iters, "aggregated iterations (header only)")->check(zero_or_more());
+      ->check(whole_number(0, 1 << 30));
+  app.add_option("-w,--warmup_iters", header.warmup_iters, "warm-up iterations (header only)")->check(whole_number(0, 1 << 30));
+  app.add_option("-m,--agg_iters", header.agg_iters, "aggregated iterations (header only)")->check(whole_number(0, 1 << 30));
   app.add_option("-N,--run_cycles", header.cycles, "print the table this many times (0, endless, prints it once)")
-      ->check(CLI::Range(0, 1000));
-  app.add_option("-c,--check", header.check, "check iterations (header only)")->check(zero_or_more());
-  app.add_option("-G,--cudagraph", header.graph, "CUDA graph launches (header only)")->check(zero_or_more());
+      ->check(whole_number(0, 1000));
+  app.add_option("-c,--check", header.check, "check iterations (header only)")->check(whole_number(0, 1 << 30));
+  app.add_option("-G,--cudagraph", header.graph, "CUDA graph launches (header only)")->check(whole_number(0, 1 << 30));
   app.add_option("-z,--blocking", blocking, "blocking collectives (header line only)");
   app.add_option("-p,--parallel_init", parallel_init, "threads initialise NCCL in parallel (header line only)");
   app.add_option("-C,--report_cputime", cputime, "name the time columns cputime");

@@ -96,7 +96,7 @@ int cmd_plan(int argc, char** argv) {
       ->type_name("SCENARIO.toml");
   app.add_option("--instances", a.instances, "catalog instances to try (default: the scenario's)")->type_name("A,B");
   app.add_option("--gpus", a.gpus, "GPU range (default: the scenario's GPU count)")->type_name("MIN..MAX");
-  app.add_option("--max-gpus", a.max_gpus, "at most N GPUs (from one node)")->type_name("N")->check(above_zero());
+  app.add_option("--max-gpus", a.max_gpus, "at most N GPUs (from one node)")->type_name("N")->check(whole_number(1, 1 << 30));
   app.add_option("--strategies", a.strategies,
                  "strategies to try (default all: megatron, zero1, zero2, zero3, zero3+offload, fsdp, hsdp, ddp)")
       ->type_name("S,T");
@@ -109,17 +109,17 @@ int cmd_plan(int argc, char** argv) {
                  "and the largest power of two below: 16,18 on NVL72)")
       ->type_name("16,18");
   app.add_option("--cp", a.cp, "context-parallel degrees to try (default 1,2)")->type_name("1,2");
-  app.add_option("--max-pp", a.max_pp, "largest pipeline degree (default 32)")->type_name("N")->check(above_zero());
+  app.add_option("--max-pp", a.max_pp, "largest pipeline degree (default 32)")->type_name("N")->check(whole_number(1, 1 << 30));
   app.add_option("--max-vp", a.max_vp, "largest virtual pipeline degree (default 4)")
       ->type_name("N")
-      ->check(above_zero());
+      ->check(whole_number(1, 1 << 30));
   app.add_option("--objective", a.objective, "rank by time to train (default) or cost")->type_name("time|cost");
   app.add_option("--budget", a.budget, "the run may cost at most this many dollars")->type_name("USD");
   app.add_option("--deadline", a.deadline, "the run must end within this time (s, min, h, d, w)")->type_name("TIME");
   add_set_option(app, sets);
   add_prices_option(app, prices);
   app.add_option("--jobs,-j", a.jobs, "threads simulating candidates at once (default: one per core)")
-      ->check(CLI::Range(1u, 1024u))
+      ->check(whole_number(1, 1024))
       ->type_name("N");
   app.add_option("--shard", a.shard, "rank only every N-th candidate from the i-th (0 <= i < N); --merge the --json files")
       ->type_name("i/N");
@@ -127,12 +127,12 @@ int cmd_plan(int argc, char** argv) {
       ->type_name("FILE...")
       ->expected(1, 1 << 20);
   app.add_option("--include", include, "rank your own layout (a scenario) among the candidates")->type_name("S.toml");
-  app.add_option("--top", top, "rows of the text table (default 10)")->type_name("K")->check(above_zero());
+  app.add_option("--top", top, "rows of the text table (default 10)")->type_name("K")->check(whole_number(1, 1 << 30));
   auto* json_opt = app.add_flag("--json", json, "print one JSON object (docs/result.schema.json) with every ranked row");
   app.add_option("--csv", csv, "write every ranked row as CSV to FILE")->type_name("FILE")->excludes(json_opt);
   app.add_option("--html", html, "write an HTML page with the time/cost Pareto chart")->type_name("FILE");
   app.add_option("--emit", emit, "write the top layouts as scenario files rank-01.toml ... into DIR")->type_name("DIR");
-  app.add_option("--emit-count", emit_count, "how many --emit writes (default 3)")->type_name("K")->check(above_zero());
+  app.add_option("--emit-count", emit_count, "how many --emit writes (default 3)")->type_name("K")->check(whole_number(1, 1 << 30));
   app.add_flag("--audit", a.audit, "also simulate every skipped candidate: none may beat the winner");
   app.add_flag("--pareto-exact", a.pareto_exact,
                "skip only what a simulated layout beats in both time and cost (the whole front exact; slower)");

@@ -124,7 +124,7 @@ int cmd_sweep(int argc, char** argv) {
   add_set_option(app, sets);
   add_prices_option(app, prices);
   app.add_option("--jobs,-j", jobs, "threads running points at once (default: one per core)")
-      ->check(CLI::Range(1u, 1024u))
+      ->check(whole_number(1, 1024))
       ->type_name("N");
   app.add_option("--shard", shard_text, "run only shard i of N (0 <= i < N), contiguous in sweep order")
       ->type_name("i/N");

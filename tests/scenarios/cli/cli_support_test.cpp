@@ -29,5 +29,27 @@ TEST_CASE("scenarios: a number option out of its range says so in a sentence", "
   CHECK(root.err.find("--root: -1 is below 0 (expected 0 or more)") != std::string::npos);
   const auto word = run_commsim({"plan", "x.toml", "--max-gpus", "many"});
   CHECK(word.exit_code == 2);
-  CHECK(word.err.find("--max-gpus: 'many' is not a number") != std::string::npos);
+  CHECK(word.err.find("--max-gpus: 'many' is not a whole number") != std::string::npos);
+}
+
+TEST_CASE("scenarios: a count option takes a whole number and says which it refused", "[scenarios]") {
+  // CLI11 said "Could not convert" for 1e3 and "Value abc not in range 0 to 100000" for a word.
+  const auto sci = run_commsim({"plan", "x.toml", "--top", "1e3"});
+  CHECK(sci.exit_code == 2);
+  CHECK(sci.err.find("--top: '1e3' is not a whole number") != std::string::npos);
+  const auto frac = run_commsim({"nccl-tests", "x.toml", "-n", "2.5"});
+  CHECK(frac.exit_code == 2);
+  CHECK(frac.err.find("--iters: '2.5' is not a whole number") != std::string::npos);
+  const auto word = run_commsim({"run", "x.toml", "--samples", "abc"});
+  CHECK(word.exit_code == 2);
+  CHECK(word.err.find("--samples: 'abc' is not a whole number") != std::string::npos);
+  const auto high = run_commsim({"nccl-tests", "x.toml", "-g", "2000"});
+  CHECK(high.exit_code == 2);
+  CHECK(high.err.find("--ngpus: 2000 is above 1024 (expected 1 to 1024)") != std::string::npos);
+  const auto huge = run_commsim({"nccl-tests", "x.toml", "-r", "99999999999999999999"});
+  CHECK(huge.exit_code == 2);
+  CHECK(huge.err.find("--root: 99999999999999999999 is too large") != std::string::npos);
+  const auto zero = run_commsim({"sweep", "x.toml", "--vary", "a=1", "--jobs", "0"});
+  CHECK(zero.exit_code == 2);
+  CHECK(zero.err.find("--jobs: 0 is below 1 (expected 1 to 1024)") != std::string::npos);
 }
