@@ -141,12 +141,12 @@ CLI::Validator whole_number(int64_t lo, int64_t hi) {
   return CLI::Validator(
       [lo, hi, open_ended](std::string& text) -> std::string {
         size_t digits = (!text.empty() && (text[0] == '-' || text[0] == '+')) ? 1 : 0;
-        const bool whole = digits < text.size() &&
-                           text.find_first_not_of("0123456789", digits) == std::string::npos;
+        const bool whole = digits < text.size() && text.find_first_not_of("0123456789", digits) == std::string::npos;
         if (!whole) return "'" + text + "' is not a whole number";
         errno = 0;
         const long long v = std::strtoll(text.c_str(), nullptr, 10);
-        const std::string range = "expected " + std::to_string(lo) + (open_ended ? " or more" : " to " + std::to_string(hi));
+        const std::string range =
+            "expected " + std::to_string(lo) + (open_ended ? " or more" : " to " + std::to_string(hi));
         if (errno == ERANGE || v > hi)
           return text + (open_ended ? " is too large" : " is above " + std::to_string(hi) + " (" + range + ")");
         if (v < lo) return text + " is below " + std::to_string(lo) + " (" + range + ")";

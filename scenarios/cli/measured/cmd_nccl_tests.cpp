@@ -176,8 +176,10 @@ int cmd_nccl_tests(int argc, char** argv) {
       ->check(whole_number(1, 1024));
   app.add_option("-n,--iters", header.iters, "iterations (header only: a prediction is per iteration)")
       ->check(whole_number(0, 1 << 30));
-  app.add_option("-w,--warmup_iters", header.warmup_iters, "warm-up iterations (header only)")->check(whole_number(0, 1 << 30));
-  app.add_option("-m,--agg_iters", header.agg_iters, "aggregated iterations (header only)")->check(whole_number(0, 1 << 30));
+  app.add_option("-w,--warmup_iters", header.warmup_iters, "warm-up iterations (header only)")
+      ->check(whole_number(0, 1 << 30));
+  app.add_option("-m,--agg_iters", header.agg_iters, "aggregated iterations (header only)")
+      ->check(whole_number(0, 1 << 30));
   app.add_option("-N,--run_cycles", header.cycles, "print the table this many times (0, endless, prints it once)")
       ->check(whole_number(0, 1000));
   app.add_option("-c,--check", header.check, "check iterations (header only)")->check(whole_number(0, 1 << 30));

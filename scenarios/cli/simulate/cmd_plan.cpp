@@ -96,7 +96,9 @@ int cmd_plan(int argc, char** argv) {
       ->type_name("SCENARIO.toml");
   app.add_option("--instances", a.instances, "catalog instances to try (default: the scenario's)")->type_name("A,B");
   app.add_option("--gpus", a.gpus, "GPU range (default: the scenario's GPU count)")->type_name("MIN..MAX");
-  app.add_option("--max-gpus", a.max_gpus, "at most N GPUs (from one node)")->type_name("N")->check(whole_number(1, 1 << 30));
+  app.add_option("--max-gpus", a.max_gpus, "at most N GPUs (from one node)")
+      ->type_name("N")
+      ->check(whole_number(1, 1 << 30));
   app.add_option("--strategies", a.strategies,
                  "strategies to try (default all: megatron, zero1, zero2, zero3, zero3+offload, fsdp, hsdp, ddp)")
       ->type_name("S,T");
@@ -109,7 +111,9 @@ int cmd_plan(int argc, char** argv) {
                  "and the largest power of two below: 16,18 on NVL72)")
       ->type_name("16,18");
   app.add_option("--cp", a.cp, "context-parallel degrees to try (default 1,2)")->type_name("1,2");
-  app.add_option("--max-pp", a.max_pp, "largest pipeline degree (default 32)")->type_name("N")->check(whole_number(1, 1 << 30));
+  app.add_option("--max-pp", a.max_pp, "largest pipeline degree (default 32)")
+      ->type_name("N")
+      ->check(whole_number(1, 1 << 30));
   app.add_option("--max-vp", a.max_vp, "largest virtual pipeline degree (default 4)")
       ->type_name("N")
       ->check(whole_number(1, 1 << 30));
@@ -132,7 +136,9 @@ int cmd_plan(int argc, char** argv) {
   app.add_option("--csv", csv, "write every ranked row as CSV to FILE")->type_name("FILE")->excludes(json_opt);
   app.add_option("--html", html, "write an HTML page with the time/cost Pareto chart")->type_name("FILE");
   app.add_option("--emit", emit, "write the top layouts as scenario files rank-01.toml ... into DIR")->type_name("DIR");
-  app.add_option("--emit-count", emit_count, "how many --emit writes (default 3)")->type_name("K")->check(whole_number(1, 1 << 30));
+  app.add_option("--emit-count", emit_count, "how many --emit writes (default 3)")
+      ->type_name("K")
+      ->check(whole_number(1, 1 << 30));
   app.add_flag("--audit", a.audit, "also simulate every skipped candidate: none may beat the winner");
   app.add_flag("--pareto-exact", a.pareto_exact,
                "skip only what a simulated layout beats in both time and cost (the whole front exact; slower)");

@@ -24,7 +24,8 @@ int cmd_topo(int argc, char** argv) {
   bool json = false;
   app.add_option("scenario", path, "scenario file (TOML)")->required()->type_name("SCENARIO.toml");
   add_set_option(app, sets);
-  app.add_option("--max-ranks", max_ranks, "list every pair up to this many ranks (default 16)")->check(whole_number(1, 1 << 30));
+  app.add_option("--max-ranks", max_ranks, "list every pair up to this many ranks (default 16)")
+      ->check(whole_number(1, 1 << 30));
   app.add_flag("--json", json, "print one JSON object (docs/result.schema.json) instead of the text");
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
   return guarded([&] {
