@@ -77,7 +77,7 @@ memory::MemoryInputs step_memory_inputs(const ScenarioSpec& spec, const model::M
                                                                       : memory::Recompute::None;
   in.micro_batch = spec.training.micro_batch;
   in.micro_batches = layout.strategy == workload::Strategy::Megatron ? layout.pipeline_micro_batches
-                                                                     : std::max(1, spec.training.grad_accum);
+                                                                     : layout.grad_accum;
   in.compute_bytes = workload::dtype_bytes(spec.training.dtype);
   in.param_bytes =
       spec.training.param_dtype.empty() ? in.compute_bytes : workload::dtype_bytes(spec.training.param_dtype);

@@ -211,7 +211,7 @@ void complete_result(RunResult& result, const ScenarioSpec& spec, const World& w
     const model::ModelShape& shape = *plan.shape;
     const workload::ParallelLayout& layout = *plan.layout;
     const int micro_batches = layout.strategy == workload::Strategy::Megatron ? layout.pipeline_micro_batches
-                                                                              : std::max(1, spec.training.grad_accum);
+                                                                              : layout.grad_accum;
     result.throughput = make_throughput(shape, samples_per_step(spec, layout.dp, micro_batches), result.step_time_s,
                                         world.size(), world.node().gpu.bf16_flops, spec.training.grad_checkpointing);
   }

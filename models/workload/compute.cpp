@@ -90,7 +90,7 @@ RankStepWork rank_step_work(const ScenarioSpec& spec, const model::ModelShape& m
   w.block = block_seconds(m, tokens, megatron ? layout.tp : 1, rates);
   w.head = head_seconds(m, tokens, 1, rates, output_layer_rows(m, layout));
   w.layers = megatron ? double(pipeline_split(layout, m.layers).max_stage_layers()) : double(m.layers);
-  w.micro = megatron ? layout.pipeline_micro_batches : std::max(1, t.grad_accum);
+  w.micro = megatron ? layout.pipeline_micro_batches : layout.grad_accum;  // from global_batch when given
   w.recompute = t.grad_checkpointing ? 1 : 0;
   if (megatron)
     w.params = w.layers * double((m.block_matmul_params() - m.block_replicated_params()) / layout.tp +

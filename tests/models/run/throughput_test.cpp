@@ -1,6 +1,8 @@
 // Throughput and MFU (models/run/throughput.hpp): Megatron-LM's num_floating_point_operations.
 #include "models/run/throughput.hpp"
 
+#include "models/run/run.hpp"
+
 #include <catch2/catch.hpp>
 
 using models::make_throughput;
@@ -46,4 +48,34 @@ TEST_CASE("throughput: tokens/s, TFLOP/s per GPU, MFU and the recompute's hardwa
   CHECK(t.hfu > t.mfu);
   const auto plain = make_throughput(m, 64, 2.0, 8, 989e12, false);
   CHECK(plain.hardware_flops_per_step == plain.model_flops_per_step);
+}
+
+// A step's batch named by training.global_batch is the same step as one named by grad_accum:
+// every figure that counts micro-batches (tokens per step, steps to the token target, the
+// compute per step, the memory peak) takes the layout's grad_accum, not the spec's default 1.
+TEST_CASE("throughput: global_batch and the grad_accum it implies give one step, for every strategy", "[models]") {
+  for (const char* strategy : {"zero1", "zero3", "fsdp", "ddp", "megatron"}) {
+    models::ScenarioSpec by_accum;
+    by_accum.cluster.instance = "p5.48xlarge";
+    by_accum.model = models::ModelSpec{};
+    by_accum.model->preset = "sc21-1.7b";
+    by_accum.model->seq = 1024;
+    by_accum.training.micro_batch = 2;
+    by_accum.training.grad_accum = 3;
+    by_accum.training.tokens = 1e8;
+    by_accum.parallel.strategy = strategy;
+    if (std::string(strategy) == "zero1") by_accum.zero.stage = 1;
+    models::ScenarioSpec by_batch = by_accum;
+    by_batch.training.grad_accum = 1;
+    by_batch.training.global_batch = 2 * 3 * 8;  // micro_batch x grad_accum x dp (8 GPUs)
+    const auto a = models::run_scenario(by_accum, {});
+    const auto b = models::run_scenario(by_batch, {});
+    INFO(strategy);
+    CHECK(b.throughput.tokens_per_step == 48.0 * 1024);
+    CHECK(b.throughput.tokens_per_step == a.throughput.tokens_per_step);
+    CHECK(b.steps == a.steps);
+    CHECK(b.step_time_s == Approx(a.step_time_s).epsilon(1e-9));
+    CHECK(b.run_time_s == Approx(a.run_time_s).epsilon(1e-9));
+    CHECK(b.memory.peak_bytes == a.memory.peak_bytes);
+  }
 }
