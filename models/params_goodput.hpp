@@ -87,10 +87,11 @@ inline constexpr auto kGoodputParams = std::to_array<ParamSpec>({
     // lowered them), rescheduling and reloading the checkpoint.
     {"restart.time", ParamUnit::Seconds, kLongTime, 600, "", ParamOwner::Goodput,
      "detect, reschedule, reload after an interruption; assumption: Daly 2006's example R = 10 min"},
-    // A price per GPU-hour, as GPU clouds quote it; used (x the run's GPUs) when the scenario gives
-    // no [cluster] price_per_hour. Without either, the instance price table (models/run/cost.hpp).
+    // A price per GPU-hour, as GPU clouds quote it; used (x every node's GPUs: whole nodes are paid
+    // for) when the scenario gives no [cluster] price_per_hour. Without either, the instance price
+    // table (models/run/cost.hpp).
     {"price.gpu_hour", ParamUnit::UsdPerHour, kPrice, 0, "", ParamOwner::Goodput,
-     "US$ per GPU-hour for the run's cost (x GPUs); 0: the node's price from the catalog or --prices"},
+     "US$ per GPU-hour for the run's cost (x each node's GPUs); 0: the node's price from the catalog or --prices"},
 });
 
 }  // namespace models::params_detail

@@ -76,7 +76,8 @@ struct CostResult {
   bool known = false;        // false: some node has no price (missing names it) or no model
   double usd_per_hour = 0;   // the whole cluster
   double usd_per_step = 0;   // step_time_s x usd_per_hour / 3600
-  double usd_per_run = 0;    // run_time_s x usd_per_hour / 3600
+  double usd_per_run = 0;    // billed_s x usd_per_hour / 3600
+  double billed_s = 0;       // the time paid for: run_time_s, or a Capacity Block's whole window (run/cost.hpp)
   double usd_per_million_tokens = 0;  // 0 without a throughput estimate
   std::string source;        // where the price came from (catalog entry and date, file, scenario)
   std::string pricing;       // how the nodes are sold: "on-demand", "capacity block", "given" (the user's), "mixed"

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "models/error.hpp"
+#include "models/hw/gpu_memory.hpp"
 #include "models/hw/instance.hpp"
 #include "models/plan/bounds.hpp"
 #include "models/run/cost.hpp"
@@ -97,7 +98,7 @@ Evaluated evaluate_scenario(const ScenarioSpec& spec, const Candidate& described
     e.caveats = r.caveats;
     if (r.cost.known) {
       e.usd_per_hour = r.cost.usd_per_hour;
-      e.cost_usd = e.train_s * r.cost.usd_per_hour / 3600;
+      e.cost_usd = billed_seconds(r.cost.pricing, e.train_s) * r.cost.usd_per_hour / 3600;
       e.pricing = r.cost.pricing;
     }
   } catch (const SpecError& err) {
@@ -251,7 +252,9 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
       continue;
     }
     Work& w = work[k];
-    const double capacity = hw::find_instance(w.c.instance).gpu.hbm_bytes;
+    // What a process can allocate, as the run's own memory check takes it (not the datasheet's
+    // figure: 80 GB on an H100 is 80 GiB, 85.9e9 bytes, of which 85.0e9 are usable).
+    const double capacity = hw::usable_memory(hw::find_instance(w.c.instance).gpu).bytes;
     if (w.memory_bound > capacity) {
       ++out.over_memory;
       ++tally.over_memory;

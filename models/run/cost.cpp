@@ -4,14 +4,30 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/hw/instance.hpp"
 #include "models/hw/prices.hpp"
 #include "models/params.hpp"
 
 namespace models {
 
+namespace {
+// cluster.params "price.gpu_hour" (a price per GPU-hour, as GPU clouds quote it) for a node of
+// `gpus` GPUs: the whole node, as every other price (a node's GPUs are held together).
+std::optional<PriceSpec> per_gpu_price(const ScenarioSpec& spec, int gpus) {
+  const double per_gpu = param_or(spec.cluster.params, "price.gpu_hour", 0);
+  if (per_gpu <= 0 || gpus <= 0) return std::nullopt;
+  return PriceSpec{per_gpu * gpus, "cluster.params \"price.gpu_hour\" x " + std::to_string(gpus) + " GPUs per node",
+                   "given"};
+}
+}  // namespace
+
 std::optional<PriceSpec> node_price(const ScenarioSpec& spec, const std::string& instance) {
   const ClusterSpec& c = spec.cluster;
   if (c.price && (c.groups.empty() || instance == c.instance)) return c.price;
+  if (!c.price) {
+    const bool custom = c.node && instance == c.instance;
+    if (auto p = per_gpu_price(spec, custom ? c.node->gpus : hw::find_instance(instance).gpus)) return p;
+  }
   if (auto it = c.prices.find(instance); it != c.prices.end()) return it->second;
   if (const hw::InstancePrice* p = hw::find_price(instance)) {
     const std::string pricing = hw::pricing_model_name(p->model);
@@ -29,8 +45,8 @@ std::optional<ClusterPrice> cluster_price(const ScenarioSpec& spec, std::string*
   };
   ClusterPrice out;
   if (c.groups.empty()) {
-    if (c.node && !c.price) return fail("[cluster.node]");
-    const auto p = c.node ? c.price : node_price(spec, c.instance);
+    const auto p = c.node ? (c.price ? c.price : per_gpu_price(spec, c.node->gpus)) : node_price(spec, c.instance);
+    if (!p && c.node) return fail("[cluster.node]");
     if (!p) return fail(c.instance);
     out.usd_per_hour = p->usd_per_hour * std::max(1, c.nodes);
     out.source = p->source;
@@ -45,6 +61,18 @@ std::optional<ClusterPrice> cluster_price(const ScenarioSpec& spec, std::string*
     if (out.source.find(p->source) == std::string::npos) out.source += (out.source.empty() ? "" : "; ") + p->source;
   }
   return out;
+}
+
+double billed_seconds(const std::string& pricing, double run_s) {
+  if (pricing != hw::pricing_model_name(hw::PricingModel::CapacityBlock) || run_s <= 0) return run_s;
+  constexpr double kDay = 86400, kMaxWindowDays = 182;
+  double billed_days = 0, days = std::ceil(run_s / kDay - 1e-9);
+  while (days > 0) {  // windows of at most 182 days: whole days up to 14, whole weeks beyond
+    const double window = std::min(days, kMaxWindowDays);
+    billed_days += window <= 14 ? window : std::min(kMaxWindowDays, 14 + 7 * std::ceil((window - 14) / 7));
+    days -= window;
+  }
+  return billed_days * kDay;
 }
 
 long long steps_for_tokens(double tokens, double tokens_per_step) {
@@ -62,21 +90,15 @@ void apply_token_target(const ScenarioSpec& spec, RunResult& result) {
 
 CostResult make_cost(const ScenarioSpec& spec, const RunResult& result) {
   CostResult c;
-  // cluster.params "price.gpu_hour" (a price per GPU-hour, as cloud GPU offers quote it) stands in
-  // for the node prices when the scenario gives no [cluster] price_per_hour.
-  const double per_gpu = param_or(spec.cluster.params, "price.gpu_hour", 0);
-  std::optional<ClusterPrice> price;
-  if (per_gpu > 0 && !spec.cluster.price && result.gpus > 0)
-    price = ClusterPrice{per_gpu * result.gpus, "cluster.params \"price.gpu_hour\"", "given"};
-  else
-    price = cluster_price(spec, &c.missing);
+  const std::optional<ClusterPrice> price = cluster_price(spec, &c.missing);
   if (!price || result.partial) return c;
   c.known = true;
   c.usd_per_hour = price->usd_per_hour;
   c.source = price->source;
   c.pricing = price->pricing;
   c.usd_per_step = result.step_time_s * c.usd_per_hour / 3600;
-  c.usd_per_run = result.run_time_s * c.usd_per_hour / 3600;
+  c.billed_s = billed_seconds(c.pricing, result.run_time_s);
+  c.usd_per_run = c.billed_s * c.usd_per_hour / 3600;
   if (result.throughput.estimated && result.throughput.tokens_per_step > 0)
     c.usd_per_million_tokens = c.usd_per_step / result.throughput.tokens_per_step * 1e6;
   return c;

@@ -5,10 +5,15 @@
 //     of the cluster; not with [[cluster.groups]] of different instances), else the user's price
 //     file (--prices FILE, ClusterSpec::prices), else the catalog (models/hw/prices.hpp: on demand,
 //     or a Capacity Block's rate where AWS sells no on-demand; the source says which);
-//   or, without price_per_hour, cluster.params "price.gpu_hour" x the run's GPUs;
+//   without price_per_hour, cluster.params "price.gpu_hour" x the node's GPUs comes before the
+//     file and the catalog (a price per GPU-hour, as GPU clouds quote it);
 //   usd_per_hour = sum over nodes of their price;  usd_per_step = step_time_s x usd_per_hour / 3600;
 //   usd_per_run = run_time_s x usd_per_hour / 3600;
 //   usd_per_million_tokens = usd_per_step / tokens_per_step x 1e6 (training steps only).
+//   A Capacity Block is paid up front for its whole window, which AWS sells in 1-day increments up
+//   to 14 days and 7-day increments beyond, to 182 days (EC2 user guide, "Find and purchase
+//   Capacity Blocks"); a longer run chains windows the same way. usd_per_run is the windows
+//   covering the run (billed_s), not its seconds; usd_per_step stays at the hourly rate.
 // A node with no price leaves the cost unknown (known = false) and names the instance (missing);
 // nothing is guessed. Whole nodes are paid for even where the placement leaves GPUs idle.
 // training.tokens (a target in tokens rather than steps): the run is ceil(tokens / tokens per step)
@@ -32,6 +37,10 @@ struct ClusterPrice {
   std::string pricing;  // PriceSpec::pricing of every node; "mixed" when the groups' differ
 };
 std::optional<ClusterPrice> cluster_price(const ScenarioSpec& spec, std::string* missing = nullptr);
+
+// The seconds paid for a run of `run_s` sold as `pricing` (CostResult::pricing): the run itself,
+// or for "capacity block" the whole days (then weeks past 14 days) of the windows that cover it.
+double billed_seconds(const std::string& pricing, double run_s);
 
 // The steps a run of training.tokens tokens takes: ceil(tokens / tokens_per_step); 0 when the
 // scenario sets no token target or the step has no token count.

@@ -1,6 +1,8 @@
 // RunResult::goodput from the scenario and the step (goodput_fill.hpp).
 #include "models/run/goodput_fill.hpp"
 
+#include "models/run/cost.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -92,8 +94,8 @@ void fill_goodput(RunResult& result, const ScenarioSpec& spec) {
   // goodput's cost and the run's $ per run rest on one figure.
   if (result.cost.known && result.cost.usd_per_hour > 0) {
     g.price_per_gpu_hour = result.cost.usd_per_hour / gpus;
-    g.expected_cost = g.expected_wall_s / 3600 * result.cost.usd_per_hour;
-    g.work_cost = g.work_s / 3600 * result.cost.usd_per_hour;
+    g.expected_cost = billed_seconds(result.cost.pricing, g.expected_wall_s) / 3600 * result.cost.usd_per_hour;
+    g.work_cost = billed_seconds(result.cost.pricing, g.work_s) / 3600 * result.cost.usd_per_hour;
   }
 }
 

@@ -42,9 +42,9 @@ TEST_CASE("scenarios: the goodput's cost and the run's $ per run use one price o
   }
   // p4d.24xlarge from the catalog: one whole node ($21.957642/h) though the run uses 4 of its 8 GPUs.
   CHECK(models::run_scenario(scenarios::load_scenario(kSeedOfRunCost).spec, {}).cost.usd_per_hour == Approx(21.957642));
-  // A price per GPU-hour: x 4 GPUs.
+  // A price per GPU-hour: x the node's 8 GPUs, paid for whole like the catalog's price.
   const auto per_gpu = scenarios::load_scenario(kSeedOfRunCost, {"cluster.params.price.gpu_hour=2.5"});
-  CHECK(models::run_scenario(per_gpu.spec, {}).cost.usd_per_hour == Approx(10.0));
+  CHECK(models::run_scenario(per_gpu.spec, {}).cost.usd_per_hour == Approx(20.0));
   // The run's steps follow the token target: ceil(tokens / tokens per step).
   const auto tokens = seed_with_tokens("2e8");
   const models::RunResult t = models::run_scenario(tokens.spec, {});

@@ -117,6 +117,9 @@ std::string cost_line(const models::RunResult& r) {
     return fmt::format("unknown on {} GPUs: no price for {} (give [cluster] price_per_hour or --prices FILE)", gpus,
                        c.missing.empty() ? std::string("this cluster") : c.missing);
   std::string s = fmt::format("{} per step, {} per run", format_usd(c.usd_per_step), format_usd(c.usd_per_run));
+  if (c.billed_s > r.run_time_s * (1 + 1e-9))  // a Capacity Block: its whole window is paid up front
+    s += fmt::format(" (Capacity Block windows of {:.0f} day{} in all, paid whole, for a {} run)", c.billed_s / 86400,
+                     c.billed_s > 86400 ? "s" : "", goodput_duration(r.run_time_s));
   if (c.usd_per_million_tokens > 0) s += fmt::format(", {} per million tokens", format_usd(c.usd_per_million_tokens));
   return s + fmt::format(" ({} GPUs at {}/h: {})", gpus, format_usd(c.usd_per_hour), c.source);
 }

@@ -3,6 +3,8 @@
 // shards' union ranks like one run, and constraints without an answer say so.
 #include <catch2/catch.hpp>
 
+#include "models/run/cost.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -128,7 +130,7 @@ TEST_CASE("plan: a missing price with a budget is a user error naming the instan
 }
 
 TEST_CASE("plan: on two priced instances the cost objective ranks by $ of the closed form", "[models][plan]") {
-  // $ per run = step time x steps x nodes x one node's $/h / 3600, each row at its own instance's
+  // $ per run = time paid x nodes x one node's $/h / 3600, each row at its own instance's
   // catalog price: p5.48xlarge $55.04 on demand, p5e.48xlarge $39.80 a Capacity Block's rate
   // (models/hw/prices.cpp). Both are 8 x H100/H200 nodes: the ranking mixes them by $ alone.
   auto base = plan_test::small_base();
@@ -149,7 +151,10 @@ TEST_CASE("plan: on two priced instances the cost objective ranks by $ of the cl
     seen[p5e] = true;
     const double node_usd = p5e ? 39.80 : 55.04;
     REQUIRE(e.cost_usd);
-    CHECK(*e.cost_usd == Approx(e.step_s * r.steps * e.candidate.nodes * node_usd / 3600).epsilon(1e-12));
+    // A Capacity Block is paid for its whole window (whole days), on-demand by the second.
+    const double paid_s = models::billed_seconds(e.pricing, e.step_s * r.steps);
+    CHECK(paid_s == (p5e ? 86400 : e.step_s * r.steps));
+    CHECK(*e.cost_usd == Approx(paid_s * e.candidate.nodes * node_usd / 3600).epsilon(1e-12));
     CHECK(e.pricing == (p5e ? "capacity block" : "on-demand"));
     if (i > 0) CHECK(*r.ranked[i - 1].cost_usd <= *e.cost_usd);
   }
@@ -179,7 +184,9 @@ TEST_CASE("plan: 64 of an NVL72 rack's 72 GPUs run as planned, the rack paid who
     CHECK(e.candidate.gpus_per_node == 64);
     CHECK(e.candidate.gpus() == 64 * e.candidate.nodes);
     REQUIRE(e.cost_usd);
-    CHECK(*e.cost_usd == Approx(e.step_s * r.steps * e.candidate.nodes * 761.904 / 3600).epsilon(1e-12));
+    CHECK(*e.cost_usd ==
+          Approx(models::billed_seconds(e.pricing, e.step_s * r.steps) * e.candidate.nodes * 761.904 / 3600)
+              .epsilon(1e-12));
   }
 }
 

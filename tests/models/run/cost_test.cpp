@@ -67,3 +67,45 @@ TEST_CASE("run: training.tokens sets the run's steps", "[models][run]") {
   CHECK(r.run_time_s == 15259);
   CHECK(models::steps_for_tokens(65536, 65536) == 1);
 }
+
+// A Capacity Block is sold as a window paid up front: 1-day increments to 14 days, 7-day
+// increments to 182 days (EC2 user guide); a longer run chains such windows.
+TEST_CASE("cost: a Capacity Block run pays its whole windows, an on-demand run its seconds", "[models]") {
+  const std::string block = "capacity block";
+  constexpr double kDay = 86400;
+  CHECK(models::billed_seconds("on-demand", 1234.5) == 1234.5);
+  CHECK(models::billed_seconds("given", 1234.5) == 1234.5);
+  CHECK(models::billed_seconds(block, 60) == kDay);
+  CHECK(models::billed_seconds(block, kDay) == kDay);
+  CHECK(models::billed_seconds(block, kDay + 1) == 2 * kDay);
+  CHECK(models::billed_seconds(block, 14 * kDay) == 14 * kDay);
+  CHECK(models::billed_seconds(block, 14.5 * kDay) == 21 * kDay);
+  CHECK(models::billed_seconds(block, 182 * kDay) == 182 * kDay);
+  CHECK(models::billed_seconds(block, 183 * kDay) == 183 * kDay);  // 182, then a 1-day window
+  CHECK(models::billed_seconds(block, 200 * kDay) == 203 * kDay);  // 182, then 18 days as 21
+  // Never less than the run, and never decreasing as the run grows.
+  double last = 0;
+  for (double d = 0.1; d < 400; d += 0.7) {
+    const double b = models::billed_seconds(block, d * kDay);
+    CHECK(b >= d * kDay * (1 - 1e-12));
+    CHECK(b >= last);
+    last = b;
+  }
+}
+
+TEST_CASE("cost: a short run on a Capacity Block instance is billed one day, its step at the hourly rate", "[models]") {
+  models::ScenarioSpec s;
+  s.cluster.instance = "p5e.48xlarge";
+  s.model = models::ModelSpec{};
+  s.model->preset = "sc21-1.7b";
+  s.model->seq = 1024;
+  s.training.steps = 10;
+  s.parallel.strategy = "fsdp";
+  const models::RunResult r = models::run_scenario(s, {});
+  REQUIRE(r.cost.known);
+  REQUIRE(r.cost.pricing == "capacity block");
+  CHECK(r.cost.billed_s == 86400);
+  CHECK(r.cost.usd_per_run == Approx(r.cost.usd_per_hour * 24));
+  CHECK(r.cost.usd_per_step == Approx(r.step_time_s * r.cost.usd_per_hour / 3600));
+  CHECK(r.goodput.work_cost == Approx(r.cost.usd_per_run));
+}
