@@ -48,10 +48,11 @@ struct MemoryTerm {
 // largest peak, its phase of the step and its terms, against the GPU's capacity.
 struct MemoryResult {
   bool estimated = false;         // false for a bare collective
-  std::string gpu;                // catalog name of the GPU
-  double capacity_bytes = 0;      // what a process can allocate on the GPU (hw/gpu_memory.hpp), not the datasheet's HBM
-  double peak_bytes = 0;          // largest over ranks
-  int peak_rank = 0;              // first rank with that peak
+  // The rank with the least room left on its own GPU (on one kind of GPU: the largest peak).
+  std::string gpu;                // catalog name of that rank's GPU
+  double capacity_bytes = 0;      // what a process can allocate on it (hw/gpu_memory.hpp), not the datasheet's HBM
+  double peak_bytes = 0;          // that rank's peak
+  int peak_rank = 0;              // the first such rank
   std::string phase;              // "forward_backward", "backward_end" or "optimizer"
   std::string recompute;          // activation recompute assumed: "none", "selective", "full"
   std::vector<MemoryTerm> terms;  // the peak rank's terms at its peak phase, biggest first

@@ -103,15 +103,6 @@ MemoryFill estimate_step_memory(const ScenarioSpec& spec, const World& world, co
 
   MemoryResult& m = out.memory;
   m.estimated = true;
-  m.gpu = world.node().gpu.name;
-  // What a process can allocate, not the datasheet's figure (hw/gpu_memory.hpp).
-  m.capacity_bytes = hw::usable_memory(world.node().gpu).bytes;
-  if (world.mixed())  // [[cluster.groups]]: the smallest GPU decides whether the step fits
-    for (int node = 0; node < world.nodes(); ++node)
-      if (const double usable = hw::usable_memory(world.node_of(node).gpu).bytes; usable < m.capacity_bytes) {
-        m.gpu = world.node_of(node).gpu.name;
-        m.capacity_bytes = usable;
-      }
   m.recompute = memory::recompute_name(in.recompute);
   out.rank_peak_bytes.assign(n, 0.0);
   // Ranks of one stage differ only in their NCCL buffers: estimate each distinct pair once.
@@ -127,7 +118,14 @@ MemoryFill estimate_step_memory(const ScenarioSpec& spec, const World& world, co
     }
     const double peak = it->second.peak_bytes();
     out.rank_peak_bytes[r] = peak;
-    if (r == 0 || peak > m.peak_bytes) {
+    // What a process can allocate on this rank's GPU, not the datasheet's figure
+    // (hw/gpu_memory.hpp). The rank shown is the one with the least room left: on one kind of GPU
+    // the largest peak; with [[cluster.groups]] of several, against each rank's own GPU.
+    const hw::GpuSpec& gpu = world.node_of(world.rank(r).node).gpu;
+    const double capacity = hw::usable_memory(gpu).bytes;
+    if (r == 0 || peak - capacity > m.peak_bytes - m.capacity_bytes) {
+      m.gpu = gpu.name;
+      m.capacity_bytes = capacity;
       m.peak_bytes = peak;
       m.peak_rank = r;
       const memory::Phase& ph = it->second.peak_phase();

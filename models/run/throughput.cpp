@@ -7,15 +7,17 @@ StepFlops megatron_step_flops(const model::ModelShape& m, double samples) {
   const double s = m.seq, L = m.layers, h = m.hidden, a = m.heads, g = m.kv_heads, f = m.ffn, V = m.vocab;
   const double q_ratio = double(m.head_dim()) * a / h;  // query projection size / hidden
   const double base = 12 * samples * s * L * h * h;
+  // Megatron's gated_linear_multiplier: 3/2 for SwiGLU's three MLP matrices, 1 for GELU's two.
+  const double gated = m.gated_mlp ? 1.5 : 1.0;
   StepFlops out;
-  out.layers = base * ((1 + g / a + s / h) * q_ratio + f / h * 1.5);
+  out.layers = base * ((1 + g / a + s / h) * q_ratio + f / h * gated);
   if (m.is_moe()) {
     // Megatron's MoE count: an MoE layer's MLP is top_k routed plus the shared experts of moe_ffn
     // (experts a token does not visit do no work), the dense layers' ffn as above; the router's
     // 2 h E per token is left out, as Megatron does.
     const double moe_n = m.moe_layers(), fe = m.moe.moe_ffn * double(m.moe.top_k + m.moe.shared_experts);
     out.layers =
-        base * ((1 + g / a + s / h) * q_ratio) + 12 * samples * s * h * h * 1.5 / h * ((L - moe_n) * f + moe_n * fe);
+        base * ((1 + g / a + s / h) * q_ratio) + 12 * samples * s * h * h * gated / h * ((L - moe_n) * f + moe_n * fe);
   }
   if (m.attention().is_mla()) {
     // Multi-head latent attention (model/attention.hpp): 6 x its matrices' parameters per token, and
@@ -23,8 +25,8 @@ StepFlops megatron_step_flops(const model::ModelShape& m, double samples) {
     const model::AttentionShape at = m.attention();
     const double attention = 6 * samples * s * L *
                              (double(at.matmul_params()) + s * double(at.heads) * double(at.qk_head_dim() + at.v_head_dim()));
-    const double dense_mlp = 12 * samples * s * h * h * 1.5 / h * (L - m.moe_layers()) * f;
-    const double moe_mlp = 12 * samples * s * h * h * 1.5 / h * m.moe_layers() *
+    const double dense_mlp = 12 * samples * s * h * h * gated / h * (L - m.moe_layers()) * f;
+    const double moe_mlp = 12 * samples * s * h * h * gated / h * m.moe_layers() *
                            (m.moe.moe_ffn * double(m.moe.top_k + m.moe.shared_experts));
     out.layers = attention + dense_mlp + moe_mlp;
   }

@@ -5,7 +5,8 @@
 // FLOPs per step: Megatron-LM's num_floating_point_operations (megatron/training/training.py),
 // which counts every GEMM 3 times (forward, weight gradient, data gradient) and full (not causal)
 // attention, for B samples of s tokens, L layers, hidden h, a heads of which g key/value groups,
-// ffn f with SwiGLU (x 3/2), vocabulary V:
+// ffn f with SwiGLU's three matrices (x 3/2; GELU's two: x 1, Megatron's gated_linear_multiplier),
+// vocabulary V:
 //   F = 12 B s L h^2 [ (1 + g/a + s/h) + (f/h) (3/2) + V / (2 L h) ]
 // (Narayanan et al. 2021, appendix "Floating-point operations"). With full activation recompute
 // the layers' forward runs twice, so the hardware count is F + (1/3) of F's layer part (the

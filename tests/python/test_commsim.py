@@ -2,6 +2,7 @@
 errors as CommsimError with the FILE:LINE:COL line and the exit code, the binary found as the
 module documents."""
 
+import math
 import os
 import subprocess
 import sys
@@ -153,7 +154,10 @@ def test_plan_ranks_layouts_and_names_every_instance(repo):
         if row["instance"] == "u-p6e-gb200x72":
             assert (row["gpus_per_node"], row["node_gpus"]) == (64, 72)
             assert row["layout"].endswith(", 64 of 72 GPUs per node")
-            assert row["cost_usd"] == pytest.approx(row["train_time_s"] * row["nodes"] * 761.904 / 3600, rel=1e-6)
+            # Sold as Capacity Blocks: whole days of the rack paid up front (runs under 14 days here).
+            paid_s = math.ceil(row["train_time_s"] / 86400) * 86400
+            assert row["pricing"] == "capacity block"
+            assert row["cost_usd"] == pytest.approx(paid_s * row["nodes"] * 761.904 / 3600, rel=1e-6)
     with pytest.raises(commsim.CommsimError) as e:
         commsim.plan(example, gpus="9..15")
     assert e.value.exit_code == 2

@@ -60,3 +60,20 @@ TEST_CASE("mixed gpus: 2 x p5 + 2 x p4d is paced by the A100s, each rank compute
   CHECK(mixed.step_time_s <= p4d.step_time_s * 1.001);
   CHECK(mixed.step_time_s > 0.9 * p4d.step_time_s);
 }
+
+TEST_CASE("mixed gpus: MFU and the memory line do not depend on the order of the groups", "[models]") {
+  // MFU is against the GPUs the ranks run on (16 H100 at 989 and 16 A100 at 312 TFLOP/s: their
+  // mean), not the first group's; the memory line names the rank with the least room on its own GPU.
+  const RunResult h_first = run_scenario(zero3_on({{"p5.48xlarge", 2}, {"p4d.24xlarge", 2}}), {});
+  const RunResult a_first = run_scenario(zero3_on({{"p4d.24xlarge", 2}, {"p5.48xlarge", 2}}), {});
+  REQUIRE(h_first.throughput.estimated);
+  const double mean_peak = (989.4e12 + 312e12) / 2;
+  CHECK(h_first.throughput.peak_tflops_per_gpu == Approx(mean_peak / 1e12).epsilon(0.01));
+  CHECK(h_first.throughput.mfu == Approx(a_first.throughput.mfu).epsilon(0.02));
+  CHECK(h_first.memory.gpu == a_first.memory.gpu);
+  CHECK(h_first.memory.gpu.find("A100") != std::string::npos);
+  CHECK(h_first.memory.capacity_bytes == a_first.memory.capacity_bytes);
+  // The rank named is on an A100: ranks 16-31 when the p5s come first, 0-15 when they come last.
+  CHECK(h_first.memory.peak_rank >= 16);
+  CHECK(a_first.memory.peak_rank < 16);
+}
