@@ -91,7 +91,7 @@ RankStepWork rank_step_work(const ScenarioSpec& spec, const model::ModelShape& m
   w.head = head_seconds(m, tokens, 1, rates, output_layer_rows(m, layout));
   w.layers = megatron ? double(pipeline_split(layout, m.layers).max_stage_layers()) : double(m.layers);
   w.micro = megatron ? layout.pipeline_micro_batches : layout.grad_accum;  // from global_batch when given
-  w.recompute = layout.recompute == Recompute::Full ? 1 : 0;  // training.recompute or grad_checkpointing
+  w.recompute = layout.recompute == Recompute::Full ? 1 : 0;               // training.recompute or grad_checkpointing
   if (megatron)
     w.params = w.layers * double((m.block_matmul_params() - m.block_replicated_params()) / layout.tp +
                                  m.block_replicated_params() + m.block_norm_params() + m.block_bias_params() / layout.tp) +
