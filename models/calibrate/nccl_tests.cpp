@@ -81,13 +81,16 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
   }
   double busbw_sum = 0;
   for (int64_t size : nccl_tests_sizes(o)) {
-    // nccl-tests rounds the size down to whole elements (and to n x elements for gather ops).
+    // nccl-tests rounds the size down to whole elements (and to n x elements for gather ops), and
+    // its count column is the count each rank passes to NCCL (paramcount: the size / n elements
+    // for all_gather, reduce_scatter and alltoall; src/common.cu setupArgs, src/all_gather.cu).
     int64_t count = size / o.type_size;
-    if (o.op == CollOp::AllGather || o.op == CollOp::ReduceScatter || o.op == CollOp::AllToAll) count = (count / n) * n;
+    const bool per_rank = o.op == CollOp::AllGather || o.op == CollOp::ReduceScatter || o.op == CollOp::AllToAll;
+    if (per_rank) count = (count / n) * n;
     const int64_t bytes = count * o.type_size;
     NcclTestsRow row;
     row.size = bytes;
-    row.count = count;
+    row.count = per_rank ? count / n : count;
     CollectiveRecord rec;
     auto device_seconds = [&](bool in_place) {
       const double t0 = sim.now().seconds();
@@ -116,10 +119,10 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
     row.busbw_gbs = row.algbw_gbs * bus_factor(o.op, n);
     row.ip_algbw_gbs = bytes / (row.ip_time_us * 1e-6) / 1e9;
     row.ip_busbw_gbs = row.ip_algbw_gbs * bus_factor(o.op, n);
-    busbw_sum += row.busbw_gbs;
+    busbw_sum += row.busbw_gbs + row.ip_busbw_gbs;  // nccl-tests averages both columns (BenchTime)
     result.rows.push_back(row);
   }
-  if (!result.rows.empty()) result.avg_busbw_gbs = busbw_sum / result.rows.size();
+  if (!result.rows.empty()) result.avg_busbw_gbs = busbw_sum / (2.0 * result.rows.size());
   return result;
 }
 

@@ -27,7 +27,7 @@ struct NcclTestsOptions {
 
 struct NcclTestsRow {
   int64_t size = 0;      // bytes, nccl-tests convention
-  int64_t count = 0;     // elements
+  int64_t count = 0;     // elements one rank passes (nccl-tests' count column: size / ranks for gathers)
   double time_us = 0;    // predicted per-iteration time, out of place
   double device_us = 0;  // device time alone (without host issue bound), out of place
   double algbw_gbs = 0, busbw_gbs = 0;

@@ -55,8 +55,10 @@ int gpus_per_pod(const std::vector<NcclTestsRank>& ranks) {
 double NcclTestsTable::avg_busbw_gbs() const {
   double sum = 0;
   size_t n = 0;
+  // nccl-tests' average takes the out-of-place and the in-place column of every row (BenchTime adds
+  // each run's busBw), over every pass (-N cycles, every data type and reduction).
   for (const auto& p : passes)
-    for (const auto& row : p.result.rows) sum += row.busbw_gbs, ++n;
+    for (const auto& row : p.result.rows) sum += row.busbw_gbs + row.ip_busbw_gbs, n += 2;
   return n ? sum / static_cast<double>(n) : 0.0;
 }
 
