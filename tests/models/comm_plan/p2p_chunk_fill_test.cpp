@@ -17,7 +17,7 @@ TEST_CASE("p2p chunk fill: k chunks take k + 1 chunk times", "[nccl]") {
   CHECK(p2p_chunk_fill(nvl, 1) == Approx(1.0 / 2.0));          // one chunk, however small
   CHECK(p2p_chunk_fill(nvl, 512 * KiB) == Approx(1.0 / 2.0));  // exactly one chunk
   CHECK(p2p_chunk_fill(nvl, 1024 * KiB) == Approx(2.0 / 3.0));
-  CHECK(p2p_chunk_fill(nvl, 768 * KiB) == Approx(768.0 / 1280.0));  // a chunk and a half: 2.5 chunk times
+  CHECK(p2p_chunk_fill(nvl, 768 * KiB) == Approx(768.0 / 1280.0));     // a chunk and a half: 2.5 chunk times
   CHECK(p2p_chunk_fill(nvl, 16 * 1024 * KiB) == Approx(32.0 / 33.0));  // the largest part on one channel
   const P2pChannels net = p2p_channels(2, 2, true, false);             // 128 KiB chunks (another node)
   CHECK(p2p_chunk_fill(net, 128 * KiB) == Approx(1.0 / 2.0));
