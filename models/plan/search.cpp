@@ -79,7 +79,7 @@ double target_steps(const ScenarioSpec& base, double tokens_per_step) {
   return std::max(1, base.training.steps);
 }
 
-Evaluated evaluate_scenario(const ScenarioSpec& spec, const Candidate& described, double steps) {
+Evaluated evaluate_scenario(const ScenarioSpec& spec, const Candidate& described, std::optional<double> steps) {
   Evaluated e;
   e.candidate = described;
   e.simulated = true;
@@ -89,7 +89,7 @@ Evaluated evaluate_scenario(const ScenarioSpec& spec, const Candidate& described
     const RunResult r = run_scenario(spec, options);
     e.fits = r.fits();
     e.step_s = r.step_time_s;
-    e.train_s = r.step_time_s * steps;
+    e.train_s = r.step_time_s * steps.value_or(double(r.steps));
     e.tokens_per_s = r.throughput.tokens_per_s;
     e.mfu = r.throughput.mfu;
     e.memory_peak_bytes = r.memory.peak_bytes;
@@ -131,7 +131,12 @@ void rank(std::vector<Evaluated> all, const PlanOptions& o, PlanResult& out) {
   for (auto& e : all) {
     if (!e.simulated) continue;
     if (!e.error.empty()) {
-      ++out.failed;
+      // The first refusal (by its layout, whatever order the threads finished in) says why.
+      const std::string where = layout_text(e.candidate) + " on " + e.candidate.instance;
+      if (out.failed++ == 0 || where < out.first_failure_layout) {
+        out.first_failure_layout = where;
+        out.first_failure = e.error;
+      }
     } else if (!e.fits) {
       ++out.did_not_fit;
     } else if (e.meets(o)) {

@@ -74,6 +74,7 @@ struct PlanResult {
   int64_t in_shard = 0;                              // candidates this shard owns
   int64_t simulated = 0, skipped_by_bound = 0, infeasible_by_bound = 0;
   int64_t did_not_fit = 0, failed = 0;               // simulated: over memory, or refused by the engine
+  std::string first_failure, first_failure_layout;   // one refusal's message and its layout (the first by layout)
   std::vector<Evaluated> ranked;                     // simulated, fit, meet the constraints; best first
   std::vector<Evaluated> rejected;                   // simulated but over budget or deadline (for messages)
   std::vector<size_t> pareto;                        // indices into ranked: the time/cost front, fastest first
@@ -93,7 +94,9 @@ double target_steps(const ScenarioSpec& base, double tokens_per_step);
 PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& options);
 
 // Evaluates one scenario as the planner ranks its candidates (for --include: the user's own layout).
-Evaluated evaluate_scenario(const ScenarioSpec& spec, const Candidate& described, double steps);
+// `steps`: the run's steps to train (the plan's target over the candidate's batch); nullopt: the
+// scenario's own (its training.tokens or training.steps, as `commsim run` counts them).
+Evaluated evaluate_scenario(const ScenarioSpec& spec, const Candidate& described, std::optional<double> steps);
 
 // Ranks `all` (already simulated) as plan_layouts does: fits and constraints, objective, Pareto,
 // and each instance's ranked rows (by_instance).

@@ -404,22 +404,43 @@ void write_output_bytes(const std::string& shown, int fd, bool regular, const st
                  regular ? "free space in a writable folder" : "a device or pipe that takes the bytes");
 }
 
-void write_files_atomically(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
+OutputDir::OutputDir(const std::string& dir, const std::string& option) {
   std::error_code ec;
   struct stat st {};
   const bool existed = ::stat(dir.c_str(), &st) == 0;
   if (existed && !S_ISDIR(st.st_mode))
-    throw UserError({dir, 1, 1}, "--out: exists and is not a folder (expected a folder to write into)");
-  if (!existed && !fs::create_directories(dir, ec))
-    throw UserError({dir, 1, 1}, "--out: cannot create folder: " + ec.message() + " (expected a writable place)");
-  try {
-    OutputSet set;
-    for (const auto& [name, content] : files) set.add((fs::path(dir) / name).string(), content);
-    set.commit();
-  } catch (...) {
-    if (!existed) fs::remove_all(dir, ec);
-    throw;
+    throw UserError({dir, 1, 1}, option + ": exists and is not a folder (expected a folder to write into)");
+  if (!existed) {
+    if (!fs::create_directories(dir, ec))
+      throw UserError({dir, 1, 1}, option + ": cannot create folder: " + ec.message() + " (expected a writable place)");
+    created_ = dir;
   }
+}
+
+OutputDir::OutputDir(OutputDir&& o) noexcept : created_(std::move(o.created_)) { o.created_.clear(); }
+
+OutputDir& OutputDir::operator=(OutputDir&& o) noexcept {
+  if (this != &o) {
+    std::error_code ec;
+    if (!created_.empty()) fs::remove_all(created_, ec);
+    created_ = std::move(o.created_);
+    o.created_.clear();
+  }
+  return *this;
+}
+
+OutputDir::~OutputDir() {
+  std::error_code ec;
+  if (!created_.empty()) fs::remove_all(created_, ec);
+}
+
+void write_files_atomically(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files,
+                            const std::string& option) {
+  OutputDir folder(dir, option);
+  OutputSet set;
+  for (const auto& [name, content] : files) set.add((fs::path(dir) / name).string(), content);
+  set.commit();
+  folder.keep();
 }
 
 void write_file_atomically(const std::string& path, const std::string& content) {

@@ -71,9 +71,28 @@ InPlaceOutput open_output_in_place(const std::string& shown);
 // expected part by what `fd` is (`regular`: free space; else a device or pipe that takes them).
 void write_output_bytes(const std::string& shown, int fd, bool regular, const std::string& bytes);
 
+// A folder the outputs go into, created when missing, and removed again unless keep() is called
+// (an OutputSet that fails leaves no new empty folder behind). UserError `DIR:1:1: OPTION: ...`
+// when it is not a folder or cannot be created.
+class OutputDir {
+ public:
+  OutputDir() = default;
+  OutputDir(const std::string& dir, const std::string& option);
+  OutputDir(OutputDir&& o) noexcept;
+  OutputDir& operator=(OutputDir&& o) noexcept;
+  OutputDir(const OutputDir&) = delete;
+  OutputDir& operator=(const OutputDir&) = delete;
+  ~OutputDir();
+  void keep() { created_.clear(); }
+
+ private:
+  std::string created_;  // the folder this made, until kept
+};
+
 // Writes each (name, content) into `dir` (created if missing, and removed again if this fails)
-// as one OutputSet.
-void write_files_atomically(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files);
+// as one OutputSet; `option` names the folder in errors.
+void write_files_atomically(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files,
+                            const std::string& option = "--out");
 // One file, same guarantees.
 void write_file_atomically(const std::string& path, const std::string& content);
 

@@ -1,6 +1,9 @@
 // `commsim plan --emit DIR` (plan_emit.hpp).
 #include "scenarios/cli/plan/plan_emit.hpp"
 
+#include <cstdio>
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "scenarios/cli/output/result_format.hpp"
@@ -9,10 +12,30 @@
 
 namespace scenarios {
 
-std::vector<std::pair<std::string, std::string>> emitted_scenarios(const std::string& base_path,
-                                                                   const models::ScenarioSpec& base,
-                                                                   const PlanOutput& p, size_t k,
-                                                                   const std::vector<std::string>& base_sets) {
+std::string emitted_name(size_t rank) { return fmt::format("rank-{:02}.toml", rank); }
+
+void remove_stale_emitted(const std::string& dir, size_t written) {
+  for (size_t i = written + 1; i <= 99; ++i) {
+    const std::filesystem::path f = std::filesystem::path(dir) / emitted_name(i);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(f, ec)) continue;
+    std::string first;
+    if (std::FILE* in = std::fopen(f.c_str(), "r")) {
+      char buf[64] = {};
+      if (std::fgets(buf, sizeof buf, in)) first = buf;
+      std::fclose(in);
+    }
+    if (first.rfind(kEmittedHeader, 0) == 0)
+      std::filesystem::remove(f, ec);
+    else
+      std::fprintf(stderr, "plan: %s is not one --emit wrote; left as it is\n", f.c_str());
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> emitted_scenarios(
+    const std::string& base_path, const models::ScenarioSpec& base, const PlanOutput& p, size_t k,
+    const std::vector<std::string>& base_sets, const std::map<std::string, models::PriceSpec>& price_table,
+    const std::string& prices_file) {
   std::vector<std::pair<std::string, std::string>> files;
   const auto& ranked = p.result.ranked;
   for (size_t i = 0; i < std::min(k, ranked.size()); ++i) {
@@ -20,14 +43,21 @@ std::vector<std::pair<std::string, std::string>> emitted_scenarios(const std::st
     const models::plan::ScenarioOverrides o = models::plan::candidate_overrides(base, e.candidate);
     std::vector<std::string> sets = base_sets;  // the plan's --set first, then the candidate's keys
     sets.insert(sets.end(), o.set.begin(), o.set.end());
-    const std::vector<std::string> header = {
+    const bool own_price = base.cluster.price && base.cluster.instance == e.candidate.instance;
+    const auto file_price = price_table.find(e.candidate.instance);
+    if (!own_price && file_price != price_table.end())
+      sets.push_back(fmt::format("cluster.price_per_hour={:.17g}", file_price->second.usd_per_hour));
+    std::vector<std::string> header = {
         fmt::format("commsim plan, rank {} of {}: {} on {} x {} ({} GPUs)", i + 1, ranked.size(),
                     models::plan::layout_text(e.candidate), e.candidate.nodes, e.candidate.instance,
                     e.candidate.gpus()),
         fmt::format("planned from {}: step {}, time to train {}, cost {}", base_path, format_seconds(e.step_s),
                     format_duration(e.train_s), e.cost_usd ? format_usd(*e.cost_usd) : std::string("unknown")),
     };
-    files.emplace_back(fmt::format("rank-{:02}.toml", i + 1), rewrite_scenario(base_path, o.remove, sets, header));
+    if (!own_price && file_price != price_table.end())
+      header.push_back(fmt::format("price_per_hour: {} per node-hour from {}", format_usd(file_price->second.usd_per_hour),
+                                   prices_file));
+    files.emplace_back(emitted_name(i + 1), rewrite_scenario(base_path, o.remove, sets, header));
   }
   return files;
 }

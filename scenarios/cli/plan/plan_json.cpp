@@ -100,6 +100,7 @@ std::string plan_json(const PlanOutput& p, const CommandInputs& inputs) {
   j["budget_usd"] = opt(p.options.budget_usd);
   j["deadline_s"] = opt(p.options.deadline_s);
   j["shard"] = {{"index", p.options.shard_index}, {"count", p.options.shard_count}};
+  j["front_exact"] = front_exact(p);
   j["target"] = {{"steps", r.steps}, {"tokens_per_step", r.tokens_per_step}, {"tokens", r.steps * r.tokens_per_step}};
   j["space"] = space_json(r);
   j["missing_prices"] = r.missing_prices;
@@ -216,6 +217,11 @@ ShardFile read_plan_json(const std::string& path) {
     for (const auto& row : j["rows"]) f.rows.push_back(plan_row_from(row));
     if (j.contains("rejected"))
       for (const auto& row : j["rejected"]) f.rejected.push_back(plan_row_from(row));
+    f.scenario = j.value("scenario", "");
+    f.objective = j.value("objective", "time");
+    f.shard_index = j["shard"]["index"].get<size_t>();
+    f.shard_count = j["shard"]["count"].get<size_t>();
+    f.front_exact = j.value("front_exact", false);
     if (j.contains("budget_usd") && !j["budget_usd"].is_null()) f.budget_usd = j["budget_usd"].get<double>();
     if (j.contains("deadline_s") && !j["deadline_s"].is_null()) f.deadline_s = j["deadline_s"].get<double>();
   } catch (const Json::exception& e) {

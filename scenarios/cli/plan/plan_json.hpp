@@ -35,6 +35,9 @@ struct ShardFile {
   double steps = 0, tokens_per_step = 0;
   std::optional<double> budget_usd, deadline_s;  // the shard's constraints
   Json space;                                    // the counts, summed by the merge
+  std::string scenario, objective;               // the base scenario's name; "time" or "cost"
+  size_t shard_index = 0, shard_count = 1;       // --shard i/N (0/1 without)
+  bool front_exact = false;                      // its ranks after #1 cover every candidate of its share
 };
 ShardFile read_plan_json(const std::string& path);
 

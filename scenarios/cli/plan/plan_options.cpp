@@ -73,7 +73,8 @@ std::vector<std::string> parse_list(const std::string& text, const std::string& 
     const std::string item = trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (item.empty())
       throw UserError({option, 1, int(start) + 1}, "empty item in '" + text + "' (expected a,b,c)");
-    out.push_back(item);
+    // "a,a" is "a": a repeat would search every candidate of it twice and rank each row twice.
+    if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -93,7 +94,7 @@ std::vector<int> parse_int_list(const std::string& text, const std::string& opti
     if (used != item.size() || v < min || v > max)
       throw UserError({option, 1, 1}, "'" + item + "' is not a whole number from " + std::to_string(min) + " to " +
                                           std::to_string(max));
-    out.push_back(int(v));
+    if (std::find(out.begin(), out.end(), int(v)) == out.end()) out.push_back(int(v));  // "1,01" is "1"
   }
   return out;
 }

@@ -173,9 +173,15 @@ std::string plan_empty_reason(const PlanOutput& p) {
                    "or widen --gpus or --instances)",
                    r.infeasible_by_bound);
   }
-  return fmt::format("no simulated layout fits or runs: {} did not fit once NCCL's buffers were counted, {} were "
-                     "refused by the engine",
-                     r.did_not_fit, r.failed);
+  std::string s = fmt::format(
+      "no simulated layout fits or runs: {} did not fit once NCCL's buffers were counted, {} were refused by the engine",
+      r.did_not_fit, r.failed);
+  if (!r.first_failure.empty()) s += fmt::format(" (e.g. {}: {})", r.first_failure_layout, r.first_failure);
+  return s;
+}
+
+bool front_exact(const PlanOutput& p) {
+  return p.options.pareto_exact || p.options.exhaustive || p.result.skipped_by_bound == 0;
 }
 
 std::string plan_text(const PlanOutput& p) {
@@ -201,6 +207,8 @@ std::string plan_text(const PlanOutput& p) {
       "search     {} simulated best first, {} skipped (their lower bound cannot beat the best), {} cannot meet the "
       "constraints even at their bound; {} did not fit with NCCL's buffers, {} refused by the engine\n",
       r.simulated, r.skipped_by_bound, r.infeasible_by_bound, r.did_not_fit, r.failed);
+  if (!r.first_failure.empty())
+    out += fmt::format("refused    e.g. {}: {}\n", r.first_failure_layout, r.first_failure);
   if (p.options.audit)
     out += fmt::format("audit      {} skipped layouts simulated: {} beat the winner, {} steps below their bound{}\n",
                        r.audited, r.audit_beats_winner.size(), r.audit_bound_violations.size(),
@@ -214,6 +222,8 @@ std::string plan_text(const PlanOutput& p) {
   for (size_t i = 0; i < shown; ++i) out += row_line(4, std::to_string(i + 1), r.ranked[i], on_front[i]);
   if (r.ranked.size() > shown) out += fmt::format("... {} more ranked (--top N, --json or --csv for all)\n",
                                                   r.ranked.size() - shown);
+  if (!front_exact(p) && r.ranked.size() > 1)
+    out += "(#1 is exact; the ranks after it order the layouts simulated, and --pareto-exact searches them all)\n";
   if (p.included) {
     const size_t rank = included_rank(p);
     if (!p.included->error.empty())
@@ -224,10 +234,13 @@ std::string plan_text(const PlanOutput& p) {
       out += fmt::format("yours      {} ({}): ", p.included_file, models::plan::layout_text(p.included->candidate));
       if (!p.included->fits)
         out += "does not fit in GPU memory\n";
+      else if (!rank && p.options.budget_usd && !p.included->cost_usd)
+        out += "has no price, so it cannot be held to the budget (give --prices or [cluster] price_per_hour)\n";
       else if (!rank)
         out += "misses the budget or the deadline\n";
       else if (!r.ranked.empty())
-        out += fmt::format("would rank {} of {}; the winner takes {} and costs {}\n", rank, r.ranked.size() + 1,
+        out += fmt::format("would rank {} of {}{}; the winner takes {} and costs {}\n", rank, r.ranked.size() + 1,
+                           front_exact(p) || rank == 1 ? "" : " simulated (layouts the search skipped may rank above)",
                            compared(r.ranked[0].train_s, p.included->train_s, "time"),
                            p.included->cost_usd && r.ranked[0].cost_usd
                                ? compared(*r.ranked[0].cost_usd, *p.included->cost_usd, "")
@@ -237,7 +250,10 @@ std::string plan_text(const PlanOutput& p) {
   out += caveats_text(p, shown);
   out += instances_text(r);
   if (!r.pareto.empty()) {
-    out += "\nPareto front (time vs cost, no other layout both faster and cheaper):\n";
+    out += front_exact(p) ? "\nPareto front (time vs cost, no other layout both faster and cheaper):\n"
+                          : fmt::format("\nPareto front among the {} layouts simulated (time vs cost; a skipped layout "
+                                        "cannot beat #1, but may beat the others: --pareto-exact for the whole front):\n",
+                                        r.simulated);
     for (size_t i : r.pareto)
       out += fmt::format("  #{:<3} {:>10} {:>10} {:<9} {:>5} GPUs  {:>4} x {:<18} {}\n", i + 1,
                          format_duration(r.ranked[i].train_s), usd_or_dash(r.ranked[i].cost_usd),

@@ -12,6 +12,10 @@
 namespace scenarios {
 
 std::string plan_text(const PlanOutput& p);
+// Whether the ranks after #1, the Pareto front and the --include row's rank cover every candidate
+// (--pareto-exact, --audit's exhaustive search, or no bound skipped any); else they order the
+// layouts simulated, and only #1 is exact.
+bool front_exact(const PlanOutput& p);
 // Where the --include layout ranks among the ranked rows by the objective (1 = better than all);
 // 0 when it does not fit or misses a constraint.
 size_t included_rank(const PlanOutput& p);

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "models/hw/instance.hpp"
+#include "models/model/model_shape.hpp"
 #include "models/run/layout_line.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
@@ -47,6 +48,22 @@ models::plan::Candidate describe(const models::ScenarioSpec& s, int gpus_per_nod
   c.sequence_parallel = s.parallel.sequence_parallel;
   c.distributed_optimizer = s.parallel.distributed_optimizer;
   return c;
+}
+
+// An --include layout is ranked against the plan's: it must train the same model on its target.
+void refuse_other_model(const models::ScenarioSpec& base, const models::ScenarioSpec& mine, const std::string& file) {
+  if (!mine.cluster.groups.empty())
+    throw UserError({file, 1, 1}, "--include: [[cluster.groups]] mix instances, and each plan row runs one (expected "
+                                  "cluster.instance)");
+  if (!mine.model || mine.collective)
+    throw UserError({file, 1, 1}, "--include: not a training step (expected a [model] table)");
+  const models::model::ModelShape a = models::model::resolve_model(*base.model);
+  const models::model::ModelShape b = models::model::resolve_model(*mine.model);
+  if (a.total_params() != b.total_params() || a.seq != b.seq || a.layers != b.layers || a.hidden != b.hidden)
+    throw UserError({file, 1, 1},
+                    fmt::format("--include trains {:.3g} B parameters at seq {}, the plan {:.3g} B at seq {} (expected "
+                                "the plan's model: its rows would not compare)",
+                                b.total_params() / 1e9, b.seq, a.total_params() / 1e9, a.seq));
 }
 
 viz::PlanReport html_report(const PlanOutput& p, const std::string& path) {
@@ -95,7 +112,7 @@ int cmd_plan(int argc, char** argv) {
       ->required()
       ->type_name("SCENARIO.toml");
   app.add_option("--instances", a.instances, "catalog instances to try (default: the scenario's)")->type_name("A,B");
-  app.add_option("--gpus", a.gpus, "GPU range (default: the scenario's GPU count)")->type_name("MIN..MAX");
+  app.add_option("--gpus", a.gpus, "GPU range (default: the scenario's node count on each instance)")->type_name("MIN..MAX");
   app.add_option("--max-gpus", a.max_gpus, "at most N GPUs (from one node)")
       ->type_name("N")
       ->check(whole_number(1, 1 << 30));
@@ -145,19 +162,64 @@ int cmd_plan(int argc, char** argv) {
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
+    if (!merge.empty())  // the shards searched their space: options that shape one would be ignored
+      for (const char* opt : {"--instances", "--gpus", "--max-gpus", "--strategies", "--micro-batches", "--recompute",
+                              "--pods-per-node", "--hosts-per-domain", "--cp", "--max-pp", "--max-vp", "--shard",
+                              "--audit", "--pareto-exact", "--set"})
+        if (app.count(opt) > 0)
+          throw UserError({opt, 1, 1}, std::string(opt) + " does not apply to --merge: the shards' search set the space "
+                                                            "(expected it on the commands that wrote the shards)");
     LoadedScenario base = load_scenario(path, sets);
     const auto price_table = read_prices_option(prices);
     set_prices(base, price_table, prices);
     std::vector<std::string> inputs_files = base.files;
-    refuse_outputs_over_inputs({{"--csv", csv}, {"--html", html}}, inputs_files);
+    inputs_files.insert(inputs_files.end(), merge.begin(), merge.end());
+    if (!include.empty()) inputs_files.push_back(include);
+    std::vector<OutputPath> outputs = {{"--csv", csv}, {"--html", html}};
+    // --emit writes rank-01.toml ... rank-K.toml: none of them may be an input either.
+    for (size_t i = 1; !emit.empty() && i <= emit_count && i <= 99; ++i)
+      outputs.push_back({"--emit", (std::filesystem::path(emit) / emitted_name(i)).string()});
+    refuse_outputs_over_inputs(outputs, inputs_files);
     PlanOutput out;
     out.scenario = base.spec.name;
     out.options = plan_options(a);
     out.top = top;
+    for (const auto& name : out.options.space.instances) {  // a mistyped name is the option's error
+      try {
+        (void)models::hw::find_instance(name);
+      } catch (const models::SpecError& e) {
+        throw UserError({"--instances", 1, 1}, e.what());
+      }
+    }
     if (!merge.empty()) {
       std::vector<models::plan::Evaluated> all;
+      std::vector<std::string> shard_of;  // the file each shard index came from
+      bool exact = true;
       for (const auto& f : merge) {
         ShardFile s = read_plan_json(f);
+        // One search, split: the same scenario and objective, each shard once, none missing.
+        if (s.scenario != base.spec.name)
+          throw UserError({f, 1, 1}, "planned '" + s.scenario + "', not this scenario's '" + base.spec.name +
+                                         "' (expected the shards of one plan of " + path + ")");
+        const std::string objective = app.count("--objective") ? a.objective : s.objective;
+        if (s.objective != objective || (!shard_of.empty() && objective != (out.options.objective ==
+                                                                                     models::plan::Objective::Cost
+                                                                                 ? "cost"
+                                                                                 : "time")))
+          throw UserError({f, 1, 1}, "searched for the " + std::string(s.objective == "cost" ? "cheapest" : "fastest") +
+                                         " layout; a merge ranks what its shards searched for (expected --objective " +
+                                         s.objective + " on every shard and here)");
+        out.options.objective = objective == "cost" ? models::plan::Objective::Cost : models::plan::Objective::Time;
+        if (shard_of.empty()) shard_of.assign(s.shard_count, "");
+        if (s.shard_count != shard_of.size())
+          throw UserError({f, 1, 1}, fmt::format("is shard {}/{}, the first file's shards were of {} (expected the "
+                                                 "shards of one plan)",
+                                                 s.shard_index, s.shard_count, shard_of.size()));
+        if (!shard_of[s.shard_index].empty())
+          throw UserError({f, 1, 1}, fmt::format("is shard {}/{} again ({} was; expected each shard once)", s.shard_index,
+                                                 s.shard_count, shard_of[s.shard_index]));
+        shard_of[s.shard_index] = f;
+        exact = exact && s.front_exact;
         if (out.result.steps == 0) {
           out.result.steps = s.steps;
           out.result.tokens_per_step = s.tokens_per_step;
@@ -201,7 +263,13 @@ int cmd_plan(int argc, char** argv) {
         for (auto& e : s.rows) all.push_back(std::move(e));
         for (auto& e : s.rejected) all.push_back(std::move(e));
       }
+      for (size_t i = 0; i < shard_of.size(); ++i)
+        if (shard_of[i].empty())
+          throw UserError({"--merge", 1, 1}, fmt::format("shard {}/{} is missing (expected all {} shards' plan --json "
+                                                         "files: a merge without one ranks part of the space)",
+                                                         i, shard_of.size(), shard_of.size()));
       out.options.shard_count = 1;
+      out.options.pareto_exact = exact;
       models::plan::rank(std::move(all), out.options, out.result);
     } else {
       try {
@@ -213,8 +281,12 @@ int cmd_plan(int argc, char** argv) {
     if (!include.empty()) {
       LoadedScenario mine = load_scenario(include, sets);
       set_prices(mine, price_table, prices);
+      refuse_outputs_over_inputs(outputs, mine.files);
       models::plan::Candidate yours;
       try {
+        refuse_other_model(base.spec, mine.spec, include);
+        // The plan's training target in tokens: the include's own batch decides its steps.
+        mine.spec.training.tokens = out.result.steps * out.result.tokens_per_step;
         // The GPUs its pods use per node (a layout may leave some idle), and the node's own.
         const models::LayoutSummary used = models::describe_layout(mine.spec);
         yours = describe(mine.spec, used.gpus / std::max(1, used.nodes));
@@ -223,16 +295,26 @@ int cmd_plan(int argc, char** argv) {
       } catch (const models::SpecError& e) {
         throw mine.to_user_error(e);
       }
-      out.included = models::plan::evaluate_scenario(mine.spec, yours, out.result.steps);
+      out.included = models::plan::evaluate_scenario(mine.spec, yours, std::nullopt);
       out.included_file = include;
     }
     const bool shard = out.options.shard_count > 1;
     if (out.result.ranked.empty() && !shard) throw UserError({path, 1, 1}, plan_empty_reason(out));
     const CommandInputs inputs{base.files, sets};
     const std::string as_json = plan_json(out, inputs);
-    if (!csv.empty()) write_file_atomically(csv, plan_csv(out));
-    if (!html.empty()) write_file_atomically(html, viz::plan_html(html_report(out, path)));
-    if (!emit.empty()) write_files_atomically(emit, emitted_scenarios(path, base.spec, out, emit_count, sets));
+    // Every output or none (output_files.hpp): a failed --html leaves an older --csv as it was.
+    OutputSet files;
+    if (!csv.empty()) files.add(csv, plan_csv(out));
+    if (!html.empty()) files.add(html, viz::plan_html(html_report(out, path)));
+    OutputDir emit_dir;
+    if (!emit.empty()) {
+      emit_dir = OutputDir(emit, "--emit");
+      for (auto& [name, text] : emitted_scenarios(path, base.spec, out, emit_count, sets, price_table, prices))
+        files.add((std::filesystem::path(emit) / name).string(), std::move(text));
+    }
+    files.commit();
+    emit_dir.keep();
+    if (!emit.empty()) remove_stale_emitted(emit, std::min(emit_count, out.result.ranked.size()));
     std::fputs(json ? as_json.c_str() : plan_text(out).c_str(), stdout);
     if (!out.result.audit_beats_winner.empty() || !out.result.audit_bound_violations.empty()) {
       std::fprintf(stderr, "plan: the audit found %zu skipped layout(s) better than the winner and %zu step(s) below "
