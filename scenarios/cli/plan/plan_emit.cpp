@@ -55,8 +55,8 @@ std::vector<std::pair<std::string, std::string>> emitted_scenarios(
                     format_duration(e.train_s), e.cost_usd ? format_usd(*e.cost_usd) : std::string("unknown")),
     };
     if (!own_price && file_price != price_table.end())
-      header.push_back(fmt::format("price_per_hour: {} per node-hour from {}", format_usd(file_price->second.usd_per_hour),
-                                   prices_file));
+      header.push_back(fmt::format("price_per_hour: {} per node-hour from {}",
+                                   format_usd(file_price->second.usd_per_hour), prices_file));
     files.emplace_back(emitted_name(i + 1), rewrite_scenario(base_path, o.remove, sets, header));
   }
   return files;

@@ -174,7 +174,8 @@ std::string plan_empty_reason(const PlanOutput& p) {
                    r.infeasible_by_bound);
   }
   std::string s = fmt::format(
-      "no simulated layout fits or runs: {} did not fit once NCCL's buffers were counted, {} were refused by the engine",
+      "no simulated layout fits or runs: {} did not fit once NCCL's buffers were counted, {} were refused by the "
+      "engine",
       r.did_not_fit, r.failed);
   if (!r.first_failure.empty()) s += fmt::format(" (e.g. {}: {})", r.first_failure_layout, r.first_failure);
   return s;
@@ -207,8 +208,7 @@ std::string plan_text(const PlanOutput& p) {
       "search     {} simulated best first, {} skipped (their lower bound cannot beat the best), {} cannot meet the "
       "constraints even at their bound; {} did not fit with NCCL's buffers, {} refused by the engine\n",
       r.simulated, r.skipped_by_bound, r.infeasible_by_bound, r.did_not_fit, r.failed);
-  if (!r.first_failure.empty())
-    out += fmt::format("refused    e.g. {}: {}\n", r.first_failure_layout, r.first_failure);
+  if (!r.first_failure.empty()) out += fmt::format("refused    e.g. {}: {}\n", r.first_failure_layout, r.first_failure);
   if (p.options.audit)
     out += fmt::format("audit      {} skipped layouts simulated: {} beat the winner, {} steps below their bound{}\n",
                        r.audited, r.audit_beats_winner.size(), r.audit_bound_violations.size(),
@@ -251,9 +251,10 @@ std::string plan_text(const PlanOutput& p) {
   out += instances_text(r);
   if (!r.pareto.empty()) {
     out += front_exact(p) ? "\nPareto front (time vs cost, no other layout both faster and cheaper):\n"
-                          : fmt::format("\nPareto front among the {} layouts simulated (time vs cost; a skipped layout "
-                                        "cannot beat #1, but may beat the others: --pareto-exact for the whole front):\n",
-                                        r.simulated);
+                          : fmt::format(
+                                "\nPareto front among the {} layouts simulated (time vs cost; a skipped layout "
+                                "cannot beat #1, but may beat the others: --pareto-exact for the whole front):\n",
+                                r.simulated);
     for (size_t i : r.pareto)
       out += fmt::format("  #{:<3} {:>10} {:>10} {:<9} {:>5} GPUs  {:>4} x {:<18} {}\n", i + 1,
                          format_duration(r.ranked[i].train_s), usd_or_dash(r.ranked[i].cost_usd),

@@ -53,8 +53,9 @@ models::plan::Candidate describe(const models::ScenarioSpec& s, int gpus_per_nod
 // An --include layout is ranked against the plan's: it must train the same model on its target.
 void refuse_other_model(const models::ScenarioSpec& base, const models::ScenarioSpec& mine, const std::string& file) {
   if (!mine.cluster.groups.empty())
-    throw UserError({file, 1, 1}, "--include: [[cluster.groups]] mix instances, and each plan row runs one (expected "
-                                  "cluster.instance)");
+    throw UserError({file, 1, 1},
+                    "--include: [[cluster.groups]] mix instances, and each plan row runs one (expected "
+                    "cluster.instance)");
   if (!mine.model || mine.collective)
     throw UserError({file, 1, 1}, "--include: not a training step (expected a [model] table)");
   const models::model::ModelShape a = models::model::resolve_model(*base.model);
@@ -112,7 +113,8 @@ int cmd_plan(int argc, char** argv) {
       ->required()
       ->type_name("SCENARIO.toml");
   app.add_option("--instances", a.instances, "catalog instances to try (default: the scenario's)")->type_name("A,B");
-  app.add_option("--gpus", a.gpus, "GPU range (default: the scenario's node count on each instance)")->type_name("MIN..MAX");
+  app.add_option("--gpus", a.gpus, "GPU range (default: the scenario's node count on each instance)")
+      ->type_name("MIN..MAX");
   app.add_option("--max-gpus", a.max_gpus, "at most N GPUs (from one node)")
       ->type_name("N")
       ->check(whole_number(1, 1 << 30));
@@ -163,12 +165,13 @@ int cmd_plan(int argc, char** argv) {
 
   return guarded([&] {
     if (!merge.empty())  // the shards searched their space: options that shape one would be ignored
-      for (const char* opt : {"--instances", "--gpus", "--max-gpus", "--strategies", "--micro-batches", "--recompute",
-                              "--pods-per-node", "--hosts-per-domain", "--cp", "--max-pp", "--max-vp", "--shard",
-                              "--audit", "--pareto-exact", "--set"})
+      for (const char* opt :
+           {"--instances", "--gpus", "--max-gpus", "--strategies", "--micro-batches", "--recompute", "--pods-per-node",
+            "--hosts-per-domain", "--cp", "--max-pp", "--max-vp", "--shard", "--audit", "--pareto-exact", "--set"})
         if (app.count(opt) > 0)
-          throw UserError({opt, 1, 1}, std::string(opt) + " does not apply to --merge: the shards' search set the space "
-                                                            "(expected it on the commands that wrote the shards)");
+          throw UserError({opt, 1, 1}, std::string(opt) +
+                                           " does not apply to --merge: the shards' search set the space "
+                                           "(expected it on the commands that wrote the shards)");
     LoadedScenario base = load_scenario(path, sets);
     const auto price_table = read_prices_option(prices);
     set_prices(base, price_table, prices);
@@ -202,10 +205,9 @@ int cmd_plan(int argc, char** argv) {
           throw UserError({f, 1, 1}, "planned '" + s.scenario + "', not this scenario's '" + base.spec.name +
                                          "' (expected the shards of one plan of " + path + ")");
         const std::string objective = app.count("--objective") ? a.objective : s.objective;
-        if (s.objective != objective || (!shard_of.empty() && objective != (out.options.objective ==
-                                                                                     models::plan::Objective::Cost
-                                                                                 ? "cost"
-                                                                                 : "time")))
+        if (s.objective != objective ||
+            (!shard_of.empty() &&
+             objective != (out.options.objective == models::plan::Objective::Cost ? "cost" : "time")))
           throw UserError({f, 1, 1}, "searched for the " + std::string(s.objective == "cost" ? "cheapest" : "fastest") +
                                          " layout; a merge ranks what its shards searched for (expected --objective " +
                                          s.objective + " on every shard and here)");
@@ -216,8 +218,8 @@ int cmd_plan(int argc, char** argv) {
                                                  "shards of one plan)",
                                                  s.shard_index, s.shard_count, shard_of.size()));
         if (!shard_of[s.shard_index].empty())
-          throw UserError({f, 1, 1}, fmt::format("is shard {}/{} again ({} was; expected each shard once)", s.shard_index,
-                                                 s.shard_count, shard_of[s.shard_index]));
+          throw UserError({f, 1, 1}, fmt::format("is shard {}/{} again ({} was; expected each shard once)",
+                                                 s.shard_index, s.shard_count, shard_of[s.shard_index]));
         shard_of[s.shard_index] = f;
         exact = exact && s.front_exact;
         if (out.result.steps == 0) {

@@ -21,9 +21,22 @@ using scenarios_test::run_commsim;
 namespace {
 const std::string kGuardDir = std::string(COMMSIM_SOURCE_DIR) + "/tests/scenarios/cli/plan/";
 const std::string kGuardSmall = kGuardDir + "small.toml";
-const std::vector<std::string> kGuardPlan = {"plan", kGuardSmall, "--gpus", "8", "--strategies", "megatron,zero3",
-                                        "--micro-batches", "1", "--cp", "1", "--max-pp", "2", "--max-vp", "1",
-                                        "--jobs", "2"};
+const std::vector<std::string> kGuardPlan = {"plan",
+                                             kGuardSmall,
+                                             "--gpus",
+                                             "8",
+                                             "--strategies",
+                                             "megatron,zero3",
+                                             "--micro-batches",
+                                             "1",
+                                             "--cp",
+                                             "1",
+                                             "--max-pp",
+                                             "2",
+                                             "--max-vp",
+                                             "1",
+                                             "--jobs",
+                                             "2"};
 
 std::vector<std::string> guard_args(std::vector<std::string> args, const std::vector<std::string>& extra) {
   args.insert(args.end(), extra.begin(), extra.end());
@@ -90,7 +103,8 @@ TEST_CASE("scenarios: plan writes no output over an input, and all its outputs o
   // A page that cannot be written leaves an older CSV as it was.
   const auto csv = dir / "rows.csv";
   std::ofstream(csv) << "OLD\n";
-  const auto failed = run_commsim(guard_args(kGuardPlan, {"--csv", csv.string(), "--html", (dir / "no" / "x.html").string()}));
+  const auto failed =
+      run_commsim(guard_args(kGuardPlan, {"--csv", csv.string(), "--html", (dir / "no" / "x.html").string()}));
   CHECK(failed.exit_code == 2);
   CHECK(scenarios_test::slurp(csv.string()) == "OLD\n");
   fs::remove_all(dir);
@@ -103,8 +117,8 @@ TEST_CASE("scenarios: plan --emit carries a --prices price and removes the rank 
   REQUIRE(three.exit_code == 0);
   REQUIRE(fs::exists(dir / "rank-03.toml"));
   std::ofstream(dir / "rank-04.toml") << "# the user's own file\n";
-  const auto one =
-      run_commsim(guard_args(kGuardPlan, {"--emit", dir.string(), "--emit-count", "1", "--prices", kGuardDir + "prices.toml"}));
+  const auto one = run_commsim(
+      guard_args(kGuardPlan, {"--emit", dir.string(), "--emit-count", "1", "--prices", kGuardDir + "prices.toml"}));
   REQUIRE(one.exit_code == 0);
   CHECK(fs::exists(dir / "rank-01.toml"));
   CHECK_FALSE(fs::exists(dir / "rank-02.toml"));
@@ -144,9 +158,10 @@ TEST_CASE("scenarios: plan --include trains the plan's model to its token target
   fs::remove_all(dir);
 }
 
-TEST_CASE("scenarios: plan names a mistyped instance at --instances, counts a repeat once, says why the engine "
-          "refused",
-          "[scenarios]") {
+TEST_CASE(
+    "scenarios: plan names a mistyped instance at --instances, counts a repeat once, says why the engine "
+    "refused",
+    "[scenarios]") {
   const auto typo = run_commsim(guard_args(kGuardPlan, {"--instances", "p5.48xlarg"}));
   CHECK(typo.exit_code == 2);
   CHECK(mentions(typo.err, "--instances:1:1: unknown instance 'p5.48xlarg'"));
