@@ -325,3 +325,11 @@ nodes = 8
   CHECK(l.interleaved());
   CHECK(l.recompute == models::workload::Recompute::Selective);
 }
+
+// UserError's what() is one line whatever the message or the file name quote (models/one_line.hpp).
+TEST_CASE("loader: a user error is one line whatever it quotes", "[scenarios]") {
+  const scenarios::UserError user({"dir\nname/b.toml", 7, 6}, "collective.op: unknown value \"all_re\nduce\"");
+  CHECK(std::string(user.what()) == "dir\\nname/b.toml:7:6: collective.op: unknown value \"all_re\\nduce\"");
+  CHECK(user.message() == "collective.op: unknown value \"all_re\\nduce\"");
+  CHECK(user.pos().file == "dir\nname/b.toml");  // the place itself is kept as it is
+}
