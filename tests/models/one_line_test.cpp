@@ -16,7 +16,10 @@ TEST_CASE("one_line: line breaks and control characters become escapes", "[error
   CHECK(one_line("a\r\nb\tc") == "a\\r\\nb\\tc");
   CHECK(one_line(std::string("\x1b[31mred\x7f", 9)) == "\\x1b[31mred\\x7f");
   CHECK(one_line(std::string("nul\0x", 5)) == "nul\\x00x");
-  CHECK(one_line("a\xe2\x80\xa8" "b\xe2\x80\xa9" "c\xc2\x85" "d") == "a\\u2028b\\u2029c\\u0085d");
+  CHECK(one_line("a\xe2\x80\xa8"
+                 "b\xe2\x80\xa9"
+                 "c\xc2\x85"
+                 "d") == "a\\u2028b\\u2029c\\u0085d");
   CHECK(one_line("caf\xc3\xa9 \xe2\x82\xac 1 \\n") == "caf\xc3\xa9 \xe2\x82\xac 1 \\n");  // unchanged
   const std::string once = one_line("x\ny\x01");
   CHECK(one_line(once) == once);

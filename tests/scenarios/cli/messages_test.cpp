@@ -82,8 +82,8 @@ TEST_CASE("messages: every command's user errors say what was expected", "[scena
 TEST_CASE("messages: a line break in a quoted value or key never breaks the error's line", "[scenarios]") {
   const auto dir = scenarios_test::fresh_temp_dir("one-line");
   auto scenario = [&](const std::string& name, const std::string& instance, const std::string& extra) {
-    std::ofstream(dir / name) << "[cluster]\ninstance = " << instance << "\n" << extra
-                              << "[collective]\nop = \"all_reduce\"\nbytes = \"1 GiB\"\n";
+    std::ofstream(dir / name) << "[cluster]\ninstance = " << instance << "\n"
+                              << extra << "[collective]\nop = \"all_reduce\"\nbytes = \"1 GiB\"\n";
     return (dir / name).string();
   };
   const std::string yaml = (dir / "job.yaml").string();
