@@ -31,7 +31,7 @@ void Loader::cluster(const toml::node& n, const std::string& key) {
                {"params",
                 [&](auto& v, auto& k) {
                   r_.open_table(v, k, [&](const std::string& name, const toml::node& value, const SourcePos&) {
-                    c.params[name] = r_.quantity(value, k + "." + name);
+                    c.params[name] = r_.param(value, k + "." + name, name);
                   });
                 }},
            });

@@ -83,7 +83,7 @@ void Loader::merge_profile() {
   LoadedScenario scratch;
   TomlReader pr(scratch, path);
   pr.open_table(*params, "params", [&](const std::string& name, const toml::node& v, const SourcePos&) {
-    const double value = pr.quantity(v, "params." + name);
+    const double value = pr.param(v, "params." + name, name);
     const std::string dotted = "cluster.params." + name;
     if (out_.spec.cluster.params.count(name)) return;  // the scenario's own value wins
     out_.spec.cluster.params[name] = value;

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "models/params.hpp"
 #include "models/utf8.hpp"
 #include "scenarios/load/override_value.hpp"
 #include "scenarios/load/toml_nesting.hpp"
@@ -256,15 +257,56 @@ double TomlReader::count(const toml::node& n, const std::string& key) const {
   COMMSIM_QUANTITY(count, from_number, from_text, "a number of elements such as 5e7, or \"auto\"")
 }
 
-double TomlReader::quantity(const toml::node& n, const std::string& key) const {
-  auto from_text = [](const std::string& t) { return parse_any_quantity(t).value; };
+Quantity TomlReader::quantity(const toml::node& n, const std::string& key) const {
+  auto from_text = [](const std::string& t) { return parse_any_quantity(t); };
   auto from_number = [](double v) {
     if (!std::isfinite(v)) throw UnitError("not a finite number (expected a finite number)");
-    return v;
+    return Quantity{QuantityKind::Plain, v};
   };
   COMMSIM_QUANTITY(quantity, from_number, from_text, "a number, or a quantity such as \"3 us\" or \"25 GB/s\"")
 }
 #undef COMMSIM_QUANTITY
+
+namespace {
+
+const char* kind_noun(QuantityKind k) {
+  switch (k) {
+    case QuantityKind::Time: return "time";
+    case QuantityKind::Bandwidth: return "bandwidth";
+    case QuantityKind::Size: return "size";
+    case QuantityKind::Plain: return "plain number";
+  }
+  return "quantity";
+}
+
+}  // namespace
+
+double TomlReader::param(const toml::node& n, const std::string& key, const std::string& name) const {
+  const Quantity q = quantity(n, key);
+  const models::ParamSpec* p = models::find_param(name);
+  if (!p || q.kind == QuantityKind::Plain) return q.value;  // a plain number is in the registered unit
+  using U = models::ParamUnit;
+  const QuantityKind want = p->unit == U::Seconds          ? QuantityKind::Time
+                            : p->unit == U::BytesPerSecond ? QuantityKind::Bandwidth
+                            : p->unit == U::Bytes          ? QuantityKind::Size
+                                                           : QuantityKind::Plain;
+  if (q.kind == want) return q.value;
+  std::string expected;
+  switch (want) {
+    case QuantityKind::Time: expected = "a time such as \"5 us\", or a number of seconds"; break;
+    case QuantityKind::Bandwidth: expected = "a bandwidth such as \"25 GB/s\", or a number of bytes/s"; break;
+    case QuantityKind::Size: expected = "a size such as \"1 GiB\", or a number of bytes"; break;
+    case QuantityKind::Plain:
+      expected =
+          std::string("a number without a unit, a ") + models::param_unit_noun(p->unit) +
+          (p->unit == U::Fraction || p->unit == U::Factor ? std::string()
+                                                          : std::string(" in ") + models::param_unit_symbol(p->unit)) +
+          " within " + p->range.text();
+      break;
+  }
+  fail(n, key + ": " + shown(n).substr(1) + " is a " + kind_noun(q.kind) + ", but " + name + " is a " +
+              models::param_unit_noun(p->unit) + " (expected " + expected + ")");
+}
 
 bool TomlReader::is_auto(const toml::node& n) { return n.is_string() && n.as_string()->get() == "auto"; }
 
