@@ -199,11 +199,12 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
   const bool has_model = !model.preset.empty() || !model.shape.empty();
   if (!has_model) {
     // No model: the layout is exercised by one all-reduce, and every training value read is
-    // still written (in [training], [parallel], [zero]) so that adding [model] makes it a step.
+    // still written (in [training], [parallel], [zero]) so that [model] in place of [collective]
+    // makes it a step.
     fill("collective", "op", std::string("all_reduce"),
          "no model in the job (no --model, no Hugging Face id in its command, no config.json beside it, no "
-         "preset name in the command): a 1 GiB all-reduce over all ranks exercises the layout; add [model] "
-         "preset = ... (commsim presets) to simulate the training step with the values below");
+         "preset name in the command): a 1 GiB all-reduce over all ranks exercises the layout; replace [collective] "
+         "with [model] preset = ... (commsim presets) to simulate the training step with the values below");
     fill("collective", "bytes", std::string("1 GiB"), "see collective.op");
   } else if (!model.preset.empty()) {
     w.set("model", "preset", model.preset, model.from);

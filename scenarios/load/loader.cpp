@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <tuple>
 
 #include "models/utf8.hpp"
 #include "scenarios/load/held_pipe.hpp"
@@ -91,9 +92,26 @@ void Loader::merge_profile() {
   });
 }
 
+// A job simulates a training step or one collective: with both tables run_scenario would take the
+// collective and drop the step without a word. Refused at the table written second (a --set after
+// the file).
+void Loader::refuse_model_and_collective(const std::string& prefix) const {
+  const auto model = out_.positions.find(prefix + "model");
+  const auto collective = out_.positions.find(prefix + "collective");
+  if (model == out_.positions.end() || collective == out_.positions.end()) return;
+  auto rank = [](const SourcePos& p) { return std::make_tuple(p.file == "--set", p.line, p.col); };
+  const bool collective_second = rank(model->second) < rank(collective->second);
+  const auto& second = collective_second ? *collective : *model;
+  throw UserError(second.second, second.first +
+                                     ": a scenario is a training step ([model]) or one collective ([collective]), not "
+                                     "both (expected one of the two tables" +
+                                     (prefix.empty() ? std::string(")") : " in this job)"));
+}
+
 void Loader::finish() {
   models::ScenarioSpec& s = out_.spec;
   const SourcePos top{file_name_, 1, 1};
+  refuse_model_and_collective("");
   if (!s.cluster.groups.empty()) {
     for (const char* one : {"cluster.instance", "cluster.nodes", "cluster.node"})
       if (out_.positions.count(one))

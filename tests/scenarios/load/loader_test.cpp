@@ -72,13 +72,13 @@ TEST_CASE("scenarios: --set overrides any key, typed as TOML, else taken as a st
   const auto s = load_scenario_text(
       kMinimal, "m.toml",
       {"placement.gpus_per_pod=1", "placement.pods_per_node=4", "placement.host_ipc=false", "collective.bytes=256 MiB",
-       "nccl.env.NCCL_P2P_DISABLE=1", "model.preset=llama-3-8b", "name=\"quoted name\""});
+       "nccl.env.NCCL_P2P_DISABLE=1", "training.steps=7", "name=\"quoted name\""});
   CHECK(s.spec.placement.gpus_per_pod == 1);
   CHECK(s.spec.placement.pods_per_node == 4);
   CHECK_FALSE(s.spec.placement.host_ipc);
   CHECK(s.spec.collective->bytes == 256 * 1048576);
   CHECK(s.spec.nccl_env.at("NCCL_P2P_DISABLE") == "1");  // an integer becomes the env string
-  CHECK(s.spec.model->preset == "llama-3-8b");           // created a table the file did not have
+  CHECK(s.spec.training.steps == 7);                     // created a table the file did not have
   CHECK(s.spec.name == "quoted name");
   // The value column of "placement.gpus_per_pod=1" is 24 (key of 22 characters, then '=').
   CHECK(s.position_of("placement.gpus_per_pod").str() == "--set:1:24");
