@@ -8,6 +8,7 @@
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
 #include "models/model/model_shape.hpp"
+#include "scenarios/import/fsdp_option.hpp"
 #include "scenarios/import/job_command.hpp"
 #include "scenarios/import/job_model.hpp"
 #include "scenarios/import/k8s_job.hpp"
@@ -259,6 +260,21 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
     w.set("training", "dtype", std::string("fp16"), dtype_from + ": fp16");
   else
     fill("training", "dtype", std::string("bf16"), "no bf16/fp16 flag given" + trainer_hint);
+  // FSDP: the trainer arguments' fsdp, else the job's --fsdp (fsdp_option.hpp: what each option
+  // is simulated as).
+  FsdpChoice fsdp;
+  std::string fsdp_from;
+  if (ta.fsdp) {
+    fsdp = ta.fsdp_choice;
+    fsdp_from = ta_name + ": fsdp " + *ta.fsdp;
+  } else if (!cmd.fsdp.empty()) {
+    fsdp = fsdp_choice(cmd.fsdp);
+    fsdp_from = "the job's command: --fsdp " + cmd.fsdp;
+    if (!fsdp.error.empty()) {  // the command is read leniently (job_command.hpp): FSDP it is
+      fsdp.strategy = "fsdp";
+      fsdp.why = fsdp.error + "; read as full_shard";
+    }
+  }
   if (!ds.empty()) {
     // The engine DeepSpeed runs: zero_optimization.stage 1, 2 or 3 (3 when not given).
     std::string strategy = "zero3";
@@ -291,8 +307,13 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
             "--make-vocab-size-divisible-by");
     if (cmd.sequence_parallel) w.set("parallel", "sequence_parallel", true, "--sequence-parallel");
     if (cmd.distributed_optimizer) w.set("parallel", "distributed_optimizer", true, "--use-distributed-optimizer");
-  } else if (!cmd.fsdp.empty()) {
-    w.set("parallel", "strategy", std::string("fsdp"), "the job's command: --fsdp " + cmd.fsdp);
+  } else if (!fsdp.strategy.empty()) {
+    w.set("parallel", "strategy", fsdp.strategy, fsdp_from + " (" + fsdp.why + ")");
+    if (fsdp.offload_optimizer) w.set("zero", "offload_optimizer", std::string("cpu"), fsdp_from + ": offload");
+    for (const auto& n : fsdp.notes) {
+      w.header("note: " + n);
+      result.taken.push_back(n);
+    }
   } else {
     fill(
         "parallel", "strategy", std::string("ddp"),
