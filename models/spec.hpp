@@ -130,6 +130,11 @@ struct TrainingSpec {
   int cpu_threads = 0;                      // OMP_NUM_THREADS per rank for host work (CPU-Adam); 0: as
                                             // torchrun sets it (1 with several processes per pod, else all)
   int global_batch = 0;                     // sequences per step over all replicas; 0: grad_accum is given
+  // global_batch is a DeepSpeed JSON's train_batch_size: messages name it so, and when grad_accum
+  // is given too (grad_accum_given) the three must agree with dp, as DeepSpeed requires
+  // (deepspeed/runtime/config.py _batch_assertion), instead of grad_accum following from it.
+  bool global_batch_from_deepspeed = false;
+  bool grad_accum_given = false;
   double tokens = 0;                        // training target in tokens (0: training.steps steps)
   std::string recompute;                    // "" (grad_checkpointing decides) | none | selective | full
   std::string attention_backend = "flash";  // flash (FlashAttention/cuDNN) | unfused (explicit softmax)
