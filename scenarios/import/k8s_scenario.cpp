@@ -55,6 +55,8 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
   } catch (const models::SpecError& e) {
     throw UserError(opt.instance.empty() ? at : SourcePos{"--instance", 1, 1}, e.what());
   }
+  if (job.gpus_per_pod && *job.gpus_per_pod == 0)  // the training's pods hold no GPU to run ranks on
+    throw UserError(job.gpus_at, "nvidia.com/gpu: 0 GPUs per pod would run no rank (expected 1 or more)");
   const int gpus = job.gpus_per_pod.value_or(job.procs_per_pod.value_or(0));
   if (gpus <= 0) throw UserError(at, "no GPU count (expected resources.limits nvidia.com/gpu or numProcPerNode)");
   if (job.pods < 1)
