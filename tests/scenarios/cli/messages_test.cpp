@@ -23,6 +23,9 @@ TEST_CASE("messages: every command's user errors say what was expected", "[scena
     return (dir / name).string();
   };
   const std::string out = (dir / "out.toml").string();
+  const std::string zero_time = file("zero.txt",
+                                     "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+                                     "8 2 float sum -1 0.0 0.00 0.00 0 0.0 0.00 0.00 0\n");
   const std::vector<std::vector<std::string>> cases = {
       {"nccl-tests", s, "--op", "all_reduse"},
       {"nccl-tests", s, "-b", "1X"},
@@ -62,6 +65,10 @@ TEST_CASE("messages: every command's user errors say what was expected", "[scena
             "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
             "8 2 float sum -1 33.38 0.00 0.00 0 33.97 0.00 0.00 0\nSegmentation fault (core dumped)\n"),
        "--out", out},
+      // a row whose time is 0, to each command that reads measurements
+      {"nccl-tests", s, "--compare", zero_time},
+      {"calibrate", "--scenario", machine, zero_time, "--out", out},
+      {"diff", zero_time, machine},
   };
   for (const auto& args : cases) {
     INFO(args[0] << " " << args.back() << " " << args[args.size() - 2]);
