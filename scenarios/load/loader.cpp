@@ -130,9 +130,17 @@ void Loader::finish() {
     throw UserError(out_.position_of("cluster"),
                     "no machine described (expected cluster.instance or a [cluster.node] table)");
   if (!s.jobs.empty()) {
-    // [[jobs]] hold the job's own tables; the top level keeps what they share.
-    for (const char* table :
-         {"model", "collective", "placement", "training", "parallel", "zero", "deepspeed_config", "stragglers"})
+    // [[jobs]] hold the job's own tables; the top level keeps what they share. Slow ranks and a
+    // DeepSpeed JSON have no per-job form (models/run/jobs.hpp): say so rather than name one.
+    if (out_.positions.count("stragglers"))
+      throw UserError(out_.position_of("stragglers"),
+                      "stragglers: [[stragglers]] beside [[jobs]] is not modelled, at the top level or in a job "
+                      "(expected a scenario without [[jobs]] to simulate slow ranks, nodes or links)");
+    if (out_.positions.count("deepspeed_config"))
+      throw UserError(out_.position_of("deepspeed_config"),
+                      "deepspeed_config: a DeepSpeed JSON is not read beside [[jobs]] (expected each job's DeepSpeed "
+                      "settings as [jobs.zero] keys, zero_optimization verbatim, and its batch in [jobs.training])");
+    for (const char* table : {"model", "collective", "placement", "training", "parallel", "zero"})
       if (out_.positions.count(table))
         throw UserError(out_.position_of(table),
                         std::string(table) + ": given at the top level beside [[jobs]] (expected it inside each " +
