@@ -69,6 +69,7 @@ TEST_CASE("messages: every command's user errors say what was expected", "[scena
       {"nccl-tests", s, "--compare", zero_time},
       {"calibrate", "--scenario", machine, zero_time, "--out", out},
       {"diff", zero_time, machine},
+      {"run", s, "--time-limit", "1e300"},
   };
   for (const auto& args : cases) {
     INFO(args[0] << " " << args.back() << " " << args[args.size() - 2]);
