@@ -236,8 +236,13 @@ const std::vector<std::string>& offload_keys() { return kOffloadKeys; }
 
 DeepSpeedSettings read_deepspeed_json(const std::string& path, const std::string& shown_path,
                                       const SourcePos& named_at) {
-  const std::string text = read_input_file(path, named_at, "DeepSpeed config",
-                                           "a readable JSON file; paths are relative to the scenario's folder");
+  // A path typed on the command line (--set, import's --deepspeed) is relative to the current
+  // folder, one written in a scenario to the scenario's folder (loader.hpp).
+  const bool typed = named_at.file.rfind("--", 0) == 0;
+  const std::string text =
+      read_input_file(path, named_at, "DeepSpeed config",
+                      typed ? "a readable JSON file; a path given on the command line is relative to the current folder"
+                            : "a readable JSON file; paths are relative to the scenario's folder");
   // DeepSpeed's own reading (lenient_json.hpp): comments and commas as Hjson allows, no duplicate key.
   const StrictJson strict = strict_json(text, shown_path);
   Json doc;
