@@ -57,6 +57,10 @@ struct NodeGroupSpec {
 
 // A node's price ($ per hour) given by the scenario ([cluster] price_per_hour) or by the user's
 // price file (--prices FILE), with where it came from (models/run/cost.hpp says which wins).
+// The highest price a node may be given, $ per hour: far above any machine sold (a p5.48xlarge is
+// about $55), low enough that a run's cost stays a printable number.
+inline constexpr double kMaxUsdPerHour = 1e6;
+
 struct PriceSpec {
   double usd_per_hour = 0;
   std::string source;   // "scenario [cluster] price_per_hour", "prices.toml:3:1", ...
