@@ -83,13 +83,19 @@ void Loader::merge_profile() {
                     "no [params] table in calibration profile (expected a file written by commsim calibrate)");
   LoadedScenario scratch;
   TomlReader pr(scratch, path);
-  pr.open_table(*params, "params", [&](const std::string& name, const toml::node& v, const SourcePos&) {
-    const double value = pr.param(v, "params." + name, name);
-    const std::string dotted = "cluster.params." + name;
-    if (out_.spec.cluster.params.count(name)) return;  // the scenario's own value wins
-    out_.spec.cluster.params[name] = value;
-    out_.positions[dotted] = pr.pos(v);
-  });
+  // A profile holds [params] only (what calibrate and profile write): another table, such as a
+  // [cluster] copied from a scenario, would be ignored without a word, so it is refused.
+  pr.table(prof, "", {{"params", [&](const toml::node&, const std::string&) {
+                         pr.open_table(*params, "params",
+                                       [&](const std::string& name, const toml::node& v, const SourcePos&) {
+                                         const double value = pr.param(v, "params." + name, name);
+                                         const std::string dotted = "cluster.params." + name;
+                                         if (out_.spec.cluster.params.count(name))
+                                           return;  // the scenario's own value wins
+                                         out_.spec.cluster.params[name] = value;
+                                         out_.positions[dotted] = pr.pos(v);
+                                       });
+                       }}});
 }
 
 // A job simulates a training step or one collective: with both tables run_scenario would take the
