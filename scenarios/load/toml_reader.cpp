@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <tuple>
 
@@ -32,23 +33,75 @@ std::string shown(const toml::node& n) {
   return " " + r;
 }
 
-std::vector<std::string> split_dots(const std::string& key) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (true) {
-    const size_t dot = key.find('.', start);
-    parts.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  return parts;
-}
-
 std::string trim(const std::string& s) {
   const size_t a = s.find_first_not_of(" \t");
   if (a == std::string::npos) return "";
   const size_t b = s.find_last_not_of(" \t");
   return s.substr(a, b - a + 1);
+}
+
+// The '=' of --set KEY=VALUE: the first one outside a quoted key part (`"a=b".c=1`); the first
+// of all when a quote is left open.
+size_t set_equals(const std::string& arg) {
+  char quote = 0;
+  for (size_t i = 0; i < arg.size(); ++i) {
+    const char c = arg[i];
+    if (quote) {
+      if (c == '\\' && quote == '"')
+        ++i;
+      else if (c == quote)
+        quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '=') {
+      return i;
+    }
+  }
+  return arg.find('=');
+}
+
+struct KeyPart {
+  std::string name;
+  size_t at = 0;  // offset of the part in the KEY text
+};
+
+// KEY's parts, split at the dots outside quotes; a part is bare or quoted as in a file, so
+// cluster.params."nvlink.efficiency.simple" has three, the last one holding dots. A quoted part
+// is read as TOML reads the string; `bad` gets the offset of one that does not read (or empty).
+std::vector<KeyPart> split_key(const std::string& key, std::optional<size_t>& bad) {
+  std::vector<KeyPart> parts;
+  size_t start = 0;
+  char quote = 0;
+  for (size_t i = 0; i <= key.size(); ++i) {
+    const char c = i < key.size() ? key[i] : '.';
+    if (quote && i < key.size()) {
+      if (c == '\\' && quote == '"')
+        ++i;
+      else if (c == quote)
+        quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      quote = c;
+      continue;
+    }
+    if (c != '.') continue;
+    const std::string raw = key.substr(start, i - start);
+    const size_t lead = raw.find_first_not_of(" \t");
+    KeyPart part{trim(raw), start + (lead == std::string::npos ? 0 : lead)};
+    if (!part.name.empty() && (part.name.front() == '"' || part.name.front() == '\'')) {
+      try {
+        const toml::table doc = toml::parse("x = " + part.name);
+        part.name = doc["x"].value<std::string>().value_or("");
+      } catch (const toml::parse_error&) {
+        if (!bad) bad = part.at;
+      }
+    }
+    parts.push_back(std::move(part));
+    start = i + 1;
+    quote = 0;
+  }
+  return parts;
 }
 
 }  // namespace
@@ -108,13 +161,19 @@ void TomlReader::record(const std::string& dotted, const toml::node& n) { out_.p
 
 void TomlReader::apply_override(toml::table& root, const std::string& arg, int ordinal) {
   const SourcePos at_start{"--set", ordinal, 1};
-  const size_t eq = arg.find('=');
+  const size_t eq = set_equals(arg);
   if (eq == std::string::npos)
     throw UserError(at_start, "'" + arg + "' has no '=' (expected KEY=VALUE, such as placement.gpus_per_pod=1)");
   const std::string key = trim(arg.substr(0, eq));
-  const std::vector<std::string> parts = split_dots(key);
+  std::optional<size_t> bad_part;
+  const std::vector<KeyPart> parts = split_key(arg.substr(0, eq), bad_part);
+  if (bad_part)
+    throw UserError({"--set", ordinal, static_cast<int>(*bad_part) + 1},
+                    "'" + key +
+                        "' has a quoted part that is not a TOML string (expected a key such as "
+                        "cluster.params.\"nvlink.efficiency.simple\", quoted as in a scenario file)");
   for (const auto& p : parts)
-    if (p.empty())
+    if (p.name.empty())
       throw UserError(at_start, "'" + key + "' is not a dotted key (expected a key such as placement.gpus_per_pod)");
   const SourcePos value_pos{"--set", ordinal, static_cast<int>(eq) + 2};
   const std::string value = arg.substr(eq + 1);
@@ -150,10 +209,10 @@ void TomlReader::apply_override(toml::table& root, const std::string& arg, int o
   toml::table* tbl = &root;
   std::string walked;
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
-    walked += (walked.empty() ? "" : ".") + parts[i];
-    toml::node* next = tbl->get(parts[i]);
+    walked += (walked.empty() ? "" : ".") + parts[i].name;
+    toml::node* next = tbl->get(parts[i].name);
     if (!next) {
-      auto [it, inserted] = tbl->insert(parts[i], toml::table{});
+      auto [it, inserted] = tbl->insert(parts[i].name, toml::table{});
       next = &it->second;
       overrides_[next] = {at_start, at_start};
     }
@@ -162,8 +221,8 @@ void TomlReader::apply_override(toml::table& root, const std::string& arg, int o
                       "'" + walked + "' is " + article_type(*next) + ", not a table (expected a key inside a table)");
     tbl = next->as_table();
   }
-  auto [it, inserted] = tbl->insert_or_assign(parts.back(), std::move(*node));
-  const SourcePos last_key{"--set", ordinal, static_cast<int>(key.size() - parts.back().size()) + 1};
+  auto [it, inserted] = tbl->insert_or_assign(parts.back().name, std::move(*node));
+  const SourcePos last_key{"--set", ordinal, static_cast<int>(parts.back().at) + 1};
   overrides_[&it->second] = {last_key, value_pos};
 }
 

@@ -326,6 +326,27 @@ nodes = 8
   CHECK(l.recompute == models::workload::Recompute::Selective);
 }
 
+// A --set key is read as a file's: a part may be quoted, holding dots, as [cluster.params] names
+// are written ("nvlink.efficiency.simple" = 0.5).
+TEST_CASE("loader: a --set key part may be quoted as in a file", "[scenarios]") {
+  const auto s = load_scenario_text(kMinimal, "q.toml", {"cluster.params.\"nvlink.efficiency.simple\"=0.5"});
+  CHECK(s.spec.cluster.params.at("nvlink.efficiency.simple") == 0.5);
+  CHECK(s.positions.at("cluster.params.nvlink.efficiency.simple").str() == "--set:1:43");
+  // The same name quoted or dotted: the later --set wins, as for any key.
+  const auto t = load_scenario_text(
+      kMinimal, "q.toml",
+      {"cluster.params.nvlink.efficiency.simple=0.6", "cluster.params.'nvlink.efficiency.simple'=0.7"});
+  CHECK(t.spec.cluster.params.at("nvlink.efficiency.simple") == 0.7);
+  try {
+    load_scenario_text(kMinimal, "q.toml", {"cluster.params.\"nvlink\\q\"=0.5"});
+    FAIL("no error");
+  } catch (const scenarios::UserError& e) {
+    CHECK(std::string(e.what()).rfind("--set:1:16: 'cluster.params.\"nvlink\\q\"' has a quoted part that is not a "
+                                      "TOML string (expected ",
+                                      0) == 0);
+  }
+}
+
 // UserError's what() is one line whatever the message or the file name quote (models/one_line.hpp).
 TEST_CASE("loader: a user error is one line whatever it quotes", "[scenarios]") {
   const scenarios::UserError user({"dir\nname/b.toml", 7, 6}, "collective.op: unknown value \"all_re\nduce\"");
