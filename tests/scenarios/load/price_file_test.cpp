@@ -16,8 +16,9 @@ TEST_CASE("prices: a node's price is above 0 and at most 1e6 $ per hour, at its 
       scenarios::read_price_text("[prices]\n\"p5.48xlarge\" = " + v + "\n", "p.toml");
       FAIL("no error");
     } catch (const scenarios::UserError& e) {
-      CHECK(std::string(e.what()) == "p.toml:2:17: prices.p5.48xlarge: above 1e6 $ per hour (expected one node's "
-                                     "price in $ per hour, e.g. 55.04)");
+      CHECK(std::string(e.what()) ==
+            "p.toml:2:17: prices.p5.48xlarge: above 1e6 $ per hour (expected one node's "
+            "price in $ per hour, e.g. 55.04)");
     }
   }
 }
