@@ -2,15 +2,19 @@
 // models::SpecError: the user asked for something the models cannot do (an unknown instance, an
 // impossible layout, a bad NCCL variable value). It names the scenario key at fault as a dotted
 // path ("placement.gpus_per_pod", "nccl.env.NCCL_P2P_LEVEL"); the scenario layer, which knows
-// where each key was written, turns it into "FILE:LINE:COL: message" and exit code 2.
+// where each key was written, turns it into "FILE:LINE:COL: message" and exit code 2. The message
+// is kept on one line (one_line.hpp), whatever value it quotes.
 #include <stdexcept>
 #include <string>
+
+#include "models/one_line.hpp"
 
 namespace models {
 
 class SpecError : public std::runtime_error {
  public:
-  SpecError(std::string key, const std::string& message) : std::runtime_error(message), key_(std::move(key)) {}
+  SpecError(std::string key, const std::string& message)
+      : std::runtime_error(one_line(message)), key_(std::move(key)) {}
   const std::string& key() const { return key_; }
 
  private:

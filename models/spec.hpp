@@ -57,6 +57,10 @@ struct NodeGroupSpec {
 
 // A node's price ($ per hour) given by the scenario ([cluster] price_per_hour) or by the user's
 // price file (--prices FILE), with where it came from (models/run/cost.hpp says which wins).
+// The highest price a node may be given, $ per hour: far above any machine sold (a p5.48xlarge is
+// about $55), low enough that a run's cost stays a printable number.
+inline constexpr double kMaxUsdPerHour = 1e6;
+
 struct PriceSpec {
   double usd_per_hour = 0;
   std::string source;   // "scenario [cluster] price_per_hour", "prices.toml:3:1", ...
@@ -130,6 +134,11 @@ struct TrainingSpec {
   int cpu_threads = 0;                      // OMP_NUM_THREADS per rank for host work (CPU-Adam); 0: as
                                             // torchrun sets it (1 with several processes per pod, else all)
   int global_batch = 0;                     // sequences per step over all replicas; 0: grad_accum is given
+  // global_batch is a DeepSpeed JSON's train_batch_size: messages name it so, and when grad_accum
+  // is given too (grad_accum_given) the three must agree with dp, as DeepSpeed requires
+  // (deepspeed/runtime/config.py _batch_assertion), instead of grad_accum following from it.
+  bool global_batch_from_deepspeed = false;
+  bool grad_accum_given = false;
   double tokens = 0;                        // training target in tokens (0: training.steps steps)
   std::string recompute;                    // "" (grad_checkpointing decides) | none | selective | full
   std::string attention_backend = "flash";  // flash (FlashAttention/cuDNN) | unfused (explicit softmax)

@@ -52,6 +52,9 @@ NcclTestsResult nccl_json_group(const JsonDoc& doc, const nlohmann::json& g, con
     if (!std::isnan(v)) r.wrong = static_cast<int64_t>(v);
   }
   if (r.time_us < 0) doc.fail(json_child(at, std::string("time")), "a negative time");
+  if (r.time_us == 0)  // no collective takes no time: 0 is no measurement (its bandwidths would be infinite)
+    doc.fail(json_child(at, std::string("time")),
+             "a time of 0 is not a measurement (expected a time in us above 0, as nccl-tests measures it)");
   return r;
 }
 

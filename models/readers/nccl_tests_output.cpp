@@ -357,6 +357,12 @@ class Parser {
           break;
         case Field::Time:
           if (!parse_double(t.text, dv) || dv < 0) bad(t, "a time in us");
+          // Every collective takes some time (a launch at least): 0 is no measurement, and each
+          // bandwidth or error computed from it would be infinite.
+          if (dv == 0)
+            throw ParseError(source_, t.line, t.col,
+                             "time '" + std::string(t.text) +
+                                 "' is not a measurement (expected a time in us above 0, as nccl-tests measures it)");
           g.time_us = dv;
           break;
         case Field::Algbw:

@@ -39,8 +39,21 @@ Recompute parse_recompute(const TrainingSpec& t) {
 int derive_grad_accum(const TrainingSpec& t, int dp) {
   const int per_step = std::max(1, t.micro_batch) * dp;
   if (t.global_batch <= 0) return std::max(1, t.grad_accum);
+  const std::string name = t.global_batch_from_deepspeed ? "train_batch_size" : "global_batch";
+  if (t.global_batch_from_deepspeed && t.grad_accum_given) {
+    // DeepSpeed's _batch_assertion: train_batch_size == micro x gradient_accumulation_steps x world.
+    const int64_t product = int64_t(std::max(1, t.micro_batch)) * std::max(1, t.grad_accum) * dp;
+    if (product != t.global_batch)
+      throw SpecError("training.global_batch",
+                      "train_batch_size = " + str(t.global_batch) + " but micro_batch x grad_accum x dp = " +
+                          str(t.micro_batch) + " x " + str(t.grad_accum) + " x " + str(dp) + " = " +
+                          std::to_string(product) + " (expected train_batch_size = " + std::to_string(product) +
+                          ", or a micro-batch and grad_accum whose product with dp is " + str(t.global_batch) +
+                          ": DeepSpeed refuses to start otherwise)");
+    return std::max(1, t.grad_accum);
+  }
   if (t.global_batch % per_step != 0)
-    throw SpecError("training.global_batch", "global_batch = " + str(t.global_batch) +
+    throw SpecError("training.global_batch", name + " = " + str(t.global_batch) +
                                                  " is not a multiple of micro_batch x dp = " + str(t.micro_batch) +
                                                  " x " + str(dp) + " = " + str(per_step) +
                                                  " (expected a multiple of micro_batch x dp)");

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "models/one_line.hpp"
 #include "models/parse_error.hpp"
 #include "scenarios/load/price_file.hpp"
 #include "sim/time.hpp"
@@ -56,6 +57,7 @@ int parse_cli(CLI::App& app, int argc, char** argv) {
     std::string what = e.what();
     for (char& c : what)
       if (c == '\n') c = ' ';
+    what = models::one_line(what);  // a value typed with a line break in it stays on the line
     std::fprintf(stderr, "%s: %s (see %s --help)\n", app.get_name().c_str(), what.c_str(), app.get_name().c_str());
     return 2;
   }
@@ -103,7 +105,7 @@ int guarded(const std::function<int()>& body) {
     std::fprintf(stderr, "%s\n", e.what());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "commsim: internal error: %s\n", e.what());
+    std::fprintf(stderr, "commsim: internal error: %s\n", models::one_line(e.what()).c_str());
     return 1;
   }
 }

@@ -6,6 +6,8 @@
 #include <charconv>
 #include <utility>
 
+#include "scenarios/import/fsdp_option.hpp"
+
 namespace scenarios {
 namespace {
 
@@ -134,7 +136,10 @@ JobCommand parse_job_command(const std::string& command) {
       out.taken.push_back("training.recompute = " + value + from);
     } else if (f == "fsdp" && has_value && lower(value) != "false" && !value.empty()) {
       out.fsdp = value;
-      out.taken.push_back("parallel.strategy = fsdp (from --" + flag + " " + value + ")");
+      const FsdpChoice c = fsdp_choice(value);
+      out.taken.push_back(c.error.empty() ? "parallel.strategy = " + c.strategy + " (from --" + flag + " " + value + ")"
+                                          : "parallel.strategy = fsdp (from --" + flag + " " + value + ": " + c.error +
+                                                "; read as full_shard)");
     } else if (f == "deepspeed" && has_value && value.ends_with(".json")) {
       out.deepspeed = value;
       out.taken.push_back("DeepSpeed config " + value + from);

@@ -18,7 +18,7 @@ void JobReader::trainer(const YAML::Node& t, const std::string& key, K8sJob& job
   need_map(t, key);
   if (t["numNodes"]) job.pods = pod_count(t["numNodes"], key + ".numNodes");
   if (t["numProcPerNode"] && t["numProcPerNode"].IsScalar() && t["numProcPerNode"].Scalar() != "auto")
-    job.procs_per_pod = integer(t["numProcPerNode"], key + ".numProcPerNode");
+    job.procs_per_pod = proc_count(t["numProcPerNode"], key + ".numProcPerNode");
   if (const auto r = t["resourcesPerNode"]) {
     need_map(r, key + ".resourcesPerNode");
     if (r["limits"])
@@ -52,9 +52,9 @@ void JobReader::pytorch_job(const YAML::Node& doc, K8sJob& job) const {
   if (!spec) fail(doc, "PyTorchJob without spec (expected spec.pytorchReplicaSpecs)");
   need_map(spec, "spec");
   if (spec["nprocPerNode"] && spec["nprocPerNode"].Scalar() != "auto")
-    job.procs_per_pod = integer(spec["nprocPerNode"], "spec.nprocPerNode");
+    job.procs_per_pod = proc_count(spec["nprocPerNode"], "spec.nprocPerNode");
   if (spec["elasticPolicy"] && spec["elasticPolicy"]["nProcPerNode"])
-    job.procs_per_pod = integer(spec["elasticPolicy"]["nProcPerNode"], "spec.elasticPolicy.nProcPerNode");
+    job.procs_per_pod = proc_count(spec["elasticPolicy"]["nProcPerNode"], "spec.elasticPolicy.nProcPerNode");
   const auto replicas = spec["pytorchReplicaSpecs"];
   if (!replicas) fail(spec, "PyTorchJob without spec.pytorchReplicaSpecs (expected Master and/or Worker)");
   need_map(replicas, "spec.pytorchReplicaSpecs");
@@ -116,7 +116,7 @@ void JobReader::jobset(const YAML::Node& doc, K8sJob& job) const {
     if (!rj["template"] || !rj["template"]["spec"]) fail(rj, key + ": no template.spec (expected a Job template)");
     K8sJob part;
     batch_job_spec(rj["template"]["spec"], key + ".template.spec", part, replicas);
-    job.command += part.command;
+    job.append_command(part);
     if (!part.gpus_per_pod) continue;
     if (gpu_job && part.gpus_per_pod != gpu_job->gpus_per_pod)
       job.notes.push_back(key + ": " + std::to_string(*part.gpus_per_pod) + " GPUs per pod where an earlier job has " +
@@ -131,6 +131,7 @@ void JobReader::jobset(const YAML::Node& doc, K8sJob& job) const {
     whole.line = job.line;
     whole.name = job.name;
     whole.command = job.command;
+    whole.command_at = job.command_at;
     whole.notes.insert(whole.notes.begin(), job.notes.begin(), job.notes.end());
     whole.pods = pods;
     job = std::move(whole);
@@ -148,7 +149,7 @@ void JobReader::mpi_job(const YAML::Node& doc, K8sJob& job) const {
   // slotsPerWorker defaults to 1 (kubeflow/mpi-operator v2beta1 types.go, +kubebuilder:default:=1): the
   // hostfile gives each worker one slot, so mpirun starts one rank per worker unless -N says more.
   const bool slots_given = static_cast<bool>(spec["slotsPerWorker"]);
-  job.procs_per_pod = slots_given ? integer(spec["slotsPerWorker"], "spec.slotsPerWorker") : 1;
+  job.procs_per_pod = slots_given ? proc_count(spec["slotsPerWorker"], "spec.slotsPerWorker") : 1;
   if (!slots_given) job.notes.push_back("default: slotsPerWorker not given, the MPI operator's 1 slot per worker");
   const auto worker = replicas["Worker"];
   if (!worker) fail(replicas, "spec.mpiReplicaSpecs: no Worker (expected the pods that run the ranks)");
@@ -186,7 +187,7 @@ void JobReader::mpi_job(const YAML::Node& doc, K8sJob& job) const {
              std::to_string(launcher_job.gpus_per_pod.value_or(0)) + " GPUs where each worker has " +
              std::to_string(job.gpus_per_pod.value_or(0)) +
              " (expected the launcher's resources.limits nvidia.com/gpu equal to the workers')");
-  job.command += launcher_job.command;
+  job.append_command(launcher_job);
   mpi_launch(mpi_ranks(launcher_job.command), launcher_at, job);
 }
 

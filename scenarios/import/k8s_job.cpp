@@ -37,7 +37,12 @@ void find_torchrun(K8sJob& job) {
   // Bounded input for std::regex (recursive matcher); torchrun options come first anyway.
   const std::string cmd = job.command.substr(0, 16384);
   auto small = [](const std::string& digits) { return digits.size() <= 6; };
-  if (!job.procs_per_pod && std::regex_search(cmd, m, kNproc) && small(m[1])) job.procs_per_pod = std::stoi(m[1]);
+  if (!job.procs_per_pod && std::regex_search(cmd, m, kNproc) && small(m[1])) {
+    job.procs_per_pod = std::stoi(m[1]);
+    if (*job.procs_per_pod == 0)  // torchrun would start no worker on the pod's GPUs
+      throw UserError(job.command_pos(static_cast<size_t>(m.position(0))),
+                      m[0].str() + ": 0 processes per pod would run no rank (expected --nproc_per_node 1 or more)");
+  }
   if (std::regex_search(cmd, m, kNnodes) && small(m[1]) && std::stoi(m[1]) != job.pods)
     job.notes.push_back("torchrun --nnodes=" + m[1].str() + " but the job has " + std::to_string(job.pods) + " pods");
 }

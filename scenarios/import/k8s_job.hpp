@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "scenarios/load/loader.hpp"
+
 namespace scenarios {
 
 struct K8sJob {
@@ -19,6 +21,7 @@ struct K8sJob {
   int line = 1;                      // where the job's document starts (for messages)
   int pods = 1;                      // numNodes / replicas / parallelism (GPU pods only)
   std::optional<int> gpus_per_pod;   // resources.limits nvidia.com/gpu
+  SourcePos gpus_at;                 // where that limit was written (the first container's)
   std::optional<int> efa_per_pod;    // resources.limits vpc.amazonaws.com/efa
   std::optional<int> procs_per_pod;  // numProcPerNode / nprocPerNode / slotsPerWorker / torchrun --nproc_per_node
   bool host_ipc = false;
@@ -28,7 +31,21 @@ struct K8sJob {
   std::vector<std::pair<std::string, std::string>> env;  // NCCL_* and FI_* of the containers
   std::optional<int> omp_threads;                        // container env OMP_NUM_THREADS (CPU-Adam threads per rank)
   std::string command;                                   // command and args, joined (to find the model)
+  std::vector<std::pair<size_t, SourcePos>> command_at;  // where each word of `command` from its offset on was written
   std::vector<std::string> notes;                        // what was assumed or ignored, for the scenario's comments
+
+  // Where the text at `offset` of `command` was written: its YAML scalar's place.
+  SourcePos command_pos(size_t offset) const {
+    SourcePos p{source, line, 1};
+    for (const auto& [from, at] : command_at)
+      if (from <= offset) p = at;
+    return p;
+  }
+  // Appends another part's command (a JobSet's jobs, an MPIJob's launcher), places included.
+  void append_command(const K8sJob& other) {
+    for (const auto& [from, at] : other.command_at) command_at.emplace_back(command.size() + from, at);
+    command += other.command;
+  }
 };
 
 // Throws UserError (FILE:LINE:COL) for YAML syntax errors, documents that are not a job, values

@@ -58,6 +58,13 @@ class JobReader {
     if (v < 1) fail(n, key + ": 0 pods would run no rank (expected 1 or more)");
     return v;
   }
+  // Processes per pod (nprocPerNode, numProcPerNode, slotsPerWorker): 0 would start no rank on
+  // GPUs the pod holds, so it is refused at the key, as a pod count of 0 is.
+  int proc_count(const YAML::Node& n, const std::string& key) const {
+    const int v = integer(n, key);
+    if (v < 1) fail(n, key + ": 0 processes per pod would run no rank (expected 1 or more)");
+    return v;
+  }
   bool boolean(const YAML::Node& n, const std::string& key) const {
     const std::string s = scalar(n, key);
     if (s == "true" || s == "True") return true;

@@ -32,6 +32,7 @@ void JobReader::limits(const YAML::Node& lim, const std::string& key, K8sJob& jo
       job.notes.push_back("'" + name + "' read as '" + name + (name == "nvidia.com" ? "/gpu" : "/efa") + "' (line " +
                           std::to_string(at(kv.first).line) + ")");
     const int v = integer(kv.second, key + "." + name);
+    if (field == &job.gpus_per_pod && !job.gpus_per_pod) job.gpus_at = at(kv.second);
     *field = add && field->has_value() ? **field + v : v;
   }
 }
@@ -66,11 +67,15 @@ void JobReader::env(const YAML::Node& list, const std::string& key, K8sJob& job)
 }
 
 void JobReader::command(const YAML::Node& n, K8sJob& job) const {
+  auto add = [&](const YAML::Node& word) {
+    job.command_at.emplace_back(job.command.size() + 1, at(word));
+    job.command += " " + word.Scalar();
+  };
   if (n.IsScalar())
-    job.command += " " + n.Scalar();
+    add(n);
   else if (n.IsSequence())
     for (const auto& x : n)
-      if (x.IsScalar()) job.command += " " + x.Scalar();
+      if (x.IsScalar()) add(x);
 }
 
 void JobReader::container(const YAML::Node& c, const std::string& key, K8sJob& job) const {

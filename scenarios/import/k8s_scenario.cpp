@@ -8,6 +8,7 @@
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
 #include "models/model/model_shape.hpp"
+#include "scenarios/import/fsdp_option.hpp"
 #include "scenarios/import/job_command.hpp"
 #include "scenarios/import/job_model.hpp"
 #include "scenarios/import/k8s_job.hpp"
@@ -54,6 +55,8 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
   } catch (const models::SpecError& e) {
     throw UserError(opt.instance.empty() ? at : SourcePos{"--instance", 1, 1}, e.what());
   }
+  if (job.gpus_per_pod && *job.gpus_per_pod == 0)  // the training's pods hold no GPU to run ranks on
+    throw UserError(job.gpus_at, "nvidia.com/gpu: 0 GPUs per pod would run no rank (expected 1 or more)");
   const int gpus = job.gpus_per_pod.value_or(job.procs_per_pod.value_or(0));
   if (gpus <= 0) throw UserError(at, "no GPU count (expected resources.limits nvidia.com/gpu or numProcPerNode)");
   if (job.pods < 1)
@@ -199,11 +202,12 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
   const bool has_model = !model.preset.empty() || !model.shape.empty();
   if (!has_model) {
     // No model: the layout is exercised by one all-reduce, and every training value read is
-    // still written (in [training], [parallel], [zero]) so that adding [model] makes it a step.
+    // still written (in [training], [parallel], [zero]) so that [model] in place of [collective]
+    // makes it a step.
     fill("collective", "op", std::string("all_reduce"),
          "no model in the job (no --model, no Hugging Face id in its command, no config.json beside it, no "
-         "preset name in the command): a 1 GiB all-reduce over all ranks exercises the layout; add [model] "
-         "preset = ... (commsim presets) to simulate the training step with the values below");
+         "preset name in the command): a 1 GiB all-reduce over all ranks exercises the layout; replace [collective] "
+         "with [model] preset = ... (commsim presets) to simulate the training step with the values below");
     fill("collective", "bytes", std::string("1 GiB"), "see collective.op");
   } else if (!model.preset.empty()) {
     w.set("model", "preset", model.preset, model.from);
@@ -258,6 +262,21 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
     w.set("training", "dtype", std::string("fp16"), dtype_from + ": fp16");
   else
     fill("training", "dtype", std::string("bf16"), "no bf16/fp16 flag given" + trainer_hint);
+  // FSDP: the trainer arguments' fsdp, else the job's --fsdp (fsdp_option.hpp: what each option
+  // is simulated as).
+  FsdpChoice fsdp;
+  std::string fsdp_from;
+  if (ta.fsdp) {
+    fsdp = ta.fsdp_choice;
+    fsdp_from = ta_name + ": fsdp " + *ta.fsdp;
+  } else if (!cmd.fsdp.empty()) {
+    fsdp = fsdp_choice(cmd.fsdp);
+    fsdp_from = "the job's command: --fsdp " + cmd.fsdp;
+    if (!fsdp.error.empty()) {  // the command is read leniently (job_command.hpp): FSDP it is
+      fsdp.strategy = "fsdp";
+      fsdp.why = fsdp.error + "; read as full_shard";
+    }
+  }
   if (!ds.empty()) {
     // The engine DeepSpeed runs: zero_optimization.stage 1, 2 or 3 (3 when not given).
     std::string strategy = "zero3";
@@ -290,8 +309,13 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
             "--make-vocab-size-divisible-by");
     if (cmd.sequence_parallel) w.set("parallel", "sequence_parallel", true, "--sequence-parallel");
     if (cmd.distributed_optimizer) w.set("parallel", "distributed_optimizer", true, "--use-distributed-optimizer");
-  } else if (!cmd.fsdp.empty()) {
-    w.set("parallel", "strategy", std::string("fsdp"), "the job's command: --fsdp " + cmd.fsdp);
+  } else if (!fsdp.strategy.empty()) {
+    w.set("parallel", "strategy", fsdp.strategy, fsdp_from + " (" + fsdp.why + ")");
+    if (fsdp.offload_optimizer) w.set("zero", "offload_optimizer", std::string("cpu"), fsdp_from + ": offload");
+    for (const auto& n : fsdp.notes) {
+      w.header("note: " + n);
+      result.taken.push_back(n);
+    }
   } else {
     fill(
         "parallel", "strategy", std::string("ddp"),

@@ -30,9 +30,10 @@ TrainerArgs parse_trainer_args(const std::string& bytes, const std::string& file
     if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t'))
       throw UserError(pos_of(file_name, text, i), "binary data in a trainer arguments file (expected text)");
   }
-  // key=value (Python call) or --key value / --key=value (command line).
+  // key=value (Python call) or --key value / --key=value (command line), or a bare --flag (before
+  // another --flag or at the end of the line), which the Trainer's parser reads as true.
   static const std::regex kArg(
-      R"((--)?\b([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|(?=\s)\s+(?=[^-\s]))\s*("[^"\n]*"|'[^'\n]*'|[^\s,()]+))");
+      R"((--)?\b([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|(?=\s)\s+(?=[^-\s]))\s*("[^"\n]*"|'[^'\n]*'|[^\s,()]+)|--([A-Za-z_][A-Za-z0-9_]*)(?=\s+--|\s*$))");
   TrainerArgs out;
   bool any = false;
   // Line by line, each bounded: std::regex recurses per character, so a huge token must not reach it.
@@ -49,15 +50,26 @@ TrainerArgs parse_trainer_args(const std::string& bytes, const std::string& file
     line_start = line_end + 1;
     for (auto it = std::sregex_iterator(line.begin(), line.end(), kArg); it != std::sregex_iterator(); ++it) {
       const auto& m = *it;
-      const bool dashed = m[1].matched;
-      const std::string key = m[2];
-      std::string value = m[3];
+      const bool bare = m[4].matched;
+      const bool dashed = bare || m[1].matched;
+      const std::string key = bare ? m[4] : m[2];
+      std::string value = bare ? std::string() : std::string(m[3]);
       // "word word" without "=" is prose, not an argument, unless written --key value.
       const std::string whole = m[0];
       if (!dashed && whole.find('=') == std::string::npos) continue;
       if (value.size() >= 2 && (value.front() == '"' || value.front() == '\''))
         value = value.substr(1, value.size() - 2);
-      const SourcePos at = pos_of(file_name, text, base + static_cast<size_t>(m.position(3)));
+      const SourcePos at = pos_of(file_name, text, base + static_cast<size_t>(m.position(bare ? 0 : 3)));
+      // A bare flag gives a boolean; an argument that takes a value cannot be bare (the Trainer's
+      // parser stops with "expected one argument").
+      const bool takes_value = key == "per_device_train_batch_size" || key == "gradient_accumulation_steps" ||
+                               key == "max_steps" || key == "deepspeed" || key == "fsdp";
+      if (bare && takes_value)
+        throw UserError(at, key + ": --" + key + " without a value (expected --" + key + " " +
+                                (key == "fsdp"        ? std::string("\"full_shard auto_wrap\"")
+                                 : key == "deepspeed" ? std::string("ds_config.json")
+                                                      : std::string("N")) +
+                                ")");
       auto integer = [&](std::optional<int>& field) {
         try {
           size_t used = 0;
@@ -71,7 +83,7 @@ TrainerArgs parse_trainer_args(const std::string& bytes, const std::string& file
         any = true;
       };
       auto boolean = [&](std::optional<bool>& field) {
-        if (value == "True" || value == "true" || value == "1")
+        if (bare || value == "True" || value == "true" || value == "1")
           field = true;
         else if (value == "False" || value == "false" || value == "0")
           field = false;
@@ -94,6 +106,12 @@ TrainerArgs parse_trainer_args(const std::string& bytes, const std::string& file
       else if (key == "deepspeed") {
         out.deepspeed = value;
         any = true;
+      } else if (key == "fsdp") {
+        FsdpChoice choice = fsdp_choice(value);
+        if (!choice.error.empty()) throw UserError(at, "fsdp: " + choice.error);
+        out.fsdp = value;
+        out.fsdp_choice = std::move(choice);
+        any = true;
       }
     }
   }
@@ -101,7 +119,7 @@ TrainerArgs parse_trainer_args(const std::string& bytes, const std::string& file
     throw UserError(
         {file_name, 1, 1},
         "no Trainer argument found (expected per_device_train_batch_size=..., gradient_accumulation_steps=..., "
-        "max_steps=..., bf16=..., gradient_checkpointing=...)");
+        "max_steps=..., bf16=..., gradient_checkpointing=..., fsdp=...)");
   return out;
 }
 

@@ -4,10 +4,13 @@
 #include <optional>
 #include <string>
 
+#include "scenarios/import/fsdp_option.hpp"
+
 namespace scenarios {
 
 // Hugging Face TrainingArguments as written in code (`per_device_train_batch_size=1,`) or on the
-// command line (`--per_device_train_batch_size 1`). Unknown arguments are ignored.
+// command line (`--per_device_train_batch_size 1`, a bare `--bf16` meaning true as the Trainer's
+// parser takes it). Unknown arguments are ignored.
 struct TrainerArgs {
   std::optional<int> micro_batch;  // per_device_train_batch_size
   std::optional<int> grad_accum;   // gradient_accumulation_steps
@@ -15,6 +18,8 @@ struct TrainerArgs {
   std::optional<bool> bf16, fp16;
   std::optional<bool> grad_checkpointing;
   std::string deepspeed;  // deepspeed="ds.json", as written
+  std::optional<std::string> fsdp;  // fsdp="full_shard auto_wrap", as written
+  FsdpChoice fsdp_choice;           // what it is simulated as (an unknown option is refused at it)
 };
 TrainerArgs parse_trainer_args(const std::string& text, const std::string& file_name);
 TrainerArgs read_trainer_args(const std::string& path);

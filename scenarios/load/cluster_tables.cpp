@@ -26,12 +26,15 @@ void Loader::cluster(const toml::node& n, const std::string& key) {
                 [&](auto& v, auto& k) {
                   const double usd = r_.number(v, k);
                   if (!(usd > 0)) r_.fail(v, k + ": not above 0 (expected one node's price in $ per hour, e.g. 55.04)");
+                  if (usd > models::kMaxUsdPerHour)
+                    r_.fail(v, k + ": " + detail::shortest(usd) +
+                                   " is above 1e6 $ per hour (expected one node's price in $ per hour, e.g. 55.04)");
                   c.price = models::PriceSpec{usd, "scenario [cluster] price_per_hour"};
                 }},
                {"params",
                 [&](auto& v, auto& k) {
                   r_.open_table(v, k, [&](const std::string& name, const toml::node& value, const SourcePos&) {
-                    c.params[name] = r_.quantity(value, k + "." + name);
+                    c.params[name] = r_.param(value, k + "." + name, name);
                   });
                 }},
            });

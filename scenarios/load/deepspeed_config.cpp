@@ -236,8 +236,13 @@ const std::vector<std::string>& offload_keys() { return kOffloadKeys; }
 
 DeepSpeedSettings read_deepspeed_json(const std::string& path, const std::string& shown_path,
                                       const SourcePos& named_at) {
-  const std::string text = read_input_file(path, named_at, "DeepSpeed config",
-                                           "a readable JSON file; paths are relative to the scenario's folder");
+  // A path typed on the command line (--set, import's --deepspeed) is relative to the current
+  // folder, one written in a scenario to the scenario's folder (loader.hpp).
+  const bool typed = named_at.file.rfind("--", 0) == 0;
+  const std::string text =
+      read_input_file(path, named_at, "DeepSpeed config",
+                      typed ? "a readable JSON file; a path given on the command line is relative to the current folder"
+                            : "a readable JSON file; paths are relative to the scenario's folder");
   // DeepSpeed's own reading (lenient_json.hpp): comments and commas as Hjson allows, no duplicate key.
   const StrictJson strict = strict_json(text, shown_path);
   Json doc;
@@ -283,7 +288,7 @@ DeepSpeedSettings read_deepspeed_json(const std::string& path, const std::string
       out.zero[canonical_zero_key(it.key())] = entry_from_json(it.key(), it.value(), pos, text, key_at, shown_path);
     }
   }
-  for (const char* key : {"train_micro_batch_size_per_gpu", "gradient_accumulation_steps"}) {
+  for (const char* key : {"train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "train_batch_size"}) {
     if (auto v = doc.find(key); v != doc.end())
       out.training[key] =
           entry_from_json(key, *v, pos_at(shown_path, text, find_key(text, key, 0)), text, 0, shown_path);
@@ -319,6 +324,26 @@ void apply_deepspeed(const DeepSpeedSettings& settings, models::ScenarioSpec& sp
   };
   trainer_int("train_micro_batch_size_per_gpu", "micro_batch", spec.training.micro_batch);
   trainer_int("gradient_accumulation_steps", "grad_accum", spec.training.grad_accum);
+  // train_batch_size = micro x gradient_accumulation_steps x dp (deepspeed/runtime/config.py
+  // _configure_train_batch_size): dp is the layout's, so the product is checked where the layout is
+  // made (models/workload/layout.cpp), at this key. Without gradient_accumulation_steps DeepSpeed
+  // derives it, as global_batch does; without the micro-batch DeepSpeed derives that instead,
+  // which commsim does not. "auto": the Hugging Face Trainer writes the product, nothing to check.
+  if (auto it = settings.training.find("train_batch_size"); it != settings.training.end() && !it->second.is_auto) {
+    const ZeroEntry& e = it->second;
+    // ("auto" is a micro-batch: [training]'s, as the Trainer fills it.)
+    if (!settings.training.count("train_micro_batch_size_per_gpu") && !positions.count("training.micro_batch"))
+      throw UserError(e.pos,
+                      "train_batch_size without a micro-batch: DeepSpeed would derive train_micro_batch_size_per_gpu "
+                      "= train_batch_size / (gradient_accumulation_steps x dp), which commsim does not (expected "
+                      "train_micro_batch_size_per_gpu in the JSON, or training.micro_batch)");
+    const bool scenario_global_batch = positions.count("training.global_batch") > 0;  // then equal, or refused
+    trainer_int("train_batch_size", "global_batch", spec.training.global_batch);
+    if (!scenario_global_batch) {
+      spec.training.global_batch_from_deepspeed = true;
+      spec.training.grad_accum_given = positions.count("training.grad_accum") > 0;
+    }
+  }
   if (!positions.count("training.dtype")) {
     for (const char* key : {"bf16", "fp16"}) {
       auto it = settings.training.find(key);

@@ -34,6 +34,7 @@ void Loader::jobs(const toml::node& n, const std::string& key) {
                  {"zero", [&](auto& v, auto& kk) { zero(v, kk); }},
                  {"collective", [&](auto& v, auto& kk) { collective(v, kk); }},
              });
+    refuse_model_and_collective(prefix_);
     if (job.nodes == 0)
       r_.fail(t, k + ": nodes is missing (expected nodes = [first, last], a range of the cluster's nodes, or "
                      "nodes = N, placed first-fit)");

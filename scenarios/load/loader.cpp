@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <tuple>
 
 #include "models/utf8.hpp"
 #include "scenarios/load/held_pipe.hpp"
@@ -82,18 +83,41 @@ void Loader::merge_profile() {
                     "no [params] table in calibration profile (expected a file written by commsim calibrate)");
   LoadedScenario scratch;
   TomlReader pr(scratch, path);
-  pr.open_table(*params, "params", [&](const std::string& name, const toml::node& v, const SourcePos&) {
-    const double value = pr.quantity(v, "params." + name);
-    const std::string dotted = "cluster.params." + name;
-    if (out_.spec.cluster.params.count(name)) return;  // the scenario's own value wins
-    out_.spec.cluster.params[name] = value;
-    out_.positions[dotted] = pr.pos(v);
-  });
+  // A profile holds [params] only (what calibrate and profile write): another table, such as a
+  // [cluster] copied from a scenario, would be ignored without a word, so it is refused.
+  pr.table(prof, "", {{"params", [&](const toml::node&, const std::string&) {
+                         pr.open_table(*params, "params",
+                                       [&](const std::string& name, const toml::node& v, const SourcePos&) {
+                                         const double value = pr.param(v, "params." + name, name);
+                                         const std::string dotted = "cluster.params." + name;
+                                         if (out_.spec.cluster.params.count(name))
+                                           return;  // the scenario's own value wins
+                                         out_.spec.cluster.params[name] = value;
+                                         out_.positions[dotted] = pr.pos(v);
+                                       });
+                       }}});
+}
+
+// A job simulates a training step or one collective: with both tables run_scenario would take the
+// collective and drop the step without a word. Refused at the table written second (a --set after
+// the file).
+void Loader::refuse_model_and_collective(const std::string& prefix) const {
+  const auto model = out_.positions.find(prefix + "model");
+  const auto collective = out_.positions.find(prefix + "collective");
+  if (model == out_.positions.end() || collective == out_.positions.end()) return;
+  auto rank = [](const SourcePos& p) { return std::make_tuple(p.file == "--set", p.line, p.col); };
+  const bool collective_second = rank(model->second) < rank(collective->second);
+  const auto& second = collective_second ? *collective : *model;
+  throw UserError(second.second, second.first +
+                                     ": a scenario is a training step ([model]) or one collective ([collective]), not "
+                                     "both (expected one of the two tables" +
+                                     (prefix.empty() ? std::string(")") : " in this job)"));
 }
 
 void Loader::finish() {
   models::ScenarioSpec& s = out_.spec;
   const SourcePos top{file_name_, 1, 1};
+  refuse_model_and_collective("");
   if (!s.cluster.groups.empty()) {
     for (const char* one : {"cluster.instance", "cluster.nodes", "cluster.node"})
       if (out_.positions.count(one))
@@ -112,9 +136,17 @@ void Loader::finish() {
     throw UserError(out_.position_of("cluster"),
                     "no machine described (expected cluster.instance or a [cluster.node] table)");
   if (!s.jobs.empty()) {
-    // [[jobs]] hold the job's own tables; the top level keeps what they share.
-    for (const char* table :
-         {"model", "collective", "placement", "training", "parallel", "zero", "deepspeed_config", "stragglers"})
+    // [[jobs]] hold the job's own tables; the top level keeps what they share. Slow ranks and a
+    // DeepSpeed JSON have no per-job form (models/run/jobs.hpp): say so rather than name one.
+    if (out_.positions.count("stragglers"))
+      throw UserError(out_.position_of("stragglers"),
+                      "stragglers: [[stragglers]] beside [[jobs]] is not modelled, at the top level or in a job "
+                      "(expected a scenario without [[jobs]] to simulate slow ranks, nodes or links)");
+    if (out_.positions.count("deepspeed_config"))
+      throw UserError(out_.position_of("deepspeed_config"),
+                      "deepspeed_config: a DeepSpeed JSON is not read beside [[jobs]] (expected each job's DeepSpeed "
+                      "settings as [jobs.zero] keys, zero_optimization verbatim, and its batch in [jobs.training])");
+    for (const char* table : {"model", "collective", "placement", "training", "parallel", "zero"})
       if (out_.positions.count(table))
         throw UserError(out_.position_of(table),
                         std::string(table) + ": given at the top level beside [[jobs]] (expected it inside each " +

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/error.hpp"
+#include "models/one_line.hpp"
 #include "models/spec.hpp"
 
 namespace scenarios {
@@ -26,10 +27,13 @@ struct SourcePos {
   std::string str() const { return file + ":" + std::to_string(line) + ":" + std::to_string(col); }
 };
 
+// what() is one line whatever the message or the file name quote (models/one_line.hpp).
 class UserError : public std::runtime_error {
  public:
   UserError(SourcePos pos, const std::string& message)
-      : std::runtime_error(pos.str() + ": " + message), pos_(std::move(pos)), message_(message) {}
+      : std::runtime_error(models::one_line(pos.str()) + ": " + models::one_line(message)),
+        pos_(std::move(pos)),
+        message_(models::one_line(message)) {}
   const SourcePos& pos() const { return pos_; }
   const std::string& message() const { return message_; }  // without the position
 

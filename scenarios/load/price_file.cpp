@@ -22,6 +22,9 @@ double price_value(const toml::node& n, const std::string& file, const std::stri
   if (!v || !std::isfinite(*v))
     throw UserError(at(file, n.source()), key + ": not a number (expected one node's price in $ per hour, e.g. 55.04)");
   if (!(*v > 0)) throw UserError(at(file, n.source()), key + ": not above 0 (expected one node's price in $ per hour)");
+  if (*v > models::kMaxUsdPerHour)
+    throw UserError(at(file, n.source()),
+                    key + ": above 1e6 $ per hour (expected one node's price in $ per hour, e.g. 55.04)");
   return *v;
 }
 

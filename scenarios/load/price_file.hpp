@@ -4,7 +4,7 @@
 // catalog (models/hw/prices.hpp) and lose to a scenario's own [cluster] price_per_hour
 // (models/run/cost.hpp). Closed schema:
 //   [prices."p5.48xlarge"]
-//   usd_per_hour = 55.04                                  # one node, $ per hour (> 0)
+//   usd_per_hour = 55.04                                  # one node, $ per hour (> 0, <= 1e6)
 //   source = "AWS EC2 on-demand pricing, us-east-1"       # optional; default FILE:LINE:COL
 //   date = "2025-06"                                      # optional
 // A shorthand `"p5.48xlarge" = 55.04` inside [prices] takes FILE:LINE:COL as its source. Instance

@@ -45,6 +45,8 @@ class Loader {
   void merge_profile();
   // What can be checked only once every table is read; applies the DeepSpeed JSON and [zero].
   void finish();
+  // Both [model] and [collective] under `prefix` ("" or "jobs.<i>."): refused at the second one.
+  void refuse_model_and_collective(const std::string& prefix) const;
 
   // cluster_tables.cpp.
   void cluster(const toml::node& n, const std::string& key);

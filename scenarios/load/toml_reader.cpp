@@ -5,9 +5,11 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <tuple>
 
+#include "models/params.hpp"
 #include "models/utf8.hpp"
 #include "scenarios/load/override_value.hpp"
 #include "scenarios/load/toml_nesting.hpp"
@@ -31,23 +33,75 @@ std::string shown(const toml::node& n) {
   return " " + r;
 }
 
-std::vector<std::string> split_dots(const std::string& key) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (true) {
-    const size_t dot = key.find('.', start);
-    parts.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  return parts;
-}
-
 std::string trim(const std::string& s) {
   const size_t a = s.find_first_not_of(" \t");
   if (a == std::string::npos) return "";
   const size_t b = s.find_last_not_of(" \t");
   return s.substr(a, b - a + 1);
+}
+
+// The '=' of --set KEY=VALUE: the first one outside a quoted key part (`"a=b".c=1`); the first
+// of all when a quote is left open.
+size_t set_equals(const std::string& arg) {
+  char quote = 0;
+  for (size_t i = 0; i < arg.size(); ++i) {
+    const char c = arg[i];
+    if (quote) {
+      if (c == '\\' && quote == '"')
+        ++i;
+      else if (c == quote)
+        quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '=') {
+      return i;
+    }
+  }
+  return arg.find('=');
+}
+
+struct KeyPart {
+  std::string name;
+  size_t at = 0;  // offset of the part in the KEY text
+};
+
+// KEY's parts, split at the dots outside quotes; a part is bare or quoted as in a file, so
+// cluster.params."nvlink.efficiency.simple" has three, the last one holding dots. A quoted part
+// is read as TOML reads the string; `bad` gets the offset of one that does not read (or empty).
+std::vector<KeyPart> split_key(const std::string& key, std::optional<size_t>& bad) {
+  std::vector<KeyPart> parts;
+  size_t start = 0;
+  char quote = 0;
+  for (size_t i = 0; i <= key.size(); ++i) {
+    const char c = i < key.size() ? key[i] : '.';
+    if (quote && i < key.size()) {
+      if (c == '\\' && quote == '"')
+        ++i;
+      else if (c == quote)
+        quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      quote = c;
+      continue;
+    }
+    if (c != '.') continue;
+    const std::string raw = key.substr(start, i - start);
+    const size_t lead = raw.find_first_not_of(" \t");
+    KeyPart part{trim(raw), start + (lead == std::string::npos ? 0 : lead)};
+    if (!part.name.empty() && (part.name.front() == '"' || part.name.front() == '\'')) {
+      try {
+        const toml::table doc = toml::parse("x = " + part.name);
+        part.name = doc["x"].value<std::string>().value_or("");
+      } catch (const toml::parse_error&) {
+        if (!bad) bad = part.at;
+      }
+    }
+    parts.push_back(std::move(part));
+    start = i + 1;
+    quote = 0;
+  }
+  return parts;
 }
 
 }  // namespace
@@ -107,13 +161,19 @@ void TomlReader::record(const std::string& dotted, const toml::node& n) { out_.p
 
 void TomlReader::apply_override(toml::table& root, const std::string& arg, int ordinal) {
   const SourcePos at_start{"--set", ordinal, 1};
-  const size_t eq = arg.find('=');
+  const size_t eq = set_equals(arg);
   if (eq == std::string::npos)
     throw UserError(at_start, "'" + arg + "' has no '=' (expected KEY=VALUE, such as placement.gpus_per_pod=1)");
   const std::string key = trim(arg.substr(0, eq));
-  const std::vector<std::string> parts = split_dots(key);
+  std::optional<size_t> bad_part;
+  const std::vector<KeyPart> parts = split_key(arg.substr(0, eq), bad_part);
+  if (bad_part)
+    throw UserError({"--set", ordinal, static_cast<int>(*bad_part) + 1},
+                    "'" + key +
+                        "' has a quoted part that is not a TOML string (expected a key such as "
+                        "cluster.params.\"nvlink.efficiency.simple\", quoted as in a scenario file)");
   for (const auto& p : parts)
-    if (p.empty())
+    if (p.name.empty())
       throw UserError(at_start, "'" + key + "' is not a dotted key (expected a key such as placement.gpus_per_pod)");
   const SourcePos value_pos{"--set", ordinal, static_cast<int>(eq) + 2};
   const std::string value = arg.substr(eq + 1);
@@ -149,10 +209,10 @@ void TomlReader::apply_override(toml::table& root, const std::string& arg, int o
   toml::table* tbl = &root;
   std::string walked;
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
-    walked += (walked.empty() ? "" : ".") + parts[i];
-    toml::node* next = tbl->get(parts[i]);
+    walked += (walked.empty() ? "" : ".") + parts[i].name;
+    toml::node* next = tbl->get(parts[i].name);
     if (!next) {
-      auto [it, inserted] = tbl->insert(parts[i], toml::table{});
+      auto [it, inserted] = tbl->insert(parts[i].name, toml::table{});
       next = &it->second;
       overrides_[next] = {at_start, at_start};
     }
@@ -161,8 +221,8 @@ void TomlReader::apply_override(toml::table& root, const std::string& arg, int o
                       "'" + walked + "' is " + article_type(*next) + ", not a table (expected a key inside a table)");
     tbl = next->as_table();
   }
-  auto [it, inserted] = tbl->insert_or_assign(parts.back(), std::move(*node));
-  const SourcePos last_key{"--set", ordinal, static_cast<int>(key.size() - parts.back().size()) + 1};
+  auto [it, inserted] = tbl->insert_or_assign(parts.back().name, std::move(*node));
+  const SourcePos last_key{"--set", ordinal, static_cast<int>(parts.back().at) + 1};
   overrides_[&it->second] = {last_key, value_pos};
 }
 
@@ -256,15 +316,56 @@ double TomlReader::count(const toml::node& n, const std::string& key) const {
   COMMSIM_QUANTITY(count, from_number, from_text, "a number of elements such as 5e7, or \"auto\"")
 }
 
-double TomlReader::quantity(const toml::node& n, const std::string& key) const {
-  auto from_text = [](const std::string& t) { return parse_any_quantity(t).value; };
+Quantity TomlReader::quantity(const toml::node& n, const std::string& key) const {
+  auto from_text = [](const std::string& t) { return parse_any_quantity(t); };
   auto from_number = [](double v) {
     if (!std::isfinite(v)) throw UnitError("not a finite number (expected a finite number)");
-    return v;
+    return Quantity{QuantityKind::Plain, v};
   };
   COMMSIM_QUANTITY(quantity, from_number, from_text, "a number, or a quantity such as \"3 us\" or \"25 GB/s\"")
 }
 #undef COMMSIM_QUANTITY
+
+namespace {
+
+const char* kind_noun(QuantityKind k) {
+  switch (k) {
+    case QuantityKind::Time: return "time";
+    case QuantityKind::Bandwidth: return "bandwidth";
+    case QuantityKind::Size: return "size";
+    case QuantityKind::Plain: return "plain number";
+  }
+  return "quantity";
+}
+
+}  // namespace
+
+double TomlReader::param(const toml::node& n, const std::string& key, const std::string& name) const {
+  const Quantity q = quantity(n, key);
+  const models::ParamSpec* p = models::find_param(name);
+  if (!p || q.kind == QuantityKind::Plain) return q.value;  // a plain number is in the registered unit
+  using U = models::ParamUnit;
+  const QuantityKind want = p->unit == U::Seconds          ? QuantityKind::Time
+                            : p->unit == U::BytesPerSecond ? QuantityKind::Bandwidth
+                            : p->unit == U::Bytes          ? QuantityKind::Size
+                                                           : QuantityKind::Plain;
+  if (q.kind == want) return q.value;
+  std::string expected;
+  switch (want) {
+    case QuantityKind::Time: expected = "a time such as \"5 us\", or a number of seconds"; break;
+    case QuantityKind::Bandwidth: expected = "a bandwidth such as \"25 GB/s\", or a number of bytes/s"; break;
+    case QuantityKind::Size: expected = "a size such as \"1 GiB\", or a number of bytes"; break;
+    case QuantityKind::Plain:
+      expected =
+          std::string("a number without a unit, a ") + models::param_unit_noun(p->unit) +
+          (p->unit == U::Fraction || p->unit == U::Factor ? std::string()
+                                                          : std::string(" in ") + models::param_unit_symbol(p->unit)) +
+          " within " + p->range.text();
+      break;
+  }
+  fail(n, key + ": " + shown(n).substr(1) + " is a " + kind_noun(q.kind) + ", but " + name + " is a " +
+              models::param_unit_noun(p->unit) + " (expected " + expected + ")");
+}
 
 bool TomlReader::is_auto(const toml::node& n) { return n.is_string() && n.as_string()->get() == "auto"; }
 

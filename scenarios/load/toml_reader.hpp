@@ -12,6 +12,7 @@
 #include <toml++/toml.h>
 
 #include "scenarios/load/loader.hpp"
+#include "scenarios/load/units.hpp"
 
 namespace scenarios::detail {
 
@@ -41,8 +42,11 @@ class TomlReader {
   double time(const toml::node& n, const std::string& key) const;
   // A count (DeepSpeed bucket sizes: elements, not bytes): number or numeric string.
   double count(const toml::node& n, const std::string& key) const;
-  // A unit-bearing free parameter: a number, or "3 us" / "25 GB/s" / "50 MB".
-  double quantity(const toml::node& n, const std::string& key) const;
+  // A value of [cluster.params] (or a profile's [params]) for the parameter `name`: a number in the
+  // parameter's registered unit (models/params.hpp), or "3 us" / "25 GB/s" / "50 MB" when that
+  // unit is a time, bandwidth or size; a unit of another kind is refused here, naming the one
+  // expected. A name not registered is read as written (check_params says "did you mean").
+  double param(const toml::node& n, const std::string& key, const std::string& name) const;
   static bool is_auto(const toml::node& n);
 
   // A closed table: every key must be one of `fields`; each present field's handler runs with
@@ -62,6 +66,8 @@ class TomlReader {
   const std::string& file_name() const { return file_name_; }
 
  private:
+  // A number (QuantityKind::Plain) or a string with a unit, its kind as the unit says.
+  Quantity quantity(const toml::node& n, const std::string& key) const;
   struct OverridePos {
     SourcePos key, value;
   };

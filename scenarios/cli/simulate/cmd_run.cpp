@@ -7,7 +7,9 @@
 // progress on standard error when that is a terminal (--progress: always; run_progress.hpp).
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -43,20 +45,24 @@ int cmd_run(int argc, char** argv) {
   app.add_flag("--explain-mode", explain,
                "say which of the scale engine's mechanisms simulated the step and why each other did not "
                "(models/scale/README.md; JSON: scale_mode)");
-  auto* limit = app.add_option("--time-limit", time_limit,
-                               "stop after this many wall-clock seconds: prints what was simulated "
-                               "(x % of one step, no step or run time) and exits 3")
-                    ->type_name("SECONDS")
-                    ->check(CLI::Validator(
-                        [](std::string& v) {
-                          try {
-                            const double s = std::stod(v);
-                            if (s > 0 && s < 1e9) return std::string();
-                          } catch (const std::exception&) {
-                          }
-                          return "'" + v + "' is not a positive number of seconds";
-                        },
-                        "SECONDS > 0"));
+  auto* limit =
+      app.add_option("--time-limit", time_limit,
+                     "stop after this many wall-clock seconds: prints what was simulated "
+                     "(x % of one step, no step or run time) and exits 3")
+          ->type_name("SECONDS")
+          ->check(CLI::Validator(
+              [](std::string& v) {
+                char* end = nullptr;
+                const double s = std::strtod(v.c_str(), &end);
+                if (v.empty() || end != v.c_str() + v.size() || std::isnan(s))
+                  return "'" + v + "' is not a number of seconds (expected SECONDS > 0, such as 60)";
+                if (!(s > 0)) return "'" + v + "' is not above 0 (expected SECONDS > 0, such as 60)";
+                // Far past any wall-clock limit a user means; the deadline stays a time point.
+                if (!(s < 1e9))
+                  return "'" + v + "' is 1e9 seconds (31 years) or more (expected SECONDS below 1e9, such as 60)";
+                return std::string();
+              },
+              "SECONDS > 0"));
   app.add_flag("--progress", progress,
                "the run's progress on standard error even when it is not a terminal (one line per second)");
   int samples = 0;

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <new>
 #include <optional>
@@ -191,9 +192,26 @@ int cmd_sweep(int argc, char** argv) {
     const SweepRows rows(axes, path, sets);
     SweepOutput out(format == RowFormat::Csv ? csv : jsonl, format);
     const bool with_header = format == RowFormat::Csv && !no_header && (shard.index == 0 || header);
+    // The rows found must be this shard's first ones in sweep order, each once: that is all a
+    // sweep leaves (it writes rows in order), and the rest is appended after them, so a row twice
+    // or a row missing before others would give a file unlike an uninterrupted sweep's.
+    size_t next_row = begin;
+    std::map<size_t, int> row_lines;
     const std::set<size_t> present =
         out.start(with_header ? rows.csv_header() : "", resume, [&](int line_no, const Json& row) {
-          return check_existing_row(rows, axes, begin, end, out.name(), line_no, row);
+          const size_t index = check_existing_row(rows, axes, begin, end, out.name(), line_no, row);
+          if (const auto seen = row_lines.find(index); seen != row_lines.end())
+            throw UserError({out.name(), line_no, 1}, "--resume: row " + std::to_string(index) +
+                                                          " is already at line " + std::to_string(seen->second) +
+                                                          " (expected each row once, as the sweep writes it)");
+          if (index != next_row)
+            throw UserError({out.name(), line_no, 1},
+                            "--resume: row " + std::to_string(index) + " where row " + std::to_string(next_row) +
+                                " comes first (expected the rows in sweep order from " + std::to_string(begin) +
+                                " without a gap, as the sweep writes them)");
+          row_lines.emplace(index, line_no);
+          ++next_row;
+          return index;
         });
 
     std::vector<size_t> todo;  // positions in `points` still to run

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -37,6 +38,17 @@ std::vector<std::string> split_csv_line(const std::string& line) {
     }
   }
   return fields;
+}
+
+size_t csv_record_end(const std::string& text, size_t from) {
+  bool quoted = false;
+  for (size_t i = from; i < text.size(); ++i) {
+    if (text[i] == '"')
+      quoted = !quoted;  // a doubled quote inside a cell toggles twice
+    else if (text[i] == '\n' && !quoted)
+      return i;
+  }
+  return std::string::npos;
 }
 
 SweepOutput::SweepOutput(const std::string& path, RowFormat format)
@@ -143,7 +155,9 @@ std::set<size_t> SweepOutput::start(const std::string& header, bool resume,
   size_t pos = header.size();
   int line_no = header.empty() ? 1 : 2;
   while (pos < text.size()) {
-    const size_t nl = text.find('\n', pos);
+    // A CSV row ends at the first line break outside quotes (a quoted cell may hold one: a name
+    // with a line break); a JSON line escapes its line breaks.
+    const size_t nl = format_ == RowFormat::Csv ? csv_record_end(text, pos) : text.find('\n', pos);
     if (nl == std::string::npos) {  // cut short by a kill: drop it, the point runs again
       if (::ftruncate(fd_, static_cast<off_t>(pos)) != 0)
         throw UserError({name_, line_no, 1}, std::string("cannot drop the incomplete last row: ") +
@@ -162,8 +176,8 @@ std::set<size_t> SweepOutput::start(const std::string& header, bool resume,
       for (const auto& f : fields) row.push_back(f);
     }
     present.insert(check_row(line_no, row));
+    line_no += 1 + static_cast<int>(std::count(line.begin(), line.end(), '\n'));
     pos = nl + 1;
-    ++line_no;
   }
   ::lseek(fd_, 0, SEEK_END);
   return present;

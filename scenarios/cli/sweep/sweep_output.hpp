@@ -6,7 +6,8 @@
 // keeps every row it wrote), and `--resume` reading the rows already there.
 // What happens to a file that is already there:
 //   - new or empty, or `--resume`: the rows are written into it in place, so a killed sweep keeps
-//     them and `--resume` runs only the rest;
+//     them and `--resume` runs only the rest (the rows there must be the sweep's first ones in its
+//     order, each once, as a sweep writes them: cmd_sweep.cpp refuses a row twice or a gap);
 //   - not empty, without `--resume`: the old file is never emptied; the rows go to a temporary
 //     file beside it (`.NAME.commsim-XXXXXX`, the old file's permissions), which replaces it only
 //     when every point has its row (commit()). A sweep that stops before that (an error, a kill)
@@ -60,7 +61,11 @@ class SweepOutput {
   int target_fd_ = -1;   // the old file, kept open and locked until it is replaced
 };
 
-// The fields of one CSV line (RFC 4180, as csv_field writes them), without the newline.
+// The fields of one CSV record (RFC 4180, as csv_field writes them), without its newline; a
+// quoted field may hold line breaks.
 std::vector<std::string> split_csv_line(const std::string& line);
+// Where the CSV record starting at `from` ends: its newline, the first outside quotes (npos when
+// the text ends first: a record cut short).
+size_t csv_record_end(const std::string& text, size_t from);
 
 }  // namespace scenarios

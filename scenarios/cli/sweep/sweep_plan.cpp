@@ -26,7 +26,10 @@ VaryAxis parse_vary(const std::string& text, int ordinal) {
       if (c == quote) quote = 0;
       continue;
     }
-    if (c == '"' || c == '\'')
+    // A quote opens a string where TOML's would: at the start of a value or inside a list or
+    // table; in a bare word (it's, 5'11) it is a letter, as --set takes it.
+    const bool value_start = text.find_first_not_of(" \t", start) == i;
+    if ((c == '"' || c == '\'') && (depth > 0 || value_start))
       quote = c;
     else if (c == '[' || c == '{')
       ++depth;

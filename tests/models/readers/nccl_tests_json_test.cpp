@@ -79,6 +79,9 @@ TEST_CASE("nccl-tests JSON: malformed files fail at FILE:LINE:COL with the JSON 
   fails("{\"args\":\n", 2, 1, "not valid JSON");
   // Valid JSON past double's range (found by fuzzing): refused at the number, not thrown raw.
   fails(good_head + "\n\"results\":[{\"size\":0.63e0450}]}", 2, 20, "number 0.63e0450 is too large");
+  // A time of 0 is no measurement (each bandwidth or error from it would be infinite).
+  fails(row_head + R"("out_of_place":{"time":0.0,"alg_bw":1,"bus_bw":1,"nwrong":0}}]})", 2, 96,
+        "results[0].out_of_place.time: a time of 0 is not a measurement (expected a time in us above 0");
   // A good minimal file parses to one row.
   const auto runs = parse_nccl_tests(row_head + R"("out_of_place":{"time":6.5,"alg_bw":0.0,"bus_bw":0.0,"nwrong":0.0}}]})", "r.json");
   REQUIRE(runs.size() == 1);

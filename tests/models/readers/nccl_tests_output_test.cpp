@@ -5,6 +5,8 @@
 
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <utility>
 
 #include "models/parse_error.hpp"
 #include "models/readers/nccl_tests_output.hpp"
@@ -170,6 +172,22 @@ TEST_CASE("nccl-tests parser: broken inputs give file:line:col errors", "[models
       CHECK(e.line() == 3);
       CHECK(e.col() == 57);  // 1-based column of "fast"
       CHECK(std::string(e.what()).find("'fast' is not a time in us") != std::string::npos);
+    }
+  }
+  SECTION("a time of 0 is no measurement: refused at it, in either column group") {
+    const std::pair<std::string, int> rows[] = {
+        {"  1024  256  float  none  -1  0.00  0.1  0.1  0  12.0  0.1  0.1  0\n", 31},
+        {"  1024  256  float  none  -1  12.0  0.1  0.1  0     0  0.1  0.1  0\n", 53}};
+    for (const auto& [row, col] : rows) {
+      try {
+        parse_nccl_tests(head + row, "t.txt");
+        FAIL("no error");
+      } catch (const ParseError& e) {
+        CHECK(e.line() == 3);
+        CHECK(e.col() == col);
+        CHECK_THAT(e.message(), Catch::EndsWith("' is not a measurement (expected a time in us above 0, as nccl-tests "
+                                                "measures it)"));
+      }
     }
   }
   SECTION("row cut short by the summary") {

@@ -174,3 +174,33 @@ TEST_CASE("commsim import k8s: the seed inputs without --model give scenarios th
   }
   std::filesystem::remove_all(dir);
 }
+
+// A --trainer-args file wins over the job's command, its bare flags true and its fsdp read by the
+// Trainer's options (scenarios/import/fsdp_option.hpp).
+TEST_CASE("commsim import k8s: --trainer-args' bare flags and fsdp set dtype, checkpointing and strategy",
+          "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("import-trainer-fsdp");
+  const auto job = dir / "sft.yaml";
+  std::ofstream(job) << kHfJob;
+  const std::string out = (dir / "sft.toml").string();
+  auto import_with = [&](const std::string& args) {
+    std::ofstream(dir / "args.txt") << args;
+    const auto r =
+        run_commsim({"import", "k8s", job.string(), "--trainer-args", (dir / "args.txt").string(), "--out", out});
+    REQUIRE(r.exit_code == 0);
+    return scenarios::load_scenario(out).spec;
+  };
+  const auto fp16 = import_with("--per_device_train_batch_size 8 --fp16 --gradient_checkpointing\n");
+  CHECK(fp16.training.micro_batch == 8);
+  CHECK(fp16.training.dtype == "fp16");
+  CHECK(fp16.training.grad_checkpointing);
+  CHECK(fp16.parallel.strategy == "fsdp");  // the command's --fsdp full_shard
+
+  CHECK(import_with("fsdp=\"hybrid_shard auto_wrap\"\n").parallel.strategy == "hsdp");
+  const auto grad_op = import_with("--fsdp \"shard_grad_op offload\"\n");
+  CHECK(grad_op.parallel.strategy == "zero2");
+  CHECK(grad_op.zero.offload_optimizer == "cpu");
+  CHECK(import_with("--fsdp no_shard\n").parallel.strategy == "ddp");
+  CHECK(import_with("--fsdp \"\"\n").parallel.strategy == "ddp");  // the file turns the command's FSDP off
+  std::filesystem::remove_all(dir);
+}

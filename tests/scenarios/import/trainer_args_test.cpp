@@ -36,3 +36,37 @@ TEST_CASE("import k8s: Hugging Face Trainer arguments (seed 002 and command-line
           "bad.txt:2:11: max_steps: 'lots' is not a positive integer (expected a whole number from 1 to 100000000)");
   }
 }
+
+// The Trainer's parser reads a bare boolean flag as true (HfArgumentParser: nargs="?", const=True).
+TEST_CASE("import k8s: bare Trainer flags are true, and fsdp is read", "[scenarios]") {
+  const auto a = scenarios::parse_trainer_args(
+      "--per_device_train_batch_size 8 --fp16 --gradient_checkpointing\n--fsdp \"full_shard auto_wrap\" --bf16\n",
+      "args.txt");
+  CHECK(a.micro_batch == 8);
+  CHECK(a.fp16 == true);
+  CHECK(a.grad_checkpointing == true);
+  CHECK(a.bf16 == true);
+  REQUIRE(a.fsdp);
+  CHECK(*a.fsdp == "full_shard auto_wrap");
+  CHECK(a.fsdp_choice.strategy == "fsdp");
+  // The Python form, and `--max_steps -1` (the Trainer's "not set") still read as before.
+  const auto b = scenarios::parse_trainer_args("fsdp=\"shard_grad_op\",\n--max_steps -1 --bf16 False\n", "b.txt");
+  CHECK(b.fsdp_choice.strategy == "zero2");
+  CHECK_FALSE(b.steps);
+  CHECK(b.bf16 == false);
+  // A flag that takes a value cannot be bare; an FSDP option the Trainer does not know is refused.
+  try {
+    scenarios::parse_trainer_args("--bf16 --per_device_train_batch_size\n", "c.txt");
+    FAIL("no error");
+  } catch (const UserError& e) {
+    CHECK(std::string(e.what()) ==
+          "c.txt:1:8: per_device_train_batch_size: --per_device_train_batch_size without a "
+          "value (expected --per_device_train_batch_size N)");
+  }
+  try {
+    scenarios::parse_trainer_args("--fsdp full_shrad\n", "d.txt");
+    FAIL("no error");
+  } catch (const UserError& e) {
+    CHECK(std::string(e.what()).rfind("d.txt:1:8: fsdp: 'full_shrad' is not an FSDP option (expected ", 0) == 0);
+  }
+}

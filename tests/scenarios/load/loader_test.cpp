@@ -72,13 +72,13 @@ TEST_CASE("scenarios: --set overrides any key, typed as TOML, else taken as a st
   const auto s = load_scenario_text(
       kMinimal, "m.toml",
       {"placement.gpus_per_pod=1", "placement.pods_per_node=4", "placement.host_ipc=false", "collective.bytes=256 MiB",
-       "nccl.env.NCCL_P2P_DISABLE=1", "model.preset=llama-3-8b", "name=\"quoted name\""});
+       "nccl.env.NCCL_P2P_DISABLE=1", "training.steps=7", "name=\"quoted name\""});
   CHECK(s.spec.placement.gpus_per_pod == 1);
   CHECK(s.spec.placement.pods_per_node == 4);
   CHECK_FALSE(s.spec.placement.host_ipc);
   CHECK(s.spec.collective->bytes == 256 * 1048576);
   CHECK(s.spec.nccl_env.at("NCCL_P2P_DISABLE") == "1");  // an integer becomes the env string
-  CHECK(s.spec.model->preset == "llama-3-8b");           // created a table the file did not have
+  CHECK(s.spec.training.steps == 7);                     // created a table the file did not have
   CHECK(s.spec.name == "quoted name");
   // The value column of "placement.gpus_per_pod=1" is 24 (key of 22 characters, then '=').
   CHECK(s.position_of("placement.gpus_per_pod").str() == "--set:1:24");
@@ -324,4 +324,33 @@ nodes = 8
   CHECK(l.grad_accum == 1536);  // global_batch / (micro_batch x dp)
   CHECK(l.interleaved());
   CHECK(l.recompute == models::workload::Recompute::Selective);
+}
+
+// A --set key is read as a file's: a part may be quoted, holding dots, as [cluster.params] names
+// are written ("nvlink.efficiency.simple" = 0.5).
+TEST_CASE("loader: a --set key part may be quoted as in a file", "[scenarios]") {
+  const auto s = load_scenario_text(kMinimal, "q.toml", {"cluster.params.\"nvlink.efficiency.simple\"=0.5"});
+  CHECK(s.spec.cluster.params.at("nvlink.efficiency.simple") == 0.5);
+  CHECK(s.positions.at("cluster.params.nvlink.efficiency.simple").str() == "--set:1:43");
+  // The same name quoted or dotted: the later --set wins, as for any key.
+  const auto t = load_scenario_text(
+      kMinimal, "q.toml",
+      {"cluster.params.nvlink.efficiency.simple=0.6", "cluster.params.'nvlink.efficiency.simple'=0.7"});
+  CHECK(t.spec.cluster.params.at("nvlink.efficiency.simple") == 0.7);
+  try {
+    load_scenario_text(kMinimal, "q.toml", {"cluster.params.\"nvlink\\q\"=0.5"});
+    FAIL("no error");
+  } catch (const scenarios::UserError& e) {
+    CHECK(std::string(e.what()).rfind("--set:1:16: 'cluster.params.\"nvlink\\q\"' has a quoted part that is not a "
+                                      "TOML string (expected ",
+                                      0) == 0);
+  }
+}
+
+// UserError's what() is one line whatever the message or the file name quote (models/one_line.hpp).
+TEST_CASE("loader: a user error is one line whatever it quotes", "[scenarios]") {
+  const scenarios::UserError user({"dir\nname/b.toml", 7, 6}, "collective.op: unknown value \"all_re\nduce\"");
+  CHECK(std::string(user.what()) == "dir\\nname/b.toml:7:6: collective.op: unknown value \"all_re\\nduce\"");
+  CHECK(user.message() == "collective.op: unknown value \"all_re\\nduce\"");
+  CHECK(user.pos().file == "dir\nname/b.toml");  // the place itself is kept as it is
 }

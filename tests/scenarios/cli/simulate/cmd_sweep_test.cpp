@@ -129,6 +129,45 @@ TEST_CASE("scenarios: sweep --resume keeps the rows a killed sweep wrote and run
   fs::remove_all(dir);
 }
 
+// A CSV cell may hold a line break (RFC 4180 quotes it): --resume reads its own rows back whole.
+// The rows there must be the sweep's first ones, in order, each once, as a sweep leaves them.
+TEST_CASE("scenarios: sweep --resume reads quoted line breaks, refuses a row twice or a gap", "[scenarios]") {
+  const fs::path dir = scenarios_test::fresh_temp_dir("resume-records");
+  const std::string full = (dir / "full.csv").string(), part = (dir / "part.csv").string();
+  const std::vector<std::string> sweep = {"sweep", kSweepAllReduce, "--vary", "name=\"a\\nb\",c,d"};
+  REQUIRE(run_commsim(with(sweep, {"--csv", full})).exit_code == 0);
+  const std::string whole = slurp(full);
+  REQUIRE(lines(whole) > 4);  // a header, three rows and the name's line break, quoted in its cell
+  // Header and the first row (two lines of text), as a kill after it leaves them.
+  const size_t row1 = whole.find("\n1,");
+  REQUIRE(row1 != std::string::npos);
+  std::ofstream(part, std::ios::binary) << whole.substr(0, row1 + 1);
+  REQUIRE(run_commsim(with(sweep, {"--csv", part, "--resume"})).exit_code == 0);
+  CHECK(slurp(part) == whole);
+
+  const size_t row0 = whole.find('\n') + 1;  // the header's end
+  const size_t row2 = whole.find("\n2,") + 1;
+  // Row 1 twice: refused at its second line, the file untouched.
+  const std::string twice = whole.substr(0, row2) + whole.substr(row1 + 1, row2 - row1 - 1);
+  std::ofstream(part, std::ios::binary) << twice;
+  const auto dup = run_commsim(with(sweep, {"--csv", part, "--resume"}));
+  CHECK(dup.exit_code == 2);
+  const auto line_at = [&](size_t offset) { return std::to_string(lines(whole.substr(0, offset)) + 1); };
+  CHECK(dup.err == part + ":" + line_at(row2) + ":1: --resume: row 1 is already at line " + line_at(row1 + 1) +
+                       " (expected each row once, as the sweep writes it)\n");
+  CHECK(slurp(part) == twice);
+  // Row 0 missing: the rest would follow row 2, unlike an unsharded sweep's file; refused.
+  const std::string gap = whole.substr(0, row0) + whole.substr(row1 + 1);
+  std::ofstream(part, std::ios::binary) << gap;
+  const auto missing = run_commsim(with(sweep, {"--csv", part, "--resume"}));
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err == part +
+                           ":2:1: --resume: row 1 where row 0 comes first (expected the rows in sweep order from 0 "
+                           "without a gap, as the sweep writes them)\n");
+  CHECK(slurp(part) == gap);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("scenarios: sweep refuses a file another sweep is writing, so shards cannot lose rows", "[scenarios]") {
   const fs::path dir = scenarios_test::fresh_temp_dir("lock");
   const std::string csv = (dir / "rows.csv").string();

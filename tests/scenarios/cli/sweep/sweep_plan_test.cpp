@@ -16,6 +16,10 @@ TEST_CASE("scenarios: --vary splits on commas outside quotes and brackets", "[sc
   CHECK_THROWS_WITH(scenarios::parse_vary("placement.gpus_per_pod", 2), Catch::StartsWith("--vary:2:1: "));
   CHECK_THROWS_WITH(scenarios::parse_vary("k=1,,2", 1), Catch::StartsWith("--vary:1:5: empty value"));
   CHECK_THROWS_WITH(scenarios::parse_vary("k=\"open", 1), Catch::Contains("unclosed quote"));
+  // A quote inside a bare word is a letter, as --set takes it (TOML opens a string only at a value's start).
+  CHECK(scenarios::parse_vary("name=it's,b", 1).values == std::vector<std::string>{"it's", "b"});
+  CHECK(scenarios::parse_vary("name=5'11\",'a,b', \"c\"", 1).values ==
+        std::vector<std::string>{"5'11\"", "'a,b'", " \"c\""});
 }
 
 TEST_CASE("scenarios: sweep points are the cartesian product, first axis slowest", "[scenarios]") {
