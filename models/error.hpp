@@ -6,6 +6,7 @@
 // is kept on one line (one_line.hpp), whatever value it quotes.
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "models/one_line.hpp"
 
@@ -15,10 +16,17 @@ class SpecError : public std::runtime_error {
  public:
   SpecError(std::string key, const std::string& message)
       : std::runtime_error(one_line(message)), key_(std::move(key)) {}
+  // An error of several keys together (tp x cp x pp against the GPUs): `key` is the one to name
+  // by default, `also` the others; the scenario layer points at one the user changed with --set
+  // when there is one, since that change is what broke the combination.
+  SpecError(std::string key, const std::string& message, std::vector<std::string> also)
+      : std::runtime_error(one_line(message)), key_(std::move(key)), also_(std::move(also)) {}
   const std::string& key() const { return key_; }
+  const std::vector<std::string>& also() const { return also_; }
 
  private:
   std::string key_;
+  std::vector<std::string> also_;
 };
 
 }  // namespace models

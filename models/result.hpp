@@ -93,6 +93,14 @@ struct LinkResult {
   double capacity_bytes_per_s = 0;
 };
 
+// Every link of one kind over the step (RunResult::links keeps only the busiest 32).
+struct LinkClassResult {
+  std::string kind;
+  int64_t links = 0;
+  double bytes = 0;
+  double mean_utilization = 0, max_utilization = 0;
+};
+
 // One span on a timeline: a compute block or a collective, on one rank and stream.
 struct TimelineEvent {
   int rank = 0;
@@ -138,7 +146,8 @@ struct RunResult {
   double run_time_s = 0;  // step_time * training.steps (+ one-off costs if modelled)
   int steps = 1;
   std::vector<RankResult> ranks;
-  std::vector<LinkResult> links;  // busiest first
+  std::vector<LinkResult> links;  // busiest first, at most 32
+  std::vector<LinkClassResult> link_classes;  // every link, by kind, busiest kind first
   std::vector<TransportCount> transports;
   std::vector<PairTransport> pair_transports;  // optional (viz draws the topology from it)
   std::vector<TimelineEvent> timeline;         // one step

@@ -21,14 +21,21 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kStreamSlots = 6;  // compute, comm, offload, cpu, exposed comm, others
+constexpr int kStreamSlots = 7;  // compute, comm, offload, cpu, exposed comm, others, offload d2h
 int stream_index(const std::string& s) {
   if (s == "compute") return 0;
   if (s == "comm") return 1;
   if (s == "offload") return 2;
   if (s == "cpu") return 3;
   if (s == "exposed comm") return 4;
+  if (s == "offload d2h") return 6;
   return 5;
+}
+// The trace's track of a span: ZeRO-Offload's copies to and from the host overlap on one stream
+// (two copy engines), and a track's slices must nest, so copies to the host get a track of their own.
+std::string track_of(const models::TimelineEvent& e) {
+  if (e.stream == "offload" && e.name.rfind("d2h", 0) == 0) return "offload d2h";
+  return e.stream;
 }
 // At most this many flow arrows: beyond, a trace of thousands of ranks would be mostly arrows.
 constexpr std::size_t kMaxFlows = 50'000;
@@ -124,8 +131,9 @@ std::string chrome_trace(const models::RunResult& r) {
       members;
   for (const auto& e : r.timeline) {
     if (!std::isfinite(e.start_s) || !std::isfinite(e.end_s)) continue;
-    const int pid = pid_of(e.rank), tid = tid_of(e.rank, e.stream);
-    name_thread(e.rank, e.stream);
+    const std::string track = track_of(e);
+    const int pid = pid_of(e.rank), tid = tid_of(e.rank, track);
+    name_thread(e.rank, track);
     if (!e.op.empty()) {
       comm_spans[e.rank].push_back({e.start_s, e.end_s});
       if (e.op != "send_recv") members[{e.op, e.name, e.start_s, e.end_s, e.bytes}].push_back({e.rank, e.stream});
@@ -145,8 +153,10 @@ std::string chrome_trace(const models::RunResult& r) {
                       {"cat", e.op.empty() ? e.stream : std::string("collective")},
                       {"pid", pid},
                       {"tid", tid},
+                      // Both ends rounded to the nanosecond, the duration their difference: a
+                      // span never ends after the next one on its track starts.
                       {"ts", us(e.start_s - t0)},
-                      {"dur", std::max(0.0, us(e.end_s - e.start_s))},
+                      {"dur", std::max(0.0, us(e.end_s - t0) - us(e.start_s - t0))},
                       {"args", std::move(args)}});
     t1 = std::max(t1, e.end_s - t0);
   }
@@ -162,7 +172,7 @@ std::string chrome_trace(const models::RunResult& r) {
                         {"pid", pid_of(rank)},
                         {"tid", tid_of(rank, "exposed comm")},
                         {"ts", us(lo - t0)},
-                        {"dur", std::max(0.0, us(hi - lo))},
+                        {"dur", std::max(0.0, us(hi - t0) - us(lo - t0))},
                         {"args", {{"rank", rank}}}});
   }
   // Flow arrows from each member of a collective to the next (by rank), at the middle of its span.

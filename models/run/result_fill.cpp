@@ -173,6 +173,22 @@ RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork
     return a.utilization != b.utilization ? a.utilization > b.utilization
                                           : net.link_name({a.link}) < net.link_name({b.link});
   };
+  // Per kind over every link, before the list is cut to the busiest.
+  std::map<std::string, LinkClassResult> by_kind;
+  for (const Loaded& x : loaded) {
+    LinkClassResult& c = by_kind[std::string(net.link_kind({x.link}))];
+    ++c.links;
+    c.bytes += x.bytes;
+    c.mean_utilization += x.utilization;  // a sum until divided below
+    c.max_utilization = std::max(c.max_utilization, x.utilization);
+  }
+  for (auto& [kind, c] : by_kind) {
+    c.kind = kind;
+    c.mean_utilization /= double(std::max<int64_t>(1, c.links));
+    res.link_classes.push_back(c);
+  }
+  std::stable_sort(res.link_classes.begin(), res.link_classes.end(),
+                   [](const LinkClassResult& a, const LinkClassResult& b) { return a.max_utilization > b.max_utilization; });
   const std::size_t shown = std::min<std::size_t>(loaded.size(), 32);
   std::partial_sort(loaded.begin(), loaded.begin() + static_cast<std::ptrdiff_t>(shown), loaded.end(), busier);
   for (std::size_t i = 0; i < shown; ++i) {

@@ -108,8 +108,10 @@ void megatron_checks(const ScenarioSpec& spec, const model::ModelShape& model, i
   l.vp = std::max(1, par.vp);
   const int model_parallel = l.tp * l.cp * l.pp;
   if (n % model_parallel != 0)
-    throw SpecError("parallel.tp", "tp x cp x pp = " + str(model_parallel) + " does not divide the " + str(n) +
-                                       " GPUs (expected tp x cp x pp to divide the GPU count)");
+    throw SpecError("parallel.tp",
+                    "tp x cp x pp = " + str(model_parallel) + " does not divide the " + str(n) +
+                        " GPUs (expected tp x cp x pp to divide the GPU count)",
+                    {"parallel.cp", "parallel.pp", "cluster.nodes", "placement.gpus_per_pod"});
   l.dp = n / model_parallel;
   if (par.dp != 0 && par.dp != l.dp)
     throw SpecError("parallel.dp", "tp x cp x pp x dp = " + str(model_parallel * par.dp) + " but there are " + str(n) +

@@ -195,7 +195,11 @@ SourcePos LoadedScenario::position_of(std::string_view dotted_key) const {
 }
 
 UserError LoadedScenario::to_user_error(const models::SpecError& error) const {
-  return UserError(position_of(error.key()), error.what());
+  SourcePos at = position_of(error.key());
+  if (at.file != "--set")
+    for (const auto& k : error.also())
+      if (auto it = positions.find(k); it != positions.end() && it->second.file == "--set") at = it->second;
+  return UserError(at, error.what());
 }
 
 LoadedScenario load_scenario_text(std::string_view text, const std::string& file_name,

@@ -33,6 +33,18 @@ def test_run_overrides_as_a_mapping_keep_python_types(allreduce):
     assert same["step_time_s"] == r["step_time_s"]
 
 
+def test_a_name_outside_ascii_passes_as_written(allreduce):
+    # TOML has no surrogate-pair escapes: the text goes as UTF-8, and the name keeps it.
+    r = commsim.run(allreduce, {"name": "café run 🚀"})
+    assert r["scenario"].startswith("café run 🚀")
+
+
+def test_a_time_limit_returns_the_partial_result(repo):
+    # Exit 3 is a partial result with its JSON, not an error, when a time limit was asked for.
+    r = commsim.run(str(repo / "scenarios" / "examples" / "gpt3_175b_zb_h1.toml"), time_limit=0.001)
+    assert r["partial"] is True
+
+
 def test_compare_one_file_twice_with_one_knob_changed(allreduce):
     c = commsim.compare([allreduce, allreduce], {"2:collective.bytes": "2 GiB"})
     assert c["command"] == "compare"
@@ -133,7 +145,8 @@ def test_every_row_states_gpus_nodes_pods_and_the_layout(repo):
     assert first["layout"].startswith("4 GPUs: 1 node p4d.24xlarge, 1 pod x 4 GPUs (4 of 8 GPUs per node idle); zero3")
     assert second["layout"].startswith("1 GPU: 1 node p4d.24xlarge, 1 pod x 1 GPU (7 of 8 GPUs per node idle); zero3")
     # The override is part of the second column's name: two columns never share one.
-    assert second["scenario"] == first["scenario"].replace("[training.steps=1]", "[placement.gpus_per_pod=1, training.steps=1]")
+    # Every column's --set first, then the column's own (which wins over it).
+    assert second["scenario"] == first["scenario"].replace("[training.steps=1]", "[training.steps=1, placement.gpus_per_pod=1]")
     rows = commsim.sweep(seed, {"placement.pods_per_node": [1, 4], "placement.gpus_per_pod": [4, 1]})
     laid = {(r["placement.pods_per_node"], r["placement.gpus_per_pod"]): r for r in rows if r["error"] is None}
     assert laid[(4, 1)]["pods"] == 4 and laid[(4, 1)]["gpus"] == 4

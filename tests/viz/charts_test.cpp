@@ -327,3 +327,14 @@ TEST_CASE("viz: several measured files are separate series on one axis", "[viz]"
   CHECK(svg.find(">ar_ring.txt (NCCL_ALGO=Ring) · all_reduce measured</text>") != std::string::npos);
   CHECK(svg.find(">ar_tree.txt (NCCL_ALGO=Tree) · all_reduce measured</text>") != std::string::npos);
 }
+
+TEST_CASE("viz: a bare collective's timeline says it holds its iterations, not one step", "[viz]") {
+  models::RunResult r;
+  r.steps = 3;
+  models::RankResult rr;
+  r.ranks.push_back(rr);
+  for (int i = 0; i < 3; ++i) r.timeline.push_back({0, "comm", "ar", "all_reduce", i * 1e-3, (i + 1) * 1e-3, 1 << 20});
+  const std::string svg = viz::charts::timeline(r);
+  CHECK(svg.find("Timeline of the 3 iterations") != std::string::npos);
+  CHECK(svg.find("time since the first iteration") != std::string::npos);
+}

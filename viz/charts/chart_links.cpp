@@ -52,6 +52,15 @@ std::string links(const models::RunResult& r, const Shared& shared) {
     if (!c.busiest || fin(l.utilization) > c.max_util) c.busiest = &l, c.max_util = fin(l.utilization);
   }
   std::vector<ClassRow> classes;
+  // The run's own per-kind figures cover every link; r.links holds only the busiest 32.
+  for (const auto& k : r.link_classes) {
+    ClassRow& c = by_kind[k.kind];
+    c.kind = k.kind;
+    c.links = static_cast<int>(k.links);
+    c.sum_util = k.mean_utilization * static_cast<double>(k.links);
+    c.bytes = k.bytes;
+    c.max_util = std::max(c.max_util, fin(k.max_utilization));
+  }
   for (auto& [_, c] : by_kind) classes.push_back(c);
   std::stable_sort(classes.begin(), classes.end(),
                    [](const auto& a, const auto& b) { return a.max_util > b.max_util; });

@@ -106,6 +106,11 @@ std::vector<TimelineRank> timeline_ranks(const models::RunResult& r) {
   return out;
 }
 
+bool timeline_of_iterations(const models::RunResult& r) {
+  return !r.memory.estimated && r.steps > 1 && !r.timeline.empty() &&
+         std::all_of(r.timeline.begin(), r.timeline.end(), [](const models::TimelineEvent& e) { return !e.op.empty(); });
+}
+
 std::string timeline(const models::RunResult& r, const Shared& shared) {
   const std::vector<TimelineRank> shown = timeline_ranks(r);
   std::map<int, std::map<std::string, std::vector<const models::TimelineEvent*>>> rows;  // rank -> stream
@@ -148,14 +153,20 @@ std::string timeline(const models::RunResult& r, const Shared& shared) {
   const double legend_y = top_pad + plot_h + 46;
   if (legend.empty()) legend.push_back({"no timeline recorded", okabe_ito::kGrey});
   const double H = legend_y + svg::legend_height(plot_w, legend) + 8;
-  svg::Writer w(W, H, "chart chart-timeline", "Timeline of one step, a row per rank and stream");
+  // A bare collective's timeline holds all its iterations (the step is one iteration's mean).
+  const bool iterations = timeline_of_iterations(r);
+  svg::Writer w(W, H, "chart chart-timeline",
+                iterations ? "Timeline of the " + std::to_string(r.steps) + " iterations, a row per rank and stream"
+                           : std::string("Timeline of one step, a row per rank and stream"));
   const svg::Scale x{0, span, left, left + plot_w};
   for (double t : ticks) {
     const double px = x(t / unit.per_s);
     w.line(px, top_pad, px, top_pad + plot_h, "#ececec", 1);
     w.text(px, top_pad + plot_h + 15, fmt::fixed(t, t != std::floor(t) ? 1 : 0), {.size = 11, .anchor = "middle"});
   }
-  w.text(left + plot_w / 2, top_pad + plot_h + 32, std::string("time since step start (") + unit.name + ")",
+  w.text(left + plot_w / 2, top_pad + plot_h + 32,
+         std::string(iterations ? "time since the first iteration's start (" : "time since step start (") + unit.name +
+             ")",
          {.size = 12, .anchor = "middle", .css_class = "axis-title"});
 
   double y = top_pad;

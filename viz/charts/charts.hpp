@@ -40,6 +40,9 @@ std::array<double, kBreakdownParts> breakdown_values(const models::RankBreakdown
 std::string topology(const models::RunResult& r);
 std::string rank_bars(const models::RunResult& r, const Shared& shared = {});
 std::string timeline(const models::RunResult& r, const Shared& shared = {});
+// Whether the timeline holds a bare collective's iterations one after another (no compute, no
+// memory estimate, several steps), not one training step.
+bool timeline_of_iterations(const models::RunResult& r);
 std::string links(const models::RunResult& r, const Shared& shared = {});
 std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared = {});
 

@@ -99,7 +99,7 @@ std::string scenario_block(const models::RunResult& r, const ReportInputs& in) {
     o << stat(gp, why) << stat(fmt::duration_hms(g.expected_wall_s), "expected wall time with failures");
     if (g.price_per_gpu_hour > 0) {
       char usd[48];
-      std::snprintf(usd, sizeof usd, "$%.0f", g.expected_cost);
+      std::snprintf(usd, sizeof usd, g.expected_cost >= 100 ? "$%.0f" : "$%.2f", g.expected_cost);
       o << stat(usd, "expected cost");
     }
   }
@@ -216,6 +216,18 @@ std::vector<std::string> distinct_titles(const std::vector<std::string>& titles)
   return distinct;
 }
 
+// Column labels for the charts: what differs in the titles, and the GPU count when the columns'
+// counts differ (a what-if of cluster.nodes reads "p5 [cluster.nodes=4] (32 GPUs)", not "p5 ...").
+std::vector<std::string> column_labels(const std::vector<models::RunResult>& results,
+                                       const std::vector<std::string>& titles) {
+  std::vector<std::string> labels = distinct_titles(titles);
+  bool differ = false;
+  for (const auto& r : results) differ = differ || r.gpus != results.front().gpus;
+  for (size_t i = 0; differ && i < labels.size() && i < results.size(); ++i)
+    labels[i] += " (" + std::to_string(results[i].gpus) + " GPU" + (results[i].gpus == 1 ? ")" : "s)");
+  return labels;
+}
+
 // The headline bars' components: the mean rank's breakdown (models::RankBreakdown, adding up to the
 // step); a hand-made result without one shows compute, exposed communication, barrier wait, offload.
 std::array<double, charts::kBreakdownParts> parts_of(const models::RunResult& r) {
@@ -236,7 +248,7 @@ std::string headline_bars(const std::vector<models::RunResult>& results, const s
   for (const auto& r : results) vmax = std::max(vmax, std::isfinite(r.step_time_s) ? r.step_time_s : 0);
   if (vmax <= 0) vmax = 1;
   const auto& legend = charts::breakdown_parts();
-  const std::vector<std::string> distinct = distinct_titles(titles);
+  const std::vector<std::string> distinct = column_labels(results, titles);
   // The legend names only what some bar shows (an "offload" swatch on runs without offload
   // misleads), in short words, wrapped under the bars.
   struct Key {
@@ -294,9 +306,14 @@ std::string report_html(const models::RunResult& r, const ReportInputs& in) {
     << "</h1><p class=\"sub\">commsim report — predicted step time, communication and transports</p></header>";
   o << "<section id=\"scenario\"><h2>Scenario</h2>" << scenario_block(r, in) << notes_block(r) << numbers_key()
     << "</section>" << jobs_block(r);
-  for (const auto& c : kCharts)
-    o << "<section id=\"" << c.id << "\"><h2>" << c.heading << "</h2><p class=\"what\">" << c.what << "</p>"
+  for (const auto& c : kCharts) {
+    // A bare collective's run is its iterations one after another, not one step of training.
+    const bool iterations = std::string(c.id) == "timeline" && charts::timeline_of_iterations(r);
+    const std::string heading =
+        iterations ? "Timeline of the " + std::to_string(r.steps) + " iterations" : std::string(c.heading);
+    o << "<section id=\"" << c.id << "\"><h2>" << esc(heading) << "</h2><p class=\"what\">" << c.what << "</p>"
       << page::figure(chart_svg(c.id, r, in, {}), page::slug(title) + "-" + c.id) << "</section>";
+  }
   o << page::close();
   return o.str();
 }
@@ -339,10 +356,24 @@ std::string compare_html(const std::vector<models::RunResult>& results, const st
       if (r.gpus != base.gpus)
         o << "<p class=\"gpu-note\">" << esc(titles[i]) << " runs on " << r.gpus << " GPU" << (r.gpus == 1 ? "" : "s")
           << ", the baseline on " << base.gpus << ": its ratios compare different GPU counts</p>";
+      // A step of other work (another batch) is not a faster or slower step: say what one token costs.
+      const double tokens = r.throughput.tokens_per_step, base_tokens = base.throughput.tokens_per_step;
+      if (r.throughput.estimated && base.throughput.estimated && tokens > 0 && base_tokens > 0 &&
+          std::fabs(tokens - base_tokens) > 1e-9 * base_tokens)
+        o << "<p class=\"gpu-note\">" << esc(titles[i]) << " trains " << esc(fmt::count((long long)tokens))
+          << " tokens a step, the baseline " << esc(fmt::count((long long)base_tokens)) << ": its step does other work; "
+          << "tokens/s " << esc(fmt::fixed(r.throughput.tokens_per_s / base.throughput.tokens_per_s, 2))
+          << "× the baseline's</p>";
+      for (const auto* x : {&r, &base})  // a layout over its GPUs' memory is not an answer
+        if (!x->fits())
+          o << "<p class=\"gpu-note\">DOES NOT FIT: " << esc(titles[x == &r ? i : 0]) << " needs "
+            << esc(fmt::bytes(x->memory.peak_bytes)) << " per GPU of " << esc(fmt::bytes(x->memory.capacity_bytes))
+            << " (" << esc(x->memory.gpu) << ")</p>";
       o << "<div class=\"cards\">"
         << "<div><div class=\"ratio step-ratio\">" << esc(fmt::fixed(step_ratio, 2))
         << "×</div><div class=\"lbl\">step time: " << esc(fmt::seconds(r.step_time_s)) << " vs "
-        << esc(fmt::seconds(base.step_time_s)) << (step_ratio >= 1 ? " (slower)" : " (faster)");
+        << esc(fmt::seconds(base.step_time_s))
+        << (step_ratio > 1 ? " (slower)" : step_ratio < 1 ? " (faster)" : " (the same)");
       // With equal step counts the run-time ratio is the step ratio again: say the times, not the
       // same number twice. It gets its own card only when it differs.
       const bool same_ratio = std::isfinite(run_ratio) && std::isfinite(step_ratio) &&
@@ -370,7 +401,7 @@ std::string compare_html(const std::vector<models::RunResult>& results, const st
     if (id == "busbw" && results.size() >= 2) {
       // One axis for every layout's curves (side-by-side panels hide a 2x gap behind two y scales).
       std::vector<BusBwPoint> all;
-      const std::vector<std::string> names = distinct_titles(titles);
+      const std::vector<std::string> names = column_labels(results, titles);
       for (size_t i = 0; i < results.size(); ++i)
         for (BusBwPoint p : in_of(i).busbw) {
           // Numbered as the columns are, so two scenarios of one name never merge into one curve.

@@ -96,8 +96,11 @@ Json throughput_json(const models::ThroughputResult& t) {
 
 std::string throughput_line(const models::ThroughputResult& t) {
   if (!t.estimated) return "";
-  std::string s = fmt::format("{:.0f} tokens/s, {:.3g} samples/s, {:.0f} TFLOP/s per GPU (MFU {:.1f} %", t.tokens_per_s,
-                              t.samples_per_s, t.model_tflops_per_gpu, 100 * t.mfu);
+  std::string s = fmt::format("{:.0f} tokens/s, {} samples/s, {:.0f} TFLOP/s per GPU (MFU {:.1f} %", t.tokens_per_s,
+                              // "1830", not "1.83e+03": three digits, whole numbers from 100 on.
+                              t.samples_per_s >= 100 ? fmt::format("{:.0f}", t.samples_per_s)
+                                                     : fmt::format("{:.3g}", t.samples_per_s),
+                              t.model_tflops_per_gpu, 100 * t.mfu);
   if (t.hardware_flops_per_step > t.model_flops_per_step)
     s += fmt::format("; {:.0f} with the recompute, HFU {:.1f} %", t.hardware_tflops_per_gpu, 100 * t.hfu);
   return s + ")";
@@ -153,6 +156,14 @@ std::string result_json(const models::RunResult& r, const CommandInputs& inputs)
   Json links = Json::array();
   for (const auto& l : r.links) links.push_back(link_json(l));
   j["links"] = std::move(links);
+  Json classes = Json::array();
+  for (const auto& c : r.link_classes)
+    classes.push_back({{"kind", c.kind},
+                       {"links", c.links},
+                       {"bytes", integer_json(c.bytes)},
+                       {"mean_utilization", c.mean_utilization},
+                       {"max_utilization", c.max_utilization}});
+  j["link_classes"] = std::move(classes);
   Json transports = Json::array();
   for (const auto& t : r.transports) {
     Json o{{"label", t.label}, {"pairs", t.pairs}};
@@ -226,7 +237,7 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
     line("the shared run (every job's ranks, over the longest job's step)");
   }
   const RankExtremes e = rank_extremes(r);
-  line(fmt::format("slowest rank: compute {}, comm {}, exposed comm {}, barrier wait {}",
+  line(fmt::format("per-rank maxima (each over all ranks): compute busy {}, comm {}, exposed comm {}, barrier wait {}",
                    format_seconds(e.max_compute_s), format_seconds(e.max_comm_s), format_seconds(e.max_exposed_comm_s),
                    format_seconds(e.max_barrier_wait_s)) +
        (e.max_offload_s > 0 ? fmt::format(", offload {}", format_seconds(e.max_offload_s)) : ""));
@@ -249,7 +260,7 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
                      format_seconds(b.barrier_wait_s), format_seconds(b.other_s), format_seconds(k.comm_s)));
   }
   if (shown < r.ranks.size())
-    line(fmt::format("  ... {} more ranks; maxima over all ranks are on the 'slowest rank' line",
+    line(fmt::format("  ... {} more ranks; maxima over all ranks are on the 'per-rank maxima' line",
                      r.ranks.size() - shown));
   if (!r.links.empty()) {
     line("");

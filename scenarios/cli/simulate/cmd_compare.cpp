@@ -89,7 +89,7 @@ int cmd_compare(int argc, char** argv) {
         {"run time", [](const models::RunResult& r) { return r.run_time_s; }},
         {"exposed comm (max rank)", [](const models::RunResult& r) { return rank_extremes(r).max_exposed_comm_s; }},
         {"barrier wait (max rank)", [](const models::RunResult& r) { return rank_extremes(r).max_barrier_wait_s; }},
-        {"compute (max rank)", [](const models::RunResult& r) { return rank_extremes(r).max_compute_s; }},
+        {"compute busy (max rank)", [](const models::RunResult& r) { return rank_extremes(r).max_compute_s; }},
     };
     // The mean rank's breakdown, one row per term (they add up to the step time).
     const size_t terms = breakdown_labels({}).size();
@@ -267,8 +267,15 @@ int cmd_compare(int argc, char** argv) {
       for (size_t i = 0; i < results.size(); ++i)
         for (size_t j = 0; j < results.size(); ++j) {
           const auto &sock = results[i], &rdma = results[j];
+          // Faster for the same work: per token where the steps train tokens (a smaller batch is a
+          // shorter step, not a faster transport), else per step.
+          auto per_unit = [](const models::RunResult& r) {
+            return r.throughput.estimated && r.throughput.tokens_per_step > 0
+                       ? r.step_time_s / r.throughput.tokens_per_step
+                       : r.step_time_s;
+          };
           if (!uses(sock, "NET/Socket") || uses(sock, "NET/Libfabric") || uses(sock, "NET/IB") ||
-              !(uses(rdma, "NET/Libfabric") || uses(rdma, "NET/IB")) || !(sock.step_time_s < rdma.step_time_s))
+              !(uses(rdma, "NET/Libfabric") || uses(rdma, "NET/IB")) || !(per_unit(sock) < per_unit(rdma)))
             continue;
           out += fmt::format(
               "why [{}] (TCP sockets) beats [{}] ({}): its Socket traffic runs over {} (the busiest link),\n"

@@ -50,8 +50,11 @@ VaryAxis parse_vary(const std::string& text, int ordinal) {
 
 void refuse_repeated_vary_keys(const std::vector<VaryAxis>& axes, const std::vector<std::string>& sets) {
   auto canonical = [](std::string key) {
-    const size_t a = key.find_first_not_of(" \t"), b = key.find_last_not_of(" \t");
-    key = a == std::string::npos ? "" : key.substr(a, b - a + 1);
+    // cluster."nodes" and cluster. nodes are cluster.nodes: a part may be quoted or spaced as in a file.
+    std::string plain;
+    for (char c : key)
+      if (c != '"' && c != '\'' && c != ' ' && c != '\t') plain += c;
+    key = plain;
     if (key.rfind("zero.", 0) == 0) key = "zero." + canonical_zero_key(key.substr(5));
     return key;
   };

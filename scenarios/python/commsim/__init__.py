@@ -83,7 +83,9 @@ def _toml_value(value: Any) -> str:
     if isinstance(value, (int, float)):
         return repr(value)
     if isinstance(value, str):
-        return json.dumps(value)  # a JSON string is a TOML basic string
+        # A JSON string is a TOML basic string; characters outside ASCII stay as they are, since
+        # TOML has no surrogate-pair escapes (json.dumps' default writes "\ud83d\ude80").
+        return json.dumps(value, ensure_ascii=False)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     raise TypeError(f"cannot pass {type(value).__name__} {value!r} to commsim (expected str, int, float, bool, list)")
@@ -104,15 +106,17 @@ def _set_args(overrides: Overrides) -> list[str]:
     return args
 
 
-def command(args: Sequence[str], *, json_output: bool = True, check: bool = True) -> Any:
+def command(args: Sequence[str], *, json_output: bool = True, check: bool = True, partial_ok: bool = False) -> Any:
     """Runs ``commsim ARGS`` and returns its standard output parsed as JSON (or the text when
-    ``json_output`` is false). Raises CommsimError on a non-zero exit when ``check``."""
+    ``json_output`` is false). Raises CommsimError on a non-zero exit when ``check``, except exit 3
+    (a partial result, stopped by --time-limit) when ``partial_ok``: that result is returned, its
+    ``partial`` true."""
     full = [binary(), *map(str, args)]
     try:
         proc = subprocess.run(full, capture_output=True, text=True)
     except OSError as e:  # not found, not executable
         raise CommsimError(f"cannot run {full[0]}: {e.strerror} (set COMMSIM_BINARY to the commsim program)", 127, full)
-    if check and proc.returncode != 0:
+    if check and proc.returncode != 0 and not (partial_ok and proc.returncode == 3 and proc.stdout.strip()):
         lines = [l for l in proc.stderr.splitlines() if l.strip()]
         message = lines[-1] if lines else f"commsim exited with code {proc.returncode}"
         raise CommsimError(message, proc.returncode, full, proc.stderr)
@@ -128,7 +132,7 @@ def run(path: Union[str, os.PathLike], overrides: Overrides = None, *, time_limi
     args = ["run", os.fspath(path), "--json", *_set_args(overrides)]
     if time_limit is not None:
         args += ["--time-limit", str(time_limit)]
-    return command(args)
+    return command(args, partial_ok=time_limit is not None)
 
 
 def compare(paths: Iterable[Union[str, os.PathLike]], overrides: Overrides = None) -> dict:

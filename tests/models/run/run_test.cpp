@@ -85,3 +85,30 @@ TEST_CASE("run: the notes name the aws-ofi-nccl variables applied under [nccl.en
   s.placement.gpus_per_pod = 4;
   CHECK(note_of(models::run_scenario(s, {})).empty());
 }
+
+// RunResult::links keeps the 32 busiest; link_classes counts every link by kind, so a class whose
+// links all fall below the 32nd (EFA under NVLink here) is still reported, with its mean.
+TEST_CASE("run: link classes cover every link, the busiest-links list only 32", "[models]") {
+  models::ScenarioSpec s;
+  s.cluster.instance = "p5.48xlarge";
+  s.cluster.nodes = 2;
+  s.collective = models::CollectiveSpec{};
+  s.collective->op = "all_reduce";
+  s.collective->bytes = 1 << 26;
+  const auto r = models::run_scenario(s, {});
+  CHECK(r.links.size() <= 32);
+  int64_t total = 0;
+  bool efa = false, nvlink = false;
+  for (const auto& c : r.link_classes) {
+    total += c.links;
+    efa = efa || c.kind == "efa";
+    nvlink = nvlink || c.kind == "nvlink";
+    CHECK(c.mean_utilization <= c.max_utilization + 1e-12);
+    CHECK(c.max_utilization <= 1.0 + 1e-9);
+  }
+  CHECK(total > static_cast<int64_t>(r.links.size()));
+  CHECK(efa);
+  CHECK(nvlink);
+  for (size_t i = 1; i < r.link_classes.size(); ++i)
+    CHECK(r.link_classes[i - 1].max_utilization >= r.link_classes[i].max_utilization);
+}

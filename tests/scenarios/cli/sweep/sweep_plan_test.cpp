@@ -60,6 +60,10 @@ TEST_CASE("scenarios: a key varied by two --vary is refused at the second", "[sc
                         {parse_vary("a.b=1", 1), parse_vary("x.y=1", 2), parse_vary(" a.b =2", 3)}, {}),
                     "--vary:3:1: 'a.b' is varied twice, first at --vary:1:1 (expected each key in one --vary, with "
                     "all its values)");
+  // A part quoted as a file may write it is the same key.
+  CHECK_THROWS_WITH(scenarios::refuse_repeated_vary_keys(
+                        {parse_vary("cluster.nodes=1,2", 1), parse_vary("cluster.\"nodes\"=4,8", 2)}, {}),
+                    Catch::StartsWith("--vary:2:1: 'cluster.nodes' is varied twice"));
   // DeepSpeed's field name and its stage3_ alias are one key.
   CHECK_THROWS_WITH(
       scenarios::refuse_repeated_vary_keys(
