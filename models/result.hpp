@@ -146,7 +146,7 @@ struct RunResult {
   double run_time_s = 0;  // step_time * training.steps (+ one-off costs if modelled)
   int steps = 1;
   std::vector<RankResult> ranks;
-  std::vector<LinkResult> links;  // busiest first, at most 32
+  std::vector<LinkResult> links;              // busiest first, at most 32
   std::vector<LinkClassResult> link_classes;  // every link, by kind, busiest kind first
   std::vector<TransportCount> transports;
   std::vector<PairTransport> pair_transports;  // optional (viz draws the topology from it)

@@ -187,8 +187,9 @@ RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork
     c.mean_utilization /= double(std::max<int64_t>(1, c.links));
     res.link_classes.push_back(c);
   }
-  std::stable_sort(res.link_classes.begin(), res.link_classes.end(),
-                   [](const LinkClassResult& a, const LinkClassResult& b) { return a.max_utilization > b.max_utilization; });
+  std::stable_sort(
+      res.link_classes.begin(), res.link_classes.end(),
+      [](const LinkClassResult& a, const LinkClassResult& b) { return a.max_utilization > b.max_utilization; });
   const std::size_t shown = std::min<std::size_t>(loaded.size(), 32);
   std::partial_sort(loaded.begin(), loaded.begin() + static_cast<std::ptrdiff_t>(shown), loaded.end(), busier);
   for (std::size_t i = 0; i < shown; ++i) {

@@ -108,7 +108,8 @@ std::vector<TimelineRank> timeline_ranks(const models::RunResult& r) {
 
 bool timeline_of_iterations(const models::RunResult& r) {
   return !r.memory.estimated && r.steps > 1 && !r.timeline.empty() &&
-         std::all_of(r.timeline.begin(), r.timeline.end(), [](const models::TimelineEvent& e) { return !e.op.empty(); });
+         std::all_of(r.timeline.begin(), r.timeline.end(),
+                     [](const models::TimelineEvent& e) { return !e.op.empty(); });
 }
 
 std::string timeline(const models::RunResult& r, const Shared& shared) {

@@ -361,7 +361,8 @@ std::string compare_html(const std::vector<models::RunResult>& results, const st
       if (r.throughput.estimated && base.throughput.estimated && tokens > 0 && base_tokens > 0 &&
           std::fabs(tokens - base_tokens) > 1e-9 * base_tokens)
         o << "<p class=\"gpu-note\">" << esc(titles[i]) << " trains " << esc(fmt::count((long long)tokens))
-          << " tokens a step, the baseline " << esc(fmt::count((long long)base_tokens)) << ": its step does other work; "
+          << " tokens a step, the baseline " << esc(fmt::count((long long)base_tokens))
+          << ": its step does other work; "
           << "tokens/s " << esc(fmt::fixed(r.throughput.tokens_per_s / base.throughput.tokens_per_s, 2))
           << "× the baseline's</p>";
       for (const auto* x : {&r, &base})  // a layout over its GPUs' memory is not an answer
@@ -373,7 +374,9 @@ std::string compare_html(const std::vector<models::RunResult>& results, const st
         << "<div><div class=\"ratio step-ratio\">" << esc(fmt::fixed(step_ratio, 2))
         << "×</div><div class=\"lbl\">step time: " << esc(fmt::seconds(r.step_time_s)) << " vs "
         << esc(fmt::seconds(base.step_time_s))
-        << (step_ratio > 1 ? " (slower)" : step_ratio < 1 ? " (faster)" : " (the same)");
+        << (step_ratio > 1   ? " (slower)"
+            : step_ratio < 1 ? " (faster)"
+                             : " (the same)");
       // With equal step counts the run-time ratio is the step ratio again: say the times, not the
       // same number twice. It gets its own card only when it differs.
       const bool same_ratio = std::isfinite(run_ratio) && std::isfinite(step_ratio) &&

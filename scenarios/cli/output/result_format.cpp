@@ -96,11 +96,11 @@ Json throughput_json(const models::ThroughputResult& t) {
 
 std::string throughput_line(const models::ThroughputResult& t) {
   if (!t.estimated) return "";
-  std::string s = fmt::format("{:.0f} tokens/s, {} samples/s, {:.0f} TFLOP/s per GPU (MFU {:.1f} %", t.tokens_per_s,
-                              // "1830", not "1.83e+03": three digits, whole numbers from 100 on.
-                              t.samples_per_s >= 100 ? fmt::format("{:.0f}", t.samples_per_s)
-                                                     : fmt::format("{:.3g}", t.samples_per_s),
-                              t.model_tflops_per_gpu, 100 * t.mfu);
+  std::string s = fmt::format(
+      "{:.0f} tokens/s, {} samples/s, {:.0f} TFLOP/s per GPU (MFU {:.1f} %", t.tokens_per_s,
+      // "1830", not "1.83e+03": three digits, whole numbers from 100 on.
+      t.samples_per_s >= 100 ? fmt::format("{:.0f}", t.samples_per_s) : fmt::format("{:.3g}", t.samples_per_s),
+      t.model_tflops_per_gpu, 100 * t.mfu);
   if (t.hardware_flops_per_step > t.model_flops_per_step)
     s += fmt::format("; {:.0f} with the recompute, HFU {:.1f} %", t.hardware_tflops_per_gpu, 100 * t.hfu);
   return s + ")";

@@ -37,7 +37,8 @@ TEST_CASE("scenarios: compare --set N:K=V wins over --set K=V in either order, a
 }
 
 TEST_CASE("scenarios: compare says why TCP beats EFA only for the same work per token", "[scenarios]") {
-  const std::string efa = kSeedsOfColumns + "p4d_4pod_1gpu_efa.toml", tcp = kSeedsOfColumns + "p4d_4pod_1gpu_socket.toml";
+  const std::string efa = kSeedsOfColumns + "p4d_4pod_1gpu_efa.toml",
+                    tcp = kSeedsOfColumns + "p4d_4pod_1gpu_socket.toml";
   const auto same = run_commsim({"compare", efa, tcp});
   REQUIRE(same.exit_code == 0);
   CHECK(same.out.find("why [2] (TCP sockets) beats [1] (EFA)") != std::string::npos);
@@ -51,8 +52,8 @@ TEST_CASE("scenarios: compare's page says when a column trains other tokens a st
   const std::string s = kSeedsOfColumns + "p5_1pod_8gpu.toml";
   const auto dir = scenarios_test::fresh_temp_dir("compare-headline");
   const std::string page = (dir / "c.html").string();
-  const auto r = run_commsim({"compare", s, s, s, "--set", "2:training.micro_batch=2", "--set",
-                              "3:placement.gpus_per_pod=1", "--html", page});
+  const auto r = run_commsim(
+      {"compare", s, s, s, "--set", "2:training.micro_batch=2", "--set", "3:placement.gpus_per_pod=1", "--html", page});
   REQUIRE(r.exit_code == 0);
   const std::string html = scenarios_test::slurp(page);
   CHECK(html.find("tokens a step, the baseline") != std::string::npos);
