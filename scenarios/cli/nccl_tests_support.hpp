@@ -8,6 +8,7 @@
 
 #include "models/readers/nccl_tests_output.hpp"
 #include "models/spec.hpp"
+#include "scenarios/load/loader.hpp"
 
 namespace scenarios {
 
@@ -43,5 +44,19 @@ int usable_nccl_version(const NcclTestsFile& file, const std::string& name, std:
 // the NCCL variables it ran with, and the release it printed (`version`, 0: none).
 void apply_run_to_spec(const models::readers::NcclTestsRun& run, const std::map<std::string, std::string>& env,
                        int version, models::ScenarioSpec& spec);
+
+// Where a file states its rank count: the first "#  Rank N ..." line (at "Rank"), else the
+// "# nThread N nGpus N" header (at "nThread"), else the -J JSON's "devices" list; else PATH:1:1.
+SourcePos nccl_tests_rank_line(const std::string& text, const std::string& path);
+
+// Lays `spec` out on the ranks `run` shows (its "# Rank" lines, else nThread x nGpus), so that a
+// fit uses the file's ring and bus-bandwidth factor, not the scenario's: fewer ranks on one host
+// become the node's first GPUs in one pod (placement.gpus_per_pod, nodes = 1, as nccl-tests -g N
+// or mpirun -np N picks devices 0..N-1); whole nodes of the scenario's layout become
+// cluster.nodes. Returns a note saying what changed ("" when the counts agree or the file gives
+// none); any other layout (several hosts that do not tile as the scenario's nodes, a mixed cluster)
+// is a UserError at the file's rank line saying what to set.
+std::string adopt_run_ranks(const NcclTestsFile& file, const models::readers::NcclTestsRun& run,
+                            const std::string& path, models::ScenarioSpec& spec);
 
 }  // namespace scenarios

@@ -83,9 +83,10 @@ int cmd_calibrate(int argc, char** argv) {
     });
     std::vector<models::calibrate::Measurement> measurements;
     std::vector<std::string> sources;
-    // Each file's own collective and rank count are adopted below; another GPU model in its "# Rank"
-    // lines is the scenario's machine no longer: the fit would mix machines (a warning, as
-    // nccl-tests --compare gives: the file may come from a similar machine on purpose).
+    // Each file's own collective and rank count are adopted below (adopt_run_ranks: the fit's ring
+    // and bus-bandwidth factor are the file's); another GPU model in its "# Rank" lines is the
+    // scenario's machine no longer: the fit would mix machines (a warning, as nccl-tests --compare
+    // gives: the file may come from a similar machine on purpose).
     const std::string gpu = models::topology::resolve_node(base.spec.cluster).gpu.name;
     for (const std::string& arg : files) {
       const auto colon = arg.find(':');
@@ -114,8 +115,13 @@ int cmd_calibrate(int argc, char** argv) {
       const int version = usable_nccl_version(measured, file, &version_note);
       if (!version_note.empty()) std::fprintf(stderr, "commsim calibrate: note: %s\n", version_note.c_str());
       for (auto& run : measured.runs) {
+        if (run.ranks == 1)
+          throw UserError(nccl_tests_rank_line(measured.text, file),
+                          file + " ran on 1 rank, which crosses no link (expected a run of at least 2 ranks)");
         models::calibrate::Measurement m{base.spec, std::move(run)};
         apply_run_to_spec(m.run, env, version, m.spec);
+        if (const std::string note = adopt_run_ranks(measured, m.run, file, m.spec); !note.empty())
+          std::fprintf(stderr, "commsim calibrate: note: %s\n", note.c_str());
         measurements.push_back(std::move(m));
       }
       sources.push_back(file);

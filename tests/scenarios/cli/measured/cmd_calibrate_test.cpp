@@ -3,7 +3,11 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
 
 #include "tests/scenarios/command_runner.hpp"
 
@@ -12,6 +16,28 @@ using scenarios_test::run_commsim;
 namespace {
 const std::string kScenario = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4.toml";
 const std::string kNcclTests = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4/measured/nccl-tests/";
+
+// `text` with every line for which `drop` is true left out.
+std::string without_lines(const std::string& text, const std::function<bool(const std::string&)>& drop) {
+  std::istringstream in(text);
+  std::string out, line;
+  while (std::getline(in, line))
+    if (!drop(line)) out += line + "\n";
+  return out;
+}
+
+// ar_g4.txt as if run with -g 2: the header and the Rank lines of two GPUs (same times).
+std::string two_rank_copy(const std::string& text) {
+  std::string t = std::regex_replace(text, std::regex("nGpus 4"), "nGpus 2");
+  return without_lines(t, [](const std::string& l) {
+    return l.find("Rank  2") != std::string::npos || l.find("Rank  3") != std::string::npos;
+  });
+}
+
+std::string write_file(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream(p) << text;
+  return p.string();
+}
 }  // namespace
 
 TEST_CASE("commsim calibrate: a fit becomes a profile file", "[scenarios]") {
@@ -58,5 +84,43 @@ TEST_CASE("commsim calibrate: a file whose ring crosses NVLink and a network is 
   // The Socket file of the 4 x H200 host (every GPU its own NCCL node, one class) still fits.
   const auto sock = run_commsim({"calibrate", "--scenario", kScenario, kNcclTests + "ar_g4_sock.txt", "--out", out});
   CHECK(sock.exit_code == 0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("commsim calibrate: a file of fewer ranks than the scenario is fitted on its own ranks", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("calibrate-ranks");
+  const std::string g2 = write_file(dir / "ar_g2.txt", two_rank_copy(scenarios_test::slurp(kNcclTests + "ar_g4.txt")));
+  const std::string out = (dir / "p.toml").string();
+  const auto two = run_commsim({"calibrate", "--scenario", kScenario, g2, "--out", out, "--json"});
+  INFO(two.err);
+  REQUIRE(two.exit_code == 0);
+  CHECK(two.err == "commsim calibrate: note: " + g2 +
+                       " ran on 2 ranks, the scenario has 4: fitted on 2 (cluster.nodes = 1, placement.gpus_per_pod = "
+                       "2: the node's first 2 GPUs)\n");
+  const auto four = run_commsim({"calibrate", "--scenario", kScenario, kNcclTests + "ar_g4.txt", "--out", out, "--json"});
+  REQUIRE(four.exit_code == 0);
+  // The same times over 2 ranks move 1 x the bytes per link where 4 ranks move 1.5 x: the 2-rank
+  // fit needs a lower efficiency for large sizes (the 4-rank busBw factor would give the same).
+  const auto p2 = nlohmann::json::parse(two.out)["params"], p4 = nlohmann::json::parse(four.out)["params"];
+  CHECK(p2["nvlink.efficiency.simple"].get<double>() < 0.8 * p4["nvlink.efficiency.simple"].get<double>());
+
+  // Two ranks on two hosts do not lay out on one 4-GPU node: refused at the file's first Rank line.
+  std::string hosts = std::regex_replace(scenarios_test::slurp(g2), std::regex("Rank  1 Group  0 Pid   2759 on         vm "),
+                                         "Rank  1 Group  0 Pid   2760 on        vm2 ");
+  const std::string two_hosts = write_file(dir / "two_hosts.txt", hosts);
+  const auto r = run_commsim({"calibrate", "--scenario", kScenario, two_hosts, "--out", out});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == two_hosts + ":6:4: " + two_hosts +
+                     " ran on 2 ranks over 2 hosts, the scenario has 4 and calibrate cannot lay the file's ranks out "
+                     "on it (expected a --scenario of 2 ranks on 2 nodes: set cluster.nodes, placement.pods_per_node "
+                     "and placement.gpus_per_pod to the run's)\n");
+  // One rank crosses no link: refused at its Rank line too.
+  std::string one = std::regex_replace(scenarios_test::slurp(g2), std::regex("nGpus 2"), "nGpus 1");
+  one = without_lines(one, [](const std::string& l) { return l.find("Rank  1") != std::string::npos; });
+  const std::string one_rank = write_file(dir / "one.txt", one);
+  const auto r1 = run_commsim({"calibrate", "--scenario", kScenario, one_rank, "--out", out});
+  CHECK(r1.exit_code == 2);
+  CHECK(r1.err == one_rank + ":6:4: " + one_rank +
+                      " ran on 1 rank, which crosses no link (expected a run of at least 2 ranks)\n");
   std::filesystem::remove_all(dir);
 }
