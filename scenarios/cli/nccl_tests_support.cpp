@@ -114,7 +114,8 @@ SourcePos nccl_tests_rank_line(const std::string& text, const std::string& path)
     std::smatch m;
     if (!std::regex_search(text, m, *re)) continue;
     const auto at = static_cast<std::size_t>(m.position(2));
-    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    const int line =
+        1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
     const auto bol = text.rfind('\n', at == 0 ? 0 : at - 1);
     const int col = static_cast<int>(at - (bol == std::string::npos || at == 0 ? 0 : bol + 1)) + 1;
     return {path, line, col};
@@ -145,8 +146,9 @@ std::string adopt_run_ranks(const NcclTestsFile& file, const models::readers::Nc
     if (hosts <= 1 && ranks < per_node && pods == 1) {
       spec.cluster.nodes = 1;
       spec.placement.gpus_per_pod = ranks;
-      return ran + ": fitted on " + std::to_string(ranks) + " (cluster.nodes = 1, placement.gpus_per_pod = " +
-             std::to_string(ranks) + ": the node's first " + std::to_string(ranks) + " GPUs)";
+      return ran + ": fitted on " + std::to_string(ranks) +
+             " (cluster.nodes = 1, placement.gpus_per_pod = " + std::to_string(ranks) + ": the node's first " +
+             std::to_string(ranks) + " GPUs)";
     }
   }
   throw UserError(nccl_tests_rank_line(file.text, path),

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -97,7 +97,8 @@ TEST_CASE("commsim calibrate: a file of fewer ranks than the scenario is fitted 
   CHECK(two.err == "commsim calibrate: note: " + g2 +
                        " ran on 2 ranks, the scenario has 4: fitted on 2 (cluster.nodes = 1, placement.gpus_per_pod = "
                        "2: the node's first 2 GPUs)\n");
-  const auto four = run_commsim({"calibrate", "--scenario", kScenario, kNcclTests + "ar_g4.txt", "--out", out, "--json"});
+  const auto four =
+      run_commsim({"calibrate", "--scenario", kScenario, kNcclTests + "ar_g4.txt", "--out", out, "--json"});
   REQUIRE(four.exit_code == 0);
   // The same times over 2 ranks move 1 x the bytes per link where 4 ranks move 1.5 x: the 2-rank
   // fit needs a lower efficiency for large sizes (the 4-rank busBw factor would give the same).
@@ -105,8 +106,9 @@ TEST_CASE("commsim calibrate: a file of fewer ranks than the scenario is fitted 
   CHECK(p2["nvlink.efficiency.simple"].get<double>() < 0.8 * p4["nvlink.efficiency.simple"].get<double>());
 
   // Two ranks on two hosts do not lay out on one 4-GPU node: refused at the file's first Rank line.
-  std::string hosts = std::regex_replace(scenarios_test::slurp(g2), std::regex("Rank  1 Group  0 Pid   2759 on         vm "),
-                                         "Rank  1 Group  0 Pid   2760 on        vm2 ");
+  std::string hosts =
+      std::regex_replace(scenarios_test::slurp(g2), std::regex("Rank  1 Group  0 Pid   2759 on         vm "),
+                         "Rank  1 Group  0 Pid   2760 on        vm2 ");
   const std::string two_hosts = write_file(dir / "two_hosts.txt", hosts);
   const auto r = run_commsim({"calibrate", "--scenario", kScenario, two_hosts, "--out", out});
   CHECK(r.exit_code == 2);
