@@ -194,12 +194,15 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
   }
   if (samples.empty()) throw SpecError("", "no measurements to fit");
 
-  const double kernel_s = defaults.kernel_latency_s;
-  double best_cost = -1, best_launch = defaults.launch_overhead_s, best_p = defaults.launch_sharpness;
-  std::map<int, Eigen::VectorXd> best_theta;
   // Parameters measured elsewhere are pinned: they start at their value and are not fitted.
   collectives::LinkParams pinned_params = defaults;
   pinned_params.apply(pinned);
+  // The device's fixed cost is not fitted: the default, or the pinned value (samples were made
+  // before the pins were known).
+  const double kernel_s = pinned_params.kernel_latency_s;
+  for (Sample& s : samples) s.fixed_s = kernel_s;
+  double best_cost = -1, best_launch = pinned_params.launch_overhead_s, best_p = pinned_params.launch_sharpness;
+  std::map<int, Eigen::VectorXd> best_theta;
   static const char* const kProtoNames[3] = {"ll", "ll128", "simple"};
   auto param_name = [](int cls, int j) {
     return std::string(link_class_name(static_cast<LinkClass>(cls))) + (j < 3 ? ".hop_latency." : ".efficiency.") +
@@ -220,8 +223,15 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
     return mask;
   };
   collectives::LinkParams loop = pinned_params;  // nccl.launch_per_gpu as given (not fitted)
-  for (double p : {1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, 64.0}) {
-    for (double launch = 5e-6; launch <= 80e-6; launch += 0.5e-6) {
+  // The host's launch cost and the loop's sharpness are scanned on a grid, or held where pinned.
+  std::vector<double> sharpness_grid = {1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, 64.0}, launch_grid;
+  if (pinned.count("nccl.launch_sharpness")) sharpness_grid = {pinned_params.launch_sharpness};
+  if (pinned.count("nccl.launch_overhead"))
+    launch_grid = {pinned_params.launch_overhead_s};
+  else
+    for (double launch = 5e-6; launch <= 80e-6; launch += 0.5e-6) launch_grid.push_back(launch);
+  for (double p : sharpness_grid) {
+    for (double launch : launch_grid) {
       loop.launch_overhead_s = launch;
       loop.launch_sharpness = p;
       std::map<int, Eigen::VectorXd> theta;
@@ -272,6 +282,9 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
       fit.params[c + ".efficiency." + kProto[j]] = 1.0 / th(3 + j);
     }
   }
+  // Every pinned value is written as given, also of a class no file exercised (a profile that
+  // holds it keeps it).
+  for (const auto& [name, value] : pinned) fit.params[name] = value;
   return fit;
 }
 

@@ -81,6 +81,27 @@ int cmd_calibrate(int argc, char** argv) {
       const models::ParamSpec* p = models::find_param(kv.first);
       return p && p->owner == models::ParamOwner::Collectives;
     });
+    std::map<std::string, double> pinned;
+    for (std::size_t i = 0; i < fixes.size(); ++i) {
+      const auto eq = fixes[i].find('=');
+      double value = 0;
+      try {
+        std::size_t used = 0;
+        if (eq == std::string::npos) throw std::invalid_argument("");
+        value = std::stod(fixes[i].substr(eq + 1), &used);
+        if (used != fixes[i].size() - eq - 1) throw std::invalid_argument("");
+      } catch (const std::exception&) {
+        throw UserError(
+            {"--fix", static_cast<int>(i + 1), 1},
+            "'" + fixes[i] + "' is not a parameter setting (expected NAME=NUMBER, such as nvlink.efficiency.ll=0.26)");
+      }
+      pinned[fixes[i].substr(0, eq)] = value;
+    }
+    // A pinned parameter of another model (a World bandwidth) is the machine's: the fit's World
+    // uses it. The collective engine's are held in the fit itself (fit_link_params).
+    for (const auto& [name, value] : pinned)
+      if (const models::ParamSpec* p = models::find_param(name); p && p->owner != models::ParamOwner::Collectives)
+        base.spec.cluster.params[name] = value;
     std::vector<models::calibrate::Measurement> measurements;
     std::vector<std::string> sources;
     // Each file's own collective and rank count are adopted below (adopt_run_ranks: the fit's ring
@@ -125,22 +146,6 @@ int cmd_calibrate(int argc, char** argv) {
         measurements.push_back(std::move(m));
       }
       sources.push_back(file);
-    }
-    std::map<std::string, double> pinned;
-    for (std::size_t i = 0; i < fixes.size(); ++i) {
-      const auto eq = fixes[i].find('=');
-      double value = 0;
-      try {
-        std::size_t used = 0;
-        if (eq == std::string::npos) throw std::invalid_argument("");
-        value = std::stod(fixes[i].substr(eq + 1), &used);
-        if (used != fixes[i].size() - eq - 1) throw std::invalid_argument("");
-      } catch (const std::exception&) {
-        throw UserError(
-            {"--fix", static_cast<int>(i + 1), 1},
-            "'" + fixes[i] + "' is not a parameter setting (expected NAME=NUMBER, such as nvlink.efficiency.ll=0.26)");
-      }
-      pinned[fixes[i].substr(0, eq)] = value;
     }
     models::calibrate::FitResult fit;
     try {

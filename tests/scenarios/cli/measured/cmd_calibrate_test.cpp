@@ -126,3 +126,31 @@ TEST_CASE("commsim calibrate: a file of fewer ranks than the scenario is fitted 
                       " ran on 1 rank, which crosses no link (expected a run of at least 2 ranks)\n");
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("commsim calibrate: --fix holds nccl.* in the fit and writes every pinned value", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("calibrate-fix");
+  const std::string out = (dir / "p.toml").string();
+  const std::vector<std::string> fixes = {"--fix", "nccl.launch_overhead=2.5e-5", "--fix", "nccl.kernel_latency=1e-5",
+                                          "--fix", "shm.efficiency.ll=0.2"};
+  std::vector<std::string> args = {"calibrate", "--scenario", kScenario, kNcclTests + "ar_g4.txt", "--out", out};
+  args.insert(args.end(), fixes.begin(), fixes.end());
+  auto with_json = args;
+  with_json.push_back("--json");
+  const auto r = run_commsim(with_json);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["params"]["nccl.launch_overhead"].get<double>() == 2.5e-5);
+  CHECK(j["params"]["nccl.kernel_latency"].get<double>() == 1e-5);
+  CHECK(j["params"]["shm.efficiency.ll"].get<double>() == 0.2);
+  // The pinned launch cost is the loop's floor at every size: the fit used it.
+  for (const auto& p : j["points"]) CHECK(p["predicted_us"].get<double>() >= 25.0 - 1e-9);
+  const std::string profile = scenarios_test::slurp(out);
+  CHECK(profile.find("\"nccl.launch_overhead\" = 2.5e-05\n") != std::string::npos);
+  CHECK(profile.find("\"nccl.kernel_latency\" = 1e-05\n") != std::string::npos);
+  CHECK(profile.find("\"shm.efficiency.ll\" = 0.2\n") != std::string::npos);
+  const auto text = run_commsim(args);
+  CHECK(text.out.find("nccl.kernel_latency          1e-05  (fixed by --fix)") != std::string::npos);
+  CHECK(text.out.find("shm.efficiency.ll            0.2  (fixed by --fix)") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
