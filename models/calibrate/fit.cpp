@@ -3,6 +3,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -288,7 +289,8 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
   return fit;
 }
 
-std::string profile_toml(const FitResult& fit, const std::vector<std::string>& sources) {
+std::string profile_toml(const FitResult& fit, const std::vector<std::string>& sources,
+                         const std::map<std::string, CarriedParam>& carried) {
   std::string out = "# commsim calibration profile, written by `commsim calibrate`.\n# Fitted from:\n";
   for (const auto& s : sources) {
     auto it = fit.classes.find(s);
@@ -304,10 +306,21 @@ std::string profile_toml(const FitResult& fit, const std::vector<std::string>& s
   }
   out += "# Units: seconds for latencies and overheads, fractions of raw link bandwidth for efficiencies.\n";
   out += "[params]\n";
+  std::map<std::string, std::string> lines;  // by name: fitted and carried in one sorted table
   for (const auto& [name, value] : fit.params) {
     std::snprintf(buf, sizeof buf, "\"%s\" = %.6g\n", name.c_str(), value);
-    out += buf;
+    lines[name] = buf;
   }
+  for (const auto& [name, c] : carried) {
+    if (lines.count(name)) continue;
+    // The shortest text that reads back as the same double: a carried value is not rounded.
+    char num[64];
+    const auto res = std::to_chars(num, num + sizeof num, c.value);
+    std::string text(num, res.ptr);
+    if (text.find_first_of(".eEn") == std::string::npos) text += ".0";  // a TOML float, as it was read
+    lines[name] = "\"" + name + "\" = " + text + (c.comment.empty() ? "" : "  " + c.comment) + "\n";
+  }
+  for (const auto& [name, line] : lines) out += line;
   return out;
 }
 

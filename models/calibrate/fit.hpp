@@ -43,7 +43,17 @@ struct FitResult {
 FitResult fit_link_params(const std::vector<Measurement>& measurements,
                           const std::map<std::string, double>& pinned = {});
 
-// Profile text (TOML) with a comment header naming the sources and fit quality.
-std::string profile_toml(const FitResult& fit, const std::vector<std::string>& sources);
+// A parameter the written profile keeps from the scenario it was fitted for (the fit does not
+// set it: compute.* from `commsim profile`, a link class no file exercised, a raw bandwidth), with
+// the comment written beside it (where it came from).
+struct CarriedParam {
+  double value = 0;
+  std::string comment;
+};
+
+// Profile text (TOML) with a comment header naming the sources and fit quality; `carried` are
+// written beside the fitted parameters (a name the fit sets is the fit's).
+std::string profile_toml(const FitResult& fit, const std::vector<std::string>& sources,
+                         const std::map<std::string, CarriedParam>& carried = {});
 
 }  // namespace models::calibrate

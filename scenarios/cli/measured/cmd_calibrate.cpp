@@ -7,6 +7,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 
 #include "models/calibrate/fit.hpp"
 #include "models/params.hpp"
@@ -45,6 +47,22 @@ bool exercised(const std::string& name, const models::calibrate::FitResult& fit)
   return false;
 }
 
+// The comment a carried parameter keeps: the one its line already has (`commsim profile` writes
+// "# carried from the traced scenario"), else the file it was read from.
+std::string carried_comment(const SourcePos& at) {
+  if (at.file != "--set") {
+    std::ifstream in(at.file);
+    std::string line;
+    for (int n = 1; n <= at.line && std::getline(in, line); ++n)
+      if (n == at.line) {
+        // The value is a number (no '#' in it): a '#' after it starts the line's comment.
+        const auto hash = line.find('#', static_cast<std::size_t>(std::max(0, at.col - 1)));
+        if (hash != std::string::npos) return line.substr(hash);
+      }
+  }
+  return "# carried from " + std::filesystem::path(at.file).filename().string();
+}
+
 }  // namespace
 
 int cmd_calibrate(int argc, char** argv) {
@@ -75,6 +93,10 @@ int cmd_calibrate(int argc, char** argv) {
       if (f != base.spec.cluster.profile) inputs.push_back(f);
     for (const std::string& arg : files) inputs.push_back(arg.substr(0, arg.find(':')));
     refuse_outputs_over_inputs({{"--out", out}}, inputs);
+    // Every parameter the scenario (its profile included) sets is written into the new profile
+    // unless the fit sets it: the profile replaces the old one (a scenario has one), so a trace's
+    // compute.* and the link classes no file exercised must survive a refit.
+    const std::map<std::string, double> scenario_params = base.spec.cluster.params;
     // Fit from the defaults, not from an earlier profile of the machine: drop the parameters
     // this fit owns (the World's raw bandwidths and the compute model's stay).
     std::erase_if(base.spec.cluster.params, [](const auto& kv) {
@@ -153,7 +175,11 @@ int cmd_calibrate(int argc, char** argv) {
     } catch (const models::SpecError& e) {
       throw base.to_user_error(e);
     }
-    const std::string profile = models::calibrate::profile_toml(fit, sources);
+    std::map<std::string, models::calibrate::CarriedParam> carried;
+    for (const auto& [name, value] : scenario_params)
+      if (!fit.params.count(name))
+        carried[name] = {value, carried_comment(base.position_of("cluster.params." + name))};
+    const std::string profile = models::calibrate::profile_toml(fit, sources, carried);
     write_file_atomically(out, profile);
     if (json) {
       CommandInputs inputs = scenario_inputs(base, sets);

@@ -154,3 +154,31 @@ TEST_CASE("commsim calibrate: --fix holds nccl.* in the fit and writes every pin
   CHECK(text.out.find("shm.efficiency.ll            0.2  (fixed by --fix)") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("commsim calibrate: --out over the scenario's profile keeps what the fit does not set", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("calibrate-carry");
+  const std::string machine = (dir / "h200x4.toml").string(), profile = (dir / "h200x4.profile.toml").string();
+  std::filesystem::copy_file(kScenario, machine);
+  // The shipped profile (nvlink, shm, socket fitted) plus a trace's compute rate, as `commsim
+  // profile` writes it.
+  std::ofstream(profile) << scenarios_test::slurp(std::string(COMMSIM_SOURCE_DIR) +
+                                                  "/scenarios/validation/h200x4.profile.toml")
+                         << "\"compute.gemm_rate.bf16\" = 6.123456789e+14   # carried from the traced scenario\n";
+  const auto r = run_commsim({"calibrate", "--scenario", machine, kNcclTests + "ar_g4.txt", "--out", profile});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string written = scenarios_test::slurp(profile);
+  INFO(written);
+  // Kept as it was, its comment too; the classes no file exercised keep their values, with where from.
+  CHECK(written.find("\"compute.gemm_rate.bf16\" = 612345678900000.0  # carried from the traced scenario\n") !=
+        std::string::npos);
+  CHECK(written.find("\"shm.efficiency.simple\" = 0.489615  # carried from h200x4.profile.toml\n") !=
+        std::string::npos);
+  CHECK(written.find("\"socket.hop_latency.simple\" = 2.11744e-05  # carried from h200x4.profile.toml\n") !=
+        std::string::npos);
+  // What the fit sets is the fit's (no comment), and the profile still loads.
+  CHECK(written.find("\"nvlink.efficiency.simple\" = ") != std::string::npos);
+  CHECK(written.find("\"nvlink.efficiency.simple\" = 0.777274\n") == std::string::npos);
+  CHECK(run_commsim({"nccl-tests", machine, "-b", "1M", "-e", "1M"}).exit_code == 0);
+  std::filesystem::remove_all(dir);
+}
