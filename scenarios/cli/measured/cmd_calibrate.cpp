@@ -177,8 +177,7 @@ int cmd_calibrate(int argc, char** argv) {
     }
     std::map<std::string, models::calibrate::CarriedParam> carried;
     for (const auto& [name, value] : scenario_params)
-      if (!fit.params.count(name))
-        carried[name] = {value, carried_comment(base.position_of("cluster.params." + name))};
+      if (!fit.params.count(name)) carried[name] = {value, carried_comment(base.position_of("cluster.params." + name))};
     const std::string profile = models::calibrate::profile_toml(fit, sources, carried);
     write_file_atomically(out, profile);
     if (json) {
