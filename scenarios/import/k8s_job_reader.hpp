@@ -8,6 +8,7 @@
 #include <exception>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -91,6 +92,7 @@ class JobReader {
   void trainer(const YAML::Node& t, const std::string& key, K8sJob& job) const;
   void train_job(const YAML::Node& doc, K8sJob& job) const;
   void pytorch_job(const YAML::Node& doc, K8sJob& job) const;
+  void merge_replica_templates(std::vector<std::pair<std::string, K8sJob>>& parts, K8sJob& job) const;
   // A batch/v1 Job's spec: its pods run at once (parallelism, else completions, else 1), each
   // from template.spec; `replicas` copies of it in a JobSet.
   void batch_job_spec(const YAML::Node& spec, const std::string& key, K8sJob& job, int replicas) const;
