@@ -20,7 +20,7 @@ struct JobCommand {
   std::optional<int> grad_accum;       // --gradient_accumulation_steps
   std::optional<int> global_batch;     // --global-batch-size (Megatron)
   std::optional<int> steps;            // --max_steps / --train-iters
-  std::optional<int> seq;              // --max_seq_length / --max_seq_len / --block_size / --model_max_length / --seq-length
+  std::optional<int> seq;  // --max_seq_length / --max_seq_len / --block_size / --model_max_length / --seq-length
   std::optional<bool> bf16, fp16, grad_checkpointing;
   std::string recompute;               // Megatron --recompute-granularity (full | selective)
   std::string fsdp;                    // --fsdp "full_shard auto_wrap" (as written); "" if not given

@@ -95,8 +95,7 @@ void JobReader::merge_replica_templates(std::vector<std::pair<std::string, K8sJo
     const std::string them = first_role == "Worker" ? "each Worker" : "the " + first_role;
     if (first.gpus_per_pod && other.gpus_per_pod && *first.gpus_per_pod != *other.gpus_per_pod)
       throw UserError(other.gpus_at, "spec.pytorchReplicaSpecs." + role + ": " + std::to_string(*other.gpus_per_pod) +
-                                         " GPUs per pod where " + them + " has " +
-                                         std::to_string(*first.gpus_per_pod) +
+                                         " GPUs per pod where " + them + " has " + std::to_string(*first.gpus_per_pod) +
                                          ": commsim simulates pods of one size (expected the " + role +
                                          "'s nvidia.com/gpu equal to the " + first_role + "'s)");
     if (!first.gpus_per_pod && other.gpus_per_pod) {

@@ -80,7 +80,8 @@ struct ImportedScenario {
   std::string toml;
   std::vector<FilledDefault> defaults;
   int nodes = 1, pods_per_node = 1;
-  std::vector<std::string> files;  // what the import read beside the job (trainer arguments, DeepSpeed JSON, config.json)
+  std::vector<std::string>
+      files;  // what the import read beside the job (trainer arguments, DeepSpeed JSON, config.json)
   std::vector<std::string> taken;  // "key = value (from --flag)": what the job's command gave, for stderr
   std::vector<std::string> env_unknown;  // NCCL variables the job sets where the import cannot read them, for stderr
 };

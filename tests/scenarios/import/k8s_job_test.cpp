@@ -429,21 +429,21 @@ TEST_CASE("commsim import k8s: the launcher's processes per pod are the ranks, n
   CHECK_FALSE(std::filesystem::exists(dir / "t.toml"));
 }
 
-TEST_CASE("commsim import k8s: a DeepSpeed JSON's batch numbers and precision are the imported values",
-          "[scenarios]") {
+TEST_CASE("commsim import k8s: a DeepSpeed JSON's batch numbers and precision are the imported values", "[scenarios]") {
   const auto dir = scenarios_test::fresh_temp_dir("import-ds-numbers");
   const std::string ds = (dir / "ds.json").string(), out = (dir / "s.toml").string();
   std::ofstream(ds) << "{\"train_micro_batch_size_per_gpu\": 4, \"gradient_accumulation_steps\": 8,\n"
                        " \"train_batch_size\": 128, \"fp16\": {\"enabled\": true},\n"
                        " \"zero_optimization\": {\"stage\": 3}}\n";
-  const auto r = run_commsim(
-      {"import", "k8s", kK8sInputs + "pytorchjob_p4d_1x4.yaml", "--deepspeed", ds, "--model", "llama-3-8b", "--out", out});
+  const auto r = run_commsim({"import", "k8s", kK8sInputs + "pytorchjob_p4d_1x4.yaml", "--deepspeed", ds, "--model",
+                              "llama-3-8b", "--out", out});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const std::string toml = scenarios_test::slurp(out);
   CHECK(toml.find("micro_batch = 4  # ds.json: train_micro_batch_size_per_gpu (the DeepSpeed config)") !=
         std::string::npos);
-  CHECK(toml.find("grad_accum = 8  # ds.json: gradient_accumulation_steps (the DeepSpeed config)") != std::string::npos);
+  CHECK(toml.find("grad_accum = 8  # ds.json: gradient_accumulation_steps (the DeepSpeed config)") !=
+        std::string::npos);
   CHECK(toml.find("dtype = \"fp16\"  # ds.json: fp16.enabled (the DeepSpeed config)") != std::string::npos);
   // The loader's agreement checks pass (they refused micro_batch = 1 against the JSON's 4).
   const auto s = scenarios::load_scenario(out).spec;
@@ -517,7 +517,8 @@ spec:
       if (n == text) return true;
     return false;
   };
-  CHECK(noted("NCCL_ALGO=Tree is set in the Master's template, not in the Worker's: left out of [nccl.env] (set it "
-              "there if the ranks run with it)"));
+  CHECK(
+      noted("NCCL_ALGO=Tree is set in the Master's template, not in the Worker's: left out of [nccl.env] (set it "
+            "there if the ranks run with it)"));
   CHECK(noted("the Master's command differs from the Worker's: the Worker's is read"));
 }

@@ -126,8 +126,9 @@ TEST_CASE("import k8s: NCCL variables set by mpirun -x, -genv and -env are the r
   // value; a variable with no value anywhere, and an envFrom, are notes in the scenario and on stderr.
   const auto dir = scenarios_test::fresh_temp_dir("import-mpirun-env");
   std::string t = scenarios_test::slurp(kMpiJob);
-  t.replace(t.find(R"("-np", "16")"), std::string(R"("-np", "16")").size(),
-            R"("-np", "16", "-x", "NCCL_ALGO=Ring", "-x", "NCCL_PROTO", "-x", "NCCL_MIN_NCHANNELS", "-x", "NCCL_BUFFSIZE")");
+  t.replace(
+      t.find(R"("-np", "16")"), std::string(R"("-np", "16")").size(),
+      R"("-np", "16", "-x", "NCCL_ALGO=Ring", "-x", "NCCL_PROTO", "-x", "NCCL_MIN_NCHANNELS", "-x", "NCCL_BUFFSIZE")");
   const std::string launcher = "              command: [\"mpirun\"";
   REQUIRE(t.find(launcher) != std::string::npos);
   t.insert(t.find(launcher), "              env: [{name: NCCL_BUFFSIZE, value: \"8388608\"}]\n");
@@ -146,8 +147,9 @@ TEST_CASE("import k8s: NCCL variables set by mpirun -x, -genv and -env are the r
         std::string::npos);
   CHECK(toml.find("NCCL_BUFFSIZE = \"8388608\"  # the launcher's mpirun -x NCCL_BUFFSIZE, the launcher's container "
                   "env") != std::string::npos);
-  const std::string unknown = "NCCL_MIN_NCHANNELS is passed by the launcher's mpirun -x NCCL_MIN_NCHANNELS from an "
-                              "environment this file does not show: not in [nccl.env] (add it by hand)";
+  const std::string unknown =
+      "NCCL_MIN_NCHANNELS is passed by the launcher's mpirun -x NCCL_MIN_NCHANNELS from an "
+      "environment this file does not show: not in [nccl.env] (add it by hand)";
   CHECK(toml.find("# note: " + unknown) != std::string::npos);
   CHECK(r.err.find("commsim import: note: " + unknown + "\n") != std::string::npos);
   const std::string env_from = "envFrom configMapRef nccl-tuning (line 33): its variables are not in this file";
