@@ -108,19 +108,21 @@ std::vector<Finding> diagnose_log(const readers::NcclLogReport& r, const std::st
     const readers::LogEnvVar* shm = r.find_env("NCCL_SHM_DISABLE");
     if (p2p && p2p->value == "1" && shm && shm->value == "1") {
       f.severity = Severity::Info;
-      f.message += " NCCL_P2P_DISABLE=1 (line " + std::to_string(p2p->line) + ") and NCCL_SHM_DISABLE=1 (line " +
-                   std::to_string(shm->line) +
-                   ") leave NCCL no path between GPUs of one host but the network: the environment isolates the "
-                   "ranks" +
-                   (one_process ? std::string(" (one process drives them all, so pods are not the cause)")
-                                     : std::string()) +
-                   ".";
-      f.advice = "unset NCCL_P2P_DISABLE and NCCL_SHM_DISABLE unless they work around a known fault (see "
-                 "intra-node-transports-disabled)";
+      f.message +=
+          " NCCL_P2P_DISABLE=1 (line " + std::to_string(p2p->line) + ") and NCCL_SHM_DISABLE=1 (line " +
+          std::to_string(shm->line) +
+          ") leave NCCL no path between GPUs of one host but the network: the environment isolates the "
+          "ranks" +
+          (one_process ? std::string(" (one process drives them all, so pods are not the cause)") : std::string()) +
+          ".";
+      f.advice =
+          "unset NCCL_P2P_DISABLE and NCCL_SHM_DISABLE unless they work around a known fault (see "
+          "intra-node-transports-disabled)";
     } else if (one_process) {
       f.severity = Severity::Warning;
-      f.message += " One process drives every rank, so they share a host and a pod: NCCL still counted each as "
-                   "its own node (a per-rank NCCL_HOSTID, or a topology it could not read).";
+      f.message +=
+          " One process drives every rank, so they share a host and a pod: NCCL still counted each as "
+          "its own node (a per-rank NCCL_HOSTID, or a topology it could not read).";
       f.advice = "check NCCL_HOSTID and the variables of the run; compare with the log of a run without them";
     } else if (host_gpus == 1) {
       f.severity = Severity::Info;
@@ -130,11 +132,10 @@ std::vector<Finding> diagnose_log(const readers::NcclLogReport& r, const std::st
           "network";
     } else {
       f.severity = Severity::Warning;
-      f.message +=
-          std::string(" If several of these ranks share a host") +
-          (host_gpus > 1 ? " (" + platform + " has " + std::to_string(host_gpus) + " GPUs)" : std::string()) +
-          ", NCCL cannot see it: pods without a shared IPC namespace (or /dev/shm) look like different "
-          "hosts, and NVLink/PCIe P2P and SHM are not used between them.";
+      f.message += std::string(" If several of these ranks share a host") +
+                   (host_gpus > 1 ? " (" + platform + " has " + std::to_string(host_gpus) + " GPUs)" : std::string()) +
+                   ", NCCL cannot see it: pods without a shared IPC namespace (or /dev/shm) look like different "
+                   "hosts, and NVLink/PCIe P2P and SHM are not used between them.";
       f.advice =
           "run one pod per host with all its GPUs (nvidia.com/gpu: N, numProcPerNode: N) or give the pods "
           "hostIPC: true; compare both layouts with `commsim compare` (placement.pods_per_node / gpus_per_pod)";
