@@ -4,6 +4,7 @@
 #include <cctype>
 #include <regex>
 
+#include "models/error.hpp"
 #include "models/nccl/env.hpp"
 #include "models/nccl/tuner_tables.hpp"
 #include "models/topology/resolve.hpp"
@@ -52,7 +53,19 @@ bool parse_nccl_tests_size(const std::string& text, int64_t& bytes) {
   return true;
 }
 
-std::map<std::string, std::string> nccl_env_from_log(const std::string& text) {
+namespace {
+// PATH:LINE:COL of `offset` in `text`.
+SourcePos place_of(const std::string& text, std::size_t offset, const std::string& path) {
+  const auto begin = text.begin(), at = text.begin() + static_cast<std::ptrdiff_t>(offset);
+  const int line = 1 + static_cast<int>(std::count(begin, at, '\n'));
+  const auto bol = offset == 0 ? std::string::npos : text.rfind('\n', offset - 1);
+  const int col = static_cast<int>(offset - (bol == std::string::npos ? 0 : bol + 1)) + 1;
+  return {path, line, col};
+}
+}  // namespace
+
+std::map<std::string, std::string> nccl_env_from_log(const std::string& text, const std::string& path,
+                                                     std::map<std::string, SourcePos>* at) {
   // The variables that change what commsim simulates (models/nccl/env.cpp, the one list).
   const auto& modelled = models::nccl::modelled_nccl_variables();
   auto is_modelled = [&](const std::string& name) {
@@ -63,14 +76,30 @@ std::map<std::string, std::string> nccl_env_from_log(const std::string& text) {
   for (auto it = std::sregex_iterator(text.begin(), text.end(), kSet); it != std::sregex_iterator(); ++it) {
     std::string name = (*it)[1], value = (*it)[2];
     while (!value.empty() && value.back() == '.') value.pop_back();  // "set by environment to 1."
-    if (is_modelled(name)) env[name] = value;
+    if (!is_modelled(name)) continue;
+    env[name] = value;
+    if (at) (*at)[name] = place_of(text, static_cast<std::size_t>(it->position(2)), path);
   }
   // nccl-tests' -J JSON lists the environment it ran in: "env":["NCCL_P2P_DISABLE=1", ...].
   static const std::regex kJsonEnv(R"re("(NCCL_[A-Z0-9_]+)=([^"]*)")re");
   if (text.find("\"env\":[") != std::string::npos)
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), kJsonEnv); it != std::sregex_iterator(); ++it)
-      if (is_modelled((*it)[1])) env[(*it)[1]] = (*it)[2];
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), kJsonEnv); it != std::sregex_iterator(); ++it) {
+      if (!is_modelled((*it)[1])) continue;
+      env[(*it)[1]] = (*it)[2];
+      if (at) (*at)[(*it)[1]] = place_of(text, static_cast<std::size_t>(it->position(2)), path);
+    }
   return env;
+}
+
+void check_run_nccl_env(const std::map<std::string, std::string>& env, const std::map<std::string, SourcePos>& at) {
+  try {
+    models::nccl::check_nccl_env_names(env);
+    (void)models::nccl::parse_nccl_env(env);
+  } catch (const models::SpecError& e) {
+    static const std::string kPrefix = "nccl.env.";
+    if (e.key().rfind(kPrefix, 0) == 0)
+      if (const auto it = at.find(e.key().substr(kPrefix.size())); it != at.end()) throw UserError(it->second, e.what());
+  }
 }
 
 StatedNcclVersion stated_nccl_version(const NcclTestsFile& file) {

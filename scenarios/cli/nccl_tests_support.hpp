@@ -25,8 +25,15 @@ NcclTestsFile read_nccl_tests_output(const std::string& path, const std::string&
 bool parse_nccl_tests_size(const std::string& text, int64_t& bytes);
 
 // NCCL variables that change transports or tuning, from "NCCL_X set by environment to Y" lines, or
-// from the "env" list of nccl-tests' -J JSON ("NCCL_X=Y").
-std::map<std::string, std::string> nccl_env_from_log(const std::string& text);
+// from the "env" list of nccl-tests' -J JSON ("NCCL_X=Y"). `at` (when given) receives where each
+// value was written in `path` (the line that set it last, at the value).
+std::map<std::string, std::string> nccl_env_from_log(const std::string& text, const std::string& path = "",
+                                                     std::map<std::string, SourcePos>* at = nullptr);
+
+// Checks a run's NCCL variables (the scenario's with the run's over them) as the World will; a
+// refused variable that `at` places (a measured file's line, a FILE:VAR=VAL argument) is a
+// UserError there. A refused variable of the scenario's own is left for the scenario to report.
+void check_run_nccl_env(const std::map<std::string, std::string>& env, const std::map<std::string, SourcePos>& at);
 
 // The NCCL release a measured file states: nccl-tests' header ("nccl-library=22809", text and -J
 // JSON) or NCCL's INFO banner ("NCCL version 2.28.9+cuda13.0"); number 0 when none is printed.

@@ -117,7 +117,16 @@ int cmd_calibrate(int argc, char** argv) {
             {"--fix", static_cast<int>(i + 1), 1},
             "'" + fixes[i] + "' is not a parameter setting (expected NAME=NUMBER, such as nvlink.efficiency.ll=0.26)");
       }
-      pinned[fixes[i].substr(0, eq)] = value;
+      // Checked here, at the option: an unknown name at it, a value out of range at the value (the
+      // registry's messages), not at whatever the scenario or its profile writes near the name.
+      const std::string name = fixes[i].substr(0, eq);
+      try {
+        models::check_param(name, value);
+      } catch (const models::SpecError& e) {
+        throw UserError({"--fix", static_cast<int>(i + 1), models::find_param(name) ? static_cast<int>(eq) + 2 : 1},
+                        e.what());
+      }
+      pinned[name] = value;
     }
     // A pinned parameter of another model (a World bandwidth) is the machine's: the fit's World
     // uses it. The collective engine's are held in the fit itself (fit_link_params).
@@ -140,18 +149,24 @@ int cmd_calibrate(int argc, char** argv) {
           if (!models::readers::gpu_product_matches(model, gpu))
             std::fprintf(stderr, "commsim calibrate: warning: %s ran on %s, the scenario's GPU is %s: the fit mixes machines\n",
                          file.c_str(), model.c_str(), gpu.c_str());
-      std::map<std::string, std::string> env = nccl_env_from_log(measured.text);
+      // Where each variable was set: the file's INFO line, or the argument itself (ar.txt:NCCL_X=V,
+      // read as a one-line input named by its text, at the value).
+      std::map<std::string, SourcePos> env_at;
+      std::map<std::string, std::string> env = nccl_env_from_log(measured.text, file, &env_at);
       if (colon != std::string::npos) {
-        std::stringstream vars(arg.substr(colon + 1));
-        std::string kv;
-        while (std::getline(vars, kv, ',')) {
+        std::size_t from = colon + 1;
+        while (from <= arg.size()) {
+          const std::size_t end = std::min(arg.find(',', from), arg.size());
+          const std::string kv = arg.substr(from, end - from);
           const auto eq = kv.find('=');
           if (eq == std::string::npos || kv.rfind("NCCL_", 0) != 0)
-            throw UserError({"calibrate", 1, static_cast<int>(colon + 2)},
+            throw UserError({arg, 1, static_cast<int>(from) + 1},
                             "'" + kv + "' after '" + file +
                                 ":' is not a variable setting (expected NCCL_VAR=VALUE, such as " + file +
                                 ":NCCL_P2P_DISABLE=1)");
           env[kv.substr(0, eq)] = kv.substr(eq + 1);
+          env_at[kv.substr(0, eq)] = {arg, 1, static_cast<int>(from + eq) + 2};
+          from = end + 1;
         }
       }
       std::string version_note;
@@ -163,6 +178,7 @@ int cmd_calibrate(int argc, char** argv) {
                           file + " ran on 1 rank, which crosses no link (expected a run of at least 2 ranks)");
         models::calibrate::Measurement m{base.spec, std::move(run)};
         apply_run_to_spec(m.run, env, version, m.spec);
+        check_run_nccl_env(m.spec.nccl_env, env_at);
         if (const std::string note = adopt_run_ranks(measured, m.run, file, m.spec); !note.empty())
           std::fprintf(stderr, "commsim calibrate: note: %s\n", note.c_str());
         measurements.push_back(std::move(m));

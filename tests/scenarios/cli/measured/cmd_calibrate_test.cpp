@@ -182,3 +182,36 @@ TEST_CASE("commsim calibrate: --out over the scenario's profile keeps what the f
   CHECK(run_commsim({"nccl-tests", machine, "-b", "1M", "-e", "1M"}).exit_code == 0);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("commsim calibrate: errors point at the --fix, the FILE:VAR=VAL argument or the file's line", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("calibrate-places");
+  const std::string out = (dir / "p.toml").string(), g4 = kNcclTests + "ar_g4.txt";
+  auto err = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"calibrate", "--scenario", kScenario, "--out", out};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = run_commsim(args);
+    CHECK(r.exit_code == 2);
+    return r.err;
+  };
+  // A mistyped name at the option; a value out of range at the value (not the scenario, not the
+  // profile's line of the same name).
+  CHECK(err({g4, "--fix", "nvlnk.efficiency.ll=0.26"}).rfind("--fix:1:1: ", 0) == 0);
+  const std::string range = err({g4, "--fix", "nccl.launch_overhead=2.5e-5", "--fix", "nvlink.efficiency.ll=5"});
+  CHECK(range.rfind("--fix:2:22: ", 0) == 0);
+  CHECK(range.find("nvlink.efficiency.ll") != std::string::npos);
+  // A variable after the file name: the argument is the input, the column its value's.
+  const std::string arg = g4 + ":NCCL_P2P_DISABLE=1,NCCL_ALGO=Foo";
+  const std::string bad_var = err({arg});
+  INFO(bad_var);
+  CHECK(bad_var.rfind(arg + ":1:" + std::to_string(g4.size() + 31) + ": ", 0) == 0);
+  CHECK(bad_var.find("Foo") != std::string::npos);
+  // An INFO line of the file sets an invalid value: the file's line, at the value.
+  std::string text = scenarios_test::slurp(g4);
+  text.insert(text.find('\n') + 1, "vm:1:1 [0] NCCL INFO NCCL_PROTO set by environment to SimpleX\n");
+  const std::string with_info = write_file(dir / "info.txt", text);
+  const std::string bad_line = err({with_info});
+  INFO(bad_line);
+  CHECK(bad_line.rfind(with_info + ":2:55: ", 0) == 0);
+  CHECK(bad_line.find("SimpleX") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
