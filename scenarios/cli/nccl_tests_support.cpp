@@ -98,7 +98,8 @@ void check_run_nccl_env(const std::map<std::string, std::string>& env, const std
   } catch (const models::SpecError& e) {
     static const std::string kPrefix = "nccl.env.";
     if (e.key().rfind(kPrefix, 0) == 0)
-      if (const auto it = at.find(e.key().substr(kPrefix.size())); it != at.end()) throw UserError(it->second, e.what());
+      if (const auto it = at.find(e.key().substr(kPrefix.size())); it != at.end())
+        throw UserError(it->second, e.what());
   }
 }
 
