@@ -190,6 +190,7 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
     double later_min = 1e300;
     for (std::size_t i = samples.size(); i-- > first;) {
       samples[i].on_envelope = samples[i].measured_s <= later_min;
+      samples[i].out->fitted = samples[i].on_envelope;
       later_min = std::min(later_min, samples[i].measured_s);
     }
   }
@@ -296,10 +297,17 @@ std::string profile_toml(const FitResult& fit, const std::vector<std::string>& s
     auto it = fit.classes.find(s);
     out += "#   " + s + (it != fit.classes.end() ? "  (" + it->second + ")" : "") + "\n";
   }
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "# Fit quality: median |error| %.1f %%, max |error| %.1f %% over %zu points.\n",
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "# Fit quality (the fit's linear model): median |error| %.1f %%, max |error| %.1f %% over %zu points.\n",
                 fit.median_abs_error * 100, fit.max_abs_error * 100, fit.points.size());
   out += buf;
+  if (fit.engine_median_abs_error) {
+    std::snprintf(buf, sizeof buf,
+                  "# The engine with these parameters: median |error| %.1f %%, max |error| %.1f %% over %zu points.\n",
+                  *fit.engine_median_abs_error * 100, *fit.engine_max_abs_error * 100, fit.points.size());
+    out += buf;
+  }
   for (const auto& [name, value] : fit.pinned) {
     std::snprintf(buf, sizeof buf, "# Held fixed (measured elsewhere, --fix): %s = %g\n", name.c_str(), value);
     out += buf;

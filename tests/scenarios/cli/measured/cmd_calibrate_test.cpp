@@ -215,3 +215,28 @@ TEST_CASE("commsim calibrate: errors point at the --fix, the FILE:VAR=VAL argume
   CHECK(bad_line.find("SimpleX") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("commsim calibrate: points left out of the fit are marked; the engine's error is reported", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("calibrate-engine");
+  const std::string out = (dir / "p.toml").string();
+  const auto j_run = run_commsim({"calibrate", "--scenario", kScenario, kNcclTests + "ar_g4.txt", "--out", out, "--json"});
+  REQUIRE(j_run.exit_code == 0);
+  const auto j = nlohmann::json::parse(j_run.out);
+  const auto& first = j["points"][0];  // 8 B: slower than 8 KiB, the sweep's slow start
+  CHECK(first["fitted"] == false);
+  CHECK(first["note"] == "not fitted: below the envelope");
+  CHECK(first["engine_us"].get<double>() > 0);
+  CHECK(j["points"].back()["fitted"] == true);
+  CHECK_FALSE(j["points"].back().contains("note"));
+  CHECK(j["engine_median_abs_error"].get<double>() > 0);
+  CHECK(j["engine_max_abs_error"].get<double>() >= j["engine_median_abs_error"].get<double>());
+  const auto text = run_commsim({"calibrate", "--scenario", kScenario, kNcclTests + "ar_g4.txt", "--out", out});
+  CHECK(text.out.find("Ring/LL  (not fitted: below the envelope)\n") != std::string::npos);
+  CHECK(text.out.find("\nengine with the fitted parameters: median |error| ") != std::string::npos);
+  CHECK(text.out.find("\nthe fit's linear model: median |error| ") != std::string::npos);
+  CHECK(text.out.find(" not fitted: below the envelope)\n") != std::string::npos);
+  const std::string profile = scenarios_test::slurp(out);
+  CHECK(profile.find("# Fit quality (the fit's linear model): ") != std::string::npos);
+  CHECK(profile.find("# The engine with these parameters: ") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
