@@ -298,9 +298,10 @@ std::string profile_toml(const FitResult& fit, const std::vector<std::string>& s
     out += "#   " + s + (it != fit.classes.end() ? "  (" + it->second + ")" : "") + "\n";
   }
   char buf[200];
-  std::snprintf(buf, sizeof buf,
-                "# Fit quality (the fit's linear model): median |error| %.1f %%, max |error| %.1f %% over %zu points.\n",
-                fit.median_abs_error * 100, fit.max_abs_error * 100, fit.points.size());
+  std::snprintf(
+      buf, sizeof buf,
+      "# Fit quality (the fit's linear model): median |error| %.1f %%, max |error| %.1f %% over %zu points.\n",
+      fit.median_abs_error * 100, fit.max_abs_error * 100, fit.points.size());
   out += buf;
   if (fit.engine_median_abs_error) {
     std::snprintf(buf, sizeof buf,

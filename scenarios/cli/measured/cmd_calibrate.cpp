@@ -254,8 +254,8 @@ int cmd_calibrate(int argc, char** argv) {
     for (const auto& p : fit.points) {
       left_out += p.fitted ? 0 : 1;
       std::printf("%-40s %12lld %10.2f %10.2f %+7.1f%% %11.2f %+7.1f%%  %s/%s%s\n", p.source.c_str(),
-                  static_cast<long long>(p.size_bytes), p.measured_us, p.predicted_us, p.rel_error() * 100,
-                  p.engine_us, p.engine_rel_error() * 100, p.algo.c_str(), p.proto.c_str(),
+                  static_cast<long long>(p.size_bytes), p.measured_us, p.predicted_us, p.rel_error() * 100, p.engine_us,
+                  p.engine_rel_error() * 100, p.algo.c_str(), p.proto.c_str(),
                   p.fitted ? "" : ("  (" + std::string(kNotFitted) + ")").c_str());
     }
     std::printf("\nengine with the fitted parameters: median |error| %.1f %%, max |error| %.1f %% over %zu points\n",

@@ -219,7 +219,8 @@ TEST_CASE("commsim calibrate: errors point at the --fix, the FILE:VAR=VAL argume
 TEST_CASE("commsim calibrate: points left out of the fit are marked; the engine's error is reported", "[scenarios]") {
   const auto dir = scenarios_test::fresh_temp_dir("calibrate-engine");
   const std::string out = (dir / "p.toml").string();
-  const auto j_run = run_commsim({"calibrate", "--scenario", kScenario, kNcclTests + "ar_g4.txt", "--out", out, "--json"});
+  const auto j_run =
+      run_commsim({"calibrate", "--scenario", kScenario, kNcclTests + "ar_g4.txt", "--out", out, "--json"});
   REQUIRE(j_run.exit_code == 0);
   const auto j = nlohmann::json::parse(j_run.out);
   const auto& first = j["points"][0];  // 8 B: slower than 8 KiB, the sweep's slow start
