@@ -18,8 +18,8 @@ namespace scenarios::k8s_read {
 void JobReader::trainer(const YAML::Node& t, const std::string& key, K8sJob& job) const {
   need_map(t, key);
   if (t["numNodes"]) job.pods = pod_count(t["numNodes"], key + ".numNodes");
-  if (t["numProcPerNode"] && t["numProcPerNode"].IsScalar() && t["numProcPerNode"].Scalar() != "auto")
-    job.procs_per_pod = proc_count(t["numProcPerNode"], key + ".numProcPerNode");
+  if (t["numProcPerNode"])
+    if (const auto n = procs_per_node(t["numProcPerNode"], key + ".numProcPerNode", job)) job.procs_per_pod = n;
   if (const auto r = t["resourcesPerNode"]) {
     need_map(r, key + ".resourcesPerNode");
     if (r["limits"])
@@ -52,8 +52,8 @@ void JobReader::pytorch_job(const YAML::Node& doc, K8sJob& job) const {
   const auto spec = doc["spec"];
   if (!spec) fail(doc, "PyTorchJob without spec (expected spec.pytorchReplicaSpecs)");
   need_map(spec, "spec");
-  if (spec["nprocPerNode"] && spec["nprocPerNode"].Scalar() != "auto")
-    job.procs_per_pod = proc_count(spec["nprocPerNode"], "spec.nprocPerNode");
+  if (spec["nprocPerNode"])
+    if (const auto n = procs_per_node(spec["nprocPerNode"], "spec.nprocPerNode", job)) job.procs_per_pod = n;
   if (spec["elasticPolicy"] && spec["elasticPolicy"]["nProcPerNode"])
     job.procs_per_pod = proc_count(spec["elasticPolicy"]["nProcPerNode"], "spec.elasticPolicy.nProcPerNode");
   const auto replicas = spec["pytorchReplicaSpecs"];

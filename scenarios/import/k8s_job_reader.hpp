@@ -6,6 +6,7 @@
 // Job, JobSet, MPIJob) in k8s_controllers.cpp, and the document loop that picks the job in
 // k8s_job.cpp. Nothing outside this folder includes it.
 #include <exception>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,6 +66,21 @@ class JobReader {
     const int v = integer(n, key);
     if (v < 1) fail(n, key + ": 0 processes per pod would run no rank (expected 1 or more)");
     return v;
+  }
+  // nprocPerNode / numProcPerNode: a count, or torchrun's words (Kubeflow passes them to
+  // --nproc-per-node): "gpu" and "auto" (on a GPU pod) start one process per GPU, so the count is
+  // left to the pod's GPUs (nullopt, with a note); "cpu" starts one per CPU core, a CPU training
+  // commsim does not simulate, refused at the key.
+  std::optional<int> procs_per_node(const YAML::Node& n, const std::string& key, K8sJob& job) const {
+    if (n.IsScalar() && (n.Scalar() == "gpu" || n.Scalar() == "auto")) {
+      job.notes.push_back(key + ": " + n.Scalar() + ": one process per GPU of the pod (torchrun --nproc-per-node=" +
+                          n.Scalar() + ")");
+      return std::nullopt;
+    }
+    if (n.IsScalar() && n.Scalar() == "cpu")
+      fail(n, key + ": cpu starts one process per CPU core (a training on CPUs), which commsim does not simulate "
+                    "(expected a number of processes, gpu or auto)");
+    return proc_count(n, key);
   }
   bool boolean(const YAML::Node& n, const std::string& key) const {
     const std::string s = scalar(n, key);
