@@ -73,13 +73,14 @@ class JobReader {
   // commsim does not simulate, refused at the key.
   std::optional<int> procs_per_node(const YAML::Node& n, const std::string& key, K8sJob& job) const {
     if (n.IsScalar() && (n.Scalar() == "gpu" || n.Scalar() == "auto")) {
-      job.notes.push_back(key + ": " + n.Scalar() + ": one process per GPU of the pod (torchrun --nproc-per-node=" +
-                          n.Scalar() + ")");
+      job.notes.push_back(key + ": " + n.Scalar() +
+                          ": one process per GPU of the pod (torchrun --nproc-per-node=" + n.Scalar() + ")");
       return std::nullopt;
     }
     if (n.IsScalar() && n.Scalar() == "cpu")
-      fail(n, key + ": cpu starts one process per CPU core (a training on CPUs), which commsim does not simulate "
-                    "(expected a number of processes, gpu or auto)");
+      fail(n, key +
+                  ": cpu starts one process per CPU core (a training on CPUs), which commsim does not simulate "
+                  "(expected a number of processes, gpu or auto)");
     return proc_count(n, key);
   }
   bool boolean(const YAML::Node& n, const std::string& key) const {

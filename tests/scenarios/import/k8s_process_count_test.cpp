@@ -83,8 +83,7 @@ TEST_CASE("import k8s: nprocPerNode gpu and auto are the pod's GPUs; cpu is refu
     REQUIRE_FALSE(job.notes.empty());
     CHECK(job.notes.front() == std::string("spec.nprocPerNode: ") + word +
                                    ": one process per GPU of the pod (torchrun --nproc-per-node=" + word + ")");
-    CHECK(import_error(edited(kPyTorchJob, "nprocPerNode: \"4\"", std::string("nprocPerNode: ") + word)) ==
-          "no error");
+    CHECK(import_error(edited(kPyTorchJob, "nprocPerNode: \"4\"", std::string("nprocPerNode: ") + word)) == "no error");
   }
   CHECK(import_error(edited(kPyTorchJob, "nprocPerNode: \"4\"", "nprocPerNode: cpu")) ==
         "job.yaml:4:17: spec.nprocPerNode: cpu starts one process per CPU core (a training on CPUs), which commsim "
