@@ -3,6 +3,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -189,17 +190,21 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
     double later_min = 1e300;
     for (std::size_t i = samples.size(); i-- > first;) {
       samples[i].on_envelope = samples[i].measured_s <= later_min;
+      samples[i].out->fitted = samples[i].on_envelope;
       later_min = std::min(later_min, samples[i].measured_s);
     }
   }
   if (samples.empty()) throw SpecError("", "no measurements to fit");
 
-  const double kernel_s = defaults.kernel_latency_s;
-  double best_cost = -1, best_launch = defaults.launch_overhead_s, best_p = defaults.launch_sharpness;
-  std::map<int, Eigen::VectorXd> best_theta;
   // Parameters measured elsewhere are pinned: they start at their value and are not fitted.
   collectives::LinkParams pinned_params = defaults;
   pinned_params.apply(pinned);
+  // The device's fixed cost is not fitted: the default, or the pinned value (samples were made
+  // before the pins were known).
+  const double kernel_s = pinned_params.kernel_latency_s;
+  for (Sample& s : samples) s.fixed_s = kernel_s;
+  double best_cost = -1, best_launch = pinned_params.launch_overhead_s, best_p = pinned_params.launch_sharpness;
+  std::map<int, Eigen::VectorXd> best_theta;
   static const char* const kProtoNames[3] = {"ll", "ll128", "simple"};
   auto param_name = [](int cls, int j) {
     return std::string(link_class_name(static_cast<LinkClass>(cls))) + (j < 3 ? ".hop_latency." : ".efficiency.") +
@@ -220,8 +225,15 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
     return mask;
   };
   collectives::LinkParams loop = pinned_params;  // nccl.launch_per_gpu as given (not fitted)
-  for (double p : {1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, 64.0}) {
-    for (double launch = 5e-6; launch <= 80e-6; launch += 0.5e-6) {
+  // The host's launch cost and the loop's sharpness are scanned on a grid, or held where pinned.
+  std::vector<double> sharpness_grid = {1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, 64.0}, launch_grid;
+  if (pinned.count("nccl.launch_sharpness")) sharpness_grid = {pinned_params.launch_sharpness};
+  if (pinned.count("nccl.launch_overhead"))
+    launch_grid = {pinned_params.launch_overhead_s};
+  else
+    for (double launch = 5e-6; launch <= 80e-6; launch += 0.5e-6) launch_grid.push_back(launch);
+  for (double p : sharpness_grid) {
+    for (double launch : launch_grid) {
       loop.launch_overhead_s = launch;
       loop.launch_sharpness = p;
       std::map<int, Eigen::VectorXd> theta;
@@ -272,29 +284,52 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
       fit.params[c + ".efficiency." + kProto[j]] = 1.0 / th(3 + j);
     }
   }
+  // Every pinned value is written as given, also of a class no file exercised (a profile that
+  // holds it keeps it).
+  for (const auto& [name, value] : pinned) fit.params[name] = value;
   return fit;
 }
 
-std::string profile_toml(const FitResult& fit, const std::vector<std::string>& sources) {
+std::string profile_toml(const FitResult& fit, const std::vector<std::string>& sources,
+                         const std::map<std::string, CarriedParam>& carried) {
   std::string out = "# commsim calibration profile, written by `commsim calibrate`.\n# Fitted from:\n";
   for (const auto& s : sources) {
     auto it = fit.classes.find(s);
     out += "#   " + s + (it != fit.classes.end() ? "  (" + it->second + ")" : "") + "\n";
   }
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "# Fit quality: median |error| %.1f %%, max |error| %.1f %% over %zu points.\n",
-                fit.median_abs_error * 100, fit.max_abs_error * 100, fit.points.size());
+  char buf[200];
+  std::snprintf(
+      buf, sizeof buf,
+      "# Fit quality (the fit's linear model): median |error| %.1f %%, max |error| %.1f %% over %zu points.\n",
+      fit.median_abs_error * 100, fit.max_abs_error * 100, fit.points.size());
   out += buf;
+  if (fit.engine_median_abs_error) {
+    std::snprintf(buf, sizeof buf,
+                  "# The engine with these parameters: median |error| %.1f %%, max |error| %.1f %% over %zu points.\n",
+                  *fit.engine_median_abs_error * 100, *fit.engine_max_abs_error * 100, fit.points.size());
+    out += buf;
+  }
   for (const auto& [name, value] : fit.pinned) {
     std::snprintf(buf, sizeof buf, "# Held fixed (measured elsewhere, --fix): %s = %g\n", name.c_str(), value);
     out += buf;
   }
   out += "# Units: seconds for latencies and overheads, fractions of raw link bandwidth for efficiencies.\n";
   out += "[params]\n";
+  std::map<std::string, std::string> lines;  // by name: fitted and carried in one sorted table
   for (const auto& [name, value] : fit.params) {
     std::snprintf(buf, sizeof buf, "\"%s\" = %.6g\n", name.c_str(), value);
-    out += buf;
+    lines[name] = buf;
   }
+  for (const auto& [name, c] : carried) {
+    if (lines.count(name)) continue;
+    // The shortest text that reads back as the same double: a carried value is not rounded.
+    char num[64];
+    const auto res = std::to_chars(num, num + sizeof num, c.value);
+    std::string text(num, res.ptr);
+    if (text.find_first_of(".eEn") == std::string::npos) text += ".0";  // a TOML float, as it was read
+    lines[name] = "\"" + name + "\" = " + text + (c.comment.empty() ? "" : "  " + c.comment) + "\n";
+  }
+  for (const auto& [name, line] : lines) out += line;
   return out;
 }
 

@@ -10,6 +10,7 @@
 // solve the rest with Eigen (relative-error weighting, weak priors toward the defaults so that
 // parameters a file does not exercise stay physical, bounds hop >= 0 and efficiency <= 1).
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,9 +27,14 @@ struct Measurement {
 struct PointFit {
   std::string source;
   int64_t size_bytes = 0;
-  double measured_us = 0, predicted_us = 0;
+  double measured_us = 0, predicted_us = 0;  // predicted: the fit's linear model
   std::string algo, proto;
+  // false: slower than a larger size of the same run (host noise), left out of the fit; its error
+  // is still reported.
+  bool fitted = true;
+  double engine_us = 0;  // the collective engine with the fitted parameters (fit_check.hpp); 0: not run
   double rel_error() const { return (predicted_us - measured_us) / measured_us; }
+  double engine_rel_error() const { return (engine_us - measured_us) / measured_us; }
 };
 
 struct FitResult {
@@ -36,14 +42,26 @@ struct FitResult {
   std::map<std::string, double> pinned;  // the ones held fixed (--fix), not fitted
   std::vector<PointFit> points;
   std::map<std::string, std::string> classes;  // source -> link class it exercised
-  double median_abs_error = 0, max_abs_error = 0;
+  double median_abs_error = 0, max_abs_error = 0;  // the linear model's, over every point
+  // The engine's over every point, with the fitted parameters (fit_check.hpp); unset: not checked.
+  std::optional<double> engine_median_abs_error, engine_max_abs_error;
 };
 
 // `pinned`: parameters measured elsewhere (e.g. {"nvlink.efficiency.ll", 0.26}), held fixed.
 FitResult fit_link_params(const std::vector<Measurement>& measurements,
                           const std::map<std::string, double>& pinned = {});
 
-// Profile text (TOML) with a comment header naming the sources and fit quality.
-std::string profile_toml(const FitResult& fit, const std::vector<std::string>& sources);
+// A parameter the written profile keeps from the scenario it was fitted for (the fit does not
+// set it: compute.* from `commsim profile`, a link class no file exercised, a raw bandwidth), with
+// the comment written beside it (where it came from).
+struct CarriedParam {
+  double value = 0;
+  std::string comment;
+};
+
+// Profile text (TOML) with a comment header naming the sources and fit quality; `carried` are
+// written beside the fitted parameters (a name the fit sets is the fit's).
+std::string profile_toml(const FitResult& fit, const std::vector<std::string>& sources,
+                         const std::map<std::string, CarriedParam>& carried = {});
 
 }  // namespace models::calibrate

@@ -58,8 +58,9 @@ int instance_gpus(const std::string& instance) {
   }
 }
 
-std::vector<Finding> diagnose_log(const readers::NcclLogReport& r) {
+std::vector<Finding> diagnose_log(const readers::NcclLogReport& r, const std::string& instance) {
   std::vector<Finding> out;
+  const std::string platform = instance.empty() ? r.platform : instance;
   const bool socket_used = r.network == "Socket" || any_kind(r, "NET/Socket");
   const std::string plugin = !r.ofi_version.empty()         ? r.ofi_version
                              : !r.net_plugin_loaded.empty() ? r.net_plugin_loaded
@@ -79,12 +80,12 @@ std::vector<Finding> diagnose_log(const readers::NcclLogReport& r) {
           "through the kernel TCP stack of the ordinary interface instead of EFA, typically an "
           "order of magnitude slower and with far higher latency.";
     int nics = -1;  // EFA interfaces of the instance, from the catalog (-1: unknown instance)
-    if (instance_gpus(r.platform) > 0) nics = models::hw::find_instance(r.platform).nics;
+    if (instance_gpus(platform) > 0) nics = models::hw::find_instance(platform).nics;
     if (nics == 0)
-      f.advice = r.platform + " has no EFA interface in the catalog: use an instance type with EFA, ";
+      f.advice = platform + " has no EFA interface in the catalog: use an instance type with EFA, ";
     else
       f.advice =
-          (nics > 0 ? r.platform + " has " + std::to_string(nics) + " EFA interface(s): " : std::string()) +
+          (nics > 0 ? platform + " has " + std::to_string(nics) + " EFA interface(s): " : std::string()) +
           "make the EFA devices visible to the pod (resources.limits vpc.amazonaws.com/efa, the EFA device plugin), ";
     f.advice += "check FI_PROVIDER=efa; simulate the difference with placement.efa_plugin_ok = true/false";
     out.push_back(f);
@@ -92,25 +93,49 @@ std::vector<Finding> diagnose_log(const readers::NcclLogReport& r) {
 
   // 2. Every rank is alone on its NCCL node: separate pods (no shared IPC) or intra-node transports off.
   if (r.nranks > 1 && r.nnodes == r.nranks && r.local_ranks == 1) {
-    const int host_gpus = instance_gpus(r.platform);
+    const int host_gpus = instance_gpus(platform);
     Finding f;
     f.id = "ranks-isolated";
     f.message = "each of the " + std::to_string(r.nranks) + " ranks is alone on its NCCL node (nNodes " +
                 std::to_string(r.nnodes) + " = nRanks, localRanks 1), so all their traffic goes over the network (" +
                 (r.transport_kinds.empty() ? r.network : kinds_list(r)) + ").";
-    if (host_gpus == 1) {
+    // The variables first: with P2P and SHM both off NCCL has no path inside a host but the
+    // network, whatever the pods; and one process driving every rank is one pod.
+    // One process holding a communicator of every rank (nccl-tests -g N), not just the one
+    // process a rank's own log shows.
+    const bool one_process = r.processes == 1 && static_cast<int>(r.comms.size()) >= r.nranks;
+    const readers::LogEnvVar* p2p = r.find_env("NCCL_P2P_DISABLE");
+    const readers::LogEnvVar* shm = r.find_env("NCCL_SHM_DISABLE");
+    if (p2p && p2p->value == "1" && shm && shm->value == "1") {
       f.severity = Severity::Info;
-      f.message += " " + r.platform + " has one GPU per host, so the network is the only path.";
+      f.message +=
+          " NCCL_P2P_DISABLE=1 (line " + std::to_string(p2p->line) + ") and NCCL_SHM_DISABLE=1 (line " +
+          std::to_string(shm->line) +
+          ") leave NCCL no path between GPUs of one host but the network: the environment isolates the "
+          "ranks" +
+          (one_process ? std::string(" (one process drives them all, so pods are not the cause)") : std::string()) +
+          ".";
+      f.advice =
+          "unset NCCL_P2P_DISABLE and NCCL_SHM_DISABLE unless they work around a known fault (see "
+          "intra-node-transports-disabled)";
+    } else if (one_process) {
+      f.severity = Severity::Warning;
+      f.message +=
+          " One process drives every rank, so they share a host and a pod: NCCL still counted each as "
+          "its own node (a per-rank NCCL_HOSTID, or a topology it could not read).";
+      f.advice = "check NCCL_HOSTID and the variables of the run; compare with the log of a run without them";
+    } else if (host_gpus == 1) {
+      f.severity = Severity::Info;
+      f.message += " " + platform + " has one GPU per host, so the network is the only path.";
       f.advice =
           "expected on one-GPU instances; an instance with several NVLink-connected GPUs keeps most traffic off the "
           "network";
     } else {
       f.severity = Severity::Warning;
-      f.message +=
-          std::string(" If several of these ranks share a host") +
-          (host_gpus > 1 ? " (" + r.platform + " has " + std::to_string(host_gpus) + " GPUs)" : std::string()) +
-          ", NCCL cannot see it: pods without a shared IPC namespace (or /dev/shm) look like different "
-          "hosts, and NVLink/PCIe P2P and SHM are not used between them.";
+      f.message += std::string(" If several of these ranks share a host") +
+                   (host_gpus > 1 ? " (" + platform + " has " + std::to_string(host_gpus) + " GPUs)" : std::string()) +
+                   ", NCCL cannot see it: pods without a shared IPC namespace (or /dev/shm) look like different "
+                   "hosts, and NVLink/PCIe P2P and SHM are not used between them.";
       f.advice =
           "run one pod per host with all its GPUs (nvidia.com/gpu: N, numProcPerNode: N) or give the pods "
           "hostIPC: true; compare both layouts with `commsim compare` (placement.pods_per_node / gpus_per_pod)";
@@ -173,17 +198,26 @@ std::vector<Finding> diagnose_log(const readers::NcclLogReport& r) {
     out.push_back(f);
   }
 
-  // 7. Few channels.
+  // 7. Few channels. A ring that crosses the network has the channels its NICs give (NCCL's
+  // search sizes every ring of a communicator alike), so P2P links on the same ring are not the
+  // cause then: only a communicator inside one NCCL node blames NVLink.
   if (!r.channels.empty() && r.channels.front().coll > 0 && r.channels.front().coll < kFewChannels) {
-    const bool p2p = any_kind(r, "P2P/");
+    const bool net = any_kind(r, "NET/") && r.nnodes > 1;
+    const bool p2p = any_kind(r, "P2P/") && !net;
     Finding f;
     f.severity = p2p ? Severity::Warning : Severity::Info;
     f.id = "few-channels";
+    std::string net_kinds;
+    for (const auto& [k, n] : r.transport_kinds)
+      if (k.rfind("NET/", 0) == 0) net_kinds += (net_kinds.empty() ? "" : ", ") + k;
     f.message = std::to_string(r.channels.front().coll) + " collective channels (" +
                 std::to_string(r.channels.front().p2p) +
                 " p2p): each channel is one ring driven by one GPU block, so " +
-                (p2p ? "NVLink runs far below its bandwidth"
-                     : "bandwidth per rank is bounded by these few rings (normal for one NIC per rank)") +
+                (p2p   ? "NVLink runs far below its bandwidth"
+                 : net ? "bandwidth per rank is bounded by these few rings: they cross the network (" + net_kinds +
+                             ") between the " + std::to_string(r.nnodes) +
+                             " NCCL nodes, whose NICs set the channel count for the whole ring"
+                       : "bandwidth per rank is bounded by these few rings (normal for one NIC per rank)") +
                 ".";
     f.advice = p2p ? "check NCCL_MAX_NCHANNELS / NCCL_MIN_NCHANNELS and the topology NCCL detected"
                    : "more NICs per rank (one pod with several GPUs and EFA interfaces) give NCCL more channels";

@@ -21,8 +21,9 @@ struct Finding {
   std::string advice;   // what to change
 };
 
-// Most severe first, then in rule order.
-std::vector<Finding> diagnose_log(const readers::NcclLogReport& report);
+// Most severe first, then in rule order. `instance`: the machine the findings name (a catalog
+// name, `commsim nccl-log --instance`); empty: the log's own platform line.
+std::vector<Finding> diagnose_log(const readers::NcclLogReport& report, const std::string& instance = "");
 
 // GPUs per host of an instance name from the catalog (models/hw), 0 when unknown.
 int instance_gpus(const std::string& instance);

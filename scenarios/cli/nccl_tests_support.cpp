@@ -4,8 +4,10 @@
 #include <cctype>
 #include <regex>
 
+#include "models/error.hpp"
 #include "models/nccl/env.hpp"
 #include "models/nccl/tuner_tables.hpp"
+#include "models/topology/resolve.hpp"
 
 #include "scenarios/load/input_file.hpp"
 
@@ -51,7 +53,19 @@ bool parse_nccl_tests_size(const std::string& text, int64_t& bytes) {
   return true;
 }
 
-std::map<std::string, std::string> nccl_env_from_log(const std::string& text) {
+namespace {
+// PATH:LINE:COL of `offset` in `text`.
+SourcePos place_of(const std::string& text, std::size_t offset, const std::string& path) {
+  const auto begin = text.begin(), at = text.begin() + static_cast<std::ptrdiff_t>(offset);
+  const int line = 1 + static_cast<int>(std::count(begin, at, '\n'));
+  const auto bol = offset == 0 ? std::string::npos : text.rfind('\n', offset - 1);
+  const int col = static_cast<int>(offset - (bol == std::string::npos ? 0 : bol + 1)) + 1;
+  return {path, line, col};
+}
+}  // namespace
+
+std::map<std::string, std::string> nccl_env_from_log(const std::string& text, const std::string& path,
+                                                     std::map<std::string, SourcePos>* at) {
   // The variables that change what commsim simulates (models/nccl/env.cpp, the one list).
   const auto& modelled = models::nccl::modelled_nccl_variables();
   auto is_modelled = [&](const std::string& name) {
@@ -62,14 +76,31 @@ std::map<std::string, std::string> nccl_env_from_log(const std::string& text) {
   for (auto it = std::sregex_iterator(text.begin(), text.end(), kSet); it != std::sregex_iterator(); ++it) {
     std::string name = (*it)[1], value = (*it)[2];
     while (!value.empty() && value.back() == '.') value.pop_back();  // "set by environment to 1."
-    if (is_modelled(name)) env[name] = value;
+    if (!is_modelled(name)) continue;
+    env[name] = value;
+    if (at) (*at)[name] = place_of(text, static_cast<std::size_t>(it->position(2)), path);
   }
   // nccl-tests' -J JSON lists the environment it ran in: "env":["NCCL_P2P_DISABLE=1", ...].
   static const std::regex kJsonEnv(R"re("(NCCL_[A-Z0-9_]+)=([^"]*)")re");
   if (text.find("\"env\":[") != std::string::npos)
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), kJsonEnv); it != std::sregex_iterator(); ++it)
-      if (is_modelled((*it)[1])) env[(*it)[1]] = (*it)[2];
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), kJsonEnv); it != std::sregex_iterator(); ++it) {
+      if (!is_modelled((*it)[1])) continue;
+      env[(*it)[1]] = (*it)[2];
+      if (at) (*at)[(*it)[1]] = place_of(text, static_cast<std::size_t>(it->position(2)), path);
+    }
   return env;
+}
+
+void check_run_nccl_env(const std::map<std::string, std::string>& env, const std::map<std::string, SourcePos>& at) {
+  try {
+    models::nccl::check_nccl_env_names(env);
+    (void)models::nccl::parse_nccl_env(env);
+  } catch (const models::SpecError& e) {
+    static const std::string kPrefix = "nccl.env.";
+    if (e.key().rfind(kPrefix, 0) == 0)
+      if (const auto it = at.find(e.key().substr(kPrefix.size())); it != at.end())
+        throw UserError(it->second, e.what());
+  }
 }
 
 StatedNcclVersion stated_nccl_version(const NcclTestsFile& file) {
@@ -104,6 +135,56 @@ void apply_run_to_spec(const models::readers::NcclTestsRun& run, const std::map<
   if (run.ranks > 1 && run.processes == 1) spec.placement.single_process = true;
   for (const auto& [k, v] : env) spec.nccl_env[k] = v;
   if (version > 0) spec.nccl_version = version;
+}
+
+SourcePos nccl_tests_rank_line(const std::string& text, const std::string& path) {
+  static const std::regex kRank(R"((^|\n)#\s+(Rank)\s+\d)"), kThreads(R"((^|\n)#\s+(nThread)\s)"),
+      kDevices(R"(()("devices")\s*:)");
+  for (const std::regex* re : {&kRank, &kThreads, &kDevices}) {
+    std::smatch m;
+    if (!std::regex_search(text, m, *re)) continue;
+    const auto at = static_cast<std::size_t>(m.position(2));
+    const int line =
+        1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    const auto bol = text.rfind('\n', at == 0 ? 0 : at - 1);
+    const int col = static_cast<int>(at - (bol == std::string::npos || at == 0 ? 0 : bol + 1)) + 1;
+    return {path, line, col};
+  }
+  return {path, 1, 1};
+}
+
+std::string adopt_run_ranks(const NcclTestsFile& file, const models::readers::NcclTestsRun& run,
+                            const std::string& path, models::ScenarioSpec& spec) {
+  const int ranks = run.ranks;
+  if (ranks <= 0) return "";
+  const int node_gpus = models::topology::resolve_node(spec.cluster).gpus;
+  const int pods = std::max(1, spec.placement.pods_per_node);
+  const int pod_gpus = spec.placement.gpus_per_pod > 0 ? spec.placement.gpus_per_pod : node_gpus / pods;
+  const int per_node = pods * pod_gpus;
+  const long long have = static_cast<long long>(spec.cluster.nodes) * per_node;
+  if (ranks == have) return "";
+  const int hosts = static_cast<int>(run.hosts.size());  // 0: the file does not say
+  const std::string ran = path + " ran on " + std::to_string(ranks) + " ranks" +
+                          (hosts > 1 ? " over " + std::to_string(hosts) + " hosts" : "") + ", the scenario has " +
+                          std::to_string(have);
+  if (spec.cluster.groups.empty()) {
+    if (per_node > 0 && ranks % per_node == 0 && (hosts == 0 || hosts == ranks / per_node)) {
+      spec.cluster.nodes = ranks / per_node;
+      return ran + ": fitted on " + std::to_string(ranks) + " (cluster.nodes = " + std::to_string(spec.cluster.nodes) +
+             ")";
+    }
+    if (hosts <= 1 && ranks < per_node && pods == 1) {
+      spec.cluster.nodes = 1;
+      spec.placement.gpus_per_pod = ranks;
+      return ran + ": fitted on " + std::to_string(ranks) +
+             " (cluster.nodes = 1, placement.gpus_per_pod = " + std::to_string(ranks) + ": the node's first " +
+             std::to_string(ranks) + " GPUs)";
+    }
+  }
+  throw UserError(nccl_tests_rank_line(file.text, path),
+                  ran + " and calibrate cannot lay the file's ranks out on it (expected a --scenario of " +
+                      std::to_string(ranks) + " ranks" + (hosts > 1 ? " on " + std::to_string(hosts) + " nodes" : "") +
+                      ": set cluster.nodes, placement.pods_per_node and placement.gpus_per_pod to the run's)");
 }
 
 }  // namespace scenarios

@@ -8,6 +8,7 @@
 
 #include "models/readers/nccl_tests_output.hpp"
 #include "models/spec.hpp"
+#include "scenarios/load/loader.hpp"
 
 namespace scenarios {
 
@@ -24,8 +25,15 @@ NcclTestsFile read_nccl_tests_output(const std::string& path, const std::string&
 bool parse_nccl_tests_size(const std::string& text, int64_t& bytes);
 
 // NCCL variables that change transports or tuning, from "NCCL_X set by environment to Y" lines, or
-// from the "env" list of nccl-tests' -J JSON ("NCCL_X=Y").
-std::map<std::string, std::string> nccl_env_from_log(const std::string& text);
+// from the "env" list of nccl-tests' -J JSON ("NCCL_X=Y"). `at` (when given) receives where each
+// value was written in `path` (the line that set it last, at the value).
+std::map<std::string, std::string> nccl_env_from_log(const std::string& text, const std::string& path = "",
+                                                     std::map<std::string, SourcePos>* at = nullptr);
+
+// Checks a run's NCCL variables (the scenario's with the run's over them) as the World will; a
+// refused variable that `at` places (a measured file's line, a FILE:VAR=VAL argument) is a
+// UserError there. A refused variable of the scenario's own is left for the scenario to report.
+void check_run_nccl_env(const std::map<std::string, std::string>& env, const std::map<std::string, SourcePos>& at);
 
 // The NCCL release a measured file states: nccl-tests' header ("nccl-library=22809", text and -J
 // JSON) or NCCL's INFO banner ("NCCL version 2.28.9+cuda13.0"); number 0 when none is printed.
@@ -43,5 +51,19 @@ int usable_nccl_version(const NcclTestsFile& file, const std::string& name, std:
 // the NCCL variables it ran with, and the release it printed (`version`, 0: none).
 void apply_run_to_spec(const models::readers::NcclTestsRun& run, const std::map<std::string, std::string>& env,
                        int version, models::ScenarioSpec& spec);
+
+// Where a file states its rank count: the first "#  Rank N ..." line (at "Rank"), else the
+// "# nThread N nGpus N" header (at "nThread"), else the -J JSON's "devices" list; else PATH:1:1.
+SourcePos nccl_tests_rank_line(const std::string& text, const std::string& path);
+
+// Lays `spec` out on the ranks `run` shows (its "# Rank" lines, else nThread x nGpus), so that a
+// fit uses the file's ring and bus-bandwidth factor, not the scenario's: fewer ranks on one host
+// become the node's first GPUs in one pod (placement.gpus_per_pod, nodes = 1, as nccl-tests -g N
+// or mpirun -np N picks devices 0..N-1); whole nodes of the scenario's layout become
+// cluster.nodes. Returns a note saying what changed ("" when the counts agree or the file gives
+// none); any other layout (several hosts that do not tile as the scenario's nodes, a mixed cluster)
+// is a UserError at the file's rank line saying what to set.
+std::string adopt_run_ranks(const NcclTestsFile& file, const models::readers::NcclTestsRun& run,
+                            const std::string& path, models::ScenarioSpec& spec);
 
 }  // namespace scenarios

@@ -121,8 +121,8 @@ JobCommand parse_job_command(const std::string& command) {
       integer(out.global_batch, "training.global_batch");
     else if (f == "max-steps" || f == "train-iters")
       integer(out.steps, "training.steps");
-    else if (f == "max-seq-length" || f == "block-size" || f == "model-max-length" || f == "seq-length" ||
-             f == "max-length")
+    else if (f == "max-seq-length" || f == "max-seq-len" || f == "block-size" || f == "model-max-length" ||
+             f == "seq-length" || f == "max-length")
       integer(out.seq, "model.seq");
     else if (f == "bf16")
       flag_bool(out.bf16, "training.dtype bf16");
@@ -208,9 +208,8 @@ MpiRanks mpi_ranks(const std::string& command) {
                                                  "--bind-to-core",
                                                  "-genvall",
                                                  "-genvnone"};
-  // MCA pairs (Open MPI) and Hydra's -genv/-env NAME VALUE.
-  static const std::vector<std::string> kPair = {"-mca",  "--mca",  "-gmca", "--gmca",
-                                                 "-genv", "--genv", "-env",  "--env"};
+  // MCA pairs (Open MPI); Hydra's -genv/-env NAME VALUE and Open MPI's -x are read below.
+  static const std::vector<std::string> kPair = {"-mca", "--mca", "-gmca", "--gmca"};
   auto has = [](const std::vector<std::string>& v, const std::string& w) {
     return std::find(v.begin(), v.end(), w) != v.end();
   };
@@ -222,6 +221,29 @@ MpiRanks mpi_ranks(const std::string& command) {
       value = w.substr(eq + 1);
       w = w.substr(0, eq);
     } else if (has(kBare, w)) {
+      continue;
+    } else if (w == "-genv" || w == "--genv" || w == "-env" || w == "--env") {
+      // Hydra: NAME VALUE, as two words (or NAME=VALUE as one).
+      if (i + 1 >= words.size()) break;
+      const std::string& name = words[i + 1];
+      if (const auto eq = name.find('='); eq != std::string::npos) {
+        out.env.push_back({name.substr(0, eq), name.substr(eq + 1), w + " " + name});
+        i += 1;
+      } else if (i + 2 < words.size()) {
+        out.env.push_back({name, words[i + 2], w + " " + name + " " + words[i + 2]});
+        i += 2;
+      } else {
+        break;
+      }
+      continue;
+    } else if (w == "-x" || w == "--x") {
+      // Open MPI: VAR=VALUE, or VAR alone (exported with the launcher's value).
+      if (i + 1 >= words.size()) break;
+      const std::string& kv = words[++i];
+      if (const auto eq = kv.find('='); eq != std::string::npos)
+        out.env.push_back({kv.substr(0, eq), kv.substr(eq + 1), w + " " + kv});
+      else
+        out.env.push_back({kv, std::nullopt, w + " " + kv});
       continue;
     } else if (has(kPair, w)) {
       i += 2;

@@ -20,7 +20,7 @@ struct JobCommand {
   std::optional<int> grad_accum;       // --gradient_accumulation_steps
   std::optional<int> global_batch;     // --global-batch-size (Megatron)
   std::optional<int> steps;            // --max_steps / --train-iters
-  std::optional<int> seq;              // --max_seq_length / --block_size / --model_max_length / --seq-length
+  std::optional<int> seq;  // --max_seq_length / --max_seq_len / --block_size / --model_max_length / --seq-length
   std::optional<bool> bf16, fp16, grad_checkpointing;
   std::string recompute;               // Megatron --recompute-granularity (full | selective)
   std::string fsdp;                    // --fsdp "full_shard auto_wrap" (as written); "" if not given
@@ -40,11 +40,19 @@ JobCommand parse_job_command(const std::string& command);
 // The ranks an MPI launcher line starts: Open MPI's and MPICH/Hydra's `-np N` / `-n N` / `--np N`
 // (total) and `-N N` / `--npernode N` / `-ppn N` / `--map-by ppr:N:node` (per node), read up to the
 // program it launches (whose own `-n` is not the launcher's). `flags` is what was read, as written.
+// Also the variables it sets in the ranks' environment: Open MPI's `-x VAR=VAL` and `-x VAR` (the
+// launcher's own value), Hydra's `-genv VAR VAL` / `-env VAR VAL` (or VAR=VAL).
+struct MpiEnv {
+  std::string name;
+  std::optional<std::string> value;  // unset: `-x VAR`, the value the launcher's environment holds
+  std::string as_written;            // "-x NCCL_ALGO=Ring"
+};
 struct MpiRanks {
   std::optional<int> total;
   std::optional<int> per_node;
   std::string flags;
   std::string unread;  // rank counts that are not numbers ("-np $NP"), as written
+  std::vector<MpiEnv> env;
 };
 MpiRanks mpi_ranks(const std::string& command);
 

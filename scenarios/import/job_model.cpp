@@ -46,12 +46,20 @@ std::vector<std::pair<std::string, long long>> shape_from_config(const fs::path&
 
 }  // namespace
 
-JobModel find_job_model(const K8sJob& job, const JobCommand& command, const ImportOptions& opt) {
+JobModel find_job_model(const K8sJob& job, const JobCommand& command, const ImportOptions& opt,
+                        const std::string& trainer_model_id, const std::string& trainer_file) {
   JobModel m;
   if (!opt.model.empty()) {
     m.preset = opt.model;
     m.from = "given with --model";
     return m;
+  }
+  if (!trainer_model_id.empty()) {
+    if (const std::string p = preset_for_model_id(trainer_model_id); !p.empty()) {
+      m.preset = p;
+      m.from = trainer_file + ": model_name_or_path " + trainer_model_id + " has the shape of preset " + p;
+      return m;
+    }
   }
   if (!command.model_id.empty()) {
     if (const std::string p = preset_for_model_id(command.model_id); !p.empty()) {
@@ -64,6 +72,7 @@ JobModel find_job_model(const K8sJob& job, const JobCommand& command, const Impo
   if (fs::is_regular_file(beside)) {
     m.shape = shape_from_config(beside);
     m.from = "config.json beside the job (" + beside.string() + ")";
+    m.config = beside.string();
     return m;
   }
   // A preset's name anywhere in the command or the job's name (the longest that matches).

@@ -16,9 +16,13 @@ struct JobModel {
   std::string preset;                              // "" when a shape is given or nothing was found
   std::vector<std::pair<std::string, long long>> shape;  // [model] keys from config.json (layers, hidden, ...)
   std::string from;                                // where it came from, in words, for comments and stderr
+  std::string config;                              // the config.json read for the shape ("" when none)
 };
 
 // Throws UserError at config.json's place when it exists but is not a decoder's config.
-JobModel find_job_model(const K8sJob& job, const JobCommand& command, const ImportOptions& options);
+// `trainer_model_id`: model_name_or_path from the --trainer-args file `trainer_file` (as the other
+// values of that file, it wins over the job's command).
+JobModel find_job_model(const K8sJob& job, const JobCommand& command, const ImportOptions& options,
+                        const std::string& trainer_model_id = "", const std::string& trainer_file = "");
 
 }  // namespace scenarios

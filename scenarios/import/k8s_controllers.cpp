@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -17,8 +18,8 @@ namespace scenarios::k8s_read {
 void JobReader::trainer(const YAML::Node& t, const std::string& key, K8sJob& job) const {
   need_map(t, key);
   if (t["numNodes"]) job.pods = pod_count(t["numNodes"], key + ".numNodes");
-  if (t["numProcPerNode"] && t["numProcPerNode"].IsScalar() && t["numProcPerNode"].Scalar() != "auto")
-    job.procs_per_pod = proc_count(t["numProcPerNode"], key + ".numProcPerNode");
+  if (t["numProcPerNode"])
+    if (const auto n = procs_per_node(t["numProcPerNode"], key + ".numProcPerNode", job)) job.procs_per_pod = n;
   if (const auto r = t["resourcesPerNode"]) {
     need_map(r, key + ".resourcesPerNode");
     if (r["limits"])
@@ -51,27 +52,107 @@ void JobReader::pytorch_job(const YAML::Node& doc, K8sJob& job) const {
   const auto spec = doc["spec"];
   if (!spec) fail(doc, "PyTorchJob without spec (expected spec.pytorchReplicaSpecs)");
   need_map(spec, "spec");
-  if (spec["nprocPerNode"] && spec["nprocPerNode"].Scalar() != "auto")
-    job.procs_per_pod = proc_count(spec["nprocPerNode"], "spec.nprocPerNode");
+  if (spec["nprocPerNode"])
+    if (const auto n = procs_per_node(spec["nprocPerNode"], "spec.nprocPerNode", job)) job.procs_per_pod = n;
   if (spec["elasticPolicy"] && spec["elasticPolicy"]["nProcPerNode"])
     job.procs_per_pod = proc_count(spec["elasticPolicy"]["nProcPerNode"], "spec.elasticPolicy.nProcPerNode");
   const auto replicas = spec["pytorchReplicaSpecs"];
   if (!replicas) fail(spec, "PyTorchJob without spec.pytorchReplicaSpecs (expected Master and/or Worker)");
   need_map(replicas, "spec.pytorchReplicaSpecs");
   job.pods = 0;
-  bool spec_read = false;
+  // Master and Worker are both ranks (the Master is rank 0's pod): each template is read on its
+  // own, then the two are one pod shape, as commsim simulates pods of one size.
+  std::vector<std::pair<std::string, K8sJob>> parts;
   for (const char* role : {"Worker", "Master"}) {
     const auto r = replicas[role];
     if (!r) continue;
     const std::string key = std::string("spec.pytorchReplicaSpecs.") + role;
     job.pods += r["replicas"] ? integer(r["replicas"], key + ".replicas") : 1;
-    if (!spec_read && r["template"] && r["template"]["spec"]) {
-      pod_spec(r["template"]["spec"], key + ".template.spec", job);
-      spec_read = true;
+    if (r["template"] && r["template"]["spec"]) {
+      K8sJob part;
+      part.source = job.source;
+      part.line = job.line;
+      pod_spec(r["template"]["spec"], key + ".template.spec", part);
+      parts.emplace_back(role, std::move(part));
     }
   }
   if (job.pods == 0)
     fail(replicas, "spec.pytorchReplicaSpecs: no Master or Worker replicas (expected Master and/or Worker)");
+  if (parts.empty()) return;
+  merge_replica_templates(parts, job);
+}
+
+// A PyTorchJob's Worker and Master templates as one pod shape: the Worker's (the many) where both
+// say something, with what they disagree on refused (GPUs: pods of one size) or said in a note
+// (environment, command, instance); variables set differently in the two are left out.
+void JobReader::merge_replica_templates(std::vector<std::pair<std::string, K8sJob>>& parts, K8sJob& job) const {
+  const int pods = job.pods;
+  K8sJob& first = parts.front().second;
+  const std::string first_role = parts.front().first;
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    const K8sJob& other = parts[i].second;
+    const std::string& role = parts[i].first;
+    const std::string them = first_role == "Worker" ? "each Worker" : "the " + first_role;
+    if (first.gpus_per_pod && other.gpus_per_pod && *first.gpus_per_pod != *other.gpus_per_pod)
+      throw UserError(other.gpus_at, "spec.pytorchReplicaSpecs." + role + ": " + std::to_string(*other.gpus_per_pod) +
+                                         " GPUs per pod where " + them + " has " + std::to_string(*first.gpus_per_pod) +
+                                         ": commsim simulates pods of one size (expected the " + role +
+                                         "'s nvidia.com/gpu equal to the " + first_role + "'s)");
+    if (!first.gpus_per_pod && other.gpus_per_pod) {
+      first.gpus_per_pod = other.gpus_per_pod;
+      first.gpus_at = other.gpus_at;
+    }
+    if (!first.efa_per_pod) first.efa_per_pod = other.efa_per_pod;
+    if (!first.omp_threads) first.omp_threads = other.omp_threads;
+    if (!first.host_ipc_set && other.host_ipc_set) {
+      first.host_ipc = other.host_ipc;
+      first.host_ipc_set = true;
+    }
+    first.host_network = first.host_network || other.host_network;
+    if (first.instance_type.empty())
+      first.instance_type = other.instance_type;
+    else if (!other.instance_type.empty() && other.instance_type != first.instance_type)
+      first.notes.push_back("the " + role + "'s instance type " + other.instance_type + " differs from the " +
+                            first_role + "'s " + first.instance_type + ": the " + first_role + "'s is simulated");
+    // Variables: only those both templates set alike reach [nccl.env].
+    std::vector<std::pair<std::string, std::string>> agreed;
+    auto value_in = [](const K8sJob& j, const std::string& name) -> const std::string* {
+      for (const auto& [k, v] : j.env)
+        if (k == name) return &v;
+      return nullptr;
+    };
+    for (const auto& [k, v] : first.env) {
+      const std::string* o = value_in(other, k);
+      if (o && *o == v)
+        agreed.emplace_back(k, v);
+      else
+        first.notes.push_back(k + "=" + v + " is set in the " + first_role + "'s template, " +
+                              (o ? k + "=" + *o + " in the " + role + "'s" : "not in the " + role + "'s") +
+                              ": left out of [nccl.env] (set it there if the ranks run with it)");
+    }
+    for (const auto& [k, v] : other.env)
+      if (!value_in(first, k))
+        first.notes.push_back(k + "=" + v + " is set in the " + role + "'s template, not in the " + first_role +
+                              "'s: left out of [nccl.env] (set it there if the ranks run with it)");
+    first.env = std::move(agreed);
+    if (first.command.empty()) {
+      first.command = other.command;
+      first.command_at = other.command_at;
+    } else if (!other.command.empty() && other.command != first.command) {
+      first.notes.push_back("the " + role + "'s command differs from the " + first_role + "'s: the " + first_role +
+                            "'s is read");
+    }
+    first.notes.insert(first.notes.end(), other.notes.begin(), other.notes.end());
+    first.env_unknown.insert(first.env_unknown.end(), other.env_unknown.begin(), other.env_unknown.end());
+  }
+  first.source = job.source;
+  first.line = job.line;
+  first.kind = job.kind;
+  first.name = job.name;
+  first.procs_per_pod = job.procs_per_pod;
+  first.notes.insert(first.notes.begin(), job.notes.begin(), job.notes.end());
+  first.pods = pods;
+  job = std::move(first);
 }
 
 // A batch/v1 Job's spec: its pods run at once (parallelism, else completions, else 1), each
@@ -179,7 +260,10 @@ void JobReader::mpi_job(const YAML::Node& doc, K8sJob& job) const {
           }
         if (c["resources"] && c["resources"].IsMap() && c["resources"]["limits"])
           limits(c["resources"]["limits"], "spec.mpiReplicaSpecs.Launcher...resources.limits", launcher_job, true);
+        // mpirun -x VAR passes the launcher's value to every rank.
+        if (c["env"]) env(c["env"], "spec.mpiReplicaSpecs.Launcher...env", launcher_job);
       }
+  job.launcher_env = launcher_job.env;
   // A launcher that runs ranks is one more pod of the workers' kind: commsim simulates pods of one size.
   if (launcher_works && launcher_job.gpus_per_pod.value_or(0) != job.gpus_per_pod.value_or(0))
     fail(replicas["Launcher"] ? replicas["Launcher"] : replicas,

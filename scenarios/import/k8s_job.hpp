@@ -33,6 +33,10 @@ struct K8sJob {
   std::string command;                                   // command and args, joined (to find the model)
   std::vector<std::pair<size_t, SourcePos>> command_at;  // where each word of `command` from its offset on was written
   std::vector<std::string> notes;                        // what was assumed or ignored, for the scenario's comments
+  // NCCL_*/FI_* settings whose value the file does not hold (valueFrom, envFrom): a note in the
+  // scenario and on stderr, since a variable left out can change transports and algorithms.
+  std::vector<std::string> env_unknown;
+  std::vector<std::pair<std::string, std::string>> launcher_env;  // an MPIJob launcher's NCCL_*/FI_* (mpirun -x VAR)
 
   // Where the text at `offset` of `command` was written: its YAML scalar's place.
   SourcePos command_pos(size_t offset) const {
@@ -76,8 +80,10 @@ struct ImportedScenario {
   std::string toml;
   std::vector<FilledDefault> defaults;
   int nodes = 1, pods_per_node = 1;
-  std::vector<std::string> files;  // what the import read beside the job (trainer arguments, DeepSpeed JSON)
+  std::vector<std::string>
+      files;  // what the import read beside the job (trainer arguments, DeepSpeed JSON, config.json)
   std::vector<std::string> taken;  // "key = value (from --flag)": what the job's command gave, for stderr
+  std::vector<std::string> env_unknown;  // NCCL variables the job sets where the import cannot read them, for stderr
 };
 
 // Throws UserError when the instance is unknown or missing, or the placement asked for does not fit.

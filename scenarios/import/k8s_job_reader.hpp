@@ -6,8 +6,10 @@
 // Job, JobSet, MPIJob) in k8s_controllers.cpp, and the document loop that picks the job in
 // k8s_job.cpp. Nothing outside this folder includes it.
 #include <exception>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -65,6 +67,22 @@ class JobReader {
     if (v < 1) fail(n, key + ": 0 processes per pod would run no rank (expected 1 or more)");
     return v;
   }
+  // nprocPerNode / numProcPerNode: a count, or torchrun's words (Kubeflow passes them to
+  // --nproc-per-node): "gpu" and "auto" (on a GPU pod) start one process per GPU, so the count is
+  // left to the pod's GPUs (nullopt, with a note); "cpu" starts one per CPU core, a CPU training
+  // commsim does not simulate, refused at the key.
+  std::optional<int> procs_per_node(const YAML::Node& n, const std::string& key, K8sJob& job) const {
+    if (n.IsScalar() && (n.Scalar() == "gpu" || n.Scalar() == "auto")) {
+      job.notes.push_back(key + ": " + n.Scalar() +
+                          ": one process per GPU of the pod (torchrun --nproc-per-node=" + n.Scalar() + ")");
+      return std::nullopt;
+    }
+    if (n.IsScalar() && n.Scalar() == "cpu")
+      fail(n, key +
+                  ": cpu starts one process per CPU core (a training on CPUs), which commsim does not simulate "
+                  "(expected a number of processes, gpu or auto)");
+    return proc_count(n, key);
+  }
   bool boolean(const YAML::Node& n, const std::string& key) const {
     const std::string s = scalar(n, key);
     if (s == "true" || s == "True") return true;
@@ -91,6 +109,7 @@ class JobReader {
   void trainer(const YAML::Node& t, const std::string& key, K8sJob& job) const;
   void train_job(const YAML::Node& doc, K8sJob& job) const;
   void pytorch_job(const YAML::Node& doc, K8sJob& job) const;
+  void merge_replica_templates(std::vector<std::pair<std::string, K8sJob>>& parts, K8sJob& job) const;
   // A batch/v1 Job's spec: its pods run at once (parallelism, else completions, else 1), each
   // from template.spec; `replicas` copies of it in a JobSet.
   void batch_job_spec(const YAML::Node& spec, const std::string& key, K8sJob& job, int replicas) const;

@@ -54,7 +54,8 @@ void JobReader::env(const YAML::Node& list, const std::string& key, K8sJob& job)
     }
     if (name.rfind("NCCL_", 0) != 0 && name.rfind("FI_", 0) != 0) continue;
     if (!item["value"]) {
-      job.notes.push_back(name + " comes from valueFrom: not known here (line " + std::to_string(at(item).line) + ")");
+      job.env_unknown.push_back(name + " comes from valueFrom: not known here (line " + std::to_string(at(item).line) +
+                                ")");
       continue;
     }
     const std::string value = item["value"].IsNull() ? "" : scalar(item["value"], key + "." + name);
@@ -88,6 +89,21 @@ void JobReader::container(const YAML::Node& c, const std::string& key, K8sJob& j
       limits(r["requests"], key + ".resources.requests", job, true);
   }
   if (c["env"]) env(c["env"], key + ".env", job);
+  // envFrom: every key of a ConfigMap or Secret becomes a variable; their contents are not in
+  // this file, so NCCL variables set there are unknown here (said, not guessed).
+  if (const auto from = c["envFrom"]; from && from.IsSequence())
+    for (const auto& item : from) {
+      if (!item.IsMap()) continue;
+      for (const char* ref : {"configMapRef", "secretRef"}) {
+        const auto r = item[ref];
+        if (!r) continue;
+        const std::string name = r.IsMap() && r["name"] && r["name"].IsScalar() ? r["name"].Scalar() : "?";
+        job.env_unknown.push_back("envFrom " + std::string(ref) + " " + name + " (line " +
+                                  std::to_string(at(item).line) +
+                                  "): its variables are not in this file; NCCL_* or FI_* set there are not in "
+                                  "[nccl.env] (add them by hand)");
+      }
+    }
   if (c["command"]) command(c["command"], job);
   if (c["args"]) command(c["args"], job);
 }

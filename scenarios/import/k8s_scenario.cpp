@@ -3,7 +3,10 @@
 // and returned in ImportedScenario::defaults, which `commsim import` lists on standard error,
 // so nothing is filled silently (a plain torchrun job does not become ZeRO-3 without a word).
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <optional>
+#include <tuple>
 
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
@@ -85,6 +88,31 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
   w.header("Written by `commsim import k8s " + file + "`: the job's layout, as a scenario.");
   w.header("Values marked 'default:' are not in the job: commsim chose them; check them before trusting a run.");
   for (const auto& n : job.notes) w.header("note: " + n);
+  // NCCL variables set where the file does not show them, here and from mpirun -x (below).
+  std::vector<std::string> env_unknown = job.env_unknown;
+  const MpiRanks mpi = mpi_ranks(job.command);
+  auto value_in = [](const std::vector<std::pair<std::string, std::string>>& env,
+                     const std::string& name) -> std::optional<std::string> {
+    for (const auto& [k, v] : env)
+      if (k == name) return v;
+    return std::nullopt;
+  };
+  std::vector<std::tuple<std::string, std::string, std::string>> mpi_env;  // name, value, comment
+  for (const auto& e : mpi.env) {
+    if (e.name.rfind("NCCL_", 0) != 0 && e.name.rfind("FI_", 0) != 0) continue;
+    if (e.value) {
+      mpi_env.emplace_back(e.name, *e.value, "the launcher's mpirun " + e.as_written);
+    } else if (const auto v = value_in(job.launcher_env, e.name)) {
+      mpi_env.emplace_back(e.name, *v, "the launcher's mpirun " + e.as_written + ", the launcher's container env");
+    } else if (const auto pv = value_in(job.env, e.name)) {
+      mpi_env.emplace_back(e.name, *pv, "the launcher's mpirun " + e.as_written + ", the container env");
+    } else {
+      env_unknown.push_back(e.name + " is passed by the launcher's mpirun " + e.as_written +
+                            " from an environment this file does not show: not in [nccl.env] (add it by hand)");
+    }
+  }
+  for (const auto& n : env_unknown) w.header("note: " + n);
+  result.env_unknown = env_unknown;
   w.set("", "name", job.name.empty() ? "imported from " + file : job.name);
 
   // Placement: the scheduler packs pods onto as few hosts as fit (what Karpenter did in
@@ -154,6 +182,7 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
     w.set("placement", "nics_per_pod", static_cast<long long>(std::min(*job.efa_per_pod, node->nics / pods_per_node)),
           "vpc.amazonaws.com/efa: " + std::to_string(*job.efa_per_pod));
   for (const auto& [k, v] : job.env) w.set("nccl.env", k, v, "container env");
+  for (const auto& [k, v, from] : mpi_env) w.set("nccl.env", k, v, from);  // what the ranks get: mpirun's wins
   if (job.omp_threads)
     w.set("training", "cpu_threads", static_cast<long long>(*job.omp_threads), "container env OMP_NUM_THREADS");
 
@@ -161,13 +190,15 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
   // given by the user wins over it, value by value.
   const JobCommand cmd = parse_job_command(job.command);
   for (const auto& t : cmd.taken) result.taken.push_back(t);
-  const JobModel model = find_job_model(job, cmd, opt);
+  TrainerArgs ta;
+  if (!opt.trainer_args.empty()) ta = read_trainer_args(opt.trainer_args);
+  const JobModel model = find_job_model(job, cmd, opt, ta.model_id,
+                                        opt.trainer_args.empty() ? "" : fs::path(opt.trainer_args).filename().string());
+  if (!model.config.empty()) result.files.push_back(model.config);  // an input: never an output
   if (opt.model.empty() && !model.from.empty())
     result.taken.push_back("model " + (model.preset.empty() ? std::string("shape") : model.preset) + ": " + model.from);
-  TrainerArgs ta;
   std::string ds = opt.deepspeed;
   if (!opt.trainer_args.empty()) {
-    ta = read_trainer_args(opt.trainer_args);
     result.files.push_back(opt.trainer_args);
     if (ds.empty() && !ta.deepspeed.empty()) {
       fs::path p = fs::path(opt.trainer_args).parent_path() / ta.deepspeed;
@@ -215,32 +246,55 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
     for (const auto& [k, v] : model.shape) w.set("model", k, v, model.from);
   }
   if (has_model) {
-    if (cmd.seq)
+    if (ta.seq)
+      w.set("model", "seq", static_cast<long long>(*ta.seq), ta_name + ": " + ta.seq_key);
+    else if (cmd.seq)
       w.set("model", "seq", static_cast<long long>(*cmd.seq), "the job's command");
     else
       fill("model", "seq", 2048LL, "sequence length not in the job (edit it to the training's)");
   }
   if (!ds.empty()) w.set("", "deepspeed_config", relative_to_output(ds, opt.out), "the job's DeepSpeed config");
   const std::string trainer_hint = opt.trainer_args.empty() ? " (pass --trainer-args, or edit)" : "";
+  const std::string ds_name = ds.empty() ? "" : fs::path(ds).filename().string();
+  // A whole number >= 1 the DeepSpeed JSON gives for a trainer key (not "auto"): the run uses it,
+  // and the loader refuses a [training] value that differs from it.
+  auto ds_count = [&](const std::string& key) -> std::optional<int> {
+    const auto it = settings.training.find(key);
+    if (it == settings.training.end() || it->second.is_auto || !it->second.number) return std::nullopt;
+    const double v = *it->second.number;
+    if (v < 1 || v > 1e9 || v != std::floor(v)) return std::nullopt;  // the loader's error, at the JSON's line
+    return static_cast<int>(v);
+  };
   auto count = [&](const char* key, std::pair<std::optional<int>, std::string> v, const char* arg,
-                   const std::string& auto_key) {
+                   const std::string& ds_key) {
     if (v.first) {
       w.set("training", key, static_cast<long long>(*v.first), v.second);
       return;
     }
+    if (const auto n = ds_count(ds_key)) {
+      w.set("training", key, static_cast<long long>(*n), ds_name + ": " + ds_key + " (the DeepSpeed config)");
+      return;
+    }
     std::string why = std::string(arg) + " not given" + trainer_hint;
-    if (const auto it = settings.training.find(auto_key); it != settings.training.end() && it->second.is_auto)
-      why += "; the DeepSpeed config's " + auto_key + " = \"auto\" becomes this value";
+    if (const auto it = settings.training.find(ds_key); it != settings.training.end() && it->second.is_auto)
+      why += "; the DeepSpeed config's " + ds_key + " = \"auto\" becomes this value";
     fill("training", key, 1LL, why);
   };
   count("micro_batch",
         pick(ta.micro_batch, cmd.micro_batch, "per_device_train_batch_size", "per-device / micro batch size"),
         "per_device_train_batch_size", "train_micro_batch_size_per_gpu");
+  const auto grad_accum =
+      pick(ta.grad_accum, cmd.grad_accum, "gradient_accumulation_steps", "--gradient_accumulation_steps");
   if (cmd.global_batch && !ta.grad_accum)
     w.set("training", "global_batch", static_cast<long long>(*cmd.global_batch), "the job's command: --global-batch-size");
+  else if (const auto total = ds_count("train_batch_size");
+           total && !grad_accum.first && !ds_count("gradient_accumulation_steps"))
+    // DeepSpeed derives the accumulation from train_batch_size / (micro-batch x data-parallel
+    // ranks), and so does the loader when [training] leaves grad_accum out.
+    w.note("training", "grad_accum: " + ds_name + "'s train_batch_size = " + std::to_string(*total) +
+                           " / (micro_batch x data-parallel ranks), as DeepSpeed derives it");
   else
-    count("grad_accum", pick(ta.grad_accum, cmd.grad_accum, "gradient_accumulation_steps", "--gradient_accumulation_steps"),
-          "gradient_accumulation_steps", "gradient_accumulation_steps");
+    count("grad_accum", grad_accum, "gradient_accumulation_steps", "gradient_accumulation_steps");
   if (const auto steps = pick(ta.steps, cmd.steps, "max_steps", "--max_steps / --train-iters"); steps.first)
     w.set("training", "steps", static_cast<long long>(*steps.first), steps.second);
   else
@@ -256,10 +310,19 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
   const bool bf16 = (ta.bf16 && *ta.bf16) || (!ta.bf16 && !ta.fp16 && cmd.bf16 && *cmd.bf16);
   const bool fp16 = !bf16 && ((ta.fp16 && *ta.fp16) || (!ta.bf16 && !ta.fp16 && cmd.fp16 && *cmd.fp16));
   const std::string dtype_from = (ta.bf16 || ta.fp16) ? ta_name : std::string("the job's command");
+  // The DeepSpeed JSON's "bf16"/"fp16": {"enabled": true} (the loader reads the same).
+  auto ds_enabled = [&](const char* key) {
+    const auto it = settings.training.find(key);
+    return it != settings.training.end() && it->second.flag && *it->second.flag;
+  };
   if (bf16)
     w.set("training", "dtype", std::string("bf16"), dtype_from + ": bf16");
   else if (fp16)
     w.set("training", "dtype", std::string("fp16"), dtype_from + ": fp16");
+  else if (ds_enabled("bf16"))
+    w.set("training", "dtype", std::string("bf16"), ds_name + ": bf16.enabled (the DeepSpeed config)");
+  else if (ds_enabled("fp16"))
+    w.set("training", "dtype", std::string("fp16"), ds_name + ": fp16.enabled (the DeepSpeed config)");
   else
     fill("training", "dtype", std::string("bf16"), "no bf16/fp16 flag given" + trainer_hint);
   // FSDP: the trainer arguments' fsdp, else the job's --fsdp (fsdp_option.hpp: what each option

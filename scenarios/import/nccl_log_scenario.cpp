@@ -93,21 +93,37 @@ std::string scenario_from_nccl_log(const models::readers::NcclLogReport& r, cons
                     "the log's NCCL nodes run " + std::to_string(local) + " ranks each (localRanks), but " + instance +
                         " has " + std::to_string(host_gpus) + " GPU" + (host_gpus == 1 ? "" : "s") +
                         " (expected an instance of at least " + std::to_string(local) + " GPUs)");
+  // The scenario's ranks are the log's: every NCCL node of localRanks ranks (a scenario's pods are
+  // of one size), hosts of equal pods.
+  if (static_cast<long long>(nnodes) * local != r.nranks)
+    throw UserError(at, "the log's " + std::to_string(r.nranks) + " ranks are not " + std::to_string(nnodes) +
+                            " NCCL nodes of " + std::to_string(local) +
+                            " ranks (localRanks): its nodes hold different numbers of ranks, and a scenario's pods "
+                            "are of one size (expected a log whose NCCL nodes each run localRanks ranks)");
+  // The largest count up to `limit` that divides n: hosts of one size that hold every rank, no more.
+  auto divisor_up_to = [](int n, int limit) {
+    int d = std::max(1, std::min(n, limit));
+    while (n % d != 0) --d;
+    return d;
+  };
   int gpus_per_pod = local, pods_per_node = 1, nodes = nnodes;
   bool host_ipc = true;
   std::string why;
   if (env_isolates && local == 1 && nnodes > 1) {
-    // One pod with all GPUs; the environment, not the pods, kept NCCL off NVLink and SHM.
-    gpus_per_pod = std::min(host_gpus, r.nranks);
-    nodes = (r.nranks + gpus_per_pod - 1) / gpus_per_pod;
-    why = "NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1 explain localRanks 1: one pod per host assumed";
+    // One pod per host with its GPUs; the environment, not the pods, kept NCCL off NVLink and SHM.
+    gpus_per_pod = divisor_up_to(r.nranks, host_gpus);
+    nodes = r.nranks / gpus_per_pod;
+    why = "NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1 explain localRanks 1: one pod per host assumed, " +
+          std::to_string(nodes) + " host" + (nodes == 1 ? "" : "s") + " of " + std::to_string(gpus_per_pod) +
+          " ranks (" + instance + " has " + std::to_string(host_gpus) + " GPUs)";
   } else {
-    pods_per_node = std::max(1, std::min(nnodes, host_gpus / local));
-    nodes = (nnodes + pods_per_node - 1) / pods_per_node;
+    pods_per_node = divisor_up_to(nnodes, host_gpus / local);
+    nodes = nnodes / pods_per_node;
     if (pods_per_node > 1) {
       host_ipc = false;
       why = "nNodes " + std::to_string(nnodes) + " x localRanks " + std::to_string(local) + " on " + instance + " (" +
-            std::to_string(host_gpus) + " GPUs): pods packed on one host, not sharing IPC";
+            std::to_string(host_gpus) + " GPUs): " + std::to_string(pods_per_node) + " pods packed per host on " +
+            std::to_string(nodes) + " host" + (nodes == 1 ? "" : "s") + ", not sharing IPC";
     } else {
       why = "nNodes " + std::to_string(nnodes) + ", localRanks " + std::to_string(local);
     }

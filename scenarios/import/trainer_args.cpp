@@ -1,5 +1,7 @@
 // Hugging Face TrainingArguments text -> TrainerArgs (see trainer_args.hpp).
+#include <algorithm>
 #include <regex>
+#include <vector>
 
 #include "scenarios/import/trainer_args.hpp"
 
@@ -62,12 +64,20 @@ TrainerArgs parse_trainer_args(const std::string& bytes, const std::string& file
       const SourcePos at = pos_of(file_name, text, base + static_cast<size_t>(m.position(bare ? 0 : 3)));
       // A bare flag gives a boolean; an argument that takes a value cannot be bare (the Trainer's
       // parser stops with "expected one argument").
+      // Beside the Trainer's own: a script's sequence length and model (HfArgumentParser's
+      // ModelArguments / DataTrainingArguments, trl's SFTConfig), named as the job's command is read.
+      static const std::vector<std::string> kSeq = {"max_seq_length", "max_seq_len", "model_max_length",
+                                                    "block_size",     "seq_length",  "max_length"};
+      static const std::vector<std::string> kModel = {"model_name_or_path", "model_id", "model_name", "model_path"};
+      const bool is_seq = std::find(kSeq.begin(), kSeq.end(), key) != kSeq.end();
+      const bool is_model = std::find(kModel.begin(), kModel.end(), key) != kModel.end();
       const bool takes_value = key == "per_device_train_batch_size" || key == "gradient_accumulation_steps" ||
-                               key == "max_steps" || key == "deepspeed" || key == "fsdp";
+                               key == "max_steps" || key == "deepspeed" || key == "fsdp" || is_seq || is_model;
       if (bare && takes_value)
         throw UserError(at, key + ": --" + key + " without a value (expected --" + key + " " +
                                 (key == "fsdp"        ? std::string("\"full_shard auto_wrap\"")
                                  : key == "deepspeed" ? std::string("ds_config.json")
+                                 : is_model           ? std::string("meta-llama/Meta-Llama-3-8B")
                                                       : std::string("N")) +
                                 ")");
       auto integer = [&](std::optional<int>& field) {
@@ -95,7 +105,13 @@ TrainerArgs parse_trainer_args(const std::string& bytes, const std::string& file
         integer(out.micro_batch);
       else if (key == "gradient_accumulation_steps")
         integer(out.grad_accum);
-      else if (key == "max_steps") {
+      else if (is_seq) {
+        integer(out.seq);
+        out.seq_key = key;
+      } else if (is_model) {
+        out.model_id = value;
+        any = true;
+      } else if (key == "max_steps") {
         if (value != "-1") integer(out.steps);  // -1: the Trainer's "not set"
       } else if (key == "bf16")
         boolean(out.bf16);
@@ -119,7 +135,7 @@ TrainerArgs parse_trainer_args(const std::string& bytes, const std::string& file
     throw UserError(
         {file_name, 1, 1},
         "no Trainer argument found (expected per_device_train_batch_size=..., gradient_accumulation_steps=..., "
-        "max_steps=..., bf16=..., gradient_checkpointing=..., fsdp=...)");
+        "max_steps=..., bf16=..., gradient_checkpointing=..., fsdp=..., max_seq_length=..., model_name_or_path=...)");
   return out;
 }
 

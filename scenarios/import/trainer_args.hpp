@@ -15,6 +15,10 @@ struct TrainerArgs {
   std::optional<int> micro_batch;  // per_device_train_batch_size
   std::optional<int> grad_accum;   // gradient_accumulation_steps
   std::optional<int> steps;        // max_steps
+  std::optional<int> seq;          // max_seq_length / max_seq_len / model_max_length / block_size / seq_length /
+                                   // max_length (the script's own arguments, as the job's command reads them)
+  std::string seq_key;             // which of them, for comments
+  std::string model_id;            // model_name_or_path / model_id / model_name / model_path, as written
   std::optional<bool> bf16, fp16;
   std::optional<bool> grad_checkpointing;
   std::string deepspeed;  // deepspeed="ds.json", as written

@@ -7,8 +7,11 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 
 #include "models/calibrate/fit.hpp"
+#include "models/calibrate/fit_check.hpp"
 #include "models/params.hpp"
 #include "models/readers/nccl_tests_output.hpp"
 #include "models/topology/resolve.hpp"
@@ -45,6 +48,25 @@ bool exercised(const std::string& name, const models::calibrate::FitResult& fit)
   return false;
 }
 
+// The comment a carried parameter keeps: the one its line already has (`commsim profile` writes
+// "# carried from the traced scenario"), else the file it was read from.
+std::string carried_comment(const SourcePos& at) {
+  if (at.file != "--set") {
+    std::ifstream in(at.file);
+    std::string line;
+    for (int n = 1; n <= at.line && std::getline(in, line); ++n)
+      if (n == at.line) {
+        // The value is a number (no '#' in it): a '#' after it starts the line's comment.
+        const auto hash = line.find('#', static_cast<std::size_t>(std::max(0, at.col - 1)));
+        if (hash != std::string::npos) return line.substr(hash);
+      }
+  }
+  return "# carried from " + std::filesystem::path(at.file).filename().string();
+}
+
+// A point slower than a larger size of its run: host noise, left out of the fit (fit.hpp).
+constexpr const char* kNotFitted = "not fitted: below the envelope";
+
 }  // namespace
 
 int cmd_calibrate(int argc, char** argv) {
@@ -75,51 +97,16 @@ int cmd_calibrate(int argc, char** argv) {
       if (f != base.spec.cluster.profile) inputs.push_back(f);
     for (const std::string& arg : files) inputs.push_back(arg.substr(0, arg.find(':')));
     refuse_outputs_over_inputs({{"--out", out}}, inputs);
+    // Every parameter the scenario (its profile included) sets is written into the new profile
+    // unless the fit sets it: the profile replaces the old one (a scenario has one), so a trace's
+    // compute.* and the link classes no file exercised must survive a refit.
+    const std::map<std::string, double> scenario_params = base.spec.cluster.params;
     // Fit from the defaults, not from an earlier profile of the machine: drop the parameters
     // this fit owns (the World's raw bandwidths and the compute model's stay).
     std::erase_if(base.spec.cluster.params, [](const auto& kv) {
       const models::ParamSpec* p = models::find_param(kv.first);
       return p && p->owner == models::ParamOwner::Collectives;
     });
-    std::vector<models::calibrate::Measurement> measurements;
-    std::vector<std::string> sources;
-    // Each file's own collective and rank count are adopted below; another GPU model in its "# Rank"
-    // lines is the scenario's machine no longer: the fit would mix machines (a warning, as
-    // nccl-tests --compare gives: the file may come from a similar machine on purpose).
-    const std::string gpu = models::topology::resolve_node(base.spec.cluster).gpu.name;
-    for (const std::string& arg : files) {
-      const auto colon = arg.find(':');
-      const std::string file = arg.substr(0, colon);
-      NcclTestsFile measured = read_nccl_tests_output(file, "calibrate");
-      for (const auto& run : measured.runs)
-        for (const auto& model : run.gpus)
-          if (!models::readers::gpu_product_matches(model, gpu))
-            std::fprintf(stderr, "commsim calibrate: warning: %s ran on %s, the scenario's GPU is %s: the fit mixes machines\n",
-                         file.c_str(), model.c_str(), gpu.c_str());
-      std::map<std::string, std::string> env = nccl_env_from_log(measured.text);
-      if (colon != std::string::npos) {
-        std::stringstream vars(arg.substr(colon + 1));
-        std::string kv;
-        while (std::getline(vars, kv, ',')) {
-          const auto eq = kv.find('=');
-          if (eq == std::string::npos || kv.rfind("NCCL_", 0) != 0)
-            throw UserError({"calibrate", 1, static_cast<int>(colon + 2)},
-                            "'" + kv + "' after '" + file +
-                                ":' is not a variable setting (expected NCCL_VAR=VALUE, such as " + file +
-                                ":NCCL_P2P_DISABLE=1)");
-          env[kv.substr(0, eq)] = kv.substr(eq + 1);
-        }
-      }
-      std::string version_note;
-      const int version = usable_nccl_version(measured, file, &version_note);
-      if (!version_note.empty()) std::fprintf(stderr, "commsim calibrate: note: %s\n", version_note.c_str());
-      for (auto& run : measured.runs) {
-        models::calibrate::Measurement m{base.spec, std::move(run)};
-        apply_run_to_spec(m.run, env, version, m.spec);
-        measurements.push_back(std::move(m));
-      }
-      sources.push_back(file);
-    }
     std::map<std::string, double> pinned;
     for (std::size_t i = 0; i < fixes.size(); ++i) {
       const auto eq = fixes[i].find('=');
@@ -134,7 +121,73 @@ int cmd_calibrate(int argc, char** argv) {
             {"--fix", static_cast<int>(i + 1), 1},
             "'" + fixes[i] + "' is not a parameter setting (expected NAME=NUMBER, such as nvlink.efficiency.ll=0.26)");
       }
-      pinned[fixes[i].substr(0, eq)] = value;
+      // Checked here, at the option: an unknown name at it, a value out of range at the value (the
+      // registry's messages), not at whatever the scenario or its profile writes near the name.
+      const std::string name = fixes[i].substr(0, eq);
+      try {
+        models::check_param(name, value);
+      } catch (const models::SpecError& e) {
+        throw UserError({"--fix", static_cast<int>(i + 1), models::find_param(name) ? static_cast<int>(eq) + 2 : 1},
+                        e.what());
+      }
+      pinned[name] = value;
+    }
+    // A pinned parameter of another model (a World bandwidth) is the machine's: the fit's World
+    // uses it. The collective engine's are held in the fit itself (fit_link_params).
+    for (const auto& [name, value] : pinned)
+      if (const models::ParamSpec* p = models::find_param(name); p && p->owner != models::ParamOwner::Collectives)
+        base.spec.cluster.params[name] = value;
+    std::vector<models::calibrate::Measurement> measurements;
+    std::vector<std::string> sources;
+    // Each file's own collective and rank count are adopted below (adopt_run_ranks: the fit's ring
+    // and bus-bandwidth factor are the file's); another GPU model in its "# Rank" lines is the
+    // scenario's machine no longer: the fit would mix machines (a warning, as nccl-tests --compare
+    // gives: the file may come from a similar machine on purpose).
+    const std::string gpu = models::topology::resolve_node(base.spec.cluster).gpu.name;
+    for (const std::string& arg : files) {
+      const auto colon = arg.find(':');
+      const std::string file = arg.substr(0, colon);
+      NcclTestsFile measured = read_nccl_tests_output(file, "calibrate");
+      for (const auto& run : measured.runs)
+        for (const auto& model : run.gpus)
+          if (!models::readers::gpu_product_matches(model, gpu))
+            std::fprintf(stderr, "commsim calibrate: warning: %s ran on %s, the scenario's GPU is %s: the fit mixes machines\n",
+                         file.c_str(), model.c_str(), gpu.c_str());
+      // Where each variable was set: the file's INFO line, or the argument itself (ar.txt:NCCL_X=V,
+      // read as a one-line input named by its text, at the value).
+      std::map<std::string, SourcePos> env_at;
+      std::map<std::string, std::string> env = nccl_env_from_log(measured.text, file, &env_at);
+      if (colon != std::string::npos) {
+        std::size_t from = colon + 1;
+        while (from <= arg.size()) {
+          const std::size_t end = std::min(arg.find(',', from), arg.size());
+          const std::string kv = arg.substr(from, end - from);
+          const auto eq = kv.find('=');
+          if (eq == std::string::npos || kv.rfind("NCCL_", 0) != 0)
+            throw UserError({arg, 1, static_cast<int>(from) + 1},
+                            "'" + kv + "' after '" + file +
+                                ":' is not a variable setting (expected NCCL_VAR=VALUE, such as " + file +
+                                ":NCCL_P2P_DISABLE=1)");
+          env[kv.substr(0, eq)] = kv.substr(eq + 1);
+          env_at[kv.substr(0, eq)] = {arg, 1, static_cast<int>(from + eq) + 2};
+          from = end + 1;
+        }
+      }
+      std::string version_note;
+      const int version = usable_nccl_version(measured, file, &version_note);
+      if (!version_note.empty()) std::fprintf(stderr, "commsim calibrate: note: %s\n", version_note.c_str());
+      for (auto& run : measured.runs) {
+        if (run.ranks == 1)
+          throw UserError(nccl_tests_rank_line(measured.text, file),
+                          file + " ran on 1 rank, which crosses no link (expected a run of at least 2 ranks)");
+        models::calibrate::Measurement m{base.spec, std::move(run)};
+        apply_run_to_spec(m.run, env, version, m.spec);
+        check_run_nccl_env(m.spec.nccl_env, env_at);
+        if (const std::string note = adopt_run_ranks(measured, m.run, file, m.spec); !note.empty())
+          std::fprintf(stderr, "commsim calibrate: note: %s\n", note.c_str());
+        measurements.push_back(std::move(m));
+      }
+      sources.push_back(file);
     }
     models::calibrate::FitResult fit;
     try {
@@ -142,7 +195,19 @@ int cmd_calibrate(int argc, char** argv) {
     } catch (const models::SpecError& e) {
       throw base.to_user_error(e);
     }
-    const std::string profile = models::calibrate::profile_toml(fit, sources);
+    std::map<std::string, models::calibrate::CarriedParam> carried;
+    for (const auto& [name, value] : scenario_params)
+      if (!fit.params.count(name)) carried[name] = {value, carried_comment(base.position_of("cluster.params." + name))};
+    // The error a scenario with this profile predicts: each point replayed by the engine with the
+    // profile's parameters (fitted and carried).
+    for (auto& m : measurements)
+      for (const auto& [name, c] : carried) m.spec.cluster.params.emplace(name, c.value);
+    try {
+      models::calibrate::check_fit_with_engine(measurements, fit);
+    } catch (const models::SpecError& e) {
+      throw base.to_user_error(e);
+    }
+    const std::string profile = models::calibrate::profile_toml(fit, sources, carried);
     write_file_atomically(out, profile);
     if (json) {
       CommandInputs inputs = scenario_inputs(base, sets);
@@ -151,17 +216,25 @@ int cmd_calibrate(int argc, char** argv) {
       j["profile"] = out;
       j["fixed"] = pinned;
       Json points = Json::array();
-      for (const auto& p : fit.points)
-        points.push_back({{"file", p.source},
-                          {"size_bytes", p.size_bytes},
-                          {"measured_us", p.measured_us},
-                          {"predicted_us", p.predicted_us},
-                          {"error", p.rel_error()},
-                          {"algo", p.algo},
-                          {"proto", p.proto}});
+      for (const auto& p : fit.points) {
+        Json point = {{"file", p.source},
+                      {"size_bytes", p.size_bytes},
+                      {"measured_us", p.measured_us},
+                      {"predicted_us", p.predicted_us},
+                      {"error", p.rel_error()},
+                      {"engine_us", p.engine_us},
+                      {"engine_error", p.engine_rel_error()},
+                      {"fitted", p.fitted},
+                      {"algo", p.algo},
+                      {"proto", p.proto}};
+        if (!p.fitted) point["note"] = kNotFitted;
+        points.push_back(std::move(point));
+      }
       j["points"] = std::move(points);
       j["median_abs_error"] = fit.median_abs_error;
       j["max_abs_error"] = fit.max_abs_error;
+      j["engine_median_abs_error"] = fit.engine_median_abs_error.value_or(0);
+      j["engine_max_abs_error"] = fit.engine_max_abs_error.value_or(0);
       j["params"] = fit.params;
       Json bounds = Json::array(), unused = Json::array();
       for (const auto& [name, value] : fit.params) {
@@ -174,13 +247,23 @@ int cmd_calibrate(int argc, char** argv) {
       std::fputs(dump_json(std::move(j)).c_str(), stdout);
       return 0;
     }
-    std::printf("%-40s %12s %10s %10s %8s  %s\n", "file", "size (B)", "meas (us)", "fit (us)", "error", "algo/proto");
-    for (const auto& p : fit.points)
-      std::printf("%-40s %12lld %10.2f %10.2f %+7.1f%%  %s/%s\n", p.source.c_str(),
-                  static_cast<long long>(p.size_bytes), p.measured_us, p.predicted_us, p.rel_error() * 100,
-                  p.algo.c_str(), p.proto.c_str());
-    std::printf("\nfit quality: median |error| %.1f %%, max |error| %.1f %% over %zu points\n",
-                fit.median_abs_error * 100, fit.max_abs_error * 100, fit.points.size());
+    // "fit": the fit's linear model; "engine": the collective engine with the written parameters.
+    std::printf("%-40s %12s %10s %10s %8s %11s %8s  %s\n", "file", "size (B)", "meas (us)", "fit (us)", "error",
+                "engine (us)", "error", "algo/proto");
+    std::size_t left_out = 0;
+    for (const auto& p : fit.points) {
+      left_out += p.fitted ? 0 : 1;
+      std::printf("%-40s %12lld %10.2f %10.2f %+7.1f%% %11.2f %+7.1f%%  %s/%s%s\n", p.source.c_str(),
+                  static_cast<long long>(p.size_bytes), p.measured_us, p.predicted_us, p.rel_error() * 100, p.engine_us,
+                  p.engine_rel_error() * 100, p.algo.c_str(), p.proto.c_str(),
+                  p.fitted ? "" : ("  (" + std::string(kNotFitted) + ")").c_str());
+    }
+    std::printf("\nengine with the fitted parameters: median |error| %.1f %%, max |error| %.1f %% over %zu points\n",
+                fit.engine_median_abs_error.value_or(0) * 100, fit.engine_max_abs_error.value_or(0) * 100,
+                fit.points.size());
+    std::printf("the fit's linear model: median |error| %.1f %%, max |error| %.1f %% over %zu points%s\n",
+                fit.median_abs_error * 100, fit.max_abs_error * 100, fit.points.size(),
+                left_out ? (" (" + std::to_string(left_out) + " not fitted: below the envelope)").c_str() : "");
     for (const auto& [name, value] : fit.params) {
       const char* mark = pinned.count(name)      ? "  (fixed by --fix)"
                          : !exercised(name, fit) ? "  (no file exercised it: kept near its default)"

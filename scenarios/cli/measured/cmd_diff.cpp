@@ -124,12 +124,14 @@ int cmd_diff(int argc, char** argv) {
           collectives.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), g.first / g.second, f});
       } else {
         const NcclTestsFile measured = read_nccl_tests_output(f, "diff");
-        const std::map<std::string, std::string> env = nccl_env_from_log(measured.text);
+        std::map<std::string, SourcePos> env_at;  // a refused value is the file's error, at its line
+        const std::map<std::string, std::string> env = nccl_env_from_log(measured.text, f, &env_at);
         std::string version_note;
         const int version = usable_nccl_version(measured, f, &version_note);
         if (!version_note.empty()) std::fprintf(stderr, "commsim diff: note: %s\n", version_note.c_str());
         for (const auto& run : measured.runs) {
           apply_run_to_spec(run, env, version, run_specs.emplace_back(scenario.spec));
+          check_run_nccl_env(run_specs.back().nccl_env, env_at);
           for (const auto& row : run.rows) {
             // The faster column (noise only adds time), except on one rank, where in place is no work at all.
             const double us = row.ip && run.ranks != 1 ? std::min(row.oop.time_us, row.ip->time_us) : row.oop.time_us;

@@ -6,6 +6,7 @@
 // file is written atomically, only when everything parsed. Every value the job does not give is
 // written with a "default:" comment and listed on standard error; paths in the scenario are
 // relative to it.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -62,6 +63,8 @@ int cmd_import(int argc, char** argv) {
       CommandInputs inputs{{job_path}, {}};
       for (const auto* f : {&opt.deepspeed, &opt.trainer_args})
         if (!f->empty()) inputs.files.push_back(*f);
+      for (const auto& f : imported.files)  // found by the import: a config.json, a JSON the arguments name
+        if (std::find(inputs.files.begin(), inputs.files.end(), f) == inputs.files.end()) inputs.files.push_back(f);
       Json j = json_header("import", inputs);
       j["output"] = models::utf8_text(opt.out);  // a file name is bytes; JSON needs UTF-8
       j["kind"] = job.kind;
@@ -82,6 +85,7 @@ int cmd_import(int argc, char** argv) {
       for (const auto& d : imported.defaults)
         std::fprintf(stderr, "  %s = %s: %s\n", d.key.c_str(), d.value.c_str(), d.why.c_str());
     }
+    for (const auto& n : imported.env_unknown) std::fprintf(stderr, "commsim import: note: %s\n", n.c_str());
     if (!imported.taken.empty()) {
       std::fprintf(stderr, "commsim import: read from the job's command:\n");
       for (const auto& t : imported.taken) std::fprintf(stderr, "  %s\n", t.c_str());

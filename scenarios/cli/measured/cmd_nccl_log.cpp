@@ -211,10 +211,14 @@ std::optional<OnePodComparison> compare_one_pod(const NcclLogReport& r, const st
   const int host_gpus = models::nccl::instance_gpus(instance);
   // With P2P disabled by the environment one pod would not help: the finding says so instead.
   const auto* p2p_off = r.find_env("NCCL_P2P_DISABLE");
-  if (!isolated || host_gpus < 2 || (p2p_off && p2p_off->value == "1")) return std::nullopt;
+  // One process driving every rank (a communicator of each in its log) is one pod already.
+  const bool one_process = r.processes == 1 && static_cast<int>(r.comms.size()) >= r.nranks;
+  if (!isolated || host_gpus < 2 || (p2p_off && p2p_off->value == "1") || one_process) return std::nullopt;
   OnePodComparison c;
+  // Hosts of one size holding the log's ranks, no more (as the scenario the log gives).
   c.gpus_per_pod = std::min(host_gpus, r.nranks);
-  c.nodes = (r.nranks + c.gpus_per_pod - 1) / c.gpus_per_pod;
+  while (r.nranks % c.gpus_per_pod != 0) --c.gpus_per_pod;
+  c.nodes = r.nranks / c.gpus_per_pod;
   try {
     const std::string toml = scenario_from_nccl_log(r, {instance});
     models::RunOptions options;
@@ -265,7 +269,7 @@ int cmd_nccl_log(int argc, char** argv) {
     } catch (const models::ParseError& e) {
       throw UserError({e.file(), e.line(), e.col()}, e.message());
     }
-    const auto findings = models::nccl::diagnose_log(report);
+    const auto findings = models::nccl::diagnose_log(report, instance);
     // The scenario first: if it cannot be written, nothing is printed as if all went well.
     if (!scenario_out.empty()) write_file_atomically(scenario_out, scenario_from_nccl_log(report, {instance}));
     const auto cmp = no_simulate ? std::nullopt : compare_one_pod(report, findings, instance);

@@ -243,11 +243,15 @@ int cmd_nccl_tests(int argc, char** argv) {
     if (!compare.empty()) {
       const NcclTestsFile measured = read_nccl_tests_output(compare, "--compare");
       std::string applied;
-      for (const auto& [k, v] : nccl_env_from_log(measured.text))
+      std::map<std::string, SourcePos> env_at;  // a refused value is the file's error, at its line
+      for (const auto& [k, v] : nccl_env_from_log(measured.text, compare, &env_at))
         if (!scenario.spec.nccl_env.count(k)) {
           scenario.spec.nccl_env[k] = v;
           applied += (applied.empty() ? "" : ", ") + k + "=" + v;
+        } else {
+          env_at.erase(k);
         }
+      check_run_nccl_env(scenario.spec.nccl_env, env_at);
       std::string version_note;
       if (const int version = usable_nccl_version(measured, compare, &version_note);
           version > 0 && scenario.spec.nccl_version == 0) {

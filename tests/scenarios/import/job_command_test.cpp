@@ -142,6 +142,12 @@ TEST_CASE("commsim import k8s: a config.json beside the job gives the model's sh
   CHECK(s.model->kv_heads == 8);
   CHECK(s.model->vocab == 128256);
   CHECK(run_commsim({"run", out}).exit_code == 0);
+  // The config.json read for the shape is an input: --out over it is refused, the file kept.
+  const std::string config = (dir / "config.json").string(), before = scenarios_test::slurp(config);
+  const auto over = run_commsim({"import", "k8s", job.string(), "--out", config});
+  CHECK(over.exit_code == 2);
+  CHECK(over.err.rfind(config + ":1:1: --out: '" + config + "' is an input", 0) == 0);
+  CHECK(scenarios_test::slurp(config) == before);
   std::filesystem::remove_all(dir);
 }
 

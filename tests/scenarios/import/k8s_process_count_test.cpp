@@ -73,3 +73,19 @@ TEST_CASE("import k8s: a GPU limit of 0 is refused at the limit", "[scenarios]")
   CHECK(import_error("containers:\n- name: train\n  resources:\n    limits:\n      nvidia.com/gpu: \"0\"\n") ==
         "job.yaml:5:23: nvidia.com/gpu: 0 GPUs per pod would run no rank (expected 1 or more)");
 }
+
+TEST_CASE("import k8s: nprocPerNode gpu and auto are the pod's GPUs; cpu is refused at the key", "[scenarios]") {
+  for (const char* word : {"gpu", "auto"}) {
+    INFO(word);
+    const auto job = scenarios::parse_k8s_job(
+        edited(kPyTorchJob, "nprocPerNode: \"4\"", std::string("nprocPerNode: \"") + word + "\""), "job.yaml");
+    CHECK(job.gpus_per_pod == 4);
+    REQUIRE_FALSE(job.notes.empty());
+    CHECK(job.notes.front() == std::string("spec.nprocPerNode: ") + word +
+                                   ": one process per GPU of the pod (torchrun --nproc-per-node=" + word + ")");
+    CHECK(import_error(edited(kPyTorchJob, "nprocPerNode: \"4\"", std::string("nprocPerNode: ") + word)) == "no error");
+  }
+  CHECK(import_error(edited(kPyTorchJob, "nprocPerNode: \"4\"", "nprocPerNode: cpu")) ==
+        "job.yaml:4:17: spec.nprocPerNode: cpu starts one process per CPU core (a training on CPUs), which commsim "
+        "does not simulate (expected a number of processes, gpu or auto)");
+}

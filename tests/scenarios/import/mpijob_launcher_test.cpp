@@ -2,8 +2,11 @@
 // slots (scenarios/import/job_command.cpp mpi_ranks, k8s_controllers.cpp mpi_launch).
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
+#include "scenarios/import/job_command.hpp"
 #include "scenarios/import/k8s_job.hpp"
 #include "scenarios/load/loader.hpp"
 #include "tests/scenarios/command_runner.hpp"
@@ -103,4 +106,56 @@ TEST_CASE("import k8s: an MPIJob's mpirun -np and -N decide its ranks", "[scenar
       }
     }
   }
+}
+
+TEST_CASE("import k8s: NCCL variables set by mpirun -x, -genv and -env are the ranks' environment", "[scenarios]") {
+  const auto m = scenarios::mpi_ranks(
+      "mpirun -np 16 -x NCCL_ALGO=Ring -x NCCL_DEBUG -genv NCCL_PROTO Simple -env FI_PROVIDER=efa python t.py -x 3");
+  REQUIRE(m.env.size() == 4);
+  CHECK(m.env[0].name == "NCCL_ALGO");
+  CHECK(m.env[0].value == "Ring");
+  CHECK(m.env[1].name == "NCCL_DEBUG");
+  CHECK_FALSE(m.env[1].value);
+  CHECK(m.env[2].name == "NCCL_PROTO");
+  CHECK(m.env[2].value == "Simple");
+  CHECK(m.env[3].name == "FI_PROVIDER");
+  CHECK(m.env[3].value == "efa");
+  CHECK(m.total == 16);
+
+  // Through commsim import: -x VAR=VAL is written; -x VAR takes the launcher's (else the pod's)
+  // value; a variable with no value anywhere, and an envFrom, are notes in the scenario and on stderr.
+  const auto dir = scenarios_test::fresh_temp_dir("import-mpirun-env");
+  std::string t = scenarios_test::slurp(kMpiJob);
+  t.replace(
+      t.find(R"("-np", "16")"), std::string(R"("-np", "16")").size(),
+      R"("-np", "16", "-x", "NCCL_ALGO=Ring", "-x", "NCCL_PROTO", "-x", "NCCL_MIN_NCHANNELS", "-x", "NCCL_BUFFSIZE")");
+  const std::string launcher = "              command: [\"mpirun\"";
+  REQUIRE(t.find(launcher) != std::string::npos);
+  t.insert(t.find(launcher), "              env: [{name: NCCL_BUFFSIZE, value: \"8388608\"}]\n");
+  const std::string worker_env = "                - {name: NCCL_PROTO, value: simple}\n";
+  REQUIRE(t.find(worker_env) != std::string::npos);
+  t.insert(t.find(worker_env) + worker_env.size(),
+           "              envFrom:\n                - configMapRef: {name: nccl-tuning}\n");
+  const std::string job = (dir / "m.yaml").string(), out = (dir / "s.toml").string();
+  std::ofstream(job) << t;
+  const auto r = scenarios_test::run_commsim({"import", "k8s", job, "--out", out});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string toml = scenarios_test::slurp(out);
+  CHECK(toml.find("NCCL_ALGO = \"Ring\"  # the launcher's mpirun -x NCCL_ALGO=Ring") != std::string::npos);
+  CHECK(toml.find("NCCL_PROTO = \"simple\"  # the launcher's mpirun -x NCCL_PROTO, the container env") !=
+        std::string::npos);
+  CHECK(toml.find("NCCL_BUFFSIZE = \"8388608\"  # the launcher's mpirun -x NCCL_BUFFSIZE, the launcher's container "
+                  "env") != std::string::npos);
+  const std::string unknown =
+      "NCCL_MIN_NCHANNELS is passed by the launcher's mpirun -x NCCL_MIN_NCHANNELS from an "
+      "environment this file does not show: not in [nccl.env] (add it by hand)";
+  CHECK(toml.find("# note: " + unknown) != std::string::npos);
+  CHECK(r.err.find("commsim import: note: " + unknown + "\n") != std::string::npos);
+  const std::string env_from = "envFrom configMapRef nccl-tuning (line 33): its variables are not in this file";
+  CHECK(toml.find("# note: " + env_from) != std::string::npos);
+  CHECK(r.err.find("commsim import: note: " + env_from) != std::string::npos);
+  const auto s = scenarios::load_scenario(out).spec;
+  CHECK(s.nccl_env.at("NCCL_ALGO") == "Ring");
+  std::filesystem::remove_all(dir);
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -167,4 +168,28 @@ TEST_CASE("nccl-log scenario: an older NCCL log (no nNodes line)", "[scenarios]"
           std::string::npos);
     CHECK(m.find("(expected the log of every rank") != std::string::npos);
   }
+}
+
+TEST_CASE("nccl-log scenario: the logged rank count, on hosts of one size, and the instance used", "[scenarios]") {
+  // Seed 000's log as if 6 ranks ran on 6 NCCL nodes, given a 4-GPU instance: 2 hosts of 3 pods
+  // (not 2 x 4 = 8 ranks), and the diagnosis names the instance given, not the log's platform.
+  const auto dir = scenarios_test::fresh_temp_dir("nccllog-six");
+  std::string text = scenarios_test::slurp(kLogInputs + "seed000_p4d_4pods_efa.log");
+  for (auto at = text.find("nRanks 4 nNodes 4"); at != std::string::npos; at = text.find("nRanks 4 nNodes 4"))
+    text.replace(at, 17, "nRanks 6 nNodes 6");
+  const std::string log = (dir / "six.log").string(), out = (dir / "six.toml").string();
+  std::ofstream(log) << text;
+  const auto r = run_commsim({"nccl-log", log, "--instance", "h200x4", "--scenario", out, "--no-simulate"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto s = scenarios::load_scenario(out).spec;
+  CHECK(s.cluster.nodes == 2);
+  CHECK(s.placement.pods_per_node == 3);
+  CHECK(s.placement.gpus_per_pod == 1);
+  CHECK(scenarios_test::slurp(out).find(
+            "# nNodes 6 x localRanks 1 on h200x4 (4 GPUs): 3 pods packed per host on 2 hosts, not sharing IPC") !=
+        std::string::npos);
+  CHECK(r.out.find("(h200x4 has 4 GPUs)") != std::string::npos);
+  CHECK(r.out.find("p4d.24xlarge has") == std::string::npos);
+  std::filesystem::remove_all(dir);
 }

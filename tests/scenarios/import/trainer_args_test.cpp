@@ -2,10 +2,13 @@
 // (scenarios/examples/inputs/seed002_trainer_args.txt), the command-line form and a bad value.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "scenarios/import/trainer_args.hpp"
 #include "scenarios/load/loader.hpp"
+#include "tests/scenarios/command_runner.hpp"
 
 using scenarios::UserError;
 
@@ -69,4 +72,32 @@ TEST_CASE("import k8s: bare Trainer flags are true, and fsdp is read", "[scenari
   } catch (const UserError& e) {
     CHECK(std::string(e.what()).rfind("d.txt:1:8: fsdp: 'full_shrad' is not an FSDP option (expected ", 0) == 0);
   }
+}
+
+TEST_CASE("import k8s: --trainer-args reads the script's sequence length and model as the job's command does",
+          "[scenarios]") {
+  const auto a = scenarios::parse_trainer_args(
+      "python sft.py --model_name_or_path meta-llama/Meta-Llama-3-8B --max_seq_length 4096 --bf16\n", "cli.txt");
+  CHECK(a.seq == 4096);
+  CHECK(a.seq_key == "max_seq_length");
+  CHECK(a.model_id == "meta-llama/Meta-Llama-3-8B");
+  for (const char* key : {"max_seq_len", "model_max_length"}) {
+    INFO(key);
+    CHECK(scenarios::parse_trainer_args(std::string(key) + "=8192,\n", "t.txt").seq == 8192);
+  }
+  // Through the import: the job names neither; the file's values are written, with where they came from.
+  const auto dir = scenarios_test::fresh_temp_dir("import-trainer-seq");
+  const std::string args = (dir / "args.txt").string(), out = (dir / "s.toml").string();
+  std::ofstream(args) << "--model_name_or_path meta-llama/Meta-Llama-3-8B --max_seq_length 4096 "
+                         "--per_device_train_batch_size 1\n";
+  const auto r = scenarios_test::run_commsim(
+      {"import", "k8s", kTrainerInputs + "trainjob_p4d_4x1.yaml", "--trainer-args", args, "--out", out});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string toml = scenarios_test::slurp(out);
+  CHECK(toml.find("seq = 4096  # args.txt: max_seq_length") != std::string::npos);
+  CHECK(toml.find("sequence length not in the job") == std::string::npos);
+  CHECK(toml.find("preset = \"llama-3-8b\"  # args.txt: model_name_or_path meta-llama/Meta-Llama-3-8B has the shape "
+                  "of preset llama-3-8b") != std::string::npos);
+  std::filesystem::remove_all(dir);
 }
