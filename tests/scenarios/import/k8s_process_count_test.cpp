@@ -74,7 +74,7 @@ TEST_CASE("import k8s: a GPU limit of 0 is refused at the limit", "[scenarios]")
         "job.yaml:5:23: nvidia.com/gpu: 0 GPUs per pod would run no rank (expected 1 or more)");
 }
 
-TEST_CASE("import k8s: nprocPerNode gpu and auto are the pod's GPUs; cpu is refused at the key", "[scenarios]") {
+TEST_CASE("import k8s: nprocPerNode gpu and auto are the pod's GPUs, cpu is refused at the key", "[scenarios]") {
   for (const char* word : {"gpu", "auto"}) {
     INFO(word);
     const auto job = scenarios::parse_k8s_job(

@@ -216,7 +216,7 @@ TEST_CASE("commsim calibrate: errors point at the --fix, the FILE:VAR=VAL argume
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("commsim calibrate: points left out of the fit are marked; the engine's error is reported", "[scenarios]") {
+TEST_CASE("commsim calibrate: points left out of the fit are marked, the engine's error is reported", "[scenarios]") {
   const auto dir = scenarios_test::fresh_temp_dir("calibrate-engine");
   const std::string out = (dir / "p.toml").string();
   const auto j_run =
