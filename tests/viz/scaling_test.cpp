@@ -93,6 +93,13 @@ TEST_CASE("viz: the efficiency chart marks 100 % and writes each point's efficie
   CHECK(count_in(svg, "class=\"scaling-point\"") == 3);
   CHECK(count_in(svg, "scaling-value") == 3);
   CHECK(svg.find(">90%<") != std::string::npos);  // not a tick (ticks step by 20 %)
+  CHECK(svg.find("does not fit in GPU memory") == std::string::npos);
+  // A point over its GPUs' memory gets a ring, and the legend names it.
+  auto over = nodes_sweep();
+  over[2].fits = false;
+  const std::string oom = viz::charts::scaling_efficiency(over, "cluster.nodes");
+  CHECK(oom.find("scaling-oom") != std::string::npos);
+  CHECK(oom.find("does not fit in GPU memory") != std::string::npos);
 }
 
 TEST_CASE("viz: the sweep's breakdown bars add up to each point's step and failures are said", "[viz]") {

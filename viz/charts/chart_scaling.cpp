@@ -179,6 +179,9 @@ std::string scaling_efficiency(const std::vector<ScalingPoint>& points, const st
   for (size_t i = 0; i < points.size(); ++i)
     if (eff[i] > 0) emax = std::max(emax, eff[i]), empty = false;
   auto legend = series_legend(f, "scaling efficiency");
+  // The ring drawn on a point over its GPUs' memory is named, as on the throughput chart.
+  if (std::any_of(points.begin(), points.end(), [&](const ScalingPoint& p) { return !p.fits; }))
+    legend.push_back({"does not fit in GPU memory (time as if it did)", kOomColor, true});
   const double legend_y = f.top + f.plot_h + 52;
   const double H = legend_y + svg::legend_height(f.plot_w(), legend) + 8;
   svg::Writer w(f.W, H, "chart chart-scaling-efficiency",
