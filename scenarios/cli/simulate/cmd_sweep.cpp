@@ -33,6 +33,7 @@
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/sweep/progress_line.hpp"
+#include "scenarios/cli/sweep/inputs_digest.hpp"
 #include "scenarios/cli/sweep/sweep_output.hpp"
 #include "scenarios/cli/sweep/sweep_plan.hpp"
 #include "scenarios/cli/sweep/sweep_rows.hpp"
@@ -55,8 +56,10 @@ UserError at_vary(const UserError& e, size_t n_sets, const std::vector<VaryAxis>
 }
 
 // Checks a row found in the file being resumed; returns its index.
+// `digests`: each point's inputs_digest, by index - begin.
 size_t check_existing_row(const SweepRows& rows, const std::vector<VaryAxis>& axes, size_t begin, size_t end,
-                          const std::string& file, int line_no, const Json& row) {
+                          const std::vector<std::string>& digests, const std::string& file, int line_no,
+                          const Json& row) {
   const auto& cols = rows.columns();
   auto cell = [&](size_t c) -> std::string {
     if (row.is_array()) return c < row.size() ? row[c].get<std::string>() : std::string("\x01");
@@ -77,9 +80,15 @@ size_t check_existing_row(const SweepRows& rows, const std::vector<VaryAxis>& ax
   if (index < begin || index >= end)
     throw UserError({file, line_no, 1}, "--resume: row " + index_text + " is not in this shard (expected indices " +
                                             std::to_string(begin) + " to " + std::to_string(end - 1) + ")");
-  const Json expected = rows.row(sweep_point(axes, index), nullptr, "");
+  const Json expected = rows.row(sweep_point(axes, index), nullptr, "", digests[index - begin]);
   for (size_t c = 0; c < cols.size(); ++c) {
     const std::string& name = cols[c];
+    if (name == "inputs_digest" && cell(c) != SweepRows::cell_text(expected[name]))
+      throw UserError({file, line_no, 1}, "--resume: row " + index_text +
+                                              " was made from other inputs (inputs_digest " + cell(c) + ", now " +
+                                              SweepRows::cell_text(expected[name]) +
+                                              "): the scenario or a file it reads changed since (expected the "
+                                              "rows of the same inputs: run without --resume into a new file)");
     const bool key_column = c <= axes.size() || name == "file" || name == "overrides";
     if (key_column && cell(c) != SweepRows::cell_text(expected[name]))
       throw UserError({file, line_no, 1}, "--resume: row " + index_text + " has " + name + " '" + cell(c) +
@@ -188,6 +197,12 @@ int cmd_sweep(int argc, char** argv) {
       for (const auto& l : loaded) inputs.insert(l.files.begin(), l.files.end());
       refuse_outputs_over_inputs({{"--csv", csv}, {"--jsonl", jsonl}, {"--html", html}}, {inputs.begin(), inputs.end()});
     }
+    std::vector<std::string> digests;  // by position in `points`: what each row was made from
+    for (const auto& l : loaded) {
+      std::vector<std::string> files = l.files;
+      if (!prices.empty()) files.push_back(prices);
+      digests.push_back(inputs_digest(std::move(files)));
+    }
     const RowFormat format = (json || !jsonl.empty()) ? RowFormat::JsonLines : RowFormat::Csv;
     const SweepRows rows(axes, path, sets);
     SweepOutput out(format == RowFormat::Csv ? csv : jsonl, format);
@@ -199,7 +214,7 @@ int cmd_sweep(int argc, char** argv) {
     std::map<size_t, int> row_lines;
     const std::set<size_t> present =
         out.start(with_header ? rows.csv_header() : "", resume, [&](int line_no, const Json& row) {
-          const size_t index = check_existing_row(rows, axes, begin, end, out.name(), line_no, row);
+          const size_t index = check_existing_row(rows, axes, begin, end, digests, out.name(), line_no, row);
           if (const auto seen = row_lines.find(index); seen != row_lines.end())
             throw UserError({out.name(), line_no, 1}, "--resume: row " + std::to_string(index) +
                                                           " is already at line " + std::to_string(seen->second) +
@@ -277,7 +292,7 @@ int cmd_sweep(int argc, char** argv) {
       }
       if (!result) failed.fetch_add(1);
       if (result && !result->fits()) over.fetch_add(1);
-      const Json row = rows.row(points[i], result ? &*result : nullptr, error);
+      const Json row = rows.row(points[i], result ? &*result : nullptr, error, digests[i]);
       std::string line = format == RowFormat::Csv ? SweepRows::csv_line(row) : SweepRows::json_line(row);
       std::lock_guard<std::mutex> lock(write_mutex);
       done_lines[k] = std::move(line);

@@ -80,11 +80,12 @@ SweepRows::SweepRows(std::vector<VaryAxis> axes, std::string scenario_file, std:
     : axes_(std::move(axes)), file_(models::utf8_text(scenario_file)), overrides_(std::move(overrides)) {
   // Column names come from a row, so the header can never disagree with the rows.
   const SweepPoint any{0, std::vector<std::string>(axes_.size())};
-  const Json sample = row(any, nullptr, "");
+  const Json sample = row(any, nullptr, "", "");
   for (const auto& item : sample.items()) columns_.push_back(item.key());
 }
 
-Json SweepRows::row(const SweepPoint& point, const models::RunResult* result, const std::string& error) const {
+Json SweepRows::row(const SweepPoint& point, const models::RunResult* result, const std::string& error,
+                    const std::string& digest) const {
   Json j;
   j["index"] = point.index;
   for (size_t a = 0; a < axes_.size(); ++a) j[axes_[a].key] = typed_value(point.values[a]);
@@ -104,6 +105,7 @@ Json SweepRows::row(const SweepPoint& point, const models::RunResult* result, co
     add_cost_summary(j, *result);
   else
     add_null_cost_summary(j);
+  j["inputs_digest"] = digest;  // after every other column: their positions do not move
   round_numbers(j);
   return j;
 }

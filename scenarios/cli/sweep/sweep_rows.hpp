@@ -4,7 +4,8 @@
 //   index, <one column per --vary key>, the run summary (result_schema.hpp), error,
 //   file, overrides, commsim_version, schema_version, then does it fit and how fast: fits,
 //   memory_peak_bytes, memory_capacity_bytes, tokens_per_s, samples_per_s, model_tflops_per_gpu,
-//   mfu, tokens_per_s_per_gpu (null where not computed).
+//   mfu, tokens_per_s_per_gpu (null where not computed), the layout and the run at scale, the cost
+//   columns, and last `inputs_digest` (inputs_digest.hpp: what the point read, for --resume).
 // A --vary value is written with the type the loader gives it (4, 0.5, true, "Ring", "1 MiB").
 #include <string>
 #include <vector>
@@ -19,8 +20,10 @@ class SweepRows {
  public:
   SweepRows(std::vector<VaryAxis> axes, std::string scenario_file, std::vector<std::string> overrides);
 
-  // The row of `point`: the run's summary, or nulls and the error message.
-  Json row(const SweepPoint& point, const models::RunResult* result, const std::string& error) const;
+  // The row of `point`: the run's summary, or nulls and the error message; `digest` is the
+  // inputs_digest of the files the point's scenario read.
+  Json row(const SweepPoint& point, const models::RunResult* result, const std::string& error,
+           const std::string& digest) const;
 
   // Column names (= the keys of every row), CSV header line with its newline.
   const std::vector<std::string>& columns() const { return columns_; }

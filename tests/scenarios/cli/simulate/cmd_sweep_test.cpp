@@ -168,6 +168,34 @@ TEST_CASE("scenarios: sweep --resume reads quoted line breaks, refuses a row twi
   fs::remove_all(dir);
 }
 
+// Rows made before the scenario (or a file it reads) was edited are another sweep's: --resume
+// refuses them at their line (the last column, inputs_digest, hashes what each point read).
+TEST_CASE("scenarios: sweep --resume refuses rows made from an edited scenario", "[scenarios]") {
+  const fs::path dir = scenarios_test::fresh_temp_dir("resume-edited");
+  const std::string scenario = (dir / "s.toml").string(), full = (dir / "full.csv").string(),
+                    part = (dir / "part.csv").string();
+  fs::copy_file(kSweepAllReduce, scenario);
+  const std::vector<std::string> sweep = {"sweep", scenario, "--vary", "collective.bytes=1 MiB,16 MiB"};
+  REQUIRE(run_commsim(with(sweep, {"--csv", full})).exit_code == 0);
+  const std::string whole = slurp(full);
+  const std::string kept = whole.substr(0, whole.find('\n', whole.find('\n') + 1) + 1);  // header, row 0
+  std::ofstream(part, std::ios::binary) << kept;
+  // The same inputs: resumed as before.
+  REQUIRE(run_commsim(with(sweep, {"--csv", part, "--resume"})).exit_code == 0);
+  CHECK(slurp(part) == whole);
+  // The scenario edited (one more line, same keys): row 0 was made from other inputs.
+  std::ofstream(scenario, std::ios::app) << "# edited\n";
+  std::ofstream(part, std::ios::binary) << kept;
+  const auto edited = run_commsim(with(sweep, {"--csv", part, "--resume"}));
+  CHECK(edited.exit_code == 2);
+  CHECK(edited.err.find(part + ":2:1: --resume: row 0 was made from other inputs (inputs_digest ") == 0);
+  CHECK(slurp(part) == kept);
+  // The header names the column last, and its cells are 16 hex digits.
+  CHECK(whole.substr(0, whole.find('\n')).size() >= 14);
+  CHECK(whole.substr(whole.find('\n') - 14, 14) == ",inputs_digest");
+  fs::remove_all(dir);
+}
+
 TEST_CASE("scenarios: sweep refuses a file another sweep is writing, so shards cannot lose rows", "[scenarios]") {
   const fs::path dir = scenarios_test::fresh_temp_dir("lock");
   const std::string csv = (dir / "rows.csv").string();
