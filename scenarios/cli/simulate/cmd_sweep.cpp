@@ -32,8 +32,8 @@
 
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
-#include "scenarios/cli/sweep/progress_line.hpp"
 #include "scenarios/cli/sweep/inputs_digest.hpp"
+#include "scenarios/cli/sweep/progress_line.hpp"
 #include "scenarios/cli/sweep/sweep_output.hpp"
 #include "scenarios/cli/sweep/sweep_plan.hpp"
 #include "scenarios/cli/sweep/sweep_rows.hpp"
