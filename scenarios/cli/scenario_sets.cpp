@@ -2,6 +2,7 @@
 #include "scenarios/cli/scenario_sets.hpp"
 
 #include <cctype>
+#include <utility>
 
 namespace scenarios {
 
@@ -31,29 +32,42 @@ ScenarioSets::ScenarioSets(const std::vector<std::string>& sets, size_t n) : per
       }
     }
   }
+  // A key twice for all, or twice for one scenario, is refused here, where the --set ordinals are
+  // the user's (the loader refuses it too, but counts the overrides one scenario gets).
+  auto refuse_twice = [](const std::vector<std::string>& list, const std::vector<Origin>& origins) {
+    for (size_t later = 1; later < list.size(); ++later)
+      for (size_t first = 0; first < later; ++first)
+        if (override_key(list[first]) == override_key(list[later]))
+          throw UserError({"--set", origins[later].ordinal, origins[later].shift + 1},
+                          "'" + override_key(list[later]) + "' is set twice, first at --set:" +
+                              std::to_string(origins[first].ordinal) + ":" + std::to_string(origins[first].shift + 1) +
+                              " (expected each key once, as in a scenario file)");
+  };
+  if (n > 0) refuse_twice(per_scenario_[0], origins_[0]);
+  for (size_t i = 0; i < n; ++i) refuse_twice(own[i], own_origins[i]);
   for (size_t i = 0; i < n; ++i) {
-    per_scenario_[i].insert(per_scenario_[i].end(), own[i].begin(), own[i].end());
-    origins_[i].insert(origins_[i].end(), own_origins[i].begin(), own_origins[i].end());
+    // A scenario's own N:K=V replaces the K=V for all: that one is not passed (the loader refuses a
+    // key given twice, as a file does; one the user typed twice, for all or for one, is still refused).
+    std::vector<std::string> held;
+    std::vector<Origin> held_origins;
+    for (size_t k = 0; k < per_scenario_[i].size(); ++k) {
+      bool replaced = false;
+      for (const auto& o : own[i]) replaced = replaced || override_key(o) == override_key(per_scenario_[i][k]);
+      if (replaced) continue;
+      held.push_back(per_scenario_[i][k]);
+      held_origins.push_back(origins_[i][k]);
+    }
+    held.insert(held.end(), own[i].begin(), own[i].end());
+    held_origins.insert(held_origins.end(), own_origins[i].begin(), own_origins[i].end());
+    per_scenario_[i] = std::move(held);
+    origins_[i] = std::move(held_origins);
   }
 }
 
 std::string name_with_overrides(const std::string& name, const std::vector<std::string>& overrides) {
-  // The overrides that hold: one a later one of the same key replaced is not in the name.
-  auto key_of = [](const std::string& o) {
-    std::string k = o.substr(0, o.find('='));
-    while (!k.empty() && std::isspace(static_cast<unsigned char>(k.back()))) k.pop_back();
-    return k;
-  };
-  std::vector<std::string> held;
-  for (size_t k = 0; k < overrides.size(); ++k) {
-    bool replaced = false;
-    for (size_t later = k + 1; later < overrides.size() && !replaced; ++later)
-      replaced = key_of(overrides[later]) == key_of(overrides[k]);
-    if (!replaced) held.push_back(overrides[k]);
-  }
-  if (held.empty()) return name;
+  if (overrides.empty()) return name;
   std::string out = name + " [";
-  for (size_t k = 0; k < held.size(); ++k) out += (k ? ", " : "") + held[k];
+  for (size_t k = 0; k < overrides.size(); ++k) out += (k ? ", " : "") + overrides[k];
   return out + "]";
 }
 

@@ -18,7 +18,8 @@ class ScenarioSets {
  public:
   // Throws UserError ("--set:ORDINAL:1: ...") for an index out of 1..n_scenarios.
   ScenarioSets(const std::vector<std::string>& sets, size_t n_scenarios);
-  // The overrides scenario `i` (0-based) gets, without their "N:" prefix, in command-line order.
+  // The overrides scenario `i` (0-based) gets, without their "N:" prefix: every K=V for all but those
+  // its own N:K=V replace, then its own, in command-line order.
   const std::vector<std::string>& of(size_t i) const { return per_scenario_[i]; }
   // load_scenario(path, of(i)); a --set error points at the user's --set (ordinal and column).
   // The scenario's name gets its overrides appended (name_with_overrides), so two columns of one

@@ -175,6 +175,10 @@ void TomlReader::apply_override(toml::table& root, const std::string& arg, int o
   for (const auto& p : parts)
     if (p.name.empty())
       throw UserError(at_start, "'" + key + "' is not a dotted key (expected a key such as placement.gpus_per_pod)");
+  const auto [first, fresh] = set_keys_.emplace(override_key(arg), ordinal);
+  if (!fresh)
+    throw UserError(at_start, "'" + first->first + "' is set twice, first at --set:" + std::to_string(first->second) +
+                                  ":1 (expected each key once, as in a scenario file)");
   const SourcePos value_pos{"--set", ordinal, static_cast<int>(eq) + 2};
   const std::string value = arg.substr(eq + 1);
 
@@ -460,3 +464,15 @@ void TomlReader::open_table(const toml::node& n, const std::string& dotted,
 }
 
 }  // namespace scenarios::detail
+
+namespace scenarios {
+
+std::string override_key(const std::string& set) {
+  std::optional<size_t> bad;
+  std::string key;
+  for (const auto& p : detail::split_key(set.substr(0, detail::set_equals(set)), bad))
+    key += (key.empty() ? "" : ".") + p.name;
+  return key;
+}
+
+}  // namespace scenarios

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -74,6 +75,7 @@ class TomlReader {
   LoadedScenario& out_;
   std::string file_name_;
   std::unordered_map<const toml::node*, OverridePos> overrides_;
+  std::map<std::string, int> set_keys_;  // override_key -> its --set ordinal: a key set twice is refused
 };
 
 std::string type_name(const toml::node& n);
