@@ -67,8 +67,8 @@ LoadedScenario load_scenario(const std::string& path, const std::vector<std::str
 
 // The key of one `--set KEY=VALUE` as the loader reads it: its parts joined with '.', a quoted
 // part unquoted, spaces around parts dropped (cluster."nodes" and cluster. nodes are cluster.nodes;
-// cluster.params."a.b" is cluster.params.a.b, as [cluster.params] reads both). A key given twice in one list of overrides is refused by
-// the loader: a file refuses a key twice, and the last would otherwise win without a word.
+// cluster.params."a.b" is cluster.params.a.b, as [cluster.params] reads both). A key given twice in one list of
+// overrides is refused by the loader: a file refuses a key twice, and the last would otherwise win without a word.
 std::string override_key(const std::string& set);
 
 // The same from text already in memory (tests, fuzzers); `file_name` is used in messages and

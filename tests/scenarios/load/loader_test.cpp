@@ -341,8 +341,9 @@ TEST_CASE("loader: a --set key part may be quoted as in a file", "[scenarios]") 
     load_scenario_text(kMinimal, "q.toml", {"cluster.nodes=2", "cluster.params.x=1", "cluster.\"nodes\"=3"});
     FAIL("no error");
   } catch (const scenarios::UserError& e) {
-    CHECK(std::string(e.what()) ==
-          "--set:3:1: 'cluster.nodes' is set twice, first at --set:1:1 (expected each key once, as in a scenario file)");
+    CHECK(
+        std::string(e.what()) ==
+        "--set:3:1: 'cluster.nodes' is set twice, first at --set:1:1 (expected each key once, as in a scenario file)");
   }
   CHECK_THROWS_WITH(load_scenario_text(kMinimal, "q.toml",
                                        {"cluster.params.nvlink.efficiency.simple=0.6",

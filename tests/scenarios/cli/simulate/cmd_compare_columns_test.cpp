@@ -39,11 +39,12 @@ TEST_CASE("scenarios: compare --set N:K=V wins over --set K=V in either order, a
 // A key twice for every column, or twice for one column, is refused at the user's second --set.
 TEST_CASE("scenarios: compare refuses a key set twice for the same columns, at the user's --set", "[scenarios]") {
   const std::string s = kSeedsOfColumns + "p5_1pod_8gpu.toml";
-  const auto all = run_commsim({"compare", s, s, "--set", "2:cluster.nodes=4", "--set", "cluster.nodes=2", "--set",
-                                "cluster.nodes=3"});
+  const auto all = run_commsim(
+      {"compare", s, s, "--set", "2:cluster.nodes=4", "--set", "cluster.nodes=2", "--set", "cluster.nodes=3"});
   CHECK(all.exit_code == 2);
-  CHECK(all.err == "--set:3:1: 'cluster.nodes' is set twice, first at --set:2:1 (expected each key once, as in a "
-                   "scenario file)\n");
+  CHECK(all.err ==
+        "--set:3:1: 'cluster.nodes' is set twice, first at --set:2:1 (expected each key once, as in a "
+        "scenario file)\n");
   const auto own = run_commsim({"compare", s, s, "--set", "2:cluster.nodes=4", "--set", "2:cluster.\"nodes\"=3"});
   CHECK(own.exit_code == 2);
   CHECK(own.err.rfind("--set:2:3: 'cluster.nodes' is set twice, first at --set:1:3 ", 0) == 0);
