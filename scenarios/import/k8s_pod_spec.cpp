@@ -9,6 +9,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "models/nccl/env_names.hpp"
 #include "scenarios/import/k8s_job.hpp"
 #include "scenarios/import/k8s_job_reader.hpp"
 
@@ -52,7 +53,7 @@ void JobReader::env(const YAML::Node& list, const std::string& key, K8sJob& job)
       job.omp_threads = static_cast<int>(n);
       continue;
     }
-    if (name.rfind("NCCL_", 0) != 0 && name.rfind("FI_", 0) != 0) continue;
+    if (!models::nccl::is_nccl_env_name(name)) continue;
     if (!item["value"]) {
       job.env_unknown.push_back(name + " comes from valueFrom: not known here (line " + std::to_string(at(item).line) +
                                 ")");

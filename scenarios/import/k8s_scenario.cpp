@@ -10,6 +10,7 @@
 
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
+#include "models/nccl/env_names.hpp"
 #include "models/model/model_shape.hpp"
 #include "scenarios/import/fsdp_option.hpp"
 #include "scenarios/import/job_command.hpp"
@@ -99,7 +100,7 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
   };
   std::vector<std::tuple<std::string, std::string, std::string>> mpi_env;  // name, value, comment
   for (const auto& e : mpi.env) {
-    if (e.name.rfind("NCCL_", 0) != 0 && e.name.rfind("FI_", 0) != 0) continue;
+    if (!models::nccl::is_nccl_env_name(e.name)) continue;
     if (e.value) {
       mpi_env.emplace_back(e.name, *e.value, "the launcher's mpirun " + e.as_written);
     } else if (const auto v = value_in(job.launcher_env, e.name)) {

@@ -6,6 +6,7 @@
 
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
+#include "models/nccl/env_names.hpp"
 #include "models/model/model_shape.hpp"
 #include "models/nccl/diagnosis.hpp"
 #include "models/nccl/tuner_tables.hpp"
@@ -142,7 +143,7 @@ std::string scenario_from_nccl_log(const models::readers::NcclLogReport& r, cons
         r.plugin_failed ? "the network plugin failed: NCCL fell back to Socket" : "");
 
   for (const auto& e : r.env) {
-    if (e.name.rfind("NCCL_", 0) != 0 && e.name.rfind("FI_", 0) != 0) continue;
+    if (!models::nccl::is_nccl_env_name(e.name)) continue;
     w.set("nccl.env", e.name, e.value,
           (e.source == "environment" ? std::string("set by environment") : "added by " + e.source) + ", line " +
               std::to_string(e.line));

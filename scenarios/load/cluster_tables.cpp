@@ -1,6 +1,7 @@
 // The scenario's cluster-wide tables: [cluster] and what it holds, [nccl.env], [[stragglers]].
 #include <map>
 
+#include "models/nccl/env_names.hpp"
 #include "models/nccl/tuner_tables.hpp"
 #include "scenarios/load/input_file.hpp"
 #include "scenarios/load/table_loader.hpp"
@@ -146,13 +147,12 @@ void Loader::custom_node(const toml::node& n, const std::string& key) {
       });
 }
 
-// NCCL and libfabric variables verbatim; their values are checked by the models that read them.
+// NCCL, aws-ofi-nccl and libfabric variables verbatim; their values are checked by the models that read them.
 void Loader::nccl_env(const toml::node& n, const std::string& key) {
   r_.open_table(n, key, [&](const std::string& name, const toml::node& v, const SourcePos& at) {
-    if (name.rfind("NCCL_", 0) != 0 && name.rfind("FI_", 0) != 0)
-      throw UserError(
-          at, "'" + name +
-                  "' in [nccl.env] is not an NCCL or libfabric variable (expected a name starting with NCCL_ or FI_)");
+    if (!models::nccl::is_nccl_env_name(name))
+      throw UserError(at, "'" + name + "' in [nccl.env] is not an NCCL, aws-ofi-nccl or libfabric variable (expected a " +
+                              "name starting with " + models::nccl::kNcclEnvNames + ")");
     const std::string k = key + "." + name;
     if (v.is_integer())
       out_.spec.nccl_env[name] = std::to_string(v.as_integer()->get());

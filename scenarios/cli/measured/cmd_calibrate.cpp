@@ -12,6 +12,7 @@
 
 #include "models/calibrate/fit.hpp"
 #include "models/calibrate/fit_check.hpp"
+#include "models/nccl/env_names.hpp"
 #include "models/params.hpp"
 #include "models/readers/nccl_tests_output.hpp"
 #include "models/topology/resolve.hpp"
@@ -163,7 +164,7 @@ int cmd_calibrate(int argc, char** argv) {
           const std::size_t end = std::min(arg.find(',', from), arg.size());
           const std::string kv = arg.substr(from, end - from);
           const auto eq = kv.find('=');
-          if (eq == std::string::npos || kv.rfind("NCCL_", 0) != 0)
+          if (eq == std::string::npos || !models::nccl::is_nccl_env_name(kv))
             throw UserError({arg, 1, static_cast<int>(from) + 1},
                             "'" + kv + "' after '" + file +
                                 ":' is not a variable setting (expected NCCL_VAR=VALUE, such as " + file +
