@@ -10,8 +10,8 @@
 
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
-#include "models/nccl/env_names.hpp"
 #include "models/model/model_shape.hpp"
+#include "models/nccl/env_names.hpp"
 #include "scenarios/import/fsdp_option.hpp"
 #include "scenarios/import/job_command.hpp"
 #include "scenarios/import/job_model.hpp"

@@ -6,9 +6,9 @@
 
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
-#include "models/nccl/env_names.hpp"
 #include "models/model/model_shape.hpp"
 #include "models/nccl/diagnosis.hpp"
+#include "models/nccl/env_names.hpp"
 #include "models/nccl/tuner_tables.hpp"
 #include "scenarios/import/scenario_writer.hpp"
 #include "scenarios/load/loader.hpp"

@@ -151,7 +151,8 @@ void Loader::custom_node(const toml::node& n, const std::string& key) {
 void Loader::nccl_env(const toml::node& n, const std::string& key) {
   r_.open_table(n, key, [&](const std::string& name, const toml::node& v, const SourcePos& at) {
     if (!models::nccl::is_nccl_env_name(name))
-      throw UserError(at, "'" + name + "' in [nccl.env] is not an NCCL, aws-ofi-nccl or libfabric variable (expected a " +
+      throw UserError(at, "'" + name +
+                              "' in [nccl.env] is not an NCCL, aws-ofi-nccl or libfabric variable (expected a " +
                               "name starting with " + models::nccl::kNcclEnvNames + ")");
     const std::string k = key + "." + name;
     if (v.is_integer())

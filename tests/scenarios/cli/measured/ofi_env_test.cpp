@@ -21,8 +21,11 @@ const std::string kOfiSource = COMMSIM_SOURCE_DIR;
 
 std::string algo_at_1gib(const std::vector<std::string>& extra) {
   std::vector<std::string> args = {"nccl-tests", kOfiSource + "/scenarios/examples/dgx_h100_nvls_allreduce.toml",
-                                   "--set", "cluster.instance=\"p5.48xlarge\"", "--set", "cluster.nodes=4",
-                                   "-b", "1G", "-e", "1G", "--json"};
+                                   "--set",      "cluster.instance=\"p5.48xlarge\"",
+                                   "--set",      "cluster.nodes=4",
+                                   "-b",         "1G",
+                                   "-e",         "1G",
+                                   "--json"};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto r = run_commsim(args);
   REQUIRE(r.exit_code == 0);
@@ -46,7 +49,8 @@ TEST_CASE("import k8s: a job's OFI_NCCL_ variables reach [nccl.env]", "[scenario
   std::string yaml = scenarios_test::slurp(kOfiSource + "/scenarios/examples/inputs/indexed_job_p5_2x8.yaml");
   const std::string anchor = "            - {name: FI_PROVIDER, value: efa}\n";
   REQUIRE(yaml.find(anchor) != std::string::npos);
-  yaml.replace(yaml.find(anchor), anchor.size(), anchor + "            - {name: OFI_NCCL_TUNER_TYPE, value: Internal}\n");
+  yaml.replace(yaml.find(anchor), anchor.size(),
+               anchor + "            - {name: OFI_NCCL_TUNER_TYPE, value: Internal}\n");
   std::ofstream(dir / "job.yaml") << yaml;
   const std::string out = (dir / "job.toml").string();
   const auto r = run_commsim({"import", "k8s", (dir / "job.yaml").string(), "--out", out});
