@@ -149,6 +149,10 @@ void megatron_checks(const ScenarioSpec& spec, const model::ModelShape& model, i
       throw SpecError("parallel.micro_batches", "micro_batches = " + str(par.micro_batches) +
                                                     " but global_batch / (micro_batch x dp) = " + str(l.grad_accum) +
                                                     " (expected one of the two keys, or equal values)");
+    if (spec.training.global_batch == 0 && spec.training.grad_accum > 1 && par.micro_batches != l.grad_accum)
+      throw SpecError("parallel.micro_batches", "micro_batches = " + str(par.micro_batches) +
+                                                    " but training.grad_accum = " + str(l.grad_accum) +
+                                                    " (expected one of the two keys, or equal values)");
     l.pipeline_micro_batches = par.micro_batches;
   }
 
@@ -235,6 +239,7 @@ void data_parallel_checks(const ScenarioSpec& spec, const model::ModelShape& mod
       {"parallel.overlap_grad_reduce", par.overlap_grad_reduce},
       {"parallel.vocab_parallel", !par.vocab_parallel},
       {"parallel.async_tensor_model_parallel_allreduce", !par.async_tensor_model_parallel_allreduce},
+      {"parallel.micro_batches", par.micro_batches > 0},  // the others' micro-batches: training.grad_accum
   };
   for (const auto& [key, set] : megatron_only)
     if (set)

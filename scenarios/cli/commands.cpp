@@ -63,7 +63,7 @@ const char* kJsonTopic =
     "integers; other numbers carry 9 significant digits; utilisation is a fraction from 0 to 1.\n"
     "run --json, each compare result and each sweep row share the run summary (step_time_s,\n"
     "run_time_s, max_*_s per rank, busiest_link*). From Python: PYTHONPATH=scenarios/python,\n"
-    "import commsim (README.md, \"Python\").\n";
+    "import commsim (docs/python.md).\n";
 
 std::vector<std::string> known_words() {
   std::vector<std::string> words;

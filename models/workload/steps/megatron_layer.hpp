@@ -52,8 +52,8 @@
 //   moe_kernels, each expert's ffn / etp), the reduce-scatter over etp and the combine all-to-all,
 //   then the unpermute; shared experts after, as a dense tensor-parallel MLP (over tp). Backward: the same four
 //   collectives in reverse (2 all-to-alls). The all-to-alls run on the compute stream (the dispatcher waits for them).
-//   token_skew stretches the expert GEMMs (the busiest rank sets the pace); the all-to-all bytes
-//   stay the balanced ones.
+//   token_skew stretches the expert GEMMs and the all-to-all bytes (models/model/moe.cpp
+//   moe_alltoall_bytes): the busiest rank sets the pace.
 // Recompute: full re-runs the layer forward (its communication included) before the backward;
 //   selective re-runs the attention core only.
 #include <cstdint>

@@ -1,4 +1,4 @@
-// docs/goodput.md's examples are what the program prints: each ```console block starts with
+// Every page's console examples (docs/*.md) are what the program prints: each ```console block starts with
 // "$ build/scenarios/commsim ARGS"; every other line of the block (but "...", which skips) must be
 // a line of that command's output, in the same order; a line ending in " ..." is the start of one. A model change that moves a number fails
 // here until the page follows.
@@ -14,7 +14,7 @@
 namespace fs = std::filesystem;
 
 namespace {
-const fs::path kSourceOfGoodputDoc = COMMSIM_SOURCE_DIR;
+const fs::path kSourceOfConsoleDocs = COMMSIM_SOURCE_DIR;
 
 struct Example {
   std::vector<std::string> args;
@@ -34,7 +34,7 @@ std::vector<Example> console_blocks(const std::string& doc) {
     Example e;
     std::istringstream words(first.substr(prompt.size()));
     for (std::string w; words >> w;)  // paths relative to the repository, made absolute
-      e.args.push_back(w.size() > 5 && w.ends_with(".toml") ? (kSourceOfGoodputDoc / w).string() : w);
+      e.args.push_back(w.size() > 5 && w.ends_with(".toml") ? (kSourceOfConsoleDocs / w).string() : w);
     for (std::string l; std::getline(block, l);) e.lines.push_back(l);
     out.push_back(std::move(e));
     at = close + 3;
@@ -43,9 +43,14 @@ std::vector<Example> console_blocks(const std::string& doc) {
 }
 }  // namespace
 
-TEST_CASE("docs/goodput.md: every console example prints what the page shows", "[scenarios][goodput]") {
-  const auto examples = console_blocks(scenarios_test::slurp(kSourceOfGoodputDoc / "docs" / "goodput.md"));
-  REQUIRE(examples.size() >= 2);
+TEST_CASE("docs: every console example prints what the page shows", "[scenarios][goodput]") {
+  std::vector<Example> examples;
+  for (const auto& page : fs::directory_iterator(kSourceOfConsoleDocs / "docs")) {
+    if (page.path().extension() != ".md") continue;
+    auto found = console_blocks(scenarios_test::slurp(page.path()));
+    examples.insert(examples.end(), found.begin(), found.end());
+  }
+  REQUIRE(examples.size() >= 4);  // goodput.md's two, scenario-format.md's two
   for (const auto& e : examples) {
     std::string shown;
     for (const auto& a : e.args) shown += a + " ";
