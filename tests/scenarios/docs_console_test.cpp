@@ -1,7 +1,7 @@
 // Every page's console examples (docs/*.md) are what the program prints: each ```console block starts with
 // "$ build/scenarios/commsim ARGS"; every other line of the block (but "...", which skips) must be
-// a line of that command's output, in the same order; a line ending in " ..." is the start of one. A model change that moves a number fails
-// here until the page follows.
+// a line of that command's output, in the same order; a line ending in " ..." is the start of one. A model change that
+// moves a number fails here until the page follows.
 #include <catch2/catch.hpp>
 
 #include <filesystem>

@@ -58,7 +58,7 @@ TEST_CASE("layout: megatron splits the ranks into tp x pp x dp", "[workload]") {
   CHECK(l.dp == 2);  // derived: 8 / (2 x 2)
   CHECK(l.size() == 8);
   CHECK(l.pipeline_micro_batches == 3);  // grad_accum when parallel.micro_batches is not set
-  s.parallel.micro_batches = 6;  // the older key against another grad_accum: refused, as against global_batch
+  s.parallel.micro_batches = 6;          // the older key against another grad_accum: refused, as against global_batch
   CHECK_THROWS_WITH(make_layout(s, layout_decoder(), 8),
                     "micro_batches = 6 but training.grad_accum = 3 (expected one of the two keys, or equal values)");
   s.training.grad_accum = 1;  // grad_accum left at its default: the older key says it
