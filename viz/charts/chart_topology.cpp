@@ -242,7 +242,9 @@ std::string topology(const models::RunResult& r) {
     w.text(gx + 65, last.y + node_h / 2,
            "… " + fmt::count(static_cast<long long>(nodes.size() - drawn.size())) + " more",
            {.size = 12, .anchor = "middle", .fill = "#555"});
-    w.text(gx + 65, last.y + node_h / 2 + 16, "nodes like these", {.size = 11, .anchor = "middle", .fill = "#777"});
+    // Not "like these": a mixed cluster's other groups may be other machines, which the picture
+    // does not know (their ranks, pods and transports are in the per-rank table and the links).
+    w.text(gx + 65, last.y + node_h / 2 + 16, "nodes not drawn", {.size = 11, .anchor = "middle", .fill = "#777"});
     if (any_net)
       w.line(gx + 65, last.y + node_h, gx + 65, net_y, transport_color(cross_node.cls), 3.5,
              "stroke-dasharray=\"5 4\"");
