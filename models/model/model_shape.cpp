@@ -230,13 +230,15 @@ ModelShape resolve_model(const ModelSpec& spec) {
           std::string("model.") + key,
           std::string("model ") + key + " is missing or not positive (expected a positive integer, or model.preset)");
   if (m.head_dim_given == 0 && m.hidden % m.heads != 0)
-    throw SpecError("model.heads", "hidden size " + std::to_string(m.hidden) + " is not divisible by " +
-                                       std::to_string(m.heads) +
-                                       " heads (expected heads dividing hidden)");
+    throw SpecError("model.heads",
+                    "hidden size " + std::to_string(m.hidden) + " is not divisible by " + std::to_string(m.heads) +
+                        " heads (expected heads dividing hidden)",
+                    {"model.hidden"});  // a --set of either broke the pair: the error points there
   if (m.heads % m.kv_heads != 0)
     throw SpecError("model.kv_heads", std::to_string(m.heads) + " heads are not a multiple of " +
                                           std::to_string(m.kv_heads) +
-                                          " kv_heads (expected kv_heads dividing heads: grouped-query attention)");
+                                          " kv_heads (expected kv_heads dividing heads: grouped-query attention)",
+                    {"model.heads"});
   return m;
 }
 

@@ -134,3 +134,14 @@ TEST_CASE("scenarios: run notes what padding an unaligned vocabulary would save,
   REQUIRE(megatron.exit_code == 0);
   CHECK(megatron.out.find("LM head") == std::string::npos);
 }
+
+// hidden / heads and heads / kv_heads are pairs: the --set that broke one is what the error names,
+// not the preset's other half in the file.
+TEST_CASE("scenarios: a model shape error points at the --set that broke the pair", "[scenarios]") {
+  const auto hidden = run_commsim({"run", kP5, "--set", "model.hidden=1"});
+  CHECK(hidden.exit_code == 2);
+  CHECK(hidden.err == "--set:1:14: hidden size 1 is not divisible by 32 heads (expected heads dividing hidden)\n");
+  const auto heads = run_commsim({"run", kP5, "--set", "model.heads=4"});
+  CHECK(heads.exit_code == 2);
+  CHECK(heads.err.rfind("--set:1:13: 4 heads are not a multiple of 8 kv_heads", 0) == 0);
+}
