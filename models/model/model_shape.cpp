@@ -235,9 +235,9 @@ ModelShape resolve_model(const ModelSpec& spec) {
                         " heads (expected heads dividing hidden)",
                     {"model.hidden"});  // a --set of either broke the pair: the error points there
   if (m.heads % m.kv_heads != 0)
-    throw SpecError("model.kv_heads", std::to_string(m.heads) + " heads are not a multiple of " +
-                                          std::to_string(m.kv_heads) +
-                                          " kv_heads (expected kv_heads dividing heads: grouped-query attention)",
+    throw SpecError("model.kv_heads",
+                    std::to_string(m.heads) + " heads are not a multiple of " + std::to_string(m.kv_heads) +
+                        " kv_heads (expected kv_heads dividing heads: grouped-query attention)",
                     {"model.heads"});
   return m;
 }
