@@ -346,7 +346,7 @@ class FlowNetwork {
   bool closed_forms_ = true;
   std::vector<Solution> solutions_;
   std::unordered_map<uint64_t, uint32_t> solution_of_shape_;
-  uint64_t shapes_named_ = 0;  // new_shape
+  uint64_t shapes_named_ = 0;         // new_shape
   std::vector<uint32_t> uncredited_;  // solutions with uncredited runs
   uint32_t live_blocks_ = 0;          // blocks not drained yet
   uint32_t exclusive_ = UINT32_MAX;   // the repeated block running, if any

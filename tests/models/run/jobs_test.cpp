@@ -206,8 +206,7 @@ TEST_CASE("jobs: on a mixed cluster each job runs on its group's instance, as on
 // job has its own collective engine on the one network; a closed form the network remembers is
 // named by the network, so one job's collective never repeats another job's (its links, bytes
 // and time) under a name both engines gave their first collective.
-TEST_CASE("jobs: two jobs that share no link step together as alone, with closed forms as with --full",
-          "[models]") {
+TEST_CASE("jobs: two jobs that share no link step together as alone, with closed forms as with --full", "[models]") {
   auto ddp = [](const std::string& name, int first, const std::string& preset) {
     JobSpec j;
     j.name = name;
