@@ -76,8 +76,13 @@ std::string SweepRows::cell_text(const Json& v) {
   return json_text(v);
 }
 
-SweepRows::SweepRows(std::vector<VaryAxis> axes, std::string scenario_file, std::vector<std::string> overrides)
-    : axes_(std::move(axes)), file_(models::utf8_text(scenario_file)), overrides_(std::move(overrides)) {
+SweepRows::SweepRows(std::vector<VaryAxis> axes, std::string scenario_file, std::vector<std::string> overrides,
+                     int samples, uint64_t seed)
+    : axes_(std::move(axes)),
+      file_(models::utf8_text(scenario_file)),
+      overrides_(std::move(overrides)),
+      samples_(samples),
+      seed_(seed) {
   // Column names come from a row, so the header can never disagree with the rows.
   const SweepPoint any{0, std::vector<std::string>(axes_.size())};
   const Json sample = row(any, nullptr, "", "");
@@ -105,7 +110,11 @@ Json SweepRows::row(const SweepPoint& point, const models::RunResult* result, co
     add_cost_summary(j, *result);
   else
     add_null_cost_summary(j);
-  j["inputs_digest"] = digest;  // after every other column: their positions do not move
+  // The draws the step_mean_s ... columns (and the goodput over the mean step) come from; the
+  // seed changes nothing without samples.
+  j["samples"] = samples_;
+  j["seed"] = samples_ > 0 ? Json(seed_) : Json(nullptr);
+  j["inputs_digest"] = digest;  // last: what the point read
   round_numbers(j);
   return j;
 }
