@@ -39,7 +39,9 @@ struct GoodputResult {
 struct VariabilityResult {
   bool sampled = false;
   uint64_t seed = 0;
-  int samples = 0;
+  int samples = 0;        // samples simulated: samples_asked unless --time-limit ran out first
+  int samples_asked = 0;  // --samples N
+  bool stopped() const { return samples < samples_asked; }  // by --time-limit
   bool exact = false;  // every rank at its own speed (--full); else the slowest-rank rule
   double gpu_speed_cv = 0, step_jitter_cv = 0, nic_jitter_cv = 0;
   int ranks = 0;

@@ -173,3 +173,15 @@ def test_plan(commsim_binary, tmp_path):
     j = json.loads(out)
     check(j)
     assert j["command"] == "plan" and j["rows"][0]["rank"] == 1 and j["included"]["file"]
+
+
+def test_samples_within_time_limit(commsim_binary):
+    """--samples shares --time-limit with the step: the run stops sampling when it runs out, exits 3,
+    and its statistics are over the samples that finished (no NaN)."""
+    r = json.loads(commsim(commsim_binary, "run", "scenarios/seeds/p4d_1pod_4gpu.toml", "--samples", "100000",
+                           "--time-limit", "2", "--json", ok=(3,)))
+    check(r)
+    v = r["variability"]
+    assert r["partial"] is False and r["step_time_s"] > 0
+    assert v["samples_asked"] == 100000 and 0 < v["samples"] < 100000 and len(v["steps_s"]) == v["samples"]
+    assert min(v["steps_s"]) == v["step_min_s"] and v["step_mean_s"] > 0

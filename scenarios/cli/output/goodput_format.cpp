@@ -29,6 +29,7 @@ std::string goodput_usd(double usd) {
 Json variability_json(const models::VariabilityResult& v) {
   if (!v.sampled) return nullptr;
   return {{"samples", v.samples},
+          {"samples_asked", v.samples_asked},
           {"seed", v.seed},
           {"exact", v.exact},
           {"gpus", v.ranks},
@@ -88,9 +89,10 @@ Json goodput_json(const models::GoodputResult& g) {
 std::vector<std::string> variability_lines(const models::VariabilityResult& v) {
   if (!v.sampled) return {};
   return {
-      fmt::format("step over {} samples (seed {}, {} GPUs, GPU speed sigma {:.1f} %{}{}): median {}, p99 {}, "
+      fmt::format("step over {} samples ({}seed {}, {} GPUs, GPU speed sigma {:.1f} %{}{}): median {}, p99 {}, "
                   "mean {} ({:+.2f} % over every GPU at nominal speed, {})",
-                  v.samples, v.seed, v.ranks, 100 * v.gpu_speed_cv,
+                  v.stopped() ? fmt::format("{} of {}", v.samples, v.samples_asked) : std::to_string(v.samples),
+                  v.stopped() ? "--time-limit ran out, " : "", v.seed, v.ranks, 100 * v.gpu_speed_cv,
                   v.step_jitter_cv > 0 ? fmt::format(", jitter {:.1f} %", 100 * v.step_jitter_cv) : "",
                   v.nic_jitter_cv > 0 ? fmt::format(", NIC {:.1f} %", 100 * v.nic_jitter_cv) : "",
                   format_seconds(v.median_s), format_seconds(v.p99_s), format_seconds(v.mean_s), 100 * v.slowdown,
