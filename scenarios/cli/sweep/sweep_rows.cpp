@@ -1,6 +1,7 @@
 // Sweep rows: CSV and JSON lines from one builder (see sweep_rows.hpp).
 #include "scenarios/cli/sweep/sweep_rows.hpp"
 
+#include <cmath>
 #include <variant>
 
 #include "models/utf8.hpp"
@@ -57,16 +58,20 @@ void add_at_scale(Json& j, const models::RunResult* r) {
   j["step_p99_s"] = sampled ? Json(r->variability.p99_s) : Json(nullptr);
   const auto& g = r ? r->goodput : models::GoodputResult{};
   j["interruptions_per_day"] = est ? Json(g.interruptions_per_day) : Json(nullptr);
-  j["checkpoint_interval_s"] = est ? Json(g.interval_s) : Json(nullptr);
+  // Null where the run takes no checkpoint, and where it does not finish (an infinite wall time
+  // and cost; goodput 0): run --json's goodput.checkpointing and goodput.finishes say which.
+  j["checkpoint_interval_s"] = est && g.plan == models::CheckpointPlan::Interval ? Json(g.interval_s) : Json(nullptr);
   j["goodput"] = est ? Json(g.goodput) : Json(nullptr);
-  j["expected_wall_s"] = est ? Json(g.expected_wall_s) : Json(nullptr);
-  j["expected_cost_usd"] = est && g.price_per_gpu_hour > 0 ? Json(g.expected_cost) : Json(nullptr);
+  j["expected_wall_s"] = est && g.finishes() ? Json(g.expected_wall_s) : Json(nullptr);
+  j["expected_cost_usd"] =
+      est && g.finishes() && g.price_per_gpu_hour > 0 ? Json(g.expected_cost) : Json(nullptr);
 }
 
 }  // namespace
 
 std::string SweepRows::cell_text(const Json& v) {
-  if (v.is_null()) return "";
+  // null, and a number no JSON can hold (JSON writes an infinity as null): an empty cell.
+  if (v.is_null() || (v.is_number_float() && !std::isfinite(v.get<double>()))) return "";
   if (v.is_string()) return v.get<std::string>();
   if (v.is_array()) {  // overrides: KEY=VALUE items joined by ';'
     std::string s;
