@@ -38,7 +38,7 @@ struct GoodputResult {
   // the run would use (0 when nothing fails); outputs show it as an interval only for Interval.
   double interval_s = 0;
   long long interval_steps = 0;
-  double interval_wall_s = 0;  // the expected wall time with it (plan NeverSooner: what not checkpointing beat)
+  double interval_wall_s = 0;   // the expected wall time with it (plan NeverSooner: what not checkpointing beat)
   double step_s = 0;            // the step used (the sampled mean with --samples, else the step)
   double work_s = 0;            // failure-free: steps x step_s
   double expected_wall_s = 0;   // with checkpoints, lost work and restarts; infinite: does not finish

@@ -72,8 +72,9 @@ double billed_seconds(const std::string& pricing, double run_s) {
   // millions of years is a count of windows, not a loop over them).
   const double days = std::ceil(run_s / kDay - 1e-9);
   const double full = std::floor(days / kMaxWindowDays), last = days - full * kMaxWindowDays;
-  const double last_billed =
-      last <= 0 ? 0 : last <= 14 ? last : std::min(kMaxWindowDays, 14 + 7 * std::ceil((last - 14) / 7));
+  const double last_billed = last <= 0    ? 0
+                             : last <= 14 ? last
+                                          : std::min(kMaxWindowDays, 14 + 7 * std::ceil((last - 14) / 7));
   return (full * kMaxWindowDays + last_billed) * kDay;
 }
 

@@ -52,8 +52,7 @@ SpeedDraw draw_speeds(uint64_t seed, int sample, const std::vector<int>& node_of
 SlowestGpu slowest_gpu(const SpeedDraw& d, const std::vector<double>& straggler_scale) {
   SlowestGpu out;
   for (int r = 0; r < static_cast<int>(d.compute_scale.size()); ++r) {
-    const double s =
-        d.compute_scale[r] * (r < static_cast<int>(straggler_scale.size()) ? straggler_scale[r] : 1.0);
+    const double s = d.compute_scale[r] * (r < static_cast<int>(straggler_scale.size()) ? straggler_scale[r] : 1.0);
     if (r == 0 || s > out.scale) out = {r, s};
   }
   return out;

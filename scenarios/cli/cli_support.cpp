@@ -113,7 +113,8 @@ int guarded(const std::function<int()>& body) {
 void refuse_samples_with_jobs(const LoadedScenario& scenario, int samples) {
   if (samples <= 0 || scenario.spec.jobs.empty()) return;
   throw UserError({"--samples", 1, 1}, "--samples " + std::to_string(samples) + ": not modelled for " +
-                                           scenario.spec.source_file + ", a scenario with [[jobs]] (expected no "
+                                           scenario.spec.source_file +
+                                           ", a scenario with [[jobs]] (expected no "
                                            "--samples with [[jobs]], or each job run as a scenario of its own)");
 }
 

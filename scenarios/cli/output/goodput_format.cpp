@@ -18,7 +18,8 @@ std::string goodput_duration(double s) {
   constexpr double kDay = 86400, kYear = 365.25 * kDay;
   if (s >= 1e4 * kDay) return fmt::format("{:.3g} years", s / kYear);
   if (s >= kDay)
-    return fmt::format("{} d {:02} h", static_cast<long long>(s / kDay), static_cast<long long>(std::fmod(s, kDay) / 3600));
+    return fmt::format("{} d {:02} h", static_cast<long long>(s / kDay),
+                       static_cast<long long>(std::fmod(s, kDay) / 3600));
   return format_seconds(s);
 }
 
@@ -59,14 +60,10 @@ Json variability_json(const models::VariabilityResult& v) {
 
 const char* checkpoint_plan_name(models::CheckpointPlan p) {
   switch (p) {
-    case models::CheckpointPlan::Interval:
-      return "interval";
-    case models::CheckpointPlan::RunShorter:
-      return "run_shorter_than_interval";
-    case models::CheckpointPlan::NeverSooner:
-      return "never_sooner";
-    case models::CheckpointPlan::NothingFails:
-      return "nothing_fails";
+    case models::CheckpointPlan::Interval: return "interval";
+    case models::CheckpointPlan::RunShorter: return "run_shorter_than_interval";
+    case models::CheckpointPlan::NeverSooner: return "never_sooner";
+    case models::CheckpointPlan::NothingFails: return "nothing_fails";
   }
   return "interval";
 }
@@ -81,10 +78,8 @@ std::string checkpoint_plan_text(const models::GoodputResult& g) {
       return fmt::format("{} steps, {}", g.interval_steps, goodput_duration(g.interval_s));
     case models::CheckpointPlan::RunShorter:  // the interval it would use: the run is shorter (none taken)
       return fmt::format("{} steps, {}", g.interval_steps, goodput_duration(g.interval_s));
-    case models::CheckpointPlan::NeverSooner:
-      return "none (finishes sooner without)";
-    case models::CheckpointPlan::NothingFails:
-      return "none (nothing fails)";
+    case models::CheckpointPlan::NeverSooner: return "none (finishes sooner without)";
+    case models::CheckpointPlan::NothingFails: return "none (nothing fails)";
   }
   return "";
 }
@@ -165,59 +160,62 @@ std::vector<std::string> goodput_lines(const models::GoodputResult& g) {
                   g.interruptions_per_day, g.gpus, g.hosts, goodput_duration(g.mtbf_s), parts)};
   const std::string laws =
       fmt::format("Young {}, Daly {}", goodput_duration(g.young_interval_s), goodput_duration(g.daly_interval_s));
-  const std::string writes = fmt::format("{} {} to {}/s storage{}", g.checkpoint_async ? "async, blocks" : "blocks",
-                                         format_seconds(g.checkpoint_blocking_s), format_bytes(g.storage_bandwidth_bytes_per_s),
-                                         g.checkpoint_async ? fmt::format(", written in {}", format_seconds(g.checkpoint_write_s)) : "");
+  const std::string writes =
+      fmt::format("{} {} to {}/s storage{}", g.checkpoint_async ? "async, blocks" : "blocks",
+                  format_seconds(g.checkpoint_blocking_s), format_bytes(g.storage_bandwidth_bytes_per_s),
+                  g.checkpoint_async ? fmt::format(", written in {}", format_seconds(g.checkpoint_write_s)) : "");
   switch (g.plan) {
     case CheckpointPlan::Interval:
-      out.push_back(fmt::format("checkpoint {} every {} steps ({}; {}), {}; restart {}", format_bytes(g.checkpoint_bytes),
-                                g.interval_steps, goodput_duration(g.interval_s), laws, writes,
-                                goodput_duration(g.restart_s)));
+      out.push_back(fmt::format("checkpoint {} every {} steps ({}; {}), {}; restart {}",
+                                format_bytes(g.checkpoint_bytes), g.interval_steps, goodput_duration(g.interval_s),
+                                laws, writes, goodput_duration(g.restart_s)));
       break;
     case CheckpointPlan::RunShorter:
-      out.push_back(fmt::format("checkpoint none: the run ({} of steps) is no longer than one checkpoint interval ({} "
-                                "steps, {}; {}), so a failure restarts it from its first step; restart {}",
-                                goodput_duration(g.work_s), g.interval_steps, goodput_duration(g.interval_s), laws,
-                                goodput_duration(g.restart_s)));
+      out.push_back(
+          fmt::format("checkpoint none: the run ({} of steps) is no longer than one checkpoint interval ({} "
+                      "steps, {}; {}), so a failure restarts it from its first step; restart {}",
+                      goodput_duration(g.work_s), g.interval_steps, goodput_duration(g.interval_s), laws,
+                      goodput_duration(g.restart_s)));
       break;
     case CheckpointPlan::NeverSooner:
-      out.push_back(fmt::format("checkpoint none: one ({}) {} against a failure every {}; with one every {} the run "
-                                "would take {} expected, without {} (Daly's T_w with and without checkpoints); "
-                                "restart {}",
-                                format_bytes(g.checkpoint_bytes), writes, goodput_duration(g.mtbf_s),
-                                goodput_duration(g.interval_s),
-                                std::isfinite(g.interval_wall_s) ? goodput_duration(g.interval_wall_s) : "forever",
-                                goodput_wall_text(g), goodput_duration(g.restart_s)));
+      out.push_back(fmt::format(
+          "checkpoint none: one ({}) {} against a failure every {}; with one every {} the run "
+          "would take {} expected, without {} (Daly's T_w with and without checkpoints); "
+          "restart {}",
+          format_bytes(g.checkpoint_bytes), writes, goodput_duration(g.mtbf_s), goodput_duration(g.interval_s),
+          std::isfinite(g.interval_wall_s) ? goodput_duration(g.interval_wall_s) : "forever", goodput_wall_text(g),
+          goodput_duration(g.restart_s)));
       break;
-    case CheckpointPlan::NothingFails:
-      out.push_back("checkpoint none: nothing fails (every failure rate is 0)");
-      break;
+    case CheckpointPlan::NothingFails: out.push_back("checkpoint none: nothing fails (every failure rate is 0)"); break;
   }
   if (g.finishes())
-    out.push_back(fmt::format("goodput    {:.1f} %: expected wall time {} for {} of steps ({} interruptions: "
-                              "checkpoints {}, lost work {}, restarts {})",
-                              100 * g.goodput, goodput_duration(g.expected_wall_s), goodput_duration(g.work_s),
-                              count_text(g.expected_interruptions), goodput_duration(g.checkpoint_overhead_s),
-                              goodput_duration(g.rework_s), goodput_duration(g.restart_overhead_s)));
+    out.push_back(
+        fmt::format("goodput    {:.1f} %: expected wall time {} for {} of steps ({} interruptions: "
+                    "checkpoints {}, lost work {}, restarts {})",
+                    100 * g.goodput, goodput_duration(g.expected_wall_s), goodput_duration(g.work_s),
+                    count_text(g.expected_interruptions), goodput_duration(g.checkpoint_overhead_s),
+                    goodput_duration(g.rework_s), goodput_duration(g.restart_overhead_s)));
   else {  // Daly's T_w overflows a double: e^(x/M) or e^(R/M) with an exponent past ~709
     const bool interval = g.plan == CheckpointPlan::Interval;
     const double x = interval ? g.interval_s + g.checkpoint_blocking_s : g.work_s;  // one failure-free stretch
-    const std::string what =
-        g.restart_s >= x ? fmt::format("each restart ({})", goodput_duration(g.restart_s))
-        : interval       ? fmt::format("each {} of steps and its checkpoint", goodput_duration(g.interval_s))
-                         : fmt::format("all {} of steps (no checkpoint)", goodput_duration(g.work_s));
-    out.push_back(fmt::format("goodput    0 %: does not finish: a failure comes every {} on average (MTBF) and {} "
-                              "must run without one: Daly's expected wall time M e^(R/M) (e^(x/M) - 1) T_s / x "
-                              "(x = {}) is beyond 1e308 s",
-                              goodput_duration(g.mtbf_s), what, goodput_duration(x)));
+    const std::string what = g.restart_s >= x ? fmt::format("each restart ({})", goodput_duration(g.restart_s))
+                             : interval
+                                 ? fmt::format("each {} of steps and its checkpoint", goodput_duration(g.interval_s))
+                                 : fmt::format("all {} of steps (no checkpoint)", goodput_duration(g.work_s));
+    out.push_back(
+        fmt::format("goodput    0 %: does not finish: a failure comes every {} on average (MTBF) and {} "
+                    "must run without one: Daly's expected wall time M e^(R/M) (e^(x/M) - 1) T_s / x "
+                    "(x = {}) is beyond 1e308 s",
+                    goodput_duration(g.mtbf_s), what, goodput_duration(x)));
   }
   if (g.price_per_gpu_hour > 0 && g.finishes())
     out.push_back(fmt::format("cost       {} expected ({} without failures) at ${:.2f} per GPU-hour x {} GPUs",
                               goodput_usd(g.expected_cost), goodput_usd(g.work_cost), g.price_per_gpu_hour, g.gpus));
   else if (g.price_per_gpu_hour > 0)
-    out.push_back(fmt::format("cost       none expected: the run does not finish ({} without failures at ${:.2f} per "
-                              "GPU-hour x {} GPUs)",
-                              goodput_usd(g.work_cost), g.price_per_gpu_hour, g.gpus));
+    out.push_back(
+        fmt::format("cost       none expected: the run does not finish ({} without failures at ${:.2f} per "
+                    "GPU-hour x {} GPUs)",
+                    goodput_usd(g.work_cost), g.price_per_gpu_hour, g.gpus));
   else
     out.push_back("cost       unknown: no price for this instance (give [cluster] price_per_hour or --prices FILE)");
   return out;

@@ -252,9 +252,8 @@ int cmd_compare(int argc, char** argv) {
         text_row("goodput", [&](const models::RunResult& r) {
           return est(r, [](const G& g) { return fmt::format("{:.1f} %", 100 * g.goodput); });
         });
-        text_row("expected wall time", [&](const models::RunResult& r) {
-          return est(r, [](const G& g) { return goodput_wall_text(g); });
-        });
+        text_row("expected wall time",
+                 [&](const models::RunResult& r) { return est(r, [](const G& g) { return goodput_wall_text(g); }); });
         text_row("expected cost", [&](const models::RunResult& r) {
           return est(r, [](const G& g) {
             return g.price_per_gpu_hour <= 0 ? std::string("unknown")

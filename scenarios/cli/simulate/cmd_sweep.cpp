@@ -66,8 +66,8 @@ struct KeptRow {
 // Checks a row found in the file being resumed.
 // `digests`: each point's inputs_digest, by index - begin.
 KeptRow check_existing_row(const SweepRows& rows, const std::vector<VaryAxis>& axes, size_t begin, size_t end,
-                          const std::vector<std::string>& digests, const std::string& file, int line_no,
-                          const Json& row) {
+                           const std::vector<std::string>& digests, const std::string& file, int line_no,
+                           const Json& row) {
   const auto& cols = rows.columns();
   auto cell = [&](size_t c) -> std::string {
     if (row.is_array()) return c < row.size() ? row[c].get<std::string>() : std::string("\x01");
@@ -92,8 +92,8 @@ KeptRow check_existing_row(const SweepRows& rows, const std::vector<VaryAxis>& a
   for (size_t c = 0; c < cols.size(); ++c) {
     const std::string& name = cols[c];
     if (row.is_object() && !row.contains(name))  // a row of another version's columns
-      throw UserError({file, line_no, 1}, "--resume: row " + index_text + " has no '" + name +
-                                              "' (expected the columns of this sweep)");
+      throw UserError({file, line_no, 1},
+                      "--resume: row " + index_text + " has no '" + name + "' (expected the columns of this sweep)");
     if (name == "inputs_digest" && cell(c) != SweepRows::cell_text(expected[name]))
       throw UserError({file, line_no, 1}, "--resume: row " + index_text +
                                               " was made from other inputs (inputs_digest " + cell(c) + ", now " +
@@ -395,7 +395,8 @@ int cmd_sweep(int argc, char** argv) {
       std::fprintf(stderr, "sweep: %zu of %zu points failed (see the error column%s)\n", all_failed, points.size(),
                    kept_part(kept_failed).c_str());
     if (all_over > 0)
-      std::fprintf(stderr, "sweep: %zu of %zu points do not fit in GPU memory (fits=false; their times are not real%s)\n",
+      std::fprintf(stderr,
+                   "sweep: %zu of %zu points do not fit in GPU memory (fits=false; their times are not real%s)\n",
                    all_over, points.size(), kept_part(kept_over).c_str());
     // Scaling efficiency = tokens/s per GPU over that of the first point. Rows keep the per-GPU
     // rate only (a shard does not know the sweep's first point); a whole sweep run at once

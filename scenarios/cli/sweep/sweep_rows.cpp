@@ -63,8 +63,7 @@ void add_at_scale(Json& j, const models::RunResult* r) {
   j["checkpoint_interval_s"] = est && g.plan == models::CheckpointPlan::Interval ? Json(g.interval_s) : Json(nullptr);
   j["goodput"] = est ? Json(g.goodput) : Json(nullptr);
   j["expected_wall_s"] = est && g.finishes() ? Json(g.expected_wall_s) : Json(nullptr);
-  j["expected_cost_usd"] =
-      est && g.finishes() && g.price_per_gpu_hour > 0 ? Json(g.expected_cost) : Json(nullptr);
+  j["expected_cost_usd"] = est && g.finishes() && g.price_per_gpu_hour > 0 ? Json(g.expected_cost) : Json(nullptr);
 }
 
 }  // namespace

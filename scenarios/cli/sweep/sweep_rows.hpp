@@ -22,8 +22,8 @@ namespace scenarios {
 class SweepRows {
  public:
   // `samples`, `seed`: --samples (0: none) and --seed, the same for every point.
-  SweepRows(std::vector<VaryAxis> axes, std::string scenario_file, std::vector<std::string> overrides,
-            int samples = 0, uint64_t seed = 1);
+  SweepRows(std::vector<VaryAxis> axes, std::string scenario_file, std::vector<std::string> overrides, int samples = 0,
+            uint64_t seed = 1);
 
   // The row of `point`: the run's summary, or nulls and the error message; `digest` is the
   // inputs_digest of the files the point's scenario read.

@@ -147,14 +147,18 @@ TEST_CASE("goodput: a run shorter than the interval never checkpoints, and loses
   CHECK(ten.checkpoint_overhead_s > 0);
 }
 
-TEST_CASE("goodput: a checkpoint as long as the MTBF or longer: never checkpointing is the faster plan",
-          "[goodput]") {
+TEST_CASE("goodput: a checkpoint as long as the MTBF or longer: never checkpointing is the faster plan", "[goodput]") {
   // T_s = 10 h of 60 s steps, M = 3 h, delta = 10 h (slow storage), R = 10 min. delta >= 2M, so
   // tau_D = M = 180 steps; Daly's T_w every M: M e^(R/M) (e^((M + delta)/M) - 1) T_s/M = 795 h;
   // never checkpointing: M e^(R/M) (e^(T_s/M) - 1) = 85.7 h. The smaller is the plan.
   const double h = 3600, M = 3 * h, delta = 10 * h, R = 600, work = 10 * h;
-  const GoodputEstimate e = estimate_goodput(
-      {.work_s = work, .step_s = 60, .blocking_s = delta, .write_s = delta, .async = false, .restart_s = R, .mtbf_s = M});
+  const GoodputEstimate e = estimate_goodput({.work_s = work,
+                                              .step_s = 60,
+                                              .blocking_s = delta,
+                                              .write_s = delta,
+                                              .async = false,
+                                              .restart_s = R,
+                                              .mtbf_s = M});
   CHECK(e.daly_s == M);
   CHECK(e.plan == models::CheckpointPlan::NeverSooner);
   CHECK(e.interval_s == M);

@@ -137,8 +137,10 @@ TEST_CASE("variability: the slowest GPU named includes the [[stragglers]] factor
   CHECK(v.slowest_node == 0);
   CHECK(v.slowest_compute_scale == Approx(1.3 * mid.compute_scale[5]).epsilon(1e-12));
   char words[160];
-  std::snprintf(words, sizeof words, "in the median sample rank 5 (node 0) is the slowest GPU, its compute x%.4f (x%.4f drawn, x1.3 [[stragglers]])",
-                1.3 * mid.compute_scale[5], mid.compute_scale[5]);
+  std::snprintf(
+      words, sizeof words,
+      "in the median sample rank 5 (node 0) is the slowest GPU, its compute x%.4f (x%.4f drawn, x1.3 [[stragglers]])",
+      1.3 * mid.compute_scale[5], mid.compute_scale[5]);
   CHECK(v.who_waits.rfind(words, 0) == 0);
 }
 

@@ -256,8 +256,8 @@ TEST_CASE("scenarios: sweep --resume counts the failed and not-fitting rows it k
   const fs::path dir = scenarios_test::fresh_temp_dir("resume-failed");
   const std::string csv = (dir / "rows.csv").string();
   // 2 PiB is over what a collective may move: that point fails, its row holds the error.
-  const std::vector<std::string> sweep = {"sweep", kSweepAllReduce, "--vary", "collective.bytes=1 MiB,2 PiB,4 MiB",
-                                          "--csv", csv, "--fail-on-error"};
+  const std::vector<std::string> sweep = {
+      "sweep", kSweepAllReduce, "--vary", "collective.bytes=1 MiB,2 PiB,4 MiB", "--csv", csv, "--fail-on-error"};
   const auto first = run_commsim(sweep);
   CHECK(first.exit_code == 1);
   CHECK(first.err == "sweep: 1 of 3 points failed (see the error column)\n");
@@ -276,7 +276,7 @@ TEST_CASE("scenarios: sweep --resume counts the failed and not-fitting rows it k
   // Llama-3-8B in plain DDP does not fit 8 x H100 80 GB (cmd_run_test.cpp): exit 4 again on resume.
   const std::string p5 = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/seeds/p5_1pod_8gpu.toml";
   const std::string fit = (dir / "fit.csv").string();
-  const std::vector<std::string> fits = {"sweep", p5, "--vary", "parallel.strategy=zero3,ddp", "--jobs", "1",
+  const std::vector<std::string> fits = {"sweep", p5,  "--vary",       "parallel.strategy=zero3,ddp", "--jobs", "1",
                                          "--csv", fit, "--require-fit"};
   const auto over = run_commsim(fits);
   CHECK(over.exit_code == 4);
@@ -301,7 +301,7 @@ TEST_CASE("scenarios: sweep --resume refuses rows made with another --samples, -
   const std::string header = whole.substr(0, whole.find('\n'));
   CHECK(header.substr(header.size() - 27) == ",samples,seed,inputs_digest");
   const std::string row0 = whole.substr(whole.find('\n') + 1, whole.find("\n1,") - whole.find('\n'));
-  CHECK(row0.substr(row0.size() - 22, 5) == ",2,3,");  // samples 2, seed 3, then 16 hex digits
+  CHECK(row0.substr(row0.size() - 22, 5) == ",2,3,");                // samples 2, seed 3, then 16 hex digits
   const std::string kept = whole.substr(0, whole.find("\n1,") + 1);  // header, row 0
   auto resume = [&](const std::vector<std::string>& extra) {
     std::ofstream(part, std::ios::binary) << kept;
@@ -312,8 +312,9 @@ TEST_CASE("scenarios: sweep --resume refuses rows made with another --samples, -
   CHECK(slurp(part) == whole);
   const auto other_seed = resume({"--samples", "2", "--seed", "4"});
   CHECK(other_seed.exit_code == 2);
-  CHECK(other_seed.err == part + ":2:1: --resume: row 0 has seed '3' where this sweep has '4' (expected the rows of "
-                                 "the same sweep: same scenario, --vary, --set, --samples, --seed)\n");
+  CHECK(other_seed.err == part +
+                              ":2:1: --resume: row 0 has seed '3' where this sweep has '4' (expected the rows of "
+                              "the same sweep: same scenario, --vary, --set, --samples, --seed)\n");
   CHECK(slurp(part) == kept);
   const auto no_samples = resume({});
   CHECK(no_samples.exit_code == 2);
