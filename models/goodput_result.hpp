@@ -2,6 +2,7 @@
 // What a run adds at scale (models/goodput/README.md): the step as a distribution over seeded
 // draws of every GPU's speed (VariabilityResult), and the run's interruptions, checkpoints,
 // expected wall time, goodput and cost (GoodputResult). Part of models::RunResult.
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,6 +12,14 @@ namespace models {
 struct ComponentRate {
   std::string name;  // "gpu", "hbm", "nic", "network", "software", "host"
   double per_day = 0;
+};
+
+// Whether the run checkpoints, and why not (models/goodput/goodput.hpp).
+enum class CheckpointPlan {
+  Interval,     // every interval_steps steps: Daly's interval, whole steps
+  RunShorter,   // the run is no longer than that interval: nothing to save before it ends
+  NeverSooner,  // a checkpoint costs so much against the MTBF that the run is expected to end sooner without
+  NothingFails  // no failure rate: nothing to recover from
 };
 
 struct GoodputResult {
@@ -24,22 +33,30 @@ struct GoodputResult {
   bool checkpoint_async = false;
   double restart_s = 0;
   double young_interval_s = 0, daly_interval_s = 0;
-  double interval_s = 0;  // the one used: whole steps
+  CheckpointPlan plan = CheckpointPlan::Interval;
+  // Daly's interval in whole steps: the checkpoint interval when plan is Interval, else the one
+  // the run would use (0 when nothing fails); outputs show it as an interval only for Interval.
+  double interval_s = 0;
   long long interval_steps = 0;
+  double interval_wall_s = 0;   // the expected wall time with it (plan NeverSooner: what not checkpointing beat)
   double step_s = 0;            // the step used (the sampled mean with --samples, else the step)
   double work_s = 0;            // failure-free: steps x step_s
-  double expected_wall_s = 0;   // with checkpoints, lost work and restarts
-  double goodput = 1;           // work_s / expected_wall_s
+  double expected_wall_s = 0;   // with checkpoints, lost work and restarts; infinite: does not finish
+  double goodput = 1;           // work_s / expected_wall_s (0 when it does not finish)
+  bool finishes() const;        // expected_wall_s is finite
   double expected_interruptions = 0;
   double checkpoint_overhead_s = 0, rework_s = 0, restart_overhead_s = 0;  // wall - work, split
   double price_per_gpu_hour = 0;  // 0: unknown
   double expected_cost = 0, work_cost = 0;  // $, when the price is known
 };
+inline bool GoodputResult::finishes() const { return std::isfinite(expected_wall_s); }
 
 struct VariabilityResult {
   bool sampled = false;
   uint64_t seed = 0;
-  int samples = 0;
+  int samples = 0;        // samples simulated: samples_asked unless --time-limit ran out first
+  int samples_asked = 0;  // --samples N
+  bool stopped() const { return samples < samples_asked; }  // by --time-limit
   bool exact = false;  // every rank at its own speed (--full); else the slowest-rank rule
   double gpu_speed_cv = 0, step_jitter_cv = 0, nic_jitter_cv = 0;
   int ranks = 0;

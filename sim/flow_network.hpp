@@ -127,6 +127,10 @@ class FlowNetwork {
   // marked), which the guard turns into flows only where links are shared. False: not remembered, or
   // the network is not idle (start it with start_block).
   bool start_cached_block(uint64_t shape, Completion on_all_done);
+  // A new name for start_block's `shape`, never handed out before on this network. The network
+  // names shapes, not its callers: several engines (one per [[jobs]] job) may share one network,
+  // and a name each numbered from 1 would repeat another engine's block (its links, bytes, time).
+  uint64_t new_shape() { return ++shapes_named_; }
   // Brings the links' accounting up to date (credits of repeated blocks, a repeated block still
   // running turned into flows): call before reading link_bytes / link_busy after a run.
   void settle_blocks();
@@ -342,6 +346,7 @@ class FlowNetwork {
   bool closed_forms_ = true;
   std::vector<Solution> solutions_;
   std::unordered_map<uint64_t, uint32_t> solution_of_shape_;
+  uint64_t shapes_named_ = 0;         // new_shape
   std::vector<uint32_t> uncredited_;  // solutions with uncredited runs
   uint32_t live_blocks_ = 0;          // blocks not drained yet
   uint32_t exclusive_ = UINT32_MAX;   // the repeated block running, if any

@@ -36,6 +36,11 @@ std::string seconds(double s) {
 std::string duration_hms(double s) {
   if (!std::isfinite(s) || s < 0) return "n/a";
   if (s < 60) return seconds(s);  // under a minute "0:00:00" would hide it: ms / s as the step is shown
+  if (s >= 3.6e15) {              // a trillion hours and more: no integer of seconds to round to
+    char big[48];
+    std::snprintf(big, sizeof big, "%.3g h", s / 3600);
+    return big;
+  }
   const long long t = std::llround(s);
   char buf[64];
   std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", t / 3600, (t / 60) % 60, t % 60);

@@ -164,7 +164,7 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
       return;
     }
   }
-  if (shape == 0 && rate_scale_ == 1.0) shape = ++next_shape_;
+  if (shape == 0 && rate_scale_ == 1.0) shape = net_.new_shape();  // unique on the network, which jobs share
   collecting_ = true;
   if (op == CollOp::AllToAll)
     launch_all_to_all(group, l);

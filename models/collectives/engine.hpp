@@ -244,7 +244,6 @@ class Engine final : public CollectiveEngine {
   AllToAllFolds alltoall_folds_;
   std::unordered_map<const void*, std::optional<std::vector<uint32_t>>> kept_edges_;
   bool folded_launch_ = false;
-  uint64_t next_shape_ = 0;            // block shapes named so far
   std::vector<sim::BlockFlow> block_;  // the launch's flows (paths point into cached plans)
   std::vector<Buffered> block_info_;
   std::vector<uint8_t> solo_;  // start_flows: which of block_ ran alone (FlowNetwork::start_solo_block)

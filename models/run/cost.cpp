@@ -64,15 +64,18 @@ std::optional<ClusterPrice> cluster_price(const ScenarioSpec& spec, std::string*
 }
 
 double billed_seconds(const std::string& pricing, double run_s) {
-  if (pricing != hw::pricing_model_name(hw::PricingModel::CapacityBlock) || run_s <= 0) return run_s;
+  if (pricing != hw::pricing_model_name(hw::PricingModel::CapacityBlock) || run_s <= 0 || !std::isfinite(run_s))
+    return run_s;
   constexpr double kDay = 86400, kMaxWindowDays = 182;
-  double billed_days = 0, days = std::ceil(run_s / kDay - 1e-9);
-  while (days > 0) {  // windows of at most 182 days: whole days up to 14, whole weeks beyond
-    const double window = std::min(days, kMaxWindowDays);
-    billed_days += window <= 14 ? window : std::min(kMaxWindowDays, 14 + 7 * std::ceil((window - 14) / 7));
-    days -= window;
-  }
-  return billed_days * kDay;
+  // Windows of at most 182 days: whole days up to 14, whole weeks beyond. Every full window is
+  // billed its 182 days, so only the last one is rounded (closed form: an expected wall time of
+  // millions of years is a count of windows, not a loop over them).
+  const double days = std::ceil(run_s / kDay - 1e-9);
+  const double full = std::floor(days / kMaxWindowDays), last = days - full * kMaxWindowDays;
+  const double last_billed = last <= 0    ? 0
+                             : last <= 14 ? last
+                                          : std::min(kMaxWindowDays, 14 + 7 * std::ceil((last - 14) / 7));
+  return (full * kMaxWindowDays + last_billed) * kDay;
 }
 
 long long steps_for_tokens(double tokens, double tokens_per_step) {

@@ -82,8 +82,10 @@ void fill_goodput(RunResult& result, const ScenarioSpec& spec) {
                                                                 .mtbf_s = g.mtbf_s});
   g.young_interval_s = e.young_s;
   g.daly_interval_s = e.daly_s;
+  g.plan = e.plan;
   g.interval_s = e.interval_s;
   g.interval_steps = e.interval_steps;
+  g.interval_wall_s = e.interval_wall_s;
   g.expected_wall_s = e.wall_s;
   g.goodput = e.goodput;
   g.expected_interruptions = e.interruptions;

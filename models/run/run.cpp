@@ -119,7 +119,8 @@ RunResult simulate_scenario(const ScenarioSpec& spec, const RunOptions& options)
     calm.samples = 0;
     add_straggler_cost(result, run_scenario(without_stragglers(spec), calm));
   }
-  if (options.samples > 0 && !result.partial) add_variability(result, spec, options);  // --samples
+  if (options.samples > 0 && !result.partial)  // --samples, within what is left of --time-limit
+    add_variability(result, spec, options, [&budget] { return budget.elapsed_s(); });
   return result;
 }
 

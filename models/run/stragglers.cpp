@@ -27,6 +27,19 @@ void apply_stragglers(const ScenarioSpec& spec, const World& world, std::vector<
   }
 }
 
+std::vector<double> straggler_compute_scales(const ScenarioSpec& spec, const std::vector<int>& node_of) {
+  const int n = static_cast<int>(node_of.size());
+  std::vector<double> scale(n, 1.0);
+  for (const StragglerSpec& st : spec.stragglers) {
+    for (int r : st.ranks)
+      if (r >= 0 && r < n) scale[r] *= st.compute_slowdown;
+    if (st.node)
+      for (int r = 0; r < n; ++r)
+        if (node_of[r] == *st.node) scale[r] *= st.compute_slowdown;
+  }
+  return scale;
+}
+
 ScenarioSpec without_stragglers(const ScenarioSpec& spec) {
   ScenarioSpec calm = spec;
   calm.stragglers.clear();

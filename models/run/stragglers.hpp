@@ -19,6 +19,11 @@ namespace models {
 // Throws SpecError("stragglers.<i>.ranks" / ".node") for a rank or node the World lacks.
 void apply_stragglers(const ScenarioSpec& spec, const World& world, std::vector<workload::RankSetup>& ranks);
 
+// Each rank's [[stragglers]] compute factor (1 where none), ranks on nodes `node_of[r]`: what
+// apply_stragglers multiplies into the ranks' compute_scale (stragglers the World would refuse
+// are skipped here).
+std::vector<double> straggler_compute_scales(const ScenarioSpec& spec, const std::vector<int>& node_of);
+
 // The scenario with its [[stragglers]] removed (every other key unchanged).
 ScenarioSpec without_stragglers(const ScenarioSpec& spec);
 // Records the straggler-free step (RunResult::straggler_free_step_s) and a note with the cost;

@@ -10,6 +10,7 @@
 #include "models/goodput/draws.hpp"
 #include "models/goodput/extreme.hpp"
 #include "models/params.hpp"
+#include "models/run/stragglers.hpp"
 #include "models/topology/resolve.hpp"
 
 namespace models {
@@ -48,6 +49,15 @@ SpeedDraw draw_speeds(uint64_t seed, int sample, const std::vector<int>& node_of
   return d;
 }
 
+SlowestGpu slowest_gpu(const SpeedDraw& d, const std::vector<double>& straggler_scale) {
+  SlowestGpu out;
+  for (int r = 0; r < static_cast<int>(d.compute_scale.size()); ++r) {
+    const double s = d.compute_scale[r] * (r < static_cast<int>(straggler_scale.size()) ? straggler_scale[r] : 1.0);
+    if (r == 0 || s > out.scale) out = {r, s};
+  }
+  return out;
+}
+
 double sample_quantile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -57,11 +67,12 @@ double sample_quantile(std::vector<double> v, double q) {
   return v[std::clamp<std::size_t>(rank, 1, n) - 1];
 }
 
-void add_variability(RunResult& result, const ScenarioSpec& spec, const RunOptions& options) {
+void add_variability(RunResult& result, const ScenarioSpec& spec, const RunOptions& options,
+                     const std::function<double()>& elapsed_s) {
   VariabilityResult& v = result.variability;
   v.sampled = true;
   v.seed = options.seed;
-  v.samples = options.samples;
+  v.samples_asked = options.samples;
   v.exact = options.full;
   v.gpu_speed_cv = cv_param(spec, "variability.gpu_speed_cv");
   v.step_jitter_cv = cv_param(spec, "variability.step_jitter_cv");
@@ -80,6 +91,10 @@ void add_variability(RunResult& result, const ScenarioSpec& spec, const RunOptio
                           : 0;
   std::vector<SpeedDraw> draws;
   for (int k = 0; k < options.samples; ++k) {
+    if (options.time_limit_s) {  // one budget for the run: this sample gets what is left
+      each.time_limit_s = *options.time_limit_s - elapsed_s();
+      if (*each.time_limit_s <= 0) break;
+    }
     SpeedDraw d = draw_speeds(options.seed, k, node_of, v.gpu_speed_cv, v.step_jitter_cv, v.nic_jitter_cv);
     ScenarioSpec s = spec;
     if (options.full) {  // exact: every rank and node at its own speed
@@ -92,8 +107,20 @@ void add_variability(RunResult& result, const ScenarioSpec& spec, const RunOptio
       if (d.min_nic < 1 && nic_line > 0) s.cluster.params["nic.bandwidth"] = nic_line * d.min_nic;
     }
     const RunResult one = run_scenario(s, each);
-    v.steps_s.push_back(one.partial ? NAN : one.step_time_s);
+    if (one.partial) break;  // stopped by --time-limit: part of a step is no sample
+    v.steps_s.push_back(one.step_time_s);
     draws.push_back(std::move(d));
+  }
+  v.samples = static_cast<int>(v.steps_s.size());
+  if (v.samples < v.samples_asked) {
+    char line[200];
+    std::snprintf(line, sizeof line, "variability: --time-limit ran out after %d of %d samples%s", v.samples,
+                  v.samples_asked, v.samples > 0 ? "; the step's statistics are over those" : ": no statistics");
+    result.notes.push_back(line);
+  }
+  if (v.samples == 0) {  // nothing to say about the distribution
+    v.sampled = false;
+    return;
   }
   const auto& st = v.steps_s;
   v.mean_s = std::accumulate(st.begin(), st.end(), 0.0) / std::max<std::size_t>(1, st.size());
@@ -110,15 +137,20 @@ void add_variability(RunResult& result, const ScenarioSpec& spec, const RunOptio
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](int a, int b) { return st[a] < st[b]; });
   const SpeedDraw& mid = draws[order[(order.size() - 1) / 2]];
-  v.slowest_rank = mid.slowest_rank;
-  v.slowest_node = node_of.empty() ? 0 : node_of[mid.slowest_rank];
-  v.slowest_compute_scale = mid.max_scale;
-  char line[400];
+  const SlowestGpu slowest = slowest_gpu(mid, straggler_compute_scales(spec, node_of));
+  v.slowest_rank = slowest.rank;
+  v.slowest_node = node_of.empty() ? 0 : node_of[slowest.rank];
+  v.slowest_compute_scale = slowest.scale;
+  const double drawn = mid.compute_scale.empty() ? 1.0 : mid.compute_scale[slowest.rank];
+  char line[480];
+  char parts[120] = "";
+  if (slowest.scale != drawn)
+    std::snprintf(parts, sizeof parts, " (x%.4f drawn, x%.4g [[stragglers]])", drawn, slowest.scale / drawn);
   std::snprintf(line, sizeof line,
-                "in the median sample rank %d (node %d) is the slowest GPU, its compute x%.4f; every collective "
+                "in the median sample rank %d (node %d) is the slowest GPU, its compute x%.4f%s; every collective "
                 "that includes it starts when it arrives, so its group's other ranks wait there, and every other "
                 "rank waits at the next collective it shares with them (in a data-parallel step: each one)",
-                v.slowest_rank, v.slowest_node, v.slowest_compute_scale);
+                v.slowest_rank, v.slowest_node, v.slowest_compute_scale, parts);
   v.who_waits = line;
   std::snprintf(line, sizeof line,
                 "variability: %d samples (seed %llu, %s): step median %.6g s, p99 %.6g s, mean %+.2f %% over the "

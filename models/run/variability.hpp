@@ -20,6 +20,10 @@
 // gate the rest at the next data-parallel collective, and the rule is an upper bound
 // (variability_test.cpp measures both against the exact samples). A ring's throughput is its
 // slowest link's, so the NIC rule is exact for rings, an upper bound for trees.
+// [[stragglers]] multiply a rank's drawn factor (step_build.cpp): the slowest GPU a sample names
+// is the one slowest with both, c_r s_r (s_r its [[stragglers]] compute_slowdown).
+#include <functional>
+
 #include "models/result.hpp"
 #include "models/run/run.hpp"
 #include "models/spec.hpp"
@@ -35,10 +39,22 @@ struct SpeedDraw {
 };
 SpeedDraw draw_speeds(uint64_t seed, int sample, const std::vector<int>& node_of, double gpu_cv, double jitter_cv,
                       double nic_cv);
+// The slowest GPU of a draw once [[stragglers]] slow some ranks: argmax_r c_r s_r (the first
+// such rank), `straggler_scale` s_r per rank (stragglers.hpp); its combined factor in `scale`.
+struct SlowestGpu {
+  int rank = 0;
+  double scale = 1;
+};
+SlowestGpu slowest_gpu(const SpeedDraw& d, const std::vector<double>& straggler_scale);
 
 // Runs options.samples samples of `spec` (the sampler's runs are plain run_scenario calls) and
-// fills result.variability; the deterministic step is result.step_time_s.
-void add_variability(RunResult& result, const ScenarioSpec& spec, const RunOptions& options);
+// fills result.variability; the deterministic step is result.step_time_s. --time-limit is one
+// budget for the whole run: `elapsed_s` (the wall-clock seconds the run has spent so far) is
+// called before each sample, which gets what is left. A sample stopped by the limit is dropped
+// and no further one runs: the statistics are over the samples that finished
+// (VariabilityResult::samples < samples_asked), none of them when none finished (sampled false).
+void add_variability(RunResult& result, const ScenarioSpec& spec, const RunOptions& options,
+                     const std::function<double()>& elapsed_s);
 
 // Nearest-rank quantile of `values` (q in [0, 1]); the median of an even count is the mean of the two.
 double sample_quantile(std::vector<double> values, double q);

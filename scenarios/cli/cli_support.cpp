@@ -110,7 +110,16 @@ int guarded(const std::function<int()>& body) {
   }
 }
 
+void refuse_samples_with_jobs(const LoadedScenario& scenario, int samples) {
+  if (samples <= 0 || scenario.spec.jobs.empty()) return;
+  throw UserError({"--samples", 1, 1}, "--samples " + std::to_string(samples) + ": not modelled for " +
+                                           scenario.spec.source_file +
+                                           ", a scenario with [[jobs]] (expected no "
+                                           "--samples with [[jobs]], or each job run as a scenario of its own)");
+}
+
 models::RunResult run_loaded(const LoadedScenario& scenario, const models::RunOptions& options) {
+  refuse_samples_with_jobs(scenario, options.samples);
   try {
     return models::run_scenario(scenario.spec, options);
   } catch (const models::SpecError& e) {
@@ -169,7 +178,7 @@ const CLI::Validator& zero_or_more() {
 void add_sample_options(CLI::App& app, int& samples, uint64_t& seed) {
   app.add_option("--samples", samples,
                  "the step over N seeded draws of every GPU's speed (variability.* parameters): median, p99, "
-                 "the slowest GPU; 0: deterministic")
+                 "the slowest GPU; 0: deterministic; not with [[jobs]]")
       ->type_name("N")
       ->check(whole_number(0, 100000));
   app.add_option("--seed", seed, "which draws --samples takes (the same seed, the same numbers)")->type_name("S");

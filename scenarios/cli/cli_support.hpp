@@ -57,5 +57,8 @@ int guarded(const std::function<int()>& body);
 
 // models::run_scenario with errors mapped back to where the user wrote the key at fault.
 models::RunResult run_loaded(const LoadedScenario& scenario, const models::RunOptions& options);
+// --samples N (N > 0) on a scenario with [[jobs]]: a UserError at --samples (the draws are not
+// modelled per job, docs/limitations.md), before anything runs.
+void refuse_samples_with_jobs(const LoadedScenario& scenario, int samples);
 
 }  // namespace scenarios

@@ -2,8 +2,11 @@
 the schema's own conventions hold on them: utilisation is a fraction, counts are integers, no
 number carries more than 9 significant digits."""
 
+import csv
+import io
 import json
 import pathlib
+import re
 import subprocess
 
 import jsonschema
@@ -173,3 +176,53 @@ def test_plan(commsim_binary, tmp_path):
     j = json.loads(out)
     check(j)
     assert j["command"] == "plan" and j["rows"][0]["rank"] == 1 and j["included"]["file"]
+
+
+GOODPUT = "scenarios/examples/at_scale/goodput_llama70b_16k.toml"
+
+
+@pytest.mark.parametrize("setting, checkpointing, finishes", [
+    (None, "interval", True),
+    ("training.steps=1", "run_shorter_than_interval", True),  # 2.2 s of steps: no checkpoint to take
+    ("cluster.params.checkpoint.storage_bandwidth=1e6", "never_sooner", True),  # a 274 h checkpoint, M = 3 h
+    ("cluster.params.failures.gpu=1e6", "interval", False),  # M = 0.22 s, a 10 min restart: T_w overflows
+])
+def test_goodput_plans(commsim_binary, setting, checkpointing, finishes):
+    """Every checkpoint plan and a run that does not finish validate: the interval is null where
+    none is taken, the infinite figures are null (never the `null` of an infinity, never a number
+    of overflowed days), and a sweep row has empty cells where run --json has null."""
+    sets = ["--set", setting] if setting else []
+    r = json.loads(commsim(commsim_binary, "run", GOODPUT, "--json", *sets))
+    check(r)
+    g = r["goodput"]
+    assert g["checkpointing"] == checkpointing and g["finishes"] is finishes
+    assert (g["checkpoint_interval_s"] is None) is (checkpointing != "interval")
+    assert (g["checkpoint_interval_steps"] is None) is (checkpointing != "interval")
+    for key in ("expected_wall_s", "expected_interruptions", "rework_s", "restart_overhead_s", "expected_cost_usd"):
+        assert (g[key] is None) is (not finishes), key
+    if not finishes:
+        assert g["goodput"] == 0
+    text = commsim(commsim_binary, "run", GOODPUT, *sets)
+    assert "-9223372036854775808" not in text and not re.search(r"\b(inf|nan)\b", text)
+    if setting:
+        key, value = setting.split("=")
+        out = commsim(commsim_binary, "sweep", GOODPUT, "--vary", f"{key}={value}")
+        rows = list(csv.DictReader(io.StringIO(out)))
+        assert len(rows) == 1 and "null" not in rows[0].values()
+        row = rows[0]
+        assert (row["checkpoint_interval_s"] == "") is (checkpointing != "interval")
+        assert (row["expected_wall_s"] == "") is (not finishes)
+        assert (row["expected_cost_usd"] == "") is (not finishes)
+        check(json.loads(commsim(commsim_binary, "sweep", GOODPUT, "--json", "--vary", f"{key}={value}")))
+
+
+def test_samples_within_time_limit(commsim_binary):
+    """--samples shares --time-limit with the step: the run stops sampling when it runs out, exits 3,
+    and its statistics are over the samples that finished (no NaN)."""
+    r = json.loads(commsim(commsim_binary, "run", "scenarios/seeds/p4d_1pod_4gpu.toml", "--samples", "100000",
+                           "--time-limit", "2", "--json", ok=(3,)))
+    check(r)
+    v = r["variability"]
+    assert r["partial"] is False and r["step_time_s"] > 0
+    assert v["samples_asked"] == 100000 and 0 < v["samples"] < 100000 and len(v["steps_s"]) == v["samples"]
+    assert min(v["steps_s"]) == v["step_min_s"] and v["step_mean_s"] > 0

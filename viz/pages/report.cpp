@@ -94,10 +94,15 @@ std::string scenario_block(const models::RunResult& r, const ReportInputs& in) {
     char gp[96];
     std::snprintf(gp, sizeof gp, "%.1f%%", 100 * g.goodput);
     char why[160];
-    std::snprintf(why, sizeof why, "goodput (%.2f interruptions/day, checkpoint every %lld steps)",
-                  g.interruptions_per_day, g.interval_steps);
-    o << stat(gp, why) << stat(fmt::duration_hms(g.expected_wall_s), "expected wall time with failures");
-    if (g.price_per_gpu_hour > 0) {
+    if (g.plan == models::CheckpointPlan::Interval)
+      std::snprintf(why, sizeof why, "goodput (%.2f interruptions/day, checkpoint every %lld steps)",
+                    g.interruptions_per_day, g.interval_steps);
+    else
+      std::snprintf(why, sizeof why, "goodput (%.2f interruptions/day, no checkpoint)", g.interruptions_per_day);
+    o << stat(gp, why)
+      << stat(g.finishes() ? fmt::duration_hms(g.expected_wall_s) : std::string("does not finish"),
+              "expected wall time with failures");
+    if (g.price_per_gpu_hour > 0 && g.finishes()) {
       char usd[48];
       std::snprintf(usd, sizeof usd, g.expected_cost >= 100 ? "$%.0f" : "$%.2f", g.expected_cost);
       o << stat(usd, "expected cost");

@@ -13,14 +13,20 @@ using Json = nlohmann::ordered_json;
 
 std::string goodput_duration(double s) {
   if (!std::isfinite(s)) return "never";
-  if (s >= 86400)
-    return fmt::format("{} d {:02} h", static_cast<long long>(s / 86400),
-                       static_cast<long long>(std::fmod(s, 86400) / 3600));
+  // Days and hours up to 10,000 days; years beyond, in 3 digits (an expected wall time can be
+  // 1e40 s, which no integer count of days holds).
+  constexpr double kDay = 86400, kYear = 365.25 * kDay;
+  if (s >= 1e4 * kDay) return fmt::format("{:.3g} years", s / kYear);
+  if (s >= kDay)
+    return fmt::format("{} d {:02} h", static_cast<long long>(s / kDay),
+                       static_cast<long long>(std::fmod(s, kDay) / 3600));
   return format_seconds(s);
 }
 
 std::string goodput_usd(double usd) {
   if (!(usd > 0)) return "";
+  if (!std::isfinite(usd)) return "";
+  if (usd >= 1e12) return fmt::format("${:.3g}", usd);
   if (usd >= 1e6) return fmt::format("${:.2f} M", usd / 1e6);
   if (usd >= 1e3) return fmt::format("${:.1f} k", usd / 1e3);
   return fmt::format("${:.2f}", usd);
@@ -29,6 +35,7 @@ std::string goodput_usd(double usd) {
 Json variability_json(const models::VariabilityResult& v) {
   if (!v.sampled) return nullptr;
   return {{"samples", v.samples},
+          {"samples_asked", v.samples_asked},
           {"seed", v.seed},
           {"exact", v.exact},
           {"gpus", v.ranks},
@@ -51,11 +58,47 @@ Json variability_json(const models::VariabilityResult& v) {
           {"who_waits", v.who_waits}};
 }
 
+const char* checkpoint_plan_name(models::CheckpointPlan p) {
+  switch (p) {
+    case models::CheckpointPlan::Interval: return "interval";
+    case models::CheckpointPlan::RunShorter: return "run_shorter_than_interval";
+    case models::CheckpointPlan::NeverSooner: return "never_sooner";
+    case models::CheckpointPlan::NothingFails: return "nothing_fails";
+  }
+  return "interval";
+}
+
+std::string goodput_wall_text(const models::GoodputResult& g) {
+  return g.finishes() ? goodput_duration(g.expected_wall_s) : "does not finish";
+}
+
+std::string checkpoint_plan_text(const models::GoodputResult& g) {
+  switch (g.plan) {
+    case models::CheckpointPlan::Interval:
+      return fmt::format("{} steps, {}", g.interval_steps, goodput_duration(g.interval_s));
+    case models::CheckpointPlan::RunShorter:  // the interval it would use: the run is shorter (none taken)
+      return fmt::format("{} steps, {}", g.interval_steps, goodput_duration(g.interval_s));
+    case models::CheckpointPlan::NeverSooner: return "none (finishes sooner without)";
+    case models::CheckpointPlan::NothingFails: return "none (nothing fails)";
+  }
+  return "";
+}
+
+namespace {
+// A number of the JSON that is infinite where the run does not finish: null then (the schema
+// says so), never the `null` nlohmann writes for an infinity without saying why.
+Json finite_or_null(double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); }
+
+// A count that can reach 1e40 where failures come faster than the work: 3 digits beyond a million.
+std::string count_text(double x) { return x < 1e6 ? fmt::format("{:.1f}", x) : fmt::format("{:.3g}", x); }
+}  // namespace
+
 Json goodput_json(const models::GoodputResult& g) {
   if (!g.estimated) return nullptr;
   Json components = Json::object();
   for (const auto& c : g.components) components[c.name] = c.per_day;
   const bool priced = g.price_per_gpu_hour > 0;
+  const bool interval = g.plan == models::CheckpointPlan::Interval;
   return {{"gpus", g.gpus},
           {"nodes", g.nodes},
           {"hosts", g.hosts},
@@ -70,27 +113,31 @@ Json goodput_json(const models::GoodputResult& g) {
           {"restart_s", g.restart_s},
           {"young_interval_s", g.young_interval_s},
           {"daly_interval_s", g.daly_interval_s},
-          {"checkpoint_interval_s", g.interval_s},
-          {"checkpoint_interval_steps", g.interval_steps},
+          {"checkpointing", checkpoint_plan_name(g.plan)},
+          {"checkpoint_interval_s", interval ? Json(g.interval_s) : Json(nullptr)},
+          {"checkpoint_interval_steps", interval ? Json(g.interval_steps) : Json(nullptr)},
           {"step_s", g.step_s},
           {"work_s", g.work_s},
-          {"expected_wall_s", g.expected_wall_s},
+          {"finishes", g.finishes()},
+          {"expected_wall_s", finite_or_null(g.expected_wall_s)},
           {"goodput", g.goodput},
-          {"expected_interruptions", g.expected_interruptions},
-          {"checkpoint_overhead_s", g.checkpoint_overhead_s},
-          {"rework_s", g.rework_s},
-          {"restart_overhead_s", g.restart_overhead_s},
+          {"expected_interruptions", finite_or_null(g.expected_interruptions)},
+          // No split of an infinity: null, as the wall time (the model leaves them 0).
+          {"checkpoint_overhead_s", g.finishes() ? Json(g.checkpoint_overhead_s) : Json(nullptr)},
+          {"rework_s", g.finishes() ? Json(g.rework_s) : Json(nullptr)},
+          {"restart_overhead_s", g.finishes() ? Json(g.restart_overhead_s) : Json(nullptr)},
           {"price_per_gpu_hour_usd", priced ? Json(g.price_per_gpu_hour) : Json(nullptr)},
-          {"expected_cost_usd", priced ? Json(g.expected_cost) : Json(nullptr)},
+          {"expected_cost_usd", priced ? finite_or_null(g.expected_cost) : Json(nullptr)},
           {"work_cost_usd", priced ? Json(g.work_cost) : Json(nullptr)}};
 }
 
 std::vector<std::string> variability_lines(const models::VariabilityResult& v) {
   if (!v.sampled) return {};
   return {
-      fmt::format("step over {} samples (seed {}, {} GPUs, GPU speed sigma {:.1f} %{}{}): median {}, p99 {}, "
+      fmt::format("step over {} samples ({}seed {}, {} GPUs, GPU speed sigma {:.1f} %{}{}): median {}, p99 {}, "
                   "mean {} ({:+.2f} % over every GPU at nominal speed, {})",
-                  v.samples, v.seed, v.ranks, 100 * v.gpu_speed_cv,
+                  v.stopped() ? fmt::format("{} of {}", v.samples, v.samples_asked) : std::to_string(v.samples),
+                  v.stopped() ? "--time-limit ran out, " : "", v.seed, v.ranks, 100 * v.gpu_speed_cv,
                   v.step_jitter_cv > 0 ? fmt::format(", jitter {:.1f} %", 100 * v.step_jitter_cv) : "",
                   v.nic_jitter_cv > 0 ? fmt::format(", NIC {:.1f} %", 100 * v.nic_jitter_cv) : "",
                   format_seconds(v.median_s), format_seconds(v.p99_s), format_seconds(v.mean_s), 100 * v.slowdown,
@@ -104,27 +151,71 @@ std::vector<std::string> variability_lines(const models::VariabilityResult& v) {
 
 std::vector<std::string> goodput_lines(const models::GoodputResult& g) {
   if (!g.estimated) return {};
+  using models::CheckpointPlan;
   std::string parts;
   for (const auto& c : g.components)
     if (c.per_day > 0) parts += fmt::format("{}{} {:.2f}", parts.empty() ? "" : ", ", c.name, c.per_day);
   std::vector<std::string> out = {
       fmt::format("failures   {:.2f} interruptions per day on {} GPUs in {} hosts (MTBF {}): {}",
-                  g.interruptions_per_day, g.gpus, g.hosts, goodput_duration(g.mtbf_s), parts),
-      fmt::format("checkpoint {} every {} steps ({}; Young {}, Daly {}), {} {} to {}/s storage{}; restart {}",
-                  format_bytes(g.checkpoint_bytes), g.interval_steps, goodput_duration(g.interval_s),
-                  goodput_duration(g.young_interval_s), goodput_duration(g.daly_interval_s),
-                  g.checkpoint_async ? "async, blocks" : "blocks", format_seconds(g.checkpoint_blocking_s),
-                  format_bytes(g.storage_bandwidth_bytes_per_s),
-                  g.checkpoint_async ? fmt::format(", written in {}", format_seconds(g.checkpoint_write_s)) : "",
-                  goodput_duration(g.restart_s)),
-      fmt::format("goodput    {:.1f} %: expected wall time {} for {} of steps ({:.1f} interruptions: checkpoints "
-                  "{}, lost work {}, restarts {})",
-                  100 * g.goodput, goodput_duration(g.expected_wall_s), goodput_duration(g.work_s),
-                  g.expected_interruptions, goodput_duration(g.checkpoint_overhead_s), goodput_duration(g.rework_s),
-                  goodput_duration(g.restart_overhead_s))};
-  if (g.price_per_gpu_hour > 0)
+                  g.interruptions_per_day, g.gpus, g.hosts, goodput_duration(g.mtbf_s), parts)};
+  const std::string laws =
+      fmt::format("Young {}, Daly {}", goodput_duration(g.young_interval_s), goodput_duration(g.daly_interval_s));
+  const std::string writes =
+      fmt::format("{} {} to {}/s storage{}", g.checkpoint_async ? "async, blocks" : "blocks",
+                  format_seconds(g.checkpoint_blocking_s), format_bytes(g.storage_bandwidth_bytes_per_s),
+                  g.checkpoint_async ? fmt::format(", written in {}", format_seconds(g.checkpoint_write_s)) : "");
+  switch (g.plan) {
+    case CheckpointPlan::Interval:
+      out.push_back(fmt::format("checkpoint {} every {} steps ({}; {}), {}; restart {}",
+                                format_bytes(g.checkpoint_bytes), g.interval_steps, goodput_duration(g.interval_s),
+                                laws, writes, goodput_duration(g.restart_s)));
+      break;
+    case CheckpointPlan::RunShorter:
+      out.push_back(
+          fmt::format("checkpoint none: the run ({} of steps) is no longer than one checkpoint interval ({} "
+                      "steps, {}; {}), so a failure restarts it from its first step; restart {}",
+                      goodput_duration(g.work_s), g.interval_steps, goodput_duration(g.interval_s), laws,
+                      goodput_duration(g.restart_s)));
+      break;
+    case CheckpointPlan::NeverSooner:
+      out.push_back(fmt::format(
+          "checkpoint none: one ({}) {} against a failure every {}; with one every {} the run "
+          "would take {} expected, without {} (Daly's T_w with and without checkpoints); "
+          "restart {}",
+          format_bytes(g.checkpoint_bytes), writes, goodput_duration(g.mtbf_s), goodput_duration(g.interval_s),
+          std::isfinite(g.interval_wall_s) ? goodput_duration(g.interval_wall_s) : "forever", goodput_wall_text(g),
+          goodput_duration(g.restart_s)));
+      break;
+    case CheckpointPlan::NothingFails: out.push_back("checkpoint none: nothing fails (every failure rate is 0)"); break;
+  }
+  if (g.finishes())
+    out.push_back(
+        fmt::format("goodput    {:.1f} %: expected wall time {} for {} of steps ({} interruptions: "
+                    "checkpoints {}, lost work {}, restarts {})",
+                    100 * g.goodput, goodput_duration(g.expected_wall_s), goodput_duration(g.work_s),
+                    count_text(g.expected_interruptions), goodput_duration(g.checkpoint_overhead_s),
+                    goodput_duration(g.rework_s), goodput_duration(g.restart_overhead_s)));
+  else {  // Daly's T_w overflows a double: e^(x/M) or e^(R/M) with an exponent past ~709
+    const bool interval = g.plan == CheckpointPlan::Interval;
+    const double x = interval ? g.interval_s + g.checkpoint_blocking_s : g.work_s;  // one failure-free stretch
+    const std::string what = g.restart_s >= x ? fmt::format("each restart ({})", goodput_duration(g.restart_s))
+                             : interval
+                                 ? fmt::format("each {} of steps and its checkpoint", goodput_duration(g.interval_s))
+                                 : fmt::format("all {} of steps (no checkpoint)", goodput_duration(g.work_s));
+    out.push_back(
+        fmt::format("goodput    0 %: does not finish: a failure comes every {} on average (MTBF) and {} "
+                    "must run without one: Daly's expected wall time M e^(R/M) (e^(x/M) - 1) T_s / x "
+                    "(x = {}) is beyond 1e308 s",
+                    goodput_duration(g.mtbf_s), what, goodput_duration(x)));
+  }
+  if (g.price_per_gpu_hour > 0 && g.finishes())
     out.push_back(fmt::format("cost       {} expected ({} without failures) at ${:.2f} per GPU-hour x {} GPUs",
                               goodput_usd(g.expected_cost), goodput_usd(g.work_cost), g.price_per_gpu_hour, g.gpus));
+  else if (g.price_per_gpu_hour > 0)
+    out.push_back(
+        fmt::format("cost       none expected: the run does not finish ({} without failures at ${:.2f} per "
+                    "GPU-hour x {} GPUs)",
+                    goodput_usd(g.work_cost), g.price_per_gpu_hour, g.gpus));
   else
     out.push_back("cost       unknown: no price for this instance (give [cluster] price_per_hour or --prices FILE)");
   return out;

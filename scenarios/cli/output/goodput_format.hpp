@@ -17,9 +17,18 @@ nlohmann::ordered_json goodput_json(const models::GoodputResult& g);
 // The summary's lines (no trailing newline each); empty when there is nothing to say.
 std::vector<std::string> variability_lines(const models::VariabilityResult& v);
 std::vector<std::string> goodput_lines(const models::GoodputResult& g);
-// "3 d 04 h", "5 h 12 min", else format_seconds.
+// "3 d 04 h", "5 h 12 min", else format_seconds; "1.9e+05 years" past 10,000 days; "never" when infinite.
 std::string goodput_duration(double s);
-// "$1.23 M", "$45,600"-like short money; "" when the price is unknown (cost 0).
+// "$1.23 M", "$45,600"-like short money, "$3.91e+15" past a million M; "" when the price is
+// unknown (cost 0) or the cost infinite.
 std::string goodput_usd(double usd);
+// The expected wall time, or "does not finish" (models::GoodputResult::finishes).
+std::string goodput_wall_text(const models::GoodputResult& g);
+// compare's "checkpoint every" cell: "47 steps, 1 min 45 s", Daly's interval, also for a run no
+// longer than it (which therefore takes none, as the README's first output explains); "none (...)"
+// and why where the run checkpoints never for another reason.
+std::string checkpoint_plan_text(const models::GoodputResult& g);
+// JSON goodput.checkpointing: "interval", "run_shorter_than_interval", "never_sooner", "nothing_fails".
+const char* checkpoint_plan_name(models::CheckpointPlan p);
 
 }  // namespace scenarios

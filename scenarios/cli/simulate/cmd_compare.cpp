@@ -247,16 +247,19 @@ int cmd_compare(int argc, char** argv) {
           return est(r, [](const G& g) { return fmt::format("{:.2f} ({} GPU{})", g.interruptions_per_day, g.gpus, g.gpus == 1 ? "" : "s"); });
         });
         text_row("checkpoint every", [&](const models::RunResult& r) {
-          return est(r, [](const G& g) { return fmt::format("{} steps, {}", g.interval_steps, goodput_duration(g.interval_s)); });
+          return est(r, [](const G& g) { return checkpoint_plan_text(g); });
         });
         text_row("goodput", [&](const models::RunResult& r) {
           return est(r, [](const G& g) { return fmt::format("{:.1f} %", 100 * g.goodput); });
         });
-        text_row("expected wall time", [&](const models::RunResult& r) {
-          return est(r, [](const G& g) { return goodput_duration(g.expected_wall_s); });
-        });
+        text_row("expected wall time",
+                 [&](const models::RunResult& r) { return est(r, [](const G& g) { return goodput_wall_text(g); }); });
         text_row("expected cost", [&](const models::RunResult& r) {
-          return est(r, [](const G& g) { return g.price_per_gpu_hour > 0 ? goodput_usd(g.expected_cost) : std::string("unknown"); });
+          return est(r, [](const G& g) {
+            return g.price_per_gpu_hour <= 0 ? std::string("unknown")
+                   : g.finishes()            ? goodput_usd(g.expected_cost)
+                                             : std::string("none: does not finish");
+          });
         });
       }
       // TCP sockets faster than EFA or InfiniBand surprises people: say why where it happens.

@@ -3,7 +3,8 @@
 // One simulated run: a readable summary, or one JSON object (--json); --out writes result.json
 // and summary.txt together (output_files.hpp), only after the run succeeded: a failed run keeps
 // the previous ones. A run stopped by --time-limit prints what it simulated ("simulated x % of
-// one step", no step or run time) and exits 3. A run that takes more than a second draws its
+// one step", no step or run time) and exits 3; so does a run whose --samples the limit cut short
+// (the statistics are over the samples that finished). A run that takes more than a second draws its
 // progress on standard error when that is a terminal (--progress: always; run_progress.hpp).
 #include <unistd.h>
 
@@ -48,7 +49,7 @@ int cmd_run(int argc, char** argv) {
   auto* limit =
       app.add_option("--time-limit", time_limit,
                      "stop after this many wall-clock seconds: prints what was simulated "
-                     "(x % of one step, no step or run time) and exits 3")
+                     "(x % of one step, no step or run time; with --samples, the samples that finished) and exits 3")
           ->type_name("SECONDS")
           ->check(CLI::Validator(
               [](std::string& v) {
@@ -99,7 +100,8 @@ int cmd_run(int argc, char** argv) {
     const std::string summary = result_summary(result, inputs);
     if (!out_dir.empty()) write_files_atomically(out_dir, {{"result.json", as_json}, {"summary.txt", summary}});
     std::fputs(json ? as_json.c_str() : summary.c_str(), stdout);
-    if (result.partial) return kExitPartial;
+    // A step stopped, or --samples stopped before its N samples: both what --time-limit left.
+    if (result.partial || result.variability.stopped()) return kExitPartial;
     return require_fit && !result.fits() ? kExitNotFits : 0;
   });
 }

@@ -55,11 +55,19 @@ UserError at_vary(const UserError& e, size_t n_sets, const std::vector<VaryAxis>
   return UserError({"--vary", static_cast<int>(a) + 1, col}, e.message());
 }
 
-// Checks a row found in the file being resumed; returns its index.
+// A row found in the file being resumed: its index, and whether it holds a failed point (its
+// error cell is set) or one that does not fit (fits false), which --fail-on-error and
+// --require-fit count as an uninterrupted sweep counts them.
+struct KeptRow {
+  size_t index = 0;
+  bool failed = false, over = false;
+};
+
+// Checks a row found in the file being resumed.
 // `digests`: each point's inputs_digest, by index - begin.
-size_t check_existing_row(const SweepRows& rows, const std::vector<VaryAxis>& axes, size_t begin, size_t end,
-                          const std::vector<std::string>& digests, const std::string& file, int line_no,
-                          const Json& row) {
+KeptRow check_existing_row(const SweepRows& rows, const std::vector<VaryAxis>& axes, size_t begin, size_t end,
+                           const std::vector<std::string>& digests, const std::string& file, int line_no,
+                           const Json& row) {
   const auto& cols = rows.columns();
   auto cell = [&](size_t c) -> std::string {
     if (row.is_array()) return c < row.size() ? row[c].get<std::string>() : std::string("\x01");
@@ -83,19 +91,30 @@ size_t check_existing_row(const SweepRows& rows, const std::vector<VaryAxis>& ax
   const Json expected = rows.row(sweep_point(axes, index), nullptr, "", digests[index - begin]);
   for (size_t c = 0; c < cols.size(); ++c) {
     const std::string& name = cols[c];
+    if (row.is_object() && !row.contains(name))  // a row of another version's columns
+      throw UserError({file, line_no, 1},
+                      "--resume: row " + index_text + " has no '" + name + "' (expected the columns of this sweep)");
     if (name == "inputs_digest" && cell(c) != SweepRows::cell_text(expected[name]))
       throw UserError({file, line_no, 1}, "--resume: row " + index_text +
                                               " was made from other inputs (inputs_digest " + cell(c) + ", now " +
                                               SweepRows::cell_text(expected[name]) +
-                                              "): the scenario or a file it reads changed since (expected the "
-                                              "rows of the same inputs: run without --resume into a new file)");
-    const bool key_column = c <= axes.size() || name == "file" || name == "overrides";
+                                              "): the scenario, a file it reads or the --prices file changed since "
+                                              "(expected the rows of the same inputs: run without --resume into a "
+                                              "new file)");
+    const bool key_column =
+        c <= axes.size() || name == "file" || name == "overrides" || name == "samples" || name == "seed";
     if (key_column && cell(c) != SweepRows::cell_text(expected[name]))
-      throw UserError({file, line_no, 1}, "--resume: row " + index_text + " has " + name + " '" + cell(c) +
-                                              "' where this sweep has '" + SweepRows::cell_text(expected[name]) +
-                                              "' (expected the rows of the same sweep: same scenario, --vary, --set)");
+      throw UserError({file, line_no, 1},
+                      "--resume: row " + index_text + " has " + name + " '" + cell(c) + "' where this sweep has '" +
+                          SweepRows::cell_text(expected[name]) +
+                          "' (expected the rows of the same sweep: same scenario, --vary, --set, --samples, --seed)");
   }
-  return index;
+  KeptRow kept{.index = index};
+  for (size_t c = 0; c < cols.size(); ++c) {
+    if (cols[c] == "error") kept.failed = !cell(c).empty();
+    if (cols[c] == "fits") kept.over = cell(c) == "false";
+  }
+  return kept;
 }
 
 }  // namespace
@@ -187,6 +206,7 @@ int cmd_sweep(int argc, char** argv) {
       try {
         loaded.push_back(load_scenario(path, overrides));
         set_prices(loaded.back(), price_table, prices);
+        refuse_samples_with_jobs(loaded.back(), samples);  // before any point runs
       } catch (const UserError& e) {
         throw at_vary(e, sets.size(), axes, points.back());
       }
@@ -204,7 +224,7 @@ int cmd_sweep(int argc, char** argv) {
       digests.push_back(inputs_digest(std::move(files)));
     }
     const RowFormat format = (json || !jsonl.empty()) ? RowFormat::JsonLines : RowFormat::Csv;
-    const SweepRows rows(axes, path, sets);
+    const SweepRows rows(axes, path, sets, samples, seed);
     SweepOutput out(format == RowFormat::Csv ? csv : jsonl, format);
     const bool with_header = format == RowFormat::Csv && !no_header && (shard.index == 0 || header);
     // The rows found must be this shard's first ones in sweep order, each once: that is all a
@@ -212,9 +232,11 @@ int cmd_sweep(int argc, char** argv) {
     // or a row missing before others would give a file unlike an uninterrupted sweep's.
     size_t next_row = begin;
     std::map<size_t, int> row_lines;
+    size_t kept_failed = 0, kept_over = 0;  // rows kept by --resume that failed / do not fit
     const std::set<size_t> present =
         out.start(with_header ? rows.csv_header() : "", resume, [&](int line_no, const Json& row) {
-          const size_t index = check_existing_row(rows, axes, begin, end, digests, out.name(), line_no, row);
+          const KeptRow kept = check_existing_row(rows, axes, begin, end, digests, out.name(), line_no, row);
+          const size_t index = kept.index;
           if (const auto seen = row_lines.find(index); seen != row_lines.end())
             throw UserError({out.name(), line_no, 1}, "--resume: row " + std::to_string(index) +
                                                           " is already at line " + std::to_string(seen->second) +
@@ -226,6 +248,8 @@ int cmd_sweep(int argc, char** argv) {
                                 " without a gap, as the sweep writes them)");
           row_lines.emplace(index, line_no);
           ++next_row;
+          kept_failed += kept.failed;
+          kept_over += kept.over;
           return index;
         });
 
@@ -361,11 +385,19 @@ int cmd_sweep(int argc, char** argv) {
     if (fatal) std::rethrow_exception(fatal);
     out.commit();  // every point has its row: a file the rows were written beside is replaced now
 
-    if (failed > 0)
-      std::fprintf(stderr, "sweep: %zu of %zu points failed (see the error column)\n", failed.load(), todo.size());
-    if (over > 0)
-      std::fprintf(stderr, "sweep: %zu of %zu points do not fit in GPU memory (fits=false; their times are not real)\n",
-                   over.load(), todo.size());
+    // The file's rows count as an uninterrupted sweep's would: a retry with --resume of a shard
+    // whose first attempt failed (a Slurm requeue, a pod restarted) fails again, not silently.
+    const size_t all_failed = failed.load() + kept_failed, all_over = over.load() + kept_over;
+    const auto kept_part = [&](size_t kept) {
+      return kept > 0 ? fmt::format("; {} of them in rows kept by --resume", kept) : std::string();
+    };
+    if (all_failed > 0)
+      std::fprintf(stderr, "sweep: %zu of %zu points failed (see the error column%s)\n", all_failed, points.size(),
+                   kept_part(kept_failed).c_str());
+    if (all_over > 0)
+      std::fprintf(stderr,
+                   "sweep: %zu of %zu points do not fit in GPU memory (fits=false; their times are not real%s)\n",
+                   all_over, points.size(), kept_part(kept_over).c_str());
     // Scaling efficiency = tokens/s per GPU over that of the first point. Rows keep the per-GPU
     // rate only (a shard does not know the sweep's first point); a whole sweep run at once
     // prints the efficiencies on stderr. With several --vary keys a single "first point" would
@@ -384,8 +416,8 @@ int cmd_sweep(int argc, char** argv) {
       write_file_atomically(html, viz::sweep_html(page));
       std::fprintf(stderr, "sweep: wrote %s\n", html.c_str());
     }
-    if (failed > 0 && fail_on_error) return 1;
-    return over > 0 && require_fit ? kExitNotFits : 0;
+    if (all_failed > 0 && fail_on_error) return 1;
+    return all_over > 0 && require_fit ? kExitNotFits : 0;
   });
 }
 

@@ -1,6 +1,7 @@
 // Sweep rows: CSV and JSON lines from one builder (see sweep_rows.hpp).
 #include "scenarios/cli/sweep/sweep_rows.hpp"
 
+#include <cmath>
 #include <variant>
 
 #include "models/utf8.hpp"
@@ -57,16 +58,19 @@ void add_at_scale(Json& j, const models::RunResult* r) {
   j["step_p99_s"] = sampled ? Json(r->variability.p99_s) : Json(nullptr);
   const auto& g = r ? r->goodput : models::GoodputResult{};
   j["interruptions_per_day"] = est ? Json(g.interruptions_per_day) : Json(nullptr);
-  j["checkpoint_interval_s"] = est ? Json(g.interval_s) : Json(nullptr);
+  // Null where the run takes no checkpoint, and where it does not finish (an infinite wall time
+  // and cost; goodput 0): run --json's goodput.checkpointing and goodput.finishes say which.
+  j["checkpoint_interval_s"] = est && g.plan == models::CheckpointPlan::Interval ? Json(g.interval_s) : Json(nullptr);
   j["goodput"] = est ? Json(g.goodput) : Json(nullptr);
-  j["expected_wall_s"] = est ? Json(g.expected_wall_s) : Json(nullptr);
-  j["expected_cost_usd"] = est && g.price_per_gpu_hour > 0 ? Json(g.expected_cost) : Json(nullptr);
+  j["expected_wall_s"] = est && g.finishes() ? Json(g.expected_wall_s) : Json(nullptr);
+  j["expected_cost_usd"] = est && g.finishes() && g.price_per_gpu_hour > 0 ? Json(g.expected_cost) : Json(nullptr);
 }
 
 }  // namespace
 
 std::string SweepRows::cell_text(const Json& v) {
-  if (v.is_null()) return "";
+  // null, and a number no JSON can hold (JSON writes an infinity as null): an empty cell.
+  if (v.is_null() || (v.is_number_float() && !std::isfinite(v.get<double>()))) return "";
   if (v.is_string()) return v.get<std::string>();
   if (v.is_array()) {  // overrides: KEY=VALUE items joined by ';'
     std::string s;
@@ -76,8 +80,13 @@ std::string SweepRows::cell_text(const Json& v) {
   return json_text(v);
 }
 
-SweepRows::SweepRows(std::vector<VaryAxis> axes, std::string scenario_file, std::vector<std::string> overrides)
-    : axes_(std::move(axes)), file_(models::utf8_text(scenario_file)), overrides_(std::move(overrides)) {
+SweepRows::SweepRows(std::vector<VaryAxis> axes, std::string scenario_file, std::vector<std::string> overrides,
+                     int samples, uint64_t seed)
+    : axes_(std::move(axes)),
+      file_(models::utf8_text(scenario_file)),
+      overrides_(std::move(overrides)),
+      samples_(samples),
+      seed_(seed) {
   // Column names come from a row, so the header can never disagree with the rows.
   const SweepPoint any{0, std::vector<std::string>(axes_.size())};
   const Json sample = row(any, nullptr, "", "");
@@ -105,7 +114,11 @@ Json SweepRows::row(const SweepPoint& point, const models::RunResult* result, co
     add_cost_summary(j, *result);
   else
     add_null_cost_summary(j);
-  j["inputs_digest"] = digest;  // after every other column: their positions do not move
+  // The draws the step_mean_s ... columns (and the goodput over the mean step) come from; the
+  // seed changes nothing without samples.
+  j["samples"] = samples_;
+  j["seed"] = samples_ > 0 ? Json(seed_) : Json(nullptr);
+  j["inputs_digest"] = digest;  // last: what the point read
   round_numbers(j);
   return j;
 }

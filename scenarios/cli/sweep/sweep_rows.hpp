@@ -5,8 +5,11 @@
 //   file, overrides, commsim_version, schema_version, then does it fit and how fast: fits,
 //   memory_peak_bytes, memory_capacity_bytes, tokens_per_s, samples_per_s, model_tflops_per_gpu,
 //   mfu, tokens_per_s_per_gpu (null where not computed), the layout and the run at scale, the cost
-//   columns, and last `inputs_digest` (inputs_digest.hpp: what the point read, for --resume).
+//   columns, `samples` and `seed` (the --samples and --seed every point ran with), and last
+//   `inputs_digest` (inputs_digest.hpp: what the point read). --resume compares both with the
+//   sweep's: a row made with other draws is another sweep's row.
 // A --vary value is written with the type the loader gives it (4, 0.5, true, "Ring", "1 MiB").
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,7 +21,9 @@ namespace scenarios {
 
 class SweepRows {
  public:
-  SweepRows(std::vector<VaryAxis> axes, std::string scenario_file, std::vector<std::string> overrides);
+  // `samples`, `seed`: --samples (0: none) and --seed, the same for every point.
+  SweepRows(std::vector<VaryAxis> axes, std::string scenario_file, std::vector<std::string> overrides, int samples = 0,
+            uint64_t seed = 1);
 
   // The row of `point`: the run's summary, or nulls and the error message; `digest` is the
   // inputs_digest of the files the point's scenario read.
@@ -38,6 +43,8 @@ class SweepRows {
   std::vector<VaryAxis> axes_;
   std::string file_;
   std::vector<std::string> overrides_;
+  int samples_ = 0;
+  uint64_t seed_ = 1;
   std::vector<std::string> columns_;
 };
 

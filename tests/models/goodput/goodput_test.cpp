@@ -87,10 +87,15 @@ TEST_CASE("goodput: estimate rounds the interval to whole steps and splits the l
   const GoodputEstimate ea = estimate_goodput(a);
   CHECK(ea.interval_s >= 400);
   CHECK(ea.wall_s == Approx(expected_wall_time(a.work_s, ea.interval_s, 1, 600 + 400, 11000)));
-  // Nothing fails: the work itself.
+  // Nothing fails: the work itself, and no checkpoint.
   GoodputInputs never = in;
   never.mtbf_s = INFINITY;
-  CHECK(estimate_goodput(never).goodput == 1);
+  const GoodputEstimate calm = estimate_goodput(never);
+  CHECK(calm.goodput == 1);
+  CHECK(calm.wall_s == in.work_s);
+  CHECK(calm.plan == models::CheckpointPlan::NothingFails);
+  CHECK(calm.interval_s == 0);  // no interval at all
+  CHECK(calm.interval_steps == 0);
 }
 
 TEST_CASE("goodput: a run shorter than the interval never checkpoints, and loses what it did on a failure",
@@ -106,12 +111,83 @@ TEST_CASE("goodput: a run shorter than the interval never checkpoints, and loses
                          .restart_s = 600,
                          .mtbf_s = 86400};
   const GoodputEstimate e = estimate_goodput(in);
-  CHECK(e.interval_s > in.work_s);
+  CHECK(e.plan == models::CheckpointPlan::RunShorter);
+  CHECK(e.interval_s > in.work_s);  // the interval it would use, unused
+  CHECK(e.interval_wall_s == 0);
   CHECK(e.checkpoint_overhead_s == 0);
   CHECK(e.wall_s == Approx(86400 * std::exp(600.0 / 86400) * std::expm1(700.0 / 86400)));
   CHECK(e.rework_s + e.restart_overhead_s == Approx(e.wall_s - in.work_s));
-  // One step longer than the interval: checkpoints again, at their cost.
+  // Asynchronous: with no checkpoint there is no write to wait for after a restart, R alone.
+  GoodputInputs async = in;
+  async.async = true;
+  async.blocking_s = 1;
+  CHECK(estimate_goodput(async).wall_s == Approx(e.wall_s).epsilon(1e-15));
+  // Whole steps nearest Daly's interval: 161 x 14 s = 2,254 s. One step longer than that, never
+  // checkpointing still ends sooner: T_w0 = M e^(R/M) (e^(T_s/M) - 1) against T_w(tau), which
+  // pays a checkpoint for one step of work it would save.
+  const double tau = 14.0 * std::llround(daly_interval(30, 86400) / 14);
+  REQUIRE(tau == 2254);
   GoodputInputs longer = in;
-  longer.work_s = e.interval_s + 14;
-  CHECK(estimate_goodput(longer).checkpoint_overhead_s > 0);
+  longer.work_s = tau + 14;
+  const GoodputEstimate l = estimate_goodput(longer);
+  const double none = 86400 * std::exp(600.0 / 86400) * std::expm1(longer.work_s / 86400);
+  CHECK(l.plan == models::CheckpointPlan::NeverSooner);
+  CHECK(l.wall_s == Approx(none).epsilon(1e-12));
+  CHECK(l.interval_s == tau);
+  CHECK(l.interval_wall_s == Approx(expected_wall_time(longer.work_s, tau, 30, 600, 86400)).epsilon(1e-12));
+  CHECK(l.interval_wall_s > l.wall_s);
+  CHECK(l.checkpoint_overhead_s == 0);
+  // Ten intervals of work: checkpointing is the faster plan, at its cost.
+  longer.work_s = 10 * tau;
+  const GoodputEstimate ten = estimate_goodput(longer);
+  CHECK(ten.plan == models::CheckpointPlan::Interval);
+  CHECK(ten.interval_s == tau);
+  CHECK(ten.interval_wall_s == ten.wall_s);
+  CHECK(ten.wall_s < 86400 * std::exp(600.0 / 86400) * std::expm1(longer.work_s / 86400));
+  CHECK(ten.checkpoint_overhead_s > 0);
+}
+
+TEST_CASE("goodput: a checkpoint as long as the MTBF or longer: never checkpointing is the faster plan", "[goodput]") {
+  // T_s = 10 h of 60 s steps, M = 3 h, delta = 10 h (slow storage), R = 10 min. delta >= 2M, so
+  // tau_D = M = 180 steps; Daly's T_w every M: M e^(R/M) (e^((M + delta)/M) - 1) T_s/M = 795 h;
+  // never checkpointing: M e^(R/M) (e^(T_s/M) - 1) = 85.7 h. The smaller is the plan.
+  const double h = 3600, M = 3 * h, delta = 10 * h, R = 600, work = 10 * h;
+  const GoodputEstimate e = estimate_goodput({.work_s = work,
+                                              .step_s = 60,
+                                              .blocking_s = delta,
+                                              .write_s = delta,
+                                              .async = false,
+                                              .restart_s = R,
+                                              .mtbf_s = M});
+  CHECK(e.daly_s == M);
+  CHECK(e.plan == models::CheckpointPlan::NeverSooner);
+  CHECK(e.interval_s == M);
+  CHECK(e.interval_wall_s == Approx(M * std::exp(R / M) * std::expm1((M + delta) / M) * work / M).epsilon(1e-12));
+  CHECK(e.interval_wall_s / h == Approx(795.0).margin(0.5));
+  CHECK(e.wall_s == Approx(M * std::exp(R / M) * std::expm1(work / M)).epsilon(1e-12));
+  CHECK(e.wall_s / h == Approx(85.7).margin(0.05));
+  CHECK(e.goodput == Approx(work / e.wall_s));
+  CHECK(e.checkpoint_overhead_s == 0);
+  CHECK(e.rework_s + e.restart_overhead_s == Approx(e.wall_s - work));
+}
+
+TEST_CASE("goodput: failures faster than any stretch of work: the run does not finish", "[goodput]") {
+  // M = 0.1 s and a 600 s restart: e^(R/M) = e^6000 is beyond a double, with checkpoints or
+  // without. The expected wall time is infinite: goodput 0, no split of it.
+  const GoodputEstimate e = estimate_goodput(
+      {.work_s = 1e6, .step_s = 10, .blocking_s = 30, .write_s = 30, .async = false, .restart_s = 600, .mtbf_s = 0.1});
+  CHECK(std::isinf(e.wall_s));
+  CHECK(e.goodput == 0);
+  CHECK(std::isinf(e.interruptions));
+  CHECK(e.checkpoint_overhead_s == 0);
+  CHECK(e.rework_s == 0);
+  CHECK(e.restart_overhead_s == 0);
+  CHECK(e.plan == models::CheckpointPlan::Interval);  // both infinite: the interval, ties go to it
+  CHECK(e.interval_steps == 1);
+  // Finite but beyond any integer of days (1e283 s with a checkpoint every 10 s step): a number.
+  const GoodputEstimate big = estimate_goodput(
+      {.work_s = 1e6, .step_s = 10, .blocking_s = 30, .write_s = 30, .async = false, .restart_s = 600, .mtbf_s = 1});
+  CHECK(std::isfinite(big.wall_s));
+  CHECK(big.wall_s == Approx(std::exp(600.0) * std::expm1(40.0) * 1e6 / 10).epsilon(1e-12));
+  CHECK(big.plan == models::CheckpointPlan::Interval);  // never checkpointing: e^(1e6), infinite
 }

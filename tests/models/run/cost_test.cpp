@@ -1,6 +1,8 @@
 // What a run costs (models/run/cost.hpp): the price's precedence and the three figures.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "models/hw/prices.hpp"
 #include "models/run/cost.hpp"
 #include "models/run/run.hpp"
@@ -91,6 +93,11 @@ TEST_CASE("cost: a Capacity Block run pays its whole windows, an on-demand run i
     CHECK(b >= last);
     last = b;
   }
+  // An expected wall time of millions of years (goodput with failures faster than checkpoints) is
+  // counted in windows, not looped over: 1e6 windows of 182 days, then a 1-day one; infinity stays.
+  CHECK(models::billed_seconds(block, (182e6 + 1) * kDay) == (182e6 + 1) * kDay);
+  CHECK(models::billed_seconds(block, 1e300) >= 1e300);
+  CHECK(std::isinf(models::billed_seconds(block, INFINITY)));
 }
 
 TEST_CASE("cost: a short run on a Capacity Block instance is billed one day, its step at the hourly rate", "[models]") {

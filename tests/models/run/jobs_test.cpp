@@ -199,3 +199,43 @@ TEST_CASE("jobs: on a mixed cluster each job runs on its group's instance, as on
     CHECK(std::string(e.what()).find("span the p5.48xlarge group (nodes 0..1)") != std::string::npos);
   }
 }
+
+// Llama-3-8B DDP on nodes 0-3 and GPT-2 XL DDP on nodes 4-7 of 8 x p4d, with no [cluster.fabric]
+// (a non-blocking network): the jobs share no link, so each job's step together is its step
+// alone, lost is 0, and the default (rank classes, closed forms) gives what --full gives. Each
+// job has its own collective engine on the one network; a closed form the network remembers is
+// named by the network, so one job's collective never repeats another job's (its links, bytes
+// and time) under a name both engines gave their first collective.
+TEST_CASE("jobs: two jobs that share no link step together as alone, with closed forms as with --full", "[models]") {
+  auto ddp = [](const std::string& name, int first, const std::string& preset) {
+    JobSpec j;
+    j.name = name;
+    j.first_node = first;
+    j.nodes = 4;
+    ModelSpec m;
+    m.preset = preset;
+    m.seq = 1024;
+    j.model = m;
+    j.training.steps = 10;
+    j.training.grad_checkpointing = true;
+    j.parallel.strategy = "ddp";
+    return j;
+  };
+  ScenarioSpec s;
+  s.cluster.instance = "p4d.24xlarge";
+  s.cluster.nodes = 8;
+  s.jobs = {ddp("a", 0, "llama-3-8b"), ddp("b", 4, "gpt2-xl")};
+  RunOptions full;
+  full.full = true;
+  const RunResult r = run_scenario(s), all = run_scenario(s, full);
+  REQUIRE(r.jobs.size() == 2);
+  REQUIRE(all.jobs.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    INFO(r.jobs[i].name);
+    CHECK(r.jobs[i].step_together_s == r.jobs[i].step_alone_s);
+    CHECK(r.jobs[i].lost_s() == 0);
+    CHECK(r.jobs[i].step_alone_s == Approx(all.jobs[i].step_alone_s).epsilon(1e-12));
+    CHECK(r.jobs[i].step_together_s == Approx(all.jobs[i].step_together_s).epsilon(1e-12));
+  }
+  CHECK(r.jobs[0].step_alone_s > 3 * r.jobs[1].step_alone_s);  // 8.0 B parameters against 1.6 B
+}

@@ -3,7 +3,10 @@
 // rank at its own speed (--full), determinism by seed, and the weak-scaling growth it explains.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <vector>
 
 #include "models/goodput/extreme.hpp"
 #include "models/run/run.hpp"
@@ -101,4 +104,86 @@ TEST_CASE("variability: the slowest-rank rule against every rank at its own spee
       CHECK(r - e <= c.tolerance * e);
     }
   }
+}
+
+// [[stragglers]] multiply the drawn factors (a straggler is a GPU of the draw that is slower
+// still): the slowest GPU a sample names is argmax_r c_r s_r, its factor c_r s_r.
+TEST_CASE("variability: the slowest GPU named includes the [[stragglers]] factor", "[models][goodput]") {
+  SpeedDraw d;
+  d.compute_scale = {1.01, 1.02, 1.0, 0.99};
+  const SlowestGpu plain = slowest_gpu(d, {});
+  CHECK(plain.rank == 1);
+  CHECK(plain.scale == 1.02);
+  const SlowestGpu slowed = slowest_gpu(d, {1, 1, 1.3, 1});
+  CHECK(slowed.rank == 2);
+  CHECK(slowed.scale == 1.3);
+
+  // Rank 5 of 16 A100 computes 1.3 x slower: 1.1 % draws never make another rank slower than it.
+  ScenarioSpec s = step_on("p4d.24xlarge", 2, "ddp");
+  s.stragglers.push_back({.ranks = {5}, .compute_slowdown = 1.3});
+  const RunResult r = sampled(s, 3, 1, false);
+  const VariabilityResult& v = r.variability;
+  REQUIRE(v.steps_s.size() == 3);
+  std::vector<int> node_of;
+  for (int k = 0; k < 16; ++k) node_of.push_back(k / 8);
+  int median = 0;  // the median of three samples
+  for (int k = 0; k < 3; ++k) {
+    int below = 0;
+    for (int j = 0; j < 3; ++j) below += v.steps_s[j] < v.steps_s[k];
+    if (below == 1) median = k;
+  }
+  const SpeedDraw mid = draw_speeds(1, median, node_of, v.gpu_speed_cv, 0, 0);
+  CHECK(v.slowest_rank == 5);
+  CHECK(v.slowest_node == 0);
+  CHECK(v.slowest_compute_scale == Approx(1.3 * mid.compute_scale[5]).epsilon(1e-12));
+  char words[160];
+  std::snprintf(
+      words, sizeof words,
+      "in the median sample rank 5 (node 0) is the slowest GPU, its compute x%.4f (x%.4f drawn, x1.3 [[stragglers]])",
+      1.3 * mid.compute_scale[5], mid.compute_scale[5]);
+  CHECK(v.who_waits.rfind(words, 0) == 0);
+}
+
+// --time-limit is one budget: each sample gets what the run has left (add_variability asks the
+// elapsed time before each), a sample the limit stops is dropped, and no NaN enters the statistics.
+TEST_CASE("variability: --samples within --time-limit stops, keeps the samples that finished", "[models][goodput]") {
+  const ScenarioSpec s = step_on("p4d.24xlarge", 2, "ddp");
+  const RunResult base = run_scenario(s);
+  RunOptions o;
+  o.samples = 5;
+  o.seed = 7;
+  o.timeline = false;
+  o.time_limit_s = 100.0;
+  // Plenty left for two samples, then none: two samples of five.
+  int calls = 0;
+  RunResult two = base;
+  add_variability(two, s, o, [&calls] { return ++calls <= 2 ? 0.0 : 1e9; });
+  CHECK(calls == 3);
+  const VariabilityResult& v = two.variability;
+  CHECK(v.sampled);
+  CHECK(v.samples == 2);
+  CHECK(v.samples_asked == 5);
+  CHECK(v.stopped());
+  const RunResult all = sampled(s, 5, 7, false);
+  REQUIRE(v.steps_s.size() == 2);
+  CHECK(v.steps_s[0] == all.variability.steps_s[0]);  // the same draws, in order
+  CHECK(v.steps_s[1] == all.variability.steps_s[1]);
+  CHECK(v.mean_s == Approx((v.steps_s[0] + v.steps_s[1]) / 2).epsilon(1e-15));
+  CHECK(v.max_s == std::max(v.steps_s[0], v.steps_s[1]));
+  const auto has_note = [](const RunResult& r, const std::string& note) {
+    return std::find(r.notes.begin(), r.notes.end(), note) != r.notes.end();
+  };
+  CHECK(has_note(two, "variability: --time-limit ran out after 2 of 5 samples; the step's statistics are over those"));
+  // A nanosecond left: the first sample is stopped by the limit; it is dropped, none finished.
+  RunResult none = base;
+  add_variability(none, s, o, [] { return 100.0 - 1e-9; });
+  CHECK_FALSE(none.variability.sampled);
+  CHECK(none.variability.samples == 0);
+  CHECK(none.variability.stopped());
+  CHECK(none.variability.steps_s.empty());
+  CHECK(none.notes.back() == "variability: --time-limit ran out after 0 of 5 samples: no statistics");
+  CHECK_FALSE(has_note(all, "variability: --time-limit ran out after 5 of 5 samples: no statistics"));
+  // Without a limit every sample runs.
+  CHECK_FALSE(all.variability.stopped());
+  CHECK(all.variability.samples == 5);
 }

@@ -248,3 +248,120 @@ TEST_CASE("scenarios: a typo in --vary stops the sweep before it runs, pointing 
   CHECK(slurp(csv) == "kept\n");  // the output is not touched
   fs::remove_all(dir);
 }
+
+// A shard retried with --resume (a Slurm requeue, a pod restarted by its Job) finds its failed
+// point's row already written: --fail-on-error and --require-fit count the rows kept from the file
+// as an uninterrupted sweep counts them, so the retry fails as the first attempt did.
+TEST_CASE("scenarios: sweep --resume counts the failed and not-fitting rows it keeps", "[scenarios]") {
+  const fs::path dir = scenarios_test::fresh_temp_dir("resume-failed");
+  const std::string csv = (dir / "rows.csv").string();
+  // 2 PiB is over what a collective may move: that point fails, its row holds the error.
+  const std::vector<std::string> sweep = {
+      "sweep", kSweepAllReduce, "--vary", "collective.bytes=1 MiB,2 PiB,4 MiB", "--csv", csv, "--fail-on-error"};
+  const auto first = run_commsim(sweep);
+  CHECK(first.exit_code == 1);
+  CHECK(first.err == "sweep: 1 of 3 points failed (see the error column)\n");
+  const std::string rows = slurp(csv);
+  const auto again = run_commsim(with(sweep, {"--resume"}));
+  CHECK(again.exit_code == 1);
+  CHECK(again.err == "sweep: 1 of 3 points failed (see the error column; 1 of them in rows kept by --resume)\n");
+  CHECK(slurp(csv) == rows);
+  // The header and the failed row kept, the last point run again: still one failure in three.
+  std::ofstream(csv, std::ios::binary) << rows.substr(0, rows.find("\n2,") + 1);
+  const auto rest = run_commsim(with(sweep, {"--resume"}));
+  CHECK(rest.exit_code == 1);
+  CHECK(rest.err == "sweep: 1 of 3 points failed (see the error column; 1 of them in rows kept by --resume)\n");
+  CHECK(slurp(csv) == rows);
+
+  // Llama-3-8B in plain DDP does not fit 8 x H100 80 GB (cmd_run_test.cpp): exit 4 again on resume.
+  const std::string p5 = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/seeds/p5_1pod_8gpu.toml";
+  const std::string fit = (dir / "fit.csv").string();
+  const std::vector<std::string> fits = {"sweep", p5,  "--vary",       "parallel.strategy=zero3,ddp", "--jobs", "1",
+                                         "--csv", fit, "--require-fit"};
+  const auto over = run_commsim(fits);
+  CHECK(over.exit_code == 4);
+  const auto over_again = run_commsim(with(fits, {"--resume"}));
+  CHECK(over_again.exit_code == 4);
+  CHECK(over_again.err.find("sweep: 1 of 2 points do not fit in GPU memory (fits=false; their times are not real; "
+                            "1 of them in rows kept by --resume)\n") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+// The rows' step_mean_s ... come from --samples draws of --seed, the goodput and cost from the
+// --prices file: --resume refuses rows made with other ones (columns samples and seed; the
+// prices file is among the inputs inputs_digest hashes) instead of mixing two sweeps in one file.
+TEST_CASE("scenarios: sweep --resume refuses rows made with another --samples, --seed or --prices", "[scenarios]") {
+  const fs::path dir = scenarios_test::fresh_temp_dir("resume-draws");
+  const std::string seed = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/seeds/p4d_1pod_4gpu.toml";
+  const std::string full = (dir / "full.csv").string(), part = (dir / "part.csv").string(),
+                    prices = (dir / "prices.toml").string();
+  const std::vector<std::string> sweep = {"sweep", seed, "--vary", "training.steps=1,2", "--jobs", "1"};
+  REQUIRE(run_commsim(with(sweep, {"--samples", "2", "--seed", "3", "--csv", full})).exit_code == 0);
+  const std::string whole = slurp(full);
+  const std::string header = whole.substr(0, whole.find('\n'));
+  CHECK(header.substr(header.size() - 27) == ",samples,seed,inputs_digest");
+  const std::string row0 = whole.substr(whole.find('\n') + 1, whole.find("\n1,") - whole.find('\n'));
+  CHECK(row0.substr(row0.size() - 22, 5) == ",2,3,");                // samples 2, seed 3, then 16 hex digits
+  const std::string kept = whole.substr(0, whole.find("\n1,") + 1);  // header, row 0
+  auto resume = [&](const std::vector<std::string>& extra) {
+    std::ofstream(part, std::ios::binary) << kept;
+    return run_commsim(with(with(sweep, {"--csv", part, "--resume"}), extra));
+  };
+  const auto same = resume({"--samples", "2", "--seed", "3"});
+  CHECK(same.exit_code == 0);
+  CHECK(slurp(part) == whole);
+  const auto other_seed = resume({"--samples", "2", "--seed", "4"});
+  CHECK(other_seed.exit_code == 2);
+  CHECK(other_seed.err == part +
+                              ":2:1: --resume: row 0 has seed '3' where this sweep has '4' (expected the rows of "
+                              "the same sweep: same scenario, --vary, --set, --samples, --seed)\n");
+  CHECK(slurp(part) == kept);
+  const auto no_samples = resume({});
+  CHECK(no_samples.exit_code == 2);
+  CHECK(no_samples.err.find(part + ":2:1: --resume: row 0 has samples '2' where this sweep has '0'") == 0);
+  const auto fewer = resume({"--samples", "1", "--seed", "3"});
+  CHECK(fewer.exit_code == 2);
+  CHECK(fewer.err.find(part + ":2:1: --resume: row 0 has samples '2' where this sweep has '1'") == 0);
+  // A --prices file the rows were not made with: other inputs.
+  std::ofstream(prices) << "[prices.\"p4d.24xlarge\"]\nusd_per_hour = 20\nsource = \"mine\"\n";
+  const auto priced = resume({"--samples", "2", "--seed", "3", "--prices", prices});
+  CHECK(priced.exit_code == 2);
+  CHECK(priced.err.find(part + ":2:1: --resume: row 0 was made from other inputs (inputs_digest ") == 0);
+  CHECK(priced.err.find("): the scenario, a file it reads or the --prices file changed since") != std::string::npos);
+  CHECK(slurp(part) == kept);
+  // A JSON line without the columns samples and seed (written by an older commsim): refused.
+  const std::string jfull = (dir / "full.jsonl").string(), jpart = (dir / "part.jsonl").string();
+  REQUIRE(run_commsim(with(sweep, {"--jsonl", jfull})).exit_code == 0);
+  const std::string jwhole = slurp(jfull);
+  auto old_row = nlohmann::ordered_json::parse(jwhole.substr(0, jwhole.find('\n')));
+  old_row.erase("samples");
+  old_row.erase("seed");
+  std::ofstream(jpart, std::ios::binary) << old_row.dump() << "\n";
+  const auto older = run_commsim(with(sweep, {"--jsonl", jpart, "--resume"}));
+  CHECK(older.exit_code == 2);
+  CHECK(older.err == jpart + ":1:1: --resume: row 0 has no 'samples' (expected the columns of this sweep)\n");
+  // Without --samples the seed cell is empty: it changes nothing.
+  const auto plain = run_commsim(with(sweep, {"--seed", "9"}));
+  REQUIRE(plain.exit_code == 0);
+  const std::string plain_row = plain.out.substr(plain.out.find('\n') + 1);
+  CHECK(plain_row.substr(plain_row.find('\n') - 20, 4) == ",0,,");  // samples 0, seed empty
+  fs::remove_all(dir);
+}
+
+// [[jobs]] simulate each job without draws of its GPUs' speeds: --samples is refused at the
+// option before anything runs (docs/limitations.md).
+TEST_CASE("scenarios: --samples on a scenario with [[jobs]] is refused at the option", "[scenarios]") {
+  const std::string jobs = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/two_jobs_fat_tree.toml";
+  const std::string message = "--samples:1:1: --samples 3: not modelled for " + jobs +
+                              ", a scenario with [[jobs]] (expected no --samples with [[jobs]], or each job run as a "
+                              "scenario of its own)\n";
+  const auto run = run_commsim({"run", jobs, "--samples", "3"});
+  CHECK(run.exit_code == 2);
+  CHECK(run.err == message);
+  CHECK(run.out.empty());
+  const auto sweep = run_commsim({"sweep", jobs, "--vary", "name=a,b", "--samples", "3"});
+  CHECK(sweep.exit_code == 2);
+  CHECK(sweep.err == message);
+  CHECK(sweep.out.empty());
+  CHECK(run_commsim({"run", jobs, "--samples", "0"}).exit_code == 0);
+}
