@@ -47,7 +47,8 @@ double block_activation_bytes_per_token(const model::ModelShape& m, int tp, bool
 //   router logits and probabilities, fp32                                               8 E (/ tp under SP)
 // all times act_bytes except the router; etp 0 means etp = tp. Full recompute keeps the block
 // input only, as dense. With tp = etp = 1 the terms were measured within 0.3 % (the peaks of
-// scenarios/validation/h100x1/measured/moe_memory.jsonl, tests/validation/one_gpu/h100x1_moe_memory_validation_test.cpp).
+// scenarios/validation/h100x1/measured/moe_memory.jsonl,
+// tests/validation/one_gpu/h100x1_moe_memory_validation_test.cpp).
 double moe_block_activation_bytes_per_token(const model::ModelShape& m, int tp, bool sequence_parallel, Recompute r,
                                             int act_bytes = 2, int etp = 0);
 // All of a block's activations while its backward runs under full recompute (the recomputed

@@ -66,7 +66,7 @@ class Fabric {
   int pod_of(int node) const { return node / pod_nodes_; }
   bool spray() const { return spray_; }
   double pod_uplink_bytes_per_s(int pod = 0) const { return pod_capacity_.at(pod); }  // C_pod, all uplinks
-  int pod_uplinks(int pod = 0) const { return pod_uplinks_.at(pod); }  // ECMP links above the pod
+  int pod_uplinks(int pod = 0) const { return pod_uplinks_.at(pod); }                 // ECMP links above the pod
   // What the pod's nodes' NICs are to its uplinks: oversubscription, or the ratio `uplinks` make.
   double pod_ratio(int pod = 0) const { return pod_ratio_.at(pod); }
   double switch_latency_s() const { return switch_latency_s_; }
@@ -81,9 +81,8 @@ class Fabric {
   // among several links: sprayed, or one link per group; and no third tier, where two other
   // pods may be in this superpod or another).
   bool by_pod() const {
-    return superpods_ <= 1 &&
-           (spray_ || (*std::max_element(pod_uplinks_.begin(), pod_uplinks_.end()) <= 1 &&
-                       (kind_ != FabricKind::Rail || leaf_uplinks_ <= 1)));
+    return superpods_ <= 1 && (spray_ || (*std::max_element(pod_uplinks_.begin(), pod_uplinks_.end()) <= 1 &&
+                                          (kind_ != FabricKind::Rail || leaf_uplinks_ <= 1)));
   }
 
   // Adds the shared links (kind "fabric", names "fabric/pod<p>/...") to `net`. Call once.

@@ -177,8 +177,9 @@ void megatron_checks(const ScenarioSpec& spec, const model::ModelShape& model, i
   // dimension divides by the tensor-parallel size).
   if (l.sequence_parallel && (model.seq / l.cp) % l.tp != 0)
     throw SpecError("parallel.sequence_parallel",
-                    "sequence parallelism splits seq / cp = " + str(model.seq / l.cp) + " tokens over tp = " +
-                        str(l.tp) + ", which does not divide them (expected seq / cp divisible by tp, as Megatron "
+                    "sequence parallelism splits seq / cp = " + str(model.seq / l.cp) +
+                        " tokens over tp = " + str(l.tp) +
+                        ", which does not divide them (expected seq / cp divisible by tp, as Megatron "
                         "asserts, or sequence_parallel = false)",
                     {"model.seq", "parallel.tp", "parallel.cp"});
   l.tp_comm_overlap = par.tp_comm_overlap;

@@ -80,8 +80,7 @@ void megatron_step(const ScenarioSpec& spec, const model::ModelShape& shape, con
   for (std::size_t r = 0; r < plan.ranks.size(); ++r) plan.replica[r] = megatron_coord(layout, int(r)).d;
   const ParallelLayout& l = layout;
   std::string what = "Megatron TP " + std::to_string(l.tp) + (l.cp > 1 ? " x CP " + std::to_string(l.cp) : "") +
-                     " x PP " + std::to_string(l.pp) + " x DP " + std::to_string(l.dp) + ", " +
-                     schedule_name(l) +
+                     " x PP " + std::to_string(l.pp) + " x DP " + std::to_string(l.dp) + ", " + schedule_name(l) +
                      " over " + std::to_string(l.pipeline_micro_batches) + " micro-batches of " +
                      std::to_string(l.micro_batch) + " x " + std::to_string(shape.seq) + " tokens; recompute " +
                      recompute_name(l.recompute);

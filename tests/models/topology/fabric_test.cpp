@@ -246,7 +246,8 @@ TEST_CASE("fabric: three tiers with ECMP hash over C_sp / uplink links, bad supe
   CHECK(key_of(s) == "cluster.fabric.superpod_oversubscription");
 }
 
-TEST_CASE("fabric: uplinks set C_pod and the printed ratio, and beside an oversubscription they are refused", "[models]") {
+TEST_CASE("fabric: uplinks set C_pod and the printed ratio, and beside an oversubscription they are refused",
+          "[models]") {
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   // 2 pods of 2 p4d: 2 x 50 GB/s of NICs per pod over 2 uplinks of 12.5 GB/s: 4:1, C_pod 25 GB/s.
@@ -290,5 +291,6 @@ TEST_CASE("fabric: ECMP links per pod from its own capacity and NIC rate (mixed 
       CHECK(net.link_capacity(p[0]) == Approx(12.5e9));
       CHECK(net.link_capacity(p[1]) == Approx(50e9));
     }
-  CHECK(f.describe() == "fat-tree, 2 pod(s) of 2 node(s); above a pod 2:1, 50-400 GB/s up per pod, ECMP over 4-8 uplinks");
+  CHECK(f.describe() ==
+        "fat-tree, 2 pod(s) of 2 node(s); above a pod 2:1, 50-400 GB/s up per pod, ECMP over 4-8 uplinks");
 }

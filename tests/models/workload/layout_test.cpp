@@ -220,7 +220,8 @@ TEST_CASE("layout: zero1 and zero2 need their zero.stage, and hsdp's shard group
   CHECK(make_layout(scenario("ddp"), layout_decoder(), 16).state_shards() == 1);
 }
 
-TEST_CASE("layout: megatron refuses an MLP width or a sequence-parallel sequence that tp does not divide", "[workload]") {
+TEST_CASE("layout: megatron refuses an MLP width or a sequence-parallel sequence that tp does not divide",
+          "[workload]") {
   // Megatron-Core's utils.divide asserts ffn % tp == 0 (ColumnParallelLinear, RowParallelLinear), and
   // sequence parallelism's _split_along_first_dim that seq / cp divides by tp.
   models::model::ModelShape m = layout_decoder();

@@ -218,8 +218,8 @@ TEST_CASE("megatron moe etp: routed activations per token, h c k (etp + 1) / tp 
   // The expert intermediate (4 f_e c k / tp) does not move with etp: at etp = tp the whole term is
   // replicated 4 e h / tp + attention e (2h + 2 kv) / tp + routed + router 8 E / tp.
   const double kv = double(m.kv_dim());
-  CHECK(at_tp == Approx(4 * e * h / tp + e * (2 * h + 2 * kv) / tp + e * h * c * k * (1 + 1 / tp) + 4 * e * kFe * c * k / tp +
-                        8.0 * kE / tp));
+  CHECK(at_tp == Approx(4 * e * h / tp + e * (2 * h + 2 * kv) / tp + e * h * c * k * (1 + 1 / tp) +
+                        4 * e * kFe * c * k / tp + 8.0 * kE / tp));
 }
 
 TEST_CASE("megatron moe etp: layout checks name parallel.etp", "[workload]") {

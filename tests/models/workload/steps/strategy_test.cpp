@@ -53,9 +53,10 @@ TEST_CASE("strategy: the Megatron note names the pipeline schedule the step runs
 
 TEST_CASE("strategy: under fp8 a note says that memory is the 16-bit dtype's", "[workload]") {
   models::ScenarioSpec s = strategy_notes_scenario();
-  const std::string note = "memory: as under training.dtype = bf16, not fp8: Transformer Engine's quantized weight "
-                           "copies (1-2 B per linear-layer parameter) are not added, nor the linear layers' inputs "
-                           "saved in 1 byte subtracted (docs/limitations.md)";
+  const std::string note =
+      "memory: as under training.dtype = bf16, not fp8: Transformer Engine's quantized weight "
+      "copies (1-2 B per linear-layer parameter) are not added, nor the linear layers' inputs "
+      "saved in 1 byte subtracted (docs/limitations.md)";
   CHECK_FALSE(has_note_starting(strategy_notes(s), "memory: as under"));
   s.training.precision = "fp8";
   CHECK(has_note_starting(strategy_notes(s), note));
