@@ -83,6 +83,7 @@ struct CostResult {
   std::string source;        // where the price came from (catalog entry and date, file, scenario)
   std::string pricing;       // how the nodes are sold: "on-demand", "capacity block", "given" (the user's), "mixed"
   std::string missing;       // an instance with no price ("" when known)
+  int nodes = 0, gpus = 0;   // what usd_per_hour bills: every node of the cluster and its GPUs (0: unknown)
 };
 
 struct LinkResult {

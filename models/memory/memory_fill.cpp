@@ -79,6 +79,7 @@ memory::MemoryInputs step_memory_inputs(const ScenarioSpec& spec, const model::M
   in.micro_batches = layout.strategy == workload::Strategy::Megatron ? layout.pipeline_micro_batches
                                                                      : layout.grad_accum;
   in.compute_bytes = workload::dtype_bytes(spec.training.dtype);
+  in.fp16 = spec.training.dtype == "fp16";
   in.param_bytes =
       spec.training.param_dtype.empty() ? in.compute_bytes : workload::dtype_bytes(spec.training.param_dtype);
   in.optimizer_bytes =

@@ -157,13 +157,16 @@ Held held(const MemoryInputs& in, double p) {
       break;
     }
     case Strategy::Megatron: {
-      const StateBytesPerParam s = megatron_state_bytes(in.distributed_optimizer, int(shard), true, moments);
+      const MegatronDtype dtype = in.compute_bytes >= 4 ? MegatronDtype::Fp32
+                                  : in.fp16             ? MegatronDtype::Fp16
+                                                        : MegatronDtype::Bf16;
+      const StateBytesPerParam s = megatron_state_bytes(in.distributed_optimizer, int(shard), dtype, moments);
       h.weights = s.weights * p;
       h.gradients = s.gradients * p;
       h.optimizer = s.optimizer * p;
       if (const double experts = rank_expert_params(in); experts > 0) {  // sharded over edp = tp dp cp / (etp ep)
         const int edp = int(shard) * std::max(1, in.tp) / (expert_tp(in) * std::max(1, in.ep));
-        const StateBytesPerParam se = megatron_state_bytes(in.distributed_optimizer, std::max(1, edp), true, moments);
+        const StateBytesPerParam se = megatron_state_bytes(in.distributed_optimizer, std::max(1, edp), dtype, moments);
         h.optimizer = s.optimizer * (p - experts) + se.optimizer * experts;
       }
       break;

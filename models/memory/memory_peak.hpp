@@ -29,8 +29,9 @@
 //             second micro-batch (zero_grad(set_to_none=True)).
 //   ddp       PyTorch DDP: as fsdp unsharded, plus DDP's bucket copies of the gradients
 //             (gradient_as_bucket_view=False, PyTorch's default: one more gradient-sized buffer).
-//   megatron  Megatron-LM: megatron_state_bytes (18 B per parameter, distributed optimizer
-//             6 + 12/d with d = dp x cp); fused Adam (no temporary).
+//   megatron  Megatron-LM: megatron_state_bytes by training.dtype (bf16 18 B per parameter,
+//             distributed optimizer 6 + 12/d with d = dp x cp; fp16 20, 4 + 16/d; fp32 16, 8 + 8/d);
+//             fused Adam (no temporary).
 // Full recompute: the recomputed block's activations (recompute_working_bytes_per_token) exist only
 // after the loss's backward has freed the logits, so forward_backward counts the larger of the two
 // (term recompute_block: the excess over the logits). Measured on one H100
@@ -71,6 +72,7 @@ struct MemoryInputs {
   // Layers per stage (megatron: layout.split); unset: layers / pp consecutive layers per stage.
   std::optional<workload::PipelineSplit> split;
   int compute_bytes = 2;          // training.dtype
+  bool fp16 = false;              // training.dtype is fp16 (2 bytes as bf16, but Megatron keeps fp16 gradients)
   int param_bytes = 2;            // training.param_dtype for the PyTorch strategies (fsdp, ddp)
   bool foreach_adamw = true;      // torch.optim.AdamW's default on CUDA (fsdp, ddp)
   // Bytes of each of Adam's moments m and v (training.optimizer_dtype); 0: as the framework keeps

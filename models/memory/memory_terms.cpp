@@ -37,7 +37,10 @@ double moe_block_activation_bytes_per_token(const model::ModelShape& m, int tp, 
   const double replicated = 4 * e * h / sp + e * double(a.saved_latent_elements());
   const double attention = e * double(a.saved_split_elements()) / t;
   const double gathered = etp > 0 ? double(etp) / t : 1.0;  // the ETP group's copies per routed token
-  const double routed = e * h * copies * (gathered + 1) + 4 * e * f_e * copies / t;
+  // The combine keeps the rank's own T / tp tokens' routed copies, back from the all-to-all: not
+  // skewed (token_skew is what the busiest expert rank receives).
+  const double combined = moe.capacity_factor * moe.top_k / t;
+  const double routed = e * h * (copies * gathered + combined) + 4 * e * f_e * copies / t;
   const double shared = 4 * e * moe.shared_experts * f_e / t;
   const double router = 8.0 * moe.experts / sp;  // fp32 logits and probabilities
   return replicated + attention + routed + shared + router;
@@ -89,13 +92,21 @@ StateBytesPerParam zero_state_bytes(int stage, int n, bool offload_optimizer, bo
   return s;
 }
 
-StateBytesPerParam megatron_state_bytes(bool distributed_optimizer, int d, bool fp32_grads, int moment_bytes) {
+StateBytesPerParam megatron_state_bytes(bool distributed_optimizer, int d, MegatronDtype dtype, int moment_bytes) {
   const double n = distributed_optimizer ? std::max(1, d) : 1;
+  const double moments = 2.0 * moment_bytes;  // m and v
   StateBytesPerParam s;
-  s.weights = 2;
-  s.gradients = fp32_grads ? 4 : 2;
-  // fp32 master, m, v (+ fp32 main gradient for fp16): 12 (16) with fp32 moments
-  s.optimizer = (4 + 2.0 * moment_bytes + (fp32_grads ? 0 : 4)) / n;
+  switch (dtype) {
+    case MegatronDtype::Bf16:  // fp32 master, m, v: 12 with fp32 moments
+      s.weights = 2, s.gradients = 4, s.optimizer = (4 + moments) / n;
+      break;
+    case MegatronDtype::Fp16:  // fp32 master, fp32 main gradient, m, v: 16
+      s.weights = 2, s.gradients = 2, s.optimizer = (4 + 4 + moments) / n;
+      break;
+    case MegatronDtype::Fp32:  // m, v: 8
+      s.weights = 4, s.gradients = 4, s.optimizer = moments / n;
+      break;
+  }
   return s;
 }
 

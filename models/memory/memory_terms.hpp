@@ -38,13 +38,17 @@ double block_activation_bytes_per_token(const model::ModelShape& m, int tp, bool
 // routes T / tp tokens and, after the all-gather over its expert-tensor-parallel group, holds the
 // routed copies of etp of them, c k s etp / tp copies per token on the busiest rank; c k s with
 // etp = tp):
-//   routed copies' expert input and output (the combine's backward needs the output)  h c k s (etp / tp + 1)
+//   routed copies' expert input, gathered over the ETP group                         h c k s etp / tp
+//   the combine's saved copies (Megatron-core moe_utils.unpermute multiplies the rank's
+//   own T / tp x c k returned copies by their probabilities, and keeps them for the
+//   probabilities' gradient; token_skew does not inflate the rank's own tokens)        h c k / tp
 //   their gate, SiLU, up, product over moe_ffn / etp                                  4 f_e c k s / tp
 //   shared experts' gate, SiLU, up, product                                            4 shared f_e / tp
 //   router logits and probabilities, fp32                                               8 E (/ tp under SP)
 // all times act_bytes except the router; etp 0 means etp = tp. Full recompute keeps the block
 // input only, as dense. With tp = etp = 1 the terms were measured within 0.3 % (the peaks of
-// scenarios/validation/h100x1/measured/moe_memory.jsonl, tests/validation/one_gpu/h100x1_moe_memory_validation_test.cpp).
+// scenarios/validation/h100x1/measured/moe_memory.jsonl,
+// tests/validation/one_gpu/h100x1_moe_memory_validation_test.cpp).
 double moe_block_activation_bytes_per_token(const model::ModelShape& m, int tp, bool sequence_parallel, Recompute r,
                                             int act_bytes = 2, int etp = 0);
 // All of a block's activations while its backward runs under full recompute (the recomputed
@@ -91,14 +95,18 @@ struct StateBytesPerParam {
 // moment_bytes: Adam's m and v (4: fp32, as DeepSpeed keeps them; training.optimizer_dtype).
 StateBytesPerParam zero_state_bytes(int stage, int n, bool offload_optimizer, bool offload_param,
                                     int moment_bytes = 4);
-// Megatron-LM's optimizer (docs/source/distrib_optimizer.md, "bytes per parameter"): bf16
-// parameters with fp32 gradient accumulation (Megatron turns it on for --bf16):
-//   non-distributed 2 + 4 + 12 = 18;  distributed optimizer 2 + 4 + 12/d (6 + 12/d).
-// fp16 parameters and gradients (an fp32 main-gradient copy in the optimizer):
-//   non-distributed 2 + 2 + 16 = 20;  distributed 4 + 16/d.
+// Megatron-LM's optimizer (docs/source/distrib_optimizer.md, "bytes per parameter", d = data-parallel
+// ranks sharding the optimizer):
+//                            non-distributed    distributed optimizer
+//   fp16 param, fp16 grads   20 = 2 + 2 + 16    4 + 16/d  (fp32 master, main gradient copy, m, v)
+//   bf16 param, fp32 grads   18 = 2 + 4 + 12    6 + 12/d  (fp32 master, m, v)
+//   fp32 param, fp32 grads   16 = 4 + 4 + 8     8 + 8/d   (m, v; the parameters are the master)
+// The gradients are fp32 under bf16 because Megatron turns accumulate_allreduce_grads_in_fp32 on for
+// --bf16 only (arguments.py), as the step's gradient reductions do (workload/steps/megatron.cpp).
 // moment_bytes 2: Megatron's precision-aware optimizer with --exp-avg-dtype / --exp-avg-sq-dtype bf16
-// (training.optimizer_dtype = "bf16"): 4 + 2 + 2 = 8 B per parameter for master, m, v.
-StateBytesPerParam megatron_state_bytes(bool distributed_optimizer, int d, bool fp32_grads = true,
+// (training.optimizer_dtype = "bf16"): 4 + 2 + 2 = 8 B per parameter for master, m, v under bf16.
+enum class MegatronDtype { Bf16, Fp16, Fp32 };  // training.dtype
+StateBytesPerParam megatron_state_bytes(bool distributed_optimizer, int d, MegatronDtype dtype = MegatronDtype::Bf16,
                                         int moment_bytes = 4);
 
 // NCCL's buffers per connection (src/include/device.h; NCCL 2.18-2.28): Simple NCCL_BUFFSIZE

@@ -49,6 +49,8 @@ std::optional<ClusterPrice> cluster_price(const ScenarioSpec& spec, std::string*
     if (!p && c.node) return fail("[cluster.node]");
     if (!p) return fail(c.instance);
     out.usd_per_hour = p->usd_per_hour * std::max(1, c.nodes);
+    out.nodes = std::max(1, c.nodes);
+    out.gpus = out.nodes * (c.node ? std::max(0, c.node->gpus) : hw::find_instance(c.instance).gpus);
     out.source = p->source;
     out.pricing = p->pricing;
     return out;
@@ -57,6 +59,8 @@ std::optional<ClusterPrice> cluster_price(const ScenarioSpec& spec, std::string*
     const auto p = node_price(spec, g.instance);
     if (!p) return fail(g.instance);
     out.usd_per_hour += p->usd_per_hour * g.nodes;
+    out.nodes += g.nodes;
+    out.gpus += g.nodes * hw::find_instance(g.instance).gpus;
     out.pricing = out.pricing.empty() || out.pricing == p->pricing ? p->pricing : "mixed";
     if (out.source.find(p->source) == std::string::npos) out.source += (out.source.empty() ? "" : "; ") + p->source;
   }
@@ -99,6 +103,8 @@ CostResult make_cost(const ScenarioSpec& spec, const RunResult& result) {
   c.usd_per_hour = price->usd_per_hour;
   c.source = price->source;
   c.pricing = price->pricing;
+  c.nodes = price->nodes;
+  c.gpus = price->gpus;
   c.usd_per_step = result.step_time_s * c.usd_per_hour / 3600;
   c.billed_s = billed_seconds(c.pricing, result.run_time_s);
   c.usd_per_run = c.billed_s * c.usd_per_hour / 3600;

@@ -35,6 +35,7 @@ struct ClusterPrice {
   double usd_per_hour = 0;
   std::string source;
   std::string pricing;  // PriceSpec::pricing of every node; "mixed" when the groups' differ
+  int nodes = 0, gpus = 0;  // what the price bills: every node of the cluster, and their GPUs (0: unknown)
 };
 std::optional<ClusterPrice> cluster_price(const ScenarioSpec& spec, std::string* missing = nullptr);
 

@@ -41,7 +41,7 @@ uint64_t mix(uint64_t x) {  // splitmix64's finaliser: a fixed, portable hash
 }  // namespace
 
 Fabric::Fabric(const FabricSpec& spec, int nodes, std::vector<double> rail_bytes_per_s, hw::NicKind kind,
-               const std::vector<double>& node_bytes_per_s)
+               const std::vector<double>& node_bytes_per_s, const std::vector<double>& node_nic_bytes_per_s)
     : kind_(parse_kind(spec.topology)), nodes_(std::max(1, nodes)), rail_bw_(std::move(rail_bytes_per_s)) {
   if (!(spec.oversubscription >= 1))
     throw SpecError("cluster.fabric.oversubscription",
@@ -69,24 +69,47 @@ Fabric::Fabric(const FabricSpec& spec, int nodes, std::vector<double> rail_bytes
   sharp_ = spec.sharp;
   const double node_bw = std::accumulate(rail_bw_.begin(), rail_bw_.end(), 0.0);
   const double nic_bw = rail_bw_.empty() ? 0 : *std::min_element(rail_bw_.begin(), rail_bw_.end());
-  // C_pod = pod_nodes x node NIC bandwidth / oversubscription, or the uplinks the spec gives.
-  const double uplink_bw = spec.uplink_bytes_per_s > 0 ? spec.uplink_bytes_per_s : nic_bw;
-  if (spec.uplinks > 0) {
-    pod_uplinks_ = spec.uplinks;
-    pod_capacity_.assign(pods_, spec.uplinks * uplink_bw);
-  } else {
-    pod_capacity_.assign(pods_, pod_nodes_ * node_bw / oversubscription_);
-    if (!node_bytes_per_s.empty()) {  // mixed nodes: each pod from its own nodes' mean
-      SIM_CHECK(static_cast<int>(node_bytes_per_s.size()) >= nodes_, "a NIC bandwidth per node");
-      for (int p = 0; p < pods_; ++p) {
-        double sum = 0;
-        const int first = p * pod_nodes_, last = std::min(nodes_, first + pod_nodes_);
-        for (int n = first; n < last; ++n) sum += node_bytes_per_s[n];
-        pod_capacity_[p] = pod_nodes_ * (sum / (last - first)) / oversubscription_;
-      }
+  // Per pod, its nodes' NIC bandwidth (mixed nodes: the mean of its own nodes') and its slowest NIC
+  // group's line rate, which an uplink matches unless uplink_bandwidth is given.
+  std::vector<double> pod_node_bw(pods_, node_bw), pod_nic_bw(pods_, nic_bw);
+  if (!node_bytes_per_s.empty()) {
+    SIM_CHECK(static_cast<int>(node_bytes_per_s.size()) >= nodes_, "a NIC bandwidth per node");
+    SIM_CHECK(node_nic_bytes_per_s.empty() || static_cast<int>(node_nic_bytes_per_s.size()) >= nodes_,
+              "a NIC group rate per node");
+    for (int p = 0; p < pods_; ++p) {
+      double sum = 0;
+      const int first = p * pod_nodes_, last = std::min(nodes_, first + pod_nodes_);
+      for (int n = first; n < last; ++n) sum += node_bytes_per_s[n];
+      pod_node_bw[p] = sum / (last - first);
+      if (!node_nic_bytes_per_s.empty())
+        pod_nic_bw[p] = *std::min_element(node_nic_bytes_per_s.begin() + first, node_nic_bytes_per_s.begin() + last);
     }
-    pod_uplinks_ = uplink_bw > 0 ? std::max(1, static_cast<int>(std::lround(pod_capacity_[0] / uplink_bw))) : 1;
   }
+  if (spec.uplinks > 0 && spec.oversubscription != 1)
+    throw SpecError("cluster.fabric.oversubscription",
+                    "cluster.fabric.oversubscription: " + format_ratio(spec.oversubscription) +
+                        " beside uplinks = " + std::to_string(spec.uplinks) +
+                        ", which set the capacity above a pod (expected one of the two keys: uplinks x "
+                        "uplink_bandwidth, or pod_nodes x the nodes' NICs / oversubscription)",
+                    {"cluster.fabric.uplinks"});
+  // C_pod = pod_nodes x node NIC bandwidth / oversubscription, or the uplinks the spec gives; the
+  // ECMP links per pod from that pod's own capacity and NIC rate.
+  pod_capacity_.assign(pods_, 0.0);
+  pod_uplinks_.assign(pods_, 1);
+  for (int p = 0; p < pods_; ++p) {
+    const double uplink_bw = spec.uplink_bytes_per_s > 0 ? spec.uplink_bytes_per_s : pod_nic_bw[p];
+    if (spec.uplinks > 0) {
+      pod_uplinks_[p] = spec.uplinks;
+      pod_capacity_[p] = spec.uplinks * uplink_bw;
+    } else {
+      pod_capacity_[p] = pod_nodes_ * pod_node_bw[p] / oversubscription_;
+      if (uplink_bw > 0) pod_uplinks_[p] = std::max(1, static_cast<int>(std::lround(pod_capacity_[p] / uplink_bw)));
+    }
+  }
+  // The ratio a pod's nodes see above it (the uplinks' when they set C_pod).
+  pod_ratio_.assign(pods_, oversubscription_);
+  for (int p = 0; p < pods_; ++p)
+    if (pod_capacity_[p] > 0) pod_ratio_[p] = pod_nodes_ * pod_node_bw[p] / pod_capacity_[p];
   leaf_uplinks_ = pod_nodes_;  // one per node's NIC on that rail (full bisection)
   // Third tier: superpods of whole pods, C_sp = (pods per superpod) x C_pod / superpod_oversubscription.
   if (spec.superpod_nodes < 0)
@@ -115,10 +138,19 @@ Fabric::Fabric(const FabricSpec& spec, int nodes, std::vector<double> rail_bytes
     superpod_capacity_.assign(superpods_, 0.0);
     for (int p = 0; p < pods_; ++p) superpod_capacity_[p * pod_nodes_ / superpod_nodes_] += pod_capacity_[p];
     for (double& c : superpod_capacity_) c /= superpod_oversubscription_;
-    if (uplink_bw > 0)
-      superpod_uplinks_ = std::max(1, static_cast<int>(std::lround(superpod_capacity_[0] / uplink_bw)));
+    superpod_uplinks_.assign(superpods_, 1);
+    for (int sp = 0; sp < superpods_; ++sp) {  // at the rate of the superpod's first pod's uplinks
+      const int p = sp * superpod_nodes_ / pod_nodes_;
+      const double uplink_bw = spec.uplink_bytes_per_s > 0 ? spec.uplink_bytes_per_s : pod_nic_bw[p];
+      if (uplink_bw > 0)
+        superpod_uplinks_[sp] = std::max(1, static_cast<int>(std::lround(superpod_capacity_[sp] / uplink_bw)));
+    }
   }
-  if (spray_) pod_uplinks_ = leaf_uplinks_ = superpod_uplinks_ = 1;
+  if (spray_) {
+    pod_uplinks_.assign(pods_, 1);
+    superpod_uplinks_.assign(superpod_uplinks_.size(), 1);
+    leaf_uplinks_ = 1;
+  }
 }
 
 void Fabric::add_links(sim::FlowNetwork& net) {
@@ -133,8 +165,8 @@ void Fabric::add_links(sim::FlowNetwork& net) {
     pod_down_.resize(pods_);
     for (int p = 0; p < pods_; ++p) {
       const std::string base = "fabric/pod" + std::to_string(p) + "/";
-      group(base + "up", pod_uplinks_, pod_capacity_[p], pod_up_[p]);
-      group(base + "down", pod_uplinks_, pod_capacity_[p], pod_down_[p]);
+      group(base + "up", pod_uplinks_[p], pod_capacity_[p], pod_up_[p]);
+      group(base + "down", pod_uplinks_[p], pod_capacity_[p], pod_down_[p]);
     }
   }
   if (superpods_ > 1) {
@@ -142,8 +174,8 @@ void Fabric::add_links(sim::FlowNetwork& net) {
     superpod_down_.resize(superpods_);
     for (int sp = 0; sp < superpods_; ++sp) {
       const std::string base = "fabric/superpod" + std::to_string(sp) + "/";
-      group(base + "up", superpod_uplinks_, superpod_capacity_[sp], superpod_up_[sp]);
-      group(base + "down", superpod_uplinks_, superpod_capacity_[sp], superpod_down_[sp]);
+      group(base + "up", superpod_uplinks_[sp], superpod_capacity_[sp], superpod_up_[sp]);
+      group(base + "down", superpod_uplinks_[sp], superpod_capacity_[sp], superpod_down_[sp]);
     }
   }
   if (kind_ == FabricKind::Rail) {
@@ -179,15 +211,16 @@ void Fabric::path(int node_a, int rail_a, int node_b, int rail_b, std::vector<si
     out.push_back(up[pick(node_a, rail_a, node_b, rail_b, static_cast<int>(up.size()))]);
   }
   if (cross_pod) {
-    const int k = pick(node_a, rail_a, node_b, rail_b, pod_uplinks_);
-    out.push_back(pod_up_[pa][k]);
+    // One hash picks the spine; a pod with fewer uplinks reaches it through link hash mod its own
+    // count (the same link on both sides when the pods have as many).
+    out.push_back(pod_up_[pa][pick(node_a, rail_a, node_b, rail_b, static_cast<int>(pod_up_[pa].size()))]);
     const int sa = superpod_of(node_a), sb = superpod_of(node_b);
     if (sa != sb) {  // up and down through the superpods' tier (the same core switch: one choice)
-      const int j = pick(node_b, rail_b, node_a, rail_a, superpod_uplinks_);
-      out.push_back(superpod_up_[sa][j]);
-      out.push_back(superpod_down_[sb][j]);
+      out.push_back(superpod_up_[sa][pick(node_b, rail_b, node_a, rail_a, static_cast<int>(superpod_up_[sa].size()))]);
+      out.push_back(
+          superpod_down_[sb][pick(node_b, rail_b, node_a, rail_a, static_cast<int>(superpod_down_[sb].size()))]);
     }
-    out.push_back(pod_down_[pb][k]);
+    out.push_back(pod_down_[pb][pick(node_a, rail_a, node_b, rail_b, static_cast<int>(pod_down_[pb].size()))]);
   }
   if (cross_rail) {
     const auto& down = leaf_down_[static_cast<std::size_t>(pb) * rails + rail_b];
@@ -195,19 +228,41 @@ void Fabric::path(int node_a, int rail_a, int node_b, int rail_b, std::vector<si
   }
 }
 
+namespace {
+// "a" when every value is a, else "lo-hi" (pods of mixed instance groups).
+std::string fabric_range(const std::vector<double>& v, double scale = 1) {
+  if (v.empty()) return "0";
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  char buf[64];
+  if (*lo == *hi)
+    std::snprintf(buf, sizeof buf, "%g", *lo / scale);
+  else
+    std::snprintf(buf, sizeof buf, "%g-%g", *lo / scale, *hi / scale);
+  return buf;
+}
+}  // namespace
+
+std::string format_ratio(double r) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", r);
+  return buf;
+}
+
 std::string Fabric::describe() const {
   if (kind_ == FabricKind::NonBlocking) return sharp_ ? "non-blocking, SHARP aggregation in the switches" : "";
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%s, %d pod(s) of %d node(s); above a pod %g:1, %g GB/s up per pod, ",
+  std::snprintf(buf, sizeof buf, "%s, %d pod(s) of %d node(s); above a pod %s:1, %s GB/s up per pod, ",
                 kind_ == FabricKind::Rail ? "rail-optimized leaf/spine" : "fat-tree", pods_, pod_nodes_,
-                oversubscription_, pod_capacity_[0] / 1e9);
+                fabric_range(pod_ratio_).c_str(), fabric_range(pod_capacity_, 1e9).c_str());
   std::string s = buf;
   if (superpods_ > 1) {
-    std::snprintf(buf, sizeof buf, "%d superpod(s) of %d node(s); above a superpod %g:1, %g GB/s up per superpod, ",
-                  superpods_, superpod_nodes_, superpod_oversubscription_, superpod_capacity_[0] / 1e9);
+    std::snprintf(buf, sizeof buf, "%d superpod(s) of %d node(s); above a superpod %g:1, %s GB/s up per superpod, ",
+                  superpods_, superpod_nodes_, superpod_oversubscription_,
+                  fabric_range(superpod_capacity_, 1e9).c_str());
     s += buf;
   }
-  s += spray_ ? "sprayed over equal paths (SRD)" : "ECMP over " + std::to_string(pod_uplinks_) + " uplinks";
+  std::vector<double> uplinks(pod_uplinks_.begin(), pod_uplinks_.end());
+  s += spray_ ? "sprayed over equal paths (SRD)" : "ECMP over " + fabric_range(uplinks) + " uplinks";
   if (kind_ == FabricKind::Rail) s += "; NIC group i of every node on rail leaf i";
   if (sharp_) s += "; SHARP aggregation in the switches";
   return s;

@@ -31,6 +31,7 @@
 // Meta's Llama 3 cluster, for scale: full bisection inside a 3,072-GPU pod, ~1:7 above it
 // (Llama Team, "The Llama 3 Herd of Models", arXiv 2407.21783, sec. 3.3.1).
 // Tests: tests/models/topology/fabric_test.cpp.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,8 @@ namespace models::topology {
 
 enum class FabricKind { NonBlocking, Rail, FatTree };
 
+std::string format_ratio(double r);  // "%g", as the fabric's line prints a ratio
+
 // One switch traversal (store-and-forward or cut-through port to port), by NIC kind: see fabric.cpp.
 double default_switch_latency_s(hw::NicKind kind);
 
@@ -50,9 +53,12 @@ class Fabric {
   // `rail_bytes_per_s`: per NIC group of a node (its rails), the group's line rate. Throws
   // SpecError("cluster.fabric.<key>") on a bad spec. `node_bytes_per_s` (mixed instance groups):
   // per node, its NICs' total where nodes differ; empty: every node has the rails' sum. A pod's
-  // C_pod is then pod_nodes x the mean of its nodes' / oversubscription.
+  // C_pod is then pod_nodes x the mean of its nodes' / oversubscription; `node_nic_bytes_per_s`, per
+  // node its slowest NIC group's rate there, sets the rate of that pod's ECMP uplinks (one per NIC
+  // group's worth of C_pod), so a pod of slower nodes has fewer links, not narrower ones.
+  // `uplinks` with an oversubscription other than 1 is refused: the uplinks set C_pod.
   Fabric(const FabricSpec& spec, int nodes, std::vector<double> rail_bytes_per_s, hw::NicKind kind,
-         const std::vector<double>& node_bytes_per_s = {});
+         const std::vector<double>& node_bytes_per_s = {}, const std::vector<double>& node_nic_bytes_per_s = {});
 
   FabricKind kind() const { return kind_; }
   int pods() const { return pods_; }
@@ -60,7 +66,9 @@ class Fabric {
   int pod_of(int node) const { return node / pod_nodes_; }
   bool spray() const { return spray_; }
   double pod_uplink_bytes_per_s(int pod = 0) const { return pod_capacity_.at(pod); }  // C_pod, all uplinks
-  int pod_uplinks() const { return pod_uplinks_; }
+  int pod_uplinks(int pod = 0) const { return pod_uplinks_.at(pod); }                 // ECMP links above the pod
+  // What the pod's nodes' NICs are to its uplinks: oversubscription, or the ratio `uplinks` make.
+  double pod_ratio(int pod = 0) const { return pod_ratio_.at(pod); }
   double switch_latency_s() const { return switch_latency_s_; }
   // SHARP aggregation in the switches ([cluster.fabric] sharp; InfiniBand only, else SpecError).
   bool sharp() const { return sharp_; }
@@ -73,7 +81,8 @@ class Fabric {
   // among several links: sprayed, or one link per group; and no third tier, where two other
   // pods may be in this superpod or another).
   bool by_pod() const {
-    return superpods_ <= 1 && (spray_ || (pod_uplinks_ <= 1 && (kind_ != FabricKind::Rail || leaf_uplinks_ <= 1)));
+    return superpods_ <= 1 && (spray_ || (*std::max_element(pod_uplinks_.begin(), pod_uplinks_.end()) <= 1 &&
+                                          (kind_ != FabricKind::Rail || leaf_uplinks_ <= 1)));
   }
 
   // Adds the shared links (kind "fabric", names "fabric/pod<p>/...") to `net`. Call once.
@@ -93,12 +102,13 @@ class Fabric {
   double oversubscription_ = 1;
   bool spray_ = true;
   std::vector<double> pod_capacity_;        // per pod
-  int pod_uplinks_ = 1;                     // ECMP paths above a pod (1 when sprayed)
+  std::vector<int> pod_uplinks_{1};         // per pod, ECMP paths above it (1 when sprayed)
+  std::vector<double> pod_ratio_{1.0};      // per pod, its nodes' NIC bandwidth / C_pod
   int leaf_uplinks_ = 1;                    // ECMP paths above a rail leaf (rail only; 1 when sprayed)
   int superpod_nodes_ = 1, superpods_ = 1;  // third tier (superpods_ 1: none)
   double superpod_oversubscription_ = 1;
   std::vector<double> superpod_capacity_;  // per superpod (empty: two tiers)
-  int superpod_uplinks_ = 1;               // ECMP paths above a superpod (1 when sprayed)
+  std::vector<int> superpod_uplinks_;      // per superpod, ECMP paths above it (1 when sprayed)
   double switch_latency_s_ = 0;
   bool sharp_ = false;
   // [pod][k] up and down; rail: [pod * rails + rail][k].

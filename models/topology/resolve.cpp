@@ -38,7 +38,11 @@ hw::NodeSpec resolve_node(const ClusterSpec& cluster) {
       throw SpecError("cluster.instance", "both cluster.instance and [cluster.node] given (expected one of them)");
     if (!cluster.node->topo_file.empty())
       return node_from_matrix(*cluster.node, readers::read_smi_topo_file(cluster.node->topo_file));
-    return hw::custom_node(*cluster.node);
+    hw::NodeSpec n = hw::custom_node(*cluster.node);
+    // node_graph.cpp puts each NIC of such a node on a host bridge of its own, as each GPU: no GPU
+    // is within NCCL's default NCCL_NET_GDR_LEVEL (PXB) of a NIC, so NET runs without GPUDirect RDMA.
+    if (n.nics > 0 && n.nic_kind != hw::NicKind::Eth && n.nics_per_switch == 0) n.network_note = kCustomNicNote;
+    return n;
   }
   if (cluster.instance.empty())
     throw SpecError("cluster.instance",

@@ -124,6 +124,20 @@ void megatron_checks(const ScenarioSpec& spec, const model::ModelShape& model, i
         "parallel.tp",
         "tp = " + str(l.tp) + " does not divide the " + str(model.kv_heads) +
             " KV heads (expected tp to divide the KV head count: Megatron splits the query groups over tp)");
+  // Megatron-Core's ColumnParallelLinear / RowParallelLinear split the MLP's width with
+  // utils.divide(ffn, tp), which asserts divisibility (the gated MLP's 2 ffn too); the shared
+  // experts of an MoE layer are one such MLP of shared_experts x moe_ffn over tp.
+  if (model.layers > model.moe_layers() && model.ffn % l.tp != 0)
+    throw SpecError("parallel.tp",
+                    "tp = " + str(l.tp) + " does not divide model.ffn = " + str(model.ffn) +
+                        " (expected tp to divide the MLP width: Megatron splits it over tp)",
+                    {"model.ffn"});
+  if (model.is_moe() && model.moe.shared_experts > 0 && (model.moe.shared_experts * model.moe.moe_ffn) % l.tp != 0)
+    throw SpecError("parallel.tp",
+                    "tp = " + str(l.tp) + " does not divide the shared experts' width, shared_experts x moe_ffn = " +
+                        str(model.moe.shared_experts) + " x " + str(model.moe.moe_ffn) +
+                        " (expected tp to divide it: Megatron splits the shared experts over tp)",
+                    {"model.moe_ffn", "model.shared_experts"});
   l.split = make_pipeline_split(model.layers, l.pp, l.vp, par);
   if (par.use_tp_pp_dp_mapping) l.order = kTpPpDpOrder;
   if (l.cp > 1 && model.seq % (2 * l.cp) != 0)
@@ -162,6 +176,16 @@ void megatron_checks(const ScenarioSpec& spec, const model::ModelShape& model, i
     l.sequence_parallel = false;  // arguments.py: "Disabling sequence parallelism because tp is disabled"
     l.notes.push_back("sequence_parallel ignored: tp = 1 (as Megatron does)");
   }
+  // Sequence parallelism scatters each context-parallel rank's seq / cp tokens over tp
+  // (megatron/core/tensor_parallel/mappings.py _split_along_first_dim asserts that the first
+  // dimension divides by the tensor-parallel size).
+  if (l.sequence_parallel && (model.seq / l.cp) % l.tp != 0)
+    throw SpecError("parallel.sequence_parallel",
+                    "sequence parallelism splits seq / cp = " + str(model.seq / l.cp) +
+                        " tokens over tp = " + str(l.tp) +
+                        ", which does not divide them (expected seq / cp divisible by tp, as Megatron "
+                        "asserts, or sequence_parallel = false)",
+                    {"model.seq", "parallel.tp", "parallel.cp"});
   l.tp_comm_overlap = par.tp_comm_overlap;
   if (l.tp_comm_overlap && !l.sequence_parallel)
     throw SpecError("parallel.tp_comm_overlap",

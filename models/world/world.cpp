@@ -13,6 +13,7 @@
 // each node out as its own kind does: nodes of one kind alike.
 #include "models/world/world.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <numeric>
@@ -390,7 +391,7 @@ class WorldImpl final : public World {
         r.push_back(rates[kind].nic_bw * static_cast<double>(grp.nics.size()));
       return r;
     };
-    std::vector<double> rail_bw = rails_of(0), node_bw;
+    std::vector<double> rail_bw = rails_of(0), node_bw, node_nic_bw;
     for (int k = 1; k < kinds_.count(); ++k)
       if (rails_of(k) != rail_bw) {
         if (spec.cluster.fabric.topology == "rail")
@@ -402,6 +403,7 @@ class WorldImpl final : public World {
         for (int n = 0; n < layout_.nodes; ++n) {
           const auto r = rails_of(kinds_.kind_of_node(n));
           node_bw.push_back(std::accumulate(r.begin(), r.end(), 0.0));
+          node_nic_bw.push_back(r.empty() ? 0.0 : *std::min_element(r.begin(), r.end()));
         }
         break;
       }
@@ -416,7 +418,7 @@ class WorldImpl final : public World {
       return;
     }
     own_fabric_.emplace(spec.cluster.fabric, std::max(layout_.nodes, slot.cluster_nodes), std::move(rail_bw),
-                        node_.nic_kind, node_bw);
+                        node_.nic_kind, node_bw, node_nic_bw);
     own_fabric_->add_links(net);
     fabric_ = &*own_fabric_;
   }

@@ -124,7 +124,7 @@ void Loader::custom_node(const toml::node& n, const std::string& key) {
            }},
           {"pcie_lanes",
            [&](auto& v, auto& k) {
-             d.pcie_lanes = static_cast<int>(r_.one_of_int(v, k, {1, 2, 4, 8, 16, 32}));
+             d.pcie_lanes = static_cast<int>(r_.one_of_int(v, k, {1, 2, 4, 8, 16}));
            }},
           {"numa_nodes", [&](auto& v, auto& k) { d.numa_nodes = static_cast<int>(r_.integer(v, k, 1, 64)); }},
           {"nics", [&](auto& v, auto& k) { d.nics = static_cast<int>(r_.integer(v, k, 0, 1024)); }},

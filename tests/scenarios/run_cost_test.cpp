@@ -6,6 +6,7 @@
 #include <string>
 
 #include "models/run/run.hpp"
+#include "scenarios/cli/output/result_format.hpp"
 #include "scenarios/load/loader.hpp"
 #include "tests/scenarios/command_runner.hpp"
 
@@ -86,4 +87,15 @@ strategy = "fsdp"
   };
   CHECK(rate(racks, "host") == Approx(2 * rate(nodes, "host")));
   CHECK(rate(racks, "gpu") == Approx(rate(nodes, "gpu")));
+}
+
+TEST_CASE("scenarios: the cost line names the nodes and GPUs it bills, not the ranks placed", "[scenarios]") {
+  // The seed places 4 ranks on one p4d.24xlarge of 8 GPUs: the price is the whole node's.
+  const auto loaded = scenarios::load_scenario(kSeedOfRunCost);
+  const models::RunResult r = models::run_scenario(loaded.spec, {});
+  REQUIRE(r.cost.known);
+  CHECK(r.ranks.size() == 4);
+  CHECK(r.cost.nodes == 1);
+  CHECK(r.cost.gpus == 8);
+  CHECK_THAT(scenarios::cost_line(r), Catch::Contains(" (1 node, 8 GPUs at $"));
 }

@@ -60,6 +60,13 @@ void bare_collective(const ScenarioSpec& spec, int n, StepPlan& plan) {
                        std::to_string(c.iterations) + " iterations back to back");
 }
 
+// The pipeline schedule as the notes name it (pipeline_schedule.hpp).
+std::string schedule_name(const ParallelLayout& l) {
+  if (l.zero_bubble) return "ZB-H1";
+  if (l.interleaved()) return "interleaved 1F1B (vp " + std::to_string(l.vp) + ")";
+  return "1F1B";
+}
+
 void megatron_step(const ScenarioSpec& spec, const model::ModelShape& shape, const ParallelLayout& layout,
                    const ComputeRates& rates, StepPlan& plan) {
   MegatronConfig c;
@@ -73,8 +80,7 @@ void megatron_step(const ScenarioSpec& spec, const model::ModelShape& shape, con
   for (std::size_t r = 0; r < plan.ranks.size(); ++r) plan.replica[r] = megatron_coord(layout, int(r)).d;
   const ParallelLayout& l = layout;
   std::string what = "Megatron TP " + std::to_string(l.tp) + (l.cp > 1 ? " x CP " + std::to_string(l.cp) : "") +
-                     " x PP " + std::to_string(l.pp) + " x DP " + std::to_string(l.dp) + ", " +
-                     (l.interleaved() ? "interleaved 1F1B (vp " + std::to_string(l.vp) + ")" : std::string("1F1B")) +
+                     " x PP " + std::to_string(l.pp) + " x DP " + std::to_string(l.dp) + ", " + schedule_name(l) +
                      " over " + std::to_string(l.pipeline_micro_batches) + " micro-batches of " +
                      std::to_string(l.micro_batch) + " x " + std::to_string(shape.seq) + " tokens; recompute " +
                      recompute_name(l.recompute);
@@ -220,6 +226,12 @@ StepPlan plan_step(const ScenarioSpec& spec, const World& world, const hw::NodeS
                 rates.gemm_stretch);
   plan.notes.emplace_back(buf);
   if (auto note = misaligned_head_note(spec, shape, layout, rates)) plan.notes.push_back(*note);
+  if (compute::quantized(precision))
+    plan.notes.push_back(std::string("memory: as under training.dtype = ") + spec.training.dtype + ", not " +
+                         compute::precision_name(precision) +
+                         ": Transformer Engine's quantized weight copies (1-2 B per linear-layer parameter) "
+                         "are not added, nor the linear layers' inputs saved in 1 byte subtracted "
+                         "(docs/limitations.md)");
   return plan;
 }
 

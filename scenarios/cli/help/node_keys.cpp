@@ -28,7 +28,7 @@ const std::vector<NodeKey>& node_keys() {
       {"nvlink_links", "the GPU's own count", "18", "NVLink links per GPU"},
       {"nvswitch", "false", "true", "GPUs joined by NVSwitch (needs nvlink); else NVLink point to point"},
       {"pcie", "\"gen5\"", "\"gen5\"", "PCIe generation of the GPU slots: gen3, gen4, gen5, gen6"},
-      {"pcie_lanes", "16", "16", "PCIe lanes per GPU: 1, 2, 4, 8, 16 or 32"},
+      {"pcie_lanes", "16", "16", "PCIe lanes per GPU: 1, 2, 4, 8 or 16"},
       {"numa_nodes", "1", "2", "NUMA nodes (CPU sockets); GPUs spread evenly over them"},
       {"nics", "0", "8", "network interfaces for NCCL (EFA, InfiniBand, RoCE) per node"},
       {"nic_bandwidth", "required when nics > 0 (except eth)", "\"400 Gb/s\"",
@@ -47,13 +47,17 @@ const std::vector<NodeKey>& node_keys() {
 std::string node_keys_text() {
   std::string out =
       "[cluster.node]: a machine not in the instance catalog (commsim instances), instead of cluster.instance.\n"
-      "Without topo_file each GPU sits on its own PCIe root port (NODE within a NUMA node, SYS across).\n\n";
+      "Without topo_file each GPU sits on its own PCIe root port (NODE within a NUMA node, SYS across), and so\n"
+      "does each NIC: no GPU is near a NIC, so NCCL runs NET without GPUDirect RDMA (through host memory; the\n"
+      "run's notes say so). For NICs beside the GPUs (HGX boards) give topo_file, or use the catalog instance.\n\n";
   out += fmt::format("  {:<20} {:<40} {}\n", "key", "default", "what");
   for (const auto& k : node_keys()) out += fmt::format("  {:<20} {:<40} {}\n", k.name, k.default_value, k.what);
   out +=
       "\nExample:\n"
       "  [cluster]\n  nodes = 2\n  [cluster.node]\n  gpu = \"H200\"\n  gpus = 8\n  nvlink = \"nvlink4\"\n"
-      "  nvswitch = true\n  nics = 8\n  nic_kind = \"ib\"\n  nic_bandwidth = \"400 Gb/s\"\n";
+      "  nvswitch = true\n  nics = 8\n  nic_kind = \"ib\"\n  nic_bandwidth = \"400 Gb/s\"\n"
+      "Without topo_file this node's NICs have root ports of their own (no GPUDirect RDMA); the same machine\n"
+      "with NIC i beside GPU i is the catalog's cluster.instance = \"dgx-h200\".\n";
   return out;
 }
 

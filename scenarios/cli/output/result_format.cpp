@@ -124,7 +124,10 @@ std::string cost_line(const models::RunResult& r) {
     s += fmt::format(" (Capacity Block windows of {:.0f} day{} in all, paid whole, for a {} run)", c.billed_s / 86400,
                      c.billed_s > 86400 ? "s" : "", goodput_duration(r.run_time_s));
   if (c.usd_per_million_tokens > 0) s += fmt::format(", {} per million tokens", format_usd(c.usd_per_million_tokens));
-  return s + fmt::format(" ({} GPUs at {}/h: {})", gpus, format_usd(c.usd_per_hour), c.source);
+  // The price bills every node of the cluster, whether the placement uses their GPUs or not.
+  const std::string billed = c.gpus > 0 ? fmt::format("{} node{}, {} GPUs", c.nodes, c.nodes == 1 ? "" : "s", c.gpus)
+                                        : fmt::format("{} node{}", c.nodes, c.nodes == 1 ? "" : "s");
+  return s + fmt::format(" ({} at {}/h: {})", billed, format_usd(c.usd_per_hour), c.source);
 }
 
 std::string memory_line(const models::MemoryResult& m, size_t max_terms) {

@@ -28,7 +28,7 @@ nlohmann::ordered_json memory_json(const models::MemoryResult& memory);
 nlohmann::ordered_json throughput_json(const models::ThroughputResult& throughput);
 // "52,000 tokens/s, 6.35 samples/s, 412 TFLOP/s per GPU (MFU 41.7 %; ...)"; empty when absent.
 std::string throughput_line(const models::ThroughputResult& throughput);
-// "$1.23 per step, $61.50 per run, $0.45 per million tokens (1024 GPUs at $12,585/h: SOURCE)", or
+// "$1.23 per step, $61.50 per run, $0.45 per million tokens (128 nodes, 1024 GPUs at $12,585/h: SOURCE)", or
 // why the cost is unknown.
 std::string cost_line(const models::RunResult& r);
 // "$1.23", "$0.0123", "$12345", "$1.50 M".

@@ -77,8 +77,8 @@ TEST_CASE("memory: the optimizer moments' dtype as the framework keeps them, or 
   CHECK(term(estimate_rank(in).phases.back(), "optimizer_states") == Approx(8 * p));
   // Megatron: fp32 master, m, v = 12 B (distributed over d); bf16 moments (precision-aware
   // optimizer) 4 + 2 + 2 = 8 B.
-  CHECK(megatron_state_bytes(true, 8, true, 4).optimizer == Approx(12.0 / 8));
-  CHECK(megatron_state_bytes(true, 8, true, 2).optimizer == Approx(8.0 / 8));
+  CHECK(megatron_state_bytes(true, 8, MegatronDtype::Bf16, 4).optimizer == Approx(12.0 / 8));
+  CHECK(megatron_state_bytes(true, 8, MegatronDtype::Bf16, 2).optimizer == Approx(8.0 / 8));
   CHECK(megatron_state_bytes(false, 1).total() == 18);
   // DeepSpeed ZeRO: K = 4 + 2 x moment bytes.
   CHECK(zero_state_bytes(3, 4, false, false, 2).optimizer == Approx(8.0 / 4));

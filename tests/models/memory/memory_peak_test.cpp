@@ -1,6 +1,7 @@
 // One rank's memory by phase (models/memory/memory_peak.hpp): strategies term by term, and
 // DeepSpeed's estimate_zero3_model_states_mem_needs (deepspeed/runtime/zero/stage3.py).
 #include "models/memory/memory_peak.hpp"
+#include "models/memory/memory_fill.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -194,6 +195,36 @@ TEST_CASE("memory: Megatron stage 0 holds pp micro-batches under 1F1B, the last 
   const Phase& opt_d = phase(dist, "optimizer");
   CHECK(term_memory_peak(opt_d, "weights") + term_memory_peak(opt_d, "gradients") + term_memory_peak(opt_d, "optimizer_states") ==
         Approx((6 + 12.0 / 2) * p0));
+  // training.dtype: fp16 keeps fp16 gradients and an fp32 main gradient in the optimizer (20 B,
+  // 4 + 16/d); fp32 keeps no master copy (16 B, 8 + 8/d).
+  auto states = [&](const MemoryInputs& x) {
+    const RankEstimate e = estimate_rank(x);
+    const Phase& o = phase(e, "optimizer");
+    return term_memory_peak(o, "weights") + term_memory_peak(o, "gradients") + term_memory_peak(o, "optimizer_states");
+  };
+  MemoryInputs fp16 = in;
+  fp16.fp16 = true;
+  CHECK(states(fp16) == Approx((4 + 16.0 / 2) * p0));
+  fp16.distributed_optimizer = false;
+  CHECK(states(fp16) == Approx(20 * p0));
+  MemoryInputs fp32 = in;
+  fp32.compute_bytes = 4;
+  CHECK(states(fp32) == Approx((8 + 8.0 / 2) * p0));
+  fp32.distributed_optimizer = false;
+  CHECK(states(fp32) == Approx(16 * p0));
+}
+
+TEST_CASE("memory: the step's inputs carry training.dtype, fp16 apart from bf16", "[models]") {
+  models::ScenarioSpec spec;
+  spec.parallel.strategy = "megatron";
+  spec.parallel.tp = 2;
+  const ModelShape m = llama3_8b_memory_peak();
+  for (const char* dtype : {"bf16", "fp16", "fp32"}) {
+    spec.training.dtype = dtype;
+    const MemoryInputs in = models::step_memory_inputs(spec, m, models::workload::make_layout(spec, m, 4));
+    CHECK(in.fp16 == (std::string(dtype) == "fp16"));
+    CHECK(in.compute_bytes == (std::string(dtype) == "fp32" ? 4 : 2));
+  }
 }
 
 TEST_CASE("memory: NCCL buffers and the framework overhead are in every phase", "[models]") {

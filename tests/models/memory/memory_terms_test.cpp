@@ -39,26 +39,33 @@ TEST_CASE("memory: TP splits q, k, v, the attention output and the MLP, SP split
   CHECK(recompute_working_bytes_per_token(m, 4, true) == block_activation_bytes_per_token(m, 4, true, Recompute::None));
 }
 
-TEST_CASE("memory: an MoE block keeps every routed copy's expert input, output and intermediates", "[models]") {
+TEST_CASE("memory: an MoE block keeps every routed copy's expert input and intermediates, the combine its own tokens",
+          "[models]") {
   // Mixtral-8x7B: h 4096, GQA kv_dim 1024, 8 experts of 14336, top-2; TP 2 with SP, bf16.
   models::model::ModelShape m = decoder_memory_terms();
   m.kv_heads = 8;
   m.moe.experts = 8, m.moe.top_k = 2, m.moe.moe_ffn = 14336;
   const double h = 4096, kv = 1024, f = 14336, t = 2;
-  // replicated 8h / t, attention 2(2h + 2kv)/t, 2 routed copies of 2 x 2h (input, output) and
-  // 8f / t (gate, SiLU, up, product), router 8 E / t
-  const double balanced = 8 * h / t + 2 * (2 * h + 2 * kv) / t + 2 * (4 * h + 8 * f / t) + 8 * 8 / t;
+  // Per token of the micro-batch: replicated 8h / t, attention 2(2h + 2kv)/t; each of the 2 routed
+  // copies keeps its expert input 2h (gathered over etp = tp: T / tp x etp tokens) and 8f / t (gate,
+  // SiLU, up, product); the combine keeps the rank's own T / tp tokens' 2 copies, 2 x 2h / t
+  // (moe_utils.unpermute's product with the probabilities); router 8 E / t.
+  const double balanced = 8 * h / t + 2 * (2 * h + 2 * kv) / t + 2 * (2 * h + 8 * f / t) + 2 * 2 * h / t + 8 * 8 / t;
   CHECK(moe_block_activation_bytes_per_token(m, 2, true, Recompute::None) == Approx(balanced));
+  // In numbers: 16384 + 10240 + routed input 16384 + combine 8192 + intermediates 114688 + router 32.
+  CHECK(moe_block_activation_bytes_per_token(m, 2, true, Recompute::None) == 165920);
   // Against the dense block of the same shape: top-2 doubles the MLP's intermediates (+8f/t) and
-  // adds the two routed copies' input and output (2 x 2 x 2h) and the router (8E/t).
+  // adds the routed copies' input (2 x 2h) and the combine's (2 x 2h / t), and the router (8E/t).
   CHECK(moe_block_activation_bytes_per_token(m, 2, true, Recompute::None) -
             block_activation_bytes_per_token(m, 2, true, Recompute::None) ==
-        Approx(8 * f / t + 8 * h + 8 * 8 / t));
-  // Capacity factor and token skew scale the routed copies; a shared expert adds one dense MLP.
+        Approx(8 * f / t + 4 * h + 4 * h / t + 8 * 8 / t));
+  // Capacity factor and token skew scale the routed copies an expert rank receives; the combine
+  // keeps the rank's own tokens (capacity factor, not skew); a shared expert adds one dense MLP.
   m.moe.capacity_factor = 1.25, m.moe.token_skew = 1.5, m.moe.shared_experts = 1;
   const double copies = 2 * 1.25 * 1.5;
   CHECK(moe_block_activation_bytes_per_token(m, 2, true, Recompute::None) ==
-        Approx(8 * h / t + 2 * (2 * h + 2 * kv) / t + copies * (4 * h + 8 * f / t) + 8 * f / t + 8 * 8 / t));
+        Approx(8 * h / t + 2 * (2 * h + 2 * kv) / t + copies * (2 * h + 8 * f / t) + 2 * 1.25 * 2 * h / t + 8 * f / t +
+               8 * 8 / t));
   // Full recompute: the block input only, as dense; the recomputed block is the larger of the two.
   CHECK(moe_block_activation_bytes_per_token(m, 2, true, Recompute::Full) == Approx(2 * h / t));
   CHECK(recompute_working_bytes_per_token(m, 2, true) ==
@@ -110,11 +117,24 @@ TEST_CASE("memory: ZeRO stages reproduce the paper's 7.5B-parameter example on 6
 }
 
 TEST_CASE("memory: Megatron-LM's bytes per parameter with and without the distributed optimizer", "[models]") {
-  // docs/source/distrib_optimizer.md: bf16 params + fp32 grads: 18 and 6 + 12/d; fp16: 20, 4 + 16/d.
+  // docs/source/distrib_optimizer.md: fp16 params + fp16 grads 20 and 4 + 16/d; bf16 params + fp32
+  // grads 18 and 6 + 12/d; fp32 params + fp32 grads 16 and 8 + 8/d.
   CHECK(megatron_state_bytes(false, 8).total() == 18);
   CHECK(megatron_state_bytes(true, 8).total() == Approx(6 + 12.0 / 8));
-  CHECK(megatron_state_bytes(false, 8, false).total() == 20);
-  CHECK(megatron_state_bytes(true, 8, false).total() == Approx(4 + 16.0 / 8));
+  CHECK(megatron_state_bytes(false, 8, MegatronDtype::Fp16).total() == 20);
+  CHECK(megatron_state_bytes(true, 8, MegatronDtype::Fp16).total() == Approx(4 + 16.0 / 8));
+  CHECK(megatron_state_bytes(false, 8, MegatronDtype::Fp32).total() == 16);
+  CHECK(megatron_state_bytes(true, 8, MegatronDtype::Fp32).total() == Approx(8 + 8.0 / 8));
+  // Term by term: fp16 keeps fp16 gradients (its fp32 main gradient is the optimizer's), fp32 needs no
+  // master copy.
+  const StateBytesPerParam fp16 = megatron_state_bytes(true, 4, MegatronDtype::Fp16);
+  CHECK(fp16.weights == 2);
+  CHECK(fp16.gradients == 2);
+  CHECK(fp16.optimizer == 4);
+  const StateBytesPerParam fp32 = megatron_state_bytes(true, 4, MegatronDtype::Fp32);
+  CHECK(fp32.weights == 4);
+  CHECK(fp32.gradients == 4);
+  CHECK(fp32.optimizer == 2);
 }
 
 TEST_CASE("memory: NCCL keeps Simple, LL128 and LL buffers per channel per peer", "[models]") {

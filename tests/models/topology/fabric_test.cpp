@@ -245,3 +245,52 @@ TEST_CASE("fabric: three tiers with ECMP hash over C_sp / uplink links, bad supe
   s.superpod_oversubscription = 0.5;
   CHECK(key_of(s) == "cluster.fabric.superpod_oversubscription");
 }
+
+TEST_CASE("fabric: uplinks set C_pod and the printed ratio, and beside an oversubscription they are refused",
+          "[models]") {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  // 2 pods of 2 p4d: 2 x 50 GB/s of NICs per pod over 2 uplinks of 12.5 GB/s: 4:1, C_pod 25 GB/s.
+  models::FabricSpec s = spec("fat_tree", 1, 2, "ecmp");
+  s.uplinks = 2;
+  Fabric f(s, 4, kFourEfa, models::hw::NicKind::Efa);
+  CHECK(f.pod_uplink_bytes_per_s() == Approx(25e9));
+  CHECK(f.pod_ratio() == Approx(4));
+  CHECK(f.describe() == "fat-tree, 2 pod(s) of 2 node(s); above a pod 4:1, 25 GB/s up per pod, ECMP over 2 uplinks");
+  s.oversubscription = 2;
+  try {
+    Fabric both(s, 4, kFourEfa, models::hw::NicKind::Efa);
+    FAIL("uplinks and oversubscription accepted together");
+  } catch (const models::SpecError& e) {
+    CHECK(e.key() == "cluster.fabric.oversubscription");
+    CHECK(e.also() == V{"cluster.fabric.uplinks"});
+    CHECK(std::string(e.what()) ==
+          "cluster.fabric.oversubscription: 2 beside uplinks = 2, which set the capacity above a pod (expected one "
+          "of the two keys: uplinks x uplink_bandwidth, or pod_nodes x the nodes' NICs / oversubscription)");
+  }
+}
+
+TEST_CASE("fabric: ECMP links per pod from its own capacity and NIC rate (mixed instance groups)", "[models]") {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  // Pod 0: 2 p5-like nodes of 8 NIC groups of 50 GB/s (400 GB/s each); pod 1: 2 p4d, 4 x 12.5 GB/s
+  // (50 GB/s). 2:1: C_pod 400 and 50 GB/s, in links of one NIC group each: 400 / 50 = 8 and
+  // 50 / 12.5 = 4 (not pod 0's 8, which would make links of 6.25 GB/s, narrower than a p4d NIC).
+  const std::vector<double> fast(8, 50e9);
+  Fabric f(spec("fat_tree", 2, 2, "ecmp"), 4, fast, models::hw::NicKind::Efa, {400e9, 400e9, 50e9, 50e9},
+           {50e9, 50e9, 12.5e9, 12.5e9});
+  f.add_links(net);
+  CHECK(f.pod_uplinks(0) == 8);
+  CHECK(f.pod_uplinks(1) == 4);
+  CHECK(f.pod_uplink_bytes_per_s(1) == Approx(50e9));
+  for (int ra = 0; ra < 4; ++ra)
+    for (int rb = 0; rb < 8; ++rb) {
+      std::vector<sim::LinkId> p;
+      f.path(2, ra, 0, rb, p);  // from the p4d pod: up one of its 4 links, down one of pod 0's 8
+      REQUIRE(p.size() == 2);
+      CHECK(net.link_capacity(p[0]) == Approx(12.5e9));
+      CHECK(net.link_capacity(p[1]) == Approx(50e9));
+    }
+  CHECK(f.describe() ==
+        "fat-tree, 2 pod(s) of 2 node(s); above a pod 2:1, 50-400 GB/s up per pod, ECMP over 4-8 uplinks");
+}

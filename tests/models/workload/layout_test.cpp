@@ -226,3 +226,55 @@ TEST_CASE("layout: zero1 and zero2 need their zero.stage, and hsdp's shard group
   CHECK(make_layout(scenario("fsdp"), layout_decoder(), 16).state_shards() == 16);
   CHECK(make_layout(scenario("ddp"), layout_decoder(), 16).state_shards() == 1);
 }
+
+TEST_CASE("layout: megatron refuses an MLP width or a sequence-parallel sequence that tp does not divide",
+          "[workload]") {
+  // Megatron-Core's utils.divide asserts ffn % tp == 0 (ColumnParallelLinear, RowParallelLinear), and
+  // sequence parallelism's _split_along_first_dim that seq / cp divides by tp.
+  models::model::ModelShape m = layout_decoder();
+  auto s = scenario("megatron", 4);
+  m.ffn = 14330;  // 4 does not divide it
+  try {
+    make_layout(s, m, 4);
+    FAIL("accepted ffn 14330 at tp 4");
+  } catch (const models::SpecError& e) {
+    CHECK(e.key() == "parallel.tp");
+    CHECK(std::string(e.what()) ==
+          "tp = 4 does not divide model.ffn = 14330 (expected tp to divide the MLP width: Megatron splits it over tp)");
+  }
+  m.ffn = 14336;
+  m.seq = 2050;  // 2050 / 4 is not whole: refused under sequence parallelism only
+  CHECK_NOTHROW(make_layout(s, m, 4));
+  s.parallel.sequence_parallel = true;
+  try {
+    make_layout(s, m, 4);
+    FAIL("accepted seq 2050 over tp 4 with sequence parallelism");
+  } catch (const models::SpecError& e) {
+    CHECK(e.key() == "parallel.sequence_parallel");
+  }
+  s.parallel.cp = 2;  // 2052 / cp 2 = 1026 tokens per CP rank, not a multiple of 4
+  m.seq = 2052;
+  CHECK_THROWS_AS(make_layout(s, m, 8), models::SpecError);
+  m.seq = 2056;  // 1028 = 4 x 257
+  CHECK_NOTHROW(make_layout(s, m, 8));
+  // An MoE model's shared experts are one MLP of shared_experts x moe_ffn over tp, whatever etp.
+  models::model::ModelShape moe = layout_decoder();
+  moe.moe.experts = 8, moe.moe.top_k = 2, moe.moe.moe_ffn = 1026, moe.moe.shared_experts = 1;
+  auto e = scenario("megatron", 4);
+  e.parallel.sequence_parallel = true;
+  e.parallel.etp = 1;
+  e.parallel.ep = 1;
+  try {
+    make_layout(e, moe, 4);
+    FAIL("accepted a shared expert of 1026 at tp 4");
+  } catch (const models::SpecError& err) {
+    CHECK(err.key() == "parallel.tp");
+    CHECK(std::string(err.what()).find("shared_experts x moe_ffn = 1 x 1026") != std::string::npos);
+  }
+  moe.moe.shared_experts = 3;  // 3078: still not a multiple of 4
+  CHECK_THROWS_AS(make_layout(e, moe, 4), models::SpecError);
+  moe.moe.shared_experts = 2;  // 2052 = 4 x 513
+  CHECK_NOTHROW(make_layout(e, moe, 4));
+  moe.moe.shared_experts = 0;
+  CHECK_NOTHROW(make_layout(e, moe, 4));
+}

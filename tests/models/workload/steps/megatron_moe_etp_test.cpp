@@ -203,7 +203,7 @@ TEST_CASE("megatron moe etp: the distributed optimizer shards expert states over
   CHECK(optimizer == Approx(12.0 / 8 * (p_all - double(experts)) + 12.0 / 4 * double(experts)));
 }
 
-TEST_CASE("megatron moe etp: routed activations per token, h c k (etp / tp + 1) + 4 f_e c k / tp", "[workload]") {
+TEST_CASE("megatron moe etp: routed activations per token, h c k (etp + 1) / tp + 4 f_e c k / tp", "[workload]") {
   const models::model::ModelShape m = models::model::resolve_model(*scenario_megatron_moe_etp(2, 4, 1).model);
   using models::memory::moe_block_activation_bytes_per_token;
   using models::memory::Recompute;
@@ -218,8 +218,8 @@ TEST_CASE("megatron moe etp: routed activations per token, h c k (etp / tp + 1) 
   // The expert intermediate (4 f_e c k / tp) does not move with etp: at etp = tp the whole term is
   // replicated 4 e h / tp + attention e (2h + 2 kv) / tp + routed + router 8 E / tp.
   const double kv = double(m.kv_dim());
-  CHECK(at_tp == Approx(4 * e * h / tp + e * (2 * h + 2 * kv) / tp + 2 * e * h * c * k + 4 * e * kFe * c * k / tp +
-                        8.0 * kE / tp));
+  CHECK(at_tp == Approx(4 * e * h / tp + e * (2 * h + 2 * kv) / tp + e * h * c * k * (1 + 1 / tp) +
+                        4 * e * kFe * c * k / tp + 8.0 * kE / tp));
 }
 
 TEST_CASE("megatron moe etp: layout checks name parallel.etp", "[workload]") {
