@@ -164,10 +164,13 @@ int nvls_channels(const CommView& v, const TuningEnv& env) {
 
 // connect.cc: the duplicated graph channels, min(MAXCHANNELS, 2 nChannels), then the env limits
 // (env.cpp: NCCL_MAX_NCHANNELS and NCCL_MAX_CTAS both cap, the larger of the two minimums copies
-// channels up), all within the release's MAXCHANNELS.
+// channels up), within the release's MAXCHANNELS. The duplicated graph stays at most 32 here even
+// from 2.25 (MAXCHANNELS 64), where a graph of 32 channels (a rack leaving by 72 NICs) runs 64:
+// NVLSTree, which NCCL runs on nvlsChannels, takes these channels in the model, and its curves
+// are fitted at 32.
 int coll_channels(const CommView& v, const TuningEnv& env) {
   const int cap = max_channels_of(v.nccl_version);
-  int c = std::min(cap, 2 * v.graph_channels);
+  int c = std::min(32, 2 * v.graph_channels);
   if (env.max_channels) c = std::min(c, *env.max_channels);
   if (env.min_channels) c = std::max(c, std::min(cap, *env.min_channels));
   return std::max(1, c);

@@ -257,7 +257,7 @@ TEST_CASE("tuning: NCCL_ALGO/NCCL_PROTO leaving a collective nothing: 2.24+ stop
         "allow one of Tree, Ring for all_reduce)");
 }
 
-TEST_CASE("tuning: NCCL_MAX_CTAS does not lift NCCL_MAX_NCHANNELS; MAXCHANNELS is the release's", "[nccl]") {
+TEST_CASE("tuning: NCCL_MAX_CTAS does not lift NCCL_MAX_NCHANNELS, and MAXCHANNELS is the release's", "[nccl]") {
   const CommView v = h200x4_tuning();  // 2 x 12 graph channels
   CHECK(choose(v, parse_nccl_env({{"NCCL_MAX_NCHANNELS", "2"}, {"NCCL_MAX_CTAS", "16"}}).tuning, CollOp::AllReduce,
                1 << 30)

@@ -22,7 +22,8 @@ const std::string kSizesH200x1 = kSizesSource + "/scenarios/validation/h200x1/gp
 
 std::vector<std::pair<long long, long long>> sizes_and_counts(const std::string& json_text) {
   std::vector<std::pair<long long, long long>> out;
-  for (const auto& row : nlohmann::json::parse(json_text)["rows"])
+  const nlohmann::json j = nlohmann::json::parse(json_text);
+  for (const auto& row : j["rows"])
     out.emplace_back(row["size_bytes"].get<long long>(), row["count"].get<long long>());
   return out;
 }
@@ -88,7 +89,8 @@ TEST_CASE("scenarios: one rank copies its buffer out of place at the measured sh
   // copy_work.hpp: 2 x S / (0.876 x 4.8 TB/s) on an H200; in place nothing moves.
   const auto r = run_commsim({"nccl-tests", kSizesH200x1, "all_gather_perf", "-b", "512M", "-e", "512M", "--json"});
   REQUIRE(r.exit_code == 0);
-  const auto row = nlohmann::json::parse(r.out)["rows"][0];
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json row = j["rows"][0];
   const double copy_us = 2.0 * 536870912 / (0.876 * 4.8e12) * 1e6;  // 255.4 us
   CHECK(row["time_us"].get<double>() >= copy_us);
   CHECK(row["time_us"].get<double>() == Approx(258.68).epsilon(0.05));  // measured_run/nccl_tests_all_gather.txt
@@ -124,7 +126,8 @@ TEST_CASE("scenarios: topo shows the P2P channels per NVLink peer the simulation
   // (scenarios/validation/h200x4/measured/logs/p2p_n4.rank0.log).
   const auto t = run_commsim({"topo", kSizesH200x4, "--json"});
   REQUIRE(t.exit_code == 0);
-  const auto pairs = nlohmann::json::parse(t.out)["pairs"];
+  const nlohmann::json j = nlohmann::json::parse(t.out);
+  const nlohmann::json pairs = j["pairs"];
   REQUIRE(pairs.size() == 12);
   for (const auto& p : pairs) CHECK(p["channels"].get<int>() == 32);
 }
