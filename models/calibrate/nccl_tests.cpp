@@ -39,8 +39,7 @@ std::vector<int64_t> nccl_tests_sizes(const NcclTestsOptions& o) {
     sizes.push_back(s);
     // src/common.cu: size = stepfactor > 1 ? size * stepfactor : size + stepbytes (size_t; -f is an
     // integer there, the command line refuses a fraction).
-    const int64_t next =
-        o.factor > 1 ? s * static_cast<int64_t>(o.factor) : s + std::max<int64_t>(1, o.step_bytes);
+    const int64_t next = o.factor > 1 ? s * static_cast<int64_t>(o.factor) : s + std::max<int64_t>(1, o.step_bytes);
     if (next <= s) break;
     s = next;
   }
@@ -115,9 +114,8 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
     row.time_us = params.loop_time(device_s, gpus_per_thread) * 1e6;
     // Only all_gather's in-place run differs (models/collectives/copy_work.hpp), and any on one rank
     // (no copy at all); others repeat the same time.
-    row.ip_time_us = o.op == CollOp::AllGather || n == 1
-                         ? params.loop_time(device_seconds(true), gpus_per_thread) * 1e6
-                         : row.time_us;
+    row.ip_time_us = o.op == CollOp::AllGather || n == 1 ? params.loop_time(device_seconds(true), gpus_per_thread) * 1e6
+                                                         : row.time_us;
     row.algo = algo_name(rec.algo);
     row.proto = proto_name(rec.proto);
     row.channels = rec.channels;

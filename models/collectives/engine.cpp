@@ -112,9 +112,9 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
   pending_[idx].group_size = n;
   if (n <= 1 || bytes == 0) {
     // One rank moves nothing across links; out of place it copies its buffer in device memory.
-    const double copy_s = n == 1 && !in_place ? one_rank_copy_seconds(static_cast<double>(bytes),
-                                                                      world_.node().gpu.hbm_bytes_per_s)
-                                              : 0.0;
+    const double copy_s = n == 1 && !in_place
+                              ? one_rank_copy_seconds(static_cast<double>(bytes), world_.node().gpu.hbm_bytes_per_s)
+                              : 0.0;
     complete_after(idx, sim::Time::from_seconds(params_.kernel_latency_s + copy_s));
     return;
   }

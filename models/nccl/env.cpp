@@ -57,10 +57,10 @@ int effective_version(int v) { return v > 0 ? v : kDefaultNcclVersion; }
 // NCCL's functions as NCCL_ALGO/NCCL_PROTO prefixes name them (src/init.cc ncclFuncStr), with the
 // collective each is.
 constexpr std::pair<const char*, CollOp> kFuncNames[] = {{"Broadcast", CollOp::Broadcast},
-                                                          {"Reduce", CollOp::Reduce},
-                                                          {"AllGather", CollOp::AllGather},
-                                                          {"ReduceScatter", CollOp::ReduceScatter},
-                                                          {"AllReduce", CollOp::AllReduce}};
+                                                         {"Reduce", CollOp::Reduce},
+                                                         {"AllGather", CollOp::AllGather},
+                                                         {"ReduceScatter", CollOp::ReduceScatter},
+                                                         {"AllReduce", CollOp::AllReduce}};
 
 // NCCL_ALGO / NCCL_PROTO into NCCL's enable table (0 off, 1 on; the LL128 column keeps 2, NCCL's
 // own rule, where the value does not name it), per collective (src/graph/tuning.cc parseList):
@@ -114,16 +114,15 @@ void parse_list(const std::string& name, const std::string& value, const std::ar
     if (parts.empty()) continue;
     if (parts.size() == 1) {
       if (e > 0)
-        throw SpecError(key_of(name), name + "='" + value + "': every entry after the first needs a FUNC: prefix" +
-                                          expected);
+        throw SpecError(key_of(name),
+                        name + "='" + value + "': every entry after the first needs a FUNC: prefix" + expected);
       apply(parts[0], every);
       continue;
     }
     std::vector<CollOp> ops;
     for (const auto& [func, op] : kFuncNames)
       if (same_name(parts[0], func)) ops.push_back(op);
-    if (ops.empty())
-      throw SpecError(key_of(name), "unknown collective '" + parts[0] + "' in " + name + expected);
+    if (ops.empty()) throw SpecError(key_of(name), "unknown collective '" + parts[0] + "' in " + name + expected);
     apply(parts[1], ops);
   }
 }

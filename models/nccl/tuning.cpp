@@ -326,7 +326,8 @@ bool tuner_algo_allowed(const CommView& v, const TuningEnv& env, CollOp op, Algo
 }
 
 bool tuner_usable(const CommView& v, const TuningEnv& env, CollOp op, Algo a, Proto p) {
-  return tuner_algo_allowed(v, env, op, a) && protocol_enabled(v, env, op, a, p) && nccl_cost(v, op, a, p).algbw_gbs > 0;
+  return tuner_algo_allowed(v, env, op, a) && protocol_enabled(v, env, op, a, p) &&
+         nccl_cost(v, op, a, p).algbw_gbs > 0;
 }
 
 const char* nccl_func_name(CollOp op) {  // src/init.cc ncclFuncStr
@@ -381,15 +382,13 @@ std::vector<Proto> no_algorithm_left(const CommView& v, const TuningEnv& env, Co
   const std::string var = blame_algo ? "NCCL_ALGO" : "NCCL_PROTO";
   const std::string value = blame_algo ? env.algo_value : env.proto_value;
   const std::string op_name = coll_op_name(op);
-  throw SpecError("nccl.env." + var,
-                  var + "=" + value + " leaves " + op_name + " no algorithm/protocol: NCCL " +
-                      nccl_version_text(release) + " stops at the first " + op_name +
-                      " (\"no algorithm/protocol available for function " + nccl_func_name(op) + "\")" +
-                      " (expected " + var + " to allow one of " + (could.empty() ? std::string("?") : could) +
-                      " for " + op_name +
-                      (release >= nccl_version_number(24, 0) ? ", e.g. per collective: allreduce:tree;allgather:ring"
-                                                             : "") +
-                      ")");
+  throw SpecError(
+      "nccl.env." + var,
+      var + "=" + value + " leaves " + op_name + " no algorithm/protocol: NCCL " + nccl_version_text(release) +
+          " stops at the first " + op_name + " (\"no algorithm/protocol available for function " + nccl_func_name(op) +
+          "\")" + " (expected " + var + " to allow one of " + (could.empty() ? std::string("?") : could) + " for " +
+          op_name +
+          (release >= nccl_version_number(24, 0) ? ", e.g. per collective: allreduce:tree;allgather:ring" : "") + ")");
 }
 }  // namespace
 

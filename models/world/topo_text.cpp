@@ -189,7 +189,8 @@ std::string render_topo(const World& world, const ScenarioSpec& spec, int max_ra
     const int topo_channels = rules(ra).p2p_channels(ra, rb);
     char buf[200];
     std::snprintf(buf, sizeof buf, "  %d[%d] -> %d[%d]  via %-24s path %-4s  channels %d\n", a, ra.pod_rank, b,
-                  rb.pod_rank, t.label.c_str(), path_type_name(t.path), per_peer ? per_peer(topo_channels) : topo_channels);
+                  rb.pod_rank, t.label.c_str(), path_type_name(t.path),
+                  per_peer ? per_peer(topo_channels) : topo_channels);
     os << buf;
   };
   // Every pair up to 256 ranks; beyond, rank 0's peers (counting 268M pairs would take minutes).

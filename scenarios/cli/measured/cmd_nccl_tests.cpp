@@ -139,11 +139,10 @@ Comparison compare_with(const std::string& file, const models::calibrate::NcclTe
     return lo == hi ? std::to_string(lo) + " B" : std::to_string(lo) + " - " + std::to_string(hi) + " B";
   };
   if (errs.empty()) {
-    const std::string measured =
-        unmatched.empty() ? std::string("no rows")
-                          : std::to_string(unmatched.size()) + " sizes, " +
-                                range(*std::min_element(unmatched.begin(), unmatched.end()),
-                                      *std::max_element(unmatched.begin(), unmatched.end()));
+    const std::string measured = unmatched.empty() ? std::string("no rows")
+                                                   : std::to_string(unmatched.size()) + " sizes, " +
+                                                         range(*std::min_element(unmatched.begin(), unmatched.end()),
+                                                               *std::max_element(unmatched.begin(), unmatched.end()));
     const std::string predicted = result.rows.empty() ? std::string("none")
                                                       : range(static_cast<long long>(result.rows.front().size),
                                                               static_cast<long long>(result.rows.back().size));

@@ -196,7 +196,8 @@ TEST_CASE("tuning: PAT's entry in NCCL's Socket table (4 one-GPU nodes) and wher
   CHECK(choose(wide, TuningEnv{}, CollOp::AllGather, 65536).algo == Algo::PAT);
 }
 
-TEST_CASE("tuning: NCCL_ALGO/NCCL_PROTO leaving a collective nothing: 2.24+ stops, older releases fall back", "[nccl]") {
+TEST_CASE("tuning: NCCL_ALGO/NCCL_PROTO leaving a collective nothing: 2.24+ stops, older releases fall back",
+          "[nccl]") {
   const CommView v = h200x4_tuning();
   const auto env_of = [](std::map<std::string, std::string> e, int version = 0) {
     return parse_nccl_env(e, version).tuning;

@@ -23,8 +23,7 @@ const std::string kSizesH200x1 = kSizesSource + "/scenarios/validation/h200x1/gp
 std::vector<std::pair<long long, long long>> sizes_and_counts(const std::string& json_text) {
   std::vector<std::pair<long long, long long>> out;
   const nlohmann::json j = nlohmann::json::parse(json_text);
-  for (const auto& row : j["rows"])
-    out.emplace_back(row["size_bytes"].get<long long>(), row["count"].get<long long>());
+  for (const auto& row : j["rows"]) out.emplace_back(row["size_bytes"].get<long long>(), row["count"].get<long long>());
   return out;
 }
 }  // namespace
@@ -44,9 +43,8 @@ TEST_CASE("scenarios: nccl-tests gives each rank (count / ranks) & ~(16 / type s
   REQUIRE(small.exit_code == 0);
   CHECK(sizes_and_counts(small.out) == std::vector<std::pair<long long, long long>>{{0, 0}, {0, 0}, {0, 0}, {64, 4}});
   // half: 8 elements (16 B) a rank at least.
-  const auto half =
-      run_commsim({"nccl-tests", kSizesH200x4, "reduce_scatter_perf", "-b", "96", "-e", "128", "-f", "1", "-i", "32",
-                   "-d", "half", "--json"});
+  const auto half = run_commsim({"nccl-tests", kSizesH200x4, "reduce_scatter_perf", "-b", "96", "-e", "128", "-f", "1",
+                                 "-i", "32", "-d", "half", "--json"});
   REQUIRE(half.exit_code == 0);
   CHECK(sizes_and_counts(half.out) == std::vector<std::pair<long long, long long>>{{64, 8}, {128, 16}});
 }
@@ -73,13 +71,15 @@ TEST_CASE("scenarios: nccl-tests --compare with no predicted size compares nothi
            "41.39       0\n";
   }
   // The prediction's sizes are 2 MiB and 4 MiB: 1 MiB is not among them.
-  const auto r = run_commsim({"nccl-tests", kSizesH200x4, "all_gather_perf", "-b", "2M", "-e", "4M", "--compare", file});
+  const auto r =
+      run_commsim({"nccl-tests", kSizesH200x4, "all_gather_perf", "-b", "2M", "-e", "4M", "--compare", file});
   CHECK(r.exit_code == 2);
   CHECK(r.err.find(file + ":1:1: no size of the measured file is a predicted size, nothing compared (measured 1 sizes, "
                           "1048576 B, predicted 2097152 - 4194304 B; expected the measured run's -b, -e, -f, -d and "
                           "rank count)") != std::string::npos);
   // One of two sizes predicted: compared, the other named in a warning.
-  const auto part = run_commsim({"nccl-tests", kSizesH200x4, "all_gather_perf", "-b", "1M", "-e", "1M", "--compare", file});
+  const auto part =
+      run_commsim({"nccl-tests", kSizesH200x4, "all_gather_perf", "-b", "1M", "-e", "1M", "--compare", file});
   CHECK(part.exit_code == 0);
   CHECK(part.out.find("# 1 sizes compared") != std::string::npos);
   std::filesystem::remove_all(dir);
@@ -100,9 +100,9 @@ TEST_CASE("scenarios: one rank copies its buffer out of place at the measured sh
 TEST_CASE("scenarios: nccl-tests and topo print the NCCL environment notes run prints", "[scenarios]") {
   const std::vector<std::string> sets = {"--set", "nccl.env.NCCL_NTHREADS=\"256\"", "--set",
                                          "nccl.env.NCCL_WEIRD_THING=\"1\""};
-  const std::string documented =
-      "nccl.env: NCCL_NTHREADS is set but not modelled (no effect on the simulated times)";
-  const std::string unknown = "nccl.env: NCCL_WEIRD_THING is not known to commsim (kept; no effect on the simulated times)";
+  const std::string documented = "nccl.env: NCCL_NTHREADS is set but not modelled (no effect on the simulated times)";
+  const std::string unknown =
+      "nccl.env: NCCL_WEIRD_THING is not known to commsim (kept; no effect on the simulated times)";
   std::vector<std::string> args = {"nccl-tests", kSizesH200x4, "-b", "1M", "-e", "1M"};
   args.insert(args.end(), sets.begin(), sets.end());
   const auto nt = run_commsim(args);
