@@ -61,6 +61,13 @@ TEST_CASE("nccl env: aws-ofi-nccl's platform variables apply under the scenario'
   CHECK(mine.nvls_chunksize == int64_t{512} << 10);
   const NcclEnv p4d = env_of("p4d.24xlarge", {});
   CHECK(p4d.buffsize == int64_t{8} << 20);
+  // EFA v1 lacks in-order delivery: the plugin adds NCCL_PROTO=simple (seeds/notes/000's log), p5 not.
+  CHECK(p4d.raw.at("NCCL_PROTO") == "simple");
+  CHECK(p4d.tuning.proto_on(CollOp::AllReduce, Proto::LL) == 0);
+  CHECK(p4d.tuning.proto_on(CollOp::AllGather, Proto::LL128) == 0);
+  CHECK(p4d.tuning.proto_on(CollOp::AllGather, Proto::Simple) == 1);
+  CHECK(p5.raw.count("NCCL_PROTO") == 0);
+  CHECK(env_of("p4d.24xlarge", {{"NCCL_PROTO", "LL,Simple"}}).tuning.proto_on(CollOp::AllReduce, Proto::LL) == 1);
   CHECK(p4d.nvls_chunksize == int64_t{128} << 10);  // the plugin sets no NVLS chunk on p4d
   const NcclEnv dgx = env_of("dgx-h100", {});
   CHECK(dgx.buffsize == int64_t{4} << 20);
