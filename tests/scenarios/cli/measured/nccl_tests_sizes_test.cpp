@@ -134,8 +134,8 @@ TEST_CASE("scenarios: topo shows the P2P channels per NVLink peer the simulation
 
 TEST_CASE("scenarios: a diff that compares nothing is an error", "[scenarios]") {
   // 4-rank nccl-tests rows against a 1-GPU scenario, no trace: every row skipped.
-  const auto r = run_commsim({"diff", kSizesSource + "/scenarios/validation/h200x4/measured/nccl-tests/ar_g4.txt",
-                              kSizesH200x1});
+  const auto r =
+      run_commsim({"diff", kSizesSource + "/scenarios/validation/h200x4/measured/nccl-tests/ar_g4.txt", kSizesH200x1});
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("ar_g4.txt:1:1: nothing compared: 28 measured collectives ran on another rank count than the "
                    "scenario's 1 GPUs (expected a measurement of the scenario's job)") != std::string::npos);
