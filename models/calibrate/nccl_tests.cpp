@@ -37,8 +37,9 @@ std::vector<int64_t> nccl_tests_sizes(const NcclTestsOptions& o) {
   std::vector<int64_t> sizes;
   for (int64_t s = o.min_bytes; s <= o.max_bytes;) {
     sizes.push_back(s);
-    const int64_t next = o.factor > 1 ? static_cast<int64_t>(std::llround(static_cast<double>(s) * o.factor))
-                                      : s + std::max<int64_t>(1, o.step_bytes);
+    // src/common.cu: size = stepfactor > 1 ? size * stepfactor : size + stepbytes (size_t; -f is an
+    // integer there, the command line refuses a fraction).
+    const int64_t next = o.factor > 1 ? s * static_cast<int64_t>(o.factor) : s + std::max<int64_t>(1, o.step_bytes);
     if (next <= s) break;
     s = next;
   }
@@ -81,16 +82,18 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
   }
   double busbw_sum = 0;
   for (int64_t size : nccl_tests_sizes(o)) {
-    // nccl-tests rounds the size down to whole elements (and to n x elements for gather ops), and
-    // its count column is the count each rank passes to NCCL (paramcount: the size / n elements
-    // for all_gather, reduce_scatter and alltoall; src/common.cu setupArgs, src/all_gather.cu).
+    // nccl-tests' sizes (src/common.cu setupArgs): count = size / element size; all_gather,
+    // reduce_scatter and alltoall give each rank base = (count / n) & ~(16 / element size - 1)
+    // elements, 16-byte aligned (src/all_gather.cu, reduce_scatter.cu, alltoall.cu
+    // GetCollByteCount), and print max(send, receive) bytes = base x n x element size with the
+    // count column base (paramcount); the other collectives pass the count as it is.
     int64_t count = size / o.type_size;
     const bool per_rank = o.op == CollOp::AllGather || o.op == CollOp::ReduceScatter || o.op == CollOp::AllToAll;
-    if (per_rank) count = (count / n) * n;
-    const int64_t bytes = count * o.type_size;
+    if (per_rank) count = (count / n) & ~(std::max<int64_t>(1, 16 / o.type_size) - 1);
+    const int64_t bytes = count * o.type_size * (per_rank ? n : 1);
     NcclTestsRow row;
     row.size = bytes;
-    row.count = per_rank ? count / n : count;
+    row.count = count;
     CollectiveRecord rec;
     auto device_seconds = [&](bool in_place) {
       const double t0 = sim.now().seconds();
@@ -109,9 +112,10 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
     const double device_s = device_seconds(false);
     row.device_us = device_s * 1e6;
     row.time_us = params.loop_time(device_s, gpus_per_thread) * 1e6;
-    // Only all_gather's in-place run differs (models/collectives/copy_work.hpp); others repeat the same time.
-    row.ip_time_us =
-        o.op == CollOp::AllGather ? params.loop_time(device_seconds(true), gpus_per_thread) * 1e6 : row.time_us;
+    // Only all_gather's in-place run differs (models/collectives/copy_work.hpp), and any on one rank
+    // (no copy at all); others repeat the same time.
+    row.ip_time_us = o.op == CollOp::AllGather || n == 1 ? params.loop_time(device_seconds(true), gpus_per_thread) * 1e6
+                                                         : row.time_us;
     row.algo = algo_name(rec.algo);
     row.proto = proto_name(rec.proto);
     row.channels = rec.channels;

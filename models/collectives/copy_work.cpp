@@ -34,4 +34,10 @@ double ring_channel_gain(int n) {
   return cost_per_chunk_sent(CollOp::AllReduce, 2, false) / cost_per_chunk_sent(CollOp::AllReduce, n, false);
 }
 
+double one_rank_copy_seconds(double bytes, double hbm_bytes_per_s) {
+  constexpr double kOneRankCopyFraction = 0.876;  // measured on one H200 (copy_work.hpp)
+  if (!(hbm_bytes_per_s > 0) || !(bytes > 0)) return 0;
+  return 2 * bytes / (kOneRankCopyFraction * hbm_bytes_per_s);
+}
+
 }  // namespace models::collectives

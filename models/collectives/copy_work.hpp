@@ -38,4 +38,13 @@ double copy_work_vs_all_reduce(CollOp op, int n, bool in_place);
 // cost(all-reduce, 2) / cost(all-reduce, n): 1.15 at 4 ranks, 1.21 at 8, 1.24 at 32.
 double ring_channel_gain(int n);
 
+// A one-rank communicator's collective of `bytes` out of place: NCCL copies the send buffer into
+// the receive buffer (src/enqueue.cc: nRanks == 1 -> ncclLaunchOneRank, src/device/onerank.cu: a
+// cudaMemcpyAsync, nothing where send and receive buffers are one), reading and writing `bytes` of
+// device memory: 2 x bytes / (f x HBM bandwidth). f = 0.876 from one H200
+// (scenarios/validation/h200x1/measured_run/nccl_tests_all_gather.txt, out of place): 128 MiB in
+// 67.12 us and 512 MiB in 258.68 us, 2 x 384 MiB more in 191.56 us = 4.20 TB/s of the 4.8.
+// Seconds of copy (the launch is the caller's); 0 without a bandwidth.
+double one_rank_copy_seconds(double bytes, double hbm_bytes_per_s);
+
 }  // namespace models::collectives

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "models/collective_size.hpp"
+#include "models/collectives/copy_work.hpp"
 #include "models/collectives/flow_cap.hpp"
 #include "models/hw/links.hpp"
 #include "models/nccl/env.hpp"
@@ -110,7 +111,11 @@ void Engine::launch(const Group& group, CollOp op, int64_t bytes, Done on_done, 
   pending_[idx].expected = expected_delivery(op, n, static_cast<double>(bytes), tree);
   pending_[idx].group_size = n;
   if (n <= 1 || bytes == 0) {
-    complete_after(idx, sim::Time::from_seconds(params_.kernel_latency_s));
+    // One rank moves nothing across links; out of place it copies its buffer in device memory.
+    const double copy_s = n == 1 && !in_place
+                              ? one_rank_copy_seconds(static_cast<double>(bytes), world_.node().gpu.hbm_bytes_per_s)
+                              : 0.0;
+    complete_after(idx, sim::Time::from_seconds(params_.kernel_latency_s + copy_s));
     return;
   }
   PlanEntry& entry = plan_for(group);

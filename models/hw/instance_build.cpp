@@ -35,6 +35,13 @@ void efa_nics(NodeSpec& n, int count, int per_switch, int generation, double gbi
 
 void aws_ofi_env(NodeSpec& n, bool nvls_chunks) {
   n.net_plugin_env = {{"NCCL_BUFFSIZE", "8388608"}, {"NCCL_P2P_NET_CHUNKSIZE", "524288"}};
+  // EFA v1 (p4d, p4de) runs the plugin's SENDRECV protocol (src/platform-aws.cpp: default_protocol
+  // SENDRECV there) and does not deliver bytes in order (FI_OPT_EFA_SENDRECV_IN_ORDER_ALIGNED_128_BYTES
+  // unsupported), so the plugin adds NCCL_PROTO=simple: LL and LL128 could read torn lines
+  // (platform-aws.cpp "Need to force simple protocol", nccl_ofi_net.cpp
+  // nccl_net_ofi_configure_nccl_proto_simple). The seeds' p4d log shows it:
+  // "NET/OFI Adding NCCL_PROTO=simple to environment" (scenarios/seeds/notes/000_*.txt).
+  if (n.nic_kind == NicKind::Efa && n.efa_generation == 1) n.net_plugin_env.emplace_back("NCCL_PROTO", "simple");
   if (!nvls_chunks) return;
   // "NCCL v2.19.3 reduced the chunk size used when running NVLS Tree algorithm on greater than 4
   // nodes to 64KiB. This drastically impacted performance on AWS ... a max chunk size of 512KiB

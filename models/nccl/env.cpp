@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "models/error.hpp"
+#include "models/nccl/tuner_tables.hpp"
 #include "models/suggest.hpp"
 
 namespace models::nccl {
@@ -35,37 +36,95 @@ int parse_channels(const std::string& name, const std::string& value) {
   return static_cast<int>(parse_int(name, value, 1, kMaxChannels));
 }
 
-// NCCL_ALGO / NCCL_PROTO: a comma-separated list of names (any case), or "^" and the names to
-// leave out (src/graph/tuning.cc parseList).
-template <std::size_t N>
+bool same_name(const std::string& a, const char* b) {
+  const std::string n = b;
+  return a.size() == n.size() && std::equal(a.begin(), a.end(), n.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// strtok_r's pieces of `text` between `sep`s (empty pieces dropped, as strtok does).
+std::vector<std::string> tokens(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, sep);)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+int effective_version(int v) { return v > 0 ? v : kDefaultNcclVersion; }
+
+// NCCL's functions as NCCL_ALGO/NCCL_PROTO prefixes name them (src/init.cc ncclFuncStr), with the
+// collective each is.
+constexpr std::pair<const char*, CollOp> kFuncNames[] = {{"Broadcast", CollOp::Broadcast},
+                                                         {"Reduce", CollOp::Reduce},
+                                                         {"AllGather", CollOp::AllGather},
+                                                         {"ReduceScatter", CollOp::ReduceScatter},
+                                                         {"AllReduce", CollOp::AllReduce}};
+
+// NCCL_ALGO / NCCL_PROTO into NCCL's enable table (0 off, 1 on; the LL128 column keeps 2, NCCL's
+// own rule, where the value does not name it), per collective (src/graph/tuning.cc parseList):
+// - before 2.24: one comma-separated list, or "^" and the names to leave out; every entry the
+//   list does not turn on is off (an empty value turns everything off);
+// - from 2.24: entries "[FUNC:]LIST" separated by ";", only the first without a FUNC (it then
+//   sets every collective); each entry resets its collectives' row to off (on with "^") before
+//   applying its names; an empty value changes nothing.
+// A name NCCL does not know is an error (NCCL 2.24+ refuses it; older releases ignored it).
+template <std::size_t N, typename T>
 void parse_list(const std::string& name, const std::string& value, const std::array<const char*, N>& names,
-                std::array<bool, N>& enabled) {
-  std::string v = value;
-  const bool negate = !v.empty() && v[0] == '^';
-  if (negate) v.erase(0, 1);
-  std::array<bool, N> listed{};
-  std::stringstream ss(v);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    bool found = false;
-    for (std::size_t i = 0; i < N; ++i) {
-      const std::string n = names[i];
-      if (item.size() == n.size() && std::equal(item.begin(), item.end(), n.begin(), [](char a, char b) {
-            return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-          }))
-        listed[i] = found = true;
+                std::array<std::array<T, N>, TuningEnv::kOps>& table, int version) {
+  std::string all;
+  for (std::size_t i = 0; i < N; ++i) all += std::string(i ? ", " : "") + names[i];
+  const bool prefixed = effective_version(version) >= nccl_version_number(24, 0);
+  const std::string expected = " (expected a comma-separated list of " + all + ", optionally starting with ^" +
+                               (prefixed ? "; or FUNC:LIST entries separated by ;, FUNC one of Broadcast, Reduce, "
+                                           "AllGather, ReduceScatter, AllReduce)"
+                                         : ")");
+  auto apply = [&](const std::string& list, const std::vector<CollOp>& ops) {
+    std::string items = list;
+    const bool negate = !items.empty() && items[0] == '^';
+    if (negate) items.erase(0, 1);
+    for (CollOp op : ops) table[static_cast<int>(op)].fill(static_cast<T>(negate ? 1 : 0));
+    for (std::string item : tokens(items, ',')) {
+      item.erase(0, item.find_first_not_of(" \t"));
+      item.erase(item.find_last_not_of(" \t") + 1);
+      std::size_t i = 0;
+      while (i < N && !same_name(item, names[i])) ++i;
+      if (i == N) {
+        const bool per_func = item.find(':') != std::string::npos || item.find(';') != std::string::npos;
+        throw SpecError(key_of(name), "unknown value '" + item + "' in " + name +
+                                          (per_func && !prefixed ? " (the per-collective form FUNC:LIST came with NCCL "
+                                                                   "2.24; expected nccl.version 2.24 or later, or a "
+                                                                   "comma-separated list of " +
+                                                                       all + ")"
+                                                                 : expected));
+      }
+      for (CollOp op : ops) table[static_cast<int>(op)][i] = static_cast<T>(negate ? 0 : 1);
     }
-    if (!found) {
-      std::string all;
-      for (std::size_t i = 0; i < N; ++i) all += std::string(i ? ", " : "") + names[i];
-      throw SpecError(key_of(name), "unknown value '" + item + "' in " + name +
-                                        " (expected a comma-separated list of " + all +
-                                        ", optionally starting with ^)");
-    }
+  };
+  std::vector<CollOp> every;
+  for (int op = 0; op < TuningEnv::kOps; ++op) every.push_back(static_cast<CollOp>(op));
+  if (!prefixed) {
+    apply(value, every);
+    return;
   }
-  for (std::size_t i = 0; i < N; ++i) enabled[i] = negate ? !listed[i] : listed[i];
+  const std::vector<std::string> entries = tokens(value, ';');
+  for (std::size_t e = 0; e < entries.size(); ++e) {
+    const std::vector<std::string> parts = tokens(entries[e], ':');
+    if (parts.empty()) continue;
+    if (parts.size() == 1) {
+      if (e > 0)
+        throw SpecError(key_of(name),
+                        name + "='" + value + "': every entry after the first needs a FUNC: prefix" + expected);
+      apply(parts[0], every);
+      continue;
+    }
+    std::vector<CollOp> ops;
+    for (const auto& [func, op] : kFuncNames)
+      if (same_name(parts[0], func)) ops.push_back(op);
+    if (ops.empty()) throw SpecError(key_of(name), "unknown collective '" + parts[0] + "' in " + name + expected);
+    apply(parts[1], ops);
+  }
 }
 
 constexpr std::array<const char*, 7> kAlgoNames = {"Tree",         "Ring", "PAT",     "CollNetDirect",
@@ -79,8 +138,12 @@ struct Modelled {
   Reader read;
 };
 const Modelled kModelled[] = {
-    {"NCCL_ALGO", [](NcclEnv& e, const std::string& n,
-                     const std::string& v) { parse_list(n, v, kAlgoNames, e.tuning.algo_enabled); }},
+    {"NCCL_ALGO",
+     [](NcclEnv& e, const std::string& n, const std::string& v) {
+       parse_list(n, v, kAlgoNames, e.tuning.algo_enabled, e.version);
+       e.tuning.algo_value = v;
+       e.tuning.algo_set = true;
+     }},
     {"NCCL_BUFFSIZE",
      [](NcclEnv& e, const std::string& n, const std::string& v) { e.buffsize = parse_int(n, v, 1, int64_t{1} << 40); }},
     {"NCCL_COLLNET_ENABLE",
@@ -153,8 +216,13 @@ const Modelled kModelled[] = {
      [](NcclEnv& e, const std::string& n, const std::string& v) { e.p2p_use_cuda_memcpy = parse_flag(n, v); }},
     {"NCCL_PROTO",
      [](NcclEnv& e, const std::string& n, const std::string& v) {
-       parse_list(n, v, kProtoNames, e.tuning.proto_enabled);
-       e.tuning.proto_forced = true;
+       parse_list(n, v, kProtoNames, e.tuning.proto_state, e.version);
+       e.tuning.proto_value = v;
+       e.tuning.proto_set = true;
+     }},
+    {"NCCL_PAT_ENABLE",
+     [](NcclEnv& e, const std::string& n, const std::string& v) {
+       e.tuning.pat_enable = static_cast<int>(parse_int(n, v, 0, 2));
      }},
     {"NCCL_PXN_DISABLE",
      [](NcclEnv& e, const std::string& n, const std::string& v) { e.pxn_disable = parse_flag(n, v); }},
@@ -222,10 +290,15 @@ PathType parse_path_level(const std::string& value, const std::string& key) {
                            " (expected LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS or 0-5)");
 }
 
-NcclEnv parse_nccl_env(const std::map<std::string, std::string>& env) {
+int max_channels_of(int nccl_version) {
+  return effective_version(nccl_version) >= nccl_version_number(25, 0) ? kMaxChannels : 32;
+}
+
+NcclEnv parse_nccl_env(const std::map<std::string, std::string>& env, int nccl_version) {
   check_nccl_env_names(env);
   NcclEnv e;
   e.raw = env;
+  e.version = nccl_version;
   for (const auto& [name, value] : env)
     for (const Modelled& m : kModelled)
       if (name == m.name) m.read(e, name, value);
@@ -233,9 +306,14 @@ NcclEnv parse_nccl_env(const std::map<std::string, std::string>& env) {
     throw SpecError(key_of("NCCL_NSOCKS_PERTHREAD"), "NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD = " +
                                                          std::to_string(*e.socket_nthreads * e.nsocks_perthread) +
                                                          " exceeds NCCL's 64 sockets");
-  // The tuner's channel limits: NCCL_MIN/MAX_CTAS win over NCCL_MIN/MAX_NCHANNELS.
-  if (e.min_ctas || e.min_nchannels) e.tuning.min_channels = e.min_ctas ? e.min_ctas : e.min_nchannels;
-  if (e.max_ctas || e.max_nchannels) e.tuning.max_channels = e.max_ctas ? e.max_ctas : e.max_nchannels;
+  // The channel limits, both pairs at once (src/graph/connect.cc ncclTopoPostset, 2.28.9):
+  //   nChannels = min(ncclMaxNchannels(), nChannels, config.maxCTAs), then copied up to
+  //   max(ncclMinNchannels(), config.minCTAs); NCCL_MIN/MAX_CTAS set config.min/maxCTAs (init.cc).
+  // Each within MAXCHANNELS of the release (connect.cc ncclMin/MaxNchannels, init.cc "cap it to").
+  const int cap = max_channels_of(nccl_version);
+  if (e.min_ctas || e.min_nchannels) e.tuning.min_channels = std::min(cap, std::max(e.min_ctas, e.min_nchannels));
+  if (e.max_ctas || e.max_nchannels)
+    e.tuning.max_channels = std::min({cap, e.max_ctas ? e.max_ctas : cap, e.max_nchannels ? e.max_nchannels : cap});
   return e;
 }
 
@@ -342,7 +420,6 @@ const std::vector<std::string> kDocumented = {
     "NCCL_P2P_NVL_CHUNKSIZE",
     "NCCL_P2P_PCI_CHUNKSIZE",
     "NCCL_P2P_PXN_LEVEL",
-    "NCCL_PAT_ENABLE",
     "NCCL_PROFILER_PLUGIN",
     "NCCL_PXN_C2C",
     "NCCL_RUNTIME_CONNECT",

@@ -16,23 +16,47 @@
 #include <vector>
 
 #include "models/hw/path_type.hpp"
+#include "models/nccl/ops.hpp"
 #include "models/nccl/transport_choice.hpp"
 
 namespace models::nccl {
 
-// What NCCL's tuner reads (src/graph/tuning.cc, src/enqueue.cc): NCCL_ALGO="Ring,Tree" or
-// "^Tree", NCCL_PROTO likewise; channel limits from NCCL_MIN/MAX_NCHANNELS, overridden by
-// NCCL_MIN/MAX_CTAS.
+// What NCCL's tuner reads (src/graph/tuning.cc, src/enqueue.cc), per collective (indexed by
+// nccl::CollOp): NCCL_ALGO="Ring,Tree" or "^Tree", NCCL_PROTO likewise, and from NCCL 2.24 the
+// per-collective form "allreduce:tree;allgather:ring" (tuning.cc parseList); NCCL_PAT_ENABLE; the
+// channel limits of NCCL_MIN/MAX_NCHANNELS and NCCL_MIN/MAX_CTAS together (connect.cc).
 struct TuningEnv {
-  // PAT off unless listed (NCCL 2.28.9 logs Ring for the 4 x 1-GPU Socket runs' all-gathers); CollNet
-  // and NVLS on: whether they exist is the communicator's (tuning.hpp CommView::collnet, nvls).
-  std::array<bool, 7> algo_enabled{true, true, false, true, true, true, true};  // nccl::Algo order
-  std::array<bool, 3> proto_enabled{true, true, true};                          // nccl::Proto order
+  static constexpr int kOps = 7;  // nccl::CollOp's values
+  // Per collective and algorithm (nccl::Algo order): on unless NCCL_ALGO leaves it out. Whether an
+  // algorithm exists is the communicator's (tuning.hpp CommView::collnet, nvls; PAT: pat_enable).
+  std::array<std::array<bool, 7>, kOps> algo_enabled = every_algo_on();
+  // Per collective and protocol (nccl::Proto order), NCCL's protoEnable: 0 off, 1 on, 2 NCCL's own
+  // rule (LL128's default: tuning.cc enables it only on NVLink inside nodes and near NICs across).
+  std::array<std::array<int, 3>, kOps> proto_state = default_protos();
+  std::string algo_value, proto_value;  // NCCL_ALGO, NCCL_PROTO as given (empty: unset), for messages
+  bool algo_set = false, proto_set = false;
+  // NCCL_PAT_ENABLE (tuning.cc ncclPatEnable): 2 (default) on with one rank per node; 0 off; other
+  // values on wherever PAT exists (NCCL 2.23 on, all-gather and reduce-scatter).
+  int pat_enable = 2;
   std::optional<int> min_channels, max_channels;
   std::optional<int> nvls_channels;  // NCCL_NVLS_NCHANNELS (NVLS's CTAs; unset: 16 on Hopper, 24/32 on Blackwell)
-  bool proto_forced = false;         // NCCL_PROTO given: LL128 even where NCCL would not enable it
   bool tuner_plugin = true;          // NCCL_TUNER_PLUGIN not "none": the net plugin's tuner may load
   bool ofi_tuner_fallback = false;   // OFI_NCCL_TUNER_TYPE=Internal or OFI_NCCL_FORCE_NUM_RAILS set
+
+  bool algo_on(CollOp op, Algo a) const { return algo_enabled[static_cast<int>(op)][static_cast<int>(a)]; }
+  int proto_on(CollOp op, Proto p) const { return proto_state[static_cast<int>(op)][static_cast<int>(p)]; }
+
+ private:
+  static std::array<std::array<bool, 7>, kOps> every_algo_on() {
+    std::array<std::array<bool, 7>, kOps> out{};
+    for (auto& row : out) row.fill(true);
+    return out;
+  }
+  static std::array<std::array<int, 3>, kOps> default_protos() {  // tuning.cc: LL 1, LL128 2, Simple 1
+    std::array<std::array<int, 3>, kOps> out{};
+    for (auto& row : out) row = {1, 2, 1};
+    return out;
+  }
 };
 
 struct NcclEnv {
@@ -61,15 +85,19 @@ struct NcclEnv {
   bool mnnvl_enable = true;                // NCCL_MNNVL_ENABLE (0: off; 1, 2 (default): on where the node
                                            // is a multi-host NVLink domain, hw::NodeSpec::host_gpus)
   std::string hostid;                      // NCCL_HOSTID (per node: pods of a node share it)
-  TuningEnv tuning;                        // NCCL_ALGO, NCCL_PROTO, NCCL_MIN/MAX_NCHANNELS|CTAS
+  TuningEnv tuning;                        // NCCL_ALGO, NCCL_PROTO, NCCL_PAT_ENABLE, NCCL_MIN/MAX_NCHANNELS|CTAS
   int version = 0;                         // the scenario's nccl.version (not a variable; 0: the default)
   std::map<std::string, std::string> raw;  // every variable as given
 };
 
-inline constexpr int kMaxChannels = 64;  // MAXCHANNELS, src/include/device.h
+inline constexpr int kMaxChannels = 64;  // MAXCHANNELS, src/include/device.h (2.25 on; 32 before)
+// MAXCHANNELS of `nccl_version` (0: the default release): 32 to 2.24, 64 from 2.25 (v2.25.1-1
+// src/include/device.h). NCCL caps its channels and NCCL_MIN/MAX_NCHANNELS and _CTAS there.
+int max_channels_of(int nccl_version);
 
-// Checks the names (check_nccl_env_names) and parses every modelled variable.
-NcclEnv parse_nccl_env(const std::map<std::string, std::string>& env);
+// Checks the names (check_nccl_env_names) and parses every modelled variable, NCCL_ALGO and
+// NCCL_PROTO as `nccl_version` (0: the default release) parses them.
+NcclEnv parse_nccl_env(const std::map<std::string, std::string>& env, int nccl_version = 0);
 // The NCCL variables whose values change what commsim simulates: exactly those parse_nccl_env
 // reads, in name order.
 const std::vector<std::string>& modelled_nccl_variables();

@@ -231,9 +231,11 @@ int TransportModel::p2p_channels(const RankInfo& a, const RankInfo& b) const {
   // seeds/000 (1 EFA per pod) and seeds/004 (Socket) both log "2 p2p channels per peer": NCCL
   // never goes below the 2 a communicator starts with.
   n = std::max(n, 2);
-  if (env_.max_nchannels) n = std::min(n, env_.max_nchannels);
-  if (env_.min_nchannels) n = std::max(n, env_.min_nchannels);
-  return std::min(n, kMaxChannels);
+  // The communicator's channel limits (NCCL_MIN/MAX_NCHANNELS with NCCL_MIN/MAX_CTAS, env.cpp):
+  // p2pnChannels is at most comm->nChannels, which they bound (paths.cc ncclTopoComputeP2pChannels).
+  if (env_.tuning.max_channels) n = std::min(n, *env_.tuning.max_channels);
+  if (env_.tuning.min_channels) n = std::max(n, *env_.tuning.min_channels);
+  return std::min(n, max_channels_of(env_.version));
 }
 
 }  // namespace models::nccl

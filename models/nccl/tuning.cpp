@@ -162,22 +162,35 @@ int nvls_channels(const CommView& v, const TuningEnv& env) {
   return std::max(1, c);
 }
 
+// connect.cc: the duplicated graph channels, min(MAXCHANNELS, 2 nChannels), then the env limits
+// (env.cpp: NCCL_MAX_NCHANNELS and NCCL_MAX_CTAS both cap, the larger of the two minimums copies
+// channels up), within the release's MAXCHANNELS. The duplicated graph stays at most 32 here even
+// from 2.25 (MAXCHANNELS 64), where a graph of 32 channels (a rack leaving by 72 NICs) runs 64:
+// NVLSTree, which NCCL runs on nvlsChannels, takes these channels in the model, and its curves
+// are fitted at 32.
 int coll_channels(const CommView& v, const TuningEnv& env) {
+  const int cap = max_channels_of(v.nccl_version);
   int c = std::min(32, 2 * v.graph_channels);
   if (env.max_channels) c = std::min(c, *env.max_channels);
-  if (env.min_channels) c = std::max(c, std::min(32, *env.min_channels));
+  if (env.min_channels) c = std::max(c, std::min(cap, *env.min_channels));
   return std::max(1, c);
 }
 
-bool protocol_enabled(const CommView& v, const TuningEnv& env, Algo a, Proto p) {
-  const int pi = static_cast<int>(p);
-  if (!env.proto_enabled[pi]) return false;
-  if (p == Proto::LL128 && !env.proto_forced) {
+bool pat_enabled(const CommView& v, const TuningEnv& env) {
+  if (tuner_tables(v.nccl_version).pat_factor == 0 || v.sm < 60) return false;  // PAT came with 2.23
+  if (env.pat_enable != 2) return env.pat_enable != 0;
+  return v.nnodes == v.nranks;  // "PAT only supports 1 GPU per node"
+}
+
+bool protocol_enabled(const CommView& v, const TuningEnv& env, CollOp op, Algo a, Proto p) {
+  const int state = env.proto_on(op, p);
+  if (state == 0) return false;
+  if (p == Proto::LL128 && state == 2) {
     // tuning.cc: LL128 by default only on NVLink within nodes, a near NIC across nodes, SM70+.
     if (!v.intra_nvlink || v.sm < 70) return false;
     if (v.nnodes > 1 && !v.inter_gdr_near) return false;
   }
-  if (a == Algo::PAT && p != Proto::Simple) return false;
+  if (a == Algo::PAT && (p != Proto::Simple || !pat_enabled(v, env))) return false;
   return true;
 }
 
@@ -216,8 +229,8 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
   }
   if (a == Algo::NVLS || a == Algo::CollNetDirect || a == Algo::CollNetChain) return sharp_cost(v, op, a, p);
   if (a == Algo::Tree && !is_ar) return cost;
-  if (a == Algo::PAT && (t.pat_factor == 0 || !((op == CollOp::AllGather || op == CollOp::ReduceScatter) && nn == n)))
-    return cost;
+  if (a == Algo::PAT && (t.pat_factor == 0 || !(op == CollOp::AllGather || op == CollOp::ReduceScatter)))
+    return cost;  // where NCCL enables it: pat_enabled
   if (a != Algo::Tree && a != Algo::Ring && a != Algo::PAT) return cost;
 
   const int nsteps = nsteps_of(op, n);
@@ -254,9 +267,12 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
     bus = std::min(bus * (nn == 1 ? 7.0 / 9.0 : 120.0 / 128.0), v.graph_channels * t.tree_ll128_per_ch[cc][scale]);
   if (a == Algo::Tree && nn > 1 && t.tree_pattern_factor) bus *= 0.85;  // the inter-node tree pattern
   if (a == Algo::PAT) bus *= t.pat_factor;
-  // busBw -> algBw.
+  // busBw -> algBw ("Convert bus BW to algorithm BW"): Ring x n / nsteps, Tree x 0.5; PAT (all-gather
+  // and reduce-scatter only) keeps its busBw, as tuning.cc skips the conversion for every algorithm
+  // but Ring on those two (2.23 on). NCCL 2.28.9 printed PAT Simple 27.2/0.9 = 1.2 x 0.75 for 4
+  // one-GPU Socket nodes (scenarios/validation/h200x4/measured/logs/sock_n4.rank0.log).
   const double ratio = a == Algo::Ring ? static_cast<double>(n) / nsteps : 0.5;
-  cost.algbw_gbs = (a == Algo::PAT) ? bus * n / nsteps : bus * ratio;
+  cost.algbw_gbs = a == Algo::PAT ? bus : bus * ratio;
 
   const int intra_hw = v.intra_nvlink ? 0 : 1;
   const int hw = nn == 1 ? intra_hw : 2;
@@ -286,20 +302,104 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
   return cost;
 }
 
+namespace {
+constexpr Algo kTunerAlgos[] = {Algo::Tree,         Algo::Ring, Algo::PAT,     Algo::CollNetDirect,
+                                Algo::CollNetChain, Algo::NVLS, Algo::NVLSTree};
+constexpr Proto kTunerProtos[] = {Proto::LL, Proto::LL128, Proto::Simple};
+
+int release_of(const CommView& v) { return v.nccl_version > 0 ? v.nccl_version : kDefaultNcclVersion; }
+
+// Whether NCCL_ALGO leaves `a` on for `op`. NCCL 2.17 and 2.18 (tuning.cc) never turned Ring off
+// for a collective other than all-reduce ("That allows to run real apps with NCCL_ALGO=TREE"), and
+// where NCCL_ALGO named none of Ring, Tree, NVLS and NVLSTree (2.17: Ring, Tree) without CollNet
+// they turned Ring and Tree back on ("CollNet is not supported ..., ignoring NCCL_ALGO=COLLNET").
+bool tuner_algo_allowed(const CommView& v, const TuningEnv& env, CollOp op, Algo a) {
+  if (release_of(v) < nccl_version_number(19, 0)) {
+    if (a == Algo::Ring && op != CollOp::AllReduce) return true;
+    const bool nvls_counts = release_of(v) >= nccl_version_number(18, 0);
+    if ((a == Algo::Ring || a == Algo::Tree) && !v.collnet && !env.algo_on(op, Algo::Ring) &&
+        !env.algo_on(op, Algo::Tree) &&
+        !(nvls_counts && (env.algo_on(op, Algo::NVLS) || env.algo_on(op, Algo::NVLSTree))))
+      return true;
+  }
+  return env.algo_on(op, a);
+}
+
+bool tuner_usable(const CommView& v, const TuningEnv& env, CollOp op, Algo a, Proto p) {
+  return tuner_algo_allowed(v, env, op, a) && protocol_enabled(v, env, op, a, p) &&
+         nccl_cost(v, op, a, p).algbw_gbs > 0;
+}
+
+const char* nccl_func_name(CollOp op) {  // src/init.cc ncclFuncStr
+  switch (op) {
+    case CollOp::Broadcast: return "Broadcast";
+    case CollOp::Reduce: return "Reduce";
+    case CollOp::AllGather: return "AllGather";
+    case CollOp::ReduceScatter: return "ReduceScatter";
+    default: return "AllReduce";
+  }
+}
+
+// NCCL_ALGO / NCCL_PROTO left `op` no algorithm with a protocol (every entry of its row of NCCL's
+// table 0). NCCL 2.24 on: enqueue.cc topoGetAlgoInfo WARNs "Error : no algorithm/protocol available
+// for function <F> with datatype <T>. NCCL_ALGO was set to <V>." and returns ncclInvalidUsage: the
+// job stops at its first such collective. 2.19 to 2.23: tuning.cc "at least set ring algo
+// available" puts Ring back with its own bandwidths (ringbdw) of every protocol, from 2.22 only of
+// those NCCL_PROTO and LL128's rule leave on. Where nothing is left then (and on 2.17/2.18, whose
+// Ring rules are tuner_algo_allowed's), the same error (ncclInternalError).
+std::vector<Proto> no_algorithm_left(const CommView& v, const TuningEnv& env, CollOp op) {
+  std::vector<Proto> ring;
+  const int release = release_of(v);
+  if (release >= nccl_version_number(19, 0) && release < nccl_version_number(24, 0))
+    for (Proto p : kTunerProtos)
+      if (nccl_cost(v, op, Algo::Ring, p).algbw_gbs > 0 &&
+          (release < nccl_version_number(22, 0) || protocol_enabled(v, env, op, Algo::Ring, p)))
+        ring.push_back(p);
+  if (!ring.empty()) return ring;
+  // The error, at the variable to change: NCCL_ALGO when no algorithm it leaves has a protocol
+  // even with every protocol on, else NCCL_PROTO; with what would run here.
+  TuningEnv any_algo = env, any_proto = env;
+  for (auto& row : any_algo.algo_enabled) row.fill(true);
+  for (auto& row : any_proto.proto_state) row.fill(1);
+  bool algo_leaves_some = false;
+  for (Algo a : kTunerAlgos)
+    for (Proto p : kTunerProtos) algo_leaves_some = algo_leaves_some || tuner_usable(v, any_proto, op, a, p);
+  const bool blame_algo = env.algo_set && (!algo_leaves_some || !env.proto_set);
+  std::string could;
+  if (blame_algo) {
+    for (Algo a : kTunerAlgos) {
+      bool any = false;
+      for (Proto p : kTunerProtos) any = any || tuner_usable(v, any_algo, op, a, p);
+      if (any) could += std::string(could.empty() ? "" : ", ") + algo_name(a);
+    }
+  } else {
+    for (Proto p : kTunerProtos) {
+      bool any = false;
+      for (Algo a : kTunerAlgos) any = any || tuner_usable(v, any_proto, op, a, p);
+      if (any) could += std::string(could.empty() ? "" : ", ") + proto_name(p);
+    }
+  }
+  const std::string var = blame_algo ? "NCCL_ALGO" : "NCCL_PROTO";
+  const std::string value = blame_algo ? env.algo_value : env.proto_value;
+  const std::string op_name = coll_op_name(op);
+  throw SpecError(
+      "nccl.env." + var,
+      var + "=" + value + " leaves " + op_name + " no algorithm/protocol: NCCL " + nccl_version_text(release) +
+          " stops at the first " + op_name + " (\"no algorithm/protocol available for function " + nccl_func_name(op) +
+          "\")" + " (expected " + var + " to allow one of " + (could.empty() ? std::string("?") : could) + " for " +
+          op_name +
+          (release >= nccl_version_number(24, 0) ? ", e.g. per collective: allreduce:tree;allgather:ring" : "") + ")");
+}
+}  // namespace
+
 Choice choose(const CommView& v, const TuningEnv& env, CollOp op, int64_t bytes) {
   const int all_channels = coll_channels(v, env);
   Choice best;
   best.nccl_predicted_us = -1;
-  const Algo algos[] = {Algo::Tree,         Algo::Ring, Algo::PAT,     Algo::CollNetDirect,
-                        Algo::CollNetChain, Algo::NVLS, Algo::NVLSTree};
-  const Proto protos[] = {Proto::LL, Proto::LL128, Proto::Simple};
   // aws-ofi-nccl's tuner (ofi_tuner.hpp) first: its region's algorithm and protocol get cost 0 in
   // NCCL's table where NCCL has them; NCCL then sizes the channels as for its own choice.
   if (env.tuner_plugin && !env.ofi_tuner_fallback && v.ofi_tuner != OfiTunerPlatform::None) {
-    const auto usable = [&](Algo a, Proto p) {
-      return env.algo_enabled[static_cast<int>(a)] && protocol_enabled(v, env, a, p) &&
-             nccl_cost(v, op, a, p).algbw_gbs > 0;
-    };
+    const auto usable = [&](Algo a, Proto p) { return tuner_usable(v, env, op, a, p); };
     if (const auto c = ofi_tuner_choice(v.ofi_tuner, v.nranks, v.nnodes, op, bytes, usable)) {
       best.algo = c->algo;
       best.proto = c->proto;
@@ -307,26 +407,24 @@ Choice choose(const CommView& v, const TuningEnv& env, CollOp op, int64_t bytes)
           nccl_time_us(v, all_channels, op, c->algo, c->proto, nccl_cost(v, op, c->algo, c->proto), bytes);
     }
   }
-  const bool tuned_by_plugin = best.nccl_predicted_us >= 0;
-  for (Algo a : algos) {
-    if (tuned_by_plugin) break;
-    if (!env.algo_enabled[static_cast<int>(a)]) continue;
-    for (Proto p : protos) {
-      if (!protocol_enabled(v, env, a, p)) continue;
-      const AlgoCost c = nccl_cost(v, op, a, p);
-      if (c.algbw_gbs <= 0) continue;
-      const double t = nccl_time_us(v, all_channels, op, a, p, c, bytes);
-      if (best.nccl_predicted_us < 0 || t < best.nccl_predicted_us) {
-        best.algo = a;
-        best.proto = p;
-        best.nccl_predicted_us = t;
-      }
+  const auto consider = [&](Algo a, Proto p) {
+    const double t = nccl_time_us(v, all_channels, op, a, p, nccl_cost(v, op, a, p), bytes);
+    if (best.nccl_predicted_us < 0 || t < best.nccl_predicted_us) {
+      best.algo = a;
+      best.proto = p;
+      best.nccl_predicted_us = t;
     }
-  }
-  if (best.nccl_predicted_us < 0) {  // everything disabled: NCCL falls back to Ring/Simple
+  };
+  const bool tuned_by_plugin = best.nccl_predicted_us >= 0;
+  for (Algo a : kTunerAlgos)
+    for (Proto p : kTunerProtos)
+      if (!tuned_by_plugin && tuner_usable(v, env, op, a, p)) consider(a, p);
+  if (best.nccl_predicted_us < 0 && v.nranks > 1)
+    for (Proto p : no_algorithm_left(v, env, op)) consider(Algo::Ring, p);
+  if (best.nccl_predicted_us < 0) {  // one rank: NCCL runs no algorithm (the engine's copy)
     best.algo = Algo::Ring;
     best.proto = Proto::Simple;
-    best.nccl_predicted_us = nccl_cost(v, op, Algo::Ring, Proto::Simple).time_us(bytes);
+    best.nccl_predicted_us = 0;
   }
   // enqueue.cc: NVLS runs on nvlsChannels whatever the size (across nodes at most the
   // communicator's channels); CollNetDirect halves its channels in steps while bytes < channels x

@@ -68,7 +68,14 @@ struct AlgoCost {
 
 // NCCL's table entry for (op, algo, proto) — the numbers NCCL prints under NCCL_DEBUG_SUBSYS=TUNING.
 AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p);
-bool protocol_enabled(const CommView& v, const TuningEnv& env, Algo a, Proto p);
+// Whether `p` is on for `a` on `op`: NCCL_PROTO's table (LL128 by NCCL's own rule where it is not
+// named), PAT Simple only, PAT where pat_enabled says.
+bool protocol_enabled(const CommView& v, const TuningEnv& env, CollOp op, Algo a, Proto p);
+// NCCL's ncclPatEnable (src/graph/tuning.cc, 2.23 on): NCCL_PAT_ENABLE 0 off, 2 (default) on where
+// every rank is its own node (nNodes == nRanks), any other value on; never before 2.23 nor below SM60.
+// NCCL also turns it off for a net plugin that offloads to the device (GPUDirect-TCPX's unpack
+// queue): not modelled (commsim's TCPX hosts run NCCL's IB rules, models/hw/instance_clouds.cpp).
+bool pat_enabled(const CommView& v, const TuningEnv& env);
 
 struct Choice {
   Algo algo = Algo::Ring;
@@ -76,9 +83,14 @@ struct Choice {
   int channels = 1;  // after NCCL's reduction for small messages and the env limits
   double nccl_predicted_us = 0;
 };
+// NCCL's choice for `op` of `bytes` (nccl-tests' size). Where NCCL_ALGO/NCCL_PROTO leave `op` no
+// algorithm, NCCL 2.24 on stops ("no algorithm/protocol available for function ..."): a
+// SpecError("nccl.env.NCCL_ALGO" or "nccl.env.NCCL_PROTO") naming the collective. Releases before
+// do what their tuning.cc did (see no_algorithm_left in tuning.cpp).
 Choice choose(const CommView& v, const TuningEnv& env, CollOp op, int64_t bytes);
 
-// Channels NCCL runs collectives on for this view (2 x graph channels, within env limits, <= 32).
+// Channels NCCL runs collectives on for this view (2 x graph channels, within env limits, at most
+// the release's MAXCHANNELS: 32 to 2.24, 64 from 2.25).
 int coll_channels(const CommView& v, const TuningEnv& env);
 // nvlsChannels within the environment's limits (NCCL_NVLS_NCHANNELS, NCCL_MIN/MAX_CTAS).
 int nvls_channels(const CommView& v, const TuningEnv& env);

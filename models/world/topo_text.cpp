@@ -140,7 +140,8 @@ std::string domain_text(const hw::NodeSpec& node, const nccl::NcclEnv& env,
 
 }  // namespace
 
-std::string render_topo(const World& world, const ScenarioSpec& spec, int max_ranks_listed) {
+std::string render_topo(const World& world, const ScenarioSpec& spec, int max_ranks_listed,
+                        const PeerChannels& per_peer) {
   // Everything below is the World's, as run simulates it: its machines (node graph, NCCL's rules
   // per kind: [[cluster.groups]] pairs by their sender's node), its placement, [nccl.env] and fabric.
   SIM_CHECK(world.node_kinds() != nullptr, "topo renders a World built from a scenario");
@@ -180,14 +181,16 @@ std::string render_topo(const World& world, const ScenarioSpec& spec, int max_ra
   else
     os << "GPU topology of one node (nvidia-smi topo -m):\n" << matrix(graph.smi_matrix()) << "\n";
   const int n = layout.size();
-  os << "Transport NCCL would log, sender -> receiver (channels = P2P channels to that peer):\n";
+  os << "Transport NCCL would log, sender -> receiver (channels = P2P channels per peer):\n";
   std::map<std::string, int> counts;
   auto line = [&](int a, int b) {
     RankInfo ra = layout.rank(a), rb = layout.rank(b);
     Transport t = rules(ra).choose(ra, rb);
+    const int topo_channels = rules(ra).p2p_channels(ra, rb);
     char buf[200];
     std::snprintf(buf, sizeof buf, "  %d[%d] -> %d[%d]  via %-24s path %-4s  channels %d\n", a, ra.pod_rank, b,
-                  rb.pod_rank, t.label.c_str(), path_type_name(t.path), rules(ra).p2p_channels(ra, rb));
+                  rb.pod_rank, t.label.c_str(), path_type_name(t.path),
+                  per_peer ? per_peer(topo_channels) : topo_channels);
     os << buf;
   };
   // Every pair up to 256 ranks; beyond, rank 0's peers (counting 268M pairs would take minutes).

@@ -56,9 +56,8 @@ class WorldImpl final : public World {
   WorldImpl(const ScenarioSpec& spec, sim::FlowNetwork& net, const ClusterSlot& slot)
       : kinds_(spec),
         node_(kinds_.kind(0).node),
-        env_(nccl::parse_nccl_env(env_with_plugin(spec.nccl_env, node_))),
+        env_(nccl::parse_nccl_env(env_with_plugin(spec.nccl_env, node_), spec.nccl_version)),
         layout_(kinds_.place(spec)) {
-    env_.version = spec.nccl_version;
     kinds_.build_transports(spec.placement, layout_, env_);
     if (kinds_.count() > 1 && slot.cluster_nodes > 0)
       throw SpecError("cluster.groups",

@@ -154,6 +154,17 @@ int cmd_diff(int argc, char** argv) {
         d.skipped.push_back(c.op + " " + std::to_string(c.bytes) + " B on " + std::to_string(c.ranks) + " ranks (" +
                             c.source + "): the scenario has " + std::to_string(d.gpus) + " GPUs");
     }
+    // A diff that compares nothing (every measured collective on another rank count, no step) is
+    // an error, not an empty table.
+    if (d.rows.empty())
+      throw UserError({files.front(), 1, 1},
+                      "nothing compared: " +
+                          (d.skipped.empty() ? std::string("the measured files hold no collective and no step")
+                                             : std::to_string(d.skipped.size()) +
+                                                   " measured collectives ran on another rank count than the "
+                                                   "scenario's " +
+                                                   std::to_string(d.gpus) + " GPUs") +
+                          " (expected a measurement of the scenario's job)");
     models::measured::order_rows(d.rows);
     if (!html.empty()) {
       viz::DiffReport page;

@@ -21,6 +21,7 @@
 
 #include "models/calibrate/nccl_tests.hpp"
 #include "models/collective_size.hpp"
+#include "models/nccl/env.hpp"
 #include "models/nccl/tuner_tables.hpp"
 #include "models/readers/nccl_tests_output.hpp"
 #include "scenarios/cli/cli_support.hpp"
@@ -111,11 +112,15 @@ Comparison compare_with(const std::string& file, const models::calibrate::NcclTe
   c.text += fmt::format("#{:>11}  {:>10}  {:>10}  {:>8}  {:>6} {:<6}\n", "size (B)", "meas (us)", "pred (us)", "error",
                         "algo", "proto");
   std::vector<double> errs;
+  std::vector<long long> unmatched;
   for (const auto& run : runs)
     for (const auto& m : run.rows) {
       auto it =
           std::find_if(result.rows.begin(), result.rows.end(), [&](const auto& r) { return r.size == m.size_bytes; });
-      if (it == result.rows.end()) continue;
+      if (it == result.rows.end()) {
+        unmatched.push_back(static_cast<long long>(m.size_bytes));
+        continue;
+      }
       const double meas = m.ip ? std::min(m.oop.time_us, m.ip->time_us) : m.oop.time_us;  // noise only adds time
       const double err = it->best_time_us() / meas - 1;
       errs.push_back(std::fabs(err));
@@ -127,7 +132,33 @@ Comparison compare_with(const std::string& file, const models::calibrate::NcclTe
       c.rows.push_back(
           {{"size_bytes", m.size_bytes}, {"measured_us", meas}, {"predicted_us", it->best_time_us()}, {"error", err}});
     }
-  if (!errs.empty()) {
+  // Rows are matched by nccl-tests' printed size: a file none of whose sizes is predicted compares
+  // nothing, an error; sizes within the predicted range that match no row (another alignment, -f
+  // or -d) are named in a warning. Sizes outside -b..-e are simply not asked for.
+  const auto range = [](long long lo, long long hi) {
+    return lo == hi ? std::to_string(lo) + " B" : std::to_string(lo) + " - " + std::to_string(hi) + " B";
+  };
+  if (errs.empty()) {
+    const std::string measured = unmatched.empty() ? std::string("no rows")
+                                                   : std::to_string(unmatched.size()) + " sizes, " +
+                                                         range(*std::min_element(unmatched.begin(), unmatched.end()),
+                                                               *std::max_element(unmatched.begin(), unmatched.end()));
+    const std::string predicted = result.rows.empty() ? std::string("none")
+                                                      : range(static_cast<long long>(result.rows.front().size),
+                                                              static_cast<long long>(result.rows.back().size));
+    throw UserError({file, 1, 1}, "no size of the measured file is a predicted size, nothing compared (measured " +
+                                      measured + ", predicted " + predicted +
+                                      "; expected the measured run's -b, -e, -f, -d and rank count)");
+  }
+  std::vector<long long> inside;
+  for (long long u : unmatched)
+    if (!result.rows.empty() && u > result.rows.front().size && u < result.rows.back().size) inside.push_back(u);
+  if (!inside.empty())
+    std::fprintf(stderr,
+                 "commsim nccl-tests: warning: %s: %zu of its sizes within the predicted range are no predicted "
+                 "size and not compared (%s)\n",
+                 file.c_str(), inside.size(), range(inside.front(), inside.back()).c_str());
+  {
     std::sort(errs.begin(), errs.end());
     c.count = errs.size();
     c.median = errs.size() % 2 ? errs[errs.size() / 2] : 0.5 * (errs[errs.size() / 2 - 1] + errs[errs.size() / 2]);
@@ -146,7 +177,7 @@ int cmd_nccl_tests(int argc, char** argv) {
       "accepted as nccl-tests takes them.",
       "commsim nccl-tests"};
   std::string path, program, op_name, min_s = "8", max_s = "1G", compare, type = "float", redop = "sum";
-  double factor = 2;
+  int64_t factor = 2;
   int64_t step_bytes = 1 << 20;
   int gpus = 1, threads = 1, root = 0;
   NcclTestsHeader header;
@@ -161,9 +192,21 @@ int cmd_nccl_tests(int argc, char** argv) {
                  "(a reduction such as sum is read as nccl-tests' --op)");
   app.add_option("-b,--minbytes", min_s, "smallest size (nccl-tests syntax: 8, 128K, 1M, 1G; default 8)");
   app.add_option("-e,--maxbytes", max_s, "largest size (default 1G)");
-  app.add_option("-f,--stepfactor", factor, "multiply the size by this factor each step (1: add -i instead)")
-      ->check(above_zero())
-      ->check(CLI::Range(1.0, 1024.0));
+  // nccl-tests reads -f with strtol (src/common.cu: size_t stepFactor): a fraction would be cut to
+  // its whole part (1.5 -> 1, stepping by -i), so it is refused rather than read another way.
+  app.add_option("-f,--stepfactor", factor, "multiply the size by this whole factor each step (1: add -i instead)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            if (!text.empty() && *end == '\0' && v != std::floor(v))
+              return "'" + text + "' is not a whole number: nccl-tests reads -f as an integer (strtol), so " + text +
+                     " would step by " + std::to_string(static_cast<long long>(v)) +
+                     (v < 2 ? " (that is, add -i)" : "") + " (expected a whole factor from 1 to 1024)";
+            return "";
+          },
+          "1..1024"))
+      ->check(whole_number(1, 1024));
   app.add_option("-i,--stepbytes", step_bytes, "add this many bytes each step when -f is 1")
       ->check(whole_number(1, int64_t{1} << 40));
   app.add_option("-d,--datatype", type,
@@ -220,7 +263,7 @@ int cmd_nccl_tests(int argc, char** argv) {
                                          "(expected a size up to 1024T)");
     if (o.max_bytes < o.min_bytes)
       throw UserError({"-e", 1, 1}, "the largest size is smaller than the smallest (expected -e MAX >= -b MIN)");
-    o.factor = factor;
+    o.factor = static_cast<double>(factor);
     o.step_bytes = step_bytes;
     if (factor <= 1 && (o.max_bytes - o.min_bytes) / step_bytes > 100000)
       throw UserError({"-i", 1, 1}, "more than 100,000 sizes (expected a larger -i or -f > 1)");
@@ -309,6 +352,11 @@ int cmd_nccl_tests(int argc, char** argv) {
     } catch (const models::SpecError& e) {
       throw scenario.to_user_error(e);
     }
+    // The NCCL variables set but not modelled, or not known, and CollNet without SHARP: the notes
+    // run prints (models/nccl/env.hpp), since a table that ignores a variable must say so.
+    for (auto& n : models::nccl::unmodelled_nccl_env_notes(scenario.spec.nccl_env)) notes.push_back(std::move(n));
+    if (auto n = models::nccl::collnet_note(scenario.spec.nccl_env, scenario.spec.cluster.fabric.sharp))
+      notes.push_back(std::move(*n));
     table.gpu = table.passes.front().result.gpu_name;
     if (!table.passes.front().result.network_note.empty()) notes.push_back(table.passes.front().result.network_note);
     if (!table.passes.front().result.nvlink_note.empty()) notes.push_back(table.passes.front().result.nvlink_note);

@@ -6,7 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "models/comm_plan/comm_plan.hpp"
+#include "models/comm_plan/p2p_channels.hpp"
 #include "models/error.hpp"
+#include "models/nccl/env.hpp"
+#include "models/nccl/tuning.hpp"
 #include "models/world/topo_text.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
@@ -30,18 +34,41 @@ int cmd_topo(int argc, char** argv) {
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
   return guarded([&] {
     const LoadedScenario scenario = load_scenario(path, sets);
+    std::vector<std::string> env_notes = models::nccl::unmodelled_nccl_env_notes(scenario.spec.nccl_env);
+    if (auto n = models::nccl::collnet_note(scenario.spec.nccl_env, scenario.spec.cluster.fabric.sharp))
+      env_notes.push_back(std::move(*n));
     std::string text;
     try {
       // The World run builds from this scenario, rendered (one picture: text and JSON alike).
       sim::Simulator sim;
       sim::FlowNetwork net(sim);
       const std::unique_ptr<models::World> world = models::World::build(scenario.spec, net);
-      text = json ? dump_json(topo_json(*world, scenario.spec, max_ranks, scenario_inputs(scenario, sets)))
-                  : models::render_topo(*world, scenario.spec, max_ranks);
+      // Channels per peer as the simulation opens them: the world communicator's P2P channels
+      // (its collective channels, pow2Up) over each pair's topology count (comm_plan/p2p_channels).
+      std::vector<int> everyone(static_cast<std::size_t>(world->size()));
+      for (int r = 0; r < world->size(); ++r) everyone[static_cast<std::size_t>(r)] = r;
+      const models::collectives::CommPlan plan = models::collectives::build_plan(*world, net, everyone, 0);
+      const int comm_channels = models::nccl::coll_channels(plan.view, world->nccl_env().tuning);
+      const models::PeerChannels per_peer = [&](int topo_channels) {
+        return models::collectives::p2p_channels(comm_channels, topo_channels, plan.view.nnodes > 1,
+                                                 plan.p2p_all_nvlink)
+            .per_peer;
+      };
+      if (json) {
+        Json j = topo_json(*world, scenario.spec, max_ranks, scenario_inputs(scenario, sets), per_peer);
+        j["notes"] = env_notes;
+        text = dump_json(std::move(j));
+      } else {
+        text = models::render_topo(*world, scenario.spec, max_ranks, per_peer);
+      }
     } catch (const models::SpecError& e) {
       throw scenario.to_user_error(e);
     }
     std::fputs(text.c_str(), stdout);
+    // The notes run prints about the NCCL environment (models/nccl/env.hpp), on stderr as there
+    // (in the JSON as "notes").
+    if (!json)
+      for (const auto& n : env_notes) std::fprintf(stderr, "commsim topo: note: %s\n", n.c_str());
     return 0;
   });
 }

@@ -151,8 +151,8 @@ TEST_CASE("tuner tables: from 2.29 NCCL scales NVLSTree's estimate on Blackwell 
   b.nvls = true;
   b.nvls_heads = 8;
   TuningEnv only_nvlstree;
-  for (auto& on : only_nvlstree.algo_enabled) on = false;
-  only_nvlstree.algo_enabled[static_cast<int>(Algo::NVLSTree)] = true;
+  for (auto& row : only_nvlstree.algo_enabled) row.fill(false);
+  only_nvlstree.algo_enabled[static_cast<int>(CollOp::AllReduce)][static_cast<int>(Algo::NVLSTree)] = true;
   const int64_t size = int64_t{64} << 20;  // log2(64 MiB / 64) = 20: factor 0.8 for Simple
   const double t28 = choose(b, only_nvlstree, CollOp::AllReduce, size).nccl_predicted_us;
   b.nccl_version = v(29, 2);

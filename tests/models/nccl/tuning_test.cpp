@@ -5,11 +5,13 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <string>
 
 #include "models/error.hpp"
+#include "models/nccl/tuner_tables.hpp"
 #include "models/nccl/tuning.hpp"
 
 using namespace models::nccl;
@@ -107,7 +109,7 @@ TEST_CASE("tuning: multi-node rings pay network hops, LL128 needs NVLink inside 
   pat.nranks = pat.nnodes = 8;
   CHECK(nccl_cost(pat, CollOp::AllGather, Algo::PAT, Proto::Simple).latency_us == Approx(8.0 + 3 * 14.0 / 3.5 + 8 * 2.8));
   v.intra_nvlink = false;
-  CHECK_FALSE(protocol_enabled(v, TuningEnv{}, Algo::Ring, Proto::LL128));
+  CHECK_FALSE(protocol_enabled(v, TuningEnv{}, CollOp::AllReduce, Algo::Ring, Proto::LL128));
 }
 
 TEST_CASE("tuning: the Socket table NCCL printed for 4 processes over lo is reproduced", "[nccl]") {
@@ -142,6 +144,130 @@ TEST_CASE("tuning: the Socket table NCCL printed for 4 processes over lo is repr
   // Channels: {0..0} up to 16 KiB, {0..1} from 32 KiB.
   CHECK(choose(v, env, CollOp::AllReduce, 16384).channels == 1);
   CHECK(choose(v, env, CollOp::AllReduce, 32768).channels == 2);
+}
+
+TEST_CASE("tuning: PAT's entry in NCCL's Socket table (4 one-GPU nodes) and where NCCL enables PAT", "[nccl]") {
+  // sock_n4.rank0.log (NCCL 2.28.9) prints "AllGather ... PAT Simple 27.2/0.9": latency 8 +
+  // log2i(4) x 14 / 3.5 + 4 x 2.8 = 27.2 (tuning.cc), bandwidth busBw 1 ch x 1.2 GB/s x 0.75 with
+  // no bus -> algorithm conversion (tuning.cc skips it for all but Ring on all-gather and
+  // reduce-scatter). Ring LL 21.6/0.8 and Simple 50.4/1.6 on the same line.
+  CommView v;
+  v.nranks = 4;
+  v.nnodes = 4;
+  v.intra_nvlink = false;
+  v.inter_gdr_near = false;
+  v.bw_intra_gbs = v.bw_inter_gbs = 1.2;
+  v.graph_channels = 1;
+  const AlgoCost pat = nccl_cost(v, CollOp::AllGather, Algo::PAT, Proto::Simple);
+  CHECK(pat.latency_us == Approx(27.2).margin(1e-9));
+  CHECK(pat.algbw_gbs == Approx(1.2 * 0.75).margin(1e-9));
+  CHECK(nccl_cost(v, CollOp::ReduceScatter, Algo::PAT, Proto::Simple).algbw_gbs == Approx(0.9).margin(1e-9));
+  CHECK(nccl_cost(v, CollOp::AllGather, Algo::Ring, Proto::LL).algbw_gbs == Approx(0.8).margin(1e-9));
+  CHECK(nccl_cost(v, CollOp::AllGather, Algo::Ring, Proto::Simple).algbw_gbs == Approx(1.6).margin(1e-9));
+  // ncclPatEnable: NCCL_PAT_ENABLE=2 (default) with one rank per node; 0 off; 1 on; none before 2.23.
+  TuningEnv env;
+  CHECK(pat_enabled(v, env));
+  CHECK(protocol_enabled(v, env, CollOp::AllGather, Algo::PAT, Proto::Simple));
+  CHECK_FALSE(protocol_enabled(v, env, CollOp::AllGather, Algo::PAT, Proto::LL));
+  // On this table PAT wins where 27.2 + S / 900 beats Ring LL (21.6 + S / 800) and Ring Simple
+  // (50.4 + S / 1600): 40320 < S < 47726 bytes; no size NCCL logged falls there.
+  CHECK(choose(v, env, CollOp::AllGather, 32768).algo == Algo::Ring);
+  CHECK(choose(v, env, CollOp::AllGather, 44000).algo == Algo::PAT);
+  CHECK(choose(v, env, CollOp::AllGather, 65536).algo == Algo::Ring);
+  CommView two_per_node = v;
+  two_per_node.nnodes = 2;
+  CHECK_FALSE(pat_enabled(two_per_node, env));
+  env.pat_enable = 1;
+  CHECK(pat_enabled(two_per_node, env));
+  env.pat_enable = 0;
+  CHECK_FALSE(pat_enabled(v, env));
+  CHECK(choose(v, env, CollOp::AllGather, 44000).algo == Algo::Ring);
+  CommView old = v;
+  old.nccl_version = nccl_version_number(22, 3);
+  CHECK_FALSE(pat_enabled(old, TuningEnv{}));
+  // With more one-GPU nodes PAT's log-depth latency wins more sizes: 16 nodes, 8 + 4 x 14 / 3.5 +
+  // 16 x 2.8 = 68.8 us + S / 900 against Ring LL's 6.6 + 15 x 5 = 81.6 us + S / 640 and Ring
+  // Simple's 8.4 + 15 x 14 = 218.4 us + S / 1280: at 64 KiB 141.6 against 184.0 and 269.6 us.
+  CommView wide = v;
+  wide.nranks = wide.nnodes = 16;
+  CHECK(nccl_cost(wide, CollOp::AllGather, Algo::PAT, Proto::Simple).latency_us == Approx(68.8).margin(1e-9));
+  CHECK(nccl_cost(wide, CollOp::AllGather, Algo::Ring, Proto::LL).latency_us == Approx(81.6).margin(1e-9));
+  CHECK(nccl_cost(wide, CollOp::AllGather, Algo::Ring, Proto::Simple).latency_us == Approx(218.4).margin(1e-9));
+  CHECK(choose(wide, TuningEnv{}, CollOp::AllGather, 65536).algo == Algo::PAT);
+}
+
+TEST_CASE("tuning: NCCL_ALGO/NCCL_PROTO leaving a collective nothing: 2.24+ stops, older releases fall back",
+          "[nccl]") {
+  const CommView v = h200x4_tuning();
+  const auto env_of = [](std::map<std::string, std::string> e, int version = 0) {
+    return parse_nccl_env(e, version).tuning;
+  };
+  const auto error_of = [&](const CommView& view, const TuningEnv& env, CollOp op) {
+    try {
+      choose(view, env, op, 1 << 20);
+    } catch (const models::SpecError& e) {
+      return e.key() + ": " + e.what();
+    }
+    return std::string("chosen");
+  };
+  // All-gather has no Tree: NCCL 2.28.9 "Error : no algorithm/protocol available for function
+  // AllGather ... NCCL_ALGO was set to Tree." (enqueue.cc topoGetAlgoInfo, ncclInvalidUsage).
+  CHECK(error_of(v, env_of({{"NCCL_ALGO", "Tree"}}), CollOp::AllGather) ==
+        "nccl.env.NCCL_ALGO: NCCL_ALGO=Tree leaves all_gather no algorithm/protocol: NCCL 2.30.7 stops at the "
+        "first all_gather (\"no algorithm/protocol available for function AllGather\") (expected NCCL_ALGO to "
+        "allow one of Ring for all_gather, e.g. per collective: allreduce:tree;allgather:ring)");
+  CHECK(error_of(v, env_of({{"NCCL_ALGO", "Tree"}}), CollOp::AllReduce) == "chosen");
+  // PAT runs Simple only: NCCL_PROTO=LL with NCCL_ALGO=PAT leaves all-gather nothing on one-GPU nodes.
+  CommView nodes = v;
+  nodes.nnodes = 4;
+  nodes.bw_inter_gbs = 12.5;
+  CHECK(error_of(nodes, env_of({{"NCCL_ALGO", "PAT"}, {"NCCL_PROTO", "LL"}}), CollOp::AllGather) ==
+        "nccl.env.NCCL_PROTO: NCCL_PROTO=LL leaves all_gather no algorithm/protocol: NCCL 2.30.7 stops at the "
+        "first all_gather (\"no algorithm/protocol available for function AllGather\") (expected NCCL_PROTO to "
+        "allow one of Simple for all_gather, e.g. per collective: allreduce:tree;allgather:ring)");
+  // The per-collective form says Tree for all-reduce alone.
+  const TuningEnv per = env_of({{"NCCL_ALGO", "allreduce:tree"}});
+  CHECK(choose(v, per, CollOp::AllReduce, 1 << 20).algo == Algo::Tree);
+  CHECK(choose(v, per, CollOp::AllGather, 1 << 20).algo == Algo::Ring);
+  // An empty value is no value from 2.24.
+  CHECK(choose(v, env_of({{"NCCL_ALGO", ""}}), CollOp::AllReduce, 1024).proto == Proto::LL);
+  // 2.19 to 2.23: Ring comes back, with every protocol its table has (2.22+: those NCCL_PROTO and
+  // LL128's rule leave), and NCCL takes the fastest: LL at 1 MiB here, not Simple.
+  CommView v23 = v;
+  v23.nccl_version = nccl_version_number(23, 4);
+  const Choice fallback = choose(v23, env_of({{"NCCL_ALGO", "Tree"}}, v23.nccl_version), CollOp::AllGather, 1 << 20);
+  CHECK(fallback.algo == Algo::Ring);
+  CHECK(fallback.proto == Proto::LL);
+  CHECK(choose(v23, env_of({{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "Simple"}}, v23.nccl_version), CollOp::AllGather,
+               1 << 20)
+            .proto == Proto::Simple);
+  CommView v21 = v;
+  v21.nccl_version = nccl_version_number(21, 5);
+  CHECK(choose(v21, env_of({{"NCCL_ALGO", "Tree"}, {"NCCL_PROTO", "Simple"}}, v21.nccl_version), CollOp::AllGather,
+               1 << 20)
+            .proto == Proto::LL);  // ringbdw of every protocol before 2.22 (NVIDIA/nccl#1304)
+  // An empty NCCL_ALGO before 2.24 turns every algorithm off: the same fallback.
+  CHECK(choose(v23, env_of({{"NCCL_ALGO", ""}}, v23.nccl_version), CollOp::AllReduce, 1 << 20).algo == Algo::Ring);
+  // 2.17/2.18 never turn Ring off for other collectives than all-reduce.
+  CommView v18 = v;
+  v18.nccl_version = nccl_version_number(18, 5);
+  CHECK(choose(v18, env_of({{"NCCL_ALGO", "Tree"}}, v18.nccl_version), CollOp::AllGather, 1 << 20).algo == Algo::Ring);
+  CHECK(error_of(v18, env_of({{"NCCL_ALGO", "NVLS"}}, v18.nccl_version), CollOp::AllReduce) ==
+        "nccl.env.NCCL_ALGO: NCCL_ALGO=NVLS leaves all_reduce no algorithm/protocol: NCCL 2.18.5 stops at the "
+        "first all_reduce (\"no algorithm/protocol available for function AllReduce\") (expected NCCL_ALGO to "
+        "allow one of Tree, Ring for all_reduce)");
+}
+
+TEST_CASE("tuning: NCCL_MAX_CTAS does not lift NCCL_MAX_NCHANNELS, and MAXCHANNELS is the release's", "[nccl]") {
+  const CommView v = h200x4_tuning();  // 2 x 12 graph channels
+  CHECK(choose(v, parse_nccl_env({{"NCCL_MAX_NCHANNELS", "2"}, {"NCCL_MAX_CTAS", "16"}}).tuning, CollOp::AllReduce,
+               1 << 30)
+            .channels == 2);
+  CHECK(choose(v, parse_nccl_env({{"NCCL_MAX_CTAS", "3"}}).tuning, CollOp::AllReduce, 1 << 30).channels == 3);
+  CHECK(coll_channels(v, parse_nccl_env({{"NCCL_MIN_NCHANNELS", "64"}}).tuning) == 64);
+  CommView v24 = v;
+  v24.nccl_version = nccl_version_number(24, 3);
+  CHECK(coll_channels(v24, parse_nccl_env({{"NCCL_MIN_NCHANNELS", "64"}}, v24.nccl_version).tuning) == 32);
 }
 
 TEST_CASE("tuning: algorithm, protocol and channels NCCL logged per size on 4xH200 over NVLink", "[nccl]") {
