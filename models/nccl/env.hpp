@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "models/hw/path_type.hpp"
+#include "models/nccl/env_names.hpp"
 #include "models/nccl/ops.hpp"
 #include "models/nccl/transport_choice.hpp"
 
@@ -113,16 +114,5 @@ struct SocketThreads {
 };
 SocketThreads socket_threads(const NcclEnv& env, const std::string& eth_driver);
 
-// Throws SpecError("nccl.env.NAME") for an NCCL_ name that is not a known NCCL variable but is
-// within two edits of one ("did you mean"). Other unknown NCCL_ names, and FI_ names, pass.
-void check_nccl_env_names(const std::map<std::string, std::string>& env);
-
-// NCCL_COLLNET_ENABLE=1 on a fabric without SHARP ([cluster.fabric] sharp): NCCL finds no collnet
-// plugin or SHARP-capable switch and runs without CollNet, as commsim does; the note says so.
-std::optional<std::string> collnet_note(const std::map<std::string, std::string>& env, bool sharp_fabric);
-
-// One note per group of variables that are set but not modelled (empty when there are none):
-// "nccl.env: NCCL_CROSS_NIC, FI_EFA_USE_DEVICE_RDMA are set but not modelled (...)".
-std::vector<std::string> unmodelled_nccl_env_notes(const std::map<std::string, std::string>& env);
 
 }  // namespace models::nccl
