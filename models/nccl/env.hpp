@@ -114,5 +114,4 @@ struct SocketThreads {
 };
 SocketThreads socket_threads(const NcclEnv& env, const std::string& eth_driver);
 
-
 }  // namespace models::nccl
