@@ -56,7 +56,7 @@ bool p2p_uses_ll(const P2pChannels& c, int nranks, int64_t bytes) {
 }
 
 P2pChannels::LlRule p2p_ll_rule(int nccl_version) {
-  const int v = nccl_version > 0 ? nccl_version : nccl::kDefaultNcclVersion;
+  const int v = nccl::nccl_release_or_default(nccl_version);
   if (v < nccl::nccl_version_number(22, 0)) return P2pChannels::LlRule::Flat;
   if (v < nccl::nccl_version_number(29, 0)) return P2pChannels::LlRule::PerPeer;
   return P2pChannels::LlRule::PerTransfer;

@@ -52,15 +52,9 @@ std::vector<std::string> tokens(const std::string& text, char sep) {
   return out;
 }
 
-int effective_version(int v) { return v > 0 ? v : kDefaultNcclVersion; }
-
-// NCCL's functions as NCCL_ALGO/NCCL_PROTO prefixes name them (src/init.cc ncclFuncStr), with the
-// collective each is.
-constexpr std::pair<const char*, CollOp> kFuncNames[] = {{"Broadcast", CollOp::Broadcast},
-                                                         {"Reduce", CollOp::Reduce},
-                                                         {"AllGather", CollOp::AllGather},
-                                                         {"ReduceScatter", CollOp::ReduceScatter},
-                                                         {"AllReduce", CollOp::AllReduce}};
+// The collectives NCCL_ALGO/NCCL_PROTO prefixes may name (by ops.hpp nccl_func_name).
+constexpr CollOp kFuncOps[] = {CollOp::Broadcast, CollOp::Reduce, CollOp::AllGather, CollOp::ReduceScatter,
+                               CollOp::AllReduce};
 
 // NCCL_ALGO / NCCL_PROTO into NCCL's enable table (0 off, 1 on; the LL128 column keeps 2, NCCL's
 // own rule, where the value does not name it), per collective (src/graph/tuning.cc parseList):
@@ -75,7 +69,7 @@ void parse_list(const std::string& name, const std::string& value, const std::ar
                 std::array<std::array<T, N>, TuningEnv::kOps>& table, int version) {
   std::string all;
   for (std::size_t i = 0; i < N; ++i) all += std::string(i ? ", " : "") + names[i];
-  const bool prefixed = effective_version(version) >= nccl_version_number(24, 0);
+  const bool prefixed = nccl_release_or_default(version) >= nccl_version_number(24, 0);
   const std::string expected = " (expected a comma-separated list of " + all + ", optionally starting with ^" +
                                (prefixed ? "; or FUNC:LIST entries separated by ;, FUNC one of Broadcast, Reduce, "
                                            "AllGather, ReduceScatter, AllReduce)"
@@ -120,8 +114,8 @@ void parse_list(const std::string& name, const std::string& value, const std::ar
       continue;
     }
     std::vector<CollOp> ops;
-    for (const auto& [func, op] : kFuncNames)
-      if (same_name(parts[0], func)) ops.push_back(op);
+    for (CollOp op : kFuncOps)
+      if (same_name(parts[0], nccl_func_name(op))) ops.push_back(op);
     if (ops.empty()) throw SpecError(key_of(name), "unknown collective '" + parts[0] + "' in " + name + expected);
     apply(parts[1], ops);
   }
@@ -291,7 +285,7 @@ PathType parse_path_level(const std::string& value, const std::string& key) {
 }
 
 int max_channels_of(int nccl_version) {
-  return effective_version(nccl_version) >= nccl_version_number(25, 0) ? kMaxChannels : 32;
+  return nccl_release_or_default(nccl_version) >= nccl_version_number(25, 0) ? kMaxChannels : 32;
 }
 
 NcclEnv parse_nccl_env(const std::map<std::string, std::string>& env, int nccl_version) {

@@ -17,6 +17,19 @@ const char* coll_op_name(CollOp op) {
   return "?";
 }
 
+const char* nccl_func_name(CollOp op) {
+  switch (op) {
+    case CollOp::AllReduce: return "AllReduce";
+    case CollOp::AllGather: return "AllGather";
+    case CollOp::ReduceScatter: return "ReduceScatter";
+    case CollOp::Broadcast: return "Broadcast";
+    case CollOp::Reduce: return "Reduce";
+    case CollOp::AllToAll:
+    case CollOp::SendRecv: return "";
+  }
+  return "";
+}
+
 bool parse_coll_op(const std::string& s, CollOp& out) {
   for (CollOp op : {CollOp::AllReduce, CollOp::AllGather, CollOp::ReduceScatter, CollOp::Broadcast, CollOp::Reduce,
                     CollOp::AllToAll, CollOp::SendRecv})

@@ -7,6 +7,9 @@ namespace models::nccl {
 
 enum class CollOp { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv };
 const char* coll_op_name(CollOp op);  // "all_reduce", ... (nccl-tests names)
+// "AllReduce", ... as NCCL names its functions (src/init.cc ncclFuncStr: its logs, its errors and
+// the FUNC: prefixes of NCCL_ALGO / NCCL_PROTO); "" for all-to-all and send/recv (p2p, no function).
+const char* nccl_func_name(CollOp op);
 bool parse_coll_op(const std::string& s, CollOp& out);
 
 enum class Algo { Tree, Ring, PAT, CollNetDirect, CollNetChain, NVLS, NVLSTree };

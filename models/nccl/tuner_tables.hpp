@@ -17,6 +17,8 @@ constexpr bool nccl_version_in_tables(int version) {
 }
 // What the model follows when a scenario names no version: the newest release it has read.
 inline constexpr int kDefaultNcclVersion = nccl_version_number(30, 7);
+// The release a run follows: `version`, or the default where it is 0 (not given).
+constexpr int nccl_release_or_default(int version) { return version > 0 ? version : kDefaultNcclVersion; }
 
 struct TunerTables {
   int since = 0;  // the first release with these values

@@ -307,7 +307,7 @@ constexpr Algo kTunerAlgos[] = {Algo::Tree,         Algo::Ring, Algo::PAT,     A
                                 Algo::CollNetChain, Algo::NVLS, Algo::NVLSTree};
 constexpr Proto kTunerProtos[] = {Proto::LL, Proto::LL128, Proto::Simple};
 
-int release_of(const CommView& v) { return v.nccl_version > 0 ? v.nccl_version : kDefaultNcclVersion; }
+int release_of(const CommView& v) { return nccl_release_or_default(v.nccl_version); }
 
 // Whether NCCL_ALGO leaves `a` on for `op`. NCCL 2.17 and 2.18 (tuning.cc) never turned Ring off
 // for a collective other than all-reduce ("That allows to run real apps with NCCL_ALGO=TREE"), and
@@ -328,16 +328,6 @@ bool tuner_algo_allowed(const CommView& v, const TuningEnv& env, CollOp op, Algo
 bool tuner_usable(const CommView& v, const TuningEnv& env, CollOp op, Algo a, Proto p) {
   return tuner_algo_allowed(v, env, op, a) && protocol_enabled(v, env, op, a, p) &&
          nccl_cost(v, op, a, p).algbw_gbs > 0;
-}
-
-const char* nccl_func_name(CollOp op) {  // src/init.cc ncclFuncStr
-  switch (op) {
-    case CollOp::Broadcast: return "Broadcast";
-    case CollOp::Reduce: return "Reduce";
-    case CollOp::AllGather: return "AllGather";
-    case CollOp::ReduceScatter: return "ReduceScatter";
-    default: return "AllReduce";
-  }
 }
 
 // NCCL_ALGO / NCCL_PROTO left `op` no algorithm with a protocol (every entry of its row of NCCL's
