@@ -76,8 +76,8 @@ std::string checkpoint_plan_text(const models::GoodputResult& g) {
   switch (g.plan) {
     case models::CheckpointPlan::Interval:
       return fmt::format("{} steps, {}", g.interval_steps, goodput_duration(g.interval_s));
-    case models::CheckpointPlan::RunShorter:  // the interval it would use: the run is shorter (none taken)
-      return fmt::format("{} steps, {}", g.interval_steps, goodput_duration(g.interval_s));
+    case models::CheckpointPlan::RunShorter:  // none taken: the run ends before the interval it would use
+      return fmt::format("none (run < {} steps)", g.interval_steps);
     case models::CheckpointPlan::NeverSooner: return "none (finishes sooner without)";
     case models::CheckpointPlan::NothingFails: return "none (nothing fails)";
   }
@@ -166,9 +166,11 @@ std::vector<std::string> goodput_lines(const models::GoodputResult& g) {
                   g.checkpoint_async ? fmt::format(", written in {}", format_seconds(g.checkpoint_write_s)) : "");
   switch (g.plan) {
     case CheckpointPlan::Interval:
-      out.push_back(fmt::format("checkpoint {} every {} steps ({}; {}), {}; restart {}",
+      out.push_back(fmt::format("checkpoint {} every {} steps ({}; {}), {}; restart {}{}",
                                 format_bytes(g.checkpoint_bytes), g.interval_steps, goodput_duration(g.interval_s),
-                                laws, writes, goodput_duration(g.restart_s)));
+                                laws, writes, goodput_duration(g.restart_s),
+                                // Both plans' T_w overflow: the interval is kept (a tie), but helps nothing.
+                                g.finishes() ? "" : "; neither this nor never checkpointing finishes (below)"));
       break;
     case CheckpointPlan::RunShorter:
       out.push_back(

@@ -24,9 +24,8 @@ std::string goodput_duration(double s);
 std::string goodput_usd(double usd);
 // The expected wall time, or "does not finish" (models::GoodputResult::finishes).
 std::string goodput_wall_text(const models::GoodputResult& g);
-// compare's "checkpoint every" cell: "47 steps, 1 min 45 s", Daly's interval, also for a run no
-// longer than it (which therefore takes none, as the README's first output explains); "none (...)"
-// and why where the run checkpoints never for another reason.
+// compare's "checkpoint every" cell: "47 steps, 1 min 45 s", Daly's interval; "none (...)" and why
+// where the run takes none ("none (run < 47 steps)": the run ends before its first checkpoint).
 std::string checkpoint_plan_text(const models::GoodputResult& g);
 // JSON goodput.checkpointing: "interval", "run_shorter_than_interval", "never_sooner", "nothing_fails".
 const char* checkpoint_plan_name(models::CheckpointPlan p);
