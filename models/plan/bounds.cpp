@@ -59,6 +59,7 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
   StepBound b;
   // One block's work by halves: attention (norm, qkv, attention, o, residual) and MLP.
   double attn_f = 0, attn_b = 0, mlp_f = 0, mlp_b = 0;
+  double cast_attn = 0, cast_mlp = 0;  // Megatron's fp8 weight casts of one layer, once per step (0 else)
   // At cp > 1 the block's kernels are priced on its T = mb seq / cp tokens too, attention on T
   // queries against the whole sequence (the ring's cp steps of 1/cp of it add up to the same sum).
   // An MoE model's blocks are whole only under Megatron, whose layer prices them with these laws
@@ -66,8 +67,15 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
   const bool whole =
       (tight || cp == 1) && (!m.is_moe() || (megatron && tight)) && spec.training.attention_backend != "unfused";
   if (whole) {  // every kernel as the compute model prices it (compute.hpp block_seconds)
-    const workload::BlockSeconds s = workload::block_seconds(m, tokens, tp, rates, megatron && l.sequence_parallel);
+    // Megatron's layer casts its fp8 weights once per step (the first micro-batch's forward), so
+    // they are added once per layer below, not with every micro-batch and recompute.
+    const workload::BlockSeconds s =
+        workload::block_seconds(m, tokens, tp, rates, megatron && l.sequence_parallel, /*weight_casts=*/!megatron);
     attn_f = s.attn_fwd.total(), attn_b = s.attn_bwd.total(), mlp_f = s.mlp_fwd.total(), mlp_b = s.mlp_bwd.total();
+    if (megatron) {
+      const workload::BlockKernels k = workload::block_kernels(m, tokens, tp, rates, l.sequence_parallel);
+      cast_attn = k.fp8_attn_weights, cast_mlp = k.fp8_mlp_weights;
+    }
   } else {  // the linear layers' GEMMs only
     for (const auto& g : {fastest(rates.gpu, stretch, tokens, h, (h + 2 * kv) / tp), fastest(rates.gpu, stretch, tokens, h / tp, h)}) {
       attn_f += g.fwd;
@@ -114,6 +122,12 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
     for (int i = first; i < first + layers; ++i) w += attn + (m.is_moe() && m.moe_layer(i) ? moe : mlp);
     return w;
   };
+  // Once per step on those layers: the weight casts (an MoE layer's experts are not cast).
+  auto layers_once = [&](int first, int layers) {
+    double w = 0;
+    for (int i = first; i < first + layers; ++i) w += cast_attn + (m.is_moe() && m.moe_layer(i) ? 0 : cast_mlp);
+    return w;
+  };
   // The output layer on Megatron's last stage: every kernel as the layer prices it (the final
   // norm on T / tp tokens with sequence parallelism, logits on V / tp columns when vocab-parallel,
   // the loss), and its blocking all-gather with sequence parallelism; untight: its GEMMs alone.
@@ -141,7 +155,7 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
       const workload::HeadSeconds head = workload::head_seconds(m, tokens, 1, rates);
       w += head.fwd.total() + head.bwd.total();
     }
-    b.step_s = m_micro * w;
+    b.step_s = m_micro * w + layers_once(0, m.layers);
     return b;
   }
   // Stage s starts after the forwards of chunk 0 on stages 0 .. s-1 (micro-batch 1), runs its m
@@ -168,10 +182,12 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
   }
   double before = 0;  // sum over stages s' < s of chunk 0's forward (and backward, 1F1B)
   for (int s = 0; s < l.pp; ++s) {
-    double w = s == l.pp - 1 ? megatron_head : 0;
-    for (int c = 0; c < l.vp; ++c)
+    double w = s == l.pp - 1 ? megatron_head : 0, once = 0;
+    for (int c = 0; c < l.vp; ++c) {
       w += layers_work(split.chunk_first_layer(s, c), split.chunk_layers(s, c), attn_w, mlp_w, moe_w);
-    b.step_s = std::max(b.step_s, m_micro * w + before);
+      once += layers_once(split.chunk_first_layer(s, c), split.chunk_layers(s, c));
+    }
+    b.step_s = std::max(b.step_s, m_micro * w + once + before);
     const int first = split.chunk_first_layer(s, 0), layers = split.chunk_layers(s, 0);
     before += l.zero_bubble ? layers_work(first, layers, attn_f, mlp_f, moe_f)
                             : layers_work(first, layers, attn_w, mlp_w, moe_w);

@@ -17,13 +17,19 @@ bool zero_overlap_comm(const ScenarioSpec& base) {
 
 }  // namespace
 
+void drop_other_instance_price(ScenarioSpec& s, const std::string& instance) {
+  if (s.cluster.instance == instance) return;
+  s.cluster.price.reset();
+  s.cluster.params.erase("price.gpu_hour");
+}
+
 ScenarioSpec apply_candidate(const ScenarioSpec& base, const Candidate& c) {
   ScenarioSpec s = base;
+  drop_other_instance_price(s, c.instance);
   s.cluster.instance = c.instance;
   s.cluster.nodes = c.nodes;
   s.cluster.groups.clear();
   s.cluster.node.reset();
-  if (s.cluster.price && base.cluster.instance != c.instance) s.cluster.price.reset();  // that node's price only
   s.placement.pods_per_node = c.pods_per_node;
   s.placement.gpus_per_pod = c.gpus_per_node / c.pods_per_node;
   s.placement.nics_per_pod = 0;
@@ -102,7 +108,8 @@ ScenarioOverrides candidate_overrides(const ScenarioSpec& base, const Candidate&
   auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
   o.remove = {"cluster.groups", "cluster.node", "placement.nics_per_pod", "parallel.dp", "parallel.dp_shard",
               "parallel.micro_batches", "parallel.etp"};
-  if (base.cluster.price && base.cluster.instance != c.instance) o.remove.push_back("cluster.price_per_hour");
+  if (base.cluster.instance != c.instance)  // the scenario's own price is its instance's
+    for (const char* k : kOwnPriceKeys) o.remove.push_back(k);
   set("cluster.instance", "\"" + c.instance + "\"");
   set("cluster.nodes", std::to_string(c.nodes));
   set("placement.pods_per_node", std::to_string(c.pods_per_node));

@@ -34,6 +34,13 @@ struct Candidate {
 // dropped), placement (pods_per_node, GPUs split evenly among them), parallel, training
 // (micro_batch, grad_accum = global_batch / (dp x micro_batch), recompute), zero (stage, offload).
 ScenarioSpec apply_candidate(const ScenarioSpec& base, const Candidate& c);
+// A scenario's own price ([cluster] price_per_hour, [cluster.params] "price.gpu_hour") is its
+// instance's: dropped from `s` when `instance` is another, which the file or the catalog prices.
+void drop_other_instance_price(ScenarioSpec& s, const std::string& instance);
+// Those prices' keys, as `--set` and ScenarioOverrides::remove write them (the per-GPU price
+// both as a quoted key and as a dotted one).
+inline constexpr const char* kOwnPriceKeys[] = {"cluster.price_per_hour", "cluster.params.\"price.gpu_hour\"",
+                                                "cluster.params.price.gpu_hour"};
 
 // The layout in one readable line: "megatron tp8 pp4 vp2 dp32 sp dist-opt mb1 recompute=full,
 // 2 pods/node, 64 of 72 GPUs per node" (what differs from plain defaults only; the last part where

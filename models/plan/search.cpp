@@ -216,7 +216,7 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
   for (const auto& c : cands)
     if (!node_usd.count(c.instance)) {
       ScenarioSpec s = base;
-      if (s.cluster.instance != c.instance) s.cluster.price.reset();
+      drop_other_instance_price(s, c.instance);
       const auto p = node_price(s, c.instance);
       node_usd[c.instance] = p ? std::optional<double>(p->usd_per_hour) : std::nullopt;
       if (!p) out.missing_prices.push_back(c.instance);

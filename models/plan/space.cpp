@@ -98,7 +98,8 @@ class Enumerator {
         for (int cp : o_.cp) {
           ++st_.considered;
           c.cp = cp;
-          if (cp < 1 || m_.seq % (2 * cp) != 0) {
+          // Load-balanced ring attention's 2 cp chunks of the sequence (cp > 1 only, as run checks).
+          if (cp < 1 || (cp > 1 && m_.seq % (2 * cp) != 0)) {
             drop("2 cp does not divide model.seq");
             continue;
           }
@@ -125,7 +126,8 @@ class Enumerator {
   std::vector<int> experts_degrees(int dp_cp) {
     if (!m_.is_moe()) return {1};
     std::vector<int> out;
-    for (int ep = 1; ep <= std::min(o_.max_ep, m_.moe.experts); ep *= 2)
+    const int max_ep = o_.max_ep > 0 ? std::min(o_.max_ep, m_.moe.experts) : m_.moe.experts;
+    for (int ep = 1; ep <= max_ep; ep *= 2)
       if (m_.moe.experts % ep == 0 && dp_cp % ep == 0) out.push_back(ep);
     return out;
   }

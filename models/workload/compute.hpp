@@ -155,8 +155,11 @@ struct BlockSeconds {
   double fwd() const { return attn_fwd.total() + mlp_fwd.total(); }
   double bwd() const { return attn_bwd.total() + mlp_bwd.total(); }
 };
+// `weight_casts`: the fp8 weights' quantization in the forward, as the data-parallel units pay it
+// in every forward; false leaves it out, for Megatron's layer, which casts its weights once per step
+// (steps/megatron_layer.cpp: the first micro-batch's forward, not a recompute).
 BlockSeconds block_seconds(const model::ModelShape& m, int64_t tokens, int tp, const ComputeRates& r,
-                           bool sequence_parallel = false);
+                           bool sequence_parallel = false, bool weight_casts = true);
 
 // Final norm, LM head (logits) and loss on one rank; `vocab_split` 1 (replicated) or tp
 // (vocab-parallel); the norm over `norm_tokens` (tokens / tp with sequence parallelism). The loss

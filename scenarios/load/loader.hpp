@@ -70,6 +70,8 @@ LoadedScenario load_scenario(const std::string& path, const std::vector<std::str
 // cluster.params."a.b" is cluster.params.a.b, as [cluster.params] reads both). A key given twice in one list of
 // overrides is refused by the loader: a file refuses a key twice, and the last would otherwise win without a word.
 std::string override_key(const std::string& set);
+// Its parts, unquoted: cluster.params."a.b" is {cluster, params, a.b}.
+std::vector<std::string> override_key_parts(const std::string& set);
 
 // The same from text already in memory (tests, fuzzers); `file_name` is used in messages and
 // `base_dir` for relative paths.

@@ -7,6 +7,7 @@
 #include <toml++/toml.h>
 
 #include "scenarios/load/input_file.hpp"
+#include "scenarios/load/loader.hpp"
 #include "scenarios/load/table_loader.hpp"
 #include "scenarios/load/toml_reader.hpp"
 
@@ -23,15 +24,20 @@ std::vector<std::string> split_dots(const std::string& key) {
   return parts;
 }
 
-void remove_key(toml::table& root, const std::string& dotted) {
-  const auto parts = split_dots(dotted);
-  toml::table* t = &root;
+// `key` as --set writes it: cluster.params."price.gpu_hour" is one table's key with a dot.
+// `key` as --set writes it: cluster.params."price.gpu_hour" is one key with a dot, and
+// cluster.params.price.gpu_hour the same key as a dotted TOML key (nested tables, which
+// [cluster.params] reads alike); tables the removal leaves empty go too.
+void remove_key(toml::table& root, const std::string& key) {
+  const auto parts = override_key_parts(key);
+  std::vector<toml::table*> path = {&root};
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
-    toml::node* next = t->get(parts[i]);
+    toml::node* next = path.back()->get(parts[i]);
     if (!next || !next->is_table()) return;
-    t = next->as_table();
+    path.push_back(next->as_table());
   }
-  t->erase(parts.back());
+  if (!path.back()->erase(parts.back())) return;
+  for (size_t i = path.size() - 1; i > 0 && path[i]->empty(); --i) path[i - 1]->erase(parts[i - 1]);
 }
 
 void absolute_path(toml::table& root, const std::string& dotted, const std::filesystem::path& dir) {

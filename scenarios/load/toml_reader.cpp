@@ -467,11 +467,16 @@ void TomlReader::open_table(const toml::node& n, const std::string& dotted,
 
 namespace scenarios {
 
-std::string override_key(const std::string& set) {
+std::vector<std::string> override_key_parts(const std::string& set) {
   std::optional<size_t> bad;
+  std::vector<std::string> parts;
+  for (const auto& p : detail::split_key(set.substr(0, detail::set_equals(set)), bad)) parts.push_back(p.name);
+  return parts;
+}
+
+std::string override_key(const std::string& set) {
   std::string key;
-  for (const auto& p : detail::split_key(set.substr(0, detail::set_equals(set)), bad))
-    key += (key.empty() ? "" : ".") + p.name;
+  for (const auto& p : override_key_parts(set)) key += (key.empty() ? "" : ".") + p;
   return key;
 }
 

@@ -1,6 +1,7 @@
 // `commsim plan --emit DIR` (plan_emit.hpp).
 #include "scenarios/cli/plan/plan_emit.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -8,6 +9,7 @@
 
 #include "scenarios/cli/output/result_format.hpp"
 #include "scenarios/cli/plan/plan_report.hpp"
+#include "scenarios/load/loader.hpp"
 #include "scenarios/load/scenario_rewrite.hpp"
 
 namespace scenarios {
@@ -41,7 +43,17 @@ std::vector<std::pair<std::string, std::string>> emitted_scenarios(
   for (size_t i = 0; i < std::min(k, ranked.size()); ++i) {
     const auto& e = ranked[i];
     const models::plan::ScenarioOverrides o = models::plan::candidate_overrides(base, e.candidate);
-    std::vector<std::string> sets = base_sets;  // the plan's --set first, then the candidate's keys
+    // The plan's --set first, but not what the candidate removes (a key or a table the layout
+    // replaces, the scenario's price on another instance), then the candidate's keys.
+    std::vector<std::string> sets;
+    for (const auto& set : base_sets) {
+      const std::string key = override_key(set);
+      const bool removed = std::any_of(o.remove.begin(), o.remove.end(), [&](const std::string& r) {
+        const std::string gone = override_key(r);
+        return key == gone || key.rfind(gone + ".", 0) == 0;
+      });
+      if (!removed) sets.push_back(set);
+    }
     sets.insert(sets.end(), o.set.begin(), o.set.end());
     const bool own_price = base.cluster.price && base.cluster.instance == e.candidate.instance;
     const auto file_price = price_table.find(e.candidate.instance);

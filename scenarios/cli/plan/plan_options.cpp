@@ -167,6 +167,7 @@ models::plan::PlanOptions plan_options(const PlanArgs& a) {
   if (!a.cp.empty()) s.cp = parse_int_list(a.cp, "--cp", 1, 64);
   s.max_pp = a.max_pp;
   s.max_vp = a.max_vp;
+  s.max_ep = a.max_ep;
   if (a.objective == "cost")
     o.objective = models::plan::Objective::Cost;
   else if (a.objective != "time")

@@ -23,7 +23,7 @@ double parse_duration(const std::string& text, const std::string& option);
 struct PlanArgs {
   std::string instances, gpus, strategies, micro_batches, recompute, pods, domain_hosts, cp, objective = "time";
   std::string budget, deadline;
-  int max_gpus = 0, max_pp = 32, max_vp = 4;
+  int max_gpus = 0, max_pp = 32, max_vp = 4, max_ep = 0;
   unsigned jobs = 1;
   std::string shard;
   bool audit = false, pareto_exact = false, exhaustive = false;

@@ -136,6 +136,9 @@ int cmd_plan(int argc, char** argv) {
   app.add_option("--max-vp", a.max_vp, "largest virtual pipeline degree (default 4)")
       ->type_name("N")
       ->check(whole_number(1, 1 << 30));
+  app.add_option("--max-ep", a.max_ep, "largest expert-parallel degree (default: the model's experts)")
+      ->type_name("N")
+      ->check(whole_number(1, 1 << 30));
   app.add_option("--objective", a.objective, "rank by time to train (default) or cost")->type_name("time|cost");
   app.add_option("--budget", a.budget, "the run may cost at most this many dollars")->type_name("USD");
   app.add_option("--deadline", a.deadline, "the run must end within this time (s, min, h, d, w)")->type_name("TIME");
@@ -167,7 +170,7 @@ int cmd_plan(int argc, char** argv) {
     if (!merge.empty())  // the shards searched their space: options that shape one would be ignored
       for (const char* opt :
            {"--instances", "--gpus", "--max-gpus", "--strategies", "--micro-batches", "--recompute", "--pods-per-node",
-            "--hosts-per-domain", "--cp", "--max-pp", "--max-vp", "--shard", "--audit", "--pareto-exact", "--set"})
+            "--hosts-per-domain", "--cp", "--max-pp", "--max-vp", "--max-ep", "--shard", "--audit", "--pareto-exact", "--set"})
         if (app.count(opt) > 0)
           throw UserError({opt, 1, 1}, std::string(opt) +
                                            " does not apply to --merge: the shards' search set the space "
@@ -197,6 +200,7 @@ int cmd_plan(int argc, char** argv) {
     if (!merge.empty()) {
       std::vector<models::plan::Evaluated> all;
       std::vector<std::string> shard_of;  // the file each shard index came from
+      std::string first_shard;            // whose budget and deadline every other shard must have
       bool exact = true;
       for (const auto& f : merge) {
         ShardFile s = read_plan_json(f);
@@ -235,22 +239,32 @@ int cmd_plan(int argc, char** argv) {
         out.result.candidates = s.space.value("candidates", int64_t{0});
         out.result.over_memory = s.space.value("over_memory_bound", int64_t{0});
         out.result.space.considered = s.space.value("combinations", int64_t{0});
-        // The shards' budget and deadline hold unless this command sets its own: their rows were
-        // searched under them, and the rows they rejected are ranked (or named) against them.
-        // A looser one would rank the shards' leftovers as if the layouts the shards never
-        // simulated under theirs had been searched.
-        if (a.budget.empty() && s.budget_usd) out.options.budget_usd = s.budget_usd;
-        if (a.deadline.empty() && s.deadline_s) out.options.deadline_s = s.deadline_s;
-        if (s.budget_usd && (!out.options.budget_usd || *out.options.budget_usd > *s.budget_usd))
-          throw UserError({"--budget", 1, 1},
-                          fmt::format("{} searched under a budget of {}; a looser one here would rank a partial "
-                                      "search (run the shards again with the new --budget)",
-                                      f, format_usd(*s.budget_usd)));
-        if (s.deadline_s && (!out.options.deadline_s || *out.options.deadline_s > *s.deadline_s))
-          throw UserError({"--deadline", 1, 1},
-                          fmt::format("{} searched under a deadline of {}; a looser one here would rank a partial "
-                                      "search (run the shards again with the new --deadline)",
-                                      f, format_duration(*s.deadline_s)));
+        // One budget and deadline for all: a shard's bound skipped layouts against its own
+        // constraints (a looser one ranks layouts it never simulated; a tighter one may need
+        // layouts it skipped as slower than its best), so they must be the search's, unchanged.
+        auto constraint_text = [](const std::optional<double>& usd, const std::optional<double>& s) {
+          return fmt::format("budget {}, deadline {}", usd ? format_usd(*usd) : "none", s ? format_duration(*s) : "none");
+        };
+        if (first_shard.empty()) {
+          first_shard = f;
+          if (!a.budget.empty() && out.options.budget_usd != s.budget_usd)
+            throw UserError({"--budget", 1, 1},
+                            fmt::format("the shards searched under {}; a merge ranks what they searched (expected "
+                                        "no --budget here, or the shards run again with this one)",
+                                        constraint_text(s.budget_usd, s.deadline_s)));
+          if (!a.deadline.empty() && out.options.deadline_s != s.deadline_s)
+            throw UserError({"--deadline", 1, 1},
+                            fmt::format("the shards searched under {}; a merge ranks what they searched (expected "
+                                        "no --deadline here, or the shards run again with this one)",
+                                        constraint_text(s.budget_usd, s.deadline_s)));
+          out.options.budget_usd = s.budget_usd;
+          out.options.deadline_s = s.deadline_s;
+        } else if (s.budget_usd != out.options.budget_usd || s.deadline_s != out.options.deadline_s) {
+          throw UserError({f, 1, 1}, fmt::format("searched under {}, {} under {} (expected the shards of one plan: "
+                                                 "the same --budget and --deadline on every shard)",
+                                                 constraint_text(s.budget_usd, s.deadline_s), first_shard,
+                                                 constraint_text(out.options.budget_usd, out.options.deadline_s)));
+        }
         // Per instance: the space, refusals and memory bound are every shard's (taken before the
         // split), what was simulated or skipped is each shard's own (summed).
         if (s.space.contains("instances") && s.space["instances"].is_object())

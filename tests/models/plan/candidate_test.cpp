@@ -1,6 +1,8 @@
 // A candidate written into a scenario (candidate.hpp).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "models/plan/candidate.hpp"
 #include "tests/models/plan/plan_fixture.hpp"
 
@@ -41,4 +43,22 @@ TEST_CASE("plan: a Megatron candidate's line names its degrees", "[models][plan]
   const auto o = candidate_overrides(plan_test::small_base(), c);
   CHECK(std::find(o.set.begin(), o.set.end(), "parallel.vp=2") != o.set.end());
   CHECK(std::find(o.set.begin(), o.set.end(), "placement.gpus_per_pod=4") != o.set.end());
+}
+
+TEST_CASE("plan: the scenario's own price, per node or per GPU, is its instance's only", "[models][plan]") {
+  auto base = plan_test::small_base();  // p5.48xlarge
+  base.cluster.params["price.gpu_hour"] = 4;
+  Candidate own, other;
+  own.instance = "p5.48xlarge";
+  other.instance = "p4d.24xlarge";
+  CHECK(apply_candidate(base, own).cluster.params.count("price.gpu_hour") == 1);
+  CHECK(apply_candidate(base, other).cluster.params.count("price.gpu_hour") == 0);
+  base.cluster.price = models::PriceSpec{40, "scenario", "given"};
+  CHECK(apply_candidate(base, own).cluster.price.has_value());
+  CHECK_FALSE(apply_candidate(base, other).cluster.price.has_value());
+  // The emitted scenario for another instance removes both (the per-GPU one in either spelling).
+  const auto o = candidate_overrides(base, other);
+  for (const char* k : kOwnPriceKeys) CHECK(std::find(o.remove.begin(), o.remove.end(), k) != o.remove.end());
+  const auto mine = candidate_overrides(base, own);
+  CHECK(std::find(mine.remove.begin(), mine.remove.end(), "cluster.price_per_hour") == mine.remove.end());
 }

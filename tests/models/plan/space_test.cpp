@@ -105,3 +105,38 @@ TEST_CASE("plan: a mixture of experts gets Megatron layouts only, and the space 
   o.strategies = {"megatron", "fsdp"};
   for (const auto& c : enumerate_space(base, m, o)) CHECK(c.strategy == "megatron");
 }
+
+TEST_CASE("plan: expert parallelism spans every power of two dividing the experts and dp x cp, up to max_ep",
+          "[models][plan]") {
+  auto base = plan_test::small_base();
+  base.model->preset = "qwen3-30b-a3b";  // 128 experts
+  base.cluster.nodes = 8;
+  base.training.global_batch = 256;
+  const auto m = models::model::resolve_model(*base.model);
+  SpaceOptions o = plan_test::small_options().space;
+  o.strategies = {"megatron"};
+  o.min_gpus = o.max_gpus = 64;
+  o.max_pp = 1;
+  std::set<int> eps;
+  for (const auto& c : enumerate_space(base, m, o))
+    if (c.tp == 1 && c.pp == 1) eps.insert(c.ep);
+  CHECK(eps == std::set<int>{1, 2, 4, 8, 16, 32, 64});  // dp 64: up to 64 of the 128 experts
+  o.max_ep = 8;
+  eps.clear();
+  for (const auto& c : enumerate_space(base, m, o)) eps.insert(c.ep);
+  CHECK(eps == std::set<int>{1, 2, 4, 8});
+}
+
+TEST_CASE("plan: an odd sequence keeps Megatron at cp 1 (2 cp | seq is ring attention's, cp > 1)", "[models][plan]") {
+  auto base = plan_test::small_base();
+  base.model->seq = 2047;
+  const auto m = models::model::resolve_model(*base.model);
+  SpaceOptions o = plan_test::small_options().space;
+  o.strategies = {"megatron"};
+  o.cp = {1, 2};
+  SpaceStats st;
+  const auto cands = enumerate_space(base, m, o, &st);
+  REQUIRE_FALSE(cands.empty());
+  for (const auto& c : cands) CHECK(c.cp == 1);
+  CHECK(st.dropped.at("2 cp does not divide model.seq") > 0);
+}

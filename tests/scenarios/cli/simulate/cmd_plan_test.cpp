@@ -4,6 +4,8 @@
 // options, a missing price, a budget nothing meets) as one sentence and exit 2.
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -71,11 +73,13 @@ TEST_CASE("scenarios: plan --json rows, and --merge of shards ranks like one run
   fs::remove_all(dir);
 }
 
-TEST_CASE("scenarios: plan --merge keeps the shards' deadline, names the nearest layout, refuses a looser one",
+TEST_CASE("scenarios: plan --merge keeps the shards' deadline, names the nearest layout, refuses another one",
           "[scenarios]") {
   // Shards searched under a deadline nothing meets. Merged without repeating it, the answer is
   // the one run's: the same error naming the same fastest layout, with the misses counted (not
-  // "nothing fits"). A looser deadline at the merge would rank a partial search: refused.
+  // "nothing fits"). Another deadline at the merge would rank a search made under other bounds
+  // (a looser one: layouts never simulated; a tighter one: layouts skipped as slower than the
+  // best): refused, as are shards of different constraints.
   const auto whole = run_commsim(plan_args_with(kPlan, {"--deadline", "1s"}));
   REQUIRE(whole.exit_code == 2);
   const auto named = whole.err.find("the fastest simulated takes ");
@@ -99,11 +103,28 @@ TEST_CASE("scenarios: plan --merge keeps the shards' deadline, names the nearest
   CHECK(merged.err.find("no layout meets the constraints (deadline 1.000 s)") != std::string::npos);
   CHECK(merged.err.find(fastest) != std::string::npos);
   CHECK(merged.err.find("more could not meet them even at their lower bound") != std::string::npos);
-  const auto looser = run_commsim(plan_args_with(merge, {"--deadline", "30d"}));
-  INFO(looser.err);
-  CHECK(looser.exit_code == 2);
-  CHECK(looser.err.find("searched under a deadline of 1.000 s; a looser one here would rank a partial search") !=
-        std::string::npos);
+  for (const char* other : {"30d", "0.5s"}) {
+    const auto r = run_commsim(plan_args_with(merge, {"--deadline", other}));
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--deadline:1:1: the shards searched under budget none, deadline 1.000 s; a merge ranks what "
+                     "they searched (expected no --deadline here, or the shards run again with this one)") !=
+          std::string::npos);
+  }
+  // Shard 1 searched under another deadline than shard 0: refused at its file, in either order.
+  const auto s1 = run_commsim(plan_args_with(kPlan, {"--deadline", "30d", "--json", "--shard", "1/2"}));
+  REQUIRE(s1.exit_code == 0);
+  const auto f1 = dir / "shard1_30d.json";
+  std::ofstream(f1) << s1.out;
+  const auto mixed = run_commsim({"plan", kSmall, "--merge", merge[3], f1.string()});
+  INFO(mixed.err);
+  CHECK(mixed.exit_code == 2);
+  CHECK(mixed.err.find(f1.string() + ":1:1: searched under budget none, deadline 30.0 d, " + merge[3] +
+                       " under budget none, deadline 1.000 s (expected the shards of one plan: the same --budget "
+                       "and --deadline on every shard)") != std::string::npos);
+  const auto swapped = run_commsim({"plan", kSmall, "--merge", f1.string(), merge[3]});
+  CHECK(swapped.exit_code == 2);
+  CHECK(swapped.err.find(merge[3] + ":1:1: searched under budget none, deadline 1.000 s") != std::string::npos);
   fs::remove_all(dir);
 }
 
@@ -341,4 +362,24 @@ TEST_CASE("scenarios: plan refuses what has no answer, in one sentence with exit
     CHECK(r.err.find(c.says) != std::string::npos);
     CHECK(r.out.empty());  // never a table that looks like an answer
   }
+}
+
+TEST_CASE("scenarios: plan prices the scenario's instance with its per-GPU price, another from --prices", "[scenarios]") {
+  // [cluster.params] "price.gpu_hour" is the scenario's instance's (p5.48xlarge: $4 x 8 GPUs); the
+  // other instance keeps the price file's figure (p5en.48xlarge: $80 per node-hour).
+  const auto r = run_commsim(plan_args_with(
+      {"plan", kSmall, "--gpus", "8..16", "--instances", "p5.48xlarge,p5en.48xlarge", "--strategies", "megatron",
+       "--micro-batches", "1", "--cp", "1", "--max-pp", "2", "--max-vp", "1", "--jobs", "2"},
+      {"--prices", kDir + "prices.toml", "--set", "cluster.params.\"price.gpu_hour\"=4", "--json"}));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::set<std::string> seen;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const auto& row : j["rows"]) {
+    const std::string instance = row["instance"];
+    seen.insert(instance);
+    CHECK(row["usd_per_hour"].get<double>() ==
+          Approx((instance == "p5.48xlarge" ? 32.0 : 80.0) * row["nodes"].get<int>()));
+  }
+  CHECK(seen == std::set<std::string>{"p5.48xlarge", "p5en.48xlarge"});
 }
