@@ -47,7 +47,7 @@ struct SpaceOptions {
   std::vector<int> domain_hosts;
   std::vector<int> cp = {1, 2};
   int max_pp = 32, max_vp = 4;
-  int max_ep = 0;  // 0: every power of two dividing the experts and dp x cp
+  int max_ep = 0;           // 0: every power of two dividing the experts and dp x cp
   bool zero_bubble = true;  // also zb_h1 where it applies
 };
 

@@ -250,14 +250,14 @@ BlockKernels block_kernels(const model::ModelShape& m, int64_t tokens, int tp, c
   return k;
 }
 
-BlockSeconds block_seconds(const model::ModelShape& m, int64_t tokens, int tp, const ComputeRates& r, bool sequence_parallel,
-                           bool weight_casts) {
+BlockSeconds block_seconds(const model::ModelShape& m, int64_t tokens, int tp, const ComputeRates& r,
+                           bool sequence_parallel, bool weight_casts) {
   const BlockKernels k = block_kernels(m, tokens, tp, r, sequence_parallel);
   const double weights = weight_casts ? 1 : 0;
   BlockSeconds b;
   b.attn_fwd += memory(k.norm_fwd);
   b.attn_fwd += memory(k.fp8_attn_fwd + weights * k.fp8_attn_weights);  // 0 unless fp8
-  b.attn_fwd += memory(k.latent_norm_fwd);                               // 0 unless MLA
+  b.attn_fwd += memory(k.latent_norm_fwd);                              // 0 unless MLA
   b.mlp_fwd += memory(k.fp8_mlp_fwd + weights * k.fp8_mlp_weights);
   b.attn_bwd += memory(k.fp8_attn_bwd);
   b.mlp_bwd += memory(k.fp8_mlp_bwd);

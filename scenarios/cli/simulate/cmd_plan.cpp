@@ -168,9 +168,9 @@ int cmd_plan(int argc, char** argv) {
 
   return guarded([&] {
     if (!merge.empty())  // the shards searched their space: options that shape one would be ignored
-      for (const char* opt :
-           {"--instances", "--gpus", "--max-gpus", "--strategies", "--micro-batches", "--recompute", "--pods-per-node",
-            "--hosts-per-domain", "--cp", "--max-pp", "--max-vp", "--max-ep", "--shard", "--audit", "--pareto-exact", "--set"})
+      for (const char* opt : {"--instances", "--gpus", "--max-gpus", "--strategies", "--micro-batches", "--recompute",
+                              "--pods-per-node", "--hosts-per-domain", "--cp", "--max-pp", "--max-vp", "--max-ep",
+                              "--shard", "--audit", "--pareto-exact", "--set"})
         if (app.count(opt) > 0)
           throw UserError({opt, 1, 1}, std::string(opt) +
                                            " does not apply to --merge: the shards' search set the space "
@@ -243,7 +243,8 @@ int cmd_plan(int argc, char** argv) {
         // constraints (a looser one ranks layouts it never simulated; a tighter one may need
         // layouts it skipped as slower than its best), so they must be the search's, unchanged.
         auto constraint_text = [](const std::optional<double>& usd, const std::optional<double>& s) {
-          return fmt::format("budget {}, deadline {}", usd ? format_usd(*usd) : "none", s ? format_duration(*s) : "none");
+          return fmt::format("budget {}, deadline {}", usd ? format_usd(*usd) : "none",
+                             s ? format_duration(*s) : "none");
         };
         if (first_shard.empty()) {
           first_shard = f;

@@ -364,13 +364,14 @@ TEST_CASE("scenarios: plan refuses what has no answer, in one sentence with exit
   }
 }
 
-TEST_CASE("scenarios: plan prices the scenario's instance with its per-GPU price, another from --prices", "[scenarios]") {
+TEST_CASE("scenarios: plan prices the scenario's instance with its per-GPU price, another from --prices",
+          "[scenarios]") {
   // [cluster.params] "price.gpu_hour" is the scenario's instance's (p5.48xlarge: $4 x 8 GPUs); the
   // other instance keeps the price file's figure (p5en.48xlarge: $80 per node-hour).
-  const auto r = run_commsim(plan_args_with(
-      {"plan", kSmall, "--gpus", "8..16", "--instances", "p5.48xlarge,p5en.48xlarge", "--strategies", "megatron",
-       "--micro-batches", "1", "--cp", "1", "--max-pp", "2", "--max-vp", "1", "--jobs", "2"},
-      {"--prices", kDir + "prices.toml", "--set", "cluster.params.\"price.gpu_hour\"=4", "--json"}));
+  const auto r = run_commsim(
+      plan_args_with({"plan", kSmall, "--gpus", "8..16", "--instances", "p5.48xlarge,p5en.48xlarge", "--strategies",
+                      "megatron", "--micro-batches", "1", "--cp", "1", "--max-pp", "2", "--max-vp", "1", "--jobs", "2"},
+                     {"--prices", kDir + "prices.toml", "--set", "cluster.params.\"price.gpu_hour\"=4", "--json"}));
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   std::set<std::string> seen;
