@@ -20,7 +20,7 @@
 namespace models::readers {
 
 struct NcclTestsResult {
-  double time_us = 0;     // the collective's time; for a cputime run, size / algbw (NcclTestsRun::cputime)
+  double time_us = 0;      // the collective's time; for a cputime run, size / algbw (NcclTestsRun::cputime)
   double cpu_time_us = 0;  // a cputime run's printed value (the host's launch time); 0 otherwise
   double algbw_gbs = 0;  // GB/s (1e9 bytes/s), as nccl-tests prints it
   double busbw_gbs = 0;

@@ -1,8 +1,8 @@
 #include "scenarios/cli/nccl_tests_support.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <cctype>
+#include <cstdio>
 #include <regex>
 #include <set>
 
@@ -27,9 +27,10 @@ NcclTestsFile read_nccl_tests_output(const std::string& path, const std::string&
     if (!r.cputime) continue;
     // -C 1: the printed time is the host's launch time; the reader took size / algbw instead
     // (models/readers/nccl_tests_output.hpp, NcclTestsRun::cputime). Said once per run.
-    std::string note = "the time columns are nccl-tests' cputime (-C 1), the host's time to launch an iteration, "
-                       "not the collective's: each row's time is read as size / algbw (nccl-tests computes algbw "
-                       "from the time to completion)";
+    std::string note =
+        "the time columns are nccl-tests' cputime (-C 1), the host's time to launch an iteration, "
+        "not the collective's: each row's time is read as size / algbw (nccl-tests computes algbw "
+        "from the time to completion)";
     if (!r.coarse_lines.empty()) {
       if (!first_coarse) first_coarse = r.coarse_lines.front();
       note += "; " + std::to_string(r.coarse_lines.size()) + " row" + (r.coarse_lines.size() > 1 ? "s" : "") +
@@ -45,8 +46,9 @@ NcclTestsFile read_nccl_tests_output(const std::string& path, const std::string&
   }
   if (rows == 0 && first_coarse)
     throw UserError({path, first_coarse, 1},
-                    option + ": no row of this cputime (-C 1) table gives its time: algbw, printed to two decimals, "
-                             "is below 1 GB/s in every row (expected larger sizes, -J JSON output, or a run without -C 1)");
+                    option +
+                        ": no row of this cputime (-C 1) table gives its time: algbw, printed to two decimals, "
+                        "is below 1 GB/s in every row (expected larger sizes, -J JSON output, or a run without -C 1)");
   if (rows == 0)
     throw UserError({path, 1, 1},
                     option + (f.text.empty() ? ": the file is empty" : ": no nccl-tests result rows in this file") +

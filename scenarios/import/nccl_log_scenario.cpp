@@ -153,7 +153,8 @@ std::string scenario_from_nccl_log(const models::readers::NcclLogReport& r, cons
   if (hostid)
     w.note("nccl.env", "NCCL_HOSTID=" + hostid->value + " (line " + std::to_string(hostid->line) +
                            ") left out: commsim applies it to every pod of a node, which would join what the log "
-                           "counts as nNodes " + std::to_string(nnodes) + "; [placement] gives those nodes");
+                           "counts as nNodes " +
+                           std::to_string(nnodes) + "; [placement] gives those nodes");
   for (const auto& e : r.env) {
     if (!models::nccl::is_nccl_env_name(e.name) || e.name == "NCCL_HOSTID") continue;
     w.set("nccl.env", e.name, e.value,

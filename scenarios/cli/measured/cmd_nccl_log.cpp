@@ -240,9 +240,9 @@ std::string comparison_text(const OnePodComparison& c, int nranks) {
   if (!c.error.empty()) return fmt::format("\n(simulation of the one-pod layout not available: {})\n", c.error);
   const std::string logged = fmt::format("as logged, {} ranks on {} NCCL nodes", nranks, nranks);
   const std::string one_pod =
-      c.hostid ? fmt::format("without NCCL_HOSTID ({} host{} of {} GPUs)", c.nodes, c.nodes == 1 ? "" : "s",
-                             c.gpus_per_pod)
-               : fmt::format("one pod of {} GPUs per host ({} host{})", c.gpus_per_pod, c.nodes, c.nodes == 1 ? "" : "s");
+      c.hostid
+          ? fmt::format("without NCCL_HOSTID ({} host{} of {} GPUs)", c.nodes, c.nodes == 1 ? "" : "s", c.gpus_per_pod)
+          : fmt::format("one pod of {} GPUs per host ({} host{})", c.gpus_per_pod, c.nodes, c.nodes == 1 ? "" : "s");
   return fmt::format(
       "\nSimulated (commsim run on the scenario the log gives):\n  {:<40} step {:.3f} s\n  {:<40} step {:.3f} s  "
       "({:.2f}x faster)\n",

@@ -23,8 +23,9 @@ TEST_CASE("trace compute: overlapping kernels leave the idle time unmeasured", "
   CHECK(c.idle() == 0);
   const auto notes = trace_notes(c);
   REQUIRE(notes.size() == 1);
-  CHECK(notes[0] == "the GPU's kernels overlap (busy 0.020 ms above its span 0.012 ms per step and GPU, several "
-                    "streams at once): its idle time is not measured");
+  CHECK(notes[0] ==
+        "the GPU's kernels overlap (busy 0.020 ms above its span 0.012 ms per step and GPU, several "
+        "streams at once): its idle time is not measured");
 }
 
 TEST_CASE("trace compute: two GPUs doing the same work measure as one", "[models][measured]") {

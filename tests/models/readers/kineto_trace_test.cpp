@@ -101,10 +101,10 @@ TEST_CASE("kineto trace: a trace of several GPUs gives per-GPU means", "[models]
   const auto& s = t.steps[0];
   CHECK(s.gpus == 2);
   CHECK(s.gpu_events == 4);
-  CHECK(s.gpu_busy_s == Approx(7e-6).epsilon(1e-12));                          // (4 + 2 + 6 + 2) / 2
-  CHECK(s.class_s[int(KernelClass::Gemm)] == Approx(5e-6).epsilon(1e-12));     // (4 + 6) / 2
+  CHECK(s.gpu_busy_s == Approx(7e-6).epsilon(1e-12));                       // (4 + 2 + 6 + 2) / 2
+  CHECK(s.class_s[int(KernelClass::Gemm)] == Approx(5e-6).epsilon(1e-12));  // (4 + 6) / 2
   CHECK(s.class_s[int(KernelClass::Elementwise)] == Approx(2e-6).epsilon(1e-12));
-  CHECK(s.gpu_span_s == Approx(16.5e-6).epsilon(1e-12));                       // (12 + 21) / 2, not 10..32
+  CHECK(s.gpu_span_s == Approx(16.5e-6).epsilon(1e-12));  // (12 + 21) / 2, not 10..32
   REQUIRE(s.kernels.size() == 2);
   CHECK(s.kernels[0].name == "gemm_k");
   CHECK(s.kernels[0].seconds == Approx(5e-6).epsilon(1e-12));

@@ -34,7 +34,8 @@ TEST_CASE("diff: an Inspector AllGather of 32 MiB per rank is nccl-tests' 256 Mi
   CHECK_THAT(r.out, Catch::Contains("collective reduce_scatter 268435456 B on 8 ranks     700.000 us  712.289 us  "
                                     "+12.289 us    +1.8%  nvlink.efficiency.simple"));
   // The shipped hand-written lines: the AllGather of 4 MiB per rank is nccl-tests' 32 MiB.
-  const auto f = run_commsim({"diff", kWrittenRun + "inspector_handwritten.jsonl", kWrittenRun + "inspector_node.toml"});
+  const auto f =
+      run_commsim({"diff", kWrittenRun + "inspector_handwritten.jsonl", kWrittenRun + "inspector_node.toml"});
   REQUIRE(f.exit_code == 0);
   CHECK_THAT(f.out, Catch::Contains("collective all_gather 33554432 B on 8 ranks          121.000 us  111.459 us"));
   CHECK_THAT(f.out, Catch::Contains("collective reduce_scatter 268435456 B on 8 ranks     880.000 us  712.289 us"));
@@ -134,7 +135,8 @@ TEST_CASE("profile and diff: kernels that overlap give no idle time, never a neg
   CHECK(j["idle_s"].is_null());
   CHECK(j["trace_gpus"] == 1);
   CHECK_FALSE(j["gaps_fitted"].get<bool>());
-  CHECK_THAT(p.err, Catch::Contains("the GPU's kernels overlap (busy ") && Catch::Contains("its idle time is not measured"));
+  CHECK_THAT(p.err,
+             Catch::Contains("the GPU's kernels overlap (busy ") && Catch::Contains("its idle time is not measured"));
   CHECK_THAT(scenarios_test::slurp(out), Catch::Contains("#   idle (gaps): not fitted (the trace's kernels overlap"));
   const auto t = run_commsim({"profile", path, "--scenario", kWrittenRun + "plain_step.toml", "--out", out});
   REQUIRE(t.exit_code == 0);
