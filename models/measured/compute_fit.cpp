@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 
 #include "models/compute/gpu_rates.hpp"
@@ -27,6 +28,23 @@ TraceCompute trace_compute(const readers::KinetoTrace& t) {
   c.gpus = t.gpus;
   c.device = t.device;
   return c;
+}
+
+std::vector<std::string> trace_notes(const TraceCompute& c) {
+  std::vector<std::string> notes;
+  auto ms = [](double s) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3f ms", s * 1e3);
+    return std::string(b);
+  };
+  if (c.gpus > 1)
+    notes.push_back("the trace holds " + std::to_string(c.gpus) +
+                    " GPUs: every time is the mean per GPU (fitted as one rank's; their work should be alike, as "
+                    "data-parallel ranks')");
+  if (!c.idle_measured())
+    notes.push_back("the GPU's kernels overlap (busy " + ms(c.busy) + " above its span " + ms(c.span) +
+                    " per step and GPU, several streams at once): its idle time is not measured");
+  return notes;
 }
 
 namespace {
@@ -84,7 +102,7 @@ ComputeFit fit_compute(const ScenarioSpec& traced, const TraceCompute& measured)
 
   ComputeFit fit;
   fit.measured = measured;
-  fit.gaps_fitted = measured.communication == 0 && measured.idle() > 0;
+  fit.gaps_fitted = measured.communication == 0 && measured.idle_measured() && measured.idle() > 0;
   auto params_for = [&](const ComputeFit& f) {
     std::map<std::string, double> p;
     p["compute.gemm_fixed_time." + law] = base.gemm.fixed_s * f.gemm;

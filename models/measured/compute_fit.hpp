@@ -23,6 +23,7 @@
 // 4096-wide layers says little about 16384-wide ones), to another GPU, or to another precision.
 #include <map>
 #include <string>
+#include <vector>
 
 #include "models/readers/kineto_trace.hpp"
 #include "models/spec.hpp"
@@ -30,17 +31,25 @@
 
 namespace models::measured {
 
-// What a trace measured per step (the mean over its steps), seconds. elementwise includes memcpy
-// and memset time.
+// What a trace measured per step (the mean over its steps) and per GPU (the mean over its GPUs,
+// readers/kineto_trace.hpp), seconds. elementwise includes memcpy and memset time.
 struct TraceCompute {
   double gemm = 0, attention = 0, elementwise = 0, optimizer = 0, communication = 0;
   double busy = 0, span = 0, host = 0;
-  int steps = 0, gpus = 0;
+  int steps = 0, gpus = 0;  // gpus: the trace's GPUs, over which every time above is a mean
   std::string device;
   double kernels() const { return gemm + attention + elementwise + optimizer; }
-  double idle() const { return span - busy; }
+  // The GPU's idle time, span - busy. Kernels that overlap on several streams (communication
+  // beside compute) make busy exceed span: the idle time is then not measured (idle_measured()
+  // false, idle() 0), never a negative one.
+  bool idle_measured() const { return span >= busy; }
+  double idle() const { return idle_measured() ? span - busy : 0; }
 };
 TraceCompute trace_compute(const readers::KinetoTrace& trace);
+// What to tell the user about a trace's numbers: a trace of several GPUs gives per-GPU means (the
+// ranks' work should be alike, as data parallelism's), and overlapping kernels leave the idle time
+// unmeasured. Empty for a one-GPU trace with kernels one after another.
+std::vector<std::string> trace_notes(const TraceCompute& c);
 
 // The busiest rank's compute of `spec`'s step by class, as the step plan prices it (its GPU, the
 // power limit's stretch). Throws SpecError for a scenario without [model].

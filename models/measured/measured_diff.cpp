@@ -82,12 +82,15 @@ MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const 
       if (c.measured == 0 && c.simulated > 0) r.explain = "the trace has no such kernels; the laws price them";
       d.rows.push_back(r);
     }
-    DiffRow idle{"idle", "GPU idle between kernels", trace->idle(), sim.gaps, "compute.launch_gap", ""};
-    idle.explain = trace->communication > 0
-                       ? "the trace's idle time holds its waits for communication too"
-                       : "the host issuing kernels (eager PyTorch): " + diff_pct(idle.relative()) +
-                             " in the simulation; compute.launch_gap sets the gap per kernel";
-    d.rows.push_back(idle);
+    // No idle row where the trace's kernels overlap (busy above span): its idle time is not measured.
+    if (trace->idle_measured()) {
+      DiffRow idle{"idle", "GPU idle between kernels", trace->idle(), sim.gaps, "compute.launch_gap", ""};
+      idle.explain = trace->communication > 0
+                         ? "the trace's idle time holds its waits for communication too"
+                         : "the host issuing kernels (eager PyTorch): " + diff_pct(idle.relative()) +
+                               " in the simulation; compute.launch_gap sets the gap per kernel";
+      d.rows.push_back(idle);
+    }
   }
   order_rows(d.rows);
   return d;

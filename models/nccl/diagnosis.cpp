@@ -118,6 +118,24 @@ std::vector<Finding> diagnose_log(const readers::NcclLogReport& r, const std::st
       f.advice =
           "unset NCCL_P2P_DISABLE and NCCL_SHM_DISABLE unless they work around a known fault (see "
           "intra-node-transports-disabled)";
+    } else if (const readers::LogEnvVar* hostid = r.find_env("NCCL_HOSTID")) {
+      // NCCL_HOSTID replaces the host's identity in NCCL's host hash (src/misc/utils.cc
+      // getHostHash), from which NCCL counts its nodes (src/init.cc): ranks with different values
+      // are different nodes whatever host or pod they share. One rank's log shows its own value;
+      // nNodes = nRanks says every rank had one of its own.
+      f.severity = Severity::Warning;
+      f.message +=
+          " NCCL_HOSTID=" + hostid->value + " (" +
+          (hostid->source == "environment" ? std::string("set by environment") : "added by " + hostid->source) +
+          ", line " + std::to_string(hostid->line) +
+          ") replaces the host's identity NCCL counts nodes by: with a value per rank, every rank is a "
+          "node of its own, even on one host" +
+          (one_process ? std::string(" (one process drives them all, so pods are not the cause)")
+                       : std::string(" (pods or IPC namespaces need not be the cause)")) +
+          ".";
+      f.advice =
+          "unset NCCL_HOSTID, or give every rank of one host the same value; the scenario --scenario writes leaves "
+          "it out and models the log's nodes with its placement";
     } else if (one_process) {
       f.severity = Severity::Warning;
       f.message +=

@@ -48,6 +48,7 @@ struct KinetoGpuEvent {
   double ts, dur;
   long long correlation;
   bool has_correlation;
+  long long device;  // args.device; -1 when absent
 };
 struct KinetoStepSpan {
   std::string name;
@@ -128,11 +129,12 @@ KinetoTrace parse_kineto_trace(std::string_view text, const std::string& source)
       spans.push_back({name, ts, dur});
       continue;
     }
-    KinetoGpuEvent g{name, classify_kernel(name, cat), ts, dur, 0, false};
+    KinetoGpuEvent g{name, classify_kernel(name, cat), ts, dur, 0, false, -1};
     if (auto a = e.find("args"); a != e.end() && a->is_object()) {
       if (auto c = a->find("correlation"); c != a->end() && c->is_number_integer())
         g.correlation = c->get<long long>(), g.has_correlation = true;
-      if (auto d = a->find("device"); d != a->end() && d->is_number_integer()) devices.insert(d->get<long long>());
+      if (auto d = a->find("device"); d != a->end() && d->is_number_integer())
+        g.device = d->get<long long>(), devices.insert(g.device);
     }
     gpu.push_back(std::move(g));
   }
@@ -146,7 +148,8 @@ KinetoTrace parse_kineto_trace(std::string_view text, const std::string& source)
   const std::size_t n = whole ? 1 : spans.size();
   std::vector<TraceStep> steps(n);
   std::vector<std::map<std::string, TraceKernelTotal>> per_name(n);
-  std::vector<double> first(n, 1e300), last(n, -1e300);
+  // Per step, per GPU: first start and last end (the span is each GPU's own, then averaged).
+  std::vector<std::map<long long, std::pair<double, double>>> extent(n);
   for (std::size_t s = 0; s < n; ++s) {
     steps[s].name = whole ? "whole trace" : spans[s].name;
     steps[s].host_s = whole ? 0 : spans[s].dur;
@@ -167,15 +170,23 @@ KinetoTrace parse_kineto_trace(std::string_view text, const std::string& source)
     st.gpu_busy_s += g.dur;
     st.gpu_events += 1;
     st.class_s[int(g.cls)] += g.dur;
-    first[std::size_t(s)] = std::min(first[std::size_t(s)], g.ts);
-    last[std::size_t(s)] = std::max(last[std::size_t(s)], g.ts + g.dur);
+    auto [e, fresh] = extent[std::size_t(s)].try_emplace(g.device, g.ts, g.ts + g.dur);
+    if (!fresh) e->second = {std::min(e->second.first, g.ts), std::max(e->second.second, g.ts + g.dur)};
     auto& k = per_name[std::size_t(s)][g.name];
     k.name = g.name, k.cls = g.cls, k.seconds += g.dur, k.calls += 1;
   }
   for (std::size_t s = 0; s < n; ++s) {
     if (steps[s].gpu_events == 0) continue;
-    steps[s].gpu_span_s = last[s] - first[s];
-    for (auto& [name, k] : per_name[s]) steps[s].kernels.push_back(std::move(k));
+    // The sums are over the step's GPUs; a step is what one GPU does, so each is their mean.
+    const double gpus = double(extent[s].size());
+    steps[s].gpus = int(extent[s].size());
+    for (const auto& [device, e] : extent[s]) steps[s].gpu_span_s += (e.second - e.first) / gpus;
+    steps[s].gpu_busy_s /= gpus;
+    for (double& c : steps[s].class_s) c /= gpus;
+    for (auto& [name, k] : per_name[s]) {
+      k.seconds /= gpus;
+      steps[s].kernels.push_back(std::move(k));
+    }
     std::sort(steps[s].kernels.begin(), steps[s].kernels.end(),
               [](const TraceKernelTotal& a, const TraceKernelTotal& b) { return a.seconds > b.seconds; });
     out.steps.push_back(std::move(steps[s]));

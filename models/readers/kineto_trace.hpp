@@ -13,7 +13,12 @@
 //            "Memcpy", "Memset"), elementwise (every other kernel: norms, activations, adds, casts,
 //            the loss)
 //   busy     the sum of the step's GPU event durations; span = last end - first start over them
-//            (the GPU idles span - busy while the host issues kernels, or waits)
+//            (the GPU idles span - busy while the host issues kernels, or waits; kernels that
+//            overlap on several streams can make busy exceed span)
+//   per GPU  a step is what one GPU does: a trace of several GPUs (events of several "device"
+//            ids: one process driving several GPUs, or the traces of several ranks merged) gives
+//            busy, the class times and the kernels' seconds as the mean over the step's GPUs,
+//            and the span as the mean of each GPU's own span
 // Times in the trace are microseconds ("ts", "dur"); they are kept as seconds here. Other events
 // (cpu_op, flows, instants, metadata) are ignored. A malformed trace throws models::ParseError at
 // FILE:LINE:COL naming the JSON path ("traceEvents[12].dur: expected a number").
@@ -33,17 +38,18 @@ KernelClass classify_kernel(std::string_view name, std::string_view category);
 struct TraceKernelTotal {  // one kernel name in one step
   std::string name;
   KernelClass cls = KernelClass::Elementwise;
-  double seconds = 0;
-  int calls = 0;
+  double seconds = 0;  // per GPU (the mean over the step's GPUs)
+  int calls = 0;       // over all GPUs
 };
 
 struct TraceStep {
   std::string name;             // "ProfilerStep#1", or "whole trace"
   double host_s = 0;            // the annotation's duration (0 without one)
-  double gpu_busy_s = 0;        // sum of GPU event durations
-  double gpu_span_s = 0;        // first start to last end of those events
-  int gpu_events = 0;
-  std::array<double, kKernelClasses> class_s{};  // busy seconds per KernelClass
+  double gpu_busy_s = 0;        // sum of GPU event durations, per GPU
+  double gpu_span_s = 0;        // first start to last end of those events on each GPU, the mean over GPUs
+  int gpu_events = 0;           // over all GPUs
+  int gpus = 0;                 // GPUs ("device" ids, a missing one counted as one) with events in the step
+  std::array<double, kKernelClasses> class_s{};  // busy seconds per KernelClass, per GPU
   std::vector<TraceKernelTotal> kernels;         // per name, longest first
 };
 

@@ -34,6 +34,13 @@ InspectorRow inspector_line(std::string_view line, const std::string& source, in
   r.sn = uint64_t(doc.integer(perf, at, p + "_sn", 0, int64_t(1) << 62));
   if (!coll) r.peer = int(doc.integer(perf, at, "p2p_peer", 0, 1 << 24));
   r.bytes = doc.integer(perf, at, p + "_msg_size_bytes", 0, int64_t(1) << 60);
+  // Per rank for these two, the whole buffer for the rest (InspectorRow::total_bytes). 2^60 x 2^24
+  // would overflow: a total above 2^62 is no message NCCL sends.
+  const bool per_rank = coll && (r.op == "AllGather" || r.op == "ReduceScatter");
+  if (per_rank && r.bytes > (int64_t(1) << 62) / r.n_ranks)
+    doc.fail(json_child(at, p + "_msg_size_bytes"),
+             "this size x n_ranks is beyond any NCCL buffer (expected bytes per rank)");
+  r.total_bytes = per_rank ? r.bytes * r.n_ranks : r.bytes;
   r.exec_s = double(doc.integer(perf, at, p + "_exec_time_us", 0, int64_t(1) << 50)) * 1e-6;
   if (auto t = perf.find(p + "_timing_source"); t != perf.end() && t->is_string()) r.timing = t->get<std::string>();
   r.algbw_gbs = doc.number(perf, at, p + "_algobw_gbs");

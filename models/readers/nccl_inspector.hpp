@@ -23,7 +23,14 @@ struct InspectorRow {
   bool p2p = false;
   int peer = -1;             // p2p only
   uint64_t sn = 0;           // sequence number within the communicator
-  int64_t bytes = 0;         // message size as Inspector counts it (coll_msg_size_bytes)
+  int64_t bytes = 0;         // message size as Inspector counts it (coll_msg_size_bytes): count x type size
+                             // of the NCCL call, per rank for AllGather (sendcount) and ReduceScatter (recvcount)
+  // The size by nccl-tests' convention (its `size` column: the whole buffer). Inspector's own
+  // bandwidth (NVIDIA/nccl ext-profiler/inspector/inspector.cc, inspectorComputeCollBw) takes
+  // trafficSize = msgSizeBytes x nranks for ncclFuncAllGather and ncclFuncReduceScatter and
+  // msgSizeBytes for the others (AllReduce, Broadcast, Reduce, Send, Recv), as nccl-tests' size:
+  // total_bytes = bytes x n_ranks for "AllGather" and "ReduceScatter", bytes otherwise.
+  int64_t total_bytes = 0;
   double exec_s = 0;         // coll_exec_time_us
   std::string timing;        // kernel_gpu, kernel_cpu, collective_cpu ("" when absent)
   double algbw_gbs = 0, busbw_gbs = 0;

@@ -33,7 +33,10 @@ bool nccl_json_number(const nlohmann::json& v, double& out) {
   }
 }
 
-NcclTestsResult nccl_json_group(const JsonDoc& doc, const nlohmann::json& g, const JsonPath& at) {
+// One group (out_of_place, in_place). -C 1 writes "cpu_time" for "time": the host's launch time,
+// the collective's being size / alg_bw (NcclTestsRun::cputime; JSON keeps every digit of alg_bw).
+NcclTestsResult nccl_json_group(const JsonDoc& doc, const nlohmann::json& g, const JsonPath& at, int64_t size,
+                                bool& cputime) {
   NcclTestsResult r;
   auto num = [&](const char* key) {
     double v = 0;
@@ -41,7 +44,9 @@ NcclTestsResult nccl_json_group(const JsonDoc& doc, const nlohmann::json& g, con
     if (!nccl_json_number(m, v) || !std::isfinite(v)) doc.fail(json_child(at, std::string(key)), "expected a number");
     return v;
   };
-  r.time_us = num("time");
+  cputime = !g.contains("time") && g.contains("cpu_time");
+  const char* time_key = cputime ? "cpu_time" : "time";
+  r.time_us = num(time_key);
   r.algbw_gbs = num("alg_bw");
   r.busbw_gbs = num("bus_bw");
   if (auto w = g.find("nwrong"); w != g.end()) {
@@ -51,10 +56,18 @@ NcclTestsResult nccl_json_group(const JsonDoc& doc, const nlohmann::json& g, con
       doc.fail(json_child(at, std::string("nwrong")), "expected a count of wrong values");
     if (!std::isnan(v)) r.wrong = static_cast<int64_t>(v);
   }
-  if (r.time_us < 0) doc.fail(json_child(at, std::string("time")), "a negative time");
+  if (r.time_us < 0) doc.fail(json_child(at, std::string(time_key)), "a negative time");
   if (r.time_us == 0)  // no collective takes no time: 0 is no measurement (its bandwidths would be infinite)
-    doc.fail(json_child(at, std::string("time")),
+    doc.fail(json_child(at, std::string(time_key)),
              "a time of 0 is not a measurement (expected a time in us above 0, as nccl-tests measures it)");
+  if (cputime) {
+    r.cpu_time_us = r.time_us;
+    r.time_us = cputime_time_us(size, r.algbw_gbs);
+    if (r.time_us <= 0)
+      doc.fail(json_child(at, std::string("alg_bw")),
+               "a cpu_time row needs alg_bw above 0: nccl-tests' -C 1 prints the host's launch time, and the "
+               "collective's time is size / alg_bw (expected alg_bw above 0)");
+  }
   return r;
 }
 
@@ -102,6 +115,11 @@ std::vector<NcclTestsRun> parse_nccl_tests_json(std::string_view text, const std
   run.columns = {"size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
                  "time", "algbw", "busbw", "#wrong"};
   const auto& results = doc.array(root, {}, "results");
+  // -C 1 names the time "cpu_time" (NcclTestsRun::cputime); the columns say so as the text's do.
+  for (const auto& r : results)
+    if (r.is_object() && r.contains("out_of_place") && r["out_of_place"].is_object() &&
+        r["out_of_place"].contains("cpu_time"))
+      run.columns[5] = run.columns[9] = "cputime";
   for (std::size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     const JsonPath at{std::string("results"), i};
@@ -117,9 +135,12 @@ std::vector<NcclTestsRun> parse_nccl_tests_json(std::string_view text, const std
       row.root = int(v);
     }
     const JsonPath oop = json_child(at, std::string("out_of_place"));
-    row.oop = nccl_json_group(doc, doc.object(r, at, "out_of_place"), oop);
+    bool cputime = false;
+    row.oop = nccl_json_group(doc, doc.object(r, at, "out_of_place"), oop, row.size_bytes, cputime);
+    run.cputime = run.cputime || cputime;
     if (r.contains("in_place"))
-      row.ip = nccl_json_group(doc, doc.object(r, at, "in_place"), json_child(at, std::string("in_place")));
+      row.ip = nccl_json_group(doc, doc.object(r, at, "in_place"), json_child(at, std::string("in_place")),
+                               row.size_bytes, cputime);
     row.line = json_place(text, at).line;
     run.rows.push_back(std::move(row));
   }

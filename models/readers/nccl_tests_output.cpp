@@ -20,6 +20,10 @@ constexpr int64_t kMaxPerProcess = 1024;
 
 enum class Field { Size, Count, Type, Redop, Root, Time, Algbw, Busbw, Wrong, Error, Other };
 
+// The relative rounding a printed algbw may carry and still give a cputime row's time
+// (NcclTestsRun::cputime): half a unit of its last decimal, at most 0.5 %.
+constexpr double kCputimeAlgbwRounding = 0.005;
+
 struct Column {
   Field field;
   int group;  // 0 out-of-place, 1 in-place
@@ -282,7 +286,7 @@ class Parser {
     if (!r.rows.empty()) new_run();
     columns_.clear();
     int group = 0;
-    bool seen_time = false;
+    bool seen_time = false, cputime = false;
     for (auto x : w) {
       Field f = Field::Other;
       if (x == "size")
@@ -295,10 +299,14 @@ class Parser {
         f = Field::Redop;
       else if (x == "root")
         f = Field::Root;
-      else if (x == "time") {
+      else if (x == "time" || x == "cputime") {
         f = Field::Time;
         if (seen_time) ++group;
         seen_time = true;
+        cputime = cputime || x == "cputime";
+      } else if (x == "timestamp") {
+        // -R 1: "%Y-%m-%d %H:%M:%S" after the in-place group, two values in a row.
+        columns_.push_back({Field::Other, group, std::string(x)});
       } else if (x == "algbw")
         f = Field::Algbw;
       else if (x == "busbw")
@@ -320,7 +328,10 @@ class Parser {
                        "time algbw busbw #wrong time algbw busbw #wrong)");
     auto& rr = runs_.back();
     rr.columns.clear();
-    for (auto& c : columns_) rr.columns.push_back(c.name);
+    for (size_t i = 0; i < columns_.size(); ++i)
+      if (i == 0 || columns_[i].name != "timestamp" || columns_[i - 1].name != "timestamp")
+        rr.columns.push_back(columns_[i].name);
+    rr.cputime = cputime;
     in_table_ = true;
   }
 
@@ -332,6 +343,7 @@ class Parser {
     NcclTestsRow row;
     row.line = pending_.front().line;
     NcclTestsResult res[2];
+    const Token* algbw[2] = {nullptr, nullptr};
     bool has_ip = false;
     for (size_t i = 0; i < columns_.size(); ++i) {
       const Token& t = pending_[i];
@@ -368,6 +380,7 @@ class Parser {
         case Field::Algbw:
           if (!parse_double(t.text, dv) || dv < 0) bad(t, "a bandwidth in GB/s");
           g.algbw_gbs = dv;
+          algbw[c.group] = &t;
           break;
         case Field::Busbw:
           if (!parse_double(t.text, dv) || dv < 0) bad(t, "a bandwidth in GB/s");
@@ -386,10 +399,25 @@ class Parser {
         case Field::Other: break;
       }
     }
+    auto& run = current();
+    bool coarse = false;
+    if (run.cputime)
+      for (int k = 0; k < (has_ip ? 2 : 1); ++k) {
+        // The collective's time is size / algbw (NcclTestsRun::cputime), as precise as algbw's print.
+        res[k].cpu_time_us = res[k].time_us;
+        res[k].time_us = cputime_time_us(row.size_bytes, res[k].algbw_gbs);
+        const std::string_view a = algbw[k] ? algbw[k]->text : std::string_view{};
+        const size_t dot = a.find('.');
+        const double unit = std::pow(10.0, -double(dot == std::string_view::npos ? 0 : a.size() - dot - 1));
+        if (res[k].time_us <= 0 || 0.5 * unit > kCputimeAlgbwRounding * res[k].algbw_gbs) coarse = true;
+      }
     row.oop = res[0];
     if (has_ip) row.ip = res[1];
     pending_.erase(pending_.begin(), pending_.begin() + static_cast<long>(columns_.size()));
-    current().rows.push_back(std::move(row));
+    if (coarse)
+      run.coarse_lines.push_back(row.line);
+    else
+      run.rows.push_back(std::move(row));
   }
 
   std::string_view text_;
@@ -402,6 +430,11 @@ class Parser {
 };
 
 }  // namespace
+
+double cputime_time_us(int64_t size_bytes, double algbw_gbs) {
+  // algbw (GB/s) = size / t / 1e9, so t (us) = size / (algbw x 1e3).
+  return algbw_gbs > 0 ? double(size_bytes) / (algbw_gbs * 1e3) : 0;
+}
 
 std::vector<NcclTestsRun> parse_nccl_tests(std::string_view text, const std::string& source) {
   const auto first = text.find_first_not_of(" \t\r\n");

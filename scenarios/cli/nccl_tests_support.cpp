@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <regex>
+#include <set>
 
 #include "models/error.hpp"
 #include "models/nccl/env.hpp"
@@ -19,7 +21,34 @@ NcclTestsFile read_nccl_tests_output(const std::string& path, const std::string&
                            "the output of an nccl-tests binary such as all_reduce_perf");
   f.runs = models::readers::parse_nccl_tests(f.text, path);
   size_t rows = 0;
-  for (const auto& r : f.runs) rows += r.rows.size();
+  int first_coarse = 0;
+  for (const auto& r : f.runs) {
+    rows += r.rows.size();
+    if (!r.cputime) continue;
+    // -C 1: the printed time is the host's launch time; the reader took size / algbw instead
+    // (models/readers/nccl_tests_output.hpp, NcclTestsRun::cputime). Said once per run.
+    std::string note =
+        "the time columns are nccl-tests' cputime (-C 1), the host's time to launch an iteration, "
+        "not the collective's: each row's time is read as size / algbw (nccl-tests computes algbw "
+        "from the time to completion)";
+    if (!r.coarse_lines.empty()) {
+      if (!first_coarse) first_coarse = r.coarse_lines.front();
+      note += "; " + std::to_string(r.coarse_lines.size()) + " row" + (r.coarse_lines.size() > 1 ? "s" : "") +
+              " left out (line" + (r.coarse_lines.size() > 1 ? "s " : " ") + std::to_string(r.coarse_lines.front()) +
+              (r.coarse_lines.size() > 1 ? "-" + std::to_string(r.coarse_lines.back()) : "") +
+              "): algbw, printed to two decimals, gives their time to worse than 0.5 %";
+    }
+    const int at = !r.rows.empty() ? r.rows.front().line : !r.coarse_lines.empty() ? r.coarse_lines.front() : 1;
+    // Once per file and run, however often a command reads it.
+    static std::set<std::string> said;
+    if (said.insert(path + ":" + std::to_string(at)).second)
+      std::fprintf(stderr, "commsim: note: %s:%d: %s\n", path.c_str(), at, note.c_str());
+  }
+  if (rows == 0 && first_coarse)
+    throw UserError({path, first_coarse, 1},
+                    option +
+                        ": no row of this cputime (-C 1) table gives its time: algbw, printed to two decimals, "
+                        "is below 1 GB/s in every row (expected larger sizes, -J JSON output, or a run without -C 1)");
   if (rows == 0)
     throw UserError({path, 1, 1},
                     option + (f.text.empty() ? ": the file is empty" : ": no nccl-tests result rows in this file") +

@@ -86,6 +86,11 @@ std::string scenario_from_nccl_log(const models::readers::NcclLogReport& r, cons
   const auto* p2p_off = r.find_env("NCCL_P2P_DISABLE");
   const auto* shm_off = r.find_env("NCCL_SHM_DISABLE");
   const bool env_isolates = p2p_off && p2p_off->value == "1" && shm_off && shm_off->value == "1";
+  // NCCL_HOSTID (src/misc/utils.cc getHostHash) sets the host hash NCCL counts nodes by, per
+  // process; commsim takes it per node (models/nccl/transport.hpp), so one rank's value copied into
+  // [nccl.env] would join every pod of a node into one NCCL node, against the log's nNodes. It is
+  // left out of [nccl.env] (a comment there says so); the placement below gives the log's nodes.
+  const auto* hostid = r.find_env("NCCL_HOSTID");
   const int local = std::max(1, r.local_ranks);
   const int nnodes = std::max(1, r.nnodes);
   // A host must hold one NCCL node's ranks, one GPU each: a smaller instance could not have run it.
@@ -124,7 +129,10 @@ std::string scenario_from_nccl_log(const models::readers::NcclLogReport& r, cons
       host_ipc = false;
       why = "nNodes " + std::to_string(nnodes) + " x localRanks " + std::to_string(local) + " on " + instance + " (" +
             std::to_string(host_gpus) + " GPUs): " + std::to_string(pods_per_node) + " pods packed per host on " +
-            std::to_string(nodes) + " host" + (nodes == 1 ? "" : "s") + ", not sharing IPC";
+            std::to_string(nodes) + " host" + (nodes == 1 ? "" : "s") + ", not sharing IPC" +
+            (hostid ? std::string(" (NCCL_HOSTID, a value per NCCL node, split the hosts in the run; pods not "
+                                  "sharing IPC give the same nodes and transports)")
+                    : std::string());
     } else {
       why = "nNodes " + std::to_string(nnodes) + ", localRanks " + std::to_string(local);
     }
@@ -142,8 +150,13 @@ std::string scenario_from_nccl_log(const models::readers::NcclLogReport& r, cons
   w.set("placement", "efa_plugin_ok", !r.plugin_failed,
         r.plugin_failed ? "the network plugin failed: NCCL fell back to Socket" : "");
 
+  if (hostid)
+    w.note("nccl.env", "NCCL_HOSTID=" + hostid->value + " (line " + std::to_string(hostid->line) +
+                           ") left out: commsim applies it to every pod of a node, which would join what the log "
+                           "counts as nNodes " +
+                           std::to_string(nnodes) + "; [placement] gives those nodes");
   for (const auto& e : r.env) {
-    if (!models::nccl::is_nccl_env_name(e.name)) continue;
+    if (!models::nccl::is_nccl_env_name(e.name) || e.name == "NCCL_HOSTID") continue;
     w.set("nccl.env", e.name, e.value,
           (e.source == "environment" ? std::string("set by environment") : "added by " + e.source) + ", line " +
               std::to_string(e.line));

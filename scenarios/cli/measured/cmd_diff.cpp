@@ -111,13 +111,17 @@ int cmd_diff(int argc, char** argv) {
       if (models::readers::looks_like_kineto_trace(text)) {
         if (trace) throw UserError({f, 1, 1}, "a second profiler trace (expected one trace per diff)");
         trace = models::measured::trace_compute(models::readers::parse_kineto_trace(text, f));
+        for (const auto& n : models::measured::trace_notes(*trace))
+          std::fprintf(stderr, "commsim diff: note: %s: %s\n", f.c_str(), n.c_str());
       } else if (models::readers::looks_like_nccl_inspector(text)) {
-        // Inspector: one operation per line; the mean per (collective, size, ranks).
+        // Inspector: one operation per line; the mean per (collective, size, ranks), the size by
+        // nccl-tests' convention (InspectorRow::total_bytes: per rank x ranks for AllGather and
+        // ReduceScatter).
         std::map<std::tuple<std::string, long long, int>, std::pair<double, int>> groups;
         for (const auto& r : models::readers::parse_nccl_inspector(text, f)) {
           const std::string op = r.p2p ? "sendrecv" : models::readers::inspector_op_name(r.op);
           if (op.empty()) continue;
-          auto& g = groups[{op, r.bytes, r.n_ranks}];
+          auto& g = groups[{op, r.total_bytes, r.n_ranks}];
           g.first += r.exec_s, g.second += 1;
         }
         for (const auto& [key, g] : groups)

@@ -199,6 +199,7 @@ std::string report_text(const NcclLogReport& r, const std::vector<Finding>& find
 struct OnePodComparison {
   double logged_step_s = 0, one_pod_step_s = 0;
   int gpus_per_pod = 0, nodes = 0;
+  bool hostid = false;  // NCCL_HOSTID isolated the ranks (diagnosis): the one-pod layout is the run without it
   std::string error;
 };
 
@@ -219,6 +220,7 @@ std::optional<OnePodComparison> compare_one_pod(const NcclLogReport& r, const st
   c.gpus_per_pod = std::min(host_gpus, r.nranks);
   while (r.nranks % c.gpus_per_pod != 0) --c.gpus_per_pod;
   c.nodes = r.nranks / c.gpus_per_pod;
+  c.hostid = r.find_env("NCCL_HOSTID") != nullptr;
   try {
     const std::string toml = scenario_from_nccl_log(r, {instance});
     models::RunOptions options;
@@ -238,7 +240,9 @@ std::string comparison_text(const OnePodComparison& c, int nranks) {
   if (!c.error.empty()) return fmt::format("\n(simulation of the one-pod layout not available: {})\n", c.error);
   const std::string logged = fmt::format("as logged, {} ranks on {} NCCL nodes", nranks, nranks);
   const std::string one_pod =
-      fmt::format("one pod of {} GPUs per host ({} host{})", c.gpus_per_pod, c.nodes, c.nodes == 1 ? "" : "s");
+      c.hostid
+          ? fmt::format("without NCCL_HOSTID ({} host{} of {} GPUs)", c.nodes, c.nodes == 1 ? "" : "s", c.gpus_per_pod)
+          : fmt::format("one pod of {} GPUs per host ({} host{})", c.gpus_per_pod, c.nodes, c.nodes == 1 ? "" : "s");
   return fmt::format(
       "\nSimulated (commsim run on the scenario the log gives):\n  {:<40} step {:.3f} s\n  {:<40} step {:.3f} s  "
       "({:.2f}x faster)\n",

@@ -369,7 +369,9 @@ int cmd_nccl_tests(int argc, char** argv) {
     if (given("-N") && header.cycles == 0) notes.push_back("-N 0: the table is printed once, not endlessly");
     note("-z", blocking, 0, "shown in the header (blocking launches are not modelled)");
     note("-p", parallel_init, 0, "shown in the header (initialisation is not modelled)");
-    note("-C", cputime, 0, "the columns are named cputime; they hold the predicted time");
+    note("-C", cputime, 0,
+         "the columns are named cputime; they hold the predicted time (nccl-tests prints the host's launch time "
+         "there), and algbw is the size over it, from which commsim's readers take a cputime row's time");
     note("-a", average, 1, "ignored (every rank predicts the same time)");
     note("-R", local_register, 0, "ignored (buffer registration is not modelled)");
     note("-T", timeout, 0, "ignored (a prediction has no timeout)");

@@ -31,7 +31,8 @@ std::string compute_profile_toml(const models::measured::ComputeFit& fit, const 
   const auto& m = fit.measured;
   o << "# commsim compute profile, written by `commsim profile`.\n"
     << "# Trace: " << trace << " (" << (m.device.empty() ? "GPU not named" : m.device) << ", " << m.steps
-    << " profiled step(s), mean per step)\n"
+    << " profiled step(s), mean per step"
+    << (m.gpus > 1 ? ", and per GPU over its " + std::to_string(m.gpus) + " GPUs" : std::string()) << ")\n"
     << "# Traced run as described by: " << scenario << "\n"
     << "# Per kernel class: measured ms / the laws' ms -> factor (fixed times x factor, rates / factor)\n";
   auto line = [&](const char* name, double meas, double law, double k) {
@@ -45,6 +46,8 @@ std::string compute_profile_toml(const models::measured::ComputeFit& fit, const 
   line("optimizer", m.optimizer, fit.laws.optimizer, fit.optimizer);
   if (fit.gaps_fitted)
     line("idle (gaps)", m.idle(), fit.laws.gaps, fit.gap);
+  else if (!m.idle_measured())
+    o << "#   idle (gaps): not fitted (the trace's kernels overlap: busy exceeds span, no idle time measured)\n";
   else
     o << "#   idle (gaps): not fitted (the trace holds communication kernels)\n";
   o << "# Valid for the traced model's shapes on this GPU, precision and software (docs/measured-runs.md).\n"
@@ -91,6 +94,8 @@ int cmd_profile(int argc, char** argv) {
                            "are that GPU's\n",
                    trace_path.c_str(), trace.device.c_str(), gpu.c_str());
     const models::measured::TraceCompute measured = models::measured::trace_compute(trace);
+    for (const auto& n : models::measured::trace_notes(measured))
+      std::fprintf(stderr, "commsim profile: note: %s: %s\n", trace_path.c_str(), n.c_str());
     models::measured::ComputeFit fit;
     models::ScenarioSpec fitted = scenario.spec;
     double laws_step = 0, fitted_step = 0;
@@ -127,7 +132,8 @@ int cmd_profile(int argc, char** argv) {
       cls("elementwise", measured.elementwise, fit.laws.elementwise, fit.elementwise);
       cls("optimizer", measured.optimizer, fit.laws.optimizer, fit.optimizer);
       j["classes"] = std::move(classes);
-      j["idle_s"] = measured.idle();
+      j["trace_gpus"] = measured.gpus;
+      j["idle_s"] = measured.idle_measured() ? Json(measured.idle()) : Json(nullptr);
       j["laws_gaps_s"] = fit.laws.gaps;
       j["gaps_fitted"] = fit.gaps_fitted;
       j["measured_step_s"] = measured_step;
@@ -153,7 +159,10 @@ int cmd_profile(int argc, char** argv) {
     row("attention", measured.attention, fit.laws.attention, factor(fit.attention).c_str());
     row("elementwise", measured.elementwise, fit.laws.elementwise, factor(fit.elementwise).c_str());
     row("optimizer", measured.optimizer, fit.laws.optimizer, factor(fit.optimizer).c_str());
-    row("GPU idle / gaps", measured.idle(), fit.laws.gaps, fit.gaps_fitted ? factor(fit.gap).c_str() : "-");
+    if (measured.idle_measured())
+      row("GPU idle / gaps", measured.idle(), fit.laws.gaps, fit.gaps_fitted ? factor(fit.gap).c_str() : "-");
+    else  // kernels overlapping on several streams: no idle time is measured, none is printed
+      std::printf("%-22s %12s %12s %8s\n", "GPU idle / gaps", "overlap", format_seconds(fit.laws.gaps).c_str(), "-");
     if (measured.communication > 0)
       std::printf("%-22s %12s %12s %8s\n", "communication", format_seconds(measured.communication).c_str(), "simulated", "-");
     std::printf("\nstep: measured %s (the trace's %s), laws %s (%+.1f %%), with this profile %s (%+.1f %%)\n",

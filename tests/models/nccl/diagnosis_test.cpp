@@ -53,3 +53,21 @@ TEST_CASE("diagnosis: the instance given names the machine, not the log's platfo
   CHECK(f.message.find("(h200x4 has 4 GPUs)") != std::string::npos);
   CHECK(f.message.find("p4d.24xlarge") == std::string::npos);
 }
+
+TEST_CASE("diagnosis: a per-rank NCCL_HOSTID isolates the ranks, not pods", "[models][nccl]") {
+  // One launch on one host (torchrun --standalone, 4 processes), each with NCCL_HOSTID=host<rank>:
+  // nNodes 4 = nRanks, NET/Socket (scenarios/validation/h200x1/measured/nccl_socket/, README there).
+  const auto r = parse_nccl_log_file(std::string(COMMSIM_SOURCE_DIR) +
+                                     "/scenarios/validation/h200x1/measured/nccl_socket/nccl_rank0.log");
+  const auto fs = diagnose_log(r, "h200x4");
+  const Finding& f = finding(fs, "ranks-isolated");
+  CHECK(f.severity == Severity::Warning);
+  CHECK(f.message ==
+        "each of the 4 ranks is alone on its NCCL node (nNodes 4 = nRanks, localRanks 1), so all their traffic goes "
+        "over the network (NET/Socket). NCCL_HOSTID=host0 (set by environment, line 17) replaces the host's identity "
+        "NCCL counts nodes by: with a value per rank, every rank is a node of its own, even on one host (pods or IPC "
+        "namespaces need not be the cause).");
+  CHECK(f.advice ==
+        "unset NCCL_HOSTID, or give every rank of one host the same value; the scenario --scenario writes leaves it "
+        "out and models the log's nodes with its placement");
+}

@@ -86,6 +86,32 @@ TEST_CASE("kineto trace: events outside ProfilerStep annotations, and no annotat
   CHECK(w.steps[0].gpu_busy_s == Approx(6e-6));
 }
 
+TEST_CASE("kineto trace: a trace of several GPUs gives per-GPU means", "[models][readers][kineto]") {
+  // One step on two GPUs (one process driving both, or two ranks' traces merged). Device 0: a GEMM
+  // of 4 us at 10 and a kernel of 2 us at 20 (span 12 us); device 1: the GEMM of 6 us at 11 and a
+  // kernel of 2 us at 30 (span 21 us).
+  const std::string two = R"({"traceEvents": [
+  {"ph": "X", "cat": "kernel", "name": "gemm_k", "ts": 10, "dur": 4, "args": {"device": 0}},
+  {"ph": "X", "cat": "kernel", "name": "add_k", "ts": 20, "dur": 2, "args": {"device": 0}},
+  {"ph": "X", "cat": "kernel", "name": "gemm_k", "ts": 11, "dur": 6, "args": {"device": 1}},
+  {"ph": "X", "cat": "kernel", "name": "add_k", "ts": 30, "dur": 2, "args": {"device": 1}}]})";
+  const auto t = parse_kineto_trace(two, "two.json");
+  CHECK(t.gpus == 2);
+  REQUIRE(t.steps.size() == 1);
+  const auto& s = t.steps[0];
+  CHECK(s.gpus == 2);
+  CHECK(s.gpu_events == 4);
+  CHECK(s.gpu_busy_s == Approx(7e-6).epsilon(1e-12));                       // (4 + 2 + 6 + 2) / 2
+  CHECK(s.class_s[int(KernelClass::Gemm)] == Approx(5e-6).epsilon(1e-12));  // (4 + 6) / 2
+  CHECK(s.class_s[int(KernelClass::Elementwise)] == Approx(2e-6).epsilon(1e-12));
+  CHECK(s.gpu_span_s == Approx(16.5e-6).epsilon(1e-12));  // (12 + 21) / 2, not 10..32
+  REQUIRE(s.kernels.size() == 2);
+  CHECK(s.kernels[0].name == "gemm_k");
+  CHECK(s.kernels[0].seconds == Approx(5e-6).epsilon(1e-12));
+  CHECK(s.kernels[0].calls == 2);
+  CHECK(s.gpu_busy_s <= s.gpu_span_s);
+}
+
 TEST_CASE("kineto trace: malformed traces fail at FILE:LINE:COL with the JSON path", "[models][readers][kineto]") {
   auto fails = [](const std::string& text, int line, int col, const std::string& part) {
     try {

@@ -193,3 +193,33 @@ TEST_CASE("nccl-log scenario: the logged rank count, on hosts of one size, and t
   CHECK(r.out.find("p4d.24xlarge has") == std::string::npos);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("nccl-log scenario: NCCL_HOSTID per rank is left out, the log's nNodes kept", "[scenarios]") {
+  // Four processes of one host, each with its own NCCL_HOSTID (nNodes 4, localRanks 1, NET/Socket).
+  const std::string log =
+      std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x1/measured/nccl_socket/nccl_rank0.log";
+  const auto report = models::readers::parse_nccl_log_file(log);
+  const std::string toml = scenarios::scenario_from_nccl_log(report, {"h200x4"});
+  CHECK(toml.find("NCCL_HOSTID = ") == std::string::npos);
+  CHECK(toml.find("# NCCL_HOSTID=host0 (line 17) left out: commsim applies it to every pod of a node, which would "
+                  "join what the log counts as nNodes 4; [placement] gives those nodes\n") != std::string::npos);
+  const auto s = scenarios::load_scenario_text(toml, "hostid.toml").spec;
+  CHECK(s.nccl_env.count("NCCL_HOSTID") == 0);
+  CHECK(s.nccl_env.at("NCCL_NVLS_ENABLE") == "0");
+  CHECK(s.cluster.nodes == 1);
+  CHECK(s.placement.pods_per_node == 4);
+  CHECK(s.placement.gpus_per_pod == 1);
+  CHECK_FALSE(s.placement.host_ipc);
+  // The scenario's NCCL counts the log's nodes.
+  const auto dir = scenarios_test::fresh_temp_dir("hostid-scenario");
+  const std::string path = (dir / "hostid.toml").string();
+  std::ofstream(path) << toml;
+  const auto topo = run_commsim({"topo", path});
+  REQUIRE(topo.exit_code == 0);
+  CHECK(topo.out.find("NCCL counts nNodes 4\n") != std::string::npos);
+  // The report's alternative is the run without the variable.
+  const auto rep = run_commsim({"nccl-log", log, "--instance", "h200x4"});
+  REQUIRE(rep.exit_code == 0);
+  CHECK(rep.out.find("  without NCCL_HOSTID (1 host of 4 GPUs)   step 0.005 s  (105.58x faster)") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
