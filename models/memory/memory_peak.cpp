@@ -90,8 +90,9 @@ namespace {
 double stage_block_activation_bytes_per_token(const MemoryInputs& in) {
   const model::ModelShape& m = in.model;
   // Unfused attention's scores, kept unless recomputed (selective) or the whole block is (full).
-  const double scores =
-      in.unfused_attention && in.recompute == Recompute::None ? unfused_score_bytes_per_token(m, in.tp, in.compute_bytes) : 0;
+  const double scores = in.unfused_attention && in.recompute == Recompute::None
+                            ? unfused_score_bytes_per_token(m, in.tp, in.compute_bytes)
+                            : 0;
   const double dense =
       block_activation_bytes_per_token(m, in.tp, in.sequence_parallel, in.recompute, in.compute_bytes) + scores;
   if (!m.is_moe()) return dense;
@@ -238,8 +239,9 @@ RankEstimate estimate_rank(const MemoryInputs& in) {
   if (last) activations += tokens * kFinalNormBytesPerHidden * m.hidden * in.compute_bytes / 2;
   const double recompute_block =
       in.recompute == Recompute::Full
-          ? tokens * (recompute_working_bytes_per_token(m, in.tp, in.sequence_parallel, in.compute_bytes, expert_tp(in)) +
-                      (in.unfused_attention ? unfused_score_bytes_per_token(m, in.tp, in.compute_bytes) : 0))
+          ? tokens *
+                (recompute_working_bytes_per_token(m, in.tp, in.sequence_parallel, in.compute_bytes, expert_tp(in)) +
+                 (in.unfused_attention ? unfused_score_bytes_per_token(m, in.tp, in.compute_bytes) : 0))
           : 0;
   const double logits = last ? tokens * kLogitBytesPerEntry * m.vocab / std::max(1, in.vocab_shards) : 0;
 

@@ -18,7 +18,8 @@
 //             the persistent parameters (stage3_param_persistence_threshold,
 //             zero3_persistent_params) whole on every rank as well, in the compute dtype;
 //             gathered units in the compute dtype (their parameters above the threshold; prefetch
-//             depth, zero3_prefetch_depth) and one unit's gradients; the reduce bucket, reduce_bucket_size bf16 elements (stage3.py's
+//             depth, zero3_prefetch_depth) and one unit's gradients; the reduce bucket, reduce_bucket_size bf16
+//             elements (stage3.py's
 //             __ipg_bucket_flat_buffer); at the step the fp32 gradients of one sub-group,
 //             min(sub_group_size, P/S) x 4 B (stage3.py _prepare_fp32_grad_for_sub_group).
 //   zero1/2   DeepSpeed stage_1_and_2.py: bf16 weights (all), gradients (stage 1 all, stage 2 / S),
@@ -58,9 +59,9 @@
 
 #include "models/compute/optimizer.hpp"
 #include "models/memory/memory_terms.hpp"
+#include "models/model/model_shape.hpp"
 #include "models/spec.hpp"
 #include "models/workload/layout.hpp"
-#include "models/model/model_shape.hpp"
 
 namespace models::memory {
 

@@ -53,7 +53,9 @@ int zero3_prefetch_depth(const ZeroSpec& z, int64_t unit_params) {
 }
 
 int64_t zero3_persistent_params(const model::ModelShape& m, double persistence_threshold) {
-  auto persistent = [&](int64_t numel) { return numel > 0 && zero3_persists(numel, persistence_threshold) ? numel : 0; };
+  auto persistent = [&](int64_t numel) {
+    return numel > 0 && zero3_persists(numel, persistence_threshold) ? numel : 0;
+  };
   int64_t block = 0;
   for (int64_t t : m.block_tensors()) block += persistent(t);
   const int64_t norm = m.final_norm_params() / m.norm_params_per_hidden();  // weight (and LayerNorm's bias)

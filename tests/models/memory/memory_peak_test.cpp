@@ -1,8 +1,8 @@
 // One rank's memory by phase (models/memory/memory_peak.hpp): strategies term by term, and
 // DeepSpeed's estimate_zero3_model_states_mem_needs (deepspeed/runtime/zero/stage3.py).
 #include "models/memory/memory_peak.hpp"
-#include "models/memory/memory_fill.hpp"
 #include "models/hw/gpu.hpp"
+#include "models/memory/memory_fill.hpp"
 #include "models/workload/steps/data_parallel.hpp"
 
 #include <catch2/catch.hpp>
@@ -294,7 +294,10 @@ TEST_CASE("memory: unfused attention's scores are held without recompute, droppe
   CHECK(in.unfused_attention);
 }
 
-TEST_CASE("memory: AdamW's temporary follows training.optimizer_impl: foreach a copy of v, for_loop two of the largest tensor, fused none", "[models]") {
+TEST_CASE(
+    "memory: AdamW's temporary follows training.optimizer_impl: foreach a copy of v, for_loop two of the largest "
+    "tensor, fused none",
+    "[models]") {
   MemoryInputs in;
   in.model = llama3_8b_memory_peak();
   const double p = double(in.model.total_params());
@@ -316,7 +319,8 @@ TEST_CASE("memory: AdamW's temporary follows training.optimizer_impl: foreach a 
   // The step's inputs carry the implementation the step runs.
   models::ScenarioSpec spec;
   spec.parallel.strategy = "ddp";
-  for (const auto& [name, impl] : {std::pair{"fused", OptimizerImpl::Fused}, {"for_loop", OptimizerImpl::ForLoop},
+  for (const auto& [name, impl] : {std::pair{"fused", OptimizerImpl::Fused},
+                                   {"for_loop", OptimizerImpl::ForLoop},
                                    {"foreach", OptimizerImpl::Foreach}}) {
     spec.training.optimizer_impl = name;
     CHECK(models::step_memory_inputs(spec, in.model, models::workload::make_layout(spec, in.model, 1)).adamw == impl);
@@ -332,7 +336,7 @@ TEST_CASE("memory: ZeRO-3 holds its persistent parameters whole on every rank, g
   // DeepSpeed's numel <= threshold: at 2e7 the norms and q, k, v, o persist, the MLP's matrices do not.
   const double block_persistent = 2 * h + 2 * h * h + 2 * h * kv;
   CHECK(models::workload::zero3_persistent_params(m, 2e7) == int64_t(32 * block_persistent + h));
-  CHECK(models::workload::zero3_persistent_params(m, 1e5) == int64_t(65 * h));  // the norms (the default)
+  CHECK(models::workload::zero3_persistent_params(m, 1e5) == int64_t(65 * h));   // the norms (the default)
   CHECK(models::workload::zero3_persistent_params(m, 4096) == int64_t(65 * h));  // <=: a tensor at the threshold
   CHECK(models::workload::zero3_persistent_params(m, 4095) == 0);
   CHECK(models::workload::zero3_persistent_params(m, 1e9) == m.total_params());  // the embedding and head too
@@ -402,7 +406,8 @@ TEST_CASE("memory: Megatron with param_dtype keeps no fp32 master: 2 + 2 + 2 + 2
   CHECK_FALSE(models::step_memory_inputs(spec, in.model, models::workload::make_layout(spec, in.model, 8))
                   .megatron_without_master);
   spec.training.param_dtype = "bf16";
-  const MemoryInputs plain = models::step_memory_inputs(spec, in.model, models::workload::make_layout(spec, in.model, 8));
+  const MemoryInputs plain =
+      models::step_memory_inputs(spec, in.model, models::workload::make_layout(spec, in.model, 8));
   CHECK(plain.megatron_without_master);
   CHECK(plain.adamw == models::compute::OptimizerImpl::Fused);  // Megatron's default, no temporary
 }
@@ -418,9 +423,9 @@ TEST_CASE("memory: with tied embeddings the last pipeline stage holds its copy o
   in.tp = 8, in.pp = 16;
   in.vocab_shards = 8;
   in.stage = 15;
-  const double blocks = 6 * (in.model.block_matmul_params() / 8.0 + in.model.block_params() -
-                             in.model.block_matmul_params() - in.model.block_bias_params() +
-                             in.model.block_bias_params() / 8.0);
+  const double blocks =
+      6 * (in.model.block_matmul_params() / 8.0 + in.model.block_params() - in.model.block_matmul_params() -
+           in.model.block_bias_params() + in.model.block_bias_params() / 8.0);
   // Final norm and the copy of V h / tp (Megatron's output layer shares the word embeddings).
   CHECK(rank_params(in) == Approx(blocks + in.model.final_norm_params() + 50257.0 * 12288 / 8));
   in.pp = 1, in.stage = 0;  // one stage: the embedding is the head, no copy

@@ -144,7 +144,8 @@ TEST_CASE("memory: NCCL keeps Simple, LL128 and LL buffers per channel per peer"
   CHECK(nccl_buffer_bytes(24, 2, 4194304) == 24.0 * 2 * (4194304 + 4915200 + 524288));
 }
 
-TEST_CASE("memory: unfused attention keeps 5 a s / t bytes of scores per token, Korthikanti's 5as/(ht) sbh", "[models]") {
+TEST_CASE("memory: unfused attention keeps 5 a s / t bytes of scores per token, Korthikanti's 5as/(ht) sbh",
+          "[models]") {
   // Korthikanti et al. 2022's 22B (Table 5): h 6144, a 64, s 2048, b 4, t 8.
   models::model::ModelShape m;
   m.layers = 48, m.hidden = 6144, m.heads = 64, m.kv_heads = 64, m.ffn = 24576, m.vocab = 51200, m.seq = 2048;

@@ -40,7 +40,8 @@ TEST_CASE("ddp: all gradients all-reduced once per step in 25 MB multiples, duri
   CHECK(last_early < first_join);
 }
 
-TEST_CASE("ddp: the gradient all-reduce moves the parameters' dtype: fp32 gradients of fp32 parameters under autocast", "[workload]") {
+TEST_CASE("ddp: the gradient all-reduce moves the parameters' dtype: fp32 gradients of fp32 parameters under autocast",
+          "[workload]") {
   models::ModelSpec s;
   s.preset = "h200x4-decoder";
   DataParallelConfig c;
