@@ -84,6 +84,12 @@ memory::MemoryInputs step_memory_inputs(const ScenarioSpec& spec, const model::M
       spec.training.param_dtype.empty() ? in.compute_bytes : workload::dtype_bytes(spec.training.param_dtype);
   in.optimizer_bytes =
       spec.training.optimizer_dtype.empty() ? 0 : workload::dtype_bytes(spec.training.optimizer_dtype);
+  // The optimizer the step runs (its time: workload/compute.hpp optimizer_plan), and so its temporary.
+  in.adamw = workload::optimizer_plan(spec.training, layout.strategy).impl;
+  in.megatron_without_master = layout.strategy == workload::Strategy::Megatron && !spec.training.param_dtype.empty();
+  // Only Megatron's layer prices unfused attention (megatron_layer.hpp); its memory follows it.
+  in.unfused_attention =
+      layout.strategy == workload::Strategy::Megatron && spec.training.attention_backend == "unfused";
   in.zero = spec.zero;
   in.framework_overhead_bytes =
       param_or(spec.cluster.params, "memory.framework_overhead", param_default("memory.framework_overhead"));

@@ -58,7 +58,29 @@ double rank_params(const MemoryInputs& in) {
   }
   if (in.stage == 0) p += double(m.embedding_params()) / v;
   if (in.stage == pp - 1) p += double(m.head_params()) / v + double(m.final_norm_params());
+  // Megatron's output layer on the last stage shares the word embeddings (not the position table)
+  // through a copy of its own, kept in sync by the embedding group's all-reduce.
+  if (m.tied_embeddings && pp > 1 && in.stage == pp - 1) p += double(m.vocab) * m.hidden / v;
   return p;
+}
+
+double adamw_temp_params(const MemoryInputs& in, double p, double shard) {
+  switch (in.adamw) {
+    case compute::OptimizerImpl::Fused: return 0;
+    case compute::OptimizerImpl::Foreach: return p / shard;
+    case compute::OptimizerImpl::ForLoop: break;
+  }
+  // The rank's largest tensor (its TP shard; a data-parallel shard of it under FSDP).
+  const model::ModelShape& m = in.model;
+  const double t = std::max(1, in.tp);
+  double largest = double(m.hidden) * m.ffn / t;
+  for (const model::AttentionLinear& l : m.attention().linears())
+    largest = std::max(largest, double(l.params()) / (l.split ? t : 1));
+  if (m.is_moe()) largest = std::max(largest, double(m.hidden) * m.moe.moe_ffn / expert_tp(in));
+  const bool last = in.stage == std::max(1, in.pp) - 1;
+  if (in.stage == 0 || (last && (!m.tied_embeddings || in.pp > 1)))
+    largest = std::max(largest, double(m.vocab) * m.hidden / std::max(1, in.vocab_shards));
+  return 2 * largest / shard;
 }
 
 namespace {
@@ -67,10 +89,16 @@ namespace {
 // dense and MoE blocks; the stage's blocks in flight are taken in that proportion).
 double stage_block_activation_bytes_per_token(const MemoryInputs& in) {
   const model::ModelShape& m = in.model;
-  const double dense = block_activation_bytes_per_token(m, in.tp, in.sequence_parallel, in.recompute, in.compute_bytes);
+  // Unfused attention's scores, kept unless recomputed (selective) or the whole block is (full).
+  const double scores = in.unfused_attention && in.recompute == Recompute::None
+                            ? unfused_score_bytes_per_token(m, in.tp, in.compute_bytes)
+                            : 0;
+  const double dense =
+      block_activation_bytes_per_token(m, in.tp, in.sequence_parallel, in.recompute, in.compute_bytes) + scores;
   if (!m.is_moe()) return dense;
   const double moe = moe_block_activation_bytes_per_token(m, in.tp, in.sequence_parallel, in.recompute,
-                                                          in.compute_bytes, expert_tp(in));
+                                                          in.compute_bytes, expert_tp(in)) +
+                     scores;
   const std::vector<int> layers = stage_layer_ids(in);
   int moe_layers = 0;
   for (int i : layers) moe_layers += m.moe_layer(i) ? 1 : 0;
@@ -95,6 +123,7 @@ Held held(const MemoryInputs& in, double p) {
   const double root = double(m.embedding_params() + m.head_params() + m.final_norm_params());
   const double largest_unit =
       std::max({block, double(m.embedding_params()), double(m.head_params() + m.final_norm_params())});
+  const double cb = in.compute_bytes;  // gathered copies and their gradients: the compute dtype
   const int moments = in.optimizer_bytes > 0 ? in.optimizer_bytes : 4;  // DeepSpeed's and Megatron's: fp32
   Held h;
   switch (in.strategy) {
@@ -102,15 +131,24 @@ Held held(const MemoryInputs& in, double p) {
       const StateBytesPerParam s =
           zero_state_bytes(std::max(1, in.zero.stage), int(shard), in.zero.offload_optimizer == "cpu",
                            in.zero.offload_param == "cpu", moments);
-      h.weights = s.weights * p;
+      const double threshold = in.zero.stage3_param_persistence_threshold;
+      const double persistent = double(workload::zero3_persistent_params(m, threshold));
+      h.weights = s.weights * p + cb * persistent;  // the partition, and the persistent tensors whole
       h.gradients = s.gradients * p;
       h.optimizer = s.optimizer * p;
       if (in.zero.offload_optimizer != "cpu") h.optimizer_temp = 4 * std::min(in.zero.sub_group_size, p / shard);
-      const int depth = workload::zero3_prefetch_depth(in.zero, int64_t(block));
-      h.gathered_fb = 2 * std::max({depth * block, double(m.embedding_params()),
-                                    double(m.head_params() + m.final_norm_params())});
-      h.gathered_end = 2 * largest_unit;
-      h.unit_grads = 2 * largest_unit;
+      // A unit's gathered copy holds its tensors above the threshold (decoder_units.cpp).
+      auto gathered = [&](int64_t numel) { return workload::zero3_persists(numel, threshold) ? 0.0 : double(numel); };
+      double gathered_block = 0;
+      for (int64_t t : m.block_tensors()) gathered_block += gathered(t);
+      const double gathered_embedding =
+          gathered(int64_t(m.vocab) * m.hidden) + (m.position_params() > 0 ? gathered(m.position_params()) : 0);
+      const double gathered_head = (m.head_params() > 0 ? gathered(m.head_params()) : 0) +
+                                   (gathered(m.hidden) > 0 ? double(m.final_norm_params()) : 0);
+      const int depth = workload::zero3_prefetch_depth(in.zero, int64_t(gathered_block));
+      h.gathered_fb = cb * std::max({depth * gathered_block, gathered_embedding, gathered_head});
+      h.gathered_end = cb * std::max({gathered_block, gathered_embedding, gathered_head});
+      h.unit_grads = cb * largest_unit;
       if (in.zero.contiguous_gradients) h.buckets = 2 * in.zero.reduce_bucket_size;
       h.sharded = true;
       break;
@@ -139,10 +177,10 @@ Held held(const MemoryInputs& in, double p) {
       const double pb = in.param_bytes, ob = in.optimizer_bytes > 0 ? in.optimizer_bytes : pb;
       h.weights = h.gradients = pb * p / shard;
       h.optimizer = 2 * ob * p / shard;
-      if (in.foreach_adamw) h.optimizer_temp = ob * p / shard;
-      h.gathered_fb = 2 * root + 2 * 2 * block;  // root kept, current and prefetched block
-      h.gathered_end = 2 * root + 2 * block;
-      h.unit_grads = 2 * block;
+      h.optimizer_temp = ob * adamw_temp_params(in, p, shard);
+      h.gathered_fb = cb * root + 2 * cb * block;  // root kept, current and prefetched block
+      h.gathered_end = cb * root + cb * block;
+      h.unit_grads = cb * block;
       h.grads_in_forward = in.micro_batches > 1;
       h.sharded = true;
       break;
@@ -151,7 +189,7 @@ Held held(const MemoryInputs& in, double p) {
       const double pb = in.param_bytes, ob = in.optimizer_bytes > 0 ? in.optimizer_bytes : pb;
       h.weights = h.gradients = pb * p;
       h.optimizer = 2 * ob * p;
-      if (in.foreach_adamw) h.optimizer_temp = ob * p;
+      h.optimizer_temp = ob * adamw_temp_params(in, p, 1);
       if (in.ddp_bucket_copies) h.buckets = pb * p;
       h.grads_in_forward = in.micro_batches > 1;
       break;
@@ -160,15 +198,21 @@ Held held(const MemoryInputs& in, double p) {
       const MegatronDtype dtype = in.compute_bytes >= 4 ? MegatronDtype::Fp32
                                   : in.fp16             ? MegatronDtype::Fp16
                                                         : MegatronDtype::Bf16;
-      const StateBytesPerParam s = megatron_state_bytes(in.distributed_optimizer, int(shard), dtype, moments);
+      StateBytesPerParam s = megatron_state_bytes(in.distributed_optimizer, int(shard), dtype, moments);
+      const double experts = rank_expert_params(in);
+      // The routed experts' optimizer is sharded over edp = tp dp cp / (etp ep).
+      const int edp = std::max(1, int(shard) * std::max(1, in.tp) / (expert_tp(in) * std::max(1, in.ep)));
+      StateBytesPerParam se = megatron_state_bytes(in.distributed_optimizer, edp, dtype, moments);
+      if (in.megatron_without_master) {  // the optimizer updates the param_dtype parameters: no master
+        const double pb = in.param_bytes, ob = in.optimizer_bytes > 0 ? in.optimizer_bytes : pb;
+        const double d = in.distributed_optimizer ? shard : 1, de = in.distributed_optimizer ? edp : 1;
+        s = {pb, pb, 2 * ob / d};
+        se = {pb, pb, 2 * ob / de};
+        h.optimizer_temp = ob * adamw_temp_params(in, p, 1);
+      }
       h.weights = s.weights * p;
       h.gradients = s.gradients * p;
-      h.optimizer = s.optimizer * p;
-      if (const double experts = rank_expert_params(in); experts > 0) {  // sharded over edp = tp dp cp / (etp ep)
-        const int edp = int(shard) * std::max(1, in.tp) / (expert_tp(in) * std::max(1, in.ep));
-        const StateBytesPerParam se = megatron_state_bytes(in.distributed_optimizer, std::max(1, edp), dtype, moments);
-        h.optimizer = s.optimizer * (p - experts) + se.optimizer * experts;
-      }
+      h.optimizer = s.optimizer * (p - experts) + se.optimizer * experts;
       break;
     }
   }
@@ -195,7 +239,9 @@ RankEstimate estimate_rank(const MemoryInputs& in) {
   if (last) activations += tokens * kFinalNormBytesPerHidden * m.hidden * in.compute_bytes / 2;
   const double recompute_block =
       in.recompute == Recompute::Full
-          ? tokens * recompute_working_bytes_per_token(m, in.tp, in.sequence_parallel, in.compute_bytes, expert_tp(in))
+          ? tokens *
+                (recompute_working_bytes_per_token(m, in.tp, in.sequence_parallel, in.compute_bytes, expert_tp(in)) +
+                 (in.unfused_attention ? unfused_score_bytes_per_token(m, in.tp, in.compute_bytes) : 0))
           : 0;
   const double logits = last ? tokens * kLogitBytesPerEntry * m.vocab / std::max(1, in.vocab_shards) : 0;
 

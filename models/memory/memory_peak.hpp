@@ -15,23 +15,36 @@
 // the model states: dp, or the shard group of HSDP):
 //   zero3     DeepSpeed: bf16 weights and gradients and fp32 Adam states, all / S (zero_state_bytes;
 //             ZeRO-Offload moves states and gradients, offload_param the weights, to the host);
-//             gathered bf16 units (prefetch depth, zero3_prefetch_depth) and one unit's bf16
-//             gradients; the reduce bucket, reduce_bucket_size bf16 elements (stage3.py's
+//             the persistent parameters (stage3_param_persistence_threshold,
+//             zero3_persistent_params) whole on every rank as well, in the compute dtype;
+//             gathered units in the compute dtype (their parameters above the threshold; prefetch
+//             depth, zero3_prefetch_depth) and one unit's gradients; the reduce bucket, reduce_bucket_size bf16
+//             elements (stage3.py's
 //             __ipg_bucket_flat_buffer); at the step the fp32 gradients of one sub-group,
 //             min(sub_group_size, P/S) x 4 B (stage3.py _prepare_fp32_grad_for_sub_group).
 //   zero1/2   DeepSpeed stage_1_and_2.py: bf16 weights (all), gradients (stage 1 all, stage 2 / S),
 //             fp32 Adam states / S (zero_state_bytes); the fp32 gradient partition at the step
 //             (4 B / S); the ipg bucket, reduce_bucket_size bf16 elements (two under overlap_comm);
 //             no gathered parameters.
-//   fsdp      FSDP2 (hsdp: S = dp_shard): weights, gradients, m, v in the parameter dtype, / S; foreach AdamW's
-//             temporary (a copy of v, `_foreach_sqrt`); gathered bf16 blocks (current and the
-//             prefetched one) and the root unit; gradients exist in the forward only from the
-//             second micro-batch (zero_grad(set_to_none=True)).
+//   fsdp      FSDP2 (hsdp: S = dp_shard): weights, gradients, m, v in the parameter dtype, / S; AdamW's
+//             temporary by implementation (adamw_temp_params); gathered blocks in the compute dtype
+//             (current and the prefetched one) and the root unit; gradients exist in the forward
+//             only from the second micro-batch (zero_grad(set_to_none=True)).
 //   ddp       PyTorch DDP: as fsdp unsharded, plus DDP's bucket copies of the gradients
 //             (gradient_as_bucket_view=False, PyTorch's default: one more gradient-sized buffer).
 //   megatron  Megatron-LM: megatron_state_bytes by training.dtype (bf16 18 B per parameter,
 //             distributed optimizer 6 + 12/d with d = dp x cp; fp16 20, 4 + 16/d; fp32 16, 8 + 8/d);
-//             fused Adam (no temporary).
+//             fused Adam (no temporary). With training.param_dtype given (no fp32 master: the
+//             optimizer updates the parameters themselves, as compute.hpp optimizer_plan runs it):
+//             weights and gradients in that dtype, m and v in it (or optimizer_dtype), the
+//             optimizer over d under the distributed optimizer, AdamW's temporary as fsdp's.
+//             With tied embeddings and pp > 1 the last stage holds a copy of the word embeddings
+//             (V h / vocab_shards), as Megatron's output layer shares them (workload/megatron.cpp).
+// AdamW's temporary (torch/optim/adam.py, PyTorch's strategies and Megatron with param_dtype):
+//   foreach   _foreach_sqrt(exp_avg_sqs) then in-place div, add: one copy of v, ob x P / S;
+//   for_loop  per tensor, denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps): sqrt's
+//             output and the quotient live together, 2 ob x the rank's largest tensor;
+//   fused     one kernel, in place: none.
 // Full recompute: the recomputed block's activations (recompute_working_bytes_per_token) exist only
 // after the loss's backward has freed the logits, so forward_backward counts the larger of the two
 // (term recompute_block: the excess over the logits). Measured on one H100
@@ -44,10 +57,11 @@
 #include <optional>
 #include <vector>
 
+#include "models/compute/optimizer.hpp"
 #include "models/memory/memory_terms.hpp"
+#include "models/model/model_shape.hpp"
 #include "models/spec.hpp"
 #include "models/workload/layout.hpp"
-#include "models/model/model_shape.hpp"
 
 namespace models::memory {
 
@@ -74,7 +88,14 @@ struct MemoryInputs {
   int compute_bytes = 2;          // training.dtype
   bool fp16 = false;              // training.dtype is fp16 (2 bytes as bf16, but Megatron keeps fp16 gradients)
   int param_bytes = 2;            // training.param_dtype for the PyTorch strategies (fsdp, ddp)
-  bool foreach_adamw = true;      // torch.optim.AdamW's default on CUDA (fsdp, ddp)
+  // Megatron: training.param_dtype given, no fp32 master copy (param_bytes for weights, gradients
+  // and, unless optimizer_bytes, m and v).
+  bool megatron_without_master = false;
+  // AdamW's implementation (training.optimizer_impl; torch.optim.AdamW's default on CUDA: foreach).
+  compute::OptimizerImpl adamw = compute::OptimizerImpl::Foreach;
+  // training.attention_backend = "unfused" under Megatron: the scores are kept for the backward
+  // unless recomputed (unfused_score_bytes_per_token).
+  bool unfused_attention = false;
   // Bytes of each of Adam's moments m and v (training.optimizer_dtype); 0: as the framework keeps
   // them: torch.optim.AdamW in the parameters' dtype (fsdp, ddp: bf16 parameters keep bf16 moments),
   // DeepSpeed and Megatron-LM in fp32 beside their fp32 master weights.
@@ -104,9 +125,12 @@ struct RankEstimate {
 // Parameters the rank holds before data-parallel sharding: its stage's blocks (matrices / tp),
 // the embedding on stage 0, final norm and head on the last stage (each / vocab_shards).
 // MoE layers count their attention, norms, router and shared experts as a block does and their
-// routed experts / (ep etp) (rank_expert_params, included in rank_params).
+// routed experts / (ep etp) (rank_expert_params, included in rank_params). With tied embeddings
+// and pp > 1 the last stage's copy of the word embeddings is counted too.
+// adamw_temp_params: the elements of AdamW's temporary (above), before its dtype's bytes.
 double rank_params(const MemoryInputs& in);
 double rank_expert_params(const MemoryInputs& in);
+double adamw_temp_params(const MemoryInputs& in, double p, double shard);
 RankEstimate estimate_rank(const MemoryInputs& in);
 
 }  // namespace models::memory

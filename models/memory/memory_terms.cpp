@@ -25,6 +25,10 @@ double block_activation_bytes_per_token(const model::ModelShape& m, int tp, bool
   return replicated + split;
 }
 
+double unfused_score_bytes_per_token(const model::ModelShape& m, int tp, int act_bytes) {
+  return (2.0 * act_bytes + 1) * double(m.heads) * double(m.seq) / std::max(1, tp);
+}
+
 double moe_block_activation_bytes_per_token(const model::ModelShape& m, int tp, bool sequence_parallel, Recompute r,
                                             int act_bytes, int etp) {
   if (r == Recompute::Full) return block_activation_bytes_per_token(m, tp, sequence_parallel, r, act_bytes);

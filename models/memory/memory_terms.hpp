@@ -15,7 +15,9 @@
 //   split part is q + k + v + o_in (h + 2 kv_dim + h above); MLA adds its latents, replicated:
 //   2 q_lora_rank + 2 kv_lora_rank + qk_rope_head_dim. Full recompute keeps the block input only (2h, / tp under SP);
 //   selective recompute (Korthikanti et al. 2022) drops the attention scores, which SDPA never
-//   stores, so it saves nothing over "none" here.
+//   stores, so it saves nothing over "none" with flash attention. Unfused attention
+//   (training.attention_backend = "unfused": explicit softmax and dropout, Megatron-LM <= 2022)
+//   stores them: unfused_score_bytes_per_token, added under "none" only.
 // Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer Models",
 // eq. 1-5 and Table 2), a GPT block with dropout and unfused attention, bytes per layer:
 //   none:      sbh (10 + 24/t + 5as/(ht))        (sequence parallel: sbh (34/t + 5as/(ht)))
@@ -56,6 +58,12 @@ double moe_block_activation_bytes_per_token(const model::ModelShape& m, int tp, 
 // an MoE block in an MoE model).
 double recompute_working_bytes_per_token(const model::ModelShape& m, int tp, bool sequence_parallel,
                                          int act_bytes = 2, int etp = 0);
+// The attention scores unfused attention keeps for its backward, bytes per token per layer: per
+// score the softmax output (e), the dropout mask (1 B) and the dropout output (e), a s / tp scores
+// per token (heads a split over TP, s keys each): (2e + 1) a s / tp. With e = 2 this is
+// Korthikanti et al. 2022's 5as/(ht) x sbh per layer (section 4.1: softmax 2as^2b, mask as^2b,
+// dropout output 2as^2b). Selective recompute exists to drop exactly this term.
+double unfused_score_bytes_per_token(const model::ModelShape& m, int tp, int act_bytes = 2);
 // Korthikanti et al. 2022, bytes per transformer layer for s tokens, b sequences, h hidden,
 // a heads, tensor-parallel degree t (the published formula, for comparison).
 double korthikanti_layer_bytes(double s, double b, double h, double a, int t, bool sequence_parallel, Recompute r);

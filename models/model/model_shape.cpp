@@ -220,6 +220,13 @@ ModelShape resolve_model(const ModelSpec& spec) {
     throw SpecError("model.seq", "seq = " + std::to_string(m.seq) + " exceeds the learned position table's " +
                                      std::to_string(m.max_positions) + " rows (expected seq <= max_positions)");
   resolve_moe(spec, m);
+  // An MoE layer's experts are SwiGLU (gate, up, down: moe.hpp): their parameters, GEMMs and
+  // activations are modelled for that MLP only; a GELU model's experts would be counted at 3 h f_e.
+  if (m.is_moe() && !m.gated_mlp)
+    throw SpecError(spec.mlp.empty() ? "model.experts" : "model.mlp",
+                    "GELU experts are not modelled: an MoE layer's experts are SwiGLU (gate, up, down) "
+                    "(expected mlp = \"swiglu\" for a model with experts, or experts = 0)",
+                    {spec.mlp.empty() ? "model.mlp" : "model.experts"});
   resolve_mla(spec, m);
   if (m.kv_heads == 0) m.kv_heads = m.heads;  // no GQA given: multi-head attention
   const std::pair<const char*, int> need[] = {{"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads},

@@ -280,6 +280,13 @@ void data_parallel_checks(const ScenarioSpec& spec, const model::ModelShape& mod
     throw SpecError("zero.stage", "zero.stage = " + str(spec.zero.stage) + " but strategy = \"" + par.strategy +
                                       "\" (expected the same ZeRO stage in both, or only one of the two: the other "
                                       "follows; stage 0 is strategy ddp)");
+  // DeepSpeed's parameters take training.dtype (its bf16 / fp16 section) beside an fp32 master
+  // partition; no setting gives them another dtype, so neither the step nor the memory reads one.
+  if (l.deepspeed() && !spec.training.param_dtype.empty())
+    throw SpecError("training.param_dtype",
+                    "param_dtype has no DeepSpeed counterpart: ZeRO keeps its parameters in training.dtype and "
+                    "an fp32 master partition (expected no param_dtype under strategy " +
+                        par.strategy + ")");
   if (l.deepspeed() && l.zero_stage() < 3 && spec.zero.offload_param != "none")
     throw SpecError("zero.offload_param", "offload_param needs ZeRO stage 3, got stage " + str(l.zero_stage()) +
                                               " (expected offload_param = \"none\", or strategy zero3: "

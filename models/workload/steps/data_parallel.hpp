@@ -48,9 +48,19 @@ double zero3_host_step_seconds(double shard_params, int launcher_procs, int node
 // Prefetch depth in units: 1 + whole units that fit in stage3_prefetch_bucket_size, capped by
 // stage3_max_live_parameters (never below 1: the next unit is always fetched during this one).
 int zero3_prefetch_depth(const ZeroSpec& z, int64_t unit_params);
+// stage3_param_persistence_threshold: DeepSpeed marks every parameter tensor of numel <= threshold
+// ds_persist (parameter_offload.py mark_persistent_parameters; stage3_model_persistence_threshold,
+// its cap on their sum, is left at its default, unlimited). A persistent tensor is gathered once and
+// never released: every rank holds it whole, beside its partition, and no step gathers it.
+inline bool zero3_persists(int64_t numel, double persistence_threshold) {
+  return double(numel) <= persistence_threshold;
+}
+// The model's persistent parameters (every tensor of zero3_persists: the blocks' (block_tensors),
+// the word embedding, the learned position table, the final norm's, the untied head).
+int64_t zero3_persistent_params(const model::ModelShape& m, double persistence_threshold);
 // Parameters of one checkpointed block that the recompute releases and the backward gathers
 // again: modules whose next use lies max_reuse_distance parameters or more ahead in the trace
-// (modules below persistence_threshold are never gathered).
+// (persistent modules are never gathered).
 int64_t zero3_regathered_params(const model::ModelShape& m, double persistence_threshold, double max_reuse_distance);
 
 // HSDP's all-reduce of one unit's gradient shard over the replicas, bytes: FSDP2 pads a unit's

@@ -1,7 +1,9 @@
 // PyTorch DDP: every rank holds every parameter; gradients are all-reduced in buckets of
 // kDdpBucketBytes as the backward produces them, on the communication stream, only on the last
 // micro-batch (no_sync on the others, as HF Accelerate does); then AdamW on every parameter.
-// Collectives per step: all-reduce of all gradients (parameters x compute dtype bytes), issued
+// Collectives per step: all-reduce of all gradients (parameters x the gradients' bytes: the
+// parameters' dtype, training.param_dtype else dtype; under autocast with fp32 parameters .grad is
+// fp32 and the Reducer's buckets take its dtype, with no compression hook by default), issued
 // after a unit's backward whenever 25 MB or more wait, in whole multiples of 25 MB; the first
 // unit's backward flushes the rest. Sources:
 // torch/nn/parallel/distributed.py (bucket_cap_mb = 25, Reducer), torch/optim/adamw.py
@@ -24,7 +26,7 @@ Program build_ddp_program(const DataParallelConfig& c) {
   Program p({"compute", "comm"});
   const int64_t tokens = int64_t(c.training.micro_batch) * c.model.seq;
   auto units = decoder_units(c.model, tokens, c.rates, c.training.grad_checkpointing, 0);
-  const int bytes_per = dtype_bytes(c.training.dtype);
+  const int bytes_per = dtype_bytes(c.training.param_dtype.empty() ? c.training.dtype : c.training.param_dtype);
   const int accum = std::max(1, c.training.grad_accum);
   for (int m = 0; m < accum; ++m) {
     const std::string tag = "mb" + std::to_string(m) + " ";

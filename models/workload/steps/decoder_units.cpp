@@ -11,14 +11,21 @@ std::vector<Unit> decoder_units(const model::ModelShape& m, int64_t tokens, cons
   auto secs = [](double s) { return Time::from_seconds(s); };
   std::vector<Unit> units;
   // Embedding: a lookup (no FLOPs); its backward is a scatter-add of the same size (negligible).
-  Unit emb{"embed", m.embedding_params(), m.embedding_params(), {}, {}, {}, false};
+  // A tensor persists (is never gathered) at or below the threshold (data_parallel.hpp
+  // zero3_persists): the norms, the biases (model/model_shape.hpp block_tensors); anything with a
+  // threshold as large as the tensor.
+  auto gathered_of = [&](int64_t numel) { return zero3_persists(numel, persistence_threshold) ? 0 : numel; };
+  Unit emb{"embed",
+           m.embedding_params(),
+           gathered_of(int64_t(m.vocab) * m.hidden) + (m.position_params() > 0 ? gathered_of(m.position_params()) : 0),
+           {},
+           {},
+           {},
+           false};
   units.push_back(emb);
-  // One module's parameters persist (are never gathered) when below the threshold: the norms, the
-  // biases (model/model_shape.hpp block_tensors).
   const int64_t h = m.hidden;
   int64_t gathered = 0;
-  for (int64_t p : m.block_tensors())
-    if (double(p) >= persistence_threshold) gathered += p;
+  for (int64_t p : m.block_tensors()) gathered += gathered_of(p);
   const int64_t regathered =
       checkpointing ? zero3_regathered_params(m, persistence_threshold, max_reuse_distance) / tp : 0;
   const BlockSeconds block = block_seconds(m, tokens, tp, rates);  // models/workload/compute.hpp
@@ -39,7 +46,7 @@ std::vector<Unit> decoder_units(const model::ModelShape& m, int64_t tokens, cons
   const int64_t head_params = m.head_params() + m.final_norm_params();
   Unit hd{"head",
           head_params,
-          m.head_params() + (double(h) >= persistence_threshold ? m.final_norm_params() : 0),
+          (m.head_params() > 0 ? gathered_of(m.head_params()) : 0) + (gathered_of(h) > 0 ? m.final_norm_params() : 0),
           secs(head.fwd.total()),
           secs(head.bwd.total()),
           Time::zero(),

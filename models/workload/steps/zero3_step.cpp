@@ -52,6 +52,17 @@ int zero3_prefetch_depth(const ZeroSpec& z, int64_t unit_params) {
   return std::max(1, std::min(by_bucket, by_live));
 }
 
+int64_t zero3_persistent_params(const model::ModelShape& m, double persistence_threshold) {
+  auto persistent = [&](int64_t numel) {
+    return numel > 0 && zero3_persists(numel, persistence_threshold) ? numel : 0;
+  };
+  int64_t block = 0;
+  for (int64_t t : m.block_tensors()) block += persistent(t);
+  const int64_t norm = m.final_norm_params() / m.norm_params_per_hidden();  // weight (and LayerNorm's bias)
+  return int64_t(m.layers) * block + persistent(int64_t(m.vocab) * m.hidden) + persistent(m.position_params()) +
+         m.norm_params_per_hidden() * persistent(norm) + persistent(m.head_params());
+}
+
 int64_t zero3_regathered_params(const model::ModelShape& m, double persistence_threshold, double max_reuse_distance) {
   // Checkpointed backward of a block: the recompute runs q, k, v, o, gate, up, down (forward
   // order), then the backward runs them in reverse. After module i's recompute, DeepSpeed's
@@ -64,10 +75,10 @@ int64_t zero3_regathered_params(const model::ModelShape& m, double persistence_t
   const int kModules = int(fwd_order.size());
   int64_t regathered = 0;
   for (int i = 0; i < kModules; ++i) {
-    if (double(fwd_order[i]) < persistence_threshold) continue;
+    if (zero3_persists(fwd_order[i], persistence_threshold)) continue;
     int64_t after = 0;
     for (int j = i + 1; j < kModules; ++j)
-      if (double(fwd_order[j]) >= persistence_threshold) after += fwd_order[j];
+      if (!zero3_persists(fwd_order[j], persistence_threshold)) after += fwd_order[j];
     if (2.0 * double(after) >= max_reuse_distance) regathered += fwd_order[i];
   }
   return regathered;

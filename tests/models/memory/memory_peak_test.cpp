@@ -1,7 +1,9 @@
 // One rank's memory by phase (models/memory/memory_peak.hpp): strategies term by term, and
 // DeepSpeed's estimate_zero3_model_states_mem_needs (deepspeed/runtime/zero/stage3.py).
 #include "models/memory/memory_peak.hpp"
+#include "models/hw/gpu.hpp"
 #include "models/memory/memory_fill.hpp"
+#include "models/workload/steps/data_parallel.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -65,13 +67,17 @@ TEST_CASE("memory: ZeRO-3 model states against DeepSpeed's estimate_zero3_model_
     INFO("offload " << offload << " params " << offload_params << ": ours " << states + working << " DeepSpeed " << ds);
     // The largest layer's bf16 parameters and gradients: DeepSpeed's 4 x largest_layer_params.
     CHECK(working == Approx(4 * largest));
+    // Beside them every rank holds the persistent tensors whole (the norms, 65 x 4096 under the
+    // default threshold), which DeepSpeed's estimator leaves out.
+    const double persistent = 2.0 * models::workload::zero3_persistent_params(m, 1e5);
+    CHECK(persistent == 2.0 * 65 * 4096);
     if (offload) {
-      CHECK(states + working == Approx(ds));  // identical with offload
+      CHECK(states - persistent + working == Approx(ds));  // identical with offload
     } else {
       // DeepSpeed counts 18 B per parameter, the ZeRO paper's model states 16 (2 + 2 + 12):
       // ours is lower by exactly 2 Psi / N (plus, at the step, 4 B per element of a sub-group).
-      CHECK(states == Approx(16 * psi / 8));
-      CHECK(ds - (states + working) == Approx(2 * psi / 8));
+      CHECK(states - persistent == Approx(16 * psi / 8));
+      CHECK(ds - (states - persistent + working) == Approx(2 * psi / 8));
     }
   }
 }
@@ -239,4 +245,190 @@ TEST_CASE("memory: NCCL buffers and the framework overhead are in every phase", 
     CHECK(term_memory_peak(p, "nccl_buffers") == 3e8);
     CHECK(term_memory_peak(p, "framework_overhead") == 8.7e8);
   }
+}
+
+namespace {
+// Korthikanti et al. 2022's 22B under Megatron, TP 8 with sequence parallelism, one micro-batch of 4.
+MemoryInputs megatron_22b_unfused_scores(Recompute r, bool unfused) {
+  models::ModelSpec s;
+  s.preset = "megatron-22b";
+  s.seq = 2048;
+  MemoryInputs in;
+  in.model = models::model::resolve_model(s);
+  in.strategy = Strategy::Megatron;
+  in.tp = 8;
+  in.sequence_parallel = true;
+  in.micro_batch = 4;
+  in.recompute = r;
+  in.unfused_attention = unfused;
+  return in;
+}
+}  // namespace
+
+TEST_CASE("memory: unfused attention's scores are held without recompute, dropped by selective recompute", "[models]") {
+  auto activations = [](const MemoryInputs& in) {
+    return term_memory_peak(phase(estimate_rank(in), "forward_backward"), "activations");
+  };
+  const double none = activations(megatron_22b_unfused_scores(Recompute::None, true));
+  const double selective = activations(megatron_22b_unfused_scores(Recompute::Selective, true));
+  // 48 layers x 5 a s^2 b / t = 48 x 5 x 64 x 2048^2 x 4 / 8 B: 32.2 GB.
+  CHECK(none - selective == Approx(48 * 5.0 * 64 * 2048 * 2048 * 4 / 8));
+  CHECK(none - selective == Approx(32212254720.0));
+  // Flash attention never stores them: selective recompute saves nothing.
+  CHECK(activations(megatron_22b_unfused_scores(Recompute::None, false)) == Approx(selective));
+  // Full recompute: the recomputed block holds its scores again, one layer's worth (stage 0 of
+  // two, where no logits share the moment).
+  MemoryInputs full = megatron_22b_unfused_scores(Recompute::Full, true), full_flash = full;
+  full.pp = full_flash.pp = 2;
+  full_flash.unfused_attention = false;
+  const double with_scores = term_memory_peak(phase(estimate_rank(full), "forward_backward"), "recompute_block");
+  const double without = term_memory_peak(phase(estimate_rank(full_flash), "forward_backward"), "recompute_block");
+  CHECK(with_scores - without == Approx(5.0 * 64 * 2048 * 2048 * 4 / 8));
+  // The step's inputs: training.attention_backend under Megatron.
+  models::ScenarioSpec spec;
+  spec.parallel.strategy = "megatron";
+  spec.parallel.tp = 8;
+  spec.training.attention_backend = "unfused";
+  const MemoryInputs in =
+      models::step_memory_inputs(spec, full.model, models::workload::make_layout(spec, full.model, 8));
+  CHECK(in.unfused_attention);
+}
+
+TEST_CASE(
+    "memory: AdamW's temporary follows training.optimizer_impl: foreach a copy of v, for_loop two of the largest "
+    "tensor, fused none",
+    "[models]") {
+  MemoryInputs in;
+  in.model = llama3_8b_memory_peak();
+  const double p = double(in.model.total_params());
+  const double largest = 128256.0 * 4096;  // the embedding (and the untied head)
+  auto temp = [&](Strategy st, int dp, models::compute::OptimizerImpl impl) {
+    MemoryInputs x = in;
+    x.strategy = st;
+    x.dp = dp;
+    x.adamw = impl;
+    return term_memory_peak(phase(estimate_rank(x), "optimizer"), "optimizer_temp");
+  };
+  using models::compute::OptimizerImpl;
+  CHECK(temp(Strategy::Ddp, 1, OptimizerImpl::Foreach) == 2 * p);
+  CHECK(temp(Strategy::Ddp, 1, OptimizerImpl::ForLoop) == 2 * 2 * largest);
+  CHECK(temp(Strategy::Ddp, 1, OptimizerImpl::Fused) == 0);
+  CHECK(temp(Strategy::Fsdp, 8, OptimizerImpl::Foreach) == Approx(2 * p / 8));
+  CHECK(temp(Strategy::Fsdp, 8, OptimizerImpl::ForLoop) == Approx(2 * 2 * largest / 8));  // the local shard
+  CHECK(temp(Strategy::Fsdp, 8, OptimizerImpl::Fused) == 0);
+  // The step's inputs carry the implementation the step runs.
+  models::ScenarioSpec spec;
+  spec.parallel.strategy = "ddp";
+  for (const auto& [name, impl] : {std::pair{"fused", OptimizerImpl::Fused},
+                                   {"for_loop", OptimizerImpl::ForLoop},
+                                   {"foreach", OptimizerImpl::Foreach}}) {
+    spec.training.optimizer_impl = name;
+    CHECK(models::step_memory_inputs(spec, in.model, models::workload::make_layout(spec, in.model, 1)).adamw == impl);
+  }
+  spec.training.optimizer_impl = "";
+  CHECK(models::step_memory_inputs(spec, in.model, models::workload::make_layout(spec, in.model, 1)).adamw ==
+        OptimizerImpl::Foreach);
+}
+
+TEST_CASE("memory: ZeRO-3 holds its persistent parameters whole on every rank, gathers only the rest", "[models]") {
+  const ModelShape m = llama3_8b_memory_peak();
+  const double h = 4096, kv = 1024, f = 14336, p = double(m.total_params());
+  // DeepSpeed's numel <= threshold: at 2e7 the norms and q, k, v, o persist, the MLP's matrices do not.
+  const double block_persistent = 2 * h + 2 * h * h + 2 * h * kv;
+  CHECK(models::workload::zero3_persistent_params(m, 2e7) == int64_t(32 * block_persistent + h));
+  CHECK(models::workload::zero3_persistent_params(m, 1e5) == int64_t(65 * h));   // the norms (the default)
+  CHECK(models::workload::zero3_persistent_params(m, 4096) == int64_t(65 * h));  // <=: a tensor at the threshold
+  CHECK(models::workload::zero3_persistent_params(m, 4095) == 0);
+  CHECK(models::workload::zero3_persistent_params(m, 1e9) == m.total_params());  // the embedding and head too
+  MemoryInputs in;
+  in.model = m;
+  in.strategy = Strategy::Zero3;
+  in.dp = 8;
+  in.zero.stage3_param_persistence_threshold = 2e7;
+  const RankEstimate e = estimate_rank(in);
+  const Phase& opt = phase(e, "optimizer");
+  CHECK(term_memory_peak(opt, "weights") == Approx(2 * p / 8 + 2 * (32 * block_persistent + h)));
+  // A block's gathered copy is its three MLP matrices; the embedding (525 M) is still the largest.
+  const Phase& fb = phase(e, "forward_backward");
+  CHECK(term_memory_peak(fb, "gathered_params") == Approx(2 * 128256.0 * 4096));
+  in.zero.stage3_param_persistence_threshold = 1e9;  // everything persists: nothing is gathered
+  const RankEstimate all = estimate_rank(in);
+  CHECK(term_memory_peak(phase(all, "optimizer"), "weights") == Approx(2 * p / 8 + 2 * p));
+  CHECK(term_memory_peak(phase(all, "forward_backward"), "gathered_params") == 0);
+  // The step gathers the same tensors (decoder_units.cpp).
+  const models::workload::ComputeRates rates =
+      models::workload::make_rates(models::hw::find_gpu("H100"), models::compute::Precision::Bf16, 300e9, 0, {});
+  const auto units = models::workload::decoder_units(m, 4096, rates, false, 2e7);
+  CHECK(units[1].gathered == int64_t(3 * h * f));
+  CHECK(units.front().gathered == m.embedding_params());
+  for (const auto& u : models::workload::decoder_units(m, 4096, rates, false, 1e9)) CHECK(u.gathered == 0);
+}
+
+TEST_CASE("memory: gathered copies and their gradients take the compute dtype", "[models]") {
+  MemoryInputs in;
+  in.model = llama3_8b_memory_peak();
+  in.strategy = Strategy::Fsdp;
+  in.dp = 8;
+  const double root = double(in.model.embedding_params() + in.model.head_params() + in.model.final_norm_params());
+  const double block = double(in.model.block_params());
+  for (int cb : {2, 4}) {
+    in.compute_bytes = cb;
+    in.param_bytes = cb;
+    const RankEstimate e = estimate_rank(in);
+    CHECK(term_memory_peak(phase(e, "forward_backward"), "gathered_params") == Approx(cb * root + 2 * cb * block));
+    CHECK(term_memory_peak(phase(e, "backward_end"), "unit_gradients") == Approx(cb * block));
+  }
+  in.strategy = Strategy::Zero3;
+  in.compute_bytes = 4;
+  const RankEstimate z = estimate_rank(in);
+  CHECK(term_memory_peak(phase(z, "forward_backward"), "gathered_params") == Approx(4 * 128256.0 * 4096));
+  CHECK(term_memory_peak(phase(z, "backward_end"), "unit_gradients") == Approx(4 * 128256.0 * 4096));
+}
+
+TEST_CASE("memory: Megatron with param_dtype keeps no fp32 master: 2 + 2 + 2 + 2 B and AdamW's temporary", "[models]") {
+  MemoryInputs in;
+  in.model = llama3_8b_memory_peak();
+  in.strategy = Strategy::Megatron;
+  in.tp = 8;
+  in.megatron_without_master = true;
+  in.param_bytes = 2;
+  const double p = rank_params(in);
+  const RankEstimate e = estimate_rank(in);
+  const Phase& opt = phase(e, "optimizer");
+  CHECK(term_memory_peak(opt, "weights") == Approx(2 * p));
+  CHECK(term_memory_peak(opt, "gradients") == Approx(2 * p));
+  CHECK(term_memory_peak(opt, "optimizer_states") == Approx(4 * p));
+  CHECK(term_memory_peak(opt, "optimizer_temp") == Approx(2 * p));  // foreach's copy of v
+  // The step's inputs: param_dtype under Megatron.
+  models::ScenarioSpec spec;
+  spec.parallel.strategy = "megatron";
+  spec.parallel.tp = 8;
+  CHECK_FALSE(models::step_memory_inputs(spec, in.model, models::workload::make_layout(spec, in.model, 8))
+                  .megatron_without_master);
+  spec.training.param_dtype = "bf16";
+  const MemoryInputs plain =
+      models::step_memory_inputs(spec, in.model, models::workload::make_layout(spec, in.model, 8));
+  CHECK(plain.megatron_without_master);
+  CHECK(plain.adamw == models::compute::OptimizerImpl::Fused);  // Megatron's default, no temporary
+}
+
+TEST_CASE("memory: with tied embeddings the last pipeline stage holds its copy of the word embeddings", "[models]") {
+  models::ModelSpec s;
+  s.preset = "gpt3-175b";
+  s.seq = 2048;
+  MemoryInputs in;
+  in.model = models::model::resolve_model(s);
+  REQUIRE(in.model.tied_embeddings);
+  in.strategy = Strategy::Megatron;
+  in.tp = 8, in.pp = 16;
+  in.vocab_shards = 8;
+  in.stage = 15;
+  const double blocks =
+      6 * (in.model.block_matmul_params() / 8.0 + in.model.block_params() - in.model.block_matmul_params() -
+           in.model.block_bias_params() + in.model.block_bias_params() / 8.0);
+  // Final norm and the copy of V h / tp (Megatron's output layer shares the word embeddings).
+  CHECK(rank_params(in) == Approx(blocks + in.model.final_norm_params() + 50257.0 * 12288 / 8));
+  in.pp = 1, in.stage = 0;  // one stage: the embedding is the head, no copy
+  in.model.layers = 6;
+  CHECK(rank_params(in) == Approx(blocks + in.model.final_norm_params() + in.model.embedding_params() / 8.0));
 }

@@ -143,3 +143,20 @@ TEST_CASE("memory: NCCL keeps Simple, LL128 and LL buffers per channel per peer"
   // 24 channels, 2 ring peers, NCCL_BUFFSIZE 4 MiB: 24 x 2 x (4194304 + 4915200 + 524288) = 462.4 MB
   CHECK(nccl_buffer_bytes(24, 2, 4194304) == 24.0 * 2 * (4194304 + 4915200 + 524288));
 }
+
+TEST_CASE("memory: unfused attention keeps 5 a s / t bytes of scores per token, Korthikanti's 5as/(ht) sbh",
+          "[models]") {
+  // Korthikanti et al. 2022's 22B (Table 5): h 6144, a 64, s 2048, b 4, t 8.
+  models::model::ModelShape m;
+  m.layers = 48, m.hidden = 6144, m.heads = 64, m.kv_heads = 64, m.ffn = 24576, m.vocab = 51200, m.seq = 2048;
+  const double s = 2048, b = 4, h = 6144, a = 64;
+  // Softmax output 2 B, dropout mask 1 B, dropout output 2 B per score; a s / t scores per token.
+  CHECK(unfused_score_bytes_per_token(m, 8) == 5.0 * 64 * 2048 / 8);
+  CHECK(unfused_score_bytes_per_token(m, 8, 4) == 9.0 * 64 * 2048 / 8);  // fp32: 4 + 1 + 4
+  // What selective recompute saves per layer, b s tokens of them: the paper's 5as/(ht) x sbh.
+  for (bool sp : {false, true})
+    CHECK(b * s * unfused_score_bytes_per_token(m, 8) ==
+          Approx(korthikanti_layer_bytes(s, b, h, a, 8, sp, Recompute::None) -
+                 korthikanti_layer_bytes(s, b, h, a, 8, sp, Recompute::Selective)));
+  CHECK(b * s * unfused_score_bytes_per_token(m, 8) == 671088640.0);  // 5 a s^2 b / t: 671 MB per layer
+}

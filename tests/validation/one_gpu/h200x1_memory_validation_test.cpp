@@ -55,7 +55,8 @@ TEST_CASE("h200x1: memory peaks within 0.5 % and activations within 0.2 % of the
     m.strategy = fsdp ? models::workload::Strategy::Fsdp : models::workload::Strategy::Ddp;
     m.param_bytes = fsdp ? 4 : 2;  // FSDP2 with fp32 parameters; the plain model in bf16
     m.ddp_bucket_copies = false;   // the plain model has no DDP wrapper
-    m.foreach_adamw = j.value("adamw", "foreach") == "foreach";
+    m.adamw = j.value("adamw", "foreach") == "foreach" ? models::compute::OptimizerImpl::Foreach
+                                                       : models::compute::OptimizerImpl::Fused;
     m.recompute = j["ckpt"].get<bool>() ? decltype(m.recompute)::Full : decltype(m.recompute)::None;
     m.micro_batch = j["micro_batch"].get<int>();
     const RankEstimate e = estimate_rank(m);
@@ -94,7 +95,7 @@ TEST_CASE("h200x1: the 16-block decoder under FSDP2 does not fit an 80 GB GPU wi
   const RankEstimate foreach_run = estimate_rank(m);
   CHECK(foreach_run.peak_bytes() > h100);
   CHECK(std::string(foreach_run.peak_phase().name) == "optimizer");
-  m.foreach_adamw = false;
+  m.adamw = models::compute::OptimizerImpl::Fused;
   const RankEstimate fused = estimate_rank(m);
   for (const Phase& p : fused.phases) {
     std::string terms;

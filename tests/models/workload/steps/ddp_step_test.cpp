@@ -39,3 +39,24 @@ TEST_CASE("ddp: all gradients all-reduced once per step in 25 MB multiples, duri
   }
   CHECK(last_early < first_join);
 }
+
+TEST_CASE("ddp: the gradient all-reduce moves the parameters' dtype: fp32 gradients of fp32 parameters under autocast",
+          "[workload]") {
+  models::ModelSpec s;
+  s.preset = "h200x4-decoder";
+  DataParallelConfig c;
+  c.model = models::model::resolve_model(s);
+  c.dp = 4;
+  c.rates = make_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, 300e9, 0, {});
+  auto all_reduced = [&] {
+    int64_t total = 0;
+    for (const Op& o : build_ddp_program(c).ops[1])
+      if (o.kind == OpKind::Collective) total += o.bytes;
+    return total;
+  };
+  CHECK(all_reduced() == 2 * c.model.total_params());  // bf16 parameters, bf16 gradients
+  c.training.param_dtype = "fp32";                     // bf16 compute, fp32 .grad (the Reducer's dtype)
+  CHECK(all_reduced() == 4 * c.model.total_params());
+  c.training.param_dtype = "bf16";
+  CHECK(all_reduced() == 2 * c.model.total_params());
+}
