@@ -117,10 +117,10 @@ struct TimelineEvent {
 // such group; the others of that name and size are its copies in other places). The report's
 // bus-bandwidth curves replay each on that group's ranks, as the step ran them.
 struct CollectiveUse {
-  std::string op;          // "all_gather" (nccl::coll_op_name)
-  std::string group;       // the group's name: "dp", "tp", "shard", "replicate", "world", ...
-  std::vector<int> ranks;  // World ranks of the first such group, in communicator order
-  int nodes = 0;           // nodes those ranks are on
+  std::string op;                        // "all_gather" (nccl::coll_op_name)
+  std::string group;                     // the group's name: "dp", "tp", "shard", "replicate", "world", ...
+  std::vector<int> ranks;                // World ranks of the first such group, in communicator order
+  int nodes = 0;                         // nodes those ranks are on
   int64_t min_bytes = 0, max_bytes = 0;  // sizes it was launched with (nccl-tests convention)
 };
 

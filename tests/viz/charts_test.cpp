@@ -360,8 +360,7 @@ TEST_CASE("viz: each bus bandwidth curve names its group, one colour per curve w
   CHECK(svg.find(std::string("stroke=\"") + viz::kSeriesColors[1] + "\"", tp) != std::string::npos);
 }
 
-TEST_CASE("viz: a ratio under 0.01 keeps two significant digits, and a run ratio that differs gets its card",
-          "[viz]") {
+TEST_CASE("viz: a ratio under 0.01 keeps two significant digits, and a run ratio that differs gets its card", "[viz]") {
   CHECK(viz::fmt::two_decimals(0.00057) == "0.00057");
   CHECK(viz::fmt::two_decimals(0.0038) == "0.0038");
   CHECK(viz::fmt::two_decimals(0.57) == "0.57");

@@ -227,9 +227,9 @@ TEST_CASE("viz: chrome trace gives overlapping copies of one stream lanes of the
   rr.rank = 3;
   r.ranks.push_back(rr);
   r.timeline.push_back({3, "offload", "h2d grad buffer L31", "", 1e-3, 3e-3});
-  r.timeline.push_back({3, "offload", "h2d params L28", "", 2e-3, 4e-3});  // partly over the first
+  r.timeline.push_back({3, "offload", "h2d params L28", "", 2e-3, 4e-3});    // partly over the first
   r.timeline.push_back({3, "offload", "h2d params L30", "", 1e-3, 2.5e-3});  // starts with the first
-  r.timeline.push_back({3, "offload", "h2d params L27", "", 4e-3, 5e-3});  // after both: the first lane
+  r.timeline.push_back({3, "offload", "h2d params L27", "", 4e-3, 5e-3});    // after both: the first lane
   r.timeline_ranks = {3};
   r.timeline_ranks_why = "every rank";
   const auto doc = nlohmann::json::parse(viz::chrome_trace(r));

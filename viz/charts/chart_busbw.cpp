@@ -41,8 +41,8 @@ std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared) {
   // curve, as one colour per op would give both the same.
   std::map<std::string, int> groups_of_op;
   for (const auto& [key, pts] : curves) ++groups_of_op[std::get<1>(key)];
-  const bool by_curve = !by_series && std::any_of(groups_of_op.begin(), groups_of_op.end(),
-                                                  [](const auto& g) { return g.second > 1; });
+  const bool by_curve =
+      !by_series && std::any_of(groups_of_op.begin(), groups_of_op.end(), [](const auto& g) { return g.second > 1; });
   std::map<std::tuple<std::string, std::string, std::string>, std::size_t> curve_index;
   for (const auto& [key, pts] : curves) curve_index.emplace(key, curve_index.size());
   auto color_of = [&](const std::string& series, const std::string& op, const std::string& group) -> std::string {

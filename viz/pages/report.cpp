@@ -73,8 +73,9 @@ std::string scenario_block(const models::RunResult& r, const ReportInputs& in) {
   // over the step and the run; per million tokens for a training step.
   if (const models::CostResult& c = r.cost; c.known) {
     o << stat(fmt::usd(c.usd_per_step), "cost per step")
-      << stat(fmt::usd(c.usd_per_run), "cost per run (" + std::to_string(c.nodes) + " node" + (c.nodes == 1 ? "" : "s") +
-                                           " at " + fmt::usd(c.usd_per_hour) + "/h: " + c.source + ")");
+      << stat(fmt::usd(c.usd_per_run), "cost per run (" + std::to_string(c.nodes) + " node" +
+                                           (c.nodes == 1 ? "" : "s") + " at " + fmt::usd(c.usd_per_hour) +
+                                           "/h: " + c.source + ")");
     if (c.usd_per_million_tokens > 0) o << stat(fmt::usd(c.usd_per_million_tokens), "cost per million tokens");
   }
   o << breakdown_tiles(r);
@@ -102,11 +103,10 @@ std::string scenario_block(const models::RunResult& r, const ReportInputs& in) {
     char gp[96];
     std::snprintf(gp, sizeof gp, "%.1f%%", 100 * g.goodput);
     const std::string per_day = fmt::two_decimals(g.interruptions_per_day);  // never "0.00" for a rate above 0
-    const std::string why =
-        g.plan == models::CheckpointPlan::Interval
-            ? "goodput (" + per_day + " interruptions/day, checkpoint every " + std::to_string(g.interval_steps) +
-                  " steps)"
-            : "goodput (" + per_day + " interruptions/day, no checkpoint)";
+    const std::string why = g.plan == models::CheckpointPlan::Interval
+                                ? "goodput (" + per_day + " interruptions/day, checkpoint every " +
+                                      std::to_string(g.interval_steps) + " steps)"
+                                : "goodput (" + per_day + " interruptions/day, no checkpoint)";
     o << stat(gp, why)
       << stat(g.finishes() ? fmt::duration_hms(g.expected_wall_s) : std::string("does not finish"),
               "expected wall time with failures");
@@ -391,9 +391,9 @@ std::string compare_html(const std::vector<models::RunResult>& results, const st
       // With equal step counts the run-time ratio is the step ratio again: say the times, not the
       // same number twice. It gets its own card only when it differs, by more than 0.5 % of it (a
       // relative test: 0.00023 against 0.00057 differs, though both are under 0.005).
-      const bool same_ratio = std::isfinite(run_ratio) && std::isfinite(step_ratio) &&
-                              (run_ratio == step_ratio ||
-                               (step_ratio != 0 && std::fabs(run_ratio / step_ratio - 1) < 0.005));
+      const bool same_ratio =
+          std::isfinite(run_ratio) && std::isfinite(step_ratio) &&
+          (run_ratio == step_ratio || (step_ratio != 0 && std::fabs(run_ratio / step_ratio - 1) < 0.005));
       if (same_ratio)
         o << "; run time " << esc(fmt::duration_hms(r.run_time_s)) << " vs " << esc(fmt::duration_hms(base.run_time_s))
           << "</div></div>";

@@ -164,7 +164,8 @@ std::vector<std::string> goodput_lines(const models::RunResult& r) {
   using models::CheckpointPlan;
   std::string parts;
   for (const auto& c : g.components)
-    if (c.per_day > 0) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", c.name, viz::fmt::two_decimals(c.per_day));
+    if (c.per_day > 0)
+      parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", c.name, viz::fmt::two_decimals(c.per_day));
   std::vector<std::string> out = {
       fmt::format("failures   {} interruptions per day on {} GPUs in {} hosts (MTBF {}): {}",
                   viz::fmt::two_decimals(g.interruptions_per_day), g.gpus, g.hosts, goodput_duration(g.mtbf_s), parts)};
@@ -228,8 +229,8 @@ std::vector<std::string> goodput_lines(const models::RunResult& r) {
           : "";
   if (g.price_per_gpu_hour > 0 && g.finishes())
     out.push_back(fmt::format("cost       {} expected ({} without failures{}) at ${:.2f} per GPU-hour x {} GPUs",
-                              goodput_usd(g.expected_cost), goodput_usd(g.work_cost), work_step,
-                              g.price_per_gpu_hour, g.gpus));
+                              goodput_usd(g.expected_cost), goodput_usd(g.work_cost), work_step, g.price_per_gpu_hour,
+                              g.gpus));
   else if (g.price_per_gpu_hour > 0)
     out.push_back(
         fmt::format("cost       none expected: the run does not finish ({} without failures{} at ${:.2f} per "

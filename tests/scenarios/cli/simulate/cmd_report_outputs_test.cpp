@@ -31,8 +31,7 @@ const models::CollectiveUse* find_use(const models::RunResult& r, const std::str
 }
 }  // namespace
 
-TEST_CASE("report: the bus bandwidth curves replay each collective on the group the step ran it on",
-          "[scenarios]") {
+TEST_CASE("report: the bus bandwidth curves replay each collective on the group the step ran it on", "[scenarios]") {
   // HSDP over 4 p4d nodes: all-gathers and reduce-scatters on each node's 8 GPUs (the shard
   // group), all-reduces across the 4 nodes (the replicate group); nothing spans all 32 GPUs.
   const auto loaded = scenarios::load_scenario(kOutputsExamples + "p4d_4node_hsdp_llama3_8b.toml");
@@ -75,8 +74,7 @@ TEST_CASE("report: the bus bandwidth curves replay each collective on the group 
   REQUIRE(curve.size() == on_node.rows.size());
   for (std::size_t i = 0; i < curve.size(); ++i) {
     CHECK(curve[i]->size_bytes == on_node.rows[i].size);
-    CHECK(curve[i]->predicted_bytes_per_s ==
-          std::max(on_node.rows[i].busbw_gbs, on_node.rows[i].ip_busbw_gbs) * 1e9);
+    CHECK(curve[i]->predicted_bytes_per_s == std::max(on_node.rows[i].busbw_gbs, on_node.rows[i].ip_busbw_gbs) * 1e9);
   }
   // Over NVSwitch inside the node, 128 MiB all-gathers run far above the 32-GPU EFA ring's busbw.
   o.ranks.clear();
@@ -103,8 +101,7 @@ TEST_CASE("report: the timeline keeps a straggler's rank beyond 16 ranks and say
           "[scenarios]") {
   // 4 nodes (32 ranks) with rank 5 computing 30 % slower: rank 5 runs rank 0's program at another
   // speed, so it gets its own row beside the first and the last rank.
-  const auto loaded =
-      scenarios::load_scenario(kOutputsExamples + "p4d_2node_straggler.toml", {"cluster.nodes=4"});
+  const auto loaded = scenarios::load_scenario(kOutputsExamples + "p4d_2node_straggler.toml", {"cluster.nodes=4"});
   models::RunOptions options;
   options.timeline = true;
   const models::RunResult r = models::run_scenario(loaded.spec, options);
@@ -196,20 +193,20 @@ TEST_CASE("report: the page puts $ beside the times, at the --prices file's pric
     return "<div class=\"v\">" + value + "</div><div class=\"k\">" + key;
   };
   CHECK(page.find(tile(viz::fmt::usd(j["cost_per_step_usd"].get<double>()), "cost per step")) != std::string::npos);
-  CHECK(page.find(tile(viz::fmt::usd(j["cost_per_run_usd"].get<double>()), "cost per run (1 node at " + viz::fmt::usd(100) + "/h")) !=
-        std::string::npos);
+  CHECK(page.find(tile(viz::fmt::usd(j["cost_per_run_usd"].get<double>()),
+                       "cost per run (1 node at " + viz::fmt::usd(100) + "/h")) != std::string::npos);
   CHECK(page.find(tile(viz::fmt::usd(j["cost_per_million_tokens_usd"].get<double>()), "cost per million tokens")) !=
         std::string::npos);
   // Several jobs on one fabric: no goodput, yet the run's price is known and shown.
   const auto jobs_html = dir / "j.html";
-  const auto jobs = run_commsim({"report", kOutputsExamples + "two_jobs_fat_tree.toml", "--html", jobs_html.string(),
-                                 "--no-busbw"});
+  const auto jobs =
+      run_commsim({"report", kOutputsExamples + "two_jobs_fat_tree.toml", "--html", jobs_html.string(), "--no-busbw"});
   REQUIRE(jobs.exit_code == 0);
   const auto jobs_run = run_commsim({"run", kOutputsExamples + "two_jobs_fat_tree.toml", "--json"});
   REQUIRE(jobs_run.exit_code == 0);
   const auto jj = nlohmann::json::parse(jobs_run.out);
-  CHECK(scenarios_test::slurp(jobs_html).find(tile(viz::fmt::usd(jj["cost_per_step_usd"].get<double>()),
-                                                   "cost per step")) != std::string::npos);
+  CHECK(scenarios_test::slurp(jobs_html).find(
+            tile(viz::fmt::usd(jj["cost_per_step_usd"].get<double>()), "cost per step")) != std::string::npos);
   std::filesystem::remove_all(dir);
 }
 
