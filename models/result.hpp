@@ -113,6 +113,17 @@ struct TimelineEvent {
   std::string algo, proto;  // for collectives: NCCL's choice
 };
 
+// One kind of collective the step launched: an op on a group of a given name and size (the first
+// such group; the others of that name and size are its copies in other places). The report's
+// bus-bandwidth curves replay each on that group's ranks, as the step ran them.
+struct CollectiveUse {
+  std::string op;                        // "all_gather" (nccl::coll_op_name)
+  std::string group;                     // the group's name: "dp", "tp", "shard", "replicate", "world", ...
+  std::vector<int> ranks;                // World ranks of the first such group, in communicator order
+  int nodes = 0;                         // nodes those ranks are on
+  int64_t min_bytes = 0, max_bytes = 0;  // sizes it was launched with (nccl-tests convention)
+};
+
 struct TransportCount {
   std::string label;       // "P2P/CUMEM/read", "NET/Socket/0"...
   int pairs = 0;           // ordered rank pairs connected this way (ring/tree neighbours used)
@@ -152,6 +163,11 @@ struct RunResult {
   std::vector<TransportCount> transports;
   std::vector<PairTransport> pair_transports;  // optional (viz draws the topology from it)
   std::vector<TimelineEvent> timeline;         // one step
+  // The ranks `timeline` holds events for, ascending, and why these (models/run/result_fill.hpp
+  // timeline_ranks): every rank up to 16, beyond that one per program and compute speed.
+  std::vector<int> timeline_ranks;
+  std::string timeline_ranks_why;
+  std::vector<CollectiveUse> collectives_used;  // each (op, group name, size) once, in launch order of programs
   std::map<std::string, double> breakdown;     // named totals for the summary, e.g. "compute_s"
   RankBreakdown step_breakdown;                // mean of the ranks' breakdowns: sums to step_time_s
   std::vector<std::string> notes;              // what the model assumed, in plain words

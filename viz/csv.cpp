@@ -2,6 +2,7 @@
 // units in the header names and RFC 4180 quoting, so spreadsheets and pandas read it unchanged.
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "viz/viz.hpp"
@@ -41,20 +42,25 @@ std::string to_csv(const models::RunResult& r) {
       "start_s,end_s,duration_s,bytes_B,algo,proto,"
       // The rank's step breakdown (models::RankBreakdown): these seven add up to the step time.
       "breakdown_compute_s,breakdown_interference_s,breakdown_exposed_comm_s,breakdown_host_s,breakdown_bubble_s,"
-      "breakdown_barrier_wait_s,breakdown_other_s\r\n";
+      "breakdown_barrier_wait_s,breakdown_other_s,"
+      // How many event rows below belong to the rank: 0 for a rank the timeline did not record.
+      "timeline_events\r\n";
+  std::map<int, long long> events_of;
+  for (const auto& e : r.timeline) ++events_of[e.rank];
   for (const auto& k : r.ranks) {
     const auto& b = k.breakdown;
     out += "rank," + std::to_string(k.rank) + ',' + std::to_string(k.node) + ',' + std::to_string(k.pod) + ',' +
            std::to_string(k.gpu) + ',' + number(k.compute_s) + ',' + number(k.comm_s) + ',' + number(k.exposed_comm_s) +
            ',' + number(k.barrier_wait_s) + ',' + number(k.offload_s) + ",,,,,,,,,," + number(b.compute_s) + ',' +
            number(b.interference_s) + ',' + number(b.exposed_comm_s) + ',' + number(b.host_s) + ',' +
-           number(b.bubble_s) + ',' + number(b.barrier_wait_s) + ',' + number(b.other_s) + "\r\n";
+           number(b.bubble_s) + ',' + number(b.barrier_wait_s) + ',' + number(b.other_s) + ',' +
+           std::to_string(events_of.count(k.rank) ? events_of[k.rank] : 0) + "\r\n";
   }
   for (const auto& e : r.timeline) {
     out += (e.op.empty() ? field(e.stream.empty() ? std::string("span") : e.stream) : std::string("collective")) + ',' +
            std::to_string(e.rank) + ",,,,,,,,," + field(e.stream) + ',' + field(e.name) + ',' + field(e.op) + ',' +
            number(e.start_s) + ',' + number(e.end_s) + ',' + number(e.end_s - e.start_s) + ',' +
-           std::to_string(e.bytes) + ',' + field(e.algo) + ',' + field(e.proto) + ",,,,,,,\r\n";
+           std::to_string(e.bytes) + ',' + field(e.algo) + ',' + field(e.proto) + ",,,,,,,,\r\n";
   }
   return out;
 }

@@ -13,6 +13,28 @@ std::string fixed(double v, int decimals) {
   return buf;
 }
 
+std::string usd(double d) {
+  if (!std::isfinite(d)) return "n/a";
+  char buf[64];
+  if (d >= 1e6)
+    std::snprintf(buf, sizeof buf, "$%.2f M", d / 1e6);
+  else if (d >= 1000)
+    std::snprintf(buf, sizeof buf, "$%.0f", d);
+  else if (d >= 1)
+    std::snprintf(buf, sizeof buf, "$%.2f", d);
+  else
+    std::snprintf(buf, sizeof buf, "$%#.3g", d);  // three digits, trailing zeros kept: $0.230
+  return buf;
+}
+
+std::string two_decimals(double v) {
+  if (!std::isfinite(v)) return "n/a";
+  if (v == 0 || std::abs(v) >= 0.01) return fixed(v, 2);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2g", v);
+  return buf;
+}
+
 namespace {
 // Three significant digits, the precision a design review reads.
 std::string sig3(double v) {

@@ -10,7 +10,13 @@ std::string bytes_binary_axis(double b);  // axis ticks of powers of two: "8 B",
 std::string rate(double bytes_per_s);     // "GB/s"
 std::string percent(double fraction);     // 0.734 -> "73%", small values keep a decimal
 std::string count(long long n);           // thousands separators
+// Dollars as every commsim output prints them: "$1.23 M", "$1234", "$4.91", "$0.0982" (three
+// digits below $1, trailing zeros kept); "n/a" if not finite.
+std::string usd(double dollars);
 std::string fixed(double v, int decimals);
+// Two decimals from 0.01 up, two significant digits below (a ratio of 0.00057, 0.0038
+// interruptions a day), so a value that is not zero never reads "0.00"; "n/a" if not finite.
+std::string two_decimals(double v);
 // The unit an axis of times up to `max_s` is labelled in: values are multiplied by `per_s`.
 struct TimeUnit {
   double per_s = 1;

@@ -21,7 +21,9 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kStreamSlots = 7;  // compute, comm, offload, cpu, exposed comm, others, offload d2h
+// Per rank: compute, comm, offload, cpu, exposed comm, others, offload d2h, then up to nine extra
+// lanes of tracks whose slices overlap (see lanes below).
+constexpr int kFixedSlots = 7, kStreamSlots = 16;
 int stream_index(const std::string& s) {
   if (s == "compute") return 0;
   if (s == "comm") return 1;
@@ -69,6 +71,36 @@ std::vector<Span> minus(const std::vector<Span>& a, const std::vector<Span>& b) 
 }
 // Microseconds (the format's unit) at nanosecond resolution: no float noise (9724.149765999999).
 double us(double s) { return std::isfinite(s) ? std::round(s * 1e9) / 1e3 : 0; }
+
+// Each event's lane on its rank's track: slices of one track must not overlap (viewers draw an
+// overlapping slice as a child or drop it), yet ZeRO-Offload's parameter prefetch and gradient
+// copies to the GPU run at once on one stream. Per (rank, track), in order of start (the longer
+// first), a slice goes to the first lane whose last slice has ended (at the trace's nanosecond
+// resolution); lane 0 is the track itself, lane k the track named "<track> <k + 1>".
+std::vector<int> lanes(const std::vector<models::TimelineEvent>& timeline, double t0) {
+  std::map<std::pair<int, std::string>, std::vector<std::size_t>> by_track;
+  for (std::size_t i = 0; i < timeline.size(); ++i) {
+    const auto& e = timeline[i];
+    if (std::isfinite(e.start_s) && std::isfinite(e.end_s)) by_track[{e.rank, track_of(e)}].push_back(i);
+  }
+  std::vector<int> lane(timeline.size(), 0);
+  for (auto& [key, idx] : by_track) {
+    auto start = [&](std::size_t i) { return us(timeline[i].start_s - t0); };
+    auto end = [&](std::size_t i) { return std::max(start(i), us(timeline[i].end_s - t0)); };
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+      return start(a) != start(b) ? start(a) < start(b) : end(a) > end(b);
+    });
+    std::vector<double> lane_end;  // per lane, where its last slice ends
+    for (std::size_t i : idx) {
+      std::size_t k = 0;
+      while (k < lane_end.size() && lane_end[k] > start(i)) ++k;
+      if (k == lane_end.size()) lane_end.push_back(0);
+      lane_end[k] = end(i);
+      lane[i] = static_cast<int>(k);
+    }
+  }
+  return lane;
+}
 // A RankBreakdown as trace arguments (keys of `run --json`); the terms add up to the step.
 json breakdown_json(const models::RankBreakdown& b) {
   return {{"compute_s", b.compute_s},
@@ -97,8 +129,21 @@ std::string chrome_trace(const models::RunResult& r) {
     auto it = node_of.find(rank);
     return (it == node_of.end() ? 0 : it->second) + 1;  // pid 0 reads as "idle" in some viewers
   };
-  // tid: rank-major, streams in a fixed order, so Perfetto lists rank 0 compute, rank 0 comm, ...
-  auto tid_of = [](int rank, const std::string& stream) { return rank * kStreamSlots + stream_index(stream) + 1; };
+  // tid: rank-major, streams in a fixed order, so Perfetto lists rank 0 compute, rank 0 comm, ...;
+  // a track's extra lanes take the rank's next free slots.
+  std::map<std::pair<int, std::string>, int> lane_slot;  // (rank, lane's track name) -> slot
+  std::map<int, int> lanes_of_rank;
+  auto tid_of = [&](int rank, const std::string& stream) {
+    if (auto it = lane_slot.find({rank, stream}); it != lane_slot.end()) return rank * kStreamSlots + it->second + 1;
+    return rank * kStreamSlots + stream_index(stream) + 1;
+  };
+  auto lane_track = [&](int rank, const std::string& track, int lane) {
+    if (lane == 0) return track;
+    const std::string name = track + " " + std::to_string(lane + 1);
+    if (!lane_slot.count({rank, name}))  // beyond the last slot: the last (never seen in a step)
+      lane_slot[{rank, name}] = std::min(kStreamSlots - 1, kFixedSlots + lanes_of_rank[rank]++);
+    return name;
+  };
 
   double t0 = INFINITY, t1 = 0;
   for (const auto& e : r.timeline)
@@ -129,9 +174,11 @@ std::string chrome_trace(const models::RunResult& r) {
   // Collective members: (op, name, start, end, bytes) -> (rank, stream) of each member.
   std::map<std::tuple<std::string, std::string, double, double, int64_t>, std::vector<std::pair<int, std::string>>>
       members;
-  for (const auto& e : r.timeline) {
+  const std::vector<int> lane = lanes(r.timeline, t0);
+  for (std::size_t i = 0; i < r.timeline.size(); ++i) {
+    const auto& e = r.timeline[i];
     if (!std::isfinite(e.start_s) || !std::isfinite(e.end_s)) continue;
-    const std::string track = track_of(e);
+    const std::string track = lane_track(e.rank, track_of(e), lane[i]);
     const int pid = pid_of(e.rank), tid = tid_of(e.rank, track);
     name_thread(e.rank, track);
     if (!e.op.empty()) {
@@ -234,7 +281,10 @@ std::string chrome_trace(const models::RunResult& r) {
                 {"scenario", r.scenario},
                 {"step_time_s", std::isfinite(r.step_time_s) ? r.step_time_s : 0.0},
                 {"step_breakdown", breakdown_json(r.step_breakdown)},
-                {"rank_breakdown", std::move(per_rank)}}}};
+                {"rank_breakdown", std::move(per_rank)},
+                // Which ranks have events, and why those (a run of many ranks records a few).
+                {"timeline_ranks", r.timeline_ranks},
+                {"timeline_ranks_why", r.timeline_ranks_why}}}};
   // Replace invalid UTF-8 instead of throwing: names come from user files.
   return doc.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }

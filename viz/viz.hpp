@@ -21,6 +21,9 @@ struct BusBwPoint {
   // The curve this point belongs to when several share an axis: a compared layout's title, or a
   // measured file with its NCCL variables ("ar_tree.txt (NCCL_ALGO=Tree)"). Empty: the run's own.
   std::string series;
+  // The communicator the curve ran on, in words ("shard group of 8 GPUs on 1 node", "all 32 GPUs
+  // on 4 nodes"); one curve per (series, op, group).
+  std::string group;
 };
 
 // What a report needs besides the result: the scenario in words (the caller formats it from the

@@ -9,6 +9,7 @@
 #include "models/collectives/collective.hpp"
 #include "models/comm_plan/link_params.hpp"
 #include "models/world/world.hpp"
+#include "sim/check.hpp"
 #include "sim/flow_network.hpp"
 
 namespace models::calibrate {
@@ -58,25 +59,31 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
   // nccl-tests -g N: one thread launches on every GPU of its process (single_process), else one.
   const int gpus_per_thread = spec.placement.single_process ? world->placement().gpus_per_pod : 1;
 
+  // The communicator: the ranks given (one group of a step), else every rank in World order.
+  Group group;
+  group.name = o.ranks.empty() ? "world" : "group";
+  group.ranks = o.ranks;
+  if (group.ranks.empty())
+    for (int r = 0; r < world->size(); ++r) group.ranks.push_back(r);
+  for (int r : group.ranks) SIM_CHECK(r >= 0 && r < world->size(), "an nccl-tests rank outside the World");
+  const int n = int(group.ranks.size());
+
   NcclTestsResult result;
-  result.nranks = world->size();
+  result.nranks = n;
   result.gpu_name = world->gpu_name();
   result.network_note = world->network_note();
   result.nvlink_note = world->nvlink_note();
-  Group group;
-  group.name = "world";
-  for (int r = 0; r < world->size(); ++r) {
-    group.ranks.push_back(r);
+  for (int i = 0; i < n; ++i) {
+    const int r = group.ranks[i];
     const RankInfo& info = world->rank(r);
     char line[160];
-    std::snprintf(line, sizeof line, "#  Rank %2d Group  0 Pid %6d on %10s device %2d [0000:%02x:00] NVIDIA %s", r,
+    std::snprintf(line, sizeof line, "#  Rank %2d Group  0 Pid %6d on %10s device %2d [0000:%02x:00] NVIDIA %s", i,
                   1000 + info.pod, ("node" + std::to_string(info.node)).c_str(), info.pod_rank, info.local_gpu,
                   world->gpu_name().c_str());
     result.rank_lines.push_back(line);
   }
-  const int n = world->size();
-  for (int r = 0; r + 1 < n; ++r) {
-    const std::string c = link_class_name(world->route(r, r + 1).link_class);
+  for (int i = 0; i + 1 < n; ++i) {
+    const std::string c = link_class_name(world->route(group.ranks[i], group.ranks[i + 1]).link_class);
     if (std::find(result.link_classes.begin(), result.link_classes.end(), c) == result.link_classes.end())
       result.link_classes.push_back(c);
   }
@@ -99,9 +106,10 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
       const double t0 = sim.now().seconds();
       if (o.op == CollOp::SendRecv) {
         // sendrecv_perf: every rank sends to the next and receives from the previous, at once.
-        for (int r = 0; r < n; ++r)
+        for (int i = 0; i < n; ++i)
           engine->send_recv(
-              r, (r + 1) % n, bytes, [&rec](const CollectiveRecord& c) { rec = c; }, &group.ranks);
+              group.ranks[i], group.ranks[(i + 1) % n], bytes, [&rec](const CollectiveRecord& c) { rec = c; },
+              &group.ranks);
       } else {
         engine->launch(
             group, o.op, bytes, [&rec](const CollectiveRecord& c) { rec = c; }, in_place);

@@ -23,6 +23,9 @@ struct NcclTestsOptions {
   std::string redop = "sum";
   int root = 0;
   int iters = 20;
+  // The communicator: World ranks in communicator order (one group of a step, as the report's
+  // curves replay it); empty: every rank of the scenario, as nccl-tests run over the cluster.
+  std::vector<int> ranks;
 };
 
 struct NcclTestsRow {

@@ -2,12 +2,14 @@
 #include "models/run/jobs.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <deque>
 #include <map>
 #include <memory>
 #include <numeric>
 #include <string>
+#include <string_view>
 
 #include "models/collectives/collective.hpp"
 #include "models/error.hpp"
@@ -71,11 +73,12 @@ struct SharedRun {
 };
 
 // Whether a link name belongs to one of `count` nodes from `first` ("node<k>/...").
-bool on_nodes(const std::string& name, int first, int count) {
+bool on_nodes(std::string_view name, int first, int count) {
   if (name.rfind("node", 0) != 0) return false;
   const std::size_t slash = name.find('/');
-  if (slash == std::string::npos || slash <= 4) return false;
-  const int k = std::stoi(name.substr(4, slash - 4));
+  if (slash == std::string_view::npos || slash <= 4) return false;
+  int k = -1;
+  if (std::from_chars(name.data() + 4, name.data() + slash, k).ptr != name.data() + slash) return false;
   return k >= first && k < first + count;
 }
 
@@ -151,14 +154,17 @@ SharedRun simulate(const ScenarioSpec& spec, const std::vector<int>& first, cons
   sim::Time end = sim::Time::zero();
   for (auto& jr : runs) {
     end = std::max(end, jr.exec->stopped() ? std::max(jr.exec->end(), jr.exec->now()) : jr.exec->end());
-    RunResult res = fill_result(*jr.exec, net, *jr.world, jr.spec, job_options);
+    // Its own nodes' links only, chosen before the busiest are kept: among every link of the
+    // network the fabric's and the other jobs' would take the places.
+    const int f = first[jr.index];
+    RunResult res = fill_result(*jr.exec, net, *jr.world, jr.spec, job_options,
+                                [&](std::string_view link) { return on_nodes(link, f, jr.spec.cluster.nodes); });
     res.partial = out.partial;
-    const int f = first[jr.index], pods_per_node = jr.world->placement().pods_per_node;
+    const int pods_per_node = jr.world->placement().pods_per_node;
     for (auto& r : res.ranks) {
       r.node += f;
       r.pod += f * pods_per_node;
     }
-    std::erase_if(res.links, [&](const LinkResult& l) { return !on_nodes(l.name, f, jr.spec.cluster.nodes); });
     scale::finish_mode(jr.mode, *jr.engine, net, sim, *jr.world, *jr.exec, jr.plan.notes);  // no guard to fail
     complete_result(res, jr.spec, *jr.world, jr.plan, std::move(jr.memory));
     if (options.explain_mode) res.scale_mode = std::move(jr.mode.lines);

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include "models/hw/links.hpp"
 #include "models/model/model_shape.hpp"
@@ -21,16 +23,68 @@ std::vector<int> timeline_ranks(const workload::StepExecutor& exec) {
     for (int r = 0; r < n; ++r) out.push_back(r);
     return out;
   }
-  std::vector<uint8_t> seen;
-  for (int r = 0; r < n; ++r) {
-    const int p = ranks[r].program;
-    if (p >= int(seen.size())) seen.resize(p + 1, 0);
-    if (!seen[p]) {
-      seen[p] = 1;
-      out.push_back(r);
-    }
-  }
+  // A straggler, or a variability draw, runs its program at another speed: its own row, as the
+  // rank the others wait on (compared by bits, as scale::rank_classes tells speeds apart).
+  std::set<std::pair<int, double>> seen;
+  for (int r = 0; r < n; ++r)
+    if (seen.insert({ranks[r].program, ranks[r].compute_scale}).second) out.push_back(r);
   if (out.back() != n - 1) out.push_back(n - 1);
+  return out;
+}
+
+std::string timeline_ranks_why(int ranks, int shown) {
+  if (shown >= ranks) return "every rank";
+  return "the first rank of each program (pipeline stage, GPU kind) at each compute speed (stragglers), and the "
+         "last rank";
+}
+
+std::vector<CollectiveUse> collectives_used(const workload::StepExecutor& exec, const World& world) {
+  const auto& programs = exec.programs();
+  const auto& groups = exec.groups();
+  // Per program, its (group slot, op) pairs and the sizes launched on each, in program order.
+  struct Launch {
+    int slot;
+    nccl::CollOp op;
+    int64_t min_bytes, max_bytes;
+  };
+  std::vector<std::vector<Launch>> launches(programs.size());
+  for (std::size_t p = 0; p < programs.size(); ++p)
+    for (const auto& stream : programs[p].ops)
+      for (const auto& op : stream) {
+        if (op.kind != workload::OpKind::Collective) continue;
+        auto& list = launches[p];
+        auto it = std::find_if(list.begin(), list.end(),
+                               [&](const Launch& l) { return l.slot == op.slot && l.op == op.coll; });
+        if (it == list.end())
+          list.push_back({op.slot, op.coll, op.bytes, op.bytes});
+        else
+          it->min_bytes = std::min(it->min_bytes, op.bytes), it->max_bytes = std::max(it->max_bytes, op.bytes);
+      }
+  std::vector<CollectiveUse> out;
+  std::map<std::tuple<nccl::CollOp, std::string, std::size_t>, std::size_t> index;  // -> out
+  for (const auto& rank : exec.ranks())
+    for (const Launch& l : launches[rank.program]) {
+      const int g = rank.group[l.slot];
+      if (g < 0 || g >= int(groups.size())) continue;
+      const collectives::Group& group = groups[g];
+      const auto [it, added] = index.try_emplace({l.op, group.name, group.ranks.size()}, out.size());
+      if (added) {
+        CollectiveUse u;
+        u.op = nccl::coll_op_name(l.op);
+        u.group = group.name;
+        u.ranks = group.ranks;
+        std::set<int> nodes;
+        for (int r : group.ranks) nodes.insert(world.rank(r).node);
+        u.nodes = int(nodes.size());
+        u.min_bytes = l.min_bytes;
+        u.max_bytes = l.max_bytes;
+        out.push_back(std::move(u));
+      } else {
+        CollectiveUse& u = out[it->second];
+        u.min_bytes = std::min(u.min_bytes, l.min_bytes);
+        u.max_bytes = std::max(u.max_bytes, l.max_bytes);
+      }
+    }
   return out;
 }
 
@@ -86,7 +140,8 @@ std::vector<TransportCount> count_transports(const workload::StepExecutor& exec,
 }
 
 RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork& net, const World& world,
-                      const ScenarioSpec& spec, const RunOptions& options) {
+                      const ScenarioSpec& spec, const RunOptions& options,
+                      const std::function<bool(std::string_view link_name)>& keep_link) {
   RunResult res;
   res.scenario = spec.name;
   // A run stopped by --time-limit reports how far it got (a lower bound of the step).
@@ -162,6 +217,7 @@ RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork
     const std::optional<sim::LinkId> folded = net.folded_link_of(l);
     const double bytes = net.link_bytes(l) + (folded ? net.link_bytes(*folded) : 0.0);
     if (bytes <= 0) continue;
+    if (keep_link && !keep_link(net.link_name(l))) continue;
     const double capacity = world.raw_capacity(l, net);  // physical (an NVLink port's usable part is less)
     const double utilization = step > 0 && capacity > 0 ? bytes / (capacity * step) : 0;
     if (options.audit && !res.partial)
@@ -205,6 +261,13 @@ RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork
   }
   res.transports = count_transports(exec, world, res.pair_transports);
   res.timeline = exec.timeline();
+  if (!res.timeline.empty()) {  // the ranks it has rows for (those recorded: every one has events)
+    std::set<int> shown;
+    for (const auto& e : res.timeline) shown.insert(e.rank);
+    res.timeline_ranks.assign(shown.begin(), shown.end());
+    res.timeline_ranks_why = timeline_ranks_why(n, int(shown.size()));
+  }
+  res.collectives_used = collectives_used(exec, world);
   return res;
 }
 

@@ -10,6 +10,7 @@
 #include "tests/viz/fixtures.hpp"
 #include "viz/charts/charts.hpp"
 #include "viz/format.hpp"
+#include "viz/palette.hpp"
 #include "viz/svg.hpp"
 #include "viz/viz.hpp"
 
@@ -338,4 +339,45 @@ TEST_CASE("viz: a bare collective's timeline says it holds its iterations, not o
   const std::string svg = viz::charts::timeline(r);
   CHECK(svg.find("Timeline of the 3 iterations") != std::string::npos);
   CHECK(svg.find("time since the first iteration") != std::string::npos);
+}
+
+TEST_CASE("viz: each bus bandwidth curve names its group, one colour per curve when an op runs on two", "[viz]") {
+  std::vector<viz::BusBwPoint> pts;
+  for (int64_t s = 1024; s <= (1 << 20); s *= 4) {
+    pts.push_back({"all_gather", s, 2e9 * s / (1 << 20), 0, "", "tp group of 8 GPUs on 1 node"});
+    pts.push_back({"all_gather", s, 1e9 * s / (1 << 20), 0, "", "dp group of 8 GPUs on 8 nodes"});
+  }
+  const std::string svg = viz::charts::busbw(pts);
+  CHECK(count_of(svg, "class=\"busbw-series\"") == 2);
+  CHECK(svg.find(">all_gather, tp group of 8 GPUs on 1 node predicted</text>") != std::string::npos);
+  CHECK(svg.find(">all_gather, dp group of 8 GPUs on 8 nodes predicted</text>") != std::string::npos);
+  CHECK(svg.find("data-group=\"tp group of 8 GPUs on 1 node\"") != std::string::npos);
+  // The two all-gathers in the first two series colours (curves in order of (op, group)), not both in all_gather's.
+  const auto dp = svg.find("data-group=\"dp group of 8 GPUs on 8 nodes\"");
+  const auto tp = svg.find("data-group=\"tp group of 8 GPUs on 1 node\"");
+  REQUIRE(dp != std::string::npos);
+  CHECK(svg.find(std::string("stroke=\"") + viz::kSeriesColors[0] + "\"", dp) < tp);
+  CHECK(svg.find(std::string("stroke=\"") + viz::kSeriesColors[1] + "\"", tp) != std::string::npos);
+}
+
+TEST_CASE("viz: a ratio under 0.01 keeps two significant digits, and a run ratio that differs gets its card", "[viz]") {
+  CHECK(viz::fmt::two_decimals(0.00057) == "0.00057");
+  CHECK(viz::fmt::two_decimals(0.0038) == "0.0038");
+  CHECK(viz::fmt::two_decimals(0.57) == "0.57");
+  CHECK(viz::fmt::two_decimals(0) == "0.00");
+  CHECK(viz::fmt::usd(0.0982) == "$0.0982");
+  CHECK(viz::fmt::usd(4.9097) == "$4.91");
+  CHECK(viz::fmt::usd(14180) == "$14180");
+  auto a = viz_test::make_run(viz_test::one_pod_four_gpus());
+  auto b = viz_test::make_run(viz_test::one_pod_four_gpus());
+  // 4.56 ms against 8.00 s a step (x0.00057); run time 0.00023 of the baseline's (other step counts).
+  a.step_time_s = 8.0;
+  a.run_time_s = 8.0 * 50;
+  b.step_time_s = 4.56e-3;
+  b.steps = 20;
+  b.run_time_s = 4.56e-3 * 20;
+  const std::string html = viz::compare_html({a, b}, {});
+  CHECK(html.find("class=\"ratio step-ratio\">0.00057×") != std::string::npos);
+  CHECK(html.find("class=\"ratio small run-ratio\">0.00023×") != std::string::npos);
+  CHECK(html.find(">0.00×") == std::string::npos);
 }

@@ -217,3 +217,48 @@ TEST_CASE("viz: chrome trace slices nest on every track, to the nanosecond", "[v
     }
   }
 }
+
+TEST_CASE("viz: chrome trace gives overlapping copies of one stream lanes of their own", "[viz]") {
+  // ZeRO-Offload's parameter prefetch and gradient copies to the GPU run at once on one stream:
+  // each slice goes to the first lane where it does not overlap ("offload", "offload 2", ...).
+  models::RunResult r;
+  r.scenario = "offload lanes";
+  models::RankResult rr;
+  rr.rank = 3;
+  r.ranks.push_back(rr);
+  r.timeline.push_back({3, "offload", "h2d grad buffer L31", "", 1e-3, 3e-3});
+  r.timeline.push_back({3, "offload", "h2d params L28", "", 2e-3, 4e-3});    // partly over the first
+  r.timeline.push_back({3, "offload", "h2d params L30", "", 1e-3, 2.5e-3});  // starts with the first
+  r.timeline.push_back({3, "offload", "h2d params L27", "", 4e-3, 5e-3});    // after both: the first lane
+  r.timeline_ranks = {3};
+  r.timeline_ranks_why = "every rank";
+  const auto doc = nlohmann::json::parse(viz::chrome_trace(r));
+  std::map<int, std::string> thread;
+  for (const auto& e : doc["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "thread_name") thread[e["tid"].get<int>()] = e["args"]["name"];
+  std::map<std::string, std::string> track_of;  // slice -> its thread's name
+  std::map<int, std::vector<std::pair<long long, long long>>> spans;
+  for (const auto& e : doc["traceEvents"])
+    if (e["ph"] == "X" && e["cat"] == "offload") {
+      track_of[e["name"]] = thread[e["tid"].get<int>()];
+      const long long ts = std::llround(e["ts"].get<double>() * 1e3);
+      spans[e["tid"].get<int>()].push_back({ts, ts + std::llround(e["dur"].get<double>() * 1e3)});
+    }
+  CHECK(track_of["h2d grad buffer L31"] == "rank 3 offload");
+  CHECK(track_of["h2d params L30"] == "rank 3 offload 2");
+  CHECK(track_of["h2d params L28"] == "rank 3 offload 3");
+  CHECK(track_of["h2d params L27"] == "rank 3 offload");
+  for (auto& [tid, list] : spans) {
+    std::sort(list.begin(), list.end());
+    for (size_t i = 1; i < list.size(); ++i) CHECK(list[i].first >= list[i - 1].second);
+  }
+  // The ranks the timeline holds, and why, in otherData.
+  CHECK(doc["otherData"]["timeline_ranks"] == nlohmann::json::array({3}));
+  CHECK(doc["otherData"]["timeline_ranks_why"] == "every rank");
+  // The CSV's rank row counts the rank's events.
+  const auto rows = parse_csv(viz::to_csv(r));
+  REQUIRE(rows.size() == 6);
+  REQUIRE(rows[0].back() == "timeline_events");
+  CHECK(rows[1].back() == "4");
+  for (size_t i = 2; i < rows.size(); ++i) CHECK(rows[i].back().empty());
+}

@@ -171,6 +171,16 @@ inline models::RunResult make_run(const Layout& L) {
     }
   std::sort(r.links.begin(), r.links.end(), [](auto& a, auto& b) { return a.utilization > b.utilization; });
   r.notes.push_back("hand-made result for tests (a small schedule, not the simulator)");
+  // The price as models/run/cost.hpp states it: the nodes' $ per hour over the step and the run.
+  r.cost.known = true;
+  r.cost.nodes = L.nodes;
+  r.cost.gpus = L.nodes * L.pods_per_node * L.gpus_per_pod;
+  r.cost.usd_per_hour = 21.957642 * L.nodes;
+  r.cost.usd_per_step = r.step_time_s * r.cost.usd_per_hour / 3600;
+  r.cost.billed_s = r.run_time_s;
+  r.cost.usd_per_run = r.run_time_s * r.cost.usd_per_hour / 3600;
+  r.cost.source = "catalog: on-demand, us-east-1, AWS EC2 on-demand price list (p4d.24xlarge), 2026-08";
+  r.cost.pricing = "on-demand";
   return r;
 }
 
@@ -230,6 +240,11 @@ inline viz::ReportInputs inputs_for(const Layout& L, bool measured) {
                 {"parallel", "ZeRO-3, overlap_comm, offload_optimizer = cpu"},
                 {"NCCL env", "NCCL_P2P_LEVEL=NVL"}};
   in.busbw = busbw_curve(L.busbw_bytes_per_s, 25e-6, measured);
+  // Each curve names the group it ran on, as the report's do (scenarios/cli/output/report_inputs.hpp).
+  const int gpus = L.nodes * L.pods_per_node * L.gpus_per_pod;
+  for (auto& p : in.busbw)
+    p.group = "dp group of " + std::to_string(gpus) + " GPUs on " + std::to_string(L.nodes) + " node" +
+              (L.nodes == 1 ? "" : "s");
   return in;
 }
 

@@ -1,9 +1,12 @@
 // Bus bandwidth vs message size, the way nccl-tests reports it (busbw, log-log axes): predicted
 // curves as lines, measured points as hollow markers over them, one colour per collective; with
 // several series (compared layouts, measured files) one colour per series and one dash per collective.
+// Each curve names the communicator it ran on (BusBwPoint::group): a TP all-gather over 8 GPUs
+// and a data-parallel one over the cluster are different curves.
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "viz/charts/charts.hpp"
 #include "viz/format.hpp"
@@ -13,16 +16,17 @@
 namespace viz::charts {
 
 std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared) {
-  // A curve is (series, op): one run's ops, or several layouts / measured files on one axis.
-  std::map<std::pair<std::string, std::string>, std::vector<const BusBwPoint*>> curves;
+  // A curve is (series, op, group): one run's collectives, or several layouts / measured files on one axis.
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<const BusBwPoint*>> curves;
   std::vector<std::string> series_order, op_order;
   double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = shared.busbw_max_bytes_per_s;
   for (const auto& p : points) {
     if (p.size_bytes <= 0) continue;
-    curves[{p.series, p.op}].push_back(&p);
+    curves[{p.series, p.op, p.group}].push_back(&p);
     if (std::find(series_order.begin(), series_order.end(), p.series) == series_order.end())
       series_order.push_back(p.series);
-    if (std::find(op_order.begin(), op_order.end(), p.op) == op_order.end()) op_order.push_back(p.op);
+    const std::string kind = p.op + '\x1f' + p.group;  // dash per (op, group) in several series
+    if (std::find(op_order.begin(), op_order.end(), kind) == op_order.end()) op_order.push_back(kind);
     xmin = std::min(xmin, static_cast<double>(p.size_bytes));
     xmax = std::max(xmax, static_cast<double>(p.size_bytes));
     for (double v : {p.predicted_bytes_per_s, p.measured_bytes_per_s})
@@ -33,12 +37,22 @@ std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared) {
   auto index_of = [](const std::vector<std::string>& v, const std::string& s) {
     return static_cast<size_t>(std::find(v.begin(), v.end(), s) - v.begin());
   };
-  auto color_of = [&](const std::string& series, const std::string& op) -> std::string {
+  // One series whose op runs on several groups (a TP and a data-parallel all-gather): colour by
+  // curve, as one colour per op would give both the same.
+  std::map<std::string, int> groups_of_op;
+  for (const auto& [key, pts] : curves) ++groups_of_op[std::get<1>(key)];
+  const bool by_curve =
+      !by_series && std::any_of(groups_of_op.begin(), groups_of_op.end(), [](const auto& g) { return g.second > 1; });
+  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> curve_index;
+  for (const auto& [key, pts] : curves) curve_index.emplace(key, curve_index.size());
+  auto color_of = [&](const std::string& series, const std::string& op, const std::string& group) -> std::string {
+    if (by_curve) return kSeriesColors[curve_index.at({series, op, group}) % std::size(kSeriesColors)];
     if (!by_series) return op_color(op);
     return kSeriesColors[index_of(series_order, series) % std::size(kSeriesColors)];
   };
-  auto name_of = [&](const std::string& series, const std::string& op) {
-    return series.empty() ? op : series + " · " + op;
+  auto name_of = [&](const std::string& series, const std::string& op, const std::string& group) {
+    const std::string what = group.empty() ? op : op + ", " + group;
+    return series.empty() ? what : series + " · " + what;
   };
   const bool empty = curves.empty() || !(ymax > 0) || !std::isfinite(ymin);
   if (empty) xmin = 8, xmax = 1 << 30, ymin = 1e8, ymax = 1e11;
@@ -52,14 +66,14 @@ std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared) {
   const double plot_w = W - left - right;
   std::vector<svg::LegendItem> legend;
   for (const auto& [key, pts] : curves) {
-    const auto& [series, op] = key;
+    const auto& [series, op, group] = key;
     bool predicted = false, measured = false;
     for (const auto* p : pts) {
       predicted |= p->predicted_bytes_per_s > 0;
       measured |= p->measured_bytes_per_s > 0;
     }
-    if (predicted) legend.push_back({name_of(series, op) + " predicted", color_of(series, op)});
-    if (measured) legend.push_back({name_of(series, op) + " measured", color_of(series, op), true});
+    if (predicted) legend.push_back({name_of(series, op, group) + " predicted", color_of(series, op, group)});
+    if (measured) legend.push_back({name_of(series, op, group) + " measured", color_of(series, op, group), true});
   }
   if (empty) legend.push_back({"no bandwidth curve given", okabe_ito::kGrey});
   const double legend_y = top_pad + plot_h + 46;
@@ -94,17 +108,18 @@ std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared) {
            {.size = 13, .anchor = "middle", .fill = "#555"});
   int drawn = 0;
   for (auto& [key, pts] : curves) {
-    const auto& [series, op] = key;
-    const std::string color = color_of(series, op);
+    const auto& [series, op, group] = key;
+    const std::string color = color_of(series, op, group);
     std::stable_sort(pts.begin(), pts.end(), [](auto* a, auto* b) { return a->size_bytes < b->size_bytes; });
     std::vector<std::pair<double, double>> line;
     for (const auto* p : pts)
       if (std::isfinite(p->predicted_bytes_per_s) && p->predicted_bytes_per_s > 0)
         line.push_back({x(static_cast<double>(p->size_bytes)), y(p->predicted_bytes_per_s)});
-    w.open_group("busbw-series", "data-op=\"" + svg::esc(op) + "\" data-series=\"" + svg::esc(series) + "\"");
+    w.open_group("busbw-series", "data-op=\"" + svg::esc(op) + "\" data-series=\"" + svg::esc(series) +
+                                     "\" data-group=\"" + svg::esc(group) + "\"");
     // Dash by op when colour is the series'; otherwise later curves dashed and thinner, so a curve
     // lying on another still shows both colours.
-    const size_t dash_index = by_series ? index_of(op_order, op) : static_cast<size_t>(drawn);
+    const size_t dash_index = by_series ? index_of(op_order, op + '\x1f' + group) : static_cast<size_t>(drawn);
     const std::string style =
         dash_index == 0 ? "" : " stroke-dasharray=\"" + std::string(dash_index % 2 ? "8 5" : "3 3") + "\"";
     if (!line.empty()) {
@@ -114,7 +129,7 @@ std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared) {
     for (const auto* p : pts)
       if (std::isfinite(p->measured_bytes_per_s) && p->measured_bytes_per_s > 0)
         w.circle(x(static_cast<double>(p->size_bytes)), y(p->measured_bytes_per_s), 4, "#fff", color,
-                 name_of(series, op) + " " + fmt::bytes(static_cast<double>(p->size_bytes)) + ": measured " +
+                 name_of(series, op, group) + " " + fmt::bytes(static_cast<double>(p->size_bytes)) + ": measured " +
                      fmt::rate(p->measured_bytes_per_s) +
                      (p->predicted_bytes_per_s > 0 ? ", predicted " + fmt::rate(p->predicted_bytes_per_s) : ""),
                  "busbw-measured");

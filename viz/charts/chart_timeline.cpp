@@ -84,7 +84,8 @@ std::vector<TimelineRank> timeline_ranks(const models::RunResult& r) {
     for (const auto& k : r.ranks) out.push_back({k.rank, "rank " + std::to_string(k.rank)});
     return out;
   }
-  // A run may record the timeline of a few ranks only (one per distinct program): choose among those.
+  // A run may record the timeline of a few ranks only (one per program and compute speed: models/run/
+  // result_fill.hpp timeline_ranks): choose among those.
   std::set<int> recorded;
   for (const auto& e : r.timeline) recorded.insert(e.rank);
   std::vector<const models::RankResult*> order;

@@ -69,6 +69,15 @@ std::string scenario_block(const models::RunResult& r, const ReportInputs& in) {
   o << "<div class=\"stats\">" << stat(fmt::seconds(step), "step time")
     << stat(fmt::duration_hms(r.run_time_s), "run time (" + std::to_string(r.steps) + " steps)")
     << stat(fmt::count(static_cast<long long>(r.gpus > 0 ? r.gpus : static_cast<int>(r.ranks.size()))), "GPUs");
+  // $ beside the times, as `run` prints them (models/run/cost.hpp): the cluster's price per hour
+  // over the step and the run; per million tokens for a training step.
+  if (const models::CostResult& c = r.cost; c.known) {
+    o << stat(fmt::usd(c.usd_per_step), "cost per step")
+      << stat(fmt::usd(c.usd_per_run), "cost per run (" + std::to_string(c.nodes) + " node" +
+                                           (c.nodes == 1 ? "" : "s") + " at " + fmt::usd(c.usd_per_hour) +
+                                           "/h: " + c.source + ")");
+    if (c.usd_per_million_tokens > 0) o << stat(fmt::usd(c.usd_per_million_tokens), "cost per million tokens");
+  }
   o << breakdown_tiles(r);
   if (r.throughput.estimated) {
     char tps[32], mfu[64];
@@ -93,20 +102,15 @@ std::string scenario_block(const models::RunResult& r, const ReportInputs& in) {
   if (const models::GoodputResult& g = r.goodput; g.estimated) {
     char gp[96];
     std::snprintf(gp, sizeof gp, "%.1f%%", 100 * g.goodput);
-    char why[160];
-    if (g.plan == models::CheckpointPlan::Interval)
-      std::snprintf(why, sizeof why, "goodput (%.2f interruptions/day, checkpoint every %lld steps)",
-                    g.interruptions_per_day, g.interval_steps);
-    else
-      std::snprintf(why, sizeof why, "goodput (%.2f interruptions/day, no checkpoint)", g.interruptions_per_day);
+    const std::string per_day = fmt::two_decimals(g.interruptions_per_day);  // never "0.00" for a rate above 0
+    const std::string why = g.plan == models::CheckpointPlan::Interval
+                                ? "goodput (" + per_day + " interruptions/day, checkpoint every " +
+                                      std::to_string(g.interval_steps) + " steps)"
+                                : "goodput (" + per_day + " interruptions/day, no checkpoint)";
     o << stat(gp, why)
       << stat(g.finishes() ? fmt::duration_hms(g.expected_wall_s) : std::string("does not finish"),
               "expected wall time with failures");
-    if (g.price_per_gpu_hour > 0 && g.finishes()) {
-      char usd[48];
-      std::snprintf(usd, sizeof usd, g.expected_cost >= 100 ? "$%.0f" : "$%.2f", g.expected_cost);
-      o << stat(usd, "expected cost");
-    }
+    if (g.price_per_gpu_hour > 0 && g.finishes()) o << stat(fmt::usd(g.expected_cost), "expected cost with failures");
   }
   o << "</div>";
   if (m.estimated && !m.fits && !m.terms.empty())
@@ -153,7 +157,7 @@ std::string jobs_block(const models::RunResult& r) {
   std::ostringstream o;
   o << "<section id=\"jobs\"><h2>Jobs on one fabric</h2><p class=\"what\">Each job simulated alone (the "
        "other jobs' nodes idle) and together with the others, one step each from t = 0; lost = together − "
-       "alone.</p><table class=\"summary\"><tr><th>job</th><th>nodes</th><th>GPUs</th><th>step alone</th>"
+       "alone.</p><table class=\"points\"><tr><th>job</th><th>nodes</th><th>GPUs</th><th>step alone</th>"
        "<th>step together</th><th>lost</th><th>% lost</th></tr>";
   for (const auto& j : r.jobs)
     o << "<tr><td>" << esc(j.name) << "</td><td>" << j.first_node << "–" << j.last_node << "</td><td>" << j.gpus
@@ -179,7 +183,9 @@ constexpr Chart kCharts[] = {
     {"links", "Link utilisation",
      "The busiest links: solid bar = average utilisation over the step, outline = share of the step with traffic."},
     {"busbw", "Bus bandwidth vs message size",
-     "nccl-tests style bus bandwidth for the collectives the workload uses; hollow markers are measurements."},
+     "nccl-tests style bus bandwidth of each collective the step runs, replayed on the group it runs on (the "
+     "legend names the group, its GPUs and nodes); hollow markers are measurements, over every GPU of the "
+     "scenario as nccl-tests ran."},
 };
 
 std::string chart_svg(const char* id, const models::RunResult& r, const ReportInputs& in, const charts::Shared& sh) {
@@ -376,21 +382,23 @@ std::string compare_html(const std::vector<models::RunResult>& results, const st
             << esc(fmt::bytes(x->memory.peak_bytes)) << " per GPU of " << esc(fmt::bytes(x->memory.capacity_bytes))
             << " (" << esc(x->memory.gpu) << ")</p>";
       o << "<div class=\"cards\">"
-        << "<div><div class=\"ratio step-ratio\">" << esc(fmt::fixed(step_ratio, 2))
+        << "<div><div class=\"ratio step-ratio\">" << esc(fmt::two_decimals(step_ratio))
         << "×</div><div class=\"lbl\">step time: " << esc(fmt::seconds(r.step_time_s)) << " vs "
         << esc(fmt::seconds(base.step_time_s))
         << (step_ratio > 1   ? " (slower)"
             : step_ratio < 1 ? " (faster)"
                              : " (the same)");
       // With equal step counts the run-time ratio is the step ratio again: say the times, not the
-      // same number twice. It gets its own card only when it differs.
-      const bool same_ratio = std::isfinite(run_ratio) && std::isfinite(step_ratio) &&
-                              std::fabs(run_ratio - step_ratio) < 0.005 * std::max(1.0, step_ratio);
+      // same number twice. It gets its own card only when it differs, by more than 0.5 % of it (a
+      // relative test: 0.00023 against 0.00057 differs, though both are under 0.005).
+      const bool same_ratio =
+          std::isfinite(run_ratio) && std::isfinite(step_ratio) &&
+          (run_ratio == step_ratio || (step_ratio != 0 && std::fabs(run_ratio / step_ratio - 1) < 0.005));
       if (same_ratio)
         o << "; run time " << esc(fmt::duration_hms(r.run_time_s)) << " vs " << esc(fmt::duration_hms(base.run_time_s))
           << "</div></div>";
       else
-        o << "</div></div><div><div class=\"ratio small run-ratio\">" << esc(fmt::fixed(run_ratio, 2))
+        o << "</div></div><div><div class=\"ratio small run-ratio\">" << esc(fmt::two_decimals(run_ratio))
           << "×</div><div class=\"lbl\">run time: " << esc(fmt::duration_hms(r.run_time_s)) << " vs "
           << esc(fmt::duration_hms(base.run_time_s)) << "</div></div>";
       o << "</div>";
@@ -420,7 +428,7 @@ std::string compare_html(const std::vector<models::RunResult>& results, const st
       charts::Shared wide = sh;
       wide.width = 1100;
       o << "<section id=\"busbw\"><h2>" << c.heading << "</h2><p class=\"what\">" << c.what
-        << " Every layout on one axis: one colour per layout, one dash per collective.</p>"
+        << " Every layout on one axis: one colour per layout, one dash per collective and group.</p>"
         << page::figure(charts::busbw(all, wide), "compare-busbw") << "</section>";
       continue;
     }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "scenarios/cli/output/result_format.hpp"
+#include "viz/format.hpp"
 
 namespace scenarios {
 
@@ -90,7 +91,11 @@ namespace {
 Json finite_or_null(double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); }
 
 // A count that can reach 1e40 where failures come faster than the work: 3 digits beyond a million.
-std::string count_text(double x) { return x < 1e6 ? fmt::format("{:.1f}", x) : fmt::format("{:.3g}", x); }
+// One decimal; two significant digits below 0.05, so an expected count above 0 never reads 0.0.
+std::string count_text(double x) {
+  if (x > 0 && x < 0.05) return fmt::format("{:.2g}", x);
+  return x < 1e6 ? fmt::format("{:.1f}", x) : fmt::format("{:.3g}", x);
+}
 }  // namespace
 
 Json goodput_json(const models::GoodputResult& g) {
@@ -149,15 +154,21 @@ std::vector<std::string> variability_lines(const models::VariabilityResult& v) {
       "           " + v.who_waits};
 }
 
-std::vector<std::string> goodput_lines(const models::GoodputResult& g) {
+std::vector<std::string> goodput_lines(const models::RunResult& r) {
+  const models::GoodputResult& g = r.goodput;
   if (!g.estimated) return {};
+  // With --samples the goodput's steps are the sampled mean step, not the simulated one that the
+  // run's time and $ per run use: each figure says which step it rests on.
+  const bool mean_step = r.variability.sampled && g.step_s != r.step_time_s;
+  const std::string of_steps = mean_step ? fmt::format(" at the sampled mean step {}", format_seconds(g.step_s)) : "";
   using models::CheckpointPlan;
   std::string parts;
   for (const auto& c : g.components)
-    if (c.per_day > 0) parts += fmt::format("{}{} {:.2f}", parts.empty() ? "" : ", ", c.name, c.per_day);
+    if (c.per_day > 0)
+      parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", c.name, viz::fmt::two_decimals(c.per_day));
   std::vector<std::string> out = {
-      fmt::format("failures   {:.2f} interruptions per day on {} GPUs in {} hosts (MTBF {}): {}",
-                  g.interruptions_per_day, g.gpus, g.hosts, goodput_duration(g.mtbf_s), parts)};
+      fmt::format("failures   {} interruptions per day on {} GPUs in {} hosts (MTBF {}): {}",
+                  viz::fmt::two_decimals(g.interruptions_per_day), g.gpus, g.hosts, goodput_duration(g.mtbf_s), parts)};
   const std::string laws =
       fmt::format("Young {}, Daly {}", goodput_duration(g.young_interval_s), goodput_duration(g.daly_interval_s));
   const std::string writes =
@@ -192,9 +203,9 @@ std::vector<std::string> goodput_lines(const models::GoodputResult& g) {
   }
   if (g.finishes())
     out.push_back(
-        fmt::format("goodput    {:.1f} %: expected wall time {} for {} of steps ({} interruptions: "
+        fmt::format("goodput    {:.1f} %: expected wall time {} for {} of steps{} ({} interruptions: "
                     "checkpoints {}, lost work {}, restarts {})",
-                    100 * g.goodput, goodput_duration(g.expected_wall_s), goodput_duration(g.work_s),
+                    100 * g.goodput, goodput_duration(g.expected_wall_s), goodput_duration(g.work_s), of_steps,
                     count_text(g.expected_interruptions), goodput_duration(g.checkpoint_overhead_s),
                     goodput_duration(g.rework_s), goodput_duration(g.restart_overhead_s)));
   else {  // Daly's T_w overflows a double: e^(x/M) or e^(R/M) with an exponent past ~709
@@ -210,14 +221,21 @@ std::vector<std::string> goodput_lines(const models::GoodputResult& g) {
                     "(x = {}) is beyond 1e308 s",
                     goodput_duration(g.mtbf_s), what, goodput_duration(x)));
   }
+  // "without failures at the sampled mean step; the run's $4.91 per run is at the simulated step"
+  const std::string work_step =
+      mean_step && r.cost.known
+          ? fmt::format(" at the sampled mean step; the run's {} per run is at the simulated step {}",
+                        format_usd(r.cost.usd_per_run), format_seconds(r.step_time_s))
+          : "";
   if (g.price_per_gpu_hour > 0 && g.finishes())
-    out.push_back(fmt::format("cost       {} expected ({} without failures) at ${:.2f} per GPU-hour x {} GPUs",
-                              goodput_usd(g.expected_cost), goodput_usd(g.work_cost), g.price_per_gpu_hour, g.gpus));
+    out.push_back(fmt::format("cost       {} expected ({} without failures{}) at ${:.2f} per GPU-hour x {} GPUs",
+                              goodput_usd(g.expected_cost), goodput_usd(g.work_cost), work_step, g.price_per_gpu_hour,
+                              g.gpus));
   else if (g.price_per_gpu_hour > 0)
     out.push_back(
-        fmt::format("cost       none expected: the run does not finish ({} without failures at ${:.2f} per "
+        fmt::format("cost       none expected: the run does not finish ({} without failures{} at ${:.2f} per "
                     "GPU-hour x {} GPUs)",
-                    goodput_usd(g.work_cost), g.price_per_gpu_hour, g.gpus));
+                    goodput_usd(g.work_cost), work_step.empty() ? "" : work_step + ";", g.price_per_gpu_hour, g.gpus));
   else
     out.push_back("cost       unknown: no price for this instance (give [cluster] price_per_hour or --prices FILE)");
   return out;

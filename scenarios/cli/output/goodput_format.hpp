@@ -16,7 +16,9 @@ nlohmann::ordered_json variability_json(const models::VariabilityResult& v);
 nlohmann::ordered_json goodput_json(const models::GoodputResult& g);
 // The summary's lines (no trailing newline each); empty when there is nothing to say.
 std::vector<std::string> variability_lines(const models::VariabilityResult& v);
-std::vector<std::string> goodput_lines(const models::GoodputResult& g);
+// `r`'s goodput; with --samples its failure-free time and cost rest on the sampled mean step, and
+// the lines say so beside the run's own $ per run (the simulated step's).
+std::vector<std::string> goodput_lines(const models::RunResult& r);
 // "3 d 04 h", "5 h 12 min", else format_seconds; "1.9e+05 years" past 10,000 days; "never" when infinite.
 std::string goodput_duration(double s);
 // "$1.23 M", "$45,600"-like short money, "$3.91e+15" past a million M; "" when the price is

@@ -107,21 +107,51 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
       }
   }
   const bool per_file = file_order.size() > 1;
-  std::set<std::string> ops;
-  for (const auto& e : result.timeline)
-    if (!e.op.empty()) ops.insert(e.op);
-  if (spec.collective) ops.insert(spec.collective->op);
-  for (const auto& [op, _] : measured) ops.insert(op);
+
+  // The curves: each collective the step launched on its own group's ranks (a TP all-gather over
+  // its 8 GPUs, not over the cluster), then each measured op over every rank of the scenario (as
+  // nccl-tests ran over the cluster), unless a collective of the step already spans them all.
+  struct Curve {
+    std::string op;
+    std::vector<int> ranks;  // empty: every rank
+    std::string group;       // in words, for the legend
+  };
+  const int gpus = result.gpus > 0 ? result.gpus : int(result.ranks.size());
+  const int nodes = result.nodes;
+  auto on_nodes = [](int n, int k) {
+    return fmt::format("{} GPU{} on {} node{}", n, n == 1 ? "" : "s", k, k == 1 ? "" : "s");
+  };
+  const std::string everyone = nodes > 0 ? "all " + on_nodes(gpus, nodes) : fmt::format("all {} GPUs", gpus);
+  std::vector<Curve> curves;
+  std::set<std::string> everyone_ops;  // ops with a curve over every rank
+  for (const auto& u : result.collectives_used) {
+    if (u.ranks.size() < 2) continue;  // a group of one moves nothing: no bus bandwidth
+    const bool all = int(u.ranks.size()) == gpus;
+    curves.push_back({u.op, all ? std::vector<int>{} : u.ranks,
+                      all ? everyone : fmt::format("{} group of {}", u.group, on_nodes(int(u.ranks.size()), u.nodes))});
+    if (all) everyone_ops.insert(u.op);
+  }
+  std::set<std::string> wanted;  // over every rank: measured ops, and a run that names no groups
+  for (const auto& [op, _] : measured) wanted.insert(op);
+  if (result.collectives_used.empty()) {
+    for (const auto& e : result.timeline)
+      if (!e.op.empty()) wanted.insert(e.op);
+    if (spec.collective) wanted.insert(spec.collective->op);
+  }
+  for (const auto& op : wanted)
+    if (!everyone_ops.count(op)) curves.push_back({op, {}, everyone});
 
   std::vector<viz::BusBwPoint> out;
-  for (const auto& op : ops) {
+  for (const auto& c : curves) {
     models::calibrate::NcclTestsOptions o;
-    if (!models::nccl::parse_coll_op(op, o.op)) continue;  // e.g. "send": no nccl-tests curve
+    if (!models::nccl::parse_coll_op(c.op, o.op)) continue;  // e.g. "send": no nccl-tests curve
     o.min_bytes = 8;
     o.max_bytes = int64_t{1} << 30;
     o.factor = 4;
     o.iters = 1;
-    const auto it = measured.find(op);
+    o.ranks = c.ranks;
+    // Measured files ran over the cluster: their points sit on the curve over every rank.
+    const auto it = c.ranks.empty() ? measured.find(c.op) : measured.end();
     if (it != measured.end() && !it->second.empty()) {  // predict at exactly the measured sizes
       o.min_bytes = it->second.begin()->first;
       o.max_bytes = it->second.rbegin()->first;
@@ -130,7 +160,8 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
     const auto predicted = models::calibrate::run_nccl_tests(spec, o);
     for (const auto& row : predicted.rows) {
       viz::BusBwPoint p;
-      p.op = op;
+      p.op = c.op;
+      p.group = c.group;
       p.size_bytes = row.size;
       p.predicted_bytes_per_s =
           std::max(row.busbw_gbs, row.ip_busbw_gbs) * 1e9;  // as the measured side: the faster column
@@ -143,7 +174,7 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
     for (const auto& path : file_order) {
       const std::string& series = series_of[path];
       for (const auto& [op, sizes] : by_file[series])
-        for (const auto& [size, bw] : sizes) out.push_back({op, size, 0, bw, series});
+        for (const auto& [size, bw] : sizes) out.push_back({op, size, 0, bw, series});  // the file names its run
     }
   return out;
 }

@@ -17,9 +17,11 @@ namespace scenarios {
 // `gpus` (0: unknown) derives grad accum from training.global_batch as the run does.
 std::vector<std::pair<std::string, std::string>> scenario_summary(const models::ScenarioSpec& spec, int gpus = 0);
 
-// Predicted busbw from 8 B to 1 GiB (x4 steps) for each op in the run's timeline (or the
-// scenario's bare collective), with the measured busbw of `measured_files` (nccl-tests output)
-// overlaid; ops measured but unused are added. Throws UserError/ParseError on a bad file.
+// Predicted busbw from 8 B to 1 GiB (x4 steps) for each collective the step launched
+// (RunResult::collectives_used), replayed on its own group's ranks and labelled with the group
+// ("tp group of 8 GPUs on 1 node"); measured ops (`measured_files`, nccl-tests output) get a
+// curve over every rank of the scenario, as nccl-tests ran, with the measured busbw overlaid (as
+// does a run that names no groups: its timeline's ops). Throws UserError/ParseError on a bad file.
 std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, const models::RunResult& result,
                                           const std::vector<std::string>& measured_files);
 

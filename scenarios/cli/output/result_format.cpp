@@ -10,6 +10,7 @@
 #include "scenarios/cli/output/goodput_format.hpp"
 #include "scenarios/cli/output/jobs_format.hpp"
 #include "scenarios/cli/output/rank_rows.hpp"
+#include "viz/format.hpp"
 
 namespace scenarios {
 
@@ -106,12 +107,7 @@ std::string throughput_line(const models::ThroughputResult& t) {
   return s + ")";
 }
 
-std::string format_usd(double usd) {
-  if (usd >= 1e6) return fmt::format("${:.2f} M", usd / 1e6);
-  if (usd >= 1000) return fmt::format("${:.0f}", usd);
-  if (usd >= 1) return fmt::format("${:.2f}", usd);
-  return fmt::format("${:#.3g}", usd);  // three digits, trailing zeros kept: $0.230
-}
+std::string format_usd(double usd) { return viz::fmt::usd(usd); }  // one rule for the text and the pages
 
 std::string cost_line(const models::RunResult& r) {
   const models::CostResult& c = r.cost;
@@ -232,7 +228,7 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
   if (r.partial) line("throughput none for a partial step (a rate of unfinished work would mislead)");
   if (r.memory.estimated) line("memory     " + memory_line(r.memory, 3));
   if (!r.fits()) line("WARNING    " + memory_warning(r.memory));
-  for (const auto& l : goodput_lines(r.goodput)) line(l);
+  for (const auto& l : goodput_lines(r)) line(l);
   if (!r.jobs.empty()) {
     line("");
     out += jobs_summary(r);

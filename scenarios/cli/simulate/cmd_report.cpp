@@ -1,5 +1,5 @@
 // commsim report SCENARIO.toml [MORE.toml...] --html FILE [--trace FILE.json] [--csv FILE]
-//                [--measured NCCL_TESTS.txt]... [--set [N:]K=V]... [--no-busbw] [--json]
+//                [--measured NCCL_TESTS.txt]... [--prices FILE] [--set [N:]K=V]... [--no-busbw] [--json]
 // With several scenarios the page is the side-by-side comparison (viz::compare_html), the first
 // being the baseline; --trace and --csv then refuse, as they describe one run.
 // Plots for a design review: one self-contained HTML page (viz::report_html), and files for
@@ -59,7 +59,7 @@ int cmd_report(int argc, char** argv) {
       "HTML report with plots (topology, per-rank step time, timeline, links, bus bandwidth), "
       "Chrome trace and CSV.",
       "commsim report"};
-  std::string html, trace, csv;
+  std::string html, trace, csv, prices;
   std::vector<std::string> paths, sets, measured;
   bool no_busbw = false, json = false;
   app.add_option("scenarios", paths, "scenario file (TOML); several make a comparison page, the first the baseline")
@@ -71,6 +71,7 @@ int cmd_report(int argc, char** argv) {
   app.add_option("--csv", csv, "write per-rank and per-collective rows here")->type_name("FILE");
   app.add_option("--measured", measured, "nccl-tests output to overlay on the bus bandwidth chart (repeatable)")
       ->type_name("NCCL_TESTS.txt");
+  add_prices_option(app, prices);
   app.add_flag("--no-busbw", no_busbw, "skip the bus bandwidth curves (they replay each size on the machine)");
   app.add_flag("--json", json, "list the files written as one JSON object (docs/result.schema.json)");
   app.add_option("--set", sets,
@@ -93,7 +94,11 @@ int cmd_report(int argc, char** argv) {
     // Load everything before running anything: a typo in the last file costs no simulation.
     const ScenarioSets per(sets, paths.size());
     std::vector<LoadedScenario> loaded;
-    for (size_t i = 0; i < paths.size(); ++i) loaded.push_back(per.load(paths[i], i));
+    const auto price_table = read_prices_option(prices);  // as run and compare: the page's $ use it
+    for (size_t i = 0; i < paths.size(); ++i) {
+      loaded.push_back(per.load(paths[i], i));
+      set_prices(loaded.back(), price_table, prices);
+    }
     CommandInputs all{{}, sets};
     for (size_t i = 0; i < loaded.size(); ++i)
       for (const auto& f : loaded[i].files)

@@ -2,6 +2,7 @@
 // P2P read mode through the whole engine. Rig: rig.hpp.
 #include <catch2/catch.hpp>
 
+#include "models/collectives/copy_work.hpp"
 #include "models/comm_plan/link_params.hpp"
 #include "rig.hpp"
 
