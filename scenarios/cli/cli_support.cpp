@@ -29,7 +29,10 @@ void list_options(const CLI::App& app, const std::string& prefix) {
       for (const auto& n : o->get_snames()) names += (names.empty() ? "-" : ",-") + n;
       for (const auto& n : o->get_lnames()) names += (names.empty() ? "--" : ",--") + n;
       const bool flag = o->get_type_size_max() == 0;
-      const bool repeat = o->get_multi_option_policy() == CLI::MultiOptionPolicy::TakeAll;
+      // Repeatable: every occurrence kept (TakeAll, Join), or a vector that takes several.
+      const auto policy = o->get_multi_option_policy();
+      const bool repeat = policy == CLI::MultiOptionPolicy::TakeAll || policy == CLI::MultiOptionPolicy::Join ||
+                          o->get_expected_max() > 1;
       std::printf("%sopt\t%s\t%s\t%d\t%s\n", prefix.c_str(), names.c_str(), flag ? "" : o->get_type_name().c_str(),
                   repeat ? 1 : 0, desc.c_str());
     } else {
