@@ -23,7 +23,7 @@ namespace models::params_detail {
 inline constexpr ParamRange kBandwidth{1e6, 1e15, false, false};          // [1e6, 1e15] B/s
 inline constexpr ParamRange kChannelRate{1e6, 1e15, false, false, true};  // 0 (unknown) or [1e6, 1e15] B/s
 inline constexpr ParamRange kTime{0, 1, false, false};                    // [0, 1] s: latencies, windows
-inline constexpr ParamRange kTimePerLogit{0, 16 / 1e6, false, false};      // [0, 1.6e-5] s per logit
+inline constexpr ParamRange kTimePerLogit{0, 16 / 1e6, false, false};     // [0, 1.6e-5] s per logit
 inline constexpr ParamRange kFlopRate{1e9, 1e18, false, false};           // [1e9, 1e18] FLOP/s
 inline constexpr ParamRange kMemorySize{0, 1e12, false, false};           // [0, 1e12] B
 inline constexpr ParamRange kFraction{0, 1, true, false};                 // (0, 1]: efficiencies

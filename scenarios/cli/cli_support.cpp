@@ -189,8 +189,7 @@ CLI::Validator seed_number() {
         const size_t sign = (!text.empty() && (text[0] == '-' || text[0] == '+')) ? 1 : 0;
         const bool whole = sign < text.size() && text.find_first_not_of("0123456789", sign) == std::string::npos;
         if (!whole) return "'" + text + "' is not a whole number";
-        if (text[0] == '-' && text.find_first_not_of('0', 1) != std::string::npos)
-          return text + " is below 0 " + range;
+        if (text[0] == '-' && text.find_first_not_of('0', 1) != std::string::npos) return text + " is below 0 " + range;
         errno = 0;
         std::strtoull(text.c_str() + sign, nullptr, 10);
         if (errno == ERANGE) return text + " is too large " + range;

@@ -154,8 +154,8 @@ TEST_CASE("scenarios: Ethernet NICs of a custom node are NET/Socket's interfaces
   const fs::path dir = scenarios_test::fresh_temp_dir("eth");
   auto scenario = [&](const std::string& name, const std::string& node_lines) {
     const fs::path p = dir / (name + ".toml");
-    std::ofstream(p) << "[cluster]\nnodes = 2\n[cluster.node]\ngpu = \"H200\"\ngpus = 8\n" << node_lines
-                     << "[collective]\nop = \"all_reduce\"\nbytes = \"256 MiB\"\n";
+    std::ofstream(p) << "[cluster]\nnodes = 2\n[cluster.node]\ngpu = \"H200\"\ngpus = 8\n"
+                     << node_lines << "[collective]\nop = \"all_reduce\"\nbytes = \"256 MiB\"\n";
     const auto r = run_commsim({"run", p.string(), "--json"});
     REQUIRE(r.exit_code == 0);
     return nlohmann::json::parse(r.out)["step_time_s"].get<double>();
