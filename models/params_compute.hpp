@@ -167,7 +167,7 @@ inline constexpr auto kComputeParams = std::to_array<ParamSpec>({
      "board power of memory-bound work / power limit: AdamW drew 476-531 W of 700 on H200 (adamw.jsonl)"},
     {"compute.loss_time_per_logit",
      ParamUnit::Seconds,
-     kTime,
+     kTimePerLogit,
      {},
      kByStream,
      ParamOwner::Compute,

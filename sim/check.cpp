@@ -1,12 +1,13 @@
 #include "sim/check.hpp"
 
-#include <cstdio>
-#include <cstdlib>
+#include <stdexcept>
+#include <string>
 
 namespace sim {
 void check_failed(std::string_view condition, std::string_view message, const char* file, int line) {
-  std::fprintf(stderr, "%s:%d: internal error: check '%.*s' failed: %.*s\n", file, line,
-               static_cast<int>(condition.size()), condition.data(), static_cast<int>(message.size()), message.data());
-  std::abort();
+  // An exception, not abort(): the command line reports it and exits 1, and a sweep records the
+  // point's row with the error and runs the other points (each point builds its own network).
+  throw std::logic_error(std::string(file) + ":" + std::to_string(line) + ": check '" + std::string(condition) +
+                         "' failed: " + std::string(message));
 }
 }  // namespace sim

@@ -164,8 +164,11 @@ void rate_collnet(const World& world, const std::vector<std::vector<int>>& membe
   for (const auto& m : members) min_ppn = std::min(min_ppn, m.size());
   const hw::NodeSpec& node = world.node_of(world.rank(members[0][0]).node);
   v.nvswitch = node.nvswitch;
+  // NCCL takes the collnet of the plugin whose net it uses (src/net.cc, ncclNetInit): over NET/Socket
+  // (NCCL_NET=Socket, NCCL_IB_DISABLE=1) there is none (collnet_note in nccl/env_names.hpp says so).
   v.collnet = world.nccl_env().collnet_enable && world.fabric() && world.fabric()->sharp() &&
-              node.nic_kind == hw::NicKind::Ib && members.size() > 1;
+              node.nic_kind == hw::NicKind::Ib && members.size() > 1 &&
+              world.transport(members[0][0], members[1][0]).net_plugin != NetPlugin::Socket;
   v.collnet_heads = v.collnet ? std::min({v.graph_channels, static_cast<int>(min_ppn), 8}) : 0;
   v.collnet_bw_intra_gbs = v.collnet ? std::min(2 * v.bw_inter_gbs, v.sm >= 100 ? 96.0 : 48.0) : 0;
 }

@@ -67,12 +67,25 @@ NodeSpec custom_node(const CustomNodeSpec& spec) {
     throw SpecError("cluster.node.nic_bandwidth",
                     std::to_string(n.nics) + " NICs but no NIC bandwidth (expected nic_bandwidth, e.g. \"400 Gb/s\")");
   n.nic_bytes_per_s = spec.nic_bytes_per_s;
+  // NCCL assumes 10 Gb/s for an interface that reports no speed (src/misc/socket.cc); use that
+  // when the scenario gives no Ethernet bandwidth.
+  constexpr double kUnreportedEthBytesPerS = 10e9 / 8;
+  n.eth_bytes_per_s = spec.eth_bytes_per_s > 0 ? spec.eth_bytes_per_s : kUnreportedEthBytesPerS;
+  if (n.nic_kind == NicKind::Eth) {
+    // Ethernet NICs have no RDMA plugin: they are NET/Socket's interfaces. The Socket plugin opens
+    // one net device per interface it finds (src/transport/net_socket.cc, ncclFindInterfaces), each
+    // at its own speed, and channels spread over them, so together they are the node's Socket link:
+    // eth rate = nics x nic_bandwidth (10 Gb/s each when not given, as NCCL assumes).
+    if (spec.eth_bytes_per_s > 0)
+      throw SpecError("cluster.node.eth_bandwidth",
+                      "eth_bandwidth together with nic_kind = \"eth\": both describe the interfaces NET/Socket "
+                      "uses (expected nics and nic_bandwidth for the Ethernet NICs, or eth_bandwidth and no nics)");
+    if (n.nic_bytes_per_s <= 0) n.nic_bytes_per_s = kUnreportedEthBytesPerS;
+    n.eth_bytes_per_s = n.nics * n.nic_bytes_per_s;
+  }
   if (n.nic_kind == NicKind::Efa) n.efa_generation = 1;
   // aws-ofi-nccl's fall-through default for hosts it does not list (src/platform-aws.cpp).
   if (n.nic_kind == NicKind::Efa) n.net_plugin_latency_us = 75;
-  // NCCL assumes 10 Gb/s for an interface that reports no speed (src/misc/socket.cc); use that
-  // when the scenario gives no Ethernet bandwidth.
-  n.eth_bytes_per_s = spec.eth_bytes_per_s > 0 ? spec.eth_bytes_per_s : 10e9 / 8;
   n.eth_driver = "unknown";
   // Default host memory: 8 x DDR4-3200 channels per NUMA node (204.8 GB/s), a common server.
   n.host_mem_bytes_per_s =

@@ -158,9 +158,20 @@ void check_nccl_env_names(const std::map<std::string, std::string>& env) {
 
 std::optional<std::string> collnet_note(const std::map<std::string, std::string>& env, bool sharp_fabric) {
   const auto it = env.find("NCCL_COLLNET_ENABLE");
-  if (sharp_fabric || it == env.end() || it->second == "0") return std::nullopt;
-  return "nccl.env: NCCL_COLLNET_ENABLE=1 has no effect here: the fabric has no SHARP switches (CollNet needs "
-         "InfiniBand with SHARP: [cluster.fabric] sharp = true; EFA and RoCE have none), so NCCL runs without CollNet";
+  if (it == env.end() || it->second == "0") return std::nullopt;
+  if (!sharp_fabric)
+    return "nccl.env: NCCL_COLLNET_ENABLE=1 has no effect here: the fabric has no SHARP switches (CollNet needs "
+           "InfiniBand with SHARP: [cluster.fabric] sharp = true; EFA and RoCE have none), so NCCL runs without "
+           "CollNet";
+  // NCCL takes the collnet of the plugin whose net it uses (src/net.cc, ncclNetInit); its
+  // internal Socket net has none, so TCP sockets leave CollNet (and NVLS over SHARP) off.
+  const auto net = env.find("NCCL_NET"), ib = env.find("NCCL_IB_DISABLE");
+  const bool forced_socket = net != env.end() && net->second == "Socket";
+  if (!forced_socket && (ib == env.end() || ib->second == "0")) return std::nullopt;
+  return std::string("nccl.env: NCCL_COLLNET_ENABLE=1 has no effect with ") +
+         (forced_socket ? "NCCL_NET=Socket" : "NCCL_IB_DISABLE=1") +
+         ": the network is TCP sockets, and the SHARP plugin's CollNet comes only with the InfiniBand net, so NCCL "
+         "runs without CollNet";
 }
 
 std::vector<std::string> unmodelled_nccl_env_notes(const std::map<std::string, std::string>& env) {

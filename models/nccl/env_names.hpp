@@ -25,8 +25,9 @@ inline constexpr const char* kNcclEnvNames = "NCCL_, OFI_NCCL_ or FI_";
 // within two edits of one ("did you mean"). Other unknown NCCL_ names, and FI_ names, pass.
 void check_nccl_env_names(const std::map<std::string, std::string>& env);
 
-// NCCL_COLLNET_ENABLE=1 on a fabric without SHARP ([cluster.fabric] sharp): NCCL finds no collnet
-// plugin or SHARP-capable switch and runs without CollNet, as commsim does; the note says so.
+// NCCL_COLLNET_ENABLE=1 on a fabric without SHARP ([cluster.fabric] sharp), or with the network
+// forced to Socket (NCCL_NET=Socket, NCCL_IB_DISABLE=1): NCCL finds no collnet plugin or
+// SHARP-capable switch and runs without CollNet, as commsim does; the note says so.
 std::optional<std::string> collnet_note(const std::map<std::string, std::string>& env, bool sharp_fabric);
 
 // One note per group of variables that are set but not modelled (empty when there are none):

@@ -53,7 +53,8 @@ bool alltoall_folds(const ScenarioSpec& spec, bool full) {
   } catch (const std::exception&) {
     return false;  // the World reports it
   }
-  if (spec.cluster.nodes > 1 && node.nics == 0) return false;  // Socket between nodes
+  if (spec.cluster.nodes > 1 && (node.nics == 0 || node.nic_kind == hw::NicKind::Eth))
+    return false;  // Socket between nodes
   const FabricSpec& f = spec.cluster.fabric;
   if (f.topology == "nonblocking") return true;
   const bool spray = f.spreading == "spray" || (f.spreading.empty() && node.nic_kind == hw::NicKind::Efa);

@@ -246,8 +246,10 @@ void data_parallel_checks(const ScenarioSpec& spec, const model::ModelShape& mod
                     "(got " +
                         par.strategy + ")");
   if (par.tp > 1 || par.pp > 1)
-    throw SpecError("parallel.tp", "tp and pp need strategy = \"megatron\": " + par.strategy +
-                                       " is pure data parallelism (expected strategy = \"megatron\", or tp = pp = 1)");
+    throw SpecError(par.tp > 1 ? "parallel.tp" : "parallel.pp",
+                    "tp and pp need strategy = \"megatron\": " + par.strategy +
+                        " is pure data parallelism (expected strategy = \"megatron\", or tp = pp = 1)",
+                    {"parallel.strategy"});
   const std::pair<const char*, bool> megatron_only[] = {
       {"parallel.cp", par.cp > 1},
       {"parallel.vp", par.vp > 1},

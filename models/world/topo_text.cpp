@@ -91,7 +91,9 @@ std::string switch_reduction_text(const ScenarioSpec& spec, const hw::NodeSpec& 
     if (env.nvls_enable && !alone)
       os << ": the NVSwitch reduces and multicasts, each GPU sends (1 + 1/heads) S and receives as much "
             "(a ring: 2(n-1)/n S); NVLS on one node, NVLSTree across nodes"
-         << (spec.cluster.fabric.sharp && env.collnet_enable ? ", NVLS over CollNet across nodes" : "");
+         << (spec.cluster.fabric.sharp && env.collnet_enable && env.net != NetPlugin::Socket && !env.ib_disable
+                 ? ", NVLS over CollNet across nodes"
+                 : "");
     os << "\n";
   }
   if (spec.cluster.fabric.sharp || env.collnet_enable) {
@@ -102,6 +104,9 @@ std::string switch_reduction_text(const ScenarioSpec& spec, const hw::NodeSpec& 
       os << "off (the fabric has SHARP; NCCL uses it with NCCL_COLLNET_ENABLE=1)";
     else if (nccl_nodes < 2)
       os << "off (one NCCL node)";
+    else if (env.net == NetPlugin::Socket || env.ib_disable)
+      os << "off (" << (env.net == NetPlugin::Socket ? "NCCL_NET=Socket" : "NCCL_IB_DISABLE=1")
+         << ": CollNet comes only with the InfiniBand net)";
     else
       os << "on: each node's heads (one per NIC) send its reduced data once and receive the result once, "
             "S per node each way (a ring: 2(n-1)/n S); CollNetDirect"

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 #include "models/one_line.hpp"
 #include "models/parse_error.hpp"
@@ -28,7 +29,10 @@ void list_options(const CLI::App& app, const std::string& prefix) {
       for (const auto& n : o->get_snames()) names += (names.empty() ? "-" : ",-") + n;
       for (const auto& n : o->get_lnames()) names += (names.empty() ? "--" : ",--") + n;
       const bool flag = o->get_type_size_max() == 0;
-      const bool repeat = o->get_multi_option_policy() == CLI::MultiOptionPolicy::TakeAll;
+      // Repeatable: every occurrence kept (TakeAll, Join), or a vector that takes several.
+      const auto policy = o->get_multi_option_policy();
+      const bool repeat = policy == CLI::MultiOptionPolicy::TakeAll || policy == CLI::MultiOptionPolicy::Join ||
+                          o->get_expected_max() > 1;
       std::printf("%sopt\t%s\t%s\t%d\t%s\n", prefix.c_str(), names.c_str(), flag ? "" : o->get_type_name().c_str(),
                   repeat ? 1 : 0, desc.c_str());
     } else {
@@ -175,13 +179,35 @@ const CLI::Validator& zero_or_more() {
   return v;
 }
 
+namespace {
+// A seed is any 64-bit unsigned number. CLI11 reads it with strtoull, which takes "-1" as 2^64 - 1
+// and saturates a larger number to the same: refused here, so two seeds never give the same draws.
+CLI::Validator seed_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const std::string range = "(expected 0 to " + std::to_string(std::numeric_limits<uint64_t>::max()) + ")";
+        const size_t sign = (!text.empty() && (text[0] == '-' || text[0] == '+')) ? 1 : 0;
+        const bool whole = sign < text.size() && text.find_first_not_of("0123456789", sign) == std::string::npos;
+        if (!whole) return "'" + text + "' is not a whole number";
+        if (text[0] == '-' && text.find_first_not_of('0', 1) != std::string::npos) return text + " is below 0 " + range;
+        errno = 0;
+        std::strtoull(text.c_str() + sign, nullptr, 10);
+        if (errno == ERANGE) return text + " is too large " + range;
+        return "";
+      },
+      "");  // no range in the type name: "S" says it all, and 20 digits would not help
+}
+}  // namespace
+
 void add_sample_options(CLI::App& app, int& samples, uint64_t& seed) {
   app.add_option("--samples", samples,
                  "the step over N seeded draws of every GPU's speed (variability.* parameters): median, p99, "
                  "the slowest GPU; 0: deterministic; not with [[jobs]]")
       ->type_name("N")
       ->check(whole_number(0, 100000));
-  app.add_option("--seed", seed, "which draws --samples takes (the same seed, the same numbers)")->type_name("S");
+  app.add_option("--seed", seed, "which draws --samples takes (the same seed, the same numbers)")
+      ->type_name("S")
+      ->check(seed_number());
 }
 
 }  // namespace scenarios

@@ -65,18 +65,19 @@ const char* kJsonTopic =
     "run_time_s, max_*_s per rank, busiest_link*). From Python: PYTHONPATH=scenarios/python,\n"
     "import commsim (docs/python.md).\n";
 
-std::vector<std::string> known_words() {
+// The nearest command, help topic or "help" to a mistyped word, as the user would type it: a help
+// topic after `commsim help` ('node' as a command means `commsim help node`).
+int unknown(const std::string& word, bool after_help) {
   std::vector<std::string> words;
   for (const auto& s : subcommands()) words.push_back(s.name);
   for (const auto& t : help_topics()) words.push_back(t.name);
-  words.push_back("help");
-  return words;
-}
-
-int unknown(const std::string& word, const char* what) {
-  const std::string near = closest_match(word, known_words());
-  std::fprintf(stderr, "commsim: unknown %s '%s' (%s)\n", what, word.c_str(),
-               near.empty() ? "see commsim --help" : ("did you mean '" + near + "'?").c_str());
+  if (!after_help) words.push_back("help");
+  std::string near = closest_match(word, words);
+  bool topic = false;
+  for (const auto& t : help_topics()) topic = topic || near == t.name;
+  if (topic && !after_help) near = "commsim help " + near;
+  std::fprintf(stderr, "commsim: unknown %s '%s' (%s)\n", after_help ? "command or help topic" : "command",
+               word.c_str(), near.empty() ? "see commsim --help" : ("did you mean '" + near + "'?").c_str());
   return 2;
 }
 
@@ -87,7 +88,7 @@ const Subcommand* find_command(const std::string& name) {
 }
 
 int help(int argc, char** argv) {
-  if (argc < 2) {
+  if (argc < 2 || std::string(argv[1]) == "help") {  // `commsim help help`: the usage, as `commsim help`
     usage(stdout);
     return 0;
   }
@@ -105,7 +106,7 @@ int help(int argc, char** argv) {
     std::fputs(kJsonTopic, stdout);
     return 0;
   }
-  return unknown(what, "command or help topic");
+  return unknown(what, true);
 }
 
 }  // namespace
@@ -126,7 +127,7 @@ int dispatch(int argc, char** argv) {
     return 0;
   }
   if (const Subcommand* s = find_command(cmd)) return s->run(argc - 1, argv + 1);
-  return unknown(cmd, "command");
+  return unknown(cmd, false);
 }
 
 }  // namespace scenarios

@@ -2,6 +2,7 @@
 #include "scenarios/load/deepspeed_config.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -213,6 +214,16 @@ double require_count(const std::string& key, const ZeroEntry& e) {
   if (!std::isfinite(v) || v < 0)
     throw UserError(e.pos,
                     "zero." + key + ": must be a finite number >= 0 (expected a number of elements such as 5e7)");
+  // Elements become bytes (at most 8 per element): at most 2^60 elements keeps
+  // every byte count inside a 64-bit integer, where memory tables print it (no "inf PB").
+  constexpr double kMaxElements = 1152921504606846976.0;  // 2^60
+  if (v > kMaxElements) {
+    char shown[32];
+    std::snprintf(shown, sizeof shown, "%g", v);
+    throw UserError(e.pos, "zero." + key + ": " + shown +
+                               " elements overflow a 64-bit byte count (expected at most 2^60 = "
+                               "1152921504606846976 elements)");
+  }
   return v;
 }
 

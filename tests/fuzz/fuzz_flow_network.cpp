@@ -6,7 +6,7 @@
 //
 // Ranges keep every legal scenario inside the picosecond clock (capacity and caps >= 1 MB/s, at most
 // 10 GB per flow and 64 flows: the slowest drain is 10 GB / (1 MB/s / 64) = 6.4e5 s < 106 days),
-// so any sim::Overflow or SIM_CHECK abort here is a bug.
+// so any sim::Overflow or failed SIM_CHECK (an uncaught exception) here is a bug.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cmath>

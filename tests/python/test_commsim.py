@@ -67,6 +67,26 @@ def test_sweep_rows_are_flat_dicts_in_sweep_order(allreduce):
     assert [r["index"] for r in shard] == [1]
 
 
+def test_sweep_string_values_keep_their_quotes_and_commas(allreduce):
+    # json.dumps writes a quote inside a string as TOML's \" escape; --vary must not end the value there.
+    name = 'say "hi", world'
+    rows = commsim.sweep(allreduce, {"name": [name, "b"]})
+    assert [r["name"] for r in rows] == [name, "b"]
+    assert [r["error"] for r in rows] == [None, None]
+
+
+def test_plan_is_exported_and_takes_one_instance_and_a_gpu_list(repo, monkeypatch):
+    assert "plan" in commsim.__all__
+    seen = []
+    monkeypatch.setattr(commsim, "command", lambda args, **kw: seen.append(args) or {})
+    example = str(repo / "scenarios" / "examples" / "plan_llama3_8b.toml")
+    commsim.plan(example, instances="p5.48xlarge", gpus=[8, 16])
+    assert seen[0][seen[0].index("--instances") + 1] == "p5.48xlarge"
+    assert seen[0][seen[0].index("--gpus") + 1] == "8..16"
+    with pytest.raises(ValueError, match=r"gpus=\[8, 16, 32\]: expected \(MIN, MAX\)"):
+        commsim.plan(example, gpus=[8, 16, 32])
+
+
 def test_sweep_rows_make_a_dataframe(allreduce):
     pandas = pytest.importorskip("pandas")
     rows = commsim.sweep(allreduce, {"collective.iterations": [1, 2, 3]})

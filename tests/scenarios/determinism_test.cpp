@@ -35,7 +35,7 @@ TEST_CASE("scenarios: every shipped scenario passes the audit and gives byte-ide
   REQUIRE(paths.size() >= 5);
   for (const auto& p : paths) {
     INFO(p.string());
-    // --check simulates every rank and flow and aborts (SIM_CHECK) on any broken invariant, so
+    // --check simulates every rank and flow and fails (SIM_CHECK, exit 1) on any broken invariant, so
     // exit 0 means all held. It runs once: its cost is the full simulation's.
     const auto audited = run_commsim({"run", p.string(), "--check", "--json"});
     REQUIRE(audited.exit_code == 0);

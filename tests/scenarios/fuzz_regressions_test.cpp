@@ -1,8 +1,8 @@
 // Inputs the fuzzers found (tests/fuzz/regressions/<target>/) and the fuzzers' seed corpora
 // (tests/fuzz/corpus/<target>/), replayed through each parser in the normal test suite, so a
 // crash found once stays fixed without a clang build. Each input must either parse or be
-// rejected with the parser's user error carrying a place; any other exception fails, and a
-// SIM_CHECK abort or a sanitizer report (under scripts/test-sanitize.sh) stops the program.
+// rejected with the parser's user error carrying a place; any other exception (a failed SIM_CHECK
+// among them) fails, and a sanitizer report (under scripts/test-sanitize.sh) stops the program.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>

@@ -2,6 +2,7 @@
 #include "scenarios/cli/help/completion.hpp"
 
 #include <sstream>
+#include <string_view>
 
 namespace scenarios {
 
@@ -46,8 +47,15 @@ std::string zsh_text(std::string s) {
 
 bool is_toml(const std::string& type) { return type.find(".toml") != std::string::npos; }
 bool is_dir(const std::string& type) { return type == "DIR"; }
+// A path by its type name: FILE, FILE..., DIR, or a name with a file's extension (PROFILE.toml,
+// NCCL_TESTS.txt, FILE.json). Ranges and lists hold dots too (N:0..100000, MIN..MAX,
+// KEY=V1,V2,...): they are not paths, and take no file name.
 bool takes_path(const std::string& type) {
-  return is_toml(type) || is_dir(type) || type.find("FILE") != std::string::npos || type.find('.') != std::string::npos;
+  auto ends_with = [&](std::string_view ext) {
+    return type.size() >= ext.size() && type.compare(type.size() - ext.size(), ext.size(), ext) == 0;
+  };
+  return is_toml(type) || is_dir(type) || type.find("FILE") != std::string::npos || ends_with(".json") ||
+         ends_with(".txt");
 }
 
 const std::vector<std::string>* values_for(const CompletionOption& o, const ValueSets& values) {

@@ -23,7 +23,12 @@ VaryAxis parse_vary(const std::string& text, int ordinal) {
       if (i == text.size())
         throw UserError({"--vary", ordinal, static_cast<int>(start) + 1},
                         "unclosed quote in '" + text + "' (expected a closing " + std::string(1, quote) + ")");
-      if (c == quote) quote = 0;
+      // In a basic string ("...") a backslash escapes the next character (TOML: \" is a quote
+      // inside the string); a literal string ('...') has no escapes.
+      if (quote == '"' && c == '\\' && i + 1 < text.size())
+        ++i;
+      else if (c == quote)
+        quote = 0;
       continue;
     }
     // A quote opens a string where TOML's would: at the start of a value or inside a list or

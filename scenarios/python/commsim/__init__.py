@@ -24,7 +24,7 @@ import shutil
 import subprocess
 from typing import Any, Iterable, Mapping, Sequence, Union
 
-__all__ = ["CommsimError", "binary", "run", "compare", "sweep", "command", "SCHEMA_VERSION"]
+__all__ = ["CommsimError", "binary", "run", "compare", "sweep", "plan", "command", "SCHEMA_VERSION"]
 
 SCHEMA_VERSION = 1
 
@@ -34,7 +34,8 @@ Overrides = Union[None, Mapping[str, Any], Sequence[str]]
 class CommsimError(RuntimeError):
     """commsim refused or failed. ``message`` is its one line (``FILE:LINE:COL: what is wrong
     (what was expected)`` for user errors), ``exit_code`` 2 for user errors, 1 for internal
-    failures; ``file``, ``line``, ``col`` are the position when the message has one."""
+    failures (negative: the program was killed by that signal, e.g. -9 when out of memory);
+    ``file``, ``line``, ``col`` are the position when the message has one."""
 
     def __init__(self, message: str, exit_code: int, args: Sequence[str] = (), stderr: str = ""):
         super().__init__(message)
@@ -180,22 +181,28 @@ def plan(
     path: Union[str, os.PathLike],
     overrides: Overrides = None,
     *,
-    instances: Sequence[str] | None = None,
-    gpus: Union[int, str, tuple[int, int], None] = None,
+    instances: Union[str, Sequence[str], None] = None,
+    gpus: Union[int, str, Sequence[int], None] = None,
     **options: Any,
 ) -> dict:
     """``commsim plan PATH --json``: the ranked layouts (``rows``, best first, each with ``gpus``,
     ``nodes``, ``instance``, ``layout``, ``train_time_s``, ``cost_usd``), the Pareto front
     (``pareto_ranks``) and what became of each instance's candidates (``space["instances"]``).
-    ``gpus``: ``(64, 1024)``, ``"64..1024"`` or one count. Any other option of the command by its
+    ``instances``: one name or a list of names. ``gpus``: ``(64, 1024)`` or ``[64, 1024]``,
+    ``"64..1024"`` or one count. Any other option of the command by its
     name with ``_`` for ``-``: ``strategies=["megatron", "fsdp"]``, ``budget="2M"``,
     ``deadline="30d"``, ``objective="cost"``, ``hosts_per_domain=[16, 18]``, ``jobs=2``,
     ``pareto_exact=True``."""
     args = ["plan", os.fspath(path), "--json", *_set_args(overrides)]
     if instances is not None:
-        args += ["--instances", ",".join(instances)]
+        # One name as a str, not its letters joined by commas.
+        args += ["--instances", instances if isinstance(instances, str) else ",".join(instances)]
     if gpus is not None:
-        args += ["--gpus", f"{gpus[0]}..{gpus[1]}" if isinstance(gpus, tuple) else str(gpus)]
+        if isinstance(gpus, (list, tuple)):
+            if len(gpus) != 2:
+                raise ValueError(f"gpus={gpus!r}: expected (MIN, MAX), \"MIN..MAX\" or one count")
+            gpus = f"{gpus[0]}..{gpus[1]}"
+        args += ["--gpus", str(gpus)]
     for name, value in options.items():
         flag = "--" + name.replace("_", "-")
         if value is True:

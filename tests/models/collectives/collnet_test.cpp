@@ -78,6 +78,29 @@ TEST_CASE("collnet: off without SHARP switches or NCCL_COLLNET_ENABLE=1, a SHARP
   CHECK_FALSE(collnet_note({{"NCCL_COLLNET_ENABLE", "1"}}, true).has_value());
 }
 
+TEST_CASE("collnet: off over NET/Socket (NCCL_NET=Socket, NCCL_IB_DISABLE=1), NVLS over SHARP with it, and noted",
+          "[nccl]") {
+  // NCCL takes the collnet of the plugin whose net it uses (src/net.cc); the Socket net has none.
+  CHECK_FALSE(view_of(dgx(2, {{"NCCL_NET", "Socket"}})).collnet);
+  CHECK_FALSE(view_of(dgx(2, {{"NCCL_IB_DISABLE", "1"}})).collnet);
+  CHECK(view_of(dgx(2, {{"NCCL_NET", "IB"}})).collnet);
+  // With NVLS on too (NVLS over CollNet where the net has it): the all-reduce runs over the sockets
+  // (every byte between nodes on the eth links, none on the InfiniBand NICs).
+  ScenarioSpec nvls = dgx(2, {{"NCCL_NET", "Socket"}});
+  nvls.nccl_env["NCCL_NVLS_ENABLE"] = "1";
+  CatalogRun r = all_reduce(nvls, int64_t{1} << 24);
+  CHECK(r.t > 0);
+  CHECK(r.max_bytes["eth"] > 0);
+  CHECK(r.max_bytes["ib"] == 0);
+  CHECK(collnet_note({{"NCCL_COLLNET_ENABLE", "1"}, {"NCCL_NET", "Socket"}}, true) ==
+        "nccl.env: NCCL_COLLNET_ENABLE=1 has no effect with NCCL_NET=Socket: the network is TCP sockets, and the "
+        "SHARP plugin's CollNet comes only with the InfiniBand net, so NCCL runs without CollNet");
+  CHECK(collnet_note({{"NCCL_COLLNET_ENABLE", "1"}, {"NCCL_IB_DISABLE", "1"}}, true) ==
+        "nccl.env: NCCL_COLLNET_ENABLE=1 has no effect with NCCL_IB_DISABLE=1: the network is TCP sockets, and the "
+        "SHARP plugin's CollNet comes only with the InfiniBand net, so NCCL runs without CollNet");
+  CHECK_FALSE(collnet_note({{"NCCL_COLLNET_ENABLE", "1"}, {"NCCL_IB_DISABLE", "0"}}, true).has_value());
+}
+
 TEST_CASE("collnet: CollNetDirect moves S/8 per NIC each way (a ring 2(n-1)/n S/8) and 1.75 S per NVLink port",
           "[nccl]") {
   const int64_t S = int64_t{1} << 30;

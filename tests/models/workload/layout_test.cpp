@@ -85,7 +85,7 @@ TEST_CASE("layout: data-parallel strategies take every rank and no tp or pp", "[
     CHECK(l.dp == 4);
     CHECK(l.tp * l.pp == 1);
     CHECK(error_key(scenario(name, 2), 4) == "parallel.tp");
-    CHECK(error_key(scenario(name, 1, 2), 4) == "parallel.tp");
+    CHECK(error_key(scenario(name, 1, 2), 4) == "parallel.pp");  // the key that is set, not tp = 1
     CHECK(error_key(scenario(name, 1, 1, 2), 4) == "parallel.dp");
     CHECK(error_key(scenario(name, 1, 1, 4), 4).empty());
   }

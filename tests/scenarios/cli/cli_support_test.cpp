@@ -53,3 +53,21 @@ TEST_CASE("scenarios: a count option takes a whole number and says which it refu
   CHECK(zero.exit_code == 2);
   CHECK(zero.err.find("--jobs: 0 is below 1 (expected 1 to 1024)") != std::string::npos);
 }
+
+TEST_CASE("scenarios: --seed takes a 64-bit unsigned number and refuses what would wrap or saturate", "[scenarios]") {
+  // strtoull took -1 as 2^64 - 1 and 2^64 as 2^64 - 1 too: three "different" seeds, one draw.
+  const auto neg = run_commsim({"run", "x.toml", "--samples", "5", "--seed=-1"});
+  CHECK(neg.exit_code == 2);
+  CHECK(neg.err.find("--seed: -1 is below 0 (expected 0 to 18446744073709551615)") != std::string::npos);
+  const auto huge = run_commsim({"compare", "x.toml", "y.toml", "--seed", "18446744073709551616"});
+  CHECK(huge.exit_code == 2);
+  CHECK(huge.err.find("--seed: 18446744073709551616 is too large (expected 0 to 18446744073709551615)") !=
+        std::string::npos);
+  const auto word = run_commsim({"sweep", "x.toml", "--vary", "a=1", "--seed", "1e3"});
+  CHECK(word.exit_code == 2);
+  CHECK(word.err.find("--seed: '1e3' is not a whole number") != std::string::npos);
+  // The largest seed is still a seed: the run goes on to the scenario (here missing).
+  const auto top = run_commsim({"run", "no-such-file.toml", "--seed", "18446744073709551615"});
+  CHECK(top.exit_code == 2);
+  CHECK(top.err.find("--seed") == std::string::npos);
+}

@@ -42,6 +42,14 @@ TEST_CASE("commsim suggests the command a typo meant", "[scenarios]") {
   CHECK(run_commsim({"nccl-test"}).err == "commsim: unknown command 'nccl-test' (did you mean 'nccl-tests'?)\n");
   CHECK(run_commsim({"help", "swep"}).err == "commsim: unknown command or help topic 'swep' (did you mean 'sweep'?)\n");
   CHECK(run_commsim({"frobnicate"}).err == "commsim: unknown command 'frobnicate' (see commsim --help)\n");
+  // A help topic typed as a command is offered as the help command that shows it.
+  CHECK(run_commsim({"node"}).err == "commsim: unknown command 'node' (did you mean 'commsim help node'?)\n");
+  CHECK(run_commsim({"jsn"}).err == "commsim: unknown command 'jsn' (did you mean 'commsim help json'?)\n");
+  CHECK(run_commsim({"help", "nod"}).err == "commsim: unknown command or help topic 'nod' (did you mean 'node'?)\n");
+  // `commsim help help` is the usage, as `commsim help` is.
+  const auto help_help = run_commsim({"help", "help"});
+  CHECK(help_help.exit_code == 0);
+  CHECK(help_help.out == run_commsim({"help"}).out);
 }
 
 TEST_CASE("commsim instances lists every catalog machine with its GPUs, NVLink, NICs and source", "[scenarios]") {
@@ -149,7 +157,26 @@ TEST_CASE("commsim completion: bash completes commands, options and values", "[s
   CHECK(bash_complete(script, "commsim import k8s job.yaml --instance p4", 5) == "p4d.24xlarge p4de.24xlarge");
   CHECK(bash_complete(script, "commsim help no", 2) == "node");
   CHECK(bash_complete(script, "commsim completion f", 2) == "fish");
+  // A number, a range or KEY=V1,V2 takes no file name, though its type name has dots (N:1..1024).
+  CHECK(bash_complete(script, "commsim sweep x.toml --jobs \"\"", 4).empty());
+  CHECK(bash_complete(script, "commsim run x.toml --samples \"\"", 4).empty());
+  CHECK(bash_complete(script, "commsim sweep x.toml --vary \"\"", 4).empty());
+  CHECK(bash_complete(script, "commsim plan x.toml --gpus \"\"", 4).empty());
   fs::remove_all(dir);
+}
+
+TEST_CASE("commsim completion: zsh and fish offer files only to paths, and repeatable options again", "[scenarios]") {
+  const auto zsh = run_commsim({"completion", "zsh"}).out;
+  CHECK(zsh.find("N\\:0..100000:_files") == std::string::npos);
+  CHECK(zsh.find("N\\:1..1024:_files") == std::string::npos);
+  CHECK(zsh.find("NCCL_TESTS.txt:_files") != std::string::npos);
+  // calibrate --fix and report --measured take several: zsh offers them again ('*').
+  CHECK(zsh.find("'*--fix[") != std::string::npos);
+  CHECK(zsh.find("'*--measured[") != std::string::npos);
+  const auto fish = run_commsim({"completion", "fish"}).out;
+  CHECK(fish.find("-l samples -r -F") == std::string::npos);
+  CHECK(fish.find("-l vary -r -F") == std::string::npos);
+  CHECK(fish.find("-l measured -r -F") != std::string::npos);
 }
 
 TEST_CASE("commsim completion: zsh and fish scripts name every command and parse in their shells", "[scenarios]") {

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -144,4 +145,28 @@ TEST_CASE("scenarios: a model shape error points at the --set that broke the pai
   const auto heads = run_commsim({"run", kP5, "--set", "model.heads=4"});
   CHECK(heads.exit_code == 2);
   CHECK(heads.err.rfind("--set:1:13: 4 heads are not a multiple of 8 kv_heads", 0) == 0);
+}
+
+TEST_CASE("scenarios: Ethernet NICs of a custom node are NET/Socket's interfaces, nics x nic_bandwidth in all",
+          "[scenarios]") {
+  // nic_kind = "eth": the Socket plugin opens one device per interface, so 2 x 25 Gb/s runs as a
+  // node whose interface has 50 Gb/s, and 2 NICs of no given rate as 2 x 10 Gb/s (NCCL's default).
+  const fs::path dir = scenarios_test::fresh_temp_dir("eth");
+  auto scenario = [&](const std::string& name, const std::string& node_lines) {
+    const fs::path p = dir / (name + ".toml");
+    std::ofstream(p) << "[cluster]\nnodes = 2\n[cluster.node]\ngpu = \"H200\"\ngpus = 8\n"
+                     << node_lines << "[collective]\nop = \"all_reduce\"\nbytes = \"256 MiB\"\n";
+    const auto r = run_commsim({"run", p.string(), "--json"});
+    REQUIRE(r.exit_code == 0);
+    return nlohmann::json::parse(r.out)["step_time_s"].get<double>();
+  };
+  CHECK(scenario("nics", "nics = 2\nnic_kind = \"eth\"\nnic_bandwidth = \"25 Gb/s\"\n") ==
+        scenario("eth", "eth_bandwidth = \"50 Gb/s\"\n"));
+  CHECK(scenario("default", "nics = 2\nnic_kind = \"eth\"\n") == scenario("eth20", "eth_bandwidth = \"20 Gb/s\"\n"));
+  // One node without nic_bandwidth once built NIC links of no capacity and aborted: it runs.
+  const fs::path one = dir / "one.toml";
+  std::ofstream(one) << "[cluster]\nnodes = 1\n[cluster.node]\ngpu = \"H200\"\ngpus = 8\nnics = 2\nnic_kind = \"eth\"\n"
+                        "[collective]\nop = \"all_reduce\"\nbytes = \"1 GiB\"\n";
+  for (const char* cmd : {"run", "topo"}) CHECK(run_commsim({cmd, one.string()}).exit_code == 0);
+  fs::remove_all(dir);
 }

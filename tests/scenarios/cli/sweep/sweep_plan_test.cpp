@@ -20,6 +20,12 @@ TEST_CASE("scenarios: --vary splits on commas outside quotes and brackets", "[sc
   CHECK(scenarios::parse_vary("name=it's,b", 1).values == std::vector<std::string>{"it's", "b"});
   CHECK(scenarios::parse_vary("name=5'11\",'a,b', \"c\"", 1).values ==
         std::vector<std::string>{"5'11\"", "'a,b'", " \"c\""});
+  // TOML's \" inside a basic string is a quote of the value, not its end (json.dumps writes it);
+  // a literal string has no escapes, so its backslash ends nothing.
+  CHECK(scenarios::parse_vary(R"(name="say \"hi\", world","b")", 1).values ==
+        std::vector<std::string>{R"("say \"hi\", world")", R"("b")"});
+  CHECK(scenarios::parse_vary(R"(name='a\',"b")", 1).values == std::vector<std::string>{R"('a\')", R"("b")"});
+  CHECK_THROWS_WITH(scenarios::parse_vary(R"(k="a\)", 1), Catch::Contains("unclosed quote"));
 }
 
 TEST_CASE("scenarios: sweep points are the cartesian product, first axis slowest", "[scenarios]") {
