@@ -174,7 +174,7 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
     for (const auto& path : file_order) {
       const std::string& series = series_of[path];
       for (const auto& [op, sizes] : by_file[series])
-        for (const auto& [size, bw] : sizes) out.push_back({op, size, 0, bw, series});  // the file names its run
+        for (const auto& [size, bw] : sizes) out.push_back({op, size, 0, bw, series, ""});  // the file names its run, no group
     }
   return out;
 }
