@@ -50,7 +50,8 @@ TEST_CASE("ddp: the gradient all-reduce moves the parameters' dtype: fp32 gradie
   c.rates = make_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, 300e9, 0, {});
   auto all_reduced = [&] {
     int64_t total = 0;
-    for (const Op& o : build_ddp_program(c).ops[1])
+    const auto program = build_ddp_program(c);  // kept: a range over a temporary's member would dangle
+    for (const Op& o : program.ops[1])
       if (o.kind == OpKind::Collective) total += o.bytes;
     return total;
   };
