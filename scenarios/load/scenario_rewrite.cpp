@@ -15,16 +15,6 @@ namespace scenarios {
 
 namespace {
 
-std::vector<std::string> split_dots(const std::string& key) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t dot; (dot = key.find('.', start)) != std::string::npos; start = dot + 1)
-    parts.push_back(key.substr(start, dot - start));
-  parts.push_back(key.substr(start));
-  return parts;
-}
-
-// `key` as --set writes it: cluster.params."price.gpu_hour" is one table's key with a dot.
 // `key` as --set writes it: cluster.params."price.gpu_hour" is one key with a dot, and
 // cluster.params.price.gpu_hour the same key as a dotted TOML key (nested tables, which
 // [cluster.params] reads alike); tables the removal leaves empty go too.
@@ -41,7 +31,7 @@ void remove_key(toml::table& root, const std::string& key) {
 }
 
 void absolute_path(toml::table& root, const std::string& dotted, const std::filesystem::path& dir) {
-  const auto parts = split_dots(dotted);
+  const auto parts = override_key_parts(dotted);
   toml::table* t = &root;
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
     toml::node* next = t->get(parts[i]);
