@@ -25,6 +25,7 @@ void Loader::load(std::string_view text, const std::vector<std::string>& overrid
   s.source_file = file_name_;
   s.name = models::utf8_text(fs::path(file_name_).stem().string());  // a file name is bytes; a name is text
   toml::table root = parse_toml(text, file_name_);
+  if (const auto instance = root.at_path("cluster.instance").value<std::string>()) file_instance_ = *instance;
   for (size_t i = 0; i < overrides.size(); ++i) r_.apply_override(root, overrides[i], static_cast<int>(i) + 1);
 
   r_.table(root, "",
@@ -114,6 +115,24 @@ void Loader::refuse_model_and_collective(const std::string& prefix) const {
                                      (prefix.empty() ? std::string(")") : " in this job)"));
 }
 
+void Loader::drop_file_price_of_other_instance() {
+  models::ScenarioSpec& s = out_.spec;
+  const auto set = out_.positions.find("cluster.instance");
+  if (set == out_.positions.end() || set->second.file != "--set" || file_instance_ == s.cluster.instance) return;
+  const auto from_set = [&](const char* key) {
+    const auto it = out_.positions.find(key);
+    return it != out_.positions.end() && it->second.file == "--set";
+  };
+  if (s.cluster.price && !from_set("cluster.price_per_hour")) {
+    s.cluster.price.reset();
+    out_.positions.erase("cluster.price_per_hour");
+  }
+  if (s.cluster.params.count("price.gpu_hour") && !from_set("cluster.params.price.gpu_hour")) {
+    s.cluster.params.erase("price.gpu_hour");
+    out_.positions.erase("cluster.params.price.gpu_hour");
+  }
+}
+
 void Loader::finish() {
   models::ScenarioSpec& s = out_.spec;
   const SourcePos top{file_name_, 1, 1};
@@ -167,6 +186,7 @@ void Loader::finish() {
   if (s.collective && s.collective->bytes == 0)
     throw UserError(out_.position_of("collective"), "collective.bytes is missing (expected a size such as \"1 GiB\")");
   if (!s.cluster.profile.empty()) merge_profile();
+  drop_file_price_of_other_instance();
   DeepSpeedSettings ds;
   if (ds_path_) {
     ds = read_deepspeed_json(*ds_path_, *ds_path_, ds_named_at_);

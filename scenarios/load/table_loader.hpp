@@ -47,6 +47,9 @@ class Loader {
   void finish();
   // Both [model] and [collective] under `prefix` ("" or "jobs.<i>."): refused at the second one.
   void refuse_model_and_collective(const std::string& prefix) const;
+  // A price the file gives ([cluster] price_per_hour, [cluster.params] "price.gpu_hour") is its
+  // own instance's: a --set cluster.instance naming another drops it, unless --set gives one too.
+  void drop_file_price_of_other_instance();
 
   // cluster_tables.cpp.
   void cluster(const toml::node& n, const std::string& key);
@@ -86,6 +89,7 @@ class Loader {
   std::string file_name_;
   std::filesystem::path base_dir_;
   std::optional<std::string> ds_path_;
+  std::optional<std::string> file_instance_;  // cluster.instance as the file writes it, before --set
   SourcePos ds_named_at_;
   SourcePos profile_at_;
   ZeroEntries zero_toml_;

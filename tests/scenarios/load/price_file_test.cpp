@@ -22,3 +22,33 @@ TEST_CASE("prices: a node's price is above 0 and at most 1e6 $ per hour, at its 
     }
   }
 }
+
+// A file's own price is its instance's: a --set naming another instance drops it (the catalog or
+// the --prices file prices that one, as `plan` does), a price given by --set as well stays, and
+// setting the file's own instance again keeps the file's price.
+TEST_CASE("prices: the file's price follows its instance, not one a --set names", "[scenarios]") {
+  const std::string text =
+      "[cluster]\ninstance = \"p4d.24xlarge\"\nnodes = 1\nprice_per_hour = 10\n"
+      "[cluster.params]\n\"price.gpu_hour\" = 2.5\n"
+      "[collective]\nop = \"all_reduce\"\nbytes = \"1 MiB\"\n";
+  const auto own = scenarios::load_scenario_text(text, "s.toml");
+  REQUIRE(own.spec.cluster.price);
+  CHECK(own.spec.cluster.price->usd_per_hour == 10);
+  CHECK(own.spec.cluster.params.at("price.gpu_hour") == 2.5);
+
+  const auto same = scenarios::load_scenario_text(text, "s.toml", {"cluster.instance=\"p4d.24xlarge\""});
+  REQUIRE(same.spec.cluster.price);
+  CHECK(same.spec.cluster.params.count("price.gpu_hour") == 1);
+
+  const auto other = scenarios::load_scenario_text(text, "s.toml", {"cluster.instance=\"p5.48xlarge\""});
+  CHECK_FALSE(other.spec.cluster.price);
+  CHECK(other.spec.cluster.params.count("price.gpu_hour") == 0);
+  CHECK(other.positions.count("cluster.price_per_hour") == 0);
+
+  const auto priced = scenarios::load_scenario_text(
+      text, "s.toml",
+      {"cluster.instance=\"p5.48xlarge\"", "cluster.price_per_hour=55", "cluster.params.\"price.gpu_hour\"=7"});
+  REQUIRE(priced.spec.cluster.price);
+  CHECK(priced.spec.cluster.price->usd_per_hour == 55);
+  CHECK(priced.spec.cluster.params.at("price.gpu_hour") == 7);
+}
