@@ -12,6 +12,7 @@
 #include "models/calibrate/nccl_tests.hpp"
 #include "models/readers/nccl_log.hpp"
 #include "models/readers/nccl_tests_output.hpp"
+#include "models/run/jobs.hpp"
 #include "models/run/layout_line.hpp"
 
 namespace scenarios {
@@ -115,6 +116,7 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
     std::string op;
     std::vector<int> ranks;  // empty: every rank
     std::string group;       // in words, for the legend
+    const models::ScenarioSpec* on = nullptr;  // the scenario replayed (a job's own); null: `spec`
   };
   const int gpus = result.gpus > 0 ? result.gpus : int(result.ranks.size());
   const int nodes = result.nodes;
@@ -131,9 +133,25 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
                       all ? everyone : fmt::format("{} group of {}", u.group, on_nodes(int(u.ranks.size()), u.nodes))});
     if (all) everyone_ops.insert(u.op);
   }
+  // With [[jobs]], each job's collectives on its own groups, replayed on the job's own nodes
+  // (models::job_scenario; ranks numbered within the job, as its result has them).
+  std::vector<models::ScenarioSpec> job_specs;
+  if (!spec.jobs.empty() && result.jobs.size() == spec.jobs.size()) {
+    const std::vector<int> first = models::place_jobs(spec);
+    for (std::size_t i = 0; i < spec.jobs.size(); ++i)
+      job_specs.push_back(models::job_scenario(spec, spec.jobs[i], first[i], i));
+    for (std::size_t i = 0; i < job_specs.size(); ++i)
+      for (const auto& u : result.jobs[i].together.collectives_used) {
+        if (u.ranks.size() < 2) continue;
+        curves.push_back({u.op, u.ranks,
+                          fmt::format("job {}: {} group of {}", result.jobs[i].name, u.group,
+                                      on_nodes(int(u.ranks.size()), u.nodes)),
+                          &job_specs[i]});
+      }
+  }
   std::set<std::string> wanted;  // over every rank: measured ops, and a run that names no groups
   for (const auto& [op, _] : measured) wanted.insert(op);
-  if (result.collectives_used.empty()) {
+  if (result.collectives_used.empty() && job_specs.empty()) {
     for (const auto& e : result.timeline)
       if (!e.op.empty()) wanted.insert(e.op);
     if (spec.collective) wanted.insert(spec.collective->op);
@@ -157,7 +175,7 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
       o.max_bytes = it->second.rbegin()->first;
       o.factor = 2;
     }
-    const auto predicted = models::calibrate::run_nccl_tests(spec, o);
+    const auto predicted = models::calibrate::run_nccl_tests(c.on ? *c.on : spec, o);
     for (const auto& row : predicted.rows) {
       viz::BusBwPoint p;
       p.op = c.op;

@@ -19,7 +19,8 @@ std::vector<std::pair<std::string, std::string>> scenario_summary(const models::
 
 // Predicted busbw from 8 B to 1 GiB (x4 steps) for each collective the step launched
 // (RunResult::collectives_used), replayed on its own group's ranks and labelled with the group
-// ("tp group of 8 GPUs on 1 node"); measured ops (`measured_files`, nccl-tests output) get a
+// ("tp group of 8 GPUs on 1 node"; with [[jobs]], each job's groups on the job's own nodes,
+// "job NAME: dp group of 16 GPUs on 2 nodes"); measured ops (`measured_files`, nccl-tests output) get a
 // curve over every rank of the scenario, as nccl-tests ran, with the measured busbw overlaid (as
 // does a run that names no groups: its timeline's ops). Throws UserError/ParseError on a bad file.
 std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, const models::RunResult& result,

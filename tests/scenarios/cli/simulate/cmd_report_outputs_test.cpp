@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/calibrate/nccl_tests.hpp"
+#include "models/run/jobs.hpp"
 #include "models/run/run.hpp"
 #include "scenarios/cli/output/report_inputs.hpp"
 #include "scenarios/load/loader.hpp"
@@ -95,6 +96,44 @@ TEST_CASE("report: the bus bandwidth curves replay each collective on the group 
   CHECK(page.find("all_gather, shard group of 8 GPUs on 1 node predicted") != std::string::npos);
   CHECK(page.find("all_reduce, replicate group of 4 GPUs on 4 nodes predicted") != std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("report: with [[jobs]], each job's collectives get curves on the job's own groups", "[scenarios]") {
+  // Two 4-node jobs of a 12-node p4d cluster: each job's all-gathers over its own 32 GPUs,
+  // replayed on the job's own nodes, never over the cluster's 96.
+  const auto loaded = scenarios::load_scenario(kOutputsExamples + "two_jobs_fat_tree.toml");
+  models::RunOptions options;
+  options.timeline = true;
+  const models::RunResult r = models::run_scenario(loaded.spec, options);
+  REQUIRE(r.jobs.size() == 2);
+  const auto* gather = find_use(r.jobs[0].together, "all_gather", "dp");
+  REQUIRE(gather);
+  CHECK(gather->ranks.size() == 32);
+  CHECK(gather->nodes == 4);
+  const auto points = scenarios::busbw_curves(loaded.spec, r, {});
+  std::set<std::string> groups;
+  std::vector<const viz::BusBwPoint*> curve;
+  for (const auto& p : points) {
+    groups.insert(p.op + ", " + p.group);
+    if (p.group == "job zero3: dp group of 32 GPUs on 4 nodes" && p.op == "all_gather") curve.push_back(&p);
+  }
+  CHECK(groups.count("all_gather, job zero3: dp group of 32 GPUs on 4 nodes") == 1);
+  CHECK(groups.count("all_gather, job fsdp: dp group of 32 GPUs on 4 nodes") == 1);
+  for (const auto& g : groups) CHECK(g.find("96 GPUs") == std::string::npos);
+  // Exactly nccl-tests replayed on the job's own scenario (its nodes 2-5).
+  models::calibrate::NcclTestsOptions o;
+  o.op = models::nccl::CollOp::AllGather;
+  o.min_bytes = 8;
+  o.max_bytes = int64_t{1} << 30;
+  o.factor = 4;
+  o.iters = 1;
+  o.ranks = gather->ranks;
+  const auto job = models::job_scenario(loaded.spec, loaded.spec.jobs[0], models::place_jobs(loaded.spec)[0], 0);
+  const auto alone = models::calibrate::run_nccl_tests(job, o);
+  CHECK(alone.nranks == 32);
+  REQUIRE(curve.size() == alone.rows.size());
+  for (std::size_t i = 0; i < curve.size(); ++i)
+    CHECK(curve[i]->predicted_bytes_per_s == std::max(alone.rows[i].busbw_gbs, alone.rows[i].ip_busbw_gbs) * 1e9);
 }
 
 TEST_CASE("report: the timeline keeps a straggler's rank beyond 16 ranks and says which ranks it holds",
