@@ -439,6 +439,7 @@ void StepExecutor::start_transfer(int src, uint8_t ss, int dst, uint8_t ds, int6
   const int pair[2] = {src, dst};
   set_comm_rate_scale(pair);
   net_.set_fold_tag(folded_rank(src));  // a replica's own pipeline transfer, for its images too
+  const int comm = ranks_[src].peer_comm[current(src, ss).slot];
   engine_.send_recv(src, dst, bytes,
                     [this, src, ss, dst, ds, bytes, started](const collectives::CollectiveRecord& rec) {
                       for (auto [r, s] : {std::pair<int, int>{src, ss}, std::pair<int, int>{dst, ds}}) {
@@ -447,7 +448,8 @@ void StepExecutor::start_transfer(int src, uint8_t ss, int dst, uint8_t ds, int6
                                nccl::CollOp::SendRecv, true, bytes, started, &rec);
                         finish_op(r, s);
                       }
-                    });
+                    },
+                    comm >= 0 ? &groups_[comm].ranks : nullptr);
   net_.set_fold_tag(false);
   engine_.set_rate_scale(1.0);
 }

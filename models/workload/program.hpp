@@ -83,6 +83,10 @@ struct RankSetup {
   int program = 0;
   int group[kMaxSlots] = {-1, -1, -1, -1, -1, -1};  // index into the executor's groups
   int peer[kMaxSlots] = {-1, -1, -1, -1, -1, -1};   // World rank
+  // The communicator a send/recv on peer slot i runs in, as an index into the executor's groups
+  // (NCCL sizes a peer's p2p channels by the communicator's ranks, p2p_channels.hpp); -1: a
+  // communicator of the pair alone.
+  int peer_comm[kMaxSlots] = {-1, -1, -1, -1, -1, -1};
   double compute_scale = 1.0;                       // > 1: this GPU is slower (what-if, tests)
 };
 

@@ -35,16 +35,25 @@ void bare_collective(const ScenarioSpec& spec, int n, StepPlan& plan) {
   plan.ranks.assign(n, RankSetup{});
   if (op == nccl::CollOp::SendRecv) {
     if (n < 2) throw SpecError("collective.op", "sendrecv on 1 rank (expected at least 2 ranks)");
-    Program idle({"compute"}), sender({"compute"}), receiver({"compute"});
+    // As nccl-tests' sendrecv_perf: every rank sends to the next and receives from the previous
+    // at once (one ncclGroupStart/End), each iteration after the last: the send and the receive
+    // on streams of their own, joined both ways at the end of each iteration.
+    Program p({"send", "recv"});
     for (int i = 0; i < c.iterations; ++i) {
-      sender.send(0, 0, c.bytes, "send");
-      receiver.recv(0, 0, c.bytes, "recv");
+      p.send(0, 0, c.bytes, "send");
+      p.recv(1, 1, c.bytes, "recv");
+      p.join(0, 1);
+      p.join(1, 0);
     }
-    plan.programs = {std::move(idle), std::move(sender), std::move(receiver)};
-    plan.ranks[0].program = 1;
-    plan.ranks[0].peer[0] = 1;
-    plan.ranks[1].program = 2;
-    plan.ranks[1].peer[0] = 0;
+    plan.programs = {std::move(p)};
+    collectives::Group world{{}, 0, "world"};  // the communicator, as nccl-tests' (its p2p channels per peer)
+    for (int r = 0; r < n; ++r) {
+      world.ranks.push_back(r);
+      plan.ranks[r].peer[0] = (r + 1) % n;
+      plan.ranks[r].peer[1] = (r + n - 1) % n;
+      plan.ranks[r].peer_comm[0] = plan.ranks[r].peer_comm[1] = 0;
+    }
+    plan.groups.push_back(std::move(world));
   } else {
     Program p({"compute"});
     for (int i = 0; i < c.iterations; ++i) p.collective(0, 0, op, c.bytes, std::string(nccl::coll_op_name(op)));

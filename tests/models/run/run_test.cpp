@@ -1,6 +1,7 @@
 // run_scenario's pipeline options (models/run/run.hpp).
 #include <catch2/catch.hpp>
 
+#include "models/calibrate/nccl_tests.hpp"
 #include "models/run/run.hpp"
 
 // --time-limit counts the set-up (World, plans, programs) too: a budget the set-up already spent
@@ -111,4 +112,30 @@ TEST_CASE("run: link classes cover every link, the busiest-links list only 32", 
   CHECK(nvlink);
   for (size_t i = 1; i < r.link_classes.size(); ++i)
     CHECK(r.link_classes[i - 1].max_utilization >= r.link_classes[i].max_utilization);
+}
+
+// [collective] op = "sendrecv" is nccl-tests' sendrecv_perf: every rank sends to the next and
+// receives from the previous at once, in a communicator of every rank, so the step is the
+// emulated nccl-tests row's time, on one node (NVLink) and on four (EFA between nodes), and no
+// rank idles.
+TEST_CASE("run: a bare sendrecv is every rank's ring exchange, as nccl-tests runs it", "[models]") {
+  for (int nodes : {1, 4}) {
+    INFO(nodes);
+    models::ScenarioSpec s;
+    s.cluster.instance = "p5.48xlarge";
+    s.cluster.nodes = nodes;
+    s.collective = models::CollectiveSpec{};
+    s.collective->op = "sendrecv";
+    s.collective->bytes = int64_t{64} << 20;
+    const auto r = models::run_scenario(s, {});
+    models::calibrate::NcclTestsOptions o;
+    o.op = models::nccl::CollOp::SendRecv;
+    o.min_bytes = o.max_bytes = s.collective->bytes;
+    o.iters = 1;
+    const auto t = models::calibrate::run_nccl_tests(s, o);
+    REQUIRE(t.rows.size() == 1);
+    CHECK(r.step_time_s == Approx(t.rows[0].time_us * 1e-6).epsilon(1e-6));  // the clock's picoseconds
+    REQUIRE(r.ranks.size() == size_t(8 * nodes));
+    for (const auto& rank : r.ranks) CHECK(rank.comm_s > 0);
+  }
 }
