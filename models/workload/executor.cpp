@@ -440,16 +440,17 @@ void StepExecutor::start_transfer(int src, uint8_t ss, int dst, uint8_t ds, int6
   set_comm_rate_scale(pair);
   net_.set_fold_tag(folded_rank(src));  // a replica's own pipeline transfer, for its images too
   const int comm = ranks_[src].peer_comm[current(src, ss).slot];
-  engine_.send_recv(src, dst, bytes,
-                    [this, src, ss, dst, ds, bytes, started](const collectives::CollectiveRecord& rec) {
-                      for (auto [r, s] : {std::pair<int, int>{src, ss}, std::pair<int, int>{dst, ds}}) {
-                        if (recording(r))
-                          note(r, s, programs_[ranks_[r].program].stream_names[s], current(r, s).arg,
-                               nccl::CollOp::SendRecv, true, bytes, started, &rec);
-                        finish_op(r, s);
-                      }
-                    },
-                    comm >= 0 ? &groups_[comm].ranks : nullptr);
+  engine_.send_recv(
+      src, dst, bytes,
+      [this, src, ss, dst, ds, bytes, started](const collectives::CollectiveRecord& rec) {
+        for (auto [r, s] : {std::pair<int, int>{src, ss}, std::pair<int, int>{dst, ds}}) {
+          if (recording(r))
+            note(r, s, programs_[ranks_[r].program].stream_names[s], current(r, s).arg, nccl::CollOp::SendRecv, true,
+                 bytes, started, &rec);
+          finish_op(r, s);
+        }
+      },
+      comm >= 0 ? &groups_[comm].ranks : nullptr);
   net_.set_fold_tag(false);
   engine_.set_rate_scale(1.0);
 }
