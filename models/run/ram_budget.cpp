@@ -47,6 +47,11 @@ bool alltoall_folds(const ScenarioSpec& spec, bool full) {
     if (st.nic_bandwidth_factor != 1 || !st.link.empty()) return false;  // the nodes or pods differ: pairs
   const auto net = spec.nccl_env.find("NCCL_NET");
   if (net != spec.nccl_env.end() && net->second == "Socket") return false;  // no sender/receiver split
+  if (!spec.placement.efa_plugin_ok && spec.cluster.nodes * spec.placement.pods_per_node > 1)
+    return false;  // the plugin finds no provider: NET runs over Socket (nccl/transport.cpp)
+  const auto gdr = spec.nccl_env.find("NCCL_NET_GDR_LEVEL");
+  if (gdr != spec.nccl_env.end() && (gdr->second == "LOC" || gdr->second == "0"))
+    return false;  // no GPUDirect RDMA: a host-staged path crosses a link twice, which the fold refuses
   hw::NodeSpec node;
   try {
     node = topology::resolve_node(spec.cluster);
@@ -70,9 +75,10 @@ namespace {
 ProgramOps program_ops(const ScenarioSpec& spec, int ranks) {
   ProgramOps p;
   if (spec.collective) {
+    // sendrecv: a send, a receive and two joins (record + wait each) per iteration (steps/strategy.cpp).
     const bool sendrecv = spec.collective->op == "sendrecv";
-    p.programs = sendrecv ? 2 : 1;
-    p.ops = p.programs * std::max(1, spec.collective->iterations);
+    p.programs = 1;
+    p.ops = (sendrecv ? 6 : 1) * std::max(1.0, double(spec.collective->iterations));
     return p;
   }
   if (!spec.model) return p;

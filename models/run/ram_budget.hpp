@@ -50,8 +50,10 @@ struct ProgramOps {
 ProgramOps estimate_program_ops(const ScenarioSpec& spec);
 
 // Whether a bare alltoall of this scenario runs folded, from the scenario alone: not
-// under --full, and nothing the fold refuses that the scenario shows (NIC or link stragglers, NET/Socket,
-// a fabric that hashes pairs over ECMP paths, cuts uneven pods or has a third tier).
+// under --full, and nothing the fold refuses that the scenario shows (NIC or link stragglers, NET/Socket
+// by NCCL_NET, by an EFA plugin that finds no provider or between nodes without NICs, GPUDirect RDMA
+// off by NCCL_NET_GDR_LEVEL, a fabric that hashes pairs over ECMP paths, cuts uneven pods or has a
+// third tier). A non-blocking fabric builds no links to hash over: it folds whatever its spreading.
 bool alltoall_folds(const ScenarioSpec& spec, bool full);
 
 RunRamEstimate estimate_run_ram(const ScenarioSpec& spec, int ranks, bool full = false);

@@ -92,8 +92,12 @@ class WorldImpl final : public World {
   }
 
   std::optional<int> fabric_pod(int node) const override {
-    if (!fabric_ || !fabric_->by_pod()) return std::nullopt;
-    return fabric_->kind() == topology::FabricKind::NonBlocking ? 0 : fabric_->pod_of(node + first_node_);
+    if (!fabric_) return std::nullopt;
+    // A non-blocking fabric adds no links (fabric.cpp), so no hash can pick among them: one pod,
+    // whatever its spreading says about uplinks it does not build.
+    if (fabric_->kind() == topology::FabricKind::NonBlocking) return 0;
+    if (!fabric_->by_pod()) return std::nullopt;
+    return fabric_->pod_of(node + first_node_);
   }
 
   // path(), and where it changes hands (path_split: set when it splits, left empty otherwise).

@@ -86,6 +86,10 @@ TEST_CASE("all-to-all fold: folded flows finish with the n(n-1) pairs, link by l
   for (int nodes : {2, 4, 16}) cases.push_back({"p5en nonblocking", cluster("p5en.48xlarge", nodes)});
   cases.push_back({"p5 x 3 nonblocking", cluster("p5.48xlarge", 3)});
   cases.push_back({"p4d x 2 nonblocking", cluster("p4d.24xlarge", 2)});
+  // InfiniBand and RoCE spread by ECMP hashing by default, and a non-blocking fabric builds no
+  // uplinks to hash over: they fold as EFA does.
+  cases.push_back({"dgx-h100 (InfiniBand) x 4 nonblocking", cluster("dgx-h100", 4)});
+  cases.push_back({"a3-ultragpu-8g (RoCE) x 2 nonblocking", cluster("a3-ultragpu-8g", 2)});
   {
     ScenarioSpec s = cluster("p5en.48xlarge", 8);  // EFA: sprayed over the uplinks
     s.cluster.fabric.topology = "fat_tree";
@@ -104,7 +108,7 @@ TEST_CASE("all-to-all fold: folded flows finish with the n(n-1) pairs, link by l
     for (int64_t S : {int64_t{1} << 30, int64_t{1} << 16}) {
       INFO(c.name << " x " << c.spec.cluster.nodes << ", S = " << S);
       const Outcome folded = run_a2a(c.spec, true, S), pairs = run_a2a(c.spec, false, S);
-      const std::size_t n = static_cast<std::size_t>(c.spec.cluster.nodes) * 8;
+      const std::size_t n = static_cast<std::size_t>(c.spec.cluster.nodes) * 8;  // 8 GPUs a node
       CHECK(pairs.flows_at_start == n * (n - 1));
       CHECK(folded.flows_at_start > 0);
       CHECK(folded.flows_at_start <= 4 * n);  // a few per rank, not n - 1
@@ -169,6 +173,20 @@ TEST_CASE("all-to-all fold: a slow link breaks the symmetry and the pairs run, e
     const Outcome a = run_a2a(spec, true, 1 << 30), b = run_a2a(spec, false, 1 << 30);
     CHECK((a.flows_at_start == 32 * 31) == !symmetric);
     check_same(a, b);
+  }
+}
+
+TEST_CASE("all-to-all fold: NVL72 racks fold on InfiniBand's default spreading", "[nccl]") {
+  for (int nodes : {1, 2}) {
+    INFO(nodes << " racks");
+    const ScenarioSpec spec = cluster("gb200-nvl72", nodes);
+    for (int64_t S : {int64_t{1} << 30, int64_t{1} << 16}) {
+      const Outcome folded = run_a2a(spec, true, S), pairs = run_a2a(spec, false, S);
+      const std::size_t n = static_cast<std::size_t>(nodes) * 72;  // 72 GPUs a rack
+      CHECK(pairs.flows_at_start == n * (n - 1));
+      CHECK(folded.flows_at_start <= 4 * n);
+      check_same(folded, pairs);
+    }
   }
 }
 
