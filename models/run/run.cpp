@@ -23,6 +23,7 @@
 #include "models/run/throughput.hpp"
 #include "models/run/variability.hpp"
 #include "models/run/wall_budget.hpp"
+#include "models/scale/ecmp_orbits.hpp"
 #include "models/scale/step/mode.hpp"
 #include "models/workload/executor.hpp"
 #include "models/workload/steps/strategy.hpp"
@@ -100,7 +101,7 @@ RunResult simulate_scenario(const ScenarioSpec& spec, const RunOptions& options)
   WallBudget budget(options.time_limit_s, WallBudget::Clock::now(), setup_progress(options));
   // The cascade of attempts (models/scale/step/mode.hpp): a fold whose guard fails is abandoned
   // and the step simulated again by the next attempt, which cannot fail the same way.
-  scale::ModeCascade cascade(options.replicas);
+  scale::ModeCascade cascade(options.replicas, options.approximate);
   RunResult result;
   for (;;) {
     auto step = simulate_step(spec, options, cascade.attempt(), budget);
@@ -112,11 +113,14 @@ RunResult simulate_scenario(const ScenarioSpec& spec, const RunOptions& options)
     cascade.failed(std::get<scale::Abandoned>(step));
   }
   cascade.finish(result);
+  if (cascade.approximate_ran()) result.caveats.push_back(scale::ecmp_orbits_caveat());
   if (!spec.stragglers.empty() && !result.partial && options.straggler_cost) {  // what they cost: the same step without them
     RunOptions calm = options;
     calm.timeline = false;
     if (options.time_limit_s) calm.time_limit_s = *options.time_limit_s - budget.elapsed_s();
     calm.samples = 0;
+    // One kind of step on both sides: exact unless the step with stragglers ran approximate.
+    calm.approximate = options.approximate && cascade.approximate_ran();
     add_straggler_cost(result, run_scenario(without_stragglers(spec), calm));
   }
   if (options.samples > 0 && !result.partial)  // --samples, within what is left of --time-limit

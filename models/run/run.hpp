@@ -24,6 +24,11 @@ struct RunOptions {
   // Off: no fold that owns the network's folded links (data-parallel replicas, alike nodes, node
   // orbits, the GPU rotation): rank classes only; for benches comparing the two. Same results.
   bool replicas = true;
+  // Off: no approximate fold (ECMP orbits, within 2 % of --full) where it would apply; the other
+  // folds are exact. The straggler-free step runs with it off when the step with [[stragglers]]
+  // ran exact, so that their cost compares two exact steps (an approximate baseline could make
+  // it negative).
+  bool approximate = true;
   // --explain-mode: RunResult::scale_mode lists every mechanism, whether it applied, and why.
   bool explain_mode = false;
   // --samples N --seed S: the step over N seeded draws of every GPU's speed (variability.hpp);

@@ -47,4 +47,9 @@ std::string ecmp_orbits_note(int replicas, int simulated_ranks, int world_size, 
          std::to_string(bound) + " % of --full: docs/scale-design.md, ECMP orbits; --full: exact)";
 }
 
+std::string ecmp_orbits_caveat() {
+  return "step simulated as ECMP orbits (approximate: within " + std::to_string(std::lround(kEcmpOrbitsBound * 100)) +
+         " % of every flow simulated; run --full for the exact step)";
+}
+
 }  // namespace models::scale

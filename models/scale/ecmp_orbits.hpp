@@ -62,5 +62,7 @@ std::string lift_shared_hops(std::span<sim::BlockFlow> kept, const std::vector<u
 // The run's note: what was approximated, how much of it (`climbing` of the data-parallel rings'
 // `edges` neighbour pairs climb to shared links), and the bound.
 std::string ecmp_orbits_note(int replicas, int simulated_ranks, int world_size, int climbing, int edges);
+// The caveat of a run that took ECMP orbits (RunResult::caveats: plan marks its row with it).
+std::string ecmp_orbits_caveat();
 
 }  // namespace models::scale

@@ -40,6 +40,24 @@ bool has_all_to_all(const std::vector<workload::Program>& programs) {
   return false;
 }
 
+// A group running an all-to-all whose ranks lie in more than one replica (`replica_of`: per rank),
+// by name; "" where none. Megatron carves expert-parallel groups out of the data-parallel
+// dimension, so its MoE layers' all-to-alls span replicas.
+std::string all_to_all_across(const workload::StepPlan& plan, const std::vector<int>& replica_of) {
+  std::vector<char> checked(plan.groups.size(), 0);
+  for (const workload::RankSetup& rank : plan.ranks)
+    for (const auto& stream : plan.programs[rank.program].ops)
+      for (const auto& op : stream) {
+        if (op.kind != workload::OpKind::Collective || op.coll != nccl::CollOp::AllToAll) continue;
+        const int g = rank.group[op.slot];
+        if (g < 0 || checked[g]) continue;
+        checked[g] = 1;
+        for (int r : plan.groups[g].ranks)
+          if (replica_of[r] != replica_of[plan.groups[g].ranks.front()]) return plan.groups[g].name;
+      }
+  return "";
+}
+
 // Every collective the programs issue is an all-gather, reduce-scatter or all-reduce that NCCL's
 // tuner runs on rings (or PAT, replayed on them); else why not.
 std::string ring_collectives_only(const workload::StepPlan& plan, const collectives::CollectiveEngine& engine) {
@@ -105,10 +123,13 @@ StepMode choose_mode(const ModeRequest& request, const World& world, const sim::
     // the replicas' own refusal (that they share nodes) is the one the run reports.
     const std::vector<int> blocks = node_whole_replicas(world, plan.replica);
     mode.fold = replica_fold(world, net, plan.programs, plan.groups, plan.ranks, blocks);
-    if (blocks != plan.replica && mode.fold.applies())
+    const std::vector<int>* replica_of = &blocks;  // the replicas the fold folds
+    if (blocks != plan.replica && mode.fold.applies()) {
       mode.fold.replica_block = (1 + *std::max_element(plan.replica.begin(), plan.replica.end())) / mode.fold.replicas;
-    else if (blocks != plan.replica)
+    } else if (blocks != plan.replica) {
       mode.fold = replica_fold(world, net, plan.programs, plan.groups, plan.ranks, plan.replica);
+      replica_of = &plan.replica;
+    }
     if (orbits_attempt) {
       set(mode, Mechanism::Replicas, false, "their guard failed in the first attempt: replica orbits instead");
       mode.fold = replica_orbit_fold(std::move(mode.fold), world, net, plan.groups);
@@ -130,6 +151,18 @@ StepMode choose_mode(const ModeRequest& request, const World& world, const sim::
       else
         set(mode, Mechanism::EcmpOrbits, false, mode.fold.why_not);
       if (!mode.fold.applies()) mode.refused = Abandoned{Mechanism::EcmpOrbits, mode.fold.why_not, std::nullopt};
+    } else if (const std::string across =
+                   mode.fold.applies() && !request.audit ? all_to_all_across(plan, *replica_of) : "";
+               !across.empty()) {
+      // Under the fold the all-to-all would run as its n(n-1) pairs (the fold owns the folded links
+      // the all-to-all fold needs), and its flows would meet the replicas' own traffic, which the
+      // guard refuses only after the whole step: rank classes with the all-to-all fold instead.
+      StepFold refused;
+      refused.replicas = mode.fold.replicas;
+      refused.why_not = "an all-to-all spans the replicas (group " + across +
+                        "): rank classes with the all-to-all fold instead";
+      mode.fold = std::move(refused);
+      set(mode, Mechanism::Replicas, false, mode.fold.why_not);
     } else if (mode.fold.applies()) {
       set(mode, Mechanism::Replicas, true,
           std::to_string(mode.fold.simulated_replicas) + " of " + replicas_text(mode.fold, "replicas") +
@@ -332,7 +365,13 @@ void ModeCascade::failed(const Abandoned& a) {
     attempt_ = orbits_ && orbits_->empty() ? Attempt::ReplicaOrbits : Attempt::RankClassesOnly;
     if (orbits_ && orbits_->rfind(kFabricRefusal, 0) == 0) {  // the fabric's shared links alone: ECMP orbits
       given_up_.emplace_back(Mechanism::ReplicaOrbits, "refused: " + *orbits_);
-      attempt_ = Attempt::EcmpOrbits;
+      if (approximate_) {
+        attempt_ = Attempt::EcmpOrbits;
+      } else {
+        given_up_.emplace_back(Mechanism::EcmpOrbits,
+                               "not tried: this run is exact (the straggler-free step of a step that ran exact)");
+        orbits_ = *orbits_ + "; ECMP orbits not tried: this run is exact";
+      }
     }
   } else {
     orbits_failed_ = a.note;

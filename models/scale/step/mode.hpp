@@ -100,13 +100,19 @@ std::optional<Abandoned> finish_mode(StepMode& mode, const collectives::Collecti
 // finish() adds the note on what was abandoned and the lines of the abandoned folds.
 class ModeCascade {
  public:
-  explicit ModeCascade(bool replicas) : attempt_(replicas ? Attempt::Folded : Attempt::RankClassesOnly) {}
+  // `approximate` off: ECMP orbits (within kEcmpOrbitsBound of --full) are never tried; where replica
+  // orbits refuse the fabric's shared links, rank classes alone follow.
+  explicit ModeCascade(bool replicas, bool approximate = true)
+      : attempt_(replicas ? Attempt::Folded : Attempt::RankClassesOnly), approximate_(approximate) {}
   Attempt attempt() const { return attempt_; }
+  // After the last attempt held: whether the step ran approximate (ECMP orbits).
+  bool approximate_ran() const { return attempt_ == Attempt::EcmpOrbits; }
   void failed(const Abandoned& a);
   void finish(RunResult& result) const;
 
  private:
   Attempt attempt_;
+  bool approximate_ = true;
   bool failed_ = false;
   std::string abandoned_;              // the first attempt's note
   std::optional<std::string> orbits_;  // why replica orbits could not follow ("": they could)

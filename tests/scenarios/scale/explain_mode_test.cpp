@@ -138,3 +138,23 @@ TEST_CASE("explain mode: the summary lists every row", "[scenarios]") {
   CHECK(r.out.find("  [x] alike nodes: 1 of 4 nodes simulated") != std::string::npos);
   CHECK(r.out.find("  [ ] rank classes: alike nodes applied") != std::string::npos);
 }
+
+TEST_CASE("explain mode: an all-to-all across replicas runs rank classes with the all-to-all fold", "[scenarios]") {
+  // DeepSeek-V3 under Megatron, EP 16 over 32 nodes: each expert-parallel group spans two nodes
+  // and so 16 data-parallel replicas. The replica fold would own the links the all-to-all fold
+  // needs and meet its flows; it is refused up front (not abandoned after a whole step), and the
+  // step equals --full's.
+  const std::vector<std::string> sets = {"--set", "cluster.nodes=32", "--set", "parallel.ep=16",
+                                         "--set", "training.global_batch=256"};
+  std::vector<std::string> explain = sets, full = sets;
+  explain.push_back("--explain-mode");
+  full.push_back("--full");
+  const nlohmann::json j = run_json_explain_mode("scenarios/examples/deepseek_v3_ep_h200.toml", explain);
+  const nlohmann::json f = run_json_explain_mode("scenarios/examples/deepseek_v3_ep_h200.toml", full);
+  const auto& rows = j.at("scale_mode");
+  CHECK(why(rows, "data-parallel replicas").rfind("an all-to-all spans the replicas (group ep)", 0) == 0);
+  CHECK(rows.at(7).at("mechanism") == "all-to-all fold");
+  CHECK(rows.at(7).at("applied").get<bool>());
+  for (const auto& n : j.at("notes")) CHECK(n.get<std::string>().find("abandoned") == std::string::npos);
+  CHECK(j.at("step_time_s").get<double>() == Approx(f.at("step_time_s").get<double>()).epsilon(1e-9));
+}
