@@ -196,6 +196,9 @@ void rate_network(const World& world, const sim::FlowNetwork& net, const std::ve
   }
   v.inter_gdr_near = t.gdr;
   v.net_latency_us = t.net_plugin == NetPlugin::Libfabric ? node.net_plugin_latency_us : 0.0;
+  // The machine's own plugin offloads receives to the GPU (GPUDirect-TCPX); NCCL's Socket plugin,
+  // where NCCL_NET=Socket forces it, is a host one.
+  v.net_device_unpack = node.net_device_unpack && t.kind == TransportKind::NET && t.net_plugin != NetPlugin::Socket;
   // aws-ofi-nccl's tuner comes with its net plugin, on the hosts it knows (nccl/ofi_tuner.hpp).
   v.ofi_tuner =
       t.net_plugin == NetPlugin::Libfabric ? nccl::ofi_tuner_platform(node.name) : nccl::OfiTunerPlatform::None;
@@ -254,6 +257,8 @@ nccl::CommView tuner_view(const World& world, const sim::FlowNetwork& net, const
     v.graph_channels = std::min(v.graph_channels, w.graph_channels);
     v.inter_gdr_near = v.inter_gdr_near && w.inter_gdr_near;
     v.net_latency_us = std::max(v.net_latency_us, w.net_latency_us);
+    // Each rank's NCCL reads its own plugin; PAT is taken as off where any rank's is off.
+    v.net_device_unpack = v.net_device_unpack || w.net_device_unpack;
     if (v.ofi_tuner != w.ofi_tuner) v.ofi_tuner = nccl::OfiTunerPlatform::None;  // no one platform
     v.nvls = v.nvls && w.nvls;
     v.nvls_heads = v.nvls ? std::min(v.nvls_heads, w.nvls_heads) : 0;

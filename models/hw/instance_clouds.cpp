@@ -81,6 +81,9 @@ void add_cloud_nodes(std::vector<NodeSpec>& c) {
   roce_nics(n, 4, 1, 200);
   n.nic_tech = "GPUDirect-TCPX over gVNIC (modelled as RDMA)";
   n.eth_driver = "gve";  // gVNIC
+  // The plugin reports NCCL_NET_DEVICE_UNPACK (nccl-plugin-gpudirecttcpx src/net_tcpx.cc
+  // tcpxGetProperties): its receives are gathered on the GPU by NCCL's unpack kernel.
+  n.net_device_unpack = true;
   n.network_note =
       "GPUDirect-TCPX is modelled as RDMA at line rate; its plugin's per-message cost and receive path "
       "are not, so collectives across nodes are an optimistic bound (public 2-node A3 High curves "

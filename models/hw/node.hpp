@@ -76,6 +76,11 @@ struct NodeSpec {
   // (1.16 and later) per platform (src/platform-aws.cpp, env tables: NCCL_BUFFSIZE 8 MiB on p4d,
   // p4de and p5 on; NVLS chunk sizes 512 KiB from p5 on). A scenario's [nccl.env] wins.
   std::vector<std::pair<std::string, std::string>> net_plugin_env;
+  // The network plugin offloads its receives to the GPU (ncclNetProperties_t::netDeviceType
+  // NCCL_NET_DEVICE_UNPACK): GPUDirect-TCPX's plugin, whose received bytes land in scattered GPU
+  // pages that NCCL's unpack kernel gathers (google/nccl-plugin-gpudirecttcpx src/net_tcpx.cc
+  // tcpxGetProperties). NCCL 2.23 turns PAT off for such a plugin (nccl/tuning.hpp pat_enabled).
+  bool net_device_unpack = false;
   // Link parameters (names registered in models/params_links.hpp, SI units) where this machine's links
   // are not what their class's defaults describe (GPUDirect-TCPXO's steps and efficiency on the
   // RoCE class; an NVL72 rack's NVLink steps), each with its source beside the catalog entry.

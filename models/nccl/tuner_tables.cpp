@@ -112,7 +112,8 @@ std::vector<TunerTables> build_tuner_tables() {
   blackwell_reads_hopper(t);
   rows.push_back(t);
 
-  // v2.23.4-1: Tree/Simple 8.4 + 4 / 4 / 14 us; one rank per node takes the Tree's NET row; PAT;
+  // v2.23.4-1: Tree/Simple 8.4 + 4 / 4 / 14 us; one rank per node takes the Tree's NET row; PAT
+  // (not by default over a net plugin that offloads to the device);
   // Ring/LL128's one-rank discount gone; an inter-node ring all-reduce's network steps 2 (nNodes - 1).
   t.since = nccl_version_number(23, 0);
   t.base_lat[kRowTree][2] = 8.4;
@@ -121,13 +122,15 @@ std::vector<TunerTables> build_tuner_tables() {
   t.ll128_ppn_discount = false;
   t.ring_inter_steps_all_nodes = false;
   t.pat_factor = 0.85;
+  t.pat_host_net_only = true;
   set3(t.base_lat[kRowPat], 8.0, 8.0, 8.0);  // the formula's own "8 +" until 2.28 moved it into the table
   t.nvls_ag_ratio = false;
   rows.push_back(t);
 
-  // v2.24.3-1: PAT x 0.75.
+  // v2.24.3-1: PAT x 0.75; the communicator's netDeviceType no longer set (always host).
   t.since = nccl_version_number(24, 0);
   t.pat_factor = 0.75;
+  t.pat_host_net_only = false;
   rows.push_back(t);
 
   // v2.25.1-1: Blackwell's own rows, twice Hopper's.

@@ -50,6 +50,9 @@ struct TunerTables {
   bool ll128_ppn_discount = false;    // to 2.22: Ring/LL128 x 0.7 instead of 0.92 with fewer than 2 ranks per node
   bool ppn1_tree_lat = false;         // 2.23 on: one rank per node takes the Tree's NET row
   double pat_factor = 0;              // PAT's busBw factor: none before 2.23, 0.85 in 2.23, 0.75 from 2.24
+  // 2.23: no PAT by default over a net plugin that offloads to the device (ncclPatEnable reads
+  // comm->netDeviceType, which src/graph/topo.cc set from the plugin); from 2.24 nothing sets it.
+  bool pat_host_net_only = false;
   bool nvls_tree_correction = false;  // 2.29 on: the tree correction table on NVLSTree too (Blackwell, x86 hosts)
   // NVLS's and NVLSTree's bandwidth rules by era (tuning.cc): 17 (NVLS busBw x 0.75), 18 (NVLSTree
   // busBw x 0.70 n/(2(n-1))), 19 (NVLS min(bwIntra, bwInter), NVLSTree min(bwIntra, bwInter, /2

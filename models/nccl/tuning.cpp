@@ -177,9 +177,11 @@ int coll_channels(const CommView& v, const TuningEnv& env) {
 }
 
 bool pat_enabled(const CommView& v, const TuningEnv& env) {
-  if (tuner_tables(v.nccl_version).pat_factor == 0 || v.sm < 60) return false;  // PAT came with 2.23
+  const TunerTables& t = tuner_tables(v.nccl_version);
+  if (t.pat_factor == 0 || v.sm < 60) return false;  // PAT came with 2.23
   if (env.pat_enable != 2) return env.pat_enable != 0;
-  return v.nnodes == v.nranks;  // "PAT only supports 1 GPU per node"
+  if (v.nnodes != v.nranks) return false;                    // "PAT only supports 1 GPU per node"
+  return !(t.pat_host_net_only && v.net_device_unpack);  // "PAT doesn't support net device offload"
 }
 
 bool protocol_enabled(const CommView& v, const TuningEnv& env, CollOp op, Algo a, Proto p) {

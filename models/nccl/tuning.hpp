@@ -52,6 +52,9 @@ struct CommView {
   // The latency the network plugin declares (graph latencyInter, us): added to every inter-node
   // step, twice with Simple ("flush extra latency"). aws-ofi-nccl on EFA: 75 or 35 us; else 0.
   double net_latency_us = 0;
+  // The net plugin offloads its receives to the GPU (hw::NodeSpec::net_device_unpack, NCCL's
+  // comm->netDeviceType NCCL_NET_DEVICE_UNPACK): GPUDirect-TCPX. Read by pat_enabled.
+  bool net_device_unpack = false;
   // aws-ofi-nccl's tuner platform where the network is aws-ofi-nccl on a host its tuner knows
   // (ofi_tuner.hpp); choose() then takes the plugin's region before NCCL's cost model.
   OfiTunerPlatform ofi_tuner = OfiTunerPlatform::None;
@@ -72,9 +75,12 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p);
 // named), PAT Simple only, PAT where pat_enabled says.
 bool protocol_enabled(const CommView& v, const TuningEnv& env, CollOp op, Algo a, Proto p);
 // NCCL's ncclPatEnable (src/graph/tuning.cc, 2.23 on): NCCL_PAT_ENABLE 0 off, 2 (default) on where
-// every rank is its own node (nNodes == nRanks), any other value on; never before 2.23 nor below SM60.
-// NCCL also turns it off for a net plugin that offloads to the device (GPUDirect-TCPX's unpack
-// queue): not modelled (commsim's TCPX hosts run NCCL's IB rules, models/hw/instance_clouds.cpp).
+// every rank is its own node (nNodes == nRanks) and the net plugin is a host one
+// (comm->netDeviceType == NCCL_NET_DEVICE_HOST, "PAT doesn't support net device offload"), any
+// other value on; never before 2.23 nor below SM60. The plugin test bites in 2.23 only: from 2.24
+// NCCL no longer copies the plugin's netDeviceType into the communicator (2.23 did in
+// src/graph/topo.cc ncclTopoGetSystem; 2.24's ncclTopoProcessNet does not, up to 2.30), which
+// stays NCCL_NET_DEVICE_HOST, so GPUDirect-TCPX (CommView::net_device_unpack) gets PAT there too.
 bool pat_enabled(const CommView& v, const TuningEnv& env);
 
 struct Choice {

@@ -146,7 +146,7 @@ std::string domain_text(const hw::NodeSpec& node, const nccl::NcclEnv& env,
 }  // namespace
 
 std::string render_topo(const World& world, const ScenarioSpec& spec, int max_ranks_listed,
-                        const PeerChannels& per_peer) {
+                        int per_peer_channels) {
   // Everything below is the World's, as run simulates it: its machines (node graph, NCCL's rules
   // per kind: [[cluster.groups]] pairs by their sender's node), its placement, [nccl.env] and fabric.
   SIM_CHECK(world.node_kinds() != nullptr, "topo renders a World built from a scenario");
@@ -191,11 +191,10 @@ std::string render_topo(const World& world, const ScenarioSpec& spec, int max_ra
   auto line = [&](int a, int b) {
     RankInfo ra = layout.rank(a), rb = layout.rank(b);
     Transport t = rules(ra).choose(ra, rb);
-    const int topo_channels = rules(ra).p2p_channels(ra, rb);
     char buf[200];
     std::snprintf(buf, sizeof buf, "  %d[%d] -> %d[%d]  via %-24s path %-4s  channels %d\n", a, ra.pod_rank, b,
                   rb.pod_rank, t.label.c_str(), path_type_name(t.path),
-                  per_peer ? per_peer(topo_channels) : topo_channels);
+                  per_peer_channels > 0 ? per_peer_channels : rules(ra).p2p_channels(ra, rb));
     os << buf;
   };
   // Every pair up to 256 ranks; beyond, rank 0's peers (counting 268M pairs would take minutes).

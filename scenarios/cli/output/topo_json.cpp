@@ -13,7 +13,7 @@
 namespace scenarios {
 
 Json topo_json(const models::World& world, const models::ScenarioSpec& spec, int max_ranks_listed,
-               const CommandInputs& inputs, const models::PeerChannels& per_peer) {
+               const CommandInputs& inputs, int per_peer_channels) {
   namespace topo = models::topology;
   // The World's machines, placement and NCCL rules, as run simulates them (models/world/topo_text).
   const models::NodeKinds& kinds = *world.node_kinds();
@@ -61,7 +61,7 @@ Json topo_json(const models::World& world, const models::ScenarioSpec& spec, int
          {"to_device", rb.pod_rank},
          {"transport", t.label},
          {"path", models::path_type_name(t.path)},
-         {"channels", per_peer ? per_peer(rules(ra).p2p_channels(ra, rb)) : rules(ra).p2p_channels(ra, rb)}});
+         {"channels", per_peer_channels > 0 ? per_peer_channels : rules(ra).p2p_channels(ra, rb)}});
   };
   if (n <= max_ranks_listed) {
     for (int a = 0; a < n; ++a)

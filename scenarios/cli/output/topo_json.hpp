@@ -12,8 +12,8 @@ namespace scenarios {
 // `world`: World::build of `spec` (what run simulates). Pairs: every ordered pair up to `max_ranks_listed` ranks,
 // beyond that rank 0's peers; counts per transport over every pair up to 256 ranks, beyond that
 // over rank 0's peers ("pairs_counted" says which).
-// `per_peer` as for models::render_topo.
+// `per_peer_channels` as for models::render_topo.
 Json topo_json(const models::World& world, const models::ScenarioSpec& spec, int max_ranks_listed,
-               const CommandInputs& inputs, const models::PeerChannels& per_peer = {});
+               const CommandInputs& inputs, int per_peer_channels = 0);
 
 }  // namespace scenarios

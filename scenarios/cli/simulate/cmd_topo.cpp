@@ -44,16 +44,16 @@ int cmd_topo(int argc, char** argv) {
       sim::FlowNetwork net(sim);
       const std::unique_ptr<models::World> world = models::World::build(scenario.spec, net);
       // Channels per peer as the simulation opens them: the world communicator's P2P channels
-      // (its collective channels, pow2Up) over each pair's topology count (comm_plan/p2p_channels).
+      // (its collective channels, pow2Up) and its one count per peer, the smallest over all its
+      // peers (comm_plan/p2p_channels, as point_to_point.cpp takes it), for NVLink and network
+      // peers alike.
       std::vector<int> everyone(static_cast<std::size_t>(world->size()));
       for (int r = 0; r < world->size(); ++r) everyone[static_cast<std::size_t>(r)] = r;
       const models::collectives::CommPlan plan = models::collectives::build_plan(*world, net, everyone, 0);
       const int comm_channels = models::nccl::coll_channels(plan.view, world->nccl_env().tuning);
-      const models::PeerChannels per_peer = [&](int topo_channels) {
-        return models::collectives::p2p_channels(comm_channels, topo_channels, plan.view.nnodes > 1,
-                                                 plan.p2p_all_nvlink)
-            .per_peer;
-      };
+      const int per_peer = models::collectives::p2p_channels(comm_channels, plan.p2p_topo_per_peer,
+                                                             plan.view.nnodes > 1, plan.p2p_all_nvlink)
+                               .per_peer;
       if (json) {
         Json j = topo_json(*world, scenario.spec, max_ranks, scenario_inputs(scenario, sets), per_peer);
         j["notes"] = env_notes;

@@ -11,6 +11,7 @@
 #include "models/comm_plan/comm_plan.hpp"
 #include "models/hw/gpu.hpp"
 #include "models/hw/instance.hpp"
+#include "models/nccl/tuner_tables.hpp"
 #include "tests/models/collectives/rig.hpp"
 
 using namespace collectives_test;
@@ -192,4 +193,67 @@ TEST_CASE("comm plan: rotating every node's GPUs one on maps the tree sets and N
     CHECK(image.size() == preimage.size());
     CHECK(image.size() == static_cast<std::size_t>(spec.cluster.nodes) * 48);  // 16 ports, 32 PCIe/NIC links per node
   }
+}
+
+namespace {
+// `nodes` one-GPU nodes of `instance` under NCCL `version`, the world communicator's tuner view.
+struct OneGpuNodes {
+  models::nccl::CommView view;
+  models::nccl::TuningEnv env;
+};
+OneGpuNodes one_gpu_nodes(const char* instance, int nodes, int version,
+                          std::map<std::string, std::string> nccl_env = {}) {
+  models::ScenarioSpec spec;
+  spec.cluster.instance = instance;
+  spec.cluster.nodes = nodes;
+  spec.placement.gpus_per_pod = 1;
+  spec.nccl_env = std::move(nccl_env);
+  spec.nccl_version = version;
+  sim::Simulator simulator;
+  sim::FlowNetwork net(simulator);
+  const auto world = models::World::build(spec, net);
+  REQUIRE(world->size() == nodes);
+  std::vector<int> ranks(world->size());
+  std::iota(ranks.begin(), ranks.end(), 0);
+  return {models::collectives::build_plan(*world, net, ranks).view, world->nccl_env().tuning};
+}
+}  // namespace
+
+TEST_CASE("comm plan: GPUDirect-TCPX's device-offload plugin keeps PAT off by default in NCCL 2.23 only",
+          "[nccl]") {
+  using models::nccl::Algo;
+  using models::nccl::CollOp;
+  using models::nccl::nccl_version_number;
+  // ncclPatEnable (2.23 src/graph/tuning.cc): "PAT doesn't support net device offload", read from
+  // comm->netDeviceType, which 2.23's topo.cc sets from the plugin (TCPX: NCCL_NET_DEVICE_UNPACK)
+  // and which nothing sets from 2.24 on (it stays NCCL_NET_DEVICE_HOST).
+  const int v23 = nccl_version_number(23, 4), v24 = nccl_version_number(24, 3);
+  const int64_t S = 65536;  // 64 KiB: PAT's log-depth latency wins on 16 one-GPU nodes where it is on
+  const OneGpuNodes tcpx23 = one_gpu_nodes("a3-highgpu-8g", 16, v23);
+  CHECK(tcpx23.view.nnodes == 16);
+  CHECK(tcpx23.view.net_device_unpack);
+  CHECK_FALSE(models::nccl::pat_enabled(tcpx23.view, tcpx23.env));
+  CHECK(models::nccl::choose(tcpx23.view, tcpx23.env, CollOp::AllGather, S).algo == Algo::Ring);
+  models::nccl::CommView host23 = tcpx23.view;  // the same view over a host plugin: PAT
+  host23.net_device_unpack = false;
+  CHECK(models::nccl::choose(host23, tcpx23.env, CollOp::AllGather, S).algo == Algo::PAT);
+  // NCCL_PAT_ENABLE=1 forces it, as ncclPatEnable returns the variable before its checks.
+  const OneGpuNodes forced = one_gpu_nodes("a3-highgpu-8g", 16, v23, {{"NCCL_PAT_ENABLE", "1"}});
+  CHECK(models::nccl::pat_enabled(forced.view, forced.env));
+  // 2.24 and the default release: the check reads host, PAT as on any plugin.
+  for (const int version : {v24, 0}) {
+    const OneGpuNodes tcpx = one_gpu_nodes("a3-highgpu-8g", 16, version);
+    CHECK(tcpx.view.net_device_unpack);
+    CHECK(models::nccl::pat_enabled(tcpx.view, tcpx.env));
+  }
+  const OneGpuNodes tcpx24 = one_gpu_nodes("a3-highgpu-8g", 16, v24);
+  CHECK(models::nccl::choose(tcpx24.view, tcpx24.env, CollOp::AllGather, S).algo == Algo::PAT);
+  // A host plugin under 2.23: TCPXO (A3 Mega), and TCPX's machine with NCCL_NET=Socket.
+  const OneGpuNodes tcpxo23 = one_gpu_nodes("a3-megagpu-8g", 16, v23);
+  CHECK_FALSE(tcpxo23.view.net_device_unpack);
+  CHECK(models::nccl::pat_enabled(tcpxo23.view, tcpxo23.env));
+  CHECK(models::nccl::choose(tcpxo23.view, tcpxo23.env, CollOp::AllGather, S).algo == Algo::PAT);
+  const OneGpuNodes socket23 = one_gpu_nodes("a3-highgpu-8g", 16, v23, {{"NCCL_NET", "Socket"}});
+  CHECK_FALSE(socket23.view.net_device_unpack);
+  CHECK(models::nccl::pat_enabled(socket23.view, socket23.env));
 }

@@ -132,6 +132,27 @@ TEST_CASE("scenarios: topo shows the P2P channels per NVLink peer the simulation
   for (const auto& p : pairs) CHECK(p["channels"].get<int>() == 32);
 }
 
+TEST_CASE("scenarios: topo shows network and NVLink peers of a multi-node job the one count the simulation uses",
+          "[scenarios]") {
+  // NCCL's p2pnChannelsPerPeer is one count per communicator, pow2Up of the smallest over all
+  // peers (paths.cc ncclTopoComputeP2pChannels); across nodes the model's network peer counts 2
+  // (comm_plan/p2p_channels.hpp), so NVLink peers get 2 as well. topo printed each pair's own
+  // topology count: 16 for the NVLink peer, 4 for the network peer (TransportModel::p2p_channels:
+  // its NIC group at 14 GB/s a channel).
+  for (const char* instance : {"a3-megagpu-8g", "p5.48xlarge"}) {
+    const auto t = run_commsim({"topo", kSizesA3Mega, "--set", std::string("cluster.instance=") + instance});
+    REQUIRE(t.exit_code == 0);
+    const std::string net_line = instance == std::string("p5.48xlarge")
+                                     ? "  0[0] -> 8[0]  via NET/Libfabric/0/GDRDMA   path NET   channels 2\n"
+                                     : "  0[0] -> 8[0]  via NET/IB/0/GDRDMA          path NET   channels 2\n";
+    CHECK(t.out.find("  0[0] -> 1[1]  via P2P/CUMEM                path NVL   channels 2\n") != std::string::npos);
+    CHECK(t.out.find(net_line) != std::string::npos);
+    const auto j = run_commsim({"topo", kSizesA3Mega, "--set", std::string("cluster.instance=") + instance, "--json"});
+    REQUIRE(j.exit_code == 0);
+    for (const auto& p : nlohmann::json::parse(j.out)["pairs"]) CHECK(p["channels"].get<int>() == 2);
+  }
+}
+
 TEST_CASE("scenarios: a diff that compares nothing is an error", "[scenarios]") {
   // 4-rank nccl-tests rows against a 1-GPU scenario, no trace: every row skipped.
   const auto r =
