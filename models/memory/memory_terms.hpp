@@ -110,8 +110,8 @@ struct StateBytesPerParam {
 };
 // moment_bytes: Adam's m and v (4: fp32, as DeepSpeed keeps them; training.optimizer_dtype);
 // weight_bytes: w above (training.dtype's bytes).
-StateBytesPerParam zero_state_bytes(int stage, int n, bool offload_optimizer, bool offload_param,
-                                    int moment_bytes = 4, int weight_bytes = 2);
+StateBytesPerParam zero_state_bytes(int stage, int n, bool offload_optimizer, bool offload_param, int moment_bytes = 4,
+                                    int weight_bytes = 2);
 // Megatron-LM's optimizer (docs/source/distrib_optimizer.md, "bytes per parameter", d = data-parallel
 // ranks sharding the optimizer):
 //                            non-distributed    distributed optimizer

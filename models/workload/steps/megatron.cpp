@@ -368,9 +368,7 @@ int64_t megatron_bucket_params(const ParallelLayout& l) {
   return std::max<int64_t>(40000000, 1000000LL * l.dp * l.cp);
 }
 
-int megatron_param_bytes(const TrainingSpec& t) {
-  return dtype_bytes(t.param_dtype.empty() ? t.dtype : t.param_dtype);
-}
+int megatron_param_bytes(const TrainingSpec& t) { return dtype_bytes(t.param_dtype.empty() ? t.dtype : t.param_dtype); }
 
 int megatron_grad_bytes(const TrainingSpec& t) {
   if (!t.param_dtype.empty()) return dtype_bytes(t.param_dtype);  // main grads in the parameters' dtype

@@ -6,8 +6,8 @@
 //   Layers: stage s holds model chunks j = 0..vp-1, chunk j being virtual stage j pp + s with
 //     consecutive layers, layers / (pp vp) unless the stages are unequal (pipeline_split.hpp:
 //     Megatron-Core's decoder_first/last_pipeline_num_layers, account_for_embedding/loss_in_
-//     pipeline_split) (megatron_layer.hpp: compute, TP/SP/CP communication, recompute). The embedding sits on virtual stage 0, the final norm, output layer and loss on
-//     the last one.
+//     pipeline_split) (megatron_layer.hpp: compute, TP/SP/CP communication, recompute). The embedding sits on virtual
+//     stage 0, the final norm, output layer and loss on the last one.
 //   Schedule (pipeline_schedule.hpp): Megatron-Core's plain or interleaved 1F1B, with its p2p
 //     batches: activations and gradients of b (s / cp) h elements, 1/tp of it with sequence
 //     parallelism (or Megatron-LM's older scatter_gather_tensors_in_pipeline, which all-gathers it
@@ -19,12 +19,11 @@
 //     grads: --main-grads-dtype bf16, which leaves accumulate_allreduce_grads_in_fp32 off in
 //     arguments.py) in param_dtype, as memory_peak.cpp holds them. DDP: all-reduce; the distributed
 //     optimizer: reduce-scatter, then the optimizer on 1/(dp cp) of the parameters, then an
-//     all-gather of the updated parameters (megatron_param_bytes: param_dtype, else dtype). overlap_grad_reduce: buckets of
-//     max(40e6, 1e6 dp cp) parameters, filled in backward order during each chunk's last
-//     micro-batch, each reduced on the data-parallel stream as soon as its last gradient is ready;
-//     without it one reduction per chunk after the last backward. overlap_param_gather: the
-//     parameter all-gathers of the (next) step run at its start, each layer's first forward
-//     waiting for its bucket; without it they follow the optimizer.
+//     all-gather of the updated parameters (megatron_param_bytes: param_dtype, else dtype). overlap_grad_reduce:
+//     buckets of max(40e6, 1e6 dp cp) parameters, filled in backward order during each chunk's last micro-batch, each
+//     reduced on the data-parallel stream as soon as its last gradient is ready; without it one reduction per chunk
+//     after the last backward. overlap_param_gather: the parameter all-gathers of the (next) step run at its start,
+//     each layer's first forward waiting for its bucket; without it they follow the optimizer.
 //   Then (finalize_model_grads) the layer-norm gradients are all-reduced over tp under sequence
 //   parallelism, and the tied word-embedding gradients between the first and last stage: V h /
 //   vocab_shards elements (megatron_word_embedding_shard), never a learned position table (Megatron

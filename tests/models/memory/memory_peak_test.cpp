@@ -521,7 +521,7 @@ TEST_CASE("memory: Megatron's learned position table is whole on every TP rank o
   in.stage = 0;
   rotary.stage = 0;
   const ModelShape& m = in.model;
-  const double block = (double(m.block_matmul_params()) / 2 + double(m.block_norm_params()) +
-                        double(m.block_bias_params()) / 2);
+  const double block =
+      (double(m.block_matmul_params()) / 2 + double(m.block_norm_params()) + double(m.block_bias_params()) / 2);
   CHECK(rank_params(in) == Approx(6 * block + double(m.vocab) * 768 / 2 + 1024.0 * 768).epsilon(1e-15));
 }
