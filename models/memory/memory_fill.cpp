@@ -87,9 +87,9 @@ memory::MemoryInputs step_memory_inputs(const ScenarioSpec& spec, const model::M
   // The optimizer the step runs (its time: workload/compute.hpp optimizer_plan), and so its temporary.
   in.adamw = workload::optimizer_plan(spec.training, layout.strategy).impl;
   in.megatron_without_master = layout.strategy == workload::Strategy::Megatron && !spec.training.param_dtype.empty();
-  // Only Megatron's layer prices unfused attention (megatron_layer.hpp); its memory follows it.
-  in.unfused_attention =
-      layout.strategy == workload::Strategy::Megatron && spec.training.attention_backend == "unfused";
+  // Unfused attention keeps its scores for the backward under every strategy (memory_peak.cpp
+  // stage_block_activation_bytes_per_token: the one place they are counted).
+  in.unfused_attention = spec.training.attention_backend == "unfused";
   in.zero = spec.zero;
   in.framework_overhead_bytes =
       param_or(spec.cluster.params, "memory.framework_overhead", param_default("memory.framework_overhead"));

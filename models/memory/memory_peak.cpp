@@ -56,7 +56,9 @@ double rank_params(const MemoryInputs& in) {
     p = rank_expert_params(in);
     for (int i : layers) p += m.moe_layer(i) ? moe_block : block;
   }
-  if (in.stage == 0) p += double(m.embedding_params()) / v;
+  // The word embeddings split over vocab_shards (Megatron's VocabParallelEmbedding); a learned
+  // position table (a plain torch.nn.Embedding) is whole on every TP rank.
+  if (in.stage == 0) p += double(m.vocab) * m.hidden / v + double(m.position_params());
   if (in.stage == pp - 1) p += double(m.head_params()) / v + double(m.final_norm_params());
   // Megatron's output layer on the last stage shares the word embeddings (not the position table)
   // through a copy of its own, kept in sync by the embedding group's all-reduce.
@@ -130,7 +132,7 @@ Held held(const MemoryInputs& in, double p) {
     case Strategy::Zero3: {
       const StateBytesPerParam s =
           zero_state_bytes(std::max(1, in.zero.stage), int(shard), in.zero.offload_optimizer == "cpu",
-                           in.zero.offload_param == "cpu", moments);
+                           in.zero.offload_param == "cpu", moments, in.compute_bytes);
       const double threshold = in.zero.stage3_param_persistence_threshold;
       const double persistent = double(workload::zero3_persistent_params(m, threshold));
       h.weights = s.weights * p + cb * persistent;  // the partition, and the persistent tensors whole
@@ -149,25 +151,25 @@ Held held(const MemoryInputs& in, double p) {
       h.gathered_fb = cb * std::max({depth * gathered_block, gathered_embedding, gathered_head});
       h.gathered_end = cb * std::max({gathered_block, gathered_embedding, gathered_head});
       h.unit_grads = cb * largest_unit;
-      if (in.zero.contiguous_gradients) h.buckets = 2 * in.zero.reduce_bucket_size;
+      if (in.zero.contiguous_gradients) h.buckets = cb * in.zero.reduce_bucket_size;  // the gradients' dtype
       h.sharded = true;
       break;
     }
     case Strategy::Zero1:
     case Strategy::Zero2: {
-      // DeepSpeed stage_1_and_2.py: bf16 weights replicated, gradients full (stage 1) or the
-      // rank's partition (stage 2), fp32 Adam states / S (zero_state_bytes); at the step the
-      // partition's fp32 gradients (single_grad_partition, 4 B); one ipg bucket of
+      // DeepSpeed stage_1_and_2.py: the model's weights (training.dtype) replicated, gradients
+      // full (stage 1) or the rank's partition (stage 2), fp32 Adam states / S (zero_state_bytes);
+      // at the step the partition's fp32 gradients (single_grad_partition, 4 B); one ipg bucket of
       // reduce_bucket_size elements, two under overlap_comm (setup_buckets).
       const bool offload = in.zero.offload_optimizer == "cpu";
       const StateBytesPerParam s = zero_state_bytes(in.strategy == Strategy::Zero1 ? 1 : 2, int(shard), offload,
-                                                    /*offload_param=*/false, moments);
+                                                    /*offload_param=*/false, moments, in.compute_bytes);
       h.weights = s.weights * p;
-      // Stage 1 accumulates every bf16 gradient on the GPU until the boundary, offloaded or not.
-      h.gradients = in.strategy == Strategy::Zero1 ? 2 * p : s.gradients * p;
+      // Stage 1 accumulates every gradient on the GPU until the boundary, offloaded or not.
+      h.gradients = in.strategy == Strategy::Zero1 ? cb * p : s.gradients * p;
       h.optimizer = s.optimizer * p;
       if (!offload) h.optimizer_temp = 4 * p / shard;
-      if (in.zero.contiguous_gradients) h.buckets = 2 * in.zero.reduce_bucket_size * (in.zero.overlap_comm ? 2 : 1);
+      if (in.zero.contiguous_gradients) h.buckets = cb * in.zero.reduce_bucket_size * (in.zero.overlap_comm ? 2 : 1);
       h.grads_in_forward = in.micro_batches > 1;
       break;
     }

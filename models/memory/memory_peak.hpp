@@ -13,18 +13,20 @@
 //   optimizer         model states plus the optimizer's temporaries.
 // What each strategy holds (P = parameters this rank's TP/PP shard holds, S = ranks sharding
 // the model states: dp, or the shard group of HSDP):
-//   zero3     DeepSpeed: bf16 weights and gradients and fp32 Adam states, all / S (zero_state_bytes;
+//   zero3     DeepSpeed: weights and gradients in training.dtype (bf16: 2 B, fp32: 4 B) and fp32 Adam
+//             states, all / S (zero_state_bytes;
 //             ZeRO-Offload moves states and gradients, offload_param the weights, to the host);
 //             the persistent parameters (stage3_param_persistence_threshold,
 //             zero3_persistent_params) whole on every rank as well, in the compute dtype;
 //             gathered units in the compute dtype (their parameters above the threshold; prefetch
-//             depth, zero3_prefetch_depth) and one unit's gradients; the reduce bucket, reduce_bucket_size bf16
-//             elements (stage3.py's
+//             depth, zero3_prefetch_depth) and one unit's gradients; the reduce bucket, reduce_bucket_size
+//             gradient elements (training.dtype; stage3.py's
 //             __ipg_bucket_flat_buffer); at the step the fp32 gradients of one sub-group,
 //             min(sub_group_size, P/S) x 4 B (stage3.py _prepare_fp32_grad_for_sub_group).
-//   zero1/2   DeepSpeed stage_1_and_2.py: bf16 weights (all), gradients (stage 1 all, stage 2 / S),
+//   zero1/2   DeepSpeed stage_1_and_2.py: weights (all) and gradients (stage 1 all, stage 2 / S) in
+//             training.dtype,
 //             fp32 Adam states / S (zero_state_bytes); the fp32 gradient partition at the step
-//             (4 B / S); the ipg bucket, reduce_bucket_size bf16 elements (two under overlap_comm);
+//             (4 B / S); the ipg bucket, reduce_bucket_size gradient elements (two under overlap_comm);
 //             no gathered parameters.
 //   fsdp      FSDP2 (hsdp: S = dp_shard): weights, gradients, m, v in the parameter dtype, / S; AdamW's
 //             temporary by implementation (adamw_temp_params); gathered blocks in the compute dtype
@@ -93,8 +95,8 @@ struct MemoryInputs {
   bool megatron_without_master = false;
   // AdamW's implementation (training.optimizer_impl; torch.optim.AdamW's default on CUDA: foreach).
   compute::OptimizerImpl adamw = compute::OptimizerImpl::Foreach;
-  // training.attention_backend = "unfused" under Megatron: the scores are kept for the backward
-  // unless recomputed (unfused_score_bytes_per_token).
+  // training.attention_backend = "unfused", any strategy: the scores are kept for the backward
+  // unless recomputed (unfused_score_bytes_per_token, every block a rank holds activations of).
   bool unfused_attention = false;
   // Bytes of each of Adam's moments m and v (training.optimizer_dtype); 0: as the framework keeps
   // them: torch.optim.AdamW in the parameters' dtype (fsdp, ddp: bf16 parameters keep bf16 moments),
@@ -123,7 +125,8 @@ struct RankEstimate {
 };
 
 // Parameters the rank holds before data-parallel sharding: its stage's blocks (matrices / tp),
-// the embedding on stage 0, final norm and head on the last stage (each / vocab_shards).
+// the embedding on stage 0 (word embeddings / vocab_shards, a learned position table whole), final
+// norm and head (/ vocab_shards) on the last stage.
 // MoE layers count their attention, norms, router and shared experts as a block does and their
 // routed experts / (ep etp) (rank_expert_params, included in rank_params). With tied embeddings
 // and pp > 1 the last stage's copy of the word embeddings is counted too.

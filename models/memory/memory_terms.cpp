@@ -84,15 +84,16 @@ double pipeline_blocks_in_flight(int stage_layers, int pp, int vp, int stage, in
   return double(stage_layers) / v * chunks;
 }
 
-StateBytesPerParam zero_state_bytes(int stage, int n, bool offload_optimizer, bool offload_param, int moment_bytes) {
+StateBytesPerParam zero_state_bytes(int stage, int n, bool offload_optimizer, bool offload_param, int moment_bytes,
+                                    int weight_bytes) {
   const double kAdam = 4 + 2.0 * moment_bytes;  // fp32 master, m, v (12 with fp32 moments)
-  const double d = std::max(1, n);
+  const double d = std::max(1, n), w = weight_bytes;
   StateBytesPerParam s;
-  s.weights = stage >= 3 ? 2 / d : 2;
-  s.gradients = stage >= 2 ? 2 / d : 2;
+  s.weights = stage >= 3 ? w / d : w;
+  s.gradients = stage >= 2 ? w / d : w;
   s.optimizer = stage >= 1 ? kAdam / d : kAdam;
   if (offload_optimizer) s.optimizer = s.gradients = 0;  // fp32 master, m, v and the gradients on the host
-  if (offload_param && stage >= 3) s.weights = 0;        // the bf16 partition on the host too
+  if (offload_param && stage >= 3) s.weights = 0;        // the parameter partition on the host too
   return s;
 }
 

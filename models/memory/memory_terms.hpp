@@ -90,19 +90,28 @@ inline constexpr double kFinalNormBytesPerHidden = 4;
 double pipeline_blocks_in_flight(int stage_layers, int pp, int vp, int stage, int micro_batches,
                                  bool zero_bubble = false);
 
-// Model states per parameter, bytes, of mixed-precision Adam (K = 12: fp32 master, m, v).
-// ZeRO (Rajbhandari et al. 2020, section 5.1, Psi = parameters, N = data-parallel degree):
-//   stage 0: 2 + 2 + K;  stage 1: 2 + 2 + K/N;  stage 2: 2 + (2 + K)/N;  stage 3: (2 + 2 + K)/N.
+// Model states per parameter, bytes, of Adam under ZeRO (K = 12: fp32 master, m, v; w the
+// weights' and gradients' bytes, training.dtype: 2 under bf16/fp16 mixed precision, 4 in fp32).
+// ZeRO (Rajbhandari et al. 2020, section 5.1, Psi = parameters, N = data-parallel degree; the
+// paper's mixed-precision w = 2):
+//   stage 0: w + w + K;  stage 1: w + w + K/N;  stage 2: w + (w + K)/N;  stage 3: (w + w + K)/N.
+// K keeps its fp32 master in fp32 training too: DeepSpeed's optimizers clone the partition into a
+// separate fp32 tensor whatever the model's dtype (stage_1_and_2.py single_partition_of_fp32_groups
+// = partition.clone().float(); stage3.py _create_fp32_partitions alike), so fp32 gives
+// 4 + 4 + 12 = 20 B at stage 0 and 20 / N at stage 3. DeepSpeed's estimators
+// (estimate_zero2_model_states_mem_needs, estimate_zero3_model_states_mem_needs) take no dtype:
+// they are this formula's w = 2.
 // offload_optimizer = cpu (ZeRO-Offload): optimizer states and gradients live on the host, the
-// GPU keeps its bf16 parameters (DeepSpeed's estimators: 2 Psi for stage 2, 2 Psi/N for stage 3);
-// offload_param = cpu (stage 3): the bf16 partition too.
+// GPU keeps its w-byte parameters (DeepSpeed's estimators: 2 Psi for stage 2, 2 Psi/N for stage 3);
+// offload_param = cpu (stage 3): the parameter partition too.
 struct StateBytesPerParam {
   double weights = 0, gradients = 0, optimizer = 0;
   double total() const { return weights + gradients + optimizer; }
 };
-// moment_bytes: Adam's m and v (4: fp32, as DeepSpeed keeps them; training.optimizer_dtype).
-StateBytesPerParam zero_state_bytes(int stage, int n, bool offload_optimizer, bool offload_param,
-                                    int moment_bytes = 4);
+// moment_bytes: Adam's m and v (4: fp32, as DeepSpeed keeps them; training.optimizer_dtype);
+// weight_bytes: w above (training.dtype's bytes).
+StateBytesPerParam zero_state_bytes(int stage, int n, bool offload_optimizer, bool offload_param, int moment_bytes = 4,
+                                    int weight_bytes = 2);
 // Megatron-LM's optimizer (docs/source/distrib_optimizer.md, "bytes per parameter", d = data-parallel
 // ranks sharding the optimizer):
 //                            non-distributed    distributed optimizer

@@ -15,8 +15,9 @@ ComputeClasses compute_classes_at(const ScenarioSpec& spec, const model::ModelSh
   double params = w.params;
   // One stage holds the embedding too, and its optimizer updates it (megatron.cpp's step program;
   // rank_compute_seconds, which only sets the power stretch, leaves it out).
+  // The word embeddings split over TP under vocab_parallel; a learned position table is whole on every rank.
   if (layout.strategy == Strategy::Megatron && layout.pp == 1)
-    params += double(m.embedding_params()) / (layout.vocab_parallel ? layout.tp : 1);
+    params += double(m.vocab) * m.hidden / (layout.vocab_parallel ? layout.tp : 1) + double(m.position_params());
   c.optimizer = optimizer_seconds(params, optimizer_plan(spec.training, layout.strategy), r);
   c.elementwise += fsdp_copy_seconds(spec, m, layout, r, w.micro, params);
   return c;

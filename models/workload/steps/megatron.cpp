@@ -46,9 +46,12 @@ ChunkPlan plan_chunk(const MegatronConfig& c, const PipelineSplit& split, int st
   k.head = virtual_stage == l.pp * l.vp - 1;
   const int64_t layer = m.block_matmul_params() / l.tp + m.block_norm_params();
   const int vocab_split = l.vocab_parallel ? l.tp : 1;
-  const int64_t vocab_shard = m.embedding_params() / vocab_split;
+  // The word embeddings split over TP (VocabParallelEmbedding); a learned position table is a plain
+  // torch.nn.Embedding, whole on every TP rank (megatron/core/models/common/embeddings/
+  // language_model_embedding.py).
+  const int64_t word_shard = megatron_word_embedding_shard(m, l);
   if (k.embedding) {
-    k.unit_params.push_back(vocab_shard);
+    k.unit_params.push_back(word_shard + m.position_params());
     k.unit_expert_params.push_back(0);
   }
   // An MoE layer: attention, norms, router and shared experts as a dense layer; the routed
@@ -62,8 +65,9 @@ ChunkPlan plan_chunk(const MegatronConfig& c, const PipelineSplit& split, int st
   }
   if (k.head) {
     // Final norm and the output layer: its own matrix, or with tied embeddings a copy of the word
-    // embeddings on the last stage (none when the first and last stage are one rank).
-    const int64_t out = m.tied_embeddings ? (k.embedding ? 0 : vocab_shard) : m.head_params() / vocab_split;
+    // embeddings (not the position table) on the last stage (none when the first and last stage
+    // are one rank).
+    const int64_t out = m.tied_embeddings ? (k.embedding ? 0 : word_shard) : m.head_params() / vocab_split;
     k.unit_params.push_back(m.hidden + out);
     k.unit_expert_params.push_back(0);
   }
@@ -117,8 +121,8 @@ class StageBuilder {
         layer_(c.model, c.layout, c.training, c.rates, p_) {
     const model::ModelShape& m = c.model;
     const int e = dtype_bytes(c.training.dtype);
-    param_bytes_ = e;
-    grad_bytes_ = c.training.dtype == "bf16" ? 4 : e;
+    param_bytes_ = megatron_param_bytes(c.training);
+    grad_bytes_ = megatron_grad_bytes(c.training);
     full_act_ = int64_t(l_.micro_batch) * (m.seq / l_.cp) * m.hidden * e;
     const bool split = l_.tp > 1 && (l_.sequence_parallel || l_.scatter_gather_p2p);
     p2p_bytes_ = split ? full_act_ / l_.tp : full_act_;
@@ -310,9 +314,12 @@ class StageBuilder {
     }
     if (l_.sequence_parallel)  // layer norms are replicated over tp: their gradients are summed
       p_.collective(kCompute, kGroupTp, CollOp::AllReduce, norms * grad_bytes_, "tp all_reduce norm grads");
+    // finalize_model_grads.py _allreduce_word_embedding_grads: the shared word embeddings' main
+    // gradient only. Position embeddings are all-reduced (_allreduce_position_embedding_grads) only
+    // between an encoder's and a decoder's stages (pipeline_model_parallel_split_rank, T5): a decoder
+    // holds its position table on the first stage alone.
     if (l_.pp > 1 && m.tied_embeddings && (has_embedding || has_head))
-      p_.collective(kCompute, kGroupEmbedding, CollOp::AllReduce,
-                    m.embedding_params() / (l_.vocab_parallel ? l_.tp : 1) * grad_bytes_,
+      p_.collective(kCompute, kGroupEmbedding, CollOp::AllReduce, megatron_word_embedding_shard(m, l_) * grad_bytes_,
                     "all_reduce word embedding grads");
     const double local =
         l_.distributed_optimizer ? double(params) / dp_ranks_ + double(experts) / l_.edp() : double(params + experts);
@@ -359,6 +366,17 @@ class StageBuilder {
 int64_t megatron_bucket_params(const ParallelLayout& l) {
   // distributed_data_parallel.py: bucket_size = max(40000000, 1000000 * dp_group.size()).
   return std::max<int64_t>(40000000, 1000000LL * l.dp * l.cp);
+}
+
+int megatron_param_bytes(const TrainingSpec& t) { return dtype_bytes(t.param_dtype.empty() ? t.dtype : t.param_dtype); }
+
+int megatron_grad_bytes(const TrainingSpec& t) {
+  if (!t.param_dtype.empty()) return dtype_bytes(t.param_dtype);  // main grads in the parameters' dtype
+  return t.dtype == "bf16" ? 4 : dtype_bytes(t.dtype);            // accumulate_allreduce_grads_in_fp32
+}
+
+int64_t megatron_word_embedding_shard(const model::ModelShape& m, const ParallelLayout& l) {
+  return int64_t(m.vocab) * m.hidden / (l.vocab_parallel ? l.tp : 1);
 }
 
 int64_t megatron_stage_params(const MegatronConfig& c, int stage) {

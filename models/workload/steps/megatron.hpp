@@ -6,24 +6,28 @@
 //   Layers: stage s holds model chunks j = 0..vp-1, chunk j being virtual stage j pp + s with
 //     consecutive layers, layers / (pp vp) unless the stages are unequal (pipeline_split.hpp:
 //     Megatron-Core's decoder_first/last_pipeline_num_layers, account_for_embedding/loss_in_
-//     pipeline_split) (megatron_layer.hpp: compute, TP/SP/CP communication, recompute). The embedding sits on virtual stage 0, the final norm, output layer and loss on
-//     the last one.
+//     pipeline_split) (megatron_layer.hpp: compute, TP/SP/CP communication, recompute). The embedding sits on virtual
+//     stage 0, the final norm, output layer and loss on the last one.
 //   Schedule (pipeline_schedule.hpp): Megatron-Core's plain or interleaved 1F1B, with its p2p
 //     batches: activations and gradients of b (s / cp) h elements, 1/tp of it with sequence
 //     parallelism (or Megatron-LM's older scatter_gather_tensors_in_pipeline, which all-gathers it
 //     over tp at the receiver); the bubble is whatever the schedule leaves idle.
 //   Gradients (megatron/core/distributed/distributed_data_parallel.py, param_and_grad_buffer.py):
-//     reduced over the dp x cp ranks of a stage, in fp32 under bf16 (Megatron's
-//     accumulate_allreduce_grads_in_fp32) and in fp16 under fp16. DDP: all-reduce; the distributed
+//     reduced over the dp x cp ranks of a stage in the main-grad buffer's dtype (megatron_grad_bytes):
+//     fp32 under bf16 (Megatron's accumulate_allreduce_grads_in_fp32, i.e. DDP's
+//     grad_reduce_in_fp32), fp16 under fp16; with training.param_dtype (no fp32 master or main
+//     grads: --main-grads-dtype bf16, which leaves accumulate_allreduce_grads_in_fp32 off in
+//     arguments.py) in param_dtype, as memory_peak.cpp holds them. DDP: all-reduce; the distributed
 //     optimizer: reduce-scatter, then the optimizer on 1/(dp cp) of the parameters, then an
-//     all-gather of the updated bf16/fp16 parameters. overlap_grad_reduce: buckets of
-//     max(40e6, 1e6 dp cp) parameters, filled in backward order during each chunk's last
-//     micro-batch, each reduced on the data-parallel stream as soon as its last gradient is ready;
-//     without it one reduction per chunk after the last backward. overlap_param_gather: the
-//     parameter all-gathers of the (next) step run at its start, each layer's first forward
-//     waiting for its bucket; without it they follow the optimizer.
+//     all-gather of the updated parameters (megatron_param_bytes: param_dtype, else dtype). overlap_grad_reduce:
+//     buckets of max(40e6, 1e6 dp cp) parameters, filled in backward order during each chunk's last micro-batch, each
+//     reduced on the data-parallel stream as soon as its last gradient is ready; without it one reduction per chunk
+//     after the last backward. overlap_param_gather: the parameter all-gathers of the (next) step run at its start,
+//     each layer's first forward waiting for its bucket; without it they follow the optimizer.
 //   Then (finalize_model_grads) the layer-norm gradients are all-reduced over tp under sequence
-//   parallelism, and the tied word-embedding gradients between the first and last stage.
+//   parallelism, and the tied word-embedding gradients between the first and last stage: V h /
+//   vocab_shards elements (megatron_word_embedding_shard), never a learned position table (Megatron
+//   syncs that only between an encoder and a decoder, pipeline_model_parallel_split_rank).
 //   Optimizer: FusedAdam on fp32 main parameters (apex/TE), the compute model's AdamW law with the
 //     gradients cast up and the main parameters cast down (compute.hpp optimizer_plan, measured on
 //     one H200); fp16's loss-scale unscale and inf check (8 B per parameter) are not counted.
@@ -47,6 +51,14 @@ struct MegatronConfig {
   ComputeRates rates;
 };
 
+// Bytes per element of the parameters (training.param_dtype, else dtype) and of the gradients the
+// data-parallel, tensor-parallel (norms) and embedding reductions move: fp32 under bf16
+// (accumulate_allreduce_grads_in_fp32 with fp32 main grads), dtype under fp16/fp32, param_dtype
+// where given (main grads in the parameters' dtype: no fp32 copy to reduce in).
+int megatron_param_bytes(const TrainingSpec& t);
+int megatron_grad_bytes(const TrainingSpec& t);
+// The word embeddings one rank holds, V h / tp under vocab_parallel, else V h (no position table).
+int64_t megatron_word_embedding_shard(const model::ModelShape& m, const ParallelLayout& l);
 // Parameters held by one rank of pipeline stage `stage` (all its chunks; embedding and output
 // layer included where they sit).
 int64_t megatron_stage_params(const MegatronConfig& c, int stage);

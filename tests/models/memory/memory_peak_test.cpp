@@ -220,6 +220,36 @@ TEST_CASE("memory: Megatron stage 0 holds pp micro-batches under 1F1B, the last 
   CHECK(states(fp32) == Approx(16 * p0));
 }
 
+TEST_CASE("memory: ZeRO-1/2/3 in fp32: 4-byte weights, gradients and buckets, fp32 Adam states", "[models]") {
+  const models::model::ModelShape m = llama3_8b_memory_peak();
+  const double p = double(m.total_params());
+  const int n = 8;
+  for (Strategy st : {Strategy::Zero1, Strategy::Zero2, Strategy::Zero3}) {
+    MemoryInputs in;
+    in.model = m;
+    in.strategy = st;
+    in.dp = n;
+    in.compute_bytes = 4;  // training.dtype = "fp32"
+    in.zero.overlap_comm = false;
+    in.zero.stage = 3;
+    const RankEstimate e = estimate_rank(in);
+    const Phase& opt = phase(e, "optimizer");
+    INFO(models::workload::strategy_name(st));
+    // Stage 1: 4 + 4 + 12 / N; stage 2: 4 + (4 + 12) / N; stage 3: (4 + 4 + 12) / N, its persistent
+    // tensors (the norms) whole in the compute dtype beside the partition.
+    const double persistent = 4.0 * double(models::workload::zero3_persistent_params(m, 1e5));
+    CHECK(term_memory_peak(opt, "weights") == Approx(st == Strategy::Zero3 ? 4 * p / n + persistent : 4 * p));
+    CHECK(term_memory_peak(opt, "gradients") == Approx(st == Strategy::Zero1 ? 4 * p : 4 * p / n));
+    CHECK(term_memory_peak(opt, "optimizer_states") == Approx(12 * p / n));
+    CHECK(term_memory_peak(opt, "grad_buckets") == 4 * 5e8);  // reduce_bucket_size fp32 elements
+  }
+  // The step's inputs: training.dtype = "fp32" under zero3 gives 4-byte weights.
+  models::ScenarioSpec spec;
+  spec.parallel.strategy = "zero3";
+  spec.training.dtype = "fp32";
+  CHECK(models::step_memory_inputs(spec, m, models::workload::make_layout(spec, m, n)).compute_bytes == 4);
+}
+
 TEST_CASE("memory: the step's inputs carry training.dtype, fp16 apart from bf16", "[models]") {
   models::ScenarioSpec spec;
   spec.parallel.strategy = "megatron";
@@ -292,6 +322,41 @@ TEST_CASE("memory: unfused attention's scores are held without recompute, droppe
   const MemoryInputs in =
       models::step_memory_inputs(spec, full.model, models::workload::make_layout(spec, full.model, 8));
   CHECK(in.unfused_attention);
+}
+
+TEST_CASE("memory: unfused attention's scores are held under every data-parallel strategy, as under Megatron",
+          "[models]") {
+  // Korthikanti et al. 2022's 5 a s^2 b per layer (bf16: softmax 2, dropout mask 1, dropout output
+  // 2 B per score), every layer's activations being alive at once without a pipeline: L x 5 a s^2 b.
+  // A 1,024-entry vocabulary keeps the logits below the recomputed block (full recompute, below).
+  ModelShape m = llama3_8b_memory_peak();
+  m.vocab = 1024;
+  const double b = 2, s = m.seq, a = m.heads, layers = m.layers;
+  for (const char* strategy : {"ddp", "zero1", "zero2", "zero3", "fsdp", "hsdp", "megatron"}) {
+    INFO(strategy);
+    models::ScenarioSpec spec;
+    spec.parallel.strategy = strategy;
+    if (std::string(strategy) == "zero1") spec.zero.stage = 1;
+    if (std::string(strategy) == "zero2") spec.zero.stage = 2;
+    spec.training.micro_batch = int(b);
+    spec.training.attention_backend = "unfused";
+    MemoryInputs unfused = models::step_memory_inputs(spec, m, models::workload::make_layout(spec, m, 8, 4));
+    CHECK(unfused.unfused_attention);
+    spec.training.attention_backend = "flash";
+    MemoryInputs flash = models::step_memory_inputs(spec, m, models::workload::make_layout(spec, m, 8, 4));
+    CHECK_FALSE(flash.unfused_attention);
+    auto activations = [](const MemoryInputs& in) {
+      return term_memory_peak(phase(estimate_rank(in), "forward_backward"), "activations");
+    };
+    CHECK(activations(unfused) - activations(flash) == Approx(layers * 5 * a * s * s * b).epsilon(1e-12));
+    CHECK(activations(unfused) - activations(flash) == Approx(32 * 5 * 32 * 8192.0 * 8192 * 2).epsilon(1e-12));
+    // Full recompute: the recomputed block holds one layer's scores again.
+    unfused.recompute = flash.recompute = Recompute::Full;
+    auto recompute_block = [](const MemoryInputs& in) {
+      return term_memory_peak(phase(estimate_rank(in), "forward_backward"), "recompute_block");
+    };
+    CHECK(recompute_block(unfused) - recompute_block(flash) == Approx(5 * a * s * s * b).epsilon(1e-12));
+  }
 }
 
 TEST_CASE(
@@ -431,4 +496,32 @@ TEST_CASE("memory: with tied embeddings the last pipeline stage holds its copy o
   in.pp = 1, in.stage = 0;  // one stage: the embedding is the head, no copy
   in.model.layers = 6;
   CHECK(rank_params(in) == Approx(blocks + in.model.final_norm_params() + in.model.embedding_params() / 8.0));
+}
+
+TEST_CASE("memory: Megatron's learned position table is whole on every TP rank of stage 0, not copied to the last",
+          "[models]") {
+  // Word embeddings split over the TP ranks (VocabParallelEmbedding), the position table a plain
+  // torch.nn.Embedding; the last stage's output layer copies the word embeddings alone.
+  models::ModelSpec spec;
+  spec.preset = "gpt2";
+  spec.seq = 1024;
+  MemoryInputs in;
+  in.model = models::model::resolve_model(spec);
+  REQUIRE(in.model.position_params() == 1024 * 768);
+  in.strategy = Strategy::Megatron;
+  in.tp = 2;
+  in.vocab_shards = 2;
+  in.pp = 2;
+  MemoryInputs rotary = in;
+  rotary.model.positions = models::model::Positions::Rotary;
+  for (int stage : {0, 1}) {
+    in.stage = rotary.stage = stage;
+    CHECK(rank_params(in) - rank_params(rotary) == (stage == 0 ? 1024.0 * 768 : 0.0));
+  }
+  in.stage = 0;
+  rotary.stage = 0;
+  const ModelShape& m = in.model;
+  const double block =
+      (double(m.block_matmul_params()) / 2 + double(m.block_norm_params()) + double(m.block_bias_params()) / 2);
+  CHECK(rank_params(in) == Approx(6 * block + double(m.vocab) * 768 / 2 + 1024.0 * 768).epsilon(1e-15));
 }

@@ -116,6 +116,28 @@ TEST_CASE("memory: ZeRO stages reproduce the paper's 7.5B-parameter example on 6
   CHECK(zero_state_bytes(3, 8, true, true).total() == 0);
 }
 
+TEST_CASE("memory: ZeRO in fp32 keeps 4-byte weights and gradients beside the fp32 master, m and v", "[models]") {
+  // w + w + K with w = 4 (training.dtype = fp32) and K = 12: DeepSpeed clones the partition into its
+  // own fp32 master whatever the model's dtype (stage_1_and_2.py, stage3.py).
+  const int n = 8;
+  auto fp32 = [](int stage, int d) { return zero_state_bytes(stage, d, false, false, 4, 4); };
+  CHECK(fp32(0, n).weights == 4);
+  CHECK(fp32(0, n).gradients == 4);
+  CHECK(fp32(0, n).optimizer == 12);
+  CHECK(fp32(0, n).total() == 20);
+  CHECK(fp32(1, n).total() == 4 + 4 + 12.0 / n);
+  CHECK(fp32(2, n).total() == 4 + (4 + 12.0) / n);
+  CHECK(fp32(3, n).weights == 4.0 / n);
+  CHECK(fp32(3, n).gradients == 4.0 / n);
+  CHECK(fp32(3, n).total() == 20.0 / n);
+  // 16-bit weights (the paper's mixed precision, the default): 2 + 2 + 12.
+  CHECK(zero_state_bytes(0, n, false, false, 4, 2).total() == 16);
+  CHECK(zero_state_bytes(3, n, false, false).total() == 16.0 / n);
+  // Offload keeps the parameter partition on the GPU in its own dtype.
+  CHECK(zero_state_bytes(2, n, true, false, 4, 4).weights == 4);
+  CHECK(zero_state_bytes(3, n, true, false, 4, 4).weights == 4.0 / n);
+}
+
 TEST_CASE("memory: Megatron-LM's bytes per parameter with and without the distributed optimizer", "[models]") {
   // docs/source/distrib_optimizer.md: fp16 params + fp16 grads 20 and 4 + 16/d; bf16 params + fp32
   // grads 18 and 6 + 12/d; fp32 params + fp32 grads 16 and 8 + 8/d.

@@ -100,6 +100,16 @@ std::map<CollOp, int> count_ops(const Program& p, int slot, const std::string& f
   return n;
 }
 
+// Bytes of the collectives of `slot` whose name contains `filter`, as the program issues them.
+int64_t issued_bytes(const Program& p, int slot, const std::string& filter) {
+  int64_t total = 0;
+  for (const auto& stream : p.ops)
+    for (const Op& op : stream)
+      if (op.kind == OpKind::Collective && op.slot == slot && p.names[op.arg].find(filter) != std::string::npos)
+        total += op.bytes;
+  return total;
+}
+
 double compute_seconds_megatron(const Program& p) {
   double t = 0;
   for (const Op& op : p.ops[kCompute])
@@ -319,4 +329,74 @@ TEST_CASE("megatron: tp_comm_overlap runs each SP collective beside its GEMM", "
     if (op.kind == OpKind::Collective && op.slot == kGroupTp) CHECK(p.names[op.arg].find(" L") == std::string::npos);
   const double overlapped = simulate(c, 20e-6, 100e9).step;
   CHECK(overlapped < serial);
+}
+
+TEST_CASE("megatron: with training.param_dtype the gradients are reduced and the parameters gathered in param_dtype",
+          "[workload]") {
+  // Megatron's main-grad buffer sets the reduction's dtype (DDP's grad_reduce_in_fp32): fp32 under
+  // bf16 with fp32 main grads; without an fp32 master (param_dtype, main grads in the parameters'
+  // dtype) the data-parallel, norm and tied-embedding reductions move param_dtype bytes, as the
+  // memory estimate holds the gradients (memory_peak.cpp).
+  models::TrainingSpec t;
+  t.dtype = "bf16";
+  CHECK(megatron_grad_bytes(t) == 4);
+  CHECK(megatron_param_bytes(t) == 2);
+  t.param_dtype = "bf16";
+  CHECK(megatron_grad_bytes(t) == 2);
+  CHECK(megatron_param_bytes(t) == 2);
+  t.param_dtype = "fp32";
+  CHECK(megatron_grad_bytes(t) == 4);
+  CHECK(megatron_param_bytes(t) == 4);
+  t.param_dtype = "";
+  t.dtype = "fp16";
+  CHECK(megatron_grad_bytes(t) == 2);
+  t.dtype = "fp32";
+  CHECK(megatron_grad_bytes(t) == 4);
+
+  MegatronConfig c = config_megatron(4, 2, 2, 1, 4);
+  c.layout.dp = 2;
+  c.layout.sequence_parallel = true;
+  const int64_t params = megatron_stage_params(c, 1);  // the last stage: layers, final norm, word-embedding copy
+  const int64_t norms = 2 * (2 * 1024) + 1024;         // two layers' two RMSNorms and the final norm
+  const int64_t word = 8 * 1024 / 2;                   // V h / tp
+  CHECK(params == 2 * (12LL * 1024 * 1024 / 2 + 2 * 1024) + 1024 + word);
+  auto last = [&] { return build_megatron_programs(c)[1]; };
+  CHECK(issued_bytes(last(), kGroupDp, "grads") == params * 4);  // bf16, fp32 main grads
+  CHECK(issued_bytes(last(), kGroupTp, "norm grads") == norms * 4);
+  CHECK(issued_bytes(last(), kGroupEmbedding, "word embedding") == word * 4);
+  c.training.param_dtype = "bf16";
+  CHECK(issued_bytes(last(), kGroupDp, "grads") == params * 2);
+  CHECK(issued_bytes(last(), kGroupTp, "norm grads") == norms * 2);
+  CHECK(issued_bytes(last(), kGroupEmbedding, "word embedding") == word * 2);
+  c.layout.distributed_optimizer = true;
+  CHECK(issued_bytes(last(), kGroupDp, "grads") == params * 2);
+  CHECK(issued_bytes(last(), kGroupDp, "param all_gather") == params * 2);
+  c.training.param_dtype = "fp32";  // fp32 parameters under bf16 compute: 4 B both ways
+  CHECK(issued_bytes(last(), kGroupDp, "grads") == params * 4);
+  CHECK(issued_bytes(last(), kGroupDp, "param all_gather") == params * 4);
+}
+
+TEST_CASE("megatron: the tied embedding all-reduce moves the word embeddings only, never a learned position table",
+          "[workload]") {
+  // finalize_model_grads.py: _allreduce_word_embedding_grads between the first and last stage;
+  // _allreduce_position_embedding_grads runs only with an encoder-decoder split
+  // (pipeline_model_parallel_split_rank), never for a decoder.
+  MegatronConfig c = config_megatron(4, 2, 2, 1, 4);
+  c.model.vocab = 64;
+  c.model.positions = models::model::Positions::Learned;
+  c.model.max_positions = 1024;
+  REQUIRE(c.model.position_params() == 1024 * 1024);
+  for (bool vocab_parallel : {true, false}) {
+    INFO("vocab_parallel " << vocab_parallel);
+    c.layout.vocab_parallel = vocab_parallel;
+    const int64_t word = 64LL * 1024 / (vocab_parallel ? 2 : 1);
+    CHECK(megatron_word_embedding_shard(c.model, c.layout) == word);
+    const std::vector<Program> programs = build_megatron_programs(c);
+    for (int s : {0, 1}) CHECK(issued_bytes(programs[s], kGroupEmbedding, "word embedding") == word * 4);
+    // Stage 0 holds its word-embedding shard and the whole position table (a torch.nn.Embedding,
+    // not split over TP); the last stage's output layer a copy of the word embeddings alone.
+    const int64_t layers = 2 * (12LL * 1024 * 1024 / 2 + 2 * 1024);
+    CHECK(megatron_stage_params(c, 0) == layers + word + 1024 * 1024);
+    CHECK(megatron_stage_params(c, 1) == layers + 1024 + word);  // and the final norm
+  }
 }
