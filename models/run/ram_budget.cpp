@@ -104,6 +104,9 @@ ProgramOps program_ops(const ScenarioSpec& spec, int ranks) {
   p.ops = kOpsPerUnitStep * (layers + 2 * pp) * micro;
   return p;
 }
+
+// One byte per event of its program on every rank (StepExecutor's per-rank event flags).
+double rank_event_bytes(const RunRamEstimate& e, double ranks) { return ranks * kEventsPerOp * e.ops / e.programs; }
 }  // namespace
 
 ProgramOps estimate_program_ops(const ScenarioSpec& spec) { return program_ops(spec, 0); }
@@ -127,7 +130,7 @@ RunRamEstimate estimate_run_ram(const ScenarioSpec& spec, int ranks, bool full) 
   e.ops = ops.ops;
   e.programs = ops.programs;
   e.bytes =
-      kBaseBytes + n * kPerRankBytes + e.peak_flows * kPerFlowBytes + e.ops * kPerOpBytes + n * (e.ops / e.programs);
+      kBaseBytes + n * kPerRankBytes + e.peak_flows * kPerFlowBytes + e.ops * kPerOpBytes + rank_event_bytes(e, n);
   return e;
 }
 
@@ -138,7 +141,7 @@ void check_ram_budget(const ScenarioSpec& spec, int ranks, bool full) {
                            count(e.peak_flows) + " flows at once, " + count(e.ops) + " program operations), over the " +
                            gib(kRamBudgetBytes) + " limit";
   // What dominates decides the key to change.
-  const double ops_bytes = e.ops * kPerOpBytes + ranks * (e.ops / e.programs);
+  const double ops_bytes = e.ops * kPerOpBytes + rank_event_bytes(e, ranks);
   const double flow_bytes = e.peak_flows * kPerFlowBytes;
   if (ops_bytes > flow_bytes && ops_bytes > ranks * kPerRankBytes) {
     if (spec.collective)

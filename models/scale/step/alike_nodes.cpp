@@ -49,7 +49,8 @@ StepFold alike_nodes_fold(const World& world, const sim::FlowNetwork& net, const
     const std::string who = "rank " + std::to_string(r);
     if (ranks[r].program != ranks[s].program) return refused(nodes, who + " runs another program");
     if (bits(ranks[r].compute_scale) != bits(ranks[s].compute_scale))
-      return refused(nodes, who + " computes at " + std::to_string(ranks[r].compute_scale) + " x");
+      return refused(nodes, who + " computes at " + speed_text(ranks[r].compute_scale) + ", rank " + std::to_string(s) +
+                                " (its place on node 0) at " + speed_text(ranks[s].compute_scale));
     const RankInfo &a = world.rank(r), &b = world.rank(s);
     if (a.local_gpu != b.local_gpu || a.pod_rank != b.pod_rank || a.pod - a.node * ppn != b.pod - b.node * ppn)
       return refused(nodes, who + " sits elsewhere on its node");

@@ -3,6 +3,7 @@
 #include "models/scale/step/replicas.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <set>
@@ -14,6 +15,12 @@ using workload::Op;
 using workload::OpKind;
 using workload::Program;
 using workload::RankSetup;
+
+std::string speed_text(double scale) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g x", scale);
+  return buf;
+}
 
 namespace {
 
@@ -224,7 +231,8 @@ class Analysis {
       auto rb = [b] { return "rank " + std::to_string(b); };  // built only for the reason of a refusal
       if (ranks_[a].program != ranks_[b].program) return fail(why, rb() + " runs another program");
       if (bits(ranks_[a].compute_scale) != bits(ranks_[b].compute_scale))
-        return fail(why, rb() + " computes at " + std::to_string(ranks_[b].compute_scale) + " x");
+        return fail(why, rb() + " computes at " + speed_text(ranks_[b].compute_scale) + ", rank " + std::to_string(a) +
+                             " of replica " + std::to_string(j) + " at " + speed_text(ranks_[a].compute_scale));
       const RankInfo &ia = world_.rank(a), &ib = world_.rank(b);
       if (ia.local_gpu != ib.local_gpu || ia.pod_rank != ib.pod_rank ||
           ia.pod - ia.node * ppn != ib.pod - ib.node * ppn || node_pos_[ia.node] != node_pos_[ib.node])

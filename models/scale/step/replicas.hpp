@@ -90,4 +90,8 @@ StepFold alike_nodes_fold(const World& world, const sim::FlowNetwork& net,
                           const std::vector<workload::Program>& programs, const std::vector<collectives::Group>& groups,
                           const std::vector<workload::RankSetup>& ranks);
 
+// A compute speed factor as the folds' refusals name it ("1.2 x"), beside the rank it is compared
+// with, so the note shows which of the two is the slow one.
+std::string speed_text(double scale);
+
 }  // namespace models::scale

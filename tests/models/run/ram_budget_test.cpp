@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <string>
 
 #include "models/error.hpp"
@@ -26,6 +27,22 @@ double built_ops(const models::ScenarioSpec& spec) {
   for (const auto& p : plan.programs)
     for (const auto& stream : p.ops) ops += static_cast<double>(stream.size());
   return ops;
+}
+
+// The largest share of events among a program's operations, over the programs the step builds
+// (a rank keeps one byte per event of its program: ram_budget.hpp).
+double built_events_per_op(const models::ScenarioSpec& spec) {
+  sim::Simulator sim;
+  sim::FlowNetwork net(sim);
+  auto world = models::World::build(spec, net);
+  const auto plan = models::workload::plan_step(spec, *world);
+  double worst = 0;
+  for (const auto& p : plan.programs) {
+    double ops = 0;
+    for (const auto& stream : p.ops) ops += static_cast<double>(stream.size());
+    if (ops > 0) worst = std::max(worst, p.events / ops);
+  }
+  return worst;
 }
 
 models::ScenarioSpec training(const std::string& strategy, int accum, bool checkpointing) {
@@ -52,7 +69,7 @@ std::string key_of_refusal(const models::ScenarioSpec& spec, int ranks, bool ful
 }  // namespace
 
 TEST_CASE("memory estimate: the operation bound holds for every strategy's programs", "[models]") {
-  double worst = 0;  // largest built / estimated
+  double worst = 0, worst_events = 0;  // largest built / estimated; largest events per op
   for (const std::string strategy : {"zero3", "zero2", "zero1", "fsdp", "hsdp", "ddp", "megatron"})
     for (int accum : {1, 3})
       for (bool ckpt : {false, true})
@@ -74,7 +91,12 @@ TEST_CASE("memory estimate: the operation bound holds for every strategy's progr
           const double bound = models::estimate_program_ops(s).ops;
           CHECK(built <= bound);
           worst = std::max(worst, built / bound);
+          const double events = built_events_per_op(s);
+          CHECK(events <= models::kEventsPerOp);
+          worst_events = std::max(worst_events, events);
         }
+  std::printf("memory estimate: events per operation at most %.3f (bound %.3f)\n", worst_events,
+              models::kEventsPerOp);
   // Tight enough to be a useful estimate: the worst case uses at least a third of the bound.
   CHECK(worst > 1.0 / 3);
   models::ScenarioSpec bare;
@@ -84,6 +106,30 @@ TEST_CASE("memory estimate: the operation bound holds for every strategy's progr
   bare.collective->bytes = 1 << 20;
   bare.collective->iterations = 7;
   CHECK(built_ops(bare) == models::estimate_program_ops(bare).ops);
+}
+
+TEST_CASE("memory estimate: Megatron's interleaved, context- and expert-parallel programs keep the event bound",
+          "[models]") {
+  double worst = 0;
+  for (int variant = 0; variant < 4; ++variant) {
+    auto s = training("megatron", 8, variant == 3);
+    s.parallel.tp = 2;
+    s.parallel.pp = 2;
+    if (variant == 0) s.parallel.vp = 2;  // interleaved 1F1B
+    if (variant == 1) s.parallel.cp = 2;
+    if (variant == 2) {  // an MoE model with its experts over 4 GPUs
+      s.model->preset = "qwen3-30b-a3b";
+      s.parallel.ep = 4;
+      s.parallel.sequence_parallel = true;
+    }
+    if (variant == 3) s.parallel.pipeline_schedule = "zb_h1";
+    INFO("variant " << variant);
+    const double events = built_events_per_op(s);
+    CHECK(events <= models::kEventsPerOp);
+    CHECK(built_ops(s) <= models::estimate_program_ops(s).ops);
+    worst = std::max(worst, events);
+  }
+  std::printf("memory estimate: Megatron variants, events per operation at most %.3f\n", worst);
 }
 
 TEST_CASE("memory estimate: what would not fit is refused at the key to change", "[models]") {
@@ -165,4 +211,28 @@ TEST_CASE("memory estimate: run_scenario refuses a million nodes before building
   }
   // Before the World: 8 million ranks' links took 51 s and 4 GB (then bad_alloc).
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
+}
+
+TEST_CASE("memory estimate: a rank's event flags are counted at their measured share of its operations",
+          "[models]") {
+  // Llama 3 405B under Megatron (tp 8, pp 16, vp 8) on 131,072 GPUs: 64 micro-batches ran in 1.67 GB
+  // (peak RSS of `commsim run`), which one byte per operation on every rank refused at 4.7 GiB.
+  models::ScenarioSpec s;
+  s.cluster.instance = "dgx-h100-roce";
+  s.cluster.nodes = 16384;
+  s.model = models::ModelSpec{};
+  s.model->preset = "llama-3.1-405b";
+  s.model->seq = 8192;
+  s.parallel.strategy = "megatron";
+  s.parallel.tp = 8;
+  s.parallel.pp = 16;
+  s.parallel.vp = 8;
+  s.training.micro_batch = 1;
+  s.training.global_batch = 64 * 1024;  // dp 1,024: 64 micro-batches
+  const auto e = models::estimate_run_ram(s, 131072);
+  CHECK(e.bytes < models::kRamBudgetBytes);
+  CHECK(e.bytes > 1.67e9);  // still above what it measured
+  CHECK(key_of_refusal(s, 131072).empty());
+  s.training.global_batch = 1024 * 1024;  // 1,024 micro-batches: refused at the batch
+  CHECK(key_of_refusal(s, 131072) == "training.global_batch");
 }

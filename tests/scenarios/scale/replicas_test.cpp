@@ -70,7 +70,11 @@ TEST_CASE("scenarios: alike Megatron replicas are simulated once, with the full 
   c.stragglers = "[[stragglers]]\nranks = [12]\ncompute_slowdown = 1.2\n";
   CHECK(run_both_replicas(c, &note) == ReplicasMode::Replicas);
   CHECK(note.rfind("symmetry: 2 of 3 data-parallel replicas simulated (32 of 48 ranks)", 0) == 0);
-  CHECK(note.find("replica 1 apart: rank 12 computes at") != std::string::npos);
+  CHECK(note.find("replica 1 apart: rank 12 computes at 1.2 x, rank 4 of replica 0 at 1 x") != std::string::npos);
+  // The slow GPU in replica 0: the note names it, not the healthy rank it is compared with.
+  c.stragglers = "[[stragglers]]\nranks = [4]\ncompute_slowdown = 1.2\n";
+  CHECK(run_both_replicas(c, &note) == ReplicasMode::Replicas);
+  CHECK(note.find("replica 1 apart: rank 12 computes at 1 x, rank 4 of replica 0 at 1.2 x") != std::string::npos);
   // A slow node's NICs (node 5: stage 1 of replica 2) make another kind of node.
   c.stragglers = "[[stragglers]]\nnode = 5\nnic_bandwidth_factor = 0.5\n";
   CHECK(run_both_replicas(c, &note) == ReplicasMode::Replicas);
