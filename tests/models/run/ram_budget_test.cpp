@@ -18,11 +18,16 @@
 
 namespace {
 
-double built_ops(const models::ScenarioSpec& spec) {
+// The programs, groups and rank set-ups the strategy step builds for `spec`.
+models::workload::StepPlan built_plan(const models::ScenarioSpec& spec) {
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
   auto world = models::World::build(spec, net);
-  const auto plan = models::workload::plan_step(spec, *world);
+  return models::workload::plan_step(spec, *world);
+}
+
+double built_ops(const models::ScenarioSpec& spec) {
+  const auto plan = built_plan(spec);
   double ops = 0;
   for (const auto& p : plan.programs)
     for (const auto& stream : p.ops) ops += static_cast<double>(stream.size());
@@ -32,10 +37,7 @@ double built_ops(const models::ScenarioSpec& spec) {
 // The largest share of events among a program's operations, over the programs the step builds
 // (a rank keeps one byte per event of its program: ram_budget.hpp).
 double built_events_per_op(const models::ScenarioSpec& spec) {
-  sim::Simulator sim;
-  sim::FlowNetwork net(sim);
-  auto world = models::World::build(spec, net);
-  const auto plan = models::workload::plan_step(spec, *world);
+  const auto plan = built_plan(spec);
   double worst = 0;
   for (const auto& p : plan.programs) {
     double ops = 0;

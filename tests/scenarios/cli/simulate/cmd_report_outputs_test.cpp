@@ -30,6 +30,18 @@ const models::CollectiveUse* find_use(const models::RunResult& r, const std::str
     if (u.op == op && u.group == group) return &u;
   return nullptr;
 }
+// nccl-tests' all_gather from 8 B to 1 GiB (x4 a size, one iteration) on `ranks`: the replay the
+// report's curve of that group must equal.
+models::calibrate::NcclTestsOptions gather_sweep(const std::vector<int>& ranks) {
+  models::calibrate::NcclTestsOptions o;
+  o.op = models::nccl::CollOp::AllGather;
+  o.min_bytes = 8;
+  o.max_bytes = int64_t{1} << 30;
+  o.factor = 4;
+  o.iters = 1;
+  o.ranks = ranks;
+  return o;
+}
 }  // namespace
 
 TEST_CASE("report: the bus bandwidth curves replay each collective on the group the step ran it on", "[scenarios]") {
@@ -53,13 +65,7 @@ TEST_CASE("report: the bus bandwidth curves replay each collective on the group 
 
   const auto points = scenarios::busbw_curves(loaded.spec, r, {});
   // The shard group's all-gather: exactly nccl-tests replayed on ranks 0-7.
-  models::calibrate::NcclTestsOptions o;
-  o.op = models::nccl::CollOp::AllGather;
-  o.min_bytes = 8;
-  o.max_bytes = int64_t{1} << 30;
-  o.factor = 4;
-  o.iters = 1;
-  o.ranks = gather->ranks;
+  models::calibrate::NcclTestsOptions o = gather_sweep(gather->ranks);
   const auto on_node = models::calibrate::run_nccl_tests(loaded.spec, o);
   CHECK(on_node.nranks == 8);
   std::vector<const viz::BusBwPoint*> curve;
@@ -121,13 +127,7 @@ TEST_CASE("report: with [[jobs]], each job's collectives get curves on the job's
   CHECK(groups.count("all_gather, job fsdp: dp group of 32 GPUs on 4 nodes") == 1);
   for (const auto& g : groups) CHECK(g.find("96 GPUs") == std::string::npos);
   // Exactly nccl-tests replayed on the job's own scenario (its nodes 2-5).
-  models::calibrate::NcclTestsOptions o;
-  o.op = models::nccl::CollOp::AllGather;
-  o.min_bytes = 8;
-  o.max_bytes = int64_t{1} << 30;
-  o.factor = 4;
-  o.iters = 1;
-  o.ranks = gather->ranks;
+  const models::calibrate::NcclTestsOptions o = gather_sweep(gather->ranks);
   const auto job = models::job_scenario(loaded.spec, loaded.spec.jobs[0], models::place_jobs(loaded.spec)[0], 0);
   const auto alone = models::calibrate::run_nccl_tests(job, o);
   CHECK(alone.nranks == 32);
