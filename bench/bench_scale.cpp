@@ -60,8 +60,7 @@ int main(int argc, char** argv) {
        {"zero3_llama70b_p5_128", "megatron_tp8_pp8_llama70b_p5_128", "zero3_offload_llama70b_p5_128",
         "zero3_llama70b_p5en_2048", "megatron_tp8_pp8_llama70b_p5en_2048", "zero3_offload_llama70b_p5en_2048",
         "alltoall_1gib_p5en_128", "alltoall_1gib_p5en_2048", "alltoall_1gib_p5en_16384", "alltoall_1gib_dgx_h100_2048",
-        "zero3_llama70b_p5en_16384",
-        "megatron_tp8_pp8_llama70b_p5en_16384", "allreduce_1gib_p5en_16384",
+        "zero3_llama70b_p5en_16384", "megatron_tp8_pp8_llama70b_p5en_16384", "allreduce_1gib_p5en_16384",
         "megatron_overlap_tp8_pp8_llama70b_p5en_2048", "ddp_llama8b_p4d_2048", "megatron_tp4_pp8_llama70b_p5_1024",
         "validation/llama3/llama3_405b_8k_gpus", "validation/llama3/llama3_405b_16k_gpus"})
     for (Mode mode : {Mode::Closed, Mode::Full, Mode::EveryReplica}) {

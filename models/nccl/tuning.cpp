@@ -180,7 +180,7 @@ bool pat_enabled(const CommView& v, const TuningEnv& env) {
   const TunerTables& t = tuner_tables(v.nccl_version);
   if (t.pat_factor == 0 || v.sm < 60) return false;  // PAT came with 2.23
   if (env.pat_enable != 2) return env.pat_enable != 0;
-  if (v.nnodes != v.nranks) return false;                    // "PAT only supports 1 GPU per node"
+  if (v.nnodes != v.nranks) return false;                // "PAT only supports 1 GPU per node"
   return !(t.pat_host_net_only && v.net_device_unpack);  // "PAT doesn't support net device offload"
 }
 

@@ -10,12 +10,12 @@
 #include <variant>
 
 #include "models/collectives/collective.hpp"
+#include "models/memory/memory_fill.hpp"
 #include "models/params.hpp"
 #include "models/run/breakdown.hpp"
 #include "models/run/cost.hpp"
-#include "models/run/jobs.hpp"
 #include "models/run/goodput_fill.hpp"
-#include "models/memory/memory_fill.hpp"
+#include "models/run/jobs.hpp"
 #include "models/run/layout_line.hpp"
 #include "models/run/result_fill.hpp"
 #include "models/run/step_build.hpp"

@@ -145,8 +145,7 @@ std::string domain_text(const hw::NodeSpec& node, const nccl::NcclEnv& env,
 
 }  // namespace
 
-std::string render_topo(const World& world, const ScenarioSpec& spec, int max_ranks_listed,
-                        int per_peer_channels) {
+std::string render_topo(const World& world, const ScenarioSpec& spec, int max_ranks_listed, int per_peer_channels) {
   // Everything below is the World's, as run simulates it: its machines (node graph, NCCL's rules
   // per kind: [[cluster.groups]] pairs by their sender's node), its placement, [nccl.env] and fabric.
   SIM_CHECK(world.node_kinds() != nullptr, "topo renders a World built from a scenario");

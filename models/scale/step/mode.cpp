@@ -159,8 +159,8 @@ StepMode choose_mode(const ModeRequest& request, const World& world, const sim::
       // guard refuses only after the whole step: rank classes with the all-to-all fold instead.
       StepFold refused;
       refused.replicas = mode.fold.replicas;
-      refused.why_not = "an all-to-all spans the replicas (group " + across +
-                        "): rank classes with the all-to-all fold instead";
+      refused.why_not =
+          "an all-to-all spans the replicas (group " + across + "): rank classes with the all-to-all fold instead";
       mode.fold = std::move(refused);
       set(mode, Mechanism::Replicas, false, mode.fold.why_not);
     } else if (mode.fold.applies()) {

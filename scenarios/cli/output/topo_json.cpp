@@ -54,14 +54,13 @@ Json topo_json(const models::World& world, const models::ScenarioSpec& spec, int
   auto pair = [&](int a, int b) {
     const models::RankInfo ra = layout.rank(a), rb = layout.rank(b);
     const models::Transport t = rules(ra).choose(ra, rb);
-    pairs.push_back(
-        {{"from", a},
-         {"to", b},
-         {"from_device", ra.pod_rank},
-         {"to_device", rb.pod_rank},
-         {"transport", t.label},
-         {"path", models::path_type_name(t.path)},
-         {"channels", per_peer_channels > 0 ? per_peer_channels : rules(ra).p2p_channels(ra, rb)}});
+    pairs.push_back({{"from", a},
+                     {"to", b},
+                     {"from_device", ra.pod_rank},
+                     {"to_device", rb.pod_rank},
+                     {"transport", t.label},
+                     {"path", models::path_type_name(t.path)},
+                     {"channels", per_peer_channels > 0 ? per_peer_channels : rules(ra).p2p_channels(ra, rb)}});
   };
   if (n <= max_ranks_listed) {
     for (int a = 0; a < n; ++a)

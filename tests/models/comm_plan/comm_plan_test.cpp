@@ -219,8 +219,7 @@ OneGpuNodes one_gpu_nodes(const char* instance, int nodes, int version,
 }
 }  // namespace
 
-TEST_CASE("comm plan: GPUDirect-TCPX's device-offload plugin keeps PAT off by default in NCCL 2.23 only",
-          "[nccl]") {
+TEST_CASE("comm plan: GPUDirect-TCPX's device-offload plugin keeps PAT off by default in NCCL 2.23 only", "[nccl]") {
   using models::nccl::Algo;
   using models::nccl::CollOp;
   using models::nccl::nccl_version_number;

@@ -97,8 +97,7 @@ TEST_CASE("memory estimate: the operation bound holds for every strategy's progr
           CHECK(events <= models::kEventsPerOp);
           worst_events = std::max(worst_events, events);
         }
-  std::printf("memory estimate: events per operation at most %.3f (bound %.3f)\n", worst_events,
-              models::kEventsPerOp);
+  std::printf("memory estimate: events per operation at most %.3f (bound %.3f)\n", worst_events, models::kEventsPerOp);
   // Tight enough to be a useful estimate: the worst case uses at least a third of the bound.
   CHECK(worst > 1.0 / 3);
   models::ScenarioSpec bare;
@@ -215,8 +214,7 @@ TEST_CASE("memory estimate: run_scenario refuses a million nodes before building
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
 }
 
-TEST_CASE("memory estimate: a rank's event flags are counted at their measured share of its operations",
-          "[models]") {
+TEST_CASE("memory estimate: a rank's event flags are counted at their measured share of its operations", "[models]") {
   // Llama 3 405B under Megatron (tp 8, pp 16, vp 8) on 131,072 GPUs: 64 micro-batches ran in 1.67 GB
   // (peak RSS of `commsim run`), which one byte per operation on every rank refused at 4.7 GiB.
   models::ScenarioSpec s;

@@ -149,8 +149,7 @@ TEST_CASE("scenarios: random ECMP pod fabrics under Megatron give --full's step 
               ecmp, 100 * worst);
 }
 
-TEST_CASE("scenarios: stragglers on ECMP pods are priced against an exact straggler-free step",
-          "[scenarios]") {
+TEST_CASE("scenarios: stragglers on ECMP pods are priced against an exact straggler-free step", "[scenarios]") {
   // A slow GPU makes two kinds of replicas: the step runs every replica, exactly. The same step
   // without it would take ECMP orbits (approximate, +1.8 % on these pods of 2 nodes at 4:1); their
   // cost compares it with an exact straggler-free step instead, so a barely slow GPU never costs

@@ -144,7 +144,7 @@ TEST_CASE("explain mode: an all-to-all across replicas runs rank classes with th
   // and so 16 data-parallel replicas. The replica fold would own the links the all-to-all fold
   // needs and meet its flows; it is refused up front (not abandoned after a whole step), and the
   // step equals --full's.
-  const std::vector<std::string> sets = {"--set", "cluster.nodes=32", "--set", "parallel.ep=16",
+  const std::vector<std::string> sets = {"--set", "cluster.nodes=32",         "--set", "parallel.ep=16",
                                          "--set", "training.global_batch=256"};
   std::vector<std::string> explain = sets, full = sets;
   explain.push_back("--explain-mode");

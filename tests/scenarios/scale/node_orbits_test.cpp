@@ -98,7 +98,9 @@ TEST_CASE("scenarios: ZeRO-3 offload on unlike nodes or a shared fabric is simul
   Case c;
   c.stragglers = "[[stragglers]]\nranks = [13]\ncompute_slowdown = 1.2\n";  // a slow GPU
   CHECK(run_both(c, &note) == Mode::Other);
-  CHECK(note == "symmetry: every rank simulated (nodes simulated once: rank 13 computes at 1.2 x, rank 5 (its place on node 0) at 1 x)");
+  CHECK(note ==
+        "symmetry: every rank simulated (nodes simulated once: rank 13 computes at 1.2 x, rank 5 (its place on node 0) "
+        "at 1 x)");
   c.stragglers = "[[stragglers]]\nnode = 2\nnic_bandwidth_factor = 0.5\n";  // a slow node's NICs
   CHECK(run_both(c, &note) == Mode::Other);
   CHECK(note.find("nodes simulated once: node2/") != std::string::npos);
