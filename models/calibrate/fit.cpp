@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <set>
 
 #include "models/collectives/collective.hpp"
@@ -38,6 +39,10 @@ struct Sample {
 
 constexpr int kParamsPerClass = 6;  // hop[3], u[3]
 constexpr double kPriorWeight = 0.03;
+// The most of a link's raw rate each protocol can carry as payload: LL stores 4 bytes of data
+// with a 4-byte flag in each 8-byte line, LL128 120 of each 128-byte line (8 bytes of flags),
+// Simple all of it (NCCL src/device/prims_ll.h, prims_ll128.h: NCCL_LL128_DATAELEMS 14 of 16).
+constexpr double kPayloadCeiling[3] = {0.5, 120.0 / 128, 1.0};
 
 Sample make_sample(const collectives::CommPlan& plan, const nccl::TuningEnv& env, CollOp op, int64_t bytes,
                    double measured_us, double kernel_s, PointFit* out) {
@@ -120,7 +125,7 @@ Eigen::VectorXd solve_class(const std::vector<const Sample*>& samples, const Eig
       for (int j = 0; j < kParamsPerClass; ++j) {
         if (fixed[j]) continue;
         theta(j) = sol(j);
-        const double lo = j < 3 ? 0.0 : 1.0;  // hop >= 0, u = 1/efficiency >= 1
+        const double lo = j < 3 ? 0.0 : 1.0 / kPayloadCeiling[j - 3];  // hop >= 0, efficiency <= its ceiling
         if (theta(j) < lo) {
           theta(j) = lo;
           fixed[j] = true;
@@ -137,6 +142,8 @@ Eigen::VectorXd solve_class(const std::vector<const Sample*>& samples, const Eig
   return theta;
 }
 }  // namespace
+
+bool fits_collective(nccl::CollOp op) { return op == CollOp::AllReduce || op == CollOp::AllGather; }
 
 FitResult fit_link_params(const std::vector<Measurement>& measurements, const std::map<std::string, double>& pinned) {
   FitResult fit;
@@ -162,6 +169,8 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
     CollOp op;
     if (!nccl::parse_coll_op(m.run.op.empty() ? "all_reduce" : m.run.op, op))
       throw SpecError("", "unsupported collective '" + m.run.op + "' in " + m.run.source);
+    if (!fits_collective(op))
+      throw SpecError("", m.run.source + " is " + m.run.op + ", which calibrate does not fit " + kFittedCollectives);
     // One link class per file: every step of the fit's model is the file's class (make_sample). A
     // communicator whose ring crosses two (NVLink inside nodes and a NIC between them) would load
     // the network's time onto the first one's parameters, and the profile would be wrong on both.
@@ -187,11 +196,23 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
     // Device time grows with size. A point slower than a larger size of the same run measured
     // host noise (a sweep's slow start, a scheduler hiccup), not the device: it still counts in
     // the reported error, but does not steer the fit.
-    double later_min = 1e300;
-    for (std::size_t i = samples.size(); i-- > first;) {
-      samples[i].on_envelope = samples[i].measured_s <= later_min;
-      samples[i].out->fitted = samples[i].on_envelope;
-      later_min = std::min(later_min, samples[i].measured_s);
+    // By size, whatever the file's order (a table printed twice, or from large to small).
+    std::vector<std::size_t> by_size(samples.size() - first);
+    std::iota(by_size.begin(), by_size.end(), first);
+    std::stable_sort(by_size.begin(), by_size.end(), [&](std::size_t a, std::size_t b) {
+      return fit.points[a].size_bytes < fit.points[b].size_bytes;
+    });
+    double later_min = 1e300;  // the fastest time of every strictly larger size
+    for (std::size_t k = by_size.size(); k-- > 0;) {
+      std::size_t same = k;  // [same, k]: the rows of this size
+      while (same > 0 && fit.points[by_size[same - 1]].size_bytes == fit.points[by_size[k]].size_bytes) --same;
+      for (std::size_t q = same; q <= k; ++q) {
+        Sample& sq = samples[by_size[q]];
+        sq.on_envelope = sq.measured_s <= later_min;
+        sq.out->fitted = sq.on_envelope;
+      }
+      for (std::size_t q = same; q <= k; ++q) later_min = std::min(later_min, samples[by_size[q]].measured_s);
+      k = same;
     }
   }
   if (samples.empty()) throw SpecError("", "no measurements to fit");
@@ -284,6 +305,20 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
       fit.params[c + ".efficiency." + kProto[j]] = 1.0 / th(3 + j);
     }
   }
+  // What ended at a bound of the fit's own (a protocol's payload ceiling, no hop latency, the
+  // ends of the launch grid) rather than where the data put it.
+  for (const auto& [cls, th] : best_theta)
+    for (int j = 0; j < kParamsPerClass; ++j) {
+      const double lo = j < 3 ? 0.0 : 1.0 / kPayloadCeiling[j - 3];
+      if (!pinned.count(param_name(cls, j)) && std::fabs(th(j) - lo) <= 1e-9 * std::max(1.0, lo))
+        fit.at_bound.insert(param_name(cls, j));
+    }
+  if (!pinned.count("nccl.launch_overhead") && launch_grid.size() > 1 &&
+      (best_launch == launch_grid.front() || best_launch == launch_grid.back()))
+    fit.at_bound.insert("nccl.launch_overhead");
+  if (!pinned.count("nccl.launch_sharpness") && sharpness_grid.size() > 1 &&
+      (best_p == sharpness_grid.front() || best_p == sharpness_grid.back()))
+    fit.at_bound.insert("nccl.launch_sharpness");
   // Every pinned value is written as given, also of a class no file exercised (a profile that
   // holds it keeps it).
   for (const auto& [name, value] : pinned) fit.params[name] = value;

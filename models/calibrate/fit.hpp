@@ -11,9 +11,11 @@
 // parameters a file does not exercise stay physical, bounds hop >= 0 and efficiency <= 1).
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "models/nccl/ops.hpp"
 #include "models/readers/nccl_tests_output.hpp"
 #include "models/spec.hpp"
 
@@ -45,7 +47,20 @@ struct FitResult {
   double median_abs_error = 0, max_abs_error = 0;  // the linear model's, over every point
   // The engine's over every point, with the fitted parameters (fit_check.hpp); unset: not checked.
   std::optional<double> engine_median_abs_error, engine_max_abs_error;
+  // Fitted parameters that ended at a bound of the fit's own: an efficiency at its protocol's
+  // payload ceiling (LL 0.5, LL128 120/128, Simple 1), a hop latency at 0, the launch overhead or
+  // sharpness at an end of its grid. The data pushed them there: their values say more about the
+  // model than about the machine.
+  std::set<std::string> at_bound;
 };
+
+// The collectives calibrate fits: those whose time the fit's model (rings and trees over one
+// link class, above) holds. all_reduce and all_gather; the others run on other channels
+// (point-to-point: alltoall, sendrecv), other critical paths (broadcast, reduce) or add a reduction
+// the model leaves out (reduce_scatter fitted 7 % low on the engine's own curve).
+bool fits_collective(nccl::CollOp op);
+inline constexpr const char* kFittedCollectives =
+    "(expected an all_reduce_perf or all_gather_perf table; `commsim diff` compares any collective)";
 
 // `pinned`: parameters measured elsewhere (e.g. {"nvlink.efficiency.ll", 0.26}), held fixed.
 FitResult fit_link_params(const std::vector<Measurement>& measurements,

@@ -72,7 +72,9 @@ void fill_goodput(RunResult& result, const ScenarioSpec& spec) {
   g.restart_s = param_or(p, "restart.time", param_default("restart.time"));
 
   g.step_s = result.variability.sampled ? result.variability.mean_s : result.step_time_s;
-  g.work_s = g.step_s * result.steps;
+  // The run's steps as its run time counts them (RunResult::steps stops at 2e9; a token target
+  // past it still runs them all).
+  g.work_s = g.step_s * (result.step_time_s > 0 ? result.run_time_s / result.step_time_s : double(result.steps));
   const goodput::GoodputEstimate e = goodput::estimate_goodput({.work_s = g.work_s,
                                                                 .step_s = g.step_s,
                                                                 .blocking_s = ckpt.blocking_s,
@@ -95,7 +97,8 @@ void fill_goodput(RunResult& result, const ScenarioSpec& spec) {
   // The run's own price (make_cost: the scenario's, the user's file or the catalog), so the
   // goodput's cost and the run's $ per run rest on one figure.
   if (result.cost.known && result.cost.usd_per_hour > 0) {
-    g.price_per_gpu_hour = result.cost.usd_per_hour / gpus;
+    g.billed_gpus = result.cost.gpus > 0 ? result.cost.gpus : gpus;  // whole nodes, idle GPUs too
+    g.price_per_gpu_hour = result.cost.usd_per_hour / g.billed_gpus;
     g.expected_cost = billed_seconds(result.cost.pricing, g.expected_wall_s) / 3600 * result.cost.usd_per_hour;
     g.work_cost = billed_seconds(result.cost.pricing, g.work_s) / 3600 * result.cost.usd_per_hour;
   }

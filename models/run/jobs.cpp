@@ -18,6 +18,7 @@
 #include "models/nccl/tuner_tables.hpp"
 #include "models/params.hpp"
 #include "models/run/breakdown.hpp"
+#include "models/run/cost.hpp"
 #include "models/run/result_fill.hpp"
 #include "models/run/step_build.hpp"
 #include "models/scale/step/mode.hpp"
@@ -167,6 +168,7 @@ SharedRun simulate(const ScenarioSpec& spec, const std::vector<int>& first, cons
     }
     scale::finish_mode(jr.mode, *jr.engine, net, sim, *jr.world, *jr.exec, jr.plan.notes);  // no guard to fail
     complete_result(res, jr.spec, *jr.world, jr.plan, std::move(jr.memory));
+    apply_token_target(jr.spec, res);  // the job's length from its own training.tokens
     if (options.explain_mode) res.scale_mode = std::move(jr.mode.lines);
     out.jobs.push_back(std::move(res));
   }

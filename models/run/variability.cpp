@@ -49,11 +49,20 @@ SpeedDraw draw_speeds(uint64_t seed, int sample, const std::vector<int>& node_of
   return d;
 }
 
-SlowestGpu slowest_gpu(const SpeedDraw& d, const std::vector<double>& straggler_scale) {
+SlowestGpu slowest_gpu(const SpeedDraw& d, const std::vector<double>& straggler_scale,
+                       const std::vector<double>& compute_s) {
   SlowestGpu out;
+  double slowest_key = 0;
+  const bool timed = std::any_of(compute_s.begin(), compute_s.end(), [](double t) { return t > 0; });
   for (int r = 0; r < static_cast<int>(d.compute_scale.size()); ++r) {
     const double s = d.compute_scale[r] * (r < static_cast<int>(straggler_scale.size()) ? straggler_scale[r] : 1.0);
-    if (r == 0 || s > out.scale) out = {r, s};
+    // compute_s already holds the straggler's factor: a GPU's drawn compute time is compute_s x c_r.
+    const double key =
+        timed ? (r < static_cast<int>(compute_s.size()) ? compute_s[r] : 0.0) * d.compute_scale[r] : s;
+    if (r == 0 || key > slowest_key) {
+      out = {r, s};
+      slowest_key = key;
+    }
   }
   return out;
 }
@@ -79,8 +88,13 @@ void add_variability(RunResult& result, const ScenarioSpec& spec, const RunOptio
   v.nic_jitter_cv = cv_param(spec, "variability.nic_jitter_cv");
   v.deterministic_step_s = result.step_time_s;
   std::vector<int> node_of;
-  for (const auto& r : result.ranks) node_of.push_back(r.node);
+  std::vector<double> compute_s;  // the deterministic step's, per rank: [[stragglers]] and GPU kinds in it
+  for (const auto& r : result.ranks) {
+    node_of.push_back(r.node);
+    compute_s.push_back(r.compute_s);
+  }
   v.ranks = static_cast<int>(node_of.size());
+  const std::vector<double> straggler = straggler_compute_scales(spec, node_of);
 
   RunOptions each = options;
   each.samples = 0;
@@ -103,7 +117,12 @@ void add_variability(RunResult& result, const ScenarioSpec& spec, const RunOptio
         if (d.nic_factor[n] < 1)
           s.stragglers.push_back({.ranks = {}, .node = n, .link = {}, .nic_bandwidth_factor = d.nic_factor[n]});
     } else {  // the slowest-rank rule: every rank at the slowest's speed, every NIC at the slowest's
-      each.rank_compute_scale.assign(d.compute_scale.size(), d.max_scale);
+      // Every rank at the largest combined factor max_q c_q s_q (an upper bound on each rank's own),
+      // a straggler's own s_r divided out, as the step multiplies it back (step_build.cpp).
+      const SlowestGpu pace = slowest_gpu(d, straggler);
+      each.rank_compute_scale.resize(d.compute_scale.size());
+      for (std::size_t r = 0; r < d.compute_scale.size(); ++r)
+        each.rank_compute_scale[r] = pace.scale / (r < straggler.size() ? straggler[r] : 1.0);
       if (d.min_nic < 1 && nic_line > 0) s.cluster.params["nic.bandwidth"] = nic_line * d.min_nic;
     }
     const RunResult one = run_scenario(s, each);
@@ -137,7 +156,7 @@ void add_variability(RunResult& result, const ScenarioSpec& spec, const RunOptio
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](int a, int b) { return st[a] < st[b]; });
   const SpeedDraw& mid = draws[order[(order.size() - 1) / 2]];
-  const SlowestGpu slowest = slowest_gpu(mid, straggler_compute_scales(spec, node_of));
+  const SlowestGpu slowest = slowest_gpu(mid, straggler, compute_s);
   v.slowest_rank = slowest.rank;
   v.slowest_node = node_of.empty() ? 0 : node_of[slowest.rank];
   v.slowest_compute_scale = slowest.scale;

@@ -41,11 +41,14 @@ SpeedDraw draw_speeds(uint64_t seed, int sample, const std::vector<int>& node_of
                       double nic_cv);
 // The slowest GPU of a draw once [[stragglers]] slow some ranks: argmax_r c_r s_r (the first
 // such rank), `straggler_scale` s_r per rank (stragglers.hpp); its combined factor in `scale`.
+// With `compute_s` (each rank's compute time in the deterministic step, stragglers included; GPUs
+// of several kinds compute at their own rates), the slowest by drawn time: argmax_r compute_s_r c_r.
 struct SlowestGpu {
   int rank = 0;
   double scale = 1;
 };
-SlowestGpu slowest_gpu(const SpeedDraw& d, const std::vector<double>& straggler_scale);
+SlowestGpu slowest_gpu(const SpeedDraw& d, const std::vector<double>& straggler_scale,
+                       const std::vector<double>& compute_s = {});
 
 // Runs options.samples samples of `spec` (the sampler's runs are plain run_scenario calls) and
 // fills result.variability; the deterministic step is result.step_time_s. --time-limit is one

@@ -25,10 +25,12 @@ scenarios::LoadedScenario seed_with_tokens(const std::string& tokens) {
 }  // namespace
 
 TEST_CASE("scenarios: the goodput's cost and the run's $ per run use one price over the same steps", "[scenarios]") {
-  for (int variant = 0; variant < 3; ++variant) {
-    INFO("variant " << variant << ": the seed, with a token target, with a price per GPU-hour");
+  for (int variant = 0; variant < 4; ++variant) {
+    INFO("variant " << variant
+                    << ": the seed, with a token target, with a price per GPU-hour, past 2e9 steps of tokens");
     const std::vector<std::string> per_gpu_price = {"cluster.params.price.gpu_hour=2.5"};
     const auto loaded = variant == 1 ? seed_with_tokens("2e8")
+                        : variant == 3 ? seed_with_tokens("1e18")
                                      : scenarios::load_scenario(kSeedOfRunCost, variant == 2 ? per_gpu_price
                                                                                     : std::vector<std::string>{});
     const models::RunResult r = models::run_scenario(loaded.spec, {});
@@ -39,7 +41,12 @@ TEST_CASE("scenarios: the goodput's cost and the run's $ per run use one price o
     CHECK(r.goodput.work_cost == Approx(r.cost.usd_per_run).epsilon(1e-12));
     // With failures: the expected wall time at the same $ per hour.
     CHECK(r.goodput.expected_cost == Approx(r.goodput.expected_wall_s / 3600 * r.cost.usd_per_hour).epsilon(1e-12));
-    CHECK(r.goodput.price_per_gpu_hour * r.gpus == Approx(r.cost.usd_per_hour).epsilon(1e-12));
+    // Per GPU paid for: the node's 8, of which the seed uses 4.
+    CHECK(r.gpus == 4);
+    CHECK(r.goodput.billed_gpus == 8);
+    CHECK(r.goodput.price_per_gpu_hour * 8 == Approx(r.cost.usd_per_hour).epsilon(1e-12));
+    if (variant == 2) CHECK(r.goodput.price_per_gpu_hour == Approx(2.5));
+    if (variant == 3) CHECK(r.steps == 2'000'000'000);  // the count stops there; the run time does not
   }
   // p4d.24xlarge from the catalog: one whole node ($21.957642/h) though the run uses 4 of its 8 GPUs.
   CHECK(models::run_scenario(scenarios::load_scenario(kSeedOfRunCost).spec, {}).cost.usd_per_hour == Approx(21.957642));

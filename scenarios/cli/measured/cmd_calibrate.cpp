@@ -33,6 +33,15 @@ bool at_bound(const std::string& name, double v) {
   return std::fabs(v - p->range.min) <= tol || (std::isfinite(p->range.max) && std::fabs(v - p->range.max) <= tol);
 }
 
+// Where a table names its collective ("# Collective test starting: alltoall_perf"), else its first line.
+SourcePos collective_line(const std::string& text, const std::string& path) {
+  const auto at = text.find("Collective test starting");
+  if (at == std::string::npos) return {path, 1, 1};
+  const auto bol = text.rfind('\n', at);
+  const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+  return {path, line, static_cast<int>(at - (bol == std::string::npos ? 0 : bol + 1)) + 1};
+}
+
 // "<class>.<what>.<proto>" (nvlink.efficiency.ll) is exercised by a point of a file of that link
 // class run with that protocol; other parameters (nccl.*) by any point.
 bool exercised(const std::string& name, const models::calibrate::FitResult& fit) {
@@ -178,6 +187,11 @@ int cmd_calibrate(int argc, char** argv) {
       const int version = usable_nccl_version(measured, file, &version_note);
       if (!version_note.empty()) std::fprintf(stderr, "commsim calibrate: note: %s\n", version_note.c_str());
       for (auto& run : measured.runs) {
+        models::nccl::CollOp op = models::nccl::CollOp::AllReduce;
+        if (!run.op.empty() && models::nccl::parse_coll_op(run.op, op) && !models::calibrate::fits_collective(op))
+          throw UserError(collective_line(measured.text, file),
+                          file + " is " + run.op + ", which calibrate does not fit " +
+                              models::calibrate::kFittedCollectives);
         if (run.ranks == 1)
           throw UserError(nccl_tests_rank_line(measured.text, file),
                           file + " ran on 1 rank, which crosses no link (expected a run of at least 2 ranks)");
@@ -240,7 +254,7 @@ int cmd_calibrate(int argc, char** argv) {
       Json bounds = Json::array(), unused = Json::array();
       for (const auto& [name, value] : fit.params) {
         if (pinned.count(name)) continue;
-        if (at_bound(name, value)) bounds.push_back(name);
+        if (at_bound(name, value) || fit.at_bound.count(name)) bounds.push_back(name);
         if (!exercised(name, fit)) unused.push_back(name);
       }
       j["params_at_bounds"] = std::move(bounds);
@@ -268,7 +282,8 @@ int cmd_calibrate(int argc, char** argv) {
     for (const auto& [name, value] : fit.params) {
       const char* mark = pinned.count(name)      ? "  (fixed by --fix)"
                          : !exercised(name, fit) ? "  (no file exercised it: kept near its default)"
-                         : at_bound(name, value) ? "  (AT ITS BOUND: the data pushed it to the end of its range)"
+                         : at_bound(name, value) || fit.at_bound.count(name)
+                             ? "  (AT ITS BOUND: the data pushed it to the end of its range)"
                                                  : "";
       std::printf("  %-28s %.6g%s\n", name.c_str(), value, mark);
     }

@@ -239,3 +239,35 @@ TEST_CASE("jobs: two jobs that share no link step together as alone, with closed
   }
   CHECK(r.jobs[0].step_alone_s > 3 * r.jobs[1].step_alone_s);  // 8.0 B parameters against 1.6 B
 }
+
+TEST_CASE("jobs: a job's training.tokens sets its own number of steps", "[models]") {
+  // Two ZeRO-3 jobs of Llama-3-8B at seq 2048 on 2 nodes each (16 ranks, micro-batch 1, no
+  // accumulation): 16 x 2,048 = 32,768 tokens a step. Job "a" trains 1e8 tokens: ceil(1e8 / 32,768)
+  // = 3,052 steps; job "b" runs its 10 steps; the run lasts as long as the longer job.
+  ScenarioSpec s = p4d_fat_tree(4, 2, 1);
+  s.nccl_env.clear();
+  for (int i = 0; i < 2; ++i) {
+    JobSpec j;
+    j.name = i == 0 ? "a" : "b";
+    j.first_node = 2 * i;
+    j.nodes = 2;
+    j.model = ModelSpec{};
+    j.model->preset = "llama-3-8b";
+    j.model->seq = 2048;
+    j.training.micro_batch = 1;
+    j.training.grad_accum = 1;
+    j.training.grad_checkpointing = true;
+    j.training.steps = 10;
+    j.parallel.strategy = "zero3";
+    s.jobs.push_back(j);
+  }
+  s.jobs[0].training.tokens = 1e8;
+  const RunResult r = run_scenario(s);
+  REQUIRE(r.jobs.size() == 2);
+  CHECK(r.jobs[0].together.throughput.tokens_per_step == 32768);
+  CHECK(r.jobs[0].together.steps == 3052);
+  CHECK(r.jobs[0].together.run_time_s == Approx(3052 * r.jobs[0].together.step_time_s));
+  CHECK(r.jobs[1].together.steps == 10);
+  CHECK(r.steps == 3052);
+  CHECK(r.run_time_s == Approx(r.jobs[0].together.run_time_s));
+}

@@ -187,3 +187,19 @@ TEST_CASE("variability: --samples within --time-limit stops, keeps the samples t
   CHECK_FALSE(all.variability.stopped());
   CHECK(all.variability.samples == 5);
 }
+
+// Under the slowest-rank rule with [[stragglers]], every rank computes at the slowest GPU's combined
+// factor c_q s_q, not the straggler's s_r on top of the largest draw: a data-parallel step equals
+// the exact samples (every rank at its own speed) within the rule's measured DDP gap.
+TEST_CASE("variability: the rule with [[stragglers]] applies a straggler's factor once", "[models][goodput]") {
+  ScenarioSpec s = step_on("p4d.24xlarge", 2, "ddp");
+  s.stragglers.push_back({.ranks = {5}, .compute_slowdown = 1.3});
+  const RunResult rule = sampled(s, 3, 1, false), exact = sampled(s, 3, 1, true);
+  REQUIRE(rule.variability.steps_s.size() == 3);
+  for (size_t k = 0; k < 3; ++k) {
+    const double r = rule.variability.steps_s[k], e = exact.variability.steps_s[k];
+    INFO("sample " << k << ": rule " << r << " s, exact " << e << " s");
+    CHECK(r >= e * (1 - 1e-9));
+    CHECK(r - e <= 0.002 * e);
+  }
+}
