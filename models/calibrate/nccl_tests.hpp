@@ -38,6 +38,9 @@ struct NcclTestsRow {
   double ip_algbw_gbs = 0, ip_busbw_gbs = 0;
   // The faster of the two columns, as a measured row is compared (noise only adds time).
   double best_time_us() const { return ip_time_us > 0 && ip_time_us < time_us ? ip_time_us : time_us; }
+  // The column a measured row of `ranks` ranks is compared with: the faster, but out of place on one
+  // rank, where in place is no work at all and the measured side takes out of place too.
+  double compared_time_us(int ranks) const { return ranks == 1 ? time_us : best_time_us(); }
   std::string algo, proto;
   int channels = 0;
 };

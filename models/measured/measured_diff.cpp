@@ -97,7 +97,8 @@ MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const 
 }
 
 DiffRow collective_row(const std::string& op, long long bytes, int ranks, double measured_s, double simulated_s,
-                       const std::string& algo, const std::string& proto, const std::vector<std::string>& classes) {
+                       double device_s, const std::string& algo, const std::string& proto,
+                       const std::vector<std::string>& classes) {
   DiffRow r;
   r.kind = "collective";
   r.name = op + " " + std::to_string(bytes) + " B on " + std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks");
@@ -109,19 +110,28 @@ DiffRow collective_row(const std::string& op, long long bytes, int ranks, double
   // The parameter of the link class the collective crosses; of the slowest where it crosses
   // several (the last: the network, after NVLink or PCIe inside the node).
   const std::string link = classes.empty() ? std::string("<link>") : classes.back();
-  // Below ~64 KiB a collective is latency-bound (NCCL picks LL there); above it, bandwidth-bound.
-  if (bytes < (64 << 10)) {
+  // Host-bound: the device's work ends well inside the launch floor nccl-tests' loop pays.
+  const bool host_bound = device_s > 0 && device_s < 0.8 * simulated_s;
+  const bool point_to_point = op == "alltoall" || op == "sendrecv";
+  if (ranks <= 1) {
     r.parameter = "nccl.launch_overhead";
-    r.explain = "latency-bound (" + algo + "/" + proto + "): the launch overhead and the hop latency (" + link + ".hop_latency." +
-                p + ") set it";
+    r.explain = host_bound ? "one rank: NCCL runs a local copy (no link is crossed); commsim's row is the launch floor"
+                           : "one rank: NCCL runs a local copy (no link is crossed); commsim prices it at the GPU's "
+                             "memory rate, above the launch floor";
+  } else if (host_bound) {
+    r.parameter = "nccl.launch_overhead";
+    r.explain = "host-bound (" + algo + "/" + proto + "): the device's work ends inside the launch floor, which sets it";
+  } else if (bytes < (64 << 10)) {
+    r.parameter = link + ".hop_latency." + p;
+    r.explain = "latency-bound (" + algo + "/" + proto + "): the hop latency of the links it crosses sets it";
+  } else if (point_to_point && link == "nvlink") {
+    r.parameter = p == "ll" ? "nvlink.channel_bandwidth_ll" : "nvlink.channel_bandwidth";
+    r.explain = "bandwidth-bound, point to point (" + proto +
+                "): each peer's few channels run at one CTA's rate, which sets it before the links' efficiency";
   } else {
     r.parameter = link + ".efficiency." + p;
     r.explain = "bandwidth-bound (" + algo + "/" + proto + "): the efficiency of the links it crosses for " + proto +
                 " sets it (commsim calibrate fits it from nccl-tests output)";
-  }
-  if (ranks <= 1) {
-    r.parameter = "nccl.launch_overhead";
-    r.explain = "one rank: NCCL runs a local copy (no link is crossed); commsim prices the launch only";
   }
   return r;
 }

@@ -45,10 +45,15 @@ MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const 
                        double measured_step_s);
 
 // One collective row: measured and simulated seconds of one operation of `bytes` on `ranks` ranks;
-// `proto` the protocol NCCL's tuner picked in the simulation ("LL", "LL128", "Simple"); `classes`
-// the link classes its ranks' pairs cross (NcclTestsResult::link_classes), whose parameter it names.
+// `device_s` the simulated device time alone (below the host's launch floor: the row is
+// host-bound); `proto` the protocol NCCL's tuner picked in the simulation ("LL", "LL128",
+// "Simple"); `classes` the link classes its ranks' pairs cross (NcclTestsResult::link_classes).
+// The parameter named is what sets the simulated row: the launch overhead where it is host-bound,
+// the hop latency below 64 KiB, else the links' efficiency, or for point-to-point operations
+// (alltoall, sendrecv) over NVLink the per-channel rate that caps their few channels per peer.
 DiffRow collective_row(const std::string& op, long long bytes, int ranks, double measured_s, double simulated_s,
-                       const std::string& algo, const std::string& proto, const std::vector<std::string>& classes);
+                       double device_s, const std::string& algo, const std::string& proto,
+                       const std::vector<std::string>& classes);
 
 // Orders rows: by kind (step, compute, idle, collective), then by |difference|, largest first.
 void order_rows(std::vector<DiffRow>& rows);

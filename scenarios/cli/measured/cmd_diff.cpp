@@ -67,8 +67,8 @@ std::optional<models::measured::DiffRow> diff_simulate_collective(const LoadedSc
     throw scenario.to_user_error(e);
   }
   const auto& row = r.rows.front();
-  return models::measured::collective_row(c.op, c.bytes, ranks, c.seconds, row.best_time_us() * 1e-6, row.algo,
-                                          row.proto, r.link_classes);
+  return models::measured::collective_row(c.op, c.bytes, ranks, c.seconds, row.compared_time_us(ranks) * 1e-6,
+                                          row.device_us * 1e-6, row.algo, row.proto, r.link_classes);
 }
 
 std::string diff_signed_seconds(double s) { return (s < 0 ? "-" : "+") + format_seconds(std::fabs(s)); }

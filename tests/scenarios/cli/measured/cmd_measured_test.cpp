@@ -181,3 +181,29 @@ TEST_CASE("commsim diff and nccl-tests --compare: the measured run's NCCL variab
   std::filesystem::remove_all(dir);
   CHECK(c.out.find("median |error| 6.2 %") != std::string::npos);
 }
+
+TEST_CASE("commsim diff: each collective row names what sets its simulated time", "[scenarios][measured]") {
+  // Out of place on both sides on one rank (in place is no work there): the 512 MiB local copy
+  // within a few percent, not the in-place column's launch floor (-90 %).
+  auto one = run_commsim({"diff", kRun + "nccl_tests_all_reduce.txt", kRun + "plain_step.toml", "--json"});
+  REQUIRE(one.exit_code == 0);
+  const auto j = nlohmann::json::parse(one.out);
+  bool seen = false;
+  for (const auto& row : j["rows"])
+    if (row["name"] == "all_reduce 536870912 B on 1 rank") {
+      seen = true;
+      CHECK(std::fabs(row["relative"].get<double>()) < 0.05);
+    }
+  CHECK(seen);
+  // 4 x H200: rows inside the launch floor name the launch overhead (256 KiB: the device's work ends
+  // well before it), bandwidth-bound rows the protocol's efficiency.
+  const std::string h4 = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4";
+  auto four = run_commsim({"diff", h4 + "/measured/nccl-tests/ar_g4.txt", h4 + ".toml", "--json"});
+  REQUIRE(four.exit_code == 0);
+  std::map<std::string, std::string> parameter;
+  const auto rows = nlohmann::json::parse(four.out).at("rows");
+  for (const auto& row : rows)
+    parameter[row["name"].get<std::string>()] = row["parameter"].get<std::string>();
+  CHECK(parameter["all_reduce 262144 B on 4 ranks"] == "nccl.launch_overhead");
+  CHECK(parameter["all_reduce 1073741824 B on 4 ranks"] == "nvlink.efficiency.simple");
+}
