@@ -42,7 +42,7 @@ inline constexpr auto kGoodputParams = std::to_array<ParamSpec>({
     // performance variation" between the GPUs of one cluster on compute-bound kernels (SGEMM,
     // ResNet-50, BERT, LAMMPS, PageRank), outliers aside. Read as the range of n normal draws,
     // E[range] = 2 E[max of n], with n ~ 400 (Longhorn) to 27,000 (Summit) GPUs, 2 E[max] = 5.9 to
-    // 7.9: sigma = 8 % / 7 = 1.1 %. A check held back: PRISM (Golden et al. 2025, arXiv
+    // 8.2: sigma = 8 % / 7 = 1.1 % (1.0-1.35 % over that range). A check held back: PRISM (Golden et al. 2025, arXiv
     // 2510.15596) reports 9 % GPU time variability at 64k GPUs, i.e. 9 % / (2 E[max of 65,536] =
     // 8.6) = 1.05 %. A GPU's speed is drawn once per seed (the cluster) and kept every step.
     {"variability.gpu_speed_cv", ParamUnit::Fraction, kSpread, 0.011, "", ParamOwner::Goodput,

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "viz/format.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/output/goodput_format.hpp"
@@ -244,7 +245,10 @@ int cmd_compare(int argc, char** argv) {
           return r.goodput.estimated ? f(r.goodput) : std::string("-");
         };
         text_row("interruptions / day", [&](const models::RunResult& r) {
-          return est(r, [](const G& g) { return fmt::format("{:.2f} ({} GPU{})", g.interruptions_per_day, g.gpus, g.gpus == 1 ? "" : "s"); });
+          return est(r, [](const G& g) { // as run prints it: a small rate keeps two significant digits, not "0.00"
+            return fmt::format("{} ({} GPU{})", viz::fmt::two_decimals(g.interruptions_per_day), g.gpus,
+                               g.gpus == 1 ? "" : "s");
+          });
         });
         text_row("checkpoint every", [&](const models::RunResult& r) {
           return est(r, [](const G& g) { return checkpoint_plan_text(g); });

@@ -296,28 +296,41 @@ int cmd_sweep(int argc, char** argv) {
     options.samples = samples;  // every point draws with the same seed: GPU r is the same GPU
     options.seed = seed;
     // Runs todo[k] and writes its row (rows are written in order), or defers it (no row yet).
+    deferred.reserve(todo.size());  // deferring a point never allocates: it runs when memory is short
     auto run_point = [&](size_t k) {
       const size_t i = todo[k];
       std::optional<models::RunResult> result;
-      std::string error;
+      std::string error, line;
+      // Memory runs short beside other points while the point runs or while its row is written:
+      // either way the point runs again alone (below), where a shortage is its row's error.
+      bool short_of_memory = false;
       try {
         result = run_loaded(loaded[i], options);
       } catch (const UserError& e) {
         error = at_vary(e, sets.size(), axes, points[i]).what();
       } catch (const std::bad_alloc&) {
-        if (!alone.load()) {
-          std::lock_guard<std::mutex> lock(write_mutex);
-          deferred.push_back(k);
-          return;
-        }
-        error = "out of memory running this point (expected a point that fits in this machine's memory)";
+        short_of_memory = true;
       } catch (const std::exception& e) {
         error = std::string("internal error: ") + e.what();
       }
+      if (short_of_memory && alone.load())
+        error = "out of memory running this point (expected a point that fits in this machine's memory)";
+      if (!short_of_memory || alone.load()) {
+        try {
+          const Json row = rows.row(points[i], result ? &*result : nullptr, error, digests[i]);
+          line = format == RowFormat::Csv ? SweepRows::csv_line(row) : SweepRows::json_line(row);
+        } catch (const std::bad_alloc&) {
+          if (alone.load()) throw;
+          short_of_memory = true;
+        }
+      }
+      if (short_of_memory && !alone.load()) {
+        std::lock_guard<std::mutex> lock(write_mutex);
+        deferred.push_back(k);
+        return;
+      }
       if (!result) failed.fetch_add(1);
       if (result && !result->fits()) over.fetch_add(1);
-      const Json row = rows.row(points[i], result ? &*result : nullptr, error, digests[i]);
-      std::string line = format == RowFormat::Csv ? SweepRows::csv_line(row) : SweepRows::json_line(row);
       std::lock_guard<std::mutex> lock(write_mutex);
       done_lines[k] = std::move(line);
       if (result && result->throughput.estimated && !result->ranks.empty())
