@@ -265,6 +265,13 @@ int cmd_compare(int argc, char** argv) {
                                              : std::string("none: does not finish");
           });
         });
+        // With --samples the goodput rests on the sampled mean step, $ per run on the simulated one:
+        // say so, or a cost that grew by the GPUs' variability reads as failures' cost.
+        if (std::any_of(results.begin(), results.end(), [](const models::RunResult& r) {
+              return r.goodput.estimated && r.variability.sampled;
+            }))
+          out += "(expected wall time and cost are at the sampled mean step, which holds the GPUs' variability; "
+                 "run time and $ per run at the simulated step)\n";
       }
       // TCP sockets faster than EFA or InfiniBand surprises people: say why where it happens.
       auto uses = [](const models::RunResult& r, const char* prefix) {

@@ -103,3 +103,16 @@ TEST_CASE("scenarios: compare's caveats are in its JSON too, per column, as run'
   const auto run = nlohmann::json::parse(run_commsim({"run", tcp, "--json"}).out);
   CHECK(run["caveats"] == j["results"][1]["caveats"]);
 }
+
+TEST_CASE("scenarios: compare --samples says the expected cost is at the sampled mean step", "[scenarios]") {
+  const std::string seed = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/seeds/p4d_1pod_4gpu.toml";
+  const std::string note = "(expected wall time and cost are at the sampled mean step";
+  const auto sampled = run_commsim({"compare", seed, seed, "--samples", "2"});
+  REQUIRE(sampled.exit_code == 0);
+  CHECK(sampled.out.find(note) != std::string::npos);
+  const auto plain = run_commsim({"compare", seed, seed});
+  REQUIRE(plain.exit_code == 0);
+  CHECK(plain.out.find(note) == std::string::npos);
+  // A small failure rate keeps its digits, as run prints it.
+  CHECK(plain.out.find("interruptions / day                 0.0021 (4 GPUs)") != std::string::npos);
+}
