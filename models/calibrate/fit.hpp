@@ -8,7 +8,8 @@
 //
 // which is linear in (hop, u) for a fixed launch_overhead: we scan launch_overhead on a grid and
 // solve the rest with Eigen (relative-error weighting, weak priors toward the defaults so that
-// parameters a file does not exercise stay physical, bounds hop >= 0 and efficiency <= 1).
+// parameters a file does not exercise stay physical, bounds hop >= 0 and efficiency <= its
+// protocol's payload share: LL 0.5, LL128 120/128, Simple 1).
 #include <map>
 #include <optional>
 #include <set>

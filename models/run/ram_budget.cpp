@@ -47,8 +47,6 @@ bool alltoall_folds(const ScenarioSpec& spec, bool full) {
     if (st.nic_bandwidth_factor != 1 || !st.link.empty()) return false;  // the nodes or pods differ: pairs
   const auto net = spec.nccl_env.find("NCCL_NET");
   if (net != spec.nccl_env.end() && net->second == "Socket") return false;  // no sender/receiver split
-  if (!spec.placement.efa_plugin_ok && spec.cluster.nodes * spec.placement.pods_per_node > 1)
-    return false;  // the plugin finds no provider: NET runs over Socket (nccl/transport.cpp)
   const auto gdr = spec.nccl_env.find("NCCL_NET_GDR_LEVEL");
   if (gdr != spec.nccl_env.end() && (gdr->second == "LOC" || gdr->second == "0"))
     return false;  // no GPUDirect RDMA: a host-staged path crosses a link twice, which the fold refuses
@@ -60,6 +58,9 @@ bool alltoall_folds(const ScenarioSpec& spec, bool full) {
   }
   if (spec.cluster.nodes > 1 && (node.nics == 0 || node.nic_kind == hw::NicKind::Eth))
     return false;  // Socket between nodes
+  if (node.nic_kind == hw::NicKind::Efa && !spec.placement.efa_plugin_ok &&
+      spec.cluster.nodes * spec.placement.pods_per_node > 1)
+    return false;  // aws-ofi-nccl finds no provider: NET runs over Socket (nccl/transport.cpp)
   const FabricSpec& f = spec.cluster.fabric;
   if (f.topology == "nonblocking") return true;
   const bool spray = f.spreading == "spray" || (f.spreading.empty() && node.nic_kind == hw::NicKind::Efa);
@@ -166,7 +167,8 @@ void check_ram_budget(const ScenarioSpec& spec, int ranks, bool full) {
     throw SpecError("collective.op",
                     head + ": alltoall opens a flow per ordered pair of ranks" +
                         (full ? " under --full"
-                              : " where NIC or link stragglers, NET/Socket, ECMP or uneven pods keep it from folding") +
+                              : " where NIC or link stragglers, NET/Socket (an EFA plugin without a provider "
+                                "included), GPUDirect RDMA off, ECMP or uneven pods keep it from folding") +
                         " (expected at most " + std::to_string(fit) +
                         " ranks, e.g. fewer cluster.nodes, or all_gather)");
   }

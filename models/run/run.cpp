@@ -123,8 +123,12 @@ RunResult simulate_scenario(const ScenarioSpec& spec, const RunOptions& options)
     calm.approximate = options.approximate && cascade.approximate_ran();
     add_straggler_cost(result, run_scenario(without_stragglers(spec), calm));
   }
-  if (options.samples > 0 && !result.partial)  // --samples, within what is left of --time-limit
-    add_variability(result, spec, options, [&budget] { return budget.elapsed_s(); });
+  if (options.samples > 0 && !result.partial) {  // --samples, within what is left of --time-limit
+    // The samples run exact where the step did: a sample's own mode never moves its statistics.
+    RunOptions sampling = options;
+    sampling.approximate = options.approximate && cascade.approximate_ran();
+    add_variability(result, spec, sampling, [&budget] { return budget.elapsed_s(); });
+  }
   return result;
 }
 

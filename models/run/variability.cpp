@@ -117,12 +117,17 @@ void add_variability(RunResult& result, const ScenarioSpec& spec, const RunOptio
         if (d.nic_factor[n] < 1)
           s.stragglers.push_back({.ranks = {}, .node = n, .link = {}, .nic_bandwidth_factor = d.nic_factor[n]});
     } else {  // the slowest-rank rule: every rank at the slowest's speed, every NIC at the slowest's
-      // Every rank at the largest combined factor max_q c_q s_q (an upper bound on each rank's own),
-      // a straggler's own s_r divided out, as the step multiplies it back (step_build.cpp).
-      const SlowestGpu pace = slowest_gpu(d, straggler);
+      // Every rank at the largest draw c_max, a straggler at min(c_max s_r, max_q c_q s_q): at least
+      // its own c_r s_r (an upper bound, as the rule is), never a healthy GPU's draw on top of its
+      // factor where the slowest GPU is another, and never the healthy ranks slowed to a straggler's
+      // speed (a pipeline's other stages do not wait for it at every op). The step multiplies s_r
+      // back in (step_build.cpp), so it is divided out here.
+      const double slowest = slowest_gpu(d, straggler).scale;  // max_q c_q s_q
       each.rank_compute_scale.resize(d.compute_scale.size());
-      for (std::size_t r = 0; r < d.compute_scale.size(); ++r)
-        each.rank_compute_scale[r] = pace.scale / (r < straggler.size() ? straggler[r] : 1.0);
+      for (std::size_t r = 0; r < d.compute_scale.size(); ++r) {
+        const double s_r = r < straggler.size() ? straggler[r] : 1.0;
+        each.rank_compute_scale[r] = std::min(d.max_scale * s_r, slowest) / s_r;
+      }
       if (d.min_nic < 1 && nic_line > 0) s.cluster.params["nic.bandwidth"] = nic_line * d.min_nic;
     }
     const RunResult one = run_scenario(s, each);

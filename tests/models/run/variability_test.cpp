@@ -192,14 +192,23 @@ TEST_CASE("variability: --samples within --time-limit stops, keeps the samples t
 // factor c_q s_q, not the straggler's s_r on top of the largest draw: a data-parallel step equals
 // the exact samples (every rank at its own speed) within the rule's measured DDP gap.
 TEST_CASE("variability: the rule with [[stragglers]] applies a straggler's factor once", "[models][goodput]") {
-  ScenarioSpec s = step_on("p4d.24xlarge", 2, "ddp");
-  s.stragglers.push_back({.ranks = {5}, .compute_slowdown = 1.3});
-  const RunResult rule = sampled(s, 3, 1, false), exact = sampled(s, 3, 1, true);
-  REQUIRE(rule.variability.steps_s.size() == 3);
-  for (size_t k = 0; k < 3; ++k) {
-    const double r = rule.variability.steps_s[k], e = exact.variability.steps_s[k];
-    INFO("sample " << k << ": rule " << r << " s, exact " << e << " s");
-    CHECK(r >= e * (1 - 1e-9));
-    CHECK(r - e <= 0.002 * e);
+  // DDP: every collective waits for the straggler, which runs at its own combined factor. Megatron
+  // tp 2 x pp 2 with a heavy straggler: the other stages keep the largest draw, not its speed (which
+  // took the rule from +0.3 % to +8.7 % on a pipeline).
+  ScenarioSpec ddp = step_on("p4d.24xlarge", 2, "ddp");
+  ddp.stragglers.push_back({.ranks = {5}, .compute_slowdown = 1.3});
+  ScenarioSpec pipeline = step_on("p4d.24xlarge", 2, "megatron", 2, 2);
+  pipeline.training.grad_accum = 4;
+  pipeline.stragglers.push_back({.ranks = {5}, .compute_slowdown = 1.5});
+  for (const auto& [spec, tolerance] : {std::pair{ddp, 0.002}, std::pair{pipeline, 0.01}}) {
+    INFO(spec.parallel.strategy);
+    const RunResult rule = sampled(spec, 3, 1, false), exact = sampled(spec, 3, 1, true);
+    REQUIRE(rule.variability.steps_s.size() == 3);
+    for (size_t k = 0; k < 3; ++k) {
+      const double r = rule.variability.steps_s[k], e = exact.variability.steps_s[k];
+      INFO("sample " << k << ": rule " << r << " s, exact " << e << " s");
+      CHECK(r >= e * (1 - 1e-9));
+      CHECK(r - e <= tolerance * e);
+    }
   }
 }

@@ -176,4 +176,15 @@ TEST_CASE("scenarios: stragglers on ECMP pods are priced against an exact stragg
   const double exact = full.at("step_time_s").get<double>();
   CHECK(std::abs(base - exact) <= 1e-9 * exact);
   CHECK(a.at("step_time_s").get<double>() >= base);
+
+  // --samples likewise: GPUs all but alike (sigma 1e-6) move the exact step by nothing, and the
+  // samples run exact as the step did (as ECMP orbits they read +1.8 %).
+  c.stragglers = "[cluster.params]\n\"variability.gpu_speed_cv\" = 1e-6\n" + c.stragglers;
+  const auto dir2 = scenarios_test::fresh_temp_dir("ecmp-samples");
+  std::ofstream(dir2 / "s.toml") << toml_ecmp_orbits(c);
+  const auto sampled = scenarios_test::run_commsim({"run", (dir2 / "s.toml").string(), "--json", "--samples", "2"});
+  std::filesystem::remove_all(dir2);
+  REQUIRE(sampled.exit_code == 0);
+  const auto v = nlohmann::json::parse(sampled.out).at("variability");
+  CHECK(std::abs(v.at("slowdown").get<double>()) < 1e-4);
 }
