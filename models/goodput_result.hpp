@@ -46,8 +46,8 @@ struct GoodputResult {
   bool finishes() const;        // expected_wall_s is finite
   double expected_interruptions = 0;
   double checkpoint_overhead_s = 0, rework_s = 0, restart_overhead_s = 0;  // wall - work, split
-  double price_per_gpu_hour = 0;  // 0: unknown; per GPU billed (whole nodes, idle GPUs included)
-  int billed_gpus = 0;            // the GPUs the price is paid for (>= gpus in use)
+  double price_per_gpu_hour = 0;            // 0: unknown; per GPU billed (whole nodes, idle GPUs included)
+  int billed_gpus = 0;                      // the GPUs the price is paid for (>= gpus in use)
   double expected_cost = 0, work_cost = 0;  // $, when the price is known
 };
 inline bool GoodputResult::finishes() const { return std::isfinite(expected_wall_s); }

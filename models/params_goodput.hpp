@@ -80,8 +80,13 @@ inline constexpr auto kGoodputParams = std::to_array<ParamSpec>({
     // Synchronous by default: Megatron-LM's --async-save, PyTorch DCP's async_save are opt-in.
     {"checkpoint.async", ParamUnit::Factor, kSwitch, 0, "", ParamOwner::Goodput,
      "1: asynchronous checkpoints (Megatron-core --async-save, DCP async_save); default off as in both"},
-    {"checkpoint.bytes_per_param", ParamUnit::Factor, kBytesPerParam, {}, "weights (2 B, 4 B in fp32) + Adam's 12 B",
-     ParamOwner::Goodput, "checkpoint bytes per parameter; ZeRO section 5.1 (K = 12) + the weights"},
+    {"checkpoint.bytes_per_param",
+     ParamUnit::Factor,
+     kBytesPerParam,
+     {},
+     "weights (2 B, 4 B in fp32) + Adam's 12 B",
+     ParamOwner::Goodput,
+     "checkpoint bytes per parameter; ZeRO section 5.1 (K = 12) + the weights"},
     // No measured restart time of a large LLM job was found in print; Daly 2006's worked examples
     // use R = 10 min. It covers detection (NCCL timeouts default to 10 min in PyTorch, Llama 3
     // lowered them), rescheduling and reloading the checkpoint.

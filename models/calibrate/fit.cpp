@@ -199,9 +199,8 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
     // By size, whatever the file's order (a table printed twice, or from large to small).
     std::vector<std::size_t> by_size(samples.size() - first);
     std::iota(by_size.begin(), by_size.end(), first);
-    std::stable_sort(by_size.begin(), by_size.end(), [&](std::size_t a, std::size_t b) {
-      return fit.points[a].size_bytes < fit.points[b].size_bytes;
-    });
+    std::stable_sort(by_size.begin(), by_size.end(),
+                     [&](std::size_t a, std::size_t b) { return fit.points[a].size_bytes < fit.points[b].size_bytes; });
     double later_min = 1e300;  // the fastest time of every strictly larger size
     for (std::size_t k = by_size.size(); k-- > 0;) {
       std::size_t same = k;  // [same, k]: the rows of this size

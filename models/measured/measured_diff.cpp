@@ -120,7 +120,8 @@ DiffRow collective_row(const std::string& op, long long bytes, int ranks, double
                              "memory rate, above the launch floor";
   } else if (host_bound) {
     r.parameter = "nccl.launch_overhead";
-    r.explain = "host-bound (" + algo + "/" + proto + "): the device's work ends inside the launch floor, which sets it";
+    r.explain =
+        "host-bound (" + algo + "/" + proto + "): the device's work ends inside the launch floor, which sets it";
   } else if (bytes < (64 << 10)) {
     r.parameter = link + ".hop_latency." + p;
     r.explain = "latency-bound (" + algo + "/" + proto + "): the hop latency of the links it crosses sets it";

@@ -57,8 +57,7 @@ SlowestGpu slowest_gpu(const SpeedDraw& d, const std::vector<double>& straggler_
   for (int r = 0; r < static_cast<int>(d.compute_scale.size()); ++r) {
     const double s = d.compute_scale[r] * (r < static_cast<int>(straggler_scale.size()) ? straggler_scale[r] : 1.0);
     // compute_s already holds the straggler's factor: a GPU's drawn compute time is compute_s x c_r.
-    const double key =
-        timed ? (r < static_cast<int>(compute_s.size()) ? compute_s[r] : 0.0) * d.compute_scale[r] : s;
+    const double key = timed ? (r < static_cast<int>(compute_s.size()) ? compute_s[r] : 0.0) * d.compute_scale[r] : s;
     if (r == 0 || key > slowest_key) {
       out = {r, s};
       slowest_key = key;

@@ -29,10 +29,10 @@ TEST_CASE("scenarios: the goodput's cost and the run's $ per run use one price o
     INFO("variant " << variant
                     << ": the seed, with a token target, with a price per GPU-hour, past 2e9 steps of tokens");
     const std::vector<std::string> per_gpu_price = {"cluster.params.price.gpu_hour=2.5"};
-    const auto loaded = variant == 1 ? seed_with_tokens("2e8")
+    const auto loaded = variant == 1   ? seed_with_tokens("2e8")
                         : variant == 3 ? seed_with_tokens("1e18")
-                                     : scenarios::load_scenario(kSeedOfRunCost, variant == 2 ? per_gpu_price
-                                                                                    : std::vector<std::string>{});
+                                       : scenarios::load_scenario(
+                                             kSeedOfRunCost, variant == 2 ? per_gpu_price : std::vector<std::string>{});
     const models::RunResult r = models::run_scenario(loaded.spec, {});
     REQUIRE(r.cost.known);
     REQUIRE(r.goodput.estimated);

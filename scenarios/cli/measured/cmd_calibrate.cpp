@@ -189,9 +189,9 @@ int cmd_calibrate(int argc, char** argv) {
       for (auto& run : measured.runs) {
         models::nccl::CollOp op = models::nccl::CollOp::AllReduce;
         if (!run.op.empty() && models::nccl::parse_coll_op(run.op, op) && !models::calibrate::fits_collective(op))
-          throw UserError(collective_line(measured.text, file),
-                          file + " is " + run.op + ", which calibrate does not fit " +
-                              models::calibrate::kFittedCollectives);
+          throw UserError(
+              collective_line(measured.text, file),
+              file + " is " + run.op + ", which calibrate does not fit " + models::calibrate::kFittedCollectives);
         if (run.ranks == 1)
           throw UserError(nccl_tests_rank_line(measured.text, file),
                           file + " ran on 1 rank, which crosses no link (expected a run of at least 2 ranks)");
@@ -284,7 +284,7 @@ int cmd_calibrate(int argc, char** argv) {
                          : !exercised(name, fit) ? "  (no file exercised it: kept near its default)"
                          : at_bound(name, value) || fit.at_bound.count(name)
                              ? "  (AT ITS BOUND: the data pushed it to the end of its range)"
-                                                 : "";
+                             : "";
       std::printf("  %-28s %.6g%s\n", name.c_str(), value, mark);
     }
     std::printf("wrote %s\n", out.c_str());

@@ -128,11 +128,9 @@ Comparison compare_with(const std::string& file, const models::calibrate::NcclTe
       errs.push_back(std::fabs(err));
       char line[160];
       std::snprintf(line, sizeof line, "%12lld  %10.2f  %10.2f  %+7.1f%%  %6s %-6s\n",
-                    static_cast<long long>(m.size_bytes), meas, pred, err * 100, it->algo.c_str(),
-                    it->proto.c_str());
+                    static_cast<long long>(m.size_bytes), meas, pred, err * 100, it->algo.c_str(), it->proto.c_str());
       c.text += line;
-      c.rows.push_back(
-          {{"size_bytes", m.size_bytes}, {"measured_us", meas}, {"predicted_us", pred}, {"error", err}});
+      c.rows.push_back({{"size_bytes", m.size_bytes}, {"measured_us", meas}, {"predicted_us", pred}, {"error", err}});
     }
   // Rows are matched by nccl-tests' printed size: a file none of whose sizes is predicted compares
   // nothing, an error; sizes within the predicted range that match no row (another alignment, -f

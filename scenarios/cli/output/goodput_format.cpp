@@ -228,9 +228,8 @@ std::vector<std::string> goodput_lines(const models::RunResult& r) {
                         format_usd(r.cost.usd_per_run), format_seconds(r.step_time_s))
           : "";
   // The GPUs paid for: whole nodes, so idle GPUs of a node count ("x 16 GPUs billed, 8 in use").
-  const std::string billed = g.billed_gpus > g.gpus
-                                 ? fmt::format("{} GPUs billed, {} in use", g.billed_gpus, g.gpus)
-                                 : fmt::format("{} GPUs", g.gpus);
+  const std::string billed = g.billed_gpus > g.gpus ? fmt::format("{} GPUs billed, {} in use", g.billed_gpus, g.gpus)
+                                                    : fmt::format("{} GPUs", g.gpus);
   if (g.price_per_gpu_hour > 0 && g.finishes())
     out.push_back(fmt::format("cost       {} expected ({} without failures{}) at ${:.2f} per GPU-hour x {}",
                               goodput_usd(g.expected_cost), goodput_usd(g.work_cost), work_step, g.price_per_gpu_hour,

@@ -10,7 +10,6 @@
 
 #include <fmt/format.h>
 
-#include "viz/format.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/output/goodput_format.hpp"
@@ -18,6 +17,7 @@
 #include "scenarios/cli/output/result_format.hpp"
 #include "scenarios/cli/output/result_schema.hpp"
 #include "scenarios/cli/scenario_sets.hpp"
+#include "viz/format.hpp"
 #include "viz/viz.hpp"
 
 namespace scenarios {
@@ -245,7 +245,7 @@ int cmd_compare(int argc, char** argv) {
           return r.goodput.estimated ? f(r.goodput) : std::string("-");
         };
         text_row("interruptions / day", [&](const models::RunResult& r) {
-          return est(r, [](const G& g) { // as run prints it: a small rate keeps two significant digits, not "0.00"
+          return est(r, [](const G& g) {  // as run prints it: a small rate keeps two significant digits, not "0.00"
             return fmt::format("{} ({} GPU{})", viz::fmt::two_decimals(g.interruptions_per_day), g.gpus,
                                g.gpus == 1 ? "" : "s");
           });
@@ -267,11 +267,11 @@ int cmd_compare(int argc, char** argv) {
         });
         // With --samples the goodput rests on the sampled mean step, $ per run on the simulated one:
         // say so, or a cost that grew by the GPUs' variability reads as failures' cost.
-        if (std::any_of(results.begin(), results.end(), [](const models::RunResult& r) {
-              return r.goodput.estimated && r.variability.sampled;
-            }))
-          out += "(expected wall time and cost are at the sampled mean step, which holds the GPUs' variability; "
-                 "run time and $ per run at the simulated step)\n";
+        if (std::any_of(results.begin(), results.end(),
+                        [](const models::RunResult& r) { return r.goodput.estimated && r.variability.sampled; }))
+          out +=
+              "(expected wall time and cost are at the sampled mean step, which holds the GPUs' variability; "
+              "run time and $ per run at the simulated step)\n";
       }
       // TCP sockets faster than EFA or InfiniBand surprises people: say why where it happens.
       auto uses = [](const models::RunResult& r, const char* prefix) {

@@ -202,8 +202,7 @@ TEST_CASE("commsim diff: each collective row names what sets its simulated time"
   REQUIRE(four.exit_code == 0);
   std::map<std::string, std::string> parameter;
   const auto rows = nlohmann::json::parse(four.out).at("rows");
-  for (const auto& row : rows)
-    parameter[row["name"].get<std::string>()] = row["parameter"].get<std::string>();
+  for (const auto& row : rows) parameter[row["name"].get<std::string>()] = row["parameter"].get<std::string>();
   CHECK(parameter["all_reduce 262144 B on 4 ranks"] == "nccl.launch_overhead");
   CHECK(parameter["all_reduce 1073741824 B on 4 ranks"] == "nvlink.efficiency.simple");
 }
