@@ -149,7 +149,8 @@ TEST_CASE("scenarios: topo shows network and NVLink peers of a multi-node job th
     CHECK(t.out.find(net_line) != std::string::npos);
     const auto j = run_commsim({"topo", kSizesA3Mega, "--set", std::string("cluster.instance=") + instance, "--json"});
     REQUIRE(j.exit_code == 0);
-    for (const auto& p : nlohmann::json::parse(j.out)["pairs"]) CHECK(p["channels"].get<int>() == 2);
+    const auto pairs = nlohmann::json::parse(j.out).at("pairs");  // held: a temporary's member would dangle
+    for (const auto& p : pairs) CHECK(p["channels"].get<int>() == 2);
   }
 }
 
