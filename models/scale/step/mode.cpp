@@ -44,17 +44,28 @@ bool has_all_to_all(const std::vector<workload::Program>& programs) {
 // by name; "" where none. Megatron carves expert-parallel groups out of the data-parallel
 // dimension, so its MoE layers' all-to-alls span replicas.
 std::string all_to_all_across(const workload::StepPlan& plan, const std::vector<int>& replica_of) {
+  // Each program's all-to-all group slots, read once: ranks share programs, and a step's programs
+  // hold every micro-batch's operations (131,072 ranks over them would be billions of visits).
+  std::vector<std::vector<uint8_t>> slots(plan.programs.size());
+  bool any = false;
+  for (std::size_t p = 0; p < plan.programs.size(); ++p)
+    for (const auto& stream : plan.programs[p].ops)
+      for (const auto& op : stream)
+        if (op.kind == workload::OpKind::Collective && op.coll == nccl::CollOp::AllToAll &&
+            std::find(slots[p].begin(), slots[p].end(), op.slot) == slots[p].end()) {
+          slots[p].push_back(op.slot);
+          any = true;
+        }
+  if (!any) return "";
   std::vector<char> checked(plan.groups.size(), 0);
   for (const workload::RankSetup& rank : plan.ranks)
-    for (const auto& stream : plan.programs[rank.program].ops)
-      for (const auto& op : stream) {
-        if (op.kind != workload::OpKind::Collective || op.coll != nccl::CollOp::AllToAll) continue;
-        const int g = rank.group[op.slot];
-        if (g < 0 || checked[g]) continue;
-        checked[g] = 1;
-        for (int r : plan.groups[g].ranks)
-          if (replica_of[r] != replica_of[plan.groups[g].ranks.front()]) return plan.groups[g].name;
-      }
+    for (uint8_t slot : slots[rank.program]) {
+      const int g = rank.group[slot];
+      if (g < 0 || checked[g]) continue;
+      checked[g] = 1;
+      for (int r : plan.groups[g].ranks)
+        if (replica_of[r] != replica_of[plan.groups[g].ranks.front()]) return plan.groups[g].name;
+    }
   return "";
 }
 
