@@ -37,6 +37,11 @@ struct NcclTestsRow {
   NcclTestsResult oop;                // out-of-place
   std::optional<NcclTestsResult> ip;  // in-place (absent when the table has one group only)
   int line = 0;                       // where the row starts
+  // The time a row of a run on `ranks` ranks is compared by: the faster column (noise only adds
+  // time), but out of place on one rank, where in place is no work at all.
+  double compared_time_us(int ranks) const {
+    return ip && ranks != 1 && ip->time_us < oop.time_us ? ip->time_us : oop.time_us;
+  }
 };
 
 struct NcclTestsRun {

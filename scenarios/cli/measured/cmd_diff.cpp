@@ -137,9 +137,8 @@ int cmd_diff(int argc, char** argv) {
           apply_run_to_spec(run, env, version, run_specs.emplace_back(scenario.spec));
           check_run_nccl_env(run_specs.back().nccl_env, env_at);
           for (const auto& row : run.rows) {
-            // The faster column (noise only adds time), except on one rank, where in place is no work at all.
-            const double us = row.ip && run.ranks != 1 ? std::min(row.oop.time_us, row.ip->time_us) : row.oop.time_us;
-            collectives.push_back({run.op, row.size_bytes, run.ranks, us * 1e-6, f, &run_specs.back()});
+            collectives.push_back(
+                {run.op, row.size_bytes, run.ranks, row.compared_time_us(run.ranks) * 1e-6, f, &run_specs.back()});
           }
         }
       }

@@ -121,8 +121,7 @@ Comparison compare_with(const std::string& file, const models::calibrate::NcclTe
         unmatched.push_back(static_cast<long long>(m.size_bytes));
         continue;
       }
-      // The faster column (noise only adds time), out of place on one rank (in place is no work there).
-      const double meas = m.ip && ranks != 1 ? std::min(m.oop.time_us, m.ip->time_us) : m.oop.time_us;
+      const double meas = m.compared_time_us(ranks);
       const double pred = it->compared_time_us(ranks);
       const double err = pred / meas - 1;
       errs.push_back(std::fabs(err));
