@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "models/error.hpp"
+#include "models/goodput/goodput.hpp"
 #include "models/hw/gpu_memory.hpp"
 #include "models/hw/instance.hpp"
 #include "models/plan/bounds.hpp"
@@ -68,7 +69,7 @@ double objective_of(const Evaluated& e, Objective o) {
 }  // namespace
 
 bool Evaluated::meets(const PlanOptions& o) const {
-  if (!simulated || !fits || !error.empty()) return false;
+  if (!simulated || !fits || !error.empty() || !std::isfinite(train_s)) return false;
   if (o.budget_usd && (!cost_usd || *cost_usd > *o.budget_usd)) return false;
   if (o.deadline_s && train_s > *o.deadline_s) return false;
   return true;
@@ -89,7 +90,20 @@ Evaluated evaluate_scenario(const ScenarioSpec& spec, const Candidate& described
     const RunResult r = run_scenario(spec, options);
     e.fits = r.fits();
     e.step_s = r.step_time_s;
-    e.train_s = r.step_time_s * steps.value_or(double(r.steps));
+    e.work_s = r.step_time_s * steps.value_or(double(r.steps));
+    e.train_s = e.work_s;
+    if (r.goodput.estimated) {  // the run's failure rates and checkpoint, over the plan's work
+      const GoodputResult& g = r.goodput;
+      const goodput::GoodputEstimate w = goodput::estimate_goodput({.work_s = e.work_s,
+                                                                    .step_s = r.step_time_s,
+                                                                    .blocking_s = g.checkpoint_blocking_s,
+                                                                    .write_s = g.checkpoint_write_s,
+                                                                    .async = g.checkpoint_async,
+                                                                    .restart_s = g.restart_s,
+                                                                    .mtbf_s = g.mtbf_s});
+      e.train_s = w.wall_s;
+      e.goodput = w.goodput;
+    }
     e.tokens_per_s = r.throughput.tokens_per_s;
     e.mfu = r.throughput.mfu;
     e.memory_peak_bytes = r.memory.peak_bytes;
@@ -99,6 +113,7 @@ Evaluated evaluate_scenario(const ScenarioSpec& spec, const Candidate& described
     if (r.cost.known) {
       e.usd_per_hour = r.cost.usd_per_hour;
       e.cost_usd = billed_seconds(r.cost.pricing, e.train_s) * r.cost.usd_per_hour / 3600;
+      e.work_cost_usd = billed_seconds(r.cost.pricing, e.work_s) * r.cost.usd_per_hour / 3600;
       e.pricing = r.cost.pricing;
     }
   } catch (const SpecError& err) {

@@ -3,12 +3,16 @@
 // lower bound (bounds.hpp), ordered by the lower bound of the objective, and simulated best first
 // with run_scenario (the normal engine, as `commsim run` would run the candidate's scenario) on
 // `jobs` threads until no candidate left can beat the best found (exactness argument: README.md).
-//   time to train  steps x step_s, steps = ceil(training.tokens / (global_batch x seq)), else
+//   work           steps x step_s, steps = ceil(training.tokens / (global_batch x seq)), else
 //                  training.steps (the same for every candidate: the global batch is fixed);
+//   time to train  the expected wall time of that work with the candidate's failures, checkpoints
+//                  and restarts (models/goodput: Daly's law at the candidate's GPU and host
+//                  counts, as `commsim run` reports it), never less than the work;
 //   cost           time to train x the cluster's $/hour / 3600 (models/run/cost.hpp).
 // Objective time: the fastest candidate whose cost <= budget and time <= deadline; cost: the
 // cheapest under the same constraints. A candidate is skipped (never simulated) only when its
-// lower bound already breaks a constraint or cannot beat the best found so far:
+// lower bound already breaks a constraint or cannot beat the best found so far (the bound is the
+// work's, and the wall time is never below the work, so it bounds the time to train too):
 //   time objective:  steps x bound_s > best time;   cost objective: bound cost > best cost.
 // With pareto_exact, only when a simulated candidate is at least as fast and as cheap as its
 // bounds (so the time/cost Pareto front is exact too). audit simulates every skipped candidate
@@ -51,13 +55,17 @@ struct Evaluated {
   double step_bound_s = 0, memory_bound_bytes = 0;
   bool simulated = false, fits = false;
   std::string error;  // the run's error (a layout the engine refused)
-  double step_s = 0, train_s = 0, tokens_per_s = 0, mfu = 0;
+  double step_s = 0, tokens_per_s = 0, mfu = 0;
+  double work_s = 0;   // failure-free: steps x step_s
+  double train_s = 0;  // expected wall time: work_s with failures, checkpoints, restarts (infinite: never finishes)
+  double goodput = 1;  // work_s / train_s
   double memory_peak_bytes = 0, memory_capacity_bytes = 0;
-  std::optional<double> usd_per_hour, cost_usd;  // nullopt: no price for the instance
+  std::optional<double> usd_per_hour, cost_usd;  // cost_usd: of train_s; nullopt: no price for the instance
+  std::optional<double> work_cost_usd;           // of work_s
   std::string pricing;  // how the price is sold (CostResult::pricing: on-demand, capacity block, given); "" without
   RankBreakdown breakdown;                       // the mean rank's step
   std::vector<std::string> caveats;        // RunResult::caveats: where the machine at this size is known to differ
-  bool meets(const PlanOptions& o) const;  // fits, cost <= budget, time <= deadline
+  bool meets(const PlanOptions& o) const;  // fits, finishes, cost <= budget, time <= deadline
 };
 
 // What became of one instance's candidates (an instance with no row says why).

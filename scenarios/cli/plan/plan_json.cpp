@@ -1,6 +1,9 @@
 // `commsim plan --json` / `--csv` and reading shard outputs back (plan_json.hpp).
 #include "scenarios/cli/plan/plan_json.hpp"
 
+#include <cmath>
+#include <limits>
+
 #include "scenarios/cli/plan/plan_report.hpp"
 #include "scenarios/cli/sweep/sweep_rows.hpp"
 #include "scenarios/load/input_file.hpp"
@@ -76,9 +79,15 @@ Json plan_row_json(const models::plan::Evaluated& e, size_t rank, bool pareto) {
   j["distributed_optimizer"] = c.distributed_optimizer;
   j["step_time_s"] = e.step_s;
   j["step_bound_s"] = e.step_bound_s;
-  j["train_time_s"] = e.train_s;
+  // train_time_s and cost_usd keep their meaning (the failure-free steps); the rows are ranked by
+  // the expected ones (null: the run is not expected to finish).
+  auto finite = [](const std::optional<double>& v) { return v && std::isfinite(*v) ? Json(*v) : Json(nullptr); };
+  j["train_time_s"] = e.work_s;
+  j["expected_train_time_s"] = finite(e.train_s);
+  j["goodput"] = e.goodput;
   j["usd_per_hour"] = opt(e.usd_per_hour);
-  j["cost_usd"] = opt(e.cost_usd);
+  j["cost_usd"] = opt(e.work_cost_usd);
+  j["expected_cost_usd"] = finite(e.cost_usd);
   j["pricing"] = e.cost_usd && !e.pricing.empty() ? Json(e.pricing) : Json(nullptr);
   j["tokens_per_s"] = e.tokens_per_s;
   j["mfu"] = e.mfu;
@@ -184,9 +193,15 @@ models::plan::Evaluated plan_row_from(const Json& row) {
   e.fits = row["fits"].get<bool>();
   e.step_s = row["step_time_s"].get<double>();
   e.step_bound_s = row["step_bound_s"].get<double>();
-  e.train_s = row["train_time_s"].get<double>();
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  e.work_s = row["train_time_s"].get<double>();
+  e.train_s = row["expected_train_time_s"].is_null() ? kNever : row["expected_train_time_s"].get<double>();
+  e.goodput = row["goodput"].get<double>();
   if (!row["usd_per_hour"].is_null()) e.usd_per_hour = row["usd_per_hour"].get<double>();
-  if (!row["cost_usd"].is_null()) e.cost_usd = row["cost_usd"].get<double>();
+  if (!row["cost_usd"].is_null()) {
+    e.work_cost_usd = row["cost_usd"].get<double>();
+    e.cost_usd = row["expected_cost_usd"].is_null() ? kNever : row["expected_cost_usd"].get<double>();
+  }
   if (!row["pricing"].is_null()) e.pricing = row["pricing"].get<std::string>();
   e.tokens_per_s = row["tokens_per_s"].get<double>();
   e.mfu = row["mfu"].get<double>();

@@ -186,7 +186,8 @@ def plan(
     **options: Any,
 ) -> dict:
     """``commsim plan PATH --json``: the ranked layouts (``rows``, best first, each with ``gpus``,
-    ``nodes``, ``instance``, ``layout``, ``train_time_s``, ``cost_usd``), the Pareto front
+    ``nodes``, ``instance``, ``layout``, ``expected_train_time_s`` and ``expected_cost_usd`` with
+    failures, by which they are ranked, ``train_time_s`` and ``cost_usd`` without), the Pareto front
     (``pareto_ranks``) and what became of each instance's candidates (``space["instances"]``).
     ``instances``: one name or a list of names. ``gpus``: ``(64, 1024)`` or ``[64, 1024]``,
     ``"64..1024"`` or one count. Any other option of the command by its

@@ -65,7 +65,8 @@ TEST_CASE("plan: shards rank every candidate once and their best is the whole se
   CHECK(best == best_time(whole));
 }
 
-TEST_CASE("plan: time to train is steps x step, and the steps come from training.tokens", "[models][plan]") {
+TEST_CASE("plan: the work is steps x step, the steps come from training.tokens, the time to train adds failures",
+          "[models][plan]") {
   auto base = plan_test::small_base();
   base.training.tokens = 1e9;
   PlanOptions o = plan_test::small_options();
@@ -75,11 +76,18 @@ TEST_CASE("plan: time to train is steps x step, and the steps come from training
   CHECK(r.tokens_per_step == 65536);
   CHECK(r.steps == 15259);
   REQUIRE(!r.ranked.empty());
-  for (const auto& e : r.ranked) CHECK(e.train_s == Approx(e.step_s * 15259).epsilon(1e-12));
-  // p5.48xlarge has a catalog price: cost = time x nodes x $/h / 3600.
+  for (const auto& e : r.ranked) {
+    CHECK(e.work_s == Approx(e.step_s * 15259).epsilon(1e-12));
+    // Daly's expected wall time over the catalog's failure rates: above the work, by its goodput.
+    CHECK(e.train_s > e.work_s);
+    CHECK(e.goodput == Approx(e.work_s / e.train_s).epsilon(1e-12));
+  }
+  // p5.48xlarge has a catalog price: cost = time x nodes x $/h / 3600, of either time.
   const auto& w = r.ranked.front();
   REQUIRE(w.cost_usd);
+  REQUIRE(w.work_cost_usd);
   CHECK(*w.cost_usd == Approx(w.train_s * 55.04 * w.candidate.nodes / 3600).epsilon(1e-12));
+  CHECK(*w.work_cost_usd == Approx(w.work_s * 55.04 * w.candidate.nodes / 3600).epsilon(1e-12));
   CHECK(w.pricing == "on-demand");
 }
 
@@ -151,9 +159,10 @@ TEST_CASE("plan: on two priced instances the cost objective ranks by $ of the cl
     seen[p5e] = true;
     const double node_usd = p5e ? 39.80 : 55.04;
     REQUIRE(e.cost_usd);
-    // A Capacity Block is paid for its whole window (whole days), on-demand by the second.
-    const double paid_s = models::billed_seconds(e.pricing, e.step_s * r.steps);
-    CHECK(paid_s == (p5e ? 86400 : e.step_s * r.steps));
+    // A Capacity Block is paid for its whole window (whole days), on-demand by the second; both
+    // over the expected time to train (the steps, failures and restarts).
+    const double paid_s = models::billed_seconds(e.pricing, e.train_s);
+    CHECK(paid_s == (p5e ? 86400 : e.train_s));
     CHECK(*e.cost_usd == Approx(paid_s * e.candidate.nodes * node_usd / 3600).epsilon(1e-12));
     CHECK(e.pricing == (p5e ? "capacity block" : "on-demand"));
     if (i > 0) CHECK(*r.ranked[i - 1].cost_usd <= *e.cost_usd);

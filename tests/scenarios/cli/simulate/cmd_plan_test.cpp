@@ -37,7 +37,7 @@ TEST_CASE("scenarios: plan prints a ranked table with GPUs, nodes, $ and the Par
   const auto r = run_commsim(kPlan);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("target     1e+09 tokens = 15259 steps of 65536 tokens") != std::string::npos);
-  CHECK(r.out.find("rank       time       cost") != std::string::npos);
+  CHECK(r.out.find("rank       time goodput       cost") != std::string::npos);
   CHECK(r.out.find("x p5.48xlarge") != std::string::npos);
   CHECK(r.out.find("Pareto front") != std::string::npos);
   CHECK(r.out.find("why #1 wins over #2") != std::string::npos);
@@ -321,7 +321,7 @@ TEST_CASE("scenarios: plan with no layout inside a deadline or budget names the 
   CHECK(poor.err.find(named(fastest)) != std::string::npos);
   CHECK(poor.err.find("; the cheapest simulated takes ") != std::string::npos);
   CHECK(poor.err.find(named(cheapest)) != std::string::npos);
-  CHECK(poor.err.find(fmt::format("${:.2f}", cheapest["cost_usd"].get<double>())) != std::string::npos);
+  CHECK(poor.err.find(fmt::format("${:.2f}", cheapest["expected_cost_usd"].get<double>())) != std::string::npos);
   // The shipped 8B example, whose cheapest layout (ZeRO-1 on one node) has neither the lowest
   // cost bound nor one of the eight lowest: found all the same.
   const std::string example = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/plan_llama3_8b.toml";

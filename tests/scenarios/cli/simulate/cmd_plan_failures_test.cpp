@@ -1,0 +1,90 @@
+// `commsim plan` ranks by the expected wall time to train, failures, checkpoints and restarts
+// included, as `commsim run` reports it on its goodput line: a layout whose steps alone meet a
+// deadline but whose expected time does not is not ranked, and with no failure rate the two are
+// one figure.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/scenarios/command_runner.hpp"
+
+namespace fs = std::filesystem;
+using scenarios_test::run_commsim;
+
+namespace {
+const std::string kFailingSmall = std::string(COMMSIM_SOURCE_DIR) + "/tests/scenarios/cli/plan/small.toml";
+// One GPU failure per 50 GPU-hours (the catalog's rates are ~2,000 times rarer): on 8 GPUs the
+// MTBF is about 6 hours, so the run's expected time is well above its steps'.
+const std::string kOften = "cluster.params.failures.gpu=2e4";
+const std::vector<std::string> kFailingPlan = {"plan",  kFailingSmall, "--gpus", "8", "--strategies", "megatron,zero3",
+                                        "--micro-batches", "1", "--cp", "1", "--max-pp", "2", "--max-vp", "1",
+                                        "--jobs", "2", "--json", "--set", kOften};
+
+std::vector<std::string> plus_args(std::vector<std::string> args, const std::vector<std::string>& extra) {
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+}  // namespace
+
+TEST_CASE("scenarios: plan's time and cost are the expected ones with failures, as run reports them", "[scenarios]") {
+  const auto p = run_commsim(plus_args(kFailingPlan, {"--include", kFailingSmall}));
+  REQUIRE(p.exit_code == 0);
+  const auto j = nlohmann::json::parse(p.out);
+  const auto& yours = j["included"];
+  const auto run = run_commsim({"run", kFailingSmall, "--json", "--set", kOften});
+  REQUIRE(run.exit_code == 0);
+  const auto g = nlohmann::json::parse(run.out)["goodput"];
+  CHECK(yours["expected_train_time_s"].get<double>() == Approx(g["expected_wall_s"].get<double>()).epsilon(1e-9));
+  CHECK(yours["expected_cost_usd"].get<double>() == Approx(g["expected_cost_usd"].get<double>()).epsilon(1e-9));
+  CHECK(yours["goodput"].get<double>() == Approx(g["goodput"].get<double>()).epsilon(1e-9));
+  REQUIRE(j["rows"].size() > 1);
+  double previous = 0;
+  for (const auto& row : j["rows"]) {
+    const double work = row["train_time_s"].get<double>(), wall = row["expected_train_time_s"].get<double>();
+    CHECK(wall > 1.01 * work);  // failures every ~6 h cost more than 1 %
+    CHECK(row["goodput"].get<double>() == Approx(work / wall).epsilon(1e-7));
+    CHECK(row["expected_cost_usd"].get<double>() > row["cost_usd"].get<double>());
+    CHECK(wall >= previous);  // ranked by it
+    previous = wall;
+  }
+}
+
+TEST_CASE("scenarios: plan holds a deadline to the expected time, which with no failures is the steps' time",
+          "[scenarios]") {
+  const auto first = run_commsim(kFailingPlan);
+  REQUIRE(first.exit_code == 0);
+  const auto best = nlohmann::json::parse(first.out)["rows"][0];
+  const double work = best["train_time_s"].get<double>(), wall = best["expected_train_time_s"].get<double>();
+  REQUIRE(wall > work);
+  // A deadline the winner's steps meet and its expected time misses: it is no longer ranked.
+  const std::string deadline = fmt::format("{:.0f}s", (work + wall) / 2);
+  const auto tight = run_commsim(plus_args(kFailingPlan, {"--deadline", deadline}));
+  if (tight.exit_code == 0) {
+    for (const auto& row : nlohmann::json::parse(tight.out)["rows"]) {
+      CHECK(row["layout"] != best["layout"]);
+      CHECK(row["expected_train_time_s"].get<double>() <= (work + wall) / 2);
+    }
+  } else {
+    CHECK(tight.exit_code == 2);
+    CHECK(tight.err.find("deadline") != std::string::npos);
+  }
+  // No failure rate: nothing to recover from, the expected time is the steps' time.
+  std::vector<std::string> calm = {"plan",  kFailingSmall, "--gpus", "8", "--strategies", "megatron,zero3",
+                                   "--micro-batches", "1", "--cp", "1", "--max-pp", "2", "--max-vp", "1",
+                                   "--jobs", "2", "--json"};
+  for (const char* c : {"gpu", "hbm", "nic", "network", "software", "host"})
+    calm.insert(calm.end(), {"--set", fmt::format("cluster.params.failures.{}=0", c)});
+  const auto none = run_commsim(calm);
+  REQUIRE(none.exit_code == 0);
+  for (const auto& row : nlohmann::json::parse(none.out)["rows"]) {
+    CHECK(row["expected_train_time_s"].get<double>() == row["train_time_s"].get<double>());
+    CHECK(row["goodput"].get<double>() == 1.0);
+  }
+}
