@@ -15,8 +15,10 @@ struct UsableMemory {
   std::string source;  // the measurement, or the rule for a GPU not measured
 };
 
-// Measured where a measurement is committed; else the datasheet's figure read as GiB times the
-// fraction the driver left on the measured GPUs (0.99: 0.9897 on the H100, 0.9915 on the H200).
+// Measured where a measurement is committed; else nvidia-smi's total where public logs give it,
+// times the share a process got of it on the measured GPUs (0.995); else the datasheet's figure
+// read as GiB times the share of it on the measured GPUs (0.99: 0.9897 on the H100, 0.9915 on
+// the H200).
 UsableMemory usable_memory(const GpuSpec& gpu);
 
 }  // namespace models::hw

@@ -59,7 +59,7 @@ void dgx_nodes(std::vector<NodeSpec>& c) {
     n.cpu = CpuVendor::Intel;
     n.cpu_family = "sapphirerapids";
     ib_nics(n, 8, 1, 400);
-    n.eth_bytes_per_s = 100 * kGbit;  // the 100 Gb/s Ethernet NIC
+    n.eth_bytes_per_s = 400 * kGbit;  // as dgx-h100: the 400 Gb/s storage / in-band ConnectX-7 ports
     n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 4800);
     n.nvls = true;  // NVSwitch gen 3 with multicast (NVLink SHARP): see dgx-h100 in make_node_catalog
     // dgx-h100 itself is main's entry in make_node_catalog (with its RoCE variant); only the H200 here.
@@ -124,6 +124,7 @@ std::vector<NodeSpec> make_node_catalog() {
     n.gpus_per_host_bridge = 1;
     n.cpu = CpuVendor::Amd;
     n.cpu_family = "milan";
+    n.host_pcie_gen = 4;  // Milan's root ports: the switches' uplinks at 16 GT/s x16 (p5.48xl-topo.xml)
     efa_nics(n, 32, 4, 2, 100);
     aws_ofi_env(n, true);  // platforms "p5/p5e", "p5en/p6-b200"
     // NVLS on: aws-ofi-nccl (src/platform-aws.cpp, "p5/p5e" and "p5en/p6-b200") sets
@@ -143,6 +144,7 @@ std::vector<NodeSpec> make_node_catalog() {
     // 200 Gb/s EFA v3 (2 per GPU switch), 3200 Gbps.
     n.name = "p5en.48xlarge";
     n.citation = "AWS EC2 P5 instance page (p5en)";
+    n.host_pcie_gen = 0;  // Sapphire Rapids: Gen5 to the CPU too
     n.cpu = CpuVendor::Intel;
     n.cpu_family = "sapphirerapids";
     efa_nics(n, 16, 2, 3, 200);
@@ -248,6 +250,8 @@ std::vector<NodeSpec> make_node_catalog() {
     n.cpu = CpuVendor::Intel;
     n.cpu_family = "sapphirerapids";
     ib_nics(n, 8, 1, 400);
+    // NCCL's Socket transport on the 2 x dual-port 400 Gb/s ConnectX-7 (storage and in-band
+    // network); the 100 Gb/s NIC is out-of-band management, which NCCL is not pointed at.
     n.eth_bytes_per_s = 400 * kGbit;
     n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 4800);
     // NVLink SHARP: third-generation NVSwitch with multicast, which NCCL uses by default for

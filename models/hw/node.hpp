@@ -53,6 +53,12 @@ struct NodeSpec {
   // PCIe layout (see topology/node_graph.hpp for how it becomes a graph)
   int pcie_gen = 4;
   int pcie_lanes = 16;
+  // The PCIe switches' uplinks to the CPU where they run an older generation than the GPUs (p5's
+  // Gen5 GPUs and switches reach AMD Milan's Gen4 root ports: 16 GT/s x16 in aws-ofi-nccl's
+  // p5.48xl-topo.xml); 0: pcie_gen. Host traffic (offload, checkpoint copies) crosses them; GPUDirect
+  // RDMA stays under the switch.
+  int host_pcie_gen = 0;
+  int host_link_gen() const { return host_pcie_gen > 0 ? host_pcie_gen : pcie_gen; }
   int numa_nodes = 1;
   int gpus_per_switch = 0;       // GPUs under one PCIe switch; 0: each GPU on a root port
   int gpus_per_host_bridge = 1;  // GPUs (with their switches) under one host bridge

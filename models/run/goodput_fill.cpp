@@ -64,7 +64,7 @@ void fill_goodput(RunResult& result, const ScenarioSpec& spec) {
        .bytes_per_param = checkpoint_bytes_per_param(spec),
        .gpus = gpus,
        .storage_bandwidth = g.storage_bandwidth_bytes_per_s,
-       .host_copy_bandwidth = hw::pcie(node.pcie_gen, node.pcie_lanes).bytes_per_s,
+       .host_copy_bandwidth = hw::pcie(node.host_link_gen(), node.pcie_lanes).bytes_per_s,
        .async = g.checkpoint_async});
   g.checkpoint_bytes = ckpt.bytes;
   g.checkpoint_write_s = ckpt.write_s;

@@ -44,6 +44,8 @@ NodeLinkRates node_link_rates(const ScenarioSpec& spec, const hw::NodeSpec& node
   }
   hw::LinkTech pci = hw::pcie(node.pcie_gen, node.pcie_lanes);
   k.pcie_bw = param_or(spec.cluster.params, "pcie.bandwidth", pci.bytes_per_s);
+  k.host_pcie_bw =
+      param_or(spec.cluster.params, "pcie.bandwidth", hw::pcie(node.host_link_gen(), node.pcie_lanes).bytes_per_s);
   k.pcie_lat = param_or(spec.cluster.params, "pcie.latency", pci.latency_s);
   k.mem_bw = param_or(spec.cluster.params, "hostmem.bandwidth", node.host_mem_bytes_per_s);
   hw::LinkTech nic = node.nic_kind == hw::NicKind::Efa    ? hw::efa(node.efa_generation, node.nic_bytes_per_s * 8 / 1e9)

@@ -13,6 +13,7 @@ struct NodeLinkRates {
   int gpus = 0;
   double nvl_bw = 0, nvl_lat = 0, nvl_eff = 1;
   double pcie_bw = 0, pcie_lat = 0, mem_bw = 0, nic_bw = 0, nic_lat = 0, eth_bw = 0, eth_lat = 0;
+  double host_pcie_bw = 0;  // a PCIe switch's uplink to the CPU (NodeSpec::host_link_gen); pcie_bw where the same
   double nic_eff = 1;
   const char* nic_kind = "eth";  // the NIC links' kind as `run --json` names it: "efa", "ib", "eth"
 };

@@ -242,6 +242,7 @@ class WorldImpl final : public World {
     std::string s = node.name + " (" + std::to_string(node.gpus) + " x " + node.gpu.name;
     if (node.nvlink_gen) s += ", NVLink" + std::to_string(node.nvlink_gen) + (node.nvswitch ? " NVSwitch" : "");
     s += ", PCIe gen" + std::to_string(node.pcie_gen);
+    if (node.host_link_gen() != node.pcie_gen) s += " (gen" + std::to_string(node.host_link_gen()) + " to the CPU)";
     if (node.nics) {
       char rate[32];
       std::snprintf(rate, sizeof rate, "%g", node.nic_bytes_per_s * 8 / 1e9);
@@ -338,6 +339,8 @@ class WorldImpl final : public World {
       name.assign("node").append(std::to_string(n + first_node_)).push_back('/');
       const std::size_t p = name.size();
       l.graph = &kind.graph;
+      // A GPU on a root port of its own runs at the older of its and the CPU's generation.
+      const double gpu_pcie_bw = kind.graph.pcie_switches() > 0 ? k.pcie_bw : std::min(k.pcie_bw, k.host_pcie_bw);
       node_links_[n].first = static_cast<uint32_t>(net.link_count());
       for (int g = 0; g < k.gpus; ++g) {
         name.resize(p);
@@ -350,15 +353,15 @@ class WorldImpl final : public World {
         if (proxy_budget)
           l.proxy.push_back(
               add_port(net, named(gp, "proxy"), "proxy", 2 * hw::kTcpThreadBytesPerS, sock_eff, Time::zero()));
-        l.pcie_up.push_back(net.add_link(named(gp, "pcie.up"), "pcie", k.pcie_bw, pcie_half));
-        l.pcie_down.push_back(net.add_link(named(gp, "pcie.down"), "pcie", k.pcie_bw, pcie_half));
+        l.pcie_up.push_back(net.add_link(named(gp, "pcie.up"), "pcie", gpu_pcie_bw, pcie_half));
+        l.pcie_down.push_back(net.add_link(named(gp, "pcie.down"), "pcie", gpu_pcie_bw, pcie_half));
       }
       for (int s = 0; s < kind.graph.pcie_switches(); ++s) {
         name.resize(p);
         name.append("pcisw").append(std::to_string(s)).push_back('/');
         const std::size_t sp = name.size();
-        l.sw_up.push_back(net.add_link(named(sp, "pcie.up"), "pcie", k.pcie_bw, Time::zero()));
-        l.sw_down.push_back(net.add_link(named(sp, "pcie.down"), "pcie", k.pcie_bw, Time::zero()));
+        l.sw_up.push_back(net.add_link(named(sp, "pcie.up"), "pcie", k.host_pcie_bw, Time::zero()));
+        l.sw_down.push_back(net.add_link(named(sp, "pcie.down"), "pcie", k.host_pcie_bw, Time::zero()));
       }
       l.hostmem = net.add_link(named(p, "hostmem"), "hostmem", k.mem_bw, Time::zero());
       for (std::size_t gi = 0; gi < groups.size(); ++gi) {

@@ -1,6 +1,7 @@
 // The links a transfer crosses for each transport, and their physical capacities.
 #include <catch2/catch.hpp>
 
+#include "models/hw/links.hpp"
 #include "models/params.hpp"
 #include "models/spec.hpp"
 #include "models/world/world.hpp"
@@ -116,4 +117,30 @@ TEST_CASE("transport: 16k ranks build quickly and answer transports on demand", 
   std::vector<sim::LinkId> p;
   w->host_to_gpu(16383, p);
   CHECK(net.link_name(p.front()) == "node2047/hostmem");
+}
+
+TEST_CASE("transport: p5's PCIe switches reach the CPU at Gen4, its GPUs and NICs below them at Gen5", "[models][nccl]") {
+  // aws-ofi-nccl's p5.48xl-topo.xml: GPUs at 32 GT/s under each switch, the switch's uplink to the
+  // AMD Milan root port at 16 GT/s x16. Host traffic (staged network, offload) crosses the uplink.
+  sim::Simulator simulator;
+  sim::FlowNetwork net(simulator);
+  auto s = scenario_world_paths("p5.48xlarge", 1, 8, 2);
+  s.nccl_env["NCCL_NET_GDR_LEVEL"] = "LOC";
+  auto w = models::World::build(s, net);
+  std::vector<sim::LinkId> p;
+  w->path(3, 11, p);
+  REQUIRE(path_link_names(net, p).size() > 2);
+  CHECK(path_link_names(net, p)[0] == "node0/gpu3/pcie.up");
+  CHECK(path_link_names(net, p)[1] == "node0/pcisw3/pcie.up");
+  CHECK(net.link_capacity(p[0]) == Approx(models::hw::pcie(5, 16).bytes_per_s));
+  CHECK(net.link_capacity(p[1]) == Approx(models::hw::pcie(4, 16).bytes_per_s));
+  CHECK(models::hw::pcie(4, 16).bytes_per_s == Approx(models::hw::pcie(5, 16).bytes_per_s / 2));
+  // p5en's Sapphire Rapids hosts are Gen5 throughout.
+  sim::FlowNetwork net2(simulator);
+  auto en = scenario_world_paths("p5en.48xlarge", 1, 8, 2);
+  en.nccl_env["NCCL_NET_GDR_LEVEL"] = "LOC";
+  auto w2 = models::World::build(en, net2);
+  p.clear();
+  w2->path(3, 11, p);
+  CHECK(net2.link_capacity(p[1]) == Approx(models::hw::pcie(5, 16).bytes_per_s));
 }
