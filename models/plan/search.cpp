@@ -12,10 +12,10 @@
 #include "models/goodput/goodput.hpp"
 #include "models/hw/gpu_memory.hpp"
 #include "models/hw/instance.hpp"
+#include "models/model/model_shape.hpp"
 #include "models/plan/bounds.hpp"
 #include "models/run/cost.hpp"
 #include "models/run/run.hpp"
-#include "models/model/model_shape.hpp"
 
 namespace models::plan {
 

@@ -59,13 +59,13 @@ void fill_goodput(RunResult& result, const ScenarioSpec& spec) {
                           gpus;
   g.checkpoint_async = param_or(p, "checkpoint.async", 0) >= 0.5;
   const model::ModelShape shape = model::resolve_model(*spec.model);
-  const goodput::CheckpointCost ckpt = goodput::checkpoint_cost(
-      {.params = static_cast<double>(shape.total_params()),
-       .bytes_per_param = checkpoint_bytes_per_param(spec),
-       .gpus = gpus,
-       .storage_bandwidth = g.storage_bandwidth_bytes_per_s,
-       .host_copy_bandwidth = hw::pcie(node.host_link_gen(), node.pcie_lanes).bytes_per_s,
-       .async = g.checkpoint_async});
+  const goodput::CheckpointCost ckpt =
+      goodput::checkpoint_cost({.params = static_cast<double>(shape.total_params()),
+                                .bytes_per_param = checkpoint_bytes_per_param(spec),
+                                .gpus = gpus,
+                                .storage_bandwidth = g.storage_bandwidth_bytes_per_s,
+                                .host_copy_bandwidth = hw::pcie(node.host_link_gen(), node.pcie_lanes).bytes_per_s,
+                                .async = g.checkpoint_async});
   g.checkpoint_bytes = ckpt.bytes;
   g.checkpoint_write_s = ckpt.write_s;
   g.checkpoint_blocking_s = ckpt.blocking_s;

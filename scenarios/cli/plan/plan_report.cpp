@@ -44,10 +44,11 @@ std::string compared(double a, double b, const std::string& what) {
 std::string row_line(size_t rank_label_width, const std::string& rank, const Evaluated& e, bool front) {
   const auto& c = e.candidate;
   const double headroom = e.memory_capacity_bytes - e.memory_peak_bytes;
-  return fmt::format("{:<{}} {:>10} {:>6.1f}% {:>10} {:<9} {:>10.0f} {:>5.1f}% {:>9} {:>9} {:>6} {:>4} x {:<18} {}{}\n", rank,
-                     rank_label_width, format_duration(e.train_s), 100 * e.goodput, usd_or_no_price(e.cost_usd),
-                     pricing_label(e), e.tokens_per_s, 100 * e.mfu, format_bytes(e.memory_peak_bytes), format_bytes(headroom), c.gpus(), c.nodes,
-                     c.instance, models::plan::layout_text(c), front ? "  *" : "");
+  return fmt::format("{:<{}} {:>10} {:>6.1f}% {:>10} {:<9} {:>10.0f} {:>5.1f}% {:>9} {:>9} {:>6} {:>4} x {:<18} {}{}\n",
+                     rank, rank_label_width, format_duration(e.train_s), 100 * e.goodput, usd_or_no_price(e.cost_usd),
+                     pricing_label(e), e.tokens_per_s, 100 * e.mfu, format_bytes(e.memory_peak_bytes),
+                     format_bytes(headroom), c.gpus(), c.nodes, c.instance, models::plan::layout_text(c),
+                     front ? "  *" : "");
 }
 
 double objective(const Evaluated& e, models::plan::Objective o) {
@@ -195,8 +196,9 @@ std::string plan_text(const PlanOutput& p) {
   if (p.options.budget_usd) goal += fmt::format(", budget {}", format_usd(*p.options.budget_usd));
   if (p.options.deadline_s) goal += fmt::format(", deadline {}", format_duration(*p.options.deadline_s));
   out += "objective  " + goal + "\n";
-  out += "time       expected: the steps, checkpoints, work lost to failures and restarts at each layout's GPU count "
-         "(goodput: the steps' share); cost over that time\n";
+  out +=
+      "time       expected: the steps, checkpoints, work lost to failures and restarts at each layout's GPU count "
+      "(goodput: the steps' share); cost over that time\n";
   int64_t refused = 0;
   for (const auto& [k, v] : r.invalid) refused += v;
   out += fmt::format(
@@ -216,8 +218,9 @@ std::string plan_text(const PlanOutput& p) {
                        r.audited, r.audit_beats_winner.size(), r.audit_bound_violations.size(),
                        r.audit_beats_winner.empty() && r.audit_bound_violations.empty() ? " (exact)" : " (NOT EXACT)");
   out += "\n";
-  out += fmt::format("{:<4} {:>10} {:>7} {:>10} {:<9} {:>10} {:>6} {:>9} {:>9} {:>6} {:>4}   {:<18} {}\n", "rank", "time",
-                     "goodput", "cost", "pricing", "tokens/s", "MFU", "mem peak", "headroom", "GPUs", "nodes", "instance", "layout (* Pareto front)");
+  out += fmt::format("{:<4} {:>10} {:>7} {:>10} {:<9} {:>10} {:>6} {:>9} {:>9} {:>6} {:>4}   {:<18} {}\n", "rank",
+                     "time", "goodput", "cost", "pricing", "tokens/s", "MFU", "mem peak", "headroom", "GPUs", "nodes",
+                     "instance", "layout (* Pareto front)");
   std::vector<bool> on_front(r.ranked.size(), false);
   for (size_t i : r.pareto) on_front[i] = true;
   const size_t shown = std::min(p.top, r.ranked.size());

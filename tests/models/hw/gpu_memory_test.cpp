@@ -36,9 +36,12 @@ TEST_CASE("gpu memory: where public logs give nvidia-smi's total, a process gets
   CHECK(b300.bytes < 275040 * mib);
   CHECK(b300.source.find("nvidia-smi") == 0);
   // L40S and A10G likewise below their whole memory; B200, GB200, GB300 within 0.1 % of the old rule.
-  for (const auto& [gpu, total_mib] :
-       {std::pair{"L40S", 46068.0}, {"A10G", 23028.0}, {"L4", 23034.0}, {"B200", 183359.0}, {"GB200", 189471.0},
-        {"GB300", 284208.0}}) {
+  for (const auto& [gpu, total_mib] : {std::pair{"L40S", 46068.0},
+                                       {"A10G", 23028.0},
+                                       {"L4", 23034.0},
+                                       {"B200", 183359.0},
+                                       {"GB200", 189471.0},
+                                       {"GB300", 284208.0}}) {
     INFO(gpu);
     const auto u = models::hw::usable_memory(models::hw::find_gpu(gpu));
     CHECK(u.bytes < total_mib * mib);

@@ -73,10 +73,10 @@ TEST_CASE("presets: MoE totals and active parameters against the published ones"
     double tol;
   };
   const Row rows[] = {
-      {"qwen3-30b-a3b", 30.5e9, 3.3e9, 0, 0.02},     // Qwen3 model card: 30.5B total, 3.3B activated
-      {"qwen3-235b-a22b", 235e9, 22e9, 0, 0.02},     // 235B total, 22B activated
-      {"mixtral-8x22b", 141e9, 39e9, 0, 0.01},       // Mistral AI: 141B total, 39B active
-      {"mixtral-8x7b", 46.7e9, 12.9e9, 0, 0.01},     // 46.7B, 12.9B
+      {"qwen3-30b-a3b", 30.5e9, 3.3e9, 0, 0.02},  // Qwen3 model card: 30.5B total, 3.3B activated
+      {"qwen3-235b-a22b", 235e9, 22e9, 0, 0.02},  // 235B total, 22B activated
+      {"mixtral-8x22b", 141e9, 39e9, 0, 0.01},    // Mistral AI: 141B total, 39B active
+      {"mixtral-8x7b", 46.7e9, 12.9e9, 0, 0.01},  // 46.7B, 12.9B
       // DeepSeek-V3 report: 671B total, 37B activated, embedding and head included (README_WEIGHTS.md:
       // 36.7B with 0.9B each; the shape gives 37.55B, 2.3 % above that, with every field as config.json)
       {"deepseek-v3", 671e9, 37e9, 0, 0.02},

@@ -119,7 +119,8 @@ TEST_CASE("transport: 16k ranks build quickly and answer transports on demand", 
   CHECK(net.link_name(p.front()) == "node2047/hostmem");
 }
 
-TEST_CASE("transport: p5's PCIe switches reach the CPU at Gen4, its GPUs and NICs below them at Gen5", "[models][nccl]") {
+TEST_CASE("transport: p5's PCIe switches reach the CPU at Gen4, its GPUs and NICs below them at Gen5",
+          "[models][nccl]") {
   // aws-ofi-nccl's p5.48xl-topo.xml: GPUs at 32 GT/s under each switch, the switch's uplink to the
   // AMD Milan root port at 16 GT/s x16. Host traffic (staged network, offload) crosses the uplink.
   sim::Simulator simulator;

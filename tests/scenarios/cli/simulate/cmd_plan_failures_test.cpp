@@ -23,9 +23,25 @@ const std::string kFailingSmall = std::string(COMMSIM_SOURCE_DIR) + "/tests/scen
 // One GPU failure per 50 GPU-hours (the catalog's rates are ~2,000 times rarer): on 8 GPUs the
 // MTBF is about 6 hours, so the run's expected time is well above its steps'.
 const std::string kOften = "cluster.params.failures.gpu=2e4";
-const std::vector<std::string> kFailingPlan = {"plan",  kFailingSmall, "--gpus", "8", "--strategies", "megatron,zero3",
-                                        "--micro-batches", "1", "--cp", "1", "--max-pp", "2", "--max-vp", "1",
-                                        "--jobs", "2", "--json", "--set", kOften};
+const std::vector<std::string> kFailingPlan = {"plan",
+                                               kFailingSmall,
+                                               "--gpus",
+                                               "8",
+                                               "--strategies",
+                                               "megatron,zero3",
+                                               "--micro-batches",
+                                               "1",
+                                               "--cp",
+                                               "1",
+                                               "--max-pp",
+                                               "2",
+                                               "--max-vp",
+                                               "1",
+                                               "--jobs",
+                                               "2",
+                                               "--json",
+                                               "--set",
+                                               kOften};
 
 std::vector<std::string> plus_args(std::vector<std::string> args, const std::vector<std::string>& extra) {
   args.insert(args.end(), extra.begin(), extra.end());
@@ -76,9 +92,23 @@ TEST_CASE("scenarios: plan holds a deadline to the expected time, which with no 
     CHECK(tight.err.find("deadline") != std::string::npos);
   }
   // No failure rate: nothing to recover from, the expected time is the steps' time.
-  std::vector<std::string> calm = {"plan",  kFailingSmall, "--gpus", "8", "--strategies", "megatron,zero3",
-                                   "--micro-batches", "1", "--cp", "1", "--max-pp", "2", "--max-vp", "1",
-                                   "--jobs", "2", "--json"};
+  std::vector<std::string> calm = {"plan",
+                                   kFailingSmall,
+                                   "--gpus",
+                                   "8",
+                                   "--strategies",
+                                   "megatron,zero3",
+                                   "--micro-batches",
+                                   "1",
+                                   "--cp",
+                                   "1",
+                                   "--max-pp",
+                                   "2",
+                                   "--max-vp",
+                                   "1",
+                                   "--jobs",
+                                   "2",
+                                   "--json"};
   for (const char* c : {"gpu", "hbm", "nic", "network", "software", "host"})
     calm.insert(calm.end(), {"--set", fmt::format("cluster.params.failures.{}=0", c)});
   const auto none = run_commsim(calm);
