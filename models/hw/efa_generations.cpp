@@ -1,6 +1,9 @@
-// EFA parameters per generation (efa_generations.hpp). Every value below comes from a source that
-// no file under scenarios/validation/ holds: public measurements of that generation, read through
-// the model's own mechanisms (2 nodes of 8 GPUs: Tree/LL below 64 KiB crosses EFA twice).
+// EFA parameters per generation (efa_generations.hpp): public measurements of that generation,
+// read through the model's own mechanisms (2 nodes of 8 GPUs: Tree/LL below 64 KiB crosses EFA
+// twice). Two of EFA v2's come from a data set that scenarios/validation/p5_nodes_efa/ also holds
+// (crazyguitar/aws-gpu-communication-benchmark): its Simple step and efficiency, so those points
+// of that file are in sample (docs/accuracy.md says which); every other value's source is held by
+// no validation file.
 //
 // EFA v2 (p5, p5e: 32 x 100 Gb/s, 4 per GPU):
 //   LL 27.5 us: 2 x p5.48xlarge all_reduce_perf, NCCL's default algorithm, 16-128 B at 68.4-69.3 us
