@@ -100,6 +100,11 @@ inline constexpr auto kComputeParams = std::to_array<ParamSpec>({
      "causal SDPA forward's t0: fit over 32, 16, 8 heads on H200 (ANALYSIS.md section 7)"},
     {"compute.attention_fixed_time.bwd", ParamUnit::Seconds, kTime, 61.4e-6, "", ParamOwner::Compute,
      "causal SDPA backward's t0: same fit"},
+    {"compute.grouped_gemm_fixed_time", ParamUnit::Seconds, kTime, 18e-6, "", ParamOwner::Compute,
+     "grouped GEMM's t_g (MoE experts): fitted on one H200's torch._grouped_mm over six models' expert shapes "
+     "(measured/moe_grouped_gemm.jsonl; compute/gemm.hpp)"},
+    {"compute.grouped_gemm_group_time", ParamUnit::Seconds, kTime, 0.4e-6, "", ParamOwner::Compute,
+     "grouped GEMM's t_1 per group (expert): same fit"},
     {"compute.kernel_fixed_time", ParamUnit::Seconds, kTime, 4.1e-6, "", ParamOwner::Compute,
      "memory-bound kernel's fixed cost: median over 8 ops at two sizes on H200 (ANALYSIS.md section 2)"},
     {"compute.memory_bandwidth.elementwise",

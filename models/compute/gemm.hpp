@@ -49,4 +49,33 @@ inline constexpr MisalignedFractions kAlign2Fractions{267.1 / 793, 242.0 / 793, 
 // `align` the elements in 16 bytes of the GEMM's inputs (8 for 16-bit, 16 for 8-bit).
 LinearSeconds linear_seconds(const GemmLaw& law, int64_t tokens, int64_t in, int64_t out, int align = 8);
 
+// A grouped GEMM: one kernel over the products of L groups of one shape (an MoE layer's local
+// experts: torch._grouped_mm, Megatron-Core's GroupedGEMM), each group at the larger of its GEMM
+// law time without t0 and the time its inputs and output take through HBM, plus a fixed cost per
+// call and one per group:
+//   t = t_g + L (t_1 + max(2mnk / R + 2mn / BWc, 2 (mk + kn + mn) / BW))
+// The HBM term is what L separate products of the GEMM law miss: an expert given few tokens reads
+// its whole weight for little work (Llama 4's 5120 x 16384 gate+up at 32 tokens per expert: 168 MB
+// for 5.4 GFLOP, 39 us of HBM against 7 us of tensor cores), and the one launch is what they
+// overcharge (L t0: Qwen3-30B-A3B's 128 experts of 2048 x 1536 pay 887 us of t0 where the grouped
+// kernel takes 273 us in all). BW is the GPU's streaming rate (the Elementwise kernels', 4.26 TB/s
+// on one H200). t_g 18 us and t_1 0.4 us were fitted on one H200's grouped products of six models'
+// expert shapes (bench/device/compute/moe_grouped_gemm.py, scenarios/validation/h200x1/measured/
+// moe_grouped_gemm.jsonl: L 2-128, 32-2048 tokens per expert): median |error| 9.1 % over 384
+// products, where L products of the GEMM law miss by 24.7 % (max 5.7x); fitted on three of the
+// models, the law predicts the other three within 9.9 % (median). Carried to other GPUs unchanged
+// (t_g, t_1) and with their R, BWc and streaming rate; 16-bit operands (an fp8 grouped GEMM is not
+// measured).
+struct GroupedGemmLaw {
+  double fixed_s = 0;      // t_g
+  double per_group_s = 0;  // t_1
+  double bytes_per_s = 0;  // BW
+};
+inline constexpr double kGroupedGemmFixed = 18e-6, kGroupedGemmPerGroup = 0.4e-6;
+double grouped_gemm_seconds(const GemmLaw& law, const GroupedGemmLaw& grouped, int groups, int64_t m, int64_t n,
+                            int64_t k);
+// The three products of L linear layers of one shape over `tokens` tokens each, as grouped GEMMs.
+LinearSeconds grouped_linear_seconds(const GemmLaw& law, const GroupedGemmLaw& grouped, int groups, int64_t tokens,
+                                     int64_t in, int64_t out);
+
 }  // namespace models::compute

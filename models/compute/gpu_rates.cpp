@@ -115,6 +115,9 @@ GpuRates make_gpu_rates(const hw::GpuSpec& gpu, Precision precision, const std::
       r.adamw.bytes_per_s[i][d] =
           value(key("compute.adamw_bandwidth", name), transfer_memory_rate(kH200Adamw[i][d], gpu.hbm_bytes_per_s));
     }
+  r.grouped.fixed_s = value("compute.grouped_gemm_fixed_time", kGroupedGemmFixed);
+  r.grouped.per_group_s = value("compute.grouped_gemm_group_time", kGroupedGemmPerGroup);
+  r.grouped.bytes_per_s = r.memory.bandwidth(MemKernel::Elementwise);
   r.launch_gap_s = value("compute.launch_gap", kLaunchGap);
   r.gemm_power = value("compute.power.gemm", param_default("compute.power.gemm"));
   r.other_power = value("compute.power.other", param_default("compute.power.other"));

@@ -40,6 +40,7 @@ struct GpuRates {
   Precision precision = Precision::Bf16;
   GemmLaw gemm;             // the matrix products' law in `precision`
   GemmLaw gemm16;           // fp8 only: the 16-bit law, for products kept in bf16 (the output layer)
+  GroupedGemmLaw grouped;   // an MoE layer's experts, one grouped GEMM per product (gemm.hpp)
   AttentionLaw attention;   // causal SDPA (16-bit, also under fp8)
   MemoryRates memory;       // memory-bound kernels and the loss
   OptimizerRates adamw;     // AdamW by implementation

@@ -156,8 +156,9 @@ MoeKernels moe_kernels(const model::ModelShape& m, int64_t tokens, int tp, int e
   k.gemms = model::expert_gemms(m.moe, expert_tokens, m.hidden, ep, etp);
   const double local = k.gemms.local_experts;
   k.router = stretch(compute::linear_seconds(g, router_tokens, h, m.moe.experts), 1, 1);
-  k.experts_up = stretch(compute::linear_seconds(g, k.gemms.gate_up.m, h, 2 * f), local, 1);
-  k.experts_down = stretch(compute::linear_seconds(g, k.gemms.down.m, f, h), local, 1);
+  const int experts = k.gemms.local_experts;
+  k.experts_up = stretch(compute::grouped_linear_seconds(g, r.gpu.grouped, experts, k.gemms.gate_up.m, h, 2 * f), 1, 1);
+  k.experts_down = stretch(compute::grouped_linear_seconds(g, r.gpu.grouped, experts, k.gemms.down.m, f, h), 1, 1);
   const double routed = m.moe.capacity_factor * double(router_tokens) * m.moe.top_k * double(h);
   k.permute = memory_seconds(r, MemKernel::Elementwise, 2 * e * routed, 1);
   const double act = local * double(k.gemms.gate_up.m) * double(f);

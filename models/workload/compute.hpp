@@ -135,8 +135,8 @@ BlockKernels block_kernels(const model::ModelShape& m, int64_t tokens, int tp, c
 //              unpermute (combine) alike; their backwards the same bytes
 //   experts    E / ep local experts of n_e = s c ep etp Tn k / E tokens (moe.hpp expert_gemms):
 //              each expert's gate+up [n_e x h] x [h x 2 f_e / etp] and down [n_e x f_e / etp] x
-//              [f_e / etp x h] priced by the GEMM law at its own shape (grouped GEMM: one launch
-//              gap per kind)
+//              [f_e / etp x h], one grouped GEMM per product and kind (compute::grouped_gemm_seconds:
+//              one launch, each expert at the larger of its tensor and its HBM time)
 //   act        SwiGLU on E/ep x n_e x f_e / etp elements (as the dense MLP's)
 //   shared     shared_experts dense SwiGLU experts of f_e each on T tokens, split over tp as the
 //              dense MLP is (gate+up, act, down)

@@ -49,8 +49,8 @@ TEST_CASE("params: names are unique and every registered default lies in its own
   // compute-communication interference, comm.overlap_slowdown), 1 memory (framework overhead), 15 at-scale
   // (models/params_goodput.hpp: 3 variability, 6 failure rates, 5 checkpoint and restart, 1 price;
   // checkpoint.bytes_per_param computed)
-  CHECK(seen.size() == 125);
-  CHECK(with_default == 86);
+  CHECK(seen.size() == 127);
+  CHECK(with_default == 88);
 }
 
 TEST_CASE("params: the collective engine's defaults are the registry's, name for name", "[models]") {

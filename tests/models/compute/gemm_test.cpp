@@ -79,3 +79,27 @@ TEST_CASE("compute: a layer whose widths are not 16-byte multiples runs at the f
   CHECK(kAlign1Fractions.fwd * 793 == Approx(94.5));
   CHECK(kAlign2Fractions.wgrad * 793 == Approx(262.6));
 }
+
+TEST_CASE("gemm: a grouped GEMM pays one fixed cost and each group the larger of its tensor and HBM times",
+          "[models]") {
+  const models::compute::GemmLaw law{6.93e-6, 793e12, 8.04e12};
+  const models::compute::GroupedGemmLaw grouped{18e-6, 0.4e-6, 4.26e12};
+  // Llama 4's gate+up at 32 tokens per expert, 8 experts: 5120 x 16384 weights, 2 B each. HBM:
+  // 2 (32 x 5120 + 5120 x 16384 + 32 x 16384) / 4.26e12 = 39.7 us per expert, tensor 6.8 us.
+  const double hbm = 2.0 * (32.0 * 5120 + 5120.0 * 16384 + 32.0 * 16384) / 4.26e12;
+  const double tensor = 2.0 * 32 * 16384 * 5120 / 793e12 + 2.0 * 32 * 16384 / 8.04e12;
+  CHECK(hbm > tensor);
+  CHECK(models::compute::grouped_gemm_seconds(law, grouped, 8, 32, 16384, 5120) ==
+        Approx(18e-6 + 8 * (0.4e-6 + hbm)).epsilon(1e-12));
+  // Many tokens per expert: the tensor cores bind, and the groups share one t_g instead of L t0.
+  const double big = 2.0 * 2048 * 1536 * 2048 / 793e12 + 2.0 * 2048 * 1536 / 8.04e12;
+  CHECK(models::compute::grouped_gemm_seconds(law, grouped, 8, 2048, 1536, 2048) ==
+        Approx(18e-6 + 8 * (0.4e-6 + big)).epsilon(1e-12));
+  CHECK(models::compute::grouped_gemm_seconds(law, grouped, 8, 2048, 1536, 2048) <
+        8 * models::compute::gemm_seconds(law, 2048, 1536, 2048));
+  // The three products of a linear layer: forward (T, out, in), dgrad (T, in, out), wgrad (out, in, T).
+  const auto l = models::compute::grouped_linear_seconds(law, grouped, 4, 512, 2048, 768);
+  CHECK(l.fwd == models::compute::grouped_gemm_seconds(law, grouped, 4, 512, 768, 2048));
+  CHECK(l.dgrad == models::compute::grouped_gemm_seconds(law, grouped, 4, 512, 2048, 768));
+  CHECK(l.wgrad == models::compute::grouped_gemm_seconds(law, grouped, 4, 768, 2048, 512));
+}
