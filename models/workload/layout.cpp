@@ -150,10 +150,12 @@ void megatron_checks(const ScenarioSpec& spec, const model::ModelShape& model, i
                     "(expected attention_backend = \"flash\")");
 
   moe_checks(spec, model, l);
-  if (par.use_tp_pp_dp_mapping && l.ep > 1)
+  // The expert grid (its expert-data-parallel groups, which a mixture of experts has at any ep)
+  // is laid out within a stage's contiguous ranks, Megatron-Core's default order.
+  if (par.use_tp_pp_dp_mapping && model.is_moe())
     throw SpecError("parallel.use_tp_pp_dp_mapping",
-                    "the expert grid under the tp-cp-pp-dp rank order is not modelled (expected ep = 1, or the "
-                    "default order)");
+                    "a mixture of experts' expert grid under the tp-cp-pp-dp rank order is not modelled (expected "
+                    "the default order)");
 
   // Micro-batches: global_batch, grad_accum, or the older parallel.micro_batches.
   l.grad_accum = derive_grad_accum(spec.training, l.dp);

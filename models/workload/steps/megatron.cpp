@@ -72,8 +72,12 @@ ChunkPlan plan_chunk(const MegatronConfig& c, const PipelineSplit& split, int st
     k.unit_expert_params.push_back(0);
   }
   // Buckets (param_and_grad_buffer.py): parameters in backward order, a bucket closed as soon as
-  // it holds bucket_size or more; the rest forms the last one. Without overlap_grad_reduce, one.
-  const int64_t cap = l.overlap_grad_reduce ? megatron_bucket_params(l) : INT64_MAX;
+  // it holds bucket_size or more; the rest forms the last one. One bucket without
+  // overlap_grad_reduce, and on every pipeline stage but the first and every model chunk but the
+  // first (distributed_data_parallel.py: "Turn off bucketing if we are on a pipeline stage that is
+  // not the first"; training.py get_model: disable_bucketing=(model_chunk_idx > 0)).
+  const bool bucketed = l.overlap_grad_reduce && stage == 0 && chunk == 0;
+  const int64_t cap = bucketed ? megatron_bucket_params(l) : INT64_MAX;
   k.bucket_of_unit.assign(k.unit_params.size(), 0);
   int64_t acc = 0;
   for (int u = int(k.unit_params.size()) - 1; u >= 0; --u) {

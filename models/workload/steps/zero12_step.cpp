@@ -72,6 +72,7 @@ class Zero12Step {
 
   Program build() {
     const int accum = std::max(1, c_.training.grad_accum);
+    accum_ = accum;
     for (int m = 0; m < accum; ++m) micro_step(m, accum);
     optimizer();
     return std::move(p_);
@@ -158,12 +159,20 @@ class Zero12Step {
       reduced_.push_back(done);
       return;
     }
-    // The rank's fp32 slice to the host (stage 2, later micro-batches: the accumulated slice first
-    // comes back to be added on the GPU).
-    const auto slice = int64_t(double(elements) / n_ * kFp32Bytes);
+    // The rank's slice through the host (DeepSpeed stage_1_and_2.py copy_grads_in_partition): with
+    // several micro-batches stage 2 keeps a 16-bit sum on the host, brought back to add on the GPU
+    // after the first micro-batch and sent out again before the last
+    // (async_accumulate_grad_in_cpu_via_gpu); the last sends the slice in fp32
+    // (async_inplace_copy_grad_to_fp32_buffer_from_gpu). Stage 1 reduces once: the fp32 slice.
+    const double slice = double(elements) / n_;
+    const bool last = m == accum_ - 1;
     p_.wait(kOffloadStream, done);
-    if (stage_ == 2 && m > 0) p_.copy(kOffloadStream, CopyDir::HostToGpu, slice, "h2d accumulated grads");
-    p_.copy(kOffloadStream, CopyDir::GpuToHost, slice, "d2h fp32 grads");
+    if (stage_ == 2 && m > 0)
+      p_.copy(kOffloadStream, CopyDir::HostToGpu, int64_t(slice * compute_bytes_), "h2d accumulated grads");
+    if (last)
+      p_.copy(kOffloadStream, CopyDir::GpuToHost, int64_t(slice * kFp32Bytes), "d2h fp32 grads");
+    else
+      p_.copy(kOffloadStream, CopyDir::GpuToHost, int64_t(slice * compute_bytes_), "d2h accumulated grads");
     const uint32_t copied = p_.new_event();
     p_.record(kOffloadStream, copied);
     reduced_.push_back(copied);
@@ -189,6 +198,7 @@ class Zero12Step {
   const DataParallelConfig& c_;
   Program p_;
   int n_, stage_;
+  int accum_ = 1;  // micro-batches per step
   bool overlap_, offload_;
   double bucket_;  // reduce_bucket_size, elements
   std::vector<Unit> units_;

@@ -278,3 +278,22 @@ TEST_CASE("layout: megatron refuses an MLP width or a sequence-parallel sequence
   moe.moe.shared_experts = 0;
   CHECK_NOTHROW(make_layout(e, moe, 4));
 }
+
+TEST_CASE("layout: the tp-cp-pp-dp rank order is refused for a mixture of experts at any ep", "[workload]") {
+  // The expert-data-parallel groups are laid out within a stage's contiguous ranks (Megatron-Core's
+  // default order); under tp-pp-dp a stage's ranks are not contiguous, so even at ep = 1 the expert
+  // gradients' groups would mix stages. Refused, at the key to change; a dense model keeps it.
+  models::ModelSpec ms;
+  ms.preset = "mixtral-8x7b";
+  const auto mixtral = models::model::resolve_model(ms);
+  auto s = scenario("megatron", 2, 2);
+  s.parallel.sequence_parallel = true;  // Megatron's MoE with tp > 1 needs it
+  s.parallel.use_tp_pp_dp_mapping = true;
+  try {
+    make_layout(s, mixtral, 16);
+    FAIL("expected a refusal");
+  } catch (const models::SpecError& e) {
+    CHECK(e.key() == "parallel.use_tp_pp_dp_mapping");
+  }
+  CHECK(error_key(s, 16).empty());  // the dense decoder
+}

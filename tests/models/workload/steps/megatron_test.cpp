@@ -268,6 +268,30 @@ TEST_CASE("megatron: distributed optimizer reduce-scatters gradients and all-gat
   CHECK(overlapped < serial);
 }
 
+TEST_CASE("megatron: only the first pipeline stage's first model chunk splits its gradients into buckets",
+          "[workload]") {
+  // distributed_data_parallel.py: "Turn off bucketing if we are on a pipeline stage that is not the
+  // first"; training.py get_model: disable_bucketing=(model_chunk_idx > 0). Layers of 50.3 M
+  // parameters over a 40 M bucket: stage 0 closes one bucket per layer and one for the embedding,
+  // stage 1 reduces its layers and head in one.
+  MegatronConfig c = config_megatron(8, 1, 2, 1, 2);
+  c.model.hidden = 2048, c.model.ffn = 8192, c.model.heads = 16, c.model.kv_heads = 16;
+  c.layout.dp = 2;
+  c.layout.distributed_optimizer = true;
+  c.layout.overlap_grad_reduce = true;
+  const std::vector<Program> programs = build_megatron_programs(c);  // one per stage
+  REQUIRE(programs.size() == 2);
+  const Program &first = programs[0], &second = programs[1];
+  CHECK(count_ops(first, kGroupDp, "grad bucket") == std::map<CollOp, int>{{CollOp::ReduceScatter, 5}});
+  CHECK(count_ops(second, kGroupDp, "grad bucket") == std::map<CollOp, int>{{CollOp::ReduceScatter, 1}});
+  // Interleaved (vp 2): the first stage's second chunk is one bucket too.
+  c.layout.vp = 2;
+  c.layout.overlap_p2p_comm = true;
+  const std::vector<Program> interleaved = build_megatron_programs(c);
+  CHECK(count_ops(interleaved[0], kGroupDp, "grad bucket") ==
+        std::map<CollOp, int>{{CollOp::ReduceScatter, 3 + 1}});  // chunk 0: 2 layers + embedding; chunk 1: one
+}
+
 TEST_CASE("megatron: selective recompute adds attention's core, full the whole layer forward", "[workload]") {
   MegatronConfig c = config_megatron(1, 1, 1, 1, 1);
   c.training.attention_backend = "unfused";
