@@ -55,4 +55,20 @@ std::vector<Unit> decoder_units(const model::ModelShape& m, int64_t tokens, cons
   return units;
 }
 
+std::vector<int64_t> unit_gradient_tensors(const model::ModelShape& m, const Unit& u) {
+  std::vector<int64_t> t;
+  if (u.block) {
+    const std::vector<int64_t> fwd = m.block_tensors();  // forward order; the backward reverses it
+    t.assign(fwd.rbegin(), fwd.rend());
+  } else if (u.name == "head") {
+    t = {m.head_params(), m.final_norm_params()};
+  } else {
+    t = {u.params};
+  }
+  int64_t sum = 0;
+  for (int64_t x : t) sum += x;
+  if (sum != u.params) return {u.params};  // a shape these tensors do not describe: one tensor
+  return t;
+}
+
 }  // namespace models::workload

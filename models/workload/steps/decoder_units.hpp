@@ -36,4 +36,9 @@ std::vector<Unit> decoder_units(const model::ModelShape& m, int64_t tokens, cons
                                 double persistence_threshold, int tp = 1,
                                 double max_reuse_distance = kDefaultMaxReuseDistance);
 
+// A unit's gradient tensors in the order the backward produces them (a block's in reverse of its
+// forward, the head's matrix then the final norm), as DeepSpeed's hooks see them one by one; one
+// tensor of all the unit's parameters where these tensors do not describe its shape.
+std::vector<int64_t> unit_gradient_tensors(const model::ModelShape& m, const Unit& u);
+
 }  // namespace models::workload

@@ -110,26 +110,8 @@ class Zero12Step {
                  tg + "grad partition copy");
   }
 
-  // The unit's gradient tensors in the order the backward produces them (see the top).
-  std::vector<int64_t> tensors(const Unit& u) const {
-    const model::ModelShape& md = c_.model;
-    std::vector<int64_t> t;
-    if (u.block) {
-      const std::vector<int64_t> fwd = md.block_tensors();  // forward order; the backward reverses it
-      t.assign(fwd.rbegin(), fwd.rend());
-    } else if (u.name == "head") {
-      t = {md.head_params(), md.final_norm_params()};
-    } else {
-      t = {u.params};
-    }
-    int64_t sum = 0;
-    for (int64_t x : t) sum += x;
-    if (sum != u.params) return {u.params};  // a shape these tensors do not describe: one tensor
-    return t;
-  }
-
   void add_to_bucket(const Unit& u, int m) {
-    const std::vector<int64_t> ts = tensors(u);
+    const std::vector<int64_t> ts = unit_gradient_tensors(c_.model, u);
     if (c_.zero.contiguous_gradients) {  // copies into the bucket; larger tensors are reduced in place
       double copied = 0;
       for (int64_t t : ts) copied += double(t) <= bucket_ ? double(t) : 0.0;

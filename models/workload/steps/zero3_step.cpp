@@ -114,9 +114,21 @@ class Zero3Step final : public ShardedStep {
     if (c_.zero.contiguous_gradients)  // copy into the contiguous reduce (ipg) buffer
       p_.compute(kComputeStream, secs(mem_time(double(unit.params) * kStage3IpgCopyBytesPerParam)), Work::Memory,
                  "ipg copy " + unit.name);
-    bucket_ += unit.params;
-    bucket_names_ += (bucket_names_.empty() ? "" : "+") + unit.name;
-    if (double(bucket_) >= c_.zero.reduce_bucket_size || last) {
+    // stage3.py __add_grad_to_ipg_bucket, tensor by tensor: the bucket is reduced before a
+    // gradient that would overflow reduce_bucket_size joins it (a tensor larger than the bucket
+    // goes alone), and what is left after the last unit's.
+    for (int64_t t : unit_gradient_tensors(c_.model, unit)) {
+      if (t <= 0) continue;
+      if (bucket_ > 0 && double(bucket_ + t) > c_.zero.reduce_bucket_size) {
+        reduce(bucket_, bucket_names_);
+        bucket_ = 0;
+        bucket_names_.clear();
+      }
+      bucket_ += t;
+      if (bucket_names_.empty() || bucket_names_.substr(bucket_names_.rfind('+') + 1) != unit.name)
+        bucket_names_ += (bucket_names_.empty() ? "" : "+") + unit.name;
+    }
+    if (last && bucket_ > 0) {
       reduce(bucket_, bucket_names_);
       bucket_ = 0;
       bucket_names_.clear();

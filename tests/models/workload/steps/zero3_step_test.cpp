@@ -108,6 +108,25 @@ TEST_CASE("zero3: every gradient is reduce-scattered once per micro-batch, bucke
   CHECK(bytes == 2 * 2 * c.model.total_params());  // 2 micro-batches x bf16
 }
 
+TEST_CASE("zero3: a reduce bucket is flushed before a gradient would overflow it", "[workload]") {
+  // stage3.py __add_grad_to_ipg_bucket reduces the bucket before a tensor that would take it past
+  // reduce_bucket_size joins: at 1.5 blocks, no bucket holds more (whole blocks added until the
+  // bucket is full would make 2-block buckets), unless one tensor alone is larger (a head or
+  // embedding matrix).
+  DataParallelConfig c = zero3(4);
+  const double limit = 1.5 * double(c.model.block_params());
+  c.zero.reduce_bucket_size = limit;
+  const Program p = build_zero3_program(c);
+  int64_t bytes = 0;
+  const int64_t largest_tensor = std::max(c.model.head_params(), c.model.embedding_params());
+  for (const Op* o : collectives_zero3_step(p, models::nccl::CollOp::ReduceScatter)) {
+    const double params = double(o->bytes) / 2;
+    CHECK((params <= limit || params == double(largest_tensor)));
+    bytes += o->bytes;
+  }
+  CHECK(bytes == 2 * c.model.total_params());  // every gradient once, bf16
+}
+
 TEST_CASE("zero3: offload_param copies each rank's shard host->GPU before every all-gather", "[workload]") {
   DataParallelConfig c = zero3(4);
   c.zero.offload_param = "cpu";
