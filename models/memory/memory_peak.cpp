@@ -51,8 +51,9 @@ double rank_params(const MemoryInputs& in) {
   const std::vector<int> layers = stage_layer_ids(in);
   double p = double(layers.size()) * block;
   if (m.is_moe()) {  // MoE layers: attention, norms, router and shared experts, then the routed experts
-    const double moe_block = (double(m.attention_matmul_params() + m.moe_dense_params()) - replicated) / tp +
-                             replicated + double(m.block_norm_params()) + double(m.attention().bias_params()) / tp;
+    const double router = double(m.moe_router_params());  // whole on every tp rank
+    const double moe_block = (double(m.attention_matmul_params() + m.moe_dense_params()) - replicated - router) / tp +
+                             replicated + router + double(m.block_norm_params()) + double(m.attention().bias_params()) / tp;
     p = rank_expert_params(in);
     for (int i : layers) p += m.moe_layer(i) ? moe_block : block;
   }

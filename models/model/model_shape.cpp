@@ -143,6 +143,8 @@ int64_t ModelShape::moe_dense_params() const {
          int64_t(moe.shared_experts) * 3 * hidden * moe.moe_ffn;
 }
 
+int64_t ModelShape::moe_router_params() const { return int64_t(moe.experts) * hidden + (biases ? moe.experts : 0); }
+
 int64_t ModelShape::moe_expert_params() const { return int64_t(moe.experts) * one_expert_params(); }
 
 int64_t ModelShape::total_params() const {

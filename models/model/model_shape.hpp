@@ -60,6 +60,9 @@ struct ModelShape {
   // An MoE layer's MLP: router E h (+ E biases) and shared experts 3 h f_e (dense, replicated over
   // ep), and the routed experts E (3 h f_e + biases 2 f_e + h) (split over ep).
   int64_t moe_dense_params() const;
+  // The router of one MoE layer (E x h, and its bias): in moe_dense_params, but whole on every
+  // tensor-parallel rank (Megatron-Core's TopKRouter is not split over tp).
+  int64_t moe_router_params() const;
   int64_t moe_expert_params() const;
   int64_t one_expert_params() const;
   // The attention of one block: its matrices (attention.hpp), GQA's 2h q_dim + 2h kv_dim.

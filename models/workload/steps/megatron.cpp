@@ -54,9 +54,12 @@ ChunkPlan plan_chunk(const MegatronConfig& c, const PipelineSplit& split, int st
     k.unit_params.push_back(word_shard + m.position_params());
     k.unit_expert_params.push_back(0);
   }
-  // An MoE layer: attention, norms, router and shared experts as a dense layer; the routed
-  // experts split over ep and etp.
-  const int64_t moe_layer = (m.attention_matmul_params() + m.moe_dense_params()) / l.tp + m.block_norm_params();
+  // An MoE layer: attention and shared experts as a dense layer, the norms and the router whole on
+  // every tp rank (router.py: TopKRouter's weight is not split); the routed experts split over ep
+  // and etp.
+  const int64_t router = m.is_moe() ? m.moe_router_params() : 0;
+  const int64_t moe_layer =
+      (m.attention_matmul_params() + m.moe_dense_params() - router) / l.tp + router + m.block_norm_params();
   for (int i = 0; i < k.layers; ++i) {
     const bool moe = m.moe_layer(k.first_layer + i);
     k.unit_params.push_back(moe ? moe_layer : layer);
@@ -313,6 +316,10 @@ class StageBuilder {
     for (const ChunkPlan& k : chunks_) {
       params += k.params();
       norms += int64_t(k.layers) * m.block_norm_params() + (k.head ? m.hidden : 0);
+      // The router is replicated over tp too, and marked sequence_parallel (router.py), so its
+      // gradient is summed with the norms' (finalize_model_grads.py).
+      if (m.is_moe())
+        for (int i = 0; i < k.layers; ++i) norms += m.moe_layer(k.first_layer + i) ? m.moe_router_params() : 0;
       has_embedding |= k.embedding;
       has_head |= k.head;
     }

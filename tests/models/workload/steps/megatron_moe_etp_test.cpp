@@ -142,7 +142,7 @@ TEST_CASE("megatron moe etp: etp 1 under tp 2: EP groups of consecutive ranks, n
   CHECK(eg.ops == 1);
   CHECK(eg.bytes == experts * 4);
   const int64_t attn = 2 * kH * kH + 2 * kH * 1024, norms = 2 * kH;
-  const int64_t dense = attn / 2 + 3 * kH * 4096 / 2 + norms, moe = (attn + kE * kH) / 2 + norms;
+  const int64_t dense = attn / 2 + 3 * kH * 4096 / 2 + norms, moe = attn / 2 + kE * kH + norms;  // router whole
   CHECK(megatron_stage_params(c, 0) == 2 * dense + 2 * moe + experts + 2 * (256 * kH / 2) + kH);
   models::memory::MemoryInputs in;
   in.model = c.model, in.strategy = Strategy::Megatron, in.tp = 2, in.dp = 8, in.ep = 4, in.etp = 1;

@@ -164,9 +164,16 @@ TEST_CASE("megatron moe: parameters per rank split the routed experts over ep x 
   const models::model::ModelShape& m = c.model;
   const int64_t h = 1024, attn = 2 * h * h + 2 * h * 1024, norms = 2 * h;
   const int64_t dense = attn / 2 + 3 * h * 4096 / 2 + norms;              // layers 1 and 3
-  const int64_t moe = (attn + 8 * h) / 2 + norms + 8 * 3 * h * 2048 / 8;  // router 8 h; 8 experts / (4 x 2)
+  // The router (8 h) whole on every tp rank (router.py); 8 experts / (4 x 2).
+  const int64_t moe = attn / 2 + 8 * h + norms + 8 * 3 * h * 2048 / 8;
   const int64_t vocab = 256 * h / 2;
   CHECK(megatron_stage_params(c, 0) == 2 * dense + 2 * moe + vocab + h + vocab);
+  // Under sequence parallelism the gradients of what every tp rank holds whole are summed over tp
+  // (finalize_model_grads.py): the norms (2 h per layer, the final h) and the routers (8 h per MoE
+  // layer, marked sequence_parallel in router.py), in fp32.
+  const MoeCounted summed = moe_count(build_megatron_programs(c)[0], kGroupTp, CollOp::AllReduce, "norm grads");
+  CHECK(summed.ops == 1);
+  CHECK(summed.bytes == (4 * norms + h + 2 * 8 * h) * 4);
   CHECK(models::model::expert_params_per_rank(m.moe, int(h), 4, 2) == Approx(8.0 * 3 * h * 2048 / 8));
   // The memory estimate counts the same parameters (embedding and head replicated: vocab_shards 1).
   models::memory::MemoryInputs in;
