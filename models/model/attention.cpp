@@ -1,6 +1,8 @@
 // The attention's matrices (equations and sources in attention.hpp).
 #include "models/model/attention.hpp"
 
+#include <algorithm>
+
 namespace models::model {
 
 std::vector<AttentionLinear> AttentionShape::linears() const {
@@ -36,6 +38,14 @@ int64_t AttentionShape::replicated_params() const {
 int64_t AttentionShape::saved_latent_elements() const {
   if (!is_mla()) return 0;
   return 2 * int64_t(mla.q_lora_rank) + 2 * int64_t(mla.kv_lora_rank) + mla.qk_rope_head_dim;
+}
+
+double LocalAttention::mean_keys(int seq) const {
+  const double s = seq, full = s / 2;
+  if (window <= 0 || layers <= 0 || window >= seq) return full;
+  const double w = window, local = chunked ? w / 2 : w - w * w / (2 * s);
+  const double f = double(layers) / std::max(1, period);
+  return (1 - f) * full + f * local;
 }
 
 }  // namespace models::model

@@ -29,6 +29,20 @@
 
 namespace models::model {
 
+// Attention that reaches back a bounded number of tokens in some of the layers: `layers` of every
+// `period`, each query seeing the last `window` keys (sliding: gpt-oss's sliding_window 128 in
+// every second layer) or the keys of its own chunk of `window` tokens (chunked: Llama 4's
+// attention_chunk_size 8192 in 3 of 4 layers). Flash attention skips the key blocks outside, so
+// those layers' core costs what its queries see: on average, with s = seq,
+//   full  s / 2      sliding  w - w^2 / (2 s)  (w < s)      chunked  w / 2  (w < s)
+// (each s / 2 once the window covers the sequence).
+struct LocalAttention {
+  int window = 0;  // 0: every layer attends to the whole causal sequence
+  bool chunked = false;
+  int layers = 0, period = 1;
+  double mean_keys(int seq) const;  // keys per query, averaged over the layers (above)
+};
+
 struct MlaSpec {
   int q_lora_rank = 0;   // 0: queries projected from h directly (DeepSeek-V2-Lite)
   int kv_lora_rank = 0;  // 0: not MLA

@@ -89,6 +89,7 @@ ModelShape from_preset(const Preset& p, int seq) {
   m.moe = p.moe;
   m.head_dim_given = p.head_dim;
   m.mla = p.mla;
+  m.local = p.local;
   m.norm = p.norm;
   m.biases = p.biases;
   m.positions = p.positions;

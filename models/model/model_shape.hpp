@@ -26,6 +26,7 @@ struct ModelShape {
                           // plus shared_experts SwiGLU experts of moe_ffn (moe.hpp); the others dense.
   int head_dim_given = 0;  // model.head_dim; 0: hidden / heads
   MlaSpec mla;             // multi-head latent attention (attention.hpp); kv_lora_rank 0: GQA
+  LocalAttention local;    // layers whose attention reaches back a window (attention.hpp); presets only
   Norm norm = Norm::RmsNorm;
   bool biases = false;  // every linear layer carries a bias
   Positions positions = Positions::Rotary;

@@ -107,23 +107,27 @@ std::vector<Preset> make_presets() {
     // (intermediate_size 8192) beside 1 shared expert of the same width; dense layers have
     // intermediate_size_mlp 16384. Scout: 16 experts in every layer (interleave_moe_layer_step 1).
     // Maverick: 128 experts in every second layer (interleave_moe_layer_step 2: layers 1, 3, ..., 47).
-    // The vision encoder is not modelled (the published 109B / 400B include it); the chunked local
-    // attention of 3 in 4 layers (attention_chunk_size 8192) equals full attention up to seq 8192.
+    // The vision encoder is not modelled (the published 109B / 400B include it). Chunked local
+    // attention in 3 of every 4 layers (attention_chunk_size 8192; every fourth layer global, NoPE).
     {.name = "llama-4-scout", .layers = 48, .hidden = 5120, .heads = 40, .kv_heads = 8, .ffn = 16384,
      .vocab = 202048, .head_dim = 128, .moe = MoeSpec{16, 1, 8192, 1, 0, 1, 1.0, 1.0},
+     .local = LocalAttention{8192, true, 3, 4},
      .source = "meta-llama/Llama-4-Scout-17B-16E config.json text_config (Hugging Face hub)"},
     {.name = "llama-4-maverick", .layers = 48, .hidden = 5120, .heads = 40, .kv_heads = 8, .ffn = 16384,
      .vocab = 202048, .head_dim = 128, .moe = MoeSpec{128, 1, 8192, 1, 1, 2, 1.0, 1.0},
+     .local = LocalAttention{8192, true, 3, 4},
      .source = "meta-llama/Llama-4-Maverick-17B-128E config.json text_config (Hugging Face hub)"},
     // gpt-oss (openai/gpt-oss-* config.json): hidden 2880, 64 heads, 8 kv heads of 64, experts of
     // 2880 (SwiGLU, clamped), top 4, biases on the attention, router and experts, vocabulary 201088,
-    // untied. Not modelled: the banded (sliding_window 128) attention of every second layer (its
-    // attention core is taken as full causal), the attention sinks (64 per layer).
+    // untied; sliding_window 128 in every second layer (layer_types: sliding, full, ...). Not
+    // modelled: the attention sinks (64 per layer).
     {.name = "gpt-oss-120b", .layers = 36, .hidden = 2880, .heads = 64, .kv_heads = 8, .ffn = 2880, .vocab = 201088,
      .head_dim = 64, .biases = true, .moe = MoeSpec{128, 4, 2880, 0, 0, 1, 1.0, 1.0},
+     .local = LocalAttention{128, false, 1, 2},
      .source = "openai/gpt-oss-120b config.json (Hugging Face hub); 128 experts, top 4"},
     {.name = "gpt-oss-20b", .layers = 24, .hidden = 2880, .heads = 64, .kv_heads = 8, .ffn = 2880, .vocab = 201088,
      .head_dim = 64, .biases = true, .moe = MoeSpec{32, 4, 2880, 0, 0, 1, 1.0, 1.0},
+     .local = LocalAttention{128, false, 1, 2},
      .source = "openai/gpt-oss-20b config.json (Hugging Face hub); 32 experts, top 4"},
     // DeepSeek (MLA, see deepseek() above); Mixtral 8x22B (mistral-community/Mixtral-8x22B-v0.1
     // config.json: 56 layers, hidden 6144, 48 heads, 8 kv heads, intermediate 16384, vocab 32000).

@@ -202,9 +202,12 @@ BlockKernels block_kernels(const model::ModelShape& m, int64_t tokens, int tp, c
   k.down = lin(f / tp, h);
   const double flops = compute::attention_fwd_flops(tokens, m.seq, a.core_width(), tp);
   if (flash_attention) {
-    k.attn_fwd = compute::attention_fwd_seconds(r.gpu.attention, flops) + kAttentionFwdKernels * gap;
-    k.attn_bwd = compute::attention_bwd_seconds(r.gpu.attention, flops) + kAttentionBwdKernels * gap;
-  } else {
+    // Flash attention skips the key blocks a windowed layer's queries do not see: the core's FLOPs
+    // follow the mean keys per query over the layers (LocalAttention; seq / 2 without windows).
+    const double seen = flops * (2 * m.local.mean_keys(m.seq) / double(m.seq));
+    k.attn_fwd = compute::attention_fwd_seconds(r.gpu.attention, seen) + kAttentionFwdKernels * gap;
+    k.attn_bwd = compute::attention_bwd_seconds(r.gpu.attention, seen) + kAttentionBwdKernels * gap;
+  } else {  // eager attention computes every score, then masks
     const double scores = T * (double(m.heads) / tp) * double(m.seq);
     const double gemm_rate = g.flops_per_s / r.gemm_stretch;
     k.attn_fwd =

@@ -114,3 +114,27 @@ TEST_CASE("model: preset typos get a did-you-mean", "[model]") {
     CHECK(std::string(e.what()).find("did you mean llama-3-70b") != std::string::npos);
   }
 }
+
+TEST_CASE("attention: windowed layers' mean keys per query, by hand, and the presets that have them", "[model]") {
+  using models::model::LocalAttention;
+  // Full causal attention: s / 2 keys per query on average, the figure the FLOPs always took.
+  CHECK(LocalAttention{}.mean_keys(4096) == 2048);
+  // gpt-oss: every second layer slides over 128 keys: (2048 + (128 - 128^2 / 8192)) / 2.
+  const LocalAttention oss{128, false, 1, 2};
+  CHECK(oss.mean_keys(4096) == Approx((2048 + (128 - 128.0 * 128 / 8192)) / 2));
+  // Llama 4: 3 of 4 layers attend within chunks of 8192: at 32k, (16384 + 3 x 4096) / 4; up to 8192
+  // the chunk holds the whole sequence and nothing changes.
+  const LocalAttention l4{8192, true, 3, 4};
+  CHECK(l4.mean_keys(32768) == Approx((16384 + 3 * 4096.0) / 4));
+  CHECK(l4.mean_keys(8192) == 4096);
+  CHECK(l4.mean_keys(4096) == 2048);
+  // A sliding window as wide as the sequence is full attention, continuously.
+  CHECK(LocalAttention{4096, false, 1, 1}.mean_keys(4096) == Approx(2048));
+  CHECK(LocalAttention{4095, false, 1, 1}.mean_keys(4096) == Approx(2048).epsilon(1e-3));
+  for (const char* name : {"gpt-oss-120b", "gpt-oss-20b"}) CHECK(models::model::find_preset(name)->local.window == 128);
+  for (const char* name : {"llama-4-scout", "llama-4-maverick"}) {
+    CHECK(models::model::find_preset(name)->local.window == 8192);
+    CHECK(models::model::find_preset(name)->local.chunked);
+  }
+  CHECK(models::model::find_preset("llama-3-8b")->local.window == 0);
+}

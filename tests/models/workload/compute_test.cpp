@@ -236,3 +236,25 @@ TEST_CASE("workload: fp8 quantizations move 6 B per element at the Fp8Cast rate,
                     h16 = head_kernels(m, int64_t(T), int64_t(T), 1, h200_compute());
   CHECK(h8.logits.fwd == Approx(h16.logits.fwd).epsilon(1e-12));
 }
+
+TEST_CASE("compute: flash attention's core follows the keys a windowed layer's queries see", "[workload]") {
+  // gpt-oss-120b at seq 4096: every second layer slides over 128 keys, so the core's FLOPs are
+  // mean_keys / (s / 2) of full causal attention's; the fixed costs stay.
+  models::ModelSpec spec;
+  spec.preset = "gpt-oss-120b";
+  spec.seq = 4096;
+  models::model::ModelShape m = models::model::resolve_model(spec);
+  const ComputeRates r = h200_compute();
+  const BlockKernels windowed = block_kernels(m, 4096, 1, r);
+  m.local = {};
+  const BlockKernels full = block_kernels(m, 4096, 1, r);
+  const double ratio = models::model::LocalAttention{128, false, 1, 2}.mean_keys(4096) / 2048;
+  CHECK(ratio == Approx(0.531).epsilon(0.001));
+  const double flops = models::compute::attention_fwd_flops(4096, 4096, m.attention().core_width(), 1);
+  CHECK(full.attn_fwd - windowed.attn_fwd == Approx((1 - ratio) * flops / r.gpu.attention.fwd_flops_per_s));
+  CHECK(full.attn_bwd - windowed.attn_bwd == Approx((1 - ratio) * 2.5 * flops / r.gpu.attention.bwd_flops_per_s));
+  // Eager attention computes every score and masks: the window saves nothing there.
+  const BlockKernels eager_full = block_kernels(m, 4096, 1, r, false, false);
+  m.local = models::model::LocalAttention{128, false, 1, 2};
+  CHECK(block_kernels(m, 4096, 1, r, false, false).attn_fwd == eager_full.attn_fwd);
+}
