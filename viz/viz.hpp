@@ -75,7 +75,8 @@ struct PlanPoint {
   std::string layout;       // one readable line
   std::string hardware;     // "128 x p5.48xlarge"
   int gpus = 0;
-  double train_s = 0;       // time to train
+  double train_s = 0;       // expected time to train, failures included (infinite: never finishes)
+  double goodput = 1;       // the steps' share of it
   double cost_usd = -1;     // < 0: no price
   double tokens_per_s = 0, mfu = 0;
   bool pareto = false;

@@ -62,8 +62,13 @@ LinearSeconds linear_seconds(const GemmLaw& law, int64_t tokens, int64_t in, int
 // on one H200). t_g 18 us and t_1 0.4 us were fitted on one H200's grouped products of six models'
 // expert shapes (bench/device/compute/moe_grouped_gemm.py, scenarios/validation/h200x1/measured/
 // moe_grouped_gemm.jsonl: L 2-128, 32-2048 tokens per expert): median |error| 9.1 % over 384
-// products, where L products of the GEMM law miss by 24.7 % (max 5.7x); fitted on three of the
-// models, the law predicts the other three within 9.9 % (median). Carried to other GPUs unchanged
+// products, where L products of the GEMM law miss by 24.7 % (0.17 to 6.7 times the measured time).
+// Fitted on three of the models by the same grid (t_g 0-40 us, t_1 0-2 us), it predicts the other
+// three within 8.5-15.2 % (median |error|; 10.6 % over the 20 ways to choose the three). Left:
+// 32 tokens per expert run 17-26 % slower than the law (median), the weight gradient at 32-128
+// tokens 25 % (its weight-sized output written slower than the streaming rate), and a few
+// experts of 128 tokens up to 60 % faster (8 of Qwen3-30B-A3B's: less than t_g in all). Carried
+// to other GPUs unchanged
 // (t_g, t_1) and with their R, BWc and streaming rate; 16-bit operands (an fp8 grouped GEMM is not
 // measured).
 struct GroupedGemmLaw {

@@ -19,6 +19,7 @@ using svg::esc;
 
 std::string days(double s) {
   std::ostringstream o;
+  if (!std::isfinite(s)) return "never";
   if (s >= 2 * 86400)
     o << std::round(s / 8640) / 10 << " d";
   else if (s >= 2 * 3600)
@@ -43,7 +44,7 @@ std::string dollars(double usd) {
 std::string pareto_chart(const PlanReport& p) {
   std::vector<const PlanPoint*> priced;
   for (const auto& q : p.points)
-    if (q.cost_usd > 0 && q.train_s > 0) priced.push_back(&q);
+    if (q.cost_usd > 0 && q.train_s > 0 && std::isfinite(q.train_s) && std::isfinite(q.cost_usd)) priced.push_back(&q);
   const double W = 900, H = 520, left = 80, right = 20, top = 20, bottom = 90;
   svg::Writer w(W, H, "chart chart-pareto", "Time to train against cost, one point per ranked layout");
   if (priced.empty()) {
@@ -68,7 +69,8 @@ std::string pareto_chart(const PlanReport& p) {
     w.line(left - 5, y(c), left, y(c), "#444", 1);
     w.text(left - 8, y(c) + 4, dollars(c), {.size = 11, .anchor = "end"});
   }
-  w.text((left + W - right) / 2, H - bottom + 40, "time to train (log)", {.size = 12, .anchor = "middle"});
+  w.text((left + W - right) / 2, H - bottom + 40, "expected time to train, failures included (log)",
+         {.size = 12, .anchor = "middle"});
   w.text(18, (top + H - bottom) / 2, "cost of the run (log)", {.size = 12, .anchor = "middle", .vertical = true});
   std::vector<const PlanPoint*> front;
   for (const auto* q : priced)
@@ -96,11 +98,13 @@ std::string pareto_chart(const PlanReport& p) {
 
 std::string table(const PlanReport& p) {
   std::ostringstream o;
-  o << "<table class=\"points\"><thead><tr><th>rank</th><th>time to train</th><th>cost</th><th>tokens/s</th>"
+  o << "<table class=\"points\"><thead><tr><th>rank</th><th>expected time to train</th><th>goodput</th>"
+       "<th>cost</th><th>tokens/s</th>"
        "<th>MFU</th><th>GPUs</th><th>hardware</th><th>layout</th><th>Pareto</th></tr></thead><tbody>";
   for (const auto& q : p.points) {
     o << "<tr class=\"point-row\"><td>" << (q.yours ? std::string("yours") : std::to_string(q.rank)) << "</td><td>"
-      << esc(days(q.train_s)) << "</td><td>" << esc(dollars(q.cost_usd)) << "</td><td>"
+      << esc(days(q.train_s)) << "</td><td>" << fmt::percent(q.goodput) << "</td><td>"
+      << esc(std::isfinite(q.cost_usd) ? dollars(q.cost_usd) : std::string("never")) << "</td><td>"
       << fmt::count(std::llround(q.tokens_per_s)) << "</td><td>" << fmt::percent(q.mfu) << "</td><td>" << q.gpus
       << "</td><td>" << esc(q.hardware) << "</td><td>" << esc(q.layout) << "</td><td>" << (q.pareto ? "yes" : "")
       << "</td></tr>";

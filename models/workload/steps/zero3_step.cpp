@@ -111,13 +111,18 @@ class Zero3Step final : public ShardedStep {
   }
 
   void gradients_ready(const Unit& unit, bool last) override {
-    if (c_.zero.contiguous_gradients)  // copy into the contiguous reduce (ipg) buffer
-      p_.compute(kComputeStream, secs(mem_time(double(unit.params) * kStage3IpgCopyBytesPerParam)), Work::Memory,
-                 "ipg copy " + unit.name);
+    const std::vector<int64_t> tensors = unit_gradient_tensors(c_.model, unit);
+    if (c_.zero.contiguous_gradients) {  // copied into the contiguous reduce (ipg) buffer if they fit in it
+      double copied = 0;
+      for (int64_t t : tensors) copied += double(t) <= c_.zero.reduce_bucket_size ? double(t) : 0.0;
+      if (copied > 0)
+        p_.compute(kComputeStream, secs(mem_time(copied * kStage3IpgCopyBytesPerParam)), Work::Memory,
+                   "ipg copy " + unit.name);
+    }
     // stage3.py __add_grad_to_ipg_bucket, tensor by tensor: the bucket is reduced before a
     // gradient that would overflow reduce_bucket_size joins it (a tensor larger than the bucket
     // goes alone), and what is left after the last unit's.
-    for (int64_t t : unit_gradient_tensors(c_.model, unit)) {
+    for (int64_t t : tensors) {
       if (t <= 0) continue;
       if (bucket_ > 0 && double(bucket_ + t) > c_.zero.reduce_bucket_size) {
         reduce(bucket_, bucket_names_);

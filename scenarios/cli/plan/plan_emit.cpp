@@ -63,8 +63,9 @@ std::vector<std::pair<std::string, std::string>> emitted_scenarios(
         fmt::format("commsim plan, rank {} of {}: {} on {} x {} ({} GPUs)", i + 1, ranked.size(),
                     models::plan::layout_text(e.candidate), e.candidate.nodes, e.candidate.instance,
                     e.candidate.gpus()),
-        fmt::format("planned from {}: step {}, time to train {}, cost {}", base_path, format_seconds(e.step_s),
-                    format_duration(e.train_s), e.cost_usd ? format_usd(*e.cost_usd) : std::string("unknown")),
+        fmt::format("planned from {}: step {}, expected time to train {} (goodput {:.1f} %), cost {}", base_path,
+                    format_seconds(e.step_s), format_duration(e.train_s), 100 * e.goodput,
+                    e.cost_usd ? format_usd(*e.cost_usd) : std::string("unknown")),
     };
     if (!own_price && file_price != price_table.end())
       header.push_back(fmt::format("price_per_hour: {} per node-hour from {}",

@@ -172,43 +172,43 @@ namespace {
 models::plan::Evaluated plan_row_from(const Json& row) {
   models::plan::Evaluated e;
   models::plan::Candidate& c = e.candidate;
-  c.instance = row["instance"].get<std::string>();
-  c.nodes = row["nodes"].get<int>();
-  c.gpus_per_node = row["gpus_per_node"].get<int>();
+  c.instance = row.at("instance").get<std::string>();
+  c.nodes = row.at("nodes").get<int>();
+  c.gpus_per_node = row.at("gpus_per_node").get<int>();
   c.node_gpus = row.value("node_gpus", c.gpus_per_node);
-  c.pods_per_node = row["pods_per_node"].get<int>();
-  c.strategy = row["strategy"].get<std::string>();
-  c.offload = row["offload"].get<bool>();
-  c.tp = row["tp"].get<int>();
-  c.pp = row["pp"].get<int>();
-  c.cp = row["cp"].get<int>();
-  c.ep = row["ep"].get<int>();
-  c.vp = row["vp"].get<int>();
-  c.schedule = row["pipeline_schedule"].get<std::string>();
-  c.micro_batch = row["micro_batch"].get<int>();
-  c.recompute = row["recompute"].get<std::string>();
-  c.sequence_parallel = row["sequence_parallel"].get<bool>();
-  c.distributed_optimizer = row["distributed_optimizer"].get<bool>();
+  c.pods_per_node = row.at("pods_per_node").get<int>();
+  c.strategy = row.at("strategy").get<std::string>();
+  c.offload = row.at("offload").get<bool>();
+  c.tp = row.at("tp").get<int>();
+  c.pp = row.at("pp").get<int>();
+  c.cp = row.at("cp").get<int>();
+  c.ep = row.at("ep").get<int>();
+  c.vp = row.at("vp").get<int>();
+  c.schedule = row.at("pipeline_schedule").get<std::string>();
+  c.micro_batch = row.at("micro_batch").get<int>();
+  c.recompute = row.at("recompute").get<std::string>();
+  c.sequence_parallel = row.at("sequence_parallel").get<bool>();
+  c.distributed_optimizer = row.at("distributed_optimizer").get<bool>();
   e.simulated = true;
-  e.fits = row["fits"].get<bool>();
-  e.step_s = row["step_time_s"].get<double>();
-  e.step_bound_s = row["step_bound_s"].get<double>();
+  e.fits = row.at("fits").get<bool>();
+  e.step_s = row.at("step_time_s").get<double>();
+  e.step_bound_s = row.at("step_bound_s").get<double>();
   constexpr double kNever = std::numeric_limits<double>::infinity();
-  e.work_s = row["train_time_s"].get<double>();
-  e.train_s = row["expected_train_time_s"].is_null() ? kNever : row["expected_train_time_s"].get<double>();
-  e.goodput = row["goodput"].get<double>();
-  if (!row["usd_per_hour"].is_null()) e.usd_per_hour = row["usd_per_hour"].get<double>();
-  if (!row["cost_usd"].is_null()) {
-    e.work_cost_usd = row["cost_usd"].get<double>();
-    e.cost_usd = row["expected_cost_usd"].is_null() ? kNever : row["expected_cost_usd"].get<double>();
+  e.work_s = row.at("train_time_s").get<double>();
+  e.train_s = row.at("expected_train_time_s").is_null() ? kNever : row.at("expected_train_time_s").get<double>();
+  e.goodput = row.at("goodput").get<double>();
+  if (!row.at("usd_per_hour").is_null()) e.usd_per_hour = row.at("usd_per_hour").get<double>();
+  if (!row.at("cost_usd").is_null()) {
+    e.work_cost_usd = row.at("cost_usd").get<double>();
+    e.cost_usd = row.at("expected_cost_usd").is_null() ? kNever : row.at("expected_cost_usd").get<double>();
   }
-  if (!row["pricing"].is_null()) e.pricing = row["pricing"].get<std::string>();
-  e.tokens_per_s = row["tokens_per_s"].get<double>();
-  e.mfu = row["mfu"].get<double>();
-  e.memory_peak_bytes = row["memory_peak_bytes"].get<double>();
-  e.memory_capacity_bytes = row["memory_capacity_bytes"].get<double>();
-  e.breakdown = breakdown_from(row["breakdown"]);
-  if (row.contains("caveats")) e.caveats = row["caveats"].get<std::vector<std::string>>();
+  if (!row.at("pricing").is_null()) e.pricing = row.at("pricing").get<std::string>();
+  e.tokens_per_s = row.at("tokens_per_s").get<double>();
+  e.mfu = row.at("mfu").get<double>();
+  e.memory_peak_bytes = row.at("memory_peak_bytes").get<double>();
+  e.memory_capacity_bytes = row.at("memory_capacity_bytes").get<double>();
+  e.breakdown = breakdown_from(row.at("breakdown"));
+  if (row.contains("caveats")) e.caveats = row.at("caveats").get<std::vector<std::string>>();
   return e;
 }
 
@@ -226,17 +226,19 @@ ShardFile read_plan_json(const std::string& path) {
     throw UserError({path, 1, 1}, "not a plan output (expected the output of commsim plan --json)");
   ShardFile f;
   try {
-    f.steps = j["target"]["steps"].get<double>();
-    f.tokens_per_step = j["target"]["tokens_per_step"].get<double>();
-    f.space = j["space"];
+    f.steps = j.at("target").at("steps").get<double>();
+    f.tokens_per_step = j.at("target").at("tokens_per_step").get<double>();
+    f.space = j.at("space");
     for (const auto& row : j["rows"]) f.rows.push_back(plan_row_from(row));
     if (j.contains("rejected"))
       for (const auto& row : j["rejected"]) f.rejected.push_back(plan_row_from(row));
     f.scenario = j.value("scenario", "");
     f.objective = j.value("objective", "time");
-    f.shard_index = j["shard"]["index"].get<size_t>();
-    f.shard_count = j["shard"]["count"].get<size_t>();
+    f.shard_index = j.at("shard").at("index").get<size_t>();
+    f.shard_count = j.at("shard").at("count").get<size_t>();
     f.front_exact = j.value("front_exact", false);
+    if (j.contains("inputs") && j.at("inputs").contains("overrides"))
+      f.overrides = j.at("inputs").at("overrides").get<std::vector<std::string>>();
     if (j.contains("budget_usd") && !j["budget_usd"].is_null()) f.budget_usd = j["budget_usd"].get<double>();
     if (j.contains("deadline_s") && !j["deadline_s"].is_null()) f.deadline_s = j["deadline_s"].get<double>();
   } catch (const Json::exception& e) {

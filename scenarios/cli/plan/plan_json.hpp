@@ -38,6 +38,7 @@ struct ShardFile {
   std::string scenario, objective;               // the base scenario's name; "time" or "cost"
   size_t shard_index = 0, shard_count = 1;       // --shard i/N (0/1 without)
   bool front_exact = false;                      // its ranks after #1 cover every candidate of its share
+  std::vector<std::string> overrides;            // the shard's --set (inputs.overrides)
 };
 ShardFile read_plan_json(const std::string& path);
 

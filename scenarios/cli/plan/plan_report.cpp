@@ -110,6 +110,7 @@ LabelledCaveats plan_row_caveats(const PlanOutput& p, size_t rows) {
 }
 
 std::string format_duration(double s) {
+  if (!std::isfinite(s)) return "never";  // an expected wall time of a run that does not finish
   if (s >= 2 * 86400) return fmt::format("{:.1f} d", s / 86400);
   if (s >= 2 * 3600) return fmt::format("{:.1f} h", s / 3600);
   if (s >= 120) return fmt::format("{:.0f} min", s / 60);
@@ -147,6 +148,15 @@ std::string plan_empty_reason(const PlanOutput& p) {
         r.candidates, refused, refused ? " (" + most_frequent(why, 2) + ")" : std::string(), r.over_memory);
   }
   if (r.in_shard == 0) return "this shard holds no candidate (use fewer shards)";
+  const bool none_finish = !r.rejected.empty() && std::none_of(r.rejected.begin(), r.rejected.end(), [](const Evaluated& e) {
+    return std::isfinite(e.train_s);
+  });
+  if (none_finish && r.infeasible_by_bound == 0)
+    return fmt::format(
+        "no layout is expected to finish: the {} simulated fail again, on average, before a restart and a "
+        "checkpoint let them make progress at these failure rates (lower [cluster.params] failures.* or "
+        "restart.time, or checkpoint faster: checkpoint.storage_bandwidth; docs/goodput.md)",
+        r.rejected.size());
   if (!r.rejected.empty() || r.infeasible_by_bound > 0) {
     // The nearest simulated layout to each constraint: the fastest against a deadline, the
     // cheapest against a budget (when no candidate qualifies, the search finds them best first by
@@ -239,6 +249,8 @@ std::string plan_text(const PlanOutput& p) {
       out += fmt::format("yours      {} ({}): ", p.included_file, models::plan::layout_text(p.included->candidate));
       if (!p.included->fits)
         out += "does not fit in GPU memory\n";
+      else if (!std::isfinite(p.included->train_s))
+        out += "is not expected to finish at these failure rates (its goodput is 0)\n";
       else if (!rank && p.options.budget_usd && !p.included->cost_usd)
         out += "has no price, so it cannot be held to the budget (give --prices or [cluster] price_per_hour)\n";
       else if (!rank)
@@ -277,6 +289,10 @@ std::string plan_text(const PlanOutput& p) {
                          format_seconds(tb[t].second),
                          (ta[t].second >= tb[t].second ? "+" : "-") + format_seconds(std::abs(ta[t].second - tb[t].second)));
     }
+    // The step is not all of it: failures cost a layout of more GPUs more of its wall time.
+    out += fmt::format("  {:<20} {:>9.1f}% {:>9.1f}%\n", "goodput", 100 * a.goodput, 100 * b.goodput);
+    out += fmt::format("  {:<20} {:>10} {:>10}\n", "time to train", format_duration(a.train_s),
+                       format_duration(b.train_s));
     if (a.cost_usd && b.cost_usd)
       out += fmt::format("  {:<20} {:>10} {:>10}\n", "run cost", format_usd(*a.cost_usd), format_usd(*b.cost_usd));
   }

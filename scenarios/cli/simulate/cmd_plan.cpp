@@ -83,6 +83,7 @@ viz::PlanReport html_report(const PlanOutput& p, const std::string& path) {
     q.hardware = fmt::format("{} x {}", e.candidate.nodes, e.candidate.instance);
     q.gpus = e.candidate.gpus();
     q.train_s = e.train_s;
+    q.goodput = e.goodput;
     q.cost_usd = e.cost_usd.value_or(-1);
     q.tokens_per_s = e.tokens_per_s;
     q.mfu = e.mfu;
@@ -198,6 +199,7 @@ int cmd_plan(int argc, char** argv) {
       }
     }
     if (!merge.empty()) {
+      sets.clear();  // --set is refused with --merge: the shards' own (below) rank --include and --emit
       std::vector<models::plan::Evaluated> all;
       std::vector<std::string> shard_of;  // the file each shard index came from
       std::string first_shard;            // whose budget and deadline every other shard must have
@@ -248,6 +250,7 @@ int cmd_plan(int argc, char** argv) {
         };
         if (first_shard.empty()) {
           first_shard = f;
+          sets = s.overrides;
           if (!a.budget.empty() && out.options.budget_usd != s.budget_usd)
             throw UserError({"--budget", 1, 1},
                             fmt::format("the shards searched under {}; a merge ranks what they searched (expected "
@@ -260,6 +263,15 @@ int cmd_plan(int argc, char** argv) {
                                         constraint_text(s.budget_usd, s.deadline_s)));
           out.options.budget_usd = s.budget_usd;
           out.options.deadline_s = s.deadline_s;
+        } else if (s.overrides != sets) {
+          auto words = [](const std::vector<std::string>& v) {
+            std::string t;
+            for (const auto& w : v) t += (t.empty() ? "" : " ") + w;
+            return t.empty() ? std::string("none") : t;
+          };
+          throw UserError({f, 1, 1}, fmt::format("ran with --set {}, {} with --set {} (expected the shards of one "
+                                                 "plan: the same --set on every shard)",
+                                                 words(s.overrides), first_shard, words(sets)));
         } else if (s.budget_usd != out.options.budget_usd || s.deadline_s != out.options.deadline_s) {
           throw UserError({f, 1, 1}, fmt::format("searched under {}, {} under {} (expected the shards of one plan: "
                                                  "the same --budget and --deadline on every shard)",

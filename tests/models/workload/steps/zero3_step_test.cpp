@@ -125,6 +125,20 @@ TEST_CASE("zero3: a reduce bucket is flushed before a gradient would overflow it
     bytes += o->bytes;
   }
   CHECK(bytes == 2 * c.model.total_params());  // every gradient once, bf16
+  // A gradient larger than the bucket is reduced where it is, not copied into the bucket first
+  // (stage3.py copies only one that fits): with a bucket below every matrix, the embedding unit
+  // (one matrix) has no copy at all.
+  c.zero.reduce_bucket_size = 1e6;
+  const Program small = build_zero3_program(c);
+  int embed_copies = 0, copies = 0;
+  for (const auto& stream : small.ops)
+    for (const Op& o : stream)
+      if (o.kind == OpKind::Compute && small.names[o.arg].rfind("ipg copy", 0) == 0) {
+        ++copies;
+        embed_copies += small.names[o.arg] == "ipg copy embed";
+      }
+  CHECK(copies > 0);  // the blocks' norms fit
+  CHECK(embed_copies == 0);
 }
 
 TEST_CASE("zero3: offload_param copies each rank's shard host->GPU before every all-gather", "[workload]") {

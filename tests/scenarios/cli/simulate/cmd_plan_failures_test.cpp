@@ -118,3 +118,53 @@ TEST_CASE("scenarios: plan holds a deadline to the expected time, which with no 
     CHECK(row["goodput"].get<double>() == 1.0);
   }
 }
+
+TEST_CASE("scenarios: plan says when a layout is not expected to finish, and why #1 wins counts goodput",
+          "[scenarios]") {
+  // Failures so frequent that no checkpoint lets a run progress: nothing finishes.
+  std::vector<std::string> hopeless = kFailingPlan;
+  *std::find(hopeless.begin(), hopeless.end(), kOften) = "cluster.params.failures.gpu=1e6";
+  const auto never = run_commsim(plus_args(hopeless, {"--set", "cluster.params.restart.time=1e6"}));
+  CHECK(never.exit_code == 2);
+  CHECK(never.err.find("no layout is expected to finish") != std::string::npos);
+  CHECK(never.err.find("--deadline") == std::string::npos);  // no constraint was given
+  // The winner's explanation shows the goodput beside the step (text output).
+  std::vector<std::string> text = kFailingPlan;
+  text.erase(std::find(text.begin(), text.end(), "--json"));
+  const auto t = run_commsim(text);
+  REQUIRE(t.exit_code == 0);
+  CHECK(t.out.find("  goodput ") != std::string::npos);
+  CHECK(t.out.find("  time to train ") != std::string::npos);
+  CHECK(t.out.find("time       expected:") != std::string::npos);
+}
+
+TEST_CASE("scenarios: plan --merge ranks --include under the shards' --set, and names a field an old shard lacks",
+          "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("plan-merge-failures");
+  std::vector<std::string> merge = {"plan", kFailingSmall, "--json", "--include", kFailingSmall, "--merge"};
+  for (int i = 0; i < 2; ++i) {
+    const auto s = run_commsim(plus_args(kFailingPlan, {"--shard", std::to_string(i) + "/2"}));
+    REQUIRE(s.exit_code == 0);
+    const auto f = dir / ("shard" + std::to_string(i) + ".json");
+    std::ofstream(f) << s.out;
+    merge.push_back(f.string());
+  }
+  const auto merged = run_commsim(merge);
+  REQUIRE(merged.exit_code == 0);
+  const auto j = nlohmann::json::parse(merged.out);
+  // The include is the plan's own scenario: its goodput is the shards' failure rates', as run gives.
+  const auto run = run_commsim({"run", kFailingSmall, "--json", "--set", kOften});
+  REQUIRE(run.exit_code == 0);
+  CHECK(j["included"]["goodput"].get<double>() ==
+        Approx(nlohmann::json::parse(run.out)["goodput"]["goodput"].get<double>()).epsilon(1e-7));
+  CHECK(j["inputs"]["overrides"] == nlohmann::json::array({kOften}));
+  // A shard written before the expected times existed: the missing key is named.
+  auto old = nlohmann::json::parse(scenarios_test::slurp(dir / "shard0.json"));
+  for (auto& row : old["rows"]) row.erase("expected_train_time_s");
+  std::ofstream(dir / "shard0.json") << old.dump();
+  const auto stale = run_commsim({"plan", kFailingSmall, "--merge", (dir / "shard0.json").string(),
+                                  (dir / "shard1.json").string()});
+  CHECK(stale.exit_code == 2);
+  CHECK(stale.err.find("expected_train_time_s") != std::string::npos);
+  fs::remove_all(dir);
+}
