@@ -53,7 +53,8 @@ double rank_params(const MemoryInputs& in) {
   if (m.is_moe()) {  // MoE layers: attention, norms, router and shared experts, then the routed experts
     const double router = double(m.moe_router_params());  // whole on every tp rank
     const double moe_block = (double(m.attention_matmul_params() + m.moe_dense_params()) - replicated - router) / tp +
-                             replicated + router + double(m.block_norm_params()) + double(m.attention().bias_params()) / tp;
+                             replicated + router + double(m.block_norm_params()) +
+                             double(m.attention().bias_params()) / tp;
     p = rank_expert_params(in);
     for (int i : layers) p += m.moe_layer(i) ? moe_block : block;
   }

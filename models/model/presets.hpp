@@ -24,7 +24,7 @@ struct Preset {
   int max_positions = 0;  // rows of the learned position table
   MoeSpec moe{};
   MlaSpec mla{};
-  LocalAttention local{};  // windowed layers (attention.hpp)
+  LocalAttention local{};   // windowed layers (attention.hpp)
   const char* source = "";  // the config file (or paper) the numbers are read from
 };
 

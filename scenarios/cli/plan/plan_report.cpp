@@ -148,9 +148,9 @@ std::string plan_empty_reason(const PlanOutput& p) {
         r.candidates, refused, refused ? " (" + most_frequent(why, 2) + ")" : std::string(), r.over_memory);
   }
   if (r.in_shard == 0) return "this shard holds no candidate (use fewer shards)";
-  const bool none_finish = !r.rejected.empty() && std::none_of(r.rejected.begin(), r.rejected.end(), [](const Evaluated& e) {
-    return std::isfinite(e.train_s);
-  });
+  const bool none_finish =
+      !r.rejected.empty() &&
+      std::none_of(r.rejected.begin(), r.rejected.end(), [](const Evaluated& e) { return std::isfinite(e.train_s); });
   if (none_finish && r.infeasible_by_bound == 0)
     return fmt::format(
         "no layout is expected to finish: the {} simulated fail again, on average, before a restart and a "

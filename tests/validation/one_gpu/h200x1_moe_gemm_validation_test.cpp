@@ -31,7 +31,8 @@ TEST_CASE("h200x1 moe gemm: grouped expert products within 10 % median, L separa
           "[validation]") {
   std::ifstream f(std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x1/measured/moe_grouped_gemm.jsonl");
   REQUIRE(f);
-  const auto rates = models::compute::make_gpu_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, {});
+  const auto rates =
+      models::compute::make_gpu_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, {});
   std::vector<double> grouped, loop_law, loop_vs_loop;
   double worst = 0;
   std::string line;
@@ -53,8 +54,8 @@ TEST_CASE("h200x1 moe gemm: grouped expert products within 10 % median, L separa
     }
   }
   REQUIRE(grouped.size() == 384);
-  CHECK(median(grouped) < 0.10);  // 9.1 %
-  CHECK(worst < 0.62);            // +60 %: 8 of Qwen3-30B-A3B's experts of 128 tokens, model slow
+  CHECK(median(grouped) < 0.10);   // 9.1 %
+  CHECK(worst < 0.62);             // +60 %: 8 of Qwen3-30B-A3B's experts of 128 tokens, model slow
   CHECK(median(loop_law) > 0.20);  // 24.7 %: the GEMM law per expert against the grouped kernel
   // L torch.mm in a row are what the GEMM law per expert describes better (16 % median): the
   // grouped kernel is another kernel, not the law's with one launch.

@@ -162,8 +162,8 @@ TEST_CASE("scenarios: plan --merge ranks --include under the shards' --set, and 
   auto old = nlohmann::json::parse(scenarios_test::slurp(dir / "shard0.json"));
   for (auto& row : old["rows"]) row.erase("expected_train_time_s");
   std::ofstream(dir / "shard0.json") << old.dump();
-  const auto stale = run_commsim({"plan", kFailingSmall, "--merge", (dir / "shard0.json").string(),
-                                  (dir / "shard1.json").string()});
+  const auto stale =
+      run_commsim({"plan", kFailingSmall, "--merge", (dir / "shard0.json").string(), (dir / "shard1.json").string()});
   CHECK(stale.exit_code == 2);
   CHECK(stale.err.find("expected_train_time_s") != std::string::npos);
   fs::remove_all(dir);
