@@ -9,12 +9,12 @@
 #include <thread>
 
 #include "models/error.hpp"
-#include "models/goodput/goodput.hpp"
 #include "models/hw/gpu_memory.hpp"
 #include "models/hw/instance.hpp"
 #include "models/model/model_shape.hpp"
 #include "models/plan/bounds.hpp"
 #include "models/run/cost.hpp"
+#include "models/run/goodput_fill.hpp"
 #include "models/run/run.hpp"
 
 namespace models::plan {
@@ -93,14 +93,7 @@ Evaluated evaluate_scenario(const ScenarioSpec& spec, const Candidate& described
     e.work_s = r.step_time_s * steps.value_or(double(r.steps));
     e.train_s = e.work_s;
     if (r.goodput.estimated) {  // the run's failure rates and checkpoint, over the plan's work
-      const GoodputResult& g = r.goodput;
-      const goodput::GoodputEstimate w = goodput::estimate_goodput({.work_s = e.work_s,
-                                                                    .step_s = r.step_time_s,
-                                                                    .blocking_s = g.checkpoint_blocking_s,
-                                                                    .write_s = g.checkpoint_write_s,
-                                                                    .async = g.checkpoint_async,
-                                                                    .restart_s = g.restart_s,
-                                                                    .mtbf_s = g.mtbf_s});
+      const goodput::GoodputEstimate w = goodput_over(r.goodput, e.work_s, r.step_time_s);
       e.train_s = w.wall_s;
       e.goodput = w.goodput;
     }

@@ -75,13 +75,7 @@ void fill_goodput(RunResult& result, const ScenarioSpec& spec) {
   // The run's steps as its run time counts them (RunResult::steps stops at 2e9; a token target
   // past it still runs them all).
   g.work_s = g.step_s * (result.step_time_s > 0 ? result.run_time_s / result.step_time_s : double(result.steps));
-  const goodput::GoodputEstimate e = goodput::estimate_goodput({.work_s = g.work_s,
-                                                                .step_s = g.step_s,
-                                                                .blocking_s = ckpt.blocking_s,
-                                                                .write_s = ckpt.write_s,
-                                                                .async = g.checkpoint_async,
-                                                                .restart_s = g.restart_s,
-                                                                .mtbf_s = g.mtbf_s});
+  const goodput::GoodputEstimate e = goodput_over(g, g.work_s, g.step_s);
   g.young_interval_s = e.young_s;
   g.daly_interval_s = e.daly_s;
   g.plan = e.plan;
@@ -102,6 +96,16 @@ void fill_goodput(RunResult& result, const ScenarioSpec& spec) {
     g.expected_cost = billed_seconds(result.cost.pricing, g.expected_wall_s) / 3600 * result.cost.usd_per_hour;
     g.work_cost = billed_seconds(result.cost.pricing, g.work_s) / 3600 * result.cost.usd_per_hour;
   }
+}
+
+goodput::GoodputEstimate goodput_over(const GoodputResult& g, double work_s, double step_s) {
+  return goodput::estimate_goodput({.work_s = work_s,
+                                    .step_s = step_s,
+                                    .blocking_s = g.checkpoint_blocking_s,
+                                    .write_s = g.checkpoint_write_s,
+                                    .async = g.checkpoint_async,
+                                    .restart_s = g.restart_s,
+                                    .mtbf_s = g.mtbf_s});
 }
 
 }  // namespace models
