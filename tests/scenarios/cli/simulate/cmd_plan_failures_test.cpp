@@ -83,7 +83,8 @@ TEST_CASE("scenarios: plan holds a deadline to the expected time, which with no 
   const std::string deadline = fmt::format("{:.0f}s", (work + wall) / 2);
   const auto tight = run_commsim(plus_args(kFailingPlan, {"--deadline", deadline}));
   if (tight.exit_code == 0) {
-    for (const auto& row : nlohmann::json::parse(tight.out)["rows"]) {
+    const auto ranked = nlohmann::json::parse(tight.out);  // held: a temporary's member would dangle
+    for (const auto& row : ranked["rows"]) {
       CHECK(row["layout"] != best["layout"]);
       CHECK(row["expected_train_time_s"].get<double>() <= (work + wall) / 2);
     }
@@ -98,7 +99,8 @@ TEST_CASE("scenarios: plan holds a deadline to the expected time, which with no 
     calm.insert(calm.end(), {"--set", fmt::format("cluster.params.failures.{}=0", c)});
   const auto none = run_commsim(calm);
   REQUIRE(none.exit_code == 0);
-  for (const auto& row : nlohmann::json::parse(none.out)["rows"]) {
+  const auto calm_rows = nlohmann::json::parse(none.out);  // held: a temporary's member would dangle
+  for (const auto& row : calm_rows["rows"]) {
     CHECK(row["expected_train_time_s"].get<double>() == row["train_time_s"].get<double>());
     CHECK(row["goodput"].get<double>() == 1.0);
   }
