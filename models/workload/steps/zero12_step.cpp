@@ -71,15 +71,14 @@ class Zero12Step {
   }
 
   Program build() {
-    const int accum = std::max(1, c_.training.grad_accum);
-    accum_ = accum;
-    for (int m = 0; m < accum; ++m) micro_step(m, accum);
+    for (int m = 0; m < accum(); ++m) micro_step(m, accum());
     optimizer();
     return std::move(p_);
   }
 
  private:
   int comm_stream() const { return overlap_ ? kCommStream : kComputeStream; }
+  int accum() const { return std::max(1, c_.training.grad_accum); }  // micro-batches per step
   double shard() const { return double(params_) / n_; }
   double mem(double bytes, compute::MemKernel kind = compute::MemKernel::Elementwise) const {
     return memory_seconds(c_.rates, kind, bytes);
@@ -147,7 +146,7 @@ class Zero12Step {
     // (async_accumulate_grad_in_cpu_via_gpu); the last sends the slice in fp32
     // (async_inplace_copy_grad_to_fp32_buffer_from_gpu). Stage 1 reduces once: the fp32 slice.
     const double slice = double(elements) / n_;
-    const bool last = m == accum_ - 1;
+    const bool last = m == accum() - 1;
     p_.wait(kOffloadStream, done);
     if (stage_ == 2 && m > 0)
       p_.copy(kOffloadStream, CopyDir::HostToGpu, int64_t(slice * compute_bytes_), "h2d accumulated grads");
@@ -180,7 +179,6 @@ class Zero12Step {
   const DataParallelConfig& c_;
   Program p_;
   int n_, stage_;
-  int accum_ = 1;  // micro-batches per step
   bool overlap_, offload_;
   double bucket_;  // reduce_bucket_size, elements
   std::vector<Unit> units_;

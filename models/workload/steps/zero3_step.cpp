@@ -122,22 +122,19 @@ class Zero3Step final : public ShardedStep {
     // stage3.py __add_grad_to_ipg_bucket, tensor by tensor: the bucket is reduced before a
     // gradient that would overflow reduce_bucket_size joins it (a tensor larger than the bucket
     // goes alone), and what is left after the last unit's.
-    for (int64_t t : tensors) {
-      if (t <= 0) continue;
-      if (bucket_ > 0 && double(bucket_ + t) > c_.zero.reduce_bucket_size) {
-        reduce(bucket_, bucket_names_);
-        bucket_ = 0;
-        bucket_names_.clear();
-      }
-      bucket_ += t;
-      if (bucket_names_.empty() || bucket_names_.substr(bucket_names_.rfind('+') + 1) != unit.name)
-        bucket_names_ += (bucket_names_.empty() ? "" : "+") + unit.name;
-    }
-    if (last && bucket_ > 0) {
+    auto flush = [&] {
       reduce(bucket_, bucket_names_);
       bucket_ = 0;
       bucket_names_.clear();
+    };
+    bool named = false;  // this unit's name is in the bucket's
+    for (int64_t t : tensors) {
+      if (t <= 0) continue;
+      if (bucket_ > 0 && double(bucket_ + t) > c_.zero.reduce_bucket_size) flush(), named = false;
+      bucket_ += t;
+      if (!named) bucket_names_ += (bucket_names_.empty() ? "" : "+") + unit.name, named = true;
     }
+    if (last && bucket_ > 0) flush();
   }
 
   double reduce_piece_params(int64_t) const override { return std::max(1.0, c_.zero.reduce_bucket_size); }
