@@ -1,15 +1,20 @@
-// PyTorch DDP: every rank holds every parameter; gradients are all-reduced in buckets of
-// kDdpBucketBytes as the backward produces them, on the communication stream, only on the last
-// micro-batch (no_sync on the others, as HF Accelerate does); then AdamW on every parameter.
+// PyTorch DDP: every rank holds every parameter; gradients are all-reduced in buckets as the
+// backward produces them, on the communication stream, only on the last micro-batch (no_sync on
+// the others, as HF Accelerate does); then AdamW on every parameter.
 // Collectives per step: all-reduce of all gradients (parameters x the gradients' bytes: the
 // parameters' dtype, training.param_dtype else dtype; under autocast with fp32 parameters .grad is
-// fp32 and the Reducer's buckets take its dtype, with no compression hook by default), issued
-// after a unit's backward whenever 25 MB or more wait, in whole multiples of 25 MB; the first
-// unit's backward flushes the rest. Sources:
-// torch/nn/parallel/distributed.py (bucket_cap_mb = 25, Reducer), torch/optim/adamw.py
-// (compute.hpp: optimizer_plan, optimizer_seconds). Tests: tests/models/workload/steps/ddp_step_test.cpp.
+// fp32 and the Reducer's buckets take its dtype, with no compression hook by default).
+// Buckets are the Reducer's after its first iteration rebuilds them (torch/csrc/distributed/c10d/
+// reducer.cpp rebuild_buckets, compute_bucket_assignment_by_size): whole gradient tensors in the
+// order the backward produced them, a bucket closed once it holds at least its limit, the first
+// bucket's limit first_bucket_bytes_cap (dist._DEFAULT_FIRST_BUCKET_BYTES, 1 MiB) and every later
+// one's bucket_cap_mb (25, read as MiB: int(bucket_cap_mb * 1024 * 1024) in
+// torch/nn/parallel/distributed.py). A bucket is all-reduced once its last gradient is ready (here:
+// after the backward of the unit holding it); the first unit's backward flushes the rest.
+// Sources: those files and torch/optim/adamw.py (compute.hpp: optimizer_plan, optimizer_seconds).
+// Tests: tests/models/workload/steps/ddp_step_test.cpp.
 #include <algorithm>
-#include <cmath>
+#include <vector>
 
 #include "models/workload/steps/sharded_step.hpp"
 
@@ -19,7 +24,8 @@ using nccl::CollOp;
 using sim::Time;
 
 namespace {
-constexpr double kDdpBucketBytes = 25e6;  // torch DDP bucket_cap_mb default (25 MB)
+constexpr int64_t kDdpFirstBucketBytes = int64_t{1} << 20;  // dist._DEFAULT_FIRST_BUCKET_BYTES
+constexpr int64_t kDdpBucketBytes = int64_t{25} << 20;      // bucket_cap_mb = 25, in MiB
 }  // namespace
 
 Program build_ddp_program(const DataParallelConfig& c) {
@@ -31,19 +37,26 @@ Program build_ddp_program(const DataParallelConfig& c) {
   for (int m = 0; m < accum; ++m) {
     const std::string tag = "mb" + std::to_string(m) + " ";
     for (const auto& u : units) p.compute(kComputeStream, u.fwd, Work::Math, tag + "fwd " + u.name);
-    double bucket = 0;
+    int64_t bucket = 0;  // bytes of the open bucket
+    int64_t limit = kDdpFirstBucketBytes;
     for (int i = int(units.size()) - 1; i >= 0; --i) {
       if (units[i].recompute > Time::zero())
         p.compute(kComputeStream, units[i].recompute, Work::Math, tag + "recompute " + units[i].name);
       p.compute(kComputeStream, units[i].bwd, Work::Math, tag + "bwd " + units[i].name);
       if (m != accum - 1) continue;
-      bucket += double(units[i].params) * bytes_per;
-      // Full buckets go as they fill; the first unit's backward flushes the rest.
-      while (bucket >= kDdpBucketBytes || (i == 0 && bucket > 0)) {
-        const double chunk = i == 0 ? bucket : std::floor(bucket / kDdpBucketBytes) * kDdpBucketBytes;
+      std::vector<int64_t> closed;  // the buckets this unit's gradients complete, in order
+      for (int64_t t : unit_gradient_tensors(c.model, units[i])) {
+        bucket += t * bytes_per;
+        if (bucket >= limit) {
+          closed.push_back(bucket);
+          bucket = 0;
+          limit = kDdpBucketBytes;
+        }
+      }
+      if (i == 0 && bucket > 0) closed.push_back(bucket);
+      for (int64_t bytes : closed) {
         p.join(kComputeStream, kCommStream);
-        p.collective(kCommStream, kDpSlot, CollOp::AllReduce, int64_t(chunk), "all_reduce grads " + mb(chunk));
-        bucket -= chunk;
+        p.collective(kCommStream, kDpSlot, CollOp::AllReduce, bytes, "all_reduce grads " + mb(double(bytes)));
       }
     }
   }

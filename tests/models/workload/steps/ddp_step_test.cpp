@@ -1,6 +1,9 @@
-// DDP (ddp_step.cpp): gradients all-reduced in 25 MB multiples during the last micro-batch's
+// DDP (ddp_step.cpp): gradients all-reduced in the Reducer's rebuilt buckets (whole tensors in
+// backward order, closed at 1 MiB for the first, 25 MiB after) during the last micro-batch's
 // backward only (no_sync before it), then AdamW.
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 
 #include "models/hw/gpu.hpp"
 #include "models/workload/steps/data_parallel.hpp"
@@ -8,7 +11,7 @@
 using namespace models::workload;
 using models::nccl::CollOp;
 
-TEST_CASE("ddp: all gradients all-reduced once per step in 25 MB multiples, during the last backward", "[workload]") {
+TEST_CASE("ddp: all gradients all-reduced once per step in the Reducer's buckets, during the last backward", "[workload]") {
   models::ModelSpec s;
   s.preset = "h200x4-decoder";
   DataParallelConfig c;
@@ -27,7 +30,20 @@ TEST_CASE("ddp: all gradients all-reduced once per step in 25 MB multiples, duri
   int64_t total = 0;
   for (int64_t b : sizes) total += b;
   CHECK(total == 2 * c.model.total_params());  // bf16 gradients, once per step
-  for (size_t i = 0; i + 1 < sizes.size(); ++i) CHECK(sizes[i] % 25'000'000 == 0);
+  // Each bucket holds whole tensors and closes at its limit: at least the limit, less than the
+  // limit plus the largest tensor; the last (the flush after the first unit) may be smaller.
+  int64_t largest = 0;
+  for (const Unit& u : decoder_units(c.model, 4096, c.rates, false, 0))
+    for (int64_t t : unit_gradient_tensors(c.model, u)) largest = std::max(largest, 2 * t);
+  for (size_t i = 0; i + 1 < sizes.size(); ++i) {
+    const int64_t limit = i == 0 ? int64_t{1} << 20 : int64_t{25} << 20;
+    CHECK(sizes[i] >= limit);
+    CHECK(sizes[i] < limit + largest);
+  }
+  CHECK(sizes.back() < (int64_t{25} << 20) + largest);
+  // The head's matrix is the first gradient the backward produces, and alone it fills the first bucket.
+  REQUIRE(2 * c.model.head_params() >= int64_t{1} << 20);
+  CHECK(sizes[0] == 2 * c.model.head_params());
   // Micro-batches 0 and 1 run without synchronisation: the compute stream's first hand-off to
   // the communication stream comes after every one of their ops.
   size_t last_early = 0, first_join = p.ops[0].size();
