@@ -11,6 +11,10 @@
 // one's bucket_cap_mb (25, read as MiB: int(bucket_cap_mb * 1024 * 1024) in
 // torch/nn/parallel/distributed.py). A bucket is all-reduced once its last gradient is ready (here:
 // after the backward of the unit holding it); the first unit's backward flushes the rest.
+// Without gradient_as_bucket_view (its default) the Reducer writes each gradient into its bucket
+// scaled by 1 / world size (mark_variable_ready_dense: one mul_out, read and write) as the hook
+// fires, and copies the reduced buckets back into .grad once all are done (finalize_bucket_dense:
+// copy_bucket_to_grad), each pass 2 x the gradients' bytes of memory traffic on the compute stream.
 // Sources: those files and torch/optim/adamw.py (compute.hpp: optimizer_plan, optimizer_seconds).
 // Tests: tests/models/workload/steps/ddp_step_test.cpp.
 #include <algorithm>
@@ -44,6 +48,9 @@ Program build_ddp_program(const DataParallelConfig& c) {
         p.compute(kComputeStream, units[i].recompute, Work::Math, tag + "recompute " + units[i].name);
       p.compute(kComputeStream, units[i].bwd, Work::Math, tag + "bwd " + units[i].name);
       if (m != accum - 1) continue;
+      p.compute(kComputeStream, secs(memory_seconds(c.rates, compute::MemKernel::Elementwise,
+                                                    2.0 * double(units[i].params) * bytes_per)),
+                Work::Memory, tag + "bucket copy " + units[i].name);
       std::vector<int64_t> closed;  // the buckets this unit's gradients complete, in order
       for (int64_t t : unit_gradient_tensors(c.model, units[i])) {
         bucket += t * bytes_per;
@@ -63,6 +70,9 @@ Program build_ddp_program(const DataParallelConfig& c) {
   p.join(kCommStream, kComputeStream);
   int64_t total = 0;
   for (const auto& u : units) total += u.params;
+  p.compute(kComputeStream,
+            secs(memory_seconds(c.rates, compute::MemKernel::Elementwise, 2.0 * double(total) * bytes_per)),
+            Work::Memory, "buckets copied to grads");
   p.compute(kComputeStream, secs(optimizer_seconds(double(total), optimizer_plan(c.training, Strategy::Ddp), c.rates)),
             Work::Memory, "adamw");
   return p;

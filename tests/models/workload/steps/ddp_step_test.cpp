@@ -77,3 +77,36 @@ TEST_CASE("ddp: the gradient all-reduce moves the parameters' dtype: fp32 gradie
   c.training.param_dtype = "bf16";
   CHECK(all_reduced() == 2 * c.model.total_params());
 }
+
+TEST_CASE("ddp: the Reducer's copies into the buckets and back cost 2 x the gradients' bytes each, in the last micro-batch only",
+          "[workload]") {
+  models::ModelSpec s;
+  s.preset = "h200x4-decoder";
+  DataParallelConfig c;
+  c.model = models::model::resolve_model(s);
+  c.training.grad_accum = 2;
+  c.dp = 4;
+  c.rates = make_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, 300e9, 0, {});
+  const Program p = build_ddp_program(c);
+  const auto copy = [&](double params) {
+    return sim::Time::from_seconds(memory_seconds(c.rates, models::compute::MemKernel::Elementwise, 2.0 * params * 2));
+  };
+  int into = 0, back = 0;
+  for (const Op& o : p.ops[0]) {
+    if (o.kind != OpKind::Compute) continue;
+    const std::string& name = p.names[o.arg];
+    if (name.rfind("mb1 bucket copy ", 0) == 0) {
+      ++into;
+      const std::string unit = name.substr(std::string("mb1 bucket copy ").size());
+      for (const Unit& u : decoder_units(c.model, 4096, c.rates, false, 0))
+        if (u.name == unit) CHECK(o.duration == copy(double(u.params)));
+    }
+    CHECK(name.rfind("mb0 bucket copy", 0) != 0);  // no_sync: no bucket on the first micro-batch
+    if (name == "buckets copied to grads") {
+      ++back;
+      CHECK(o.duration == copy(double(c.model.total_params())));
+    }
+  }
+  CHECK(into == int(decoder_units(c.model, 4096, c.rates, false, 0).size()));
+  CHECK(back == 1);
+}
