@@ -11,14 +11,22 @@
 using namespace models::workload;
 using models::nccl::CollOp;
 
-TEST_CASE("ddp: all gradients all-reduced once per step in the Reducer's buckets, during the last backward", "[workload]") {
+namespace {
+// The calibration decoder, data-parallel over 4 H200s, `accum` micro-batches per step.
+DataParallelConfig decoder_on_four(int accum) {
   models::ModelSpec s;
   s.preset = "h200x4-decoder";
   DataParallelConfig c;
   c.model = models::model::resolve_model(s);
-  c.training.grad_accum = 3;
+  c.training.grad_accum = accum;
   c.dp = 4;
   c.rates = make_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, 300e9, 0, {});
+  return c;
+}
+}  // namespace
+
+TEST_CASE("ddp: all gradients all-reduced once per step in the Reducer's buckets, during the last backward", "[workload]") {
+  const DataParallelConfig c = decoder_on_four(3);
   const Program p = build_ddp_program(c);
   std::vector<int64_t> sizes;
   for (const Op& o : p.ops[1])
@@ -58,12 +66,7 @@ TEST_CASE("ddp: all gradients all-reduced once per step in the Reducer's buckets
 
 TEST_CASE("ddp: the gradient all-reduce moves the parameters' dtype: fp32 gradients of fp32 parameters under autocast",
           "[workload]") {
-  models::ModelSpec s;
-  s.preset = "h200x4-decoder";
-  DataParallelConfig c;
-  c.model = models::model::resolve_model(s);
-  c.dp = 4;
-  c.rates = make_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, 300e9, 0, {});
+  DataParallelConfig c = decoder_on_four(1);
   auto all_reduced = [&] {
     int64_t total = 0;
     const auto program = build_ddp_program(c);  // kept: a range over a temporary's member would dangle
@@ -80,13 +83,7 @@ TEST_CASE("ddp: the gradient all-reduce moves the parameters' dtype: fp32 gradie
 
 TEST_CASE("ddp: the Reducer's copies into the buckets and back cost 2 x the gradients' bytes each, in the last micro-batch only",
           "[workload]") {
-  models::ModelSpec s;
-  s.preset = "h200x4-decoder";
-  DataParallelConfig c;
-  c.model = models::model::resolve_model(s);
-  c.training.grad_accum = 2;
-  c.dp = 4;
-  c.rates = make_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, 300e9, 0, {});
+  const DataParallelConfig c = decoder_on_four(2);
   const Program p = build_ddp_program(c);
   const auto copy = [&](double params) {
     return sim::Time::from_seconds(memory_seconds(c.rates, models::compute::MemKernel::Elementwise, 2.0 * params * 2));
