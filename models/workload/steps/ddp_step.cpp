@@ -15,6 +15,7 @@
 // scaled by 1 / world size (mark_variable_ready_dense: one mul_out, read and write) as the hook
 // fires, and copies the reduced buckets back into .grad once all are done (finalize_bucket_dense:
 // copy_bucket_to_grad), each pass 2 x the gradients' bytes of memory traffic on the compute stream.
+// One rank is the plain step of a script without DDP (the single-GPU validations): no Reducer.
 // Sources: those files and torch/optim/adamw.py (compute.hpp: optimizer_plan, optimizer_seconds).
 // Tests: tests/models/workload/steps/ddp_step_test.cpp.
 #include <algorithm>
@@ -38,6 +39,7 @@ Program build_ddp_program(const DataParallelConfig& c) {
   auto units = decoder_units(c.model, tokens, c.rates, c.training.grad_checkpointing, 0);
   const int bytes_per = dtype_bytes(c.training.param_dtype.empty() ? c.training.dtype : c.training.param_dtype);
   const int accum = std::max(1, c.training.grad_accum);
+  const bool reducer = c.dp > 1;
   for (int m = 0; m < accum; ++m) {
     const std::string tag = "mb" + std::to_string(m) + " ";
     for (const auto& u : units) p.compute(kComputeStream, u.fwd, Work::Math, tag + "fwd " + u.name);
@@ -47,7 +49,7 @@ Program build_ddp_program(const DataParallelConfig& c) {
       if (units[i].recompute > Time::zero())
         p.compute(kComputeStream, units[i].recompute, Work::Math, tag + "recompute " + units[i].name);
       p.compute(kComputeStream, units[i].bwd, Work::Math, tag + "bwd " + units[i].name);
-      if (m != accum - 1) continue;
+      if (!reducer || m != accum - 1) continue;
       p.compute(kComputeStream, secs(memory_seconds(c.rates, compute::MemKernel::Elementwise,
                                                     2.0 * double(units[i].params) * bytes_per)),
                 Work::Memory, tag + "bucket copy " + units[i].name);
@@ -67,12 +69,14 @@ Program build_ddp_program(const DataParallelConfig& c) {
       }
     }
   }
-  p.join(kCommStream, kComputeStream);
   int64_t total = 0;
   for (const auto& u : units) total += u.params;
-  p.compute(kComputeStream,
-            secs(memory_seconds(c.rates, compute::MemKernel::Elementwise, 2.0 * double(total) * bytes_per)),
-            Work::Memory, "buckets copied to grads");
+  if (reducer) {
+    p.join(kCommStream, kComputeStream);
+    p.compute(kComputeStream,
+              secs(memory_seconds(c.rates, compute::MemKernel::Elementwise, 2.0 * double(total) * bytes_per)),
+              Work::Memory, "buckets copied to grads");
+  }
   p.compute(kComputeStream, secs(optimizer_seconds(double(total), optimizer_plan(c.training, Strategy::Ddp), c.rates)),
             Work::Memory, "adamw");
   return p;

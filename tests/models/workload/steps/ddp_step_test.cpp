@@ -107,3 +107,12 @@ TEST_CASE("ddp: the Reducer's copies into the buckets and back cost 2 x the grad
   CHECK(into == int(decoder_units(c.model, 4096, c.rates, false, 0).size()));
   CHECK(back == 1);
 }
+
+TEST_CASE("ddp: one rank is the plain step, without the Reducer's buckets, copies or all-reduces", "[workload]") {
+  DataParallelConfig c = decoder_on_four(2);
+  c.dp = 1;
+  const Program p = build_ddp_program(c);
+  for (const Op& o : p.ops[1]) CHECK(o.kind != OpKind::Collective);
+  for (const Op& o : p.ops[0])
+    if (o.kind == OpKind::Compute) CHECK(p.names[o.arg].find("bucket") == std::string::npos);
+}
