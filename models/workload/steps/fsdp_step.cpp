@@ -27,6 +27,7 @@
 // foreach_reduce), _fsdp_param_group.py (root not resharded after forward), torch/optim/adamw.py.
 // Tests: tests/models/workload/steps/fsdp_step_test.cpp; validation tests/validation/h200x2_steps_validation_test.cpp.
 #include <algorithm>
+#include <limits>
 
 #include "models/workload/steps/sharded_step.hpp"
 #include "sim/check.hpp"
@@ -42,11 +43,12 @@ namespace {
 
 class FsdpStep final : public ShardedStep {
  public:
-  // FSDP2 shards and gathers every parameter (threshold 0). The reuse distance is DeepSpeed's
-  // knob, passed as the code always has (zero.stage3_max_reuse_distance, default 1e9): it
-  // releases nothing where a block's modules after q_proj hold under 5e8 parameters (Llama-3-8B:
-  // 201M); larger checkpointed blocks are re-gathered as under ZeRO-3 (README, Limitations).
-  explicit FsdpStep(const DataParallelConfig& c) : ShardedStep(c, 0, c.zero.stage3_max_reuse_distance) {
+  // FSDP2 shards and gathers every parameter (threshold 0) and never gathers a checkpointed block
+  // again for its backward: the block's pre-backward hook unshards it once, its recompute's
+  // pre-forward returns early in that state ("the pre-backward hook is responsible for the
+  // unshard", _fsdp_state.py _pre_forward) and its post-backward reshards it. So no reuse distance
+  // releases anything (DeepSpeed's stage3_max_reuse_distance is ZeRO-3's alone).
+  explicit FsdpStep(const DataParallelConfig& c) : ShardedStep(c, 0, std::numeric_limits<double>::infinity()) {
     overlap_ = true;
     depth_ = 1;
     replicas_ = c.strategy == Strategy::Hsdp ? c.dp / n_ : 1;

@@ -60,3 +60,20 @@ TEST_CASE("fsdp: on one GPU the step's compute is single_gpu_breakdown's closed 
     CHECK(compute == Approx(closed).epsilon(1e-12).margin(ops * 1e-12));
   }
 }
+
+TEST_CASE("fsdp: a checkpointed block is gathered once for its backward, however large (no reuse-distance release)",
+          "[workload]") {
+  models::ModelSpec s;
+  s.preset = "llama-3-70b";  // q_proj's successors hold over 5e8 parameters: ZeRO-3 would gather again
+  DataParallelConfig c = fsdp(8);
+  c.model = models::model::resolve_model(s);
+  c.training.grad_checkpointing = true;
+  REQUIRE(zero3_regathered_params(c.model, 0, c.zero.stage3_max_reuse_distance) > 0);
+  const Program p = build_fsdp_program(c);
+  int64_t ag_bytes = 0;
+  for (const auto& stream : p.ops)
+    for (const Op& o : stream)
+      if (o.kind == OpKind::Collective && o.coll == CollOp::AllGather) ag_bytes += o.bytes;
+  const int64_t blocks = int64_t(c.model.layers) * c.model.block_params();
+  CHECK(ag_bytes == 2 * (c.model.total_params() + blocks));
+}
