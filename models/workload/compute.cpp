@@ -407,13 +407,13 @@ SingleGpuTerms single_gpu_breakdown(const model::ModelShape& m, int micro_batch,
   s.memory = m.layers * w.memory + hd.fwd.memory + hd.bwd.memory;
   s.optimizer = optimizer_seconds(double(m.total_params()), plan, r);
   if (fsdp) {
-    // As the step program issues them: units embedding, L blocks, head; every unit gathered in
-    // forward, the blocks again in backward (FSDP2 does not reshard the root, embedding and head,
-    // after forward): each gather a copy-in and a copy-out kernel; each unit's reduce-scatter a
-    // copy-in; the reduced shard cast to the parameter dtype once.
+    // As the step program issues them: the root group (embedding, final norm and head) and L
+    // blocks; every group gathered in forward, the blocks again in backward (FSDP2 does not
+    // reshard the root after forward): each gather a copy-in and a copy-out kernel; each group's
+    // reduce-scatter a copy-in; the reduced shard cast to the parameter dtype once.
     const int64_t p = m.total_params();
     const int64_t blocks = int64_t(m.layers) * m.block_params();
-    const int gathers = 2 * m.layers + 2, units = m.layers + 2;
+    const int gathers = 2 * m.layers + 1, units = m.layers + 1;
     const double copies = fsdp_all_gather_bytes(p, 1, param_bytes) + fsdp_all_gather_bytes(blocks, 1, param_bytes) +
                           fsdp_reduce_scatter_bytes(p, 1);
     s.fsdp_copies =

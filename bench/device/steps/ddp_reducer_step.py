@@ -4,8 +4,8 @@
 # scaled into its bucket as its hook fires and copied back to .grad after the all-reduce), and wrapped
 # with gradient_as_bucket_view=True (the gradients are the buckets: no copy in, no copy back). One
 # rank's NCCL all-reduce of a bucket moves nothing, so the difference between the wrappings is the
-# Reducer's memory traffic and its per-bucket work (scenarios/validation/h200x1/measured/
-# ddp_reducer.jsonl; tests/validation/one_gpu/h200x1_ddp_reducer_validation_test.cpp reads it).
+# Reducer's memory traffic and its kernels (scenarios/validation/h100x1/measured/ddp_reducer.jsonl;
+# tests/validation/one_gpu/h100x1_ddp_reducer_validation_test.cpp reads it).
 #   python3 bench/device/steps/ddp_reducer_step.py OUT.jsonl
 # Per configuration: build, then the three modes interleaved 5 rounds x (2 warm-up + 6 timed steps,
 # CUDA-synchronised); per mode the median of its 30 timed steps.
@@ -23,7 +23,7 @@ def main():
     os.environ.setdefault("MASTER_PORT", "29517")
     dist.init_process_group("nccl", rank=0, world_size=1, device_id=torch.device("cuda", 0))
     R = Rows(sys.argv[1])
-    R(kind="info", torch=torch.__version__, nccl=".".join(map(str, torch.cuda.nccl.version())), **device_info())
+    R(kind="info", nccl_version=".".join(map(str, torch.cuda.nccl.version())), **device_info())
     for nm, L, h, a, mb, seq in [("gpt2-medium", 24, 1024, 16, 1, 512), ("gpt2-large", 36, 1280, 20, 1, 512),
                                  ("gpt2-xl", 48, 1600, 25, 1, 512), ("gpt2-xl", 48, 1600, 25, 2, 1024)]:
         models, opts = {}, {}

@@ -67,6 +67,12 @@ int64_t zero3_regathered_params(const model::ModelShape& m, double persistence_t
 // parameters to dp_shard equal parts (_fsdp_param.py), so ceil(unit_params / dp_shard) elements.
 int64_t hsdp_all_reduce_bytes(int64_t unit_params, int dp_shard, int bytes_per_element);
 
+// One pass of PyTorch DDP's Reducer over `tensors` gradient tensors of `params` elements of
+// `bytes_per` bytes: one memory-bound kernel per tensor reading and writing each (ddp_step.cpp:
+// the scaled copy into the bucket as a hook fires, or the copy back to .grad): the bytes at the
+// Elementwise rate, one kernel's fixed cost, and an eager step's launch gap per further tensor.
+double ddp_reducer_pass_seconds(int64_t params, int tensors, int bytes_per, const ComputeRates& rates);
+
 // One program per strategy; build_data_parallel_program checks the config and picks one.
 Program build_zero3_program(const DataParallelConfig& c);
 Program build_zero12_program(const DataParallelConfig& c);  // Zero1 or Zero2

@@ -6,9 +6,13 @@
 //     the all-gather stream while this unit computes);
 //   all-gather: copy-in of the shard into the all-gather input (in place), then copy-out of the
 //     gathered tensor into the parameters (fsdp_all_gather_copy_*_bytes, compute.hpp);
-//   the root unit (embedding, final norm, head) is not resharded after forward: the embedding is
-//     not gathered again for the backward;
-//   reduce-scatter of each unit's gradients as soon as its backward ends (no buckets): copy-in,
+//   the root (fully_shard of the whole model: the embedding, the final norm and the head) is one
+//     parameter group: one all-gather and one copy-out before the embedding's forward (its
+//     pre_forward unshards the group), not resharded after forward, so nothing of it is gathered
+//     for the backward (_fsdp_param_group.py), and one reduce-scatter after the whole backward:
+//     its inputs (token ids) need no gradient, so its post-backward runs only in the final
+//     callback (_fsdp_state.py _register_post_backward_hook, _root_post_backward_final_callback);
+//   reduce-scatter of each block's gradients as soon as its backward ends (no buckets): copy-in,
 //     then after all reductions the reduced shard cast to the parameter dtype and accumulated
 //     over micro-batches (fsdp_reduce_scatter_*_bytes, compute.hpp);
 //   optimizer: torch AdamW (foreach unless training.optimizer_impl) on the parameter dtype
@@ -52,6 +56,13 @@ class FsdpStep final : public ShardedStep {
     overlap_ = true;
     depth_ = 1;
     replicas_ = c.strategy == Strategy::Hsdp ? c.dp / n_ : 1;
+    // The root group: the head's parameters travel with the embedding's (decoder_units: the
+    // embedding first, the head last).
+    if (units_.size() >= 2 && !units_.front().block && !units_.back().block) {
+      root_ = true;
+      units_.front().gathered += units_.back().gathered;
+      units_.back().gathered = 0;
+    }
     if (replicas_ > 1) {
       const int stream = p_.add_stream("allreduce");
       SIM_CHECK(stream == kAllReduceStream, "HSDP's all-reduce stream");
@@ -67,17 +78,23 @@ class FsdpStep final : public ShardedStep {
   }
 
   void after_gather(const Unit& unit) override {
+    if (unit.gathered == 0) return;  // the head: copied out with the root group
     p_.compute(kComputeStream, secs(mem_time(fsdp_all_gather_copy_out_bytes(unit.gathered))), Work::Memory,
                "copy-out " + unit.name);
   }
 
   // The root unit holds the embedding; it stays gathered from forward to backward.
   bool kept_for_backward(int u) const override { return u == 0; }
+  // The head is the root group's: gathered with the embedding.
+  bool gathers(int u) const override { return !(root_ && u == int(units_.size()) - 1); }
 
-  void gradients_ready(const Unit& unit, bool) override {
-    p_.compute(kComputeStream, secs(mem_time(fsdp_reduce_scatter_copy_in_bytes(unit.params, n_))), Work::Memory,
-               "rs copy-in " + unit.name);
-    reduce(unit.params, unit.name);
+  void gradients_ready(const Unit& unit, bool last) override {
+    if (root_ && &unit == &units_.back()) return;  // the root group reduces after the whole backward
+    const int64_t params = unit.params + (root_ && last ? units_.back().params : 0);
+    const std::string name = root_ && last ? std::string("root") : unit.name;
+    p_.compute(kComputeStream, secs(mem_time(fsdp_reduce_scatter_copy_in_bytes(params, n_))), Work::Memory,
+               "rs copy-in " + name);
+    reduce(params, name);
   }
 
   double reduce_piece_params(int64_t params) const override { return double(params); }
@@ -108,7 +125,8 @@ class FsdpStep final : public ShardedStep {
                "adamw " + mb(shard * plan.state_bytes) + " shard");
   }
 
-  int replicas_ = 1;  // HSDP: dp / dp_shard
+  int replicas_ = 1;    // HSDP: dp / dp_shard
+  bool root_ = false;   // units_ front and back are the root group (embedding; final norm and head)
 };
 
 }  // namespace

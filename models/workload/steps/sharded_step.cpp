@@ -63,6 +63,13 @@ uint32_t ShardedStep::issue_gather(int u, const std::string& phase, std::optiona
   return e;
 }
 
+uint32_t ShardedStep::forward_gather(int u, std::optional<uint32_t> after) {
+  if (gathers(u)) return issue_gather(u, "fwd", after);
+  const uint32_t e = p_.new_event();
+  p_.record(kComputeStream, e);
+  return e;
+}
+
 void ShardedStep::use_gathered(int u, uint32_t ev) {
   p_.wait(kComputeStream, ev);
   after_gather(units_[u]);
@@ -76,13 +83,13 @@ void ShardedStep::micro_step(int m) {
   const uint32_t begin = p_.new_event();
   p_.record(kComputeStream, begin);
   for (int k = 0; k < std::max(depth_, 1) && k < U; ++k)
-    if (depth_ > 0 || k == 0) ready[k] = issue_gather(k, "fwd", begin);
+    if (depth_ > 0 || k == 0) ready[k] = forward_gather(k, begin);
   for (int u = 0; u < U; ++u) {
-    if (depth_ == 0 && u > 0) ready[u] = issue_gather(u, "fwd", std::nullopt);
+    if (depth_ == 0 && u > 0) ready[u] = forward_gather(u, std::nullopt);
     use_gathered(u, ready[u]);
     const uint32_t started = p_.new_event();
     p_.record(kComputeStream, started);
-    if (depth_ > 0 && u + depth_ < U) ready[u + depth_] = issue_gather(u + depth_, "fwd", started);
+    if (depth_ > 0 && u + depth_ < U) ready[u + depth_] = forward_gather(u + depth_, started);
     p_.compute(kComputeStream, units_[u].fwd, Work::Math, tg + "fwd " + units_[u].name);
   }
   // Backward, last unit first; the last forward unit is still gathered.

@@ -45,6 +45,8 @@ class ShardedStep {
   virtual void after_gather(const Unit&) {}
   // Whether unit u stays gathered from its forward to its backward (besides the last one).
   virtual bool kept_for_backward(int) const { return false; }
+  // Whether unit u is gathered on its own (false: another unit's all-gather brought it).
+  virtual bool gathers(int) const { return true; }
   // The unit's gradients are ready; `last`: the backward's last unit.
   virtual void gradients_ready(const Unit& unit, bool last) = 0;
   // Parameters per reduce-scatter piece when reducing `params` at once.
@@ -79,6 +81,7 @@ class ShardedStep {
 
  private:
   uint32_t issue_gather(int u, const std::string& phase, std::optional<uint32_t> after);
+  uint32_t forward_gather(int u, std::optional<uint32_t> after);  // issue_gather, or ready now
   void use_gathered(int u, uint32_t ev);
   void micro_step(int m);
   std::vector<uint32_t> reduced_;  // this micro-batch's reductions

@@ -18,14 +18,9 @@
 
 #include "models/compute/gpu_rates.hpp"
 #include "models/hw/gpu.hpp"
+#include "tests/validation/jsonl_rows.hpp"
 
-namespace {
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-}  // namespace
+using validation::median;
 
 TEST_CASE("h200x1 moe gemm: grouped expert products within 10 % median, L separate GEMM-law products 25 % off",
           "[validation]") {

@@ -81,13 +81,17 @@ TEST_CASE("ddp: the gradient all-reduce moves the parameters' dtype: fp32 gradie
   CHECK(all_reduced() == 2 * c.model.total_params());
 }
 
-TEST_CASE("ddp: the Reducer's copies into the buckets and back cost 2 x the gradients' bytes each, in the last micro-batch only",
+TEST_CASE("ddp: the Reducer's copies into the buckets and back cost 2 x the gradients' bytes and a launch gap per further tensor each, in the last micro-batch only",
           "[workload]") {
   const DataParallelConfig c = decoder_on_four(2);
   const Program p = build_ddp_program(c);
-  const auto copy = [&](double params) {
-    return sim::Time::from_seconds(memory_seconds(c.rates, models::compute::MemKernel::Elementwise, 2.0 * params * 2));
+  const auto copy = [&](int64_t params, int tensors) {
+    return sim::Time::from_seconds(memory_seconds(c.rates, models::compute::MemKernel::Elementwise, 2.0 * params * 2) +
+                                   (tensors - 1) * c.rates.gpu.launch_gap_s);
   };
+  int tensors = 0;
+  for (const Unit& u : decoder_units(c.model, 4096, c.rates, false, 0))
+    tensors += int(unit_gradient_tensors(c.model, u).size());
   int into = 0, back = 0;
   for (const Op& o : p.ops[0]) {
     if (o.kind != OpKind::Compute) continue;
@@ -96,12 +100,12 @@ TEST_CASE("ddp: the Reducer's copies into the buckets and back cost 2 x the grad
       ++into;
       const std::string unit = name.substr(std::string("mb1 bucket copy ").size());
       for (const Unit& u : decoder_units(c.model, 4096, c.rates, false, 0))
-        if (u.name == unit) CHECK(o.duration == copy(double(u.params)));
+        if (u.name == unit) CHECK(o.duration == copy(u.params, int(unit_gradient_tensors(c.model, u).size())));
     }
     CHECK(name.rfind("mb0 bucket copy", 0) != 0);  // no_sync: no bucket on the first micro-batch
     if (name == "buckets copied to grads") {
       ++back;
-      CHECK(o.duration == copy(double(c.model.total_params())));
+      CHECK(o.duration == copy(c.model.total_params(), tensors));
     }
   }
   CHECK(into == int(decoder_units(c.model, 4096, c.rates, false, 0).size()));

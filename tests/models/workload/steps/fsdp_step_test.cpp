@@ -26,7 +26,7 @@ TEST_CASE("fsdp: every unit gathered forward, every block backward, every unit r
   const DataParallelConfig c = fsdp(4);
   const Program p = build_fsdp_program(c);
   const models::model::ModelShape& m = c.model;
-  const int units = m.layers + 2;  // embedding, blocks, head
+  const int units = m.layers + 1;  // the root group (embedding, final norm, head) and the blocks
   int ag = 0, rs = 0;
   int64_t ag_bytes = 0, rs_bytes = 0;
   for (const auto& stream : p.ops)
@@ -35,13 +35,23 @@ TEST_CASE("fsdp: every unit gathered forward, every block backward, every unit r
       if (o.coll == CollOp::AllGather) ++ag, ag_bytes += o.bytes;
       if (o.coll == CollOp::ReduceScatter) ++rs, rs_bytes += o.bytes;
     }
-  // The root unit (embedding, head) is not resharded after forward: only blocks are gathered
-  // again. Bytes in the compute dtype (bf16), nccl-tests' convention (the gathered total).
+  // The root group is gathered once before the embedding, is not resharded after forward (only
+  // blocks are gathered again) and is reduce-scattered once, after the embedding's backward. Bytes in the compute dtype (bf16), nccl-tests' convention (the gathered total).
   CHECK(ag == units + m.layers);
   CHECK(rs == units);
   const int64_t blocks = int64_t(m.layers) * m.block_params();
   CHECK(ag_bytes == 2 * (m.total_params() + blocks));
   CHECK(rs_bytes == 2 * m.total_params());
+  // The root group's all-gather comes first and its reduce-scatter last, each of all its parameters.
+  std::vector<const Op*> colls;
+  for (const Op& o : p.ops[1])
+    if (o.kind == OpKind::Collective) colls.push_back(&o);
+  REQUIRE(colls.size() >= 2);
+  const int64_t root = m.total_params() - blocks;
+  CHECK(colls.front()->coll == CollOp::AllGather);
+  CHECK(colls.front()->bytes == 2 * root);
+  CHECK(colls.back()->coll == CollOp::ReduceScatter);
+  CHECK(colls.back()->bytes == 2 * root);
 }
 
 TEST_CASE("fsdp: on one GPU the step's compute is single_gpu_breakdown's closed form", "[workload]") {

@@ -29,7 +29,7 @@ TEST_CASE("hsdp: gathers and reduce-scatters in the shard group, the shard all-r
   const DataParallelConfig c = hsdp(16, 4);
   const Program p = build_fsdp_program(c);
   const models::model::ModelShape& m = c.model;
-  const int units = m.layers + 2, micro = 2;
+  const int units = m.layers + 1, micro = 2;  // the root group and the blocks
   REQUIRE(p.streams() == 4);  // compute, comm, offload, allreduce
   int ag = 0, rs = 0, ar = 0;
   int64_t ag_bytes = 0, rs_bytes = 0, ar_bytes = 0;
@@ -46,18 +46,18 @@ TEST_CASE("hsdp: gathers and reduce-scatters in the shard group, the shard all-r
       if (o.coll == CollOp::AllGather) ++ag, ag_bytes += o.bytes;
       if (o.coll == CollOp::ReduceScatter) ++rs, rs_bytes += o.bytes;
     }
-  // FSDP2's per micro-batch: every unit gathered forward, every block backward, every unit
+  // FSDP2's per micro-batch: every group gathered forward, every block backward, every group
   // reduce-scattered (bf16, nccl-tests' convention: the gathered / reduced total).
   const int64_t blocks = int64_t(m.layers) * m.block_params();
   CHECK(ag == micro * (units + m.layers));
   CHECK(ag_bytes == micro * 2 * (m.total_params() + blocks));
   CHECK(rs == micro * units);
   CHECK(rs_bytes == micro * 2 * m.total_params());
-  // HSDP: one all-reduce per unit and micro-batch of its shard, ceil(params / 4) x 2 B.
-  const int64_t embed = m.embedding_params(), head = m.head_params() + m.hidden;
+  // HSDP: one all-reduce per group and micro-batch of its shard, ceil(params / 4) x 2 B (the root
+  // group: the embedding, the head and the final norm together).
+  const int64_t root = m.embedding_params() + m.head_params() + m.hidden;
   const int64_t expected =
-      micro * (hsdp_all_reduce_bytes(embed, 4, 2) + m.layers * hsdp_all_reduce_bytes(m.block_params(), 4, 2) +
-               hsdp_all_reduce_bytes(head, 4, 2));
+      micro * (hsdp_all_reduce_bytes(root, 4, 2) + m.layers * hsdp_all_reduce_bytes(m.block_params(), 4, 2));
   CHECK(ar == micro * units);
   CHECK(ar_bytes == expected);
   CHECK(double(ar_bytes) == Approx(micro * 2.0 * m.total_params() / 4).epsilon(1e-6));

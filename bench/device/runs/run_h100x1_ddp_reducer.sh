@@ -1,7 +1,7 @@
 #!/bin/bash
-# The device call behind scenarios/validation/h200x1/measured/ddp_reducer.jsonl (kind nvidia-h200):
+# The device call behind scenarios/validation/h100x1/measured/ddp_reducer.jsonl (it ran on an H100):
 # steps/ddp_reducer_step.py, plain against DDP's Reducer on a one-rank NCCL group.
-#   OUT=/tmp/out bash bench/device/runs/run_h200x1_ddp_reducer.sh
+#   OUT=/tmp/out bash bench/device/runs/run_h100x1_ddp_reducer.sh
 set -u
 HERE=$(cd "$(dirname "$0")/.." && pwd)  # bench/device: the programs are in its topic folders
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
