@@ -141,7 +141,15 @@ class StageBuilder {
   }
 
   Program build() {
-    if (l_.distributed_optimizer && l_.overlap_param_gather && dp_ranks_ > 1) gather_params_at_start();
+    if (l_.distributed_optimizer && l_.overlap_param_gather && dp_ranks_ > 1) {
+      if (l_.vp > 1) {
+        gather_params_at_start();
+      } else {  // dispatched by the forward pre-hooks (use_params)
+        lazy_gather_ = true;
+        param_events_[0].assign(chunks_[0].bucket_params.size(), 0);
+        dispatched_.assign(chunks_[0].bucket_params.size(), false);
+      }
+    }
     const std::vector<PipeStep> steps =
         l_.zero_bubble ? zb_h1_pipeline_schedule(l_.pp, l_.pipeline_micro_batches, s_)
                        : megatron_pipeline_schedule(l_.pp, l_.vp, l_.pipeline_micro_batches, s_, l_.overlap_p2p_comm);
@@ -185,7 +193,19 @@ class StageBuilder {
     const int b = chunks_[chunk].bucket_of_unit[unit];
     if (unit > 0 && chunks_[chunk].bucket_of_unit[unit - 1] == b) return;  // waited at its first unit
     layer_.flush();
+    if (lazy_gather_ && !dispatched_[b]) dispatch_gather(b);
     p_.wait(kCompute, param_events_[chunk][b]);
+    if (lazy_gather_ && b > 0 && !dispatched_[b - 1]) dispatch_gather(b - 1);  // the next bucket in forward order
+  }
+
+  // finish_param_sync's dispatch: bucket b's all-gather on the data-parallel stream from this
+  // point of the compute stream (vp = 1: one chunk).
+  void dispatch_gather(int b) {
+    p_.join(kCompute, kDpComm);
+    gather_bucket(chunks_[0].bucket_params[b], "c0 param all_gather bucket " + std::to_string(b));
+    param_events_[0][b] = p_.new_event();
+    p_.record(kDpComm, param_events_[0][b]);
+    dispatched_[b] = true;
   }
 
   void forward(ChunkRef at) {
@@ -279,8 +299,8 @@ class StageBuilder {
     p_.collective(kDpComm, kGroupDp, CollOp::AllGather, params * param_bytes_, name, true);
   }
 
-  // overlap_param_gather: this step's parameter all-gathers (of the previous step's update) run
-  // from its start in forward order; each layer's first forward waits for its bucket.
+  // overlap_param_gather with virtual stages: this step's parameter all-gathers (of the previous
+  // step's update) run from its start in forward order; each layer's first forward waits for its bucket.
   void gather_params_at_start() {
     for (int j = 0; j < l_.vp; ++j) {
       const ChunkPlan& k = chunks_[j];
@@ -363,6 +383,8 @@ class StageBuilder {
   MegatronLayer layer_;
   std::vector<ChunkPlan> chunks_;
   std::vector<std::vector<uint32_t>> param_events_;
+  bool lazy_gather_ = false;     // overlap_param_gather without virtual stages: dispatch_gather
+  std::vector<bool> dispatched_;  // lazy_gather_: buckets whose all-gather is issued
   std::vector<uint32_t> fwd_fifo_, bwd_fifo_;
   std::size_t fwd_used_ = 0, bwd_used_ = 0;
   int64_t full_act_ = 0, p2p_bytes_ = 0;

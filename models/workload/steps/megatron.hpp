@@ -22,8 +22,13 @@
 //     all-gather of the updated parameters (megatron_param_bytes: param_dtype, else dtype). overlap_grad_reduce:
 //     buckets of max(40e6, 1e6 dp cp) parameters, filled in backward order during each chunk's last micro-batch, each
 //     reduced on the data-parallel stream as soon as its last gradient is ready; without it one reduction per chunk
-//     after the last backward. overlap_param_gather: the parameter all-gathers of the (next) step run at its start,
-//     each layer's first forward waiting for its bucket; without it they follow the optimizer.
+//     after the last backward. overlap_param_gather: the parameter all-gathers of the (next) step
+//     run beside its forward, each layer's first forward waiting for its bucket. With virtual
+//     stages (align_param_gather) they are issued at the schedule's start; without (Megatron turns
+//     align_param_gather off there, arguments.py) a bucket's gather is dispatched by the forward
+//     pre-hook of its first layer, which waits for it and then dispatches the next bucket's
+//     (param_and_grad_buffer.py finish_param_sync): one bucket ahead, and a stage after the first
+//     (one bucket) gathers only once its first activation arrived. Without it they follow the optimizer.
 //   Then (finalize_model_grads) the layer-norm gradients are all-reduced over tp under sequence
 //   parallelism, and the tied word-embedding gradients between the first and last stage: V h /
 //   vocab_shards elements (megatron_word_embedding_shard), never a learned position table (Megatron

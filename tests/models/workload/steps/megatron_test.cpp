@@ -424,3 +424,43 @@ TEST_CASE("megatron: the tied embedding all-reduce moves the word embeddings onl
     CHECK(megatron_stage_params(c, 1) == layers + 1024 + word);  // and the final norm
   }
 }
+
+TEST_CASE("megatron: without virtual stages the overlapped parameter all-gather starts at a stage's first forward",
+          "[workload]") {
+  // param_and_grad_buffer.py finish_param_sync: the forward pre-hook dispatches its bucket's gather,
+  // waits for it, then dispatches the next bucket's; arguments.py turns align_param_gather off
+  // without virtual stages. The second stage (one bucket) gathers after its first activation arrives.
+  MegatronConfig c = config_megatron(8, 1, 2, 1, 2);
+  c.model.hidden = 2048, c.model.ffn = 8192, c.model.heads = 16, c.model.kv_heads = 16;
+  c.layout.dp = 2;
+  c.layout.distributed_optimizer = true;
+  c.layout.overlap_grad_reduce = true;
+  c.layout.overlap_param_gather = true;
+  const std::vector<Program> programs = build_megatron_programs(c);
+  REQUIRE(programs.size() == 2);
+  for (int stage : {0, 1}) {
+    const Program& p = programs[stage];
+    // Where each event is recorded on the compute stream.
+    std::map<uint32_t, size_t> recorded_at;
+    size_t first_recv_wait = p.ops[kCompute].size();
+    std::map<uint32_t, bool> recv_event;
+    for (const Op& o : p.ops[kRecvPrev])
+      if (o.kind == OpKind::Record) recv_event[o.arg] = true;
+    for (size_t i = 0; i < p.ops[kCompute].size(); ++i) {
+      const Op& o = p.ops[kCompute][i];
+      if (o.kind == OpKind::Record) recorded_at[o.arg] = i;
+      if (o.kind == OpKind::Wait && recv_event.count(o.arg) && first_recv_wait == p.ops[kCompute].size())
+        first_recv_wait = i;
+    }
+    // The data-parallel stream's first op waits for a point of the compute stream; on stage 1 that
+    // point follows the wait for the first received activation.
+    const std::vector<Op>& dp = p.ops[kDpComm];
+    REQUIRE(!dp.empty());
+    REQUIRE(dp.front().kind == OpKind::Wait);
+    REQUIRE(recorded_at.count(dp.front().arg));
+    if (stage == 1) CHECK(recorded_at.at(dp.front().arg) > first_recv_wait);
+    int gathers = 0;
+    for (const Op& o : dp) gathers += o.kind == OpKind::Collective && o.coll == CollOp::AllGather;
+    CHECK(gathers == (stage == 0 ? 5 : 1));
+  }
+}
