@@ -158,6 +158,19 @@ class StageBuilder {
     for (const PipeStep& st : steps)
       if (st.kind == PipeStep::Kind::Backward || st.kind == PipeStep::Kind::BackwardWeight)
         last_grad_mb_ = st.at.micro_batch;
+    // align_grad_reduce (Megatron's default) with virtual stages: every backward runs under
+    // no_sync, and chunk c's buckets are all started after this rank's backward number
+    // (c's last backward + pipeline rank), the rest after the last backward (schedules.py
+    // backward_step_helper_postprocess: grad_sync_virtual_microbatch_id = virtual_microbatch_id -
+    // pipeline_parallel_rank; "Launch any remaining grad reductions").
+    aligned_ = l_.vp > 1 && l_.overlap_grad_reduce;
+    if (aligned_) {
+      last_backward_of_.assign(l_.vp, -1);
+      int k = 0;
+      for (const PipeStep& st : steps)
+        if (st.kind == PipeStep::Kind::Backward) last_backward_of_[st.at.chunk] = k++;
+      synced_.assign(l_.vp, false);
+    }
     for (const PipeStep& st : steps) {
       switch (st.kind) {
         case PipeStep::Kind::Forward: forward(st.at); break;
@@ -236,8 +249,8 @@ class StageBuilder {
     const std::string t = tag(at) + (part == BackwardPart::Input ? "B " : part == BackwardPart::Weight ? "W " : "");
     const bool grads = part != BackwardPart::Input;
     const bool last_mb = grads && at.micro_batch == last_grad_mb_;
-    const bool sync = last_mb && l_.overlap_grad_reduce && dp_ranks_ > 1;
-    const bool expert_sync = last_mb && l_.overlap_grad_reduce && l_.edp() > 1;
+    const bool sync = last_mb && l_.overlap_grad_reduce && !aligned_ && dp_ranks_ > 1;
+    const bool expert_sync = last_mb && l_.overlap_grad_reduce && !aligned_ && l_.edp() > 1;
     if (part != BackwardPart::Weight && needs_grad(at.chunk)) wait_received(bwd_fifo_, bwd_used_, t + "recv grad");
     int unit = int(k.unit_params.size()) - 1;
     auto done = [&](int u) {
@@ -262,6 +275,25 @@ class StageBuilder {
       done(unit--);
     }
     layer_.flush();
+    if (aligned_) {
+      const int v = backwards_done_++ - s_;
+      for (int c = 0; c < l_.vp; ++c)
+        if (v >= 0 && last_backward_of_[c] == v) sync_chunk(c);
+    }
+  }
+
+  // align_grad_reduce: every bucket of chunk c, dense then expert, in backward order.
+  void sync_chunk(int c) {
+    if (synced_[c]) return;
+    synced_[c] = true;
+    const ChunkPlan& k = chunks_[c];
+    const std::string t = "c" + std::to_string(c) + " ";
+    if (dp_ranks_ > 1)
+      for (int b = 0; b < int(k.bucket_params.size()); ++b)
+        if (k.bucket_params[b] > 0) reduce_bucket(k.bucket_params[b], t + "grad bucket " + std::to_string(b));
+    if (l_.edp() > 1)
+      for (int b = 0; b < int(k.expert_bucket_params.size()); ++b)
+        reduce_bucket(k.expert_bucket_params[b], t + "expert grad bucket " + std::to_string(b), kGroupEdp, kEdpComm);
   }
 
   void comm(const PipeStep& st) {
@@ -316,6 +348,8 @@ class StageBuilder {
   void finish() {
     layer_.flush();
     for (int s : {kSendNext, kSendPrev, kRecvPrev, kRecvNext, kTpAsync, kCpSend, kCpRecv}) p_.join(s, kCompute);
+    if (aligned_)
+      for (int c = 0; c < l_.vp; ++c) sync_chunk(c);  // "Launch any remaining grad reductions"
     const model::ModelShape& m = c_.model;
     if (dp_ranks_ > 1 && !l_.overlap_grad_reduce)
       for (int j = 0; j < l_.vp; ++j) reduce_bucket(chunks_[j].params(), "c" + std::to_string(j) + " grads");
@@ -383,6 +417,10 @@ class StageBuilder {
   MegatronLayer layer_;
   std::vector<ChunkPlan> chunks_;
   std::vector<std::vector<uint32_t>> param_events_;
+  bool aligned_ = false;            // align_grad_reduce: chunks' buckets started by sync_chunk
+  std::vector<int> last_backward_of_;  // aligned_: each chunk's last backward, counted on this rank
+  std::vector<bool> synced_;           // aligned_: chunks whose buckets are started
+  int backwards_done_ = 0;
   bool lazy_gather_ = false;     // overlap_param_gather without virtual stages: dispatch_gather
   std::vector<bool> dispatched_;  // lazy_gather_: buckets whose all-gather is issued
   std::vector<uint32_t> fwd_fifo_, bwd_fifo_;

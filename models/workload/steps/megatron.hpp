@@ -21,8 +21,10 @@
 //     optimizer: reduce-scatter, then the optimizer on 1/(dp cp) of the parameters, then an
 //     all-gather of the updated parameters (megatron_param_bytes: param_dtype, else dtype). overlap_grad_reduce:
 //     buckets of max(40e6, 1e6 dp cp) parameters, filled in backward order during each chunk's last micro-batch, each
-//     reduced on the data-parallel stream as soon as its last gradient is ready; without it one reduction per chunk
-//     after the last backward. overlap_param_gather: the parameter all-gathers of the (next) step
+//     reduced on the data-parallel stream as soon as its last gradient is ready; with virtual stages
+//     (align_grad_reduce, Megatron's default) a chunk's buckets all start after this rank's backward
+//     number (the chunk's last + the pipeline rank), so that every stage starts them at once
+//     (schedules.py); without it one reduction per chunk after the last backward. overlap_param_gather: the parameter all-gathers of the (next) step
 //     run beside its forward, each layer's first forward waiting for its bucket. With virtual
 //     stages (align_param_gather) they are issued at the schedule's start; without (Megatron turns
 //     align_param_gather off there, arguments.py) a bucket's gather is dispatched by the forward

@@ -464,3 +464,57 @@ TEST_CASE("megatron: without virtual stages the overlapped parameter all-gather 
     CHECK(gathers == (stage == 0 ? 5 : 1));
   }
 }
+
+TEST_CASE("megatron: with virtual stages a chunk's gradient buckets start together, pipeline-rank backwards after its last",
+          "[workload]") {
+  // schedules.py backward_step_helper_postprocess (align_grad_reduce, Megatron's default): every
+  // backward runs under no_sync; chunk c's buckets start after this rank's backward number
+  // (c's last backward + pipeline rank), or after the last backward.
+  MegatronConfig c = config_megatron(8, 1, 2, 2, 4);
+  c.model.hidden = 2048, c.model.ffn = 8192, c.model.heads = 16, c.model.kv_heads = 16;
+  c.layout.dp = 2;
+  c.layout.distributed_optimizer = true;
+  c.layout.overlap_grad_reduce = true;
+  c.layout.overlap_p2p_comm = true;
+  const std::vector<Program> programs = build_megatron_programs(c);
+  REQUIRE(programs.size() == 2);
+  for (int stage : {0, 1}) {
+    const Program& p = programs[stage];
+    // Backward passes completed before each compute-stream position, and each chunk's last one.
+    std::vector<int> passes_before(p.ops[kCompute].size() + 1, 0);
+    std::map<uint32_t, size_t> recorded_at;
+    std::string current;
+    int passes = 0;
+    std::map<int, int> last_of_chunk;  // chunk -> index of its last backward pass
+    for (size_t i = 0; i < p.ops[kCompute].size(); ++i) {
+      passes_before[i] = passes;
+      const Op& o = p.ops[kCompute][i];
+      if (o.kind == OpKind::Record) recorded_at[o.arg] = i;
+      if (o.kind != OpKind::Compute) continue;
+      const std::string& n = p.names[o.arg];
+      if (n.find("bwd") == std::string::npos) continue;
+      const std::string pass = n.substr(0, n.find(' ', n.find(' ') + 1));  // "mbK cJ"
+      if (pass != current) {
+        current = pass;
+        last_of_chunk[pass.back() - '0'] = passes++;
+      }
+    }
+    std::map<int, int> started_after;  // chunk -> backward passes done when its first bucket starts
+    const std::vector<Op>& dp = p.ops[kDpComm];
+    for (size_t i = 0; i < dp.size(); ++i) {
+      if (dp[i].kind != OpKind::Collective || dp[i].coll != CollOp::ReduceScatter) continue;
+      const std::string& n = p.names[dp[i].arg];
+      const int chunk = n[1] - '0';  // "cJ grad bucket B"
+      if (started_after.count(chunk)) continue;
+      size_t w = i;
+      while (w > 0 && dp[w].kind != OpKind::Wait) --w;
+      REQUIRE(dp[w].kind == OpKind::Wait);
+      started_after[chunk] = passes_before[recorded_at.at(dp[w].arg)];
+    }
+    REQUIRE(started_after.size() == 2);
+    for (const auto& [chunk, done] : started_after) {
+      INFO("stage " << stage << " chunk " << chunk);
+      CHECK(done == std::min(last_of_chunk.at(chunk) + 1 + stage, passes));
+    }
+  }
+}
