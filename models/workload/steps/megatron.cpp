@@ -150,6 +150,20 @@ class StageBuilder {
         dispatched_.assign(chunks_[0].bucket_params.size(), false);
       }
     }
+    // The routed experts' buckets chain the same way on their own group and stream
+    // (distributed_data_parallel.py links next_param_gather_bucket_group over the expert bucket
+    // groups too, and start_param_sync covers both).
+    overlap_expert_gather_ =
+        c_.model.is_moe() && l_.distributed_optimizer && l_.overlap_param_gather && l_.edp() > 1;
+    if (overlap_expert_gather_) {
+      expert_param_events_.resize(l_.vp);
+      for (int j = 0; j < l_.vp; ++j) {
+        expert_param_events_[j].assign(chunks_[j].expert_bucket_params.size(), 0);
+        if (l_.vp > 1)
+          for (int b = int(chunks_[j].expert_bucket_params.size()) - 1; b >= 0; --b) dispatch_expert_gather(j, b);
+      }
+      expert_dispatched_.assign(chunks_[0].expert_bucket_params.size(), false);
+    }
     const std::vector<PipeStep> steps =
         l_.zero_bubble ? zb_h1_pipeline_schedule(l_.pp, l_.pipeline_micro_batches, s_)
                        : megatron_pipeline_schedule(l_.pp, l_.vp, l_.pipeline_micro_batches, s_, l_.overlap_p2p_comm);
@@ -202,6 +216,7 @@ class StageBuilder {
   }
 
   void use_params(int chunk, int unit, int mb) {
+    if (mb == 0 && overlap_expert_gather_) use_expert_params(chunk, unit);
     if (mb != 0 || param_events_[chunk].empty()) return;
     const int b = chunks_[chunk].bucket_of_unit[unit];
     if (unit > 0 && chunks_[chunk].bucket_of_unit[unit - 1] == b) return;  // waited at its first unit
@@ -209,6 +224,29 @@ class StageBuilder {
     if (lazy_gather_ && !dispatched_[b]) dispatch_gather(b);
     p_.wait(kCompute, param_events_[chunk][b]);
     if (lazy_gather_ && b > 0 && !dispatched_[b - 1]) dispatch_gather(b - 1);  // the next bucket in forward order
+  }
+
+  // The first forward of an expert bucket's first unit waits for its gather (vp = 1: dispatched
+  // here, then the next expert bucket's, as for the dense buckets).
+  void use_expert_params(int chunk, int unit) {
+    const ChunkPlan& k = chunks_[chunk];
+    const int b = k.expert_bucket_of_unit[unit];
+    if (b < 0 || k.expert_bucket_first_unit[b] != unit) return;
+    layer_.flush();
+    const bool lazy = l_.vp == 1;
+    if (lazy && !expert_dispatched_[b]) dispatch_expert_gather(0, b);
+    p_.wait(kCompute, expert_param_events_[chunk][b]);
+    if (lazy && b > 0 && !expert_dispatched_[b - 1]) dispatch_expert_gather(0, b - 1);
+  }
+
+  void dispatch_expert_gather(int chunk, int b) {
+    p_.join(kCompute, kEdpComm);
+    p_.collective(kEdpComm, kGroupEdp, CollOp::AllGather, chunks_[chunk].expert_bucket_params[b] * param_bytes_,
+                  "c" + std::to_string(chunk) + " expert param all_gather bucket " + std::to_string(b), true);
+    expert_param_events_[chunk][b] = p_.new_event();
+    p_.record(kEdpComm, expert_param_events_[chunk][b]);
+    if (l_.vp == 1) expert_dispatched_[b] = true;
+    expert_buckets_ = true;  // the end of the step waits for kEdpComm
   }
 
   // finish_param_sync's dispatch: bucket b's all-gather on the data-parallel stream from this
@@ -400,7 +438,7 @@ class StageBuilder {
                         "c" + std::to_string(j) + " param all_gather bucket " + std::to_string(b));
       p_.join(kDpComm, kCompute);
     }
-    if (l_.distributed_optimizer && experts > 0 && l_.edp() > 1) {  // after the optimizer, even with overlap
+    if (l_.distributed_optimizer && experts > 0 && l_.edp() > 1 && !l_.overlap_param_gather) {  // after the optimizer
       p_.join(kCompute, kDpComm);
       for (int j = 0; j < l_.vp; ++j)
         if (chunks_[j].expert_params > 0)
@@ -421,6 +459,9 @@ class StageBuilder {
   std::vector<int> last_backward_of_;  // aligned_: each chunk's last backward, counted on this rank
   std::vector<bool> synced_;           // aligned_: chunks whose buckets are started
   int backwards_done_ = 0;
+  bool overlap_expert_gather_ = false;                    // the experts' gathers beside the forward
+  std::vector<std::vector<uint32_t>> expert_param_events_;  // per chunk and expert bucket
+  std::vector<bool> expert_dispatched_;                   // vp = 1: expert buckets whose gather is issued
   bool lazy_gather_ = false;     // overlap_param_gather without virtual stages: dispatch_gather
   std::vector<bool> dispatched_;  // lazy_gather_: buckets whose all-gather is issued
   std::vector<uint32_t> fwd_fifo_, bwd_fifo_;

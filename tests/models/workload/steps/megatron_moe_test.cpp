@@ -256,3 +256,39 @@ TEST_CASE("megatron moe: with overlap_grad_reduce expert gradients go in their o
   s.parallel.overlap_grad_reduce = false;
   CHECK(moe_count(build_megatron_programs(moe_config(s, 16))[0], kGroupEdp, CollOp::AllReduce, "expert grads").ops == 1);
 }
+
+TEST_CASE("megatron moe: with overlap_param_gather the experts' all-gathers run beside the forward, a bucket ahead",
+          "[workload]") {
+  // distributed_data_parallel.py chains next_param_gather_bucket_group over the expert bucket
+  // groups too: the first MoE layer's forward pre-hook dispatches its expert bucket's gather on the
+  // expert-data-parallel group, waits for it and dispatches the next; none follows the optimizer.
+  models::ScenarioSpec s = scenario_megatron_moe(2, 4);  // tp 2 x dp 8, ep 4: edp 2
+  s.model->moe_ffn = 16384;                              // one expert bucket per MoE layer
+  s.parallel.distributed_optimizer = true;
+  s.parallel.overlap_grad_reduce = true;
+  s.parallel.overlap_param_gather = true;
+  const Program p = build_megatron_programs(moe_config(s, 16))[0];
+  const int64_t big_layer = 8LL * 3 * 1024 * 16384 / (4 * 2);
+  for (const char* b : {"expert param all_gather bucket 0", "expert param all_gather bucket 1"}) {
+    const MoeCounted c = moe_count(p, kGroupEdp, CollOp::AllGather, b);
+    CHECK(c.ops == 1);
+    CHECK(c.bytes == big_layer * 2);  // bf16 parameters
+  }
+  CHECK(moe_count(p, kGroupEdp, CollOp::AllGather, "").ops == 2);
+  // Every expert gather comes before the optimizer on the compute stream's order: the stream that
+  // carries them is joined before the first compute op named "optimizer".
+  size_t optimizer = p.ops[kCompute].size(), first_gather_join = p.ops[kCompute].size();
+  for (size_t i = 0; i < p.ops[kCompute].size(); ++i) {
+    const Op& o = p.ops[kCompute][i];
+    if (o.kind == OpKind::Compute && p.names[o.arg] == "optimizer" && optimizer == p.ops[kCompute].size()) optimizer = i;
+    if (o.kind == OpKind::Record && first_gather_join == p.ops[kCompute].size()) {
+      for (const Op& e : p.ops[kEdpComm])
+        if (e.kind == OpKind::Wait && e.arg == o.arg) first_gather_join = i;
+    }
+  }
+  CHECK(first_gather_join < optimizer);
+  // Without overlap_param_gather: one gather per chunk after the optimizer, as before.
+  s.parallel.overlap_param_gather = false;
+  CHECK(moe_count(build_megatron_programs(moe_config(s, 16))[0], kGroupEdp, CollOp::AllGather, "expert param all_gather")
+            .ops == 1);
+}
