@@ -62,8 +62,9 @@ Program build_ddp_program(const DataParallelConfig& c) {
       if (!reducer || m != accum - 1) continue;
       const std::vector<int64_t> tensors = unit_gradient_tensors(c.model, units[i]);
       all_tensors += int(tensors.size());
-      p.compute(kComputeStream, secs(ddp_reducer_pass_seconds(units[i].params, int(tensors.size()), bytes_per, c.rates)),
-                Work::Memory, tag + "bucket copy " + units[i].name);
+      p.compute(kComputeStream,
+                secs(ddp_reducer_pass_seconds(units[i].params, int(tensors.size()), bytes_per, c.rates)), Work::Memory,
+                tag + "bucket copy " + units[i].name);
       std::vector<int64_t> closed;  // the buckets this unit's gradients complete, in order
       for (int64_t t : tensors) {
         bucket += t * bytes_per;

@@ -125,8 +125,8 @@ class FsdpStep final : public ShardedStep {
                "adamw " + mb(shard * plan.state_bytes) + " shard");
   }
 
-  int replicas_ = 1;    // HSDP: dp / dp_shard
-  bool root_ = false;   // units_ front and back are the root group (embedding; final norm and head)
+  int replicas_ = 1;   // HSDP: dp / dp_shard
+  bool root_ = false;  // units_ front and back are the root group (embedding; final norm and head)
 };
 
 }  // namespace

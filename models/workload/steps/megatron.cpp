@@ -153,8 +153,7 @@ class StageBuilder {
     // The routed experts' buckets chain the same way on their own group and stream
     // (distributed_data_parallel.py links next_param_gather_bucket_group over the expert bucket
     // groups too, and start_param_sync covers both).
-    overlap_expert_gather_ =
-        c_.model.is_moe() && l_.distributed_optimizer && l_.overlap_param_gather && l_.edp() > 1;
+    overlap_expert_gather_ = c_.model.is_moe() && l_.distributed_optimizer && l_.overlap_param_gather && l_.edp() > 1;
     if (overlap_expert_gather_) {
       expert_param_events_.resize(l_.vp);
       for (int j = 0; j < l_.vp; ++j) {
@@ -455,14 +454,14 @@ class StageBuilder {
   MegatronLayer layer_;
   std::vector<ChunkPlan> chunks_;
   std::vector<std::vector<uint32_t>> param_events_;
-  bool aligned_ = false;            // align_grad_reduce: chunks' buckets started by sync_chunk
+  bool aligned_ = false;               // align_grad_reduce: chunks' buckets started by sync_chunk
   std::vector<int> last_backward_of_;  // aligned_: each chunk's last backward, counted on this rank
   std::vector<bool> synced_;           // aligned_: chunks whose buckets are started
   int backwards_done_ = 0;
-  bool overlap_expert_gather_ = false;                    // the experts' gathers beside the forward
+  bool overlap_expert_gather_ = false;                      // the experts' gathers beside the forward
   std::vector<std::vector<uint32_t>> expert_param_events_;  // per chunk and expert bucket
-  std::vector<bool> expert_dispatched_;                   // vp = 1: expert buckets whose gather is issued
-  bool lazy_gather_ = false;     // overlap_param_gather without virtual stages: dispatch_gather
+  std::vector<bool> expert_dispatched_;                     // vp = 1: expert buckets whose gather is issued
+  bool lazy_gather_ = false;      // overlap_param_gather without virtual stages: dispatch_gather
   std::vector<bool> dispatched_;  // lazy_gather_: buckets whose all-gather is issued
   std::vector<uint32_t> fwd_fifo_, bwd_fifo_;
   std::size_t fwd_used_ = 0, bwd_used_ = 0;

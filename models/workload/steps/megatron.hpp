@@ -24,9 +24,9 @@
 //     reduced on the data-parallel stream as soon as its last gradient is ready; with virtual stages
 //     (align_grad_reduce, Megatron's default) a chunk's buckets all start after this rank's backward
 //     number (the chunk's last + the pipeline rank), so that every stage starts them at once
-//     (schedules.py); without it one reduction per chunk after the last backward. overlap_param_gather: the parameter all-gathers of the (next) step
-//     run beside its forward, each layer's first forward waiting for its bucket. With virtual
-//     stages (align_param_gather) they are issued at the schedule's start; without (Megatron turns
+//     (schedules.py); without it one reduction per chunk after the last backward. overlap_param_gather: the parameter
+//     all-gathers of the (next) step run beside its forward, each layer's first forward waiting for its bucket. With
+//     virtual stages (align_param_gather) they are issued at the schedule's start; without (Megatron turns
 //     align_param_gather off there, arguments.py) a bucket's gather is dispatched by the forward
 //     pre-hook of its first layer, which waits for it and then dispatches the next bucket's
 //     (param_and_grad_buffer.py finish_param_sync): one bucket ahead, and a stage after the first

@@ -39,10 +39,10 @@ TEST_CASE("validation: DDP's Reducer passes on one H100, a kernel per gradient t
     const double plain = r.at("plain_median_s").get<double>(), ddp = r.at("ddp_median_s").get<double>();
     const double view = r.at("ddp_bucket_view_median_s").get<double>();
     const int mb = r.at("micro_batch").get<int>(), seq = r.at("seq").get<int>();
-    std::printf("h100x1 ddp reducer %s mb %d seq %d (%d tensors): two passes measured %.2f ms, commsim %.2f ms; "
-                "one pass %.2f ms, commsim %.2f ms\n",
-                s.preset.c_str(), mb, seq, tensors, (ddp - plain) * 1e3, 2 * pass * 1e3, (view - plain) * 1e3,
-                pass * 1e3);
+    std::printf(
+        "h100x1 ddp reducer %s mb %d seq %d (%d tensors): two passes measured %.2f ms, commsim %.2f ms; "
+        "one pass %.2f ms, commsim %.2f ms\n",
+        s.preset.c_str(), mb, seq, tensors, (ddp - plain) * 1e3, 2 * pass * 1e3, (view - plain) * 1e3, pass * 1e3);
     ++rows;
     // The row whose step the GPU bounds (min within 1 % of median in every mode); the smaller steps
     // wait on the host's Python and DDP hooks at times, and are printed only.

@@ -25,7 +25,8 @@ DataParallelConfig decoder_on_four(int accum) {
 }
 }  // namespace
 
-TEST_CASE("ddp: all gradients all-reduced once per step in the Reducer's buckets, during the last backward", "[workload]") {
+TEST_CASE("ddp: all gradients all-reduced once per step in the Reducer's buckets, during the last backward",
+          "[workload]") {
   const DataParallelConfig c = decoder_on_four(3);
   const Program p = build_ddp_program(c);
   std::vector<int64_t> sizes;
@@ -81,8 +82,10 @@ TEST_CASE("ddp: the gradient all-reduce moves the parameters' dtype: fp32 gradie
   CHECK(all_reduced() == 2 * c.model.total_params());
 }
 
-TEST_CASE("ddp: the Reducer's copies into the buckets and back cost 2 x the gradients' bytes and a launch gap per further tensor each, in the last micro-batch only",
-          "[workload]") {
+TEST_CASE(
+    "ddp: the Reducer's copies into the buckets and back cost 2 x the gradients' bytes and a launch gap per further "
+    "tensor each, in the last micro-batch only",
+    "[workload]") {
   const DataParallelConfig c = decoder_on_four(2);
   const Program p = build_ddp_program(c);
   const auto copy = [&](int64_t params, int tensors) {

@@ -36,7 +36,8 @@ TEST_CASE("fsdp: every unit gathered forward, every block backward, every unit r
       if (o.coll == CollOp::ReduceScatter) ++rs, rs_bytes += o.bytes;
     }
   // The root group is gathered once before the embedding, is not resharded after forward (only
-  // blocks are gathered again) and is reduce-scattered once, after the embedding's backward. Bytes in the compute dtype (bf16), nccl-tests' convention (the gathered total).
+  // blocks are gathered again) and is reduce-scattered once, after the embedding's backward. Bytes in the compute dtype
+  // (bf16), nccl-tests' convention (the gathered total).
   CHECK(ag == units + m.layers);
   CHECK(rs == units);
   const int64_t blocks = int64_t(m.layers) * m.block_params();

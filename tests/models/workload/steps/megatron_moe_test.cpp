@@ -280,7 +280,8 @@ TEST_CASE("megatron moe: with overlap_param_gather the experts' all-gathers run 
   size_t optimizer = p.ops[kCompute].size(), first_gather_join = p.ops[kCompute].size();
   for (size_t i = 0; i < p.ops[kCompute].size(); ++i) {
     const Op& o = p.ops[kCompute][i];
-    if (o.kind == OpKind::Compute && p.names[o.arg] == "optimizer" && optimizer == p.ops[kCompute].size()) optimizer = i;
+    if (o.kind == OpKind::Compute && p.names[o.arg] == "optimizer" && optimizer == p.ops[kCompute].size())
+      optimizer = i;
     if (o.kind == OpKind::Record && first_gather_join == p.ops[kCompute].size()) {
       for (const Op& e : p.ops[kEdpComm])
         if (e.kind == OpKind::Wait && e.arg == o.arg) first_gather_join = i;
@@ -289,6 +290,7 @@ TEST_CASE("megatron moe: with overlap_param_gather the experts' all-gathers run 
   CHECK(first_gather_join < optimizer);
   // Without overlap_param_gather: one gather per chunk after the optimizer, as before.
   s.parallel.overlap_param_gather = false;
-  CHECK(moe_count(build_megatron_programs(moe_config(s, 16))[0], kGroupEdp, CollOp::AllGather, "expert param all_gather")
-            .ops == 1);
+  CHECK(
+      moe_count(build_megatron_programs(moe_config(s, 16))[0], kGroupEdp, CollOp::AllGather, "expert param all_gather")
+          .ops == 1);
 }

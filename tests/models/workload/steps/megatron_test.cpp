@@ -425,16 +425,25 @@ TEST_CASE("megatron: the tied embedding all-reduce moves the word embeddings onl
   }
 }
 
+namespace {
+// 8 layers of 50.3 M parameters over pp 2 (vp chunks each, m micro-batches) and dp 2, with the
+// distributed optimizer and overlap_grad_reduce.
+MegatronConfig two_stages_two_replicas(int vp, int m) {
+  MegatronConfig c = config_megatron(8, 1, 2, vp, m);
+  c.model.hidden = 2048, c.model.ffn = 8192, c.model.heads = 16, c.model.kv_heads = 16;
+  c.layout.dp = 2;
+  c.layout.distributed_optimizer = true;
+  c.layout.overlap_grad_reduce = true;
+  return c;
+}
+}  // namespace
+
 TEST_CASE("megatron: without virtual stages the overlapped parameter all-gather starts at a stage's first forward",
           "[workload]") {
   // param_and_grad_buffer.py finish_param_sync: the forward pre-hook dispatches its bucket's gather,
   // waits for it, then dispatches the next bucket's; arguments.py turns align_param_gather off
   // without virtual stages. The second stage (one bucket) gathers after its first activation arrives.
-  MegatronConfig c = config_megatron(8, 1, 2, 1, 2);
-  c.model.hidden = 2048, c.model.ffn = 8192, c.model.heads = 16, c.model.kv_heads = 16;
-  c.layout.dp = 2;
-  c.layout.distributed_optimizer = true;
-  c.layout.overlap_grad_reduce = true;
+  MegatronConfig c = two_stages_two_replicas(1, 2);
   c.layout.overlap_param_gather = true;
   const std::vector<Program> programs = build_megatron_programs(c);
   REQUIRE(programs.size() == 2);
@@ -465,16 +474,13 @@ TEST_CASE("megatron: without virtual stages the overlapped parameter all-gather 
   }
 }
 
-TEST_CASE("megatron: with virtual stages a chunk's gradient buckets start together, pipeline-rank backwards after its last",
-          "[workload]") {
+TEST_CASE(
+    "megatron: with virtual stages a chunk's gradient buckets start together, pipeline-rank backwards after its last",
+    "[workload]") {
   // schedules.py backward_step_helper_postprocess (align_grad_reduce, Megatron's default): every
   // backward runs under no_sync; chunk c's buckets start after this rank's backward number
   // (c's last backward + pipeline rank), or after the last backward.
-  MegatronConfig c = config_megatron(8, 1, 2, 2, 4);
-  c.model.hidden = 2048, c.model.ffn = 8192, c.model.heads = 16, c.model.kv_heads = 16;
-  c.layout.dp = 2;
-  c.layout.distributed_optimizer = true;
-  c.layout.overlap_grad_reduce = true;
+  MegatronConfig c = two_stages_two_replicas(2, 4);
   c.layout.overlap_p2p_comm = true;
   const std::vector<Program> programs = build_megatron_programs(c);
   REQUIRE(programs.size() == 2);
