@@ -2,6 +2,9 @@
 #include "models/workload/steps/megatron.hpp"
 
 #include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "models/workload/steps/megatron_layer.hpp"
 #include "models/workload/steps/pipeline_schedule.hpp"
@@ -111,6 +114,66 @@ ChunkPlan plan_chunk(const MegatronConfig& c, const PipelineSplit& split, int st
   return k;
 }
 
+// overlap_param_gather's all-gathers of one parameter buffer (the dense one over dp x cp, or the
+// routed experts' over the expert-data-parallel ranks), bucket by bucket, each layer's first forward
+// of the step waiting for its bucket. With virtual stages (align_param_gather) every bucket starts
+// at the schedule's start (start); without (Megatron turns align_param_gather off there,
+// arguments.py) the forward pre-hook of a bucket's first layer dispatches it, waits for it and
+// dispatches the next bucket in forward order (param_and_grad_buffer.py finish_param_sync).
+// Buckets are numbered in backward order, so the next in forward order is b - 1.
+class ParamGatherChain {
+ public:
+  ParamGatherChain() = default;
+  ParamGatherChain(int stream, int group, std::string label, int64_t bytes_per_param, bool lazy,
+                   std::vector<std::vector<int64_t>> buckets)
+      : stream_(stream), group_(group), label_(std::move(label)), bytes_(bytes_per_param), lazy_(lazy),
+        buckets_(std::move(buckets)) {
+    for (const auto& b : buckets_) {
+      events_.emplace_back(b.size(), 0);
+      dispatched_.emplace_back(b.size(), false);
+    }
+  }
+  bool active() const {  // any bucket to gather
+    for (const auto& b : buckets_)
+      if (!b.empty()) return true;
+    return false;
+  }
+
+  // Every bucket of every chunk in forward order, from the stream's start (nothing precedes it).
+  void start(Program& p) {
+    for (int j = 0; j < int(buckets_.size()); ++j)
+      for (int b = int(buckets_[j].size()) - 1; b >= 0; --b) issue(p, j, b);
+  }
+
+  // The first forward of chunk `chunk`'s bucket b: the compute stream waits for its gather.
+  void use(Program& p, int chunk, int b) {
+    if (lazy_ && !dispatched_[chunk][b]) dispatch(p, chunk, b);
+    p.wait(kCompute, events_[chunk][b]);
+    if (lazy_ && b > 0 && !dispatched_[chunk][b - 1]) dispatch(p, chunk, b - 1);
+  }
+
+ private:
+  void dispatch(Program& p, int chunk, int b) {  // from this point of the compute stream
+    p.join(kCompute, stream_);
+    issue(p, chunk, b);
+  }
+  void issue(Program& p, int chunk, int b) {
+    p.collective(stream_, group_, CollOp::AllGather, buckets_[chunk][b] * bytes_,
+                 "c" + std::to_string(chunk) + " " + label_ + " all_gather bucket " + std::to_string(b), true);
+    events_[chunk][b] = p.new_event();
+    p.record(stream_, events_[chunk][b]);
+    dispatched_[chunk][b] = true;
+  }
+
+  int stream_ = kDpComm, group_ = kGroupDp;
+  std::string label_;
+  int64_t bytes_ = 0;
+  bool lazy_ = false;
+  std::vector<std::vector<int64_t>> buckets_;  // per chunk, parameters per bucket
+  std::vector<std::vector<uint32_t>> events_;
+  std::vector<std::vector<bool>> dispatched_;
+};
+
 std::vector<std::string> stream_names(bool moe) {
   std::vector<std::string> s{"compute",  "send next", "send prev", "recv prev", "recv next",
                              "tp async", "cp send",   "cp recv",   "dp comm"};
@@ -137,31 +200,20 @@ class StageBuilder {
     dp_ranks_ = l_.dp * l_.cp;
     const PipelineSplit layers = pipeline_split(l_, m.layers);
     for (int j = 0; j < l_.vp; ++j) chunks_.push_back(plan_chunk(c, layers, stage, j));
-    param_events_.resize(l_.vp);
   }
 
   Program build() {
-    if (l_.distributed_optimizer && l_.overlap_param_gather && dp_ranks_ > 1) {
-      if (l_.vp > 1) {
-        gather_params_at_start();
-      } else {  // dispatched by the forward pre-hooks (use_params)
-        lazy_gather_ = true;
-        param_events_[0].assign(chunks_[0].bucket_params.size(), 0);
-        dispatched_.assign(chunks_[0].bucket_params.size(), false);
-      }
-    }
-    // The routed experts' buckets chain the same way on their own group and stream
-    // (distributed_data_parallel.py links next_param_gather_bucket_group over the expert bucket
-    // groups too, and start_param_sync covers both).
-    overlap_expert_gather_ = c_.model.is_moe() && l_.distributed_optimizer && l_.overlap_param_gather && l_.edp() > 1;
-    if (overlap_expert_gather_) {
-      expert_param_events_.resize(l_.vp);
-      for (int j = 0; j < l_.vp; ++j) {
-        expert_param_events_[j].assign(chunks_[j].expert_bucket_params.size(), 0);
-        if (l_.vp > 1)
-          for (int b = int(chunks_[j].expert_bucket_params.size()) - 1; b >= 0; --b) dispatch_expert_gather(j, b);
-      }
-      expert_dispatched_.assign(chunks_[0].expert_bucket_params.size(), false);
+    if (l_.distributed_optimizer && l_.overlap_param_gather) {
+      const bool lazy = l_.vp == 1;
+      std::vector<std::vector<int64_t>> dense, experts;
+      for (const ChunkPlan& k : chunks_) dense.push_back(k.bucket_params), experts.push_back(k.expert_bucket_params);
+      if (dp_ranks_ > 1) param_gathers_ = ParamGatherChain(kDpComm, kGroupDp, "param", param_bytes_, lazy, dense);
+      // The routed experts' buckets chain the same way on their own group and stream
+      // (distributed_data_parallel.py links next_param_gather_bucket_group over the expert bucket
+      // groups too, and start_param_sync covers both).
+      if (c_.model.is_moe() && l_.edp() > 1)
+        expert_param_gathers_ = ParamGatherChain(kEdpComm, kGroupEdp, "expert param", param_bytes_, lazy, experts);
+      if (!lazy) param_gathers_.start(p_), expert_param_gathers_.start(p_);
     }
     const std::vector<PipeStep> steps =
         l_.zero_bubble ? zb_h1_pipeline_schedule(l_.pp, l_.pipeline_micro_batches, s_)
@@ -214,48 +266,20 @@ class StageBuilder {
     if (gather_after_p2p_) p_.collective(kCompute, kGroupTp, CollOp::AllGather, full_act_, what + " tp all_gather");
   }
 
+  // A unit's first forward of the step waits for the gathers of the buckets it begins.
   void use_params(int chunk, int unit, int mb) {
-    if (mb == 0 && overlap_expert_gather_) use_expert_params(chunk, unit);
-    if (mb != 0 || param_events_[chunk].empty()) return;
-    const int b = chunks_[chunk].bucket_of_unit[unit];
-    if (unit > 0 && chunks_[chunk].bucket_of_unit[unit - 1] == b) return;  // waited at its first unit
-    layer_.flush();
-    if (lazy_gather_ && !dispatched_[b]) dispatch_gather(b);
-    p_.wait(kCompute, param_events_[chunk][b]);
-    if (lazy_gather_ && b > 0 && !dispatched_[b - 1]) dispatch_gather(b - 1);  // the next bucket in forward order
-  }
-
-  // The first forward of an expert bucket's first unit waits for its gather (vp = 1: dispatched
-  // here, then the next expert bucket's, as for the dense buckets).
-  void use_expert_params(int chunk, int unit) {
+    if (mb != 0) return;
     const ChunkPlan& k = chunks_[chunk];
-    const int b = k.expert_bucket_of_unit[unit];
-    if (b < 0 || k.expert_bucket_first_unit[b] != unit) return;
-    layer_.flush();
-    const bool lazy = l_.vp == 1;
-    if (lazy && !expert_dispatched_[b]) dispatch_expert_gather(0, b);
-    p_.wait(kCompute, expert_param_events_[chunk][b]);
-    if (lazy && b > 0 && !expert_dispatched_[b - 1]) dispatch_expert_gather(0, b - 1);
-  }
-
-  void dispatch_expert_gather(int chunk, int b) {
-    p_.join(kCompute, kEdpComm);
-    p_.collective(kEdpComm, kGroupEdp, CollOp::AllGather, chunks_[chunk].expert_bucket_params[b] * param_bytes_,
-                  "c" + std::to_string(chunk) + " expert param all_gather bucket " + std::to_string(b), true);
-    expert_param_events_[chunk][b] = p_.new_event();
-    p_.record(kEdpComm, expert_param_events_[chunk][b]);
-    if (l_.vp == 1) expert_dispatched_[b] = true;
-    expert_buckets_ = true;  // the end of the step waits for kEdpComm
-  }
-
-  // finish_param_sync's dispatch: bucket b's all-gather on the data-parallel stream from this
-  // point of the compute stream (vp = 1: one chunk).
-  void dispatch_gather(int b) {
-    p_.join(kCompute, kDpComm);
-    gather_bucket(chunks_[0].bucket_params[b], "c0 param all_gather bucket " + std::to_string(b));
-    param_events_[0][b] = p_.new_event();
-    p_.record(kDpComm, param_events_[0][b]);
-    dispatched_[b] = true;
+    const int e = k.expert_bucket_of_unit[unit];
+    if (expert_param_gathers_.active() && e >= 0 && k.expert_bucket_first_unit[e] == unit) {
+      layer_.flush();
+      expert_param_gathers_.use(p_, chunk, e);
+    }
+    const int b = k.bucket_of_unit[unit];
+    if (param_gathers_.active() && (unit == 0 || k.bucket_of_unit[unit - 1] != b)) {
+      layer_.flush();
+      param_gathers_.use(p_, chunk, b);
+    }
   }
 
   void forward(ChunkRef at) {
@@ -368,20 +392,6 @@ class StageBuilder {
     p_.collective(kDpComm, kGroupDp, CollOp::AllGather, params * param_bytes_, name, true);
   }
 
-  // overlap_param_gather with virtual stages: this step's parameter all-gathers (of the previous
-  // step's update) run from its start in forward order; each layer's first forward waits for its bucket.
-  void gather_params_at_start() {
-    for (int j = 0; j < l_.vp; ++j) {
-      const ChunkPlan& k = chunks_[j];
-      param_events_[j].assign(k.bucket_params.size(), 0);
-      for (int b = int(k.bucket_params.size()) - 1; b >= 0; --b) {
-        gather_bucket(k.bucket_params[b], "c" + std::to_string(j) + " param all_gather bucket " + std::to_string(b));
-        param_events_[j][b] = p_.new_event();
-        p_.record(kDpComm, param_events_[j][b]);
-      }
-    }
-  }
-
   void finish() {
     layer_.flush();
     for (int s : {kSendNext, kSendPrev, kRecvPrev, kRecvNext, kTpAsync, kCpSend, kCpRecv}) p_.join(s, kCompute);
@@ -401,7 +411,7 @@ class StageBuilder {
           p_.collective(kDpComm, kGroupEdp, l_.distributed_optimizer ? CollOp::ReduceScatter : CollOp::AllReduce,
                         chunks_[j].expert_params * grad_bytes_, "c" + std::to_string(j) + " expert grads");
     p_.join(kDpComm, kCompute);
-    if (expert_buckets_) p_.join(kEdpComm, kCompute);
+    if (expert_buckets_ || expert_param_gathers_.active()) p_.join(kEdpComm, kCompute);
     int64_t params = 0, norms = 0;
     bool has_embedding = false, has_head = false;
     for (const ChunkPlan& k : chunks_) {
@@ -453,16 +463,11 @@ class StageBuilder {
   Program p_;
   MegatronLayer layer_;
   std::vector<ChunkPlan> chunks_;
-  std::vector<std::vector<uint32_t>> param_events_;
+  ParamGatherChain param_gathers_, expert_param_gathers_;  // overlap_param_gather
   bool aligned_ = false;               // align_grad_reduce: chunks' buckets started by sync_chunk
   std::vector<int> last_backward_of_;  // aligned_: each chunk's last backward, counted on this rank
   std::vector<bool> synced_;           // aligned_: chunks whose buckets are started
   int backwards_done_ = 0;
-  bool overlap_expert_gather_ = false;                      // the experts' gathers beside the forward
-  std::vector<std::vector<uint32_t>> expert_param_events_;  // per chunk and expert bucket
-  std::vector<bool> expert_dispatched_;                     // vp = 1: expert buckets whose gather is issued
-  bool lazy_gather_ = false;      // overlap_param_gather without virtual stages: dispatch_gather
-  std::vector<bool> dispatched_;  // lazy_gather_: buckets whose all-gather is issued
   std::vector<uint32_t> fwd_fifo_, bwd_fifo_;
   std::size_t fwd_used_ = 0, bwd_used_ = 0;
   int64_t full_act_ = 0, p2p_bytes_ = 0;
