@@ -446,6 +446,30 @@ class WorldImpl final : public World {
 
 }  // namespace
 
+// NVLSTree across EFA nodes with a chunk below the 512 KiB aws-ofi-nccl sets on AWS (a user's
+// NCCL_NVLS_CHUNKSIZE or NCCL_NVLSTREE_MAX_CHUNKSIZE, or NCCL's own 64 KiB from 4 nodes where the
+// plugin's is not set), from 4 nodes on: 8 x p5 measured a 4 GiB all-reduce at 104 GB/s of bus
+// bandwidth with 64 KiB and 280 with 512 KiB (NVIDIA/nccl#1112), a cost the model does not have
+// (docs/accuracy.md, "EFA, 4-32 x p5"), so a what-if that lowers the chunk there must say so. Two
+// nodes are left out: 2 x p5 with 128 KiB chunks (scenarios/validation/p5_2node_efa) are within 4 %
+// from 64 MiB, where NVLSTree runs.
+std::string World::network_note() const {
+  std::string note = node().network_caveat(nodes());
+  const nccl::NcclEnv& env = nccl_env();
+  const int64_t cap = env.nvlstree_max_chunksize == -2 ? (nodes() >= 4 ? int64_t{65536} : env.nvls_chunksize)
+                                                       : env.nvlstree_max_chunksize;
+  const int64_t chunk = std::min(env.nvls_chunksize, cap);
+  constexpr int64_t kAwsChunk = int64_t{1} << 19;
+  if (nodes() >= 4 && node().nic_kind == hw::NicKind::Efa && node().nvls && env.nvls_enable && chunk < kAwsChunk) {
+    if (!note.empty()) note += " ";
+    note += "NVLSTree's chunk is " + std::to_string(chunk / 1024) +
+            " KiB here, below the 512 KiB aws-ofi-nccl sets on AWS: 8 x p5 ran a 4 GiB all-reduce 2.7x slower "
+            "with 64 KiB chunks than with 512 KiB (NVIDIA/nccl#1112; 2 x p5 with 128 KiB showed no such cost), "
+            "which the model does not price, so its NVLSTree times over EFA may be optimistic here.";
+  }
+  return note;
+}
+
 std::unique_ptr<World> World::build(const ScenarioSpec& spec, sim::FlowNetwork& net, const ClusterSlot& slot) {
   return std::make_unique<WorldImpl>(spec, net, slot);
 }

@@ -131,9 +131,10 @@ class World {
   // Name of the GPU model (catalog key) and its node's description, for reports.
   const std::string& gpu_name() const { return node().gpu.name; }
   virtual std::string describe() const = 0;
-  // hw::NodeSpec::network_caveat and nvlink_caveat for this World's nodes and GPUs per node. Said
-  // by `run` and `nccl-tests` alike.
-  std::string network_note() const { return node().network_caveat(nodes()); }
+  // hw::NodeSpec::network_caveat and nvlink_caveat for this World's nodes and GPUs per node, and
+  // what the model misses of this World's NCCL environment on its network (world.cpp). Said by
+  // `run` and `nccl-tests` alike.
+  std::string network_note() const;
   std::string nvlink_note() const { return node().nvlink_caveat(nodes() > 0 ? size() / nodes() : 0); }
 };
 
