@@ -76,7 +76,7 @@ struct ThroughputResult {
 struct CostResult {
   bool known = false;        // false: some node has no price (missing names it) or no model
   double usd_per_hour = 0;   // the whole cluster
-  double usd_per_step = 0;   // step_time_s x usd_per_hour / 3600
+  double usd_per_step = 0;   // usd_per_run / steps: step_time_s x usd_per_hour / 3600 x billed_s / run_time_s
   double usd_per_run = 0;    // billed_s x usd_per_hour / 3600
   double billed_s = 0;       // the time paid for: run_time_s, or a Capacity Block's whole window (run/cost.hpp)
   double usd_per_million_tokens = 0;  // 0 without a throughput estimate

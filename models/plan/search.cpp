@@ -294,6 +294,7 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
   double best = kInf;
   std::vector<std::pair<double, double>> front;  // (time, cost) of simulated candidates that meet the constraints
   std::vector<char> skipped(mine.size(), 0);
+  std::vector<double> skipped_cost(mine.size(), 0);  // a skipped layout's cost bound (InstanceTally)
   std::atomic<int64_t> infeasible{0};
   parallel_for(mine.size(), o.jobs, [&](size_t k) {
     Work& w = *mine[k];
@@ -317,6 +318,10 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
       }
       if (skip) {
         skipped[k] = 1;
+        // A Capacity Block bills whole windows: its bound is the windows the time bound needs.
+        const auto price = out.node_prices.find(w.c.instance);
+        if (c_lb && price != out.node_prices.end())
+          skipped_cost[k] = billed_seconds(price->second.pricing, t_lb) * *w.usd_per_hour / 3600;
         return;
       }
     }
@@ -343,6 +348,8 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
     InstanceTally& tally = out.by_instance[mine[k]->c.instance];
     tally.simulated += mine[k]->done;
     tally.skipped_by_bound += skipped[k] == 1;
+    if (skipped_cost[k] > 0 && (tally.skipped_cost_bound_usd == 0 || skipped_cost[k] < tally.skipped_cost_bound_usd))
+      tally.skipped_cost_bound_usd = skipped_cost[k];
   }
   for (char s : skipped) out.skipped_by_bound += s == 1;
   rank(std::move(all), o, out);

@@ -71,6 +71,10 @@ struct Evaluated {
 // What became of one instance's candidates (an instance with no row says why).
 struct InstanceTally {
   int64_t candidates = 0, refused = 0, over_memory = 0, simulated = 0, skipped_by_bound = 0, ranked = 0;
+  // The lowest cost bound (time bound x price) of its layouts skipped by the time bound, in $; 0:
+  // none skipped or no price. A skip on time says nothing of cost: where this is below the
+  // cheapest simulated row, the front may miss this instance (the report says so).
+  double skipped_cost_bound_usd = 0;
 };
 
 struct PlanResult {

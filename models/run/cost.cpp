@@ -105,9 +105,12 @@ CostResult make_cost(const ScenarioSpec& spec, const RunResult& result) {
   c.pricing = price->pricing;
   c.nodes = price->nodes;
   c.gpus = price->gpus;
-  c.usd_per_step = result.step_time_s * c.usd_per_hour / 3600;
   c.billed_s = billed_seconds(c.pricing, result.run_time_s);
   c.usd_per_run = c.billed_s * c.usd_per_hour / 3600;
+  // Per step and per token, what the run pays: a Capacity Block's idle rest of its window is paid
+  // for by the run's steps, so $ per step and per million tokens agree with $ per run.
+  const double billed_share = result.run_time_s > 0 ? c.billed_s / result.run_time_s : 1.0;
+  c.usd_per_step = result.step_time_s * c.usd_per_hour / 3600 * billed_share;
   if (result.throughput.estimated && result.throughput.tokens_per_step > 0)
     c.usd_per_million_tokens = c.usd_per_step / result.throughput.tokens_per_step * 1e6;
   return c;

@@ -7,13 +7,16 @@
 //     or a Capacity Block's rate where AWS sells no on-demand; the source says which);
 //   without price_per_hour, cluster.params "price.gpu_hour" x the node's GPUs comes before the
 //     file and the catalog (a price per GPU-hour, as GPU clouds quote it);
-//   usd_per_hour = sum over nodes of their price;  usd_per_step = step_time_s x usd_per_hour / 3600;
-//   usd_per_run = run_time_s x usd_per_hour / 3600;
-//   usd_per_million_tokens = usd_per_step / tokens_per_step x 1e6 (training steps only).
+//   usd_per_hour = sum over nodes of their price;  usd_per_run = billed_s x usd_per_hour / 3600;
+//   usd_per_step = step_time_s x usd_per_hour / 3600 x billed_s / run_time_s  (= usd_per_run / steps);
+//   usd_per_million_tokens = usd_per_step / tokens_per_step x 1e6 (training steps only);
+//   billed_s = run_time_s on demand, so per step is then the step's seconds at the hourly rate.
 //   A Capacity Block is paid up front for its whole window, which AWS sells in 1-day increments up
 //   to 14 days and 7-day increments beyond, to 182 days (EC2 user guide, "Find and purchase
 //   Capacity Blocks"); a longer run chains windows the same way. usd_per_run is the windows
-//   covering the run (billed_s), not its seconds; usd_per_step stays at the hourly rate.
+//   covering the run (billed_s), not its seconds, and the run's steps and tokens carry the whole
+//   window: a 2-hour run on a 1-day block pays 12x the hourly rate per step, so ranking by $ per
+//   million tokens never favours a block the run leaves mostly idle.
 // A node with no price leaves the cost unknown (known = false) and names the instance (missing);
 // nothing is guessed. Whole nodes are paid for even where the placement leaves GPUs idle.
 // training.tokens (a target in tokens rather than steps): the run is ceil(tokens / tokens per step)

@@ -70,7 +70,7 @@ std::string instances_text(const models::plan::PlanResult& r) {
       for (size_t i = 0; i < r.ranked.size() && !best; ++i)
         if (r.ranked[i].candidate.instance == name) best = i + 1;
       line += fmt::format(
-          ": {} ranked{}, {} simulated, {} skipped (their bound cannot beat the best), {} over GPU "
+          ": {} ranked{}, {} simulated, {} skipped (their time bound cannot beat #1), {} over GPU "
           "memory, {} refused by the layout checks",
           t.ranked, best ? fmt::format(" (best #{})", best) : std::string(), t.simulated, t.skipped_by_bound,
           t.over_memory, t.refused);
@@ -192,6 +192,22 @@ std::string plan_empty_reason(const PlanOutput& p) {
   return s;
 }
 
+// Under a front that is not exact: each instance whose layouts skipped on time may cost less than
+// the front's cheapest row (their cost bound, time bound x price, is below it), so the cheapest
+// answer may be one the search never ran.
+std::string skipped_cheaper_text(const models::plan::PlanResult& r) {
+  double cheapest = 0;
+  for (size_t i : r.pareto)
+    if (r.ranked[i].cost_usd && (cheapest == 0 || *r.ranked[i].cost_usd < cheapest)) cheapest = *r.ranked[i].cost_usd;
+  std::string out;
+  for (const auto& [name, t] : r.by_instance)
+    if (cheapest > 0 && t.skipped_cost_bound_usd > 0 && t.skipped_cost_bound_usd < cheapest)
+      out += fmt::format("  not searched: {} layout(s) on {} skipped on time may cost as little as {} (their bound), "
+                         "below the front's cheapest {}: --pareto-exact runs them\n",
+                         t.skipped_by_bound, name, format_usd(t.skipped_cost_bound_usd), format_usd(cheapest));
+  return out;
+}
+
 bool front_exact(const PlanOutput& p) {
   return p.options.pareto_exact || p.options.exhaustive || p.result.skipped_by_bound == 0;
 }
@@ -226,7 +242,9 @@ std::string plan_text(const PlanOutput& p) {
   if (p.options.audit)
     out += fmt::format("audit      {} skipped layouts simulated: {} beat the winner, {} steps below their bound{}\n",
                        r.audited, r.audit_beats_winner.size(), r.audit_bound_violations.size(),
-                       r.audit_beats_winner.empty() && r.audit_bound_violations.empty() ? " (exact)" : " (NOT EXACT)");
+                       r.audit_beats_winner.empty() && r.audit_bound_violations.empty()
+                           ? " (#1 exact; the audit checks #1 only, --pareto-exact ranks every layout)"
+                           : " (NOT EXACT)");
   out += "\n";
   out += fmt::format("{:<4} {:>10} {:>7} {:>10} {:<9} {:>10} {:>6} {:>9} {:>9} {:>6} {:>4}   {:<18} {}\n", "rank",
                      "time", "goodput", "cost", "pricing", "tokens/s", "MFU", "mem peak", "headroom", "GPUs", "nodes",
@@ -277,6 +295,7 @@ std::string plan_text(const PlanOutput& p) {
                          format_duration(r.ranked[i].train_s), usd_or_dash(r.ranked[i].cost_usd),
                          pricing_label(r.ranked[i]), r.ranked[i].candidate.gpus(), r.ranked[i].candidate.nodes,
                          r.ranked[i].candidate.instance, models::plan::layout_text(r.ranked[i].candidate));
+    if (!front_exact(p)) out += skipped_cheaper_text(r);
   }
   if (r.ranked.size() >= 2) {
     const Evaluated &a = r.ranked[0], &b = r.ranked[1];
@@ -287,7 +306,9 @@ std::string plan_text(const PlanOutput& p) {
       if (ta[t].second == 0 && tb[t].second == 0) continue;
       out += fmt::format("  {:<20} {:>10} {:>10}  {:>11}\n", ta[t].first, format_seconds(ta[t].second),
                          format_seconds(tb[t].second),
-                         (ta[t].second >= tb[t].second ? "+" : "-") + format_seconds(std::abs(ta[t].second - tb[t].second)));
+                         std::abs(ta[t].second - tb[t].second) < 5e-10 ? std::string("same")
+                                                      : (ta[t].second > tb[t].second ? "+" : "-") +
+                                                            format_seconds(std::abs(ta[t].second - tb[t].second)));
     }
     // The step is not all of it: failures cost a layout of more GPUs more of its wall time.
     out += fmt::format("  {:<20} {:>9.1f}% {:>9.1f}%\n", "goodput", 100 * a.goodput, 100 * b.goodput);

@@ -4,6 +4,7 @@
 // what-if. Every scenario is loaded before any is run, so a typo in the last file costs no
 // simulation time. Every output (text legend, JSON inputs, HTML) records files and overrides.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -136,6 +137,22 @@ int cmd_compare(int argc, char** argv) {
         if (results[i].gpus != results[0].gpus)
           out += fmt::format("note: [{}] runs on {} GPU{}, [1] on {}: its ratios compare different GPU counts\n", i + 1,
                              results[i].gpus, results[i].gpus == 1 ? "" : "s", results[0].gpus);
+      // A what-if that changed the tokens a run trains (its global batch, or its steps) compares
+      // different amounts of training in "run time" and "$ per run": say so, with the ratio. Runs
+      // of one training.tokens target differ by their last step's rounding only (under 1 %).
+      const auto run_tokens = [](const models::RunResult& r) {
+        return r.throughput.estimated ? r.throughput.tokens_per_step * r.steps : 0.0;
+      };
+      for (size_t i = 1; i < results.size(); ++i) {
+        const double mine = run_tokens(results[i]), base = run_tokens(results[0]);
+        if (mine > 0 && base > 0 && std::abs(mine / base - 1) > 0.01)  // not a token target's last partial step
+          out += fmt::format(
+              "note: [{}] trains {} the tokens of [1] ({:.0f} per step x {} steps, against {:.0f} x {}): its run time and $ "
+              "per run are for {} training; tokens/s and $ per million tokens compare like for like (or set "
+              "training.tokens)\n",
+              i + 1, ratio_text(mine, base), results[i].throughput.tokens_per_step, results[i].steps,
+              results[0].throughput.tokens_per_step, results[0].steps, mine > base ? "more" : "less");
+      }
       out += fmt::format("\n{:<24}", "");
       for (size_t i = 0; i < results.size(); ++i) out += fmt::format(" {:>{}}", fmt::format("[{}]", i + 1), kCol);
       out += "\n";

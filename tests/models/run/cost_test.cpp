@@ -100,7 +100,8 @@ TEST_CASE("cost: a Capacity Block run pays its whole windows, an on-demand run i
   CHECK(std::isinf(models::billed_seconds(block, INFINITY)));
 }
 
-TEST_CASE("cost: a short run on a Capacity Block instance is billed one day, its step at the hourly rate", "[models]") {
+TEST_CASE("cost: a short run on a Capacity Block instance is billed one day, which its steps and tokens carry",
+          "[models]") {
   models::ScenarioSpec s;
   s.cluster.instance = "p5e.48xlarge";
   s.model = models::ModelSpec{};
@@ -113,6 +114,11 @@ TEST_CASE("cost: a short run on a Capacity Block instance is billed one day, its
   REQUIRE(r.cost.pricing == "capacity block");
   CHECK(r.cost.billed_s == 86400);
   CHECK(r.cost.usd_per_run == Approx(r.cost.usd_per_hour * 24));
-  CHECK(r.cost.usd_per_step == Approx(r.step_time_s * r.cost.usd_per_hour / 3600));
+  // $ per step and per million tokens agree with $ per run: the day spread over 10 steps, far
+  // above the step's seconds at the hourly rate.
+  CHECK(r.cost.usd_per_step == Approx(r.cost.usd_per_run / 10));
+  CHECK(r.cost.usd_per_step > 100 * r.step_time_s * r.cost.usd_per_hour / 3600);
+  CHECK(r.cost.usd_per_million_tokens ==
+        Approx(r.cost.usd_per_run / (10 * r.throughput.tokens_per_step) * 1e6));
   CHECK(r.goodput.work_cost == Approx(r.cost.usd_per_run));
 }

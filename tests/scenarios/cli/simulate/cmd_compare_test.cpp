@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -115,4 +116,31 @@ TEST_CASE("scenarios: compare --samples says the expected cost is at the sampled
   CHECK(plain.out.find(note) == std::string::npos);
   // A small failure rate keeps its digits, as run prints it.
   CHECK(plain.out.find("interruptions / day                 0.0021 (4 GPUs)") != std::string::npos);
+}
+
+TEST_CASE("scenarios: compare says when a what-if trains a different number of tokens (not under a token target)",
+          "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("compare-tokens");
+  auto scenario = [&](const std::string& name, const std::string& target) {
+    const std::string file = (dir / name).string();
+    std::ofstream(file) << "[cluster]\ninstance = \"p5.48xlarge\"\nnodes = 2\n[model]\npreset = \"llama-3-8b\"\n"
+                           "seq = 4096\n[training]\nmicro_batch = 1\ngrad_accum = 4\n"
+                        << target << "\ngrad_checkpointing = true\n[parallel]\nstrategy = \"fsdp\"\n";
+    return file;
+  };
+  // Twice the nodes at a fixed micro-batch and grad_accum: twice the global batch, so a run of
+  // training.steps trains twice the tokens, which its run time and $ per run are for.
+  const std::string steps_file = scenario("steps.toml", "steps = 1000");
+  const auto steps = run_commsim({"compare", steps_file, steps_file, "--set", "2:cluster.nodes=4"});
+  INFO(steps.err);
+  REQUIRE(steps.exit_code == 0);
+  CHECK(steps.out.find("note: [2] trains x2.00 the tokens of [1]") != std::string::npos);
+  // The same what-if with a token target trains the same tokens (to the last step's rounding).
+  const std::string tokens_file = scenario("tokens.toml", "tokens = 1e9");
+  const auto tokens = run_commsim({"compare", tokens_file, tokens_file, "--set", "2:cluster.nodes=4"});
+  INFO(tokens.err);
+  REQUIRE(tokens.exit_code == 0);
+  CHECK(tokens.out.find("note: [2] runs on 32 GPUs") != std::string::npos);
+  CHECK(tokens.out.find("trains x") == std::string::npos);
+  std::filesystem::remove_all(dir);
 }

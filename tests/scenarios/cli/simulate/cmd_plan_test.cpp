@@ -384,3 +384,24 @@ TEST_CASE("scenarios: plan prices the scenario's instance with its per-GPU price
   }
   CHECK(seen == std::set<std::string>{"p5.48xlarge", "p5en.48xlarge"});
 }
+
+TEST_CASE("scenarios: a plan whose front is not exact names the instances its time bound skipped that may be cheaper",
+          "[scenarios]") {
+  // Llama-3-8B on p5 nodes or GB200 UltraServers: the UltraServers are faster, so every p5 layout
+  // is skipped on time, yet a p5 run costs a small part of an UltraServer's whole-day block.
+  const std::string s = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/plan_llama3_8b.toml";
+  const auto r = run_commsim({"plan", s, "--gpus", "64..144", "--instances", "p5.48xlarge,u-p6e-gb200x72",
+                              "--strategies", "megatron", "--micro-batches", "1", "--cp", "1", "--jobs", "1"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("not searched: 218 layout(s) on p5.48xlarge skipped on time may cost as little as") !=
+        std::string::npos);
+  // With --pareto-exact the front is exact: nothing to say, and the p5 layouts are on it.
+  const auto exact = run_commsim({"plan", s, "--gpus", "64..144", "--instances", "p5.48xlarge,u-p6e-gb200x72",
+                                  "--strategies", "megatron", "--micro-batches", "1", "--cp", "1", "--jobs", "1",
+                                  "--pareto-exact"});
+  REQUIRE(exact.exit_code == 0);
+  CHECK(exact.out.find("not searched") == std::string::npos);
+  const auto front = exact.out.substr(exact.out.find("Pareto front"));
+  CHECK(front.find("p5.48xlarge") != std::string::npos);
+}
