@@ -173,8 +173,7 @@ std::vector<std::string> goodput_lines(const models::RunResult& r) {
   using models::CheckpointPlan;
   std::string parts;
   for (const auto& c : g.components)
-    if (c.per_day > 0)
-      parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", c.name, per_day_text(c.per_day));
+    if (c.per_day > 0) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", c.name, per_day_text(c.per_day));
   std::vector<std::string> out = {
       fmt::format("failures   {} interruptions per day on {} GPUs in {} hosts (MTBF {}): {}",
                   per_day_text(g.interruptions_per_day), g.gpus, g.hosts, goodput_duration(g.mtbf_s), parts)};

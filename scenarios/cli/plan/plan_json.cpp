@@ -34,8 +34,12 @@ Json space_json(const models::plan::PlanResult& r) {
   Json instances = Json::object();
   for (const auto& [name, t] : r.by_instance)
     instances[name] = {
-        {"candidates", t.candidates}, {"refused_by_layout", t.refused},         {"over_memory_bound", t.over_memory},
-        {"simulated", t.simulated},   {"skipped_by_bound", t.skipped_by_bound}, {"ranked", t.ranked},
+        {"candidates", t.candidates},
+        {"refused_by_layout", t.refused},
+        {"over_memory_bound", t.over_memory},
+        {"simulated", t.simulated},
+        {"skipped_by_bound", t.skipped_by_bound},
+        {"ranked", t.ranked},
         {"skipped_cost_bound_usd", t.skipped_cost_bound_usd > 0 ? Json(t.skipped_cost_bound_usd) : Json(nullptr)}};
   return {{"combinations", r.space.considered},
           {"dropped_by_arithmetic", dropped},

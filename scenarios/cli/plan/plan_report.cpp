@@ -202,9 +202,10 @@ std::string skipped_cheaper_text(const models::plan::PlanResult& r) {
   std::string out;
   for (const auto& [name, t] : r.by_instance)
     if (cheapest > 0 && t.skipped_cost_bound_usd > 0 && t.skipped_cost_bound_usd < cheapest)
-      out += fmt::format("  not searched: {} layout(s) on {} skipped on time may cost as little as {} (their bound), "
-                         "below the front's cheapest {}: --pareto-exact runs them\n",
-                         t.skipped_by_bound, name, format_usd(t.skipped_cost_bound_usd), format_usd(cheapest));
+      out += fmt::format(
+          "  not searched: {} layout(s) on {} skipped on time may cost as little as {} (their bound), "
+          "below the front's cheapest {}: --pareto-exact runs them\n",
+          t.skipped_by_bound, name, format_usd(t.skipped_cost_bound_usd), format_usd(cheapest));
   return out;
 }
 
@@ -304,11 +305,11 @@ std::string plan_text(const PlanOutput& p) {
     const auto ta = breakdown_labels(a.breakdown), tb = breakdown_labels(b.breakdown);
     for (size_t t = 0; t < ta.size(); ++t) {
       if (ta[t].second == 0 && tb[t].second == 0) continue;
-      out += fmt::format("  {:<20} {:>10} {:>10}  {:>11}\n", ta[t].first, format_seconds(ta[t].second),
-                         format_seconds(tb[t].second),
-                         std::abs(ta[t].second - tb[t].second) < 5e-10 ? std::string("same")
-                                                      : (ta[t].second > tb[t].second ? "+" : "-") +
-                                                            format_seconds(std::abs(ta[t].second - tb[t].second)));
+      out += fmt::format(
+          "  {:<20} {:>10} {:>10}  {:>11}\n", ta[t].first, format_seconds(ta[t].second), format_seconds(tb[t].second),
+          std::abs(ta[t].second - tb[t].second) < 5e-10
+              ? std::string("same")
+              : (ta[t].second > tb[t].second ? "+" : "-") + format_seconds(std::abs(ta[t].second - tb[t].second)));
     }
     // The step is not all of it: failures cost a layout of more GPUs more of its wall time.
     out += fmt::format("  {:<20} {:>9.1f}% {:>9.1f}%\n", "goodput", 100 * a.goodput, 100 * b.goodput);

@@ -147,7 +147,8 @@ int cmd_compare(int argc, char** argv) {
         const double mine = run_tokens(results[i]), base = run_tokens(results[0]);
         if (mine > 0 && base > 0 && std::abs(mine / base - 1) > 0.01)  // not a token target's last partial step
           out += fmt::format(
-              "note: [{}] trains {} the tokens of [1] ({:.0f} per step x {} steps, against {:.0f} x {}): its run time and $ "
+              "note: [{}] trains {} the tokens of [1] ({:.0f} per step x {} steps, against {:.0f} x {}): its run time "
+              "and $ "
               "per run are for {} training; tokens/s and $ per million tokens compare like for like (or set "
               "training.tokens)\n",
               i + 1, ratio_text(mine, base), results[i].throughput.tokens_per_step, results[i].steps,

@@ -118,7 +118,6 @@ TEST_CASE("cost: a short run on a Capacity Block instance is billed one day, whi
   // above the step's seconds at the hourly rate.
   CHECK(r.cost.usd_per_step == Approx(r.cost.usd_per_run / 10));
   CHECK(r.cost.usd_per_step > 100 * r.step_time_s * r.cost.usd_per_hour / 3600);
-  CHECK(r.cost.usd_per_million_tokens ==
-        Approx(r.cost.usd_per_run / (10 * r.throughput.tokens_per_step) * 1e6));
+  CHECK(r.cost.usd_per_million_tokens == Approx(r.cost.usd_per_run / (10 * r.throughput.tokens_per_step) * 1e6));
   CHECK(r.goodput.work_cost == Approx(r.cost.usd_per_run));
 }

@@ -397,9 +397,9 @@ TEST_CASE("scenarios: a plan whose front is not exact names the instances its ti
   CHECK(r.out.find("not searched: 218 layout(s) on p5.48xlarge skipped on time may cost as little as") !=
         std::string::npos);
   // With --pareto-exact the front is exact: nothing to say, and the p5 layouts are on it.
-  const auto exact = run_commsim({"plan", s, "--gpus", "64..144", "--instances", "p5.48xlarge,u-p6e-gb200x72",
-                                  "--strategies", "megatron", "--micro-batches", "1", "--cp", "1", "--jobs", "1",
-                                  "--pareto-exact"});
+  const auto exact =
+      run_commsim({"plan", s, "--gpus", "64..144", "--instances", "p5.48xlarge,u-p6e-gb200x72", "--strategies",
+                   "megatron", "--micro-batches", "1", "--cp", "1", "--jobs", "1", "--pareto-exact"});
   REQUIRE(exact.exit_code == 0);
   CHECK(exact.out.find("not searched") == std::string::npos);
   const auto front = exact.out.substr(exact.out.find("Pareto front"));
