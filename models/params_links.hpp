@@ -80,7 +80,8 @@ inline constexpr auto kLinkParams = std::to_array<ParamSpec>({
      {},
      "catalog",
      O::World,
-     "NIC to NIC, one way; models/hw/links.cpp efa, infiniband"},
+     "NIC to NIC, one way (models/hw/links.cpp efa, infiniband); NCCL's step latencies hold the catalog's, so "
+     "a value set here moves every network step by its difference from it"},
     {"eth.bandwidth",
      U::BytesPerSecond,
      params_detail::kBandwidth,
@@ -94,7 +95,8 @@ inline constexpr auto kLinkParams = std::to_array<ParamSpec>({
      {},
      "catalog",
      O::World,
-     "TCP, one way; models/hw/links.cpp ena, virtio_nic"},
+     "TCP, one way (models/hw/links.cpp ena, virtio_nic); a value set here moves every Socket step between "
+     "nodes by its difference from the catalog's"},
     {"socket.thread_duplex", U::Fraction, params_detail::kFraction, 0.61, "", O::World,
      "measured through NCCL 2.28.9 in one launch on one H200 VM, where each rank's proxy thread moves all "
      "of its Socket traffic (net_socket.cc: no helper threads off AWS/GCP NICs): per direction, a 4-rank "

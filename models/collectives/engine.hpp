@@ -195,8 +195,10 @@ class Engine final : public CollectiveEngine {
   // read mode's handshake only with Simple, the one protocol whose buffer read mode moves
   // (flow_cap.cpp, NCCL src/transport/p2p.cc).
   double hop(const Edge& e, Proto p, int channels = 1) const {
-    return params_.of(e.link_class).hop_latency_s[static_cast<int>(p)] * serial_channels(e.link_class, channels) +
-           (e.p2p_read && p == Proto::Simple ? params_.p2p_read_extra_latency_s : 0.0) + e.fabric_latency_s;
+    // fabric_latency_s may be negative (a nic.latency below the catalog's): a step never below 0.
+    return std::max(
+        0.0, params_.of(e.link_class).hop_latency_s[static_cast<int>(p)] * serial_channels(e.link_class, channels) +
+                 (e.p2p_read && p == Proto::Simple ? params_.p2p_read_extra_latency_s : 0.0) + e.fabric_latency_s);
   }
 
   sim::Simulator& sim_;

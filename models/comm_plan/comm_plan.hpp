@@ -29,7 +29,8 @@ struct Edge {
   sim::LinkId bottleneck;        // the narrowest link
   int rings_sharing = 1;         // rings whose edges cross `bottleneck` (they split its channels)
   double fabric_latency_s = 0;   // per step: switch traversals of [cluster.fabric] links on the path, and
-                                 // what [[stragglers]] link entries added to its links (World::added_latency_s)
+                                 // what nic.latency, eth.latency (their change from the catalog's, may be
+                                 // negative) and [[stragglers]] link entries added (World::added_latency_s)
 };
 
 struct CommPlan {

@@ -188,6 +188,14 @@ std::vector<std::string> unmodelled_nccl_env_notes(const std::map<std::string, s
   if (!other.empty())
     notes.push_back("nccl.env: " + join(other) + (other.size() == 1 ? " is" : " are") +
                     " not known to commsim (kept; no effect on the simulated times)");
+  // Read (env.cpp: it caps the sockets with NCCL_SOCKET_NTHREADS at 64) but no rate depends on it:
+  // the model's Socket rate is a thread's (its copies bind: measured between pods of one host,
+  // docs/accuracy.md), whatever the sockets it splits a message over.
+  if (env.count("NCCL_NSOCKS_PERTHREAD"))
+    notes.push_back(
+        "nccl.env: NCCL_NSOCKS_PERTHREAD moves no simulated time: the model's Socket rate is per helper thread "
+        "(NCCL_SOCKET_NTHREADS), whose copies bind between pods of one host; what one TCP flow may carry across "
+        "nodes (AWS caps a single flow at 5 Gb/s outside a cluster placement group) is not modelled");
   return notes;
 }
 

@@ -31,7 +31,8 @@ void check_nccl_env_names(const std::map<std::string, std::string>& env);
 std::optional<std::string> collnet_note(const std::map<std::string, std::string>& env, bool sharp_fabric);
 
 // One note per group of variables that are set but not modelled (empty when there are none):
-// "nccl.env: NCCL_CROSS_NIC, FI_EFA_USE_DEVICE_RDMA are set but not modelled (...)".
+// "nccl.env: NCCL_CROSS_NIC, FI_EFA_USE_DEVICE_RDMA are set but not modelled (...)", and one for a
+// variable that is read but moves no time (NCCL_NSOCKS_PERTHREAD).
 std::vector<std::string> unmodelled_nccl_env_notes(const std::map<std::string, std::string>& env);
 
 }  // namespace models::nccl

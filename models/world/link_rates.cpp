@@ -54,10 +54,12 @@ NodeLinkRates node_link_rates(const ScenarioSpec& spec, const hw::NodeSpec& node
                                                         : hw::infiniband(node.nic_bytes_per_s > 25e9 ? "ndr" : "hdr");
   k.nic_bw = param_or(spec.cluster.params, "nic.bandwidth", node.nic_bytes_per_s);
   k.nic_lat = param_or(spec.cluster.params, "nic.latency", nic.latency_s);
+  k.nic_lat_added = k.nic_lat - nic.latency_s;
   hw::LinkTech eth = node.eth_driver == "virtio" ? hw::virtio_nic(node.eth_bytes_per_s * 8 / 1e9)
                                                  : hw::ena(node.eth_bytes_per_s * 8 / 1e9);
   k.eth_bw = param_or(spec.cluster.params, "eth.bandwidth", node.eth_bytes_per_s);
   k.eth_lat = param_or(spec.cluster.params, "eth.latency", eth.latency_s);
+  k.eth_lat_added = k.eth_lat - eth.latency_s;
   k.nic_kind = nic_link_kind(node.nic_kind);
   // A NIC moves at most NCCL's Simple efficiency of its line rate, whatever the number of flows
   // through it, as an NVLink port does (above): so its capacity carries that efficiency, and flows

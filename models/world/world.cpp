@@ -263,6 +263,14 @@ class WorldImpl final : public World {
     if (s >= 0 && s != src_switch) out.push_back(l.sw_down[s]);
   }
 
+  // What a pipeline step over link `id` pays beyond the step latencies (added_latency_s(): the
+  // scenario's nic.latency or eth.latency less the catalog's, then [[stragglers]] links').
+  void add_latency(sim::LinkId id, double s) {
+    if (s == 0) return;
+    if (added_latency_.size() <= id.index) added_latency_.resize(id.index + 1, 0.0);
+    added_latency_[id.index] += s;
+  }
+
   // A link whose usable capacity is `efficiency` of its raw bandwidth (raw_capacity() keeps the raw).
   sim::LinkId add_port(sim::FlowNetwork& net, std::string_view name, const char* kind, double raw, double efficiency,
                        sim::Time latency) {
@@ -374,9 +382,13 @@ class WorldImpl final : public World {
         const Time half = Time::from_seconds(k.nic_lat / 2);
         l.nic_tx.push_back(add_port(net, named(np, ".tx"), k.nic_kind, bw, k.nic_eff, half));
         l.nic_rx.push_back(add_port(net, named(np, ".rx"), k.nic_kind, bw, k.nic_eff, half));
+        add_latency(l.nic_tx.back(), k.nic_lat_added / 2);
+        add_latency(l.nic_rx.back(), k.nic_lat_added / 2);
       }
       l.eth_tx = net.add_link(named(p, "eth.tx"), "eth", k.eth_bw, Time::from_seconds(k.eth_lat / 2));
       l.eth_rx = net.add_link(named(p, "eth.rx"), "eth", k.eth_bw, Time::from_seconds(k.eth_lat / 2));
+      add_latency(l.eth_tx, k.eth_lat_added / 2);
+      add_latency(l.eth_rx, k.eth_lat_added / 2);
       l.loopback = net.add_link(named(p, "loopback"), "eth", lo_bw, Time::from_seconds(lo.latency_s));
       node_links_[n].count = static_cast<uint32_t>(net.link_count()) - node_links_[n].first;
       if (n == 0 && layout_.nodes > 1) {

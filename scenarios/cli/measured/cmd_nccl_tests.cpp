@@ -132,8 +132,8 @@ Comparison compare_with(const std::string& file, const models::calibrate::NcclTe
       c.rows.push_back({{"size_bytes", m.size_bytes}, {"measured_us", meas}, {"predicted_us", pred}, {"error", err}});
     }
   // Rows are matched by nccl-tests' printed size: a file none of whose sizes is predicted compares
-  // nothing, an error; sizes within the predicted range that match no row (another alignment, -f
-  // or -d) are named in a warning. Sizes outside -b..-e are simply not asked for.
+  // nothing, an error; sizes that match no row are named in a warning, those within the predicted
+  // range (another alignment, -f or -d) and those outside it (-b..-e narrower than the file's).
   const auto range = [](long long lo, long long hi) {
     return lo == hi ? std::to_string(lo) + " B" : std::to_string(lo) + " - " + std::to_string(hi) + " B";
   };
@@ -149,14 +149,23 @@ Comparison compare_with(const std::string& file, const models::calibrate::NcclTe
                                       measured + ", predicted " + predicted +
                                       "; expected the measured run's -b, -e, -f, -d and rank count)");
   }
-  std::vector<long long> inside;
+  std::vector<long long> inside, outside;
   for (long long u : unmatched)
-    if (!result.rows.empty() && u > result.rows.front().size && u < result.rows.back().size) inside.push_back(u);
+    (!result.rows.empty() && u > result.rows.front().size && u < result.rows.back().size ? inside : outside)
+        .push_back(u);
   if (!inside.empty())
     std::fprintf(stderr,
                  "commsim nccl-tests: warning: %s: %zu of its sizes within the predicted range are no predicted "
                  "size and not compared (%s)\n",
                  file.c_str(), inside.size(), range(inside.front(), inside.back()).c_str());
+  if (!outside.empty())
+    std::fprintf(
+        stderr,
+        "commsim nccl-tests: warning: %s: %zu of its sizes are outside the predicted range and not compared "
+        "(%s; -b and -e set the range)\n",
+        file.c_str(), outside.size(),
+        range(*std::min_element(outside.begin(), outside.end()), *std::max_element(outside.begin(), outside.end()))
+            .c_str());
   {
     std::sort(errs.begin(), errs.end());
     c.count = errs.size();
@@ -302,6 +311,20 @@ int cmd_nccl_tests(int argc, char** argv) {
       }
       if (!version_note.empty()) notes.push_back(version_note);
       if (!applied.empty()) notes.push_back(compare + " ran with " + applied + ": applied to the prediction");
+      // The sizes the measured run swept (its rows' smallest and largest), unless -b or -e says
+      // otherwise: the comparison then covers every size of the file.
+      int64_t lo = 0, hi = 0;
+      for (const auto& run : measured.runs)
+        for (const auto& row : run.rows) {
+          if (lo == 0 || row.size_bytes < lo) lo = row.size_bytes;
+          hi = std::max<int64_t>(hi, row.size_bytes);
+        }
+      if (app.count("-b") == 0 && app.count("-e") == 0 && lo > 0 && hi <= models::kMaxCollectiveBytes &&
+          (lo != o.min_bytes || hi != o.max_bytes)) {
+        o.min_bytes = lo;
+        o.max_bytes = hi;
+        notes.push_back(fmt::format("sizes {} - {} B, the measured file's (-b and -e choose others)", lo, hi));
+      }
     }
     auto given = [&](const char* flag) { return app.count(flag) > 0; };
     // A note for a flag given with a value other than nccl-tests' default (src/common.cu).

@@ -175,8 +175,9 @@ std::vector<std::string> goodput_lines(const models::RunResult& r) {
   for (const auto& c : g.components)
     if (c.per_day > 0) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", c.name, per_day_text(c.per_day));
   std::vector<std::string> out = {
-      fmt::format("failures   {} interruptions per day on {} GPUs in {} hosts (MTBF {}): {}",
-                  per_day_text(g.interruptions_per_day), g.gpus, g.hosts, goodput_duration(g.mtbf_s), parts)};
+      fmt::format("failures   {} interruptions per day on {} GPU{} in {} host{} (MTBF {}): {}",
+                  per_day_text(g.interruptions_per_day), g.gpus, g.gpus == 1 ? "" : "s", g.hosts,
+                  g.hosts == 1 ? "" : "s", goodput_duration(g.mtbf_s), parts)};
   const std::string laws =
       fmt::format("Young {}, Daly {}", goodput_duration(g.young_interval_s), goodput_duration(g.daly_interval_s));
   const std::string writes =

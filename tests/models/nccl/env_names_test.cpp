@@ -46,6 +46,16 @@ TEST_CASE("nccl env names: set but unmodelled variables are named in the notes, 
   CHECK(unmodelled_nccl_env_notes({{"NCCL_MNNVL_ENABLE", "0"}}).empty());
   // NVLS is modelled (NVLSTree where the node has NVSwitch multicast), and PXN: no note either way.
   CHECK(unmodelled_nccl_env_notes({{"NCCL_NVLS_ENABLE", "1"}, {"NCCL_PXN_DISABLE", "1"}}).empty());
-  // Every modelled variable parses (values checked elsewhere); none of them is reported.
-  for (const auto& name : modelled_nccl_variables()) CHECK(unmodelled_nccl_env_notes({{name, "1"}}).empty());
+  // Every modelled variable parses (values checked elsewhere); none of them is reported but
+  // NCCL_NSOCKS_PERTHREAD, which is read and moves no time (its own test below).
+  for (const auto& name : modelled_nccl_variables())
+    if (name != "NCCL_NSOCKS_PERTHREAD") CHECK(unmodelled_nccl_env_notes({{name, "1"}}).empty());
+}
+
+TEST_CASE("nccl env names: NCCL_NSOCKS_PERTHREAD is read but says that it moves no simulated time", "[nccl]") {
+  const auto notes = unmodelled_nccl_env_notes({{"NCCL_NSOCKS_PERTHREAD", "1"}, {"NCCL_SOCKET_NTHREADS", "2"}});
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].find("NCCL_NSOCKS_PERTHREAD moves no simulated time") != std::string::npos);
+  CHECK(notes[0].find("per helper thread") != std::string::npos);
+  CHECK(unmodelled_nccl_env_notes({{"NCCL_SOCKET_NTHREADS", "2"}}).empty());
 }

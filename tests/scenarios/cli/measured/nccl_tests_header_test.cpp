@@ -28,8 +28,22 @@ TEST_CASE("scenarios: nccl-tests --compare refuses another collective and warns 
           "[scenarios]") {
   const auto same = run_commsim({"nccl-tests", kH200x4OfNcclTestsHeader, "-b", "1M", "-e", "4M", "--compare", kArG4});
   REQUIRE(same.exit_code == 0);
-  CHECK(same.err.find("warning") == std::string::npos);
-  CHECK(same.out.find("sizes compared") != std::string::npos);
+  CHECK(same.err.find("ranks, the scenario has") == std::string::npos);  // the file's rank count
+  CHECK(same.out.find("# 3 sizes compared") != std::string::npos);
+  // -b 1M -e 4M leaves the file's other sizes out, and says so.
+  CHECK(same.err.find("of its sizes are outside the predicted range and not compared") != std::string::npos);
+  // Without -b and -e the prediction spans the file's sizes: every one is compared, no warning.
+  const auto whole = run_commsim({"nccl-tests", kH200x4OfNcclTestsHeader, "--compare", kArG4});
+  REQUIRE(whole.exit_code == 0);
+  CHECK(whole.err.find("warning") == std::string::npos);
+  CHECK(whole.out.find("# 28 sizes compared") != std::string::npos);  // 8 B - 1 GiB, nccl-tests' default too
+  // A file to 16 GiB: its sizes, not the default's 1 GiB, with a note.
+  const auto p5 = run_commsim(
+      {"nccl-tests", kSourceOfNcclTestsHeader + "/scenarios/validation/p5_2node_efa/scenario.toml", "--compare",
+       kSourceOfNcclTestsHeader + "/scenarios/validation/p5_2node_efa/measured/all_reduce_perf.txt"});
+  REQUIRE(p5.exit_code == 0);
+  CHECK(p5.out.find("# 32 sizes compared") != std::string::npos);
+  CHECK(p5.err.find("sizes 8 - 17179869184 B, the measured file's") != std::string::npos);
 
   const auto other_op =
       run_commsim({"nccl-tests", kH200x4OfNcclTestsHeader, "--op", "all_gather", "-b", "1M", "-e", "4M", "--compare", kArG4});
