@@ -411,7 +411,23 @@ void TomlReader::table(const toml::node& n, const std::string& dotted, const std
     if (const toml::node* child = tbl.get(f.name)) {
       const std::string key = dotted.empty() ? f.name : dotted + "." + f.name;
       record(key, *child);
-      f.handle(*child, key);
+      try {
+        f.handle(*child, key);
+      } catch (const UserError& e) {
+        // A value where a table is expected is often a near key's ("cluster.node = 4" for
+        // cluster.nodes): name it.
+        const std::string tail = " (expected a table)";
+        const std::string& m = e.message();
+        if (child->is_table() || m.size() < tail.size() || m.compare(m.size() - tail.size(), tail.size(), tail) != 0)
+          throw;
+        std::vector<std::string> others;
+        for (const auto& g : fields)
+          if (g.name != f.name) others.push_back(g.name);
+        const std::string near = closest_match(f.name, others);
+        if (near.empty()) throw;
+        throw UserError(e.pos(), m.substr(0, m.size() - tail.size()) + " (expected a table; did you mean '" +
+                                     (dotted.empty() ? near : dotted + "." + near) + "'?)");
+      }
     }
   }
 }

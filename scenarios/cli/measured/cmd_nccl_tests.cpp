@@ -44,12 +44,23 @@ models::nccl::CollOp parse_op(std::string text, const std::string& where) {
   if (text.size() > 5 && text.compare(text.size() - 5, 5, "_perf") == 0) text.resize(text.size() - 5);
   models::nccl::CollOp op;
   if (models::nccl::parse_coll_op(text, op)) return op;
-  const std::string near = closest_match(text, coll_names());
-  throw UserError({where, 1, 1}, "unknown collective '" + as_typed + "' (" +
-                                     (near.empty() ? std::string("expected all_reduce, all_gather, reduce_scatter, "
-                                                                 "broadcast, reduce, alltoall or sendrecv")
-                                                   : "did you mean '" + near + "'?") +
-                                     ")");
+  // A program is named as nccl-tests' binaries are (all_reduce_perf): suggest in that form, and
+  // match a mistyped suffix too (all_reduce_perff).
+  const bool program = where == "program";
+  std::vector<std::string> names = coll_names();
+  if (program)
+    for (auto& n : names) n += "_perf";
+  const std::string near = closest_match(program ? std::filesystem::path(as_typed).filename().string() : text, names);
+  throw UserError({where, 1, 1},
+                  "unknown " + std::string(program ? "nccl-tests program" : "collective") + " '" + as_typed + "' (" +
+                      (near.empty() ? program ? std::string("expected all_reduce_perf, all_gather_perf, "
+                                                            "reduce_scatter_perf, broadcast_perf, "
+                                                            "reduce_perf, alltoall_perf or sendrecv_perf")
+                                              : std::string("expected all_reduce, all_gather, "
+                                                            "reduce_scatter, broadcast, reduce, alltoall "
+                                                            "or sendrecv")
+                                    : "did you mean '" + near + "'?") +
+                      ")");
 }
 
 std::vector<std::string> one_or_all(const std::string& value, const std::vector<std::string>& all,

@@ -57,10 +57,13 @@ std::vector<std::pair<std::string, std::string>> scenario_summary(const models::
     if (s.parallel.strategy == "hsdp")
       par += fmt::format("; shard groups of {}",
                          s.parallel.dp_shard > 0 ? std::to_string(s.parallel.dp_shard) : std::string("one node"));
-    if (s.parallel.strategy == "zero1" || s.parallel.strategy == "zero2" || s.parallel.strategy == "zero3" ||
-        s.parallel.strategy == "fsdp")
-      par += fmt::format("; stage {}, overlap_comm {}, offload optimizer {}, params {}", s.zero.stage,
+    // DeepSpeed's settings for DeepSpeed's strategies only; FSDP and HSDP are PyTorch's fully_shard,
+    // which reads none of them (models/workload/steps/fsdp_step.cpp).
+    if (s.parallel.strategy == "zero1" || s.parallel.strategy == "zero2" || s.parallel.strategy == "zero3")
+      par += fmt::format("; DeepSpeed stage {}, overlap_comm {}, offload optimizer {}, params {}", s.zero.stage,
                          s.zero.overlap_comm, s.zero.offload_optimizer, s.zero.offload_param);
+    else if (s.parallel.strategy == "fsdp" || s.parallel.strategy == "hsdp")
+      par += "; PyTorch FSDP2 (fully_shard per transformer block, resharded after forward)";
     out.push_back({"parallel", par});
   }
   if (s.collective)

@@ -144,6 +144,18 @@ std::string memory_warning(const models::MemoryResult& m) {
       format_bytes(m.terms.front().bytes));
 }
 
+std::string memory_margin_note(const models::MemoryResult& m) {
+  // Under 5 % of the GPU's memory left: the allocator's fragmentation, which the estimate leaves
+  // out, took 0.4-17 GB above the allocated peak on one H200 (docs/limitations.md).
+  const double headroom = m.capacity_bytes - m.peak_bytes;
+  if (!m.estimated || !m.fits || !(headroom < 0.05 * m.capacity_bytes)) return "";
+  return fmt::format(
+      "TIGHT: rank {}'s peak leaves {} of the {}'s {} (under 5 %); the caching allocator's fragmentation, not "
+      "estimated, took 0.4-17 GB above the allocated peak on one H200, so it may not fit (a smaller micro-batch or "
+      "recompute leaves more)",
+      m.peak_rank, format_bytes(headroom), m.gpu, format_bytes(m.capacity_bytes));
+}
+
 std::string result_json(const models::RunResult& r, const CommandInputs& inputs) {
   Json j = json_header("run", inputs);
   add_run_summary(j, r);
@@ -228,6 +240,7 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
   if (r.partial) line("throughput none for a partial step (a rate of unfinished work would mislead)");
   if (r.memory.estimated) line("memory     " + memory_line(r.memory, 3));
   if (!r.fits()) line("WARNING    " + memory_warning(r.memory));
+  if (const std::string tight = memory_margin_note(r.memory); !tight.empty()) line("WARNING    " + tight);
   for (const auto& l : goodput_lines(r)) line(l);
   if (!r.jobs.empty()) {
     line("");

@@ -39,6 +39,9 @@ std::string memory_line(const models::MemoryResult& memory, size_t max_terms);
 // The warning for a layout that does not fit (empty when it fits): the peak, the capacity, the
 // biggest term.
 std::string memory_warning(const models::MemoryResult& memory);
+// "TIGHT: ..." where the layout fits with under 5 % of the GPU's memory left (fragmentation is not
+// estimated); "" otherwise.
+std::string memory_margin_note(const models::MemoryResult& memory);
 
 // "1.23 s", "456 ms", "7.8 us"; "10 min 17 s" past a minute.
 std::string format_seconds(double s);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "models/hw/instance.hpp"
 #include "models/hw/prices.hpp"
@@ -235,6 +236,12 @@ std::string plan_text(const PlanOutput& p) {
       p.options.shard_count > 1 ? fmt::format(", {} in shard {}/{}", r.in_shard, p.options.shard_index,
                                               p.options.shard_count)
                                 : std::string());
+  // What the space holds besides the hardware and the parallel degrees: "exact" and every rank
+  // are within it (a larger micro-batch may fit and win: --micro-batches).
+  const auto& sp = p.options.space;
+  out += fmt::format("           micro-batches {}; recompute {}; cp {}; pipeline stages up to {}, virtual up to {}\n",
+                     fmt::join(sp.micro_batches, ","), fmt::join(sp.recompute, ","), fmt::join(sp.cp, ","), sp.max_pp,
+                     sp.max_vp);
   out += fmt::format(
       "search     {} simulated best first, {} skipped (their lower bound cannot beat the best), {} cannot meet the "
       "constraints even at their bound; {} did not fit with NCCL's buffers, {} refused by the engine\n",

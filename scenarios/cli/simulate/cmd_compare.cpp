@@ -326,6 +326,8 @@ int cmd_compare(int argc, char** argv) {
       for (size_t i = 0; i < results.size(); ++i)
         if (!results[i].fits())
           out += "WARNING [" + std::to_string(i + 1) + "] " + memory_warning(results[i].memory) + "\n";
+        else if (const std::string tight = memory_margin_note(results[i].memory); !tight.empty())
+          out += "WARNING [" + std::to_string(i + 1) + "] " + tight + "\n";
     }
     if (!html.empty()) {
       // The same page as `commsim report A B --html`: summaries and bus-bandwidth curves too.

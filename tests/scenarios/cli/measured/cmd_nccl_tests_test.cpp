@@ -134,7 +134,12 @@ TEST_CASE("scenarios: nccl-tests --op and the program name get a did-you-mean", 
   CHECK(r.err == "--op:1:1: unknown collective 'allreduce' (did you mean 'all_reduce'?)\n");
   const auto p = run_commsim({"nccl-tests", kH200x4, "all_gahter_perf"});
   CHECK(p.exit_code == 2);
-  CHECK(p.err == "program:1:1: unknown collective 'all_gahter_perf' (did you mean 'all_gather'?)\n");
+  CHECK(p.err == "program:1:1: unknown nccl-tests program 'all_gahter_perf' (did you mean 'all_gather_perf'?)\n");
+  // A mistyped suffix is matched too, and a name far from every program lists them as programs.
+  CHECK(run_commsim({"nccl-tests", kH200x4, "all_reduce_perff"}).err ==
+        "program:1:1: unknown nccl-tests program 'all_reduce_perff' (did you mean 'all_reduce_perf'?)\n");
+  CHECK(run_commsim({"nccl-tests", kH200x4, "foo"}).err.find("expected all_reduce_perf, all_gather_perf") !=
+        std::string::npos);
 }
 
 TEST_CASE("scenarios: a single-process nccl-tests table is the one models::calibrate::format_nccl_tests prints",

@@ -170,3 +170,21 @@ TEST_CASE("scenarios: Ethernet NICs of a custom node are NET/Socket's interfaces
   for (const char* cmd : {"run", "topo"}) CHECK(run_commsim({cmd, one.string()}).exit_code == 0);
   fs::remove_all(dir);
 }
+
+TEST_CASE("scenarios: a layout that fits with under 5 % of the GPU's memory left says it may not fit", "[scenarios]") {
+  // Llama-3-8B, Megatron tp 1 pp 1 dp 16, micro-batch 2 on 2 x p5: 84.95 of 85.02 GB.
+  const std::string s = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/plan_llama3_8b.toml";
+  const std::vector<std::string> tight = {"run",   s,
+                                          "--set", "cluster.nodes=2",
+                                          "--set", "training.micro_batch=2",
+                                          "--set", "parallel.tp=1",
+                                          "--set", "parallel.pp=1",
+                                          "--set", "parallel.sequence_parallel=false"};
+  const auto r = run_commsim(tight);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("DOES NOT FIT") == std::string::npos);
+  CHECK(r.out.find("WARNING    TIGHT: rank 0's peak leaves") != std::string::npos);
+  CHECK(r.out.find("0.4-17 GB") != std::string::npos);
+  // The shipped layout (tp 2 pp 4, 27 of 85 GB) says nothing of the kind.
+  CHECK(run_commsim({"run", s}).out.find("TIGHT") == std::string::npos);
+}
