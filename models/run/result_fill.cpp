@@ -11,6 +11,7 @@
 #include "models/run/breakdown.hpp"
 #include "models/run/throughput.hpp"
 #include "models/workload/layout.hpp"
+#include "models/workload/steps/data_parallel.hpp"
 #include "sim/check.hpp"
 
 namespace models {
@@ -278,6 +279,12 @@ void complete_result(RunResult& result, const ScenarioSpec& spec, const World& w
   result.notes.insert(result.notes.begin(), notes.begin(), notes.end());
   for (std::string caveat : {world.network_note(), world.nvlink_note()})
     if (!caveat.empty()) result.caveats.push_back(std::move(caveat));
+  const bool deepspeed =
+      spec.parallel.strategy == "zero1" || spec.parallel.strategy == "zero2" || spec.parallel.strategy == "zero3";
+  if (spec.model && deepspeed && (spec.zero.offload_optimizer == "cpu" || spec.zero.offload_param == "cpu")) {
+    result.notes.push_back(workload::kOffloadCaveat);
+    result.caveats.push_back(workload::kOffloadCaveat);
+  }
   if (std::any_of(result.transports.begin(), result.transports.end(),
                   [](const TransportCount& t) { return t.link_class == link_class_name(LinkClass::Socket); })) {
     result.notes.push_back(hw::kSocketRateNote);

@@ -37,6 +37,14 @@ struct DataParallelConfig {
   ComputeRates rates;
 };
 
+// What a run with ZeRO's optimizer or parameters offloaded to the host says of itself: the one
+// measured case, the seeds' Llama-3-8B ZeRO-3 offload on p4d.24xlarge, ran 29 % (1 pod x 4 GPUs)
+// and 37 % (4 pods x 1 GPU) slower than predicted (docs/accuracy.md, the seeds' study).
+inline constexpr const char* kOffloadCaveat =
+    "ZeRO offload to the host: the one measured case (Llama-3-8B ZeRO-3 with CPU offload on p4d.24xlarge, "
+    "1 pod x 4 GPUs and 4 pods x 1 GPU) ran 29-37 % slower than predicted; the host's side (CPU-Adam's threads, "
+    "the copies through host memory) is where the model is least checked, so read this step as optimistic";
+
 // DeepSpeed ZeRO-3's rules (zero3_step.cpp).
 // Host seconds of DeepSpeed ZeRO-3's offloaded step() for one rank's fp32 partition of
 // `shard_params` elements: kZero3HostStepBytesPerParam of DRAM traffic at

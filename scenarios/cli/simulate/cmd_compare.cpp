@@ -320,7 +320,7 @@ int cmd_compare(int argc, char** argv) {
       LabelledCaveats columns;
       for (size_t i = 0; i < results.size(); ++i) columns.push_back({fmt::format("[{}]", i + 1), &results[i].caveats});
       if (const std::string lines = caveat_lines(columns, "every column"); !lines.empty())
-        out += "caveats (where a column's machine at its size is known to differ from the model):\n" + lines;
+        out += "caveats (where a column's machine, size or setup is known to differ from the model):\n" + lines;
       for (size_t i = 0; i < results.size(); ++i)
         if (results[i].partial) out += "note: " + paths[i] + " stopped early (partial result)\n";
       for (size_t i = 0; i < results.size(); ++i)

@@ -87,20 +87,24 @@ TEST_CASE("scenarios: compare --html records files, overrides and the version", 
 }
 
 TEST_CASE("scenarios: compare's caveats are in its JSON too, per column, as run's", "[scenarios]") {
-  // The seeds' P2P pod and their TCP pods: the Socket column carries the Socket rate's caveat, in
-  // the text's section and in its JSON result, and `run --json` of that scenario carries the same.
+  // The seeds' P2P pod and their TCP pods: both carry the offload caveat (ZeRO-3 with CPU offload),
+  // the Socket column the Socket rate's too, in the text's section and in its JSON result, and
+  // `run --json` of that scenario carries the same.
   const std::string seeds = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/seeds/";
   const std::string p2p = seeds + "p4d_1pod_4gpu.toml", tcp = seeds + "p4d_4pod_1gpu_socket.toml";
   const auto text = run_commsim({"compare", p2p, tcp});
   REQUIRE(text.exit_code == 0);
-  CHECK(text.out.find("caveats (where a column's machine at its size is known to differ from the model):") !=
+  CHECK(text.out.find("caveats (where a column's machine, size or setup is known to differ from the model):") !=
         std::string::npos);
   const auto j = nlohmann::json::parse(run_commsim({"compare", p2p, tcp, "--json"}).out);
   REQUIRE(j["results"].size() == 2);
-  CHECK(j["results"][0]["caveats"].empty());
-  REQUIRE(j["results"][1]["caveats"].size() == 1);
-  const std::string caveat = j["results"][1]["caveats"][0];
+  REQUIRE(j["results"][0]["caveats"].size() == 1);
+  CHECK(j["results"][0]["caveats"][0].get<std::string>().find("ZeRO offload to the host") == 0);
+  REQUIRE(j["results"][1]["caveats"].size() == 2);
+  CHECK(j["results"][1]["caveats"][0] == j["results"][0]["caveats"][0]);
+  const std::string caveat = j["results"][1]["caveats"][1];
   CHECK(caveat.find("Socket (NCCL over TCP)") != std::string::npos);
+  CHECK(text.out.find("every column: ZeRO offload to the host") != std::string::npos);
   const auto run = nlohmann::json::parse(run_commsim({"run", tcp, "--json"}).out);
   CHECK(run["caveats"] == j["results"][1]["caveats"]);
 }
