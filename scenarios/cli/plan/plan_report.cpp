@@ -298,11 +298,23 @@ std::string plan_text(const PlanOutput& p) {
                                 "\nPareto front among the {} layouts simulated (time vs cost; a skipped layout "
                                 "cannot beat #1, but may beat the others: --pareto-exact for the whole front):\n",
                                 r.simulated);
-    for (size_t i : r.pareto)
-      out += fmt::format("  #{:<3} {:>10} {:>10} {:<9} {:>5} GPUs  {:>4} x {:<18} {}\n", i + 1,
+    for (size_t k = 0; k < r.pareto.size(); ++k) {
+      const size_t i = r.pareto[k];
+      out += fmt::format("  #{:<3} {:>10} {:>10} {:<9} {:>5} GPUs  {:>4} x {:<18} {}", i + 1,
                          format_duration(r.ranked[i].train_s), usd_or_dash(r.ranked[i].cost_usd),
                          pricing_label(r.ranked[i]), r.ranked[i].candidate.gpus(), r.ranked[i].candidate.nodes,
                          r.ranked[i].candidate.instance, models::plan::layout_text(r.ranked[i].candidate));
+      // On the front by a margin smaller than the model's error: say what the next, cheaper row
+      // gives up for it, so that two rows printed alike are not read as one dominating the other.
+      if (k + 1 < r.pareto.size()) {
+        const auto& next = r.ranked[r.pareto[k + 1]];
+        if (next.train_s < 1.005 * r.ranked[i].train_s && next.cost_usd && *next.cost_usd > 0)
+          out += fmt::format("  (only {:.2f} % faster than #{}, at {:.1f}x its cost)",
+                             100 * (next.train_s / r.ranked[i].train_s - 1), r.pareto[k + 1] + 1,
+                             *r.ranked[i].cost_usd / *next.cost_usd);
+      }
+      out += "\n";
+    }
     if (!front_exact(p)) out += skipped_cheaper_text(r);
   }
   if (r.ranked.size() >= 2) {
