@@ -1,6 +1,7 @@
 // commsim instances [--json]: the machine catalog cluster.instance can name (models/hw), each
 // with its GPUs, NVLink, NICs and the source of its numbers; then how to describe another
 // machine with [cluster.node] (commsim help node).
+#include <array>
 #include <cstdio>
 #include <string>
 
@@ -109,14 +110,21 @@ int cmd_instances(int argc, char** argv) {
       std::fputs(dump_json(std::move(j)).c_str(), stdout);
       return 0;
     }
-    std::string out = fmt::format("{:<18} {:>12}  {:<34} {:<20} {:<40} {:>9}  {}\n", "instance", "GPUs",
-                                  "GPU (dense peaks)", "NVLink", "NICs", "$/node-h", "source");
+    // Each column as wide as its longest cell, so that no row shifts the ones after it.
+    std::vector<std::array<std::string, 7>> rows = {
+        {"instance", "GPUs", "GPU (dense peaks)", "NVLink", "NICs", "$/node-h", "source"}};
     for (const auto& n : catalog) {
       const auto p = price_of(n.name);
-      out += fmt::format("{:<18} {:>12}  {:<34} {:<20} {:<40} {:>9}  {}\n", n.name, gpus_text(n), gpu_text(n.gpu),
-                         nvlink_text(n), nics_text(n), p ? fmt::format("{:.2f}", p->usd_per_hour) : std::string("-"),
-                         n.citation);
+      rows.push_back({n.name, gpus_text(n), gpu_text(n.gpu), nvlink_text(n), nics_text(n),
+                      p ? fmt::format("{:.2f}", p->usd_per_hour) : std::string("-"), n.citation});
     }
+    std::array<size_t, 7> width{};
+    for (const auto& r : rows)
+      for (size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
+    std::string out;
+    for (const auto& r : rows)
+      out += fmt::format("{:<{}} {:>{}}  {:<{}} {:<{}} {:<{}} {:>{}}  {}\n", r[0], width[0], r[1], width[1], r[2],
+                         width[2], r[3], width[3], r[4], width[4], r[5], width[5], r[6]);
     out +=
         "\nGPUs \"72 (18x4)\": one node is a multi-node NVLink domain of 18 hosts of 4 GPUs (NCCL's MNNVL); "
         "cluster.nodes counts domains.\n";
