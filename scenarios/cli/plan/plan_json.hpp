@@ -20,6 +20,7 @@ struct PlanOutput {
   std::optional<models::plan::Evaluated> included;  // --include: the user's layout
   std::string included_file;
   size_t top = 10;  // rows in the text table (JSON and CSV: every ranked row)
+  bool default_precision = true;  // the scenario sets neither training.param_dtype nor optimizer_dtype
 };
 
 // One row: rank (1-based; 0 for the --include row when it does not fit or meet the constraints).

@@ -210,6 +210,20 @@ std::string skipped_cheaper_text(const models::plan::PlanResult& r) {
   return out;
 }
 
+// Rows of PyTorch's strategies beside DeepSpeed's or Megatron's: each keeps its framework's default
+// precision (docs/scenario-format.md, training.optimizer), so their memory is not like for like.
+std::string precision_text(const models::plan::PlanResult& r, size_t shown) {
+  bool torch = false, master = false;
+  for (size_t i = 0; i < std::min(shown, r.ranked.size()); ++i) {
+    const std::string& st = r.ranked[i].candidate.strategy;
+    (st == "fsdp" || st == "hsdp" || st == "ddp" ? torch : master) = true;
+  }
+  if (!torch || !master) return "";
+  return "precision  each strategy at its framework's default: fsdp, hsdp and ddp train bf16 parameters with bf16 "
+         "AdamW moments (8 B per parameter), zero1-3 keep an fp32 master copy and moments (16 B), megatron fp32 "
+         "main grads too (18 B); training.param_dtype = \"fp32\" puts fsdp's at 16 B\n";
+}
+
 bool front_exact(const PlanOutput& p) {
   return p.options.pareto_exact || p.options.exhaustive || p.result.skipped_by_bound == 0;
 }
@@ -291,6 +305,7 @@ std::string plan_text(const PlanOutput& p) {
     }
   }
   out += caveats_text(p, shown);
+  if (p.default_precision) out += precision_text(r, shown);
   out += instances_text(r);
   if (!r.pareto.empty()) {
     out += front_exact(p) ? "\nPareto front (time vs cost, no other layout both faster and cheaper):\n"

@@ -189,6 +189,7 @@ int cmd_plan(int argc, char** argv) {
     refuse_outputs_over_inputs(outputs, inputs_files);
     PlanOutput out;
     out.scenario = base.spec.name;
+    out.default_precision = base.spec.training.param_dtype.empty() && base.spec.training.optimizer_dtype.empty();
     out.options = plan_options(a);
     out.top = top;
     for (const auto& name : out.options.space.instances) {  // a mistyped name is the option's error

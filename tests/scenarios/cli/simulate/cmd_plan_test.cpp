@@ -420,3 +420,18 @@ TEST_CASE("scenarios: a front row faster by less than the model's error says wha
   CHECK(front.find("(only 0.", at - 12) != std::string::npos);
   CHECK(front.find("x its cost)", at) != std::string::npos);
 }
+
+TEST_CASE(
+    "scenarios: a plan that ranks PyTorch's and DeepSpeed's or Megatron's strategies says their precision differs",
+    "[scenarios]") {
+  const std::string s = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/plan_llama3_8b.toml";
+  const std::vector<std::string> args = {"plan", s,   "--gpus", "8..16", "--strategies", "megatron,zero3,fsdp",
+                                         "--cp", "1", "--jobs", "1"};
+  const auto mixed = run_commsim(args);
+  REQUIRE(mixed.exit_code == 0);
+  CHECK(mixed.out.find("precision  each strategy at its framework's default: fsdp, hsdp and ddp") != std::string::npos);
+  // A scenario that sets the parameters' dtype is not at the frameworks' defaults: no such line.
+  auto set = args;
+  set.insert(set.end(), {"--set", "training.param_dtype=\"fp32\""});
+  CHECK(run_commsim(set).out.find("precision  each strategy") == std::string::npos);
+}
