@@ -279,9 +279,7 @@ void complete_result(RunResult& result, const ScenarioSpec& spec, const World& w
   result.notes.insert(result.notes.begin(), notes.begin(), notes.end());
   for (std::string caveat : {world.network_note(), world.nvlink_note()})
     if (!caveat.empty()) result.caveats.push_back(std::move(caveat));
-  const bool deepspeed =
-      spec.parallel.strategy == "zero1" || spec.parallel.strategy == "zero2" || spec.parallel.strategy == "zero3";
-  if (spec.model && deepspeed && (spec.zero.offload_optimizer == "cpu" || spec.zero.offload_param == "cpu")) {
+  if (spec.model && plan.layout && workload::offloads_to_host(spec, *plan.layout)) {
     result.notes.push_back(workload::kOffloadCaveat);
     result.caveats.push_back(workload::kOffloadCaveat);
   }

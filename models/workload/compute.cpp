@@ -133,7 +133,7 @@ RankComputeSeconds rank_compute_seconds(const ScenarioSpec& spec, const model::M
 
 ComputeRates power_capped_rates(const ScenarioSpec& spec, const model::ModelShape& m, const ParallelLayout& layout,
                                 const ComputeRates& rates) {
-  if (layout.deepspeed() && (spec.zero.offload_optimizer == "cpu" || spec.zero.offload_param == "cpu")) return rates;
+  if (offloads_to_host(spec, layout)) return rates;
   const RankComputeSeconds s = rank_compute_seconds(spec, m, layout, rates);
   return with_power_cap(rates, s.gemm, s.other);
 }

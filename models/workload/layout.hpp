@@ -144,4 +144,9 @@ PipelineSplit pipeline_split(const ParallelLayout& l, int layers);
 // Throws SpecError at the parallel.*, training.* or zero.stage key to change.
 ParallelLayout make_layout(const ScenarioSpec& spec, const model::ModelShape& model, int world_size, int node_ranks = 0);
 
+// DeepSpeed's engines with the optimizer or the parameters offloaded to the host (zero.offload_*).
+inline bool offloads_to_host(const ScenarioSpec& spec, const ParallelLayout& l) {
+  return l.deepspeed() && (spec.zero.offload_optimizer == "cpu" || spec.zero.offload_param == "cpu");
+}
+
 }  // namespace models::workload
