@@ -39,7 +39,7 @@ struct SpaceOptions {
   std::vector<std::string> instances;  // empty: the scenario's
   int min_gpus = 0, max_gpus = 0;      // 0: the scenario's GPU count
   std::vector<std::string> strategies = {"megatron", "zero1", "zero2", "zero3", "zero3+offload", "fsdp", "hsdp", "ddp"};
-  std::vector<int> micro_batches = {1, 2};
+  std::vector<int> micro_batches = {1, 2, 4, 8};
   std::vector<std::string> recompute = {"none", "full"};
   std::vector<int> pods_per_node = {1};
   // Hosts of a multi-host NVLink domain a node gives the job; empty: all, and the largest power
