@@ -2,6 +2,7 @@
 #include "models/workload/steps/strategy.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -129,6 +130,33 @@ void hsdp_groups(int n, int dp_shard, StepPlan& plan) {
   for (int r = 0; r < n; ++r) plan.replica[r] = r / dp_shard;
 }
 
+// DeepSpeed's CPU-Adam held to fewer threads than the host's memory bandwidth could feed: one per
+// rank under torchrun with several processes in a pod (OMP_NUM_THREADS=1), or training.cpu_threads.
+// The step's host work is then the threads' (zero3_host_step_seconds), which a user changes with one
+// environment variable, so the note says what the rank's share of the host would give.
+std::optional<std::string> cpu_adam_threads_note(const DataParallelConfig& c, const model::ModelShape& m,
+                                                 const ParallelLayout& l) {
+  if (!l.deepspeed() || c.zero.offload_optimizer != "cpu") return std::nullopt;
+  const double shard = double(m.total_params()) / std::max(1, c.dp);
+  const double now = zero3_host_step_seconds(shard, c.launcher_procs, c.node_ranks, c.rates, c.cpu_threads);
+  const double best = zero3_host_step_seconds(shard, 1, c.node_ranks, c.rates, 0);
+  if (now <= 1.05 * best || c.rates.core_bytes_per_s <= 0) return std::nullopt;
+  const int threads = c.cpu_threads > 0 ? c.cpu_threads : 1;
+  const double share = c.rates.host_rate() / std::max(1, c.node_ranks);
+  const int enough = std::max(threads + 1, int(std::ceil(share / c.rates.core_bytes_per_s)));
+  const std::string why = c.cpu_threads > 0 ? "training.cpu_threads = " + std::to_string(c.cpu_threads)
+                                            : "torchrun sets OMP_NUM_THREADS=1 for each of a pod's " +
+                                                  std::to_string(c.launcher_procs) + " processes";
+  char buf[480];
+  std::snprintf(buf, sizeof buf,
+                "host: DeepSpeed's CPU-Adam runs %d thread%s per rank (%s): %.3g s of host work per step at "
+                "%.3g GB/s per thread; with %d per rank (training.cpu_threads, OMP_NUM_THREADS in the pod), where "
+                "the host's memory bandwidth shared by the node's %d rank%s binds, about %.3g s",
+                threads, threads == 1 ? "" : "s", why.c_str(), now, c.rates.core_bytes_per_s / 1e9, enough,
+                c.node_ranks, c.node_ranks == 1 ? "" : "s", best);
+  return std::string(buf);
+}
+
 void data_parallel_step(const ScenarioSpec& spec, const World& world, const model::ModelShape& shape,
                         const ParallelLayout& layout, const ComputeRates& rates, StepPlan& plan) {
   const int n = layout.dp;
@@ -164,6 +192,7 @@ void data_parallel_step(const ScenarioSpec& spec, const World& world, const mode
   plan.notes.push_back(spec.parallel.strategy + " over " + over + ", " + std::to_string(layout.grad_accum) +
                        " micro-batch(es) of " + std::to_string(spec.training.micro_batch) + " x " +
                        std::to_string(shape.seq) + " tokens per step");
+  if (auto note = cpu_adam_threads_note(c, shape, layout)) plan.notes.push_back(*note);
   if (layout.deepspeed() && !spec.zero.unmodelled.empty()) {
     std::string keys;
     for (const auto& k : spec.zero.unmodelled) keys += (keys.empty() ? "" : ", ") + k;

@@ -2,9 +2,11 @@
 // what the memory estimate leaves out.
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "models/model/model_shape.hpp"
 #include "models/workload/steps/strategy.hpp"
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
@@ -60,4 +62,35 @@ TEST_CASE("strategy: under fp8 a note says that memory is the 16-bit dtype's", "
   CHECK_FALSE(has_note_starting(strategy_notes(s), "memory: as under"));
   s.training.precision = "fp8";
   CHECK(has_note_starting(strategy_notes(s), note));
+}
+
+TEST_CASE("strategy: CPU-Adam held to one thread per rank by torchrun says what the host's share would give",
+          "[workload]") {
+  // Llama-3.1-8B ZeRO-3 with the optimizer on the host, 8 ranks in one pod of one DGX H100:
+  // torchrun's OMP_NUM_THREADS=1 leaves each rank's 1.0e9-parameter partition to one thread.
+  models::ScenarioSpec s = strategy_notes_scenario();
+  s.parallel.strategy = "zero3";
+  s.parallel.tp = 1;
+  s.parallel.pp = 1;
+  s.zero.offload_optimizer = "cpu";
+  const std::string head =
+      "host: DeepSpeed's CPU-Adam runs 1 thread per rank (torchrun sets OMP_NUM_THREADS=1 "
+      "for each of a pod's 8 processes): ";
+  std::string found;
+  for (const std::string& n : strategy_notes(s))
+    if (n.rfind(head, 0) == 0) found = n;
+  REQUIRE(!found.empty());
+  // One thread moves host.core_bytes_per_s (12 GB/s) of the 42 B per element the step touches.
+  const double shard = double(models::model::resolve_model(*s.model).total_params()) / 8;
+  char now[32];
+  std::snprintf(now, sizeof now, "%.3g s of host work per step at 12 GB/s per thread", shard * 42 / 12e9);
+  CHECK(found.find(now) != std::string::npos);
+  CHECK(found.find("shared by the node's 8 ranks binds") != std::string::npos);
+  // Enough threads (OMP_NUM_THREADS set), or one process per pod (all cores): no note.
+  s.training.cpu_threads = 64;
+  CHECK_FALSE(has_note_starting(strategy_notes(s), "host: DeepSpeed's CPU-Adam"));
+  s.training.cpu_threads = 0;
+  s.placement.pods_per_node = 8;
+  s.placement.gpus_per_pod = 1;
+  CHECK_FALSE(has_note_starting(strategy_notes(s), "host: DeepSpeed's CPU-Adam"));
 }
