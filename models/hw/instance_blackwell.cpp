@@ -7,6 +7,15 @@
 
 namespace models::hw::detail {
 
+// B300 with ConnectX-8 (DGX B300, GB300) reaches its NICs at PCIe Gen6 x16 (~121 GB/s each way at 7.563
+// GB/s per lane), where an 800 Gb/s NIC or two 400 Gb/s EFA interfaces (100 GB/s) need more than
+// Gen5 x16 moves (~63): B300's host interface is PCIe Gen6 (NVIDIA's Blackwell Ultra
+// announcement), and ConnectX-8 SuperNICs carry a PCIe Gen6 switch between GPU and NIC, with a
+// direct NIC-GPU datapath ("Data Direct") "to overcome grace CPU PCIe bandwidth issue"
+// (ConnectX-8 firmware release notes 40.44, "Direct NIC-GPU Datapath"). The CPUs stay Gen5
+// (Xeon 6, Grace), so host traffic (offload, checkpoints) keeps Gen5: host_pcie_gen.
+constexpr int kB300NicPcieGen = 6;
+
 void add_blackwell_nodes(std::vector<NodeSpec>& c) {
   {
     // p6-b300.48xlarge: 8 x B300 (2.1 TB HBM3e), NVLink 5 through NVSwitch, 6.4 Tbps of EFA v4
@@ -14,7 +23,11 @@ void add_blackwell_nodes(std::vector<NodeSpec>& c) {
     // for p5en, 8 for p6-b200, 16 for p6-b300" (AWS's awslabs/awsome-distributed-ai,
     // architectures/aws-pcs/tests/compute-test.md, where NCCL logs "found N nics"): 16 x 400 Gb/s,
     // two per GPU switch. Host: 2 x Xeon, PCIe Gen5; host memory as p6-b200 (8 x DDR5-5600 per
-    // socket; not published, assumed).
+    // socket; not published, assumed). The EFA interfaces are AWS's own (Nitro) cards, not
+    // ConnectX-8, and AWS does not state the GPU-to-NIC PCIe generation: Gen5 x16 (~55 GB/s per
+    // GPU at NCCL's efficiency, under the two NICs' 100) is what the published 2-node all-reduce
+    // reads, 751 GB/s of bus bandwidth at 64 GiB = ~50 GB/s per GPU each way over EFA
+    // (scenarios/validation/p6_efa; at Gen6 the model runs it 13 % fast, at Gen5 8 %).
     NodeSpec n = base("p6-b300.48xlarge", "B300", 8, "AWS EC2 P6 instance page (p6-b300); NVIDIA HGX B300 datasheet");
     n.nvswitch = true;
     n.nvls = true;  // NVSwitch multicast as on p6-b200
@@ -34,12 +47,14 @@ void add_blackwell_nodes(std::vector<NodeSpec>& c) {
   {
     // DGX B300: 8 x B300, NVLink 5 through NVSwitch, 8 x single-port ConnectX-8 VPI up to 800 Gb/s
     // (InfiniBand XDR), 2 x Xeon 6776P (Granite Rapids, 8 x DDR5-6400 per socket), PCIe Gen5 host.
-    // Source: NVIDIA DGX B300 datasheet; DGX SuperPOD B300 reference architecture.
+    // Source: NVIDIA DGX B300 datasheet; DGX SuperPOD B300 reference architecture. GPU to NIC at
+    // PCIe Gen6 (kB300NicPcieGen), to the CPU Gen5.
     NodeSpec n = base("dgx-b300", "B300", 8, "NVIDIA DGX B300 datasheet; DGX SuperPOD B300 reference architecture");
     n.nvswitch = true;
     n.nvls = true;
     n.numa_nodes = 2;
-    n.pcie_gen = 5;
+    n.pcie_gen = kB300NicPcieGen;
+    n.host_pcie_gen = 5;
     n.gpus_per_switch = 1;
     n.gpus_per_host_bridge = 1;
     n.cpu = CpuVendor::Intel;
@@ -75,6 +90,8 @@ void add_blackwell_nodes(std::vector<NodeSpec>& c) {
     // ConnectX-8 SuperNIC at 800 Gb/s per GPU (72 per rack; InfiniBand XDR or Spectrum-X Ethernet),
     // 36 Grace with 17 TB LPDDR5X at 14 TB/s per rack. Source: NVIDIA GB300 NVL72 datasheet.
     NodeSpec n = grace_rack("gb300-nvl72", "GB300", 72, "NVIDIA GB300 NVL72 datasheet");
+    n.pcie_gen = kB300NicPcieGen;  // the SuperNIC to its GPU; Grace's own PCIe stays Gen5
+    n.host_pcie_gen = 5;
     ib_nics(n, 72, 1, 800);
     n.nic_tech = "InfiniBand XDR (ConnectX-8 SuperNIC)";
     n.eth_bytes_per_s = 18 * 400 * kGbit;

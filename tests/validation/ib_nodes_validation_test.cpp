@@ -65,7 +65,8 @@ TEST_CASE("validation: OCI GB300 NVL72 racks (Oracle's runs, NCCL 2.28.7), defau
   models::ScenarioSpec hosts = at_nodes("gb300_oci/scenario.toml", 1);
   hosts.placement.pods_per_node = 2;
   CHECK(median_error(hosts, "gb300_oci/measured/all_reduce_2hosts.txt", CollOp::AllReduce) < 0.03);     // 2.1 %
-  CHECK(median_error(racks(2), "gb300_oci/measured/all_reduce_2racks.txt", CollOp::AllReduce) < 0.38);  // 36.8 %
+  // 40.0 % since the GPUs reach their ConnectX-8 at PCIe Gen6 (36.9 % when Grace's Gen5 held them).
+  CHECK(median_error(racks(2), "gb300_oci/measured/all_reduce_2racks.txt", CollOp::AllReduce) < 0.41);  // 40.0 %
   // All-to-all, 5.3 % (27.4 % before point-to-point's LL limit, waves and H200's per-CTA rates:
   // point_to_point.cpp): from 64 MiB within 7 % (the chunk fill and two waves), at 32 MiB one CTA's
   // LL rate within 12 %; at 512 KiB - 4 MiB 26-53 % fast (~17 us per call not modelled).
