@@ -105,6 +105,19 @@ def test_a_failed_point_is_a_row_unless_fail_on_error(repo):
     with pytest.raises(commsim.CommsimError) as e:
         commsim.sweep(seed, vary, fail_on_error=True)
     assert e.value.exit_code == 1
+    # The failed point's own error, not the summary lines after it, and every row still there.
+    assert "tp x cp x pp = 3 does not divide the 4 GPUs" in e.value.message
+    assert "1 of 2 sweep points failed" in e.value.message
+    assert [r["error"] is None for r in e.value.rows] == [True, False]
+    # A --vary value refused at its point keeps its position.
+    with pytest.raises(commsim.CommsimError) as e:
+        commsim.sweep(seed, {"placement.gpus_per_pod": [1, 16]}, fail_on_error=True)
+    assert (e.value.file, e.value.line) == ("--vary", 1)
+
+
+def test_plan_refuses_output_options_that_would_replace_its_json(repo):
+    with pytest.raises(ValueError, match="returns the --json object"):
+        commsim.plan(repo / "scenarios" / "examples" / "plan_llama3_8b.toml", csv="x.csv")
 
 
 def test_user_errors_raise_with_the_place_and_exit_code(allreduce, tmp_path):

@@ -34,15 +34,19 @@ Overrides = Union[None, Mapping[str, Any], Sequence[str]]
 class CommsimError(RuntimeError):
     """commsim refused or failed. ``message`` is its one line (``FILE:LINE:COL: what is wrong
     (what was expected)`` for user errors), ``exit_code`` 2 for user errors, 1 for internal
-    failures (negative: the program was killed by that signal, e.g. -9 when out of memory);
-    ``file``, ``line``, ``col`` are the position when the message has one."""
+    failures and for ``sweep(..., fail_on_error=True)`` with failed points (negative: the program
+    was killed by that signal, e.g. -9 when out of memory); ``file``, ``line``, ``col`` are the
+    position when the message has one. ``rows``: a sweep's rows, every point's, when the sweep ran
+    and some points failed (``fail_on_error``); else empty."""
 
-    def __init__(self, message: str, exit_code: int, args: Sequence[str] = (), stderr: str = ""):
+    def __init__(self, message: str, exit_code: int, args: Sequence[str] = (), stderr: str = "",
+                 rows: Sequence[dict] = ()):
         super().__init__(message)
         self.message = message
         self.exit_code = exit_code
         self.command = list(args)
         self.stderr = stderr
+        self.rows = list(rows)
         self.file, self.line, self.col = _position(message)
 
     def __str__(self) -> str:
@@ -112,18 +116,29 @@ def command(args: Sequence[str], *, json_output: bool = True, check: bool = True
     ``json_output`` is false). Raises CommsimError on a non-zero exit when ``check``, except exit 3
     (a partial result, stopped by --time-limit) when ``partial_ok``: that result is returned, its
     ``partial`` true."""
-    full = [binary(), *map(str, args)]
-    try:
-        proc = subprocess.run(full, capture_output=True, text=True)
-    except OSError as e:  # not found, not executable
-        raise CommsimError(f"cannot run {full[0]}: {e.strerror} (set COMMSIM_BINARY to the commsim program)", 127, full)
+    full, proc = _run(args)
     if check and proc.returncode != 0 and not (partial_ok and proc.returncode == 3 and proc.stdout.strip()):
-        lines = [l for l in proc.stderr.splitlines() if l.strip()]
-        message = lines[-1] if lines else f"commsim exited with code {proc.returncode}"
-        raise CommsimError(message, proc.returncode, full, proc.stderr)
+        raise _failure(full, proc)
     if not json_output:
         return proc.stdout
     return json.loads(proc.stdout)
+
+
+def _run(args: Sequence[str]):
+    full = [binary(), *map(str, args)]
+    try:
+        return full, subprocess.run(full, capture_output=True, text=True)
+    except OSError as e:  # not found, not executable
+        raise CommsimError(f"cannot run {full[0]}: {e.strerror} (set COMMSIM_BINARY to the commsim program)", 127, full)
+
+
+def _failure(full: Sequence[str], proc: subprocess.CompletedProcess) -> CommsimError:
+    # A user error is one FILE:LINE:COL line; other lines on stderr (progress, summaries) may
+    # follow it, so the positioned line wins over the last one.
+    lines = [l for l in proc.stderr.splitlines() if l.strip()]
+    positioned = [l for l in lines if _position(l)[0] is not None]
+    message = positioned[0] if positioned else lines[-1] if lines else f"commsim exited with code {proc.returncode}"
+    return CommsimError(message, proc.returncode, full, proc.stderr)
 
 
 def run(path: Union[str, os.PathLike], overrides: Overrides = None, *, time_limit: float | None = None) -> dict:
@@ -157,7 +172,9 @@ def sweep(
 ) -> list[dict]:
     """``commsim sweep PATH --vary K=v1,v2 ... --json``: one flat dict per point, in sweep order
     (the first key varies slowest), ready for ``pandas.DataFrame(rows)``. A point the model
-    rejects has ``error`` set and null numbers, unless ``fail_on_error``."""
+    rejects has ``error`` set and null numbers; with ``fail_on_error`` it raises CommsimError
+    instead, whose message names how many points failed and the first one's error (with its
+    ``file``, ``line``, ``col``) and whose ``rows`` hold every point's row."""
     if not vary:
         raise ValueError("sweep: expected at least one key to vary")
     args = ["sweep", os.fspath(path), "--json"]
@@ -173,8 +190,15 @@ def sweep(
         args += ["--shard", f"{shard[0]}/{shard[1]}"]
     if fail_on_error:
         args.append("--fail-on-error")
-    text = command(args, json_output=False)
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    full, proc = _run(args)
+    rows = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()] if proc.returncode in (0, 1) else []
+    failed = [r for r in rows if r.get("error")]
+    if proc.returncode == 1 and fail_on_error and failed:
+        message = f"{failed[0]['error']} ({len(failed)} of {len(rows)} sweep points failed; the first's error)"
+        raise CommsimError(message, 1, full, proc.stderr, rows)
+    if proc.returncode != 0:
+        raise _failure(full, proc)
+    return rows
 
 
 def plan(
@@ -193,7 +217,7 @@ def plan(
     ``"64..1024"`` or one count. Any other option of the command by its
     name with ``_`` for ``-``: ``strategies=["megatron", "fsdp"]``, ``budget="2M"``,
     ``deadline="30d"``, ``objective="cost"``, ``hosts_per_domain=[16, 18]``, ``jobs=2``,
-    ``pareto_exact=True``."""
+    ``pareto_exact=True``, ``html="plan.html"`` (``csv`` is refused: the result is the JSON)."""
     args = ["plan", os.fspath(path), "--json", *_set_args(overrides)]
     if instances is not None:
         # One name as a str, not its letters joined by commas.
@@ -205,6 +229,9 @@ def plan(
             gpus = f"{gpus[0]}..{gpus[1]}"
         args += ["--gpus", str(gpus)]
     for name, value in options.items():
+        if name in ("json", "csv"):
+            raise ValueError(f"plan: {name}= is not an option here: plan() returns the --json object "
+                             "(write it with json.dump, or pandas.DataFrame(result['rows']).to_csv)")
         flag = "--" + name.replace("_", "-")
         if value is True:
             args.append(flag)
