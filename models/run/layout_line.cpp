@@ -51,8 +51,12 @@ std::string parallel_text(const ParallelSpec& p, const std::optional<CollectiveS
   }
   if (p.strategy == "megatron") {
     const int tp = std::max(1, p.tp), pp = std::max(1, p.pp), cp = std::max(1, p.cp);
-    const int dp = p.dp > 0 ? p.dp : gpus / std::max(1, tp * pp * cp);
-    std::string s = "megatron tp " + std::to_string(tp) + " pp " + std::to_string(pp) + " dp " + std::to_string(dp);
+    // A layout that does not divide the GPUs (a refused what-if's row) has no whole dp: "dp ?".
+    const int model_ranks = std::max(1, tp * pp * cp);
+    const std::string dp = p.dp > 0                  ? std::to_string(p.dp)
+                           : gpus % model_ranks == 0 ? std::to_string(gpus / model_ranks)
+                                                     : std::string("?");
+    std::string s = "megatron tp " + std::to_string(tp) + " pp " + std::to_string(pp) + " dp " + dp;
     if (cp > 1) s += " cp " + std::to_string(cp);
     if (p.ep > 1) s += " ep " + std::to_string(p.ep);
     if (p.vp > 1) s += " (vp " + std::to_string(p.vp) + ")";

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -22,12 +23,15 @@
 #include "models/calibrate/nccl_tests.hpp"
 #include "models/collective_size.hpp"
 #include "models/nccl/env.hpp"
+#include "models/nccl/ops.hpp"
 #include "models/nccl/tuner_tables.hpp"
 #include "models/readers/nccl_tests_output.hpp"
+#include "models/run/layout_line.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/nccl_tests_support.hpp"
 #include "scenarios/cli/output/nccl_tests_table.hpp"
+#include "scenarios/cli/output/result_schema.hpp"
 
 namespace scenarios {
 namespace {
@@ -423,6 +427,17 @@ int cmd_nccl_tests(int argc, char** argv) {
     if (!compare.empty()) inputs.files.push_back(compare);
     if (json) {
       Json j = nccl_tests_table_json(table, inputs);
+      // What the table ran on, as every output states it (models/run/layout_line.hpp): the
+      // scenario's placement, with the program in place of the scenario's own collective; null
+      // where the ranks are not the scenario's GPUs.
+      std::optional<models::RunResult> where;
+      if (const models::LayoutSummary l = models::describe_layout(scenario.spec);
+          l.gpus == static_cast<int>(table.ranks.size()) && scenario.spec.jobs.empty()) {
+        where.emplace();
+        where->gpus = l.gpus, where->nodes = l.nodes, where->pods = l.pods;
+        where->layout = l.line.substr(0, l.line.rfind("; ")) + "; nccl-tests " + models::nccl::coll_op_name(o.op);
+      }
+      add_layout(j, where ? &*where : nullptr);
       j["notes"] = notes;
       if (cmp)
         j["comparison"] = {{"file", cmp->file},

@@ -183,7 +183,8 @@ std::string result_json(const models::RunResult& r, const CommandInputs& inputs)
   }
   j["transports"] = std::move(transports);
   Json breakdown = Json::object();
-  for (const auto& [k, v] : r.breakdown) breakdown[k] = v;  // std::map: sorted, deterministic
+  for (const auto& [k, v] : r.breakdown)  // std::map: sorted, deterministic; a count as an integer
+    breakdown[k] = k == "collectives" ? Json(static_cast<int64_t>(std::llround(v))) : Json(v);
   j["breakdown"] = std::move(breakdown);
   j["notes"] = r.notes;
   j["caveats"] = r.caveats;

@@ -97,6 +97,30 @@ int cmd_compare(int argc, char** argv) {
     const size_t terms = breakdown_labels({}).size();
 
     std::string out;
+    // What a reader must know before reading a ratio, in the text and the JSON alike.
+    std::vector<std::string> notes;
+    // A what-if whose override changed the GPU count says so before any ratio is read.
+    for (size_t i = 1; i < results.size(); ++i)
+      if (results[i].gpus != results[0].gpus)
+        notes.push_back(fmt::format("[{}] runs on {} GPU{}, [1] on {}: its ratios compare different GPU counts", i + 1,
+                                    results[i].gpus, results[i].gpus == 1 ? "" : "s", results[0].gpus));
+    // A what-if that changed the tokens a run trains (its global batch, or its steps) compares
+    // different amounts of training in "run time" and "$ per run": say so, with the ratio. Runs
+    // of one training.tokens target differ by their last step's rounding only (under 1 %).
+    const auto run_tokens = [](const models::RunResult& r) {
+      return r.throughput.estimated ? r.throughput.tokens_per_step * r.steps : 0.0;
+    };
+    for (size_t i = 1; i < results.size(); ++i) {
+      const double mine = run_tokens(results[i]), base = run_tokens(results[0]);
+      if (mine > 0 && base > 0 && std::abs(mine / base - 1) > 0.01)  // not a token target's last partial step
+        notes.push_back(fmt::format(
+            "[{}] trains {} the tokens of [1] ({:.0f} per step x {} steps, against {:.0f} x {}): its run time "
+            "and $ "
+            "per run are for {} training; tokens/s and $ per million tokens compare like for like (or set "
+            "training.tokens)",
+            i + 1, ratio_text(mine, base), results[i].throughput.tokens_per_step, results[i].steps,
+            results[0].throughput.tokens_per_step, results[0].steps, mine > base ? "more" : "less"));
+    }
     if (json) {
       Json j = json_header("compare", all);
       j["baseline"] = 1;
@@ -121,6 +145,7 @@ int cmd_compare(int argc, char** argv) {
         list.push_back(std::move(o));
       }
       j["results"] = std::move(list);
+      j["notes"] = notes;
       out = dump_json(std::move(j));
     } else {
       // Columns are numbered; the legend above names them in full.
@@ -132,28 +157,7 @@ int cmd_compare(int argc, char** argv) {
         out += fmt::format("[{}] {}  ({}){}\n", i + 1, results[i].scenario, source, i == 0 ? "  baseline" : "");
         if (!results[i].layout.empty()) out += fmt::format("    {}\n", results[i].layout);
       }
-      // A what-if whose override changed the GPU count says so before any ratio is read.
-      for (size_t i = 1; i < results.size(); ++i)
-        if (results[i].gpus != results[0].gpus)
-          out += fmt::format("note: [{}] runs on {} GPU{}, [1] on {}: its ratios compare different GPU counts\n", i + 1,
-                             results[i].gpus, results[i].gpus == 1 ? "" : "s", results[0].gpus);
-      // A what-if that changed the tokens a run trains (its global batch, or its steps) compares
-      // different amounts of training in "run time" and "$ per run": say so, with the ratio. Runs
-      // of one training.tokens target differ by their last step's rounding only (under 1 %).
-      const auto run_tokens = [](const models::RunResult& r) {
-        return r.throughput.estimated ? r.throughput.tokens_per_step * r.steps : 0.0;
-      };
-      for (size_t i = 1; i < results.size(); ++i) {
-        const double mine = run_tokens(results[i]), base = run_tokens(results[0]);
-        if (mine > 0 && base > 0 && std::abs(mine / base - 1) > 0.01)  // not a token target's last partial step
-          out += fmt::format(
-              "note: [{}] trains {} the tokens of [1] ({:.0f} per step x {} steps, against {:.0f} x {}): its run time "
-              "and $ "
-              "per run are for {} training; tokens/s and $ per million tokens compare like for like (or set "
-              "training.tokens)\n",
-              i + 1, ratio_text(mine, base), results[i].throughput.tokens_per_step, results[i].steps,
-              results[0].throughput.tokens_per_step, results[0].steps, mine > base ? "more" : "less");
-      }
+      for (const std::string& note : notes) out += "note: " + note + "\n";
       out += fmt::format("\n{:<24}", "");
       for (size_t i = 0; i < results.size(); ++i) out += fmt::format(" {:>{}}", fmt::format("[{}]", i + 1), kCol);
       out += "\n";

@@ -30,6 +30,7 @@
 
 #include <fmt/format.h>
 
+#include "models/run/layout_line.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/sweep/inputs_digest.hpp"
@@ -317,7 +318,18 @@ int cmd_sweep(int argc, char** argv) {
         error = "out of memory running this point (expected a point that fits in this machine's memory)";
       if (!short_of_memory || alone.load()) {
         try {
-          const Json row = rows.row(points[i], result ? &*result : nullptr, error, digests[i]);
+          // A failed point still states what it would have run on where its placement tiles the
+          // nodes (a layout the model refused, a parallel size that does not divide the GPUs).
+          std::optional<models::RunResult> shell;
+          if (!result) try {
+              const models::LayoutSummary where = models::describe_layout(loaded[i].spec);
+              shell.emplace();
+              shell->gpus = where.gpus, shell->nodes = where.nodes, shell->pods = where.pods;
+              shell->layout = where.line;
+            } catch (const std::exception&) {  // the placement itself is the error: nulls
+            }
+          const Json row =
+              rows.row(points[i], result ? &*result : nullptr, error, digests[i], shell ? &*shell : nullptr);
           line = format == RowFormat::Csv ? SweepRows::csv_line(row) : SweepRows::json_line(row);
         } catch (const std::bad_alloc&) {
           if (alone.load()) throw;

@@ -94,7 +94,7 @@ SweepRows::SweepRows(std::vector<VaryAxis> axes, std::string scenario_file, std:
 }
 
 Json SweepRows::row(const SweepPoint& point, const models::RunResult* result, const std::string& error,
-                    const std::string& digest) const {
+                    const std::string& digest, const models::RunResult* failed_layout) const {
   Json j;
   j["index"] = point.index;
   for (size_t a = 0; a < axes_.size(); ++a) j[axes_[a].key] = typed_value(point.values[a]);
@@ -108,7 +108,7 @@ Json SweepRows::row(const SweepPoint& point, const models::RunResult* result, co
   j["commsim_version"] = commsim_version();
   j["schema_version"] = kSchemaVersion;
   add_fit_and_rate(j, result);
-  add_layout(j, result);  // gpus, nodes, pods, layout: one owner (result_schema.cpp)
+  add_layout(j, result ? result : failed_layout);  // gpus, nodes, pods, layout: one owner (result_schema.cpp)
   add_at_scale(j, result);
   if (result)  // last, so the columns before keep their positions
     add_cost_summary(j, *result);

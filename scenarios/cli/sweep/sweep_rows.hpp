@@ -26,9 +26,10 @@ class SweepRows {
             uint64_t seed = 1);
 
   // The row of `point`: the run's summary, or nulls and the error message; `digest` is the
-  // inputs_digest of the files the point's scenario read.
+  // inputs_digest of the files the point's scenario read. A failed point's gpus, nodes, pods and
+  // layout come from `failed_layout` where given (its placement tiled the nodes), else null.
   Json row(const SweepPoint& point, const models::RunResult* result, const std::string& error,
-           const std::string& digest) const;
+           const std::string& digest, const models::RunResult* failed_layout = nullptr) const;
 
   // Column names (= the keys of every row), CSV header line with its newline.
   const std::vector<std::string>& columns() const { return columns_; }

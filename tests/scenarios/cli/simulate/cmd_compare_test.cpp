@@ -139,6 +139,13 @@ TEST_CASE("scenarios: compare says when a what-if trains a different number of t
   INFO(steps.err);
   REQUIRE(steps.exit_code == 0);
   CHECK(steps.out.find("note: [2] trains x2.00 the tokens of [1]") != std::string::npos);
+  // The JSON carries the same notes: a script reading the ratios gets what the table says first.
+  const auto json = run_commsim({"compare", steps_file, steps_file, "--set", "2:cluster.nodes=4", "--json"});
+  REQUIRE(json.exit_code == 0);
+  const auto notes = nlohmann::json::parse(json.out)["notes"];
+  REQUIRE(notes.size() == 2);
+  CHECK(notes[0] == "[2] runs on 32 GPUs, [1] on 16: its ratios compare different GPU counts");
+  CHECK(notes[1].get<std::string>().rfind("[2] trains x2.00 the tokens of [1]", 0) == 0);
   // The same what-if with a token target trains the same tokens (to the last step's rounding).
   const std::string tokens_file = scenario("tokens.toml", "tokens = 1e9");
   const auto tokens = run_commsim({"compare", tokens_file, tokens_file, "--set", "2:cluster.nodes=4"});

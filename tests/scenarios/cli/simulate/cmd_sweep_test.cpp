@@ -226,6 +226,18 @@ TEST_CASE("scenarios: sweep --fail-on-error exits 1 when a point failed, its row
   const std::string last = strict.out.substr(strict.out.find("\n1,") + 1);
   CHECK(last.find(",,,,") != std::string::npos);  // no numbers
   CHECK(last.find("--vary:1:15: tp x cp x pp = 3 does not divide the 4 GPUs") != std::string::npos);
+  // The refused layout's row still says what it would have run on; a placement that does not
+  // tile the node has no GPU count to give.
+  const auto json = run_commsim(with(args, {"--json"}));
+  const auto refused = nlohmann::json::parse(json.out.substr(json.out.find('\n') + 1));
+  CHECK(refused["gpus"] == 4);
+  CHECK(refused["nodes"] == 1);
+  CHECK(refused["layout"] ==
+        "4 GPUs: 1 node p4d.24xlarge, 1 pod x 4 GPUs (4 of 8 GPUs per node idle); megatron tp 3 pp 1 dp ?");
+  const auto untiled = run_commsim({"sweep", seed, "--vary", "placement.gpus_per_pod=16", "--json"});
+  const auto none = nlohmann::json::parse(untiled.out);
+  CHECK(none["gpus"].is_null());
+  CHECK(none["layout"].is_null());
 }
 
 TEST_CASE("scenarios: sweep --progress prints done/total, rate and failures on standard error", "[scenarios]") {
