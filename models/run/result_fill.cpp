@@ -2,8 +2,12 @@
 #include "models/run/result_fill.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
+#include <string>
 #include <tuple>
 
 #include "models/hw/links.hpp"
@@ -272,6 +276,48 @@ RunResult fill_result(const workload::StepExecutor& exec, const sim::FlowNetwork
   return res;
 }
 
+namespace {
+// MFU keeps Megatron-LM's FLOP count, whose attention runs every layer over the whole sequence;
+// where layers attend over a window the step computes less, so the note gives the rate over what
+// each layer computes beside it (throughput.hpp windowed_step_flops).
+std::optional<std::string> windowed_mfu_note(const model::ModelShape& m, const ThroughputResult& t, double step_s,
+                                             int gpus) {
+  const model::LocalAttention& w = m.local;
+  if (w.window <= 0 || w.layers <= 0 || w.window >= m.seq || step_s <= 0 || gpus <= 0 || t.peak_tflops_per_gpu <= 0)
+    return std::nullopt;
+  const double tflops = windowed_step_flops(m, t.samples_per_step) / step_s / gpus / 1e12;
+  const int local = static_cast<int>(std::lround(double(m.layers) * w.layers / std::max(1, w.period)));
+  char buf[400];
+  std::snprintf(buf, sizeof buf,
+                "MFU: Megatron-LM's FLOP count takes every layer's attention over the whole sequence; %d of %d layers "
+                "here attend over %s of %d tokens, so the step computes less: with each layer's own keys, %.0f "
+                "TFLOP/s per GPU, MFU %.1f %% (against %.1f %%)",
+                local, m.layers, w.chunked ? "chunks" : "a sliding window", w.window, tflops,
+                100 * tflops / t.peak_tflops_per_gpu, 100 * t.mfu);
+  return std::string(buf);
+}
+
+// What a mixture-of-experts step assumes and what checks it (docs/limitations.md): one skew factor
+// for every rank, balanced unless set, and no whole MoE training step measured.
+std::string fmt_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+std::string moe_caveat(const model::ModelShape& m) {
+  const std::string routing =
+      m.moe.token_skew > 1.0
+          ? "model.token_skew = " + fmt_number(m.moe.token_skew) + " gives every rank the busiest one's tokens"
+          : "tokens are routed evenly (model.token_skew = 1: each expert rank gets the average; real routers are "
+            "uneven, so read this step as optimistic and set model.token_skew, the busiest rank's tokens over the "
+            "average, and model.capacity_factor to price it)";
+  return "mixture of experts: " + routing +
+         "; no measured multi-GPU MoE training step checks a whole step (only its all-to-alls are checked: "
+         "docs/accuracy.md)";
+}
+}  // namespace
+
 void complete_result(RunResult& result, const ScenarioSpec& spec, const World& world, const workload::StepPlan& plan,
                      MemoryFill memory) {
   const std::vector<std::string>& notes = plan.notes;
@@ -282,6 +328,11 @@ void complete_result(RunResult& result, const ScenarioSpec& spec, const World& w
   if (spec.model && plan.layout && workload::offloads_to_host(spec, *plan.layout)) {
     result.notes.push_back(workload::kOffloadCaveat);
     result.caveats.push_back(workload::kOffloadCaveat);
+  }
+  if (plan.shape && plan.shape->is_moe()) {
+    const std::string moe = moe_caveat(*plan.shape);
+    result.notes.push_back(moe);
+    result.caveats.push_back(moe);
   }
   if (std::any_of(result.transports.begin(), result.transports.end(),
                   [](const TransportCount& t) { return t.link_class == link_class_name(LinkClass::Socket); })) {
@@ -303,6 +354,8 @@ void complete_result(RunResult& result, const ScenarioSpec& spec, const World& w
     result.throughput =
         make_throughput(shape, samples_per_step(spec, layout.dp, micro_batches), result.step_time_s, world.size(),
                         peak_sum / std::max(1, world.size()), layout.recompute == workload::Recompute::Full);
+    if (auto note = windowed_mfu_note(shape, result.throughput, result.step_time_s, world.size()))
+      result.notes.push_back(*note);
   }
   if (spec.collective) {
     result.step_time_s /= iterations;

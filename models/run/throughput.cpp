@@ -11,6 +11,7 @@ StepFlops megatron_step_flops(const model::ModelShape& m, double samples) {
   const double gated = m.gated_mlp ? 1.5 : 1.0;
   StepFlops out;
   out.layers = base * ((1 + g / a + s / h) * q_ratio + f / h * gated);
+  out.scores = base * s / h * q_ratio;
   if (m.is_moe()) {
     // Megatron's MoE count: an MoE layer's MLP is top_k routed plus the shared experts of moe_ffn
     // (experts a token does not visit do no work), the dense layers' ffn as above; the router's
@@ -29,9 +30,15 @@ StepFlops megatron_step_flops(const model::ModelShape& m, double samples) {
     const double moe_mlp = 12 * samples * s * h * h * gated / h * m.moe_layers() *
                            (m.moe.moe_ffn * double(m.moe.top_k + m.moe.shared_experts));
     out.layers = attention + dense_mlp + moe_mlp;
+    out.scores = 6 * samples * s * L * s * double(at.heads) * double(at.qk_head_dim() + at.v_head_dim());
   }
   out.logits = base * (V / (2 * L * h));
   return out;
+}
+
+double windowed_step_flops(const model::ModelShape& m, double samples) {
+  const StepFlops f = megatron_step_flops(m, samples);
+  return f.total() - f.scores + f.scores * m.local.mean_keys(m.seq) / (m.seq / 2.0);
 }
 
 double samples_per_step(const ScenarioSpec& spec, int dp, int micro_batches) {

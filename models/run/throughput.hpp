@@ -24,6 +24,7 @@ namespace models {
 struct StepFlops {
   double layers = 0;  // the blocks' part
   double logits = 0;  // the LM head's part
+  double scores = 0;  // of `layers`: attention's QK^T and PV, every layer over the whole sequence
   double total() const { return layers + logits; }
 };
 // Megatron's num_floating_point_operations for `samples` samples (above). MoE models: an MoE
@@ -31,6 +32,11 @@ struct StepFlops {
 // (model/attention.hpp): the attention term is 6 S s L (its matrices' parameters + s a (d_qk + d_v)),
 // the same count at MLA's own shapes (the core whole, as above).
 StepFlops megatron_step_flops(const model::ModelShape& m, double samples);
+// The count with each layer's own keys per query: Megatron's counts every layer's scores over the
+// whole sequence (s keys per query, twice the causal mean), so a model whose layers attend over a
+// window (model.local: Llama 4's chunks, gpt-oss's sliding window) computes less than it counts.
+// scores x mean_keys(s) / (s / 2) in place of scores; the same as Megatron's without windows.
+double windowed_step_flops(const model::ModelShape& m, double samples);
 
 // Samples per optimizer step: dp x micro_batch x (grad_accum, or the pipeline's micro-batches).
 double samples_per_step(const ScenarioSpec& spec, int dp, int micro_batches);

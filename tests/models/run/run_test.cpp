@@ -139,3 +139,33 @@ TEST_CASE("run: a bare sendrecv is every rank's ring exchange, as nccl-tests run
     for (const auto& rank : r.ranks) CHECK(rank.comm_s > 0);
   }
 }
+
+TEST_CASE("run: a mixture-of-experts step says what routing it assumed and that no whole MoE step checks it",
+          "[models]") {
+  models::ScenarioSpec s;
+  s.cluster.instance = "dgx-h100";
+  s.cluster.nodes = 1;
+  s.model = models::ModelSpec{};
+  s.model->preset = "qwen3-30b-a3b";
+  s.model->seq = 2048;
+  s.training.grad_accum = 2;
+  s.parallel.strategy = "megatron";
+  s.parallel.ep = 8;
+  const auto caveat_of = [](const models::RunResult& r) {
+    for (const std::string& c : r.caveats)
+      if (c.rfind("mixture of experts: ", 0) == 0) return c;
+    return std::string();
+  };
+  const std::string balanced = caveat_of(models::run_scenario(s, {}));
+  CHECK(balanced.find("tokens are routed evenly (model.token_skew = 1") != std::string::npos);
+  CHECK(balanced.find("no measured multi-GPU MoE training step checks a whole step") != std::string::npos);
+  s.model->token_skew = 1.5;
+  CHECK(
+      caveat_of(models::run_scenario(s, {})).rfind("mixture of experts: model.token_skew = 1.5 gives every rank", 0) ==
+      0);
+  // A dense model has none.
+  s.model->preset = "llama-3-8b";
+  s.model->token_skew.reset();
+  s.parallel.ep = 1;
+  CHECK(caveat_of(models::run_scenario(s, {})).empty());
+}

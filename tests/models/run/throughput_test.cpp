@@ -115,3 +115,26 @@ TEST_CASE("throughput: training.recompute = full is grad_checkpointing, in the s
   CHECK(a.throughput.hardware_flops_per_step == b.throughput.hardware_flops_per_step);
   CHECK(a.throughput.hardware_flops_per_step > a.throughput.model_flops_per_step);
 }
+
+TEST_CASE("throughput: with layers attending over a window the computed count takes their own keys", "[models]") {
+  // gpt-oss-120b: every other layer attends over a 128-token sliding window (its preset).
+  models::ModelSpec spec;
+  spec.preset = "gpt-oss-120b";
+  spec.seq = 32768;
+  const models::model::ModelShape m = models::model::resolve_model(spec);
+  REQUIRE(m.local.window == 128);
+  const double B = 2, s = m.seq, L = m.layers;
+  const auto f = megatron_step_flops(m, B);
+  // The scores' part of Megatron's count: QK^T and PV over s keys per query in every layer,
+  // 12 B s^2 L (a d_head) (3 passes x 2 FLOPs x 2 products).
+  const double scores = 12 * B * s * s * L * double(m.heads) * double(m.head_dim());
+  CHECK(f.scores == Approx(scores));
+  // Half the layers see 128 - 128^2 / 2s keys per query on average against s / 2 causal, the other
+  // half count as Megatron does.
+  const double w = 128, window_keys = w - w * w / (2 * s);
+  const double expected = f.total() - scores / 2 + scores / 2 * window_keys / (s / 2);
+  CHECK(models::windowed_step_flops(m, B) == Approx(expected));
+  // Without a window the two counts are one.
+  const models::model::ModelShape dense = llama3_8b();
+  CHECK(models::windowed_step_flops(dense, B) == Approx(megatron_step_flops(dense, B).total()));
+}
