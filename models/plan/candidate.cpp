@@ -1,6 +1,8 @@
 // A candidate written into a scenario (candidate.hpp).
 #include "models/plan/candidate.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace models::plan {
@@ -46,7 +48,7 @@ ScenarioSpec apply_candidate(const ScenarioSpec& base, const Candidate& c) {
   p.pipeline_schedule = c.schedule;
   p.sequence_parallel = c.sequence_parallel;
   p.distributed_optimizer = c.distributed_optimizer;
-  p.etp = 0;
+  p.etp = c.etp;
   if (c.strategy == "megatron") {
     if (base.parallel.strategy != "megatron") {  // Megatron-Core's recommended overlaps with the distributed optimizer
       p.overlap_grad_reduce = true;
@@ -54,6 +56,11 @@ ScenarioSpec apply_candidate(const ScenarioSpec& base, const Candidate& c) {
     }
     if (!c.distributed_optimizer) p.overlap_param_gather = false;  // Megatron needs the distributed optimizer
     if (!c.sequence_parallel) p.tp_comm_overlap = false;
+    // An uneven first or last stage is written for the scenario's own pipeline: at another pp
+    // its layer counts would leave the other stages a split that need not divide (or refuse every
+    // candidate), so the candidate splits its layers evenly.
+    if (c.pp != std::max(1, base.parallel.pp))
+      p.decoder_first_pipeline_num_layers = p.decoder_last_pipeline_num_layers = 0;
   } else {  // the Megatron-only options a data-parallel strategy refuses (workload/layout.cpp)
     const ParallelSpec plain;
     p.overlap_grad_reduce = p.overlap_param_gather = p.tp_comm_overlap = false;
@@ -88,6 +95,7 @@ std::string layout_text(const Candidate& c) {
     if (c.vp > 1) s += fmt::format(" vp{}", c.vp);
     if (c.cp > 1) s += fmt::format(" cp{}", c.cp);
     if (c.ep > 1) s += fmt::format(" ep{}", c.ep);
+    if (c.etp > 0 && c.etp != c.tp) s += fmt::format(" etp{}", c.etp);
     s += fmt::format(" dp{}", c.dp());
     if (c.pp > 1 && c.schedule != "1f1b") s += " " + c.schedule;
     if (c.sequence_parallel) s += " sp";
@@ -120,6 +128,7 @@ ScenarioOverrides candidate_overrides(const ScenarioSpec& base, const Candidate&
     set("parallel.pp", std::to_string(c.pp));
     set("parallel.cp", std::to_string(c.cp));
     set("parallel.ep", std::to_string(c.ep));
+    if (c.etp > 0) set("parallel.etp", std::to_string(c.etp));
     set("parallel.vp", std::to_string(c.vp));
     set("parallel.pipeline_schedule", "\"" + c.schedule + "\"");
     set("parallel.sequence_parallel", flag(c.sequence_parallel));
@@ -130,6 +139,9 @@ ScenarioOverrides candidate_overrides(const ScenarioSpec& base, const Candidate&
     }
     if (!c.distributed_optimizer) set("parallel.overlap_param_gather", "false");
     if (!c.sequence_parallel) set("parallel.tp_comm_overlap", "false");
+    if (c.pp != std::max(1, base.parallel.pp))
+      for (const char* k : {"parallel.decoder_first_pipeline_num_layers", "parallel.decoder_last_pipeline_num_layers"})
+        o.remove.push_back(k);
   } else {
     for (const char* k : {"tp", "pp", "cp", "vp", "ep", "sequence_parallel", "distributed_optimizer",
                           "overlap_param_gather", "tp_comm_overlap", "scatter_gather_tensors_in_pipeline",

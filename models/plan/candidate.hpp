@@ -19,6 +19,7 @@ struct Candidate {
   std::string strategy = "megatron";  // megatron | zero1 | zero2 | zero3 | fsdp | hsdp | ddp
   bool offload = false;               // zero3: optimizer states on the host (offload_optimizer = cpu)
   int tp = 1, pp = 1, cp = 1, ep = 1, vp = 1;
+  int etp = 0;                    // MoE: expert tensor parallelism; 0 = tp (Megatron-Core's default)
   std::string schedule = "1f1b";  // megatron with pp > 1: 1f1b (interleaved with vp > 1) | zb_h1
   int micro_batch = 1;
   std::string recompute = "none";  // none | full

@@ -108,19 +108,31 @@ class Enumerator {
             continue;
           }
           const int dp = c.dp();
-          for (int ep : experts_degrees(dp * cp)) {
-            c.ep = ep;
-            for (int mb : o_.micro_batches) {
-              ++st_.considered;
-              c.micro_batch = mb;
-              if (!batch_divides(dp, mb)) continue;
-              const int m = base_.training.global_batch / (dp * mb);
-              schedules(c, m);
+          // Experts split over TP as the attention is (etp = tp, Megatron-Core's default: ep
+          // divides dp x cp), or whole on each rank (etp = 1, the usual choice for small experts:
+          // ep divides the stage's tp x dp x cp ranks, no TP collectives in the experts).
+          for (const int etp : expert_tp_degrees(tp)) {
+            c.etp = etp;
+            for (int ep : experts_degrees(etp == 1 && tp > 1 ? tp * dp * cp : dp * cp)) {
+              c.ep = ep;
+              for (int mb : o_.micro_batches) {
+                ++st_.considered;
+                c.micro_batch = mb;
+                if (!batch_divides(dp, mb)) continue;
+                const int m = base_.training.global_batch / (dp * mb);
+                schedules(c, m);
+              }
             }
           }
         }
       }
     }
+  }
+
+  // 0: etp = tp. MoE models with tp > 1 also try 1 where the expert ffn allows any etp.
+  std::vector<int> expert_tp_degrees(int tp) const {
+    if (!m_.is_moe() || tp == 1) return {0};
+    return {0, 1};
   }
 
   std::vector<int> experts_degrees(int dp_cp) {

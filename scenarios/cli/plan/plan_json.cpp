@@ -75,6 +75,7 @@ Json plan_row_json(const models::plan::Evaluated& e, size_t rank, bool pareto) {
   j["pp"] = c.pp;
   j["cp"] = c.cp;
   j["ep"] = c.ep;
+  j["etp"] = c.etp > 0 ? c.etp : c.tp;  // the expert tensor parallelism the row runs
   j["vp"] = c.vp;
   j["dp"] = c.dp();
   j["pipeline_schedule"] = c.schedule;
@@ -188,6 +189,7 @@ models::plan::Evaluated plan_row_from(const Json& row) {
   c.pp = row.at("pp").get<int>();
   c.cp = row.at("cp").get<int>();
   c.ep = row.at("ep").get<int>();
+  c.etp = row.value("etp", c.tp) == c.tp ? 0 : row.at("etp").get<int>();  // 0: tp, as the search writes it
   c.vp = row.at("vp").get<int>();
   c.schedule = row.at("pipeline_schedule").get<std::string>();
   c.micro_batch = row.at("micro_batch").get<int>();

@@ -42,6 +42,7 @@ models::plan::Candidate describe(const models::ScenarioSpec& s, int gpus_per_nod
   c.strategy = s.parallel.strategy;
   c.offload = s.zero.offload_optimizer == "cpu" && c.strategy == "zero3";
   c.tp = s.parallel.tp, c.pp = s.parallel.pp, c.cp = s.parallel.cp, c.ep = s.parallel.ep, c.vp = s.parallel.vp;
+  c.etp = s.parallel.etp == s.parallel.tp ? 0 : s.parallel.etp;
   c.schedule = s.parallel.pipeline_schedule;
   c.micro_batch = s.training.micro_batch;
   c.recompute = !s.training.recompute.empty() ? s.training.recompute : s.training.grad_checkpointing ? "full" : "none";

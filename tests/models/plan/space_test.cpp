@@ -1,6 +1,7 @@
 // The planner's space (space.hpp): what it enumerates and what arithmetic drops.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 
 #include "models/error.hpp"
@@ -125,6 +126,49 @@ TEST_CASE("plan: expert parallelism spans every power of two dividing the expert
   eps.clear();
   for (const auto& c : enumerate_space(base, m, o)) eps.insert(c.ep);
   CHECK(eps == std::set<int>{1, 2, 4, 8});
+}
+
+TEST_CASE("plan: with tp > 1 the experts are split as the attention (etp = tp) or whole on each rank (etp = 1)",
+          "[models][plan]") {
+  auto base = plan_test::small_base();
+  base.model->preset = "qwen3-30b-a3b";  // 128 experts
+  base.cluster.nodes = 8;
+  base.training.global_batch = 256;
+  const auto m = models::model::resolve_model(*base.model);
+  SpaceOptions o = plan_test::small_options().space;
+  o.strategies = {"megatron"};
+  o.min_gpus = o.max_gpus = 64;
+  o.max_pp = 1;
+  o.cp = {1};
+  std::set<int> split, whole;  // tp 4, dp 16: ep | 16 when split, ep | 64 (tp x dp) when whole
+  for (const auto& c : enumerate_space(base, m, o)) {
+    if (c.tp == 1) CHECK(c.etp == 0);  // one rank: nothing to choose
+    if (c.tp != 4) continue;
+    (c.etp == 1 ? whole : split).insert(c.ep);
+    if (c.etp == 1) CHECK(layout_text(c).find(" etp1 ") != std::string::npos);
+  }
+  CHECK(split == std::set<int>{1, 2, 4, 8, 16});
+  CHECK(whole == std::set<int>{1, 2, 4, 8, 16, 32, 64});
+  // The candidate runs with its etp, and the scenario edits write it.
+  Candidate c;
+  c.instance = "dgx-h100", c.nodes = 8, c.tp = 4, c.ep = 64, c.etp = 1;
+  CHECK(apply_candidate(base, c).parallel.etp == 1);
+  const auto edits = candidate_overrides(base, c).set;
+  CHECK(std::find(edits.begin(), edits.end(), "parallel.etp=1") != edits.end());
+}
+
+TEST_CASE("plan: a first or last stage split is kept for the scenario's own pp only", "[models][plan]") {
+  auto base = plan_test::small_base();
+  base.parallel.strategy = "megatron";
+  base.parallel.pp = 4;
+  base.parallel.decoder_first_pipeline_num_layers = 7;
+  Candidate c;
+  c.instance = "dgx-h100", c.nodes = 1, c.pp = 4;
+  CHECK(apply_candidate(base, c).parallel.decoder_first_pipeline_num_layers == 7);
+  c.pp = 2;
+  CHECK(apply_candidate(base, c).parallel.decoder_first_pipeline_num_layers == 0);
+  const auto removed = candidate_overrides(base, c).remove;
+  CHECK(std::find(removed.begin(), removed.end(), "parallel.decoder_first_pipeline_num_layers") != removed.end());
 }
 
 TEST_CASE("plan: an odd sequence keeps Megatron at cp 1 (2 cp | seq is ring attention's, cp > 1)", "[models][plan]") {
