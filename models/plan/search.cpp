@@ -348,6 +348,7 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
     InstanceTally& tally = out.by_instance[mine[k]->c.instance];
     tally.simulated += mine[k]->done;
     tally.skipped_by_bound += skipped[k] == 1;
+    tally.infeasible_by_bound += skipped[k] == 2;
     if (skipped_cost[k] > 0 && (tally.skipped_cost_bound_usd == 0 || skipped_cost[k] < tally.skipped_cost_bound_usd))
       tally.skipped_cost_bound_usd = skipped_cost[k];
   }

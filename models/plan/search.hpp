@@ -71,6 +71,7 @@ struct Evaluated {
 // What became of one instance's candidates (an instance with no row says why).
 struct InstanceTally {
   int64_t candidates = 0, refused = 0, over_memory = 0, simulated = 0, skipped_by_bound = 0, ranked = 0;
+  int64_t infeasible_by_bound = 0;  // not simulated: over the budget or the deadline even at their bound
   // The lowest cost bound (time bound x price) of its layouts skipped by the time bound, in $; 0:
   // none skipped or no price. A skip on time says nothing of cost: where this is below the
   // cheapest simulated row, the front may miss this instance (the report says so).

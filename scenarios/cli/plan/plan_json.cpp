@@ -39,6 +39,7 @@ Json space_json(const models::plan::PlanResult& r) {
         {"over_memory_bound", t.over_memory},
         {"simulated", t.simulated},
         {"skipped_by_bound", t.skipped_by_bound},
+        {"infeasible_by_bound", t.infeasible_by_bound},
         {"ranked", t.ranked},
         {"skipped_cost_bound_usd", t.skipped_cost_bound_usd > 0 ? Json(t.skipped_cost_bound_usd) : Json(nullptr)}};
   return {{"combinations", r.space.considered},

@@ -58,7 +58,7 @@ double objective(const Evaluated& e, models::plan::Objective o) {
 
 // One line per instance asked for when there are several: what became of its candidates, so an
 // instance with no row in the table says why instead of vanishing.
-std::string instances_text(const models::plan::PlanResult& r) {
+std::string instances_text(const models::plan::PlanResult& r, models::plan::Objective goal) {
   if (r.by_instance.size() < 2) return "";
   std::string out = "\ninstances (what became of each one's candidates):\n";
   for (const auto& [name, t] : r.by_instance) {
@@ -70,10 +70,18 @@ std::string instances_text(const models::plan::PlanResult& r) {
       size_t best = 0;
       for (size_t i = 0; i < r.ranked.size() && !best; ++i)
         if (r.ranked[i].candidate.instance == name) best = i + 1;
+      // Every candidate in one of these (simulated ones not ranked missed the budget, the deadline
+      // or the memory with NCCL's buffers), so the counts add up to the instance's candidates.
+      const int64_t unranked = t.simulated - t.ranked;
       line += fmt::format(
-          ": {} ranked{}, {} simulated, {} skipped (their time bound cannot beat #1), {} over GPU "
+          ": {} ranked{}, {} simulated{}, {} skipped (their {} bound cannot beat #1), {}{} over GPU "
           "memory, {} refused by the layout checks",
-          t.ranked, best ? fmt::format(" (best #{})", best) : std::string(), t.simulated, t.skipped_by_bound,
+          t.ranked, best ? fmt::format(" (best #{})", best) : std::string(), t.simulated,
+          unranked > 0 ? fmt::format(" ({} of them over the budget, the deadline or memory)", unranked) : std::string(),
+          t.skipped_by_bound, goal == models::plan::Objective::Cost ? "cost" : "time",
+          t.infeasible_by_bound > 0
+              ? fmt::format("{} cannot meet the constraints even at their bound, ", t.infeasible_by_bound)
+              : std::string(),
           t.over_memory, t.refused);
     }
     out += line + "\n";
@@ -306,7 +314,7 @@ std::string plan_text(const PlanOutput& p) {
   }
   out += caveats_text(p, shown);
   if (p.default_precision) out += precision_text(r, shown);
-  out += instances_text(r);
+  out += instances_text(r, p.options.objective);
   if (!r.pareto.empty()) {
     out += front_exact(p) ? "\nPareto front (time vs cost, no other layout both faster and cheaper):\n"
                           : fmt::format(

@@ -290,6 +290,7 @@ int cmd_plan(int argc, char** argv) {
             tally.over_memory = t.value("over_memory_bound", int64_t{0});
             tally.simulated += t.value("simulated", int64_t{0});
             tally.skipped_by_bound += t.value("skipped_by_bound", int64_t{0});
+            tally.infeasible_by_bound += t.value("infeasible_by_bound", int64_t{0});
             if (const auto c = t.find("skipped_cost_bound_usd"); c != t.end() && c->is_number()) {
               const double v = c->get<double>();
               if (v > 0 && (tally.skipped_cost_bound_usd == 0 || v < tally.skipped_cost_bound_usd))

@@ -240,6 +240,30 @@ TEST_CASE("scenarios: plan names every instance asked for, and why one has no ro
   CHECK(one_host.err.find("--hosts-per-domain applies to multi-host NVLink domains") != std::string::npos);
 }
 
+TEST_CASE("scenarios: plan's per-instance counts add up to the candidates under a cost objective and a deadline",
+          "[scenarios]") {
+  const auto args =
+      plan_args_with(kPlan, {"--instances", "p5.48xlarge,p5en.48xlarge", "--objective", "cost", "--deadline", "3h"});
+  const auto r = run_commsim(args);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("skipped (their cost bound cannot beat #1)") != std::string::npos);
+  CHECK(r.out.find("cannot meet the constraints even at their bound, ") != std::string::npos);
+  const auto j = nlohmann::json::parse(run_commsim(plan_args_with(args, {"--json"})).out);
+  int64_t infeasible = 0;
+  for (const auto& [name, t] : j["space"]["instances"].items()) {
+    INFO(name);
+    // Every candidate is simulated, skipped by its bound, out of the constraints at its bound,
+    // over the memory bound or refused: one of them, once.
+    CHECK(t["simulated"].get<int64_t>() + t["skipped_by_bound"].get<int64_t>() +
+              t["infeasible_by_bound"].get<int64_t>() + t["over_memory_bound"].get<int64_t>() +
+              t["refused_by_layout"].get<int64_t>() ==
+          t["candidates"].get<int64_t>());
+    infeasible += t["infeasible_by_bound"].get<int64_t>();
+  }
+  CHECK(infeasible == j["space"]["infeasible_by_bound"].get<int64_t>());
+  CHECK(infeasible > 0);
+}
+
 TEST_CASE("scenarios: plan shows where a row's machine is known to differ from the model, once per caveat",
           "[scenarios]") {
   // GB200 NVL72 racks across their trays and across racks: the catalog's two measured caveats
