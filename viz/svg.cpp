@@ -148,6 +148,18 @@ std::vector<double> log_ticks(double lo, double hi, double base) {
   if (!(lo > 0) || !(hi >= lo) || !std::isfinite(hi) || base <= 1) return {lo, hi};
   for (double t = std::pow(base, std::ceil(std::log(lo) / std::log(base) - 1e-9)); t <= hi * (1 + 1e-9); t *= base)
     ticks.push_back(t);
+  // A decimal axis spanning less than a few decades also gets 2 and 5 (then every digit) times
+  // each power, so a plan whose rows lie within one decade is read off more than two ticks.
+  if (base == 10 && ticks.size() < 3)
+    for (const std::vector<double>& steps :
+         {std::vector<double>{1, 2, 5}, std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 9}}) {
+      std::vector<double> finer;
+      for (double p = std::pow(10.0, std::floor(std::log10(lo))); p <= hi * (1 + 1e-9); p *= 10)
+        for (double m : steps)
+          if (p * m >= lo * (1 - 1e-9) && p * m <= hi * (1 + 1e-9)) finer.push_back(p * m);
+      if (finer.size() > ticks.size()) ticks = std::move(finer);
+      if (ticks.size() >= 3) break;
+    }
   if (ticks.size() < 2) return {lo, hi};
   return ticks;
 }

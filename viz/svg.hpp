@@ -58,7 +58,8 @@ struct Scale {
 
 // "Nice" linear ticks (1, 2, 5 x 10^k steps) covering [lo, hi], about `target` of them.
 std::vector<double> linear_ticks(double lo, double hi, int target);
-// Powers of `base` within [lo, hi] (at least the two ends when none falls inside).
+// Powers of `base` within [lo, hi] (at least the two ends when none falls inside); base 10 over
+// less than three powers adds their 2 and 5 multiples, then every digit's.
 std::vector<double> log_ticks(double lo, double hi, double base);
 
 // Legend entries laid out left to right, wrapping at `max_width`. Returns the height used.

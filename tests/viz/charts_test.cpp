@@ -51,6 +51,10 @@ TEST_CASE("viz: svg primitives escape text and never print non-finite numbers", 
   CHECK(t.front() == 0);
   CHECK(t.back() <= 47);
   CHECK(viz::svg::log_ticks(8, 1024, 2).size() == 8);  // 8,16,...,1024
+  // Within a decade or two a decimal axis gets the 1-2-5 steps, then every digit.
+  CHECK(viz::svg::log_ticks(1, 1000, 10) == std::vector<double>{1, 10, 100, 1000});
+  CHECK(viz::svg::log_ticks(70, 1500, 10) == std::vector<double>{100, 200, 500, 1000});
+  CHECK(viz::svg::log_ticks(120, 480, 10) == std::vector<double>{200, 300, 400});
 }
 
 TEST_CASE("viz: quantities read the way engineers write them", "[viz]") {

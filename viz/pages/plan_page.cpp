@@ -88,11 +88,12 @@ std::string pareto_chart(const PlanReport& p) {
     w.circle(x(q->train_s), y(q->cost_usd), q->rank == 1 || q->yours ? 6.5 : 4, fill, "#fff", tip,
              q->pareto ? "plan-point plan-pareto" : "plan-point");
   }
-  svg::legend(w, left, H - bottom + 56, W - left - right,
-              {{"the winner", okabe_ito::kVermillion},
-               {"on the Pareto front (line)", okabe_ito::kOrange},
-               {"other ranked layouts", okabe_ito::kGrey},
-               {"your layout (--include)", okabe_ito::kGreen}});
+  std::vector<svg::LegendItem> legend = {{"the winner", okabe_ito::kVermillion},
+                                         {"on the Pareto front (line)", okabe_ito::kOrange},
+                                         {"other ranked layouts", okabe_ito::kGrey}};
+  if (std::any_of(priced.begin(), priced.end(), [](const PlanPoint* q) { return q->yours; }))
+    legend.push_back({"your layout (--include)", okabe_ito::kGreen});  // only where one is drawn
+  svg::legend(w, left, H - bottom + 56, W - left - right, legend);
   return w.finish();
 }
 

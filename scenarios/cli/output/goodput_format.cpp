@@ -18,9 +18,10 @@ std::string goodput_duration(double s) {
   // 1e40 s, which no integer count of days holds).
   constexpr double kDay = 86400, kYear = 365.25 * kDay;
   if (s >= 1e4 * kDay) return fmt::format("{:.3g} years", s / kYear);
-  if (s >= kDay)
-    return fmt::format("{} d {:02} h", static_cast<long long>(s / kDay),
-                       static_cast<long long>(std::fmod(s, kDay) / 3600));
+  if (s >= kDay) {  // to the nearest hour: 48 h 51 min is "2 d 01 h", not "2 d 00 h"
+    const long long hours = std::llround(s / 3600);
+    return fmt::format("{} d {:02} h", hours / 24, hours % 24);
+  }
   return format_seconds(s);
 }
 

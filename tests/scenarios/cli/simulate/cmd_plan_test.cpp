@@ -311,7 +311,11 @@ TEST_CASE("scenarios: plan shows where a row's machine is known to differ from t
   const auto p5 = run_commsim(kPlan);
   CHECK(p5.out.find("caveats (") == std::string::npos);
   REQUIRE(run_commsim(plan_args_with(kPlan, {"--html", (dir / "p5.html").string()})).exit_code == 0);
-  CHECK(scenarios_test::slurp((dir / "p5.html").string()).find("id=\"caveats\"") == std::string::npos);
+  const std::string p5_page = scenarios_test::slurp((dir / "p5.html").string());
+  CHECK(p5_page.find("id=\"caveats\"") == std::string::npos);
+  // The legend names what the chart draws: no --include, no "your layout".
+  CHECK(p5_page.find("your layout (--include)") == std::string::npos);
+  CHECK(p5_page.find("on the Pareto front (line)") != std::string::npos);
   const auto p5j = nlohmann::json::parse(run_commsim(plan_args_with(kPlan, {"--json"})).out);
   CHECK(p5j["rows"][0]["caveats"].empty());
 }
