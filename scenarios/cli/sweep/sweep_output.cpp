@@ -83,6 +83,21 @@ SweepOutput::~SweepOutput() {
 }
 
 // The old file stays; the rows go to a locked temporary beside it, with its permissions.
+namespace {
+// Lines in the file open at `fd` (a last line without its newline counts), read from its start.
+size_t count_lines(int fd) {
+  size_t lines = 0;
+  char last = '\n';
+  char buf[1 << 16];
+  ::lseek(fd, 0, SEEK_SET);
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) {
+    lines += static_cast<size_t>(std::count(buf, buf + n, '\n'));
+    last = buf[n - 1];
+  }
+  return lines + (last != '\n' ? 1 : 0);
+}
+}  // namespace
+
 void SweepOutput::write_beside() {
   struct stat st {};
   if (::fstat(fd_, &st) != 0)
@@ -111,6 +126,12 @@ void SweepOutput::commit() {
     throw UserError({name_, 1, 1}, std::string("cannot replace: ") + std::strerror(errno) +
                                        " (expected a folder this user may write in; the old file is unchanged)");
   temp_.clear();
+  // The user named the file, so it is replaced; what it held is said, since those rows are gone.
+  if (replaced_lines_ > 0)
+    std::fprintf(stderr,
+                 "sweep: replaced %s, which held %zu line%s written before (--resume keeps a file's rows and runs "
+                 "only the missing points)\n",
+                 name_.c_str(), replaced_lines_, replaced_lines_ == 1 ? "" : "s");
   namespace fs = std::filesystem;
   const fs::path dir = fs::path(target_).parent_path();
   const int d = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -128,7 +149,10 @@ std::set<size_t> SweepOutput::start(const std::string& header, bool resume,
       throw UserError({name_, 1, 1},
                       "--resume needs a regular file to read back (expected --csv FILE or --jsonl FILE)");
     struct stat st {};
-    if (regular_ && ::fstat(fd_, &st) == 0 && st.st_size > 0) write_beside();
+    if (regular_ && ::fstat(fd_, &st) == 0 && st.st_size > 0) {
+      replaced_lines_ = count_lines(fd_);
+      write_beside();
+    }
     if (!header.empty()) write(header);
     return present;
   }

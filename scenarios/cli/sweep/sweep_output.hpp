@@ -11,7 +11,8 @@
 //   - not empty, without `--resume`: the old file is never emptied; the rows go to a temporary
 //     file beside it (`.NAME.commsim-XXXXXX`, the old file's permissions), which replaces it only
 //     when every point has its row (commit()). A sweep that stops before that (an error, a kill)
-//     leaves the old file as it was; a kill leaves the temporary behind too.
+//     leaves the old file as it was; a kill leaves the temporary behind too. Standard error
+//     then says how many lines the replaced file held.
 // The file is opened by scenarios/cli/output/output_files.hpp's open_output_in_place: symlinks followed,
 // devices, pipes and FIFOs written through (a FIFO needs a reader), never replaced; /dev/stdout
 // is this process's standard output.
@@ -58,6 +59,7 @@ class SweepOutput {
   void write_beside();
   std::string target_;   // the regular file named, the symlink chain followed
   std::string temp_;     // the rows' temporary while an old file waits to be replaced
+  size_t replaced_lines_ = 0;  // lines of the old file the temporary replaces (said on commit)
   int target_fd_ = -1;   // the old file, kept open and locked until it is replaced
 };
 

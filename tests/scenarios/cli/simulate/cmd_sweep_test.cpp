@@ -61,6 +61,21 @@ TEST_CASE("scenarios: sweep header is written by shard 0 only unless --header or
   CHECK(no_header.out.rfind("0,1 MiB,all_reduce,", 0) == 0);
 }
 
+TEST_CASE("scenarios: a sweep that replaces a file of rows says how many lines it held", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("sweep-replace");
+  const std::string file = (dir / "rows.csv").string();
+  const auto first = run_commsim(with(kSweep, {"--csv", file}));
+  REQUIRE(first.exit_code == 0);
+  CHECK(first.err.find("replaced") == std::string::npos);  // a new file: nothing replaced
+  const auto other = run_commsim({"sweep", kSweepAllReduce, "--vary", "collective.bytes=1 MiB", "--csv", file});
+  REQUIRE(other.exit_code == 0);
+  CHECK(other.err == "sweep: replaced " + file +
+                         ", which held 7 lines written before (--resume keeps a file's rows and runs only the missing "
+                         "points)\n");
+  CHECK(lines(slurp(file)) == 2);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("scenarios: sweep CSV and JSON lines carry the same columns, values typed, inputs recorded", "[scenarios]") {
   const auto csv = run_commsim(with(kSweep, {"--set", "collective.iterations=2"}));
   const auto json = run_commsim(with(kSweep, {"--set", "collective.iterations=2", "--json"}));
