@@ -5,6 +5,8 @@
 
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
+#include "models/run/layout_line.hpp"
+#include "models/workload/layout.hpp"
 
 namespace models::plan {
 
@@ -207,6 +209,16 @@ std::vector<int> used_gpus_per_node(const hw::NodeSpec& node, const std::vector<
   }
   std::sort(out.rbegin(), out.rend());
   return out;
+}
+
+ImpliedBatch implied_global_batch(const ScenarioSpec& base, const model::ModelShape& model) {
+  const workload::ParallelLayout l = workload::make_layout(base, model, describe_layout(base).gpus);
+  ImpliedBatch b;
+  b.dp = l.dp;
+  b.micro_batch = std::max(1, base.training.micro_batch);
+  b.micro_batches = l.strategy == workload::Strategy::Megatron ? l.pipeline_micro_batches : l.grad_accum;
+  b.global_batch = b.dp * b.micro_batch * b.micro_batches;
+  return b;
 }
 
 std::vector<Candidate> enumerate_space(const ScenarioSpec& base, const model::ModelShape& model,

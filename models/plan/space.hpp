@@ -62,6 +62,15 @@ struct SpaceStats {
 std::vector<Candidate> enumerate_space(const ScenarioSpec& base, const model::ModelShape& model,
                                        const SpaceOptions& options, SpaceStats* stats = nullptr);
 
+// The batch a scenario without training.global_batch trains per step, which the planner keeps
+// fixed while the layout changes: its data-parallel ranks x micro_batch x micro-batches per step
+// (grad_accum, or Megatron's), as its own layout runs it. Throws SpecError where that layout is
+// not one (the scenario's own error).
+struct ImpliedBatch {
+  int global_batch = 0, dp = 1, micro_batch = 1, micro_batches = 1;
+};
+ImpliedBatch implied_global_batch(const ScenarioSpec& base, const model::ModelShape& model);
+
 // Node counts of `gpus_per_node`-GPU nodes inside [min_gpus, max_gpus].
 std::vector<int> node_counts(int gpus_per_node, int min_gpus, int max_gpus);
 

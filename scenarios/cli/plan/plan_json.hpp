@@ -21,6 +21,7 @@ struct PlanOutput {
   std::string included_file;
   size_t top = 10;  // rows in the text table (JSON and CSV: every ranked row)
   bool default_precision = true;  // the scenario sets neither training.param_dtype nor optimizer_dtype
+  std::optional<models::plan::ImpliedBatch> implied_batch;  // the scenario's own batch, without global_batch
 };
 
 // One row: rank (1-based; 0 for the --include row when it does not fit or meet the constraints).

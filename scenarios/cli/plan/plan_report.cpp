@@ -242,6 +242,11 @@ std::string plan_text(const PlanOutput& p) {
   out += fmt::format("commsim {} plan: {}\n", commsim_version(), p.scenario);
   out += fmt::format("target     {:.4g} tokens = {:.0f} steps of {:.0f} tokens (training.global_batch x seq)\n",
                      r.steps * r.tokens_per_step, r.steps, r.tokens_per_step);
+  if (const auto& b = p.implied_batch)
+    out += fmt::format(
+        "batch      {} sequences per step, the scenario's own (dp {} x micro_batch {} x {} micro-batches), kept for "
+        "every layout: training.global_batch sets another\n",
+        b->global_batch, b->dp, b->micro_batch, b->micro_batches);
   std::string goal = p.options.objective == models::plan::Objective::Cost ? "cheapest" : "fastest";
   if (p.options.budget_usd) goal += fmt::format(", budget {}", format_usd(*p.options.budget_usd));
   if (p.options.deadline_s) goal += fmt::format(", deadline {}", format_duration(*p.options.deadline_s));

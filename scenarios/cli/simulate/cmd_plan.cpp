@@ -189,6 +189,17 @@ int cmd_plan(int argc, char** argv) {
       outputs.push_back({"--emit", (std::filesystem::path(emit) / emitted_name(i)).string()});
     refuse_outputs_over_inputs(outputs, inputs_files);
     PlanOutput out;
+    // Without training.global_batch the plan keeps the batch the scenario's own layout trains
+    // (dp x micro_batch x micro-batches): a scenario written for one layout plans as it is.
+    if (merge.empty() && base.spec.model && base.spec.training.global_batch <= 0) {
+      try {
+        out.implied_batch =
+            models::plan::implied_global_batch(base.spec, models::model::resolve_model(*base.spec.model));
+      } catch (const models::SpecError& e) {
+        throw base.to_user_error(e);
+      }
+      base.spec.training.global_batch = out.implied_batch->global_batch;
+    }
     out.scenario = base.spec.name;
     out.default_precision = base.spec.training.param_dtype.empty() && base.spec.training.optimizer_dtype.empty();
     out.options = plan_options(a);

@@ -219,6 +219,22 @@ TEST_CASE("scenarios: plan and instances say 'no price' for an instance without 
   }
 }
 
+TEST_CASE("scenarios: plan keeps a scenario's own batch when it sets no global_batch, and says so", "[scenarios]") {
+  // The seeds' run: micro_batch 1 x grad_accum 4 on 4 ranks, 16 sequences of 2048 tokens a step.
+  const std::string seed = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/seeds/p4d_4pod_1gpu_efa.toml";
+  const auto r = run_commsim({"plan", seed, "--strategies", "fsdp,zero3", "--micro-batches", "1", "--cp", "1"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("target     1.638e+06 tokens = 50 steps of 32768 tokens") != std::string::npos);
+  CHECK(r.out.find("batch      16 sequences per step, the scenario's own (dp 4 x micro_batch 1 x 4 micro-batches)") !=
+        std::string::npos);
+  // With global_batch set there is no such line.
+  const auto set = run_commsim({"plan", seed, "--strategies", "fsdp,zero3", "--micro-batches", "1", "--cp", "1",
+                                "--set", "training.global_batch=32"});
+  REQUIRE(set.exit_code == 0);
+  CHECK(set.out.find("batch      ") == std::string::npos);
+}
+
 TEST_CASE("scenarios: plan names every instance asked for, and why one has no row", "[scenarios]") {
   // 8..16 GPUs: a GB200 NVL72 rack gives 64 or 72, so it has no candidate; it is named, not dropped.
   const auto r = run_commsim(plan_args_with(kPlan, {"--instances", "p5.48xlarge,gb200-nvl72"}));
