@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -67,4 +68,26 @@ TEST_CASE("scenarios: the README's printed compare block is what the program pri
     INFO("README line " << i + 1 << " of the block");
     CHECK(block[i] == printed[i]);
   }
+}
+
+TEST_CASE("scenarios: the README's plan on the seeds' machine ranks the layout and time it quotes", "[scenarios]") {
+  std::ifstream in(kSourceOfReadme / "README.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string readme = text.str();
+  const std::string command = "build/scenarios/commsim plan scenarios/seeds/p4d_1pod_4gpu.toml";
+  REQUIRE(readme.find(command) != std::string::npos);
+  const auto r =
+      scenarios_test::run_commsim({"plan", (kSourceOfReadme / "scenarios/seeds/p4d_1pod_4gpu.toml").string()});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // The first ranked row: "1      57.879 s ... fsdp dp8 mb2  *".
+  const auto row = r.out.find("\n1 ");
+  REQUIRE(row != std::string::npos);
+  const std::string first = r.out.substr(row + 1, r.out.find('\n', row + 1) - row - 1);
+  CHECK(first.find("fsdp dp8 mb2") != std::string::npos);
+  CHECK(readme.find("ranks `fsdp dp8 mb2` first") != std::string::npos);
+  const auto time_at = first.find_first_not_of(' ', 1);
+  const std::string time = first.substr(time_at, first.find(" s ", time_at) + 2 - time_at);
+  CHECK(readme.find(time + " for the 50 steps") != std::string::npos);
 }
