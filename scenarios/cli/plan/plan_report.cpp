@@ -344,6 +344,10 @@ std::string plan_text(const PlanOutput& p) {
       out += "\n";
     }
     if (!front_exact(p)) out += skipped_cheaper_text(r);
+  } else if (!r.ranked.empty() && !r.missing_prices.empty()) {
+    // No row has a price: time against cost has no front, and the table's * marks nothing.
+    out += fmt::format("\nPareto front: none, no row has a price ({}: --prices FILE or [cluster] price_per_hour)\n",
+                       fmt::join(r.missing_prices, ", "));
   }
   if (r.ranked.size() >= 2) {
     const Evaluated &a = r.ranked[0], &b = r.ranked[1];

@@ -203,6 +203,8 @@ TEST_CASE("scenarios: plan and instances say 'no price' for an instance without 
                               "--micro-batches", "1", "--cp", "1", "--max-pp", "2", "--max-vp", "1"});
   REQUIRE(p.exit_code == 0);
   CHECK(p.out.find("  no price ") != std::string::npos);
+  CHECK(p.out.find("Pareto front: none, no row has a price (dgx-h100: --prices FILE or [cluster] price_per_hour)") !=
+        std::string::npos);
   CHECK(p.out.find("dgx-h100: bought, not rented") != std::string::npos);
   const auto inst = run_commsim({"instances"});
   REQUIRE(inst.exit_code == 0);
