@@ -107,17 +107,29 @@ TEST_CASE("plan: a mixture of experts gets Megatron layouts only, and the space 
   for (const auto& c : enumerate_space(base, m, o)) CHECK(c.strategy == "megatron");
 }
 
+namespace {
+// Qwen3-30B-A3B (128 experts) on 64 GPUs, Megatron, one pipeline stage: the MoE space's cases.
+struct MoeSpace {
+  models::ScenarioSpec base;
+  models::model::ModelShape m;
+  SpaceOptions o;
+};
+MoeSpace moe_space() {
+  MoeSpace s{plan_test::small_base(), {}, plan_test::small_options().space};
+  s.base.model->preset = "qwen3-30b-a3b";
+  s.base.cluster.nodes = 8;
+  s.base.training.global_batch = 256;
+  s.m = models::model::resolve_model(*s.base.model);
+  s.o.strategies = {"megatron"};
+  s.o.min_gpus = s.o.max_gpus = 64;
+  s.o.max_pp = 1;
+  return s;
+}
+}  // namespace
+
 TEST_CASE("plan: expert parallelism spans every power of two dividing the experts and dp x cp, up to max_ep",
           "[models][plan]") {
-  auto base = plan_test::small_base();
-  base.model->preset = "qwen3-30b-a3b";  // 128 experts
-  base.cluster.nodes = 8;
-  base.training.global_batch = 256;
-  const auto m = models::model::resolve_model(*base.model);
-  SpaceOptions o = plan_test::small_options().space;
-  o.strategies = {"megatron"};
-  o.min_gpus = o.max_gpus = 64;
-  o.max_pp = 1;
+  auto [base, m, o] = moe_space();
   std::set<int> eps;
   for (const auto& c : enumerate_space(base, m, o))
     if (c.tp == 1 && c.pp == 1) eps.insert(c.ep);
@@ -130,15 +142,7 @@ TEST_CASE("plan: expert parallelism spans every power of two dividing the expert
 
 TEST_CASE("plan: with tp > 1 the experts are split as the attention (etp = tp) or whole on each rank (etp = 1)",
           "[models][plan]") {
-  auto base = plan_test::small_base();
-  base.model->preset = "qwen3-30b-a3b";  // 128 experts
-  base.cluster.nodes = 8;
-  base.training.global_batch = 256;
-  const auto m = models::model::resolve_model(*base.model);
-  SpaceOptions o = plan_test::small_options().space;
-  o.strategies = {"megatron"};
-  o.min_gpus = o.max_gpus = 64;
-  o.max_pp = 1;
+  auto [base, m, o] = moe_space();
   o.cp = {1};
   std::set<int> split, whole;  // tp 4, dp 16: ep | 16 when split, ep | 64 (tp x dp) when whole
   for (const auto& c : enumerate_space(base, m, o)) {
