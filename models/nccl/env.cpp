@@ -311,9 +311,11 @@ NcclEnv parse_nccl_env(const std::map<std::string, std::string>& env, int nccl_v
   return e;
 }
 
-SocketThreads socket_threads(const NcclEnv& env, const std::string& eth_driver) {
+SocketThreads socket_threads(const NcclEnv& env, const std::string& eth_driver, bool pod_network_namespace) {
   SocketThreads t;
-  if (eth_driver == "ena")
+  if (pod_network_namespace)
+    ;  // a veth has no PCI device, so no vendor to detect: NCCL's default, no helper thread
+  else if (eth_driver == "ena")
     t = {2, 8};
   else if (eth_driver == "gve")
     t = {4, 1};

@@ -108,10 +108,14 @@ PathType parse_path_level(const std::string& value, const std::string& key);
 // Socket transport helper threads and sockets per thread NCCL uses (src/transport/net_socket.cc
 // ncclNetSocketGetNsockNthread: auto = 2 x 8 on AWS ENA (vendor 0x1d0f), 4 x 1 on GCP gVNIC
 // (0x1ae0), else autoNt=0, autoNs=1: no helper thread, the rank's proxy thread moves every byte;
-// product capped at 64).
+// product capped at 64). The vendor is read from /sys/class/net/<if>/device/vendor: a pod in a
+// network namespace of its own (Kubernetes without hostNetwork) reaches the others through a veth,
+// which has no device, so NCCL finds no vendor and starts no helper thread whatever the host's
+// NIC (the seeds' g6e pods' log: "NET/Socket : Using [0]eth0" and no "Using N threads" line,
+// which NCCL prints whenever it starts sockets). NCCL_SOCKET_NTHREADS / NSOCKS_PERTHREAD win.
 struct SocketThreads {
   int threads = 0, socks_per_thread = 1;
 };
-SocketThreads socket_threads(const NcclEnv& env, const std::string& eth_driver);
+SocketThreads socket_threads(const NcclEnv& env, const std::string& eth_driver, bool pod_network_namespace);
 
 }  // namespace models::nccl

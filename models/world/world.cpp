@@ -294,7 +294,7 @@ class WorldImpl final : public World {
     // the Socket protocol's efficiency on its total like an NVLink port: a ring rank (both ways)
     // keeps eta T per direction, a rank that only sends gets eta T / d. With helper threads each
     // connection has its own: no shared budget, an edge moves up to threads x T / d.
-    const nccl::SocketThreads threads = nccl::socket_threads(env_, node_.eth_driver);
+    const nccl::SocketThreads threads = nccl::socket_threads(env_, node_.eth_driver, !spec.placement.host_network);
     const double duplex = param_or(spec.cluster.params, "socket.thread_duplex", param_default("socket.thread_duplex"));
     tcp_edge_.both_way = std::max(1, threads.threads) * hw::kTcpThreadBytesPerS;
     tcp_edge_.one_way = tcp_edge_.both_way / duplex;

@@ -84,10 +84,17 @@ TEST_CASE("socket: with helper threads (NCCL_SOCKET_NTHREADS, AWS/GCP defaults) 
 
 TEST_CASE("socket: NCCL's helper-thread defaults by NIC (ncclNetSocketGetNsockNthread)", "[nccl]") {
   const nccl::NcclEnv none = nccl::parse_nccl_env({});
-  CHECK(nccl::socket_threads(none, "virtio").threads == 0);  // autoNt = 0: the proxy thread only
-  CHECK(nccl::socket_threads(none, "ena").threads == 2);     // AWS ENA: 2 threads x 8 sockets
-  CHECK(nccl::socket_threads(none, "ena").socks_per_thread == 8);
-  CHECK(nccl::socket_threads(none, "gve").threads == 4);  // GCP gVNIC: 4 x 1
-  CHECK(nccl::socket_threads(none, "gve").socks_per_thread == 1);
-  CHECK(nccl::socket_threads(nccl::parse_nccl_env({{"NCCL_SOCKET_NTHREADS", "0"}}), "ena").threads == 0);
+  // On the host's network (hostNetwork, or no Kubernetes): the NIC's PCI vendor decides.
+  CHECK(nccl::socket_threads(none, "virtio", false).threads == 0);  // autoNt = 0: the proxy thread only
+  CHECK(nccl::socket_threads(none, "ena", false).threads == 2);     // AWS ENA: 2 threads x 8 sockets
+  CHECK(nccl::socket_threads(none, "ena", false).socks_per_thread == 8);
+  CHECK(nccl::socket_threads(none, "gve", false).threads == 4);  // GCP gVNIC: 4 x 1
+  CHECK(nccl::socket_threads(none, "gve", false).socks_per_thread == 1);
+  CHECK(nccl::socket_threads(nccl::parse_nccl_env({{"NCCL_SOCKET_NTHREADS", "0"}}), "ena", false).threads == 0);
+  // A pod in its own network namespace sees a veth, no vendor: no helper thread on any NIC,
+  // unless the variables ask for them.
+  CHECK(nccl::socket_threads(none, "ena", true).threads == 0);
+  CHECK(nccl::socket_threads(none, "ena", true).socks_per_thread == 1);
+  CHECK(nccl::socket_threads(none, "gve", true).threads == 0);
+  CHECK(nccl::socket_threads(nccl::parse_nccl_env({{"NCCL_SOCKET_NTHREADS", "2"}}), "ena", true).threads == 2);
 }
