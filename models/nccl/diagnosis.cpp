@@ -152,11 +152,14 @@ std::vector<Finding> diagnose_log(const readers::NcclLogReport& r, const std::st
       f.severity = Severity::Warning;
       f.message += std::string(" If several of these ranks share a host") +
                    (host_gpus > 1 ? " (" + platform + " has " + std::to_string(host_gpus) + " GPUs)" : std::string()) +
-                   ", NCCL cannot see it: pods without a shared IPC namespace (or /dev/shm) look like different "
-                   "hosts, and NVLink/PCIe P2P and SHM are not used between them.";
+                   ", NCCL cannot see it: a pod off the host's network has a hostname of its own, which NCCL's "
+                   "host hash is made of, so pods of one host look like different hosts and NVLink/PCIe P2P "
+                   "and SHM are not used between them (hostIPC alone does not change that).";
       f.advice =
-          "run one pod per host with all its GPUs (nvidia.com/gpu: N, numProcPerNode: N) or give the pods "
-          "hostIPC: true; compare both layouts with `commsim compare` (placement.pods_per_node / gpus_per_pod)";
+          "run one pod per host with all its GPUs (nvidia.com/gpu: N, numProcPerNode: N): NVLink between them; "
+          "or give the pods hostNetwork: true and hostIPC: true, which makes them one NCCL host with SHM "
+          "through /dev/shm between pods; compare the layouts with `commsim compare` "
+          "(placement.pods_per_node / gpus_per_pod / host_network)";
     }
     out.push_back(f);
   }

@@ -170,11 +170,16 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
     w.set("placement", "host_ipc", job.host_ipc, "hostIPC");
   else if (pods_per_node > 1)
     fill("placement", "host_ipc", false,
-         "no hostIPC in the pod spec (Kubernetes' default): pods on one host cannot use P2P or SHM between them");
+         "no hostIPC in the pod spec (Kubernetes' default): pods on one host share no /dev/shm, so no SHM between "
+         "them even on the host's network");
   else
     w.set("placement", "host_ipc", false, "no hostIPC (Kubernetes' default); one pod per host");
   w.set("placement", "host_network", job.host_network,
-        job.host_network ? "hostNetwork" : "no hostNetwork (Kubernetes' default)");
+        job.host_network ? "hostNetwork"
+        : pods_per_node > 1
+            ? "no hostNetwork (Kubernetes' default): each pod its own hostname, so NCCL sees the pods of one "
+              "host as different hosts (network only between them)"
+            : "no hostNetwork (Kubernetes' default)");
   if (node->nics > 0)
     w.set("placement", "efa_plugin_ok", job.efa_per_pod.value_or(0) > 0,
           job.efa_per_pod ? "vpc.amazonaws.com/efa: " + std::to_string(*job.efa_per_pod)

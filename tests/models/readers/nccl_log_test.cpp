@@ -84,6 +84,9 @@ TEST_CASE("nccl log: seed 000, 4 pods x 1 GPU on one p4d.24xlarge over EFA", "[m
   REQUIRE(find(fs, "ranks-isolated"));
   CHECK(find(fs, "ranks-isolated")->severity == Severity::Warning);  // p4d.24xlarge has 8 GPUs
   CHECK(find(fs, "ranks-isolated")->message.find("8 GPUs") != std::string::npos);
+  // The seeds' pods had hostIPC and were still apart: the host hash (hostname) keeps them so.
+  CHECK(find(fs, "ranks-isolated")->message.find("hostIPC alone does not change that") != std::string::npos);
+  CHECK(find(fs, "ranks-isolated")->advice.find("hostNetwork: true and hostIPC: true") != std::string::npos);
   REQUIRE(find(fs, "protocol-forced"));
   CHECK(find(fs, "protocol-forced")->message.find("NET/OFI") != std::string::npos);
   REQUIRE(find(fs, "few-channels"));

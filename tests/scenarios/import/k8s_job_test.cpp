@@ -259,12 +259,15 @@ TEST_CASE("commsim import k8s: every default is written with a comment and liste
   for (const char* line :
        {"  cluster.nodes = 1: 4 pods packed 4 per host, as a bin-packing scheduler places them (--spread: one per "
         "host; --nodes N)\n",
-        "  placement.host_ipc = false: no hostIPC in the pod spec (Kubernetes' default): pods on one host cannot use "
-        "P2P or SHM between them\n",
+        "  placement.host_ipc = false: no hostIPC in the pod spec (Kubernetes' default): pods on one host share no "
+        "/dev/shm, so no SHM between them even on the host's network\n",
         "  training.steps = 1: max_steps not given (pass --trainer-args, or edit): run time is one step\n",
         "  parallel.strategy = \"ddp\": no DeepSpeed config (pass --deepspeed)"})
     CHECK(r.err.find(line) != std::string::npos);
   const std::string toml = scenarios_test::slurp(out);
+  // The host hash, not IPC, is what keeps pods of one host apart in NCCL: the comment says so.
+  CHECK(toml.find("host_network = false  # no hostNetwork (Kubernetes' default): each pod its own hostname") !=
+        std::string::npos);
   CHECK(toml.find("strategy = \"ddp\"  # default: no DeepSpeed config") != std::string::npos);
   CHECK(toml.find("steps = 1  # default: max_steps not given") != std::string::npos);
   const auto s = scenarios::load_scenario(out).spec;
