@@ -67,6 +67,11 @@ inline constexpr const char* kSocketRateNote =
     "runs them; on one 4 x H200 host the same FSDP step (the same NCCL layout) moved 3.2 GB/s per "
     "direction in one boot and 4.2 in another, and this run takes one level (socket.efficiency.*: "
     "`commsim calibrate` on the host's own nccl-tests sets it) (docs/accuracy.md, TCP steps)";
+// The same where the scenario (or its calibration profile) sets the level: its value follows.
+inline constexpr const char* kSocketRateNoteGiven =
+    "Socket (NCCL over TCP) carries some pairs: CPU threads copy every byte, so its rate is where the OS "
+    "runs them; on one 4 x H200 host the same FSDP step (the same NCCL layout) moved 3.2 GB/s per "
+    "direction in one boot and 4.2 in another, and this run takes the level it sets (socket.efficiency.simple = ";
 
 // Software cost per message of NCCL's Socket transport (a send/recv system call pair and the
 // proxy thread's hand-off), added per chunk by the collective engine.

@@ -336,8 +336,13 @@ void complete_result(RunResult& result, const ScenarioSpec& spec, const World& w
   }
   if (std::any_of(result.transports.begin(), result.transports.end(),
                   [](const TransportCount& t) { return t.link_class == link_class_name(LinkClass::Socket); })) {
-    result.notes.push_back(hw::kSocketRateNote);
-    result.caveats.push_back(hw::kSocketRateNote);
+    // The level is the default (calibrate sets it) or one the scenario or its profile sets.
+    std::string note = hw::kSocketRateNote;
+    if (const auto it = spec.cluster.params.find("socket.efficiency.simple"); it != spec.cluster.params.end())
+      note = hw::kSocketRateNoteGiven + fmt_number(it->second) +
+             ", given): measured on another boot of its host it may be 25 % off (docs/accuracy.md, TCP steps)";
+    result.notes.push_back(note);
+    result.caveats.push_back(note);
   }
   result.memory = std::move(memory.memory);
   for (std::size_t r = 0; r < memory.rank_peak_bytes.size() && r < result.ranks.size(); ++r)

@@ -123,7 +123,8 @@ int cmd_plan(int argc, char** argv) {
   app.add_option("--strategies", a.strategies,
                  "strategies to try (default all: megatron, zero1, zero2, zero3, zero3+offload, fsdp, hsdp, ddp)")
       ->type_name("S,T");
-  app.add_option("--micro-batches", a.micro_batches, "micro-batch sizes to try (default 1,2)")->type_name("1,2");
+  app.add_option("--micro-batches", a.micro_batches, "micro-batch sizes to try (default 1,2,4,8)")
+      ->type_name("1,2,4,8");
   app.add_option("--recompute", a.recompute, "activation recompute modes to try (default none,full)")
       ->type_name("none,full");
   app.add_option("--pods-per-node", a.pods, "pods per node to try (default 1)")->type_name("1,8");
