@@ -102,6 +102,18 @@ void JobReader::merge_replica_templates(std::vector<std::pair<std::string, K8sJo
       first.gpus_per_pod = other.gpus_per_pod;
       first.gpus_at = other.gpus_at;
     }
+    // EFA devices and the host's network decide NCCL's transport: a template without them, beside
+    // one with them, is a pod that falls back (no EFA provider) or stays apart (own hostname).
+    const auto efa_text = [](const std::optional<int>& n) {
+      return n && *n > 0 ? "vpc.amazonaws.com/efa: " + std::to_string(*n) : std::string("no EFA device");
+    };
+    if (first.efa_per_pod.value_or(0) != other.efa_per_pod.value_or(0))
+      first.notes.push_back("the " + first_role + "'s template has " + efa_text(first.efa_per_pod) + ", the " + role +
+                            "'s " + efa_text(other.efa_per_pod) +
+                            ": a pod without EFA falls back to NCCL's Socket transport; the one with it is simulated");
+    if (first.host_network != other.host_network)
+      first.notes.push_back(std::string("hostNetwork is set in the ") + (first.host_network ? first_role : role) +
+                            "'s template only: the pods on the host's network are simulated as all of them");
     if (!first.efa_per_pod) first.efa_per_pod = other.efa_per_pod;
     if (!first.omp_threads) first.omp_threads = other.omp_threads;
     if (!first.host_ipc_set && other.host_ipc_set) {

@@ -2,6 +2,7 @@
 // and a PyTorchJob whose Master and Worker templates differ.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -108,4 +109,23 @@ spec:
       noted("NCCL_ALGO=Tree is set in the Master's template, not in the Worker's: left out of [nccl.env] (set it "
             "there if the ranks run with it)"));
   CHECK(noted("the Master's command differs from the Worker's: the Worker's is read"));
+  CHECK_FALSE(std::any_of(job.notes.begin(), job.notes.end(),
+                          [](const std::string& n) { return n.find("EFA") != std::string::npos; }));
+
+  // EFA devices and hostNetwork in the Master's template only: what the Worker's pods would do
+  // differently (fall back to Socket, stay apart) is said, not merged away.
+  std::string master_only = yaml;
+  master_only.replace(master_only.find("resources: {limits: {nvidia.com/gpu: 4}}"), 40,
+                      "resources: {limits: {nvidia.com/gpu: 4, vpc.amazonaws.com/efa: 4}}");
+  master_only.replace(master_only.find("          containers:"), 21,
+                      "          hostNetwork: true\n          containers:");
+  const auto mixed = scenarios::parse_k8s_job(master_only, "mw.yaml");
+  auto says = [&](const std::string& part) {
+    return std::any_of(mixed.notes.begin(), mixed.notes.end(),
+                       [&](const std::string& n) { return n.find(part) != std::string::npos; });
+  };
+  CHECK(
+      says("the Worker's template has no EFA device, the Master's vpc.amazonaws.com/efa: 4: a pod without EFA falls "
+           "back to NCCL's Socket transport"));
+  CHECK(says("hostNetwork is set in the Master's template only"));
 }
