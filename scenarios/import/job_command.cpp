@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <regex>
 #include <utility>
 
 #include "scenarios/import/fsdp_option.hpp"
@@ -60,6 +61,16 @@ std::string lower(std::string s) {
 
 JobCommand parse_job_command(const std::string& command) {
   JobCommand out;
+  static const std::regex kShellEnv(R"((?:^|[\s;&|'"])((?:NCCL|FI|OFI_NCCL)_[A-Z0-9_]+=[^\s;&|'"]*))");
+  for (auto it = std::sregex_iterator(command.begin(), command.end(), kShellEnv); it != std::sregex_iterator(); ++it) {
+    // mpirun's `-x VAR=VAL` / `-genv VAR=VAL` reach the ranks and are read (mpi_ranks), not said here.
+    const std::string before = command.substr(0, static_cast<size_t>((*it).position(1)));
+    const size_t end = before.find_last_not_of(" \t");
+    const size_t start = end == std::string::npos ? 0 : before.find_last_of(" \t", end) + 1;
+    const std::string flag = end == std::string::npos ? "" : before.substr(start, end + 1 - start);
+    if (flag == "-x" || flag == "-genv" || flag == "-env") continue;
+    out.shell_env.push_back((*it)[1].str());
+  }
   const std::vector<std::string> words = words_of(command);
   // Flags spelled with '-' or '_' are the same flag (torchrun and HF accept both).
   auto norm = [](std::string f) {

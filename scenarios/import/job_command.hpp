@@ -31,6 +31,10 @@ struct JobCommand {
   bool sequence_parallel = false, distributed_optimizer = false;
   // "key = value (from --flag)" per value taken, in order: what the import lists on stderr.
   std::vector<std::string> taken;
+  // NCCL_*, FI_* and OFI_NCCL_* assignments in the command itself ("export NCCL_ALGO=Tree; ...",
+  // "NCCL_PROTO=Simple torchrun ..."), as written: not read into [nccl.env] (a shell's variables
+  // need not reach the ranks as written), said so by the import.
+  std::vector<std::string> shell_env;
 };
 
 // Tolerant: unknown flags are skipped, a value that is not a number where one is expected is

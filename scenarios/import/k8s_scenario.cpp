@@ -196,6 +196,10 @@ ImportedScenario import_scenario(const K8sJob& job, const ImportOptions& opt) {
   // given by the user wins over it, value by value.
   const JobCommand cmd = parse_job_command(job.command);
   for (const auto& t : cmd.taken) result.taken.push_back(t);
+  for (const auto& assignment : cmd.shell_env)
+    w.header("note: " + assignment +
+             " is set in the container's command, not its env: not read into [nccl.env] (set it there if the ranks "
+             "run with it)");
   TrainerArgs ta;
   if (!opt.trainer_args.empty()) ta = read_trainer_args(opt.trainer_args);
   const JobModel model = find_job_model(job, cmd, opt, ta.model_id,

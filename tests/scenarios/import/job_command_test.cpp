@@ -67,6 +67,16 @@ TEST_CASE("job command: Trainer and launcher flags, bare booleans, --fsdp", "[sc
   CHECK(c.taken[0] == "nodes = 2 (from --nnodes)");
 }
 
+TEST_CASE("job command: NCCL variables set in the shell command are found, mpirun's -x ones left to it",
+          "[scenarios]") {
+  const auto c = scenarios::parse_job_command(
+      "export NCCL_PROTO=Simple NCCL_ALGO=Tree; NCCL_MIN_NCHANNELS=32 torchrun --nproc_per_node=8 train.py");
+  CHECK(c.shell_env == std::vector<std::string>{"NCCL_PROTO=Simple", "NCCL_ALGO=Tree", "NCCL_MIN_NCHANNELS=32"});
+  CHECK(c.procs_per_node == 8);
+  const auto mpi = scenarios::parse_job_command("mpirun -np 16 -x NCCL_ALGO=Ring -genv FI_PROVIDER=efa python t.py");
+  CHECK(mpi.shell_env.empty());
+}
+
 TEST_CASE("job command: Megatron-LM flags", "[scenarios]") {
   const auto c = scenarios::parse_job_command(
       "python pretrain_gpt.py --tensor-model-parallel-size 8 --pipeline-model-parallel-size 4 --micro-batch-size 1 "
