@@ -6,6 +6,7 @@
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
 #include "models/run/layout_line.hpp"
+#include "models/run/throughput.hpp"
 #include "models/workload/layout.hpp"
 
 namespace models::plan {
@@ -115,7 +116,7 @@ class Enumerator {
           // ep divides the stage's tp x dp x cp ranks, no TP collectives in the experts).
           for (const int etp : expert_tp_degrees(tp)) {
             c.etp = etp;
-            for (int ep : experts_degrees(etp == 1 && tp > 1 ? tp * dp * cp : dp * cp)) {
+            for (int ep : experts_degrees(etp == 1 ? tp * dp * cp : dp * cp)) {
               c.ep = ep;
               for (int mb : o_.micro_batches) {
                 ++st_.considered;
@@ -217,7 +218,7 @@ ImpliedBatch implied_global_batch(const ScenarioSpec& base, const model::ModelSh
   b.dp = l.dp;
   b.micro_batch = std::max(1, base.training.micro_batch);
   b.micro_batches = l.strategy == workload::Strategy::Megatron ? l.pipeline_micro_batches : l.grad_accum;
-  b.global_batch = b.dp * b.micro_batch * b.micro_batches;
+  b.global_batch = static_cast<int>(samples_per_step(base, b.dp, b.micro_batches));  // as throughput counts a step
   return b;
 }
 
