@@ -189,6 +189,14 @@ std::vector<int> node_counts(int gpus_per_node, int min_gpus, int max_gpus) {
   return out;
 }
 
+std::vector<int> part_of_one_node(const hw::NodeSpec& node) {
+  std::vector<int> out;
+  if (node.hosts() > 1) return out;  // a multi-host domain gives whole hosts (used_gpus_per_node)
+  for (int g = node.gpus / 2; g >= 1; g /= 2)
+    if (node.gpus % g == 0) out.push_back(g);
+  return out;
+}
+
 std::vector<int> used_gpus_per_node(const hw::NodeSpec& node, const std::vector<int>& domain_hosts) {
   const int hosts = node.hosts();
   if (hosts <= 1) return {node.gpus};
@@ -244,15 +252,22 @@ std::vector<Candidate> enumerate_space(const ScenarioSpec& base, const model::Mo
                                             instances.front() +
                                             (instances.size() > 1 ? " and the other instances are" : " is") +
                                             " one host per node (expected an instance such as gb200-nvl72)");
+  // A scenario on part of a node (the seeds' pod of 4 of a p4d's 8 GPUs) plans from its own GPU
+  // count up to its whole nodes by default.
+  const int own_gpus = describe_layout(base).gpus;
   Enumerator e(base, model, options, st, out);
   for (const auto& name : instances) {
     const hw::NodeSpec& node = hw::find_instance(name);
     const size_t before = out.size();
     for (int used : used_gpus_per_node(node, options.domain_hosts)) {
       const int base_gpus = base.cluster.nodes * used;
-      const int lo = options.min_gpus > 0 ? options.min_gpus : base_gpus;
+      const int lo = options.min_gpus > 0 ? options.min_gpus : std::min(base_gpus, own_gpus);
       const int hi = options.max_gpus > 0 ? options.max_gpus : std::max(lo, base_gpus);
       for (int n : node_counts(used, lo, hi)) e.node(name, node.gpus, used, n);
+      if (used != node.gpus) continue;
+      for (int part : part_of_one_node(node)) {
+        if (part >= lo && part <= hi) e.node(name, node.gpus, part, 1);
+      }
     }
     st.per_instance[name] += int64_t(out.size() - before);
   }

@@ -37,7 +37,7 @@ namespace models::plan {
 
 struct SpaceOptions {
   std::vector<std::string> instances;  // empty: the scenario's
-  int min_gpus = 0, max_gpus = 0;      // 0: the scenario's GPU count
+  int min_gpus = 0, max_gpus = 0;      // 0: the scenario's GPU count up to its whole nodes
   std::vector<std::string> strategies = {"megatron", "zero1", "zero2", "zero3", "zero3+offload", "fsdp", "hsdp", "ddp"};
   std::vector<int> micro_batches = {1, 2, 4, 8};
   std::vector<std::string> recompute = {"none", "full"};
@@ -70,6 +70,11 @@ struct ImpliedBatch {
   int global_batch = 0, dp = 1, micro_batch = 1, micro_batches = 1;
 };
 ImpliedBatch implied_global_batch(const ScenarioSpec& base, const model::ModelShape& model);
+
+// GPU counts a job may take on one node short of all of it: the halves of a single-host node
+// (4, 2, 1 of 8), as a Kubernetes pod that asks for 4 of a p4d's GPUs gets them; none for a
+// multi-host NVLink domain, whose parts are whole hosts. The node is paid whole.
+std::vector<int> part_of_one_node(const hw::NodeSpec& node);
 
 // Node counts of `gpus_per_node`-GPU nodes inside [min_gpus, max_gpus].
 std::vector<int> node_counts(int gpus_per_node, int min_gpus, int max_gpus);

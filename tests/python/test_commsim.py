@@ -207,4 +207,4 @@ def test_plan_ranks_layouts_and_names_every_instance(repo):
     with pytest.raises(commsim.CommsimError) as e:
         commsim.plan(example, gpus="9..15")
     assert e.value.exit_code == 2
-    assert "no number of whole nodes has 9 to 15 GPUs" in e.value.message
+    assert "no number of whole nodes, nor a half, quarter or eighth of one node, has 9 to 15 GPUs" in e.value.message

@@ -90,4 +90,17 @@ TEST_CASE("scenarios: the README's plan on the seeds' machine ranks the layout a
   const auto time_at = first.find_first_not_of(' ', 1);
   const std::string time = first.substr(time_at, first.find(" s ", time_at) + 2 - time_at);
   CHECK(readme.find(time + " for the 50 steps") != std::string::npos);
+
+  // Kept to the pod's 4 GPUs: "1         2 min ... megatron tp4 pp1 dp1 sp dist-opt mb1, 4 of 8 GPUs per node  *".
+  const auto four = scenarios_test::run_commsim(
+      {"plan", (kSourceOfReadme / "scenarios/seeds/p4d_1pod_4gpu.toml").string(), "--gpus", "4"});
+  REQUIRE(four.exit_code == 0);
+  const auto row4 = four.out.find("\n1 ");
+  REQUIRE(row4 != std::string::npos);
+  const std::string first4 = four.out.substr(row4 + 1, four.out.find('\n', row4 + 1) - row4 - 1);
+  INFO(first4);
+  CHECK(first4.find(", 4 of 8 GPUs per node") != std::string::npos);
+  const std::string layout4 = first4.substr(first4.find("megatron"), first4.find(", 4 of 8") - first4.find("megatron"));
+  CHECK(readme.find("`" + layout4 + "` first, 2 min for the 50 steps") != std::string::npos);
+  CHECK(first4.find(" 2 min ") != std::string::npos);
 }

@@ -138,8 +138,10 @@ size_t included_rank(const PlanOutput& p) {
 std::string plan_empty_reason(const PlanOutput& p) {
   const auto& r = p.result;
   if (r.space.considered == 0)
-    return fmt::format("no layout in the space: no number of whole nodes has {} to {} GPUs (widen --gpus)",
-                       p.options.space.min_gpus, p.options.space.max_gpus);
+    return fmt::format(
+        "no layout in the space: no number of whole nodes, nor a half, quarter or eighth of one node, has {} to {} "
+        "GPUs (widen --gpus)",
+        p.options.space.min_gpus, p.options.space.max_gpus);
   if (r.candidates == 0)
     return fmt::format(
         "no layout in the space: none of the {} combinations is left ({}) (widen --gpus, "
@@ -370,8 +372,13 @@ std::string plan_text(const PlanOutput& p) {
       out += fmt::format("  {:<20} {:>10} {:>10}\n", "run cost", format_usd(*a.cost_usd), format_usd(*b.cost_usd));
   }
   if (!r.node_prices.empty()) {
-    out += "\nprices (one node-hour; on-demand: list price; capacity block: AWS EC2 Capacity Blocks' hourly rate, "
-           "paid up front for the block):\n";
+    const bool part_node = std::any_of(r.ranked.begin(), r.ranked.end(), [](const Evaluated& e) {
+      return e.candidate.node_gpus > e.candidate.gpus_per_node;
+    });
+    out += fmt::format(
+        "\nprices (one node-hour{}; on-demand: list price; capacity block: AWS EC2 Capacity Blocks' hourly rate, "
+        "paid up front for the block):\n",
+        part_node ? ", paid whole by a row on part of a node (\"4 of 8 GPUs per node\")" : "");
     for (const auto& [instance, price] : r.node_prices)
       out += fmt::format("  {:<18} {:>10}  {:<14} {}\n", instance, format_usd(price.usd_per_hour), price.pricing,
                          price.source);

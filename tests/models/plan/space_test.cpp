@@ -7,6 +7,7 @@
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
 #include "models/model/model_shape.hpp"
+#include "models/plan/candidate.hpp"
 #include "models/plan/space.hpp"
 #include "tests/models/plan/plan_fixture.hpp"
 
@@ -92,6 +93,50 @@ TEST_CASE("plan: an NVL72 rack gives all its hosts or a power of two of them, an
   CHECK(layout_text(cands.front()).find(", 64 of 72 GPUs per node") != std::string::npos);
   o.domain_hosts = {18};
   CHECK(enumerate_space(base, m, o).empty());  // all 18 trays: nothing divides
+}
+
+TEST_CASE("plan: part of one node is a half, quarter or eighth of it, and a scenario on part plans from there",
+          "[models][plan]") {
+  CHECK(part_of_one_node(models::hw::find_instance("p4d.24xlarge")) == std::vector<int>{4, 2, 1});
+  CHECK(part_of_one_node(models::hw::find_instance("g6e.12xlarge")) == std::vector<int>{2, 1});
+  CHECK(part_of_one_node(models::hw::find_instance("gb200-nvl72")).empty());  // whole trays: used_gpus_per_node
+
+  auto base = plan_test::small_base();
+  base.cluster.instance = "p4d.24xlarge";
+  base.training.global_batch = 16;
+  const auto m = models::model::resolve_model(*base.model);
+  SpaceOptions o;
+  o.strategies = {"fsdp"};
+  o.micro_batches = {1};
+  o.recompute = {"none"};
+  const auto counts = [&](const SpaceOptions& opt) {
+    std::set<std::pair<int, int>> gpus;  // (GPUs used per node, the node's GPUs)
+    for (const auto& c : enumerate_space(base, m, opt)) gpus.insert({c.gpus_per_node, c.node_gpus});
+    return gpus;
+  };
+  // A scenario on all 8 GPUs plans at 8; one on a pod of 4 (the seeds') plans at 4 and 8.
+  CHECK(counts(o) == std::set<std::pair<int, int>>{{8, 8}});
+  base.placement.gpus_per_pod = 4;
+  CHECK(counts(o) == std::set<std::pair<int, int>>{{4, 8}, {8, 8}});
+  // --gpus 2..16: a quarter and a half of one node, one node and two; never parts of two nodes.
+  o.min_gpus = 2;
+  o.max_gpus = 16;
+  const auto all = enumerate_space(base, m, o);
+  std::set<int> gpus;
+  for (const auto& c : all) {
+    gpus.insert(c.gpus());
+    if (c.gpus_per_node < 8) CHECK(c.nodes == 1);
+  }
+  CHECK(gpus == std::set<int>{2, 4, 8, 16});
+  const auto half = std::find_if(all.begin(), all.end(), [](const Candidate& c) { return c.gpus() == 4; });
+  REQUIRE(half != all.end());
+  CHECK(layout_text(*half) == "fsdp dp4 mb1, 4 of 8 GPUs per node");
+  // The scenario a part writes runs on the same 4 GPUs of the node.
+  const auto s = apply_candidate(base, *half);
+  CHECK(s.placement.gpus_per_pod * s.placement.pods_per_node == 4);
+  CHECK(s.cluster.nodes == 1);
+  o.min_gpus = o.max_gpus = 12;
+  CHECK(enumerate_space(base, m, o).empty());
 }
 
 TEST_CASE("plan: a mixture of experts gets Megatron layouts only, and the space says why", "[models][plan]") {

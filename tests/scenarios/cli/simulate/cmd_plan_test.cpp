@@ -389,7 +389,8 @@ TEST_CASE("scenarios: plan refuses what has no answer, in one sentence with exit
   const std::vector<Case> cases = {
       {{"--gpus", "64..8"}, "--gpus:1:1: empty range 64..8"},
       {{"--gpus", "8..16", "--max-gpus", "4"}, "contradicts --gpus"},
-      {{"--gpus", "9..15"}, "no layout in the space: no number of whole nodes has 9 to 15 GPUs"},
+      {{"--gpus", "9..15"},
+       "no layout in the space: no number of whole nodes, nor a half, quarter or eighth of one node, has 9 to 15 GPUs"},
       {{"--strategies", "zero3", "--recompute", "selective"},
        "refused by the layout checks (selective recompute is modelled for strategy = \"megatron\" only"},
       {{"--instances", "dgx-h100", "--budget", "1M"}, "no price for dgx-h100"},
