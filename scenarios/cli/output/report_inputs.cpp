@@ -10,10 +10,12 @@
 #include <fmt/format.h>
 
 #include "models/calibrate/nccl_tests.hpp"
+#include "models/nccl/tuner_tables.hpp"
 #include "models/readers/nccl_log.hpp"
 #include "models/readers/nccl_tests_output.hpp"
 #include "models/run/jobs.hpp"
 #include "models/run/layout_line.hpp"
+#include "scenarios/cli/nccl_tests_support.hpp"
 
 namespace scenarios {
 
@@ -112,6 +114,43 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
   }
   const bool per_file = file_order.size() > 1;
 
+  // Each measured op as its files ran it: their NCCL variables, release and process layout over the
+  // scenario's (as nccl-tests --compare predicts). Where that differs from the scenario and every
+  // file of the op agrees, the measured points sit on a curve of their own so, never on a
+  // prediction made under other settings; files that disagree keep the scenario's, and say so.
+  std::map<std::string, models::ScenarioSpec> as_ran;  // op -> the scenario as its files ran
+  std::map<std::string, std::string> as_ran_words;     // op -> "as ar.txt ran (NCCL_ALGO=Tree)"
+  std::set<std::string> disagree;
+  for (const auto& run : models::readers::parse_nccl_tests_files(measured_files)) {
+    if (run.op.empty()) continue;
+    const NcclTestsFile file = read_nccl_tests_output(run.source, "--measured");
+    const auto env = nccl_env_from_log(file.text, run.source);
+    models::ScenarioSpec ran = spec;
+    apply_run_to_spec(run, env, usable_nccl_version(file, run.source, nullptr), ran);
+    const auto same = [](const models::ScenarioSpec& a, const models::ScenarioSpec& b) {
+      return a.nccl_env == b.nccl_env && a.nccl_version == b.nccl_version &&
+             a.placement.single_process == b.placement.single_process;
+    };
+    if (auto it = as_ran.find(run.op); it != as_ran.end()) {
+      if (!same(it->second, ran)) disagree.insert(run.op);
+      continue;
+    }
+    if (same(ran, spec)) continue;
+    std::string what;
+    for (const auto& [k, v] : env)
+      if (!spec.nccl_env.count(k) || spec.nccl_env.at(k) != v) what += (what.empty() ? "" : ", ") + k + "=" + v;
+    if (ran.nccl_version != spec.nccl_version)
+      what += (what.empty() ? "" : ", ") + std::string("NCCL ") + models::nccl::nccl_version_text(ran.nccl_version);
+    if (ran.placement.single_process != spec.placement.single_process)
+      what += (what.empty() ? "" : ", ") + std::string("one process driving every GPU");
+    as_ran.emplace(run.op, std::move(ran));
+    as_ran_words[run.op] = "as " + std::filesystem::path(run.source).filename().string() + " ran (" + what + ")";
+  }
+  for (const auto& op : disagree) {
+    as_ran.erase(op);
+    as_ran_words.erase(op);
+  }
+
   // The curves: each collective the step launched on its own group's ranks (a TP all-gather over
   // its 8 GPUs, not over the cluster), then each measured op over every rank of the scenario (as
   // nccl-tests ran over the cluster), unless a collective of the step already spans them all.
@@ -160,7 +199,12 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
     if (spec.collective) wanted.insert(spec.collective->op);
   }
   for (const auto& op : wanted)
-    if (!everyone_ops.count(op)) curves.push_back({op, {}, everyone});
+    if (!everyone_ops.count(op) && !as_ran.count(op))
+      curves.push_back(
+          {op,
+           {},
+           disagree.count(op) ? everyone + ", the scenario's NCCL settings (the files ran with others)" : everyone});
+  for (const auto& [op, ran] : as_ran) curves.push_back({op, {}, everyone + ", " + as_ran_words.at(op), &ran});
 
   std::vector<viz::BusBwPoint> out;
   for (const auto& c : curves) {
@@ -172,7 +216,8 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
     o.iters = 1;
     o.ranks = c.ranks;
     // Measured files ran over the cluster: their points sit on the curve over every rank.
-    const auto it = c.ranks.empty() ? measured.find(c.op) : measured.end();
+    const bool takes_measured = c.ranks.empty() && (!as_ran.count(c.op) || c.on == &as_ran.at(c.op));
+    const auto it = takes_measured ? measured.find(c.op) : measured.end();
     if (it != measured.end() && !it->second.empty()) {  // predict at exactly the measured sizes
       o.min_bytes = it->second.begin()->first;
       o.max_bytes = it->second.rbegin()->first;

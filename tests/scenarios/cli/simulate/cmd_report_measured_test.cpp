@@ -1,5 +1,6 @@
 // `commsim report --measured a --measured b`: one bus bandwidth series per measured file, named by
-// the file and the NCCL variables its INFO lines set; one file stays on the predicted curve.
+// the file and the NCCL variables its INFO lines set; one file stays on the predicted curve, made
+// with the file's NCCL variables where they differ from the scenario's.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -39,4 +40,18 @@ TEST_CASE("commsim report: each --measured file is its own bus bandwidth series"
   CHECK(single.find("data-series=\"ar_g4.txt\"") == std::string::npos);
   // On the predicted curve over every GPU of the scenario, as nccl-tests ran: the legend says so.
   CHECK(single.find(">all_reduce, all 4 GPUs on 1 node measured</text>") != std::string::npos);
+
+  // A file that ran with other NCCL variables (Socket only) sits on a prediction made with them,
+  // beside the scenario's own curve, never on the scenario's P2P curve.
+  const std::string sock = (dir / "sock.html").string();
+  r = run_commsim({"report", kMeasuredScenario, "--measured", kMeasuredNcclTests + "ar_g4_sock.txt", "--html", sock});
+  REQUIRE(r.exit_code == 0);
+  const std::string s = read_all(sock);
+  const std::string as_ran =
+      "all_reduce, all 4 GPUs on 1 node, as ar_g4_sock.txt ran (NCCL_NVLS_ENABLE=0, NCCL_P2P_DISABLE=1, "
+      "NCCL_SHM_DISABLE=1)";
+  CHECK(s.find(">" + as_ran + " measured</text>") != std::string::npos);
+  CHECK(s.find(">" + as_ran + " predicted</text>") != std::string::npos);
+  CHECK(s.find(">all_reduce, all 4 GPUs on 1 node predicted</text>") != std::string::npos);
+  CHECK(s.find(">all_reduce, all 4 GPUs on 1 node measured</text>") == std::string::npos);
 }
