@@ -1,4 +1,4 @@
-// commsim calibrate --scenario MACHINE.toml FILE[:VAR=VAL,...]... --out PROFILE.toml [--json]
+// commsim calibrate --scenario MACHINE.toml FILE[:VAR=VAL,...]... --out PROFILE.toml [--op OP] [--json]
 // Fits the physical parameters of the transport each nccl-tests output exercised (hop latency
 // and efficiency per protocol, launch overhead) and writes a profile scenarios can reference.
 // The NCCL variables of a run are read from its INFO lines ("NCCL_P2P_DISABLE set by
@@ -94,10 +94,20 @@ int cmd_calibrate(int argc, char** argv) {
   app.add_option("--fix", fixes, "hold a parameter measured elsewhere fixed, e.g. nvlink.efficiency.ll=0.26")
       ->type_name("NAME=VALUE");
   add_set_option(app, sets);
+  std::string op_name;
+  app.add_option("--op", op_name,
+                 "the collective of files without an nccl-tests header naming it (all_reduce, all_gather); a "
+                 "file's own header wins, and one that names another is refused")
+      ->type_name("OP");
   app.add_flag("--json", json, "print the fit as one JSON object (docs/result.schema.json) instead of the table");
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
+    models::nccl::CollOp given_op = models::nccl::CollOp::AllReduce;
+    if (!op_name.empty() &&
+        (!models::nccl::parse_coll_op(op_name, given_op) || !models::calibrate::fits_collective(given_op)))
+      throw UserError({"--op", 1, 1}, "--op " + op_name + " is not a collective calibrate fits (expected " +
+                                          std::string(models::calibrate::kFittedCollectives) + ")");
     LoadedScenario base = load_scenario(scenario_path, sets);
     // Every input is protected but the machine's own calibration profile: refitting it in place is
     // the documented workflow (scenarios/validation/h200x4/measured/README.md), the fit starts from
@@ -187,11 +197,21 @@ int cmd_calibrate(int argc, char** argv) {
       const int version = usable_nccl_version(measured, file, &version_note);
       if (!version_note.empty()) std::fprintf(stderr, "commsim calibrate: note: %s\n", version_note.c_str());
       for (auto& run : measured.runs) {
+        // A table without nccl-tests' header does not say its collective, and all_gather's bus
+        // bandwidth is another multiple of its time than all_reduce's: never guessed.
+        if (run.op.empty() && op_name.empty())
+          throw UserError({file, 1, 1},
+                          "the file does not say which collective it measured (no nccl-tests header naming its "
+                          "program, such as all_reduce_perf): give --op all_reduce or --op all_gather");
+        if (run.op.empty()) run.op = models::nccl::coll_op_name(given_op);
         models::nccl::CollOp op = models::nccl::CollOp::AllReduce;
-        if (!run.op.empty() && models::nccl::parse_coll_op(run.op, op) && !models::calibrate::fits_collective(op))
+        if (models::nccl::parse_coll_op(run.op, op) && !models::calibrate::fits_collective(op))
           throw UserError(
               collective_line(measured.text, file),
               file + " is " + run.op + ", which calibrate does not fit " + models::calibrate::kFittedCollectives);
+        if (!op_name.empty() && op != given_op)
+          throw UserError(collective_line(measured.text, file),
+                          file + " is " + run.op + ", not --op " + op_name + " (its header names its collective)");
         if (run.ranks == 1)
           throw UserError(nccl_tests_rank_line(measured.text, file),
                           file + " ran on 1 rank, which crosses no link (expected a run of at least 2 ranks)");

@@ -73,8 +73,24 @@ TEST_CASE("commsim calibrate: a file whose ring crosses NVLink and a network is 
   const std::string v = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/p5_2node_efa/";
   const auto dir = scenarios_test::fresh_temp_dir("calibrate-two-classes");
   const std::string out = (dir / "p.toml").string();
-  const auto r = run_commsim(
-      {"calibrate", "--scenario", v + "scenario.toml", v + "measured/all_reduce_perf.txt", "--out", out});
+  // The file has no nccl-tests header: its collective is given, never guessed.
+  const auto bare =
+      run_commsim({"calibrate", "--scenario", v + "scenario.toml", v + "measured/all_reduce_perf.txt", "--out", out});
+  CHECK(bare.exit_code == 2);
+  CHECK(bare.err.find("all_reduce_perf.txt:1:1: the file does not say which collective it measured") !=
+        std::string::npos);
+  CHECK(bare.err.find("give --op all_reduce or --op all_gather") != std::string::npos);
+  const auto wrong =
+      run_commsim({"calibrate", "--scenario", kScenario, kNcclTests + "ar_g4.txt", "--op", "all_gather", "--out", out});
+  CHECK(wrong.exit_code == 2);
+  CHECK(wrong.err.find("ar_g4.txt is all_reduce, not --op all_gather") != std::string::npos);
+  const auto alltoall =
+      run_commsim({"calibrate", "--scenario", kScenario, kNcclTests + "ar_g4.txt", "--op", "alltoall", "--out", out});
+  CHECK(alltoall.exit_code == 2);
+  CHECK(alltoall.err.find("--op alltoall is not a collective calibrate fits") != std::string::npos);
+
+  const auto r = run_commsim({"calibrate", "--scenario", v + "scenario.toml", v + "measured/all_reduce_perf.txt",
+                              "--op", "all_reduce", "--out", out});
   INFO(r.err);
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("calibrate fits one link class per nccl-tests file") != std::string::npos);
