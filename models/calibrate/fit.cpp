@@ -9,6 +9,7 @@
 #include <numeric>
 #include <set>
 
+#include "models/calibrate/nccl_tests.hpp"
 #include "models/collectives/collective.hpp"
 #include "models/comm_plan/comm_plan.hpp"
 #include "models/comm_plan/link_params.hpp"
@@ -30,6 +31,9 @@ struct Sample {
   double steps = 0;    // hop count on the critical path
   double x = 0;        // bytes / (raw bandwidth x channel share): seconds at efficiency 1
   double fixed_s = 0;  // kernel latency + steps x wire latency: known, not fitted
+  // What the engine charges beyond the kernel, this class's steps and its bytes: on a ring across
+  // nodes, the steps over the other classes' links and the pipeline's fill (engine_samples).
+  double engine_rest_s = 0;
   double measured_s = 0;
   double target_s = 0;      // device time implied by the measurement for the current (launch, p)
   int gpus_per_thread = 1;  // nccl-tests -g N: the host's issue cost grows with it (LinkParams::launch_cost)
@@ -80,6 +84,75 @@ Sample make_sample(const collectives::CommPlan& plan, const nccl::TuningEnv& env
   out->proto = nccl::proto_name(c.proto);
   s.out = out;
   return s;
+}
+
+// A file whose ring crosses two link classes (8 GPUs on each of 2 nodes: NVLink inside, the network
+// between): its points are fitted on the binding class only (the slowest edge: every ring and tree
+// step waits for it), the other class held at the defaults or the --fix values. The features come
+// from the engine itself, as differences of its device time per size: at the defaults (T0), with
+// the binding class's hop latencies raised by dh (Th), and with its inverse efficiencies u raised
+// by du (Tu):
+//   steps = (Th - T0) / dh,   x = (Tu - T0) / du,   rest = T0 - kernel - steps h0 - x u0
+// so the linear model is the engine's tangent at the defaults, with whatever the engine charges for
+// the ring's NVLink steps, its rings per NIC and its pipeline's fill. Exact where the engine's time
+// is linear in h and u (the steps' latencies; the bytes over the bottleneck), a tangent elsewhere
+// (the fill's min); the engine's own error with the fitted values is reported beside the fit's.
+LinkClass binding_class(const collectives::CommPlan& plan, const collectives::LinkParams& lp) {
+  const collectives::Edge* slowest = &plan.rings.front().front();
+  const auto rate = [&](const collectives::Edge& e) {
+    return e.raw_bandwidth * lp.by_class[static_cast<int>(e.link_class)].efficiency[static_cast<int>(Proto::Simple)];
+  };
+  for (const auto& ring : plan.rings)
+    for (const auto& e : ring)
+      if (rate(e) < rate(*slowest)) slowest = &e;
+  return slowest->link_class;
+}
+
+std::vector<Sample> engine_samples(const Measurement& m, CollOp op, LinkClass cls, collectives::LinkParams lp,
+                                   const std::map<std::string, double>& pinned, std::vector<PointFit>& points) {
+  static const char* const kProtoKey[3] = {"ll", "ll128", "simple"};
+  ScenarioSpec spec = m.spec;
+  for (const auto& [name, value] : pinned) spec.cluster.params[name] = value;
+  lp.apply(spec.cluster.params);
+  const auto& cp = lp.by_class[static_cast<int>(cls)];
+  const std::string prefix = link_class_name(cls);
+  std::vector<int64_t> sizes;
+  for (const auto& row : m.run.rows)
+    if (row.size_bytes > 0) sizes.push_back(row.size_bytes);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  constexpr double kDh = 10e-6;  // seconds added to each hop latency
+  constexpr double kDu = 0.5;    // fraction added to each inverse efficiency
+  const auto device = [&](const ScenarioSpec& sp) { return run_nccl_tests_at(sp, op, sizes); };
+  const std::vector<NcclTestsRow> t0 = device(spec);
+  ScenarioSpec hop = spec, eff = spec;
+  for (int j = 0; j < 3; ++j) {
+    hop.cluster.params[prefix + ".hop_latency." + kProtoKey[j]] = cp.hop_latency_s[j] + kDh;
+    eff.cluster.params[prefix + ".efficiency." + kProtoKey[j]] = cp.efficiency[j] / (1 + kDu);
+  }
+  const std::vector<NcclTestsRow> th = device(hop), tu = device(eff);
+  std::vector<Sample> out;
+  for (const auto& row : m.run.rows) {
+    if (row.size_bytes <= 0) continue;
+    const std::size_t k = std::lower_bound(sizes.begin(), sizes.end(), row.size_bytes) - sizes.begin();
+    const double t = row.ip ? std::min(row.oop.time_us, row.ip->time_us) : row.oop.time_us;
+    points.push_back(PointFit{m.run.source, row.size_bytes, t, 0, t0[k].algo, t0[k].proto});
+    Sample sm;
+    sm.cls = static_cast<int>(cls);
+    nccl::Proto proto = Proto::Simple;
+    for (int j = 0; j < 3; ++j)
+      if (t0[k].proto == nccl::proto_name(static_cast<Proto>(j))) proto = static_cast<Proto>(j);
+    sm.proto = static_cast<int>(proto);
+    const double h0 = cp.hop_latency_s[sm.proto], u0 = 1.0 / cp.efficiency[sm.proto];
+    const double d0 = t0[k].device_us * 1e-6;
+    sm.steps = std::max(0.0, (th[k].device_us * 1e-6 - d0) / kDh);
+    sm.x = std::max(0.0, (tu[k].device_us * 1e-6 - d0) / (kDu * u0));
+    sm.engine_rest_s = std::max(0.0, d0 - lp.kernel_latency_s - sm.steps * h0 - sm.x * u0);
+    sm.measured_s = t * 1e-6;
+    sm.out = &points.back();
+    out.push_back(sm);
+  }
+  return out;
 }
 
 double device_time(const Sample& s, const Eigen::VectorXd& theta) {
@@ -171,27 +244,37 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
       throw SpecError("", "unsupported collective '" + m.run.op + "' in " + m.run.source);
     if (!fits_collective(op))
       throw SpecError("", m.run.source + " is " + m.run.op + ", which calibrate does not fit " + kFittedCollectives);
-    // One link class per file: every step of the fit's model is the file's class (make_sample). A
-    // communicator whose ring crosses two (NVLink inside nodes and a NIC between them) would load
-    // the network's time onto the first one's parameters, and the profile would be wrong on both.
+    // One link class per file is fitted on the ring's own step count (make_sample); a ring that
+    // crosses two (NVLink inside nodes and a NIC between them) on the engine's tangent, the slower
+    // class fitted and the other held (engine_samples).
+    std::set<LinkClass> crossed;
     for (const auto& ring : plan.rings)
-      for (const auto& e : ring)
-        if (e.link_class != plan.rings.front().front().link_class)
-          throw SpecError("cluster", "calibrate fits one link class per nccl-tests file, and " + m.run.source +
-                                         "'s ring crosses " + link_class_name(plan.rings.front().front().link_class) +
-                                         " and " + link_class_name(e.link_class) + " (" +
-                                         std::to_string(plan.view.nnodes) +
-                                         " nodes) (expected a file of one node, or of one GPU per node)");
-    fit.classes[m.run.source] = link_class_name(plan.rings.front().front().link_class);
+      for (const auto& e : ring) crossed.insert(e.link_class);
     const std::size_t first = samples.size();
-    for (const auto& row : m.run.rows) {
-      if (row.size_bytes <= 0) continue;
-      // The faster of out-of-place and in-place: timing noise only ever adds time.
-      const double t = row.ip ? std::min(row.oop.time_us, row.ip->time_us) : row.oop.time_us;
-      fit.points.push_back(PointFit{m.run.source, row.size_bytes, t, 0, "", ""});
-      samples.push_back(make_sample(plan, env, op, row.size_bytes, t, defaults.kernel_latency_s, &fit.points.back()));
-      samples.back().gpus_per_thread = std::max(1, m.run.ngpus);
-      classes.insert(samples.back().cls);
+    if (crossed.size() > 1) {
+      const collectives::LinkParams world_params = collectives::LinkParams::for_world(*world);
+      const LinkClass cls = binding_class(plan, world_params);
+      std::string held;
+      for (LinkClass c : crossed)
+        if (c != cls) held += std::string(held.empty() ? "" : ", ") + link_class_name(c);
+      fit.classes[m.run.source] = link_class_name(cls);
+      fit.held[m.run.source] = held;
+      for (Sample& sm : engine_samples(m, op, cls, world_params, pinned, fit.points)) {
+        sm.gpus_per_thread = std::max(1, m.run.ngpus);
+        samples.push_back(sm);
+        classes.insert(sm.cls);
+      }
+    } else {
+      fit.classes[m.run.source] = link_class_name(plan.rings.front().front().link_class);
+      for (const auto& row : m.run.rows) {
+        if (row.size_bytes <= 0) continue;
+        // The faster of out-of-place and in-place: timing noise only ever adds time.
+        const double t = row.ip ? std::min(row.oop.time_us, row.ip->time_us) : row.oop.time_us;
+        fit.points.push_back(PointFit{m.run.source, row.size_bytes, t, 0, "", ""});
+        samples.push_back(make_sample(plan, env, op, row.size_bytes, t, defaults.kernel_latency_s, &fit.points.back()));
+        samples.back().gpus_per_thread = std::max(1, m.run.ngpus);
+        classes.insert(samples.back().cls);
+      }
     }
     // Device time grows with size. A point slower than a larger size of the same run measured
     // host noise (a sweep's slow start, a scheduler hiccup), not the device: it still counts in
@@ -222,7 +305,7 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
   // The device's fixed cost is not fitted: the default, or the pinned value (samples were made
   // before the pins were known).
   const double kernel_s = pinned_params.kernel_latency_s;
-  for (Sample& s : samples) s.fixed_s = kernel_s;
+  for (Sample& s : samples) s.fixed_s = kernel_s + s.engine_rest_s;
   double best_cost = -1, best_launch = pinned_params.launch_overhead_s, best_p = pinned_params.launch_sharpness;
   std::map<int, Eigen::VectorXd> best_theta;
   static const char* const kProtoNames[3] = {"ll", "ll128", "simple"};
@@ -329,7 +412,15 @@ std::string profile_toml(const FitResult& fit, const std::vector<std::string>& s
   std::string out = "# commsim calibration profile, written by `commsim calibrate`.\n# Fitted from:\n";
   for (const auto& s : sources) {
     auto it = fit.classes.find(s);
-    out += "#   " + s + (it != fit.classes.end() ? "  (" + it->second + ")" : "") + "\n";
+    const auto held = fit.held.find(s);
+    out +=
+        "#   " + s +
+        (it != fit.classes.end()
+             ? "  (" + it->second +
+                   (held != fit.held.end() ? "; its " + held->second + " steps held at their defaults or --fix" : "") +
+                   ")"
+             : "") +
+        "\n";
   }
   char buf[200];
   std::snprintf(

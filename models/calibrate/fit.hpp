@@ -45,6 +45,8 @@ struct FitResult {
   std::map<std::string, double> pinned;  // the ones held fixed (--fix), not fitted
   std::vector<PointFit> points;
   std::map<std::string, std::string> classes;  // source -> link class it exercised
+  // source -> the other classes its ring crossed, held at their defaults or --fix values ("nvlink")
+  std::map<std::string, std::string> held;
   double median_abs_error = 0, max_abs_error = 0;  // the linear model's, over every point
   // The engine's over every point, with the fitted parameters (fit_check.hpp); unset: not checked.
   std::optional<double> engine_median_abs_error, engine_max_abs_error;

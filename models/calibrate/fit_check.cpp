@@ -14,26 +14,15 @@ void check_fit_with_engine(const std::vector<Measurement>& measurements, FitResu
   for (const auto& m : measurements) {
     ScenarioSpec spec = m.spec;
     for (const auto& [name, value] : fit.params) spec.cluster.params[name] = value;
-    NcclTestsOptions o;
-    if (!nccl::parse_coll_op(m.run.op.empty() ? "all_reduce" : m.run.op, o.op))
+    nccl::CollOp op;
+    if (!nccl::parse_coll_op(m.run.op.empty() ? "all_reduce" : m.run.op, op))
       throw SpecError("", "unsupported collective '" + m.run.op + "' in " + m.run.source);
     std::vector<int64_t> sizes;
     for (const auto& row : m.run.rows)
       if (row.size_bytes > 0) sizes.push_back(row.size_bytes);
     if (sizes.empty()) continue;
-    // One sweep when the file's sizes are nccl-tests' doubling from its first to its last (the
-    // common -f 2), else one run per size.
-    o.min_bytes = sizes.front();
-    o.max_bytes = sizes.back();
     std::vector<double> engine;
-    if (nccl_tests_sizes(o) == sizes) {
-      for (const auto& row : run_nccl_tests(spec, o).rows) engine.push_back(row.best_time_us());
-    } else {
-      for (int64_t size : sizes) {
-        o.min_bytes = o.max_bytes = size;
-        engine.push_back(run_nccl_tests(spec, o).rows.front().best_time_us());
-      }
-    }
+    for (const auto& row : run_nccl_tests_at(spec, op, sizes)) engine.push_back(row.best_time_us());
     for (double us : engine) {
       if (k >= fit.points.size()) break;
       PointFit& p = fit.points[k++];

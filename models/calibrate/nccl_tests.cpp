@@ -47,6 +47,31 @@ std::vector<int64_t> nccl_tests_sizes(const NcclTestsOptions& o) {
   return sizes;
 }
 
+std::vector<NcclTestsRow> run_nccl_tests_at(const ScenarioSpec& spec, nccl::CollOp op,
+                                            const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> sorted = sizes;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  std::vector<NcclTestsRow> rows;
+  if (sorted.empty()) return rows;
+  NcclTestsOptions o;
+  o.op = op;
+  o.min_bytes = sorted.front();
+  o.max_bytes = sorted.back();
+  if (nccl_tests_sizes(o) == sorted) {
+    rows = run_nccl_tests(spec, o).rows;
+  } else {
+    for (int64_t size : sorted) {
+      o.min_bytes = o.max_bytes = size;
+      rows.push_back(run_nccl_tests(spec, o).rows.front());
+    }
+  }
+  std::vector<NcclTestsRow> out;
+  out.reserve(sizes.size());
+  for (int64_t size : sizes) out.push_back(rows[std::lower_bound(sorted.begin(), sorted.end(), size) - sorted.begin()]);
+  return out;
+}
+
 NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions& o) {
   sim::Simulator sim;
   sim::FlowNetwork net(sim);

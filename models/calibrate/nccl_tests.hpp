@@ -60,6 +60,10 @@ double bus_factor(nccl::CollOp op, int n);
 std::vector<int64_t> nccl_tests_sizes(const NcclTestsOptions& o);
 // Runs the sweep; throws SpecError for a scenario the models cannot build.
 NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions& options);
+// The rows of `sizes` (any order, repeats allowed; rows in the same order): one sweep where the
+// sizes are nccl-tests' doubling from the first to the last (the common -f 2), else a run per size.
+std::vector<NcclTestsRow> run_nccl_tests_at(const ScenarioSpec& spec, nccl::CollOp op,
+                                            const std::vector<int64_t>& sizes);
 // The table exactly as nccl-tests prints it (same header lines, columns, units, footer).
 std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& o);
 

@@ -230,6 +230,17 @@ int cmd_calibrate(int argc, char** argv) {
     } catch (const models::SpecError& e) {
       throw base.to_user_error(e);
     }
+    // A file across nodes is fitted at its own node count, where the profile is right by
+    // construction; measured elsewhere, such a profile did worse than the defaults.
+    for (const auto& m : measurements)
+      if (fit.held.count(m.run.source))
+        std::fprintf(stderr,
+                     "commsim calibrate: note: %s was fitted across %d nodes on %s's parameters, its %s steps held "
+                     "at their defaults or --fix: the profile reproduces this file, and other node counts need "
+                     "their own check (fitted so on 2 x p5.48xlarge, a profile did worse than the catalog's defaults "
+                     "on public runs of 4-32 nodes: docs/measured-runs.md)\n",
+                     m.run.source.c_str(), m.spec.cluster.nodes, fit.classes.at(m.run.source).c_str(),
+                     fit.held.at(m.run.source).c_str());
     std::map<std::string, models::calibrate::CarriedParam> carried;
     for (const auto& [name, value] : scenario_params)
       if (!fit.params.count(name)) carried[name] = {value, carried_comment(base.position_of("cluster.params." + name))};

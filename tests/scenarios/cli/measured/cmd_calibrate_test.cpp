@@ -66,10 +66,10 @@ TEST_CASE("commsim calibrate: a broken nccl-tests header is one FILE:LINE:COL li
   CHECK_FALSE(std::filesystem::exists(out));
 }
 
-TEST_CASE("commsim calibrate: a file whose ring crosses NVLink and a network is refused, nothing written",
+TEST_CASE("commsim calibrate: a file whose ring crosses NVLink and a network fits the network, NVLink held",
           "[scenarios]") {
-  // 2 x p5 of 8 GPUs: the ring crosses NVLink inside each node and EFA between them; the fit's
-  // steps are of one class, so the EFA time would land on NVLink's parameters.
+  // 2 x p5 of 8 GPUs: the ring crosses NVLink inside each node and EFA between them. EFA binds: its
+  // parameters are fitted on the engine's tangent, NVLink's held at their defaults.
   const std::string v = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/p5_2node_efa/";
   const auto dir = scenarios_test::fresh_temp_dir("calibrate-two-classes");
   const std::string out = (dir / "p.toml").string();
@@ -92,11 +92,18 @@ TEST_CASE("commsim calibrate: a file whose ring crosses NVLink and a network is 
   const auto r = run_commsim({"calibrate", "--scenario", v + "scenario.toml", v + "measured/all_reduce_perf.txt",
                               "--op", "all_reduce", "--out", out});
   INFO(r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(r.err.find("calibrate fits one link class per nccl-tests file") != std::string::npos);
-  CHECK(r.err.find("crosses nvlink and efa (2 nodes) (expected a file of one node, or of one GPU per node)") !=
+  REQUIRE(r.exit_code == 0);
+  const std::string profile = scenarios_test::slurp(out);
+  CHECK(profile.find("all_reduce_perf.txt  (efa; its nvlink steps held at their defaults or --fix)") !=
         std::string::npos);
-  CHECK_FALSE(std::filesystem::exists(out));
+  CHECK(profile.find("\"efa.efficiency.ll128\"") != std::string::npos);
+  CHECK(profile.find("\"nvlink.") == std::string::npos);
+  // The engine replays the file with the profile within a few percent (1.5 % median when written).
+  CHECK(r.out.find("engine with the fitted parameters: median |error| 1.") != std::string::npos);
+  // Fitted on 2 nodes: the output says what that profile is worth at other node counts.
+  CHECK(r.err.find("all_reduce_perf.txt was fitted across 2 nodes on efa's parameters, its nvlink steps held") !=
+        std::string::npos);
+  std::filesystem::remove(out);
   // The Socket file of the 4 x H200 host (every GPU its own NCCL node, one class) still fits.
   const auto sock = run_commsim({"calibrate", "--scenario", kScenario, kNcclTests + "ar_g4_sock.txt", "--out", out});
   CHECK(sock.exit_code == 0);
