@@ -15,7 +15,6 @@
 #include "models/readers/nccl_tests_output.hpp"
 #include "models/run/jobs.hpp"
 #include "models/run/layout_line.hpp"
-#include "scenarios/cli/nccl_tests_support.hpp"
 
 namespace scenarios {
 
@@ -94,7 +93,8 @@ std::string measured_series(const std::string& path) {
 }  // namespace
 
 std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, const models::RunResult& result,
-                                          const std::vector<std::string>& measured_files) {
+                                          const std::vector<std::string>& measured_files,
+                                          const MeasuredAsRan& as_ran_of) {
   // Measured busbw (out-of-place, as nccl-tests' own summary uses) by file, op and size. One file:
   // the measured values sit on the predicted curve's points; several: one series per file.
   std::map<std::string, std::map<std::string, std::map<int64_t, double>>> by_file;  // series -> op -> size
@@ -114,19 +114,14 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
   }
   const bool per_file = file_order.size() > 1;
 
-  // Each measured op as its files ran it: their NCCL variables, release and process layout over the
-  // scenario's (as nccl-tests --compare predicts). Where that differs from the scenario and every
-  // file of the op agrees, the measured points sit on a curve of their own so, never on a
-  // prediction made under other settings; files that disagree keep the scenario's, and say so.
+  // Each measured op as its files ran it (as_ran_of; header: what it does).
   std::map<std::string, models::ScenarioSpec> as_ran;  // op -> the scenario as its files ran
   std::map<std::string, std::string> as_ran_words;     // op -> "as ar.txt ran (NCCL_ALGO=Tree)"
   std::set<std::string> disagree;
-  for (const auto& run : models::readers::parse_nccl_tests_files(measured_files)) {
+  for (const auto& run : as_ran_of ? models::readers::parse_nccl_tests_files(measured_files)
+                                   : std::vector<models::readers::NcclTestsRun>{}) {
     if (run.op.empty()) continue;
-    const NcclTestsFile file = read_nccl_tests_output(run.source, "--measured");
-    const auto env = nccl_env_from_log(file.text, run.source);
-    models::ScenarioSpec ran = spec;
-    apply_run_to_spec(run, env, usable_nccl_version(file, run.source, nullptr), ran);
+    models::ScenarioSpec ran = as_ran_of(spec, run);
     const auto same = [](const models::ScenarioSpec& a, const models::ScenarioSpec& b) {
       return a.nccl_env == b.nccl_env && a.nccl_version == b.nccl_version &&
              a.placement.single_process == b.placement.single_process;
@@ -137,7 +132,7 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
     }
     if (same(ran, spec)) continue;
     std::string what;
-    for (const auto& [k, v] : env)
+    for (const auto& [k, v] : ran.nccl_env)
       if (!spec.nccl_env.count(k) || spec.nccl_env.at(k) != v) what += (what.empty() ? "" : ", ") + k + "=" + v;
     if (ran.nccl_version != spec.nccl_version)
       what += (what.empty() ? "" : ", ") + std::string("NCCL ") + models::nccl::nccl_version_text(ran.nccl_version);
@@ -247,7 +242,7 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
 
 viz::ReportInputs report_inputs_for(const LoadedScenario& scenario, const models::RunResult& result,
                                     const CommandInputs& inputs, const std::vector<std::string>& measured_files,
-                                    bool with_busbw) {
+                                    bool with_busbw, const MeasuredAsRan& as_ran) {
   viz::ReportInputs in;
   in.title = result.scenario;
   in.source_file = inputs.files.empty() ? scenario.spec.source_file : inputs.files.front();
@@ -263,7 +258,7 @@ viz::ReportInputs report_inputs_for(const LoadedScenario& scenario, const models
   in.summary.push_back({"commsim", commsim_version()});
   if (with_busbw) {
     try {
-      in.busbw = busbw_curves(scenario.spec, result, measured_files);
+      in.busbw = busbw_curves(scenario.spec, result, measured_files, as_ran);
     } catch (const models::SpecError& e) {
       throw scenario.to_user_error(e);
     }

@@ -52,6 +52,15 @@ std::string trace_with_inputs(const std::string& trace, const CommandInputs& in)
          trace.substr(close);
 }
 
+// A --measured file's run as nccl-tests --compare replays it: its NCCL variables, release and
+// process layout over the scenario's.
+models::ScenarioSpec measured_as_ran(const models::ScenarioSpec& spec, const models::readers::NcclTestsRun& run) {
+  models::ScenarioSpec ran = spec;
+  const NcclTestsFile file = read_nccl_tests_output(run.source, "--measured");
+  apply_run_to_spec(run, nccl_env_from_log(file.text, run.source), usable_nccl_version(file, run.source, nullptr), ran);
+  return ran;
+}
+
 }  // namespace
 
 int cmd_report(int argc, char** argv) {
@@ -114,8 +123,8 @@ int cmd_report(int argc, char** argv) {
     for (size_t i = 0; i < loaded.size(); ++i) {
       results.push_back(run_loaded(loaded[i], options));
       if (html.empty()) continue;
-      inputs.push_back(
-          report_inputs_for(loaded[i], results.back(), scenario_inputs(loaded[i], per.of(i)), measured, !no_busbw));
+      inputs.push_back(report_inputs_for(loaded[i], results.back(), scenario_inputs(loaded[i], per.of(i)), measured,
+                                         !no_busbw, measured_as_ran));
     }
 
     std::vector<std::pair<std::string, size_t>> written;  // every output built first, then committed together
