@@ -10,6 +10,8 @@
 //                      rack, Megatron at micro-batch 1, pp <= 4, vp <= 2, with the planner's bound (an MoE layer's
 //                      experts, router and permutes as Megatron's layer prices them) and with the first version's (MoE
 //                      MLPs left out)
+//   ..._exact1         the same search with only #1 exact (PlanOptions::exact_rows 1), where the command
+//                      makes its 10 table rows exact: what exact rows cost
 // CPU time is the whole process's (both threads). Counters: candidates after the arithmetic, simulated, skipped by the
 // bound, over memory, ranked, and the winner's step.
 //   build/bench/bench_plan --benchmark_filter=llama3_70b_p5
@@ -25,7 +27,7 @@ namespace {
 // `megatron_only`: Megatron layouts at micro-batch 1, pp <= 4, vp <= 2 (a space the first
 // version's bound can still search in about a minute).
 void plan_case(benchmark::State& state, const std::string& name, int min_gpus, int max_gpus, bool tight,
-               bool megatron_only = false) {
+               bool megatron_only = false, size_t exact_rows = 10) {
   const auto loaded = scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/bench/plan/" + name + ".toml");
   models::plan::PlanOptions o;
   if (megatron_only) {
@@ -38,6 +40,7 @@ void plan_case(benchmark::State& state, const std::string& name, int min_gpus, i
   o.space.max_gpus = max_gpus;
   o.jobs = 2;
   o.tight_bound = tight;
+  o.exact_rows = exact_rows;
   models::plan::PlanResult r;
   for (auto _ : state) r = models::plan::plan_layouts(loaded.spec, o);
   state.counters["candidates"] = double(r.candidates);
@@ -83,6 +86,16 @@ BENCHMARK_CAPTURE(plan_case, qwen3_moe_gb200, "qwen3_30b_a3b_gb200", 64, 64, tru
     ->MeasureProcessCPUTime()
     ->UseRealTime();
 BENCHMARK_CAPTURE(plan_case, llama3_405b_h100, "llama3_405b_h100", 2048, 16384, true)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK_CAPTURE(plan_case, llama3_70b_p5_exact1, "llama3_70b_p5", 64, 1024, true, false, 1)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK_CAPTURE(plan_case, llama3_405b_h100_exact1, "llama3_405b_h100", 2048, 16384, true, false, 1)
     ->Unit(benchmark::kSecond)
     ->Iterations(1)
     ->MeasureProcessCPUTime()

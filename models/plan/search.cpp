@@ -289,52 +289,85 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
   }
   std::stable_sort(mine.begin(), mine.end(), [](const Work* a, const Work* b) { return a->bound_obj < b->bound_obj; });
 
-  // Best first.
-  std::mutex mu;
-  double best = kInf;
-  std::vector<std::pair<double, double>> front;  // (time, cost) of simulated candidates that meet the constraints
+  // Best first, with a sequential search's answer whatever the threads. In bound order, a
+  // candidate is skipped when its bound cannot beat the exact_rows-th best layout simulated before
+  // it (so no skipped layout can beat a row the table shows), and, with --pareto-exact, only when a
+  // layout simulated before it is also both faster and cheaper than its bounds. Threads simulate a
+  // window of the next candidates not yet skippable; their results are then taken in order, and
+  // one that the search would have skipped by then is dropped. Skipping only grows as layouts are
+  // simulated, so a candidate skippable early stays so, and the layouts simulated are the same on
+  // any number of threads.
+  const size_t keep = std::max<size_t>(1, o.exact_rows);
+  std::vector<double> kept;  // the best objectives taken so far that meet the constraints, at most `keep`
+  std::vector<std::pair<double, double>> front;  // (time, cost) of taken candidates that meet the constraints
   std::vector<char> skipped(mine.size(), 0);
   std::vector<double> skipped_cost(mine.size(), 0);  // a skipped layout's cost bound (InstanceTally)
-  std::atomic<int64_t> infeasible{0};
-  parallel_for(mine.size(), o.jobs, [&](size_t k) {
-    Work& w = *mine[k];
-    const double t_lb = w.bound_s * steps;
-    const std::optional<double> c_lb =
-        w.usd_per_hour ? std::optional<double>(t_lb * *w.usd_per_hour / 3600) : std::nullopt;
-    if ((o.deadline_s && t_lb * kBoundSlack > *o.deadline_s) || (o.budget_usd && c_lb && *c_lb * kBoundSlack > *o.budget_usd)) {
-      infeasible.fetch_add(1);
-      skipped[k] = 2;  // cannot meet the constraints: the audit checks these too
-      return;
-    }
-    if (!o.exhaustive) {
-      std::lock_guard<std::mutex> lock(mu);
-      bool skip = false;
-      if (o.pareto_exact) {
-        for (const auto& [t, c] : front)
-          if (t <= t_lb * kBoundSlack && c_lb && c <= *c_lb * kBoundSlack) skip = true;
-        if (!c_lb && w.bound_obj * kBoundSlack > best) skip = true;
+  int64_t infeasible = 0;
+  const auto time_lb = [&](const Work& w) { return w.bound_s * steps; };
+  const auto cost_lb = [&](const Work& w) {
+    return w.usd_per_hour ? std::optional<double>(time_lb(w) * *w.usd_per_hour / 3600) : std::nullopt;
+  };
+  const auto cannot_meet = [&](const Work& w) {
+    const std::optional<double> c_lb = cost_lb(w);
+    return (o.deadline_s && time_lb(w) * kBoundSlack > *o.deadline_s) ||
+           (o.budget_usd && c_lb && *c_lb * kBoundSlack > *o.budget_usd);
+  };
+  const auto bound_skips = [&](const Work& w) {
+    if (o.exhaustive) return false;
+    const double threshold = kept.size() < keep ? kInf : kept[keep - 1];
+    if (!o.pareto_exact) return w.bound_obj * kBoundSlack > threshold;
+    // --pareto-exact: also the layouts that may join the front, but never one that may join the
+    // leading ranks.
+    if (w.bound_obj * kBoundSlack <= threshold) return false;
+    const std::optional<double> c_lb = cost_lb(w);
+    if (!c_lb) return true;
+    for (const auto& [t, c] : front)
+      if (t <= time_lb(w) * kBoundSlack && c <= *c_lb * kBoundSlack) return true;
+    return false;
+  };
+  const auto skip = [&](size_t k) {
+    const Work& w = *mine[k];
+    skipped[k] = 1;
+    // A Capacity Block bills whole windows: its bound is the windows the time bound needs.
+    const auto price = out.node_prices.find(w.c.instance);
+    if (w.usd_per_hour && price != out.node_prices.end())
+      skipped_cost[k] = billed_seconds(price->second.pricing, time_lb(w)) * *w.usd_per_hour / 3600;
+  };
+  const size_t window_size = 2 * std::max<size_t>(1, o.jobs);
+  std::vector<size_t> window;
+  std::vector<Evaluated> results;
+  for (size_t next = 0; next < mine.size();) {
+    window.clear();
+    for (; next < mine.size() && window.size() < window_size; ++next) {
+      if (cannot_meet(*mine[next])) {
+        ++infeasible;
+        skipped[next] = 2;  // cannot meet the constraints: the audit checks these too
+      } else if (bound_skips(*mine[next])) {
+        skip(next);
       } else {
-        skip = w.bound_obj * kBoundSlack > best;
-      }
-      if (skip) {
-        skipped[k] = 1;
-        // A Capacity Block bills whole windows: its bound is the windows the time bound needs.
-        const auto price = out.node_prices.find(w.c.instance);
-        if (c_lb && price != out.node_prices.end())
-          skipped_cost[k] = billed_seconds(price->second.pricing, t_lb) * *w.usd_per_hour / 3600;
-        return;
+        window.push_back(next);
       }
     }
-    Evaluated e = simulate(w, steps);
-    if (e.meets(o)) {
-      std::lock_guard<std::mutex> lock(mu);
-      best = std::min(best, objective_of(e, o.objective));
-      if (e.cost_usd) front.emplace_back(e.train_s, *e.cost_usd);
+    results.assign(window.size(), Evaluated{});
+    parallel_for(window.size(), o.jobs, [&](size_t i) { results[i] = simulate(*mine[window[i]], steps); });
+    for (size_t i = 0; i < window.size(); ++i) {
+      const size_t k = window[i];
+      if (bound_skips(*mine[k])) {  // a layout simulated earlier in the window made it skippable
+        skip(k);
+        continue;
+      }
+      Work& w = *mine[k];
+      w.result = std::move(results[i]);
+      w.done = true;
+      if (!w.result.meets(o)) continue;
+      const double obj = objective_of(w.result, o.objective);
+      kept.insert(std::upper_bound(kept.begin(), kept.end(), obj), obj);
+      if (kept.size() > keep) kept.pop_back();
+      if (w.result.cost_usd) front.emplace_back(w.result.train_s, *w.result.cost_usd);
     }
-    w.result = std::move(e);
-    w.done = true;
-  });
-  out.infeasible_by_bound = infeasible.load();
+  }
+  const double best = kept.empty() ? kInf : kept.front();
+  out.infeasible_by_bound = infeasible;
   if (best == kInf) simulate_closest(mine, skipped, o, steps, out);
   std::vector<Evaluated> all;
   for (Work* w : mine)
@@ -347,6 +380,7 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
   for (size_t k = 0; k < mine.size(); ++k) {
     InstanceTally& tally = out.by_instance[mine[k]->c.instance];
     tally.simulated += mine[k]->done;
+    tally.failed += mine[k]->done && !mine[k]->result.error.empty();
     tally.skipped_by_bound += skipped[k] == 1;
     tally.infeasible_by_bound += skipped[k] == 2;
     if (skipped_cost[k] > 0 && (tally.skipped_cost_bound_usd == 0 || skipped_cost[k] < tally.skipped_cost_bound_usd))

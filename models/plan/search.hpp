@@ -43,6 +43,10 @@ struct PlanOptions {
   bool pareto_exact = false;
   bool audit = false;
   bool exhaustive = false;  // simulate every candidate that fits (the test of the bounds)
+  // The leading ranks made exact: a candidate is skipped only when its bound cannot beat the
+  // exact_rows-th best layout simulated, so no skipped layout belongs among them (the rows a
+  // table shows, the scenarios --emit writes).
+  size_t exact_rows = 1;
   // Off: the step bound counts compute alone at unstretched rates, without the power limit's
   // stretch and the tensor-parallel collectives the compute stream waits for (bounds.hpp); for
   // bench_plan's before/after comparison. Same winner, more candidates simulated.
@@ -72,6 +76,7 @@ struct Evaluated {
 struct InstanceTally {
   int64_t candidates = 0, refused = 0, over_memory = 0, simulated = 0, skipped_by_bound = 0, ranked = 0;
   int64_t infeasible_by_bound = 0;  // not simulated: over the budget or the deadline even at their bound
+  int64_t failed = 0;               // simulated, and the engine refused the layout (Evaluated::error)
   // The lowest cost bound (time bound x price) of its layouts skipped by the time bound, in $; 0:
   // none skipped or no price. A skip on time says nothing of cost: where this is below the
   // cheapest simulated row, the front may miss this instance (the report says so).

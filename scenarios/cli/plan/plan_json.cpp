@@ -101,6 +101,7 @@ Json plan_row_json(const models::plan::Evaluated& e, size_t rank, bool pareto) {
   j["memory_peak_bytes"] = integer_json(e.memory_peak_bytes);
   j["memory_capacity_bytes"] = integer_json(e.memory_capacity_bytes);
   j["memory_headroom_bytes"] = integer_json(e.memory_capacity_bytes - e.memory_peak_bytes);
+  j["memory_tight"] = memory_tight(e);
   j["fits"] = e.fits;
   j["pareto"] = pareto;
   j["breakdown"] = breakdown_json(e.breakdown);
@@ -117,6 +118,8 @@ std::string plan_json(const PlanOutput& p, const CommandInputs& inputs) {
   j["deadline_s"] = opt(p.options.deadline_s);
   j["shard"] = {{"index", p.options.shard_index}, {"count", p.options.shard_count}};
   j["front_exact"] = front_exact(p);
+  j["exact_rows"] =
+      ranks_exact(p) ? r.ranked.size() : std::min(r.ranked.size(), std::max<size_t>(1, p.options.exact_rows));
   j["target"] = {{"steps", r.steps}, {"tokens_per_step", r.tokens_per_step}, {"tokens", r.steps * r.tokens_per_step}};
   j["space"] = space_json(r);
   j["missing_prices"] = r.missing_prices;

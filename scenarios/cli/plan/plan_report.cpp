@@ -45,11 +45,11 @@ std::string compared(double a, double b, const std::string& what) {
 std::string row_line(size_t rank_label_width, const std::string& rank, const Evaluated& e, bool front) {
   const auto& c = e.candidate;
   const double headroom = e.memory_capacity_bytes - e.memory_peak_bytes;
+  const std::string room = format_bytes(headroom) + (memory_tight(e) ? "!" : "");
   return fmt::format("{:<{}} {:>10} {:>6.1f}% {:>10} {:<9} {:>10.0f} {:>5.1f}% {:>9} {:>9} {:>6} {:>4} x {:<18} {}{}\n",
                      rank, rank_label_width, format_duration(e.train_s), 100 * e.goodput, usd_or_no_price(e.cost_usd),
-                     pricing_label(e), e.tokens_per_s, 100 * e.mfu, format_bytes(e.memory_peak_bytes),
-                     format_bytes(headroom), c.gpus(), c.nodes, c.instance, models::plan::layout_text(c),
-                     front ? "  *" : "");
+                     pricing_label(e), e.tokens_per_s, 100 * e.mfu, format_bytes(e.memory_peak_bytes), room, c.gpus(),
+                     c.nodes, c.instance, models::plan::layout_text(c), front ? "  *" : "");
 }
 
 double objective(const Evaluated& e, models::plan::Objective o) {
@@ -58,7 +58,7 @@ double objective(const Evaluated& e, models::plan::Objective o) {
 
 // One line per instance asked for when there are several: what became of its candidates, so an
 // instance with no row in the table says why instead of vanishing.
-std::string instances_text(const models::plan::PlanResult& r, models::plan::Objective goal) {
+std::string instances_text(const models::plan::PlanResult& r, models::plan::Objective goal, size_t exact) {
   if (r.by_instance.size() < 2) return "";
   std::string out = "\ninstances (what became of each one's candidates):\n";
   for (const auto& [name, t] : r.by_instance) {
@@ -72,13 +72,18 @@ std::string instances_text(const models::plan::PlanResult& r, models::plan::Obje
         if (r.ranked[i].candidate.instance == name) best = i + 1;
       // Every candidate in one of these (simulated ones not ranked missed the budget, the deadline
       // or the memory with NCCL's buffers), so the counts add up to the instance's candidates.
-      const int64_t unranked = t.simulated - t.ranked;
+      const int64_t unranked = t.simulated - t.ranked - t.failed;
+      std::string why;
+      if (t.failed > 0) why += fmt::format("{} refused by the engine", t.failed);
+      if (unranked > 0)
+        why += fmt::format("{}{} over the budget, the deadline or memory with NCCL's buffers", why.empty() ? "" : ", ",
+                           unranked);
       line += fmt::format(
-          ": {} ranked{}, {} simulated{}, {} skipped (their {} bound cannot beat #1), {}{} over GPU "
+          ": {} ranked{}, {} simulated{}, {} skipped (their {} bound cannot beat #{}), {}{} over GPU "
           "memory, {} refused by the layout checks",
           t.ranked, best ? fmt::format(" (best #{})", best) : std::string(), t.simulated,
-          unranked > 0 ? fmt::format(" ({} of them over the budget, the deadline or memory)", unranked) : std::string(),
-          t.skipped_by_bound, goal == models::plan::Objective::Cost ? "cost" : "time",
+          why.empty() ? std::string() : " (" + why + ")", t.skipped_by_bound,
+          goal == models::plan::Objective::Cost ? "cost" : "time", std::max<size_t>(1, exact),
           t.infeasible_by_bound > 0
               ? fmt::format("{} cannot meet the constraints even at their bound, ", t.infeasible_by_bound)
               : std::string(),
@@ -118,11 +123,15 @@ LabelledCaveats plan_row_caveats(const PlanOutput& p, size_t rows) {
   return out;
 }
 
+bool memory_tight(const Evaluated& e) {
+  return e.memory_capacity_bytes > 0 && e.memory_capacity_bytes - e.memory_peak_bytes < 0.05 * e.memory_capacity_bytes;
+}
+
 std::string format_duration(double s) {
   if (!std::isfinite(s)) return "never";  // an expected wall time of a run that does not finish
   if (s >= 2 * 86400) return fmt::format("{:.1f} d", s / 86400);
   if (s >= 2 * 3600) return fmt::format("{:.1f} h", s / 3600);
-  if (s >= 120) return fmt::format("{:.0f} min", s / 60);
+  if (s >= 120) return fmt::format("{:.1f} min", s / 60);  // 2.1 and 2.2 min apart, where "2 min" hid 4 %
   return format_seconds(s);
 }
 
@@ -234,9 +243,9 @@ std::string precision_text(const models::plan::PlanResult& r, size_t shown) {
          "main grads too (18 B); training.param_dtype = \"fp32\" puts fsdp's at 16 B\n";
 }
 
-bool front_exact(const PlanOutput& p) {
-  return p.options.pareto_exact || p.options.exhaustive || p.result.skipped_by_bound == 0;
-}
+bool ranks_exact(const PlanOutput& p) { return p.options.exhaustive || p.result.skipped_by_bound == 0; }
+
+bool front_exact(const PlanOutput& p) { return p.options.pareto_exact || ranks_exact(p); }
 
 std::string plan_text(const PlanOutput& p) {
   const auto& r = p.result;
@@ -292,8 +301,24 @@ std::string plan_text(const PlanOutput& p) {
   for (size_t i = 0; i < shown; ++i) out += row_line(4, std::to_string(i + 1), r.ranked[i], on_front[i]);
   if (r.ranked.size() > shown) out += fmt::format("... {} more ranked (--top N, --json or --csv for all)\n",
                                                   r.ranked.size() - shown);
-  if (!front_exact(p) && r.ranked.size() > 1)
-    out += "(#1 is exact; the ranks after it order the layouts simulated, and --pareto-exact searches them all)\n";
+  size_t tight_rows = 0, first_roomy = 0;
+  for (size_t i = 0; i < shown; ++i) {
+    if (memory_tight(r.ranked[i]))
+      ++tight_rows;
+    else if (!first_roomy)
+      first_roomy = i + 1;
+  }
+  if (tight_rows)
+    out += fmt::format(
+        "(! under 5 % of the GPU's memory left: the caching allocator's fragmentation, not estimated, may leave no "
+        "room, as commsim run's TIGHT says{})\n",
+        first_roomy ? fmt::format("; the first row with more is #{}", first_roomy) : std::string());
+  const size_t exact = std::max<size_t>(1, p.options.exact_rows);
+  if (!ranks_exact(p) && r.ranked.size() > exact)
+    out += fmt::format(
+        "({} exact: no layout the search skipped can beat them; the ranks after order the layouts simulated, and "
+        "--audit simulates the rest)\n",
+        exact == 1 ? std::string("#1 is") : fmt::format("ranks 1-{} are", exact));
   if (p.included) {
     const size_t rank = included_rank(p);
     if (!p.included->error.empty())
@@ -312,7 +337,9 @@ std::string plan_text(const PlanOutput& p) {
         out += "misses the budget or the deadline\n";
       else if (!r.ranked.empty())
         out += fmt::format("would rank {} of {}{}; the winner takes {} and costs {}\n", rank, r.ranked.size() + 1,
-                           front_exact(p) || rank == 1 ? "" : " simulated (layouts the search skipped may rank above)",
+                           ranks_exact(p) || rank <= std::max<size_t>(1, p.options.exact_rows)
+                               ? ""
+                               : " simulated (layouts the search skipped may rank above)",
                            compared(r.ranked[0].train_s, p.included->train_s, "time"),
                            p.included->cost_usd && r.ranked[0].cost_usd
                                ? compared(*r.ranked[0].cost_usd, *p.included->cost_usd, "")
@@ -321,13 +348,16 @@ std::string plan_text(const PlanOutput& p) {
   }
   out += caveats_text(p, shown);
   if (p.default_precision) out += precision_text(r, shown);
-  out += instances_text(r, p.options.objective);
+  out += instances_text(r, p.options.objective, p.options.exact_rows);
   if (!r.pareto.empty()) {
     out += front_exact(p) ? "\nPareto front (time vs cost, no other layout both faster and cheaper):\n"
                           : fmt::format(
                                 "\nPareto front among the {} layouts simulated (time vs cost; a skipped layout "
-                                "cannot beat #1, but may beat the others: --pareto-exact for the whole front):\n",
-                                r.simulated);
+                                "cannot beat {}, but may be cheaper: --pareto-exact for the whole front):\n",
+                                r.simulated,
+                                std::max<size_t>(1, p.options.exact_rows) == 1
+                                    ? std::string("#1")
+                                    : fmt::format("ranks 1-{}", std::max<size_t>(1, p.options.exact_rows)));
     for (size_t k = 0; k < r.pareto.size(); ++k) {
       const size_t i = r.pareto[k];
       out += fmt::format("  #{:<3} {:>10} {:>10} {:<9} {:>5} GPUs  {:>4} x {:<18} {}", i + 1,

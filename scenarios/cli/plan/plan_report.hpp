@@ -12,9 +12,11 @@
 namespace scenarios {
 
 std::string plan_text(const PlanOutput& p);
-// Whether the ranks after #1, the Pareto front and the --include row's rank cover every candidate
-// (--pareto-exact, --audit's exhaustive search, or no bound skipped any); else they order the
-// layouts simulated, and only #1 is exact.
+// Whether every rank and the --include row's rank cover every candidate (an exhaustive search, or
+// no bound skipped any); else the ranks up to PlanOptions::exact_rows are exact and the rest order
+// the layouts simulated.
+bool ranks_exact(const PlanOutput& p);
+// Whether the Pareto front covers every candidate: ranks_exact, or --pareto-exact.
 bool front_exact(const PlanOutput& p);
 // Where the --include layout ranks among the ranked rows by the objective (1 = better than all);
 // 0 when it does not fit or misses a constraint.
@@ -26,5 +28,8 @@ std::string plan_empty_reason(const PlanOutput& p);
 LabelledCaveats plan_row_caveats(const PlanOutput& p, size_t rows);
 // "3.2 d", "5.1 h", "12 min", "45 s".
 std::string format_duration(double s);
+// Under 5 % of the GPU's memory left at the peak (commsim run's TIGHT, result_format.hpp): the
+// allocator's fragmentation, not estimated, may leave no room. Marked "!" in the table.
+bool memory_tight(const models::plan::Evaluated& e);
 
 }  // namespace scenarios

@@ -205,6 +205,8 @@ int cmd_plan(int argc, char** argv) {
     out.default_precision = base.spec.training.param_dtype.empty() && base.spec.training.optimizer_dtype.empty();
     out.options = plan_options(a);
     out.top = top;
+    // The rows shown and the scenarios written are exact: no skipped layout can beat them.
+    out.options.exact_rows = std::max(top, emit.empty() ? size_t{1} : emit_count);
     for (const auto& name : out.options.space.instances) {  // a mistyped name is the option's error
       try {
         (void)models::hw::find_instance(name);
