@@ -124,6 +124,18 @@ FlowId FlowNetwork::start_impl(std::span<const LinkId> path, double bytes, Compl
     hops[i].link = route(l);
     if (add_path_latency) f.latency += links_[hops[i].link].latency;
   }
+  // A tagged flow that crosses one class twice (the same link of two replicas' nodes: a flow
+  // between them) cannot stand for its images on the folded links: the fold does not hold. Its
+  // guard stops the run (the caller runs unfolded), and the flow keeps its real links meanwhile.
+  if (fold_tag_ && folded())
+    for (std::size_t i = 1; i < path.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (hops[j].link == hops[i].link && hops[i].link >= first_folded_) {
+          violate(hops[i].link);
+          for (std::size_t k = 0; k < path.size(); ++k) hops[k].link = path[k].index;
+          i = path.size();
+          break;
+        }
   ++active_flows_;
   const FlowId id{slot, f.generation};
   if (f.remaining <= 0) {

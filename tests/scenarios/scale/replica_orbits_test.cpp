@@ -126,3 +126,17 @@ TEST_CASE("scenarios: random overlapped Megatron layouts give the full simulatio
   }
   CHECK(orbits >= 2);
 }
+
+TEST_CASE("replica orbits: HSDP over a host's memory (SHM inside, EFA without GPUDirect between nodes) runs unfolded",
+          "[scenarios][scale]") {
+  // 2 x g6e.12xlarge: each shard group is one node's 4 L40S over SHM, the replicate all-reduce
+  // {k, k + 4} reaches the NIC through host memory on both nodes, so each of its flows crosses the
+  // class of host memory twice (node 0's and node 1's). Such a flow cannot stand for its images on
+  // the folded links: the guard stops the folded attempt and every replica runs, as --full.
+  const std::string toml =
+      "name = \"hsdp on g6e\"\n[cluster]\ninstance = \"g6e.12xlarge\"\nnodes = 2\n[model]\npreset = "
+      "\"llama-3-8b\"\nseq = 2048\n[training]\nmicro_batch = 1\nglobal_batch = 16\nsteps = 10\n[parallel]\nstrategy = "
+      "\"hsdp\"\n";
+  const auto [a, b] = run_default_and_full(toml, "hsdp-g6e");
+  CHECK(a["step_time_s"].get<double>() > 0);
+}
