@@ -89,7 +89,12 @@ ScenarioSpec apply_candidate(const ScenarioSpec& base, const Candidate& c) {
 
 std::string layout_text(const Candidate& c) {
   std::string s = c.strategy;
-  if (c.offload) s += "+offload";
+  if (c.offload && c.offload_params)
+    s += "+offload(optimizer, params)";
+  else if (c.offload_params)
+    s += "+offload(params)";
+  else if (c.offload)
+    s += "+offload";
   if (c.strategy == "megatron") {
     s += fmt::format(" tp{} pp{}", c.tp, c.pp);
     if (c.vp > 1) s += fmt::format(" vp{}", c.vp);
@@ -105,7 +110,10 @@ std::string layout_text(const Candidate& c) {
   }
   s += fmt::format(" mb{}", c.micro_batch);
   if (c.recompute != "none") s += " recompute=" + c.recompute;
-  if (c.pods_per_node > 1) s += fmt::format(", {} pods/node", c.pods_per_node);
+  if (c.pods_per_node > 1) {
+    const int per_pod = c.gpus_per_node / c.pods_per_node;
+    s += fmt::format(", {} pods of {} GPU{} per node", c.pods_per_node, per_pod, per_pod == 1 ? "" : "s");
+  }
   if (c.node_gpus > c.gpus_per_node) s += fmt::format(", {} of {} GPUs per node", c.gpus_per_node, c.node_gpus);
   return s;
 }

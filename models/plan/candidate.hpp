@@ -18,6 +18,9 @@ struct Candidate {
   int pods_per_node = 1;
   std::string strategy = "megatron";  // megatron | zero1 | zero2 | zero3 | fsdp | hsdp | ddp
   bool offload = false;               // zero3: optimizer states on the host (offload_optimizer = cpu)
+  // zero3: parameters on the host too (offload_param); an --include layout's only, the planner
+  // never searches it (its own zero3+offload keeps the parameters on the GPU)
+  bool offload_params = false;
   int tp = 1, pp = 1, cp = 1, ep = 1, vp = 1;
   int etp = 0;                    // MoE: expert tensor parallelism; 0 = tp (Megatron-Core's default)
   std::string schedule = "1f1b";  // megatron with pp > 1: 1f1b (interleaved with vp > 1) | zb_h1
@@ -44,7 +47,7 @@ inline constexpr const char* kOwnPriceKeys[] = {"cluster.price_per_hour", "clust
                                                 "cluster.params.price.gpu_hour"};
 
 // The layout in one readable line: "megatron tp8 pp4 vp2 dp32 sp dist-opt mb1 recompute=full,
-// 2 pods/node, 64 of 72 GPUs per node" (what differs from plain defaults only; the last part where
+// 2 pods of 32 GPUs per node, 64 of 72 GPUs per node" (what differs from plain defaults only; the last part where
 // hosts of an NVLink domain idle).
 std::string layout_text(const Candidate& c);
 // The same candidate as edits of the scenario file: keys to remove, then `--set KEY=VALUE`

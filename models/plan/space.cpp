@@ -27,12 +27,21 @@ class Enumerator {
       : base_(base), m_(m), o_(o), st_(st), out_(out) {}
 
   void node(const std::string& instance, int node_gpus, int gpus_per_node, int nodes) {
-    for (int pods : o_.pods_per_node) {
+    std::vector<int> pod_counts = o_.pods_per_node;
+    if (pod_counts.empty()) {
+      pod_counts.push_back(1);
+      const int own = base_.placement.gpus_per_pod;
+      if (base_.placement.pods_per_node > 1 && own > 0 && gpus_per_node % own == 0 && gpus_per_node / own > 1)
+        pod_counts.push_back(gpus_per_node / own);
+    }
+    for (int pods : pod_counts) {
       ++st_.considered;
       if (pods < 1 || gpus_per_node % pods != 0) {
         drop("pods_per_node does not divide the node's GPUs");
         continue;
       }
+      st_.gpus.insert(nodes * gpus_per_node);
+      st_.pods_per_node.insert(pods);
       Candidate c;
       c.instance = instance;
       c.nodes = nodes;

@@ -25,6 +25,7 @@
 // Anything else the layout checks (workload::make_layout) is checked per candidate by the search.
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,7 +42,9 @@ struct SpaceOptions {
   std::vector<std::string> strategies = {"megatron", "zero1", "zero2", "zero3", "zero3+offload", "fsdp", "hsdp", "ddp"};
   std::vector<int> micro_batches = {1, 2, 4, 8};
   std::vector<std::string> recompute = {"none", "full"};
-  std::vector<int> pods_per_node = {1};
+  // Empty: one pod per node, and the scenario's own pods where it has several (as many of its
+  // GPUs per pod as a node's part holds: the seeds' 4 pods of 1 GPU become 8 on a whole p4d).
+  std::vector<int> pods_per_node;
   // Hosts of a multi-host NVLink domain a node gives the job; empty: all, and the largest power
   // of two below all. Ignored for single-host nodes.
   std::vector<int> domain_hosts;
@@ -55,6 +58,7 @@ struct SpaceStats {
   int64_t considered = 0;  // combinations looked at: the candidates plus every one dropped
   std::map<std::string, int64_t> dropped;  // reason -> count ("does not divide the global batch", ...)
   std::map<std::string, int64_t> per_instance;  // instance -> candidates (every instance asked for, 0 included)
+  std::set<int> gpus, pods_per_node;            // the GPU counts and pods per node of the candidates
 };
 
 // Throws SpecError for options that leave no hardware (an unknown instance names cluster.instance;

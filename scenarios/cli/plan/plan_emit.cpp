@@ -9,6 +9,7 @@
 
 #include "scenarios/cli/output/result_format.hpp"
 #include "scenarios/cli/plan/plan_report.hpp"
+#include "scenarios/import/scenario_writer.hpp"
 #include "scenarios/load/loader.hpp"
 #include "scenarios/load/scenario_rewrite.hpp"
 
@@ -55,6 +56,10 @@ std::vector<std::pair<std::string, std::string>> emitted_scenarios(
       if (!removed) sets.push_back(set);
     }
     sets.insert(sets.end(), o.set.begin(), o.set.end());
+    // Its own name: the scenario's ("... 4 pods x 1 GPU (EFA)") would describe another layout.
+    sets.push_back("name=" + toml_quote(fmt::format("{}: plan rank {}, {} on {} x {} ({} GPUs)", base.name, i + 1,
+                                                     models::plan::layout_text(e.candidate), e.candidate.nodes,
+                                                     e.candidate.instance, e.candidate.gpus())));
     const bool own_price = base.cluster.price && base.cluster.instance == e.candidate.instance;
     const auto file_price = price_table.find(e.candidate.instance);
     if (!own_price && file_price != price_table.end())

@@ -46,10 +46,11 @@ std::string row_line(size_t rank_label_width, const std::string& rank, const Eva
   const auto& c = e.candidate;
   const double headroom = e.memory_capacity_bytes - e.memory_peak_bytes;
   const std::string room = format_bytes(headroom) + (memory_tight(e) ? "!" : "");
-  return fmt::format("{:<{}} {:>10} {:>6.1f}% {:>10} {:<9} {:>10.0f} {:>5.1f}% {:>9} {:>9} {:>6} {:>4} x {:<18} {}{}\n",
-                     rank, rank_label_width, format_duration(e.train_s), 100 * e.goodput, usd_or_no_price(e.cost_usd),
-                     pricing_label(e), e.tokens_per_s, 100 * e.mfu, format_bytes(e.memory_peak_bytes), room, c.gpus(),
-                     c.nodes, c.instance, models::plan::layout_text(c), front ? "  *" : "");
+  return fmt::format(
+      "{:<{}} {:>10} {:>6.1f}% {:>10} {:<9} {:>10.0f} {:>5.1f}% {:>9} {:>10} {:>6} {:>4} x {:<18} {}{}\n", rank,
+      rank_label_width, format_duration(e.train_s), 100 * e.goodput, usd_or_no_price(e.cost_usd), pricing_label(e),
+      e.tokens_per_s, 100 * e.mfu, format_bytes(e.memory_peak_bytes), room, c.gpus(), c.nodes, c.instance,
+      models::plan::layout_text(c), front ? "  *" : "");
 }
 
 double objective(const Evaluated& e, models::plan::Objective o) {
@@ -277,9 +278,18 @@ std::string plan_text(const PlanOutput& p) {
   // What the space holds besides the hardware and the parallel degrees: "exact" and every rank
   // are within it (a larger micro-batch may fit and win: --micro-batches).
   const auto& sp = p.options.space;
-  out += fmt::format("           micro-batches {}; recompute {}; cp {}; pipeline stages up to {}, virtual up to {}\n",
-                     fmt::join(sp.micro_batches, ","), fmt::join(sp.recompute, ","), fmt::join(sp.cp, ","), sp.max_pp,
-                     sp.max_vp);
+  const auto& tried = r.space.gpus;
+  const std::string gpus = tried.empty() ? std::string("none")
+                           : tried.size() <= 8
+                               ? fmt::format("{}", fmt::join(tried, ","))
+                               : fmt::format("{} counts from {} to {}", tried.size(), *tried.begin(), *tried.rbegin());
+  out += fmt::format(
+      "           GPUs {}; pods per node {}; micro-batches {}; recompute {}; cp {}; pipeline stages up to {}, virtual "
+      "up "
+      "to {}\n",
+      gpus,
+      r.space.pods_per_node.empty() ? std::string("none") : fmt::format("{}", fmt::join(r.space.pods_per_node, ",")),
+      fmt::join(sp.micro_batches, ","), fmt::join(sp.recompute, ","), fmt::join(sp.cp, ","), sp.max_pp, sp.max_vp);
   out += fmt::format(
       "search     {} simulated best first, {} skipped (their lower bound cannot beat the best), {} cannot meet the "
       "constraints even at their bound; {} did not fit with NCCL's buffers, {} refused by the engine\n",
@@ -292,7 +302,7 @@ std::string plan_text(const PlanOutput& p) {
                            ? " (#1 exact; the audit checks #1 only, --pareto-exact ranks every layout)"
                            : " (NOT EXACT)");
   out += "\n";
-  out += fmt::format("{:<4} {:>10} {:>7} {:>10} {:<9} {:>10} {:>6} {:>9} {:>9} {:>6} {:>4}   {:<18} {}\n", "rank",
+  out += fmt::format("{:<4} {:>10} {:>7} {:>10} {:<9} {:>10} {:>6} {:>9} {:>10} {:>6} {:>4}   {:<18} {}\n", "rank",
                      "time", "goodput", "cost", "pricing", "tokens/s", "MFU", "mem peak", "headroom", "GPUs", "nodes",
                      "instance", "layout (* Pareto front)");
   std::vector<bool> on_front(r.ranked.size(), false);
@@ -312,7 +322,7 @@ std::string plan_text(const PlanOutput& p) {
     out += fmt::format(
         "(! under 5 % of the GPU's memory left: the caching allocator's fragmentation, not estimated, may leave no "
         "room, as commsim run's TIGHT says{})\n",
-        first_roomy ? fmt::format("; the first row with more is #{}", first_roomy) : std::string());
+        first_roomy > 1 ? fmt::format("; the first row with more is #{}", first_roomy) : std::string());
   const size_t exact = std::max<size_t>(1, p.options.exact_rows);
   if (!ranks_exact(p) && r.ranked.size() > exact)
     out += fmt::format(

@@ -41,6 +41,7 @@ models::plan::Candidate describe(const models::ScenarioSpec& s, int gpus_per_nod
   c.pods_per_node = s.placement.pods_per_node;
   c.strategy = s.parallel.strategy;
   c.offload = s.zero.offload_optimizer == "cpu" && c.strategy == "zero3";
+  c.offload_params = !s.zero.offload_param.empty() && s.zero.offload_param != "none" && c.strategy == "zero3";
   c.tp = s.parallel.tp, c.pp = s.parallel.pp, c.cp = s.parallel.cp, c.ep = s.parallel.ep, c.vp = s.parallel.vp;
   c.etp = s.parallel.etp == s.parallel.tp ? 0 : s.parallel.etp;
   c.schedule = s.parallel.pipeline_schedule;
@@ -127,7 +128,9 @@ int cmd_plan(int argc, char** argv) {
       ->type_name("1,2,4,8");
   app.add_option("--recompute", a.recompute, "activation recompute modes to try (default none,full)")
       ->type_name("none,full");
-  app.add_option("--pods-per-node", a.pods, "pods per node to try (default 1)")->type_name("1,8");
+  app.add_option("--pods-per-node", a.pods,
+                 "pods per node to try (default 1, and the scenario's own pods where it has several)")
+      ->type_name("1,8");
   app.add_option("--hosts-per-domain", a.domain_hosts,
                  "hosts of a multi-host NVLink domain (an NVL72 rack) to use, the rest idle but paid (default: all, "
                  "and the largest power of two below: 16,18 on NVL72)")

@@ -39,7 +39,7 @@ TEST_CASE("plan: a Megatron candidate's line names its degrees", "[models][plan]
   c.sequence_parallel = c.distributed_optimizer = true;
   c.pods_per_node = 2;
   // dp = 32 / (8 x 4) = 1.
-  CHECK(layout_text(c) == "megatron tp8 pp4 vp2 dp1 sp dist-opt mb1, 2 pods/node");
+  CHECK(layout_text(c) == "megatron tp8 pp4 vp2 dp1 sp dist-opt mb1, 2 pods of 4 GPUs per node");
   const auto o = candidate_overrides(plan_test::small_base(), c);
   CHECK(std::find(o.set.begin(), o.set.end(), "parallel.vp=2") != o.set.end());
   CHECK(std::find(o.set.begin(), o.set.end(), "placement.gpus_per_pod=4") != o.set.end());
