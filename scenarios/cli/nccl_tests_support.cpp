@@ -109,9 +109,11 @@ std::map<std::string, std::string> nccl_env_from_log(const std::string& text, co
     env[name] = value;
     if (at) (*at)[name] = place_of(text, static_cast<std::size_t>(it->position(2)), path);
   }
-  // nccl-tests' -J JSON lists the environment it ran in: "env":["NCCL_P2P_DISABLE=1", ...].
+  // nccl-tests' -J JSON lists the environment it ran in: "env":["NCCL_P2P_DISABLE=1", ...], with
+  // any spacing a JSON writer puts ("env": [ ... ], as jq or json.dump print it).
   static const std::regex kJsonEnv(R"re("(NCCL_[A-Z0-9_]+)=([^"]*)")re");
-  if (text.find("\"env\":[") != std::string::npos)
+  static const std::regex kEnvKey(R"re("env"\s*:\s*\[)re");
+  if (std::regex_search(text, kEnvKey))
     for (auto it = std::sregex_iterator(text.begin(), text.end(), kJsonEnv); it != std::sregex_iterator(); ++it) {
       if (!is_modelled((*it)[1])) continue;
       env[(*it)[1]] = (*it)[2];

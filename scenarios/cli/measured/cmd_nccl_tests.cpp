@@ -101,8 +101,19 @@ struct Comparison {
 // sub-communicator on purpose), and so is another GPU model in the "# Rank" lines than the
 // scenario's GPU (the file may come from a similar machine on purpose).
 void check_header(const std::string& file, const std::vector<models::readers::NcclTestsRun>& runs,
-                  models::nccl::CollOp op, int ranks, const std::string& gpu) {
+                  models::nccl::CollOp op, bool op_given, int ranks, const std::string& gpu) {
   for (const auto& run : runs) {
+    // A bare table says neither its collective nor its ranks: what the comparison takes is said.
+    if (run.op.empty() && !op_given)
+      std::fprintf(stderr,
+                   "commsim nccl-tests: note: %s does not say which collective it measured (no nccl-tests header "
+                   "naming its program): compared as %s, the default (give the program or --op)\n",
+                   file.c_str(), models::nccl::coll_op_name(op));
+    if (run.ranks <= 0)
+      std::fprintf(stderr,
+                   "commsim nccl-tests: note: %s does not say how many ranks ran it (no \"# Rank\" lines or nThread "
+                   "header): compared as the scenario's %d\n",
+                   file.c_str(), ranks);
     if (!run.op.empty() && run.op != models::nccl::coll_op_name(op))
       throw UserError({file, 1, 1}, "the measured file ran " + run.op + "_perf, the prediction is " +
                                         models::nccl::coll_op_name(op) + " (expected --op " + run.op +
@@ -118,11 +129,11 @@ void check_header(const std::string& file, const std::vector<models::readers::Nc
 }
 
 Comparison compare_with(const std::string& file, const models::calibrate::NcclTestsResult& result,
-                        models::nccl::CollOp op, int ranks) {
+                        models::nccl::CollOp op, bool op_given, int ranks) {
   Comparison c;
   c.file = file;
   const auto runs = read_nccl_tests_output(file, "--compare").runs;  // a folder or an empty file is an error
-  check_header(file, runs, op, ranks, result.gpu_name);
+  check_header(file, runs, op, op_given, ranks, result.gpu_name);
   c.text = fmt::format("\n# Prediction vs measurement ({}): time per size, error = predicted / measured - 1\n", file);
   c.text += fmt::format("#{:>11}  {:>10}  {:>10}  {:>8}  {:>6} {:<6}\n", "size (B)", "meas (us)", "pred (us)", "error",
                         "algo", "proto");
@@ -422,7 +433,8 @@ int cmd_nccl_tests(int argc, char** argv) {
 
     std::optional<Comparison> cmp;
     if (!compare.empty())
-      cmp = compare_with(compare, table.passes.front().result, o.op, static_cast<int>(table.ranks.size()));
+      cmp = compare_with(compare, table.passes.front().result, o.op, !op_name.empty() || !program.empty(),
+                         static_cast<int>(table.ranks.size()));
     CommandInputs inputs = scenario_inputs(scenario, sets);
     if (!compare.empty()) inputs.files.push_back(compare);
     if (json) {

@@ -115,13 +115,31 @@ int cmd_report(int argc, char** argv) {
     all.files.insert(all.files.end(), measured.begin(), measured.end());
     // Before any work: no output over an input, and every measured file readable and not empty.
     refuse_outputs_over_inputs({{"--html", html}, {"--trace", trace}, {"--csv", csv}}, all.files);
-    for (const auto& m : measured) (void)read_nccl_tests_output(m, "--measured");
+    // Every measured file names its collective: the chart overlays it on that collective's curve.
+    std::vector<std::pair<std::string, int>> measured_ranks;  // file, ranks it states (0: none)
+    for (const auto& m : measured)
+      for (const auto& run : read_nccl_tests_output(m, "--measured").runs) {
+        if (run.op.empty())
+          throw UserError({m, 1, 1},
+                          "the file does not say which collective it measured (no nccl-tests header naming its "
+                          "program, such as all_reduce_perf), so the chart has no curve to put it on: compare it "
+                          "with `commsim nccl-tests SCENARIO --op OP --compare " +
+                              m + "`");
+        measured_ranks.emplace_back(m, run.ranks);
+      }
     models::RunOptions options;
     options.timeline = true;
     std::vector<models::RunResult> results;
     std::vector<viz::ReportInputs> inputs;
     for (size_t i = 0; i < loaded.size(); ++i) {
       results.push_back(run_loaded(loaded[i], options));
+      // The chart puts a file's points on a curve over the scenario's GPUs, whatever it ran on.
+      for (size_t k = 0; k < measured_ranks.size() && !html.empty(); ++k)
+        if (const auto& [file, ranks] = measured_ranks[k]; ranks > 0 && ranks != results.back().gpus)
+          std::fprintf(stderr,
+                       "commsim report: warning: %s ran on %d ranks, %s has %d: its points sit on a curve of %d "
+                       "GPUs, and times differ\n",
+                       file.c_str(), ranks, paths[i].c_str(), results.back().gpus, results.back().gpus);
       if (html.empty()) continue;
       inputs.push_back(report_inputs_for(loaded[i], results.back(), scenario_inputs(loaded[i], per.of(i)), measured,
                                          !no_busbw, measured_as_ran));

@@ -125,6 +125,10 @@ TEST_CASE("nccl-tests JSON: the variables of its env list are the run's, as an I
   const auto env = scenarios::nccl_env_from_log(
       R"({"version":3,"args":["./all_reduce_perf"],"env":["NCCL_VERSION=2.28.3-1","NCCL_NVLS_ENABLE=0","PATH=/bin"]})");
   CHECK(env == std::map<std::string, std::string>{{"NCCL_NVLS_ENABLE", "0"}});
+  // As jq or Python's json.dump write it: spaces after the colon and inside the list.
+  const auto spaced = scenarios::nccl_env_from_log(
+      "{\n  \"version\": 3,\n  \"env\": [\n    \"NCCL_ALGO=Ring\",\n    \"PATH=/bin\"\n  ]\n}\n");
+  CHECK(spaced == std::map<std::string, std::string>{{"NCCL_ALGO", "Ring"}});
 }
 
 TEST_CASE("nccl-tests output: the NCCL release it states, and one outside the tuner tables", "[scenarios][measured]") {

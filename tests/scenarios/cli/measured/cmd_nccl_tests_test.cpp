@@ -154,3 +154,19 @@ TEST_CASE("scenarios: a single-process nccl-tests table is the one models::calib
   REQUIRE(r.exit_code == 0);
   CHECK(r.out == expected);
 }
+
+TEST_CASE("scenarios: nccl-tests --compare says what it takes for a bare table's collective and ranks", "[scenarios]") {
+  const std::string v = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/p5_2node_efa/";
+  const auto bare = scenarios_test::run_commsim(
+      {"nccl-tests", v + "scenario.toml", "--compare", v + "measured/all_reduce_perf.txt", "-e", "1M"});
+  REQUIRE(bare.exit_code == 0);
+  CHECK(bare.err.find("all_reduce_perf.txt does not say which collective it measured") != std::string::npos);
+  CHECK(bare.err.find("compared as all_reduce, the default (give the program or --op)") != std::string::npos);
+  CHECK(bare.err.find("all_reduce_perf.txt does not say how many ranks ran it") != std::string::npos);
+  CHECK(bare.err.find("compared as the scenario's 16") != std::string::npos);
+  // Named on the command line: only the ranks are left to say.
+  const auto named = scenarios_test::run_commsim({"nccl-tests", v + "scenario.toml", "all_reduce_perf", "--compare",
+                                                  v + "measured/all_reduce_perf.txt", "-e", "1M"});
+  REQUIRE(named.exit_code == 0);
+  CHECK(named.err.find("does not say which collective") == std::string::npos);
+}

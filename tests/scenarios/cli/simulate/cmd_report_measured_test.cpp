@@ -3,6 +3,7 @@
 // with the file's NCCL variables where they differ from the scenario's.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -54,4 +55,24 @@ TEST_CASE("commsim report: each --measured file is its own bus bandwidth series"
   CHECK(s.find(">" + as_ran + " predicted</text>") != std::string::npos);
   CHECK(s.find(">all_reduce, all 4 GPUs on 1 node predicted</text>") != std::string::npos);
   CHECK(s.find(">all_reduce, all 4 GPUs on 1 node measured</text>") == std::string::npos);
+}
+
+TEST_CASE("commsim report: a --measured file must name its collective, and other ranks are warned", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("report-measured-bare");
+  const std::string html = (dir / "r.html").string();
+  // The 2 x p5 file is a bare table: no header names all_reduce_perf.
+  const std::string p5 = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/p5_2node_efa/";
+  auto r =
+      run_commsim({"report", p5 + "scenario.toml", "--measured", p5 + "measured/all_reduce_perf.txt", "--html", html});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("all_reduce_perf.txt:1:1: the file does not say which collective it measured") != std::string::npos);
+  CHECK(r.err.find("commsim nccl-tests SCENARIO --op OP --compare") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(html));
+  // The 4 x H200 file's 4 ranks on a 2-GPU layout of the same host: said, and the page is written.
+  r = run_commsim({"report", kMeasuredScenario, "--set", "placement.gpus_per_pod=2", "--measured",
+                   kMeasuredNcclTests + "ar_g4.txt", "--html", html});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("ar_g4.txt ran on 4 ranks") != std::string::npos);
+  CHECK(r.err.find("has 2: its points sit on a curve of 2 GPUs") != std::string::npos);
+  std::filesystem::remove_all(dir);
 }
