@@ -73,6 +73,14 @@ struct ClusterSpec {
   std::vector<NodeGroupSpec> groups;  // mixed instance groups; empty: every node is `instance` or `node`
   std::optional<CustomNodeSpec> node;
   std::string profile;  // calibration profile path (TOML written by `commsim calibrate`)
+  // Where the profile's fit was measured (its [fitted] table): the instance, the GPU, and the node
+  // counts of the files that crossed a network (empty: every file on one node). A run elsewhere
+  // says so in its caveats.
+  struct ProfileFit {
+    std::string file, instance, gpu;
+    std::vector<int> nodes;
+  };
+  std::optional<ProfileFit> profile_fit;
   // Physical parameters by name, e.g. {"nvlink.hop_latency.simple", 3.1e-6}: the loader puts the
   // profile's values here first, then the scenario's own [cluster.params], which win.
   // Names are listed by models/comm_plan/link_params.hpp; an unknown name is a SpecError.

@@ -407,7 +407,7 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
   return fit;
 }
 
-std::string profile_toml(const FitResult& fit, const std::vector<std::string>& sources,
+std::string profile_toml(const FitResult& fit, const std::vector<std::string>& sources, const FittedOn& on,
                          const std::map<std::string, CarriedParam>& carried) {
   std::string out = "# commsim calibration profile, written by `commsim calibrate`.\n# Fitted from:\n";
   for (const auto& s : sources) {
@@ -439,6 +439,14 @@ std::string profile_toml(const FitResult& fit, const std::vector<std::string>& s
     out += buf;
   }
   out += "# Units: seconds for latencies and overheads, fractions of raw link bandwidth for efficiencies.\n";
+  // Where it was measured: a scenario on another GPU, or at another node count where the files
+  // crossed a network, says so (its fit holds where it was measured).
+  out += "[fitted]\n";
+  if (!on.instance.empty()) out += "instance = \"" + on.instance + "\"\n";
+  if (!on.gpu.empty()) out += "gpu = \"" + on.gpu + "\"\n";
+  out += "nodes = [";
+  for (std::size_t i = 0; i < on.nodes.size(); ++i) out += (i ? ", " : "") + std::to_string(on.nodes[i]);
+  out += "]\n\n";
   out += "[params]\n";
   std::map<std::string, std::string> lines;  // by name: fitted and carried in one sorted table
   for (const auto& [name, value] : fit.params) {

@@ -79,7 +79,12 @@ struct CarriedParam {
 
 // Profile text (TOML) with a comment header naming the sources and fit quality; `carried` are
 // written beside the fitted parameters (a name the fit sets is the fit's).
-std::string profile_toml(const FitResult& fit, const std::vector<std::string>& sources,
+// Where the files were measured, written as the profile's [fitted] table (ClusterSpec::ProfileFit).
+struct FittedOn {
+  std::string instance, gpu;
+  std::vector<int> nodes;  // node counts of the files that crossed a network
+};
+std::string profile_toml(const FitResult& fit, const std::vector<std::string>& sources, const FittedOn& on,
                          const std::map<std::string, CarriedParam>& carried = {});
 
 }  // namespace models::calibrate

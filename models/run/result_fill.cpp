@@ -316,6 +316,30 @@ std::string moe_caveat(const model::ModelShape& m) {
          "; no measured multi-GPU MoE training step checks a whole step (only its all-to-alls are checked: "
          "docs/accuracy.md)";
 }
+// A calibration profile used away from where it was measured (its [fitted] table): on another GPU,
+// or at a node count its network files did not run at. Its fit holds where it was measured; a
+// profile fitted on 2 x p5.48xlarge did worse than the defaults at 4-32 nodes.
+std::string profile_fit_caveat(const ScenarioSpec& spec, const World& world) {
+  if (!spec.cluster.profile_fit) return "";
+  const auto& fit = *spec.cluster.profile_fit;
+  const std::string& gpu = world.node().gpu.name;
+  const int nodes = world.nodes();
+  const bool other_gpu = !fit.gpu.empty() && fit.gpu != gpu;
+  const bool other_nodes =
+      !fit.nodes.empty() && nodes > 1 && std::find(fit.nodes.begin(), fit.nodes.end(), nodes) == fit.nodes.end();
+  if (!other_gpu && !other_nodes) return "";
+  std::string where;
+  for (std::size_t i = 0; i < fit.nodes.size(); ++i)
+    where += (i ? (i + 1 == fit.nodes.size() ? " and " : ", ") : "") + std::to_string(fit.nodes[i]);
+  return "calibration profile " + fit.file + " was fitted on " +
+         (fit.instance.empty() ? std::string() : fit.instance + " ") + "(" + fit.gpu + ")" +
+         (fit.nodes.empty() ? std::string() : ", its network at " + where + " node" + (where == "1" ? "" : "s")) +
+         "; this run has " + (other_gpu ? gpu : std::string()) + (other_gpu && other_nodes ? " and " : "") +
+         (other_nodes ? std::to_string(nodes) + " nodes" : std::string()) +
+         ": its link parameters hold where they were measured (fitted on 2 x p5.48xlarge, a profile did worse than "
+         "the defaults at 4-32 nodes: docs/measured-runs.md)";
+}
+
 }  // namespace
 
 void complete_result(RunResult& result, const ScenarioSpec& spec, const World& world, const workload::StepPlan& plan,
@@ -325,6 +349,10 @@ void complete_result(RunResult& result, const ScenarioSpec& spec, const World& w
   result.notes.insert(result.notes.begin(), notes.begin(), notes.end());
   for (std::string caveat : {world.network_note(), world.nvlink_note()})
     if (!caveat.empty()) result.caveats.push_back(std::move(caveat));
+  if (const std::string fit = profile_fit_caveat(spec, world); !fit.empty()) {
+    result.notes.push_back(fit);
+    result.caveats.push_back(fit);
+  }
   if (spec.model && plan.layout && workload::offloads_to_host(spec, *plan.layout)) {
     result.notes.push_back(workload::kOffloadCaveat);
     result.caveats.push_back(workload::kOffloadCaveat);

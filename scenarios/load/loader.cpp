@@ -84,19 +84,37 @@ void Loader::merge_profile() {
                     "no [params] table in calibration profile (expected a file written by commsim calibrate)");
   LoadedScenario scratch;
   TomlReader pr(scratch, path);
-  // A profile holds [params] only (what calibrate and profile write): another table, such as a
-  // [cluster] copied from a scenario, would be ignored without a word, so it is refused.
-  pr.table(prof, "", {{"params", [&](const toml::node&, const std::string&) {
-                         pr.open_table(*params, "params",
-                                       [&](const std::string& name, const toml::node& v, const SourcePos&) {
-                                         const double value = pr.param(v, "params." + name, name);
-                                         const std::string dotted = "cluster.params." + name;
-                                         if (out_.spec.cluster.params.count(name))
-                                           return;  // the scenario's own value wins
-                                         out_.spec.cluster.params[name] = value;
-                                         out_.positions[dotted] = pr.pos(v);
-                                       });
-                       }}});
+  // A profile holds [params] and [fitted] (what calibrate and profile write): another table, such as
+  // a [cluster] copied from a scenario, would be ignored without a word, so it is refused.
+  pr.table(prof, "",
+           {{"params",
+             [&](const toml::node&, const std::string&) {
+               pr.open_table(*params, "params", [&](const std::string& name, const toml::node& v, const SourcePos&) {
+                 const double value = pr.param(v, "params." + name, name);
+                 const std::string dotted = "cluster.params." + name;
+                 if (out_.spec.cluster.params.count(name)) return;  // the scenario's own value wins
+                 out_.spec.cluster.params[name] = value;
+                 out_.positions[dotted] = pr.pos(v);
+               });
+             }},
+            // Where calibrate measured it (models::ClusterSpec::ProfileFit).
+            {"fitted", [&](const toml::node& t, const std::string&) {
+               models::ClusterSpec::ProfileFit fit;
+               fit.file = path;
+               pr.table(
+                   t, "fitted",
+                   {{"instance", [&](const toml::node& v, const std::string& k) { fit.instance = pr.string(v, k); }},
+                    {"gpu", [&](const toml::node& v, const std::string& k) { fit.gpu = pr.string(v, k); }},
+                    {"nodes", [&](const toml::node& v, const std::string& k) {
+                       const toml::array* list = v.as_array();
+                       if (!list)
+                         pr.fail(v, k + ": got " + detail::article_type(v) + " (expected a list of node counts)");
+                       for (std::size_t i = 0; i < list->size(); ++i)
+                         fit.nodes.push_back(
+                             static_cast<int>(pr.integer(*list->get(i), k + "." + std::to_string(i), 1, kMaxCount)));
+                     }}});
+               out_.spec.cluster.profile_fit = std::move(fit);
+             }}});
 }
 
 // A job simulates a training step or one collective: with both tables run_scenario would take the

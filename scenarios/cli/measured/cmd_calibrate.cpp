@@ -253,7 +253,15 @@ int cmd_calibrate(int argc, char** argv) {
     } catch (const models::SpecError& e) {
       throw base.to_user_error(e);
     }
-    const std::string profile = models::calibrate::profile_toml(fit, sources, carried);
+    models::calibrate::FittedOn on;
+    on.instance = base.spec.cluster.instance;
+    on.gpu = models::topology::resolve_node(base.spec.cluster).gpu.name;
+    for (const auto& m : measurements)
+      if (m.spec.cluster.nodes > 1 &&
+          std::find(on.nodes.begin(), on.nodes.end(), m.spec.cluster.nodes) == on.nodes.end())
+        on.nodes.push_back(m.spec.cluster.nodes);
+    std::sort(on.nodes.begin(), on.nodes.end());
+    const std::string profile = models::calibrate::profile_toml(fit, sources, on, carried);
     write_file_atomically(out, profile);
     if (json) {
       CommandInputs inputs = scenario_inputs(base, sets);

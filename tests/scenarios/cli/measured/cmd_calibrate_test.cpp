@@ -98,6 +98,8 @@ TEST_CASE("commsim calibrate: a file whose ring crosses NVLink and a network fit
         std::string::npos);
   CHECK(profile.find("\"efa.efficiency.ll128\"") != std::string::npos);
   CHECK(profile.find("\"nvlink.") == std::string::npos);
+  // Where it was measured, for the runs that use it elsewhere.
+  CHECK(profile.find("[fitted]\ninstance = \"p5.48xlarge\"\ngpu = \"H100\"\nnodes = [2]\n") != std::string::npos);
   // The engine replays the file with the profile within a few percent (1.5 % median when written).
   CHECK(r.out.find("engine with the fitted parameters: median |error| 1.") != std::string::npos);
   // Fitted on 2 nodes: the output says what that profile is worth at other node counts.
@@ -312,4 +314,25 @@ TEST_CASE("commsim calibrate: all_reduce and all_gather only, within each protoc
   for (const auto& [name, value] : forward["params"].items())
     CHECK(backward["params"][name].get<double>() == Approx(value.get<double>()).epsilon(1e-6));
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("commsim calibrate: a run away from where its profile was measured says so", "[scenarios]") {
+  // The shipped 2 x p5 profile ([fitted] nodes = [2]) at 2 nodes, then at 4.
+  const std::string v = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/p5_2node_efa/";
+  const std::vector<std::string> base = {"run", v + "scenario.toml", "--set",
+                                         "cluster.profile=\"" + v + "p5.profile.toml\"", "--json"};
+  auto at = [&](int nodes) {
+    auto args = base;
+    args.insert(args.end(), {"--set", "cluster.nodes=" + std::to_string(nodes)});
+    const auto r = run_commsim(args);
+    REQUIRE(r.exit_code == 0);
+    std::string caveats;
+    const auto j = nlohmann::json::parse(r.out);
+    for (const auto& c : j["caveats"]) caveats += c.get<std::string>() + "\n";
+    return caveats;
+  };
+  CHECK(at(2).find("calibration profile") == std::string::npos);
+  const std::string four = at(4);
+  CHECK(four.find("p5.profile.toml was fitted on p5.48xlarge (H100), its network at 2 nodes; this run has 4 nodes") !=
+        std::string::npos);
 }
