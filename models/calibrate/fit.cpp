@@ -364,6 +364,28 @@ FitResult fit_link_params(const std::vector<Measurement>& measurements, const st
   }
   loop.launch_overhead_s = best_launch;
   loop.launch_sharpness = best_p;
+  // A parameter no fitted point depends on is not the files' to set: doubling it would move no
+  // point's device time by kUndetermined of itself. The fit's value there is drift (its prior's
+  // pull against noise: a 2-node EFA file moved EFA's Simple efficiency 0.89 -> 0.96 through
+  // NVLSTree points bound inside the node), so it is held at its prior and marked.
+  for (auto& [cls, th] : best_theta) {
+    const Eigen::VectorXd prior = prior_of(cls);
+    for (int j = 0; j < kParamsPerClass; ++j) {
+      if (pinned.count(param_name(cls, j))) continue;
+      double most = 0;
+      bool seen = false;
+      for (const Sample& s : samples) {
+        if (s.cls != cls || !s.on_envelope || s.proto != j % 3) continue;
+        seen = true;
+        const double d = device_time(s, th);
+        if (d > 0) most = std::max(most, (j < 3 ? s.steps : s.x) * th(j) / d);
+      }
+      if (seen && most < kUndetermined) {
+        th(j) = prior(j);
+        fit.undetermined.insert(param_name(cls, j));
+      }
+    }
+  }
 
   std::vector<double> errs;
   for (Sample& s : samples) {

@@ -55,6 +55,9 @@ struct FitResult {
   // sharpness at an end of its grid. The data pushed them there: their values say more about the
   // model than about the machine.
   std::set<std::string> at_bound;
+  // Parameters the files barely move (no fitted point's time changes by kUndetermined of itself
+  // when the parameter doubles): written at their default (or --fix) value, not the fit's drift.
+  std::set<std::string> undetermined;
 };
 
 // The collectives calibrate fits: those whose time the fit's model (rings and trees over one
@@ -62,6 +65,7 @@ struct FitResult {
 // (point-to-point: alltoall, sendrecv), other critical paths (broadcast, reduce) or add a reduction
 // the model leaves out (reduce_scatter fitted 7 % low on the engine's own curve).
 bool fits_collective(nccl::CollOp op);
+inline constexpr double kUndetermined = 0.02;
 inline constexpr const char* kFittedCollectives =
     "(expected an all_reduce_perf or all_gather_perf table; `commsim diff` compares any collective)";
 

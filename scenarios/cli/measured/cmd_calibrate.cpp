@@ -298,6 +298,7 @@ int cmd_calibrate(int argc, char** argv) {
       }
       j["params_at_bounds"] = std::move(bounds);
       j["params_not_exercised"] = std::move(unused);
+      j["params_undetermined"] = fit.undetermined;
       std::fputs(dump_json(std::move(j)).c_str(), stdout);
       return 0;
     }
@@ -321,6 +322,8 @@ int cmd_calibrate(int argc, char** argv) {
     for (const auto& [name, value] : fit.params) {
       const char* mark = pinned.count(name)      ? "  (fixed by --fix)"
                          : !exercised(name, fit) ? "  (no file exercised it: kept near its default)"
+                         : fit.undetermined.count(name)
+                             ? "  (the files barely move it: held at its default, not fitted)"
                          : at_bound(name, value) || fit.at_bound.count(name)
                              ? "  (AT ITS BOUND: the data pushed it to the end of its range)"
                              : "";

@@ -23,11 +23,11 @@ ScenarioSpec two_p5_rings() {
   return s;
 }
 
-// The engine's own all_reduce_perf table, 8 B - 4 GiB, as a measured run.
-readers::NcclTestsRun engine_table(const ScenarioSpec& spec) {
+// The engine's own all_reduce_perf table, 8 B - `max_bytes` (4 GiB), as a measured run.
+readers::NcclTestsRun engine_table(const ScenarioSpec& spec, int64_t max_bytes = int64_t{4} << 30) {
   calibrate::NcclTestsOptions o;
   o.min_bytes = 8;
-  o.max_bytes = int64_t{4} << 30;
+  o.max_bytes = max_bytes;
   readers::NcclTestsRun run;
   run.source = "engine.txt";
   run.op = "all_reduce";
@@ -65,4 +65,21 @@ TEST_CASE("calibrate across nodes: the engine's own table gives back the network
   REQUIRE(fit.engine_median_abs_error);
   CHECK(*fit.engine_median_abs_error < 0.01);
   CHECK(*fit.engine_max_abs_error < 0.05);
+}
+
+TEST_CASE("calibrate: a parameter the files barely move is held at its default and marked", "[calibrate]") {
+  // Ring/LL up to 1 KiB: the step latency is the time, LL's efficiency moves no point by 2 %.
+  ScenarioSpec measured = two_p5_rings();
+  measured.nccl_env["NCCL_PROTO"] = "LL";
+  measured.cluster.params["efa.hop_latency.ll"] = 20e-6;
+  ScenarioSpec fitted_on = two_p5_rings();
+  fitted_on.nccl_env["NCCL_PROTO"] = "LL";
+  const std::vector<calibrate::Measurement> ms = {{fitted_on, engine_table(measured, 1024)}};
+  const calibrate::FitResult fit = calibrate::fit_link_params(ms);
+  CHECK(fit.undetermined.count("efa.efficiency.ll") == 1);
+  CHECK_FALSE(fit.undetermined.count("efa.hop_latency.ll"));
+  CHECK(fit.params.at("efa.hop_latency.ll") == Approx(20e-6).epsilon(0.05));
+  // Held at the default the same fit starts from: the fit of a table at the defaults agrees.
+  const std::vector<calibrate::Measurement> at_defaults = {{fitted_on, engine_table(fitted_on, 1024)}};
+  CHECK(fit.params.at("efa.efficiency.ll") == calibrate::fit_link_params(at_defaults).params.at("efa.efficiency.ll"));
 }
