@@ -193,8 +193,19 @@ std::string adopt_run_ranks(const NcclTestsFile& file, const models::readers::Nc
   const int pod_gpus = spec.placement.gpus_per_pod > 0 ? spec.placement.gpus_per_pod : node_gpus / pods;
   const int per_node = pods * pod_gpus;
   const long long have = static_cast<long long>(spec.cluster.nodes) * per_node;
-  if (ranks == have) return "";
   const int hosts = static_cast<int>(run.hosts.size());  // 0: the file does not say
+  if (ranks == have) {
+    // The same count on other hosts (4 x 4 GPUs against 2 x 8) crosses the network elsewhere. A
+    // host is a node, or a pod of one where pods have hostnames of their own.
+    if (hosts > 1 && spec.cluster.groups.empty() && hosts != spec.cluster.nodes && hosts != spec.cluster.nodes * pods)
+      throw UserError(nccl_tests_rank_line(file.text, path),
+                      path + " ran its " + std::to_string(ranks) + " ranks over " + std::to_string(hosts) +
+                          " hosts, the scenario lays them on " + std::to_string(spec.cluster.nodes) + " node" +
+                          (spec.cluster.nodes == 1 ? "" : "s") +
+                          " (expected a --scenario of the run's layout: cluster.nodes = " + std::to_string(hosts) +
+                          " and placement.gpus_per_pod = " + std::to_string(ranks / hosts) + ")");
+    return "";
+  }
   const std::string ran = path + " ran on " + std::to_string(ranks) + " ranks" +
                           (hosts > 1 ? " over " + std::to_string(hosts) + " hosts" : "") + ", the scenario has " +
                           std::to_string(have);

@@ -101,7 +101,8 @@ struct Comparison {
 // sub-communicator on purpose), and so is another GPU model in the "# Rank" lines than the
 // scenario's GPU (the file may come from a similar machine on purpose).
 void check_header(const std::string& file, const std::vector<models::readers::NcclTestsRun>& runs,
-                  models::nccl::CollOp op, bool op_given, int ranks, const std::string& gpu) {
+                  models::nccl::CollOp op, bool op_given, int ranks, int nodes, int pods_per_node,
+                  const std::string& gpu) {
   for (const auto& run : runs) {
     // A bare table says neither its collective nor its ranks: what the comparison takes is said.
     if (run.op.empty() && !op_given)
@@ -121,6 +122,12 @@ void check_header(const std::string& file, const std::vector<models::readers::Nc
     if (run.ranks > 0 && run.ranks != ranks)
       std::fprintf(stderr, "commsim nccl-tests: warning: %s ran on %d ranks, the scenario has %d: times differ\n",
                    file.c_str(), run.ranks, ranks);
+    else if (nodes > 0 && run.hosts.size() > 1 && int(run.hosts.size()) != nodes &&
+             int(run.hosts.size()) != nodes * pods_per_node)
+      std::fprintf(stderr,
+                   "commsim nccl-tests: warning: %s ran its %d ranks over %zu hosts, the scenario lays them on %d "
+                   "node%s: the network is crossed elsewhere, and times differ\n",
+                   file.c_str(), run.ranks, run.hosts.size(), nodes, nodes == 1 ? "" : "s");
     for (const auto& model : run.gpus)
       if (!gpu.empty() && !models::readers::gpu_product_matches(model, gpu))
         std::fprintf(stderr, "commsim nccl-tests: warning: %s ran on %s, the scenario's GPU is %s: times differ\n",
@@ -129,11 +136,11 @@ void check_header(const std::string& file, const std::vector<models::readers::Nc
 }
 
 Comparison compare_with(const std::string& file, const models::calibrate::NcclTestsResult& result,
-                        models::nccl::CollOp op, bool op_given, int ranks) {
+                        models::nccl::CollOp op, bool op_given, int ranks, int nodes, int pods_per_node) {
   Comparison c;
   c.file = file;
   const auto runs = read_nccl_tests_output(file, "--compare").runs;  // a folder or an empty file is an error
-  check_header(file, runs, op, op_given, ranks, result.gpu_name);
+  check_header(file, runs, op, op_given, ranks, nodes, pods_per_node, result.gpu_name);
   c.text = fmt::format("\n# Prediction vs measurement ({}): time per size, error = predicted / measured - 1\n", file);
   c.text += fmt::format("#{:>11}  {:>10}  {:>10}  {:>8}  {:>6} {:<6}\n", "size (B)", "meas (us)", "pred (us)", "error",
                         "algo", "proto");
@@ -434,7 +441,9 @@ int cmd_nccl_tests(int argc, char** argv) {
     std::optional<Comparison> cmp;
     if (!compare.empty())
       cmp = compare_with(compare, table.passes.front().result, o.op, !op_name.empty() || !program.empty(),
-                         static_cast<int>(table.ranks.size()));
+                         static_cast<int>(table.ranks.size()),
+                         scenario.spec.cluster.groups.empty() ? scenario.spec.cluster.nodes : 0,
+                         std::max(1, scenario.spec.placement.pods_per_node));
     CommandInputs inputs = scenario_inputs(scenario, sets);
     if (!compare.empty()) inputs.files.push_back(compare);
     if (json) {

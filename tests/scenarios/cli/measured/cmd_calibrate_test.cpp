@@ -336,3 +336,28 @@ TEST_CASE("commsim calibrate: a run away from where its profile was measured say
   CHECK(four.find("p5.profile.toml was fitted on p5.48xlarge (H100), its network at 2 nodes; this run has 4 nodes") !=
         std::string::npos);
 }
+
+TEST_CASE("commsim calibrate: a file of the scenario's rank count over other hosts is refused at its rank line",
+          "[scenarios]") {
+  // ar_g4.txt's 4 ranks, each on a host of its own, against the 4 x H200 scenario's one node: the
+  // ring would cross a network the scenario does not have.
+  const auto dir = scenarios_test::fresh_temp_dir("calibrate-hosts");
+  std::string text = scenarios_test::slurp(kNcclTests + "ar_g4.txt");
+  for (int r = 0; r < 4; ++r)
+    text = std::regex_replace(text, std::regex("(Rank  " + std::to_string(r) + " Group  0 Pid   2759 on) +vm "),
+                              "$1        vm" + std::to_string(r) + " ");
+  const std::string four_hosts = write_file(dir / "ar_4hosts.txt", text);
+  const std::string out = (dir / "p.toml").string();
+  const auto r = run_commsim({"calibrate", "--scenario", kScenario, four_hosts, "--out", out});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("ar_4hosts.txt:6:4: ") != std::string::npos);
+  CHECK(r.err.find("ran its 4 ranks over 4 hosts, the scenario lays them on 1 node") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));
+  // nccl-tests --compare warns and compares.
+  const auto c = run_commsim({"nccl-tests", kScenario, "--compare", four_hosts, "-e", "1M"});
+  CHECK(c.exit_code == 0);
+  CHECK(
+      c.err.find("ran its 4 ranks over 4 hosts, the scenario lays them on 1 node: the network is crossed elsewhere") !=
+      std::string::npos);
+  std::filesystem::remove_all(dir);
+}
