@@ -326,7 +326,7 @@ int cmd_nccl_tests(int argc, char** argv) {
     // stays the scenario's here, since this table is the scenario's prediction first.
     if (!compare.empty()) {
       const NcclTestsFile measured = read_nccl_tests_output(compare, "--compare");
-      std::string applied;
+      std::string applied, kept;
       std::map<std::string, SourcePos> env_at;  // a refused value is the file's error, at its line
       for (const auto& [k, v] : nccl_env_from_log(measured.text, compare, &env_at))
         if (!scenario.spec.nccl_env.count(k)) {
@@ -334,7 +334,14 @@ int cmd_nccl_tests(int argc, char** argv) {
           applied += (applied.empty() ? "" : ", ") + k + "=" + v;
         } else {
           env_at.erase(k);
+          if (scenario.spec.nccl_env.at(k) != v)
+            kept += (kept.empty() ? "" : ", ") + k + "=" + v + " (the scenario's " + scenario.spec.nccl_env.at(k) + ")";
         }
+      // Where they differ the comparison is of another run than the file's: said, never silent
+      // (calibrate and diff take the file's).
+      if (!kept.empty())
+        notes.push_back(compare + " ran with " + kept +
+                        ": the scenario's values are kept, so the comparison is of another setting than the run's");
       check_run_nccl_env(scenario.spec.nccl_env, env_at);
       std::string version_note;
       if (const int version = usable_nccl_version(measured, compare, &version_note);

@@ -170,3 +170,15 @@ TEST_CASE("scenarios: nccl-tests --compare says what it takes for a bare table's
   REQUIRE(named.exit_code == 0);
   CHECK(named.err.find("does not say which collective") == std::string::npos);
 }
+
+TEST_CASE("scenarios: nccl-tests --compare says where the scenario's NCCL variable overrides the file's",
+          "[scenarios]") {
+  const std::string s = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4.toml";
+  const std::string sock =
+      std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4/measured/nccl-tests/ar_g4_sock.txt";
+  const auto r = scenarios_test::run_commsim(
+      {"nccl-tests", s, "--set", "nccl.env.NCCL_P2P_DISABLE=\"0\"", "--compare", sock, "-e", "1M"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("ar_g4_sock.txt ran with NCCL_P2P_DISABLE=1 (the scenario's 0): the scenario's values are kept") !=
+        std::string::npos);
+}
