@@ -79,6 +79,8 @@ struct PlanPoint {
   double goodput = 1;       // the steps' share of it
   double cost_usd = -1;     // < 0: no price
   double tokens_per_s = 0, mfu = 0;
+  std::string pricing;   // how its $ is sold: "on-demand", "capacity block", "given" ("": no price)
+  std::string headroom;  // GPU memory left at the peak, as the table prints it ("1.14 GB!": tight)
   bool pareto = false;
   bool yours = false;       // --include
 };

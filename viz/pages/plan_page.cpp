@@ -100,15 +100,16 @@ std::string pareto_chart(const PlanReport& p) {
 std::string table(const PlanReport& p) {
   std::ostringstream o;
   o << "<table class=\"points\"><thead><tr><th>rank</th><th>expected time to train</th><th>goodput</th>"
-       "<th>cost</th><th>tokens/s</th>"
-       "<th>MFU</th><th>GPUs</th><th>hardware</th><th>layout</th><th>Pareto</th></tr></thead><tbody>";
+       "<th>cost</th><th>pricing</th><th>tokens/s</th>"
+       "<th>MFU</th><th>memory headroom</th><th>GPUs</th><th>hardware</th><th>layout</th><th>Pareto</th></tr></thead>"
+       "<tbody>";
   for (const auto& q : p.points) {
     o << "<tr class=\"point-row\"><td>" << (q.yours ? std::string("yours") : std::to_string(q.rank)) << "</td><td>"
       << esc(days(q.train_s)) << "</td><td>" << fmt::percent(q.goodput) << "</td><td>"
-      << esc(std::isfinite(q.cost_usd) ? dollars(q.cost_usd) : std::string("never")) << "</td><td>"
-      << fmt::count(std::llround(q.tokens_per_s)) << "</td><td>" << fmt::percent(q.mfu) << "</td><td>" << q.gpus
-      << "</td><td>" << esc(q.hardware) << "</td><td>" << esc(q.layout) << "</td><td>" << (q.pareto ? "yes" : "")
-      << "</td></tr>";
+      << esc(std::isfinite(q.cost_usd) ? dollars(q.cost_usd) : std::string("never")) << "</td><td>" << esc(q.pricing)
+      << "</td><td>" << fmt::count(std::llround(q.tokens_per_s)) << "</td><td>" << fmt::percent(q.mfu) << "</td><td>"
+      << esc(q.headroom) << "</td><td>" << q.gpus << "</td><td>" << esc(q.hardware) << "</td><td>" << esc(q.layout)
+      << "</td><td>" << (q.pareto ? "yes" : "") << "</td></tr>";
   }
   o << "</tbody></table>";
   return o.str();

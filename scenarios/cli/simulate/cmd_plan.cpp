@@ -76,6 +76,17 @@ viz::PlanReport html_report(const PlanOutput& p, const std::string& path) {
   page.summary.emplace_back("target", fmt::format("{:.4g} tokens ({:.0f} steps)", p.result.steps * p.result.tokens_per_step,
                                                   p.result.steps));
   page.summary.emplace_back("ranked", std::to_string(p.result.ranked.size()) + " layouts");
+  // What each $ rests on, as under the table: one node-hour, paid whole.
+  for (const auto& [instance, price] : p.result.node_prices)
+    page.summary.emplace_back("price " + instance,
+                              fmt::format("{} per node-hour, {} (paid whole, also by a row on "
+                                          "part of a node); {}",
+                                          format_usd(price.usd_per_hour), price.pricing, price.source));
+  if (std::any_of(p.result.ranked.begin(), p.result.ranked.end(),
+                  [](const models::plan::Evaluated& e) { return memory_tight(e); }))
+    page.summary.emplace_back("memory headroom",
+                              "! under 5 % of the GPU's memory left: the caching allocator's fragmentation, not "
+                              "estimated, may leave no room (commsim run says TIGHT)");
   std::vector<bool> front(p.result.ranked.size(), false);
   for (size_t i : p.result.pareto) front[i] = true;
   auto point = [&](const models::plan::Evaluated& e, int rank, bool pareto, bool yours) {
@@ -89,6 +100,8 @@ viz::PlanReport html_report(const PlanOutput& p, const std::string& path) {
     q.cost_usd = e.cost_usd.value_or(-1);
     q.tokens_per_s = e.tokens_per_s;
     q.mfu = e.mfu;
+    q.pricing = e.cost_usd ? e.pricing : std::string();
+    q.headroom = format_bytes(e.memory_capacity_bytes - e.memory_peak_bytes) + (memory_tight(e) ? "!" : "");
     q.pareto = pareto;
     q.yours = yours;
     return q;

@@ -336,6 +336,11 @@ TEST_CASE("scenarios: plan shows where a row's machine is known to differ from t
   // The legend names what the chart draws: no --include, no "your layout".
   CHECK(p5_page.find("your layout (--include)") == std::string::npos);
   CHECK(p5_page.find("on the Pareto front (line)") != std::string::npos);
+  // Each $ says what it rests on: the price per node-hour and how it is sold, beside each row's.
+  CHECK(p5_page.find("<th>price p5.48xlarge</th><td>$") != std::string::npos);
+  CHECK(p5_page.find("per node-hour, on-demand (paid whole") != std::string::npos);
+  CHECK(p5_page.find("<th>pricing</th>") != std::string::npos);
+  CHECK(p5_page.find("<th>memory headroom</th>") != std::string::npos);
   const auto p5j = nlohmann::json::parse(run_commsim(plan_args_with(kPlan, {"--json"})).out);
   CHECK(p5j["rows"][0]["caveats"].empty());
 }
