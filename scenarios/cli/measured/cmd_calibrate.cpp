@@ -96,8 +96,8 @@ int cmd_calibrate(int argc, char** argv) {
   add_set_option(app, sets);
   std::string op_name;
   app.add_option("--op", op_name,
-                 "the collective of files without an nccl-tests header naming it (all_reduce, all_gather); a "
-                 "file's own header wins, and one that names another is refused")
+                 "the collective (all_reduce, all_gather) of files without an nccl-tests header naming it; a "
+                 "file whose header names another collective is refused")
       ->type_name("OP");
   app.add_flag("--json", json, "print the fit as one JSON object (docs/result.schema.json) instead of the table");
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
