@@ -95,7 +95,7 @@ std::string measured_series(const std::string& path) {
 std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, const models::RunResult& result,
                                           const std::vector<std::string>& measured_files,
                                           const MeasuredAsRan& as_ran_of) {
-  // Measured busbw (out-of-place, as nccl-tests' own summary uses) by file, op and size. One file:
+  // Measured busbw (out of place, as nccl-tests' own summary uses) by file, op and size. One file:
   // the measured values sit on the predicted curve's points; several: one series per file.
   std::map<std::string, std::map<std::string, std::map<int64_t, double>>> by_file;  // series -> op -> size
   std::vector<std::string> file_order;
@@ -106,10 +106,16 @@ std::vector<viz::BusBwPoint> busbw_curves(const models::ScenarioSpec& spec, cons
       series_of[run.source] = measured_series(run.source);
       file_order.push_back(run.source);
     }
+    // From the time, not the printed busbw: nccl-tests prints two decimals of GB/s, so below ~1 MiB
+    // its busbw is rounded by up to a third (and 8-128 B print 0.00), where the time has 3-4 digits.
+    models::nccl::CollOp op;
+    const int n = run.ranks > 0 ? run.ranks : (result.gpus > 0 ? result.gpus : int(result.ranks.size()));
+    if (run.op.empty() || !models::nccl::parse_coll_op(run.op, op) || n < 1) continue;
     for (const auto& row : run.rows)
-      if (!run.op.empty() && row.oop.busbw_gbs > 0) {
-        measured[run.op][row.size_bytes] = row.oop.busbw_gbs * 1e9;
-        by_file[series_of[run.source]][run.op][row.size_bytes] = row.oop.busbw_gbs * 1e9;
+      if (row.oop.time_us > 0 && row.size_bytes > 0) {
+        const double busbw = models::calibrate::bus_factor(op, n) * double(row.size_bytes) / (row.oop.time_us * 1e-6);
+        measured[run.op][row.size_bytes] = busbw;
+        by_file[series_of[run.source]][run.op][row.size_bytes] = busbw;
       }
   }
   const bool per_file = file_order.size() > 1;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/calibrate/nccl_tests.hpp"
+#include "models/readers/nccl_tests_output.hpp"
 #include "models/run/jobs.hpp"
 #include "models/run/run.hpp"
 #include "scenarios/cli/output/report_inputs.hpp"
@@ -265,4 +266,24 @@ TEST_CASE("run --samples: the goodput's failure-free cost says it is at the samp
   CHECK(text.out.find("cost       ") != std::string::npos);
   CHECK(text.out.find(" without failures at the sampled mean step; the run's " + per_run +
                       " per run is at the simulated step ") != std::string::npos);
+}
+
+TEST_CASE("report: a measured file's bus bandwidth is its time's, not the two decimals nccl-tests prints",
+          "[scenarios]") {
+  // ar_g4.txt at 8 B prints 0.00 GB/s; its time gives the point, with nccl-tests' 2(n-1)/n.
+  const std::string dir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/";
+  const auto loaded = scenarios::load_scenario(dir + "h200x4.toml");
+  models::RunOptions opt;
+  const auto r = models::run_scenario(loaded.spec, opt);
+  const std::string file = dir + "h200x4/measured/nccl-tests/ar_g4.txt";
+  const auto runs = models::readers::parse_nccl_tests_files({file});
+  REQUIRE(!runs.empty());
+  const auto& first = runs.front().rows.front();
+  REQUIRE(first.size_bytes == 8);
+  const auto points = scenarios::busbw_curves(loaded.spec, r, {file});
+  const auto at8 = std::find_if(points.begin(), points.end(), [](const viz::BusBwPoint& p) {
+    return p.op == "all_reduce" && p.size_bytes == 8 && p.measured_bytes_per_s > 0;
+  });
+  REQUIRE(at8 != points.end());
+  CHECK(at8->measured_bytes_per_s == Approx(2.0 * 3 / 4 * 8 / (first.oop.time_us * 1e-6)));
 }
