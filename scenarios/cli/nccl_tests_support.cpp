@@ -49,10 +49,17 @@ NcclTestsFile read_nccl_tests_output(const std::string& path, const std::string&
                     option +
                         ": no row of this cputime (-C 1) table gives its time: algbw, printed to two decimals, "
                         "is below 1 GB/s in every row (expected larger sizes, -J JSON output, or a run without -C 1)");
-  if (rows == 0)
-    throw UserError({path, 1, 1},
-                    option + (f.text.empty() ? ": the file is empty" : ": no nccl-tests result rows in this file") +
-                        " (expected the output of an nccl-tests binary such as all_reduce_perf)");
+  if (rows == 0) {
+    // Rows of numbers without the column header above them are read as nothing: the header says
+    // which column is which (out-of-place and in-place, the root column or not).
+    const bool numbers = std::regex_search(f.text, std::regex(R"((^|\n)\s*\d+\s+\d+\s+[a-z0-9_]+\s)"));
+    throw UserError(
+        {path, 1, 1},
+        option + (f.text.empty() ? ": the file is empty" : ": no nccl-tests result rows in this file") +
+            (numbers && !f.text.empty() ? " (its rows of numbers have no column header above them: keep nccl-tests' "
+                                          "'#  size  count  type ...' lines with the table)"
+                                        : " (expected the output of an nccl-tests binary such as all_reduce_perf)"));
+  }
   return f;
 }
 

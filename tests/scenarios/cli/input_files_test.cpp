@@ -212,4 +212,12 @@ TEST_CASE("inputs: a folder or an empty file given as nccl-tests output is an er
   }
   CHECK_FALSE(fs::exists(w.dir / "r.html"));
   CHECK_FALSE(fs::exists(w.dir / "p.toml"));
+  // A table's rows without nccl-tests' column header: the message says what to keep.
+  const fs::path bare = w.dir / "bare.txt";
+  std::ofstream(bare) << "           8             2     float     sum      -1    69.12    0.00    0.00      0    72.43"
+                         "    0.00    0.00      0\n";
+  const auto r = run_commsim_with("timeout 60", {"nccl-tests", s, "--compare", bare.string()});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("no nccl-tests result rows in this file (its rows of numbers have no column header above them") !=
+        std::string::npos);
 }
