@@ -22,8 +22,20 @@ NcclTestsFile read_nccl_tests_output(const std::string& path, const std::string&
   f.runs = models::readers::parse_nccl_tests(f.text, path);
   size_t rows = 0;
   int first_coarse = 0;
+  static std::set<std::string> said_wrong;  // once per file and run, however often a command reads it
   for (const auto& r : f.runs) {
     rows += r.rows.size();
+    // Rows nccl-tests found wrong results in (#wrong > 0) timed a run that failed its own check.
+    int wrong = 0, first_wrong = 0;
+    for (const auto& row : r.rows)
+      if ((row.oop.wrong && *row.oop.wrong > 0) || (row.ip && row.ip->wrong && *row.ip->wrong > 0)) {
+        if (!wrong++) first_wrong = row.line;
+      }
+    if (wrong && said_wrong.insert(path + ":" + std::to_string(first_wrong)).second)
+      std::fprintf(stderr,
+                   "commsim: warning: %s:%d: %d row%s of this table report%s wrong results (#wrong > 0): nccl-tests "
+                   "found its data corrupt there, so those times are of a run that failed its own check\n",
+                   path.c_str(), first_wrong, wrong, wrong == 1 ? "" : "s", wrong == 1 ? "s" : "");
     if (!r.cputime) continue;
     // -C 1: the printed time is the host's launch time; the reader took size / algbw instead
     // (models/readers/nccl_tests_output.hpp, NcclTestsRun::cputime). Said once per run.

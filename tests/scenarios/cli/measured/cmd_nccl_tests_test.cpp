@@ -5,6 +5,10 @@
 // byte for byte the one models::calibrate::format_nccl_tests prints.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
+#include <filesystem>
+
 #include <set>
 #include <sstream>
 #include <string>
@@ -181,4 +185,19 @@ TEST_CASE("scenarios: nccl-tests --compare says where the scenario's NCCL variab
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.find("ar_g4_sock.txt ran with NCCL_P2P_DISABLE=1 (the scenario's 0): the scenario's values are kept") !=
         std::string::npos);
+}
+
+TEST_CASE("scenarios: a measured row nccl-tests found wrong results in is warned about, at its line", "[scenarios]") {
+  const std::string dir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/";
+  std::string text = scenarios_test::slurp(dir + "h200x4/measured/nccl-tests/ar_g4.txt");
+  const std::string row = "   30.67       0    30.42";
+  REQUIRE(text.find(row) != std::string::npos);
+  text.replace(text.find(row), row.size(), "   30.67       3    30.42");  // the 1 MiB row, line 31
+  const auto tmp = scenarios_test::fresh_temp_dir("wrong-rows");
+  const std::string file = (tmp / "ar_wrong.txt").string();
+  std::ofstream(file) << text;
+  const auto r = scenarios_test::run_commsim({"nccl-tests", dir + "h200x4.toml", "--compare", file, "-e", "1M"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find(file + ":31: 1 row of this table reports wrong results (#wrong > 0)") != std::string::npos);
+  std::filesystem::remove_all(tmp);
 }
