@@ -148,7 +148,7 @@ std::string memory_margin_note(const models::MemoryResult& m) {
   // Under 5 % of the GPU's memory left: the allocator's fragmentation, which the estimate leaves
   // out, took 0.4-17 GB above the allocated peak on one H200 (docs/limitations.md).
   const double headroom = m.capacity_bytes - m.peak_bytes;
-  if (!m.estimated || !m.fits || !(headroom < 0.05 * m.capacity_bytes)) return "";
+  if (!m.estimated || !m.fits || !(headroom < kTightMemoryShare * m.capacity_bytes)) return "";
   return fmt::format(
       "TIGHT: rank {}'s peak leaves {} of the {}'s {} (under 5 %); the caching allocator's fragmentation, not "
       "estimated, took 0.4-17 GB above the allocated peak on one H200, so it may not fit (a smaller micro-batch or "

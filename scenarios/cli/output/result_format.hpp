@@ -42,6 +42,8 @@ std::string memory_warning(const models::MemoryResult& memory);
 // "TIGHT: ..." where the layout fits with under 5 % of the GPU's memory left (fragmentation is not
 // estimated); "" otherwise.
 std::string memory_margin_note(const models::MemoryResult& memory);
+// The share of the GPU's memory under which a peak is TIGHT (run's note, plan's '!').
+inline constexpr double kTightMemoryShare = 0.05;
 
 // "1.23 s", "456 ms", "7.8 us"; "10 min 17 s" past a minute.
 std::string format_seconds(double s);

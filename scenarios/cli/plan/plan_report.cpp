@@ -44,8 +44,7 @@ std::string compared(double a, double b, const std::string& what) {
 
 std::string row_line(size_t rank_label_width, const std::string& rank, const Evaluated& e, bool front) {
   const auto& c = e.candidate;
-  const double headroom = e.memory_capacity_bytes - e.memory_peak_bytes;
-  const std::string room = format_bytes(headroom) + (memory_tight(e) ? "!" : "");
+  const std::string room = headroom_text(e);
   return fmt::format(
       "{:<{}} {:>10} {:>6.1f}% {:>10} {:<9} {:>10.0f} {:>5.1f}% {:>9} {:>10} {:>6} {:>4} x {:<18} {}{}\n", rank,
       rank_label_width, format_duration(e.train_s), 100 * e.goodput, usd_or_no_price(e.cost_usd), pricing_label(e),
@@ -125,7 +124,12 @@ LabelledCaveats plan_row_caveats(const PlanOutput& p, size_t rows) {
 }
 
 bool memory_tight(const Evaluated& e) {
-  return e.memory_capacity_bytes > 0 && e.memory_capacity_bytes - e.memory_peak_bytes < 0.05 * e.memory_capacity_bytes;
+  return e.memory_capacity_bytes > 0 &&
+         e.memory_capacity_bytes - e.memory_peak_bytes < kTightMemoryShare * e.memory_capacity_bytes;
+}
+
+std::string headroom_text(const Evaluated& e) {
+  return format_bytes(e.memory_capacity_bytes - e.memory_peak_bytes) + (memory_tight(e) ? "!" : "");
 }
 
 std::string format_duration(double s) {

@@ -31,5 +31,7 @@ std::string format_duration(double s);
 // Under 5 % of the GPU's memory left at the peak (commsim run's TIGHT, result_format.hpp): the
 // allocator's fragmentation, not estimated, may leave no room. Marked "!" in the table.
 bool memory_tight(const models::plan::Evaluated& e);
+// The headroom as the table prints it: "1.14 GB!" where tight.
+std::string headroom_text(const models::plan::Evaluated& e);
 
 }  // namespace scenarios

@@ -101,7 +101,7 @@ viz::PlanReport html_report(const PlanOutput& p, const std::string& path) {
     q.tokens_per_s = e.tokens_per_s;
     q.mfu = e.mfu;
     q.pricing = e.cost_usd ? e.pricing : std::string();
-    q.headroom = format_bytes(e.memory_capacity_bytes - e.memory_peak_bytes) + (memory_tight(e) ? "!" : "");
+    q.headroom = headroom_text(e);
     q.pareto = pareto;
     q.yours = yours;
     return q;
