@@ -48,7 +48,7 @@ std::vector<int64_t> nccl_tests_sizes(const NcclTestsOptions& o) {
 }
 
 std::vector<NcclTestsRow> run_nccl_tests_at(const ScenarioSpec& spec, nccl::CollOp op,
-                                            const std::vector<int64_t>& sizes) {
+                                            const std::vector<int64_t>& sizes, std::vector<std::string>* link_classes) {
   std::vector<int64_t> sorted = sizes;
   std::sort(sorted.begin(), sorted.end());
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
@@ -59,11 +59,15 @@ std::vector<NcclTestsRow> run_nccl_tests_at(const ScenarioSpec& spec, nccl::Coll
   o.min_bytes = sorted.front();
   o.max_bytes = sorted.back();
   if (nccl_tests_sizes(o) == sorted) {
-    rows = run_nccl_tests(spec, o).rows;
+    NcclTestsResult r = run_nccl_tests(spec, o);
+    rows = std::move(r.rows);
+    if (link_classes) *link_classes = std::move(r.link_classes);
   } else {
     for (int64_t size : sorted) {
       o.min_bytes = o.max_bytes = size;
-      rows.push_back(run_nccl_tests(spec, o).rows.front());
+      NcclTestsResult r = run_nccl_tests(spec, o);
+      rows.push_back(r.rows.front());
+      if (link_classes) *link_classes = std::move(r.link_classes);
     }
   }
   std::vector<NcclTestsRow> out;

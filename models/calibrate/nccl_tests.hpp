@@ -62,8 +62,10 @@ std::vector<int64_t> nccl_tests_sizes(const NcclTestsOptions& o);
 NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions& options);
 // The rows of `sizes` (any order, repeats allowed; rows in the same order): one sweep where the
 // sizes are nccl-tests' doubling from the first to the last (the common -f 2), else a run per size.
+// `link_classes`, where given, receives the run's NcclTestsResult::link_classes.
 std::vector<NcclTestsRow> run_nccl_tests_at(const ScenarioSpec& spec, nccl::CollOp op,
-                                            const std::vector<int64_t>& sizes);
+                                            const std::vector<int64_t>& sizes,
+                                            std::vector<std::string>* link_classes = nullptr);
 // The table exactly as nccl-tests prints it (same header lines, columns, units, footer).
 std::string format_nccl_tests(const NcclTestsResult& r, const NcclTestsOptions& o);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "models/compute/precision.hpp"
 #include "models/run/layout_line.hpp"
@@ -29,6 +30,9 @@ std::string diff_pct(double r) {
 void order_rows(std::vector<DiffRow>& rows) {
   std::stable_sort(rows.begin(), rows.end(), [](const DiffRow& a, const DiffRow& b) {
     if (diff_kind_rank(a.kind) != diff_kind_rank(b.kind)) return diff_kind_rank(a.kind) < diff_kind_rank(b.kind);
+    // Step and compute rows are a step's seconds; collective rows are one operation each, from
+    // 8 B to GiB, so they rank by their relative error (seconds would rank by size).
+    if (a.kind == "collective") return std::fabs(a.relative()) > std::fabs(b.relative());
     return std::fabs(a.diff_s()) > std::fabs(b.diff_s());
   });
 }
@@ -42,7 +46,7 @@ MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const 
   if (measured_step_s <= 0 && trace) measured_step_s = trace->host > 0 ? trace->host : trace->span;
   const workload::ComputeClasses sim = trace ? scenario_compute(spec) : workload::ComputeClasses{};
   if (measured_step_s > 0) {
-    DiffRow r{"step", "step time", measured_step_s, result.step_time_s, "", ""};
+    DiffRow r{"step", "step time", measured_step_s, result.step_time_s, "", "", {}};
     // What the compute rows below do not account for: the step's communication and waits.
     const double comm = result.step_time_s - sim.total();
     if (!trace) {
@@ -75,7 +79,7 @@ MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const 
         {"optimizer", trace->optimizer, sim.optimizer, adamw, "the optimizer's kernels"},
     };
     for (const Class& c : classes) {
-      DiffRow r{"compute", c.name, c.measured, c.simulated, c.parameter, ""};
+      DiffRow r{"compute", c.name, c.measured, c.simulated, c.parameter, "", {}};
       r.explain = std::string(c.what) + ": the simulation is " + diff_pct(r.relative()) + " off; " +
                   (r.relative() > 0 ? "a higher " : "a lower ") + c.parameter +
                   " (commsim profile fits it from this trace) closes it";
@@ -84,7 +88,7 @@ MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const 
     }
     // No idle row where the trace's kernels overlap (busy above span): its idle time is not measured.
     if (trace->idle_measured()) {
-      DiffRow idle{"idle", "GPU idle between kernels", trace->idle(), sim.gaps, "compute.launch_gap", ""};
+      DiffRow idle{"idle", "GPU idle between kernels", trace->idle(), sim.gaps, "compute.launch_gap", "", {}};
       idle.explain = trace->communication > 0
                          ? "the trace's idle time holds its waits for communication too"
                          : "the host issuing kernels (eager PyTorch): " + diff_pct(idle.relative()) +
@@ -96,44 +100,62 @@ MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const 
   return d;
 }
 
+namespace {
+
+// What a parameter's name says sets a row, in words ("nccl.launch_overhead" -> host-bound ...).
+std::string what_sets(const std::string& name, const std::string& algo, const std::string& proto) {
+  const std::string how = "(" + algo + "/" + proto + ")";
+  const std::string link = name.substr(0, name.find('.'));
+  if (name == "nccl.launch_overhead")
+    return "host-bound " + how + ": nccl-tests' loop issues operations slower than the device runs them";
+  if (name == "nccl.kernel_latency") return "latency-bound " + how + ": the kernel's fixed device time sets it";
+  if (name == "nvls.efficiency") return "bandwidth-bound " + how + ": the NVLink switch's reduction rate sets it";
+  if (name.find(".hop_latency.") != std::string::npos)
+    return "latency-bound " + how + ": the latency of each pipeline step over " + link + " sets it";
+  if (name.find(".channel_bandwidth") != std::string::npos)
+    return "bandwidth-bound " + how + ": one channel's rate over " + link +
+           " sets it before the links' efficiency (its channels are few)";
+  return "bandwidth-bound " + how + ": " + link + "'s efficiency for " + proto +
+         " sets it (commsim calibrate fits it from nccl-tests output)";
+}
+
+std::string percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f %%", fraction * 100);
+  return buf;
+}
+
+}  // namespace
+
 DiffRow collective_row(const std::string& op, long long bytes, int ranks, double measured_s, double simulated_s,
-                       double device_s, const std::string& algo, const std::string& proto,
-                       const std::vector<std::string>& classes) {
+                       const std::string& algo, const std::string& proto,
+                       const std::vector<calibrate::ParamEffect>& effects) {
   DiffRow r;
   r.kind = "collective";
   r.name = op + " " + std::to_string(bytes) + " B on " + std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks");
   r.measured_s = measured_s;
   r.simulated_s = simulated_s;
-  std::string p = proto;
-  std::transform(p.begin(), p.end(), p.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  if (p.empty()) p = "simple";
-  // The parameter of the link class the collective crosses; of the slowest where it crosses
-  // several (the last: the network, after NVLink or PCIe inside the node).
-  const std::string link = classes.empty() ? std::string("<link>") : classes.back();
-  // Host-bound: the device's work ends well inside the launch floor nccl-tests' loop pays.
-  const bool host_bound = device_s > 0 && device_s < 0.8 * simulated_s;
-  const bool point_to_point = op == "alltoall" || op == "sendrecv";
+  r.effects = effects;
   if (ranks <= 1) {
+    const bool host_bound = !effects.empty() && effects.front().name == "nccl.launch_overhead";
     r.parameter = "nccl.launch_overhead";
     r.explain = host_bound ? "one rank: NCCL runs a local copy (no link is crossed); commsim's row is the launch floor"
                            : "one rank: NCCL runs a local copy (no link is crossed); commsim prices it at the GPU's "
                              "memory rate, above the launch floor";
-  } else if (host_bound) {
-    r.parameter = "nccl.launch_overhead";
-    r.explain =
-        "host-bound (" + algo + "/" + proto + "): the device's work ends inside the launch floor, which sets it";
-  } else if (bytes < (64 << 10)) {
-    r.parameter = link + ".hop_latency." + p;
-    r.explain = "latency-bound (" + algo + "/" + proto + "): the hop latency of the links it crosses sets it";
-  } else if (point_to_point && link == "nvlink") {
-    r.parameter = p == "ll" ? "nvlink.channel_bandwidth_ll" : "nvlink.channel_bandwidth";
-    r.explain = "bandwidth-bound, point to point (" + proto +
-                "): each peer's few channels run at one CTA's rate, which sets it before the links' efficiency";
-  } else {
-    r.parameter = link + ".efficiency." + p;
-    r.explain = "bandwidth-bound (" + algo + "/" + proto + "): the efficiency of the links it crosses for " + proto +
-                " sets it (commsim calibrate fits it from nccl-tests output)";
+    return r;
   }
+  if (effects.empty()) {
+    r.parameter = "-";
+    r.explain = "no registered parameter moves it by 0.01 % (" + algo + "/" + proto + ")";
+    return r;
+  }
+  // The engine's own tangent (calibrate::parameter_effects): the parameter that moves the row most.
+  const auto& top = effects.front();
+  r.parameter = top.name;
+  r.explain = what_sets(top.name, algo, proto) + "; " + std::to_string(int(calibrate::kProbeStep * 100 + 0.5)) +
+              " % worse (a latency longer, a rate lower), it moves this row " + percent(top.effect);
+  if (effects.size() > 1 && effects[1].effect >= 0.3 * top.effect)
+    r.explain += ", " + effects[1].name + " " + percent(effects[1].effect);
   return r;
 }
 

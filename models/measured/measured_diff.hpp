@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "models/calibrate/param_effects.hpp"
 #include "models/measured/compute_fit.hpp"
 #include "models/result.hpp"
 
@@ -28,6 +29,8 @@ struct DiffRow {
   double relative() const { return measured_s > 0 ? simulated_s / measured_s - 1 : 0; }
   std::string parameter;  // the registered parameter that would explain the difference
   std::string explain;    // one sentence
+  // Collective rows: what moves the simulated time, largest first (calibrate::parameter_effects).
+  std::vector<calibrate::ParamEffect> effects;
 };
 
 struct MeasuredDiff {
@@ -44,18 +47,17 @@ struct MeasuredDiff {
 MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const TraceCompute* trace,
                        double measured_step_s);
 
-// One collective row: measured and simulated seconds of one operation of `bytes` on `ranks` ranks;
-// `device_s` the simulated device time alone (below the host's launch floor: the row is
-// host-bound); `proto` the protocol NCCL's tuner picked in the simulation ("LL", "LL128",
-// "Simple"); `classes` the link classes its ranks' pairs cross (NcclTestsResult::link_classes).
-// The parameter named is what sets the simulated row: the launch overhead where it is host-bound,
-// the hop latency below 64 KiB, else the links' efficiency, or for point-to-point operations
-// (alltoall, sendrecv) over NVLink the per-channel rate that caps their few channels per peer.
+// One collective row: measured and simulated seconds of one operation of `bytes` on `ranks` ranks,
+// `algo` and `proto` what NCCL's tuner picked in the simulation, `effects` what moves the simulated
+// time (calibrate::parameter_effects, largest first). The parameter named is the one that moves it
+// most, from the engine itself: the launch overhead where nccl-tests' loop is host-bound, a hop
+// latency where the steps' latencies add up, an efficiency or a per-channel rate where bytes do.
 DiffRow collective_row(const std::string& op, long long bytes, int ranks, double measured_s, double simulated_s,
-                       double device_s, const std::string& algo, const std::string& proto,
-                       const std::vector<std::string>& classes);
+                       const std::string& algo, const std::string& proto,
+                       const std::vector<calibrate::ParamEffect>& effects);
 
-// Orders rows: by kind (step, compute, idle, collective), then by |difference|, largest first.
+// Orders rows: by kind (step, compute, idle, collective), then by |difference|, largest first
+// (collective rows by |relative difference|: one operation each, of any size).
 void order_rows(std::vector<DiffRow>& rows);
 
 }  // namespace models::measured

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "models/calibrate/nccl_tests.hpp"
+#include "models/calibrate/param_effects.hpp"
 #include "models/measured/measured_diff.hpp"
 #include "models/nccl/ops.hpp"
 #include "models/readers/kineto_trace.hpp"
@@ -21,8 +22,8 @@
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/nccl_tests_support.hpp"
-#include "scenarios/cli/output/result_format.hpp"
 #include "scenarios/cli/output/output_files.hpp"
+#include "scenarios/cli/output/result_format.hpp"
 #include "scenarios/cli/output/result_schema.hpp"
 #include "scenarios/load/input_file.hpp"
 #include "viz/viz.hpp"
@@ -42,33 +43,49 @@ struct MeasuredCollective {
   const models::ScenarioSpec* spec = nullptr;
 };
 
-// The simulated time of `c` on the scenario's machine (nccl-tests' emulation: a back-to-back loop,
-// over every rank of the scenario). Empty when the scenario has another rank count than `c`; a
-// table that does not say its rank count (0) is taken to be of the scenario's.
-std::optional<models::measured::DiffRow> diff_simulate_collective(const LoadedScenario& scenario, const MeasuredCollective& c,
-                                                             int scenario_ranks) {
-  const int ranks = c.ranks > 0 ? c.ranks : scenario_ranks;
-  if (scenario_ranks != ranks) return std::nullopt;
-  models::nccl::CollOp op;
-  if (c.op.empty())
-    throw UserError({c.source, 1, 1},
-                    "the file does not say which collective it measured (no nccl-tests header naming its "
-                    "program, such as all_reduce_perf): compare it with `commsim nccl-tests SCENARIO --op OP "
-                    "--compare FILE`");
-  if (!models::nccl::parse_coll_op(c.op, op))
-    throw UserError({c.source, 1, 1}, "collective '" + c.op + "' is not one commsim simulates");
-  models::calibrate::NcclTestsOptions o;
-  o.op = op;
-  o.min_bytes = o.max_bytes = std::max<long long>(c.bytes, 4);
-  models::calibrate::NcclTestsResult r;
-  try {
-    r = models::calibrate::run_nccl_tests(c.spec ? *c.spec : scenario.spec, o);
-  } catch (const models::SpecError& e) {
-    throw scenario.to_user_error(e);
+// The simulated rows of the measured collectives on the scenario's machine (nccl-tests' emulation:
+// a back-to-back loop, over every rank of the scenario), each with what moves it
+// (calibrate::parameter_effects): one sweep per collective and measured run for all its sizes. A
+// collective of another rank count than the scenario's is listed in d.skipped; a table that does
+// not say its rank count (0) is taken to be of the scenario's.
+void diff_simulate_collectives(const LoadedScenario& scenario, const std::vector<MeasuredCollective>& collectives,
+                               models::measured::MeasuredDiff& d) {
+  std::map<std::pair<const models::ScenarioSpec*, std::string>, std::vector<const MeasuredCollective*>> groups;
+  for (const auto& c : collectives) {
+    const int ranks = c.ranks > 0 ? c.ranks : d.gpus;
+    if (ranks != d.gpus) {
+      d.skipped.push_back(c.op + " " + std::to_string(c.bytes) + " B on " + std::to_string(c.ranks) + " ranks (" +
+                          c.source + "): the scenario has " + std::to_string(d.gpus) + " GPUs");
+      continue;
+    }
+    models::nccl::CollOp op;
+    if (c.op.empty())
+      throw UserError({c.source, 1, 1},
+                      "the file does not say which collective it measured (no nccl-tests header naming its "
+                      "program, such as all_reduce_perf): compare it with `commsim nccl-tests SCENARIO --op OP "
+                      "--compare FILE`");
+    if (!models::nccl::parse_coll_op(c.op, op))
+      throw UserError({c.source, 1, 1}, "collective '" + c.op + "' is not one commsim simulates");
+    groups[{c.spec ? c.spec : &scenario.spec, c.op}].push_back(&c);
   }
-  const auto& row = r.rows.front();
-  return models::measured::collective_row(c.op, c.bytes, ranks, c.seconds, row.compared_time_us(ranks) * 1e-6,
-                                          row.device_us * 1e-6, row.algo, row.proto, r.link_classes);
+  for (const auto& [key, members] : groups) {
+    models::nccl::CollOp op;
+    models::nccl::parse_coll_op(key.second, op);
+    std::vector<int64_t> sizes;
+    for (const MeasuredCollective* c : members) sizes.push_back(std::max<long long>(c->bytes, 4));
+    std::vector<models::calibrate::RowEffects> rows;
+    try {
+      rows = models::calibrate::parameter_effects(*key.first, op, sizes, d.gpus);
+    } catch (const models::SpecError& e) {
+      throw scenario.to_user_error(e);
+    }
+    for (std::size_t k = 0; k < members.size(); ++k) {
+      const MeasuredCollective& c = *members[k];
+      const auto& row = rows[k].row;
+      d.rows.push_back(models::measured::collective_row(
+          c.op, c.bytes, d.gpus, c.seconds, row.compared_time_us(d.gpus) * 1e-6, row.algo, row.proto, rows[k].effects));
+    }
+  }
 }
 
 std::string diff_signed_seconds(double s) { return (s < 0 ? "-" : "+") + format_seconds(std::fabs(s)); }
@@ -150,13 +167,7 @@ int cmd_diff(int argc, char** argv) {
     } catch (const models::SpecError& e) {
       throw scenario.to_user_error(e);
     }
-    for (const auto& c : collectives) {
-      if (auto row = diff_simulate_collective(scenario, c, d.gpus))
-        d.rows.push_back(std::move(*row));
-      else
-        d.skipped.push_back(c.op + " " + std::to_string(c.bytes) + " B on " + std::to_string(c.ranks) + " ranks (" +
-                            c.source + "): the scenario has " + std::to_string(d.gpus) + " GPUs");
-    }
+    diff_simulate_collectives(scenario, collectives, d);
     // A diff that compares nothing (every measured collective on another rank count, no step) is
     // an error, not an empty table.
     if (d.rows.empty())
@@ -189,7 +200,7 @@ int cmd_diff(int argc, char** argv) {
       j["gpus"] = d.gpus;
       j["layout"] = d.layout;
       Json rows = Json::array();
-      for (const auto& r : d.rows)
+      for (const auto& r : d.rows) {
         rows.push_back({{"kind", r.kind},
                         {"name", r.name},
                         {"measured_s", r.measured_s},
@@ -198,6 +209,12 @@ int cmd_diff(int argc, char** argv) {
                         {"relative", r.relative()},
                         {"parameter", r.parameter},
                         {"explain", r.explain}});
+        if (!r.effects.empty()) {
+          Json effects = Json::array();
+          for (const auto& e : r.effects) effects.push_back(Json{{"parameter", e.name}, {"effect", e.effect}});
+          rows.back()["effects"] = std::move(effects);
+        }
+      }
       j["rows"] = std::move(rows);
       j["skipped"] = d.skipped;
       std::fputs(dump_json(std::move(j)).c_str(), stdout);
@@ -211,17 +228,17 @@ int cmd_diff(int argc, char** argv) {
       std::printf("%-10s %-40s %11s %11s %11s %+7.1f%%  %s\n", r.kind.c_str(), r.name.c_str(),
                   format_seconds(r.measured_s).c_str(), format_seconds(r.simulated_s).c_str(),
                   diff_signed_seconds(r.diff_s()).c_str(), r.relative() * 100, r.parameter.c_str());
-    // The largest differences, in words (step rows aside: the others explain them).
+    // The largest differences, in words (step rows aside: the others explain them): up to three of
+    // each kind, in the table's order (a compute row is a step's seconds, a collective row one
+    // operation, so they are not ranked against each other).
+    std::map<std::string, int> listed;
     std::vector<const models::measured::DiffRow*> big;
     for (const auto& r : d.rows)
-      if (r.kind != "step") big.push_back(&r);
-    std::stable_sort(big.begin(), big.end(), [](const auto* a, const auto* b) {
-      return std::fabs(a->diff_s()) > std::fabs(b->diff_s());
-    });
+      if (r.kind != "step" && listed[r.kind]++ < 3) big.push_back(&r);
     if (!d.skipped.empty()) std::printf("\nnot compared (another rank count than the scenario's):\n");
     for (const auto& s : d.skipped) std::printf("  %s\n", s.c_str());
     if (!big.empty()) std::printf("\nlargest differences:\n");
-    for (std::size_t i = 0; i < big.size() && i < 3; ++i)
+    for (std::size_t i = 0; i < big.size(); ++i)
       std::printf("  %zu. %s %s: %s (%s)\n", i + 1, big[i]->kind.c_str(), big[i]->name.c_str(),
                   diff_signed_seconds(big[i]->diff_s()).c_str(), big[i]->explain.c_str());
     return 0;

@@ -209,4 +209,12 @@ TEST_CASE("commsim diff: each collective row names what sets its simulated time"
   for (const auto& row : rows) parameter[row["name"].get<std::string>()] = row["parameter"].get<std::string>();
   CHECK(parameter["all_reduce 262144 B on 4 ranks"] == "nccl.launch_overhead");
   CHECK(parameter["all_reduce 1073741824 B on 4 ranks"] == "nvlink.efficiency.simple");
+  // The name is the engine's: the first of the row's effects, each the time's change when that
+  // parameter is 10 % worse (a ring bound by NVLink's bytes follows its efficiency one for one).
+  for (const auto& row : rows) {
+    REQUIRE(row.contains("effects"));
+    CHECK(row["effects"].at(0)["parameter"] == row["parameter"]);
+    if (row["name"] == "all_reduce 1073741824 B on 4 ranks")
+      CHECK(row["effects"].at(0)["effect"].get<double>() == Approx(0.10).margin(0.005));
+  }
 }
