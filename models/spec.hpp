@@ -79,6 +79,8 @@ struct ClusterSpec {
   struct ProfileFit {
     std::string file, instance, gpu;
     std::vector<int> nodes;
+    // Parameters held fixed in the fit (`calibrate --fix`): a refit holds them again.
+    std::vector<std::string> fixed;
   };
   std::optional<ProfileFit> profile_fit;
   // Physical parameters by name, e.g. {"nvlink.hop_latency.simple", 3.1e-6}: the loader puts the

@@ -433,8 +433,10 @@ std::string profile_toml(const FitResult& fit, const std::vector<std::string>& s
                          const std::map<std::string, CarriedParam>& carried) {
   std::string out = "# commsim calibration profile, written by `commsim calibrate`.\n# Fitted from:\n";
   for (const auto& s : sources) {
-    auto it = fit.classes.find(s);
-    const auto held = fit.held.find(s);
+    // A source is a file, or a file with the NCCL variables its run set ("ar.txt:NCCL_PROTO=LL").
+    const std::string file = s.substr(0, s.find(':'));
+    auto it = fit.classes.find(file);
+    const auto held = fit.held.find(file);
     out +=
         "#   " + s +
         (it != fit.classes.end()
@@ -468,7 +470,15 @@ std::string profile_toml(const FitResult& fit, const std::vector<std::string>& s
   if (!on.gpu.empty()) out += "gpu = \"" + on.gpu + "\"\n";
   out += "nodes = [";
   for (std::size_t i = 0; i < on.nodes.size(); ++i) out += (i ? ", " : "") + std::to_string(on.nodes[i]);
-  out += "]\n\n";
+  out += "]\n";
+  // The --fix values, by name: a refit of a scenario that reads this profile holds them again.
+  if (!fit.pinned.empty()) {
+    out += "fixed = [";
+    bool first = true;
+    for (const auto& [name, value] : fit.pinned) out += (first ? "\"" : ", \"") + name + "\"", first = false;
+    out += "]\n";
+  }
+  out += "\n";
   out += "[params]\n";
   std::map<std::string, std::string> lines;  // by name: fitted and carried in one sorted table
   for (const auto& [name, value] : fit.params) {

@@ -81,8 +81,9 @@ struct CarriedParam {
   std::string comment;
 };
 
-// Profile text (TOML) with a comment header naming the sources and fit quality; `carried` are
-// written beside the fitted parameters (a name the fit sets is the fit's).
+// Profile text (TOML) with a comment header naming the sources (each as given: a file, with the
+// NCCL variables its run set after a colon) and fit quality; `carried` are written beside the
+// fitted parameters (a name the fit sets is the fit's); [fitted] lists the --fix names as `fixed`.
 // Where the files were measured, written as the profile's [fitted] table (ClusterSpec::ProfileFit).
 struct FittedOn {
   std::string instance, gpu;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <tuple>
 
+#include "models/params.hpp"
 #include "models/utf8.hpp"
 #include "scenarios/load/held_pipe.hpp"
 #include "scenarios/load/input_file.hpp"
@@ -105,13 +106,27 @@ void Loader::merge_profile() {
                    t, "fitted",
                    {{"instance", [&](const toml::node& v, const std::string& k) { fit.instance = pr.string(v, k); }},
                     {"gpu", [&](const toml::node& v, const std::string& k) { fit.gpu = pr.string(v, k); }},
-                    {"nodes", [&](const toml::node& v, const std::string& k) {
+                    {"nodes",
+                     [&](const toml::node& v, const std::string& k) {
                        const toml::array* list = v.as_array();
                        if (!list)
                          pr.fail(v, k + ": got " + detail::article_type(v) + " (expected a list of node counts)");
                        for (std::size_t i = 0; i < list->size(); ++i)
                          fit.nodes.push_back(
                              static_cast<int>(pr.integer(*list->get(i), k + "." + std::to_string(i), 1, kMaxCount)));
+                     }},
+                    {"fixed", [&](const toml::node& v, const std::string& k) {
+                       const toml::array* list = v.as_array();
+                       if (!list)
+                         pr.fail(v, k + ": got " + detail::article_type(v) + " (expected a list of parameter names)");
+                       for (std::size_t i = 0; i < list->size(); ++i) {
+                         const toml::node& item = *list->get(i);
+                         const std::string name = pr.string(item, k + "." + std::to_string(i));
+                         if (!models::find_param(name))
+                           pr.fail(item, k + "." + std::to_string(i) + ": '" + name +
+                                             "' is not a registered parameter (commsim params lists them)");
+                         fit.fixed.push_back(name);
+                       }
                      }}});
                out_.spec.cluster.profile_fit = std::move(fit);
              }}});

@@ -121,6 +121,11 @@ int cmd_calibrate(int argc, char** argv) {
     // unless the fit sets it: the profile replaces the old one (a scenario has one), so a trace's
     // compute.* and the link classes no file exercised must survive a refit.
     const std::map<std::string, double> scenario_params = base.spec.cluster.params;
+    // The parameters the scenario's profile was fitted with held fixed ([fitted] fixed) are held
+    // again at the profile's (or the scenario's) value, unless --fix gives another: a refit in
+    // place must not drop a value measured elsewhere.
+    std::vector<std::string> fixed_before;
+    if (base.spec.cluster.profile_fit) fixed_before = base.spec.cluster.profile_fit->fixed;
     // Fit from the defaults, not from an earlier profile of the machine: drop the parameters
     // this fit owns (the World's raw bandwidths and the compute model's stay).
     std::erase_if(base.spec.cluster.params, [](const auto& kv) {
@@ -151,6 +156,15 @@ int cmd_calibrate(int argc, char** argv) {
                         e.what());
       }
       pinned[name] = value;
+    }
+    for (const std::string& name : fixed_before) {
+      const auto value = scenario_params.find(name);
+      if (pinned.count(name) || value == scenario_params.end()) continue;
+      pinned[name] = value->second;
+      std::fprintf(stderr,
+                   "commsim calibrate: note: %s held at %g, as %s was fitted (its [fitted] fixed); --fix %s=VALUE "
+                   "holds another value\n",
+                   name.c_str(), value->second, base.spec.cluster.profile.c_str(), name.c_str());
     }
     // A pinned parameter of another model (a World bandwidth) is the machine's: the fit's World
     // uses it. The collective engine's are held in the fit itself (fit_link_params).
@@ -261,7 +275,7 @@ int cmd_calibrate(int argc, char** argv) {
           std::find(on.nodes.begin(), on.nodes.end(), m.spec.cluster.nodes) == on.nodes.end())
         on.nodes.push_back(m.spec.cluster.nodes);
     std::sort(on.nodes.begin(), on.nodes.end());
-    const std::string profile = models::calibrate::profile_toml(fit, sources, on, carried);
+    const std::string profile = models::calibrate::profile_toml(fit, files, on, carried);
     write_file_atomically(out, profile);
     if (json) {
       CommandInputs inputs = scenario_inputs(base, sets);

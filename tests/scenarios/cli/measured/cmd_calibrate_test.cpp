@@ -361,3 +361,41 @@ TEST_CASE("commsim calibrate: a file of the scenario's rank count over other hos
       std::string::npos);
   std::filesystem::remove_all(dir);
 }
+
+// A refit of a scenario whose profile held a --fix value holds it again (the profile's [fitted]
+// `fixed` lists it), and the profile's header names each file as given, with its NCCL variables.
+TEST_CASE("commsim calibrate: a refit onto its profile holds the earlier --fix values", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("calibrate-refit-fix");
+  const std::string machine = (dir / "h200x4.toml").string(), profile = (dir / "h200x4.profile.toml").string();
+  std::filesystem::copy_file(kScenario, machine);
+  std::filesystem::copy_file(std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4.profile.toml", profile);
+  const std::string shm = kNcclTests + "ar_g4_shm.txt:NCCL_P2P_DISABLE=1";
+  const auto first = run_commsim({"calibrate", "--scenario", machine, kNcclTests + "ar_g4.txt", shm, "--fix",
+                                  "nvlink.efficiency.ll=0.3", "--out", profile});
+  INFO(first.err);
+  REQUIRE(first.exit_code == 0);
+  const std::string written = scenarios_test::slurp(profile);
+  CHECK(written.find("#   " + shm + "  (shm)\n") != std::string::npos);
+  CHECK(written.find("fixed = [\"nvlink.efficiency.ll\"]\n") != std::string::npos);
+  // The refit, without --fix: held at the profile's 0.3, and said so.
+  const auto again = run_commsim({"calibrate", "--scenario", machine, kNcclTests + "ar_g4.txt", "--out", profile});
+  INFO(again.err);
+  REQUIRE(again.exit_code == 0);
+  CHECK(again.err.find("nvlink.efficiency.ll held at 0.3") != std::string::npos);
+  const std::string refit = scenarios_test::slurp(profile);
+  CHECK(refit.find("\"nvlink.efficiency.ll\" = 0.3\n") != std::string::npos);
+  CHECK(refit.find("fixed = [\"nvlink.efficiency.ll\"]\n") != std::string::npos);
+  // --fix gives another value, and a name that is not a parameter is refused at its place.
+  const auto other = run_commsim({"calibrate", "--scenario", machine, kNcclTests + "ar_g4.txt", "--fix",
+                                  "nvlink.efficiency.ll=0.25", "--out", profile});
+  REQUIRE(other.exit_code == 0);
+  CHECK(scenarios_test::slurp(profile).find("\"nvlink.efficiency.ll\" = 0.25\n") != std::string::npos);
+  std::string broken = scenarios_test::slurp(profile);
+  broken.replace(broken.find("fixed = [\"nvlink.efficiency.ll\"]"), 32, "fixed = [\"nvlink.eficiency.ll\"]");
+  std::ofstream(profile) << broken;
+  const auto bad = run_commsim({"nccl-tests", machine, "-b", "1M", "-e", "1M"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("h200x4.profile.toml:") != std::string::npos);
+  CHECK(bad.err.find("is not a registered parameter") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
