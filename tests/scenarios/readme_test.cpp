@@ -4,12 +4,14 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "scenarios/cli/output/result_format.hpp"
 #include "tests/scenarios/command_runner.hpp"
 
 namespace fs = std::filesystem;
@@ -111,4 +113,21 @@ TEST_CASE("scenarios: the README's plan on the seeds' machine ranks the layout a
   CHECK(second4.find(" 2.2 min ") != std::string::npos);
   CHECK(second4.find("fsdp dp4 mb1, 4 of 8 GPUs per node") != std::string::npos);
   CHECK(readme.find("`fsdp dp4 mb1` at\n2.2 min with 7 GB next") != std::string::npos);
+}
+
+// The plan's near-tie note quotes the model's median error on measured steps: the README's figure.
+TEST_CASE("scenarios: the near-tie threshold is the README's median step error", "[scenarios]") {
+  const std::string readme = scenarios_test::slurp((kSourceOfReadme / "README.md").string());
+  const auto row = readme.find("| Megatron-LM training steps");
+  REQUIRE(row != std::string::npos);
+  const std::string line = readme.substr(row, readme.find('\n', row) - row);
+  char quoted[32];
+  std::snprintf(quoted, sizeof quoted, "median %.1f %%", 100 * scenarios::kStepModelError);
+  INFO(line);
+  CHECK(line.find(quoted) != std::string::npos);
+  // And the plan prints it where #2 is that close (the seeds' machine: four rows within 3.4 %).
+  const auto plan = scenarios_test::run_commsim(
+      {"plan", (kSourceOfReadme / "scenarios/seeds/p4d_1pod_4gpu.toml").string(), "--json"});
+  REQUIRE(plan.exit_code == 0);
+  CHECK(plan.out.find("\"within_model_error\": 4") != std::string::npos);
 }

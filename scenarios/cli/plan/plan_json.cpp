@@ -120,6 +120,7 @@ std::string plan_json(const PlanOutput& p, const CommandInputs& inputs) {
   j["front_exact"] = front_exact(p);
   j["exact_rows"] =
       ranks_exact(p) ? r.ranked.size() : std::min(r.ranked.size(), std::max<size_t>(1, p.options.exact_rows));
+  j["within_model_error"] = ranks_within_model_error(p);
   j["target"] = {{"steps", r.steps}, {"tokens_per_step", r.tokens_per_step}, {"tokens", r.steps * r.tokens_per_step}};
   j["space"] = space_json(r);
   j["missing_prices"] = r.missing_prices;

@@ -56,6 +56,19 @@ double objective(const Evaluated& e, models::plan::Objective o) {
   return o == models::plan::Objective::Cost ? e.cost_usd.value_or(1e300) : e.train_s;
 }
 
+}  // namespace
+
+size_t ranks_within_model_error(const PlanOutput& p) {
+  const auto& ranked = p.result.ranked;
+  if (ranked.empty()) return 0;
+  const double best = objective(ranked.front(), p.options.objective);
+  size_t n = 1;
+  while (n < ranked.size() && objective(ranked[n], p.options.objective) <= best * (1 + kStepModelError)) ++n;
+  return n;
+}
+
+namespace {
+
 // One line per instance asked for when there are several: what became of its candidates, so an
 // instance with no row in the table says why instead of vanishing.
 std::string instances_text(const models::plan::PlanResult& r, models::plan::Objective goal, size_t exact) {
@@ -414,6 +427,14 @@ std::string plan_text(const PlanOutput& p) {
                        format_duration(b.train_s));
     if (a.cost_usd && b.cost_usd)
       out += fmt::format("  {:<20} {:>10} {:>10}\n", "run cost", format_usd(*a.cost_usd), format_usd(*b.cost_usd));
+    // A lead smaller than the model's error is not one: say so, where a user would read a winner.
+    if (const size_t tied = ranks_within_model_error(p); tied >= 2)
+      out += fmt::format(
+          "  near-tie: {} within {:.1f} % of #1's {}, commsim's median error on measured training steps "
+          "(README, docs/accuracy.md): the model does not order them; choose on what else differs (memory "
+          "headroom, GPUs, framework) or measure them\n",
+          tied == 2 ? std::string("#2 is") : fmt::format("ranks 2-{} are", tied), 100 * kStepModelError,
+          p.options.objective == models::plan::Objective::Cost ? "cost" : "time to train");
   }
   if (!r.node_prices.empty()) {
     const bool part_node = std::any_of(r.ranked.begin(), r.ranked.end(), [](const Evaluated& e) {

@@ -33,5 +33,8 @@ std::string format_duration(double s);
 bool memory_tight(const models::plan::Evaluated& e);
 // The headroom as the table prints it: "1.14 GB!" where tight.
 std::string headroom_text(const models::plan::Evaluated& e);
+// How many leading ranks are within kStepModelError of #1 in what they are ranked by (time to train,
+// or cost): 2 or more is a near-tie the model cannot order; 1 (or 0 without rows) otherwise.
+size_t ranks_within_model_error(const PlanOutput& p);
 
 }  // namespace scenarios
