@@ -224,6 +224,7 @@ void Loader::finish() {
   if (ds_path_) {
     ds = read_deepspeed_json(*ds_path_, *ds_path_, ds_named_at_);
     out_.files.push_back(*ds_path_);
+    out_.deepspeed_config = *ds_path_;
   }
   // The scenario's [zero] wins over the JSON, whichever of DeepSpeed's two spellings each uses.
   for (auto& [k, e] : zero_toml_) ds.zero[canonical_zero_key(k)] = e;

@@ -52,6 +52,8 @@ struct LoadedScenario {
   // profile, DeepSpeed JSON and topology file where it names them (what outputs record as inputs;
   // a command refuses to write over any of them).
   std::vector<std::string> files;
+  // The DeepSpeed JSON the scenario names (deepspeed_config), as it was read; empty: none.
+  std::string deepspeed_config;
 
   // Where `dotted_key` was written; else its closest written parent table; else file:1:1.
   SourcePos position_of(std::string_view dotted_key) const;

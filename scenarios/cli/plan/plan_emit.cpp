@@ -38,7 +38,7 @@ void remove_stale_emitted(const std::string& dir, size_t written) {
 std::vector<std::pair<std::string, std::string>> emitted_scenarios(
     const std::string& base_path, const models::ScenarioSpec& base, const PlanOutput& p, size_t k,
     const std::vector<std::string>& base_sets, const std::map<std::string, models::PriceSpec>& price_table,
-    const std::string& prices_file) {
+    const std::string& prices_file, const std::string& deepspeed_config) {
   std::vector<std::pair<std::string, std::string>> files;
   const auto& ranked = p.result.ranked;
   for (size_t i = 0; i < std::min(k, ranked.size()); ++i) {
@@ -72,6 +72,21 @@ std::vector<std::pair<std::string, std::string>> emitted_scenarios(
                     format_seconds(e.step_s), format_duration(e.train_s), 100 * e.goodput,
                     e.cost_usd ? format_usd(*e.cost_usd) : std::string("unknown")),
     };
+    // The DeepSpeed file stays (its other settings are the run's), but what the layout sets in
+    // [zero] wins over it: say so where the two differ, or the file reads contradictory.
+    const std::string& strategy = e.candidate.strategy;
+    if (!deepspeed_config.empty() && strategy.rfind("zero", 0) == 0) {
+      const std::string opt = e.candidate.offload ? "cpu" : "none";
+      const std::string params = e.candidate.offload_params ? "cpu" : "none";
+      std::vector<std::string> differ;
+      if (base.zero.offload_optimizer != opt)
+        differ.push_back(fmt::format("offload_optimizer = '{}' (was '{}')", opt, base.zero.offload_optimizer));
+      if (base.zero.offload_param != params)
+        differ.push_back(fmt::format("offload_param = '{}' (was '{}')", params, base.zero.offload_param));
+      if (!differ.empty())
+        header.push_back(fmt::format("[zero] {} override {}: this layout's, which commsim runs",
+                                     fmt::join(differ, " and "), deepspeed_config));
+    }
     if (!own_price && file_price != price_table.end())
       header.push_back(fmt::format("price_per_hour: {} per node-hour from {}",
                                    format_usd(file_price->second.usd_per_hour), prices_file));

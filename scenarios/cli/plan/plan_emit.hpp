@@ -18,11 +18,13 @@ std::string emitted_name(size_t rank);
 
 // (file name, TOML text) of the top `k` ranked layouts. A row priced from `--prices FILE`
 // (`price_table`, read from `prices_file`) carries that node price as [cluster] price_per_hour,
-// so `commsim run` of the file costs what the plan said.
+// so `commsim run` of the file costs what the plan said. `deepspeed_config`: the DeepSpeed JSON the
+// scenario names (LoadedScenario::deepspeed_config), kept; a ZeRO row whose [zero] offload differs
+// from it says so in its header.
 std::vector<std::pair<std::string, std::string>> emitted_scenarios(
     const std::string& base_path, const models::ScenarioSpec& base, const PlanOutput& p, size_t k,
     const std::vector<std::string>& base_sets, const std::map<std::string, models::PriceSpec>& price_table,
-    const std::string& prices_file);
+    const std::string& prices_file, const std::string& deepspeed_config);
 
 // Removes the rank-NN.toml files beyond the first `written` that an earlier --emit left in `dir`
 // (only files that begin with kEmittedHeader; anything else is the user's, left with a note).

@@ -376,7 +376,8 @@ int cmd_plan(int argc, char** argv) {
     OutputDir emit_dir;
     if (!emit.empty()) {
       emit_dir = OutputDir(emit, "--emit");
-      for (auto& [name, text] : emitted_scenarios(path, base.spec, out, emit_count, sets, price_table, prices))
+      for (auto& [name, text] :
+           emitted_scenarios(path, base.spec, out, emit_count, sets, price_table, prices, base.deepspeed_config))
         files.add((std::filesystem::path(emit) / name).string(), std::move(text));
     }
     files.commit();

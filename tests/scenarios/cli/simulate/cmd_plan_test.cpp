@@ -156,6 +156,32 @@ TEST_CASE("scenarios: plan --emit writes scenarios that run with the planned ste
   }
 }
 
+// The seeds' scenario keeps a DeepSpeed stage-3 file with CPU offload of the optimizer and the
+// parameters. An emitted ZeRO layout without offload says, at its top, that its [zero] keys
+// override that file; another strategy's file carries no [zero] table at all.
+TEST_CASE("scenarios: plan --emit says where a layout overrides the scenario's DeepSpeed file", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("plan-emit-deepspeed");
+  const std::string seeds = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/seeds/p4d_1pod_4gpu.toml";
+  const auto r = run_commsim({"plan", seeds, "--strategies", "zero3,fsdp", "--micro-batches", "1", "--recompute",
+                              "none", "--emit", dir.string(), "--emit-count", "2", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  for (int i = 1; i <= 2; ++i) {
+    const std::string layout = j["rows"][i - 1]["layout"].get<std::string>();
+    const std::string text = scenarios_test::slurp(dir / ("rank-0" + std::to_string(i) + ".toml"));
+    INFO(layout << "\n" << text);
+    if (layout.rfind("zero3 ", 0) == 0) {
+      CHECK(text.find("# [zero] offload_optimizer = 'none' (was 'cpu') and offload_param = 'none' (was 'cpu') "
+                      "override ") != std::string::npos);
+      CHECK(text.find("llama-3-8b-stage3.json: this layout's, which commsim runs") != std::string::npos);
+    } else {
+      CHECK(text.find("[zero]") == std::string::npos);
+      CHECK(text.find("deepspeed_config") == std::string::npos);
+    }
+  }
+  fs::remove_all(dir);
+}
+
 TEST_CASE("scenarios: plan --include ranks the user's own layout", "[scenarios]") {
   const auto r = run_commsim(plan_args_with(kPlan, {"--include", kSmall}));
   REQUIRE(r.exit_code == 0);
