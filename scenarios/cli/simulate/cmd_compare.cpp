@@ -151,11 +151,24 @@ int cmd_compare(int argc, char** argv) {
       // Columns are numbered; the legend above names them in full.
       constexpr size_t kCol = 26;
       out += fmt::format("commsim {} compare: ratios against [1]\n", commsim_version());
+      // NCCL's transports, where the columns' differ: a what-if that only changes how pods reach
+      // each other (placement.host_network, NCCL_P2P_DISABLE) has the same layout line.
+      std::vector<std::string> transports;
+      for (const auto& r : results) {
+        std::string t;
+        for (const auto& c : r.transports)
+          t += fmt::format("{}{} ({} pair{})", t.empty() ? "" : ", ", c.label, c.pairs, c.pairs == 1 ? "" : "s");
+        transports.push_back(t);
+      }
+      const bool transports_differ =
+          std::any_of(transports.begin(), transports.end(), [&](const auto& t) { return t != transports[0]; });
       for (size_t i = 0; i < results.size(); ++i) {
         std::string source = paths[i];
         for (const auto& o : per.of(i)) source += " --set " + shell_word(o);
         out += fmt::format("[{}] {}  ({}){}\n", i + 1, results[i].scenario, source, i == 0 ? "  baseline" : "");
         if (!results[i].layout.empty()) out += fmt::format("    {}\n", results[i].layout);
+        if (transports_differ)
+          out += fmt::format("    NCCL transports: {}\n", transports[i].empty() ? "none (one rank)" : transports[i]);
       }
       for (const std::string& note : notes) out += "note: " + note + "\n";
       out += fmt::format("\n{:<24}", "");

@@ -155,3 +155,17 @@ TEST_CASE("scenarios: compare says when a what-if trains a different number of t
   CHECK(tokens.out.find("trains x") == std::string::npos);
   std::filesystem::remove_all(dir);
 }
+
+// A what-if that only changes how pods reach each other has the same layout line in both columns:
+// the legend then names each column's NCCL transports (and only then).
+TEST_CASE("compare: the legend names the transports where a what-if changes them", "[scenarios]") {
+  const std::string efa = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/seeds/p4d_4pod_1gpu_efa.toml";
+  const auto r = scenarios_test::run_commsim({"compare", efa, efa, "--set", "2:placement.host_network=true"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("    NCCL transports: NET/Libfabric/0 (3 pairs), NET/Libfabric/0/GDRDMA (1 pair)\n") !=
+        std::string::npos);
+  CHECK(r.out.find("    NCCL transports: SHM/direct/direct (4 pairs)\n") != std::string::npos);
+  const auto same = scenarios_test::run_commsim({"compare", efa, efa});
+  REQUIRE(same.exit_code == 0);
+  CHECK(same.out.find("NCCL transports") == std::string::npos);
+}
