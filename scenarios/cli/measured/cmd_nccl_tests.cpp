@@ -135,11 +135,23 @@ void check_header(const std::string& file, const std::vector<models::readers::Nc
   }
 }
 
+// The runs of `op` in a measured file of several (nccl-tests outputs appended one after another),
+// and the bare tables that name no collective; the file's runs as they are when none is of `op`
+// (check_header then says which collective the file ran).
+std::vector<models::readers::NcclTestsRun> runs_of(const std::vector<models::readers::NcclTestsRun>& runs,
+                                                   models::nccl::CollOp op) {
+  std::vector<models::readers::NcclTestsRun> mine;
+  for (const auto& run : runs)
+    if (run.op.empty() || run.op == models::nccl::coll_op_name(op)) mine.push_back(run);
+  return mine.empty() ? runs : mine;
+}
+
 Comparison compare_with(const std::string& file, const models::calibrate::NcclTestsResult& result,
                         models::nccl::CollOp op, bool op_given, int ranks, int nodes, int pods_per_node) {
   Comparison c;
   c.file = file;
-  const auto runs = read_nccl_tests_output(file, "--compare").runs;  // a folder or an empty file is an error
+  const auto runs =
+      runs_of(read_nccl_tests_output(file, "--compare").runs, op);  // a folder or an empty file is an error
   check_header(file, runs, op, op_given, ranks, nodes, pods_per_node, result.gpu_name);
   c.text = fmt::format("\n# Prediction vs measurement ({}): time per size, error = predicted / measured - 1\n", file);
   c.text += fmt::format("#{:>11}  {:>10}  {:>10}  {:>8}  {:>6} {:<6}\n", "size (B)", "meas (us)", "pred (us)", "error",
@@ -290,8 +302,22 @@ int cmd_nccl_tests(int argc, char** argv) {
     if (!program.empty() && !op_name.empty() && parse_op(program, "program") != parse_op(op_name, "--op"))
       throw UserError({"--op", 1, 1}, "--op " + op_name + " contradicts the program " + program +
                                           " (expected one collective: give the program or --op)");
+    // Neither given: the measured file's collective, where its header names one (one file may hold
+    // several runs appended: each collective is compared on its own, --op choosing which).
+    std::string file_op;
+    if (!compare.empty() && op_name.empty() && program.empty()) {
+      std::vector<std::string> ops;
+      for (const auto& run : read_nccl_tests_output(compare, "--compare").runs)
+        if (!run.op.empty() && std::find(ops.begin(), ops.end(), run.op) == ops.end()) ops.push_back(run.op);
+      if (ops.size() > 1)
+        throw UserError({compare, 1, 1}, compare + " holds runs of " + fmt::format("{}", fmt::join(ops, "_perf, ")) +
+                                             "_perf (expected --op " + fmt::format("{}", fmt::join(ops, " or --op ")) +
+                                             " to compare one)");
+      if (ops.size() == 1) file_op = ops.front();
+    }
     o.op = !op_name.empty()   ? parse_op(op_name, "--op")
            : !program.empty() ? parse_op(program, "program")
+           : !file_op.empty() ? parse_op(file_op, "--compare")
                               : models::nccl::CollOp::AllReduce;
     if (!parse_nccl_tests_size(min_s, o.min_bytes))
       throw UserError({"-b", 1, 1}, "bad size '" + min_s + "' (expected e.g. 8, 128K, 1M, 1G)");
@@ -354,7 +380,12 @@ int cmd_nccl_tests(int argc, char** argv) {
       // The sizes the measured run swept (its rows' smallest and largest), unless -b or -e says
       // otherwise: the comparison then covers every size of the file.
       int64_t lo = 0, hi = 0;
-      for (const auto& run : measured.runs)
+      const auto compared = runs_of(measured.runs, o.op);
+      if (compared.size() < measured.runs.size())
+        notes.push_back(fmt::format("{} also holds {} run{} of other collectives, not compared (--op names which)",
+                                    compare, measured.runs.size() - compared.size(),
+                                    measured.runs.size() - compared.size() == 1 ? "" : "s"));
+      for (const auto& run : compared)
         for (const auto& row : run.rows) {
           if (lo == 0 || row.size_bytes < lo) lo = row.size_bytes;
           hi = std::max<int64_t>(hi, row.size_bytes);

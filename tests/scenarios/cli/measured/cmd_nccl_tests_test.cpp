@@ -201,3 +201,33 @@ TEST_CASE("scenarios: a measured row nccl-tests found wrong results in is warned
   CHECK(r.err.find(file + ":31: 1 row of this table reports wrong results (#wrong > 0)") != std::string::npos);
   std::filesystem::remove_all(tmp);
 }
+
+// nccl-tests outputs appended into one file (all_reduce_perf, then all_gather_perf): --op picks the
+// run compared and the other is named in a note; without --op the file's own collective is taken
+// where it has one, and a file of two is refused, naming both.
+TEST_CASE("nccl-tests --compare: a file holding two collectives compares the one --op names", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("nccl-tests-two-ops");
+  const std::string two = (dir / "two.txt").string();
+  const auto ar = run_commsim({"nccl-tests", kH200x4, "--op", "all_reduce", "-b", "1M", "-e", "4M"});
+  const auto ag = run_commsim({"nccl-tests", kH200x4, "--op", "all_gather", "-b", "1M", "-e", "4M"});
+  REQUIRE((ar.exit_code == 0 && ag.exit_code == 0));
+  std::ofstream(two) << ar.out << ag.out;
+  const auto gather = run_commsim({"nccl-tests", kH200x4, "--op", "all_gather", "--compare", two});
+  INFO(gather.err);
+  REQUIRE(gather.exit_code == 0);
+  CHECK(gather.out.find("# 3 sizes compared: median |error| 0.0 %") != std::string::npos);
+  CHECK(gather.err.find("two.txt also holds 1 run of other collectives, not compared") != std::string::npos);
+  const auto both = run_commsim({"nccl-tests", kH200x4, "--compare", two});
+  CHECK(both.exit_code == 2);
+  CHECK(both.err.find(two + ":1:1: ") == 0);
+  CHECK(both.err.find("holds runs of all_reduce_perf, all_gather_perf (expected --op all_reduce or --op all_gather") !=
+        std::string::npos);
+  // One collective, not all_reduce, no --op: the file's own.
+  const std::string one = (dir / "gather.txt").string();
+  std::ofstream(one) << ag.out;
+  const auto own = run_commsim({"nccl-tests", kH200x4, "--compare", one});
+  INFO(own.err);
+  REQUIRE(own.exit_code == 0);
+  CHECK(own.out.find("# Collective test starting: all_gather_perf") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
