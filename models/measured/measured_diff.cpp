@@ -156,6 +156,26 @@ DiffRow collective_row(const std::string& op, long long bytes, int ranks, double
               " % worse (a latency longer, a rate lower), it moves this row " + percent(top.effect);
   if (effects.size() > 1 && effects[1].effect >= 0.3 * top.effect)
     r.explain += ", " + effects[1].name + " " + percent(effects[1].effect);
+  // How far the parameter alone would have to move to close the row's gap, on the tangent:
+  // the row moves top.effect per kProbeStep, so gap g = measured / simulated - 1 takes
+  // kProbeStep x g / top.effect. Past the parameter's doubling (or halving), the tangent says it
+  // alone is not the explanation.
+  const double gap = simulated_s > 0 ? measured_s / simulated_s - 1 : 0;
+  if (std::fabs(gap) >= 0.02) {
+    const double move = calibrate::kProbeStep * gap / top.effect;
+    char buf[160];
+    // A rate (an efficiency, a channel's rate) is worse lower; a latency or a cost higher.
+    const bool rate =
+        top.name.find("efficiency") != std::string::npos || top.name.find("bandwidth") != std::string::npos;
+    if (std::fabs(move) <= 1.0)
+      std::snprintf(buf, sizeof buf, "; measured %s: %s about %.0f %% %s alone closes it",
+                    gap > 0 ? "slower" : "faster", top.name.c_str(), 100 * std::fabs(move),
+                    (gap > 0) != rate ? "higher" : "lower");
+    else
+      std::snprintf(buf, sizeof buf, "; measured %s by more than %s alone plausibly explains (it would move %.0f %%)",
+                    gap > 0 ? "slower" : "faster", top.name.c_str(), 100 * std::fabs(move));
+    r.explain += buf;
+  }
   return r;
 }
 

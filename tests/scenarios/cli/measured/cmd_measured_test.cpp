@@ -4,6 +4,8 @@
 // nothing written.
 #include <catch2/catch.hpp>
 
+#include <cstdio>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -216,5 +218,16 @@ TEST_CASE("commsim diff: each collective row names what sets its simulated time"
     CHECK(row["effects"].at(0)["parameter"] == row["parameter"]);
     if (row["name"] == "all_reduce 1073741824 B on 4 ranks")
       CHECK(row["effects"].at(0)["effect"].get<double>() == Approx(0.10).margin(0.005));
+    // How far the parameter alone would move to close the row: kProbeStep x (measured / simulated
+    // - 1) / effect, higher for a cost where the run was slower (4 KiB: the sweep's slow start).
+    if (row["name"] == "all_reduce 4096 B on 4 ranks") {
+      const double gap = 1 / (1 + row["relative"].get<double>()) - 1;
+      const double move = 0.1 * gap / row["effects"].at(0)["effect"].get<double>();
+      char text[96];
+      std::snprintf(text, sizeof text, "measured slower: nccl.launch_overhead about %.0f %% higher alone closes it",
+                    100 * move);
+      INFO(row["explain"].get<std::string>());
+      CHECK(row["explain"].get<std::string>().find(text) != std::string::npos);
+    }
   }
 }
