@@ -22,20 +22,13 @@ constexpr const char* kProtoKeys[3] = {"ll", "ll128", "simple"};
 
 bool is_point_to_point(CollOp op) { return op == CollOp::AllToAll || op == CollOp::SendRecv; }
 
-// One probe: the parameters made costlier together, and whether they are rates (made lower) or
-// costs (made higher). A per-protocol probe sets the stem's three protocols at once and is named,
-// per row, by the protocol that row runs (the others do not act on it).
+// One probe: a parameter made worse, a rate (made lower) or a cost (made higher). Each protocol's
+// parameter is probed on its own: a row runs one protocol, but another's can still move it (a NIC
+// port's capacity carries Simple's efficiency, and binds an LL128 ring's flows too).
 struct Probe {
-  std::string stem;  // "efa.hop_latency" (per protocol) or a whole name ("nccl.launch_overhead")
-  bool per_proto = false;
+  std::string name;
   bool rate = false;
 };
-
-std::string proto_key(const std::string& proto) {
-  if (proto == "LL") return "ll";
-  if (proto == "LL128") return "ll128";
-  return "simple";
-}
 
 }  // namespace
 
@@ -88,43 +81,62 @@ std::vector<RowEffects> parameter_effects(const ScenarioSpec& spec, CollOp op, c
 
   // In this order where effects tie: NVLS's efficiency before NVLink's channel rate, which scales
   // the same flows of an NVLS row.
-  std::vector<Probe> probes = {{"nccl.launch_overhead", false, false}, {"nccl.kernel_latency", false, false}};
+  std::vector<Probe> probes = {{"nccl.launch_overhead", false}, {"nccl.kernel_latency", false}};
   if (std::any_of(base.begin(), base.end(), [](const NcclTestsRow& r) { return r.algo.rfind("NVLS", 0) == 0; }))
-    probes.push_back({"nvls.efficiency", false, true});
+    probes.push_back({"nvls.efficiency", true});
   for (const std::string& c : classes) {
-    probes.push_back({c + ".hop_latency", true, false});
-    probes.push_back({c + ".efficiency", true, true});
-    if (find_param(c + ".channel_bandwidth")) probes.push_back({c + ".channel_bandwidth", false, true});
-    if (p2p && find_param(c + ".channel_bandwidth_ll")) probes.push_back({c + ".channel_bandwidth_ll", false, true});
+    for (const char* key : kProtoKeys) probes.push_back({c + ".hop_latency." + key, false});
+    for (const char* key : kProtoKeys) probes.push_back({c + ".efficiency." + key, true});
+    if (find_param(c + ".channel_bandwidth")) probes.push_back({c + ".channel_bandwidth", true});
+    if (p2p && find_param(c + ".channel_bandwidth_ll")) probes.push_back({c + ".channel_bandwidth_ll", true});
   }
 
   for (const Probe& probe : probes) {
-    std::vector<std::string> names;
-    if (probe.per_proto)
-      for (const char* key : kProtoKeys) names.push_back(probe.stem + "." + key);
-    else
-      names.push_back(probe.stem);
-    ScenarioSpec costlier = spec;
-    bool moved = false;
-    for (const std::string& name : names) {
-      const double v = engine_value(spec, *resolved.world, resolved.lp, name, p2p);
-      if (v <= 0) continue;  // unset (a rate the engine derives) or none: nothing to scale
-      const double w = probe.rate ? v / (1 + kProbeStep) : v * (1 + kProbeStep);
-      const ParamSpec* reg = find_param(name);
-      if (reg && !reg->range.contains(w)) continue;
-      costlier.cluster.params[name] = w;
-      moved = true;
-    }
-    if (!moved) continue;
-    const std::vector<NcclTestsRow> t = run_nccl_tests_at(costlier, op, sizes);
+    const double v = engine_value(spec, *resolved.world, resolved.lp, probe.name, p2p);
+    if (v <= 0) continue;  // unset (a rate the engine derives) or none: nothing to scale
+    const double w = probe.rate ? v / (1 + kProbeStep) : v * (1 + kProbeStep);
+    if (const ParamSpec* reg = find_param(probe.name); reg && !reg->range.contains(w)) continue;
+    ScenarioSpec worse = spec;
+    worse.cluster.params[probe.name] = w;
+    const std::vector<NcclTestsRow> t = run_nccl_tests_at(worse, op, sizes);
     for (std::size_t k = 0; k < base.size(); ++k) {
       const double t0 = base[k].compared_time_us(ranks), t1 = t[k].compared_time_us(ranks);
       if (t0 <= 0) continue;
+      // A parameter made worse that makes the row faster (the tuner's or the channel search's
+      // choice moving with it) explains no gap: only what slows the row is listed.
       const double effect = t1 / t0 - 1;
       if (effect < 1e-4) continue;
-      const std::string name = probe.per_proto ? probe.stem + "." + proto_key(base[k].proto) : probe.stem;
-      out[k].effects.push_back({name, effect});
+      out[k].effects.push_back({probe.name, effect});
     }
+  }
+  // The tuner's choice as a candidate: every (algorithm, protocol) the engine runs when both are
+  // forced; one NCCL refuses (no such algorithm here) is skipped.
+  if (!p2p && !spec.nccl_env.count("NCCL_ALGO") && !spec.nccl_env.count("NCCL_PROTO")) {
+    for (const char* algo : {"Ring", "Tree", "NVLS", "NVLSTree", "PAT", "CollnetDirect", "CollnetChain"})
+      for (const char* proto : {"LL", "LL128", "Simple"}) {
+        ScenarioSpec forced = spec;
+        forced.nccl_env["NCCL_ALGO"] = algo;
+        forced.nccl_env["NCCL_PROTO"] = proto;
+        std::vector<NcclTestsRow> t;
+        try {
+          t = run_nccl_tests_at(forced, op, sizes);
+        } catch (const SpecError&) {
+          continue;
+        }
+        for (std::size_t k = 0; k < base.size(); ++k) {
+          const NcclTestsRow& r = t[k];
+          if (r.algo == base[k].algo && r.proto == base[k].proto) continue;
+          auto& alts = out[k].alternatives;
+          if (std::any_of(alts.begin(), alts.end(),
+                          [&](const Alternative& a) { return a.algo == r.algo && a.proto == r.proto; }))
+            continue;
+          bool nearby = false;
+          for (const NcclTestsRow& other : base)
+            nearby = nearby || (other.algo == r.algo && other.proto == r.proto && 4 * other.size >= base[k].size &&
+                                other.size <= 4 * base[k].size);
+          alts.push_back({r.algo, r.proto, r.compared_time_us(ranks), nearby});
+        }
+      }
   }
   // Largest first; effects equal to a millionth (two parameters scaling one rate) keep the probes'
   // order, so a row names the same parameter on every machine and build.

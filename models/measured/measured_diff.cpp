@@ -129,13 +129,15 @@ std::string percent(double fraction) {
 
 DiffRow collective_row(const std::string& op, long long bytes, int ranks, double measured_s, double simulated_s,
                        const std::string& algo, const std::string& proto,
-                       const std::vector<calibrate::ParamEffect>& effects) {
+                       const std::vector<calibrate::ParamEffect>& effects,
+                       const std::vector<calibrate::Alternative>& alternatives) {
   DiffRow r;
   r.kind = "collective";
   r.name = op + " " + std::to_string(bytes) + " B on " + std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks");
   r.measured_s = measured_s;
   r.simulated_s = simulated_s;
   r.effects = effects;
+  r.alternatives = alternatives;
   if (ranks <= 1) {
     const bool host_bound = !effects.empty() && effects.front().name == "nccl.launch_overhead";
     r.parameter = "nccl.launch_overhead";
@@ -147,6 +149,30 @@ DiffRow collective_row(const std::string& op, long long bytes, int ranks, double
   if (effects.empty()) {
     r.parameter = "-";
     r.explain = "no registered parameter moves it by 0.01 % (" + algo + "/" + proto + ")";
+    return r;
+  }
+  // The tuner's choice first: an algorithm and protocol the tuner picks at a size near this one
+  // (a switch point), within 10 % of the run where the modelled choice is at least twice as far
+  // off, is more likely what the run took than any parameter.
+  const double gap_now = std::fabs(r.relative());
+  const calibrate::Alternative* closer = nullptr;
+  for (const auto& a : alternatives) {
+    const double g = measured_s > 0 ? std::fabs(a.time_us * 1e-6 / measured_s - 1) : 1;
+    if (a.picked_nearby && gap_now >= 0.05 && g <= 0.10 && g <= 0.5 * gap_now &&
+        (!closer || g < std::fabs(closer->time_us * 1e-6 / measured_s - 1)))
+      closer = &a;
+  }
+  if (closer) {
+    r.parameter = closer->algo != algo ? "nccl.env.NCCL_ALGO" : "nccl.env.NCCL_PROTO";
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "the algorithm/protocol choice: the modelled tuner picks %s/%s (%s); the engine runs %s/%s at "
+                  "%.2f us (%s), so the run may have taken it here ([nccl.env] NCCL_ALGO = \"%s\", NCCL_PROTO = "
+                  "\"%s\" checks it)",
+                  algo.c_str(), proto.c_str(), percent(r.relative()).c_str(), closer->algo.c_str(),
+                  closer->proto.c_str(), closer->time_us, percent(closer->time_us * 1e-6 / measured_s - 1).c_str(),
+                  closer->algo.c_str(), closer->proto.c_str());
+    r.explain = buf;
     return r;
   }
   // The engine's own tangent (calibrate::parameter_effects): the parameter that moves the row most.

@@ -31,6 +31,8 @@ struct DiffRow {
   std::string explain;    // one sentence
   // Collective rows: what moves the simulated time, largest first (calibrate::parameter_effects).
   std::vector<calibrate::ParamEffect> effects;
+  // Collective rows: the same operation under the other algorithms and protocols the engine runs.
+  std::vector<calibrate::Alternative> alternatives;
 };
 
 struct MeasuredDiff {
@@ -52,9 +54,14 @@ MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const 
 // time (calibrate::parameter_effects, largest first). The parameter named is the one that moves it
 // most, from the engine itself: the launch overhead where nccl-tests' loop is host-bound, a hop
 // latency where the steps' latencies add up, an efficiency or a per-channel rate where bytes do.
+// Where another algorithm or protocol (`alternatives`) that the tuner picks at a nearby size comes
+// within 10 % of the measured time and halves the row's gap, the row names the choice instead
+// (nccl.env.NCCL_ALGO or NCCL_PROTO): the run's NCCL may have switched at another size, and no
+// parameter of the modelled choice explains that.
 DiffRow collective_row(const std::string& op, long long bytes, int ranks, double measured_s, double simulated_s,
                        const std::string& algo, const std::string& proto,
-                       const std::vector<calibrate::ParamEffect>& effects);
+                       const std::vector<calibrate::ParamEffect>& effects,
+                       const std::vector<calibrate::Alternative>& alternatives = {});
 
 // Orders rows: by kind (step, compute, idle, collective), then by |difference|, largest first
 // (collective rows by |relative difference|: one operation each, of any size).

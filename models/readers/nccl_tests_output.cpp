@@ -238,7 +238,11 @@ class Parser {
     }
     if (!w.empty() && w[0] == "Rank") {
       auto& r = current();
+      // One line per rank, but a log cut to a few of them ("#  Rank 1439 ...", the last of 1,440)
+      // still says how many ran: the highest rank's index.
       ++r.ranks;
+      if (int64_t index = 0; w.size() > 1 && parse_int(w[1], index) && index >= 0 && index < (1 << 24))
+        r.ranks = std::max(r.ranks, static_cast<int>(index) + 1);
       for (size_t i = 0; i + 1 < w.size(); ++i) {
         if (w[i] == "Pid") pids_.insert(std::string(w[i + 1]));
         if (w[i] == "on") {

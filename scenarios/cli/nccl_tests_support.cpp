@@ -187,6 +187,14 @@ void apply_run_to_spec(const models::readers::NcclTestsRun& run, const std::map<
   if (version > 0) spec.nccl_version = version;
 }
 
+SourcePos collective_line(const std::string& text, const std::string& path) {
+  const auto at = text.find("Collective test starting");
+  if (at == std::string::npos) return {path, 1, 1};
+  const auto bol = text.rfind('\n', at);
+  const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+  return {path, line, static_cast<int>(at - (bol == std::string::npos ? 0 : bol + 1)) + 1};
+}
+
 SourcePos nccl_tests_rank_line(const std::string& text, const std::string& path) {
   static const std::regex kRank(R"((^|\n)#\s+(Rank)\s+\d)"), kThreads(R"((^|\n)#\s+(nThread)\s)"),
       kDevices(R"(()("devices")\s*:)");

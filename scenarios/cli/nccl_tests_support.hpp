@@ -52,6 +52,9 @@ int usable_nccl_version(const NcclTestsFile& file, const std::string& name, std:
 void apply_run_to_spec(const models::readers::NcclTestsRun& run, const std::map<std::string, std::string>& env,
                        int version, models::ScenarioSpec& spec);
 
+// Where a table names its collective ("# Collective test starting: alltoall_perf"), else PATH:1:1.
+SourcePos collective_line(const std::string& text, const std::string& path);
+
 // Where a file states its rank count: the first "#  Rank N ..." line (at "Rank"), else the
 // "# nThread N nGpus N" header (at "nThread"), else the -J JSON's "devices" list; else PATH:1:1.
 SourcePos nccl_tests_rank_line(const std::string& text, const std::string& path);

@@ -33,15 +33,6 @@ bool at_bound(const std::string& name, double v) {
   return std::fabs(v - p->range.min) <= tol || (std::isfinite(p->range.max) && std::fabs(v - p->range.max) <= tol);
 }
 
-// Where a table names its collective ("# Collective test starting: alltoall_perf"), else its first line.
-SourcePos collective_line(const std::string& text, const std::string& path) {
-  const auto at = text.find("Collective test starting");
-  if (at == std::string::npos) return {path, 1, 1};
-  const auto bol = text.rfind('\n', at);
-  const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
-  return {path, line, static_cast<int>(at - (bol == std::string::npos ? 0 : bol + 1)) + 1};
-}
-
 // "<class>.<what>.<proto>" (nvlink.efficiency.ll) is exercised by a point of a file of that link
 // class run with that protocol; other parameters (nccl.*) by any point.
 bool exercised(const std::string& name, const models::calibrate::FitResult& fit) {

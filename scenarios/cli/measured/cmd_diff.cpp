@@ -62,8 +62,7 @@ void diff_simulate_collectives(const LoadedScenario& scenario, const std::vector
     if (c.op.empty())
       throw UserError({c.source, 1, 1},
                       "the file does not say which collective it measured (no nccl-tests header naming its "
-                      "program, such as all_reduce_perf): compare it with `commsim nccl-tests SCENARIO --op OP "
-                      "--compare FILE`");
+                      "program, such as all_reduce_perf): give --op all_reduce (or the collective it ran)");
     if (!models::nccl::parse_coll_op(c.op, op))
       throw UserError({c.source, 1, 1}, "collective '" + c.op + "' is not one commsim simulates");
     groups[{c.spec ? c.spec : &scenario.spec, c.op}].push_back(&c);
@@ -82,8 +81,9 @@ void diff_simulate_collectives(const LoadedScenario& scenario, const std::vector
     for (std::size_t k = 0; k < members.size(); ++k) {
       const MeasuredCollective& c = *members[k];
       const auto& row = rows[k].row;
-      d.rows.push_back(models::measured::collective_row(
-          c.op, c.bytes, d.gpus, c.seconds, row.compared_time_us(d.gpus) * 1e-6, row.algo, row.proto, rows[k].effects));
+      d.rows.push_back(models::measured::collective_row(c.op, c.bytes, d.gpus, c.seconds,
+                                                        row.compared_time_us(d.gpus) * 1e-6, row.algo, row.proto,
+                                                        rows[k].effects, rows[k].alternatives));
     }
   }
 }
@@ -106,6 +106,11 @@ int cmd_diff(int argc, char** argv) {
   app.add_option("--step-time", step_time, "the measured step time in seconds (from a training log)")
       ->check(above_zero());
   add_set_option(app, sets);
+  std::string op_name;
+  app.add_option("--op", op_name,
+                 "the collective of nccl-tests tables without nccl-tests' header (rows copied from a page); a "
+                 "table whose header names another collective is refused")
+      ->type_name("OP");
   app.add_flag("--json", json, "print one JSON object (docs/result.schema.json) instead of the table");
   app.add_option("--html", html, "also write the rows as an HTML page: a bar per row and the table")->type_name("FILE");
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
@@ -150,7 +155,17 @@ int cmd_diff(int argc, char** argv) {
         std::string version_note;
         const int version = usable_nccl_version(measured, f, &version_note);
         if (!version_note.empty()) std::fprintf(stderr, "commsim diff: note: %s\n", version_note.c_str());
-        for (const auto& run : measured.runs) {
+        for (auto run : measured.runs) {
+          if (!op_name.empty()) {
+            models::nccl::CollOp given, named;
+            if (!models::nccl::parse_coll_op(op_name, given))
+              throw UserError({"--op", 1, 1}, "--op " + op_name + " is not a collective commsim simulates");
+            if (run.op.empty())
+              run.op = models::nccl::coll_op_name(given);
+            else if (models::nccl::parse_coll_op(run.op, named) && named != given)
+              throw UserError(collective_line(measured.text, f),
+                              f + " is " + run.op + ", not --op " + op_name + " (its header names its collective)");
+          }
           apply_run_to_spec(run, env, version, run_specs.emplace_back(scenario.spec));
           check_run_nccl_env(run_specs.back().nccl_env, env_at);
           for (const auto& row : run.rows) {
@@ -213,6 +228,16 @@ int cmd_diff(int argc, char** argv) {
           Json effects = Json::array();
           for (const auto& e : r.effects) effects.push_back(Json{{"parameter", e.name}, {"effect", e.effect}});
           rows.back()["effects"] = std::move(effects);
+        }
+        if (!r.alternatives.empty()) {
+          Json alternatives = Json::array();
+          for (const auto& a : r.alternatives)
+            alternatives.push_back(Json{{"algo", a.algo},
+                                        {"proto", a.proto},
+                                        {"simulated_s", a.time_us * 1e-6},
+                                        {"picked_nearby", a.picked_nearby},
+                                        {"relative", r.measured_s > 0 ? a.time_us * 1e-6 / r.measured_s - 1 : 0.0}});
+          rows.back()["alternatives"] = std::move(alternatives);
         }
       }
       j["rows"] = std::move(rows);

@@ -136,6 +136,19 @@ TEST_CASE("nccl-tests parser: a bare table (rows copied from a page, no header) 
   CHECK(runs[0].rows.size() == 16);
 }
 
+TEST_CASE("nccl-tests parser: a log cut to its last Rank line still says how many ranks ran", "[models][calibrate]") {
+  // CoreWeave's twenty racks keep one "#  Rank 1439 ..." line of 1,440: the count is its index + 1.
+  auto runs = parse_nccl_tests_files(
+      {std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/gb200_nvl72/measured/all_reduce_20racks.txt"});
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].ranks == 1440);
+  // Every line present: their count, as before.
+  auto g4 = parse_nccl_tests_files(
+      {std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4/measured/nccl-tests/ar_g4.txt"});
+  REQUIRE(g4.size() == 1);
+  CHECK(g4[0].ranks == 4);
+}
+
 TEST_CASE("nccl-tests parser: GPU product names match catalog GPUs by family and memory size", "[models][calibrate]") {
   using models::readers::gpu_product_matches;
   CHECK(gpu_product_matches("NVIDIA H200", "H200"));

@@ -95,6 +95,16 @@ TEST_CASE("commsim diff and nccl-tests --compare: a bare nccl-tests table", "[sc
   REQUIRE(c.exit_code == 0);
   CHECK_THAT(c.out, Catch::Contains("2 sizes compared"));
   CHECK_THAT(c.err, !Catch::Contains("ran on"));
+  // diff --op names its collective, as calibrate's does; a header naming another is refused.
+  const std::string p5 = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/p5_2node_efa/";
+  auto op = run_commsim({"diff", p5 + "measured/all_reduce_perf.txt", p5 + "scenario.toml", "--op", "all_reduce"});
+  INFO(op.err);
+  REQUIRE(op.exit_code == 0);
+  CHECK_THAT(op.out, Catch::Contains("all_reduce 65536 B on 16 ranks"));
+  const std::string h4 = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4";
+  auto other = run_commsim({"diff", h4 + "/measured/nccl-tests/ar_g4.txt", h4 + ".toml", "--op", "all_gather"});
+  CHECK(other.exit_code == 2);
+  CHECK_THAT(other.err, Catch::Contains("ar_g4.txt is all_reduce, not --op all_gather"));
 }
 
 TEST_CASE("commsim profile and diff: broken inputs are one FILE:LINE:COL line, exit 2", "[scenarios][measured]") {
@@ -213,8 +223,18 @@ TEST_CASE("commsim diff: each collective row names what sets its simulated time"
   CHECK(parameter["all_reduce 1073741824 B on 4 ranks"] == "nvlink.efficiency.simple");
   // The name is the engine's: the first of the row's effects, each the time's change when that
   // parameter is 10 % worse (a ring bound by NVLink's bytes follows its efficiency one for one).
+  // 2 MiB: the model's tuner keeps Ring/LL where the run measured what Ring/LL128 gives (the
+  // tuner's pick from 4 MiB, a switch point away): the row names the choice, not LL's efficiency.
+  // The smallest rows, slow by the sweep's start, are not put on Simple (picked from 16 MiB only).
+  CHECK(parameter["all_reduce 2097152 B on 4 ranks"] == "nccl.env.NCCL_PROTO");
+  CHECK(parameter["all_reduce 8 B on 4 ranks"] == "nccl.launch_overhead");
   for (const auto& row : rows) {
     REQUIRE(row.contains("effects"));
+    REQUIRE(row.contains("alternatives"));
+    if (row["parameter"].get<std::string>().rfind("nccl.env.", 0) == 0) {
+      CHECK(row["explain"].get<std::string>().find("the engine runs Ring/LL128 at") != std::string::npos);
+      continue;
+    }
     CHECK(row["effects"].at(0)["parameter"] == row["parameter"]);
     if (row["name"] == "all_reduce 1073741824 B on 4 ranks")
       CHECK(row["effects"].at(0)["effect"].get<double>() == Approx(0.10).margin(0.005));
