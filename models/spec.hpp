@@ -123,7 +123,8 @@ struct ModelSpec {
   std::optional<int> shared_experts;   // always-on experts of width moe_ffn
   std::optional<int> moe_first_dense;  // the first layers stay dense
   std::optional<int> moe_stride;       // moe_layers: "every" = 1, or every n-th layer after those
-  std::optional<double> capacity_factor;
+  std::optional<double> capacity_factor;             // Megatron's --moe-expert-capacity-factor (unset: dropless)
+  std::optional<bool> pad_expert_input_to_capacity;  // --moe-pad-expert-input-to-capacity
   std::optional<double> token_skew;  // busiest expert rank's tokens / the average (1: balanced)
 };
 

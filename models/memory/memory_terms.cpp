@@ -35,7 +35,7 @@ double moe_block_activation_bytes_per_token(const model::ModelShape& m, int tp, 
   const model::MoeSpec& moe = m.moe;
   const double h = m.hidden, t = std::max(1, tp), e = act_bytes;
   const model::AttentionShape a = m.attention();
-  const double copies = moe.capacity_factor * moe.top_k * moe.token_skew;  // routed copies per token
+  const double copies = model::expert_load(moe) * moe.top_k;  // routed copies the busiest rank receives
   const double f_e = moe.moe_ffn;
   const double sp = sequence_parallel ? t : 1;
   const double replicated = 4 * e * h / sp + e * double(a.saved_latent_elements());
@@ -43,7 +43,7 @@ double moe_block_activation_bytes_per_token(const model::ModelShape& m, int tp, 
   const double gathered = etp > 0 ? double(etp) / t : 1.0;  // the ETP group's copies per routed token
   // The combine keeps the rank's own T / tp tokens' routed copies, back from the all-to-all: not
   // skewed (token_skew is what the busiest expert rank receives).
-  const double combined = moe.capacity_factor * moe.top_k / t;
+  const double combined = model::routed_copies(moe) * moe.top_k / t;
   const double routed = e * h * (copies * gathered + combined) + 4 * e * f_e * copies / t;
   const double shared = 4 * e * moe.shared_experts * f_e / t;
   const double router = 8.0 * moe.experts / sp;  // fp32 logits and probabilities

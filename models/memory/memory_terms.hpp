@@ -38,13 +38,15 @@ double block_activation_bytes_per_token(const model::ModelShape& m, int tp, bool
 // The same for a mixture-of-experts block (moe.hpp): attention and norms as in a dense block; the
 // MLP's 8 ffn / tp becomes, per token of the rank (Megatron-core's alltoall dispatcher: a rank
 // routes T / tp tokens and, after the all-gather over its expert-tensor-parallel group, holds the
-// routed copies of etp of them, c k s etp / tp copies per token on the busiest rank; c k s with
-// etp = tp):
-//   routed copies' expert input, gathered over the ETP group                         h c k s etp / tp
+// routed copies of etp of them, L k etp / tp copies per token on the busiest rank, L the
+// expert load (moe.hpp expert_load: the token skew, capped or padded by the capacity factor);
+// L k with etp = tp):
+//   routed copies' expert input, gathered over the ETP group                         h L k etp / tp
 //   the combine's saved copies (Megatron-core moe_utils.unpermute multiplies the rank's
-//   own T / tp x c k returned copies by their probabilities, and keeps them for the
-//   probabilities' gradient; token_skew does not inflate the rank's own tokens)        h c k / tp
-//   their gate, SiLU, up, product over moe_ffn / etp                                  4 f_e c k s / tp
+//   own T / tp x r k returned copies by their probabilities, and keeps them for the
+//   probabilities' gradient; token_skew does not inflate the rank's own tokens; r:
+//   moe.hpp routed_copies, c padded to capacity, else 1)                              h r k / tp
+//   their gate, SiLU, up, product over moe_ffn / etp                                  4 f_e L k / tp
 //   shared experts' gate, SiLU, up, product                                            4 shared f_e / tp
 //   router logits and probabilities, fp32                                               8 E (/ tp under SP)
 // all times act_bytes except the router; etp 0 means etp = tp. Full recompute keeps the block

@@ -18,6 +18,7 @@ void resolve_moe(const ModelSpec& spec, ModelShape& m) {
   if (spec.moe_first_dense) e.first_dense = *spec.moe_first_dense;
   if (spec.moe_stride) e.stride = *spec.moe_stride;
   if (spec.capacity_factor) e.capacity_factor = *spec.capacity_factor;
+  if (spec.pad_expert_input_to_capacity) e.pad_to_capacity = *spec.pad_expert_input_to_capacity;
   if (spec.token_skew) e.token_skew = *spec.token_skew;
   if (e.experts == 0) {
     const std::pair<const char*, bool> moe_only[] = {
@@ -27,6 +28,7 @@ void resolve_moe(const ModelSpec& spec, ModelShape& m) {
         {"model.moe_first_dense", spec.moe_first_dense.has_value()},
         {"model.moe_layers", spec.moe_stride.has_value()},
         {"model.capacity_factor", spec.capacity_factor.has_value()},
+        {"model.pad_expert_input_to_capacity", spec.pad_expert_input_to_capacity.has_value()},
         {"model.token_skew", spec.token_skew.has_value()},
     };
     for (const auto& [key, set] : moe_only)
@@ -35,6 +37,10 @@ void resolve_moe(const ModelSpec& spec, ModelShape& m) {
     e = MoeSpec{};
     return;
   }
+  if (e.pad_to_capacity && e.capacity_factor <= 0)
+    throw SpecError("model.pad_expert_input_to_capacity",
+                    "pad_expert_input_to_capacity pads to a capacity, and none is set (expected model.capacity_factor, "
+                    "as Megatron-Core requires --moe-expert-capacity-factor with it)");
   if (e.moe_ffn == 0) e.moe_ffn = m.ffn;
   if (e.top_k > e.experts)
     throw SpecError("model.top_k",

@@ -17,8 +17,15 @@ int moe_layer_count(const MoeSpec& m, int layers) {
   return n;
 }
 
+double expert_load(const MoeSpec& m) {
+  if (m.capacity_factor <= 0) return m.token_skew;
+  return m.pad_to_capacity ? m.capacity_factor : std::min(m.token_skew, m.capacity_factor);
+}
+
+double routed_copies(const MoeSpec& m) { return m.capacity_factor > 0 && m.pad_to_capacity ? m.capacity_factor : 1.0; }
+
 double moe_alltoall_bytes(const MoeSpec& m, int64_t tokens, int hidden, int act_bytes) {
-  return m.token_skew * m.capacity_factor * double(tokens) * m.top_k * hidden * act_bytes;
+  return expert_load(m) * double(tokens) * m.top_k * hidden * act_bytes;
 }
 
 double moe_alltoall_remote_bytes(const MoeSpec& m, int64_t tokens, int hidden, int act_bytes, int ep) {
@@ -30,7 +37,7 @@ ExpertGemms expert_gemms(const MoeSpec& m, int64_t tokens, int hidden, int ep, i
   ExpertGemms g;
   const int e = std::max(1, ep), t = std::max(1, etp);
   g.local_experts = m.experts / e;
-  g.tokens_per_expert = m.token_skew * m.capacity_factor * e * double(tokens) * m.top_k / m.experts;
+  g.tokens_per_expert = expert_load(m) * e * double(tokens) * m.top_k / m.experts;
   const auto n_e = int64_t(std::ceil(g.tokens_per_expert));
   const int64_t f = m.moe_ffn / t;
   g.gate_up = {n_e, f, hidden};

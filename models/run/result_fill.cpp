@@ -311,8 +311,14 @@ std::string moe_caveat(const model::ModelShape& m) {
           ? "model.token_skew = " + fmt_number(m.moe.token_skew) + " gives every rank the busiest one's tokens"
           : "tokens are routed evenly (model.token_skew = 1: each expert rank gets the average; real routers are "
             "uneven, so read this step as optimistic and set model.token_skew, the busiest rank's tokens over the "
-            "average, and model.capacity_factor to price it)";
-  return "mixture of experts: " + routing +
+            "average, and model.capacity_factor where a capacity caps it, to price it)";
+  std::string capacity;
+  if (m.moe.capacity_factor > 0 && m.moe.token_skew > m.moe.capacity_factor && !m.moe.pad_to_capacity)
+    capacity = "; model.capacity_factor = " + fmt_number(m.moe.capacity_factor) + " caps the busiest experts at " +
+               fmt_number(m.moe.capacity_factor) + "x their average tokens: they drop " +
+               fmt_number(std::round(1000 * (1 - m.moe.capacity_factor / m.moe.token_skew)) / 10) +
+               " % of theirs, which the time does not price (the loss may need more steps)";
+  return "mixture of experts: " + routing + capacity +
          "; no measured multi-GPU MoE training step checks a whole step (only its all-to-alls are checked: "
          "docs/accuracy.md)";
 }

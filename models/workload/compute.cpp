@@ -159,7 +159,7 @@ MoeKernels moe_kernels(const model::ModelShape& m, int64_t tokens, int tp, int e
   const int experts = k.gemms.local_experts;
   k.experts_up = stretch(compute::grouped_linear_seconds(g, r.gpu.grouped, experts, k.gemms.gate_up.m, h, 2 * f), 1, 1);
   k.experts_down = stretch(compute::grouped_linear_seconds(g, r.gpu.grouped, experts, k.gemms.down.m, f, h), 1, 1);
-  const double routed = m.moe.capacity_factor * double(router_tokens) * m.moe.top_k * double(h);
+  const double routed = model::routed_copies(m.moe) * double(router_tokens) * m.moe.top_k * double(h);
   k.permute = memory_seconds(r, MemKernel::Elementwise, 2 * e * routed, 1);
   const double act = local * double(k.gemms.gate_up.m) * double(f);
   k.act_fwd = memory_seconds(r, MemKernel::SwigluFwd, 3 * e * act, kSwigluFwdKernels);

@@ -130,9 +130,15 @@ void Loader::model(const toml::node& n, const std::string& key) {
                 }},
                // Decoders that are not Llama-shaped (models/model/model_shape.hpp, docs/models.md).
                {"head_dim", dim(m.head_dim)},
-               {"norm", [&](auto& v, auto& k) { m.norm = r_.one_of(v, k, {"rmsnorm", "layernorm"}); }},
+               {"norm",
+                [&](auto& v, auto& k) {
+                  m.norm = r_.one_of(v, k, {"rmsnorm", "layernorm"});
+                }},
                {"biases", [&](auto& v, auto& k) { m.biases = r_.boolean(v, k); }},
-               {"positions", [&](auto& v, auto& k) { m.positions = r_.one_of(v, k, {"rotary", "learned"}); }},
+               {"positions",
+                [&](auto& v, auto& k) {
+                  m.positions = r_.one_of(v, k, {"rotary", "learned"});
+                }},
                {"max_positions", dim(m.max_positions)},
                // Multi-head latent attention (models/model/attention.hpp).
                {"q_lora_rank", rank(m.q_lora_rank, 0)},
@@ -161,10 +167,13 @@ void Loader::model(const toml::node& n, const std::string& key) {
                {"capacity_factor",
                 [&](auto& v, auto& k) {
                   m.capacity_factor = r_.number(v, k);
-                  if (*m.capacity_factor < 1)
+                  if (!(*m.capacity_factor > 0))
                     r_.fail(v, k + " = " + detail::shortest(*m.capacity_factor) +
-                                   " drops tokens, which is not modelled (expected >= 1; 1: dropless, balanced)");
+                                   " (expected a capacity above 0: each expert keeps at most that many times its "
+                                   "average tokens; leave it unset for dropless routing)");
                 }},
+               {"pad_expert_input_to_capacity",
+                [&](auto& v, auto& k) { m.pad_expert_input_to_capacity = r_.boolean(v, k); }},
                {"token_skew",
                 [&](auto& v, auto& k) {
                   m.token_skew = r_.number(v, k);

@@ -59,10 +59,15 @@ TEST_CASE("memory: an MoE block keeps every routed copy's expert input and inter
   CHECK(moe_block_activation_bytes_per_token(m, 2, true, Recompute::None) -
             block_activation_bytes_per_token(m, 2, true, Recompute::None) ==
         Approx(8 * f / t + 4 * h + 4 * h / t + 8 * 8 / t));
-  // Capacity factor and token skew scale the routed copies an expert rank receives; the combine
-  // keeps the rank's own tokens (capacity factor, not skew); a shared expert adds one dense MLP.
+  // The expert load (token skew 1.5, capped at a capacity factor of 1.25 that drops) scales the
+  // routed copies an expert rank receives; the combine keeps the rank's own tokens (padded to the
+  // capacity where experts are padded, not skewed); a shared expert adds one dense MLP.
   m.moe.capacity_factor = 1.25, m.moe.token_skew = 1.5, m.moe.shared_experts = 1;
-  const double copies = 2 * 1.25 * 1.5;
+  const double copies = 2 * 1.25;
+  CHECK(moe_block_activation_bytes_per_token(m, 2, true, Recompute::None) ==
+        Approx(8 * h / t + 2 * (2 * h + 2 * kv) / t + copies * (2 * h + 8 * f / t) + 2 * 1.0 * 2 * h / t + 8 * f / t +
+               8 * 8 / t));
+  m.moe.pad_to_capacity = true;
   CHECK(moe_block_activation_bytes_per_token(m, 2, true, Recompute::None) ==
         Approx(8 * h / t + 2 * (2 * h + 2 * kv) / t + copies * (2 * h + 8 * f / t) + 2 * 1.25 * 2 * h / t + 8 * f / t +
                8 * 8 / t));

@@ -21,19 +21,33 @@ TEST_CASE("moe: layer selection by first dense layers and stride", "[workload]")
   CHECK(models::model::moe_layer_count(dense, 32) == 0);
 }
 
-TEST_CASE("moe: all-to-all bytes per layer are c T k h b, (ep-1)/ep of it remote", "[workload]") {
+TEST_CASE("moe: all-to-all bytes per layer are L T k h b, (ep-1)/ep of it remote", "[workload]") {
   const models::model::Preset* mx = models::model::find_preset("mixtral-8x7b");
   REQUIRE(mx);
   // Mixtral, micro-batch 1 x 4096 tokens, bf16: 1.0 x 4096 x 2 x 4096 x 2 B = 64 MiB per rank.
   CHECK(models::model::moe_alltoall_bytes(mx->moe, 4096, mx->hidden, 2) == 4096.0 * 2 * 4096 * 2);
   CHECK(models::model::moe_alltoall_remote_bytes(mx->moe, 4096, mx->hidden, 2, 8) == Approx(4096.0 * 2 * 4096 * 2 * 7 / 8));
-  models::model::MoeSpec capped = mx->moe;
-  capped.capacity_factor = 1.25;
-  CHECK(models::model::moe_alltoall_bytes(capped, 4096, 4096, 2) == Approx(1.25 * 4096 * 2 * 4096 * 2));
-  // Token skew 1.5: priced as every rank moving the busiest rank's 1.5x.
-  models::model::MoeSpec skewed = capped;
+  const double balanced = 4096.0 * 2 * 4096 * 2;
+  // Token skew 1.5, dropless (Megatron's default): priced as every rank moving the busiest rank's 1.5x.
+  models::model::MoeSpec skewed = mx->moe;
   skewed.token_skew = 1.5;
-  CHECK(models::model::moe_alltoall_bytes(skewed, 4096, 4096, 2) == Approx(1.5 * 1.25 * 4096 * 2 * 4096 * 2));
+  CHECK(models::model::expert_load(skewed) == 1.5);
+  CHECK(models::model::moe_alltoall_bytes(skewed, 4096, 4096, 2) == Approx(1.5 * balanced));
+  // A capacity factor caps each expert at c x its average and drops the rest (Megatron-Core's
+  // --moe-expert-capacity-factor): the busiest rank moves min(s, c); balanced routing drops nothing.
+  models::model::MoeSpec capped = skewed;
+  capped.capacity_factor = 1.25;
+  CHECK(models::model::expert_load(capped) == 1.25);
+  CHECK(models::model::moe_alltoall_bytes(capped, 4096, 4096, 2) == Approx(1.25 * balanced));
+  capped.token_skew = 1.0;
+  CHECK(models::model::moe_alltoall_bytes(capped, 4096, 4096, 2) == Approx(balanced));
+  CHECK(models::model::routed_copies(capped) == 1.0);
+  // Padded to capacity (--moe-pad-expert-input-to-capacity): every expert gets exactly c, skewed or not.
+  capped.pad_to_capacity = true;
+  CHECK(models::model::moe_alltoall_bytes(capped, 4096, 4096, 2) == Approx(1.25 * balanced));
+  capped.token_skew = 3.0;
+  CHECK(models::model::expert_load(capped) == 1.25);
+  CHECK(models::model::routed_copies(capped) == 1.25);
 }
 
 TEST_CASE("moe: expert GEMM shapes and FLOPs", "[workload]") {

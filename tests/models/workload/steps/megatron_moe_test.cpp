@@ -102,9 +102,10 @@ TEST_CASE("megatron moe: 4 all-to-alls per MoE layer and micro-batch of c (T / t
   CHECK(ag.ops == 2 * moe_layers * micro_batches);
   CHECK(rs.ops == 2 * moe_layers * micro_batches);
   CHECK(ag.bytes == 2 * a2a.bytes);
-  // Capacity factor scales the bytes; ep 1 moves none.
+  // Padded to a capacity factor, the bytes scale by it; ep 1 moves none.
   models::ScenarioSpec s = scenario_megatron_moe(2, 4);
   s.model->capacity_factor = 1.25;
+  s.model->pad_expert_input_to_capacity = true;
   CHECK(moe_count(build_megatron_programs(moe_config(s, 16))[0], kGroupEp, CollOp::AllToAll, "moe").bytes ==
         int64_t(1.25 * 256 * 2 * 1024 * 2));
   CHECK(moe_count(build_megatron_programs(moe_config(scenario_megatron_moe(2, 1), 16))[0], kGroupEp, CollOp::AllToAll, "").ops == 0);
