@@ -56,11 +56,13 @@ ScenarioSpec apply_candidate(const ScenarioSpec& base, const Candidate& c) {
     }
     if (!c.distributed_optimizer) p.overlap_param_gather = false;  // Megatron needs the distributed optimizer
     if (!c.sequence_parallel) p.tp_comm_overlap = false;
-    // An uneven first or last stage is written for the scenario's own pipeline: at another pp
-    // its layer counts would leave the other stages a split that need not divide (or refuse every
-    // candidate), so the candidate splits its layers evenly.
-    if (c.pp != std::max(1, base.parallel.pp))
-      p.decoder_first_pipeline_num_layers = p.decoder_last_pipeline_num_layers = 0;
+    // The candidate's own split: uneven where its pp does not divide the layers (the scenario's
+    // own first/last stages at its own pp), else even; a split the scenario wrote for another pp
+    // would leave the other stages layers that need not divide.
+    p.decoder_first_pipeline_num_layers = c.first_stage_layers;
+    p.decoder_last_pipeline_num_layers = c.last_stage_layers;
+    if (c.first_stage_layers > 0 || c.last_stage_layers > 0)
+      p.account_for_embedding_in_pipeline_split = p.account_for_loss_in_pipeline_split = false;
   } else {  // the Megatron-only options a data-parallel strategy refuses (workload/layout.cpp)
     const ParallelSpec plain;
     p.overlap_grad_reduce = p.overlap_param_gather = p.tp_comm_overlap = false;
@@ -97,6 +99,13 @@ std::string layout_text(const Candidate& c) {
     s += "+offload";
   if (c.strategy == "megatron") {
     s += fmt::format(" tp{} pp{}", c.tp, c.pp);
+    // An uneven split: "pp16 (first 3, last 2 layers)", the other stages an even share.
+    if (c.first_stage_layers > 0 && c.last_stage_layers > 0)
+      s += fmt::format(" (first {}, last {} layers)", c.first_stage_layers, c.last_stage_layers);
+    else if (c.first_stage_layers > 0)
+      s += fmt::format(" (first {} layers)", c.first_stage_layers);
+    else if (c.last_stage_layers > 0)
+      s += fmt::format(" (last {} layers)", c.last_stage_layers);
     if (c.vp > 1) s += fmt::format(" vp{}", c.vp);
     if (c.cp > 1) s += fmt::format(" cp{}", c.cp);
     if (c.ep > 1) s += fmt::format(" ep{}", c.ep);
@@ -147,8 +156,15 @@ ScenarioOverrides candidate_overrides(const ScenarioSpec& base, const Candidate&
     }
     if (!c.distributed_optimizer) set("parallel.overlap_param_gather", "false");
     if (!c.sequence_parallel) set("parallel.tp_comm_overlap", "false");
-    if (c.pp != std::max(1, base.parallel.pp))
-      for (const char* k : {"parallel.decoder_first_pipeline_num_layers", "parallel.decoder_last_pipeline_num_layers"})
+    for (const auto& [k, n] : {std::pair{"parallel.decoder_first_pipeline_num_layers", c.first_stage_layers},
+                               std::pair{"parallel.decoder_last_pipeline_num_layers", c.last_stage_layers}})
+      if (n > 0)
+        set(k, std::to_string(n));
+      else
+        o.remove.push_back(k);
+    if (c.first_stage_layers > 0 || c.last_stage_layers > 0)
+      for (const char* k :
+           {"parallel.account_for_embedding_in_pipeline_split", "parallel.account_for_loss_in_pipeline_split"})
         o.remove.push_back(k);
   } else {
     for (const char* k : {"tp", "pp", "cp", "vp", "ep", "sequence_parallel", "distributed_optimizer",

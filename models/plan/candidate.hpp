@@ -22,6 +22,9 @@ struct Candidate {
   // never searches it (its own zero3+offload keeps the parameters on the GPU)
   bool offload_params = false;
   int tp = 1, pp = 1, cp = 1, ep = 1, vp = 1;
+  // Megatron with a pp that does not divide the layers: the first and last stages' layer counts
+  // (decoder_first/last_pipeline_num_layers), the other stages an even share; 0: an even split.
+  int first_stage_layers = 0, last_stage_layers = 0;
   int etp = 0;                    // MoE: expert tensor parallelism; 0 = tp (Megatron-Core's default)
   std::string schedule = "1f1b";  // megatron with pp > 1: 1f1b (interleaved with vp > 1) | zb_h1
   int micro_batch = 1;

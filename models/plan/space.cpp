@@ -11,6 +11,14 @@
 
 namespace models::plan {
 
+std::pair<int, int> uneven_split(int layers, int pp) {
+  if (pp < 2 || layers % pp == 0) return {0, 0};
+  const int middle = (layers + pp - 1) / pp;
+  const int ends = layers - (pp - 2) * middle;
+  if (ends < 2) return {0, 0};
+  return {ends - ends / 2, ends / 2};
+}
+
 namespace {
 
 std::vector<int> divisors_up_to(int n, int max) {
@@ -105,8 +113,26 @@ class Enumerator {
       if (pod_gpus % tp != 0 || m_.heads % tp != 0 || m_.kv_heads % tp != 0 || m_.ffn % tp != 0) continue;
       c.tp = tp;
       c.sequence_parallel = tp > 1;
-      for (int pp : divisors_up_to(m_.layers, o_.max_pp)) {
+      for (int pp : pipeline_degrees()) {
         c.pp = pp;
+        c.first_stage_layers = c.last_stage_layers = 0;
+        // The scenario's own uneven split at its own pp, else the planner's where pp does not
+        // divide the layers.
+        const ParallelSpec& own = base_.parallel;
+        const bool own_split = own.strategy == "megatron" && pp == own.pp &&
+                               (own.decoder_first_pipeline_num_layers > 0 || own.decoder_last_pipeline_num_layers > 0);
+        if (own_split) {
+          c.first_stage_layers = own.decoder_first_pipeline_num_layers;
+          c.last_stage_layers = own.decoder_last_pipeline_num_layers;
+        } else if (m_.layers % pp != 0) {
+          const auto [first, last] = uneven_split(m_.layers, pp);
+          if (first == 0 && last == 0) {
+            ++st_.considered;
+            drop("pp leaves a first or last pipeline stage no layer");
+            continue;
+          }
+          c.first_stage_layers = first, c.last_stage_layers = last;
+        }
         for (int cp : o_.cp) {
           ++st_.considered;
           c.cp = cp;
@@ -141,6 +167,19 @@ class Enumerator {
     }
   }
 
+  // The pipeline degrees up to max_pp: every divisor of the layers, the powers of two that do not
+  // divide them (split unevenly: uneven_split), and the scenario's own pp.
+  std::vector<int> pipeline_degrees() const {
+    std::vector<int> out = divisors_up_to(m_.layers, o_.max_pp);
+    for (int pp = 2; pp <= std::min(o_.max_pp, m_.layers); pp *= 2) out.push_back(pp);
+    if (base_.parallel.strategy == "megatron" && base_.parallel.pp > 1 && base_.parallel.pp <= m_.layers &&
+        base_.parallel.pp <= o_.max_pp)
+      out.push_back(base_.parallel.pp);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
   // 0: etp = tp. MoE models with tp > 1 also try 1 where the expert ffn allows any etp.
   std::vector<int> expert_tp_degrees(int tp) const {
     if (!m_.is_moe() || tp == 1) return {0};
@@ -167,6 +206,7 @@ class Enumerator {
       finish(c);
       c.schedule = "1f1b";
     }
+    if (c.first_stage_layers > 0 || c.last_stage_layers > 0) return;  // interleaving: even splits only
     for (int vp = 2; vp <= o_.max_vp; ++vp) {
       ++st_.considered;
       if (stage_layers % vp != 0) {

@@ -9,7 +9,9 @@
 //              recommends for large jobs on GB200 NVL72), the rest idle but paid: a rack's 72 = 8 x 9 GPUs divide no
 //              power-of-two global batch with the heads' and layers' degrees, 64 do;
 //   megatron   tp a power of two dividing a pod's GPUs, the heads and the key/value heads;
-//              pp dividing the layers (<= max_pp); cp in `cp` (2 cp dividing seq); ep (MoE only)
+//              pp dividing the layers, or a power of two or the scenario's own pp that does not
+//              (first and last stages the rest of ceil(L/pp)-layer middle stages, vp 1; the
+//              scenario's own split at its own pp) (<= max_pp); cp in `cp` (2 cp dividing seq); ep (MoE only)
 //              dividing the experts and dp x cp (<= max_ep); vp in 1..max_vp dividing the
 //              stage's layers, with m % pp == 0 (Megatron's interleaving rule); schedule 1f1b
 //              (interleaved with vp > 1) or zb_h1 (pp > 1, vp = 1); sequence parallelism on
@@ -27,6 +29,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/hw/node.hpp"
@@ -79,6 +82,13 @@ ImpliedBatch implied_global_batch(const ScenarioSpec& base, const model::ModelSh
 // (4, 2, 1 of 8), as a Kubernetes pod that asks for 4 of a p4d's GPUs gets them; none for a
 // multi-host NVLink domain, whose parts are whole hosts. The node is paid whole.
 std::vector<int> part_of_one_node(const hw::NodeSpec& node);
+
+// A pp that does not divide the layers, split as Megatron's decoder_first/last_pipeline_num_layers
+// do: the middle stages ceil(L / pp) layers each, the first and last the rest between them (the
+// last, which also holds the output layer and the loss, the smaller half). {0, 0} when pp divides
+// the layers or no such split gives both ends a layer. DeepSeek-V3's 61 layers on 16 stages:
+// {3, 2}, 3 + 14 x 4 + 2.
+std::pair<int, int> uneven_split(int layers, int pp);
 
 // Node counts of `gpus_per_node`-GPU nodes inside [min_gpus, max_gpus].
 std::vector<int> node_counts(int gpus_per_node, int min_gpus, int max_gpus);

@@ -211,13 +211,53 @@ TEST_CASE("plan: a first or last stage split is kept for the scenario's own pp o
   base.parallel.strategy = "megatron";
   base.parallel.pp = 4;
   base.parallel.decoder_first_pipeline_num_layers = 7;
+  const auto m = models::model::resolve_model(*base.model);
+  SpaceOptions o = plan_test::small_options().space;
+  o.strategies = {"megatron"};
+  SpaceStats st;
+  bool own = false;
+  for (const auto& c : enumerate_space(base, m, o, &st)) {
+    if (c.pp == 4) CHECK(c.first_stage_layers == 7);
+    if (c.pp != 4 && m.layers % c.pp == 0) CHECK((c.first_stage_layers == 0 && c.last_stage_layers == 0));
+    own = own || c.pp == 4;
+  }
+  CHECK(own);
+  // The candidate's split is what the scenario runs with, and what the edits write.
   Candidate c;
-  c.instance = "dgx-h100", c.nodes = 1, c.pp = 4;
+  c.instance = "dgx-h100", c.nodes = 1, c.pp = 4, c.first_stage_layers = 7;
   CHECK(apply_candidate(base, c).parallel.decoder_first_pipeline_num_layers == 7);
-  c.pp = 2;
+  c.pp = 2, c.first_stage_layers = 0;
   CHECK(apply_candidate(base, c).parallel.decoder_first_pipeline_num_layers == 0);
   const auto removed = candidate_overrides(base, c).remove;
   CHECK(std::find(removed.begin(), removed.end(), "parallel.decoder_first_pipeline_num_layers") != removed.end());
+}
+
+TEST_CASE("plan: a pp that does not divide the layers is searched with an uneven first and last stage",
+          "[models][plan]") {
+  // DeepSeek-V3's 61 layers (a prime): pp 16 as its report ran it, 3 + 14 x 4 + 2 (the middle
+  // stages ceil(61/16) = 4 each, the ends the other 5, the last the smaller half); pp 32 would
+  // leave the ends 61 - 30 x 2 = 1 layer, so it is dropped.
+  CHECK(models::plan::uneven_split(61, 16) == std::pair{3, 2});
+  CHECK(models::plan::uneven_split(61, 2) == std::pair{31, 30});
+  CHECK(models::plan::uneven_split(61, 32) == std::pair{0, 0});
+  CHECK(models::plan::uneven_split(94, 4) == std::pair{23, 23});  // Qwen3-235B
+  CHECK(models::plan::uneven_split(64, 8) == std::pair{0, 0});    // divides: even
+  auto base = plan_test::small_base();
+  base.model->layers = 61;
+  const auto m = models::model::resolve_model(*base.model);
+  SpaceOptions o = plan_test::small_options().space;
+  o.strategies = {"megatron"};
+  std::set<int> pps;
+  for (const auto& c : enumerate_space(base, m, o, nullptr)) {
+    pps.insert(c.pp);
+    if (c.pp > 1) {
+      CHECK(c.first_stage_layers + c.last_stage_layers + (c.pp - 2) * ((61 + c.pp - 1) / c.pp) == 61);
+      CHECK(c.vp == 1);
+      CHECK(apply_candidate(base, c).parallel.decoder_last_pipeline_num_layers == c.last_stage_layers);
+    }
+  }
+  CHECK(pps.count(1) == 1);
+  CHECK(pps.count(2) == 1);
 }
 
 TEST_CASE("plan: an odd sequence keeps Megatron at cp 1 (2 cp | seq is ring attention's, cp > 1)", "[models][plan]") {
