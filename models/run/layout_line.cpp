@@ -59,6 +59,8 @@ std::string parallel_text(const ParallelSpec& p, const std::optional<CollectiveS
     std::string s = "megatron tp " + std::to_string(tp) + " pp " + std::to_string(pp) + " dp " + dp;
     if (cp > 1) s += " cp " + std::to_string(cp);
     if (p.ep > 1) s += " ep " + std::to_string(p.ep);
+    // Expert tensor parallelism apart from tp: two expert grids must not read alike.
+    if (p.ep > 1 && p.etp > 0 && p.etp != tp) s += " etp " + std::to_string(p.etp);
     if (p.vp > 1) s += " (vp " + std::to_string(p.vp) + ")";
     return s;
   }

@@ -150,6 +150,17 @@ std::set<size_t> SweepOutput::start(const std::string& header, bool resume,
                       "--resume needs a regular file to read back (expected --csv FILE or --jsonl FILE)");
     struct stat st {};
     if (regular_ && ::fstat(fd_, &st) == 0 && st.st_size > 0) {
+      // Rows of another sweep (another header: other --vary keys) are another experiment's
+      // results, not an earlier run of this one: refused, never replaced.
+      if (!header.empty()) {
+        std::string first(header.size(), '\0');
+        const ssize_t n = ::pread(fd_, first.data(), first.size(), 0);
+        if (n >= 0 && (static_cast<size_t>(n) != first.size() || first != header))
+          throw UserError({name_, 1, 1},
+                          "holds rows of another sweep (its header differs from this sweep's columns: other --vary "
+                          "keys or another format); left as it is (expected a new file name, or the file removed "
+                          "first)");
+      }
       replaced_lines_ = count_lines(fd_);
       write_beside();
     }

@@ -67,12 +67,19 @@ TEST_CASE("scenarios: a sweep that replaces a file of rows says how many lines i
   const auto first = run_commsim(with(kSweep, {"--csv", file}));
   REQUIRE(first.exit_code == 0);
   CHECK(first.err.find("replaced") == std::string::npos);  // a new file: nothing replaced
-  const auto other = run_commsim({"sweep", kSweepAllReduce, "--vary", "collective.bytes=1 MiB", "--csv", file});
-  REQUIRE(other.exit_code == 0);
-  CHECK(other.err == "sweep: replaced " + file +
+  // The same sweep again: its rows replace the earlier run's, said on stderr.
+  const auto again = run_commsim(with(kSweep, {"--csv", file}));
+  REQUIRE(again.exit_code == 0);
+  CHECK(again.err == "sweep: replaced " + file +
                          ", which held 7 lines written before (--resume keeps a file's rows and runs only the missing "
                          "points)\n");
-  CHECK(lines(slurp(file)) == 2);
+  // Another sweep (other --vary keys, another header): another experiment's rows are not
+  // replaced; the file is left as it was.
+  const std::string before = slurp(file);
+  const auto other = run_commsim({"sweep", kSweepAllReduce, "--vary", "collective.iterations=1,2", "--csv", file});
+  CHECK(other.exit_code == 2);
+  CHECK(other.err.find(file + ":1:1: holds rows of another sweep") != std::string::npos);
+  CHECK(slurp(file) == before);
   fs::remove_all(dir);
 }
 

@@ -73,12 +73,13 @@ TEST_CASE("scenarios: no command replaces a file a running sweep is writing", "[
 TEST_CASE("scenarios: a sweep over a file with rows replaces it only once every point has its row", "[scenarios]") {
   const fs::path dir = scenarios_test::fresh_temp_dir("sweepkeep");
   const std::string csv = (dir / "rows.csv").string();
-  const std::string old = "index,an earlier sweep's rows\n0,kept\n";
-  std::ofstream(csv) << old;
-  ::chmod(csv.c_str(), 0640);
   const auto fresh = run_commsim(kSweepOfSweepOutputCommit);
   REQUIRE(fresh.exit_code == 0);
   REQUIRE(fresh.out.size() > 1024);
+  // An earlier run of the same sweep (its header) with one row.
+  const std::string old = fresh.out.substr(0, fresh.out.find('\n') + 1) + "0,kept\n";
+  std::ofstream(csv) << old;
+  ::chmod(csv.c_str(), 0640);
 
   // The rows cannot all be written (a 1 KiB file size limit; SIGXFSZ ignored, so write() fails
   // with EFBIG): the sweep stops with an error and the old file is as it was, no temporary left.
