@@ -42,6 +42,8 @@ MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const 
   MeasuredDiff d;
   const LayoutSummary layout = describe_layout(spec);
   d.gpus = layout.gpus;
+  d.nodes = layout.nodes;
+  d.pods = layout.pods;
   d.layout = layout.line;
   if (measured_step_s <= 0 && trace) measured_step_s = trace->host > 0 ? trace->host : trace->span;
   const workload::ComputeClasses sim = trace ? scenario_compute(spec) : workload::ComputeClasses{};

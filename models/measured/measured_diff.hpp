@@ -36,7 +36,7 @@ struct DiffRow {
 };
 
 struct MeasuredDiff {
-  int gpus = 0;
+  int gpus = 0, nodes = 0, pods = 0;
   std::string layout;  // models/run/layout_line.hpp's line of the scenario
   std::vector<DiffRow> rows;
   // Measured collectives not compared: "NAME: why" (another rank count than the scenario's).

@@ -93,6 +93,8 @@ def test_topo(commsim_binary, scenario):
     j = json.loads(commsim(commsim_binary, "topo", scenario, "--json"))
     check(j)
     assert j["placement"]["ranks"] == len({p["from"] for p in j["pairs"]})
+    # What it lays out, as every --json output states it.
+    assert j["gpus"] == j["placement"]["ranks"] and j["nodes"] >= 1 and j["pods"] >= 1 and j["layout"]
 
 
 def test_calibrate(commsim_binary, tmp_path):
@@ -123,6 +125,7 @@ def test_diff(commsim_binary):
     check(j)
     assert j["rows"][0]["kind"] == "step"
     assert {r["kind"] for r in j["rows"]} == {"step", "compute", "idle", "collective"}
+    assert (j["gpus"], j["nodes"], j["pods"]) == (1, 1, 1) and j["layout"]
 
 
 @pytest.mark.parametrize("log", ["seed000_p4d_4pods_efa.log", "seed004_g6e_4pods_socket_fallback.log"])

@@ -213,6 +213,8 @@ int cmd_diff(int argc, char** argv) {
       in.files.insert(in.files.end(), files.begin(), files.end());
       Json j = json_header("diff", in);
       j["gpus"] = d.gpus;
+      j["nodes"] = d.nodes;
+      j["pods"] = d.pods;
       j["layout"] = d.layout;
       Json rows = Json::array();
       for (const auto& r : d.rows) {

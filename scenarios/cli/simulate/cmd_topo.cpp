@@ -56,6 +56,12 @@ int cmd_topo(int argc, char** argv) {
                                .per_peer;
       if (json) {
         Json j = topo_json(*world, scenario.spec, max_ranks, scenario_inputs(scenario, sets), per_peer);
+        // What it lays out, as every --json output states it (models/run/layout_line.hpp).
+        const models::LayoutSummary layout = models::describe_layout(scenario.spec);
+        j["gpus"] = layout.gpus;
+        j["nodes"] = layout.nodes;
+        j["pods"] = layout.pods;
+        j["layout"] = layout.line;
         j["notes"] = env_notes;
         text = dump_json(std::move(j));
       } else {
