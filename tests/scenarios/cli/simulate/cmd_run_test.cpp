@@ -98,8 +98,14 @@ TEST_CASE("scenarios: a layout that does not fit is flagged in run, run --json, 
             "usd_per_hour,cost_per_step_usd,cost_per_run_usd,cost_per_million_tokens_usd,price_source,"
             "samples,seed,inputs_digest\n") != std::string::npos);
   CHECK(sweep.err.find("1 of 2 points do not fit") != std::string::npos);
-  CHECK(sweep.err.find("sweep: scaling efficiency (tokens/s per GPU against the first point): 1.00, ") !=
+  CHECK(sweep.err.find("sweep: scaling efficiency (tokens/s per GPU against the first point): 1.00, -\n") !=
         std::string::npos);
+  // A first point that does not fit has no real time: the first that fits is the baseline.
+  const auto later = run_commsim({"sweep", kP5, "--vary", "parallel.strategy=ddp,zero3,fsdp", "--jobs", "1"});
+  REQUIRE(later.exit_code == 0);
+  CHECK(
+      later.err.find("sweep: scaling efficiency (tokens/s per GPU against point 2, the first that fits): -, 1.00, ") !=
+      std::string::npos);
   // Two --vary keys: no single first point to compare with (the --html page draws one line each).
   const auto two = run_commsim({"sweep", kP5, "--vary", "parallel.strategy=zero3,ddp", "--vary",
                                 "training.micro_batch=1,2", "--jobs", "1"});
