@@ -153,6 +153,9 @@ struct RunResult {
   // What it ran on (models/run/layout_line.hpp): GPU, node and pod counts and the one line every
   // output prints beside the numbers ("4 GPUs: 1 node p4d.24xlarge, 4 pods x 1 GPU; zero3, dp 4").
   int gpus = 0, nodes = 0, pods = 0;
+  // A training step's micro-batches per rank and their size (Megatron: per pipeline; the others:
+  // gradient accumulation); 0 for a collective. A what-if that changes dp changes them.
+  int micro_batches = 0, micro_batch_size = 0;
   std::string layout;
   double step_time_s = 0;
   double run_time_s = 0;  // step_time * training.steps (+ one-off costs if modelled)

@@ -387,6 +387,8 @@ void complete_result(RunResult& result, const ScenarioSpec& spec, const World& w
     const workload::ParallelLayout& layout = *plan.layout;
     const int micro_batches = layout.strategy == workload::Strategy::Megatron ? layout.pipeline_micro_batches
                                                                               : layout.grad_accum;
+    result.micro_batches = micro_batches;
+    result.micro_batch_size = layout.micro_batch;
     // MFU against the GPUs the ranks run on: their mean peak ([[cluster.groups]] may mix GPUs).
     double peak_sum = 0;
     for (int r = 0; r < world.size(); ++r) peak_sum += world.node_of(world.rank(r).node).gpu.bf16_flops;

@@ -205,6 +205,20 @@ int cmd_compare(int argc, char** argv) {
       out += fmt::format("{:<24}", "GPUs");
       for (const auto& r : results) out += fmt::format(" {:>{}}", r.ranks.size(), kCol);
       out += "\n";
+      // Micro-batches per step, where the columns' differ: a what-if on tp or pp changes dp and so
+      // the micro-batches a global batch leaves each pipeline (its bubble), which no other row shows.
+      const bool micro_differ = std::any_of(results.begin(), results.end(), [&](const auto& r) {
+        return r.micro_batches != results[0].micro_batches || r.micro_batch_size != results[0].micro_batch_size;
+      });
+      if (micro_differ) {
+        out += fmt::format("{:<24}", "micro-batches x size");
+        for (const auto& r : results)
+          out += fmt::format(
+              " {:>{}}",
+              r.micro_batches > 0 ? fmt::format("{} x {}", r.micro_batches, r.micro_batch_size) : std::string("-"),
+              kCol);
+        out += "\n";
+      }
       struct CostRow {
         const char* label;
         double (*value)(const models::CostResult&);

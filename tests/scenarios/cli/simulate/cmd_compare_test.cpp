@@ -169,3 +169,19 @@ TEST_CASE("compare: the legend names the transports where a what-if changes them
   REQUIRE(same.exit_code == 0);
   CHECK(same.out.find("NCCL transports") == std::string::npos);
 }
+
+// A what-if on tp keeps the global batch, so dp doubles and each pipeline gets half the
+// micro-batches (a larger bubble): the row says so where the columns differ, and only then.
+TEST_CASE("compare: a micro-batches row where a what-if changes them", "[scenarios]") {
+  const std::string mixtral = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/mixtral_ep_128.toml";
+  const auto r = scenarios_test::run_commsim({"compare", mixtral, mixtral, "--set", "2:parallel.tp=1"});
+  REQUIRE(r.exit_code == 0);
+  const auto at = r.out.find("\nmicro-batches x size ");
+  REQUIRE(at != std::string::npos);
+  const std::string row = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+  CHECK(row.find("8 x 1") != std::string::npos);
+  CHECK(row.find("4 x 1") != std::string::npos);
+  const auto same = scenarios_test::run_commsim({"compare", mixtral, mixtral});
+  REQUIRE(same.exit_code == 0);
+  CHECK(same.out.find("micro-batches x size") == std::string::npos);
+}
