@@ -21,7 +21,9 @@ std::string attention_kind(const models::model::ModelShape& m) {
 }
 std::string experts(const models::model::ModelShape& m) {
   if (!m.is_moe()) return "-";
-  std::string s = std::to_string(m.moe.experts) + "e top " + std::to_string(m.moe.top_k);
+  // "128e x768 top 8": the experts, their own ffn width (the ffn column is the dense layers'), top-k.
+  std::string s =
+      std::to_string(m.moe.experts) + "e x" + std::to_string(m.moe.moe_ffn) + " top " + std::to_string(m.moe.top_k);
   if (m.moe.shared_experts > 0) s += " +" + std::to_string(m.moe.shared_experts);
   return s;
 }
@@ -34,9 +36,9 @@ int cmd_presets(int argc, char** argv) {
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
   return guarded([&] {
     Json list = Json::array();
-    std::string out = fmt::format("{:<17} {:>6} {:>6} {:>5} {:>8} {:>6} {:>7} {:>4} {:<14} {:>10} {:>10}  {}\n", "preset",
-                                  "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "attn", "experts",
-                                  "parameters", "active", "source");
+    std::string out =
+        fmt::format("{:<17} {:>6} {:>6} {:>5} {:>8} {:>6} {:>7} {:>4} {:<21} {:>10} {:>10}  {}\n", "preset", "layers",
+                    "hidden", "heads", "kv_heads", "ffn", "vocab", "attn", "experts", "parameters", "active", "source");
     for (const models::model::Preset& p : models::model::presets()) {
       models::ModelSpec spec;
       spec.preset = p.name;
@@ -58,10 +60,14 @@ int cmd_presets(int argc, char** argv) {
                       {"tied_embeddings", shape.tied_embeddings},
                       {"experts", shape.moe.experts},
                       {"top_k", shape.is_moe() ? shape.moe.top_k : 0},
+                      {"moe_ffn", shape.is_moe() ? shape.moe.moe_ffn : 0},
+                      {"shared_experts", shape.moe.shared_experts},
+                      {"moe_first_dense", shape.moe.first_dense},
+                      {"moe_layers", shape.is_moe() ? shape.moe.stride : 0},
                       {"parameters", shape.total_params()},
                       {"active_parameters", shape.active_params()},
                       {"source", p.source}});
-      out += fmt::format("{:<17} {:>6} {:>6} {:>5} {:>8} {:>6} {:>7} {:>4} {:<14} {:>8.2f} B {:>8.2f} B  {}\n", p.name,
+      out += fmt::format("{:<17} {:>6} {:>6} {:>5} {:>8} {:>6} {:>7} {:>4} {:<21} {:>8.2f} B {:>8.2f} B  {}\n", p.name,
                          shape.layers, shape.hidden, shape.heads, shape.kv_heads, shape.ffn, shape.vocab,
                          attention_kind(shape), experts(shape), static_cast<double>(shape.total_params()) / 1e9,
                          static_cast<double>(shape.active_params()) / 1e9, p.source);

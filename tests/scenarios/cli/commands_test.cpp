@@ -84,11 +84,14 @@ TEST_CASE("commsim instances lists every catalog machine with its GPUs, NVLink, 
 TEST_CASE("commsim presets lists every model preset with its shape, parameters and source", "[scenarios]") {
   const auto text = run_commsim({"presets"});
   REQUIRE(text.exit_code == 0);
-  CHECK(text.out.find("llama-3-8b            32   4096    32        8  14336  128256  GQA -                  8.03 B     8.03 B") !=
-        std::string::npos);
-  // DeepSeek-V3: multi-head latent attention, 256 routed experts (top 8) and one shared; 37.55 B
-  // parameters a token passes through (the embedding included).
-  CHECK(text.out.find("deepseek-v3           61   7168   128      128  18432  129280  MLA 256e top 8 +1    671.03 B    37.55 B") !=
+  CHECK(text.out.find("llama-3-8b            32   4096    32        8  14336  128256  GQA -                         "
+                      "8.03 B     8.03 B") != std::string::npos);
+  // DeepSeek-V3: multi-head latent attention, 256 routed experts of ffn 2048 (top 8) and one
+  // shared; 37.55 B parameters a token passes through (the embedding included).
+  CHECK(text.out.find("deepseek-v3           61   7168   128      128  18432  129280  MLA 256e x2048 top 8 +1     "
+                      "671.03 B    37.55 B") != std::string::npos);
+  // Qwen3-30B-A3B's experts are 768 wide; its ffn column (6144) is the dense width it does not use.
+  CHECK(text.out.find("qwen3-30b-a3b         48   2048    32        4   6144  151936  GQA 128e x768 top 8") !=
         std::string::npos);
   const auto j = nlohmann::json::parse(run_commsim({"presets", "--json"}).out);
   REQUIRE(j["presets"].size() == models::model::preset_names().size());
@@ -97,6 +100,7 @@ TEST_CASE("commsim presets lists every model preset with its shape, parameters a
     CHECK(p["source"] != "models/model/model_shape.cpp");
     CHECK(p["parameters"].is_number_integer());
     CHECK(p["active_parameters"].get<int64_t>() <= p["parameters"].get<int64_t>());
+    CHECK((p["experts"] == 0) == (p["moe_ffn"] == 0));
   }
   CHECK(j["presets"][0]["parameters"] == 8030261248);  // Llama-3-8B, as tests/models check the count
 }
