@@ -32,6 +32,13 @@ std::vector<std::string> sweep_to(const std::string& csv) {
 
 void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
+// An earlier run of the sweep sweep_to runs: its header and one row (a sweep replaces only that;
+// another sweep's rows are refused and left as they are).
+std::string earlier_sweep_rows() {
+  const auto r = run_commsim(sweep_to("/dev/stdout"));
+  return r.out.substr(0, r.out.find('\n') + 1) + "0,old\n";
+}
+
 std::set<std::string> listing(const fs::path& dir) {
   std::set<std::string> names;
   for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
@@ -84,7 +91,7 @@ TEST_CASE("output files: /dev/full is an error exit 2 and stays a device, /dev/n
 
 TEST_CASE("output files: a symlink's target is replaced, the link stays a link, permissions are kept", "[scenarios]") {
   const auto dir = scenarios_test::fresh_temp_dir("out-link");
-  write(dir / "target.csv", "old\n");
+  write(dir / "target.csv", earlier_sweep_rows());
   fs::permissions(dir / "target.csv", fs::perms(0640));
   fs::create_symlink("target.csv", dir / "link.csv");
   REQUIRE(run_commsim(sweep_to((dir / "link.csv").string())).exit_code == 0);
@@ -195,7 +202,8 @@ TEST_CASE("output files: as an ordinary user, read-only files and folders are re
   }
   const auto dir = scenarios_test::fresh_temp_dir("out-user");
   fs::permissions(dir, fs::perms(0777));
-  write(dir / "ro.csv", "old\n");
+  const std::string old = earlier_sweep_rows();
+  write(dir / "ro.csv", old);
   fs::permissions(dir / "ro.csv", fs::perms(0444));
   fs::create_directories(dir / "closed");
   fs::permissions(dir / "closed", fs::perms(0755));
@@ -205,7 +213,7 @@ TEST_CASE("output files: as an ordinary user, read-only files and folders are re
   CHECK(r.err == (dir / "ro.csv").string() +
                      ":1:1: cannot write: Permission denied (expected a file this user may "
                      "write)\n");
-  CHECK(slurp(dir / "ro.csv") == "old\n");
+  CHECK(slurp(dir / "ro.csv") == old);
   r = run_commsim_with(kAsNobody, sweep_to((dir / "closed" / "x.csv").string()));
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("Permission denied (expected a folder this user may write in)") != std::string::npos);
