@@ -62,7 +62,19 @@ int parse_cli(CLI::App& app, int argc, char** argv) {
     for (char& c : what)
       if (c == '\n') c = ' ';
     what = models::one_line(what);  // a value typed with a line break in it stays on the line
-    std::fprintf(stderr, "%s: %s (see %s --help)\n", app.get_name().c_str(), what.c_str(), app.get_name().c_str());
+    // Positioned as every user error is (FILE:LINE:COL, the command line standing for the file):
+    // at the option CLI11 names first ("--top: ..."), else at the argument it did not expect, else
+    // at the command.
+    std::string where = app.get_name();
+    if (what.size() > 1 && what[0] == '-' && what.find(':') != std::string::npos) {
+      where = what.substr(0, what.find(':'));
+    } else if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+      const auto colon = what.rfind(": ");
+      if (colon != std::string::npos) where = what.substr(colon + 2, what.find(' ', colon + 2) - colon - 2);
+    }
+    const std::string command = where == app.get_name() ? std::string() : app.get_name() + ": ";
+    std::fprintf(stderr, "%s:1:1: %s%s (see %s --help)\n", where.c_str(), command.c_str(), what.c_str(),
+                 app.get_name().c_str());
     return 2;
   }
   return -1;

@@ -18,6 +18,15 @@ TEST_CASE("scenarios: every subcommand of this folder answers --help", "[scenari
   CHECK(bad.exit_code == 2);
 }
 
+TEST_CASE("scenarios: a command-line error is one FILE:LINE:COL line, at the option or argument", "[scenarios]") {
+  // As every user error is (the Python wrapper and editors read the position): the option CLI11
+  // names, the argument it did not expect, else the command.
+  CHECK(run_commsim({"run", "x.toml", "--bogus"}).err ==
+        "--bogus:1:1: commsim run: The following argument was not expected: --bogus (see commsim run --help)\n");
+  CHECK(run_commsim({"plan", "x.toml", "--top", "abc"}).err.rfind("--top:1:1: commsim plan: --top: 'abc'", 0) == 0);
+  CHECK(run_commsim({"run"}).err == "commsim run:1:1: scenario is required (see commsim run --help)\n");
+}
+
 TEST_CASE("scenarios: a number option out of its range says so in a sentence", "[scenarios]") {
   // CLI11's own PositiveNumber printed its range up to DBL_MAX, 300 digits long.
   const auto step = run_commsim({"diff", "a.txt", "b.toml", "--step-time", "0"});
