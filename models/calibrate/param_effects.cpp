@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <memory>
 
 #include "models/comm_plan/link_params.hpp"
@@ -29,10 +28,6 @@ struct Probe {
   std::string name;
   bool rate = false;
 };
-
-}  // namespace
-
-namespace {
 
 // The engine's value of `name` on `world` (`lp`: its for_world defaults with the scenario's
 // parameters applied): the rules by generation of collectives::Engine's constructor, for a
