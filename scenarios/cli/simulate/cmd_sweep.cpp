@@ -327,7 +327,20 @@ int cmd_sweep(int argc, char** argv) {
               shell.emplace();
               shell->gpus = where.gpus, shell->nodes = where.nodes, shell->pods = where.pods;
               shell->layout = where.line;
-            } catch (const std::exception&) {  // the placement itself is the error: nulls
+            } catch (const std::exception&) {
+              // The placement itself is the error (pods that do not fit the node): the GPUs it asked
+              // for, where it names them, so a row grouped by GPU count is not dropped.
+              const models::ScenarioSpec& sp = loaded[i].spec;
+              if (sp.jobs.empty() && sp.placement.pods_per_node > 0 && sp.placement.gpus_per_pod > 0) {
+                shell.emplace();
+                shell->nodes = sp.cluster.nodes;
+                shell->pods = sp.cluster.nodes * sp.placement.pods_per_node;
+                shell->gpus = shell->pods * sp.placement.gpus_per_pod;
+                shell->layout =
+                    fmt::format("{} GPUs asked: {} node{}, {} pod{} x {} GPU{} (do not fit the node)", shell->gpus,
+                                shell->nodes, shell->nodes == 1 ? "" : "s", shell->pods, shell->pods == 1 ? "" : "s",
+                                sp.placement.gpus_per_pod, sp.placement.gpus_per_pod == 1 ? "" : "s");
+              }
             }
           const Json row =
               rows.row(points[i], result ? &*result : nullptr, error, digests[i], shell ? &*shell : nullptr);

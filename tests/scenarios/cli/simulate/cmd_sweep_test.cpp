@@ -249,7 +249,7 @@ TEST_CASE("scenarios: sweep --fail-on-error exits 1 when a point failed, its row
   CHECK(last.find(",,,,") != std::string::npos);  // no numbers
   CHECK(last.find("--vary:1:15: tp x cp x pp = 3 does not divide the 4 GPUs") != std::string::npos);
   // The refused layout's row still says what it would have run on; a placement that does not
-  // tile the node has no GPU count to give.
+  // fit the node gives the GPUs it asked for, and says so in its layout.
   const auto json = run_commsim(with(args, {"--json"}));
   const auto refused = nlohmann::json::parse(json.out.substr(json.out.find('\n') + 1));
   CHECK(refused["gpus"] == 4);
@@ -257,9 +257,12 @@ TEST_CASE("scenarios: sweep --fail-on-error exits 1 when a point failed, its row
   CHECK(refused["layout"] ==
         "4 GPUs: 1 node p4d.24xlarge, 1 pod x 4 GPUs (4 of 8 GPUs per node idle); megatron tp 3 pp 1 dp ?");
   const auto untiled = run_commsim({"sweep", seed, "--vary", "placement.gpus_per_pod=16", "--json"});
-  const auto none = nlohmann::json::parse(untiled.out);
-  CHECK(none["gpus"].is_null());
-  CHECK(none["layout"].is_null());
+  const auto asked = nlohmann::json::parse(untiled.out);
+  CHECK(asked["gpus"] == 16);
+  CHECK(asked["nodes"] == 1);
+  CHECK(asked["pods"] == 1);
+  CHECK(asked["layout"] == "16 GPUs asked: 1 node, 1 pod x 16 GPUs (do not fit the node)");
+  CHECK_FALSE(asked["error"].is_null());
 }
 
 TEST_CASE("scenarios: sweep --progress prints done/total, rate and failures on standard error", "[scenarios]") {
