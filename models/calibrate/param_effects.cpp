@@ -21,13 +21,11 @@ constexpr const char* kProtoKeys[3] = {"ll", "ll128", "simple"};
 
 bool is_point_to_point(CollOp op) { return op == CollOp::AllToAll || op == CollOp::SendRecv; }
 
-// One probe: a parameter made worse, a rate (made lower) or a cost (made higher). Each protocol's
-// parameter is probed on its own: a row runs one protocol, but another's can still move it (a NIC
-// port's capacity carries Simple's efficiency, and binds an LL128 ring's flows too).
-struct Probe {
-  std::string name;
-  bool rate = false;
-};
+}  // namespace
+
+bool is_rate(const ParamSpec& p) { return p.unit != ParamUnit::Seconds; }
+
+namespace {
 
 // The engine's value of `name` on `world` (`lp`: its for_world defaults with the scenario's
 // parameters applied): the rules by generation of collectives::Engine's constructor, for a
@@ -76,23 +74,27 @@ std::vector<RowEffects> parameter_effects(const ScenarioSpec& spec, CollOp op, c
 
   // In this order where effects tie: NVLS's efficiency before NVLink's channel rate, which scales
   // the same flows of an NVLS row.
-  std::vector<Probe> probes = {{"nccl.launch_overhead", false}, {"nccl.kernel_latency", false}};
+  // Each protocol's parameter is probed on its own: a row runs one protocol, but another's can
+  // still move it (a NIC port's capacity carries Simple's efficiency, and binds an LL128 ring too).
+  std::vector<std::string> probes = {"nccl.launch_overhead", "nccl.kernel_latency"};
   if (std::any_of(base.begin(), base.end(), [](const NcclTestsRow& r) { return r.algo.rfind("NVLS", 0) == 0; }))
-    probes.push_back({"nvls.efficiency", true});
+    probes.push_back("nvls.efficiency");
   for (const std::string& c : classes) {
-    for (const char* key : kProtoKeys) probes.push_back({c + ".hop_latency." + key, false});
-    for (const char* key : kProtoKeys) probes.push_back({c + ".efficiency." + key, true});
-    if (find_param(c + ".channel_bandwidth")) probes.push_back({c + ".channel_bandwidth", true});
-    if (p2p && find_param(c + ".channel_bandwidth_ll")) probes.push_back({c + ".channel_bandwidth_ll", true});
+    for (const char* key : kProtoKeys) probes.push_back(c + ".hop_latency." + key);
+    for (const char* key : kProtoKeys) probes.push_back(c + ".efficiency." + key);
+    if (find_param(c + ".channel_bandwidth")) probes.push_back(c + ".channel_bandwidth");
+    if (p2p && find_param(c + ".channel_bandwidth_ll")) probes.push_back(c + ".channel_bandwidth_ll");
   }
 
-  for (const Probe& probe : probes) {
-    const double v = engine_value(spec, *resolved.world, resolved.lp, probe.name, p2p);
+  for (const std::string& name : probes) {
+    const ParamSpec* reg = find_param(name);
+    if (!reg) continue;  // a link class without that parameter
+    const double v = engine_value(spec, *resolved.world, resolved.lp, name, p2p);
     if (v <= 0) continue;  // unset (a rate the engine derives) or none: nothing to scale
-    const double w = probe.rate ? v / (1 + kProbeStep) : v * (1 + kProbeStep);
-    if (const ParamSpec* reg = find_param(probe.name); reg && !reg->range.contains(w)) continue;
+    const double w = is_rate(*reg) ? v / (1 + kProbeStep) : v * (1 + kProbeStep);
+    if (!reg->range.contains(w)) continue;
     ScenarioSpec worse = spec;
-    worse.cluster.params[probe.name] = w;
+    worse.cluster.params[name] = w;
     const std::vector<NcclTestsRow> t = run_nccl_tests_at(worse, op, sizes);
     for (std::size_t k = 0; k < base.size(); ++k) {
       const double t0 = base[k].compared_time_us(ranks), t1 = t[k].compared_time_us(ranks);
@@ -101,7 +103,7 @@ std::vector<RowEffects> parameter_effects(const ScenarioSpec& spec, CollOp op, c
       // choice moving with it) explains no gap: only what slows the row is listed.
       const double effect = t1 / t0 - 1;
       if (effect < 1e-4) continue;
-      out[k].effects.push_back({probe.name, effect});
+      out[k].effects.push_back({name, effect});
     }
   }
   // The tuner's choice as a candidate: every (algorithm, protocol) the engine runs when both are

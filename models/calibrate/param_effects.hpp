@@ -18,6 +18,7 @@
 
 #include "models/calibrate/nccl_tests.hpp"
 #include "models/nccl/ops.hpp"
+#include "models/params.hpp"
 #include "models/spec.hpp"
 
 namespace models::calibrate {
@@ -52,6 +53,10 @@ struct RowEffects {
 // compared column: NcclTestsRow::compared_time_us). Throws SpecError as run_nccl_tests does.
 std::vector<RowEffects> parameter_effects(const ScenarioSpec& spec, nccl::CollOp op, const std::vector<int64_t>& sizes,
                                           int ranks);
+
+// Whether a parameter is a rate (an efficiency, a bandwidth: worse lower) rather than a cost (a
+// latency, an overhead: worse higher), by its registered unit.
+bool is_rate(const ParamSpec& p);
 
 // The value the collective engine prices with on the scenario's machine for registered parameter
 // `name`: the scenario's own where it sets it, else the default after the engine's rules by GPU and

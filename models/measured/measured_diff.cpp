@@ -193,8 +193,8 @@ DiffRow collective_row(const std::string& op, long long bytes, int ranks, double
     const double move = calibrate::kProbeStep * gap / top.effect;
     char buf[160];
     // A rate (an efficiency, a channel's rate) is worse lower; a latency or a cost higher.
-    const bool rate =
-        top.name.find("efficiency") != std::string::npos || top.name.find("bandwidth") != std::string::npos;
+    const ParamSpec* reg = find_param(top.name);
+    const bool rate = reg && calibrate::is_rate(*reg);
     if (std::fabs(move) <= 1.0)
       std::snprintf(buf, sizeof buf, "; measured %s: %s about %.0f %% %s alone closes it",
                     gap > 0 ? "slower" : "faster", top.name.c_str(), 100 * std::fabs(move),

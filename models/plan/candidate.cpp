@@ -183,8 +183,9 @@ ScenarioOverrides candidate_overrides(const ScenarioSpec& base, const Candidate&
   set("training.grad_checkpointing", flag(c.recompute == "full"));
   // Another strategy than DeepSpeed's reads no [zero] table: a DeepSpeed file left there (the
   // seeds' stage-3 JSON with its CPU offload) would read as if this layout used it.
-  if (c.strategy != "zero1" && c.strategy != "zero2" && c.strategy != "zero3") o.remove.push_back("zero");
-  if (c.strategy == "zero1" || c.strategy == "zero2" || c.strategy == "zero3") {
+  const bool zero = c.strategy == "zero1" || c.strategy == "zero2" || c.strategy == "zero3";
+  if (!zero) o.remove.push_back("zero");
+  if (zero) {
     set("zero.stage", std::string(1, c.strategy.back()));
     set("zero.offload_optimizer", c.offload ? "\"cpu\"" : "\"none\"");
     set("zero.offload_param", "\"none\"");

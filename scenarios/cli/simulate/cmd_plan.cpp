@@ -44,9 +44,10 @@ models::plan::Candidate describe(const models::ScenarioSpec& s, int gpus_per_nod
   c.offload_params = !s.zero.offload_param.empty() && s.zero.offload_param != "none" && c.strategy == "zero3";
   c.tp = s.parallel.tp, c.pp = s.parallel.pp, c.cp = s.parallel.cp, c.ep = s.parallel.ep, c.vp = s.parallel.vp;
   c.etp = s.parallel.etp == s.parallel.tp ? 0 : s.parallel.etp;
-  if (c.strategy == "megatron" && c.pp > 1)
-    c.first_stage_layers = s.parallel.decoder_first_pipeline_num_layers,
+  if (c.strategy == "megatron" && c.pp > 1) {
+    c.first_stage_layers = s.parallel.decoder_first_pipeline_num_layers;
     c.last_stage_layers = s.parallel.decoder_last_pipeline_num_layers;
+  }
   c.schedule = s.parallel.pipeline_schedule;
   c.micro_batch = s.training.micro_batch;
   c.recompute = !s.training.recompute.empty() ? s.training.recompute : s.training.grad_checkpointing ? "full" : "none";
