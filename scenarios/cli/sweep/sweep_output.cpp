@@ -2,6 +2,7 @@
 #include "scenarios/cli/sweep/sweep_output.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +17,62 @@
 #include "scenarios/cli/output/output_files.hpp"
 
 namespace scenarios {
+
+namespace {
+// What a sweep stopped by SIGINT, SIGTERM or SIGHUP (Ctrl-C, a scheduler's time limit, a closed
+// terminal) says on standard error: where its rows are and how to go on from them. The text is
+// prepared when the output starts, so the handler only writes bytes and a count (write(2) is
+// async-signal-safe; nothing is allocated), then dies of the same signal, as it would have.
+struct StopNote {
+  char before[2048] = {};  // up to the row count
+  char after[2048] = {};   // after it
+  volatile sig_atomic_t rows = 0;
+  bool armed = false;
+  struct sigaction previous[3] = {};
+};
+StopNote g_stop;
+constexpr int kStopSignals[3] = {SIGINT, SIGTERM, SIGHUP};
+
+void write_all(const char* text) {
+  for (size_t left = std::strlen(text); left > 0;) {
+    const ssize_t n = ::write(STDERR_FILENO, text, left);
+    if (n <= 0) return;
+    text += n, left -= static_cast<size_t>(n);
+  }
+}
+
+extern "C" void on_stop_signal(int sig) {
+  char digits[24];
+  int i = sizeof digits - 1;
+  digits[i] = '\0';
+  long rows = g_stop.rows;
+  do digits[--i] = static_cast<char>('0' + rows % 10), rows /= 10;
+  while (rows > 0 && i > 0);
+  write_all(g_stop.before);
+  write_all(digits + i);
+  write_all(g_stop.after);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+void arm_stop_note(const std::string& before, const std::string& after, long rows) {
+  std::snprintf(g_stop.before, sizeof g_stop.before, "%s", before.c_str());
+  std::snprintf(g_stop.after, sizeof g_stop.after, "%s", after.c_str());
+  g_stop.rows = static_cast<sig_atomic_t>(rows);
+  if (g_stop.armed) return;
+  struct sigaction act {};
+  act.sa_handler = on_stop_signal;
+  sigemptyset(&act.sa_mask);
+  for (int k = 0; k < 3; ++k) ::sigaction(kStopSignals[k], &act, &g_stop.previous[k]);
+  g_stop.armed = true;
+}
+
+void disarm_stop_note() {
+  if (!g_stop.armed) return;
+  for (int k = 0; k < 3; ++k) ::sigaction(kStopSignals[k], &g_stop.previous[k], nullptr);
+  g_stop.armed = false;
+}
+}  // namespace
 
 std::vector<std::string> split_csv_line(const std::string& line) {
   std::vector<std::string> fields(1);
@@ -77,6 +134,7 @@ SweepOutput::SweepOutput(const std::string& path, RowFormat format)
 }
 
 SweepOutput::~SweepOutput() {
+  disarm_stop_note();
   if (owned_ && fd_ >= 0) ::close(fd_);  // releases the lock
   if (!temp_.empty()) ::unlink(temp_.c_str());  // not committed: the old file stays as it was
   if (target_fd_ >= 0) ::close(target_fd_);
@@ -121,6 +179,7 @@ void SweepOutput::write_beside() {
 }
 
 void SweepOutput::commit() {
+  disarm_stop_note();
   if (temp_.empty()) return;
   if (::fsync(fd_) != 0 || ::rename(temp_.c_str(), target_.c_str()) != 0)
     throw UserError({name_, 1, 1}, std::string("cannot replace: ") + std::strerror(errno) +
@@ -165,6 +224,7 @@ std::set<size_t> SweepOutput::start(const std::string& header, bool resume,
       write_beside();
     }
     if (!header.empty()) write(header);
+    arm_note(0);
     return present;
   }
   // Read what an earlier run of the same sweep wrote.
@@ -179,6 +239,7 @@ std::set<size_t> SweepOutput::start(const std::string& header, bool resume,
   }
   if (text.empty()) {
     if (!header.empty()) write(header);
+    arm_note(0);
     return present;
   }
   if (text.compare(0, header.size(), header) != 0)
@@ -215,7 +276,22 @@ std::set<size_t> SweepOutput::start(const std::string& header, bool resume,
     pos = nl + 1;
   }
   ::lseek(fd_, 0, SEEK_END);
+  arm_note(present.size());
   return present;
+}
+
+void SweepOutput::arm_note(size_t rows_present) {
+  counting_ = regular_;
+  if (!regular_) return;  // rows on a terminal or a pipe: whoever reads them has them
+  if (temp_.empty())
+    arm_stop_note("sweep: stopped by a signal; " + name_ + " holds ",
+                  " rows of this sweep, each whole (the same command with --resume runs only the missing points)\n",
+                  static_cast<long>(rows_present));
+  else
+    arm_stop_note("sweep: stopped by a signal; " + name_ + " is unchanged, and the ",
+                  " rows this run wrote are in " + temp_ + " (to keep them: mv '" + temp_ + "' '" + name_ +
+                      "', then the same command with --resume runs only the missing points)\n",
+                  0);
 }
 
 void SweepOutput::write(const std::string& line) {
@@ -225,6 +301,7 @@ void SweepOutput::write(const std::string& line) {
     return;
   }
   write_output_bytes(name_, fd_, regular_, line);
+  if (counting_) g_stop.rows = g_stop.rows + 1;
 }
 
 }  // namespace scenarios

@@ -12,7 +12,9 @@
 //     file beside it (`.NAME.commsim-XXXXXX`, the old file's permissions), which replaces it only
 //     when every point has its row (commit()). A sweep that stops before that (an error, a kill)
 //     leaves the old file as it was; a kill leaves the temporary behind too. Standard error
-//     then says how many lines the replaced file held.
+//     then says how many lines the replaced file held. Stopped by SIGINT, SIGTERM or SIGHUP, a
+//     sweep writing a file says on standard error how many rows it holds, or where the
+//     temporary is and how to keep its rows (mv it over the file, then --resume).
 // The file is opened by scenarios/cli/output/output_files.hpp's open_output_in_place: symlinks followed,
 // devices, pipes and FIFOs written through (a FIFO needs a reader), never replaced; /dev/stdout
 // is this process's standard output.
@@ -57,6 +59,10 @@ class SweepOutput {
   bool owned_ = false;
   bool regular_ = false;
   void write_beside();
+  // Prepares what a SIGINT, SIGTERM or SIGHUP says while rows go to a file: how many rows it
+  // holds, or, for a temporary, where they are and how to keep them (then dies of the signal).
+  void arm_note(size_t rows_present);
+  bool counting_ = false;  // rows written from here on count in that note
   std::string target_;   // the regular file named, the symlink chain followed
   std::string temp_;     // the rows' temporary while an old file waits to be replaced
   size_t replaced_lines_ = 0;  // lines of the old file the temporary replaces (said on commit)
