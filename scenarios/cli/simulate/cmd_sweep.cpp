@@ -43,8 +43,15 @@
 namespace scenarios {
 namespace {
 
-// A --set error inside a --vary value is reported at the --vary text the user typed.
+// A --set error inside a --vary value is reported at the --vary text the user typed. An error at
+// a line of a file (a batch that no longer divides once --vary changed the instance) keeps its
+// place and names the point's --vary values, which made the file's line wrong.
 UserError at_vary(const UserError& e, size_t n_sets, const std::vector<VaryAxis>& axes, const SweepPoint& p) {
+  if (e.pos().file != "--set" && e.pos().file != "--vary" && !axes.empty()) {
+    std::string values;
+    for (size_t a = 0; a < axes.size(); ++a) values += (a ? ", " : "") + axes[a].key + "=" + p.values[a];
+    return UserError(e.pos(), e.message() + " (at this point's --vary " + values + ")");
+  }
   if (e.pos().file != "--set" || e.pos().line <= static_cast<int>(n_sets)) return e;
   const size_t a = static_cast<size_t>(e.pos().line) - n_sets - 1;
   const VaryAxis& axis = axes[a];

@@ -265,6 +265,20 @@ TEST_CASE("scenarios: sweep --fail-on-error exits 1 when a point failed, its row
   CHECK_FALSE(asked["error"].is_null());
 }
 
+TEST_CASE("scenarios: a point's error at a line of the file names the --vary values that made it wrong",
+          "[scenarios]") {
+  // GPT-3's 16-sequence batch divides dp 1 on 64 DGX A100 GPUs; on 8 GB200 NVL72 trays (576 GPUs,
+  // dp 9) it does not: the error is at global_batch's line, and the point's --vary is the cause.
+  const std::string gpt3 = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/gpt3_175b_zb_h1.toml";
+  const auto r = run_commsim({"sweep", gpt3, "--vary", "cluster.instance=dgx-a100-80gb,gb200-nvl72", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const std::string last = r.out.substr(r.out.find("\n") + 1);
+  const auto row = nlohmann::json::parse(last);
+  CHECK(row["error"] == gpt3 +
+                            ":22:16: global_batch = 16 is not a multiple of micro_batch x dp = 1 x 9 = 9 (expected a "
+                            "multiple of micro_batch x dp) (at this point's --vary cluster.instance=gb200-nvl72)");
+}
+
 TEST_CASE("scenarios: sweep --progress prints done/total, rate and failures on standard error", "[scenarios]") {
   const auto r = run_commsim(with(kSweep, {"--progress", "--jobs", "2"}));
   REQUIRE(r.exit_code == 0);
