@@ -47,7 +47,7 @@ namespace {
 // a line of a file (a batch that no longer divides once --vary changed the instance) keeps its
 // place and names the point's --vary values, which made the file's line wrong.
 UserError at_vary(const UserError& e, size_t n_sets, const std::vector<VaryAxis>& axes, const SweepPoint& p) {
-  if (e.pos().file != "--set" && e.pos().file != "--vary" && !axes.empty()) {
+  if (e.pos().file.rfind("--", 0) != 0 && !axes.empty()) {  // a file's line, not an option's
     std::string values;
     for (size_t a = 0; a < axes.size(); ++a) values += (a ? ", " : "") + axes[a].key + "=" + p.values[a];
     return UserError(e.pos(), e.message() + " (at this point's --vary " + values + ")");
