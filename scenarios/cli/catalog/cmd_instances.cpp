@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "models/hw/instance.hpp"
+#include "models/hw/node_text.hpp"
 #include "models/hw/prices.hpp"
 #include "models/run/cost.hpp"
 #include "scenarios/cli/cli_support.hpp"
@@ -17,33 +18,10 @@
 namespace scenarios {
 namespace {
 
-std::string nvlink_text(const models::hw::NodeSpec& n) {
-  if (n.nvlink_gen == 0) return "none (PCIe)";
-  return fmt::format("NVLink{} x{}{}", n.nvlink_gen, n.nvlink_links, n.nvswitch ? ", NVSwitch" : "");
-}
-
-std::string nics_text(const models::hw::NodeSpec& n) {
-  if (n.nics == 0 || n.nic_kind == models::hw::NicKind::None) return "none (Socket)";
-  std::string kind = models::hw::nic_kind_name(n.nic_kind);
-  for (char& c : kind) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (n.nic_kind == models::hw::NicKind::Efa) kind += " v" + std::to_string(n.efa_generation);
-  if (!n.nic_tech.empty()) kind = n.nic_tech;
-  return fmt::format("{} x {:g} Gb/s {}", n.nics, n.nic_bytes_per_s * 8 / 1e9, kind);
-}
-
-// "72 (18 hosts x 4)" for a multi-host NVLink domain, else the GPU count.
-std::string gpus_text(const models::hw::NodeSpec& n) {
-  if (n.hosts() <= 1) return std::to_string(n.gpus);
-  return fmt::format("{} ({}x{})", n.gpus, n.hosts(), n.host_gpus);
-}
-
-// "B200 180GB bf16 2.25 fp8 4.5 fp4 9 PF": the GPU's HBM and dense peaks.
-std::string gpu_text(const models::hw::GpuSpec& g) {
-  std::string out = fmt::format("{} {:g}GB bf16 {:g}", g.name, g.hbm_bytes / 1e9, g.bf16_flops / 1e15);
-  if (g.fp8_flops > 0) out += fmt::format(" fp8 {:g}", g.fp8_flops / 1e15);
-  if (g.fp4_flops > 0) out += fmt::format(" fp4 {:g}", g.fp4_flops / 1e15);
-  return out + " PF";
-}
+using models::hw::gpu_text;
+using models::hw::gpus_text;
+using models::hw::nics_text;
+using models::hw::nvlink_text;
 
 }  // namespace
 
@@ -82,6 +60,7 @@ int cmd_instances(int argc, char** argv) {
                         {"nvlink_generation", n.nvlink_gen},
                         {"nvlink_links_per_gpu", n.nvlink_links},
                         {"nvswitch", n.nvswitch},
+                        {"nvls", n.nvls},
                         {"pcie_generation", n.pcie_gen},
                         {"numa_nodes", n.numa_nodes},
                         {"nics", n.nics},
@@ -127,7 +106,9 @@ int cmd_instances(int argc, char** argv) {
                          width[2], r[3], width[3], r[4], width[4], r[5], width[5], r[6]);
     out +=
         "\nGPUs \"72 (18x4)\": one node is a multi-node NVLink domain of 18 hosts of 4 GPUs (NCCL's MNNVL); "
-        "cluster.nodes counts domains.\n";
+        "cluster.nodes counts domains.\n"
+        "NVLS: the NVSwitch's multicast (NVLink SHARP), which NCCL's NVLS and NVLSTree algorithms use; without it "
+        "NCCL runs Ring and Tree.\n";
     out +=
         "\nPrices ($ per node-hour; on-demand: the list price, no commitment; capacity block: AWS EC2 Capacity "
         "Blocks' published hourly rate, a reservation paid up front, where AWS sells no on-demand):\n";

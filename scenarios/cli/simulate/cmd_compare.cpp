@@ -11,6 +11,9 @@
 
 #include <fmt/format.h>
 
+#include "models/hw/instance.hpp"
+#include "models/hw/node_text.hpp"
+
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/output/goodput_format.hpp"
@@ -104,6 +107,23 @@ int cmd_compare(int argc, char** argv) {
       if (results[i].gpus != results[0].gpus)
         notes.push_back(fmt::format("[{}] runs on {} GPU{}, [1] on {}: its ratios compare different GPU counts", i + 1,
                                     results[i].gpus, results[i].gpus == 1 ? "" : "s", results[0].gpus));
+    // Columns on different machines: what differs that the model prices, so a fabric what-if
+    // that also changes NVLS or the plugin's settings says so before its ratio is read.
+    for (size_t i = 1; i < results.size(); ++i) {
+      const auto& c0 = loaded[0].spec.cluster;
+      const auto& ci = loaded[i].spec.cluster;
+      if (!c0.groups.empty() || !ci.groups.empty() || c0.instance.empty() || ci.instance.empty() ||
+          c0.instance == ci.instance)
+        continue;
+      const auto differences =
+          models::hw::node_differences(models::hw::find_instance(c0.instance), models::hw::find_instance(ci.instance));
+      std::string list;
+      for (const auto& d : differences) list += (list.empty() ? "" : "; ") + d;
+      notes.push_back(
+          differences.empty()
+              ? fmt::format("[{}] {} is the same machine as [1] {} to the model", i + 1, ci.instance, c0.instance)
+              : fmt::format("[{}] {} differs from [1] {} in: {}", i + 1, ci.instance, c0.instance, list));
+    }
     // A what-if that changed the tokens a run trains (its global batch, or its steps) compares
     // different amounts of training in "run time" and "$ per run": say so, with the ratio. Runs
     // of one training.tokens target differ by their last step's rounding only (under 1 %).

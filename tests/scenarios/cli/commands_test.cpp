@@ -70,7 +70,13 @@ TEST_CASE("commsim instances lists every catalog machine with its GPUs, NVLink, 
   CHECK(rack.find("72 x 400 Gb/s InfiniBand NDR (ConnectX-7)") != std::string::npos);
   CHECK(rack.find("NVIDIA GB200 NVL72 datasheet") != std::string::npos);
   CHECK(text.out.find("commsim help node") != std::string::npos);
+  // NVLS (the NVSwitch's multicast NCCL's NVLS and NVLSTree use) is named where the machine has it:
+  // the RoCE DGX H100 has it off, which an IB -> RoCE what-if must not hide.
+  CHECK(line_of("dgx-h100").find("NVLink4 x18, NVSwitch, NVLS ") != std::string::npos);
+  CHECK(line_of("dgx-h100-roce").find("NVLS") == std::string::npos);
   const auto j = nlohmann::json::parse(run_commsim({"instances", "--json"}).out);
+  for (const auto& i : j["instances"])
+    if (i["name"] == "dgx-h100" || i["name"] == "dgx-h100-roce") CHECK(i["nvls"] == (i["name"] == "dgx-h100"));
   CHECK(j["command"] == "instances");
   REQUIRE(j["instances"].size() == models::hw::instance_names().size());
   for (const auto& i : j["instances"]) {

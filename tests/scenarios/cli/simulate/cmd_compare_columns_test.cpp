@@ -84,3 +84,27 @@ TEST_CASE("scenarios: compare's page says when a column trains other tokens a st
   CHECK(html.find("DOES NOT FIT:") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
+
+// Columns on two catalog machines say what differs between them that the model prices: an
+// "InfiniBand -> RoCE" what-if on DGX H100 also turns NVLS off, and the note says so (text and
+// JSON alike); two instances the model cannot tell apart would say that instead.
+TEST_CASE("scenarios: compare names what differs between two columns' machines", "[scenarios]") {
+  const std::string s = kSeedsOfColumns + "p5_1pod_8gpu.toml";
+  const auto r = run_commsim({"compare", s, s, "--set", "cluster.nodes=2", "--set", "1:cluster.instance=dgx-h100",
+                              "--set", "2:cluster.instance=dgx-h100-roce", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const auto notes = nlohmann::json::parse(r.out)["notes"];
+  std::string differs;
+  for (const auto& n : notes)
+    if (n.get<std::string>().rfind("[2] dgx-h100-roce differs", 0) == 0) differs = n.get<std::string>();
+  CHECK(differs ==
+        "[2] dgx-h100-roce differs from [1] dgx-h100 in: NVLS (NVLink SHARP, NCCL's NVLS and NVLSTree): on -> off; "
+        "NICs: 8 x 400 Gb/s InfiniBand NDR -> 8 x 400 Gb/s RoCE v2 (ConnectX-7, Ethernet mode)");
+  const auto text = run_commsim({"compare", s, s, "--set", "cluster.nodes=2", "--set", "1:cluster.instance=dgx-h100",
+                                 "--set", "2:cluster.instance=dgx-h100-roce"});
+  CHECK(text.out.find("note: " + differs + "\n") != std::string::npos);
+  // The same instance in both columns: no such note.
+  const auto same = run_commsim({"compare", s, s, "--set", "2:cluster.nodes=2", "--json"});
+  for (const auto& n : nlohmann::json::parse(same.out)["notes"])
+    CHECK(n.get<std::string>().find("differs from") == std::string::npos);
+}
