@@ -73,6 +73,12 @@ struct ThroughputResult {
 
 // What the run costs at the cluster's on-demand price (models/run/cost.hpp): the nodes' $/hour
 // (catalog, the user's price file or [cluster] price_per_hour) times the simulated time.
+// Part of a cluster's price sold one way (a mixed cluster's Capacity Block nodes beside on-demand ones).
+struct PricePart {
+  std::string pricing;  // as CostResult::pricing, never "mixed"
+  double usd_per_hour = 0;
+};
+
 struct CostResult {
   bool known = false;        // false: some node has no price (missing names it) or no model
   double usd_per_hour = 0;   // the whole cluster
@@ -84,6 +90,7 @@ struct CostResult {
   std::string pricing;       // how the nodes are sold: "on-demand", "capacity block", "given" (the user's), "mixed"
   std::string missing;       // an instance with no price ("" when known)
   int nodes = 0, gpus = 0;   // what usd_per_hour bills: every node of the cluster and its GPUs (0: unknown)
+  std::vector<PricePart> parts;  // usd_per_hour by how it is sold (run/cost.hpp usd_for_seconds bills each)
 };
 
 struct LinkResult {

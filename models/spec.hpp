@@ -64,7 +64,9 @@ inline constexpr double kMaxUsdPerHour = 1e6;
 struct PriceSpec {
   double usd_per_hour = 0;
   std::string source;   // "scenario [cluster] price_per_hour", "prices.toml:3:1", ...
-  std::string pricing = "given";  // how it is sold: "on-demand", "capacity block" (catalog); "given": the user's figure
+  std::string pricing = "given";  // how it is sold: "on-demand", "capacity block" (catalog or the user's); "given": the
+                                  // user's figure, billed by the second
+  int unit_gpus = 0;  // GPUs per unit sold where the node is several (hw::InstancePrice::unit_gpus); 0: sold whole
 };
 
 struct ClusterSpec {

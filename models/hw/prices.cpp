@@ -61,8 +61,8 @@ const std::vector<InstancePrice>& price_catalog() {
        "2026-08",
        "At general availability (2025-05) AWS sold P6-B200 through Capacity Blocks only; on demand came later"},
       {"p6-b300.48xlarge", 142.416, kOnDemand, "us-east-1",
-       "AWS EC2 on-demand price list, as quoted with the AWS EC2 P6 instance page (two public tables agree)",
-       "2026-09", ""},
+       "AWS EC2 on-demand price list, as quoted with the AWS EC2 P6 instance page (two public tables agree)", "2026-09",
+       ""},
       {"u-p6e-gb200x72", 761.904, kCapacityBlock, "Dallas Local Zone",
        "AWS EC2 Capacity Blocks for ML pricing page, UltraServer rate published 2026-04 (as given by a public "
        "cloud price comparison, 2026-04-20)",
@@ -78,8 +78,7 @@ const std::vector<InstancePrice>& price_catalog() {
        "2025-05", "G6e was not part of the June 2025 cut"},
       {"g6e.48xlarge", 30.13118, kOnDemand, "us-east-1",
        "AWS Price List API, as read by the SkyPilot catalog (skypilot-org/skypilot-catalog, catalogs/v7/aws/vms.csv)",
-       "2025-05",
-       "Public pages quote $21.12 (no region) and ~$29-32; the price list's figure is kept"},
+       "2025-05", "Public pages quote $21.12 (no region) and ~$29-32; the price list's figure is kept"},
       // ---- Azure (pay-as-you-go = on demand) --------------------------------------------------
       {"nd-h100-v5", 98.32, kOnDemand, "East US",
        "Azure Retail Prices API (prices.azure.com), Standard_ND96isr_H100_v5, Linux pay-as-you-go", "2026-09",
@@ -90,7 +89,7 @@ const std::vector<InstancePrice>& price_catalog() {
       {"nd-gb200-v6-nvl72", 18 * 108.16, kOnDemand, "East US",
        "Azure Retail Prices API (prices.azure.com), Standard_ND128isr_NDR_GB200_v6 (4 GPUs) at $108.16 per "
        "VM-hour, x 18 VMs of one NVL72 domain",
-       "2026-09", "One source"},
+       "2026-09", "One source", 4},
       // ---- Google Cloud (on demand: GPUs + vCPUs + memory of the machine type) ---------------
       {"a3-highgpu-8g", 88.49, kOnDemand, "us-central1",
        "Google Cloud GPU pricing (cloud.google.com/compute/gpus-pricing), A3 High", "2026-04",

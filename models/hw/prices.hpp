@@ -25,6 +25,11 @@ struct InstancePrice {
   std::string source;        // where the number is published
   std::string date;          // when it was that price (YYYY-MM)
   std::string note;          // earlier prices and sources that disagree, and which was chosen; may be empty
+  // GPUs per unit the provider sells where a node is several such units (a VM of a multi-VM NVLink
+  // domain, billed per VM: Azure's ND GB200 v6 VM holds 4 of a rack's 72 GPUs); 0: the node is
+  // sold whole (AWS sells a UltraServer whole). A run on part of such a node pays the units its
+  // GPUs need (models/run/cost.hpp).
+  int unit_gpus = 0;
 };
 
 const std::vector<InstancePrice>& price_catalog();

@@ -105,8 +105,8 @@ Evaluated evaluate_scenario(const ScenarioSpec& spec, const Candidate& described
     e.caveats = r.caveats;
     if (r.cost.known) {
       e.usd_per_hour = r.cost.usd_per_hour;
-      e.cost_usd = billed_seconds(r.cost.pricing, e.train_s) * r.cost.usd_per_hour / 3600;
-      e.work_cost_usd = billed_seconds(r.cost.pricing, e.work_s) * r.cost.usd_per_hour / 3600;
+      e.cost_usd = usd_for_seconds(r.cost, e.train_s);
+      e.work_cost_usd = usd_for_seconds(r.cost, e.work_s);
       e.pricing = r.cost.pricing;
     }
   } catch (const SpecError& err) {
@@ -231,11 +231,14 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
       else out.node_prices[c.instance] = *p;
     }
   if (!out.missing_prices.empty() && (o.budget_usd || o.objective == Objective::Cost))
-    throw SpecError("cluster.price_per_hour",
-                    "no price for " + out.missing_prices.front() + (o.budget_usd ? ", and a budget needs one" :
-                                                                                   ", and the cost objective needs one") +
-                        " (expected [cluster] price_per_hour, or --prices FILE with [prices.\"" +
-                        out.missing_prices.front() + "\"] usd_per_hour; commsim instances lists the known ones)");
+    throw SpecError(out.missing_prices.front() == base.cluster.instance ? "cluster.instance" : "plan.instances",
+                    "no price for " + out.missing_prices.front() +
+                        (o.budget_usd ? ", and a budget needs one" : ", and the cost objective needs one") +
+                        " (expected --prices FILE with [prices.\"" + out.missing_prices.front() + "\"] usd_per_hour" +
+                        (out.missing_prices.front() == base.cluster.instance
+                             ? std::string(", or [cluster] price_per_hour")
+                             : std::string(" ([cluster] price_per_hour prices the scenario's own instance only)")) +
+                        "; commsim instances lists the known ones)");
 
   // Layout checks and bounds, every candidate (cheap: no World is built).
   std::vector<Work> work(cands.size());
@@ -283,7 +286,16 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
 
   for (Work* w : mine) {
     w->usd_per_hour = node_usd[w->c.instance];
-    if (w->usd_per_hour) *w->usd_per_hour *= w->c.nodes;
+    // What the row pays per node: the whole node, or on a node sold in units (VMs of an NVLink
+    // domain) the units its GPUs need, as the run's cost (cost.hpp) bills it.
+    if (w->usd_per_hour) {
+      const auto price = out.node_prices.find(w->c.instance);
+      const int node_gpus = w->c.node_gpus > 0 ? w->c.node_gpus : w->c.gpus_per_node;
+      const double share = price == out.node_prices.end() || node_gpus <= 0
+                               ? 1.0
+                               : double(billed_gpus_per_node(price->second, node_gpus, w->c.gpus_per_node)) / node_gpus;
+      *w->usd_per_hour *= w->c.nodes * share;
+    }
     const double t = w->bound_s * steps;
     w->bound_obj = o.objective == Objective::Cost ? (w->usd_per_hour ? t * *w->usd_per_hour / 3600 : kInf) : t;
   }

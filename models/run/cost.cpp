@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "models/hw/instance.hpp"
 #include "models/hw/prices.hpp"
@@ -32,10 +33,25 @@ std::optional<PriceSpec> node_price(const ScenarioSpec& spec, const std::string&
   if (const hw::InstancePrice* p = hw::find_price(instance)) {
     const std::string pricing = hw::pricing_model_name(p->model);
     return PriceSpec{p->usd_per_hour, "catalog: " + pricing + ", " + p->region + ", " + p->source + ", " + p->date,
-                     pricing};
+                     pricing, p->unit_gpus};
   }
   return std::nullopt;
 }
+
+int billed_gpus_per_node(const PriceSpec& price, int node_gpus, int used_gpus) {
+  const int unit = price.unit_gpus;
+  if (unit <= 0 || node_gpus % unit != 0 || used_gpus >= node_gpus || used_gpus <= 0) return node_gpus;
+  return (used_gpus + unit - 1) / unit * unit;
+}
+
+namespace {
+// The GPUs of each node the placement uses (pods x GPUs per pod), at most the node's.
+int used_gpus_per_node(const ScenarioSpec& spec, int node_gpus) {
+  const PlacementSpec& p = spec.placement;
+  if (p.gpus_per_pod <= 0) return node_gpus;
+  return std::min(node_gpus, std::max(1, p.pods_per_node) * p.gpus_per_pod);
+}
+}  // namespace
 
 std::optional<ClusterPrice> cluster_price(const ScenarioSpec& spec, std::string* missing) {
   const ClusterSpec& c = spec.cluster;
@@ -44,25 +60,36 @@ std::optional<ClusterPrice> cluster_price(const ScenarioSpec& spec, std::string*
     return std::nullopt;
   };
   ClusterPrice out;
+  // One group of nodes at one price: a node sold in units (VMs of an NVLink domain) pays the units
+  // its used GPUs need, ceil(used / unit) of gpus / unit; any other node is paid whole.
+  const auto add = [&](const PriceSpec& p, int nodes, int node_gpus, int used) {
+    const int billed_gpus = billed_gpus_per_node(p, node_gpus, used);
+    const double share = node_gpus > 0 ? static_cast<double>(billed_gpus) / node_gpus : 1.0;
+    const double usd = p.usd_per_hour * share * nodes;
+    out.usd_per_hour += usd;
+    out.nodes += nodes;
+    out.gpus = node_gpus > 0 && out.gpus >= 0 ? out.gpus + nodes * billed_gpus : 0;
+    out.pricing = out.pricing.empty() || out.pricing == p.pricing ? p.pricing : "mixed";
+    std::string source = p.source;
+    if (share < 1)
+      source += ", " + std::to_string(billed_gpus / p.unit_gpus) + " of " + std::to_string(node_gpus / p.unit_gpus) +
+                " units of " + std::to_string(p.unit_gpus) + " GPUs billed per node";
+    if (out.source.find(source) == std::string::npos) out.source += (out.source.empty() ? "" : "; ") + source;
+    out.parts.push_back({p.pricing, usd});
+  };
   if (c.groups.empty()) {
     const auto p = c.node ? (c.price ? c.price : per_gpu_price(spec, c.node->gpus)) : node_price(spec, c.instance);
     if (!p && c.node) return fail("[cluster.node]");
     if (!p) return fail(c.instance);
-    out.usd_per_hour = p->usd_per_hour * std::max(1, c.nodes);
-    out.nodes = std::max(1, c.nodes);
-    out.gpus = out.nodes * (c.node ? std::max(0, c.node->gpus) : hw::find_instance(c.instance).gpus);
-    out.source = p->source;
-    out.pricing = p->pricing;
+    const int node_gpus = c.node ? std::max(0, c.node->gpus) : hw::find_instance(c.instance).gpus;
+    add(*p, std::max(1, c.nodes), node_gpus, used_gpus_per_node(spec, node_gpus));
     return out;
   }
   for (const auto& g : c.groups) {
     const auto p = node_price(spec, g.instance);
     if (!p) return fail(g.instance);
-    out.usd_per_hour += p->usd_per_hour * g.nodes;
-    out.nodes += g.nodes;
-    out.gpus += g.nodes * hw::find_instance(g.instance).gpus;
-    out.pricing = out.pricing.empty() || out.pricing == p->pricing ? p->pricing : "mixed";
-    if (out.source.find(p->source) == std::string::npos) out.source += (out.source.empty() ? "" : "; ") + p->source;
+    const int node_gpus = hw::find_instance(g.instance).gpus;
+    add(*p, g.nodes, node_gpus, used_gpus_per_node(spec, node_gpus));
   }
   return out;
 }
@@ -80,6 +107,40 @@ double billed_seconds(const std::string& pricing, double run_s) {
                              : last <= 14 ? last
                                           : std::min(kMaxWindowDays, 14 + 7 * std::ceil((last - 14) / 7));
   return (full * kMaxWindowDays + last_billed) * kDay;
+}
+
+std::string price_caveat(const ScenarioSpec& spec) {
+  const ClusterSpec& c = spec.cluster;
+  std::vector<std::string> instances;
+  if (c.groups.empty() && !c.node) instances.push_back(c.instance);
+  for (const auto& g : c.groups) instances.push_back(g.instance);
+  std::string out;
+  for (const auto& instance : instances) {
+    const auto given = node_price(spec, instance);
+    const hw::InstancePrice* catalog = hw::find_price(instance);
+    if (!given || !catalog || given->source.rfind("catalog:", 0) == 0) continue;
+    const double ratio = given->usd_per_hour / catalog->usd_per_hour;
+    if (ratio >= 1.0 / 3 && ratio <= 3) continue;
+    const int gpus = hw::find_instance(instance).gpus;
+    char text[512];
+    std::snprintf(
+        text, sizeof text, "%s: the given $%.2f per node-hour (%s) is %.2g x the catalog's $%.2f (%s, %s)%s",
+        instance.c_str(), given->usd_per_hour, given->source.c_str(), ratio, catalog->usd_per_hour,
+        hw::pricing_model_name(catalog->model), catalog->date.c_str(),
+        ratio < 1.0 / 3 && std::abs(ratio * gpus - 1) < 0.5
+            ? ": a price per GPU-hour? (a price file's usd_per_gpu_hour, or cluster.params \"price.gpu_hour\", "
+              "takes one)"
+            : "");
+    out += (out.empty() ? "" : "; ") + std::string(text);
+  }
+  return out;
+}
+
+double usd_for_seconds(const CostResult& cost, double seconds) {
+  if (cost.parts.empty()) return billed_seconds(cost.pricing, seconds) * cost.usd_per_hour / 3600;
+  double usd = 0;
+  for (const auto& part : cost.parts) usd += billed_seconds(part.pricing, seconds) * part.usd_per_hour / 3600;
+  return usd;
 }
 
 long long steps_for_tokens(double tokens, double tokens_per_step) {
@@ -105,8 +166,11 @@ CostResult make_cost(const ScenarioSpec& spec, const RunResult& result) {
   c.pricing = price->pricing;
   c.nodes = price->nodes;
   c.gpus = price->gpus;
-  c.billed_s = billed_seconds(c.pricing, result.run_time_s);
-  c.usd_per_run = c.billed_s * c.usd_per_hour / 3600;
+  // Each group of nodes under its own pricing (a Capacity Block's windows beside nodes billed by
+  // the second); billed_s is then the time the whole cluster's rate pays for the same dollars.
+  c.parts = price->parts;
+  c.usd_per_run = usd_for_seconds(c, result.run_time_s);
+  c.billed_s = c.usd_per_hour > 0 ? c.usd_per_run * 3600 / c.usd_per_hour : result.run_time_s;
   // Per step and per token, what the run pays: a Capacity Block's idle rest of its window is paid
   // for by the run's steps, so $ per step and per million tokens agree with $ per run.
   const double billed_share = result.run_time_s > 0 ? c.billed_s / result.run_time_s : 1.0;

@@ -93,8 +93,8 @@ void fill_goodput(RunResult& result, const ScenarioSpec& spec) {
   if (result.cost.known && result.cost.usd_per_hour > 0) {
     g.billed_gpus = result.cost.gpus > 0 ? result.cost.gpus : gpus;  // whole nodes, idle GPUs too
     g.price_per_gpu_hour = result.cost.usd_per_hour / g.billed_gpus;
-    g.expected_cost = billed_seconds(result.cost.pricing, g.expected_wall_s) / 3600 * result.cost.usd_per_hour;
-    g.work_cost = billed_seconds(result.cost.pricing, g.work_s) / 3600 * result.cost.usd_per_hour;
+    g.expected_cost = usd_for_seconds(result.cost, g.expected_wall_s);
+    g.work_cost = usd_for_seconds(result.cost, g.work_s);
   }
 }
 

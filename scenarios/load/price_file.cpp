@@ -6,6 +6,7 @@
 #include <toml++/toml.h>
 
 #include "models/hw/instance.hpp"
+#include "models/hw/prices.hpp"
 #include "scenarios/load/input_file.hpp"
 #include "scenarios/load/table_loader.hpp"
 
@@ -26,6 +27,20 @@ double price_value(const toml::node& n, const std::string& file, const std::stri
     throw UserError(at(file, n.source()),
                     key + ": above 1e6 $ per hour (expected one node's price in $ per hour, e.g. 55.04)");
   return *v;
+}
+
+// How the figure is sold: "on-demand" (billed by the second, as "given") or "capacity-block" (a
+// reservation paid by whole windows: models/run/cost.hpp billed_seconds).
+std::string pricing_value(const toml::node& n, const std::string& file, const std::string& key) {
+  const auto v = n.value<std::string>();
+  const std::string block = models::hw::pricing_model_name(models::hw::PricingModel::CapacityBlock);
+  const std::string on_demand = models::hw::pricing_model_name(models::hw::PricingModel::OnDemand);
+  if (v && (*v == "capacity-block" || *v == block)) return block;
+  if (v && (*v == on_demand || *v == "on demand")) return on_demand;
+  throw UserError(at(file, n.source()),
+                  key + ": " + (v ? "'" + *v + "'" : std::string("not a string")) +
+                      " is not a pricing (expected \"on-demand\", billed by the second, or \"capacity-block\", "
+                      "paid by whole days up to 14, then weeks)");
 }
 
 void check_instance(const std::string& name, const SourcePos& pos) {
@@ -56,21 +71,38 @@ std::map<std::string, models::PriceSpec> read_price_text(const std::string& text
       p.source = pos.str();
       if (const toml::table* t = entry.as_table()) {
         std::string date;
-        bool has_price = false;
+        const toml::node* per_node = nullptr;
+        const toml::node* per_gpu = nullptr;
         for (const auto& [field, v] : *t) {
           const std::string f(field.str()), k = "prices." + name + "." + f;
           if (f == "usd_per_hour") {
             p.usd_per_hour = price_value(v, file, k);
-            has_price = true;
+            per_node = &v;
+          } else if (f == "usd_per_gpu_hour") {
+            // As GPU clouds quote it: the node's price is this times its GPUs (a node is held whole).
+            p.usd_per_hour = price_value(v, file, k) * models::hw::find_instance(name).gpus;
+            per_gpu = &v;
           } else if (f == "source" || f == "date") {
             const auto s = v.value<std::string>();
             if (!s) throw UserError(at(file, v.source()), k + ": not a string (expected text)");
             (f == "source" ? p.source : date) = *s;
+          } else if (f == "pricing") {
+            p.pricing = pricing_value(v, file, k);
           } else {
-            throw UserError(at(file, v.source()), k + ": unknown key (expected usd_per_hour, source, date)");
+            throw UserError(at(file, v.source()),
+                            k + ": unknown key (expected usd_per_hour or usd_per_gpu_hour, pricing, source, date)");
           }
         }
-        if (!has_price) throw UserError(pos, "prices." + name + ": usd_per_hour is missing (expected $ per node-hour)");
+        if (per_node && per_gpu)
+          throw UserError(
+              at(file, per_gpu->source()),
+              "prices." + name + ".usd_per_gpu_hour: the entry also gives usd_per_hour (expected one of the two)");
+        if (!per_node && !per_gpu)
+          throw UserError(
+              pos, "prices." + name + ": usd_per_hour is missing (expected $ per node-hour, or usd_per_gpu_hour)");
+        if (per_gpu)
+          p.source += " (" + detail::shortest(p.usd_per_hour / models::hw::find_instance(name).gpus) +
+                      " per GPU-hour x " + std::to_string(models::hw::find_instance(name).gpus) + " GPUs)";
         if (!date.empty()) p.source += ", " + date;
       } else {
         p.usd_per_hour = price_value(entry, file, "prices." + name);

@@ -7,6 +7,10 @@
 //   usd_per_hour = 55.04                                  # one node, $ per hour (> 0, <= 1e6)
 //   source = "AWS EC2 on-demand pricing, us-east-1"       # optional; default FILE:LINE:COL
 //   date = "2025-06"                                      # optional
+//   pricing = "capacity-block"                            # optional: "on-demand" or "capacity-block"
+//                                                         # (paid by whole windows); default: billed by the second
+// `usd_per_gpu_hour = 6.88` in place of usd_per_hour gives the price as GPU clouds quote it (the
+// node's is that times its GPUs: a node is held whole).
 // A shorthand `"p5.48xlarge" = 55.04` inside [prices] takes FILE:LINE:COL as its source. Instance
 // names must be catalog instances (a typo is an error with "did you mean").
 #include <map>

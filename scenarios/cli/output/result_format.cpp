@@ -7,6 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "models/hw/prices.hpp"
+#include "models/run/cost.hpp"
+
 #include "scenarios/cli/output/goodput_format.hpp"
 #include "scenarios/cli/output/jobs_format.hpp"
 #include "scenarios/cli/output/rank_rows.hpp"
@@ -116,9 +119,13 @@ std::string cost_line(const models::RunResult& r) {
     return fmt::format("unknown on {} GPUs: no price for {} (give [cluster] price_per_hour or --prices FILE)", gpus,
                        c.missing.empty() ? std::string("this cluster") : c.missing);
   std::string s = fmt::format("{} per step, {} per run", format_usd(c.usd_per_step), format_usd(c.usd_per_run));
-  if (c.billed_s > r.run_time_s * (1 + 1e-9))  // a Capacity Block: its whole window is paid up front
-    s += fmt::format(" (Capacity Block windows of {:.0f} day{} in all, paid whole, for a {} run)", c.billed_s / 86400,
-                     c.billed_s > 86400 ? "s" : "", goodput_duration(r.run_time_s));
+  if (c.billed_s > r.run_time_s * (1 + 1e-9)) {  // a Capacity Block: its whole window is paid up front
+    const double days =
+        models::billed_seconds(models::hw::pricing_model_name(models::hw::PricingModel::CapacityBlock), r.run_time_s) /
+        86400;
+    s += fmt::format(" ({}Capacity Block windows of {:.0f} day{} in all, paid whole, for a {} run)",
+                     c.pricing == "mixed" ? "its " : "", days, days > 1 ? "s" : "", goodput_duration(r.run_time_s));
+  }
   if (c.usd_per_million_tokens > 0) s += fmt::format(", {} per million tokens", format_usd(c.usd_per_million_tokens));
   // The price bills every node of the cluster, whether the placement uses their GPUs or not.
   const std::string billed = c.gpus > 0 ? fmt::format("{} node{}, {} GPUs", c.nodes, c.nodes == 1 ? "" : "s", c.gpus)

@@ -93,6 +93,8 @@ void add_cost_summary(Json& j, const models::RunResult& r) {
   j["cost_per_million_tokens_usd"] =
       c.known && c.usd_per_million_tokens > 0 ? Json(c.usd_per_million_tokens) : Json(nullptr);
   j["price_source"] = c.known ? Json(c.source) : Json(nullptr);
+  j["pricing"] = c.known ? Json(c.pricing) : Json(nullptr);
+  j["billed_s"] = c.known ? Json(c.billed_s) : Json(nullptr);
 }
 
 std::vector<std::pair<const char*, double>> breakdown_terms(const models::RankBreakdown& b) {
@@ -138,7 +140,7 @@ void add_layout(Json& j, const models::RunResult* r) {
 
 void add_null_cost_summary(Json& j) {
   for (const char* k : {"usd_per_hour", "cost_per_step_usd", "cost_per_run_usd", "cost_per_million_tokens_usd",
-                        "price_source"})
+                        "price_source", "pricing", "billed_s"})
     j[k] = nullptr;
 }
 

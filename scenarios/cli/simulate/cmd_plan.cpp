@@ -346,6 +346,7 @@ int cmd_plan(int argc, char** argv) {
       try {
         out.result = models::plan::plan_layouts(base.spec, out.options);
       } catch (const models::SpecError& e) {
+        if (e.key() == "plan.instances") throw UserError({"--instances", 1, 1}, e.what());  // not the file's
         throw base.to_user_error(e);
       }
     }
@@ -370,7 +371,9 @@ int cmd_plan(int argc, char** argv) {
       out.included_file = include;
     }
     const bool shard = out.options.shard_count > 1;
-    if (out.result.ranked.empty() && !shard) throw UserError({path, 1, 1}, plan_empty_reason(out));
+    if (out.result.ranked.empty() && !shard)  // no GPU count of the range fits a node: --gpus is at fault
+      throw UserError(out.result.space.considered == 0 ? SourcePos{"--gpus", 1, 1} : SourcePos{path, 1, 1},
+                      plan_empty_reason(out));
     const CommandInputs inputs{base.files, sets};
     const std::string as_json = plan_json(out, inputs);
     // Every output or none (output_files.hpp): a failed --html leaves an older --csv as it was.

@@ -121,3 +121,70 @@ TEST_CASE("cost: a short run on a Capacity Block instance is billed one day, whi
   CHECK(r.cost.usd_per_million_tokens == Approx(r.cost.usd_per_run / (10 * r.throughput.tokens_per_step) * 1e6));
   CHECK(r.goodput.work_cost == Approx(r.cost.usd_per_run));
 }
+
+// Azure sells its GB200 NVL72 rack per VM of 4 GPUs (hw::InstancePrice::unit_gpus): a run on 64
+// of the 72 GPUs pays 16 of the 18 VMs, where a node sold whole (AWS's UltraServer) is paid whole.
+TEST_CASE("cost: a node sold in units pays the units its used GPUs need, a node sold whole all of it", "[models]") {
+  models::ScenarioSpec s;
+  s.cluster.instance = "nd-gb200-v6-nvl72";
+  s.cluster.nodes = 2;
+  s.placement.gpus_per_pod = 64;
+  const auto* vm = models::hw::find_price("nd-gb200-v6-nvl72");
+  REQUIRE(vm);
+  REQUIRE(vm->unit_gpus == 4);
+  auto price = models::cluster_price(s);
+  REQUIRE(price);
+  CHECK(price->usd_per_hour == Approx(2 * vm->usd_per_hour * 16 / 18));
+  CHECK(price->gpus == 2 * 64);
+  CHECK(price->source.find("16 of 18 units of 4 GPUs billed per node") != std::string::npos);
+  // 62 GPUs still need 16 VMs (ceil(62 / 4)); the whole rack, all 18.
+  s.placement.gpus_per_pod = 62;
+  CHECK(models::cluster_price(s)->usd_per_hour == Approx(2 * vm->usd_per_hour * 16 / 18));
+  s.placement.gpus_per_pod = 0;
+  CHECK(models::cluster_price(s)->usd_per_hour == Approx(2 * vm->usd_per_hour));
+  // AWS's UltraServer is sold whole: 64 GPUs pay for 72.
+  s.cluster.instance = "u-p6e-gb200x72";
+  s.placement.gpus_per_pod = 64;
+  const auto* whole = models::hw::find_price("u-p6e-gb200x72");
+  REQUIRE(whole);
+  CHECK(whole->unit_gpus == 0);
+  CHECK(models::cluster_price(s)->usd_per_hour == Approx(2 * whole->usd_per_hour));
+  CHECK(models::billed_gpus_per_node(models::PriceSpec{1, "", "given", 4}, 72, 5) == 8);
+  CHECK(models::billed_gpus_per_node(models::PriceSpec{1, "", "given", 0}, 8, 4) == 8);
+}
+
+// A mixed cluster bills each group under its own pricing: the Capacity Block group its windows,
+// the on-demand group its seconds (not the whole cluster by the second).
+TEST_CASE("cost: a mixed cluster bills its Capacity Block nodes by whole windows, the rest by the second", "[models]") {
+  models::ScenarioSpec s;
+  s.cluster.groups = {{"p5.48xlarge", 2}, {"p5e.48xlarge", 2}};
+  s.cluster.instance = "p5.48xlarge";
+  s.cluster.nodes = 4;
+  models::RunResult r;
+  r.step_time_s = 1;
+  r.run_time_s = 60;
+  const auto c = models::make_cost(s, r);
+  REQUIRE(c.known);
+  CHECK(c.pricing == "mixed");
+  const double p5 = models::hw::find_price("p5.48xlarge")->usd_per_hour;
+  const double p5e = models::hw::find_price("p5e.48xlarge")->usd_per_hour;
+  CHECK(c.usd_per_run == Approx(2 * p5 * 60 / 3600 + 2 * p5e * 24));
+  CHECK(c.billed_s == Approx(c.usd_per_run * 3600 / c.usd_per_hour));
+  CHECK(models::usd_for_seconds(c, 60) == Approx(c.usd_per_run));
+}
+
+// A price the user gave far from the catalog's (a per-GPU figure typed per node) is said, naming
+// both figures; a discount within 3x is not.
+TEST_CASE("cost: a given price more than 3x from the catalog's is said, a per-GPU figure named", "[models]") {
+  models::ScenarioSpec s;
+  s.cluster.instance = "p5.48xlarge";
+  s.cluster.prices["p5.48xlarge"] = {4.4, "mine.toml:2:17"};
+  const std::string caveat = models::price_caveat(s);
+  CHECK(caveat.rfind("p5.48xlarge: the given $4.40 per node-hour (mine.toml:2:17) is 0.08 x the catalog's $55.04", 0) ==
+        0);
+  CHECK(caveat.find("a price per GPU-hour?") != std::string::npos);
+  s.cluster.prices["p5.48xlarge"] = {25, "mine.toml:2:17"};  // a 55 % discount: plausible, silent
+  CHECK(models::price_caveat(s).empty());
+  s.cluster.prices.clear();  // the catalog's own: nothing to say
+  CHECK(models::price_caveat(s).empty());
+}

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "models/run/cost.hpp"
 #include "scenarios/load/loader.hpp"
 #include "scenarios/load/price_file.hpp"
 
@@ -51,4 +52,40 @@ TEST_CASE("prices: the file's price follows its instance, not one a --set names"
   REQUIRE(priced.spec.cluster.price);
   CHECK(priced.spec.cluster.price->usd_per_hour == 55);
   CHECK(priced.spec.cluster.params.at("price.gpu_hour") == 7);
+}
+
+// A price file says how its figure is sold (a Capacity Block is paid by whole windows, as the
+// catalog's) and may give it per GPU-hour, as GPU clouds quote it; anything else is refused at
+// its place.
+TEST_CASE("prices: pricing and usd_per_gpu_hour, each checked at its place", "[scenarios]") {
+  const auto p = scenarios::read_price_text(
+      "[prices.\"p5.48xlarge\"]\nusd_per_hour = 39.33\npricing = \"capacity-block\"\n"
+      "[prices.\"p4d.24xlarge\"]\nusd_per_gpu_hour = 1.5\npricing = \"on-demand\"\n",
+      "p.toml");
+  CHECK(p.at("p5.48xlarge").pricing == "capacity block");
+  CHECK(p.at("p4d.24xlarge").pricing == "on-demand");
+  CHECK(p.at("p4d.24xlarge").usd_per_hour == Approx(12));  // 8 GPUs x $1.50
+  CHECK(p.at("p4d.24xlarge").source == "p.toml:4:1 (1.5 per GPU-hour x 8 GPUs)");
+  const auto error_of = [](const std::string& text) {
+    try {
+      scenarios::read_price_text(text, "p.toml");
+    } catch (const scenarios::UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error_of("[prices.\"p5.48xlarge\"]\nusd_per_hour = 39.33\npricing = \"reserved\"\n") ==
+        "p.toml:3:11: prices.p5.48xlarge.pricing: 'reserved' is not a pricing (expected \"on-demand\", billed by the "
+        "second, or \"capacity-block\", paid by whole days up to 14, then weeks)");
+  CHECK(
+      error_of("[prices.\"p5.48xlarge\"]\nusd_per_hour = 39.33\nusd_per_gpu_hour = 5\n") ==
+      "p.toml:3:20: prices.p5.48xlarge.usd_per_gpu_hour: the entry also gives usd_per_hour (expected one of the two)");
+  // Billed as the catalog bills a block: a 1-hour run pays a day.
+  models::ScenarioSpec s;
+  s.cluster.instance = "p5.48xlarge";
+  s.cluster.prices = p;
+  models::RunResult r;
+  r.step_time_s = 1;
+  r.run_time_s = 3600;
+  CHECK(models::make_cost(s, r).usd_per_run == Approx(39.33 * 24));
 }

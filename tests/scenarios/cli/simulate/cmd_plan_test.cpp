@@ -423,10 +423,14 @@ TEST_CASE("scenarios: plan refuses what has no answer, in one sentence with exit
       {{"--gpus", "64..8"}, "--gpus:1:1: empty range 64..8"},
       {{"--gpus", "8..16", "--max-gpus", "4"}, "contradicts --gpus"},
       {{"--gpus", "9..15"},
-       "no layout in the space: no number of whole nodes, nor a half, quarter or eighth of one node, has 9 to 15 GPUs"},
+       "--gpus:1:1: no layout in the space: no number of whole nodes, nor a half, quarter or eighth of one node, has 9 "
+       "to 15 GPUs"},
       {{"--strategies", "zero3", "--recompute", "selective"},
        "refused by the layout checks (selective recompute is modelled for strategy = \"megatron\" only"},
-      {{"--instances", "dgx-h100", "--budget", "1M"}, "no price for dgx-h100"},
+      // At the option that named the instance; the scenario's price_per_hour would not price it.
+      {{"--instances", "dgx-h100", "--budget", "1M"},
+       "--instances:1:1: no price for dgx-h100, and a budget needs one (expected --prices FILE with "
+       "[prices.\"dgx-h100\"] usd_per_hour ([cluster] price_per_hour prices the scenario's own instance only)"},
       {{"--budget", "$1"}, "no layout meets the constraints"},
       {{"--deadline", "1s"}, "no layout meets the constraints"},
       {{"--strategies", "zero4"}, "unknown strategy 'zero4'"},

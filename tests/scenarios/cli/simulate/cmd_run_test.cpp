@@ -95,7 +95,7 @@ TEST_CASE("scenarios: a layout that does not fit is flagged in run, run --json, 
             ",fits,memory_peak_bytes,memory_capacity_bytes,tokens_per_s,samples_per_s,"
             "model_tflops_per_gpu,mfu,tokens_per_s_per_gpu,gpus,nodes,pods,layout,step_mean_s,step_median_s,step_p99_s,"
             "interruptions_per_day,checkpoint_interval_s,goodput,expected_wall_s,expected_cost_usd,"
-            "usd_per_hour,cost_per_step_usd,cost_per_run_usd,cost_per_million_tokens_usd,price_source,"
+            "usd_per_hour,cost_per_step_usd,cost_per_run_usd,cost_per_million_tokens_usd,price_source,pricing,billed_s,"
             "samples,seed,inputs_digest\n") != std::string::npos);
   CHECK(sweep.err.find("1 of 2 points do not fit") != std::string::npos);
   CHECK(sweep.err.find("sweep: scaling efficiency (tokens/s per GPU against the first point): 1.00, -\n") !=
