@@ -117,6 +117,16 @@ std::string price_caveat(const ScenarioSpec& spec) {
   std::string out;
   for (const auto& instance : instances) {
     const auto given = node_price(spec, instance);
+    // Two prices for one instance, the file's not used: say which won, so neither is lost unseen.
+    if (const auto file = c.prices.find(instance);
+        given && file != c.prices.end() && given->source != file->second.source) {
+      char text[512];
+      std::snprintf(text, sizeof text,
+                    "%s: priced by %s at $%.2f per node-hour; the price file's $%.2f (%s) is not used",
+                    instance.c_str(), given->source.c_str(), given->usd_per_hour, file->second.usd_per_hour,
+                    file->second.source.c_str());
+      out += (out.empty() ? "" : "; ") + std::string(text);
+    }
     const hw::InstancePrice* catalog = hw::find_price(instance);
     if (!given || !catalog || given->source.rfind("catalog:", 0) == 0) continue;
     const double ratio = given->usd_per_hour / catalog->usd_per_hour;

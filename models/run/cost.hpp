@@ -61,7 +61,9 @@ double billed_seconds(const std::string& pricing, double run_s);
 
 // Where a price the user gave is more than 3x away from the catalog's for the same instance (a
 // price per GPU-hour typed as one per node-hour reads 1/8 of it), one sentence naming both;
-// empty otherwise. A negotiated discount of up to two thirds passes silently.
+// empty otherwise. A negotiated discount of up to two thirds passes silently. Where the scenario's
+// own price (price_per_hour, "price.gpu_hour") wins over a price file's for the same instance,
+// that is said too.
 std::string price_caveat(const ScenarioSpec& spec);
 
 // What `seconds` of the cluster cost: each part of its price billed under its own pricing.

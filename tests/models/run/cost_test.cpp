@@ -187,4 +187,10 @@ TEST_CASE("cost: a given price more than 3x from the catalog's is said, a per-GP
   CHECK(models::price_caveat(s).empty());
   s.cluster.prices.clear();  // the catalog's own: nothing to say
   CHECK(models::price_caveat(s).empty());
+  // The scenario's per-GPU price wins over the file's: the file's figure is said not used.
+  s.cluster.prices["p5.48xlarge"] = {30, "mine.toml:2:17"};
+  s.cluster.params["price.gpu_hour"] = 5;
+  CHECK(models::price_caveat(s) ==
+        "p5.48xlarge: priced by cluster.params \"price.gpu_hour\" x 8 GPUs per node at $40.00 per node-hour; the price "
+        "file's $30.00 (mine.toml:2:17) is not used");
 }
