@@ -1,0 +1,66 @@
+// The README's first scenario (a token target, its global batch derived from dp) through report,
+// compare and sweep: every output states the steps the run takes, rounds a rate as run does, says
+// how each column's price is sold and when a Capacity Block bills whole days (in run's words), and
+// says when a what-if on the GPU count changed the batch.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/scenarios/command_runner.hpp"
+
+namespace fs = std::filesystem;
+using scenarios_test::run_commsim;
+using scenarios_test::slurp;
+
+namespace {
+
+// README.md's "Your first scenario", as a user saves it.
+constexpr const char* kFirst = R"(name = "Llama-3-8B FSDP on 2 x p5"
+[cluster]
+instance = "p5.48xlarge"
+nodes = 2
+[model]
+preset = "llama-3-8b"
+seq = 4096
+[training]
+micro_batch = 1
+grad_accum = 4
+tokens = 1e9  # the run: 1 B tokens (or steps = N)
+grad_checkpointing = true
+[parallel]
+strategy = "fsdp"
+)";
+
+struct FirstScenario {
+  fs::path dir = scenarios_test::fresh_temp_dir("first");
+  std::string file = (dir / "first.toml").string();
+  FirstScenario() { std::ofstream(file) << kFirst; }
+  ~FirstScenario() { fs::remove_all(dir); }
+};
+
+// The text between `from` (included) and the next `to` (excluded) after it; "" if absent.
+std::string between(const std::string& text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  if (at == std::string::npos) return "";
+  return text.substr(at, text.find(to, at) - at);
+}
+
+}  // namespace
+
+TEST_CASE("report: the summary of a token target says the steps the run takes", "[scenarios]") {
+  FirstScenario s;
+  const auto run = run_commsim({"run", s.file});
+  REQUIRE(run.exit_code == 0);
+  REQUIRE(run.out.find("(3815 steps)") != std::string::npos);
+  const std::string page = (s.dir / "r.html").string();
+  REQUIRE(run_commsim({"report", s.file, "--html", page}).exit_code == 0);
+  CHECK(slurp(page).find("micro batch 1 x grad accum 4, 1e+09 tokens = 3815 steps of 262144 tokens, bf16") !=
+        std::string::npos);
+  CHECK(slurp(page).find(", 1 steps,") == std::string::npos);
+  const std::string both = (s.dir / "c.html").string();
+  REQUIRE(run_commsim({"compare", s.file, s.file, "--set", "2:cluster.nodes=4", "--html", both}).exit_code == 0);
+  CHECK(slurp(both).find("1e+09 tokens = 3815 steps of 262144 tokens") != std::string::npos);
+  CHECK(slurp(both).find("1e+09 tokens = 1908 steps of 524288 tokens") != std::string::npos);
+}
