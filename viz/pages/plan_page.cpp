@@ -99,6 +99,10 @@ std::string pareto_chart(const PlanReport& p) {
   return w.finish();
 }
 
+// "99.9%", "50.9%": the text's precision, where whole percents would round 99.9 % of goodput to
+// 100 % and tell two rows' MFU apart less finely than the table beside the page.
+std::string tenths_percent(double fraction) { return fmt::fixed(100 * fraction, 1) + "%"; }
+
 std::string table(const PlanReport& p) {
   std::ostringstream o;
   o << "<table class=\"points\"><thead><tr><th>rank</th><th>expected time to train</th><th>goodput</th>"
@@ -107,9 +111,9 @@ std::string table(const PlanReport& p) {
     << (p.front_exact ? "Pareto" : "Pareto (of the simulated)") << "</th></tr></thead><tbody>";
   for (const auto& q : p.points) {
     o << "<tr class=\"point-row\"><td>" << (q.yours ? std::string("yours") : std::to_string(q.rank)) << "</td><td>"
-      << esc(days(q.train_s)) << "</td><td>" << fmt::percent(q.goodput) << "</td><td>"
+      << esc(days(q.train_s)) << "</td><td>" << tenths_percent(q.goodput) << "</td><td>"
       << esc(std::isfinite(q.cost_usd) ? dollars(q.cost_usd) : std::string("never")) << "</td><td>" << esc(q.pricing)
-      << "</td><td>" << fmt::count(std::llround(q.tokens_per_s)) << "</td><td>" << fmt::percent(q.mfu) << "</td><td>"
+      << "</td><td>" << fmt::count(std::llround(q.tokens_per_s)) << "</td><td>" << tenths_percent(q.mfu) << "</td><td>"
       << esc(q.headroom) << "</td><td>" << q.gpus << "</td><td>" << esc(q.hardware) << "</td><td>" << esc(q.layout)
       << "</td><td>" << (q.pareto ? "yes" : "") << "</td></tr>";
   }

@@ -295,7 +295,7 @@ int cmd_compare(int argc, char** argv) {
         };
         text_row("interruptions / day", [&](const models::RunResult& r) {
           return est(r, [](const G& g) {  // as run prints it: a small rate keeps two significant digits, not "0.00"
-            return fmt::format("{} ({} GPU{})", viz::fmt::two_decimals(g.interruptions_per_day), g.gpus,
+            return fmt::format("{} ({} GPU{})", viz::fmt::per_day(g.interruptions_per_day), g.gpus,
                                g.gpus == 1 ? "" : "s");
           });
         });

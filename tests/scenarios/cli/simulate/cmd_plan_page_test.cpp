@@ -1,7 +1,8 @@
 // `commsim plan`'s page and CSV say what its text says, no surer: a front that covers the layouts
 // simulated only is hedged alike (the CSV's front_exact column), with the text's remarks, the
 // "not searched" lines, why #1 wins and the near-tie; a near-tie names the cost first where the
-// tied rows differ much in it; a tight front row carries the table's "!" with its footnote.
+// tied rows differ much in it; a tight front row carries the table's "!" with its footnote; the
+// page prints goodput and MFU to the text's tenth of a percent.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -153,4 +154,23 @@ TEST_CASE("scenarios: a memory-tight row on the Pareto front carries the table's
   CHECK(r.out.find("(! under 5 %") == r.out.rfind("(! under 5 %"));
   // Every front row states its headroom.
   CHECK(line_starting(front, "#1 ").find("17.18 GB headroom") != std::string::npos);
+}
+
+TEST_CASE("scenarios: plan --html prints goodput and MFU to the text's tenth of a percent", "[scenarios]") {
+  const auto dir = scenarios_test::fresh_temp_dir("plan-tenths");
+  const auto r = run_commsim({"plan", kPlan8b, "--gpus", "64..72", "--instances", "u-p6e-gb200x72", "--strategies",
+                              "megatron", "--micro-batches", "1", "--cp", "1", "--jobs", "2", "--top", "3", "--html",
+                              (dir / "tenths.html").string()});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // Row 1 of the table: rank, time (two words), goodput, cost, pricing, tokens/s, MFU.
+  std::istringstream row(line_starting(r.out, "1 "));
+  std::string rank, time, unit, goodput, cost, pricing, tokens, mfu;
+  row >> rank >> time >> unit >> goodput >> cost >> pricing >> tokens >> mfu;
+  REQUIRE(goodput.find('.') != std::string::npos);
+  REQUIRE(mfu.find('.') != std::string::npos);
+  const std::string page = scenarios_test::slurp(dir / "tenths.html");
+  CHECK(page.find("<td>" + goodput + "</td><td>") != std::string::npos);
+  CHECK(page.find("</td><td>" + mfu + "</td><td>") != std::string::npos);
+  fs::remove_all(dir);
 }

@@ -64,3 +64,15 @@ TEST_CASE("report: the summary of a token target says the steps the run takes", 
   CHECK(slurp(both).find("1e+09 tokens = 3815 steps of 262144 tokens") != std::string::npos);
   CHECK(slurp(both).find("1e+09 tokens = 1908 steps of 524288 tokens") != std::string::npos);
 }
+
+TEST_CASE("compare: interruptions a day are printed as run prints them", "[scenarios]") {
+  FirstScenario s;
+  const auto four = run_commsim({"run", s.file, "--set", "cluster.nodes=4"});
+  REQUIRE(four.exit_code == 0);
+  CHECK(four.out.find("failures   0.015 interruptions per day on 32 GPUs") != std::string::npos);
+  const auto r = run_commsim({"compare", s.file, s.file, "--set", "1:cluster.nodes=6", "--set", "2:cluster.nodes=4"});
+  REQUIRE(r.exit_code == 0);
+  const std::string row = between(r.out, "interruptions / day", "\n");
+  CHECK(row.find("0.023 (48 GPUs)") != std::string::npos);  // 0.0227, not "0.02"
+  CHECK(row.find("0.015 (32 GPUs)") != std::string::npos);  // 0.0152, as run says
+}
