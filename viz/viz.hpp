@@ -33,6 +33,9 @@ struct ReportInputs {
   std::string source_file;                                   // the scenario file, shown as given
   std::vector<std::pair<std::string, std::string>> summary;  // ("cluster", "p4d.24xlarge x 1"), ...
   std::vector<BusBwPoint> busbw;                             // may be empty: chart says so
+  // Where the price bills more than the run's time, run's words for it ("Capacity Block windows
+  // of 1 day in all, paid whole, for a 2 h 16 min run"), said beside the cost per run; "" otherwise.
+  std::string billed_window;
 };
 
 // One HTML page for one run: scenario, topology, per-rank bars, timeline, links, bus bandwidth.

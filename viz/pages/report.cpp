@@ -74,8 +74,8 @@ std::string scenario_block(const models::RunResult& r, const ReportInputs& in) {
   if (const models::CostResult& c = r.cost; c.known) {
     o << stat(fmt::usd(c.usd_per_step), "cost per step")
       << stat(fmt::usd(c.usd_per_run), "cost per run (" + std::to_string(c.nodes) + " node" +
-                                           (c.nodes == 1 ? "" : "s") + " at " + fmt::usd(c.usd_per_hour) +
-                                           "/h: " + c.source + ")");
+                                           (c.nodes == 1 ? "" : "s") + " at " + fmt::usd(c.usd_per_hour) + "/h: " +
+                                           c.source + (in.billed_window.empty() ? "" : "; " + in.billed_window) + ")");
     if (c.usd_per_million_tokens > 0) o << stat(fmt::usd(c.usd_per_million_tokens), "cost per million tokens");
   }
   o << breakdown_tiles(r);

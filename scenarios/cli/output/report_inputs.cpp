@@ -15,6 +15,7 @@
 #include "models/readers/nccl_tests_output.hpp"
 #include "models/run/jobs.hpp"
 #include "models/run/layout_line.hpp"
+#include "scenarios/cli/output/result_format.hpp"
 
 namespace scenarios {
 
@@ -270,6 +271,7 @@ viz::ReportInputs report_inputs_for(const LoadedScenario& scenario, const models
   for (const auto& o : inputs.overrides) sets += (sets.empty() ? "--set " : " --set ") + shell_word(o);
   in.summary.push_back({"overrides", sets.empty() ? "none" : sets});
   in.summary.push_back({"commsim", commsim_version()});
+  in.billed_window = billed_window_text(result);
   if (with_busbw) {
     try {
       in.busbw = busbw_curves(scenario.spec, result, measured_files, as_ran);

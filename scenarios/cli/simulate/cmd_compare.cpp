@@ -219,6 +219,18 @@ int cmd_compare(int argc, char** argv) {
               kCol);
         out += "\n";
       }
+      // What each column's $ rests on: a what-if onto another instance may change how it is sold
+      // (a Capacity Block bills whole days), which none of the ratios below explains.
+      if (std::any_of(results.begin(), results.end(), [](const auto& r) { return r.cost.known; })) {
+        out += fmt::format("{:<24}", "price per hour");
+        for (const auto& r : results) {
+          const std::string cell = r.cost.known
+                                       ? fmt::format("{}/h {}", format_usd(r.cost.usd_per_hour), r.cost.pricing)
+                                       : std::string("no price");
+          out += fmt::format(" {:>{}}", fit(cell, kCol), kCol);
+        }
+        out += "\n";
+      }
       struct CostRow {
         const char* label;
         double (*value)(const models::CostResult&);
@@ -238,6 +250,12 @@ int cmd_compare(int argc, char** argv) {
         }
         out += "\n";
       }
+      for (size_t i = 0; i < results.size(); ++i)
+        if (const std::string window = billed_window_text(results[i]); !window.empty())
+          out += fmt::format(
+              "([{}] is billed by the block: {}; its $ per step, per run and per million tokens pay the whole "
+              "windows)\n",
+              i + 1, window);
       if (std::any_of(results.begin(), results.end(), [](const auto& r) { return r.throughput.estimated; })) {
         const double base_tps = results[0].throughput.tokens_per_s;
         out += fmt::format("{:<24}", "tokens/s");

@@ -76,3 +76,22 @@ TEST_CASE("compare: interruptions a day are printed as run prints them", "[scena
   CHECK(row.find("0.023 (48 GPUs)") != std::string::npos);  // 0.0227, not "0.02"
   CHECK(row.find("0.015 (32 GPUs)") != std::string::npos);  // 0.0152, as run says
 }
+
+TEST_CASE("compare and report say how a price is sold and that a Capacity Block bills whole days", "[scenarios]") {
+  FirstScenario s;
+  const auto run = run_commsim({"run", s.file, "--set", "cluster.instance=p5e.48xlarge"});
+  REQUIRE(run.exit_code == 0);
+  const std::string window = between(run.out, "Capacity Block windows of ", ")");
+  REQUIRE(window == "Capacity Block windows of 1 day in all, paid whole, for a 2 h 12 min run");
+  const auto r = run_commsim({"compare", s.file, s.file, "--set", "2:cluster.instance=p5e.48xlarge"});
+  REQUIRE(r.exit_code == 0);
+  const std::string prices = between(r.out, "price per hour", "\n");
+  CHECK(prices.find("$110.08/h on-demand") != std::string::npos);
+  CHECK(prices.find("$79.60/h capacity block") != std::string::npos);
+  CHECK(r.out.find("\n([2] is billed by the block: " + window +
+                   "; its $ per step, per run and per million tokens pay the whole windows)\n") != std::string::npos);
+  CHECK(r.out.find("([1] is billed") == std::string::npos);  // on-demand bills the run's time
+  const std::string page = (s.dir / "r.html").string();
+  REQUIRE(run_commsim({"report", s.file, "--set", "cluster.instance=p5e.48xlarge", "--html", page}).exit_code == 0);
+  CHECK(slurp(page).find("2026-01; " + window + ")") != std::string::npos);  // on the cost per run's line
+}
