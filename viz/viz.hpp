@@ -66,6 +66,9 @@ struct SweepReport {
   std::string axis;                                          // the first --vary key ("cluster.nodes")
   std::vector<std::pair<std::string, std::string>> summary;  // ("--vary", "cluster.nodes=1,2,4"), ...
   std::vector<ScalingPoint> points;                          // in sweep order
+  // Where the points train different tokens per step, the sentence sweep prints on stderr ("the
+  // points train different tokens per step (65536 to 262144: ...)"); "" where they train the same.
+  std::string batch_note;
 };
 
 // One HTML page for a sweep: throughput and the linear-scaling line, scaling efficiency, the step

@@ -95,3 +95,38 @@ TEST_CASE("compare and report say how a price is sold and that a Capacity Block 
   REQUIRE(run_commsim({"report", s.file, "--set", "cluster.instance=p5e.48xlarge", "--html", page}).exit_code == 0);
   CHECK(slurp(page).find("2026-01; " + window + ")") != std::string::npos);  // on the cost per run's line
 }
+
+TEST_CASE("compare says when a what-if on the GPU count trains another batch", "[scenarios]") {
+  FirstScenario s;
+  // A GB200 UltraServer's 144 GPUs at micro_batch 1 x grad_accum 4: a global batch 9x the p5 pair's.
+  const auto r = run_commsim({"compare", s.file, s.file, "--set", "2:cluster.instance=u-p6e-gb200x72"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("note: [2] runs on 144 GPUs, [1] on 16: its ratios compare different GPU counts and batches: [2] "
+                   "trains 576 sequences per step, [1] 64\n") != std::string::npos);
+  const std::string row = between(r.out, "tokens / step", "\n");
+  CHECK(row.find("262144 (64 seq)") != std::string::npos);
+  CHECK(row.find("2359296 (576 seq)") != std::string::npos);
+  // The same batch in both columns: no such row.
+  const auto same = run_commsim({"compare", s.file, s.file, "--set", "2:nccl.version=\"2.21.5\""});
+  REQUIRE(same.exit_code == 0);
+  CHECK(same.out.find("tokens / step") == std::string::npos);
+}
+
+TEST_CASE("sweep: the scaling efficiencies say when the points train different tokens per step", "[scenarios]") {
+  FirstScenario s;
+  const std::string page = (s.dir / "s.html").string();
+  const auto r = run_commsim({"sweep", s.file, "--vary", "cluster.nodes=1,2,4", "--html", page});
+  REQUIRE(r.exit_code == 0);
+  const std::string note =
+      "the points train different tokens per step (131072 to 524288: the global batch follows the GPUs where "
+      "training.global_batch is not set), so an efficiency compares steps of different work";
+  CHECK(r.err.find("sweep: scaling efficiency (tokens/s per GPU against the first point): ") != std::string::npos);
+  CHECK(r.err.find("; " + note + "\n") != std::string::npos);
+  CHECK(slurp(page).find("<p class=\"gpu-note batch-note\">Note: " + note + ".</p>") != std::string::npos);
+  // A global batch held by the scenario: the same tokens per step everywhere, nothing to say.
+  const auto held = run_commsim({"sweep", s.file, "--vary", "cluster.nodes=1,2,4", "--set", "training.global_batch=64",
+                                 "--set", "training.grad_accum=1"});
+  REQUIRE(held.exit_code == 0);
+  CHECK(held.err.find("sweep: scaling efficiency") != std::string::npos);
+  CHECK(held.err.find("different tokens per step") == std::string::npos);
+}
