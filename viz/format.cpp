@@ -35,6 +35,13 @@ std::string two_decimals(double v) {
   return buf;
 }
 
+std::string per_day(double v) {
+  if (!std::isfinite(v) || v == 0 || std::abs(v) >= 1) return two_decimals(v);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2g", v);
+  return buf;
+}
+
 namespace {
 // Three significant digits, the precision a design review reads.
 std::string sig3(double v) {

@@ -17,6 +17,10 @@ std::string fixed(double v, int decimals);
 // Two decimals from 0.01 up, two significant digits below (a ratio of 0.00057, 0.0038
 // interruptions a day), so a value that is not zero never reads "0.00"; "n/a" if not finite.
 std::string two_decimals(double v);
+// A rate per day (interruptions a day) as every output prints it: two decimals from 1, else two
+// significant digits, so that 0.015 and 0.0076 (twice the GPUs) read as twice, not as 0.02 against
+// 0.0076; "n/a" if not finite.
+std::string per_day(double v);
 // The unit an axis of times up to `max_s` is labelled in: values are multiplied by `per_s`.
 struct TimeUnit {
   double per_s = 1;

@@ -33,6 +33,9 @@ struct ReportInputs {
   std::string source_file;                                   // the scenario file, shown as given
   std::vector<std::pair<std::string, std::string>> summary;  // ("cluster", "p4d.24xlarge x 1"), ...
   std::vector<BusBwPoint> busbw;                             // may be empty: chart says so
+  // Where the price bills more than the run's time, run's words for it ("Capacity Block windows
+  // of 1 day in all, paid whole, for a 2 h 16 min run"), said beside the cost per run; "" otherwise.
+  std::string billed_window;
 };
 
 // One HTML page for one run: scenario, topology, per-rank bars, timeline, links, bus bandwidth.
@@ -63,6 +66,9 @@ struct SweepReport {
   std::string axis;                                          // the first --vary key ("cluster.nodes")
   std::vector<std::pair<std::string, std::string>> summary;  // ("--vary", "cluster.nodes=1,2,4"), ...
   std::vector<ScalingPoint> points;                          // in sweep order
+  // Where the points train different tokens per step, the sentence sweep prints on stderr ("the
+  // points train different tokens per step (65536 to 262144: ...)"); "" where they train the same.
+  std::string batch_note;
 };
 
 // One HTML page for a sweep: throughput and the linear-scaling line, scaling efficiency, the step
@@ -90,9 +96,20 @@ struct PlanReport {
   std::vector<PlanPoint> points;                             // ranked, best first (and yours)
   // Where a row's machine at its size is known to differ from the model: (its ranks, the caveat).
   std::vector<std::pair<std::string, std::string>> caveats;
+  // What the text says around its rows, in its words: what the front covers ("Pareto front (...)",
+  // or "Pareto front among the N layouts simulated (...)"), the remarks under it ("#3: only 0.32 %
+  // faster than #15, ...", "not searched: ..."), why #1 wins over #2 (a heading, then rows of
+  // term, #1, #2, difference) and the near-tie the model cannot order ("" where none).
+  std::string front;
+  bool front_exact = true;
+  std::vector<std::string> front_notes;
+  std::string why_heading;
+  std::vector<std::vector<std::string>> why_rows;
+  std::string near_tie;
 };
 // The planner's page: time to train against cost for every ranked layout, the Pareto front drawn
-// as a line, the winner and the --include layout marked, and the ranked table.
+// as a line (and how far it covers the candidates), the winner and the --include layout marked, the
+// ranked table, and why #1 wins with the near-tie where there is one.
 std::string plan_html(const PlanReport& plan);
 
 // `commsim diff` as a page: a measured run against the simulated one, one row per thing both

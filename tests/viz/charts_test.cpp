@@ -369,6 +369,11 @@ TEST_CASE("viz: a ratio under 0.01 keeps two significant digits, and a run ratio
   CHECK(viz::fmt::two_decimals(0.0038) == "0.0038");
   CHECK(viz::fmt::two_decimals(0.57) == "0.57");
   CHECK(viz::fmt::two_decimals(0) == "0.00");
+  // A rate a day keeps two significant digits below 1, as run prints it: 0.0152 and 0.0227 are not both "0.02".
+  CHECK(viz::fmt::per_day(0.0152) == "0.015");
+  CHECK(viz::fmt::per_day(0.0227) == "0.023");
+  CHECK(viz::fmt::per_day(1.5) == "1.50");
+  CHECK(viz::fmt::per_day(0) == "0.00");
   CHECK(viz::fmt::usd(0.0982) == "$0.0982");
   CHECK(viz::fmt::usd(4.9097) == "$4.91");
   CHECK(viz::fmt::usd(14180) == "$14180");

@@ -88,30 +88,54 @@ std::string pareto_chart(const PlanReport& p) {
     w.circle(x(q->train_s), y(q->cost_usd), q->rank == 1 || q->yours ? 6.5 : 4, fill, "#fff", tip,
              q->pareto ? "plan-point plan-pareto" : "plan-point");
   }
-  std::vector<svg::LegendItem> legend = {{"the winner", okabe_ito::kVermillion},
-                                         {"on the Pareto front (line)", okabe_ito::kOrange},
-                                         {"other ranked layouts", okabe_ito::kGrey}};
+  std::vector<svg::LegendItem> legend = {
+      {"the winner", okabe_ito::kVermillion},
+      {p.front_exact ? "on the Pareto front (line)" : "on the front of the layouts simulated (line)",
+       okabe_ito::kOrange},
+      {"other ranked layouts", okabe_ito::kGrey}};
   if (std::any_of(priced.begin(), priced.end(), [](const PlanPoint* q) { return q->yours; }))
     legend.push_back({"your layout (--include)", okabe_ito::kGreen});  // only where one is drawn
   svg::legend(w, left, H - bottom + 56, W - left - right, legend);
   return w.finish();
 }
 
+// "99.9%", "50.9%": the text's precision, where whole percents would round 99.9 % of goodput to
+// 100 % and tell two rows' MFU apart less finely than the table beside the page.
+std::string tenths_percent(double fraction) { return fmt::fixed(100 * fraction, 1) + "%"; }
+
 std::string table(const PlanReport& p) {
   std::ostringstream o;
   o << "<table class=\"points\"><thead><tr><th>rank</th><th>expected time to train</th><th>goodput</th>"
        "<th>cost</th><th>pricing</th><th>tokens/s</th>"
-       "<th>MFU</th><th>memory headroom</th><th>GPUs</th><th>hardware</th><th>layout</th><th>Pareto</th></tr></thead>"
-       "<tbody>";
+       "<th>MFU</th><th>memory headroom</th><th>GPUs</th><th>hardware</th><th>layout</th><th>"
+    << (p.front_exact ? "Pareto" : "Pareto (of the simulated)") << "</th></tr></thead><tbody>";
   for (const auto& q : p.points) {
     o << "<tr class=\"point-row\"><td>" << (q.yours ? std::string("yours") : std::to_string(q.rank)) << "</td><td>"
-      << esc(days(q.train_s)) << "</td><td>" << fmt::percent(q.goodput) << "</td><td>"
+      << esc(days(q.train_s)) << "</td><td>" << tenths_percent(q.goodput) << "</td><td>"
       << esc(std::isfinite(q.cost_usd) ? dollars(q.cost_usd) : std::string("never")) << "</td><td>" << esc(q.pricing)
-      << "</td><td>" << fmt::count(std::llround(q.tokens_per_s)) << "</td><td>" << fmt::percent(q.mfu) << "</td><td>"
+      << "</td><td>" << fmt::count(std::llround(q.tokens_per_s)) << "</td><td>" << tenths_percent(q.mfu) << "</td><td>"
       << esc(q.headroom) << "</td><td>" << q.gpus << "</td><td>" << esc(q.hardware) << "</td><td>" << esc(q.layout)
       << "</td><td>" << (q.pareto ? "yes" : "") << "</td></tr>";
   }
   o << "</tbody></table>";
+  return o.str();
+}
+
+// The text's "why #1 wins over #2" as a table, and its near-tie line under it.
+std::string why_first_wins(const PlanReport& p) {
+  std::ostringstream o;
+  o << "<section id=\"why\"><h2>Why #1 wins</h2><p class=\"what\">" << esc(p.why_heading)
+    << "</p><table class=\"points why\"><thead><tr><th></th><th>#1</th><th>#2</th><th>difference</th></tr></thead>"
+       "<tbody>";
+  for (const auto& row : p.why_rows) {
+    o << "<tr>";
+    for (size_t i = 0; i < 4; ++i)
+      o << (i == 0 ? "<th>" : "<td>") << esc(i < row.size() ? row[i] : "") << (i == 0 ? "</th>" : "</td>");
+    o << "</tr>";
+  }
+  o << "</tbody></table>";
+  if (!p.near_tie.empty()) o << "<p class=\"near-tie\">" << esc(p.near_tie) << "</p>";
+  o << "</section>";
   return o.str();
 }
 
@@ -127,9 +151,16 @@ std::string plan_html(const PlanReport& p) {
   for (const auto& [k, v] : p.summary) o << "<tr><th>" << esc(k) << "</th><td>" << esc(v) << "</td></tr>";
   o << "</table></section>";
   o << "<section id=\"pareto\"><h2>Time against cost</h2><p class=\"what\">Every ranked layout; the line joins the "
-       "Pareto front (no other layout is both faster and cheaper). Hover a point for its layout.</p>"
-    << page::figure(pareto_chart(p), page::slug(title) + "-pareto") << "</section>";
+    << esc(p.front) << ". Hover a point for its layout.</p>"
+    << page::figure(pareto_chart(p), page::slug(title) + "-pareto");
+  if (!p.front_notes.empty()) {
+    o << "<ul class=\"notes front-notes\">";
+    for (const auto& note : p.front_notes) o << "<li>" << esc(note) << "</li>";
+    o << "</ul>";
+  }
+  o << "</section>";
   o << "<section id=\"ranked\"><h2>Ranked layouts</h2>" << table(p) << "</section>";
+  if (!p.why_heading.empty()) o << why_first_wins(p);
   if (!p.caveats.empty()) {
     o << "<section id=\"caveats\"><h2>Caveats</h2><p class=\"what\">Where these rows' machines at their size "
          "are known to differ from the model, with what was measured.</p><ul>";

@@ -74,8 +74,8 @@ std::string scenario_block(const models::RunResult& r, const ReportInputs& in) {
   if (const models::CostResult& c = r.cost; c.known) {
     o << stat(fmt::usd(c.usd_per_step), "cost per step")
       << stat(fmt::usd(c.usd_per_run), "cost per run (" + std::to_string(c.nodes) + " node" +
-                                           (c.nodes == 1 ? "" : "s") + " at " + fmt::usd(c.usd_per_hour) +
-                                           "/h: " + c.source + ")");
+                                           (c.nodes == 1 ? "" : "s") + " at " + fmt::usd(c.usd_per_hour) + "/h: " +
+                                           c.source + (in.billed_window.empty() ? "" : "; " + in.billed_window) + ")");
     if (c.usd_per_million_tokens > 0) o << stat(fmt::usd(c.usd_per_million_tokens), "cost per million tokens");
   }
   o << breakdown_tiles(r);
@@ -102,7 +102,7 @@ std::string scenario_block(const models::RunResult& r, const ReportInputs& in) {
   if (const models::GoodputResult& g = r.goodput; g.estimated) {
     char gp[96];
     std::snprintf(gp, sizeof gp, "%.1f%%", 100 * g.goodput);
-    const std::string per_day = fmt::two_decimals(g.interruptions_per_day);  // never "0.00" for a rate above 0
+    const std::string per_day = fmt::per_day(g.interruptions_per_day);  // as run prints it, never "0.00"
     const std::string why = g.plan == models::CheckpointPlan::Interval
                                 ? "goodput (" + per_day + " interruptions/day, checkpoint every " +
                                       std::to_string(g.interval_steps) + " steps)"

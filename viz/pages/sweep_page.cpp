@@ -95,14 +95,18 @@ std::string sweep_html(const SweepReport& s) {
   if (over > 0)
     o << "<p class=\"oom\">" << over
       << " point(s) do not fit in GPU memory (red): their times are what the layout would take if it fitted.</p>";
-  o << "</section>";
+  // An efficiency of a larger batch is not one of the same work: said above the charts and under
+  // the efficiency chart's heading.
+  const std::string batch =
+      s.batch_note.empty() ? "" : "<p class=\"gpu-note batch-note\">Note: " + esc(s.batch_note) + ".</p>";
+  o << batch << "</section>";
   for (const auto& c : kSweepCharts) {
     const std::string id = c.id;
     const std::string svg = id == "scaling-throughput"   ? charts::scaling_throughput(s.points, s.axis)
                             : id == "scaling-efficiency" ? charts::scaling_efficiency(s.points, s.axis)
                                                          : charts::scaling_breakdown(s.points);
     o << "<section id=\"" << c.id << "\"><h2>" << c.heading << "</h2><p class=\"what\">" << c.what << "</p>"
-      << page::figure(svg, page::slug(title) + "-" + c.id) << "</section>";
+      << (id == "scaling-efficiency" ? batch : "") << page::figure(svg, page::slug(title) + "-" + c.id) << "</section>";
   }
   o << "<section id=\"points\"><h2>Points</h2>" << points_table(s) << "</section>";
   o << page::close();

@@ -155,15 +155,6 @@ std::vector<std::string> variability_lines(const models::VariabilityResult& v) {
       "           " + v.who_waits};
 }
 
-namespace {
-// A rate per day: two decimals from 1, else two significant digits, so that 0.015 and 0.0076
-// (twice the GPUs) read as twice, not as 0.02 against 0.0076.
-std::string per_day_text(double v) {
-  if (!std::isfinite(v) || v == 0 || std::abs(v) >= 1) return viz::fmt::two_decimals(v);
-  return fmt::format("{:.2g}", v);
-}
-}  // namespace
-
 std::vector<std::string> goodput_lines(const models::RunResult& r) {
   const models::GoodputResult& g = r.goodput;
   if (!g.estimated) return {};
@@ -174,10 +165,10 @@ std::vector<std::string> goodput_lines(const models::RunResult& r) {
   using models::CheckpointPlan;
   std::string parts;
   for (const auto& c : g.components)
-    if (c.per_day > 0) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", c.name, per_day_text(c.per_day));
+    if (c.per_day > 0) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", c.name, viz::fmt::per_day(c.per_day));
   std::vector<std::string> out = {
       fmt::format("failures   {} interruptions per day on {} GPU{} in {} host{} (MTBF {}): {}",
-                  per_day_text(g.interruptions_per_day), g.gpus, g.gpus == 1 ? "" : "s", g.hosts,
+                  viz::fmt::per_day(g.interruptions_per_day), g.gpus, g.gpus == 1 ? "" : "s", g.hosts,
                   g.hosts == 1 ? "" : "s", goodput_duration(g.mtbf_s), parts)};
   const std::string laws =
       fmt::format("Young {}, Daly {}", goodput_duration(g.young_interval_s), goodput_duration(g.daly_interval_s));

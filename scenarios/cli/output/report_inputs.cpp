@@ -15,11 +15,14 @@
 #include "models/readers/nccl_tests_output.hpp"
 #include "models/run/jobs.hpp"
 #include "models/run/layout_line.hpp"
+#include "scenarios/cli/output/result_format.hpp"
 
 namespace scenarios {
 
-std::vector<std::pair<std::string, std::string>> scenario_summary(const models::ScenarioSpec& s, int gpus) {
+std::vector<std::pair<std::string, std::string>> scenario_summary(const models::ScenarioSpec& s,
+                                                                  const models::RunResult* result) {
   std::vector<std::pair<std::string, std::string>> out;
+  const int gpus = result ? result->gpus : 0;
   const int nodes = s.cluster.nodes;
   if (!s.cluster.instance.empty())
     out.push_back({"cluster", fmt::format("{} x {} node{}", s.cluster.instance, nodes, nodes == 1 ? "" : "s")});
@@ -51,7 +54,13 @@ std::vector<std::pair<std::string, std::string>> scenario_summary(const models::
         batches = fmt::format("global batch {} = micro batch {} x dp {} x grad accum {}", t.global_batch, t.micro_batch,
                               dp, t.global_batch / (t.micro_batch * dp));
     }
-    out.push_back({"training", fmt::format("{}, {} steps, {}{}", batches, t.steps, t.dtype,
+    // The steps the run takes: a token target's (training.tokens over the step's tokens), not the
+    // training.steps it leaves at its default.
+    std::string steps = fmt::format("{} steps", result ? result->steps : t.steps);
+    if (result && t.tokens > 0 && result->throughput.tokens_per_step > 0)
+      steps = fmt::format("{:.4g} tokens = {} steps of {:.0f} tokens", t.tokens, result->steps,
+                          result->throughput.tokens_per_step);
+    out.push_back({"training", fmt::format("{}, {}, {}{}", batches, steps, t.dtype,
                                            t.grad_checkpointing ? ", activation checkpointing" : "")});
     // Every degree of the layout, as the run's layout line states it (one formatter for both).
     std::string par = models::parallel_text(s.parallel, std::nullopt, gpus);
@@ -252,7 +261,7 @@ viz::ReportInputs report_inputs_for(const LoadedScenario& scenario, const models
   viz::ReportInputs in;
   in.title = result.scenario;
   in.source_file = inputs.files.empty() ? scenario.spec.source_file : inputs.files.front();
-  in.summary = scenario_summary(scenario.spec, result.gpus);
+  in.summary = scenario_summary(scenario.spec, &result);
   if (!result.layout.empty()) in.summary.insert(in.summary.begin(), {"layout", result.layout});
   std::string files;
   for (size_t i = 1; i < inputs.files.size(); ++i) files += (files.empty() ? "" : ", ") + inputs.files[i];
@@ -262,6 +271,7 @@ viz::ReportInputs report_inputs_for(const LoadedScenario& scenario, const models
   for (const auto& o : inputs.overrides) sets += (sets.empty() ? "--set " : " --set ") + shell_word(o);
   in.summary.push_back({"overrides", sets.empty() ? "none" : sets});
   in.summary.push_back({"commsim", commsim_version()});
+  in.billed_window = billed_window_text(result);
   if (with_busbw) {
     try {
       in.busbw = busbw_curves(scenario.spec, result, measured_files, as_ran);

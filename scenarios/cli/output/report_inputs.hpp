@@ -16,8 +16,11 @@
 namespace scenarios {
 
 // ("cluster", "p4d.24xlarge x 1 node"), ("placement", ...), ("NCCL env", ...), ...
-// `gpus` (0: unknown) derives grad accum from training.global_batch as the run does.
-std::vector<std::pair<std::string, std::string>> scenario_summary(const models::ScenarioSpec& spec, int gpus = 0);
+// `result` (null: not run) gives the GPUs that derive grad accum from training.global_batch as the
+// run does, and the steps the run takes ("1e+09 tokens = 3815 steps of 262144 tokens" for a token
+// target).
+std::vector<std::pair<std::string, std::string>> scenario_summary(const models::ScenarioSpec& spec,
+                                                                  const models::RunResult* result = nullptr);
 
 // Predicted busbw from 8 B to 1 GiB (x4 steps) for each collective the step launched
 // (RunResult::collectives_used), replayed on its own group's ranks and labelled with the group

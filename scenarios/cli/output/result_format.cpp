@@ -112,6 +112,17 @@ std::string throughput_line(const models::ThroughputResult& t) {
 
 std::string format_usd(double usd) { return viz::fmt::usd(usd); }  // one rule for the text and the pages
 
+std::string billed_window_text(const models::RunResult& r) {
+  const models::CostResult& c = r.cost;
+  if (!c.known || !(c.billed_s > r.run_time_s * (1 + 1e-9))) return "";  // a Capacity Block: its whole window
+  // The block's own windows (a mixed cluster's billed_s blends them with its on-demand nodes).
+  const double days =
+      models::billed_seconds(models::hw::pricing_model_name(models::hw::PricingModel::CapacityBlock), r.run_time_s) /
+      86400;
+  return fmt::format("{}Capacity Block windows of {:.0f} day{} in all, paid whole, for a {} run",
+                     c.pricing == "mixed" ? "its " : "", days, days > 1 ? "s" : "", goodput_duration(r.run_time_s));
+}
+
 std::string cost_line(const models::RunResult& r) {
   const models::CostResult& c = r.cost;
   const size_t gpus = r.ranks.size();
@@ -119,13 +130,7 @@ std::string cost_line(const models::RunResult& r) {
     return fmt::format("unknown on {} GPUs: no price for {} (give [cluster] price_per_hour or --prices FILE)", gpus,
                        c.missing.empty() ? std::string("this cluster") : c.missing);
   std::string s = fmt::format("{} per step, {} per run", format_usd(c.usd_per_step), format_usd(c.usd_per_run));
-  if (c.billed_s > r.run_time_s * (1 + 1e-9)) {  // a Capacity Block: its whole window is paid up front
-    const double days =
-        models::billed_seconds(models::hw::pricing_model_name(models::hw::PricingModel::CapacityBlock), r.run_time_s) /
-        86400;
-    s += fmt::format(" ({}Capacity Block windows of {:.0f} day{} in all, paid whole, for a {} run)",
-                     c.pricing == "mixed" ? "its " : "", days, days > 1 ? "s" : "", goodput_duration(r.run_time_s));
-  }
+  if (const std::string window = billed_window_text(r); !window.empty()) s += " (" + window + ")";
   if (c.usd_per_million_tokens > 0) s += fmt::format(", {} per million tokens", format_usd(c.usd_per_million_tokens));
   // The price bills every node of the cluster, whether the placement uses their GPUs or not.
   const std::string billed = c.gpus > 0 ? fmt::format("{} node{}, {} GPUs", c.nodes, c.nodes == 1 ? "" : "s", c.gpus)

@@ -31,6 +31,9 @@ std::string throughput_line(const models::ThroughputResult& throughput);
 // "$1.23 per step, $61.50 per run, $0.45 per million tokens (128 nodes, 1024 GPUs at $12,585/h: SOURCE)", or
 // why the cost is unknown.
 std::string cost_line(const models::RunResult& r);
+// Where the price bills more than the run's time (an AWS Capacity Block, paid by whole days):
+// "Capacity Block windows of 1 day in all, paid whole, for a 2 h 16 min run"; "" otherwise.
+std::string billed_window_text(const models::RunResult& r);
 // "$1.23", "$0.0123", "$12345", "$1.50 M".
 std::string format_usd(double usd);
 // "62.10 GB peak of 80.00 GB (H100, rank 0, optimizer): optimizer_states 32.1 GB, ..." with the

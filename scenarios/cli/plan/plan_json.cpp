@@ -155,9 +155,17 @@ std::string plan_csv(const PlanOutput& p) {
   const auto& r = p.result;
   std::vector<bool> on_front(r.ranked.size(), false);
   for (size_t i : r.pareto) on_front[i] = true;
+  const bool exact = front_exact(p);
   std::string out;
   for (size_t i = 0; i < r.ranked.size(); ++i) {
-    Json row = plan_row_json(r.ranked[i], i + 1, on_front[i]);
+    Json row;
+    // Beside `pareto`: whether the front it speaks of covers every candidate or the layouts simulated
+    // only (the JSON's top-level front_exact), so that a reader of one row knows how far to trust it.
+    const Json json_row = plan_row_json(r.ranked[i], i + 1, on_front[i]);
+    for (const auto& item : json_row.items()) {
+      row[item.key()] = item.value();
+      if (item.key() == "pareto") row["front_exact"] = exact;
+    }
     for (const auto& [k, v] : breakdown_terms(r.ranked[i].breakdown)) row[std::string("step_") + k] = v;
     row.erase("breakdown");
     std::string caveats;  // one text cell: "a | b"

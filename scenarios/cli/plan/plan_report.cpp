@@ -13,6 +13,7 @@
 #include "models/hw/instance.hpp"
 #include "models/hw/prices.hpp"
 #include "scenarios/cli/output/result_format.hpp"
+#include "scenarios/cli/plan/plan_advice.hpp"
 
 namespace scenarios {
 
@@ -30,8 +31,6 @@ std::string pricing_label(const Evaluated& e) {
   if (!e.cost_usd || e.pricing.empty()) return "-";
   return e.pricing == "capacity block" ? "cap.block" : e.pricing;
 }
-
-std::string percent(double a, double b) { return b > 0 ? fmt::format("{:+.1f} %", 100 * (a - b) / b) : "-"; }
 
 // "27.2 % less time", "3.1 % more", "the same time": a against b, in words that keep the sign.
 std::string compared(double a, double b, const std::string& what) {
@@ -230,21 +229,14 @@ std::string plan_empty_reason(const PlanOutput& p) {
   return s;
 }
 
-// Under a front that is not exact: each instance whose layouts skipped on time may cost less than
-// the front's cheapest row (their cost bound, time bound x price, is below it), so the cheapest
-// answer may be one the search never ran.
-std::string skipped_cheaper_text(const models::plan::PlanResult& r) {
-  double cheapest = 0;
-  for (size_t i : r.pareto)
-    if (r.ranked[i].cost_usd && (cheapest == 0 || *r.ranked[i].cost_usd < cheapest)) cheapest = *r.ranked[i].cost_usd;
-  std::string out;
-  for (const auto& [name, t] : r.by_instance)
-    if (cheapest > 0 && t.skipped_cost_bound_usd > 0 && t.skipped_cost_bound_usd < cheapest)
-      out += fmt::format(
-          "  not searched: {} layout(s) on {} skipped on time may cost as little as {} (their bound), "
-          "below the front's cheapest {}: --pareto-exact runs them\n",
-          t.skipped_by_bound, name, format_usd(t.skipped_cost_bound_usd), format_usd(cheapest));
-  return out;
+namespace {
+
+// What the '!' of a headroom means; `first_roomy` > 1 names the first row shown with more.
+std::string tight_footnote(size_t first_roomy) {
+  return fmt::format(
+      "(! under 5 % of the GPU's memory left: the caching allocator's fragmentation, not estimated, may leave no "
+      "room, as commsim run's TIGHT says{})\n",
+      first_roomy > 1 ? fmt::format("; the first row with more is #{}", first_roomy) : std::string());
 }
 
 // Rows of PyTorch's strategies beside DeepSpeed's or Megatron's: each keeps its framework's default
@@ -260,6 +252,8 @@ std::string precision_text(const models::plan::PlanResult& r, size_t shown) {
          "AdamW moments (8 B per parameter), zero1-3 keep an fp32 master copy and moments (16 B), megatron fp32 "
          "main grads too (18 B); training.param_dtype = \"fp32\" puts fsdp's at 16 B\n";
 }
+
+}  // namespace
 
 bool ranks_exact(const PlanOutput& p) { return p.options.exhaustive || p.result.skipped_by_bound == 0; }
 
@@ -335,11 +329,7 @@ std::string plan_text(const PlanOutput& p) {
     else if (!first_roomy)
       first_roomy = i + 1;
   }
-  if (tight_rows)
-    out += fmt::format(
-        "(! under 5 % of the GPU's memory left: the caching allocator's fragmentation, not estimated, may leave no "
-        "room, as commsim run's TIGHT says{})\n",
-        first_roomy > 1 ? fmt::format("; the first row with more is #{}", first_roomy) : std::string());
+  if (tight_rows) out += tight_footnote(first_roomy);
   const size_t exact = std::max<size_t>(1, p.options.exact_rows);
   if (!ranks_exact(p) && r.ranked.size() > exact)
     out += fmt::format(
@@ -377,64 +367,33 @@ std::string plan_text(const PlanOutput& p) {
   if (p.default_precision) out += precision_text(r, shown);
   out += instances_text(r, p.options.objective, p.options.exact_rows);
   if (!r.pareto.empty()) {
-    out += front_exact(p) ? "\nPareto front (time vs cost, no other layout both faster and cheaper):\n"
-                          : fmt::format(
-                                "\nPareto front among the {} layouts simulated (time vs cost; a skipped layout "
-                                "cannot beat {}, but may be cheaper: --pareto-exact for the whole front):\n",
-                                r.simulated,
-                                std::max<size_t>(1, p.options.exact_rows) == 1
-                                    ? std::string("#1")
-                                    : fmt::format("ranks 1-{}", std::max<size_t>(1, p.options.exact_rows)));
+    out += "\n" + front_heading(p) + ":\n";
+    const std::vector<std::string> remarks = front_remarks(p);
+    bool front_tight = false;
     for (size_t k = 0; k < r.pareto.size(); ++k) {
-      const size_t i = r.pareto[k];
-      out += fmt::format("  #{:<3} {:>10} {:>10} {:<9} {:>5} GPUs  {:>4} x {:<18} {}", i + 1,
-                         format_duration(r.ranked[i].train_s), usd_or_dash(r.ranked[i].cost_usd),
-                         pricing_label(r.ranked[i]), r.ranked[i].candidate.gpus(), r.ranked[i].candidate.nodes,
-                         r.ranked[i].candidate.instance, models::plan::layout_text(r.ranked[i].candidate));
-      // On the front by a margin smaller than the model's error: say what the next, cheaper row
-      // gives up for it, so that two rows printed alike are not read as one dominating the other.
-      if (k + 1 < r.pareto.size()) {
-        const auto& next = r.ranked[r.pareto[k + 1]];
-        if (next.train_s < 1.005 * r.ranked[i].train_s && next.cost_usd && *next.cost_usd > 0)
-          out += fmt::format("  (only {:.2f} % faster than #{}, at {:.1f}x its cost)",
-                             100 * (next.train_s / r.ranked[i].train_s - 1), r.pareto[k + 1] + 1,
-                             *r.ranked[i].cost_usd / *next.cost_usd);
-      }
-      out += "\n";
+      const Evaluated& e = r.ranked[r.pareto[k]];
+      front_tight = front_tight || memory_tight(e);
+      out += fmt::format("  #{:<3} {:>10} {:>10} {:<9} {:>10} headroom {:>5} GPUs  {:>4} x {:<18} {}{}\n",
+                         r.pareto[k] + 1, format_duration(e.train_s), usd_or_dash(e.cost_usd), pricing_label(e),
+                         headroom_text(e), e.candidate.gpus(), e.candidate.nodes, e.candidate.instance,
+                         models::plan::layout_text(e.candidate), remarks[k].empty() ? "" : "  (" + remarks[k] + ")");
     }
-    if (!front_exact(p)) out += skipped_cheaper_text(r);
+    // A front row the table does not show carries the table's mark: say what it means here too.
+    if (front_tight && !tight_rows) out += tight_footnote(0);
+    for (const std::string& line : not_searched_lines(p)) out += "  " + line + "\n";
   } else if (!r.ranked.empty() && !r.missing_prices.empty()) {
     // No row has a price: time against cost has no front, and the table's * marks nothing.
     out += fmt::format("\nPareto front: none, no row has a price ({}: --prices FILE or [cluster] price_per_hour)\n",
                        fmt::join(r.missing_prices, ", "));
   }
-  if (r.ranked.size() >= 2) {
-    const Evaluated &a = r.ranked[0], &b = r.ranked[1];
-    out += fmt::format("\nwhy #1 wins over #2: step {} vs {} ({}); where the mean rank's step goes:\n",
-                       format_seconds(a.step_s), format_seconds(b.step_s), percent(a.step_s, b.step_s));
-    const auto ta = breakdown_labels(a.breakdown), tb = breakdown_labels(b.breakdown);
-    for (size_t t = 0; t < ta.size(); ++t) {
-      if (ta[t].second == 0 && tb[t].second == 0) continue;
-      out += fmt::format(
-          "  {:<20} {:>10} {:>10}  {:>11}\n", ta[t].first, format_seconds(ta[t].second), format_seconds(tb[t].second),
-          std::abs(ta[t].second - tb[t].second) < 5e-10
-              ? std::string("same")
-              : (ta[t].second > tb[t].second ? "+" : "-") + format_seconds(std::abs(ta[t].second - tb[t].second)));
-    }
-    // The step is not all of it: failures cost a layout of more GPUs more of its wall time.
-    out += fmt::format("  {:<20} {:>9.1f}% {:>9.1f}%\n", "goodput", 100 * a.goodput, 100 * b.goodput);
-    out += fmt::format("  {:<20} {:>10} {:>10}\n", "time to train", format_duration(a.train_s),
-                       format_duration(b.train_s));
-    if (a.cost_usd && b.cost_usd)
-      out += fmt::format("  {:<20} {:>10} {:>10}\n", "run cost", format_usd(*a.cost_usd), format_usd(*b.cost_usd));
+  if (const WhyFirstWins why = why_first_wins(p); !why.heading.empty()) {
+    out += "\n" + why.heading + "\n";
+    for (const WhyRow& row : why.rows)
+      out += row.difference.empty()
+                 ? fmt::format("  {:<20} {:>10} {:>10}\n", row.what, row.first, row.second)
+                 : fmt::format("  {:<20} {:>10} {:>10}  {:>11}\n", row.what, row.first, row.second, row.difference);
     // A lead smaller than the model's error is not one: say so, where a user would read a winner.
-    if (const size_t tied = ranks_within_model_error(p); tied >= 2)
-      out += fmt::format(
-          "  near-tie: {} within {:.1f} % of #1's {}, commsim's median error on measured training steps "
-          "(README, docs/accuracy.md): the model does not order them; choose on what else differs (memory "
-          "headroom, GPUs, framework) or measure them\n",
-          tied == 2 ? std::string("#2 is") : fmt::format("ranks 2-{} are", tied), 100 * kStepModelError,
-          p.options.objective == models::plan::Objective::Cost ? "cost" : "time to train");
+    if (const std::string tie = near_tie_text(p); !tie.empty()) out += "  " + tie + "\n";
   }
   if (!r.node_prices.empty()) {
     const bool part_node = std::any_of(r.ranked.begin(), r.ranked.end(), [](const Evaluated& e) {

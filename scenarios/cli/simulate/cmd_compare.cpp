@@ -33,6 +33,12 @@ std::string ratio_text(double value, double base) {
   return r >= 0.01 ? fmt::format("x{:.2f}", r) : fmt::format("x{:.2g}", r);
 }
 
+// Whether two training runs train different tokens per step (another global batch).
+bool batch_differs(const models::RunResult& a, const models::RunResult& b) {
+  const double x = a.throughput.tokens_per_step, y = b.throughput.tokens_per_step;
+  return a.throughput.estimated && b.throughput.estimated && x > 0 && y > 0 && std::abs(x - y) > 1e-9 * y;
+}
+
 std::string fit(std::string s, size_t width) {
   if (s.size() > width) s = s.substr(0, width - 3) + "...";
   return s;
@@ -103,10 +109,17 @@ int cmd_compare(int argc, char** argv) {
     // What a reader must know before reading a ratio, in the text and the JSON alike.
     std::vector<std::string> notes;
     // A what-if whose override changed the GPU count says so before any ratio is read.
+    // A scenario that derives its global batch from dp (no training.global_batch) trains another
+    // batch on other GPUs: say that too, or a step of more work reads as a slower one.
     for (size_t i = 1; i < results.size(); ++i)
-      if (results[i].gpus != results[0].gpus)
-        notes.push_back(fmt::format("[{}] runs on {} GPU{}, [1] on {}: its ratios compare different GPU counts", i + 1,
-                                    results[i].gpus, results[i].gpus == 1 ? "" : "s", results[0].gpus));
+      if (results[i].gpus != results[0].gpus) {
+        std::string note = fmt::format("[{}] runs on {} GPU{}, [1] on {}: its ratios compare different GPU counts",
+                                       i + 1, results[i].gpus, results[i].gpus == 1 ? "" : "s", results[0].gpus);
+        if (batch_differs(results[i], results[0]))
+          note += fmt::format(" and batches: [{}] trains {:.0f} sequences per step, [1] {:.0f}", i + 1,
+                              results[i].throughput.samples_per_step, results[0].throughput.samples_per_step);
+        notes.push_back(std::move(note));
+      }
     // Columns on different machines: what differs that the model prices, so a fabric what-if
     // that also changes NVLS or the plugin's settings says so before its ratio is read.
     for (size_t i = 1; i < results.size(); ++i) {
@@ -239,6 +252,30 @@ int cmd_compare(int argc, char** argv) {
               kCol);
         out += "\n";
       }
+      // Tokens per step, where the columns' differ: a what-if on the GPU count changes the global batch
+      // a scenario derives from dp, and with it the work a step does.
+      if (std::any_of(results.begin(), results.end(), [&](const auto& r) { return batch_differs(r, results[0]); })) {
+        out += fmt::format("{:<24}", "tokens / step");
+        for (const auto& r : results)
+          out += fmt::format(" {:>{}}",
+                             r.throughput.estimated ? fmt::format("{:.0f} ({:.0f} seq)", r.throughput.tokens_per_step,
+                                                                  r.throughput.samples_per_step)
+                                                    : std::string("-"),
+                             kCol);
+        out += "\n";
+      }
+      // What each column's $ rests on: a what-if onto another instance may change how it is sold
+      // (a Capacity Block bills whole days), which none of the ratios below explains.
+      if (std::any_of(results.begin(), results.end(), [](const auto& r) { return r.cost.known; })) {
+        out += fmt::format("{:<24}", "price per hour");
+        for (const auto& r : results) {
+          const std::string cell = r.cost.known
+                                       ? fmt::format("{}/h {}", format_usd(r.cost.usd_per_hour), r.cost.pricing)
+                                       : std::string("no price");
+          out += fmt::format(" {:>{}}", fit(cell, kCol), kCol);
+        }
+        out += "\n";
+      }
       struct CostRow {
         const char* label;
         double (*value)(const models::CostResult&);
@@ -258,6 +295,12 @@ int cmd_compare(int argc, char** argv) {
         }
         out += "\n";
       }
+      for (size_t i = 0; i < results.size(); ++i)
+        if (const std::string window = billed_window_text(results[i]); !window.empty())
+          out += fmt::format(
+              "([{}] is billed by the block: {}; its $ per step, per run and per million tokens pay the whole "
+              "windows)\n",
+              i + 1, window);
       if (std::any_of(results.begin(), results.end(), [](const auto& r) { return r.throughput.estimated; })) {
         const double base_tps = results[0].throughput.tokens_per_s;
         out += fmt::format("{:<24}", "tokens/s");
@@ -315,7 +358,7 @@ int cmd_compare(int argc, char** argv) {
         };
         text_row("interruptions / day", [&](const models::RunResult& r) {
           return est(r, [](const G& g) {  // as run prints it: a small rate keeps two significant digits, not "0.00"
-            return fmt::format("{} ({} GPU{})", viz::fmt::two_decimals(g.interruptions_per_day), g.gpus,
+            return fmt::format("{} ({} GPU{})", viz::fmt::per_day(g.interruptions_per_day), g.gpus,
                                g.gpus == 1 ? "" : "s");
           });
         });

@@ -22,6 +22,7 @@
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/output/result_format.hpp"
+#include "scenarios/cli/plan/plan_advice.hpp"
 #include "scenarios/cli/plan/plan_emit.hpp"
 #include "scenarios/cli/plan/plan_json.hpp"
 #include "scenarios/cli/plan/plan_options.hpp"
@@ -115,6 +116,17 @@ viz::PlanReport html_report(const PlanOutput& p, const std::string& path) {
   if (p.included && p.included->error.empty()) page.points.push_back(point(*p.included, 0, false, true));
   // Every ranked row is on the page, so every row's caveats.
   page.caveats = group_caveats(plan_row_caveats(p, p.result.ranked.size()), "every ranked layout");
+  // The text's words on the front, the winner and a near-tie, so the page is no surer than it.
+  page.front = front_heading(p);
+  page.front_exact = front_exact(p);
+  const std::vector<std::string> remarks = front_remarks(p);
+  for (size_t k = 0; k < remarks.size(); ++k)
+    if (!remarks[k].empty()) page.front_notes.push_back(fmt::format("#{}: {}", p.result.pareto[k] + 1, remarks[k]));
+  for (const std::string& line : not_searched_lines(p)) page.front_notes.push_back(line);
+  const WhyFirstWins why = why_first_wins(p);
+  page.why_heading = why.heading;
+  for (const WhyRow& row : why.rows) page.why_rows.push_back({row.what, row.first, row.second, row.difference});
+  page.near_tie = near_tie_text(p);
   return page;
 }
 

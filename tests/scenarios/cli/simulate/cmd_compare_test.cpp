@@ -144,7 +144,9 @@ TEST_CASE("scenarios: compare says when a what-if trains a different number of t
   REQUIRE(json.exit_code == 0);
   const auto notes = nlohmann::json::parse(json.out)["notes"];
   REQUIRE(notes.size() == 2);
-  CHECK(notes[0] == "[2] runs on 32 GPUs, [1] on 16: its ratios compare different GPU counts");
+  CHECK(notes[0] ==
+        "[2] runs on 32 GPUs, [1] on 16: its ratios compare different GPU counts and batches: [2] trains 128 "
+        "sequences per step, [1] 64");
   CHECK(notes[1].get<std::string>().rfind("[2] trains x2.00 the tokens of [1]", 0) == 0);
   // The same what-if with a token target trains the same tokens (to the last step's rounding).
   const std::string tokens_file = scenario("tokens.toml", "tokens = 1e9");

@@ -361,7 +361,8 @@ TEST_CASE("scenarios: plan shows where a row's machine is known to differ from t
   CHECK(p5_page.find("id=\"caveats\"") == std::string::npos);
   // The legend names what the chart draws: no --include, no "your layout".
   CHECK(p5_page.find("your layout (--include)") == std::string::npos);
-  CHECK(p5_page.find("on the Pareto front (line)") != std::string::npos);
+  // ... and the front as far as it reaches: this search skipped layouts, so it is the simulated ones'.
+  CHECK(p5_page.find("on the front of the layouts simulated (line)") != std::string::npos);
   // Each $ says what it rests on: the price per node-hour and how it is sold, beside each row's.
   CHECK(p5_page.find("<th>price p5.48xlarge</th><td>$") != std::string::npos);
   CHECK(p5_page.find("per node-hour, on-demand (paid whole") != std::string::npos);

@@ -1,0 +1,79 @@
+// What plan says around its rows (scenarios/cli/plan/plan_advice.hpp): a near-tie names the other
+// measure first where the tied rows differ in it by much, and the front's heading says how far it
+// reaches.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "scenarios/cli/plan/plan_advice.hpp"
+
+using scenarios::PlanOutput;
+
+namespace {
+
+// Rows ranked as the search leaves them: (expected time to train in s, cost in $).
+PlanOutput ranked_rows(models::plan::Objective objective, const std::vector<std::pair<double, double>>& rows) {
+  PlanOutput p;
+  p.options.objective = objective;
+  for (const auto& [train_s, usd] : rows) {
+    models::plan::Evaluated e;
+    e.train_s = train_s;
+    e.cost_usd = usd;
+    p.result.ranked.push_back(e);
+  }
+  return p;
+}
+
+constexpr double kDay = 86400;
+
+}  // namespace
+
+TEST_CASE("plan: a near-tie on time names first the tied row that costs much less", "[scenarios]") {
+  // #2 is 0.1 % slower (within the model's error) at 2.5x less: the advice says so before anything else.
+  const auto p = ranked_rows(models::plan::Objective::Time, {{61.7 * kDay, 46.09e6}, {61.76 * kDay, 18.43e6}});
+  CHECK(scenarios::near_tie_text(p) ==
+        "near-tie: #2 is within 3.4 % of #1's time to train, commsim's median error on measured training steps "
+        "(README, docs/accuracy.md): the model does not order them; choose on cost first (#2 costs 2.5x less than #1: "
+        "$18.43 M against $46.09 M), then on what else differs (memory headroom, GPUs, framework) or measure them");
+}
+
+TEST_CASE("plan: a near-tie where #1 is also the cheapest says how much more the dearest tied row costs",
+          "[scenarios]") {
+  const auto p =
+      ranked_rows(models::plan::Objective::Time, {{100 * kDay, 1.0e6}, {101 * kDay, 1.05e6}, {102 * kDay, 1.3e6}});
+  CHECK(scenarios::near_tie_text(p).find("ranks 2-3 are within 3.4 % of #1's time to train") != std::string::npos);
+  CHECK(scenarios::near_tie_text(p).find("choose on cost first (#1 costs 23 % less than #3: $1.00 M against "
+                                         "$1.30 M), then on what else differs") != std::string::npos);
+}
+
+TEST_CASE("plan: a near-tie whose costs differ by under 10 % keeps the plain advice", "[scenarios]") {
+  const auto p = ranked_rows(models::plan::Objective::Time, {{100 * kDay, 1.0e6}, {101 * kDay, 1.08e6}});
+  CHECK(scenarios::near_tie_text(p).find("the model does not order them; choose on what else differs (memory "
+                                         "headroom, GPUs, framework) or measure them") != std::string::npos);
+}
+
+TEST_CASE("plan: a near-tie on cost names first the tied row that is much faster", "[scenarios]") {
+  const auto p = ranked_rows(models::plan::Objective::Cost, {{10 * kDay, 1.0e6}, {4 * kDay, 1.02e6}});
+  CHECK(scenarios::near_tie_text(p) ==
+        "near-tie: #2 is within 3.4 % of #1's cost, commsim's median error on measured training steps (README, "
+        "docs/accuracy.md): the model does not order them; choose on time first (#2 is 2.5x faster than #1: 4.0 d "
+        "against 10.0 d), then on what else differs (memory headroom, GPUs, framework) or measure them");
+}
+
+TEST_CASE("plan: no near-tie line where #2 is beyond the model's error", "[scenarios]") {
+  const auto p = ranked_rows(models::plan::Objective::Time, {{100 * kDay, 2.0e6}, {110 * kDay, 1.0e6}});
+  CHECK(scenarios::near_tie_text(p).empty());
+}
+
+TEST_CASE("plan: the front's heading says it covers the layouts simulated unless the search was exact", "[scenarios]") {
+  auto p = ranked_rows(models::plan::Objective::Time, {{100, 2.0}, {110, 1.0}});
+  p.result.simulated = 57;
+  p.result.skipped_by_bound = 300;
+  p.options.exact_rows = 10;
+  CHECK(scenarios::front_heading(p) ==
+        "Pareto front among the 57 layouts simulated (time vs cost; a skipped layout cannot beat ranks 1-10, but may "
+        "be cheaper: --pareto-exact for the whole front)");
+  p.options.pareto_exact = true;
+  CHECK(scenarios::front_heading(p) == "Pareto front (time vs cost, no other layout both faster and cheaper)");
+}
