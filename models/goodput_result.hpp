@@ -29,6 +29,10 @@ struct GoodputResult {
   double interruptions_per_day = 0, mtbf_s = 0;
   std::vector<ComponentRate> components;  // per day, biggest first
   double checkpoint_bytes = 0, storage_bandwidth_bytes_per_s = 0;
+  // checkpoint.bytes_per_param, else the states the strategy keeps between steps
+  // (memory/checkpoint_state.hpp), and what they are: "weights 2 + Adam m, v 4" (B per parameter).
+  double checkpoint_bytes_per_param = 0;
+  std::string checkpoint_states;
   double checkpoint_write_s = 0, checkpoint_blocking_s = 0;
   bool checkpoint_async = false;
   double restart_s = 0;

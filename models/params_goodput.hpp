@@ -80,13 +80,17 @@ inline constexpr auto kGoodputParams = std::to_array<ParamSpec>({
     // Synchronous by default: Megatron-LM's --async-save, PyTorch DCP's async_save are opt-in.
     {"checkpoint.async", ParamUnit::Factor, kSwitch, 0, "", ParamOwner::Goodput,
      "1: asynchronous checkpoints (Megatron-core --async-save, DCP async_save); default off as in both"},
+    // Unset: the states the strategy keeps between steps, in the memory model's dtypes
+    // (memory/checkpoint_state.hpp): DeepSpeed and Megatron-LM weights + fp32 master + m, v
+    // (ZeRO section 5.1's K = 12 + the weights: 14 in bf16), torch AdamW (fsdp, hsdp, ddp) the
+    // parameters and their m, v in the parameters' dtype (6 in bf16).
     {"checkpoint.bytes_per_param",
      ParamUnit::Factor,
      kBytesPerParam,
      {},
-     "weights (2 B, 4 B in fp32) + Adam's 12 B",
+     "the strategy's weights + master + Adam m, v (ZeRO, Megatron 14 B, FSDP/DDP 6 B in bf16)",
      ParamOwner::Goodput,
-     "checkpoint bytes per parameter; ZeRO section 5.1 (K = 12) + the weights"},
+     "checkpoint bytes per parameter; the memory model's optimizer states: ZeRO section 5.1, torch AdamW"},
     // No measured restart time of a large LLM job was found in print; Daly 2006's worked examples
     // use R = 10 min. It covers detection (NCCL timeouts default to 10 min in PyTorch, Llama 3
     // lowered them), rescheduling and reloading the checkpoint.

@@ -112,6 +112,8 @@ Json goodput_json(const models::GoodputResult& g) {
           {"mtbf_s", std::isfinite(g.mtbf_s) ? Json(g.mtbf_s) : Json(nullptr)},
           {"interruptions_per_day_by_component", std::move(components)},
           {"checkpoint_bytes", integer_json(g.checkpoint_bytes)},
+          {"checkpoint_bytes_per_param", g.checkpoint_bytes_per_param},
+          {"checkpoint_states", g.checkpoint_states},
           {"storage_bandwidth_bytes_per_s", g.storage_bandwidth_bytes_per_s},
           {"checkpoint_write_s", g.checkpoint_write_s},
           {"checkpoint_blocking_s", g.checkpoint_blocking_s},
@@ -185,11 +187,14 @@ std::vector<std::string> goodput_lines(const models::RunResult& r) {
       fmt::format("{} {} to {}/s storage{}", g.checkpoint_async ? "async, blocks" : "blocks",
                   format_seconds(g.checkpoint_blocking_s), format_bytes(g.storage_bandwidth_bytes_per_s),
                   g.checkpoint_async ? fmt::format(", written in {}", format_seconds(g.checkpoint_write_s)) : "");
+  // "14 B per parameter: weights 2 + fp32 master 4 + Adam m, v 8"
+  const std::string per_param =
+      fmt::format("{:g} B per parameter: {}", g.checkpoint_bytes_per_param, g.checkpoint_states);
   switch (g.plan) {
     case CheckpointPlan::Interval:
-      out.push_back(fmt::format("checkpoint {} every {} steps ({}; {}), {}; restart {}{}",
-                                format_bytes(g.checkpoint_bytes), g.interval_steps, goodput_duration(g.interval_s),
-                                laws, writes, goodput_duration(g.restart_s),
+      out.push_back(fmt::format("checkpoint {} ({}) every {} steps ({}; {}), {}; restart {}{}",
+                                format_bytes(g.checkpoint_bytes), per_param, g.interval_steps,
+                                goodput_duration(g.interval_s), laws, writes, goodput_duration(g.restart_s),
                                 // Both plans' T_w overflow: the interval is kept (a tie), but helps nothing.
                                 g.finishes() ? "" : "; neither this nor never checkpointing finishes (below)"));
       break;
@@ -201,13 +206,14 @@ std::vector<std::string> goodput_lines(const models::RunResult& r) {
                       goodput_duration(g.restart_s)));
       break;
     case CheckpointPlan::NeverSooner:
-      out.push_back(fmt::format(
-          "checkpoint none: one ({}) {} against a failure every {}; with one every {} the run "
-          "would take {} expected, without {} (Daly's T_w with and without checkpoints); "
-          "restart {}",
-          format_bytes(g.checkpoint_bytes), writes, goodput_duration(g.mtbf_s), goodput_duration(g.interval_s),
-          std::isfinite(g.interval_wall_s) ? goodput_duration(g.interval_wall_s) : "forever", goodput_wall_text(g),
-          goodput_duration(g.restart_s)));
+      out.push_back(
+          fmt::format("checkpoint none: one ({}, {}) {} against a failure every {}; with one every {} the run "
+                      "would take {} expected, without {} (Daly's T_w with and without checkpoints); "
+                      "restart {}",
+                      format_bytes(g.checkpoint_bytes), per_param, writes, goodput_duration(g.mtbf_s),
+                      goodput_duration(g.interval_s),
+                      std::isfinite(g.interval_wall_s) ? goodput_duration(g.interval_wall_s) : "forever",
+                      goodput_wall_text(g), goodput_duration(g.restart_s)));
       break;
     case CheckpointPlan::NothingFails: out.push_back("checkpoint none: nothing fails (every failure rate is 0)"); break;
   }
