@@ -28,6 +28,7 @@ struct GoodputResult {
   int hosts = 0;  // the hosts those nodes hold (an NVL72 rack: its trays), the unit host failures count
   double interruptions_per_day = 0, mtbf_s = 0;
   std::vector<ComponentRate> components;  // per day, biggest first
+  std::string failure_rates_source;       // Llama 3's record, or the failures.* keys set (goodput/failures.hpp)
   double checkpoint_bytes = 0, storage_bandwidth_bytes_per_s = 0;
   // checkpoint.bytes_per_param, else the states the strategy keeps between steps
   // (memory/checkpoint_state.hpp), and what they are: "weights 2 + Adam m, v 4" (B per parameter).
@@ -36,6 +37,7 @@ struct GoodputResult {
   double checkpoint_write_s = 0, checkpoint_blocking_s = 0;
   bool checkpoint_async = false;
   double restart_s = 0;
+  bool restart_assumed = true;  // restart.time not set: Daly 2006's example R = 10 min, an assumption
   double young_interval_s = 0, daly_interval_s = 0;
   CheckpointPlan plan = CheckpointPlan::Interval;
   // Daly's interval in whole steps: the checkpoint interval when plan is Interval, else the one

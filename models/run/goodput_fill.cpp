@@ -62,6 +62,7 @@ void fill_goodput(RunResult& result, const ScenarioSpec& spec) {
   g.interruptions_per_day = failures.per_hour() * 24;
   g.mtbf_s = failures.mtbf_s();
   for (const auto& c : failures.components) g.components.push_back({c.name, c.per_hour * 24});
+  g.failure_rates_source = goodput::failure_rates_source(p);
   std::stable_sort(g.components.begin(), g.components.end(),
                    [](const ComponentRate& a, const ComponentRate& b) { return a.per_day > b.per_day; });
 
@@ -87,6 +88,7 @@ void fill_goodput(RunResult& result, const ScenarioSpec& spec) {
   g.checkpoint_write_s = ckpt.write_s;
   g.checkpoint_blocking_s = ckpt.blocking_s;
   g.restart_s = param_or(p, "restart.time", param_default("restart.time"));
+  g.restart_assumed = !p.count("restart.time");
 
   g.step_s = result.variability.sampled ? result.variability.mean_s : result.step_time_s;
   // The run's steps as its run time counts them (RunResult::steps stops at 2e9; a token target

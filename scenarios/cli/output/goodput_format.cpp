@@ -111,6 +111,7 @@ Json goodput_json(const models::GoodputResult& g) {
           {"interruptions_per_day", g.interruptions_per_day},
           {"mtbf_s", std::isfinite(g.mtbf_s) ? Json(g.mtbf_s) : Json(nullptr)},
           {"interruptions_per_day_by_component", std::move(components)},
+          {"failure_rates_source", g.failure_rates_source},
           {"checkpoint_bytes", integer_json(g.checkpoint_bytes)},
           {"checkpoint_bytes_per_param", g.checkpoint_bytes_per_param},
           {"checkpoint_states", g.checkpoint_states},
@@ -119,6 +120,7 @@ Json goodput_json(const models::GoodputResult& g) {
           {"checkpoint_blocking_s", g.checkpoint_blocking_s},
           {"checkpoint_async", g.checkpoint_async},
           {"restart_s", g.restart_s},
+          {"restart_assumed", g.restart_assumed},
           {"young_interval_s", g.young_interval_s},
           {"daly_interval_s", g.daly_interval_s},
           {"checkpointing", checkpoint_plan_name(g.plan)},
@@ -178,9 +180,13 @@ std::vector<std::string> goodput_lines(const models::RunResult& r) {
   for (const auto& c : g.components)
     if (c.per_day > 0) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", c.name, per_day_text(c.per_day));
   std::vector<std::string> out = {
-      fmt::format("failures   {} interruptions per day on {} GPU{} in {} host{} (MTBF {}): {}",
+      fmt::format("failures   {} interruptions per day on {} GPU{} in {} host{} (MTBF {}): {}; rates: {}",
                   per_day_text(g.interruptions_per_day), g.gpus, g.gpus == 1 ? "" : "s", g.hosts,
-                  g.hosts == 1 ? "" : "s", goodput_duration(g.mtbf_s), parts)};
+                  g.hosts == 1 ? "" : "s", goodput_duration(g.mtbf_s), parts, g.failure_rates_source)};
+  // The restart is an assumption unless the scenario sets it (models/params_goodput.hpp restart.time).
+  const std::string restart =
+      goodput_duration(g.restart_s) +
+      (g.restart_assumed ? " (assumed: Daly 2006's example R; set restart.time)" : " (restart.time)");
   const std::string laws =
       fmt::format("Young {}, Daly {}", goodput_duration(g.young_interval_s), goodput_duration(g.daly_interval_s));
   const std::string writes =
@@ -194,7 +200,7 @@ std::vector<std::string> goodput_lines(const models::RunResult& r) {
     case CheckpointPlan::Interval:
       out.push_back(fmt::format("checkpoint {} ({}) every {} steps ({}; {}), {}; restart {}{}",
                                 format_bytes(g.checkpoint_bytes), per_param, g.interval_steps,
-                                goodput_duration(g.interval_s), laws, writes, goodput_duration(g.restart_s),
+                                goodput_duration(g.interval_s), laws, writes, restart,
                                 // Both plans' T_w overflow: the interval is kept (a tie), but helps nothing.
                                 g.finishes() ? "" : "; neither this nor never checkpointing finishes (below)"));
       break;
@@ -202,8 +208,7 @@ std::vector<std::string> goodput_lines(const models::RunResult& r) {
       out.push_back(
           fmt::format("checkpoint none: the run ({} of steps) is no longer than one checkpoint interval ({} "
                       "steps, {}; {}), so a failure restarts it from its first step; restart {}",
-                      goodput_duration(g.work_s), g.interval_steps, goodput_duration(g.interval_s), laws,
-                      goodput_duration(g.restart_s)));
+                      goodput_duration(g.work_s), g.interval_steps, goodput_duration(g.interval_s), laws, restart));
       break;
     case CheckpointPlan::NeverSooner:
       out.push_back(
@@ -213,7 +218,7 @@ std::vector<std::string> goodput_lines(const models::RunResult& r) {
                       format_bytes(g.checkpoint_bytes), per_param, writes, goodput_duration(g.mtbf_s),
                       goodput_duration(g.interval_s),
                       std::isfinite(g.interval_wall_s) ? goodput_duration(g.interval_wall_s) : "forever",
-                      goodput_wall_text(g), goodput_duration(g.restart_s)));
+                      goodput_wall_text(g), restart));
       break;
     case CheckpointPlan::NothingFails: out.push_back("checkpoint none: nothing fails (every failure rate is 0)"); break;
   }
