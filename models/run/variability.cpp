@@ -186,4 +186,17 @@ void add_variability(RunResult& result, const ScenarioSpec& spec, const RunOptio
   result.notes.push_back(line);
 }
 
+std::string unsampled_variability_note(const ScenarioSpec& spec, const RunOptions& options) {
+  if (options.samples > 0) return "";
+  std::string what;
+  for (const auto& [name, value] : spec.cluster.params)
+    if (name.rfind("variability.", 0) == 0 && find_param(name) && value != param_default(name))
+      what += (what.empty() ? "" : ", ") + name;
+  if (options.seed_given) what += what.empty() ? "--seed" : " and --seed";
+  if (what.empty()) return "";
+  const bool one = what.find(',') == std::string::npos && what.find(" and ") == std::string::npos;
+  return what + (one ? " acts" : " act") +
+         " only with --samples N: this result is deterministic, every GPU at nominal speed";
+}
+
 }  // namespace models

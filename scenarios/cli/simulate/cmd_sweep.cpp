@@ -31,6 +31,7 @@
 #include <fmt/format.h>
 
 #include "models/run/layout_line.hpp"
+#include "models/run/variability.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/sweep/inputs_digest.hpp"
@@ -188,7 +189,7 @@ int cmd_sweep(int argc, char** argv) {
       ->excludes(app.get_option("--shard"));
   int samples = 0;
   uint64_t seed = 1;
-  add_sample_options(app, samples, seed);
+  const CLI::Option* seed_option = add_sample_options(app, samples, seed);
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
@@ -220,6 +221,15 @@ int cmd_sweep(int argc, char** argv) {
       }
     }
 
+    // variability.* or --seed without --samples: every row is deterministic (models/run/variability.hpp).
+    models::RunOptions unsampled;
+    unsampled.seed_given = seed_option->count() > 0;
+    unsampled.samples = samples;
+    for (const auto& l : loaded)
+      if (const std::string note = models::unsampled_variability_note(l.spec, unsampled); !note.empty()) {
+        std::fprintf(stderr, "sweep: note: %s\n", note.c_str());
+        break;
+      }
     {                                      // before any run: the rows must not go over a file the sweep reads
       std::set<std::string> inputs{path};  // --vary may name other profiles or DeepSpeed files
       for (const auto& l : loaded) inputs.insert(l.files.begin(), l.files.end());
@@ -304,6 +314,7 @@ int cmd_sweep(int argc, char** argv) {
     options.timeline = false;
     options.samples = samples;  // every point draws with the same seed: GPU r is the same GPU
     options.seed = seed;
+    options.seed_given = seed_option->count() > 0;
     // Runs todo[k] and writes its row (rows are written in order), or defers it (no row yet).
     deferred.reserve(todo.size());  // deferring a point never allocates: it runs when memory is short
     auto run_point = [&](size_t k) {

@@ -1,4 +1,5 @@
-// What run says about the run at scale, through the real binary: a straggler's pipeline stage.
+// What run, compare and sweep say about the run at scale, through the real binary: the note where
+// variability.* or --seed act without --samples, and a straggler's pipeline stage.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -10,10 +11,36 @@
 using scenarios_test::run_commsim;
 
 namespace {
+const std::string kWeakScaling = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/goodput_weak_scaling.toml";
 const std::string kLlama70b16k =
     std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/at_scale/goodput_llama70b_16k.toml";
 const std::string kStraggler = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/p4d_2node_straggler.toml";
+const std::string kUnsampled =
+    "variability.gpu_speed_cv acts only with --samples N: this result is deterministic, every GPU at nominal speed";
 }  // namespace
+
+TEST_CASE("at scale: variability.* or --seed without --samples is a note in run, compare and sweep", "[scenarios]") {
+  const auto cmp = run_commsim({"compare", kWeakScaling, kWeakScaling, "--set", "cluster.nodes=1", "--set",
+                                "2:cluster.params.variability.gpu_speed_cv=0.05"});
+  REQUIRE(cmp.exit_code == 0);
+  CHECK(cmp.out.find("note: [2] " + kUnsampled + "\n") != std::string::npos);
+  const auto cmp_json =
+      nlohmann::json::parse(run_commsim({"compare", kWeakScaling, kWeakScaling, "--set", "cluster.nodes=1", "--set",
+                                         "2:cluster.params.variability.gpu_speed_cv=0.05", "--json"})
+                                .out);
+  CHECK(cmp_json["notes"][0] == "[2] " + kUnsampled);
+  const auto run = nlohmann::json::parse(
+      run_commsim({"run", kWeakScaling, "--set", "cluster.nodes=1", "--seed", "3", "--json"}).out);
+  CHECK(run["notes"].back() ==
+        "--seed acts only with --samples N: this result is deterministic, every GPU at nominal speed");
+  const auto sampled = nlohmann::json::parse(
+      run_commsim({"run", kWeakScaling, "--set", "cluster.nodes=1", "--seed", "3", "--samples", "2", "--json"}).out);
+  for (const auto& n : sampled["notes"]) CHECK(n.get<std::string>().find("acts only with") == std::string::npos);
+  const auto sweep = run_commsim({"sweep", kWeakScaling, "--set", "cluster.nodes=1", "--vary",
+                                  "cluster.params.variability.gpu_speed_cv=0.02,0.03", "--jobs", "1"});
+  REQUIRE(sweep.exit_code == 0);
+  CHECK(sweep.err.find("sweep: note: " + kUnsampled + "\n") != std::string::npos);
+}
 
 TEST_CASE("at scale: the stragglers line names the pipeline stage the slowed GPUs hold", "[scenarios]") {
   // TP 8 x PP 8 x DP 256, ranks tp-cp-dp-pp: node 5 holds stage 0, node 2047 stage 7.
