@@ -69,7 +69,11 @@ struct VariabilityResult {
   int ranks = 0;
   double deterministic_step_s = 0;  // every GPU at the nominal speed
   std::vector<double> steps_s;      // one per sample, in sample order
+  // Over the samples, each its own allocation of GPUs. p99_s is the nearest-rank 99th percentile:
+  // with fewer than kMinSamplesForP99 samples it is the maximum, and outputs give max_s instead.
   double mean_s = 0, median_s = 0, p99_s = 0, min_s = 0, max_s = 0;
+  static constexpr int kMinSamplesForP99 = 100;
+  bool has_p99() const { return samples >= kMinSamplesForP99; }
   double slowdown = 0;  // mean / deterministic - 1
   // The closed form: the slowest of N GPUs is E[max of N normals] sigma slower (extreme.hpp),
   // sigma = sqrt(gpu_speed_cv^2 + step_jitter_cv^2).

@@ -36,6 +36,7 @@
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/sweep/inputs_digest.hpp"
 #include "scenarios/cli/sweep/progress_line.hpp"
+#include "scenarios/cli/sweep/scaling_efficiency.hpp"
 #include "scenarios/cli/sweep/sweep_output.hpp"
 #include "scenarios/cli/sweep/sweep_plan.hpp"
 #include "scenarios/cli/sweep/sweep_rows.hpp"
@@ -280,8 +281,7 @@ int cmd_sweep(int argc, char** argv) {
     size_t next_to_write = 0;
     std::mutex write_mutex;
     std::atomic<size_t> next{0}, failed{0}, over{0};
-    std::vector<std::optional<double>> per_gpu_rates(todo.size());           // tokens/s per GPU, by position in todo
-    std::vector<char> point_fits(todo.size(), 0);                            // fits in GPU memory, by position
+    std::vector<EfficiencyPoint> efficiency(todo.size());                    // by position in todo
     std::vector<viz::ScalingPoint> scaling(html.empty() ? 0 : todo.size());  // --html, by position in todo
     std::string scenario_name;
     const bool terminal = ::isatty(STDERR_FILENO);
@@ -324,6 +324,7 @@ int cmd_sweep(int argc, char** argv) {
       // Memory runs short beside other points while the point runs or while its row is written:
       // either way the point runs again alone (below), where a shortage is its row's error.
       bool short_of_memory = false;
+      int failed_gpus = 0;  // a failed point's GPUs, where its placement names them
       try {
         result = run_loaded(loaded[i], options);
       } catch (const UserError& e) {
@@ -360,6 +361,7 @@ int cmd_sweep(int argc, char** argv) {
                                 sp.placement.gpus_per_pod, sp.placement.gpus_per_pod == 1 ? "" : "s");
               }
             }
+          if (shell) failed_gpus = shell->gpus;
           const Json row =
               rows.row(points[i], result ? &*result : nullptr, error, digests[i], shell ? &*shell : nullptr);
           line = format == RowFormat::Csv ? SweepRows::csv_line(row) : SweepRows::json_line(row);
@@ -377,9 +379,7 @@ int cmd_sweep(int argc, char** argv) {
       if (result && !result->fits()) over.fetch_add(1);
       std::lock_guard<std::mutex> lock(write_mutex);
       done_lines[k] = std::move(line);
-      if (result && result->throughput.estimated && !result->ranks.empty())
-        per_gpu_rates[k] = result->throughput.tokens_per_s / double(result->ranks.size());
-      point_fits[k] = result && result->fits();
+      efficiency[k] = efficiency_point(result ? &*result : nullptr, failed_gpus);
       if (!html.empty()) {
         scaling[k] = scaling_point(axes, points[i], result ? &*result : nullptr, error);
         if (result && scenario_name.empty()) scenario_name = result->scenario;
@@ -456,26 +456,13 @@ int cmd_sweep(int argc, char** argv) {
       std::fprintf(stderr,
                    "sweep: %zu of %zu points do not fit in GPU memory (fits=false; their times are not real%s)\n",
                    all_over, points.size(), kept_part(kept_over).c_str());
-    // Scaling efficiency = tokens/s per GPU over that of the first point. Rows keep the per-GPU
-    // rate only (a shard does not know the sweep's first point); a whole sweep run at once
-    // prints the efficiencies on stderr. With several --vary keys a single "first point" would
-    // compare unlike layouts: the --html page gives each line its own first point instead.
-    // The baseline is the first point that fits in GPU memory (one that does not has no real
-    // time); points that failed or do not fit print "-".
-    size_t base = 0;
-    while (base < todo.size() && !(point_fits[base] && per_gpu_rates[base] && *per_gpu_rates[base] > 0)) ++base;
-    if (shard_text.empty() && present.empty() && axes.size() == 1 && todo.size() > 1 && base + 1 < todo.size()) {
-      std::string eff;
-      for (size_t k = 0; k < per_gpu_rates.size(); ++k) {
-        const auto& r = per_gpu_rates[k];
-        eff += (eff.empty() ? "" : ", ") +
-               (r && point_fits[k] ? fmt::format("{:.2f}", *r / *per_gpu_rates[base]) : std::string("-"));
-      }
-      const std::string against =
-          base == 0 ? std::string("the first point") : fmt::format("point {}, the first that fits", base + 1);
-      std::fprintf(stderr, "sweep: scaling efficiency (tokens/s per GPU against %s): %s\n", against.c_str(),
-                   eff.c_str());
-    }
+    // Scaling efficiency (scaling_efficiency.hpp): rows keep the per-GPU rate only (a shard does
+    // not know the sweep's first point); a whole sweep run at once prints the efficiencies on
+    // stderr. With several --vary keys a single "first point" would compare unlike layouts: the
+    // --html page gives each line its own first point instead.
+    if (shard_text.empty() && present.empty() && axes.size() == 1)
+      if (const std::string line = scaling_efficiency_line(efficiency, samples); !line.empty())
+        std::fprintf(stderr, "sweep: %s\n", line.c_str());
     if (!html.empty()) {
       viz::SweepReport page{scenario_name, path, axes.front().key, {}, std::move(scaling)};
       for (const auto& v : varies) page.summary.emplace_back("--vary", v);
