@@ -81,6 +81,13 @@ struct VariabilityResult {
   // The median sample's slowest rank: every collective that spans it waits for it.
   int slowest_rank = 0, slowest_node = 0;
   double slowest_compute_scale = 1;
+  // The slowest GPU is a [[stragglers]] entry's (its factor above 1): the straggler, not the
+  // largest of N draws, sets the step, and the closed form above does not describe it.
+  double slowest_straggler_factor = 1;
+  bool slowest_is_straggler() const { return slowest_straggler_factor > 1; }
+  // The slowest-rank rule (not --full) on a layout with tensor or pipeline groups: an upper bound
+  // (a slow GPU delays its own stage, the others wait only at the next data-parallel collective).
+  bool rule_upper_bound = false;
   std::string who_waits;  // in words
 };
 

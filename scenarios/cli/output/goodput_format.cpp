@@ -47,7 +47,8 @@ Json variability_json(const models::VariabilityResult& v) {
           {"deterministic_step_s", v.deterministic_step_s},
           {"step_mean_s", v.mean_s},
           {"step_median_s", v.median_s},
-          {"step_p99_s", v.p99_s},
+          // Null below 100 samples, where the nearest-rank 99th percentile is the maximum (step_max_s).
+          {"step_p99_s", v.has_p99() ? Json(v.p99_s) : Json(nullptr)},
           {"step_min_s", v.min_s},
           {"step_max_s", v.max_s},
           {"slowdown", v.slowdown},
@@ -56,6 +57,8 @@ Json variability_json(const models::VariabilityResult& v) {
           {"slowest_rank", v.slowest_rank},
           {"slowest_node", v.slowest_node},
           {"slowest_compute_scale", v.slowest_compute_scale},
+          {"slowest_straggler_factor", v.slowest_straggler_factor},
+          {"rule_upper_bound", v.rule_upper_bound},
           {"steps_s", v.steps_s},
           {"who_waits", v.who_waits}};
 }
@@ -143,20 +146,39 @@ Json goodput_json(const models::GoodputResult& g) {
 
 std::vector<std::string> variability_lines(const models::VariabilityResult& v) {
   if (!v.sampled) return {};
-  return {
-      fmt::format("step over {} samples ({}seed {}, {} GPUs, GPU speed sigma {:.1f} %{}{}): median {}, p99 {}, "
-                  "mean {} ({:+.2f} % over every GPU at nominal speed, {})",
-                  v.stopped() ? fmt::format("{} of {}", v.samples, v.samples_asked) : std::to_string(v.samples),
-                  v.stopped() ? "--time-limit ran out, " : "", v.seed, v.ranks, 100 * v.gpu_speed_cv,
-                  v.step_jitter_cv > 0 ? fmt::format(", jitter {:.1f} %", 100 * v.step_jitter_cv) : "",
-                  v.nic_jitter_cv > 0 ? fmt::format(", NIC {:.1f} %", 100 * v.nic_jitter_cv) : "",
-                  format_seconds(v.median_s), format_seconds(v.p99_s), format_seconds(v.mean_s), 100 * v.slowdown,
-                  format_seconds(v.deterministic_step_s)),
-      fmt::format("           cause: the slowest of {} GPUs, E[max of {} normals] = {:.2f} sigma = {:+.2f} % slower "
-                  "compute; {}",
-                  v.ranks, v.ranks, v.expected_max_z, 100 * v.closed_form_slowdown,
-                  v.exact ? "every rank at its own speed (--full)" : "every rank at the slowest's speed"),
-      "           " + v.who_waits};
+  // Each sample draws every GPU's speed anew: another allocation of GPUs, not another step. Its
+  // spread is the median and the maximum; a 99th percentile only from 100 samples (below, the
+  // nearest-rank p99 is the maximum).
+  const std::string spread =
+      v.has_p99() ? fmt::format("median {}, p99 {}, max {}", format_seconds(v.median_s), format_seconds(v.p99_s),
+                                format_seconds(v.max_s))
+                  : fmt::format("median {}, max {}", format_seconds(v.median_s), format_seconds(v.max_s));
+  const std::string rule = v.exact ? "every rank at its own speed (--full)"
+                           : v.rule_upper_bound
+                               ? "every rank at the slowest's speed: an upper bound with tensor/pipeline groups; "
+                                 "--full for the exact figure"
+                               : "every rank at the slowest's speed";
+  // A [[stragglers]] entry slower than every drawn GPU sets the step: E[max of N] is not its cause.
+  const std::string cause =
+      v.slowest_is_straggler()
+          ? fmt::format(
+                "           cause: a [[stragglers]] entry is the slowest GPU: rank {} (node {}) computes "
+                "x{:.4f} (compute_slowdown {:.4g} x its drawn x{:.4f}); it sets the step, not the slowest of "
+                "{} drawn speeds; {}",
+                v.slowest_rank, v.slowest_node, v.slowest_compute_scale, v.slowest_straggler_factor,
+                v.slowest_compute_scale / v.slowest_straggler_factor, v.ranks, rule)
+          : fmt::format(
+                "           cause: the slowest of {} GPUs, E[max of {} normals] = {:.2f} sigma = {:+.2f} % "
+                "slower compute; {}",
+                v.ranks, v.ranks, v.expected_max_z, 100 * v.closed_form_slowdown, rule);
+  return {fmt::format("step over {} allocations (--samples: every GPU's speed drawn anew for each; {}seed {}, {} GPUs, "
+                      "GPU speed sigma {:.1f} %{}{}): {}, mean {} ({:+.2f} % over every GPU at nominal speed, {})",
+                      v.stopped() ? fmt::format("{} of {}", v.samples, v.samples_asked) : std::to_string(v.samples),
+                      v.stopped() ? "--time-limit ran out, " : "", v.seed, v.ranks, 100 * v.gpu_speed_cv,
+                      v.step_jitter_cv > 0 ? fmt::format(", jitter {:.1f} %", 100 * v.step_jitter_cv) : "",
+                      v.nic_jitter_cv > 0 ? fmt::format(", NIC {:.1f} %", 100 * v.nic_jitter_cv) : "", spread,
+                      format_seconds(v.mean_s), 100 * v.slowdown, format_seconds(v.deterministic_step_s)),
+          cause, "           " + v.who_waits};
 }
 
 namespace {
