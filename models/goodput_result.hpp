@@ -28,10 +28,16 @@ struct GoodputResult {
   int hosts = 0;  // the hosts those nodes hold (an NVL72 rack: its trays), the unit host failures count
   double interruptions_per_day = 0, mtbf_s = 0;
   std::vector<ComponentRate> components;  // per day, biggest first
+  std::string failure_rates_source;       // Llama 3's record, or the failures.* keys set (goodput/failures.hpp)
   double checkpoint_bytes = 0, storage_bandwidth_bytes_per_s = 0;
+  // checkpoint.bytes_per_param, else the states the strategy keeps between steps
+  // (memory/checkpoint_state.hpp), and what they are: "weights 2 + Adam m, v 4" (B per parameter).
+  double checkpoint_bytes_per_param = 0;
+  std::string checkpoint_states;
   double checkpoint_write_s = 0, checkpoint_blocking_s = 0;
   bool checkpoint_async = false;
   double restart_s = 0;
+  bool restart_assumed = true;  // restart.time not set: Daly 2006's example R = 10 min, an assumption
   double young_interval_s = 0, daly_interval_s = 0;
   CheckpointPlan plan = CheckpointPlan::Interval;
   // Daly's interval in whole steps: the checkpoint interval when plan is Interval, else the one
@@ -63,7 +69,11 @@ struct VariabilityResult {
   int ranks = 0;
   double deterministic_step_s = 0;  // every GPU at the nominal speed
   std::vector<double> steps_s;      // one per sample, in sample order
+  // Over the samples, each its own allocation of GPUs. p99_s is the nearest-rank 99th percentile:
+  // with fewer than kMinSamplesForP99 samples it is the maximum, and outputs give max_s instead.
   double mean_s = 0, median_s = 0, p99_s = 0, min_s = 0, max_s = 0;
+  static constexpr int kMinSamplesForP99 = 100;
+  bool has_p99() const { return samples >= kMinSamplesForP99; }
   double slowdown = 0;  // mean / deterministic - 1
   // The closed form: the slowest of N GPUs is E[max of N normals] sigma slower (extreme.hpp),
   // sigma = sqrt(gpu_speed_cv^2 + step_jitter_cv^2).
@@ -71,6 +81,13 @@ struct VariabilityResult {
   // The median sample's slowest rank: every collective that spans it waits for it.
   int slowest_rank = 0, slowest_node = 0;
   double slowest_compute_scale = 1;
+  // The slowest GPU is a [[stragglers]] entry's (its factor above 1): the straggler, not the
+  // largest of N draws, sets the step, and the closed form above does not describe it.
+  double slowest_straggler_factor = 1;
+  bool slowest_is_straggler() const { return slowest_straggler_factor > 1; }
+  // The slowest-rank rule (not --full) on a layout with tensor or pipeline groups: an upper bound
+  // (a slow GPU delays its own stage, the others wait only at the next data-parallel collective).
+  bool rule_upper_bound = false;
   std::string who_waits;  // in words
 };
 

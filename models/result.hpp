@@ -193,6 +193,10 @@ struct RunResult {
   CostResult cost;                             // $ per step, run and million tokens (run/cost.hpp)
   // [[stragglers]]: the same step without them (run/stragglers.hpp); what they cost is the difference.
   std::optional<double> straggler_free_step_s;
+  // Per [[stragglers]] entry, the pipeline stages its slowed GPUs hold (Megatron with pp > 1; empty
+  // otherwise, and for a link entry): a slow GPU costs the step by its stage's place.
+  std::vector<std::vector<int>> straggler_stages;
+  int pipeline_stages = 1;  // pp of that layout
   // Several jobs on one fabric ([[jobs]], models/run/jobs.hpp): each job's own figures; the fields
   // above then describe the shared run (step_time_s: the longest job's step together).
   std::vector<JobResult> jobs;

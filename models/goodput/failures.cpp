@@ -28,4 +28,14 @@ FailureModel failure_model(const std::map<std::string, double>& params, int gpus
   return m;
 }
 
+std::string failure_rates_source(const std::map<std::string, double>& params) {
+  std::string set;
+  int n = 0;
+  for (const char* c : {"gpu", "hbm", "nic", "network", "software", "host"})
+    if (params.count(std::string("failures.") + c)) set += (n++ ? ", failures." : "failures.") + std::string(c);
+  if (n == 0) return kFailureRatesRecord;
+  if (n == 6) return set + " set in [cluster.params]";
+  return set + " set in [cluster.params]; the others " + kFailureRatesRecord;
+}
+
 }  // namespace models::goodput

@@ -87,6 +87,14 @@ double adamw_temp_params(const MemoryInputs& in, double p, double shard) {
   return 2 * largest / shard;
 }
 
+int adam_moment_bytes(const MemoryInputs& in) {
+  if (in.optimizer_bytes > 0) return in.optimizer_bytes;
+  const bool torch_adamw = in.strategy == Strategy::Fsdp || in.strategy == Strategy::Hsdp ||
+                           in.strategy == Strategy::Ddp ||
+                           (in.strategy == Strategy::Megatron && in.megatron_without_master);
+  return torch_adamw ? in.param_bytes : 4;
+}
+
 namespace {
 
 // Bytes per token of one block of stage `in.stage`, averaged over its layers (an MoE model mixes
@@ -128,7 +136,7 @@ Held held(const MemoryInputs& in, double p) {
   const double largest_unit =
       std::max({block, double(m.embedding_params()), double(m.head_params() + m.final_norm_params())});
   const double cb = in.compute_bytes;  // gathered copies and their gradients: the compute dtype
-  const int moments = in.optimizer_bytes > 0 ? in.optimizer_bytes : 4;  // DeepSpeed's and Megatron's: fp32
+  const int moments = adam_moment_bytes(in);
   Held h;
   switch (in.strategy) {
     case Strategy::Zero3: {
@@ -178,7 +186,7 @@ Held held(const MemoryInputs& in, double p) {
     case Strategy::Fsdp:
     case Strategy::Hsdp: {
       // torch.optim.AdamW keeps m and v in the parameters' dtype (training.optimizer_dtype overrides).
-      const double pb = in.param_bytes, ob = in.optimizer_bytes > 0 ? in.optimizer_bytes : pb;
+      const double pb = in.param_bytes, ob = moments;
       h.weights = h.gradients = pb * p / shard;
       h.optimizer = 2 * ob * p / shard;
       h.optimizer_temp = ob * adamw_temp_params(in, p, shard);
@@ -190,7 +198,7 @@ Held held(const MemoryInputs& in, double p) {
       break;
     }
     case Strategy::Ddp: {
-      const double pb = in.param_bytes, ob = in.optimizer_bytes > 0 ? in.optimizer_bytes : pb;
+      const double pb = in.param_bytes, ob = moments;
       h.weights = h.gradients = pb * p;
       h.optimizer = 2 * ob * p;
       h.optimizer_temp = ob * adamw_temp_params(in, p, 1);
@@ -208,7 +216,7 @@ Held held(const MemoryInputs& in, double p) {
       const int edp = std::max(1, int(shard) * std::max(1, in.tp) / (expert_tp(in) * std::max(1, in.ep)));
       StateBytesPerParam se = megatron_state_bytes(in.distributed_optimizer, edp, dtype, moments);
       if (in.megatron_without_master) {  // the optimizer updates the param_dtype parameters: no master
-        const double pb = in.param_bytes, ob = in.optimizer_bytes > 0 ? in.optimizer_bytes : pb;
+        const double pb = in.param_bytes, ob = moments;
         const double d = in.distributed_optimizer ? shard : 1, de = in.distributed_optimizer ? edp : 1;
         s = {pb, pb, 2 * ob / d};
         se = {pb, pb, 2 * ob / de};

@@ -134,6 +134,11 @@ struct RankEstimate {
 double rank_params(const MemoryInputs& in);
 double rank_expert_params(const MemoryInputs& in);
 double adamw_temp_params(const MemoryInputs& in, double p, double shard);
+// Bytes of each of Adam's moments m and v: training.optimizer_dtype where given, else as the
+// framework keeps them: torch.optim.AdamW in the parameters' dtype (fsdp, hsdp, ddp, Megatron with
+// training.param_dtype), DeepSpeed and Megatron-LM in fp32 beside their fp32 master. The model
+// states here and what a checkpoint saves (checkpoint_state.hpp) both take it from this.
+int adam_moment_bytes(const MemoryInputs& in);
 RankEstimate estimate_rank(const MemoryInputs& in);
 
 }  // namespace models::memory

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 #include <utility>
 
@@ -12,16 +13,28 @@
 #include "models/goodput/failures.hpp"
 #include "models/goodput/goodput.hpp"
 #include "models/hw/links.hpp"
+#include "models/memory/checkpoint_state.hpp"
+#include "models/memory/memory_fill.hpp"
+#include "models/model/model_shape.hpp"
 #include "models/params.hpp"
 #include "models/topology/resolve.hpp"
-#include "models/model/model_shape.hpp"
+#include "models/workload/layout.hpp"
 
 namespace models {
 
-double checkpoint_bytes_per_param(const ScenarioSpec& spec) {
+CheckpointBytes checkpoint_bytes_per_param(const ScenarioSpec& spec, int gpus, int node_ranks) {
   const auto& p = spec.cluster.params;
-  if (p.count("checkpoint.bytes_per_param")) return param_or(p, "checkpoint.bytes_per_param", 14);
-  return spec.training.dtype == "fp32" ? 4 + 8 : 2 + 12;
+  if (p.count("checkpoint.bytes_per_param"))
+    return {param_or(p, "checkpoint.bytes_per_param", 0), "checkpoint.bytes_per_param"};
+  const model::ModelShape shape = model::resolve_model(*spec.model);
+  const workload::ParallelLayout layout = workload::make_layout(spec, shape, gpus, node_ranks);
+  const memory::CheckpointStateBytes b = memory::checkpoint_state_bytes(step_memory_inputs(spec, shape, layout));
+  char parts[120];
+  if (b.master > 0)
+    std::snprintf(parts, sizeof parts, "weights %g + fp32 master %g + Adam m, v %g", b.weights, b.master, b.moments);
+  else
+    std::snprintf(parts, sizeof parts, "weights %g + Adam m, v %g", b.weights, b.moments);
+  return {b.total(), parts};
 }
 
 void fill_goodput(RunResult& result, const ScenarioSpec& spec) {
@@ -31,11 +44,12 @@ void fill_goodput(RunResult& result, const ScenarioSpec& spec) {
   // Host failures count hosts: a node of the catalog that is a multi-host NVLink domain (an NVL72
   // rack, 18 trays of 4 GPUs) fails by its trays, each its own host with its own CPUs, memory,
   // power and NICs, as the hosts of 8-GPU nodes do.
-  int nodes = 0;
+  int nodes = 0, node_ranks = 0;
   std::set<std::pair<int, int>> hosts;
   for (const auto& r : result.ranks) {
     nodes = std::max(nodes, r.node + 1);
     hosts.insert({r.node, node.host_of(r.gpu)});
+    node_ranks += r.node == result.ranks.front().node;
   }
   const auto& p = spec.cluster.params;
   GoodputResult& g = result.goodput;
@@ -48,6 +62,7 @@ void fill_goodput(RunResult& result, const ScenarioSpec& spec) {
   g.interruptions_per_day = failures.per_hour() * 24;
   g.mtbf_s = failures.mtbf_s();
   for (const auto& c : failures.components) g.components.push_back({c.name, c.per_hour * 24});
+  g.failure_rates_source = goodput::failure_rates_source(p);
   std::stable_sort(g.components.begin(), g.components.end(),
                    [](const ComponentRate& a, const ComponentRate& b) { return a.per_day > b.per_day; });
 
@@ -59,9 +74,12 @@ void fill_goodput(RunResult& result, const ScenarioSpec& spec) {
                           gpus;
   g.checkpoint_async = param_or(p, "checkpoint.async", 0) >= 0.5;
   const model::ModelShape shape = model::resolve_model(*spec.model);
+  const CheckpointBytes per_param = checkpoint_bytes_per_param(spec, gpus, node_ranks);
+  g.checkpoint_bytes_per_param = per_param.per_param;
+  g.checkpoint_states = per_param.parts;
   const goodput::CheckpointCost ckpt =
       goodput::checkpoint_cost({.params = static_cast<double>(shape.total_params()),
-                                .bytes_per_param = checkpoint_bytes_per_param(spec),
+                                .bytes_per_param = g.checkpoint_bytes_per_param,
                                 .gpus = gpus,
                                 .storage_bandwidth = g.storage_bandwidth_bytes_per_s,
                                 .host_copy_bandwidth = hw::pcie(node.host_link_gen(), node.pcie_lanes).bytes_per_s,
@@ -70,6 +88,7 @@ void fill_goodput(RunResult& result, const ScenarioSpec& spec) {
   g.checkpoint_write_s = ckpt.write_s;
   g.checkpoint_blocking_s = ckpt.blocking_s;
   g.restart_s = param_or(p, "restart.time", param_default("restart.time"));
+  g.restart_assumed = !p.count("restart.time");
 
   g.step_s = result.variability.sampled ? result.variability.mean_s : result.step_time_s;
   // The run's steps as its run time counts them (RunResult::steps stops at 2e9; a token target

@@ -2,6 +2,8 @@
 // A training run's failures, checkpoints, expected wall time, goodput and cost
 // (RunResult::goodput), from the scenario, the World's GPU and host counts and the step time
 // (models/goodput/README.md states the equations and sources).
+#include <string>
+
 #include "models/goodput/goodput.hpp"
 #include "models/result.hpp"
 #include "models/spec.hpp"
@@ -17,8 +19,15 @@ void fill_goodput(RunResult& result, const ScenarioSpec& spec);
 // checkpoint and restart (the planner's training target over a candidate's step).
 goodput::GoodputEstimate goodput_over(const GoodputResult& g, double work_s, double step_s);
 
-// Checkpoint bytes per parameter: checkpoint.bytes_per_param, else the weights in their training
-// format (4 B in fp32, else 2) + Adam's 12 B (fp32 master, m, v); fp32 weights are their own master: 4 + 8.
-double checkpoint_bytes_per_param(const ScenarioSpec& spec);
+// Checkpoint bytes per parameter: checkpoint.bytes_per_param, else the model states the strategy
+// keeps between steps, in the dtypes the memory model holds them in (memory/checkpoint_state.hpp:
+// weights, an fp32 master where the framework keeps one, Adam's m and v; DeepSpeed and Megatron-LM
+// in bf16 14 B, FSDP and DDP with bf16 parameters 6 B). `gpus` ranks, `node_ranks` of them per node
+// (HSDP's shard group), as the step ran.
+struct CheckpointBytes {
+  double per_param = 0;
+  std::string parts;  // "weights 2 + fp32 master 4 + Adam m, v 8", or "checkpoint.bytes_per_param"
+};
+CheckpointBytes checkpoint_bytes_per_param(const ScenarioSpec& spec, int gpus, int node_ranks);
 
 }  // namespace models

@@ -122,6 +122,7 @@ RunResult simulate_scenario(const ScenarioSpec& spec, const RunOptions& options)
     // One kind of step on both sides: exact unless the step with stragglers ran approximate.
     calm.approximate = options.approximate && cascade.approximate_ran();
     add_straggler_cost(result, run_scenario(without_stragglers(spec), calm));
+    add_straggler_stages(result, spec);
   }
   if (options.samples > 0 && !result.partial) {  // --samples, within what is left of --time-limit
     // The samples run exact where the step did: a sample's own mode never moves its statistics.

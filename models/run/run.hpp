@@ -35,6 +35,7 @@ struct RunOptions {
   // 0: the deterministic step only (every GPU at its nominal speed).
   int samples = 0;
   uint64_t seed = 1;
+  bool seed_given = false;  // --seed was on the command line (without --samples it does nothing: a note says so)
   // Set by the sampler for each sample: every rank's compute time multiplied by its factor
   // (empty: none), and whether [[stragglers]]' cost is simulated again (the sampler's own runs: no).
   std::vector<double> rank_compute_scale;

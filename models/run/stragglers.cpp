@@ -1,10 +1,14 @@
 // [[stragglers]] -> per-rank compute scale (stragglers.hpp).
 #include "models/run/stragglers.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <set>
 #include <string>
 
 #include "models/error.hpp"
+#include "models/model/model_shape.hpp"
+#include "models/workload/layout.hpp"
 
 namespace models {
 
@@ -38,6 +42,24 @@ std::vector<double> straggler_compute_scales(const ScenarioSpec& spec, const std
         if (node_of[r] == *st.node) scale[r] *= st.compute_slowdown;
   }
   return scale;
+}
+
+void add_straggler_stages(RunResult& result, const ScenarioSpec& spec) {
+  if (!spec.model || spec.stragglers.empty() || result.ranks.empty()) return;
+  const model::ModelShape shape = model::resolve_model(*spec.model);
+  int node_ranks = 0;
+  for (const auto& r : result.ranks) node_ranks += r.node == result.ranks.front().node;
+  const workload::ParallelLayout layout =
+      workload::make_layout(spec, shape, static_cast<int>(result.ranks.size()), node_ranks);
+  if (layout.strategy != workload::Strategy::Megatron || layout.pp <= 1) return;
+  result.pipeline_stages = layout.pp;
+  for (const StragglerSpec& st : spec.stragglers) {
+    std::set<int> stages;
+    for (const auto& r : result.ranks)
+      if ((st.node && r.node == *st.node) || std::find(st.ranks.begin(), st.ranks.end(), r.rank) != st.ranks.end())
+        stages.insert(workload::megatron_coord(layout, r.rank).s);
+    result.straggler_stages.emplace_back(stages.begin(), stages.end());
+  }
 }
 
 ScenarioSpec without_stragglers(const ScenarioSpec& spec) {

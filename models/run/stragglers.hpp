@@ -26,6 +26,12 @@ std::vector<double> straggler_compute_scales(const ScenarioSpec& spec, const std
 
 // The scenario with its [[stragglers]] removed (every other key unchanged).
 ScenarioSpec without_stragglers(const ScenarioSpec& spec);
+// Per [[stragglers]] entry, the pipeline stages (0 to pp - 1) of the ranks it slows, into
+// result.straggler_stages and result.pipeline_stages: a Megatron layout with pp > 1 only (else
+// nothing), where a slow GPU's cost depends on its stage (in an even split the last stage, which
+// also holds the output layer and the loss, sets the pipeline's pace; slowing a lighter stage
+// costs less). A link entry slows no rank: empty.
+void add_straggler_stages(RunResult& result, const ScenarioSpec& spec);
 // Records the straggler-free step (RunResult::straggler_free_step_s) and a note with the cost;
 // a straggler-free run stopped by --time-limit leaves a note instead.
 void add_straggler_cost(RunResult& result, const RunResult& straggler_free);

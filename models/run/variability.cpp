@@ -164,6 +164,8 @@ void add_variability(RunResult& result, const ScenarioSpec& spec, const RunOptio
   v.slowest_rank = slowest.rank;
   v.slowest_node = node_of.empty() ? 0 : node_of[slowest.rank];
   v.slowest_compute_scale = slowest.scale;
+  v.slowest_straggler_factor = slowest.rank < static_cast<int>(straggler.size()) ? straggler[slowest.rank] : 1.0;
+  v.rule_upper_bound = !options.full && (spec.parallel.tp > 1 || spec.parallel.pp > 1);
   const double drawn = mid.compute_scale.empty() ? 1.0 : mid.compute_scale[slowest.rank];
   char line[480];
   char parts[120] = "";
@@ -175,15 +177,44 @@ void add_variability(RunResult& result, const ScenarioSpec& spec, const RunOptio
                 "rank waits at the next collective it shares with them (in a data-parallel step: each one)",
                 v.slowest_rank, v.slowest_node, v.slowest_compute_scale, parts);
   v.who_waits = line;
+  // Each sample is another allocation of GPUs: below 100 of them the 99th percentile is their maximum.
+  char spread[96];
+  if (v.has_p99())
+    std::snprintf(spread, sizeof spread, "median %.6g s, p99 %.6g s, max %.6g s", v.median_s, v.p99_s, v.max_s);
+  else
+    std::snprintf(spread, sizeof spread, "median %.6g s, max %.6g s", v.median_s, v.max_s);
+  char cause[200];
+  if (v.slowest_is_straggler())  // the straggler sets the step, not the largest of N draws
+    std::snprintf(cause, sizeof cause,
+                  "the slowest GPU is a [[stragglers]] entry's, rank %d at x%.4g (x%.4g of it "
+                  "[[stragglers]])",
+                  v.slowest_rank, v.slowest_compute_scale, v.slowest_straggler_factor);
+  else
+    std::snprintf(cause, sizeof cause,
+                  "the slowest of %d GPUs is E[max of %d normals] = %.3f sigma = %+.2f %% slower "
+                  "(closed form)",
+                  v.ranks, v.ranks, v.expected_max_z, 100 * v.closed_form_slowdown);
   std::snprintf(line, sizeof line,
-                "variability: %d samples (seed %llu, %s): step median %.6g s, p99 %.6g s, mean %+.2f %% over the "
-                "deterministic %.6g s; the slowest of %d GPUs is E[max of %d normals] = %.3f sigma = %+.2f %% slower "
-                "(closed form)",
+                "variability: %d samples, each its own allocation of GPUs (seed %llu, %s%s): step %s, mean %+.2f %% "
+                "over the deterministic %.6g s; %s",
                 v.samples, static_cast<unsigned long long>(v.seed),
-                v.exact ? "every rank at its own speed" : "every rank at the slowest rank's speed", v.median_s, v.p99_s,
-                100 * v.slowdown, v.deterministic_step_s, v.ranks, v.ranks, v.expected_max_z,
-                100 * v.closed_form_slowdown);
+                v.exact ? "every rank at its own speed" : "every rank at the slowest rank's speed",
+                v.rule_upper_bound ? ", an upper bound with tensor/pipeline groups" : "", spread, 100 * v.slowdown,
+                v.deterministic_step_s, cause);
   result.notes.push_back(line);
+}
+
+std::string unsampled_variability_note(const ScenarioSpec& spec, const RunOptions& options) {
+  if (options.samples > 0) return "";
+  std::string what;
+  for (const auto& [name, value] : spec.cluster.params)
+    if (name.rfind("variability.", 0) == 0 && find_param(name) && value != param_default(name))
+      what += (what.empty() ? "" : ", ") + name;
+  if (options.seed_given) what += what.empty() ? "--seed" : " and --seed";
+  if (what.empty()) return "";
+  const bool one = what.find(',') == std::string::npos && what.find(" and ") == std::string::npos;
+  return what + (one ? " acts" : " act") +
+         " only with --samples N: this result is deterministic, every GPU at nominal speed";
 }
 
 }  // namespace models

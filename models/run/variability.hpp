@@ -23,6 +23,7 @@
 // [[stragglers]] multiply a rank's drawn factor (step_build.cpp): the slowest GPU a sample names
 // is the one slowest with both, c_r s_r (s_r its [[stragglers]] compute_slowdown).
 #include <functional>
+#include <string>
 
 #include "models/result.hpp"
 #include "models/run/run.hpp"
@@ -58,6 +59,11 @@ SlowestGpu slowest_gpu(const SpeedDraw& d, const std::vector<double>& straggler_
 // (VariabilityResult::samples < samples_asked), none of them when none finished (sampled false).
 void add_variability(RunResult& result, const ScenarioSpec& spec, const RunOptions& options,
                      const std::function<double()>& elapsed_s);
+
+// Without --samples (options.samples 0) variability.* and --seed change nothing: the note a run
+// gets where [cluster.params] sets a variability.* parameter to other than its default or --seed
+// was given ("variability.gpu_speed_cv acts only with --samples N: ..."), else "".
+std::string unsampled_variability_note(const ScenarioSpec& spec, const RunOptions& options);
 
 // Nearest-rank quantile of `values` (q in [0, 1]); the median of an even count is the mean of the two.
 double sample_quantile(std::vector<double> values, double q);

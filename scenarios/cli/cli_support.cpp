@@ -9,6 +9,7 @@
 
 #include "models/one_line.hpp"
 #include "models/parse_error.hpp"
+#include "models/run/variability.hpp"
 #include "scenarios/load/price_file.hpp"
 #include "sim/time.hpp"
 
@@ -137,7 +138,10 @@ void refuse_samples_with_jobs(const LoadedScenario& scenario, int samples) {
 models::RunResult run_loaded(const LoadedScenario& scenario, const models::RunOptions& options) {
   refuse_samples_with_jobs(scenario, options.samples);
   try {
-    return models::run_scenario(scenario.spec, options);
+    models::RunResult result = models::run_scenario(scenario.spec, options);
+    if (std::string note = models::unsampled_variability_note(scenario.spec, options); !note.empty())
+      result.notes.push_back(std::move(note));
+    return result;
   } catch (const models::SpecError& e) {
     throw scenario.to_user_error(e);
   } catch (const sim::Overflow& e) {
@@ -211,13 +215,13 @@ CLI::Validator seed_number() {
 }
 }  // namespace
 
-void add_sample_options(CLI::App& app, int& samples, uint64_t& seed) {
+CLI::Option* add_sample_options(CLI::App& app, int& samples, uint64_t& seed) {
   app.add_option("--samples", samples,
                  "the step over N seeded draws of every GPU's speed (variability.* parameters): median, p99, "
                  "the slowest GPU; 0: deterministic; not with [[jobs]]")
       ->type_name("N")
       ->check(whole_number(0, 100000));
-  app.add_option("--seed", seed, "which draws --samples takes (the same seed, the same numbers)")
+  return app.add_option("--seed", seed, "which draws --samples takes (the same seed, the same numbers)")
       ->type_name("S")
       ->check(seed_number());
 }

@@ -41,8 +41,9 @@ void add_require_fit_flag(CLI::App& app, bool& require_fit);
 void add_set_option(CLI::App& app, std::vector<std::string>& sets);
 
 // Adds --samples N (the step over N seeded draws of every GPU's speed; 0: deterministic) and
-// --seed S (which draws; the same seed gives the same numbers).
-void add_sample_options(CLI::App& app, int& samples, uint64_t& seed);
+// --seed S (which draws; the same seed gives the same numbers). Returns --seed, whose count says
+// whether it was given (models::RunOptions::seed_given).
+CLI::Option* add_sample_options(CLI::App& app, int& samples, uint64_t& seed);
 // Adds `--prices FILE` (scenarios/load/price_file.hpp): $ per node-hour by instance, over the catalog's.
 void add_prices_option(CLI::App& app, std::string& path);
 // The price file's entries (none for an empty path); UserError at FILE:LINE:COL.
@@ -55,7 +56,9 @@ void set_prices(LoadedScenario& scenario, const std::map<std::string, models::Pr
 // code 2; anything else is an internal failure (exit 1).
 int guarded(const std::function<int()>& body);
 
-// models::run_scenario with errors mapped back to where the user wrote the key at fault.
+// models::run_scenario with errors mapped back to where the user wrote the key at fault. A run
+// without --samples whose variability.* or --seed would do nothing gets a note saying so
+// (models::unsampled_variability_note).
 models::RunResult run_loaded(const LoadedScenario& scenario, const models::RunOptions& options);
 // --samples N (N > 0) on a scenario with [[jobs]]: a UserError at --samples (the draws are not
 // modelled per job, docs/limitations.md), before anything runs.

@@ -1,7 +1,7 @@
 #pragma once
 // Reading TOML nodes against a closed schema: typed getters that turn every mistake into a
 // positioned UserError, the position bookkeeping (file nodes and `--set` nodes), and the
-// `--set dotted.key=value` merge. Internal to scenarios/load/ (only this folder includes toml++).
+// `--set dotted.key=value` merge (set_override.cpp). Internal to scenarios/load/ (only this folder includes toml++).
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -69,6 +69,9 @@ class TomlReader {
  private:
   // A number (QuantityKind::Plain) or a string with a unit, its kind as the unit says.
   Quantity quantity(const toml::node& n, const std::string& key) const;
+  // Records where each value nested in a --set value was written (set_override.cpp): `copy` is
+  // the node inserted into the scenario, `parsed` the one read from KEY=VALUE with its place.
+  void record_nested(const toml::node& copy, const toml::node& parsed, int ordinal);
   struct OverridePos {
     SourcePos key, value;
   };

@@ -47,7 +47,8 @@ Json variability_json(const models::VariabilityResult& v) {
           {"deterministic_step_s", v.deterministic_step_s},
           {"step_mean_s", v.mean_s},
           {"step_median_s", v.median_s},
-          {"step_p99_s", v.p99_s},
+          // Null below 100 samples, where the nearest-rank 99th percentile is the maximum (step_max_s).
+          {"step_p99_s", v.has_p99() ? Json(v.p99_s) : Json(nullptr)},
           {"step_min_s", v.min_s},
           {"step_max_s", v.max_s},
           {"slowdown", v.slowdown},
@@ -56,6 +57,8 @@ Json variability_json(const models::VariabilityResult& v) {
           {"slowest_rank", v.slowest_rank},
           {"slowest_node", v.slowest_node},
           {"slowest_compute_scale", v.slowest_compute_scale},
+          {"slowest_straggler_factor", v.slowest_straggler_factor},
+          {"rule_upper_bound", v.rule_upper_bound},
           {"steps_s", v.steps_s},
           {"who_waits", v.who_waits}};
 }
@@ -111,12 +114,16 @@ Json goodput_json(const models::GoodputResult& g) {
           {"interruptions_per_day", g.interruptions_per_day},
           {"mtbf_s", std::isfinite(g.mtbf_s) ? Json(g.mtbf_s) : Json(nullptr)},
           {"interruptions_per_day_by_component", std::move(components)},
+          {"failure_rates_source", g.failure_rates_source},
           {"checkpoint_bytes", integer_json(g.checkpoint_bytes)},
+          {"checkpoint_bytes_per_param", g.checkpoint_bytes_per_param},
+          {"checkpoint_states", g.checkpoint_states},
           {"storage_bandwidth_bytes_per_s", g.storage_bandwidth_bytes_per_s},
           {"checkpoint_write_s", g.checkpoint_write_s},
           {"checkpoint_blocking_s", g.checkpoint_blocking_s},
           {"checkpoint_async", g.checkpoint_async},
           {"restart_s", g.restart_s},
+          {"restart_assumed", g.restart_assumed},
           {"young_interval_s", g.young_interval_s},
           {"daly_interval_s", g.daly_interval_s},
           {"checkpointing", checkpoint_plan_name(g.plan)},
@@ -139,20 +146,39 @@ Json goodput_json(const models::GoodputResult& g) {
 
 std::vector<std::string> variability_lines(const models::VariabilityResult& v) {
   if (!v.sampled) return {};
-  return {
-      fmt::format("step over {} samples ({}seed {}, {} GPUs, GPU speed sigma {:.1f} %{}{}): median {}, p99 {}, "
-                  "mean {} ({:+.2f} % over every GPU at nominal speed, {})",
-                  v.stopped() ? fmt::format("{} of {}", v.samples, v.samples_asked) : std::to_string(v.samples),
-                  v.stopped() ? "--time-limit ran out, " : "", v.seed, v.ranks, 100 * v.gpu_speed_cv,
-                  v.step_jitter_cv > 0 ? fmt::format(", jitter {:.1f} %", 100 * v.step_jitter_cv) : "",
-                  v.nic_jitter_cv > 0 ? fmt::format(", NIC {:.1f} %", 100 * v.nic_jitter_cv) : "",
-                  format_seconds(v.median_s), format_seconds(v.p99_s), format_seconds(v.mean_s), 100 * v.slowdown,
-                  format_seconds(v.deterministic_step_s)),
-      fmt::format("           cause: the slowest of {} GPUs, E[max of {} normals] = {:.2f} sigma = {:+.2f} % slower "
-                  "compute; {}",
-                  v.ranks, v.ranks, v.expected_max_z, 100 * v.closed_form_slowdown,
-                  v.exact ? "every rank at its own speed (--full)" : "every rank at the slowest's speed"),
-      "           " + v.who_waits};
+  // Each sample draws every GPU's speed anew: another allocation of GPUs, not another step. Its
+  // spread is the median and the maximum; a 99th percentile only from 100 samples (below, the
+  // nearest-rank p99 is the maximum).
+  const std::string spread =
+      v.has_p99() ? fmt::format("median {}, p99 {}, max {}", format_seconds(v.median_s), format_seconds(v.p99_s),
+                                format_seconds(v.max_s))
+                  : fmt::format("median {}, max {}", format_seconds(v.median_s), format_seconds(v.max_s));
+  const std::string rule = v.exact ? "every rank at its own speed (--full)"
+                           : v.rule_upper_bound
+                               ? "every rank at the slowest's speed: an upper bound with tensor/pipeline groups; "
+                                 "--full for the exact figure"
+                               : "every rank at the slowest's speed";
+  // A [[stragglers]] entry slower than every drawn GPU sets the step: E[max of N] is not its cause.
+  const std::string cause =
+      v.slowest_is_straggler()
+          ? fmt::format(
+                "           cause: a [[stragglers]] entry is the slowest GPU: rank {} (node {}) computes "
+                "x{:.4f} (compute_slowdown {:.4g} x its drawn x{:.4f}); it sets the step, not the slowest of "
+                "{} drawn speeds; {}",
+                v.slowest_rank, v.slowest_node, v.slowest_compute_scale, v.slowest_straggler_factor,
+                v.slowest_compute_scale / v.slowest_straggler_factor, v.ranks, rule)
+          : fmt::format(
+                "           cause: the slowest of {} GPUs, E[max of {} normals] = {:.2f} sigma = {:+.2f} % "
+                "slower compute; {}",
+                v.ranks, v.ranks, v.expected_max_z, 100 * v.closed_form_slowdown, rule);
+  return {fmt::format("step over {} allocations (--samples: every GPU's speed drawn anew for each; {}seed {}, {} GPUs, "
+                      "GPU speed sigma {:.1f} %{}{}): {}, mean {} ({:+.2f} % over every GPU at nominal speed, {})",
+                      v.stopped() ? fmt::format("{} of {}", v.samples, v.samples_asked) : std::to_string(v.samples),
+                      v.stopped() ? "--time-limit ran out, " : "", v.seed, v.ranks, 100 * v.gpu_speed_cv,
+                      v.step_jitter_cv > 0 ? fmt::format(", jitter {:.1f} %", 100 * v.step_jitter_cv) : "",
+                      v.nic_jitter_cv > 0 ? fmt::format(", NIC {:.1f} %", 100 * v.nic_jitter_cv) : "", spread,
+                      format_seconds(v.mean_s), 100 * v.slowdown, format_seconds(v.deterministic_step_s)),
+          cause, "           " + v.who_waits};
 }
 
 std::vector<std::string> goodput_lines(const models::RunResult& r) {
@@ -167,20 +193,27 @@ std::vector<std::string> goodput_lines(const models::RunResult& r) {
   for (const auto& c : g.components)
     if (c.per_day > 0) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", c.name, viz::fmt::per_day(c.per_day));
   std::vector<std::string> out = {
-      fmt::format("failures   {} interruptions per day on {} GPU{} in {} host{} (MTBF {}): {}",
+      fmt::format("failures   {} interruptions per day on {} GPU{} in {} host{} (MTBF {}): {}; rates: {}",
                   viz::fmt::per_day(g.interruptions_per_day), g.gpus, g.gpus == 1 ? "" : "s", g.hosts,
-                  g.hosts == 1 ? "" : "s", goodput_duration(g.mtbf_s), parts)};
+                  g.hosts == 1 ? "" : "s", goodput_duration(g.mtbf_s), parts, g.failure_rates_source)};
+  // The restart is an assumption unless the scenario sets it (models/params_goodput.hpp restart.time).
+  const std::string restart =
+      goodput_duration(g.restart_s) +
+      (g.restart_assumed ? " (assumed: Daly 2006's example R; set restart.time)" : " (restart.time)");
   const std::string laws =
       fmt::format("Young {}, Daly {}", goodput_duration(g.young_interval_s), goodput_duration(g.daly_interval_s));
   const std::string writes =
       fmt::format("{} {} to {}/s storage{}", g.checkpoint_async ? "async, blocks" : "blocks",
                   format_seconds(g.checkpoint_blocking_s), format_bytes(g.storage_bandwidth_bytes_per_s),
                   g.checkpoint_async ? fmt::format(", written in {}", format_seconds(g.checkpoint_write_s)) : "");
+  // "14 B per parameter: weights 2 + fp32 master 4 + Adam m, v 8"
+  const std::string per_param =
+      fmt::format("{:g} B per parameter: {}", g.checkpoint_bytes_per_param, g.checkpoint_states);
   switch (g.plan) {
     case CheckpointPlan::Interval:
-      out.push_back(fmt::format("checkpoint {} every {} steps ({}; {}), {}; restart {}{}",
-                                format_bytes(g.checkpoint_bytes), g.interval_steps, goodput_duration(g.interval_s),
-                                laws, writes, goodput_duration(g.restart_s),
+      out.push_back(fmt::format("checkpoint {} ({}) every {} steps ({}; {}), {}; restart {}{}",
+                                format_bytes(g.checkpoint_bytes), per_param, g.interval_steps,
+                                goodput_duration(g.interval_s), laws, writes, restart,
                                 // Both plans' T_w overflow: the interval is kept (a tie), but helps nothing.
                                 g.finishes() ? "" : "; neither this nor never checkpointing finishes (below)"));
       break;
@@ -188,17 +221,17 @@ std::vector<std::string> goodput_lines(const models::RunResult& r) {
       out.push_back(
           fmt::format("checkpoint none: the run ({} of steps) is no longer than one checkpoint interval ({} "
                       "steps, {}; {}), so a failure restarts it from its first step; restart {}",
-                      goodput_duration(g.work_s), g.interval_steps, goodput_duration(g.interval_s), laws,
-                      goodput_duration(g.restart_s)));
+                      goodput_duration(g.work_s), g.interval_steps, goodput_duration(g.interval_s), laws, restart));
       break;
     case CheckpointPlan::NeverSooner:
-      out.push_back(fmt::format(
-          "checkpoint none: one ({}) {} against a failure every {}; with one every {} the run "
-          "would take {} expected, without {} (Daly's T_w with and without checkpoints); "
-          "restart {}",
-          format_bytes(g.checkpoint_bytes), writes, goodput_duration(g.mtbf_s), goodput_duration(g.interval_s),
-          std::isfinite(g.interval_wall_s) ? goodput_duration(g.interval_wall_s) : "forever", goodput_wall_text(g),
-          goodput_duration(g.restart_s)));
+      out.push_back(
+          fmt::format("checkpoint none: one ({}, {}) {} against a failure every {}; with one every {} the run "
+                      "would take {} expected, without {} (Daly's T_w with and without checkpoints); "
+                      "restart {}",
+                      format_bytes(g.checkpoint_bytes), per_param, writes, goodput_duration(g.mtbf_s),
+                      goodput_duration(g.interval_s),
+                      std::isfinite(g.interval_wall_s) ? goodput_duration(g.interval_wall_s) : "forever",
+                      goodput_wall_text(g), restart));
       break;
     case CheckpointPlan::NothingFails: out.push_back("checkpoint none: nothing fails (every failure rate is 0)"); break;
   }

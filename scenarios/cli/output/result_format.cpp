@@ -211,6 +211,7 @@ std::string result_json(const models::RunResult& r, const CommandInputs& inputs)
   }
   add_cost_summary(j, r);
   if (r.straggler_free_step_s) j["straggler_free_step_s"] = *r.straggler_free_step_s;
+  if (!r.straggler_stages.empty()) j["straggler_pipeline_stages"] = r.straggler_stages;
   j["variability"] = variability_json(r.variability);  // null unless --samples
   j["goodput"] = goodput_json(r.goodput);              // null for a bare collective
   if (!r.jobs.empty()) j["jobs"] = jobs_json(r);  // several jobs on one fabric
@@ -226,6 +227,30 @@ std::string result_json(const models::RunResult& r, const CommandInputs& inputs)
   return text;
 }
 
+namespace {
+// Where each [[stragglers]] entry sits in a Megatron pipeline, since its cost depends on the stage:
+// "; it slows pipeline stage 7 of 0-7 (...)", "; entry 1 slows pipeline stage 0, entry 2 slows stage 7
+// (of 0-7; ...)"; "" without a pipeline.
+std::string straggler_stages_text(const models::RunResult& r) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < r.straggler_stages.size(); ++i) {
+    const auto& stages = r.straggler_stages[i];
+    if (stages.empty()) continue;
+    std::string list;
+    for (int st : stages) list += (list.empty() ? "" : ", ") + std::to_string(st);
+    parts.push_back(fmt::format("{}stage{} {}", parts.empty() ? "pipeline " : "", stages.size() == 1 ? "" : "s", list));
+    if (r.straggler_stages.size() > 1) parts.back() = fmt::format("entry {} slows {}", i + 1, parts.back());
+  }
+  if (parts.empty()) return "";
+  const std::string why = "a straggler's cost depends on its stage";
+  if (r.straggler_stages.size() == 1)
+    return fmt::format("; it slows {} of 0-{} ({})", parts.front(), r.pipeline_stages - 1, why);
+  std::string all;
+  for (const auto& p : parts) all += (all.empty() ? "" : ", ") + p;
+  return fmt::format("; {} (of 0-{}; {})", all, r.pipeline_stages - 1, why);
+}
+}  // namespace
+
 std::string result_summary(const models::RunResult& r, const CommandInputs& inputs) {
   std::string out;
   auto line = [&](const std::string& s) { out += s + "\n"; };
@@ -240,12 +265,12 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
     line(fmt::format("step time  {}", format_seconds(r.step_time_s)));
     line(fmt::format("run time   {}  ({} steps)", format_seconds(r.run_time_s), r.steps));
     if (r.straggler_free_step_s)
-      line(fmt::format("stragglers cost {} per step ({:+.1f} %): {} without [[stragglers]]",
+      line(fmt::format("stragglers cost {} per step ({:+.1f} %): {} without [[stragglers]]{}",
                        format_seconds(r.step_time_s - *r.straggler_free_step_s),
                        *r.straggler_free_step_s > 0
                            ? 100 * (r.step_time_s - *r.straggler_free_step_s) / *r.straggler_free_step_s
                            : 0.0,
-                       format_seconds(*r.straggler_free_step_s)));
+                       format_seconds(*r.straggler_free_step_s), straggler_stages_text(r)));
     for (const auto& l : variability_lines(r.variability)) line(l);
   }
   if (!r.partial) line("cost       " + cost_line(r));

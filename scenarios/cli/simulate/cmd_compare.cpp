@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 #include "models/hw/instance.hpp"
 #include "models/hw/node_text.hpp"
 
+#include "models/run/variability.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/output/goodput_format.hpp"
@@ -66,7 +68,7 @@ int cmd_compare(int argc, char** argv) {
   app.add_option("--html", html, "write an HTML page with the comparison")->type_name("FILE");
   int samples = 0;
   uint64_t seed = 1;
-  add_sample_options(app, samples, seed);
+  const CLI::Option* seed_option = add_sample_options(app, samples, seed);
   add_require_fit_flag(app, require_fit);
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
@@ -89,6 +91,7 @@ int cmd_compare(int argc, char** argv) {
     options.timeline = !html.empty();
     options.samples = samples;
     options.seed = seed;
+    options.seed_given = seed_option->count() > 0;
     for (const auto& s : loaded) results.push_back(run_loaded(s, options));
 
     struct Row {
@@ -108,6 +111,17 @@ int cmd_compare(int argc, char** argv) {
     std::string out;
     // What a reader must know before reading a ratio, in the text and the JSON alike.
     std::vector<std::string> notes;
+    // variability.* or --seed without --samples change nothing (models/run/variability.hpp): one
+    // note per text, naming the scenarios it is about ("[2] variability.gpu_speed_cv acts only ...").
+    std::vector<std::pair<std::string, std::string>> unsampled;  // note, "[1] [2]"
+    for (size_t i = 0; i < results.size(); ++i) {
+      const std::string n = models::unsampled_variability_note(loaded[i].spec, options);
+      if (n.empty()) continue;
+      auto same = std::find_if(unsampled.begin(), unsampled.end(), [&](const auto& u) { return u.first == n; });
+      if (same == unsampled.end()) same = unsampled.insert(unsampled.end(), {n, ""});
+      same->second += fmt::format("{}[{}]", same->second.empty() ? "" : " ", i + 1);
+    }
+    for (const auto& [n, which] : unsampled) notes.push_back(which + " " + n);
     // A what-if whose override changed the GPU count says so before any ratio is read.
     // A scenario that derives its global batch from dp (no training.global_batch) trains another
     // batch on other GPUs: say that too, or a step of more work reads as a slower one.

@@ -68,7 +68,7 @@ int cmd_run(int argc, char** argv) {
                "the run's progress on standard error even when it is not a terminal (one line per second)");
   int samples = 0;
   uint64_t seed = 1;
-  add_sample_options(app, samples, seed);
+  const CLI::Option* seed_option = add_sample_options(app, samples, seed);
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
@@ -87,6 +87,7 @@ int cmd_run(int argc, char** argv) {
     options.timeline = false;  // the summary and JSON do not show it; `commsim report` does
     options.samples = samples;
     options.seed = seed;
+    options.seed_given = seed_option->count() > 0;
     const bool terminal = ::isatty(STDERR_FILENO);
     std::optional<RunProgressLine> line;
     if (terminal || progress) {

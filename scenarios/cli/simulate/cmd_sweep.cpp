@@ -31,11 +31,12 @@
 #include <fmt/format.h>
 
 #include "models/run/layout_line.hpp"
+#include "models/run/variability.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/sweep/inputs_digest.hpp"
 #include "scenarios/cli/sweep/progress_line.hpp"
-#include "scenarios/cli/sweep/scaling_line.hpp"
+#include "scenarios/cli/sweep/scaling_efficiency.hpp"
 #include "scenarios/cli/sweep/sweep_output.hpp"
 #include "scenarios/cli/sweep/sweep_plan.hpp"
 #include "scenarios/cli/sweep/sweep_rows.hpp"
@@ -189,7 +190,7 @@ int cmd_sweep(int argc, char** argv) {
       ->excludes(app.get_option("--shard"));
   int samples = 0;
   uint64_t seed = 1;
-  add_sample_options(app, samples, seed);
+  const CLI::Option* seed_option = add_sample_options(app, samples, seed);
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
@@ -221,6 +222,15 @@ int cmd_sweep(int argc, char** argv) {
       }
     }
 
+    // variability.* or --seed without --samples: every row is deterministic (models/run/variability.hpp).
+    models::RunOptions unsampled;
+    unsampled.seed_given = seed_option->count() > 0;
+    unsampled.samples = samples;
+    for (const auto& l : loaded)
+      if (const std::string note = models::unsampled_variability_note(l.spec, unsampled); !note.empty()) {
+        std::fprintf(stderr, "sweep: note: %s\n", note.c_str());
+        break;
+      }
     {                                      // before any run: the rows must not go over a file the sweep reads
       std::set<std::string> inputs{path};  // --vary may name other profiles or DeepSpeed files
       for (const auto& l : loaded) inputs.insert(l.files.begin(), l.files.end());
@@ -271,7 +281,7 @@ int cmd_sweep(int argc, char** argv) {
     size_t next_to_write = 0;
     std::mutex write_mutex;
     std::atomic<size_t> next{0}, failed{0}, over{0};
-    std::vector<PointRate> rates(todo.size());                               // by position in todo
+    std::vector<EfficiencyPoint> efficiency(todo.size());                    // by position in todo
     std::vector<viz::ScalingPoint> scaling(html.empty() ? 0 : todo.size());  // --html, by position in todo
     std::string scenario_name;
     const bool terminal = ::isatty(STDERR_FILENO);
@@ -304,6 +314,7 @@ int cmd_sweep(int argc, char** argv) {
     options.timeline = false;
     options.samples = samples;  // every point draws with the same seed: GPU r is the same GPU
     options.seed = seed;
+    options.seed_given = seed_option->count() > 0;
     // Runs todo[k] and writes its row (rows are written in order), or defers it (no row yet).
     deferred.reserve(todo.size());  // deferring a point never allocates: it runs when memory is short
     auto run_point = [&](size_t k) {
@@ -313,6 +324,7 @@ int cmd_sweep(int argc, char** argv) {
       // Memory runs short beside other points while the point runs or while its row is written:
       // either way the point runs again alone (below), where a shortage is its row's error.
       bool short_of_memory = false;
+      int failed_gpus = 0;  // a failed point's GPUs, where its placement names them
       try {
         result = run_loaded(loaded[i], options);
       } catch (const UserError& e) {
@@ -349,6 +361,7 @@ int cmd_sweep(int argc, char** argv) {
                                 sp.placement.gpus_per_pod, sp.placement.gpus_per_pod == 1 ? "" : "s");
               }
             }
+          if (shell) failed_gpus = shell->gpus;
           const Json row =
               rows.row(points[i], result ? &*result : nullptr, error, digests[i], shell ? &*shell : nullptr);
           line = format == RowFormat::Csv ? SweepRows::csv_line(row) : SweepRows::json_line(row);
@@ -366,11 +379,7 @@ int cmd_sweep(int argc, char** argv) {
       if (result && !result->fits()) over.fetch_add(1);
       std::lock_guard<std::mutex> lock(write_mutex);
       done_lines[k] = std::move(line);
-      if (result && result->throughput.estimated && !result->ranks.empty()) {
-        rates[k].tokens_per_s_per_gpu = result->throughput.tokens_per_s / double(result->ranks.size());
-        rates[k].tokens_per_step = result->throughput.tokens_per_step;
-      }
-      rates[k].fits = result && result->fits();
+      efficiency[k] = efficiency_point(result ? &*result : nullptr, failed_gpus);
       if (!html.empty()) {
         scaling[k] = scaling_point(axes, points[i], result ? &*result : nullptr, error);
         if (result && scenario_name.empty()) scenario_name = result->scenario;
@@ -447,15 +456,15 @@ int cmd_sweep(int argc, char** argv) {
       std::fprintf(stderr,
                    "sweep: %zu of %zu points do not fit in GPU memory (fits=false; their times are not real%s)\n",
                    all_over, points.size(), kept_part(kept_over).c_str());
-    // Scaling efficiency = tokens/s per GPU over that of the first point. Rows keep the per-GPU
-    // rate only (a shard does not know the sweep's first point); a whole sweep run at once
-    // prints the efficiencies on stderr. With several --vary keys a single "first point" would
-    // compare unlike layouts: the --html page gives each line its own first point instead.
+    // Scaling efficiency (scaling_efficiency.hpp): rows keep the per-GPU rate only (a shard does
+    // not know the sweep's first point); a whole sweep run at once prints the efficiencies on
+    // stderr. With several --vary keys a single "first point" would compare unlike layouts: the
+    // --html page gives each line its own first point instead.
     if (shard_text.empty() && present.empty() && axes.size() == 1)
-      if (const std::string line = scaling_efficiency_line(rates); !line.empty())
+      if (const std::string line = scaling_efficiency_line(efficiency, samples); !line.empty())
         std::fprintf(stderr, "sweep: %s\n", line.c_str());
     if (!html.empty()) {
-      viz::SweepReport page{scenario_name, path, axes.front().key, {}, std::move(scaling), batch_note(rates)};
+      viz::SweepReport page{scenario_name, path, axes.front().key, {}, std::move(scaling), batch_note(efficiency)};
       for (const auto& v : varies) page.summary.emplace_back("--vary", v);
       for (const auto& v : sets) page.summary.emplace_back("--set", v);
       write_file_atomically(html, viz::sweep_html(page));

@@ -2,10 +2,12 @@
 #include "scenarios/cli/sweep/sweep_rows.hpp"
 
 #include <cmath>
+#include <optional>
 #include <variant>
 
 #include "models/utf8.hpp"
 #include "scenarios/cli/output/json_text.hpp"
+#include "scenarios/cli/sweep/scaling_efficiency.hpp"
 #include "scenarios/load/override_value.hpp"
 
 namespace scenarios {
@@ -48,14 +50,21 @@ void add_fit_and_rate(Json& j, const models::RunResult* r) {
       rate && !r->ranks.empty() ? Json(t.tokens_per_s / double(r->ranks.size())) : Json(nullptr);
 }
 
-// At scale, after the columns above and the layout's: the step over --samples (null without), and
+// At scale, after the columns above and the layout's: the step over --samples and the tokens/s at
+// its mean (null without), and
 // the run's interruptions, checkpoint interval, goodput, expected wall time and cost (null for a
 // bare collective; cost null without a price).
 void add_at_scale(Json& j, const models::RunResult* r) {
   const bool sampled = r && r->variability.sampled, est = r && r->goodput.estimated;
   j["step_mean_s"] = sampled ? Json(r->variability.mean_s) : Json(nullptr);
   j["step_median_s"] = sampled ? Json(r->variability.median_s) : Json(nullptr);
-  j["step_p99_s"] = sampled ? Json(r->variability.p99_s) : Json(nullptr);
+  // Each sample is its own allocation of GPUs: a 99th percentile only from 100 of them (below, the
+  // nearest-rank p99 is the maximum, step_max_s).
+  j["step_p99_s"] = sampled && r->variability.has_p99() ? Json(r->variability.p99_s) : Json(nullptr);
+  j["step_max_s"] = sampled ? Json(r->variability.max_s) : Json(nullptr);
+  // tokens_per_s at the sampled mean step: the rate the GPU speed spread leaves.
+  const std::optional<double> sampled_rate = r ? sampled_tokens_per_s(*r) : std::nullopt;
+  j["tokens_per_s_sampled"] = sampled_rate ? Json(*sampled_rate) : Json(nullptr);
   const auto& g = r ? r->goodput : models::GoodputResult{};
   j["interruptions_per_day"] = est ? Json(g.interruptions_per_day) : Json(nullptr);
   // Null where the run takes no checkpoint, and where it does not finish (an infinite wall time
