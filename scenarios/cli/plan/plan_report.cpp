@@ -402,10 +402,19 @@ std::string plan_text(const PlanOutput& p) {
     out += fmt::format(
         "\nprices (one node-hour{}; on-demand: list price; capacity block: AWS EC2 Capacity Blocks' hourly rate, "
         "paid up front for the block):\n",
-        part_node ? ", paid whole by a row on part of a node (\"4 of 8 GPUs per node\")" : "");
-    for (const auto& [instance, price] : r.node_prices)
-      out += fmt::format("  {:<18} {:>10}  {:<14} {}\n", instance, format_usd(price.usd_per_hour), price.pricing,
-                         price.source);
+        part_node ? ", paid whole by a row on part of a node (\"4 of 8 GPUs per node\") unless sold per VM" : "");
+    for (const auto& [instance, price] : r.node_prices) {
+      // What the catalog knows of its own figure (one source, approximate) and how it is sold.
+      std::string known;
+      if (price.unit_gpus > 0)
+        known += fmt::format(" (sold per VM of {} GPUs: a row on part of the node pays the VMs its GPUs need)",
+                             price.unit_gpus);
+      if (const auto* entry = models::hw::find_price(instance);
+          entry && price.source.rfind("catalog:", 0) == 0 && !entry->note.empty())
+        known += " [" + entry->note + "]";
+      out += fmt::format("  {:<18} {:>10}  {:<14} {}{}\n", instance, format_usd(price.usd_per_hour), price.pricing,
+                         price.source, known);
+    }
   }
   if (!r.missing_prices.empty()) {
     out += "\nno price for (their rows show \"no price\"; give [cluster] price_per_hour or --prices FILE):\n";

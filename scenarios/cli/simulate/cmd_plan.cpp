@@ -83,10 +83,14 @@ viz::PlanReport html_report(const PlanOutput& p, const std::string& path) {
   page.summary.emplace_back("ranked", std::to_string(p.result.ranked.size()) + " layouts");
   // What each $ rests on, as under the table: one node-hour, paid whole.
   for (const auto& [instance, price] : p.result.node_prices)
-    page.summary.emplace_back("price " + instance,
-                              fmt::format("{} per node-hour, {} (paid whole, also by a row on "
-                                          "part of a node); {}",
-                                          format_usd(price.usd_per_hour), price.pricing, price.source));
+    page.summary.emplace_back(
+        "price " + instance,
+        fmt::format("{} per node-hour, {} ({}); {}", format_usd(price.usd_per_hour), price.pricing,
+                    price.unit_gpus > 0 ? fmt::format("sold per VM of {} GPUs: a row on part of the node "
+                                                      "pays the VMs its GPUs need",
+                                                      price.unit_gpus)
+                                        : std::string("paid whole, also by a row on part of a node"),
+                    price.source));
   if (std::any_of(p.result.ranked.begin(), p.result.ranked.end(),
                   [](const models::plan::Evaluated& e) { return memory_tight(e); }))
     page.summary.emplace_back("memory headroom",
