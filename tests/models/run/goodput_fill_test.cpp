@@ -8,13 +8,21 @@
 #include "models/model/model_shape.hpp"
 #include "models/run/run.hpp"
 
-TEST_CASE("goodput: a checkpoint holds the strategy's states, checkpoint.bytes_per_param overrides them", "[models]") {
+namespace {
+// A small model's 10 steps on one p5e node: enough for a checkpoint and a failure model.
+models::ScenarioSpec small_run() {
   models::ScenarioSpec s;
   s.cluster.instance = "p5e.48xlarge";
   s.model = models::ModelSpec{};
   s.model->preset = "sc21-1.7b";
   s.model->seq = 1024;
   s.training.steps = 10;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("goodput: a checkpoint holds the strategy's states, checkpoint.bytes_per_param overrides them", "[models]") {
+  models::ScenarioSpec s = small_run();
   const double params = double(models::model::resolve_model(*s.model).total_params());
   for (const auto& [strategy, bytes] : {std::pair{"fsdp", 6.0}, {"ddp", 6.0}, {"zero3", 14.0}, {"megatron", 14.0}}) {
     INFO(strategy);
@@ -31,12 +39,7 @@ TEST_CASE("goodput: a checkpoint holds the strategy's states, checkpoint.bytes_p
 }
 
 TEST_CASE("goodput: the failure rates name their source, the restart says whether it is assumed", "[models]") {
-  models::ScenarioSpec s;
-  s.cluster.instance = "p5e.48xlarge";
-  s.model = models::ModelSpec{};
-  s.model->preset = "sc21-1.7b";
-  s.model->seq = 1024;
-  s.training.steps = 10;
+  models::ScenarioSpec s = small_run();
   s.parallel.strategy = "fsdp";
   models::GoodputResult g = models::run_scenario(s, {}).goodput;
   CHECK(g.failure_rates_source ==
