@@ -167,7 +167,7 @@ void add_variability(RunResult& result, const ScenarioSpec& spec, const RunOptio
   v.slowest_straggler_factor = slowest.rank < static_cast<int>(straggler.size()) ? straggler[slowest.rank] : 1.0;
   v.rule_upper_bound = !options.full && (spec.parallel.tp > 1 || spec.parallel.pp > 1);
   const double drawn = mid.compute_scale.empty() ? 1.0 : mid.compute_scale[slowest.rank];
-  char line[480];
+  char line[1024];  // the longest note: its fixed text, the spread and the cause
   char parts[120] = "";
   if (slowest.scale != drawn)
     std::snprintf(parts, sizeof parts, " (x%.4f drawn, x%.4g [[stragglers]])", drawn, slowest.scale / drawn);
