@@ -48,7 +48,7 @@ MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const 
   if (measured_step_s <= 0 && trace) measured_step_s = trace->host > 0 ? trace->host : trace->span;
   const workload::ComputeClasses sim = trace ? scenario_compute(spec) : workload::ComputeClasses{};
   if (measured_step_s > 0) {
-    DiffRow r{"step", "step time", measured_step_s, result.step_time_s, "", "", {}};
+    DiffRow r{"step", "step time", measured_step_s, result.step_time_s, "", "", {}, {}};
     // What the compute rows below do not account for: the step's communication and waits.
     const double comm = result.step_time_s - sim.total();
     if (!trace) {
@@ -81,7 +81,7 @@ MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const 
         {"optimizer", trace->optimizer, sim.optimizer, adamw, "the optimizer's kernels"},
     };
     for (const Class& c : classes) {
-      DiffRow r{"compute", c.name, c.measured, c.simulated, c.parameter, "", {}};
+      DiffRow r{"compute", c.name, c.measured, c.simulated, c.parameter, "", {}, {}};
       r.explain = std::string(c.what) + ": the simulation is " + diff_pct(r.relative()) + " off; " +
                   (r.relative() > 0 ? "a higher " : "a lower ") + c.parameter +
                   " (commsim profile fits it from this trace) closes it";
@@ -90,7 +90,7 @@ MeasuredDiff diff_step(const ScenarioSpec& spec, const RunResult& result, const 
     }
     // No idle row where the trace's kernels overlap (busy above span): its idle time is not measured.
     if (trace->idle_measured()) {
-      DiffRow idle{"idle", "GPU idle between kernels", trace->idle(), sim.gaps, "compute.launch_gap", "", {}};
+      DiffRow idle{"idle", "GPU idle between kernels", trace->idle(), sim.gaps, "compute.launch_gap", "", {}, {}};
       idle.explain = trace->communication > 0
                          ? "the trace's idle time holds its waits for communication too"
                          : "the host issuing kernels (eager PyTorch): " + diff_pct(idle.relative()) +
