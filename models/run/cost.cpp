@@ -68,7 +68,7 @@ std::optional<ClusterPrice> cluster_price(const ScenarioSpec& spec, std::string*
     const double usd = p.usd_per_hour * share * nodes;
     out.usd_per_hour += usd;
     out.nodes += nodes;
-    out.gpus = node_gpus > 0 && out.gpus >= 0 ? out.gpus + nodes * billed_gpus : 0;
+    out.gpus += nodes * billed_gpus;
     out.pricing = out.pricing.empty() || out.pricing == p.pricing ? p.pricing : "mixed";
     std::string source = p.source;
     if (share < 1)
