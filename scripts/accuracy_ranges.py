@@ -65,6 +65,8 @@ def read_nccl_tests(path):
         # are printed without a decimal point)
         if len(f) >= 13 and f[0].isdigit() and f[1].isdigit():
             rows[int(f[0])] = min(float(f[5]), float(f[9]))
+        elif len(f) == 12 and f[0].isdigit() and f[1].isdigit():  # nccl-tests before its root column (2021)
+            rows[int(f[0])] = min(float(f[4]), float(f[8]))
     return rows
 
 
@@ -360,6 +362,16 @@ CURVES = [
                          "blackwell_nvls/oci_gb200.toml", "alltoall", oci_gb200("alltoall")),
     lambda: nccl_tests_curve("OCI GB200 NVL72, two racks, 32 hosts (128 ranks, NCCL 2.29.2, NVLS off)",
                              "blackwell_nvls/oci_gb200_v3_2racks.toml", "blackwell_nvls/measured/oci_gb200_v3_2racks.txt"),
+    lambda: nccl_tests_curve("p5.48xlarge, one node, NVLink (8 ranks, awsome-distributed-ai's AWS Batch sample)",
+                             "p5_1node/scenario.toml", "p5_1node/measured/all_reduce_perf.txt"),
+    lambda: nccl_tests_curve("2 x p4d.24xlarge on EKS, EFA, NCCL 2.8.3, NCCL_ALGO=RING (16 ranks, aws-samples/aws-efa-eks)",
+                             "p4d_2node_efa_eks/scenario.toml", "p4d_2node_efa_eks/measured/all_reduce_nccl2.8.3.txt",
+                             env("NCCL_ALGO", "RING")),
+    lambda: nccl_tests_curve("2 x p4d.24xlarge on EKS, EFA, NCCL 2.9.9 (16 ranks, aws-samples/aws-efa-eks)",
+                             "p4d_2node_efa_eks/scenario.toml", "p4d_2node_efa_eks/measured/all_reduce_nccl2.9.9.txt"),
+    lambda: nccl_tests_curve("2 x GCP A3 High, all_gather over GPUDirect-TCPX, Ring/Simple (16 ranks, Google's example)",
+                             "gcp_2node/a3_high_allgather.toml", "gcp_2node/measured/a3_high_allgather.txt",
+                             op="all_gather"),
 ]
 
 
