@@ -76,6 +76,26 @@ std::vector<NcclTestsRow> run_nccl_tests_at(const ScenarioSpec& spec, nccl::Coll
   return out;
 }
 
+// Where the host's loop, not the GPUs, sets a row's time and that loop's cost is the default, the
+// rows say so: measured hosts differ twofold (one process per GPU: 6.6 us per call on an H200 VM,
+// at most 12.9 on a p5; one thread for 8 GPUs: 25-30 us on Azure ND H100/H200 v5, 45 on ND A100
+// v4: docs/accuracy.md, the host loop), more than any network parameter moves a small size.
+static std::string host_loop_note(const std::vector<NcclTestsRow>& rows, double launch_us, int gpus_per_thread) {
+  int64_t largest = -1;
+  for (const auto& r : rows)
+    if (r.device_us < launch_us) largest = std::max(largest, r.size);
+  if (largest < 0) return "";
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "sizes up to %lld B are bound by the host's loop, not the GPUs: %.1f us per call "
+                "(nccl.launch_overhead%s, a default). Measured hosts differ twofold (6.6-13 us per call with one "
+                "GPU per process, 25-45 us with 8 GPUs per thread): `commsim calibrate` on your own small sizes, "
+                "or --set cluster.params.nccl.launch_overhead, sets yours (docs/accuracy.md, the host loop)",
+                static_cast<long long>(largest), launch_us,
+                gpus_per_thread > 1 ? (" + nccl.launch_per_gpu x " + std::to_string(gpus_per_thread - 1)).c_str() : "");
+  return buf;
+}
+
 NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions& o) {
   sim::Simulator sim;
   sim::FlowNetwork net(sim);
@@ -164,6 +184,8 @@ NcclTestsResult run_nccl_tests(const ScenarioSpec& spec, const NcclTestsOptions&
     result.rows.push_back(row);
   }
   if (!result.rows.empty()) result.avg_busbw_gbs = busbw_sum / (2.0 * result.rows.size());
+  if (!spec.cluster.params.count("nccl.launch_overhead"))
+    result.host_loop_note = host_loop_note(result.rows, params.launch_cost(gpus_per_thread) * 1e6, gpus_per_thread);
   return result;
 }
 

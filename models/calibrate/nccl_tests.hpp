@@ -51,6 +51,7 @@ struct NcclTestsResult {
   std::string gpu_name;
   std::string network_note;             // World::network_note: what the model leaves out of the network
   std::string nvlink_note;              // World::nvlink_note: ... of an NVLink domain across hosts
+  std::string host_loop_note;           // the sizes bound by the host's loop, where its cost is a default
   std::vector<std::string> rank_lines;  // "#  Rank  0 Group  0 Pid ... device  0 [...] NVIDIA H200"
   std::vector<std::string> link_classes;  // of the pairs of consecutive ranks ("nvlink", "efa"), each once
   double avg_busbw_gbs = 0;

@@ -320,6 +320,8 @@ int cmd_nccl_tests(int argc, char** argv) {
     table.gpu = table.passes.front().result.gpu_name;
     if (!table.passes.front().result.network_note.empty()) notes.push_back(table.passes.front().result.network_note);
     if (!table.passes.front().result.nvlink_note.empty()) notes.push_back(table.passes.front().result.nvlink_note);
+    if (!table.passes.front().result.host_loop_note.empty())
+      notes.push_back(table.passes.front().result.host_loop_note);
 
     note("-n", header.iters, 20, "shown in the header (a predicted iteration does not depend on it)");
     note("-w", header.warmup_iters, 5, "shown in the header (warm-up does not change a prediction)");

@@ -7,6 +7,8 @@
 
 #include <fstream>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include <set>
@@ -230,4 +232,37 @@ TEST_CASE("nccl-tests --compare: a file holding two collectives compares the one
   REQUIRE(own.exit_code == 0);
   CHECK(own.out.find("# Collective test starting: all_gather_perf") != std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+// The sizes the host's loop binds are named where that loop's cost is a default (a host's own,
+// from a profile or --set, is not questioned), with the largest such size and the cost.
+TEST_CASE("nccl-tests: the sizes bound by a default host loop get a note", "[scenarios]") {
+  const std::string p5 = kNcclTestsSource + "/scenarios/validation/p5_1node/scenario.toml";
+  const auto small = run_commsim({"nccl-tests", p5, "-b", "8", "-e", "16M", "-f", "4", "--json"});
+  REQUIRE(small.exit_code == 0);
+  const auto j = nlohmann::json::parse(small.out);
+  std::string note;
+  for (const auto& n : j.at("notes"))
+    if (n.get<std::string>().find("host's loop") != std::string::npos) note = n.get<std::string>();
+  REQUIRE(!note.empty());
+  // The largest size whose device time is below the loop's 25 us: the loop time (L^4 + D^4)^(1/4)
+  // is below 2^(1/4) L exactly there (LinkParams::loop_time).
+  int64_t largest = -1;
+  for (const auto& r : j.at("rows"))
+    if (r.at("time_us").get<double>() < std::pow(2.0, 0.25) * 25.0)
+      largest = std::max(largest, r.at("size_bytes").get<int64_t>());
+  REQUIRE(largest > 0);
+  CHECK(note.find("sizes up to " + std::to_string(largest) + " B are bound") == 0);
+  CHECK(note.rfind("sizes up to ", 0) == 0);
+  CHECK(note.find("25.0 us per call (nccl.launch_overhead, a default)") != std::string::npos);
+  CHECK(note.find("commsim calibrate") != std::string::npos);
+  // The host's own loop: no note.
+  const auto own = run_commsim(
+      {"nccl-tests", p5, "-b", "8", "-e", "16M", "-f", "4", "--set", "cluster.params.nccl.launch_overhead=8e-6"});
+  REQUIRE(own.exit_code == 0);
+  CHECK(own.err.find("host's loop") == std::string::npos);
+  // Sizes the GPUs bind alone: no note.
+  const auto large = run_commsim({"nccl-tests", p5, "-b", "64M", "-e", "1G"});
+  REQUIRE(large.exit_code == 0);
+  CHECK(large.err.find("host's loop") == std::string::npos);
 }
