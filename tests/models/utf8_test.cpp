@@ -12,9 +12,9 @@ using models::kValidUtf8;
 using models::utf8_text;
 
 TEST_CASE("utf8: well-formed text is found valid and returned unchanged", "[utf8]") {
-  for (const std::string s : {std::string(""), std::string("ascii"), std::string("caf\xc3\xa9"),
-                              std::string("\xe2\x82\xac 1"), std::string("\xf0\x9f\x98\x80"),
-                              std::string("\xf4\x8f\xbf\xbf")}) {
+  for (const std::string& s :
+       {std::string(""), std::string("ascii"), std::string("caf\xc3\xa9"), std::string("\xe2\x82\xac 1"),
+        std::string("\xf0\x9f\x98\x80"), std::string("\xf4\x8f\xbf\xbf")}) {
     CHECK(first_invalid_utf8(s) == kValidUtf8);
     CHECK(utf8_text(s) == s);
   }

@@ -47,6 +47,10 @@ std::optional<int> descriptor_alias(const std::string& p) {
   return std::nullopt;
 }
 
+}  // namespace
+
+// Named, not file-local: OutputSet::Entry, declared in the header, holds a Resolved.
+namespace output_target {
 enum class Kind { kReplace, kStream, kDescriptor };
 
 struct Resolved {
@@ -56,6 +60,11 @@ struct Resolved {
   bool existed = false;  // kReplace: a regular file is there now
   struct stat st {};
 };
+}  // namespace output_target
+using output_target::Kind;
+using output_target::Resolved;
+
+namespace {
 
 std::string read_link(const std::string& shown, const std::string& p) {
   std::vector<char> buf(256);

@@ -120,7 +120,7 @@ TEST_CASE("variability: the slowest GPU named includes the [[stragglers]] factor
 
   // Rank 5 of 16 A100 computes 1.3 x slower: 1.1 % draws never make another rank slower than it.
   ScenarioSpec s = step_on("p4d.24xlarge", 2, "ddp");
-  s.stragglers.push_back({.ranks = {5}, .compute_slowdown = 1.3});
+  s.stragglers.push_back({.ranks = {5}, .node = std::nullopt, .link = "", .compute_slowdown = 1.3});
   const RunResult r = sampled(s, 3, 1, false);
   const VariabilityResult& v = r.variability;
   REQUIRE(v.steps_s.size() == 3);
@@ -196,10 +196,10 @@ TEST_CASE("variability: the rule with [[stragglers]] applies a straggler's facto
   // tp 2 x pp 2 with a heavy straggler: the other stages keep the largest draw, not its speed (which
   // took the rule from +0.3 % to +8.7 % on a pipeline).
   ScenarioSpec ddp = step_on("p4d.24xlarge", 2, "ddp");
-  ddp.stragglers.push_back({.ranks = {5}, .compute_slowdown = 1.3});
+  ddp.stragglers.push_back({.ranks = {5}, .node = std::nullopt, .link = "", .compute_slowdown = 1.3});
   ScenarioSpec pipeline = step_on("p4d.24xlarge", 2, "megatron", 2, 2);
   pipeline.training.grad_accum = 4;
-  pipeline.stragglers.push_back({.ranks = {5}, .compute_slowdown = 1.5});
+  pipeline.stragglers.push_back({.ranks = {5}, .node = std::nullopt, .link = "", .compute_slowdown = 1.5});
   for (const auto& [spec, tolerance] : {std::pair{ddp, 0.002}, std::pair{pipeline, 0.01}}) {
     INFO(spec.parallel.strategy);
     const RunResult rule = sampled(spec, 3, 1, false), exact = sampled(spec, 3, 1, true);

@@ -23,19 +23,8 @@ std::vector<RankSetup> in_group(int n) {
   for (auto& r : v) r.group[0] = 0;
   return v;
 }
-ComputeRates executor_h200() { return make_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, 300e9, 0, {}); }
-// Every compute op costs only its FLOPs at 500 TFLOP/s: no fixed costs, no launch gaps, memory-bound
-// work at 1e20 B/s (negligible), so the stages of a pipeline are equal.
-ComputeRates flops_only() {
-  ComputeRates r = executor_h200();
-  r.gpu.gemm = {0, 5e14, 1e20};
-  r.gpu.attention = {0, 5e14, 0, 5e14};
-  r.gpu.memory.fixed_s = 0;
-  r.gpu.memory.bytes_per_s.fill(1e20);
-  r.gpu.memory.loss_s_per_logit = 0;
-  for (auto& impl : r.gpu.adamw.bytes_per_s) impl.fill(1e20);
-  r.gpu.launch_gap_s = 0;
-  return r;
+ComputeRates executor_h200() {
+  return make_rates(models::hw::find_gpu("H200"), models::compute::Precision::Bf16, 300e9, 0, {});
 }
 }  // namespace
 

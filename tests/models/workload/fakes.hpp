@@ -58,7 +58,7 @@ class FakeEngine : public models::collectives::CollectiveEngine {
 
 class FakeWorld : public models::World {
  public:
-  explicit FakeWorld(int n) : ranks_(n), placement_{1, n, 1} {
+  explicit FakeWorld(int n) : placement_{1, n, 1}, ranks_(n) {
     for (int r = 0; r < n; ++r) ranks_[r] = models::RankInfo{r, 0, r, r, 0};
     node_.gpu = models::hw::find_gpu("H200");
     node_.gpus = n;

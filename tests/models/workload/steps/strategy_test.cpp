@@ -82,7 +82,7 @@ TEST_CASE("strategy: CPU-Adam held to one thread per rank by torchrun says what 
   REQUIRE(!found.empty());
   // One thread moves host.core_bytes_per_s (12 GB/s) of the 42 B per element the step touches.
   const double shard = double(models::model::resolve_model(*s.model).total_params()) / 8;
-  char now[32];
+  char now[96];
   std::snprintf(now, sizeof now, "%.3g s of host work per step at 12 GB/s per thread", shard * 42 / 12e9);
   CHECK(found.find(now) != std::string::npos);
   CHECK(found.find("shared by the node's 8 ranks binds") != std::string::npos);
