@@ -372,6 +372,8 @@ CURVES = [
     lambda: nccl_tests_curve("2 x GCP A3 High, all_gather over GPUDirect-TCPX, Ring/Simple (16 ranks, Google's example)",
                              "gcp_2node/a3_high_allgather.toml", "gcp_2node/measured/a3_high_allgather.txt",
                              op="all_gather"),
+    lambda: nccl_tests_curve("2 x GCP A3 High, all_reduce over GPUDirect-TCPX (16 ranks, Google's example, environment not known)",
+                             "gcp_2node/a3_high_allreduce.toml", "gcp_2node/measured/a3_high_allreduce_aiinfra.txt"),
 ]
 
 
