@@ -65,10 +65,19 @@ std::string seconds(double s) {
 std::string duration_hms(double s) {
   if (!std::isfinite(s) || s < 0) return "n/a";
   if (s < 60) return seconds(s);  // under a minute "0:00:00" would hide it: ms / s as the step is shown
-  if (s >= 3.6e15) {              // a trillion hours and more: no integer of seconds to round to
+  // From two days up a clock reading misleads ("8692:27:21" is a year): days and hours, as the
+  // goodput line prints expected wall times; years past 10,000 days, where no count of days helps.
+  constexpr double kDay = 86400;
+  if (s >= 1e4 * kDay) {
     char big[48];
-    std::snprintf(big, sizeof big, "%.3g h", s / 3600);
+    std::snprintf(big, sizeof big, "%.3g years", s / (365.25 * kDay));
     return big;
+  }
+  if (s >= 2 * kDay) {
+    const long long hours = std::llround(s / 3600);
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%lld d %02lld h", hours / 24, hours % 24);
+    return buf;
   }
   const long long t = std::llround(s);
   char buf[64];

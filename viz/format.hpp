@@ -4,7 +4,9 @@
 
 namespace viz::fmt {
 std::string seconds(double s);            // picks ns/us/ms/s/min/h; "0 s" for 0; "n/a" if not finite
-std::string duration_hms(double s);       // "0:16:21" as training logs print run times; "2.1e+40 h" past 1e12 h
+// "0:16:21" as training logs print run times, up to two days; "362 d 04 h" from there (as the goodput
+// line prints expected wall times), "1.2e+30 years" past 10,000 days.
+std::string duration_hms(double s);
 std::string bytes(double b);              // decimal units (B, KB, MB, GB, TB), as NCCL sizes are quoted
 std::string bytes_binary_axis(double b);  // axis ticks of powers of two: "8 B", "1 KiB", "64 MiB"
 std::string rate(double bytes_per_s);     // "GB/s"

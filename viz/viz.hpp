@@ -57,6 +57,8 @@ struct ScalingPoint {
   double tokens_per_s = 0;          // 0: not estimated (a bare collective)
   double mfu = 0;                   // model FLOP utilisation, 0..1
   models::RankBreakdown breakdown;  // the mean rank's, adding up to step_time_s
+  // What the point costs, as the row's cost columns say; < 0: no price for its nodes.
+  double usd_per_run = -1, usd_per_million_tokens = -1;
 };
 
 // A sweep's page: how throughput scales over the first --vary key, per series of the others.

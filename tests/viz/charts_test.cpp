@@ -390,3 +390,116 @@ TEST_CASE("viz: a ratio under 0.01 keeps two significant digits, and a run ratio
   CHECK(html.find("class=\"ratio small run-ratio\">0.00023×") != std::string::npos);
   CHECK(html.find(">0.00×") == std::string::npos);
 }
+
+TEST_CASE("viz: a run longer than two days reads in days and hours, not as a clock", "[viz]") {
+  CHECK(viz::fmt::duration_hms(31291641) == "362 d 04 h");        // 8692 h 27 min: a 15 T-token run on 512 GPUs
+  CHECK(viz::fmt::duration_hms(47.9 * 3600) == "47:54:00");       // under two days a clock still reads well
+  CHECK(viz::fmt::duration_hms(2 * 86400 + 3000) == "2 d 01 h");  // to the nearest hour
+  CHECK(viz::fmt::duration_hms(1e40) == "3.17e+32 years");
+}
+
+namespace {
+// A what-if of one file: compare appends each column's overrides to the scenario's name.
+std::vector<models::RunResult> what_if_runs() {
+  std::vector<models::RunResult> runs;
+  const char* suffixes[] = {"", " [cluster.instance=p5en.48xlarge]", " [cluster.instance=p6-b200.48xlarge]"};
+  const char* instances[] = {"p5.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge"};
+  const double steps[] = {17.5, 17.39, 8.794}, per_hour[] = {3523, 4051, 7292};
+  for (int i = 0; i < 3; ++i) {
+    auto r = viz_test::make_run(viz_test::one_pod_four_gpus());
+    r.scenario = std::string("Llama-3-70B, 15 T tokens: what to run, on what, at what cost") + suffixes[i];
+    r.layout = std::string("512 GPUs: 64 nodes ") + instances[i] + ", 64 pods x 8 GPUs; megatron tp 8 pp 4 dp 16";
+    r.step_time_s = steps[i];
+    r.run_time_s = steps[i] * r.steps;
+    r.cost.known = true;
+    r.cost.usd_per_hour = per_hour[i];
+    r.cost.usd_per_run = per_hour[i] * r.run_time_s / 3600;
+    runs.push_back(r);
+  }
+  return runs;
+}
+std::string headline_of(const std::string& html) {
+  const std::string bars = html.substr(html.find("class=\"headline-bars\""));
+  return bars.substr(0, bars.find("</svg>"));
+}
+}  // namespace
+
+TEST_CASE("viz: the headline bars of a what-if name each column by its overrides and its layout", "[viz]") {
+  std::vector<viz::ReportInputs> inputs(3, viz_test::inputs_for(viz_test::one_pod_four_gpus(), false));
+  for (auto& in : inputs) in.title.clear();  // the columns' own names, as compare gives them
+  const std::string html = viz::compare_html(what_if_runs(), inputs);
+  const std::string head = headline_of(html);
+  // Not "cost" (the last word of the shared name) and not cut on the left: number, what differs,
+  // then the layout line with the GPU count.
+  CHECK(head.find(">[1] no overrides  ·  512 GPUs: 64 nodes p5.48xlarge,") != std::string::npos);
+  CHECK(head.find(">[2] [cluster.instance=p5en.48xlarge]  ·  512 GPUs: 64 nodes p5en.48xlarge,") != std::string::npos);
+  CHECK(head.find(">[3] [cluster.instance=p6-b200.48xlarge]  ·  512 GPUs: 64 nodes p6-b200.48xlarge,") !=
+        std::string::npos);
+  CHECK(head.find(">cost") == std::string::npos);
+  // Labels start at the left edge of the chart, above their bars (text-anchor start, not end).
+  CHECK(count_of(head, "class=\"headline-label\"") == 3);
+  CHECK(head.find("text-anchor=\"end\"") == std::string::npos);
+  // The bus bandwidth legend numbers the columns the same way.
+  CHECK(html.find("[1] no overrides · ") != std::string::npos);
+  CHECK(html.find("[1] cost") == std::string::npos);
+}
+
+TEST_CASE("viz: the compare headline puts the cost ratio beside the time ratio where prices are known", "[viz]") {
+  const auto runs = what_if_runs();
+  const std::string html = viz::compare_html(runs, {});
+  // p6-b200: half the time, but dearer per run; the card says both.
+  const double ratio = runs[2].cost.usd_per_run / runs[0].cost.usd_per_run;
+  REQUIRE(ratio > 1);
+  CHECK(html.find("class=\"ratio small cost-ratio\">" + viz::fmt::fixed(ratio, 2) +
+                  "×</div><div class=\"lbl\">$ per run: " + viz::fmt::usd(runs[2].cost.usd_per_run) + " vs " +
+                  viz::fmt::usd(runs[0].cost.usd_per_run) + " (dearer)") != std::string::npos);
+  CHECK(count_of(html, "class=\"ratio small cost-ratio\"") == 2);
+  // $ per run beside each bar's step time.
+  CHECK(headline_of(html).find(viz::fmt::seconds(runs[2].step_time_s) + " · " +
+                               viz::fmt::usd(runs[2].cost.usd_per_run) + " per run") != std::string::npos);
+  // Without a price for one column, no cost card and no $ in its bar.
+  auto unpriced = runs;
+  unpriced[1].cost.known = false;
+  const std::string without = viz::compare_html({unpriced[0], unpriced[1]}, {});
+  CHECK(without.find("cost-ratio") == std::string::npos);
+  CHECK(without.find("$ per run:") == std::string::npos);
+  // At one price per hour the cost ratio is the time ratio: said in words, not a second big number.
+  auto same_price = runs;
+  same_price[1].cost.usd_per_run = same_price[0].cost.usd_per_run * same_price[1].run_time_s / same_price[0].run_time_s;
+  const std::string once = viz::compare_html({same_price[0], same_price[1]}, {});
+  CHECK(once.find("cost-ratio") == std::string::npos);
+  CHECK(once.find("; $ per run: " + viz::fmt::usd(same_price[1].cost.usd_per_run) + " vs ") != std::string::npos);
+}
+
+TEST_CASE("viz: a timeline of thousands of interleaved sub-pixel spans is drawn as banded blocks", "[viz]") {
+  // One rank's compute stream: 20,000 kernels of 0.6 ms, each followed by a 0.2 ms collective on
+  // the same stream, over 16 s: every span is under a pixel of a 900 px chart.
+  models::RunResult r;
+  r.scenario = "interleaved";
+  r.steps = 1;
+  models::RankResult k;
+  r.ranks.push_back(k);
+  double t = 0, compute = 0, coll = 0;
+  for (int i = 0; i < 20000; ++i) {
+    r.timeline.push_back({0, "compute", "L" + std::to_string(i) + " fwd", "", t, t + 0.6e-3, 0, "", ""});
+    compute += 0.6e-3, t += 0.6e-3;
+    r.timeline.push_back({0, "compute", "sp all_gather", "all_gather", t, t + 0.2e-3, 134000000, "Ring", "Simple"});
+    coll += 0.2e-3, t += 0.2e-3;
+  }
+  r.step_time_s = r.run_time_s = t;
+  const std::string svg = viz::charts::timeline(r, {});
+  // At most a few hundred rects (8 px blocks of two bands), not 40,000 slivers.
+  CHECK(count_of(svg, "<rect") < 400);
+  CHECK(count_of(svg, "class=\"ev ev-mixed\"") > 100);
+  // Each block's bands keep the mix: three quarters compute, a quarter all_gather.
+  const std::regex band(
+      R"re(<rect x="[0-9.]+" y="([0-9.]+)" width="[0-9.]+" height="([0-9.]+)" fill="([^"]+)" class="ev ev-mixed")re");
+  std::smatch m;
+  REQUIRE(std::regex_search(svg, m, band));
+  const double h_first = std::stod(m[2]);
+  CHECK(h_first == Approx(16 * 0.75).margin(0.6));                                    // row of 16 px, compute's share
+  CHECK(svg.find("too short to draw one by one:\nall_gather") == std::string::npos);  // compute listed first
+  CHECK(svg.find("too short to draw one by one:\ncompute") != std::string::npos);
+  CHECK(svg.size() < 200000);
+  CHECK_FALSE(has_non_finite(svg));
+}

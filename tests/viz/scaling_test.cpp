@@ -136,3 +136,36 @@ TEST_CASE("viz: the sweep page holds three charts, the points and each column ex
     rest.erase(at, rest.find('"', at) - at);
   CHECK(rest.find("http") == std::string::npos);
 }
+
+TEST_CASE("viz: the sweep page puts $ beside the time where the points have a price", "[viz]") {
+  auto points = nodes_sweep();
+  const double per_run[] = {30.62e6, 31.5e6, 33.9e6};
+  for (size_t i = 0; i < points.size(); ++i)
+    points[i].usd_per_run = per_run[i], points[i].usd_per_million_tokens = 2.04 + i;
+  const viz::SweepReport s{"70B", "a.toml", "cluster.nodes", {}, points};
+  const std::string html = viz::sweep_html(s);
+  CHECK(html.find("<th>$ per run</th><th>$ / M tokens</th>") != std::string::npos);
+  CHECK(html.find("<td class=\"usd\">$30.62 M</td><td class=\"usd\">$2.04</td>") != std::string::npos);
+  CHECK(html.find("<b>$ per run</b>") != std::string::npos);
+  // The breakdown bars end with the step and its $ per run.
+  CHECK(viz::charts::scaling_breakdown(points).find("1.25 s · $33.90 M") != std::string::npos);
+  // A part of the step zero at every point gets no column; one some point has keeps it.
+  CHECK(html.find("<th>barrier wait</th>") != std::string::npos);
+  CHECK(html.find("<th>pipeline bubble</th>") == std::string::npos);
+  CHECK(html.find("class=\"table-scroll\"") != std::string::npos);
+  // Without a price, no $ column (and no empty one).
+  const std::string unpriced = viz::sweep_html({"70B", "a.toml", "cluster.nodes", {}, nodes_sweep()});
+  CHECK(unpriced.find("$ per run") == std::string::npos);
+}
+
+TEST_CASE("viz: the sweep's x axis gives each value's GPUs and says it is not to scale", "[viz]") {
+  const std::string svg = viz::charts::scaling_throughput(nodes_sweep(), "cluster.nodes");
+  for (const char* g : {">8 GPUs<", ">16 GPUs<", ">32 GPUs<"}) CHECK(svg.find(g) != std::string::npos);
+  CHECK(svg.find("cluster.nodes (values as swept, evenly spaced: not to scale)") != std::string::npos);
+  // A value whose series run on different GPU counts gets no single count.
+  auto mixed = nodes_sweep();
+  mixed.push_back(point("1", "parallel.tp=2", 16, 900, 1.0));
+  const std::string m = viz::charts::scaling_efficiency(mixed, "cluster.nodes");
+  CHECK(m.find(">8 GPUs<") == std::string::npos);
+  CHECK(m.find(">16 GPUs<") != std::string::npos);  // the value "2": 16 GPUs in its one series
+}

@@ -44,6 +44,7 @@ std::string compact(double v) {
 struct Frame {
   double W = 900, left = 84, right = 24, top = 16, plot_h = 250;
   std::vector<std::string> xs, series;
+  std::vector<int> gpus_at;  // per x: the GPU count all its points run on; 0 where they differ
   double plot_w() const { return W - left - right; }
   double x_of(const std::string& x) const {
     const double n = static_cast<double>(std::max<size_t>(xs.size(), 1));
@@ -57,6 +58,12 @@ struct Frame {
 Frame frame_of(const std::vector<ScalingPoint>& points) {
   Frame f;
   for (const auto& p : points) add_unique(f.xs, p.x), add_unique(f.series, p.series);
+  f.gpus_at.assign(f.xs.size(), -1);
+  for (const auto& p : points) {
+    if (!p.ok || p.gpus <= 0) continue;
+    int& g = f.gpus_at[index_of(f.xs, p.x)];
+    g = g < 0 || g == p.gpus ? p.gpus : 0;
+  }
   return f;
 }
 
@@ -77,10 +84,16 @@ void draw_axes(svg::Writer& w, const Frame& f, const svg::Scale& y, const std::v
     std::string t = f.xs[i];
     if (t.size() > 24) t = t.substr(0, 23) + "…";
     w.text(f.x_of(f.xs[i]), f.top + f.plot_h + 16, t, {.size = 11, .anchor = "middle", .css_class = "scaling-x"});
+    // The GPU count under the value: a review reads "16 nodes" as "128 GPUs" only if told.
+    if (const int g = f.gpus_at[i]; g > 0)
+      w.text(f.x_of(f.xs[i]), f.top + f.plot_h + 30, fmt::count(g) + (g == 1 ? " GPU" : " GPUs"),
+             {.size = 10, .anchor = "middle", .fill = "#555", .css_class = "scaling-x-gpus"});
   }
   w.line(f.left, f.top + f.plot_h, f.left + f.plot_w(), f.top + f.plot_h, "#444", 1);
   w.line(f.left, f.top, f.left, f.top + f.plot_h, "#444", 1);
-  w.text(f.left + f.plot_w() / 2, f.top + f.plot_h + 34, x_title,
+  // The values are categories, evenly spaced as typed: doubling nodes looks linear on this axis and
+  // the linear-scaling line bends, so the title says the axis is not to scale.
+  w.text(f.left + f.plot_w() / 2, f.top + f.plot_h + 48, x_title + " (values as swept, evenly spaced: not to scale)",
          {.size = 12, .anchor = "middle", .css_class = "axis-title"});
   w.text(18, f.top + f.plot_h / 2, y_title,
          {.size = 12, .anchor = "middle", .css_class = "axis-title", .vertical = true});
@@ -136,7 +149,7 @@ std::string scaling_throughput(const std::vector<ScalingPoint>& points, const st
   auto legend = series_legend(f, "simulated tokens/s");
   if (!empty) legend.push_back({"dashed: linear scaling from the series' first point", okabe_ito::kGrey});
   if (any_oom) legend.push_back({"does not fit in GPU memory (time as if it did)", kOomColor, true});
-  const double legend_y = f.top + f.plot_h + 52;
+  const double legend_y = f.top + f.plot_h + 64;
   const double H = legend_y + svg::legend_height(f.plot_w(), legend) + 8;
   svg::Writer w(f.W, H, "chart chart-scaling-throughput", "Throughput in tokens per second at each sweep point");
   const auto ticks = svg::linear_ticks(0, empty ? 1 : ymax * 1.05, 5);
@@ -182,7 +195,7 @@ std::string scaling_efficiency(const std::vector<ScalingPoint>& points, const st
   // The ring drawn on a point over its GPUs' memory is named, as on the throughput chart.
   if (std::any_of(points.begin(), points.end(), [&](const ScalingPoint& p) { return !p.fits; }))
     legend.push_back({"does not fit in GPU memory (time as if it did)", kOomColor, true});
-  const double legend_y = f.top + f.plot_h + 52;
+  const double legend_y = f.top + f.plot_h + 64;
   const double H = legend_y + svg::legend_height(f.plot_w(), legend) + 8;
   svg::Writer w(f.W, H, "chart chart-scaling-efficiency",
                 "Scaling efficiency: tokens per second per GPU against the first point");
@@ -220,7 +233,7 @@ std::string scaling_efficiency(const std::vector<ScalingPoint>& points, const st
 }
 
 std::string scaling_breakdown(const std::vector<ScalingPoint>& points) {
-  const double W = 900, left = 240, right = 80, top = 8, row = 24;
+  const double W = 900, left = 240, right = 150, top = 8, row = 24;
   const double plot_w = W - left - right;
   const auto& parts = breakdown_parts();
   double vmax = 0;
@@ -272,7 +285,9 @@ std::string scaling_breakdown(const std::vector<ScalingPoint>& points) {
       acc += v[k];
     }
     w.close_group();
-    w.text(x(std::max(acc, p.step_time_s)) + 6, y + 16, fmt::seconds(p.step_time_s) + (p.fits ? "" : " (no fit)"),
+    const std::string cost = p.usd_per_run >= 0 ? " · " + fmt::usd(p.usd_per_run) : "";
+    w.text(x(std::max(acc, p.step_time_s)) + 6, y + 16,
+           fmt::seconds(p.step_time_s) + cost + (p.fits ? "" : " (no fit)"),
            {.size = 11, .fill = p.fits ? "#222" : kOomColor});
   }
   svg::legend(w, left, legend_y, plot_w, legend);

@@ -107,6 +107,63 @@ std::vector<TimelineRank> timeline_ranks(const models::RunResult& r) {
   return out;
 }
 
+// Spans under 2 px that alternate colours (a compute stream interleaving its kernels with the
+// tensor-parallel collectives it launches, every few hundred microseconds over a 17 s step) merge
+// by colour only where one colour runs on; drawn one each they are tens of thousands of slivers,
+// megabytes of SVG that render as a hatch. A run of them up to kMixedBlockPx wide is drawn as
+// one block split into bands by each colour's share of the busy time: the mix stays visible at
+// the resolution the chart has.
+constexpr double kMixedBlockPx = 8;
+
+template <typename Scale>
+double width_px(const Scale& x, const models::TimelineEvent* e, double t0) {
+  return x(e->end_s - t0) - x(e->start_s - t0);
+}
+
+// The end of the run of narrow back-to-back spans starting at i, if they hold two colours or
+// more; i (no run) otherwise.
+template <typename Scale>
+size_t mixed_run_end(const std::vector<const models::TimelineEvent*>& events, size_t i, const Scale& x, double t0) {
+  if (width_px(x, events[i], t0) >= 2) return i;
+  const double x0 = x(events[i]->start_s - t0);
+  double x1 = x(events[i]->end_s - t0);
+  bool mixed = false;
+  size_t j = i + 1;
+  while (j < events.size() && width_px(x, events[j], t0) < 2 && x(events[j]->start_s - t0) <= x1 + 0.75 &&
+         x(events[j]->end_s - t0) - x0 <= kMixedBlockPx) {
+    mixed = mixed || std::string(event_color(*events[j])) != event_color(*events[i]);
+    x1 = std::max(x1, x(events[j++]->end_s - t0));
+  }
+  return mixed ? j : i;
+}
+
+template <typename Scale>
+void draw_mixed_block(svg::Writer& w, const std::vector<const models::TimelineEvent*>& events, size_t i, size_t j,
+                      const Scale& x, double t0, double y, double h) {
+  std::vector<std::pair<std::string, double>> busy;  // (colour, seconds), in order of appearance
+  std::vector<std::string> names;
+  double total = 0, x0 = x(events[i]->start_s - t0), x1 = x0;
+  for (size_t k = i; k < j; ++k) {
+    const auto* e = events[k];
+    const std::string color = event_color(*e);
+    auto it = std::find_if(busy.begin(), busy.end(), [&](const auto& b) { return b.first == color; });
+    if (it == busy.end())
+      busy.push_back({color, 0}), names.push_back(e->op.empty() ? e->stream : e->op), it = busy.end() - 1;
+    it->second += e->end_s - e->start_s;
+    total += e->end_s - e->start_s;
+    x1 = std::max(x1, x(e->end_s - t0));
+  }
+  std::string tip = std::to_string(j - i) + " spans from " + fmt::seconds(events[i]->start_s - t0) + " to " +
+                    fmt::seconds(events[j - 1]->end_s - t0) + ", too short to draw one by one:";
+  for (size_t b = 0; b < busy.size(); ++b) tip += "\n" + names[b] + " " + fmt::seconds(busy[b].second) + " busy";
+  double band_y = y;
+  for (size_t b = 0; b < busy.size(); ++b) {
+    const double band_h = total > 0 ? h * busy[b].second / total : h / static_cast<double>(busy.size());
+    w.rect(x0, band_y, std::max(0.6, x1 - x0), band_h, busy[b].first, "ev ev-mixed", tip);
+    band_y += band_h;
+  }
+}
+
 bool timeline_of_iterations(const models::RunResult& r) {
   return !r.memory.estimated && r.steps > 1 && !r.timeline.empty() &&
          std::all_of(r.timeline.begin(), r.timeline.end(),
@@ -193,6 +250,11 @@ std::string timeline(const models::RunResult& r, const Shared& shared) {
         const auto* e = events[i];
         double x0 = x(e->start_s - t0), x1 = x(e->end_s - t0);
         const char* color = event_color(*e);
+        if (const size_t j = mixed_run_end(events, i, x, t0); j > i + 1) {
+          draw_mixed_block(w, events, i, j, x, t0, y + 2, row_h - 4);
+          i = j;
+          continue;
+        }
         size_t j = i + 1;
         // Back-to-back spans of one colour, each too narrow for a label (< 24 px), read as one block.
         auto narrow = [&](const models::TimelineEvent* ev) { return x(ev->end_s - t0) - x(ev->start_s - t0) < 24; };

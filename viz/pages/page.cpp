@@ -58,7 +58,9 @@ table.points td{text-align:right;padding:3px 8px;white-space:nowrap;font-family:
 table.points th:first-child,table.points td:first-child{text-align:left}
 table.points tr.over td{color:#c0392b}
 table.points td.failed{text-align:left;color:var(--muted)}
-@media print{body{background:#fff}section{break-inside:avoid}}
+table.points td.wrap,table.points td:first-child{white-space:normal;text-align:left;min-width:9em}
+.table-scroll{overflow-x:auto;max-width:100%}
+@media print{body{background:#fff}section{break-inside:avoid}.table-scroll{overflow:visible}}
 )css";
 
 }  // namespace

@@ -4,6 +4,7 @@
 // SVG, no script, nothing fetched.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "viz/format.hpp"
@@ -17,29 +18,17 @@ namespace {
 
 using svg::esc;
 
+// As the text's table prints them (plan_report.cpp format_duration, viz::fmt::usd): fixed
+// decimals, so a column never drops trailing zeros in some rows ("42 d" under "41.6 d").
 std::string days(double s) {
-  std::ostringstream o;
   if (!std::isfinite(s)) return "never";
-  if (s >= 2 * 86400)
-    o << std::round(s / 8640) / 10 << " d";
-  else if (s >= 2 * 3600)
-    o << std::round(s / 360) / 10 << " h";
-  else
-    o << fmt::seconds(s);
-  return o.str();
+  if (s >= 2 * 86400) return fmt::fixed(s / 86400, 1) + " d";
+  if (s >= 2 * 3600) return fmt::fixed(s / 3600, 1) + " h";
+  if (s >= 120) return fmt::fixed(s / 60, 1) + " min";
+  return fmt::seconds(s);
 }
 
-std::string dollars(double usd) {
-  std::ostringstream o;
-  if (usd < 0) return "-";
-  if (usd >= 1e6)
-    o << "$" << std::round(usd / 1e4) / 100 << " M";
-  else if (usd >= 1e3)
-    o << "$" << std::round(usd / 100) / 10 << " k";
-  else
-    o << "$" << std::round(usd * 100) / 100;
-  return o.str();
-}
+std::string dollars(double usd) { return usd < 0 ? "-" : fmt::usd(usd); }
 
 std::string pareto_chart(const PlanReport& p) {
   std::vector<const PlanPoint*> priced;
@@ -61,13 +50,25 @@ std::string pareto_chart(const PlanReport& p) {
   const svg::Scale y{c0 / 1.2, c1 * 1.2, H - bottom, top, true};
   w.line(left, H - bottom, W - right, H - bottom, "#444", 1);
   w.line(left, top, left, H - bottom, "#444", 1);
-  for (double t : svg::log_ticks(t0 / 1.2, t1 * 1.2, 10)) {
-    w.line(x(t), H - bottom, x(t), H - bottom + 5, "#444", 1);
-    w.text(x(t), H - bottom + 18, days(t), {.size = 11, .anchor = "middle"});
+  // Ticks at round numbers of the unit they are read in (40 d, not 3e6 s = 34.7 d), without the
+  // table's trailing zeros.
+  const double unit = t0 >= 2 * 86400 ? 86400 : t0 >= 2 * 3600 ? 3600 : 1;
+  const char* unit_name = unit == 86400 ? " d" : unit == 3600 ? " h" : " s";
+  auto compact = [](double v, double scale, const char* prefix, const char* suffix) {
+    char b[48];
+    std::snprintf(b, sizeof b, "%s%g%s", prefix, std::round(v / scale * 1000) / 1000, suffix);
+    return std::string(b);
+  };
+  for (double t : svg::log_ticks(t0 / unit / 1.2, t1 / unit * 1.2, 10)) {
+    w.line(x(t * unit), H - bottom, x(t * unit), H - bottom + 5, "#444", 1);
+    w.text(x(t * unit), H - bottom + 18, compact(t, 1, "", unit_name), {.size = 11, .anchor = "middle"});
   }
   for (double c : svg::log_ticks(c0 / 1.2, c1 * 1.2, 10)) {
     w.line(left - 5, y(c), left, y(c), "#444", 1);
-    w.text(left - 8, y(c) + 4, dollars(c), {.size = 11, .anchor = "end"});
+    const std::string label = c >= 1e6   ? compact(c, 1e6, "$", " M")
+                              : c >= 1e3 ? compact(c, 1e3, "$", " k")
+                                         : compact(c, 1, "$", "");
+    w.text(left - 8, y(c) + 4, label, {.size = 11, .anchor = "end"});
   }
   w.text((left + W - right) / 2, H - bottom + 40, "expected time to train, failures included (log)",
          {.size = 12, .anchor = "middle"});
@@ -105,7 +106,8 @@ std::string tenths_percent(double fraction) { return fmt::fixed(100 * fraction, 
 
 std::string table(const PlanReport& p) {
   std::ostringstream o;
-  o << "<table class=\"points\"><thead><tr><th>rank</th><th>expected time to train</th><th>goodput</th>"
+  o << "<div class=\"table-scroll\"><table class=\"points\"><thead><tr><th>rank</th><th>expected time to "
+       "train</th><th>goodput</th>"
        "<th>cost</th><th>pricing</th><th>tokens/s</th>"
        "<th>MFU</th><th>memory headroom</th><th>GPUs</th><th>hardware</th><th>layout</th><th>"
     << (p.front_exact ? "Pareto" : "Pareto (of the simulated)") << "</th></tr></thead><tbody>";
@@ -114,10 +116,10 @@ std::string table(const PlanReport& p) {
       << esc(days(q.train_s)) << "</td><td>" << tenths_percent(q.goodput) << "</td><td>"
       << esc(std::isfinite(q.cost_usd) ? dollars(q.cost_usd) : std::string("never")) << "</td><td>" << esc(q.pricing)
       << "</td><td>" << fmt::count(std::llround(q.tokens_per_s)) << "</td><td>" << tenths_percent(q.mfu) << "</td><td>"
-      << esc(q.headroom) << "</td><td>" << q.gpus << "</td><td>" << esc(q.hardware) << "</td><td>" << esc(q.layout)
-      << "</td><td>" << (q.pareto ? "yes" : "") << "</td></tr>";
+      << esc(q.headroom) << "</td><td>" << q.gpus << "</td><td>" << esc(q.hardware) << "</td><td class=\"wrap\">"
+      << esc(q.layout) << "</td><td>" << (q.pareto ? "yes" : "") << "</td></tr>";
   }
-  o << "</tbody></table>";
+  o << "</tbody></table></div>";
   return o.str();
 }
 

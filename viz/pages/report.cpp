@@ -179,7 +179,8 @@ constexpr Chart kCharts[] = {
     {"ranks", "Step time per rank",
      "Where each rank's step goes: compute, communication the compute had to wait for, and waiting for slower ranks."},
     {"timeline", "Timeline of one step",
-     "A row per rank and stream; collectives labelled with op and size (hover a span for details)."},
+     "A row per rank and stream; collectives labelled with op and size (hover a span for details). Spans too "
+     "short to draw one by one are merged: a block banded by each kind's share of its time."},
     {"links", "Link utilisation",
      "The busiest links: solid bar = average utilisation over the step, outline = share of the step with traffic."},
     {"busbw", "Bus bandwidth vs message size",
@@ -211,6 +212,9 @@ std::string transports_line(const models::RunResult& r, const models::RunResult&
 }
 
 // Titles often share a long prefix ("p4d: Llama-3-8B ZeRO-3 offload, "): label by what differs.
+// A what-if of one file ("NAME" against "NAME [cluster.instance=p5en.48xlarge]", compare appending a
+// column's overrides to its name) shares the whole of one title: that column is the one without
+// overrides, so it says so; cutting it back to a word boundary would label it by its last word.
 std::vector<std::string> distinct_titles(const std::vector<std::string>& titles) {
   size_t common = titles.empty() ? 0 : titles[0].size();
   for (const auto& t : titles) {
@@ -218,8 +222,18 @@ std::vector<std::string> distinct_titles(const std::vector<std::string>& titles)
     while (k < common && k < t.size() && t[k] == titles[0][k]) ++k;
     common = k;
   }
-  while (common > 0 && titles[0][common - 1] != ' ') --common;  // back to a word boundary
+  bool whole = false, overrides_only = true;  // some title is all prefix; the rest differ by " [k=v]"
+  for (const auto& t : titles) {
+    whole = whole || t.size() == common;
+    if (t.size() > common) overrides_only = overrides_only && t.compare(common, 2, " [") == 0 && t.back() == ']';
+  }
   std::vector<std::string> distinct;
+  if (titles.size() > 1 && whole) {
+    for (const auto& t : titles)
+      distinct.push_back(!overrides_only ? t : t.size() == common ? "no overrides" : t.substr(common + 1));
+    return distinct;
+  }
+  while (common > 0 && titles[0][common - 1] != ' ') --common;  // back to a word boundary
   for (const auto& t : titles) {
     const bool cut = common > 0 && common < t.size() && titles.size() > 1;
     distinct.push_back(cut ? t.substr(common) : t);
@@ -252,14 +266,17 @@ std::array<double, charts::kBreakdownParts> parts_of(const models::RunResult& r)
 }
 
 // The headline's picture: one stacked bar per run (the mean rank's breakdown, which adds up to the
-// step) on one scale, so the ratio above it is seen as well as read.
+// step) on one scale, so the ratio above it is seen as well as read. Each bar is named above it, in
+// full width: its number, what differs in its title and its layout line (GPUs, nodes, instance,
+// parallel layout), so a slide of the bars alone says which is which; $ per run stands beside
+// the step time where the price is known.
 std::string headline_bars(const std::vector<models::RunResult>& results, const std::vector<std::string>& titles) {
-  const double W = 1000, left = 260, right = 90, row = 34;
+  const double W = 1000, left = 10, right = 230, row = 50;
   double vmax = 0;
   for (const auto& r : results) vmax = std::max(vmax, std::isfinite(r.step_time_s) ? r.step_time_s : 0);
   if (vmax <= 0) vmax = 1;
   const auto& legend = charts::breakdown_parts();
-  const std::vector<std::string> distinct = column_labels(results, titles);
+  const std::vector<std::string> distinct = distinct_titles(titles);
   // The legend names only what some bar shows (an "offload" swatch on runs without offload
   // misleads), in short words, wrapped under the bars.
   struct Key {
@@ -284,20 +301,23 @@ std::string headline_bars(const std::vector<models::RunResult>& results, const s
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     const double y = 4 + row * static_cast<double>(i);
-    std::string t = distinct[i];
-    if (t.size() > 38) t = t.substr(0, 37) + "…";
-    w.text(left - 10, y + 18, t, {.size = 14, .anchor = "end", .fill = "#fff"});
+    std::string name = "[" + std::to_string(i + 1) + "] " + distinct[i];
+    std::string layout = !r.layout.empty() ? r.layout : std::to_string(r.gpus) + " GPU" + (r.gpus == 1 ? "" : "s");
+    if (name.size() > 70) name = name.substr(0, 69) + "…";
+    if (name.size() + layout.size() > 128) layout = layout.substr(0, 128 - std::min<size_t>(name.size(), 100)) + "…";
+    w.text(left, y + 13, name + "  ·  " + layout, {.size = 13, .fill = "#fff", .css_class = "headline-label"});
     double acc = 0;
     const auto parts = parts_of(r);
     for (size_t k = 0; k < legend.size(); ++k) {
       const double part = parts[k];
       if (!(part > 0)) continue;
-      w.rect(x(acc), y + 4, x(acc + part) - x(acc), row - 10, legend[k].color, "",
+      w.rect(x(acc), y + 19, x(acc + part) - x(acc), row - 26, legend[k].color, "",
              std::string(legend[k].name) + ": " + fmt::seconds(part));
       acc += part;
     }
-    w.text(x(std::max(acc, r.step_time_s)) + 8, y + 19, fmt::seconds(r.step_time_s),
-           {.size = 14, .fill = "#fff", .weight = "bold"});
+    const std::string cost = r.cost.known ? " · " + fmt::usd(r.cost.usd_per_run) + " per run" : "";
+    w.text(x(std::max(acc, r.step_time_s)) + 8, y + 36, fmt::seconds(r.step_time_s) + cost,
+           {.size = 14, .fill = "#fff", .weight = "bold", .css_class = "headline-value"});
   }
   for (const auto& key : keys) {
     const auto& it = legend[key.part];
@@ -306,6 +326,35 @@ std::string headline_bars(const std::vector<models::RunResult>& results, const s
     w.text(key.x + 16, y + 9.5, it.short_name, {.size = 12, .fill = "#d7e3ee", .css_class = "headline-legend"});
   }
   return w.finish();
+}
+
+// The ratio of what the runs cost, where both prices are known: per run, or per million tokens
+// where the steps train different tokens (a run of another batch is not the same work). A time
+// ratio alone would call a layout twice as fast and leave out that it costs more.
+struct CostRatio {
+  double ratio = NAN;
+  std::string words;  // "$ per run: $34.99 M vs $30.62 M (dearer)"
+};
+CostRatio cost_ratio(const models::RunResult& r, const models::RunResult& base) {
+  if (!r.cost.known || !base.cost.known) return {};
+  const double tokens = r.throughput.tokens_per_step, base_tokens = base.throughput.tokens_per_step;
+  const bool per_token = r.throughput.estimated && base.throughput.estimated && tokens > 0 && base_tokens > 0 &&
+                         std::fabs(tokens - base_tokens) > 1e-9 * base_tokens;
+  const double a = per_token ? r.cost.usd_per_million_tokens : r.cost.usd_per_run;
+  const double b = per_token ? base.cost.usd_per_million_tokens : base.cost.usd_per_run;
+  if (!(a > 0) || !(b > 0)) return {};
+  const double ratio = a / b;
+  return {ratio, std::string(per_token ? "$ per million tokens: " : "$ per run: ") + fmt::usd(a) + " vs " +
+                     fmt::usd(b) +
+                     (ratio > 1   ? " (dearer)"
+                      : ratio < 1 ? " (cheaper)"
+                                  : " (the same)")};
+}
+
+// Two ratios within 0.5 % of each other are one number: said once, large (a relative test:
+// 0.00023 against 0.00057 differs, though both are under 0.005).
+bool same_ratio(double a, double b) {
+  return std::isfinite(a) && std::isfinite(b) && (a == b || (b != 0 && std::fabs(a / b - 1) < 0.005));
 }
 
 }  // namespace
@@ -389,18 +438,21 @@ std::string compare_html(const std::vector<models::RunResult>& results, const st
             : step_ratio < 1 ? " (faster)"
                              : " (the same)");
       // With equal step counts the run-time ratio is the step ratio again: say the times, not the
-      // same number twice. It gets its own card only when it differs, by more than 0.5 % of it (a
-      // relative test: 0.00023 against 0.00057 differs, though both are under 0.005).
-      const bool same_ratio =
-          std::isfinite(run_ratio) && std::isfinite(step_ratio) &&
-          (run_ratio == step_ratio || (step_ratio != 0 && std::fabs(run_ratio / step_ratio - 1) < 0.005));
-      if (same_ratio)
+      // same number twice. It gets its own card only when it differs, by more than 0.5 % of it.
+      // So does the cost ratio: at one price per hour it is the run-time ratio.
+      const CostRatio cost = cost_ratio(r, base);
+      const bool run_same = same_ratio(run_ratio, step_ratio);
+      const bool cost_same = std::isfinite(cost.ratio) && same_ratio(cost.ratio, run_same ? step_ratio : run_ratio);
+      if (run_same)
         o << "; run time " << esc(fmt::duration_hms(r.run_time_s)) << " vs " << esc(fmt::duration_hms(base.run_time_s))
-          << "</div></div>";
+          << (cost_same ? "; " + esc(cost.words) : "") << "</div></div>";
       else
         o << "</div></div><div><div class=\"ratio small run-ratio\">" << esc(fmt::two_decimals(run_ratio))
           << "×</div><div class=\"lbl\">run time: " << esc(fmt::duration_hms(r.run_time_s)) << " vs "
-          << esc(fmt::duration_hms(base.run_time_s)) << "</div></div>";
+          << esc(fmt::duration_hms(base.run_time_s)) << (cost_same ? "; " + esc(cost.words) : "") << "</div></div>";
+      if (std::isfinite(cost.ratio) && !cost_same)
+        o << "<div><div class=\"ratio small cost-ratio\">" << esc(fmt::two_decimals(cost.ratio))
+          << "×</div><div class=\"lbl\">" << esc(cost.words) << "</div></div>";
       o << "</div>";
     }
     o << "<div class=\"hbars\">" << headline_bars(results, titles) << "</div></section>";

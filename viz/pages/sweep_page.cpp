@@ -2,6 +2,8 @@
 // typically). Throughput with the linear-scaling line, scaling efficiency, the step's breakdown per
 // point and a table of the points with each column explained in one line. Same page rules as the
 // report: inline CSS and SVG, no script, nothing fetched.
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <sstream>
 
@@ -27,6 +29,11 @@ constexpr const char* kColumns[][2] = {
     {"compute ... other", "the mean rank's step breakdown, adding up to the step time"},
     {"fits", "whether the estimated GPU memory peak fits in the GPU's memory"},
 };
+// Shown only where some point has a price: $ beside the time, as the sweep's cost columns say.
+constexpr const char* kCostColumns[][2] = {
+    {"$ per run", "what the run's steps cost at the point's price per hour (the CSV's cost_per_run_usd)"},
+    {"$ / M tokens", "$ per million tokens trained (cost_per_million_tokens_usd)"},
+};
 
 std::string cell(const std::string& s, const char* cls = "") {
   return std::string("<td") + (*cls ? std::string(" class=\"") + cls + "\"" : "") + ">" + esc(s) + "</td>";
@@ -35,29 +42,49 @@ std::string cell(const std::string& s, const char* cls = "") {
 std::string points_table(const SweepReport& s) {
   const auto eff = charts::scaling_efficiencies(s.points);
   const auto& parts = charts::breakdown_parts();
+  bool priced = false;
+  for (const auto& p : s.points) priced = priced || (p.ok && p.usd_per_run >= 0);
+  // A part of the step that is zero at every point gets no column (as the charts' legends leave
+  // it out): three columns of "0 s" push the table out of its card.
+  std::array<bool, charts::kBreakdownParts> present{};
+  for (const auto& p : s.points) {
+    const auto v = charts::breakdown_values(p.breakdown);
+    for (size_t k = 0; p.ok && k < v.size(); ++k) present[k] = present[k] || v[k] > 0;
+  }
+  const size_t shown = static_cast<size_t>(std::count(present.begin(), present.end(), true));
   std::ostringstream o;
   o << "<ul class=\"notes columns\">";
   for (const auto& c : kColumns) o << "<li><b>" << esc(c[0]) << "</b>: " << esc(c[1]) << "</li>";
-  o << "</ul><table class=\"points\"><thead><tr><th>" << esc(s.axis)
-    << "</th><th>GPUs</th><th>step time</th><th>tokens/s</th><th>efficiency</th><th>MFU</th>";
-  for (const auto& p : parts) o << "<th>" << esc(p.short_name) << "</th>";
+  for (const auto& c : kCostColumns)
+    if (priced) o << "<li><b>" << esc(c[0]) << "</b>: " << esc(c[1]) << "</li>";
+  o << "</ul><div class=\"table-scroll\"><table class=\"points\"><thead><tr><th>" << esc(s.axis)
+    << "</th><th>GPUs</th><th>step time</th>" << (priced ? "<th>$ per run</th><th>$ / M tokens</th>" : "")
+    << "<th>tokens/s</th><th>efficiency</th><th>MFU</th>";
+  for (size_t k = 0; k < parts.size(); ++k)
+    if (present[k]) o << "<th>" << esc(parts[k].short_name) << "</th>";
   o << "<th>fits</th></tr></thead><tbody>";
   for (size_t i = 0; i < s.points.size(); ++i) {
     const auto& p = s.points[i];
     o << "<tr class=\"point-row" << (p.fits ? "" : " over") << "\">"
       << cell(p.x + (p.series.empty() ? "" : " · " + p.series));
     if (!p.ok) {
-      o << "<td colspan=\"" << 6 + parts.size() << "\" class=\"failed\">failed: " << esc(p.error) << "</td></tr>";
+      o << "<td colspan=\"" << 6 + (priced ? 2 : 0) + shown << "\" class=\"failed\">failed: " << esc(p.error)
+        << "</td></tr>";
       continue;
     }
     const bool rate = p.tokens_per_s > 0;
-    o << cell(std::to_string(p.gpus)) << cell(fmt::seconds(p.step_time_s))
-      << cell(rate ? fmt::count(std::llround(p.tokens_per_s)) : "-") << cell(eff[i] > 0 ? fmt::percent(eff[i]) : "-")
+    o << cell(std::to_string(p.gpus)) << cell(fmt::seconds(p.step_time_s));
+    if (priced)
+      o << cell(p.usd_per_run >= 0 ? fmt::usd(p.usd_per_run) : "no price", "usd")
+        << cell(p.usd_per_million_tokens >= 0 ? fmt::usd(p.usd_per_million_tokens) : "-", "usd");
+    o << cell(rate ? fmt::count(std::llround(p.tokens_per_s)) : "-") << cell(eff[i] > 0 ? fmt::percent(eff[i]) : "-")
       << cell(rate ? fmt::percent(p.mfu) : "-");
-    for (double v : charts::breakdown_values(p.breakdown)) o << cell(fmt::seconds(v));
+    const auto v = charts::breakdown_values(p.breakdown);
+    for (size_t k = 0; k < v.size(); ++k)
+      if (present[k]) o << cell(fmt::seconds(v[k]));
     o << cell(p.fits ? "yes" : "no: does not fit in GPU memory") << "</tr>";
   }
-  o << "</tbody></table>";
+  o << "</tbody></table></div>";
   return o.str();
 }
 

@@ -144,6 +144,10 @@ viz::ScalingPoint scaling_point(const std::vector<VaryAxis>& axes, const SweepPo
   p.tokens_per_s = r->throughput.estimated ? r->throughput.tokens_per_s : 0;
   p.mfu = r->throughput.estimated ? r->throughput.mfu : 0;
   p.breakdown = r->step_breakdown;
+  if (r->cost.known) {
+    p.usd_per_run = r->cost.usd_per_run;
+    p.usd_per_million_tokens = r->cost.usd_per_million_tokens > 0 ? r->cost.usd_per_million_tokens : -1;
+  }
   return p;
 }
 
