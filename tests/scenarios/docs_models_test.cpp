@@ -69,7 +69,8 @@ TEST_CASE("docs/models.md: every TOML example runs", "[scenarios]") {
   fs::remove_all(dir);
 }
 
-TEST_CASE("docs/models.md: the presets table lists every preset with its source", "[scenarios]") {
+TEST_CASE("docs/models.md: the presets table lists every preset with its source, layers, hidden and parameters",
+          "[scenarios]") {
   const std::string doc = scenarios_test::slurp(kDoc);
   const auto r = scenarios_test::run_commsim({"presets", "--json"});
   REQUIRE(r.exit_code == 0);
