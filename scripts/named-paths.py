@@ -20,6 +20,8 @@ NOT_OURS = {
     "models/turing-530B.json": "calculon-ai/calculon's model file",
     "models/megatron-1T.json": "calculon-ai/calculon's model file",
     "models/gpt3-175B.json": "calculon-ai/calculon's model file",
+    "scripts/models/kimi-k2.sh": "THUDM/slime's model arguments, cited as the source of a preset",
+    "scripts/models/glm4.5-355B-A32B.sh": "THUDM/slime's model arguments, cited as the source of a preset",
     "docs/source/distrib_optimizer.md": "Megatron-LM's documentation, cited",
     "docs/benchmark-report.md": "MG-Cafe's benchmark report, cited",
     "scenarios/NAME.toml": "a placeholder in a usage line",
