@@ -215,6 +215,54 @@ std::vector<Preset> make_presets() {
        .vocab = 32000,
        .moe = MoeSpec{8, 2, 16384, 0, 0, 1},
        .source = "mistral-community/Mixtral-8x22B-v0.1 config.json (Hugging Face hub); 8 experts, top 2"},
+      // Kimi K2 (Moonshot AI): the DeepSeek-V3 architecture with 384 experts, 64 heads and one dense
+      // layer. Model card (MoonshotAI/Kimi-K2 README.md, section 2, the same table as the Hugging Face
+      // model card of moonshotai/Kimi-K2-Instruct): 61 layers (1 dense), attention hidden 7168, 64
+      // heads, MLA, expert hidden 2048, 384 experts, 8 selected, 1 shared, SwiGLU, vocabulary "160K".
+      // The numbers the card rounds or leaves out are config.json's (model_type kimi_k2). The hub file
+      // itself was not read here: they are as THUDM/slime scripts/models/kimi-k2.sh gives them to
+      // Megatron-LM (vocab-size 163840, ffn-hidden-size 18432, q-lora-rank 1536, kv-lora-rank 512,
+      // qk-head-dim 128, qk-pos-emb-head-dim 64, v-head-dim 128, the first layer dense, untied
+      // embeddings, a shared expert of 2048), and NVIDIA Megatron Bridge's KimiK2Provider agrees on
+      // every one it names (61 layers, 7168, 18432, 64 heads, 384 x 2048, top 8, shared 2048). Not
+      // modelled: the MLA q/k layernorms.
+      {.name = "kimi-k2",
+       .layers = 61,
+       .hidden = 7168,
+       .heads = 64,
+       .kv_heads = 64,
+       .ffn = 18432,
+       .vocab = 163840,
+       .moe = MoeSpec{.experts = 384, .top_k = 8, .moe_ffn = 2048, .shared_experts = 1, .first_dense = 1, .stride = 1},
+       .mla = MlaSpec{.q_lora_rank = 1536,
+                      .kv_lora_rank = 512,
+                      .qk_nope_head_dim = 128,
+                      .qk_rope_head_dim = 64,
+                      .v_head_dim = 128},
+       .source = "moonshotai/Kimi-K2-Instruct model card and config.json (Hugging Face hub; the config's values "
+                 "as THUDM/slime scripts/models/kimi-k2.sh gives them); MLA, 384 experts top 8 + 1 shared, "
+                 "1 dense layer"},
+      // GLM-4.5 (Zhipu AI / Z.ai): GQA with head_dim 128 beside hidden 5120, 160 experts, top 8, one
+      // shared expert, the first 3 layers dense. THUDM/slime scripts/models/glm4.5-355B-A32B.sh (the
+      // GLM team's own RL framework, its Megatron-LM arguments for this model): 3 dense + 89 MoE
+      // layers, hidden 5120, ffn 12288, 96 heads, 8 query groups, kv-channels 128, moe-ffn 1536, a
+      // shared expert of 1536, 160 experts, top 8, vocab 151552, untied, SwiGLU, RMSNorm. The same
+      // shape as zai-org/GLM-4.7's config.json on the hub (glm4_moe: num_hidden_layers 92,
+      // first_k_dense_replace 3, n_routed_experts 160, moe_intermediate_size 1536) and as the GLM-5
+      // report's table for GLM-4.5; zai-org/GLM-4.5's own config.json was not read here. Not
+      // modelled: the q, k, v biases (attention_bias: 14,336 per layer, 1.3 M in all), the q/k norms,
+      // the multi-token-prediction layer (num_nextn_predict_layers 1, not part of the published 355B).
+      {.name = "glm-4.5",
+       .layers = 92,
+       .hidden = 5120,
+       .heads = 96,
+       .kv_heads = 8,
+       .ffn = 12288,
+       .vocab = 151552,
+       .head_dim = 128,
+       .moe = MoeSpec{.experts = 160, .top_k = 8, .moe_ffn = 1536, .shared_experts = 1, .first_dense = 3, .stride = 1},
+       .source = "zai-org/GLM-4.5 (Hugging Face hub), shape as THUDM/slime scripts/models/glm4.5-355B-A32B.sh "
+                 "gives it; 160 experts top 8 + 1 shared, 3 dense layers"},
   };
 }
 

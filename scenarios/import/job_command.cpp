@@ -289,12 +289,20 @@ std::string preset_for_model_id(const std::string& model_id) {
   // Hugging Face ids of the models whose shapes are presets (the config.json of each repository
   // gives the same layers, hidden, heads, KV heads, ffn and vocabulary as the preset).
   static const std::vector<std::pair<const char*, const char*>> kIds = {
-      {"meta-llama/meta-llama-3-8b", "llama-3-8b"},      {"meta-llama/meta-llama-3-70b", "llama-3-70b"},
-      {"meta-llama/llama-3.1-8b", "llama-3.1-8b"},       {"meta-llama/meta-llama-3.1-8b", "llama-3.1-8b"},
-      {"meta-llama/llama-3.1-70b", "llama-3.1-70b"},     {"meta-llama/meta-llama-3.1-70b", "llama-3.1-70b"},
-      {"meta-llama/llama-3.1-405b", "llama-3.1-405b"},   {"meta-llama/meta-llama-3.1-405b", "llama-3.1-405b"},
-      {"meta-llama/llama-2-7b-hf", "llama-2-7b"},        {"meta-llama/llama-2-7b", "llama-2-7b"},
-      {"mistralai/mixtral-8x7b-v0.1", "mixtral-8x7b"},   {"deepseek-ai/deepseek-v3", "deepseek-v3"},
+      {"meta-llama/meta-llama-3-8b", "llama-3-8b"},
+      {"meta-llama/meta-llama-3-70b", "llama-3-70b"},
+      {"meta-llama/llama-3.1-8b", "llama-3.1-8b"},
+      {"meta-llama/meta-llama-3.1-8b", "llama-3.1-8b"},
+      {"meta-llama/llama-3.1-70b", "llama-3.1-70b"},
+      {"meta-llama/meta-llama-3.1-70b", "llama-3.1-70b"},
+      {"meta-llama/llama-3.1-405b", "llama-3.1-405b"},
+      {"meta-llama/meta-llama-3.1-405b", "llama-3.1-405b"},
+      {"meta-llama/llama-2-7b-hf", "llama-2-7b"},
+      {"meta-llama/llama-2-7b", "llama-2-7b"},
+      {"mistralai/mixtral-8x7b-v0.1", "mixtral-8x7b"},
+      {"deepseek-ai/deepseek-v3", "deepseek-v3"},
+      {"moonshotai/kimi-k2", "kimi-k2"},
+      {"zai-org/glm-4.5", "glm-4.5"},
   };
   std::string id = lower(model_id);
   // An instruct/chat variant has its base model's shape.

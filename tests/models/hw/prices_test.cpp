@@ -6,6 +6,7 @@
 #include <string>
 
 #include "models/hw/instance.hpp"
+#include "models/hw/node.hpp"
 #include "models/hw/prices.hpp"
 
 namespace {
@@ -81,4 +82,24 @@ TEST_CASE("hw: the rentable H100/H200/B200 nodes of the three clouds are priced,
   CHECK(models::hw::find_price("p5.48xlarge")->note.find("$98.32 before the June 2025 cut") != std::string::npos);
   // A multi-host NVLink domain is priced whole: 18 Azure ND GB200 v6 VMs of 4 GPUs at $108.16.
   CHECK(models::hw::find_price("nd-gb200-v6-nvl72")->usd_per_hour == Approx(18 * 108.16));
+}
+
+TEST_CASE("hw: a node sold per VM says so with the VM's GPUs, one host of the node", "[models][hw]") {
+  // A multi-host NVLink domain is one catalog node; where the provider bills it per VM, unit_gpus is
+  // the VM's GPU count, which is the node's host size (a per-GPU or whole-rack figure there would bill
+  // a run on part of the rack for the wrong number of units: models/run/cost.cpp).
+  for (const auto& p : models::hw::price_catalog()) {
+    if (p.unit_gpus == 0) continue;
+    INFO(p.instance);
+    const auto& node = models::hw::find_instance(p.instance);
+    CHECK(node.host_gpus > 0);
+    CHECK(p.unit_gpus == node.host_gpus);
+    CHECK(node.gpus % p.unit_gpus == 0);
+  }
+  // A price on a multi-host node is per node (the whole domain), never per VM or per GPU: the
+  // per-VM figure times the VMs, as Azure's 18 x $108.16.
+  const auto* azure = models::hw::find_price("nd-gb200-v6-nvl72");
+  REQUIRE(azure != nullptr);
+  CHECK(azure->unit_gpus == 4);
+  CHECK(azure->usd_per_hour / (72 / azure->unit_gpus) == Approx(108.16));
 }

@@ -101,6 +101,12 @@ TEST_CASE("job command: Hugging Face model ids of the presets, offline", "[scena
   CHECK(scenarios::preset_for_model_id("meta-llama/Llama-3.1-405B") == "llama-3.1-405b");
   CHECK(scenarios::preset_for_model_id("/models/Llama-2-7b-hf") == "llama-2-7b");  // a local copy
   CHECK(scenarios::preset_for_model_id("mistralai/Mixtral-8x7B-v0.1") == "mixtral-8x7b");
+  // Kimi K2's Base and Instruct, GLM-4.5 and its Base share a shape; GLM-4.5-Air is another model.
+  CHECK(scenarios::preset_for_model_id("moonshotai/Kimi-K2-Instruct") == "kimi-k2");
+  CHECK(scenarios::preset_for_model_id("moonshotai/Kimi-K2-Base") == "kimi-k2");
+  CHECK(scenarios::preset_for_model_id("zai-org/GLM-4.5") == "glm-4.5");
+  CHECK(scenarios::preset_for_model_id("zai-org/GLM-4.5-Base") == "glm-4.5");
+  CHECK(scenarios::preset_for_model_id("zai-org/GLM-4.5-Air").empty());
   CHECK(scenarios::preset_for_model_id("Qwen/Qwen2-7B").empty());
 }
 
