@@ -503,3 +503,12 @@ TEST_CASE("viz: a timeline of thousands of interleaved sub-pixel spans is drawn 
   CHECK(svg.size() < 200000);
   CHECK_FALSE(has_non_finite(svg));
 }
+
+TEST_CASE("viz: the report's tokens/s card groups its thousands", "[viz]") {
+  auto r = viz_test::make_run(viz_test::one_pod_four_gpus());
+  r.throughput.estimated = true;
+  r.throughput.tokens_per_s = 479343.4;
+  const std::string html = viz::report_html(r, viz::ReportInputs{});
+  CHECK(html.find(">479,343<") != std::string::npos);
+  CHECK(html.find("479343") == std::string::npos);
+}

@@ -1,9 +1,12 @@
 // `commsim diff`'s page (diff_html): one horizontal bar per row, simulated / measured - 1 (left of
-// the zero line the model is fast, right of it slow), then the table with the measured and
+// the zero line the model is fast, right of it slow) on a logarithmic axis of the ratio, so that a
+// row 25 times off and rows 2 % off are all seen (a linear axis drew the latter as hairlines), then
+// the table with the measured and
 // simulated seconds and the parameter that would explain each difference. Same page rules as the
 // report: inline CSS and SVG, no script, nothing fetched.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "viz/format.hpp"
@@ -18,11 +21,15 @@ using svg::esc;
 
 double relative_of(const DiffPoint& p) { return p.measured_s > 0 ? p.simulated_s / p.measured_s - 1 : 0; }
 
+// As the text table of `commsim diff` prints it: "+275.0%".
 std::string percent_text(double r) {
-  std::ostringstream o;
-  o << (r >= 0 ? "+" : "") << std::round(r * 1000) / 10 << " %";
-  return o.str();
+  char b[32];
+  std::snprintf(b, sizeof b, "%+.1f%%", r * 100);
+  return b;
 }
+
+// Where a bar ends: log(simulated / measured), so -50 % and +100 % lie as far from the zero line.
+double log_ratio(double r) { return std::log(std::max(1 + r, 1e-6)); }
 
 std::string diff_bars(const DiffReport& d) {
   const double row_h = 26, left = 330, right = 90, top = 30, W = 960;
@@ -32,18 +39,24 @@ std::string diff_bars(const DiffReport& d) {
     w.text(W / 2, H / 2, "nothing measured could be compared with the scenario", {.anchor = "middle", .fill = "#555"});
     return w.finish();
   }
-  double span = 0.05;  // the axis reaches at least +-5 %
-  for (const auto& p : d.points) span = std::max(span, std::fabs(relative_of(p)));
+  double span = std::log(1.05);  // the axis reaches at least -4.8 .. +5 %
+  for (const auto& p : d.points) span = std::max(span, std::fabs(log_ratio(relative_of(p))));
   span *= 1.1;
   const svg::Scale x{-span, span, left, W - right};
-  w.line(x(0), top - 8, x(0), H - 24, "#444", 1);
+  // Ticks at round percents inside the axis, labelled under it.
+  for (const double t : {-0.99, -0.9, -0.5, -0.2, -0.1, 0.0, 0.1, 0.25, 1.0, 4.0, 9.0, 99.0}) {
+    if (std::fabs(log_ratio(t)) > span) continue;
+    const double tx = x(log_ratio(t));
+    w.line(tx, top - 4, tx, H - 24, t == 0 ? "#444" : "#ddd", t == 0 ? 1 : 0.5);
+    w.text(tx, H - 10, t == 0 ? "0" : percent_text(t), {.size = 11, .anchor = "middle", .fill = "#555"});
+  }
   w.text(x(-span), top - 12, "model fast", {.size = 12, .fill = "#555"});
   w.text(x(span), top - 12, "model slow", {.size = 12, .anchor = "end", .fill = "#555"});
   for (std::size_t i = 0; i < d.points.size(); ++i) {
     const DiffPoint& p = d.points[i];
     const double r = relative_of(p), y = top + row_h * double(i);
     w.text(left - 8, y + row_h * 0.65, p.kind + ": " + p.name, {.size = 12, .anchor = "end"});
-    const double x0 = std::min(x(0), x(r)), x1 = std::max(x(0), x(r));
+    const double x0 = std::min(x(0), x(log_ratio(r))), x1 = std::max(x(0), x(log_ratio(r)));
     w.rect(x0, y + 4, std::max(x1 - x0, 1.0), row_h - 8, r < 0 ? "#4878a8" : "#c8553d", "",
            p.kind + " " + p.name + ": measured " + fmt::seconds(p.measured_s) + ", simulated " +
                fmt::seconds(p.simulated_s));

@@ -80,11 +80,11 @@ std::string scenario_block(const models::RunResult& r, const ReportInputs& in) {
   }
   o << breakdown_tiles(r);
   if (r.throughput.estimated) {
-    char tps[32], mfu[64];
-    std::snprintf(tps, sizeof tps, "%.0f", r.throughput.tokens_per_s);
+    char mfu[64];
     std::snprintf(mfu, sizeof mfu, "%.0f TFLOP/s, MFU %.1f%%", r.throughput.model_tflops_per_gpu,
                   100 * r.throughput.mfu);
-    o << stat(tps, "tokens/s") << stat(mfu, "per GPU (Megatron's FLOP count)");
+    o << stat(fmt::count(std::llround(r.throughput.tokens_per_s)), "tokens/s")
+      << stat(mfu, "per GPU (Megatron's FLOP count)");
   }
   const models::MemoryResult& m = r.memory;
   if (m.estimated) {
