@@ -166,7 +166,9 @@ std::vector<double> log_ticks(double lo, double hi, double base) {
 
 namespace {
 // Width estimate: ~6.6 px per character at 12 px, good enough for Latin labels.
-double item_width(const LegendItem& it) { return 18 + 6.6 * static_cast<double>(it.label.size()) + 16; }
+double item_width(const LegendItem& it) {
+  return (it.mark == Mark::Stroke ? 24 : 18) + 6.6 * static_cast<double>(it.label.size()) + 16;
+}
 constexpr double kLegendRow = 18;
 }  // namespace
 
@@ -193,11 +195,19 @@ double legend(Writer& w, double x, double y, double max_width, const std::vector
       cy += row;
     }
     w.open_group("legend-item");
-    if (it.hollow)
-      w.circle(cx + 6, cy + 6, 5, "#fff", it.color);
-    else
-      w.rect(cx, cy, 12, 12, it.color, "", "", "stroke=\"#444\" stroke-width=\"0.5\"");
-    w.text(cx + 18, cy + 10.5, it.label, {.size = 12});
+    switch (it.mark) {
+      case Mark::Hollow: w.circle(cx + 6, cy + 6, 5, "#fff", it.color); break;
+      case Mark::Stroke:
+        w.line(cx, cy + 6, cx + 18, cy + 6, it.color, it.dash.empty() ? 3 : 2,
+               it.dash.empty() ? "" : "stroke-dasharray=\"" + it.dash + "\"");
+        break;
+      case Mark::Outline:
+        w.rect(cx, cy, 12, 12, "none", "", "", "stroke=\"" + it.color + "\" stroke-width=\"1\"");
+        break;
+      case Mark::Tick: w.line(cx + 6, cy - 1, cx + 6, cy + 13, it.color, 2.5); break;
+      case Mark::Square: w.rect(cx, cy, 12, 12, it.color, "", "", "stroke=\"#444\" stroke-width=\"0.5\""); break;
+    }
+    w.text(cx + (it.mark == Mark::Stroke ? 24 : 18), cy + 10.5, it.label, {.size = 12});
     w.close_group();
     cx += item_w;
   }

@@ -63,10 +63,19 @@ std::vector<double> linear_ticks(double lo, double hi, int target);
 std::vector<double> log_ticks(double lo, double hi, double base);
 
 // Legend entries laid out left to right, wrapping at `max_width`. Returns the height used.
+// How an entry is drawn: as what it names looks on the chart.
+enum class Mark {
+  Square,   // a filled swatch (bars, areas)
+  Hollow,   // an outlined circle (measured points)
+  Stroke,   // a short line with the curve's dash pattern ("" solid): where curves differ by dash
+  Outline,  // an unfilled box (a bar's outline)
+  Tick,     // a short vertical bar (a mean marked on a bar)
+};
 struct LegendItem {
   std::string label;
   std::string color;
-  bool hollow = false;  // drawn as an outlined marker (measured points)
+  Mark mark = Mark::Square;
+  std::string dash;  // Stroke: its stroke-dasharray
 };
 double legend_height(double max_width, const std::vector<LegendItem>& items);
 double legend(Writer& w, double x, double y, double max_width, const std::vector<LegendItem>& items);

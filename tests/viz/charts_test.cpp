@@ -512,3 +512,50 @@ TEST_CASE("viz: the report's tokens/s card groups its thousands", "[viz]") {
   CHECK(html.find(">479,343<") != std::string::npos);
   CHECK(html.find("479343") == std::string::npos);
 }
+
+// Several layouts: colour by layout, dash by collective; the key draws each curve's own stroke and
+// dash, and five collectives get five patterns (three had repeated).
+TEST_CASE("viz: the bus bandwidth key shows each curve's dash, five collectives five patterns", "[viz]") {
+  std::vector<viz::BusBwPoint> pts;
+  const char* ops[] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "alltoall"};
+  for (const char* series : {"[1] p5", "[2] p5en"})
+    for (const char* op : ops)
+      for (int64_t s = 1024; s <= (1 << 20); s *= 32) pts.push_back({op, s, 1e9 * s / 1024, 0, series, ""});
+  const std::string svg = viz::charts::busbw(pts);
+  const std::regex curve("class=\"busbw-predicted\"( stroke-dasharray=\"([^\"]*)\")?");
+  std::set<std::string> curve_dashes;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), curve); it != std::sregex_iterator(); ++it)
+    curve_dashes.insert((*it)[2].str());
+  CHECK(curve_dashes.size() == 5);
+  // Every dashed curve's pattern is in the key, on a stroke rather than a square.
+  const std::string key = svg.substr(svg.find("class=\"legend\""));
+  for (const auto& d : curve_dashes)
+    if (!d.empty()) CHECK(key.find("stroke-dasharray=\"" + d + "\"") != std::string::npos);
+  CHECK(key.find("<rect") == std::string::npos);
+}
+
+// A key entry looks like what it names: a swatch, a hollow marker, a stroke with its dash, an
+// outline, a tick (the link chart's "outline" and "tick" had been drawn as hollow circles).
+TEST_CASE("viz: each legend mark draws what it names", "[viz]") {
+  viz::svg::Writer w(400, 100, "chart", "marks");
+  viz::svg::legend(w, 0, 0, 400,
+                   {{"bar", "#111"},
+                    {"measured", "#222", viz::svg::Mark::Hollow},
+                    {"step time", "#333", viz::svg::Mark::Stroke, "6 4"},
+                    {"busy share (outline)", "#444", viz::svg::Mark::Outline},
+                    {"mean (tick)", "#555", viz::svg::Mark::Tick}});
+  const std::string svg = w.finish();
+  auto item = [&](const std::string& label) {
+    const size_t end = svg.find(">" + label + "</text>");
+    REQUIRE(end != std::string::npos);
+    const size_t begin = svg.rfind("legend-item", end);
+    return svg.substr(begin, end - begin);
+  };
+  CHECK(item("bar").find("<rect") != std::string::npos);
+  CHECK(item("measured").find("<circle") != std::string::npos);
+  CHECK(item("step time").find("stroke-dasharray=\"6 4\"") != std::string::npos);
+  CHECK(item("busy share (outline)").find("fill=\"none\"") != std::string::npos);
+  const std::string tick = item("mean (tick)");
+  CHECK(tick.find("<line") != std::string::npos);
+  CHECK(tick.find("<circle") == std::string::npos);
+}

@@ -54,6 +54,18 @@ std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared) {
     const std::string what = group.empty() ? op : op + ", " + group;
     return series.empty() ? what : series + " · " + what;
   };
+  // Dash by op when colour is the series'; otherwise later curves dashed and thinner, so a curve
+  // lying on another still shows both colours. Five patterns before one repeats.
+  static constexpr const char* kDashes[] = {"", "8 5", "3 3", "12 3 2 3", "1 3"};
+  std::map<std::tuple<std::string, std::string, std::string>, std::string> dash_of;
+  for (const auto& [key, pts] : curves) {
+    const bool has_line = std::any_of(pts.begin(), pts.end(), [](const BusBwPoint* p) {
+      return std::isfinite(p->predicted_bytes_per_s) && p->predicted_bytes_per_s > 0;
+    });
+    if (!has_line) continue;
+    const size_t index = by_series ? index_of(op_order, std::get<1>(key) + '\x1f' + std::get<2>(key)) : dash_of.size();
+    dash_of.emplace(key, kDashes[index % std::size(kDashes)]);
+  }
   const bool empty = curves.empty() || !(ymax > 0) || !std::isfinite(ymin);
   if (empty) xmin = 8, xmax = 1 << 30, ymin = 1e8, ymax = 1e11;
   if (xmax <= xmin) xmax = xmin * 2;
@@ -72,8 +84,13 @@ std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared) {
       predicted |= p->predicted_bytes_per_s > 0;
       measured |= p->measured_bytes_per_s > 0;
     }
-    if (predicted) legend.push_back({name_of(series, op, group) + " predicted", color_of(series, op, group)});
-    if (measured) legend.push_back({name_of(series, op, group) + " measured", color_of(series, op, group), true});
+    if (predicted)
+      legend.push_back({.label = name_of(series, op, group) + " predicted",
+                        .color = color_of(series, op, group),
+                        .mark = svg::Mark::Stroke,
+                        .dash = dash_of.count(key) ? dash_of.at(key) : ""});
+    if (measured)
+      legend.push_back({name_of(series, op, group) + " measured", color_of(series, op, group), svg::Mark::Hollow});
   }
   if (empty) legend.push_back({"no bandwidth curve given", okabe_ito::kGrey});
   const double legend_y = top_pad + plot_h + 46;
@@ -106,7 +123,6 @@ std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared) {
   if (empty)
     w.text(left + plot_w / 2, top_pad + plot_h / 2, "no bus bandwidth data given for this report",
            {.size = 13, .anchor = "middle", .fill = "#555"});
-  int drawn = 0;
   for (auto& [key, pts] : curves) {
     const auto& [series, op, group] = key;
     const std::string color = color_of(series, op, group);
@@ -117,15 +133,9 @@ std::string busbw(const std::vector<BusBwPoint>& points, const Shared& shared) {
         line.push_back({x(static_cast<double>(p->size_bytes)), y(p->predicted_bytes_per_s)});
     w.open_group("busbw-series", "data-op=\"" + svg::esc(op) + "\" data-series=\"" + svg::esc(series) +
                                      "\" data-group=\"" + svg::esc(group) + "\"");
-    // Dash by op when colour is the series'; otherwise later curves dashed and thinner, so a curve
-    // lying on another still shows both colours.
-    const size_t dash_index = by_series ? index_of(op_order, op + '\x1f' + group) : static_cast<size_t>(drawn);
-    const std::string style =
-        dash_index == 0 ? "" : " stroke-dasharray=\"" + std::string(dash_index % 2 ? "8 5" : "3 3") + "\"";
-    if (!line.empty()) {
-      w.polyline(line, color, dash_index == 0 ? 3 : 2, "class=\"busbw-predicted\"" + style);
-      ++drawn;
-    }
+    const std::string dash = dash_of.count(key) ? dash_of.at(key) : "";
+    const std::string style = dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"";
+    if (!line.empty()) w.polyline(line, color, dash.empty() ? 3 : 2, "class=\"busbw-predicted\"" + style);
     for (const auto* p : pts)
       if (std::isfinite(p->measured_bytes_per_s) && p->measured_bytes_per_s > 0)
         w.circle(x(static_cast<double>(p->size_bytes)), y(p->measured_bytes_per_s), 4, "#fff", color,

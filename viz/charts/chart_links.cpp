@@ -95,8 +95,8 @@ std::string links(const models::RunResult& r, const Shared& shared) {
   std::set<TransportClass> seen;
   for (const auto& c : classes) seen.insert(classify_link_kind(c.kind));
   for (TransportClass c : seen) legend.push_back({std::string(link_class_label(c)) + " link", transport_color(c)});
-  legend.push_back({"busy share of the step (outline)", "#444", true});
-  if (!classes.empty()) legend.push_back({"class mean (tick)", "#111", true});
+  legend.push_back({"busy share of the step (outline)", "#444", svg::Mark::Outline});
+  if (!classes.empty()) legend.push_back({"class mean (tick)", "#111", svg::Mark::Tick});
   const double legend_y = top_pad + plot_h + 42;
   const double H = legend_y + svg::legend_height(W - 20, legend) + 8;
 

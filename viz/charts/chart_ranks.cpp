@@ -116,8 +116,8 @@ std::string rank_bars(const models::RunResult& r, const Shared& shared) {
     for (const auto& b : bars) any |= b.part[c] > 0;
     if (any) legend.push_back({kComponents[c].name, kComponents[c].color});
   }
-  if (grouped) legend.push_back({"slowest rank of the group", okabe_ito::kBlack});
-  legend.push_back({"step time", "#444"});
+  if (grouped) legend.push_back({"slowest rank of the group", okabe_ito::kBlack, svg::Mark::Stroke});
+  legend.push_back({"step time", "#444", svg::Mark::Stroke, "6 4"});
   const double H = legend_y + svg::legend_height(plot_w, legend) + 8;
 
   svg::Writer w(W, H, "chart chart-ranks", "Step time per rank: where it goes (the parts add up to the step)");

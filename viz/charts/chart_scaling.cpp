@@ -147,8 +147,10 @@ std::string scaling_throughput(const std::vector<ScalingPoint>& points, const st
   }
   const bool empty = !(ymax > 0);
   auto legend = series_legend(f, "simulated tokens/s");
-  if (!empty) legend.push_back({"dashed: linear scaling from the series' first point", okabe_ito::kGrey});
-  if (any_oom) legend.push_back({"does not fit in GPU memory (time as if it did)", kOomColor, true});
+  if (!empty)
+    legend.push_back(
+        {"dashed: linear scaling from the series' first point", okabe_ito::kGrey, svg::Mark::Stroke, "6 4"});
+  if (any_oom) legend.push_back({"does not fit in GPU memory (time as if it did)", kOomColor, svg::Mark::Hollow});
   const double legend_y = f.top + f.plot_h + 64;
   const double H = legend_y + svg::legend_height(f.plot_w(), legend) + 8;
   svg::Writer w(f.W, H, "chart chart-scaling-throughput", "Throughput in tokens per second at each sweep point");
@@ -194,7 +196,7 @@ std::string scaling_efficiency(const std::vector<ScalingPoint>& points, const st
   auto legend = series_legend(f, "scaling efficiency");
   // The ring drawn on a point over its GPUs' memory is named, as on the throughput chart.
   if (std::any_of(points.begin(), points.end(), [&](const ScalingPoint& p) { return !p.fits; }))
-    legend.push_back({"does not fit in GPU memory (time as if it did)", kOomColor, true});
+    legend.push_back({"does not fit in GPU memory (time as if it did)", kOomColor, svg::Mark::Hollow});
   const double legend_y = f.top + f.plot_h + 64;
   const double H = legend_y + svg::legend_height(f.plot_w(), legend) + 8;
   svg::Writer w(f.W, H, "chart chart-scaling-efficiency",
