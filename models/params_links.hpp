@@ -28,6 +28,8 @@ inline constexpr std::string_view kEfaV1Ratio =
     "EFA v1: NCCL's protocol ratios to Simple; EFA v2-v4 hosts: models/hw/efa_generations.cpp";
 inline constexpr std::string_view kNoChannelRate = "0: unknown, bandwidth scales with channels / default channels";
 inline constexpr std::string_view kNoWindow = "0: no flow-control window limit";
+inline constexpr std::string_view kNoStepFloor =
+    "0: the transport polls; GPUDirect-TCPX hosts: models/hw/instance_clouds.cpp";
 
 inline constexpr auto kLinkParams = std::to_array<ParamSpec>({
     // World: raw link capacities (physical numbers, datasheet or measured); NCCL's per-channel and
@@ -292,6 +294,7 @@ inline constexpr auto kLinkParams = std::to_array<ParamSpec>({
      "EFA v2-v4 hosts: models/hw/efa_generations.cpp"},
     {"efa.channel_bandwidth", U::BytesPerSecond, params_detail::kChannelRate, 0, "", O::Collectives, kNoChannelRate},
     {"efa.flow_control_rtt", U::Seconds, params_detail::kTime, 0, "", O::Collectives, kNoWindow},
+    {"efa.step_floor", U::Seconds, params_detail::kTime, 0, "", O::Collectives, kNoStepFloor},
 
     // InfiniBand (NCCL's NET/IB, GPUDirect RDMA): 2 x HGX A100 with 4 x HDR 200 Gb/s each, nccl-tests
     // all_reduce 1-8 GiB: 91 GB/s bus bandwidth of 4 x 25 GB/s = 0.91
@@ -318,6 +321,7 @@ inline constexpr auto kLinkParams = std::to_array<ParamSpec>({
      "GPUDirect-TCPXO hosts: models/hw/instance_clouds.cpp"},
     {"ib.channel_bandwidth", U::BytesPerSecond, params_detail::kChannelRate, 0, "", O::Collectives, kNoChannelRate},
     {"ib.flow_control_rtt", U::Seconds, params_detail::kTime, 0, "", O::Collectives, kNoWindow},
+    {"ib.step_floor", U::Seconds, params_detail::kTime, 0, "", O::Collectives, kNoStepFloor},
 
     // Socket: relative to one TCP stream (models/comm_plan/comm_plan.hpp kTcpStreamBytesPerS);
     // `commsim calibrate`'s fit on the 4xH200 machine's loopback (ar_g4_sock.txt, the values of
@@ -338,6 +342,7 @@ inline constexpr auto kLinkParams = std::to_array<ParamSpec>({
      "fitted, 4xH200 loopback: 3.3 GB/s per ring edge"},
     {"socket.channel_bandwidth", U::BytesPerSecond, params_detail::kChannelRate, 0, "", O::Collectives, kNoChannelRate},
     {"socket.flow_control_rtt", U::Seconds, params_detail::kTime, 0, "", O::Collectives, kNoWindow},
+    {"socket.step_floor", U::Seconds, params_detail::kTime, 0, "", O::Collectives, kNoStepFloor},
 
 });
 

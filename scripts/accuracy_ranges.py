@@ -369,10 +369,10 @@ CURVES = [
                              env("NCCL_ALGO", "RING")),
     lambda: nccl_tests_curve("2 x p4d.24xlarge on EKS, EFA, NCCL 2.9.9 (16 ranks, aws-samples/aws-efa-eks)",
                              "p4d_2node_efa_eks/scenario.toml", "p4d_2node_efa_eks/measured/all_reduce_nccl2.9.9.txt"),
-    lambda: nccl_tests_curve("2 x GCP A3 High, all_gather over GPUDirect-TCPX, Ring/Simple (16 ranks, Google's example)",
+    lambda: nccl_tests_curve("2 x GCP A3 High, all_gather over GPUDirect-TCPX, Ring/Simple (16 ranks, Google's example; TCPX's step floor read off 1-16 MiB)",
                              "gcp_2node/a3_high_allgather.toml", "gcp_2node/measured/a3_high_allgather.txt",
                              op="all_gather"),
-    lambda: nccl_tests_curve("2 x GCP A3 High, all_reduce over GPUDirect-TCPX (16 ranks, Google's example, environment not known)",
+    lambda: nccl_tests_curve("2 x GCP A3 High, all_reduce over GPUDirect-TCPX, Ring/Simple (16 ranks, Google's example in ai-infra-cluster-provisioning)",
                              "gcp_2node/a3_high_allreduce.toml", "gcp_2node/measured/a3_high_allreduce_aiinfra.txt"),
 ]
 

@@ -156,7 +156,9 @@ class Engine final : public CollectiveEngine {
   // terms of ring.cpp and tree.cpp per protocol and channels.
   PlanEntry& plan_for(const Group& group) const;
   const nccl::Choice& tuned(PlanEntry& entry, CollOp op, int64_t bytes) const;
-  double ring_hop_sum(const Launch& l) const;
+  // The sum of the ring's hops, and the largest step floor on it (ClassParams::step_floor_s: every
+  // ring step passes a message through every edge, so no step is shorter).
+  std::pair<double, double> ring_hops(const Launch& l) const;
   std::pair<double, double> tree_hops(const Launch& l) const;
   double tree_inter_hop(const Launch& l) const;  // tree_hops' second, without the chains (NVLSTree)
   uint32_t open(const CollectiveRecord& rec, Done done);
@@ -194,11 +196,13 @@ class Engine final : public CollectiveEngine {
   // One pipeline step over edge e (wire included; the switch tiers of a [cluster.fabric] added);
   // read mode's handshake only with Simple, the one protocol whose buffer read mode moves
   // (flow_cap.cpp, NCCL src/transport/p2p.cc).
+  // A step never below 0 (fabric_latency_s may be negative: a nic.latency below the catalog's)
+  // nor below its class's step floor (a net plugin's threads waking for each message).
   double hop(const Edge& e, Proto p, int channels = 1) const {
-    // fabric_latency_s may be negative (a nic.latency below the catalog's): a step never below 0.
-    return std::max(
-        0.0, params_.of(e.link_class).hop_latency_s[static_cast<int>(p)] * serial_channels(e.link_class, channels) +
-                 (e.p2p_read && p == Proto::Simple ? params_.p2p_read_extra_latency_s : 0.0) + e.fabric_latency_s);
+    const ClassParams& cp = params_.of(e.link_class);
+    return std::max(cp.step_floor_s, cp.hop_latency_s[static_cast<int>(p)] * serial_channels(e.link_class, channels) +
+                                         (e.p2p_read && p == Proto::Simple ? params_.p2p_read_extra_latency_s : 0.0) +
+                                         e.fabric_latency_s);
   }
 
   sim::Simulator& sim_;

@@ -36,14 +36,17 @@ const nccl::Choice& Engine::tuned(PlanEntry& entry, CollOp op, int64_t bytes) co
   return it->second;
 }
 
-double Engine::ring_hop_sum(const Launch& l) const {
+std::pair<double, double> Engine::ring_hops(const Launch& l) const {
   const uint32_t key = PlanCache::latency_key(l.rec.proto, l.rec.channels);
-  auto it = l.cache->ring_hop_sum.find(key);
-  if (it != l.cache->ring_hop_sum.end()) return it->second;
-  double hop_sum = 0;
-  for (const Edge& e : l.plan->rings.front()) hop_sum += hop(e, l.rec.proto, l.rec.channels);
-  l.cache->ring_hop_sum.emplace(key, hop_sum);
-  return hop_sum;
+  auto it = l.cache->ring_hops.find(key);
+  if (it != l.cache->ring_hops.end()) return it->second;
+  double hop_sum = 0, floor = 0;
+  for (const Edge& e : l.plan->rings.front()) {
+    hop_sum += hop(e, l.rec.proto, l.rec.channels);
+    floor = std::max(floor, params_.of(e.link_class).step_floor_s);
+  }
+  l.cache->ring_hops.emplace(key, std::make_pair(hop_sum, floor));
+  return {hop_sum, floor};
 }
 
 std::pair<double, double> Engine::tree_hops(const Launch& l) const {

@@ -21,7 +21,7 @@ namespace models::collectives {
 struct PlanEntry {
   CommPlan plan;
   std::unordered_map<uint64_t, nccl::Choice> choices;                 // key: (op, bytes)
-  std::unordered_map<uint32_t, double> ring_hop_sum;                  // key: (proto, channels)
+  std::unordered_map<uint32_t, std::pair<double, double>> ring_hops;  // (sum, largest step floor)
   std::unordered_map<uint32_t, std::pair<double, double>> tree_hops;  // (intra, inter) maxima
   std::unordered_map<uint32_t, double> tree_inter_hop;                // inter alone (NVLSTree)
   // key: (op, bytes, in_place): the block shape naming this collective's flows for

@@ -2,7 +2,8 @@
 // as a pipelined chain from the root, and PAT (replayed on the ring's edges).
 //
 // On idle links, for n ranks and S bytes (nccl-tests' size convention, collective.hpp), with
-// hop = the mean per-step latency of the ring's n edges (LinkParams, wire included) and
+// hop = the mean per-step latency of the ring's n edges (LinkParams, wire included; at least the
+// largest step floor on the ring, ClassParams::step_floor_s: each step sends through every edge) and
 // cap = flow_rate_cap (flow_cap.hpp) of an edge:
 //   all-reduce (reduce-scatter, then all-gather):   T = kernel + 2(n-1) hop + 2(n-1)/n S / cap
 //   all-gather, reduce-scatter (S = the total):      T = kernel + (n-1) hop + (n-1)/n S / cap
@@ -52,9 +53,10 @@ void Engine::launch_ring(const Launch& l) {
   const Proto proto = l.rec.proto;
   const int n = l.n;
   const RingSteps rs = ring_steps(op, n, l.S);
-  const double hop_sum = ring_hop_sum(l);
-  double lat_s = params_.kernel_latency_s + rs.steps * hop_sum / n;
-  if (l.rec.algo == Algo::PAT) lat_s = params_.kernel_latency_s + std::ceil(std::log2(n)) * hop_sum / n;
+  // Each step at least the ring's largest step floor (a net plugin waking for every message).
+  const auto [hop_sum, floor] = ring_hops(l);
+  const double steps = l.rec.algo == Algo::PAT ? std::ceil(std::log2(n)) : rs.steps;
+  const double lat_s = params_.kernel_latency_s + std::max(steps * hop_sum / n, steps * floor);
   sim::Time lat = sim::Time::from_seconds(lat_s);
   const double work = copy_work_vs_all_reduce(op, n, l.in_place);
   const double gain = ring_channel_gain(n);

@@ -94,6 +94,7 @@ double* find(LinkParams& p, const std::string& name) {
     if (name == prefix + "channel_bandwidth") return &p.of(c).channel_bandwidth;
     if (name == prefix + "channel_bandwidth_ll") return &p.of(c).channel_bandwidth_ll;
     if (name == prefix + "flow_control_rtt") return &p.of(c).flow_control_rtt_s;
+    if (name == prefix + "step_floor") return &p.of(c).step_floor_s;
     for (int i = 0; i < kNumProtos; ++i) {
       if (name == prefix + "hop_latency." + kProtoKeys[i]) return &p.of(c).hop_latency_s[i];
       if (name == prefix + "efficiency." + kProtoKeys[i]) return &p.of(c).efficiency[i];

@@ -44,6 +44,13 @@ struct ClassParams {
   // Simple's flow control: a channel has NCCL_BUFFSIZE of its peer's FIFO in flight and waits
   // a round trip for credits (how that bounds a channel: flow_cap.hpp). 0: no window limit.
   double flow_control_rtt_s = 0;
+  // The least time one pipeline step takes through a network connection of this class, whatever
+  // its latency: a net plugin whose threads serve each message in turn and go idle between
+  // messages, so every message waits for them to wake (GPUDirect-TCPX, models/hw/instance_clouds.cpp).
+  // Every step of a ring sends a message per channel through each of its edges, so a ring step
+  // costs at least the largest floor on the ring (ring.cpp); a tree's network step and a
+  // point-to-point message at least their edge's. 0: none (NCCL's own transports poll).
+  double step_floor_s = 0;
 };
 
 // How many channels' messages one pipeline step pays for, in sequence. NCCL's Socket transport

@@ -4,9 +4,8 @@
 //
 // GCP's GPUDirect-TCPX (A3 High) and TCPXO (A3 Mega) move GPU traffic over gVNIC Ethernet through
 // NCCL net plugins of their own (nccl-plugin-gpudirecttcpx, -fastrak), modelled on the RoCE class
-// (NicKind::Roce, NCCL's IB plugin rules). TCPXO has its own step latencies and efficiency and
-// the plugin's environment profile (below); TCPX's costs (kernel TCP, the receive unpack kernel)
-// are not modelled, so the network part of an A3 High run is an optimistic bound (docs/hardware.md).
+// (NicKind::Roce, NCCL's IB plugin rules). Each has the environment Google's guides set (below);
+// TCPXO its own step latencies and efficiency, TCPX the floor its threads put under every step.
 #include "models/hw/instance_build.hpp"
 #include "models/hw/links.hpp"
 
@@ -18,6 +17,20 @@ namespace {
 // efficiency, both read off Google's own 2-node all_gather_perf.
 constexpr double kTcpxoLl128Step = 28.7e-6;
 constexpr double kTcpxoSimpleEfficiency = 0.945;
+
+// GPUDirect-TCPX on GCP A3 High (below, a3-highgpu-8g): the least time a ring step takes through
+// the plugin, in seconds (ClassParams::step_floor_s). The plugin's socket threads serve each
+// request in turn and, once idle, wait to be woken: a condition variable, or with
+// NCCL_GPUDIRECTTCPX_TX_COMPLETION_NANOSLEEP=1000 (Google's GKE examples) a 1 us nanosleep,
+// which Linux's default timer slack of 50 us stretches (prctl(2) PR_SET_TIMERSLACK; plugin
+// source src/net_tcpx.cc persistentSocketThread, trySleep). A ring step's message reaches an idle
+// thread, so every step waits once, in series at each network edge. Read off Google's own 2-node
+// all_gather_perf (cluster-toolkit examples/gke-a3-highgpu, plugin v3.1.9, Ring/Simple on 8
+// channels; scenarios/validation/gcp_2node/measured/a3_high_allgather.txt): its 15 steps hold
+// 936-1058 us at 1-16 MiB, 58.5-65.4 us per step beyond the rest of the model, median 61.0.
+// Checked on Google's all_reduce (ai-infra-cluster-provisioning, 30 steps, no nanosleep set:
+// 57 us per step; docs/accuracy.md).
+constexpr double kTcpxStepFloor = 61.0e-6;
 
 // An HGX-style 8-GPU host: NVSwitch, one PCIe switch per GPU, two sockets.
 NodeSpec hgx8(const char* name, const char* gpu, const char* cpu_family, const char* citation) {
@@ -84,10 +97,19 @@ void add_cloud_nodes(std::vector<NodeSpec>& c) {
   // The plugin reports NCCL_NET_DEVICE_UNPACK (nccl-plugin-gpudirecttcpx src/net_tcpx.cc
   // tcpxGetProperties): its receives are gathered on the GPU by NCCL's unpack kernel.
   n.net_device_unpack = true;
+  // The NCCL environment both of Google's TCPX examples set (cluster-toolkit
+  // examples/gke-a3-highgpu/nccl-config.yaml; ai-infra-cluster-provisioning
+  // sample_workloads/nccltest/gke/values.yaml, ncclPlugin.envs): rings with Simple, 4 MiB buffers,
+  // 512 KiB point-to-point chunks. Their channel counts differ (8 and 12) and are left to NCCL.
+  n.net_plugin_env = {{"NCCL_ALGO", "Ring"},
+                      {"NCCL_PROTO", "Simple"},
+                      {"NCCL_BUFFSIZE", "4194304"},
+                      {"NCCL_P2P_NET_CHUNKSIZE", "524288"}};
+  n.link_params = {{"ib.step_floor", kTcpxStepFloor}};
   n.network_note =
-      "GPUDirect-TCPX is modelled as RDMA at line rate; its plugin's per-message cost and receive path "
-      "are not, so collectives across nodes are an optimistic bound (public 2-node A3 High curves "
-      "take 1.0-1.9 ms at 1 MiB; docs/hardware.md)";
+      "GPUDirect-TCPX: every ring step waits ~61 us for the plugin's threads (read off one public "
+      "2-node curve, checked on another); its rate is modelled as RDMA's, and where a ring step carries "
+      "0.25-3 MiB per channel the model is up to 42 % slow (docs/accuracy.md)";
   n.eth_bytes_per_s = 100 * kGbit;
   n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 4800);
   c.push_back(n);

@@ -42,15 +42,15 @@ TEST_CASE("params: names are unique and every registered default lies in its own
       CHECK_FALSE(p.default_note.empty());  // a computed default says where it comes from
     }
   }
-  // 10 World capacities, socket.thread_duplex, 61 collective parameters (with nvls.efficiency,
+  // 10 World capacities, socket.thread_duplex, 64 collective parameters (with the three step floors, nvls.efficiency,
   // nvls.latency, nvls.warp_copy_bandwidth, nvls.chunk_latency, sharp.efficiency, sharp.latency and
   // nvlink.channel_bandwidth_ll), 32 compute laws
   // (models/compute, with the mxfp8 and nvfp4 GEMM rates), 4 workload (host CPU-Adam, one core's bandwidth,
   // compute-communication interference, comm.overlap_slowdown), 1 memory (framework overhead), 15 at-scale
   // (models/params_goodput.hpp: 3 variability, 6 failure rates, 5 checkpoint and restart, 1 price;
   // checkpoint.bytes_per_param computed)
-  CHECK(seen.size() == 127);
-  CHECK(with_default == 88);
+  CHECK(seen.size() == 130);
+  CHECK(with_default == 91);
 }
 
 TEST_CASE("params: the collective engine's defaults are the registry's, name for name", "[models]") {

@@ -114,10 +114,13 @@ struct Rig {
   ScenarioSpec spec;
   std::unique_ptr<CollectiveEngine> engine;
   // `nccl_version`: the release whose rules apply (nccl.version; 0: the default).
-  Rig(int nodes, int gpn, double B, double B_net, std::map<std::string, std::string> env = {}, int nccl_version = 0)
+  // `params`: [cluster.params] (registered names, models/params_links.hpp).
+  Rig(int nodes, int gpn, double B, double B_net, std::map<std::string, std::string> env = {}, int nccl_version = 0,
+      std::map<std::string, double> params = {})
       : world(net, nodes, gpn, B, B_net) {
     spec.nccl_env = std::move(env);
     spec.nccl_version = nccl_version;
+    spec.cluster.params = std::move(params);
     world.env = parse_nccl_env(spec.nccl_env);
     world.env.version = nccl_version;
     net.set_audit(true);

@@ -74,6 +74,29 @@ TEST_CASE("collectives: a ring across nodes is paced by the network edge", "[ncc
   CHECK(t < edge_bytes / net_rate * 1.01 + 1e-3);
 }
 
+TEST_CASE("ring: a step floor on the network edges holds every step of the ring", "[nccl]") {
+  // ClassParams::step_floor_s: a net plugin whose threads wake for each message. Every ring step
+  // sends through both network edges of 2 nodes x 4 GPUs, so each of the ring's steps takes at
+  // least the floor, not only the steps that cross the network: with F above the mean hop,
+  //   T(F) - T(0) = steps x (F - mean hop),  mean hop = (6 NVLink + 2 network hops) / 8.
+  const std::map<std::string, std::string> ring = {{"NCCL_ALGO", "Ring"}, {"NCCL_PROTO", "Simple"}};
+  const double floor = 1e-3;
+  const double mean_hop = (6 * hop(LinkClass::NVLink, Proto::Simple) + 2 * hop(LinkClass::IB, Proto::Simple)) / 8;
+  REQUIRE(mean_hop < floor);
+  const int64_t S = 1LL << 20;
+  for (auto [op, steps] : {std::pair{CollOp::AllGather, 7}, std::pair{CollOp::AllReduce, 14}}) {
+    Rig plain(2, 4, 450e9, 12.5e9, ring);
+    Rig floored(2, 4, 450e9, 12.5e9, ring, 0, {{"ib.step_floor", floor}});
+    CollectiveRecord rec;
+    const double t0 = plain.run(op, S), t = floored.run(op, S, &rec);
+    REQUIRE(rec.algo == Algo::Ring);
+    CHECK(t - t0 == Approx(steps * (floor - mean_hop)).epsilon(1e-6));
+  }
+  // A floor below every network hop changes nothing.
+  Rig plain(2, 4, 450e9, 12.5e9, ring), low(2, 4, 450e9, 12.5e9, ring, 0, {{"ib.step_floor", 1e-9}});
+  CHECK(low.run(CollOp::AllReduce, S) == plain.run(CollOp::AllReduce, S));
+}
+
 TEST_CASE("collectives: across nodes every NIC group carries its share of a ring (p5, 2 nodes)", "[nccl]") {
   // NCCL's channels leave a node through different GPUs and so different NICs: on p5 (8 GPUs, 4
   // EFA each) the 1 GiB ring all-reduce must load all 8 NIC groups of a node equally, not one.

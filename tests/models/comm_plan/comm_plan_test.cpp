@@ -228,7 +228,10 @@ TEST_CASE("comm plan: GPUDirect-TCPX's device-offload plugin keeps PAT off by de
   // and which nothing sets from 2.24 on (it stays NCCL_NET_DEVICE_HOST).
   const int v23 = nccl_version_number(23, 4), v24 = nccl_version_number(24, 3);
   const int64_t S = 65536;  // 64 KiB: PAT's log-depth latency wins on 16 one-GPU nodes where it is on
-  const OneGpuNodes tcpx23 = one_gpu_nodes("a3-highgpu-8g", 16, v23);
+  // The catalog's A3 High runs Google's TCPX environment, NCCL_ALGO=Ring; the rule shows where
+  // NCCL may choose between rings and PAT.
+  const std::map<std::string, std::string> ring_or_pat = {{"NCCL_ALGO", "Ring,PAT"}};
+  const OneGpuNodes tcpx23 = one_gpu_nodes("a3-highgpu-8g", 16, v23, ring_or_pat);
   CHECK(tcpx23.view.nnodes == 16);
   CHECK(tcpx23.view.net_device_unpack);
   CHECK_FALSE(models::nccl::pat_enabled(tcpx23.view, tcpx23.env));
@@ -237,22 +240,24 @@ TEST_CASE("comm plan: GPUDirect-TCPX's device-offload plugin keeps PAT off by de
   host23.net_device_unpack = false;
   CHECK(models::nccl::choose(host23, tcpx23.env, CollOp::AllGather, S).algo == Algo::PAT);
   // NCCL_PAT_ENABLE=1 forces it, as ncclPatEnable returns the variable before its checks.
-  const OneGpuNodes forced = one_gpu_nodes("a3-highgpu-8g", 16, v23, {{"NCCL_PAT_ENABLE", "1"}});
+  const OneGpuNodes forced =
+      one_gpu_nodes("a3-highgpu-8g", 16, v23, {{"NCCL_PAT_ENABLE", "1"}, {"NCCL_ALGO", "Ring,PAT"}});
   CHECK(models::nccl::pat_enabled(forced.view, forced.env));
   // 2.24 and the default release: the check reads host, PAT as on any plugin.
   for (const int version : {v24, 0}) {
-    const OneGpuNodes tcpx = one_gpu_nodes("a3-highgpu-8g", 16, version);
+    const OneGpuNodes tcpx = one_gpu_nodes("a3-highgpu-8g", 16, version, ring_or_pat);
     CHECK(tcpx.view.net_device_unpack);
     CHECK(models::nccl::pat_enabled(tcpx.view, tcpx.env));
   }
-  const OneGpuNodes tcpx24 = one_gpu_nodes("a3-highgpu-8g", 16, v24);
+  const OneGpuNodes tcpx24 = one_gpu_nodes("a3-highgpu-8g", 16, v24, ring_or_pat);
   CHECK(models::nccl::choose(tcpx24.view, tcpx24.env, CollOp::AllGather, S).algo == Algo::PAT);
   // A host plugin under 2.23: TCPXO (A3 Mega), and TCPX's machine with NCCL_NET=Socket.
   const OneGpuNodes tcpxo23 = one_gpu_nodes("a3-megagpu-8g", 16, v23);
   CHECK_FALSE(tcpxo23.view.net_device_unpack);
   CHECK(models::nccl::pat_enabled(tcpxo23.view, tcpxo23.env));
   CHECK(models::nccl::choose(tcpxo23.view, tcpxo23.env, CollOp::AllGather, S).algo == Algo::PAT);
-  const OneGpuNodes socket23 = one_gpu_nodes("a3-highgpu-8g", 16, v23, {{"NCCL_NET", "Socket"}});
+  const OneGpuNodes socket23 =
+      one_gpu_nodes("a3-highgpu-8g", 16, v23, {{"NCCL_NET", "Socket"}, {"NCCL_ALGO", "Ring,PAT"}});
   CHECK_FALSE(socket23.view.net_device_unpack);
   CHECK(models::nccl::pat_enabled(socket23.view, socket23.env));
 }
