@@ -40,13 +40,13 @@ std::pair<double, double> Engine::ring_hops(const Launch& l) const {
   const uint32_t key = PlanCache::latency_key(l.rec.proto, l.rec.channels);
   auto it = l.cache->ring_hops.find(key);
   if (it != l.cache->ring_hops.end()) return it->second;
-  double hop_sum = 0, floor = 0;
+  double hop_sum = 0, step_floor = 0;
   for (const Edge& e : l.plan->rings.front()) {
     hop_sum += hop(e, l.rec.proto, l.rec.channels);
-    floor = std::max(floor, params_.of(e.link_class).step_floor_s);
+    step_floor = std::max(step_floor, params_.of(e.link_class).step_floor_s);
   }
-  l.cache->ring_hops.emplace(key, std::make_pair(hop_sum, floor));
-  return {hop_sum, floor};
+  l.cache->ring_hops.emplace(key, std::make_pair(hop_sum, step_floor));
+  return {hop_sum, step_floor};
 }
 
 std::pair<double, double> Engine::tree_hops(const Launch& l) const {

@@ -54,9 +54,9 @@ void Engine::launch_ring(const Launch& l) {
   const int n = l.n;
   const RingSteps rs = ring_steps(op, n, l.S);
   // Each step at least the ring's largest step floor (a net plugin waking for every message).
-  const auto [hop_sum, floor] = ring_hops(l);
+  const auto [hop_sum, step_floor] = ring_hops(l);
   const double steps = l.rec.algo == Algo::PAT ? std::ceil(std::log2(n)) : rs.steps;
-  const double lat_s = params_.kernel_latency_s + std::max(steps * hop_sum / n, steps * floor);
+  const double lat_s = params_.kernel_latency_s + std::max(steps * hop_sum / n, steps * step_floor);
   sim::Time lat = sim::Time::from_seconds(lat_s);
   const double work = copy_work_vs_all_reduce(op, n, l.in_place);
   const double gain = ring_channel_gain(n);
