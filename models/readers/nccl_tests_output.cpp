@@ -122,9 +122,12 @@ class Parser {
     pids_.clear();
   }
   void finish(NcclTestsRun& r) {
-    // Without Rank lines, nThread x nGpus is one process's count; without even that header (a
-    // table copied from a web page) the count is unknown, not 1.
-    if (r.ranks == 0 && r.header) r.ranks = r.nthreads * r.ngpus;
+    // Without Rank lines, nThread x nGpus is one process's count: the run's where one process
+    // drove several GPUs (-t or -g above 1, the usual case of such a table), unknown where it
+    // drove one (launched as several processes by mpirun or torchrun, each printing the same
+    // header; a run of one GPU would cross no link). Without even that header (a table copied
+    // from a web page) the count is unknown, not 1.
+    if (r.ranks == 0 && r.header && r.nthreads * r.ngpus > 1) r.ranks = r.nthreads * r.ngpus;
   }
 
   void line(std::string_view raw, int no, bool last) {

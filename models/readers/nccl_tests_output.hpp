@@ -50,8 +50,9 @@ struct NcclTestsRun {
   std::string version;  // nccl-tests version line, if any
   int nthreads = 1;
   int ngpus = 1;                   // GPUs per thread
-  int ranks = 0;                   // "#  Rank  N Group ..." lines, else nthreads * ngpus where the
-                                   // "# nThread" header was read; 0: unknown (a bare table)
+  int ranks = 0;                   // "#  Rank  N Group ..." lines, else nthreads * ngpus above 1 where
+                                   // the "# nThread" header was read; 0: unknown (a bare table, or
+                                   // one GPU per process without Rank lines)
   bool header = false;             // the "# nThread N nGpus N ..." line was read
   int processes = 0;               // distinct Pid values of the Rank lines (0 when unknown)
   std::vector<std::string> hosts;  // distinct hosts of the Rank lines

@@ -220,6 +220,11 @@ int cmd_calibrate(int argc, char** argv) {
         if (run.ranks == 1)
           throw UserError(nccl_tests_rank_line(measured.text, file),
                           file + " ran on 1 rank, which crosses no link (expected a run of at least 2 ranks)");
+        if (run.ranks <= 0)
+          std::fprintf(stderr,
+                       "commsim calibrate: note: %s does not say how many ranks ran it (no \"# Rank\" lines, and "
+                       "its header, if any, counts one process's GPUs): fitted on the scenario's layout\n",
+                       file.c_str());
         models::calibrate::Measurement m{base.spec, std::move(run)};
         apply_run_to_spec(m.run, env, version, m.spec);
         check_run_nccl_env(m.spec.nccl_env, env_at);

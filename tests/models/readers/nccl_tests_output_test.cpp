@@ -136,6 +136,19 @@ TEST_CASE("nccl-tests parser: a bare table (rows copied from a page, no header) 
   CHECK(runs[0].rows.size() == 16);
 }
 
+TEST_CASE("nccl-tests parser: a header of one GPU per process without Rank lines has an unknown rank count",
+          "[models][calibrate]") {
+  // Google's A3 High all_reduce (mpirun -np 16, -g 1) was published with its header and without
+  // its Rank lines: "nThread 1 nGpus 1" is one process's count, not the run's.
+  auto runs = parse_nccl_tests_files(
+      {std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/gcp_2node/measured/a3_high_allreduce_aiinfra.txt"});
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].header);
+  CHECK(runs[0].nthreads * runs[0].ngpus == 1);
+  CHECK(runs[0].ranks == 0);
+  CHECK(runs[0].rows.size() == 14);
+}
+
 TEST_CASE("nccl-tests parser: a log cut to its last Rank line still says how many ranks ran", "[models][calibrate]") {
   // CoreWeave's twenty racks keep one "#  Rank 1439 ..." line of 1,440: the count is its index + 1.
   auto runs = parse_nccl_tests_files(
