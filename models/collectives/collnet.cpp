@@ -18,7 +18,7 @@
 // Sources: NCCL src/device/all_reduce.h (RunWorkColl COLLNET_DIRECT: scatter to the heads, reduce
 // and send to the network, receive and broadcast, gather; COLLNET_CHAIN: runTreeSplit-style chain
 // to the network), src/graph/tuning.cc (their ratings), src/graph/search.cc (one head per NIC).
-// Tests: tests/models/collectives/collnet_test.cpp.
+// Tests: tests/models/collectives/algorithms/collnet_test.cpp.
 #include <algorithm>
 
 #include "models/collectives/engine.hpp"

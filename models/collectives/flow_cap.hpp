@@ -1,6 +1,6 @@
 // The rate cap of one collective flow: what NCCL's kernels can push along one ring/tree edge.
 // This is the cap's one statement: the engine (engine.hpp), the per-class parameters
-// (link_params.hpp) and the READMEs refer here; tests/models/collectives/flow_cap_test.cpp checks it.
+// (link_params.hpp) and the READMEs refer here; tests/models/collectives/shared_core/flow_cap_test.cpp checks it.
 //
 // With a measured per-channel rate (ClassParams::channel_bandwidth > 0):
 //   cap = min( eta' x B_path x link_fraction ,  channels x r' x eta[class][P] / eta[class][Simple] )

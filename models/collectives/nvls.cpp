@@ -44,7 +44,7 @@
 // has 258-273 GB/s on 5-8 GPUs.
 // Sources: NCCL src/device/all_reduce.h (RunWorkColl NVLS: scatter, reduce through NVLS, gather;
 // across nodes reduce to the network and back), all_gather.h, reduce_scatter.h, src/graph/tuning.cc.
-// Tests: tests/models/collectives/nvls_test.cpp.
+// Tests: tests/models/collectives/algorithms/nvls_test.cpp.
 #include <algorithm>
 
 #include "models/collectives/engine.hpp"

@@ -22,7 +22,7 @@
 // reduce through NVLS and up the tree, down the tree and multicast back, gather),
 // src/graph/tuning.cc (its rating and latency: 25 us intra + 2 log2(nNodes) x 20.9 us),
 // src/graph/search.cc (NVLS heads: one per NIC, at most NCCL_MAX_NVLS_ARITY).
-// Tests: tests/models/collectives/nvls_tree_test.cpp.
+// Tests: tests/models/collectives/algorithms/nvls_tree_test.cpp.
 #include <algorithm>
 #include <cmath>
 

@@ -24,7 +24,7 @@
 // LL and LL128 carry a flag in every line, so a receiver forwards without waiting for a slice,
 // but in units of one iteration of its CTA (GPU edges) or one chunk (network edges): below,
 // line_chain_units and staged_chain_fill_s (chain_fill_s itself is Simple's and 0 for LL/LL128).
-// Tests: tests/models/collectives/pipeline_fill_test.cpp.
+// Tests: tests/models/collectives/shared_core/pipeline_fill_test.cpp.
 #pragma once
 
 #include <cstdint>

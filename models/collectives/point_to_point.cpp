@@ -18,7 +18,7 @@
 // models/world/world.cpp). The protocol is LL up to p2p channels per peer x 16 KiB per peer (p2p_channels.hpp
 // p2p_uses_ll), else Simple; LL at one CTA's measured LL rate (flow_cap.hpp).
 // Sources: NCCL src/enqueue.cc (p2p tasks, NCCL_P2P_LL_THRESHOLD), src/device/sendrecv.h;
-// nccl-tests src/alltoall.cu (S/n to every peer). Tests: tests/models/collectives/point_to_point_test.cpp.
+// nccl-tests src/alltoall.cu (S/n to every peer). Tests: tests/models/collectives/algorithms/point_to_point_test.cpp.
 #include <algorithm>
 #include <cmath>
 #include <span>

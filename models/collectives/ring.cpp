@@ -19,7 +19,7 @@
 // all_gather.h, reduce_scatter.h, broadcast.h, reduce.h (runRing: 2(n-1), n-1 steps) and
 // src/graph/tuning.cc (ring latency = steps x per-hop latency; PAT's log2 n steps); nccl-tests
 // doc/PERFORMANCE.md (bus bandwidth factors 2(n-1)/n and (n-1)/n). Tests:
-// tests/models/collectives/ring_test.cpp.
+// tests/models/collectives/algorithms/ring_test.cpp.
 #include <algorithm>
 #include <cmath>
 #include <vector>

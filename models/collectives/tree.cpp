@@ -23,7 +23,7 @@
 // reduction and scan", Parallel Computing 35(12), 2009 (the double binary tree); NCCL
 // src/graph/trees.cc (ncclGetDtree: tree 1 mirrors tree 0), src/device/all_reduce.h
 // (runTreeUpDown / runTreeSplit), src/graph/tuning.cc (tree latency: 2 x (intra + log2(nodes)
-// inter) steps). Tests: tests/models/collectives/tree_test.cpp.
+// inter) steps). Tests: tests/models/collectives/algorithms/tree_test.cpp.
 #include <algorithm>
 #include <cmath>
 

@@ -29,7 +29,8 @@
 // then the all-reduce of each unit's shard, S / dp_shard in all). Sources:
 // torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py (foreach_all_gather,
 // foreach_reduce), _fsdp_param_group.py (root not resharded after forward), torch/optim/adamw.py.
-// Tests: tests/models/workload/steps/fsdp_step_test.cpp; validation tests/validation/h200x2_steps_validation_test.cpp.
+// Tests: tests/models/workload/steps/fsdp_step_test.cpp; validation
+// tests/validation/training_steps/h200x2_steps_validation_test.cpp.
 #include <algorithm>
 #include <limits>
 

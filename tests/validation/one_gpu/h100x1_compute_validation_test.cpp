@@ -18,7 +18,7 @@
 #include "models/workload/compute.hpp"
 #include "models/workload/steps/megatron.hpp"
 #include "tests/validation/jsonl_rows.hpp"
-#include "tests/validation/megatron_rank_compute.hpp"
+#include "tests/validation/one_gpu/megatron_rank_compute.hpp"
 
 using namespace models::workload;
 using models::compute::Precision;

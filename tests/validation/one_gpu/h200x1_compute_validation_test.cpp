@@ -21,7 +21,7 @@
 #include "models/workload/steps/megatron.hpp"
 #include "scenarios/load/loader.hpp"
 #include "tests/validation/jsonl_rows.hpp"
-#include "tests/validation/megatron_rank_compute.hpp"
+#include "tests/validation/one_gpu/megatron_rank_compute.hpp"
 
 using namespace models::workload;
 using models::compute::Precision;

@@ -10,7 +10,7 @@
 #include "models/collectives/flow_cap.hpp"
 #include "models/collectives/pipeline_fill.hpp"
 #include "models/comm_plan/comm_plan.hpp"
-#include "rig.hpp"
+#include "tests/models/collectives/rig.hpp"
 
 using namespace collectives_test;
 

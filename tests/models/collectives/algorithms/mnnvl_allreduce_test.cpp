@@ -10,13 +10,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "catalog_run.hpp"
 #include "models/collectives/flow_cap.hpp"
 #include "models/collectives/pipeline_fill.hpp"
 #include "models/comm_plan/comm_plan.hpp"
 #include "models/comm_plan/link_params.hpp"
 #include "models/hw/links.hpp"
-#include "rig.hpp"
+#include "tests/models/collectives/catalog_run.hpp"
+#include "tests/models/collectives/rig.hpp"
 
 using namespace collectives_test;
 
@@ -83,7 +83,7 @@ TEST_CASE("mnnvl: two racks run NVLSTree with NCCL's 32 heads, the ports at the 
   CHECK(r.max_bytes.at("nvlink") == Approx((1 + 1.0 / 32) * S).epsilon(1e-6));
   CHECK(r.max_bytes.at("ib") == Approx(double(S) / 32).epsilon(1e-6));
   const ClassParams& nv = P.of(LinkClass::NVLink);
-  const double r_ch = nvlink_channel_bandwidth_for(100, nv.channel_bandwidth);  // Blackwell's channel
+  const double r_ch = nvlink_channel_bandwidth_for(100, nv.channel_bandwidth);        // Blackwell's channel
   const double per_ch = 1 / (1 / (r_ch * 0.74) + nv.flow_control_rtt_s / (4 << 20));  // NVLink 5's Simple 0.74
   // The switch's rate per port: eta_nvls of the port's Simple efficiency (NVLink 5's,
   // hw::nvlink_simple_efficiency) x 18 links of 50 GB/s; the channels' term (24 on one domain, 32
@@ -92,13 +92,18 @@ TEST_CASE("mnnvl: two racks run NVLSTree with NCCL's 32 heads, the ports at the 
   REQUIRE(24 * per_ch > port);
   REQUIRE(port / 0.72 > (1 + 1.0 / 32) * port);  // the port's own rate does not bind
   const double t_sw = double(S) / port;
-  const double nic = flow_rate_cap(P, {.link_class = LinkClass::IB, .proto = Proto::Simple, .raw_bandwidth = 50e9,
-                                       .link_fraction = 1, .coll_share = 1, .channels = 1});
+  const double nic = flow_rate_cap(P, {.link_class = LinkClass::IB,
+                                       .proto = Proto::Simple,
+                                       .raw_bandwidth = 50e9,
+                                       .link_fraction = 1,
+                                       .coll_share = 1,
+                                       .channels = 1});
   const double t_net = double(S) / 32 / nic;
   REQUIRE(t_sw > t_net);  // the NVLink leg bounds two racks, as it bounds NVLS on one
   CHECK(nvls_tree_chunk_bytes(S, 32, 32, 2) == 128 << 10);
   const double fill = 32.0 * (128 << 10) / (double(S) / 32) * (3 * t_sw + 2 * t_net - t_sw);
-  const double lat = P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple) + 2 * hop(LinkClass::IB, Proto::Simple);
+  const double lat =
+      P.kernel_latency_s + 2 * hop(LinkClass::NVLink, Proto::Simple) + 2 * hop(LinkClass::IB, Proto::Simple);
   CHECK(r.t == Approx(lat + fill + t_sw).epsilon(1e-3));
   // One rack runs NVLS (nvls.cpp): the same S per GPU through the switch at its rate, unless the
   // chunk stage is slower. At 1 GiB NCCL's chunk is 64 KiB, where the 7 gather warps' stage, a

@@ -70,23 +70,29 @@ models::calibrate::NcclTestsRow one_all_reduce(const std::string& file, int node
 }
 }  // namespace
 
-TEST_CASE("calibrated (the profile fitted on these files): all-reduce over NVLink P2P (ar_g4.txt) within 5 % median", "[validation][nccl]") {
+TEST_CASE("calibrated (the profile fitted on these files): all-reduce over NVLink P2P (ar_g4.txt) within 5 % median",
+          "[validation][nccl]") {
   const CurveAccuracy a = compare_nccl_tests_validation("ar_g4.txt", {});
   CHECK(a.points == 28);
   CHECK(a.median <= 0.05);
   CHECK(a.max <= 0.35);  // the 8 B - 4 KiB slow start, see the header
 }
 
-TEST_CASE("calibrated (the profile fitted on these files): all-reduce through host memory (ar_g4_shm.txt, NCCL_P2P_DISABLE=1) within 5 % median",
-          "[validation][nccl]") {
+TEST_CASE(
+    "calibrated (the profile fitted on these files): all-reduce through host memory (ar_g4_shm.txt, "
+    "NCCL_P2P_DISABLE=1) within 5 % median",
+    "[validation][nccl]") {
   const CurveAccuracy a = compare_nccl_tests_validation("ar_g4_shm.txt", {"nccl.env.NCCL_P2P_DISABLE=\"1\""});
   CHECK(a.points == 26);
   CHECK(a.median <= 0.05);
   CHECK(a.max <= 0.25);
 }
 
-TEST_CASE("calibrated (the profile fitted on these files): all-reduce over TCP sockets (ar_g4_sock.txt) within 8 % median", "[validation][nccl]") {
-  const CurveAccuracy a = compare_nccl_tests_validation("ar_g4_sock.txt", {"nccl.env.NCCL_P2P_DISABLE=\"1\"", "nccl.env.NCCL_SHM_DISABLE=\"1\""});
+TEST_CASE(
+    "calibrated (the profile fitted on these files): all-reduce over TCP sockets (ar_g4_sock.txt) within 8 % median",
+    "[validation][nccl]") {
+  const CurveAccuracy a = compare_nccl_tests_validation(
+      "ar_g4_sock.txt", {"nccl.env.NCCL_P2P_DISABLE=\"1\"", "nccl.env.NCCL_SHM_DISABLE=\"1\""});
   CHECK(a.points == 24);
   CHECK(a.median <= 0.08);  // misses the 5 % target: see the header
   CHECK(a.max <= 0.45);

@@ -11,11 +11,11 @@
 
 #include <algorithm>
 
-#include "catalog_run.hpp"
 #include "models/collectives/copy_work.hpp"
 #include "models/comm_plan/link_params.hpp"
 #include "models/hw/links.hpp"
-#include "rig.hpp"
+#include "tests/models/collectives/catalog_run.hpp"
+#include "tests/models/collectives/rig.hpp"
 
 using namespace collectives_test;
 
@@ -59,7 +59,8 @@ TEST_CASE("nvlink: a B200 ring all-reduce runs at Blackwell's channel rate, not 
   // The latency terms are tens of microseconds against milliseconds of transfer.
   CHECK(b200.t == Approx(bulk).epsilon(0.03));
   // Setting the H200's rate by hand gives the H200-rate ring, slower wherever the channels bind.
-  const CatalogRun pinned = audited_run(ring_on("dgx-b200", {{"nvlink.channel_bandwidth", 22.0e9}}), CollOp::AllReduce, S);
+  const CatalogRun pinned =
+      audited_run(ring_on("dgx-b200", {{"nvlink.channel_bandwidth", 22.0e9}}), CollOp::AllReduce, S);
   CHECK(pinned.t == Approx(2 * (n - 1) / n * S / edge_rate(22.0e9, pinned.rec.channels)).epsilon(0.03));
   CHECK(pinned.t > b200.t);
   // An H200 node keeps the measured rate: with the parameter pinned to it or not, the same time.

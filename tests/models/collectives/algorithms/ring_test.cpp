@@ -6,9 +6,9 @@
 //   PAT                    T = kernel + ceil(log2 n) hop + (n-1)/n S / cap
 #include <catch2/catch.hpp>
 
-#include "models/comm_plan/comm_plan.hpp"
 #include "models/collectives/copy_work.hpp"
-#include "rig.hpp"
+#include "models/comm_plan/comm_plan.hpp"
+#include "tests/models/collectives/rig.hpp"
 
 using namespace collectives_test;
 

@@ -11,9 +11,8 @@
 
 namespace validation {
 
-inline double megatron_rank_compute(const models::ScenarioSpec& spec, const models::model::ModelShape& model,
-                                    int tp, int pp, int stage, int micro_batches,
-                                    const models::workload::ComputeRates& rates) {
+inline double megatron_rank_compute(const models::ScenarioSpec& spec, const models::model::ModelShape& model, int tp,
+                                    int pp, int stage, int micro_batches, const models::workload::ComputeRates& rates) {
   using namespace models::workload;
   ParallelLayout layout;
   layout.strategy = Strategy::Megatron;

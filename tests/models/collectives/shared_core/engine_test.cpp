@@ -4,7 +4,7 @@
 
 #include "models/collectives/copy_work.hpp"
 #include "models/comm_plan/link_params.hpp"
-#include "rig.hpp"
+#include "tests/models/collectives/rig.hpp"
 
 using namespace collectives_test;
 

@@ -61,7 +61,8 @@ TEST_CASE("fabric: a ring crossing a 4:1 tier runs at C_pod, 2(n-1)/n S / C_pod"
 
 TEST_CASE("fabric: full bisection (1:1) leaves the ring bound by its NICs, as non-blocking", "[nccl]") {
   const int64_t S = 1LL << 30;
-  const Result r1 = all_reduce_fabric_ring(1, S), flat = all_reduce_fabric_ring(1, S, "nonblocking"), r4 = all_reduce_fabric_ring(4, S);
+  const Result r1 = all_reduce_fabric_ring(1, S), flat = all_reduce_fabric_ring(1, S, "nonblocking"),
+               r4 = all_reduce_fabric_ring(4, S);
   // C_pod = the node's 4 NICs: the uplink never binds; only its switch traversals add latency
   // (2 per step, 1 us each on EFA's Ethernet), far below the 1 GiB bandwidth term.
   CHECK(r1.t > flat.t);

@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "models/nccl/tuner_tables.hpp"
-#include "rig.hpp"
+#include "tests/models/collectives/rig.hpp"
 
 using namespace collectives_test;
 

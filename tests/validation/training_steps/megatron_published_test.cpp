@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "models/run/run.hpp"
 #include "models/model/model_shape.hpp"
+#include "models/run/run.hpp"
 #include "scenarios/load/loader.hpp"
 
 namespace fs = std::filesystem;
@@ -56,7 +56,8 @@ std::vector<MegatronPublishedRow> rows_megatron_published() {
     }
     out.push_back(r);
   }
-  std::sort(out.begin(), out.end(), [](const MegatronPublishedRow& a, const MegatronPublishedRow& b) { return a.file < b.file; });
+  std::sort(out.begin(), out.end(),
+            [](const MegatronPublishedRow& a, const MegatronPublishedRow& b) { return a.file < b.file; });
   return out;
 }
 
@@ -64,7 +65,7 @@ struct Result {
   std::string name;
   double published_s = 0, predicted_s = 0, wall_s = 0;
   double published_tflops = 0;  // SC'21 rows: the published TFLOP/s per GPU (0: a Table 5 row)
-  bool fits = false;             // the memory estimate's peak within the A100's 80 GB
+  bool fits = false;            // the memory estimate's peak within the A100's 80 GB
   double peak_gb = 0;
   double error() const { return predicted_s / published_s - 1; }
 };

@@ -10,11 +10,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "catalog_run.hpp"
-#include "models/comm_plan/comm_plan.hpp"
 #include "models/collectives/flow_cap.hpp"
+#include "models/comm_plan/comm_plan.hpp"
 #include "models/error.hpp"
-#include "rig.hpp"
+#include "tests/models/collectives/catalog_run.hpp"
+#include "tests/models/collectives/rig.hpp"
 
 using namespace collectives_test;
 

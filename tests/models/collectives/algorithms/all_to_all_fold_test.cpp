@@ -12,9 +12,9 @@
 #include "models/collectives/collective.hpp"
 #include "models/spec.hpp"
 #include "models/world/world.hpp"
-#include "rig.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/simulator.hpp"
+#include "tests/models/collectives/rig.hpp"
 
 using namespace models;
 using namespace models::collectives;

@@ -25,11 +25,11 @@
 #include <string>
 #include <vector>
 
-#include "tests/validation/jsonl_rows.hpp"
 #include "models/hw/links.hpp"
 #include "models/params.hpp"
 #include "models/run/run.hpp"
 #include "scenarios/load/loader.hpp"
+#include "tests/validation/jsonl_rows.hpp"
 
 namespace {
 const std::string kTcpStepsDir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h200x4/";
@@ -43,8 +43,8 @@ double tcp_step_error(const std::string& tag, double eta = 0) {
   if (eta > 0) spec.cluster.params["socket.efficiency.simple"] = eta;
   const double predicted = models::run_scenario(spec).step_time_s;
   const double err = predicted / measured - 1;
-  std::printf("%-12s %s measured %.4f s, predicted %.4f s, %+5.1f %%\n", tag.c_str(), eta > 0 ? "boot B level" : "profile     ",
-              measured, predicted, err * 100);
+  std::printf("%-12s %s measured %.4f s, predicted %.4f s, %+5.1f %%\n", tag.c_str(),
+              eta > 0 ? "boot B level" : "profile     ", measured, predicted, err * 100);
   return err;
 }
 
@@ -60,7 +60,8 @@ double boot_b_one_way() {
     const auto j = nlohmann::json::parse(line);
     const std::string op = j.at("op");
     const double bytes = j.at("bytes");
-    if ((op == "all_gather" || op == "reduce_scatter") && bytes >= (16 << 20)) r.push_back(j.at("busbw_GBps").get<double>() * 1e9);
+    if ((op == "all_gather" || op == "reduce_scatter") && bytes >= (16 << 20))
+      r.push_back(j.at("busbw_GBps").get<double>() * 1e9);
   }
   REQUIRE(r.size() == 6);
   return validation::median(r);
@@ -71,7 +72,8 @@ TEST_CASE("validation: 4 x H200 TCP steps with the machine's profile", "[validat
   CHECK(std::fabs(tcp_step_error("z3_sock_n4")) <= 0.10);  // boot A, as the profile's nccl-tests
   CHECK(std::fabs(tcp_step_error("pp_sock_n4")) <= 0.05);
   // Boot B's three Socket-bound steps: one common offset, as they stand (see the header).
-  const double pod1 = tcp_step_error("z3_pod1_n4"), pod2 = tcp_step_error("z3_pod2_n4"), tp = tcp_step_error("tp_sock_n4");
+  const double pod1 = tcp_step_error("z3_pod1_n4"), pod2 = tcp_step_error("z3_pod2_n4"),
+               tp = tcp_step_error("tp_sock_n4");
   for (double e : {pod1, pod2, tp}) {
     CHECK(e >= 0.15);
     CHECK(e <= 0.30);
@@ -79,7 +81,8 @@ TEST_CASE("validation: 4 x H200 TCP steps with the machine's profile", "[validat
   CHECK(std::max({pod1, pod2, tp}) - std::min({pod1, pod2, tp}) <= 0.08);
 }
 
-TEST_CASE("validation: 4 x H200 TCP steps at boot B's level, from boot B's collective bench", "[validation][workload]") {
+TEST_CASE("validation: 4 x H200 TCP steps at boot B's level, from boot B's collective bench",
+          "[validation][workload]") {
   // Closed form: the one-way edge moves eta T_thread / d (T_thread / d below the proxy link's 2 T_thread).
   const double d = models::param_default("socket.thread_duplex");
   REQUIRE(1 / d < 2);

@@ -7,7 +7,7 @@
 
 #include "models/collectives/copy_work.hpp"
 #include "models/collectives/pipeline_fill.hpp"
-#include "rig.hpp"
+#include "tests/models/collectives/rig.hpp"
 
 using namespace collectives_test;
 

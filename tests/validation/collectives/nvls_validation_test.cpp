@@ -14,11 +14,11 @@
 #include <fstream>
 #include <vector>
 
-#include "curve_files.hpp"
-#include "jsonl_rows.hpp"
 #include "models/calibrate/nccl_tests.hpp"
 #include "models/comm_plan/link_params.hpp"
 #include "scenarios/load/loader.hpp"
+#include "tests/validation/collectives/curve_files.hpp"
+#include "tests/validation/jsonl_rows.hpp"
 
 namespace {
 const std::string kAzure = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/azure_nd_v5/";

@@ -14,9 +14,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "curve_files.hpp"
-#include "jsonl_rows.hpp"
 #include "scenarios/load/loader.hpp"
+#include "tests/validation/collectives/curve_files.hpp"
+#include "tests/validation/jsonl_rows.hpp"
 
 namespace {
 const std::string kGcp = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/gcp_2node/";

@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "models/run/run.hpp"
 #include "models/model/model_shape.hpp"
+#include "models/run/run.hpp"
 #include "scenarios/load/loader.hpp"
 
 namespace fs = std::filesystem;
@@ -94,8 +94,10 @@ TEST_CASE("validation: Llama 3 405B on 8,192-16,384 H100 (Meta 2024 Table 4), ev
   CHECK(errors[errors.size() / 2] <= 0.10);
 }
 
-TEST_CASE("validation: Llama 3 405B with CP 1 on 8k and 16k H100 (Meta 2024 Table 4) as ECMP orbits in seconds: each within 30 %",
-          "[validation][workload]") {
+TEST_CASE(
+    "validation: Llama 3 405B with CP 1 on 8k and 16k H100 (Meta 2024 Table 4) as ECMP orbits in seconds: each within "
+    "30 %",
+    "[validation][workload]") {
   const auto files = rows(false);
   REQUIRE(files.size() == 2);
   table(files);

@@ -61,7 +61,10 @@ Accuracy compare(const std::string& dir) {
 }
 }  // namespace
 
-TEST_CASE("calibrated (its profile, fitted on the same file): 2 x p4de over EFA, all_reduce_perf 8 B - 2 GiB within 10 % median", "[validation][nccl]") {
+TEST_CASE(
+    "calibrated (its profile, fitted on the same file): 2 x p4de over EFA, all_reduce_perf 8 B - 2 GiB within 10 % "
+    "median",
+    "[validation][nccl]") {
   // With its profile (EFA efficiency 0.84, per-hop latency 45 us) and aws-ofi-nccl's
   // NCCL_PROTO=simple; Tree at large sizes, as NCCL's 2-node tree rule picks. As it stands:
   // median 2.5 %, plateau (>= 256 MiB) median 0.9 %, max 36 % at 4 MiB (+36 %, one channel's
@@ -75,7 +78,10 @@ TEST_CASE("calibrated (its profile, fitted on the same file): 2 x p4de over EFA,
   CHECK(a.max < 0.40);
 }
 
-TEST_CASE("calibrated (its profile, fitted on the same file): 2 x p5 over EFA, all_reduce_perf 8 B - 16 GiB within 10 % median", "[validation][nccl]") {
+TEST_CASE(
+    "calibrated (its profile, fitted on the same file): 2 x p5 over EFA, all_reduce_perf 8 B - 16 GiB within 10 % "
+    "median",
+    "[validation][nccl]") {
   // With its profile (EFA v2 per-hop latency LL 26 / LL128 40 / Simple 30 us, Simple efficiency
   // 0.63; p5.profile.toml says where each comes from) and NCCL's own choice on what its graph
   // search sees: aws-ofi-nccl's RDMA protocol reports each GPU's 4 EFAs as one 50 GB/s device

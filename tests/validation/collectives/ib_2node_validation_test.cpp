@@ -10,9 +10,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "curve_files.hpp"
-#include "jsonl_rows.hpp"
 #include "scenarios/load/loader.hpp"
+#include "tests/validation/collectives/curve_files.hpp"
+#include "tests/validation/jsonl_rows.hpp"
 
 namespace {
 const std::string kIb = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/ib_2node/";

@@ -14,10 +14,10 @@
 #include <cstdio>
 #include <map>
 
-#include "curve_files.hpp"
-#include "jsonl_rows.hpp"
 #include "models/calibrate/nccl_tests.hpp"
 #include "scenarios/load/loader.hpp"
+#include "tests/validation/collectives/curve_files.hpp"
+#include "tests/validation/jsonl_rows.hpp"
 
 namespace {
 const std::string kValidation = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/";

@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "catalog_run.hpp"
 #include "models/collectives/flow_cap.hpp"
 #include "models/collectives/pipeline_fill.hpp"
 #include "models/comm_plan/comm_plan.hpp"
-#include "rig.hpp"
+#include "tests/models/collectives/catalog_run.hpp"
+#include "tests/models/collectives/rig.hpp"
 
 using namespace collectives_test;
 

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "models/comm_plan/comm_plan.hpp"
 #include "models/collectives/flow_cap.hpp"
 #include "models/collectives/pipeline_fill.hpp"
-#include "rig.hpp"
+#include "models/comm_plan/comm_plan.hpp"
+#include "tests/models/collectives/rig.hpp"
 
 using namespace collectives_test;
 

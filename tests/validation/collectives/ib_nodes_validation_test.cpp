@@ -14,10 +14,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "curve_files.hpp"
-#include "jsonl_rows.hpp"
 #include "models/hw/instance_build.hpp"
 #include "scenarios/load/loader.hpp"
+#include "tests/validation/collectives/curve_files.hpp"
+#include "tests/validation/jsonl_rows.hpp"
 
 namespace {
 const std::string kVal = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/";
@@ -64,7 +64,7 @@ TEST_CASE("validation: OCI GB300 NVL72 racks (Oracle's runs, NCCL 2.28.7), defau
   CHECK(median_error(racks(1), "gb300_oci/measured/all_reduce_1rack.txt", CollOp::AllReduce) < 0.07);  // 5.5 %
   models::ScenarioSpec hosts = at_nodes("gb300_oci/scenario.toml", 1);
   hosts.placement.pods_per_node = 2;
-  CHECK(median_error(hosts, "gb300_oci/measured/all_reduce_2hosts.txt", CollOp::AllReduce) < 0.03);     // 2.1 %
+  CHECK(median_error(hosts, "gb300_oci/measured/all_reduce_2hosts.txt", CollOp::AllReduce) < 0.03);  // 2.1 %
   // 40.0 % since the GPUs reach their ConnectX-8 at PCIe Gen6 (36.9 % when Grace's Gen5 held them).
   CHECK(median_error(racks(2), "gb300_oci/measured/all_reduce_2racks.txt", CollOp::AllReduce) < 0.41);  // 40.0 %
   // All-to-all, 5.3 % (27.4 % before point-to-point's LL limit, waves and H200's per-CTA rates:
