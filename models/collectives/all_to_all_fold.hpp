@@ -34,7 +34,7 @@
 // later arrives on one of them while the fold runs turns the folded flows back into pairs first
 // (FlowNetwork::watch_links), each pair resuming with its share of the remaining bytes -- from
 // that instant the pairs' max-min is the flow engine's, as without the fold.
-// Closed form of a folded all-to-all alone on symmetric links (tests/models/collectives/
+// Closed form of a folded all-to-all alone on symmetric links (tests/models/collectives/algorithms/
 // all_to_all_fold_test.cpp): each class drains when its most loaded link does, at
 //   T = lat + max over the links L of the class of  (pairs crossing L x S/n) / C_L
 // when that link is every pair's bottleneck (rate caps aside); the pairs' run gives the same.
