@@ -92,7 +92,7 @@ void add_cloud_nodes(std::vector<NodeSpec>& c) {
   n = hgx8("a3-highgpu-8g", "H100", "sapphirerapids", "GCP GPU machine types (A3 High); GPUDirect-TCPX guide");
   n.gpus_per_switch = 2;
   roce_nics(n, 4, 1, 200);
-  n.nic_tech = "GPUDirect-TCPX over gVNIC (modelled as RDMA)";
+  n.nic_tech = "GPUDirect-TCPX over gVNIC (RDMA's rate, a floor under each ring step)";
   n.eth_driver = "gve";  // gVNIC
   // The plugin reports NCCL_NET_DEVICE_UNPACK (nccl-plugin-gpudirecttcpx src/net_tcpx.cc
   // tcpxGetProperties): its receives are gathered on the GPU by NCCL's unpack kernel.
