@@ -108,8 +108,10 @@ void add_cloud_nodes(std::vector<NodeSpec>& c) {
   n.link_params = {{"ib.step_floor", kTcpxStepFloor}};
   n.network_note =
       "GPUDirect-TCPX: every ring step waits ~61 us for the plugin's threads (read off one public "
-      "2-node curve, checked on another); its rate is modelled as RDMA's, and where a ring step carries "
-      "0.25-3 MiB per channel the model is up to 42 % slow (docs/accuracy.md)";
+      "2-node curve at 1-16 MiB; three held-out runs wait 46-55 us per step at 1-64 MiB and far less "
+      "below 1 MiB, where the model takes up to 4.9 x their time); its rate is modelled as RDMA's, "
+      "and where a ring step carries 0.25-3 MiB per channel the model is up to 42 % slow "
+      "(docs/accuracy.md)";
   n.eth_bytes_per_s = 100 * kGbit;
   n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 4800);
   c.push_back(n);
