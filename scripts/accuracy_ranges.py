@@ -269,6 +269,40 @@ def a3_mega_1vm():
                        "gcp_2node/measured/a3_mega_1vm_mgcafe.csv", "all_reduce")
 
 
+UNITS = {"B": 1, "KB": KiB, "MB": MiB, "GB": 1 << 30}
+
+
+def human_size(text):
+    """'8B', '1 KB', '2 GB' (binary units, as nccl-tests and these harnesses print them) in bytes."""
+    m = re.fullmatch(r"(\d+)\s*([KMG]?B)", text.strip())
+    return int(m.group(1)) * UNITS[m.group(2)]
+
+
+def a3_high_torch():
+    # elideng-sg/hypercomputer-internode-deepdive lab-18: a PyTorch loop of 20 back-to-back in-place
+    # all-reduces per size (time_ms column), 8 B - 2 GiB; compared with the in-place prediction.
+    meas = {}
+    for line in open(os.path.join(V, "gcp_2node/measured/a3_high_allreduce_torch_lab18.txt")):
+        f = line.split()
+        if len(f) == 5 and not line.startswith("#"):
+            meas[human_size(f[0])] = float(f[2]) * 1e3
+    pred = predict(os.path.join(V, "gcp_2node/a3_high_allreduce_torch.toml"), "all_reduce", min(meas), max(meas))
+    return ("2 x GCP A3 High, all_reduce over GPUDirect-TCPX, PyTorch loop (16 ranks, a public guide's lab; held out)",
+            {s: pred[s]["in_place_time_us"] / t - 1 for s, t in meas.items()})
+
+
+def a3_high_skypilot():
+    # skypilot-org/skypilot examples/gcp_gpu_direct_tcpx: bus bandwidth to two decimals only; from
+    # 64 KiB on, where that rounding moves the time by under 5 %.
+    points = []
+    for line in open(os.path.join(V, "gcp_2node/measured/a3_high_allreduce_skypilot.md")):
+        f = [c.strip() for c in line.split("|")]
+        if len(f) > 2 and re.fullmatch(r"\d+ [KMG]?B", f[1]) and human_size(f[1]) >= 64 * KiB:
+            points.append((human_size(f[1]), float(f[2])))
+    return busbw_points("2 x GCP A3 High, all_reduce over GPUDirect-TCPX, 8 channels (16 ranks, SkyPilot's bus "
+                        "bandwidths from 64 KiB; held out)", "gcp_2node/a3_high_allreduce_skypilot.toml", points, 16)
+
+
 CURVES = [
     lambda: nccl_tests_curve("4 x H200, P2P/NVLink (`ar_g4.txt`)", "h200x4.toml", "h200x4/measured/nccl-tests/ar_g4.txt"),
     lambda: nccl_tests_curve("4 x H200, P2P/NVLink (`ar_g4_info.txt`)", "h200x4.toml",
@@ -374,6 +408,11 @@ CURVES = [
                              op="all_gather"),
     lambda: nccl_tests_curve("2 x GCP A3 High, all_reduce over GPUDirect-TCPX, Ring/Simple (16 ranks, Google's example in ai-infra-cluster-provisioning)",
                              "gcp_2node/a3_high_allreduce.toml", "gcp_2node/measured/a3_high_allreduce_aiinfra.txt"),
+    a3_high_torch,
+    a3_high_skypilot,
+    lambda: nccl_tests_curve("2 x GCP A3 High, all_gather over GPUDirect-TCPX (16 ranks, dstack's run, 8 MiB up; held out)",
+                             "gcp_2node/a3_high_allgather_dstack.toml", "gcp_2node/measured/a3_high_allgather_dstack.txt",
+                             op="all_gather"),
 ]
 
 

@@ -196,8 +196,8 @@ class Engine final : public CollectiveEngine {
   // One pipeline step over edge e (wire included; the switch tiers of a [cluster.fabric] added);
   // read mode's handshake only with Simple, the one protocol whose buffer read mode moves
   // (flow_cap.cpp, NCCL src/transport/p2p.cc). Never below 0 (fabric_latency_s may be negative: a
-  // nic.latency below the catalog's) nor below its class's step floor (a net plugin's threads
-  // waking for each message).
+  // nic.latency below the catalog's) nor below its class's step floor (a net plugin's cost per
+  // message).
   double hop(const Edge& e, Proto p, int channels = 1) const {
     const ClassParams& cp = params_.of(e.link_class);
     return std::max(cp.step_floor_s, cp.hop_latency_s[static_cast<int>(p)] * serial_channels(e.link_class, channels) +

@@ -53,7 +53,7 @@ void Engine::launch_ring(const Launch& l) {
   const Proto proto = l.rec.proto;
   const int n = l.n;
   const RingSteps rs = ring_steps(op, n, l.S);
-  // Each step at least the ring's largest step floor (a net plugin waking for every message).
+  // Each step at least the ring's largest step floor (a net plugin's cost per message).
   const auto [hop_sum, step_floor] = ring_hops(l);
   const double steps = l.rec.algo == Algo::PAT ? std::ceil(std::log2(n)) : rs.steps;
   const double lat_s = params_.kernel_latency_s + std::max(steps * hop_sum / n, steps * step_floor);

@@ -45,8 +45,8 @@ struct ClassParams {
   // a round trip for credits (how that bounds a channel: flow_cap.hpp). 0: no window limit.
   double flow_control_rtt_s = 0;
   // The least time one pipeline step takes through a network connection of this class, whatever
-  // its latency: a net plugin whose threads serve each message in turn and go idle between
-  // messages, so every message waits for them to wake (GPUDirect-TCPX, models/hw/instance_clouds.cpp).
+  // its latency: a net plugin that serves each message in turn at a fixed cost per message
+  // (GPUDirect-TCPX, models/hw/instance_clouds.cpp).
   // Every step of a ring sends a message per channel through each of its edges, so a ring step
   // costs at least the largest floor on the ring (ring.cpp); a tree's network step and a
   // point-to-point message at least their edge's. 0: none (NCCL's own transports poll).

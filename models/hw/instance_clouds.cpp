@@ -19,17 +19,19 @@ constexpr double kTcpxoLl128Step = 28.7e-6;
 constexpr double kTcpxoSimpleEfficiency = 0.945;
 
 // GPUDirect-TCPX on GCP A3 High (below, a3-highgpu-8g): the least time a ring step takes through
-// the plugin, in seconds (ClassParams::step_floor_s). The plugin's socket threads serve each
-// request in turn and, once idle, wait to be woken: a condition variable, or with
-// NCCL_GPUDIRECTTCPX_TX_COMPLETION_NANOSLEEP=1000 (Google's GKE examples) a 1 us nanosleep,
-// which Linux's default timer slack of 50 us stretches (prctl(2) PR_SET_TIMERSLACK; plugin
-// source src/net_tcpx.cc persistentSocketThread, trySleep). A ring step's message reaches an idle
-// thread, so every step waits once, in series at each network edge. Read off Google's own 2-node
+// the plugin, in seconds (ClassParams::step_floor_s). The plugin serves each connection's messages
+// in turn (src/net_tcpx.cc persistentSocketThread: one thread moves the sends, polls their
+// zero-copy completions and waits on a condition variable when idle; receives pass the receive
+// daemon's pages and NCCL's unpack kernel), and every ring step sends one message per channel
+// through each network edge, so the cost per message is paid once per step, in series. What it is
+// made of is not known (not the nanosleep's timer slack: the plugin sets its threads' slack to
+// 1 ns, and runs without the nanosleep wait as long). Read off Google's own 2-node
 // all_gather_perf (cluster-toolkit examples/gke-a3-highgpu, plugin v3.1.9, Ring/Simple on 8
 // channels; scenarios/validation/gcp_2node/measured/a3_high_allgather.txt): its 15 steps hold
 // 936-1058 us at 1-16 MiB, 58.5-65.4 us per step beyond the rest of the model, median 61.0.
 // Checked on Google's all_reduce (ai-infra-cluster-provisioning, 30 steps, no nanosleep set:
-// 57 us per step; docs/accuracy.md).
+// 57 us per step) and three later runs (46-55 us per step at 1-64 MiB, far less below 1 MiB, where
+// the wait is not a floor; docs/accuracy.md).
 constexpr double kTcpxStepFloor = 61.0e-6;
 
 // An HGX-style 8-GPU host: NVSwitch, one PCIe switch per GPU, two sockets.
@@ -107,9 +109,11 @@ void add_cloud_nodes(std::vector<NodeSpec>& c) {
                       {"NCCL_P2P_NET_CHUNKSIZE", "524288"}};
   n.link_params = {{"ib.step_floor", kTcpxStepFloor}};
   n.network_note =
-      "GPUDirect-TCPX: every ring step waits ~61 us for the plugin's threads (read off one public "
-      "2-node curve, checked on another); its rate is modelled as RDMA's, and where a ring step carries "
-      "0.25-3 MiB per channel the model is up to 42 % slow (docs/accuracy.md)";
+      "GPUDirect-TCPX: every ring step waits ~61 us in the plugin (read off one public "
+      "2-node curve at 1-16 MiB; three held-out runs wait 46-55 us per step at 1-64 MiB and far less "
+      "below 1 MiB, where the model takes up to 4.9 x their time); its rate is modelled as RDMA's, "
+      "and where a ring step carries 0.25-3 MiB per channel the model is up to 42 % slow "
+      "(docs/accuracy.md)";
   n.eth_bytes_per_s = 100 * kGbit;
   n.host_mem_bytes_per_s = 2 * ddr_bytes_per_s(8, 4800);
   c.push_back(n);

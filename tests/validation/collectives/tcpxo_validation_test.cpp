@@ -100,7 +100,7 @@ TEST_CASE("validation: one GCP A3 Mega VM runs NVLS (MG-Cafe's all_reduce -g 8, 
 TEST_CASE("validation: two GCP A3 High nodes over GPUDirect-TCPX, the step floor read off one curve holds another",
           "[validation][nccl]") {
   // The catalog's a3-highgpu-8g: Google's TCPX environment (Ring, Simple) and 61 us per ring step
-  // through the plugin's threads (models/hw/instance_clouds.cpp kTcpxStepFloor), read off the
+  // in the plugin (models/hw/instance_clouds.cpp kTcpxStepFloor), read off the
   // all_gather's 1-16 MiB. The all_reduce (30 steps to the all_gather's 15, another chart, no
   // nanosleep set) is held out. Without the floor they were 69 and 47 % fast, 86-91 % at 1 MiB.
   using models::nccl::CollOp;

@@ -75,7 +75,7 @@ TEST_CASE("collectives: a ring across nodes is paced by the network edge", "[ncc
 }
 
 TEST_CASE("ring: a step floor on the network edges holds every step of the ring", "[nccl]") {
-  // ClassParams::step_floor_s: a net plugin whose threads wake for each message. Every ring step
+  // ClassParams::step_floor_s: a net plugin's fixed cost per message. Every ring step
   // sends through both network edges of 2 nodes x 4 GPUs, so each of the ring's steps takes at
   // least the floor, not only the steps that cross the network: with F above the mean hop,
   //   T(F) - T(0) = steps x (F - mean hop),  mean hop = (6 NVLink + 2 network hops) / 8.
