@@ -182,6 +182,29 @@ TEST_CASE("scenarios: plan --emit says where a layout overrides the scenario's D
   fs::remove_all(dir);
 }
 
+TEST_CASE("scenarios: plan --include says how many times faster the winner is, not a percent near 100", "[scenarios]") {
+  // The seeds' 4 pods of 1 GPU over EFA with CPU offload, ranked on its own node: far behind #1.
+  const std::string seed = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/seeds/p4d_4pod_1gpu_efa.toml";
+  const std::vector<std::string> args = {"plan", seed, "--include", seed, "--jobs", "1"};
+  auto with_json = args;
+  with_json.push_back("--json");
+  const auto js = run_commsim(with_json);
+  REQUIRE(js.exit_code == 0);
+  const auto j = nlohmann::json::parse(js.out);
+  const double mine_s = j["included"]["expected_train_time_s"].get<double>();
+  const double best_s = j["rows"][0]["expected_train_time_s"].get<double>();
+  const double mine_usd = j["included"]["expected_cost_usd"].get<double>();
+  const double best_usd = j["rows"][0]["expected_cost_usd"].get<double>();
+  REQUIRE(mine_s >= 1.5 * best_s);
+  REQUIRE(mine_usd >= 1.5 * best_usd);
+  const auto r = run_commsim(args);
+  REQUIRE(r.exit_code == 0);
+  INFO(r.out);
+  CHECK(r.out.find(fmt::format("the winner takes {:.1f}x less time and costs {:.1f}x less\n", mine_s / best_s,
+                               mine_usd / best_usd)) != std::string::npos);
+  CHECK(r.out.find("% less time") == std::string::npos);
+}
+
 TEST_CASE("scenarios: plan --include ranks the user's own layout", "[scenarios]") {
   const auto r = run_commsim(plan_args_with(kPlan, {"--include", kSmall}));
   REQUIRE(r.exit_code == 0);
