@@ -97,16 +97,13 @@ std::optional<ClusterPrice> cluster_price(const ScenarioSpec& spec, std::string*
 double billed_seconds(const std::string& pricing, double run_s) {
   if (pricing != hw::pricing_model_name(hw::PricingModel::CapacityBlock) || run_s <= 0 || !std::isfinite(run_s))
     return run_s;
-  constexpr double kDay = 86400, kMaxWindowDays = 182;
-  // Windows of at most 182 days: whole days up to 14, whole weeks beyond. Every full window is
-  // billed its 182 days, so only the last one is rounded (closed form: an expected wall time of
-  // millions of years is a count of windows, not a loop over them).
-  const double days = std::ceil(run_s / kDay - 1e-9);
-  const double full = std::floor(days / kMaxWindowDays), last = days - full * kMaxWindowDays;
-  const double last_billed = last <= 0    ? 0
-                             : last <= 14 ? last
-                                          : std::min(kMaxWindowDays, 14 + 7 * std::ceil((last - 14) / 7));
-  return (full * kMaxWindowDays + last_billed) * kDay;
+  constexpr double kDay = 86400;
+  // Whole days: a window is sold in 1-day increments up to 14 days and 7-day increments to 182,
+  // and a window is extended in 1-day increments with no limit on their number (EC2 user guide,
+  // "Extend Capacity Blocks"), so every whole number of days is a chain of windows: a 15-day run
+  // pays a 14-day window and a 1-day one, not 21 days (closed form: an expected wall time of
+  // millions of years is a count of days, not a loop over windows).
+  return std::ceil(run_s / kDay - 1e-9) * kDay;
 }
 
 std::string price_caveat(const ScenarioSpec& spec) {

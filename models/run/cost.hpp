@@ -15,7 +15,8 @@
 //   billed_s = run_time_s on demand, so per step is then the step's seconds at the hourly rate.
 //   A Capacity Block is paid up front for its whole window, which AWS sells in 1-day increments up
 //   to 14 days and 7-day increments beyond, to 182 days (EC2 user guide, "Find and purchase
-//   Capacity Blocks"); a longer run chains windows the same way. usd_per_run is the windows
+//   Capacity Blocks"), and extends in 1-day increments ("Extend Capacity Blocks"), so a run pays
+//   its whole days, each extension subject to capacity as a new window is. usd_per_run is the windows
 //   covering the run (billed_s), not its seconds, and the run's steps and tokens carry the whole
 //   window: a 2-hour run on a 1-day block pays 12x the hourly rate per step, so ranking by $ per
 //   million tokens never favours a block the run leaves mostly idle.
@@ -56,7 +57,7 @@ struct ClusterPrice {
 std::optional<ClusterPrice> cluster_price(const ScenarioSpec& spec, std::string* missing = nullptr);
 
 // The seconds paid for a run of `run_s` sold as `pricing` (CostResult::pricing): the run itself,
-// or for "capacity block" the whole days (then weeks past 14 days) of the windows that cover it.
+// or for "capacity block" the whole days of the windows (and 1-day extensions) that cover it.
 double billed_seconds(const std::string& pricing, double run_s);
 
 // Where a price the user gave is more than 3x away from the catalog's for the same instance (a

@@ -405,7 +405,15 @@ void apply_deepspeed(const DeepSpeedSettings& settings, models::ScenarioSpec& sp
     } else if (key == "contiguous_gradients") {
       z.contiguous_gradients = e.is_auto ? true : require_flag(key, e);
     } else if (key == "offload_optimizer" || key == "offload_param") {
-      std::string device = e.is_auto ? "none" : e.text.value_or("");
+      // A boolean or a number is no device: say what was written, not an empty device name.
+      if (!e.is_auto && !e.text) {
+        char shown[32] = "a value";
+        if (e.number) std::snprintf(shown, sizeof shown, "%g", *e.number);
+        throw UserError(e.pos, "zero." + key + ": got " +
+                                   (e.flag ? std::string(*e.flag ? "true" : "false") : std::string(shown)) +
+                                   ", not a device (expected \"cpu\" or \"none\", or { device = \"cpu\" })");
+      }
+      std::string device = e.is_auto ? "none" : *e.text;
       if (device != "cpu" && device != "none")
         throw UserError(e.pos,
                         "zero." + key + ": device \"" + device + "\" is not modelled (expected \"cpu\" or \"none\")");

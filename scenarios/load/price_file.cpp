@@ -40,7 +40,7 @@ std::string pricing_value(const toml::node& n, const std::string& file, const st
   throw UserError(at(file, n.source()),
                   key + ": " + (v ? "'" + *v + "'" : std::string("not a string")) +
                       " is not a pricing (expected \"on-demand\", billed by the second, or \"capacity-block\", "
-                      "paid by whole days up to 14, then weeks)");
+                      "paid by whole days)");
 }
 
 void check_instance(const std::string& name, const SourcePos& pos) {

@@ -263,7 +263,11 @@ std::string result_summary(const models::RunResult& r, const CommandInputs& inpu
     line("           no step or run time; the figures below cover only what was simulated");
   } else {
     line(fmt::format("step time  {}", format_seconds(r.step_time_s)));
-    line(fmt::format("run time   {}  ({} steps)", format_seconds(r.run_time_s), r.steps));
+    // From 2 days on, in the days the goodput line's wall time is in ("139 d 06 h for 138 d 22 h
+    // of steps"), so the two read alike; the hours too.
+    line(fmt::format("run time   {}{}  ({} steps)",
+                     r.run_time_s >= 2 * 86400 ? goodput_duration(r.run_time_s) + " = " : std::string(),
+                     format_seconds(r.run_time_s), r.steps));
     if (r.straggler_free_step_s)
       line(fmt::format("stragglers cost {} per step ({:+.1f} %): {} without [[stragglers]]{}",
                        format_seconds(r.step_time_s - *r.straggler_free_step_s),

@@ -127,9 +127,8 @@ WhyFirstWins why_first_wins(const PlanOutput& p) {
   const auto& r = p.result;
   if (r.ranked.size() < 2) return out;
   const Evaluated &a = r.ranked[0], &b = r.ranked[1];
-  out.heading =
-      fmt::format("why #1 wins over #2: step {} vs {} ({}); where the mean rank's step goes:", format_seconds(a.step_s),
-                  format_seconds(b.step_s), signed_percent(a.step_s, b.step_s));
+  out.heading = fmt::format("why #1 wins over #2: step {} vs {} (#2 {}); where the mean rank's step goes:",
+                            format_seconds(a.step_s), format_seconds(b.step_s), signed_percent(b.step_s, a.step_s));
   const auto ta = breakdown_labels(a.breakdown), tb = breakdown_labels(b.breakdown);
   for (size_t t = 0; t < ta.size(); ++t) {
     if (ta[t].second == 0 && tb[t].second == 0) continue;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,12 +33,14 @@ std::string pricing_label(const Evaluated& e) {
   return e.pricing == "capacity block" ? "cap.block" : e.pricing;
 }
 
-// "27.2 % less time", "3.1 % more", "the same time": a against b, in words that keep the sign.
+// "27.2 % less time", "3.1 % more", "the same time", "25.8x less time" (from 1.5x less on, where
+// "96.1 % less" hides how many times): a against b, in words that keep the sign.
 std::string compared(double a, double b, const std::string& what) {
   if (b <= 0) return "-";
   const double d = 100 * (a - b) / b;
   const std::string tail = what.empty() ? "" : " " + what;
   if (std::abs(d) < 0.05) return "the same" + tail;
+  if (a > 0 && b >= 1.5 * a) return fmt::format("{:.1f}x less{}", b / a, tail);
   return fmt::format("{:.1f} % {}{}", std::abs(d), d < 0 ? "less" : "more", tail);
 }
 
@@ -253,6 +256,23 @@ std::string precision_text(const models::plan::PlanResult& r, size_t shown) {
          "main grads too (18 B); training.param_dtype = \"fp32\" puts fsdp's at 16 B\n";
 }
 
+// Instances of one plan sold under different pricings: a Capacity Block's rate (a reservation paid
+// up front, usually below the machine's on-demand price) beside a per-second one (on demand, or a
+// given figure), so a row's $ against another's is partly the pricing, not the machine.
+std::string pricing_text(const models::plan::PlanResult& r) {
+  const std::string block = models::hw::pricing_model_name(models::hw::PricingModel::CapacityBlock);
+  std::map<std::string, std::vector<std::string>> by;  // pricing -> instances
+  for (const auto& [instance, price] : r.node_prices) by[price.pricing].push_back(instance);
+  if (!by.count(block) || by.size() < 2) return "";
+  std::string list;
+  for (const auto& [pricing, names] : by)
+    list += fmt::format("{}{} {}", list.empty() ? "" : "; ", pricing, fmt::join(names, ", "));
+  return "pricing    not like for like (" + list +
+         "): a Capacity Block's rate is a reservation's, paid up front, usually below the same machine's on-demand "
+         "price (the prices' notes give some), so part of a $ difference between these instances is the pricing; "
+         "give every instance's price under one pricing (--prices FILE) to compare the machines\n";
+}
+
 }  // namespace
 
 bool ranks_exact(const PlanOutput& p) { return p.options.exhaustive || p.result.skipped_by_bound == 0; }
@@ -365,6 +385,7 @@ std::string plan_text(const PlanOutput& p) {
   }
   out += caveats_text(p, shown);
   if (p.default_precision) out += precision_text(r, shown);
+  out += pricing_text(r);
   out += instances_text(r, p.options.objective, p.options.exact_rows);
   if (!r.pareto.empty()) {
     out += "\n" + front_heading(p) + ":\n";

@@ -46,6 +46,59 @@ std::string fit(std::string s, size_t width) {
   return s;
 }
 
+// Two training steps of the same batch whose times differ, but by less than commsim's median error
+// on measured training steps: the model does not order them, which a ratio of x0.98 hides.
+bool steps_within_model_error(const models::RunResult& base, const models::RunResult& r) {
+  if (!base.throughput.estimated || !r.throughput.estimated || batch_differs(r, base) || base.step_time_s <= 0)
+    return false;
+  const double ratio = r.step_time_s / base.step_time_s;
+  return std::abs(ratio - 1) >= 5e-4 && std::max(ratio, 1 / ratio) <= 1 + kStepModelError;
+}
+
+// Why column `index`'s step is longer or shorter than [1]'s, beyond the model's error: the mean
+// rank's step terms that moved most (each at least a tenth of the difference, three at most), and
+// whether its NCCL transports differ. "" where the steps are alike, within the model's error or of
+// other batches (a note says so).
+std::string difference_text(const models::RunResult& base, const models::RunResult& r, size_t index) {
+  if (base.step_time_s <= 0 || batch_differs(r, base) || steps_within_model_error(base, r)) return "";
+  const double diff = r.step_time_s - base.step_time_s;
+  if (std::abs(diff) < 5e-4 * base.step_time_s) return "";
+  const auto mine = breakdown_labels(r.step_breakdown), theirs = breakdown_labels(base.step_breakdown);
+  std::vector<std::pair<const char*, double>> moved;
+  for (size_t t = 0; t < mine.size(); ++t)
+    if (std::abs(mine[t].second - theirs[t].second) >= 0.1 * std::abs(diff))
+      moved.push_back({mine[t].first, mine[t].second - theirs[t].second});
+  std::stable_sort(moved.begin(), moved.end(),
+                   [](const auto& a, const auto& b) { return std::abs(a.second) > std::abs(b.second); });
+  if (moved.size() > 3) moved.resize(3);
+  std::string terms;
+  for (const auto& [what, d] : moved)
+    terms += fmt::format("{}{} {}{}", terms.empty() ? "" : ", ", what, d < 0 ? "-" : "+", format_seconds(std::abs(d)));
+  std::string out = fmt::format("why [{}] is {} than [1]: step {} against {} ({})", index,
+                                diff > 0 ? "slower" : "faster", format_seconds(r.step_time_s),
+                                format_seconds(base.step_time_s), ratio_text(r.step_time_s, base.step_time_s));
+  if (!terms.empty()) out += "; the mean rank's terms that moved most: " + terms;
+  const auto labels = [](const models::RunResult& x) {
+    std::vector<std::string> v;
+    for (const auto& c : x.transports) v.push_back(c.label);
+    return v;
+  };
+  if (labels(r) != labels(base)) out += fmt::format("; [{}]'s NCCL transports differ from [1]'s (the legend)", index);
+  // Wrapped at 100 columns as the caveats are, continuation lines indented.
+  std::string wrapped, line;
+  for (size_t from = 0; from < out.size();) {
+    const size_t to = std::min(out.find(' ', from), out.size());
+    const std::string word = out.substr(from, to - from);
+    if (!line.empty() && line.size() + 1 + word.size() > 100) {
+      wrapped += line + "\n";
+      line = " ";
+    }
+    line += (line.empty() ? "" : " ") + word;
+    from = to + 1;
+  }
+  return wrapped + line + "\n";
+}
+
 }  // namespace
 
 int cmd_compare(int argc, char** argv) {
@@ -168,6 +221,12 @@ int cmd_compare(int argc, char** argv) {
             i + 1, ratio_text(mine, base), results[i].throughput.tokens_per_step, results[i].steps,
             results[0].throughput.tokens_per_step, results[0].steps, mine > base ? "more" : "less"));
     }
+    for (size_t i = 1; i < results.size(); ++i)
+      if (steps_within_model_error(results[0], results[i]))
+        notes.push_back(fmt::format(
+            "[{}]'s step is within {:.1f} % of [1]'s ({}), commsim's median error on measured training steps "
+            "(README, docs/accuracy.md): the model does not order them",
+            i + 1, 100 * kStepModelError, ratio_text(results[i].step_time_s, results[0].step_time_s)));
     if (json) {
       Json j = json_header("compare", all);
       j["baseline"] = 1;
@@ -399,6 +458,7 @@ int cmd_compare(int argc, char** argv) {
               "(expected wall time and cost are at the sampled mean step, which holds the GPUs' variability; "
               "run time and $ per run at the simulated step)\n";
       }
+      for (size_t i = 1; i < results.size(); ++i) out += difference_text(results[0], results[i], i + 1);
       // TCP sockets faster than EFA or InfiniBand surprises people: say why where it happens.
       auto uses = [](const models::RunResult& r, const char* prefix) {
         return std::any_of(r.transports.begin(), r.transports.end(),

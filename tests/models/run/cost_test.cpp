@@ -71,7 +71,7 @@ TEST_CASE("run: training.tokens sets the run's steps", "[models][run]") {
 }
 
 // A Capacity Block is sold as a window paid up front: 1-day increments to 14 days, 7-day
-// increments to 182 days (EC2 user guide); a longer run chains such windows.
+// increments to 182 days, extended in 1-day increments (EC2 user guide): a run pays its whole days.
 TEST_CASE("cost: a Capacity Block run pays its whole windows, an on-demand run its seconds", "[models]") {
   const std::string block = "capacity block";
   constexpr double kDay = 86400;
@@ -81,15 +81,19 @@ TEST_CASE("cost: a Capacity Block run pays its whole windows, an on-demand run i
   CHECK(models::billed_seconds(block, kDay) == kDay);
   CHECK(models::billed_seconds(block, kDay + 1) == 2 * kDay);
   CHECK(models::billed_seconds(block, 14 * kDay) == 14 * kDay);
-  CHECK(models::billed_seconds(block, 14.5 * kDay) == 21 * kDay);
+  // Past 14 days a window is whole weeks, but a 1-day extension of it is sold too: a 15-day run
+  // pays 15 days (14 and 1), a 27-day run 27 (21 and 6), not the 21 and 28 of whole weeks.
+  CHECK(models::billed_seconds(block, 14.5 * kDay) == 15 * kDay);
+  CHECK(models::billed_seconds(block, 26.2 * kDay) == 27 * kDay);
   CHECK(models::billed_seconds(block, 182 * kDay) == 182 * kDay);
   CHECK(models::billed_seconds(block, 183 * kDay) == 183 * kDay);  // 182, then a 1-day window
-  CHECK(models::billed_seconds(block, 200 * kDay) == 203 * kDay);  // 182, then 18 days as 21
+  CHECK(models::billed_seconds(block, 199.5 * kDay) == 200 * kDay);  // 182, 14 and 4
   // Never less than the run, and never decreasing as the run grows.
   double last = 0;
   for (double d = 0.1; d < 400; d += 0.7) {
     const double b = models::billed_seconds(block, d * kDay);
     CHECK(b >= d * kDay * (1 - 1e-12));
+    CHECK(b < (d + 1) * kDay);  // never a day more than the run
     CHECK(b >= last);
     last = b;
   }

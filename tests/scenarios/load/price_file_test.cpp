@@ -76,7 +76,7 @@ TEST_CASE("prices: pricing and usd_per_gpu_hour, each checked at its place", "[s
   };
   CHECK(error_of("[prices.\"p5.48xlarge\"]\nusd_per_hour = 39.33\npricing = \"reserved\"\n") ==
         "p.toml:3:11: prices.p5.48xlarge.pricing: 'reserved' is not a pricing (expected \"on-demand\", billed by the "
-        "second, or \"capacity-block\", paid by whole days up to 14, then weeks)");
+        "second, or \"capacity-block\", paid by whole days)");
   CHECK(
       error_of("[prices.\"p5.48xlarge\"]\nusd_per_hour = 39.33\nusd_per_gpu_hour = 5\n") ==
       "p.toml:3:20: prices.p5.48xlarge.usd_per_gpu_hour: the entry also gives usd_per_hour (expected one of the two)");

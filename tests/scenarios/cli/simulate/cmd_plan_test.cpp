@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -180,6 +181,59 @@ TEST_CASE("scenarios: plan --emit says where a layout overrides the scenario's D
     }
   }
   fs::remove_all(dir);
+}
+
+TEST_CASE("scenarios: plan --include says how many times faster the winner is, not a percent near 100", "[scenarios]") {
+  // The seeds' 4 pods of 1 GPU over EFA with CPU offload, ranked on its own node: far behind #1.
+  const std::string seed = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/seeds/p4d_4pod_1gpu_efa.toml";
+  const std::vector<std::string> args = {"plan", seed, "--include", seed, "--jobs", "1"};
+  auto with_json = args;
+  with_json.push_back("--json");
+  const auto js = run_commsim(with_json);
+  REQUIRE(js.exit_code == 0);
+  const auto j = nlohmann::json::parse(js.out);
+  const double mine_s = j["included"]["expected_train_time_s"].get<double>();
+  const double best_s = j["rows"][0]["expected_train_time_s"].get<double>();
+  const double mine_usd = j["included"]["expected_cost_usd"].get<double>();
+  const double best_usd = j["rows"][0]["expected_cost_usd"].get<double>();
+  REQUIRE(mine_s >= 1.5 * best_s);
+  REQUIRE(mine_usd >= 1.5 * best_usd);
+  const auto r = run_commsim(args);
+  REQUIRE(r.exit_code == 0);
+  INFO(r.out);
+  CHECK(r.out.find(fmt::format("the winner takes {:.1f}x less time and costs {:.1f}x less\n", mine_s / best_s,
+                               mine_usd / best_usd)) != std::string::npos);
+  CHECK(r.out.find("% less time") == std::string::npos);
+}
+
+TEST_CASE("scenarios: plan says when its instances are priced under different pricings", "[scenarios]") {
+  // p5 on demand beside p5e at a Capacity Block's rate (AWS sells p5e on no on-demand price).
+  const std::string example = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/plan_llama3_8b.toml";
+  const std::vector<std::string> args = {
+      "plan",         example,    "--gpus",          "8", "--instances", "p5.48xlarge,p5e.48xlarge",
+      "--strategies", "megatron", "--micro-batches", "1", "--cp",        "1",
+      "--recompute",  "none",     "--jobs",          "1"};
+  auto with_json = args;
+  with_json.push_back("--json");
+  const auto js = run_commsim(with_json);
+  REQUIRE(js.exit_code == 0);
+  // Each instance's pricing as its rows give it.
+  std::map<std::string, std::string> pricing;
+  const auto j = nlohmann::json::parse(js.out);
+  for (const auto& row : j["rows"]) pricing[row["instance"].get<std::string>()] = row["pricing"].get<std::string>();
+  REQUIRE(pricing.size() == 2);
+  REQUIRE(pricing["p5.48xlarge"] != pricing["p5e.48xlarge"]);
+  const auto r = run_commsim(args);
+  REQUIRE(r.exit_code == 0);
+  INFO(r.out);
+  CHECK(r.out.find("pricing    not like for like (" + pricing["p5e.48xlarge"] + " p5e.48xlarge; " +
+                   pricing["p5.48xlarge"] + " p5.48xlarge): ") != std::string::npos);
+  // One instance, one pricing: nothing to say.
+  auto one = args;
+  one[5] = "p5.48xlarge";
+  const auto single = run_commsim(one);
+  REQUIRE(single.exit_code == 0);
+  CHECK(single.out.find("not like for like") == std::string::npos);
 }
 
 TEST_CASE("scenarios: plan --include ranks the user's own layout", "[scenarios]") {

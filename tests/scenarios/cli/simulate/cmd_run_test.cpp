@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scenarios/cli/output/goodput_format.hpp"
+#include "scenarios/cli/output/result_format.hpp"
 #include "tests/scenarios/command_runner.hpp"
 
 namespace fs = std::filesystem;
@@ -188,4 +190,29 @@ TEST_CASE("scenarios: a layout that fits with under 5 % of the GPU's memory left
   CHECK(r.out.find("0.4-17 GB") != std::string::npos);
   // The shipped layout (tp 2 pp 4, 27 of 85 GB) says nothing of the kind.
   CHECK(run_commsim({"run", s}).out.find("TIGHT") == std::string::npos);
+}
+
+// A run of days says so in days, as the goodput line's wall time does, with its hours beside;
+// a shorter one keeps hours and minutes alone.
+TEST_CASE("scenarios: run prints a run of days in days and hours, as its goodput line", "[scenarios]") {
+  const std::string example = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/plan_llama3_8b.toml";
+  for (const char* tokens : {"training.tokens=1e12", "training.tokens=1e9"}) {
+    const auto js = run_commsim({"run", example, "--set", tokens, "--json"});
+    REQUIRE(js.exit_code == 0);
+    const auto j = nlohmann::json::parse(js.out);
+    const double run_s = j["run_time_s"].get<double>();
+    const auto r = run_commsim({"run", example, "--set", tokens});
+    REQUIRE(r.exit_code == 0);
+    INFO(tokens << "\n" << r.out);
+    const std::string steps = "  (" + std::to_string(j["steps"].get<long long>()) + " steps)\n";
+    // 1e12 tokens on one node take months, 1e9 hours: both forms are checked.
+    REQUIRE((run_s >= 2 * 86400) == (std::string(tokens) == "training.tokens=1e12"));
+    if (run_s >= 2 * 86400) {
+      const std::string days = scenarios::goodput_duration(run_s);
+      CHECK(r.out.find("run time   " + days + " = " + scenarios::format_seconds(run_s) + steps) != std::string::npos);
+      CHECK(r.out.find("for " + days + " of steps") != std::string::npos);  // the goodput line's words
+    } else {
+      CHECK(r.out.find("run time   " + scenarios::format_seconds(run_s) + steps) != std::string::npos);
+    }
+  }
 }
