@@ -18,9 +18,11 @@ std::string usd(double d) {
   char buf[64];
   if (d >= 1e6)
     std::snprintf(buf, sizeof buf, "$%.2f M", d / 1e6);
-  else if (d >= 1000)
-    std::snprintf(buf, sizeof buf, "$%.0f", d);
-  else if (d >= 1)
+  else if (d >= 1000) {  // thousands grouped: "$178,334", where "$178334" read as 17.8k or 1.78 M
+    const long long whole = std::llround(d);
+    if (whole >= 1000000) return "$1.00 M";  // 999,999.5 and up round to the next form
+    std::snprintf(buf, sizeof buf, "$%lld,%03lld", whole / 1000, whole % 1000);
+  } else if (d >= 1)
     std::snprintf(buf, sizeof buf, "$%.2f", d);
   else
     std::snprintf(buf, sizeof buf, "$%#.3g", d);  // three digits, trailing zeros kept: $0.230

@@ -12,7 +12,7 @@ std::string bytes_binary_axis(double b);  // axis ticks of powers of two: "8 B",
 std::string rate(double bytes_per_s);     // "GB/s"
 std::string percent(double fraction);     // 0.734 -> "73%", small values keep a decimal
 std::string count(long long n);           // thousands separators
-// Dollars as every commsim output prints them: "$1.23 M", "$1234", "$4.91", "$0.0982" (three
+// Dollars as every commsim output prints them: "$1.23 M", "$1,234", "$4.91", "$0.0982" (three
 // digits below $1, trailing zeros kept); "n/a" if not finite.
 std::string usd(double dollars);
 std::string fixed(double v, int decimals);

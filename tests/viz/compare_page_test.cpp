@@ -101,7 +101,12 @@ TEST_CASE("viz: a ratio under 0.01 keeps two significant digits, and a run ratio
   CHECK(viz::fmt::per_day(0) == "0.00");
   CHECK(viz::fmt::usd(0.0982) == "$0.0982");
   CHECK(viz::fmt::usd(4.9097) == "$4.91");
-  CHECK(viz::fmt::usd(14180) == "$14180");
+  // Thousands grouped below a million, which reads "M".
+  CHECK(viz::fmt::usd(14180) == "$14,180");
+  CHECK(viz::fmt::usd(178334.4) == "$178,334");
+  CHECK(viz::fmt::usd(1000) == "$1,000");
+  CHECK(viz::fmt::usd(999999.7) == "$1.00 M");
+  CHECK(viz::fmt::usd(2.56e6) == "$2.56 M");
   auto a = viz_test::make_run(viz_test::one_pod_four_gpus());
   auto b = viz_test::make_run(viz_test::one_pod_four_gpus());
   // 4.56 ms against 8.00 s a step (x0.00057); run time 0.00023 of the baseline's (other step counts).

@@ -33,7 +33,7 @@ TEST_CASE("viz: the plan table prints days and dollars with the text's fixed dec
   CHECK(html.find("<td>$30.20 M</td>") != std::string::npos);
   CHECK(html.find("<td>41.6 d</td>") != std::string::npos);
   CHECK(html.find("<td>36.0 h</td>") != std::string::npos);  // 1.5 days: hours, as the text prints them
-  CHECK(html.find("<td>$45600</td>") != std::string::npos);  // viz::fmt::usd, as the text
+  CHECK(html.find("<td>$45,600</td>") != std::string::npos);  // viz::fmt::usd, as the text
   CHECK(html.find("<td>42 d</td>") == std::string::npos);
   // The layout column wraps inside the card.
   CHECK(html.find("<td class=\"wrap\">megatron tp4 pp4 vp4 cp2 dp64 sp dist-opt mb2</td>") != std::string::npos);

@@ -34,7 +34,7 @@ std::string cost_line(const models::RunResult& r);
 // Where the price bills more than the run's time (an AWS Capacity Block, paid by whole days):
 // "Capacity Block windows of 1 day in all, paid whole, for a 2 h 16 min run"; "" otherwise.
 std::string billed_window_text(const models::RunResult& r);
-// "$1.23", "$0.0123", "$12345", "$1.50 M".
+// "$1.23", "$0.0123", "$12,345", "$1.50 M".
 std::string format_usd(double usd);
 // "62.10 GB peak of 80.00 GB (H100, rank 0, optimizer): optimizer_states 32.1 GB, ..." with the
 // `max_terms` biggest terms; empty when not estimated.

@@ -135,10 +135,10 @@ TEST_CASE("scenarios: plan's near-tie names the tied row that costs far less, in
   REQUIRE(r.exit_code == 0);
   const std::string tie = line_starting(r.out, "near-tie: ");
   CHECK(tie.find("the model does not order them; choose on cost first (#2 costs 31.8x less than #1: $575.35 "
-                 "against $18286), then on what else differs") != std::string::npos);
+                 "against $18,286), then on what else differs") != std::string::npos);
   CHECK(unescaped(scenarios_test::slurp(dir / "tie.html")).find(tie) != std::string::npos);
   // The price block says how each rack is sold and what the catalog knows of its figure.
-  const std::string azure = line_starting(r.out, "nd-gb200-v6-nvl72       $");
+  const std::string azure = line_starting(r.out, "nd-gb200-v6-nvl72      $");
   CHECK(azure.find("(sold per VM of 4 GPUs: a row on part of the node pays the VMs its GPUs need) [One source]") !=
         std::string::npos);
   CHECK(line_starting(r.out, "u-p6e-gb200x72        $").find("One source]") != std::string::npos);
