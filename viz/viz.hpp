@@ -42,8 +42,11 @@ struct ReportInputs {
 std::string report_html(const models::RunResult& result, const ReportInputs& inputs);
 
 // Several runs side by side; the first is the baseline, ratios of step and run time on top.
-// `inputs` may be shorter than `results` (missing entries are empty).
-std::string compare_html(const std::vector<models::RunResult>& results, const std::vector<ReportInputs>& inputs);
+// `inputs` may be shorter than `results` (missing entries are empty). `within_error[i]`, where not
+// empty, is the sentence saying column i's step is within the model's error of the baseline's,
+// printed beside its ratio so that a "(faster)" is not read as a result.
+std::string compare_html(const std::vector<models::RunResult>& results, const std::vector<ReportInputs>& inputs,
+                         const std::vector<std::string>& within_error = {});
 
 // One point of a sweep, for the sweep page (sweep_html): what the row of `commsim sweep` says.
 struct ScalingPoint {

@@ -378,7 +378,8 @@ std::string report_html(const models::RunResult& r, const ReportInputs& in) {
   return o.str();
 }
 
-std::string compare_html(const std::vector<models::RunResult>& results, const std::vector<ReportInputs>& inputs) {
+std::string compare_html(const std::vector<models::RunResult>& results, const std::vector<ReportInputs>& inputs,
+                         const std::vector<std::string>& within_error) {
   static const ReportInputs kEmpty;
   auto in_of = [&](size_t i) -> const ReportInputs& { return i < inputs.size() ? inputs[i] : kEmpty; };
   std::vector<std::string> titles;
@@ -425,6 +426,8 @@ std::string compare_html(const std::vector<models::RunResult>& results, const st
           << ": its step does other work; "
           << "tokens/s " << esc(fmt::fixed(r.throughput.tokens_per_s / base.throughput.tokens_per_s, 2))
           << "× the baseline's</p>";
+      if (i < within_error.size() && !within_error[i].empty())
+        o << "<p class=\"gpu-note\">" << esc(within_error[i]) << "</p>";
       for (const auto* x : {&r, &base})  // a layout over its GPUs' memory is not an answer
         if (!x->fits())
           o << "<p class=\"gpu-note\">DOES NOT FIT: " << esc(titles[x == &r ? i : 0]) << " needs "

@@ -112,6 +112,20 @@ std::string throughput_line(const models::ThroughputResult& t) {
 
 std::string format_usd(double usd) { return viz::fmt::usd(usd); }  // one rule for the text and the pages
 
+std::string within_model_error_note(const models::RunResult& base, const models::RunResult& r, size_t index) {
+  const auto& a = base.throughput;
+  const auto& b = r.throughput;
+  if (!a.estimated || !b.estimated || base.step_time_s <= 0 || a.tokens_per_step <= 0 ||
+      std::abs(b.tokens_per_step - a.tokens_per_step) > 1e-9 * a.tokens_per_step)
+    return "";
+  const double ratio = r.step_time_s / base.step_time_s;
+  if (std::abs(ratio - 1) < 5e-4 || std::max(ratio, 1 / ratio) > 1 + kStepModelError) return "";
+  return fmt::format(
+      "[{}]'s step is within {:.1f} % of [1]'s (x{:.2f}), commsim's median error on measured training steps "
+      "(README, docs/accuracy.md): the model does not order them",
+      index, 100 * kStepModelError, ratio);
+}
+
 std::string billed_window_text(const models::RunResult& r) {
   const models::CostResult& c = r.cost;
   if (!c.known || !(c.billed_s > r.run_time_s * (1 + 1e-9))) return "";  // a Capacity Block: its whole window

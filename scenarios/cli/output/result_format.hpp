@@ -51,6 +51,10 @@ inline constexpr double kTightMemoryShare = 0.05;
 // accurate it is": Megatron-LM steps on 8-3,072 A100, median 3.4 %; a README test keeps the two
 // equal). Layouts closer than this in what they are ranked by are not told apart by the model.
 inline constexpr double kStepModelError = 0.034;
+// Where `r`'s training step differs from `base`'s (the same batch) but by no more than
+// kStepModelError: "[INDEX]'s step is within 3.4 % of [1]'s (x0.98), ...: the model does not order
+// them", which compare prints as a note and its page (and report's) beside the ratio; "" otherwise.
+std::string within_model_error_note(const models::RunResult& base, const models::RunResult& r, size_t index);
 
 // "1.23 s", "456 ms", "7.8 us"; "10 min 17 s" past a minute.
 std::string format_seconds(double s);

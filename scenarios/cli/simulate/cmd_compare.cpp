@@ -46,21 +46,12 @@ std::string fit(std::string s, size_t width) {
   return s;
 }
 
-// Two training steps of the same batch whose times differ, but by less than commsim's median error
-// on measured training steps: the model does not order them, which a ratio of x0.98 hides.
-bool steps_within_model_error(const models::RunResult& base, const models::RunResult& r) {
-  if (!base.throughput.estimated || !r.throughput.estimated || batch_differs(r, base) || base.step_time_s <= 0)
-    return false;
-  const double ratio = r.step_time_s / base.step_time_s;
-  return std::abs(ratio - 1) >= 5e-4 && std::max(ratio, 1 / ratio) <= 1 + kStepModelError;
-}
-
 // Why column `index`'s step is longer or shorter than [1]'s, beyond the model's error: the mean
 // rank's step terms that moved most (each at least a tenth of the difference, three at most), and
 // whether its NCCL transports differ. "" where the steps are alike, within the model's error or of
 // other batches (a note says so).
 std::string difference_text(const models::RunResult& base, const models::RunResult& r, size_t index) {
-  if (base.step_time_s <= 0 || batch_differs(r, base) || steps_within_model_error(base, r)) return "";
+  if (base.step_time_s <= 0 || batch_differs(r, base) || !within_model_error_note(base, r, index).empty()) return "";
   const double diff = r.step_time_s - base.step_time_s;
   if (std::abs(diff) < 5e-4 * base.step_time_s) return "";
   const auto mine = breakdown_labels(r.step_breakdown), theirs = breakdown_labels(base.step_breakdown);
@@ -221,12 +212,9 @@ int cmd_compare(int argc, char** argv) {
             i + 1, ratio_text(mine, base), results[i].throughput.tokens_per_step, results[i].steps,
             results[0].throughput.tokens_per_step, results[0].steps, mine > base ? "more" : "less"));
     }
+    std::vector<std::string> tied(results.size());  // per column, for the page too
     for (size_t i = 1; i < results.size(); ++i)
-      if (steps_within_model_error(results[0], results[i]))
-        notes.push_back(fmt::format(
-            "[{}]'s step is within {:.1f} % of [1]'s ({}), commsim's median error on measured training steps "
-            "(README, docs/accuracy.md): the model does not order them",
-            i + 1, 100 * kStepModelError, ratio_text(results[i].step_time_s, results[0].step_time_s)));
+      if (!(tied[i] = within_model_error_note(results[0], results[i], i + 1)).empty()) notes.push_back(tied[i]);
     if (json) {
       Json j = json_header("compare", all);
       j["baseline"] = 1;
@@ -502,7 +490,7 @@ int cmd_compare(int argc, char** argv) {
       std::vector<viz::ReportInputs> pages;
       for (size_t i = 0; i < results.size(); ++i)
         pages.push_back(report_inputs_for(loaded[i], results[i], inputs[i], {}));
-      write_file_atomically(html, viz::compare_html(results, pages));
+      write_file_atomically(html, viz::compare_html(results, pages, tied));
     }
     std::fputs(out.c_str(), stdout);
     const bool all_fit = std::all_of(results.begin(), results.end(), [](const auto& r) { return r.fits(); });

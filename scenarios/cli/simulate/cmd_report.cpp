@@ -151,8 +151,12 @@ int cmd_report(int argc, char** argv) {
       written.emplace_back(file, content.size());
       outputs.add(file, std::move(content));
     };
-    if (!html.empty())
-      add(html, results.size() == 1 ? viz::report_html(results[0], inputs[0]) : viz::compare_html(results, inputs));
+    if (!html.empty()) {
+      std::vector<std::string> tied(results.size());  // as compare's notes say it
+      for (size_t i = 1; i < results.size(); ++i) tied[i] = within_model_error_note(results[0], results[i], i + 1);
+      add(html,
+          results.size() == 1 ? viz::report_html(results[0], inputs[0]) : viz::compare_html(results, inputs, tied));
+    }
     if (!trace.empty()) add(trace, trace_with_inputs(viz::chrome_trace(results[0]), all));
     if (!csv.empty()) add(csv, csv_with_inputs(viz::to_csv(results[0]), all));
     outputs.commit();

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,12 +15,30 @@
 #include "tests/scenarios/command_runner.hpp"
 
 using scenarios_test::run_commsim;
+namespace fs = std::filesystem;
 
 namespace {
 const std::string kWhySource = COMMSIM_SOURCE_DIR;
 const std::string kWhyOnePod = kWhySource + "/scenarios/seeds/p4d_1pod_4gpu.toml";
 const std::string kWhyFourPodsEfa = kWhySource + "/scenarios/seeds/p4d_4pod_1gpu_efa.toml";
 const std::string kWhyPlan8b = kWhySource + "/scenarios/examples/plan_llama3_8b.toml";
+
+// The rest of the line of `text` that starts with `prefix`, prefix included but not "note: "; "" if none.
+std::string why_line_after(const std::string& text, const std::string& prefix) {
+  const auto at = text.find(prefix);
+  if (at == std::string::npos) return "";
+  const auto from = at + std::string("note: ").size();
+  return text.substr(from, text.find('\n', from) - from);
+}
+
+// HTML's five entities back to their characters.
+std::string why_unescaped(std::string s) {
+  for (const auto& [entity, c] : std::vector<std::pair<std::string, std::string>>{
+           {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}, {"&amp;", "&"}})
+    for (size_t at = s.find(entity); at != std::string::npos; at = s.find(entity, at + c.size()))
+      s.replace(at, entity.size(), c);
+  return s;
+}
 
 // The text with its wrapped lines joined, so a sentence is found wherever the wrap fell.
 std::string why_unwrapped(std::string s) {
@@ -86,6 +105,20 @@ TEST_CASE("scenarios: compare says where two training steps are closer than the 
   CHECK(text.out.find("the model does not order them") != std::string::npos);
   // No "why" where the model cannot tell them apart.
   CHECK(text.out.find("why [2]") == std::string::npos);
+  // The page says it beside the ratio, in the same words; so does report's page of the two.
+  const auto dir = scenarios_test::fresh_temp_dir("compare-tie");
+  const std::string note = why_line_after(text.out, "note: " + tie);
+  REQUIRE_FALSE(note.empty());
+  for (const char* command : {"compare", "report"}) {
+    std::vector<std::string> page_args = args;
+    page_args[0] = command;
+    page_args.push_back("--html");
+    page_args.push_back((dir / "tie.html").string());
+    REQUIRE(run_commsim(page_args).exit_code == 0);
+    INFO(command);
+    CHECK(why_unescaped(scenarios_test::slurp(dir / "tie.html")).find(note) != std::string::npos);
+  }
+  fs::remove_all(dir);
   // The same scenario twice is no near-tie: the steps are equal.
   const auto same = run_commsim({"compare", kWhyPlan8b, kWhyPlan8b});
   REQUIRE(same.exit_code == 0);
