@@ -380,24 +380,24 @@ std::vector<std::pair<std::string, std::string>> group_caveats(const LabelledCav
 
 std::string caveat_lines(const LabelledCaveats& labelled, const std::string& all) {
   std::string out;
-  for (const auto& [who, caveat] : group_caveats(labelled, all)) {
-    // Wrapped at 100 columns, continuation lines indented under the first: a terminal's width.
-    std::string line = "  " + who + ":";
-    size_t from = 0;
-    while (from < caveat.size()) {
-      size_t to = caveat.find(' ', from);
-      if (to == std::string::npos) to = caveat.size();
-      const std::string word = caveat.substr(from, to - from);
-      if (line.size() + 1 + word.size() > 100 && line.size() > 4) {
-        out += line + "\n";
-        line = "   ";
-      }
-      line += " " + word;
-      from = to + 1;
-    }
-    out += line + "\n";
-  }
+  for (const auto& [who, caveat] : group_caveats(labelled, all)) out += wrap_words("  " + who + ":", caveat, "   ");
   return out;
+}
+
+std::string wrap_words(std::string head, const std::string& text, const std::string& indent) {
+  std::string out, line = std::move(head);
+  for (size_t from = 0; from < text.size();) {
+    const size_t to = std::min(text.find(' ', from), text.size());
+    const std::string word = text.substr(from, to - from);
+    // An empty line or a bare indent has nothing to break after.
+    if (!line.empty() && line != indent && line.size() + 1 + word.size() > 100) {
+      out += line + "\n";
+      line = indent;
+    }
+    line += (line.empty() ? "" : " ") + word;
+    from = to + 1;
+  }
+  return out + line + "\n";
 }
 
 }  // namespace scenarios

@@ -73,6 +73,10 @@ using LabelledCaveats = std::vector<std::pair<std::string, const std::vector<std
 std::vector<std::pair<std::string, std::string>> group_caveats(const LabelledCaveats& labelled, const std::string& all);
 // The same as "  LABELS: CAVEAT" lines wrapped at 100 columns; "" without any.
 std::string caveat_lines(const LabelledCaveats& labelled, const std::string& all);
+// `head` followed by the words of `text`, one space apart, wrapped at 100 columns (a terminal's
+// width): each continuation line starts with `indent` and its first word; an empty line or a bare
+// indent is never broken. Every line ends with a newline.
+std::string wrap_words(std::string head, const std::string& text, const std::string& indent);
 
 // Share of one step's operations a run simulated: 1, or less where --time-limit stopped it.
 double simulated_fraction(const models::RunResult& result);

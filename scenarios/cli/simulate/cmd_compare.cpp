@@ -18,6 +18,7 @@
 #include "models/run/variability.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
+#include "scenarios/cli/output/compare_text.hpp"
 #include "scenarios/cli/output/goodput_format.hpp"
 #include "scenarios/cli/output/report_inputs.hpp"
 #include "scenarios/cli/output/result_format.hpp"
@@ -29,65 +30,9 @@
 namespace scenarios {
 namespace {
 
-std::string ratio_text(double value, double base) {
-  if (base == 0) return value == 0 ? "x1.00" : "n/a";
-  const double r = value / base;
-  return r >= 0.01 ? fmt::format("x{:.2f}", r) : fmt::format("x{:.2g}", r);
-}
-
-// Whether two training runs train different tokens per step (another global batch).
-bool batch_differs(const models::RunResult& a, const models::RunResult& b) {
-  const double x = a.throughput.tokens_per_step, y = b.throughput.tokens_per_step;
-  return a.throughput.estimated && b.throughput.estimated && x > 0 && y > 0 && std::abs(x - y) > 1e-9 * y;
-}
-
 std::string fit(std::string s, size_t width) {
   if (s.size() > width) s = s.substr(0, width - 3) + "...";
   return s;
-}
-
-// Why column `index`'s step is longer or shorter than [1]'s, beyond the model's error: the mean
-// rank's step terms that moved most (each at least a tenth of the difference, three at most), and
-// whether its NCCL transports differ. "" where the steps are alike, within the model's error or of
-// other batches (a note says so).
-std::string difference_text(const models::RunResult& base, const models::RunResult& r, size_t index) {
-  if (base.step_time_s <= 0 || batch_differs(r, base) || !within_model_error_note(base, r, index).empty()) return "";
-  const double diff = r.step_time_s - base.step_time_s;
-  if (std::abs(diff) < 5e-4 * base.step_time_s) return "";
-  const auto mine = breakdown_labels(r.step_breakdown), theirs = breakdown_labels(base.step_breakdown);
-  std::vector<std::pair<const char*, double>> moved;
-  for (size_t t = 0; t < mine.size(); ++t)
-    if (std::abs(mine[t].second - theirs[t].second) >= 0.1 * std::abs(diff))
-      moved.push_back({mine[t].first, mine[t].second - theirs[t].second});
-  std::stable_sort(moved.begin(), moved.end(),
-                   [](const auto& a, const auto& b) { return std::abs(a.second) > std::abs(b.second); });
-  if (moved.size() > 3) moved.resize(3);
-  std::string terms;
-  for (const auto& [what, d] : moved)
-    terms += fmt::format("{}{} {}{}", terms.empty() ? "" : ", ", what, d < 0 ? "-" : "+", format_seconds(std::abs(d)));
-  std::string out = fmt::format("why [{}] is {} than [1]: step {} against {} ({})", index,
-                                diff > 0 ? "slower" : "faster", format_seconds(r.step_time_s),
-                                format_seconds(base.step_time_s), ratio_text(r.step_time_s, base.step_time_s));
-  if (!terms.empty()) out += "; the mean rank's terms that moved most: " + terms;
-  const auto labels = [](const models::RunResult& x) {
-    std::vector<std::string> v;
-    for (const auto& c : x.transports) v.push_back(c.label);
-    return v;
-  };
-  if (labels(r) != labels(base)) out += fmt::format("; [{}]'s NCCL transports differ from [1]'s (the legend)", index);
-  // Wrapped at 100 columns as the caveats are, continuation lines indented.
-  std::string wrapped, line;
-  for (size_t from = 0; from < out.size();) {
-    const size_t to = std::min(out.find(' ', from), out.size());
-    const std::string word = out.substr(from, to - from);
-    if (!line.empty() && line.size() + 1 + word.size() > 100) {
-      wrapped += line + "\n";
-      line = " ";
-    }
-    line += (line.empty() ? "" : " ") + word;
-    from = to + 1;
-  }
-  return wrapped + line + "\n";
 }
 
 }  // namespace
