@@ -139,6 +139,8 @@ struct TrainingSpec {
   std::string param_dtype = "";  // parameters the optimizer updates; "": the framework's default
                                  // (fp32 master for megatron and zero3, else dtype)
   std::string precision = "";    // bf16 | fp16 | fp8: the GEMMs' format; "": dtype's
+  std::string reduce_dtype = "";  // fsdp, hsdp: FSDP2's MixedPrecisionPolicy.reduce_dtype, the dtype
+                                  // gradients are reduced in; "": dtype's (FSDP2's default)
   std::string optimizer = "adamw";
   std::string optimizer_impl = "";          // foreach | fused | for_loop; "": the framework's default
   std::string optimizer_dtype = "";         // Adam's m and v: fp32 | bf16 | fp16; "": as the framework keeps

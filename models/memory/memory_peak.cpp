@@ -192,7 +192,8 @@ Held held(const MemoryInputs& in, double p) {
       h.optimizer_temp = ob * adamw_temp_params(in, p, shard);
       h.gathered_fb = cb * root + 2 * cb * block;  // root kept, current and prefetched block
       h.gathered_end = cb * root + cb * block;
-      h.unit_grads = cb * block;
+      // The unit's reduce-scatter input, in the reduce dtype (FSDP2 casts the gradients into it).
+      h.unit_grads = (in.reduce_bytes > 0 ? in.reduce_bytes : cb) * block;
       h.grads_in_forward = in.micro_batches > 1;
       h.sharded = true;
       break;

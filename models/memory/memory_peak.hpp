@@ -90,6 +90,7 @@ struct MemoryInputs {
   int compute_bytes = 2;          // training.dtype
   bool fp16 = false;              // training.dtype is fp16 (2 bytes as bf16, but Megatron keeps fp16 gradients)
   int param_bytes = 2;            // training.param_dtype for the PyTorch strategies (fsdp, ddp)
+  int reduce_bytes = 0;           // fsdp, hsdp: training.reduce_dtype (FSDP2's reduce-scatter input); 0: compute_bytes
   // Megatron: training.param_dtype given, no fp32 master copy (param_bytes for weights, gradients
   // and, unless optimizer_bytes, m and v).
   bool megatron_without_master = false;

@@ -107,11 +107,12 @@ double fsdp_copy_seconds(const ScenarioSpec& spec, const model::ModelShape& m, c
   const TrainingSpec& t = spec.training;
   const int n = layout.state_shards();
   const int pb = t.param_dtype.empty() ? dtype_bytes(t.dtype) : dtype_bytes(t.param_dtype);
+  const int rb = t.reduce_dtype.empty() ? dtype_bytes(t.dtype) : dtype_bytes(t.reduce_dtype);
   const int64_t total = m.total_params(), blocks = int64_t(m.layers) * m.block_params();
-  const double copies =
-      fsdp_all_gather_bytes(total, n, pb) + fsdp_all_gather_bytes(blocks, n, pb) + fsdp_reduce_scatter_bytes(total, n);
+  const double copies = fsdp_all_gather_bytes(total, n, pb) + fsdp_all_gather_bytes(blocks, n, pb) +
+                        fsdp_reduce_scatter_bytes(total, n, rb);
   return micro * memory_seconds(rates, compute::MemKernel::Elementwise, copies) +
-         memory_seconds(rates, compute::MemKernel::CastUp, params * (2 + pb));
+         memory_seconds(rates, compute::MemKernel::CastUp, params * (rb + pb));
 }
 
 // The busiest rank's step, unstretched (compute.hpp).
@@ -377,21 +378,23 @@ double fsdp_all_gather_copy_in_bytes(int64_t params, int n, int param_bytes) {
 
 double fsdp_all_gather_copy_out_bytes(int64_t params) { return double(params) * 4; }
 
-double fsdp_reduce_scatter_copy_in_bytes(int64_t params, int n) {
+double fsdp_reduce_scatter_copy_in_bytes(int64_t params, int n, int reduce_bytes) {
   const double p = double(params);
-  const double local = n == 1 ? p * 4 : 0;  // NCCL with one rank, out of place: a device copy
-  return p * 4 + local;                     // copy-in (chunk_cat), NCCL's copy
+  const double local = n == 1 ? p * 2 * reduce_bytes : 0;  // NCCL with one rank, out of place: a device copy
+  return p * (2 + reduce_bytes) + local;                   // copy-in (chunk_cat), NCCL's copy
 }
 
-double fsdp_grad_cast_bytes(double shard_params, int param_bytes, bool accumulate) {
-  return shard_params * (2 + param_bytes + (accumulate ? param_bytes : 0));
+double fsdp_grad_cast_bytes(double shard_params, int param_bytes, bool accumulate, int reduce_bytes) {
+  return shard_params * (reduce_bytes + param_bytes + (accumulate ? param_bytes : 0));
 }
 
 double fsdp_all_gather_bytes(int64_t params, int n, int param_bytes) {
   return fsdp_all_gather_copy_in_bytes(params, n, param_bytes) + fsdp_all_gather_copy_out_bytes(params);
 }
 
-double fsdp_reduce_scatter_bytes(int64_t params, int n) { return fsdp_reduce_scatter_copy_in_bytes(params, n); }
+double fsdp_reduce_scatter_bytes(int64_t params, int n, int reduce_bytes) {
+  return fsdp_reduce_scatter_copy_in_bytes(params, n, reduce_bytes);
+}
 
 SingleGpuTerms single_gpu_breakdown(const model::ModelShape& m, int micro_batch, bool grad_checkpointing, bool fsdp,
                                     int param_bytes, const OptimizerPlan& plan, const ComputeRates& r) {
@@ -415,7 +418,7 @@ SingleGpuTerms single_gpu_breakdown(const model::ModelShape& m, int micro_batch,
     const int64_t blocks = int64_t(m.layers) * m.block_params();
     const int gathers = 2 * m.layers + 1, units = m.layers + 1;
     const double copies = fsdp_all_gather_bytes(p, 1, param_bytes) + fsdp_all_gather_bytes(blocks, 1, param_bytes) +
-                          fsdp_reduce_scatter_bytes(p, 1);
+                          fsdp_reduce_scatter_bytes(p, 1, 2);
     s.fsdp_copies =
         memory_seconds(r, MemKernel::Elementwise, copies, 2 * gathers + units) +
         memory_seconds(r, param_bytes == 4 ? MemKernel::CastUp : MemKernel::Elementwise, double(p) * (2 + param_bytes));

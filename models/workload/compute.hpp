@@ -270,8 +270,11 @@ int dtype_bytes(const std::string& dtype);  // bf16/fp16: 2, fp32: 4; SpecError 
 //   reduce-scatter: copy-in of the 16-bit gradients (2+2, chunk_cat), NCCL out of place (one
 //   rank: a device copy, 2+2); then (not counted here) the reduced shard's cast to the parameter
 //   dtype, 2 + param_bytes per shard element (a 16-bit -> fp32 cast for fp32 parameters).
+//   reduce_bytes: the dtype the gradients are reduced in (training.reduce_dtype, FSDP2's
+//   reduce_dtype; 2 by default): the copy-in casts the 16-bit gradients into it (2 + reduce_bytes),
+//   NCCL's local copy moves it (2 x reduce_bytes), the cast after reads it.
 double fsdp_all_gather_bytes(int64_t params, int n, int param_bytes);
-double fsdp_reduce_scatter_bytes(int64_t params, int n);
+double fsdp_reduce_scatter_bytes(int64_t params, int n, int reduce_bytes);
 // The same, in the parts fsdp_step.cpp issues around each collective:
 //   all-gather:     copy-in before it, copy-out after it;
 //   reduce-scatter: copy-in (+ NCCL's local copy at n == 1) before it; the cast of the reduced
@@ -279,8 +282,8 @@ double fsdp_reduce_scatter_bytes(int64_t params, int n);
 //                   which also reads the existing gradient when accumulating (+param_bytes).
 double fsdp_all_gather_copy_in_bytes(int64_t params, int n, int param_bytes);
 double fsdp_all_gather_copy_out_bytes(int64_t params);
-double fsdp_reduce_scatter_copy_in_bytes(int64_t params, int n);
-double fsdp_grad_cast_bytes(double shard_params, int param_bytes, bool accumulate);
+double fsdp_reduce_scatter_copy_in_bytes(int64_t params, int n, int reduce_bytes);
+double fsdp_grad_cast_bytes(double shard_params, int param_bytes, bool accumulate, int reduce_bytes);
 
 // The closed form the simulator reproduces for one GPU without communication (a plain step:
 // forward, backward and AdamW; `fsdp`: FSDP2 on one rank with its copies and casts), by term:

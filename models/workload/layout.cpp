@@ -401,6 +401,13 @@ ParallelLayout make_layout(const ScenarioSpec& spec, const model::ModelShape& mo
   if (par.dp_shard > 0 && l.strategy != Strategy::Hsdp)
     throw SpecError("parallel.dp_shard",
                     "dp_shard is an HSDP option (expected strategy = \"hsdp\", got " + par.strategy + ")");
+  // FSDP2's MixedPrecisionPolicy.reduce_dtype; DeepSpeed (communication_data_type), Megatron
+  // (grad_reduce_in_fp32) and DDP have their own rules, which the steps follow.
+  if (!spec.training.reduce_dtype.empty() && l.strategy != Strategy::Fsdp && l.strategy != Strategy::Hsdp)
+    throw SpecError("training.reduce_dtype",
+                    "reduce_dtype is FSDP2's MixedPrecisionPolicy.reduce_dtype (expected "
+                    "strategy fsdp or hsdp, or no reduce_dtype under strategy " +
+                        par.strategy + ")");
   if (l.strategy == Strategy::Megatron) {
     megatron_checks(spec, model, world_size, l);
     return l;

@@ -207,6 +207,10 @@ void Loader::training(const toml::node& n, const std::string& key) {
            [&](auto& v, auto& k) {
              t.param_dtype = r_.one_of(v, k, {"bf16", "fp16", "fp32"});
            }},
+          {"reduce_dtype",
+           [&](auto& v, auto& k) {
+             t.reduce_dtype = r_.one_of(v, k, {"bf16", "fp16", "fp32"});
+           }},
           // The GEMMs' format; the older training.dtype says the same for bf16/fp16 (activations
           // and collectives): both may be written only where they agree. fp8 keeps bf16 (or
           // fp16) activations (models/compute/precision.hpp).

@@ -93,8 +93,8 @@ class FsdpStep final : public ShardedStep {
     if (root_ && &unit == &units_.back()) return;  // the root group reduces after the whole backward
     const int64_t params = unit.params + (root_ && last ? units_.back().params : 0);
     const std::string name = root_ && last ? std::string("root") : unit.name;
-    p_.compute(kComputeStream, secs(mem_time(fsdp_reduce_scatter_copy_in_bytes(params, n_))), Work::Memory,
-               "rs copy-in " + name);
+    p_.compute(kComputeStream, secs(mem_time(fsdp_reduce_scatter_copy_in_bytes(params, n_, reduce_bytes_))),
+               Work::Memory, "rs copy-in " + name);
     reduce(params, name);
   }
 
@@ -104,7 +104,7 @@ class FsdpStep final : public ShardedStep {
   uint32_t after_reduce(int64_t params, const std::string& name, uint32_t reduced) override {
     if (replicas_ < 2) return reduced;
     p_.wait(kAllReduceStream, reduced);
-    const int64_t bytes = hsdp_all_reduce_bytes(params, n_, compute_bytes_);
+    const int64_t bytes = hsdp_all_reduce_bytes(params, n_, reduce_bytes_);
     p_.collective(kAllReduceStream, kReplicaSlot, nccl::CollOp::AllReduce, bytes,
                   "all_reduce " + name + " " + mb(double(bytes)));
     const uint32_t e = p_.new_event();
@@ -113,7 +113,7 @@ class FsdpStep final : public ShardedStep {
   }
 
   void end_of_backward(int m) override {
-    const double bytes = fsdp_grad_cast_bytes(shard_params(), param_bytes_, /*accumulate=*/m > 0);
+    const double bytes = fsdp_grad_cast_bytes(shard_params(), param_bytes_, /*accumulate=*/m > 0, reduce_bytes_);
     const auto kind = param_bytes_ == 4 ? compute::MemKernel::CastUp : compute::MemKernel::Elementwise;  // 16 -> 32 bit
     p_.compute(kComputeStream, secs(mem_time(bytes, kind)), Work::Memory, tag(m) + "grad cast");
   }

@@ -27,6 +27,7 @@ ShardedStep::ShardedStep(const DataParallelConfig& c, double persistence_thresho
                          max_reuse_distance);
   compute_bytes_ = dtype_bytes(c.training.dtype);
   param_bytes_ = c.training.param_dtype.empty() ? compute_bytes_ : dtype_bytes(c.training.param_dtype);
+  reduce_bytes_ = c.training.reduce_dtype.empty() ? compute_bytes_ : dtype_bytes(c.training.reduce_dtype);
 }
 
 Program ShardedStep::build() {
@@ -128,7 +129,7 @@ void ShardedStep::reduce(int64_t params, const std::string& name) {
   if (s != kComputeStream) p_.join(kComputeStream, s);
   const double bucket = reduce_piece_params(params);
   const int pieces = std::clamp(int(std::ceil(double(params) / bucket)), 1, kMaxPiecesPerUnit);
-  const int64_t bytes = params * compute_bytes_;
+  const int64_t bytes = params * reduce_bytes_;
   for (int i = 0; i < pieces; ++i) {
     const int64_t b = bytes / pieces + (i == pieces - 1 ? bytes % pieces : 0);
     p_.collective(s, kDpSlot, CollOp::ReduceScatter, b, "reduce_scatter " + name + " " + mb(double(b)));

@@ -75,6 +75,7 @@ class ShardedStep {
   int n_;  // ranks sharding the parameters: dp (HSDP: dp_shard)
   std::vector<Unit> units_;
   int compute_bytes_ = 2, param_bytes_ = 2;
+  int reduce_bytes_ = 2;  // the gradients' reduction (training.reduce_dtype, else compute_bytes_)
   bool overlap_ = true;  // collectives on their own stream
   int depth_ = 1;        // units gathered ahead (0: no prefetch)
   int micro_ = 0, accum_ = 1;

@@ -88,3 +88,38 @@ TEST_CASE("fsdp: a checkpointed block is gathered once for its backward, however
   const int64_t blocks = int64_t(c.model.layers) * c.model.block_params();
   CHECK(ag_bytes == 2 * (c.model.total_params() + blocks));
 }
+
+TEST_CASE(
+    "fsdp: reduce_dtype fp32 (torchtitan's) reduce-scatters 4 B per gradient, gathers unchanged, copies as FSDP2's",
+    "[workload]") {
+  // FSDP2's foreach_reduce casts the bf16 gradients into a reduce_dtype buffer (chunk_cat: read 2 B,
+  // write 4 B), reduce-scatters it, then casts the reduced shard to the parameters' dtype (read 4 B,
+  // write param_bytes).
+  const auto totals = [](const DataParallelConfig& c) {
+    const Program p = build_fsdp_program(c);
+    int64_t ag = 0, rs = 0;
+    double copies = 0;
+    for (const auto& stream : p.ops)
+      for (const Op& o : stream) {
+        if (o.kind == OpKind::Collective && o.coll == CollOp::AllGather) ag += o.bytes;
+        if (o.kind == OpKind::Collective && o.coll == CollOp::ReduceScatter) rs += o.bytes;
+        if (o.kind == OpKind::Compute && o.slot == uint8_t(Work::Memory)) copies += o.duration.seconds();
+      }
+    return std::make_tuple(ag, rs, copies);
+  };
+  DataParallelConfig bf16 = fsdp(4), fp32 = fsdp(4);
+  fp32.training.reduce_dtype = "fp32";
+  const auto [ag16, rs16, copies16] = totals(bf16);
+  const auto [ag32, rs32, copies32] = totals(fp32);
+  CHECK(ag32 == ag16);
+  CHECK(rs16 == 2 * bf16.model.total_params());
+  CHECK(rs32 == 2 * rs16);
+  // The copy-in writes 2 B more per gradient, the cast after it reads 2 B more per shard element:
+  // more memory traffic, none of it on the all-gather side.
+  CHECK(copies32 > copies16);
+  CHECK(fsdp_reduce_scatter_copy_in_bytes(1000, 4, 4) == 6000);
+  CHECK(fsdp_reduce_scatter_copy_in_bytes(1000, 4, 2) == 4000);
+  CHECK(fsdp_reduce_scatter_copy_in_bytes(1000, 1, 4) == 6000 + 8000);  // one rank: NCCL's local copy of 4 B
+  CHECK(fsdp_grad_cast_bytes(1000, 4, false, 4) == 8000);
+  CHECK(fsdp_grad_cast_bytes(1000, 4, true, 2) == 10000);
+}
