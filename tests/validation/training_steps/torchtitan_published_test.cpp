@@ -77,3 +77,39 @@ TEST_CASE("validation: torchtitan's Llama 3 8B with per-op selective checkpointi
   CHECK(lo < published);
   CHECK(published < hi);
 }
+
+namespace {
+double header_number(const fs::path& file, const std::string& key) {
+  std::ifstream in(file);
+  const std::string tag = "# " + key + ": ";
+  for (std::string line; std::getline(in, line) && line.rfind("#", 0) == 0;)
+    if (line.rfind(tag, 0) == 0) return std::stod(line.substr(tag.size()));
+  return 0;
+}
+}  // namespace
+
+TEST_CASE(
+    "validation: torchtitan's FSDP2 weak scaling from 8 to 128 H100 (0.973 of the tokens/s per GPU) needs "
+    "the GPUs' spread: flat without --samples, 0.96-0.99 with it",
+    "[validation][workload]") {
+  const fs::path f = kTorchtitanDir / "h100_llama31_8b_weak_scaling.toml";
+  const double measured =
+      header_number(f, "published_tokens_per_s_per_gpu_128") / header_number(f, "published_tokens_per_s_per_gpu_8");
+  REQUIRE(measured == Approx(0.9728).epsilon(1e-3));
+  models::RunOptions sampled;
+  sampled.samples = 16;
+  double plain[2], spread[2];
+  for (int i = 0; i < 2; ++i) {
+    const auto loaded = scenarios::load_scenario(f.string(), {i == 0 ? "cluster.nodes=1" : "cluster.nodes=16"});
+    plain[i] = models::run_scenario(loaded.spec).step_time_s;
+    const models::RunResult r = models::run_scenario(loaded.spec, sampled);
+    REQUIRE(r.variability.samples == 16);
+    spread[i] = r.variability.median_s;
+  }
+  // Tokens per second per GPU at 128 over at 8: the step at 8 over the step at 128.
+  const double flat = plain[0] / plain[1], with_spread = spread[0] / spread[1];
+  INFO("measured " << measured << "; the model " << flat << " without samples, " << with_spread << " with 16");
+  CHECK(flat == Approx(1.0).margin(0.002));  // the fabric hides FSDP2's collectives at both sizes
+  CHECK(with_spread > 0.96);
+  CHECK(with_spread < 0.99);
+}

@@ -1,0 +1,73 @@
+// Llama 3's shapes on one H100, out of sample: a Llama-3.1-8B-shaped decoder (grouped-query
+// attention, rotary positions, SwiGLU 14336, vocabulary 128256) with 4-16 blocks at 2,048-8,192
+// tokens, eager PyTorch in bf16 with foreach AdamW (scenarios/validation/h100x1/measured/
+// llama_steps.jsonl, bench/device/steps/llama_step.py), against the step the simulator gives
+// scenarios/validation/h100x1/llama.toml and the memory estimate of the same plain model. Nothing was
+// fitted on these rows: the compute laws are the H200-measured ones, carried to the H100 by the
+// transfer rule (models/compute/gpu_rates.hpp).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "models/memory/memory_peak.hpp"
+#include "models/run/run.hpp"
+#include "scenarios/load/loader.hpp"
+#include "tests/validation/jsonl_rows.hpp"
+
+namespace {
+const std::string kLlamaDir = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/validation/h100x1/";
+
+scenarios::LoadedScenario llama_row(const nlohmann::json& j) {
+  return scenarios::load_scenario(
+      kLlamaDir + "llama.toml",
+      {"model.layers=" + std::to_string(j["layers"].get<int>()), "model.seq=" + std::to_string(j["seq"].get<int>()),
+       "training.micro_batch=" + std::to_string(j["micro_batch"].get<int>())});
+}
+}  // namespace
+
+TEST_CASE("h100x1 llama: the parameters exact, the plain step's time within 8 % (median within 6 %)", "[validation]") {
+  std::vector<double> errors;
+  for (const auto& j : validation::jsonl_rows(kLlamaDir + "measured/llama_steps.jsonl", "llama_step")) {
+    const auto loaded = llama_row(j);
+    CHECK(models::model::resolve_model(*loaded.spec.model).total_params() == j["params_count"].get<int64_t>());
+    const double predicted = models::run_scenario(loaded.spec).step_time_s;
+    const double measured = j["median_step_s"];
+    const double err = predicted / measured - 1;
+    INFO(j["layers"] << " blocks, " << j["seq"] << " tokens x " << j["micro_batch"] << ": simulated " << predicted * 1e3
+                     << " ms, measured " << measured * 1e3 << " ms (" << 100 * err << " %)");
+    CHECK(std::abs(err) < 0.08);
+    errors.push_back(std::abs(err));
+  }
+  REQUIRE(errors.size() == 7);
+  std::sort(errors.begin(), errors.end());
+  CHECK(errors[3] < 0.06);
+  WARN("h100x1 llama step: 7 rows, median error " << 100 * errors[3] << " %, worst " << 100 * errors.back() << " %");
+}
+
+TEST_CASE("h100x1 llama: the plain model's memory peak within 10 % of the measured", "[validation]") {
+  double worst = 0;
+  int rows = 0;
+  for (const auto& j : validation::jsonl_rows(kLlamaDir + "measured/llama_steps.jsonl", "llama_step")) {
+    const auto loaded = llama_row(j);
+    // The script's plain bf16 model: weights and gradients 2 B, foreach AdamW's bf16 m and v, no DDP
+    // wrapper (no gradient buckets), as the GPT-2 rows (h200x1_gpt2_validation_test.cpp).
+    models::memory::MemoryInputs in;
+    in.model = models::model::resolve_model(*loaded.spec.model);
+    in.strategy = models::workload::Strategy::Ddp;
+    in.param_bytes = 2;
+    in.ddp_bucket_copies = false;
+    in.micro_batch = j["micro_batch"];
+    const models::memory::RankEstimate e = models::memory::estimate_rank(in);
+    const double err = e.peak_bytes() / j["peak"].get<double>() - 1;
+    INFO(j["layers"] << " blocks, " << j["seq"] << " tokens x " << j["micro_batch"] << ": peak " << e.peak_bytes() / 1e9
+                     << " GB (" << e.peak_phase().name << ") vs " << j["peak"].get<double>() / 1e9);
+    CHECK(std::abs(err) < 0.10);
+    worst = std::max(worst, std::abs(err));
+    ++rows;
+  }
+  CHECK(rows == 7);
+  WARN("h100x1 llama memory: " << rows << " rows, worst peak error " << 100 * worst << " %");
+}
