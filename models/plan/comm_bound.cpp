@@ -38,4 +38,12 @@ TpCommBound tp_comm_bound(const ScenarioSpec& spec, const model::ModelShape& m, 
   return b;
 }
 
+double moe_comm_bound(const ScenarioSpec& spec, const model::ModelShape& m, const workload::ParallelLayout& l) {
+  if (l.strategy != workload::Strategy::Megatron || !m.is_moe() || (l.ep == 1 && l.etp == 1)) return 0;
+  const workload::LayerWork w = workload::megatron_layer_work(m, l, spec.training);
+  const double a2a = l.ep > 1 ? 2.0 * (l.ep - 1) * double(w.moe_a2a_bytes) / l.ep : 0;
+  const double etp = l.etp > 1 ? 2.0 * (l.etp - 1) * double(w.moe_tp_bytes) / l.etp : 0;
+  return (a2a + etp) / gpu_port_bytes_per_s(spec);
+}
+
 }  // namespace models::plan

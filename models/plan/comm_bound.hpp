@@ -29,6 +29,15 @@
 // none here). The collectives beside a GEMM, the embedding's and the output layer's are left out
 // (the bound only needs to stay below the step). Full recompute re-runs the forward, its
 // collectives included (bounds.cpp counts it with the forward).
+//
+// An MoE layer's MLP under Megatron (megatron_layer.cpp moe_forward, moe_backward) issues on the
+// compute stream, forward and backward alike, two all-to-alls over the ep ranks (dispatch and
+// combine; the backward's run them in the other order) of S_a bytes each (moe_a2a_bytes: the
+// routed tokens' hidden states, with the expert load), and with etp > 1 an all-gather and a
+// reduce-scatter over the etp ranks of S_t (moe_tp_bytes). In an all-to-all each rank receives
+// S_a / ep from each of its ep - 1 peers (collectives/engine.cpp expected_delivery), so
+// (ep - 1)/ep S_a enter through its ports; each of the four takes at least its bytes over B_gpu:
+//   t_moe = 2 (ep - 1)/ep S_a / B_gpu + 2 (etp - 1)/etp S_t / B_gpu   per MoE layer, each way.
 #include "models/spec.hpp"
 #include "models/model/model_shape.hpp"
 #include "models/workload/layout.hpp"
@@ -47,5 +56,9 @@ struct TpCommBound {
 };
 TpCommBound tp_comm_bound(const ScenarioSpec& spec, const model::ModelShape& model,
                           const workload::ParallelLayout& layout);
+
+// t_moe above, seconds: an MoE layer's blocking expert-parallel collectives, forward (the
+// backward's are the same four); 0 for a dense model or outside Megatron.
+double moe_comm_bound(const ScenarioSpec& spec, const model::ModelShape& model, const workload::ParallelLayout& layout);
 
 }  // namespace models::plan
