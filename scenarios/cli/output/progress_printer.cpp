@@ -12,11 +12,11 @@ std::string progress_seconds(double s) { return s < 60 ? fmt::format("{:.1f} s",
 ProgressPrinter::ProgressPrinter(std::FILE* out, bool terminal, std::string what, Clock::time_point start)
     : out_(out), terminal_(terminal), what_(std::move(what)), start_(start), last_print_(start) {}
 
-void ProgressPrinter::offer(Clock::time_point now, const std::function<std::string()>& text) {
+void ProgressPrinter::offer(Clock::time_point now, const std::function<std::string()>& text, bool new_stage) {
   if (finished_) return;
   if (terminal_ && !printed_ && now - start_ < std::chrono::seconds(1)) return;
   const auto gap = terminal_ ? std::chrono::milliseconds(100) : std::chrono::milliseconds(1000);
-  if (printed_ && now - last_print_ < gap) return;
+  if (printed_ && now - last_print_ < gap && (terminal_ || !new_stage)) return;
   printed_ = true;
   last_print_ = now;
   const std::string s = text();

@@ -39,9 +39,11 @@ std::string PlanProgressLine::text(Clock::time_point now) const {
 
 void PlanProgressLine::report(const models::plan::PlanProgress& p) {
   const auto now = Clock::now();
-  if (p.stage != state_.stage) stage_start_ = now;
+  const bool new_stage = p.stage != state_.stage;
+  if (new_stage) stage_start_ = now;
   state_ = p;
-  printer_.offer(now, [&] { return text(now); });
+  printer_.offer(
+      now, [&] { return text(now); }, new_stage);
 }
 
 models::plan::PlanProgressFn PlanProgressLine::callback() {

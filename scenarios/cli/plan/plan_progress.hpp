@@ -1,7 +1,7 @@
 #pragma once
 // The plan search's progress on standard error, printed as `commsim run`'s is (ProgressPrinter:
 // on a terminal after a second, in place, erased at the end; --progress: one line per second into
-// a file and a last line):
+// a file, each stage's first line at once, and a last line):
 //   commsim plan: enumerating the space, 0.4 s
 //   commsim plan: bounding 1,200 of 5,852 candidates, 1.1 s
 //   commsim plan: simulating 12 of 40 candidates still able to win, best so far 3.2 d, 14.2 s, ETA 33 s

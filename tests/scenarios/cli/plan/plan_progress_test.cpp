@@ -95,7 +95,7 @@ TEST_CASE("scenarios: on a terminal a long plan's line is rewritten in place and
 
 TEST_CASE("scenarios: plan --progress writes the search's stages on standard error, not on standard output",
           "[scenarios]") {
-  // The shipped example, a search of a few seconds: every line names a stage, the last says done.
+  // The shipped example, a search of about a second: every line names a stage, the last says done.
   const std::vector<std::string> args = {"plan",
                                          std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/plan_llama3_8b.toml",
                                          "--gpus",
@@ -122,8 +122,11 @@ TEST_CASE("scenarios: plan --progress writes the search's stages on standard err
   std::istringstream lines(loud.err);
   std::vector<std::string> got;
   for (std::string l; std::getline(lines, l);) got.push_back(l);
-  REQUIRE(got.size() >= 2);
-  CHECK(got.front().rfind("commsim plan: enumerating the space, ", 0) == 0);  // the first at once
+  // Each stage's first line at once: enumerating, bounding, simulating; then the last line.
+  REQUIRE(got.size() >= 4);
+  CHECK(got[0].rfind("commsim plan: enumerating the space, ", 0) == 0);
+  CHECK(got[1].rfind("commsim plan: bounding 0 of ", 0) == 0);
+  CHECK(got[2].rfind("commsim plan: simulating 0 of ", 0) == 0);
   for (size_t i = 0; i + 1 < got.size(); ++i) {
     INFO(got[i]);
     CHECK(std::regex_match(got[i], stage));
