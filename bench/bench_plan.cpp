@@ -10,6 +10,10 @@
 //                      rack, Megatron at micro-batch 1, pp <= 4, vp <= 2, with the planner's bound (an MoE layer's
 //                      experts, router and permutes as Megatron's layer prices them) and with the first version's (MoE
 //                      MLPs left out)
+//   qwen3_moe_gb200_without_moe_comm  the same MoE case with the step bound before an MoE layer's
+//                      all-to-alls were counted (PlanOptions::moe_comm_bound off): what that term saves
+//   qwen3_moe_h100_256  bench/plan/qwen3_30b_a3b_h100.toml, the default space on 256 H100 (expert
+//                      parallelism across nodes too)
 //   ..._exact1         the same search with only #1 exact (PlanOptions::exact_rows 1), where the command
 //                      makes its 10 table rows exact: what exact rows cost
 // CPU time is the whole process's (both threads). Counters: candidates after the arithmetic, simulated, skipped by the
@@ -27,7 +31,7 @@ namespace {
 // `megatron_only`: Megatron layouts at micro-batch 1, pp <= 4, vp <= 2 (a space the first
 // version's bound can still search in about a minute).
 void plan_case(benchmark::State& state, const std::string& name, int min_gpus, int max_gpus, bool tight,
-               bool megatron_only = false, size_t exact_rows = 10) {
+               bool megatron_only = false, size_t exact_rows = 10, bool moe_comm = true) {
   const auto loaded = scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/bench/plan/" + name + ".toml");
   models::plan::PlanOptions o;
   if (megatron_only) {
@@ -40,6 +44,7 @@ void plan_case(benchmark::State& state, const std::string& name, int min_gpus, i
   o.space.max_gpus = max_gpus;
   o.jobs = 2;
   o.tight_bound = tight;
+  o.moe_comm_bound = moe_comm;
   o.exact_rows = exact_rows;
   models::plan::PlanResult r;
   for (auto _ : state) r = models::plan::plan_layouts(loaded.spec, o);
@@ -80,7 +85,17 @@ BENCHMARK_CAPTURE(plan_case, qwen3_moe_gb200_compute_bound, "qwen3_30b_a3b_gb200
     ->Iterations(1)
     ->MeasureProcessCPUTime()
     ->UseRealTime();
+BENCHMARK_CAPTURE(plan_case, qwen3_moe_gb200_without_moe_comm, "qwen3_30b_a3b_gb200", 64, 64, true, true, 10, false)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
 BENCHMARK_CAPTURE(plan_case, qwen3_moe_gb200, "qwen3_30b_a3b_gb200", 64, 64, true, true)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK_CAPTURE(plan_case, qwen3_moe_h100_256, "qwen3_30b_a3b_h100", 256, 256, true)
     ->Unit(benchmark::kSecond)
     ->Iterations(1)
     ->MeasureProcessCPUTime()

@@ -40,7 +40,8 @@ compute::LinearSeconds fastest(const compute::GpuRates& g, double s, int64_t tok
 }
 }  // namespace
 
-StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m, int gpus_per_node, bool tight) {
+StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m, int gpus_per_node, bool tight,
+                           bool moe_comm) {
   const int world = spec.cluster.nodes * gpus_per_node;
   const workload::ParallelLayout l = workload::make_layout(spec, m, world, gpus_per_node);
   const hw::NodeSpec& node = hw::find_instance(spec.cluster.instance);
@@ -89,7 +90,8 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
   }
   // An MoE layer's MLP under Megatron: the compute-stream kernels of MegatronLayer::moe_forward
   // and moe_backward (router, permute and unpermute, grouped experts, SwiGLU, shared experts), as
-  // moe_kernels prices them; its all-to-alls and norms are left out (0 under the data-parallel
+  // moe_kernels prices them, and its blocking all-to-alls (and ETP all-gather and reduce-scatter)
+  // at their lower bound (comm_bound.hpp); its norms are left out (0 under the data-parallel
   // strategies: their MoE layers' MLPs are not counted).
   double moe_f = 0, moe_b = 0;
   if (m.is_moe() && megatron && tight) {
@@ -100,6 +102,11 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
     if (m.moe.shared_experts > 0) {
       moe_f += k.shared_up.fwd + k.shared_act_fwd + k.shared_down.fwd;
       moe_b += k.shared_up.dgrad + k.shared_up.wgrad + k.shared_act_bwd + k.shared_down.dgrad + k.shared_down.wgrad;
+    }
+    if (moe_comm) {  // the same four collectives each way (the backward's in the other order)
+      b.moe_comm_fwd_s = moe_comm_bound(spec, m, l);
+      moe_f += b.moe_comm_fwd_s;
+      moe_b += b.moe_comm_fwd_s;
     }
   }
   b.block_fwd_s = attn_f + mlp_f;

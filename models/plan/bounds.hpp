@@ -23,8 +23,9 @@
 //   MoE model under Megatron, flash attention: the same for the attention half and the dense
 //     layers' MLPs; an MoE layer's MLP as the compute-stream kernels of megatron_layer.cpp
 //     moe_forward / moe_backward (router, permute and unpermute, the E/ep local experts' grouped
-//     GEMMs, SwiGLU, shared experts: compute.hpp moe_kernels at the step's rates), its
-//     all-to-alls left out (>= 0);
+//     GEMMs, SwiGLU, shared experts: compute.hpp moe_kernels at the step's rates), plus its
+//     blocking all-to-alls (and the ETP group's all-gather and reduce-scatter) at their lower
+//     bound (comm_bound.hpp moe_comm_bound: the bytes that enter a rank over its ports' bandwidth);
 //   otherwise: the linear layers' GEMMs only (q/k/v, o, gate/up, down; an MoE layer's
 //     attention half only), at the faster of the step's GEMM laws, times s;
 //   g_f, g_b  the block's forward and backward compute;  c_f, c_b  the tensor-parallel collectives
@@ -45,6 +46,8 @@
 // hop is a data dependency the executor keeps (send/recv between stages). The last stage (s =
 // pp - 1, with H) gives  m (W + H) + (pp - 1) C  on an even split (C a chunk's work).
 //
+// moe_comm off (bench_plan's comparison, the bound before the MoE collectives were counted): the
+// MoE layer's all-to-alls left out (>= 0).
 // tight off (bench_plan's comparison, the first version's bound): compute alone at unstretched
 // rates, at cp > 1 the GEMMs only, no collectives, H the logits' GEMMs, and the pipeline as
 //   m min_s W_s + (pp - 1) C_min   (zb_h1: (pp - 1) F_min).
@@ -61,10 +64,12 @@ struct StepBound {
   double block_fwd_s = 0, block_bwd_s = 0;            // g_f, g_b: compute
   double block_comm_fwd_s = 0, block_comm_bwd_s = 0;  // c_f, c_b: blocking TP collectives (dense block)
   double head_s = 0;                                  // H: Megatron's output layer per micro-batch
+  double moe_comm_fwd_s = 0;                          // an MoE layer's blocking collectives, forward (= backward)
   double step_s = 0;
 };
-// tight off: the first version's weaker bound above, which bench_plan compares the planner's against.
+// tight off: the first version's weaker bound above, which bench_plan compares the planner's against;
+// moe_comm off: without the MoE layer's collectives (bench_plan's before and after).
 StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& model, int gpus_per_node,
-                           bool tight = true);
+                           bool tight = true, bool moe_comm = true);
 
 }  // namespace models::plan

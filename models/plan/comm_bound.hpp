@@ -29,6 +29,27 @@
 // none here). The collectives beside a GEMM, the embedding's and the output layer's are left out
 // (the bound only needs to stay below the step). Full recompute re-runs the forward, its
 // collectives included (bounds.cpp counts it with the forward).
+//
+// An MoE layer's MLP under Megatron (megatron_layer.cpp moe_forward, moe_backward) issues on the
+// compute stream, forward and backward alike, two all-to-alls over the ep ranks (dispatch and
+// combine; the backward's run them in the other order) of S_a bytes each (moe_a2a_bytes: the
+// routed tokens' hidden states, with the expert load), and with etp > 1 an all-gather and a
+// reduce-scatter over the etp ranks of S_t (moe_tp_bytes). In an all-to-all each rank receives
+// S_a / ep from each of its ep - 1 peers (collectives/engine.cpp expected_delivery), so
+// (ep - 1)/ep S_a enter through its ports; each of the four takes at least its bytes over B_gpu:
+//   t_a2a >= (ep - 1)/ep S_a / B_gpu,   t_moe = 2 t_a2a + 2 (etp - 1)/etp S_t / B_gpu   per MoE layer, each way.
+// Across nodes an all-to-all is also bounded by the nodes' network: its members arrive, then all
+// its flows start together and every member is released when the last ends
+// (workload/executor.cpp launch, collective_done), so it lasts at least as long as any link needs
+// for the bytes it carries. Every byte a node receives from another node enters through one of
+// its network links ("nic<n>.rx", "eth.rx": world.cpp; a node is a whole NVLink domain, so no
+// NVLink joins two), whose capacities add up to at most
+//   C_in = nics x eta_nic x B_nic + B_eth      (link_rates.cpp; a straggler's NIC only slower).
+// A node holding g of the group's n ranks receives g (n - g) S_a / n from the others, so
+//   t_a2a >= max over nodes of g (n - g) S_a / (n C_in),
+// taken for the EP group where it is least (every rank's bound must hold), with the ranks placed
+// as the run places them (topology/placement.hpp) and the groups as Megatron's grid builds them
+// (workload/steps/megatron_groups.cpp).
 #include "models/spec.hpp"
 #include "models/model/model_shape.hpp"
 #include "models/workload/layout.hpp"
@@ -47,5 +68,15 @@ struct TpCommBound {
 };
 TpCommBound tp_comm_bound(const ScenarioSpec& spec, const model::ModelShape& model,
                           const workload::ParallelLayout& layout);
+
+// t_moe above, seconds: an MoE layer's blocking expert-parallel collectives, forward (the
+// backward's are the same four); 0 for a dense model or outside Megatron. nodes off: without the
+// nodes' network term (bench_plan's comparison).
+double moe_comm_bound(const ScenarioSpec& spec, const model::ModelShape& model, const workload::ParallelLayout& layout,
+                      bool nodes = true);
+
+// min over EP groups of max over nodes of g (n - g) (above): the least, in units of S_a / n, that
+// some node of every group must receive from its other nodes; 0 when every group is on one node.
+double ep_cross_node_pairs(const ScenarioSpec& spec, const workload::ParallelLayout& layout);
 
 }  // namespace models::plan

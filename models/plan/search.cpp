@@ -214,6 +214,8 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
                                       "--instances for several)");
   const model::ModelShape shape = model::resolve_model(*base.model);
   PlanResult out;
+  PlanProgressSink progress(o.progress, o.objective == Objective::Cost);
+  progress.stage(PlanProgress::Stage::Enumerating, 0);
   std::vector<Candidate> cands = enumerate_space(base, shape, o.space, &out.space);
   out.candidates = int64_t(cands.size());
   out.tokens_per_step = double(base.training.global_batch) * shape.seq;
@@ -243,18 +245,20 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
   // Layout checks and bounds, every candidate (cheap: no World is built).
   std::vector<Work> work(cands.size());
   std::vector<std::string> invalid(cands.size()), invalid_why(cands.size());
+  progress.stage(PlanProgress::Stage::Bounding, int64_t(cands.size()));
   parallel_for(cands.size(), o.jobs, [&](size_t k) {
     Work& w = work[k];
     w.c = cands[k];
     w.spec = apply_candidate(base, w.c);
     try {
-      const StepBound b = step_lower_bound(w.spec, shape, w.c.gpus_per_node, o.tight_bound);
+      const StepBound b = step_lower_bound(w.spec, shape, w.c.gpus_per_node, o.tight_bound, o.moe_comm_bound);
       w.bound_s = b.step_s;
       w.memory_bound = memory_lower_bound(w.spec, shape, w.c.gpus_per_node);
     } catch (const SpecError& e) {
       invalid[k] = refusal_kind(e);
       invalid_why[k] = e.what();
     }
+    progress.step();
   });
   std::vector<Work*> live;
   const double steps = out.steps;
@@ -348,7 +352,15 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
   const size_t window_size = 2 * std::max<size_t>(1, o.jobs);
   std::vector<size_t> window;
   std::vector<Evaluated> results;
+  int64_t runs = 0;  // simulations run (progress)
+  progress.stage(PlanProgress::Stage::Simulating, int64_t(mine.size()));
   for (size_t next = 0; next < mine.size();) {
+    {  // still able to win: those left whose bound is not above the threshold (mine is in bound order)
+      const double threshold = kept.size() < keep ? kInf : kept[keep - 1];
+      const auto left = std::upper_bound(mine.begin() + ptrdiff_t(next), mine.end(), threshold / kBoundSlack,
+                                         [](double t, const Work* w) { return t < w->bound_obj; });
+      progress.set(runs, runs + (left - (mine.begin() + ptrdiff_t(next))), kept.empty() ? kInf : kept.front());
+    }
     window.clear();
     for (; next < mine.size() && window.size() < window_size; ++next) {
       if (cannot_meet(*mine[next])) {
@@ -361,7 +373,11 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
       }
     }
     results.assign(window.size(), Evaluated{});
-    parallel_for(window.size(), o.jobs, [&](size_t i) { results[i] = simulate(*mine[window[i]], steps); });
+    parallel_for(window.size(), o.jobs, [&](size_t i) {
+      results[i] = simulate(*mine[window[i]], steps);
+      progress.step();
+    });
+    runs += int64_t(window.size());
     for (size_t i = 0; i < window.size(); ++i) {
       const size_t k = window[i];
       if (bound_skips(*mine[k])) {  // a layout simulated earlier in the window made it skippable
@@ -406,9 +422,11 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
     for (size_t k = 0; k < mine.size(); ++k)
       if (skipped[k]) todo.push_back(k);
     std::vector<Evaluated> audited(todo.size());
+    progress.stage(PlanProgress::Stage::Auditing, int64_t(todo.size()));
     parallel_for(todo.size(), o.jobs, [&](size_t i) {
       Work& w = *mine[todo[i]];
       audited[i] = simulate(w, steps);
+      progress.step();
     });
     out.audited = int64_t(audited.size());
     for (const auto& e : audited) {

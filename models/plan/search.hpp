@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "models/plan/candidate.hpp"
+#include "models/plan/progress.hpp"
 #include "models/plan/space.hpp"
 #include "models/result.hpp"
 #include "models/spec.hpp"
@@ -51,6 +52,11 @@ struct PlanOptions {
   // stretch and the tensor-parallel collectives the compute stream waits for (bounds.hpp); for
   // bench_plan's before/after comparison. Same winner, more candidates simulated.
   bool tight_bound = true;
+  // Off: an MoE layer's blocking all-to-alls are left out of the step bound (bounds.hpp), as before
+  // they were counted; for bench_plan's before/after comparison.
+  bool moe_comm_bound = true;
+  // Where the search stands (progress.hpp), called from one thread at a time; empty: none.
+  PlanProgressFn progress;
 };
 
 // One candidate as the search saw it.

@@ -3,21 +3,14 @@
 
 #include <fmt/format.h>
 
-#include "scenarios/cli/output/result_format.hpp"
-
 namespace scenarios {
 
-namespace {
-// Tenths of a second under a minute (the line moves), then minutes and seconds.
-std::string progress_seconds(double s) { return s < 60 ? fmt::format("{:.1f} s", s) : format_seconds(s); }
-}  // namespace
-
 RunProgressLine::RunProgressLine(std::FILE* out, bool terminal, std::string what, Clock::time_point start)
-    : out_(out), terminal_(terminal), what_(std::move(what)), start_(start), last_print_(start), pass_start_(start) {}
+    : printer_(out, terminal, std::move(what), start), pass_start_(start) {}
 
 std::string RunProgressLine::text(Clock::time_point now) const {
-  const double elapsed = std::chrono::duration<double>(now - start_).count();
-  std::string s = what_ + ": ";
+  const double elapsed = std::chrono::duration<double>(now - printer_.start()).count();
+  std::string s = printer_.what() + ": ";
   if (fraction_ < 0) {
     s += progress_seconds(elapsed);
     if (!stage_.empty()) s += ", done " + stage_;
@@ -45,39 +38,13 @@ void RunProgressLine::report(std::string_view stage, double fraction) {
     }
     fraction_ = fraction;
   }
-  if (terminal_ && !printed_ && now - start_ < std::chrono::seconds(1)) return;
-  const auto gap = terminal_ ? std::chrono::milliseconds(100) : std::chrono::milliseconds(1000);
-  if (printed_ && now - last_print_ < gap) return;
-  printed_ = true;
-  last_print_ = now;
-  const std::string s = text(now);
-  if (terminal_)
-    std::fprintf(out_, "\r%s\033[K", s.c_str());
-  else
-    std::fprintf(out_, "%s\n", s.c_str());
-  std::fflush(out_);
+  printer_.offer(now, [&] { return text(now); });
 }
 
 std::function<void(std::string_view, double)> RunProgressLine::callback() {
   return [this](std::string_view stage, double fraction) { report(stage, fraction); };
 }
 
-RunProgressLine::~RunProgressLine() {
-  if (terminal_ && printed_ && !finished_) {
-    std::fprintf(out_, "\r\033[K");
-    std::fflush(out_);
-  }
-}
-
-void RunProgressLine::finish() {
-  finished_ = true;
-  if (terminal_) {
-    if (printed_) std::fprintf(out_, "\r\033[K");
-  } else {
-    std::fprintf(out_, "%s: done in %s\n", what_.c_str(),
-                 progress_seconds(std::chrono::duration<double>(Clock::now() - start_).count()).c_str());
-  }
-  std::fflush(out_);
-}
+void RunProgressLine::finish() { printer_.finish(); }
 
 }  // namespace scenarios

@@ -1,14 +1,14 @@
 #pragma once
 // A long run's progress on standard error: "commsim run: 1.4 s, writing every rank's step
-// program" during set-up, then "commsim run: 42 % of the step simulated, 12.0 s, ETA 16 s". On a
-// terminal one line rewritten in place (at most 10 times a second), drawn only once the run has
-// taken a second (a quick run prints nothing) and erased when it ends; elsewhere (--progress
-// into a log file) one line per second at most from the start, and always a last line.
+// program" during set-up, then "commsim run: 42 % of the step simulated, 12.0 s, ETA 16 s",
+// printed by ProgressPrinter (progress_printer.hpp: when, where and how the line is drawn).
 #include <chrono>
 #include <cstdio>
 #include <functional>
 #include <string>
 #include <string_view>
+
+#include "scenarios/cli/output/progress_printer.hpp"
 
 namespace scenarios {
 
@@ -17,8 +17,6 @@ class RunProgressLine {
   using Clock = std::chrono::steady_clock;
   // `what`: the line's prefix ("commsim run"); `start`: when the run began.
   RunProgressLine(std::FILE* out, bool terminal, std::string what, Clock::time_point start = Clock::now());
-  // A line left on a terminal by a run that failed is erased (the error message follows it).
-  ~RunProgressLine();
   RunProgressLine(const RunProgressLine&) = delete;
   RunProgressLine& operator=(const RunProgressLine&) = delete;
   // RunOptions::progress's signature: a finished set-up stage (fraction < 0) or the share simulated.
@@ -31,15 +29,11 @@ class RunProgressLine {
   std::string text(Clock::time_point now) const;
 
  private:
-  std::FILE* out_;
-  bool terminal_;
-  std::string what_;
-  Clock::time_point start_, last_print_, pass_start_;
+  ProgressPrinter printer_;
+  Clock::time_point pass_start_;
   std::string stage_;      // the last finished set-up stage while setting up
   double fraction_ = -1;   // the share simulated (< 0: still setting up)
   int pass_ = 0;           // simulations of this run so far (a fold abandoned, stragglers' cost, samples)
-  bool printed_ = false;
-  bool finished_ = false;
 };
 
 }  // namespace scenarios

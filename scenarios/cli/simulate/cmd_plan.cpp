@@ -1,18 +1,22 @@
 // commsim plan SCENARIO.toml [--instances A,B] [--gpus MIN..MAX | --max-gpus N] [--budget USD]
 //              [--deadline TIME] [--objective time|cost] [--set K=V]... [--prices FILE] [--jobs N]
 //              [--shard i/N] [--merge FILE...] [--include S.toml] [--top K] [--json | --csv FILE]
-//              [--html FILE] [--emit DIR] [--audit] [--pareto-exact]
+//              [--html FILE] [--emit DIR] [--audit] [--pareto-exact] [--progress]
 // The best layout and instance for the scenario's model and training target: the space of
 // layouts (models/plan/space.hpp) filtered by the layout checks and the memory lower bound,
 // simulated best first with the normal engine until no candidate left can beat the best
 // (models/plan/README.md), ranked with time to train, $, tokens/s, MFU and memory. Nothing ranked
 // (an empty space, nothing fits, a budget or deadline nothing meets) is a user error: one sentence,
 // exit 2, never an empty table. --shard runs every N-th candidate; --merge ranks the union of
-// the shards' --json files as one run would.
+// the shards' --json files as one run would. The search's progress goes to standard error when
+// that is a terminal (--progress: always; plan/plan_progress.hpp).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <thread>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -26,6 +30,7 @@
 #include "scenarios/cli/plan/plan_emit.hpp"
 #include "scenarios/cli/plan/plan_json.hpp"
 #include "scenarios/cli/plan/plan_options.hpp"
+#include "scenarios/cli/plan/plan_progress.hpp"
 #include "scenarios/cli/plan/plan_report.hpp"
 #include "viz/viz.hpp"
 
@@ -203,6 +208,9 @@ int cmd_plan(int argc, char** argv) {
   app.add_flag("--audit", a.audit, "also simulate every skipped candidate: none may beat the winner");
   app.add_flag("--pareto-exact", a.pareto_exact,
                "skip only what a simulated layout beats in both time and cost (the whole front exact; slower)");
+  bool progress = false;
+  app.add_flag("--progress", progress,
+               "the search's progress on standard error even when it is not a terminal (one line per second)");
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
@@ -359,8 +367,16 @@ int cmd_plan(int argc, char** argv) {
       out.options.pareto_exact = exact;
       models::plan::rank(std::move(all), out.options, out.result);
     } else {
+      const bool terminal = ::isatty(STDERR_FILENO);
+      std::optional<PlanProgressLine> line;
+      if (terminal || progress) {
+        line.emplace(stderr, terminal);
+        out.options.progress = line->callback();
+      }
       try {
         out.result = models::plan::plan_layouts(base.spec, out.options);
+        out.options.progress = nullptr;  // the line ends here; out.options is kept for the report
+        if (line) line->finish();
       } catch (const models::SpecError& e) {
         if (e.key() == "plan.instances") throw UserError({"--instances", 1, 1}, e.what());  // not the file's
         throw base.to_user_error(e);

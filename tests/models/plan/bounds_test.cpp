@@ -6,13 +6,15 @@
 #include "models/compute/kernels.hpp"
 #include "models/hw/instance.hpp"
 #include "models/hw/links.hpp"
-#include "models/plan/bounds.hpp"
-#include "models/plan/comm_bound.hpp"
-#include "models/workload/layout.hpp"
-#include "models/plan/candidate.hpp"
-#include "models/run/run.hpp"
-#include "models/workload/compute.hpp"
 #include "models/model/model_shape.hpp"
+#include "models/plan/bounds.hpp"
+#include "models/plan/candidate.hpp"
+#include "models/plan/comm_bound.hpp"
+#include "models/run/run.hpp"
+#include "models/topology/node_graph.hpp"
+#include "models/workload/compute.hpp"
+#include "models/workload/layout.hpp"
+#include "models/world/link_rates.hpp"
 #include "tests/models/plan/plan_fixture.hpp"
 
 using namespace models::plan;
@@ -167,6 +169,62 @@ TEST_CASE("plan: the blocking tensor-parallel collectives at the GPU ports' band
   const TpCommBound t3 = tp_comm_bound(s3, m, models::workload::make_layout(s3, m, 8, 8));
   CHECK(t3.attn_fwd + t3.mlp_fwd + t3.attn_bwd + t3.mlp_bwd == 0);
   CHECK(step_lower_bound(apply_candidate(base, megatron(1, 1, 4, 1)), m, 8).block_comm_fwd_s == 0);
+}
+
+TEST_CASE("plan: an MoE layer's blocking all-to-alls at the GPU ports' bandwidth (closed form)", "[models][plan]") {
+  // Qwen3-30B-A3B (128 experts, top 8, hidden 2048) at seq 1024, micro-batch 1, on p5.48xlarge.
+  // Each MoE layer's forward waits for a dispatch and a combine all-to-all of S_a = T top_k h e
+  // bytes (balanced experts), each rank receiving S_a / ep from each of its ep - 1 peers through
+  // its ports: at least 2 (ep - 1)/ep S_a / B_gpu; with etp 2 also an all-gather and a
+  // reduce-scatter of the ETP group's tokens, at least 2 (etp - 1)/etp S_t / B_gpu.
+  auto base = plan_test::small_base();
+  base.model->preset = "qwen3-30b-a3b";
+  base.model->seq = 1024;
+  const auto m = models::model::resolve_model(*base.model);
+  const double port = gpu_port_bytes_per_s(apply_candidate(base, megatron(1, 1, 1, 1)));
+  Candidate ep8 = megatron(1, 1, 1, 1);
+  ep8.ep = 8;
+  const auto s8 = apply_candidate(base, ep8);
+  const double s_a = 1024.0 * 8 * 2048 * 2;
+  CHECK(moe_comm_bound(s8, m, models::workload::make_layout(s8, m, 8, 8)) == Approx(2 * 7.0 / 8 * s_a / port));
+  // The forward's and the backward's count in the step bound: the MoE MLP's work grows by both.
+  const StepBound with = step_lower_bound(s8, m, 8), without = step_lower_bound(s8, m, 8, true, false);
+  CHECK(with.moe_comm_fwd_s == Approx(2 * 7.0 / 8 * s_a / port));
+  CHECK(with.step_s - without.step_s ==
+        Approx(2 * with.moe_comm_fwd_s * m.layers * models::workload::make_layout(s8, m, 8, 8).pipeline_micro_batches));
+  // tp 2 with etp 2 and ep 4: the router sees T / tp tokens (sequence parallel), the ETP group
+  // gathers etp of those: S_a = T/2 top_k h e, S_t = T top_k h e.
+  Candidate etp2 = megatron(1, 2, 1, 1);
+  etp2.ep = 4;
+  etp2.etp = 2;
+  const auto s2 = apply_candidate(base, etp2);
+  const auto l2 = models::workload::make_layout(s2, m, 8, 8);
+  REQUIRE(l2.etp == 2);
+  CHECK(moe_comm_bound(s2, m, l2) == Approx((2 * 3.0 / 4 * s_a / 2 + 2 * 0.5 * s_a) / port));
+  // Two nodes, ep 16: each EP group holds 8 ranks on each node, so a node receives 8 x 8 S_a / 16
+  // from the other through its network links (32 EFA NICs at their efficiency, and the ordinary
+  // interface): at least 4 S_a / C_in per all-to-all, above the ports' 15/16 S_a / B_gpu.
+  Candidate two = megatron(2, 1, 1, 1);
+  two.ep = 16;
+  const auto s16 = apply_candidate(base, two);
+  const auto l16 = models::workload::make_layout(s16, m, 16, 8);
+  CHECK(ep_cross_node_pairs(s16, l16) == 64);
+  const auto& p5 = models::hw::find_instance("p5.48xlarge");
+  const models::topology::NodeGraph graph(p5);
+  const auto k = models::node_link_rates(s16, p5, graph);
+  const double c_in = graph.nics() * k.nic_bw * k.nic_eff + k.eth_bw;
+  CHECK(graph.nics() == 32);
+  CHECK(4 * s_a / c_in > 15.0 / 16 * s_a / port);
+  CHECK(moe_comm_bound(s16, m, l16) == Approx(2 * 4 * s_a / c_in));
+  CHECK(moe_comm_bound(s16, m, l16, /*nodes=*/false) == Approx(2 * 15.0 / 16 * s_a / port));
+  // ep 8 on two nodes: every EP group on one node, nothing crosses.
+  Candidate inside = two;
+  inside.ep = 8;
+  const auto s8x2 = apply_candidate(base, inside);
+  CHECK(ep_cross_node_pairs(s8x2, models::workload::make_layout(s8x2, m, 16, 8)) == 0);
+  // ep 1, etp 1: nothing to wait for; a dense model: none.
+  const auto s1 = apply_candidate(base, megatron(1, 1, 1, 1));
+  CHECK(moe_comm_bound(s1, m, models::workload::make_layout(s1, m, 8, 8)) == 0);
 }
 
 TEST_CASE("plan: both bounds stay below what the run reports", "[models][plan]") {

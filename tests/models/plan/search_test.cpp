@@ -224,3 +224,29 @@ TEST_CASE("plan: on a mixture of experts the bound counts the experts and stays 
   for (const Evaluated& e : r.ranked) expert_parallel |= e.candidate.ep > 1;
   CHECK(expert_parallel);
 }
+
+TEST_CASE("plan: on a mixture of experts the all-to-alls' bound never exceeds the run (audit)", "[models][plan]") {
+  // Qwen3-30B-A3B (128 experts, top 8, every layer MoE) at seq 1024 on one and two p5.48xlarge
+  // nodes: expert parallelism inside a node (NVLink) and across two (EFA), with and without an ETP
+  // group. The step bound counts each MoE layer's all-to-alls at the GPU ports' bandwidth
+  // (comm_bound.hpp); the audit simulates every skipped layout: none beats the winner and no
+  // simulated step, skipped or not, is below its bound.
+  auto base = plan_test::small_base();
+  base.model->preset = "qwen3-30b-a3b";
+  base.model->seq = 1024;
+  base.training.global_batch = 32;
+  PlanOptions o = plan_test::small_options();
+  o.space.strategies = {"megatron"};
+  o.space.micro_batches = {1};
+  o.space.recompute = {"none"};
+  o.space.max_pp = 2;
+  o.space.max_vp = 1;
+  o.space.zero_bubble = false;
+  o.audit = true;
+  const PlanResult r = plan_layouts(base, o);
+  REQUIRE(!r.ranked.empty());
+  CHECK(r.audit_beats_winner.empty());
+  CHECK(r.audit_bound_violations.empty());
+  CHECK(r.audited == r.skipped_by_bound + r.infeasible_by_bound);
+  CHECK(r.skipped_by_bound > 0);
+}
