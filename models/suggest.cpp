@@ -105,6 +105,38 @@ std::vector<std::string> closest_names(std::string_view word, const std::vector<
   return out;
 }
 
+namespace {
+// Optimal string alignment, case-insensitive: Levenshtein with a swap of two neighbours as one edit.
+std::size_t typo_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1]))
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+}  // namespace
+
+std::vector<std::string> near_names(std::string_view word, const std::vector<std::string>& candidates,
+                                    std::size_t count) {
+  const std::size_t limit = word.size() <= 4 ? 1 : word.size() <= 8 ? 2 : 3;
+  const std::string w = lowered(word);
+  std::vector<std::string> out;
+  for (auto& name : closest_names(word, candidates, candidates.size())) {
+    const std::size_t prefix = common_prefix(word, name);
+    const bool near = typo_distance(word, name) <= limit || normalized(name) == normalized(word) ||
+                      (w.size() >= 3 && lowered(name).find(w) != std::string::npos) ||
+                      (prefix >= 4 && 3 * prefix >= 2 * word.size());
+    if (near && out.size() < count) out.push_back(std::move(name));
+  }
+  return out;
+}
+
 std::string unknown_name_message(std::string_view what, std::string_view word,
                                  const std::vector<std::string>& candidates) {
   std::string msg = "unknown " + std::string(what) + " '" + std::string(word) + "'";

@@ -19,6 +19,15 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 std::vector<std::string> closest_names(std::string_view word, const std::vector<std::string>& candidates,
                                        std::size_t count = 3);
 
+// Of closest_names' order, only the candidates within a typo of `word`: an optimal-string-alignment
+// distance (a swapped pair of letters is one edit) of at most 1 up to 4 characters, 2 up to 8 and
+// 3 beyond, or the same name without separators, or a name holding `word` (3 characters or more),
+// or one sharing its first two thirds (4 characters or more): "zero4" -> zero1, zero2, zero3;
+// "offload" -> zero3+offload; "fdsp" -> fsdp; "price" -> pricing; "xyz" -> none. For a
+// short closed list (a command-line option's values), where the nearest of all is no hint.
+std::vector<std::string> near_names(std::string_view word, const std::vector<std::string>& candidates,
+                                    std::size_t count = 3);
+
 // "unknown instance 'p4d.24xl' (did you mean p4d.24xlarge, p4de.24xlarge, p5.48xlarge?)"
 std::string unknown_name_message(std::string_view what, std::string_view word,
                                  const std::vector<std::string>& candidates);

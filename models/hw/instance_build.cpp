@@ -118,6 +118,9 @@ NodeSpec grace_rack(const char* name, const char* gpu, int gpus, const char* cit
       "size (a public 20-rack GB200 NVL72 all_reduce_perf with NCCL 2.26.2 ran 2.3x slower than this "
       "model at 8 GiB: 382 against 870 GB/s bus bandwidth; NCCL 2.27.3 raised the NICs used between "
       "racks, so newer NCCL may run closer) (docs/accuracy.md)";
+  // From 512 MiB: two racks 9-24 % slower than the model, twenty 2.3x its time at 8 GiB.
+  n.network_note_error_two = 0.24;
+  n.network_note_error_more = 1.3;
   return n;
 }
 

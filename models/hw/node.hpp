@@ -101,6 +101,10 @@ struct NodeSpec {
   // said with every run and nccl-tests prediction that crosses nodes (empty: nothing known).
   std::string network_note;
   int network_note_from_nodes = 2;  // the note is said from this many nodes on
+  // The error network_note states at the sizes a training step's gradient collectives move (512 MiB
+  // and more), as a share of the model's time: on two nodes, and on more (0: the note gives none).
+  // `plan` and `compare` call no margin smaller than it a win (run/caveat_error.hpp).
+  double network_note_error_two = 0, network_note_error_more = 0;
   // What the model leaves out of this machine's NVLink domain across its hosts (host_gpus), with
   // its measured size: said with every run and nccl-tests prediction that puts more GPUs on one
   // node than one host has (empty: nothing known).
@@ -112,6 +116,9 @@ struct NodeSpec {
   std::string network_caveat(int nodes) const {
     return nodes > 1 && nodes >= network_note_from_nodes && !network_note.empty() ? name + ": " + network_note
                                                                                   : std::string{};
+  }
+  double network_caveat_error(int nodes) const {
+    return network_caveat(nodes).empty() ? 0 : nodes > 2 ? network_note_error_more : network_note_error_two;
   }
   std::string nvlink_caveat(int gpus_per_node) const {
     return host_gpus > 0 && gpus_per_node > host_gpus && !nvlink_note.empty() ? name + ": " + nvlink_note

@@ -143,6 +143,47 @@ std::string price_caveat(const ScenarioSpec& spec) {
   return out;
 }
 
+std::string capacity_block_caveat(const ScenarioSpec& spec) {
+  const ClusterSpec& c = spec.cluster;
+  if (c.node) return "";                            // a custom node is priced as given, never as a block
+  std::vector<std::pair<std::string, int>> counts;  // instance type -> its nodes, first written first
+  const auto count = [&](const std::string& instance, int nodes) {
+    for (auto& [name, n] : counts)
+      if (name == instance) return void(n += nodes);
+    counts.emplace_back(instance, nodes);
+  };
+  if (c.groups.empty()) count(c.instance, std::max(1, c.nodes));
+  for (const auto& g : c.groups) count(g.instance, g.nodes);
+  const std::string block = hw::pricing_model_name(hw::PricingModel::CapacityBlock);
+  std::string out;
+  int total = 0;
+  for (const auto& [instance, nodes] : counts) {
+    const auto price = node_price(spec, instance);
+    if (!price || price->pricing != block || hw::find_instance(instance).hosts() > 1) continue;
+    total += nodes;
+    if (nodes <= kCapacityBlockInstances) continue;
+    const int blocks = (nodes + kCapacityBlockInstances - 1) / kCapacityBlockInstances;
+    char text[512];
+    std::snprintf(text, sizeof text,
+                  "%s: %d instances at a Capacity Block rate take %d Capacity Blocks (one holds at most %d "
+                  "instances: AWS EC2 user guide, \"Capacity Blocks for ML\"), each a reservation bought on its own, "
+                  "subject to its own capacity; the $ is the same rate per instance, but AWS says a block's instances "
+                  "are placed close together, not that several blocks are",
+                  instance.c_str(), nodes, blocks, kCapacityBlockInstances);
+    out += (out.empty() ? "" : "; ") + std::string(text);
+  }
+  if (total > kCapacityBlockAccountInstances) {
+    char text[512];
+    std::snprintf(text, sizeof text,
+                  "%d instances at Capacity Block rates are more than the %d one account may hold across Capacity "
+                  "Blocks (AWS EC2 user guide, \"Capacity Blocks for ML\"): AWS does not sell this cluster as "
+                  "Capacity Blocks, and its $ prices it as if it did",
+                  total, kCapacityBlockAccountInstances);
+    out += (out.empty() ? "" : "; ") + std::string(text);
+  }
+  return out;
+}
+
 double usd_for_seconds(const CostResult& cost, double seconds) {
   if (cost.parts.empty()) return billed_seconds(cost.pricing, seconds) * cost.usd_per_hour / 3600;
   double usd = 0;

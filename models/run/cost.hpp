@@ -67,6 +67,23 @@ double billed_seconds(const std::string& pricing, double run_s);
 // that is said too.
 std::string price_caveat(const ScenarioSpec& spec);
 
+// How many instances AWS sells as Capacity Blocks: "Each Capacity Block can have up to 64
+// instances, and you can have up to 256 instances across Capacity Blocks" (AWS EC2 user guide,
+// "Capacity Blocks for ML", docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-blocks.html;
+// "Work with Capacity Blocks" adds that a block of 64 is not offered for every instance type in
+// every Region, so 64 is the most any type gets). A block is one instance type, bought at the
+// published rate per instance-hour, so several blocks cost what one block of their instances would.
+// An UltraServer Capacity Block is counted in UltraServers, not instances; the guide gives no
+// number for it, so a node of several hosts (hw::NodeSpec::hosts) is not counted here.
+inline constexpr int kCapacityBlockInstances = 64;
+inline constexpr int kCapacityBlockAccountInstances = 256;
+
+// Where the cluster holds more instances at a Capacity Block price than one block sells: per
+// instance type with more than kCapacityBlockInstances, the blocks it takes (the $ unchanged: the
+// same rate per instance), and where all of them together exceed kCapacityBlockAccountInstances,
+// that AWS sells one account no such set of blocks (the $ prices one anyway). Empty otherwise.
+std::string capacity_block_caveat(const ScenarioSpec& spec);
+
 // What `seconds` of the cluster cost: each part of its price billed under its own pricing.
 double usd_for_seconds(const CostResult& cost, double seconds);
 

@@ -147,10 +147,11 @@ RunResult run_scenario(const ScenarioSpec& spec, const RunOptions& options) {
   result.layout = layout.line;
   apply_token_target(spec, result);  // the run's length from training.tokens
   result.cost = make_cost(spec, result);  // and its price (cost.hpp)
-  if (const std::string caveat = price_caveat(spec); !caveat.empty()) {
-    result.notes.push_back(caveat);
-    result.caveats.push_back(caveat);
-  }
+  for (const std::string& caveat : {price_caveat(spec), capacity_block_caveat(spec)})
+    if (!caveat.empty()) {
+      result.notes.push_back(caveat);
+      result.caveats.push_back(caveat);
+    }
   // Failures, checkpoints, goodput (not per sample): over the run's steps and at its price.
   if (options.straggler_cost) fill_goodput(result, spec);
   return result;

@@ -1,12 +1,17 @@
 // The user's price file (price_file.hpp).
 #include "scenarios/load/price_file.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
+#include <tuple>
+#include <vector>
 
 #include <toml++/toml.h>
 
 #include "models/hw/instance.hpp"
 #include "models/hw/prices.hpp"
+#include "models/suggest.hpp"
 #include "scenarios/load/input_file.hpp"
 #include "scenarios/load/table_loader.hpp"
 
@@ -16,6 +21,34 @@ namespace {
 
 SourcePos at(const std::string& file, const toml::source_region& r) {
   return {file, std::max(1, int(r.begin.line)), std::max(1, int(r.begin.column))};
+}
+
+// Where a key was written (its value's place where toml++ kept none for the key).
+SourcePos price_key_pos(const std::string& file, const toml::key& k, const toml::node& value) {
+  return k.source().begin.line > 0 ? at(file, k.source()) : at(file, value.source());
+}
+
+// The keys an entry may hold, in the order the messages list them.
+const std::vector<std::string> kEntryKeys = {"usd_per_hour", "usd_per_gpu_hour", "pricing", "source", "date"};
+
+// A key of `t` that is none of `known`, the one written first (a table iterates sorted by key):
+// refused at its place with the nearest known key (models::near_names), or the list of them
+// where none is near.
+void refuse_unknown_key(const toml::table& t, const std::string& file, const std::string& dotted,
+                        const std::vector<std::string>& known, const std::string& noun, const std::string& expected) {
+  std::optional<SourcePos> first;
+  std::string name;
+  for (const auto& [k, v] : t) {
+    if (std::find(known.begin(), known.end(), std::string(k.str())) != known.end()) continue;
+    const SourcePos p = price_key_pos(file, k, v);
+    if (first && std::tie(first->line, first->col) <= std::tie(p.line, p.col)) continue;
+    first = p;
+    name = std::string(k.str());
+  }
+  if (!first) return;
+  const std::vector<std::string> near = models::near_names(name, known, 1);
+  throw UserError(*first, (dotted.empty() ? "" : dotted + ".") + name + ": unknown " + noun + " (" +
+                              (near.empty() ? "expected " + expected : "did you mean '" + near[0] + "'?") + ")");
 }
 
 double price_value(const toml::node& n, const std::string& file, const std::string& key) {
@@ -58,18 +91,19 @@ void check_instance(const std::string& name, const SourcePos& pos) {
 std::map<std::string, models::PriceSpec> read_price_text(const std::string& text, const std::string& file) {
   const toml::table root = detail::parse_toml(text, file);
   std::map<std::string, models::PriceSpec> out;
+  refuse_unknown_key(root, file, "", {"prices"}, "table", "[prices]");
   for (const auto& [key, node] : root) {
-    if (key.str() != "prices")
-      throw UserError(at(file, node.source()), std::string(key.str()) + ": unknown table (expected [prices])");
     const toml::table* prices = node.as_table();
     if (!prices) throw UserError(at(file, node.source()), "prices: not a table (expected [prices.\"INSTANCE\"] tables)");
     for (const auto& [name_key, entry] : *prices) {
       const std::string name(name_key.str());
       const SourcePos pos = at(file, entry.source());
-      check_instance(name, pos);
+      check_instance(name, price_key_pos(file, name_key, entry));
       models::PriceSpec p;
       p.source = pos.str();
       if (const toml::table* t = entry.as_table()) {
+        refuse_unknown_key(*t, file, "prices." + name, kEntryKeys, "key",
+                           "usd_per_hour or usd_per_gpu_hour, pricing, source, date");
         std::string date;
         const toml::node* per_node = nullptr;
         const toml::node* per_gpu = nullptr;
@@ -88,9 +122,6 @@ std::map<std::string, models::PriceSpec> read_price_text(const std::string& text
             (f == "source" ? p.source : date) = *s;
           } else if (f == "pricing") {
             p.pricing = pricing_value(v, file, k);
-          } else {
-            throw UserError(at(file, v.source()),
-                            k + ": unknown key (expected usd_per_hour or usd_per_gpu_hour, pricing, source, date)");
           }
         }
         if (per_node && per_gpu)

@@ -42,3 +42,16 @@ TEST_CASE("suggest: a preset typed without its separators is the preset", "[mode
     CHECK(std::string(e.what()).find("did you mean llama-3-70b") != std::string::npos);
   }
 }
+
+TEST_CASE("suggest: near_names keeps only the names within a typo, nearest first", "[models]") {
+  const std::vector<std::string> strategies = {"megatron",      "zero1", "zero2", "zero3",
+                                               "zero3+offload", "fsdp",  "hsdp",  "ddp"};
+  CHECK(models::near_names("zero4", strategies) == std::vector<std::string>{"zero1", "zero2", "zero3"});
+  CHECK(models::near_names("fdsp", strategies) == std::vector<std::string>{"fsdp"});  // a swap is one edit
+  CHECK(models::near_names("offload", strategies) == std::vector<std::string>{"zero3+offload"});
+  CHECK(models::near_names("Megatron", strategies) == std::vector<std::string>{"megatron"});
+  CHECK(models::near_names("price", {"usd_per_hour", "pricing", "source"}) == std::vector<std::string>{"pricing"});
+  CHECK(models::near_names("pipeline", strategies).empty());  // closest_names would still give three
+  CHECK(models::closest_names("pipeline", strategies).size() == 3);
+  CHECK(models::near_names("zero4", strategies, 1) == std::vector<std::string>{"zero1"});
+}

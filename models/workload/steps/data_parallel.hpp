@@ -45,6 +45,9 @@ inline constexpr const char* kOffloadCaveat =
     "1 pod x 4 GPUs and 4 pods x 1 GPU) ran 29-37 % slower than predicted; the host's side (CPU-Adam's threads, "
     "the copies through host memory) is where the model is least checked, so read this step as optimistic";
 
+// The larger of the two: the error the caveat states of whole steps (run/caveat_error.hpp).
+inline constexpr double kOffloadMeasuredError = 0.37;
+
 // DeepSpeed ZeRO-3's rules (zero3_step.cpp).
 // Host seconds of DeepSpeed ZeRO-3's offloaded step() for one rank's fp32 partition of
 // `shard_params` elements: kZero3HostStepBytesPerParam of DRAM traffic at

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "models/run/caveat_error.hpp"
 #include "scenarios/cli/output/result_format.hpp"
 
 namespace scenarios {
@@ -47,6 +48,16 @@ std::string difference_text(const models::RunResult& base, const models::RunResu
     return v;
   };
   if (labels(r) != labels(base)) out += fmt::format("; [{}]'s NCCL transports differ from [1]'s (the legend)", index);
+  // Beyond the median error, but within what was measured where a column's caveats apply (ZeRO
+  // offload's whole steps, an NVL72 network across racks): no ordering to read from it either.
+  const double e1 = models::caveats_measured_error(base.caveats, base.nodes);
+  const double e2 = models::caveats_measured_error(r.caveats, r.nodes);
+  const double ratio = std::max(r.step_time_s, base.step_time_s) / std::min(r.step_time_s, base.step_time_s);
+  if (ratio - 1 <= std::max(e1, e2))
+    out += fmt::format("; but within the {:.0f} % measured where {} (the caveats), so the model does not order them",
+                       100 * std::max(e1, e2),
+                       e1 == e2 ? fmt::format("[1]'s and [{}]'s caveats apply", index)
+                                : fmt::format("[{}]'s caveat applies", e1 > e2 ? size_t{1} : index));
   return wrap_words("", out, " ");
 }
 

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "models/run/caveat_error.hpp"
 #include "scenarios/cli/output/result_format.hpp"
 #include "scenarios/cli/plan/plan_report.hpp"
 
@@ -64,6 +65,30 @@ std::string other_measure_first(const PlanOutput& p, size_t tied) {
                      slow + 1, format_duration(t_fast), format_duration(t_slow));
 }
 
+// Where #2 is beyond kStepModelError of #1 in what the table ranks by, but within the error
+// measured where #1's or #2's caveats apply (models::caveats_measured_error: ZeRO offload's whole
+// steps, an NVL72 network across racks): the "not decisive: ..." sentence; "" otherwise.
+std::string within_caveat_text(const PlanOutput& p) {
+  const auto& rows = p.result.ranked;
+  if (rows.size() < 2) return "";
+  const bool by_cost = p.options.objective == models::plan::Objective::Cost;
+  const Evaluated &a = rows[0], &b = rows[1];
+  const double x = by_cost ? a.cost_usd.value_or(0) : a.train_s, y = by_cost ? b.cost_usd.value_or(0) : b.train_s;
+  if (!(x > 0) || !std::isfinite(y)) return "";
+  const double margin = y / x - 1;
+  const double ea = models::caveats_measured_error(a.caveats, a.candidate.nodes);
+  const double eb = models::caveats_measured_error(b.caveats, b.candidate.nodes);
+  if (margin <= kStepModelError || margin > std::max(ea, eb)) return "";
+  const std::string whose = ea == eb  ? "#1's and #2's caveats apply"
+                            : ea > eb ? "#1's caveat applies"
+                                      : "#2's caveat applies";
+  return fmt::format(
+      "not decisive: #2's {} is {:.1f} % above #1's, beyond commsim's median error on measured training steps "
+      "({:.1f} %) but within the {:.0f} % measured where {} (caveats below): the model does not order them; choose on "
+      "what else differs or measure them",
+      by_cost ? "cost" : "time to train", 100 * margin, 100 * kStepModelError, 100 * std::max(ea, eb), whose);
+}
+
 }  // namespace
 
 std::string front_heading(const PlanOutput& p) {
@@ -110,7 +135,7 @@ std::vector<std::string> not_searched_lines(const PlanOutput& p) {
 
 std::string near_tie_text(const PlanOutput& p) {
   const size_t tied = ranks_within_model_error(p);
-  if (tied < 2) return "";
+  if (tied < 2) return within_caveat_text(p);
   return fmt::format(
       "near-tie: {} within {:.1f} % of #1's {}, commsim's median error on measured training steps (README, "
       "docs/accuracy.md): the model does not order them; {}what else differs (memory headroom, GPUs, framework) or "

@@ -23,7 +23,10 @@ std::vector<std::string> front_remarks(const PlanOutput& p);
 std::vector<std::string> not_searched_lines(const PlanOutput& p);
 // Where ranks 2.. are within kStepModelError of #1 in what they are ranked by: the "near-tie: ..."
 // sentence, naming first the other measure where the tied rows differ in it by more than
-// kNearTieOtherShare (cost under --objective time, time under --objective cost); "" otherwise.
+// kNearTieOtherShare (cost under --objective time, time under --objective cost). Else, where #2
+// is beyond it but within the error measured where #1's or #2's caveats apply
+// (models::caveats_measured_error: 37 % for ZeRO offload, 24 % and more across NVL72 racks), the
+// "not decisive: ..." sentence: such a margin is no win either. "" otherwise.
 std::string near_tie_text(const PlanOutput& p);
 // Tied rows whose cost (or time) differ by less than this share are told apart by what else
 // differs; by more, that difference is named first.

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <tuple>
 
+#include "models/hw/instance.hpp"
+#include "models/suggest.hpp"
 #include "scenarios/cli/sweep/sweep_plan.hpp"
 
 namespace scenarios {
@@ -51,49 +53,83 @@ int to_int(const std::string& s, const std::string& option, int col) {
 
 std::pair<int, int> parse_gpu_range(const std::string& text) {
   const std::string t = trim(text);
+  // Columns count in the value as typed: `t` starts past its leading spaces.
+  const size_t first = text.find_first_not_of(" \t\n\r\f\v");
+  const int lead = first == std::string::npos ? 0 : int(first);
   const size_t dots = t.find("..");
   if (dots == std::string::npos) {
-    const int n = to_int(t, "--gpus", 1);
+    const int n = to_int(t, "--gpus", lead + 1);
     return {n, n};
   }
-  const std::string lo = trim(t.substr(0, dots)), hi = trim(t.substr(dots + 2));
-  const int a = lo.empty() ? 1 : to_int(lo, "--gpus", 1);
-  const int b = hi.empty() ? 0 : to_int(hi, "--gpus", int(dots) + 3);
+  const std::string hi_raw = t.substr(dots + 2);
+  const std::string lo = trim(t.substr(0, dots)), hi = trim(hi_raw);
+  const int a = lo.empty() ? 1 : to_int(lo, "--gpus", lead + 1);
+  const int b = hi.empty() ? 0 : to_int(hi, "--gpus", lead + int(dots) + 3 + int(hi_raw.find_first_not_of(" \t")));
   if (b > 0 && b < a)
-    throw UserError({"--gpus", 1, 1}, "empty range " + t + ": " + std::to_string(a) + " GPUs or more, but at most " +
-                                          std::to_string(b) + " (expected MIN..MAX with MIN <= MAX)");
+    throw UserError({"--gpus", 1, lead + 1}, "empty range " + t + ": " + std::to_string(a) +
+                                                 " GPUs or more, but at most " + std::to_string(b) +
+                                                 " (expected MIN..MAX with MIN <= MAX)");
   return {a, b};
 }
 
-std::vector<std::string> parse_list(const std::string& text, const std::string& option) {
-  std::vector<std::string> out;
+std::vector<ListItem> parse_list_items(const std::string& text, const std::string& option) {
+  std::vector<ListItem> out;
   size_t start = 0;
   while (start <= text.size()) {
     const size_t comma = text.find(',', start);
-    const std::string item = trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    const std::string raw = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::string item = trim(raw);
     if (item.empty())
       throw UserError({option, 1, int(start) + 1}, "empty item in '" + text + "' (expected a,b,c)");
+    // Its column: where its first character is, past the spaces before it.
+    const int col = int(start + raw.find_first_not_of(" \t\n\r\f\v")) + 1;
     // "a,a" is "a": a repeat would search every candidate of it twice and rank each row twice.
-    if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
+    if (std::none_of(out.begin(), out.end(), [&](const ListItem& i) { return i.text == item; }))
+      out.push_back({item, col});
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
   return out;
 }
 
+std::vector<std::string> parse_list(const std::string& text, const std::string& option) {
+  std::vector<std::string> out;
+  for (auto& item : parse_list_items(text, option)) out.push_back(std::move(item.text));
+  return out;
+}
+
+std::vector<std::string> parse_name_list(const std::string& text, const std::string& option, const std::string& what,
+                                         const std::vector<std::string>& known) {
+  std::vector<std::string> out;
+  for (auto& item : parse_list_items(text, option)) {
+    if (std::find(known.begin(), known.end(), item.text) == known.end()) {
+      std::string expected;
+      for (size_t i = 0; i < known.size(); ++i)
+        expected += (i == 0 ? "" : i + 1 == known.size() ? " or " : ", ") + known[i];
+      std::string near;
+      for (const auto& n : models::near_names(item.text, known)) near += (near.empty() ? "" : ", ") + n;
+      throw UserError({option, 1, item.col}, "unknown " + what + " '" + item.text + "' (" +
+                                                 (near.empty() ? "" : "did you mean " + near + "? ") + "expected " +
+                                                 expected + ")");
+    }
+    out.push_back(std::move(item.text));
+  }
+  return out;
+}
+
 std::vector<int> parse_int_list(const std::string& text, const std::string& option, int min, int max) {
   std::vector<int> out;
-  for (const auto& item : parse_list(text, option)) {
+  for (const auto& item : parse_list_items(text, option)) {
     size_t used = 0;
     long v = 0;
     try {
-      v = std::stol(item, &used);
+      v = std::stol(item.text, &used);
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != item.size() || v < min || v > max)
-      throw UserError({option, 1, 1}, "'" + item + "' is not a whole number from " + std::to_string(min) + " to " +
-                                          std::to_string(max));
+    if (used != item.text.size() || v < min || v > max)
+      throw UserError({option, 1, item.col}, "'" + item.text + "' is not a whole number from " + std::to_string(min) +
+                                                 " to " + std::to_string(max));
     if (std::find(out.begin(), out.end(), int(v)) == out.end()) out.push_back(int(v));  // "1,01" is "1"
   }
   return out;
@@ -132,7 +168,15 @@ double parse_duration(const std::string& text, const std::string& option) {
 models::plan::PlanOptions plan_options(const PlanArgs& a) {
   models::plan::PlanOptions o;
   models::plan::SpaceOptions& s = o.space;
-  if (!a.instances.empty()) s.instances = parse_list(a.instances, "--instances");
+  if (!a.instances.empty())
+    for (auto& item : parse_list_items(a.instances, "--instances")) {
+      try {  // a mistyped name is the option's error, at its item
+        (void)models::hw::find_instance(item.text);
+      } catch (const models::SpecError& e) {
+        throw UserError({"--instances", 1, item.col}, e.what());
+      }
+      s.instances.push_back(std::move(item.text));
+    }
   if (!a.gpus.empty()) std::tie(s.min_gpus, s.max_gpus) = parse_gpu_range(a.gpus);
   if (a.max_gpus > 0) {
     if (s.max_gpus > 0 && s.max_gpus != a.max_gpus)
@@ -145,23 +189,12 @@ models::plan::PlanOptions plan_options(const PlanArgs& a) {
     if (s.min_gpus == 0) s.min_gpus = 1;
   }
   if (s.min_gpus > 0 && s.max_gpus == 0) s.max_gpus = 1 << 24;  // "64..": no upper end but the space's
-  if (!a.strategies.empty()) {
-    s.strategies = parse_list(a.strategies, "--strategies");
-    const std::vector<std::string> known = {"megatron", "zero1", "zero2", "zero3", "zero3+offload",
-                                            "fsdp",     "hsdp",  "ddp"};
-    for (const auto& st : s.strategies)
-      if (std::find(known.begin(), known.end(), st) == known.end())
-        throw UserError({"--strategies", 1, 1}, "unknown strategy '" + st +
-                                                    "' (expected megatron, zero1, zero2, zero3, zero3+offload, fsdp, "
-                                                    "hsdp or ddp)");
-  }
+  if (!a.strategies.empty())
+    s.strategies = parse_name_list(a.strategies, "--strategies", "strategy",
+                                   {"megatron", "zero1", "zero2", "zero3", "zero3+offload", "fsdp", "hsdp", "ddp"});
   if (!a.micro_batches.empty()) s.micro_batches = parse_int_list(a.micro_batches, "--micro-batches", 1, 1024);
-  if (!a.recompute.empty()) {
-    s.recompute = parse_list(a.recompute, "--recompute");
-    for (const auto& r : s.recompute)
-      if (r != "none" && r != "selective" && r != "full")
-        throw UserError({"--recompute", 1, 1}, "unknown recompute '" + r + "' (expected none, selective or full)");
-  }
+  if (!a.recompute.empty())
+    s.recompute = parse_name_list(a.recompute, "--recompute", "recompute", {"none", "selective", "full"});
   if (!a.pods.empty()) s.pods_per_node = parse_int_list(a.pods, "--pods-per-node", 1, 64);
   if (!a.domain_hosts.empty()) s.domain_hosts = parse_int_list(a.domain_hosts, "--hosts-per-domain", 1, 1024);
   if (!a.cp.empty()) s.cp = parse_int_list(a.cp, "--cp", 1, 64);

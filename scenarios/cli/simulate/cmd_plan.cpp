@@ -251,13 +251,6 @@ int cmd_plan(int argc, char** argv) {
     out.top = top;
     // The rows shown and the scenarios written are exact: no skipped layout can beat them.
     out.options.exact_rows = std::max(top, emit.empty() ? size_t{1} : emit_count);
-    for (const auto& name : out.options.space.instances) {  // a mistyped name is the option's error
-      try {
-        (void)models::hw::find_instance(name);
-      } catch (const models::SpecError& e) {
-        throw UserError({"--instances", 1, 1}, e.what());
-      }
-    }
     if (!merge.empty()) {
       sets.clear();  // --set is refused with --merge: the shards' own (below) rank --include and --emit
       std::vector<models::plan::Evaluated> all;
@@ -378,7 +371,12 @@ int cmd_plan(int argc, char** argv) {
         out.options.progress = nullptr;  // the line ends here; out.options is kept for the report
         if (line) line->finish();
       } catch (const models::SpecError& e) {
-        if (e.key() == "plan.instances") throw UserError({"--instances", 1, 1}, e.what());  // not the file's
+        if (e.key() == "plan.instances") {  // not the file's: at the --instances item it names
+          int col = 1;
+          for (const auto& item : parse_list_items(a.instances, "--instances"))
+            if (std::string(e.what()).find("no price for " + item.text + ",") != std::string::npos) col = item.col;
+          throw UserError({"--instances", 1, col}, e.what());
+        }
         throw base.to_user_error(e);
       }
     }

@@ -89,3 +89,33 @@ TEST_CASE("prices: pricing and usd_per_gpu_hour, each checked at its place", "[s
   r.run_time_s = 3600;
   CHECK(models::make_cost(s, r).usd_per_run == Approx(39.33 * 24));
 }
+
+// A mistyped key is refused where the key was written (not its value), the one written first when
+// there are several, with the nearest known key; a key near none of them lists what is known.
+TEST_CASE("prices: an unknown key is refused at its place with the nearest known key", "[scenarios]") {
+  const auto error_of = [](const std::string& text) {
+    try {
+      scenarios::read_price_text(text, "p.toml");
+    } catch (const scenarios::UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error_of("[prices.\"p5.48xlarge\"]\nusd_per_hour = 39.33\n  usd_per_gpu_hr = 4\n") ==
+        "p.toml:3:3: prices.p5.48xlarge.usd_per_gpu_hr: unknown key (did you mean 'usd_per_gpu_hour'?)");
+  CHECK(error_of("[prices.\"p5.48xlarge\"]\nusd_per_hour = 39.33\nprice = \"capacity-block\"\n") ==
+        "p.toml:3:1: prices.p5.48xlarge.price: unknown key (did you mean 'pricing'?)");
+  // Two unknown keys: the first written ("zzz" sorts after "dte" but is written before it).
+  CHECK(error_of("[prices.\"p5.48xlarge\"]\nzzz = 1\nusd_per_hour = 39.33\ndte = \"2026-01\"\n") ==
+        "p.toml:2:1: prices.p5.48xlarge.zzz: unknown key (expected usd_per_hour or usd_per_gpu_hour, pricing, "
+        "source, date)");
+  CHECK(error_of("[prices.\"p5.48xlarge\"]\nusd_per_hour = 39.33\ndte = \"2026-01\"\n") ==
+        "p.toml:3:1: prices.p5.48xlarge.dte: unknown key (did you mean 'date'?)");
+  // At the top level only [prices] is known.
+  CHECK(error_of("[price.\"p5.48xlarge\"]\nusd_per_hour = 39.33\n") ==
+        "p.toml:1:2: price: unknown table (did you mean 'prices'?)");
+  CHECK(error_of("[cluster]\nnodes = 2\n") == "p.toml:1:2: cluster: unknown table (expected [prices])");
+  // A mistyped instance, at its name in the shorthand form.
+  CHECK(error_of("[prices]\n\"p5.48xlarg\" = 55\n") ==
+        "p.toml:2:1: prices.p5.48xlarg: unknown instance (did you mean 'p5.48xlarge'?)");
+}
