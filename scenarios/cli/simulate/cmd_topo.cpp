@@ -11,6 +11,7 @@
 #include "models/error.hpp"
 #include "models/nccl/env.hpp"
 #include "models/nccl/tuning.hpp"
+#include "models/run/layout_line.hpp"
 #include "models/world/topo_text.hpp"
 #include "scenarios/cli/cli_support.hpp"
 #include "scenarios/cli/command.hpp"
