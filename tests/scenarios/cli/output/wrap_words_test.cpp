@@ -10,13 +10,13 @@
 #include "scenarios/cli/output/result_format.hpp"
 
 namespace {
-std::vector<std::string> lines_of(const std::string& s) {
+std::vector<std::string> wrapped_lines(const std::string& s) {
   std::vector<std::string> out;
   std::istringstream in(s);
   for (std::string l; std::getline(in, l);) out.push_back(l);
   return out;
 }
-std::string words_of(const std::vector<std::string>& lines) {
+std::string words_in(const std::vector<std::string>& lines) {
   std::string all;
   for (const auto& l : lines) {
     std::istringstream in(l);
@@ -33,14 +33,14 @@ const std::string kText =
 TEST_CASE("wrap_words: no line past 100 columns, continuations indented, every word kept") {
   const std::string out = scenarios::wrap_words("", kText, " ");
   REQUIRE(out.back() == '\n');
-  const auto lines = lines_of(out);
+  const auto lines = wrapped_lines(out);
   REQUIRE(lines.size() == 3);
   CHECK(lines[0].rfind("why [2] is slower", 0) == 0);
   for (size_t i = 0; i < lines.size(); ++i) {
     CHECK(lines[i].size() <= 100);
     if (i > 0) CHECK((lines[i].rfind("  ", 0) == 0 && lines[i][2] != ' '));
   }
-  CHECK(words_of(lines) == kText);
+  CHECK(words_in(lines) == kText);
   // Each line is as full as it can be: the next line's first word would not have fitted.
   for (size_t i = 0; i + 1 < lines.size(); ++i) {
     const std::string next = lines[i + 1].substr(2, lines[i + 1].find(' ', 2) - 2);
@@ -49,17 +49,17 @@ TEST_CASE("wrap_words: no line past 100 columns, continuations indented, every w
 }
 
 TEST_CASE("wrap_words: a head is kept on the first line, and one too long stands alone") {
-  const auto short_head = lines_of(scenarios::wrap_words("  [1]:", "a b c", "   "));
+  const auto short_head = wrapped_lines(scenarios::wrap_words("  [1]:", "a b c", "   "));
   REQUIRE(short_head.size() == 1);
   CHECK(short_head[0] == "  [1]: a b c");
   const std::string long_head = "  " + std::string(98, '#') + ":";
-  const auto lines = lines_of(scenarios::wrap_words(long_head, "word", "   "));
+  const auto lines = wrapped_lines(scenarios::wrap_words(long_head, "word", "   "));
   REQUIRE(lines.size() == 2);
   CHECK(lines[0] == long_head);
   CHECK(lines[1] == "    word");
   // A word longer than a line is printed whole on a line of its own.
   const std::string giant(150, 'x');
-  const auto wide = lines_of(scenarios::wrap_words("", "a " + giant + " b", " "));
+  const auto wide = wrapped_lines(scenarios::wrap_words("", "a " + giant + " b", " "));
   REQUIRE(wide.size() == 3);
   CHECK(wide[1] == "  " + giant);
 }
@@ -67,11 +67,11 @@ TEST_CASE("wrap_words: a head is kept on the first line, and one too long stands
 TEST_CASE("caveat_lines: each caveat once with its labels, wrapped under them") {
   const std::vector<std::string> a{"one short caveat", kText}, b{"one short caveat"};
   const scenarios::LabelledCaveats labelled{{"[1]", &a}, {"[2]", &b}};
-  const auto lines = lines_of(scenarios::caveat_lines(labelled, "every column"));
+  const auto lines = wrapped_lines(scenarios::caveat_lines(labelled, "every column"));
   REQUIRE(lines.size() >= 4);
   CHECK(lines[0] == "  every column: one short caveat");
   CHECK(lines[1].rfind("  [1]: why [2] is slower", 0) == 0);
   for (size_t i = 2; i < lines.size(); ++i) CHECK((lines[i].rfind("    ", 0) == 0 && lines[i][4] != ' '));
   for (const auto& l : lines) CHECK(l.size() <= 100);
-  CHECK(words_of({lines.begin() + 1, lines.end()}) == "[1]: " + kText);
+  CHECK(words_in({lines.begin() + 1, lines.end()}) == "[1]: " + kText);
 }
