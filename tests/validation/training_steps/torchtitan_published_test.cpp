@@ -25,9 +25,10 @@ namespace {
 
 const fs::path kTorchtitanDir = fs::path(COMMSIM_SOURCE_DIR) / "scenarios/validation/torchtitan";
 
-double published_rate(const fs::path& file) {
+// A number the scenario's header gives as "# KEY: VALUE"; 0 where it has none.
+double header_number(const fs::path& file, const std::string& key) {
   std::ifstream in(file);
-  const std::string tag = "# published_tokens_per_s_per_gpu: ";
+  const std::string tag = "# " + key + ": ";
   for (std::string line; std::getline(in, line) && line.rfind("#", 0) == 0;)
     if (line.rfind(tag, 0) == 0) return std::stod(line.substr(tag.size()));
   return 0;
@@ -35,7 +36,7 @@ double published_rate(const fs::path& file) {
 
 // The published step: the local batch's tokens over the published tokens per second per GPU.
 double published_step_s(const scenarios::LoadedScenario& loaded, const fs::path& file) {
-  const double rate = published_rate(file);
+  const double rate = header_number(file, "published_tokens_per_s_per_gpu");
   REQUIRE(rate > 0);
   const auto m = models::model::resolve_model(*loaded.spec.model);
   return double(loaded.spec.training.micro_batch) * double(m.seq) / rate;
@@ -77,16 +78,6 @@ TEST_CASE("validation: torchtitan's Llama 3 8B with per-op selective checkpointi
   CHECK(lo < published);
   CHECK(published < hi);
 }
-
-namespace {
-double header_number(const fs::path& file, const std::string& key) {
-  std::ifstream in(file);
-  const std::string tag = "# " + key + ": ";
-  for (std::string line; std::getline(in, line) && line.rfind("#", 0) == 0;)
-    if (line.rfind(tag, 0) == 0) return std::stod(line.substr(tag.size()));
-  return 0;
-}
-}  // namespace
 
 TEST_CASE(
     "validation: torchtitan's FSDP2 weak scaling from 8 to 128 H100 (0.973 of the tokens/s per GPU) needs "
