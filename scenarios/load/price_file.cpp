@@ -76,10 +76,20 @@ std::string pricing_value(const toml::node& n, const std::string& file, const st
                       "paid by whole days)");
 }
 
-void check_instance(const std::string& name, const SourcePos& pos) {
+void check_instance(const std::string& name, const toml::node& entry, const SourcePos& pos) {
   const auto names = models::hw::instance_names();
   for (const auto& n : names)
     if (n == name) return;
+  // TOML reads [prices.p5.48xlarge] as table p5 holding table 48xlarge: a name with a dot is quoted.
+  if (const toml::table* t = entry.as_table())
+    for (const auto& [rest, sub] : *t) {
+      const std::string dotted = name + "." + std::string(rest.str());
+      if (sub.is_table() && std::find(names.begin(), names.end(), dotted) != names.end())
+        throw UserError(pos, "prices." + name +
+                                 ": unknown instance (TOML splits an unquoted name at its dots: did you "
+                                 "mean [prices.\"" +
+                                 dotted + "\"]?)");
+    }
   const std::string near = closest_match(name, names);
   throw UserError(pos, "prices." + name + ": unknown instance" +
                            (near.empty() ? std::string(" (expected a name `commsim instances` lists)")
@@ -98,7 +108,7 @@ std::map<std::string, models::PriceSpec> read_price_text(const std::string& text
     for (const auto& [name_key, entry] : *prices) {
       const std::string name(name_key.str());
       const SourcePos pos = at(file, entry.source());
-      check_instance(name, price_key_pos(file, name_key, entry));
+      check_instance(name, entry, price_key_pos(file, name_key, entry));
       models::PriceSpec p;
       p.source = pos.str();
       if (const toml::table* t = entry.as_table()) {

@@ -118,4 +118,9 @@ TEST_CASE("prices: an unknown key is refused at its place with the nearest known
   // A mistyped instance, at its name in the shorthand form.
   CHECK(error_of("[prices]\n\"p5.48xlarg\" = 55\n") ==
         "p.toml:2:1: prices.p5.48xlarg: unknown instance (did you mean 'p5.48xlarge'?)");
+  // An instance name with a dot, unquoted: TOML reads table p5 holding table 48xlarge.
+  const std::string unquoted = error_of("[prices.p5.48xlarge]\nusd_per_hour = 55\n");
+  CHECK(unquoted.find("p.toml:1:") == 0);
+  CHECK(unquoted.find("prices.p5: unknown instance (TOML splits an unquoted name at its dots: did you mean "
+                      "[prices.\"p5.48xlarge\"]?)") != std::string::npos);
 }
