@@ -8,6 +8,18 @@
 #include "scenarios/load/loader.hpp"
 #include "scenarios/load/price_file.hpp"
 
+namespace {
+// The message a price file "p.toml" holding `text` is refused with; "no error" where it is read.
+std::string error_of(const std::string& text) {
+  try {
+    scenarios::read_price_text(text, "p.toml");
+  } catch (const scenarios::UserError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+}  // namespace
+
 TEST_CASE("prices: a node's price is above 0 and at most 1e6 $ per hour, at its value", "[scenarios]") {
   const auto ok = scenarios::read_price_text("[prices.\"p5.48xlarge\"]\nusd_per_hour = 1e6\n", "p.toml");
   CHECK(ok.at("p5.48xlarge").usd_per_hour == 1e6);
@@ -66,14 +78,6 @@ TEST_CASE("prices: pricing and usd_per_gpu_hour, each checked at its place", "[s
   CHECK(p.at("p4d.24xlarge").pricing == "on-demand");
   CHECK(p.at("p4d.24xlarge").usd_per_hour == Approx(12));  // 8 GPUs x $1.50
   CHECK(p.at("p4d.24xlarge").source == "p.toml:4:1 (1.5 per GPU-hour x 8 GPUs)");
-  const auto error_of = [](const std::string& text) {
-    try {
-      scenarios::read_price_text(text, "p.toml");
-    } catch (const scenarios::UserError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   CHECK(error_of("[prices.\"p5.48xlarge\"]\nusd_per_hour = 39.33\npricing = \"reserved\"\n") ==
         "p.toml:3:11: prices.p5.48xlarge.pricing: 'reserved' is not a pricing (expected \"on-demand\", billed by the "
         "second, or \"capacity-block\", paid by whole days)");
@@ -93,14 +97,6 @@ TEST_CASE("prices: pricing and usd_per_gpu_hour, each checked at its place", "[s
 // A mistyped key is refused where the key was written (not its value), the one written first when
 // there are several, with the nearest known key; a key near none of them lists what is known.
 TEST_CASE("prices: an unknown key is refused at its place with the nearest known key", "[scenarios]") {
-  const auto error_of = [](const std::string& text) {
-    try {
-      scenarios::read_price_text(text, "p.toml");
-    } catch (const scenarios::UserError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   CHECK(error_of("[prices.\"p5.48xlarge\"]\nusd_per_hour = 39.33\n  usd_per_gpu_hr = 4\n") ==
         "p.toml:3:3: prices.p5.48xlarge.usd_per_gpu_hr: unknown key (did you mean 'usd_per_gpu_hour'?)");
   CHECK(error_of("[prices.\"p5.48xlarge\"]\nusd_per_hour = 39.33\nprice = \"capacity-block\"\n") ==
