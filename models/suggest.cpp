@@ -51,20 +51,22 @@ std::size_t common_prefix(std::string_view a, std::string_view b) {
 }
 }  // namespace
 
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  std::iota(row.begin(), row.end(), std::size_t{0});
+std::size_t edit_distance(std::string_view a, std::string_view b, bool swaps) {
+  // Three rows: two back for a swap of neighbours (optimal string alignment), one for the others.
+  std::vector<std::size_t> before(b.size() + 1), prev(b.size() + 1), row(b.size() + 1);
+  std::iota(prev.begin(), prev.end(), std::size_t{0});
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
     row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t up = row[j];
-      std::size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + cost});
-      diag = up;
+      const std::size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
+      row[j] = std::min({prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost});
+      if (swaps && i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1]))
+        row[j] = std::min(row[j], before[j - 2] + 1);
     }
+    std::swap(before, prev);
+    std::swap(prev, row);
   }
-  return row[b.size()];
+  return prev[b.size()];
 }
 
 std::vector<std::string> closest_names(std::string_view word, const std::vector<std::string>& candidates,
@@ -105,23 +107,6 @@ std::vector<std::string> closest_names(std::string_view word, const std::vector<
   return out;
 }
 
-namespace {
-// Optimal string alignment, case-insensitive: Levenshtein with a swap of two neighbours as one edit.
-std::size_t typo_distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i)
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1]))
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  return d[a.size()][b.size()];
-}
-}  // namespace
-
 std::vector<std::string> near_names(std::string_view word, const std::vector<std::string>& candidates,
                                     std::size_t count) {
   const std::size_t limit = word.size() <= 4 ? 1 : word.size() <= 8 ? 2 : 3;
@@ -129,7 +114,7 @@ std::vector<std::string> near_names(std::string_view word, const std::vector<std
   std::vector<std::string> out;
   for (auto& name : closest_names(word, candidates, candidates.size())) {
     const std::size_t prefix = common_prefix(word, name);
-    const bool near = typo_distance(word, name) <= limit || normalized(name) == normalized(word) ||
+    const bool near = edit_distance(word, name, /*swaps=*/true) <= limit || normalized(name) == normalized(word) ||
                       (w.size() >= 3 && lowered(name).find(w) != std::string::npos) ||
                       (prefix >= 4 && 3 * prefix >= 2 * word.size());
     if (near && out.size() < count) out.push_back(std::move(name));

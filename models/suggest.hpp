@@ -8,8 +8,9 @@
 
 namespace models {
 
-// Case-insensitive Levenshtein distance.
-std::size_t edit_distance(std::string_view a, std::string_view b);
+// Case-insensitive Levenshtein distance; `swaps`: a swap of two neighbouring letters counts as one
+// edit, not two (optimal string alignment: "fdsp" is 1 from "fsdp").
+std::size_t edit_distance(std::string_view a, std::string_view b, bool swaps = false);
 
 // Up to `count` candidates, those the way people type names first: the same name without
 // separators ("llama3-70b" -> llama-3-70b), the same family ("p5" -> p5.48xlarge, "p4d" ->

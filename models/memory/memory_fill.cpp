@@ -82,7 +82,7 @@ memory::MemoryInputs step_memory_inputs(const ScenarioSpec& spec, const model::M
   in.fp16 = spec.training.dtype == "fp16";
   in.param_bytes =
       spec.training.param_dtype.empty() ? in.compute_bytes : workload::dtype_bytes(spec.training.param_dtype);
-  in.reduce_bytes = spec.training.reduce_dtype.empty() ? 0 : workload::dtype_bytes(spec.training.reduce_dtype);
+  in.reduce_bytes = workload::fsdp_reduce_bytes(spec.training);
   in.optimizer_bytes =
       spec.training.optimizer_dtype.empty() ? 0 : workload::dtype_bytes(spec.training.optimizer_dtype);
   // The optimizer the step runs (its time: workload/compute.hpp optimizer_plan), and so its temporary.

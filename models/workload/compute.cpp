@@ -107,7 +107,7 @@ double fsdp_copy_seconds(const ScenarioSpec& spec, const model::ModelShape& m, c
   const TrainingSpec& t = spec.training;
   const int n = layout.state_shards();
   const int pb = t.param_dtype.empty() ? dtype_bytes(t.dtype) : dtype_bytes(t.param_dtype);
-  const int rb = t.reduce_dtype.empty() ? dtype_bytes(t.dtype) : dtype_bytes(t.reduce_dtype);
+  const int rb = fsdp_reduce_bytes(t);
   const int64_t total = m.total_params(), blocks = int64_t(m.layers) * m.block_params();
   const double copies = fsdp_all_gather_bytes(total, n, pb) + fsdp_all_gather_bytes(blocks, n, pb) +
                         fsdp_reduce_scatter_bytes(total, n, rb);
@@ -370,6 +370,8 @@ int dtype_bytes(const std::string& dtype) {
   if (dtype == "fp32") return 4;
   throw SpecError("training.dtype", "unknown dtype '" + dtype + "' (expected bf16, fp16 or fp32)");
 }
+
+int fsdp_reduce_bytes(const TrainingSpec& t) { return dtype_bytes(t.reduce_dtype.empty() ? t.dtype : t.reduce_dtype); }
 
 double fsdp_all_gather_copy_in_bytes(int64_t params, int n, int param_bytes) {
   // In place: FSDP2 gathers into the output buffer, so with one rank NCCL copies nothing.

@@ -261,6 +261,8 @@ double block_forward_flops(const model::ModelShape& m, int64_t tokens, int tp = 
 double head_forward_flops(const model::ModelShape& m, int64_t tokens, int tp = 1);
 
 int dtype_bytes(const std::string& dtype);  // bf16/fp16: 2, fp32: 4; SpecError on others
+// The bytes per element FSDP2 reduces gradients in: training.reduce_dtype, else dtype's.
+int fsdp_reduce_bytes(const TrainingSpec& t);
 
 // FSDP2 memory traffic per parameter of a unit sharded over n ranks (param_bytes: fp32 4 or bf16
 // 2; compute dtype 2), as the one-rank profile shows it (ANALYSIS.md section 4):

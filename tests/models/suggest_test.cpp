@@ -55,3 +55,12 @@ TEST_CASE("suggest: near_names keeps only the names within a typo, nearest first
   CHECK(models::closest_names("pipeline", strategies).size() == 3);
   CHECK(models::near_names("zero4", strategies, 1) == std::vector<std::string>{"zero1"});
 }
+
+TEST_CASE("suggest: edit distance, case-insensitive, a swap of neighbours one edit only when asked", "[suggest]") {
+  CHECK(models::edit_distance("kitten", "SITTING") == 3);
+  CHECK(models::edit_distance("kitten", "sitting", true) == 3);
+  CHECK(models::edit_distance("fdsp", "fsdp") == 2);
+  CHECK(models::edit_distance("fdsp", "fsdp", true) == 1);
+  CHECK(models::edit_distance("", "abc", true) == 3);
+  CHECK(models::edit_distance("ca", "abc", true) == 3);  // optimal string alignment, not Damerau's 2
+}

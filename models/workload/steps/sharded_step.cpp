@@ -27,7 +27,7 @@ ShardedStep::ShardedStep(const DataParallelConfig& c, double persistence_thresho
                          max_reuse_distance);
   compute_bytes_ = dtype_bytes(c.training.dtype);
   param_bytes_ = c.training.param_dtype.empty() ? compute_bytes_ : dtype_bytes(c.training.param_dtype);
-  reduce_bytes_ = c.training.reduce_dtype.empty() ? compute_bytes_ : dtype_bytes(c.training.reduce_dtype);
+  reduce_bytes_ = fsdp_reduce_bytes(c.training);
 }
 
 Program ShardedStep::build() {

@@ -92,12 +92,6 @@ std::vector<ListItem> parse_list_items(const std::string& text, const std::strin
   return out;
 }
 
-std::vector<std::string> parse_list(const std::string& text, const std::string& option) {
-  std::vector<std::string> out;
-  for (auto& item : parse_list_items(text, option)) out.push_back(std::move(item.text));
-  return out;
-}
-
 std::vector<std::string> parse_name_list(const std::string& text, const std::string& option, const std::string& what,
                                          const std::vector<std::string>& known) {
   std::vector<std::string> out;

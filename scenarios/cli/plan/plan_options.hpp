@@ -20,7 +20,6 @@ struct ListItem {
 };
 // "a,b,c" -> items (spaces trimmed, empty items refused at their place, a repeat dropped).
 std::vector<ListItem> parse_list_items(const std::string& text, const std::string& option);
-std::vector<std::string> parse_list(const std::string& text, const std::string& option);
 // Items that must each be one of `known`: an unknown one is refused at its column as "unknown
 // WHAT 'x' (did you mean y? expected ...)", the "did you mean" where a known name is within a
 // typo of it (models::near_names).
