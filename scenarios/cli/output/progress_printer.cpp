@@ -9,6 +9,14 @@ namespace scenarios {
 
 std::string progress_seconds(double s) { return s < 60 ? fmt::format("{:.1f} s", s) : format_seconds(s); }
 
+void draw_progress_line(std::FILE* out, bool terminal, const std::string& text) {
+  if (terminal)
+    std::fprintf(out, "\r%s\033[K", text.c_str());
+  else
+    std::fprintf(out, "%s\n", text.c_str());
+  std::fflush(out);
+}
+
 ProgressPrinter::ProgressPrinter(std::FILE* out, bool terminal, std::string what, Clock::time_point start)
     : out_(out), terminal_(terminal), what_(std::move(what)), start_(start), last_print_(start) {}
 
@@ -19,12 +27,7 @@ void ProgressPrinter::offer(Clock::time_point now, const std::function<std::stri
   if (printed_ && now - last_print_ < gap && (terminal_ || !new_stage)) return;
   printed_ = true;
   last_print_ = now;
-  const std::string s = text();
-  if (terminal_)
-    std::fprintf(out_, "\r%s\033[K", s.c_str());
-  else
-    std::fprintf(out_, "%s\n", s.c_str());
-  std::fflush(out_);
+  draw_progress_line(out_, terminal_, text());
 }
 
 ProgressPrinter::~ProgressPrinter() {

@@ -39,6 +39,10 @@ class ProgressPrinter {
   bool finished_ = false;
 };
 
+// One drawing of a progress line: on a terminal rewritten in place (carriage return, the text,
+// the rest of the old line erased), elsewhere a line of its own; flushed.
+void draw_progress_line(std::FILE* out, bool terminal, const std::string& text);
+
 // Tenths of a second under a minute (the line moves), then minutes and seconds.
 std::string progress_seconds(double s);
 

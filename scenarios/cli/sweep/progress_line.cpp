@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "scenarios/cli/output/progress_printer.hpp"
 #include "scenarios/cli/output/result_format.hpp"
 
 namespace scenarios {
@@ -38,12 +39,7 @@ void ProgressLine::point_done(bool failed) {
   if (printed_ && now - last_print_ < gap) return;
   printed_ = true;
   last_print_ = now;
-  const std::string s = text_locked();
-  if (terminal_)
-    std::fprintf(out_, "\r%s\033[K", s.c_str());
-  else
-    std::fprintf(out_, "%s\n", s.c_str());
-  std::fflush(out_);
+  draw_progress_line(out_, terminal_, text_locked());
 }
 
 void ProgressLine::finish() {
