@@ -70,9 +70,7 @@ FitStepSetup fit_step_setup(const ScenarioSpec& spec) {
 }
 
 workload::ComputeClasses fit_classes_of(const ScenarioSpec& spec, const FitStepSetup& s) {
-  workload::ComputeRates r = workload::make_rates(s.gpu, workload::training_precision(spec.training), s.host_bytes_per_s,
-                                                  spec.training.compute_efficiency, spec.cluster.params);
-  r = workload::power_capped_rates(spec, s.shape, s.layout, r);
+  const workload::ComputeRates r = workload::step_rates(spec, s.gpu, s.host_bytes_per_s, s.shape, s.layout);
   return workload::rank_compute_classes(spec, s.shape, s.layout, r);
 }
 

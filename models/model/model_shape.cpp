@@ -218,8 +218,10 @@ ModelShape resolve_model(const ModelSpec& spec) {
     m.positions = Positions::Learned;
   else if (spec.positions == "rotary")
     m.positions = Positions::Rotary;
+  else if (spec.positions == "none")
+    m.positions = Positions::None;
   else if (!spec.positions.empty())
-    throw SpecError("model.positions", "unknown positions '" + spec.positions + "' (expected rotary or learned)");
+    throw SpecError("model.positions", "unknown positions '" + spec.positions + "' (expected rotary, learned or none)");
   if (spec.max_positions) {
     if (m.positions != Positions::Learned)
       throw SpecError("model.max_positions", "max_positions sizes a learned position table (expected positions = \"learned\")");

@@ -16,12 +16,30 @@ Preset llama(const char* name, int layers, int hidden, int heads, int kv_heads, 
   return {.name = name, .layers = layers, .hidden = hidden, .heads = heads, .kv_heads = kv_heads, .ffn = ffn,
           .vocab = vocab, .source = source};
 }
+// The decoder every compute law was measured with (bench/device/common/decoder.py): Llama-shaped,
+// multi-head, with no position encoding at all.
+Preset calibration_decoder() {
+  Preset p = llama("h200x4-decoder", 8, 4096, 32, 32, 14336, 32000,
+                   "the calibration decoder, scenarios/validation/h200x4/measured/README.md");
+  p.positions = Positions::None;
+  return p;
+}
 // Megatron-LM's GPT runs as the papers give them (GELU MLP of 4h, tied embeddings). Kept Llama-shaped in
 // the rest (RMSNorm's h per norm, no biases, no position table: < 0.1 % of their parameters) so that
-// the validated Megatron numbers stay as they were measured against.
+// the validated Megatron numbers stay as they were measured against. Their positions were a learned
+// table (Megatron-LM's learned_absolute then), so no rotary embedding is priced either.
 Preset gpt(const char* name, int layers, int hidden, int heads, int vocab, const char* source) {
-  return {.name = name, .layers = layers, .hidden = hidden, .heads = heads, .kv_heads = heads, .ffn = 4 * hidden,
-          .vocab = vocab, .tied = true, .gated = false, .source = source};
+  return {.name = name,
+          .layers = layers,
+          .hidden = hidden,
+          .heads = heads,
+          .kv_heads = heads,
+          .ffn = 4 * hidden,
+          .vocab = vocab,
+          .tied = true,
+          .gated = false,
+          .positions = Positions::None,
+          .source = source};
 }
 // GPT-2 (Radford et al. 2019) as released: LayerNorm, biases on every linear layer, learned positions
 // (n_positions 1024), GELU MLP of 4h, embeddings tied, vocabulary 50,257.
@@ -61,8 +79,7 @@ std::vector<Preset> make_presets() {
       llama("llama-3-70b", 80, 8192, 64, 8, 28672, 128256,
             "meta-llama/Meta-Llama-3-70B config.json (Hugging Face hub)"),
       llama("llama-2-7b", 32, 4096, 32, 32, 11008, 32000, "meta-llama/Llama-2-7b-hf config.json (Hugging Face hub)"),
-      llama("h200x4-decoder", 8, 4096, 32, 32, 14336, 32000,
-            "the calibration decoder, scenarios/validation/h200x4/measured/README.md"),
+      calibration_decoder(),
       llama("llama-3.1-8b", 32, 4096, 32, 8, 14336, 128256, "meta-llama/Llama-3.1-8B config.json (Hugging Face hub)"),
       llama("llama-3.1-70b", 80, 8192, 64, 8, 28672, 128256, "meta-llama/Llama-3.1-70B config.json (Hugging Face hub)"),
       llama("llama-3.1-405b", 126, 16384, 128, 8, 53248, 128256,

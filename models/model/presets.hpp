@@ -10,7 +10,9 @@
 namespace models::model {
 
 enum class Norm : unsigned char { RmsNorm, LayerNorm };    // RMSNorm: weight h; LayerNorm: weight and bias, 2h
-enum class Positions : unsigned char { Rotary, Learned };  // learned: a max_positions x h table beside the embedding
+// learned: a max_positions x h table beside the embedding; none: no position encoding at all (the
+// calibration decoder; the Megatron papers' GPT runs, whose learned table is left out, below 0.1 %)
+enum class Positions : unsigned char { Rotary, Learned, None };
 
 struct Preset {
   const char* name = "";

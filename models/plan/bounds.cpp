@@ -47,11 +47,8 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
   const hw::NodeSpec& node = hw::find_instance(spec.cluster.instance);
   // The rates the step's programs are priced at (workload/steps/strategy.cpp plan_step): the GPU's
   // laws with the power limit's stretch of this step's GEMMs (one stretch for every rank).
-  const workload::ComputeRates unstretched =
-      workload::make_rates(node.gpu, workload::training_precision(spec.training),
-                           node.host_mem_bytes_per_s > 0 ? node.host_mem_bytes_per_s : 200e9,
-                           spec.training.compute_efficiency, spec.cluster.params);
-  const workload::ComputeRates rates = tight ? workload::power_capped_rates(spec, m, l, unstretched) : unstretched;
+  const workload::ComputeRates rates = workload::step_rates(
+      spec, node.gpu, node.host_mem_bytes_per_s > 0 ? node.host_mem_bytes_per_s : 200e9, m, l, /*power_cap=*/tight);
   const double stretch = rates.gemm_stretch;
   const bool megatron = l.strategy == workload::Strategy::Megatron;
   const int tp = megatron ? l.tp : 1, cp = megatron ? l.cp : 1;

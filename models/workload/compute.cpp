@@ -139,6 +139,14 @@ ComputeRates power_capped_rates(const ScenarioSpec& spec, const model::ModelShap
   return with_power_cap(rates, s.gemm, s.other);
 }
 
+ComputeRates step_rates(const ScenarioSpec& spec, const hw::GpuSpec& gpu, double host_bytes_per_s,
+                        const model::ModelShape& m, const ParallelLayout& layout, bool power_cap) {
+  ComputeRates r = make_rates(gpu, training_precision(spec.training), host_bytes_per_s,
+                              spec.training.compute_efficiency, spec.cluster.params);
+  r.code = attention_code(spec.training, layout.strategy);
+  return power_cap ? power_capped_rates(spec, m, layout, r) : r;
+}
+
 double memory_seconds(const ComputeRates& r, MemKernel kind, double bytes, int launches) {
   return compute::memory_seconds(r.gpu.memory, kind, bytes, launches) + launches * r.gpu.launch_gap_s;
 }
@@ -227,6 +235,9 @@ BlockKernels block_kernels(const model::ModelShape& m, int64_t tokens, int tp, c
     k.act_bwd = mem(MemKernel::Elementwise, 4 * e * ffn, 1);
   }
   k.qkv_copies_bwd = mem(MemKernel::StridedCopy, 4 * e * T * double(qkv) / tp, kQkvCopyKernels);
+  const RopeSeconds rope = rope_seconds(m, tokens, tp, r);
+  k.rope_fwd = rope.rope_fwd, k.rope_bwd = rope.rope_bwd;
+  k.kv_copy_fwd = rope.kv_copy_fwd, k.kv_copy_bwd = rope.kv_copy_bwd;
   if (a.is_mla()) {  // two RMSNorms over the latents (replicated over TP)
     const double latent = T * double(a.latent_norm_elements());
     k.latent_norm_fwd = mem(MemKernel::NormFwd, 2 * e * latent, 2 * kNormFwdKernels);
@@ -267,19 +278,21 @@ BlockSeconds block_seconds(const model::ModelShape& m, int64_t tokens, int tp, c
   b.attn_bwd += memory(k.fp8_attn_bwd);
   b.mlp_bwd += memory(k.fp8_mlp_bwd);
   b.attn_fwd += gemm(k.qkv.fwd + k.o.fwd);
+  b.attn_fwd += memory(k.rope_fwd + k.kv_copy_fwd);
   b.attn_fwd += attention(k.attn_fwd);
   b.attn_fwd += memory(k.add);
   b.mlp_fwd += memory(k.norm_fwd);
   b.mlp_fwd += gemm(k.up.fwd + k.down.fwd);
   b.mlp_fwd += memory(k.act_fwd + k.add);
   // Backward: down, SwiGLU, gate and up (their two input gradients summed), norm 2, the residual's
-  // gradient sum; o, attention, the q/k/v gradient's copies, qkv, norm 1, the residual's sum.
+  // gradient sum; o, attention, the rotary embedding and key/value copies, the q/k/v gradient's
+  // copies, qkv, norm 1, the residual's sum.
   b.mlp_bwd += gemm(k.down.bwd() + k.up.bwd());
   b.mlp_bwd += memory(k.act_bwd + 2 * k.add + k.norm_bwd);
   b.mlp_bwd += memory(k.bias_mlp_bwd);  // 0 without biases
   b.attn_bwd += gemm(k.o.bwd() + k.qkv.bwd());
   b.attn_bwd += attention(k.attn_bwd);
-  b.attn_bwd += memory(k.qkv_copies_bwd + k.add + k.norm_bwd);
+  b.attn_bwd += memory(k.rope_bwd + k.kv_copy_bwd + k.qkv_copies_bwd + k.add + k.norm_bwd);
   b.attn_bwd += memory(k.latent_norm_bwd + k.bias_attn_bwd);  // 0 unless MLA / biases
   return b;
 }

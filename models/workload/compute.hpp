@@ -31,9 +31,10 @@
 
 #include "models/compute/gpu_rates.hpp"
 #include "models/hw/gpu.hpp"
+#include "models/model/model_shape.hpp"
 #include "models/spec.hpp"
 #include "models/workload/layout.hpp"
-#include "models/model/model_shape.hpp"
+#include "models/workload/model_code.hpp"
 
 namespace models::workload {
 
@@ -44,6 +45,7 @@ struct ComputeRates {
   double core_bytes_per_s = 0;  // one CPU thread's achieved DRAM bandwidth (host.core_bytes_per_s)
   double overlap_slowdown = 0;  // compute time stretch while comm is in flight (compute.overlap_slowdown)
   double gemm_stretch = 1;      // the step's GEMMs slowed under the power limit (with_power_cap)
+  AttentionCode code;           // the rotary embedding's kernels and repeat_kv (model_code.hpp)
   double host_rate() const { return host_bytes_per_s * host_efficiency; }
 };
 
@@ -90,6 +92,7 @@ struct WorkSeconds {
 //   add        residual add, read 2 + write 1: 3 e (the backward's gradient sums alike)
 //   act        SwiGLU: forward 3 e per T x ffn / tp element (read gate and up, write), backward 5 e;
 //              GELU (gated_mlp false): 2 e forward, 4 e backward
+//   rope       the rotary embedding of q and k, and repeat_kv's copies: model_code.hpp
 //   qkv copies the backward's stack of dq, dk, dv and copy back: 4 e per T x (q + k + v) / tp element
 //              (h + 2 kv for Llama's attention; model/attention.hpp gives q, k, v for head_dim and MLA)
 //   MLA        the attention's GEMMs are its down projections q_a [h x r_q], kv_a [h x (r_kv + d_r)]
@@ -106,6 +109,8 @@ struct BlockKernels {
   double add = 0;
   double act_fwd = 0, act_bwd = 0;
   double qkv_copies_bwd = 0;
+  // The rotary embedding of q and k and, with repeat_kv, the key/value heads' copies (model_code.hpp).
+  double rope_fwd = 0, rope_bwd = 0, kv_copy_fwd = 0, kv_copy_bwd = 0;
   // Multi-head latent attention only (model/attention.hpp), else 0: the RMSNorms of its latents
   // (q_a_layernorm over r_q, kv_a_layernorm over r_kv per token), forward and backward, on every
   // TP rank (the down projections are replicated).
@@ -231,6 +236,12 @@ RankComputeSeconds rank_compute_seconds(const ScenarioSpec& spec, const model::M
 // of the step, are not capped.
 ComputeRates power_capped_rates(const ScenarioSpec& spec, const model::ModelShape& m, const ParallelLayout& layout,
                                 const ComputeRates& rates);
+
+// The rates a step's programs are priced at: the GPU's laws in the step's precision (make_rates,
+// with training.compute_efficiency and cluster.params), the model code of the layout's strategy
+// (model_code.hpp), and, with `power_cap`, the power limit's stretch of this step's GEMMs.
+ComputeRates step_rates(const ScenarioSpec& spec, const hw::GpuSpec& gpu, double host_bytes_per_s,
+                        const model::ModelShape& m, const ParallelLayout& layout, bool power_cap = true);
 
 // A memory-bound op of `bytes` in `launches` kernels of one kind.
 double memory_seconds(const ComputeRates& r, compute::MemKernel kind, double bytes, int launches = 1);

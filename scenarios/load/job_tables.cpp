@@ -137,7 +137,7 @@ void Loader::model(const toml::node& n, const std::string& key) {
                {"biases", [&](auto& v, auto& k) { m.biases = r_.boolean(v, k); }},
                {"positions",
                 [&](auto& v, auto& k) {
-                  m.positions = r_.one_of(v, k, {"rotary", "learned"});
+                  m.positions = r_.one_of(v, k, {"rotary", "learned", "none"});
                 }},
                {"max_positions", dim(m.max_positions)},
                // Multi-head latent attention (models/model/attention.hpp).
@@ -248,6 +248,11 @@ void Loader::training(const toml::node& n, const std::string& key) {
            [&](auto& v, auto& k) {
              t.attention_backend = r_.one_of(v, k, {"flash", "unfused"});
            }},
+          {"rope",
+           [&](auto& v, auto& k) {
+             t.rope = r_.one_of(v, k, {"fused", "complex", "rotate_half"});
+           }},
+          {"repeat_kv", [&](auto& v, auto& k) { t.repeat_kv = r_.boolean(v, k); }},
           {"compute_efficiency",
            [&](auto& v, auto& k) {
              t.compute_efficiency = r_.number(v, k);

@@ -2,7 +2,11 @@
 # configuration, one JSON line each (scenarios/validation/h100x1/measured/llama_steps.jsonl), to
 # check the compute model at Llama 3's shapes and long sequences, which the calibration decoder
 # (2,048 tokens, multi-head attention, a 32,000 vocabulary) does not reach.
-#   python3 bench/device/steps/llama_step.py OUT.jsonl
+#   python3 bench/device/steps/llama_step.py OUT.jsonl [expand|native] [ROWS]
+# expand (the default): the key/value heads repeated to 32 before SDPA, as torchtitan's llama3 model
+# did until it passed enable_gqa; native: SDPA(enable_gqa=True) on the 8 heads under torchtitan's
+# backend order (cuDNN, flash, math), as its GQAttention does now. ROWS: how many of the
+# configurations below to run (all by default).
 # The model is meta-llama/Llama-3.1-8B's config.json (hidden 4096, 32 query and 8 key/value heads of
 # 128, SwiGLU 14336, vocabulary 128256, RMSNorm, rotary positions, untied head) with fewer blocks
 # (L in the rows), written as torchtitan's llama3 model writes it in eager mode: q, k, v and o
@@ -13,10 +17,12 @@
 # and the peak of allocated memory over the row (peak statistics reset before the model is built).
 import json, os, sys, time
 import torch, torch.nn as nn, torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))  # gpu_timing
 from gpu_timing import Rows, device_info, clocks
 
 H, NH, NKV, HD, FFN, V = 4096, 32, 8, 128, 14336, 128256
+GQA = sys.argv[2] if len(sys.argv) > 2 else "expand"
 
 
 def rotary(seq):
@@ -39,12 +45,26 @@ class Block(nn.Module):
 
     def forward(self, x, fc):
         b, s, _ = x.shape
+        if GQA == "native":
+            return self.native(x, fc)
         h = self.n1(x)
         q, k, v = self.wq(h).view(b, s, NH, HD), self.wk(h).view(b, s, NKV, HD), self.wv(h).view(b, s, NKV, HD)
         q, k = rope(q, fc), rope(k, fc)
         r = NH // NKV
         k, v = k.repeat_interleave(r, dim=2), v.repeat_interleave(r, dim=2)
         a = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=True)
+        x = x + self.wo(a.transpose(1, 2).reshape(b, s, -1))
+        h = self.n2(x)
+        return x + self.w2(F.silu(self.w1(h)) * self.w3(h))
+
+    def native(self, x, fc):
+        b, s, _ = x.shape
+        h = self.n1(x)
+        q, k, v = self.wq(h).view(b, s, NH, HD), self.wk(h).view(b, s, NKV, HD), self.wv(h).view(b, s, NKV, HD)
+        q, k = rope(q, fc), rope(k, fc)
+        with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION, SDPBackend.MATH], set_priority=True):
+            a = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=True,
+                                               enable_gqa=True)
         x = x + self.wo(a.transpose(1, 2).reshape(b, s, -1))
         h = self.n2(x)
         return x + self.w2(F.silu(self.w1(h)) * self.w3(h))
@@ -67,7 +87,8 @@ class Llama(nn.Module):
 def main():
     rows = Rows(sys.argv[1])
     rows(kind="info", **device_info())
-    for layers, seq, mb in [(4, 8192, 1), (8, 8192, 1), (4, 8192, 2), (4, 4096, 2), (8, 4096, 2), (4, 2048, 4), (16, 8192, 1)]:
+    configs = [(4, 8192, 1), (8, 8192, 1), (4, 8192, 2), (4, 4096, 2), (8, 4096, 2), (4, 2048, 4), (16, 8192, 1)]
+    for layers, seq, mb in configs[:int(sys.argv[3]) if len(sys.argv) > 3 else None]:
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
         base = torch.cuda.memory_allocated()  # what earlier rows left (nothing, once freed)
@@ -93,7 +114,7 @@ def main():
                 step()
                 torch.cuda.synchronize()
                 ts.append(time.perf_counter() - t0)
-            rows(kind="llama_step", layers=layers, seq=seq, micro_batch=mb, hidden=H, heads=NH, kv_heads=NKV,
+            rows(kind="llama_step", gqa=GQA, layers=layers, seq=seq, micro_batch=mb, hidden=H, heads=NH, kv_heads=NKV,
                  ffn=FFN, vocab=V, params_count=sum(p.numel() for p in m.parameters()), step_s=ts,
                  median_step_s=sorted(ts)[4], peak=torch.cuda.max_memory_allocated() - base, **clocks())
             print(layers, seq, mb, round(sorted(ts)[4] * 1e3, 2), "ms", flush=True)

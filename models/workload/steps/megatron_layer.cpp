@@ -169,6 +169,7 @@ void MegatronLayer::forward(const std::string& tag, bool recompute, bool first_m
   if (first_micro_batch && !recompute)
     compute(k_.fp8_attn_weights + (moe_ ? 0 : k_.fp8_mlp_weights), n + " fp8 weight casts");
   tp_entry(k_.qkv.fwd + k_.latent_norm_fwd, n + " qkv");  // MLA's latent norms between its projections
+  compute(k_.rope_fwd + k_.kv_copy_fwd, n + " rope+attn");  // one op with the core's (0 without rotary)
   attention_core(false, n + " attn");
   tp_exit(k_.o.fwd, n + " proj");
   compute(k_.add + k_.norm_fwd, n + " add+norm");
@@ -255,7 +256,8 @@ void MegatronLayer::backward(const std::string& tag, BackwardPart part) {
   row_backward(k_.o, n + " proj");
   if (l_.recompute == Recompute::Selective) attention_core(false, tag + "recompute attn");
   attention_core(true, n + " attn");
-  compute(k_.qkv_copies_bwd + k_.latent_norm_bwd + k_.bias_attn_bwd, n + " qkv grad copies");
+  compute(k_.rope_bwd + k_.kv_copy_bwd + k_.qkv_copies_bwd + k_.latent_norm_bwd + k_.bias_attn_bwd,
+          n + " rope, qkv grad copies");
   column_backward(k_.qkv, n + " qkv");
   compute(k_.norm_bwd + k_.add, n + " norm+add");
   part_ = BackwardPart::Both;

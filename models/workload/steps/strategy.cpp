@@ -239,16 +239,14 @@ StepPlan plan_step(const ScenarioSpec& spec, const World& world, const hw::NodeS
   const model::ModelShape shape = model::resolve_model(*spec.model);
   const hw::NodeSpec& node = machine ? *machine : world.node();
   const compute::Precision precision = training_precision(spec.training);
-  ComputeRates rates =
-      make_rates(node.gpu, precision, node.host_mem_bytes_per_s > 0 ? node.host_mem_bytes_per_s : 200e9,
-                 spec.training.compute_efficiency, spec.cluster.params);
+  const ParallelLayout layout = make_layout(spec, shape, world.size(), world.placement().ranks_per_node());
+  const ComputeRates rates =  // compute.hpp
+      step_rates(spec, node.gpu, node.host_mem_bytes_per_s > 0 ? node.host_mem_bytes_per_s : 200e9, shape, layout);
   plan.overlap_slowdown = rates.overlap_slowdown;
   plan.comm_overlap_slowdown =
       param_or(spec.cluster.params, "comm.overlap_slowdown", param_default("comm.overlap_slowdown"));
-  const ParallelLayout layout = make_layout(spec, shape, world.size(), world.placement().ranks_per_node());
   plan.shape = shape;
   plan.layout = layout;
-  rates = power_capped_rates(spec, shape, layout, rates);  // compute.hpp
   if (layout.strategy == Strategy::Megatron)
     megatron_step(spec, shape, layout, rates, plan);
   else

@@ -44,10 +44,8 @@ TEST_CASE("plan: the step bound of data parallelism is m (L w + head) (closed fo
   // T = 2048 tokens, at the rates the step's programs use: the GPU's laws with the step's
   // power-limit stretch of its GEMMs (workload/steps/strategy.cpp plan_step).
   const auto& node = models::hw::find_instance("p5.48xlarge");
-  const auto rates = models::workload::power_capped_rates(
-      spec, m, models::workload::make_layout(spec, m, 8, 8),
-      models::workload::make_rates(node.gpu, models::workload::training_precision(spec.training),
-                                   node.host_mem_bytes_per_s, 0, {}));
+  const auto rates = models::workload::step_rates(spec, node.gpu, node.host_mem_bytes_per_s, m,
+                                                  models::workload::make_layout(spec, m, 8, 8));
   CHECK(rates.gemm_stretch >= 1);
   const auto block = models::workload::block_seconds(m, 2048, 1, rates);
   CHECK(b.block_fwd_s == Approx(block.fwd()).epsilon(1e-12));
@@ -74,10 +72,7 @@ TEST_CASE("plan: the pipeline bound is the last stage's m (W + H) after (pp - 1)
   // parallelism, logits on V / tp columns, the loss) plus its input's all-gather at its bound.
   const auto& node = models::hw::find_instance("p5.48xlarge");
   const auto layout = models::workload::make_layout(spec, m, 8, 8);
-  const auto rates = models::workload::power_capped_rates(
-      spec, m, layout,
-      models::workload::make_rates(node.gpu, models::workload::training_precision(spec.training),
-                                   node.host_mem_bytes_per_s, 0, {}));
+  const auto rates = models::workload::step_rates(spec, node.gpu, node.host_mem_bytes_per_s, m, layout);
   const auto k = models::workload::head_kernels(m, 2048, 1024, 2, rates);
   const double t_c = tp_comm_bound(spec, m, layout).collective_s;
   const double head = k.norm_fwd + k.logits.fwd + k.loss_fwd + k.loss_bwd + k.logits.bwd() + k.norm_bwd + t_c;
@@ -114,10 +109,7 @@ TEST_CASE("plan: at cp 2 the block's kernels are priced on seq / cp tokens, atte
   const auto spec = apply_candidate(base, c);
   const auto& node = models::hw::find_instance("p5.48xlarge");
   const auto layout = models::workload::make_layout(spec, m, 8, 8);
-  const auto rates = models::workload::power_capped_rates(
-      spec, m, layout,
-      models::workload::make_rates(node.gpu, models::workload::training_precision(spec.training),
-                                   node.host_mem_bytes_per_s, 0, {}));
+  const auto rates = models::workload::step_rates(spec, node.gpu, node.host_mem_bytes_per_s, m, layout);
   const auto block = models::workload::block_seconds(m, 1024, 2, rates, true);
   const StepBound b = step_lower_bound(spec, m, 8);
   CHECK(b.block_fwd_s == Approx(block.fwd()).epsilon(1e-12));
@@ -280,10 +272,7 @@ TEST_CASE("plan: under fp8 Megatron's weight casts count once per step, and the 
   const auto spec = apply_candidate(base, megatron(1, 1, 1, 1));
   const auto l = models::workload::make_layout(spec, m, 8, 8);
   const auto& node = models::hw::find_instance("p5.48xlarge");
-  const auto rates = models::workload::power_capped_rates(
-      spec, m, l,
-      models::workload::make_rates(node.gpu, models::workload::training_precision(spec.training),
-                                   node.host_mem_bytes_per_s, 0, {}));
+  const auto rates = models::workload::step_rates(spec, node.gpu, node.host_mem_bytes_per_s, m, l);
   const auto k = models::workload::block_kernels(m, 512, 1, rates);
   CHECK(k.fp8_attn_weights > 0);
   CHECK(k.fp8_mlp_weights > 0);

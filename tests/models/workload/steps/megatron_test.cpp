@@ -302,8 +302,9 @@ TEST_CASE("megatron: selective recompute adds attention's core, full the whole l
   const LayerWork& w = probe.work();
   const BlockKernels& k = probe.kernels();
   const double core = k.attn_fwd;
-  const double layer_fwd =
-      2 * k.norm_fwd + k.qkv.fwd + k.attn_fwd + k.o.fwd + 2 * k.add + k.up.fwd + k.act_fwd + k.down.fwd;
+  const double layer_fwd = 2 * k.norm_fwd + k.qkv.fwd + k.rope_fwd + k.kv_copy_fwd + k.attn_fwd + k.o.fwd + 2 * k.add +
+                           k.up.fwd + k.act_fwd + k.down.fwd;
+  CHECK(k.rope_fwd > 0);  // a rotary model: the recompute runs the rotary embedding again
   // Unfused attention at flat rates: its GEMM FLOPs plus its score tensor's bytes.
   CHECK(core == Approx(w.core_flops / (312e12 * 0.5) + w.score_bytes_fwd / (2.0e12 * 0.8)).epsilon(1e-9));
   c.layout.recompute = Recompute::Selective;
