@@ -2,7 +2,7 @@
 // How far off the model was measured where a run's caveats apply (RunResult::caveats), where that
 // is more than its median error on training steps (3.4 %: Megatron-LM on A100, the README's
 // accuracy table), so that `plan` and `compare` call no margin inside it a win:
-//   ZeRO offload to the host (workload::kOffloadCaveat): whole steps ran 29-37 % slower than
+//   ZeRO offload to the host (workload::kOffloadCaveat): whole steps ran 28-37 % slower than
 //     predicted: 0.37 (workload::kOffloadMeasuredError);
 //   a machine's network note (hw::NodeSpec::network_caveat) where it states a figure at the sizes
 //     a step's gradient collectives move (hw::NodeSpec::network_caveat_error): across GB200 and

@@ -83,12 +83,12 @@ TEST_CASE("scenarios: the README's plan on the seeds' machine ranks the layout a
       scenarios_test::run_commsim({"plan", (kSourceOfReadme / "scenarios/seeds/p4d_1pod_4gpu.toml").string()});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  // The first ranked row: "1      57.879 s ... fsdp dp8 mb2  *".
+  // The first ranked row: "1      58.185 s ... megatron tp4 pp1 dp2 sp dist-opt mb4  *".
   const auto row = r.out.find("\n1 ");
   REQUIRE(row != std::string::npos);
   const std::string first = r.out.substr(row + 1, r.out.find('\n', row + 1) - row - 1);
-  CHECK(first.find("fsdp dp8 mb2") != std::string::npos);
-  CHECK(readme.find("ranks `fsdp dp8 mb2` first") != std::string::npos);
+  CHECK(first.find("megatron tp4 pp1 dp2 sp dist-opt mb4") != std::string::npos);
+  CHECK(readme.find("ranks `megatron tp4 pp1 dp2 sp dist-opt mb4` first") != std::string::npos);
   const auto time_at = first.find_first_not_of(' ', 1);
   const std::string time = first.substr(time_at, first.find(" s ", time_at) + 2 - time_at);
   CHECK(readme.find(time + " for the 50 steps") != std::string::npos);

@@ -42,7 +42,7 @@ struct DataParallelConfig {
 // and 37 % (4 pods x 1 GPU) slower than predicted (docs/accuracy.md, the seeds' study).
 inline constexpr const char* kOffloadCaveat =
     "ZeRO offload to the host: the one measured case (Llama-3-8B ZeRO-3 with CPU offload on p4d.24xlarge, "
-    "1 pod x 4 GPUs and 4 pods x 1 GPU) ran 29-37 % slower than predicted; the host's side (CPU-Adam's threads, "
+    "1 pod x 4 GPUs and 4 pods x 1 GPU) ran 28-37 % slower than predicted; the host's side (CPU-Adam's threads, "
     "the copies through host memory) is where the model is least checked, so read this step as optimistic";
 
 // The larger of the two: the error the caveat states of whole steps (run/caveat_error.hpp).

@@ -1,5 +1,5 @@
 // The error measured where a run's caveats apply (models/run/caveat_error.hpp): ZeRO offload's
-// whole steps (29-37 % slower than predicted: 0.37), the network across NVL72 racks (two racks
+// whole steps (28-37 % slower than predicted: 0.37), the network across NVL72 racks (two racks
 // 9-24 % slower from 512 MiB: 0.24; twenty 2.3x the model's time: 1.3 from three on); any other
 // caveat states no error of a whole step (0), and the largest of a run's caveats is its figure.
 #include <catch2/catch.hpp>

@@ -69,6 +69,20 @@ TEST_CASE("plan: no near-tie line where #2 is beyond the model's error", "[scena
   CHECK(scenarios::near_tie_text(p).empty());
 }
 
+TEST_CASE("plan: a front row faster by less than the model's error says what it costs against the next",
+          "[scenarios]") {
+  // A Capacity Block's H200s run the on-demand H100 row's layout a hair faster (0.44 %), at 9.2x its
+  // cost for the whole day paid: both are on the front; the faster one says by how little, at what cost.
+  auto p = ranked_rows(models::plan::Objective::Cost, {{113.0 * 60, 207.61}, {112.5 * 60, 1910.0}});
+  p.result.pareto = {1, 0};  // by time: the faster row first
+  const std::vector<std::string> remarks = scenarios::front_remarks(p);
+  REQUIRE(remarks.size() == 2);
+  CHECK(remarks[0] == "only 0.44 % faster than #1, at 9.2x its cost");
+  CHECK(remarks[1].empty());
+  p.result.ranked[0].train_s = 113.2 * 60;  // 0.62 % slower: a margin the front states plainly
+  CHECK(scenarios::front_remarks(p)[0].empty());
+}
+
 TEST_CASE("plan: the front's heading says it covers the layouts simulated unless the search was exact", "[scenarios]") {
   auto p = ranked_rows(models::plan::Objective::Time, {{100, 2.0}, {110, 1.0}});
   p.result.simulated = 57;
