@@ -14,6 +14,8 @@
 //                      all-to-alls were counted (PlanOptions::moe_comm_bound off): what that term saves
 //   qwen3_moe_h100_256  bench/plan/qwen3_30b_a3b_h100.toml, the default space on 256 H100 (expert
 //                      parallelism across nodes too)
+//   ..._without_dp_comm  the same case with the step bound before the data-parallel communication
+//                      was counted (PlanOptions::dp_comm_bound off): what that term saves
 //   ..._exact1         the same search with only #1 exact (PlanOptions::exact_rows 1), where the command
 //                      makes its 10 table rows exact: what exact rows cost
 // CPU time is the whole process's (both threads). Counters: candidates after the arithmetic, simulated, skipped by the
@@ -31,7 +33,7 @@ namespace {
 // `megatron_only`: Megatron layouts at micro-batch 1, pp <= 4, vp <= 2 (a space the first
 // version's bound can still search in about a minute).
 void plan_case(benchmark::State& state, const std::string& name, int min_gpus, int max_gpus, bool tight,
-               bool megatron_only = false, size_t exact_rows = 10, bool moe_comm = true) {
+               bool megatron_only = false, size_t exact_rows = 10, bool moe_comm = true, bool dp_comm = true) {
   const auto loaded = scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/bench/plan/" + name + ".toml");
   models::plan::PlanOptions o;
   if (megatron_only) {
@@ -45,6 +47,7 @@ void plan_case(benchmark::State& state, const std::string& name, int min_gpus, i
   o.jobs = 2;
   o.tight_bound = tight;
   o.moe_comm_bound = moe_comm;
+  o.dp_comm_bound = dp_comm;
   o.exact_rows = exact_rows;
   models::plan::PlanResult r;
   for (auto _ : state) r = models::plan::plan_layouts(loaded.spec, o);
@@ -65,12 +68,23 @@ BENCHMARK_CAPTURE(plan_case, llama3_70b_p5_64_256_compute_bound, "llama3_70b_p5"
     ->Iterations(1)
     ->MeasureProcessCPUTime()
     ->UseRealTime();
+BENCHMARK_CAPTURE(plan_case, llama3_70b_p5_64_256_without_dp_comm, "llama3_70b_p5", 64, 256, true, false, 10, true,
+                  false)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
 BENCHMARK_CAPTURE(plan_case, llama3_70b_p5_64_256, "llama3_70b_p5", 64, 256, true)
     ->Unit(benchmark::kSecond)
     ->Iterations(1)
     ->MeasureProcessCPUTime()
     ->UseRealTime();
 BENCHMARK_CAPTURE(plan_case, llama3_70b_p5_compute_bound, "llama3_70b_p5", 64, 1024, false)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK_CAPTURE(plan_case, llama3_70b_p5_without_dp_comm, "llama3_70b_p5", 64, 1024, true, false, 10, true, false)
     ->Unit(benchmark::kSecond)
     ->Iterations(1)
     ->MeasureProcessCPUTime()
@@ -90,12 +104,30 @@ BENCHMARK_CAPTURE(plan_case, qwen3_moe_gb200_without_moe_comm, "qwen3_30b_a3b_gb
     ->Iterations(1)
     ->MeasureProcessCPUTime()
     ->UseRealTime();
+BENCHMARK_CAPTURE(plan_case, qwen3_moe_gb200_without_dp_comm, "qwen3_30b_a3b_gb200", 64, 64, true, true, 10, true,
+                  false)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
 BENCHMARK_CAPTURE(plan_case, qwen3_moe_gb200, "qwen3_30b_a3b_gb200", 64, 64, true, true)
     ->Unit(benchmark::kSecond)
     ->Iterations(1)
     ->MeasureProcessCPUTime()
     ->UseRealTime();
+BENCHMARK_CAPTURE(plan_case, qwen3_moe_h100_256_without_dp_comm, "qwen3_30b_a3b_h100", 256, 256, true, false, 10, true,
+                  false)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
 BENCHMARK_CAPTURE(plan_case, qwen3_moe_h100_256, "qwen3_30b_a3b_h100", 256, 256, true)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK_CAPTURE(plan_case, llama3_405b_h100_without_dp_comm, "llama3_405b_h100", 2048, 16384, true, false, 10, true,
+                  false)
     ->Unit(benchmark::kSecond)
     ->Iterations(1)
     ->MeasureProcessCPUTime()
