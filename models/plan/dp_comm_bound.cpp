@@ -17,17 +17,19 @@ namespace models::plan {
 
 namespace {
 
-// One group's collectives as one of its ranks issues them: `out` the bytes of its reduce-scatters
-// and all-reduces, `in` of its all-gathers and all-reduces (S each, before the (n - 1)/n factors).
+// One group's collectives as one of its ranks issues them, S summed by kind (dp_comm_bound.hpp
+// says what each must move).
 struct GroupTraffic {
   int n = 1;  // the group's ranks
-  double out = 0, in = 0;
+  double reduce_scatter = 0, all_gather = 0, all_reduce = 0;
   std::vector<int> members;
+  bool empty() const { return reduce_scatter == 0 && all_gather == 0 && all_reduce == 0; }
 };
 
 void add_collective(GroupTraffic& g, nccl::CollOp op, double bytes) {
-  if (op == nccl::CollOp::ReduceScatter || op == nccl::CollOp::AllReduce) g.out += bytes;
-  if (op == nccl::CollOp::AllGather || op == nccl::CollOp::AllReduce) g.in += bytes;
+  if (op == nccl::CollOp::ReduceScatter) g.reduce_scatter += bytes;
+  if (op == nccl::CollOp::AllGather) g.all_gather += bytes;
+  if (op == nccl::CollOp::AllReduce) g.all_reduce += bytes;
 }
 
 // The data-parallel strategies: every rank runs one program; its collectives by group slot, and
@@ -109,7 +111,7 @@ std::vector<GroupTraffic> megatron_groups(const ScenarioSpec& spec, const model:
     const workload::StageGradParams p = workload::megatron_stage_grad_params(c, s);
     for (int t = 0; t < l.tp; ++t) {
       GroupTraffic g = traffic(p.dense, l.dp * l.cp);
-      if (g.out == 0 && g.in == 0) break;
+      if (g.empty()) break;
       for (int d = 0; d < l.dp; ++d)
         for (int k = 0; k < l.cp; ++k) g.members.push_back(workload::megatron_rank(l, {t, k, d, s}));
       groups.push_back(std::move(g));
@@ -118,7 +120,7 @@ std::vector<GroupTraffic> megatron_groups(const ScenarioSpec& spec, const model:
     for (int te = 0; te < l.etp; ++te)
       for (int e = 0; e < l.ep; ++e) {
         GroupTraffic g = traffic(p.experts, edp);
-        if (g.out == 0 && g.in == 0) break;
+        if (g.empty()) break;
         for (int j = 0; j < edp; ++j) g.members.push_back(s * stage_size + te + l.etp * (e + l.ep * j));
         groups.push_back(std::move(g));
       }
@@ -154,14 +156,16 @@ DpCommBound dp_comm_bound(const ScenarioSpec& spec, const model::ModelShape& m, 
     touched.clear();
     for (int r : g.members) {
       if (r < 0 || r >= world) continue;
-      rank_out[r] += share * g.out;
-      rank_in[r] += share * g.in;
+      rank_out[r] += share * g.reduce_scatter + g.all_reduce;
+      rank_in[r] += share * g.all_gather + g.all_reduce;
       if (on_node[node_of[r]]++ == 0) touched.push_back(node_of[r]);
     }
     for (int n : touched) {
       const double away = double(g.n - on_node[n]) / g.n;
-      node_out[n] += away * g.out;
-      node_in[n] += away * g.in;
+      if (away > 0) {  // some of the group is elsewhere
+        node_out[n] += away * g.reduce_scatter + g.all_reduce;
+        node_in[n] += away * g.all_gather + g.all_reduce;
+      }
       on_node[n] = 0;
     }
   }

@@ -16,11 +16,15 @@
 // Every one of them is issued and completes inside the step (the programs hold nothing across
 // steps), so its bytes cross their links inside [start, end) of the step.
 //
-// A rank, per direction (whatever algorithm NCCL picks: ring, tree, NVLS, CollNet):
+// A rank, per direction (whatever algorithm NCCL picks: ring, tree, NVLS, CollNet), data moved
+// as it is (nothing compresses it):
 //   all-gather      receives the n - 1 shards it lacks:                      (n - 1)/n S in
 //   reduce-scatter  sends its contribution to the n - 1 shards others own:   (n - 1)/n S out
-//   all-reduce      at least the reduce-scatter's out and the all-gather's in (n - 1)/n S each way
-// (in-switch reduction, NVLS or SHARP, can shrink the other direction, never these). Those bytes
+//   all-reduce      every other rank's result depends on each of its S elements, so they all
+//                   leave it (alone or summed with others'), and its own result needs the
+//                   others' sum of every element, which only arrives:            S out, S in
+// (ring: 2 (n - 1)/n S each way, tree and NVLS and CollNet S or more; in-switch reduction can
+// shrink a reduce-scatter's in and an all-gather's out, never these). Those bytes
 // leave or enter through the GPU's NVLink port and PCIe link, B_gpu per direction together
 // (comm_bound.hpp gpu_port_bytes_per_s), so
 //   T_step >= max(sum out, sum in) / B_gpu.
@@ -28,7 +32,7 @@
 //   all-gather      receives the shards of the n - g ranks elsewhere:                 (n - g)/n S in
 //   reduce-scatter  sends its ranks' contributions to the shards owned elsewhere, each
 //                   element at least once (summed inside the node or not):         (n - g)/n S out
-//   all-reduce      both (n - g)/n S, out and in
+//   all-reduce      as a rank's above, the node's sum for g < n:                   S out, S in
 // through its network links, at most C = nics x eta_nic x B_nic + B_eth per direction
 // (link_rates.cpp; a straggler's NIC only slower), summed over every group with ranks on it:
 //   T_step >= max over nodes of max(sum out, sum in) / C.
@@ -42,8 +46,8 @@
 namespace models::plan {
 
 struct DpCommBound {
-  double rank_out_bytes = 0, rank_in_bytes = 0;  // the busiest rank's (n - 1)/n sums above
-  double node_out_bytes = 0, node_in_bytes = 0;  // the busiest node's (n - g)/n sums (0 on one node)
+  double rank_out_bytes = 0, rank_in_bytes = 0;  // the busiest rank's sums above
+  double node_out_bytes = 0, node_in_bytes = 0;  // the busiest node's sums (0 on one node)
   double port_s = 0;                             // max(rank out, rank in) / B_gpu
   double network_s = 0;                          // max over nodes of max(out, in) / C
 };
