@@ -16,6 +16,9 @@
 //                      parallelism across nodes too)
 //   ..._without_dp_comm  the same case with the step bound before the data-parallel communication
 //                      was counted (PlanOptions::dp_comm_bound off): what that term saves
+//   llama3_8b_h200x4_socket[_without_dp_comm]  bench/plan/llama3_8b_h200x4_socket.toml, 4-16 GPUs
+//                      of hosts joined by a 10 Gb/s interface alone: the data-parallel
+//                      communication's bound where it decides
 //   ..._exact1         the same search with only #1 exact (PlanOptions::exact_rows 1), where the command
 //                      makes its 10 table rows exact: what exact rows cost
 // CPU time is the whole process's (both threads). Counters: candidates after the arithmetic, simulated, skipped by the
@@ -49,6 +52,11 @@ void plan_case(benchmark::State& state, const std::string& name, int min_gpus, i
   o.moe_comm_bound = moe_comm;
   o.dp_comm_bound = dp_comm;
   o.exact_rows = exact_rows;
+  if (name == "llama3_8b_h200x4_socket") {  // the space its file's header names
+    o.space.micro_batches = {1, 2};
+    o.space.recompute = {"none"};
+    o.space.max_pp = 4;
+  }
   models::plan::PlanResult r;
   for (auto _ : state) r = models::plan::plan_layouts(loaded.spec, o);
   state.counters["candidates"] = double(r.candidates);
@@ -133,6 +141,17 @@ BENCHMARK_CAPTURE(plan_case, llama3_405b_h100_without_dp_comm, "llama3_405b_h100
     ->MeasureProcessCPUTime()
     ->UseRealTime();
 BENCHMARK_CAPTURE(plan_case, llama3_405b_h100, "llama3_405b_h100", 2048, 16384, true)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK_CAPTURE(plan_case, llama3_8b_h200x4_socket_without_dp_comm, "llama3_8b_h200x4_socket", 4, 16, true, false, 10,
+                  true, false)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK_CAPTURE(plan_case, llama3_8b_h200x4_socket, "llama3_8b_h200x4_socket", 4, 16, true)
     ->Unit(benchmark::kSecond)
     ->Iterations(1)
     ->MeasureProcessCPUTime()

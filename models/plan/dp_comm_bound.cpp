@@ -35,9 +35,9 @@ void add_collective(GroupTraffic& g, nccl::CollOp op, double bytes) {
 // The data-parallel strategies: every rank runs one program; its collectives by group slot, and
 // the groups as strategy.cpp builds them (slot 0 all ranks, or HSDP's shard groups of dp_shard
 // consecutive ranks; slot 1 HSDP's replicas, the ranks at one place of every shard group).
-std::vector<GroupTraffic> data_parallel_groups(const ScenarioSpec& spec, const model::ModelShape& m,
-                                               const workload::ParallelLayout& l, const workload::ComputeRates& rates,
-                                               int node_ranks) {
+std::vector<GroupTraffic> data_parallel_grad_groups(const ScenarioSpec& spec, const model::ModelShape& m,
+                                                    const workload::ParallelLayout& l,
+                                                    const workload::ComputeRates& rates, int node_ranks) {
   workload::DataParallelConfig c;  // as strategy.cpp data_parallel_step fills it
   c.model = m;
   c.training = spec.training;
@@ -84,8 +84,8 @@ std::vector<GroupTraffic> data_parallel_groups(const ScenarioSpec& spec, const m
 
 // Megatron: per stage, the dense gradients over dp x cp (per (t, s)) and the routed experts' over
 // the expert-data-parallel ranks (per (te, e, s)), as megatron_groups.cpp forms those groups.
-std::vector<GroupTraffic> megatron_groups(const ScenarioSpec& spec, const model::ModelShape& m,
-                                          const workload::ParallelLayout& l, const workload::ComputeRates& rates) {
+std::vector<GroupTraffic> megatron_grad_groups(const ScenarioSpec& spec, const model::ModelShape& m,
+                                               const workload::ParallelLayout& l, const workload::ComputeRates& rates) {
   workload::MegatronConfig c;
   c.model = m;
   c.training = spec.training;
@@ -138,8 +138,8 @@ DpCommBound dp_comm_bound(const ScenarioSpec& spec, const model::ModelShape& m, 
   std::vector<GroupTraffic> groups;
   try {
     groups = l.strategy == workload::Strategy::Megatron
-                 ? megatron_groups(spec, m, l, rates)
-                 : data_parallel_groups(spec, m, l, rates, place.ranks_per_node());
+                 ? megatron_grad_groups(spec, m, l, rates)
+                 : data_parallel_grad_groups(spec, m, l, rates, place.ranks_per_node());
   } catch (const std::exception&) {
     return b;  // a program the run would refuse too: no bound from it (0 is one)
   }
