@@ -21,6 +21,9 @@
 //                      communication's bound where it decides
 //   ..._exact1         the same search with only #1 exact (PlanOptions::exact_rows 1), where the command
 //                      makes its 10 table rows exact: what exact rows cost
+//   bound_case llama3_70b_p5_bounds[_without_dp_comm]  the step bound alone on every candidate of
+//                      the first target's space (the search's bounding stage, one thread), with and
+//                      without the data-parallel communication's term: what that term costs
 // CPU time is the whole process's (both threads). Counters: candidates after the arithmetic, simulated, skipped by the
 // bound, over memory, ranked, and the winner's step.
 //   build/bench/bench_plan --benchmark_filter=llama3_70b_p5
@@ -28,7 +31,12 @@
 
 #include <string>
 
+#include "models/error.hpp"
+#include "models/model/model_shape.hpp"
+#include "models/plan/bounds.hpp"
+#include "models/plan/candidate.hpp"
 #include "models/plan/search.hpp"
+#include "models/plan/space.hpp"
 #include "scenarios/load/loader.hpp"
 
 namespace {
@@ -67,8 +75,44 @@ void plan_case(benchmark::State& state, const std::string& name, int min_gpus, i
   state.counters["winner_step_s"] = r.ranked.empty() ? 0 : r.ranked.front().step_s;
 }
 
+// The step bound alone, on every candidate of a case's space that the layout checks accept (what
+// the search's bounding stage computes, on one thread): what the data-parallel communication's
+// term costs beside the compute stream's.
+void bound_case(benchmark::State& state, const std::string& name, int min_gpus, int max_gpus, bool dp_comm) {
+  const auto loaded = scenarios::load_scenario(std::string(COMMSIM_SOURCE_DIR) + "/bench/plan/" + name + ".toml");
+  const models::model::ModelShape shape = models::model::resolve_model(*loaded.spec.model);
+  models::plan::SpaceOptions space;
+  space.min_gpus = min_gpus;
+  space.max_gpus = max_gpus;
+  const std::vector<models::plan::Candidate> cands = models::plan::enumerate_space(loaded.spec, shape, space);
+  int64_t bounded = 0;
+  double sum = 0;
+  for (auto _ : state)
+    for (const auto& c : cands) {
+      try {
+        sum += models::plan::step_lower_bound(models::plan::apply_candidate(loaded.spec, c), shape, c.gpus_per_node,
+                                              true, true, dp_comm)
+                   .step_s;
+        ++bounded;
+      } catch (const models::SpecError&) {
+      }
+    }
+  benchmark::DoNotOptimize(sum);
+  state.counters["bounded"] = double(bounded);
+}
+
 }  // namespace
 
+BENCHMARK_CAPTURE(bound_case, llama3_70b_p5_bounds_without_dp_comm, "llama3_70b_p5", 64, 1024, false)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK_CAPTURE(bound_case, llama3_70b_p5_bounds, "llama3_70b_p5", 64, 1024, true)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
 // The planner's bound (power-limit stretch, tensor-parallel collectives) against compute alone, on a
 // share of the first target small enough to run both in one go (64-256 GPUs), then the targets.
 BENCHMARK_CAPTURE(plan_case, llama3_70b_p5_64_256_compute_bound, "llama3_70b_p5", 64, 256, false)
