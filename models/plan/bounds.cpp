@@ -7,6 +7,7 @@
 #include "models/hw/instance.hpp"
 #include "models/memory/memory_fill.hpp"
 #include "models/plan/comm_bound.hpp"
+#include "models/plan/dp_comm_bound.hpp"
 #include "models/workload/compute.hpp"
 #include "models/workload/layout.hpp"
 #include "models/workload/pipeline_split.hpp"
@@ -40,8 +41,10 @@ compute::LinearSeconds fastest(const compute::GpuRates& g, double s, int64_t tok
 }
 }  // namespace
 
-StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m, int gpus_per_node, bool tight,
-                           bool moe_comm) {
+namespace {
+// The compute stream's bound (bounds.hpp: blocks, collectives it waits for, head, pipeline chain).
+StepBound compute_stream_bound(const ScenarioSpec& spec, const model::ModelShape& m, int gpus_per_node, bool tight,
+                               bool moe_comm) {
   const int world = spec.cluster.nodes * gpus_per_node;
   const workload::ParallelLayout l = workload::make_layout(spec, m, world, gpus_per_node);
   const hw::NodeSpec& node = hw::find_instance(spec.cluster.instance);
@@ -196,6 +199,27 @@ StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m,
     before += l.zero_bubble ? layers_work(first, layers, attn_f, mlp_f, moe_f)
                             : layers_work(first, layers, attn_w, mlp_w, moe_w);
   }
+  return b;
+}
+}  // namespace
+
+StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& m, int gpus_per_node, bool tight,
+                           bool moe_comm, bool dp_comm) {
+  StepBound b = compute_stream_bound(spec, m, gpus_per_node, tight, moe_comm);
+  b.compute_stream_s = b.step_s;
+  if (!tight || !dp_comm) return b;
+  // The data-parallel communication's links (dp_comm_bound.hpp): its bytes do not depend on the
+  // rates, so the unstretched ones build its program.
+  const workload::ParallelLayout l = workload::make_layout(spec, m, spec.cluster.nodes * gpus_per_node, gpus_per_node);
+  const hw::NodeSpec& node = hw::find_instance(spec.cluster.instance);
+  const workload::ComputeRates rates =
+      workload::make_rates(node.gpu, workload::training_precision(spec.training),
+                           node.host_mem_bytes_per_s > 0 ? node.host_mem_bytes_per_s : 200e9,
+                           spec.training.compute_efficiency, spec.cluster.params);
+  const DpCommBound d = dp_comm_bound(spec, m, l, rates);
+  b.dp_port_s = d.port_s;
+  b.dp_network_s = d.network_s;
+  b.step_s = std::max({b.step_s, d.port_s, d.network_s});
   return b;
 }
 

@@ -46,6 +46,13 @@
 // hop is a data dependency the executor keeps (send/recv between stages). The last stage (s =
 // pp - 1, with H) gives  m (W + H) + (pp - 1) C  on an even split (C a chunk's work).
 //
+// Data-parallel communication (dp_comm_bound.hpp): the gradients' reduce and the parameters'
+// gather of every strategy (DDP, ZeRO, FSDP2, HSDP, Megatron over dp x cp and the experts' edp)
+// must cross each rank's ports and, across nodes, each node's network links inside the step,
+// whatever they overlap, so with D_port the busiest rank's bytes per direction over B_gpu and
+// D_net the busiest node's over its network capacity:
+//   T_step >= max(the compute stream's bound above, D_port, D_net).
+//
 // moe_comm off (bench_plan's comparison, the bound before the MoE collectives were counted): the
 // MoE layer's all-to-alls left out (>= 0).
 // tight off (bench_plan's comparison, the first version's bound): compute alone at unstretched
@@ -65,11 +72,14 @@ struct StepBound {
   double block_comm_fwd_s = 0, block_comm_bwd_s = 0;  // c_f, c_b: blocking TP collectives (dense block)
   double head_s = 0;                                  // H: Megatron's output layer per micro-batch
   double moe_comm_fwd_s = 0;                          // an MoE layer's blocking collectives, forward (= backward)
-  double step_s = 0;
+  double compute_stream_s = 0;                        // the compute stream's bound (the formulas above)
+  double dp_port_s = 0, dp_network_s = 0;             // the data-parallel communication's (dp_comm_bound.hpp)
+  double step_s = 0;                                  // the largest of the three
 };
 // tight off: the first version's weaker bound above, which bench_plan compares the planner's against;
-// moe_comm off: without the MoE layer's collectives (bench_plan's before and after).
+// moe_comm off: without the MoE layer's collectives; dp_comm off: without the data-parallel
+// communication's bound (bench_plan's before and after).
 StepBound step_lower_bound(const ScenarioSpec& spec, const model::ModelShape& model, int gpus_per_node,
-                           bool tight = true, bool moe_comm = true);
+                           bool tight = true, bool moe_comm = true, bool dp_comm = true);
 
 }  // namespace models::plan

@@ -251,7 +251,8 @@ PlanResult plan_layouts(const ScenarioSpec& base, const PlanOptions& o) {
     w.c = cands[k];
     w.spec = apply_candidate(base, w.c);
     try {
-      const StepBound b = step_lower_bound(w.spec, shape, w.c.gpus_per_node, o.tight_bound, o.moe_comm_bound);
+      const StepBound b =
+          step_lower_bound(w.spec, shape, w.c.gpus_per_node, o.tight_bound, o.moe_comm_bound, o.dp_comm_bound);
       w.bound_s = b.step_s;
       w.memory_bound = memory_lower_bound(w.spec, shape, w.c.gpus_per_node);
     } catch (const SpecError& e) {

@@ -55,6 +55,9 @@ struct PlanOptions {
   // Off: an MoE layer's blocking all-to-alls are left out of the step bound (bounds.hpp), as before
   // they were counted; for bench_plan's before/after comparison.
   bool moe_comm_bound = true;
+  // Off: the data-parallel communication's bound (dp_comm_bound.hpp) is left out of the step
+  // bound, as before it was counted; for bench_plan's before/after comparison.
+  bool dp_comm_bound = true;
   // Where the search stands (progress.hpp), called from one thread at a time; empty: none.
   PlanProgressFn progress;
 };

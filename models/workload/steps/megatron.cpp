@@ -495,14 +495,20 @@ int64_t megatron_word_embedding_shard(const model::ModelShape& m, const Parallel
   return int64_t(m.vocab) * m.hidden / (l.vocab_parallel ? l.tp : 1);
 }
 
-int64_t megatron_stage_params(const MegatronConfig& c, int stage) {
-  int64_t n = 0;
+StageGradParams megatron_stage_grad_params(const MegatronConfig& c, int stage) {
+  StageGradParams n;
   const PipelineSplit split = pipeline_split(c.layout, c.model.layers);
   for (int j = 0; j < c.layout.vp; ++j) {
     const ChunkPlan k = plan_chunk(c, split, stage, j);
-    n += k.params() + k.expert_params;
+    n.dense += k.params();
+    n.experts += k.expert_params;
   }
   return n;
+}
+
+int64_t megatron_stage_params(const MegatronConfig& c, int stage) {
+  const StageGradParams n = megatron_stage_grad_params(c, stage);
+  return n.dense + n.experts;
 }
 
 std::vector<Program> build_megatron_programs(const MegatronConfig& c) {

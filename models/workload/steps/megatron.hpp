@@ -69,6 +69,12 @@ int64_t megatron_word_embedding_shard(const model::ModelShape& m, const Parallel
 // Parameters held by one rank of pipeline stage `stage` (all its chunks; embedding and output
 // layer included where they sit).
 int64_t megatron_stage_params(const MegatronConfig& c, int stage);
+// The same parameters by the group their gradients are reduced over: `dense` over dp x cp, the
+// routed experts' over the expert-data-parallel ranks (the planner's step bound counts the bytes).
+struct StageGradParams {
+  int64_t dense = 0, experts = 0;
+};
+StageGradParams megatron_stage_grad_params(const MegatronConfig& c, int stage);
 // Megatron-Core's gradient bucket size in parameters: max(40e6, 1e6 x dp x cp).
 int64_t megatron_bucket_params(const ParallelLayout& l);
 

@@ -37,7 +37,10 @@ std::string PlanProgressLine::text(Clock::time_point now) const {
   return s;
 }
 
+PlanProgressLine::~PlanProgressLine() { stop_ticking(); }
+
 void PlanProgressLine::report(const models::plan::PlanProgress& p) {
+  std::lock_guard<std::mutex> lock(mutex_);
   const auto now = Clock::now();
   const bool new_stage = p.stage != state_.stage;
   if (new_stage) stage_start_ = now;
@@ -50,6 +53,32 @@ models::plan::PlanProgressFn PlanProgressLine::callback() {
   return [this](const models::plan::PlanProgress& p) { report(p); };
 }
 
-void PlanProgressLine::finish() { printer_.finish(); }
+void PlanProgressLine::tick(Clock::time_point now) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  printer_.offer(now, [&] { return text(now); });
+}
+
+void PlanProgressLine::start_ticking(std::chrono::milliseconds period) {
+  if (ticker_.joinable()) return;
+  ticker_ = std::thread([this, period] {
+    std::unique_lock<std::mutex> lock(ticker_mutex_);
+    while (!wake_.wait_for(lock, period, [this] { return stop_; })) tick(Clock::now());
+  });
+}
+
+void PlanProgressLine::stop_ticking() {
+  {
+    std::lock_guard<std::mutex> lock(ticker_mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (ticker_.joinable()) ticker_.join();
+}
+
+void PlanProgressLine::finish() {
+  stop_ticking();
+  std::lock_guard<std::mutex> lock(mutex_);
+  printer_.finish();
+}
 
 }  // namespace scenarios

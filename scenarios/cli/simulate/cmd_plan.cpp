@@ -365,6 +365,7 @@ int cmd_plan(int argc, char** argv) {
       if (terminal || progress) {
         line.emplace(stderr, terminal);
         out.options.progress = line->callback();
+        line->start_ticking();  // the line moves during a long simulation too
       }
       try {
         out.result = models::plan::plan_layouts(base.spec, out.options);

@@ -10,10 +10,12 @@
 #include "models/plan/bounds.hpp"
 #include "models/plan/candidate.hpp"
 #include "models/plan/comm_bound.hpp"
+#include "models/plan/dp_comm_bound.hpp"
 #include "models/run/run.hpp"
 #include "models/topology/node_graph.hpp"
 #include "models/workload/compute.hpp"
 #include "models/workload/layout.hpp"
+#include "models/workload/steps/megatron.hpp"
 #include "models/world/link_rates.hpp"
 #include "tests/models/plan/plan_fixture.hpp"
 
@@ -282,4 +284,95 @@ TEST_CASE("plan: under fp8 Megatron's weight casts count once per step, and the 
   CHECK(l.pipeline_micro_batches == 8);
   const StepBound b = step_lower_bound(spec, m, 8);
   CHECK(b.block_fwd_s == Approx(without.fwd()).epsilon(1e-12));
+}
+
+TEST_CASE("plan: the data-parallel communication's bound, ports and network (closed form)", "[models][plan]") {
+  const auto base = plan_test::small_base();
+  const auto m = models::model::resolve_model(*base.model);
+  const auto& p5 = models::hw::find_instance("p5.48xlarge");
+  const models::topology::NodeGraph graph(p5);
+  // Megatron tp 8, dp 2 on two p5 nodes with the distributed optimizer: each of the 8 dp groups
+  // joins rank t of node 0 to rank t of node 1. A rank reduce-scatters its P_r parameters' fp32
+  // gradients (4 bytes under bf16) and all-gathers their bf16 values: half of each leaves or
+  // enters it; a node carries the 8 groups' halves through its network links.
+  Candidate c = megatron(2, 8, 1, 1);
+  const auto spec = apply_candidate(base, c);
+  const auto l = models::workload::make_layout(spec, m, 16, 8);
+  REQUIRE(l.dp == 2);
+  models::workload::MegatronConfig mc;
+  mc.model = m;
+  mc.training = spec.training;
+  mc.layout = l;
+  const double p_r = double(models::workload::megatron_stage_grad_params(mc, 0).dense);
+  CHECK(p_r == double(models::workload::megatron_stage_params(mc, 0)));  // a dense model: no experts
+  const auto rates = models::workload::make_rates(p5.gpu, models::workload::training_precision(spec.training),
+                                                  p5.host_mem_bytes_per_s, 0, {});
+  const DpCommBound d = dp_comm_bound(spec, m, l, rates);
+  CHECK(d.rank_out_bytes == Approx(0.5 * p_r * 4).epsilon(1e-12));
+  CHECK(d.rank_in_bytes == Approx(0.5 * p_r * 2).epsilon(1e-12));
+  CHECK(d.node_out_bytes == Approx(8 * 0.5 * p_r * 4).epsilon(1e-12));
+  CHECK(d.node_in_bytes == Approx(8 * 0.5 * p_r * 2).epsilon(1e-12));
+  const auto k = models::node_link_rates(spec, p5, graph);
+  const double c_node = graph.nics() * k.nic_bw * k.nic_eff + k.eth_bw;
+  CHECK(d.port_s == Approx(0.5 * p_r * 4 / gpu_port_bytes_per_s(spec)).epsilon(1e-12));
+  CHECK(d.network_s == Approx(8 * 0.5 * p_r * 4 / c_node).epsilon(1e-12));
+  // The step bound is the largest of the compute stream's and these two.
+  const StepBound b = step_lower_bound(spec, m, 8);
+  CHECK(b.dp_port_s == d.port_s);
+  CHECK(b.dp_network_s == d.network_s);
+  CHECK(b.step_s == std::max({b.compute_stream_s, d.port_s, d.network_s}));
+  CHECK(step_lower_bound(spec, m, 8, true, true, /*dp_comm=*/false).step_s == b.compute_stream_s);
+  // DDP over the 16 ranks: one all-reduce of every bf16 gradient (2 P bytes) per step; a rank
+  // sends and receives all of it, and so does a node of 8 ranks.
+  Candidate ddp;
+  ddp.instance = "p5.48xlarge";
+  ddp.nodes = 2;
+  ddp.strategy = "ddp";
+  const auto s_ddp = apply_candidate(base, ddp);
+  const auto l_ddp = models::workload::make_layout(s_ddp, m, 16, 8);
+  const DpCommBound dd = dp_comm_bound(s_ddp, m, l_ddp, rates);
+  const double grads = 2.0 * double(m.total_params());
+  CHECK(dd.rank_out_bytes == Approx(grads).epsilon(1e-9));
+  CHECK(dd.rank_in_bytes == Approx(grads).epsilon(1e-9));
+  CHECK(dd.node_out_bytes == Approx(grads).epsilon(1e-9));
+  CHECK(dd.node_in_bytes == Approx(grads).epsilon(1e-9));
+  // One node: no network term; one rank of data parallelism: nothing at all.
+  Candidate one = ddp;
+  one.nodes = 1;
+  const auto s_one = apply_candidate(base, one);
+  CHECK(dp_comm_bound(s_one, m, models::workload::make_layout(s_one, m, 8, 8), rates).network_s == 0);
+  const auto s_tp8 = apply_candidate(base, megatron(1, 8, 1, 1));
+  const DpCommBound none = dp_comm_bound(s_tp8, m, models::workload::make_layout(s_tp8, m, 8, 8), rates);
+  CHECK(none.port_s == 0);
+  CHECK(none.network_s == 0);
+}
+
+TEST_CASE("plan: with data-parallel communication across a slow network the bound stays below the run",
+          "[models][plan]") {
+  // Two p4d.24xlarge nodes (A100, 4 x 100 Gb/s EFA), and two h200x4 hosts joined by a 10 Gb/s
+  // interface alone (NCCL's Socket transport), where the network term decides the bound.
+  for (const auto& [instance, gpus] : {std::pair<std::string, int>{"p4d.24xlarge", 8}, {"h200x4", 4}}) {
+    auto base = plan_test::small_base();
+    base.cluster.instance = instance;
+    const auto m = models::model::resolve_model(*base.model);
+    models::RunOptions opt;
+    opt.timeline = false;
+    int network_binds = 0;
+    for (const std::string strategy : {"ddp", "zero1", "zero2", "zero3", "fsdp", "hsdp", "megatron"}) {
+      Candidate c = strategy == "megatron" ? megatron(2, 4, 1, 1) : Candidate{};
+      c.instance = instance;
+      c.nodes = 2;
+      c.gpus_per_node = gpus;
+      c.strategy = strategy;
+      const auto spec = apply_candidate(base, c);
+      const StepBound b = step_lower_bound(spec, m, gpus);
+      const auto r = models::run_scenario(spec, opt);
+      INFO(instance << " " << strategy << ": compute stream " << b.compute_stream_s << " s, ports " << b.dp_port_s
+                    << " s, network " << b.dp_network_s << " s, run " << r.step_time_s << " s");
+      CHECK(b.dp_network_s > 0);
+      CHECK(b.step_s <= r.step_time_s * (1 + 1e-6));
+      network_binds += b.dp_network_s > b.compute_stream_s;
+    }
+    if (instance == "h200x4") CHECK(network_binds == 7);  // every strategy's step is the network's there
+  }
 }

@@ -93,6 +93,54 @@ TEST_CASE("scenarios: on a terminal a long plan's line is rewritten in place and
   std::fclose(tty);
 }
 
+TEST_CASE("scenarios: between the search's reports a tick redraws the last one with the time moved on", "[scenarios]") {
+  // A log file: the report's line at once, then each tick a second or more after the last line
+  // draws the same stage with the time as it then stands; one sooner draws nothing.
+  std::FILE* log = std::tmpfile();
+  REQUIRE(log);
+  const auto t0 = Clock::now() - std::chrono::seconds(10);
+  scenarios::PlanProgressLine line(log, /*terminal=*/false, t0);
+  line.report(at(Stage::Simulating, 1, 4));
+  const auto now = Clock::now();
+  line.tick(now + std::chrono::milliseconds(500));  // under the log's second: nothing
+  line.tick(now + std::chrono::milliseconds(2000));
+  line.tick(now + std::chrono::milliseconds(4000));
+  line.finish();
+  std::istringstream lines(read_all_plan_progress(log));
+  std::vector<std::string> got;
+  for (std::string l; std::getline(lines, l);) got.push_back(l);
+  REQUIRE(got.size() == 4);
+  for (int i = 0; i < 3; ++i) {
+    INFO(got[i]);
+    CHECK(got[i].rfind("commsim plan: simulating 1 of 4 candidates still able to win, 1", 0) == 0);
+  }
+  CHECK(got[1] != got[2]);  // the time moved: 12.x s, then 14.x s
+  CHECK(got[1].find(", 12.") != std::string::npos);
+  CHECK(got[2].find(", 14.") != std::string::npos);
+  CHECK(got[3].rfind("commsim plan: done in ", 0) == 0);
+  std::fclose(log);
+}
+
+TEST_CASE("scenarios: the progress ticker stops at finish and leaves a terminal's line erased", "[scenarios]") {
+  // Whatever the ticker drew meanwhile (nothing before the terminal's first second), the line ends
+  // erased and never leaves a new line behind.
+  std::FILE* tty = std::tmpfile();
+  REQUIRE(tty);
+  {
+    scenarios::PlanProgressLine line(tty, /*terminal=*/true, Clock::now() - std::chrono::seconds(2));
+    line.start_ticking(std::chrono::milliseconds(1));
+    line.report(at(Stage::Simulating, 1, 4));
+    line.finish();
+    line.tick(Clock::now() + std::chrono::seconds(5));  // after finish: nothing
+  }
+  const std::string out = read_all_plan_progress(tty);
+  REQUIRE(out.size() >= 4);
+  CHECK(out.rfind("\rcommsim plan: ", 0) == 0);
+  CHECK(out.substr(out.size() - 4) == "\r\033[K");
+  CHECK(out.find('\n') == std::string::npos);
+  std::fclose(tty);
+}
+
 TEST_CASE("scenarios: plan --progress writes the search's stages on standard error, not on standard output",
           "[scenarios]") {
   // The shipped example, a search of about a second: every line names a stage, the last says done.
