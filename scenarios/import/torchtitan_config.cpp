@@ -402,15 +402,17 @@ TorchtitanImport import_torchtitan(const std::string& bytes, const std::string& 
       c.one_of("parallelism.fsdp_reshard_after_forward", {"default", "always", "never"}).value_or("default");
   // Read whatever the strategy: a wrong type is an error even where the value is not used (DDP).
   const auto reduce = c.one_of("training.mixed_precision_reduce", {"float32", "bfloat16"});
+  const std::string shard_text =
+      shard_given < 0 ? "-1 (the " + std::to_string(shard) + " ranks left over)" : std::to_string(shard);
   std::string strategy;
   std::string why;
   if (shard > 1 && replicate > 1) {
     strategy = "hsdp";
     why = "data_parallel_replicate_degree " + std::to_string(replicate) + " x data_parallel_shard_degree " +
-          std::to_string(shard) + ": FSDP2 on a (replicate, shard) mesh";
+          shard_text + ": FSDP2 on a (replicate, shard) mesh";
   } else if (shard > 1) {
     strategy = "fsdp";
-    why = "data_parallel_shard_degree " + std::to_string(shard) + ": FSDP2 over every rank";
+    why = "data_parallel_shard_degree " + shard_text + ": FSDP2 over every rank";
   } else {
     strategy = "ddp";
     why = world > 1 ? "data_parallel_replicate_degree " + std::to_string(replicate) + ", no sharding: DDP"

@@ -1,4 +1,5 @@
 // TOML text -> plain values with their places (toml_document.hpp).
+#include <algorithm>
 #include <sstream>
 
 #include "scenarios/load/table_loader.hpp"
@@ -26,30 +27,33 @@ void collect(const toml::table& table, const std::string& prefix, const std::str
     if (const auto* s = node.as_string()) {
       v.kind = TomlValue::Kind::String;
       v.text = s->get();
-    } else {
-      std::ostringstream os;
-      os << node;
-      v.text = detail::one_line(os.str());
-      if (const auto* i = node.as_integer()) {
-        v.kind = TomlValue::Kind::Integer;
-        v.integer = i->get();
-        v.number = static_cast<double>(v.integer);
-      } else if (const auto* f = node.as_floating_point()) {
-        v.kind = TomlValue::Kind::Float;
-        v.number = f->get();
-      } else if (const auto* b = node.as_boolean()) {
-        v.kind = TomlValue::Kind::Boolean;
-        v.boolean = b->get();
-      } else if (const auto* a = node.as_array()) {
-        v.kind = TomlValue::Kind::Array;
-        v.all_strings = true;
-        for (const auto& e : *a) {
-          if (const auto* es = e.as_string())
-            v.strings.push_back(es->get());
-          else
-            v.all_strings = false;
-        }
+    } else if (const auto* i = node.as_integer()) {
+      v.kind = TomlValue::Kind::Integer;
+      v.integer = i->get();
+      v.number = static_cast<double>(v.integer);
+      v.text = std::to_string(v.integer);
+    } else if (const auto* f = node.as_floating_point()) {
+      v.kind = TomlValue::Kind::Float;
+      v.number = f->get();
+      v.text = detail::shortest(v.number);
+    } else if (const auto* b = node.as_boolean()) {
+      v.kind = TomlValue::Kind::Boolean;
+      v.boolean = b->get();
+      v.text = v.boolean ? "true" : "false";
+    } else if (const auto* a = node.as_array()) {
+      v.kind = TomlValue::Kind::Array;
+      v.all_strings = true;
+      for (const auto& e : *a) {
+        if (const auto* es = e.as_string())
+          v.strings.push_back(es->get());
+        else
+          v.all_strings = false;
       }
+      std::ostringstream os;
+      os << *a;
+      v.text = detail::one_line(os.str());
+    } else {
+      v.text = "(" + detail::type_name(node) + ")";
     }
     out.emplace(dotted, std::move(v));
   }

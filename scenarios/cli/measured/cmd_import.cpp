@@ -78,7 +78,7 @@ int cmd_import(int argc, char** argv) {
       if (!titan_out.empty()) refuse_outputs_over_inputs({{"--out", titan_out}}, {titan_path});
       const TorchtitanImport imported = read_torchtitan_config(titan_path, titan_opt);
       if (titan_out.empty())
-        std::fputs(imported.toml.c_str(), stdout);
+        std::fputs(imported.toml.c_str(), stdout), std::fflush(stdout);  // before stderr's list, on a terminal
       else
         write_file_atomically(titan_out, imported.toml);
       std::fprintf(stderr, "commsim import: read from %s:\n", titan_path.c_str());

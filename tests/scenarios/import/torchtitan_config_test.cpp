@@ -182,7 +182,7 @@ TEST_CASE("import torchtitan: the command writes atomically and lists what it re
 }
 
 // Each bad/*.toml names its message (`# expect:`) and place (`# at: LINE:COL`), and is imported on
-// 8 x p4d.24xlarge unless `# args:` gives other options.
+// 8 x p4d.24xlarge unless `# args: --gpus N` says otherwise; {file} in a message is the file's path.
 TEST_CASE("import torchtitan: the bad-input corpus gives each file's message at its place", "[scenarios]") {
   int cases = 0;
   std::vector<fs::path> files;
@@ -194,7 +194,12 @@ TEST_CASE("import torchtitan: the bad-input corpus gives each file's message at 
     scenarios::TorchtitanOptions o = on_p4d(8);
     std::ifstream in(path);
     for (std::string line; std::getline(in, line) && line.rfind("# ", 0) == 0;) {
-      if (line.rfind("# expect: ", 0) == 0) expect = line.substr(10);
+      if (line.rfind("# expect: ", 0) == 0) {
+        expect = line.substr(10);
+        // {file} stands for the file itself, wherever the checkout lives.
+        for (auto at = expect.find("{file}"); at != std::string::npos; at = expect.find("{file}"))
+          expect.replace(at, 6, path.string());
+      }
       if (line.rfind("# at: ", 0) == 0) at = line.substr(6);
       if (line.rfind("# args: --gpus ", 0) == 0) {
         o.nodes.reset();
