@@ -23,24 +23,27 @@ namespace {
 // torchtitan's model flavors whose shape is a commsim preset: layers, hidden, heads, kv heads,
 // FFN width (torchtitan's from ffn_dim_multiplier and multiple_of: 8B 14336, 70B 28672, 405B 53248,
 // Llama 4 16384), vocabulary, experts and top-k compared with each torchtitan ModelArgs.
+// The mixture-of-experts flavors are known so that they are refused by what they are: commsim
+// models experts under strategy megatron only, and torchtitan trains them under FSDP2.
 struct TitanFlavor {
   const char* name;
   const char* flavor;
   const char* preset;
+  bool moe;
 };
 constexpr TitanFlavor kTitanFlavors[] = {
-    {"llama3", "8B", "llama-3.1-8b"},
-    {"llama3", "70B", "llama-3.1-70b"},
-    {"llama3", "405B", "llama-3.1-405b"},
-    {"llama4", "17bx16e", "llama-4-scout"},
-    {"llama4", "17bx128e", "llama-4-maverick"},
-    {"qwen3", "8B", "qwen3-8b"},
-    {"qwen3", "32B", "qwen3-32b"},
-    {"qwen3", "30B-A3B", "qwen3-30b-a3b"},
-    {"qwen3", "235B-A22B", "qwen3-235b-a22b"},
-    {"deepseek_v3", "671B", "deepseek-v3"},
-    {"gpt_oss", "20b", "gpt-oss-20b"},
-    {"gpt_oss", "120b", "gpt-oss-120b"},
+    {"llama3", "8B", "llama-3.1-8b", false},
+    {"llama3", "70B", "llama-3.1-70b", false},
+    {"llama3", "405B", "llama-3.1-405b", false},
+    {"qwen3", "8B", "qwen3-8b", false},
+    {"qwen3", "32B", "qwen3-32b", false},
+    {"llama4", "17bx16e", "llama-4-scout", true},
+    {"llama4", "17bx128e", "llama-4-maverick", true},
+    {"qwen3", "30B-A3B", "qwen3-30b-a3b", true},
+    {"qwen3", "235B-A22B", "qwen3-235b-a22b", true},
+    {"deepseek_v3", "671B", "deepseek-v3", true},
+    {"gpt_oss", "20b", "gpt-oss-20b", true},
+    {"gpt_oss", "120b", "gpt-oss-120b", true},
 };
 
 constexpr long long kTitanMaxCount = 1 << 20;  // the loader's bound on GPUs and batch sizes
@@ -152,8 +155,15 @@ TorchtitanImport import_torchtitan(const std::string& bytes, const std::string& 
            "is its debug model, which commsim has no preset for)");
   std::string preset, known;
   for (const auto& f : kTitanFlavors) {
-    if (name == f.name && *flavor == f.flavor) preset = f.preset;
-    known += std::string(known.empty() ? "" : ", ") + f.name + " " + f.flavor;
+    if (name == f.name && *flavor == f.flavor) {
+      if (f.moe)
+        c.fail("model.flavor", "model " + name + " flavor \"" + *flavor +
+                                   "\" is a mixture-of-experts model (commsim's " + f.preset +
+                                   "): experts are modelled under strategy megatron only, not beside torchtitan's "
+                                   "FSDP2 (expected a dense flavor: llama3 8B, 70B or 405B, qwen3 8B or 32B)");
+      preset = f.preset;
+    }
+    if (!f.moe) known += std::string(known.empty() ? "" : ", ") + f.name + " " + f.flavor;
   }
   if (preset.empty())
     c.fail("model.flavor", "model " + name + " flavor \"" + *flavor +

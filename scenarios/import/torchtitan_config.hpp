@@ -15,8 +15,9 @@
 // Refused, at the key's FILE:LINE:COL, where commsim has no strategy that is torchtitan's: tensor,
 // pipeline, context or expert parallelism beside FSDP2 or DDP (2D/3D), CPU offload, parameters
 // kept gathered after forward (fsdp_reshard_after_forward = "never"), an optimizer other than
-// Adam/AdamW, a model flavor without a preset of its shape. What is read but not modelled
-// (torch.compile, float8 all-gathers, per-op selective checkpointing) is a note in the scenario.
+// Adam/AdamW, a model flavor without a dense preset of its shape (commsim's experts run under
+// megatron only). What is read but not modelled (torch.compile, float8 all-gathers, per-op
+// selective checkpointing) is a note in the scenario.
 #include <optional>
 #include <string>
 #include <vector>

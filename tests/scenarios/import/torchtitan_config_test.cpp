@@ -142,6 +142,9 @@ TEST_CASE("import torchtitan: replicate x shard is HSDP, replicate alone DDP", "
   const auto d = scenarios::import_torchtitan(ddp, "ddp.toml", o);
   CHECK(d.strategy == "ddp");
   CHECK(d.toml.find("reduce_dtype") == std::string::npos);
+  const auto ds = scenarios::load_scenario_text(d.toml, "ddp_out.toml").spec;
+  CHECK(ds.parallel.strategy == "ddp");
+  CHECK(ds.training.param_dtype == "fp32");  // torch.autocast computes in bf16 on fp32 parameters
 }
 
 TEST_CASE("import torchtitan: a known key of the wrong type is an error at its value", "[scenarios]") {
