@@ -434,7 +434,14 @@ TorchtitanImport import_torchtitan(const std::string& bytes, const std::string& 
                      ", data_parallel_shard_degree = " + std::to_string(shard_given) +
                      (shard_given < 0 ? " (" + std::to_string(shard) + ")" : std::string()) +
                      " -> parallel.strategy = \"" + strategy + "\"");
-  if (strategy == "hsdp") from_file("parallel", "dp_shard", shard, "parallelism.data_parallel_shard_degree");
+  if (strategy == "hsdp" && shard_given > 0) {
+    from_file("parallel", "dp_shard", shard, "parallelism.data_parallel_shard_degree");
+  } else if (strategy == "hsdp") {
+    const std::string how = "data_parallel_shard_degree -1: the " + std::to_string(world) + " ranks over " +
+                            std::to_string(replicate) + " replicas";
+    w.set("parallel", "dp_shard", shard, file + ": " + how);
+    out.read.push_back(how + " -> parallel.dp_shard = " + std::to_string(shard));
+  }
   if (strategy != "ddp") {
     // FSDP2 reduces in mixed_precision_reduce (fp32 is torchtitan's only value and default).
     if (reduce)

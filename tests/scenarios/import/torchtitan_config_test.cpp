@@ -123,6 +123,9 @@ TEST_CASE("import torchtitan: replicate x shard is HSDP, replicate alone DDP", "
   const auto s = scenarios::load_scenario_text(r.toml, "hsdp_out.toml").spec;
   CHECK(s.parallel.strategy == "hsdp");
   CHECK(s.parallel.dp_shard == 8);  // shard -1: 32 GPUs / 4 replicas
+  CHECK(std::find(r.read.begin(), r.read.end(),
+                  "data_parallel_shard_degree -1: the 32 ranks over 4 replicas -> parallel.dp_shard = 8") !=
+        r.read.end());
   CHECK(r.gpus == 32);
   CHECK(models::run_scenario(s).step_time_s > 0);
   // Both degrees given: the world size follows from them, without --nodes.
