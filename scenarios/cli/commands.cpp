@@ -23,7 +23,7 @@ const std::vector<Subcommand>& subcommands() {
       {"topo", cmd_topo, "GPU matrix and NCCL's transport per rank pair"},
       {"nccl-log", cmd_nccl_log, "read a real NCCL INFO log and explain it"},
       {"report", cmd_report, "HTML report with plots, Chrome trace, CSV"},
-      {"import", cmd_import, "turn a Kubernetes job / DeepSpeed config into a scenario"},
+      {"import", cmd_import, "turn a Kubernetes job / DeepSpeed config, or a torchtitan config, into a scenario"},
       {"instances", cmd_instances, "the machines cluster.instance can name (GPUs, NVLink, NICs, price, source)"},
       {"presets", cmd_presets, "the models model.preset can name (shape, parameters, source)"},
       {"params", cmd_params, "the physical parameters [cluster.params] may set"},

@@ -84,10 +84,12 @@ std::string complete(const std::string& fragment) {
   return base + fragment;
 }
 
-// The folder commands run in: the README's first scenario as first.toml, scenarios/ linked.
+// The folder commands run in: the README's first scenario as first.toml, scenarios/ linked (and
+// tests/, whose import inputs the commands page imports).
 fs::path work_dir() {
   const auto dir = scenarios_test::fresh_temp_dir("docs");
   fs::create_directory_symlink(kDocsSource / "scenarios", dir / "scenarios");
+  fs::create_directory_symlink(kDocsSource / "tests", dir / "tests");
   for (const auto& b : blocks_of(kDocsSource / "README.md"))
     if (b.lang == "toml") {
       std::ofstream(dir / "first.toml") << b.text;

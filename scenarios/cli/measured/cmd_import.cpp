@@ -6,6 +6,9 @@
 // file is written atomically, only when everything parsed. Every value the job does not give is
 // written with a "default:" comment and listed on standard error; paths in the scenario are
 // relative to it.
+// commsim import torchtitan CONFIG.toml --instance NAME [--nodes N | --gpus N] [--out scenario.toml]
+// Turns a torchtitan job config into a scenario (scenarios/import/torchtitan_config.hpp): written
+// atomically to --out, else to standard output; each value read is listed on standard error.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -15,12 +18,15 @@
 #include "scenarios/cli/command.hpp"
 #include "scenarios/cli/output/result_schema.hpp"
 #include "scenarios/import/k8s_job.hpp"
+#include "scenarios/import/torchtitan_config.hpp"
 
 namespace scenarios {
 
 int cmd_import(int argc, char** argv) {
-  CLI::App app{"Turn a Kubernetes job (and its DeepSpeed config, Trainer arguments) into a scenario.",
-               "commsim import"};
+  CLI::App app{
+      "Turn a Kubernetes job (and its DeepSpeed config, Trainer arguments) or a torchtitan config into a "
+      "scenario.",
+      "commsim import"};
   app.require_subcommand(1);
   CLI::App* k8s = app.add_subcommand(
       "k8s",
@@ -46,7 +52,50 @@ int cmd_import(int argc, char** argv) {
   k8s->add_flag("--spread", opt.spread, "one pod per host (default: packed onto as few as fit)")->excludes(nodes_opt);
   k8s->add_option("--out", opt.out, "scenario file to write")->required()->type_name("scenario.toml");
   k8s->add_flag("--json", json, "print what was imported as one JSON object (docs/result.schema.json)");
+  CLI::App* titan = app.add_subcommand(
+      "torchtitan", "a torchtitan job config (the TOML of train.py --job.config_file): FSDP2, HSDP or DDP");
+  std::string titan_path, titan_out;
+  TorchtitanOptions titan_opt;
+  int titan_nodes = 0, titan_gpus = 0;
+  titan->add_option("config", titan_path, "the torchtitan job config")->required()->type_name("CONFIG.toml");
+  titan->add_option("--instance", titan_opt.instance, "catalog instance the job runs on (commsim instances)")
+      ->required()
+      ->type_name("NAME");
+  auto* titan_nodes_opt = titan->add_option("--nodes", titan_nodes, "hosts of the instance, every GPU one rank")
+                              ->type_name("N")
+                              ->check(whole_number(1, 1000000));
+  titan->add_option("--gpus", titan_gpus, "ranks in all, torchrun's world size (default: the config's degrees)")
+      ->type_name("N")
+      ->check(whole_number(1, 1 << 20))
+      ->excludes(titan_nodes_opt);
+  titan->add_option("--out", titan_out, "scenario file to write (default: standard output)")
+      ->type_name("scenario.toml");
   if (const int rc = parse_cli(app, argc, argv); rc >= 0) return rc;
+  if (titan->parsed()) {
+    if (titan_nodes_opt->count() > 0) titan_opt.nodes = titan_nodes;
+    if (titan_gpus > 0) titan_opt.gpus = titan_gpus;
+    return guarded([&] {
+      if (!titan_out.empty()) refuse_outputs_over_inputs({{"--out", titan_out}}, {titan_path});
+      const TorchtitanImport imported = read_torchtitan_config(titan_path, titan_opt);
+      if (titan_out.empty())
+        std::fputs(imported.toml.c_str(), stdout), std::fflush(stdout);  // before stderr's list, on a terminal
+      else
+        write_file_atomically(titan_out, imported.toml);
+      std::fprintf(stderr, "commsim import: read from %s:\n", titan_path.c_str());
+      for (const auto& r : imported.read) std::fprintf(stderr, "  %s\n", r.c_str());
+      if (!imported.chosen.empty()) {
+        std::fprintf(stderr, "commsim import: %zu value%s chosen by commsim, written with a 'default:' comment:\n",
+                     imported.chosen.size(), imported.chosen.size() == 1 ? "" : "s");
+        for (const auto& d : imported.chosen) std::fprintf(stderr, "  %s\n", d.c_str());
+      }
+      for (const auto& n : imported.notes) std::fprintf(stderr, "commsim import: note: %s\n", n.c_str());
+      if (!titan_out.empty())
+        std::printf("%s: %s on %d GPU%s, %d host%s -> %s\n", titan_path.c_str(), imported.strategy.c_str(),
+                    imported.gpus, imported.gpus == 1 ? "" : "s", imported.nodes, imported.nodes == 1 ? "" : "s",
+                    titan_out.c_str());
+      return 0;
+    });
+  }
   if (nodes_opt->count() > 0) opt.nodes = nodes;
 
   return guarded([&] {
