@@ -8,7 +8,7 @@ runs each block's command and replaces every quoted line that is no longer print
 line it stands for: the next printed line, in order, that starts with the same words before the
 first digit. A line it cannot place is left as it is and reported; the test then says where.
 
-    python3 scripts/refresh-console-docs.py BUILD/scenarios/commsim [docs/PAGE.md ...]
+    python3 scripts/refresh-console-docs.py BUILD/scenarios/commsim [PAGE ...]
 
 Review the diff: the prose around a block may quote the same numbers.
 """

@@ -380,6 +380,11 @@ TorchtitanImport import_torchtitan(const std::string& bytes, const std::string& 
               "optimizer.implementation");
   else
     titan_default("training", "optimizer_impl", std::string("fused"), "optimizer.implementation");
+  // The model's code of the TOML era: torchtitan's models applied their complex rotary embedding
+  // (the fsdp default, models/workload/model_code.hpp) and copied the key/value heads to every query
+  // head (repeat_kv) until late January 2026, weeks before the configs moved to Python.
+  w.set("training", "repeat_kv", true,
+        "torchtitan's models copied the key/value heads before attention until late January 2026");
 
   // Low-precision GEMMs: a converter named in model.converters (older: training.enable_float8_linear).
   std::string precision;

@@ -75,6 +75,7 @@ TEST_CASE("import torchtitan: llama3_8b.toml becomes an FSDP2 scenario that runs
   CHECK(s.training.param_dtype == "fp32");      // training.dtype's default
   CHECK(s.training.reduce_dtype == "fp32");     // mixed_precision_reduce's default
   CHECK(s.training.optimizer_impl == "fused");  // optimizer.implementation's default
+  CHECK(s.training.repeat_kv);                  // torchtitan's TOML-era models copied the key/value heads
   // selective_ac_option = "op": written as none, a commsim choice said so in the file and on stderr.
   CHECK(s.training.recompute == "none");
   CHECK(r.toml.find("recompute = \"none\"  # default: ") != std::string::npos);
