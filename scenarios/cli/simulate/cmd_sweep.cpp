@@ -297,11 +297,15 @@ int cmd_sweep(int argc, char** argv) {
     std::exception_ptr fatal;  // anything that is not a point's own error: the sweep stops
     // Workers numbered `allowed` and above stop before their next point (below: a refused thread).
     std::atomic<size_t> allowed{std::numeric_limits<size_t>::max()};
-    // No worker takes a point before every thread is started (or refused and trimmed): points run
-    // while the stacks still fill the address space would find no memory.
-    std::atomic<bool> started{false};
+    // No worker takes a point before every thread is started, or refused and trimmed: points run
+    // while the stacks still fill the address space would find no memory. A refusal wakes the
+    // workers (`started`) so that those over `allowed` return, and the kept ones wait on until
+    // the others are joined and their stacks returned (`trimmed`).
+    std::atomic<bool> started{false}, trimmed{false};
     auto worker = [&](size_t id) {
       started.wait(false);
+      if (id >= allowed.load()) return;
+      trimmed.wait(false);
       try {
         run_points(id);
       } catch (...) {
@@ -419,6 +423,8 @@ int cmd_sweep(int argc, char** argv) {
           threads.back().join();
           threads.pop_back();
         }
+        trimmed.store(true);
+        trimmed.notify_all();
         std::fprintf(stderr,
                      "sweep: running on %zu thread%s, not %zu: the system refused another (%s) after %zu; half of "
                      "them are kept, to leave the points memory\n",
@@ -428,6 +434,8 @@ int cmd_sweep(int argc, char** argv) {
     }
     started.store(true);
     started.notify_all();
+    trimmed.store(true);
+    trimmed.notify_all();
     alone.store(threads.empty());
     worker(0);
     for (auto& t : threads) t.join();
