@@ -176,7 +176,7 @@ inline constexpr auto kComputeParams = std::to_array<ParamSpec>({
      {},
      kByStream,
      ParamOwner::Compute,
-     "fp32 cross-entropy fwd+bwd with the logits' casts: 12.8 ps on H200 (ANALYSIS.md section 2)"},
+     "fp32 cross-entropy fwd+bwd with the logits' casts: 12.8 ps on H200 (ANALYSIS.md section 2), 36 B of HBM"},
     {"compute.adamw_bandwidth.foreach_fp32",
      ParamUnit::BytesPerSecond,
      kBandwidth,

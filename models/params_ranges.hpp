@@ -15,15 +15,15 @@ namespace models::params_detail {
 //   1 TB transfer stays under 12 days, inside the picosecond clock's 106 days (sim/time.hpp).
 // - compute rates [1e9, 1e18] FLOP/s: below 1 GFLOP/s is slower than one CPU core; above
 //   1 EFLOP/s is over 50 x a B200's 18 PFLOP/s (FP4, sparse), its datasheet's highest figure.
-// - time per logit [0, 1.6e-5] s: the loss moves 16 B per logit (compute/gpu_rates.cpp), and at
-//   the bandwidth floor of 1 MB/s that takes 1.6e-5 s; a second per logit (the times' bound) would
+// - time per logit [0, 3.6e-5] s: the loss moves 36 B per logit (compute/gpu_rates.hpp), and at
+//   the bandwidth floor of 1 MB/s that takes 3.6e-5 s; a second per logit (the times' bound) would
 //   make one Llama step longer than the picosecond clock holds.
 // - memory sizes [0, 1e12] B: more than 3 x the largest GPU memory sold (B300, 288 GB); what the
 //   framework holds beside the tensors cannot exceed the GPU's memory.
 inline constexpr ParamRange kBandwidth{1e6, 1e15, false, false};          // [1e6, 1e15] B/s
 inline constexpr ParamRange kChannelRate{1e6, 1e15, false, false, true};  // 0 (unknown) or [1e6, 1e15] B/s
 inline constexpr ParamRange kTime{0, 1, false, false};                    // [0, 1] s: latencies, windows
-inline constexpr ParamRange kTimePerLogit{0, 16 / 1e6, false, false};     // [0, 1.6e-5] s per logit
+inline constexpr ParamRange kTimePerLogit{0, 36 / 1e6, false, false};     // [0, 3.6e-5] s per logit
 inline constexpr ParamRange kFlopRate{1e9, 1e18, false, false};           // [1e9, 1e18] FLOP/s
 inline constexpr ParamRange kMemorySize{0, 1e12, false, false};           // [0, 1e12] B
 inline constexpr ParamRange kFraction{0, 1, true, false};                 // (0, 1]: efficiencies

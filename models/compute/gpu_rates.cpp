@@ -103,9 +103,9 @@ GpuRates make_gpu_rates(const hw::GpuSpec& gpu, Precision precision, const std::
   for (int k = 0; k < kMemKernels; ++k)
     r.memory.bytes_per_s[k] = value(key("compute.memory_bandwidth", kMemoryNames[k]),
                                     transfer_memory_rate(kH200MemoryBandwidth[k], gpu.hbm_bytes_per_s));
-  // The loss as 16 B per logit at 1.25 TB/s on the H200 (ANALYSIS.md section 2), by the same rule:
-  // t = 16 B / BW_gpu = the H200's time x BW_H200 / BW_gpu.
-  const double loss_rate = 16 / kH200LossPerLogit;
+  // The loss as the bytes its kernels move per logit (kLossBytesPerLogit, 2.8 TB/s on the H200), by
+  // the same rule: t = B / BW_gpu = the H200's time x BW_H200 / BW_gpu.
+  const double loss_rate = kLossBytesPerLogit / kH200LossPerLogit;
   r.memory.loss_s_per_logit = value("compute.loss_time_per_logit",
                                     kH200LossPerLogit * transfer_memory_slowdown(loss_rate, gpu.hbm_bytes_per_s));
 

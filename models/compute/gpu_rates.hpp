@@ -10,7 +10,7 @@
 //                                                       1492/1979 = 0.754 in fp8; attention: its
 //                                                       rates / 989 of the bf16 peak)
 //     1/BW_gpu,k = 1/(eta HBM_gpu) + (1/BW_H200,k - 1/(eta 4.8 TB/s))
-//                                                      (memory-bound kinds k, AdamW, the loss as 16 B
+//                                                      (memory-bound kinds k, AdamW, the loss as 36 B
 //                                                       per logit; eta = 0.902: the H200's fastest
 //                                                       streaming kernel, 4.33 TB/s)
 //     BW_gpu    = HBM_gpu x BW_H200 / 4.8 TB/s           (the GEMM epilogue)
@@ -81,6 +81,13 @@ inline constexpr GemmLaw kH200GemmFp8{7.06e-6, 1492e12, 4.64e12};               
 inline constexpr AttentionLaw kH200Attention{24.5e-6, 582e12, 61.4e-6, 449e12};  // section 7
 inline constexpr double kH200KernelFixed = 4.1e-6;                               // memory-bound kernel t0 (kernels.hpp)
 inline constexpr double kH200LossPerLogit = 12.8e-12;                            // section 2: 1.68 ms / (4096 x 32000)
+// The loss's HBM bytes per logit, one read or write of each tensor per kernel (a row's second and
+// third passes inside log-softmax and its backward stay in L2): the cast up, bf16 in, fp32 out
+// (6); log-softmax, in and out (8); NLL's backward, a zeroed fp32 gradient (4); log-softmax's
+// backward, the gradient and the output in, the gradient out (12); the cast's backward, fp32 in,
+// bf16 out (6). 36 B in 12.8 ps is 2.8 TB/s on the H200, where a copy streams 4.3: the rows'
+// reductions wait on their passes.
+inline constexpr double kLossBytesPerLogit = 36;
 // The GPU idles between an eager PyTorch step's kernels while the host issues them: (step time -
 // kernel time) / kernels over the ten profiled steps of ANALYSIS.md sections 4 and 7 (TP 1-8,
 // plain and FSDP2, foreach and fused AdamW): median 2.6 us (1.9-3.4, one run at -1.6 where the

@@ -29,7 +29,8 @@
 //   t0f 24.5 us, Rf 582 TFLOP/s, t0b 61.4 us, Rb 449 TFLOP/s (ANALYSIS.md section 7); at 32 heads
 //   that is 408 TFLOP/s over forward + backward (section 2).
 // Loss: cross-entropy over fp32 logits, the 16-bit logits' cast, log-softmax, NLL and their
-//   backward, 12.8 ps per logit (the decoder's loss_of, 4096 x 32000 logits in 1.68 ms).
+//   backward, 12.8 ps per logit (the decoder's loss_of, 4096 x 32000 logits in 1.68 ms), 36 B of HBM
+//   per logit by its kernels (gpu_rates.hpp).
 #include <array>
 #include <cstddef>
 #include <cstdint>

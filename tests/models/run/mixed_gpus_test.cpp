@@ -5,11 +5,11 @@
 // a p5 cluster (compute independent of overlap here: exact). The H100 ranks then wait for the
 // A100 ranks at every collective (barrier wait), and the collectives cross the p4d nodes' EFA,
 // so the step is paced by the slower group: slower than 4 x p5, close to 4 x p4d. Measured on the
-// shipped example (commsim run): 3.367 s per step, against 0.632 s on 4 x p5 (5.3x) and 3.369 s
+// shipped example (commsim run): 3.372 s per step, against 0.632 s on 4 x p5 (5.3x) and 3.374 s
 // on 4 x p4d. Why: the ZeRO-3 all-gathers and reduce-scatters are rings over 4 channels (NCCL's
 // minimum over the ranks: p4d's 4 NIC groups), and on the p4d nodes each ring leaves through one
 // 100 Gb/s EFA (12.5 GB/s) where a p5 node gives it a 400 Gb/s group: every ring runs at p4d's
-// pace, ~3.08 s of communication per step as on 4 x p4d; the A100s' 2.00 s of compute (0.61 s on
+// pace, ~3.09 s of communication per step as on 4 x p4d; the A100s' 2.00 s of compute (0.61 s on
 // an H100) hides under it, and the H100 ranks wait for both.
 #include <catch2/catch.hpp>
 

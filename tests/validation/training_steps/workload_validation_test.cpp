@@ -59,8 +59,8 @@ TEST_CASE("workload: z3_n1 and tp_n1 predict the single-GPU steps of three hosts
   CHECK(std::abs(tp / h200x2.at("tp_n1") - 1) < 0.05);
 }
 
-// Predicted 2.15 (14.1 s vs 30.4 s per step against the measured 19.6 s vs 47.4 s): -11.2 %, inside
-// the band with 3.8 points to spare. Both absolute times are under-predicted (README, seeds' study).
+// Predicted 2.12 (14.1 s vs 29.9 s per step against the measured 19.6 s vs 47.4 s): -12.1 %, inside
+// the band with 2.9 points to spare. Both absolute times are under-predicted (README, seeds' study).
 TEST_CASE("workload: seed 002 ratio of 4 pods x 1 GPU (EFA) to 1 pod x 4 GPUs within 15 % of 2.42",
           "[validation][workload]") {
   // scenarios/seeds/notes/002_*: 50 steps in 0:16:21 (1 pod, P2P) and 0:39:32 (4 pods, EFA GDRDMA).
