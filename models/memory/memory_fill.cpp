@@ -91,6 +91,7 @@ memory::MemoryInputs step_memory_inputs(const ScenarioSpec& spec, const model::M
   // Unfused attention keeps its scores for the backward under every strategy (memory_peak.cpp
   // stage_block_activation_bytes_per_token: the one place they are counted).
   in.unfused_attention = spec.training.attention_backend == "unfused";
+  in.repeat_kv = spec.training.repeat_kv;
   in.zero = spec.zero;
   in.framework_overhead_bytes =
       param_or(spec.cluster.params, "memory.framework_overhead", param_default("memory.framework_overhead"));

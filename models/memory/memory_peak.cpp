@@ -101,16 +101,18 @@ namespace {
 // dense and MoE blocks; the stage's blocks in flight are taken in that proportion).
 double stage_block_activation_bytes_per_token(const MemoryInputs& in) {
   const model::ModelShape& m = in.model;
-  // Unfused attention's scores, kept unless recomputed (selective) or the whole block is (full).
-  const double scores = in.unfused_attention && in.recompute == Recompute::None
-                            ? unfused_score_bytes_per_token(m, in.tp, in.compute_bytes)
-                            : 0;
+  // What the code keeps beyond a flash-attention block's: unfused attention's scores, kept unless
+  // recomputed (selective) or the whole block is (full); the key/value copies attention saves.
+  double extra = in.unfused_attention && in.recompute == Recompute::None
+                     ? unfused_score_bytes_per_token(m, in.tp, in.compute_bytes)
+                     : 0;
+  if (in.repeat_kv && in.recompute != Recompute::Full) extra += repeated_kv_bytes_per_token(m, in.tp, in.compute_bytes);
   const double dense =
-      block_activation_bytes_per_token(m, in.tp, in.sequence_parallel, in.recompute, in.compute_bytes) + scores;
+      block_activation_bytes_per_token(m, in.tp, in.sequence_parallel, in.recompute, in.compute_bytes) + extra;
   if (!m.is_moe()) return dense;
   const double moe = moe_block_activation_bytes_per_token(m, in.tp, in.sequence_parallel, in.recompute,
                                                           in.compute_bytes, expert_tp(in)) +
-                     scores;
+                     extra;
   const std::vector<int> layers = stage_layer_ids(in);
   int moe_layers = 0;
   for (int i : layers) moe_layers += m.moe_layer(i) ? 1 : 0;

@@ -99,6 +99,8 @@ struct MemoryInputs {
   // training.attention_backend = "unfused", any strategy: the scores are kept for the backward
   // unless recomputed (unfused_score_bytes_per_token, every block a rank holds activations of).
   bool unfused_attention = false;
+  // training.repeat_kv: attention keeps the key/value heads' copies (repeated_kv_bytes_per_token).
+  bool repeat_kv = false;
   // Bytes of each of Adam's moments m and v (training.optimizer_dtype); 0: as the framework keeps
   // them: torch.optim.AdamW in the parameters' dtype (fsdp, ddp: bf16 parameters keep bf16 moments),
   // DeepSpeed and Megatron-LM in fp32 beside their fp32 master weights.

@@ -29,6 +29,12 @@ double unfused_score_bytes_per_token(const model::ModelShape& m, int tp, int act
   return (2.0 * act_bytes + 1) * double(m.heads) * double(m.seq) / std::max(1, tp);
 }
 
+double repeated_kv_bytes_per_token(const model::ModelShape& m, int tp, int act_bytes) {
+  const model::AttentionShape a = m.attention();
+  if (a.is_mla() || a.kv_heads >= a.heads) return 0;
+  return 2.0 * act_bytes * double(a.heads - a.kv_heads) * double(a.head_dim) / std::max(1, tp);
+}
+
 double moe_block_activation_bytes_per_token(const model::ModelShape& m, int tp, bool sequence_parallel, Recompute r,
                                             int act_bytes, int etp) {
   if (r == Recompute::Full) return block_activation_bytes_per_token(m, tp, sequence_parallel, r, act_bytes);

@@ -66,6 +66,13 @@ double recompute_working_bytes_per_token(const model::ModelShape& m, int tp, boo
 // Korthikanti et al. 2022's 5as/(ht) x sbh per layer (section 4.1: softmax 2as^2b, mask as^2b,
 // dropout output 2as^2b). Selective recompute exists to drop exactly this term.
 double unfused_score_bytes_per_token(const model::ModelShape& m, int tp, int act_bytes = 2);
+// Key/value heads copied to every query head before attention (training.repeat_kv): attention
+// saves the copies, not the kv_heads it was given (the copy's backward needs no input), so a
+// block keeps 2 (heads - kv_heads) head_dim / tp elements per token more than with grouped heads,
+// added under "none" and "selective" (attention's inputs are kept there). Measured on one H100
+// (scenarios/validation/h100x1/measured/llama_steps.jsonl, the same rows copied and native): 0.1 GB
+// per Llama-3.1-8B block at 8,192 tokens, 0.2 at 16,384, where this gives 0.10 and 0.20.
+double repeated_kv_bytes_per_token(const model::ModelShape& m, int tp, int act_bytes = 2);
 // Korthikanti et al. 2022, bytes per transformer layer for s tokens, b sequences, h hidden,
 // a heads, tensor-parallel degree t (the published formula, for comparison).
 double korthikanti_layer_bytes(double s, double b, double h, double a, int t, bool sequence_parallel, Recompute r);

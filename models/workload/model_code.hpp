@@ -28,8 +28,8 @@
 // mask is given): forward a copy from a broadcast view, e (kv + expanded) per tensor at the
 // strided-copy rate; backward the sum over each group, the same bytes, elementwise (measured 222 us
 // against 234 for k and v at 8,192 tokens). Attention itself runs the same FLOPs either way.
-// Not priced: the rotary tables (computed once, cached), a model without rotary positions, and
-// what the code saves for the backward (the memory model's activations do not change).
+// Not priced: the rotary tables (computed once, cached) and a model without rotary positions. What
+// the copies keep for the backward is the memory model's (memory_terms.hpp repeated_kv_bytes_per_token).
 #include <cstdint>
 #include <string>
 

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,7 @@ TEST_CASE("h100x1 llama: the plain model's memory peak within 10 % of the measur
     in.param_bytes = 2;
     in.ddp_bucket_copies = false;
     in.micro_batch = j["micro_batch"];
+    in.repeat_kv = copies_heads(j);
     const models::memory::RankEstimate e = models::memory::estimate_rank(in);
     const double err = e.peak_bytes() / j["peak"].get<double>() - 1;
     INFO(j["layers"] << " blocks, " << j["seq"] << " tokens x " << j["micro_batch"] << ": peak " << e.peak_bytes() / 1e9
@@ -77,4 +79,30 @@ TEST_CASE("h100x1 llama: the plain model's memory peak within 10 % of the measur
   }
   CHECK(rows == 16);
   WARN("h100x1 llama memory: " << rows << " rows, worst peak error " << 100 * worst << " %");
+}
+
+// The same configuration with copied and with grouped key/value heads: attention keeps the copies
+// (memory_terms.hpp repeated_kv_bytes_per_token), 2 x 24 heads x 128 x 2 B per token and block.
+TEST_CASE("h100x1 llama: the key/value copies' memory is the measured difference", "[validation]") {
+  std::map<std::string, std::pair<double, double>> measured, modelled;  // copied, native peaks
+  for (const auto& j : validation::jsonl_rows(kLlamaDir + "measured/llama_steps.jsonl", "llama_step")) {
+    models::memory::MemoryInputs in;
+    in.model = models::model::resolve_model(*llama_row(j).spec.model);
+    in.strategy = models::workload::Strategy::Ddp;
+    in.param_bytes = 2;
+    in.ddp_bucket_copies = false;
+    in.micro_batch = j["micro_batch"];
+    in.repeat_kv = copies_heads(j);
+    const std::string key = std::to_string(j["layers"].get<int>()) + " x " + std::to_string(j["seq"].get<int>()) +
+                            " x " + std::to_string(j["micro_batch"].get<int>());
+    (in.repeat_kv ? measured[key].first : measured[key].second) = j["peak"].get<double>();
+    (in.repeat_kv ? modelled[key].first : modelled[key].second) = models::memory::estimate_rank(in).peak_bytes();
+  }
+  REQUIRE(measured.size() == 7);
+  for (const auto& [key, m] : measured) {
+    const double want = m.first - m.second, got = modelled[key].first - modelled[key].second;
+    INFO(key << ": copies " << got / 1e9 << " GB modelled, " << want / 1e9 << " measured");
+    CHECK(want > 0);
+    CHECK(std::abs(got / want - 1) < 0.05);
+  }
 }
