@@ -39,6 +39,15 @@ TEST_CASE("memory: TP splits q, k, v, the attention output and the MLP, SP split
   CHECK(recompute_working_bytes_per_token(m, 4, true) == block_activation_bytes_per_token(m, 4, true, Recompute::None));
 }
 
+TEST_CASE("memory: copied key/value heads keep 2 (heads - kv_heads) head_dim elements per token more", "[models]") {
+  models::model::ModelShape m = decoder_memory_terms();
+  CHECK(repeated_kv_bytes_per_token(m, 1) == 0);  // multi-head attention: nothing is copied
+  m.kv_heads = 8;                                 // Llama 3 8B's grouped heads: 24 copied heads of 128
+  CHECK(repeated_kv_bytes_per_token(m, 1) == 2.0 * 2 * 24 * 128);
+  CHECK(repeated_kv_bytes_per_token(m, 4) == 2.0 * 2 * 24 * 128 / 4);  // TP splits the heads
+  CHECK(repeated_kv_bytes_per_token(m, 1, 4) == 2.0 * 4 * 24 * 128);   // fp32 activations
+}
+
 TEST_CASE("memory: an MoE block keeps every routed copy's expert input and intermediates, the combine its own tokens",
           "[models]") {
   // Mixtral-8x7B: h 4096, GQA kv_dim 1024, 8 experts of 14336, top-2; TP 2 with SP, bf16.
