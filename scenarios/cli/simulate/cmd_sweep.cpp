@@ -299,7 +299,7 @@ int cmd_sweep(int argc, char** argv) {
     std::atomic<size_t> allowed{std::numeric_limits<size_t>::max()};
     // No worker takes a point before every thread is started, or refused and trimmed: points run
     // while the stacks still fill the address space would find no memory. A refusal wakes the
-    // workers (`started`) so that those over `allowed` return, and the kept ones wait on until
+    // workers (`started`) so that those over `allowed` return, and the kept ones wait until
     // the others are joined and their stacks returned (`trimmed`).
     std::atomic<bool> started{false}, trimmed{false};
     auto worker = [&](size_t id) {
