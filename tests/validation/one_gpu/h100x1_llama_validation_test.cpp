@@ -31,6 +31,19 @@ scenarios::LoadedScenario llama_row(const nlohmann::json& j) {
        "training.micro_batch=" + std::to_string(j["micro_batch"].get<int>()),
        std::string("training.repeat_kv=") + (copies_heads(j) ? "true" : "false")});
 }
+
+// The script's plain bf16 model: weights and gradients 2 B, foreach AdamW's bf16 m and v, no DDP
+// wrapper (no gradient buckets), as the GPT-2 rows (h200x1_gpt2_validation_test.cpp).
+models::memory::MemoryInputs plain_memory_inputs(const nlohmann::json& j) {
+  models::memory::MemoryInputs in;
+  in.model = models::model::resolve_model(*llama_row(j).spec.model);
+  in.strategy = models::workload::Strategy::Ddp;
+  in.param_bytes = 2;
+  in.ddp_bucket_copies = false;
+  in.micro_batch = j["micro_batch"];
+  in.repeat_kv = copies_heads(j);
+  return in;
+}
 }  // namespace
 
 TEST_CASE("h100x1 llama: the parameters exact, the plain step's time within 8 % (median within 6 %)", "[validation]") {
@@ -59,17 +72,7 @@ TEST_CASE("h100x1 llama: the plain model's memory peak within 10 % of the measur
   double worst = 0;
   int rows = 0;
   for (const auto& j : validation::jsonl_rows(kLlamaDir + "measured/llama_steps.jsonl", "llama_step")) {
-    const auto loaded = llama_row(j);
-    // The script's plain bf16 model: weights and gradients 2 B, foreach AdamW's bf16 m and v, no DDP
-    // wrapper (no gradient buckets), as the GPT-2 rows (h200x1_gpt2_validation_test.cpp).
-    models::memory::MemoryInputs in;
-    in.model = models::model::resolve_model(*loaded.spec.model);
-    in.strategy = models::workload::Strategy::Ddp;
-    in.param_bytes = 2;
-    in.ddp_bucket_copies = false;
-    in.micro_batch = j["micro_batch"];
-    in.repeat_kv = copies_heads(j);
-    const models::memory::RankEstimate e = models::memory::estimate_rank(in);
+    const models::memory::RankEstimate e = models::memory::estimate_rank(plain_memory_inputs(j));
     const double err = e.peak_bytes() / j["peak"].get<double>() - 1;
     INFO(j["layers"] << " blocks, " << j["seq"] << " tokens x " << j["micro_batch"] << ": peak " << e.peak_bytes() / 1e9
                      << " GB (" << e.peak_phase().name << ") vs " << j["peak"].get<double>() / 1e9);
@@ -86,13 +89,7 @@ TEST_CASE("h100x1 llama: the plain model's memory peak within 10 % of the measur
 TEST_CASE("h100x1 llama: the key/value copies' memory is the measured difference", "[validation]") {
   std::map<std::string, std::pair<double, double>> measured, modelled;  // copied, native peaks
   for (const auto& j : validation::jsonl_rows(kLlamaDir + "measured/llama_steps.jsonl", "llama_step")) {
-    models::memory::MemoryInputs in;
-    in.model = models::model::resolve_model(*llama_row(j).spec.model);
-    in.strategy = models::workload::Strategy::Ddp;
-    in.param_bytes = 2;
-    in.ddp_bucket_copies = false;
-    in.micro_batch = j["micro_batch"];
-    in.repeat_kv = copies_heads(j);
+    const models::memory::MemoryInputs in = plain_memory_inputs(j);
     const std::string key = std::to_string(j["layers"].get<int>()) + " x " + std::to_string(j["seq"].get<int>()) +
                             " x " + std::to_string(j["micro_batch"].get<int>());
     (in.repeat_kv ? measured[key].first : measured[key].second) = j["peak"].get<double>();
