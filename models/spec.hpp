@@ -156,6 +156,7 @@ struct TrainingSpec {
   bool grad_accum_given = false;
   double tokens = 0;                        // training target in tokens (0: training.steps steps)
   std::string recompute;                    // "" (grad_checkpointing decides) | none | selective | full
+  std::string checkpoint_impl;              // full recompute: "" (the strategy's framework) | reentrant | non_reentrant
   std::string attention_backend = "flash";  // flash (FlashAttention/cuDNN) | unfused (explicit softmax)
   std::string rope;                         // "" (the strategy's framework) | fused | complex | rotate_half
   bool repeat_kv = false;                   // k and v copied to every query head before attention

@@ -61,6 +61,7 @@ StepBound compute_stream_bound(const ScenarioSpec& spec, const model::ModelShape
   // One block's work by halves: attention (norm, qkv, attention, o, residual) and MLP.
   double attn_f = 0, attn_b = 0, mlp_f = 0, mlp_b = 0;
   double cast_attn = 0, cast_mlp = 0;  // Megatron's fp8 weight casts of one layer, once per step (0 else)
+  double mlp_tail = 0;                 // what a non-reentrant checkpoint's recompute skips (compute.hpp)
   // At cp > 1 the block's kernels are priced on its T = mb seq / cp tokens too, attention on T
   // queries against the whole sequence (the ring's cp steps of 1/cp of it add up to the same sum).
   // An MoE model's blocks are whole only under Megatron, whose layer prices them with these laws
@@ -73,6 +74,7 @@ StepBound compute_stream_bound(const ScenarioSpec& spec, const model::ModelShape
     const workload::BlockSeconds s =
         workload::block_seconds(m, tokens, tp, rates, megatron && l.sequence_parallel, /*weight_casts=*/!megatron);
     attn_f = s.attn_fwd.total(), attn_b = s.attn_bwd.total(), mlp_f = s.mlp_fwd.total(), mlp_b = s.mlp_bwd.total();
+    mlp_tail = s.fwd_unsaved_tail;
     if (megatron) {
       const workload::BlockKernels k = workload::block_kernels(m, tokens, tp, rates, l.sequence_parallel);
       cast_attn = k.fp8_attn_weights, cast_mlp = k.fp8_mlp_weights;
@@ -86,6 +88,7 @@ StepBound compute_stream_bound(const ScenarioSpec& spec, const model::ModelShape
     const compute::LinearSeconds down = fastest(rates.gpu, stretch, tokens, f / tp, h);
     const int ups = m.gated_mlp ? 2 : 1;
     mlp_f = ups * up.fwd + down.fwd;
+    mlp_tail = down.fwd;
     mlp_b = ups * (up.dgrad + up.wgrad) + down.dgrad + down.wgrad;
   }
   // An MoE layer's MLP under Megatron: the compute-stream kernels of MegatronLayer::moe_forward
@@ -119,7 +122,7 @@ StepBound compute_stream_bound(const ScenarioSpec& spec, const model::ModelShape
   b.block_comm_bwd_s = (tc.attn_bwd + tc.mlp_bwd) * tc.collective_s;
   const double r = l.recompute == workload::Recompute::Full ? 1 : 0;
   const double attn_w = attn_f * (1 + r) + attn_b;
-  const double mlp_w = mlp_f * (1 + r) + mlp_b;
+  const double mlp_w = mlp_f * (1 + r) + mlp_b - (l.recompute_stops_early ? mlp_tail : 0);
   const double moe_w = moe_f * (1 + r) + moe_b;
   const double m_micro = megatron ? l.pipeline_micro_batches : l.grad_accum;
   // Blocks' work on `layers` consecutive layers of a stage starting at `first`: an MoE layer's MLP

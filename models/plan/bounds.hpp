@@ -30,7 +30,9 @@
 //     attention half only), at the faster of the step's GEMM laws, times s;
 //   g_f, g_b  the block's forward and backward compute;  c_f, c_b  the tensor-parallel collectives
 //     its compute stream waits for, each at its lower bound (comm_bound.hpp; Megatron with tp > 1);
-//   w = (g_f + c_f)(1 + r) + g_b + c_b (r = 1 under full recompute);
+//   w = (g_f + c_f)(1 + r) + g_b + c_b (r = 1 under full recompute), less the MLP's down
+//     projection and residual add (its GEMM alone where only GEMMs are counted) when a
+//     non-reentrant checkpoint's recompute stops before them (compute.hpp BlockSeconds);
 //   H  Megatron's output layer per micro-batch on the last stage: final norm, logits (V / tp
 //      columns when vocab-parallel), loss, forward and backward, as megatron_layer.cpp prices them
 //      (head_kernels), plus its input's blocking all-gather with sequence parallelism;

@@ -38,19 +38,7 @@ void add_collective(GroupTraffic& g, nccl::CollOp op, double bytes) {
 std::vector<GroupTraffic> data_parallel_grad_groups(const ScenarioSpec& spec, const model::ModelShape& m,
                                                     const workload::ParallelLayout& l,
                                                     const workload::ComputeRates& rates, int node_ranks) {
-  workload::DataParallelConfig c;  // as strategy.cpp data_parallel_step fills it
-  c.model = m;
-  c.training = spec.training;
-  c.training.grad_accum = l.grad_accum;
-  c.training.grad_checkpointing = l.recompute == workload::Recompute::Full;
-  c.zero = spec.zero;
-  c.strategy = l.strategy;
-  c.dp = l.dp;
-  c.dp_shard = l.dp_shard;
-  c.node_ranks = node_ranks;
-  c.launcher_procs = node_ranks;
-  c.cpu_threads = spec.training.cpu_threads;
-  c.rates = rates;
+  const workload::DataParallelConfig c = workload::data_parallel_config(spec, m, l, rates, node_ranks, node_ranks);
   const workload::Program p = workload::build_data_parallel_program(c);
   const bool hsdp = l.strategy == workload::Strategy::Hsdp && l.dp_shard > 0 && l.dp_shard < l.dp;
   GroupTraffic slot[2];

@@ -33,6 +33,7 @@ StepFlops megatron_step_flops(const model::ModelShape& m, double samples) {
     out.scores = 6 * samples * s * L * s * double(at.heads) * double(at.qk_head_dim() + at.v_head_dim());
   }
   out.logits = base * (V / (2 * L * h));
+  out.mlp_down = 6 * samples * s * h * f * (L - m.moe_layers());
   return out;
 }
 
@@ -46,14 +47,15 @@ double samples_per_step(const ScenarioSpec& spec, int dp, int micro_batches) {
 }
 
 ThroughputResult make_throughput(const model::ModelShape& m, double samples, double step_time_s, int world_size,
-                                 double peak_flops, bool full_recompute) {
+                                 double peak_flops, bool full_recompute, bool recompute_stops_early) {
   ThroughputResult t;
   t.estimated = true;
   const StepFlops f = megatron_step_flops(m, samples);
   t.samples_per_step = samples;
   t.tokens_per_step = samples * m.seq;
   t.model_flops_per_step = f.total();
-  t.hardware_flops_per_step = f.total() + (full_recompute ? f.layers / 3 : 0);
+  const double recomputed = full_recompute ? (f.layers - (recompute_stops_early ? f.mlp_down : 0)) / 3 : 0;
+  t.hardware_flops_per_step = f.total() + recomputed;
   t.peak_tflops_per_gpu = peak_flops / 1e12;
   if (step_time_s > 0 && world_size > 0) {
     t.samples_per_s = samples / step_time_s;

@@ -10,9 +10,10 @@
 //   F = 12 B s L h^2 [ (1 + g/a + s/h) + (f/h) (3/2) + V / (2 L h) ]
 // (Narayanan et al. 2021, appendix "Floating-point operations"). With full activation recompute
 // the layers' forward runs twice, so the hardware count is F + (1/3) of F's layer part (the
-// logit term is not recomputed); selective recompute adds only the attention scores, which this
-// count leaves at zero. MFU = F / step time / GPUs / peak dense bf16 FLOP/s (Chowdhery et al.
-// 2022, PaLM appendix B); HFU uses the hardware count. The simulator's own compute model counts
+// logit term is not recomputed), less the dense MLPs' down projections' forward when a
+// non-reentrant checkpoint's recompute stops before them (workload/compute.hpp BlockSeconds); selective recompute adds
+// only the attention scores, which this count leaves at zero. MFU = F / step time / GPUs / peak dense bf16 FLOP/s
+// (Chowdhery et al. 2022, PaLM appendix B); HFU uses the hardware count. The simulator's own compute model counts
 // causal attention as half (workload/compute.hpp); these figures follow Megatron's convention,
 // which is what Megatron-LM logs as "TFLOP/s/GPU".
 #include "models/result.hpp"
@@ -25,6 +26,7 @@ struct StepFlops {
   double layers = 0;  // the blocks' part
   double logits = 0;  // the LM head's part
   double scores = 0;  // of `layers`: attention's QK^T and PV, every layer over the whole sequence
+  double mlp_down = 0;  // of `layers`: the dense MLPs' down projections, 6 B s h f per dense layer
   double total() const { return layers + logits; }
 };
 // Megatron's num_floating_point_operations for `samples` samples (above). MoE models: an MoE
@@ -41,8 +43,9 @@ double windowed_step_flops(const model::ModelShape& m, double samples);
 // Samples per optimizer step: dp x micro_batch x (grad_accum, or the pipeline's micro-batches).
 double samples_per_step(const ScenarioSpec& spec, int dp, int micro_batches);
 
-// Fills every field from the step time; `world_size` GPUs of `peak_flops` dense bf16 each.
+// Fills every field from the step time; `world_size` GPUs of `peak_flops` dense bf16 each;
+// `recompute_stops_early`: the full recompute leaves the down projections out (above).
 ThroughputResult make_throughput(const model::ModelShape& m, double samples, double step_time_s, int world_size,
-                                 double peak_flops, bool full_recompute);
+                                 double peak_flops, bool full_recompute, bool recompute_stops_early = false);
 
 }  // namespace models

@@ -284,6 +284,7 @@ BlockSeconds block_seconds(const model::ModelShape& m, int64_t tokens, int tp, c
   b.mlp_fwd += memory(k.norm_fwd);
   b.mlp_fwd += gemm(k.up.fwd + k.down.fwd);
   b.mlp_fwd += memory(k.act_fwd + k.add);
+  b.fwd_unsaved_tail = gemm(k.down.fwd).total() + memory(k.add).total();
   // Backward: down, SwiGLU, gate and up (their two input gradients summed), norm 2, the residual's
   // gradient sum; o, attention, the rotary embedding and key/value copies, the q/k/v gradient's
   // copies, qkv, norm 1, the residual's sum.

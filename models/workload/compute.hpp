@@ -155,9 +155,16 @@ MoeKernels moe_kernels(const model::ModelShape& m, int64_t tokens, int tp, int e
 
 // One block on one rank (see above): its attention half (norm 1, qkv, attention, o, residual) and
 // its MLP half (norm 2, gate, up, SwiGLU, down, residual), forward and backward.
+// `fwd_unsaved_tail`: the forward's last kernels, whose outputs no backward kernel of the block
+// saved: the MLP's down projection (it saves its input, the activation's output, before its GEMM
+// runs) and the residual add after it (saves nothing). PyTorch's non-reentrant checkpoint stops
+// its recompute when the last saved tensor is back (torch/utils/checkpoint.py, early stop on by
+// default), so it never reruns them: recompute(true).
 struct BlockSeconds {
   WorkSeconds attn_fwd, mlp_fwd, attn_bwd, mlp_bwd;
+  double fwd_unsaved_tail = 0;
   double fwd() const { return attn_fwd.total() + mlp_fwd.total(); }
+  double recompute(bool stops_early) const { return stops_early ? fwd() - fwd_unsaved_tail : fwd(); }
   double bwd() const { return attn_bwd.total() + mlp_bwd.total(); }
 };
 // `weight_casts`: the fp8 weights' quantization in the forward, as the data-parallel units pay it

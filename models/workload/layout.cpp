@@ -35,6 +35,25 @@ Recompute parse_recompute(const TrainingSpec& t) {
   return r;
 }
 
+// training.checkpoint_impl, else the framework's: torchtitan (fsdp, hsdp) and PyTorch's own
+// trainer (ddp) wrap each block in torch.utils.checkpoint with use_reentrant=False, whose early
+// stop (on by default: set_checkpoint_early_stop) ends the recompute once every tensor the
+// backward saved is back; Hugging Face transformers' gradient_checkpointing_enable defaults to
+// use_reentrant=True, as ZeRO-3 needs (zero1-3), and Megatron-LM's full recompute is its own
+// reentrant CheckpointFunction, which reruns the whole layer.
+bool parse_recompute_stops_early(const TrainingSpec& t, Strategy s, Recompute r) {
+  const bool pytorch = s == Strategy::Fsdp || s == Strategy::Hsdp || s == Strategy::Ddp;
+  if (t.checkpoint_impl == "non_reentrant" && s == Strategy::Megatron)
+    throw SpecError("training.checkpoint_impl",
+                    "Megatron-LM's full recompute is its own reentrant checkpoint (expected reentrant, or no "
+                    "checkpoint_impl, under strategy = \"megatron\")");
+  if (!t.checkpoint_impl.empty() && t.checkpoint_impl != "reentrant" && t.checkpoint_impl != "non_reentrant")
+    throw SpecError("training.checkpoint_impl",
+                    "unknown checkpoint_impl '" + t.checkpoint_impl + "' (expected reentrant or non_reentrant)");
+  const bool non_reentrant = t.checkpoint_impl.empty() ? pytorch : t.checkpoint_impl == "non_reentrant";
+  return r == Recompute::Full && non_reentrant;
+}
+
 // grad_accum from training.global_batch, or training.grad_accum.
 int derive_grad_accum(const TrainingSpec& t, int dp) {
   const int per_step = std::max(1, t.micro_batch) * dp;
@@ -397,6 +416,7 @@ ParallelLayout make_layout(const ScenarioSpec& spec, const model::ModelShape& mo
                                              "' (expected zero3, zero2, zero1, fsdp, hsdp, ddp or megatron)");
   l.strategy = *strategy;
   l.recompute = parse_recompute(spec.training);
+  l.recompute_stops_early = parse_recompute_stops_early(spec.training, l.strategy, l.recompute);
   l.micro_batch = std::max(1, spec.training.micro_batch);
   if (par.dp_shard > 0 && l.strategy != Strategy::Hsdp)
     throw SpecError("parallel.dp_shard",

@@ -87,6 +87,9 @@ struct ParallelLayout {
   PipelineSplit split;                        // layers per model chunk (megatron; pipeline_split.hpp)
   std::array<Dim, 4> order = kMegatronOrder;  // rank grid order, fastest first
   Recompute recompute = Recompute::None;
+  // Full recompute by PyTorch's non-reentrant checkpoint, which stops rerunning a block's forward
+  // once the last tensor its backward saved is back (training.checkpoint_impl; layout.cpp).
+  bool recompute_stops_early = false;
   // Megatron-LM / Megatron-Core options (what each does: megatron.hpp).
   bool sequence_parallel = false;
   bool distributed_optimizer = false;

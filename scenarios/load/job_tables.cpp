@@ -244,6 +244,10 @@ void Loader::training(const toml::node& n, const std::string& key) {
            [&](auto& v, auto& k) {
              t.recompute = r_.one_of(v, k, {"full", "selective", "none"});
            }},
+          {"checkpoint_impl",
+           [&](auto& v, auto& k) {
+             t.checkpoint_impl = r_.one_of(v, k, {"reentrant", "non_reentrant"});
+           }},
           {"attention_backend",
            [&](auto& v, auto& k) {
              t.attention_backend = r_.one_of(v, k, {"flash", "unfused"});

@@ -2,27 +2,31 @@
 # configuration, one JSON line each (scenarios/validation/h100x1/measured/llama_steps.jsonl), to
 # check the compute model at Llama 3's shapes and long sequences, which the calibration decoder
 # (2,048 tokens, multi-head attention, a 32,000 vocabulary) does not reach.
-#   python3 bench/device/steps/llama_step.py OUT.jsonl [expand|native] [ROWS]
+#   python3 bench/device/steps/llama_step.py OUT.jsonl [expand|native] [ROWS] [none|full]
 # expand (the default): the key/value heads repeated to 32 before SDPA, as torchtitan's llama3 model
 # did until it passed enable_gqa; native: SDPA(enable_gqa=True) on the 8 heads under torchtitan's
 # backend order (cuDNN, flash, math), as its GQAttention does now. ROWS: how many of the
-# configurations below to run (all by default).
+# configurations below to run (all by default). full: every block under activation checkpointing
+# (torch.utils.checkpoint, non-reentrant, as torchtitan's full AC wraps each TransformerBlock): the
+# backward runs each block's forward again; none (the default): no checkpointing.
 # The model is meta-llama/Llama-3.1-8B's config.json (hidden 4096, 32 query and 8 key/value heads of
 # 128, SwiGLU 14336, vocabulary 128256, RMSNorm, rotary positions, untied head) with fewer blocks
 # (L in the rows), written as torchtitan's llama3 model writes it in eager mode: q, k, v and o
 # projections, rotary embedding on q and k (complex multiply, as torchtitan's apply_rotary_emb),
 # the key/value heads repeated to 32 for causal SDPA, w1/w3/w2 SwiGLU; bf16 parameters, foreach
 # torch.optim.AdamW (bf16 moments), the loss on the fp32 logits. Per configuration: build, 3
-# warm-up steps, 8 timed steps (CUDA-synchronised; median_step_s the 5th of 8 sorted), the clocks,
+# warm-up steps, 8 timed steps (CUDA-synchronised; median_step_s the 5th of 8 sorted; median_fwd_bwd_opt_s
+# the same of each phase by CUDA events: the forward with the loss, the backward, the optimizer), the clocks,
 # and the peak of allocated memory over the row (peak statistics reset before the model is built).
 import json, os, sys, time
-import torch, torch.nn as nn, torch.nn.functional as F
+import torch, torch.nn as nn, torch.nn.functional as F, torch.utils.checkpoint
 from torch.nn.attention import SDPBackend, sdpa_kernel
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))  # gpu_timing
 from gpu_timing import Rows, device_info, clocks
 
 H, NH, NKV, HD, FFN, V = 4096, 32, 8, 128, 14336, 128256
 GQA = sys.argv[2] if len(sys.argv) > 2 else "expand"
+AC = sys.argv[4] if len(sys.argv) > 4 else "none"
 
 
 def rotary(seq):
@@ -80,7 +84,10 @@ class Llama(nn.Module):
     def forward(self, t, fc):
         x = self.emb(t)
         for blk in self.blocks:
-            x = blk(x, fc)
+            if AC == "full":
+                x = torch.utils.checkpoint.checkpoint(blk, x, fc, use_reentrant=False)
+            else:
+                x = blk(x, fc)
         return self.head(self.norm(x))
 
 
@@ -100,10 +107,18 @@ def main():
             tk = torch.randint(0, V, (mb, seq + 1), device="cuda")
             fc = rotary(seq)
 
+            ev = [torch.cuda.Event(enable_timing=True) for _ in range(4)]
+            phases = []  # per timed step: forward (with the loss), backward, optimizer (CUDA events)
+
             def step():
-                F.cross_entropy(m(tk[:, :-1], fc).float().view(-1, V), tk[:, 1:].reshape(-1)).backward()
+                ev[0].record()
+                loss = F.cross_entropy(m(tk[:, :-1], fc).float().view(-1, V), tk[:, 1:].reshape(-1))
+                ev[1].record()
+                loss.backward()
+                ev[2].record()
                 opt.step()
                 opt.zero_grad(set_to_none=True)
+                ev[3].record()
 
             for _ in range(3):
                 step()
@@ -114,9 +129,11 @@ def main():
                 step()
                 torch.cuda.synchronize()
                 ts.append(time.perf_counter() - t0)
-            rows(kind="llama_step", gqa=GQA, layers=layers, seq=seq, micro_batch=mb, hidden=H, heads=NH, kv_heads=NKV,
+                phases.append([ev[i].elapsed_time(ev[i + 1]) / 1e3 for i in range(3)])
+            rows(kind="llama_step", gqa=GQA, ac=AC, layers=layers, seq=seq, micro_batch=mb, hidden=H, heads=NH, kv_heads=NKV,
                  ffn=FFN, vocab=V, params_count=sum(p.numel() for p in m.parameters()), step_s=ts,
-                 median_step_s=sorted(ts)[4], peak=torch.cuda.max_memory_allocated() - base, **clocks())
+                 median_step_s=sorted(ts)[4],
+                 median_fwd_bwd_opt_s=[sorted(p[i] for p in phases)[4] for i in range(3)], peak=torch.cuda.max_memory_allocated() - base, **clocks())
             print(layers, seq, mb, round(sorted(ts)[4] * 1e3, 2), "ms", flush=True)
             del m, opt, tk, fc
         except torch.OutOfMemoryError as e:

@@ -19,4 +19,24 @@ Program build_data_parallel_program(const DataParallelConfig& c) {
   return c.strategy == Strategy::Zero3 ? build_zero3_program(c) : build_fsdp_program(c);
 }
 
+DataParallelConfig data_parallel_config(const ScenarioSpec& spec, const model::ModelShape& shape,
+                                        const ParallelLayout& layout, const ComputeRates& rates, int node_ranks,
+                                        int launcher_procs) {
+  DataParallelConfig c;
+  c.model = shape;
+  c.training = spec.training;
+  c.training.grad_accum = layout.grad_accum;  // from global_batch when given
+  c.training.grad_checkpointing = layout.recompute == Recompute::Full;
+  c.recompute_stops_early = layout.recompute_stops_early;
+  c.zero = spec.zero;
+  c.strategy = layout.strategy;
+  c.dp = layout.dp;
+  c.dp_shard = layout.dp_shard;
+  c.node_ranks = node_ranks;
+  c.launcher_procs = launcher_procs;
+  c.cpu_threads = spec.training.cpu_threads;
+  c.rates = rates;
+  return c;
+}
+
 }  // namespace models::workload

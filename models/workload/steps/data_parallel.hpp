@@ -24,6 +24,7 @@ namespace models::workload {
 struct DataParallelConfig {
   model::ModelShape model;
   TrainingSpec training;
+  bool recompute_stops_early = false;  // layout.hpp: full recompute by a non-reentrant checkpoint
   ZeroSpec zero;
   Strategy strategy = Strategy::Zero3;  // Zero3, Zero2, Zero1, Fsdp, Hsdp or Ddp (models/workload/layout.hpp)
   int dp = 1;
@@ -83,6 +84,12 @@ int64_t hsdp_all_reduce_bytes(int64_t unit_params, int dp_shard, int bytes_per_e
 // the scaled copy into the bucket as a hook fires, or the copy back to .grad): the bytes at the
 // Elementwise rate, one kernel's fixed cost, and an eager step's launch gap per further tensor.
 double ddp_reducer_pass_seconds(int64_t params, int tensors, int bytes_per, const ComputeRates& rates);
+
+// The config of a scenario's data-parallel step (strategy.cpp; the planner's bounds build the same):
+// `node_ranks` ranks share a host, `launcher_procs` per launcher (torchrun: one per pod).
+DataParallelConfig data_parallel_config(const ScenarioSpec& spec, const model::ModelShape& shape,
+                                        const ParallelLayout& layout, const ComputeRates& rates, int node_ranks,
+                                        int launcher_procs);
 
 // One program per strategy; build_data_parallel_program checks the config and picks one.
 Program build_zero3_program(const DataParallelConfig& c);

@@ -5,8 +5,9 @@
 
 namespace models::workload {
 
-std::vector<Unit> decoder_units(const model::ModelShape& m, int64_t tokens, const ComputeRates& rates, bool checkpointing,
-                                double persistence_threshold, int tp, double max_reuse_distance) {
+std::vector<Unit> decoder_units(const model::ModelShape& m, int64_t tokens, const ComputeRates& rates,
+                                Checkpointing checkpointing, double persistence_threshold, int tp,
+                                double max_reuse_distance) {
   using sim::Time;
   auto secs = [](double s) { return Time::from_seconds(s); };
   std::vector<Unit> units;
@@ -26,8 +27,9 @@ std::vector<Unit> decoder_units(const model::ModelShape& m, int64_t tokens, cons
   const int64_t h = m.hidden;
   int64_t gathered = 0;
   for (int64_t p : m.block_tensors()) gathered += gathered_of(p);
+  const bool recomputes = checkpointing != Checkpointing::Off;
   const int64_t regathered =
-      checkpointing ? zero3_regathered_params(m, persistence_threshold, max_reuse_distance) / tp : 0;
+      recomputes ? zero3_regathered_params(m, persistence_threshold, max_reuse_distance) / tp : 0;
   const BlockSeconds block = block_seconds(m, tokens, tp, rates);  // models/workload/compute.hpp
   for (int l = 0; l < m.layers; ++l) {
     Unit u{"L" + std::to_string(l),
@@ -35,7 +37,7 @@ std::vector<Unit> decoder_units(const model::ModelShape& m, int64_t tokens, cons
            gathered,
            secs(block.fwd()),
            secs(block.bwd()),
-           checkpointing ? secs(block.fwd()) : Time::zero(),
+           recomputes ? secs(block.recompute(checkpointing == Checkpointing::StopsEarly)) : Time::zero(),
            true,
            regathered};
     units.push_back(u);

@@ -30,10 +30,20 @@ struct Unit {
 // released between a checkpointed block's recompute and its backward on Llama-3-8B.
 inline constexpr double kDefaultMaxReuseDistance = 1e9;
 
+// What a checkpointed block's backward runs again: nothing (no checkpointing), its whole forward
+// (reentrant: DeepSpeed's, Hugging Face transformers' default), or its forward up to the last
+// tensor the backward saved (PyTorch's non-reentrant checkpoint: compute.hpp BlockSeconds).
+enum class Checkpointing : unsigned char { Off, Reentrant, StopsEarly };
+// training.grad_checkpointing (full recompute) and layout.hpp's recompute_stops_early.
+inline Checkpointing checkpointing(bool grad_checkpointing, bool stops_early) {
+  if (!grad_checkpointing) return Checkpointing::Off;
+  return stops_early ? Checkpointing::StopsEarly : Checkpointing::Reentrant;
+}
+
 // A module's parameters persist (are never gathered) below `persistence_threshold`; `tp` divides
 // every block's compute and the re-gathered parameters (Megatron); `max_reuse_distance` as above.
-std::vector<Unit> decoder_units(const model::ModelShape& m, int64_t tokens, const ComputeRates& rates, bool checkpointing,
-                                double persistence_threshold, int tp = 1,
+std::vector<Unit> decoder_units(const model::ModelShape& m, int64_t tokens, const ComputeRates& rates,
+                                Checkpointing checkpointing, double persistence_threshold, int tp = 1,
                                 double max_reuse_distance = kDefaultMaxReuseDistance);
 
 // A unit's gradient tensors in the order the backward produces them (a block's in reverse of its

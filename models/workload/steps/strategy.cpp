@@ -160,19 +160,9 @@ std::optional<std::string> cpu_adam_threads_note(const DataParallelConfig& c, co
 void data_parallel_step(const ScenarioSpec& spec, const World& world, const model::ModelShape& shape,
                         const ParallelLayout& layout, const ComputeRates& rates, StepPlan& plan) {
   const int n = layout.dp;
-  DataParallelConfig c;
-  c.model = shape;
-  c.training = spec.training;
-  c.training.grad_accum = layout.grad_accum;  // from global_batch when given
-  c.training.grad_checkpointing = layout.recompute == Recompute::Full;
-  c.zero = spec.zero;
-  c.strategy = layout.strategy;
-  c.dp = n;
-  c.dp_shard = layout.dp_shard;
-  c.node_ranks = world.placement().ranks_per_node();
-  c.launcher_procs = world.placement().ranks_per_pod();  // one launcher (torchrun) per pod
-  c.cpu_threads = spec.training.cpu_threads;
-  c.rates = rates;
+  // One launcher (torchrun) per pod.
+  const DataParallelConfig c = data_parallel_config(spec, shape, layout, rates, world.placement().ranks_per_node(),
+                                                    world.placement().ranks_per_pod());
   plan.programs = {build_data_parallel_program(c)};
   plan.ranks.assign(n, RankSetup{});
   if (layout.strategy == Strategy::Hsdp) {

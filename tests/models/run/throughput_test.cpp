@@ -64,6 +64,12 @@ TEST_CASE("throughput: tokens/s, TFLOP/s per GPU, MFU and the recompute's hardwa
   CHECK(t.hfu > t.mfu);
   const auto plain = make_throughput(m, 64, 2.0, 8, 989e12, false);
   CHECK(plain.hardware_flops_per_step == plain.model_flops_per_step);
+  // A non-reentrant checkpoint's recompute stops before each down projection: 2 B s h f per
+  // layer fewer (one of the forward's three MLP GEMMs of SwiGLU).
+  const double down_fwd = 2.0 * 64 * m.seq * m.hidden * m.ffn * m.layers;
+  CHECK(f.mlp_down == Approx(3 * down_fwd));
+  CHECK(make_throughput(m, 64, 2.0, 8, 989e12, true, true).hardware_flops_per_step ==
+        Approx(f.total() + f.layers / 3 - down_fwd));
 }
 
 // A step's batch named by training.global_batch is the same step as one named by grad_accum:

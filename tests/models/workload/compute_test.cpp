@@ -258,3 +258,15 @@ TEST_CASE("compute: flash attention's core follows the keys a windowed layer's q
   m.local = models::model::LocalAttention{128, false, 1, 2};
   CHECK(block_kernels(m, 4096, 1, r, false, false).attn_fwd == eager_full.attn_fwd);
 }
+
+// PyTorch's non-reentrant checkpoint stops its recompute once the last tensor the backward saved is
+// back: a block's recompute is its forward less the MLP's down projection and the residual add.
+TEST_CASE("workload: a recompute that stops early leaves out the down projection and its add", "[workload]") {
+  const models::model::ModelShape m = compute_decoder();
+  const ComputeRates r = h200_compute();
+  const BlockSeconds b = block_seconds(m, 4096, 1, r);
+  const BlockKernels k = block_kernels(m, 4096, 1, r);
+  CHECK(b.recompute(false) == b.fwd());
+  CHECK(b.recompute(true) == Approx(b.fwd() - k.down.fwd - k.add).epsilon(1e-12));
+  CHECK(b.fwd_unsaved_tail > 0.25 * b.mlp_fwd.gemm);  // one of three equal-sized MLP GEMMs
+}

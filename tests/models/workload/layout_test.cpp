@@ -297,3 +297,27 @@ TEST_CASE("layout: the tp-cp-pp-dp rank order is refused for a mixture of expert
   }
   CHECK(error_key(s, 16).empty());  // the dense decoder
 }
+
+// training.checkpoint_impl: what a full recompute reruns, by the framework unless set.
+TEST_CASE("layout: a full recompute stops early under PyTorch's non-reentrant checkpoint only", "[workload]") {
+  auto stops = [](const char* strategy, const char* impl, bool full = true) {
+    models::ScenarioSpec s = scenario(strategy, std::string(strategy) == "megatron" ? 2 : 1);
+    s.training.grad_checkpointing = full;
+    s.training.checkpoint_impl = impl;
+    return make_layout(s, layout_decoder(), 4).recompute_stops_early;
+  };
+  for (const char* pytorch : {"fsdp", "ddp"}) {  // hsdp takes the same rule (layout.cpp)
+    INFO(pytorch);
+    CHECK(stops(pytorch, ""));  // torchtitan's full AC: use_reentrant=False
+    CHECK_FALSE(stops(pytorch, "reentrant"));
+    CHECK_FALSE(stops(pytorch, "", false));  // nothing recomputed
+  }
+  CHECK_FALSE(stops("zero3", ""));  // Hugging Face's default use_reentrant=True (zero1, zero2 alike)
+  CHECK(stops("zero3", "non_reentrant"));
+  CHECK_FALSE(stops("megatron", ""));
+  CHECK_FALSE(stops("megatron", "reentrant"));
+  models::ScenarioSpec s = scenario("megatron", 2);
+  s.training.recompute = "full";
+  s.training.checkpoint_impl = "non_reentrant";
+  CHECK(error_key(s, 4) == "training.checkpoint_impl");
+}

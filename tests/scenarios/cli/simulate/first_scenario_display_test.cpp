@@ -82,7 +82,7 @@ TEST_CASE("compare and report say how a price is sold and that a Capacity Block 
   const auto run = run_commsim({"run", s.file, "--set", "cluster.instance=p5e.48xlarge"});
   REQUIRE(run.exit_code == 0);
   const std::string window = between(run.out, "Capacity Block windows of ", ")");
-  REQUIRE(window == "Capacity Block windows of 1 day in all, paid whole, for a 2 h 15 min run");
+  REQUIRE(window == "Capacity Block windows of 1 day in all, paid whole, for a 2 h 09 min run");
   const auto r = run_commsim({"compare", s.file, s.file, "--set", "2:cluster.instance=p5e.48xlarge"});
   REQUIRE(r.exit_code == 0);
   const std::string prices = between(r.out, "price per hour", "\n");
