@@ -160,6 +160,7 @@ struct TrainingSpec {
   std::string attention_backend = "flash";  // flash (FlashAttention/cuDNN) | unfused (explicit softmax)
   std::string rope;                         // "" (the strategy's framework) | fused | complex | rotate_half
   bool repeat_kv = false;                   // k and v copied to every query head before attention
+  bool keep_logits = false;                 // the loop holds the model's output through the backward
 };
 
 struct ParallelSpec {

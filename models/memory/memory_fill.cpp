@@ -92,6 +92,7 @@ memory::MemoryInputs step_memory_inputs(const ScenarioSpec& spec, const model::M
   // stage_block_activation_bytes_per_token: the one place they are counted).
   in.unfused_attention = spec.training.attention_backend == "unfused";
   in.repeat_kv = spec.training.repeat_kv;
+  in.keep_logits = spec.training.keep_logits;
   in.zero = spec.zero;
   in.framework_overhead_bytes =
       param_or(spec.cluster.params, "memory.framework_overhead", param_default("memory.framework_overhead"));

@@ -101,6 +101,9 @@ struct MemoryInputs {
   bool unfused_attention = false;
   // training.repeat_kv: attention keeps the key/value heads' copies (repeated_kv_bytes_per_token).
   bool repeat_kv = false;
+  // training.keep_logits: the loop holds the model's output through the backward (memory_terms.hpp
+  // kLogitBytesPerEntry), compute_bytes more per logit.
+  bool keep_logits = false;
   // Bytes of each of Adam's moments m and v (training.optimizer_dtype); 0: as the framework keeps
   // them: torch.optim.AdamW in the parameters' dtype (fsdp, ddp: bf16 parameters keep bf16 moments),
   // DeepSpeed and Megatron-LM in fp32 beside their fp32 master weights.

@@ -78,9 +78,15 @@ double repeated_kv_bytes_per_token(const model::ModelShape& m, int tp, int act_b
 double korthikanti_layer_bytes(double s, double b, double h, double a, int t, bool sequence_parallel, Recompute r);
 
 // The loss of one micro-batch, bytes per token per vocabulary entry held at the start of the
-// backward (ANALYSIS.md section 6: bf16 logits 2, fp32 log-softmax output 4, the loss's two fp32
-// gradients 8): 14. Korthikanti counts only the fp32 logits kept for the backward (4 per entry).
-inline constexpr double kLogitBytesPerEntry = 14;
+// backward: the fp32 log-softmax output 4, the loss's two fp32 gradients 8 (log-softmax's backward
+// holds its incoming gradient and writes its own): 12. The model's output itself (the 16-bit
+// logits, e bytes) is held too only where the training loop keeps it through the backward
+// (training.keep_logits): frameworks drop it first (torchtitan's `del pred`, Transformers' Trainer
+// returns the loss alone, Megatron-Core's forward returns the loss). Measured: one H100's Llama
+// rows free it and peak at 12 (scenarios/validation/h100x1/measured/llama_steps.jsonl, within
+// 0.1 GB); the H200 scripts keep it and peak at 14 (h200x1/ANALYSIS.md section 6). Korthikanti
+// counts only the fp32 logits kept for the backward (4 per entry).
+inline constexpr double kLogitBytesPerEntry = 12;
 // Outside the blocks: the final norm's input and output, 2 x 2h per token.
 inline constexpr double kFinalNormBytesPerHidden = 4;
 

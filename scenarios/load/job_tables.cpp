@@ -257,6 +257,7 @@ void Loader::training(const toml::node& n, const std::string& key) {
              t.rope = r_.one_of(v, k, {"fused", "complex", "rotate_half"});
            }},
           {"repeat_kv", [&](auto& v, auto& k) { t.repeat_kv = r_.boolean(v, k); }},
+          {"keep_logits", [&](auto& v, auto& k) { t.keep_logits = r_.boolean(v, k); }},
           {"compute_efficiency",
            [&](auto& v, auto& k) {
              t.compute_efficiency = r_.number(v, k);
