@@ -157,6 +157,7 @@ struct TrainingSpec {
   double tokens = 0;                        // training target in tokens (0: training.steps steps)
   std::string recompute;                    // "" (grad_checkpointing decides) | none | selective | full
   std::string checkpoint_impl;              // full recompute: "" (the strategy's framework) | reentrant | non_reentrant
+  int checkpoint_every = 1;  // full recompute on every N-th block only (torchtitan's selective_ac_option)
   std::string attention_backend = "flash";  // flash (FlashAttention/cuDNN) | unfused (explicit softmax)
   std::string rope;                         // "" (the strategy's framework) | fused | complex | rotate_half
   bool repeat_kv = false;                   // k and v copied to every query head before attention

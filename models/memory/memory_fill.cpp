@@ -93,6 +93,7 @@ memory::MemoryInputs step_memory_inputs(const ScenarioSpec& spec, const model::M
   in.unfused_attention = spec.training.attention_backend == "unfused";
   in.repeat_kv = spec.training.repeat_kv;
   in.keep_logits = spec.training.keep_logits;
+  in.checkpoint_every = layout.checkpoint_every;
   in.zero = spec.zero;
   in.framework_overhead_bytes =
       param_or(spec.cluster.params, "memory.framework_overhead", param_default("memory.framework_overhead"));

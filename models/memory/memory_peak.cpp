@@ -251,6 +251,13 @@ RankEstimate estimate_rank(const MemoryInputs& in) {
                                                         in.micro_batches, in.zero_bubble)
                             : double(m.layers);
   double activations = tokens * blocks * stage_block_activation_bytes_per_token(in);
+  if (in.recompute == Recompute::Full && in.checkpoint_every > 1 && in.strategy != Strategy::Megatron) {
+    MemoryInputs kept = in;  // the blocks not checkpointed
+    kept.recompute = Recompute::None;
+    const double checkpointed = double(m.layers / in.checkpoint_every);
+    activations = tokens * (checkpointed * stage_block_activation_bytes_per_token(in) +
+                            (m.layers - checkpointed) * stage_block_activation_bytes_per_token(kept));
+  }
   if (last) activations += tokens * kFinalNormBytesPerHidden * m.hidden * in.compute_bytes / 2;
   const double recompute_block =
       in.recompute == Recompute::Full

@@ -104,6 +104,9 @@ struct MemoryInputs {
   // training.keep_logits: the loop holds the model's output through the backward (memory_terms.hpp
   // kLogitBytesPerEntry), compute_bytes more per logit.
   bool keep_logits = false;
+  // Full recompute on every N-th block only (data parallel; layout.hpp checkpoint_every): layers / N
+  // blocks keep their input alone, the others every activation.
+  int checkpoint_every = 1;
   // Bytes of each of Adam's moments m and v (training.optimizer_dtype); 0: as the framework keeps
   // them: torch.optim.AdamW in the parameters' dtype (fsdp, ddp: bf16 parameters keep bf16 moments),
   // DeepSpeed and Megatron-LM in fp32 beside their fp32 master weights.

@@ -120,9 +120,12 @@ StepBound compute_stream_bound(const ScenarioSpec& spec, const model::ModelShape
   attn_b += tc.attn_bwd * tc.collective_s, mlp_b += tc.mlp_bwd * tc.collective_s;
   b.block_comm_fwd_s = (tc.attn_fwd + tc.mlp_fwd) * tc.collective_s;
   b.block_comm_bwd_s = (tc.attn_bwd + tc.mlp_bwd) * tc.collective_s;
-  const double r = l.recompute == workload::Recompute::Full ? 1 : 0;
+  // Full recompute: every block, or layers / N of them (checkpoint_every), averaged over the layers.
+  const double r = l.recompute != workload::Recompute::Full ? 0
+                   : m.layers > 0 ? double(m.layers / std::max(1, l.checkpoint_every)) / m.layers
+                                  : 1;
   const double attn_w = attn_f * (1 + r) + attn_b;
-  const double mlp_w = mlp_f * (1 + r) + mlp_b - (l.recompute_stops_early ? mlp_tail : 0);
+  const double mlp_w = mlp_f * (1 + r) + mlp_b - (l.recompute_stops_early ? r * mlp_tail : 0);
   const double moe_w = moe_f * (1 + r) + moe_b;
   const double m_micro = megatron ? l.pipeline_micro_batches : l.grad_accum;
   // Blocks' work on `layers` consecutive layers of a stage starting at `first`: an MoE layer's MLP

@@ -1,6 +1,8 @@
 // Throughput and MFU of a simulated step (equations in throughput.hpp).
 #include "models/run/throughput.hpp"
 
+#include <algorithm>
+
 namespace models {
 
 StepFlops megatron_step_flops(const model::ModelShape& m, double samples) {
@@ -47,14 +49,17 @@ double samples_per_step(const ScenarioSpec& spec, int dp, int micro_batches) {
 }
 
 ThroughputResult make_throughput(const model::ModelShape& m, double samples, double step_time_s, int world_size,
-                                 double peak_flops, bool full_recompute, bool recompute_stops_early) {
+                                 double peak_flops, bool full_recompute, bool recompute_stops_early,
+                                 int checkpoint_every) {
   ThroughputResult t;
   t.estimated = true;
   const StepFlops f = megatron_step_flops(m, samples);
   t.samples_per_step = samples;
   t.tokens_per_step = samples * m.seq;
   t.model_flops_per_step = f.total();
-  const double recomputed = full_recompute ? (f.layers - (recompute_stops_early ? f.mlp_down : 0)) / 3 : 0;
+  const double checkpointed = m.layers > 0 ? double(m.layers / std::max(1, checkpoint_every)) / m.layers : 0;
+  const double recomputed =
+      full_recompute ? checkpointed * (f.layers - (recompute_stops_early ? f.mlp_down : 0)) / 3 : 0;
   t.hardware_flops_per_step = f.total() + recomputed;
   t.peak_tflops_per_gpu = peak_flops / 1e12;
   if (step_time_s > 0 && world_size > 0) {

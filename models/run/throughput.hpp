@@ -44,8 +44,10 @@ double windowed_step_flops(const model::ModelShape& m, double samples);
 double samples_per_step(const ScenarioSpec& spec, int dp, int micro_batches);
 
 // Fills every field from the step time; `world_size` GPUs of `peak_flops` dense bf16 each;
-// `recompute_stops_early`: the full recompute leaves the down projections out (above).
+// `recompute_stops_early`: the full recompute leaves the down projections out (above);
+// `checkpoint_every` N: only layers / N blocks are recomputed.
 ThroughputResult make_throughput(const model::ModelShape& m, double samples, double step_time_s, int world_size,
-                                 double peak_flops, bool full_recompute, bool recompute_stops_early = false);
+                                 double peak_flops, bool full_recompute, bool recompute_stops_early = false,
+                                 int checkpoint_every = 1);
 
 }  // namespace models

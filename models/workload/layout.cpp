@@ -54,6 +54,23 @@ bool parse_recompute_stops_early(const TrainingSpec& t, Strategy s, Recompute r)
   return r == Recompute::Full && non_reentrant;
 }
 
+// training.checkpoint_every: torchtitan's every-N-th-block checkpointing (activation_checkpoint.mode
+// "selective", selective_ac_option "N"), so full recompute under PyTorch's strategies only.
+int parse_checkpoint_every(const TrainingSpec& t, Strategy s, Recompute r) {
+  if (t.checkpoint_every <= 1) return 1;
+  const std::string n = str(t.checkpoint_every);
+  if (s != Strategy::Fsdp && s != Strategy::Hsdp && s != Strategy::Ddp)
+    throw SpecError("training.checkpoint_every",
+                    "checkpoint_every = " + n +
+                        " is torchtitan's every-N-th-block checkpointing (expected strategy fsdp, hsdp or ddp, or "
+                        "checkpoint_every = 1)");
+  if (r != Recompute::Full)
+    throw SpecError("training.checkpoint_every", "checkpoint_every = " + n +
+                                                     " picks the blocks full recompute checkpoints (expected "
+                                                     "grad_checkpointing = true or recompute = \"full\")");
+  return t.checkpoint_every;
+}
+
 // grad_accum from training.global_batch, or training.grad_accum.
 int derive_grad_accum(const TrainingSpec& t, int dp) {
   const int per_step = std::max(1, t.micro_batch) * dp;
@@ -417,6 +434,7 @@ ParallelLayout make_layout(const ScenarioSpec& spec, const model::ModelShape& mo
   l.strategy = *strategy;
   l.recompute = parse_recompute(spec.training);
   l.recompute_stops_early = parse_recompute_stops_early(spec.training, l.strategy, l.recompute);
+  l.checkpoint_every = parse_checkpoint_every(spec.training, l.strategy, l.recompute);
   l.micro_batch = std::max(1, spec.training.micro_batch);
   if (par.dp_shard > 0 && l.strategy != Strategy::Hsdp)
     throw SpecError("parallel.dp_shard",

@@ -90,6 +90,9 @@ struct ParallelLayout {
   // Full recompute by PyTorch's non-reentrant checkpoint, which stops rerunning a block's forward
   // once the last tensor its backward saved is back (training.checkpoint_impl; layout.cpp).
   bool recompute_stops_early = false;
+  // Full recompute on every N-th block only, blocks N, 2N, ... counted from 1 (torchtitan's
+  // selective_ac_option = "N"): layers / N blocks checkpointed (checkpointed_blocks()).
+  int checkpoint_every = 1;
   // Megatron-LM / Megatron-Core options (what each does: megatron.hpp).
   bool sequence_parallel = false;
   bool distributed_optimizer = false;

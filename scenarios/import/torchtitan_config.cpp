@@ -353,18 +353,18 @@ TorchtitanImport import_torchtitan(const std::string& bytes, const std::string& 
       c.fail("activation_checkpoint.selective_ac_option",
              "activation_checkpoint.selective_ac_option: \"" + option +
                  "\" (expected \"op\", or a whole number N: every N-th block checkpointed)");
-    const int every = std::stoi(option);
-    if (every <= 1)  // 0 and 1: torchtitan checkpoints every block
-      chosen("full", ac_from + " = \"selective\", selective_ac_option = \"" + option +
-                         "\": every block checkpointed, which is full recompute");
-    else
-      chosen(every == 2 ? "full" : "none",
-             ac_from + " = \"selective\", selective_ac_option = \"" + option +
-                 "\": torchtitan checkpoints one block in " + option +
-                 "; commsim recomputes every block or none (its selective is Megatron's, strategy megatron "
-                 "only), so " +
-                 (every == 2 ? "full, the nearer for half of the blocks (the backward that much longer than the job's)"
-                             : "none, the nearer (the backward shorter than the job's by the recomputed blocks)"));
+    // torchtitan wraps block i (from 1) when ptd_checkpoint_wrapper._count % N == 0: blocks N, 2N,
+    // ...; 0 and 1 every block. That is full recompute on those blocks (training.checkpoint_every).
+    const int every = std::max(1, std::stoi(option));
+    const std::string why = ac_from + " = \"selective\", selective_ac_option = \"" + option + "\"";
+    const std::string where = mode ? file + ": " + why : "torchtitan's default (" + why + ")";
+    w.set("training", "recompute", std::string("full"), where);
+    out.read.push_back(why + " -> training.recompute = \"full\"");
+    if (every > 1) {
+      w.set("training", "checkpoint_every", static_cast<long long>(every),
+            where + ": one block in " + std::to_string(every) + " checkpointed");
+      out.read.push_back(why + " -> training.checkpoint_every = " + std::to_string(every));
+    }
   }
 
   // Optimizer: torchtitan builds torch.optim.Adam / AdamW; its default implementation is fused.

@@ -244,6 +244,8 @@ void Loader::training(const toml::node& n, const std::string& key) {
            [&](auto& v, auto& k) {
              t.recompute = r_.one_of(v, k, {"full", "selective", "none"});
            }},
+          {"checkpoint_every",
+           [&](auto& v, auto& k) { t.checkpoint_every = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
           {"checkpoint_impl",
            [&](auto& v, auto& k) {
              t.checkpoint_impl = r_.one_of(v, k, {"reentrant", "non_reentrant"});

@@ -2,13 +2,14 @@
 # configuration, one JSON line each (scenarios/validation/h100x1/measured/llama_steps.jsonl), to
 # check the compute model at Llama 3's shapes and long sequences, which the calibration decoder
 # (2,048 tokens, multi-head attention, a 32,000 vocabulary) does not reach.
-#   python3 bench/device/steps/llama_step.py OUT.jsonl [expand|native] [ROWS] [none|full]
+#   python3 bench/device/steps/llama_step.py OUT.jsonl [expand|native] [ROWS] [none|full|N]
 # expand (the default): the key/value heads repeated to 32 before SDPA, as torchtitan's llama3 model
 # did until it passed enable_gqa; native: SDPA(enable_gqa=True) on the 8 heads under torchtitan's
 # backend order (cuDNN, flash, math), as its GQAttention does now. ROWS: how many of the
 # configurations below to run (all by default). full: every block under activation checkpointing
 # (torch.utils.checkpoint, non-reentrant, as torchtitan's full AC wraps each TransformerBlock): the
-# backward runs each block's forward again; none (the default): no checkpointing.
+# backward runs each block's forward again; N (a whole number): every N-th block only, as
+# torchtitan's selective_ac_option = "N"; none (the default): no checkpointing.
 # The model is meta-llama/Llama-3.1-8B's config.json (hidden 4096, 32 query and 8 key/value heads of
 # 128, SwiGLU 14336, vocabulary 128256, RMSNorm, rotary positions, untied head) with fewer blocks
 # (L in the rows), written as torchtitan's llama3 model writes it in eager mode: q, k, v and o
@@ -83,8 +84,10 @@ class Llama(nn.Module):
 
     def forward(self, t, fc):
         x = self.emb(t)
-        for blk in self.blocks:
-            if AC == "full":
+        for i, blk in enumerate(self.blocks):
+            # full: every block; N: every N-th block, counted from 1 (torchtitan's selective_ac_option
+            # "N": ptd_checkpoint_wrapper's _count % N == 0, so blocks N, 2N, ... in 1-based count).
+            if AC == "full" or (AC.isdigit() and (i + 1) % int(AC) == 0):
                 x = torch.utils.checkpoint.checkpoint(blk, x, fc, use_reentrant=False)
             else:
                 x = blk(x, fc)

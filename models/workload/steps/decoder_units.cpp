@@ -27,7 +27,7 @@ std::vector<Unit> decoder_units(const model::ModelShape& m, int64_t tokens, cons
   const int64_t h = m.hidden;
   int64_t gathered = 0;
   for (int64_t p : m.block_tensors()) gathered += gathered_of(p);
-  const bool recomputes = checkpointing != Checkpointing::Off;
+  const bool recomputes = checkpointing.rerun != Checkpointing::Rerun::Nothing;
   const int64_t regathered =
       recomputes ? zero3_regathered_params(m, persistence_threshold, max_reuse_distance) / tp : 0;
   const BlockSeconds block = block_seconds(m, tokens, tp, rates);  // models/workload/compute.hpp
@@ -37,9 +37,11 @@ std::vector<Unit> decoder_units(const model::ModelShape& m, int64_t tokens, cons
            gathered,
            secs(block.fwd()),
            secs(block.bwd()),
-           recomputes ? secs(block.recompute(checkpointing == Checkpointing::StopsEarly)) : Time::zero(),
+           checkpointing.checkpoints(l)
+               ? secs(block.recompute(checkpointing.rerun == Checkpointing::Rerun::UntilLastSaved))
+               : Time::zero(),
            true,
-           regathered};
+           checkpointing.checkpoints(l) ? regathered : 0};
     units.push_back(u);
   }
   // Final norm + head + loss (replicated on every TP rank; the loss split evenly between the

@@ -30,14 +30,22 @@ struct Unit {
 // released between a checkpointed block's recompute and its backward on Llama-3-8B.
 inline constexpr double kDefaultMaxReuseDistance = 1e9;
 
-// What a checkpointed block's backward runs again: nothing (no checkpointing), its whole forward
-// (reentrant: DeepSpeed's, Hugging Face transformers' default), or its forward up to the last
-// tensor the backward saved (PyTorch's non-reentrant checkpoint: compute.hpp BlockSeconds).
-enum class Checkpointing : unsigned char { Off, Reentrant, StopsEarly };
-// training.grad_checkpointing (full recompute) and layout.hpp's recompute_stops_early.
-inline Checkpointing checkpointing(bool grad_checkpointing, bool stops_early) {
-  if (!grad_checkpointing) return Checkpointing::Off;
-  return stops_early ? Checkpointing::StopsEarly : Checkpointing::Reentrant;
+// Which blocks a step checkpoints and what their backward runs again: nothing (no checkpointing),
+// the whole forward (reentrant: DeepSpeed's, Hugging Face transformers' default), or the forward
+// up to the last tensor the backward saved (PyTorch's non-reentrant checkpoint: compute.hpp
+// BlockSeconds); on every block, or on every N-th, blocks N, 2N, ... counted from 1 (torchtitan's
+// selective_ac_option "N": layout.hpp checkpoint_every).
+struct Checkpointing {
+  enum class Rerun : unsigned char { Nothing, WholeForward, UntilLastSaved };
+  Rerun rerun = Rerun::Nothing;
+  int every = 1;
+  bool checkpoints(int block) const { return rerun != Rerun::Nothing && (block + 1) % every == 0; }
+};
+// training.grad_checkpointing (full recompute) and layout.hpp's recompute_stops_early and
+// checkpoint_every.
+inline Checkpointing checkpointing(bool grad_checkpointing, bool stops_early, int every = 1) {
+  using R = Checkpointing::Rerun;
+  return {!grad_checkpointing ? R::Nothing : stops_early ? R::UntilLastSaved : R::WholeForward, every};
 }
 
 // A module's parameters persist (are never gathered) below `persistence_threshold`; `tp` divides

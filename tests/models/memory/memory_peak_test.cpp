@@ -424,10 +424,10 @@ TEST_CASE("memory: ZeRO-3 holds its persistent parameters whole on every rank, g
   // The step gathers the same tensors (decoder_units.cpp).
   const models::workload::ComputeRates rates =
       models::workload::make_rates(models::hw::find_gpu("H100"), models::compute::Precision::Bf16, 300e9, 0, {});
-  const auto units = models::workload::decoder_units(m, 4096, rates, models::workload::Checkpointing::Off, 2e7);
+  const auto units = models::workload::decoder_units(m, 4096, rates, models::workload::Checkpointing{}, 2e7);
   CHECK(units[1].gathered == int64_t(3 * h * f));
   CHECK(units.front().gathered == m.embedding_params());
-  for (const auto& u : models::workload::decoder_units(m, 4096, rates, models::workload::Checkpointing::Off, 1e9))
+  for (const auto& u : models::workload::decoder_units(m, 4096, rates, models::workload::Checkpointing{}, 1e9))
     CHECK(u.gathered == 0);
 }
 

@@ -3,6 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <string>
+
+#include "models/memory/memory_peak.hpp"
 #include "models/model/model_shape.hpp"
 
 using namespace models::memory;
@@ -195,4 +198,30 @@ TEST_CASE("memory: unfused attention keeps 5 a s / t bytes of scores per token, 
           Approx(korthikanti_layer_bytes(s, b, h, a, 8, sp, Recompute::None) -
                  korthikanti_layer_bytes(s, b, h, a, 8, sp, Recompute::Selective)));
   CHECK(b * s * unfused_score_bytes_per_token(m, 8) == 671088640.0);  // 5 a s^2 b / t: 671 MB per layer
+}
+
+// Every N-th block checkpointed (training.checkpoint_every): layers / N blocks keep their input, the
+// others every activation; the rest of the estimate is full recompute's.
+TEST_CASE("memory: every N-th block checkpointed keeps the others' activations whole", "[memory]") {
+  models::memory::MemoryInputs in;
+  models::ModelSpec spec;
+  spec.preset = "llama-3.1-8b";
+  spec.layers = 9;
+  spec.seq = 4096;
+  in.model = models::model::resolve_model(spec);
+  in.strategy = models::workload::Strategy::Fsdp;
+  in.recompute = models::memory::Recompute::Full;
+  auto activations = [](const models::memory::RankEstimate& e) {
+    for (const auto& t : e.phases.front().terms)
+      if (std::string(t.name) == "activations") return t.bytes;
+    return 0.0;
+  };
+  const double full = activations(models::memory::estimate_rank(in));
+  in.checkpoint_every = 4;  // blocks 4 and 8 of 9
+  const double every4 = activations(models::memory::estimate_rank(in));
+  const double none_block =
+      models::memory::block_activation_bytes_per_token(in.model, 1, false, models::memory::Recompute::None);
+  const double full_block =
+      models::memory::block_activation_bytes_per_token(in.model, 1, false, models::memory::Recompute::Full);
+  CHECK(every4 - full == Approx(4096.0 * 7 * (none_block - full_block)));
 }

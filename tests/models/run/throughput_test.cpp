@@ -144,3 +144,13 @@ TEST_CASE("throughput: with layers attending over a window the computed count ta
   const models::model::ModelShape dense = llama3_8b();
   CHECK(models::windowed_step_flops(dense, B) == Approx(megatron_step_flops(dense, B).total()));
 }
+
+// Every N-th block checkpointed: the hardware count adds layers / N of the blocks' recompute.
+TEST_CASE("throughput: every N-th block checkpointed recomputes layers / N of them", "[models]") {
+  const models::model::ModelShape m = llama3_8b();  // 32 layers
+  const auto f = megatron_step_flops(m, 64);
+  const double every_block = make_throughput(m, 64, 2.0, 8, 989e12, true, false, 1).hardware_flops_per_step;
+  const double every_third = make_throughput(m, 64, 2.0, 8, 989e12, true, false, 3).hardware_flops_per_step;
+  CHECK(every_block == Approx(f.total() + f.layers / 3));
+  CHECK(every_third == Approx(f.total() + f.layers / 3 * 10.0 / 32));  // blocks 3, 6, ..., 30
+}

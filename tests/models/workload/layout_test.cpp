@@ -6,6 +6,7 @@
 
 #include "models/error.hpp"
 #include "models/workload/layout.hpp"
+#include "models/workload/steps/decoder_units.hpp"
 #include "models/workload/steps/strategy.hpp"
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
@@ -320,4 +321,25 @@ TEST_CASE("layout: a full recompute stops early under PyTorch's non-reentrant ch
   s.training.recompute = "full";
   s.training.checkpoint_impl = "non_reentrant";
   CHECK(error_key(s, 4) == "training.checkpoint_impl");
+}
+
+// training.checkpoint_every: torchtitan's every-N-th-block checkpointing, under full recompute and
+// PyTorch's strategies only; the blocks it picks are N, 2N, ... counted from 1.
+TEST_CASE("layout: checkpoint_every picks every N-th block under full recompute, PyTorch's strategies only",
+          "[workload]") {
+  models::ScenarioSpec s = scenario("fsdp");
+  s.training.grad_checkpointing = true;
+  s.training.checkpoint_every = 3;
+  CHECK(make_layout(s, layout_decoder(), 4).checkpoint_every == 3);
+  const Checkpointing c = checkpointing(true, true, 3);
+  CHECK_FALSE(c.checkpoints(0));
+  CHECK_FALSE(c.checkpoints(1));
+  CHECK(c.checkpoints(2));  // the third block, as torchtitan's _count % 3 == 0
+  CHECK(c.checkpoints(5));
+  CHECK_FALSE(checkpointing(false, true, 1).checkpoints(0));
+  s.training.grad_checkpointing = false;
+  CHECK(error_key(s, 4) == "training.checkpoint_every");  // nothing recomputed to pick blocks for
+  s.training.grad_checkpointing = true;
+  s.parallel.strategy = "zero3";
+  CHECK(error_key(s, 4) == "training.checkpoint_every");  // Hugging Face checkpoints every layer
 }

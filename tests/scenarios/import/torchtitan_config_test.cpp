@@ -220,3 +220,24 @@ TEST_CASE("import torchtitan: the bad-input corpus gives each file's message at 
   }
   CHECK(cases >= 6);
 }
+
+TEST_CASE("import torchtitan: selective_ac_option N checkpoints every N-th block, as torchtitan wraps them",
+          "[scenarios]") {
+  // llama3_8b.toml's option "op" turned into "2", torchtitan's default: full recompute on blocks 2,
+  // 4, ..., read, not chosen, and the scenario runs with half of the blocks recomputed.
+  const std::string two = with_line(titan_file("llama3_8b.toml"), "selective_ac_option", "selective_ac_option = \"2\"");
+  const auto r = scenarios::import_torchtitan(two, "llama3_8b.toml", on_p4d(8));
+  const auto s = scenarios::load_scenario_text(r.toml, "tt8.toml").spec;
+  CHECK(s.training.recompute == "full");
+  CHECK(s.training.checkpoint_every == 2);
+  CHECK(r.chosen.empty());
+  CHECK(r.toml.find("checkpoint_every = 2  # llama3_8b.toml: activation_checkpoint.mode = \"selective\", "
+                    "selective_ac_option = \"2\": one block in 2 checkpointed") != std::string::npos);
+  // "1" (and "0") is every block: full recompute, no checkpoint_every.
+  const std::string one = with_line(titan_file("llama3_8b.toml"), "selective_ac_option", "selective_ac_option = \"1\"");
+  const auto s1 =
+      scenarios::load_scenario_text(scenarios::import_torchtitan(one, "llama3_8b.toml", on_p4d(8)).toml, "tt8.toml")
+          .spec;
+  CHECK(s1.training.recompute == "full");
+  CHECK(s1.training.checkpoint_every == 1);
+}

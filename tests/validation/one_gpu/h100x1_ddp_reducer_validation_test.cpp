@@ -34,7 +34,7 @@ TEST_CASE("validation: DDP's Reducer passes on one H100, a kernel per gradient t
     const int64_t params = r.at("params_count").get<int64_t>();
     CHECK(std::abs(double(m.total_params()) / double(params) - 1) < 1e-3);  // the same shapes
     int tensors = 0;
-    for (const Unit& u : decoder_units(m, 1, rates, Checkpointing::Off, 0))
+    for (const Unit& u : decoder_units(m, 1, rates, Checkpointing{}, 0))
       tensors += int(unit_gradient_tensors(m, u).size());
     const double pass = ddp_reducer_pass_seconds(params, tensors, 2, rates);
     const double plain = r.at("plain_median_s").get<double>(), ddp = r.at("ddp_median_s").get<double>();

@@ -204,3 +204,29 @@ TEST_CASE("h100x1 llama: one block's forward, backward and recompute apart, each
   CHECK(std::abs(b.recompute(true) / b.fwd() - recompute / fwd) < 0.05);
   CHECK(recompute / fwd < 0.9);
 }
+
+// Every second block checkpointed (torchtitan's default, selective_ac_option = "2"; blocks 2, 4, ...),
+// beside no and full checkpointing in one call (measured/llama_ac_every_steps.jsonl): the step, and
+// the peak with half of the blocks keeping only their input.
+TEST_CASE("h100x1 llama: every second block checkpointed, the step within 3 % and the peak within 1 %",
+          "[validation]") {
+  int rows = 0;
+  for (const auto& j : validation::jsonl_rows(kLlamaDir + "measured/llama_ac_every_steps.jsonl", "llama_step")) {
+    if (j["ac"] != "2") continue;
+    auto loaded = llama_row(j);
+    loaded.spec.training.grad_checkpointing = true;
+    loaded.spec.training.checkpoint_every = 2;
+    const double predicted = models::run_scenario(loaded.spec).step_time_s;
+    models::memory::MemoryInputs in = plain_memory_inputs(j);
+    in.recompute = models::memory::Recompute::Full;
+    in.checkpoint_every = 2;
+    const double peak = models::memory::estimate_rank(in).peak_bytes();
+    INFO(j["layers"] << " x " << j["seq"] << " x " << j["micro_batch"] << ": step " << predicted * 1e3 << " ms vs "
+                     << j["median_step_s"].get<double>() * 1e3 << ", peak " << peak / 1e9 << " GB vs "
+                     << j["peak"].get<double>() / 1e9);
+    CHECK(std::abs(predicted / j["median_step_s"].get<double>() - 1) < 0.03);
+    CHECK(std::abs(peak / j["peak"].get<double>() - 1) < 0.01);
+    ++rows;
+  }
+  CHECK(rows == 7);
+}

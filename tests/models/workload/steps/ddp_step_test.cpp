@@ -42,7 +42,7 @@ TEST_CASE("ddp: all gradients all-reduced once per step in the Reducer's buckets
   // Each bucket holds whole tensors and closes at its limit: at least the limit, less than the
   // limit plus the largest tensor; the last (the flush after the first unit) may be smaller.
   int64_t largest = 0;
-  for (const Unit& u : decoder_units(c.model, 4096, c.rates, Checkpointing::Off, 0))
+  for (const Unit& u : decoder_units(c.model, 4096, c.rates, Checkpointing{}, 0))
     for (int64_t t : unit_gradient_tensors(c.model, u)) largest = std::max(largest, 2 * t);
   for (size_t i = 0; i + 1 < sizes.size(); ++i) {
     const int64_t limit = i == 0 ? int64_t{1} << 20 : int64_t{25} << 20;
@@ -93,7 +93,7 @@ TEST_CASE(
                                    (tensors - 1) * c.rates.gpu.launch_gap_s);
   };
   int tensors = 0;
-  for (const Unit& u : decoder_units(c.model, 4096, c.rates, Checkpointing::Off, 0))
+  for (const Unit& u : decoder_units(c.model, 4096, c.rates, Checkpointing{}, 0))
     tensors += int(unit_gradient_tensors(c.model, u).size());
   int into = 0, back = 0;
   for (const Op& o : p.ops[0]) {
@@ -102,7 +102,7 @@ TEST_CASE(
     if (name.rfind("mb1 bucket copy ", 0) == 0) {
       ++into;
       const std::string unit = name.substr(std::string("mb1 bucket copy ").size());
-      for (const Unit& u : decoder_units(c.model, 4096, c.rates, Checkpointing::Off, 0))
+      for (const Unit& u : decoder_units(c.model, 4096, c.rates, Checkpointing{}, 0))
         if (u.name == unit) CHECK(o.duration == copy(u.params, int(unit_gradient_tensors(c.model, u).size())));
     }
     CHECK(name.rfind("mb0 bucket copy", 0) != 0);  // no_sync: no bucket on the first micro-batch
@@ -111,7 +111,7 @@ TEST_CASE(
       CHECK(o.duration == copy(c.model.total_params(), tensors));
     }
   }
-  CHECK(into == int(decoder_units(c.model, 4096, c.rates, Checkpointing::Off, 0).size()));
+  CHECK(into == int(decoder_units(c.model, 4096, c.rates, Checkpointing{}, 0).size()));
   CHECK(back == 1);
 }
 
