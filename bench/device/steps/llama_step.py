@@ -2,14 +2,15 @@
 # configuration, one JSON line each (scenarios/validation/h100x1/measured/llama_steps.jsonl), to
 # check the compute model at Llama 3's shapes and long sequences, which the calibration decoder
 # (2,048 tokens, multi-head attention, a 32,000 vocabulary) does not reach.
-#   python3 bench/device/steps/llama_step.py OUT.jsonl [expand|native] [ROWS] [none|full|N]
+#   python3 bench/device/steps/llama_step.py OUT.jsonl [expand|native] [ROWS] [none|full|N|op]
 # expand (the default): the key/value heads repeated to 32 before SDPA, as torchtitan's llama3 model
 # did until it passed enable_gqa; native: SDPA(enable_gqa=True) on the 8 heads under torchtitan's
 # backend order (cuDNN, flash, math), as its GQAttention does now. ROWS: how many of the
 # configurations below to run (all by default). full: every block under activation checkpointing
 # (torch.utils.checkpoint, non-reentrant, as torchtitan's full AC wraps each TransformerBlock): the
 # backward runs each block's forward again; N (a whole number): every N-th block only, as
-# torchtitan's selective_ac_option = "N"; none (the default): no checkpointing.
+# torchtitan's selective_ac_option = "N"; op: torchtitan's per-op policy (below) on every block;
+# none (the default): no checkpointing.
 # The model is meta-llama/Llama-3.1-8B's config.json (hidden 4096, 32 query and 8 key/value heads of
 # 128, SwiGLU 14336, vocabulary 128256, RMSNorm, rotary positions, untied head) with fewer blocks
 # (L in the rows), written as torchtitan's llama3 model writes it in eager mode: q, k, v and o
@@ -28,6 +29,28 @@ from gpu_timing import Rows, device_info, clocks
 H, NH, NKV, HD, FFN, V = 4096, 32, 8, 128, 14336, 128256
 GQA = sys.argv[2] if len(sys.argv) > 2 else "expand"
 AC = sys.argv[4] if len(sys.argv) > 4 else "none"
+
+
+# torchtitan's per-op selective checkpointing (activation_checkpoint.mode = "selective",
+# selective_ac_option = "op"): the outputs of matmuls (all but every second one of a block's
+# forward), attention and reductions are saved, everything else recomputed.
+SAVE = {torch.ops.aten.mm.default, torch.ops.aten._scaled_dot_product_efficient_attention.default,
+        torch.ops.aten._scaled_dot_product_flash_attention.default,
+        torch.ops.aten._scaled_dot_product_cudnn_attention.default, torch.ops.aten.max.default}
+
+
+def op_policy():
+    from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
+    meta = {"forward": 0, "recompute": 0}
+
+    def policy(ctx, func, *args, **kwargs):
+        mode = "recompute" if ctx.is_recompute else "forward"
+        if func == torch.ops.aten.mm.default:
+            meta[mode] += 1
+        save = func in SAVE and not (func == torch.ops.aten.mm.default and meta[mode] % 2 == 0)
+        return CheckpointPolicy.MUST_SAVE if save else CheckpointPolicy.PREFER_RECOMPUTE
+
+    return create_selective_checkpoint_contexts(policy)
 
 
 def rotary(seq):
@@ -89,6 +112,8 @@ class Llama(nn.Module):
             # "N": ptd_checkpoint_wrapper's _count % N == 0, so blocks N, 2N, ... in 1-based count).
             if AC == "full" or (AC.isdigit() and (i + 1) % int(AC) == 0):
                 x = torch.utils.checkpoint.checkpoint(blk, x, fc, use_reentrant=False)
+            elif AC == "op":
+                x = torch.utils.checkpoint.checkpoint(blk, x, fc, use_reentrant=False, context_fn=op_policy)
             else:
                 x = blk(x, fc)
         return self.head(self.norm(x))
