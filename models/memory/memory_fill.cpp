@@ -72,9 +72,10 @@ memory::MemoryInputs step_memory_inputs(const ScenarioSpec& spec, const model::M
   in.distributed_optimizer = layout.distributed_optimizer;
   in.vocab_shards = layout.strategy == workload::Strategy::Megatron && layout.vocab_parallel ? layout.tp : 1;
   // The layout's recompute mode (training.recompute, or grad_checkpointing = full).
-  in.recompute = layout.recompute == workload::Recompute::Full        ? memory::Recompute::Full
-                 : layout.recompute == workload::Recompute::Selective ? memory::Recompute::Selective
-                                                                      : memory::Recompute::None;
+  in.recompute = layout.recompute == workload::Recompute::Full          ? memory::Recompute::Full
+                 : layout.recompute == workload::Recompute::Selective   ? memory::Recompute::Selective
+                 : layout.recompute == workload::Recompute::SelectiveOp ? memory::Recompute::SelectiveOp
+                                                                        : memory::Recompute::None;
   in.micro_batch = spec.training.micro_batch;
   in.micro_batches = layout.strategy == workload::Strategy::Megatron ? layout.pipeline_micro_batches
                                                                      : layout.grad_accum;

@@ -106,7 +106,9 @@ double stage_block_activation_bytes_per_token(const MemoryInputs& in) {
   double extra = in.unfused_attention && in.recompute == Recompute::None
                      ? unfused_score_bytes_per_token(m, in.tp, in.compute_bytes)
                      : 0;
-  if (in.repeat_kv && in.recompute != Recompute::Full) extra += repeated_kv_bytes_per_token(m, in.tp, in.compute_bytes);
+  // The copies are kept where attention's inputs are (none, selective); recomputed under selective_op.
+  if (in.repeat_kv && (in.recompute == Recompute::None || in.recompute == Recompute::Selective))
+    extra += repeated_kv_bytes_per_token(m, in.tp, in.compute_bytes);
   const double dense =
       block_activation_bytes_per_token(m, in.tp, in.sequence_parallel, in.recompute, in.compute_bytes) + extra;
   if (!m.is_moe()) return dense;

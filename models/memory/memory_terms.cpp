@@ -10,6 +10,7 @@ const char* recompute_name(Recompute r) {
     case Recompute::None: return "none";
     case Recompute::Selective: return "selective";
     case Recompute::Full: return "full";
+    case Recompute::SelectiveOp: return "selective_op";
   }
   return "?";
 }
@@ -19,6 +20,7 @@ double block_activation_bytes_per_token(const model::ModelShape& m, int tp, bool
   const double h = m.hidden, f = m.ffn, t = std::max(1, tp), e = act_bytes;
   if (r == Recompute::Full) return e * h / (sequence_parallel ? t : 1);
   const model::AttentionShape a = m.attention();
+  if (r == Recompute::SelectiveOp) return e * (2 * h + double(a.q_dim() + a.v_dim() + a.o_in()) / t + f / t);
   const double mlp = m.gated_mlp ? 4 : 2;  // SwiGLU: gate, SiLU, up, product; GELU: fc1's output, GELU's
   const double replicated = 4 * e * h / (sequence_parallel ? t : 1) + e * double(a.saved_latent_elements());
   const double split = (e * double(a.saved_split_elements()) + mlp * e * f) / t;
@@ -69,7 +71,9 @@ double korthikanti_layer_bytes(double s, double b, double h, double a, int tp, b
   switch (r) {
     case Recompute::Full: return 2 * sbh;
     case Recompute::Selective: return sequence_parallel ? 34 * sbh / t : sbh * (10 + 24 / t);
-    case Recompute::None: return sequence_parallel ? sbh * (34 / t + scores) : sbh * (10 + 24 / t + scores);
+    case Recompute::None:
+    case Recompute::SelectiveOp:  // not in the paper: its none, an upper bound
+      return sequence_parallel ? sbh * (34 / t + scores) : sbh * (10 + 24 / t + scores);
   }
   return 0;
 }

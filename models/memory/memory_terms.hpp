@@ -29,8 +29,13 @@
 
 namespace models::memory {
 
-enum class Recompute { None, Selective, Full };
-const char* recompute_name(Recompute r);  // "none", "selective", "full"
+// selective_op (torchtitan's per-op checkpointing, workload/layout.hpp): a block keeps its input,
+// the outputs of its 1st, 3rd, 5th and 7th matmul (q, v, w1 and w2, torchtitan keeping every other
+// aten.mm), and attention's output: e (2h + q_dim + v_dim + o_in + f) per token (tp 1: data
+// parallel only). Measured on one H100: none less selective_op 104.3 KB per Llama-3.1-8B block and
+// token (scenarios/validation/h100x1/measured/llama_ac_op_steps.jsonl), where this gives 104.4.
+enum class Recompute { None, Selective, Full, SelectiveOp };
+const char* recompute_name(Recompute r);  // "none", "selective", "full", "selective_op"
 
 // Bytes per token one Llama block keeps for its backward (see above), act_bytes per element.
 double block_activation_bytes_per_token(const model::ModelShape& m, int tp, bool sequence_parallel, Recompute r,

@@ -50,7 +50,7 @@ double samples_per_step(const ScenarioSpec& spec, int dp, int micro_batches) {
 
 ThroughputResult make_throughput(const model::ModelShape& m, double samples, double step_time_s, int world_size,
                                  double peak_flops, bool full_recompute, bool recompute_stops_early,
-                                 int checkpoint_every) {
+                                 int checkpoint_every, bool per_op_recompute) {
   ThroughputResult t;
   t.estimated = true;
   const StepFlops f = megatron_step_flops(m, samples);
@@ -60,7 +60,12 @@ ThroughputResult make_throughput(const model::ModelShape& m, double samples, dou
   const double checkpointed = m.layers > 0 ? double(m.layers / std::max(1, checkpoint_every)) / m.layers : 0;
   const double recomputed =
       full_recompute ? checkpointed * (f.layers - (recompute_stops_early ? f.mlp_down : 0)) / 3 : 0;
-  t.hardware_flops_per_step = f.total() + recomputed;
+  const model::AttentionShape a = m.attention();
+  const double per_op = per_op_recompute
+                            ? 2 * samples * m.seq * m.layers *
+                                  (double(m.hidden) * double(a.k_dim() + m.ffn) + double(a.o_in()) * m.hidden)
+                            : 0;
+  t.hardware_flops_per_step = f.total() + recomputed + per_op;
   t.peak_tflops_per_gpu = peak_flops / 1e12;
   if (step_time_s > 0 && world_size > 0) {
     t.samples_per_s = samples / step_time_s;

@@ -45,9 +45,10 @@ double samples_per_step(const ScenarioSpec& spec, int dp, int micro_batches);
 
 // Fills every field from the step time; `world_size` GPUs of `peak_flops` dense bf16 each;
 // `recompute_stops_early`: the full recompute leaves the down projections out (above);
-// `checkpoint_every` N: only layers / N blocks are recomputed.
+// `checkpoint_every` N: only layers / N blocks are recomputed; `per_op_recompute` (recompute =
+// "selective_op"): each layer reruns its k, o and w3 projections' forward, 2 B s (h k_dim + o_in h + h f).
 ThroughputResult make_throughput(const model::ModelShape& m, double samples, double step_time_s, int world_size,
                                  double peak_flops, bool full_recompute, bool recompute_stops_early = false,
-                                 int checkpoint_every = 1);
+                                 int checkpoint_every = 1, bool per_op_recompute = false);
 
 }  // namespace models

@@ -285,6 +285,12 @@ BlockSeconds block_seconds(const model::ModelShape& m, int64_t tokens, int tp, c
   b.mlp_fwd += gemm(k.up.fwd + k.down.fwd);
   b.mlp_fwd += memory(k.act_fwd + k.add);
   b.fwd_unsaved_tail = gemm(k.down.fwd).total() + memory(k.add).total();
+  {
+    const model::AttentionShape a = m.attention();
+    const double k_share = double(a.k_dim()) / double(a.q_dim() + a.k_dim() + a.v_dim());
+    b.fwd_op_rerun = memory(2 * k.norm_fwd + k.rope_fwd + k.kv_copy_fwd + k.add + k.act_fwd).total() +
+                     gemm(k_share * k.qkv.fwd + k.o.fwd + (m.gated_mlp ? k.up.fwd / 2 : 0)).total();
+  }
   // Backward: down, SwiGLU, gate and up (their two input gradients summed), norm 2, the residual's
   // gradient sum; o, attention, the rotary embedding and key/value copies, the q/k/v gradient's
   // copies, qkv, norm 1, the residual's sum.

@@ -160,9 +160,16 @@ MoeKernels moe_kernels(const model::ModelShape& m, int64_t tokens, int tp, int e
 // runs) and the residual add after it (saves nothing). PyTorch's non-reentrant checkpoint stops
 // its recompute when the last saved tensor is back (torch/utils/checkpoint.py, early stop on by
 // default), so it never reruns them: recompute(true).
+// `fwd_op_rerun`: what torchtitan's per-op selective checkpointing reruns (recompute =
+// "selective_op"): it keeps the outputs of the block's 1st, 3rd, 5th and 7th matmul (q, v, w1,
+// w2: torchtitan counts aten.mm and recomputes every second), attention's and reductions', so the
+// backward reruns the two norms, k's projection (k_dim of the fused qkv GEMM's q + k + v columns),
+// the rotary embedding (and key/value copies), o's projection and the residual add, w3's half of
+// the gate/up GEMM and the activation; as above it stops before the down projection.
 struct BlockSeconds {
   WorkSeconds attn_fwd, mlp_fwd, attn_bwd, mlp_bwd;
   double fwd_unsaved_tail = 0;
+  double fwd_op_rerun = 0;
   double fwd() const { return attn_fwd.total() + mlp_fwd.total(); }
   double recompute(bool stops_early) const { return stops_early ? fwd() - fwd_unsaved_tail : fwd(); }
   double bwd() const { return attn_bwd.total() + mlp_bwd.total(); }

@@ -25,8 +25,11 @@ Recompute parse_recompute(const TrainingSpec& t) {
     r = Recompute::Full;
   else if (t.recompute == "selective")
     r = Recompute::Selective;
+  else if (t.recompute == "selective_op")
+    r = Recompute::SelectiveOp;
   else if (t.recompute != "none")
-    throw SpecError("training.recompute", "unknown recompute '" + t.recompute + "' (expected full, selective or none)");
+    throw SpecError("training.recompute",
+                    "unknown recompute '" + t.recompute + "' (expected full, selective, selective_op or none)");
   if (t.grad_checkpointing && r != Recompute::Full)
     throw SpecError("training.grad_checkpointing",
                     "grad_checkpointing = true means recompute = \"full\", but "
@@ -312,7 +315,21 @@ void data_parallel_checks(const ScenarioSpec& spec, const model::ModelShape& mod
   if (l.recompute == Recompute::Selective)
     throw SpecError("training.recompute",
                     "selective recompute is modelled for strategy = \"megatron\" only "
-                    "(expected full or none)");
+                    "(expected full, selective_op or none)");
+  // torchtitan's per-op policy, priced on its Llama-style block: separate q, k, v and o, a gated
+  // MLP, attention by flash/cuDNN, 16-bit GEMMs (compute.hpp fwd_op_rerun, memory_terms.hpp).
+  if (l.recompute == Recompute::SelectiveOp) {
+    if (l.deepspeed())
+      throw SpecError("training.recompute",
+                      "selective_op is torchtitan's per-op checkpointing (expected strategy fsdp, hsdp or ddp, or "
+                      "recompute = \"full\")");
+    const bool fp8 =
+        !spec.training.precision.empty() && spec.training.precision != "bf16" && spec.training.precision != "fp16";
+    if (model.attention().is_mla() || !model.gated_mlp || fp8 || spec.training.attention_backend == "unfused")
+      throw SpecError("training.recompute",
+                      "selective_op is modelled on a Llama-style block: grouped or multi-head attention by flash "
+                      "attention, a gated MLP, 16-bit GEMMs (expected recompute = \"full\" or \"none\" here)");
+  }
   if (par.dp != 0 && par.dp != n)
     throw SpecError("parallel.dp", "dp = " + str(par.dp) + " but there are " + str(n) +
                                        " GPUs (expected dp = " + str(n) + ", or 0 to derive it)");
@@ -371,6 +388,7 @@ const char* recompute_name(Recompute r) {
     case Recompute::None: return "none";
     case Recompute::Selective: return "selective";
     case Recompute::Full: return "full";
+    case Recompute::SelectiveOp: return "selective_op";
   }
   return "?";
 }

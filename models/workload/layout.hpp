@@ -60,8 +60,12 @@ std::optional<Strategy> parse_strategy(std::string_view name);
 // Activation recomputation (Korthikanti et al. 2022): none keeps every activation; selective
 // recomputes only attention's core (QK^T, softmax, dropout, PV) in the backward; full keeps each
 // layer's input and recomputes the whole layer forward, its communication included.
-enum class Recompute { None, Selective, Full };
-const char* recompute_name(Recompute r);  // "none", "selective", "full"
+// selective_op is torchtitan's per-op selective checkpointing (selective_ac_option = "op"): every
+// block under the checkpoint, the outputs of every other matmul (its 1st, 3rd, ... of the block's
+// forward), attention and reductions kept, the rest recomputed (compute.hpp BlockSeconds
+// fwd_op_rerun; memory_terms.hpp).
+enum class Recompute { None, Selective, Full, SelectiveOp };
+const char* recompute_name(Recompute r);  // "none", "selective", "full", "selective_op"
 
 // The dimensions of Megatron's rank grid, fastest first.
 enum class Dim { Tp, Cp, Dp, Pp };

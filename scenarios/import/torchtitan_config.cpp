@@ -336,16 +336,12 @@ TorchtitanImport import_torchtitan(const std::string& bytes, const std::string& 
            "activation_checkpoint.mode = \"memory_budget\": torch.compile's partitioner picks what to recompute, "
            "which commsim does not model; simulated without recompute");
   } else if (option == "op") {
-    // torchtitan's per-op policy saves the outputs of matmuls (all but every second), attention and
-    // reductions and recomputes the rest: in a Llama block 3 of 7 matmuls (k, o, w3, about a third of
-    // the matmul FLOPs) and the elementwise ops. commsim's "selective" is Megatron's (the attention
-    // core, strategy megatron only), so the nearer of none and full is written.
-    chosen("none", ac_from +
-                       " = \"selective\", selective_ac_option = \"op\": torchtitan's per-op selective checkpointing "
-                       "recomputes about a third of a block's matmul FLOPs in the backward; commsim's selective is "
-                       "Megatron's attention-core recompute (strategy megatron only), so the nearer of none and full "
-                       "is written: the backward is that much shorter than the job's, activation memory that much "
-                       "larger");
+    // torchtitan's per-op policy: every block checkpointed, the outputs of every other matmul,
+    // attention and reductions kept (workload/layout.hpp selective_op).
+    const std::string why = ac_from + " = \"selective\", selective_ac_option = \"op\"";
+    w.set("training", "recompute", std::string("selective_op"),
+          mode ? file + ": " + why : "torchtitan's default (" + why + ")");
+    out.read.push_back(why + " -> training.recompute = \"selective_op\"");
   } else {
     const bool digits =
         !option.empty() && std::all_of(option.begin(), option.end(), [](char ch) { return ch >= '0' && ch <= '9'; });

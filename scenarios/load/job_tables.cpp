@@ -242,7 +242,7 @@ void Loader::training(const toml::node& n, const std::string& key) {
            [&](auto& v, auto& k) { t.global_batch = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},
           {"recompute",
            [&](auto& v, auto& k) {
-             t.recompute = r_.one_of(v, k, {"full", "selective", "none"});
+             t.recompute = r_.one_of(v, k, {"full", "selective", "selective_op", "none"});
            }},
           {"checkpoint_every",
            [&](auto& v, auto& k) { t.checkpoint_every = static_cast<int>(r_.integer(v, k, 1, kMaxCount)); }},

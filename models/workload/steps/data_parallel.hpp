@@ -26,6 +26,7 @@ struct DataParallelConfig {
   TrainingSpec training;
   bool recompute_stops_early = false;  // layout.hpp: full recompute by a non-reentrant checkpoint
   int checkpoint_every = 1;            // layout.hpp: full recompute on every N-th block
+  bool recompute_per_op = false;       // layout.hpp: recompute = selective_op
   ZeroSpec zero;
   Strategy strategy = Strategy::Zero3;  // Zero3, Zero2, Zero1, Fsdp, Hsdp or Ddp (models/workload/layout.hpp)
   int dp = 1;

@@ -37,9 +37,10 @@ std::vector<Unit> decoder_units(const model::ModelShape& m, int64_t tokens, cons
            gathered,
            secs(block.fwd()),
            secs(block.bwd()),
-           checkpointing.checkpoints(l)
-               ? secs(block.recompute(checkpointing.rerun == Checkpointing::Rerun::UntilLastSaved))
-               : Time::zero(),
+           !checkpointing.checkpoints(l) ? Time::zero()
+           : checkpointing.rerun == Checkpointing::Rerun::PerOp
+               ? secs(block.fwd_op_rerun)
+               : secs(block.recompute(checkpointing.rerun == Checkpointing::Rerun::UntilLastSaved)),
            true,
            checkpointing.checkpoints(l) ? regathered : 0};
     units.push_back(u);

@@ -34,17 +34,19 @@ inline constexpr double kDefaultMaxReuseDistance = 1e9;
 // the whole forward (reentrant: DeepSpeed's, Hugging Face transformers' default), or the forward
 // up to the last tensor the backward saved (PyTorch's non-reentrant checkpoint: compute.hpp
 // BlockSeconds); on every block, or on every N-th, blocks N, 2N, ... counted from 1 (torchtitan's
-// selective_ac_option "N": layout.hpp checkpoint_every).
+// selective_ac_option "N": layout.hpp checkpoint_every); or, per op, what torchtitan's per-op
+// policy does not keep (BlockSeconds fwd_op_rerun), on every block.
 struct Checkpointing {
-  enum class Rerun : unsigned char { Nothing, WholeForward, UntilLastSaved };
+  enum class Rerun : unsigned char { Nothing, WholeForward, UntilLastSaved, PerOp };
   Rerun rerun = Rerun::Nothing;
   int every = 1;
   bool checkpoints(int block) const { return rerun != Rerun::Nothing && (block + 1) % every == 0; }
 };
 // training.grad_checkpointing (full recompute) and layout.hpp's recompute_stops_early and
 // checkpoint_every.
-inline Checkpointing checkpointing(bool grad_checkpointing, bool stops_early, int every = 1) {
+inline Checkpointing checkpointing(bool grad_checkpointing, bool stops_early, int every = 1, bool per_op = false) {
   using R = Checkpointing::Rerun;
+  if (per_op) return {R::PerOp, 1};
   return {!grad_checkpointing ? R::Nothing : stops_early ? R::UntilLastSaved : R::WholeForward, every};
 }
 

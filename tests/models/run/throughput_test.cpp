@@ -154,3 +154,11 @@ TEST_CASE("throughput: every N-th block checkpointed recomputes layers / N of th
   CHECK(every_block == Approx(f.total() + f.layers / 3));
   CHECK(every_third == Approx(f.total() + f.layers / 3 * 10.0 / 32));  // blocks 3, 6, ..., 30
 }
+
+// Per-op selective checkpointing reruns each layer's k, o and w3 projections.
+TEST_CASE("throughput: selective_op recomputes the k, o and w3 projections", "[models]") {
+  const models::model::ModelShape m = llama3_8b();
+  const auto t = make_throughput(m, 64, 2.0, 8, 989e12, false, false, 1, true);
+  const double k = 1024, h = 4096, f = 14336;
+  CHECK(t.hardware_flops_per_step - t.model_flops_per_step == Approx(2.0 * 64 * m.seq * m.layers * h * (k + h + f)));
+}

@@ -270,3 +270,16 @@ TEST_CASE("workload: a recompute that stops early leaves out the down projection
   CHECK(b.recompute(true) == Approx(b.fwd() - k.down.fwd - k.add).epsilon(1e-12));
   CHECK(b.fwd_unsaved_tail > 0.25 * b.mlp_fwd.gemm);  // one of three equal-sized MLP GEMMs
 }
+
+// torchtitan's per-op policy reruns the norms, k's and o's projections, the rotary embedding, the
+// attention residual's add, w3's half of the gate/up GEMM and the activation.
+TEST_CASE("workload: a per-op recompute reruns k, o, w3, the norms and the elementwise kernels", "[workload]") {
+  const models::model::ModelShape m = compute_decoder();  // multi-head: k is a third of qkv
+  const ComputeRates r = h200_compute();
+  const BlockSeconds b = block_seconds(m, 4096, 1, r);
+  const BlockKernels k = block_kernels(m, 4096, 1, r);
+  CHECK(b.fwd_op_rerun ==
+        Approx(2 * k.norm_fwd + k.rope_fwd + k.kv_copy_fwd + k.add + k.act_fwd + k.qkv.fwd / 3 + k.o.fwd + k.up.fwd / 2)
+            .epsilon(1e-12));
+  CHECK(b.fwd_op_rerun < b.recompute(true));
+}

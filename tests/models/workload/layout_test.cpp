@@ -343,3 +343,17 @@ TEST_CASE("layout: checkpoint_every picks every N-th block under full recompute,
   s.parallel.strategy = "zero3";
   CHECK(error_key(s, 4) == "training.checkpoint_every");  // Hugging Face checkpoints every layer
 }
+
+// recompute = "selective_op": torchtitan's per-op policy, on its Llama-style block under PyTorch's
+// strategies only.
+TEST_CASE("layout: selective_op is torchtitan's, on a Llama-style block", "[workload]") {
+  models::ScenarioSpec s = scenario("fsdp");
+  s.training.recompute = "selective_op";
+  CHECK(make_layout(s, layout_decoder(), 4).recompute == Recompute::SelectiveOp);
+  CHECK(std::string(recompute_name(Recompute::SelectiveOp)) == "selective_op");
+  s.parallel.strategy = "zero3";
+  CHECK(error_key(s, 4) == "training.recompute");
+  s.parallel.strategy = "fsdp";
+  s.training.attention_backend = "unfused";
+  CHECK(error_key(s, 4) == "training.recompute");
+}

@@ -76,11 +76,11 @@ TEST_CASE("import torchtitan: llama3_8b.toml becomes an FSDP2 scenario that runs
   CHECK(s.training.reduce_dtype == "fp32");     // mixed_precision_reduce's default
   CHECK(s.training.optimizer_impl == "fused");  // optimizer.implementation's default
   CHECK(s.training.repeat_kv);                  // torchtitan's TOML-era models copied the key/value heads
-  // selective_ac_option = "op": written as none, a commsim choice said so in the file and on stderr.
-  CHECK(s.training.recompute == "none");
-  CHECK(r.toml.find("recompute = \"none\"  # default: ") != std::string::npos);
-  REQUIRE(r.chosen.size() == 1);
-  CHECK(r.chosen[0].find("selective_ac_option = \"op\"") != std::string::npos);
+  // selective_ac_option = "op": torchtitan's per-op policy, read as selective_op.
+  CHECK(s.training.recompute == "selective_op");
+  CHECK(r.toml.find("recompute = \"selective_op\"  # llama3_8b.toml: activation_checkpoint.mode = \"selective\", "
+                    "selective_ac_option = \"op\"") != std::string::npos);
+  CHECK(r.chosen.empty());
   // Each value read is listed with its torchtitan key.
   auto listed = [&](const std::string& line) { return std::find(r.read.begin(), r.read.end(), line) != r.read.end(); };
   CHECK(listed("training.seq_len = 8192 -> model.seq"));
@@ -171,7 +171,8 @@ TEST_CASE("import torchtitan: the command writes atomically and lists what it re
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.find("  training.seq_len = 8192 -> model.seq") != std::string::npos);
-  CHECK(r.err.find("value chosen by commsim") != std::string::npos);
+  CHECK(r.err.find("activation_checkpoint.mode = \"selective\", selective_ac_option = \"op\" -> "
+                   "training.recompute = \"selective_op\"") != std::string::npos);
   CHECK(r.out.find("fsdp on 16 GPUs, 2 hosts") != std::string::npos);
   CHECK(run_commsim({"run", out}).exit_code == 0);
   // A refused config leaves the existing output as it was.

@@ -67,16 +67,15 @@ TEST_CASE("validation: torchtitan's FSDP2 steps on 64 A100 (no or full checkpoin
   WARN("torchtitan FSDP2 on 64 A100: worst step error " << 100 * worst << " %");
 }
 
-TEST_CASE("validation: torchtitan's Llama 3 8B with per-op selective checkpointing lies between no and full recompute",
+TEST_CASE("validation: torchtitan's Llama 3 8B with per-op selective checkpointing within 4 %",
           "[validation][workload]") {
   const fs::path f = kTorchtitanDir / "llama3_8b_selective_op.toml";
-  const auto none = scenarios::load_scenario(f.string());
-  const auto full = scenarios::load_scenario(f.string(), {"training.recompute=\"full\""});
-  const double published = published_step_s(none, f);
-  const double lo = models::run_scenario(none.spec).step_time_s, hi = models::run_scenario(full.spec).step_time_s;
-  INFO("published " << published << " s; the model without recompute " << lo << " s, with full recompute " << hi);
-  CHECK(lo < published);
-  CHECK(published < hi);
+  const auto op = scenarios::load_scenario(f.string());
+  REQUIRE(op.spec.training.recompute == "selective_op");
+  const double published = published_step_s(op, f);
+  const double predicted = models::run_scenario(op.spec).step_time_s;
+  INFO("published " << published << " s; commsim " << predicted << " s");
+  CHECK(std::fabs(predicted / published - 1) < 0.04);  // -3.1 % (docs/accuracy.md)
 }
 
 TEST_CASE(
