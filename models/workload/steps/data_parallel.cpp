@@ -26,10 +26,7 @@ DataParallelConfig data_parallel_config(const ScenarioSpec& spec, const model::M
   c.model = shape;
   c.training = spec.training;
   c.training.grad_accum = layout.grad_accum;  // from global_batch when given
-  c.training.grad_checkpointing = layout.recompute == Recompute::Full;
-  c.recompute_stops_early = layout.recompute_stops_early;
-  c.checkpoint_every = layout.checkpoint_every;
-  c.recompute_per_op = layout.recompute == Recompute::SelectiveOp;
+  c.checkpoint = checkpointing(layout);
   c.zero = spec.zero;
   c.strategy = layout.strategy;
   c.dp = layout.dp;

@@ -24,9 +24,7 @@ namespace models::workload {
 struct DataParallelConfig {
   model::ModelShape model;
   TrainingSpec training;
-  bool recompute_stops_early = false;  // layout.hpp: full recompute by a non-reentrant checkpoint
-  int checkpoint_every = 1;            // layout.hpp: full recompute on every N-th block
-  bool recompute_per_op = false;       // layout.hpp: recompute = selective_op
+  Checkpointing checkpoint;  // the layout's (decoder_units.hpp checkpointing); training.grad_checkpointing is not read
   ZeroSpec zero;
   Strategy strategy = Strategy::Zero3;  // Zero3, Zero2, Zero1, Fsdp, Hsdp or Ddp (models/workload/layout.hpp)
   int dp = 1;

@@ -45,9 +45,7 @@ double ddp_reducer_pass_seconds(int64_t params, int tensors, int bytes_per, cons
 Program build_ddp_program(const DataParallelConfig& c) {
   Program p({"compute", "comm"});
   const int64_t tokens = int64_t(c.training.micro_batch) * c.model.seq;
-  auto units = decoder_units(
-      c.model, tokens, c.rates,
-      checkpointing(c.training.grad_checkpointing, c.recompute_stops_early, c.checkpoint_every, c.recompute_per_op), 0);
+  auto units = decoder_units(c.model, tokens, c.rates, c.checkpoint, 0);
   const int bytes_per = dtype_bytes(c.training.param_dtype.empty() ? c.training.dtype : c.training.param_dtype);
   const int accum = std::max(1, c.training.grad_accum);
   const bool reducer = c.dp > 1;

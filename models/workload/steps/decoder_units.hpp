@@ -7,8 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "models/workload/compute.hpp"
 #include "models/model/model_shape.hpp"
+#include "models/workload/compute.hpp"
+#include "models/workload/layout.hpp"
 #include "sim/time.hpp"
 
 namespace models::workload {
@@ -42,12 +43,13 @@ struct Checkpointing {
   int every = 1;
   bool checkpoints(int block) const { return rerun != Rerun::Nothing && (block + 1) % every == 0; }
 };
-// training.grad_checkpointing (full recompute) and layout.hpp's recompute_stops_early and
-// checkpoint_every.
-inline Checkpointing checkpointing(bool grad_checkpointing, bool stops_early, int every = 1, bool per_op = false) {
+// What a layout checkpoints (layout.hpp: recompute, recompute_stops_early, checkpoint_every);
+// selective recompute (Megatron's attention core) is priced by the strategy itself, not here.
+inline Checkpointing checkpointing(const ParallelLayout& l) {
   using R = Checkpointing::Rerun;
-  if (per_op) return {R::PerOp, 1};
-  return {!grad_checkpointing ? R::Nothing : stops_early ? R::UntilLastSaved : R::WholeForward, every};
+  if (l.recompute == Recompute::SelectiveOp) return {R::PerOp, 1};
+  if (l.recompute != Recompute::Full) return {};
+  return {l.recompute_stops_early ? R::UntilLastSaved : R::WholeForward, l.checkpoint_every};
 }
 
 // A module's parameters persist (are never gathered) below `persistence_threshold`; `tp` divides

@@ -23,10 +23,7 @@ std::string mb(double bytes) {
 ShardedStep::ShardedStep(const DataParallelConfig& c, double persistence_threshold, double max_reuse_distance)
     : c_(c), p_({"compute", "comm", "offload"}), n_(c.dp_shard > 0 ? c.dp_shard : c.dp) {
   const int64_t tokens = int64_t(c.training.micro_batch) * c.model.seq;
-  units_ = decoder_units(
-      c.model, tokens, c.rates,
-      checkpointing(c.training.grad_checkpointing, c.recompute_stops_early, c.checkpoint_every, c.recompute_per_op),
-      persistence_threshold, 1, max_reuse_distance);
+  units_ = decoder_units(c.model, tokens, c.rates, c.checkpoint, persistence_threshold, 1, max_reuse_distance);
   compute_bytes_ = dtype_bytes(c.training.dtype);
   param_bytes_ = c.training.param_dtype.empty() ? compute_bytes_ : dtype_bytes(c.training.param_dtype);
   reduce_bytes_ = fsdp_reduce_bytes(c.training);

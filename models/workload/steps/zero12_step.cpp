@@ -65,10 +65,7 @@ class Zero12Step {
         offload_(c.zero.offload_optimizer == "cpu"),
         bucket_(std::max(1.0, c.zero.reduce_bucket_size)) {
     const int64_t tokens = int64_t(c.training.micro_batch) * c.model.seq;
-    units_ = decoder_units(
-        c.model, tokens, c.rates,
-        checkpointing(c.training.grad_checkpointing, c.recompute_stops_early, c.checkpoint_every, c.recompute_per_op),
-        0);
+    units_ = decoder_units(c.model, tokens, c.rates, c.checkpoint, 0);
     compute_bytes_ = dtype_bytes(c.training.dtype);
     for (const Unit& u : units_) params_ += u.params;
   }

@@ -1,40 +1,24 @@
-// One rank's memory by phase (models/memory/memory_peak.hpp): strategies term by term, and
-// DeepSpeed's estimate_zero3_model_states_mem_needs (deepspeed/runtime/zero/stage3.py).
+// One rank's memory by phase (models/memory/memory_peak.hpp): the data-parallel strategies term by
+// term, and DeepSpeed's estimate_zero3_model_states_mem_needs (deepspeed/runtime/zero/stage3.py).
+// Megatron's stages: memory_megatron_test.cpp.
 #include "models/memory/memory_peak.hpp"
 #include "models/hw/gpu.hpp"
 #include "models/memory/memory_fill.hpp"
 #include "models/workload/steps/data_parallel.hpp"
+#include "tests/models/memory/memory_phases.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <string>
 
 using namespace models::memory;
+using memory_test::llama3_8b_memory_peak;
+using memory_test::phase;
+using memory_test::term_memory_peak;
 using models::model::ModelShape;
 using models::workload::Strategy;
 
 namespace {
-
-models::model::ModelShape llama3_8b_memory_peak() {
-  models::ModelSpec s;
-  s.preset = "llama-3-8b";
-  s.seq = 8192;
-  return models::model::resolve_model(s);
-}
-
-double term_memory_peak(const Phase& p, const std::string& name) {
-  for (const Term& t : p.terms)
-    if (name == t.name) return t.bytes;
-  return 0;
-}
-
-const Phase& phase(const RankEstimate& e, const std::string& name) {
-  for (const Phase& p : e.phases)
-    if (name == p.name) return p;
-  FAIL("no phase " << name);
-  return e.phases.front();
-}
-
 // DeepSpeed's estimate_zero3_model_states_mem_needs, GPU part (deepspeed/runtime/zero/stage3.py):
 //   largest_layer_memory = 4 x largest_layer_params
 //   offload optimizer and params: largest_layer_memory
@@ -168,57 +152,6 @@ TEST_CASE("memory: DDP holds everything plus its bucket copies, gradients appear
   CHECK(term_memory_peak(phase(e, "forward_backward"), "gradients") == 2 * p);
   // Llama-3-8B in DDP does not fit an 80 GB GPU: 6 x 2 B x 8.03 G = 96 GB at the step.
   CHECK(e.peak_bytes() > 80e9);
-}
-
-TEST_CASE("memory: Megatron stage 0 holds pp micro-batches under 1F1B, the last stage the logits", "[models]") {
-  MemoryInputs in;
-  in.model = llama3_8b_memory_peak();
-  in.strategy = Strategy::Megatron;
-  in.tp = 2, in.pp = 4, in.dp = 2;
-  in.micro_batches = 8;
-  in.micro_batch = 1;
-  const double tokens = 8192;
-  const double per_token = block_activation_bytes_per_token(in.model, 2, false, Recompute::None);
-  in.stage = 0;
-  RankEstimate first = estimate_rank(in);
-  CHECK(term_memory_peak(phase(first, "forward_backward"), "activations") == Approx(tokens * 32 * per_token));
-  CHECK(term_memory_peak(phase(first, "forward_backward"), "logits") == 0);
-  in.stage = 3;
-  RankEstimate last = estimate_rank(in);
-  CHECK(term_memory_peak(phase(last, "forward_backward"), "activations") == Approx(tokens * 8 * per_token + tokens * 4 * 4096));
-  CHECK(term_memory_peak(phase(last, "forward_backward"), "logits") ==
-        Approx(tokens * 12 * 128256));  // the loss's 12 B per logit (memory_terms.hpp)
-  // Model states: 18 B per parameter of the stage's shard; distributed optimizer 6 + 12/d.
-  MemoryInputs stage0 = in;
-  stage0.stage = 0;
-  const double p0 = rank_params(stage0);
-  CHECK(p0 == Approx(8 * (in.model.block_matmul_params() / 2.0 + in.model.block_norm_params()) +
-                     in.model.embedding_params()));
-  const Phase& opt0 = phase(first, "optimizer");
-  CHECK(term_memory_peak(opt0, "weights") + term_memory_peak(opt0, "gradients") + term_memory_peak(opt0, "optimizer_states") == Approx(18 * p0));
-  in.stage = 0;
-  in.distributed_optimizer = true;
-  const RankEstimate dist = estimate_rank(in);
-  const Phase& opt_d = phase(dist, "optimizer");
-  CHECK(term_memory_peak(opt_d, "weights") + term_memory_peak(opt_d, "gradients") + term_memory_peak(opt_d, "optimizer_states") ==
-        Approx((6 + 12.0 / 2) * p0));
-  // training.dtype: fp16 keeps fp16 gradients and an fp32 main gradient in the optimizer (20 B,
-  // 4 + 16/d); fp32 keeps no master copy (16 B, 8 + 8/d).
-  auto states = [&](const MemoryInputs& x) {
-    const RankEstimate e = estimate_rank(x);
-    const Phase& o = phase(e, "optimizer");
-    return term_memory_peak(o, "weights") + term_memory_peak(o, "gradients") + term_memory_peak(o, "optimizer_states");
-  };
-  MemoryInputs fp16 = in;
-  fp16.fp16 = true;
-  CHECK(states(fp16) == Approx((4 + 16.0 / 2) * p0));
-  fp16.distributed_optimizer = false;
-  CHECK(states(fp16) == Approx(20 * p0));
-  MemoryInputs fp32 = in;
-  fp32.compute_bytes = 4;
-  CHECK(states(fp32) == Approx((8 + 8.0 / 2) * p0));
-  fp32.distributed_optimizer = false;
-  CHECK(states(fp32) == Approx(16 * p0));
 }
 
 TEST_CASE("memory: ZeRO-1/2/3 in fp32: 4-byte weights, gradients and buckets, fp32 Adam states", "[models]") {
@@ -450,80 +383,4 @@ TEST_CASE("memory: gathered copies and their gradients take the compute dtype", 
   const RankEstimate z = estimate_rank(in);
   CHECK(term_memory_peak(phase(z, "forward_backward"), "gathered_params") == Approx(4 * 128256.0 * 4096));
   CHECK(term_memory_peak(phase(z, "backward_end"), "unit_gradients") == Approx(4 * 128256.0 * 4096));
-}
-
-TEST_CASE("memory: Megatron with param_dtype keeps no fp32 master: 2 + 2 + 2 + 2 B and AdamW's temporary", "[models]") {
-  MemoryInputs in;
-  in.model = llama3_8b_memory_peak();
-  in.strategy = Strategy::Megatron;
-  in.tp = 8;
-  in.megatron_without_master = true;
-  in.param_bytes = 2;
-  const double p = rank_params(in);
-  const RankEstimate e = estimate_rank(in);
-  const Phase& opt = phase(e, "optimizer");
-  CHECK(term_memory_peak(opt, "weights") == Approx(2 * p));
-  CHECK(term_memory_peak(opt, "gradients") == Approx(2 * p));
-  CHECK(term_memory_peak(opt, "optimizer_states") == Approx(4 * p));
-  CHECK(term_memory_peak(opt, "optimizer_temp") == Approx(2 * p));  // foreach's copy of v
-  // The step's inputs: param_dtype under Megatron.
-  models::ScenarioSpec spec;
-  spec.parallel.strategy = "megatron";
-  spec.parallel.tp = 8;
-  CHECK_FALSE(models::step_memory_inputs(spec, in.model, models::workload::make_layout(spec, in.model, 8))
-                  .megatron_without_master);
-  spec.training.param_dtype = "bf16";
-  const MemoryInputs plain =
-      models::step_memory_inputs(spec, in.model, models::workload::make_layout(spec, in.model, 8));
-  CHECK(plain.megatron_without_master);
-  CHECK(plain.adamw == models::compute::OptimizerImpl::Fused);  // Megatron's default, no temporary
-}
-
-TEST_CASE("memory: with tied embeddings the last pipeline stage holds its copy of the word embeddings", "[models]") {
-  models::ModelSpec s;
-  s.preset = "gpt3-175b";
-  s.seq = 2048;
-  MemoryInputs in;
-  in.model = models::model::resolve_model(s);
-  REQUIRE(in.model.tied_embeddings);
-  in.strategy = Strategy::Megatron;
-  in.tp = 8, in.pp = 16;
-  in.vocab_shards = 8;
-  in.stage = 15;
-  const double blocks =
-      6 * (in.model.block_matmul_params() / 8.0 + in.model.block_params() - in.model.block_matmul_params() -
-           in.model.block_bias_params() + in.model.block_bias_params() / 8.0);
-  // Final norm and the copy of V h / tp (Megatron's output layer shares the word embeddings).
-  CHECK(rank_params(in) == Approx(blocks + in.model.final_norm_params() + 50257.0 * 12288 / 8));
-  in.pp = 1, in.stage = 0;  // one stage: the embedding is the head, no copy
-  in.model.layers = 6;
-  CHECK(rank_params(in) == Approx(blocks + in.model.final_norm_params() + in.model.embedding_params() / 8.0));
-}
-
-TEST_CASE("memory: Megatron's learned position table is whole on every TP rank of stage 0, not copied to the last",
-          "[models]") {
-  // Word embeddings split over the TP ranks (VocabParallelEmbedding), the position table a plain
-  // torch.nn.Embedding; the last stage's output layer copies the word embeddings alone.
-  models::ModelSpec spec;
-  spec.preset = "gpt2";
-  spec.seq = 1024;
-  MemoryInputs in;
-  in.model = models::model::resolve_model(spec);
-  REQUIRE(in.model.position_params() == 1024 * 768);
-  in.strategy = Strategy::Megatron;
-  in.tp = 2;
-  in.vocab_shards = 2;
-  in.pp = 2;
-  MemoryInputs rotary = in;
-  rotary.model.positions = models::model::Positions::Rotary;
-  for (int stage : {0, 1}) {
-    in.stage = rotary.stage = stage;
-    CHECK(rank_params(in) - rank_params(rotary) == (stage == 0 ? 1024.0 * 768 : 0.0));
-  }
-  in.stage = 0;
-  rotary.stage = 0;
-  const ModelShape& m = in.model;
-  const double block =
-      (double(m.block_matmul_params()) / 2 + double(m.block_norm_params()) + double(m.block_bias_params()) / 2);
-  CHECK(rank_params(in) == Approx(6 * block + double(m.vocab) * 768 / 2 + 1024.0 * 768).epsilon(1e-15));
 }

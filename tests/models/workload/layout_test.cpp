@@ -330,13 +330,15 @@ TEST_CASE("layout: checkpoint_every picks every N-th block under full recompute,
   models::ScenarioSpec s = scenario("fsdp");
   s.training.grad_checkpointing = true;
   s.training.checkpoint_every = 3;
-  CHECK(make_layout(s, layout_decoder(), 4).checkpoint_every == 3);
-  const Checkpointing c = checkpointing(true, true, 3);
+  const ParallelLayout l = make_layout(s, layout_decoder(), 4);
+  CHECK(l.checkpoint_every == 3);
+  const Checkpointing c = checkpointing(l);
+  CHECK(c.rerun == Checkpointing::Rerun::UntilLastSaved);  // fsdp: non-reentrant
   CHECK_FALSE(c.checkpoints(0));
   CHECK_FALSE(c.checkpoints(1));
   CHECK(c.checkpoints(2));  // the third block, as torchtitan's _count % 3 == 0
   CHECK(c.checkpoints(5));
-  CHECK_FALSE(checkpointing(false, true, 1).checkpoints(0));
+  CHECK_FALSE(checkpointing(ParallelLayout{}).checkpoints(0));  // recompute none
   s.training.grad_checkpointing = false;
   CHECK(error_key(s, 4) == "training.checkpoint_every");  // nothing recomputed to pick blocks for
   s.training.grad_checkpointing = true;

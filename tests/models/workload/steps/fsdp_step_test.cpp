@@ -58,7 +58,7 @@ TEST_CASE("fsdp: every unit gathered forward, every block backward, every unit r
 TEST_CASE("fsdp: on one GPU the step's compute is single_gpu_breakdown's closed form", "[workload]") {
   for (bool ckpt : {false, true}) {
     DataParallelConfig c = fsdp(1);
-    c.training.grad_checkpointing = ckpt;
+    c.checkpoint = {ckpt ? Checkpointing::Rerun::WholeForward : Checkpointing::Rerun::Nothing};
     const Program p = build_fsdp_program(c);
     double compute = 0;
     int ops = 0;
@@ -78,7 +78,7 @@ TEST_CASE("fsdp: a checkpointed block is gathered once for its backward, however
   s.preset = "llama-3-70b";  // q_proj's successors hold over 5e8 parameters: ZeRO-3 would gather again
   DataParallelConfig c = fsdp(8);
   c.model = models::model::resolve_model(s);
-  c.training.grad_checkpointing = true;
+  c.checkpoint = {Checkpointing::Rerun::WholeForward};
   REQUIRE(zero3_regathered_params(c.model, 0, c.zero.stage3_max_reuse_distance) > 0);
   const Program p = build_fsdp_program(c);
   int64_t ag_bytes = 0;

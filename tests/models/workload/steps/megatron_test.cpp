@@ -1,6 +1,7 @@
 // Megatron programs (models/workload/megatron*.hpp) against their closed forms: the pipeline
 // bubble measured on idle links, the bytes sequence and context parallelism move, the
-// distributed optimizer's collectives, recompute's extra work and Megatron-Core's rank grid.
+// distributed optimizer's collectives, recompute's extra work and Megatron-Core's rank grid. When the
+// overlapped parameter gathers and gradient reductions start: megatron_overlap_test.cpp.
 //
 // Rig: FakeEngine (fakes.hpp) prices every collective and transfer by its ring closed form, here
 // free (0 latency, 1e30 B/s) where a test measures compute only; memory-bound kernels are made
@@ -9,55 +10,20 @@
 
 #include <map>
 
-#include "tests/models/workload/fakes.hpp"
 #include "models/workload/executor.hpp"
 #include "models/workload/steps/megatron.hpp"
 #include "models/workload/steps/megatron_layer.hpp"
+#include "tests/models/workload/fakes.hpp"
+#include "tests/models/workload/steps/megatron_rig.hpp"
 
 using namespace models::workload;
 using namespace models::workload::megatron_slots;
+using megatron_test::config_megatron;
+using megatron_test::layer_rates;
 using models::collectives::Group;
 using models::nccl::CollOp;
 
 namespace {
-// The compute model's laws made flat, so the tests' closed forms stay simple: GEMMs and attention at
-// peak x efficiency with no fixed cost, every memory-bound kernel, the loss (16 B per logit) and
-// AdamW at HBM x efficiency, no launch gaps; host rates as given.
-ComputeRates layer_rates(double peak_flops, double efficiency, double hbm_bytes_per_s, double hbm_efficiency,
-                         double host_bytes_per_s, double host_efficiency) {
-  ComputeRates r;
-  const double flops = peak_flops * efficiency, bytes = hbm_bytes_per_s * hbm_efficiency;
-  r.gpu.gemm = {0, flops, 1e30};
-  r.gpu.attention = {0, flops, 0, flops};
-  r.gpu.memory.fixed_s = 0;
-  r.gpu.memory.bytes_per_s.fill(bytes);
-  r.gpu.memory.loss_s_per_logit = 16 / bytes;
-  for (auto& impl : r.gpu.adamw.bytes_per_s) impl.fill(bytes);
-  r.gpu.launch_gap_s = 0;
-  r.host_bytes_per_s = host_bytes_per_s;
-  r.host_efficiency = host_efficiency;
-  return r;
-}
-
-MegatronConfig config_megatron(int layers, int tp, int pp, int vp, int m) {
-  MegatronConfig c;
-  models::ModelSpec ms;
-  ms.layers = layers, ms.hidden = 1024, ms.heads = 8, ms.ffn = 4096, ms.vocab = 8, ms.seq = 512, ms.mlp = "gelu";
-  ms.tied_embeddings = true;  // GPT, as Megatron-LM builds it
-  c.model = ::models::model::resolve_model(ms);
-  c.training.micro_batch = 1;
-  c.training.dtype = "bf16";
-  c.layout.strategy = Strategy::Megatron;
-  c.layout.tp = tp;
-  c.layout.pp = pp;
-  c.layout.vp = vp;
-  c.layout.pipeline_micro_batches = m;
-  c.layout.grad_accum = m;
-  c.layout.vocab_multiple = 1;  // the 8-row head stays negligible: the stages are equal, as the closed forms assume
-  c.rates = layer_rates(1e15, 0.5, 1e20, 1.0, 1e11, 1.0);
-  return c;
-}
-
 struct Measured {
   double step = 0;
   std::vector<double> compute;  // per rank
@@ -423,105 +389,5 @@ TEST_CASE("megatron: the tied embedding all-reduce moves the word embeddings onl
     const int64_t layers = 2 * (12LL * 1024 * 1024 / 2 + 2 * 1024);
     CHECK(megatron_stage_params(c, 0) == layers + word + 1024 * 1024);
     CHECK(megatron_stage_params(c, 1) == layers + 1024 + word);  // and the final norm
-  }
-}
-
-namespace {
-// 8 layers of 50.3 M parameters over pp 2 (vp chunks each, m micro-batches) and dp 2, with the
-// distributed optimizer and overlap_grad_reduce.
-MegatronConfig two_stages_two_replicas(int vp, int m) {
-  MegatronConfig c = config_megatron(8, 1, 2, vp, m);
-  c.model.hidden = 2048, c.model.ffn = 8192, c.model.heads = 16, c.model.kv_heads = 16;
-  c.layout.dp = 2;
-  c.layout.distributed_optimizer = true;
-  c.layout.overlap_grad_reduce = true;
-  return c;
-}
-}  // namespace
-
-TEST_CASE("megatron: without virtual stages the overlapped parameter all-gather starts at a stage's first forward",
-          "[workload]") {
-  // param_and_grad_buffer.py finish_param_sync: the forward pre-hook dispatches its bucket's gather,
-  // waits for it, then dispatches the next bucket's; arguments.py turns align_param_gather off
-  // without virtual stages. The second stage (one bucket) gathers after its first activation arrives.
-  MegatronConfig c = two_stages_two_replicas(1, 2);
-  c.layout.overlap_param_gather = true;
-  const std::vector<Program> programs = build_megatron_programs(c);
-  REQUIRE(programs.size() == 2);
-  for (int stage : {0, 1}) {
-    const Program& p = programs[stage];
-    // Where each event is recorded on the compute stream.
-    std::map<uint32_t, size_t> recorded_at;
-    size_t first_recv_wait = p.ops[kCompute].size();
-    std::map<uint32_t, bool> recv_event;
-    for (const Op& o : p.ops[kRecvPrev])
-      if (o.kind == OpKind::Record) recv_event[o.arg] = true;
-    for (size_t i = 0; i < p.ops[kCompute].size(); ++i) {
-      const Op& o = p.ops[kCompute][i];
-      if (o.kind == OpKind::Record) recorded_at[o.arg] = i;
-      if (o.kind == OpKind::Wait && recv_event.count(o.arg) && first_recv_wait == p.ops[kCompute].size())
-        first_recv_wait = i;
-    }
-    // The data-parallel stream's first op waits for a point of the compute stream; on stage 1 that
-    // point follows the wait for the first received activation.
-    const std::vector<Op>& dp = p.ops[kDpComm];
-    REQUIRE(!dp.empty());
-    REQUIRE(dp.front().kind == OpKind::Wait);
-    REQUIRE(recorded_at.count(dp.front().arg));
-    if (stage == 1) CHECK(recorded_at.at(dp.front().arg) > first_recv_wait);
-    int gathers = 0;
-    for (const Op& o : dp) gathers += o.kind == OpKind::Collective && o.coll == CollOp::AllGather;
-    CHECK(gathers == (stage == 0 ? 5 : 1));
-  }
-}
-
-TEST_CASE(
-    "megatron: with virtual stages a chunk's gradient buckets start together, pipeline-rank backwards after its last",
-    "[workload]") {
-  // schedules.py backward_step_helper_postprocess (align_grad_reduce, Megatron's default): every
-  // backward runs under no_sync; chunk c's buckets start after this rank's backward number
-  // (c's last backward + pipeline rank), or after the last backward.
-  MegatronConfig c = two_stages_two_replicas(2, 4);
-  c.layout.overlap_p2p_comm = true;
-  const std::vector<Program> programs = build_megatron_programs(c);
-  REQUIRE(programs.size() == 2);
-  for (int stage : {0, 1}) {
-    const Program& p = programs[stage];
-    // Backward passes completed before each compute-stream position, and each chunk's last one.
-    std::vector<int> passes_before(p.ops[kCompute].size() + 1, 0);
-    std::map<uint32_t, size_t> recorded_at;
-    std::string current;
-    int passes = 0;
-    std::map<int, int> last_of_chunk;  // chunk -> index of its last backward pass
-    for (size_t i = 0; i < p.ops[kCompute].size(); ++i) {
-      passes_before[i] = passes;
-      const Op& o = p.ops[kCompute][i];
-      if (o.kind == OpKind::Record) recorded_at[o.arg] = i;
-      if (o.kind != OpKind::Compute) continue;
-      const std::string& n = p.names[o.arg];
-      if (n.find("bwd") == std::string::npos) continue;
-      const std::string pass = n.substr(0, n.find(' ', n.find(' ') + 1));  // "mbK cJ"
-      if (pass != current) {
-        current = pass;
-        last_of_chunk[pass.back() - '0'] = passes++;
-      }
-    }
-    std::map<int, int> started_after;  // chunk -> backward passes done when its first bucket starts
-    const std::vector<Op>& dp = p.ops[kDpComm];
-    for (size_t i = 0; i < dp.size(); ++i) {
-      if (dp[i].kind != OpKind::Collective || dp[i].coll != CollOp::ReduceScatter) continue;
-      const std::string& n = p.names[dp[i].arg];
-      const int chunk = n[1] - '0';  // "cJ grad bucket B"
-      if (started_after.count(chunk)) continue;
-      size_t w = i;
-      while (w > 0 && dp[w].kind != OpKind::Wait) --w;
-      REQUIRE(dp[w].kind == OpKind::Wait);
-      started_after[chunk] = passes_before[recorded_at.at(dp[w].arg)];
-    }
-    REQUIRE(started_after.size() == 2);
-    for (const auto& [chunk, done] : started_after) {
-      INFO("stage " << stage << " chunk " << chunk);
-      CHECK(done == std::min(last_of_chunk.at(chunk) + 1 + stage, passes));
-    }
   }
 }

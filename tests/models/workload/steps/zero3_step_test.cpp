@@ -45,10 +45,10 @@ TEST_CASE("workload: checkpointed blocks re-gather what stage3_max_reuse_distanc
   const int64_t h = m.hidden, ffn = m.ffn;
   // 1e8: module i is released after its recompute when 2 x (params after it) >= 1e8. Only
   // down_proj (nothing after it) stays: q + k + v + o + gate + up come back for the backward.
-  auto u8 = decoder_units(m, 2048, r, checkpointing(true, false), 40960, 1, 1e8);
+  auto u8 = decoder_units(m, 2048, r, Checkpointing{Checkpointing::Rerun::WholeForward}, 40960, 1, 1e8);
   CHECK(u8[1].regathered == 2 * h * h + 2 * h * m.kv_dim() + 2 * h * ffn);
   // DeepSpeed's default 1e9 keeps every module (2 x 201M < 1e9): no second gather.
-  auto u9 = decoder_units(m, 2048, r, checkpointing(true, false), 40960, 1, 1e9);
+  auto u9 = decoder_units(m, 2048, r, Checkpointing{Checkpointing::Rerun::WholeForward}, 40960, 1, 1e9);
   CHECK(u9[1].regathered == 0);
   // Without checkpointing there is no recompute, so nothing is released in between.
   auto un = decoder_units(m, 2048, r, Checkpointing{}, 40960, 1, 1e8);
