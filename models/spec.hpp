@@ -162,6 +162,7 @@ struct TrainingSpec {
   std::string rope;                         // "" (the strategy's framework) | fused | complex | rotate_half
   bool repeat_kv = false;                   // k and v copied to every query head before attention
   bool keep_logits = false;                 // the loop holds the model's output through the backward
+  std::string loss_impl;                    // the cross entropy: "" (the strategy's framework) | pytorch | megatron
 };
 
 struct ParallelSpec {

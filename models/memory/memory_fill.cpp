@@ -94,6 +94,7 @@ memory::MemoryInputs step_memory_inputs(const ScenarioSpec& spec, const model::M
   in.unfused_attention = spec.training.attention_backend == "unfused";
   in.repeat_kv = spec.training.repeat_kv;
   in.keep_logits = spec.training.keep_logits;
+  in.megatron_loss = layout.megatron_loss;
   in.checkpoint_every = layout.checkpoint_every;
   in.zero = spec.zero;
   in.framework_overhead_bytes =

@@ -267,7 +267,8 @@ RankEstimate estimate_rank(const MemoryInputs& in) {
                 (recompute_working_bytes_per_token(m, in.tp, in.sequence_parallel, in.compute_bytes, expert_tp(in)) +
                  (in.unfused_attention ? unfused_score_bytes_per_token(m, in.tp, in.compute_bytes) : 0))
           : 0;
-  const double logit_bytes = kLogitBytesPerEntry + (in.keep_logits ? in.compute_bytes : 0);
+  const double loss_bytes = in.megatron_loss ? megatron_loss_bytes_per_entry(in.compute_bytes) : kLogitBytesPerEntry;
+  const double logit_bytes = loss_bytes + (in.keep_logits ? in.compute_bytes : 0);
   const double logits = last ? tokens * logit_bytes * m.vocab / std::max(1, in.vocab_shards) : 0;
 
   auto common = [&](std::vector<Term>& t) {

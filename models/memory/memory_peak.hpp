@@ -55,7 +55,8 @@
 // Activations: micro_batch x seq / cp tokens per micro-batch, block bytes per token by recompute
 // mode and sequence parallelism, times the blocks in flight (1 micro-batch's worth of all blocks
 // for data parallelism; pipeline_blocks_in_flight for a pipeline stage); the last stage adds
-// the final norm and the logits (kLogitBytesPerEntry per token per vocabulary entry).
+// the final norm and the logits (per token and vocabulary entry: kLogitBytesPerEntry, PyTorch's
+// cross entropy; megatron_loss_bytes_per_entry, Megatron-Core's).
 #include <optional>
 #include <vector>
 
@@ -104,6 +105,9 @@ struct MemoryInputs {
   // training.keep_logits: the loop holds the model's output through the backward (memory_terms.hpp
   // kLogitBytesPerEntry), compute_bytes more per logit.
   bool keep_logits = false;
+  // The loss is Megatron-Core's vocab-parallel cross entropy (layout.hpp megatron_loss), which holds
+  // megatron_loss_bytes_per_entry per logit, not kLogitBytesPerEntry (memory_terms.hpp).
+  bool megatron_loss = false;
   // Full recompute on every N-th block only (data parallel; layout.hpp checkpoint_every): layers / N
   // blocks keep their input alone, the others every activation.
   int checkpoint_every = 1;

@@ -92,6 +92,16 @@ double korthikanti_layer_bytes(double s, double b, double h, double a, int t, bo
 // 0.1 GB); the H200 scripts keep it and peak at 14 (h200x1/ANALYSIS.md section 6). Korthikanti
 // counts only the fp32 logits kept for the backward (4 per entry).
 inline constexpr double kLogitBytesPerEntry = 12;
+// Megatron-Core's vocab-parallel cross entropy (megatron/core/tensor_parallel/cross_entropy.py,
+// the default: cross_entropy_loss_fusion off) holds less: its forward casts the e-byte logits to
+// one fp32 copy (`.float()`), turns that copy into the softmax in place and saves it; its backward
+// writes the gradient into the same tensor, and the cast's backward makes an e-byte copy of it. So
+// 4 + e bytes per entry at either moment (the e-byte logits themselves are freed once the model's
+// forward returns the loss), and 4 where the logits are fp32 already (the cast returns them).
+// Read from the code, not measured.
+inline double megatron_loss_bytes_per_entry(int compute_bytes) {
+  return compute_bytes >= 4 ? 4.0 : 4.0 + compute_bytes;
+}
 // Outside the blocks: the final norm's input and output, 2 x 2h per token.
 inline constexpr double kFinalNormBytesPerHidden = 4;
 

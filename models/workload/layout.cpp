@@ -57,6 +57,19 @@ bool parse_recompute_stops_early(const TrainingSpec& t, Strategy s, Recompute r)
   return r == Recompute::Full && non_reentrant;
 }
 
+// training.loss_impl, else the framework's: Megatron-Core's vocab-parallel cross entropy under
+// megatron (memory_terms.hpp megatron_loss_bytes_per_entry), PyTorch's cross_entropy on fp32 logits
+// under every other strategy. Megatron's needs its tensor-parallel groups, so only megatron runs it.
+bool parse_megatron_loss(const TrainingSpec& t, Strategy s) {
+  if (!t.loss_impl.empty() && t.loss_impl != "pytorch" && t.loss_impl != "megatron")
+    throw SpecError("training.loss_impl", "unknown loss_impl '" + t.loss_impl + "' (expected pytorch or megatron)");
+  if (t.loss_impl == "megatron" && s != Strategy::Megatron)
+    throw SpecError("training.loss_impl",
+                    "Megatron-Core's vocab-parallel cross entropy runs under strategy = \"megatron\" only "
+                    "(expected pytorch, or no loss_impl)");
+  return t.loss_impl.empty() ? s == Strategy::Megatron : t.loss_impl == "megatron";
+}
+
 // training.checkpoint_every: torchtitan's every-N-th-block checkpointing (activation_checkpoint.mode
 // "selective", selective_ac_option "N"), so full recompute under PyTorch's strategies only.
 int parse_checkpoint_every(const TrainingSpec& t, Strategy s, Recompute r) {
@@ -453,6 +466,7 @@ ParallelLayout make_layout(const ScenarioSpec& spec, const model::ModelShape& mo
   l.recompute = parse_recompute(spec.training);
   l.recompute_stops_early = parse_recompute_stops_early(spec.training, l.strategy, l.recompute);
   l.checkpoint_every = parse_checkpoint_every(spec.training, l.strategy, l.recompute);
+  l.megatron_loss = parse_megatron_loss(spec.training, l.strategy);
   l.micro_batch = std::max(1, spec.training.micro_batch);
   if (par.dp_shard > 0 && l.strategy != Strategy::Hsdp)
     throw SpecError("parallel.dp_shard",

@@ -97,6 +97,9 @@ struct ParallelLayout {
   // Full recompute on every N-th block only, blocks N, 2N, ... counted from 1 (torchtitan's
   // selective_ac_option = "N"): layers / N blocks checkpointed (checkpointed_blocks()).
   int checkpoint_every = 1;
+  // The loss is Megatron-Core's vocab-parallel cross entropy, not PyTorch's (training.loss_impl;
+  // layout.cpp): it holds less memory per logit.
+  bool megatron_loss = false;
   // Megatron-LM / Megatron-Core options (what each does: megatron.hpp).
   bool sequence_parallel = false;
   bool distributed_optimizer = false;

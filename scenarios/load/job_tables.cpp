@@ -260,6 +260,10 @@ void Loader::training(const toml::node& n, const std::string& key) {
            }},
           {"repeat_kv", [&](auto& v, auto& k) { t.repeat_kv = r_.boolean(v, k); }},
           {"keep_logits", [&](auto& v, auto& k) { t.keep_logits = r_.boolean(v, k); }},
+          {"loss_impl",
+           [&](auto& v, auto& k) {
+             t.loss_impl = r_.one_of(v, k, {"pytorch", "megatron"});
+           }},
           {"compute_efficiency",
            [&](auto& v, auto& k) {
              t.compute_efficiency = r_.number(v, k);

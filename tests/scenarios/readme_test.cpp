@@ -93,7 +93,7 @@ TEST_CASE("scenarios: the README's plan on the seeds' machine ranks the layout a
   const std::string time = first.substr(time_at, first.find(" s ", time_at) + 2 - time_at);
   CHECK(readme.find(time + " for the 50 steps") != std::string::npos);
 
-  // Kept to the pod's 4 GPUs: "1       2.1 min ... 1.27 GB! ... megatron tp4 pp1 dp1 sp dist-opt mb1, 4 of 8 GPUs per
+  // Kept to the pod's 4 GPUs: "1       2.1 min ... 1.67 GB! ... megatron tp4 pp1 dp1 sp dist-opt mb1, 4 of 8 GPUs per
   // node  *".
   const auto four = scenarios_test::run_commsim(
       {"plan", (kSourceOfReadme / "scenarios/seeds/p4d_1pod_4gpu.toml").string(), "--gpus", "4"});
@@ -106,7 +106,7 @@ TEST_CASE("scenarios: the README's plan on the seeds' machine ranks the layout a
   const std::string layout4 = first4.substr(first4.find("megatron"), first4.find(", 4 of 8") - first4.find("megatron"));
   CHECK(readme.find("`" + layout4 + "` first, 2.1 min for the 50 steps") != std::string::npos);
   CHECK(first4.find(" 2.1 min ") != std::string::npos);
-  CHECK(first4.find("1.27 GB!") != std::string::npos);
+  CHECK(first4.find("1.67 GB!") != std::string::npos);
   const auto row4b = four.out.find("\n2 ");
   REQUIRE(row4b != std::string::npos);
   const std::string second4 = four.out.substr(row4b + 1, four.out.find('\n', row4b + 1) - row4b - 1);

@@ -1,6 +1,6 @@
 // One Megatron rank's memory by phase (models/memory/memory_peak.hpp): what a pipeline stage holds
-// under 1F1B, the last stage's logits and tied embeddings, stage 0's position table, and the
-// states without an fp32 master copy.
+// under 1F1B, the last stage's logits (PyTorch's and Megatron-Core's loss) and tied embeddings, stage 0's position
+// table, and the states without an fp32 master copy.
 #include "models/hw/gpu.hpp"
 #include "models/memory/memory_fill.hpp"
 #include "models/memory/memory_peak.hpp"
@@ -35,7 +35,20 @@ TEST_CASE("memory: Megatron stage 0 holds pp micro-batches under 1F1B, the last 
   CHECK(term_memory_peak(phase(last, "forward_backward"), "activations") ==
         Approx(tokens * 8 * per_token + tokens * 4 * 4096));
   CHECK(term_memory_peak(phase(last, "forward_backward"), "logits") ==
-        Approx(tokens * 12 * 128256));  // the loss's 12 B per logit (memory_terms.hpp)
+        Approx(tokens * 12 * 128256));  // PyTorch's loss: 12 B per logit (memory_terms.hpp)
+  // Megatron-Core's vocab-parallel cross entropy: one fp32 copy of the logits, softmax and gradient
+  // in place, and the cast's 2-byte gradient: 6 B per logit; 4 on fp32 logits (nothing to cast).
+  MemoryInputs vocab_parallel = in;
+  vocab_parallel.megatron_loss = true;
+  CHECK(term_memory_peak(phase(estimate_rank(vocab_parallel), "forward_backward"), "logits") ==
+        Approx(tokens * 6 * 128256));
+  vocab_parallel.vocab_shards = 2;  // split over tp 2
+  CHECK(term_memory_peak(phase(estimate_rank(vocab_parallel), "forward_backward"), "logits") ==
+        Approx(tokens * 3 * 128256));
+  vocab_parallel.vocab_shards = 1;
+  vocab_parallel.compute_bytes = 4;
+  CHECK(term_memory_peak(phase(estimate_rank(vocab_parallel), "forward_backward"), "logits") ==
+        Approx(tokens * 4 * 128256));
   // Model states: 18 B per parameter of the stage's shard; distributed optimizer 6 + 12/d.
   MemoryInputs stage0 = in;
   stage0.stage = 0;

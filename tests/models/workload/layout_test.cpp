@@ -323,6 +323,27 @@ TEST_CASE("layout: a full recompute stops early under PyTorch's non-reentrant ch
   CHECK(error_key(s, 4) == "training.checkpoint_impl");
 }
 
+// training.loss_impl: Megatron-Core's vocab-parallel cross entropy under megatron unless set, never
+// under another strategy (it needs Megatron's tensor-parallel groups).
+TEST_CASE("layout: the loss is Megatron-Core's under megatron, PyTorch's elsewhere or where set", "[workload]") {
+  auto megatron_loss = [](const char* strategy, const char* impl) {
+    models::ScenarioSpec s = scenario(strategy, std::string(strategy) == "megatron" ? 2 : 1);
+    s.training.loss_impl = impl;
+    return make_layout(s, layout_decoder(), 4).megatron_loss;
+  };
+  CHECK(megatron_loss("megatron", ""));
+  CHECK_FALSE(megatron_loss("megatron", "pytorch"));  // a plain PyTorch loop over Megatron's layout
+  CHECK(megatron_loss("megatron", "megatron"));
+  for (const char* other : {"fsdp", "zero3", "ddp"}) {
+    INFO(other);
+    CHECK_FALSE(megatron_loss(other, ""));
+    CHECK_FALSE(megatron_loss(other, "pytorch"));
+  }
+  models::ScenarioSpec s = scenario("fsdp");
+  s.training.loss_impl = "megatron";
+  CHECK(error_key(s, 4) == "training.loss_impl");
+}
+
 // training.checkpoint_every: torchtitan's every-N-th-block checkpointing, under full recompute and
 // PyTorch's strategies only; the blocks it picks are N, 2N, ... counted from 1.
 TEST_CASE("layout: checkpoint_every picks every N-th block under full recompute, PyTorch's strategies only",

@@ -175,10 +175,11 @@ TEST_CASE("scenarios: Ethernet NICs of a custom node are NET/Socket's interfaces
 }
 
 TEST_CASE("scenarios: a layout that fits with under 5 % of the GPU's memory left says it may not fit", "[scenarios]") {
-  // Llama-3-8B, Megatron tp 1 pp 1 dp 16, micro-batch 2 on 2 x p5: 84.95 of 85.02 GB.
+  // Llama-3-8B at 2,304 tokens, Megatron tp 1 pp 1 dp 16, micro-batch 2 on 2 x p5: 83.90 of 85.02 GB.
   const std::string s = std::string(COMMSIM_SOURCE_DIR) + "/scenarios/examples/plan_llama3_8b.toml";
   const std::vector<std::string> tight = {"run",   s,
                                           "--set", "cluster.nodes=2",
+                                          "--set", "model.seq=2304",
                                           "--set", "training.micro_batch=2",
                                           "--set", "parallel.tp=1",
                                           "--set", "parallel.pp=1",
