@@ -88,6 +88,13 @@ inline constexpr double kH200LossPerLogit = 12.8e-12;                           
 // bf16 out (6). 36 B in 12.8 ps is 2.8 TB/s on the H200, where a copy streams 4.3: the rows'
 // reductions wait on their passes.
 inline constexpr double kLossBytesPerLogit = 36;
+// Megatron-Core's vocab-parallel cross entropy (tensor_parallel/cross_entropy.py) runs one kernel per
+// step, in place on one fp32 copy: the cast up (6); the row max, read (4); less the max (8); exp
+// (8); the row sum, read (4); the division (8); the backward's product with the incoming gradient
+// (8); the cast's backward (6): 52 B, priced at the same rate per byte as the 36 above. Measured
+// on one H100 (scenarios/validation/h100x1/measured/loss_memory.jsonl): 4.4-6.8 ps per logit more
+// than PyTorch's 16.6, where 52 / 36 of it gives 7.4.
+inline constexpr double kMegatronLossBytesPerLogit = 52;
 // The GPU idles between an eager PyTorch step's kernels while the host issues them: (step time -
 // kernel time) / kernels over the ten profiled steps of ANALYSIS.md sections 4 and 7 (TP 1-8,
 // plain and FSDP2, foreach and fused AdamW): median 2.6 us (1.9-3.4, one run at -1.6 where the

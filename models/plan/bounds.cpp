@@ -149,8 +149,8 @@ StepBound compute_stream_bound(const ScenarioSpec& spec, const model::ModelShape
     const int split = l.vocab_parallel ? l.tp : 1;
     if (tight) {
       const int64_t norm_tokens = l.sequence_parallel ? tokens / l.tp : tokens;
-      const workload::HeadKernels k =
-          workload::head_kernels(m, tokens, norm_tokens, split, rates, workload::output_layer_rows(m, l));
+      const workload::HeadKernels k = workload::head_kernels(m, tokens, norm_tokens, split, rates,
+                                                             workload::output_layer_rows(m, l), l.megatron_loss);
       megatron_head = k.norm_fwd + k.logits.fwd + k.loss_fwd + k.loss_bwd + k.logits.dgrad + k.logits.wgrad +
                       k.norm_bwd + tc.head_fwd * tc.collective_s;
     } else {

@@ -20,6 +20,9 @@ constexpr int kNormFwdKernels = 1, kNormBwdKernels = 2, kSwigluFwdKernels = 2, k
 constexpr int kQkvCopyKernels = 2;  // stack of dq, dk, dv; copy back to the projection's layout
 constexpr int kAttentionFwdKernels = 1, kAttentionBwdKernels = 3;  // cuDNN: fprop; bprop, dO.O, dQ cast
 constexpr int kLossKernels = 8;
+// Megatron-Core's cross_entropy.py: its forward 15 (the cast, max, shift, exp, sum, division and log,
+// and the target's masks, gathers and copies; its three all-reduces apart), its backward 5.
+constexpr int kMegatronLossKernels = 20;
 // Unfused attention (Megatron-LM <= 2022): QK^T, scale-mask-softmax, dropout, PV forward (the two
 // batched GEMMs counted with the GEMMs' gaps); their backward's dropout, softmax and the dV, dP, dQ,
 // dK products (4 GEMMs).
@@ -305,11 +308,14 @@ BlockSeconds block_seconds(const model::ModelShape& m, int64_t tokens, int tp, c
 }
 
 HeadKernels head_kernels(const model::ModelShape& m, int64_t tokens, int64_t norm_tokens, int vocab_split,
-                         const ComputeRates& r, int64_t vocab) {
+                         const ComputeRates& r, int64_t vocab, bool megatron_loss) {
   if (vocab == 0) vocab = m.vocab;
   const double gap = r.gpu.launch_gap_s, e = compute::activation_bytes(r.gpu.precision);
   const double act = double(norm_tokens) * double(m.hidden);
-  const double loss = r.gpu.memory.loss_s_per_logit * double(tokens) * double(vocab) / vocab_split + kLossKernels * gap;
+  const double per_logit = r.gpu.memory.loss_s_per_logit *
+                           (megatron_loss ? compute::kMegatronLossBytesPerLogit / compute::kLossBytesPerLogit : 1.0);
+  const double loss = per_logit * double(tokens) * double(vocab) / vocab_split +
+                      (megatron_loss ? kMegatronLossKernels : kLossKernels) * gap;
   HeadKernels k;
   k.norm_fwd = memory_seconds(r, MemKernel::NormFwd, 2 * e * act, kNormFwdKernels);
   k.norm_bwd = memory_seconds(r, MemKernel::NormBwd, 3 * e * act, kNormBwdKernels);

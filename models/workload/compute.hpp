@@ -189,9 +189,10 @@ struct HeadKernels {
   double loss_fwd = 0, loss_bwd = 0;
 };
 // `vocab`: the output layer's rows when the framework pads them (0: the model's vocab; Megatron:
-// megatron_padded_vocab).
+// megatron_padded_vocab). `megatron_loss`: Megatron-Core's vocab-parallel cross entropy (layout.hpp),
+// compute::kMegatronLossBytesPerLogit where PyTorch's moves kLossBytesPerLogit.
 HeadKernels head_kernels(const model::ModelShape& m, int64_t tokens, int64_t norm_tokens, int vocab_split,
-                         const ComputeRates& r, int64_t vocab = 0);
+                         const ComputeRates& r, int64_t vocab = 0, bool megatron_loss = false);
 struct HeadSeconds {
   WorkSeconds fwd, bwd;
   compute::LinearSeconds logits;  // the output layer's GEMMs alone (also in fwd and bwd)

@@ -83,7 +83,7 @@ TEST_CASE("scenarios: the README's plan on the seeds' machine ranks the layout a
       scenarios_test::run_commsim({"plan", (kSourceOfReadme / "scenarios/seeds/p4d_1pod_4gpu.toml").string()});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  // The first ranked row: "1      58.195 s ... megatron tp4 pp1 dp2 sp dist-opt mb4  *".
+  // The first ranked row: "1      58.551 s ... megatron tp4 pp1 dp2 sp dist-opt mb4  *".
   const auto row = r.out.find("\n1 ");
   REQUIRE(row != std::string::npos);
   const std::string first = r.out.substr(row + 1, r.out.find('\n', row + 1) - row - 1);

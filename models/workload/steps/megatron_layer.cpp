@@ -56,7 +56,8 @@ MegatronLayer::MegatronLayer(const model::ModelShape& m, const ParallelLayout& l
   norm_tokens_ = l.sequence_parallel ? tokens_ / l.tp : tokens_;
   // Every piece priced once by the compute model's laws (compute.hpp block_kernels, head_kernels).
   k_ = block_kernels(m, tokens_, l.tp, rates, l.sequence_parallel, t.attention_backend != "unfused");
-  head_ = head_kernels(m, tokens_, norm_tokens_, l.vocab_parallel ? l.tp : 1, rates, output_layer_rows(m, l));
+  head_ = head_kernels(m, tokens_, norm_tokens_, l.vocab_parallel ? l.tp : 1, rates, output_layer_rows(m, l),
+                       l.megatron_loss);
   if (m.is_moe()) moe_k_ = workload::moe_kernels(m, tokens_, l.tp, l.ep, l.etp, rates);
 }
 

@@ -205,7 +205,7 @@ std::optional<std::string> misaligned_head_note(const ScenarioSpec& spec, const 
   const RankStepWork w = rank_step_work(spec, m, l, rates);
   const int64_t tokens = int64_t(spec.training.micro_batch) * m.seq;
   auto head_s = [&](int64_t v) {
-    const HeadKernels k = head_kernels(m, tokens, tokens, split, rates, v);
+    const HeadKernels k = head_kernels(m, tokens, tokens, split, rates, v, l.megatron_loss);
     return k.logits.fwd + k.logits.bwd() + k.loss_fwd + k.loss_bwd;
   };
   const double saved = w.micro * (head_s(vocab) - head_s(padded));

@@ -71,11 +71,12 @@ TEST_CASE("plan: the pipeline bound is the last stage's m (W + H) after (pp - 1)
   const double f = plain.block_fwd_s + plain.block_comm_fwd_s;
   const double w = 8 * (f + plain.block_bwd_s + plain.block_comm_bwd_s);
   // H: the output layer as Megatron's layer prices it (final norm on T / tp tokens with sequence
-  // parallelism, logits on V / tp columns, the loss) plus its input's all-gather at its bound.
+  // parallelism, logits on V / tp columns, Megatron-Core's loss) plus its input's all-gather at its bound.
   const auto& node = models::hw::find_instance("p5.48xlarge");
   const auto layout = models::workload::make_layout(spec, m, 8, 8);
   const auto rates = models::workload::step_rates(spec, node.gpu, node.host_mem_bytes_per_s, m, layout);
-  const auto k = models::workload::head_kernels(m, 2048, 1024, 2, rates);
+  REQUIRE(layout.megatron_loss);
+  const auto k = models::workload::head_kernels(m, 2048, 1024, 2, rates, 0, /*megatron_loss=*/true);
   const double t_c = tp_comm_bound(spec, m, layout).collective_s;
   const double head = k.norm_fwd + k.logits.fwd + k.loss_fwd + k.loss_bwd + k.logits.bwd() + k.norm_bwd + t_c;
   CHECK(plain.head_s == Approx(head).epsilon(1e-12));
