@@ -98,7 +98,8 @@ inline constexpr double kLogitBytesPerEntry = 12;
 // writes the gradient into the same tensor, and the cast's backward makes an e-byte copy of it. So
 // 4 + e bytes per entry at either moment (the e-byte logits themselves are freed once the model's
 // forward returns the loss), and 4 where the logits are fp32 already (the cast returns them).
-// Read from the code, not measured.
+// Measured on one H100 with its own file (scenarios/validation/h100x1/measured/loss_memory.jsonl):
+// 6.000 B per logit at 4,096-8,192 tokens and vocabularies of 32,000-151,936, PyTorch's 12.000.
 inline double megatron_loss_bytes_per_entry(int compute_bytes) {
   return compute_bytes >= 4 ? 4.0 : 4.0 + compute_bytes;
 }

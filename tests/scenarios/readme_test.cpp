@@ -126,7 +126,7 @@ TEST_CASE("scenarios: the near-tie threshold is the README's median step error",
   std::snprintf(quoted, sizeof quoted, "median %.1f %%", 100 * scenarios::kStepModelError);
   INFO(line);
   CHECK(line.find(quoted) != std::string::npos);
-  // And the plan prints it where #2 is that close (the seeds' machine: four rows within 3.2 %).
+  // And the plan prints it where #2 is that close (the seeds' machine: four rows within 3.1 %).
   const auto plan = scenarios_test::run_commsim(
       {"plan", (kSourceOfReadme / "scenarios/seeds/p4d_1pod_4gpu.toml").string(), "--json"});
   REQUIRE(plan.exit_code == 0);

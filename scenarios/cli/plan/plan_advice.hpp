@@ -39,8 +39,8 @@ struct WhyRow {
 };
 struct WhyFirstWins {
   // "why #1 wins over #2: step 1.21 s vs 1.25 s (#2 +3.3 %); where the mean rank's step goes:", #2's
-  // step against #1's, as the near-tie measures #2 against #1 (a "-3.2 %" of #1 against #2 read
-  // as within the 3.2 % the near-tie line would name, where #2 was 3.27 % slower).
+  // step against #1's, as the near-tie measures #2 against #1 (a "-3.1 %" of #1 against #2 read
+  // as within the 3.1 % the near-tie line would name, where #2 was 3.15 % slower).
   std::string heading;
   std::vector<WhyRow> rows;
 };
