@@ -392,10 +392,9 @@ void complete_result(RunResult& result, const ScenarioSpec& spec, const World& w
     // MFU against the GPUs the ranks run on: their mean peak ([[cluster.groups]] may mix GPUs).
     double peak_sum = 0;
     for (int r = 0; r < world.size(); ++r) peak_sum += world.node_of(world.rank(r).node).gpu.bf16_flops;
-    result.throughput = make_throughput(shape, samples_per_step(spec, layout.dp, micro_batches), result.step_time_s,
-                                        world.size(), peak_sum / std::max(1, world.size()),
-                                        layout.recompute == workload::Recompute::Full, layout.recompute_stops_early,
-                                        layout.checkpoint_every, layout.recompute == workload::Recompute::SelectiveOp);
+    result.throughput =
+        make_throughput(shape, samples_per_step(spec, layout.dp, micro_batches), result.step_time_s, world.size(),
+                        peak_sum / std::max(1, world.size()), workload::checkpointing(layout));
     if (auto note = windowed_mfu_note(shape, result.throughput, result.step_time_s, world.size()))
       result.notes.push_back(*note);
   }

@@ -49,19 +49,20 @@ double samples_per_step(const ScenarioSpec& spec, int dp, int micro_batches) {
 }
 
 ThroughputResult make_throughput(const model::ModelShape& m, double samples, double step_time_s, int world_size,
-                                 double peak_flops, bool full_recompute, bool recompute_stops_early,
-                                 int checkpoint_every, bool per_op_recompute) {
+                                 double peak_flops, const workload::Checkpointing& recompute) {
   ThroughputResult t;
   t.estimated = true;
   const StepFlops f = megatron_step_flops(m, samples);
   t.samples_per_step = samples;
   t.tokens_per_step = samples * m.seq;
   t.model_flops_per_step = f.total();
-  const double checkpointed = m.layers > 0 ? double(m.layers / std::max(1, checkpoint_every)) / m.layers : 0;
+  using Rerun = workload::Checkpointing::Rerun;
+  const bool whole = recompute.rerun == Rerun::WholeForward || recompute.rerun == Rerun::UntilLastSaved;
+  const double checkpointed = m.layers > 0 ? double(m.layers / std::max(1, recompute.every)) / m.layers : 0;
   const double recomputed =
-      full_recompute ? checkpointed * (f.layers - (recompute_stops_early ? f.mlp_down : 0)) / 3 : 0;
+      whole ? checkpointed * (f.layers - (recompute.rerun == Rerun::UntilLastSaved ? f.mlp_down : 0)) / 3 : 0;
   const model::AttentionShape a = m.attention();
-  const double per_op = per_op_recompute
+  const double per_op = recompute.rerun == Rerun::PerOp
                             ? 2 * samples * m.seq * m.layers *
                                   (double(m.hidden) * double(a.k_dim() + m.ffn) + double(a.o_in()) * m.hidden)
                             : 0;

@@ -16,9 +16,10 @@
 // (Chowdhery et al. 2022, PaLM appendix B); HFU uses the hardware count. The simulator's own compute model counts
 // causal attention as half (workload/compute.hpp); these figures follow Megatron's convention,
 // which is what Megatron-LM logs as "TFLOP/s/GPU".
+#include "models/model/model_shape.hpp"
 #include "models/result.hpp"
 #include "models/spec.hpp"
-#include "models/model/model_shape.hpp"
+#include "models/workload/steps/decoder_units.hpp"
 
 namespace models {
 
@@ -44,11 +45,11 @@ double windowed_step_flops(const model::ModelShape& m, double samples);
 double samples_per_step(const ScenarioSpec& spec, int dp, int micro_batches);
 
 // Fills every field from the step time; `world_size` GPUs of `peak_flops` dense bf16 each;
-// `recompute_stops_early`: the full recompute leaves the down projections out (above);
-// `checkpoint_every` N: only layers / N blocks are recomputed; `per_op_recompute` (recompute =
-// "selective_op"): each layer reruns its k, o and w3 projections' forward, 2 B s (h k_dim + o_in h + h f).
+// `recompute`, the layout's checkpointing (workload/steps/decoder_units.hpp checkpointing): the whole
+// forward of the checkpointed blocks (every `every`-th: layers / every of them), less the down
+// projections where the recompute stops early (above); per op, each layer reruns its k, o and w3
+// projections' forward, 2 B s (h k_dim + o_in h + h f).
 ThroughputResult make_throughput(const model::ModelShape& m, double samples, double step_time_s, int world_size,
-                                 double peak_flops, bool full_recompute, bool recompute_stops_early = false,
-                                 int checkpoint_every = 1, bool per_op_recompute = false);
+                                 double peak_flops, const workload::Checkpointing& recompute = {});
 
 }  // namespace models

@@ -8,8 +8,11 @@
 using models::make_throughput;
 using models::megatron_step_flops;
 using models::model::ModelShape;
+using Rerun = models::workload::Checkpointing::Rerun;
 
 namespace {
+// Full recompute of every block, the whole forward (Megatron's, DeepSpeed's reentrant checkpoint).
+const models::workload::Checkpointing kWhole{Rerun::WholeForward};
 models::model::ModelShape llama3_8b() {
   models::ModelSpec s;
   s.preset = "llama-3-8b";
@@ -46,14 +49,14 @@ TEST_CASE("throughput: a GELU model's MLP counts its two matrices, not SwiGLU's 
   // its V/16Lh 3/4 x V/12Lh): 72 B s L h^2 (1 + s/6h + V/12Lh); with SwiGLU's 3/2 it was 24 % more.
   const double V = m.vocab;
   CHECK(flops.total() == Approx(72 * B * s * L * h * h * (1 + s / (6 * h) + V / (12 * L * h))));
-  CHECK(make_throughput(m, B, 1.0, 1, 1e15, true).hardware_flops_per_step ==
+  CHECK(make_throughput(m, B, 1.0, 1, 1e15, kWhole).hardware_flops_per_step ==
         Approx(96 * B * s * L * h * h * (1 + s / (6 * h) + V / (16 * L * h))));
 }
 
 TEST_CASE("throughput: tokens/s, TFLOP/s per GPU, MFU and the recompute's hardware FLOPs", "[models]") {
   const models::model::ModelShape m = llama3_8b();
   const auto f = megatron_step_flops(m, 64);
-  const auto t = make_throughput(m, 64, 2.0, 8, 989e12, true);
+  const auto t = make_throughput(m, 64, 2.0, 8, 989e12, kWhole);
   CHECK(t.tokens_per_step == 64.0 * 8192);
   CHECK(t.tokens_per_s == Approx(64.0 * 8192 / 2));
   CHECK(t.samples_per_s == Approx(32));
@@ -62,13 +65,13 @@ TEST_CASE("throughput: tokens/s, TFLOP/s per GPU, MFU and the recompute's hardwa
   // Full recompute: one more forward of the layers (a third of their 3-pass count).
   CHECK(t.hardware_flops_per_step == Approx(f.total() + f.layers / 3));
   CHECK(t.hfu > t.mfu);
-  const auto plain = make_throughput(m, 64, 2.0, 8, 989e12, false);
+  const auto plain = make_throughput(m, 64, 2.0, 8, 989e12);
   CHECK(plain.hardware_flops_per_step == plain.model_flops_per_step);
   // A non-reentrant checkpoint's recompute stops before each down projection: 2 B s h f per
   // layer fewer (one of the forward's three MLP GEMMs of SwiGLU).
   const double down_fwd = 2.0 * 64 * m.seq * m.hidden * m.ffn * m.layers;
   CHECK(f.mlp_down == Approx(3 * down_fwd));
-  CHECK(make_throughput(m, 64, 2.0, 8, 989e12, true, true).hardware_flops_per_step ==
+  CHECK(make_throughput(m, 64, 2.0, 8, 989e12, {Rerun::UntilLastSaved}).hardware_flops_per_step ==
         Approx(f.total() + f.layers / 3 - down_fwd));
 }
 
@@ -149,8 +152,8 @@ TEST_CASE("throughput: with layers attending over a window the computed count ta
 TEST_CASE("throughput: every N-th block checkpointed recomputes layers / N of them", "[models]") {
   const models::model::ModelShape m = llama3_8b();  // 32 layers
   const auto f = megatron_step_flops(m, 64);
-  const double every_block = make_throughput(m, 64, 2.0, 8, 989e12, true, false, 1).hardware_flops_per_step;
-  const double every_third = make_throughput(m, 64, 2.0, 8, 989e12, true, false, 3).hardware_flops_per_step;
+  const double every_block = make_throughput(m, 64, 2.0, 8, 989e12, {Rerun::WholeForward, 1}).hardware_flops_per_step;
+  const double every_third = make_throughput(m, 64, 2.0, 8, 989e12, {Rerun::WholeForward, 3}).hardware_flops_per_step;
   CHECK(every_block == Approx(f.total() + f.layers / 3));
   CHECK(every_third == Approx(f.total() + f.layers / 3 * 10.0 / 32));  // blocks 3, 6, ..., 30
 }
@@ -158,7 +161,7 @@ TEST_CASE("throughput: every N-th block checkpointed recomputes layers / N of th
 // Per-op selective checkpointing reruns each layer's k, o and w3 projections.
 TEST_CASE("throughput: selective_op recomputes the k, o and w3 projections", "[models]") {
   const models::model::ModelShape m = llama3_8b();
-  const auto t = make_throughput(m, 64, 2.0, 8, 989e12, false, false, 1, true);
+  const auto t = make_throughput(m, 64, 2.0, 8, 989e12, {Rerun::PerOp});
   const double k = 1024, h = 4096, f = 14336;
   CHECK(t.hardware_flops_per_step - t.model_flops_per_step == Approx(2.0 * 64 * m.seq * m.layers * h * (k + h + f)));
 }
