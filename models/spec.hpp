@@ -263,6 +263,9 @@ struct ScenarioSpec {
   PlacementSpec placement;
   std::map<std::string, std::string> nccl_env;
   int nccl_version = 0;  // nccl.version: the run's NCCL release (nccl/tuner_tables.hpp; 0: the default)
+  // The file [nccl.env] NCCL_TUNER_CONFIG_FILE names, as the loader read and checked it (NCCL's
+  // example tuner plugin's rows: nccl/example_tuner.hpp); empty where none is named.
+  std::string nccl_tuner_config;
   std::optional<ModelSpec> model;
   TrainingSpec training;
   ParallelSpec parallel;

@@ -224,6 +224,7 @@ nccl::CommView own_view(const World& world, const sim::FlowNetwork& net, const s
   v.cpu_amd = world.node_of(world.rank(members[0][0]).node).cpu == hw::CpuVendor::Amd;
   v.cpu_arm = world.node_of(world.rank(members[0][0]).node).cpu == hw::CpuVendor::Arm;
   v.nccl_version = world.nccl_env().version;
+  v.example_tuner = world.nccl_env().tuning.example_tuner;
   v.intra_nvlink = false;
   v.bw_intra_gbs = 0;
   v.graph_channels = 1;

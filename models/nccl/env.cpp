@@ -232,7 +232,10 @@ const Modelled kModelled[] = {
        std::string l = v;
        for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
        e.tuning.tuner_plugin = l != "none";
+       e.tuning.example_tuner = names_example_tuner(v);
      }},
+    // Read by NCCL's example tuner plugin (example_tuner.hpp); the scenario loader reads the file.
+    {"NCCL_TUNER_CONFIG_FILE", [](NcclEnv&, const std::string&, const std::string&) {}},
     // aws-ofi-nccl's own settings (src/nccl_ofi_param.h, prefix OFI_NCCL_): its tuner's type, and
     // the rail count that marks a job of mixed hosts (its tuner then falls back to NCCL's).
     {"OFI_NCCL_FORCE_NUM_RAILS",
@@ -288,7 +291,8 @@ int max_channels_of(int nccl_version) {
   return nccl_release_or_default(nccl_version) >= nccl_version_number(25, 0) ? kMaxChannels : 32;
 }
 
-NcclEnv parse_nccl_env(const std::map<std::string, std::string>& env, int nccl_version) {
+NcclEnv parse_nccl_env(const std::map<std::string, std::string>& env, int nccl_version,
+                       const std::string& tuner_config_text) {
   check_nccl_env_names(env);
   NcclEnv e;
   e.raw = env;
@@ -296,6 +300,13 @@ NcclEnv parse_nccl_env(const std::map<std::string, std::string>& env, int nccl_v
   for (const auto& [name, value] : env)
     for (const Modelled& m : kModelled)
       if (name == m.name) m.read(e, name, value);
+  // NCCL loads tuner plugins from 2.19 (src/plugin/tuner.cc); the example's rows, from 2.27.5.
+  if (nccl_release_or_default(nccl_version) < kExampleTunerSince) e.tuning.example_tuner = false;
+  if (e.tuning.example_tuner && !tuner_config_text.empty()) {
+    const auto file = env.find("NCCL_TUNER_CONFIG_FILE");
+    e.tuning.example_rows =
+        parse_example_tuner_config(tuner_config_text, file == env.end() ? "nccl_tuner.conf" : file->second);
+  }
   if (e.socket_nthreads && e.nsocks_perthread && *e.socket_nthreads * e.nsocks_perthread > 64)
     throw SpecError(key_of("NCCL_NSOCKS_PERTHREAD"), "NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD = " +
                                                          std::to_string(*e.socket_nthreads * e.nsocks_perthread) +

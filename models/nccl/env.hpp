@@ -17,6 +17,7 @@
 
 #include "models/hw/path_type.hpp"
 #include "models/nccl/env_names.hpp"
+#include "models/nccl/example_tuner.hpp"
 #include "models/nccl/ops.hpp"
 #include "models/nccl/transport_choice.hpp"
 
@@ -43,6 +44,10 @@ struct TuningEnv {
   std::optional<int> nvls_channels;  // NCCL_NVLS_NCHANNELS (NVLS's CTAs; unset: 16 on Hopper, 24/32 on Blackwell)
   bool tuner_plugin = true;          // NCCL_TUNER_PLUGIN not "none": the net plugin's tuner may load
   bool ofi_tuner_fallback = false;   // OFI_NCCL_TUNER_TYPE=Internal or OFI_NCCL_FORCE_NUM_RAILS set
+  // NCCL_TUNER_PLUGIN=example: NCCL's example tuner plugin, in place of the net plugin's, with the
+  // rows of NCCL_TUNER_CONFIG_FILE (example_tuner.hpp).
+  bool example_tuner = false;
+  std::vector<ExampleTunerRow> example_rows;
 
   bool algo_on(CollOp op, Algo a) const { return algo_enabled[static_cast<int>(op)][static_cast<int>(a)]; }
   int proto_on(CollOp op, Proto p) const { return proto_state[static_cast<int>(op)][static_cast<int>(p)]; }
@@ -97,8 +102,10 @@ inline constexpr int kMaxChannels = 64;  // MAXCHANNELS, src/include/device.h (2
 int max_channels_of(int nccl_version);
 
 // Checks the names (check_nccl_env_names) and parses every modelled variable, NCCL_ALGO and
-// NCCL_PROTO as `nccl_version` (0: the default release) parses them.
-NcclEnv parse_nccl_env(const std::map<std::string, std::string>& env, int nccl_version = 0);
+// NCCL_PROTO as `nccl_version` (0: the default release) parses them. `tuner_config_text`: the
+// file NCCL_TUNER_CONFIG_FILE names, as the scenario loader read (and checked) it.
+NcclEnv parse_nccl_env(const std::map<std::string, std::string>& env, int nccl_version = 0,
+                       const std::string& tuner_config_text = "");
 // The NCCL variables whose values change what commsim simulates: exactly those parse_nccl_env
 // reads, in name order.
 const std::vector<std::string>& modelled_nccl_variables();

@@ -5,6 +5,8 @@
 // changed from the row before it.
 #include "models/nccl/tuner_tables.hpp"
 
+#include "models/nccl/example_tuner.hpp"
+
 #include <cstdio>
 #include <regex>
 #include <vector>
@@ -195,11 +197,27 @@ const std::vector<TunerTables>& tuner_rows() {
   return r;
 }
 
+// The same rows as NCCL's example tuner plugin leaves them (example_tuner.hpp): from 2.28.3 its
+// init writes three constants, Blackwell at the scale of 3+ nodes (plugin.c pluginInit).
+const std::vector<TunerTables>& example_tuner_rows() {
+  static const std::vector<TunerTables> r = [] {
+    std::vector<TunerTables> rows = build_tuner_tables();
+    for (TunerTables& t : rows) {
+      if (t.since < kExampleTunerConstantsSince) continue;
+      t.tree_per_ch[kBlackwell][2] = 15.0;
+      t.ring_ll128_per_ch[kBlackwell][2] = 20.0;
+      t.nvls_inter_lat = 24.0;
+    }
+    return rows;
+  }();
+  return r;
+}
+
 }  // namespace
 
-const TunerTables& tuner_tables(int version) {
+const TunerTables& tuner_tables(int version, bool example_tuner) {
   if (version <= 0) version = kDefaultNcclVersion;
-  const auto& r = tuner_rows();
+  const auto& r = example_tuner && version >= kExampleTunerConstantsSince ? example_tuner_rows() : tuner_rows();
   const TunerTables* best = &r.front();
   for (const auto& t : r)
     if (t.since <= version) best = &t;

@@ -63,8 +63,9 @@ struct TunerTables {
   bool nvls_ag_ratio = false;     // to 2.22 the ratio applies to NVLS all-gather/reduce-scatter too
 };
 
-// The tables `version` ran with (0: kDefaultNcclVersion).
-const TunerTables& tuner_tables(int version);
+// The tables `version` ran with (0: kDefaultNcclVersion); `example_tuner`: as NCCL's example tuner
+// plugin rewrites them when it loads (example_tuner.hpp).
+const TunerTables& tuner_tables(int version, bool example_tuner = false);
 // The releases the table distinguishes, oldest first (for tests and docs).
 int tuner_table_count();
 const TunerTables& tuner_table(int index);

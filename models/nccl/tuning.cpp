@@ -67,7 +67,7 @@ double nccl_time_us(const CommView& v, int coll_channels, CollOp op, Algo a, Pro
   double bw = c.algbw_gbs, lat = c.latency_us;
   int log_size = -1;  // log2i(bytes >> 6)
   for (int64_t b = bytes >> 6; b > 0; b >>= 1) ++log_size;
-  const TunerTables& t = tuner_tables(v.nccl_version);
+  const TunerTables& t = tuner_tables(v.nccl_version, v.example_tuner);
   if (a == Algo::Tree && op == CollOp::AllReduce && log_size >= 0 && log_size < 23)
     bw *= kTreeCorrection[static_cast<int>(p)][log_size];
   if (a == Algo::NVLSTree && t.nvls_tree_correction && op == CollOp::AllReduce && log_size >= 0 && log_size < 24 &&
@@ -121,7 +121,7 @@ AlgoCost sharp_cost(const CommView& v, CollOp op, Algo a, Proto p) {
         v.nvls_bw_intra_gbs * kNvlsEfficiency[compcap_index(v.sm)] * (nch - 1) / nch * (is_ar ? 2.0 : (ppn - 1) / ppn);
     const double bus = nch * std::min(intra, v.nvls_bw_inter_gbs);
     cost.algbw_gbs = is_ar ? bus * n / (2.0 * (n - 1)) : bus;
-    const TunerTables& t = tuner_tables(v.nccl_version);
+    const TunerTables& t = tuner_tables(v.nccl_version, v.example_tuner);
     if (t.nvls_era < 28) {
       // Earlier releases: the graph's speeds, busBw x a fixed ratio (tuner_tables.hpp nvls_era).
       double bw = v.nvls_bw_intra_gbs;
@@ -177,7 +177,7 @@ int coll_channels(const CommView& v, const TuningEnv& env) {
 }
 
 bool pat_enabled(const CommView& v, const TuningEnv& env) {
-  const TunerTables& t = tuner_tables(v.nccl_version);
+  const TunerTables& t = tuner_tables(v.nccl_version, v.example_tuner);
   if (t.pat_factor == 0 || v.sm < 60) return false;  // PAT came with 2.23
   if (env.pat_enable != 2) return env.pat_enable != 0;
   if (v.nnodes != v.nranks) return false;                // "PAT only supports 1 GPU per node"
@@ -203,7 +203,7 @@ AlgoCost nccl_cost(const CommView& v, CollOp op, Algo a, Proto p) {
   const int scale = nn <= 2 ? nn - 1 : 2;
   const int pi = static_cast<int>(p);
   const int ai = algo_index(a);
-  const TunerTables& t = tuner_tables(v.nccl_version);
+  const TunerTables& t = tuner_tables(v.nccl_version, v.example_tuner);
   AlgoCost cost;
   if (n <= 1) return cost;
   const bool is_ar = op == CollOp::AllReduce;
@@ -388,10 +388,23 @@ Choice choose(const CommView& v, const TuningEnv& env, CollOp op, int64_t bytes)
   const int all_channels = coll_channels(v, env);
   Choice best;
   best.nccl_predicted_us = -1;
-  // aws-ofi-nccl's tuner (ofi_tuner.hpp) first: its region's algorithm and protocol get cost 0 in
-  // NCCL's table where NCCL has them; NCCL then sizes the channels as for its own choice.
-  if (env.tuner_plugin && !env.ofi_tuner_fallback && v.ofi_tuner != OfiTunerPlatform::None) {
-    const auto usable = [&](Algo a, Proto p) { return tuner_usable(v, env, op, a, p); };
+  const auto usable = [&](Algo a, Proto p) { return tuner_usable(v, env, op, a, p); };
+  // A tuner plugin first: its algorithm and protocol get cost 0 in NCCL's table where NCCL has
+  // them. NCCL's example plugin (NCCL_TUNER_PLUGIN=example, example_tuner.hpp) also answers the
+  // channels, which NCCL keeps unless 0 (enqueue.cc getAlgoInfo); otherwise the net plugin's,
+  // aws-ofi-nccl's (ofi_tuner.hpp), and NCCL sizes the channels as for its own choice.
+  int plugin_channels = 0;
+  if (env.example_tuner) {
+    const ExampleTunerChoice c = example_tuner_choice(env.example_rows, nccl_release_or_default(v.nccl_version),
+                                                      v.nranks, v.nnodes, op, bytes, usable);
+    plugin_channels = c.channels;
+    if (c.algo) {
+      best.algo = *c.algo;
+      best.proto = c.proto;
+      best.nccl_predicted_us =
+          nccl_time_us(v, all_channels, op, best.algo, best.proto, nccl_cost(v, op, best.algo, best.proto), bytes);
+    }
+  } else if (env.tuner_plugin && !env.ofi_tuner_fallback && v.ofi_tuner != OfiTunerPlatform::None) {
     if (const auto c = ofi_tuner_choice(v.ofi_tuner, v.nranks, v.nnodes, op, bytes, usable)) {
       best.algo = c->algo;
       best.proto = c->proto;
@@ -424,6 +437,15 @@ Choice choose(const CommView& v, const TuningEnv& env, CollOp op, int64_t bytes)
   if (best.algo == Algo::NVLS) {
     best.channels = nvls_channels(v, env);
     if (v.nnodes > 1) best.channels = std::min(best.channels, all_channels);
+    if (plugin_channels > 0) best.channels = std::min(best.channels, plugin_channels);  // at most its kind's
+    return best;
+  }
+  if (plugin_channels > 0) {  // the planner fills at most the communicator's channels (scheduleCollTasksToPlan)
+    const bool per_rank = op == CollOp::AllGather || op == CollOp::ReduceScatter;
+    const int nc = std::min(plugin_channels, all_channels);
+    best.channels = best.algo == Algo::CollNetDirect
+                        ? nc
+                        : planned_channels(op, best.proto, v.nranks, per_rank ? bytes / v.nranks : bytes, nc);
     return best;
   }
   if (best.algo == Algo::CollNetDirect) {

@@ -26,6 +26,7 @@ struct CommView {
   bool cpu_amd = false;        // the hosts' CPUs are AMD x86 (or mixed): llMaxBws row, network overhead
   bool cpu_arm = false;        // Arm hosts (Grace): not x86, as 2.29's NVLSTree correction asks
   int nccl_version = 0;        // the run's NCCL release (tuner_tables.hpp; 0: the default)
+  bool example_tuner = false;  // NCCL's example tuner plugin loaded: its constants (tuner_tables.hpp)
   double bw_intra_gbs = 30;  // per-channel bandwidth the graph search settled on, GB/s
   double bw_inter_gbs = 0;   // per-channel network bandwidth, GB/s (0 on one node)
   int graph_channels = 12;   // channels of the ring graph; NCCL runs twice as many

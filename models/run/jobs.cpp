@@ -15,6 +15,7 @@
 #include "models/error.hpp"
 #include "models/memory/memory_fill.hpp"
 #include "models/nccl/env.hpp"
+#include "models/nccl/example_tuner.hpp"
 #include "models/nccl/tuner_tables.hpp"
 #include "models/params.hpp"
 #include "models/run/breakdown.hpp"
@@ -272,6 +273,7 @@ ScenarioSpec job_scenario(const ScenarioSpec& spec, const JobSpec& job, int firs
   }
   s.nccl_env = spec.nccl_env;
   s.nccl_version = spec.nccl_version;
+  s.nccl_tuner_config = spec.nccl_tuner_config;
   s.placement = job.placement;
   s.model = job.model;
   s.training = job.training;
@@ -391,6 +393,7 @@ RunResult run_jobs(const ScenarioSpec& spec, const RunOptions& options) {
   for (auto& note : nccl::unmodelled_nccl_env_notes(spec.nccl_env)) notes.push_back(std::move(note));
   if (spec.nccl_version > 0) notes.push_back(nccl::nccl_version_note(spec.nccl_version));
   if (auto note = nccl::collnet_note(spec.nccl_env, spec.cluster.fabric.sharp)) notes.push_back(std::move(*note));
+  if (auto note = nccl::example_tuner_note(spec.nccl_env, spec.nccl_version)) notes.push_back(std::move(*note));
   if (options.full) notes.push_back("full simulation (--full): every rank and every flow simulated");
   out.notes.insert(out.notes.begin(), notes.begin(), notes.end());
   return out;

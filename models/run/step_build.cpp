@@ -2,6 +2,7 @@
 #include "models/run/step_build.hpp"
 
 #include "models/nccl/env.hpp"
+#include "models/nccl/example_tuner.hpp"
 #include "models/nccl/tuner_tables.hpp"
 #include "models/run/mixed_gpus.hpp"
 #include "models/run/ram_budget.hpp"
@@ -33,6 +34,8 @@ std::optional<BuiltStep> build_step(const ScenarioSpec& spec, sim::Simulator& si
     for (auto& note : nccl::unmodelled_nccl_env_notes(spec.nccl_env)) s.plan.notes.push_back(std::move(note));
     if (spec.nccl_version > 0) s.plan.notes.push_back(nccl::nccl_version_note(spec.nccl_version));
     if (auto note = nccl::collnet_note(spec.nccl_env, spec.cluster.fabric.sharp))
+      s.plan.notes.push_back(std::move(*note));
+    if (auto note = nccl::example_tuner_note(spec.nccl_env, spec.nccl_version))
       s.plan.notes.push_back(std::move(*note));
     // What the network plugin set that the scenario did not (hw::NodeSpec::net_plugin_env): a
     // user comparing with a run of an older plugin sees which values differ.

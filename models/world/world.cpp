@@ -56,7 +56,7 @@ class WorldImpl final : public World {
   WorldImpl(const ScenarioSpec& spec, sim::FlowNetwork& net, const ClusterSlot& slot)
       : kinds_(spec),
         node_(kinds_.kind(0).node),
-        env_(nccl::parse_nccl_env(env_with_plugin(spec.nccl_env, node_), spec.nccl_version)),
+        env_(nccl::parse_nccl_env(env_with_plugin(spec.nccl_env, node_), spec.nccl_version, spec.nccl_tuner_config)),
         layout_(kinds_.place(spec)) {
     kinds_.build_transports(spec.placement, layout_, env_);
     if (kinds_.count() > 1 && slot.cluster_nodes > 0)

@@ -2,7 +2,9 @@
 #include <map>
 
 #include "models/nccl/env_names.hpp"
+#include "models/nccl/example_tuner.hpp"
 #include "models/nccl/tuner_tables.hpp"
+#include "models/parse_error.hpp"
 #include "scenarios/load/input_file.hpp"
 #include "scenarios/load/table_loader.hpp"
 #include "scenarios/load/units.hpp"
@@ -155,6 +157,10 @@ void Loader::nccl_env(const toml::node& n, const std::string& key) {
                               "' in [nccl.env] is not an NCCL, aws-ofi-nccl or libfabric variable (expected a " +
                               "name starting with " + models::nccl::kNcclEnvNames + ")");
     const std::string k = key + "." + name;
+    if (name == "NCCL_TUNER_CONFIG_FILE") {
+      nccl_tuner_config(v, k);
+      return;
+    }
     if (v.is_integer())
       out_.spec.nccl_env[name] = std::to_string(v.as_integer()->get());
     else if (v.is_string())
@@ -162,6 +168,20 @@ void Loader::nccl_env(const toml::node& n, const std::string& key) {
     else
       r_.fail(v, k + ": got " + detail::article_type(v) + " (expected a string, as in the environment)");
   });
+}
+
+// NCCL's example tuner plugin's CSV (models/nccl/example_tuner.hpp): a path like the profile's,
+// read and checked here so that a row the plugin would misread is refused at its line and column.
+void Loader::nccl_tuner_config(const toml::node& v, const std::string& key) {
+  const std::string path = resolve(v, key);
+  const std::string text = read_input_file(path, r_.pos(v), "NCCL tuner config", "NCCL's example tuner CSV");
+  try {
+    (void)models::nccl::parse_example_tuner_config(text, path);
+  } catch (const models::ParseError& e) {
+    throw UserError({e.file(), e.line(), e.col()}, e.message());
+  }
+  out_.spec.nccl_env["NCCL_TUNER_CONFIG_FILE"] = path;
+  out_.spec.nccl_tuner_config = text;
 }
 
 void Loader::nccl_version(const toml::node& n, const std::string& key) {

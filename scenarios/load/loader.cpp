@@ -233,6 +233,8 @@ void Loader::finish() {
   for (const std::string* f :
        {&s.cluster.profile, ds_path_ ? &*ds_path_ : nullptr, s.cluster.node ? &s.cluster.node->topo_file : nullptr})
     if (f && !f->empty()) out_.files.push_back(*f);
+  if (auto tuner = s.nccl_env.find("NCCL_TUNER_CONFIG_FILE"); tuner != s.nccl_env.end())
+    out_.files.push_back(tuner->second);  // NCCL's example tuner's rows (cluster_tables.cpp)
 }
 
 }  // namespace detail

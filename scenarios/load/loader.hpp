@@ -49,7 +49,7 @@ struct LoadedScenario {
   // Tables are recorded too ("placement" -> its header).
   std::map<std::string, SourcePos> positions;
   // Every file the scenario was read from, in order: the scenario itself, then its calibration
-  // profile, DeepSpeed JSON and topology file where it names them (what outputs record as inputs;
+  // profile, DeepSpeed JSON, topology file and NCCL tuner config where it names them (what outputs record as inputs;
   // a command refuses to write over any of them).
   std::vector<std::string> files;
   // The DeepSpeed JSON the scenario names (deepspeed_config), as it was read; empty: none.

@@ -62,6 +62,7 @@ class Loader {
   void fabric(const toml::node& n, const std::string& key);
   // NCCL and libfabric variables verbatim; their values are checked by the models that read them.
   void nccl_env(const toml::node& n, const std::string& key);
+  void nccl_tuner_config(const toml::node& v, const std::string& key);
   // nccl.version = "2.17.1": the release whose tuner picks algorithms (models/nccl/tuner_tables.hpp).
   void nccl_version(const toml::node& n, const std::string& key);
   // [[stragglers]]: slow ranks, nodes or links (models/spec.hpp StragglerSpec).

@@ -23,6 +23,7 @@
 #include "models/calibrate/nccl_tests.hpp"
 #include "models/collective_size.hpp"
 #include "models/nccl/env.hpp"
+#include "models/nccl/example_tuner.hpp"
 #include "models/nccl/ops.hpp"
 #include "models/nccl/tuner_tables.hpp"
 #include "models/readers/nccl_tests_output.hpp"
@@ -316,6 +317,8 @@ int cmd_nccl_tests(int argc, char** argv) {
     // run prints (models/nccl/env.hpp), since a table that ignores a variable must say so.
     for (auto& n : models::nccl::unmodelled_nccl_env_notes(scenario.spec.nccl_env)) notes.push_back(std::move(n));
     if (auto n = models::nccl::collnet_note(scenario.spec.nccl_env, scenario.spec.cluster.fabric.sharp))
+      notes.push_back(std::move(*n));
+    if (auto n = models::nccl::example_tuner_note(scenario.spec.nccl_env, scenario.spec.nccl_version))
       notes.push_back(std::move(*n));
     table.gpu = table.passes.front().result.gpu_name;
     if (!table.passes.front().result.network_note.empty()) notes.push_back(table.passes.front().result.network_note);

@@ -10,6 +10,7 @@
 #include "models/comm_plan/p2p_channels.hpp"
 #include "models/error.hpp"
 #include "models/nccl/env.hpp"
+#include "models/nccl/example_tuner.hpp"
 #include "models/nccl/tuning.hpp"
 #include "models/run/layout_line.hpp"
 #include "models/world/topo_text.hpp"
@@ -37,6 +38,8 @@ int cmd_topo(int argc, char** argv) {
     const LoadedScenario scenario = load_scenario(path, sets);
     std::vector<std::string> env_notes = models::nccl::unmodelled_nccl_env_notes(scenario.spec.nccl_env);
     if (auto n = models::nccl::collnet_note(scenario.spec.nccl_env, scenario.spec.cluster.fabric.sharp))
+      env_notes.push_back(std::move(*n));
+    if (auto n = models::nccl::example_tuner_note(scenario.spec.nccl_env, scenario.spec.nccl_version))
       env_notes.push_back(std::move(*n));
     std::string text;
     try {

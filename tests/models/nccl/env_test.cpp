@@ -17,8 +17,9 @@ using namespace models::nccl;
 
 TEST_CASE("nccl env: every modelled variable is parsed, and a value NCCL would refuse is an error", "[nccl]") {
   const auto& names = modelled_nccl_variables();
-  REQUIRE(names.size() == 32);  // with NCCL_NVLS_ENABLE/NCHANNELS (NVLS), NCCL_COLLNET_ENABLE, NCCL_PXN_DISABLE,
-                                // NCCL_MNNVL_ENABLE (multi-node NVLink domains), NCCL_TUNER_PLUGIN and
+  REQUIRE(names.size() == 33);  // with NCCL_NVLS_ENABLE/NCHANNELS (NVLS), NCCL_COLLNET_ENABLE, NCCL_PXN_DISABLE,
+                                // NCCL_MNNVL_ENABLE (multi-node NVLink domains), NCCL_TUNER_PLUGIN,
+                                // NCCL_TUNER_CONFIG_FILE (NCCL's example tuner's rows) and
                                 // aws-ofi-nccl's OFI_NCCL_TUNER_TYPE, OFI_NCCL_FORCE_NUM_RAILS, and
                                 // NCCL_NVLS_CHUNKSIZE, NCCL_NVLSTREE_MAX_CHUNKSIZE (NVLSTree's chunk),
                                 // NCCL_P2P_LL_THRESHOLD (point-to-point's LL limit), NCCL_PAT_ENABLE
@@ -26,7 +27,8 @@ TEST_CASE("nccl env: every modelled variable is parsed, and a value NCCL would r
     INFO(name);
     // NCCL_TUNER_PLUGIN names a library: NCCL refuses no value (one it cannot open falls back to the
     // net plugin's tuner; ofi_tuner_test.cpp checks "none").
-    if (name == "NCCL_TUNER_PLUGIN") continue;
+    // NCCL_TUNER_CONFIG_FILE names a file, which the scenario loader reads and checks.
+    if (name == "NCCL_TUNER_PLUGIN" || name == "NCCL_TUNER_CONFIG_FILE") continue;
     // An empty NCCL_HOSTID is the one value of it NCCL cannot use; for the others, a word.
     const std::string bad = name == "NCCL_HOSTID" ? "" : "not-a-value";
     try {
