@@ -116,8 +116,10 @@ std::map<std::string, std::string> nccl_env_from_log(const std::string& text, co
                                                      std::map<std::string, SourcePos>* at) {
   // The variables that change what commsim simulates (models/nccl/env.cpp, the one list).
   const auto& modelled = models::nccl::modelled_nccl_variables();
+  // NCCL_TUNER_CONFIG_FILE names a file on the run's machine: only a scenario's own [nccl.env] names
+  // one commsim reads (the loader), so a log's is not taken.
   auto is_modelled = [&](const std::string& name) {
-    return std::find(modelled.begin(), modelled.end(), name) != modelled.end();
+    return name != "NCCL_TUNER_CONFIG_FILE" && std::find(modelled.begin(), modelled.end(), name) != modelled.end();
   };
   static const std::regex kSet(R"((NCCL_[A-Z0-9_]+) set by environment to ([^\s]+))");
   std::map<std::string, std::string> env;

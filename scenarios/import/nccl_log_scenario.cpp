@@ -156,6 +156,12 @@ std::string scenario_from_nccl_log(const models::readers::NcclLogReport& r, cons
                            "counts as nNodes " +
                            std::to_string(nnodes) + "; [placement] gives those nodes");
   for (const auto& e : r.env) {
+    if (e.name == "NCCL_TUNER_CONFIG_FILE") {  // a file on the run's machine: the scenario could not load it
+      w.note("nccl.env", "NCCL_TUNER_CONFIG_FILE=" + e.value + " (line " + std::to_string(e.line) +
+                             ") left out: the file is on the run's machine; copy it beside this scenario and name "
+                             "it here to simulate NCCL's example tuner with its rows");
+      continue;
+    }
     if (!models::nccl::is_nccl_env_name(e.name) || e.name == "NCCL_HOSTID") continue;
     w.set("nccl.env", e.name, e.value,
           (e.source == "environment" ? std::string("set by environment") : "added by " + e.source) + ", line " +

@@ -17,7 +17,7 @@
 using namespace models::nccl;
 
 namespace {
-const auto kAnything = [](Algo, Proto) { return true; };
+const auto kAnyCombination = [](Algo, Proto) { return true; };
 constexpr int kRelease = 22809;  // 2.28.9: rows and constants
 
 std::string parse_error_of(const std::string& text) {
@@ -29,7 +29,7 @@ std::string parse_error_of(const std::string& text) {
   return "";
 }
 
-CommView view_of(const std::string& instance, int nodes) {
+CommView tuner_view_of(const std::string& instance, int nodes) {
   models::ScenarioSpec spec;
   spec.cluster.instance = instance;
   spec.cluster.nodes = nodes;
@@ -94,7 +94,7 @@ TEST_CASE("example tuner: what the plugin would misread or skip is an error at i
   CHECK(parse_error_of(row + std::string(255 - row.size(), ' ')).starts_with("t.csv:1:255: line of 255 characters"));
 }
 
-TEST_CASE("example tuner: the first usable row that matches; the channels NCCL keeps", "[nccl]") {
+TEST_CASE("example tuner: the first usable row that matches, and the channels NCCL keeps", "[nccl]") {
   const auto rows = parse_example_tuner_config(
       "allreduce,0,1048575,tree,ll,-1,-1,-1\n"
       "allreduce,1048576,1048576,ring,ll128,0,2,16\n"
@@ -107,32 +107,32 @@ TEST_CASE("example tuner: the first usable row that matches; the channels NCCL k
     return example_tuner_choice(rows, kRelease, ranks, nodes, op, bytes, usable);
   };
   // Row 1, channels -1: the plugin's default answer, 1 channel.
-  auto c = pick(CollOp::AllReduce, 4096, 2, 16, kAnything);
+  auto c = pick(CollOp::AllReduce, 4096, 2, 16, kAnyCombination);
   CHECK((c.algo == Algo::Tree && c.proto == Proto::LL && c.channels == 1 && c.row_line == 1));
   // Both bounds inclusive; nodes and ranks must equal the communicator's: row 2 on 2 x 8, row 3 on 4 x 8.
-  c = pick(CollOp::AllReduce, 1048576, 2, 16, kAnything);
+  c = pick(CollOp::AllReduce, 1048576, 2, 16, kAnyCombination);
   CHECK((c.algo == Algo::Ring && c.proto == Proto::LL128 && c.channels == 0 && c.row_line == 2));
-  c = pick(CollOp::AllReduce, 1048576, 4, 32, kAnything);
+  c = pick(CollOp::AllReduce, 1048576, 4, 32, kAnyCombination);
   CHECK((c.algo == Algo::NVLS && c.channels == 8 && c.row_line == 3));
   // NVLS unusable (no multicast): the plugin goes on to row 4.
   c = pick(CollOp::AllReduce, 8388608, 4, 32, [](Algo a, Proto) { return a != Algo::NVLS; });
   CHECK((c.algo == Algo::Ring && c.proto == Proto::Simple && c.channels == 4 && c.row_line == 4));
   // No row: NCCL's own algorithm, but the plugin's 1 channel stands.
-  c = pick(CollOp::AllReduce, 8388609, 4, 32, kAnything);
+  c = pick(CollOp::AllReduce, 8388609, 4, 32, kAnyCombination);
   CHECK((!c.algo && c.channels == 1 && c.row_line == 0));
-  c = pick(CollOp::ReduceScatter, 64, 4, 32, kAnything);
+  c = pick(CollOp::ReduceScatter, 64, 4, 32, kAnyCombination);
   CHECK((!c.algo && c.channels == 1));
   // One call on unregistered buffers: rows for 2 pipelined operations or registered buffers never match.
-  CHECK_FALSE(pick(CollOp::AllGather, 64, 1, 8, kAnything).algo);
+  CHECK_FALSE(pick(CollOp::AllGather, 64, 1, 8, kAnyCombination).algo);
 }
 
 TEST_CASE("example tuner: releases -- Ring/Simple everywhere before 2.27.5, no plugin before 2.19", "[nccl]") {
   const auto rows = parse_example_tuner_config("allreduce,0,100,tree,ll,8,-1,-1\n", "t.csv");
-  auto c = example_tuner_choice(rows, 22703, 16, 2, CollOp::AllReduce, 64, kAnything);
+  auto c = example_tuner_choice(rows, 22703, 16, 2, CollOp::AllReduce, 64, kAnyCombination);
   CHECK((c.algo == Algo::Ring && c.proto == Proto::Simple && c.channels == 1));
   c = example_tuner_choice(rows, 22703, 16, 2, CollOp::AllReduce, 64, [](Algo a, Proto) { return a != Algo::Ring; });
   CHECK((!c.algo && c.channels == 1));
-  c = example_tuner_choice(rows, 22705, 16, 2, CollOp::AllReduce, 64, kAnything);
+  c = example_tuner_choice(rows, 22705, 16, 2, CollOp::AllReduce, 64, kAnyCombination);
   CHECK((c.algo == Algo::Tree && c.channels == 8));
   // parse_nccl_env: loaded by "example" or the library's path, not before 2.19.
   const std::map<std::string, std::string> env{{"NCCL_TUNER_PLUGIN", "/opt/nccl/libnccl-tuner-example.so"}};
@@ -158,7 +158,7 @@ TEST_CASE("example tuner: from 2.28.3 its init rewrites three Blackwell constant
 }
 
 TEST_CASE("example tuner: NCCL's choice on 2 x a4-highgpu-8g follows the rows, on the rows' channels", "[nccl]") {
-  CommView v = view_of("a4-highgpu-8g", 2);
+  CommView v = tuner_view_of("a4-highgpu-8g", 2);
   v.nccl_version = kRelease;
   v.example_tuner = true;
   TuningEnv env;

@@ -223,3 +223,20 @@ TEST_CASE("nccl-log scenario: NCCL_HOSTID per rank is left out, the log's nNodes
   CHECK(rep.out.find("  without NCCL_HOSTID (1 host of 4 GPUs)   step 0.005 s  (105.58x faster)") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("nccl-log scenario: a log's NCCL_TUNER_CONFIG_FILE is left out, with what to do instead", "[scenarios]") {
+  // The seed's log with NCCL's example tuner loaded: its file is on the run's machine, so a written
+  // scenario naming it would not load here.
+  std::ifstream in(kLogInputs + "seed000_p4d_4pods_efa.log");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string at = "llama-3-8b-node-0-0:188:188 [0] NCCL INFO ";
+  text.insert(text.find('\n') + 1, at + "NCCL_TUNER_PLUGIN set by environment to example\n" + at +
+                                       "NCCL_TUNER_CONFIG_FILE set by environment to /shared/tuner.csv\n");
+  const std::string toml = scenarios::scenario_from_nccl_log(models::readers::parse_nccl_log(text, "t.log"), {""});
+  CHECK(toml.find("NCCL_TUNER_CONFIG_FILE = ") == std::string::npos);
+  CHECK(toml.find("# NCCL_TUNER_CONFIG_FILE=/shared/tuner.csv (line 3) left out: the file is on the run's machine") !=
+        std::string::npos);
+  const auto s = scenarios::load_scenario_text(toml, "tuner.toml").spec;
+  CHECK(s.nccl_env.at("NCCL_TUNER_PLUGIN") == "example");
+  CHECK(s.nccl_env.count("NCCL_TUNER_CONFIG_FILE") == 0);
+}

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 namespace {
 void write_text(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 
-const std::string kScenario = R"(name = "2 x a4-highgpu-8g with NCCL's example tuner"
+const std::string kTunerScenario = R"(name = "2 x a4-highgpu-8g with NCCL's example tuner"
 nccl.version = "2.28.9"
 [cluster]
 instance = "a4-highgpu-8g"
@@ -42,7 +42,7 @@ std::string load_error(const fs::path& scenario, const std::vector<std::string>&
 
 TEST_CASE("loader: NCCL_TUNER_CONFIG_FILE is read beside the scenario and recorded as an input", "[scenarios]") {
   const fs::path dir = scenarios_test::fresh_temp_dir("tuner");
-  write_text(dir / "s.toml", kScenario);
+  write_text(dir / "s.toml", kTunerScenario);
   write_text(dir / "tuner.csv",
              "# 1-32 MiB: Ring/Simple on NCCL's channels\nallgather,1048576,33554432,ring,simple,0,2,-1\n");
   const auto s = scenarios::load_scenario((dir / "s.toml").string());
@@ -54,7 +54,7 @@ TEST_CASE("loader: NCCL_TUNER_CONFIG_FILE is read beside the scenario and record
 
 TEST_CASE("loader: a tuner row the plugin would misread is an error at its line and column", "[scenarios]") {
   const fs::path dir = scenarios_test::fresh_temp_dir("tuner");
-  write_text(dir / "s.toml", kScenario);
+  write_text(dir / "s.toml", kTunerScenario);
   write_text(dir / "tuner.csv", "# rows\nallgather,1048576,33554432,Ring,simple,0,2,-1\n");
   CHECK(load_error(dir / "s.toml")
             .starts_with((dir / "tuner.csv").string() + ":2:28: unknown algorithm 'Ring': the example tuner plugin "
@@ -74,7 +74,7 @@ TEST_CASE("loader: a tuner row the plugin would misread is an error at its line 
 TEST_CASE("nccl-tests: NCCL's example tuner picks the rows' protocol and channels, and the run says so",
           "[scenarios]") {
   const fs::path dir = scenarios_test::fresh_temp_dir("tuner");
-  write_text(dir / "s.toml", kScenario);
+  write_text(dir / "s.toml", kTunerScenario);
   write_text(dir / "tuner.csv", "allgather,1048576,33554432,ring,simple,0,2,-1\n");
   const auto rows_of = [&](const std::vector<std::string>& extra) {
     std::vector<std::string> args{
