@@ -13,6 +13,7 @@
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/simulator.hpp"
+#include "tests/models/nccl/tuner_view.hpp"
 
 using namespace models::nccl;
 
@@ -29,17 +30,6 @@ std::string parse_error_of(const std::string& text) {
   return "";
 }
 
-CommView tuner_view_of(const std::string& instance, int nodes) {
-  models::ScenarioSpec spec;
-  spec.cluster.instance = instance;
-  spec.cluster.nodes = nodes;
-  sim::Simulator sim;
-  sim::FlowNetwork net(sim);
-  auto world = models::World::build(spec, net);
-  std::vector<int> ranks(world->size());
-  for (int r = 0; r < world->size(); ++r) ranks[r] = r;
-  return models::collectives::build_plan(*world, net, ranks).view;
-}
 }  // namespace
 
 TEST_CASE("example tuner: rows as plugin.c reads them (comments, spaces, optional fields, CRLF)", "[nccl]") {
@@ -158,7 +148,7 @@ TEST_CASE("example tuner: from 2.28.3 its init rewrites three Blackwell constant
 }
 
 TEST_CASE("example tuner: NCCL's choice on 2 x a4-highgpu-8g follows the rows, on the rows' channels", "[nccl]") {
-  CommView v = tuner_view_of("a4-highgpu-8g", 2);
+  CommView v = tuner_test::whole_cluster_view("a4-highgpu-8g", 2);
   v.nccl_version = kRelease;
   v.example_tuner = true;
   TuningEnv env;

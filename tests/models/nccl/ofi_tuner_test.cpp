@@ -16,6 +16,7 @@
 #include "models/world/world.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/simulator.hpp"
+#include "tests/models/nccl/tuner_view.hpp"
 
 using namespace models::nccl;
 
@@ -35,17 +36,6 @@ double edge_bytes_at(double x0, double y0, double x1, double y1, double ranks) {
   return std::exp2(std::log2(x0) + t * (std::log2(x1) - std::log2(x0)));
 }
 
-models::nccl::CommView view_of(const std::string& instance, int nodes) {
-  models::ScenarioSpec spec;
-  spec.cluster.instance = instance;
-  spec.cluster.nodes = nodes;
-  sim::Simulator sim;
-  sim::FlowNetwork net(sim);
-  auto world = models::World::build(spec, net);
-  std::vector<int> ranks(world->size());
-  for (int r = 0; r < world->size(); ++r) ranks[r] = r;
-  return models::collectives::build_plan(*world, net, ranks).view;
-}
 }  // namespace
 
 TEST_CASE("ofi tuner: the hosts the plugin knows, by exact EC2 name", "[nccl]") {
@@ -128,7 +118,7 @@ TEST_CASE("ofi tuner: 1 rank per node all-gather on p5 from the edge (4 MiB, 2) 
 
 TEST_CASE("ofi tuner: NCCL's choice on 4 x p5 follows the plugin, NCCL_TUNER_PLUGIN=none and Internal restore NCCL's",
           "[nccl]") {
-  const CommView v = view_of("p5.48xlarge", 4);
+  const CommView v = tuner_test::whole_cluster_view("p5.48xlarge", 4);
   REQUIRE(v.ofi_tuner == OfiTunerPlatform::P5P5e);
   TuningEnv env;
   // 1 GiB: the plugin's Ring/LL128; NCCL's own model prefers another algorithm there.
@@ -150,5 +140,5 @@ TEST_CASE("ofi tuner: NCCL's choice on 4 x p5 follows the plugin, NCCL_TUNER_PLU
   CHECK_FALSE(parse_nccl_env({{"OFI_NCCL_TUNER_TYPE", "Region"}}).tuning.ofi_tuner_fallback);
   CHECK_THROWS_AS(parse_nccl_env({{"OFI_NCCL_TUNER_TYPE", "Model"}}), models::SpecError);
   // p4d: no tuner of the plugin's.
-  CHECK(view_of("p4d.24xlarge", 4).ofi_tuner == OfiTunerPlatform::None);
+  CHECK(tuner_test::whole_cluster_view("p4d.24xlarge", 4).ofi_tuner == OfiTunerPlatform::None);
 }
