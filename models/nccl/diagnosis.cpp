@@ -5,6 +5,8 @@
 
 #include "models/error.hpp"
 #include "models/hw/instance.hpp"
+#include "models/nccl/example_tuner.hpp"
+#include "models/nccl/tuner_tables.hpp"
 
 namespace models::nccl {
 namespace {
@@ -192,6 +194,26 @@ std::vector<Finding> diagnose_log(const readers::NcclLogReport& r, const std::st
     f.advice =
         "acceptable for large transfers over EFA; for latency-bound traffic inside a node it costs, simulate with and "
         "without [nccl.env] NCCL_PROTO";
+    out.push_back(f);
+  }
+
+  // 4b. NCCL's example tuner plugin (example_tuner.hpp): it answers 1 channel before it looks at
+  // its rows, and NCCL keeps any non-zero answer, so what no row matches runs on one channel.
+  if (const readers::LogEnvVar* e = r.find_env("NCCL_TUNER_PLUGIN"); e && names_example_tuner(e->value)) {
+    const int release = parse_nccl_version(r.nccl_version);
+    Finding f;
+    f.severity = Severity::Warning;
+    f.id = "example-tuner";
+    f.message = "NCCL_TUNER_PLUGIN=" + e->value + " (line " + std::to_string(e->line) +
+                ") loads NCCL's example tuner plugin: " +
+                (release > 0 && release < kExampleTunerCsvSince
+                     ? std::string("in NCCL ") + nccl_version_text(release) +
+                           " it runs every collective as Ring/Simple on one channel."
+                     : std::string("every collective none of its rows matches, and every row whose channels are -1, "
+                                   "runs on one channel (the plugin answers 1 before it matches; NCCL keeps it)."));
+    f.advice =
+        "give each row a channel count (0 keeps NCCL's own) and a row for every size the job uses, or unset "
+        "NCCL_TUNER_PLUGIN; simulate with its file as [nccl.env] NCCL_TUNER_CONFIG_FILE beside the scenario";
     out.push_back(f);
   }
 

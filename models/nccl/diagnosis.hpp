@@ -16,7 +16,7 @@ struct Finding {
   Severity severity = Severity::Info;
   std::string id;       // "net-plugin-failed", "ranks-isolated", "p2p-read", "gdr-off",
                         // "few-channels", "protocol-forced", "long-bootstrap",
-                        // "intra-node-transports-disabled", "nccl-warnings"
+                        // "intra-node-transports-disabled", "example-tuner", "nccl-warnings"
   std::string message;  // what the log shows and what it costs
   std::string advice;   // what to change
 };

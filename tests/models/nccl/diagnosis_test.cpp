@@ -71,3 +71,25 @@ TEST_CASE("diagnosis: a per-rank NCCL_HOSTID isolates the ranks, not pods", "[mo
         "unset NCCL_HOSTID, or give every rank of one host the same value; the scenario --scenario writes leaves it "
         "out and models the log's nodes with its placement");
 }
+
+TEST_CASE("diagnosis: NCCL's example tuner plugin runs what its rows do not match on one channel", "[models][nccl]") {
+  // The seed's log with the example plugin loaded from its library path.
+  const std::string at = "llama-3-8b-node-0-0:188:188 [0] NCCL INFO ";
+  const std::string log = at + "NCCL version 2.28.9+cuda12.9\n" + at +
+                          "NCCL_TUNER_PLUGIN set by environment to /opt/nccl/libnccl-tuner-example.so\n";
+  const auto fs = diagnose_log(parse_nccl_log(log, "t.log"));
+  const Finding& f = finding(fs, "example-tuner");
+  CHECK(f.severity == Severity::Warning);
+  CHECK(f.message.find("(line 2) loads NCCL's example tuner plugin: every collective none of its rows matches, and "
+                       "every row whose channels are -1, runs on one channel") != std::string::npos);
+  CHECK(f.advice.find("0 keeps NCCL's own") != std::string::npos);
+  // Before 2.27.5 the plugin has no rows: Ring/Simple on one channel for everything.
+  const std::string old =
+      at + "NCCL version 2.26.2+cuda12.8\n" + at + "NCCL_TUNER_PLUGIN set by environment to example\n";
+  CHECK(finding(diagnose_log(parse_nccl_log(old, "t.log")), "example-tuner")
+            .message.find("in NCCL 2.26.2 it runs every collective as Ring/Simple on one channel") !=
+        std::string::npos);
+  // Another plugin: no finding.
+  const std::string other = at + "NCCL_TUNER_PLUGIN set by environment to libnccl-tuner-mine.so\n";
+  for (const auto& g : diagnose_log(parse_nccl_log(other, "t.log"))) CHECK(g.id != "example-tuner");
+}
