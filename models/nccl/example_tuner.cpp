@@ -206,11 +206,13 @@ std::optional<std::string> example_tuner_note(const std::map<std::string, std::s
            "'s example tuner runs every collective as Ring/Simple on 1 channel (its plugin.c until 2.27.3; "
            "NCCL_TUNER_CONFIG_FILE is read from 2.27.5)";
   std::string note =
-      "nccl.env: NCCL_TUNER_PLUGIN=example: a collective no row of " +
-      (config_file ? "NCCL_TUNER_CONFIG_FILE"
-                   : std::string("its file (none named: commsim reads no nccl_tuner.conf)")) +
-      " matches, and a row whose channels are -1, run on 1 channel (the plugin answers 1 before it matches; "
-      "channels 0 keeps NCCL's own count)";
+      config_file ? "nccl.env: NCCL_TUNER_PLUGIN=example: a collective no row of NCCL_TUNER_CONFIG_FILE matches, and a "
+                    "row whose channels are -1, run on 1 channel (the plugin answers 1 before it matches; channels 0 "
+                    "keeps NCCL's own count)"
+                  : "nccl.env: NCCL_TUNER_PLUGIN=example without NCCL_TUNER_CONFIG_FILE: the plugin would read "
+                    "nccl_tuner.conf in the job's folder, which commsim does not, so every collective runs NCCL's "
+                    "algorithm on 1 channel (the plugin answers 1 where no row matches; name the file to simulate "
+                    "its rows)";
   if (release >= kExampleTunerConstantsSince)
     note +=
         "; its init sets NCCL's Blackwell constants at 3+ nodes (tree 15 GB/s and Ring/LL128 20 GB/s per "

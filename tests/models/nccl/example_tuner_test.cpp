@@ -177,3 +177,18 @@ TEST_CASE("example tuner: NCCL's choice on 2 x a4-highgpu-8g follows the rows, o
   CHECK(own.channels > 1);
   CHECK(none.channels == 1);
 }
+
+TEST_CASE("example tuner: the run's note by what [nccl.env] sets and the release", "[nccl]") {
+  const std::map<std::string, std::string> both{{"NCCL_TUNER_PLUGIN", "example"}, {"NCCL_TUNER_CONFIG_FILE", "t.csv"}};
+  CHECK(example_tuner_note(both, kRelease)->find("a row whose channels are -1, run on 1 channel") != std::string::npos);
+  CHECK(example_tuner_note(both, kRelease)->find("Blackwell constants") != std::string::npos);
+  CHECK(example_tuner_note(both, 22705)->find("Blackwell constants") == std::string::npos);
+  CHECK(example_tuner_note(both, 22703)->find("runs every collective as Ring/Simple on 1 channel") !=
+        std::string::npos);
+  CHECK(example_tuner_note(both, 21805)->find("loads no tuner plugin") != std::string::npos);
+  CHECK(example_tuner_note({{"NCCL_TUNER_PLUGIN", "example"}}, kRelease)
+            ->find("without NCCL_TUNER_CONFIG_FILE: the plugin would read nccl_tuner.conf") != std::string::npos);
+  CHECK(example_tuner_note({{"NCCL_TUNER_CONFIG_FILE", "t.csv"}}, kRelease)->find("no tuner reads it") !=
+        std::string::npos);
+  CHECK_FALSE(example_tuner_note({{"NCCL_TUNER_PLUGIN", "none"}}, kRelease));
+}
