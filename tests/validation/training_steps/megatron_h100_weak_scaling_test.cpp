@@ -1,0 +1,117 @@
+// Megatron-Core r0.8.0's published weak scaling on H100 (Megatron-LM README, images/model_table.png:
+// GPT 1.7B-462B on 48-6,144 H100, TFLOP/s per GPU end to end), against
+// scenarios/validation/megatron_h100/*.toml with the defaults a user gets (no profile). Held out:
+// nothing in commsim was fitted on these rows, and they were added after the compute and network
+// models were set.
+//
+// The table gives each run's TP, PP, DP and batch, not its micro-batch size or its interleaving, and
+// both move the step: the scenarios state one choice (micro-batch 1; one layer per model chunk, the
+// only interleaving the 92- and 112-layer rows allow besides none), and each row is also run over
+// the others that fit in memory (micro-batch 1, 2, 4; no interleaving) to see whether any of them
+// reaches the published time. The published time is Megatron's num_floating_point_operations
+// (which commsim's throughput counts the same way) over TFLOP/s x GPUs.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "models/run/run.hpp"
+#include "scenarios/load/loader.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kH100WeakDir = fs::path(COMMSIM_SOURCE_DIR) / "scenarios/validation/megatron_h100";
+
+struct H100WeakRow {
+  std::string name;
+  int gpus = 0;
+  double published_s = 0, predicted_s = 0;
+  double fastest_s = 0, slowest_s = 0;  // over the micro-batches and interleavings that fit
+  double error() const { return predicted_s / published_s - 1; }
+};
+
+double h100_published_tflops(const fs::path& file) {
+  std::ifstream in(file);
+  const std::string tag = "# published_model_tflops_per_gpu: ";
+  for (std::string line; std::getline(in, line) && line.rfind("#", 0) == 0;)
+    if (line.rfind(tag, 0) == 0) return std::stod(line.substr(tag.size()));
+  return 0;
+}
+
+H100WeakRow h100_weak_row(const fs::path& file) {
+  H100WeakRow r;
+  r.name = file.stem().string();
+  const auto loaded = scenarios::load_scenario(file.string());
+  const models::RunResult res = models::run_scenario(loaded.spec);
+  r.predicted_s = res.step_time_s;
+  r.gpus = int(res.ranks.size());
+  r.published_s = res.throughput.model_flops_per_step / (h100_published_tflops(file) * 1e12 * double(res.ranks.size()));
+  r.fastest_s = r.slowest_s = r.predicted_s;
+  const auto& par = loaded.spec.parallel;
+  const int dp = int(res.ranks.size()) / (par.tp * par.pp);
+  const int per_replica = loaded.spec.training.global_batch / dp;
+  for (int mbs : {1, 2, 4}) {
+    if (per_replica % mbs) continue;
+    for (int vp : {1, par.vp}) {
+      const auto other = scenarios::load_scenario(
+          file.string(), {"training.micro_batch=" + std::to_string(mbs), "parallel.vp=" + std::to_string(vp)});
+      const models::RunResult o = models::run_scenario(other.spec);
+      if (!o.fits()) continue;
+      r.fastest_s = std::min(r.fastest_s, o.step_time_s);
+      r.slowest_s = std::max(r.slowest_s, o.step_time_s);
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("Megatron-Core r0.8.0 on 48 to 6144 H100: the published weak scaling with the defaults",
+          "[validation][megatron]") {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(kH100WeakDir))
+    if (e.path().extension() == ".toml") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() == 9);
+
+  std::vector<H100WeakRow> rows;
+  for (const auto& f : files) rows.push_back(h100_weak_row(f));
+  std::sort(rows.begin(), rows.end(), [](const H100WeakRow& a, const H100WeakRow& b) { return a.gpus < b.gpus; });
+  std::vector<double> abs_errors;
+  std::printf(
+      "| scenario | GPUs | published (s) | commsim (s) | error | commsim over micro-batch and interleaving (s) |\n"
+      "|---|---:|---:|---:|---:|---|\n");
+  for (const auto& r : rows) {
+    std::printf("| %s | %d | %.3f | %.3f | %+.1f %% | %.3f - %.3f |\n", r.name.c_str(), r.gpus, r.published_s,
+                r.predicted_s, 100 * r.error(), r.fastest_s, r.slowest_s);
+    abs_errors.push_back(std::fabs(r.error()));
+  }
+  std::sort(abs_errors.begin(), abs_errors.end());
+  const double median = abs_errors[abs_errors.size() / 2];
+  std::printf("median |error| %.1f %%\n", 100 * median);
+
+  // What docs/accuracy.md reports ("Megatron-Core on H100"): with the stated choices the median
+  // row is 11 % off, the model too fast on seven rows.
+  CHECK(median < 0.12);
+  for (const auto& r : rows) {
+    INFO(r.name);
+    CHECK(r.error() > -0.16);
+    CHECK(r.error() < 0.35);
+    CHECK(r.fastest_s <= r.slowest_s);
+  }
+  // Some micro-batch and interleaving that fits reaches the published time on every row from 16B,
+  // and on none of the two smallest: there the model is faster than any choice (what is missing
+  // there is not found: docs/accuracy.md).
+  int bracketed = 0;
+  for (const auto& r : rows) bracketed += r.fastest_s <= r.published_s && r.published_s <= r.slowest_s;
+  CHECK(bracketed == 7);
+  for (const auto& r : rows)
+    if (r.name == "weak_1p7b" || r.name == "weak_7p1b") CHECK(r.slowest_s < r.published_s);
+}
